@@ -1,0 +1,60 @@
+"""`prefixlock`: the console script. Builds one argparse tree from the registered commands.
+
+User errors end here as one line on stderr and exit code 2; nothing prints from inside the core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from importlib.metadata import entry_points
+
+from .command import Command
+from .errors import UserError
+
+
+def _commands() -> dict[str, Command]:
+    found: dict[str, Command] = {}
+    for ep in entry_points(group="prefixlock.commands"):
+        cmd = ep.load()
+        if isinstance(cmd, Command):
+            found[ep.name] = cmd
+    return dict(sorted(found.items(), key=lambda kv: (kv[1].order, kv[0])))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="prefixlock",
+        description="Keep LLM prompt caches warm: run agents, price cache breaks, "
+        "lint prompts and traces, simulate KV caches.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, cmd in _commands().items():
+        p = sub.add_parser(name, help=cmd.help, description=cmd.help)
+        cmd.configure(p)
+        p.set_defaults(_run=cmd.run)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    run = getattr(args, "_run", None)
+    if run is None:
+        parser.print_help()
+        return 2
+    try:
+        return int(run(args) or 0)
+    except UserError as exc:
+        print(f"prefixlock: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("prefixlock: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,204 @@
+"""The price table: per-model token prices and cache rules, from a data file shipped in the package.
+
+Money is `Decimal` dollars. Prices are per million tokens. A user file of the same shape (given
+explicitly or by PREFIXLOCK_PRICES) overrides or adds models. An unknown model is never priced as
+$0: `lookup()` returns None and callers report it as unpriced, `require()` raises a clear error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from decimal import Decimal, InvalidOperation
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError, UnknownModelError
+from .usage import Usage
+
+MILLION = Decimal(1_000_000)
+ENV_VAR = "PREFIXLOCK_PRICES"
+
+
+@dataclass(frozen=True)
+class Price:
+    """Prices ($ per million tokens) and cache rules of one model."""
+
+    model: str
+    provider: str  # anthropic | openai | deepseek | custom
+    api: str  # anthropic | openai-chat | openai-responses | openai-compat
+    input: Decimal
+    output: Decimal
+    cache_read: Decimal
+    cache_write_5m: Decimal | None  # None: writes cost plain input (no write fee)
+    cache_write_1h: Decimal | None
+    min_cacheable_tokens: int
+    cache_ttl_seconds: int
+    date: str = ""
+    source: str = ""
+    note: str = ""
+    base_url: str | None = None
+
+    @property
+    def write_5m(self) -> Decimal:
+        return self.input if self.cache_write_5m is None else self.cache_write_5m
+
+    @property
+    def write_1h(self) -> Decimal:
+        if self.cache_write_1h is not None:
+            return self.cache_write_1h
+        return self.write_5m
+
+    def cost(self, usage: Usage) -> Decimal:
+        """Dollars for one request's usage."""
+        return (
+            usage.uncached_input * self.input
+            + usage.cache_read * self.cache_read
+            + usage.cache_write_5m * self.write_5m
+            + usage.cache_write_1h * self.write_1h
+            + usage.output * self.output
+        ) / MILLION
+
+    def cost_without_cache(self, usage: Usage) -> Decimal:
+        """What the same request would have cost with no cache at all."""
+        return (usage.input_total * self.input + usage.output * self.output) / MILLION
+
+    def input_cost(self, tokens: int, kind: str = "uncached") -> Decimal:
+        """Dollars for `tokens` input tokens billed as `kind` (uncached, read, write_5m, write_1h)."""
+        rate = {
+            "uncached": self.input,
+            "read": self.cache_read,
+            "write_5m": self.write_5m,
+            "write_1h": self.write_1h,
+        }[kind]
+        return tokens * rate / MILLION
+
+
+_DECIMAL_FIELDS = ("input", "output", "cache_read")
+_OPTIONAL_DECIMAL = ("cache_write_5m", "cache_write_1h")
+
+
+def _decimal(value: Any, where: str) -> Decimal:
+    try:
+        d = Decimal(str(value))
+    except (InvalidOperation, ValueError):
+        raise ConfigError(f"not a price: {value!r}", where=where) from None
+    if d < 0 or not d.is_finite():
+        raise ConfigError(f"price must be a non-negative number, got {value!r}", where=where)
+    return d
+
+
+def _price_from(entry: Mapping[str, Any], where: str) -> Price:
+    if not isinstance(entry, Mapping) or not isinstance(entry.get("model"), str):
+        raise ConfigError("each model entry needs a string 'model'", where=where)
+    name = entry["model"]
+    here = f"{where}: model {name!r}"
+    for key in _DECIMAL_FIELDS:
+        if key not in entry:
+            raise ConfigError(f"missing field {key!r}", where=here)
+    provider = str(entry.get("provider", "custom"))
+    default_api = {"anthropic": "anthropic", "openai": "openai-chat"}.get(provider, "openai-compat")
+    return Price(
+        model=name,
+        provider=provider,
+        api=str(entry.get("api", default_api)),
+        input=_decimal(entry["input"], f"{here}.input"),
+        output=_decimal(entry["output"], f"{here}.output"),
+        cache_read=_decimal(entry["cache_read"], f"{here}.cache_read"),
+        cache_write_5m=None
+        if entry.get("cache_write_5m") is None
+        else _decimal(entry["cache_write_5m"], f"{here}.cache_write_5m"),
+        cache_write_1h=None
+        if entry.get("cache_write_1h") is None
+        else _decimal(entry["cache_write_1h"], f"{here}.cache_write_1h"),
+        min_cacheable_tokens=int(entry.get("min_cacheable_tokens", 1024)),
+        cache_ttl_seconds=int(entry.get("cache_ttl_seconds", 300)),
+        date=str(entry.get("date", "")),
+        source=str(entry.get("source", "")),
+        note=str(entry.get("note", "")),
+        base_url=entry.get("base_url"),
+    )
+
+
+class PriceTable:
+    """Models by id, with aliases (`haiku` -> `claude-haiku-4-5`)."""
+
+    def __init__(self, prices: Mapping[str, Price], aliases: Mapping[str, str] | None = None):
+        self._prices = dict(prices)
+        self._aliases = dict(aliases or {})
+
+    @classmethod
+    def from_data(cls, data: Any, where: str = "prices") -> PriceTable:
+        if not isinstance(data, Mapping) or not isinstance(data.get("models"), list):
+            raise ConfigError("expected an object with a 'models' list", where=where)
+        prices: dict[str, Price] = {}
+        for i, entry in enumerate(data["models"]):
+            p = _price_from(entry, f"{where}: models[{i}]")
+            prices[p.model] = p
+        aliases = data.get("aliases") or {}
+        if not isinstance(aliases, Mapping):
+            raise ConfigError("'aliases' must be an object", where=where)
+        return cls(prices, {str(k): str(v) for k, v in aliases.items()})
+
+    @classmethod
+    def load_file(cls, path: str | os.PathLike[str]) -> PriceTable:
+        p = Path(path)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot read price file: {exc.strerror}", where=str(p)) from None
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ConfigError(
+                f"invalid JSON: {exc.msg}", where=f"{p}:{exc.lineno}:{exc.colno}"
+            ) from None
+        return cls.from_data(data, str(p))
+
+    @classmethod
+    def builtin(cls) -> PriceTable:
+        text = resources.files("harness").joinpath("data/prices.json").read_text("utf-8")
+        return cls.from_data(json.loads(text), "harness/data/prices.json")
+
+    @classmethod
+    def default(cls, override: str | os.PathLike[str] | None = None) -> PriceTable:
+        """Built-in prices, overridden by `override` or the file named in PREFIXLOCK_PRICES."""
+        table = cls.builtin()
+        path = override if override is not None else os.environ.get(ENV_VAR)
+        if path:
+            table = table.merged(cls.load_file(path))
+        return table
+
+    def merged(self, other: PriceTable) -> PriceTable:
+        return PriceTable({**self._prices, **other._prices}, {**self._aliases, **other._aliases})
+
+    def resolve(self, model: str) -> str:
+        """The canonical model id for an alias or an id with a provider prefix."""
+        name = model.split(":", 1)[1] if ":" in model else model
+        return self._aliases.get(name, name)
+
+    def lookup(self, model: str) -> Price | None:
+        return self._prices.get(self.resolve(model))
+
+    def require(self, model: str) -> Price:
+        price = self.lookup(model)
+        if price is None:
+            known = ", ".join(sorted(self._prices))
+            raise UnknownModelError(
+                f"unknown model {model!r}: not in the price table. Add it with a prices file "
+                f"(--prices FILE or {ENV_VAR}). Known models: {known}"
+            )
+        return price
+
+    def __iter__(self) -> Iterator[Price]:
+        return iter(sorted(self._prices.values(), key=lambda p: (p.provider, p.model)))
+
+    def __contains__(self, model: object) -> bool:
+        return isinstance(model, str) and self.lookup(model) is not None
+
+    @property
+    def aliases(self) -> Mapping[str, str]:
+        return dict(self._aliases)

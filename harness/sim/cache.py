@@ -1,0 +1,153 @@
+"""A capacity-bounded cache of chained block hashes, one request at a time.
+
+The reference engine of the KV-prefix simulator and the prompt cache of the emulator: the one
+implementation of prefix matching in prefixlock. Keys are chained block hashes (a key names a
+block together with its whole prefix), so a prefix match is "how many leading keys are present".
+Entries may carry a TTL (refreshed on read, as Anthropic documents) and are evicted LRU, FIFO or
+LFU when the capacity (in blocks) is reached. Pure: time is passed in, nothing is read from a clock.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections import OrderedDict
+from collections.abc import Hashable, Iterable, Sequence
+from dataclasses import dataclass
+
+POLICIES = ("lru", "fifo", "lfu")
+
+
+@dataclass
+class _Entry:
+    expires: float | None
+    ttl: float | None
+    hits: int = 0
+    stamp: int = 0  # insertion / use counter, for LFU tie-breaks
+
+
+class BlockCache:
+    """Set of block keys with capacity, eviction policy and optional per-entry TTL."""
+
+    def __init__(
+        self, capacity: int | None = None, policy: str = "lru", ttl: float | None = None
+    ) -> None:
+        if capacity is not None and capacity <= 0:
+            raise ValueError("capacity must be a positive number of blocks")
+        if policy not in POLICIES:
+            raise ValueError(f"unknown eviction policy {policy!r}; choose from {POLICIES}")
+        self.capacity = capacity
+        self.policy = policy
+        self.default_ttl = ttl
+        self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()
+        self._heap: list[tuple[int, int, Hashable]] = []  # LFU: (hits, stamp, key), lazy
+        self._clock = 0
+        self.evictions = 0
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._entries
+
+    def _alive(self, key: Hashable, now: float) -> _Entry | None:
+        entry = self._entries.get(key)
+        if entry is None:
+            return None
+        if entry.expires is not None and now >= entry.expires:
+            del self._entries[key]
+            return None
+        return entry
+
+    def _use(self, key: Hashable, entry: _Entry, now: float) -> None:
+        self._clock += 1
+        entry.hits += 1
+        entry.stamp = self._clock
+        if entry.ttl is not None:
+            entry.expires = now + entry.ttl  # refreshed on every hit
+        if self.policy == "lru":
+            self._entries.move_to_end(key)
+        elif self.policy == "lfu":
+            heapq.heappush(self._heap, (entry.hits, entry.stamp, key))
+
+    def get(self, key: Hashable, now: float = 0.0) -> bool:
+        """Is `key` cached and unexpired? A hit refreshes its recency and TTL."""
+        entry = self._alive(key, now)
+        if entry is None:
+            return False
+        self._use(key, entry, now)
+        return True
+
+    def peek(self, key: Hashable, now: float = 0.0) -> bool:
+        """Like `get` but changes nothing (for predictions)."""
+        entry = self._entries.get(key)
+        return entry is not None and (entry.expires is None or now < entry.expires)
+
+    def expires_at(self, key: Hashable) -> float | None:
+        entry = self._entries.get(key)
+        return None if entry is None else entry.expires
+
+    def match_prefix(self, keys: Sequence[Hashable], now: float = 0.0) -> int:
+        """Number of leading `keys` that are cached; those are touched as hits."""
+        n = 0
+        for key in keys:
+            if not self.get(key, now):
+                break
+            n += 1
+        return n
+
+    def put(self, key: Hashable, now: float = 0.0, ttl: float | None = None) -> list[Hashable]:
+        """Cache `key` (or refresh it); returns the keys evicted to make room."""
+        ttl = self.default_ttl if ttl is None else ttl
+        entry = self._alive(key, now)
+        if entry is not None:
+            if ttl is not None and (entry.ttl is None or ttl > entry.ttl):
+                entry.ttl = ttl
+            self._use(key, entry, now)
+            return []
+        evicted = self._make_room(now)
+        self._clock += 1
+        new = _Entry(None if ttl is None else now + ttl, ttl, 1, self._clock)
+        self._entries[key] = new
+        if self.policy == "lfu":
+            heapq.heappush(self._heap, (new.hits, new.stamp, key))
+        return evicted
+
+    def insert(
+        self, keys: Iterable[Hashable], now: float = 0.0, ttl: float | None = None
+    ) -> list[Hashable]:
+        evicted: list[Hashable] = []
+        for key in keys:
+            evicted.extend(self.put(key, now, ttl))
+        return evicted
+
+    def _make_room(self, now: float) -> list[Hashable]:
+        if self.capacity is None or len(self._entries) < self.capacity:
+            return []
+        # Expired entries go first: they cost nothing to drop.
+        expired = [k for k, e in self._entries.items() if e.expires is not None and now >= e.expires]
+        for k in expired:
+            del self._entries[k]
+        if len(self._entries) < self.capacity:
+            return []
+        victim = self._victim()
+        del self._entries[victim]
+        self.evictions += 1
+        return [victim]
+
+    def _victim(self) -> Hashable:
+        if self.policy in ("lru", "fifo"):
+            return next(iter(self._entries))
+        while self._heap:
+            hits, stamp, key = heapq.heappop(self._heap)
+            entry = self._entries.get(key)
+            if entry is not None and entry.hits == hits and entry.stamp == stamp:
+                return key
+        return next(iter(self._entries))
+
+    def evict(self, key: Hashable) -> bool:
+        """Drop `key` now (the emulator's way to provoke an unexplained miss)."""
+        return self._entries.pop(key, None) is not None
+
+    def clear(self) -> None:
+        self._entries.clear()
+        self._heap.clear()

@@ -1,0 +1,177 @@
+"""Tools: a Python function turned into a tool spec whose schema is the same on every run.
+
+`@tool` reads the function's type hints and docstring, builds a pydantic model of its arguments
+and takes that model's JSON schema, so the schema depends on the code only. Invoking a tool
+validates the arguments with the same model; sync and async functions both work.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import re
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, get_type_hints, overload
+
+import pydantic
+
+from .canonical import canonical_json
+from .errors import PrefixError
+
+_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """What a provider sees of a tool: name, description, JSON schema of its input."""
+
+    name: str
+    description: str
+    input_schema: Mapping[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "input_schema": dict(self.input_schema),
+        }
+
+
+@dataclass(frozen=True)
+class Tool:
+    """A callable tool: its spec plus the function that runs it."""
+
+    spec: ToolSpec
+    fn: Callable[..., Any] = field(compare=False, repr=False)
+    args_model: type[pydantic.BaseModel] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+    async def invoke(self, arguments: Mapping[str, Any]) -> str:
+        """Validate `arguments`, run the function, and return its result as text."""
+        kwargs: dict[str, Any] = dict(arguments)
+        if self.args_model is not None:
+            parsed = self.args_model.model_validate(kwargs)
+            kwargs = {name: getattr(parsed, name) for name in type(parsed).model_fields}
+        if inspect.iscoroutinefunction(self.fn):
+            result = await self.fn(**kwargs)
+        else:
+            result = await asyncio.to_thread(self.fn, **kwargs)
+            if inspect.isawaitable(result):
+                result = await result
+        return result if isinstance(result, str) else canonical_json(result)
+
+
+def _docstring_parts(doc: str) -> tuple[str, dict[str, str]]:
+    """Split a docstring into its description and per-argument text (Google style `Args:`)."""
+    doc = inspect.cleandoc(doc)
+    lines = doc.splitlines()
+    desc: list[str] = []
+    args: dict[str, str] = {}
+    i = 0
+    while i < len(lines) and lines[i].strip() not in ("Args:", "Arguments:", "Parameters:"):
+        desc.append(lines[i])
+        i += 1
+    current: str | None = None
+    for line in lines[i + 1 :]:
+        if line and not line.startswith(" ") and line.rstrip().endswith(":"):
+            break  # next section (Returns:, Raises:)
+        m = re.match(r"^\s+(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$", line)
+        if m and (current is None or len(line) - len(line.lstrip()) <= 4):
+            current = m.group(1)
+            args[current] = m.group(2).strip()
+        elif current and line.strip():
+            args[current] = (args[current] + " " + line.strip()).strip()
+    return "\n".join(desc).strip(), args
+
+
+def _strip_titles(schema: Any) -> Any:
+    """Drop pydantic's generated `title` keys: they repeat the names and only cost tokens."""
+    if isinstance(schema, dict):
+        return {k: _strip_titles(v) for k, v in schema.items() if k != "title"}
+    if isinstance(schema, list):
+        return [_strip_titles(v) for v in schema]
+    return schema
+
+
+def make_tool(
+    fn: Callable[..., Any], *, name: str | None = None, description: str | None = None
+) -> Tool:
+    """Build a `Tool` from a function (what `@tool` does)."""
+    tool_name = name or fn.__name__
+    if not _NAME.match(tool_name):
+        raise PrefixError(f"tool name {tool_name!r} must match {_NAME.pattern}")
+    doc_desc, arg_docs = _docstring_parts(fn.__doc__ or "")
+    try:
+        hints = get_type_hints(fn)
+    except Exception as exc:  # unresolvable annotations are the user's to fix
+        raise PrefixError(f"tool {tool_name!r}: cannot read type hints: {exc}") from exc
+    fields: dict[str, Any] = {}
+    for pname, param in inspect.signature(fn).parameters.items():
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
+            raise PrefixError(f"tool {tool_name!r}: *args/**kwargs cannot be described")
+        annotation = hints.get(pname, Any)
+        default = ... if param.default is param.empty else param.default
+        fields[pname] = (
+            annotation,
+            pydantic.Field(default=default, description=arg_docs.get(pname)),
+        )
+    try:
+        model = pydantic.create_model(f"{tool_name}_args", **fields)
+        schema = _strip_titles(model.model_json_schema())
+        canonical_json(schema)
+    except Exception as exc:
+        raise PrefixError(f"tool {tool_name!r}: schema is not serializable: {exc}") from exc
+    spec = ToolSpec(tool_name, description or doc_desc, schema)
+    return Tool(spec, fn, model)
+
+
+@overload
+def tool(fn: Callable[..., Any], /) -> Tool: ...
+@overload
+def tool(
+    *, name: str | None = None, description: str | None = None
+) -> Callable[[Callable[..., Any]], Tool]: ...
+
+
+def tool(
+    fn: Callable[..., Any] | None = None,
+    /,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+) -> Tool | Callable[[Callable[..., Any]], Tool]:
+    """Decorator: turn a function into a `Tool` (schema from type hints and docstring)."""
+    if fn is not None:
+        return make_tool(fn)
+
+    def wrap(f: Callable[..., Any]) -> Tool:
+        return make_tool(f, name=name, description=description)
+
+    return wrap
+
+
+ToolLike = Tool | ToolSpec | Mapping[str, Any]
+AsyncToolFn = Callable[..., Awaitable[Any]]
+
+
+def as_spec(item: ToolLike) -> ToolSpec:
+    """Accept a Tool, a ToolSpec or a plain `{name, description, input_schema}` mapping."""
+    if isinstance(item, Tool):
+        return item.spec
+    if isinstance(item, ToolSpec):
+        return item
+    try:
+        return ToolSpec(
+            str(item["name"]),
+            str(item.get("description", "")),
+            dict(item.get("input_schema") or item.get("parameters") or {"type": "object"}),
+        )
+    except (KeyError, TypeError) as exc:
+        raise PrefixError(f"tool definition {item!r} lacks a name") from exc

@@ -1,0 +1,171 @@
+"""The append-only conversation after the prefix.
+
+Messages are provider-neutral (text, tool use, tool result blocks, in the shape of Anthropic's
+content blocks) and frozen. The transcript only grows: editing the past is an explicit `fork()`,
+which the cache guard reports as a rewritten history. Each message keeps its canonical bytes and
+token count, computed once, so that building the next request costs only the new content.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property
+from types import MappingProxyType
+from typing import Any, Literal
+
+from .canonical import canonical_bytes, canonical_json, chain_hash
+from .tokenizer import count_tokens
+
+Role = Literal["user", "assistant"]
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return MappingProxyType({k: _freeze(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+def thaw(value: Any) -> Any:
+    """A plain, mutable deep copy of a frozen block (for handing to an SDK)."""
+    if isinstance(value, Mapping):
+        return {k: thaw(v) for k, v in value.items()}
+    if isinstance(value, tuple):
+        return [thaw(v) for v in value]
+    return value
+
+
+def text_block(text: str) -> dict[str, Any]:
+    return {"type": "text", "text": text}
+
+
+def tool_use_block(id: str, name: str, input: Mapping[str, Any]) -> dict[str, Any]:
+    return {"type": "tool_use", "id": id, "name": name, "input": dict(input)}
+
+
+def tool_result_block(tool_use_id: str, content: str, is_error: bool = False) -> dict[str, Any]:
+    block: dict[str, Any] = {"type": "tool_result", "tool_use_id": tool_use_id, "content": content}
+    if is_error:
+        block["is_error"] = True
+    return block
+
+
+@dataclass(frozen=True, eq=False)
+class Message:
+    """One message: a role and its content blocks (frozen mappings)."""
+
+    role: Role
+    blocks: tuple[Mapping[str, Any], ...]
+    _meta: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def make(cls, role: Role, content: str | Sequence[Mapping[str, Any]]) -> Message:
+        raw = [text_block(content)] if isinstance(content, str) else list(content)
+        for block in raw:
+            if "type" not in block:
+                raise ValueError(f"content block without a type: {block!r}")
+        return cls(role, tuple(_freeze(dict(b)) for b in raw))
+
+    @classmethod
+    def user(cls, content: str | Sequence[Mapping[str, Any]]) -> Message:
+        return cls.make("user", content)
+
+    @classmethod
+    def assistant(cls, content: str | Sequence[Mapping[str, Any]]) -> Message:
+        return cls.make("assistant", content)
+
+    @cached_property
+    def block_bytes(self) -> tuple[bytes, ...]:
+        """Canonical bytes of each block, computed once."""
+        return tuple(canonical_bytes(thaw(b)) for b in self.blocks)
+
+    @cached_property
+    def block_tokens(self) -> tuple[int, ...]:
+        return tuple(count_tokens(b.decode("utf-8")) for b in self.block_bytes)
+
+    @cached_property
+    def data(self) -> bytes:
+        """Canonical bytes of the whole message."""
+        return canonical_bytes({"role": self.role, "content": [thaw(b) for b in self.blocks]})
+
+    @property
+    def tokens(self) -> int:
+        return sum(self.block_tokens)
+
+    @property
+    def text(self) -> str:
+        """The message's text blocks joined (tool blocks left out)."""
+        return "".join(str(b["text"]) for b in self.blocks if b.get("type") == "text")
+
+    def tool_uses(self) -> list[Mapping[str, Any]]:
+        return [b for b in self.blocks if b.get("type") == "tool_use"]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"role": self.role, "content": [thaw(b) for b in self.blocks]}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Message:
+        role = data.get("role")
+        if role not in ("user", "assistant"):
+            raise ValueError(f"message role must be user or assistant, got {role!r}")
+        return cls.make(role, data.get("content", ""))
+
+    def __repr__(self) -> str:
+        return f"Message({self.role}, {canonical_json(self.to_dict())[:60]}...)"
+
+
+class Transcript:
+    """Append-only list of messages with a running chained hash (prefix identity)."""
+
+    __slots__ = ("_chains", "_messages", "_tokens")
+
+    def __init__(self, messages: Sequence[Message] = ()) -> None:
+        self._messages: list[Message] = []
+        self._chains: list[str] = []
+        self._tokens: list[int] = []
+        for m in messages:
+            self.append(m)
+
+    def append(self, message: Message) -> None:
+        parent = self._chains[-1] if self._chains else ""
+        self._messages.append(message)
+        self._chains.append(chain_hash(parent, message.data))
+        self._tokens.append((self._tokens[-1] if self._tokens else 0) + message.tokens)
+
+    def extend(self, messages: Sequence[Message]) -> None:
+        for m in messages:
+            self.append(m)
+
+    def __len__(self) -> int:
+        return len(self._messages)
+
+    def __iter__(self) -> Iterator[Message]:
+        return iter(tuple(self._messages))
+
+    def __getitem__(self, index: int) -> Message:
+        return self._messages[index]
+
+    @property
+    def messages(self) -> tuple[Message, ...]:
+        return tuple(self._messages)
+
+    @property
+    def tokens(self) -> int:
+        return self._tokens[-1] if self._tokens else 0
+
+    def chain(self, upto: int | None = None) -> str:
+        """Chained hash of the first `upto` messages (all by default); '' when empty."""
+        n = len(self._messages) if upto is None else upto
+        return self._chains[n - 1] if n > 0 else ""
+
+    def fork(self, upto: int) -> Transcript:
+        """A new transcript holding the first `upto` messages: the only way to edit the past."""
+        if not 0 <= upto <= len(self._messages):
+            raise IndexError(f"fork point {upto} outside 0..{len(self._messages)}")
+        t = Transcript()
+        t._messages = self._messages[:upto]
+        t._chains = self._chains[:upto]
+        t._tokens = self._tokens[:upto]
+        return t
