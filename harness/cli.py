@@ -17,7 +17,15 @@ from .errors import UserError
 def _commands() -> dict[str, Command]:
     found: dict[str, Command] = {}
     for ep in entry_points(group="prefixlock.commands"):
-        cmd = ep.load()
+        try:
+            cmd = ep.load()
+        except ModuleNotFoundError as exc:
+            # A product that is not installed adds no command.
+            if exc.name and ep.module.startswith(exc.name):
+                continue
+            raise
+        except AttributeError:
+            continue
         if isinstance(cmd, Command):
             found[ep.name] = cmd
     return dict(sorted(found.items(), key=lambda kv: (kv[1].order, kv[0])))

@@ -1,0 +1,123 @@
+"""Typed events of the agent loop. The CLI, the TUI and user code consume the same stream;
+nothing prints from inside the core."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from .usage import Usage
+
+
+@dataclass(frozen=True)
+class Event:
+    """Base class of everything a session yields."""
+
+
+@dataclass(frozen=True)
+class TextDelta(Event):
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCall(Event):
+    id: str
+    name: str
+    input: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class ToolResult(Event):
+    id: str
+    name: str
+    content: str
+    is_error: bool = False
+
+
+@dataclass(frozen=True)
+class UsageReport(Event):
+    """One request's usage, its cost, and the guard's prediction for it."""
+
+    turn: int
+    request: int  # index of the request within the session
+    model: str
+    usage: Usage
+    cost: Decimal | None  # None: the model is unpriced
+    cost_without_cache: Decimal | None
+    predicted_read: int | None = None
+
+
+@dataclass(frozen=True)
+class CacheBreak(Event):
+    """A request that read less than it could have, with the cause and what it cost."""
+
+    request: int
+    cause: str  # model | tools | system | messages | ttl | below_minimum | unexplained | ...
+    tokens_rebilled: int
+    dollars: Decimal | None
+    detail: str = ""
+    provider_verdict: str | None = None
+
+
+@dataclass(frozen=True)
+class SwitchWarning(Event):
+    """A priced action (model switch, tool change, compaction) was quoted before it happened."""
+
+    action: str
+    quote: Any  # harness.guard.Quote
+
+
+@dataclass(frozen=True)
+class SubagentStart(Event):
+    name: str
+    model: str
+    task: str
+    depth: int = 1
+
+
+@dataclass(frozen=True)
+class SubagentFinish(Event):
+    name: str
+    model: str
+    summary: str
+    usage: Usage
+    cost: Decimal | None
+    hit_rate: float
+    compression: float  # tokens consumed / tokens of summary returned
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class ProviderFault(Event):
+    """A provider fault: retried (`retrying`) or final."""
+
+    status: int | None
+    message: str
+    attempt: int
+    retrying: bool
+
+
+@dataclass(frozen=True)
+class KeepAlivePing(Event):
+    read_tokens: int
+    cost: Decimal | None
+
+
+@dataclass(frozen=True)
+class PrefixChanged(Event):
+    """The session moved to a new frozen prefix (compaction, tool change) or model."""
+
+    reason: str
+    old_fingerprint: str
+    new_fingerprint: str
+    model: str
+
+
+@dataclass(frozen=True)
+class TurnComplete(Event):
+    turn: int
+    text: str
+    stop_reason: str
+    limit_hit: str | None = None  # "turns" | "dollars" when a limit ended the loop
+    meta: dict[str, Any] = field(default_factory=dict)
