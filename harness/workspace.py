@@ -1,0 +1,523 @@
+"""Workspace-confined coding tools: read, list, glob, grep, edit, write and run a command.
+
+Every path the model names is resolved against the workspace root with symlinks followed, and
+anything that lands outside the root is refused with a `WorkspaceError` whose message the model
+sees (the agent loop turns a raising tool into an `is_error` tool result). Writes, edits and
+commands ask an async approval callback first unless the user allowed that action for the
+session:
+
+    ws = Workspace(root, approve=ask_user, allow={"write"})
+    prefix = FrozenPrefix(system=..., tools=ws.tools())        # or ws.read_only_tools()
+
+The tool names, descriptions and schemas never mention the root or anything else that varies
+between machines or runs, so the tool segment of the prefix stays byte-identical (and cached).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import difflib
+import fnmatch
+import os
+import re
+import signal
+import tempfile
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from .errors import PrefixlockError
+from .tools import Tool, make_tool
+
+Action = Literal["write", "run"]
+#: What an approval callback answers: True/"once" = go ahead this time, "session" = go ahead and
+#: stop asking for this action, False/"deny" = refuse.
+Decision = bool | Literal["once", "session", "deny"]
+Approver = Callable[["ApprovalRequest"], Awaitable[Decision]]
+
+ACTIONS: tuple[Action, ...] = ("write", "run")
+
+# Directories that are never worth the model's tokens and can be enormous.
+SKIP_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "__pycache__",
+        "node_modules",
+        ".venv",
+        "venv",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".pytest_cache",
+        ".tox",
+    }
+)
+# Environment variables a command must not see: a model that runs `env` would otherwise copy the
+# user's API keys into the transcript, the store and the provider's logs.
+_SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|SECRET|PASSWORD|CREDENTIAL)", re.IGNORECASE)
+
+
+class WorkspaceError(PrefixlockError):
+    """A tool request the workspace refuses (outside the root, declined, not found...).
+
+    Its message is written for the model: it says what was refused and why.
+    """
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """What the user is asked before a write, an edit or a command runs."""
+
+    action: Action
+    tool: str  # the tool's name: write_file | edit_file | run_command
+    summary: str  # one line: "edit src/app.py (+3 -1)" / "run: pytest -q"
+    detail: str  # the unified diff of the change, or the command line
+    path: str | None = None  # workspace-relative path for writes and edits
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """The outcome of `Workspace.run` before it is rendered for the model."""
+
+    command: str
+    exit_code: int | None  # None: killed on timeout
+    output: str
+    timed_out: bool
+    truncated: bool
+
+    def render(self) -> str:
+        status = "timed out (killed)" if self.timed_out else f"exit code {self.exit_code}"
+        body = self.output if self.output else "(no output)"
+        return f"$ {self.command}\n{body}\n[{status}]"
+
+
+def _cap(text: str, limit: int) -> tuple[str, bool]:
+    """Keep the head and the tail of an over-long text; say how much was cut."""
+    if len(text) <= limit:
+        return text, False
+    head = limit * 2 // 3
+    tail = limit - head
+    cut = len(text) - head - tail
+    return f"{text[:head]}\n[... {cut} characters cut ...]\n{text[-tail:]}", True
+
+
+def unified_diff(path: str, before: str, after: str, *, context: int = 3) -> str:
+    """A unified diff of one file, paths shown as a/<path> and b/<path>."""
+    lines = difflib.unified_diff(
+        before.splitlines(keepends=True),
+        after.splitlines(keepends=True),
+        fromfile=f"a/{path}" if before or path else "/dev/null",
+        tofile=f"b/{path}",
+        n=context,
+    )
+    out = []
+    for line in lines:
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
+
+
+def diff_stats(diff: str) -> tuple[int, int]:
+    """(+added, -removed) line counts of a unified diff."""
+    added = removed = 0
+    for line in diff.splitlines():
+        if line.startswith("+") and not line.startswith("+++"):
+            added += 1
+        elif line.startswith("-") and not line.startswith("---"):
+            removed += 1
+    return added, removed
+
+
+class Workspace:
+    """Coding tools confined to one directory tree.
+
+    `approve` is awaited before each write, edit or command unless its action is in `allow`
+    (the actions the user allowed for the session); with no callback, an action not allowed is
+    refused. `run_timeout` bounds a command's seconds; `output_limit` caps the characters any
+    tool returns.
+    """
+
+    def __init__(
+        self,
+        root: str | os.PathLike[str],
+        *,
+        approve: Approver | None = None,
+        allow: Iterable[Action] = (),
+        run_timeout: float = 60.0,
+        output_limit: int = 30_000,
+        max_read_bytes: int = 2_000_000,
+    ) -> None:
+        resolved = Path(root).expanduser().resolve()
+        if not resolved.is_dir():
+            raise WorkspaceError(f"workspace root {str(root)!r} is not a directory")
+        self.root = resolved
+        self.approve = approve
+        self.allowed: set[Action] = set()
+        for action in allow:
+            self.allow(action)
+        self.run_timeout = run_timeout
+        self.output_limit = output_limit
+        self.max_read_bytes = max_read_bytes
+
+    # -- policy -------------------------------------------------------------------------------
+
+    def allow(self, action: Action) -> None:
+        """Stop asking before `action` for the rest of the session."""
+        if action not in ACTIONS:
+            raise ValueError(f"unknown action {action!r}; expected one of {ACTIONS}")
+        self.allowed.add(action)
+
+    def revoke(self, action: Action) -> None:
+        """Ask again before `action`."""
+        self.allowed.discard(action)
+
+    async def _ask(self, request: ApprovalRequest) -> None:
+        if request.action in self.allowed:
+            return
+        if self.approve is None:
+            raise WorkspaceError(
+                f"{request.summary}: refused; the user has not allowed "
+                f"{'writing files' if request.action == 'write' else 'running commands'}"
+                " in this session"
+            )
+        decision = await self.approve(request)
+        if decision == "session":
+            self.allow(request.action)
+        elif decision is True or decision == "once":
+            return
+        else:
+            raise WorkspaceError(f"{request.summary}: the user declined; nothing was changed")
+
+    # -- paths --------------------------------------------------------------------------------
+
+    def resolve(self, path: str) -> Path:
+        """The real path of `path` (relative to the root, or absolute), refused outside the root.
+
+        Symlinks are followed, so a link inside the workspace pointing out of it is refused.
+        """
+        if not isinstance(path, str) or not path.strip():
+            raise WorkspaceError("a path is required")
+        if "\x00" in path:
+            raise WorkspaceError(f"path {path!r} contains a NUL byte")
+        raw = Path(path).expanduser()
+        candidate = raw if raw.is_absolute() else self.root / raw
+        real = candidate.resolve(strict=False)
+        if real != self.root and not real.is_relative_to(self.root):
+            raise WorkspaceError(
+                f"path {path!r} is outside the workspace; only files under the workspace root "
+                "can be used"
+            )
+        return real
+
+    def relative(self, real: Path) -> str:
+        """A resolved path as the model should see it: relative to the root, '/'-separated."""
+        rel = real.relative_to(self.root).as_posix()
+        return rel or "."
+
+    def _inside(self, p: Path) -> bool:
+        try:
+            real = p.resolve(strict=False)
+        except OSError:
+            return False
+        return real == self.root or real.is_relative_to(self.root)
+
+    def _walk(self, start: Path) -> Iterator[Path]:
+        """Files under `start`, sorted, skipping SKIP_DIRS and anything resolving outside."""
+        for dirpath, dirnames, filenames in os.walk(start, followlinks=False):
+            dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
+            base = Path(dirpath)
+            for name in sorted(filenames):
+                p = base / name
+                if self._inside(p):
+                    yield p
+
+    def _read_text(self, real: Path, shown: str) -> str:
+        if not real.exists():
+            raise WorkspaceError(f"{shown}: no such file")
+        if real.is_dir():
+            raise WorkspaceError(f"{shown}: is a directory; use list_dir")
+        size = real.stat().st_size
+        if size > self.max_read_bytes:
+            raise WorkspaceError(
+                f"{shown}: {size} bytes is more than the {self.max_read_bytes}-byte limit"
+            )
+        data = real.read_bytes()
+        if b"\x00" in data[:8192]:
+            raise WorkspaceError(f"{shown}: binary file, not shown")
+        return data.decode("utf-8", errors="replace")
+
+    # -- read-only tools ------------------------------------------------------------------------
+
+    def read(self, path: str, offset: int = 1, limit: int = 2000) -> str:
+        """Lines `offset`..`offset+limit-1` of a text file, each prefixed with its number."""
+        real = self.resolve(path)
+        text = self._read_text(real, path)
+        lines = text.splitlines()
+        if offset < 1:
+            raise WorkspaceError("offset counts from 1")
+        chosen = lines[offset - 1 : offset - 1 + max(limit, 0)]
+        width = len(str(offset + len(chosen)))
+        body = "\n".join(f"{n:>{width}}\t{line}" for n, line in enumerate(chosen, offset))
+        more = len(lines) - (offset - 1 + len(chosen))
+        if more > 0:
+            body += f"\n[{more} more lines; read again with offset={offset + len(chosen)}]"
+        if not lines:
+            body = "(empty file)"
+        return _cap(body, self.output_limit)[0]
+
+    def list_dir(self, path: str = ".") -> str:
+        """The entries of a directory, sorted, directories marked with a trailing '/'."""
+        real = self.resolve(path)
+        if not real.is_dir():
+            raise WorkspaceError(f"{path}: not a directory")
+        rows = []
+        for entry in sorted(real.iterdir(), key=lambda p: p.name):
+            if entry.is_symlink() and not self._inside(entry):
+                rows.append(f"{entry.name} -> (outside the workspace)")
+            elif entry.is_dir():
+                rows.append(entry.name + "/")
+            else:
+                rows.append(entry.name)
+        return _cap("\n".join(rows) or "(empty directory)", self.output_limit)[0]
+
+    def glob(self, pattern: str, path: str = ".") -> str:
+        """Workspace-relative paths of files matching a glob such as '**/*.py', sorted."""
+        start = self.resolve(path)
+        if Path(pattern).is_absolute() or ".." in Path(pattern).parts:
+            raise WorkspaceError(f"pattern {pattern!r} must be relative and stay in the workspace")
+        found = []
+        for p in self._walk(start):
+            rel = p.relative_to(start).as_posix()
+            # fnmatch's '*' crosses '/', so '**/*.py' would miss top-level files; accept both.
+            if fnmatch.fnmatchcase(rel, pattern) or (
+                pattern.startswith("**/") and fnmatch.fnmatchcase(rel, pattern[3:])
+            ):
+                found.append(p.relative_to(self.root).as_posix())
+        if not found:
+            return f"no files match {pattern!r}"
+        return _cap("\n".join(found), self.output_limit)[0]
+
+    def grep(self, pattern: str, path: str = ".", glob: str | None = None) -> str:
+        """Lines matching a regular expression, as 'file:line: text', in path order."""
+        try:
+            rx = re.compile(pattern)
+        except re.error as exc:
+            raise WorkspaceError(f"bad regular expression {pattern!r}: {exc}") from exc
+        start = self.resolve(path)
+        files = [start] if start.is_file() else list(self._walk(start))
+        hits: list[str] = []
+        size = 0
+        for f in files:
+            rel = f.relative_to(self.root).as_posix() if f != self.root else f.name
+            if glob and not (fnmatch.fnmatchcase(f.name, glob) or fnmatch.fnmatchcase(rel, glob)):
+                continue
+            try:
+                data = f.read_bytes()
+            except OSError:
+                continue
+            if b"\x00" in data[:8192] or len(data) > self.max_read_bytes:
+                continue
+            for n, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
+                if rx.search(line):
+                    row = f"{rel}:{n}: {line.strip()[:300]}"
+                    hits.append(row)
+                    size += len(row) + 1
+            if size > self.output_limit:
+                break
+        if not hits:
+            return f"no matches for {pattern!r}"
+        return _cap("\n".join(hits), self.output_limit)[0]
+
+    # -- writing tools --------------------------------------------------------------------------
+
+    def _write_atomic(self, real: Path, content: str) -> None:
+        real.parent.mkdir(parents=True, exist_ok=True)
+        mode = real.stat().st_mode & 0o7777 if real.exists() else None
+        fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+                fh.write(content)
+            if mode is not None:
+                os.chmod(tmp, mode)
+            os.replace(tmp, real)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise
+
+    def plan_edit(
+        self, path: str, old_string: str, new_string: str, replace_all: bool = False
+    ) -> tuple[Path, str, str]:
+        """Check an edit and compute it without writing: (real path, new text, diff)."""
+        real = self.resolve(path)
+        before = self._read_text(real, path)
+        if old_string == "":
+            raise WorkspaceError("old_string is empty; use write_file to create a file")
+        if old_string == new_string:
+            raise WorkspaceError("old_string and new_string are the same; nothing to change")
+        count = before.count(old_string)
+        if count == 0:
+            raise WorkspaceError(
+                f"{path}: old_string was not found; read the file and copy it exactly"
+            )
+        if count > 1 and not replace_all:
+            raise WorkspaceError(
+                f"{path}: old_string occurs {count} times; add context to make it unique "
+                "or set replace_all"
+            )
+        after = (
+            before.replace(old_string, new_string)
+            if replace_all
+            else before.replace(old_string, new_string, 1)
+        )
+        rel = self.relative(real)
+        return real, after, unified_diff(rel, before, after)
+
+    async def edit(
+        self, path: str, old_string: str, new_string: str, replace_all: bool = False
+    ) -> str:
+        """Replace an exact string in a file; returns the unified diff of the change."""
+        real, after, diff = self.plan_edit(path, old_string, new_string, replace_all)
+        rel = self.relative(real)
+        plus, minus = diff_stats(diff)
+        await self._ask(
+            ApprovalRequest("write", "edit_file", f"edit {rel} (+{plus} -{minus})", diff, rel)
+        )
+        self._write_atomic(real, after)
+        return _cap(f"edited {rel}\n{diff}", self.output_limit)[0]
+
+    async def write(self, path: str, content: str) -> str:
+        """Create or overwrite a file with `content`; returns a short summary and diff."""
+        real = self.resolve(path)
+        if real.is_dir():
+            raise WorkspaceError(f"{path}: is a directory")
+        before = self._read_text(real, path) if real.exists() else ""
+        rel = self.relative(real)
+        diff = unified_diff(rel, before, content)
+        verb = "overwrite" if real.exists() else "create"
+        plus, minus = diff_stats(diff)
+        await self._ask(
+            ApprovalRequest("write", "write_file", f"{verb} {rel} (+{plus} -{minus})", diff, rel)
+        )
+        self._write_atomic(real, content)
+        shown, _ = _cap(diff, self.output_limit // 2)
+        return f"wrote {len(content.encode())} bytes to {rel}\n{shown}"
+
+    async def run(self, command: str, timeout: float | None = None) -> CommandResult:
+        """Run a shell command in the root (after approval) with a timeout and capped output."""
+        if not command.strip():
+            raise WorkspaceError("an empty command")
+        limit = min(timeout or self.run_timeout, self.run_timeout)
+        await self._ask(ApprovalRequest("run", "run_command", f"run: {command}", command))
+        env = {k: v for k, v in os.environ.items() if not _SECRET_ENV.search(k)}
+        proc = await asyncio.create_subprocess_shell(
+            command,
+            cwd=self.root,
+            env=env,
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,  # its own process group, so a timeout kills its children too
+        )
+        timed_out = False
+        try:
+            out, _ = await asyncio.wait_for(proc.communicate(), timeout=limit)
+        except (TimeoutError, asyncio.CancelledError) as exc:
+            timed_out = True
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGKILL)
+            out, _ = await proc.communicate()
+            if isinstance(exc, asyncio.CancelledError):
+                raise
+        text, truncated = _cap(out.decode("utf-8", errors="replace"), self.output_limit)
+        return CommandResult(
+            command, None if timed_out else proc.returncode, text, timed_out, truncated
+        )
+
+    # -- tools ----------------------------------------------------------------------------------
+
+    def read_only_tools(self) -> list[Tool]:
+        """read_file, list_dir, glob, grep: safe for explorers and subagents."""
+        ws = self
+
+        def read_file(path: str, offset: int = 1, limit: int = 2000) -> str:
+            """Read a UTF-8 text file in the workspace; lines are numbered.
+
+            Args:
+                path: file path relative to the workspace root
+                offset: first line to show, counting from 1
+                limit: how many lines to show at most
+            """
+            return ws.read(path, offset, limit)
+
+        def list_dir(path: str = ".") -> str:
+            """List a directory in the workspace; directories end with '/'.
+
+            Args:
+                path: directory relative to the workspace root
+            """
+            return ws.list_dir(path)
+
+        def glob(pattern: str, path: str = ".") -> str:
+            """Find files in the workspace whose path matches a glob pattern such as '**/*.py'.
+
+            Args:
+                pattern: glob pattern, relative to `path`
+                path: directory to search from, relative to the workspace root
+            """
+            return ws.glob(pattern, path)
+
+        def grep(pattern: str, path: str = ".", glob: str | None = None) -> str:
+            """Search workspace files for lines matching a regular expression.
+
+            Args:
+                pattern: Python regular expression
+                path: file or directory to search, relative to the workspace root
+                glob: only search files whose name or path matches this glob
+            """
+            return ws.grep(pattern, path, glob)
+
+        return [make_tool(f) for f in (read_file, list_dir, glob, grep)]
+
+    def write_tools(self) -> list[Tool]:
+        """edit_file, write_file, run_command: each asks before acting unless allowed."""
+        ws = self
+
+        async def edit_file(
+            path: str, old_string: str, new_string: str, replace_all: bool = False
+        ) -> str:
+            """Replace an exact string in a workspace file and return the diff.
+
+            Args:
+                path: file path relative to the workspace root
+                old_string: text to replace, copied exactly (unique unless replace_all)
+                new_string: replacement text
+                replace_all: replace every occurrence instead of exactly one
+            """
+            return await ws.edit(path, old_string, new_string, replace_all)
+
+        async def write_file(path: str, content: str) -> str:
+            """Create or overwrite a workspace file with the given content.
+
+            Args:
+                path: file path relative to the workspace root
+                content: the whole new content of the file
+            """
+            return await ws.write(path, content)
+
+        async def run_command(command: str, timeout: float = 60.0) -> str:
+            """Run a shell command in the workspace root; returns its output and exit code.
+
+            Args:
+                command: shell command line
+                timeout: seconds before the command is killed
+            """
+            return (await ws.run(command, timeout)).render()
+
+        return [make_tool(f) for f in (edit_file, write_file, run_command)]
+
+    def tools(self) -> list[Tool]:
+        """Every tool: the read-only ones plus edit_file, write_file and run_command."""
+        return self.read_only_tools() + self.write_tools()
