@@ -1,0 +1,100 @@
+"""The delegation advisor's figures, checked against arithmetic done by hand in the comments."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from harness.economics import ParentState, SubagentPlan, TaskProfile, advise
+from harness.prices import PriceTable
+
+PRICES = PriceTable.default()
+OPUS = PRICES.require("claude-opus-4-7")  # in 5, write 6.25, read 0.50, out 25 ($/M)
+SONNET = PRICES.require("claude-sonnet-4-6")  # in 3, write 3.75, read 0.30, out 15
+HAIKU = PRICES.require("haiku")  # in 1, write 1.25, read 0.10, out 5
+
+PARENT = ParentState("claude-opus-4-7", OPUS, context_tokens=100_000, ttl_left_seconds=300,
+                     later_turns=10)
+SUB = SubagentPlan("claude-sonnet-4-6", SONNET, prefix_tokens=3_000)
+
+
+def task(context: int) -> TaskProfile:
+    # 3 turns, 9,000 new tokens, 1,500 output tokens, a 400-token summary, 60 s.
+    return TaskProfile(context_tokens=context, new_tokens=9_000, turns=3, output_tokens=1_500,
+                       summary_tokens=400, duration_seconds=60)
+
+
+def M(x: str) -> Decimal:
+    return Decimal(x) / Decimal(1_000_000)
+
+
+# In the parent, the same for both tasks (the parent already holds all of its context):
+#   reads  3 x 100,000 + (9,000 + 1,500) x (3 - 1) / 2 = 310,500 x 0.50 = 155,250 /M
+#   writes 9,000 x 6.25                                               =  56,250 /M
+#   output 1,500 x 25                                                 =  37,500 /M
+#   later  10 turns x 10,500 x 0.50                                   =  52,500 /M
+#   total                                                               301,500 /M = $0.3015
+PARENT_COST = M("301500")
+
+
+def test_against_delegating_a_task_that_needs_80_percent() -> None:
+    a = advise(PARENT, task(80_000), SUB)
+    # Subagent: S0 = 3,000 + 80,000 = 83,000
+    #   reads  2 x 83,000 + 10,500 = 176,500 x 0.30 =  52,950 /M
+    #   writes 83,000 + 9,000 = 92,000 x 3.75       = 345,000 /M
+    #   output 1,500 x 15                           =  22,500 /M
+    #   summary 400 x 6.25 + 10 x 400 x 0.50        =   4,500 /M
+    #   total                                         424,950 /M
+    assert a.parent_cost == PARENT_COST
+    assert a.subagent_cost == M("424950")
+    assert a.difference == M("301500") - M("424950")
+    assert not a.recommend
+    assert "keep it in the parent" in a.reason
+    # Break-even: slope 3.75 + 2 x 0.30 = 4.35 /M per context token;
+    #   K = 80,000 + (301,500 - 424,950) / 4.35 = 80,000 - 28,379.3 -> 51,620
+    assert a.break_even_context_tokens == 51_620
+    assert a.break_even_fraction == pytest.approx(0.5162)
+
+
+def test_for_delegating_a_task_that_needs_5_percent() -> None:
+    a = advise(PARENT, task(5_000), SUB)
+    # Subagent: S0 = 8,000
+    #   reads  2 x 8,000 + 10,500 = 26,500 x 0.30 =  7,950 /M
+    #   writes 8,000 + 9,000 = 17,000 x 3.75      = 63,750 /M
+    #   output 22,500 /M, summary 4,500 /M        -> 98,700 /M
+    assert a.subagent_cost == M("98700")
+    assert a.difference == M("202800")
+    assert a.recommend
+    assert a.reason.startswith("delegate to claude-sonnet-4-6")
+    assert "$0.0987" in a.reason and "$0.3015" in a.reason
+    # The break-even does not depend on how much context this task needs.
+    assert a.break_even_context_tokens == 51_620
+
+
+def test_subagent_outliving_the_parent_ttl_pays_the_parent_rewrite() -> None:
+    slow = TaskProfile(5_000, 9_000, 3, 1_500, 400, duration_seconds=400)
+    a = advise(PARENT, slow, SUB)
+    # 100,000 x (6.25 - 0.50) = 575,000 /M on top of 98,700 /M
+    assert a.subagent_items["parent cache re-write"] == M("575000")
+    assert a.subagent_cost == M("673700")
+    assert not a.recommend
+    assert "past the parent's 300s of TTL" in a.reason
+
+
+def test_cold_parent_pays_the_rewrite_either_way() -> None:
+    cold = ParentState("claude-opus-4-7", OPUS, 100_000, ttl_left_seconds=0, later_turns=10)
+    warm_a = advise(PARENT, task(5_000), SUB)
+    cold_a = advise(cold, task(5_000), SUB)
+    # Both sides grow by 100,000 x (6.25 - 0.50) = 575,000 /M: the difference is unchanged.
+    assert cold_a.parent_cost == warm_a.parent_cost + M("575000")
+    assert cold_a.subagent_cost == warm_a.subagent_cost + M("575000")
+    assert cold_a.difference == warm_a.difference
+
+
+def test_warm_sibling_prefix_is_read_not_written() -> None:
+    warm = SubagentPlan("claude-haiku-4-5", HAIKU, prefix_tokens=20_000, prefix_warm=True)
+    coldp = SubagentPlan("claude-haiku-4-5", HAIKU, prefix_tokens=20_000)
+    a, b = advise(PARENT, task(0), warm), advise(PARENT, task(0), coldp)
+    # 20,000 tokens move from writes (1.25) to reads (0.10): 20,000 x 1.15 = 23,000 /M cheaper.
+    assert b.subagent_cost - a.subagent_cost == M("23000")
