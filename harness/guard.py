@@ -1,0 +1,585 @@
+"""CacheGuard: predicts each request's cached tokens, explains every miss, enforces a miss budget.
+
+Pure: the guard keeps its own model of what the provider's prompt cache holds (entries written at
+breakpoints, their TTLs, per model), fed by the requests the session sends and the usage they
+report; time is passed in. Before a request it predicts read / write / uncached tokens and how
+much of what the previous request left in the cache will be lost, and why. After the response it
+compares the prediction with the reported usage: whatever is still missing is "unexplained"
+(provider-side eviction or routing), carried beside the provider's own verdict when the response
+has one (Anthropic cache diagnostics, OpenAI prompt_cache_diagnostics).
+
+The rules mirror FACTS.md: Anthropic writes only at breakpoints at or above the model's minimum
+and reads by looking back at most 20 units from each breakpoint; OpenAI caches 128-token blocks of
+prompts of 1,024+ tokens; DeepSeek stores whole-request and fixed-part units and hits on a full
+unit match.
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Hashable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from decimal import Decimal
+from typing import Any
+
+from .cacheunits import Unit, anthropic_message_settings, openai_tokens
+from .canonical import chain_hash
+from .errors import UserError
+from .events import CacheBreak
+from .prices import Price, PriceTable
+from .sim.cache import BlockCache
+from .usage import Usage
+from .wire import WireRequest
+
+TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
+
+# Causes, in the order they are named when several apply to one request.
+CAUSES = (
+    "model",  # the model changed: the cache is per model
+    "tools",  # a tool definition changed (name, description, schema, order)
+    "system",  # the system prompt changed
+    "settings",  # thinking / effort / tool_choice / parallel_tool_calls changed
+    "history",  # an earlier message was rewritten (not an append)
+    "ttl",  # the entry expired while the session was idle
+    "lookback",  # a turn added more blocks than the 20-block lookback reaches
+    "below_minimum",  # the prefix is shorter than the model's minimum cacheable length
+    "unexplained",  # the provider read less than its own rules allow: eviction or routing
+)
+
+
+class CacheBudgetExceeded(UserError):
+    """A request or action would re-bill more than the session's cache-miss budget allows."""
+
+
+@dataclass(frozen=True)
+class CacheBudget:
+    """Limits on re-billed tokens / dollars, per session and per action (None = no limit)."""
+
+    session_tokens: int | None = None
+    session_dollars: Decimal | None = None
+    action_tokens: int | None = None
+    action_dollars: Decimal | None = None
+
+    def check(
+        self,
+        tokens: int,
+        dollars: Decimal | None,
+        spent_tokens: int,
+        spent_dollars: Decimal,
+        what: str,
+    ) -> None:
+        """Raise CacheBudgetExceeded if re-billing `tokens` / `dollars` breaks a limit."""
+        if tokens <= 0:
+            return
+        d = dollars or Decimal(0)
+        if self.action_tokens is not None and tokens > self.action_tokens:
+            raise CacheBudgetExceeded(
+                f"{what} would re-bill {tokens} cached tokens, over the per-action limit of "
+                f"{self.action_tokens}; nothing was sent",
+                where="budget.action_tokens",
+            )
+        if self.action_dollars is not None and d > self.action_dollars:
+            raise CacheBudgetExceeded(
+                f"{what} would re-bill ${d:.4f}, over the per-action limit of "
+                f"${self.action_dollars}; nothing was sent",
+                where="budget.action_dollars",
+            )
+        if self.session_tokens is not None and spent_tokens + tokens > self.session_tokens:
+            raise CacheBudgetExceeded(
+                f"{what} would re-bill {tokens} cached tokens; with {spent_tokens} already "
+                f"re-billed this passes the session limit of {self.session_tokens}; "
+                "nothing was sent",
+                where="budget.session_tokens",
+            )
+        if self.session_dollars is not None and spent_dollars + d > self.session_dollars:
+            raise CacheBudgetExceeded(
+                f"{what} would re-bill ${d:.4f}; with ${spent_dollars:.4f} already re-billed this "
+                f"passes the session limit of ${self.session_dollars}; nothing was sent",
+                where="budget.session_dollars",
+            )
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """What the guard expects the provider to report for one request, before it is sent."""
+
+    model: str
+    read: int
+    write_5m: int
+    write_1h: int
+    uncached: int
+    ceiling: int  # tokens the previous request left readable for this one
+    lost: int  # ceiling - read: tokens re-billed that were cached
+    cause: str | None  # why `lost` > 0 (or below_minimum), None when nothing is lost
+    detail: str = ""
+    lost_dollars: Decimal | None = None
+    input_dollars: Decimal | None = None
+    expires_at: float | None = None  # when the entry this request reads expires (before it)
+    # internal: position of the unit read (-1: none), for the cache model update
+    read_position: int = -1
+
+    @property
+    def input_total(self) -> int:
+        return self.read + self.write_5m + self.write_1h + self.uncached
+
+    def usage(self, output: int = 0) -> Usage:
+        return Usage(self.uncached, self.read, self.write_5m, self.write_1h, output)
+
+
+@dataclass
+class _Seen:
+    """What the guard keeps of a request it saw (not the body: the store has that)."""
+
+    model: str
+    api: str
+    units: tuple[Unit, ...]
+    cached_end: int  # tokens this request left readable in the cache
+    time: float
+    settings_key: bytes = b""
+
+
+def _rules_for(api: str, price: Price | None) -> str:
+    if api == "anthropic":
+        return "anthropic"
+    if api == "openai-compat" and (price is None or price.provider != "openai"):
+        return "deepseek"
+    return "openai"
+
+
+def provider_verdict(api: str, response: Mapping[str, Any] | None) -> str | None:
+    """The provider's own cache-miss reason, when the response carries one.
+
+    Anthropic cache diagnostics: `diagnostics.cache_miss_reason.type` (model_changed,
+    system_changed, tools_changed, messages_changed, previous_message_not_found, unavailable).
+    OpenAI Responses: `prompt_cache_diagnostics` (its reason / type field).
+    """
+    if not response:
+        return None
+    if api == "anthropic":
+        diag = response.get("diagnostics")
+        if isinstance(diag, Mapping):
+            reason = diag.get("cache_miss_reason")
+            if isinstance(reason, Mapping):
+                t = reason.get("type")
+                return str(t) if t else None
+            if isinstance(reason, str):
+                return reason
+        return None
+    diag = response.get("prompt_cache_diagnostics")
+    if isinstance(diag, Mapping):
+        for key in ("cache_miss_reason", "reason", "type"):
+            v = diag.get(key)
+            if isinstance(v, Mapping):
+                v = v.get("type")
+            if isinstance(v, str) and v:
+                return v
+    return None
+
+
+class CacheGuard:
+    """Models one session's prompt cache: predicts, then checks, every request."""
+
+    def __init__(
+        self,
+        prices: PriceTable | None = None,
+        *,
+        budget: CacheBudget | None = None,
+        lookback: int = 20,
+        block_tokens: int = 128,
+    ) -> None:
+        self.prices = prices or PriceTable.default()
+        self.budget = budget or CacheBudget()
+        self.lookback = lookback
+        self.block_tokens = block_tokens
+        self._cache = BlockCache(None, "lru")
+        self._ends: dict[Hashable, int] = {}
+        self._last: _Seen | None = None
+        self._token_memo: dict[str, list[int]] = {}
+        self.rebilled_tokens = 0
+        self.rebilled_dollars = Decimal(0)
+        self.breaks: list[CacheBreak] = []
+        self.requests = 0
+        self.unexplained_tolerance = 0.02
+
+    # -- rules --------------------------------------------------------------------------------
+
+    def price(self, model: str) -> Price | None:
+        return self.prices.lookup(model)
+
+    def min_tokens(self, model: str, api: str) -> int:
+        p = self.price(model)
+        if p is not None:
+            return p.min_cacheable_tokens
+        return 1024
+
+    def ttl_seconds(self, model: str) -> float:
+        p = self.price(model)
+        return float(p.cache_ttl_seconds) if p is not None else 300.0
+
+    def _tokens(self, req: WireRequest) -> list[int]:
+        key = req.units[-1].chain if req.units else ""
+        memo = self._token_memo.get(key)
+        if memo is None:
+            memo = openai_tokens(req.body)
+            # Keep only the latest few: pings and quotes rebuild the same body.
+            if len(self._token_memo) > 8:
+                self._token_memo.clear()
+            self._token_memo[key] = memo
+        return memo
+
+    def _block_keys(self, model: str, tokens: Sequence[int]) -> list[str]:
+        keys: list[str] = []
+        parent = chain_hash("", model.encode("utf-8"))
+        b = self.block_tokens
+        for start in range(0, len(tokens) - b + 1, b):
+            parent = chain_hash(parent, array("I", tokens[start : start + b]).tobytes())
+            keys.append(parent)
+        return keys
+
+    # -- the read rules, per provider ------------------------------------------------------------
+
+    def _anthropic_read(
+        self, model: str, units: Sequence[Unit], now: float, ignore_ttl: bool = False
+    ) -> tuple[int, list[Unit]]:
+        """(position read or -1, eligible breakpoints) as the provider would find them."""
+        min_tokens = self.min_tokens(model, "anthropic")
+        eligible = [u for u in units if u.breakpoint is not None and u.end >= min_tokens]
+        hit = -1
+        for bp in eligible:
+            stop = max(-1, bp.position - self.lookback)
+            for pos in range(bp.position, stop, -1):
+                if pos <= hit:
+                    break
+                key = ("a", model, units[pos].chain)
+                if self._present(key, now, ignore_ttl):
+                    hit = pos
+                    break
+        return hit, eligible
+
+    def _present(self, key: Hashable, now: float, ignore_ttl: bool) -> bool:
+        if ignore_ttl:
+            return key in self._cache
+        return self._cache.peek(key, now)
+
+    def _read_tokens(
+        self, req: WireRequest, model: str, now: float, ignore_ttl: bool = False
+    ) -> tuple[int, int, float | None]:
+        """(tokens read, position read, expiry of the entry read) for `req` on `model`."""
+        rules = _rules_for(req.api, self.price(model))
+        units = req.units
+        if rules == "anthropic":
+            hit, _ = self._anthropic_read(model, units, now, ignore_ttl)
+            if hit < 0:
+                return 0, -1, None
+            return units[hit].end, hit, self._cache.expires_at(("a", model, units[hit].chain))
+        if rules == "deepseek":
+            for u in reversed(units):
+                dkey = ("d", model, u.chain)
+                if self._present(dkey, now, ignore_ttl):
+                    return u.end, u.position, self._cache.expires_at(dkey)
+            return 0, -1, None
+        tokens = self._tokens(req)
+        min_tokens = self.min_tokens(model, req.api)
+        if len(tokens) < min_tokens:
+            return 0, -1, None
+        n = 0
+        expiry: float | None = None
+        for key in self._block_keys(model, tokens):
+            k = ("o", key)
+            if not self._present(k, now, ignore_ttl):
+                break
+            n += 1
+            expiry = self._cache.expires_at(k)
+        cached = n * self.block_tokens
+        if cached < min_tokens:
+            return 0, -1, None
+        return cached, n - 1, expiry
+
+    # -- prediction ------------------------------------------------------------------------------
+
+    def predict(self, req: WireRequest, now: float) -> Prediction:
+        """What the provider should report for `req` sent at `now`. Changes nothing."""
+        model = req.model
+        price = self.price(model)
+        rules = _rules_for(req.api, price)
+        total = req.input_tokens
+        read, pos, expiry = self._read_tokens(req, model, now)
+        w5 = w1 = 0
+        if rules == "anthropic":
+            prev = read
+            for bp in req.units:
+                if bp.breakpoint is None or bp.position <= pos:
+                    continue
+                if bp.end < self.min_tokens(model, "anthropic"):
+                    continue
+                span = bp.end - prev
+                prev = bp.end
+                if bp.breakpoint == "1h":
+                    w1 += span
+                else:
+                    w5 += span
+        elif price is not None and price.cache_write_5m is not None and rules == "openai":
+            # Models with a write fee bill what they newly store as a write.
+            cacheable = (total // self.block_tokens) * self.block_tokens
+            if total >= self.min_tokens(model, req.api):
+                w5 = max(cacheable - read, 0)
+        uncached = max(total - read - w5 - w1, 0)
+        ceiling, cause, detail = self._explain(req, read, now)
+        lost = max(ceiling - read, 0)
+        if cause == "below_minimum":
+            lost = ceiling
+        elif lost == 0:
+            cause, detail = None, ""
+        pred = Prediction(
+            model=model,
+            read=read,
+            write_5m=w5,
+            write_1h=w1,
+            uncached=uncached,
+            ceiling=ceiling,
+            lost=lost,
+            cause=cause,
+            detail=detail,
+            expires_at=expiry,
+            read_position=pos,
+        )
+        if price is not None:
+            pred = replace(
+                pred,
+                input_dollars=price.cost(pred.usage()),
+                lost_dollars=self._lost_dollars(price, pred.usage(), lost),
+            )
+        return pred
+
+    @staticmethod
+    def _lost_dollars(price: Price, usage: Usage, lost: int) -> Decimal:
+        """What `lost` re-billed tokens cost over reading them: actual - counterfactual."""
+        if lost <= 0:
+            return Decimal(0)
+        left = lost
+        counts = [usage.cache_write_1h, usage.cache_write_5m, usage.uncached_input]
+        for i, n in enumerate(counts):
+            take = min(left, n)
+            counts[i] -= take
+            left -= take
+        moved = lost - left
+        w1, w5, unc = counts
+        counter = Usage(unc, usage.cache_read + moved, w5, w1, usage.output)
+        return price.cost(usage) - price.cost(counter)
+
+    def _divergence(self, prev: _Seen, req: WireRequest) -> Unit | None:
+        """The first unit of `req` that differs from `prev` (None: req extends prev)."""
+        units = req.units
+        n = min(len(prev.units), len(units))
+        # Append-only is the common case: check the last shared unit first.
+        if n and prev.units[n - 1].chain == units[n - 1].chain:
+            return None if n == len(prev.units) else units[n]
+        lo, hi = 0, n  # first index where the chains differ (chains are prefix hashes)
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if prev.units[mid].chain == units[mid].chain:
+                lo = mid + 1
+            else:
+                hi = mid
+        if lo < len(units):
+            return units[lo]
+        return prev.units[lo] if lo < len(prev.units) else None
+
+    def _explain(self, req: WireRequest, read: int, now: float) -> tuple[int, str | None, str]:
+        """(ceiling, cause, detail): what the previous request left readable, and why not read."""
+        prev = self._last
+        if prev is None:
+            return 0, None, ""
+        div = self._divergence(prev, req)
+        shared = 0
+        if div is None:
+            shared = min(prev.units[-1].end if prev.units else 0, req.input_tokens)
+        else:
+            shared = req.units[div.position - 1].end if div.position > 0 else 0
+        if prev.cached_end == 0:
+            # Nothing was cached last time; the shared prefix was too short to be cached.
+            min_tokens = self.min_tokens(req.model, req.api)
+            if read == 0 and shared > 0 and shared < min_tokens and prev.model == req.model:
+                return (
+                    shared,
+                    "below_minimum",
+                    f"{shared} shared tokens are below {req.model}'s minimum of {min_tokens}",
+                )
+            return 0, None, ""
+        ceiling = prev.cached_end
+        if read >= ceiling:
+            return ceiling, None, ""
+        if prev.model != req.model:
+            return ceiling, "model", f"model changed from {prev.model} to {req.model}"
+        if div is not None and div.end - div.tokens < ceiling and div.position < len(prev.units):
+            section = div.section
+            if (
+                section == "messages"
+                and req.api == "anthropic"
+                and prev.settings_key != _anthropic_settings(req)
+            ):
+                return ceiling, "settings", "thinking / effort / tool_choice changed"
+            if section == "settings":
+                return ceiling, "settings", "request settings that key the cache changed"
+            if section in ("tools", "system"):
+                return ceiling, section, f"{section} changed at unit {div.position}"
+            return ceiling, "history", f"earlier message rewritten at unit {div.position}"
+        # Unchanged content: did the entry expire?
+        read_any, _, _ = self._read_tokens(req, req.model, now, ignore_ttl=True)
+        if read_any > read:
+            return ceiling, "ttl", f"cache entry expired after {now - prev.time:.0f}s idle"
+        if req.api == "anthropic":
+            return ceiling, "lookback", "the turn added more blocks than the 20-block lookback"
+        return ceiling, "unexplained", "not read although unchanged and unexpired"
+
+    def check_budget(self, pred: Prediction, what: str = "this request") -> None:
+        """Raise before sending when the predicted re-bill breaks the cache-miss budget."""
+        if pred.cause in (None, "below_minimum"):
+            return
+        self.budget.check(
+            pred.lost, pred.lost_dollars, self.rebilled_tokens, self.rebilled_dollars, what
+        )
+
+    # -- observation -----------------------------------------------------------------------------
+
+    def observe(
+        self,
+        req: WireRequest,
+        pred: Prediction,
+        usage: Usage,
+        now: float,
+        *,
+        request_index: int | None = None,
+        verdict: str | None = None,
+    ) -> CacheBreak | None:
+        """Record what the provider reported for `req` (sent at `now`); return any miss."""
+        index = self.requests if request_index is None else request_index
+        self.requests += 1
+        model = req.model
+        price = self.price(model)
+        reported = usage.cache_read
+        brk: CacheBreak | None = None
+        if pred.cause is not None and pred.lost > 0:
+            dollars = (
+                self._lost_dollars(price, usage, pred.lost) if price is not None else None
+            )
+            brk = CacheBreak(index, pred.cause, pred.lost, dollars, pred.detail, verdict)
+        # Real providers count tokens their own way: a small shortfall is not a miss.
+        if pred.read - reported > max(self.unexplained_tolerance * pred.read, 0):
+            missing = pred.read - reported
+            dollars = self._lost_dollars(price, usage, missing) if price is not None else None
+            if brk is None:
+                brk = CacheBreak(
+                    index,
+                    "unexplained",
+                    missing,
+                    dollars,
+                    f"predicted {pred.read} cached tokens, provider read {reported}: "
+                    "evicted or routed elsewhere on the provider's side",
+                    verdict,
+                )
+            else:
+                extra = dollars if dollars is not None else Decimal(0)
+                brk = replace(
+                    brk,
+                    tokens_rebilled=brk.tokens_rebilled + missing,
+                    dollars=None if brk.dollars is None else brk.dollars + extra,
+                    detail=f"{brk.detail}; {missing} more tokens unexplained",
+                )
+        if brk is not None and brk.cause != "below_minimum":
+            self.rebilled_tokens += brk.tokens_rebilled
+            self.rebilled_dollars += brk.dollars or Decimal(0)
+        if brk is not None:
+            self.breaks.append(brk)
+        self._update(req, pred, usage, now)
+        return brk
+
+    def _update(self, req: WireRequest, pred: Prediction, usage: Usage, now: float) -> None:
+        """Bring the cache model in line with what the provider did for `req`."""
+        model = req.model
+        rules = _rules_for(req.api, self.price(model))
+        units = req.units
+        cached_end = 0
+        if rules == "anthropic":
+            min_tokens = self.min_tokens(model, "anthropic")
+            hit = -1
+            if usage.cache_read > 0:
+                for u in units:
+                    if u.end == usage.cache_read:
+                        hit = u.position
+                if hit < 0 and pred.read_position >= 0:
+                    hit = pred.read_position  # provider counts differ from ours: trust the rules
+                if hit >= 0:
+                    self._cache.get(("a", model, units[hit].chain), now)
+                    cached_end = units[hit].end
+            for bp in units:
+                if bp.breakpoint is None or bp.end < min_tokens or bp.position <= hit:
+                    continue
+                key = ("a", model, bp.chain)
+                self._cache.put(key, now, TTL_SECONDS.get(bp.breakpoint, 300.0))
+                cached_end = bp.end
+        elif rules == "deepseek":
+            ttl = self.ttl_seconds(model)
+            total = req.input_tokens
+            min_tokens = self.min_tokens(model, req.api)
+            for u in reversed(units):
+                if self._cache.get(("d", model, u.chain), now):
+                    break
+            if units and total >= min_tokens:
+                fixed = [u for u in units if u.section != "messages"]
+                if fixed and fixed[-1].end >= min_tokens:
+                    self._cache.put(("d", model, fixed[-1].chain), now, ttl)
+                self._cache.put(("d", model, units[-1].chain), now, ttl)
+                cached_end = total
+        else:
+            tokens = self._tokens(req)
+            if len(tokens) >= self.min_tokens(model, req.api):
+                ttl = self.ttl_seconds(model)
+                keys = self._block_keys(model, tokens)
+                for k in keys:
+                    self._cache.put(("o", k), now, ttl)
+                cached_end = len(keys) * self.block_tokens
+        self._last = _Seen(
+            model, req.api, tuple(units), cached_end, now, _anthropic_settings(req)
+        )
+
+    def forget_last(self) -> None:
+        """Start a new lineage (after compaction): the next request is not compared to the last."""
+        self._last = None
+
+    # -- state for quotes and keep-alive ---------------------------------------------------------
+
+    @property
+    def last_model(self) -> str | None:
+        return self._last.model if self._last else None
+
+    @property
+    def last_cached_tokens(self) -> int:
+        return self._last.cached_end if self._last else 0
+
+    @property
+    def last_time(self) -> float | None:
+        return self._last.time if self._last else None
+
+    def warm_until(self, req: WireRequest, now: float) -> float | None:
+        """When the entry `req` would read expires (None: it reads nothing now)."""
+        read, _, expiry = self._read_tokens(req, req.model, now)
+        return expiry if read > 0 else None
+
+    def snapshot(self) -> dict[str, Any]:
+        """Counters for reports: re-billed tokens and dollars, misses by cause."""
+        by_cause: dict[str, int] = {}
+        for b in self.breaks:
+            by_cause[b.cause] = by_cause.get(b.cause, 0) + b.tokens_rebilled
+        return {
+            "requests": self.requests,
+            "rebilled_tokens": self.rebilled_tokens,
+            "rebilled_dollars": str(self.rebilled_dollars),
+            "by_cause": by_cause,
+        }
+
+
+def _anthropic_settings(req: WireRequest) -> bytes:
+    if req.api != "anthropic":
+        return b""
+    return anthropic_message_settings(req.body)
