@@ -1,0 +1,27 @@
+"""A local provider emulator: Anthropic and OpenAI wire formats with their prompt-cache rules.
+
+`Emulator.start(config=EmulatorConfig(...), clock=ManualClock())` serves on 127.0.0.1 from a
+background thread; the official SDKs talk to it through `base_url` (Anthropic: `emu.base_url`,
+OpenAI: `emu.base_url + "/v1"`). Its model is scripted and deterministic, its cache follows the
+providers' documented rules (see promptcache), and tests read `emu.requests` for what it saw.
+"""
+
+from .config import AnthropicCacheConfig, EmulatorConfig, FaultSpec, OpenAICacheConfig
+from .model import BUILTIN, BUILTIN_PROMPTS, Reply, Rule, Script, ScriptedModel, Step
+from .server import Emulator, RecordedRequest
+
+__all__ = [
+    "BUILTIN",
+    "BUILTIN_PROMPTS",
+    "AnthropicCacheConfig",
+    "Emulator",
+    "EmulatorConfig",
+    "FaultSpec",
+    "OpenAICacheConfig",
+    "RecordedRequest",
+    "Reply",
+    "Rule",
+    "Script",
+    "ScriptedModel",
+    "Step",
+]

@@ -1,0 +1,314 @@
+"""Anthropic Messages wire format: request checks, the response body and its SSE events. Pure."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..cacheunits import Unit
+from .apierror import ApiError
+from .model import Conversation, Reply
+from .promptcache import AnthropicOutcome
+
+MESSAGE_FIELDS = frozenset(
+    {
+        "model",
+        "messages",
+        "max_tokens",
+        "system",
+        "tools",
+        "tool_choice",
+        "metadata",
+        "stop_sequences",
+        "stream",
+        "temperature",
+        "top_p",
+        "top_k",
+        "thinking",
+        "cache_control",
+        "service_tier",
+        "container",
+        "mcp_servers",
+        "output_config",
+        "context_management",
+        "inference_geo",
+    }
+)
+COUNT_FIELDS = MESSAGE_FIELDS - {
+    "max_tokens",
+    "stream",
+    "stop_sequences",
+    "temperature",
+    "top_p",
+    "top_k",
+    "metadata",
+    "service_tier",
+}
+BLOCK_TYPES = frozenset(
+    {
+        "text",
+        "image",
+        "document",
+        "tool_use",
+        "tool_result",
+        "thinking",
+        "redacted_thinking",
+        "server_tool_use",
+        "web_search_tool_result",
+        "search_result",
+        "container_upload",
+    }
+)
+SYSTEM_BLOCK_TYPES = frozenset({"text"})
+
+
+def _check_block(block: Any, where: str) -> None:
+    if not isinstance(block, Mapping):
+        raise ApiError(400, f"{where}: Input should be a valid dictionary")
+    kind = block.get("type")
+    if kind not in BLOCK_TYPES:
+        raise ApiError(400, f"{where}.type: Input tag {kind!r} does not match any expected tag")
+    if kind == "text" and not isinstance(block.get("text"), str):
+        raise ApiError(400, f"{where}.text: Field required (a string)")
+    if kind == "tool_use" and not (
+        isinstance(block.get("id"), str)
+        and isinstance(block.get("name"), str)
+        and isinstance(block.get("input"), Mapping)
+    ):
+        raise ApiError(400, f"{where}: tool_use blocks need id, name and an object input")
+    if kind == "tool_result" and not isinstance(block.get("tool_use_id"), str):
+        raise ApiError(400, f"{where}.tool_use_id: Field required")
+    cc = block.get("cache_control")
+    if cc is not None:
+        _check_cache_control(cc, f"{where}.cache_control")
+
+
+def _check_cache_control(cc: Any, where: str) -> None:
+    if not isinstance(cc, Mapping) or cc.get("type") != "ephemeral":
+        raise ApiError(400, f"{where}: expected {{'type': 'ephemeral'}}")
+    if cc.get("ttl", "5m") not in ("5m", "1h"):
+        raise ApiError(400, f"{where}.ttl: Input should be '5m' or '1h'")
+    extra = set(cc) - {"type", "ttl"}
+    if extra:
+        raise ApiError(400, f"{where}.{sorted(extra)[0]}: Extra inputs are not permitted")
+
+
+def validate(body: Any, *, count_tokens: bool = False) -> None:
+    """Raise a 400 ApiError for a body the real API would reject."""
+    if not isinstance(body, Mapping):
+        raise ApiError(400, "request body must be a JSON object")
+    allowed = COUNT_FIELDS if count_tokens else MESSAGE_FIELDS
+    for key in body:
+        if key not in allowed:
+            raise ApiError(400, f"{key}: Extra inputs are not permitted", param=key)
+    if not isinstance(body.get("model"), str):
+        raise ApiError(400, "model: Field required", param="model")
+    if not count_tokens:
+        mt = body.get("max_tokens")
+        if not isinstance(mt, int) or isinstance(mt, bool) or mt < 0:
+            raise ApiError(400, "max_tokens: Field required (a non-negative integer)")
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise ApiError(400, "messages: Field required (a non-empty list)", param="messages")
+    for i, msg in enumerate(messages):
+        where = f"messages.{i}"
+        if not isinstance(msg, Mapping) or msg.get("role") not in ("user", "assistant"):
+            raise ApiError(400, f"{where}.role: Input should be 'user' or 'assistant'")
+        if set(msg) - {"role", "content"}:
+            extra = sorted(set(msg) - {"role", "content"})[0]
+            raise ApiError(400, f"{where}.{extra}: Extra inputs are not permitted")
+        content = msg.get("content")
+        if isinstance(content, str):
+            continue
+        if not isinstance(content, list):
+            raise ApiError(400, f"{where}.content: Input should be a string or a list of blocks")
+        for j, block in enumerate(content):
+            _check_block(block, f"{where}.content.{j}")
+    system = body.get("system")
+    if system is not None and not isinstance(system, str):
+        if not isinstance(system, list):
+            raise ApiError(400, "system: Input should be a string or a list of text blocks")
+        for j, block in enumerate(system):
+            if not isinstance(block, Mapping) or block.get("type") not in SYSTEM_BLOCK_TYPES:
+                raise ApiError(400, f"system.{j}.type: Input tag does not match 'text'")
+            _check_block(block, f"system.{j}")
+    tools = body.get("tools")
+    if tools is not None:
+        if not isinstance(tools, list):
+            raise ApiError(400, "tools: Input should be a valid list")
+        for j, t in enumerate(tools):
+            if not isinstance(t, Mapping) or not isinstance(t.get("name"), str):
+                raise ApiError(400, f"tools.{j}.name: Field required")
+            if "cache_control" in t:
+                _check_cache_control(t["cache_control"], f"tools.{j}.cache_control")
+    if "cache_control" in body:
+        _check_cache_control(body["cache_control"], "cache_control")
+
+
+def check_breakpoints(units: Sequence[Unit], limit: int) -> None:
+    """At most `limit` breakpoints, and longer TTLs before shorter ones."""
+    bps = [u for u in units if u.breakpoint is not None]
+    if len(bps) > limit:
+        raise ApiError(
+            400,
+            f"A maximum of {limit} blocks with cache_control may be provided. Found {len(bps)}.",
+        )
+    seen_5m = False
+    for u in bps:
+        if u.breakpoint == "5m":
+            seen_5m = True
+        elif u.breakpoint == "1h" and seen_5m:
+            raise ApiError(
+                400, "a ttl='1h' cache_control block must not come after a ttl='5m' block"
+            )
+
+
+def _blocks(content: Any) -> list[Mapping[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    return [b for b in content if isinstance(b, Mapping)] if isinstance(content, list) else []
+
+
+def conversation(body: Mapping[str, Any]) -> Conversation:
+    """The scripted model's view of an Anthropic request."""
+    turn = 0
+    text = ""
+    step = 0
+    for msg in body.get("messages") or []:
+        blocks = _blocks(msg.get("content"))
+        if msg.get("role") == "user":
+            texts = [str(b.get("text", "")) for b in blocks if b.get("type") == "text"]
+            if texts and not any(b.get("type") == "tool_result" for b in blocks):
+                turn += 1
+                text = "\n".join(texts)
+                step = 0
+        else:
+            step += 1
+    tools = tuple(str(t.get("name")) for t in body.get("tools") or [] if isinstance(t, Mapping))
+    return Conversation(turn, text, step, tools)
+
+
+def usage_dict(outcome: AnthropicOutcome, output_tokens: int) -> dict[str, Any]:
+    return {
+        "input_tokens": outcome.input_tokens,
+        "cache_creation_input_tokens": outcome.cache_creation,
+        "cache_read_input_tokens": outcome.cache_read,
+        "cache_creation": {
+            "ephemeral_5m_input_tokens": outcome.write_5m,
+            "ephemeral_1h_input_tokens": outcome.write_1h,
+        },
+        "output_tokens": output_tokens,
+        "service_tier": "standard",
+    }
+
+
+def content_blocks(reply: Reply) -> list[dict[str, Any]]:
+    blocks: list[dict[str, Any]] = []
+    if reply.text:
+        blocks.append({"type": "text", "text": reply.text})
+    for call in reply.tool_calls:
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": "toolu_" + call.id,
+                "name": call.name,
+                "input": dict(call.input),
+            }
+        )
+    return blocks
+
+
+def message(
+    body: Mapping[str, Any], reply: Reply | None, outcome: AnthropicOutcome, msg_id: str
+) -> dict[str, Any]:
+    """The non-streaming response. `reply` None: a `max_tokens: 0` warm-up, no content."""
+    if reply is None:
+        blocks: list[dict[str, Any]] = []
+        stop = "max_tokens"
+        out = 0
+    else:
+        blocks = content_blocks(reply)
+        stop = "tool_use" if reply.tool_calls else "end_turn"
+        out = reply.output_tokens
+    return {
+        "id": msg_id,
+        "type": "message",
+        "role": "assistant",
+        "model": body["model"],
+        "content": blocks,
+        "stop_reason": stop,
+        "stop_sequence": None,
+        "usage": usage_dict(outcome, out),
+    }
+
+
+def _chunks(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)] or [""]
+
+
+def sse_events(msg: Mapping[str, Any], chunk_chars: int) -> list[tuple[str, dict[str, Any]]]:
+    """The SSE event sequence that streams `msg` (what the SDKs' stream parsers expect)."""
+    start_usage = dict(msg["usage"])
+    start_usage["output_tokens"] = min(1, int(msg["usage"]["output_tokens"]))
+    start = {**msg, "content": [], "stop_reason": None, "usage": start_usage}
+    events: list[tuple[str, dict[str, Any]]] = [
+        ("message_start", {"type": "message_start", "message": start}),
+        ("ping", {"type": "ping"}),
+    ]
+    for index, block in enumerate(msg["content"]):
+        if block["type"] == "text":
+            events.append(
+                (
+                    "content_block_start",
+                    {
+                        "type": "content_block_start",
+                        "index": index,
+                        "content_block": {"type": "text", "text": ""},
+                    },
+                )
+            )
+            for piece in _chunks(block["text"], chunk_chars):
+                events.append(
+                    (
+                        "content_block_delta",
+                        {
+                            "type": "content_block_delta",
+                            "index": index,
+                            "delta": {"type": "text_delta", "text": piece},
+                        },
+                    )
+                )
+        else:
+            head = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
+            events.append(
+                (
+                    "content_block_start",
+                    {"type": "content_block_start", "index": index, "content_block": head},
+                )
+            )
+            raw = json.dumps(block["input"], separators=(",", ":"))
+            for piece in _chunks(raw, chunk_chars):
+                events.append(
+                    (
+                        "content_block_delta",
+                        {
+                            "type": "content_block_delta",
+                            "index": index,
+                            "delta": {"type": "input_json_delta", "partial_json": piece},
+                        },
+                    )
+                )
+        events.append(("content_block_stop", {"type": "content_block_stop", "index": index}))
+    events.append(
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": msg["stop_reason"], "stop_sequence": None},
+                "usage": {k: v for k, v in msg["usage"].items() if k != "service_tier"},
+            },
+        )
+    )
+    events.append(("message_stop", {"type": "message_stop"}))
+    return events

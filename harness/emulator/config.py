@@ -1,0 +1,125 @@
+"""EmulatorConfig: how the local provider behaves (cache sizes, routing, faults, script).
+
+A pydantic model so that a config file (YAML or JSON, `prefixlock serve --config FILE`) is checked
+field by field: a mistake names the file and the field and the CLI exits 2. Every field has a
+default that behaves like the real providers, so `EmulatorConfig()` is the cache-aware server.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Literal
+
+import pydantic
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..errors import ConfigError
+
+FaultKind = Literal["429", "529", "500", "cut", "latency"]
+
+
+class FaultSpec(BaseModel):
+    """One fault to inject. `count` requests matching `path` (a prefix; empty = any) get it.
+
+    `after` skips that many matching requests first. `retry_after` (seconds, may be fractional:
+    sent as both `retry-after` and `retry-after-ms`) applies to 429/529. `seconds` is the added
+    latency for `latency` faults, measured on the emulator's clock.
+    """
+
+    model_config = ConfigDict(extra="forbid")
+
+    kind: FaultKind
+    count: int = Field(default=1, ge=0)
+    after: int = Field(default=0, ge=0)
+    path: str = ""
+    retry_after: float | None = Field(default=None, ge=0)
+    seconds: float = Field(default=0.0, ge=0)
+
+
+class AnthropicCacheConfig(BaseModel):
+    """Anthropic's prompt cache: capacity (entries, None = unbounded) and eviction policy."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    capacity_blocks: int | None = Field(default=None, gt=0)
+    policy: Literal["lru", "fifo", "lfu"] = "lru"
+    lookback_blocks: int = Field(default=20, gt=0)
+    max_breakpoints: int = Field(default=4, gt=0)
+
+
+class OpenAICacheConfig(BaseModel):
+    """OpenAI's automatic cache: machines, routing, per-machine capacity (128-token blocks)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    machines: int = Field(default=4, gt=0)
+    routing: Literal["prefix-hash", "random", "round-robin"] = "prefix-hash"
+    capacity_blocks: int | None = Field(default=None, gt=0)
+    policy: Literal["lru", "fifo", "lfu"] = "lru"
+    block_tokens: int = Field(default=128, gt=0)
+    route_tokens: int = Field(default=256, gt=0)
+    overflow_per_minute: int = Field(default=15, gt=0)
+
+
+class EmulatorConfig(BaseModel):
+    """The whole emulator configuration."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=0, ge=0, le=65535)
+    seed: int = 0
+    max_body_bytes: int = Field(default=32 * 1024 * 1024, gt=0)
+    prices: str | None = None  # a price file merged over the built-in table (models it knows)
+    script: str | None = None  # a script file (YAML or JSON); None = the built-in session
+    anthropic: AnthropicCacheConfig = Field(default_factory=lambda: AnthropicCacheConfig())
+    openai: OpenAICacheConfig = Field(default_factory=lambda: OpenAICacheConfig())
+    faults: list[FaultSpec] = Field(default_factory=list)
+    stream_chunk_chars: int = Field(default=24, gt=0)  # text per SSE delta
+
+    @classmethod
+    def crude(cls, **overrides: Any) -> EmulatorConfig:
+        """A careless serving setup: random routing over 8 machines, little cache capacity."""
+        base: dict[str, Any] = {
+            "anthropic": {"capacity_blocks": 3},
+            "openai": {"machines": 8, "routing": "random", "capacity_blocks": 400},
+        }
+        base.update(overrides)
+        return cls.model_validate(base)
+
+    @classmethod
+    def load(cls, path: str | Path) -> EmulatorConfig:
+        """Read a YAML or JSON config file; errors name the file and the field."""
+        p = Path(path)
+        try:
+            text = p.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"cannot read config: {exc.strerror}", where=str(p)) from None
+        data: Any
+        if p.suffix.lower() == ".json":
+            try:
+                data = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise ConfigError(
+                    f"invalid JSON: {exc.msg}", where=f"{p}:{exc.lineno}:{exc.colno}"
+                ) from None
+        else:
+            import yaml
+
+            try:
+                data = yaml.safe_load(text)
+            except yaml.YAMLError as exc:
+                mark = getattr(exc, "problem_mark", None)
+                where = f"{p}:{mark.line + 1}" if mark is not None else str(p)
+                raise ConfigError(f"invalid YAML: {exc}", where=where) from None
+        if data is None:
+            data = {}
+        if not isinstance(data, dict):
+            raise ConfigError("expected a mapping of settings", where=str(p))
+        try:
+            return cls.model_validate(data)
+        except pydantic.ValidationError as exc:
+            err = exc.errors()[0]
+            field = ".".join(str(x) for x in err["loc"]) or "(top level)"
+            raise ConfigError(err["msg"], where=f"{p}: {field}") from None

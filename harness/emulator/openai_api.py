@@ -1,0 +1,453 @@
+"""OpenAI wire formats (Chat Completions, Responses; DeepSeek-style usage). Pure.
+
+Request checks, the scripted model's view of a conversation, response bodies and their streamed
+chunks or events, and usage exactly where each API puts it: prompt/input tokens INCLUDE cached
+tokens, which sit in `prompt_tokens_details` (chat) or `input_tokens_details` (responses);
+DeepSeek reports `prompt_cache_hit_tokens` and `prompt_cache_miss_tokens` instead.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from .apierror import ApiError
+from .model import Conversation, Reply
+
+CHAT_FIELDS = frozenset(
+    {
+        "model",
+        "messages",
+        "stream",
+        "stream_options",
+        "tools",
+        "tool_choice",
+        "temperature",
+        "top_p",
+        "max_tokens",
+        "max_completion_tokens",
+        "n",
+        "stop",
+        "user",
+        "prompt_cache_key",
+        "prompt_cache_retention",
+        "prompt_cache_options",
+        "parallel_tool_calls",
+        "response_format",
+        "reasoning_effort",
+        "verbosity",
+        "seed",
+        "metadata",
+        "store",
+        "frequency_penalty",
+        "presence_penalty",
+        "logprobs",
+        "top_logprobs",
+        "logit_bias",
+        "service_tier",
+        "safety_identifier",
+        "modalities",
+        "audio",
+        "prediction",
+        "web_search_options",
+        "functions",
+        "function_call",
+    }
+)
+RESPONSES_FIELDS = frozenset(
+    {
+        "model",
+        "input",
+        "instructions",
+        "tools",
+        "tool_choice",
+        "stream",
+        "stream_options",
+        "max_output_tokens",
+        "temperature",
+        "top_p",
+        "prompt_cache_key",
+        "prompt_cache_retention",
+        "prompt_cache_options",
+        "parallel_tool_calls",
+        "reasoning",
+        "text",
+        "store",
+        "metadata",
+        "include",
+        "truncation",
+        "user",
+        "service_tier",
+        "background",
+        "safety_identifier",
+        "max_tool_calls",
+        "top_logprobs",
+    }
+)
+CHAT_ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
+CHAT_PART_TYPES = frozenset({"text", "image_url", "input_audio", "file", "refusal"})
+INPUT_PART_TYPES = frozenset({"input_text", "input_image", "input_file", "output_text", "refusal"})
+ITEM_TYPES = frozenset({"message", "function_call", "function_call_output", "reasoning"})
+
+
+def _common(body: Any, allowed: frozenset[str]) -> None:
+    if not isinstance(body, Mapping):
+        raise ApiError(400, "request body must be a JSON object")
+    for key in body:
+        if key not in allowed:
+            raise ApiError(400, f"Unrecognized request argument supplied: {key}", param=key)
+    if not isinstance(body.get("model"), str):
+        raise ApiError(400, "you must provide a model parameter", param="model")
+    tools = body.get("tools")
+    if tools is not None and not isinstance(tools, list):
+        raise ApiError(400, "Invalid type for 'tools': expected an array", param="tools")
+
+
+def validate_chat(body: Any) -> None:
+    _common(body, CHAT_FIELDS)
+    messages = body.get("messages")
+    if not isinstance(messages, list) or not messages:
+        raise ApiError(400, "'messages' must be a non-empty array", param="messages")
+    for i, msg in enumerate(messages):
+        where = f"messages[{i}]"
+        if not isinstance(msg, Mapping) or msg.get("role") not in CHAT_ROLES:
+            raise ApiError(400, f"Invalid value for '{where}.role'", param=f"{where}.role")
+        content = msg.get("content")
+        if content is None or isinstance(content, str):
+            continue
+        if not isinstance(content, list):
+            raise ApiError(400, f"Invalid type for '{where}.content'", param=f"{where}.content")
+        for j, part in enumerate(content):
+            if not isinstance(part, Mapping) or part.get("type") not in CHAT_PART_TYPES:
+                raise ApiError(
+                    400,
+                    f"Invalid value for '{where}.content[{j}].type'",
+                    param=f"{where}.content[{j}].type",
+                )
+    for j, tool in enumerate(body.get("tools") or []):
+        fn = tool.get("function") if isinstance(tool, Mapping) else None
+        if not isinstance(fn, Mapping) or not isinstance(fn.get("name"), str):
+            raise ApiError(400, f"Missing required parameter: 'tools[{j}].function.name'")
+
+
+def validate_responses(body: Any) -> None:
+    _common(body, RESPONSES_FIELDS)
+    raw = body.get("input")
+    if isinstance(raw, str):
+        return
+    if not isinstance(raw, list) or not raw:
+        raise ApiError(400, "'input' must be a string or a non-empty array", param="input")
+    for i, item in enumerate(raw):
+        where = f"input[{i}]"
+        if not isinstance(item, Mapping):
+            raise ApiError(400, f"Invalid type for '{where}'", param=where)
+        kind = item.get("type", "message")
+        if kind not in ITEM_TYPES:
+            raise ApiError(
+                400, f"Invalid value for '{where}.type': {kind!r}", param=f"{where}.type"
+            )
+        if kind == "message":
+            content = item.get("content")
+            if isinstance(content, str):
+                continue
+            if not isinstance(content, list):
+                raise ApiError(400, f"Invalid type for '{where}.content'", param=f"{where}.content")
+            for j, part in enumerate(content):
+                if not isinstance(part, Mapping) or part.get("type") not in INPUT_PART_TYPES:
+                    raise ApiError(
+                        400,
+                        f"Invalid value for '{where}.content[{j}].type'",
+                        param=f"{where}.content[{j}].type",
+                    )
+    for j, tool in enumerate(body.get("tools") or []):
+        if not isinstance(tool, Mapping) or (
+            tool.get("type", "function") == "function" and not isinstance(tool.get("name"), str)
+        ):
+            raise ApiError(400, f"Missing required parameter: 'tools[{j}].name'")
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            str(p.get("text", "")) for p in content if isinstance(p, Mapping) and "text" in p
+        )
+    return ""
+
+
+def conversation_chat(body: Mapping[str, Any]) -> Conversation:
+    turn, text, step = 0, "", 0
+    for msg in body.get("messages") or []:
+        role = msg.get("role")
+        if role == "user":
+            turn += 1
+            text = _text_of(msg.get("content"))
+            step = 0
+        elif role == "assistant":
+            step += 1
+    tools = tuple(
+        str((t.get("function") or {}).get("name"))
+        for t in body.get("tools") or []
+        if isinstance(t, Mapping)
+    )
+    return Conversation(turn, text, step, tools)
+
+
+def conversation_responses(body: Mapping[str, Any]) -> Conversation:
+    raw = body.get("input")
+    if isinstance(raw, str):
+        raw = [{"role": "user", "content": raw}]
+    turn, text, step = 0, "", 0
+    for item in raw or []:
+        kind = item.get("type", "message")
+        if kind == "message" and item.get("role") == "user":
+            turn += 1
+            text = _text_of(item.get("content"))
+            step = 0
+        elif kind == "function_call" or (kind == "message" and item.get("role") == "assistant"):
+            step += 1
+    tools = tuple(str(t.get("name")) for t in body.get("tools") or [] if isinstance(t, Mapping))
+    return Conversation(turn, text, step, tools)
+
+
+def chat_usage(prompt: int, cached: int, output: int) -> dict[str, Any]:
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": output,
+        "total_tokens": prompt + output,
+        "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
+        "completion_tokens_details": {
+            "reasoning_tokens": 0,
+            "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+        },
+    }
+
+
+def deepseek_usage(prompt: int, hit: int, output: int) -> dict[str, Any]:
+    return {
+        "prompt_tokens": prompt,
+        "completion_tokens": output,
+        "total_tokens": prompt + output,
+        "prompt_cache_hit_tokens": hit,
+        "prompt_cache_miss_tokens": prompt - hit,
+    }
+
+
+def responses_usage(prompt: int, cached: int, output: int) -> dict[str, Any]:
+    return {
+        "input_tokens": prompt,
+        "input_tokens_details": {"cached_tokens": cached},
+        "output_tokens": output,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": prompt + output,
+    }
+
+
+def _call_id(reply_id: str) -> str:
+    return "call_" + reply_id
+
+
+def chat_completion(
+    body: Mapping[str, Any], reply: Reply, usage: Mapping[str, Any], rid: str, created: int
+) -> dict[str, Any]:
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text or None, "refusal": None}
+    if reply.tool_calls:
+        message["tool_calls"] = [
+            {
+                "id": _call_id(c.id),
+                "type": "function",
+                "function": {"name": c.name, "arguments": json.dumps(dict(c.input))},
+            }
+            for c in reply.tool_calls
+        ]
+    return {
+        "id": rid,
+        "object": "chat.completion",
+        "created": created,
+        "model": body["model"],
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": "tool_calls" if reply.tool_calls else "stop",
+                "logprobs": None,
+            }
+        ],
+        "usage": dict(usage),
+        "system_fingerprint": "fp_emulator",
+    }
+
+
+def _chunks(text: str, size: int) -> list[str]:
+    return [text[i : i + size] for i in range(0, len(text), size)]
+
+
+def chat_chunks(
+    completion: Mapping[str, Any], size: int, *, include_usage: bool
+) -> list[tuple[str | None, dict[str, Any]]]:
+    """`chat.completion.chunk` objects; usage in an extra final chunk when asked for."""
+    base = {k: completion[k] for k in ("id", "created", "model", "system_fingerprint")}
+    base["object"] = "chat.completion.chunk"
+    choice = completion["choices"][0]
+    msg = choice["message"]
+
+    def chunk(
+        delta: dict[str, Any], finish: str | None = None
+    ) -> tuple[str | None, dict[str, Any]]:
+        data = {
+            **base,
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}],
+        }
+        if include_usage:
+            data["usage"] = None
+        return (None, data)
+
+    out = [chunk({"role": "assistant", "content": "", "refusal": None})]
+    for piece in _chunks(msg.get("content") or "", size):
+        out.append(chunk({"content": piece}))
+    for index, call in enumerate(msg.get("tool_calls") or []):
+        head = {
+            "index": index,
+            "id": call["id"],
+            "type": "function",
+            "function": {"name": call["function"]["name"], "arguments": ""},
+        }
+        out.append(chunk({"tool_calls": [head]}))
+        for piece in _chunks(call["function"]["arguments"], size):
+            out.append(chunk({"tool_calls": [{"index": index, "function": {"arguments": piece}}]}))
+    out.append(chunk({}, choice["finish_reason"]))
+    if include_usage:
+        out.append((None, {**base, "choices": [], "usage": completion["usage"]}))
+    return out
+
+
+def response_object(
+    body: Mapping[str, Any], reply: Reply, usage: Mapping[str, Any], rid: str, created: int
+) -> dict[str, Any]:
+    output: list[dict[str, Any]] = []
+    if reply.text:
+        output.append(
+            {
+                "type": "message",
+                "id": "msg_" + rid,
+                "status": "completed",
+                "role": "assistant",
+                "content": [
+                    {"type": "output_text", "text": reply.text, "annotations": [], "logprobs": []}
+                ],
+            }
+        )
+    for c in reply.tool_calls:
+        output.append(
+            {
+                "type": "function_call",
+                "id": "fc_" + c.id,
+                "call_id": _call_id(c.id),
+                "name": c.name,
+                "arguments": json.dumps(dict(c.input)),
+                "status": "completed",
+            }
+        )
+    return {
+        "id": rid,
+        "object": "response",
+        "created_at": created,
+        "status": "completed",
+        "model": body["model"],
+        "output": output,
+        "parallel_tool_calls": body.get("parallel_tool_calls", True),
+        "tool_choice": body.get("tool_choice", "auto"),
+        "tools": list(body.get("tools") or []),
+        "instructions": body.get("instructions"),
+        "error": None,
+        "incomplete_details": None,
+        "metadata": body.get("metadata") or {},
+        "temperature": body.get("temperature", 1.0),
+        "top_p": body.get("top_p", 1.0),
+        "max_output_tokens": body.get("max_output_tokens"),
+        "previous_response_id": None,
+        "prompt_cache_key": body.get("prompt_cache_key"),
+        "reasoning": {"effort": None, "summary": None},
+        "text": {"format": {"type": "text"}},
+        "truncation": "disabled",
+        "usage": dict(usage),
+        "store": body.get("store", True),
+    }
+
+
+def responses_events(resp: Mapping[str, Any], size: int) -> list[tuple[str | None, dict[str, Any]]]:
+    """The Responses stream: created, per-item added/deltas/done, then completed with usage."""
+    events: list[tuple[str | None, dict[str, Any]]] = []
+
+    def emit(kind: str, **data: Any) -> None:
+        events.append((kind, {"type": kind, "sequence_number": len(events), **data}))
+
+    pending = {**resp, "status": "in_progress", "output": [], "usage": None}
+    emit("response.created", response=pending)
+    emit("response.in_progress", response=pending)
+    for index, item in enumerate(resp["output"]):
+        if item["type"] == "message":
+            emit(
+                "response.output_item.added",
+                output_index=index,
+                item={**item, "status": "in_progress", "content": []},
+            )
+            part = item["content"][0]
+            emit(
+                "response.content_part.added",
+                output_index=index,
+                item_id=item["id"],
+                content_index=0,
+                part={**part, "text": ""},
+            )
+            for piece in _chunks(part["text"], size):
+                emit(
+                    "response.output_text.delta",
+                    output_index=index,
+                    item_id=item["id"],
+                    content_index=0,
+                    delta=piece,
+                    logprobs=[],
+                )
+            emit(
+                "response.output_text.done",
+                output_index=index,
+                item_id=item["id"],
+                content_index=0,
+                text=part["text"],
+                logprobs=[],
+            )
+            emit(
+                "response.content_part.done",
+                output_index=index,
+                item_id=item["id"],
+                content_index=0,
+                part=part,
+            )
+        else:
+            emit(
+                "response.output_item.added",
+                output_index=index,
+                item={**item, "status": "in_progress", "arguments": ""},
+            )
+            for piece in _chunks(item["arguments"], size):
+                emit(
+                    "response.function_call_arguments.delta",
+                    output_index=index,
+                    item_id=item["id"],
+                    delta=piece,
+                )
+            emit(
+                "response.function_call_arguments.done",
+                output_index=index,
+                item_id=item["id"],
+                arguments=item["arguments"],
+                name=item["name"],
+            )
+        emit("response.output_item.done", output_index=index, item=item)
+    emit("response.completed", response=dict(resp))
+    return events

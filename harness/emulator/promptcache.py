@@ -1,0 +1,254 @@
+"""The emulator's prompt caches: Anthropic's, OpenAI's and DeepSeek's rules over one engine.
+
+Pure: each call takes the request's cache units (harness.cacheunits, the one definition of what
+the cache sees) and the clock's time, and returns token counts; nothing here reads a clock or a
+socket. Storage, TTLs and eviction are harness.sim.cache.BlockCache, the simulator's engine, so
+prefix matching has one implementation.
+
+Writes are two-phase (`lookup` then `commit`): an entry becomes readable only when the response
+that wrote it starts, so parallel requests on a cold prefix all pay the write, as Anthropic says.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from array import array
+from collections import deque
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
+
+from ..cacheunits import Unit
+from ..canonical import chain_hash
+from ..sim.cache import BlockCache
+from .config import AnthropicCacheConfig, OpenAICacheConfig
+
+TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
+
+
+def key_id(api_key: str) -> str:
+    """A short, one-way id of an API key: caches are scoped by it, and it is safe to log."""
+    return hashlib.sha256(api_key.encode("utf-8")).hexdigest()[:16]
+
+
+@dataclass(frozen=True)
+class PendingWrite:
+    """Entries to store once the response starts: (cache key, ttl seconds) pairs."""
+
+    entries: tuple[tuple[Hashable, float | None], ...] = ()
+    machine: int = 0
+
+
+@dataclass(frozen=True)
+class AnthropicOutcome:
+    """Disjoint counters as Anthropic reports them, plus what to commit."""
+
+    input_tokens: int
+    cache_read: int
+    write_5m: int
+    write_1h: int
+    read_position: int | None  # unit position of the entry that was read
+    pending: PendingWrite = field(default_factory=PendingWrite)
+
+    @property
+    def cache_creation(self) -> int:
+        return self.write_5m + self.write_1h
+
+
+class AnthropicPromptCache:
+    """Per model and per API key; writes at breakpoints; reads look back from each breakpoint."""
+
+    def __init__(self, config: AnthropicCacheConfig | None = None) -> None:
+        self.config = config or AnthropicCacheConfig()
+        self.store = BlockCache(self.config.capacity_blocks, self.config.policy)
+        self._keys: dict[tuple[str, str, str], None] = {}  # every key written, for evict()
+
+    def lookup(
+        self, scope: str, model: str, units: Sequence[Unit], min_tokens: int, now: float
+    ) -> AnthropicOutcome:
+        """Read what the cache holds for this request; say what it will write."""
+        total = units[-1].end if units else 0
+        eligible = [u for u in units if u.breakpoint is not None and u.end >= min_tokens]
+        hit = -1
+        for bp in eligible:
+            stop = max(-1, bp.position - self.config.lookback_blocks)
+            for pos in range(bp.position, stop, -1):
+                if pos <= hit:
+                    break
+                if self.store.get((scope, model, units[pos].chain), now):
+                    hit = pos
+                    break
+        read = units[hit].end if hit >= 0 else 0
+        w5 = w1 = 0
+        prev = read
+        entries: list[tuple[Hashable, float | None]] = []
+        for bp in eligible:
+            if bp.position <= hit:
+                continue
+            ttl = bp.breakpoint or "5m"
+            span = bp.end - prev
+            prev = bp.end
+            if ttl == "1h":
+                w1 += span
+            else:
+                w5 += span
+            entries.append(((scope, model, bp.chain), TTL_SECONDS.get(ttl, 300.0)))
+        return AnthropicOutcome(
+            input_tokens=total - read - w5 - w1,
+            cache_read=read,
+            write_5m=w5,
+            write_1h=w1,
+            read_position=hit if hit >= 0 else None,
+            pending=PendingWrite(tuple(entries)),
+        )
+
+    def commit(self, pending: PendingWrite, now: float) -> None:
+        """Store the entries of a response that has started (TTL from the request's start)."""
+        for key, ttl in pending.entries:
+            self.store.put(key, now, ttl)
+            self._keys[key] = None  # type: ignore[index]
+
+    def evict(self, model: str | None = None, scope: str | None = None) -> int:
+        """Drop entries (all, or one model's, or one key's): a provider-side eviction."""
+        dropped = 0
+        for key in list(self._keys):
+            if (model is None or key[1] == model) and (scope is None or key[0] == scope):
+                dropped += self.store.evict(key)
+                del self._keys[key]
+        return dropped
+
+
+@dataclass(frozen=True)
+class OpenAIOutcome:
+    """OpenAI-style counters: prompt tokens include the cached ones."""
+
+    prompt_tokens: int
+    cached_tokens: int
+    machine: int
+    pending: PendingWrite = field(default_factory=PendingWrite)
+
+
+def _block_keys(model: str, tokens: Sequence[int], block: int) -> list[str]:
+    keys: list[str] = []
+    parent = chain_hash("", model.encode("utf-8"))
+    for start in range(0, len(tokens) - block + 1, block):
+        parent = chain_hash(parent, array("I", tokens[start : start + block]).tobytes())
+        keys.append(parent)
+    return keys
+
+
+class OpenAIPromptCache:
+    """Automatic caching over several machines, routed by prefix hash and prompt_cache_key."""
+
+    def __init__(self, config: OpenAICacheConfig | None = None, seed: int = 0) -> None:
+        self.config = config or OpenAICacheConfig()
+        self.machines = [
+            BlockCache(self.config.capacity_blocks, self.config.policy)
+            for _ in range(self.config.machines)
+        ]
+        self._rng = random.Random(seed)
+        self._recent: dict[str, deque[float]] = {}
+        self._next = 0
+
+    def route(self, model: str, tokens: Sequence[int], cache_key: str | None, now: float) -> int:
+        """The machine that serves this request."""
+        n = self.config.machines
+        if self.config.routing == "random":
+            return self._rng.randrange(n)
+        if self.config.routing == "round-robin":
+            self._next = (self._next + 1) % n
+            return self._next
+        head = array("I", tokens[: self.config.route_tokens]).tobytes()
+        route = chain_hash(
+            chain_hash("", model.encode()), head + b"\x00" + (cache_key or "").encode()
+        )
+        home = int(route[:8], 16) % n
+        recent = self._recent.setdefault(route, deque())
+        while recent and recent[0] <= now - 60.0:
+            recent.popleft()
+        recent.append(now)
+        if len(recent) > self.config.overflow_per_minute and n > 1:
+            # Past the per-prefix rate the router spills over to other machines.
+            return (home + 1 + self._rng.randrange(n - 1)) % n
+        return home
+
+    def lookup(
+        self,
+        model: str,
+        tokens: Sequence[int],
+        cache_key: str | None,
+        min_tokens: int,
+        ttl: float,
+        now: float,
+    ) -> OpenAIOutcome:
+        machine = self.route(model, tokens, cache_key, now)
+        block = self.config.block_tokens
+        keys = _block_keys(model, tokens, block)
+        cached = 0
+        if len(tokens) >= min_tokens:
+            cached = self.machines[machine].match_prefix(keys, now) * block
+            if cached < min_tokens:
+                cached = 0
+        entries = tuple((k, ttl) for k in keys) if len(tokens) >= min_tokens else ()
+        return OpenAIOutcome(len(tokens), cached, machine, PendingWrite(entries, machine))
+
+    def commit(self, pending: PendingWrite, now: float) -> None:
+        store = self.machines[pending.machine]
+        for key, ttl in pending.entries:
+            store.put(key, now, ttl)
+
+    def evict(self, model: str | None = None) -> int:
+        # Block keys are hashes that already fold in the model; a targeted drop is not possible
+        # without keeping every key, so eviction here is whole-machine.
+        dropped = sum(len(m) for m in self.machines)
+        for m in self.machines:
+            m.clear()
+        return dropped
+
+
+@dataclass(frozen=True)
+class DeepSeekOutcome:
+    prompt_tokens: int
+    hit_tokens: int
+    pending: PendingWrite = field(default_factory=PendingWrite)
+
+    @property
+    def miss_tokens(self) -> int:
+        return self.prompt_tokens - self.hit_tokens
+
+
+class DeepSeekPromptCache:
+    """Best-effort disk cache: a hit needs a full match of a stored prefix unit.
+
+    Units are stored at the end of each request's input and at the end of its fixed part
+    (settings, system, tools), the common prefix every later request shares.
+    """
+
+    def __init__(self, capacity: int | None = None) -> None:
+        self.store = BlockCache(capacity, "lru")
+
+    def lookup(
+        self, model: str, units: Sequence[Unit], min_tokens: int, ttl: float, now: float
+    ) -> DeepSeekOutcome:
+        total = units[-1].end if units else 0
+        hit = 0
+        for unit in reversed(units):
+            if self.store.get((model, unit.chain), now):
+                hit = unit.end
+                break
+        entries: list[tuple[Hashable, float | None]] = []
+        if total >= min_tokens and units:
+            fixed = [u for u in units if u.section != "messages"]
+            if fixed and fixed[-1].end >= min_tokens:
+                entries.append(((model, fixed[-1].chain), ttl))
+            entries.append(((model, units[-1].chain), ttl))
+        return DeepSeekOutcome(total, hit, PendingWrite(tuple(entries)))
+
+    def commit(self, pending: PendingWrite, now: float) -> None:
+        for key, ttl in pending.entries:
+            self.store.put(key, now, ttl)
+
+    def evict(self) -> int:
+        n = len(self.store)
+        self.store.clear()
+        return n

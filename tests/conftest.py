@@ -1,0 +1,22 @@
+"""Shared pytest fixtures. Each area may ADD fixtures here; keep them small and documented."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from harness.clock import ManualClock
+from harness.emulator import Emulator, EmulatorConfig
+
+
+# ---- emulator fixtures (EMULATOR, issue 3) ----------------------------------------------------
+@pytest.fixture
+def emulator() -> Iterator[Emulator]:
+    """A local provider emulator on 127.0.0.1 with a ManualClock (`emulator.clock.advance(s)`).
+
+    Anthropic SDK: base_url=emulator.base_url; OpenAI SDK: base_url=emulator.base_url + "/v1";
+    any non-empty API key. Read `emulator.requests` for what it saw and reported.
+    """
+    with Emulator.start(config=EmulatorConfig(), clock=ManualClock()) as emu:
+        yield emu
