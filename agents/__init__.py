@@ -1,1 +1,36 @@
-"""agents package."""
+"""prefixlock agents: isolated subagents on cheaper models that return summaries, their
+definitions (Markdown with YAML front matter, Claude Code's format included), parallel fan-out
+with warm-then-fan-out scheduling, and the delegation advisor (its arithmetic lives in
+harness.economics)."""
+
+from harness.delegation import DelegationResult, Delegator
+from harness.economics import (
+    DelegationAdvice,
+    ParentState,
+    SubagentPlan,
+    TaskProfile,
+    advise,
+)
+
+from .definitions import AgentDefinition, load_definition, parse_definition
+from .registry import AgentRegistry, builtin_definitions
+from .runner import DELEGATE_TOOL, SubagentDelegator, cap_summary, default_delegator
+
+__all__ = [
+    "DELEGATE_TOOL",
+    "AgentDefinition",
+    "AgentRegistry",
+    "DelegationAdvice",
+    "DelegationResult",
+    "Delegator",
+    "ParentState",
+    "SubagentDelegator",
+    "SubagentPlan",
+    "TaskProfile",
+    "advise",
+    "builtin_definitions",
+    "cap_summary",
+    "default_delegator",
+    "load_definition",
+    "parse_definition",
+]

@@ -1,0 +1,400 @@
+"""SubagentDelegator: runs a task in an isolated subagent and returns only its summary.
+
+A subagent gets its own frozen prefix (the definition's prompt plus the rules below, and its
+tools sorted by name, so every subagent of one definition and model sends the same prefix bytes
+and siblings share one cache entry), its own model, its own session and cache, and its own turn
+and dollar limits. The parent's prefix is never touched: the parent only ever receives the call
+and the summary. Whatever goes wrong in the subagent (a provider fault, a limit, a tool that is
+missing, the nesting depth) comes back as an error summary, never as an exception.
+
+The parent's API key is used to authenticate the subagent's requests (a header) and nowhere
+else: it is removed from the task text and from the summary, and the subagent has no store of
+its own, so it cannot reach a prompt, a trace or a log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from harness.delegation import DelegationResult, current_session
+from harness.errors import UserError
+from harness.events import Event, TextDelta, TurnComplete, UsageReport
+from harness.prefix import FrozenPrefix
+from harness.prices import PriceTable
+from harness.tokenizer import count_tokens, pieces
+from harness.tools import Tool, ToolSpec, make_tool
+from harness.usage import Usage
+
+from .definitions import AgentDefinition
+from .registry import AgentRegistry
+
+DELEGATE_TOOL = "delegate"
+DEFAULT_MAX_DEPTH = 2
+
+# Appended to every subagent's system prompt; fixed text, so the prefix stays byte-stable.
+SUBAGENT_RULES = (
+    "You are a subagent. Another agent gave you one task and will see nothing of your work but "
+    "your final answer: no tool calls, no tool results. Do the task with your tools, then end "
+    "with a final answer that stands on its own. Keep it under {cap} tokens."
+)
+
+EventSink = Callable[[Event], None]
+
+
+def _redact(text: str, secrets: Iterable[str]) -> str:
+    for s in secrets:
+        if s and len(s) >= 6:
+            text = text.replace(s, "[redacted]")
+    return text
+
+
+def cap_summary(text: str, max_tokens: int) -> tuple[str, int]:
+    """`text` cut to `max_tokens` tokens (with a marker when cut), and its token count."""
+    n = count_tokens(text)
+    if n <= max_tokens:
+        return text, n
+    marker = f"\n[summary cut at {max_tokens} tokens]"
+    keep = max(max_tokens - count_tokens(marker), 1)
+    cut = "".join(pieces(text)[:keep]).rstrip() + marker
+    return cut, count_tokens(cut)
+
+
+def _parent_attr(parent: Any, *names: str) -> Any:
+    """The first of `names` found on the parent session or on its agent."""
+    for owner in (parent, getattr(parent, "agent", None)):
+        if owner is None:
+            continue
+        for name in names:
+            value = getattr(owner, name, None)
+            if value is not None:
+                return value
+    return None
+
+
+class SubagentDelegator:
+    """The `agents` implementation of harness.delegation.Delegator."""
+
+    def __init__(
+        self,
+        registry: AgentRegistry | None = None,
+        *,
+        root: str | Path | None = None,
+        tools: Iterable[Tool] = (),
+        max_depth: int = DEFAULT_MAX_DEPTH,
+        prices: PriceTable | None = None,
+        agent_factory: Callable[..., Any] | None = None,
+    ) -> None:
+        """`registry`: agent definitions (default: built-in + `root`'s project folders).
+        `root`: a workspace whose read-only tools (read_file, list_dir, glob, grep) subagents may
+        use. `tools`: more tools subagents may name. `agent_factory`: builds the subagent's
+        `harness.agent.Agent` (default: that class)."""
+        self.registry = registry if registry is not None else AgentRegistry.discover(root)
+        self.root = Path(root) if root is not None else None
+        self._pool: dict[str, Tool] = {}
+        if self.root is not None:
+            from harness.workspace import Workspace
+
+            for t in Workspace(self.root).read_only_tools():
+                self._pool[t.name] = t
+        for t in tools:
+            self._pool[t.name] = t
+        if max_depth < 1:
+            raise UserError("max_depth must be at least 1", where="max_depth")
+        self.max_depth = max_depth
+        self.prices = prices
+        self._agent_factory = agent_factory
+        self._depth: dict[int, int] = {}  # id(session) -> depth, while a subagent runs
+        self.results: list[DelegationResult] = []
+
+    # -- the delegate tool --------------------------------------------------------------------
+
+    def tool(self) -> Tool:
+        """The `delegate` tool for a parent's prefix. Its schema lists the agents, sorted, so
+        it is the same bytes on every run for the same set of definitions."""
+        names = self.registry.names()
+        lines = [f"- {d.name}: {d.description}" for d in self.registry]
+        description = (
+            "Hand a self-contained task to an isolated subagent that works with its own context "
+            "and tools and returns only a short summary. Use it for searches and reading that "
+            "would otherwise fill this conversation. Agents:\n" + "\n".join(lines)
+        )
+        delegator = self
+
+        async def delegate(task: str, agent: str = "explorer") -> str:
+            parent = current_session.get()
+            if parent is None:
+                return "[delegate failed: no calling session]"
+            result = await delegator.delegate(parent, task, agent=agent)
+            return result.summary
+
+        t = make_tool(delegate, name=DELEGATE_TOOL, description=description)
+        schema = dict(t.spec.input_schema)
+        props = dict(schema.get("properties", {}))
+        props["task"] = {"type": "string", "description": "the task, self-contained"}
+        props["agent"] = {"type": "string", "enum": names, "default": "explorer",
+                          "description": "which subagent runs it"}
+        schema["properties"] = props
+        return Tool(ToolSpec(DELEGATE_TOOL, description, schema), t.fn, t.args_model)
+
+    # -- building a subagent -------------------------------------------------------------------
+
+    def depth_of(self, session: Any) -> int:
+        """0 for a top-level session, n for a subagent n levels down."""
+        return self._depth.get(id(session), 0)
+
+    def resolve_tools(
+        self, definition: AgentDefinition, parent_prefix: FrozenPrefix | None, depth: int
+    ) -> tuple[list[Tool | ToolSpec], list[str]]:
+        """The subagent's tools (a subset of the parent's or from the pool) and what is missing.
+
+        A name found in neither is left out with a note (a Claude Code file may name tools this
+        harness does not have). `delegate` is offered only while the depth limit allows it.
+        """
+        if definition.tools is not None:
+            wanted = list(definition.tools)
+        else:
+            wanted = list(parent_prefix.tool_names()) if parent_prefix is not None else []
+            wanted += [n for n in sorted(self._pool) if n not in wanted]
+        found: list[Tool | ToolSpec] = []
+        missing: list[str] = []
+        for name in dict.fromkeys(wanted):
+            if name == DELEGATE_TOOL:
+                if depth < self.max_depth and definition.tools is not None:
+                    found.append(self.tool())
+                continue
+            runner = parent_prefix.runner(name) if parent_prefix is not None else None
+            tool = runner or self._pool.get(name)
+            if tool is None:
+                missing.append(name)
+            else:
+                found.append(tool)
+        return found, missing
+
+    def prefix_for(
+        self, definition: AgentDefinition, parent_prefix: FrozenPrefix | None = None, depth: int = 1
+    ) -> FrozenPrefix:
+        """The subagent's frozen prefix: its prompt, the subagent rules, its tools."""
+        tools, _ = self.resolve_tools(definition, parent_prefix, depth)
+        rules = SUBAGENT_RULES.format(cap=definition.summary_tokens)
+        return FrozenPrefix(system=[definition.system, rules], tools=tools)
+
+    def _make_agent(self, parent: Any, prefix: FrozenPrefix, model: str,
+                    definition: AgentDefinition) -> Any:
+        from harness.settings import Settings
+
+        factory = self._agent_factory
+        if factory is None:
+            from harness.agent import Agent
+
+            factory = Agent
+        parent_model = str(_parent_attr(parent, "model") or "")
+        prices = self.prices or _parent_attr(parent, "prices") or PriceTable.default()
+        same_provider = _provider(prices, model) == _provider(prices, parent_model)
+        kwargs: dict[str, Any] = {"model": model, "prices": prices}
+        clock = _parent_attr(parent, "clock")
+        if clock is not None:
+            kwargs["clock"] = clock
+        if same_provider:
+            # The key authenticates the requests (a header); it never enters a prompt.
+            key = _parent_attr(parent, "api_key")
+            base_url = _parent_attr(parent, "base_url")
+            if key is not None:
+                kwargs["api_key"] = key
+            if base_url is not None:
+                kwargs["base_url"] = base_url
+        parent_settings = _parent_attr(parent, "settings")
+        base = parent_settings if isinstance(parent_settings, Settings) else Settings()
+        kwargs["settings"] = base.with_(
+            max_turns=definition.max_turns, max_dollars=definition.max_dollars
+        )
+        if "delegator" in _factory_params(factory):
+            kwargs["delegator"] = self
+        return factory(prefix, **kwargs)
+
+    # -- running ------------------------------------------------------------------------------
+
+    async def delegate(
+        self,
+        parent: Any,
+        task: str,
+        *,
+        agent: str = "explorer",
+        model: str | None = None,
+        on_event: EventSink | None = None,
+        first_response: asyncio.Event | None = None,
+    ) -> DelegationResult:
+        """Run `task` in a subagent; never raises for the subagent's own failures.
+
+        `on_event` receives SubagentStart at once and SubagentFinish at the end (the tool path
+        forwards them into the parent's stream). `first_response` is set once the subagent's
+        first request has returned, i.e. once its prefix is readable in the cache (fan-out).
+        """
+        depth = self.depth_of(parent) + 1
+        secrets = [s for s in (_parent_attr(parent, "api_key"),) if isinstance(s, str)]
+        task = _redact(task, secrets)
+        parent_model = str(_parent_attr(parent, "model") or "")
+        try:
+            definition = self.registry.get(agent)
+        except UserError as exc:
+            return self._failed(agent, model or parent_model, task, depth, "unknown agent",
+                                str(exc), on_event, first_response)
+        chosen = model or definition.model or parent_model
+        if depth > self.max_depth:
+            return self._failed(
+                definition.name, chosen, task, depth, "depth",
+                f"nesting depth limit {self.max_depth} reached; do the task yourself",
+                on_event, first_response,
+            )
+        start = DelegationResult(definition.name, chosen, task, "", depth=depth)
+        if on_event is not None:
+            on_event(start.start_event())
+        usage = Usage()
+        cost: Decimal | None = Decimal(0)
+        requests = 0
+        text_parts: list[str] = []
+        final = ""
+        limit: str | None = None
+        error: str | None = None
+        session_id = ""
+        try:
+            prefix = self.prefix_for(definition, getattr(parent, "prefix", None), depth)
+            sub_agent = self._make_agent(parent, prefix, chosen, definition)
+            async with sub_agent.session() as sub:
+                session_id = str(getattr(sub, "id", ""))
+                self._depth[id(sub)] = depth
+                try:
+                    async for ev in sub.send(task):
+                        if isinstance(ev, UsageReport):
+                            usage = usage + ev.usage
+                            requests += 1
+                            cost = None if cost is None or ev.cost is None else cost + ev.cost
+                            if first_response is not None:
+                                first_response.set()
+                        elif isinstance(ev, TextDelta):
+                            text_parts.append(ev.text)
+                        elif isinstance(ev, TurnComplete):
+                            final = ev.text
+                            limit = ev.limit_hit
+                finally:
+                    self._depth.pop(id(sub), None)
+        except Exception as exc:  # a subagent must never crash its parent: report, don't raise
+            error = f"{type(exc).__name__}: {_redact(str(exc), secrets)}"
+        finally:
+            if first_response is not None:
+                first_response.set()
+        body = _redact(final or "".join(text_parts), secrets).strip()
+        if error is not None:
+            summary = f"[subagent {definition.name} failed: {error}]"
+            if body:
+                summary += f" Partial answer: {body}"
+        elif limit is not None:
+            what = {"turns": f"turn limit {definition.max_turns}",
+                    "dollars": f"dollar limit ${definition.max_dollars}"}.get(limit, limit)
+            summary = f"[subagent {definition.name} stopped at its {what}] {body}".rstrip()
+            error = limit
+        else:
+            summary = body or f"[subagent {definition.name} returned no answer]"
+        summary, summary_tokens = cap_summary(summary, definition.summary_tokens)
+        result = DelegationResult(
+            name=definition.name, model=chosen, task=task, summary=summary, usage=usage,
+            cost=cost, requests=requests, turns=requests, summary_tokens=summary_tokens,
+            error=error, depth=depth, session_id=session_id,
+        )
+        result = _with_events(result)
+        self.results.append(result)
+        if on_event is not None:
+            on_event(result.events[-1])
+        return result
+
+    def _failed(self, name: str, model: str, task: str, depth: int, error: str, message: str,
+                on_event: EventSink | None, first: asyncio.Event | None) -> DelegationResult:
+        summary = f"[subagent {name} not run: {message}]"
+        result = _with_events(DelegationResult(
+            name, model, task, summary, error=error, depth=depth,
+            summary_tokens=count_tokens(summary),
+        ))
+        if first is not None:
+            first.set()
+        if on_event is not None:
+            for ev in result.events:
+                on_event(ev)
+        self.results.append(result)
+        return result
+
+    async def fan_out(
+        self,
+        parent: Any,
+        tasks: Sequence[str],
+        *,
+        agent: str = "explorer",
+        model: str | None = None,
+        warm_first: bool = True,
+        on_event: EventSink | None = None,
+    ) -> list[DelegationResult]:
+        """Run several tasks in parallel subagents of one definition (one shared prefix).
+
+        Warm-then-fan-out: the first subagent runs until its first request has returned (its
+        cache write is readable from then on); only then do the others start, so they read the
+        shared prefix instead of each paying to write it. `warm_first=False` starts them all at
+        once (every one pays the write on a cold prefix).
+        """
+        if not tasks:
+            return []
+        if not warm_first or len(tasks) == 1:
+            return list(await asyncio.gather(*(
+                self.delegate(parent, t, agent=agent, model=model, on_event=on_event)
+                for t in tasks
+            )))
+        ready = asyncio.Event()
+        first = asyncio.ensure_future(self.delegate(
+            parent, tasks[0], agent=agent, model=model, on_event=on_event, first_response=ready
+        ))
+        await ready.wait()
+        rest = [self.delegate(parent, t, agent=agent, model=model, on_event=on_event)
+                for t in tasks[1:]]
+        results = await asyncio.gather(first, *rest)
+        return list(results)
+
+
+def _with_events(result: DelegationResult) -> DelegationResult:
+    from dataclasses import replace
+
+    return replace(result, events=(result.start_event(), result.finish_event()))
+
+
+def _provider(prices: PriceTable, model: str) -> str:
+    head, sep, _ = model.partition(":")
+    if sep and head in ("anthropic", "openai", "openai-responses", "openai-compat"):
+        return "openai" if head.startswith("openai") else head
+    price = prices.lookup(model)
+    if price is not None:
+        return price.provider
+    return "anthropic" if model.startswith("claude") else "openai"
+
+
+def _factory_params(factory: Callable[..., Any]) -> Mapping[str, Any]:
+    import inspect
+
+    try:
+        return inspect.signature(factory).parameters
+    except (TypeError, ValueError):
+        return {}
+
+
+__all__ = [
+    "DELEGATE_TOOL",
+    "SUBAGENT_RULES",
+    "SubagentDelegator",
+    "cap_summary",
+    "default_delegator",
+]
+
+
+def default_delegator() -> SubagentDelegator:
+    """The delegator the `prefixlock.delegators` entry point names: built-in and project agents
+    of the current directory, whose read-only workspace tools subagents may use."""
+    return SubagentDelegator(root=Path.cwd())
