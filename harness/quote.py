@@ -1,0 +1,269 @@
+"""Quotes: the price of a cache-breaking action, computed before it happens.
+
+A model switch, a tool-set change, an effort/thinking change or a compaction makes the next
+request miss what the cache holds. `price_action` takes the next request as it would be built
+without the action and with it, asks the guard what each would read, and prices the difference:
+tokens re-billed, the next turn's dollars both ways, break-even turns on the new prices, how long
+the current cache stays warm, and the cheaper alternatives (wait until the cache has expired
+anyway; run the work in a subagent, priced with `harness.economics`). Pure: no I/O.
+
+`Quote.warns` is False when nothing cached would be lost (a cold cache): such an action costs
+nothing extra and the session neither asks for confirmation nor emits a SwitchWarning.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from .errors import UserError
+from .guard import CacheGuard, Prediction
+from .prices import MILLION, Price
+from .wire import WireRequest
+
+ACTIONS = ("switch_model", "change_tools", "change_effort", "compact")
+
+
+class QuoteRequired(UserError):
+    """A cache-breaking action was attempted on a warm cache without its quote or a policy."""
+
+
+class StaleQuote(UserError):
+    """The quote was computed for a different session state (more turns, another action)."""
+
+
+@dataclass(frozen=True)
+class Alternative:
+    """A cheaper way to get the same result, with its price."""
+
+    kind: str  # "wait" | "subagent"
+    text: str
+    dollars: Decimal | None = None  # what the alternative costs (or saves, for "wait")
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Quote:
+    """The price of one action, for the session state it was computed on."""
+
+    action: str
+    session_id: str
+    state: str  # the session state this quote is valid for (checked when it is used)
+    old_model: str
+    new_model: str
+    tokens_rebilled: int  # cached tokens the next request pays for again
+    dollars: Decimal | None  # what re-billing them costs over reading them (new prices)
+    next_turn_with: Decimal | None  # next request's input + expected output $, with the action
+    next_turn_without: Decimal | None  # the same without it
+    break_even_turns: int | None  # turns until the action has paid for itself (None: never)
+    warm_seconds: float  # how long the current cache stays warm with no request
+    context_tokens: int  # input tokens of the next request
+    created_at: float
+    alternatives: tuple[Alternative, ...] = ()
+    with_action: Prediction | None = None
+    without_action: Prediction | None = None
+    target: Any = None  # the new model id, tool list or settings the quote is for
+
+    @property
+    def warns(self) -> bool:
+        """True when the action loses cached tokens (a warm cache): it needs confirmation."""
+        return self.tokens_rebilled > 0
+
+    @property
+    def extra_dollars(self) -> Decimal | None:
+        if self.next_turn_with is None or self.next_turn_without is None:
+            return None
+        return self.next_turn_with - self.next_turn_without
+
+    @property
+    def alternative(self) -> Alternative | None:
+        return self.alternatives[0] if self.alternatives else None
+
+    def summary(self) -> str:
+        """One line for a log or a confirmation prompt."""
+        if not self.warns:
+            return f"{self.action} to {self.new_model}: cache is cold, costs nothing extra"
+        money = "unpriced" if self.dollars is None else f"${self.dollars:.4f}"
+        be = "never" if self.break_even_turns is None else f"{self.break_even_turns} turns"
+        line = (
+            f"{self.action} {self.old_model} -> {self.new_model}: re-bills "
+            f"{self.tokens_rebilled:,} cached tokens ({money}); next turn "
+            f"{_fmt(self.next_turn_with)} vs {_fmt(self.next_turn_without)}; break-even {be}; "
+            f"cache warm for {self.warm_seconds:.0f}s"
+        )
+        if self.alternatives:
+            line += f"; alternative: {self.alternatives[0].text}"
+        return line
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "action": self.action,
+            "old_model": self.old_model,
+            "new_model": self.new_model,
+            "tokens_rebilled": self.tokens_rebilled,
+            "dollars": None if self.dollars is None else str(self.dollars),
+            "next_turn_with": None if self.next_turn_with is None else str(self.next_turn_with),
+            "next_turn_without": (
+                None if self.next_turn_without is None else str(self.next_turn_without)
+            ),
+            "break_even_turns": self.break_even_turns,
+            "warm_seconds": self.warm_seconds,
+            "context_tokens": self.context_tokens,
+            "alternatives": [{"kind": a.kind, "text": a.text} for a in self.alternatives],
+        }
+
+
+def _fmt(d: Decimal | None) -> str:
+    return "unpriced" if d is None else f"${d:.4f}"
+
+
+def _steady(price: Price, context: int, new: int, output: int) -> Decimal:
+    """$ of one warm turn: the context read, the new tokens written, the output."""
+    return (
+        context * price.cache_read + new * price.write_5m + output * price.output
+    ) / MILLION
+
+
+def price_action(
+    guard: CacheGuard,
+    action: str,
+    without: WireRequest,
+    with_: WireRequest,
+    now: float,
+    *,
+    session_id: str,
+    state: str,
+    output_tokens: int = 0,
+    new_tokens: int = 0,
+    target: Any = None,
+    subagent: bool = True,
+) -> Quote:
+    """Price `action`: `without` / `with_` are the next request built both ways.
+
+    `output_tokens` and `new_tokens` are the expected output and new input per turn (averages of
+    the session so far), used for the next turn's dollars and the break-even.
+    """
+    if action not in ACTIONS:
+        raise ValueError(f"unknown action {action!r}")
+    p_without = guard.predict(without, now)
+    p_with = guard.predict(with_, now)
+    rebilled = max(p_without.read - p_with.read, 0)
+    old_price = guard.price(without.model)
+    new_price = guard.price(with_.model)
+    next_without = (
+        None if old_price is None else old_price.cost(p_without.usage(output_tokens))
+    )
+    next_with = None if new_price is None else new_price.cost(p_with.usage(output_tokens))
+    dollars = (
+        None
+        if new_price is None
+        else CacheGuard._lost_dollars(new_price, p_with.usage(output_tokens), rebilled)
+    )
+    warm = 0.0
+    if p_without.read > 0 and p_without.expires_at is not None:
+        warm = max(p_without.expires_at - now, 0.0)
+    context = with_.input_tokens
+    break_even: int | None = 0
+    if next_with is not None and next_without is not None and old_price and new_price:
+        extra = next_with - next_without
+        if extra > 0:
+            saving = _steady(old_price, context, new_tokens, output_tokens) - _steady(
+                new_price, context, new_tokens, output_tokens
+            )
+            break_even = None if saving <= 0 else 1 + math.ceil(extra / saving)
+    elif rebilled > 0:
+        break_even = None
+    alts: list[Alternative] = []
+    if rebilled > 0 and warm > 0:
+        alts.append(
+            Alternative(
+                "wait",
+                f"{action.replace('_', ' ')} after the cache expires (in {warm:.0f}s) if you "
+                f"pause anyway: the {rebilled:,} tokens are re-written then either way",
+                dollars,
+                {"after_seconds": warm},
+            )
+        )
+    if subagent and action == "switch_model" and rebilled > 0 and old_price and new_price:
+        alt = _subagent_alternative(old_price, new_price, context, warm, output_tokens, new_tokens)
+        if alt is not None:
+            alts.append(alt)
+    return Quote(
+        action=action,
+        session_id=session_id,
+        state=state,
+        old_model=without.model,
+        new_model=with_.model,
+        tokens_rebilled=rebilled,
+        dollars=dollars,
+        next_turn_with=next_with,
+        next_turn_without=next_without,
+        break_even_turns=break_even,
+        warm_seconds=warm,
+        context_tokens=context,
+        created_at=now,
+        alternatives=tuple(alts),
+        with_action=p_with,
+        without_action=p_without,
+        target=target,
+    )
+
+
+def _subagent_alternative(
+    old: Price, new: Price, context: int, warm: float, output: int, new_tokens: int
+) -> Alternative | None:
+    """Running the work on the new model in a subagent, priced by harness.economics."""
+    try:
+        from . import economics
+    except ImportError:  # pragma: no cover - economics ships with harness
+        return None
+    task = economics.TaskProfile(
+        context_tokens=max(context // 10, 1),
+        new_tokens=max(new_tokens, 1) * 4,
+        turns=4,
+        output_tokens=max(output, 1) * 4,
+    )
+    parent = economics.ParentState(
+        model=old.model, price=old, context_tokens=context, ttl_left_seconds=warm
+    )
+    plan = economics.SubagentPlan(model=new.model, price=new)
+    advice = economics.advise(parent, task, plan)
+    # The switch itself over the same task: the first turn re-writes the context on the new
+    # model, the others read it.
+    switch = (
+        context * new.write_5m
+        + (task.turns - 1) * context * new.cache_read
+        + task.new_tokens * new.write_5m
+        + task.output_tokens * new.output
+    ) / MILLION
+    text = (
+        f"run the work in a subagent on {new.model}: ~${advice.subagent_cost:.4f} for a "
+        f"{task.turns}-turn task needing {task.context_tokens:,} context tokens, vs "
+        f"~${switch:.4f} switching this session; the parent's cache stays warm"
+    )
+    return Alternative(
+        "subagent",
+        text,
+        advice.subagent_cost,
+        {"switch_cost": str(switch), "advice": advice.to_dict()},
+    )
+
+
+def check_quote(quote: Quote | None, *, action: str, state: str, target: Any = None) -> None:
+    """Raise StaleQuote unless `quote` was made for this action, state and target."""
+    if quote is None:
+        return
+    if quote.action != action:
+        raise StaleQuote(f"this quote is for {quote.action}, not {action}", where="quote")
+    if quote.state != state:
+        raise StaleQuote(
+            "the session changed since this quote was made (a turn was sent or another "
+            "action applied); ask for a new quote",
+            where="quote",
+        )
+    if target is not None and quote.target is not None and quote.target != target:
+        raise StaleQuote(
+            f"this quote is for {quote.target!r}, not {target!r}", where="quote"
+        )

@@ -1,0 +1,653 @@
+"""SessionStore: sessions, prefixes, every request's exact wire body and usage, in SQLite.
+
+WAL mode, a schema version table, and one transaction per completed turn: a process killed in
+the middle of a turn leaves the store as it was after the previous turn, never half a turn.
+
+Request bodies are stored deduplicated: each element of a body's big lists (messages, input
+items, tools, system blocks) is a content-addressed blob, and a request row keeps the rest of the
+body plus the blob hashes, so a long session's store grows with its new content, not with the
+square of its length, while `request()` and the JSONL export give back the exact body. The
+transcript is stored the same way, so `load()` rebuilds the prefix, messages, model and settings
+a resumed session needs to send the next request byte-identical to what it would have sent.
+API keys are never written: bodies carry none, and metadata is scrubbed of key-like fields.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import IO, Any
+
+from .canonical import canonical_bytes
+from .errors import UserError
+from .usage import Usage
+
+SCHEMA_VERSION = 1
+ENV_VAR = "PREFIXLOCK_STORE"
+_LIST_KEYS = ("messages", "input", "tools", "system")
+_SECRET_KEYS = ("api_key", "apikey", "authorization", "x-api-key", "x_api_key", "secret", "token")
+
+
+class StoreError(UserError):
+    """A store that cannot be used: newer schema, not a database, unknown session."""
+
+
+class UnknownSessionError(StoreError):
+    """No session with that id in the store."""
+
+
+def default_path() -> Path:
+    """PREFIXLOCK_STORE, else ~/.local/share/prefixlock/sessions.sqlite (XDG_DATA_HOME honoured)."""
+    env = os.environ.get(ENV_VAR)
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "prefixlock" / "sessions.sqlite"
+
+
+def _scrub(value: Any) -> Any:
+    """Drop key-like fields from metadata, however deep (API keys never reach the store)."""
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            low = str(k).lower()
+            if low != "cache_key" and any(s in low for s in _SECRET_KEYS):
+                continue
+            out[str(k)] = _scrub(v)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [_scrub(v) for v in value]
+    return value
+
+
+def _json(value: Any) -> str:
+    return canonical_bytes(value).decode("utf-8")
+
+
+def _dec(value: str | None) -> Decimal | None:
+    return None if value is None else Decimal(value)
+
+
+@dataclass(frozen=True)
+class StoredRequest:
+    """One request as the store keeps it (the exact body, rebuilt from its blobs)."""
+
+    session_id: str
+    seq: int
+    turn: int
+    kind: str  # turn | ping | summary
+    time: float
+    provider: str
+    api: str
+    model: str
+    path: str
+    body: dict[str, Any]
+    usage: Usage
+    raw_usage: dict[str, Any]
+    cost: Decimal | None
+    cost_without_cache: Decimal | None
+    cache_key: str | None
+    predicted_read: int | None = None
+    cause: str | None = None
+    rebilled: int = 0
+    detail: str = ""
+
+    def trace(self) -> dict[str, Any]:
+        """This request as one line of the JSONL trace format (TEAM.md)."""
+        return {
+            "session_id": self.session_id,
+            "seq": self.seq,
+            "time": self.time,
+            "provider": self.provider,
+            "api": self.api,
+            "model": self.model,
+            "path": self.path,
+            "body": self.body,
+            "usage": self.usage.to_dict(),
+            "raw_usage": self.raw_usage,
+            "cost": None if self.cost is None else str(self.cost),
+            "cache_key": self.cache_key,
+        }
+
+
+@dataclass(frozen=True)
+class NewRequest:
+    """A request to record: what was sent and what came back."""
+
+    kind: str
+    time: float
+    provider: str
+    api: str
+    model: str
+    path: str
+    body: Mapping[str, Any]
+    usage: Usage
+    cost: Decimal | None = None
+    cost_without_cache: Decimal | None = None
+    cache_key: str | None = None
+    predicted_read: int | None = None
+    cause: str | None = None
+    rebilled: int = 0
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class SessionRecord:
+    """A session's row plus summary figures."""
+
+    id: str
+    created: float
+    updated: float
+    model: str
+    api: str
+    provider: str
+    prefix_fingerprint: str
+    epoch: int
+    turns: int
+    requests: int
+    cost: Decimal
+    cache_read: int
+    input_total: int
+    settings: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def hit_rate(self) -> float:
+        return self.cache_read / self.input_total if self.input_total else 0.0
+
+
+@dataclass(frozen=True)
+class LoadedSession:
+    """Everything needed to resume: the current prefix, transcript, model and settings."""
+
+    record: SessionRecord
+    prefix: dict[str, Any]  # FrozenPrefix.to_dict()
+    messages: list[dict[str, Any]]  # Message.to_dict() of the current epoch, in order
+    last_request: StoredRequest | None  # the last request of the current epoch
+
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (
+    id TEXT PRIMARY KEY,
+    created REAL NOT NULL,
+    updated REAL NOT NULL,
+    model TEXT NOT NULL,
+    api TEXT NOT NULL,
+    provider TEXT NOT NULL,
+    prefix_fp TEXT NOT NULL,
+    epoch INTEGER NOT NULL DEFAULT 0,
+    turns INTEGER NOT NULL DEFAULT 0,
+    settings TEXT NOT NULL DEFAULT '{}',
+    meta TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE IF NOT EXISTS prefixes (
+    fingerprint TEXT PRIMARY KEY,
+    data TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS blobs (
+    hash TEXT PRIMARY KEY,
+    data BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS messages (
+    session_id TEXT NOT NULL,
+    epoch INTEGER NOT NULL,
+    idx INTEGER NOT NULL,
+    turn INTEGER NOT NULL,
+    blob TEXT NOT NULL,
+    PRIMARY KEY (session_id, epoch, idx)
+);
+CREATE TABLE IF NOT EXISTS requests (
+    session_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    turn INTEGER NOT NULL,
+    epoch INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    time REAL NOT NULL,
+    provider TEXT NOT NULL,
+    api TEXT NOT NULL,
+    model TEXT NOT NULL,
+    path TEXT NOT NULL,
+    skeleton TEXT NOT NULL,
+    usage TEXT NOT NULL,
+    raw_usage TEXT NOT NULL,
+    cost TEXT,
+    cost_without_cache TEXT,
+    cache_key TEXT,
+    predicted_read INTEGER,
+    cause TEXT,
+    rebilled INTEGER NOT NULL DEFAULT 0,
+    detail TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (session_id, seq)
+);
+"""
+
+
+class SessionStore:
+    """A SQLite session store. `read_only=True` never creates or changes the file."""
+
+    def __init__(self, path: str | os.PathLike[str] | None = None, *, read_only: bool = False):
+        self.path = Path(path).expanduser() if path is not None else default_path()
+        self.read_only = read_only
+        where = str(self.path)
+        if read_only and not self.path.exists():
+            raise StoreError("no session store here", where=where)
+        if not read_only:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            if read_only:
+                uri = f"{self.path.resolve().as_uri()}?mode=ro"
+                self._db = sqlite3.connect(uri, uri=True, isolation_level=None)
+            else:
+                self._db = sqlite3.connect(str(self.path), isolation_level=None)
+            self._open()
+        except sqlite3.DatabaseError as exc:
+            db = getattr(self, "_db", None)
+            if db is not None:
+                db.close()
+            raise StoreError(
+                f"not a readable prefixlock session store ({exc}); the file was left untouched",
+                where=where,
+            ) from None
+
+    def _open(self) -> None:
+        db = self._db
+        # Read the version before anything writes: a newer store must stay untouched.
+        tables = {
+            r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")
+        }
+        version: int | None = None
+        if "schema_version" in tables:
+            row = db.execute("SELECT MAX(version) FROM schema_version").fetchone()
+            version = None if row is None or row[0] is None else int(row[0])
+        elif tables:
+            raise StoreError(
+                "this SQLite file is not a prefixlock session store (no schema_version table); "
+                "it was left untouched",
+                where=str(self.path),
+            )
+        if version is not None and version > SCHEMA_VERSION:
+            raise StoreError(
+                f"written by a newer prefixlock (schema version {version}, this one reads up to "
+                f"{SCHEMA_VERSION}); upgrade prefixlock. The store was left untouched",
+                where=str(self.path),
+            )
+        if self.read_only:
+            if version is None:
+                raise StoreError("empty file, not a session store", where=str(self.path))
+            return
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        db.execute("PRAGMA busy_timeout=5000")
+        if version is None:
+            with self._tx():
+                for stmt in _SCHEMA.split(";"):
+                    if stmt.strip():
+                        db.execute(stmt)
+                db.execute("INSERT INTO schema_version(version) VALUES (?)", (SCHEMA_VERSION,))
+
+    def close(self) -> None:
+        self._db.close()
+
+    def __enter__(self) -> SessionStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- transactions ----------------------------------------------------------------------------
+
+    class _Tx:
+        def __init__(self, db: sqlite3.Connection) -> None:
+            self.db = db
+
+        def __enter__(self) -> sqlite3.Connection:
+            self.db.execute("BEGIN IMMEDIATE")
+            return self.db
+
+        def __exit__(self, exc_type: object, *rest: object) -> None:
+            self.db.execute("ROLLBACK" if exc_type is not None else "COMMIT")
+
+    def _tx(self) -> SessionStore._Tx:
+        if self.read_only:
+            raise StoreError("the store is open read-only", where=str(self.path))
+        return SessionStore._Tx(self._db)
+
+    # -- blobs -----------------------------------------------------------------------------------
+
+    def _put_blob(self, db: sqlite3.Connection, value: Any) -> str:
+        data = canonical_bytes(value)
+        h = hashlib.sha256(data).hexdigest()
+        db.execute("INSERT OR IGNORE INTO blobs(hash, data) VALUES (?, ?)", (h, data))
+        return h
+
+    def _blob(self, h: str) -> Any:
+        row = self._db.execute("SELECT data FROM blobs WHERE hash=?", (h,)).fetchone()
+        if row is None:
+            raise StoreError(f"missing content blob {h[:12]}", where=str(self.path))
+        return json.loads(bytes(row[0]).decode("utf-8"))
+
+    def _skeleton(self, db: sqlite3.Connection, body: Mapping[str, Any]) -> str:
+        rest: dict[str, Any] = {}
+        refs: dict[str, list[str]] = {}
+        for k, v in body.items():
+            if k in _LIST_KEYS and isinstance(v, (list, tuple)):
+                refs[k] = [self._put_blob(db, item) for item in v]
+            else:
+                rest[k] = v
+        return _json({"rest": rest, "refs": refs})
+
+    def _body(self, skeleton: str) -> dict[str, Any]:
+        data = json.loads(skeleton)
+        body: dict[str, Any] = dict(data["rest"])
+        for k, hashes in data["refs"].items():
+            body[k] = [self._blob(h) for h in hashes]
+        return body
+
+    # -- writing ---------------------------------------------------------------------------------
+
+    def create_session(
+        self,
+        session_id: str,
+        *,
+        model: str,
+        api: str,
+        provider: str,
+        prefix: Mapping[str, Any],
+        prefix_fingerprint: str,
+        created: float,
+        settings: Mapping[str, Any] | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> None:
+        """Register a session (idempotent: an existing id is left as it is)."""
+        with self._tx() as db:
+            if db.execute("SELECT 1 FROM sessions WHERE id=?", (session_id,)).fetchone():
+                return
+            db.execute(
+                "INSERT OR IGNORE INTO prefixes(fingerprint, data) VALUES (?, ?)",
+                (prefix_fingerprint, _json(prefix)),
+            )
+            db.execute(
+                "INSERT INTO sessions(id, created, updated, model, api, provider, prefix_fp, "
+                "settings, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    session_id,
+                    created,
+                    created,
+                    model,
+                    api,
+                    provider,
+                    prefix_fingerprint,
+                    _json(_scrub(settings or {})),
+                    _json(_scrub(meta or {})),
+                ),
+            )
+
+    def _insert_request(
+        self, db: sqlite3.Connection, session_id: str, turn: int, epoch: int, r: NewRequest
+    ) -> int:
+        row = db.execute(
+            "SELECT COALESCE(MAX(seq), -1) + 1 FROM requests WHERE session_id=?", (session_id,)
+        ).fetchone()
+        seq = int(row[0])
+        db.execute(
+            "INSERT INTO requests(session_id, seq, turn, epoch, kind, time, provider, api, model, "
+            "path, skeleton, usage, raw_usage, cost, cost_without_cache, cache_key, "
+            "predicted_read, cause, rebilled, detail) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                session_id,
+                seq,
+                turn,
+                epoch,
+                r.kind,
+                r.time,
+                r.provider,
+                r.api,
+                r.model,
+                r.path,
+                self._skeleton(db, _scrub(r.body)),
+                _json(r.usage.to_dict()),
+                _json(_scrub(dict(r.usage.raw))),
+                None if r.cost is None else str(r.cost),
+                None if r.cost_without_cache is None else str(r.cost_without_cache),
+                r.cache_key,
+                r.predicted_read,
+                r.cause,
+                r.rebilled,
+                r.detail,
+            ),
+        )
+        return seq
+
+    def _session_row(self, db: sqlite3.Connection, session_id: str) -> tuple[int, int]:
+        row = db.execute(
+            "SELECT epoch, turns FROM sessions WHERE id=?", (session_id,)
+        ).fetchone()
+        if row is None:
+            raise UnknownSessionError(f"unknown session id {session_id!r}", where=str(self.path))
+        return int(row[0]), int(row[1])
+
+    def record_turn(
+        self,
+        session_id: str,
+        *,
+        requests: Sequence[NewRequest],
+        messages: Sequence[Mapping[str, Any]],
+        first_index: int,
+        model: str,
+        time: float,
+    ) -> int:
+        """Write one completed turn in ONE transaction: its requests and new messages.
+
+        `messages` are the messages the turn appended (Message.to_dict()), starting at transcript
+        index `first_index`. Returns the turn number.
+        """
+        with self._tx() as db:
+            epoch, turns = self._session_row(db, session_id)
+            turn = turns + 1
+            for r in requests:
+                self._insert_request(db, session_id, turn, epoch, r)
+            for i, m in enumerate(messages):
+                h = self._put_blob(db, m)
+                db.execute(
+                    "INSERT OR REPLACE INTO messages(session_id, epoch, idx, turn, blob) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (session_id, epoch, first_index + i, turn, h),
+                )
+            db.execute(
+                "UPDATE sessions SET turns=?, updated=?, model=? WHERE id=?",
+                (turn, time, model, session_id),
+            )
+        return turn
+
+    def record_request(self, session_id: str, request: NewRequest) -> int:
+        """Write one request outside a turn (a keep-alive ping) in its own transaction."""
+        with self._tx() as db:
+            epoch, turns = self._session_row(db, session_id)
+            seq = self._insert_request(db, session_id, turns, epoch, request)
+            db.execute("UPDATE sessions SET updated=? WHERE id=?", (request.time, session_id))
+        return seq
+
+    def set_model(self, session_id: str, model: str, time: float) -> None:
+        with self._tx() as db:
+            self._session_row(db, session_id)
+            db.execute(
+                "UPDATE sessions SET model=?, updated=? WHERE id=?", (model, time, session_id)
+            )
+
+    def new_epoch(
+        self,
+        session_id: str,
+        *,
+        prefix: Mapping[str, Any],
+        prefix_fingerprint: str,
+        messages: Sequence[Mapping[str, Any]],
+        model: str,
+        time: float,
+        requests: Sequence[NewRequest] = (),
+    ) -> int:
+        """Move a session to a new prefix and transcript (compaction, tool change), atomically.
+
+        `requests` (the compaction's summary request) are recorded in the same transaction.
+        """
+        with self._tx() as db:
+            epoch, turns = self._session_row(db, session_id)
+            for r in requests:
+                self._insert_request(db, session_id, turns, epoch, r)
+            epoch += 1
+            db.execute(
+                "INSERT OR IGNORE INTO prefixes(fingerprint, data) VALUES (?, ?)",
+                (prefix_fingerprint, _json(prefix)),
+            )
+            for i, m in enumerate(messages):
+                h = self._put_blob(db, m)
+                db.execute(
+                    "INSERT INTO messages(session_id, epoch, idx, turn, blob) "
+                    "VALUES (?, ?, ?, ?, ?)",
+                    (session_id, epoch, i, turns, h),
+                )
+            db.execute(
+                "UPDATE sessions SET epoch=?, prefix_fp=?, model=?, updated=? WHERE id=?",
+                (epoch, prefix_fingerprint, model, time, session_id),
+            )
+        return epoch
+
+    # -- reading ---------------------------------------------------------------------------------
+
+    def _record(self, row: Sequence[Any]) -> SessionRecord:
+        sid = str(row[0])
+        n = 0
+        cost = Decimal(0)
+        read = 0
+        total = 0
+        for usage_json, cost_s in self._db.execute(
+            "SELECT usage, cost FROM requests WHERE session_id=?", (sid,)
+        ):
+            n += 1
+            u = Usage.from_dict(json.loads(usage_json))
+            read += u.cache_read
+            total += u.input_total
+            if cost_s is not None:
+                cost += Decimal(cost_s)
+        return SessionRecord(
+            id=sid,
+            created=float(row[1]),
+            updated=float(row[2]),
+            model=str(row[3]),
+            api=str(row[4]),
+            provider=str(row[5]),
+            prefix_fingerprint=str(row[6]),
+            epoch=int(row[7]),
+            turns=int(row[8]),
+            requests=n,
+            cost=cost,
+            cache_read=read,
+            input_total=total,
+            settings=json.loads(row[9]),
+            meta=json.loads(row[10]),
+        )
+
+    _COLS = "id, created, updated, model, api, provider, prefix_fp, epoch, turns, settings, meta"
+
+    def sessions(self) -> list[SessionRecord]:
+        """Every session, most recently updated first."""
+        rows = self._db.execute(
+            f"SELECT {self._COLS} FROM sessions ORDER BY updated DESC, id"
+        ).fetchall()
+        return [self._record(r) for r in rows]
+
+    def session(self, session_id: str) -> SessionRecord:
+        row = self._db.execute(
+            f"SELECT {self._COLS} FROM sessions WHERE id=?", (session_id,)
+        ).fetchone()
+        if row is None:
+            raise UnknownSessionError(f"unknown session id {session_id!r}", where=str(self.path))
+        return self._record(row)
+
+    def _request(self, row: Sequence[Any]) -> StoredRequest:
+        return StoredRequest(
+            session_id=str(row[0]),
+            seq=int(row[1]),
+            turn=int(row[2]),
+            kind=str(row[3]),
+            time=float(row[4]),
+            provider=str(row[5]),
+            api=str(row[6]),
+            model=str(row[7]),
+            path=str(row[8]),
+            body=self._body(row[9]),
+            usage=Usage.from_dict(json.loads(row[10]), json.loads(row[11])),
+            raw_usage=json.loads(row[11]),
+            cost=_dec(row[12]),
+            cost_without_cache=_dec(row[13]),
+            cache_key=row[14],
+            predicted_read=row[15],
+            cause=row[16],
+            rebilled=int(row[17]),
+            detail=str(row[18]),
+        )
+
+    _RCOLS = (
+        "session_id, seq, turn, kind, time, provider, api, model, path, skeleton, usage, "
+        "raw_usage, cost, cost_without_cache, cache_key, predicted_read, cause, rebilled, detail"
+    )
+
+    def requests(self, session_id: str) -> Iterator[StoredRequest]:
+        """Every request of a session in order, bodies rebuilt exactly."""
+        self.session(session_id)
+        rows = self._db.execute(
+            f"SELECT {self._RCOLS} FROM requests WHERE session_id=? ORDER BY seq", (session_id,)
+        ).fetchall()
+        for r in rows:
+            yield self._request(r)
+
+    def load(self, session_id: str) -> LoadedSession:
+        """The session's current prefix, transcript and last request, for resuming it."""
+        record = self.session(session_id)
+        prow = self._db.execute(
+            "SELECT data FROM prefixes WHERE fingerprint=?", (record.prefix_fingerprint,)
+        ).fetchone()
+        if prow is None:
+            raise StoreError(
+                f"session {session_id!r} names a prefix the store does not hold",
+                where=str(self.path),
+            )
+        messages = [
+            self._blob(h)
+            for (h,) in self._db.execute(
+                "SELECT blob FROM messages WHERE session_id=? AND epoch=? ORDER BY idx",
+                (session_id, record.epoch),
+            )
+        ]
+        last_row = self._db.execute(
+            f"SELECT {self._RCOLS} FROM requests WHERE session_id=? AND epoch=? "
+            "AND kind != 'ping' ORDER BY seq DESC LIMIT 1",
+            (session_id, record.epoch),
+        ).fetchone()
+        last = self._request(last_row) if last_row is not None else None
+        return LoadedSession(record, json.loads(prow[0]), messages, last)
+
+    def export_jsonl(self, session_id: str, out: IO[str]) -> int:
+        """Write the session's requests as JSONL trace lines; returns the number of lines."""
+        n = 0
+        for r in self.requests(session_id):
+            out.write(json.dumps(r.trace(), ensure_ascii=False, sort_keys=True) + "\n")
+            n += 1
+        return n
+
+    def stats(self) -> dict[str, int]:
+        """Row counts and blob bytes (to check that storage grows linearly)."""
+        blob_bytes = self._db.execute("SELECT COALESCE(SUM(LENGTH(data)), 0) FROM blobs")
+        skel = self._db.execute("SELECT COALESCE(SUM(LENGTH(skeleton)), 0) FROM requests")
+        return {
+            "blob_bytes": int(blob_bytes.fetchone()[0]),
+            "skeleton_bytes": int(skel.fetchone()[0]),
+            "requests": int(self._db.execute("SELECT COUNT(*) FROM requests").fetchone()[0]),
+        }

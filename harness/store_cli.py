@@ -1,0 +1,146 @@
+"""`prefixlock sessions list | show ID | export ID --jsonl [-o FILE]`: the store from the shell.
+
+The store is opened read-only: listing, showing or exporting never changes it. A missing,
+corrupted or newer-schema store and an unknown session id are user errors (one line, exit 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from .command import Command
+
+
+def _configure(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--store",
+        metavar="PATH",
+        help="the session store (default: PREFIXLOCK_STORE or "
+        "~/.local/share/prefixlock/sessions.sqlite)",
+    )
+    sub = p.add_subparsers(dest="sessions_command", metavar="ACTION")
+    ls = sub.add_parser("list", help="list stored sessions")
+    ls.add_argument("--json", action="store_true", help="print JSON")
+    show = sub.add_parser("show", help="one session: figures and every request")
+    show.add_argument("id", help="session id")
+    show.add_argument("--json", action="store_true", help="print JSON")
+    exp = sub.add_parser("export", help="export a session as a JSONL trace")
+    exp.add_argument("id", help="session id")
+    exp.add_argument("--jsonl", action="store_true", help="JSONL trace format (the default)")
+    exp.add_argument("-o", "--output", metavar="FILE", help="write to FILE instead of stdout")
+
+
+def _run(args: argparse.Namespace) -> int:
+    import json
+    import os
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    from .errors import UserError
+    from .store import SessionStore, UnknownSessionError
+
+    action = getattr(args, "sessions_command", None)
+    if action is None:
+        raise UserError("choose an action: list, show ID or export ID --jsonl", where="sessions")
+    store = SessionStore(args.store, read_only=True)
+    try:
+        if action == "list":
+            records = store.sessions()
+            if args.json:
+                print(json.dumps([_record_dict(r) for r in records], indent=2))
+                return 0
+            if not records:
+                print(f"no sessions in {store.path}")
+                return 0
+            print(f"{'id':<36} {'model':<22} {'turns':>5} {'reqs':>5} {'hit':>6} {'cost':>10}")
+            for r in records:
+                print(
+                    f"{r.id:<36} {r.model:<22} {r.turns:>5} {r.requests:>5} "
+                    f"{r.hit_rate:>6.1%} {'$' + format(r.cost, '.4f'):>10}"
+                )
+            return 0
+        if action == "show":
+            rec = store.session(args.id)
+            reqs = list(store.requests(args.id))
+            if args.json:
+                out = _record_dict(rec)
+                out["requests"] = [
+                    {
+                        "seq": q.seq,
+                        "turn": q.turn,
+                        "kind": q.kind,
+                        "model": q.model,
+                        "usage": q.usage.to_dict(),
+                        "cost": None if q.cost is None else str(q.cost),
+                        "predicted_read": q.predicted_read,
+                        "cause": q.cause,
+                        "rebilled": q.rebilled,
+                    }
+                    for q in reqs
+                ]
+                print(json.dumps(out, indent=2))
+                return 0
+            print(f"session {rec.id}")
+            print(f"  model {rec.model} ({rec.provider}, {rec.api})")
+            print(f"  prefix {rec.prefix_fingerprint}, epoch {rec.epoch}")
+            print(
+                f"  {rec.turns} turns, {rec.requests} requests, hit rate {rec.hit_rate:.1%}, "
+                f"cost ${rec.cost:.4f}"
+            )
+            print(
+                f"  {'seq':>4} {'turn':>4} {'kind':<8} {'model':<20} {'read':>8} {'write':>8} "
+                f"{'uncached':>8} {'cost':>10}  cause"
+            )
+            for q in reqs:
+                u = q.usage
+                cost = "unpriced" if q.cost is None else f"${q.cost:.4f}"
+                cause = f"{q.cause} ({q.rebilled} re-billed)" if q.cause else ""
+                print(
+                    f"  {q.seq:>4} {q.turn:>4} {q.kind:<8} {q.model:<20} {u.cache_read:>8} "
+                    f"{u.cache_write:>8} {u.uncached_input:>8} {cost:>10}  {cause}"
+                )
+            return 0
+        if action == "export":
+            store.session(args.id)  # unknown id: error before any file is touched
+            if not args.output:
+                store.export_jsonl(args.id, sys.stdout)
+                return 0
+            target = Path(args.output)
+            fd, tmp = tempfile.mkstemp(prefix=".export-", dir=str(target.parent or "."))
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                    n = store.export_jsonl(args.id, fh)
+                os.replace(tmp, target)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+            print(f"wrote {n} requests to {target}", file=sys.stderr)
+            return 0
+    except UnknownSessionError:
+        raise
+    finally:
+        store.close()
+    raise UserError(f"unknown action {action!r}", where="sessions")
+
+
+def _record_dict(r: object) -> dict[str, object]:
+    from .store import SessionRecord
+
+    assert isinstance(r, SessionRecord)
+    return {
+        "id": r.id,
+        "model": r.model,
+        "provider": r.provider,
+        "api": r.api,
+        "created": r.created,
+        "updated": r.updated,
+        "turns": r.turns,
+        "requests": r.requests,
+        "hit_rate": round(r.hit_rate, 4),
+        "cost": str(r.cost),
+        "prefix_fingerprint": r.prefix_fingerprint,
+    }
+
+
+COMMAND = Command("list, show and export stored sessions", _configure, _run, order=30)
