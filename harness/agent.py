@@ -1,0 +1,384 @@
+"""The agent loop: `Agent` (prefix + model + settings) and `Session` (one conversation).
+
+`Session.send(text)` builds the next request from the frozen prefix and the transcript, streams
+it, records usage in the ledger, runs the tool calls the model made (sync or async functions; a
+tool that raises, or one that does not exist, becomes an `is_error` tool result, never a crash),
+and loops until the model answers without tools or a limit (requests per turn, dollars) stops it.
+Everything the caller sees is a typed event (`harness.events`); nothing prints.
+
+Nothing reaches the transcript before its request succeeded: the user's message and the tool
+results go in together with the model's reply, so a retried or failed request can neither
+duplicate nor lose an entry. Tool results whose follow-up request failed (or hit a limit) are
+kept and sent in front of the next `send()`.
+
+Seams for the other parts of the SDK (small methods, overridable or wrapped): the cache guard's
+prediction (`_before_send`) and comparison (`_after_response`), budget checks (`_limit_reached`),
+store writes (`_record_turn`), model and prefix switches (`_use_provider`, `_use_prefix`), and
+tools that are not Python functions of the prefix (`tool_handlers`, e.g. `delegate`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from types import TracebackType
+from typing import Any
+
+from .clock import Clock, SystemClock
+from .errors import ProviderError
+from .events import Event, ToolCall, ToolResult, TurnComplete, UsageReport
+from .ledger import Ledger, LedgerRow
+from .prefix import FrozenPrefix
+from .prices import PriceTable
+from .providers import Reply, SDKProvider, SessionInfo, Sleep, make_provider, resolve_route
+from .settings import Settings
+from .transcript import Message, Transcript, text_block, thaw, tool_result_block
+from .wire import WireRequest
+
+ToolHandler = Callable[[Mapping[str, Any]], Awaitable[str]]
+
+
+class Agent:
+    """A frozen prefix, a model and settings: the factory of sessions."""
+
+    def __init__(
+        self,
+        prefix: FrozenPrefix,
+        model: str = "claude-opus-4-7",
+        api_key: str | None = None,
+        base_url: str | None = None,
+        clock: Clock | None = None,
+        prices: PriceTable | None = None,
+        settings: Settings | None = None,
+        *,
+        http_client: Any = None,
+        sleep: Sleep | None = None,
+        store: Any = None,
+        delegator: Any = None,
+    ) -> None:
+        self.prefix = prefix
+        self.prices = prices or PriceTable.default()
+        self.settings = settings or Settings()
+        self.clock: Clock = clock or SystemClock()
+        self.base_url = base_url
+        self.route = resolve_route(model, base_url, self.prices)  # unknown ids fail here
+        self.model = self.route.model
+        self.store = store
+        self.delegator = delegator
+        self._api_key = api_key
+        self._http_client = http_client
+        self._sleep = sleep
+
+    def __repr__(self) -> str:  # the key stays out
+        return f"Agent({self.route.label}, {self.prefix!r})"
+
+    def provider(self, model: str | None = None, base_url: str | None = None) -> SDKProvider:
+        """A provider for `model` (default: the agent's); MissingKeyError names the variable."""
+        return make_provider(
+            model or self.route.label,
+            api_key=self._api_key,
+            base_url=base_url if base_url is not None else self.base_url,
+            prices=self.prices,
+            settings=self.settings,
+            http_client=self._http_client,
+            sleep=self._sleep,
+        )
+
+    def session(self, session_id: str | None = None) -> Session:
+        """A new session (use `async with`). Needs the API key now, not at the first send."""
+        return Session(self, session_id or uuid.uuid4().hex, self.provider())
+
+    def sync_session(self, session_id: str | None = None) -> SyncSession:
+        return SyncSession(self.session(session_id))
+
+    def run_sync(self, text: str, *, volatile: Sequence[str] = ()) -> RunResult:
+        """One task in a fresh session, from a script: the answer and the session's ledger."""
+        with self.sync_session() as s:
+            events = s.send(text, volatile=volatile)
+            return RunResult(s.last_text, s.ledger, events, s.session)
+
+
+@dataclass
+class RunResult:
+    text: str
+    ledger: Ledger
+    events: list[Event]
+    session: Session
+
+
+@dataclass
+class _TurnState:
+    turn: int
+    requests: int = 0
+    text: str = ""
+    volatile: Sequence[str] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class Session:
+    """One conversation on a frozen prefix. Use `async with agent.session() as s`."""
+
+    def __init__(self, agent: Agent, session_id: str, provider: SDKProvider) -> None:
+        self.agent = agent
+        self.id = session_id
+        self.info = SessionInfo(session_id)
+        self.prefix = agent.prefix
+        self.settings = agent.settings
+        self.clock = agent.clock
+        self.provider = provider
+        self.model = provider.model
+        self.transcript = Transcript()
+        self.ledger = Ledger(agent.prices)
+        self.requests: list[WireRequest] = []
+        self.turn = 0
+        self.last_text = ""
+        # Tool handlers that are not runners of the prefix (e.g. `delegate`), by tool name.
+        self.tool_handlers: dict[str, ToolHandler] = {}
+        self._pending_results: list[dict[str, Any]] = []
+
+    def __repr__(self) -> str:
+        return f"Session({self.id}, {self.provider.route.label}, {len(self.transcript)} messages)"
+
+    async def __aenter__(self) -> Session:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self.provider.aclose()
+
+    @property
+    def previous_request(self) -> WireRequest | None:
+        """The last request sent (what the cache guard compares the next one with)."""
+        return self.requests[-1] if self.requests else None
+
+    # ---- the loop ------------------------------------------------------------------------
+
+    async def send(self, text: str, *, volatile: Sequence[str] = ()) -> AsyncIterator[Event]:
+        """Send a user turn and yield events until the model's final answer or a limit.
+
+        `volatile` text (a date, a one-off reminder) is appended to the newest user turn on the
+        wire only: it is never cached and never enters the transcript.
+        """
+        self.turn += 1
+        state = _TurnState(self.turn, volatile=tuple(volatile))
+        blocks = [*self._pending_results]
+        if text:
+            blocks.append(text_block(text))
+        self._pending_results = []
+        pending = [Message.user(blocks)] if blocks else []
+        while True:
+            limit = self._limit_reached(state)
+            if limit is not None:
+                self._keep_unsent(pending)
+                yield TurnComplete(state.turn, state.text, "limit", limit_hit=limit)
+                return
+            request = self._build_next_request(pending, state.volatile)
+            for event in self._before_send(request):
+                yield event
+            started_at = self.clock.now()
+            reply: Reply | None = None
+            try:
+                async for item in self.provider.stream(request):
+                    if isinstance(item, Reply):
+                        reply = item
+                    else:
+                        yield item
+            except ProviderError:
+                self._keep_unsent(pending)
+                raise
+            if reply is None:  # the transport always ends with a Reply or raises
+                raise ProviderError("stream ended without a reply", retryable=True)
+            state.requests += 1
+            row, events = self._after_response(request, reply, started_at)
+            self._record_turn(request, pending, reply, row)
+            for event in events:
+                yield event
+            state.text = reply.text
+            self.last_text = reply.text
+            calls = reply.tool_uses()
+            if not calls:
+                yield TurnComplete(state.turn, reply.text, reply.stop_reason)
+                return
+            results: list[dict[str, Any]] = []
+            async for event in self._run_tools(calls, results):
+                yield event
+            pending = [Message.user(results)]
+
+    # ---- seams ---------------------------------------------------------------------------
+
+    def _build_next_request(
+        self, pending: Sequence[Message], volatile: Sequence[str] = ()
+    ) -> WireRequest:
+        """The next request: the transcript plus the not-yet-sent messages. Pure."""
+        messages = [*self.transcript.messages, *pending]
+        return self.provider.build_request(
+            self.prefix, messages, self.settings, self.info, volatile
+        )
+
+    def _before_send(self, request: WireRequest) -> list[Event]:
+        """Hook before a request goes out (the guard predicts here). Returns events to yield."""
+        return []
+
+    def _after_response(
+        self, request: WireRequest, reply: Reply, started_at: float
+    ) -> tuple[LedgerRow, list[Event]]:
+        """Record usage in the ledger and report it (the guard compares here)."""
+        row = self.ledger.record(
+            request, reply.usage, time=started_at, previous=self.previous_request
+        )
+        report = UsageReport(
+            turn=self.turn,
+            request=row.seq,
+            model=request.model,
+            usage=reply.usage,
+            cost=row.cost,
+            cost_without_cache=row.cost_without_cache,
+            predicted_read=row.predicted_read,
+        )
+        return row, [report]
+
+    def _record_turn(
+        self, request: WireRequest, pending: Sequence[Message], reply: Reply, row: LedgerRow
+    ) -> None:
+        """The request succeeded: now, and only now, the transcript grows (store writes here)."""
+        self.transcript.extend(pending)
+        if reply.blocks:
+            self.transcript.append(Message.assistant(reply.blocks))
+        self.requests.append(request)
+
+    def _limit_reached(self, state: _TurnState) -> str | None:
+        """'turns' or 'dollars' when the loop must stop before the next request."""
+        if state.requests >= self.settings.max_turns:
+            return "turns"
+        cap = self.settings.max_dollars
+        if cap is not None and self.ledger.priced_cost >= cap:
+            return "dollars"
+        return None
+
+    def _keep_unsent(self, pending: Sequence[Message]) -> None:
+        """Tool results that were not delivered go in front of the next turn (the model's
+        tool calls are in the transcript and need their results)."""
+        for message in pending:
+            self._pending_results.extend(
+                thaw(b) for b in message.blocks if b.get("type") == "tool_result"
+            )
+
+    def _use_provider(self, provider: SDKProvider) -> None:
+        """Move the session to another provider/model (the guard prices this first)."""
+        self.provider = provider
+        self.model = provider.model
+
+    def _use_prefix(self, prefix: FrozenPrefix) -> None:
+        """Move the session to another frozen prefix (the guard prices this first)."""
+        self.prefix = prefix
+
+    # ---- tools ---------------------------------------------------------------------------
+
+    async def _run_tools(
+        self, calls: Sequence[Mapping[str, Any]], results: list[dict[str, Any]]
+    ) -> AsyncIterator[Event]:
+        """Run the model's tool calls concurrently; results and events in call order."""
+        for call in calls:
+            yield ToolCall(str(call["id"]), str(call["name"]), dict(thaw(call.get("input", {}))))
+        outcomes = await asyncio.gather(*(self._run_tool(c) for c in calls))
+        for call, (content, is_error) in zip(calls, outcomes, strict=True):
+            results.append(tool_result_block(str(call["id"]), content, is_error))
+            yield ToolResult(str(call["id"]), str(call["name"]), content, is_error)
+
+    async def _run_tool(self, call: Mapping[str, Any]) -> tuple[str, bool]:
+        name = str(call["name"])
+        arguments = dict(thaw(call.get("input", {})))
+        handler = self.tool_handlers.get(name)
+        runner = self.prefix.runner(name)
+        try:
+            if handler is not None:
+                return await handler(arguments), False
+            if runner is None:
+                return f"Error: unknown tool {name!r}", True
+            return await runner.invoke(arguments), False
+        except Exception as exc:  # a tool's failure is the model's to handle, not a crash
+            return f"Error: {type(exc).__name__}: {exc}", True
+
+    # ---- conveniences --------------------------------------------------------------------
+
+    async def ask(self, text: str, *, volatile: Sequence[str] = ()) -> str:
+        """Send a turn, drop the events, return the final text."""
+        final = ""
+        async for event in self.send(text, volatile=volatile):
+            if isinstance(event, TurnComplete):
+                final = event.text
+        return final
+
+    @property
+    def cost(self) -> Decimal | None:
+        return self.ledger.cost
+
+
+class SyncSession:
+    """A session for scripts: the same loop, run to completion on a private event loop."""
+
+    def __init__(self, session: Session) -> None:
+        self.session = session
+        self._loop = asyncio.new_event_loop()
+
+    def __enter__(self) -> SyncSession:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if not self._loop.is_closed():
+            self._loop.run_until_complete(self.session.aclose())
+            self._loop.close()
+
+    def send(self, text: str, *, volatile: Sequence[str] = ()) -> list[Event]:
+        """All events of one turn, in order."""
+
+        async def collect() -> list[Event]:
+            return [e async for e in self.session.send(text, volatile=volatile)]
+
+        return self._loop.run_until_complete(collect())
+
+    def iter_send(self, text: str, *, volatile: Sequence[str] = ()) -> Iterator[Event]:
+        """Events of one turn as they come (the loop runs between them)."""
+        agen = self.session.send(text, volatile=volatile).__aiter__()
+        while True:
+            try:
+                yield self._loop.run_until_complete(agen.__anext__())
+            except StopAsyncIteration:
+                return
+
+    def ask(self, text: str, *, volatile: Sequence[str] = ()) -> str:
+        return self._loop.run_until_complete(self.session.ask(text, volatile=volatile))
+
+    @property
+    def ledger(self) -> Ledger:
+        return self.session.ledger
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.session.transcript
+
+    @property
+    def last_text(self) -> str:
+        return self.session.last_text
+
+    @property
+    def id(self) -> str:
+        return self.session.id

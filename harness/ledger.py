@@ -1,0 +1,244 @@
+"""The ledger: a row per request, and the session's answers: hit rate, cost, cost without the
+cache, saved, the ceiling (tokens that could have been read), and re-billed tokens by cause.
+
+Money is Decimal. A model missing from the price table is reported as unpriced: its rows carry
+`cost=None`, and the session's `cost` is None while any row is unpriced (`priced_cost` sums the
+rest), so an unknown model is never counted as $0.
+
+The ceiling of a request is what the cache could have served given the previous request: the
+common prefix of the two requests' cache units, cut where the provider can read (Anthropic: at
+an earlier breakpoint write; OpenAI-style: 128-token steps from the model's minimum), and zero
+after a model change (the cache is per model), in the provider's token count (scaled from the
+local tokenizer when the two differ). Re-billed tokens are the ceiling minus what was read,
+with the cause the guard names (or "unexplained"); after a model change all previously cached
+tokens are re-billed with cause "model".
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from .cacheunits import Unit
+from .prices import Price, PriceTable
+from .usage import Usage
+from .wire import WireRequest
+
+OPENAI_STEP = 128
+
+
+@dataclass(frozen=True)
+class LedgerRow:
+    """One request: what it used, what it cost, what it could have read."""
+
+    seq: int
+    time: float
+    model: str
+    api: str
+    usage: Usage
+    cost: Decimal | None  # None: unpriced model
+    cost_without_cache: Decimal | None
+    ceiling: int  # tokens that could have been read given the previous request
+    rebilled: int  # ceiling tokens not read (or, after a model switch, tokens cached before)
+    cause: str | None  # why `rebilled` happened, when it did
+    predicted_read: int | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def priced(self) -> bool:
+        return self.cost is not None
+
+    @property
+    def saved(self) -> Decimal | None:
+        if self.cost is None or self.cost_without_cache is None:
+            return None
+        return self.cost_without_cache - self.cost
+
+
+def common_units(prev: Sequence[Unit], cur: Sequence[Unit]) -> int:
+    """Number of leading units the two requests share (same chained hash)."""
+    n = min(len(prev), len(cur))
+    if n and prev[n - 1].chain == cur[n - 1].chain:
+        return n  # the common case (same prefix, appended turn): one comparison
+    lo, hi = 0, n  # chains are prefix hashes: equality is monotone, so bisect
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if prev[mid - 1].chain == cur[mid - 1].chain:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def readable_tokens(prev: WireRequest, cur: WireRequest, price: Price | None) -> int:
+    """Local tokens of `cur` the cache could serve after `prev` (same model assumed)."""
+    shared = common_units(prev.units, cur.units)
+    if shared == 0:
+        return 0
+    minimum = price.min_cacheable_tokens if price is not None else 0
+    if cur.api == "anthropic":
+        # Entries exist where `prev` (or an earlier request) wrote: its breakpoints.
+        written = [u.end for u in prev.units[:shared] if u.breakpoint is not None]
+        best = max(written, default=0)
+        return best if best >= minimum else 0
+    tokens = cur.units[shared - 1].end
+    if tokens < max(minimum, OPENAI_STEP):
+        return 0
+    return tokens - tokens % OPENAI_STEP
+
+
+class Ledger:
+    """Rows of one session (or several: ledgers add up) and the answers over them."""
+
+    def __init__(self, prices: PriceTable | None = None) -> None:
+        self.prices = prices or PriceTable.default()
+        self._rows: list[LedgerRow] = []
+        self._last: WireRequest | None = None
+
+    def record(
+        self,
+        request: WireRequest,
+        usage: Usage,
+        *,
+        time: float = 0.0,
+        cause: str | None = None,
+        predicted_read: int | None = None,
+        previous: WireRequest | None = None,
+        meta: dict[str, Any] | None = None,
+    ) -> LedgerRow:
+        """Add the row of `request` (its provider-reported `usage`). `previous` defaults to the
+        request recorded before it."""
+        prev = previous if previous is not None else self._last
+        price = self.prices.lookup(request.model)
+        cost = price.cost(usage) if price is not None else None
+        without = price.cost_without_cache(usage) if price is not None else None
+        ceiling, rebilled, why = 0, 0, None
+        if prev is not None:
+            if prev.model != request.model or prev.api != request.api:
+                old = readable_tokens(prev, request, self.prices.lookup(prev.model))
+                rebilled = self._scale(old, request, usage)
+                why = "model" if rebilled else None
+            else:
+                ceiling = self._scale(readable_tokens(prev, request, price), request, usage)
+                ceiling = max(ceiling, usage.cache_read)
+                rebilled = max(ceiling - usage.cache_read, 0)
+                why = (cause or "unexplained") if rebilled else None
+        row = LedgerRow(
+            seq=len(self._rows),
+            time=time,
+            model=request.model,
+            api=request.api,
+            usage=usage,
+            cost=cost,
+            cost_without_cache=without,
+            ceiling=ceiling,
+            rebilled=rebilled,
+            cause=why,
+            predicted_read=predicted_read,
+            meta=dict(meta or {}),
+        )
+        self._rows.append(row)
+        self._last = request
+        return row
+
+    @staticmethod
+    def _scale(local: int, request: WireRequest, usage: Usage) -> int:
+        """Local tokenizer tokens in the provider's count (they agree on the emulator)."""
+        total_local = request.input_tokens
+        reported = usage.input_total
+        if local <= 0 or total_local <= 0 or reported <= 0 or reported == total_local:
+            return min(local, reported) if reported else local
+        return min(reported, round(local * reported / total_local))
+
+    # ---- answers -------------------------------------------------------------------------
+
+    @property
+    def rows(self) -> tuple[LedgerRow, ...]:
+        return tuple(self._rows)
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __iter__(self) -> Iterator[LedgerRow]:
+        return iter(tuple(self._rows))
+
+    @property
+    def usage(self) -> Usage:
+        total = Usage()
+        for r in self._rows:
+            total = total + r.usage
+        return total
+
+    @property
+    def hit_rate(self) -> float:
+        """Tokens read from the cache / all input tokens."""
+        return self.usage.hit_rate
+
+    @property
+    def ceiling(self) -> int:
+        """Tokens that could have been read, summed over requests."""
+        return sum(r.ceiling for r in self._rows)
+
+    @property
+    def ceiling_hit_rate(self) -> float:
+        """The best hit rate these requests allowed (ceiling / all input)."""
+        total = self.usage.input_total
+        return self.ceiling / total if total else 0.0
+
+    @property
+    def unpriced_models(self) -> tuple[str, ...]:
+        return tuple(sorted({r.model for r in self._rows if r.cost is None}))
+
+    @property
+    def priced_cost(self) -> Decimal:
+        """Dollars of the priced rows only (see `unpriced_models` for the rest)."""
+        return sum((r.cost for r in self._rows if r.cost is not None), Decimal(0))
+
+    @property
+    def cost(self) -> Decimal | None:
+        """Dollars of the session; None while any request is unpriced (never a silent $0)."""
+        if self.unpriced_models:
+            return None
+        return self.priced_cost
+
+    @property
+    def cost_without_cache(self) -> Decimal | None:
+        if self.unpriced_models:
+            return None
+        return sum(
+            (r.cost_without_cache for r in self._rows if r.cost_without_cache is not None),
+            Decimal(0),
+        )
+
+    @property
+    def saved(self) -> Decimal | None:
+        cost, without = self.cost, self.cost_without_cache
+        if cost is None or without is None:
+            return None
+        return without - cost
+
+    @property
+    def rebilled(self) -> dict[str, int]:
+        """Re-billed tokens by cause."""
+        out: dict[str, int] = defaultdict(int)
+        for r in self._rows:
+            if r.rebilled and r.cause:
+                out[r.cause] += r.rebilled
+        return dict(out)
+
+    def summary(self) -> str:
+        """One line: tokens read / written / uncached, hit rate, cost, saved."""
+        u = self.usage
+        cost = self.cost
+        if cost is None:
+            money = "cost unpriced (" + ", ".join(self.unpriced_models) + ")"
+        else:
+            saved = self.saved or Decimal(0)
+            money = f"cost ${cost:.4f}, saved ${saved:.4f}"
+        return (
+            f"{len(self._rows)} requests: read {u.cache_read:,}, written {u.cache_write:,}, "
+            f"uncached {u.uncached_input:,} tokens; hit rate {u.hit_rate:.1%}; {money}"
+        )

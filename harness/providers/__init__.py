@@ -1,0 +1,123 @@
+"""Providers: pure request building, transport through the official SDKs, usage parsing.
+
+`make_provider(model, ...)` picks the wire API from the model id (see `registry`) and returns an
+`SDKProvider`: a builder (`AnthropicBuilder`, `ChatBuilder`, `ResponsesBuilder`) plus a
+`Transport`. The builders do no I/O and can be used alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from ..prefix import FrozenPrefix
+from ..prices import PriceTable
+from ..settings import Settings
+from ..transcript import Message, Transcript
+from ..usage import Usage, parse_usage
+from ..wire import WireRequest
+from .anthropic import AnthropicBuilder, AnthropicStream
+from .base import Provider, Reply, SessionInfo, StreamItem, cache_key_for
+from .openai import ChatBuilder, ChatStream, ResponsesBuilder, ResponsesStream
+from .registry import KEY_VARS, Route, find_key, resolve_route
+from .transport import Fault, Sleep, Transport, classify
+
+Builder = AnthropicBuilder | ChatBuilder | ResponsesBuilder
+
+
+def make_builder(api: str, model: str) -> Builder:
+    """The pure request builder for a wire API."""
+    if api == "anthropic":
+        return AnthropicBuilder(model)
+    if api == "openai-responses":
+        return ResponsesBuilder(model)
+    if api in ("openai-chat", "openai-compat"):
+        return ChatBuilder(model, api=api)
+    raise ValueError(f"unknown wire API {api!r}")
+
+
+class SDKProvider:
+    """A provider: a pure builder, an SDK transport with retries, and a usage parser."""
+
+    def __init__(
+        self,
+        route: Route,
+        api_key: str,
+        settings: Settings | None = None,
+        *,
+        http_client: Any = None,
+        sleep: Sleep | None = None,
+    ) -> None:
+        self.route = route
+        self.api = route.api
+        self.model = route.model
+        self.builder = make_builder(route.api, route.model)
+        self.transport = Transport(
+            route.api, api_key, route.base_url, settings or Settings(),
+            http_client=http_client, sleep=sleep,
+        )
+
+    def __repr__(self) -> str:
+        return f"SDKProvider({self.route.label}, base_url={self.route.base_url!r})"
+
+    def build_request(
+        self,
+        prefix: FrozenPrefix,
+        transcript: Transcript | Sequence[Message],
+        settings: Settings,
+        session: SessionInfo,
+        volatile: Sequence[str] = (),
+    ) -> WireRequest:
+        return self.builder.build_request(prefix, transcript, settings, session, volatile)
+
+    def stream(self, request: WireRequest) -> AsyncIterator[StreamItem]:
+        return self.transport.stream(request)
+
+    def parse_usage(self, raw: Any) -> Usage:
+        return parse_usage(self.api, raw)
+
+    async def aclose(self) -> None:
+        await self.transport.aclose()
+
+
+def make_provider(
+    model: str,
+    *,
+    api_key: str | None = None,
+    base_url: str | None = None,
+    prices: PriceTable | None = None,
+    settings: Settings | None = None,
+    http_client: Any = None,
+    sleep: Sleep | None = None,
+) -> SDKProvider:
+    """The provider for `model`; raises MissingKeyError naming the variable to set."""
+    route = resolve_route(model, base_url, prices)
+    key = find_key(route, api_key)
+    return SDKProvider(route, key, settings, http_client=http_client, sleep=sleep)
+
+
+__all__ = [
+    "KEY_VARS",
+    "AnthropicBuilder",
+    "AnthropicStream",
+    "Builder",
+    "ChatBuilder",
+    "ChatStream",
+    "Fault",
+    "Provider",
+    "Reply",
+    "ResponsesBuilder",
+    "ResponsesStream",
+    "Route",
+    "SDKProvider",
+    "SessionInfo",
+    "Sleep",
+    "StreamItem",
+    "Transport",
+    "cache_key_for",
+    "classify",
+    "find_key",
+    "make_builder",
+    "make_provider",
+    "resolve_route",
+]

@@ -1,0 +1,280 @@
+"""Anthropic Messages: pure request building with explicit cache breakpoints, and the stream
+parser that turns SSE events into text deltas and one `Reply`.
+
+Breakpoints (at most 4, FACTS.md): the last tool, the last system block, the conversation tail,
+and a second conversation breakpoint at the previous request's tail when this turn added 20 or
+more blocks (a read looks back only 20 block positions from a breakpoint, so the tail alone would
+no longer find the previous write). Volatile text (a date reminder, a one-off note) is appended
+after the tail breakpoint on this request only: it never carries one, since it changes next turn.
+1h entries come before 5m ones (the prefix TTL may be longer than the conversation's, not shorter).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..cacheunits import Unit, anthropic_message_settings, message_unit_data
+from ..canonical import canonical_bytes, canonical_json, chain_hash
+from ..events import TextDelta
+from ..prefix import FrozenPrefix
+from ..settings import Settings
+from ..tokenizer import count_tokens
+from ..transcript import Message, Transcript, thaw
+from ..usage import from_anthropic
+from ..wire import WireRequest
+from ._incremental import ChainMemo, MessageParts, with_breakpoint
+from .base import Reply, SessionInfo, memo, messages_of, remember
+
+MAX_BREAKPOINTS = 4
+LOOKBACK_BLOCKS = 20
+_MEMO_KEY = "anthropic.parts"
+_ROLE_TOKENS = {role: count_tokens(role + "\x00") for role in ("user", "assistant")}
+
+
+def cache_control(ttl: str) -> dict[str, str]:
+    """The breakpoint marker; 5m is the API default, so only 1h is spelled out."""
+    return {"type": "ephemeral", "ttl": "1h"} if ttl == "1h" else {"type": "ephemeral"}
+
+
+def _message_parts(message: Message) -> MessageParts:
+    cached = memo(message, _MEMO_KEY)
+    if isinstance(cached, MessageParts):
+        return cached
+    role = message.role
+    wire = {"role": role, "content": [thaw(b) for b in message.blocks]}
+    extra = _ROLE_TOKENS[role]
+    units = tuple(
+        ("messages", message_unit_data(role, data), extra + tokens)
+        for data, tokens in zip(message.block_bytes, message.block_tokens, strict=True)
+    )
+    result = remember(message, _MEMO_KEY, MessageParts((wire,), units))
+    assert isinstance(result, MessageParts)
+    return result
+
+
+@dataclass(frozen=True)
+class _PrefixPart:
+    tools: list[dict[str, Any]]  # last one carries cache_control
+    system: list[dict[str, Any]]  # last one carries cache_control
+    units: tuple[Unit, ...]  # with their breakpoints
+    seed: str  # chain after the prefix and the message-level settings
+    total: int
+
+
+class AnthropicBuilder:
+    """Builds Anthropic Messages requests, incrementally (see `_incremental`)."""
+
+    api = "anthropic"
+    path = "/v1/messages"
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self._prefix_memo: dict[tuple[str, str, bytes], _PrefixPart] = {}
+        self._chain = ChainMemo(_message_parts)
+
+    def _prefix_part(self, prefix: FrozenPrefix, ttl: str, settings_bytes: bytes) -> _PrefixPart:
+        key = (prefix.fingerprint, ttl, settings_bytes)
+        part = self._prefix_memo.get(key)
+        if part is not None:
+            return part
+        tools: list[dict[str, Any]] = [t.to_dict() for t in prefix.tools]
+        system: list[dict[str, Any]] = [{"type": "text", "text": s} for s in prefix.system]
+        units: list[Unit] = []
+        chain, total = "", 0
+        for section, items in (("tools", tools), ("system", system)):
+            for i, item in enumerate(items):
+                data = canonical_bytes(item)
+                chain = chain_hash(chain, data)
+                n = count_tokens(data.decode("utf-8"))
+                total += n
+                ttl_here = ttl if i == len(items) - 1 else None
+                units.append(Unit(section, len(units), chain, n, total, ttl_here))
+        cc = cache_control(ttl)
+        if tools:
+            tools[-1] = {**tools[-1], "cache_control": cc}
+        if system:
+            system[-1] = {**system[-1], "cache_control": cc}
+        part = _PrefixPart(tools, system, tuple(units), chain_hash(chain, settings_bytes), total)
+        if len(self._prefix_memo) > 8:  # a session moves to a new prefix rarely; keep a few
+            self._prefix_memo.clear()
+        self._prefix_memo[key] = part
+        return part
+
+    def build_request(
+        self,
+        prefix: FrozenPrefix,
+        transcript: Transcript | Sequence[Message],
+        settings: Settings,
+        session: SessionInfo,
+        volatile: Sequence[str] = (),
+    ) -> WireRequest:
+        """The request for the next turn. Pure: same inputs, same bytes."""
+        messages = messages_of(transcript)
+        head: dict[str, Any] = {"model": self.model, "max_tokens": settings.max_tokens}
+        if settings.temperature is not None:
+            head["temperature"] = settings.temperature
+        part = self._prefix_part(
+            prefix, settings.effective_prefix_ttl, anthropic_message_settings(head)
+        )
+        memo_ = self._chain
+        memo_.sync(messages, part.seed, len(part.units), part.total)
+
+        units: list[Unit] = list(part.units)
+        units.extend(memo_.units)
+        wire: list[dict[str, Any]] = list(memo_.wire)
+        ttl = settings.ttl
+        marks = [u for u in part.units if u.breakpoint is not None]
+        n = len(messages)
+        tail_msg = n - 1
+        while tail_msg >= 0 and not messages[tail_msg].blocks:
+            tail_msg -= 1
+        if tail_msg >= 0:
+            self._mark(units, wire, part, tail_msg, ttl)
+            prev = self._previous_tail(messages, tail_msg)
+            if prev is not None and len(marks) + 2 <= MAX_BREAKPOINTS:
+                tail_pos = memo_.message_unit_range(tail_msg)[1] - 1
+                prev_pos = memo_.message_unit_range(prev)[1] - 1
+                if tail_pos - prev_pos >= LOOKBACK_BLOCKS:
+                    self._mark(units, wire, part, prev, ttl)
+        if volatile:
+            self._append_volatile(units, wire, volatile)
+
+        body: dict[str, Any] = dict(head)
+        # In the order the cache hashes them: tools, system, messages.
+        if part.tools:
+            body["tools"] = part.tools
+        if part.system:
+            body["system"] = part.system
+        body["messages"] = wire
+        body["stream"] = True
+        return WireRequest(
+            api=self.api,
+            model=self.model,
+            path=self.path,
+            body=body,
+            units=tuple(units),
+            meta={"prefix": prefix.fingerprint, "session": session.id, "volatile": len(volatile)},
+        )
+
+    def _mark(
+        self,
+        units: list[Unit],
+        wire: list[dict[str, Any]],
+        part: _PrefixPart,
+        index: int,
+        ttl: str,
+    ) -> None:
+        """Put a breakpoint on the last block of message `index` (a copy; memo stays clean)."""
+        start, stop = self._chain.message_unit_range(index)
+        if stop == start:
+            return
+        pos = len(part.units) + stop - 1
+        units[pos] = with_breakpoint(units[pos], ttl)
+        w = self._chain.message_wire_range(index)[0]
+        msg = wire[w]
+        content = list(msg["content"])
+        content[-1] = {**content[-1], "cache_control": cache_control(ttl)}
+        wire[w] = {**msg, "content": content}
+
+    @staticmethod
+    def _previous_tail(messages: Sequence[Message], tail: int) -> int | None:
+        """Index of the message the previous request ended on: the user message just before
+        the last assistant message (requests always end on a user turn)."""
+        i = tail
+        while i >= 0 and messages[i].role != "assistant":
+            i -= 1
+        if i >= 1 and messages[i - 1].role == "user" and messages[i - 1].blocks:
+            return i - 1
+        return None
+
+    @staticmethod
+    def _append_volatile(
+        units: list[Unit], wire: list[dict[str, Any]], texts: Sequence[str]
+    ) -> None:
+        blocks = [{"type": "text", "text": t} for t in texts]
+        if wire and wire[-1]["role"] == "user":
+            wire[-1] = {**wire[-1], "content": [*wire[-1]["content"], *blocks]}
+        else:
+            wire.append({"role": "user", "content": blocks})
+        chain = units[-1].chain if units else ""
+        total = units[-1].end if units else 0
+        # Volatile blocks follow every message unit, so they extend the chain at its end.
+        for block in blocks:
+            data = message_unit_data("user", canonical_bytes(block))
+            chain = chain_hash(chain, data)
+            n = _ROLE_TOKENS["user"] + count_tokens(canonical_json(block))
+            total += n
+            units.append(Unit("messages", len(units), chain, n, total))
+
+
+class AnthropicStream:
+    """Accumulates Anthropic SSE events (as dicts) into text deltas and a final `Reply`."""
+
+    def __init__(self) -> None:
+        self.blocks: list[dict[str, Any]] = []
+        self._json: dict[int, list[str]] = {}
+        self.usage: dict[str, Any] = {}
+        self.stop_reason = ""
+        self.message_id: str | None = None
+        self.done = False
+
+    def feed(self, event: Mapping[str, Any]) -> TextDelta | None:
+        kind = event.get("type")
+        if kind == "message_start":
+            message = event.get("message") or {}
+            self.message_id = message.get("id")
+            self.usage.update(message.get("usage") or {})
+        elif kind == "content_block_start":
+            block = dict(event.get("content_block") or {})
+            index = int(event.get("index", len(self.blocks)))
+            while len(self.blocks) <= index:
+                self.blocks.append({})
+            if block.get("type") == "tool_use":
+                block["input"] = {}
+                self._json[index] = []
+            self.blocks[index] = block
+        elif kind == "content_block_delta":
+            index = int(event.get("index", 0))
+            delta = event.get("delta") or {}
+            block = self.blocks[index]
+            if delta.get("type") == "text_delta":
+                text = str(delta.get("text", ""))
+                block["text"] = str(block.get("text", "")) + text
+                return TextDelta(text)
+            if delta.get("type") == "input_json_delta":
+                self._json.setdefault(index, []).append(str(delta.get("partial_json", "")))
+        elif kind == "content_block_stop":
+            index = int(event.get("index", 0))
+            if index in self._json:
+                raw = "".join(self._json.pop(index))
+                self.blocks[index]["input"] = json.loads(raw) if raw else {}
+        elif kind == "message_delta":
+            delta = event.get("delta") or {}
+            if delta.get("stop_reason"):
+                self.stop_reason = str(delta["stop_reason"])
+            # message_delta carries cumulative counters; they win over message_start's.
+            late = event.get("usage") or {}
+            self.usage.update({k: v for k, v in late.items() if v is not None})
+        elif kind == "message_stop":
+            self.done = True
+        return None
+
+    def reply(self) -> Reply:
+        # Only the fields a request may carry back: new response-only fields must not leak
+        # into the transcript (they would be sent, and maybe refused, next turn).
+        blocks: list[dict[str, Any]] = []
+        for b in self.blocks:
+            if b.get("type") == "text" and b.get("text"):
+                blocks.append({"type": "text", "text": b["text"]})
+            elif b.get("type") == "tool_use":
+                blocks.append(
+                    {"type": "tool_use", "id": b.get("id"), "name": b.get("name"),
+                     "input": b.get("input", {})}
+                )
+        return Reply(
+            tuple(blocks), self.stop_reason or "end_turn", from_anthropic(self.usage), dict(self.usage),
+            self.message_id,
+        )

@@ -1,0 +1,96 @@
+"""What every provider shares: the session identity a request is built for, the reply a stream
+ends with, the `Provider` protocol, and the per-message memo that keeps request building
+incremental.
+
+A provider has three parts kept apart: a pure request builder (prefix + transcript + settings ->
+`WireRequest`), a transport (the official SDK's async client, streaming, our retries), and usage
+parsing (`harness.usage`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import AsyncIterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from ..events import ProviderFault, TextDelta
+from ..prefix import FrozenPrefix
+from ..settings import Settings
+from ..transcript import Message, Transcript
+from ..usage import Usage
+from ..wire import WireRequest
+
+
+def cache_key_for(session_id: str) -> str:
+    """The OpenAI `prompt_cache_key` of a session: derived from its id, so it never changes
+    within the session and survives a resume, and reveals nothing of the id itself."""
+    return "pl-" + hashlib.sha256(session_id.encode("utf-8")).hexdigest()[:24]
+
+
+@dataclass(frozen=True)
+class SessionInfo:
+    """The session a request is built for. Only its id enters a request (as the cache key)."""
+
+    id: str
+
+    @property
+    def cache_key(self) -> str:
+        return cache_key_for(self.id)
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A finished model response, normalized: content blocks in Anthropic's shape."""
+
+    blocks: tuple[Mapping[str, Any], ...]
+    stop_reason: str  # end_turn | tool_use | max_tokens | other provider-specific values
+    usage: Usage
+    raw_usage: Mapping[str, Any] = field(default_factory=dict)
+    message_id: str | None = None
+
+    @property
+    def text(self) -> str:
+        return "".join(str(b.get("text", "")) for b in self.blocks if b.get("type") == "text")
+
+    def tool_uses(self) -> list[Mapping[str, Any]]:
+        return [b for b in self.blocks if b.get("type") == "tool_use"]
+
+
+StreamItem = TextDelta | ProviderFault | Reply
+
+
+class Provider(Protocol):
+    """A wire API: pure request building, transport, usage parsing."""
+
+    api: str
+    model: str
+
+    def build_request(
+        self,
+        prefix: FrozenPrefix,
+        transcript: Transcript | Sequence[Message],
+        settings: Settings,
+        session: SessionInfo,
+        volatile: Sequence[str] = (),
+    ) -> WireRequest: ...
+
+    def stream(self, request: WireRequest) -> AsyncIterator[StreamItem]: ...
+
+    def parse_usage(self, raw: Any) -> Usage: ...
+
+    async def aclose(self) -> None: ...
+
+
+def messages_of(transcript: Transcript | Sequence[Message]) -> Sequence[Message]:
+    return transcript.messages if isinstance(transcript, Transcript) else transcript
+
+
+def memo(message: Message, key: str) -> Any:
+    """A value cached on the (frozen) message for builder `key`, or None."""
+    return message._meta.get(key)
+
+
+def remember(message: Message, key: str, value: Any) -> Any:
+    message._meta[key] = value
+    return value

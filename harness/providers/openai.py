@@ -1,0 +1,428 @@
+"""OpenAI Chat Completions, OpenAI Responses and OpenAI-compatible APIs (DeepSeek, vLLM,
+Ollama): pure request building and stream parsing.
+
+OpenAI caches automatically by prefix; what the client controls is that the prefix stays
+byte-identical (settings, tools, system, then the conversation, in that order) and that requests
+of one session land on the same machine: a stable per-session `prompt_cache_key`, derived from
+the session id, sent on every request. `prompt_cache_retention` is sent when set. Transcript
+messages are in Anthropic's block shape; each is converted once and memoized.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..cacheunits import Section, Unit, openai_settings
+from ..canonical import canonical_bytes, canonical_json, chain_hash
+from ..events import TextDelta
+from ..prefix import FrozenPrefix
+from ..settings import Settings
+from ..tokenizer import count_tokens
+from ..transcript import Message, Transcript
+from ..usage import from_openai_chat, from_openai_responses
+from ..wire import WireRequest
+from ._incremental import ChainMemo, MessageParts
+from .base import Reply, SessionInfo, memo, messages_of, remember
+
+
+def _unit(section: Section, item: Mapping[str, Any]) -> tuple[Section, bytes, int]:
+    data = canonical_bytes(item)
+    return section, data, count_tokens(data.decode("utf-8"))
+
+
+def _texts(message: Message) -> list[str]:
+    return [str(b.get("text", "")) for b in message.blocks if b.get("type") == "text"]
+
+
+def _result_text(block: Mapping[str, Any]) -> str:
+    content = block.get("content", "")
+    if isinstance(content, str):
+        text = content
+    else:  # a list of content blocks
+        text = "".join(str(c.get("text", "")) for c in content if isinstance(c, Mapping))
+    return text
+
+
+def chat_messages(message: Message) -> list[dict[str, Any]]:
+    """A transcript message as Chat Completions messages (tool results become `tool` ones)."""
+    out: list[dict[str, Any]] = []
+    if message.role == "user":
+        for b in message.blocks:
+            if b.get("type") == "tool_result":
+                call_id = str(b["tool_use_id"])
+                out.append({"role": "tool", "tool_call_id": call_id, "content": _result_text(b)})
+        texts = _texts(message)
+        if texts:
+            content: Any = (
+                texts[0] if len(texts) == 1 else [{"type": "text", "text": t} for t in texts]
+            )
+            out.append({"role": "user", "content": content})
+        return out
+    text = "".join(_texts(message))
+    msg: dict[str, Any] = {"role": "assistant", "content": text or None}
+    calls = [
+        {
+            "id": str(b["id"]),
+            "type": "function",
+            "function": {"name": str(b["name"]), "arguments": canonical_json(b.get("input", {}))},
+        }
+        for b in message.tool_uses()
+    ]
+    if calls:
+        msg["tool_calls"] = calls
+    out.append(msg)
+    return out
+
+
+def responses_items(message: Message) -> list[dict[str, Any]]:
+    """A transcript message as Responses API input items."""
+    out: list[dict[str, Any]] = []
+    if message.role == "user":
+        for b in message.blocks:
+            if b.get("type") == "tool_result":
+                out.append(
+                    {"type": "function_call_output", "call_id": str(b["tool_use_id"]),
+                     "output": _result_text(b)}
+                )
+        texts = _texts(message)
+        if texts:
+            out.append(
+                {"role": "user", "content": [{"type": "input_text", "text": t} for t in texts]}
+            )
+        return out
+    text = "".join(_texts(message))
+    if text:
+        out.append({"role": "assistant", "content": text})
+    for b in message.tool_uses():
+        out.append(
+            {"type": "function_call", "call_id": str(b["id"]), "name": str(b["name"]),
+             "arguments": canonical_json(b.get("input", {}))}
+        )
+    return out
+
+
+def _chat_parts(message: Message) -> MessageParts:
+    cached = memo(message, "openai-chat.parts")
+    if isinstance(cached, MessageParts):
+        return cached
+    wire = chat_messages(message)
+    parts = MessageParts(tuple(wire), tuple(_unit("messages", m) for m in wire))
+    remember(message, "openai-chat.parts", parts)
+    return parts
+
+
+def _responses_parts(message: Message) -> MessageParts:
+    cached = memo(message, "openai-responses.parts")
+    if isinstance(cached, MessageParts):
+        return cached
+    wire = responses_items(message)
+    parts = MessageParts(tuple(wire), tuple(_unit("messages", m) for m in wire))
+    remember(message, "openai-responses.parts", parts)
+    return parts
+
+
+@dataclass(frozen=True)
+class _PrefixPart:
+    tools: list[dict[str, Any]]
+    system: list[dict[str, Any]]  # chat: the system message(s); responses: empty
+    instructions: str | None  # responses only
+    units: tuple[Unit, ...]
+    seed: str
+    total: int
+
+
+class _OpenAIBuilder:
+    api = "openai-chat"
+    path = "/v1/chat/completions"
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self._prefix_memo: dict[tuple[str, bytes], _PrefixPart] = {}
+        self._chain = ChainMemo(self._parts)
+
+    # Subclasses define these.
+    def _parts(self, message: Message) -> MessageParts:
+        raise NotImplementedError
+
+    def _tool(self, spec: Mapping[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _head(self, settings: Settings) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _split_system(
+        self, prefix: FrozenPrefix
+    ) -> tuple[str | None, list[dict[str, Any]]]:
+        raise NotImplementedError
+
+    def _prefix_part(self, prefix: FrozenPrefix, settings_bytes: bytes) -> _PrefixPart:
+        key = (prefix.fingerprint, settings_bytes)
+        part = self._prefix_memo.get(key)
+        if part is not None:
+            return part
+        tools = [self._tool(t.to_dict()) for t in prefix.tools]
+        instructions, system = self._split_system(prefix)
+        items: list[tuple[Section, bytes, int]] = [
+            ("settings", settings_bytes, count_tokens(settings_bytes.decode("utf-8")))
+        ]
+        if instructions is not None:
+            items.append(_unit("system", {"instructions": instructions}))
+        items.extend(_unit("tools", t) for t in tools)
+        items.extend(_unit("system", m) for m in system)
+        units: list[Unit] = []
+        chain, total = "", 0
+        for section, data, n in items:
+            chain = chain_hash(chain, data)
+            total += n
+            units.append(Unit(section, len(units), chain, n, total))
+        part = _PrefixPart(tools, system, instructions, tuple(units), chain, total)
+        if len(self._prefix_memo) > 8:
+            self._prefix_memo.clear()
+        self._prefix_memo[key] = part
+        return part
+
+    def build_request(
+        self,
+        prefix: FrozenPrefix,
+        transcript: Transcript | Sequence[Message],
+        settings: Settings,
+        session: SessionInfo,
+        volatile: Sequence[str] = (),
+    ) -> WireRequest:
+        """The request for the next turn. Pure: same inputs, same bytes."""
+        messages = messages_of(transcript)
+        head = self._head(settings)
+        part = self._prefix_part(prefix, openai_settings(head))
+        memo_ = self._chain
+        memo_.sync(messages, part.seed, len(part.units), part.total)
+        units = list(part.units)
+        units.extend(memo_.units)
+        items: list[dict[str, Any]] = [*part.system, *memo_.wire]
+        if volatile:
+            extra = self._volatile(volatile)
+            section, data, n = _unit("messages", extra)
+            chain = chain_hash(units[-1].chain, data)
+            units.append(Unit(section, len(units), chain, n, units[-1].end + n))
+            items.append(extra)
+        body: dict[str, Any] = {"model": self.model}
+        if part.instructions is not None:
+            body["instructions"] = part.instructions
+        if part.tools:
+            body["tools"] = part.tools
+        body[self._items_key] = items
+        body.update(head)
+        key = session.cache_key if settings.send_cache_key else None
+        if key is not None:
+            body["prompt_cache_key"] = key
+        if settings.retention is not None and self.api != "openai-compat":
+            body["prompt_cache_retention"] = settings.retention
+        return WireRequest(
+            api=self.api,
+            model=self.model,
+            path=self.path,
+            body=body,
+            units=tuple(units),
+            cache_key=key,
+            meta={"prefix": prefix.fingerprint, "session": session.id, "volatile": len(volatile)},
+        )
+
+    _items_key = "messages"
+
+    def _volatile(self, texts: Sequence[str]) -> dict[str, Any]:
+        return {"role": "user", "content": "\n\n".join(texts)}
+
+
+class ChatBuilder(_OpenAIBuilder):
+    """Chat Completions (OpenAI, and OpenAI-compatible servers with `api="openai-compat"`)."""
+
+    def __init__(self, model: str, api: str = "openai-chat") -> None:
+        super().__init__(model)
+        self.api = api
+
+    def _parts(self, message: Message) -> MessageParts:
+        return _chat_parts(message)
+
+    def _tool(self, spec: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "function": {
+                "name": spec["name"],
+                "description": spec["description"],
+                "parameters": spec["input_schema"],
+            },
+        }
+
+    def _head(self, settings: Settings) -> dict[str, Any]:
+        # Compatible servers (DeepSeek, vLLM, Ollama) know max_tokens; OpenAI wants the new name.
+        limit = "max_tokens" if self.api == "openai-compat" else "max_completion_tokens"
+        head: dict[str, Any] = {limit: settings.max_tokens}
+        if settings.temperature is not None:
+            head["temperature"] = settings.temperature
+        head["stream"] = True
+        head["stream_options"] = {"include_usage": True}
+        return head
+
+    def _split_system(self, prefix: FrozenPrefix) -> tuple[str | None, list[dict[str, Any]]]:
+        if not prefix.system:
+            return None, []
+        return None, [{"role": "system", "content": "\n\n".join(prefix.system)}]
+
+
+class ResponsesBuilder(_OpenAIBuilder):
+    """The Responses API: system prompt as `instructions`, conversation as input items."""
+
+    api = "openai-responses"
+    path = "/v1/responses"
+    _items_key = "input"
+
+    def _parts(self, message: Message) -> MessageParts:
+        return _responses_parts(message)
+
+    def _tool(self, spec: Mapping[str, Any]) -> dict[str, Any]:
+        return {
+            "type": "function",
+            "name": spec["name"],
+            "description": spec["description"],
+            "parameters": spec["input_schema"],
+        }
+
+    def _head(self, settings: Settings) -> dict[str, Any]:
+        head: dict[str, Any] = {"max_output_tokens": settings.max_tokens}
+        if settings.temperature is not None:
+            head["temperature"] = settings.temperature
+        head["store"] = False  # the whole input is sent each turn; nothing to keep server-side
+        head["stream"] = True
+        return head
+
+    def _split_system(self, prefix: FrozenPrefix) -> tuple[str | None, list[dict[str, Any]]]:
+        return ("\n\n".join(prefix.system) if prefix.system else None), []
+
+    def _volatile(self, texts: Sequence[str]) -> dict[str, Any]:
+        return {"role": "user", "content": [{"type": "input_text", "text": t} for t in texts]}
+
+
+_CHAT_STOP = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
+
+
+class ChatStream:
+    """Accumulates Chat Completions chunks (dicts) into text deltas and a `Reply`."""
+
+    def __init__(self) -> None:
+        self.text: list[str] = []
+        self.calls: dict[int, dict[str, Any]] = {}
+        self.finish: str | None = None
+        self.usage: dict[str, Any] = {}
+        self.message_id: str | None = None
+
+    @property
+    def done(self) -> bool:
+        return self.finish is not None
+
+    def feed(self, chunk: Mapping[str, Any]) -> TextDelta | None:
+        self.message_id = self.message_id or chunk.get("id")
+        if chunk.get("usage"):
+            self.usage = dict(chunk["usage"])
+        out: TextDelta | None = None
+        for choice in chunk.get("choices") or []:
+            delta = choice.get("delta") or {}
+            if delta.get("content"):
+                self.text.append(str(delta["content"]))
+                out = TextDelta(str(delta["content"]))
+            for call in delta.get("tool_calls") or []:
+                slot = self.calls.setdefault(
+                    int(call.get("index", len(self.calls))), {"id": "", "name": "", "args": []}
+                )
+                if call.get("id"):
+                    slot["id"] = call["id"]
+                fn = call.get("function") or {}
+                if fn.get("name"):
+                    slot["name"] = fn["name"]
+                if fn.get("arguments"):
+                    slot["args"].append(fn["arguments"])
+            if choice.get("finish_reason"):
+                self.finish = str(choice["finish_reason"])
+        return out
+
+    def reply(self) -> Reply:
+        blocks: list[dict[str, Any]] = []
+        text = "".join(self.text)
+        if text:
+            blocks.append({"type": "text", "text": text})
+        for _, call in sorted(self.calls.items()):
+            raw = "".join(call["args"])
+            blocks.append(
+                {"type": "tool_use", "id": call["id"], "name": call["name"],
+                 "input": _parse_args(raw)}
+            )
+        stop = _CHAT_STOP.get(self.finish or "stop", self.finish or "end_turn")
+        if self.calls:
+            stop = "tool_use"
+        return Reply(tuple(blocks), stop, from_openai_chat(self.usage), self.usage, self.message_id)
+
+
+def _parse_args(raw: str) -> dict[str, Any]:
+    """Tool arguments as a dict; malformed JSON is kept, for the tool to report as an error."""
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        return {"__invalid_json__": raw}
+    return value if isinstance(value, dict) else {"__invalid_json__": raw}
+
+
+class ResponsesStream:
+    """Accumulates Responses API stream events (dicts) into text deltas and a `Reply`."""
+
+    def __init__(self) -> None:
+        self.items: list[dict[str, Any]] = []
+        self.usage: dict[str, Any] = {}
+        self.status: str | None = None
+        self.message_id: str | None = None
+        self.done = False
+
+    def feed(self, event: Mapping[str, Any]) -> TextDelta | None:
+        kind = event.get("type")
+        if kind == "response.output_text.delta":
+            return TextDelta(str(event.get("delta", "")))
+        if kind == "response.output_item.done":
+            self.items.append(dict(event.get("item") or {}))
+        elif kind in ("response.completed", "response.incomplete"):
+            response = event.get("response") or {}
+            self.message_id = response.get("id")
+            self.usage = dict(response.get("usage") or {})
+            self.status = str(response.get("status") or kind.split(".")[1])
+            if response.get("output"):
+                self.items = [dict(i) for i in response["output"]]
+            self.done = True
+        return None
+
+    def reply(self) -> Reply:
+        blocks: list[dict[str, Any]] = []
+        text: list[str] = []
+        for item in self.items:
+            if item.get("type") == "message":
+                for c in item.get("content") or []:
+                    if c.get("type") == "output_text":
+                        text.append(str(c.get("text", "")))
+            elif item.get("type") == "function_call":
+                if text:
+                    blocks.append({"type": "text", "text": "".join(text)})
+                    text = []
+                blocks.append(
+                    {"type": "tool_use", "id": str(item.get("call_id", "")),
+                     "name": str(item.get("name", "")),
+                     "input": _parse_args(str(item.get("arguments", "")))}
+                )
+        if text:
+            blocks.append({"type": "text", "text": "".join(text)})
+        if any(b["type"] == "tool_use" for b in blocks):
+            stop = "tool_use"
+        else:
+            stop = "max_tokens" if self.status == "incomplete" else "end_turn"
+        return Reply(
+            tuple(blocks), stop, from_openai_responses(self.usage), self.usage, self.message_id
+        )

@@ -1,0 +1,75 @@
+"""Typed session settings: cache TTL, output and loop limits, OpenAI retention, retries.
+
+Settings that change what the provider caches (TTL, retention) are part of the request the pure
+builder produces; loop limits and retries only steer the agent loop and the transport.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from decimal import Decimal
+from typing import Any, Literal
+
+from .errors import ConfigError
+
+TTL = Literal["5m", "1h"]
+_TTLS = ("5m", "1h")
+_RETENTIONS = ("in_memory", "24h")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything a session needs besides the prefix and the model.
+
+    `ttl` is the lifetime of Anthropic cache entries written at conversation breakpoints;
+    `prefix_ttl` (default: the same) the lifetime of those on the tools and system prompt.
+    Anthropic requires longer TTLs before shorter ones, so a 1h conversation with a 5m prefix
+    is refused. `retention` is OpenAI's `prompt_cache_retention` (None: not sent).
+    """
+
+    ttl: TTL = "5m"
+    prefix_ttl: TTL | None = None
+    max_tokens: int = 4096
+    max_turns: int = 25  # model requests per `send()`
+    max_dollars: Decimal | None = None  # stop the loop once the session cost reaches this
+    retention: str | None = None
+    send_cache_key: bool = True  # OpenAI / compatible: send a per-session prompt_cache_key
+    retries: int = 4  # retries after the first attempt (0: none)
+    retry_max_wait: float = 60.0  # cap on a single wait, retry-after included
+    timeout: float = 600.0  # seconds per request
+    temperature: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.ttl not in _TTLS:
+            raise ConfigError(f"ttl must be 5m or 1h, got {self.ttl!r}", where="settings.ttl")
+        if self.prefix_ttl is not None and self.prefix_ttl not in _TTLS:
+            raise ConfigError(
+                f"prefix_ttl must be 5m or 1h, got {self.prefix_ttl!r}", where="settings.prefix_ttl"
+            )
+        if self.prefix_ttl == "5m" and self.ttl == "1h":
+            raise ConfigError(
+                "a 1h conversation TTL cannot follow a 5m prefix TTL (longer TTLs come first)",
+                where="settings.ttl",
+            )
+        if self.retention is not None and self.retention not in _RETENTIONS:
+            raise ConfigError(
+                f"retention must be in_memory or 24h, got {self.retention!r}",
+                where="settings.retention",
+            )
+        for name in ("max_tokens", "max_turns"):
+            if int(getattr(self, name)) < 1:
+                raise ConfigError(f"{name} must be at least 1", where=f"settings.{name}")
+        if self.retries < 0:
+            raise ConfigError("retries must be 0 or more", where="settings.retries")
+        if self.max_dollars is not None:
+            object.__setattr__(self, "max_dollars", Decimal(str(self.max_dollars)))
+            if self.max_dollars < 0:
+                raise ConfigError("max_dollars must not be negative", where="settings.max_dollars")
+
+    @property
+    def effective_prefix_ttl(self) -> TTL:
+        return self.prefix_ttl or self.ttl
+
+    def with_(self, **changes: Any) -> Settings:
+        """A copy with some fields changed (validated again)."""
+        return replace(self, **changes)
