@@ -1,0 +1,298 @@
+"""Provider-shaped errors for bad input, injected faults, and the SDKs' own retries."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import anthropic
+import httpx
+import httpx2
+import openai
+import pytest
+
+from harness.clock import ManualClock
+from harness.emulator import Emulator, EmulatorConfig, FaultSpec
+
+GOOD_ANTHROPIC = {
+    "model": "claude-sonnet-4-6",
+    "max_tokens": 64,
+    "messages": [{"role": "user", "content": "hello"}],
+}
+GOOD_CHAT = {"model": "gpt-5.4", "messages": [{"role": "user", "content": "hello"}]}
+LIMIT = 20_000
+
+
+@pytest.fixture
+def small_emu() -> Iterator[Emulator]:
+    with Emulator.start(config=EmulatorConfig(max_body_bytes=LIMIT), clock=ManualClock()) as emu:
+        yield emu
+
+
+def _post(
+    emu: Emulator,
+    path: str,
+    content: bytes,
+    *,
+    key: str | None = "test-key",
+    ctype: str = "application/json",
+) -> httpx.Response:
+    headers = {"content-type": ctype}
+    if key is not None:
+        headers["x-api-key"] = key
+        headers["authorization"] = f"Bearer {key}"
+    return httpx.post(emu.base_url + path, content=content, headers=headers, timeout=10)
+
+
+def _j(obj: Any) -> bytes:
+    return json.dumps(obj).encode()
+
+
+BAD_INPUT = [
+    # (id, path, body bytes, kwargs, status, error type)
+    ("malformed-json", "/v1/messages", b'{"model": "claude', {}, 400, "invalid_request_error"),
+    (
+        "unknown-field",
+        "/v1/messages",
+        _j({**GOOD_ANTHROPIC, "temprature": 1}),
+        {},
+        400,
+        "invalid_request_error",
+    ),
+    (
+        "wrong-block-type",
+        "/v1/messages",
+        _j(
+            {
+                **GOOD_ANTHROPIC,
+                "messages": [{"role": "user", "content": [{"type": "txt", "text": "x"}]}],
+            }
+        ),
+        {},
+        400,
+        "invalid_request_error",
+    ),
+    (
+        "content-not-list",
+        "/v1/messages",
+        _j({**GOOD_ANTHROPIC, "messages": [{"role": "user", "content": 42}]}),
+        {},
+        400,
+        "invalid_request_error",
+    ),
+    (
+        "wrong-content-type",
+        "/v1/messages",
+        _j(GOOD_ANTHROPIC),
+        {"ctype": "text/plain"},
+        400,
+        "invalid_request_error",
+    ),
+    (
+        "oversized",
+        "/v1/messages",
+        _j({**GOOD_ANTHROPIC, "system": "x " * LIMIT}),
+        {},
+        413,
+        "request_too_large",
+    ),
+    ("no-key", "/v1/messages", _j(GOOD_ANTHROPIC), {"key": None}, 401, "authentication_error"),
+    (
+        "unknown-model",
+        "/v1/messages",
+        _j({**GOOD_ANTHROPIC, "model": "claude-nope"}),
+        {},
+        404,
+        "not_found_error",
+    ),
+    (
+        "openai-model-on-anthropic",
+        "/v1/messages",
+        _j({**GOOD_ANTHROPIC, "model": "gpt-5.4"}),
+        {},
+        404,
+        "not_found_error",
+    ),
+    ("chat-malformed-json", "/v1/chat/completions", b"{not json", {}, 400, "invalid_request_error"),
+    (
+        "chat-unknown-field",
+        "/v1/chat/completions",
+        _j({**GOOD_CHAT, "foo": 1}),
+        {},
+        400,
+        "invalid_request_error",
+    ),
+    (
+        "chat-wrong-part-type",
+        "/v1/chat/completions",
+        _j({**GOOD_CHAT, "messages": [{"role": "user", "content": [{"type": "bogus"}]}]}),
+        {},
+        400,
+        "invalid_request_error",
+    ),
+    (
+        "chat-no-key",
+        "/v1/chat/completions",
+        _j(GOOD_CHAT),
+        {"key": None},
+        401,
+        "invalid_request_error",
+    ),
+    (
+        "chat-unknown-model",
+        "/v1/chat/completions",
+        _j({**GOOD_CHAT, "model": "gpt-0"}),
+        {},
+        404,
+        "invalid_request_error",
+    ),
+    (
+        "chat-oversized",
+        "/v1/chat/completions",
+        _j({**GOOD_CHAT, "messages": [{"role": "user", "content": "y " * LIMIT}]}),
+        {},
+        413,
+        "invalid_request_error",
+    ),
+    (
+        "responses-bad-item",
+        "/v1/responses",
+        _j({"model": "gpt-5.4", "input": [{"type": "telepathy"}]}),
+        {},
+        400,
+        "invalid_request_error",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("path", "content", "kwargs", "status", "kind"),
+    [case[1:] for case in BAD_INPUT],
+    ids=[case[0] for case in BAD_INPUT],
+)
+def test_bad_input_gets_provider_error_and_server_keeps_serving(
+    small_emu: Emulator, path: str, content: bytes, kwargs: dict[str, Any], status: int, kind: str
+) -> None:
+    resp = _post(small_emu, path, content, **kwargs)
+    assert resp.status_code == status
+    err = resp.json()
+    if path == "/v1/messages":
+        assert err["type"] == "error" and err["error"]["type"] == kind
+    else:
+        assert err["error"]["type"] == kind and err["error"]["message"]
+    good = _post(
+        small_emu,
+        path if path != "/v1/responses" else "/v1/chat/completions",
+        _j(GOOD_ANTHROPIC if path == "/v1/messages" else GOOD_CHAT),
+    )
+    assert good.status_code == 200
+
+
+def test_sdk_maps_errors_to_its_exception_types(small_emu: Emulator) -> None:
+    client = anthropic.Anthropic(api_key="k", base_url=small_emu.base_url, max_retries=0)
+    with pytest.raises(anthropic.NotFoundError):
+        client.messages.create(**{**GOOD_ANTHROPIC, "model": "claude-nope"})
+    with pytest.raises(anthropic.BadRequestError):
+        client.messages.create(**GOOD_ANTHROPIC, extra_body={"surprise": True})
+    oai = openai.OpenAI(api_key="k", base_url=small_emu.base_url + "/v1", max_retries=0)
+    with pytest.raises(openai.NotFoundError):
+        oai.chat.completions.create(**{**GOOD_CHAT, "model": "gpt-0"})
+
+
+def test_count_tokens_is_free_and_touches_no_cache(emulator: Emulator) -> None:
+    client = anthropic.Anthropic(api_key="k", base_url=emulator.base_url, max_retries=0)
+    system = [{"type": "text", "text": "Rules. " * 800, "cache_control": {"type": "ephemeral"}}]
+    counted = client.messages.count_tokens(
+        model="claude-sonnet-4-6", system=system, messages=[{"role": "user", "content": "hi"}]
+    )
+    usage = client.messages.create(
+        model="claude-sonnet-4-6",
+        max_tokens=10,
+        system=system,
+        messages=[{"role": "user", "content": "hi"}],
+    ).usage
+    # Had count_tokens written the cache, this first request would read it.
+    assert usage.cache_read_input_tokens == 0
+    assert counted.input_tokens == (
+        usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens
+    )
+
+
+def test_anthropic_529_raises_overloaded_error_without_retries(emulator: Emulator) -> None:
+    emulator.inject("529")
+    client = anthropic.Anthropic(api_key="k", base_url=emulator.base_url, max_retries=0)
+    with pytest.raises(anthropic.OverloadedError):
+        client.messages.create(**GOOD_ANTHROPIC)
+    assert client.messages.create(**GOOD_ANTHROPIC).content
+
+
+def test_sdk_retries_through_529_and_429_honouring_retry_after(emulator: Emulator) -> None:
+    emulator.inject("529", retry_after=0.05)
+    emulator.inject("429", retry_after=0.05)
+    client = anthropic.Anthropic(api_key="k", base_url=emulator.base_url, max_retries=2)
+    started = time.monotonic()
+    msg = client.messages.create(**GOOD_ANTHROPIC)
+    waited = time.monotonic() - started
+    assert msg.content
+    assert [r.fault for r in emulator.requests] == ["529", "429", None]
+    assert [r.status for r in emulator.requests] == [529, 429, 200]
+    # Two waits of retry-after-ms=50 (the SDK's own backoff would be 0.5s+ each).
+    assert 0.1 <= waited < 0.9
+
+
+def test_retry_after_headers_are_sent(emulator: Emulator) -> None:
+    emulator.inject("429", retry_after=2)
+    resp = _post(emulator, "/v1/messages", _j(GOOD_ANTHROPIC))
+    assert resp.status_code == 429
+    assert resp.headers["retry-after"] == "2" and resp.headers["retry-after-ms"] == "2000"
+    assert resp.json()["error"]["type"] == "rate_limit_error"
+
+
+def test_openai_sdk_retries_500_then_succeeds(emulator: Emulator) -> None:
+    emulator.inject("500", count=1)
+    oai = openai.OpenAI(api_key="k", base_url=emulator.base_url + "/v1", max_retries=0)
+    with pytest.raises(openai.InternalServerError):
+        oai.chat.completions.create(**GOOD_CHAT)
+    emulator.inject("429", retry_after=0.01)
+    retrying = openai.OpenAI(api_key="k", base_url=emulator.base_url + "/v1", max_retries=1)
+    assert retrying.chat.completions.create(**GOOD_CHAT).choices[0].message.content
+
+
+def test_cut_stream_is_an_error_for_the_client(emulator: Emulator) -> None:
+    emulator.inject("cut")
+    client = anthropic.Anthropic(api_key="k", base_url=emulator.base_url, max_retries=0)
+    seen: list[str] = []
+    # The SDK surfaces a mid-stream disconnect as the transport's protocol error.
+    with (
+        pytest.raises((anthropic.APIConnectionError, httpx2.RemoteProtocolError)),
+        client.messages.stream(**GOOD_ANTHROPIC) as stream,
+    ):
+        seen.extend(event.type for event in stream)
+    assert "message_stop" not in seen
+    # The server keeps serving, and the cut request is on record.
+    assert client.messages.create(**GOOD_ANTHROPIC).content
+    assert emulator.requests[0].fault == "cut"
+
+
+def test_faults_from_config_and_path_filter() -> None:
+    config = EmulatorConfig(faults=[FaultSpec(kind="529", count=1, path="/v1/chat")])
+    with Emulator.start(config=config, clock=ManualClock()) as emu:
+        client = anthropic.Anthropic(api_key="k", base_url=emu.base_url, max_retries=0)
+        assert client.messages.create(**GOOD_ANTHROPIC).content  # not on its path
+        oai = openai.OpenAI(api_key="k", base_url=emu.base_url + "/v1", max_retries=0)
+        with pytest.raises(openai.APIStatusError) as info:
+            oai.chat.completions.create(**GOOD_CHAT)
+        assert info.value.status_code == 529
+        assert oai.chat.completions.create(**GOOD_CHAT).choices
+
+
+def test_cut_non_streaming_and_openai_stream(emulator: Emulator) -> None:
+    emulator.inject("cut", count=2)
+    client = anthropic.Anthropic(api_key="k", base_url=emulator.base_url, max_retries=0)
+    with pytest.raises(anthropic.APIConnectionError):
+        client.messages.create(**GOOD_ANTHROPIC)
+    oai = openai.OpenAI(api_key="k", base_url=emulator.base_url + "/v1", max_retries=0)
+    with pytest.raises((openai.APIConnectionError, httpx2.RemoteProtocolError)):
+        list(oai.chat.completions.create(**GOOD_CHAT, stream=True))
