@@ -200,7 +200,7 @@ class SubagentDelegator:
             kwargs["clock"] = clock
         if same_provider:
             # The key authenticates the requests (a header); it never enters a prompt.
-            key = _parent_attr(parent, "api_key")
+            key = _parent_attr(parent, "api_key", "_api_key")
             base_url = _parent_attr(parent, "base_url")
             if key is not None:
                 kwargs["api_key"] = key
@@ -234,7 +234,7 @@ class SubagentDelegator:
         first request has returned, i.e. once its prefix is readable in the cache (fan-out).
         """
         depth = self.depth_of(parent) + 1
-        secrets = [s for s in (_parent_attr(parent, "api_key"),) if isinstance(s, str)]
+        secrets = [s for s in (_parent_attr(parent, "api_key", "_api_key"),) if isinstance(s, str)]
         task = _redact(task, secrets)
         parent_model = str(_parent_attr(parent, "model") or "")
         try:

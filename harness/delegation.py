@@ -23,6 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from .errors import ConfigError
 from .events import Event, SubagentFinish, SubagentStart
+from .transcript import Message, text_block
 from .usage import Usage
 
 ENTRY_POINT_GROUP = "prefixlock.delegators"
@@ -132,6 +133,114 @@ def session_scope(session: Any) -> Iterator[None]:
         yield
     finally:
         current_session.reset(token)
+
+
+@dataclass
+class SubagentSection:
+    """The parent ledger's subagent section: one entry per delegation, charged to the parent
+    but kept apart from the parent's own requests (whose hit rate it must not blur)."""
+
+    results: list[DelegationResult] = field(default_factory=list)
+
+    def record(self, result: DelegationResult) -> None:
+        self.results.append(result)
+
+    def __len__(self) -> int:
+        return len(self.results)
+
+    @property
+    def usage(self) -> Usage:
+        total = Usage()
+        for r in self.results:
+            total = total + r.usage
+        return total
+
+    @property
+    def hit_rate(self) -> float:
+        return self.usage.hit_rate
+
+    @property
+    def cost(self) -> Decimal | None:
+        """Dollars of all subagents; None when one of them ran on an unpriced model."""
+        total = Decimal(0)
+        for r in self.results:
+            if r.cost is None:
+                return None
+            total += r.cost
+        return total
+
+    @property
+    def summary_tokens(self) -> int:
+        return sum(r.summary_tokens for r in self.results)
+
+    @property
+    def compression(self) -> float:
+        """Tokens the subagents consumed per token of summary the parent received."""
+        return sum(r.consumed_tokens for r in self.results) / max(self.summary_tokens, 1)
+
+    def rows(self) -> list[dict[str, Any]]:
+        return [r.to_dict() for r in self.results]
+
+
+def subagent_section(session: Any) -> SubagentSection:
+    """The subagent section of `session`'s ledger (created on first use)."""
+    ledger = getattr(session, "ledger", None)
+    owner = ledger if ledger is not None else session
+    section = getattr(owner, "subagents", None)
+    if not isinstance(section, SubagentSection):
+        section = SubagentSection()
+        owner.subagents = section
+    return section
+
+
+def call_text(task: str, agent: str, model: str | None) -> str:
+    """The user-side half of the message pair a code-path delegation appends."""
+    on = f" on {model}" if model else ""
+    return f"[delegated to subagent {agent}{on}] {task}"
+
+
+async def delegate_from_session(
+    session: Any, task: str, *, agent: str = "explorer", model: str | None = None
+) -> DelegationResult:
+    """What `Session.delegate` does: run the task through the session's delegator, append the
+    call and the summary to the transcript (a user/assistant pair after the last turn; the
+    prefix is untouched), and charge the result to the session's ledger."""
+    delegator = find_delegator(getattr(getattr(session, "agent", None), "delegator", None))
+    result = await delegator.delegate(session, task, agent=agent, model=model)
+    # Tool results still owed to the model go first, as `send()` would send them.
+    pending = list(getattr(session, "_pending_results", []) or [])
+    if pending:
+        session._pending_results = []
+    session.transcript.append(
+        Message.user([*pending, text_block(call_text(result.task, agent, model))])
+    )
+    session.transcript.append(Message.assistant(result.summary))
+    subagent_section(session).record(result)
+    return result
+
+
+def delegate_tool_handler(session: Any, delegator: Delegator | None = None) -> Any:
+    """A `tool_handlers["delegate"]` for `session`: the model's `delegate` calls run here, and
+    the result reaches the parent only as the tool_result (the summary)."""
+
+    async def handle(arguments: Any) -> str:
+        found = find_delegator(
+            delegator or getattr(getattr(session, "agent", None), "delegator", None)
+        )
+        task = str(arguments.get("task", ""))
+        agent = str(arguments.get("agent") or "explorer")
+        raw_model = arguments.get("model")
+        with session_scope(session):
+            result = await found.delegate(
+                session, task, agent=agent, model=str(raw_model) if raw_model else None
+            )
+        subagent_section(session).record(result)
+        side = getattr(session, "side_events", None)
+        if isinstance(side, list):
+            side.extend(result.events)
+        return result.summary
+
+    return handle
 
 
 def find_delegator(explicit: Delegator | None = None) -> Delegator:
