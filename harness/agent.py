@@ -138,6 +138,12 @@ class Session:
         # Tool handlers that are not runners of the prefix (e.g. `delegate`), by tool name.
         self.tool_handlers: dict[str, ToolHandler] = {}
         self._pending_results: list[dict[str, Any]] = []
+        # Events produced while tools ran (SubagentStart/Finish), yielded after their results.
+        self.side_events: list[Event] = []
+        if agent.delegator is not None and "delegate" in self.prefix.tool_names():
+            from .delegation import delegate_tool_handler
+
+            self.tool_handlers["delegate"] = delegate_tool_handler(self)
 
     def __repr__(self) -> str:
         return f"Session({self.id}, {self.provider.route.label}, {len(self.transcript)} messages)"
@@ -294,6 +300,8 @@ class Session:
         for call, (content, is_error) in zip(calls, outcomes, strict=True):
             results.append(tool_result_block(str(call["id"]), content, is_error))
             yield ToolResult(str(call["id"]), str(call["name"]), content, is_error)
+        while self.side_events:
+            yield self.side_events.pop(0)
 
     async def _run_tool(self, call: Mapping[str, Any]) -> tuple[str, bool]:
         name = str(call["name"])
@@ -310,6 +318,18 @@ class Session:
             return f"Error: {type(exc).__name__}: {exc}", True
 
     # ---- conveniences --------------------------------------------------------------------
+
+    async def delegate(
+        self, task: str, agent: str = "explorer", model: str | None = None
+    ) -> str:
+        """Run `task` in an isolated subagent (harness.delegation) and return its summary.
+
+        The prefix is untouched; the transcript gets the call and the summary as a message
+        pair; the subagent's cost goes to `ledger.subagents`. Never raises for the subagent's
+        own failures (they come back as an error summary)."""
+        from .delegation import delegate_from_session
+
+        return (await delegate_from_session(self, task, agent=agent, model=model)).summary
 
     async def ask(self, text: str, *, volatile: Sequence[str] = ()) -> str:
         """Send a turn, drop the events, return the final text."""
