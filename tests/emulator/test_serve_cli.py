@@ -1,0 +1,69 @@
+"""`prefixlock serve`: config files are checked field by field; the server answers the SDKs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import anthropic
+import pytest
+
+from harness.cli import main
+from harness.emulator import EmulatorConfig
+
+
+@pytest.mark.parametrize(
+    ("text", "suffix", "field"),
+    [
+        ("openai:\n  machines: zero\n", ".yaml", "openai.machines"),
+        ("port: 0\nfoo: 1\n", ".yaml", "foo"),
+        ('{"faults": [{"kind": "418"}]}', ".json", "faults.0.kind"),
+        ('{"port": ', ".json", ":1:"),
+    ],
+)
+def test_bad_config_names_file_and_field_and_exits_2(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, suffix: str, field: str
+) -> None:
+    path = tmp_path / f"emu{suffix}"
+    path.write_text(text)
+    assert main(["serve", "--config", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert str(path) in err and field in err
+    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_config_file_round_trip(tmp_path: Path) -> None:
+    path = tmp_path / "emu.yaml"
+    path.write_text(
+        "openai:\n  machines: 8\n  routing: random\nanthropic:\n  capacity_blocks: 10\n"
+        "faults:\n  - kind: '529'\n    count: 2\n"
+    )
+    config = EmulatorConfig.load(path)
+    assert config.openai.machines == 8 and config.openai.routing == "random"
+    assert config.anthropic.capacity_blocks == 10 and config.faults[0].count == 2
+
+
+def test_serve_answers_the_sdk(tmp_path: Path) -> None:
+    path = tmp_path / "emu.json"
+    path.write_text('{"port": 0}')
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "harness.cli", "serve", "--config", str(path)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()
+        base_url = first.strip().rsplit(" ", 1)[-1]
+        assert base_url.startswith("http://127.0.0.1:")
+        client = anthropic.Anthropic(api_key="k", base_url=base_url, max_retries=0)
+        msg = client.messages.create(
+            model="claude-sonnet-4-6",
+            max_tokens=50,
+            messages=[{"role": "user", "content": "hello"}],
+        )
+        assert msg.content
+    finally:
+        proc.terminate()
+        proc.wait(10)
