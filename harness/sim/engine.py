@@ -1,0 +1,356 @@
+"""The pure simulator engine: prefix trie, LRU stack distances, the one-pass hit-rate curve.
+
+Semantics (the same as Mooncake's `kvcache-simulator`, so results compare to 4 decimals):
+- A block is a node of the prefix trie: (parent node, block id). A request hits the longest
+  prefix of its blocks that is cached; hits are counted only there.
+- After the lookup every missing block of the request is inserted in prompt order. Only leaves
+  of the cached trie are evicted (a cached block always has its parent cached) and the request's
+  own cached blocks are protected while it inserts.
+- The measurement window is the requests after a warm-up fraction; a capacity the cache never
+  filled during the warm-up is flagged `underfilled`.
+
+For LRU that eviction rule is a stack algorithm once each request is read deepest block first
+(a parent is then always more recent than its children, and the least recent block is a leaf):
+a block is cached at capacity C iff fewer than C distinct blocks were used since it was last used.
+One pass computes that rank ("stack distance") for every reference with a wavelet matrix (integer
+array operations only, so numpy and cupy agree bit for bit) and gives the hit rate at every
+capacity at once. A request longer than the capacity is the one exception: the replay then keeps
+C - 1 blocks instead of C; a two-state automaton per capacity below the longest request reproduces
+that exactly. A TTL adds one condition (the block was used less than TTL seconds ago) and keeps
+the ranks: everything more recent than a live block is live too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from .backend import NUMPY, Backend
+from .trace import Trace
+
+I64 = npt.NDArray[np.int64]
+I32 = npt.NDArray[np.int32]
+F64 = npt.NDArray[np.float64]
+B = npt.NDArray[np.bool_]
+
+COLD = np.int64(2**62)  # rank of a block never seen (or expired): a miss at every capacity
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A trace mapped onto its prefix trie, ready for the engine and the replays."""
+
+    nodes: I64  # trie node of each reference (1..n_nodes), numbered in order of first use
+    parent: I64  # parent node of each node (index 0 is the root)
+    tokens: I64
+    starts: I64
+    req: I64  # request of each reference
+    times: F64
+    n_nodes: int
+    warmup: int  # requests in the warm-up (not measured)
+
+    @property
+    def requests(self) -> int:
+        return int(self.starts.shape[0] - 1)
+
+    @property
+    def references(self) -> int:
+        return int(self.nodes.shape[0])
+
+    @property
+    def lengths(self) -> I64:
+        return np.diff(self.starts)
+
+    def measured(self) -> B:
+        """Per reference: inside the measurement window."""
+        return self.req >= self.warmup
+
+
+def warmup_requests(requests: int, fraction: float) -> int:
+    """Requests in the warm-up: floor(requests * fraction), as kvcache-simulator counts them."""
+    if not 0.0 <= fraction < 1.0:
+        raise ValueError("the warm-up fraction must be in [0, 1)")
+    return max(0, min(requests, int(np.floor(requests * fraction))))
+
+
+def _first_use_numbering(keys: I64) -> tuple[I64, int]:
+    """Dense ids 1..n for `keys`, numbered in order of first appearance."""
+    uniq, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    order = np.argsort(first, kind="stable")
+    rank = np.empty(uniq.shape[0], np.int64)
+    rank[order] = np.arange(1, uniq.shape[0] + 1, dtype=np.int64)
+    return rank[inverse.reshape(-1)], int(uniq.shape[0])
+
+
+def trie_nodes(ids: I64, starts: I64) -> tuple[I64, I64, int]:
+    """Map each reference to its trie node (parent node, id); returns nodes, parents, count.
+
+    Chained ids (each id always follows the same parent id) already name their node, which is
+    checked in one vectorized pass; otherwise the trie is built level by level.
+    """
+    n = ids.shape[0]
+    lengths = np.diff(starts)
+    req = np.repeat(np.arange(lengths.shape[0], dtype=np.int64), lengths)
+    depth = np.arange(n, dtype=np.int64) - starts[req]
+    nodes, count = _first_use_numbering(ids)
+    prev_node = np.empty(n, np.int64)
+    prev_node[1:] = nodes[:-1]
+    prev_node[depth == 0] = 0
+    pairs = np.unique(nodes * (count + 1) + prev_node).shape[0] if n else 0
+    if pairs != count:
+        # Some id appears under two different parents: key every reference by its full path.
+        node_of = np.zeros(n, np.int64)
+        path = np.zeros(n, np.int64)
+        order = np.argsort(depth, kind="stable")
+        d_sorted = depth[order]
+        bounds = np.searchsorted(d_sorted, np.arange(int(depth.max()) + 2))
+        table: dict[tuple[int, int], int] = {}
+        for d in range(bounds.shape[0] - 1):
+            sel = order[bounds[d] : bounds[d + 1]]
+            parents = path[sel - 1] if d else np.zeros(sel.shape[0], np.int64)
+            for e, p, i in zip(sel.tolist(), parents.tolist(), ids[sel].tolist(), strict=True):
+                node_of[e] = table.setdefault((p, i), len(table) + 1)
+            path[sel] = node_of[sel]
+        nodes, count = _first_use_numbering(node_of)
+    parent = np.zeros(count + 1, np.int64)
+    par_ref = np.empty(n, np.int64)
+    par_ref[1:] = nodes[:-1]
+    par_ref[depth == 0] = 0
+    parent[nodes] = par_ref
+    return nodes, parent, count
+
+
+def plan(trace: Trace, *, warmup: float = 0.5, share: bool = True) -> Plan:
+    """Map `trace` onto its prefix trie. `share=False` keys every block by its tenant too."""
+    ids = trace.ids
+    if not share:
+        tenant = np.repeat(trace.tenant, trace.lengths)
+        _, tkey = np.unique(np.stack([tenant, ids], axis=1), axis=0, return_inverse=True)
+        ids = tkey.reshape(-1).astype(np.int64)
+    nodes, parent, count = trie_nodes(ids, trace.starts)
+    req = np.repeat(np.arange(trace.requests, dtype=np.int64), trace.lengths)
+    return Plan(
+        nodes=nodes,
+        parent=parent,
+        tokens=trace.tokens.astype(np.int64),
+        starts=trace.starts,
+        req=req,
+        times=trace.times,
+        n_nodes=count,
+        warmup=warmup_requests(trace.requests, warmup),
+    )
+
+
+def next_request(p: Plan) -> I64:
+    """For each reference, the next request that uses its node (requests + 1 if none)."""
+    order = np.lexsort((np.arange(p.references), p.nodes))
+    nxt = np.full(p.references, p.requests + 1, np.int64)
+    same = p.nodes[order[1:]] == p.nodes[order[:-1]]
+    nxt[order[:-1][same]] = p.req[order[1:][same]]
+    return nxt
+
+
+# --- stack distances ------------------------------------------------------------------------
+
+
+def _count_less(xp: Any, values: Any, bits: int, end: Any, bound: Any) -> Any:
+    """#{j < end[q] : values[j] < bound[q]} for every query q (a wavelet matrix, level by level)."""
+    n = values.shape[0]
+    cur = values
+    lo = xp.zeros(end.shape[0], values.dtype)
+    hi = end.astype(values.dtype)
+    res = xp.zeros(end.shape[0], values.dtype)
+    r0 = xp.zeros(n + 1, values.dtype)
+    for level in range(bits - 1, -1, -1):
+        bit = (cur >> level) & 1
+        zero = bit == 0
+        xp.cumsum(zero, out=r0[1:])
+        nz = r0[n]
+        qb = ((bound >> level) & 1) == 1
+        a = r0[lo]
+        b = r0[hi]
+        res += xp.where(qb, b - a, 0)
+        lo = xp.where(qb, nz + lo - a, a)
+        hi = xp.where(qb, nz + hi - b, b)
+        cur = xp.concatenate([cur[zero], cur[~zero]])
+    return res
+
+
+def stack_ranks(p: Plan, backend: Backend = NUMPY) -> tuple[I64, I64]:
+    """LRU rank of every reference at the start of its request, and the request it was last used.
+
+    rank = distinct blocks used since this block was last used (COLD if never used); a block is
+    cached at capacity C iff rank < C (see the module docstring for the ordering that makes this
+    exact). The second array is the previous request using the node (-1 if none), for TTLs.
+    """
+    xp = backend.xp
+    n = p.references
+    if n == 0:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    dt = np.int32 if n < 2**30 else np.int64
+    starts = xp.asarray(p.starts.astype(dt))
+    req = xp.asarray(p.req.astype(dt))
+    e = xp.arange(n, dtype=dt)
+    s = starts[req]
+    pos = s + starts[req + 1] - 1 - e  # deepest block first inside each request
+    stream = xp.empty(n, dtype=np.int64)
+    stream[pos] = xp.asarray(p.nodes)
+    order = xp.argsort(stream, kind="stable")
+    same = stream[order[1:]] == stream[order[:-1]]
+    prev = xp.full(n, -1, dtype=dt)
+    nxt = xp.full(n, n, dtype=dt)
+    prev[order[1:][same]] = order[:-1][same]
+    nxt[order[:-1][same]] = order[1:][same]
+    del stream, order, same
+    first = prev < 0
+    distinct = xp.zeros(n + 1, dtype=dt)
+    xp.cumsum(first, out=distinct[1:])
+    # Per reference (in stream order): its request's start in the stream and its previous use.
+    s_stream = xp.empty(n, dtype=dt)
+    s_stream[pos] = s
+    q = xp.flatnonzero(~first)
+    pq = prev[q]
+    sq = s_stream[q]
+    bits = max(1, int(n).bit_length())
+    older = (pq + 1) - _count_less(xp, nxt, bits, pq + 1, sq)
+    rank_stream = xp.full(n, int(COLD), dtype=np.int64)
+    rank_stream[q] = (distinct[sq] - older).astype(np.int64)
+    prev_req_stream = xp.full(n, -1, dtype=np.int64)
+    req_stream = xp.empty(n, dtype=dt)
+    req_stream[pos] = req
+    prev_req_stream[q] = req_stream[pq].astype(np.int64)
+    rank = rank_stream[pos]
+    prev_req = prev_req_stream[pos]
+    return backend.asnumpy(rank), backend.asnumpy(prev_req)
+
+
+def effective_ranks(p: Plan, rank: I64, prev_req: I64, ttl: float | None) -> I64:
+    """Ranks with expired blocks made cold: a block idle for `ttl` seconds or more is gone."""
+    if ttl is None:
+        return rank
+    gap = p.times[p.req] - p.times[np.maximum(prev_req, 0)]
+    return np.where((prev_req >= 0) & (gap < ttl), rank, COLD)
+
+
+# --- hits from ranks ----------------------------------------------------------------------------
+
+
+def _shortfall(p: Plan, rank: I64, chunk_cells: int = 4_000_000) -> B:
+    """Per reference: cached by rank at capacity rank + 1, yet not cached in the replay.
+
+    A request longer than the capacity C leaves only C - 1 of its blocks cached (the last one
+    inserted is evicted to make room for the next, which then cannot join a missing parent),
+    unless its first C blocks were all cached already. From then on the cache holds the top
+    C - 1 of the LRU stack until a request inserts a block. Per capacity that is a two-state
+    automaton (1: top C, 0: top C - 1) whose transitions are constants or the identity, so the
+    state before each request is a forward fill. In state 0 exactly the block of rank C - 1 is
+    lost, hence one flag per reference. Only capacities below the longest request need this.
+    """
+    flags = np.zeros(p.references, bool)
+    width = (int(p.lengths.max()) if p.requests else 0) - 1  # capacities 1..width
+    if width <= 0:
+        return flags
+    caps = np.arange(1, width + 1, dtype=np.int64)
+    carry = np.ones(width, np.int8)
+    step = max(1, chunk_cells // width)
+    for r0 in range(0, p.requests, step):
+        r1 = min(p.requests, r0 + step)
+        n = r1 - r0
+        lengths = p.lengths[r0:r1]
+        idx = np.minimum(p.starts[r0:r1][:, None] + (caps - 1)[None, :], p.references - 1)
+        a = caps[None, :] < lengths[:, None]
+        last = rank[p.starts[r0 + 1 : r1 + 1] - 1]
+        val = np.where(
+            a,
+            np.where(rank[idx] == (caps - 1)[None, :], -1, 0),
+            np.where(caps[None, :] <= last[:, None] + 1, 1, -1),
+        ).astype(np.int8)
+        del idx, a
+        fill = np.where(val >= 0, np.arange(n, dtype=np.int32)[:, None], np.int32(-1))
+        np.maximum.accumulate(fill, axis=0, out=fill)
+        after = np.where(fill >= 0, np.take_along_axis(val, np.maximum(fill, 0), axis=0), carry)
+        del fill, val
+        e0, e1 = int(p.starts[r0]), int(p.starts[r1])
+        d = rank[e0:e1]
+        sel = np.flatnonzero(d < width)
+        row = p.req[e0:e1][sel] - r0
+        col = d[sel]
+        before = np.where(row > 0, after[np.maximum(row - 1, 0), col], carry[col])
+        flags[e0 + sel] = before == 0
+        carry = after[-1].astype(np.int8)
+    return flags
+
+
+def request_hits(
+    p: Plan, rank: I64, capacity: int | None, shortfall: B | None = None
+) -> tuple[I64, I64]:
+    """Blocks and tokens each request finds cached at `capacity` (None: unbounded)."""
+    if capacity is not None and capacity <= 0:
+        raise ValueError("capacity must be positive")
+    hit = rank < (COLD if capacity is None else capacity)
+    if capacity is not None and p.requests and capacity < int(p.lengths.max()):
+        sf = _shortfall(p, rank) if shortfall is None else shortfall
+        hit &= ~(sf & (rank == capacity - 1))
+    blocks = np.bincount(p.req, weights=hit, minlength=p.requests)
+    toks = np.bincount(p.req, weights=np.where(hit, p.tokens, 0), minlength=p.requests)
+    return np.rint(blocks).astype(np.int64), np.rint(toks).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class Curve:
+    """Measured hits at every capacity 1..max_capacity (index C - 1), LRU, one pass."""
+
+    capacities: I64
+    hit_blocks: I64
+    hit_tokens: I64
+    total_blocks: int
+    total_tokens: int
+    warmup_unique: int  # distinct blocks of the warm-up: larger capacities never fill
+
+    @property
+    def token_rate(self) -> F64:
+        return self.hit_tokens / max(self.total_tokens, 1)
+
+    @property
+    def block_rate(self) -> F64:
+        return self.hit_blocks / max(self.total_blocks, 1)
+
+    def at(self, capacity: int) -> tuple[float, float]:
+        """(token hit rate, block hit rate) at `capacity` blocks."""
+        i = min(capacity, int(self.capacities[-1])) - 1
+        return float(self.token_rate[i]), float(self.block_rate[i])
+
+    def underfilled(self, capacity: int, warmup: int) -> bool:
+        return warmup > 0 and capacity > self.warmup_unique
+
+
+def lru_curve(p: Plan, rank: I64, max_capacity: int | None = None) -> Curve:
+    """Measured LRU hits at every capacity from 1 to `max_capacity` (default: every block)."""
+    top = max(1, p.n_nodes if max_capacity is None else max_capacity)
+    meas = p.measured()
+    r = rank[meas]
+    tok = p.tokens[meas]
+    v = np.minimum(r, top)
+    hb = np.cumsum(np.bincount(v, minlength=top + 1))[:top].astype(np.int64)
+    ht = np.rint(np.cumsum(np.bincount(v, weights=tok, minlength=top + 1))[:top]).astype(np.int64)
+    sf = _shortfall(p, rank)
+    lost = sf & meas & (rank < top)
+    if lost.any():
+        # a lost block of rank d changes the capacity d + 1 only
+        hb -= np.bincount(rank[lost], minlength=top)[:top]
+        lt = np.bincount(rank[lost], weights=p.tokens[lost], minlength=top)[:top]
+        ht -= np.rint(lt).astype(np.int64)
+    first_use = np.zeros(p.n_nodes + 1, bool)
+    warm_refs = int(p.starts[p.warmup])
+    first_use[p.nodes[:warm_refs]] = True
+    return Curve(
+        capacities=np.arange(1, top + 1, dtype=np.int64),
+        hit_blocks=hb,
+        hit_tokens=ht,
+        total_blocks=int(meas.sum()),
+        total_tokens=int(tok.sum()),
+        warmup_unique=int(first_use.sum()),
+    )

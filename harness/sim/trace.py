@@ -1,0 +1,365 @@
+"""Request traces as flat arrays, and the readers that build them.
+
+A `Trace` is one request per row (arrival time, input and output length, session, tenant, model)
+plus the chained block ids of every request, flattened: `ids[starts[r]:starts[r + 1]]` are the
+blocks of request r in prompt order, `tokens` the tokens each block holds (the last one may be
+partial). Three sources produce one: Mooncake JSONL (`hash_ids` of 512-token blocks), prefixlock's
+own JSONL traces (see `prefixlock_trace`) and the synthetic workload generator (`synthetic`).
+
+Reading is the only I/O of the simulator. A malformed line stops the read with its line number
+and what is wrong, or, with `skip_bad=True`, is skipped and counted in `Trace.skipped`.
+"""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from itertools import chain
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import UserError
+
+I64 = npt.NDArray[np.int64]
+I32 = npt.NDArray[np.int32]
+F64 = npt.NDArray[np.float64]
+
+MOONCAKE_BLOCK = 512
+
+
+class TraceError(UserError):
+    """A trace the simulator cannot read: malformed line, empty file, time going backwards."""
+
+
+@dataclass(frozen=True)
+class Trace:
+    """Requests in arrival order with their chained block ids (see module docstring)."""
+
+    ids: I64  # chained block ids, request after request
+    tokens: I32  # tokens in each block
+    starts: I64  # len = requests + 1
+    times: F64  # arrival, seconds from the trace start
+    input_len: I64
+    output_len: I64
+    session: I64  # -1 when unknown
+    tenant: I64  # 0 when unknown
+    model: I64  # index into `models`
+    block_size: int
+    models: tuple[str, ...] = ("",)
+    name: str = "trace"
+    skipped: int = 0
+    cache_key: I64 = field(default_factory=lambda: np.zeros(0, np.int64))  # -1: none
+
+    @property
+    def requests(self) -> int:
+        return int(self.starts.shape[0] - 1)
+
+    @property
+    def references(self) -> int:
+        return int(self.ids.shape[0])
+
+    @property
+    def lengths(self) -> I64:
+        return np.diff(self.starts)
+
+    def keys(self) -> I64:
+        """Per-request routing key: the cache key where one was sent, else the session."""
+        if self.cache_key.shape[0] == self.requests:
+            return np.where(self.cache_key >= 0, self.cache_key, self.session)
+        return self.session
+
+    def head(self, n: int) -> Trace:
+        """The first `n` requests (tests and quick looks use slices of long traces)."""
+        n = max(0, min(n, self.requests))
+        end = int(self.starts[n])
+        ck = self.cache_key[:n] if self.cache_key.shape[0] else self.cache_key
+        return replace(
+            self,
+            ids=self.ids[:end],
+            tokens=self.tokens[:end],
+            starts=self.starts[: n + 1],
+            times=self.times[:n],
+            input_len=self.input_len[:n],
+            output_len=self.output_len[:n],
+            session=self.session[:n],
+            tenant=self.tenant[:n],
+            model=self.model[:n],
+            cache_key=ck,
+        )
+
+
+def block_tokens(input_len: I64, lengths: I64, block_size: int) -> I32:
+    """Tokens in each block: full blocks, then what is left in the last one (at least 1)."""
+    n = int(lengths.sum())
+    req = np.repeat(np.arange(lengths.shape[0]), lengths)
+    starts = np.zeros(lengths.shape[0] + 1, np.int64)
+    np.cumsum(lengths, out=starts[1:])
+    k = np.arange(n, dtype=np.int64) - starts[req]
+    remaining = input_len[req] - k * block_size
+    tok = np.clip(remaining, 1, block_size)
+    # A record without a usable input length counts every block as full (as Mooncake's tools do).
+    tok = np.where(input_len[req] <= 0, block_size, tok)
+    return tok.astype(np.int32)
+
+
+def check_times(times: F64, where: str) -> None:
+    """Arrival times must not go backwards: routing, queues and TTLs depend on the order."""
+    if times.shape[0] > 1:
+        back = np.flatnonzero(np.diff(times) < 0)
+        if back.shape[0]:
+            i = int(back[0]) + 1
+            raise TraceError(
+                f"timestamps decrease at request {i + 1} ({times[i]:g}s after {times[i - 1]:g}s); "
+                "sort the trace by time",
+                where=where,
+            )
+
+
+def open_text(path: str | os.PathLike[str]) -> io.TextIOBase:
+    p = Path(path)
+    try:
+        if p.suffix == ".gz":
+            return gzip.open(p, "rt", encoding="utf-8")  # type: ignore[return-value]
+        return open(p, encoding="utf-8")  # noqa: SIM115 - closed by the caller
+    except OSError as exc:
+        raise TraceError(f"cannot read trace: {exc.strerror}", where=str(p)) from None
+
+
+def _lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
+    with open_text(path) as fh:
+        try:
+            for i, line in enumerate(fh, 1):
+                yield i, line
+        except UnicodeDecodeError:
+            raise TraceError("not UTF-8 text", where=str(path)) from None
+
+
+def sniff(path: str | os.PathLike[str]) -> str:
+    """'mooncake' or 'prefixlock', from the first non-empty line."""
+    for _, line in _lines(path):
+        s = line.strip()
+        if not s:
+            continue
+        try:
+            rec = json.loads(s)
+        except json.JSONDecodeError:
+            return "mooncake"  # let the reader name the bad line
+        if isinstance(rec, dict) and "body" in rec:
+            return "prefixlock"
+        return "mooncake"
+    return "mooncake"
+
+
+class _Bad(Exception):
+    pass
+
+
+def _int(rec: dict[str, Any], key: str, default: int | None = None) -> int:
+    v = rec.get(key, default)
+    if v is None:
+        raise _Bad(f"missing field {key!r}")
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or v != int(v):
+        raise _Bad(f"field {key!r} must be an integer, got {v!r}")
+    return int(v)
+
+
+class _Interner:
+    """String hash ids to integers; integer ids pass through (they already name blocks)."""
+
+    def __init__(self) -> None:
+        self.strings: dict[str, int] = {}
+
+    def ids(self, raw: list[Any]) -> list[int]:
+        if all(type(h) is int for h in raw):
+            if raw and (min(raw) < 0 or max(raw) >= 2**62):
+                raise _Bad("hash_ids must be non-negative integers below 2**62")
+            return raw
+        out: list[int] = []
+        for h in raw:
+            if type(h) is int:
+                if h < 0 or h >= 2**62:
+                    raise _Bad("hash_ids must be non-negative integers below 2**62")
+                out.append(h)
+            elif isinstance(h, str) and h:
+                # Strings live above the integer range so they never collide with integer ids.
+                out.append(self.strings.setdefault(h, 2**62 + len(self.strings)))
+            else:
+                raise _Bad(f"hash_ids must hold integers or strings, got {h!r}")
+        return out
+
+
+def read_mooncake(
+    path: str | os.PathLike[str],
+    *,
+    skip_bad: bool = False,
+    block_size: int = MOONCAKE_BLOCK,
+    limit: int = 0,
+    on_progress: Callable[[int], None] | None = None,
+) -> Trace:
+    """Read a Mooncake JSONL trace: `timestamp` (ms), `input_length`, `output_length`, `hash_ids`.
+
+    Optional fields: `session_id`/`session`, `tenant`, `block_size`. `limit` stops after that many
+    requests. Records are parsed in chunks so a trace of tens of millions of block references
+    does not hold them all as Python objects at once.
+    """
+    where = str(path)
+    interner = _Interner()
+    id_parts: list[I64] = []
+    meta: list[tuple[float, int, int, int, int]] = []
+    lens: list[int] = []
+    sessions: dict[Any, int] = {}
+    skipped = 0
+    chunk: list[list[int]] = []
+    rec_block: int | None = None
+
+    def flush() -> None:
+        if chunk:
+            total = sum(len(c) for c in chunk)
+            id_parts.append(np.fromiter(chain.from_iterable(chunk), np.int64, count=total))
+            chunk.clear()
+
+    for lineno, line in _lines(path):
+        s = line.strip()
+        if not s:
+            continue
+        try:
+            try:
+                rec = json.loads(s)
+            except json.JSONDecodeError as exc:
+                raise _Bad(f"invalid JSON ({exc.msg} at column {exc.colno})") from None
+            if not isinstance(rec, dict):
+                raise _Bad("expected a JSON object")
+            hash_ids = rec.get("hash_ids")
+            if not isinstance(hash_ids, list) or not hash_ids:
+                raise _Bad("'hash_ids' must be a non-empty list")
+            ids = interner.ids(hash_ids)
+            ts = rec.get("timestamp", 0)
+            if isinstance(ts, bool) or not isinstance(ts, (int, float)) or ts != ts:
+                raise _Bad(f"'timestamp' must be a number, got {ts!r}")
+            inp = _int(rec, "input_length")
+            if inp <= 0:
+                raise _Bad(f"'input_length' must be positive, got {inp}")
+            out = _int(rec, "output_length", 0)
+            bs = rec.get("block_size")
+            if bs is not None:
+                if isinstance(bs, bool) or not isinstance(bs, int) or bs <= 0:
+                    raise _Bad(f"'block_size' must be a positive integer, got {bs!r}")
+                if rec_block is not None and bs != rec_block:
+                    raise _Bad(f"'block_size' {bs} differs from earlier records ({rec_block})")
+                rec_block = bs
+            sess = rec.get("session_id", rec.get("session"))
+            sid = -1 if sess is None else sessions.setdefault(str(sess), len(sessions))
+            tenant = rec.get("tenant", 0)
+            tid = tenant if isinstance(tenant, int) and not isinstance(tenant, bool) else 0
+        except _Bad as exc:
+            if skip_bad:
+                skipped += 1
+                continue
+            raise TraceError(f"{exc} (use --skip-bad to skip bad lines)", where=f"{where}:{lineno}") from None
+        chunk.append(ids)
+        lens.append(len(ids))
+        meta.append((float(ts) / 1000.0, inp, out, sid, tid))
+        if len(chunk) >= 20000:
+            flush()
+            if on_progress is not None:
+                on_progress(lineno)
+        if limit and len(lens) >= limit:
+            break
+    flush()
+    if not lens:
+        raise TraceError("the trace has no requests" + (f" ({skipped} bad lines skipped)" if skipped else ""), where=where)
+    ids_all = np.concatenate(id_parts) if len(id_parts) > 1 else id_parts[0]
+    m = np.array(meta, dtype=np.float64)
+    lengths = np.array(lens, dtype=np.int64)
+    starts = np.zeros(lengths.shape[0] + 1, np.int64)
+    np.cumsum(lengths, out=starts[1:])
+    times = m[:, 0].copy()
+    check_times(times, where)
+    bsz = rec_block or block_size
+    input_len = m[:, 1].astype(np.int64)
+    r = len(lens)
+    return Trace(
+        ids=ids_all,
+        tokens=block_tokens(input_len, lengths, bsz),
+        starts=starts,
+        times=times,
+        input_len=input_len,
+        output_len=m[:, 2].astype(np.int64),
+        session=m[:, 3].astype(np.int64),
+        tenant=m[:, 4].astype(np.int64),
+        model=np.zeros(r, np.int64),
+        block_size=bsz,
+        name=Path(path).name,
+        skipped=skipped,
+        cache_key=np.full(r, -1, np.int64),
+    )
+
+
+def from_requests(
+    requests: Iterable[tuple[float, list[int], int, int, int, int, int]],
+    *,
+    block_size: int,
+    models: tuple[str, ...] = ("",),
+    name: str = "trace",
+    tokens: list[list[int]] | None = None,
+) -> Trace:
+    """Build a trace from (time_s, block_ids, input_len, output_len, session, tenant, model) rows."""
+    rows = list(requests)
+    if not rows:
+        raise TraceError("the trace has no requests", where=name)
+    lengths = np.array([len(r[1]) for r in rows], np.int64)
+    if (lengths <= 0).any():
+        raise TraceError("every request needs at least one block", where=name)
+    starts = np.zeros(lengths.shape[0] + 1, np.int64)
+    np.cumsum(lengths, out=starts[1:])
+    ids = np.fromiter(chain.from_iterable(r[1] for r in rows), np.int64, count=int(starts[-1]))
+    times = np.array([r[0] for r in rows], np.float64)
+    check_times(times, name)
+    input_len = np.array([r[2] for r in rows], np.int64)
+    if tokens is not None:
+        tok = np.fromiter(chain.from_iterable(tokens), np.int32, count=int(starts[-1]))
+    else:
+        tok = block_tokens(input_len, lengths, block_size)
+    return Trace(
+        ids=ids,
+        tokens=tok,
+        starts=starts,
+        times=times,
+        input_len=input_len,
+        output_len=np.array([r[3] for r in rows], np.int64),
+        session=np.array([r[4] for r in rows], np.int64),
+        tenant=np.array([r[5] for r in rows], np.int64),
+        model=np.array([r[6] for r in rows], np.int64),
+        block_size=block_size,
+        models=models,
+        name=name,
+        cache_key=np.full(len(rows), -1, np.int64),
+    )
+
+
+def read_trace(
+    path: str | os.PathLike[str],
+    *,
+    fmt: str = "auto",
+    skip_bad: bool = False,
+    block_size: int | None = None,
+    limit: int = 0,
+) -> Trace:
+    """Read a Mooncake or prefixlock trace (format sniffed from the first line unless given)."""
+    if not Path(path).exists():
+        raise TraceError("no such file", where=str(path))
+    kind = sniff(path) if fmt == "auto" else fmt
+    if kind == "mooncake":
+        return read_mooncake(path, skip_bad=skip_bad, block_size=block_size or MOONCAKE_BLOCK, limit=limit)
+    if kind == "prefixlock":
+        from .prefixlock_trace import read_prefixlock
+
+        return read_prefixlock(path, block_size=block_size or 64, skip_bad=skip_bad, limit=limit)
+    raise TraceError(f"unknown trace format {fmt!r}; choose auto, mooncake or prefixlock", where="--format")
