@@ -1,0 +1,215 @@
+"""Pure request building: incremental units equal the from-scratch ones for every provider,
+Anthropic breakpoints follow the rules, OpenAI's cache key is stable, same inputs same bytes."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from harness.cacheunits import anthropic_units
+from harness.errors import ConfigError
+from harness.prefix import FrozenPrefix
+from harness.providers import SessionInfo, cache_key_for, make_builder
+from harness.settings import Settings
+from harness.transcript import Message, Transcript, text_block, tool_result_block, tool_use_block
+
+APIS = ["anthropic", "openai-chat", "openai-responses", "openai-compat"]
+SESSION = SessionInfo("s-1")
+
+
+def _conversation(turns: int, calls_per_turn: int = 1) -> Transcript:
+    t = Transcript()
+    for i in range(turns):
+        t.append(Message.user(f"question {i}: why does test_{i} fail?"))
+        calls = [tool_use_block(f"t{i}_{j}", "read_file", {"path": f"f{j}.py"}) for j in range(calls_per_turn)]
+        t.append(Message.assistant([text_block(f"looking {i}"), *calls]))
+        t.append(Message.user([tool_result_block(c["id"], f"body of {c['id']}") for c in calls]))
+        t.append(Message.assistant(f"answer {i}"))
+    return t
+
+
+def _prefix() -> FrozenPrefix:
+    tools = [
+        {"name": n, "description": f"{n} tool", "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}
+        for n in ("read_file", "grep", "list_files")
+    ]
+    return FrozenPrefix(system=["You are careful.", "Project notes: keep it stable."], tools=tools)
+
+
+def _breakpoints(body: dict[str, Any]) -> int:
+    return json.dumps(body).count('"cache_control"')
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_incremental_units_equal_recomputed(api: str) -> None:
+    builder = make_builder(api, "m")
+    prefix = _prefix()
+    full = _conversation(6)
+    # Grow the transcript turn by turn through ONE builder (incremental path) ...
+    for n in range(1, len(full) + 1):
+        messages = full.messages[:n]
+        if messages[-1].role != "user":
+            continue
+        req = builder.build_request(prefix, messages, Settings(), SESSION)
+        assert req.units == req.recomputed_units()
+        # ... and compare with a fresh builder (no memo): same bytes.
+        fresh = make_builder(api, "m").build_request(prefix, messages, Settings(), SESSION)
+        assert fresh.body_bytes == req.body_bytes and fresh.units == req.units
+    # A fork (edited past) and volatile text still agree.
+    forked = full.fork(3)
+    forked.append(Message.user("a different question"))
+    req = builder.build_request(prefix, forked, Settings(), SESSION, volatile=["Today is Tuesday."])
+    assert req.units == req.recomputed_units()
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_memo_does_not_leak_between_builders_or_mutate(api: str) -> None:
+    prefix = _prefix()
+    t = _conversation(2)
+    t.append(Message.user("next"))
+    a = make_builder(api, "m").build_request(prefix, t, Settings(), SESSION)
+    before = a.body_bytes
+    # A later build moves the tail breakpoint; the earlier body must not change under it.
+    t.append(Message.assistant("ok"))
+    t.append(Message.user("more"))
+    make_builder(api, "m").build_request(prefix, t, Settings(), SESSION)
+    b2 = make_builder(api, "m")
+    b2.build_request(prefix, t, Settings(), SESSION)
+    from harness.canonical import canonical_bytes
+
+    assert canonical_bytes(a.body) == before
+
+
+def test_anthropic_breakpoints_tools_system_tail() -> None:
+    t = _conversation(1)
+    t.append(Message.user("next question"))
+    req = make_builder("anthropic", "claude-opus-4-7").build_request(_prefix(), t, Settings(), SESSION)
+    body = req.body
+    assert list(body) == ["model", "max_tokens", "tools", "system", "messages", "stream"]
+    assert "cache_control" in body["tools"][-1]
+    assert all("cache_control" not in tl for tl in body["tools"][:-1])
+    assert "cache_control" in body["system"][-1]
+    assert "cache_control" in body["messages"][-1]["content"][-1]
+    assert _breakpoints(body) == 3
+    assert [u.breakpoint for u in req.breakpoints()] == ["5m", "5m", "5m"]
+
+
+def test_anthropic_volatile_block_never_carries_the_breakpoint() -> None:
+    t = Transcript([Message.user("fix the bug")])
+    req = make_builder("anthropic", "m").build_request(
+        _prefix(), t, Settings(), SESSION, volatile=["<reminder>Today is 2026-12-01</reminder>"]
+    )
+    last = req.body["messages"][-1]["content"]
+    assert last[-1]["text"].startswith("<reminder>") and "cache_control" not in last[-1]
+    assert "cache_control" in last[-2]  # the last stable block
+    # The breakpoint's entry is exactly what the next request (without the reminder) starts with.
+    t.append(Message.assistant("done"))
+    t.append(Message.user("thanks"))
+    nxt = make_builder("anthropic", "m").build_request(_prefix(), t, Settings(), SESSION)
+    mark = [u for u in req.units if u.breakpoint][-1]
+    assert nxt.units[mark.position].chain == mark.chain
+
+
+def test_anthropic_second_breakpoint_after_twenty_new_blocks() -> None:
+    builder = make_builder("anthropic", "m")
+    t = Transcript([Message.user("start")])
+    first = builder.build_request(_prefix(), t, Settings(), SESSION)
+    prev_tail = [u for u in first.units if u.breakpoint][-1]
+    # The model calls 12 tools at once: 12 tool_use + 12 tool_result blocks = 24 new blocks.
+    calls = [tool_use_block(f"t{i}", "grep", {"q": str(i)}) for i in range(12)]
+    t.append(Message.assistant(calls))
+    t.append(Message.user([tool_result_block(f"t{i}", "x") for i in range(12)]))
+    req = builder.build_request(_prefix(), t, Settings(), SESSION)
+    marks = req.breakpoints()
+    assert len(marks) == 4 == _breakpoints(req.body)
+    assert marks[2].position == prev_tail.position and marks[2].chain == prev_tail.chain
+    assert marks[3].position - marks[2].position >= 20
+    # A small turn needs no second conversation breakpoint.
+    t.append(Message.assistant("ok"))
+    t.append(Message.user("and now?"))
+    assert len(builder.build_request(_prefix(), t, Settings(), SESSION).breakpoints()) == 3
+
+
+def test_anthropic_never_more_than_four_breakpoints() -> None:
+    builder = make_builder("anthropic", "m")
+    t = Transcript([Message.user("go")])
+    for i in range(30):
+        calls = [tool_use_block(f"t{i}_{j}", "grep", {}) for j in range(i % 15)]
+        t.append(Message.assistant([text_block("working"), *calls]))
+        t.append(Message.user([*(tool_result_block(c["id"], "r") for c in calls), text_block("go on")]))
+        req = builder.build_request(_prefix(), t, Settings(), SESSION, volatile=["now"])
+        assert len(req.breakpoints()) <= 4 and _breakpoints(req.body) <= 4
+        assert len(anthropic_units(req.body)) == len(req.units)
+
+
+def test_anthropic_ttl_settings() -> None:
+    t = Transcript([Message.user("go")])
+    req = make_builder("anthropic", "m").build_request(
+        _prefix(), t, Settings(ttl="5m", prefix_ttl="1h"), SESSION
+    )
+    assert [u.breakpoint for u in req.breakpoints()] == ["1h", "1h", "5m"]
+    assert req.body["system"][-1]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
+    assert req.body["messages"][-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
+    one_hour = make_builder("anthropic", "m").build_request(_prefix(), t, Settings(ttl="1h"), SESSION)
+    assert {u.breakpoint for u in one_hour.breakpoints()} == {"1h"}
+    with pytest.raises(ConfigError, match="longer TTLs come first"):
+        Settings(ttl="1h", prefix_ttl="5m")
+    with pytest.raises(ConfigError, match="settings.ttl"):
+        Settings(ttl="10m")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("api", ["openai-chat", "openai-responses", "openai-compat"])
+def test_openai_cache_key_stable_and_retention(api: str) -> None:
+    builder = make_builder(api, "gpt-5")
+    t = _conversation(3)
+    keys = set()
+    for n in range(1, len(t) + 1):
+        if t[n - 1].role == "user":
+            req = builder.build_request(_prefix(), t.messages[:n], Settings(retention="24h"), SESSION)
+            keys.add(req.body["prompt_cache_key"])
+            assert req.cache_key == req.body["prompt_cache_key"]
+            if api == "openai-compat":
+                assert "prompt_cache_retention" not in req.body
+            else:
+                assert req.body["prompt_cache_retention"] == "24h"
+    assert keys == {cache_key_for("s-1")}
+    assert "s-1" not in cache_key_for("s-1")  # derived, not the raw id
+    other = builder.build_request(_prefix(), t, Settings(), SessionInfo("s-2"))
+    assert other.body["prompt_cache_key"] != cache_key_for("s-1")
+    none = builder.build_request(_prefix(), t, Settings(send_cache_key=False), SESSION)
+    assert "prompt_cache_key" not in none.body and none.cache_key is None
+
+
+def test_openai_chat_wire_shape() -> None:
+    t = _conversation(1)
+    t.append(Message.user("next"))
+    body = make_builder("openai-chat", "gpt-5").build_request(_prefix(), t, Settings(), SESSION).body
+    roles = [m["role"] for m in body["messages"]]
+    assert roles == ["system", "user", "assistant", "tool", "assistant", "user"]
+    assert body["messages"][2]["tool_calls"][0]["function"] == {
+        "name": "read_file", "arguments": '{"path":"f0.py"}'
+    }
+    assert body["tools"][0]["function"]["name"] == "grep"  # sorted by name
+    assert body["stream_options"] == {"include_usage": True}
+    compat = make_builder("openai-compat", "deepseek-v4-flash").build_request(_prefix(), t, Settings(), SESSION)
+    assert "max_tokens" in compat.body and "max_completion_tokens" not in compat.body
+
+
+def test_responses_wire_shape() -> None:
+    t = _conversation(1)
+    t.append(Message.user("next"))
+    body = make_builder("openai-responses", "gpt-5").build_request(_prefix(), t, Settings(), SESSION).body
+    assert body["instructions"] == "You are careful.\n\nProject notes: keep it stable."
+    kinds = [i.get("type", i.get("role")) for i in body["input"]]
+    assert kinds == ["user", "assistant", "function_call", "function_call_output", "assistant", "user"]
+    assert body["store"] is False
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_body_key_order_is_deterministic(api: str) -> None:
+    t = Transcript([Message.user("hi")])
+    a = make_builder(api, "m").build_request(_prefix(), t, Settings(), SESSION)
+    b = make_builder(api, "m").build_request(_prefix(), t, Settings(), SESSION)
+    assert json.dumps(a.body) == json.dumps(b.body)  # not only canonical: the same key order
