@@ -1,6 +1,9 @@
-"""prefixlock's SDK: frozen prefixes, cache-aware providers, ledger, guard, store, emulator, simulator."""
+"""prefixlock's SDK: frozen prefixes, cache-aware providers, ledger, guard, store, emulator,
+simulator."""
 
+from .agent import Agent, RunResult, Session, SyncSession
 from .canonical import canonical_bytes, canonical_json, fingerprint
+from .clock import ManualClock, SystemClock
 from .errors import (
     ConfigError,
     MissingKeyError,
@@ -10,16 +13,23 @@ from .errors import (
     UnknownModelError,
     UserError,
 )
+from .ledger import Ledger, LedgerRow
 from .prefix import FrozenPrefix
 from .prices import Price, PriceTable
+from .providers import make_provider, resolve_route
+from .settings import Settings
 from .tools import Tool, ToolSpec, tool
 from .transcript import Message, Transcript
 from .usage import Usage, parse_usage
 from .wire import WireRequest
 
 __all__ = [
+    "Agent",
     "ConfigError",
     "FrozenPrefix",
+    "Ledger",
+    "LedgerRow",
+    "ManualClock",
     "Message",
     "MissingKeyError",
     "PrefixError",
@@ -27,6 +37,11 @@ __all__ = [
     "Price",
     "PriceTable",
     "ProviderError",
+    "RunResult",
+    "Session",
+    "Settings",
+    "SyncSession",
+    "SystemClock",
     "Tool",
     "ToolSpec",
     "Transcript",
@@ -37,6 +52,8 @@ __all__ = [
     "canonical_bytes",
     "canonical_json",
     "fingerprint",
+    "make_provider",
     "parse_usage",
+    "resolve_route",
     "tool",
 ]
