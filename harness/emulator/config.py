@@ -38,10 +38,14 @@ class FaultSpec(BaseModel):
 
 
 class AnthropicCacheConfig(BaseModel):
-    """Anthropic's prompt cache: capacity (entries, None = unbounded) and eviction policy."""
+    """Anthropic's prompt cache: capacity per machine (entries, None = unbounded), eviction, and
+    routing. One machine (the default) stands for a provider whose routing keeps a prefix where
+    its cache is; several with `random` routing is a careless serving setup."""
 
     model_config = ConfigDict(extra="forbid")
 
+    machines: int = Field(default=1, gt=0)
+    routing: Literal["prefix-hash", "random"] = "prefix-hash"
     capacity_blocks: int | None = Field(default=None, gt=0)
     policy: Literal["lru", "fifo", "lfu"] = "lru"
     lookback_blocks: int = Field(default=20, gt=0)
@@ -82,7 +86,7 @@ class EmulatorConfig(BaseModel):
     def crude(cls, **overrides: Any) -> EmulatorConfig:
         """A careless serving setup: random routing over 8 machines, little cache capacity."""
         base: dict[str, Any] = {
-            "anthropic": {"capacity_blocks": 3},
+            "anthropic": {"machines": 4, "routing": "random", "capacity_blocks": 4},
             "openai": {"machines": 8, "routing": "random", "capacity_blocks": 400},
         }
         base.update(overrides)

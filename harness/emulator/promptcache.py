@@ -49,6 +49,7 @@ class AnthropicOutcome:
     write_1h: int
     read_position: int | None  # unit position of the entry that was read
     pending: PendingWrite = field(default_factory=PendingWrite)
+    machine: int = 0
 
     @property
     def cache_creation(self) -> int:
@@ -58,15 +59,31 @@ class AnthropicOutcome:
 class AnthropicPromptCache:
     """Per model and per API key; writes at breakpoints; reads look back from each breakpoint."""
 
-    def __init__(self, config: AnthropicCacheConfig | None = None) -> None:
+    def __init__(self, config: AnthropicCacheConfig | None = None, seed: int = 0) -> None:
         self.config = config or AnthropicCacheConfig()
-        self.store = BlockCache(self.config.capacity_blocks, self.config.policy)
-        self._keys: dict[tuple[str, str, str], None] = {}  # every key written, for evict()
+        self.machines = [
+            BlockCache(self.config.capacity_blocks, self.config.policy)
+            for _ in range(self.config.machines)
+        ]
+        self.store = self.machines[0]
+        self._rng = random.Random(seed)
+        self._keys: dict[Hashable, None] = {}  # every key written, for evict()
+
+    def route(self, scope: str, model: str, units: Sequence[Unit]) -> int:
+        n = len(self.machines)
+        if n == 1:
+            return 0
+        if self.config.routing == "random":
+            return self._rng.randrange(n)
+        head = units[0].chain if units else ""
+        return int(chain_hash(head, f"{scope}/{model}".encode())[:8], 16) % n
 
     def lookup(
         self, scope: str, model: str, units: Sequence[Unit], min_tokens: int, now: float
     ) -> AnthropicOutcome:
         """Read what the cache holds for this request; say what it will write."""
+        machine = self.route(scope, model, units)
+        self.store = self.machines[machine]
         total = units[-1].end if units else 0
         eligible = [u for u in units if u.breakpoint is not None and u.end >= min_tokens]
         hit = -1
@@ -99,21 +116,24 @@ class AnthropicPromptCache:
             write_5m=w5,
             write_1h=w1,
             read_position=hit if hit >= 0 else None,
-            pending=PendingWrite(tuple(entries)),
+            pending=PendingWrite(tuple(entries), machine),
+            machine=machine,
         )
 
     def commit(self, pending: PendingWrite, now: float) -> None:
         """Store the entries of a response that has started (TTL from the request's start)."""
+        store = self.machines[pending.machine]
         for key, ttl in pending.entries:
-            self.store.put(key, now, ttl)
-            self._keys[key] = None  # type: ignore[index]
+            store.put(key, now, ttl)
+            self._keys[key] = None
 
     def evict(self, model: str | None = None, scope: str | None = None) -> int:
         """Drop entries (all, or one model's, or one key's): a provider-side eviction."""
         dropped = 0
         for key in list(self._keys):
+            assert isinstance(key, tuple)
             if (model is None or key[1] == model) and (scope is None or key[0] == scope):
-                dropped += self.store.evict(key)
+                dropped += sum(m.evict(key) for m in self.machines)
                 del self._keys[key]
         return dropped
 

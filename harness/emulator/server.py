@@ -109,7 +109,7 @@ class Emulator:
         if script is None and self.config.script:
             script = Script.load(self.config.script)
         self.model = ScriptedModel(script)
-        self.anthropic_cache = AnthropicPromptCache(self.config.anthropic)
+        self.anthropic_cache = AnthropicPromptCache(self.config.anthropic, self.config.seed)
         self.openai_cache = OpenAIPromptCache(self.config.openai, self.config.seed)
         self.deepseek_cache = DeepSeekPromptCache(self.config.openai.capacity_blocks)
         self.requests: list[RecordedRequest] = []
@@ -293,7 +293,8 @@ class Emulator:
         def commit(at: float) -> None:
             self.anthropic_cache.commit(pending, at)
 
-        return Plan(msg, events, False, commit, dict(msg["usage"]))
+        machine = outcome.machine if len(self.anthropic_cache.machines) > 1 else None
+        return Plan(msg, events, False, commit, dict(msg["usage"]), machine)
 
     def _plan_openai(self, body: Any, now: float, *, responses: bool) -> Plan:
         mod = openai_api
