@@ -1,4 +1,9 @@
-"""`prefixlock models` (the price table) and `prefixlock run` (one headless task)."""
+"""`prefixlock models` (the price table) and `prefixlock run` (one headless task).
+
+`run` sends one task to a model, runs its tool calls, prints the final answer and one summary
+line (tokens read / written / uncached, hit rate, cost, saved). With no API key for the model's
+provider it runs on the in-process emulator (a scripted model) and says so on stderr.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,9 @@ from .command import Command
 
 
 def _configure_models(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--prices", metavar="FILE", help="a JSON price file that overrides the built-in one")
+    p.add_argument(
+        "--prices", metavar="FILE", help="a JSON price file that overrides the built-in one"
+    )
     p.add_argument("--json", action="store_true", help="print JSON instead of a table")
 
 
@@ -40,7 +47,10 @@ def _run_models(args: argparse.Namespace) -> int:
         print(json.dumps(rows, indent=2))
         return 0
     t = Table(title="Prices, $ per million tokens")
-    for col in ("model", "provider", "input", "read", "write 5m", "write 1h", "output", "min", "date"):
+    columns = (
+        "model", "provider", "input", "read", "write 5m", "write 1h", "output", "min", "date"
+    )
+    for col in columns:
         t.add_column(col, justify="left" if col in ("model", "provider", "date") else "right")
     for p in table:
         t.add_row(
@@ -54,3 +64,119 @@ def _run_models(args: argparse.Namespace) -> int:
 
 
 MODELS_COMMAND = Command("show the price table", _configure_models, _run_models, order=40)
+
+
+def _configure_run(p: argparse.ArgumentParser) -> None:
+    p.add_argument("task", help="what to ask the model")
+    p.add_argument("--model", default="claude-opus-4-7",
+                   help="model id (claude-*, gpt-*, deepseek-*, or anthropic:/openai:/"
+                   "openai-responses:/openai-compat: followed by any id)")
+    p.add_argument("--base-url", metavar="URL", help="API base URL (OpenAI-compatible servers)")
+    p.add_argument("--max-turns", type=int, default=25, metavar="N",
+                   help="stop after N model requests (default 25)")
+    p.add_argument("--max-dollars", metavar="D", help="stop once the session has cost D dollars")
+    p.add_argument("--system", default="You are a concise, careful assistant.",
+                   help="system prompt text (or @FILE to read it from a file)")
+    p.add_argument("--ttl", choices=("5m", "1h"), default="5m", help="Anthropic cache TTL")
+    p.add_argument("--prices", metavar="FILE", help="a JSON price file over the built-in one")
+    p.add_argument("--tools", choices=("read", "none"), default="read",
+                   help="read: read-only workspace tools (read, list, glob, grep) on --workspace")
+    p.add_argument("--workspace", default=".", metavar="DIR",
+                   help="the directory the tools may read (default: the current one)")
+    p.add_argument("--emulator", action="store_true",
+                   help="run on the local emulator even when an API key is set")
+    p.add_argument("-v", "--verbose", action="store_true",
+                   help="show tool calls and retries on stderr")
+
+
+def _read_system(value: str) -> str:
+    from .errors import ConfigError
+
+    if not value.startswith("@"):
+        return value
+    path = value[1:]
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return fh.read()
+    except OSError as exc:
+        raise ConfigError(f"cannot read system prompt: {exc.strerror}", where=path) from None
+
+
+def _run_run(args: argparse.Namespace) -> int:
+    import asyncio
+    import contextlib
+    import os
+    import sys
+    from decimal import Decimal, InvalidOperation
+
+    from .agent import Agent
+    from .errors import ConfigError, ProviderError
+    from .events import ProviderFault, ToolCall, TurnComplete
+    from .prefix import FrozenPrefix
+    from .prices import PriceTable
+    from .providers import resolve_route
+    from .settings import Settings
+
+    prices = PriceTable.default(args.prices)
+    route = resolve_route(args.model, args.base_url, prices)
+    max_dollars = None
+    if args.max_dollars is not None:
+        try:
+            max_dollars = Decimal(args.max_dollars)
+        except InvalidOperation:
+            raise ConfigError(f"not a dollar amount: {args.max_dollars!r}",
+                              where="--max-dollars") from None
+    settings = Settings(ttl=args.ttl, max_turns=args.max_turns, max_dollars=max_dollars)
+    tools = []
+    if args.tools == "read":
+        from .workspace import Workspace, WorkspaceError
+
+        try:
+            tools = Workspace(args.workspace).read_only_tools()
+        except WorkspaceError as exc:
+            raise ConfigError(str(exc), where="--workspace") from None
+    prefix = FrozenPrefix(system=_read_system(args.system), tools=tools)
+
+    stack = contextlib.ExitStack()
+    base_url, api_key = args.base_url, None
+    if args.emulator or not os.environ.get(route.key_var):
+        try:
+            from .emulator import Emulator
+        except ImportError:  # no emulator in this install: the key is required
+            Emulator = None  # type: ignore[assignment,misc]
+        if Emulator is not None:
+            emu = stack.enter_context(Emulator.start())
+            base_url, api_key = emu.base_url, "emulator"
+            why = "--emulator given" if args.emulator else f"no {route.key_var} set"
+            print(f"prefixlock: {why}: running on the local emulator (a scripted model)",
+                  file=sys.stderr)
+
+    async def go() -> tuple[str, str, str | None]:
+        agent = Agent(prefix, model=args.model, api_key=api_key, base_url=base_url,
+                      prices=prices, settings=settings)
+        answer, limit = "", None
+        async with agent.session() as s:
+            async for event in s.send(args.task):
+                if isinstance(event, TurnComplete):
+                    answer, limit = event.text, event.limit_hit
+                elif args.verbose and isinstance(event, ToolCall):
+                    print(f"  tool {event.name} {event.input}", file=sys.stderr)
+                elif args.verbose and isinstance(event, ProviderFault):
+                    print(f"  {event.message} (retrying: {event.retrying})", file=sys.stderr)
+            return answer, s.ledger.summary(), limit
+
+    with stack:
+        try:
+            answer, summary, limit = asyncio.run(go())
+        except ProviderError as exc:
+            print(f"prefixlock: provider error: {exc}", file=sys.stderr)
+            return 1
+    print(answer)
+    if limit is not None:
+        print(f"prefixlock: stopped by the {limit} limit", file=sys.stderr)
+    print(summary)
+    return 0
+
+
+RUN_COMMAND = Command("run one task headless and print the answer and its cost",
+                      _configure_run, _run_run, order=10)
