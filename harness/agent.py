@@ -34,6 +34,7 @@ from .ledger import Ledger, LedgerRow
 from .prefix import FrozenPrefix
 from .prices import PriceTable
 from .providers import Reply, SDKProvider, SessionInfo, Sleep, make_provider, resolve_route
+from .session_guard import GuardedSession, resume_session
 from .settings import Settings
 from .transcript import Message, Transcript, text_block, thaw, tool_result_block
 from .wire import WireRequest
@@ -57,6 +58,7 @@ class Agent:
         http_client: Any = None,
         sleep: Sleep | None = None,
         store: Any = None,
+        budget: Any = None,
         delegator: Any = None,
     ) -> None:
         self.prefix = prefix
@@ -66,7 +68,8 @@ class Agent:
         self.base_url = base_url
         self.route = resolve_route(model, base_url, self.prices)  # unknown ids fail here
         self.model = self.route.model
-        self.store = store
+        self.store = store  # harness.store.SessionStore (GUARD+STORE)
+        self.budget = budget  # harness.guard.CacheBudget (GUARD+STORE)
         self.delegator = delegator
         self._api_key = api_key
         self._http_client = http_client
@@ -87,9 +90,18 @@ class Agent:
             sleep=self._sleep,
         )
 
-    def session(self, session_id: str | None = None) -> Session:
-        """A new session (use `async with`). Needs the API key now, not at the first send."""
+    def session(self, session_id: str | None = None, *, resume: str | None = None) -> Session:
+        """A new session (use `async with`). Needs the API key now, not at the first send.
+        `resume=ID` continues a stored session instead (see `resume`)."""
+        if resume is not None:
+            return self.resume(resume)
         return Session(self, session_id or uuid.uuid4().hex, self.provider())
+
+    def resume(self, session_id: str) -> Session:
+        """Continue stored session `session_id` from its last completed turn (GUARD+STORE):
+        its next request is rebuilt byte-identical from the store, so it reads the cache."""
+        session: Session = resume_session(self, session_id, Session)
+        return session
 
     def sync_session(self, session_id: str | None = None) -> SyncSession:
         return SyncSession(self.session(session_id))
@@ -118,7 +130,7 @@ class _TurnState:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
-class Session:
+class Session(GuardedSession):
     """One conversation on a frozen prefix. Use `async with agent.session() as s`."""
 
     def __init__(self, agent: Agent, session_id: str, provider: SDKProvider) -> None:
@@ -138,6 +150,7 @@ class Session:
         # Tool handlers that are not runners of the prefix (e.g. `delegate`), by tool name.
         self.tool_handlers: dict[str, ToolHandler] = {}
         self._pending_results: list[dict[str, Any]] = []
+        self._guard_init()  # cache guard, store, keep-alive (harness.session_guard)
         # Events produced while tools ran (SubagentStart/Finish), yielded after their results.
         self.side_events: list[Event] = []
         if agent.delegator is not None and "delegate" in self.prefix.tool_names():
@@ -160,6 +173,7 @@ class Session:
         await self.aclose()
 
     async def aclose(self) -> None:
+        await self._close_retired()  # providers left behind by switch_model (GUARD+STORE)
         await self.provider.aclose()
 
     @property
@@ -186,6 +200,7 @@ class Session:
             limit = self._limit_reached(state)
             if limit is not None:
                 self._keep_unsent(pending)
+                self._guard_turn_done()
                 yield TurnComplete(state.turn, state.text, "limit", limit_hit=limit)
                 return
             request = self._build_next_request(pending, state.volatile)
@@ -213,6 +228,7 @@ class Session:
             self.last_text = reply.text
             calls = reply.tool_uses()
             if not calls:
+                self._guard_turn_done()
                 yield TurnComplete(state.turn, reply.text, reply.stop_reason)
                 return
             results: list[dict[str, Any]] = []
@@ -233,14 +249,20 @@ class Session:
 
     def _before_send(self, request: WireRequest) -> list[Event]:
         """Hook before a request goes out (the guard predicts here). Returns events to yield."""
-        return []
+        return self._guard_before(request)  # may raise CacheBudgetExceeded: nothing is sent
 
     def _after_response(
         self, request: WireRequest, reply: Reply, started_at: float
     ) -> tuple[LedgerRow, list[Event]]:
         """Record usage in the ledger and report it (the guard compares here)."""
+        cause, predicted, guard_events = self._guard_after(request, reply, started_at)
         row = self.ledger.record(
-            request, reply.usage, time=started_at, previous=self.previous_request
+            request,
+            reply.usage,
+            time=started_at,
+            previous=self.previous_request,
+            cause=cause,
+            predicted_read=predicted,
         )
         report = UsageReport(
             turn=self.turn,
@@ -251,7 +273,7 @@ class Session:
             cost_without_cache=row.cost_without_cache,
             predicted_read=row.predicted_read,
         )
-        return row, [report]
+        return row, [report, *guard_events]
 
     def _record_turn(
         self, request: WireRequest, pending: Sequence[Message], reply: Reply, row: LedgerRow
@@ -261,6 +283,7 @@ class Session:
         if reply.blocks:
             self.transcript.append(Message.assistant(reply.blocks))
         self.requests.append(request)
+        self._guard_record(request, reply, row)  # written to the store when the turn completes
 
     def _limit_reached(self, state: _TurnState) -> str | None:
         """'turns' or 'dollars' when the loop must stop before the next request."""

@@ -1,0 +1,62 @@
+"""Cache-aligned compaction: summarize a long session with a request that reads its cache.
+
+The summary request is the session's next request exactly (same prefix, same history, same
+breakpoints) with the compaction instruction appended as the newest user turn, so everything
+before the instruction is read from the cache and only the instruction is new. The compacted
+session then starts from a new frozen prefix: by default the old system blocks plus one block
+holding the summary (tools unchanged, so their cache entry still serves), and an empty
+transcript; or, with `summary_in="messages"`, the same prefix and a transcript that opens with
+the summary. Pure: building requests and prefixes only; the session sends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Literal
+
+from .prefix import FrozenPrefix
+from .transcript import Message, text_block
+
+DEFAULT_INSTRUCTION = (
+    "Summarize this conversation so far so that the work can continue from the summary alone: "
+    "the task, decisions made, files and functions involved, what was tried and what is left. "
+    "Be complete but brief."
+)
+SUMMARY_HEADER = "Summary of the earlier conversation (compacted):\n\n"
+
+SummaryPlacement = Literal["system", "messages"]
+
+
+@dataclass(frozen=True)
+class CompactionPlan:
+    """What the compacted session starts from."""
+
+    prefix: FrozenPrefix
+    messages: tuple[Message, ...]
+
+
+def summary_messages(
+    history: Sequence[Message], instruction: str, pending_blocks: Sequence[dict[str, object]] = ()
+) -> list[Message]:
+    """The history plus the instruction as the newest user turn (tool results first, if any)."""
+    blocks = [*pending_blocks, text_block(instruction)]
+    return [*history, Message.user(blocks)]
+
+
+def compacted(
+    prefix: FrozenPrefix, summary: str, placement: SummaryPlacement = "system"
+) -> CompactionPlan:
+    """The prefix and transcript a session continues from after compaction."""
+    text = SUMMARY_HEADER + summary
+    if placement == "system":
+        return CompactionPlan(prefix.replace(system=[*prefix.system, text]), ())
+    return CompactionPlan(
+        prefix,
+        (Message.user(text), Message.assistant("Understood. Continuing from the summary.")),
+    )
+
+
+def estimate_summary_tokens(history_tokens: int) -> int:
+    """A working guess of a summary's length for quotes: a tenth of the history, 200..4000."""
+    return max(200, min(history_tokens // 10, 4000))

@@ -1,0 +1,676 @@
+"""The cache guard's side of a Session: priced actions, miss budget, keep-alive, compaction, store.
+
+`GuardedSession` is a mixin of `harness.agent.Session`. The agent loop calls four small hooks
+(`_guard_before`, `_guard_after`, `_guard_record`, `_guard_turn_done`); everything else here is
+public API on the session:
+
+- `quote_switch(model)` / `switch_model(model, quote=... | policy="allow")`
+- `quote_tools(...)` / `change_tools(..., quote=...)`
+- `quote_effort(**settings)` / `change_effort(quote=..., **settings)`
+- `quote_compaction()` / `await compact(quote=...)`
+- `budget` (a CacheBudget, checked before every request and action)
+- `enable_keepalive(...)` / `await keepalive_tick()`
+- store writes (one transaction per completed turn) and `resume_session(agent, id)`.
+
+An action that would lose cached tokens raises QuoteRequired unless it is given its quote (made
+for the current state) or `policy="allow"`; on a cold cache it costs nothing extra and proceeds
+without a SwitchWarning.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Iterable, Mapping, Sequence
+from decimal import Decimal
+from typing import Any
+
+from .canonical import canonical_bytes, fingerprint
+from .clock import Clock
+from .compaction import (
+    DEFAULT_INSTRUCTION,
+    SummaryPlacement,
+    compacted,
+    estimate_summary_tokens,
+    summary_messages,
+)
+from .errors import ProviderError, UserError
+from .events import Event, KeepAlivePing, PrefixChanged, SwitchWarning, UsageReport
+from .guard import CacheBudget, CacheGuard, Prediction, provider_verdict
+from .keepalive import KeepAlive, plan_ping
+from .ledger import Ledger, LedgerRow
+from .prefix import FrozenPrefix
+from .providers import Reply, SDKProvider, SessionInfo, make_builder, resolve_route
+from .quote import Quote, QuoteRequired, check_quote, price_action
+from .settings import Settings
+from .store import NewRequest, SessionStore
+from .tools import ToolLike, as_spec
+from .transcript import Message, Transcript, text_block
+from .wire import WireRequest
+
+POLICIES = ("allow", "confirm")
+
+
+def settings_dict(settings: Settings) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for f in dataclasses.fields(settings):
+        v = getattr(settings, f.name)
+        out[f.name] = str(v) if isinstance(v, Decimal) else v
+    return out
+
+
+def settings_from(data: Mapping[str, Any], base: Settings) -> Settings:
+    """Settings stored with a session, over `base` (unknown fields are ignored)."""
+    names = {f.name for f in dataclasses.fields(Settings)}
+    changes = {k: v for k, v in data.items() if k in names}
+    if changes.get("max_dollars") is not None:
+        changes["max_dollars"] = Decimal(str(changes["max_dollars"]))
+    try:
+        return base.with_(**changes)
+    except (TypeError, ValueError):
+        return base
+
+
+class GuardedSession:
+    """Mixin: the guard, priced actions, budget, keep-alive, compaction and store of a session."""
+
+    # Provided by Session (harness.agent).
+    agent: Any
+    id: str
+    info: SessionInfo
+    prefix: FrozenPrefix
+    settings: Settings
+    clock: Clock
+    provider: SDKProvider
+    model: str
+    transcript: Transcript
+    ledger: Ledger
+    requests: list[WireRequest]
+    turn: int
+
+    def _use_provider(self, provider: SDKProvider) -> None: ...  # pragma: no cover
+    def _use_prefix(self, prefix: FrozenPrefix) -> None: ...  # pragma: no cover
+
+    # ---- set-up ------------------------------------------------------------------------------
+
+    def _guard_init(self) -> None:
+        budget = getattr(self.agent, "budget", None)
+        self.guard = CacheGuard(self.agent.prices, budget=budget)
+        self.store: SessionStore | None = getattr(self.agent, "store", None)
+        self.keepalive: KeepAlive | None = None
+        self.queued_events: list[Event] = []
+        self.quotes: list[Quote] = []
+        self.compactions = 0
+        self._prediction: Prediction | None = None
+        self._unstored: list[NewRequest] = []
+        self._stored_messages = 0
+        self._store_created = False
+        self._retired: list[SDKProvider] = []
+        self._close_tasks: list[asyncio.Task[None]] = []
+
+    @property
+    def budget(self) -> CacheBudget:
+        return self.guard.budget
+
+    @budget.setter
+    def budget(self, value: CacheBudget) -> None:
+        self.guard.budget = value
+
+    # ---- hooks called by the agent loop ------------------------------------------------------
+
+    def _guard_before(self, request: WireRequest) -> list[Event]:
+        """Predict the request; enforce the miss budget (raises: nothing is sent)."""
+        now = self.clock.now()
+        pred = self.guard.predict(request, now)
+        self.guard.check_budget(pred, "the next request")
+        self._prediction = pred
+        if self.keepalive is not None:
+            self.keepalive.active_again(now)
+        events, self.queued_events = self.queued_events, []
+        return events
+
+    def _guard_after(
+        self, request: WireRequest, reply: Reply, started_at: float
+    ) -> tuple[str | None, int | None, list[Event]]:
+        """Compare the reported usage with the prediction: (cause, predicted read, events)."""
+        pred = self._prediction or self.guard.predict(request, started_at)
+        self._prediction = None
+        verdict = provider_verdict(request.api, getattr(reply, "raw_response", None))
+        brk = self.guard.observe(
+            request,
+            pred,
+            reply.usage,
+            started_at,
+            request_index=len(self.ledger),
+            verdict=verdict,
+        )
+        return (brk.cause if brk else None), pred.read, ([brk] if brk else [])
+
+    def _guard_record(
+        self, request: WireRequest, reply: Reply, row: LedgerRow, kind: str = "turn"
+    ) -> None:
+        """Keep the request for the store; it is written when its turn completes."""
+        if self.store is None:
+            return
+        self._unstored.append(self._new_request(request, reply, row, kind))
+
+    def _guard_turn_done(self) -> None:
+        """A turn completed: write its requests and messages in one transaction."""
+        if self.store is None:
+            return
+        self._ensure_stored_session()
+        messages = self.transcript.messages[self._stored_messages :]
+        self.store.record_turn(
+            self.id,
+            requests=self._unstored,
+            messages=[m.to_dict() for m in messages],
+            first_index=self._stored_messages,
+            model=self.model,
+            time=self.clock.now(),
+        )
+        self._unstored = []
+        self._stored_messages = len(self.transcript)
+
+    # ---- store -------------------------------------------------------------------------------
+
+    def _new_request(
+        self, request: WireRequest, reply: Reply, row: LedgerRow | None, kind: str
+    ) -> NewRequest:
+        price = self.guard.price(request.model)
+        return NewRequest(
+            kind=kind,
+            time=row.time if row is not None else self.clock.now(),
+            provider=self.provider.route.provider,
+            api=request.api,
+            model=request.model,
+            path=request.path,
+            body=request.body,
+            usage=reply.usage,
+            cost=row.cost if row is not None else (price.cost(reply.usage) if price else None),
+            cost_without_cache=row.cost_without_cache if row is not None else None,
+            cache_key=request.cache_key or _body_cache_key(request.body),
+            predicted_read=row.predicted_read if row is not None else None,
+            cause=row.cause if row is not None else None,
+            rebilled=row.rebilled if row is not None else 0,
+        )
+
+    def _ensure_stored_session(self) -> None:
+        if self.store is None or self._store_created:
+            return
+        self.store.create_session(
+            self.id,
+            model=self.model,
+            api=self.provider.api,
+            provider=self.provider.route.provider,
+            prefix=self.prefix.to_dict(),
+            prefix_fingerprint=self.prefix.fingerprint,
+            created=self.clock.now(),
+            settings=settings_dict(self.settings),
+            meta={"route": self.provider.route.label},
+        )
+        self._store_created = True
+
+    # ---- quotes ------------------------------------------------------------------------------
+
+    def _state(self) -> str:
+        """What a quote is valid for: requests sent, model, prefix, settings, compactions."""
+        data = canonical_bytes(
+            [
+                len(self.requests),
+                len(self.transcript),
+                self.provider.route.label,
+                self.prefix.fingerprint,
+                settings_dict(self.settings),
+                self.compactions,
+            ]
+        )
+        return fingerprint(data)
+
+    def _next_messages(self, next_message: str | None) -> list[Message]:
+        pending = list(getattr(self, "_pending_results", []) or [])
+        blocks: list[Any] = [*pending, text_block(next_message or "(next message)")]
+        return [*self.transcript.messages, Message.user(blocks)]
+
+    def _hypothetical(
+        self,
+        api: str,
+        model: str,
+        prefix: FrozenPrefix,
+        settings: Settings,
+        messages: Sequence[Message],
+    ) -> WireRequest:
+        # A fresh builder: the live one's incremental memo must not see hypothetical turns.
+        return make_builder(api, model).build_request(prefix, messages, settings, self.info)
+
+    def _averages(self) -> tuple[int, int]:
+        """(output tokens, new input tokens) per request so far, for next-turn estimates."""
+        rows = self.ledger.rows
+        if not rows:
+            return 0, 0
+        out = sum(r.usage.output for r in rows) // len(rows)
+        new = sum(r.usage.cache_write + r.usage.uncached_input for r in rows[1:])
+        return out, new // max(len(rows) - 1, 1)
+
+    def _price(
+        self,
+        action: str,
+        *,
+        api: str,
+        model: str,
+        prefix: FrozenPrefix,
+        settings: Settings,
+        next_message: str | None,
+        target: Any,
+        with_messages: Sequence[Message] | None = None,
+    ) -> Quote:
+        messages = self._next_messages(next_message)
+        without = self._hypothetical(
+            self.provider.api, self.model, self.prefix, self.settings, messages
+        )
+        with_ = self._hypothetical(
+            api, model, prefix, settings, messages if with_messages is None else with_messages
+        )
+        out, new = self._averages()
+        q = price_action(
+            self.guard,
+            action,
+            without,
+            with_,
+            self.clock.now(),
+            session_id=self.id,
+            state=self._state(),
+            output_tokens=out,
+            new_tokens=new,
+            target=target,
+        )
+        self.quotes.append(q)
+        return q
+
+    def quote_switch(self, model: str, *, next_message: str | None = None) -> Quote:
+        """Price switching this session to `model` before doing it."""
+        route = resolve_route(model, self.agent.base_url, self.agent.prices)
+        return self._price(
+            "switch_model",
+            api=route.api,
+            model=route.model,
+            prefix=self.prefix,
+            settings=self.settings,
+            next_message=next_message,
+            target=route.label,
+        )
+
+    def _authorize(self, q: Quote, quote: Quote | None, policy: str | None, what: str) -> None:
+        if policy is not None and policy not in POLICIES:
+            raise UserError(f"policy must be one of {POLICIES}, got {policy!r}", where="policy")
+        if q.warns and quote is None and policy != "allow":
+            raise QuoteRequired(
+                f"{what} re-bills {q.tokens_rebilled:,} cached tokens "
+                f"({'unpriced' if q.dollars is None else f'${q.dollars:.4f}'}) while the cache "
+                f"is warm for {q.warm_seconds:.0f}s more; get the price first "
+                f"(quote = s.quote_...()) and pass quote=quote, or policy='allow'",
+                where=q.action,
+            )
+        self.guard.budget.check(
+            q.tokens_rebilled,
+            q.dollars,
+            self.guard.rebilled_tokens,
+            self.guard.rebilled_dollars,
+            what,
+        )
+
+    def switch_model(
+        self, model: str, *, quote: Quote | None = None, policy: str | None = None
+    ) -> Quote:
+        """Move the session to `model`. A warm cache needs the quote (or policy='allow')."""
+        route = resolve_route(model, self.agent.base_url, self.agent.prices)
+        check_quote(quote, action="switch_model", state=self._state(), target=route.label)
+        q = quote or self.quote_switch(model)
+        self._authorize(q, quote, policy, f"switching to {route.model}")
+        if route.label == self.provider.route.label:
+            return q
+        provider = self.agent.provider(route.label)
+        old = self.provider
+        old_fp = self._context_fingerprint()
+        self._use_provider(provider)
+        self._retire(old)
+        if q.warns:
+            self.queued_events.append(SwitchWarning("switch_model", q))
+        self.queued_events.append(
+            PrefixChanged("model", old_fp, self._context_fingerprint(), self.model)
+        )
+        if self.store is not None and self._store_created:
+            self.store.set_model(self.id, self.model, self.clock.now())
+        return q
+
+    def _context_fingerprint(self) -> str:
+        return self.prefix.fingerprint
+
+    def _retire(self, provider: SDKProvider) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._retired.append(provider)
+            return
+        self._close_tasks.append(loop.create_task(provider.aclose()))
+
+    async def _close_retired(self) -> None:
+        for p in self._retired:
+            await p.aclose()
+        self._retired = []
+        if self._close_tasks:
+            await asyncio.gather(*self._close_tasks, return_exceptions=True)
+            self._close_tasks = []
+
+    def _tool_list(
+        self,
+        tools: Iterable[ToolLike] | None,
+        add: Iterable[ToolLike],
+        remove: Iterable[str],
+    ) -> list[ToolLike]:
+        current: dict[str, ToolLike] = {}
+        for spec in self.prefix.tools:
+            current[spec.name] = self.prefix.runner(spec.name) or spec
+        if tools is not None:
+            current = {as_spec(t).name: t for t in tools}
+        for t in add:
+            current[as_spec(t).name] = t
+        for name in remove:
+            current.pop(name, None)
+        return list(current.values())
+
+    def quote_tools(
+        self,
+        tools: Iterable[ToolLike] | None = None,
+        *,
+        add: Iterable[ToolLike] = (),
+        remove: Iterable[str] = (),
+        next_message: str | None = None,
+    ) -> Quote:
+        """Price a new tool set (the whole list, or tools added / removed by name)."""
+        new_prefix = self.prefix.replace(tools=self._tool_list(tools, add, remove))
+        return self._price(
+            "change_tools",
+            api=self.provider.api,
+            model=self.model,
+            prefix=new_prefix,
+            settings=self.settings,
+            next_message=next_message,
+            target=new_prefix.fingerprint,
+        )
+
+    def change_tools(
+        self,
+        tools: Iterable[ToolLike] | None = None,
+        *,
+        add: Iterable[ToolLike] = (),
+        remove: Iterable[str] = (),
+        quote: Quote | None = None,
+        policy: str | None = None,
+    ) -> Quote:
+        """Move the session to a new tool set. A warm cache needs the quote (or policy)."""
+        new_prefix = self.prefix.replace(tools=self._tool_list(tools, add, remove))
+        check_quote(
+            quote, action="change_tools", state=self._state(), target=new_prefix.fingerprint
+        )
+        q = quote or self.quote_tools(tools, add=add, remove=remove)
+        self._authorize(q, quote, policy, "changing the tools")
+        self._move_prefix(new_prefix, "tools", q)
+        return q
+
+    def _move_prefix(self, new_prefix: FrozenPrefix, reason: str, q: Quote | None) -> None:
+        old_fp = self.prefix.fingerprint
+        if new_prefix.fingerprint == old_fp:
+            return
+        self._use_prefix(new_prefix)
+        if q is not None and q.warns:
+            self.queued_events.append(SwitchWarning(f"change_{reason}", q))
+        self.queued_events.append(
+            PrefixChanged(reason, old_fp, new_prefix.fingerprint, self.model)
+        )
+        if self.store is not None and self._store_created:
+            self.store.new_epoch(
+                self.id,
+                prefix=new_prefix.to_dict(),
+                prefix_fingerprint=new_prefix.fingerprint,
+                messages=[m.to_dict() for m in self.transcript.messages[: self._stored_messages]],
+                model=self.model,
+                time=self.clock.now(),
+            )
+
+    def quote_effort(self, *, next_message: str | None = None, **changes: Any) -> Quote:
+        """Price a settings change (effort, thinking, TTL...): what it does to the cache."""
+        new_settings = self.settings.with_(**changes)
+        return self._price(
+            "change_effort",
+            api=self.provider.api,
+            model=self.model,
+            prefix=self.prefix,
+            settings=new_settings,
+            next_message=next_message,
+            target=fingerprint(canonical_bytes(settings_dict(new_settings))),
+        )
+
+    def change_effort(
+        self, *, quote: Quote | None = None, policy: str | None = None, **changes: Any
+    ) -> Quote:
+        """Apply a settings change. One that breaks a warm cache needs its quote (or policy)."""
+        new_settings = self.settings.with_(**changes)
+        target = fingerprint(canonical_bytes(settings_dict(new_settings)))
+        check_quote(quote, action="change_effort", state=self._state(), target=target)
+        q = quote or self.quote_effort(**changes)
+        self._authorize(q, quote, policy, "changing effort / settings")
+        self.settings = new_settings
+        if q.warns:
+            self.queued_events.append(SwitchWarning("change_effort", q))
+        return q
+
+    # ---- compaction --------------------------------------------------------------------------
+
+    def quote_compaction(
+        self, *, placement: SummaryPlacement = "system", next_message: str | None = None
+    ) -> Quote:
+        """Price compacting now: the summary request plus the next turn on the new prefix."""
+        history = self.transcript.tokens
+        guess = "x " * estimate_summary_tokens(history)
+        plan = compacted(self.prefix, guess, placement)
+        messages = [*plan.messages, Message.user(next_message or "(next message)")]
+        return self._price(
+            "compact",
+            api=self.provider.api,
+            model=self.model,
+            prefix=plan.prefix,
+            settings=self.settings,
+            next_message=next_message,
+            target="compact",
+            with_messages=messages,
+        )
+
+    async def compact(
+        self,
+        *,
+        instruction: str = DEFAULT_INSTRUCTION,
+        quote: Quote | None = None,
+        policy: str | None = None,
+        placement: SummaryPlacement = "system",
+    ) -> list[Event]:
+        """Summarize with a request that reads the cache, then move to the compacted prefix.
+
+        Returns the events (usage of the summary request, warnings, PrefixChanged).
+        """
+        check_quote(quote, action="compact", state=self._state())
+        q = quote or self.quote_compaction(placement=placement)
+        self._authorize(q, quote, policy, "compacting")
+        if not self.transcript.messages:
+            raise UserError("nothing to compact: the session has no messages", where="compact")
+        pending = list(getattr(self, "_pending_results", []) or [])
+        messages = summary_messages(self.transcript.messages, instruction, pending)
+        request = self.provider.build_request(self.prefix, messages, self.settings, self.info)
+        events: list[Event] = list(self.queued_events)
+        self.queued_events = []
+        events.extend(self._guard_before(request))
+        started = self.clock.now()
+        reply = await self._one_request(request, events)
+        cause, predicted, brk_events = self._guard_after(request, reply, started)
+        row = self.ledger.record(
+            request,
+            reply.usage,
+            time=started,
+            previous=self.requests[-1] if self.requests else None,
+            cause=cause,
+            predicted_read=predicted,
+            meta={"kind": "summary"},
+        )
+        events.append(
+            UsageReport(
+                self.turn, row.seq, request.model, reply.usage, row.cost,
+                row.cost_without_cache, predicted,
+            )
+        )
+        events.extend(brk_events)
+        if q.warns:
+            events.append(SwitchWarning("compact", q))
+        plan = compacted(self.prefix, reply.text, placement)
+        old_fp = self.prefix.fingerprint
+        if hasattr(self, "_pending_results"):
+            self._pending_results: list[dict[str, Any]] = []
+        self._use_prefix(plan.prefix)
+        self.transcript = Transcript(plan.messages)
+        self.requests.append(request)
+        self.compactions += 1
+        self.guard.forget_last()
+        new_fp = plan.prefix.fingerprint
+        if placement == "messages":
+            new_fp = fingerprint(f"{new_fp}:{self.transcript.chain()}".encode())
+        events.append(PrefixChanged("compaction", old_fp, new_fp, self.model))
+        if self.store is not None:
+            self._ensure_stored_session()
+            summary_req = self._new_request(request, reply, row, "summary")
+            self.store.new_epoch(
+                self.id,
+                prefix=plan.prefix.to_dict(),
+                prefix_fingerprint=plan.prefix.fingerprint,
+                messages=[m.to_dict() for m in plan.messages],
+                model=self.model,
+                time=self.clock.now(),
+                requests=[*self._unstored, summary_req],
+            )
+            self._unstored = []
+            self._stored_messages = len(self.transcript)
+        return events
+
+    async def _one_request(self, request: WireRequest, events: list[Event]) -> Reply:
+        reply: Reply | None = None
+        async for item in self.provider.stream(request):
+            if isinstance(item, Reply):
+                reply = item
+            else:
+                events.append(item)
+        if reply is None:
+            raise ProviderError("stream ended without a reply", retryable=True)
+        return reply
+
+    # ---- keep-alive --------------------------------------------------------------------------
+
+    def enable_keepalive(
+        self,
+        max_spend: Decimal | float | str = Decimal("0.50"),
+        *,
+        margin: float = 30.0,
+        max_idle: float | None = None,
+    ) -> KeepAlive:
+        """Turn keep-alive pings on (drive them with `await keepalive_tick()`)."""
+        self.keepalive = KeepAlive(Decimal(str(max_spend)), margin, max_idle)
+        self.keepalive.last_active = self.guard.last_time
+        return self.keepalive
+
+    def next_ping_at(self) -> float | None:
+        """When the next keep-alive ping is due (None: none will be)."""
+        if self.keepalive is None:
+            return None
+        last = self.requests[-1] if self.requests else None
+        return plan_ping(self.guard, last, self.keepalive, self.clock.now()).due_at
+
+    async def keepalive_tick(self) -> list[Event]:
+        """Send a ping if one is due now and still pays; returns its KeepAlivePing event."""
+        ka = self.keepalive
+        if ka is None:
+            return []
+        now = self.clock.now()
+        last = self.requests[-1] if self.requests else None
+        plan = plan_ping(self.guard, last, ka, now)
+        if not plan.send or plan.request is None:
+            return []
+        ping = plan.request
+        pred = self.guard.predict(ping, now)
+        events: list[Event] = []
+        reply = await self._one_request(ping, events)
+        self.guard.observe(ping, pred, reply.usage, now, request_index=len(self.ledger))
+        row = self.ledger.record(
+            ping,
+            reply.usage,
+            time=now,
+            previous=last,
+            predicted_read=pred.read,
+            meta={"kind": "ping"},
+        )
+        cost = row.cost if row.cost is not None else Decimal(0)
+        ka.record(now, reply.usage.cache_read, cost)
+        if self.store is not None:
+            self._ensure_stored_session()
+            self.store.record_request(self.id, self._new_request(ping, reply, row, "ping"))
+        events.append(KeepAlivePing(reply.usage.cache_read, row.cost))
+        return events
+
+    async def run_keepalive(self, stop: asyncio.Event, poll: float = 5.0) -> None:
+        """Ping in the background until `stop` is set (real time; tests use keepalive_tick)."""
+        while not stop.is_set():
+            await self.keepalive_tick()
+            try:
+                await asyncio.wait_for(stop.wait(), timeout=poll)
+            except TimeoutError:
+                continue
+
+    # ---- resume ------------------------------------------------------------------------------
+
+    def _guard_resume(self, loaded: Any) -> None:
+        """Take over a stored session: prefix, transcript, turn count, guard state."""
+        from .store import LoadedSession
+
+        assert isinstance(loaded, LoadedSession)
+        runners = [r for r in (self.agent.prefix.runner(t.name) for t in self.agent.prefix.tools)]
+        prefix = FrozenPrefix.from_dict(loaded.prefix, [r for r in runners if r is not None])
+        self._use_prefix(prefix)
+        self.transcript = Transcript([Message.from_dict(m) for m in loaded.messages])
+        self.turn = loaded.record.turns
+        self.settings = settings_from(loaded.record.settings, self.settings)
+        self._store_created = True
+        self._stored_messages = len(self.transcript)
+        last = loaded.last_request
+        if last is None:
+            return
+        # The last request, rebuilt from its stored bytes, tells the guard what is cached.
+        units = WireRequest(last.api, last.model, last.path, last.body).recomputed_units()
+        req = WireRequest(last.api, last.model, last.path, last.body, units, last.cache_key)
+        pred = self.guard.predict(req, last.time)
+        self.guard.observe(req, pred, last.usage, last.time)
+        self.guard.breaks.clear()
+        self.guard.rebilled_tokens = 0
+        self.guard.rebilled_dollars = Decimal(0)
+        self.requests.append(req)
+
+
+def _body_cache_key(body: Mapping[str, Any]) -> str | None:
+    key = body.get("prompt_cache_key")
+    return str(key) if isinstance(key, str) else None
+
+
+def resume_session(agent: Any, session_id: str, session_cls: Any) -> Any:
+    """A Session continuing stored session `session_id` from its last completed turn."""
+    store: SessionStore | None = getattr(agent, "store", None)
+    if store is None:
+        raise UserError("resume needs a session store: Agent(..., store=SessionStore(path))")
+    loaded = store.load(session_id)
+    route = str(loaded.record.meta.get("route") or loaded.record.model)
+    session = session_cls(agent, session_id, agent.provider(route))
+    session._guard_resume(loaded)
+    return session
