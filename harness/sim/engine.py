@@ -284,16 +284,22 @@ def _shortfall(p: Plan, rank: I64, chunk_cells: int = 4_000_000) -> B:
     return flags
 
 
-def request_hits(
-    p: Plan, rank: I64, capacity: int | None, shortfall: B | None = None
-) -> tuple[I64, I64]:
-    """Blocks and tokens each request finds cached at `capacity` (None: unbounded)."""
+def hit_mask(p: Plan, rank: I64, capacity: int | None, shortfall: B | None = None) -> B:
+    """Per reference: cached when its request arrives, at `capacity` blocks (None: unbounded)."""
     if capacity is not None and capacity <= 0:
         raise ValueError("capacity must be positive")
     hit = rank < (COLD if capacity is None else capacity)
     if capacity is not None and p.requests and capacity < int(p.lengths.max()):
         sf = _shortfall(p, rank) if shortfall is None else shortfall
         hit &= ~(sf & (rank == capacity - 1))
+    return hit
+
+
+def request_hits(
+    p: Plan, rank: I64, capacity: int | None, shortfall: B | None = None
+) -> tuple[I64, I64]:
+    """Blocks and tokens each request finds cached at `capacity` (None: unbounded)."""
+    hit = hit_mask(p, rank, capacity, shortfall)
     blocks = np.bincount(p.req, weights=hit, minlength=p.requests)
     toks = np.bincount(p.req, weights=np.where(hit, p.tokens, 0), minlength=p.requests)
     return np.rint(blocks).astype(np.int64), np.rint(toks).astype(np.int64)

@@ -1,0 +1,261 @@
+"""One simulation: a trace, a cache and cluster configuration, and everything reported about it.
+
+`simulate(trace, SimConfig(...))` returns a `SimResult`: hit rate by blocks and by tokens over the
+measurement window, prefill tokens and GPU-seconds (spent and saved), estimated TTFT, load balance
+per node, and dollars under a price table. `lru_curve(trace, ...)` gives the LRU hit rate at every
+capacity in one pass. Pure: the trace is already in memory and nothing is printed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from ..errors import UserError
+from ..prices import PriceTable
+from . import cluster, engine, models
+from .backend import NUMPY, Backend
+from .replay import POLICIES, replay
+from .trace import Trace
+
+I64 = npt.NDArray[np.int64]
+F64 = npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class SimConfig:
+    """A cache and cluster to replay a trace through. Capacities are in blocks per node."""
+
+    capacity: int | None = None  # None: unbounded (the hit-rate ceiling)
+    policy: str = "lru"
+    ttl: float | None = None
+    share: bool = True  # cross-tenant sharing of identical blocks
+    nodes: int = 1
+    router: str = "session"
+    load_threshold: float = 2.0  # seconds of queue imbalance before `prefix` balances load
+    warmup: float = 0.5
+    model: str = "llama-3.3-70b"
+    precision: str = "fp8"
+    tiers: tuple[int, int, int] | None = None  # HBM, DRAM, SSD blocks; capacity = their sum
+    dram_gbps: float = 25.0  # host-to-GPU bandwidth for a DRAM hit
+    ssd_gbps: float = 5.0
+    net_gbps: float = 25.0  # node-to-node KV transfer (ttft router)
+    price: str | None = "claude-sonnet-4-6"
+    seed: int = 0
+    name: str = ""
+
+    def check(self) -> SimConfig:
+        if self.tiers is not None:
+            if any(t < 0 for t in self.tiers) or sum(self.tiers) <= 0:
+                raise UserError("tier capacities must be >= 0 and not all zero", where="--hbm/--dram/--ssd")
+            return replace(self, capacity=sum(self.tiers), tiers=None).check() and self
+        if self.capacity is not None and self.capacity <= 0:
+            raise UserError(
+                f"capacity must be at least one block, got {self.capacity}", where="--capacity"
+            )
+        if self.policy not in POLICIES:
+            raise UserError(f"unknown policy {self.policy!r}; choose from {', '.join(POLICIES)}", where="--policy")
+        if self.router not in cluster.ROUTERS:
+            raise UserError(f"unknown router {self.router!r}; choose from {', '.join(cluster.ROUTERS)}", where="--router")
+        if self.nodes < 1:
+            raise UserError(f"need at least one node, got {self.nodes}", where="--nodes")
+        if self.ttl is not None and self.ttl <= 0:
+            raise UserError(f"TTL must be positive seconds, got {self.ttl}", where="--ttl")
+        if not 0.0 <= self.warmup < 1.0:
+            raise UserError(f"warm-up fraction must be in [0, 1), got {self.warmup}", where="--warmup")
+        if self.policy != "lru" and self.nodes > 1 and self.router not in cluster.STATELESS:
+            raise UserError("cache-aware routers simulate LRU caches; use --policy lru", where="--policy")
+        if self.policy == "optimal" and self.ttl is not None:
+            raise UserError("optimal eviction with a TTL is not defined here", where="--ttl")
+        models.arch(self.model)
+        return self
+
+    @property
+    def total_capacity(self) -> int | None:
+        return sum(self.tiers) if self.tiers is not None else self.capacity
+
+    def label(self) -> str:
+        if self.name:
+            return self.name
+        cap = "inf" if self.total_capacity is None else str(self.total_capacity)
+        parts = [self.policy, f"cap={cap}"]
+        if self.nodes > 1:
+            parts.append(f"{self.nodes}x{self.router}")
+        if self.ttl is not None:
+            parts.append(f"ttl={self.ttl:g}s")
+        if not self.share:
+            parts.append("private")
+        return " ".join(parts)
+
+
+@dataclass(frozen=True)
+class SimResult:
+    """What one simulation reports, all over the measurement window."""
+
+    config: dict[str, Any]
+    requests: int
+    measured_requests: int
+    hit_rate_tokens: float
+    hit_rate_blocks: float
+    input_tokens: int
+    cached_tokens: int
+    prefill_tokens: int
+    prefill_gpu_s: float
+    prefill_gpu_s_saved: float
+    ttft_mean_s: float
+    ttft_p50_s: float
+    ttft_p99_s: float
+    load_max_mean_requests: float
+    load_max_mean_tokens: float
+    dollars: float | None
+    dollars_without_cache: float | None
+    underfilled: bool
+    tier_tokens: dict[str, int] = field(default_factory=dict)
+    fetched_blocks: int = 0
+    backend: str = "numpy"
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _tier_split(hit: npt.NDArray[np.bool_], rank: I64, tokens: I64, tiers: tuple[int, int, int]) -> I64:
+    """Hit tokens per reference in each tier: an exclusive LRU hierarchy with demotion is one
+    LRU stack cut at the tier sizes (rank < HBM, < HBM + DRAM, < total)."""
+    h, d, _ = tiers
+    tier = np.where(rank < h, 0, np.where(rank < h + d, 1, 2))
+    return np.where(hit, tier, -1)
+
+
+def simulate(trace: Trace, config: SimConfig, backend: Backend = NUMPY) -> SimResult:
+    """Replay `trace` through the cache and cluster of `config`."""
+    cfg = config.check()
+    arch = models.arch(cfg.model)
+    p = engine.plan(trace, warmup=cfg.warmup, share=cfg.share)
+    cap = cfg.total_capacity
+    R = p.requests
+    node = np.zeros(R, np.int64)
+    hb = np.zeros(R, np.int64)
+    ht = np.zeros(R, np.int64)
+    fetched = np.zeros(R, np.int64)
+    tier_tok = np.zeros((R, 3), np.int64)
+    underfilled = False
+    if cfg.nodes > 1 and cfg.router not in cluster.STATELESS:
+        routed = cluster.simulate_aware(
+            p,
+            router=cfg.router,
+            nodes=cfg.nodes,
+            capacity=cap,
+            ttl=cfg.ttl,
+            model=arch,
+            load_threshold=cfg.load_threshold,
+            transfer_s_per_block=arch.kv_bytes_per_token(cfg.precision) * trace.block_size / (cfg.net_gbps * 1e9),
+        )
+        node, hb, ht, fetched = routed.node, routed.hit_blocks, routed.hit_tokens, routed.fetched_blocks
+        tier_tok[:, 0] = ht
+    else:
+        if cfg.nodes > 1:
+            first = trace.ids[trace.starts[:-1]]
+            node = cluster.assign(cfg.router, cfg.nodes, trace.keys(), first, cfg.seed)
+        for n in range(cfg.nodes):
+            sub, rows = cluster.sub_plan(p, node == n) if cfg.nodes > 1 else (p, np.arange(R))
+            if sub.requests == 0:
+                continue
+            if cfg.policy == "lru":
+                rank, prev = engine.stack_ranks(sub, backend)
+                eff = engine.effective_ranks(sub, rank, prev, cfg.ttl)
+                hit = engine.hit_mask(sub, eff, cap)
+                b = np.bincount(sub.req, weights=hit, minlength=sub.requests)
+                hb[rows] = np.rint(b).astype(np.int64)
+                tiers = cfg.tiers or (cap if cap is not None else 0, 0, 0)
+                t = _tier_split(hit, eff, sub.tokens, tiers) if cap is not None else np.where(hit, 0, -1)
+                for k in range(3):
+                    w = np.where(t == k, sub.tokens, 0)
+                    tier_tok[rows, k] = np.rint(np.bincount(sub.req, weights=w, minlength=sub.requests)).astype(np.int64)
+                ht[rows] = tier_tok[rows].sum(axis=1)
+                if cap is not None and sub.warmup > 0:
+                    warm = np.unique(sub.nodes[: int(sub.starts[sub.warmup])]).shape[0]
+                    underfilled |= cap > warm
+            else:
+                if cap is None:
+                    raise UserError(f"{cfg.policy} needs a capacity", where="--capacity")
+                rp = replay(sub, cfg.policy, cap, cfg.ttl)
+                hb[rows], ht[rows] = rp.hit_blocks, rp.hit_tokens
+                tier_tok[rows, 0] = rp.hit_tokens
+                underfilled |= sub.warmup > 0 and not rp.filled
+    return _report(trace, p, cfg, arch, node, hb, ht, fetched, tier_tok, underfilled, backend)
+
+
+def _report(
+    trace: Trace,
+    p: engine.Plan,
+    cfg: SimConfig,
+    arch: models.Arch,
+    node: I64,
+    hb: I64,
+    ht: I64,
+    fetched: I64,
+    tier_tok: I64,
+    underfilled: bool,
+    backend: Backend,
+) -> SimResult:
+    R = p.requests
+    m = np.arange(R) >= p.warmup
+    length_tok = np.rint(np.bincount(p.req, weights=p.tokens, minlength=R)).astype(np.int64)
+    blocks = p.lengths
+    bpt = arch.kv_bytes_per_token(cfg.precision)
+    load_s = tier_tok[:, 1] * bpt / (cfg.dram_gbps * 1e9) + tier_tok[:, 2] * bpt / (cfg.ssd_gbps * 1e9)
+    load_s = load_s + fetched * bpt * trace.block_size / (cfg.net_gbps * 1e9)
+    service = models.prefill_seconds(arch, length_tok, ht) + load_s
+    ttft = cluster.queue_ttft(node, p.times, service, cfg.nodes)
+    full = models.prefill_seconds(arch, length_tok, 0)
+    gpus = models.ANCHOR_GPUS
+    dollars = dollars0 = None
+    if cfg.price:
+        price = PriceTable.default().require(cfg.price)
+        unc = (length_tok - ht)[m].sum()
+        write_rate = float(price.write_5m)
+        out = float(trace.output_len[m].sum())
+        dollars = (unc * write_rate + ht[m].sum() * float(price.cache_read) + out * float(price.output)) / 1e6
+        dollars0 = (length_tok[m].sum() * float(price.input) + out * float(price.output)) / 1e6
+    tm = ttft[m] if m.any() else np.zeros(1)
+    return SimResult(
+        config={k: v for k, v in asdict(cfg).items()},
+        requests=R,
+        measured_requests=int(m.sum()),
+        hit_rate_tokens=float(ht[m].sum() / max(length_tok[m].sum(), 1)),
+        hit_rate_blocks=float(hb[m].sum() / max(blocks[m].sum(), 1)),
+        input_tokens=int(length_tok[m].sum()),
+        cached_tokens=int(ht[m].sum()),
+        prefill_tokens=int((length_tok - ht)[m].sum()),
+        prefill_gpu_s=float(service[m].sum() * gpus),
+        prefill_gpu_s_saved=float((full - models.prefill_seconds(arch, length_tok, ht))[m].sum() * gpus),
+        ttft_mean_s=float(tm.mean()),
+        ttft_p50_s=float(np.percentile(tm, 50)),
+        ttft_p99_s=float(np.percentile(tm, 99)),
+        load_max_mean_requests=cluster.balance(node[m], np.ones(int(m.sum())), cfg.nodes),
+        load_max_mean_tokens=cluster.balance(node[m], length_tok[m], cfg.nodes),
+        dollars=dollars,
+        dollars_without_cache=dollars0,
+        underfilled=bool(underfilled),
+        tier_tokens={k: int(tier_tok[m, i].sum()) for i, k in enumerate(("hbm", "dram", "ssd"))},
+        fetched_blocks=int(fetched[m].sum()),
+        backend=backend.name,
+    )
+
+
+def lru_curve(
+    trace: Trace,
+    *,
+    warmup: float = 0.5,
+    share: bool = True,
+    ttl: float | None = None,
+    backend: Backend = NUMPY,
+    max_capacity: int | None = None,
+) -> engine.Curve:
+    """LRU hit rates at every capacity from 1 block up, in one pass over the trace."""
+    p = engine.plan(trace, warmup=warmup, share=share)
+    rank, prev = engine.stack_ranks(p, backend)
+    return engine.lru_curve(p, engine.effective_ranks(p, rank, prev, ttl), max_capacity)
