@@ -116,6 +116,7 @@ class SubagentDelegator:
         """The `delegate` tool for a parent's prefix. Its schema lists the agents, sorted, so
         it is the same bytes on every run for the same set of definitions."""
         names = self.registry.names()
+        default = "explorer" if "explorer" in names or not names else names[0]
         lines = [f"- {d.name}: {d.description}" for d in self.registry]
         description = (
             "Hand a self-contained task to an isolated subagent that works with its own context "
@@ -124,7 +125,7 @@ class SubagentDelegator:
         )
         delegator = self
 
-        async def delegate(task: str, agent: str = "explorer") -> str:
+        async def delegate(task: str, agent: str = default) -> str:
             parent = current_session.get()
             if parent is None:
                 return "[delegate failed: no calling session]"
@@ -135,7 +136,7 @@ class SubagentDelegator:
         schema = dict(t.spec.input_schema)
         props = dict(schema.get("properties", {}))
         props["task"] = {"type": "string", "description": "the task, self-contained"}
-        props["agent"] = {"type": "string", "enum": names, "default": "explorer",
+        props["agent"] = {"type": "string", "enum": names, "default": default,
                           "description": "which subagent runs it"}
         schema["properties"] = props
         return Tool(ToolSpec(DELEGATE_TOOL, description, schema), t.fn, t.args_model)
@@ -152,7 +153,7 @@ class SubagentDelegator:
         """The subagent's tools (a subset of the parent's or from the pool) and what is missing.
 
         A name found in neither is left out with a note (a Claude Code file may name tools this
-        harness does not have). `delegate` is offered only while the depth limit allows it.
+        harness does not have). `delegate` is offered only to definitions that name it.
         """
         if definition.tools is not None:
             wanted = list(definition.tools)
@@ -163,7 +164,9 @@ class SubagentDelegator:
         missing: list[str] = []
         for name in dict.fromkeys(wanted):
             if name == DELEGATE_TOOL:
-                if depth < self.max_depth and definition.tools is not None:
+                # Offered only when the definition names it, and offered at every depth (the
+                # limit is enforced per call), so one definition has one prefix at any depth.
+                if definition.tools is not None:
                     found.append(self.tool())
                 continue
             runner = parent_prefix.runner(name) if parent_prefix is not None else None

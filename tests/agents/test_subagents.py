@@ -1,0 +1,218 @@
+"""Subagents on the emulator: the parent's cache is untouched, costs are lower, failures and
+limits come back as error summaries, Claude Code agent files run, and keys stay out."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from agents_scenario import (
+    KEY,
+    PARENT_MODEL,
+    SPAWN_TURNS,
+    assert_prefix_unchanged,
+    make_workspace,
+    run_session,
+    strip_cache_control,
+)
+
+from agents import AgentRegistry, SubagentDelegator, parse_definition
+from harness.agent import Agent
+from harness.clock import ManualClock
+from harness.delegation import subagent_section
+from harness.emulator import Emulator, EmulatorConfig, Rule, Script, Step
+from harness.events import SubagentFinish, SubagentStart, ToolResult
+from harness.prefix import FrozenPrefix
+from harness.settings import Settings
+from harness.workspace import Workspace
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_workspace(tmp_path_factory.mktemp("ws"))
+
+
+async def test_three_subagents_keep_the_parent_cache_and_cost_less(workspace: Path) -> None:
+    without = await run_session(workspace, "none")
+    with_subagents = await run_session(workspace, "delegate")
+    in_parent = await run_session(workspace, "self")
+
+    # The main session's hit rate stays within one point of the same session without spawns.
+    assert abs(with_subagents.parent_hit_rate - without.parent_hit_rate) <= 0.01
+    # On the wire: every parent request has the same tools and system, messages only append.
+    bodies = with_subagents.parent_bodies()
+    assert len(bodies) == 25 + len(SPAWN_TURNS)  # each spawn: the tool call and the answer
+    assert_prefix_unchanged(bodies)
+    # The parent's messages hold the call and the summary only, never the subagent's work.
+    wire = json.dumps(strip_cache_control(bodies[-1]["messages"]))
+    assert "TASK-A" in wire and "rounding" in wire
+    assert "billing_tail line 5" not in wire  # text of a file only the subagent read
+    # Cheaper than doing the three tasks in the main session on its expensive model.
+    assert with_subagents.total_cost < in_parent.total_cost
+    # Accounting: three subagents in the parent ledger's subagent section, and in the events.
+    section = with_subagents.subagents
+    assert len(section) == 3
+    for r in section.results:
+        assert r.ok and r.model == "haiku" and r.requests >= 2
+        assert r.cost is not None and r.cost > 0
+        assert r.compression == r.consumed_tokens / r.summary_tokens > 10
+    starts = [e for e in with_subagents.events if isinstance(e, SubagentStart)]
+    finishes = [e for e in with_subagents.events if isinstance(e, SubagentFinish)]
+    assert [e.name for e in starts] == ["explorer"] * 3
+    assert [f.cost for f in finishes] == [r.cost for r in section.results]
+    assert all(f.error is None and f.compression > 10 for f in finishes)
+    # Subagents ran on haiku, with their own prefix (not the parent's).
+    subs = [r for r in with_subagents.emulator_requests if r.model == "claude-haiku-4-5"]
+    assert subs and all(r.body["system"] != bodies[0]["system"] for r in subs)
+    # No request anywhere carries the parent's API key.
+    assert all(KEY not in json.dumps(r.body) for r in with_subagents.emulator_requests)
+
+
+def _emu_script() -> Script:
+    return Script(rules=[
+        Rule(match="^LOOP", steps=[Step(text="again", tool="grep", input={"pattern": "x"})] * 9),
+        Rule(match="^NEST", steps=[
+            Step(text="nesting", tool="delegate", input={"task": "NEST deeper", "agent": "nester"}),
+            Step(text="nested done"),
+        ]),
+        Rule(match="^REVIEW", steps=[
+            Step(text="reading", tool="read_file", input={"path": "src/billing.py"}),
+            Step(text="Reviewed: billing.py has two TODOs and no tests."),
+        ]),
+    ], default="Fine.")
+
+
+async def test_code_path_appends_a_pair_and_keeps_the_prefix(workspace: Path) -> None:
+    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(),
+                        script=_emu_script()) as emu:
+        d = SubagentDelegator(root=workspace)
+        prefix = FrozenPrefix(
+            system="Parent rules. " * 800, tools=Workspace(workspace).read_only_tools()
+        )
+        agent = Agent(prefix, model=PARENT_MODEL, api_key=KEY, base_url=emu.base_url,
+                      clock=emu.clock, delegator=d)
+        async with agent.session() as s:
+            await s.ask("first turn")
+            before = len(s.transcript)
+            summary = await s.delegate(
+                "REVIEW src/billing.py", agent="explorer", model="claude-sonnet-4-6"
+            )
+            assert summary == "Reviewed: billing.py has two TODOs and no tests."
+            assert len(s.transcript) == before + 2
+            call, answer = s.transcript.messages[-2:]
+            assert call.role == "user" and "REVIEW src/billing.py" in call.text
+            assert answer.role == "assistant" and answer.text == summary
+            await s.ask("second turn")
+            section = subagent_section(s)
+            assert len(section) == 1 and section.results[0].model == "claude-sonnet-4-6"
+            # The parent's next request read its whole previous context from the cache.
+            parent = [r for r in emu.requests if r.model == PARENT_MODEL]
+            assert parent[-1].usage is not None
+            assert parent[-1].usage["cache_read_input_tokens"] >= prefix.tokens
+            assert_prefix_unchanged([r.body for r in parent])
+
+
+async def test_claude_code_agent_file_loads_and_runs(workspace: Path, tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    (project / ".claude/agents").mkdir(parents=True)
+    (project / ".claude/agents/reviewer.md").write_text(
+        "---\nname: reviewer\ndescription: Reviews code.\ntools: Read, Grep\n"
+        "model: haiku\ncolor: green\n---\nYou review code and report findings.\n"
+    )
+    registry = AgentRegistry.discover(project)
+    assert registry.warnings and "color" in registry.warnings[0]
+    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(),
+                        script=_emu_script()) as emu:
+        d = SubagentDelegator(registry, root=workspace)
+        agent = Agent(FrozenPrefix(system="parent"), model=PARENT_MODEL, api_key=KEY,
+                      base_url=emu.base_url, clock=emu.clock, delegator=d)
+        async with agent.session() as s:
+            summary = await s.delegate("REVIEW the billing module", agent="reviewer")
+    assert summary.startswith("Reviewed:")
+    sub = [r for r in emu.requests if r.model == "claude-haiku-4-5"]
+    assert len(sub) == 2
+    assert [t["name"] for t in sub[0].body["tools"]] == ["grep", "read_file"]
+    assert "You review code and report findings." in json.dumps(sub[0].body["system"])
+
+
+async def test_failures_and_limits_come_back_as_error_summaries(workspace: Path) -> None:
+    loop_agent = parse_definition(
+        "---\nname: looper\ntools: grep\nmodel: haiku\nlimits: {turns: 3}\n---\nLoop.\n",
+        "looper.md",
+    )
+    nester = parse_definition(
+        "---\nname: nester\ntools: delegate\nmodel: haiku\n---\nNest.\n", "nester.md"
+    )
+    registry = AgentRegistry([loop_agent, nester])
+    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(),
+                        script=_emu_script()) as emu:
+        d = SubagentDelegator(registry, root=workspace, max_depth=2)
+        agent = Agent(FrozenPrefix(system="parent"), model=PARENT_MODEL, api_key=KEY,
+                      base_url=emu.base_url, clock=emu.clock, delegator=d,
+                      settings=Settings(retries=0))
+        async with agent.session() as s:
+            # Turn limit: the looper keeps calling tools; it stops after 3 requests.
+            text = await s.delegate("LOOP forever", agent="looper")
+            assert text.startswith("[subagent looper stopped at its turn limit 3]")
+            assert d.results[-1].error == "turns" and d.results[-1].requests == 3
+            # A provider failure inside the subagent: an error summary, the parent goes on.
+            emu.inject("500", count=1)
+            text = await s.delegate("LOOP again", agent="looper")
+            assert text.startswith("[subagent looper failed: ProviderError")
+            # Unknown agents and the depth limit are summaries too.
+            assert "unknown agent 'nobody'" in await s.delegate("x", agent="nobody")
+            await s.delegate("NEST once", agent="nester")
+            depths = [r.depth for r in d.results[-3:]]
+            assert depths == [3, 2, 1]  # innermost finishes first
+            assert d.results[-3].error == "depth"
+            assert await s.ask("still alive?") == "Fine."
+    assert all(KEY not in json.dumps(r.body) for r in emu.requests)
+
+
+async def test_dollar_limit_stops_the_subagent(workspace: Path) -> None:
+    cheap = parse_definition(
+        "---\nname: cheap\ntools: grep\nmodel: opus\nlimits: {dollars: 0.000001}\n---\nLoop.\n",
+        "cheap.md",
+    )
+    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(),
+                        script=_emu_script()) as emu:
+        d = SubagentDelegator(AgentRegistry([cheap]), root=workspace)
+        agent = Agent(FrozenPrefix(system="parent"), model=PARENT_MODEL, api_key=KEY,
+                      base_url=emu.base_url, clock=emu.clock, delegator=d)
+        async with agent.session() as s:
+            text = await s.delegate("LOOP", agent="cheap")
+    assert "dollar limit $0.000001" in text
+    assert d.results[-1].requests == 1 and d.results[-1].error == "dollars"
+
+
+async def test_key_in_a_task_is_redacted(workspace: Path) -> None:
+    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(),
+                        script=_emu_script()) as emu:
+        d = SubagentDelegator(root=workspace)
+        agent = Agent(FrozenPrefix(system="parent"), model=PARENT_MODEL, api_key=KEY,
+                      base_url=emu.base_url, clock=emu.clock, delegator=d)
+        async with agent.session() as s:
+            await s.delegate(f"REVIEW with key {KEY}", agent="explorer")
+            assert KEY not in json.dumps([m.to_dict() for m in s.transcript])
+    assert emu.requests and all(KEY not in json.dumps(r.body) for r in emu.requests)
+
+
+async def test_summary_is_capped(workspace: Path) -> None:
+    short = parse_definition(
+        "---\nname: short\ntools: read_file\nmodel: haiku\nlimits: {summary_tokens: 8}\n---\nS.\n",
+        "short.md",
+    )
+    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(),
+                        script=_emu_script()) as emu:
+        d = SubagentDelegator(AgentRegistry([short]), root=workspace)
+        agent = Agent(FrozenPrefix(system="parent"), model=PARENT_MODEL, api_key=KEY,
+                      base_url=emu.base_url, clock=emu.clock, delegator=d)
+        async with agent.session() as s:
+            events = [e async for e in s.send("plain turn")]
+            text = await s.delegate("REVIEW", agent="short")
+    assert not any(isinstance(e, ToolResult) for e in events)
+    assert text.endswith("[summary cut at 8 tokens]")
+    assert d.results[-1].summary_tokens <= 8 + 8
+    assert d.results[-1].cost is not None and d.results[-1].cost > Decimal(0)
