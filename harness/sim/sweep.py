@@ -1,0 +1,107 @@
+"""Sweeps: many configurations over one trace, in parallel.
+
+`run_sweep(trace, configs, executor=...)` runs each `SimConfig` and returns the results in the
+order given, whatever ran where: `serial` in this process, `process` (the default) over local
+worker processes, `ray` over a Ray cluster (`pip install prefixlock[ray]`; `address=None` starts
+a local one). The trace is shipped once per worker, not once per configuration.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any
+
+from ..errors import UserError
+from .simulate import SimConfig, SimResult, simulate
+from .trace import Trace
+
+EXECUTORS = ("process", "serial", "ray")
+
+_TRACE: Trace | None = None
+
+
+def _init(trace: Trace) -> None:
+    global _TRACE
+    _TRACE = trace
+
+
+def _run_one(config: SimConfig) -> SimResult:
+    assert _TRACE is not None
+    return simulate(_TRACE, config)
+
+
+def run_sweep(
+    trace: Trace,
+    configs: Sequence[SimConfig],
+    *,
+    executor: str = "process",
+    jobs: int | None = None,
+    address: str | None = None,
+    on_done: Callable[[int], None] | None = None,
+) -> list[SimResult]:
+    """Results of `configs` over `trace`, in order."""
+    for c in configs:
+        c.check()
+    if executor == "serial" or (executor == "process" and (len(configs) <= 1 or jobs == 1)):
+        out = []
+        for i, c in enumerate(configs):
+            out.append(simulate(trace, c))
+            if on_done:
+                on_done(i + 1)
+        return out
+    if executor == "process":
+        workers = max(1, min(jobs or os.cpu_count() or 1, len(configs)))
+        results: list[SimResult | None] = [None] * len(configs)
+        with ProcessPoolExecutor(max_workers=workers, initializer=_init, initargs=(trace,)) as pool:
+            futures = {pool.submit(_run_one, c): i for i, c in enumerate(configs)}
+            for done, fut in enumerate(as_completed(futures), 1):
+                results[futures[fut]] = fut.result()
+                if on_done:
+                    on_done(done)
+        return [r for r in results if r is not None]
+    if executor == "ray":
+        return _ray_sweep(trace, configs, address, on_done)
+    raise UserError(f"unknown executor {executor!r}; choose from {', '.join(EXECUTORS)}", where="--executor")
+
+
+def _ray_sweep(
+    trace: Trace,
+    configs: Sequence[SimConfig],
+    address: str | None,
+    on_done: Callable[[int], None] | None,
+) -> list[SimResult]:
+    try:
+        import ray
+    except ImportError:
+        raise UserError("the ray executor needs ray: pip install 'prefixlock[ray]'", where="--executor") from None
+    started = False
+    if not ray.is_initialized():
+        kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+        if address:
+            kwargs["address"] = address
+        ray.init(**kwargs)
+        started = True
+    try:
+        remote = ray.remote(_ray_task)
+        ref = ray.put(trace)
+        pending = [remote.remote(ref, c) for c in configs]
+        index = {r: i for i, r in enumerate(pending)}
+        results: list[SimResult | None] = [None] * len(configs)
+        done = 0
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            for r in ready:
+                results[index[r]] = ray.get(r)
+                done += 1
+                if on_done:
+                    on_done(done)
+        return [r for r in results if r is not None]
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def _ray_task(trace: Trace, config: SimConfig) -> SimResult:
+    return simulate(trace, config)
