@@ -242,9 +242,8 @@ class Session(GuardedSession):
         self, pending: Sequence[Message], volatile: Sequence[str] = ()
     ) -> WireRequest:
         """The next request: the transcript plus the not-yet-sent messages. Pure."""
-        messages = [*self.transcript.messages, *pending]
         return self.provider.build_request(
-            self.prefix, messages, self.settings, self.info, volatile
+            self.prefix, self.transcript, self.settings, self.info, volatile, pending
         )
 
     def _before_send(self, request: WireRequest) -> list[Event]:

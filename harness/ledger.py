@@ -80,10 +80,13 @@ def readable_tokens(prev: WireRequest, cur: WireRequest, price: Price | None) ->
         return 0
     minimum = price.min_cacheable_tokens if price is not None else 0
     if cur.api == "anthropic":
-        # Entries exist where `prev` (or an earlier request) wrote: its breakpoints.
-        written = [u.end for u in prev.units[:shared] if u.breakpoint is not None]
-        best = max(written, default=0)
-        return best if best >= minimum else 0
+        # Entries exist where `prev` wrote: its breakpoints. The last one inside the shared
+        # part is the longest; scan back from there (breakpoints sit near the end).
+        units = prev.units
+        for i in range(shared - 1, -1, -1):
+            if units[i].breakpoint is not None:
+                return units[i].end if units[i].end >= minimum else 0
+        return 0
     tokens = cur.units[shared - 1].end
     if tokens < max(minimum, OPENAI_STEP):
         return 0

@@ -67,8 +67,11 @@ class SDKProvider:
         settings: Settings,
         session: SessionInfo,
         volatile: Sequence[str] = (),
+        pending: Sequence[Message] = (),
     ) -> WireRequest:
-        return self.builder.build_request(prefix, transcript, settings, session, volatile)
+        return self.builder.build_request(
+            prefix, transcript, settings, session, volatile, pending
+        )
 
     def stream(self, request: WireRequest) -> AsyncIterator[StreamItem]:
         return self.transport.stream(request)

@@ -16,7 +16,7 @@ from typing import Any
 
 from ..cacheunits import Section, Unit
 from ..canonical import chain_hash
-from ..transcript import Message
+from ..transcript import Message, Transcript
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,15 +31,8 @@ class ChainMemo:
     """Units and wire dicts of the last transcript built after one prefix (`seed`)."""
 
     __slots__ = (
-        "_base_pos",
-        "_base_total",
-        "_convert",
-        "_ends",
-        "_messages",
-        "_seed",
-        "_units",
-        "_wire",
-        "_wire_ends",
+        "_base_pos", "_base_total", "_content", "_convert", "_ends", "_messages", "_seed",
+        "_units", "_wire", "_wire_ends",
     )
 
     def __init__(self, convert: Callable[[Message], MessageParts]) -> None:
@@ -52,39 +45,77 @@ class ChainMemo:
         self._ends: list[int] = []  # len(self._units) after message i
         self._wire: list[dict[str, Any]] = []
         self._wire_ends: list[int] = []
+        self._content: list[str] = []  # Transcript-style chain of message content
 
     def sync(
-        self, messages: Sequence[Message], seed: str, base_pos: int, base_total: int
+        self,
+        messages: Transcript | Sequence[Message],
+        pending: Sequence[Message],
+        seed: str,
+        base_pos: int,
+        base_total: int,
     ) -> None:
-        """Bring the memo up to `messages` after a prefix whose chain is `seed`."""
+        """Bring the memo up to `messages` + `pending` after a prefix whose chain is `seed`."""
         if (seed, base_pos, base_total) != (self._seed, self._base_pos, self._base_total):
             self._seed, self._base_pos, self._base_total = seed, base_pos, base_total
             self._truncate(0)
-        keep = 0
+        keep = self._shared(messages)
+        if keep < len(self._messages):
+            self._truncate(keep)
+        n = len(messages)
+        for i in range(keep, n):
+            self._add(messages[i])
+        for m in pending:
+            self._add(m)
+
+    def _shared(self, messages: Transcript | Sequence[Message]) -> int:
+        """How many leading messages the memo already holds."""
         mine = self._messages
         limit = min(len(mine), len(messages))
+        if limit == 0:
+            return 0
+        if isinstance(messages, Transcript):
+            # The transcript keeps a chained hash of its messages' content, as the memo does:
+            # equal chains mean equal content, so one comparison (or a bisection) suffices.
+            if messages.chain(limit) == self._content[limit - 1]:
+                return limit
+            lo, hi = 0, limit - 1
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                if messages.chain(mid) == self._content[mid - 1]:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            return lo
+        # A plain sequence: Message compares by identity, so list equality is the identity
+        # walk done in C (the usual case: last turn's messages, all still there).
+        head = messages[:limit]
+        if mine[:limit] == (head if isinstance(head, list) else list(head)):
+            return limit
+        keep = 0
         while keep < limit and mine[keep] is messages[keep]:
             keep += 1
-        if keep < len(mine):
-            self._truncate(keep)
-        chain = self.chain_after(keep)
-        total = self.total_after(keep)
+        return keep
+
+    def _add(self, m: Message) -> None:
+        parts = self._convert(m)
         units = self._units
-        for m in messages[keep:]:
-            parts = self._convert(m)
-            for section, data, tokens in parts.units:
-                chain = chain_hash(chain, data)
-                total += tokens
-                units.append(Unit(section, self._base_pos + len(units), chain, tokens, total))
-            self._messages.append(m)
-            self._ends.append(len(units))
-            self._wire.extend(parts.wire)
-            self._wire_ends.append(len(self._wire))
+        chain = self.chain_after(len(self._messages))
+        total = self.total_after(len(self._messages))
+        for section, data, tokens in parts.units:
+            chain = chain_hash(chain, data)
+            total += tokens
+            units.append(Unit(section, self._base_pos + len(units), chain, tokens, total))
+        self._content.append(chain_hash(self._content[-1] if self._content else "", m.data))
+        self._messages.append(m)
+        self._ends.append(len(units))
+        self._wire.extend(parts.wire)
+        self._wire_ends.append(len(self._wire))
 
     def _truncate(self, n: int) -> None:
         self._units = self._units[: self._ends[n - 1]] if n else []
         self._wire = self._wire[: self._wire_ends[n - 1]] if n else []
-        del self._messages[n:], self._ends[n:], self._wire_ends[n:]
+        del self._messages[n:], self._ends[n:], self._wire_ends[n:], self._content[n:]
 
     def chain_after(self, n: int) -> str:
         """Chain through message n-1 (the seed for n == 0)."""
@@ -97,6 +128,11 @@ class ChainMemo:
             return self._base_total
         end = self._ends[n - 1]
         return self._units[end - 1].end if end else self.total_after(n - 1)
+
+    @property
+    def messages(self) -> list[Message]:
+        """The messages built last: the transcript, then the pending ones."""
+        return self._messages
 
     @property
     def units(self) -> list[Unit]:

@@ -26,7 +26,7 @@ from ..transcript import Message, Transcript, thaw
 from ..usage import from_anthropic
 from ..wire import WireRequest
 from ._incremental import ChainMemo, MessageParts, with_breakpoint
-from .base import Reply, SessionInfo, memo, messages_of, remember
+from .base import Reply, SessionInfo, memo, remember
 
 MAX_BREAKPOINTS = 4
 LOOKBACK_BLOCKS = 20
@@ -110,9 +110,10 @@ class AnthropicBuilder:
         settings: Settings,
         session: SessionInfo,
         volatile: Sequence[str] = (),
+        pending: Sequence[Message] = (),
     ) -> WireRequest:
-        """The request for the next turn. Pure: same inputs, same bytes."""
-        messages = messages_of(transcript)
+        """The request for the next turn: the transcript, then `pending` messages (not yet in
+        the transcript). Pure: same inputs, same bytes."""
         head: dict[str, Any] = {"model": self.model, "max_tokens": settings.max_tokens}
         if settings.temperature is not None:
             head["temperature"] = settings.temperature
@@ -120,7 +121,8 @@ class AnthropicBuilder:
             prefix, settings.effective_prefix_ttl, anthropic_message_settings(head)
         )
         memo_ = self._chain
-        memo_.sync(messages, part.seed, len(part.units), part.total)
+        memo_.sync(transcript, pending, part.seed, len(part.units), part.total)
+        messages = memo_.messages
 
         units: list[Unit] = list(part.units)
         units.extend(memo_.units)
@@ -275,6 +277,9 @@ class AnthropicStream:
                      "input": b.get("input", {})}
                 )
         return Reply(
-            tuple(blocks), self.stop_reason or "end_turn", from_anthropic(self.usage), dict(self.usage),
+            tuple(blocks),
+            self.stop_reason or "end_turn",
+            from_anthropic(self.usage),
+            dict(self.usage),
             self.message_id,
         )

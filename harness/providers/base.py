@@ -73,6 +73,7 @@ class Provider(Protocol):
         settings: Settings,
         session: SessionInfo,
         volatile: Sequence[str] = (),
+        pending: Sequence[Message] = (),
     ) -> WireRequest: ...
 
     def stream(self, request: WireRequest) -> AsyncIterator[StreamItem]: ...

@@ -25,7 +25,7 @@ from ..transcript import Message, Transcript
 from ..usage import from_openai_chat, from_openai_responses
 from ..wire import WireRequest
 from ._incremental import ChainMemo, MessageParts
-from .base import Reply, SessionInfo, memo, messages_of, remember
+from .base import Reply, SessionInfo, memo, remember
 
 
 def _unit(section: Section, item: Mapping[str, Any]) -> tuple[Section, bytes, int]:
@@ -191,13 +191,14 @@ class _OpenAIBuilder:
         settings: Settings,
         session: SessionInfo,
         volatile: Sequence[str] = (),
+        pending: Sequence[Message] = (),
     ) -> WireRequest:
-        """The request for the next turn. Pure: same inputs, same bytes."""
-        messages = messages_of(transcript)
+        """The request for the next turn: the transcript, then `pending` messages (not yet in
+        the transcript). Pure: same inputs, same bytes."""
         head = self._head(settings)
         part = self._prefix_part(prefix, openai_settings(head))
         memo_ = self._chain
-        memo_.sync(messages, part.seed, len(part.units), part.total)
+        memo_.sync(transcript, pending, part.seed, len(part.units), part.total)
         units = list(part.units)
         units.extend(memo_.units)
         items: list[dict[str, Any]] = [*part.system, *memo_.wire]

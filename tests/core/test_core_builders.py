@@ -213,3 +213,27 @@ def test_body_key_order_is_deterministic(api: str) -> None:
     a = make_builder(api, "m").build_request(_prefix(), t, Settings(), SESSION)
     b = make_builder(api, "m").build_request(_prefix(), t, Settings(), SESSION)
     assert json.dumps(a.body) == json.dumps(b.body)  # not only canonical: the same key order
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_transcript_and_pending_path_matches_plain_lists(api: str) -> None:
+    """The session passes the Transcript (checked by its content chain) plus pending messages;
+    forks, failed sends (pending dropped) and new content all give the from-scratch result."""
+    prefix = _prefix()
+    builder = make_builder(api, "m")
+    t = _conversation(3)
+    steps: list[tuple[Transcript, list[Message]]] = []
+    steps.append((t, [Message.user("q1")]))
+    steps.append((t, [Message.user("q1 again")]))  # the previous send failed: pending replaced
+    t2 = t.fork(len(t))
+    t2.extend([Message.user("q1"), Message.assistant("a1")])
+    steps.append((t2, [Message.user("q2")]))
+    steps.append((t.fork(5), [Message.user("edited past")]))  # a fork: shorter, diverging
+    steps.append((t2, [Message.user("back on the main line")]))
+    for transcript, pending in steps:
+        req = builder.build_request(prefix, transcript, Settings(), SESSION, pending=pending)
+        plain = make_builder(api, "m").build_request(
+            prefix, [*transcript.messages, *pending], Settings(), SESSION
+        )
+        assert req.body_bytes == plain.body_bytes
+        assert req.units == plain.units == req.recomputed_units()
