@@ -1,0 +1,52 @@
+"""Drive the chat app like a user: type a line, press enter, answer dialogs, wait for the turn."""
+
+from __future__ import annotations
+
+from textual.pilot import Pilot
+from textual.widgets import Input
+
+from tui.app import ChatApp
+from tui.screens import ApprovalScreen
+
+
+async def settle(
+    app: ChatApp, pilot: Pilot[None], *, answer: str = "y", limit: float = 30.0
+) -> None:
+    """Wait until no turn or dialog worker runs; press `answer` on approval dialogs."""
+    waited = 0.0
+    while waited < limit:
+        await pilot.pause(0.02)
+        waited += 0.02
+        if isinstance(app.screen, ApprovalScreen):
+            await pilot.press(answer)
+            continue
+        if not app.busy and not any(
+            w.group in ("turn", "dialog") and not w.is_finished for w in app.workers
+        ):
+            await pilot.pause()
+            return
+    raise AssertionError(f"the app did not settle in {limit}s")
+
+
+async def say(app: ChatApp, pilot: Pilot[None], text: str, *, answer: str = "y") -> None:
+    """Type `text` into the prompt, press enter and wait for the turn to finish."""
+    prompt = app.query_one("#prompt", Input)
+    prompt.focus()
+    prompt.value = text
+    await pilot.press("enter")
+    await settle(app, pilot, answer=answer)
+
+
+def conversation_text(app: ChatApp) -> str:
+    """The plain text of every entry in the conversation (titles of folded entries included)."""
+    from textual.widgets import Collapsible, Markdown, Static
+
+    parts: list[str] = []
+    for w in app.query("#conversation *"):
+        if isinstance(w, Collapsible):
+            parts.append(str(w.title))
+        elif isinstance(w, Markdown):
+            parts.append(getattr(w, "text", "") or w.source)
+        elif isinstance(w, Static) and "entry" in w.classes:
+            parts.append(str(w.render()))
+    return "\n".join(parts)

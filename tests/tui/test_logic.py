@@ -1,0 +1,67 @@
+"""The app's pure parts: command parsing and the cache panel's figures."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from harness.events import CacheBreak, SubagentFinish, UsageReport
+from harness.usage import Usage
+from tui.commands import COMMANDS, KEYS, complete, parse
+from tui.screens import help_text
+from tui.state import CacheState, format_countdown, sparkline
+
+
+def test_parse_messages_and_commands() -> None:
+    assert parse("hello there").command is None
+    assert parse("hello there").text == "hello there"
+    assert parse("//etc is a path").text == "/etc is a path"
+    p = parse("/model claude-haiku-4-5")
+    assert p.command == "model" and p.args == ("claude-haiku-4-5",) and p.error is None
+    assert parse("/keepalive on").error is None
+    assert "usage" in (parse("/keepalive maybe").error or "")
+    assert "usage" in (parse("/resume").error or "")
+    unknown = parse("/modle x")
+    assert unknown.error and "/model" in unknown.error
+    assert complete("/co") == ["/compact", "/cost"]
+
+
+def test_help_lists_every_command_and_key() -> None:
+    text = help_text().plain
+    for c in COMMANDS:
+        assert f"/{c.name}" in text
+    for key, _ in KEYS:
+        assert key in text
+
+
+def _report(turn: int, req: int, usage: Usage, cost: str, nocache: str) -> UsageReport:
+    return UsageReport(turn, req, "claude-sonnet-4-6", usage, Decimal(cost), Decimal(nocache))
+
+
+def test_cache_state_folds_usage_per_turn() -> None:
+    st = CacheState("claude-sonnet-4-6", ttl=300)
+    st.apply(_report(1, 0, Usage(100, 0, 2000, 0, 50), "0.01", "0.008"), now=1000.0)
+    st.apply(_report(2, 1, Usage(50, 2000, 100, 0, 40), "0.002", "0.007"), now=1010.0)
+    st.apply(_report(2, 2, Usage(30, 2100, 80, 0, 20), "0.002", "0.007"), now=1020.0)
+    v = st.view(now=1100.0)
+    assert v.last_read == 4100 and v.last_written == 180 and v.last_uncached == 80
+    total_in = 100 + 2000 + 50 + 2000 + 100 + 30 + 2100 + 80
+    assert abs(v.hit_rate - 4100 / total_in) < 1e-12
+    assert len(v.sparkline) == 2 and v.sparkline[0] == 0.0
+    assert v.cost_main == Decimal("0.014") and v.saved == Decimal("0.008")
+    assert v.warm_seconds == 220.0
+    assert format_countdown(st.warm_seconds(1400.0)) == "cold"
+    assert format_countdown(200.0) == "3:20 warm"
+    st.apply(CacheBreak(3, "model", 4000, Decimal("0.01"), "sonnet -> haiku"))
+    st.apply(
+        SubagentFinish(
+            "explorer", "claude-haiku-4-5", "s", Usage(10, 0, 0, 0, 1), Decimal("0.003"), 0.0, 11.0
+        )
+    )
+    v = st.view(now=1100.0)
+    assert v.last_miss and v.last_miss.startswith("model (4,000 tok")
+    assert v.cost_sub == Decimal("0.003") and v.cost_main == Decimal("0.014")
+
+
+def test_sparkline_scales() -> None:
+    assert sparkline([0.0, 0.5, 1.0]) == "▁▅█"
+    assert len(sparkline([1.0] * 50, width=20)) == 20

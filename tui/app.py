@@ -1,0 +1,473 @@
+"""The Textual chat app: conversation, cache panel, input line, dialogs.
+
+All talking to the SDK goes through `tui.backend.ChatBackend`; all figures come from
+`tui.state.CacheState`; command parsing is `tui.commands.parse`. This module only wires events to
+widgets and keys to actions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Iterable
+from pathlib import Path
+from typing import Any, ClassVar
+
+from rich.text import Text
+from textual import on, work
+from textual.app import App, ComposeResult, SystemCommand
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal
+from textual.screen import Screen
+from textual.widget import Widget
+from textual.widgets import Collapsible, Footer, Input, Static
+
+from harness.errors import PrefixlockError
+from harness.events import (
+    CacheBreak,
+    Event,
+    KeepAlivePing,
+    PrefixChanged,
+    ProviderFault,
+    SubagentFinish,
+    SubagentStart,
+    SwitchWarning,
+    TextDelta,
+    ToolCall,
+    ToolResult,
+    TurnComplete,
+    UsageReport,
+)
+from harness.workspace import ApprovalRequest, Decision
+
+from .backend import ChatBackend
+from .commands import COMMANDS, Parsed, parse
+from .quotes import quote_rows
+from .screens import ApprovalScreen, ConfirmScreen, HelpScreen, SwitchScreen
+from .widgets import (
+    AssistantMessage,
+    CachePanel,
+    Conversation,
+    Note,
+    SubagentEntry,
+    ToolEntry,
+    UserMessage,
+)
+
+
+class ChatApp(App[None]):
+    """prefixlock's coding assistant."""
+
+    CSS_PATH = "app.tcss"
+    TITLE = "prefixlock chat"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("f1", "help", "help"),
+        Binding("ctrl+o", "model", "model"),
+        Binding("ctrl+e", "toggle_tools", "fold tools"),
+        Binding("ctrl+l", "clear", "clear", show=False),
+        Binding("ctrl+k", "keepalive", "keep-alive", show=False),
+        Binding("ctrl+t", "theme_toggle", "theme", show=False),
+        Binding("escape", "cancel_turn", "cancel", show=False),
+        Binding("ctrl+q", "quit", "quit"),
+    ]
+
+    def __init__(self, backend: ChatBackend, *, tick: float = 1.0, blink: bool = True) -> None:
+        super().__init__()
+        self.backend = backend
+        self.tick = tick
+        self.blink = blink
+        self.busy = False
+        self.delegate_next: str | None = None  # model chosen in the switch dialog's "subagent"
+        self._assistant: AssistantMessage | None = None
+        self._tools: dict[str, ToolEntry] = {}
+        self._subagents: list[SubagentEntry] = []
+        self.last_error: str | None = None
+
+    # -- layout ---------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Static(Text(self.header_text()), id="header", markup=False)
+        with Horizontal(id="body"):
+            yield Conversation(id="conversation")
+            yield CachePanel(id="cache-panel")
+        prompt = Input(placeholder="Message, or /help", id="prompt")
+        prompt.cursor_blink = self.blink  # off in snapshot tests, so frames are deterministic
+        yield prompt
+        yield Footer()
+
+    def header_text(self) -> str:
+        b = self.backend
+        return f"prefixlock chat · {b.model} · {b.session_id} · {b.provider_label}"
+
+    async def on_mount(self) -> None:
+        self.backend.approve = self.ask_approval
+        await self.backend.start()
+        self.refresh_header()
+        await self.load_history()
+        if self.backend.offline:
+            await self.add_note(
+                "No API key found: running on the built-in emulator (offline, scripted model).",
+                "warn",
+            )
+        self.refresh_panel()
+        self.set_interval(self.tick, self.refresh_panel)
+        self.query_one("#prompt", Input).focus()
+
+    async def on_unmount(self) -> None:
+        await self.backend.close()
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    @property
+    def conversation(self) -> Conversation:
+        return self.query_one("#conversation", Conversation)
+
+    def refresh_header(self) -> None:
+        self.query_one("#header", Static).update(Text(self.header_text()))
+
+    def refresh_panel(self) -> None:
+        panel = self.query_one("#cache-panel", CachePanel)
+        panel.show(self.backend.panel_view())
+
+    def _container(self) -> Widget:
+        return self._subagents[-1].inner if self._subagents else self.conversation
+
+    async def _mount(self, widget: Widget) -> None:
+        await self._container().mount(widget)
+        self.conversation.scroll_end(animate=False)
+
+    async def add_note(self, text: str, kind: str = "info") -> Note:
+        note = Note(text, kind)
+        await self.conversation.mount(note)
+        self.conversation.scroll_end(animate=False)
+        return note
+
+    async def load_history(self) -> None:
+        """Show a resumed session's past turns (text only; tool calls folded)."""
+        for role, text in self.backend.history():
+            if role == "user":
+                await self.conversation.mount(UserMessage(text))
+            elif role == "assistant":
+                msg = AssistantMessage()
+                await self.conversation.mount(msg)
+                await msg.update(text)
+                msg.text = text
+            else:
+                await self.conversation.mount(Note(text, "tool"))
+        self.conversation.scroll_end(animate=False)
+
+    async def ask_approval(self, request: ApprovalRequest) -> Decision:
+        """The workspace's approval callback: a modal dialog, answered by the user."""
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[Decision] = loop.create_future()
+
+        def done(result: Decision | None) -> None:
+            if not answer.done():
+                answer.set_result(result if result is not None else False)
+
+        self.push_screen(ApprovalScreen(request), done)
+        decision = await answer
+        shown = {True: "approved", "once": "approved", "session": "allowed for the session"}
+        await self.add_note(f"{request.summary}: {shown.get(decision, 'declined')}", "approval")
+        return decision
+
+    # -- input ----------------------------------------------------------------------------------
+
+    @on(Input.Submitted, "#prompt")
+    async def submitted(self, event: Input.Submitted) -> None:
+        line = event.value
+        event.input.value = ""
+        if not line.strip():
+            return
+        await self.handle_line(line)
+
+    async def handle_line(self, line: str) -> None:
+        parsed = parse(line)
+        if parsed.error:
+            await self.add_note(parsed.error, "error")
+            return
+        if parsed.command is None:
+            if self.busy:
+                await self.add_note("a turn is running; wait for it or press escape", "warn")
+                return
+            self.run_turn(parsed.text)
+            return
+        await self.run_command(parsed)
+
+    @work(exclusive=True, group="turn")
+    async def run_turn(self, text: str) -> None:
+        await self.conversation.mount(UserMessage(text))
+        self.conversation.scroll_end(animate=False)
+        if self.delegate_next is not None:
+            model, self.delegate_next = self.delegate_next, None
+            await self.stream(self.backend.delegate(text, agent="explorer", model=model))
+        else:
+            await self.stream(self.backend.send(text))
+
+    async def stream(self, events: AsyncIterator[Event]) -> None:
+        """Render a stream of events; a fault ends as a message, the session goes on."""
+        self.busy = True
+        self._assistant = None
+        try:
+            async for ev in events:
+                await self.on_session_event(ev)
+        except PrefixlockError as exc:
+            self.last_error = str(exc)
+            await self.add_note(f"provider error: {exc} (the session continues)", "error")
+        except asyncio.CancelledError:
+            await self.add_note("turn cancelled", "warn")
+            raise
+        finally:
+            if self._assistant is not None:
+                await self._assistant.finish()
+            self._assistant = None
+            self._subagents.clear()
+            self.busy = False
+            self.refresh_panel()
+
+    async def on_session_event(self, ev: Event) -> None:
+        self.backend.observe(ev)
+        if isinstance(ev, TextDelta):
+            if self._assistant is None:
+                self._assistant = AssistantMessage()
+                await self._mount(self._assistant)
+            await self._assistant.add(ev.text)
+            if self.conversation.max_scroll_y - self.conversation.scroll_y < 5:
+                self.conversation.scroll_end(animate=False)
+            return
+        if self._assistant is not None and not isinstance(ev, UsageReport):
+            await self._assistant.finish()
+            self._assistant = None
+        if isinstance(ev, ToolCall):
+            entry = ToolEntry(ev.id, ev.name, ev.input)
+            self._tools[ev.id] = entry
+            await self._mount(entry)
+        elif isinstance(ev, ToolResult):
+            found = self._tools.get(ev.id)
+            if found is None:
+                found = ToolEntry(ev.id, ev.name, {})
+                await self._mount(found)
+            found.set_result(ev.content, ev.is_error)
+        elif isinstance(ev, SubagentStart):
+            sub = SubagentEntry(ev.name, ev.model, ev.task)
+            await self._mount(sub)
+            self._subagents.append(sub)
+        elif isinstance(ev, SubagentFinish):
+            if self._subagents:
+                sub = self._subagents.pop()
+            else:
+                sub = SubagentEntry(ev.name, ev.model, "")
+                await self._mount(sub)
+            cost = f"${ev.cost:.4f}" if ev.cost is not None else "unpriced"
+            detail = (
+                f"{ev.usage.input_total + ev.usage.output:,} tok, hit {ev.hit_rate:.0%}, "
+                f"{cost}, {ev.compression:.0f}x compression"
+            )
+            sub.finish(ev.summary, detail, ev.error)
+        elif isinstance(ev, UsageReport):
+            self.refresh_panel()
+        elif isinstance(ev, CacheBreak):
+            cost = f", ${ev.dollars:.4f}" if ev.dollars is not None else ""
+            await self.add_note(
+                f"cache miss: {ev.cause}: {ev.tokens_rebilled:,} tokens re-billed{cost}"
+                + (f" ({ev.detail})" if ev.detail else ""),
+                "miss",
+            )
+        elif isinstance(ev, ProviderFault):
+            state = "retrying" if ev.retrying else "gave up"
+            status = f" {ev.status}" if ev.status else ""
+            await self.add_note(
+                f"provider fault{status}: {ev.message} (attempt {ev.attempt}, {state})", "error"
+            )
+        elif isinstance(ev, KeepAlivePing):
+            await self.add_note(f"keep-alive ping: read {ev.read_tokens:,} tokens", "info")
+        elif isinstance(ev, PrefixChanged):
+            self.refresh_header()
+            await self.add_note(f"new prefix ({ev.reason}) on {ev.model}", "info")
+        elif isinstance(ev, SwitchWarning):
+            await self.add_note(f"priced action: {ev.action}", "warn")
+        elif isinstance(ev, TurnComplete) and ev.limit_hit:
+            await self.add_note(f"turn stopped: {ev.limit_hit} limit reached", "warn")
+        self.refresh_panel()
+
+    # -- commands -------------------------------------------------------------------------------
+
+    async def run_command(self, p: Parsed) -> None:
+        handler = getattr(self, f"cmd_{p.command}", None)
+        if handler is None:  # pragma: no cover - parse() only returns known commands
+            await self.add_note(f"/{p.command} is not available", "error")
+            return
+        try:
+            await handler(p.args)
+        except PrefixlockError as exc:
+            await self.add_note(f"/{p.command}: {exc}", "error")
+
+    async def cmd_help(self, args: tuple[str, ...]) -> None:
+        await self.push_screen(HelpScreen())
+
+    async def cmd_quit(self, args: tuple[str, ...]) -> None:
+        self.exit()
+
+    async def cmd_clear(self, args: tuple[str, ...]) -> None:
+        await self.conversation.remove_children()
+
+    async def cmd_allow(self, args: tuple[str, ...]) -> None:
+        self.backend.workspace.allow("write" if args[0] == "write" else "run")
+        await self.add_note(f"{args[0]} allowed for the rest of this session", "info")
+
+    async def cmd_cost(self, args: tuple[str, ...]) -> None:
+        await self.add_note(self.backend.cost_text(), "info")
+
+    async def cmd_keepalive(self, args: tuple[str, ...]) -> None:
+        on_ = (not self.backend.keepalive) if not args else args[0] == "on"
+        msg = await self.backend.set_keepalive(on_)
+        await self.add_note(msg, "info")
+        self.refresh_panel()
+
+    async def cmd_sessions(self, args: tuple[str, ...]) -> None:
+        await self.add_note(self.backend.sessions_text(), "info")
+
+    async def cmd_resume(self, args: tuple[str, ...]) -> None:
+        if self.busy:
+            await self.add_note("wait for the running turn to finish", "warn")
+            return
+        await self.backend.resume(args[0])
+        await self.conversation.remove_children()
+        self.refresh_header()
+        await self.load_history()
+        await self.add_note(f"resumed session {self.backend.session_id}", "info")
+        self.refresh_panel()
+
+    async def cmd_lint(self, args: tuple[str, ...]) -> None:
+        await self.add_note(self.backend.lint_text(), "info")
+
+    async def cmd_agents(self, args: tuple[str, ...]) -> None:
+        if not args:
+            await self.add_note(self.backend.agents_text(), "info")
+            return
+        if len(args) < 2:
+            await self.add_note("usage: /agents NAME TASK", "error")
+            return
+        if self.busy:
+            await self.add_note("a turn is running; wait for it", "warn")
+            return
+        self.run_delegate(args[0], " ".join(args[1:]))
+
+    @work(exclusive=True, group="turn")
+    async def run_delegate(self, agent: str, task: str) -> None:
+        await self.conversation.mount(UserMessage(f"/agents {agent} {task}"))
+        await self.stream(self.backend.delegate(task, agent=agent, model=None))
+
+    async def cmd_model(self, args: tuple[str, ...]) -> None:
+        if not args:
+            await self.add_note(self.backend.models_text(), "info")
+            return
+        self.choose_switch(args[0])
+
+    @work(exclusive=True, group="dialog")
+    async def choose_switch(self, target: str) -> None:
+        try:
+            quote = self.backend.quote_switch(target)
+        except PrefixlockError as exc:
+            await self.add_note(f"/model: {exc}", "error")
+            return
+        rows = quote_rows(quote)
+        if not rows.warns:
+            await self.backend.switch_model(target, quote)
+            self.refresh_header()
+            await self.add_note(
+                f"switched to {self.backend.model}: the cache was cold, nothing extra to pay",
+                "info",
+            )
+            self.refresh_panel()
+            return
+        choice = await self.push_screen_wait(SwitchScreen(self.backend.model, target, rows))
+        if choice == "switch":
+            await self.backend.switch_model(target, quote)
+            self.refresh_header()
+            await self.add_note(f"switched to {self.backend.model}", "warn")
+        elif choice == "delegate":
+            self.delegate_next = target
+            await self.add_note(
+                f"the next task runs in a subagent on {target}; this session stays on "
+                f"{self.backend.model} and its cache stays warm",
+                "info",
+            )
+        else:
+            await self.add_note(f"kept {self.backend.model}", "info")
+        self.refresh_panel()
+
+    async def cmd_compact(self, args: tuple[str, ...]) -> None:
+        self.choose_compact()
+
+    @work(exclusive=True, group="dialog")
+    async def choose_compact(self) -> None:
+        try:
+            quote = self.backend.quote_compact()
+        except PrefixlockError as exc:
+            await self.add_note(f"/compact: {exc}", "error")
+            return
+        ok = await self.push_screen_wait(ConfirmScreen("Compact the history?", quote_rows(quote)))
+        if not ok:
+            await self.add_note("compaction cancelled", "info")
+            return
+        self.busy = True
+        try:
+            msg = await self.backend.compact(quote)
+        except PrefixlockError as exc:
+            msg = f"/compact failed: {exc}"
+        finally:
+            self.busy = False
+        await self.add_note(msg, "info")
+        self.refresh_header()
+        self.refresh_panel()
+
+    # -- actions --------------------------------------------------------------------------------
+
+    async def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            await self.push_screen(HelpScreen())
+
+    def action_model(self) -> None:
+        prompt = self.query_one("#prompt", Input)
+        prompt.value = "/model "
+        prompt.cursor_position = len(prompt.value)
+        prompt.focus()
+
+    def action_toggle_tools(self) -> None:
+        entries = list(self.query(ToolEntry))
+        if not entries:
+            return
+        expand = any(e.collapsed for e in entries)
+        for e in entries:
+            e.collapsed = not expand
+
+    async def action_clear(self) -> None:
+        await self.conversation.remove_children()
+
+    async def action_keepalive(self) -> None:
+        await self.cmd_keepalive(())
+
+    def action_theme_toggle(self) -> None:
+        self.theme = "textual-light" if self.theme != "textual-light" else "textual-dark"
+
+    async def action_cancel_turn(self) -> None:
+        if self.busy:
+            self.workers.cancel_group(self, "turn")
+
+    def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        for c in COMMANDS:
+            if c.args and c.name not in ("model", "agents", "keepalive"):
+                continue  # commands that need an argument are typed, not picked
+            yield SystemCommand(f"/{c.name}", c.help, lambda name=c.name: self._palette(f"/{name}"))
+
+    def _palette(self, line: str) -> None:
+        self.run_worker(self.handle_line(line), group="palette")
+
+    def expand_all_tools(self) -> None:
+        for e in self.query(Collapsible):
+            e.collapsed = False
+
+
+def default_workspace() -> Path:
+    return Path.cwd()

@@ -1,0 +1,364 @@
+"""The chat app's link to the SDK: one session (on a real provider, or on the in-process
+emulator when no key is set), its workspace tools, store, guard quotes and subagents.
+
+No Textual here: the app calls these methods and renders what they return, and tests can drive a
+backend on its own.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from harness.clock import Clock, SystemClock
+from harness.errors import ConfigError
+from harness.events import Event, SubagentFinish, SubagentStart, UsageReport
+from harness.prefix import FrozenPrefix
+from harness.prices import PriceTable
+from harness.quote import Quote
+from harness.workspace import ApprovalRequest, Approver, Decision, Workspace
+
+from .state import CacheState, PanelView, format_dollars
+
+KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "PREFIXLOCK_API_KEY")
+DEFAULT_MODEL = "claude-sonnet-4-6"
+SCRIPT_PATH = Path(__file__).with_name("data") / "chat_script.yaml"
+
+SYSTEM_PROMPT = """\
+You are prefixlock's coding assistant, working in the user's workspace through tools.
+
+How you work:
+- Look before you change anything: list_dir, glob and grep to find things, read_file to read
+  them. Never guess the content of a file; quote paths as path:line.
+- Change files with edit_file (an exact string replacement; copy the old text exactly from
+  read_file output, without the line numbers) or write_file for new files. Each change is shown
+  to the user as a diff and may be declined; if it is, say so and ask what they want instead.
+- Run commands (tests, linters, builds) with run_command. It runs in the workspace root with a
+  timeout and returns the exit code and the output, shortened when long.
+- Paths outside the workspace are refused. Do not try to get around that.
+- Side tasks that need little of this conversation's context (a broad search, a summary of
+  files) can go to a subagent with the delegate tool when it is offered: it runs on its own
+  model and cache and returns only a summary.
+- Keep answers short and concrete. Use Markdown; put code in fenced blocks with a language.
+
+The conversation, not this prompt, carries anything that changes (dates, file states, test
+results), so this prompt and the tool list stay byte-identical for the whole session and the
+provider's prompt cache keeps serving them.
+"""
+
+
+def api_key_from_env(env: dict[str, str] | None = None) -> str | None:
+    source = os.environ if env is None else env
+    for var in KEY_VARS:
+        value = source.get(var)
+        if value:
+            return value
+    return None
+
+
+@dataclass
+class BackendOptions:
+    """How `prefixlock chat` was asked to run."""
+
+    model: str = DEFAULT_MODEL
+    workspace: Path = field(default_factory=Path.cwd)
+    store_path: Path | None = None
+    resume: str | None = None
+    session_id: str | None = None
+    api_key: str | None = None  # None: read from the environment; "" forces the emulator
+    base_url: str | None = None
+    clock: Clock | None = None
+    emulator_script: Path | None = None  # None: the chat script shipped with the app
+    emulator_faults: list[dict[str, Any]] = field(default_factory=list)
+    allow: tuple[str, ...] = ()
+
+
+def default_store_path() -> Path:
+    from harness.store import default_path
+
+    return default_path()
+
+
+class ChatBackend:
+    """One chat session and everything around it: emulator, agent, store, tools, figures."""
+
+    def __init__(self, options: BackendOptions, approve: Approver | None = None) -> None:
+        self.options = options
+        self.clock: Clock = options.clock or SystemClock()
+        key = options.api_key if options.api_key is not None else api_key_from_env()
+        self.offline = not key and options.base_url is None
+        self._key = key or "emulator-local-key"
+        self.approve = approve
+        self.workspace = Workspace(
+            options.workspace,
+            approve=self._approve,
+            allow=[a for a in options.allow if a in ("write", "run")],  # type: ignore[misc]
+        )
+        self.prices = PriceTable.default()
+        self.model = options.model
+        self.session_id = options.session_id or options.resume or "(new)"
+        self.state = CacheState(self.model, self._ttl(self.model))
+        self.keepalive = False
+        self.emulator: Any = None
+        self.agent: Any = None
+        self.session: Any = None
+        self.store: Any = None
+        self.delegator: Any = None
+        self.sub_costs: list[tuple[str, Decimal | None]] = []
+
+    async def _approve(self, request: ApprovalRequest) -> Decision:
+        if self.approve is None:
+            return False
+        return await self.approve(request)
+
+    def _ttl(self, model: str) -> float:
+        price = self.prices.lookup(model)
+        ttl = getattr(price, "cache_ttl_seconds", None) if price else None
+        return float(ttl or 300)
+
+    @property
+    def provider_label(self) -> str:
+        if self.offline:
+            return "EMULATOR (offline, no API key)"
+        return "live: " + (self.options.base_url or "provider API")
+
+    # -- lifecycle ------------------------------------------------------------------------------
+
+    def check(self) -> None:
+        """Fail early, before the screen opens, on what the user can fix (exit code 2)."""
+        from harness.providers import resolve_route
+
+        resolve_route(self.model, self.options.base_url, self.prices)
+        if self.options.resume and self.options.store_path is not None:
+            from harness.store import SessionStore
+
+            with SessionStore(self.options.store_path) as store:
+                store.session(self.options.resume)  # UnknownSessionError names the id
+
+    def prefix(self) -> FrozenPrefix:
+        tools: list[Any] = list(self.workspace.tools())
+        if self.delegator is not None:
+            tools.append(self.delegator.tool())
+        return FrozenPrefix(system=SYSTEM_PROMPT, tools=tools)
+
+    async def start(self) -> None:
+        """Start the emulator (offline), build the agent and open (or resume) the session."""
+        from harness.agent import Agent
+
+        base_url = self.options.base_url
+        if self.offline:
+            from harness.emulator import Emulator, EmulatorConfig, FaultSpec, Script
+
+            script = Script.load(self.options.emulator_script or SCRIPT_PATH)
+            config = EmulatorConfig(faults=[FaultSpec(**f) for f in self.options.emulator_faults])
+            self.emulator = Emulator.start(config, self.clock, script=script)
+            base_url = self.emulator.base_url
+        if self.options.store_path is not None:
+            from harness.store import SessionStore
+
+            self.store = SessionStore(self.options.store_path)
+        try:
+            from agents.runner import SubagentDelegator
+
+            self.delegator = SubagentDelegator(root=self.workspace.root, prices=self.prices)
+        except ImportError:  # agents not installed: no delegate tool, no /agents
+            self.delegator = None
+        self.agent = Agent(
+            self.prefix(),
+            model=self.options.model,
+            api_key=self._key,
+            base_url=base_url,
+            clock=self.clock,
+            prices=self.prices,
+            store=self.store,
+            delegator=self.delegator,
+        )
+        if self.options.resume:
+            self.session = self.agent.resume(self.options.resume)
+        else:
+            self.session = self.agent.session(self.options.session_id)
+        self._bind_session()
+
+    def _bind_session(self) -> None:
+        s = self.session
+        self.session_id = s.id
+        self.model = s.model
+        self.state = CacheState(self.model, self._ttl(self.model))
+        # A resumed session's stored requests feed the panel, so its figures carry on.
+        if self.store is not None and self.options.resume:
+            self._replay_stored(s.id)
+        if self.keepalive:
+            s.enable_keepalive()
+
+    def _replay_stored(self, session_id: str) -> None:
+        from harness.events import UsageReport as UR
+
+        for req in self.store.requests(session_id):
+            self.state.apply(
+                UR(req.turn, req.seq, req.model, req.usage, req.cost, req.cost_without_cache),
+                req.time,
+            )
+
+    async def close(self) -> None:
+        if self.session is not None:
+            s, self.session = self.session, None
+            await s.aclose()
+        if self.store is not None:
+            self.store.close()
+            self.store = None
+        if self.emulator is not None:
+            emu, self.emulator = self.emulator, None
+            emu.close()
+
+    # -- turns ----------------------------------------------------------------------------------
+
+    def observe(self, ev: Event) -> None:
+        self.state.apply(ev, self.clock.now())
+        if isinstance(ev, UsageReport):
+            self.model = ev.model
+        elif isinstance(ev, SubagentFinish):
+            self.sub_costs.append((ev.name, ev.cost))
+
+    async def send(self, text: str) -> AsyncIterator[Event]:
+        async for ev in self.session.send(text):
+            yield ev
+
+    async def delegate(self, task: str, *, agent: str, model: str | None) -> AsyncIterator[Event]:
+        """Run `task` in a subagent from the user's side; the transcript gets the call and
+        the summary, the prefix is untouched."""
+        from harness.delegation import delegate_from_session
+
+        if self.delegator is None:
+            raise ConfigError("subagents need the agents package", where="/agents")
+        yield SubagentStart(agent, model or "(its own model)", task)
+        result = await delegate_from_session(self.session, task, agent=agent, model=model)
+        yield result.finish_event()
+
+    def history(self) -> Iterator[tuple[str, str]]:
+        """(role, text) of the session's past messages, for a resumed session's screen."""
+        if self.session is None:
+            return
+        for msg in self.session.transcript.messages:
+            texts: list[str] = []
+            for block in msg.blocks:
+                kind = block.get("type")
+                if kind == "text":
+                    texts.append(str(block.get("text", "")))
+                elif kind == "tool_use":
+                    yield "tool", f"▸ {block.get('name')} (from the stored session)"
+            if texts:
+                yield msg.role, "\n".join(texts)
+
+    def panel_view(self) -> PanelView:
+        self.state.keepalive = self.keepalive
+        return self.state.view(self.clock.now())
+
+    # -- commands -------------------------------------------------------------------------------
+
+    def cost_text(self) -> str:
+        v = self.panel_view()
+        ledger = self.session.ledger if self.session is not None else None
+        lines = [
+            f"cost so far: main {format_dollars(v.cost_main)}, subagents "
+            f"{format_dollars(v.cost_sub)}, total {format_dollars(v.cost_main + v.cost_sub)}",
+            f"saved by the cache: {format_dollars(v.saved)} (hit rate {v.hit_rate:.1%} over "
+            f"{v.requests} requests)",
+        ]
+        if ledger is not None and ledger.rebilled:
+            causes = ", ".join(f"{k} {n:,}" for k, n in sorted(ledger.rebilled.items()))
+            lines.append(f"re-billed tokens by cause: {causes}")
+        for name, cost in self.sub_costs:
+            lines.append(f"  subagent {name}: {format_dollars(cost) if cost is not None else '?'}")
+        return "\n".join(lines)
+
+    def models_text(self) -> str:
+        names = sorted(p.model for p in self.prices)
+        return f"current model: {self.model}\nusage: /model MODEL (known: {', '.join(names)})"
+
+    async def set_keepalive(self, on: bool) -> str:
+        self.keepalive = on
+        if self.session is not None:
+            if on:
+                self.session.enable_keepalive()
+            else:
+                self.session.keepalive = None
+        if not on:
+            return "keep-alive off"
+        return "keep-alive on: idle pings keep the cache warm (spend capped at $0.50)"
+
+    async def keepalive_tick(self) -> list[Event]:
+        if not self.keepalive or self.session is None:
+            return []
+        events: list[Event] = await self.session.keepalive_tick()
+        for ev in events:
+            self.observe(ev)
+        return events
+
+    def sessions_text(self) -> str:
+        if self.store is None:
+            return "no session store"
+        rows = self.store.sessions()
+        if not rows:
+            return "no stored sessions yet"
+        out = ["stored sessions (newest first):"]
+        for r in sorted(rows, key=lambda r: r.updated, reverse=True)[:20]:
+            mark = "*" if r.id == self.session_id else " "
+            out.append(
+                f"{mark} {r.id}  {r.model}  {r.turns} turns  hit {r.hit_rate:.0%}  "
+                f"{format_dollars(r.cost)}"
+            )
+        out.append("/resume ID continues one (it reads the cache while it is warm)")
+        return "\n".join(out)
+
+    async def resume(self, session_id: str) -> None:
+        if self.agent is None or self.store is None:
+            raise ConfigError("resume needs a session store", where="/resume")
+        new = self.agent.resume(session_id)
+        old, self.session = self.session, new
+        if old is not None:
+            await old.aclose()
+        self.options.resume = session_id
+        self._bind_session()
+
+    def lint_text(self) -> str:
+        try:
+            from policies.api import lint_prefix  # type: ignore[import-not-found]
+        except ImportError:
+            return "the policy linter is not available yet"
+        return str(lint_prefix(self.session.prefix))
+
+    def agents_text(self) -> str:
+        if self.delegator is None:
+            return "no subagents available (the agents package is missing)"
+        lines = ["subagents (/agents NAME TASK runs one):"]
+        for d in self.delegator.registry:
+            lines.append(f"  {d.name} [{d.model or 'inherit'}]: {d.description}")
+        return "\n".join(lines)
+
+    def quote_switch(self, model: str) -> Quote:
+        q: Quote = self.session.quote_switch(model)
+        return q
+
+    async def switch_model(self, model: str, quote: Quote) -> None:
+        self.session.switch_model(model, quote=quote)
+        self.model = self.session.model
+        self.state.model = self.model
+        self.state.ttl = self._ttl(self.model)
+
+    def quote_compact(self) -> Quote:
+        q: Quote = self.session.quote_compaction()
+        return q
+
+    async def compact(self, quote: Quote) -> str:
+        events = await self.session.compact(quote=quote)
+        for ev in events:
+            self.observe(ev)
+        return f"compacted: the session continues on a new prefix ({len(events)} events)"
+
+
+def make_backend(options: BackendOptions) -> ChatBackend:
+    return ChatBackend(options)

@@ -1,0 +1,64 @@
+"""`prefixlock chat`: open the coding assistant (on the emulator when no API key is set)."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from harness.command import Command
+
+
+def _configure(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", default=None, help="model id (default claude-sonnet-4-6)")
+    p.add_argument("--resume", metavar="ID", default=None, help="resume a stored session")
+    p.add_argument(
+        "--workspace", type=Path, default=None, help="workspace root (default: current directory)"
+    )
+    p.add_argument(
+        "--store",
+        type=Path,
+        default=None,
+        help="session store (default: $PREFIXLOCK_STORE or ~/.prefixlock/sessions.sqlite)",
+    )
+    p.add_argument(
+        "--allow",
+        action="append",
+        choices=("write", "run"),
+        default=[],
+        help="do not ask before writes / commands (repeatable)",
+    )
+    p.add_argument(
+        "--offline", action="store_true", help="use the built-in emulator even if a key is set"
+    )
+
+
+def _run(args: argparse.Namespace) -> int:
+    # Heavy imports here so `prefixlock --help` stays fast.
+    from harness.errors import UserError
+
+    from .app import ChatApp
+    from .backend import DEFAULT_MODEL, BackendOptions, default_store_path, make_backend
+
+    workspace = (args.workspace or Path.cwd()).resolve()
+    if not workspace.is_dir():
+        raise UserError("not a directory", where=f"--workspace {args.workspace}")
+    opts = BackendOptions(
+        model=args.model or DEFAULT_MODEL,
+        workspace=workspace,
+        store_path=args.store or default_store_path(),
+        resume=args.resume,
+        api_key="" if args.offline else None,
+        allow=tuple(args.allow),
+    )
+    backend = make_backend(opts)
+    backend.check()  # unknown model, unknown session: one line and exit 2, before the screen
+    ChatApp(backend).run()
+    return 0
+
+
+COMMAND = Command(
+    help="open the coding assistant (TUI); offline on the emulator without a key",
+    configure=_configure,
+    run=_run,
+    order=20,
+)

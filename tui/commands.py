@@ -1,0 +1,103 @@
+"""Slash commands and key bindings of the chat app, as plain data and a pure parser.
+
+The app, the command palette and the help screen all read `COMMANDS` and `KEYS`, so a command
+or key cannot exist without being listed in the help.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    """One slash command: its name, argument synopsis and one line of help."""
+
+    name: str
+    args: str
+    help: str
+
+
+COMMANDS: tuple[CommandSpec, ...] = (
+    CommandSpec("model", "[MODEL]", "quote a model switch; switch, delegate or cancel"),
+    CommandSpec("agents", "[NAME TASK]", "list subagents, or run TASK in subagent NAME"),
+    CommandSpec("compact", "", "quote a compaction of the history, then compact"),
+    CommandSpec("cost", "", "dollars so far: main, subagents, saved by the cache"),
+    CommandSpec("sessions", "", "list stored sessions"),
+    CommandSpec("resume", "ID", "resume a stored session (its cache is read)"),
+    CommandSpec("keepalive", "on|off", "keep the cache warm while idle"),
+    CommandSpec("lint", "", "run the policy linter on the current prefix"),
+    CommandSpec("allow", "write|run", "stop asking before writes or commands"),
+    CommandSpec("clear", "", "clear the conversation view (the session is unchanged)"),
+    CommandSpec("help", "", "show every command and key"),
+    CommandSpec("quit", "", "save and quit"),
+)
+
+#: (key, what it does) for the help screen; the app's BINDINGS use the same keys.
+KEYS: tuple[tuple[str, str], ...] = (
+    ("enter", "send the message / run the command"),
+    ("ctrl+p", "command palette"),
+    ("f1", "help (this screen)"),
+    ("ctrl+o", "switch model (/model)"),
+    ("ctrl+e", "expand or fold every tool call"),
+    ("ctrl+l", "clear the conversation view"),
+    ("ctrl+k", "toggle keep-alive"),
+    ("ctrl+t", "toggle light / dark theme"),
+    ("tab / shift+tab", "move focus"),
+    ("up / down", "scroll the conversation (when focused)"),
+    ("y / a / n", "approval dialog: yes once / allow for the session / no"),
+    ("s / d / c", "switch dialog: switch / delegate to a subagent / cancel"),
+    ("escape", "close a dialog, or cancel the running turn"),
+    ("ctrl+q", "save and quit"),
+)
+
+_BY_NAME = {c.name: c for c in COMMANDS}
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A parsed input line: a command with its argument words, or plain text for the model."""
+
+    command: str | None  # None: a message for the model
+    args: tuple[str, ...] = ()
+    text: str = ""
+    error: str | None = None  # an unknown command or a bad argument, said to the user
+
+
+def parse(line: str) -> Parsed:
+    """Split an input line into a slash command or a message.
+
+    `//text` sends `/text` to the model, so a message can start with a slash.
+    """
+    stripped = line.strip()
+    if not stripped.startswith("/"):
+        return Parsed(None, text=stripped)
+    if stripped.startswith("//"):
+        return Parsed(None, text=stripped[1:])
+    words = stripped[1:].split()
+    if not words:
+        return Parsed(None, error="an empty command; /help lists them")
+    name, args = words[0].lower(), tuple(words[1:])
+    if name not in _BY_NAME:
+        close = [c.name for c in COMMANDS if c.name.startswith(name[:2])]
+        hint = f" (did you mean /{close[0]}?)" if close else ""
+        return Parsed(
+            name, args, stripped, error=f"unknown command /{name}{hint}; /help lists them"
+        )
+    if name == "keepalive" and (len(args) > 1 or (args and args[0] not in ("on", "off"))):
+        return Parsed(name, args, stripped, error="usage: /keepalive on|off")
+    if name == "resume" and len(args) != 1:
+        return Parsed(name, args, stripped, error="usage: /resume ID (see /sessions)")
+    if name == "allow" and (len(args) != 1 or args[0] not in ("write", "run")):
+        return Parsed(name, args, stripped, error="usage: /allow write|run")
+    if name == "model" and len(args) > 1:
+        return Parsed(name, args, stripped, error="usage: /model [MODEL]")
+    return Parsed(name, args, stripped)
+
+
+def complete(prefix: str) -> list[str]:
+    """Commands whose name starts with what was typed after the slash."""
+    if not prefix.startswith("/"):
+        return []
+    word = prefix[1:].lower()
+    return [f"/{c.name}" for c in COMMANDS if c.name.startswith(word)]

@@ -1,0 +1,47 @@
+"""The cache guard's quotes (model switch, compaction) as label/value rows for the dialogs.
+
+Pure formatting over `harness.quote.Quote`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from harness.quote import Quote
+
+from .state import format_countdown, format_dollars
+
+
+@dataclass(frozen=True)
+class QuoteRows:
+    rows: tuple[tuple[str, str], ...]
+    advice: str = ""
+    warns: bool = True  # False: nothing is cached, the action costs nothing extra
+
+
+def _money(value: object) -> str:
+    from decimal import Decimal
+
+    return "unpriced" if value is None else format_dollars(Decimal(str(value)))
+
+
+def quote_rows(quote: Quote) -> QuoteRows:
+    """Rows for a switch or compaction quote: tokens re-billed, dollars, break-even, warm time."""
+    rows: list[tuple[str, str]] = [
+        ("tokens re-billed", f"{quote.tokens_rebilled:,}"),
+        ("re-bill dollars", _money(quote.dollars)),
+        (
+            "next turn",
+            f"{_money(quote.next_turn_with)} vs {_money(quote.next_turn_without)} staying",
+        ),
+        (
+            "break-even",
+            "never" if quote.break_even_turns is None else f"{quote.break_even_turns} turns",
+        ),
+        ("cache warm for", format_countdown(quote.warm_seconds)),
+    ]
+    advice = ""
+    alt = quote.alternative
+    if alt is not None:
+        advice = f"cheaper: {alt.text}"
+    return QuoteRows(tuple(rows), advice, quote.warns)

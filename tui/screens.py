@@ -1,0 +1,173 @@
+"""Modal screens: tool approval, the priced model switch, compaction confirm, help, text pages."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding, BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.screen import ModalScreen
+from textual.widgets import Button, Static
+
+from harness.workspace import ApprovalRequest, Decision
+
+from .commands import COMMANDS, KEYS
+from .quotes import QuoteRows
+
+
+class ApprovalScreen(ModalScreen[Decision]):
+    """Ask before a write, an edit or a command: yes once, allow for the session, or no."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer('once')", "yes"),
+        Binding("a", "answer('session')", "allow for session"),
+        Binding("n", "answer('deny')", "no"),
+        Binding("escape", "answer('deny')", "no", show=False),
+    ]
+
+    def __init__(self, request: ApprovalRequest) -> None:
+        super().__init__(classes="dialog-screen")
+        self.request = request
+
+    def compose(self) -> ComposeResult:
+        kind = "write a file" if self.request.action == "write" else "run a command"
+        with Vertical(classes="dialog", id="approval"):
+            yield Static(Text(f"The agent wants to {kind}", style="bold"), classes="dialog-title")
+            yield Static(Text(self.request.summary), classes="dialog-summary")
+            with VerticalScroll(classes="dialog-detail"):
+                yield Static(Text(self.request.detail[:20_000]), markup=False)
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Yes [y]", id="once", variant="primary")
+                yield Button("Always [a]", id="session")
+                yield Button("No [n]", id="deny", variant="error")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.action_answer(event.button.id or "deny")
+
+    def action_answer(self, decision: str) -> None:
+        self.dismiss("session" if decision == "session" else decision == "once")
+
+
+class SwitchScreen(ModalScreen[str]):
+    """The cache guard's price of a model switch, and three ways out: switch, delegate, cancel."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("s", "choose('switch')", "switch"),
+        Binding("d", "choose('delegate')", "subagent"),
+        Binding("c", "choose('cancel')", "cancel"),
+        Binding("escape", "choose('cancel')", "cancel", show=False),
+    ]
+
+    def __init__(self, current: str, target: str, rows: QuoteRows) -> None:
+        super().__init__(classes="dialog-screen")
+        self.current = current
+        self.target = target
+        self.rows = rows
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="switch"):
+            yield Static(
+                Text(f"Switch {self.current} → {self.target}?", style="bold"),
+                classes="dialog-title",
+            )
+            table = Text()
+            for label, value in self.rows.rows:
+                table.append(f"{label:<22}", style="bold")
+                table.append(f"{value}\n")
+            if self.rows.advice:
+                table.append(self.rows.advice, style="italic")
+            yield Static(table, classes="dialog-detail quote")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Switch [s]", id="switch", variant="warning")
+                yield Button("Subagent [d]", id="delegate", variant="primary")
+                yield Button("Cancel [c]", id="cancel")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.action_choose(event.button.id or "cancel")
+
+    def action_choose(self, choice: str) -> None:
+        self.dismiss(choice)
+
+
+class ConfirmScreen(ModalScreen[bool]):
+    """A priced action (compaction) shown before it happens: go ahead or cancel."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "yes"),
+        Binding("n", "answer(False)", "no"),
+        Binding("escape", "answer(False)", "no", show=False),
+    ]
+
+    def __init__(self, title: str, rows: QuoteRows) -> None:
+        super().__init__(classes="dialog-screen")
+        self.title_text = title
+        self.rows = rows
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="confirm"):
+            yield Static(Text(self.title_text, style="bold"), classes="dialog-title")
+            table = Text()
+            for label, value in self.rows.rows:
+                table.append(f"{label:<22}", style="bold")
+                table.append(f"{value}\n")
+            if self.rows.advice:
+                table.append(self.rows.advice, style="italic")
+            yield Static(table, classes="dialog-detail quote")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Yes [y]", id="yes", variant="warning")
+                yield Button("No [n]", id="no")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
+
+
+def help_text() -> Text:
+    t = Text()
+    t.append("Commands\n", style="bold underline")
+    for c in COMMANDS:
+        t.append(f"  /{c.name} {c.args}".ljust(26), style="bold")
+        t.append(f"{c.help}\n")
+    t.append("\nKeys\n", style="bold underline")
+    for key, what in KEYS:
+        t.append(f"  {key}".ljust(26), style="bold")
+        t.append(f"{what}\n")
+    t.append("\nThe cache panel: hit rate (session), per-turn sparkline, the last turn's read/\n")
+    t.append("written/new tokens, time until the cache goes cold, dollars main/subagents and\n")
+    t.append("saved against no cache, and the cause of the last miss.")
+    return t
+
+
+class TextScreen(ModalScreen[None]):
+    """A scrollable page of text (help, /cost, /sessions, /lint); any close key returns."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape", "close", "close"),
+        Binding("q", "close", "close", show=False),
+        Binding("f1", "close", "close", show=False),
+    ]
+
+    def __init__(self, title: str, body: Text, screen_id: str = "page") -> None:
+        super().__init__(classes="dialog-screen")
+        self.title_text = title
+        self.body = body
+        self.screen_id = screen_id
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog page", id=self.screen_id):
+            yield Static(Text(self.title_text, style="bold"), classes="dialog-title")
+            with VerticalScroll(classes="page-body"):
+                yield Static(self.body, markup=False)
+            yield Static(Text("escape: close", style="dim"), classes="dialog-hint")
+
+    def action_close(self) -> None:
+        self.dismiss(None)
+
+
+class HelpScreen(TextScreen):
+    def __init__(self) -> None:
+        super().__init__("prefixlock chat: help", help_text(), "help")

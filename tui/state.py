@@ -1,0 +1,209 @@
+"""What the cache panel shows, computed from the session's events: no widgets, no I/O.
+
+`CacheState.apply(event)` folds each event of `harness.events` into running figures; the panel
+widget only formats `CacheState.view(now)`. Keeping this apart from Textual makes the numbers
+testable against the session's ledger without a terminal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+from harness.events import (
+    CacheBreak,
+    Event,
+    KeepAlivePing,
+    PrefixChanged,
+    SubagentFinish,
+    UsageReport,
+)
+from harness.usage import Usage
+
+ZERO = Decimal(0)
+
+
+@dataclass
+class TurnFigures:
+    """One user turn (all of its model requests together)."""
+
+    turn: int
+    usage: Usage = field(default_factory=Usage)
+    cost: Decimal = ZERO
+    requests: int = 0
+
+    @property
+    def hit_rate(self) -> float:
+        return self.usage.hit_rate
+
+
+@dataclass(frozen=True)
+class MissInfo:
+    cause: str
+    tokens: int
+    dollars: Decimal | None
+    detail: str = ""
+
+    def describe(self) -> str:
+        cost = f", ${self.dollars:.4f}" if self.dollars is not None else ""
+        detail = f": {self.detail}" if self.detail else ""
+        return f"{self.cause} ({self.tokens:,} tok re-billed{cost}){detail}"
+
+
+@dataclass(frozen=True)
+class PanelView:
+    """Everything the panel prints, already computed."""
+
+    model: str
+    hit_rate: float  # session, main agent
+    sparkline: tuple[float, ...]  # per-turn hit rates, oldest first
+    last_read: int
+    last_written: int
+    last_uncached: int
+    warm_seconds: float | None  # None: nothing cached yet; 0: cold
+    cost_main: Decimal
+    cost_sub: Decimal
+    saved: Decimal
+    last_miss: str | None
+    keepalive: bool
+    requests: int
+
+
+class CacheState:
+    """Running figures of one session, fed event by event.
+
+    `ttl` is how long an entry stays warm after its last write or read (the TTL is refreshed on
+    every hit); the caller passes the model's TTL and the clock time of each request.
+    """
+
+    def __init__(self, model: str, ttl: float = 300.0) -> None:
+        self.model = model
+        self.ttl = ttl
+        self.keepalive = False
+        self.turns: list[TurnFigures] = []
+        self.total = Usage()
+        self.cost_main = ZERO
+        self.cost_without_cache_main = ZERO
+        self.cost_sub = ZERO
+        self.cost_sub_without_cache = ZERO
+        self.sub_usage = Usage()
+        self.keepalive_cost = ZERO
+        self.requests = 0
+        self.last_miss: MissInfo | None = None
+        self.last_request_at: float | None = None
+        self.unpriced = False
+
+    # -- folding events -------------------------------------------------------------------------
+
+    def apply(self, event: Event, now: float | None = None) -> None:
+        """Fold one event; `now` is the clock time it arrived (for the warm countdown)."""
+        if isinstance(event, UsageReport):
+            self._usage(event, now)
+        elif isinstance(event, CacheBreak):
+            self.last_miss = MissInfo(
+                event.cause, event.tokens_rebilled, event.dollars, event.detail
+            )
+        elif isinstance(event, SubagentFinish):
+            self.sub_usage = self.sub_usage + event.usage
+            if event.cost is not None:
+                self.cost_sub += event.cost
+        elif isinstance(event, KeepAlivePing):
+            if event.cost is not None:
+                self.keepalive_cost += event.cost
+            if now is not None and event.read_tokens:
+                self.last_request_at = now
+        elif isinstance(event, PrefixChanged):
+            self.model = event.model
+
+    def _usage(self, ev: UsageReport, now: float | None) -> None:
+        self.model = ev.model
+        self.requests += 1
+        self.total = self.total + ev.usage
+        if ev.cost is None:
+            self.unpriced = True
+        else:
+            self.cost_main += ev.cost
+        if ev.cost_without_cache is not None:
+            self.cost_without_cache_main += ev.cost_without_cache
+        if not self.turns or self.turns[-1].turn != ev.turn:
+            self.turns.append(TurnFigures(ev.turn))
+        t = self.turns[-1]
+        t.usage = t.usage + ev.usage
+        t.cost += ev.cost or ZERO
+        t.requests += 1
+        if now is not None and (ev.usage.cache_read or ev.usage.cache_write):
+            self.last_request_at = now
+
+    def note_subagent_cost(self, cost: Decimal, cost_without_cache: Decimal) -> None:
+        """Add a subagent's cost when it comes from a ledger rather than an event."""
+        self.cost_sub += cost
+        self.cost_sub_without_cache += cost_without_cache
+
+    # -- figures --------------------------------------------------------------------------------
+
+    @property
+    def hit_rate(self) -> float:
+        return self.total.hit_rate
+
+    @property
+    def saved(self) -> Decimal:
+        """Dollars the cache saved the main agent against sending everything uncached."""
+        return self.cost_without_cache_main - self.cost_main
+
+    def warm_seconds(self, now: float) -> float | None:
+        if self.last_request_at is None:
+            return None
+        return max(0.0, self.last_request_at + self.ttl - now)
+
+    def view(self, now: float, last: int = 30) -> PanelView:
+        t = self.turns[-1] if self.turns else TurnFigures(0)
+        return PanelView(
+            model=self.model,
+            hit_rate=self.hit_rate,
+            sparkline=tuple(x.hit_rate for x in self.turns[-last:]),
+            last_read=t.usage.cache_read,
+            last_written=t.usage.cache_write,
+            last_uncached=t.usage.uncached_input,
+            warm_seconds=self.warm_seconds(now),
+            cost_main=self.cost_main + self.keepalive_cost,
+            cost_sub=self.cost_sub,
+            saved=self.saved,
+            last_miss=self.last_miss.describe() if self.last_miss else None,
+            keepalive=self.keepalive,
+            requests=self.requests,
+        )
+
+
+def format_countdown(seconds: float | None) -> str:
+    """'4:37 warm', 'cold', or 'no cache yet'; whole seconds so snapshots do not drift."""
+    if seconds is None:
+        return "no cache yet"
+    if seconds <= 0:
+        return "cold"
+    s = int(seconds)
+    if s >= 3600:
+        return f"{s // 3600}h{(s % 3600) // 60:02d}m warm"
+    return f"{s // 60}:{s % 60:02d} warm"
+
+
+def format_tokens(n: int) -> str:
+    if n >= 1_000_000:
+        return f"{n / 1_000_000:.1f}M"
+    if n >= 10_000:
+        return f"{n / 1000:.0f}K"
+    if n >= 1000:
+        return f"{n / 1000:.1f}K"
+    return str(n)
+
+
+def format_dollars(d: Decimal) -> str:
+    return f"${d:.4f}" if abs(d) < 1 else f"${d:.2f}"
+
+
+_BARS = "▁▂▃▄▅▆▇█"
+
+
+def sparkline(values: tuple[float, ...] | list[float], width: int = 20) -> str:
+    """Hit rates 0..1 as block characters, newest on the right, at most `width` of them."""
+    vals = list(values)[-width:]
+    return "".join(_BARS[min(len(_BARS) - 1, int(v * (len(_BARS) - 1) + 0.5))] for v in vals)
