@@ -37,8 +37,11 @@ def _paragraph(i: int, tokens: int) -> str:
 
 def _prefix() -> FrozenPrefix:
     tools = [
-        {"name": f"tool_{i}", "description": f"tool number {i}",
-         "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}}}
+        {
+            "name": f"tool_{i}",
+            "description": f"tool number {i}",
+            "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}},
+        }
         for i in range(12)
     ]
     return FrozenPrefix(system=_paragraph(0, 8_000), tools=tools)
@@ -47,7 +50,11 @@ def _prefix() -> FrozenPrefix:
 def _grow(t: Transcript, i: int, tokens: int) -> None:
     """One agent round: user text, a tool call, its (large) result, an answer."""
     t.append(Message.user(f"step {i}: look at module {i}"))
-    t.append(Message.assistant([text_block("checking"), tool_use_block(f"c{i}", "tool_1", {"path": f"m{i}.py"})]))
+    t.append(
+        Message.assistant(
+            [text_block("checking"), tool_use_block(f"c{i}", "tool_1", {"path": f"m{i}.py"})]
+        )
+    )
     t.append(Message.user([tool_result_block(f"c{i}", _paragraph(i, tokens))]))
     t.append(Message.assistant(f"module {i} is fine"))
 
@@ -83,7 +90,7 @@ def run() -> dict[str, dict[int, float]]:
     figures: dict[str, dict[int, float]] = {}
     for api in APIS:
         figures[api] = {size: measure(api, size) for size in SIZES}
-    print("\nclient work per turn (median of %d turns), microseconds" % TURNS)
+    print(f"\nclient work per turn (median of {TURNS} turns), microseconds")
     print(f"{'api':18}" + "".join(f"{s:>12,}" for s in SIZES) + "   1M / 10K")
     for api, row in figures.items():
         ratio = row[SIZES[-1]] / row[SIZES[0]]

@@ -8,14 +8,24 @@ from typing import Any
 
 import pytest
 import respx
+from helpers.httpx_bridge import async_client
 
 from harness.prefix import FrozenPrefix
 from harness.tools import Tool, make_tool
-from helpers.httpx_bridge import async_client
 
 TOOL_NAMES = (
-    "read_file", "write_file", "list_files", "grep", "run_tests", "git_diff",
-    "git_log", "search_docs", "open_issue", "format_code", "lint", "fetch_url",
+    "read_file",
+    "write_file",
+    "list_files",
+    "grep",
+    "run_tests",
+    "git_diff",
+    "git_log",
+    "search_docs",
+    "open_issue",
+    "format_code",
+    "lint",
+    "fetch_url",
 )
 
 
@@ -23,7 +33,10 @@ def _tool(name: str) -> Tool:
     def fn(path: str, limit: int = 10) -> str:
         return f"{name}({path}, {limit})"
 
-    fn.__doc__ = f"Tool {name}: does {name.replace('_', ' ')} on a workspace path.\n\nArgs:\n    path: the path.\n    limit: at most this many items."
+    fn.__doc__ = (
+        f"Tool {name}: does {name.replace('_', ' ')} on a workspace path.\n\n"
+        "Args:\n    path: the path.\n    limit: at most this many items."
+    )
     return make_tool(fn, name=name)
 
 

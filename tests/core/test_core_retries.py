@@ -11,14 +11,14 @@ from typing import Any
 import httpx
 import pytest
 import respx
+from helpers import sse_responses as sse
+from helpers.httpx_bridge import cut_response
 
 from harness.agent import Agent
 from harness.errors import ProviderError
 from harness.events import ProviderFault, TurnComplete
 from harness.prefix import FrozenPrefix
 from harness.settings import Settings
-from helpers import sse_responses as sse
-from helpers.httpx_bridge import cut_response
 
 KEY = "sk-ant-very-secret-key"
 URL = "https://api.anthropic.com/v1/messages"
@@ -26,24 +26,55 @@ PREFIX = FrozenPrefix(system="You help.", tools=[])
 
 
 def _agent(http_client: Any, sleep: Any, model: str = "claude-haiku-4-5", **settings: Any) -> Agent:
-    return Agent(PREFIX, model=model, api_key=KEY, http_client=http_client, sleep=sleep,
-                 settings=Settings(**settings))
+    return Agent(
+        PREFIX,
+        model=model,
+        api_key=KEY,
+        http_client=http_client,
+        sleep=sleep,
+        settings=Settings(**settings),
+    )
 
 
 def _error(status: int, kind: str, headers: dict[str, str] | None = None) -> httpx.Response:
-    return httpx.Response(status, headers=headers or {},
-                          json={"type": "error", "error": {"type": kind, "message": f"{kind} {KEY[:5]}"}})
+    return httpx.Response(
+        status,
+        headers=headers or {},
+        json={"type": "error", "error": {"type": kind, "message": f"{kind} {KEY[:5]}"}},
+    )
 
 
 FAULTS = {
     "429-retry-after": (_error(429, "rate_limit_error", {"retry-after": "7"}), 7.0),
-    "429-retry-after-ms": (_error(429, "rate_limit_error", {"retry-after-ms": "1500", "retry-after": "2"}), 1.5),
+    "429-retry-after-ms": (
+        _error(429, "rate_limit_error", {"retry-after-ms": "1500", "retry-after": "2"}),
+        1.5,
+    ),
     "529": (_error(529, "overloaded_error"), None),
     "500": (_error(500, "api_error"), None),
-    "cut-stream": (cut_response(200, sse._frames(sse.anthropic_events("partial answer", stop=False)[:3], True)), None),
-    "sse-error": (httpx.Response(200, headers=sse.SSE, content=sse._frames(
-        [*sse.anthropic_events("hal", stop=False)[:2],
-         {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}], True)), None),
+    "cut-stream": (
+        cut_response(
+            200, sse._frames(sse.anthropic_events("partial answer", stop=False)[:3], True)
+        ),
+        None,
+    ),
+    "sse-error": (
+        httpx.Response(
+            200,
+            headers=sse.SSE,
+            content=sse._frames(
+                [
+                    *sse.anthropic_events("hal", stop=False)[:2],
+                    {
+                        "type": "error",
+                        "error": {"type": "overloaded_error", "message": "Overloaded"},
+                    },
+                ],
+                True,
+            ),
+        ),
+        None,
+    ),
 }
 
 
@@ -53,7 +84,9 @@ async def test_fault_is_retried_without_duplicating_the_turn(
 ) -> None:
     waited, sleep = sleeps
     response, expected_wait = FAULTS[fault]
-    route = router.post(URL).mock(side_effect=[sse.anthropic("first"), response, sse.anthropic("second")])
+    route = router.post(URL).mock(
+        side_effect=[sse.anthropic("first"), response, sse.anthropic("second")]
+    )
     async with _agent(http_client, sleep).session() as s:
         await s.ask("one")
         events = [e async for e in s.send("two")]
@@ -89,7 +122,9 @@ async def test_529_status_is_retryable_and_exhaustion_raises(
     assert len(s.transcript) == 0 and len(s.ledger) == 0  # nothing half-recorded
 
 
-async def test_client_errors_are_not_retried(router: respx.Router, http_client: Any, sleeps: Any) -> None:
+async def test_client_errors_are_not_retried(
+    router: respx.Router, http_client: Any, sleeps: Any
+) -> None:
     waited, sleep = sleeps
     route = router.post(URL).mock(return_value=_error(400, "invalid_request_error"))
     async with _agent(http_client, sleep).session() as s:
@@ -101,14 +136,17 @@ async def test_client_errors_are_not_retried(router: respx.Router, http_client: 
 
 async def test_retry_after_is_capped(router: respx.Router, http_client: Any, sleeps: Any) -> None:
     waited, sleep = sleeps
-    router.post(URL).mock(side_effect=[_error(429, "rate_limit_error", {"retry-after": "3600"}),
-                                       sse.anthropic("ok")])
+    router.post(URL).mock(
+        side_effect=[_error(429, "rate_limit_error", {"retry-after": "3600"}), sse.anthropic("ok")]
+    )
     async with _agent(http_client, sleep, retry_max_wait=30).session() as s:
         assert await s.ask("hello") == "ok"
     assert waited == [30.0]
 
 
-async def test_connection_error_is_retried(router: respx.Router, http_client: Any, sleeps: Any) -> None:
+async def test_connection_error_is_retried(
+    router: respx.Router, http_client: Any, sleeps: Any
+) -> None:
     waited, sleep = sleeps
     router.post(URL).mock(side_effect=[httpx.ConnectError("refused"), sse.anthropic("ok")])
     async with _agent(http_client, sleep).session() as s:
@@ -116,30 +154,51 @@ async def test_connection_error_is_retried(router: respx.Router, http_client: An
     assert len(waited) == 1
 
 
-@pytest.mark.parametrize(("model", "url", "ok"), [
-    ("gpt-5", "https://api.openai.com/v1/chat/completions", sse.chat),
-    ("openai-responses:gpt-5", "https://api.openai.com/v1/responses", sse.responses),
-])
+@pytest.mark.parametrize(
+    ("model", "url", "ok"),
+    [
+        ("gpt-5", "https://api.openai.com/v1/chat/completions", sse.chat),
+        ("openai-responses:gpt-5", "https://api.openai.com/v1/responses", sse.responses),
+    ],
+)
 async def test_openai_faults_are_retried(
     model: str, url: str, ok: Any, router: respx.Router, http_client: Any, sleeps: Any
 ) -> None:
     waited, sleep = sleeps
-    cut = cut_response(200, b'data: {"id":"c","choices":[{"index":0,"delta":{"content":"par"}}]}\n\n')
-    stream_error = httpx.Response(200, headers=sse.SSE, content=(
-        b'data: {"error": {"message": "server had an error", "type": "server_error"}}\n\n'
-        if "chat" in url else
-        b'event: error\ndata: {"type": "error", "code": "server_error", "message": "boom"}\n\n'))
-    route = router.post(url).mock(side_effect=[
-        httpx.Response(429, headers={"retry-after-ms": "250"}, json={"error": {"message": "slow down", "type": "rate_limit_error"}}),
-        httpx.Response(503, json={"error": {"message": "unavailable"}}),
-        cut, stream_error, ok(text="fine"),
-    ])
+    cut = cut_response(
+        200, b'data: {"id":"c","choices":[{"index":0,"delta":{"content":"par"}}]}\n\n'
+    )
+    stream_error = httpx.Response(
+        200,
+        headers=sse.SSE,
+        content=(
+            b'data: {"error": {"message": "server had an error", "type": "server_error"}}\n\n'
+            if "chat" in url
+            else b"event: error\n"
+            b'data: {"type": "error", "code": "server_error", "message": "boom"}\n\n'
+        ),
+    )
+    route = router.post(url).mock(
+        side_effect=[
+            httpx.Response(
+                429,
+                headers={"retry-after-ms": "250"},
+                json={"error": {"message": "slow down", "type": "rate_limit_error"}},
+            ),
+            httpx.Response(503, json={"error": {"message": "unavailable"}}),
+            cut,
+            stream_error,
+            ok(text="fine"),
+        ]
+    )
     agent = Agent(PREFIX, model=model, api_key=KEY, http_client=http_client, sleep=sleep)
     async with agent.session() as s:
         events = [e async for e in s.send("hello")]
     assert route.call_count == 5
     assert waited[0] == 0.25 and len(waited) == 4
-    assert [type(e).__name__ for e in events if isinstance(e, ProviderFault)] == ["ProviderFault"] * 4
+    assert [type(e).__name__ for e in events if isinstance(e, ProviderFault)] == [
+        "ProviderFault"
+    ] * 4
     assert isinstance(events[-1], TurnComplete) and events[-1].text == "fine"
     assert [m.text for m in s.transcript] == ["hello", "fine"]
     bodies = {c.request.content for c in route.calls}
@@ -160,11 +219,21 @@ async def test_failed_tool_followup_keeps_results_for_next_turn(
         return "pong"
 
     prefix = FrozenPrefix(system="s", tools=[ping])
-    route = router.post(URL).mock(side_effect=[
-        sse.anthropic(tools=[("t1", "ping", {})]), _error(500, "api_error"), sse.anthropic("done"),
-    ])
-    agent = Agent(prefix, model="claude-haiku-4-5", api_key=KEY, http_client=http_client,
-                  sleep=sleep, settings=Settings(retries=0))
+    route = router.post(URL).mock(
+        side_effect=[
+            sse.anthropic(tools=[("t1", "ping", {})]),
+            _error(500, "api_error"),
+            sse.anthropic("done"),
+        ]
+    )
+    agent = Agent(
+        prefix,
+        model="claude-haiku-4-5",
+        api_key=KEY,
+        http_client=http_client,
+        sleep=sleep,
+        settings=Settings(retries=0),
+    )
     async with agent.session() as s:
         with pytest.raises(ProviderError):
             await s.ask("ping it")

@@ -11,13 +11,13 @@ from typing import Any
 import httpx
 import pytest
 import respx
+from helpers import sse_responses as sse
 
 from harness.agent import Agent
 from harness.canonical import canonical_bytes
 from harness.events import ToolResult, TurnComplete
 from harness.prefix import FrozenPrefix
 from harness.providers import cache_key_for
-from helpers import sse_responses as sse
 
 M = Decimal(1_000_000)
 TURNS = 20
@@ -35,16 +35,25 @@ def _script(kind: str) -> Any:
         wants_tool = "turn 3" in last_user_text or "turn 7" in last_user_text
         call = [(f"call_{n}", "read_file", {"path": f"src/{n}.py"})] if wants_tool else []
         if kind == "anthropic":
-            usage = {"input_tokens": 40 + n, "cache_creation_input_tokens": 300 + 3 * n,
-                     "cache_read_input_tokens": 10_000 + 500 * n}
+            usage = {
+                "input_tokens": 40 + n,
+                "cache_creation_input_tokens": 300 + 3 * n,
+                "cache_read_input_tokens": 10_000 + 500 * n,
+            }
             return sse.anthropic(text=f"answer {n}", tools=call, usage=usage, output=20 + n)
         if kind == "deepseek":
-            usage = {"prompt_tokens": 10_500 + 600 * n, "completion_tokens": 20 + n,
-                     "prompt_cache_hit_tokens": 10_000 + 500 * n,
-                     "prompt_cache_miss_tokens": 500 + 100 * n}
+            usage = {
+                "prompt_tokens": 10_500 + 600 * n,
+                "completion_tokens": 20 + n,
+                "prompt_cache_hit_tokens": 10_000 + 500 * n,
+                "prompt_cache_miss_tokens": 500 + 100 * n,
+            }
             return sse.chat(text=f"answer {n}", tools=call, usage=usage)
-        usage = {"prompt_tokens": 10_500 + 600 * n, "completion_tokens": 20 + n,
-                 "prompt_tokens_details": {"cached_tokens": 10_112 + 512 * n}}
+        usage = {
+            "prompt_tokens": 10_500 + 600 * n,
+            "completion_tokens": 20 + n,
+            "prompt_tokens_details": {"cached_tokens": 10_112 + 512 * n},
+        }
         return sse.chat(text=f"answer {n}", tools=call, usage=usage)
 
     return respond, state
@@ -55,16 +64,25 @@ def _hand_cost(kind: str, requests: int) -> Decimal:
     total = Decimal(0)
     for n in range(requests):
         if kind == "anthropic":  # claude-opus-4-7: in 5, 5m write 6.25, read 0.50, out 25
-            total += (Decimal(40 + n) * 5 + Decimal(300 + 3 * n) * Decimal("6.25")
-                      + Decimal(10_000 + 500 * n) * Decimal("0.50") + Decimal(20 + n) * 25) / M
+            total += (
+                Decimal(40 + n) * 5
+                + Decimal(300 + 3 * n) * Decimal("6.25")
+                + Decimal(10_000 + 500 * n) * Decimal("0.50")
+                + Decimal(20 + n) * 25
+            ) / M
         elif kind == "openai":  # gpt-5: in 1.25, cached 0.125, out 10; prompt includes cached
             cached = 10_112 + 512 * n
-            total += (Decimal(10_500 + 600 * n - cached) * Decimal("1.25")
-                      + Decimal(cached) * Decimal("0.125") + Decimal(20 + n) * 10) / M
+            total += (
+                Decimal(10_500 + 600 * n - cached) * Decimal("1.25")
+                + Decimal(cached) * Decimal("0.125")
+                + Decimal(20 + n) * 10
+            ) / M
         else:  # deepseek-v4-flash: miss 0.14, hit 0.0028, out 0.28
-            total += (Decimal(500 + 100 * n) * Decimal("0.14")
-                      + Decimal(10_000 + 500 * n) * Decimal("0.0028")
-                      + Decimal(20 + n) * Decimal("0.28")) / M
+            total += (
+                Decimal(500 + 100 * n) * Decimal("0.14")
+                + Decimal(10_000 + 500 * n) * Decimal("0.0028")
+                + Decimal(20 + n) * Decimal("0.28")
+            ) / M
     return total
 
 
@@ -77,15 +95,25 @@ CASES = [
 
 @pytest.mark.parametrize(("kind", "model", "url", "base_url"), CASES, ids=[c[0] for c in CASES])
 async def test_twenty_turns(
-    kind: str, model: str, url: str, base_url: str | None, big_prefix: FrozenPrefix,
-    router: respx.Router, http_client: Any,
+    kind: str,
+    model: str,
+    url: str,
+    base_url: str | None,
+    big_prefix: FrozenPrefix,
+    router: respx.Router,
+    http_client: Any,
 ) -> None:
     assert big_prefix.segment("system").tokens >= 10_000
     assert len(big_prefix.tools) == 12
     respond, state = _script(kind)
     route = router.post(url).mock(side_effect=respond)
-    agent = Agent(big_prefix, model=model, api_key="sk-secret-test", base_url=base_url,
-                  http_client=http_client)
+    agent = Agent(
+        big_prefix,
+        model=model,
+        api_key="sk-secret-test",
+        base_url=base_url,
+        http_client=http_client,
+    )
     async with agent.session("session-20") as s:
         for turn in range(TURNS):
             events = [e async for e in s.send(f"turn {turn}: go on")]
@@ -96,13 +124,17 @@ async def test_twenty_turns(
         assert len(sent) == TURNS + 2 == len(s.requests) == len(s.ledger)
         # Every request: the same prefix bytes, the exact body we built.
         if kind == "anthropic":
-            prefix_parts = {(canonical_bytes(b["tools"]), canonical_bytes(b["system"])) for b in sent}
+            prefix_parts = {
+                (canonical_bytes(b["tools"]), canonical_bytes(b["system"])) for b in sent
+            }
             for b in sent:
                 marks = json.dumps(b).count('"cache_control"')
                 assert 3 <= marks <= 4
                 assert "cache_control" in b["messages"][-1]["content"][-1]
         else:
-            prefix_parts = {(canonical_bytes(b["tools"]), canonical_bytes(b["messages"][0])) for b in sent}
+            prefix_parts = {
+                (canonical_bytes(b["tools"]), canonical_bytes(b["messages"][0])) for b in sent
+            }
             keys = {b["prompt_cache_key"] for b in sent}
             assert keys == {cache_key_for("session-20")}
         assert len(prefix_parts) == 1

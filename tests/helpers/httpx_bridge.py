@@ -55,7 +55,9 @@ class CutStream(httpx2.AsyncByteStream):
         raise httpx2.RemoteProtocolError("peer closed connection without sending complete body")
 
 
-def cut_response(status: int, data: bytes, content_type: str = "text/event-stream") -> httpx.Response:
+def cut_response(
+    status: int, data: bytes, content_type: str = "text/event-stream"
+) -> httpx.Response:
     """A respx-side response whose body will be cut after `data` on the httpx2 side."""
     response = httpx.Response(status, headers={"content-type": content_type}, content=data)
     response.cut_stream = CutStream(data)  # type: ignore[attr-defined]
