@@ -189,7 +189,7 @@ _TURNS: list[list[Step]] = [
         ),
     ],
     [
-        _s("Searching for rounding calls.", "grep", pattern="round(", path="invoice"),
+        _s("Searching for rounding calls.", "grep", pattern="round_cents", path="invoice"),
         _s("Checking the decimal context settings too.", "grep", pattern="ROUND_", path="invoice"),
         _s(
             "Totals are rounded in `invoice/money.py` by `round_cents()`, which uses "

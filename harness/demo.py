@@ -1,0 +1,514 @@
+"""`prefixlock demo`: what prompt caching is worth, measured offline in under a minute.
+
+The same scripted coding session (the emulator's built-in one: 10 user turns, 30+ requests, a
+22K-token system prompt and tools) runs twice, through prefixlock's Agent and through a
+deliberately naive client written directly on the official `anthropic` SDK (current time in the
+system prompt, tools in a new order every request, no cache breakpoints, a mid-session model
+switch), each against two emulator configurations: a cache-aware server and a crude one (random
+routing over several machines, little cache capacity). Both clients switch model at the same
+turn, so the difference is cache behaviour only. Everything runs in-process on a ManualClock:
+no key, no network, no real waiting.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .command import Command
+
+if TYPE_CHECKING:
+    from .emulator import Emulator, EmulatorConfig, RecordedRequest
+    from .prices import PriceTable
+    from .usage import Usage
+
+BASE_MODEL = "claude-sonnet-4-6"
+SWITCH_MODEL = "claude-haiku-4-5"
+SWITCH_AT = 5  # the model switch happens before this user turn (0-based)
+THINK_SECONDS = 45.0  # the user reads the answer and types the next prompt
+START = 1_800_000_000.0
+DEMO_KEY = "demo-key"  # any non-empty key works with the emulator
+SERVERS = ("cache-aware", "crude")
+CLIENTS = ("prefixlock", "naive")
+
+
+@dataclass
+class RequestCost:
+    """One request as the server billed it."""
+
+    seq: int
+    turn: int  # user turn (0-based) the request belongs to
+    model: str
+    usage: Usage
+    cost: Decimal
+    causes: tuple[str, ...] = ()
+
+
+@dataclass
+class Run:
+    """One client against one server configuration."""
+
+    client: str
+    server: str
+    requests: list[RequestCost]
+    trace: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def cost(self) -> Decimal:
+        return sum((r.cost for r in self.requests), Decimal(0))
+
+    @property
+    def hit_rate(self) -> float:
+        read = sum(r.usage.cache_read for r in self.requests)
+        total = sum(r.usage.input_total for r in self.requests)
+        return read / total if total else 0.0
+
+    @property
+    def input_tokens(self) -> int:
+        return sum(r.usage.input_total for r in self.requests)
+
+    def turn_cost(self, turn: int) -> Decimal:
+        return sum((r.cost for r in self.requests if r.turn == turn), Decimal(0))
+
+
+@dataclass
+class SwitchNote:
+    """The warning prefixlock raised before the model switch."""
+
+    old_model: str
+    new_model: str
+    tokens_rebilled: int
+    dollars: Decimal | None
+    summary: str
+    source: str  # "guard" (Session.quote_switch) or "emulator" (computed from served usage)
+
+
+@dataclass
+class DemoResult:
+    runs: dict[tuple[str, str], Run]
+    switch: SwitchNote | None
+    prompts: tuple[str, ...]
+    prefix_tokens: int
+
+    def run(self, client: str, server: str) -> Run:
+        return self.runs[(client, server)]
+
+    @property
+    def margin(self) -> Decimal:
+        """How many times cheaper prefixlock is than the naive client on the cache-aware server."""
+        ours = self.run("prefixlock", "cache-aware").cost
+        theirs = self.run("naive", "cache-aware").cost
+        return theirs / ours if ours else Decimal(0)
+
+    def to_dict(self) -> dict[str, Any]:
+        cells = {
+            client: {
+                server: {
+                    "hit_rate": round(self.run(client, server).hit_rate, 4),
+                    "cost": str(self.run(client, server).cost.quantize(Decimal("0.000001"))),
+                    "requests": len(self.run(client, server).requests),
+                    "input_tokens": self.run(client, server).input_tokens,
+                }
+                for server in SERVERS
+            }
+            for client in CLIENTS
+        }
+        ours, theirs = self.run("prefixlock", "cache-aware"), self.run("naive", "cache-aware")
+        return {
+            "session": {
+                "user_turns": len(self.prompts),
+                "requests": len(ours.requests),
+                "prefix_tokens": self.prefix_tokens,
+                "models": [BASE_MODEL, SWITCH_MODEL],
+                "switch_before_turn": SWITCH_AT + 1,
+            },
+            "cells": cells,
+            "margin": {
+                "times_cheaper": str(self.margin.quantize(Decimal("0.01"))),
+                "dollars_saved": str((theirs.cost - ours.cost).quantize(Decimal("0.000001"))),
+            },
+            "switch_warning": None
+            if self.switch is None
+            else {
+                "old_model": self.switch.old_model,
+                "new_model": self.switch.new_model,
+                "tokens_rebilled": self.switch.tokens_rebilled,
+                "dollars": None if self.switch.dollars is None else str(self.switch.dollars),
+                "summary": self.switch.summary,
+                "source": self.switch.source,
+            },
+            "turns": [
+                {
+                    "turn": t + 1,
+                    "naive": str(theirs.turn_cost(t).quantize(Decimal("0.000001"))),
+                    "prefixlock": str(ours.turn_cost(t).quantize(Decimal("0.000001"))),
+                    "causes": _turn_causes(theirs, t),
+                }
+                for t in range(len(self.prompts))
+            ],
+        }
+
+
+# ---- accounting from what the server saw ------------------------------------------------------
+
+
+def _bill(
+    emu: Emulator, prices: PriceTable, turn_of: Sequence[int], session_id: str
+) -> tuple[list[RequestCost], list[dict[str, Any]]]:
+    from .usage import parse_usage
+
+    rows: list[RequestCost] = []
+    trace: list[dict[str, Any]] = []
+    served: list[RecordedRequest] = emu.served("anthropic")
+    for seq, rec in enumerate(served):
+        usage = parse_usage("anthropic", rec.usage or {})
+        model = str(rec.model)
+        cost = prices.require(model).cost(usage)
+        rows.append(
+            RequestCost(seq, turn_of[seq] if seq < len(turn_of) else -1, model, usage, cost)
+        )
+        trace.append(
+            {
+                "session_id": session_id,
+                "seq": seq,
+                "time": rec.time,
+                "provider": "anthropic",
+                "api": "anthropic",
+                "model": model,
+                "path": rec.path,
+                "body": rec.body,
+                "usage": usage.to_dict(),
+                "raw_usage": rec.usage,
+                "cost": str(cost),
+                "cache_key": None,
+            }
+        )
+    return rows, trace
+
+
+def _naive_causes(bodies: Sequence[dict[str, Any]]) -> list[tuple[str, ...]]:
+    """Why each naive request re-billed its prefix (compared with the one before it)."""
+    out: list[tuple[str, ...]] = []
+    prev: dict[str, Any] | None = None
+    for body in bodies:
+        causes = ["no breakpoints"]
+        if prev is not None:
+            if body["model"] != prev["model"]:
+                causes.append("model switch")
+            if body["system"] != prev["system"]:
+                causes.append("time in system")
+            if [t["name"] for t in body["tools"]] != [t["name"] for t in prev["tools"]]:
+                causes.append("tools shuffled")
+        out.append(tuple(causes))
+        prev = body
+    return out
+
+
+def _turn_causes(run: Run, turn: int) -> list[str]:
+    seen: dict[str, None] = {}
+    for r in run.requests:
+        if r.turn == turn:
+            for c in r.causes:
+                seen[c] = None
+    return list(seen)
+
+
+# ---- the two clients ---------------------------------------------------------------------------
+
+
+def _run_prefixlock(
+    config: EmulatorConfig, prices: PriceTable, prompts: Sequence[str]
+) -> tuple[Run, SwitchNote | None]:
+    import asyncio
+
+    from .agent import Agent
+    from .clock import ManualClock
+    from .emulator import Emulator
+    from .emulator.workspace import Workspace, demo_prefix
+
+    clock = ManualClock(START)
+    turn_of: list[int] = []
+    note: SwitchNote | None = None
+    with Emulator.start(config=config, clock=clock, prices=prices) as emu:
+        workspace = Workspace(clock)
+        agent = Agent(
+            demo_prefix(workspace),
+            model=BASE_MODEL,
+            api_key=DEMO_KEY,
+            base_url=emu.base_url,
+            clock=clock,
+            prices=prices,
+        )
+
+        async def drive() -> SwitchNote | None:
+            switch: SwitchNote | None = None
+            async with agent.session(session_id="demo-prefixlock") as s:
+                for turn, prompt in enumerate(prompts):
+                    if turn == SWITCH_AT:
+                        switch = _switch(s, emu, prices, prompt)
+                    before = len(emu.served())
+                    async for _event in s.send(prompt):
+                        pass
+                    turn_of.extend([turn] * (len(emu.served()) - before))
+                    clock.advance(THINK_SECONDS)
+            return switch
+
+        note = asyncio.run(drive())
+        rows, trace = _bill(emu, prices, turn_of, "demo-prefixlock")
+    return Run("prefixlock", "", rows, trace), note
+
+
+def _switch(session: Any, emu: Emulator, prices: PriceTable, next_prompt: str) -> SwitchNote:
+    """Switch the session's model the prefixlock way: quote first, then switch with the quote."""
+    quote_switch = getattr(session, "quote_switch", None)
+    if quote_switch is not None:
+        quote = quote_switch(SWITCH_MODEL, next_message=next_prompt)
+        session.switch_model(SWITCH_MODEL, quote=quote)
+        return SwitchNote(
+            quote.old_model,
+            quote.new_model,
+            quote.tokens_rebilled,
+            quote.dollars,
+            quote.summary(),
+            "guard",
+        )
+    # Without the guard: price the switch from what the server last reported.
+    from .usage import parse_usage
+
+    last = parse_usage("anthropic", emu.served()[-1].usage or {})
+    cached = last.cache_read + last.cache_write
+    new = prices.require(SWITCH_MODEL)
+    dollars = new.input_cost(cached, "write_5m") - new.input_cost(cached, "read")
+    session._use_provider(session.agent.provider(SWITCH_MODEL))
+    summary = (
+        f"switch_model {BASE_MODEL} -> {SWITCH_MODEL}: re-bills {cached:,} cached tokens "
+        f"(${dollars:.4f})"
+    )
+    return SwitchNote(BASE_MODEL, SWITCH_MODEL, cached, dollars, summary, "emulator")
+
+
+def _plain(block: Any) -> dict[str, Any]:
+    """An SDK content block as the plain dict the API accepts back."""
+    data: dict[str, Any] = block.model_dump(exclude_none=True)
+    keep = {"text": ("type", "text"), "tool_use": ("type", "id", "name", "input")}
+    return {k: data[k] for k in keep.get(data.get("type", ""), tuple(data)) if k in data}
+
+
+def _stamp(now: float) -> str:
+    import datetime as dt
+
+    return dt.datetime.fromtimestamp(now, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+def _run_naive(config: EmulatorConfig, prices: PriceTable, prompts: Sequence[str]) -> Run:
+    """The same session written the way many first agents are: every habit that breaks caching."""
+    import anthropic
+
+    from .clock import ManualClock
+    from .emulator import Emulator
+    from .emulator.workspace import TOOL_SPECS, Workspace, system_prompt
+
+    clock = ManualClock(START)
+    rng = random.Random(7)
+    tools = [spec.to_dict() for spec in TOOL_SPECS]
+    handbook = system_prompt()
+    bodies: list[dict[str, Any]] = []
+    turn_of: list[int] = []
+    with Emulator.start(config=config, clock=clock, prices=prices) as emu:
+        workspace = Workspace(clock)
+        client = anthropic.Anthropic(api_key=DEMO_KEY, base_url=emu.base_url, max_retries=2)
+        messages: list[dict[str, Any]] = []
+        try:
+            for turn, prompt in enumerate(prompts):
+                model = SWITCH_MODEL if turn >= SWITCH_AT else BASE_MODEL
+                messages.append({"role": "user", "content": prompt})
+                for _step in range(25):
+                    order = list(tools)
+                    rng.shuffle(order)
+                    body: dict[str, Any] = {
+                        "model": model,
+                        "max_tokens": 4096,
+                        "system": f"Current time: {_stamp(clock.now())}\n\n{handbook}",
+                        "tools": order,
+                        "messages": list(messages),
+                    }
+                    reply = client.messages.create(**body)
+                    bodies.append(body)
+                    turn_of.append(turn)
+                    content = [_plain(b) for b in reply.content]
+                    messages.append({"role": "assistant", "content": content})
+                    uses = [b for b in content if b["type"] == "tool_use"]
+                    if not uses:
+                        break
+                    messages.append(
+                        {
+                            "role": "user",
+                            "content": [
+                                {
+                                    "type": "tool_result",
+                                    "tool_use_id": u["id"],
+                                    "content": workspace.run(u["name"], dict(u["input"])),
+                                }
+                                for u in uses
+                            ],
+                        }
+                    )
+                clock.advance(THINK_SECONDS)
+        finally:
+            client.close()
+        rows, trace = _bill(emu, prices, turn_of, "demo-naive")
+    for row, causes in zip(rows, _naive_causes(bodies), strict=False):
+        row.causes = causes
+    return Run("naive", "", rows, trace)
+
+
+def server_configs() -> dict[str, EmulatorConfig]:
+    from .emulator import EmulatorConfig
+
+    return {"cache-aware": EmulatorConfig(), "crude": EmulatorConfig.crude()}
+
+
+def run_demo(prompts: Sequence[str] | None = None) -> DemoResult:
+    """Run the four sessions and return their figures (no printing)."""
+    from .emulator import BUILTIN_PROMPTS
+    from .emulator.workspace import Workspace, demo_prefix
+    from .prices import PriceTable
+
+    prompts = tuple(prompts if prompts is not None else BUILTIN_PROMPTS)
+    prices = PriceTable.builtin()
+    runs: dict[tuple[str, str], Run] = {}
+    switch: SwitchNote | None = None
+    for server, config in server_configs().items():
+        ours, note = _run_prefixlock(config, prices, prompts)
+        ours.server = server
+        runs[("prefixlock", server)] = ours
+        if server == "cache-aware":
+            switch = note
+        theirs = _run_naive(config, prices, prompts)
+        theirs.server = server
+        runs[("naive", server)] = theirs
+    return DemoResult(runs, switch, prompts, demo_prefix(Workspace()).tokens)
+
+
+# ---- output -----------------------------------------------------------------------------------
+
+
+def write_traces(result: DemoResult, directory: str | Path) -> list[Path]:
+    """Each run's requests as JSONL in the trace format (one request a line), written atomically."""
+    out = Path(directory)
+    out.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for (client, server), run in sorted(result.runs.items()):
+        path = out / f"{client}-{server}.jsonl"
+        fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{path.name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                for line in run.trace:
+                    fh.write(json.dumps(line, sort_keys=True) + "\n")
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        written.append(path)
+    return written
+
+
+def _money(d: Decimal) -> str:
+    return f"${d:.4f}"
+
+
+def render(result: DemoResult, console: Any = None) -> None:
+    """Print the 2x2 table, the switch warning, and the naive client's losses turn by turn."""
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    ours, theirs = result.run("prefixlock", "cache-aware"), result.run("naive", "cache-aware")
+    console.print(
+        f"[bold]prefixlock demo[/bold]: one scripted coding session, {len(result.prompts)} user "
+        f"turns, {len(ours.requests)} requests, {result.prefix_tokens:,}-token system prompt + "
+        f"tools; {BASE_MODEL}, switching to {SWITCH_MODEL} before turn {SWITCH_AT + 1}."
+    )
+    table = Table(title="Hit rate and dollars, client x server")
+    table.add_column("client")
+    for server in SERVERS:
+        table.add_column(f"{server} server", justify="right")
+    for client in CLIENTS:
+        cells = [
+            f"{result.run(client, s).hit_rate:6.1%}  {_money(result.run(client, s).cost)}"
+            for s in SERVERS
+        ]
+        table.add_row(client, *cells)
+    console.print(table)
+    if result.switch is not None:
+        console.print(
+            f"[yellow]Switch warning[/yellow] raised by prefixlock before turn {SWITCH_AT + 1} "
+            f"({result.switch.source}): {result.switch.summary}"
+        )
+    turns = Table(title="Where the naive client lost money (cache-aware server)")
+    turns.add_column("turn", justify="right")
+    turns.add_column("requests", justify="right")
+    turns.add_column("naive", justify="right")
+    turns.add_column("prefixlock", justify="right")
+    turns.add_column("lost", justify="right")
+    turns.add_column("why")
+    for t in range(len(result.prompts)):
+        n = theirs.turn_cost(t)
+        p = ours.turn_cost(t)
+        count = sum(1 for r in theirs.requests if r.turn == t)
+        turns.add_row(
+            str(t + 1),
+            str(count),
+            _money(n),
+            _money(p),
+            _money(n - p),
+            " + ".join(_turn_causes(theirs, t)),
+        )
+    console.print(turns)
+    saved = theirs.cost - ours.cost
+    console.print(
+        f"On the cache-aware server prefixlock paid {_money(ours.cost)} against the naive client's "
+        f"{_money(theirs.cost)}: {result.margin:.1f}x cheaper, {_money(saved)} saved on one "
+        f"session ({ours.hit_rate:.1%} vs {theirs.hit_rate:.1%} of input read from cache). "
+        f"On the crude server prefixlock paid "
+        f"{_money(result.run('prefixlock', 'crude').cost)}: server design matters too."
+    )
+
+
+def _configure(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="print the figures as JSON")
+    p.add_argument(
+        "--trace-dir", metavar="DIR", help="write each run's requests as JSONL traces into DIR"
+    )
+
+
+def _run(args: argparse.Namespace) -> int:
+    result = run_demo()
+    if args.trace_dir:
+        write_traces(result, args.trace_dir)
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        render(result)
+        if args.trace_dir:
+            print(
+                f"traces written to {args.trace_dir} (try: prefixlock lint "
+                f"{Path(args.trace_dir) / 'naive-cache-aware.jsonl'})"
+            )
+    return 0
+
+
+COMMAND = Command(
+    help="run the offline demo: prefixlock vs a naive client, on a cache-aware and a crude server",
+    configure=_configure,
+    run=_run,
+    order=5,
+)

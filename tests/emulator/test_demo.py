@@ -1,0 +1,99 @@
+"""`prefixlock demo`: runs offline and fast, and prefixlock beats the naive client."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.usage import Usage
+
+
+@pytest.fixture(scope="module")
+def demo_out(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path]:  # type: ignore[type-arg]
+    trace_dir = tmp_path_factory.mktemp("traces")
+    import contextlib
+    import io
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        assert main(["demo", "--json", "--trace-dir", str(trace_dir)]) == 0
+    return json.loads(buf.getvalue()), trace_dir
+
+
+def test_session_is_realistic_size(demo_out: tuple[dict, Path]) -> None:  # type: ignore[type-arg]
+    figures, _ = demo_out
+    assert figures["session"]["requests"] >= 30
+    assert figures["session"]["prefix_tokens"] >= 20_000
+
+
+def test_prefixlock_beats_naive_on_both_servers(demo_out: tuple[dict, Path]) -> None:  # type: ignore[type-arg]
+    cells = demo_out[0]["cells"]
+    for server in ("cache-aware", "crude"):
+        ours, theirs = cells["prefixlock"][server], cells["naive"][server]
+        assert Decimal(ours["cost"]) < Decimal(theirs["cost"])
+        assert ours["hit_rate"] > theirs["hit_rate"]
+        assert ours["requests"] == theirs["requests"]  # same work on both sides
+    # The crude server costs even a careful client something.
+    assert cells["prefixlock"]["crude"]["hit_rate"] < cells["prefixlock"]["cache-aware"]["hit_rate"]
+    assert Decimal(demo_out[0]["margin"]["times_cheaper"]) > 2
+
+
+def test_switch_warning_is_priced(demo_out: tuple[dict, Path]) -> None:  # type: ignore[type-arg]
+    warning = demo_out[0]["switch_warning"]
+    assert warning["old_model"] == "claude-sonnet-4-6"
+    assert warning["new_model"] == "claude-haiku-4-5"
+    assert warning["tokens_rebilled"] > 20_000 and Decimal(warning["dollars"]) > 0
+
+
+def test_turn_by_turn_names_the_causes(demo_out: tuple[dict, Path]) -> None:  # type: ignore[type-arg]
+    turns = demo_out[0]["turns"]
+    assert len(turns) == 10
+    assert all(Decimal(t["naive"]) > Decimal(t["prefixlock"]) for t in turns)
+    assert any("model switch" in t["causes"] for t in turns)
+    assert all("time in system" in t["causes"] for t in turns)
+
+
+def test_traces_are_jsonl_in_the_trace_format(demo_out: tuple[dict, Path]) -> None:  # type: ignore[type-arg]
+    _, trace_dir = demo_out
+    lines = (trace_dir / "naive-cache-aware.jsonl").read_text().splitlines()
+    assert len(lines) == demo_out[0]["session"]["requests"]
+    first = json.loads(lines[0])
+    assert set(first) == {
+        "session_id",
+        "seq",
+        "time",
+        "provider",
+        "api",
+        "model",
+        "path",
+        "body",
+        "usage",
+        "raw_usage",
+        "cost",
+        "cache_key",
+    }
+    assert first["body"]["system"].startswith("Current time:")
+    Usage.from_dict(first["usage"])
+    assert sorted(p.name for p in trace_dir.iterdir()) == [
+        "naive-cache-aware.jsonl",
+        "naive-crude.jsonl",
+        "prefixlock-cache-aware.jsonl",
+        "prefixlock-crude.jsonl",
+    ]
+
+
+def test_human_output_has_table_warning_and_margin(capsys: pytest.CaptureFixture[str]) -> None:
+    from harness.demo import DemoResult, render, run_demo
+
+    result: DemoResult = run_demo()
+    from rich.console import Console
+
+    console = Console(width=140, record=True)
+    render(result, console)
+    text = console.export_text()
+    assert "cache-aware server" in text and "crude server" in text
+    assert "Switch warning" in text and "x cheaper" in text
