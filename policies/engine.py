@@ -1,0 +1,230 @@
+"""The lint run: find files, read them, dispatch to the checks, apply suppressions and baseline.
+
+This is the I/O shell around the pure checks (`pycheck`, `textcheck`, `tracecheck`). Files are
+linted in worker processes when `jobs > 1`; a trace is one task, Python files go in chunks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from collections.abc import Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from harness.errors import ConfigError, UserError
+from harness.prices import PriceTable
+
+from .config import LintConfig
+from .findings import Finding, fingerprints, sort_key
+from .pycheck import check_python
+from .suppress import SIDECAR_SUFFIX, Suppressions, parse_inline, parse_sidecar
+from .textcheck import TEXT_SUFFIXES, check_text
+from .tracecheck import check_request_file, check_trace, looks_like_request
+
+TRACE_SUFFIXES = frozenset({".jsonl", ".ndjson", ".trace"})
+
+
+@dataclass
+class Result:
+    findings: list[Finding]
+    files: int = 0
+    suppressed: int = 0
+    baselined: int = 0
+    fixed: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def kind_of(path: Path) -> str | None:
+    suffix = path.suffix.lower()
+    if suffix in (".py", ".pyi"):
+        return "python"
+    if suffix in TRACE_SUFFIXES:
+        return "trace"
+    if suffix in TEXT_SUFFIXES:
+        return "text"
+    return None
+
+
+def discover(paths: Sequence[str], config: LintConfig) -> list[tuple[str, str]]:
+    """(path, kind) of every file to lint. A path that does not exist is a usage error."""
+    out: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for raw in paths:
+        p = Path(raw)
+        if not p.exists():
+            raise UserError("no such file or directory", where=raw)
+        if p.is_file():
+            # An explicitly named file is linted whatever its name (binary files become PL903).
+            k = kind_of(p) or "text"
+            if str(p) not in seen:
+                seen.add(str(p))
+                out.append((str(p), k))
+            continue
+        for root, dirs, files in os.walk(p):
+            rootp = Path(root)
+            dirs[:] = sorted(d for d in dirs if not config.excluded(rootp / d)
+                             and not d.startswith("."))
+            for name in sorted(files):
+                fp = rootp / name
+                fk = kind_of(fp)
+                if fk is None or name.endswith(SIDECAR_SUFFIX) or config.excluded(fp):
+                    continue
+                if name == "pyproject.toml":
+                    continue
+                if str(fp) not in seen:
+                    seen.add(str(fp))
+                    out.append((str(fp), fk))
+    return out
+
+
+_PRICES: PriceTable | None = None
+
+
+def _prices(override: str | None) -> PriceTable:
+    global _PRICES
+    if _PRICES is None:
+        _PRICES = PriceTable.default(override)
+    return _PRICES
+
+
+def _binary(head: bytes) -> bool:
+    return b"\x00" in head
+
+
+def lint_file(path: str, kind: str, model: str | None, prices_path: str | None = None
+              ) -> tuple[list[Finding], int]:
+    """Findings of one file after its inline/front-matter/sidecar suppressions, and how many
+    those suppressions hid."""
+    prices = _prices(prices_path)
+    sup = Suppressions()
+    sidecar = path + SIDECAR_SUFFIX
+    if os.path.isfile(sidecar):
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            parse_sidecar(path, Path(sidecar).read_text(encoding="utf-8"), sup)
+    findings: list[Finding]
+    try:
+        if kind == "trace":
+            with open(path, "rb") as fh:
+                head = fh.read(8192)
+            if _binary(head):
+                return [Finding(path, 1, 1, "PL903", "binary file, not a JSONL trace")], 0
+            findings = check_trace(path, prices, model)
+        else:
+            data = Path(path).read_bytes()
+            if _binary(data[:8192]):
+                return [Finding(path, 1, 1, "PL903", "binary file skipped")], 0
+            try:
+                text = data.decode("utf-8")
+            except UnicodeDecodeError as exc:
+                line = data[: exc.start].count(b"\n") + 1
+                return [Finding(path, line, 1, "PL903", f"not valid UTF-8: {exc.reason}")], 0
+            if text.startswith("\ufeff"):
+                text = text[1:]
+            lines = text.splitlines()
+            parse_inline(path, lines, sup)
+            if kind == "python":
+                findings = check_python(path, text, model, prices)
+            else:
+                findings, parsed = check_text(path, text, model, prices, sup)
+                if looks_like_request(parsed):
+                    findings += check_request_file(path, parsed, prices, model)
+    except OSError as exc:
+        return [Finding(path, 1, 1, "PL903", f"cannot read: {exc.strerror}")], 0
+    kept = [f for f in findings if not sup.covers(f)]
+    return kept + sup.problems, len(findings) - len(kept)
+
+
+def _chunk(paths: list[tuple[str, str]], model: str | None, prices_path: str | None
+           ) -> tuple[list[Finding], int]:
+    out: list[Finding] = []
+    hidden = 0
+    for path, kind in paths:
+        found, n = lint_file(path, kind, model, prices_path)
+        out.extend(found)
+        hidden += n
+    return out, hidden
+
+
+def lint_paths(paths: Sequence[str], config: LintConfig, jobs: int = 1,
+               prices_path: str | None = None) -> Result:
+    files = discover(paths, config)
+    traces = [(p, k) for p, k in files if k == "trace"]
+    others = [(p, k) for p, k in files if k != "trace"]
+    raw: list[Finding] = []
+    suppressed = 0
+    if jobs > 1 and len(files) > 1:
+        tasks: list[list[tuple[str, str]]] = [[t] for t in traces]
+        size = max(1, len(others) // (jobs * 4) or 1)
+        tasks += [others[i:i + size] for i in range(0, len(others), size)]
+        with ProcessPoolExecutor(max_workers=jobs) as pool:
+            for part, n in pool.map(_chunk, tasks, [config.model] * len(tasks),
+                                    [prices_path] * len(tasks)):
+                raw.extend(part)
+                suppressed += n
+    else:
+        raw, suppressed = _chunk(files, config.model, prices_path)
+    findings: list[Finding] = []
+    for f in raw:
+        if config.enabled(f.code, f.path):
+            findings.append(f)
+    findings.sort(key=sort_key)
+    return Result(findings, files=len(files), suppressed=suppressed)
+
+
+# --- baseline ---------------------------------------------------------------------------------
+
+BASELINE_VERSION = 1
+
+
+def write_baseline(path: str, findings: list[Finding]) -> None:
+    entries = [
+        {"fingerprint": fp, "code": f.code, "path": f.path, "message": f.message}
+        for f, fp in zip(findings, fingerprints(findings), strict=True)
+    ]
+    data = {"version": BASELINE_VERSION, "tool": "prefixlock-lint", "findings": entries}
+    atomic_write(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def read_baseline(path: str) -> set[str]:
+    try:
+        data: Any = json.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ConfigError(f"cannot read baseline: {exc.strerror}", where=path) from None
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"invalid baseline JSON: {exc.msg}",
+                          where=f"{path}:{exc.lineno}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("findings"), list):
+        raise ConfigError("expected an object with a 'findings' list", where=path)
+    return {str(e.get("fingerprint")) for e in data["findings"] if isinstance(e, dict)}
+
+
+def apply_baseline(result: Result, known: Iterable[str]) -> Result:
+    known_set = set(known)
+    kept: list[Finding] = []
+    dropped = 0
+    for f, fp in zip(result.findings, fingerprints(result.findings), strict=True):
+        if fp in known_set:
+            dropped += 1
+        else:
+            kept.append(f)
+    result.findings = kept
+    result.baselined = dropped
+    return result
+
+
+def atomic_write(path: str, text: str) -> None:
+    """Write through a temporary file in the same directory and rename it into place."""
+    target = Path(path)
+    tmp = target.with_name(f".{target.name}.prefixlock-tmp-{os.getpid()}")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        with contextlib.suppress(OSError):
+            os.chmod(tmp, target.stat().st_mode & 0o7777)
+        os.replace(tmp, target)
+    finally:
+        if tmp.exists():
+            tmp.unlink()

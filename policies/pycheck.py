@@ -1,0 +1,1111 @@
+"""Python source checks: follow volatile and unordered values into prompt and tool construction.
+
+A small taint analysis over the AST. Sources (clock readings, random ids, git output, directory
+listings, runtime statistics, sets, `json.dumps` without sorted keys) mark values; assignments,
+f-strings, joins, containers, loops and calls to functions of the same module carry the marks;
+sinks are the places that become the cached prefix: `system=`, `instructions=`, `tools=`, system
+and developer messages, earlier messages of a literal message list, tool-spec dicts, variables
+named like a system prompt, and functions that build one. The newest message of a list and
+tool results are not sinks: volatile facts belong there. Pure: text in, findings out.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+
+from harness.prices import PriceTable
+from harness.tokenizer import count_tokens
+
+from .findings import Edit, Finding, Fix
+from .rules import NOTE
+
+# --- taints -----------------------------------------------------------------------------------
+
+CODE_OF = {
+    "time": "PL101",
+    "date": "PL102",
+    "random": "PL103",
+    "vcs": "PL104",
+    "filetree": "PL105",
+    "runtime": "PL106",
+    "unordered": "PL201",
+    "json": "PL202",
+    "listing": "PL203",
+}
+VOLATILE = frozenset({"time", "date", "random", "vcs", "filetree", "runtime"})
+ORDER = frozenset({"unordered", "listing"})
+DYNAMIC = frozenset({"param", "file"})
+
+
+@dataclass(frozen=True)
+class Taint:
+    kind: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    desc: str
+    once: bool = False  # computed at import time (module level)
+    fix_span: tuple[int, int, int, int] | None = None  # what to wrap in sorted()
+    fix_join: bool = False  # the iteration joins strings: sorting is safe
+    node_id: int = 0  # id of the json.dumps call for PL202 fixes
+
+
+Taints = frozenset[Taint]
+EMPTY: Taints = frozenset()
+
+
+def _at(node: ast.AST, kind: str, desc: str, once: bool = False) -> Taint:
+    return Taint(
+        kind,
+        getattr(node, "lineno", 1),
+        getattr(node, "col_offset", 0),
+        int(getattr(node, "end_lineno", None) or getattr(node, "lineno", None) or 1),
+        int(getattr(node, "end_col_offset", None) or 0),
+        desc,
+        once,
+    )
+
+
+def _drop(ts: Taints, kinds: Iterable[str]) -> Taints:
+    k = set(kinds)
+    return frozenset(t for t in ts if t.kind not in k)
+
+
+# --- source tables ------------------------------------------------------------------------------
+
+_TIME = {
+    "datetime.datetime.now": "datetime.now()",
+    "datetime.datetime.utcnow": "datetime.utcnow()",
+    "datetime.datetime.today": "datetime.today()",
+    "time.time": "time.time()",
+    "time.time_ns": "time.time_ns()",
+    "time.ctime": "time.ctime()",
+    "time.localtime": "time.localtime()",
+    "time.gmtime": "time.gmtime()",
+    "time.asctime": "time.asctime()",
+    "arrow.now": "arrow.now()",
+    "arrow.utcnow": "arrow.utcnow()",
+    "pendulum.now": "pendulum.now()",
+}
+_DATE = {"datetime.date.today": "date.today()"}
+_RANDOM_PREFIXES = ("random.", "secrets.", "uuid.uuid1", "uuid.uuid4", "nanoid.", "shortuuid.")
+_RANDOM = {"os.urandom": "os.urandom()"}
+_RUNTIME = {
+    "os.getpid", "os.getppid", "os.getloadavg", "os.times", "time.perf_counter",
+    "time.perf_counter_ns", "time.monotonic", "time.monotonic_ns", "time.process_time",
+    "resource.getrusage", "shutil.disk_usage", "threading.active_count", "gc.get_count",
+    "tracemalloc.get_traced_memory", "os.cpu_times",
+}
+_LISTING = {"os.listdir", "os.scandir", "glob.glob", "glob.iglob", "os.walk"}
+_LISTING_METHODS = {"iterdir", "glob", "rglob", "walk"}
+_SUBPROCESS = {
+    "subprocess.run", "subprocess.check_output", "subprocess.Popen", "subprocess.call",
+    "subprocess.check_call", "subprocess.getoutput", "subprocess.getstatusoutput", "os.popen",
+    "os.system",
+}
+_VCS_OBJECTS = {"git.Repo", "pygit2.Repository", "dulwich.repo.Repo"}
+_KEEP_METHODS_CLEARING_ORDER = {"sorted"}
+_SCALAR_BUILTINS = {
+    "len", "min", "max", "sum", "any", "all", "bool", "int", "float", "abs", "round",
+}
+_TIME_DIRECTIVES = re.compile(r"%[HIMSfpXcTrRsz]")
+_DATE_DIRECTIVES = re.compile(r"%[dFDxjaAbBheUWuwVG]")
+
+_SYSTEM_NAME = re.compile(
+    r"(?i)^(system|system_?prompt|system_?message|system_?text|sys_?prompt|instructions|"
+    r"preamble|developer_?(prompt|message))$"
+)
+_SYSTEM_FUNC = re.compile(r"(?i)(system|instructions|preamble)")
+_TOOL_CALL = re.compile(r"(?i)(^|\.)(tool|toolspec|tool_spec|make_tool|function_tool)$")
+_PREFIX_KWARGS = {
+    "system": "system prompt",
+    "instructions": "instructions",
+    "system_prompt": "system prompt",
+    "tools": "tool definitions",
+    "functions": "tool definitions",
+}
+
+
+# --- module model ------------------------------------------------------------------------------
+
+@dataclass
+class Summary:
+    params: list[str]
+    returns: Taints = EMPTY
+    param_sinks: dict[str, str] = field(default_factory=dict)  # param -> where it ends up
+    is_method: bool = False
+
+
+@dataclass
+class Sink:
+    where: str
+    line: int
+    in_function: bool
+    move: Fix | None = None  # the unsafe fix that moves volatile lines to the newest turn
+
+
+def _dotted(node: ast.AST) -> str | None:
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    if isinstance(node, ast.Call):
+        inner = _dotted(node.func)
+        if inner is not None:
+            parts.append(inner + "()")
+            return ".".join(reversed(parts))
+    return None
+
+
+def _const_str(node: ast.AST | None) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
+def _dict_get(d: ast.Dict, key: str) -> ast.expr | None:
+    for k, v in zip(d.keys, d.values, strict=True):
+        if _const_str(k) == key:
+            return v
+    return None
+
+
+def _dict_keys(d: ast.Dict) -> set[str]:
+    return {s for k in d.keys if (s := _const_str(k)) is not None}
+
+
+class _Analyzer:
+    def __init__(self, path: str, tree: ast.Module, lines: list[str], model: str | None,
+                 prices: PriceTable | None) -> None:
+        self.path = path
+        self.tree = tree
+        self.lines = lines
+        self.model = model
+        self.prices = prices
+        self.imports: dict[str, str] = {}
+        self.module_env: dict[str, Taints] = {}
+        self.consts: dict[str, str] = {}  # module-level string constants
+        self.dict_consts: set[str] = set()
+        self.funcs: dict[str, Summary] = {}
+        self.func_nodes: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
+        self.class_env: dict[str, dict[str, Taints]] = {}
+        self.reporting = False
+        self.findings: dict[tuple[str, int, int], Finding] = {}
+        self.current: Summary | None = None
+        self.current_class: str | None = None
+        self.in_function = False
+        self.list_literals: dict[str, ast.List] = {}
+
+    # --- imports and names -------------------------------------------------------------------
+
+    def collect_imports(self) -> None:
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    self.imports[a.asname or a.name.split(".")[0]] = (
+                        a.name if a.asname else a.name.split(".")[0]
+                    )
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                for a in node.names:
+                    self.imports[a.asname or a.name] = f"{node.module}.{a.name}"
+
+    def qualname(self, node: ast.AST) -> str | None:
+        d = _dotted(node)
+        if d is None:
+            return None
+        head, _, rest = d.partition(".")
+        base = self.imports.get(head)
+        if base is None:
+            return d
+        return f"{base}.{rest}" if rest else base
+
+    # --- expression evaluation ---------------------------------------------------------------
+
+    def lookup(self, name: str, env: dict[str, Taints]) -> Taints:
+        if name in env:
+            return env[name]
+        return self.module_env.get(name, EMPTY)
+
+    def ev(self, node: ast.AST | None, env: dict[str, Taints]) -> Taints:
+        if node is None:
+            return EMPTY
+        m = getattr(self, "ev_" + type(node).__name__, None)
+        if m is not None:
+            result: Taints = m(node, env)
+            return result
+        out: set[Taint] = set()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                out |= self.ev(child, env)
+        return frozenset(out)
+
+    def ev_Constant(self, node: ast.Constant, env: dict[str, Taints]) -> Taints:
+        return EMPTY
+
+    def ev_Name(self, node: ast.Name, env: dict[str, Taints]) -> Taints:
+        return self.lookup(node.id, env)
+
+    def ev_Lambda(self, node: ast.Lambda, env: dict[str, Taints]) -> Taints:
+        return EMPTY
+
+    def ev_Compare(self, node: ast.Compare, env: dict[str, Taints]) -> Taints:
+        return EMPTY
+
+    def ev_Attribute(self, node: ast.Attribute, env: dict[str, Taints]) -> Taints:
+        if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+            if self.current_class is not None:
+                return self.class_env.get(self.current_class, {}).get(node.attr, EMPTY)
+            return EMPTY
+        base = self.ev(node.value, env)
+        if node.attr in ("year", "month"):
+            # A year or month in prose changes rarely; not a cache problem worth flagging.
+            return _drop(base, {"time", "date"})
+        if node.attr in ("day", "weekday"):
+            return self._downgrade(base)
+        return base
+
+    def _downgrade(self, ts: Taints) -> Taints:
+        return frozenset(
+            replace(t, kind="date", desc=t.desc + " (date part)") if t.kind == "time" else t
+            for t in ts
+        )
+
+    def _by_format(self, ts: Taints, fmt: str | None) -> Taints:
+        if fmt is None or _TIME_DIRECTIVES.search(fmt):
+            return ts
+        if _DATE_DIRECTIVES.search(fmt):
+            return self._downgrade(ts)
+        # Only year/month directives: changes rarely.
+        return _drop(ts, {"time", "date"})
+
+    def ev_JoinedStr(self, node: ast.JoinedStr, env: dict[str, Taints]) -> Taints:
+        out: set[Taint] = set()
+        for v in node.values:
+            out |= self.ev(v, env)
+        return frozenset(out)
+
+    def ev_FormattedValue(self, node: ast.FormattedValue, env: dict[str, Taints]) -> Taints:
+        ts = self.ev(node.value, env)
+        if node.format_spec is not None and isinstance(node.format_spec, ast.JoinedStr):
+            spec = "".join(_const_str(v) or "" for v in node.format_spec.values)
+            if "%" in spec:
+                ts = self._by_format(ts, spec)
+        return ts
+
+    def ev_Set(self, node: ast.Set, env: dict[str, Taints]) -> Taints:
+        return self._union(node.elts, env) | {_at(node, "unordered", "a set literal",
+                                                   not self.in_function)}
+
+    def ev_SetComp(self, node: ast.SetComp, env: dict[str, Taints]) -> Taints:
+        return self._comp(node, env) | {_at(node, "unordered", "a set comprehension",
+                                             not self.in_function)}
+
+    def ev_ListComp(self, node: ast.ListComp, env: dict[str, Taints]) -> Taints:
+        return self._comp(node, env)
+
+    def ev_GeneratorExp(self, node: ast.GeneratorExp, env: dict[str, Taints]) -> Taints:
+        return self._comp(node, env)
+
+    def ev_DictComp(self, node: ast.DictComp, env: dict[str, Taints]) -> Taints:
+        inner = dict(env)
+        out: set[Taint] = set()
+        for gen in node.generators:
+            it = self.ev(gen.iter, inner)
+            out |= {t for t in it if t.kind in ORDER}
+            self.bind(gen.target, _drop(it, ORDER), inner, replace_=True)
+        return frozenset(out | self.ev(node.key, inner) | self.ev(node.value, inner))
+
+    def _comp(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp,
+              env: dict[str, Taints]) -> Taints:
+        inner = dict(env)
+        out: set[Taint] = set()
+        for gen in node.generators:
+            it = self.ev(gen.iter, inner)
+            out |= {t for t in it if t.kind in ORDER}
+            self.bind(gen.target, _drop(it, ORDER), inner, replace_=True)
+        return frozenset(out | self.ev(node.elt, inner))
+
+    def _union(self, nodes: Iterable[ast.AST | None], env: dict[str, Taints]) -> Taints:
+        out: set[Taint] = set()
+        for n in nodes:
+            out |= self.ev(n, env)
+        return frozenset(out)
+
+    def _with_fix(self, ts: Taints, arg: ast.expr, join: bool) -> Taints:
+        span = (arg.lineno, arg.col_offset, arg.end_lineno or arg.lineno, arg.end_col_offset or 0)
+        return frozenset(
+            replace(t, fix_span=span, fix_join=join)
+            if t.kind == "unordered" and t.fix_span is None else t
+            for t in ts
+        )
+
+    def ev_Call(self, node: ast.Call, env: dict[str, Taints]) -> Taints:
+        q = self.qualname(node.func) or ""
+        args_t = self._union([*node.args, *(k.value for k in node.keywords)], env)
+        once = not self.in_function
+        q.rsplit(".", 1)[-1]
+        # Sources.
+        if q in _TIME:
+            return args_t | {_at(node, "time", _TIME[q], once)}
+        if q in _DATE:
+            return args_t | {_at(node, "date", _DATE[q], once)}
+        if q == "time.strftime" and len(node.args) == 1:
+            return self._by_format(frozenset({_at(node, "time", "time.strftime()", once)}),
+                                   _const_str(node.args[0]))
+        if q in _RANDOM or q.startswith(_RANDOM_PREFIXES):
+            return args_t | {_at(node, "random", q + "()", once)}
+        if q in _RUNTIME or q.startswith("psutil."):
+            return args_t | {_at(node, "runtime", q + "()", once)}
+        if q in _LISTING:
+            return args_t | {
+                _at(node, "filetree", q + "()", once),
+                replace(_at(node, "listing", q + "()", once),
+                        fix_span=(node.lineno, node.col_offset, node.end_lineno or node.lineno,
+                                  node.end_col_offset or 0)),
+            }
+        if q in _VCS_OBJECTS:
+            return args_t | {_at(node, "vcs", q + "()", once)}
+        if q in _SUBPROCESS and self._mentions_git(node):
+            return args_t | {_at(node, "vcs", "git output via " + q + "()", once)}
+        if q == "open" or (isinstance(node.func, ast.Attribute)
+                           and node.func.attr in ("read_text", "read_bytes")):
+            return args_t | {_at(node, "file", "file contents", once)}
+        # Order-changing builtins.
+        if q == "sorted":
+            return _drop(args_t, ORDER)
+        if q in _SCALAR_BUILTINS:
+            return _drop(args_t, ORDER)
+        if q in ("set", "frozenset"):
+            return args_t | {_at(node, "unordered", q + "()", once)}
+        if q in ("list", "tuple") and node.args:
+            return self._with_fix(args_t, node.args[0], join=False)
+        if q == "json.dumps":
+            sk = next((k for k in node.keywords if k.arg == "sort_keys"), None)
+            if sk is not None and isinstance(sk.value, ast.Constant) and sk.value.value is True:
+                return args_t
+            if sk is not None and not isinstance(sk.value, ast.Constant):
+                return args_t
+            return args_t | {replace(_at(node, "json", "json.dumps() without sort_keys", once),
+                                     node_id=id(node))}
+        # Methods.
+        if isinstance(node.func, ast.Attribute):
+            meth = node.func.attr
+            recv = self.ev(node.func.value, env)
+            if meth in _LISTING_METHODS and not node.args[1:]:
+                return recv | args_t | {
+                    _at(node, "filetree", f".{meth}()", once),
+                    replace(_at(node, "listing", f".{meth}()", once),
+                            fix_span=(node.lineno, node.col_offset,
+                                      node.end_lineno or node.lineno, node.end_col_offset or 0)),
+                }
+            if meth == "strftime":
+                return self._by_format(recv, _const_str(node.args[0]) if node.args else None)
+            if meth == "date":
+                return self._downgrade(recv)
+            if meth == "join" and node.args:
+                return recv | self._with_fix(self.ev(node.args[0], env), node.args[0], join=True)
+            if meth in ("sort",):
+                return EMPTY
+            if isinstance(node.func.value, ast.Name) and node.func.value.id in ("self", "cls"):
+                summ = self.funcs.get(f"{self.current_class}.{meth}")
+                if summ is not None:
+                    return self.apply_summary(summ, node, env, skip_self=True)
+            return recv | args_t
+        if isinstance(node.func, ast.Name) and node.func.id in self.funcs:
+            return self.apply_summary(self.funcs[node.func.id], node, env, skip_self=False)
+        return args_t
+
+    def _mentions_git(self, node: ast.Call) -> bool:
+        for a in node.args[:1]:
+            for sub in ast.walk(a):
+                s = _const_str(sub)
+                if s is not None and (s == "git" or s.startswith("git ")):
+                    return True
+        return False
+
+    def _arg_map(self, summ: Summary, node: ast.Call, skip_self: bool) -> dict[str, ast.expr]:
+        params = summ.params[1:] if (summ.is_method and skip_self) else summ.params
+        out: dict[str, ast.expr] = {}
+        for p, a in zip(params, node.args, strict=False):
+            out[p] = a
+        for k in node.keywords:
+            if k.arg is not None:
+                out[k.arg] = k.value
+        return out
+
+    def apply_summary(self, summ: Summary, node: ast.Call, env: dict[str, Taints],
+                      skip_self: bool) -> Taints:
+        amap = self._arg_map(summ, node, skip_self)
+        out: set[Taint] = set()
+        for t in summ.returns:
+            if t.kind == "param":
+                if t.desc in amap:
+                    out |= self.ev(amap[t.desc], env)
+            else:
+                out.add(t)
+        if self.reporting and summ.param_sinks:
+            for p, where in summ.param_sinks.items():
+                if p in amap:
+                    self.report(self.ev(amap[p], env), Sink(where, node.lineno, self.in_function))
+        return frozenset(out)
+
+    # --- statements --------------------------------------------------------------------------
+
+    def bind(self, target: ast.AST, ts: Taints, env: dict[str, Taints], replace_: bool) -> None:
+        if isinstance(target, ast.Name):
+            env[target.id] = ts if replace_ else env.get(target.id, EMPTY) | ts
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for e in target.elts:
+                self.bind(e, ts, env, replace_)
+        elif isinstance(target, ast.Starred):
+            self.bind(target.value, ts, env, replace_)
+        elif isinstance(target, ast.Attribute):
+            if isinstance(target.value, ast.Name) and target.value.id in ("self", "cls"):
+                if self.current_class is not None:
+                    cenv = self.class_env.setdefault(self.current_class, {})
+                    cenv[target.attr] = cenv.get(target.attr, EMPTY) | ts
+            else:
+                base = _dotted(target.value)
+                if base and "." not in base and "(" not in base:
+                    env[base] = env.get(base, self.lookup(base, env)) | ts
+        elif isinstance(target, ast.Subscript):
+            base = _dotted(target.value)
+            if base and "(" not in base:
+                if base.startswith(("self.", "cls.")) and self.current_class is not None:
+                    cenv = self.class_env.setdefault(self.current_class, {})
+                    attr = base.split(".", 1)[1]
+                    cenv[attr] = cenv.get(attr, EMPTY) | ts
+                else:
+                    env[base] = self.lookup(base, env) | ts
+
+    def run(self, body: Sequence[ast.stmt], env: dict[str, Taints], depth: int,
+            loop: Taints) -> None:
+        for stmt in body:
+            self.stmt(stmt, env, depth, loop)
+
+    def stmt(self, stmt: ast.stmt, env: dict[str, Taints], depth: int, loop: Taints) -> None:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            return
+        if self.reporting:
+            self.check_sinks(stmt, env)
+        if isinstance(stmt, ast.Assign):
+            ts = self.ev(stmt.value, env) | loop
+            for t in stmt.targets:
+                self.bind(t, ts, env, replace_=depth == 0 and not loop)
+                if isinstance(t, ast.Name) and isinstance(stmt.value, ast.List):
+                    self.list_literals[t.id] = stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+            self.bind(stmt.target, self.ev(stmt.value, env) | loop, env, replace_=depth == 0)
+        elif isinstance(stmt, ast.AugAssign):
+            self.bind(stmt.target, self.ev(stmt.value, env) | loop, env, replace_=False)
+        elif isinstance(stmt, ast.Expr):
+            self.effect(stmt.value, env, loop)
+        elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+            it = self.ev(stmt.iter, env)
+            self.bind(stmt.target, _drop(it, ORDER), env, replace_=False)
+            inner_loop = loop | frozenset(t for t in it if t.kind in ORDER)
+            for _ in range(2):  # twice, so values carried round the loop settle
+                self.run(stmt.body, env, depth + 1, inner_loop)
+            self.run(stmt.orelse, env, depth + 1, loop)
+        elif isinstance(stmt, ast.While):
+            for _ in range(2):
+                self.run(stmt.body, env, depth + 1, loop)
+            self.run(stmt.orelse, env, depth + 1, loop)
+        elif isinstance(stmt, ast.If):
+            self.run(stmt.body, env, depth + 1, loop)
+            self.run(stmt.orelse, env, depth + 1, loop)
+        elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+            for item in stmt.items:
+                if item.optional_vars is not None:
+                    self.bind(item.optional_vars, self.ev(item.context_expr, env), env, False)
+            self.run(stmt.body, env, depth + 1, loop)
+        elif isinstance(stmt, ast.Try):
+            self.run(stmt.body, env, depth + 1, loop)
+            for h in stmt.handlers:
+                self.run(h.body, env, depth + 1, loop)
+            self.run(stmt.orelse, env, depth + 1, loop)
+            self.run(stmt.finalbody, env, depth + 1, loop)
+        elif isinstance(stmt, ast.Return) and self.current is not None:
+            self.current.returns = self.current.returns | self.ev(stmt.value, env)
+
+    def effect(self, expr: ast.expr, env: dict[str, Taints], loop: Taints) -> None:
+        """Mutating calls (`parts.append(x)`) carry x's marks into the container."""
+        if isinstance(expr, ast.Await):
+            expr = expr.value
+        if not isinstance(expr, ast.Call) or not isinstance(expr.func, ast.Attribute):
+            self.ev(expr, env)
+            return
+        meth = expr.func.attr
+        if meth in ("append", "extend", "insert", "add", "update", "write", "setdefault",
+                    "appendleft"):
+            ts = self._union([*expr.args, *(k.value for k in expr.keywords)], env) | loop
+            if meth == "add":
+                ts = ts | {_at(expr, "unordered", "a set built with .add()", not self.in_function)}
+            self.bind(expr.func.value, ts, env, replace_=False)
+        elif meth == "sort":
+            target = expr.func.value
+            if isinstance(target, ast.Name):
+                env[target.id] = _drop(self.lookup(target.id, env), ORDER)
+        else:
+            self.ev(expr, env)
+
+    # --- sinks ---------------------------------------------------------------------------------
+
+    def _walk_no_defs(self, node: ast.AST) -> Iterator[ast.AST]:
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            yield n
+            for c in ast.iter_child_nodes(n):
+                if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                      ast.Lambda)):
+                    stack.append(c)
+
+    def check_sinks(self, stmt: ast.stmt, env: dict[str, Taints]) -> None:
+        if isinstance(stmt, (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith,
+                             ast.Try)):
+            # Compound statements: their bodies are checked statement by statement.
+            heads: list[ast.AST] = []
+            if isinstance(stmt, (ast.For, ast.AsyncFor)):
+                heads = [stmt.iter]
+            elif isinstance(stmt, (ast.While, ast.If)):
+                heads = [stmt.test]
+            elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+                heads = [i.context_expr for i in stmt.items]
+            for h in heads:
+                self._check_expr_sinks(h, env)
+            return
+        self._check_expr_sinks(stmt, env)
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            value = stmt.value
+            for t in targets:
+                name = t.id if isinstance(t, ast.Name) else (
+                    t.attr if isinstance(t, ast.Attribute) else None)
+                if name and value is not None and _SYSTEM_NAME.match(name):
+                    self.report(self.ev(value, env), Sink(f"system prompt ({name})",
+                                                          stmt.lineno, self.in_function))
+                    self.check_layout(value, env)
+        if (isinstance(stmt, ast.Return) and stmt.value is not None
+                and self.current is not None and self.current_func_name
+                and _SYSTEM_FUNC.search(self.current_func_name)):
+            self.report(self.ev(stmt.value, env),
+                        Sink(f"system prompt (returned by {self.current_func_name}())",
+                             stmt.lineno, True))
+            self.check_layout(stmt.value, env)
+
+    current_func_name: str | None = None
+
+    def _check_expr_sinks(self, root: ast.AST, env: dict[str, Taints]) -> None:
+        for node in self._walk_no_defs(root):
+            if isinstance(node, ast.Call):
+                self.check_call(node, env)
+            elif isinstance(node, ast.Dict):
+                self.check_dict(node, env)
+
+    def check_dict(self, node: ast.Dict, env: dict[str, Taints]) -> None:
+        keys = _dict_keys(node)
+        role = _const_str(_dict_get(node, "role"))
+        if role in ("system", "developer"):
+            content = _dict_get(node, "content")
+            self.report(self.ev(content, env), Sink(f"{role} message", node.lineno,
+                                                    self.in_function))
+            if content is not None:
+                self.check_layout(content, env)
+        elif "name" in keys and keys & {"input_schema", "parameters", "inputSchema"}:
+            self.report(self.ev(node, env), Sink("tool definition", node.lineno,
+                                                 self.in_function))
+
+    def check_call(self, node: ast.Call, env: dict[str, Taints]) -> None:
+        q = self.qualname(node.func) or ""
+        kw = {k.arg: k.value for k in node.keywords if k.arg is not None}
+        if q.endswith("FrozenPrefix") and node.args and "system" not in kw:
+            kw["system"] = node.args[0]
+        move = self.move_fix(kw, env)
+        for name, where in _PREFIX_KWARGS.items():
+            if name in kw:
+                self.report(self.ev(kw[name], env),
+                            Sink(where, node.lineno, self.in_function,
+                                 move if name in ("system", "instructions") else None))
+                if name in ("system", "instructions", "system_prompt"):
+                    self.check_layout(kw[name], env)
+        if "description" in kw and _TOOL_CALL.search(q):
+            self.report(self.ev(kw["description"], env),
+                        Sink("tool description", node.lineno, self.in_function))
+        for name in ("messages", "input"):
+            if name in kw:
+                self.check_messages(kw[name], env)
+        if "system" in kw or "tools" in kw or "messages" in kw:
+            self.check_breakpoints(node, q, kw, env)
+        self.param_sink_calls(node, env)
+
+    def check_messages(self, value: ast.expr, env: dict[str, Taints]) -> None:
+        lst: ast.List | None = value if isinstance(value, ast.List) else None
+        if lst is None and isinstance(value, ast.Name):
+            lst = self.list_literals.get(value.id)
+        if lst is None:
+            return
+        elts = lst.elts
+        for i, e in enumerate(elts):
+            if i == len(elts) - 1:
+                continue  # the newest turn: volatile facts belong here
+            if not isinstance(e, ast.Dict):
+                continue
+            role = _const_str(_dict_get(e, "role"))
+            if role in ("system", "developer"):
+                continue  # checked as a dict sink
+            content = _dict_get(e, "content")
+            if content is None or self._is_tool_result(content):
+                continue
+            self.report(self.ev(content, env),
+                        Sink(f"earlier {role or 'message'} message {i}", e.lineno,
+                             self.in_function))
+
+    def _is_tool_result(self, content: ast.expr) -> bool:
+        if isinstance(content, ast.List):
+            return all(isinstance(b, ast.Dict) and _const_str(_dict_get(b, "type")) in
+                       ("tool_result", "function_call_output") for b in content.elts)
+        return False
+
+    def param_sink_calls(self, node: ast.Call, env: dict[str, Taints]) -> None:
+        # Calls of local functions are handled in apply_summary (via ev); nothing to do here.
+        return
+
+    # --- layout (PL301, PL302) ----------------------------------------------------------------
+
+    def pieces(self, node: ast.AST, env: dict[str, Taints]) -> list[tuple[str, int, ast.AST]]:
+        if isinstance(node, ast.JoinedStr):
+            out: list[tuple[str, int, ast.AST]] = []
+            for v in node.values:
+                if isinstance(v, ast.FormattedValue):
+                    out.extend(self.pieces(v.value, env))
+                else:
+                    out.append(("static", len(_const_str(v) or ""), v))
+            return out
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            return self.pieces(node.left, env) + self.pieces(node.right, env)
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "join" and node.args
+                and isinstance(node.args[0], (ast.List, ast.Tuple))):
+            res: list[tuple[str, int, ast.AST]] = []
+            for e in node.args[0].elts:
+                res.extend(self.pieces(e, env))
+            return res
+        if isinstance(node, ast.List):
+            res = []
+            for e in node.elts:
+                if isinstance(e, ast.Dict):
+                    text = _dict_get(e, "text")
+                    if text is not None:
+                        res.extend(self.pieces(text, env))
+                else:
+                    res.extend(self.pieces(e, env))
+            return res
+        s = _const_str(node)
+        if s is not None:
+            return [("static", len(s), node)]
+        if isinstance(node, ast.Name) and node.id in self.consts and node.id not in env:
+            return [("static", len(self.consts[node.id]), node)]
+        if isinstance(node, ast.IfExp):
+            return [("mode", 0, node)]
+        if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
+                and node.value.id in self.dict_consts
+                and not isinstance(node.slice, ast.Constant)):
+            return [("mode", 0, node)]
+        ts = self.ev(node, env)
+        kinds = {t.kind for t in ts}
+        if kinds & VOLATILE:
+            return [("volatile", 0, node)]
+        if kinds & DYNAMIC:
+            return [("dynamic", 0, node)]
+        return [("static", 0, node)]
+
+    def check_layout(self, node: ast.AST, env: dict[str, Taints]) -> None:
+        ps = [p for p in self.pieces(node, env) if not (p[0] == "static" and p[1] == 0
+                                                       and _const_str(p[2]) == "")]
+        if not ps:
+            return
+        first = ps[0]
+        after = sum(n for k, n, _ in ps[1:] if k == "static")
+        if first[0] == "mode" and after > 0:
+            self.add(Finding(self.path, getattr(first[2], "lineno", 1),
+                             getattr(first[2], "col_offset", 0) + 1, "PL302",
+                             "the prompt starts with mode-dependent text; every mode gets its "
+                             f"own cache entry for the {after} static characters after it",
+                             source_line=self.line(getattr(first[2], "lineno", 1))))
+        for i, (kind, _, n) in enumerate(ps):
+            if kind != "dynamic":
+                continue
+            rest = sum(k2 for kd, k2, _ in ps[i + 1:] if kd == "static")
+            if rest >= 200:
+                line = getattr(n, "lineno", 1)
+                self.add(Finding(self.path, line, getattr(n, "col_offset", 0) + 1, "PL301",
+                                 f"dynamic content comes before {rest} characters of static "
+                                 "instructions; put the static part first",
+                                 source_line=self.line(line)))
+            break
+
+    # --- breakpoints in literal requests (PL401-PL406) ----------------------------------------
+
+    def _cc_dicts(self, node: ast.AST | None, section: str,
+                  out: list[tuple[str, ast.Dict, str]]) -> None:
+        if node is None:
+            return
+        if isinstance(node, (ast.List, ast.Tuple)):
+            for e in node.elts:
+                self._cc_dicts(e, section, out)
+        elif isinstance(node, ast.Dict):
+            cc = _dict_get(node, "cache_control")
+            if cc is not None:
+                ttl = "5m"
+                if isinstance(cc, ast.Dict):
+                    ttl = _const_str(_dict_get(cc, "ttl")) or "5m"
+                out.append((section, node, ttl))
+            for k, v in zip(node.keys, node.values, strict=True):
+                if _const_str(k) != "cache_control":
+                    self._cc_dicts(v, section, out)
+        elif isinstance(node, ast.Name) and node.id in self.list_literals:
+            self._cc_dicts(self.list_literals[node.id], section, out)
+
+    def check_breakpoints(self, node: ast.Call, q: str, kw: dict[str, ast.expr],
+                          env: dict[str, Taints]) -> None:
+        marks: list[tuple[str, ast.Dict, str]] = []
+        for section in ("tools", "system", "messages"):
+            self._cc_dicts(kw.get(section), section, marks)
+        top = kw.get("cache_control")
+        count = len(marks) + (1 if top is not None else 0)
+        line = node.lineno
+        if count > 4:
+            self.add(Finding(self.path, line, node.col_offset + 1, "PL401",
+                             f"{count} cache breakpoints in one request; the limit is 4",
+                             source_line=self.line(line)))
+        seen_short = False
+        for _, d, ttl in marks:
+            if ttl == "1h" and seen_short:
+                self.add(Finding(self.path, d.lineno, d.col_offset + 1, "PL403",
+                                 "a 1h breakpoint after a 5m one; longer TTLs must come first",
+                                 source_line=self.line(d.lineno)))
+                break
+            if ttl != "1h":
+                seen_short = True
+        last_msg = None
+        msgs = kw.get("messages")
+        if isinstance(msgs, ast.Name):
+            msgs = self.list_literals.get(msgs.id)
+        if isinstance(msgs, ast.List) and msgs.elts:
+            last_msg = msgs.elts[-1]
+        for section, d, _ in marks:
+            if last_msg is not None and any(d is n for n in ast.walk(last_msg)):
+                continue
+            text = _dict_get(d, "text") or _dict_get(d, "content")
+            kinds = {t.kind for t in self.ev(text, env)}
+            if kinds & VOLATILE:
+                self.add(Finding(self.path, d.lineno, d.col_offset + 1, "PL402",
+                                 f"cache breakpoint on a {section} block whose content changes "
+                                 "every request: the write is paid and never read",
+                                 source_line=self.line(d.lineno)))
+        anthropic = q.endswith(("messages.create", "messages.stream"))
+        model = _const_str(kw.get("model")) or self.model
+        price = self.prices.lookup(model) if (self.prices and model) else None
+        if price is not None and price.provider != "anthropic":
+            anthropic = False
+        system_text = self._static_text(kw.get("system"))
+        if price is not None and anthropic and system_text is not None and count > 0:
+            tokens = count_tokens(system_text)
+            if "tools" not in kw and tokens < price.min_cacheable_tokens:
+                self.add(Finding(self.path, line, node.col_offset + 1, "PL405",
+                                 f"the cached prefix is about {tokens} tokens, under "
+                                 f"{price.model}'s minimum of {price.min_cacheable_tokens}: "
+                                 "nothing is cached", source_line=self.line(line)))
+        if anthropic and count == 0 and "system" in kw and self._no_hidden_marks(kw):
+            below = (price is not None and system_text is not None and "tools" not in kw
+                     and count_tokens(system_text) < price.min_cacheable_tokens)
+            if not below:
+                self.add(Finding(self.path, line, node.col_offset + 1, "PL406",
+                                 "Anthropic request without cache_control: nothing is cached",
+                                 source_line=self.line(line)))
+
+    def _no_hidden_marks(self, kw: dict[str, ast.expr]) -> bool:
+        """True when every part that could carry cache_control is visible and carries none."""
+        system = kw["system"]
+        if not isinstance(system, (ast.Constant, ast.JoinedStr, ast.BinOp, ast.Name)):
+            return False
+        if isinstance(system, ast.Name) and system.id in self.list_literals:
+            return False
+        for name in ("messages", "tools"):
+            v = kw.get(name)
+            if v is None:
+                continue
+            if isinstance(v, ast.Name):
+                v = self.list_literals.get(v.id)
+                if v is None:
+                    return False
+            if not isinstance(v, ast.List):
+                return False
+            if not all(isinstance(e, ast.Dict) and None not in e.keys for e in v.elts):
+                return False
+            for e in v.elts:
+                content = _dict_get(e, "content") if isinstance(e, ast.Dict) else None
+                if content is not None and not isinstance(
+                        content, (ast.Constant, ast.JoinedStr, ast.Name, ast.BinOp, ast.List)):
+                    return False
+        return True
+
+    def _static_text(self, node: ast.expr | None) -> str | None:
+        if node is None:
+            return None
+        s = _const_str(node)
+        if s is not None:
+            return s
+        if isinstance(node, ast.Name) and node.id in self.consts:
+            return self.consts[node.id]
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            a, b = self._static_text(node.left), self._static_text(node.right)
+            return None if a is None or b is None else a + b
+        if (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)
+                and isinstance(node.right, ast.Constant) and isinstance(node.right.value, int)):
+            a = self._static_text(node.left)
+            return None if a is None else a * min(node.right.value, 10_000)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+                node.func.attr in ("strip", "lstrip", "rstrip")):
+            return self._static_text(node.func.value)
+        if isinstance(node, ast.List):
+            parts: list[str] = []
+            for e in node.elts:
+                t = self._static_text(_dict_get(e, "text")) if isinstance(e, ast.Dict) else None
+                if t is None:
+                    return None
+                parts.append(t)
+            return "".join(parts)
+        return None
+
+    # --- the unsafe fix: move volatile lines of an f-string prompt to the newest user turn ---
+
+    def move_fix(self, kw: dict[str, ast.expr], env: dict[str, Taints]) -> Fix | None:
+        system = kw.get("system", kw.get("instructions"))
+        msgs = kw.get("messages", kw.get("input"))
+        if not isinstance(system, ast.JoinedStr) or not isinstance(msgs, ast.List) or not msgs.elts:
+            return None
+        last = msgs.elts[-1]
+        if not isinstance(last, ast.Dict) or _const_str(_dict_get(last, "role")) != "user":
+            return None
+        content = _dict_get(last, "content")
+        if not isinstance(content, (ast.Constant, ast.JoinedStr, ast.Name, ast.BinOp)):
+            return None
+        lines: list[list[ast.expr | str]] = [[]]
+        for v in system.values:
+            if isinstance(v, ast.FormattedValue):
+                lines[-1].append(v)
+                continue
+            text = _const_str(v) or ""
+            for part in text.split("\n")[:-1]:
+                lines[-1].append(part + "\n")
+                lines.append([])
+            tail = text.split("\n")[-1]
+            if tail:
+                lines[-1].append(tail)
+        keep: list[ast.expr | str] = []
+        moved: list[ast.expr | str] = []
+        for ln in lines:
+            volatile = any(isinstance(a, ast.FormattedValue)
+                           and {t.kind for t in self.ev(a, env)} & VOLATILE for a in ln)
+            (moved if volatile else keep).extend(ln)
+        def static(atoms: list[ast.expr | str]) -> int:
+            return sum(len(a) for a in atoms if isinstance(a, str))
+
+        # Only a line of a longer prompt moves; a one-line prompt is rewritten by hand.
+        if not moved or not keep or static(moved) >= static(keep):
+            return None
+        if not (isinstance(moved[-1], str) and moved[-1].endswith("\n")):
+            moved.append("\n")
+
+        def build(atoms: list[ast.expr | str]) -> ast.expr:
+            vals: list[ast.expr] = []
+            for a in atoms:
+                if isinstance(a, str):
+                    if vals and isinstance(vals[-1], ast.Constant):
+                        vals[-1] = ast.Constant(str(vals[-1].value) + a)
+                    else:
+                        vals.append(ast.Constant(a))
+                else:
+                    vals.append(a)
+            if all(isinstance(x, ast.Constant) for x in vals):
+                return ast.Constant("".join(
+                    str(x.value) for x in vals if isinstance(x, ast.Constant)))
+            return ast.JoinedStr(vals)
+
+        new_system = ast.unparse(build(keep))
+        new_content = ast.unparse(ast.BinOp(build(moved), ast.Add(), content))
+        return Fix(
+            (_replace(system, new_system), _replace(content, new_content)),
+            safe=False,
+            description="move the volatile line into the newest user message",
+        )
+
+    # --- reporting ----------------------------------------------------------------------------
+
+    def line(self, n: int) -> str:
+        return self.lines[n - 1] if 0 < n <= len(self.lines) else ""
+
+    def add(self, f: Finding) -> None:
+        key = (f.code, f.line, f.col)
+        if key not in self.findings:
+            self.findings[key] = f
+
+    def report(self, ts: Taints, sink: Sink) -> None:
+        if not ts:
+            return
+        for t in ts:
+            if t.kind == "param" and self.current is not None:
+                self.current.param_sinks.setdefault(t.desc, sink.where)
+        if not self.reporting:
+            return
+        for t in sorted(ts, key=lambda t: (t.line, t.col, t.kind)):
+            code = CODE_OF.get(t.kind)
+            if code is None:
+                continue
+            msg = f"{t.desc} flows into the {sink.where} (line {sink.line})"
+            severity = ""
+            if t.once and sink.in_function and t.kind in VOLATILE:
+                severity = NOTE
+                msg += "; computed once at import, so it changes with every new process"
+            fix = self.fix_for(t)
+            if fix is None and t.kind in VOLATILE:
+                fix = sink.move
+            self.add(Finding(self.path, t.line, t.col + 1, code, msg, severity=severity,
+                             end_line=t.end_line, end_col=t.end_col + 1,
+                             source_line=self.line(t.line), fix=fix))
+
+    def fix_for(self, t: Taint) -> Fix | None:
+        if t.kind in ORDER and t.fix_span is not None:
+            l1, c1, l2, c2 = t.fix_span
+            return Fix((Edit(l1, c1, l1, c1, "sorted("), Edit(l2, c2, l2, c2, ")")),
+                       safe=t.kind == "listing" or t.fix_join,
+                       description="wrap in sorted(...)")
+        if t.kind == "json":
+            # Insert before the closing parenthesis of the json.dumps call.
+            return Fix((Edit(t.end_line, t.end_col - 1, t.end_line, t.end_col - 1,
+                             ", sort_keys=True"),), safe=True, description="add sort_keys=True")
+        return None
+
+    # --- driver ------------------------------------------------------------------------------
+
+    def collect_consts(self) -> None:
+        for stmt in self.tree.body:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(
+                    stmt.targets[0], ast.Name):
+                name = stmt.targets[0].id
+                s = self._static_text(stmt.value)
+                if s is not None:
+                    self.consts[name] = s
+                elif isinstance(stmt.value, ast.Dict):
+                    self.dict_consts.add(name)
+
+    def functions(self) -> Iterator[tuple[str, str | None,
+                                          ast.FunctionDef | ast.AsyncFunctionDef]]:
+        for stmt in self.tree.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                yield stmt.name, None, stmt
+            elif isinstance(stmt, ast.ClassDef):
+                for sub in stmt.body:
+                    if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        yield f"{stmt.name}.{sub.name}", stmt.name, sub
+
+    def analyze_function(self, key: str, cls: str | None,
+                         fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        summ = self.funcs[key]
+        self.current = summ
+        self.current_class = cls
+        self.current_func_name = fn.name
+        self.in_function = True
+        self.list_literals = {}
+        env: dict[str, Taints] = {}
+        args = fn.args
+        for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
+            if a.arg not in ("self", "cls"):
+                env[a.arg] = frozenset({_at(a, "param", a.arg)})
+        self.run(fn.body, env, 0, EMPTY)
+        # Nested functions: analysed in the enclosing environment, without a summary.
+        for sub in ast.walk(fn):
+            if sub is not fn and isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                inner = dict(env)
+                for a in [*sub.args.args, *sub.args.kwonlyargs]:
+                    inner[a.arg] = frozenset({_at(a, "param", a.arg)})
+                saved = self.current
+                self.current = Summary([a.arg for a in sub.args.args])
+                self.current_func_name = sub.name
+                self.run(sub.body, inner, 0, EMPTY)
+                self.current = saved
+                self.current_func_name = fn.name
+        self.current = None
+        self.current_class = None
+        self.current_func_name = None
+        self.in_function = False
+
+    def analyze(self) -> list[Finding]:
+        self.collect_imports()
+        self.collect_consts()
+        for key, cls, fn in self.functions():
+            params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]]
+            self.funcs[key] = Summary(params, is_method=cls is not None)
+            if cls is None:
+                self.funcs.setdefault(fn.name, self.funcs[key])
+        for stmt in self.tree.body:
+            if isinstance(stmt, ast.ClassDef):
+                cenv = self.class_env.setdefault(stmt.name, {})
+                for sub in stmt.body:
+                    if isinstance(sub, ast.Assign):
+                        for t in sub.targets:
+                            if isinstance(t, ast.Name):
+                                cenv[t.id] = self.ev(sub.value, {})
+        module_env: dict[str, Taints] = {}
+        self.module_env = module_env
+        self.run(self.tree.body, module_env, 0, EMPTY)
+        for _ in range(2):  # summaries settle over two rounds
+            for key, cls, fn in self.functions():
+                self.funcs[key].returns = EMPTY
+                self.analyze_function(key, cls, fn)
+        self.reporting = True
+        self.list_literals = {}
+        self.run(self.tree.body, dict(module_env), 0, EMPTY)
+        for key, cls, fn in self.functions():
+            self.analyze_function(key, cls, fn)
+        return sorted(self.findings.values(), key=lambda f: (f.line, f.col, f.code))
+
+
+def _replace(node: ast.expr, text: str) -> Edit:
+    return Edit(node.lineno, node.col_offset, node.end_lineno or node.lineno,
+                node.end_col_offset or 0, text)
+
+
+def check_python(path: str, text: str, model: str | None = None,
+                 prices: PriceTable | None = None) -> list[Finding]:
+    """Lint one Python source file. A syntax error is a PL901 finding."""
+    lines = text.splitlines()
+    try:
+        tree = ast.parse(text, filename=path)
+    except SyntaxError as exc:
+        line = exc.lineno or 1
+        return [Finding(path, line, (exc.offset or 1), "PL901", f"syntax error: {exc.msg}",
+                        source_line=lines[line - 1] if 0 < line <= len(lines) else "")]
+    except ValueError as exc:  # null bytes
+        return [Finding(path, 1, 1, "PL903", f"cannot parse: {exc}")]
+    if not _interesting(text):
+        return []
+    return _Analyzer(path, tree, lines, model, prices).analyze()
+
+
+_HINTS = ("system", "tools", "instructions", "messages", "prompt", "cache_control", "role",
+          "input_schema", "parameters", "FrozenPrefix", "description")
+
+
+def _interesting(text: str) -> bool:
+    """Cheap pre-filter: a file that never mentions a prompt part cannot reach a sink."""
+    return any(h in text for h in _HINTS)

@@ -1,0 +1,321 @@
+"""The trace report: every cache break in a trace, where its first divergent byte is, why, and
+what it re-billed.
+
+For each session, consecutive requests are cut into cache units with `harness.cacheunits` (the
+same definition the guard and the emulator use). The first unit whose chained hash differs is
+the break; the byte offset is counted in the stream of unit bytes in hashing order. What the
+previous request left in the cache (Anthropic: up to its last breakpoint; OpenAI: its prompt in
+128-token steps from 1,024) minus what still matches is re-billed: those tokens are paid at the
+write (or plain input) price instead of the read price. A gap past the TTL re-bills everything
+without a byte changing. Pure apart from reading the trace.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from harness.cacheunits import (
+    Unit,
+    anthropic_message_settings,
+    anthropic_units,
+    message_unit_data,
+    openai_settings,
+    openai_units,
+)
+from harness.canonical import canonical_bytes
+from harness.prices import Price, PriceTable
+
+from .tracecheck import Bad, Record, read_records, snippet, tools_change, volatile_hint
+
+
+def _without_cc(block: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in block.items() if k != "cache_control"}
+
+
+def _blocks(content: Any) -> list[Mapping[str, Any]]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if isinstance(content, list):
+        return [b for b in content if isinstance(b, Mapping)]
+    return []
+
+
+def unit_bytes(api: str, body: Mapping[str, Any]) -> list[tuple[str, str, bytes]]:
+    """(section, label, bytes) of each hashed piece, in the order the cache hashes them.
+
+    Mirrors `harness.cacheunits`: settings are folded into the chain (a zero-token piece).
+    """
+    out: list[tuple[str, str, bytes]] = []
+    if api == "anthropic":
+        for t in body.get("tools") or []:
+            out.append(("tools", f"tool {t.get('name', '?')}", canonical_bytes(_without_cc(t))))
+        system = body.get("system")
+        for i, b in enumerate(_blocks(system) if system is not None else []):
+            out.append(("system", f"system block {i}", canonical_bytes(_without_cc(b))))
+        out.append(("settings", "tool_choice/thinking", anthropic_message_settings(body)))
+        for mi, m in enumerate(body.get("messages") or []):
+            role = str(m.get("role", ""))
+            for bi, b in enumerate(_blocks(m.get("content"))):
+                out.append(("messages", f"message {mi} ({role}) block {bi}",
+                            message_unit_data(role, canonical_bytes(_without_cc(b)))))
+        return out
+    out.append(("settings", "settings", openai_settings(body)))
+    if body.get("instructions") is not None:
+        out.append(("system", "instructions", canonical_bytes({"instructions":
+                                                                body["instructions"]})))
+    for t in body.get("tools") or []:
+        out.append(("tools", "tool", canonical_bytes(t)))
+    items = body.get("messages")
+    if items is None:
+        raw = body.get("input")
+        items = [{"role": "user", "content": raw}] if isinstance(raw, str) else raw
+    for i, m in enumerate(items or []):
+        who = m.get("role") if isinstance(m, Mapping) else None
+        section = "system" if who in ("system", "developer") else "messages"
+        out.append((section, f"message {i} ({who})", canonical_bytes(m)))
+    return out
+
+
+def units_of(api: str, body: Mapping[str, Any]) -> list[Unit]:
+    return anthropic_units(body) if api == "anthropic" else openai_units(body)
+
+
+def readable_tokens(api: str, units: list[Unit], price: Price | None) -> int:
+    """Tokens of this request that the next one could read from the cache."""
+    if not units:
+        return 0
+    minimum = price.min_cacheable_tokens if price else 1024
+    if api == "anthropic":
+        marks = [u for u in units if u.breakpoint is not None]
+        if not marks:
+            return 0
+        end = marks[-1].end
+        return end if end >= minimum else 0
+    total = units[-1].end
+    return (total // 128) * 128 if total >= minimum else 0
+
+
+@dataclass
+class Break:
+    session: str
+    seq: int
+    line: int
+    cause: str
+    detail: str
+    byte: int | None
+    where: str
+    rebilled_tokens: int
+    dollars: Decimal | None
+    reported_cache_read: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "session": self.session,
+            "seq": self.seq,
+            "line": self.line,
+            "cause": self.cause,
+            "detail": self.detail,
+            "first_divergent_byte": self.byte,
+            "where": self.where,
+            "rebilled_tokens": self.rebilled_tokens,
+            "rebilled_dollars": None if self.dollars is None else str(self.dollars),
+            "reported_cache_read": self.reported_cache_read,
+        }
+
+
+@dataclass
+class SessionReport:
+    session: str
+    requests: int = 0
+    breaks: list[Break] = field(default_factory=list)
+    model: str = ""
+
+    @property
+    def rebilled_tokens(self) -> int:
+        return sum(b.rebilled_tokens for b in self.breaks)
+
+    @property
+    def dollars(self) -> Decimal:
+        return sum((b.dollars or Decimal(0) for b in self.breaks), Decimal(0))
+
+
+@dataclass
+class TraceReport:
+    path: str
+    sessions: list[SessionReport]
+    bad_lines: list[tuple[int, str]]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "sessions": [
+                {"session": s.session, "model": s.model, "requests": s.requests,
+                 "rebilled_tokens": s.rebilled_tokens, "rebilled_dollars": str(s.dollars),
+                 "breaks": [b.to_dict() for b in s.breaks]}
+                for s in self.sessions
+            ],
+            "bad_lines": [{"line": n, "message": m} for n, m in self.bad_lines],
+            "total_rebilled_tokens": sum(s.rebilled_tokens for s in self.sessions),
+            "total_rebilled_dollars": str(sum((s.dollars for s in self.sessions), Decimal(0))),
+        }
+
+
+@dataclass
+class _Prev:
+    rec: Record
+    pieces: list[tuple[str, str, bytes]]
+    units: list[Unit]
+
+
+def _dollars(price: Price | None, tokens: int, units: list[Unit], api: str) -> Decimal | None:
+    if price is None:
+        return None
+    if api == "anthropic":
+        marks = [u.breakpoint for u in units if u.breakpoint is not None]
+        kind = "write_1h" if marks and marks[-1] == "1h" else ("write_5m" if marks else "uncached")
+    else:
+        kind = "write_5m" if price.cache_write_5m is not None else "uncached"
+    return (price.input_cost(tokens, kind) - price.input_cost(tokens, "read")).quantize(
+        Decimal("0.000001"))
+
+
+def _ttl(prev: _Prev, price: Price | None) -> int:
+    if prev.rec.api == "anthropic":
+        marks = [u.breakpoint for u in prev.units if u.breakpoint is not None]
+        return 3600 if marks and all(m == "1h" for m in marks) else 300
+    return price.cache_ttl_seconds if price else 300
+
+
+def _reported_read(rec: Record) -> int | None:
+    if rec.usage is None:
+        return None
+    v = rec.usage.get("cache_read")
+    return int(v) if isinstance(v, int) else None
+
+
+def diagnose(prev: _Prev, rec: Record, pieces: list[tuple[str, str, bytes]],
+             units: list[Unit], price: Price | None) -> Break | None:
+    """The cache break between two consecutive requests, if any."""
+    readable = readable_tokens(prev.rec.api, prev.units, price)
+    sess, seq = rec.session, rec.seq
+    reported = _reported_read(rec)
+    if prev.rec.model != rec.model:
+        return Break(sess, seq, rec.line, "model changed",
+                     f"{prev.rec.model} -> {rec.model}; the cache is per model", 0, "model",
+                     readable, _dollars(price, readable, units, rec.api), reported)
+    # First differing piece, and the byte offset in the stream of pieces.
+    offset = 0
+    idx = None
+    for i, (a, b) in enumerate(zip(prev.pieces, pieces, strict=False)):
+        if a[2] != b[2]:
+            idx = i
+            break
+        offset += len(a[2])
+    if idx is None and len(pieces) < len(prev.pieces):
+        idx = len(pieces)
+    gap = None
+    if prev.rec.time is not None and rec.time is not None:
+        gap = rec.time - prev.rec.time
+    if idx is None:
+        if gap is not None and gap > _ttl(prev, price) and readable:
+            return Break(sess, seq, rec.line, "ttl expired",
+                         f"{gap:.0f} s idle, past the {_ttl(prev, price)} s TTL", None,
+                         "whole prefix", readable, _dollars(price, readable, units, rec.api),
+                         reported)
+        if (rec.api != "anthropic" and prev.rec.cache_key is not None
+                and prev.rec.cache_key != rec.cache_key and readable):
+            return Break(sess, seq, rec.line, "cache key changed",
+                         f"{prev.rec.cache_key!r} -> {rec.cache_key!r}: routed to another "
+                         "machine", None, "prompt_cache_key", readable,
+                         _dollars(price, readable, units, rec.api), reported)
+        return None
+    section, label, old = prev.pieces[idx]
+    new = pieces[idx][2] if idx < len(pieces) else b""
+    within = next((k for k in range(min(len(old), len(new))) if old[k] != new[k]),
+                  min(len(old), len(new)))
+    byte = offset + within
+    # Tokens still matching: the units before the divergent piece (settings have no unit).
+    unit_pos = sum(1 for s, _, _ in prev.pieces[:idx]
+                   if not (s == "settings" and rec.api == "anthropic"))
+    common = prev.units[unit_pos - 1].end if unit_pos > 0 and unit_pos - 1 < len(prev.units) else 0
+    if rec.api != "anthropic":
+        common = (common // 128) * 128
+    rebilled = max(0, readable - common)
+    new_text = new.decode("utf-8", "replace")
+    cause = {
+        "tools": "tools changed",
+        "system": "system prompt changed",
+        "settings": "settings changed",
+        "messages": "history rewritten",
+    }.get(section, section + " changed")
+    if section == "tools":
+        pt = [p for p in prev.pieces if p[0] == "tools"]
+        ct = [p for p in pieces if p[0] == "tools"]
+        detail = tools_change([json.loads(p[2]) for p in pt], [json.loads(p[2]) for p in ct])
+    elif section == "settings":
+        detail = f"{label} differ"
+    else:
+        at = max(0, within)
+        text_at = new_text
+        detail = f"'{snippet(text_at, min(at, len(text_at)))}'" + volatile_hint(
+            text_at[max(0, at - 12):at + 24])
+    if gap is not None and gap > _ttl(prev, price) and readable:
+        detail += f"; also {gap:.0f} s idle, past the TTL"
+        rebilled = readable
+    if rebilled == 0 and reported is None:
+        return Break(sess, seq, rec.line, cause, detail + " (nothing cached was lost)", byte,
+                     label, 0, Decimal(0) if price else None, reported)
+    return Break(sess, seq, rec.line, cause, detail, byte, label, rebilled,
+                 _dollars(price, rebilled, units, rec.api), reported)
+
+
+def build_report(path: str, prices: PriceTable | None,
+                 records: Iterable[Record | Bad] | None = None) -> TraceReport:
+    sessions: dict[str, SessionReport] = {}
+    prev: dict[str, _Prev] = {}
+    bad: list[tuple[int, str]] = []
+    for item in records if records is not None else read_records(path):
+        if isinstance(item, Bad):
+            bad.append((item.line, item.message))
+            continue
+        rec = item
+        rep = sessions.setdefault(rec.session, SessionReport(rec.session))
+        rep.requests += 1
+        rep.model = rep.model or rec.model
+        pieces = unit_bytes(rec.api, rec.body)
+        units = units_of(rec.api, rec.body)
+        p = prev.get(rec.session)
+        if p is not None:
+            price = prices.lookup(p.rec.model) if prices else None
+            br = diagnose(p, rec, pieces, units, price)
+            if br is not None:
+                rep.breaks.append(br)
+        prev[rec.session] = _Prev(rec, pieces, units)
+    return TraceReport(path, list(sessions.values()), bad)
+
+
+def render_text(report: TraceReport) -> str:
+    out = [f"trace {report.path}: {len(report.sessions)} session(s)"]
+    total_t = 0
+    total_d = Decimal(0)
+    for s in report.sessions:
+        out.append(f"session {s.session} ({s.model}, {s.requests} requests): "
+                   f"{len(s.breaks)} cache break(s), {s.rebilled_tokens:,} tokens re-billed, "
+                   f"${s.dollars:.4f}")
+        for b in s.breaks:
+            money = "unpriced" if b.dollars is None else f"${b.dollars:.4f}"
+            at = "-" if b.byte is None else f"byte {b.byte:,}"
+            out.append(f"  request {b.seq} (line {b.line}): {b.cause} at {at} in {b.where}: "
+                       f"{b.detail}; re-billed {b.rebilled_tokens:,} tokens, {money}"
+                       + ("" if b.reported_cache_read is None
+                          else f" (reported cache read {b.reported_cache_read:,})"))
+        total_t += s.rebilled_tokens
+        total_d += s.dollars
+    for n, m in report.bad_lines:
+        out.append(f"{report.path}:{n}: {m}")
+    out.append(f"total: {total_t:,} tokens re-billed, ${total_d:.4f}")
+    return "\n".join(out) + "\n"

@@ -1,0 +1,519 @@
+"""The rule catalogue: every lint rule's stable code, default severity and documentation.
+
+Codes never change meaning once published (SARIF consumers and baselines key on them). Each
+rule rests on a provider behaviour or a reported failure from the project's facts file
+(shared/FACTS.md); the `source` field quotes which one. Pure data, no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+ERROR = "error"
+WARNING = "warning"
+NOTE = "note"
+SEVERITIES = (ERROR, WARNING, NOTE)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One rule and its ruff-style documentation."""
+
+    code: str
+    name: str
+    family: str
+    severity: str
+    summary: str
+    what: str
+    why: str
+    source: str
+    example: str
+    fix: str
+    fix_safety: str  # "safe", "unsafe" or "none"
+
+    def doc(self) -> str:
+        """The full documentation as shown by `--explain`."""
+        return (
+            f"# {self.code} {self.name} ({self.family}, default {self.severity})\n\n"
+            f"## What it does\n{self.what}\n\n"
+            f"## Why it matters\n{self.why}\n\nSource: {self.source}\n\n"
+            f"## Example\n{self.example}\n\n"
+            f"## Fix\n{self.fix}\n\nFix safety: {self.fix_safety}.\n"
+        )
+
+
+_FACT_BYTES = (
+    "FACTS.md, Anthropic: 'The prefix is hashed in the order tools -> system -> messages; an "
+    "entry ... matches only byte-for-byte.'"
+)
+_FACT_OPENCODE = (
+    "FACTS.md, How careful clients behave: 'A plugin that injected the current time (to the "
+    "second) and random message ids into the prompt drove the Anthropic hit rate to 0%.'"
+)
+_FACT_ORDER = (
+    "FACTS.md, How careful clients behave: 'Claude Code orders its prompt from least to most "
+    "volatile ... It appends reminders as messages instead of editing earlier content.'"
+)
+_FACT_SORT = (
+    "FACTS.md, How careful clients behave: 'An unsorted list of agents/skills in a tool "
+    "description changed on every call and broke caching in another agent: sort every list "
+    "that enters the prefix.'"
+)
+_MOVE = (
+    "Keep the prefix constant and append the value to the newest user turn instead (the "
+    "transcript is append-only, so it is sent byte-identical afterwards)."
+)
+
+_RULES: tuple[Rule, ...] = (
+    # PL1xx: volatile values in the prefix
+    Rule(
+        "PL101", "time-in-prefix", "volatile", ERROR,
+        "Current time (to the second or minute) flows into the prompt prefix",
+        "Finds a clock reading (`datetime.now()`, `time.time()`, `{{ now }}`, a strftime with "
+        "hours/minutes/seconds) that reaches the system prompt, instructions, tool definitions "
+        "or an earlier message. A time in the newest user turn or in a tool result is fine and "
+        "not flagged. A value computed once at import time is reported as a note.",
+        "Every request then differs early in the prefix, so nothing after the timestamp is "
+        "ever read from the cache: each turn re-bills the whole prompt at the write price.",
+        _FACT_OPENCODE + " " + _FACT_BYTES,
+        "```python\nnow = datetime.now()\n"
+        "client.messages.create(system=f\"Time: {now}\\n{RULES}\", ...)\n```",
+        _MOVE + " `--unsafe-fixes` moves an f-string line of the system prompt that holds the "
+        "value into the last user message of the same call.",
+        "unsafe",
+    ),
+    Rule(
+        "PL102", "date-in-prefix", "volatile", WARNING,
+        "Today's date flows into the prompt prefix",
+        "Finds a date (`date.today()`, `strftime('%Y-%m-%d')`, `{{ date }}`) that reaches the "
+        "prefix. A year in prose, or a date in the newest user turn, is not flagged.",
+        "The prefix changes once a day: the first request after midnight, and every session "
+        "that spans it, re-bills the whole prompt; sessions of different days never share it.",
+        _FACT_BYTES + " " + _FACT_ORDER,
+        "```python\nsystem = f\"Today is {date.today():%Y-%m-%d}. {RULES}\"\n```",
+        _MOVE,
+        "unsafe",
+    ),
+    Rule(
+        "PL103", "random-id-in-prefix", "volatile", ERROR,
+        "A random value (uuid, nonce, random number, request id) flows into the prefix",
+        "Finds `uuid.uuid4()`, `random.*`, `secrets.*`, `os.urandom` or a `{{ request_id }}` / "
+        "`{{ nonce }}` placeholder that reaches the prefix.",
+        "A fresh random value makes every request unique from that byte on: the hit rate drops "
+        "to zero.",
+        _FACT_OPENCODE,
+        "```python\nsystem = f\"Request {uuid.uuid4()}\\n{RULES}\"\n```",
+        _MOVE + " If the id is for tracing, send it in request metadata or headers.",
+        "unsafe",
+    ),
+    Rule(
+        "PL104", "vcs-state-in-prefix", "volatile", WARNING,
+        "Version-control state (git status, branch, commit, diff) flows into the prefix",
+        "Finds `git` invoked through subprocess (or GitPython/pygit2 repository objects) and "
+        "`{{ git_status }}`-style placeholders whose output reaches the prefix.",
+        "Working-tree state changes with every edit and commit an agent makes, so the prefix "
+        "is re-written many times a session.",
+        _FACT_ORDER + " DESIGN.md: 'Volatile facts (date, git status, file changes, reminders) "
+        "are appended as new content in the newest user turn, never written into the prefix.'",
+        "```python\nstatus = subprocess.check_output([\"git\", \"status\"], text=True)\n"
+        "system = RULES + status\n```",
+        _MOVE,
+        "unsafe",
+    ),
+    Rule(
+        "PL105", "file-tree-in-prefix", "volatile", WARNING,
+        "A directory listing or file tree flows into the prefix",
+        "Finds `os.listdir`, `os.walk`, `os.scandir`, `glob.glob`, `Path.iterdir/glob/rglob` "
+        "and `{{ file_tree }}`-style placeholders that reach the prefix.",
+        "The listing changes whenever the agent creates or deletes a file, which it does "
+        "mid-session; every change re-bills the prompt from that point.",
+        _FACT_ORDER,
+        "```python\nfiles = \"\\n\".join(sorted(os.listdir(root)))\nsystem = RULES + files\n```",
+        _MOVE + " Or give the model a list-files tool.",
+        "unsafe",
+    ),
+    Rule(
+        "PL106", "runtime-stats-in-prefix", "volatile", WARNING,
+        "Runtime statistics (pid, memory, load, elapsed time, counters) flow into the prefix",
+        "Finds `os.getpid()`, `psutil.*`, `os.getloadavg()`, `time.perf_counter()`, "
+        "`shutil.disk_usage()`, `resource.getrusage()` and `{{ memory_usage }}`-style "
+        "placeholders that reach the prefix.",
+        "These change every call or every process, so the prefix never repeats.",
+        _FACT_BYTES,
+        "```python\nsystem = f\"pid {os.getpid()} load {os.getloadavg()[0]}\\n{RULES}\"\n```",
+        _MOVE,
+        "unsafe",
+    ),
+    # PL2xx: ordering
+    Rule(
+        "PL201", "unordered-collection-in-prefix", "ordering", ERROR,
+        "A set or frozenset is iterated into the prompt or the tool list",
+        "Finds iteration over a set (set literal, `set()`, set comprehension, `frozenset`) "
+        "whose order reaches the prefix: `', '.join(skills)`, `tools=list(tool_set)`, a loop "
+        "appending to a prompt list.",
+        "Set order depends on string hash randomization, so it differs between processes: two "
+        "runs of the same agent send different bytes and never share a cache entry.",
+        _FACT_SORT,
+        "```python\nSKILLS = {\"search\", \"edit\", \"run\"}\n"
+        "system = \"Skills: \" + \", \".join(SKILLS)\n```",
+        "Wrap the set in `sorted(...)`. Joining strings is fixed automatically.",
+        "safe",
+    ),
+    Rule(
+        "PL202", "json-without-sorted-keys", "ordering", WARNING,
+        "`json.dumps` without `sort_keys=True` flows into the prefix",
+        "Finds `json.dumps(...)` calls without `sort_keys=True` whose text reaches the system "
+        "prompt or the tool definitions.",
+        "Key order follows dict insertion order, which changes with the code path that built "
+        "the dict (merges, config loading order); canonical JSON keeps the bytes identical.",
+        _FACT_BYTES + " DESIGN.md: 'JSON with sorted keys and fixed separators.'",
+        "```python\nsystem = RULES + json.dumps(config)\n```",
+        "Add `sort_keys=True` (applied by `--fix`).",
+        "safe",
+    ),
+    Rule(
+        "PL203", "unsorted-listing-in-prefix", "ordering", WARNING,
+        "A directory listing reaches the prefix in filesystem order",
+        "Finds `os.listdir`, `glob.glob`, `os.scandir`, `Path.iterdir/glob/rglob` whose result "
+        "reaches the prefix without `sorted(...)`.",
+        "Directory order is arbitrary and differs between machines and file systems, so two "
+        "machines with the same files send different prompts.",
+        _FACT_SORT,
+        "```python\nsystem = RULES + \"\\n\".join(os.listdir(\"docs\"))\n```",
+        "Wrap the listing in `sorted(...)` (applied by `--fix`). The listing is still volatile "
+        "(PL105).",
+        "safe",
+    ),
+    Rule(
+        "PL204", "tool-definitions-not-canonical", "ordering", NOTE,
+        "Tool definitions in a data file are not in canonical order",
+        "In a JSON tool-definition or request file, finds a `tools` list that is not sorted by "
+        "name, or schema objects whose keys are not sorted.",
+        "Tool order and schema bytes are part of the cached prefix ('tool definitions (name, "
+        "description, schema, order)' invalidate everything). A hand-kept order drifts with "
+        "edits and disagrees with code that loads the same tools in name order.",
+        "FACTS.md, Anthropic invalidation table: tool definitions (name, description, schema, "
+        "order) -> miss at every level. " + _FACT_SORT,
+        "```json\n{\"tools\": [{\"name\": \"write\"}, {\"name\": \"read\"}]}\n```",
+        "Sort the tools by name and the schema keys (applied by `--fix`, which rewrites the "
+        "JSON file with two-space indentation).",
+        "safe",
+    ),
+    # PL3xx: layout
+    Rule(
+        "PL301", "dynamic-before-static", "layout", WARNING,
+        "Per-session or per-project content comes before static instructions",
+        "Finds a system prompt whose first part is dynamic (a function argument, file contents "
+        "read at run time, a per-project template variable) followed by a long static part.",
+        "The cache matches from the first byte: everything after the dynamic part is written "
+        "again for every project or session, although it never changes.",
+        _FACT_ORDER + " " + _FACT_BYTES,
+        "```python\nsystem = f\"{project_notes}\\n\\n{LONG_STATIC_RULES}\"\n```",
+        "Put the static instructions first and the dynamic context after them (or in a later "
+        "system block).",
+        "none",
+    ),
+    Rule(
+        "PL302", "mode-dependent-start", "layout", WARNING,
+        "The prompt starts with text that depends on a mode or flag",
+        "Finds a system prompt whose very first piece is a conditional (`A if plan else B`, "
+        "`MODES[mode]`, a template starting with `{% if %}`).",
+        "Switching mode changes the first bytes, so no two modes share any cached prefix; for "
+        "OpenAI the first ~256 tokens also pick the machine, so modes land on different "
+        "machines.",
+        _FACT_BYTES + " FACTS.md, OpenAI: 'Requests are routed by a hash of the first ~256 "
+        "tokens combined with prompt_cache_key.'",
+        "```python\nsystem = (PLAN_HEADER if plan else ACT_HEADER) + RULES\n```",
+        "Start with the shared static text; state the mode in a later block or the newest user "
+        "turn.",
+        "none",
+    ),
+    # PL4xx: breakpoints
+    Rule(
+        "PL401", "too-many-breakpoints", "breakpoints", ERROR,
+        "More than 4 cache breakpoints in one request",
+        "Counts `cache_control` markers (block level plus the top-level automatic one) in a "
+        "request body or a literal request in code.",
+        "Anthropic allows at most 4 breakpoints per request; the top-level one takes a slot.",
+        "FACTS.md, Anthropic: 'At most 4 breakpoints per request; the top-level one uses one "
+        "slot.'",
+        "```json\n{\"system\": [{\"text\": \"a\", \"cache_control\": {...}},\n"
+        "  ... five of them]}\n```",
+        "Keep breakpoints after the tools, after the system prompt, and on the newest message.",
+        "none",
+    ),
+    Rule(
+        "PL402", "breakpoint-on-volatile-block", "breakpoints", WARNING,
+        "A cache breakpoint sits on a block that changes every request",
+        "Finds `cache_control` on a block whose content is volatile in code, or, in a trace, "
+        "on a non-final block whose bytes differ in every request of a session.",
+        "A write happens at the breakpoint each time and is never read: you pay 1.25x-2x for "
+        "nothing.",
+        "FACTS.md, Anthropic: 'Never place a breakpoint on a block that changes next request "
+        "(timestamp, one-off question): you pay the write every time and never read it.'",
+        "```python\n{\"type\": \"text\", \"text\": f\"now: {now}\",\n"
+        "  \"cache_control\": {\"type\": \"ephemeral\"}}\n```",
+        "Move the breakpoint to the last stable block before it.",
+        "none",
+    ),
+    Rule(
+        "PL403", "ttl-order", "breakpoints", ERROR,
+        "A 1h cache entry comes after a 5m one",
+        "Finds a breakpoint with `ttl: 1h` later in hashing order (tools, system, messages) "
+        "than a breakpoint with the default or `5m` TTL.",
+        "Longer TTLs must come before shorter ones; the request is rejected or the 1h entry "
+        "cannot be kept.",
+        "FACTS.md, Anthropic: 'Longer TTLs must come before shorter ones.'",
+        "```json\n{\"system\": [{\"text\": \"a\", \"cache_control\": {\"type\": \"ephemeral\"}},\n"
+        "  {\"text\": \"b\", \"cache_control\": {\"type\": \"ephemeral\", \"ttl\": \"1h\"}}]}\n```",
+        "Give the earlier breakpoints the 1h TTL, or drop the late 1h one.",
+        "none",
+    ),
+    Rule(
+        "PL404", "lookback-exceeded", "breakpoints", WARNING,
+        "More than 20 blocks between cache breakpoints",
+        "Finds a request where a breakpoint is more than 20 blocks after the previous "
+        "breakpoint (or, in a trace, after every breakpoint of the previous request).",
+        "A read looks back at most 20 block positions from each breakpoint for an earlier "
+        "write; further back, the entry is not found and the whole prefix is written again.",
+        "FACTS.md, Anthropic: 'A read looks back at most 20 block positions from each "
+        "breakpoint ... a turn that adds 20+ blocks needs another breakpoint.'",
+        "A turn that appends 25 tool_use/tool_result blocks and moves its only breakpoint to "
+        "the end.",
+        "Add an intermediate breakpoint within 20 blocks of the previous one.",
+        "none",
+    ),
+    Rule(
+        "PL405", "prefix-below-minimum", "breakpoints", WARNING,
+        "The cacheable prefix is shorter than the model's minimum",
+        "Counts the tokens up to the last breakpoint (or the whole prompt for automatic "
+        "caching) and compares them with the model's minimum cacheable length from the price "
+        "table.",
+        "Below the minimum nothing is cached and no error is raised; both cache counters stay "
+        "0, so every request pays full price silently.",
+        "FACTS.md, Anthropic: 'Below the model's minimum length nothing is cached and no error "
+        "is raised (both counters 0).' Minimums 512-4,096 by model; OpenAI 1,024.",
+        "A 300-token system prompt with a breakpoint on claude-opus-4-7 (minimum 2,048).",
+        "Accept it (short prompts cost little), or put stable material (examples, docs) into "
+        "the prefix until it passes the minimum.",
+        "none",
+    ),
+    Rule(
+        "PL406", "no-breakpoint", "breakpoints", WARNING,
+        "An Anthropic request has no cache breakpoint at all",
+        "Finds an Anthropic Messages request (a body or a `messages.create` call) with no "
+        "`cache_control`, neither on a block nor at the top level, whose prefix passes the "
+        "model's minimum.",
+        "Anthropic caches only where a breakpoint says so; without one every turn re-bills "
+        "the full prompt.",
+        "FACTS.md, Anthropic: 'Caching is switched on by cache_control ... on a content block "
+        "(explicit breakpoint), or once at the top level of the request (automatic).'",
+        "```python\nclient.messages.create(model=\"claude-sonnet-5\",\n"
+        "                       system=LONG, messages=msgs)\n```",
+        "Add top-level `cache_control={\"type\": \"ephemeral\"}` or mark the last system block.",
+        "none",
+    ),
+    # PL5xx: traces
+    Rule(
+        "PL501", "model-changed", "traces", ERROR,
+        "The model changed in the middle of a session",
+        "Compares consecutive requests of a session in a trace.",
+        "The cache is per model: the next request re-bills the whole prompt.",
+        "FACTS.md, Anthropic invalidation table: 'model | everything (cache is per model)'; "
+        "How careful clients behave: 'Switching model ... costs one full uncached turn.'",
+        "Request 7 uses claude-opus-4-7, request 8 claude-sonnet-4-6, same transcript.",
+        "Switch through a quote (prefixlock's guard), or delegate the work to a subagent.",
+        "none",
+    ),
+    Rule(
+        "PL502", "system-changed", "traces", ERROR,
+        "The system prompt changed in the middle of a session",
+        "Compares the system blocks (and OpenAI instructions / system messages) of "
+        "consecutive requests; names the first differing byte and what it looks like.",
+        "A system change misses the system and message levels: the whole prompt after the "
+        "tools is written again.",
+        _FACT_BYTES,
+        "The system prompt embeds the current time and differs in every request.",
+        "Freeze the system prompt; append changing facts to the newest user turn.",
+        "none",
+    ),
+    Rule(
+        "PL503", "tools-changed", "traces", ERROR,
+        "The tool definitions or their order changed in the middle of a session",
+        "Compares tool definitions of consecutive requests.",
+        "Tool changes (name, description, schema, order) invalidate every cache level.",
+        "FACTS.md, Anthropic invalidation table: tool definitions -> miss, miss, miss; OpenAI: "
+        "'The prefix changes with: model, tools (and their order)'.",
+        "A tool list built from a set comes out in a different order on request 3.",
+        "Keep one tool list per session; prefer `tool_choice` / allowed tools over removing "
+        "tools.",
+        "none",
+    ),
+    Rule(
+        "PL504", "settings-changed", "traces", WARNING,
+        "tool_choice, thinking, effort or another prefix setting changed mid-session",
+        "Compares tool_choice, thinking, output_config (Anthropic) and parallel_tool_calls, "
+        "response_format, reasoning effort, verbosity (OpenAI) between consecutive requests.",
+        "These settings are part of the cached prefix: Anthropic misses the message level, "
+        "OpenAI the whole prompt.",
+        "FACTS.md, Anthropic invalidation table (tool_choice, thinking config -> messages "
+        "miss); OpenAI: 'The prefix changes with: ... parallel_tool_calls, response format, "
+        "reasoning effort, verbosity.'",
+        "Request 4 sets tool_choice {type: any} after three requests with auto.",
+        "Keep settings fixed for a session.",
+        "none",
+    ),
+    Rule(
+        "PL505", "history-rewritten", "traces", ERROR,
+        "Earlier messages were edited instead of appended to",
+        "Checks that each request's messages start with the previous request's messages "
+        "(ignoring where cache_control sits).",
+        "Editing an earlier message (a reminder rewritten in place, a truncated tool result) "
+        "misses everything after the edit.",
+        _FACT_ORDER,
+        "Request 5 rewrites the first user message to add a reminder.",
+        "Append new content to the newest user turn; compaction should be an explicit fork.",
+        "none",
+    ),
+    Rule(
+        "PL506", "missing-cache-key", "traces", WARNING,
+        "OpenAI-format requests send no prompt_cache_key",
+        "Finds sessions of OpenAI Chat Completions / Responses / compatible requests without "
+        "`prompt_cache_key`.",
+        "Requests are routed by a hash of the first tokens combined with the key; without a "
+        "stable key, a busy prefix spills onto other machines and misses.",
+        "FACTS.md, OpenAI routing, and 'OpenCode behind a third-party OpenAI proxy got ~0% "
+        "hits because it sent no promptCacheKey ... sending the session id as the key made "
+        "requests ~87% cheaper.'",
+        "`{\"model\": \"gpt-5.4\", \"messages\": [...]}` with no key.",
+        "Send the session id as `prompt_cache_key`.",
+        "none",
+    ),
+    Rule(
+        "PL507", "cache-key-changed", "traces", ERROR,
+        "prompt_cache_key changed in the middle of a session",
+        "Compares prompt_cache_key between consecutive requests of a session.",
+        "A new key routes the request to another machine, which does not hold the prefix.",
+        "FACTS.md, OpenAI: 'A stable per-session prompt_cache_key is the documented way to "
+        "keep affinity.'",
+        "A key built from a per-request id.",
+        "Use one key per session (the session id).",
+        "none",
+    ),
+    Rule(
+        "PL508", "idle-gap-past-ttl", "traces", WARNING,
+        "The gap between two requests is longer than the cache TTL",
+        "Compares the time between consecutive requests of a session with the TTL (the "
+        "breakpoint's 5m/1h for Anthropic, the price table's TTL otherwise).",
+        "The entry expired: the next request writes the whole prefix again.",
+        "FACTS.md, Anthropic: 'TTL counts from the start of the request and is refreshed free "
+        "on each hit'; Aider 'can send keep-alive pings (max_tokens=1) every 4m55s'.",
+        "Requests at 12:00:00 and 12:07:30 with 5-minute breakpoints.",
+        "Use the 1h TTL for slow sessions, or keep-alive pings when the next turn is worth it.",
+        "none",
+    ),
+    # PL6xx: agent files
+    Rule(
+        "PL601", "skill-model-differs", "agent-files", WARNING,
+        "A skill or command file switches to a model other than the session's",
+        "Reads YAML front matter of skill/command files and compares `model:` with the "
+        "session model configured in `[tool.prefixlock.lint] model`.",
+        "A skill runs inside the session: switching the model costs one full uncached turn "
+        "and, on return, another one.",
+        "FACTS.md, How careful clients behave: 'Switching model, effort, fast mode or MCP "
+        "tools costs one full uncached turn.'",
+        "```markdown\n---\nname: review\nmodel: claude-haiku-4-5\n---\n```",
+        "Drop `model:` (inherit the session's), or run the work as a subagent.",
+        "none",
+    ),
+    Rule(
+        "PL602", "subagent-model-differs", "agent-files", NOTE,
+        "A subagent file names a model other than the session's",
+        "Reads YAML front matter of agent files and compares `model:` with the configured "
+        "session model.",
+        "A subagent on another model never reads the parent's cache; only a fork with the "
+        "same model and prefix does. Often intended (a cheaper model), so this is a note: "
+        "check that the delegation pays for its cold start.",
+        "FACTS.md, How careful clients behave: 'their first request does not read the "
+        "parent's cache ... A fork (same prefix) does read it.'",
+        "```markdown\n---\nname: explorer\nmodel: claude-opus-4-7\n---\n```",
+        "Use `model: inherit`, or keep it and accept the cold start.",
+        "none",
+    ),
+    # PL9xx: input the linter could not read
+    Rule(
+        "PL901", "syntax-error", "input", ERROR,
+        "A Python file could not be parsed",
+        "Reports the syntax error with its line; other files are still linted.",
+        "Nothing in the file was checked.",
+        "Linter behaviour (issue 6: bad input reported with file and line).",
+        "`def f(:`",
+        "Fix the syntax error.",
+        "none",
+    ),
+    Rule(
+        "PL902", "invalid-data", "input", ERROR,
+        "Front matter, YAML, JSON or TOML could not be parsed",
+        "Reports the parse error with its line; the rest of the file and other files are "
+        "still linted where possible.",
+        "The file's prompt or agent settings were not checked.",
+        "Linter behaviour (issue 6).",
+        "```markdown\n---\nmodel: [unclosed\n---\n```",
+        "Fix the syntax.",
+        "none",
+    ),
+    Rule(
+        "PL903", "unreadable-file", "input", WARNING,
+        "A binary or non-UTF-8 file was given",
+        "Reports files that contain NUL bytes or are not valid UTF-8.",
+        "Prompts are text; a binary file here is usually a wrong path.",
+        "Linter behaviour (issue 6).",
+        "`prefixlock lint logo.png`",
+        "Exclude the file.",
+        "none",
+    ),
+    Rule(
+        "PL904", "malformed-trace-line", "input", ERROR,
+        "A trace line is not a JSON request record",
+        "Reports truncated or invalid JSONL lines with their line number; the other lines are "
+        "still checked.",
+        "The request on that line was not checked, and the session comparison skips it.",
+        "Linter behaviour (issue 6).",
+        "A trace cut off in the middle of its last line.",
+        "Re-export the trace.",
+        "none",
+    ),
+    Rule(
+        "PL905", "suppression-without-reason", "input", WARNING,
+        "An inline suppression gives no reason",
+        "Finds `prefixlock: ignore[CODE]` comments (or front-matter / sidecar entries) with no "
+        "reason text. They do not suppress anything.",
+        "A suppressed cache break costs money every request; the reason records why it is "
+        "accepted.",
+        "Linter policy (issue 6: suppression requires a reason).",
+        "`# prefixlock: ignore[PL101]`",
+        "Write the reason after the bracket: `# prefixlock: ignore[PL101] pinned per deploy`.",
+        "none",
+    ),
+)
+
+RULES: dict[str, Rule] = {r.code: r for r in _RULES}
+
+
+def rule(code: str) -> Rule:
+    return RULES[code]
+
+
+def matches(code: str, patterns: Iterable[str]) -> bool:
+    """Whether `code` is selected by any of `patterns` (a code, a prefix like PL1, or ALL)."""
+    for p in patterns:
+        p = p.strip().upper()
+        if p == "ALL" or code.startswith(p):
+            return True
+    return False
+
+
+def is_known_selector(pattern: str) -> bool:
+    p = pattern.strip().upper()
+    return p == "ALL" or any(code.startswith(p) for code in RULES)

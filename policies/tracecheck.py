@@ -1,0 +1,515 @@
+"""Trace checks: read recorded requests and find what broke the cache between them.
+
+Reads prefixlock's JSONL export (one record a line with `session_id`, `seq`, `time`, `api`,
+`model`, `body`, `usage`, `cache_key`) and raw request bodies one per line (Anthropic Messages,
+OpenAI Chat Completions or Responses). Consecutive requests of a session are compared part by
+part (model, tools, system, settings, messages, cache key, time gap); single bodies are checked
+for breakpoint limits. A finding repeated through a session is reported once, at its first
+request, with a count. Pure apart from `iter_lines`, which reads the file.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.cacheunits import OPENAI_PREFIX_SETTINGS
+from harness.prices import Price, PriceTable
+from harness.tokenizer import count_tokens
+
+from .findings import Finding
+
+_ENC = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+ANTHROPIC_SETTINGS = ("tool_choice", "thinking", "output_config")
+
+
+@dataclass
+class Record:
+    """One request of a trace."""
+
+    line: int
+    session: str
+    seq: int
+    time: float | None
+    api: str
+    model: str
+    body: Mapping[str, Any]
+    usage: Mapping[str, Any] | None = None
+    cache_key: str | None = None
+
+
+@dataclass
+class Bad:
+    line: int
+    message: str
+    text: str
+
+
+def detect_api(body: Mapping[str, Any]) -> str:
+    """Which wire API a raw request body is for."""
+    if "input" in body or "instructions" in body:
+        return "openai-responses"
+    model = str(body.get("model", ""))
+    if "system" in body or "cache_control" in body or model.startswith("claude"):
+        return "anthropic"
+    for m in body.get("messages") or []:
+        if isinstance(m, Mapping) and m.get("role") in ("system", "developer", "tool"):
+            return "openai-chat"
+        content = m.get("content") if isinstance(m, Mapping) else None
+        if isinstance(content, list):
+            for b in content:
+                if isinstance(b, Mapping) and (b.get("type") in ("tool_use", "tool_result")
+                                               or "cache_control" in b):
+                    return "anthropic"
+    tools = body.get("tools") or []
+    if tools and isinstance(tools[0], Mapping) and "input_schema" in tools[0]:
+        return "anthropic"
+    return "openai-chat"
+
+
+def parse_record(raw: Any, line: int, default_session: str) -> Record | str:
+    """A Record from a decoded JSON line, or an error message."""
+    if not isinstance(raw, Mapping):
+        return "not a JSON object"
+    if isinstance(raw.get("body"), Mapping):
+        body = raw["body"]
+        api = str(raw.get("api") or detect_api(body))
+        t = raw.get("time")
+        return Record(
+            line=line,
+            session=str(raw.get("session_id") or default_session),
+            seq=int(raw["seq"]) if isinstance(raw.get("seq"), int) else line,
+            time=float(t) if isinstance(t, (int, float)) else None,
+            api=api,
+            model=str(raw.get("model") or body.get("model") or ""),
+            body=body,
+            usage=raw.get("usage") if isinstance(raw.get("usage"), Mapping) else None,
+            cache_key=raw.get("cache_key") or body.get("prompt_cache_key"),
+        )
+    if "messages" in raw or "input" in raw or "system" in raw:
+        api = detect_api(raw)
+        key = raw.get("prompt_cache_key")
+        meta = raw.get("metadata")
+        session = default_session
+        if isinstance(meta, Mapping) and isinstance(meta.get("user_id"), str):
+            session = meta["user_id"]
+        return Record(line, session, line, None, api, str(raw.get("model", "")), raw,
+                      None, key if isinstance(key, str) else None)
+    return "neither a prefixlock trace record nor a request body"
+
+
+def iter_lines(path: str) -> Iterator[tuple[int, bytes]]:
+    with open(path, "rb") as fh:
+        yield from enumerate(fh, start=1)
+
+
+def read_records(path: str, lines: Iterable[tuple[int, bytes]] | None = None
+                 ) -> Iterator[Record | Bad]:
+    """Records of a trace file, with a Bad for each line that cannot be read."""
+    default_session = path
+    for i, raw in (lines if lines is not None else iter_lines(path)):
+        if not raw.strip():
+            continue
+        try:
+            data = json.loads(raw)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            text = raw[:200].decode("utf-8", "replace").rstrip("\n")
+            msg = getattr(exc, "msg", str(exc))
+            truncated = not raw.endswith(b"\n")
+            yield Bad(i, f"malformed trace line{' (truncated)' if truncated else ''}: {msg}",
+                      text)
+            continue
+        rec = parse_record(data, i, default_session)
+        if isinstance(rec, str):
+            yield Bad(i, rec, raw[:200].decode("utf-8", "replace").rstrip("\n"))
+        else:
+            yield rec
+
+
+# --- normalized views -------------------------------------------------------------------------
+
+
+def _strip_cc(block: Any) -> Any:
+    if isinstance(block, Mapping) and "cache_control" in block:
+        return {k: v for k, v in block.items() if k != "cache_control"}
+    return block
+
+
+def _blocks(content: Any) -> list[Any]:
+    if isinstance(content, str):
+        return [{"type": "text", "text": content}]
+    if isinstance(content, list):
+        return [_strip_cc(b) for b in content]
+    return []
+
+
+@dataclass
+class View:
+    """The parts of a request that the cache sees, normalized for comparison."""
+
+    api: str
+    model: str
+    tools: list[Any]
+    system: list[Any]
+    settings: dict[str, Any]
+    messages: list[tuple[str, list[Any]]]
+    key: str | None
+    breakpoints: list[tuple[int, str]] = field(default_factory=list)  # (block position, ttl)
+    block_count: int = 0
+    top_level_cc: bool = False
+
+
+def view_of(rec: Record) -> View:
+    b = rec.body
+    if rec.api == "anthropic":
+        tools = [_strip_cc(t) for t in b.get("tools") or []]
+        system = _blocks(b.get("system")) if b.get("system") is not None else []
+        settings = {k: b[k] for k in ANTHROPIC_SETTINGS if k in b}
+        msgs = [(str(m.get("role", "")), _blocks(m.get("content")))
+                for m in b.get("messages") or [] if isinstance(m, Mapping)]
+        v = View(rec.api, rec.model, tools, system, settings, msgs, None)
+        pos = 0
+        raw_parts: list[Any] = list(b.get("tools") or [])
+        sysraw = b.get("system")
+        if isinstance(sysraw, list):
+            raw_parts += sysraw
+        elif isinstance(sysraw, str):
+            raw_parts.append({})
+        for m in b.get("messages") or []:
+            c = m.get("content") if isinstance(m, Mapping) else None
+            raw_parts += c if isinstance(c, list) else [{}]
+        for pos, part in enumerate(raw_parts):
+            if isinstance(part, Mapping) and isinstance(part.get("cache_control"), Mapping):
+                v.breakpoints.append((pos, str(part["cache_control"].get("ttl", "5m"))))
+        v.block_count = len(raw_parts)
+        top = b.get("cache_control")
+        if isinstance(top, Mapping) and raw_parts:
+            v.top_level_cc = True
+            v.breakpoints.append((len(raw_parts) - 1, str(top.get("ttl", "5m"))))
+        return v
+    settings = {k: b[k] for k in OPENAI_PREFIX_SETTINGS if k in b}
+    if rec.api == "openai-responses":
+        system = [b["instructions"]] if b.get("instructions") is not None else []
+        items = b.get("input")
+        if isinstance(items, str):
+            items = [{"role": "user", "content": items}]
+        msgs = [(str(m.get("role", m.get("type", ""))), [m]) for m in items or []
+                if isinstance(m, Mapping)]
+    else:
+        system = []
+        msgs = []
+        for m in b.get("messages") or []:
+            if not isinstance(m, Mapping):
+                continue
+            if m.get("role") in ("system", "developer") and not msgs:
+                system.append(m)
+            else:
+                msgs.append((str(m.get("role", "")), [m]))
+    key = b.get("prompt_cache_key")
+    return View(rec.api, rec.model, list(b.get("tools") or []), system, settings, msgs,
+                key if isinstance(key, str) else rec.cache_key)
+
+
+def first_diff(a: str, b: str) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    step = 4096
+    while i < n and a[i:i + step] == b[i:i + step]:
+        i += step
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+def snippet(text: str, at: int, width: int = 24) -> str:
+    lo = max(0, at - width)
+    return (text[lo:at] + "|" + text[at:at + width]).replace("\n", "\\n")
+
+
+def tools_change(prev: list[Any], cur: list[Any]) -> str:
+    def name(t: Any) -> str:
+        if isinstance(t, Mapping):
+            fn = t.get("function")
+            return str(fn.get("name") if isinstance(fn, Mapping) else t.get("name", "?"))
+        return "?"
+
+    pn, cn = [name(t) for t in prev], [name(t) for t in cur]
+    added = sorted(set(cn) - set(pn))
+    removed = sorted(set(pn) - set(cn))
+    if added or removed:
+        parts = []
+        if added:
+            parts.append("added " + ", ".join(added))
+        if removed:
+            parts.append("removed " + ", ".join(removed))
+        return "; ".join(parts)
+    if pn != cn:
+        return "same tools in a different order"
+    changed = [n for n, a, b in zip(pn, prev, cur, strict=True) if a != b]
+    return "definition of " + ", ".join(changed) + " changed"
+
+
+def volatile_hint(text: str) -> str:
+    """A guess at what kind of value sits at a divergence (for messages)."""
+    import re
+
+    if re.search(r"\d{1,2}:\d{2}(:\d{2})?", text):
+        return " (looks like a time of day)"
+    if re.search(r"[0-9a-f]{8}-[0-9a-f]{4}-", text, re.I):
+        return " (looks like a uuid)"
+    if re.search(r"\d{4}-\d{2}-\d{2}", text):
+        return " (looks like a date)"
+    if re.search(r"\b\d{9,}\b", text):
+        return " (looks like a timestamp or counter)"
+    return ""
+
+
+@dataclass
+class Diff:
+    code: str
+    message: str
+
+
+def compare(prev: View, cur: View) -> list[Diff]:
+    """What changed between two consecutive requests of a session, in cache order."""
+    out: list[Diff] = []
+    if prev.model != cur.model:
+        out.append(Diff("PL501", f"model changed from {prev.model} to {cur.model}: the cache "
+                                 "is per model"))
+    if prev.tools != cur.tools:
+        out.append(Diff("PL503", f"tools changed ({tools_change(prev.tools, cur.tools)})"))
+    if prev.system != cur.system:
+        a, b = _ENC.encode(prev.system), _ENC.encode(cur.system)
+        at = first_diff(a, b)
+        out.append(Diff("PL502", f"system prompt changed at byte {at}: "
+                                 f"'{snippet(b, at)}'{volatile_hint(b[max(0, at - 12):at + 24])}"))
+    if prev.settings != cur.settings:
+        keys = sorted(k for k in set(prev.settings) | set(cur.settings)
+                      if prev.settings.get(k) != cur.settings.get(k))
+        out.append(Diff("PL504", f"{', '.join(keys)} changed"))
+    n = len(prev.messages)
+    if cur.messages[:n] != prev.messages:
+        idx = next((i for i, (x, y) in enumerate(zip(prev.messages, cur.messages, strict=False))
+                    if x != y), min(n, len(cur.messages)))
+        if idx >= len(cur.messages):
+            what = f"history shortened from {n} to {len(cur.messages)} messages"
+        else:
+            what = f"message {idx} ({prev.messages[idx][0]}) was edited"
+        out.append(Diff("PL505", f"{what} instead of appended to"))
+    if prev.api != "anthropic" and prev.key != cur.key and prev.key is not None:
+        out.append(Diff("PL507", f"prompt_cache_key changed from {prev.key!r} to {cur.key!r}"))
+    return out
+
+
+# --- token positions (memoized per session) ---------------------------------------------------
+
+
+class TokenMemo:
+    """Token counts of blocks, memoized by their canonical text."""
+
+    def __init__(self) -> None:
+        self.memo: dict[str, int] = {}
+
+    def count(self, text: str) -> int:
+        n = self.memo.get(text)
+        if n is None:
+            n = count_tokens(text)
+            if len(self.memo) > 200_000:
+                self.memo.clear()
+            self.memo[text] = n
+        return n
+
+    def block_ends(self, v: View) -> list[int]:
+        """Running token totals per block position (Anthropic order)."""
+        ends: list[int] = []
+        total = 0
+        for t in v.tools:
+            total += self.count(_ENC.encode(t))
+            ends.append(total)
+        for s in v.system:
+            total += self.count(_ENC.encode(s))
+            ends.append(total)
+        for role, blocks in v.messages:
+            for blk in blocks:
+                total += self.count(role + "\x00" + _ENC.encode(blk))
+                ends.append(total)
+        return ends
+
+
+def ttl_of(v: View, price: Price | None) -> int:
+    if v.api == "anthropic":
+        if v.breakpoints and all(t == "1h" for _, t in v.breakpoints):
+            return 3600
+        return 300
+    return price.cache_ttl_seconds if price else 300
+
+
+def check_body(v: View, price: Price | None, memo: TokenMemo) -> list[Diff]:
+    """Single-request checks: breakpoint count and order, minimum length, no breakpoint."""
+    out: list[Diff] = []
+    if v.api != "anthropic":
+        return out
+    bps = v.breakpoints
+    if len(bps) > 4:
+        out.append(Diff("PL401", f"{len(bps)} cache breakpoints; the limit is 4"))
+    seen_short = False
+    for _, ttl in bps:
+        if ttl == "1h" and seen_short:
+            out.append(Diff("PL403", "a 1h breakpoint after a 5m one; longer TTLs come first"))
+            break
+        if ttl != "1h":
+            seen_short = True
+    if price is None:
+        return out
+    ends = memo.block_ends(v)
+    total = ends[-1] if ends else 0
+    if bps:
+        last = max(p for p, _ in bps)
+        cached = ends[last] if last < len(ends) else total
+        if cached < price.min_cacheable_tokens:
+            out.append(Diff("PL405", f"the prefix up to the last breakpoint is about {cached} "
+                                     f"tokens, under {price.model}'s minimum of "
+                                     f"{price.min_cacheable_tokens}: nothing is cached"))
+    elif total >= price.min_cacheable_tokens:
+        out.append(Diff("PL406", f"no cache_control in a request of about {total} tokens: "
+                                 "nothing is cached"))
+    return out
+
+
+@dataclass
+class _Agg:
+    first: Finding
+    count: int = 1
+
+
+class TraceLinter:
+    """Checks one trace file, record by record, keeping one previous request per session."""
+
+    def __init__(self, path: str, prices: PriceTable | None, model: str | None = None) -> None:
+        self.path = path
+        self.prices = prices
+        self.default_model = model
+        self.prev: dict[str, tuple[Record, View]] = {}
+        self.memos: dict[str, TokenMemo] = {}
+        self.keyless: dict[str, Record] = {}
+        self.keyed: set[str] = set()
+        self.agg: dict[tuple[str, str], _Agg] = {}
+        self.bad: list[Finding] = []
+        self.sys_bp_changes: dict[str, list[int]] = {}  # session -> [pairs, changed at bp]
+
+    def price(self, model: str) -> Price | None:
+        if self.prices is None:
+            return None
+        return self.prices.lookup(model or self.default_model or "")
+
+    def emit(self, rec: Record, code: str, message: str, source: str = "") -> None:
+        key = (rec.session, code)
+        a = self.agg.get(key)
+        if a is not None:
+            a.count += 1
+            return
+        self.agg[key] = _Agg(Finding(self.path, rec.line, 1, code,
+                                     f"session {rec.session}, request {rec.seq}: {message}",
+                                     source_line=source, session=rec.session))
+
+    def feed(self, item: Record | Bad) -> None:
+        if isinstance(item, Bad):
+            self.bad.append(Finding(self.path, item.line, 1, "PL904", item.message,
+                                    source_line=item.text))
+            return
+        rec = item
+        v = view_of(rec)
+        memo = self.memos.setdefault(rec.session, TokenMemo())
+        price = self.price(rec.model)
+        src = f"{rec.api} {rec.model} ({len(v.messages)} messages)"
+        for d in check_body(v, price, memo):
+            self.emit(rec, d.code, d.message, src)
+        if rec.api != "anthropic":
+            if v.key is None:
+                self.keyless.setdefault(rec.session, rec)
+            else:
+                self.keyed.add(rec.session)
+        previous = self.prev.get(rec.session)
+        if previous is not None:
+            prec, pv = previous
+            for d in compare(pv, v):
+                self.emit(rec, d.code, d.message, src)
+            if prec.time is not None and rec.time is not None:
+                gap = rec.time - prec.time
+                ttl = ttl_of(pv, self.price(prec.model))
+                if gap > ttl:
+                    self.emit(rec, "PL508", f"{gap:.0f} s since the previous request, past the "
+                                            f"{ttl} s cache TTL")
+            self.lookback(rec, pv, v)
+            self.volatile_breakpoint(rec, pv, v)
+        self.prev[rec.session] = (rec, v)
+
+    def lookback(self, rec: Record, pv: View, v: View) -> None:
+        if v.api != "anthropic" or not pv.breakpoints or not v.breakpoints:
+            return
+        if pv.tools != v.tools or pv.system != v.system or pv.model != v.model:
+            return
+        q = max(p for p, _ in pv.breakpoints)
+        if not any(q <= c <= q + 20 for c, _ in v.breakpoints) and max(
+                c for c, _ in v.breakpoints) > q + 20:
+            gap = max(c for c, _ in v.breakpoints) - q
+            self.emit(rec, "PL404", f"the newest breakpoint is {gap} blocks after the previous "
+                                    "request's; the 20-block lookback cannot reach it")
+
+    def volatile_breakpoint(self, rec: Record, pv: View, v: View) -> None:
+        if v.api != "anthropic" or pv.system == v.system:
+            st = self.sys_bp_changes.setdefault(rec.session, [0, 0])
+            st[0] += 1
+            return
+        n_tools = len(v.tools)
+        n_sys = len(v.system)
+        bp_system = [p - n_tools for p, _ in v.breakpoints if n_tools <= p < n_tools + n_sys]
+        st = self.sys_bp_changes.setdefault(rec.session, [0, 0])
+        st[0] += 1
+        for idx in bp_system:
+            if idx < len(pv.system) and pv.system[idx] != v.system[idx]:
+                st[1] += 1
+                if st[1] == st[0] and st[0] >= 2:
+                    self.emit(rec, "PL402", f"system block {idx} carries a breakpoint and "
+                                            "changes in every request: the write is never read")
+                break
+
+    def finish(self) -> list[Finding]:
+        out = list(self.bad)
+        for session, rec in self.keyless.items():
+            if session not in self.keyed:
+                self.emit(rec, "PL506", "no prompt_cache_key: requests may land on machines "
+                                        "without the prefix")
+        for a in self.agg.values():
+            f = a.first
+            if a.count > 1:
+                f = f.with_(message=f"{f.message} (and {a.count - 1} more times in this session)")
+            out.append(f)
+        return out
+
+
+def check_trace(path: str, prices: PriceTable | None, model: str | None = None,
+                lines: Iterable[tuple[int, bytes]] | None = None) -> list[Finding]:
+    """Lint one trace file."""
+    linter = TraceLinter(path, prices, model)
+    for item in read_records(path, lines):
+        linter.feed(item)
+    return linter.finish()
+
+
+def check_request_file(path: str, body: Mapping[str, Any], prices: PriceTable | None,
+                       model: str | None = None) -> list[Finding]:
+    """Breakpoint checks on one request body stored as a JSON file."""
+    rec = parse_record(body, 1, path)
+    if isinstance(rec, str):
+        return []
+    price = prices.lookup(rec.model or model or "") if prices else None
+    diffs = check_body(view_of(rec), price, TokenMemo())
+    return [Finding(path, 1, 1, d.code, d.message) for d in diffs]
+
+
+def looks_like_request(data: Any) -> bool:
+    return isinstance(data, Mapping) and "model" in data and (
+        "messages" in data or "input" in data)
