@@ -1,0 +1,158 @@
+"""Bad input ends in one clear error naming what to fix: unknown models, duplicate tools,
+schemas that cannot be serialized, missing API keys (the variable named, the key never shown)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.agent import Agent
+from harness.cli import main
+from harness.errors import MissingKeyError, PrefixError, UnknownModelError
+from harness.prefix import FrozenPrefix
+from harness.prices import PriceTable
+from harness.providers import find_key, resolve_route
+from harness.tools import tool
+
+KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "PREFIXLOCK_API_KEY")
+
+
+@pytest.fixture(autouse=True)
+def _no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    for k in KEYS:
+        monkeypatch.delenv(k, raising=False)
+
+
+@pytest.mark.parametrize(
+    ("model", "base_url", "api", "var"),
+    [
+        ("claude-opus-4-7", None, "anthropic", "ANTHROPIC_API_KEY"),
+        ("haiku", None, "anthropic", "ANTHROPIC_API_KEY"),
+        ("gpt-5", None, "openai-chat", "OPENAI_API_KEY"),
+        ("o3", None, "openai-chat", "OPENAI_API_KEY"),
+        ("openai-responses:gpt-5", None, "openai-responses", "OPENAI_API_KEY"),
+        ("deepseek-v4-flash", None, "openai-compat", "DEEPSEEK_API_KEY"),
+        ("openai-compat:llama3", "http://localhost:11434", "openai-compat", "PREFIXLOCK_API_KEY"),
+        ("qwen3-coder", "http://vllm:8000/v1", "openai-compat", "PREFIXLOCK_API_KEY"),
+    ],
+)
+def test_routes_and_missing_key_names_the_variable(
+    model: str, base_url: str | None, api: str, var: str
+) -> None:
+    route = resolve_route(model, base_url, PriceTable.default())
+    assert route.api == api and route.key_var == var
+    with pytest.raises(MissingKeyError, match=var):
+        Agent(FrozenPrefix(system="s"), model=model, base_url=base_url).session()
+    assert find_key(route, env={var: "sk-from-env"}) == "sk-from-env"
+
+
+def test_deepseek_base_url_comes_from_the_price_table() -> None:
+    route = resolve_route("deepseek-v4-flash")
+    assert route.base_url == "https://api.deepseek.com" and route.model == "deepseek-v4-flash"
+    assert resolve_route("haiku").model == "claude-haiku-4-5"
+
+
+def test_unknown_model_without_provider_is_a_user_error() -> None:
+    with pytest.raises(UnknownModelError, match="openai-compat:"):
+        resolve_route("mystery-model")
+    with pytest.raises(UnknownModelError, match="base URL"):
+        resolve_route("openai-compat:mystery-model")
+
+
+def test_duplicate_tool_names_fail_at_prefix_build() -> None:
+    @tool
+    def grep(pattern: str) -> str:
+        """Search."""
+        return pattern
+
+    other = {"name": "grep", "description": "another grep", "input_schema": {"type": "object"}}
+    with pytest.raises(PrefixError, match="'grep'"):
+        FrozenPrefix(system="s", tools=[grep, other])
+
+
+def test_non_serializable_schema_fails_with_the_tool_name() -> None:
+    bad = {"name": "fetch", "description": "d", "input_schema": {"type": "object", "x": object()}}
+    with pytest.raises(PrefixError, match="'fetch'"):
+        FrozenPrefix(system="s", tools=[bad])
+    nan = {"name": "ratio", "description": "d", "input_schema": {"maximum": float("nan")}}
+    with pytest.raises(PrefixError, match="'ratio'"):
+        FrozenPrefix(system="s", tools=[nan])
+
+    class Opaque:
+        pass
+
+    def weird(x: Opaque) -> str:
+        """Takes something pydantic cannot describe."""
+        return ""
+
+    with pytest.raises(PrefixError, match="'weird'"):
+        tool(weird)
+
+
+def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    import os
+
+    e = {k: v for k, v in os.environ.items() if k not in KEYS}
+    e.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "harness.cli", *args],
+        capture_output=True,
+        text=True,
+        env=e,
+        timeout=60,
+    )
+
+
+def test_cli_run_user_errors_exit_2(capsys: Any) -> None:
+    assert main(["run", "hi", "--model", "mystery-model"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("prefixlock: error: --model:") and "Traceback" not in err
+    assert main(["run", "hi", "--max-dollars", "lots", "--tools", "none"]) == 2
+    assert "--max-dollars" in capsys.readouterr().err
+
+
+def test_cli_run_on_the_emulator_without_a_key(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("hello")
+    proc = _cli(
+        "run",
+        "Why does test_parse fail?",
+        "--model",
+        "claude-haiku-4-5",
+        "--workspace",
+        str(tmp_path),
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "no ANTHROPIC_API_KEY set: running on the local emulator" in proc.stderr
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) >= 2
+    summary = lines[-1]
+    for word in ("read", "written", "uncached", "hit rate", "cost $", "saved $"):
+        assert word in summary
+
+
+def test_unknown_model_priced_by_user_file(tmp_path: Path) -> None:
+    prices = tmp_path / "p.json"
+    prices.write_text(
+        json.dumps(
+            {
+                "models": [
+                    {
+                        "model": "my-model",
+                        "provider": "custom",
+                        "input": 1,
+                        "output": 2,
+                        "cache_read": 0.1,
+                    }
+                ]
+            }
+        )
+    )
+    table = PriceTable.default(prices)
+    assert table.require("openai-compat:my-model").input == 1
+    route = resolve_route("openai-compat:my-model", "http://localhost:8000", table)
+    assert route.model == "my-model" and route.provider == "custom"
