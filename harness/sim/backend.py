@@ -62,4 +62,6 @@ def get_backend(name: str = "auto") -> Backend:
         import cupy
 
         return Backend("cupy", cupy)
-    raise UserError(f"unknown backend {name!r}; choose from {', '.join(BACKENDS)}", where="--backend")
+    raise UserError(
+        f"unknown backend {name!r}; choose from {', '.join(BACKENDS)}", where="--backend"
+    )

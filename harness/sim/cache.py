@@ -124,7 +124,9 @@ class BlockCache:
         if self.capacity is None or len(self._entries) < self.capacity:
             return []
         # Expired entries go first: they cost nothing to drop.
-        expired = [k for k, e in self._entries.items() if e.expires is not None and now >= e.expires]
+        expired = [
+            k for k, e in self._entries.items() if e.expires is not None and now >= e.expires
+        ]
         for k in expired:
             del self._entries[k]
         if len(self._entries) < self.capacity:

@@ -31,14 +31,15 @@ def _mix(x: I64) -> I64:
     z = x.astype(np.uint64) + np.uint64(0x9E3779B97F4A7C15)
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return (z ^ (z >> np.uint64(31))).astype(np.int64) & np.int64(0x7FFFFFFFFFFFFFFF)
+    out: I64 = (z ^ (z >> np.uint64(31))).astype(np.int64) & np.int64(0x7FFFFFFFFFFFFFFF)
+    return out
 
 
 def assign(router: str, nodes: int, keys: I64, first_block: I64, seed: int = 0) -> I64:
     """Node of each request for a router that ignores cache state."""
     n = keys.shape[0]
     if router == "random":
-        return np.random.default_rng(seed).integers(0, nodes, n).astype(np.int64)
+        return np.asarray(np.random.default_rng(seed).integers(0, nodes, n), dtype=np.int64)
     if router == "round-robin":
         return (np.arange(n, dtype=np.int64) % nodes).astype(np.int64)
     if router in ("session", "cache-key"):
@@ -54,7 +55,11 @@ def sub_plan(p: Plan, mask_requests: npt.NDArray[np.bool_]) -> tuple[Plan, I64]:
     lengths = p.lengths[rows]
     starts = np.zeros(rows.shape[0] + 1, np.int64)
     np.cumsum(lengths, out=starts[1:])
-    refs = np.concatenate([np.arange(p.starts[r], p.starts[r + 1]) for r in rows]) if rows.shape[0] else np.zeros(0, np.int64)
+    refs = (
+        np.concatenate([np.arange(p.starts[r], p.starts[r + 1]) for r in rows])
+        if rows.shape[0]
+        else np.zeros(0, np.int64)
+    )
     return (
         Plan(
             nodes=p.nodes[refs],
@@ -231,21 +236,15 @@ def simulate_aware(
                 n = max(range(nodes), key=lambda i: (match[i], -wait[i], -i))
         else:
             best = max(match)
-            full = float(prefill_seconds(model, length, 0))
-
-            def cost(i: int) -> tuple[float, int]:
-                local = full - float(model.flops(cum[match[i]])) / _fps()
-                remote = (
-                    full
-                    - float(model.flops(cum[best])) / _fps()
-                    + (best - match[i]) * transfer_s_per_block
-                )
-                return (wait[i] + min(local, remote), i)
-
-            n = min(range(nodes), key=cost)
-            local = full - float(model.flops(cum[match[n]])) / _fps()
-            remote = full - float(model.flops(cum[best])) / _fps() + (best - match[n]) * transfer_s_per_block
-            if remote < local:
+            fps = _fps()
+            remote_base = float(model.flops(length) - model.flops(cum[best])) / fps
+            options = []
+            for i in range(nodes):
+                local = float(model.flops(length) - model.flops(cum[match[i]])) / fps
+                remote = remote_base + (best - match[i]) * transfer_s_per_block
+                options.append((wait[i] + min(local, remote), i, remote < local))
+            _, n, use_remote = min(options)
+            if use_remote:
                 fetch = best - match[n]
         hit = caches[n].serve(path, now)
         used = hit + fetch

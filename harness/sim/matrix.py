@@ -32,7 +32,7 @@ class Cell:
 
 
 def run_matrix(
-    workload: Workload = Workload(),
+    workload: Workload | None = None,
     *,
     styles: Sequence[str] = STYLES,
     servers: dict[str, SimConfig] | None = None,
@@ -41,16 +41,25 @@ def run_matrix(
     """One cell per (client style, server)."""
     cells: list[Cell] = []
     for style in styles:
-        trace = generate(replace(workload, style=style))
+        trace = generate(replace(workload or Workload(), style=style))
         for name, cfg in (servers or SERVERS).items():
             r = simulate(trace, replace(cfg, price=price, name=f"{style}/{name}"))
             cells.append(
-                Cell(style, name, r.hit_rate_tokens, r.dollars or 0.0, r.dollars_without_cache or 0.0, r.requests)
+                Cell(
+                    style,
+                    name,
+                    r.hit_rate_tokens,
+                    r.dollars or 0.0,
+                    r.dollars_without_cache or 0.0,
+                    r.requests,
+                )
             )
     return cells
 
 
-def summary(cells: Sequence[Cell], tight: str = "stable", good: str = "cache-aware") -> dict[str, float]:
+def summary(
+    cells: Sequence[Cell], tight: str = "stable", good: str = "cache-aware"
+) -> dict[str, float]:
     """Cost of each other cell divided by the cost of a tight client on a good server."""
     base = next(c for c in cells if c.style == tight and c.server == good)
     return {

@@ -18,7 +18,15 @@ import numpy.typing as npt
 
 from ..errors import UserError
 
-PRECISION_BYTES = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "fp8": 1.0, "int8": 1.0, "fp4": 0.5, "int4": 0.5}
+PRECISION_BYTES = {
+    "fp32": 4.0,
+    "bf16": 2.0,
+    "fp16": 2.0,
+    "fp8": 1.0,
+    "int8": 1.0,
+    "fp4": 0.5,
+    "int4": 0.5,
+}
 
 
 @dataclass(frozen=True)
@@ -85,7 +93,9 @@ def node_flops_per_s() -> float:
     return float(a.flops(ANCHOR_PROMPT)) / (ANCHOR_PROMPT / ANCHOR_TOKENS_PER_S)
 
 
-def prefill_seconds(a: Arch, length: npt.ArrayLike, cached: npt.ArrayLike) -> npt.NDArray[np.float64]:
+def prefill_seconds(
+    a: Arch, length: npt.ArrayLike, cached: npt.ArrayLike
+) -> npt.NDArray[np.float64]:
     """Seconds to prefill `length` tokens of which the first `cached` are already cached."""
     return (a.flops(length) - a.flops(cached)) / node_flops_per_s()
 
@@ -101,12 +111,14 @@ def parse_bytes(text: str, where: str) -> float:
         try:
             return float(text)
         except ValueError:
-            raise UserError(f"not a size: {text!r} (use e.g. 80GB or 1.5TiB)", where=where) from None
+            raise UserError(
+                f"not a size: {text!r} (use e.g. 80GB or 1.5TiB)", where=where
+            ) from None
     value = float(m.group(1))
     unit = (m.group(2) or "").lower().rstrip("b")
     if unit.endswith("i"):
-        return value * 1024 ** ("kmgt".index(unit[0]) + 1)
-    return value * _UNITS[unit]
+        return value * float(1024 ** ("kmgt".index(unit[0]) + 1))
+    return value * float(_UNITS[unit])
 
 
 def blocks_for_bytes(size: float, a: Arch, precision: str, block_size: int) -> int:

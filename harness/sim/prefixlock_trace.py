@@ -106,12 +106,16 @@ def read_prefixlock(
             if skip_bad:
                 skipped += 1
                 continue
-            raise TraceError(f"invalid JSON ({exc.msg} at column {exc.colno})", where=f"{where}:{lineno}") from None
+            raise TraceError(
+                f"invalid JSON ({exc.msg} at column {exc.colno})", where=f"{where}:{lineno}"
+            ) from None
         except (ValueError, TypeError, AttributeError) as exc:
             if skip_bad:
                 skipped += 1
                 continue
-            raise TraceError(f"{exc} (use --skip-bad to skip bad lines)", where=f"{where}:{lineno}") from None
+            raise TraceError(
+                f"{exc} (use --skip-bad to skip bad lines)", where=f"{where}:{lineno}"
+            ) from None
         t0 = float(t) if t0 is None else t0
         sid = sessions.setdefault(str(rec.get("session_id", "")), len(sessions))
         mid = models.setdefault(model, len(models))
@@ -126,7 +130,11 @@ def read_prefixlock(
     if not rows:
         raise TraceError("the trace has no requests", where=where)
     trace = from_requests(
-        rows, block_size=block_size, models=tuple(models), name=os.path.basename(where), tokens=tokens
+        rows,
+        block_size=block_size,
+        models=tuple(models),
+        name=os.path.basename(where),
+        tokens=tokens,
     )
     from dataclasses import replace
 

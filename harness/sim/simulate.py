@@ -50,24 +50,36 @@ class SimConfig:
     def check(self) -> SimConfig:
         if self.tiers is not None:
             if any(t < 0 for t in self.tiers) or sum(self.tiers) <= 0:
-                raise UserError("tier capacities must be >= 0 and not all zero", where="--hbm/--dram/--ssd")
+                raise UserError(
+                    "tier capacities must be >= 0 and not all zero", where="--hbm/--dram/--ssd"
+                )
             return replace(self, capacity=sum(self.tiers), tiers=None).check() and self
         if self.capacity is not None and self.capacity <= 0:
             raise UserError(
                 f"capacity must be at least one block, got {self.capacity}", where="--capacity"
             )
         if self.policy not in POLICIES:
-            raise UserError(f"unknown policy {self.policy!r}; choose from {', '.join(POLICIES)}", where="--policy")
+            raise UserError(
+                f"unknown policy {self.policy!r}; choose from {', '.join(POLICIES)}",
+                where="--policy",
+            )
         if self.router not in cluster.ROUTERS:
-            raise UserError(f"unknown router {self.router!r}; choose from {', '.join(cluster.ROUTERS)}", where="--router")
+            raise UserError(
+                f"unknown router {self.router!r}; choose from {', '.join(cluster.ROUTERS)}",
+                where="--router",
+            )
         if self.nodes < 1:
             raise UserError(f"need at least one node, got {self.nodes}", where="--nodes")
         if self.ttl is not None and self.ttl <= 0:
             raise UserError(f"TTL must be positive seconds, got {self.ttl}", where="--ttl")
         if not 0.0 <= self.warmup < 1.0:
-            raise UserError(f"warm-up fraction must be in [0, 1), got {self.warmup}", where="--warmup")
+            raise UserError(
+                f"warm-up fraction must be in [0, 1), got {self.warmup}", where="--warmup"
+            )
         if self.policy != "lru" and self.nodes > 1 and self.router not in cluster.STATELESS:
-            raise UserError("cache-aware routers simulate LRU caches; use --policy lru", where="--policy")
+            raise UserError(
+                "cache-aware routers simulate LRU caches; use --policy lru", where="--policy"
+            )
         if self.policy == "optimal" and self.ttl is not None:
             raise UserError("optimal eviction with a TTL is not defined here", where="--ttl")
         models.arch(self.model)
@@ -121,7 +133,9 @@ class SimResult:
         return asdict(self)
 
 
-def _tier_split(hit: npt.NDArray[np.bool_], rank: I64, tokens: I64, tiers: tuple[int, int, int]) -> I64:
+def _tier_split(
+    hit: npt.NDArray[np.bool_], rank: I64, tokens: I64, tiers: tuple[int, int, int]
+) -> I64:
     """Hit tokens per reference in each tier: an exclusive LRU hierarchy with demotion is one
     LRU stack cut at the tier sizes (rank < HBM, < HBM + DRAM, < total)."""
     h, d, _ = tiers
@@ -151,14 +165,22 @@ def simulate(trace: Trace, config: SimConfig, backend: Backend = NUMPY) -> SimRe
             ttl=cfg.ttl,
             model=arch,
             load_threshold=cfg.load_threshold,
-            transfer_s_per_block=arch.kv_bytes_per_token(cfg.precision) * trace.block_size / (cfg.net_gbps * 1e9),
+            transfer_s_per_block=arch.kv_bytes_per_token(cfg.precision)
+            * trace.block_size
+            / (cfg.net_gbps * 1e9),
         )
-        node, hb, ht, fetched = routed.node, routed.hit_blocks, routed.hit_tokens, routed.fetched_blocks
+        node, hb, ht, fetched = (
+            routed.node,
+            routed.hit_blocks,
+            routed.hit_tokens,
+            routed.fetched_blocks,
+        )
         tier_tok[:, 0] = ht
     else:
         if cfg.nodes > 1:
             first = trace.ids[trace.starts[:-1]]
-            node = cluster.assign(cfg.router, cfg.nodes, trace.keys(), first, cfg.seed)
+            keys = trace.session if cfg.router == "session" else trace.keys()
+            node = cluster.assign(cfg.router, cfg.nodes, keys, first, cfg.seed)
         for n in range(cfg.nodes):
             sub, rows = cluster.sub_plan(p, node == n) if cfg.nodes > 1 else (p, np.arange(R))
             if sub.requests == 0:
@@ -170,10 +192,16 @@ def simulate(trace: Trace, config: SimConfig, backend: Backend = NUMPY) -> SimRe
                 b = np.bincount(sub.req, weights=hit, minlength=sub.requests)
                 hb[rows] = np.rint(b).astype(np.int64)
                 tiers = cfg.tiers or (cap if cap is not None else 0, 0, 0)
-                t = _tier_split(hit, eff, sub.tokens, tiers) if cap is not None else np.where(hit, 0, -1)
+                t = (
+                    _tier_split(hit, eff, sub.tokens, tiers)
+                    if cap is not None
+                    else np.where(hit, 0, -1)
+                )
                 for k in range(3):
                     w = np.where(t == k, sub.tokens, 0)
-                    tier_tok[rows, k] = np.rint(np.bincount(sub.req, weights=w, minlength=sub.requests)).astype(np.int64)
+                    tier_tok[rows, k] = np.rint(
+                        np.bincount(sub.req, weights=w, minlength=sub.requests)
+                    ).astype(np.int64)
                 ht[rows] = tier_tok[rows].sum(axis=1)
                 if cap is not None and sub.warmup > 0:
                     warm = np.unique(sub.nodes[: int(sub.starts[sub.warmup])]).shape[0]
@@ -206,7 +234,9 @@ def _report(
     length_tok = np.rint(np.bincount(p.req, weights=p.tokens, minlength=R)).astype(np.int64)
     blocks = p.lengths
     bpt = arch.kv_bytes_per_token(cfg.precision)
-    load_s = tier_tok[:, 1] * bpt / (cfg.dram_gbps * 1e9) + tier_tok[:, 2] * bpt / (cfg.ssd_gbps * 1e9)
+    load_s = tier_tok[:, 1] * bpt / (cfg.dram_gbps * 1e9) + tier_tok[:, 2] * bpt / (
+        cfg.ssd_gbps * 1e9
+    )
     load_s = load_s + fetched * bpt * trace.block_size / (cfg.net_gbps * 1e9)
     service = models.prefill_seconds(arch, length_tok, ht) + load_s
     ttft = cluster.queue_ttft(node, p.times, service, cfg.nodes)
@@ -218,7 +248,9 @@ def _report(
         unc = (length_tok - ht)[m].sum()
         write_rate = float(price.write_5m)
         out = float(trace.output_len[m].sum())
-        dollars = (unc * write_rate + ht[m].sum() * float(price.cache_read) + out * float(price.output)) / 1e6
+        dollars = (
+            unc * write_rate + ht[m].sum() * float(price.cache_read) + out * float(price.output)
+        ) / 1e6
         dollars0 = (length_tok[m].sum() * float(price.input) + out * float(price.output)) / 1e6
     tm = ttft[m] if m.any() else np.zeros(1)
     return SimResult(
@@ -231,7 +263,9 @@ def _report(
         cached_tokens=int(ht[m].sum()),
         prefill_tokens=int((length_tok - ht)[m].sum()),
         prefill_gpu_s=float(service[m].sum() * gpus),
-        prefill_gpu_s_saved=float((full - models.prefill_seconds(arch, length_tok, ht))[m].sum() * gpus),
+        prefill_gpu_s_saved=float(
+            (full - models.prefill_seconds(arch, length_tok, ht))[m].sum() * gpus
+        ),
         ttft_mean_s=float(tm.mean()),
         ttft_p50_s=float(np.percentile(tm, 50)),
         ttft_p99_s=float(np.percentile(tm, 99)),

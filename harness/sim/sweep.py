@@ -63,7 +63,9 @@ def run_sweep(
         return [r for r in results if r is not None]
     if executor == "ray":
         return _ray_sweep(trace, configs, address, on_done)
-    raise UserError(f"unknown executor {executor!r}; choose from {', '.join(EXECUTORS)}", where="--executor")
+    raise UserError(
+        f"unknown executor {executor!r}; choose from {', '.join(EXECUTORS)}", where="--executor"
+    )
 
 
 def _ray_sweep(
@@ -75,7 +77,9 @@ def _ray_sweep(
     try:
         import ray
     except ImportError:
-        raise UserError("the ray executor needs ray: pip install 'prefixlock[ray]'", where="--executor") from None
+        raise UserError(
+            "the ray executor needs ray: pip install 'prefixlock[ray]'", where="--executor"
+        ) from None
     started = False
     if not ray.is_initialized():
         kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}

@@ -51,7 +51,10 @@ class Workload:
 
     def check(self) -> Workload:
         if self.style not in STYLES:
-            raise UserError(f"unknown client style {self.style!r}; choose from {', '.join(STYLES)}", where="--style")
+            raise UserError(
+                f"unknown client style {self.style!r}; choose from {', '.join(STYLES)}",
+                where="--style",
+            )
         for name in ("sessions", "tenants", "turns", "block_size", "tools"):
             if getattr(self, name) <= 0:
                 raise UserError(f"{name} must be positive", where=f"--{name.replace('_', '-')}")
@@ -102,7 +105,10 @@ def generate(w: Workload) -> Trace:
             t += float(gap)
     order = sorted(range(len(rows)), key=lambda i: (rows[i][0], i))
     trace = from_requests(
-        [rows[i] for i in order], block_size=bs, models=("model-a", "model-b"), name=f"synthetic:{w.style}"
+        [rows[i] for i in order],
+        block_size=bs,
+        models=("model-a", "model-b"),
+        name=f"synthetic:{w.style}",
     )
     return replace(trace, cache_key=trace.session.copy())
 

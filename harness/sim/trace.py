@@ -126,8 +126,8 @@ def open_text(path: str | os.PathLike[str]) -> io.TextIOBase:
     p = Path(path)
     try:
         if p.suffix == ".gz":
-            return gzip.open(p, "rt", encoding="utf-8")  # type: ignore[return-value]
-        return open(p, encoding="utf-8")  # noqa: SIM115 - closed by the caller
+            return gzip.open(p, "rt", encoding="utf-8")
+        return open(p, encoding="utf-8")
     except OSError as exc:
         raise TraceError(f"cannot read trace: {exc.strerror}", where=str(p)) from None
 
@@ -135,8 +135,7 @@ def open_text(path: str | os.PathLike[str]) -> io.TextIOBase:
 def _lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
     with open_text(path) as fh:
         try:
-            for i, line in enumerate(fh, 1):
-                yield i, line
+            yield from enumerate(fh, 1)
         except UnicodeDecodeError:
             raise TraceError("not UTF-8 text", where=str(path)) from None
 
@@ -262,7 +261,9 @@ def read_mooncake(
             if skip_bad:
                 skipped += 1
                 continue
-            raise TraceError(f"{exc} (use --skip-bad to skip bad lines)", where=f"{where}:{lineno}") from None
+            raise TraceError(
+                f"{exc} (use --skip-bad to skip bad lines)", where=f"{where}:{lineno}"
+            ) from None
         chunk.append(ids)
         lens.append(len(ids))
         meta.append((float(ts) / 1000.0, inp, out, sid, tid))
@@ -274,7 +275,10 @@ def read_mooncake(
             break
     flush()
     if not lens:
-        raise TraceError("the trace has no requests" + (f" ({skipped} bad lines skipped)" if skipped else ""), where=where)
+        raise TraceError(
+            "the trace has no requests" + (f" ({skipped} bad lines skipped)" if skipped else ""),
+            where=where,
+        )
     ids_all = np.concatenate(id_parts) if len(id_parts) > 1 else id_parts[0]
     m = np.array(meta, dtype=np.float64)
     lengths = np.array(lens, dtype=np.int64)
@@ -310,7 +314,7 @@ def from_requests(
     name: str = "trace",
     tokens: list[list[int]] | None = None,
 ) -> Trace:
-    """Build a trace from (time_s, block_ids, input_len, output_len, session, tenant, model) rows."""
+    """A trace from (time_s, block_ids, input_len, output_len, session, tenant, model) rows."""
     rows = list(requests)
     if not rows:
         raise TraceError("the trace has no requests", where=name)
@@ -357,9 +361,13 @@ def read_trace(
         raise TraceError("no such file", where=str(path))
     kind = sniff(path) if fmt == "auto" else fmt
     if kind == "mooncake":
-        return read_mooncake(path, skip_bad=skip_bad, block_size=block_size or MOONCAKE_BLOCK, limit=limit)
+        return read_mooncake(
+            path, skip_bad=skip_bad, block_size=block_size or MOONCAKE_BLOCK, limit=limit
+        )
     if kind == "prefixlock":
         from .prefixlock_trace import read_prefixlock
 
         return read_prefixlock(path, block_size=block_size or 64, skip_bad=skip_bad, limit=limit)
-    raise TraceError(f"unknown trace format {fmt!r}; choose auto, mooncake or prefixlock", where="--format")
+    raise TraceError(
+        f"unknown trace format {fmt!r}; choose auto, mooncake or prefixlock", where="--format"
+    )
