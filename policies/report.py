@@ -29,7 +29,16 @@ from harness.cacheunits import (
 from harness.canonical import canonical_bytes
 from harness.prices import Price, PriceTable
 
-from .tracecheck import Bad, Record, read_records, snippet, tools_change, volatile_hint
+from .tracecheck import (
+    Bad,
+    Record,
+    compare,
+    read_records,
+    snippet,
+    tools_change,
+    view_of,
+    volatile_hint,
+)
 
 
 def _without_cc(block: Mapping[str, Any]) -> dict[str, Any]:
@@ -85,15 +94,17 @@ def units_of(api: str, body: Mapping[str, Any]) -> list[Unit]:
 
 
 def readable_tokens(api: str, units: list[Unit], price: Price | None) -> int:
-    """Tokens of this request that the next one could read from the cache."""
+    """Tokens of this request that the next one could read from the cache.
+
+    For an Anthropic request without any breakpoint this is what a breakpoint on its last
+    block would have cached: the loss is then booked to the missing breakpoint.
+    """
     if not units:
         return 0
     minimum = price.min_cacheable_tokens if price else 1024
     if api == "anthropic":
         marks = [u for u in units if u.breakpoint is not None]
-        if not marks:
-            return 0
-        end = marks[-1].end
+        end = marks[-1].end if marks else units[-1].end
         return end if end >= minimum else 0
     total = units[-1].end
     return (total // 128) * 128 if total >= minimum else 0
@@ -197,9 +208,39 @@ def _reported_read(rec: Record) -> int | None:
     return int(v) if isinstance(v, int) else None
 
 
+def _no_marks(p: _Prev) -> bool:
+    return p.rec.api == "anthropic" and not any(u.breakpoint for u in p.units)
+
+
+def diagnose_all(prev: _Prev, rec: Record, pieces: list[tuple[str, str, bytes]],
+                 units: list[Unit], price: Price | None) -> list[Break]:
+    """Every cache break between two consecutive requests: the first divergence (with the
+    other parts that changed too), and the missing breakpoint that kept the rest unread."""
+    out: list[Break] = []
+    main = diagnose(prev, rec, pieces, units, price)
+    readable = readable_tokens(prev.rec.api, prev.units, price)
+    if main is not None:
+        others = [d.message.split(":")[0].split(" (")[0] for d in compare(view_of(prev.rec),
+                                                                     view_of(rec))]
+        others = [o for o in others if not o.startswith(main.cause.split()[0])]
+        if others:
+            main.detail += "; also " + "; ".join(dict.fromkeys(others))
+        out.append(main)
+    if _no_marks(prev) and readable:
+        kept = readable - (main.rebilled_tokens if main is not None else 0)
+        if main is not None and main.cause == "model changed":
+            kept = 0
+        if kept > 0:
+            out.append(Break(rec.session, rec.seq, rec.line, "no breakpoint",
+                             "the previous request set no cache_control, so nothing was "
+                             "written to read back", None, "whole request", kept,
+                             _dollars(price, kept, units, rec.api), _reported_read(rec)))
+    return out
+
+
 def diagnose(prev: _Prev, rec: Record, pieces: list[tuple[str, str, bytes]],
              units: list[Unit], price: Price | None) -> Break | None:
-    """The cache break between two consecutive requests, if any."""
+    """The first cache break between two consecutive requests, if any."""
     readable = readable_tokens(prev.rec.api, prev.units, price)
     sess, seq = rec.session, rec.seq
     reported = _reported_read(rec)
@@ -291,9 +332,7 @@ def build_report(path: str, prices: PriceTable | None,
         p = prev.get(rec.session)
         if p is not None:
             price = prices.lookup(p.rec.model) if prices else None
-            br = diagnose(p, rec, pieces, units, price)
-            if br is not None:
-                rep.breaks.append(br)
+            rep.breaks.extend(diagnose_all(p, rec, pieces, units, price))
         prev[rec.session] = _Prev(rec, pieces, units)
     return TraceReport(path, list(sessions.values()), bad)
 
