@@ -136,6 +136,7 @@ class _Seen:
     cached_end: int  # tokens this request left readable in the cache
     time: float
     settings_key: bytes = b""
+    cached_key: Hashable | None = None  # the cache entry that holds `cached_end`
 
 
 def _rules_for(api: str, price: Price | None) -> str:
@@ -409,6 +410,9 @@ class CacheGuard:
         ceiling = prev.cached_end
         if read >= ceiling:
             return ceiling, None, ""
+        if prev.cached_key is not None and not self._cache.peek(prev.cached_key, now):
+            # What the last request left has expired: any change now costs nothing extra.
+            return ceiling, "ttl", f"cache entry expired after {now - prev.time:.0f}s idle"
         if prev.model != req.model:
             return ceiling, "model", f"model changed from {prev.model} to {req.model}"
         if div is not None and div.end - div.tokens < ceiling and div.position < len(prev.units):
@@ -500,6 +504,7 @@ class CacheGuard:
         rules = _rules_for(req.api, self.price(model))
         units = req.units
         cached_end = 0
+        cached_key: Hashable | None = None
         if rules == "anthropic":
             min_tokens = self.min_tokens(model, "anthropic")
             hit = -1
@@ -512,12 +517,14 @@ class CacheGuard:
                 if hit >= 0:
                     self._cache.get(("a", model, units[hit].chain), now)
                     cached_end = units[hit].end
+                    cached_key = ("a", model, units[hit].chain)
             for bp in units:
                 if bp.breakpoint is None or bp.end < min_tokens or bp.position <= hit:
                     continue
                 key = ("a", model, bp.chain)
                 self._cache.put(key, now, TTL_SECONDS.get(bp.breakpoint, 300.0))
                 cached_end = bp.end
+                cached_key = key
         elif rules == "deepseek":
             ttl = self.ttl_seconds(model)
             total = req.input_tokens
@@ -529,7 +536,8 @@ class CacheGuard:
                 fixed = [u for u in units if u.section != "messages"]
                 if fixed and fixed[-1].end >= min_tokens:
                     self._cache.put(("d", model, fixed[-1].chain), now, ttl)
-                self._cache.put(("d", model, units[-1].chain), now, ttl)
+                cached_key = ("d", model, units[-1].chain)
+                self._cache.put(cached_key, now, ttl)
                 cached_end = total
         else:
             tokens = self._tokens(req)
@@ -539,8 +547,9 @@ class CacheGuard:
                 for k in keys:
                     self._cache.put(("o", k), now, ttl)
                 cached_end = len(keys) * self.block_tokens
+                cached_key = ("o", keys[-1]) if keys else None
         self._last = _Seen(
-            model, req.api, tuple(units), cached_end, now, _anthropic_settings(req)
+            model, req.api, tuple(units), cached_end, now, _anthropic_settings(req), cached_key
         )
 
     def forget_last(self) -> None:

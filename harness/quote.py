@@ -23,7 +23,7 @@ from .guard import CacheGuard, Prediction
 from .prices import MILLION, Price
 from .wire import WireRequest
 
-ACTIONS = ("switch_model", "change_tools", "change_effort", "compact")
+ACTIONS = ("switch_model", "change_tools", "change_prefix", "change_effort", "compact")
 
 
 class QuoteRequired(UserError):

@@ -417,6 +417,28 @@ class GuardedSession:
         self._move_prefix(new_prefix, "tools", q)
         return q
 
+    def quote_prefix(self, prefix: FrozenPrefix, *, next_message: str | None = None) -> Quote:
+        """Price moving the session to another frozen prefix (system prompt and/or tools)."""
+        return self._price(
+            "change_prefix",
+            api=self.provider.api,
+            model=self.model,
+            prefix=prefix,
+            settings=self.settings,
+            next_message=next_message,
+            target=prefix.fingerprint,
+        )
+
+    def change_prefix(
+        self, prefix: FrozenPrefix, *, quote: Quote | None = None, policy: str | None = None
+    ) -> Quote:
+        """Move the session to `prefix`. A warm cache needs the quote (or policy='allow')."""
+        check_quote(quote, action="change_prefix", state=self._state(), target=prefix.fingerprint)
+        q = quote or self.quote_prefix(prefix)
+        self._authorize(q, quote, policy, "changing the prefix")
+        self._move_prefix(prefix, "prefix", q)
+        return q
+
     def _move_prefix(self, new_prefix: FrozenPrefix, reason: str, q: Quote | None) -> None:
         old_fp = self.prefix.fingerprint
         if new_prefix.fingerprint == old_fp:

@@ -1,0 +1,82 @@
+"""Shared set-up of the guard tests: a scripted coding session on the emulator."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from typing import Any
+
+from harness.agent import Agent, Session
+from harness.clock import ManualClock
+from harness.emulator import Emulator, EmulatorConfig, Rule, Script, Step
+from harness.events import Event
+from harness.prefix import FrozenPrefix
+from harness.tools import tool
+
+# Every user turn: the model reads a file (one tool call), then answers.
+SCRIPT = Script(
+    rules=[
+        Rule(
+            match=".",
+            steps=[
+                Step(text="Let me read the file.", tool="read_file", input={"path": "src/app.py"}),
+                Step(text="I read it; the function returns early when the list is empty."),
+            ],
+        )
+    ]
+)
+
+
+@tool
+def read_file(path: str) -> str:
+    """Read a UTF-8 file from the workspace."""
+    seed = hashlib.sha256(path.encode()).hexdigest()
+    return f"# {path}\n" + "\n".join(f"def f_{seed[i]}{i}(x): return x + {i}" for i in range(40))
+
+
+@tool
+def grep(pattern: str, path: str) -> str:
+    """Search files for a pattern."""
+    return f"no match for {pattern} in {path}"
+
+
+SYSTEM = " ".join(
+    f"Rule {i}: keep answers short, cite files, never edit generated code." for i in range(300)
+)
+
+
+def prefix(system: str = SYSTEM, tools: Sequence[Any] = (read_file,)) -> FrozenPrefix:
+    return FrozenPrefix(system=system, tools=list(tools))
+
+
+def start_emulator(**config: Any) -> Emulator:
+    return Emulator.start(
+        config=EmulatorConfig(**config), clock=ManualClock(), script=SCRIPT
+    )
+
+
+def agent(
+    emu: Emulator, model: str = "claude-opus-4-7", pfx: FrozenPrefix | None = None, **kw: Any
+) -> Agent:
+    return Agent(
+        pfx or prefix(),
+        model=model,
+        api_key="test-key",
+        base_url=emu.base_url,
+        clock=emu.clock,
+        **kw,
+    )
+
+
+async def turn(s: Session, text: str) -> list[Event]:
+    return [e async for e in s.send(text)]
+
+
+async def run_turns(emu: Emulator, s: Session, n: int, start: int = 1, step: float = 20.0) -> None:
+    for i in range(start, start + n):
+        await turn(s, f"Turn {i}: look at src/app.py and tell me what f{i} does.")
+        emu.clock.advance(step)  # type: ignore[attr-defined]
+
+
+def of(events: Sequence[Event], kind: type) -> list[Any]:
+    return [e for e in events if isinstance(e, kind)]

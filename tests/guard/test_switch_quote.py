@@ -1,0 +1,94 @@
+"""A model switch is priced before it happens, and the price is what the emulator then bills."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from guardkit import agent, of, run_turns, start_emulator, turn
+
+from harness.events import CacheBreak, PrefixChanged, SwitchWarning, UsageReport
+from harness.prices import PriceTable
+from harness.quote import QuoteRequired
+
+OPUS, SONNET = "claude-opus-4-7", "claude-sonnet-4-6"
+PRICES = PriceTable.default()
+
+
+def within(a: float | Decimal, b: float | Decimal, rel: float = 0.01) -> bool:
+    return abs(float(a) - float(b)) <= rel * abs(float(b))
+
+
+async def test_switch_quote_matches_what_the_emulator_bills() -> None:
+    # Two identical 30-turn sessions on two emulators: A switches Opus -> Sonnet after turn 20,
+    # B stays, so B's turn 21 shows what A's cache would have served.
+    with start_emulator() as emu_a, start_emulator() as emu_b:
+        async with agent(emu_a).session("a") as a, agent(emu_b).session("b") as b:
+            await run_turns(emu_a, a, 20)
+            await run_turns(emu_b, b, 20)
+            quote = a.quote_switch(SONNET)
+            assert quote.warns and quote.tokens_rebilled > 10_000
+            with pytest.raises(QuoteRequired):
+                a.switch_model(SONNET)  # no quote, no policy: refused
+            n_before = len(emu_a.requests)
+            a.switch_model(SONNET, quote=quote)
+            assert len(emu_a.requests) == n_before  # switching sends nothing
+            events_a = await turn(a, "Turn 21: look at src/app.py and tell me what f21 does.")
+            events_b = await turn(b, "Turn 21: look at src/app.py and tell me what f21 does.")
+            await run_turns(emu_a, a, 9, start=22)
+
+    first_a = of(events_a, UsageReport)[0]
+    first_b = of(events_b, UsageReport)[0]
+    assert first_a.model == SONNET and first_a.usage.cache_read == 0
+    # Tokens: what B read is what A had cached and re-billed.
+    assert within(quote.tokens_rebilled, first_b.usage.cache_read)
+    # Dollars: re-billing those tokens on Sonnet (written instead of read), as billed.
+    sonnet = PRICES.require(SONNET)
+    billed = first_b.usage.cache_read * (sonnet.write_5m - sonnet.cache_read) / 1_000_000
+    assert quote.dollars is not None and within(quote.dollars, billed)
+    # The next turn's input dollars with and without the switch, against the emulator's usage.
+    opus = PRICES.require(OPUS)
+    assert quote.with_action is not None and quote.without_action is not None
+    assert within(quote.with_action.input_dollars or 0, sonnet.cost(first_a.usage.__class__(
+        first_a.usage.uncached_input, first_a.usage.cache_read, first_a.usage.cache_write_5m,
+        first_a.usage.cache_write_1h, 0)))
+    assert within(quote.without_action.input_dollars or 0, opus.cost(first_b.usage.__class__(
+        first_b.usage.uncached_input, first_b.usage.cache_read, first_b.usage.cache_write_5m,
+        first_b.usage.cache_write_1h, 0)))
+    # The warning and the explained miss come with the first request on the new model.
+    assert [w.quote for w in of(events_a, SwitchWarning)] == [quote]
+    assert of(events_a, PrefixChanged)[0].model == SONNET
+    (brk,) = of(events_a, CacheBreak)
+    assert brk.cause == "model" and within(brk.tokens_rebilled, quote.tokens_rebilled)
+    # Break-even on the cheaper model and the warm time are stated.
+    assert quote.break_even_turns is not None and quote.break_even_turns > 1
+    assert 0 < quote.warm_seconds <= 300
+    kinds = [alt.kind for alt in quote.alternatives]
+    assert kinds == ["wait", "subagent"]
+
+
+async def test_switch_after_ttl_costs_nothing_and_does_not_warn() -> None:
+    with start_emulator() as emu:
+        async with agent(emu).session() as s:
+            await run_turns(emu, s, 20)
+            emu.clock.advance(301)  # past the 5-minute TTL
+            quote = s.quote_switch(SONNET)
+            assert not quote.warns and quote.tokens_rebilled == 0 and quote.dollars == 0
+            assert quote.warm_seconds == 0
+            s.switch_model(SONNET)  # cold cache: no quote needed
+            events = await turn(s, "Turn 21: look at src/app.py and tell me what f21 does.")
+    assert not of(events, SwitchWarning)
+    # The miss is the TTL's, not the switch's.
+    assert [b.cause for b in of(events, CacheBreak)] == ["ttl"]
+
+
+async def test_switch_with_allow_policy_and_to_the_same_model() -> None:
+    with start_emulator() as emu:
+        async with agent(emu).session() as s:
+            await run_turns(emu, s, 3)
+            q = s.switch_model(OPUS)  # same model: nothing to do
+            assert q.tokens_rebilled == 0 and s.model == OPUS
+            s.switch_model(SONNET, policy="allow")
+            assert s.model == SONNET
+            events = await turn(s, "next")
+    assert len(of(events, SwitchWarning)) == 1
