@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from guardkit import SYSTEM, agent, grep, of, prefix, read_file, run_turns, start_emulator, turn
+from guardkit import SYSTEM, agent, grep, of, prefix, run_turns, start_emulator, turn
 
 from harness.events import CacheBreak, UsageReport
 from harness.guard import CacheBudget, CacheBudgetExceeded
