@@ -75,6 +75,9 @@ class BackendOptions:
     emulator_script: Path | None = None  # None: the chat script shipped with the app
     emulator_faults: list[dict[str, Any]] = field(default_factory=list)
     allow: tuple[str, ...] = ()
+    emulator: Any = None  # an Emulator already running (tests share one across app runs)
+    sleep: Any = None  # the transport's sleep between retries (tests advance a ManualClock)
+    settings: Any = None  # harness.settings.Settings; None: the defaults
 
 
 def default_store_path() -> Path:
@@ -150,7 +153,9 @@ class ChatBackend:
         from harness.agent import Agent
 
         base_url = self.options.base_url
-        if self.offline:
+        if self.offline and self.options.emulator is not None:
+            base_url = self.options.emulator.base_url
+        elif self.offline:
             from harness.emulator import Emulator, EmulatorConfig, FaultSpec, Script
 
             script = Script.load(self.options.emulator_script or SCRIPT_PATH)
@@ -174,6 +179,8 @@ class ChatBackend:
             base_url=base_url,
             clock=self.clock,
             prices=self.prices,
+            settings=self.options.settings,
+            sleep=self.options.sleep,
             store=self.store,
             delegator=self.delegator,
         )

@@ -3,15 +3,27 @@ and helpers that drive it like a user (type, press enter, answer dialogs)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from harness.clock import ManualClock
-from tui.app import ChatApp
-from tui.backend import BackendOptions, ChatBackend
+# `tests/agents/` (no __init__.py) shadows the real `agents` package as a namespace package when
+# pytest puts `tests/` on sys.path and the editable install's finder comes later; put the repo
+# root first so `import agents` finds the package. (Asked the lead for `pythonpath = ["."]`.)
+_ROOT = str(Path(__file__).resolve().parents[2])
+if _ROOT not in sys.path:
+    sys.path.insert(0, _ROOT)
+_mod = sys.modules.get("agents")
+if _mod is not None and getattr(_mod, "__file__", None) is None:
+    for _name in [n for n in sys.modules if n == "agents" or n.startswith("agents.")]:
+        del sys.modules[_name]
+
+from harness.clock import ManualClock  # noqa: E402
+from tui.app import ChatApp  # noqa: E402
+from tui.backend import SCRIPT_PATH, BackendOptions, ChatBackend  # noqa: E402
 
 
 @pytest.fixture
@@ -24,30 +36,47 @@ def workspace(tmp_path: Path) -> Path:
     return root
 
 
-AppFactory = Callable[..., ChatApp]
+from tui_drive import AppFactory  # noqa: E402
 
 
 @pytest.fixture
-def make_app(workspace: Path, tmp_path: Path) -> AppFactory:
-    """A ChatApp on the in-process emulator with a ManualClock and a fixed session id."""
+def clock() -> ManualClock:
+    return ManualClock(1_800_000_000.0)
+
+
+@pytest.fixture
+def chat_emulator(clock: ManualClock) -> Iterator[Any]:
+    """The emulator with the chat's script, shared by every app a test opens (so a resumed
+    session finds the cache its first run wrote)."""
+    from harness.emulator import Emulator, Script
+
+    with Emulator.start(clock=clock, script=Script.load(SCRIPT_PATH)) as emu:
+        yield emu
+
+
+@pytest.fixture
+def make_app(workspace: Path, tmp_path: Path, clock: ManualClock, chat_emulator: Any) -> AppFactory:
+    """A ChatApp on the emulator with a ManualClock, a fixed session id and a store in tmp."""
+
+    async def no_sleep(seconds: float) -> None:
+        clock.advance(seconds)  # retries wait on the test's clock, never in real time
 
     def build(
         *,
         session_id: str | None = "tui-test-session",
         resume: str | None = None,
-        clock: ManualClock | None = None,
-        faults: list[dict[str, Any]] | None = None,
         model: str = "claude-sonnet-4-6",
     ) -> ChatApp:
         opts = BackendOptions(
             model=model,
             workspace=workspace,
             store_path=tmp_path / "sessions.sqlite",
-            session_id=session_id,
+            session_id=None if resume else session_id,
             resume=resume,
             api_key="",
-            clock=clock or ManualClock(),
-            emulator_faults=faults or [],
+            clock=clock,
+            emulator=chat_emulator,
+            sleep=no_sleep,
         )
         return ChatApp(ChatBackend(opts), blink=False)
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from textual.pilot import Pilot
 from textual.widgets import Input
 
 from tui.app import ChatApp
 from tui.screens import ApprovalScreen
+
+AppFactory = Callable[..., ChatApp]
 
 
 async def settle(

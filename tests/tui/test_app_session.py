@@ -1,0 +1,157 @@
+"""A whole chat session on the emulator, driven through the app like a user would."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import Input
+from tui_drive import AppFactory, conversation_text, say, settle
+
+from harness.clock import ManualClock
+from harness.events import UsageReport
+from tui.screens import ApprovalScreen, HelpScreen, SwitchScreen
+from tui.state import format_dollars
+from tui.widgets import AssistantMessage, CachePanel, SubagentEntry, ToolEntry
+
+
+def panel_text(app: Any) -> str:
+    return str(app.query_one("#cache-panel", CachePanel).render())
+
+
+async def test_whole_session_stream_approve_switch_delegate_resume(
+    make_app: AppFactory, workspace: Path, clock: ManualClock, chat_emulator: Any
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        backend = app.backend
+        assert "EMULATOR" in str(app.query_one("#header").render())
+
+        # Send a message and watch the answer stream in (several text deltas, one widget).
+        seen: list[str] = []
+        original = app.on_session_event
+
+        async def spy(ev: Any) -> None:
+            seen.append(type(ev).__name__)
+            await original(ev)
+
+        app.on_session_event = spy  # type: ignore[method-assign]
+        await say(app, pilot, "hello")
+        assert seen.count("TextDelta") > 1
+        answers = list(app.query(AssistantMessage))
+        assert answers and "built-in emulator" in answers[-1].text
+
+        # Tools fold to one line each; a write asks first and is approved with "y".
+        await say(app, pilot, "look around")
+        titles = [str(t.title) for t in app.query(ToolEntry)]
+        assert any("list_dir" in t for t in titles) and any("read_file" in t for t in titles)
+        assert all(t.collapsed for t in app.query(ToolEntry))
+        await say(app, pilot, "add a note", answer="y")
+        assert (workspace / "NOTES.md").read_text().startswith("# Notes")
+        assert "create NOTES.md" in conversation_text(app)
+
+        # The panel's numbers are the ledger's numbers.
+        ledger = backend.session.ledger
+        view = backend.panel_view()
+        assert view.hit_rate == ledger.hit_rate
+        assert view.cost_main == ledger.cost
+        assert view.saved == ledger.saved
+        n_last = backend.state.turns[-1].requests  # write_file call + the answer after it
+        assert n_last == 2
+        last_turn = list(ledger.rows)[-n_last:]
+        assert view.last_read == sum(r.usage.cache_read for r in last_turn)
+        text = panel_text(app)
+        assert f"{ledger.hit_rate:.1%}".strip() in text
+        assert format_dollars(ledger.cost) in text
+
+        # /model: the quote, then "run the next task in a subagent".
+        fp = backend.session.prefix.fingerprint
+        prompt = app.query_one("#prompt", Input)
+        prompt.value = "/model claude-haiku-4-5"
+        await pilot.press("enter")
+        for _ in range(100):
+            await pilot.pause(0.02)
+            if isinstance(app.screen, SwitchScreen):
+                break
+        assert isinstance(app.screen, SwitchScreen)
+        quote = backend.session.quote_switch("claude-haiku-4-5")
+        dialog = str(app.screen.query_one(".quote").render())
+        assert f"{quote.tokens_rebilled:,}" in dialog and "break-even" in dialog
+        assert "cache warm for" in dialog
+        await pilot.press("d")
+        await settle(app, pilot)
+        assert app.delegate_next == "claude-haiku-4-5"
+        await say(app, pilot, "find the TODO notes")
+        subs = list(app.query(SubagentEntry))
+        assert subs and "haiku" in str(subs[-1].title)
+        assert backend.session.model == "claude-sonnet-4-6"  # the main session did not switch
+        assert backend.session.prefix.fingerprint == fp  # nor did its prefix change
+        assert backend.panel_view().cost_sub > Decimal(0)
+        session_id = backend.session_id
+        await pilot.press("ctrl+q")
+
+    # Quit and resume: the first resumed turn reads the cache.
+    clock.advance(30)
+    app2 = make_app(resume=session_id)
+    async with app2.run_test(size=(120, 40)) as pilot:
+        assert app2.backend.session_id == session_id
+        assert "hello" in conversation_text(app2)  # the stored conversation is shown
+        reports: list[UsageReport] = []
+        original2 = app2.on_session_event
+
+        async def spy2(ev: Any) -> None:
+            if isinstance(ev, UsageReport):
+                reports.append(ev)
+            await original2(ev)
+
+        app2.on_session_event = spy2  # type: ignore[method-assign]
+        await say(app2, pilot, "hello")
+        assert reports and reports[0].usage.cache_read > 1000
+        assert reports[0].usage.cache_read >= reports[0].usage.input_total * 0.8
+
+
+async def test_outside_read_is_refused_and_the_model_sees_why(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await say(app, pilot, "read the secret file")
+        entries = list(app.query(ToolEntry))
+        assert entries and entries[0].has_class("error")
+        results = [
+            b
+            for m in app.backend.session.transcript.messages
+            for b in m.blocks
+            if b.get("type") == "tool_result"
+        ]
+        assert results and results[0].get("is_error") is True
+        assert "outside the workspace" in str(results[0].get("content"))
+        assert "top secret" not in conversation_text(app)
+
+
+async def test_provider_fault_is_a_message_and_the_session_continues(
+    make_app: AppFactory, chat_emulator: Any
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await say(app, pilot, "hello")
+        chat_emulator.inject("500", count=50)
+        await say(app, pilot, "hello again")
+        text = conversation_text(app)
+        assert "provider error" in text
+        chat_emulator.clear_faults()
+        await say(app, pilot, "look around")
+        assert "src/app.py" in conversation_text(app)
+        assert not app.busy
+
+
+async def test_help_screen_and_declined_write(make_app: AppFactory, workspace: Path) -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert not isinstance(app.screen, HelpScreen)
+        await say(app, pilot, "add a note", answer="n")
+        assert not (workspace / "NOTES.md").exists()
+        assert "declined" in conversation_text(app)
+        assert not isinstance(app.screen, ApprovalScreen)
