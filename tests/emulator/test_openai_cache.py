@@ -144,7 +144,10 @@ def _run_sessions(with_key: bool) -> tuple[int, int, set[int]]:
         }
         for turn in range(4):
             for s in range(8):
-                history[s].append({"role": "user", "content": f"Session {s}, question {turn}."})
+                question = f"Session {s}, question {turn}."
+                if turn == 0:  # each session starts with its own pasted file
+                    question += "\n" + f"line {s} of this session's own file, " * 300
+                history[s].append({"role": "user", "content": question})
                 extra = {"prompt_cache_key": f"session-{s}"} if with_key else {}
                 r = client.chat.completions.create(model="gpt-5.4", messages=history[s], **extra)
                 assert r.usage is not None and r.usage.prompt_tokens_details is not None
@@ -163,5 +166,5 @@ def test_without_cache_key_requests_scatter_and_hit_less() -> None:
     # 32 requests with one shared prefix and no key: past 15 a minute they spill to other
     # machines and miss; per-session keys stay under the limit on their own machines.
     assert len(machines_none) > 1
-    assert cached_none < cached_key
-    assert cached_key / prompt_key > 0.8
+    assert cached_none < 0.75 * cached_key
+    assert cached_key / prompt_key > 0.7
