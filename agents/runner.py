@@ -246,6 +246,9 @@ class SubagentDelegator:
             return self._failed(agent, model or parent_model, task, depth, "unknown agent",
                                 str(exc), on_event, first_response)
         chosen = model or definition.model or parent_model
+        if ":" not in chosen:  # an alias (haiku) reads as the model id it stands for
+            table = self.prices or _parent_attr(parent, "prices") or PriceTable.default()
+            chosen = table.resolve(chosen)
         if depth > self.max_depth:
             return self._failed(
                 definition.name, chosen, task, depth, "depth",

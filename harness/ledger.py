@@ -23,6 +23,7 @@ from decimal import Decimal
 from typing import Any
 
 from .cacheunits import Unit
+from .delegation import SubagentSection
 from .prices import Price, PriceTable
 from .usage import Usage
 from .wire import WireRequest
@@ -100,6 +101,9 @@ class Ledger:
         self.prices = prices or PriceTable.default()
         self._rows: list[LedgerRow] = []
         self._last: WireRequest | None = None
+        # Subagent runs charged to this session (harness.delegation), kept apart from its own
+        # rows so that they never blur the session's hit rate.
+        self.subagents = SubagentSection()
 
     def record(
         self,
@@ -206,6 +210,12 @@ class Ledger:
         if self.unpriced_models:
             return None
         return self.priced_cost
+
+    @property
+    def total_cost(self) -> Decimal | None:
+        """The session's cost plus its subagents' (None while anything is unpriced)."""
+        own, subs = self.cost, self.subagents.cost
+        return None if own is None or subs is None else own + subs
 
     @property
     def cost_without_cache(self) -> Decimal | None:

@@ -55,7 +55,7 @@ async def test_three_subagents_keep_the_parent_cache_and_cost_less(workspace: Pa
     section = with_subagents.subagents
     assert len(section) == 3
     for r in section.results:
-        assert r.ok and r.model == "haiku" and r.requests >= 2
+        assert r.ok and r.model == "claude-haiku-4-5" and r.requests >= 2
         assert r.cost is not None and r.cost > 0
         assert r.compression == r.consumed_tokens / r.summary_tokens > 10
     starts = [e for e in with_subagents.events if isinstance(e, SubagentStart)]

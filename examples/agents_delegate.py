@@ -1,0 +1,91 @@
+"""Hand side tasks to an explorer subagent, as a tool the model calls and from code.
+
+Runs offline on the local emulator. The parent (claude-opus-4-7) has a long frozen prefix with
+the read-only workspace tools and the `delegate` tool; its scripted model calls `delegate` on
+the second turn, and the script then calls `s.delegate(...)` itself. The explorer runs on haiku
+with its own prefix and cache; the parent receives only the call and the summary, so its prefix
+bytes and its cache are untouched.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from pathlib import Path
+
+from agents import SubagentDelegator
+from harness.agent import Agent
+from harness.clock import ManualClock
+from harness.emulator import Emulator, EmulatorConfig, Rule, Script, Step
+from harness.events import SubagentFinish, SubagentStart
+from harness.prefix import FrozenPrefix
+from harness.workspace import Workspace
+
+SCRIPT = Script(
+    rules=[
+        # The parent: on "TODO" it delegates the search instead of reading files itself.
+        Rule(match="list the TODOs", steps=[
+            Step(text="I'll ask the explorer.", tool="delegate",
+                 input={"task": "FIND: every TODO under src, with path:line", "agent": "explorer"}),
+            Step(text="The explorer found two TODOs in src/app.py."),
+        ]),
+        # The explorer subagent: grep, read, answer.
+        Rule(match="^FIND", steps=[
+            Step(text="Searching.", tool="grep", input={"pattern": "TODO", "path": "src"}),
+            Step(text="Reading.", tool="read_file", input={"path": "src/app.py"}),
+            Step(text="src/app.py:1 TODO validate input; src/app.py:3 TODO retry on timeout."),
+        ]),
+        Rule(match="^SUMMARIZE", steps=[
+            Step(text="Reading.", tool="read_file", input={"path": "README.md"}),
+            Step(text="A demo app that fetches and validates records."),
+        ]),
+    ],
+    default="Noted.",
+)
+
+
+def make_workspace(root: Path) -> None:
+    (root / "src").mkdir()
+    (root / "src/app.py").write_text(
+        "# TODO validate input\ndef fetch(url):\n    # TODO retry on timeout\n    return url\n"
+    )
+    (root / "README.md").write_text("# demo\nA demo app that fetches and validates records.\n")
+
+
+async def main() -> None:
+    root = Path(tempfile.mkdtemp())
+    make_workspace(root)
+    clock = ManualClock()
+    with Emulator.start(config=EmulatorConfig(), clock=clock, script=SCRIPT) as emu:
+        delegator = SubagentDelegator(root=root)
+        prefix = FrozenPrefix(
+            system="You are a careful coding assistant. " * 400,
+            tools=[*Workspace(root).read_only_tools(), delegator.tool()],
+        )
+        agent = Agent(prefix, model="claude-opus-4-7", api_key="test-key",
+                      base_url=emu.base_url, clock=clock, delegator=delegator)
+        async with agent.session() as s:
+            await s.ask("Hello, we are working on the demo app.")
+            async for ev in s.send("Please list the TODOs in the code."):
+                if isinstance(ev, SubagentStart):
+                    print(f"subagent {ev.name} on {ev.model} started: {ev.task}")
+                elif isinstance(ev, SubagentFinish):
+                    print(f"subagent {ev.name} finished: {ev.summary!r}")
+                    print(f"  cost ${ev.cost:.5f}, hit rate {ev.hit_rate:.0%}, "
+                          f"compression {ev.compression:.0f}x")
+            summary = await s.delegate("SUMMARIZE the README", agent="summarizer")
+            print(f"from code, summarizer: {summary!r}")
+            await s.ask("Thanks, carry on.")
+            section = s.ledger.subagents  # the parent ledger's subagent section
+            print(f"parent: {s.ledger.summary()}")
+            print(f"subagents: {len(section)} runs, cost ${section.cost:.5f}, "
+                  f"compression {section.compression:.0f}x")
+            parent_bodies = [r.body for r in emu.requests if r.model == "claude-opus-4-7"]
+            same = all(b["system"] == parent_bodies[0]["system"]
+                       and b["tools"] == parent_bodies[0]["tools"] for b in parent_bodies)
+            print(f"parent prefix bytes unchanged over {len(parent_bodies)} requests: {same}")
+            assert same
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
