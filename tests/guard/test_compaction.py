@@ -1,0 +1,57 @@
+"""Compaction: the summary request reads the cache; the session moves to a new prefix."""
+
+from __future__ import annotations
+
+import pytest
+from guardkit import agent, of, run_turns, start_emulator, turn
+
+from harness.cacheunits import anthropic_units
+from harness.events import CacheBreak, PrefixChanged, SwitchWarning, UsageReport
+from harness.quote import QuoteRequired
+
+
+async def test_compaction_reads_the_cache_and_starts_a_new_prefix() -> None:
+    with start_emulator() as emu:
+        async with agent(emu).session() as s:
+            await run_turns(emu, s, 10)
+            old_prefix = s.prefix
+            quote = s.quote_compaction()
+            assert quote.action == "compact" and quote.warns
+            sent = len(emu.requests)
+            with pytest.raises(QuoteRequired):
+                await s.compact()
+            assert len(emu.requests) == sent
+            events = await s.compact(quote=quote)
+            summary, before = emu.requests[-1].body, emu.requests[-2].body
+            new_prefix = s.prefix
+            assert len(s.transcript) == 0
+            after = await turn(s, "Continue: what is left to do?")
+    report = of(events, UsageReport)[0]
+    # Everything the last turn cached is read; only the instruction (and the reply) are new.
+    prev_units = anthropic_units(before)
+    units = anthropic_units(summary)
+    assert [u.chain for u in units[: len(prev_units)]] == [u.chain for u in prev_units]
+    assert report.usage.cache_read == prev_units[-1].end == report.predicted_read
+    assert report.usage.cache_read / report.usage.input_total > 0.9
+    assert not of(events, CacheBreak)
+    assert of(events, SwitchWarning)[0].action == "compact"
+    (changed,) = of(events, PrefixChanged)
+    assert changed.reason == "compaction"
+    assert changed.old_fingerprint == old_prefix.fingerprint
+    assert changed.new_fingerprint == new_prefix.fingerprint != old_prefix.fingerprint
+    assert "Summary of the earlier conversation" in new_prefix.system[-1]
+    assert new_prefix.tools == old_prefix.tools  # the tools stay: their cache entry serves
+    assert not of(after, CacheBreak)  # the planned move is not reported as a miss
+
+
+async def test_compaction_into_messages_keeps_the_prefix() -> None:
+    with start_emulator() as emu:
+        async with agent(emu).session() as s:
+            await run_turns(emu, s, 3)
+            prefix = s.prefix
+            events = await s.compact(policy="allow", placement="messages")
+            assert s.prefix is prefix and len(s.transcript) == 2
+            after = await turn(s, "Go on.")
+    assert of(events, PrefixChanged)[0].reason == "compaction"
+    # Same tools and system: the next request reads them from the cache.
+    assert of(after, UsageReport)[0].usage.cache_read > 0
