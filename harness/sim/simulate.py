@@ -248,10 +248,10 @@ def _report(
         unc = (length_tok - ht)[m].sum()
         write_rate = float(price.write_5m)
         out = float(trace.output_len[m].sum())
-        dollars = (
+        dollars = float(
             unc * write_rate + ht[m].sum() * float(price.cache_read) + out * float(price.output)
         ) / 1e6
-        dollars0 = (length_tok[m].sum() * float(price.input) + out * float(price.output)) / 1e6
+        dollars0 = float(length_tok[m].sum() * float(price.input) + out * float(price.output)) / 1e6
     tm = ttft[m] if m.any() else np.zeros(1)
     return SimResult(
         config={k: v for k, v in asdict(cfg).items()},
