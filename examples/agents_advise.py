@@ -15,7 +15,8 @@ def main() -> None:
     prices = PriceTable.default()
     parent = ParentState("claude-opus-4-7", prices.require("claude-opus-4-7"),
                          context_tokens=100_000, ttl_left_seconds=300, later_turns=10)
-    sub = SubagentPlan("claude-sonnet-4-6", prices.require("claude-sonnet-4-6"), prefix_tokens=3_000)
+    sonnet = prices.require("claude-sonnet-4-6")
+    sub = SubagentPlan("claude-sonnet-4-6", sonnet, prefix_tokens=3_000)
     for share in (0.80, 0.05):
         task = TaskProfile(context_tokens=int(100_000 * share), new_tokens=9_000, turns=3,
                            output_tokens=1_500, summary_tokens=400, duration_seconds=60)

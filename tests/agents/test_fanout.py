@@ -18,7 +18,7 @@ def _reference_agent() -> AgentRegistry:
     manual = "\n".join(
         f"Reference {i}: module_{i} exports handler_{i}, reads config key section_{i}.value "
         f"and logs at level {i % 5}; callers must hold lock_{i % 3} first."
-        for i in range(720)
+        for i in range(490)
     )
     d = parse_definition(
         f"---\nname: checker\nmodel: haiku\ntools: []\n---\n{manual}\n", "checker.md"
