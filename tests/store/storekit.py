@@ -1,0 +1,65 @@
+"""Set-up shared by the store tests, and a small runner for their subprocesses.
+
+`python storekit.py run DB URL ID TURNS NOW` runs TURNS turns of the scripted session into the
+store at DB; `python storekit.py resume DB URL ID TEXT NOW` resumes session ID in this new
+process and sends one turn. Both print one JSON line with what they saw.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "guard"))
+
+from guardkit import prefix
+
+from harness.agent import Agent
+from harness.clock import ManualClock
+from harness.events import UsageReport
+from harness.store import SessionStore
+
+API_KEY = "test-key"  # the key the in-process sessions use: caches are per key
+
+
+def make_agent(db: str, url: str, now: float) -> Agent:
+    return Agent(
+        prefix(),
+        model="claude-opus-4-7",
+        api_key=API_KEY,
+        base_url=url,
+        clock=ManualClock(now),
+        store=SessionStore(db),
+    )
+
+
+def text(i: int) -> str:
+    return f"Turn {i}: look at src/app.py and tell me what f{i} does."
+
+
+async def _run(db: str, url: str, sid: str, turns: int, now: float) -> None:
+    async with make_agent(db, url, now).session(sid) as s:
+        for i in range(1, turns + 1):
+            async for _ in s.send(text(i)):
+                pass
+            print(json.dumps({"turn": i}), flush=True)
+
+
+async def _resume(db: str, url: str, sid: str, msg: str, now: float) -> None:
+    agent = make_agent(db, url, now)
+    async with agent.resume(sid) as s:
+        reports = []
+        async for e in s.send(msg):
+            if isinstance(e, UsageReport):
+                reports.append({"read": e.usage.cache_read, "predicted": e.predicted_read})
+        print(json.dumps({"turn": s.turn, "reports": reports}), flush=True)
+
+
+if __name__ == "__main__":
+    cmd, db, url, sid, arg, now = sys.argv[1:7]
+    if cmd == "run":
+        asyncio.run(_run(db, url, sid, int(arg), float(now)))
+    else:
+        asyncio.run(_resume(db, url, sid, arg, float(now)))
