@@ -1,0 +1,10 @@
+import os
+
+from harness import FrozenPrefix
+
+REGION = os.environ.get("DEPLOY_REGION", "eu-west-1")
+PRODUCT = os.getenv("PRODUCT_NAME", "Acme Helpdesk")
+
+
+def make_prefix(tools):
+    return FrozenPrefix(system=f"You support {PRODUCT} customers in {REGION}.", tools=tools)

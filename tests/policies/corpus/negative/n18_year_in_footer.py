@@ -1,0 +1,3 @@
+import datetime
+
+system_prompt = f"Copyright {datetime.date.today().year} Acme. You answer billing questions."

@@ -1,0 +1,3 @@
+SKILLS = {"search", "edit", "run-tests", "review"}
+
+system_prompt = "You can use these skills: " + ", ".join(SKILLS)

@@ -1,0 +1,7 @@
+PLAN = "You are in PLAN mode. Do not edit files."
+ACT = "You are in ACT mode. Edit files as needed."
+HANDBOOK = """Follow the repository conventions. Follow the repository conventions. Follow the repository conventions. Follow the repository conventions. Follow the repository conventions. Follow the repository conventions. Follow the repository conventions. Follow the repository conventions. Follow the repository conventions. Follow the repository conventions. Follow the repository conventions. Follow the repository conventions. """
+
+
+def system_for(plan: bool) -> str:
+    return (PLAN if plan else ACT) + HANDBOOK
