@@ -1102,7 +1102,8 @@ def check_python(path: str, text: str, model: str | None = None,
     return _Analyzer(path, tree, lines, model, prices).analyze()
 
 
-_HINTS = ("system", "tools", "instructions", "preamble", "messages", "prompt", "cache_control", "role",
+_HINTS = ("system", "tools", "instructions", "preamble", "messages", "prompt", "cache_control",
+          "role",
           "input_schema", "parameters", "FrozenPrefix", "description")
 
 

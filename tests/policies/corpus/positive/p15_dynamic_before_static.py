@@ -1,4 +1,4 @@
-RULES = """Follow the repository conventions. Follow the repository conventions. Follow the repository conventions. Follow the repository conventions. Follow the repository conventions. Follow the repository conventions. Follow the repository conventions. Follow the repository conventions. Follow the repository conventions. Follow the repository conventions. Follow the repository conventions. Follow the repository conventions. """
+RULES = "Follow the repository conventions. " * 12
 
 
 def build_system(project_notes: str) -> str:

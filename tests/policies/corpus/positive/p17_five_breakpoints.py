@@ -1,5 +1,4 @@
 def call(client, question):
-    cc = {"type": "ephemeral"}
     return client.messages.create(
         model="claude-sonnet-4-6",
         max_tokens=256,
