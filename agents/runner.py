@@ -108,6 +108,8 @@ class SubagentDelegator:
         self.prices = prices
         self._agent_factory = agent_factory
         self._depth: dict[int, int] = {}  # id(session) -> depth, while a subagent runs
+        # (prefix fingerprint, model) -> set once the first subagent on it has had a response
+        self._warming: dict[tuple[str, str], asyncio.Event] = {}
         self.results: list[DelegationResult] = []
 
     # -- the delegate tool --------------------------------------------------------------------
@@ -229,12 +231,14 @@ class SubagentDelegator:
         model: str | None = None,
         on_event: EventSink | None = None,
         first_response: asyncio.Event | None = None,
+        coordinate: bool = True,
     ) -> DelegationResult:
         """Run `task` in a subagent; never raises for the subagent's own failures.
 
         `on_event` receives SubagentStart at once and SubagentFinish at the end (the tool path
         forwards them into the parent's stream). `first_response` is set once the subagent's
-        first request has returned, i.e. once its prefix is readable in the cache (fan-out).
+        first request has returned, i.e. once its prefix is readable in the cache.
+        `coordinate=False` skips waiting for a sibling that is warming the same prefix.
         """
         depth = self.depth_of(parent) + 1
         secrets = [s for s in (_parent_attr(parent, "api_key", "_api_key"),) if isinstance(s, str)]
@@ -266,8 +270,21 @@ class SubagentDelegator:
         limit: str | None = None
         error: str | None = None
         session_id = ""
+        warming: asyncio.Event | None = None
+        key = ("", "")
         try:
             prefix = self.prefix_for(definition, getattr(parent, "prefix", None), depth)
+            key = (prefix.fingerprint, chosen)
+            if coordinate:
+                # Warm-then-fan-out for every path (fan_out, the model's parallel `delegate`
+                # calls, user code gathering s.delegate): while a sibling on the same prefix and
+                # model has not had its first response, its cache write is not readable yet, so
+                # wait for it rather than pay the same write again.
+                other = self._warming.get(key)
+                if other is not None:
+                    await other.wait()
+                else:
+                    warming = self._warming[key] = asyncio.Event()
             sub_agent = self._make_agent(parent, prefix, chosen, definition)
             async with sub_agent.session() as sub:
                 session_id = str(getattr(sub, "id", ""))
@@ -278,8 +295,7 @@ class SubagentDelegator:
                             usage = usage + ev.usage
                             requests += 1
                             cost = None if cost is None or ev.cost is None else cost + ev.cost
-                            if first_response is not None:
-                                first_response.set()
+                            self._release(key, warming, first_response)
                         elif isinstance(ev, TextDelta):
                             text_parts.append(ev.text)
                         elif isinstance(ev, TurnComplete):
@@ -290,8 +306,7 @@ class SubagentDelegator:
         except Exception as exc:  # a subagent must never crash its parent: report, don't raise
             error = f"{type(exc).__name__}: {_redact(str(exc), secrets)}"
         finally:
-            if first_response is not None:
-                first_response.set()
+            self._release(key, warming, first_response)
         body = _redact(final or "".join(text_parts), secrets).strip()
         if error is not None:
             summary = f"[subagent {definition.name} failed: {error}]"
@@ -315,6 +330,17 @@ class SubagentDelegator:
         if on_event is not None:
             on_event(result.events[-1])
         return result
+
+    def _release(
+        self, key: tuple[str, str], warming: asyncio.Event | None, first: asyncio.Event | None
+    ) -> None:
+        """The first response arrived (or the run ended): siblings may read the prefix now."""
+        if warming is not None and not warming.is_set():
+            warming.set()
+            if self._warming.get(key) is warming:
+                del self._warming[key]
+        if first is not None:
+            first.set()
 
     def _failed(self, name: str, model: str, task: str, depth: int, error: str, message: str,
                 on_event: EventSink | None, first: asyncio.Event | None) -> DelegationResult:
@@ -348,21 +374,13 @@ class SubagentDelegator:
         shared prefix instead of each paying to write it. `warm_first=False` starts them all at
         once (every one pays the write on a cold prefix).
         """
-        if not tasks:
-            return []
-        if not warm_first or len(tasks) == 1:
-            return list(await asyncio.gather(*(
-                self.delegate(parent, t, agent=agent, model=model, on_event=on_event)
-                for t in tasks
-            )))
-        ready = asyncio.Event()
-        first = asyncio.ensure_future(self.delegate(
-            parent, tasks[0], agent=agent, model=model, on_event=on_event, first_response=ready
+        # Every delegate() coordinates on its prefix: the first to start warms it, the others
+        # wait for its first response (see delegate). Without warm_first, nobody waits.
+        results = await asyncio.gather(*(
+            self.delegate(parent, t, agent=agent, model=model, on_event=on_event,
+                          coordinate=warm_first)
+            for t in tasks
         ))
-        await ready.wait()
-        rest = [self.delegate(parent, t, agent=agent, model=model, on_event=on_event)
-                for t in tasks[1:]]
-        results = await asyncio.gather(first, *rest)
         return list(results)
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 
+import pytest
+
 from agents import AgentRegistry, SubagentDelegator, parse_definition
 from harness.agent import Agent
 from harness.clock import ManualClock
@@ -26,7 +28,9 @@ def _reference_agent() -> AgentRegistry:
     return AgentRegistry([d])
 
 
-async def _fan_out(warm_first: bool, faults: list[FaultSpec]) -> tuple[list[dict[str, int]], int]:
+async def _fan_out(
+    warm_first: bool, faults: list[FaultSpec], *, from_code: bool = False
+) -> tuple[list[dict[str, int]], int]:
     clock = ManualClock()
     config = EmulatorConfig(faults=faults)
     script = Script(default="No unused imports.")
@@ -36,21 +40,32 @@ async def _fan_out(warm_first: bool, faults: list[FaultSpec]) -> tuple[list[dict
         agent = Agent(FrozenPrefix(system="parent"), model="claude-opus-4-7", api_key="test-key",
                       base_url=emu.base_url, clock=clock, delegator=delegator)
         async with agent.session() as s:
-            job = asyncio.ensure_future(delegator.fan_out(s, TASKS, agent="checker",
-                                                          warm_first=warm_first))
+            if from_code:
+                # User code gathering s.delegate(): the delegator coordinates these too.
+                job = asyncio.ensure_future(
+                    asyncio.gather(*(s.delegate(t, agent="checker") for t in TASKS))
+                )
+            else:
+                job = asyncio.ensure_future(
+                    delegator.fan_out(s, TASKS, agent="checker", warm_first=warm_first)
+                )
             if faults:
                 # The slow responses: let all four requests be in flight, then let time pass.
                 while emu.in_flight < len(TASKS) and not job.done():
                     await asyncio.sleep(0.001)
                 clock.advance(5)
-            results = await job
-        assert all(r.ok for r in results), [r.summary for r in results]
+            await job
+            results = delegator.results
+            if from_code:
+                assert len(s.transcript) == 2 * len(TASKS)  # a call/summary pair per task
+        assert len(results) == 4 and all(r.ok for r in results), [r.summary for r in results]
         usages = [r.usage for r in emu.requests if r.model == SUB_MODEL and r.usage]
         return usages, shared
 
 
-async def test_warm_then_fan_out_pays_one_write() -> None:
-    usages, shared = await _fan_out(True, [])
+@pytest.mark.parametrize("from_code", [False, True], ids=["fan_out", "gathered-delegate"])
+async def test_warm_then_fan_out_pays_one_write(from_code: bool) -> None:
+    usages, shared = await _fan_out(True, [], from_code=from_code)
     assert shared >= 20_000
     assert len(usages) == 4
     writes = [u["cache_creation_input_tokens"] for u in usages]
