@@ -16,11 +16,15 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigError
 
-FaultKind = Literal["429", "529", "500", "cut", "latency"]
+FaultKind = Literal["429", "529", "500", "cut", "sse-error", "latency"]
 
 
 class FaultSpec(BaseModel):
     """One fault to inject. `count` requests matching `path` (a prefix; empty = any) get it.
+
+    `cut` drops the connection halfway through the body; `sse-error` streams half the events,
+    then an `overloaded_error` as an SSE error event after HTTP 200 (non-streaming requests get
+    a 529 instead).
 
     `after` skips that many matching requests first. `retry_after` (seconds, may be fractional:
     sent as both `retry-after` and `retry-after-ms`) applies to 429/529. `seconds` is the added

@@ -200,14 +200,23 @@ def conversation_responses(body: Mapping[str, Any]) -> Conversation:
     if isinstance(raw, str):
         raw = [{"role": "user", "content": raw}]
     turn, text, step = 0, "", 0
+    in_step = False  # one reply may be several items: a message, then its function calls
     for item in raw or []:
         kind = item.get("type", "message")
         if kind == "message" and item.get("role") == "user":
             turn += 1
             text = _text_of(item.get("content"))
             step = 0
-        elif kind == "function_call" or (kind == "message" and item.get("role") == "assistant"):
+            in_step = False
+        elif kind == "message" and item.get("role") == "assistant":
             step += 1
+            in_step = True
+        elif kind == "function_call":
+            if not in_step:
+                step += 1
+            in_step = True
+        else:
+            in_step = False
     tools = tuple(str(t.get("name")) for t in body.get("tools") or [] if isinstance(t, Mapping))
     return Conversation(turn, text, step, tools)
 

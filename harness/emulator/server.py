@@ -228,9 +228,15 @@ class Emulator:
             return self._in_flight
 
     def served(self, api: str | None = None) -> list[RecordedRequest]:
-        """Successful requests, optionally of one API."""
+        """Requests answered in full (not cut short by a fault), optionally of one API."""
         with self._lock:
-            return [r for r in self.requests if r.status == 200 and (api is None or r.api == api)]
+            return [
+                r
+                for r in self.requests
+                if r.status == 200
+                and r.fault not in ("cut", "sse-error")
+                and (api is None or r.api == api)
+            ]
 
     # ---- request handling (called from server threads) -----------------------------------
 
@@ -439,7 +445,7 @@ class _Handler(BaseHTTPRequestHandler):
     def _chunk(self, data: bytes) -> None:
         self.wfile.write(f"{len(data):x}\r\n".encode("ascii") + data + b"\r\n")
 
-    def _send_stream(self, plan: Plan, rid: str, cut: bool) -> None:
+    def _send_stream(self, plan: Plan, rid: str, cut: bool, sse_error: bool = False) -> None:
         assert plan.events is not None
         self.send_response(200)
         self.send_header("content-type", "text/event-stream; charset=utf-8")
@@ -449,7 +455,7 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("x-request-id", rid)
         self.end_headers()
         events = plan.events
-        if cut:
+        if cut or sse_error:
             events = events[: max(1, len(events) // 2)]
         for name, data in events:
             text = json.dumps(data, separators=(",", ":"))
@@ -458,6 +464,16 @@ class _Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
         if cut:
             self._abort()
+            return
+        if sse_error:
+            err = ApiError(529, "Overloaded")
+            if plan.done_marker:  # OpenAI streams carry errors as a data line
+                frame = "data: " + json.dumps(openai_error_body(err)) + "\n\n"
+            else:
+                frame = "event: error\ndata: " + json.dumps(anthropic_error_body(err, rid)) + "\n\n"
+            self._chunk(frame.encode("utf-8"))
+            self.wfile.write(b"0\r\n\r\n")
+            self.wfile.flush()
             return
         if plan.done_marker:
             self._chunk(b"data: [DONE]\n\n")
@@ -549,6 +565,10 @@ class _Handler(BaseHTTPRequestHandler):
             fault = emu._take_fault(path)
             if fault is not None:
                 rec.fault = fault.kind
+                if fault.kind == "sse-error" and not (
+                    isinstance(body, dict) and body.get("stream")
+                ):
+                    raise ApiError(529, "Overloaded", headers=retry_headers(DEFAULT_RETRY_AFTER_S))
                 if fault.kind in ("429", "529", "500"):
                     status = int(fault.kind)
                     message = {
@@ -573,7 +593,9 @@ class _Handler(BaseHTTPRequestHandler):
                 rec.status = 200
                 cut = fault is not None and fault.kind == "cut"
                 if plan.events is not None:
-                    self._send_stream(plan, rid, cut)
+                    self._send_stream(
+                        plan, rid, cut, fault is not None and fault.kind == "sse-error"
+                    )
                 elif cut:
                     data = json.dumps(plan.body).encode("utf-8")
                     self.send_response(200)

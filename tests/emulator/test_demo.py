@@ -2,24 +2,35 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
+from harness import demo
 from harness.cli import main
+from harness.demo import DemoResult, render, run_demo
 from harness.usage import Usage
 
 
 @pytest.fixture(scope="module")
-def demo_out(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, Path]:  # type: ignore[type-arg]
-    trace_dir = tmp_path_factory.mktemp("traces")
-    import contextlib
-    import io
+def demo_result() -> DemoResult:
+    return run_demo()  # the whole demo once for this module (about 10 s on 2 cores)
 
+
+@pytest.fixture(scope="module")
+def demo_out(
+    demo_result: DemoResult, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[dict, Path]:  # type: ignore[type-arg]
+    """`prefixlock demo --json --trace-dir DIR` on the module's demo run."""
+    trace_dir = tmp_path_factory.mktemp("traces")
     buf = io.StringIO()
-    with contextlib.redirect_stdout(buf):
+    with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(buf):
+        mp.setattr(demo, "run_demo", lambda: demo_result)
         assert main(["demo", "--json", "--trace-dir", str(trace_dir)]) == 0
     return json.loads(buf.getvalue()), trace_dir
 
@@ -86,14 +97,9 @@ def test_traces_are_jsonl_in_the_trace_format(demo_out: tuple[dict, Path]) -> No
     ]
 
 
-def test_human_output_has_table_warning_and_margin(capsys: pytest.CaptureFixture[str]) -> None:
-    from harness.demo import DemoResult, render, run_demo
-
-    result: DemoResult = run_demo()
-    from rich.console import Console
-
+def test_human_output_has_table_warning_and_margin(demo_result: DemoResult) -> None:
     console = Console(width=140, record=True)
-    render(result, console)
+    render(demo_result, console)
     text = console.export_text()
     assert "cache-aware server" in text and "crude server" in text
     assert "Switch warning" in text and "x cheaper" in text
