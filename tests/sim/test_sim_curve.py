@@ -82,7 +82,9 @@ def small_traces(draw: st.DrawFn) -> Trace:
 
 
 @settings(max_examples=150, deadline=None)
-@given(trace=small_traces(), warm=st.sampled_from([0.0, 0.3, 0.5]), ttl=st.sampled_from([None, 6.0]))
+@given(
+    trace=small_traces(), warm=st.sampled_from([0.0, 0.3, 0.5]), ttl=st.sampled_from([None, 6.0])
+)
 def test_curve_equals_replays_on_random_tries(trace: Trace, warm: float, ttl: float | None) -> None:
     p = engine.plan(trace, warmup=warm)
     rank, prev = engine.stack_ranks(p)

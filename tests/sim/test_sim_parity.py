@@ -21,11 +21,7 @@ from harness.sim.trace import read_trace
 DATA = Path(__file__).parent / "data"
 
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "kvcache_simulator.json").read_text())
-CASES = [
-    (name, point)
-    for name, data in GOLDEN["traces"].items()
-    for point in data["points"]
-]
+CASES = [(name, point) for name, data in GOLDEN["traces"].items() for point in data["points"]]
 
 
 @pytest.fixture(scope="module")
@@ -39,12 +35,19 @@ def plans() -> dict[str, tuple[engine.Plan, engine.Curve]]:
 
 
 def test_golden_covers_both_traces_and_small_capacities() -> None:
-    assert set(GOLDEN["traces"]) == {"conversation_head3000.jsonl.gz", "synthetic_head1500.jsonl.gz"}
+    assert set(GOLDEN["traces"]) == {
+        "conversation_head3000.jsonl.gz",
+        "synthetic_head1500.jsonl.gz",
+    }
     assert any(pt["capacity"] == 1 for _, pt in CASES)
 
 
-@pytest.mark.parametrize(("name", "point"), CASES, ids=[f"{n.split('_')[0]}-{p['capacity']}" for n, p in CASES])
-def test_lru_curve_matches_package(plans: dict[str, tuple[engine.Plan, engine.Curve]], name: str, point: dict) -> None:
+@pytest.mark.parametrize(
+    ("name", "point"), CASES, ids=[f"{n.split('_')[0]}-{p['capacity']}" for n, p in CASES]
+)
+def test_lru_curve_matches_package(
+    plans: dict[str, tuple[engine.Plan, engine.Curve]], name: str, point: dict
+) -> None:
     p, curve = plans[name]
     want = point["lru"]
     cap = point["capacity"]
@@ -57,7 +60,9 @@ def test_lru_curve_matches_package(plans: dict[str, tuple[engine.Plan, engine.Cu
 
 
 @pytest.mark.parametrize("policy", ["lru", "fifo", "optimal"])
-def test_replays_match_package(plans: dict[str, tuple[engine.Plan, engine.Curve]], policy: str) -> None:
+def test_replays_match_package(
+    plans: dict[str, tuple[engine.Plan, engine.Curve]], policy: str
+) -> None:
     for name, data in GOLDEN["traces"].items():
         p, _ = plans[name]
         measured = int(p.tokens[p.req >= p.warmup].sum())
@@ -69,4 +74,7 @@ def test_replays_match_package(plans: dict[str, tuple[engine.Plan, engine.Curve]
             if want["underfilled"]:
                 continue
             got = int(np.sum(r.hit_tokens[p.warmup :]))
-            assert (got, measured) == (want["hit_tokens"], want["total_tokens"]), (name, point["capacity"])
+            assert (got, measured) == (want["hit_tokens"], want["total_tokens"]), (
+                name,
+                point["capacity"],
+            )

@@ -20,14 +20,32 @@ from kvcache_sim.trace import parse_trace_file
 
 HERE = Path(__file__).parent
 CASES = {
-    "conversation_head3000.jsonl.gz": [1, 2, 7, 64, 240, 241, 300, 1000, 4000, 12000, 25000, 30634, 30635],
+    "conversation_head3000.jsonl.gz": [
+        1,
+        2,
+        7,
+        64,
+        240,
+        241,
+        300,
+        1000,
+        4000,
+        12000,
+        25000,
+        30634,
+        30635,
+    ],
     "synthetic_head1500.jsonl.gz": [1, 3, 50, 263, 264, 500, 2000, 6000, 12000, 15342, 15343],
 }
 POLICIES = ["lru", "fifo", "optimal"]
 
 
 def main() -> None:
-    out: dict[str, object] = {"package": "kvcache-simulator 0.1.3", "block_size": 512, "warmup_fraction": 0.5}
+    out: dict[str, object] = {
+        "package": "kvcache-simulator 0.1.3",
+        "block_size": 512,
+        "warmup_fraction": 0.5,
+    }
     traces = {}
     for name, caps in CASES.items():
         trace = parse_trace_file(HERE.parent / "data" / name, block_size=512)

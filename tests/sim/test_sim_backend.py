@@ -1,0 +1,57 @@
+"""numpy and cupy give identical results (the cupy half runs only where cupy sees a GPU)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from harness.errors import UserError
+from harness.sim import engine
+from harness.sim.backend import NUMPY, cupy_available, get_backend
+from harness.sim.simulate import SimConfig, simulate
+from harness.sim.trace import Trace
+
+gpu = pytest.mark.skipif(not cupy_available(), reason="needs cupy and a CUDA GPU")
+
+
+def test_auto_picks_numpy_without_a_gpu() -> None:
+    assert get_backend("auto").name == ("cupy" if cupy_available() else "numpy")
+    assert get_backend("numpy") is NUMPY
+
+
+@pytest.mark.skipif(cupy_available(), reason="a GPU is present")
+def test_cupy_without_a_gpu_is_a_clear_error() -> None:
+    with pytest.raises(UserError, match="cupy"):
+        get_backend("cupy")
+
+
+def test_unknown_backend() -> None:
+    with pytest.raises(UserError, match="unknown backend"):
+        get_backend("tpu")
+
+
+@gpu
+@pytest.mark.gpu
+def test_cupy_ranks_equal_numpy(mooncake: Trace) -> None:
+    p = engine.plan(mooncake)
+    cp = get_backend("cupy")
+    r_np, prev_np = engine.stack_ranks(p, NUMPY)
+    r_cp, prev_cp = engine.stack_ranks(p, cp)
+    assert np.array_equal(r_np, r_cp) and np.array_equal(prev_np, prev_cp)
+    a = engine.lru_curve(p, r_np)
+    b = engine.lru_curve(p, r_cp)
+    assert np.array_equal(a.hit_tokens, b.hit_tokens) and np.array_equal(a.hit_blocks, b.hit_blocks)
+
+
+@gpu
+@pytest.mark.gpu
+def test_cupy_simulation_equals_numpy(conversation: Trace) -> None:
+    cp = get_backend("cupy")
+    for cfg in (
+        SimConfig(capacity=3000),
+        SimConfig(capacity=100, nodes=4, router="round-robin", ttl=300.0),
+    ):
+        a = simulate(conversation, cfg, NUMPY).to_dict()
+        b = simulate(conversation, cfg, cp).to_dict()
+        a.pop("backend"), b.pop("backend")
+        assert a == b

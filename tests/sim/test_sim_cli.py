@@ -1,0 +1,144 @@
+"""`prefixlock sim`: the table, --json, --plot, sweeps (processes and Ray) and the matrix."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from harness.cli import main
+from harness.sim.simulate import SimConfig
+from harness.sim.sweep import run_sweep
+from harness.sim.trace import Trace
+
+DATA = Path(__file__).parent / "data"
+SLICES = {
+    "conversation": DATA / "conversation_head3000.jsonl.gz",
+    "synthetic": DATA / "synthetic_head1500.jsonl.gz",
+}
+
+
+def test_table_json_and_plot(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out, png = tmp_path / "r.json", tmp_path / "curve.png"
+    rc = main(
+        [
+            "sim",
+            str(SLICES["synthetic"]),
+            "--limit",
+            "600",
+            "--capacity",
+            "2000,8000",
+            "--policy",
+            "lru,fifo",
+            "--executor",
+            "serial",
+            "--curve",
+            "--json",
+            str(out),
+            "--plot",
+            str(png),
+            "--no-progress",
+        ]
+    )
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert (
+        "lru cap=2000" in text
+        and "fifo cap=8000" in text
+        and "LRU hit rate at every capacity" in text
+    )
+    data = json.loads(out.read_text())
+    assert [r["config"]["policy"] for r in data["results"]] == ["lru", "fifo", "lru", "fifo"]
+    first = data["results"][0]
+    for key in (
+        "hit_rate_tokens",
+        "hit_rate_blocks",
+        "prefill_gpu_s_saved",
+        "ttft_p99_s",
+        "load_max_mean_requests",
+        "load_max_mean_tokens",
+        "dollars",
+    ):
+        assert key in first
+    curve = data["lru_curve"]
+    assert curve["capacities"][0] == 1 and len(curve["capacities"]) == len(curve["hit_rate_tokens"])
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert not list(tmp_path.glob(".*tmp"))  # nothing half-written left behind
+
+
+def test_bytes_tiers_and_cluster_flags(capsys: pytest.CaptureFixture[str]) -> None:
+    rc = main(
+        [
+            "sim",
+            str(SLICES["conversation"]),
+            "--limit",
+            "500",
+            "--hbm",
+            "8GB",
+            "--dram",
+            "64GB",
+            "--ssd",
+            "1TB",
+            "--model",
+            "deepseek-v3",
+            "--precision",
+            "bf16",
+            "--ttl",
+            "600",
+            "--no-progress",
+        ]
+    )
+    assert rc == 0
+    assert "lru cap=" in capsys.readouterr().out
+    rc = main(
+        [
+            "sim",
+            str(SLICES["conversation"]),
+            "--limit",
+            "300",
+            "--capacity-bytes",
+            "40GB",
+            "--nodes",
+            "4",
+            "--router",
+            "ttft",
+            "--no-progress",
+        ]
+    )
+    assert rc == 0
+    assert "4xttft" in capsys.readouterr().out
+
+
+def test_process_sweep_equals_serial(synthetic: Trace) -> None:
+    trace = synthetic.head(400)
+    configs = [SimConfig(capacity=c, policy=p) for c in (500, 3000) for p in ("lru", "fifo", "lfu")]
+    done: list[int] = []
+    parallel = run_sweep(trace, configs, executor="process", jobs=2, on_done=done.append)
+    serial = run_sweep(trace, configs, executor="serial")
+    assert [r.to_dict() for r in parallel] == [r.to_dict() for r in serial]
+    assert sorted(done) == list(range(1, len(configs) + 1))
+
+
+def test_ray_sweep_equals_serial(synthetic: Trace) -> None:
+    ray = pytest.importorskip("ray")
+    trace = synthetic.head(200)
+    configs = [SimConfig(capacity=c) for c in (300, 1200)]
+    ray.init(num_cpus=1, include_dashboard=False, log_to_driver=False)
+    try:
+        got = run_sweep(trace, configs, executor="ray")
+    finally:
+        ray.shutdown()
+    assert [r.to_dict() for r in got] == [
+        r.to_dict() for r in run_sweep(trace, configs, executor="serial")
+    ]
+
+
+def test_matrix_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "m.json"
+    assert main(["sim", "matrix", "--sessions", "12", "--turns", "6", "--json", str(out)]) == 0
+    text = capsys.readouterr().out
+    for style in ("stable", "timestamp", "shuffled-tools", "model-switch"):
+        assert style in text
+    data = json.loads(out.read_text())
+    assert len(data["cells"]) == 8 and "stable/crude" in data["relative_cost"]
