@@ -146,13 +146,27 @@ def validate(body: Any, *, count_tokens: bool = False) -> None:
         _check_cache_control(body["cache_control"], "cache_control")
 
 
-def check_breakpoints(units: Sequence[Unit], limit: int) -> None:
-    """At most `limit` breakpoints, and longer TTLs before shorter ones."""
+def _explicit_breakpoints(body: Mapping[str, Any]) -> int:
+    n = sum(1 for t in body.get("tools") or [] if isinstance(t, Mapping) and "cache_control" in t)
+    system = body.get("system")
+    if isinstance(system, list):
+        n += sum(1 for b in system if isinstance(b, Mapping) and "cache_control" in b)
+    for msg in body.get("messages") or []:
+        content = msg.get("content") if isinstance(msg, Mapping) else None
+        if isinstance(content, list):
+            n += sum(1 for b in content if isinstance(b, Mapping) and "cache_control" in b)
+    return n
+
+
+def check_breakpoints(units: Sequence[Unit], limit: int, body: Mapping[str, Any]) -> None:
+    """At most `limit` breakpoints (the top-level automatic one takes a slot too), and longer
+    TTLs before shorter ones."""
     bps = [u for u in units if u.breakpoint is not None]
-    if len(bps) > limit:
+    count = _explicit_breakpoints(body) + (1 if "cache_control" in body else 0)
+    if count > limit:
         raise ApiError(
             400,
-            f"A maximum of {limit} blocks with cache_control may be provided. Found {len(bps)}.",
+            f"A maximum of {limit} blocks with cache_control may be provided. Found {count}.",
         )
     seen_5m = False
     for u in bps:

@@ -37,6 +37,8 @@ def _run(args: argparse.Namespace) -> int:
         updates["port"] = args.port
     if args.script is not None:
         updates["script"] = args.script
+    if config.keep_requests is None:
+        updates["keep_requests"] = 1000  # a long-running server must not grow without bound
     if updates:
         config = config.model_copy(update=updates)
     emu = Emulator(config)

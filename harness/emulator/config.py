@@ -85,6 +85,8 @@ class EmulatorConfig(BaseModel):
     openai: OpenAICacheConfig = Field(default_factory=lambda: OpenAICacheConfig())
     faults: list[FaultSpec] = Field(default_factory=list)
     stream_chunk_chars: int = Field(default=24, gt=0)  # text per SSE delta
+    # Recorded requests kept in `Emulator.requests` (None: all; `prefixlock serve` keeps 1000).
+    keep_requests: int | None = Field(default=None, gt=0)
 
     @classmethod
     def crude(cls, **overrides: Any) -> EmulatorConfig:

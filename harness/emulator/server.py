@@ -284,7 +284,7 @@ class Emulator:
         anthropic_api.validate(body)
         price = self._price(body["model"], "anthropic")
         units = anthropic_units(body)
-        anthropic_api.check_breakpoints(units, self.config.anthropic.max_breakpoints)
+        anthropic_api.check_breakpoints(units, self.config.anthropic.max_breakpoints, body)
         outcome = self.anthropic_cache.lookup(
             key_id(api_key), price.model, units, price.min_cacheable_tokens, now
         )
@@ -556,7 +556,7 @@ class _Handler(BaseHTTPRequestHandler):
                 anthropic_api.validate(body, count_tokens=True)
                 emu._price(body["model"], "anthropic")
                 units = anthropic_units(body)
-                anthropic_api.check_breakpoints(units, emu.config.anthropic.max_breakpoints)
+                anthropic_api.check_breakpoints(units, emu.config.anthropic.max_breakpoints, body)
                 rec.status = 200
                 self._send_json(
                     200, {"input_tokens": units[-1].end if units else 0}, {"request-id": rid}
@@ -618,3 +618,6 @@ class _Handler(BaseHTTPRequestHandler):
         finally:
             with emu._lock:
                 emu.requests.append(rec)
+                keep = emu.config.keep_requests
+                if keep is not None and len(emu.requests) > keep:
+                    del emu.requests[: len(emu.requests) - keep]

@@ -357,3 +357,12 @@ def test_parallel_cold_requests_all_pay_the_write(emulator: Emulator) -> None:
         t.join(5)
     assert results == [end_of(b, "system")] * 2
     assert usage_of(client, b)["read"] == end_of(b, "system")
+
+
+def test_top_level_breakpoint_takes_a_slot(client: anthropic.Anthropic) -> None:
+    msgs = _long_chat(4)
+    for block in msgs[0]["content"]:
+        block["cache_control"] = EPH
+    assert client.messages.create(**body(system_cc=None, messages=msgs)).content
+    with pytest.raises(anthropic.BadRequestError):
+        client.messages.create(**body(system_cc=None, messages=msgs, cache_control=EPH))

@@ -1,0 +1,99 @@
+"""Scripted model: scripts by turn and by matching text, from files, checked field by field."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anthropic
+import openai
+import pytest
+
+from harness.clock import ManualClock
+from harness.emulator import BUILTIN, Emulator, EmulatorConfig, Script
+from harness.emulator.model import Conversation, ScriptedModel
+from harness.errors import ConfigError
+
+SCRIPT_YAML = """
+prompts: ["hello", "run the tests"]
+rules:
+  - match: "deploy"
+    steps:
+      - text: "I will not deploy on a Friday."
+  - turn: 2
+    steps:
+      - text: "Running them."
+        tool: run_tests
+        input: {target: tests}
+      - text: "All green."
+default: "Hi there."
+"""
+TOOLS = [{"name": "run_tests", "description": "Run tests", "input_schema": {"type": "object"}}]
+
+
+def test_script_file_drives_replies_by_turn_and_match(tmp_path: Path) -> None:
+    path = tmp_path / "script.yaml"
+    path.write_text(SCRIPT_YAML)
+    with Emulator.start(config=EmulatorConfig(script=str(path)), clock=ManualClock()) as emu:
+        client = anthropic.Anthropic(api_key="k", base_url=emu.base_url, max_retries=0)
+        msgs: list[dict] = [{"role": "user", "content": "hello"}]  # type: ignore[type-arg]
+        first = client.messages.create(model="claude-sonnet-4-6", max_tokens=50, messages=msgs)
+        assert first.content[0].text == "Hi there."  # type: ignore[union-attr]
+        msgs += [
+            {"role": "assistant", "content": "Hi there."},
+            {"role": "user", "content": "run the tests"},
+        ]
+        second = client.messages.create(
+            model="claude-sonnet-4-6", max_tokens=50, messages=msgs, tools=TOOLS
+        )
+        call = second.content[1]
+        assert call.type == "tool_use" and call.input == {"target": "tests"}
+        assert second.stop_reason == "tool_use"
+        msgs += [
+            {
+                "role": "assistant",
+                "content": [b.model_dump(exclude_none=True) for b in second.content],
+            },
+            {
+                "role": "user",
+                "content": [{"type": "tool_result", "tool_use_id": call.id, "content": "ok"}],
+            },
+        ]
+        third = client.messages.create(model="claude-sonnet-4-6", max_tokens=50, messages=msgs)
+        assert third.content[0].text == "All green."  # type: ignore[union-attr]
+        oai = openai.OpenAI(api_key="k", base_url=emu.openai_base_url, max_retries=0)
+        reply = oai.chat.completions.create(
+            model="gpt-5.4", messages=[{"role": "user", "content": "Please deploy now"}]
+        )
+        assert reply.choices[0].message.content == "I will not deploy on a Friday."
+
+
+def test_replies_are_deterministic_and_stop_after_the_script() -> None:
+    model = ScriptedModel(BUILTIN)
+    conv = Conversation(1, "anything", 0, ("list_files",))
+    assert model.reply(conv) == model.reply(conv)
+    assert model.reply(conv).tool_calls[0].name == "list_files"
+    # Past the steps of a turn the model closes the turn instead of calling tools forever.
+    assert not model.reply(Conversation(1, "x", 99, ("list_files",))).tool_calls
+    # A tool the request does not offer becomes text.
+    assert not model.reply(Conversation(1, "x", 0, ("other",))).tool_calls
+
+
+def test_builtin_session_is_30_plus_requests() -> None:
+    assert sum(len(r.steps) for r in BUILTIN.rules) >= 30
+    assert len(BUILTIN.prompts) == len(BUILTIN.rules)
+
+
+@pytest.mark.parametrize(
+    ("text", "field"),
+    [
+        ("rules:\n  - turn: 1\n    steps: []\n", "rules.0.steps"),
+        ("rules:\n  - match: '('\n    steps: [{text: x}]\n", "rules.0.match"),
+        ("rules:\n  - turn: 1\n    steps: [{txt: x}]\n", "rules.0.steps.0.txt"),
+    ],
+)
+def test_bad_script_names_file_and_field(tmp_path: Path, text: str, field: str) -> None:
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        Script.load(path)
+    assert str(path) in str(info.value) and field in str(info.value)
