@@ -112,13 +112,18 @@ class SubagentDelegator:
         self._warming: dict[tuple[str, str], asyncio.Event] = {}
         self.results: list[DelegationResult] = []
 
+    def default_agent(self) -> str:
+        """`explorer` when defined, else the first agent by name."""
+        names = self.registry.names()
+        return "explorer" if "explorer" in names or not names else names[0]
+
     # -- the delegate tool --------------------------------------------------------------------
 
     def tool(self) -> Tool:
         """The `delegate` tool for a parent's prefix. Its schema lists the agents, sorted, so
         it is the same bytes on every run for the same set of definitions."""
         names = self.registry.names()
-        default = "explorer" if "explorer" in names or not names else names[0]
+        default = self.default_agent()
         lines = [f"- {d.name}: {d.description}" for d in self.registry]
         description = (
             "Hand a self-contained task to an isolated subagent that works with its own context "
@@ -227,7 +232,7 @@ class SubagentDelegator:
         parent: Any,
         task: str,
         *,
-        agent: str = "explorer",
+        agent: str | None = None,
         model: str | None = None,
         on_event: EventSink | None = None,
         first_response: asyncio.Event | None = None,
@@ -241,6 +246,8 @@ class SubagentDelegator:
         `coordinate=False` skips waiting for a sibling that is warming the same prefix.
         """
         depth = self.depth_of(parent) + 1
+        if agent is None:
+            agent = self.default_agent()
         secrets = [s for s in (_parent_attr(parent, "api_key", "_api_key"),) if isinstance(s, str)]
         task = _redact(task, secrets)
         parent_model = str(_parent_attr(parent, "model") or "")
@@ -362,7 +369,7 @@ class SubagentDelegator:
         parent: Any,
         tasks: Sequence[str],
         *,
-        agent: str = "explorer",
+        agent: str | None = None,
         model: str | None = None,
         warm_first: bool = True,
         on_event: EventSink | None = None,

@@ -228,12 +228,12 @@ def delegate_tool_handler(session: Any, delegator: Delegator | None = None) -> A
             delegator or getattr(getattr(session, "agent", None), "delegator", None)
         )
         task = str(arguments.get("task", ""))
-        agent = str(arguments.get("agent") or "explorer")
         raw_model = arguments.get("model")
+        options: dict[str, Any] = {"model": str(raw_model) if raw_model else None}
+        if arguments.get("agent"):
+            options["agent"] = str(arguments["agent"])  # else the delegator's default agent
         with session_scope(session):
-            result = await found.delegate(
-                session, task, agent=agent, model=str(raw_model) if raw_model else None
-            )
+            result = await found.delegate(session, task, **options)
         subagent_section(session).record(result)
         side = getattr(session, "side_events", None)
         if isinstance(side, list):
