@@ -17,7 +17,8 @@ In a subagent (own prefix P, plus K tokens of the parent's context it needs, S0 
   turn 0 writes S0 + n, turn k >= 1 reads S0 + k(n+o) and writes n
                                                      -> reads (T-1)*S0 + (N+O)(T-1)/2,
                                                         writes S0 + N
-  (a prefix that a sibling already wrote is read, not written: P moves from writes to reads)
+  (a prefix that a sibling already wrote is read, not written: P moves from writes to reads;
+  a start S0 below the model's cache minimum is not cached at all: T*S0 at the input price)
   its output O at the subagent's output price
   the parent appends only the call and the summary (S tokens): written once at the parent's
   write price, then read on each of the L later turns
@@ -25,8 +26,9 @@ In a subagent (own prefix P, plus K tokens of the parent's context it needs, S0 
   the parent's next turn writes C again instead of reading it.
   A cold parent pays that re-write in both options, so it cancels.
 
-The subagent's cost grows linearly with K, the parent's does not depend on it, so the break-even
-is the K at which the two are equal: the most parent context a task may need for delegating to pay.
+The subagent's cost grows with K (linearly on each side of the cache minimum), the parent's does
+not depend on it, so the break-even is the K at which the two are equal: the most parent context
+a task may need for delegating to pay.
 """
 
 from __future__ import annotations
@@ -143,15 +145,24 @@ def _subagent_items(
     prefix = _d(sub.prefix_tokens)
     s0 = prefix + context_tokens
     appended = _d(task.new_tokens + task.output_tokens)
-    reads = (t - 1) * s0 + appended * (t - 1) / 2
-    writes = s0 + task.new_tokens
-    if sub.prefix_warm:
-        reads += prefix
-        writes -= prefix
+    reads = appended * (t - 1) / 2
+    writes = _d(task.new_tokens)
+    uncached = Decimal(0)
+    if s0 < s.min_cacheable_tokens:
+        # Below the model's minimum nothing of the start is cached: it is re-sent at the plain
+        # input price on every turn (growth past the minimum later is not counted).
+        uncached = t * s0
+    else:
+        reads += (t - 1) * s0
+        writes += s0
+        if sub.prefix_warm:
+            reads += prefix
+            writes -= prefix
     summary = _d(task.summary_tokens)
     items = {
         "cold start and turn reads": reads * s.cache_read / MILLION,
         "cold start and new-token writes": writes * s.write_5m / MILLION,
+        "uncached start (below the cache minimum)": uncached * s.input / MILLION,
         "output": _d(task.output_tokens) * s.output / MILLION,
         "summary written to parent": summary * p.write_5m / MILLION,
         "later turns re-read the summary": parent.later_turns * summary * p.cache_read / MILLION,
@@ -172,6 +183,41 @@ def subagent_cost_items(
     return _subagent_items(parent, task, sub, _d(task.context_tokens))
 
 
+def _break_even(
+    parent: ParentState, task: TaskProfile, sub: SubagentPlan, parent_cost: Decimal
+) -> int | None:
+    """The most parent context (K) the task may need for the subagent to cost no more.
+
+    The subagent's cost is linear in K on each side of the model's cache minimum: above it each
+    context token is written once and read on every later turn; below it, sent uncached on
+    every turn. The parent's cost does not depend on K.
+    """
+    t = max(task.turns, 1)
+
+    def cost(k: Decimal) -> Decimal:
+        return sum(_subagent_items(parent, task, sub, k).values(), Decimal(0))
+
+    def floor(k: Decimal) -> int:
+        return max(int(k.to_integral_value(rounding=ROUND_FLOOR)), 0)
+
+    edge = max(_d(sub.price.min_cacheable_tokens - sub.prefix_tokens), Decimal(0))
+    cached_slope = (sub.price.write_5m + (t - 1) * sub.price.cache_read) / MILLION
+    if cached_slope > 0:
+        k = edge + (parent_cost - cost(edge)) / cached_slope
+        if k >= edge:
+            return floor(k)
+    elif cost(edge) <= parent_cost:
+        return None  # the context the task needs does not change the subagent's cost
+    # Above the minimum the subagent never pays: look below it.
+    uncached_slope = t * sub.price.input / MILLION
+    base = cost(Decimal(0))
+    if edge == 0 or base > parent_cost:
+        return 0
+    if uncached_slope <= 0:
+        return floor(edge)
+    return floor(min(edge, (parent_cost - base) / uncached_slope))
+
+
 def advise(parent: ParentState, task: TaskProfile, sub: SubagentPlan) -> DelegationAdvice:
     """Compare the task in the parent with the task in a subagent and recommend, with figures."""
     p_items = parent_cost_items(parent, task)
@@ -179,15 +225,10 @@ def advise(parent: ParentState, task: TaskProfile, sub: SubagentPlan) -> Delegat
     parent_cost = sum(p_items.values(), Decimal(0))
     sub_cost = sum(s_items.values(), Decimal(0))
     diff = parent_cost - sub_cost
-    # dSub/dK: each needed context token is written once and read on every later sub turn.
-    slope = (sub.price.write_5m + (max(task.turns, 1) - 1) * sub.price.cache_read) / MILLION
-    be_tokens: int | None = None
+    be_tokens = _break_even(parent, task, sub, parent_cost)
     be_frac: float | None = None
-    if slope > 0:
-        k = _d(task.context_tokens) + diff / slope
-        be_tokens = max(int(k.to_integral_value(rounding=ROUND_FLOOR)), 0)
-        if parent.context_tokens > 0:
-            be_frac = be_tokens / parent.context_tokens
+    if be_tokens is not None and parent.context_tokens > 0:
+        be_frac = be_tokens / parent.context_tokens
     recommend = diff > 0
     share = (
         f"{task.context_tokens / parent.context_tokens:.0%} of the parent's context"

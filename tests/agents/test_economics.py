@@ -98,3 +98,21 @@ def test_warm_sibling_prefix_is_read_not_written() -> None:
     a, b = advise(PARENT, task(0), warm), advise(PARENT, task(0), coldp)
     # 20,000 tokens move from writes (1.25) to reads (0.10): 20,000 x 1.15 = 23,000 /M cheaper.
     assert b.subagent_cost - a.subagent_cost == M("23000")
+
+
+def test_start_below_the_cache_minimum_is_billed_uncached() -> None:
+    # haiku caches nothing under 4,096 tokens. Prefix 1,000 + context 2,000 = 3,000: the start
+    # is sent uncached on each of the 3 turns.
+    small = SubagentPlan("claude-haiku-4-5", HAIKU, prefix_tokens=1_000)
+    a = advise(PARENT, task(2_000), small)
+    #   uncached 3 x 3,000 x 1.00            = 9,000 /M
+    #   reads    10,500 x 0.10 (growth only) = 1,050 /M
+    #   writes   9,000 x 1.25 (new tokens)   = 11,250 /M
+    #   output   1,500 x 5 = 7,500 /M; summary 4,500 /M        -> 33,300 /M
+    assert a.subagent_items["uncached start (below the cache minimum)"] == M("9000")
+    assert a.subagent_cost == M("33300")
+    # Break-even, in the cached regime: at K = 3,096 the start is 4,096 and cached:
+    #   reads 10,500 + 2 x 4,096 = 18,692 x 0.10 = 1,869.2; writes 13,096 x 1.25 = 16,370
+    #   + 7,500 + 4,500 = 30,239.2 /M; slope 1.25 + 2 x 0.10 = 1.45 /M per token
+    #   K = 3,096 + (301,500 - 30,239.2) / 1.45 = 190,172.4 -> 190,172
+    assert a.break_even_context_tokens == 190_172
