@@ -21,6 +21,9 @@ from .usage import Usage
 
 MILLION = Decimal(1_000_000)
 ENV_VAR = "PREFIXLOCK_PRICES"
+PROVIDER_PREFIXES = frozenset(
+    {"anthropic", "openai", "openai-chat", "openai-responses", "openai-compat", "deepseek"}
+)
 
 
 @dataclass(frozen=True)
@@ -67,7 +70,8 @@ class Price:
         return (usage.input_total * self.input + usage.output * self.output) / MILLION
 
     def input_cost(self, tokens: int, kind: str = "uncached") -> Decimal:
-        """Dollars for `tokens` input tokens billed as `kind` (uncached, read, write_5m, write_1h)."""
+        """Dollars for `tokens` input tokens billed as `kind`: uncached, read, write_5m or
+        write_1h."""
         rate = {
             "uncached": self.input,
             "read": self.cache_read,
@@ -89,6 +93,18 @@ def _decimal(value: Any, where: str) -> Decimal:
     if d < 0 or not d.is_finite():
         raise ConfigError(f"price must be a non-negative number, got {value!r}", where=where)
     return d
+
+
+def _int(value: Any, where: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, str)):
+        raise ConfigError(f"not a whole number: {value!r}", where=where)
+    try:
+        n = int(value)
+    except ValueError:
+        raise ConfigError(f"not a whole number: {value!r}", where=where) from None
+    if n < 0:
+        raise ConfigError(f"must not be negative: {value!r}", where=where)
+    return n
 
 
 def _price_from(entry: Mapping[str, Any], where: str) -> Price:
@@ -114,8 +130,10 @@ def _price_from(entry: Mapping[str, Any], where: str) -> Price:
         cache_write_1h=None
         if entry.get("cache_write_1h") is None
         else _decimal(entry["cache_write_1h"], f"{here}.cache_write_1h"),
-        min_cacheable_tokens=int(entry.get("min_cacheable_tokens", 1024)),
-        cache_ttl_seconds=int(entry.get("cache_ttl_seconds", 300)),
+        min_cacheable_tokens=_int(
+            entry.get("min_cacheable_tokens", 1024), f"{here}.min_cacheable_tokens"
+        ),
+        cache_ttl_seconds=_int(entry.get("cache_ttl_seconds", 300), f"{here}.cache_ttl_seconds"),
         date=str(entry.get("date", "")),
         source=str(entry.get("source", "")),
         note=str(entry.get("note", "")),
@@ -176,8 +194,12 @@ class PriceTable:
         return PriceTable({**self._prices, **other._prices}, {**self._aliases, **other._aliases})
 
     def resolve(self, model: str) -> str:
-        """The canonical model id for an alias or an id with a provider prefix."""
-        name = model.split(":", 1)[1] if ":" in model else model
+        """The canonical model id for an alias or an id with a provider prefix.
+
+        Only known provider prefixes are stripped: ids such as Ollama's `llama3:8b` or
+        OpenAI's fine-tunes `ft:gpt-4o:org::id` contain colons of their own."""
+        head, sep, rest = model.partition(":")
+        name = rest if sep and head in PROVIDER_PREFIXES else model
         return self._aliases.get(name, name)
 
     def lookup(self, model: str) -> Price | None:

@@ -12,6 +12,7 @@ import inspect
 import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, get_type_hints, overload
 
 import pydantic
@@ -22,19 +23,43 @@ from .errors import PrefixError
 _NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
 
+def _frozen(value: Any) -> Any:
+    """A read-only deep copy: a spec must not change after it entered a prefix."""
+    if isinstance(value, Mapping):
+        return MappingProxyType({k: _frozen(v) for k, v in value.items()})
+    if isinstance(value, (list, tuple)):
+        return tuple(_frozen(v) for v in value)
+    return value
+
+
+def _plain(value: Any) -> Any:
+    """A plain, mutable deep copy (dicts and lists) for SDKs and JSON."""
+    if isinstance(value, Mapping):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    return value
+
+
 @dataclass(frozen=True)
 class ToolSpec:
-    """What a provider sees of a tool: name, description, JSON schema of its input."""
+    """What a provider sees of a tool: name, description, JSON schema of its input.
+
+    The schema is copied and frozen: changing the dict it was built from, or trying to change
+    it in place, cannot alter a prefix that holds the spec."""
 
     name: str
     description: str
     input_schema: Mapping[str, Any]
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "input_schema", _frozen(self.input_schema))
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "description": self.description,
-            "input_schema": dict(self.input_schema),
+            "input_schema": _plain(self.input_schema),
         }
 
 
@@ -65,7 +90,12 @@ class Tool:
             result = await asyncio.to_thread(self.fn, **kwargs)
             if inspect.isawaitable(result):
                 result = await result
-        return result if isinstance(result, str) else canonical_json(result)
+        if isinstance(result, str):
+            return result
+        try:
+            return canonical_json(result)
+        except (TypeError, ValueError):  # a Path, a dataclass...: the tool did succeed
+            return str(result)
 
 
 def _docstring_parts(doc: str) -> tuple[str, dict[str, str]]:
@@ -105,7 +135,7 @@ def make_tool(
 ) -> Tool:
     """Build a `Tool` from a function (what `@tool` does)."""
     tool_name = name or fn.__name__
-    if not _NAME.match(tool_name):
+    if not _NAME.fullmatch(tool_name):  # fullmatch: `$` would let a trailing newline in
         raise PrefixError(f"tool name {tool_name!r} must match {_NAME.pattern}")
     doc_desc, arg_docs = _docstring_parts(fn.__doc__ or "")
     try:

@@ -30,7 +30,7 @@ KEY_VARS = {
     "deepseek": "DEEPSEEK_API_KEY",
     "custom": "PREFIXLOCK_API_KEY",
 }
-_OPENAI_MODEL = re.compile(r"^(gpt-|o\d|chatgpt-|codex-)")
+_OPENAI_MODEL = re.compile(r"^(gpt-|o\d|chatgpt-|codex-|ft:gpt-)")
 
 
 @dataclass(frozen=True)
