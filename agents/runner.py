@@ -15,6 +15,7 @@ its own, so it cannot reach a prompt, a trace or a log.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
@@ -31,6 +32,8 @@ from harness.usage import Usage
 
 from .definitions import AgentDefinition
 from .registry import AgentRegistry
+
+log = logging.getLogger("prefixlock.agents")
 
 DELEGATE_TOOL = "delegate"
 DEFAULT_MAX_DEPTH = 2
@@ -110,6 +113,7 @@ class SubagentDelegator:
         self._depth: dict[int, int] = {}  # id(session) -> depth, while a subagent runs
         # (prefix fingerprint, model) -> set once the first subagent on it has had a response
         self._warming: dict[tuple[str, str], asyncio.Event] = {}
+        self._reported: set[tuple[str, str]] = set()  # (definition source, missing tool)
         self.results: list[DelegationResult] = []
 
     def default_agent(self) -> str:
@@ -188,7 +192,12 @@ class SubagentDelegator:
         self, definition: AgentDefinition, parent_prefix: FrozenPrefix | None = None, depth: int = 1
     ) -> FrozenPrefix:
         """The subagent's frozen prefix: its prompt, the subagent rules, its tools."""
-        tools, _ = self.resolve_tools(definition, parent_prefix, depth)
+        tools, missing = self.resolve_tools(definition, parent_prefix, depth)
+        for name in missing:
+            if (definition.source, name) not in self._reported:
+                self._reported.add((definition.source, name))
+                log.warning("%s: tool %r is not available here; the subagent runs without it",
+                            definition.source, name)
         rules = SUBAGENT_RULES.format(cap=definition.summary_tokens)
         return FrozenPrefix(system=[definition.system, rules], tools=tools)
 
