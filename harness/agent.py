@@ -409,6 +409,10 @@ class SyncSession:
     def ask(self, text: str, *, volatile: Sequence[str] = ()) -> str:
         return self._loop.run_until_complete(self.session.ask(text, volatile=volatile))
 
+    def delegate(self, task: str, agent: str = "explorer", model: str | None = None) -> str:
+        """`Session.delegate` for scripts: run `task` in a subagent, return its summary."""
+        return self._loop.run_until_complete(self.session.delegate(task, agent, model))
+
     @property
     def ledger(self) -> Ledger:
         return self.session.ledger
