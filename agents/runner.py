@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from harness.errors import UserError
 from harness.events import Event, TextDelta, TurnComplete, UsageReport
 from harness.prefix import FrozenPrefix
 from harness.prices import PriceTable
+from harness.providers import SessionInfo, cache_key_for
 from harness.tokenizer import count_tokens, pieces
 from harness.tools import Tool, ToolSpec, make_tool
 from harness.usage import Usage
@@ -46,6 +48,18 @@ SUBAGENT_RULES = (
 )
 
 EventSink = Callable[[Event], None]
+
+
+@dataclass(frozen=True)
+class _SiblingInfo(SessionInfo):
+    """A subagent session whose OpenAI `prompt_cache_key` is shared by every subagent on the
+    same prefix and model, so siblings are routed to the machine that holds their prefix."""
+
+    shared_key: str = ""
+
+    @property
+    def cache_key(self) -> str:
+        return self.shared_key
 
 
 def _redact(text: str, secrets: Iterable[str]) -> str:
@@ -305,6 +319,10 @@ class SubagentDelegator:
             async with sub_agent.session() as sub:
                 session_id = str(getattr(sub, "id", ""))
                 self._depth[id(sub)] = depth
+                if isinstance(getattr(sub, "info", None), SessionInfo):
+                    sub.info = _SiblingInfo(
+                        session_id, cache_key_for(f"subagents/{prefix.fingerprint}/{chosen}")
+                    )
                 try:
                     async for ev in sub.send(task):
                         if isinstance(ev, UsageReport):

@@ -86,3 +86,21 @@ async def test_starting_all_at_once_pays_four_writes() -> None:
     writes = [u["cache_creation_input_tokens"] for u in usages]
     assert len(writes) == 4 and all(w >= shared for w in writes)
     assert sum(u["cache_read_input_tokens"] for u in usages) == 0
+
+
+async def test_openai_siblings_share_a_cache_key_and_read_the_prefix() -> None:
+    # OpenAI routes by prefix hash + prompt_cache_key: siblings on one prefix send one key, so
+    # they land on the machine that holds the prefix (no write fee there; the hits count).
+    clock = ManualClock()
+    script = Script(default="No unused imports.")
+    with Emulator.start(config=EmulatorConfig(), clock=clock, script=script) as emu:
+        delegator = SubagentDelegator(_reference_agent())
+        agent = Agent(FrozenPrefix(system="parent"), model="gpt-5-mini", api_key="test-key",
+                      base_url=emu.base_url + "/v1", clock=clock, delegator=delegator)
+        async with agent.session() as s:
+            results = await delegator.fan_out(s, TASKS, agent="checker", model="gpt-5-mini")
+        keys = {r.body.get("prompt_cache_key") for r in emu.requests if r.status == 200}
+    shared = delegator.prefix_for(delegator.registry.get("checker")).tokens
+    assert len(keys) == 1 and None not in keys
+    assert results[0].usage.cache_read == 0
+    assert all(r.usage.cache_read >= shared - 256 for r in results[1:])
