@@ -510,6 +510,10 @@ class _Handler(BaseHTTPRequestHandler):
         rid = emu._next_id("req_emu_")
         now = emu.clock.now()
         rec = RecordedRequest(path, None, 0, now, route.api if route else "other")
+        # On record from arrival (status 0 until answered), and every field is set before the
+        # first response byte: a client never sees a reply the record does not show yet.
+        with emu._lock:
+            emu.requests.append(rec)
         try:
             length = int(self.headers.get("content-length") or 0)
         except ValueError:
@@ -613,14 +617,13 @@ class _Handler(BaseHTTPRequestHandler):
                 with emu._lock:
                     emu._in_flight -= 1
         except ApiError as err:
-            rec.status = err.status
             rec.error = err.message
+            rec.status = err.status
             self._send_error(flavor, err, rid)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
         finally:
             with emu._lock:
-                emu.requests.append(rec)
                 keep = emu.config.keep_requests
                 if keep is not None and len(emu.requests) > keep:
                     del emu.requests[: len(emu.requests) - keep]
