@@ -10,32 +10,12 @@ Public surface:
 
 from __future__ import annotations
 
-from pathlib import PurePath
-
 from .config import LintConfig
-from .engine import Result, lint_paths
+from .engine import Result, lint_paths, lint_source
 from .findings import Edit, Finding, Fix
 from .report import TraceReport, build_report, render_text
 from .rules import RULES, Rule
 from .tracecheck import check_trace
-
-
-def lint_source(text: str, path: str = "<string>.py", model: str | None = None) -> list[Finding]:
-    """Lint one file's text without touching the disk (inline suppressions apply)."""
-    from harness.prices import PriceTable
-
-    from .pycheck import check_python
-    from .suppress import Suppressions, parse_inline
-    from .textcheck import check_text
-
-    prices = PriceTable.builtin()
-    sup = parse_inline(path, text.splitlines(), Suppressions())
-    if PurePath(path).suffix == ".py":
-        found = check_python(path, text, model, prices)
-    else:
-        found, _ = check_text(path, text, model, prices, sup)
-    return [f for f in found if not sup.covers(f)] + sup.problems
-
 
 __all__ = [
     "RULES",

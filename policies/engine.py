@@ -228,3 +228,14 @@ def atomic_write(path: str, text: str) -> None:
     finally:
         if tmp.exists():
             tmp.unlink()
+
+
+def lint_source(text: str, path: str = "<string>.py", model: str | None = None) -> list[Finding]:
+    """Lint one file's text without touching the disk (inline suppressions apply)."""
+    prices = PriceTable.builtin()
+    sup = parse_inline(path, text.splitlines(), Suppressions())
+    if Path(path).suffix == ".py":
+        found = check_python(path, text, model, prices)
+    else:
+        found, _ = check_text(path, text, model, prices, sup)
+    return [f for f in found if not sup.covers(f)] + sup.problems

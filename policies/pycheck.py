@@ -405,6 +405,10 @@ class _Analyzer:
                             fix_span=(node.lineno, node.col_offset,
                                       node.end_lineno or node.lineno, node.end_col_offset or 0)),
                 }
+            if meth in ("now", "utcnow") and not node.args[1:]:
+                # A clock object's reading (datetime, arrow, pendulum, a Clock protocol).
+                desc = (_dotted(node.func) or meth) + "()"
+                return recv | args_t | {_at(node, "time", desc, once)}
             if meth == "strftime":
                 return self._by_format(recv, _const_str(node.args[0]) if node.args else None)
             if meth == "date":
@@ -535,6 +539,9 @@ class _Analyzer:
         elif isinstance(stmt, ast.Return) and self.current is not None:
             self.current.returns = self.current.returns | self.ev(stmt.value, env)
 
+    def lookup_expr(self, node: ast.expr, env: dict[str, Taints]) -> Taints:
+        return self.ev(node, env)
+
     def effect(self, expr: ast.expr, env: dict[str, Taints], loop: Taints) -> None:
         """Mutating calls (`parts.append(x)`) carry x's marks into the container."""
         if isinstance(expr, ast.Await):
@@ -549,6 +556,11 @@ class _Analyzer:
             if meth == "add":
                 ts = ts | {_at(expr, "unordered", "a set built with .add()", not self.in_function)}
             self.bind(expr.func.value, ts, env, replace_=False)
+        elif meth == "shuffle" and expr.args:
+            # random.shuffle(x) / rng.shuffle(x): the list order is now random.
+            self.bind(expr.args[0], self.lookup_expr(expr.args[0], env) | {
+                _at(expr, "unordered", "a list shuffled by " + (_dotted(expr.func) or "shuffle"),
+                    not self.in_function)}, env, replace_=False)
         elif meth == "sort":
             target = expr.func.value
             if isinstance(target, ast.Name):
@@ -622,12 +634,27 @@ class _Analyzer:
         elif "name" in keys and keys & {"input_schema", "parameters", "inputSchema"}:
             self.report(self.ev(node, env), Sink("tool definition", node.lineno,
                                                  self.in_function))
+        elif "model" in keys and keys & {"system", "messages", "instructions", "input"}:
+            # A request body built as a dict and splatted into the SDK call.
+            kw = {k: v for k in keys if (v := _dict_get(node, k)) is not None}
+            model = _const_str(kw.get("model")) or self.model
+            price = self.prices.lookup(model) if (self.prices and model) else None
+            anthropic = price is not None and price.provider == "anthropic"
+            self.check_request(node, kw, env, anthropic)
 
     def check_call(self, node: ast.Call, env: dict[str, Taints]) -> None:
         q = self.qualname(node.func) or ""
         kw = {k.arg: k.value for k in node.keywords if k.arg is not None}
         if q.endswith("FrozenPrefix") and node.args and "system" not in kw:
             kw["system"] = node.args[0]
+        if "description" in kw and _TOOL_CALL.search(q):
+            self.report(self.ev(kw["description"], env),
+                        Sink("tool description", node.lineno, self.in_function))
+        self.check_request(node, kw, env, q.endswith(("messages.create", "messages.stream")))
+
+    def check_request(self, node: ast.expr, kw: dict[str, ast.expr], env: dict[str, Taints],
+                      anthropic: bool) -> None:
+        """The prefix parts of one request, given as call keywords or body-dict entries."""
         move = self.move_fix(kw, env)
         for name, where in _PREFIX_KWARGS.items():
             if name in kw:
@@ -636,15 +663,11 @@ class _Analyzer:
                                  move if name in ("system", "instructions") else None))
                 if name in ("system", "instructions", "system_prompt"):
                     self.check_layout(kw[name], env)
-        if "description" in kw and _TOOL_CALL.search(q):
-            self.report(self.ev(kw["description"], env),
-                        Sink("tool description", node.lineno, self.in_function))
         for name in ("messages", "input"):
             if name in kw:
                 self.check_messages(kw[name], env)
         if "system" in kw or "tools" in kw or "messages" in kw:
-            self.check_breakpoints(node, q, kw, env)
-        self.param_sink_calls(node, env)
+            self.check_breakpoints(node, anthropic, kw, env)
 
     def check_messages(self, value: ast.expr, env: dict[str, Taints]) -> None:
         lst: ast.List | None = value if isinstance(value, ast.List) else None
@@ -673,10 +696,6 @@ class _Analyzer:
             return all(isinstance(b, ast.Dict) and _const_str(_dict_get(b, "type")) in
                        ("tool_result", "function_call_output") for b in content.elts)
         return False
-
-    def param_sink_calls(self, node: ast.Call, env: dict[str, Taints]) -> None:
-        # Calls of local functions are handled in apply_summary (via ev); nothing to do here.
-        return
 
     # --- layout (PL301, PL302) ----------------------------------------------------------------
 
@@ -774,7 +793,7 @@ class _Analyzer:
         elif isinstance(node, ast.Name) and node.id in self.list_literals:
             self._cc_dicts(self.list_literals[node.id], section, out)
 
-    def check_breakpoints(self, node: ast.Call, q: str, kw: dict[str, ast.expr],
+    def check_breakpoints(self, node: ast.expr, anthropic: bool, kw: dict[str, ast.expr],
                           env: dict[str, Taints]) -> None:
         marks: list[tuple[str, ast.Dict, str]] = []
         for section in ("tools", "system", "messages"):
@@ -811,7 +830,6 @@ class _Analyzer:
                                  f"cache breakpoint on a {section} block whose content changes "
                                  "every request: the write is paid and never read",
                                  source_line=self.line(d.lineno)))
-        anthropic = q.endswith(("messages.create", "messages.stream"))
         model = _const_str(kw.get("model")) or self.model
         price = self.prices.lookup(model) if (self.prices and model) else None
         if price is not None and price.provider != "anthropic":

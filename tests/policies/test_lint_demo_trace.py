@@ -50,3 +50,20 @@ def test_lint_names_the_naive_clients_habits(traces: Path) -> None:
     assert {f.code for f in found} == {"PL406", "PL501", "PL502", "PL503"}
     system = next(f for f in found if f.code == "PL502")
     assert "looks like a time of day" in system.message
+
+
+def test_static_lint_finds_the_naive_clients_habits_in_the_demo_source() -> None:
+    """The same habits, found in the demo's source before any request is sent."""
+    import inspect
+
+    import harness.demo as demo
+    from policies.engine import lint_source
+
+    src = inspect.getsource(demo)
+    start = src.index("def _run_naive")
+    first = src[:start].count("\n") + 1
+    last = first + inspect.getsource(demo._run_naive).count("\n")
+    found = [f for f in lint_source(src, "demo.py", "claude-sonnet-4-6")
+             if first <= f.line <= last]
+    codes = {f.code for f in found}
+    assert {"PL101", "PL201"} <= codes, found  # time in the system prompt, shuffled tools
