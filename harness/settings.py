@@ -38,6 +38,11 @@ class Settings:
     retry_max_wait: float = 60.0  # cap on a single wait, retry-after included
     timeout: float = 600.0  # seconds per request
     temperature: float | None = None
+    # Reasoning effort (low | medium | high | ...), sent as Anthropic `output_config.effort`,
+    # OpenAI `reasoning_effort` (chat) or `reasoning.effort` (responses). Changing it changes
+    # the cached prefix (the message level on Anthropic, everything on OpenAI): the guard
+    # prices that before it happens.
+    effort: str | None = None
 
     def __post_init__(self) -> None:
         if self.ttl not in _TTLS:

@@ -117,6 +117,8 @@ class AnthropicBuilder:
         head: dict[str, Any] = {"model": self.model, "max_tokens": settings.max_tokens}
         if settings.temperature is not None:
             head["temperature"] = settings.temperature
+        if settings.effort is not None:
+            head["output_config"] = {"effort": settings.effort}
         part = self._prefix_part(
             prefix, settings.effective_prefix_ttl, anthropic_message_settings(head)
         )

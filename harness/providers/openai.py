@@ -262,6 +262,8 @@ class ChatBuilder(_OpenAIBuilder):
         head: dict[str, Any] = {limit: settings.max_tokens}
         if settings.temperature is not None:
             head["temperature"] = settings.temperature
+        if settings.effort is not None:
+            head["reasoning_effort"] = settings.effort
         head["stream"] = True
         head["stream_options"] = {"include_usage": True}
         return head
@@ -294,6 +296,8 @@ class ResponsesBuilder(_OpenAIBuilder):
         head: dict[str, Any] = {"max_output_tokens": settings.max_tokens}
         if settings.temperature is not None:
             head["temperature"] = settings.temperature
+        if settings.effort is not None:
+            head["reasoning"] = {"effort": settings.effort}
         head["store"] = False  # the whole input is sent each turn; nothing to keep server-side
         head["stream"] = True
         return head

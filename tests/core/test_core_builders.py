@@ -268,3 +268,20 @@ def test_transcript_and_pending_path_matches_plain_lists(api: str) -> None:
         )
         assert req.body_bytes == plain.body_bytes
         assert req.units == plain.units == req.recomputed_units()
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_effort_setting_changes_the_prefix_where_documented(api: str) -> None:
+    t = _conversation(1)
+    t.append(Message.user("next"))
+    plain = make_builder(api, "m").build_request(_prefix(), t, Settings(), SESSION)
+    high = make_builder(api, "m").build_request(_prefix(), t, Settings(effort="high"), SESSION)
+    assert high.units == high.recomputed_units()
+    if api == "anthropic":
+        assert high.body["output_config"] == {"effort": "high"}
+        # Tools and system still hit; the message level misses.
+        n_prefix = len([u for u in plain.units if u.section != "messages"])
+        assert [u.chain for u in high.units[:n_prefix]] == [u.chain for u in plain.units[:n_prefix]]
+        assert high.units[n_prefix].chain != plain.units[n_prefix].chain
+    else:
+        assert high.units[0].chain != plain.units[0].chain  # OpenAI: the whole prefix changes
