@@ -12,6 +12,7 @@ from harness.economics import (
     advise,
 )
 
+from .advisor import advise_session, parent_state
 from .definitions import AgentDefinition, load_definition, parse_definition
 from .registry import AgentRegistry, builtin_definitions
 from .runner import DELEGATE_TOOL, SubagentDelegator, cap_summary, default_delegator
@@ -28,9 +29,11 @@ __all__ = [
     "SubagentPlan",
     "TaskProfile",
     "advise",
+    "advise_session",
     "builtin_definitions",
     "cap_summary",
     "default_delegator",
     "load_definition",
+    "parent_state",
     "parse_definition",
 ]

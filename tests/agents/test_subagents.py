@@ -216,3 +216,29 @@ async def test_summary_is_capped(workspace: Path) -> None:
     assert text.endswith("[summary cut at 8 tokens]")
     assert d.results[-1].summary_tokens <= 8 + 8
     assert d.results[-1].cost is not None and d.results[-1].cost > Decimal(0)
+
+
+async def test_advise_session_reads_the_live_parent(workspace: Path) -> None:
+    from agents.advisor import advise_session, parent_state
+    from harness.economics import TaskProfile
+
+    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(),
+                        script=_emu_script()) as emu:
+        d = SubagentDelegator(root=workspace)
+        prefix = FrozenPrefix(system="Parent rules. " * 2000)
+        agent = Agent(prefix, model=PARENT_MODEL, api_key=KEY, base_url=emu.base_url,
+                      clock=emu.clock, delegator=d)
+        async with agent.session() as s:
+            assert parent_state(s).ttl_left_seconds == 0  # nothing sent yet: cold
+            await s.ask("first turn")
+            emu.clock.advance(100)
+            state = parent_state(s)
+            last = s.ledger.rows[-1].usage
+            assert state.context_tokens == last.input_total + last.output
+            assert state.ttl_left_seconds == 200  # 5m TTL, 100 s after the last request
+            small = advise_session(s, TaskProfile(context_tokens=200, new_tokens=20_000,
+                                                  turns=4, duration_seconds=60))
+            assert small.recommend and small.subagent_model == "claude-haiku-4-5"
+            slow = advise_session(s, TaskProfile(context_tokens=200, new_tokens=500,
+                                                 turns=2, duration_seconds=600))
+            assert slow.subagent_items["parent cache re-write"] > 0
