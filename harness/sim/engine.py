@@ -101,20 +101,19 @@ def trie_nodes(ids: I64, starts: I64) -> tuple[I64, I64, int]:
     prev_node[depth == 0] = 0
     pairs = np.unique(nodes * (count + 1) + prev_node).shape[0] if n else 0
     if pairs != count:
-        # Some id appears under two different parents: key every reference by its full path.
-        node_of = np.zeros(n, np.int64)
+        # Some id appears under two different parents: key every reference by its full path,
+        # level by level (one vectorized unique per depth).
         path = np.zeros(n, np.int64)
         order = np.argsort(depth, kind="stable")
-        d_sorted = depth[order]
-        bounds = np.searchsorted(d_sorted, np.arange(int(depth.max()) + 2))
-        table: dict[tuple[int, int], int] = {}
+        bounds = np.searchsorted(depth[order], np.arange(int(depth.max()) + 2))
+        issued = 0
         for d in range(bounds.shape[0] - 1):
             sel = order[bounds[d] : bounds[d + 1]]
-            parents = path[sel - 1] if d else np.zeros(sel.shape[0], np.int64)
-            for e, p, i in zip(sel.tolist(), parents.tolist(), ids[sel].tolist(), strict=True):
-                node_of[e] = table.setdefault((p, i), len(table) + 1)
-            path[sel] = node_of[sel]
-        nodes, count = _first_use_numbering(node_of)
+            above = path[sel - 1] if d else np.zeros(sel.shape[0], np.int64)
+            uniq, inv = np.unique(above * (count + 1) + nodes[sel], return_inverse=True)
+            path[sel] = inv.reshape(-1) + issued + 1
+            issued += int(uniq.shape[0])
+        nodes, count = _first_use_numbering(path)
     parent = np.zeros(count + 1, np.int64)
     par_ref = np.empty(n, np.int64)
     par_ref[1:] = nodes[:-1]
@@ -225,6 +224,49 @@ def stack_ranks(p: Plan, backend: Backend = NUMPY) -> tuple[I64, I64]:
     rank = rank_stream[pos]
     prev_req = prev_req_stream[pos]
     return backend.asnumpy(rank), backend.asnumpy(prev_req)
+
+
+def concat_plans(plans: list[Plan]) -> Plan:
+    """Many plans as one: node ids are offset so no two plans share a block. Stack ranks of the
+    result, cut back apart, equal each plan's own (a previous use never crosses a boundary), so
+    a sweep can hand one large array job to the GPU instead of many small ones."""
+    offset = 0
+    ref_off = 0
+    nodes, tokens, starts, req, times = [], [], [np.zeros(1, np.int64)], [], []
+    req_off = 0
+    for q in plans:
+        nodes.append(q.nodes + offset)
+        tokens.append(q.tokens)
+        starts.append(q.starts[1:] + ref_off)
+        req.append(q.req + req_off)
+        times.append(q.times)
+        offset += q.n_nodes
+        ref_off += q.references
+        req_off += q.requests
+    return Plan(
+        nodes=np.concatenate(nodes),
+        parent=np.zeros(offset + 1, np.int64),  # not needed for ranks
+        tokens=np.concatenate(tokens),
+        starts=np.concatenate(starts),
+        req=np.concatenate(req),
+        times=np.concatenate(times),
+        n_nodes=offset,
+        warmup=0,
+    )
+
+
+def batch_ranks(plans: list[Plan], backend: Backend = NUMPY) -> list[tuple[I64, I64]]:
+    """`stack_ranks` of each plan, computed in one pass over their concatenation."""
+    rank, prev = stack_ranks(concat_plans(plans), backend)
+    out = []
+    ref = 0
+    req = 0
+    for q in plans:
+        pr = prev[ref : ref + q.references]
+        out.append((rank[ref : ref + q.references], np.where(pr >= 0, pr - req, -1)))
+        ref += q.references
+        req += q.requests
+    return out
 
 
 def effective_ranks(p: Plan, rank: I64, prev_req: I64, ttl: float | None) -> I64:

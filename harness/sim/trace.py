@@ -176,8 +176,8 @@ class _Interner:
         self.strings: dict[str, int] = {}
 
     def ids(self, raw: list[Any]) -> list[int]:
-        if all(type(h) is int for h in raw):
-            if raw and (min(raw) < 0 or max(raw) >= 2**62):
+        if set(map(type, raw)) == {int}:
+            if min(raw) < 0 or max(raw) >= 2**62:
                 raise _Bad("hash_ids must be non-negative integers below 2**62")
             return raw
         out: list[int] = []

@@ -98,3 +98,19 @@ def test_curve_equals_replays_on_random_tries(trace: Trace, warm: float, ttl: fl
         assert int(curve.hit_tokens[cap - 1]) == int(r.hit_tokens[p.warmup :].sum()), cap
         if ttl is None:
             assert curve.underfilled(cap, p.warmup) == (p.warmup > 0 and not r.filled), cap
+
+
+@settings(max_examples=60, deadline=None)
+@given(trace=small_traces())
+def test_trie_nodes_match_a_naive_trie(trace: Trace) -> None:
+    # Nodes are (parent node, id) pairs numbered by first use, as kvcache-simulator builds them.
+    table: dict[tuple[int, int], int] = {}
+    want = []
+    for r in range(trace.requests):
+        parent = 0
+        for i in trace.ids[trace.starts[r] : trace.starts[r + 1]].tolist():
+            parent = table.setdefault((parent, i), len(table) + 1)
+            want.append(parent)
+    nodes, parents, count = engine.trie_nodes(trace.ids, trace.starts)
+    assert nodes.tolist() == want and count == len(table)
+    assert all(parents[node] == par for (par, _), node in table.items())
