@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -26,6 +27,11 @@ from .textcheck import TEXT_SUFFIXES, check_text
 from .tracecheck import check_request_file, check_trace, looks_like_request
 
 TRACE_SUFFIXES = frozenset({".jsonl", ".ndjson", ".trace"})
+# Project documents found by a directory walk are not prompts (name them explicitly to lint).
+_DOC_NAMES = re.compile(
+    r"(?i)^(readme|changelog|changes|history|contributing|license|licence|copying|notice|"
+    r"code_of_conduct|security|authors|citation)([.-].*)?$"
+)
 
 
 @dataclass
@@ -73,7 +79,7 @@ def discover(paths: Sequence[str], config: LintConfig) -> list[tuple[str, str]]:
                 fk = kind_of(fp)
                 if fk is None or name.endswith(SIDECAR_SUFFIX) or config.excluded(fp):
                     continue
-                if name == "pyproject.toml":
+                if name == "pyproject.toml" or _DOC_NAMES.match(name):
                     continue
                 if str(fp) not in seen:
                     seen.add(str(fp))

@@ -29,7 +29,6 @@ _PLACEHOLDER = re.compile(
     r"\{\{(?P<jinja>.*?)\}\}"
     r"|\{%-?\s*(?P<tag>.*?)-?%\}"
     r"|\$\{(?P<shell>[A-Za-z_][A-Za-z0-9_]*)\}"
-    r"|\$\((?P<cmd>[^)\n]*)\)"
     r"|!`(?P<bang>[^`\n]*)`"
     r"|(?<![{\w])\{(?P<fmt>[A-Za-z_][A-Za-z0-9_.]*)(?:![rsa])?(?::[^{}\n]*)?\}(?!\})"
 )
@@ -75,7 +74,7 @@ class Placeholder:
 
 def classify(expr: str, which: str) -> str:
     """Kind of a placeholder from the names it uses (or the command it runs)."""
-    if which in ("cmd", "bang"):
+    if which == "bang":
         cmd = expr.strip().split()
         head = cmd[0] if cmd else ""
         if head == "date":
@@ -253,6 +252,8 @@ class _TextChecker:
         if _is_user_file(self.path, meta):
             return
         where = "agent's system prompt" if meta and "name" in meta else "prompt prefix"
+        if PurePath(self.path).suffix.lower() in (".md", ".markdown"):
+            body = _blank_fences(body)
         self.flag_volatile(body, body_line, where)
         self.layout(body, body_line)
 
@@ -345,6 +346,14 @@ class _TextChecker:
                                 source_line=self.line(line),
                                 fix=Fix((), safe=True, description="sort tools and schema keys",
                                         whole_file=new_text)))
+
+
+_FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.M | re.S)
+
+
+def _blank_fences(text: str) -> str:
+    """Markdown code blocks are quoted text, not template slots: blank them, keeping lines."""
+    return _FENCE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
 
 
 def _static_len(text: str) -> int:

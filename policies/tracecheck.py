@@ -23,6 +23,7 @@ from .findings import Finding
 
 _ENC = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 ANTHROPIC_SETTINGS = ("tool_choice", "thinking", "output_config")
+MAX_BAD_LINES = 20  # listed one by one; the rest are counted
 
 
 @dataclass
@@ -398,6 +399,8 @@ class TraceLinter:
         self.agg: dict[tuple[str, str], _Agg] = {}
         self.bad: list[Finding] = []
         self.sys_bp_changes: dict[str, list[int]] = {}  # session -> [pairs, changed at bp]
+        self.bad_count = 0
+        self.records = 0
 
     def price(self, model: str) -> Price | None:
         if self.prices is None:
@@ -416,9 +419,12 @@ class TraceLinter:
 
     def feed(self, item: Record | Bad) -> None:
         if isinstance(item, Bad):
-            self.bad.append(Finding(self.path, item.line, 1, "PL904", item.message,
-                                    source_line=item.text))
+            self.bad_count += 1
+            if len(self.bad) < MAX_BAD_LINES:
+                self.bad.append(Finding(self.path, item.line, 1, "PL904", item.message,
+                                        source_line=item.text))
             return
+        self.records += 1
         rec = item
         v = view_of(rec)
         memo = self.memos.setdefault(rec.session, TokenMemo())
@@ -478,6 +484,11 @@ class TraceLinter:
 
     def finish(self) -> list[Finding]:
         out = list(self.bad)
+        if self.bad_count > len(self.bad):
+            last = out[-1]
+            what = "" if self.records else "; no line is a request record: is this a trace?"
+            out[-1] = last.with_(message=f"{last.message} ({self.bad_count - len(self.bad)} "
+                                         f"more unreadable lines not listed{what})")
         for session, rec in self.keyless.items():
             if session not in self.keyed:
                 self.emit(rec, "PL506", "no prompt_cache_key: requests may land on machines "
@@ -495,6 +506,12 @@ def check_trace(path: str, prices: PriceTable | None, model: str | None = None,
     """Lint one trace file."""
     linter = TraceLinter(path, prices, model)
     for item in read_records(path, lines):
+        if (isinstance(item, Bad) and linter.records == 0 and linter.bad_count == 0
+                and item.message.startswith("neither")):
+            # Valid JSON of another shape on the first line: some other JSONL, not a trace.
+            return [Finding(path, item.line, 1, "PL904", "not a request trace: the first "
+                            "line is neither a prefixlock trace record nor a request body",
+                            source_line=item.text)]
         linter.feed(item)
     return linter.finish()
 

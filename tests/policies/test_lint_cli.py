@@ -242,3 +242,30 @@ def test_bad_input_reported_rest_linted(proj: Path, capsys: pytest.CaptureFixtur
     assert "blob.txt:1:1: PL903" in out
     assert "cut.jsonl:1:1: PL904" in out and "truncated" in out
     assert "agent.py:5:11: PL101" in out
+
+
+def test_report_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from lint_tracegen import anthropic_bodies, write_trace
+
+    def switch(t: int, body: dict, rec: dict) -> None:
+        if t >= 2:
+            body["model"] = "claude-haiku-4-5"
+    p = write_trace(tmp_path / "t.jsonl", anthropic_bodies(3, mutate=switch))
+    assert lint("--report", str(p)) == 0
+    out = capsys.readouterr().out
+    assert "request 2 (line 3): model changed at byte 0" in out and "$" in out
+    assert lint("--report", str(p), "--format", "json") == 0
+    (rep,) = json.loads(capsys.readouterr().out)
+    (br,) = rep["sessions"][0]["breaks"]
+    assert br["cause"] == "model changed" and float(br["rebilled_dollars"]) > 0
+    assert lint("--report", str(tmp_path / "nope.jsonl")) == 2
+
+
+def test_directory_walk_skips_project_docs_and_code_blocks(
+        proj: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (proj / "agent.py").unlink()
+    (proj / "README.md").write_text("Run `TAG=$(git rev-parse HEAD)`; today is {date}.\n")
+    (proj / "guide.md").write_text("Example:\n\n```python\nf\"Today is {date}\"\n```\n")
+    assert lint(".") == 0
+    assert lint("README.md") == 1  # named explicitly, it is linted
+    assert "PL102" in capsys.readouterr().out

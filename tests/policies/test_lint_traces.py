@@ -199,3 +199,31 @@ def test_report_ttl_expiry_rebills_everything_without_a_byte(tmp_path: Path) -> 
 def test_report_append_only_session_has_no_breaks(tmp_path: Path) -> None:
     p = write_trace(tmp_path / "ok.jsonl", openai_bodies(4))
     assert build_report(str(p), PRICES).sessions[0].breaks == []
+
+
+def test_raw_openai_chat_and_responses_bodies(tmp_path: Path) -> None:
+    def drift(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
+        body["messages"][0]["content"] += f" (request {t})"
+    assert codes(write_raw(tmp_path / "chat.jsonl", openai_bodies(3, mutate=drift))) == [
+        "PL502"]
+    responses = [{"body": {"model": "gpt-5.4", "instructions": "Be brief. " * 200,
+                           "input": [{"role": "user", "content": f"q{i}"} for i in range(n)]}}
+                 for n in (1, 2, 3)]
+    for i, r in enumerate(responses):
+        r["seq"], r["time"] = i, 0.0
+    assert codes(write_raw(tmp_path / "resp.jsonl", responses)) == ["PL506"]
+
+
+def test_other_jsonl_is_not_a_trace(tmp_path: Path) -> None:
+    p = tmp_path / "mooncake.jsonl"
+    p.write_text("".join(json.dumps({"timestamp": i, "hash_ids": [1, 2]}) + "\n"
+                         for i in range(500)))
+    (only,) = check_trace(str(p), PRICES)
+    assert only.code == "PL904" and "not a request trace" in only.message
+
+
+def test_many_bad_lines_are_capped(tmp_path: Path) -> None:
+    p = write_trace(tmp_path / "t.jsonl", anthropic_bodies(2))
+    p.write_text(p.read_text() + "{broken\n" * 50)
+    found = [f for f in check_trace(str(p), PRICES) if f.code == "PL904"]
+    assert len(found) == 20 and "30 more unreadable lines" in found[-1].message
