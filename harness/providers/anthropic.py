@@ -214,6 +214,17 @@ class AnthropicBuilder:
             units.append(Unit("messages", len(units), chain, n, total))
 
 
+def _parse_input(raw: str) -> dict[str, Any]:
+    """Tool input as a dict; malformed JSON (a cut-off call) is kept for the tool to refuse."""
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        return {"__invalid_json__": raw}
+    return value if isinstance(value, dict) else {"__invalid_json__": raw}
+
+
 class AnthropicStream:
     """Accumulates Anthropic SSE events (as dicts) into text deltas and a final `Reply`."""
 
@@ -254,7 +265,7 @@ class AnthropicStream:
             index = int(event.get("index", 0))
             if index in self._json:
                 raw = "".join(self._json.pop(index))
-                self.blocks[index]["input"] = json.loads(raw) if raw else {}
+                self.blocks[index]["input"] = _parse_input(raw)
         elif kind == "message_delta":
             delta = event.get("delta") or {}
             if delta.get("stop_reason"):

@@ -285,3 +285,53 @@ def test_effort_setting_changes_the_prefix_where_documented(api: str) -> None:
         assert high.units[n_prefix].chain != plain.units[n_prefix].chain
     else:
         assert high.units[0].chain != plain.units[0].chain  # OpenAI: the whole prefix changes
+
+
+def test_stream_parsers_survive_malformed_tool_json() -> None:
+    from harness.providers import AnthropicStream, ChatStream
+
+    a = AnthropicStream()
+    a.feed({"type": "message_start", "message": {"id": "m", "usage": {"input_tokens": 3}}})
+    a.feed(
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "tool_use", "id": "t", "name": "x", "input": {}},
+        }
+    )
+    a.feed(
+        {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "input_json_delta", "partial_json": '{"a": '},
+        }
+    )
+    a.feed({"type": "content_block_stop", "index": 0})
+    a.feed(
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "max_tokens"},
+            "usage": {"output_tokens": 9},
+        }
+    )
+    a.feed({"type": "message_stop"})
+    reply = a.reply()
+    assert reply.blocks[0]["input"] == {"__invalid_json__": '{"a": '}
+    assert reply.stop_reason == "max_tokens" and reply.usage.output == 9 and a.done
+    c = ChatStream()
+    c.feed(
+        {
+            "choices": [
+                {
+                    "index": 0,
+                    "delta": {
+                        "tool_calls": [
+                            {"index": 0, "id": "c", "function": {"name": "x", "arguments": "[1"}}
+                        ]
+                    },
+                }
+            ]
+        }
+    )
+    c.feed({"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    assert c.reply().blocks[0]["input"] == {"__invalid_json__": "[1"}
