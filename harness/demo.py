@@ -474,12 +474,14 @@ def render(result: DemoResult, console: Any = None) -> None:
         )
     console.print(turns)
     saved = theirs.cost - ours.cost
+    crude = result.run("prefixlock", "crude")
     console.print(
         f"On the cache-aware server prefixlock paid {_money(ours.cost)} against the naive client's "
         f"{_money(theirs.cost)}: {result.margin:.1f}x cheaper, {_money(saved)} saved on one "
         f"session ({ours.hit_rate:.1%} vs {theirs.hit_rate:.1%} of input read from cache). "
-        f"On the crude server prefixlock paid "
-        f"{_money(result.run('prefixlock', 'crude').cost)}: server design matters too."
+        f"On the crude server prefixlock paid {_money(crude.cost)} "
+        f"({crude.hit_rate:.1%} read): server design matters too. The naive client pays the same "
+        f"on both servers: it never wrote a cache entry a server could lose."
     )
 
 
