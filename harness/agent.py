@@ -191,7 +191,7 @@ class Session(GuardedSession):
         """
         self.turn += 1
         state = _TurnState(self.turn, volatile=tuple(volatile))
-        blocks = [*self._pending_results]
+        blocks = [*self._pending_results, *self._unanswered_calls()]
         if text:
             blocks.append(text_block(text))
         self._pending_results = []
@@ -214,7 +214,7 @@ class Session(GuardedSession):
                         reply = item
                     else:
                         yield item
-            except ProviderError:
+            except BaseException:  # a fault, a cancellation, or the caller stopped iterating
                 self._keep_unsent(pending)
                 raise
             if reply is None:  # the transport always ends with a Reply or raises
@@ -300,6 +300,18 @@ class Session(GuardedSession):
             self._pending_results.extend(
                 thaw(b) for b in message.blocks if b.get("type") == "tool_result"
             )
+
+    def _unanswered_calls(self) -> list[dict[str, Any]]:
+        """Error results for tool calls of the last assistant message that never got one (the
+        caller stopped iterating while tools ran): every tool_use needs its tool_result."""
+        if not len(self.transcript) or self.transcript[-1].role != "assistant":
+            return []
+        answered = {b.get("tool_use_id") for b in self._pending_results}
+        return [
+            tool_result_block(str(c["id"]), "Error: interrupted before the tool returned", True)
+            for c in self.transcript[-1].tool_uses()
+            if c["id"] not in answered
+        ]
 
     def _use_provider(self, provider: SDKProvider) -> None:
         """Move the session to another provider/model (the guard prices this first)."""

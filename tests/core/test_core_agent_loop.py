@@ -174,3 +174,41 @@ async def test_end_to_end_on_the_emulator(emulator: Any, model: str) -> None:
     for req in s.requests:
         assert req.units == req.recomputed_units()
     assert len(emulator.requests) == len(s.requests)
+
+
+async def test_caller_stopping_mid_turn_leaves_a_valid_conversation(
+    router: respx.Router, http_client: Any
+) -> None:
+    """Breaking out of `send()` while tools run, or while a stream is read, must not leave a
+    tool call without its result: the next request would be refused by the provider."""
+    route = router.post(URL).mock(
+        side_effect=[
+            sse.anthropic(tools=[("t1", "add", {"a": 1, "b": 2}), ("t2", "add", {"a": 3, "b": 4})]),
+            sse.anthropic("recovered"),
+            sse.anthropic(tools=[("t3", "add", {"a": 5, "b": 6})]),
+            sse.anthropic("partial answer that is abandoned"),
+            sse.anthropic("fine"),
+        ]
+    )
+    async with _agent(http_client).session() as s:
+        async for event in s.send("add things"):
+            if isinstance(event, ToolCall):
+                break  # the caller walks away before any tool result
+        assert await s.ask("go on") == "recovered"
+        sent = json.loads(route.calls[1].request.content)["messages"][-1]["content"]
+        assert [(b["type"], b.get("tool_use_id")) for b in sent[:2]] == [
+            ("tool_result", "t1"),
+            ("tool_result", "t2"),
+        ]
+        assert all(b.get("is_error") for b in sent[:2]) and sent[2]["text"] == "go on"
+        agen = s.send("more adding")
+        async for event in agen:
+            if isinstance(event, TextDelta):  # in the follow-up stream, after the tool ran
+                break
+        await agen.aclose()
+        assert await s.ask("and?") == "fine"
+        last = json.loads(route.calls[4].request.content)["messages"][-1]["content"]
+        assert [(b["type"], b.get("content")) for b in last] == [
+            ("tool_result", "11"),
+            ("text", None),
+        ]
