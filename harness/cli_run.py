@@ -139,7 +139,9 @@ def _run_run(args: argparse.Namespace) -> int:
 
     stack = contextlib.ExitStack()
     base_url, api_key = args.base_url, None
-    if args.emulator or not os.environ.get(route.key_var):
+    # No key: the emulator stands in, unless the user named a server (--base-url): a local
+    # vLLM or Ollama must not be silently replaced by a scripted model.
+    if args.emulator or (args.base_url is None and not os.environ.get(route.key_var)):
         try:
             from .emulator import Emulator
         except ImportError:  # no emulator in this install: the key is required

@@ -156,3 +156,20 @@ def test_unknown_model_priced_by_user_file(tmp_path: Path) -> None:
     assert table.require("openai-compat:my-model").input == 1
     route = resolve_route("openai-compat:my-model", "http://localhost:8000", table)
     assert route.model == "my-model" and route.provider == "custom"
+
+
+def test_cli_run_with_a_base_url_needs_its_key(capsys: Any) -> None:
+    code = main(
+        [
+            "run",
+            "hi",
+            "--model",
+            "openai-compat:llama3",
+            "--base-url",
+            "http://127.0.0.1:9/v1",
+            "--tools",
+            "none",
+        ]
+    )
+    assert code == 2
+    assert "PREFIXLOCK_API_KEY" in capsys.readouterr().err
