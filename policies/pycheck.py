@@ -119,7 +119,10 @@ _SYSTEM_NAME = re.compile(
     r"(?i)^(system|system_?prompt|system_?message|system_?text|sys_?prompt|instructions|"
     r"preamble|developer_?(prompt|message))$"
 )
-_SYSTEM_FUNC = re.compile(r"(?i)(system|instructions|preamble)")
+_SYSTEM_FUNC = re.compile(
+    r"(?i)(system_?(prompt|message|text|instructions|block)|(^|_)(build|make|render|get|create|"
+    r"compose|load)_system$|^system$|instructions|preamble)"
+)
 _TOOL_CALL = re.compile(r"(?i)(^|\.)(tool|toolspec|tool_spec|make_tool|function_tool)$")
 _PREFIX_KWARGS = {
     "system": "system prompt",
@@ -376,7 +379,11 @@ class _Analyzer:
             return args_t | {_at(node, "vcs", "git output via " + q + "()", once)}
         if q == "open" or (isinstance(node.func, ast.Attribute)
                            and node.func.attr in ("read_text", "read_bytes")):
-            return args_t | {_at(node, "file", "file contents", once)}
+            # A file's contents are not a listing, even when its path came from one.
+            recv_t = self.ev(node.func.value, env) if isinstance(node.func, ast.Attribute) \
+                else EMPTY
+            return _drop(args_t | recv_t, {"filetree", "listing"}) | {
+                _at(node, "file", "file contents", once)}
         # Order-changing builtins.
         if q == "sorted":
             return _drop(args_t, ORDER)
