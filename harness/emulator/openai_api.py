@@ -221,12 +221,16 @@ def conversation_responses(body: Mapping[str, Any]) -> Conversation:
     return Conversation(turn, text, step, tools)
 
 
-def chat_usage(prompt: int, cached: int, output: int) -> dict[str, Any]:
+def chat_usage(prompt: int, cached: int, output: int, written: int | None = None) -> dict[str, Any]:
+    """`written` (cache_write_tokens) only for models that bill writes (gpt-5.6 and later)."""
+    details: dict[str, Any] = {"cached_tokens": cached, "audio_tokens": 0}
+    if written is not None:
+        details["cache_write_tokens"] = written
     return {
         "prompt_tokens": prompt,
         "completion_tokens": output,
         "total_tokens": prompt + output,
-        "prompt_tokens_details": {"cached_tokens": cached, "audio_tokens": 0},
+        "prompt_tokens_details": details,
         "completion_tokens_details": {
             "reasoning_tokens": 0,
             "audio_tokens": 0,
@@ -246,10 +250,15 @@ def deepseek_usage(prompt: int, hit: int, output: int) -> dict[str, Any]:
     }
 
 
-def responses_usage(prompt: int, cached: int, output: int) -> dict[str, Any]:
+def responses_usage(
+    prompt: int, cached: int, output: int, written: int | None = None
+) -> dict[str, Any]:
+    details: dict[str, Any] = {"cached_tokens": cached}
+    if written is not None:
+        details["cache_write_tokens"] = written
     return {
         "input_tokens": prompt,
-        "input_tokens_details": {"cached_tokens": cached},
+        "input_tokens_details": details,
         "output_tokens": output,
         "output_tokens_details": {"reasoning_tokens": 0},
         "total_tokens": prompt + output,

@@ -146,6 +146,7 @@ class OpenAIOutcome:
     cached_tokens: int
     machine: int
     pending: PendingWrite = field(default_factory=PendingWrite)
+    written_tokens: int = 0  # whole blocks stored by this request (billed where writes cost)
 
 
 def _block_keys(model: str, tokens: Sequence[int], block: int) -> list[str]:
@@ -210,7 +211,10 @@ class OpenAIPromptCache:
             if cached < min_tokens:
                 cached = 0
         entries = tuple((k, ttl) for k in keys) if len(tokens) >= min_tokens else ()
-        return OpenAIOutcome(len(tokens), cached, machine, PendingWrite(entries, machine))
+        written = len(entries) * block - cached if entries else 0
+        return OpenAIOutcome(
+            len(tokens), cached, machine, PendingWrite(entries, machine), max(written, 0)
+        )
 
     def commit(self, pending: PendingWrite, now: float) -> None:
         store = self.machines[pending.machine]

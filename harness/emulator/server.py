@@ -310,6 +310,8 @@ class Emulator:
             mod.validate_chat(body)
         price = self._price(body["model"], "openai")
         ttl = float(price.cache_ttl_seconds)
+        if body.get("prompt_cache_retention") == "24h":
+            ttl = 24 * 3600.0  # extended retention keeps prefixes for a day
         conv = mod.conversation_responses(body) if responses else mod.conversation_chat(body)
         reply = self.model.reply(conv)
         rid = self._next_id("resp_emu_" if responses else "chatcmpl-emu")
@@ -337,10 +339,16 @@ class Emulator:
                 ttl,
                 now,
             )
+            # Models with a write price (gpt-5.6 and later) report what they stored.
+            written = oc.written_tokens if price.cache_write_5m is not None else None
             if responses:
-                usage = mod.responses_usage(oc.prompt_tokens, oc.cached_tokens, reply.output_tokens)
+                usage = mod.responses_usage(
+                    oc.prompt_tokens, oc.cached_tokens, reply.output_tokens, written
+                )
             else:
-                usage = mod.chat_usage(oc.prompt_tokens, oc.cached_tokens, reply.output_tokens)
+                usage = mod.chat_usage(
+                    oc.prompt_tokens, oc.cached_tokens, reply.output_tokens, written
+                )
             pending = oc.pending
             machine = oc.machine
 

@@ -168,3 +168,39 @@ def test_without_cache_key_requests_scatter_and_hit_less() -> None:
     assert len(machines_none) > 1
     assert cached_none < 0.75 * cached_key
     assert cached_key / prompt_key > 0.7
+
+
+def test_write_priced_model_reports_cache_write_tokens(oai: openai.OpenAI) -> None:
+    b = chat_body(prompt_cache_key="w", model="gpt-5.6-terra")
+    n = len(openai_tokens(b))
+    first = oai.chat.completions.create(**b).usage
+    assert first is not None and first.prompt_tokens_details is not None
+    assert first.prompt_tokens_details.cached_tokens == 0
+    assert first.prompt_tokens_details.cache_write_tokens == blocks_of(n)
+    second = oai.chat.completions.create(**b).usage
+    assert second is not None and second.prompt_tokens_details is not None
+    assert second.prompt_tokens_details.cached_tokens == blocks_of(n)
+    assert second.prompt_tokens_details.cache_write_tokens == 0
+    # Models without a write price do not report the field at all.
+    plain = oai.chat.completions.create(**chat_body()).usage
+    assert plain is not None and plain.prompt_tokens_details is not None
+    assert plain.prompt_tokens_details.cache_write_tokens is None
+
+
+def test_in_memory_retention_expires_and_24h_survives() -> None:
+    clock = ManualClock()
+    with Emulator.start(config=EmulatorConfig(), clock=clock) as emu:
+        client = openai.OpenAI(api_key="k", base_url=emu.openai_base_url, max_retries=0)
+
+        def cached(**extra: Any) -> int:
+            usage = client.chat.completions.create(**chat_body(prompt_cache_key="r", **extra)).usage
+            assert usage is not None and usage.prompt_tokens_details is not None
+            return usage.prompt_tokens_details.cached_tokens or 0
+
+        cached()
+        clock.advance(601)  # gpt-5.4's in-memory retention is 10 minutes in the price table
+        assert cached() == 0
+        emu.flush()
+        cached(prompt_cache_retention="24h")
+        clock.advance(3 * 3600)
+        assert cached(prompt_cache_retention="24h") > 0
