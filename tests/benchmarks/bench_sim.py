@@ -15,8 +15,6 @@
 from __future__ import annotations
 
 import json
-import os
-import resource
 import subprocess
 import sys
 import tempfile
@@ -59,11 +57,27 @@ def test_parity_with_package_on_full_traces() -> None:
         p = engine.plan(ours, warmup=0.5)
         rank, _ = engine.stack_ranks(p)
         curve = engine.lru_curve(p, rank)
-        caps = sorted({1, 2, 64, int(p.lengths.max()) - 1, 1000, 5000, 15000, curve.warmup_unique // 2,
-                       curve.warmup_unique, curve.warmup_unique + 1})
+        caps = sorted(
+            {
+                1,
+                2,
+                64,
+                int(p.lengths.max()) - 1,
+                1000,
+                5000,
+                15000,
+                curve.warmup_unique // 2,
+                curve.warmup_unique,
+                curve.warmup_unique + 1,
+            }
+        )
         pkg = parse_trace_file(path, block_size=512)
-        res = run_cpp_sweep(pkg, capacities=caps, policies=["lru", "fifo", "optimal"],
-                            warmup_requests=pkg.request_count // 2)
+        res = run_cpp_sweep(
+            pkg,
+            capacities=caps,
+            policies=["lru", "fifo", "optimal"],
+            warmup_requests=pkg.request_count // 2,
+        )
         print(f"\n{name}: {ours.requests:,} requests, {ours.references:,} blocks")
         print(f"{'capacity':>9} {'policy':>8} {'package':>10} {'prefixlock':>10}")
         measured = int(p.tokens[p.req >= p.warmup].sum())
@@ -115,7 +129,9 @@ def test_speed_whole_curve_vs_package() -> None:
     def cpp() -> tuple[float, dict[int, float]]:
         t0 = time.perf_counter()
         tr = parse_trace_file(path, block_size=512)
-        r = run_cpp_sweep(tr, capacities=CAPS8, policies=["lru"], warmup_requests=tr.request_count // 2)
+        r = run_cpp_sweep(
+            tr, capacities=CAPS8, policies=["lru"], warmup_requests=tr.request_count // 2
+        )
         return time.perf_counter() - t0, {c: r.results[("lru", c)].hitRate for c in CAPS8}
 
     cpp_runs = [cpp() for _ in range(3)]
@@ -128,12 +144,16 @@ def test_speed_whole_curve_vs_package() -> None:
     for c in CAPS8:
         assert round(curve.at(c)[0], 10) == round(cpp_runs[0][1][c], 10) == round(py[c], 10)  # type: ignore[attr-defined]
     n_caps = len(curve.capacities)  # type: ignore[attr-defined]
-    print(f"\nconversation_trace.jsonl, parsing included, best of 3 (python: 1 run)")
+    print("\nconversation_trace.jsonl, parsing included, best of 3 (python: 1 run)")
     print(f"  prefixlock numpy, whole LRU curve ({n_caps:,} capacities): {best_ours:.3f} s")
-    print(f"  kvcache-simulator C++ backend, 8 LRU capacities:        {best_cpp:.3f} s "
-          f"({best_cpp / best_ours:.1f}x slower)")
-    print(f"  kvcache-simulator Python backend, 8 LRU capacities:     {t_py:.3f} s "
-          f"({t_py / best_ours:.1f}x slower)")
+    print(
+        f"  kvcache-simulator C++ backend, 8 LRU capacities:        {best_cpp:.3f} s "
+        f"({best_cpp / best_ours:.1f}x slower)"
+    )
+    print(
+        f"  kvcache-simulator Python backend, 8 LRU capacities:     {t_py:.3f} s "
+        f"({t_py / best_ours:.1f}x slower)"
+    )
     assert best_ours < best_cpp
     assert t_py >= 10 * best_ours
 
@@ -177,8 +197,16 @@ def _write_big_trace(path: Path, refs: int, seed: int = 0) -> None:
             if len(conv) > 400:
                 convs.pop(k)
             n = len(conv)
-            fh.write(json.dumps({"timestamp": t, "input_length": n * 512 - 100, "output_length": 50,
-                                 "hash_ids": conv}))
+            fh.write(
+                json.dumps(
+                    {
+                        "timestamp": t,
+                        "input_length": n * 512 - 100,
+                        "output_length": 50,
+                        "hash_ids": conv,
+                    }
+                )
+            )
             fh.write("\n")
             written += n
             t += int(rng.integers(0, 50))
@@ -190,12 +218,20 @@ def test_memory_ten_million_references() -> None:
         t0 = time.perf_counter()
         _write_big_trace(path, 10_000_000)
         gen = time.perf_counter() - t0
-        out = subprocess.run([sys.executable, "-c", MEMORY_SCRIPT, str(path)], capture_output=True,
-                             text=True, cwd=ROOT, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", MEMORY_SCRIPT, str(path)],
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=True,
+        )
         stats = json.loads(out.stdout.strip().splitlines()[-1])
     peak_gb = stats["peak_rss_kb"] * 1024 / 1e9
-    print(f"\n10M-reference trace ({stats['refs']:,} refs, file written in {gen:.1f} s): "
-          f"parse + plan + ranks + curve + simulate in {stats['seconds']:.1f} s, peak RSS {peak_gb:.2f} GB")
+    print(
+        f"\n10M-reference trace ({stats['refs']:,} refs, file written in {gen:.1f} s): "
+        f"parse + plan + ranks + curve + simulate in {stats['seconds']:.1f} s, "
+        f"peak RSS {peak_gb:.2f} GB"
+    )
     assert stats["refs"] >= 10_000_000
     assert peak_gb < 2.0
 

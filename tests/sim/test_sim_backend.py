@@ -59,7 +59,8 @@ def test_cupy_simulation_equals_numpy(conversation: Trace) -> None:
 
 def test_batched_ranks_equal_separate_ones(synthetic: Trace) -> None:
     # GPU sweeps concatenate many plans into one array job; the cut-back ranks must not move.
-    plans = [engine.plan(synthetic.head(n), share=s) for n, s in ((300, True), (500, False), (200, True))]
+    cuts = ((300, True), (500, False), (200, True))
+    plans = [engine.plan(synthetic.head(n), share=s) for n, s in cuts]
     for q, (rank, prev) in zip(plans, engine.batch_ranks(plans), strict=True):
         r, pv = engine.stack_ranks(q)
         assert np.array_equal(rank, r) and np.array_equal(prev, pv)

@@ -1,0 +1,187 @@
+"""GPU sweep benchmark: block references per second on cupy and on numpy, plus a parity check.
+
+    .venv/bin/python tests/benchmarks/gpu_sim.py [--configs 256] [--numpy-configs 16] [--json F]
+
+A sweep of at least 256 configurations over a Mooncake trace: cluster size (1, 2, 4, 8 nodes) x
+router (round-robin, random with 8 seeds, session affinity) x TTL (none, 60 s, 300 s, 1800 s) x
+cross-tenant sharing... each configuration gives the LRU hit rate at every capacity per node.
+All node streams of a batch of configurations go to the GPU as one array job (engine.batch_ranks).
+numpy runs the same configurations (or the first --numpy-configs of them when that would take
+long); references per second are compared, and every configuration both backends ran must give
+identical curves. Without cupy or a GPU it measures numpy only and says so (exit code 3).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from harness.sim import cluster, engine  # noqa: E402
+from harness.sim.backend import NUMPY, Backend, cupy_available, get_backend  # noqa: E402
+from harness.sim.trace import Trace, read_trace  # noqa: E402
+
+TRACES = [
+    Path("/work/shared/data/mooncake/conversation_trace.jsonl"),
+    ROOT / "tests" / "sim" / "data" / "conversation_head3000.jsonl.gz",
+]
+
+
+@dataclass(frozen=True)
+class Config:
+    nodes: int
+    router: str
+    seed: int
+    ttl: float | None
+
+    def label(self) -> str:
+        ttl = "none" if self.ttl is None else f"{self.ttl:g}s"
+        return f"{self.nodes}x{self.router}(seed {self.seed}) ttl={ttl}"
+
+
+def configs(n: int) -> list[Config]:
+    routers = [("round-robin", 0), ("session", 0)] + [("random", s) for s in range(8)]
+    out = [
+        Config(nodes, r, seed, ttl)
+        for (nodes, (r, seed), ttl) in itertools.product(
+            (1, 2, 4, 8), routers, (None, 60.0, 300.0, 1800.0)
+        )
+        if not (nodes == 1 and r != "round-robin")  # one node: the router does not matter
+    ]
+    while len(out) < n:  # more random seeds until the sweep is as large as asked
+        s = len(out)
+        out.append(Config(8, "random", 100 + s, (None, 60.0, 300.0, 1800.0)[s % 4]))
+    return out[:n]
+
+
+def plans_for(trace: Trace, base: engine.Plan, cfg: Config) -> list[engine.Plan]:
+    if cfg.nodes == 1:
+        return [base]
+    first = trace.ids[trace.starts[:-1]]
+    keys = np.arange(trace.requests, dtype=np.int64) // 8  # pseudo-sessions of 8 requests
+    node = cluster.assign(cfg.router, cfg.nodes, keys, first, cfg.seed)
+    return [cluster.sub_plan(base, node == n)[0] for n in range(cfg.nodes)]
+
+
+def run(
+    trace: Trace, cfgs: list[Config], backend: Backend, batch_refs: int
+) -> tuple[float, int, list[np.ndarray]]:
+    """Seconds in the engine, references processed, and each configuration's cluster curve:
+    measured hit tokens at every per-node capacity from the longest request up (below it the
+    replay keeps C - 1 blocks, which engine.lru_curve adds on the host). Plans are built
+    outside the timed part, batch by batch."""
+    base = engine.plan(trace)
+    top = base.n_nodes
+    longest = int(base.lengths.max())
+    spent = 0.0
+    refs = 0
+    curves: list[np.ndarray] = []
+    pending: list[tuple[int, list[engine.Plan]]] = []
+    size = 0
+
+    def flush() -> None:
+        nonlocal size, spent
+        flat = [q for _, qs in pending for q in qs]
+        t0 = time.perf_counter()
+        ranks = engine.batch_ranks(flat, backend)
+        k = 0
+        for i, qs in pending:
+            total = np.zeros(top + 1, np.float64)
+            for q in qs:
+                rank, prev = ranks[k]
+                k += 1
+                eff = engine.effective_ranks(q, rank, prev, cfgs[i].ttl)
+                m = q.req >= q.warmup
+                total += np.bincount(
+                    np.minimum(eff[m], top), weights=q.tokens[m], minlength=top + 1
+                )
+            curves.append(np.rint(np.cumsum(total)[longest - 1 : top]).astype(np.int64))
+        spent += time.perf_counter() - t0
+        pending.clear()
+        size = 0
+
+    for i, cfg in enumerate(cfgs):
+        qs = plans_for(trace, base, cfg)
+        pending.append((i, qs))
+        n = sum(q.references for q in qs)
+        size += n
+        refs += n
+        if size >= batch_refs:
+            flush()
+    if pending:
+        flush()
+    return spent, refs, curves
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--trace", default=None)
+    ap.add_argument("--configs", type=int, default=256)
+    ap.add_argument("--numpy-configs", type=int, default=16)
+    ap.add_argument(
+        "--batch-refs", type=int, default=20_000_000, help="references per GPU array job"
+    )
+    ap.add_argument("--json", default=None)
+    args = ap.parse_args(argv)
+    path = Path(args.trace) if args.trace else next(p for p in TRACES if p.exists())
+    trace = read_trace(path)
+    cfgs = configs(max(args.configs, 1))
+    report: dict[str, object] = {
+        "trace": str(path),
+        "configs": len(cfgs),
+        "references": trace.references,
+    }
+    print(
+        f"{path.name}: {trace.requests:,} requests, {trace.references:,} references; "
+        f"{len(cfgs)} configurations"
+    )
+
+    n_np = min(len(cfgs), max(1, args.numpy_configs))
+    t_np, refs_np, curves_np = run(trace, cfgs[:n_np], NUMPY, args.batch_refs)
+    report["numpy"] = {"configs": n_np, "seconds": t_np, "refs_per_s": refs_np / t_np}
+    print(
+        f"numpy: {n_np} configurations, {refs_np:,} references in {t_np:.2f} s = "
+        f"{refs_np / t_np:,.0f} refs/s"
+    )
+
+    rc = 0
+    if cupy_available():
+        cp = get_backend("cupy")
+        run(trace, cfgs[:2], cp, args.batch_refs)  # warm-up: kernels compile on first use
+        t_gpu, refs_gpu, curves_gpu = run(trace, cfgs, cp, args.batch_refs)
+        same = all(np.array_equal(a, b) for a, b in zip(curves_np, curves_gpu[:n_np], strict=True))
+        report["cupy"] = {
+            "configs": len(cfgs),
+            "seconds": t_gpu,
+            "refs_per_s": refs_gpu / t_gpu,
+            "parity_with_numpy": same,
+        }
+        print(
+            f"cupy:  {len(cfgs)} configurations, {refs_gpu:,} references in {t_gpu:.2f} s = "
+            f"{refs_gpu / t_gpu:,.0f} refs/s ({(refs_gpu / t_gpu) / (refs_np / t_np):.1f}x numpy)"
+        )
+        print(
+            f"parity (first {n_np} configurations, every capacity): "
+            f"{'identical' if same else 'DIFFERENT'}"
+        )
+        rc = 0 if same else 1
+    else:
+        report["cupy"] = "unavailable (no cupy or no CUDA device)"
+        print("cupy: unavailable (no cupy or no CUDA device); numpy figures only")
+        rc = 3
+    if args.json:
+        Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
+    return rc
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,54 @@
+"""The GPU check script and benchmark run their numpy path here (no GPU on this machine)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.sim.backend import cupy_available
+
+ROOT = Path(__file__).resolve().parents[2]
+SLICE = ROOT / "tests" / "sim" / "data" / "conversation_head3000.jsonl.gz"
+
+
+def test_gpu_sim_numpy_path(tmp_path: Path) -> None:
+    sys.path.insert(0, str(ROOT / "tests" / "benchmarks"))
+    try:
+        import gpu_sim
+    finally:
+        sys.path.pop(0)
+    assert len(gpu_sim.configs(256)) == 256
+    out = tmp_path / "b.json"
+    rc = gpu_sim.main(
+        ["--trace", str(SLICE), "--configs", "6", "--numpy-configs", "3", "--json", str(out)]
+    )
+    assert rc == (0 if cupy_available() else 3)
+    report = json.loads(out.read_text())
+    assert report["numpy"]["refs_per_s"] > 0 and report["configs"] == 6
+
+
+@pytest.mark.skipif(os.name != "posix", reason="bash script")
+def test_gpu_check_script_writes_results(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "OUT": str(tmp_path),
+        "PYTHON": sys.executable,
+        "GPU_SIM_ARGS": f"--configs 4 --numpy-configs 2 --trace {SLICE}",
+    }
+    proc = subprocess.run(
+        ["bash", str(ROOT / "tests/benchmarks/gpu_check.sh")],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert proc.returncode == (0 if cupy_available() else 3), proc.stdout + proc.stderr
+    for name in ("environment.txt", "parity.txt", "bench.txt", "bench.json", "summary.txt"):
+        assert (tmp_path / name).stat().st_size > 0
+    assert "parity tests exit code: 0" in (tmp_path / "summary.txt").read_text()
