@@ -121,7 +121,7 @@ _SYSTEM_NAME = re.compile(
 )
 _SYSTEM_FUNC = re.compile(
     r"(?i)(system_?(prompt|message|text|instructions|block)|(^|_)(build|make|render|get|create|"
-    r"compose|load)_system$|^system$|instructions|preamble)"
+    r"compose|load)_system$|^system$|^system_(for|of)(_|$)|instructions|preamble)"
 )
 _TOOL_CALL = re.compile(r"(?i)(^|\.)(tool|toolspec|tool_spec|make_tool|function_tool)$")
 _PREFIX_KWARGS = {
