@@ -161,7 +161,9 @@ class Transport:
             if self.api == "anthropic":
                 import anthropic
 
-                self._client = anthropic.AsyncAnthropic(base_url=self.base_url, **common)
+                self._client = anthropic.AsyncAnthropic(
+                    base_url=_anthropic_base(self.base_url), **common
+                )
             else:
                 import openai
 
@@ -264,3 +266,11 @@ def _openai_base(base_url: str | None) -> str | None:
         return None
     url = base_url.rstrip("/")
     return url if url.endswith("/v1") else url + "/v1"
+
+
+def _anthropic_base(base_url: str | None) -> str | None:
+    """The Anthropic SDK adds `/v1/messages` itself; accept a base URL with or without `/v1`."""
+    if base_url is None:
+        return None
+    url = base_url.rstrip("/")
+    return url.removesuffix("/v1")
