@@ -31,7 +31,10 @@ from .usage import Usage
 SCHEMA_VERSION = 1
 ENV_VAR = "PREFIXLOCK_STORE"
 _LIST_KEYS = ("messages", "input", "tools", "system")
-_SECRET_KEYS = ("api_key", "apikey", "authorization", "x-api-key", "x_api_key", "secret", "token")
+# Field names that hold credentials (matched whole, case-insensitively, with - and _ alike).
+_SECRET_KEYS = frozenset(
+    {"api_key", "apikey", "x_api_key", "authorization", "access_token", "secret", "password"}
+)
 
 
 class StoreError(UserError):
@@ -56,8 +59,7 @@ def _scrub(value: Any) -> Any:
     if isinstance(value, Mapping):
         out: dict[str, Any] = {}
         for k, v in value.items():
-            low = str(k).lower()
-            if low != "cache_key" and any(s in low for s in _SECRET_KEYS):
+            if str(k).lower().replace("-", "_") in _SECRET_KEYS:
                 continue
             out[str(k)] = _scrub(v)
         return out
@@ -235,12 +237,23 @@ class SessionStore:
     def __init__(self, path: str | os.PathLike[str] | None = None, *, read_only: bool = False):
         self.path = Path(path).expanduser() if path is not None else default_path()
         self.read_only = read_only
+        self._refs_cache: dict[tuple[str, int], dict[str, list[str]]] = {}
         where = str(self.path)
         if read_only and not self.path.exists():
             raise StoreError("no session store here", where=where)
         if not read_only:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
+            if self.path.exists():
+                # Check the file with a connection that can write nothing, not even SQLite's
+                # -wal/-shm side files: a newer or broken store must stay exactly as it is.
+                probe = sqlite3.connect(
+                    f"{self.path.resolve().as_uri()}?mode=ro&immutable=1", uri=True
+                )
+                try:
+                    self._version(probe)
+                finally:
+                    probe.close()
             if read_only:
                 uri = f"{self.path.resolve().as_uri()}?mode=ro"
                 self._db = sqlite3.connect(uri, uri=True, isolation_level=None)
@@ -256,9 +269,8 @@ class SessionStore:
                 where=where,
             ) from None
 
-    def _open(self) -> None:
-        db = self._db
-        # Read the version before anything writes: a newer store must stay untouched.
+    def _version(self, db: sqlite3.Connection) -> int | None:
+        """The store's schema version (None: an empty file); refuses newer and foreign files."""
         tables = {
             r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")
         }
@@ -278,6 +290,11 @@ class SessionStore:
                 f"{SCHEMA_VERSION}); upgrade prefixlock. The store was left untouched",
                 where=str(self.path),
             )
+        return version
+
+    def _open(self) -> None:
+        db = self._db
+        version = self._version(db)
         if self.read_only:
             if version is None:
                 raise StoreError("empty file, not a session store", where=str(self.path))
@@ -304,20 +321,25 @@ class SessionStore:
     # -- transactions ----------------------------------------------------------------------------
 
     class _Tx:
-        def __init__(self, db: sqlite3.Connection) -> None:
-            self.db = db
+        def __init__(self, store: SessionStore) -> None:
+            self.store = store
+            self.db = store._db
 
         def __enter__(self) -> sqlite3.Connection:
             self.db.execute("BEGIN IMMEDIATE")
             return self.db
 
         def __exit__(self, exc_type: object, *rest: object) -> None:
-            self.db.execute("ROLLBACK" if exc_type is not None else "COMMIT")
+            if exc_type is not None:
+                self.db.execute("ROLLBACK")
+                self.store._refs_cache.clear()  # it may hold rows that were rolled back
+            else:
+                self.db.execute("COMMIT")
 
     def _tx(self) -> SessionStore._Tx:
         if self.read_only:
             raise StoreError("the store is open read-only", where=str(self.path))
-        return SessionStore._Tx(self._db)
+        return SessionStore._Tx(self)
 
     # -- blobs -----------------------------------------------------------------------------------
 
@@ -333,7 +355,11 @@ class SessionStore:
             raise StoreError(f"missing content blob {h[:12]}", where=str(self.path))
         return json.loads(bytes(row[0]).decode("utf-8"))
 
-    def _skeleton(self, db: sqlite3.Connection, body: Mapping[str, Any]) -> str:
+    def _skeleton(
+        self, db: sqlite3.Connection, session_id: str, seq: int, body: Mapping[str, Any]
+    ) -> str:
+        """The body with its big lists as blob hashes, each list as a delta on the previous
+        request's (kept: a common prefix length; added: the rest), so rows stay small."""
         rest: dict[str, Any] = {}
         refs: dict[str, list[str]] = {}
         for k, v in body.items():
@@ -341,12 +367,58 @@ class SessionStore:
                 refs[k] = [self._put_blob(db, item) for item in v]
             else:
                 rest[k] = v
-        return _json({"rest": rest, "refs": refs})
+        prev = self._refs(session_id, seq - 1) if seq > 0 else {}
+        encoded: dict[str, dict[str, Any]] = {}
+        for k, hashes in refs.items():
+            base = prev.get(k, [])
+            keep = 0
+            for a, b in zip(base, hashes, strict=False):
+                if a != b:
+                    break
+                keep += 1
+            encoded[k] = {"keep": keep, "add": hashes[keep:]} if keep else {"add": hashes}
+        self._refs_cache[(session_id, seq)] = refs
+        return _json({"rest": rest, "lists": encoded})
 
-    def _body(self, skeleton: str) -> dict[str, Any]:
+    def _refs(self, session_id: str, seq: int) -> dict[str, list[str]]:
+        """The full blob-hash lists of request `seq`, rebuilt from the deltas."""
+        cached = self._refs_cache.get((session_id, seq))
+        if cached is not None:
+            return cached
+        # Walk back to a request whose lists need no base (or one already rebuilt).
+        chain: list[tuple[int, dict[str, Any]]] = []
+        s = seq
+        base: dict[str, list[str]] = {}
+        while s >= 0:
+            hit = self._refs_cache.get((session_id, s))
+            if hit is not None:
+                base = hit
+                break
+            row = self._db.execute(
+                "SELECT skeleton FROM requests WHERE session_id=? AND seq=?", (session_id, s)
+            ).fetchone()
+            if row is None:
+                break
+            lists = json.loads(row[0]).get("lists", {})
+            chain.append((s, lists))
+            if all("keep" not in v for v in lists.values()):
+                break
+            s -= 1
+        for s, lists in reversed(chain):
+            full = {
+                k: base.get(k, [])[: v.get("keep", 0)] + list(v["add"]) for k, v in lists.items()
+            }
+            base = full
+            self._refs_cache[(session_id, s)] = full
+        if len(self._refs_cache) > 64:  # keep the newest few: requests are read in order
+            for key in sorted(self._refs_cache)[:-8]:
+                del self._refs_cache[key]
+        return base
+
+    def _body(self, session_id: str, seq: int, skeleton: str) -> dict[str, Any]:
         data = json.loads(skeleton)
         body: dict[str, Any] = dict(data["rest"])
-        for k, hashes in data["refs"].items():
+        for k, hashes in self._refs(session_id, seq).items():
             body[k] = [self._blob(h) for h in hashes]
         return body
 
@@ -412,7 +484,7 @@ class SessionStore:
                 r.api,
                 r.model,
                 r.path,
-                self._skeleton(db, _scrub(r.body)),
+                self._skeleton(db, session_id, seq, r.body),  # exact: bodies carry no credentials
                 _json(r.usage.to_dict()),
                 _json(_scrub(dict(r.usage.raw))),
                 None if r.cost is None else str(r.cost),
@@ -582,7 +654,7 @@ class SessionStore:
             api=str(row[6]),
             model=str(row[7]),
             path=str(row[8]),
-            body=self._body(row[9]),
+            body=self._body(str(row[0]), int(row[1]), row[9]),
             usage=Usage.from_dict(json.loads(row[10]), json.loads(row[11])),
             raw_usage=json.loads(row[11]),
             cost=_dec(row[12]),

@@ -80,3 +80,15 @@ async def run_turns(emu: Emulator, s: Session, n: int, start: int = 1, step: flo
 
 def of(events: Sequence[Event], kind: type) -> list[Any]:
     return [e for e in events if isinstance(e, kind)]
+
+
+def sent(emu: Emulator) -> int:
+    """Requests the emulator has recorded, once it has finished with every one in flight
+    (it records a request after answering it, on its own thread)."""
+    import time
+
+    deadline = time.monotonic() + 10
+    while emu.in_flight and time.monotonic() < deadline:
+        time.sleep(0.005)
+    time.sleep(0.02)
+    return len(emu.requests)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from guardkit import SYSTEM, agent, grep, of, prefix, run_turns, start_emulator, turn
+from guardkit import SYSTEM, agent, grep, of, prefix, run_turns, sent, start_emulator, turn
 
 from harness.events import CacheBreak, UsageReport
 from harness.guard import CacheBudget, CacheBudgetExceeded
@@ -73,10 +73,10 @@ async def test_miss_budget_stops_the_request_before_it_is_sent() -> None:
         async with a.session() as s:
             await run_turns(emu, s, 3)
             emu.clock.advance(301)  # the next request would re-bill the whole context
-            sent = len(emu.requests)
+            n_sent = sent(emu)
             with pytest.raises(CacheBudgetExceeded, match="nothing was sent"):
                 await turn(s, "still there?")
-            assert len(emu.requests) == sent
+            assert sent(emu) == n_sent
             # Raising the limit lets the same turn go out; the re-bill is then counted.
             s.budget = CacheBudget(session_tokens=1_000_000)
             events = await turn(s, "still there?")
@@ -89,7 +89,7 @@ async def test_per_action_budget_refuses_a_switch() -> None:
         async with agent(emu, budget=CacheBudget(action_dollars=0.001)).session() as s:
             await run_turns(emu, s, 3)
             quote = s.quote_switch("claude-sonnet-4-6")
-            sent = len(emu.requests)
+            n_sent = sent(emu)
             with pytest.raises(CacheBudgetExceeded, match="per-action"):
                 s.switch_model("claude-sonnet-4-6", quote=quote)
-            assert s.model == "claude-opus-4-7" and len(emu.requests) == sent
+            assert s.model == "claude-opus-4-7" and sent(emu) == n_sent

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from guardkit import agent, of, run_turns, start_emulator, turn
+from guardkit import agent, of, run_turns, sent, start_emulator, turn
 
 from harness.cacheunits import anthropic_units
 from harness.events import CacheBreak, PrefixChanged, SwitchWarning, UsageReport
@@ -17,10 +17,10 @@ async def test_compaction_reads_the_cache_and_starts_a_new_prefix() -> None:
             old_prefix = s.prefix
             quote = s.quote_compaction()
             assert quote.action == "compact" and quote.warns
-            sent = len(emu.requests)
+            n_sent = sent(emu)
             with pytest.raises(QuoteRequired):
                 await s.compact()
-            assert len(emu.requests) == sent
+            assert sent(emu) == n_sent
             events = await s.compact(quote=quote)
             summary, before = emu.requests[-1].body, emu.requests[-2].body
             new_prefix = s.prefix

@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from guardkit import agent, of, run_turns, start_emulator, turn
+from guardkit import agent, of, run_turns, sent, start_emulator, turn
 
 from harness.events import CacheBreak, PrefixChanged, SwitchWarning, UsageReport
 from harness.prices import PriceTable
@@ -30,9 +30,9 @@ async def test_switch_quote_matches_what_the_emulator_bills() -> None:
             assert quote.warns and quote.tokens_rebilled > 10_000
             with pytest.raises(QuoteRequired):
                 a.switch_model(SONNET)  # no quote, no policy: refused
-            n_before = len(emu_a.requests)
+            n_before = sent(emu_a)
             a.switch_model(SONNET, quote=quote)
-            assert len(emu_a.requests) == n_before  # switching sends nothing
+            assert sent(emu_a) == n_before  # switching sends nothing
             events_a = await turn(a, "Turn 21: look at src/app.py and tell me what f21 does.")
             events_b = await turn(b, "Turn 21: look at src/app.py and tell me what f21 does.")
             await run_turns(emu_a, a, 9, start=22)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from guardkit import agent, grep, of, run_turns, start_emulator, turn
+from guardkit import agent, grep, of, run_turns, sent, start_emulator, turn
 
 from harness.events import CacheBreak, PrefixChanged, SwitchWarning
 from harness.quote import QuoteRequired, StaleQuote
@@ -13,7 +13,7 @@ async def test_added_tool_is_priced_and_declining_sends_nothing() -> None:
     with start_emulator() as emu:
         async with agent(emu).session() as s:
             await run_turns(emu, s, 5)
-            sent = len(emu.requests)
+            n_sent = sent(emu)
             old = s.prefix
             quote = s.quote_tools(add=[grep])
             assert quote.action == "change_tools" and quote.warns
@@ -23,7 +23,7 @@ async def test_added_tool_is_priced_and_declining_sends_nothing() -> None:
             with pytest.raises(QuoteRequired):
                 s.change_tools(add=[grep])
             # Declined: nothing sent, the prefix is untouched.
-            assert len(emu.requests) == sent and s.prefix is old
+            assert sent(emu) == n_sent and s.prefix is old
             # Accepted later with a quote made for this state.
             await turn(s, "one more question")
             with pytest.raises(StaleQuote):

@@ -1,0 +1,85 @@
+"""The store keeps exact bodies without quadratic growth, exports traces, never keeps keys."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from guardkit import agent, start_emulator
+
+from harness.canonical import canonical_bytes
+from harness.store import SessionStore, StoreError, UnknownSessionError
+
+
+async def _session(tmp_path: Path, turns: int, key: str = "test-key") -> tuple[str, list]:
+    db = str(tmp_path / "s.sqlite")
+    with start_emulator() as emu:
+        a = agent(emu, store=SessionStore(db))
+        a._api_key = key  # a distinctive key, to look for it in the file
+        async with a.session("s1") as s:
+            for i in range(turns):
+                async for _ in s.send(f"Turn {i}: what does f{i} do?"):
+                    pass
+                emu.clock.advance(10)
+            bodies = [r.body for r in s.requests]
+    return db, bodies
+
+
+async def test_bodies_round_trip_exactly_and_storage_grows_linearly(tmp_path: Path) -> None:
+    db, bodies = await _session(tmp_path, 40)
+    with SessionStore(db, read_only=True) as store:
+        stored = [r.body for r in store.requests("s1")]
+        stats = store.stats()
+    assert [canonical_bytes(b) for b in stored] == [canonical_bytes(b) for b in bodies]
+    sent = sum(len(canonical_bytes(b)) for b in bodies)
+    last = len(canonical_bytes(bodies[-1]))
+    kept = stats["blob_bytes"] + stats["skeleton_bytes"]
+    # 80 requests re-send the context each time (quadratic); the store keeps each part ~once.
+    assert sent > 30 * last
+    assert kept < 3 * last, (kept, last, sent)
+
+
+async def test_export_writes_the_trace_format(tmp_path: Path) -> None:
+    db, bodies = await _session(tmp_path, 3)
+    out = tmp_path / "trace.jsonl"
+    with SessionStore(db, read_only=True) as store, out.open("w") as fh:
+        n = store.export_jsonl("s1", fh)
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert n == len(lines) == len(bodies) == 6
+    keys = {"session_id", "seq", "time", "provider", "api", "model", "path", "body", "usage",
+            "raw_usage", "cost", "cache_key"}
+    for i, (line, body) in enumerate(zip(lines, bodies, strict=True)):
+        assert set(line) == keys and line["seq"] == i and line["session_id"] == "s1"
+        assert canonical_bytes(line["body"]) == canonical_bytes(body)
+        assert line["provider"] == "anthropic" and line["path"] == "/v1/messages"
+        assert float(line["cost"]) > 0 and set(line["usage"]) >= {"cache_read", "output"}
+
+
+async def test_api_keys_never_reach_the_store(tmp_path: Path) -> None:
+    key = "sk-ant-very-secret-0123456789"
+    await _session(tmp_path, 2, key=key)
+    for f in tmp_path.iterdir():
+        assert key.encode() not in f.read_bytes(), f.name
+
+
+def test_newer_schema_and_garbage_are_refused_untouched(tmp_path: Path) -> None:
+    db = tmp_path / "new.sqlite"
+    SessionStore(db).close()
+    import sqlite3
+
+    con = sqlite3.connect(db)
+    con.execute("UPDATE schema_version SET version = 99")
+    con.commit()
+    con.close()
+    before = db.read_bytes()
+    with pytest.raises(StoreError, match="newer prefixlock"):
+        SessionStore(db)
+    assert db.read_bytes() == before
+    junk = tmp_path / "junk.sqlite"
+    junk.write_bytes(b"this is not a database at all" * 100)
+    with pytest.raises(StoreError, match="not a readable"):
+        SessionStore(junk)
+    assert junk.read_bytes() == b"this is not a database at all" * 100
+    with pytest.raises(UnknownSessionError), SessionStore(tmp_path / "ok.sqlite") as store:
+        store.load("nope")

@@ -1,0 +1,100 @@
+"""`prefixlock sessions`: list, show, export; bad stores and ids get one line and exit 2."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from guardkit import agent, start_emulator
+
+from harness.cli import main
+from harness.store import SessionStore
+
+
+@pytest.fixture
+async def db(tmp_path: Path) -> Path:
+    path = tmp_path / "s.sqlite"
+    store = SessionStore(path)
+    with start_emulator() as emu:
+        async with agent(emu, store=store).session("sess-1") as s:
+            for i in range(3):
+                async for _ in s.send(f"Turn {i}"):
+                    pass
+    store.close()
+    return path
+
+
+def _digest(path: Path) -> list[str]:
+    """The store file and any SQLite side files (-wal, -shm) next to it, hashed."""
+    return sorted(
+        f"{p.name}:{hashlib.sha256(p.read_bytes()).hexdigest()}"
+        for p in path.parent.iterdir()
+        if p.name.startswith(path.name)
+    )
+
+
+def test_list_show_export(db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["sessions", "--store", str(db), "list"]) == 0
+    out = capsys.readouterr().out
+    assert "sess-1" in out and "claude-opus-4-7" in out
+    assert main(["sessions", "--store", str(db), "list", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert row["turns"] == 3 and row["requests"] == 6 and row["hit_rate"] > 0
+    assert main(["sessions", "--store", str(db), "show", "sess-1"]) == 0
+    assert "hit rate" in capsys.readouterr().out
+    target = tmp_path / "trace.jsonl"
+    args = ["sessions", "--store", str(db), "export", "sess-1", "--jsonl", "-o", str(target)]
+    assert main(args) == 0
+    assert len(target.read_text().splitlines()) == 6
+    assert main(["sessions", "--store", str(db), "export", "sess-1", "--jsonl"]) == 0
+    assert capsys.readouterr().out == target.read_text()
+
+
+def _fails(args: list[str], capsys: pytest.CaptureFixture[str], text: str) -> None:
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert text in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err
+
+
+def test_bad_input_exits_2_and_overwrites_nothing(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    out = tmp_path / "out.jsonl"
+    out.write_text("keep me\n")
+    before = _digest(db)
+    _fails(["sessions", "--store", str(db), "show", "nope"], capsys, "unknown session id 'nope'")
+    _fails(["sessions", "--store", str(db), "export", "nope", "-o", str(out)], capsys, "unknown")
+    assert out.read_text() == "keep me\n"
+    newer = tmp_path / "newer.sqlite"
+    SessionStore(newer).close()
+    con = sqlite3.connect(newer)
+    con.execute("UPDATE schema_version SET version = 7")
+    con.commit()
+    con.close()
+    snap = _digest(newer)
+    _fails(["sessions", "--store", str(newer), "list"], capsys, "newer prefixlock")
+    assert _digest(newer) == snap
+    bad = tmp_path / "corrupt.sqlite"
+    bad.write_bytes(db.read_bytes()[:100] + b"\x00garbage" * 500)
+    snap = _digest(bad)
+    _fails(["sessions", "--store", str(bad), "list"], capsys, "corrupt.sqlite")
+    assert _digest(bad) == snap
+    _fails(["sessions", "--store", str(tmp_path / "missing.sqlite"), "list"], capsys, "no session")
+    assert not (tmp_path / "missing.sqlite").exists()
+    # A valid store read for an unknown id: its data is untouched (a WAL-mode reader may
+    # leave SQLite's empty -wal and -shm scratch files beside it).
+    assert [d for d in _digest(db) if "-" not in d] == [d for d in before if "-" not in d]
+
+
+def test_console_script(db: Path) -> None:
+    exe = Path(sys.executable).parent / "prefixlock"
+    proc = subprocess.run(
+        [str(exe), "sessions", "--store", str(db), "show", "missing-id"],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert proc.returncode == 2 and "unknown session id" in proc.stderr
