@@ -5,7 +5,11 @@ A builder turns each transcript message into wire dicts and unit data once (memo
 frozen Message). The chained hashes depend on everything before them, so they live here, in a
 memo of the last transcript built: messages that are the same objects as last time, after the
 same prefix, keep their units; only the rest is hashed. Editing the past is a fork, which gives
-new Message objects from the fork point on, so the identity check is enough.
+new Message objects from the fork point on, so the identity check is enough; a Transcript is
+checked by its chained content hash instead, in O(1).
+
+Bodies share these per-message dicts between requests (that is what makes building cheap):
+treat a `WireRequest.body` as read-only, and copy before changing anything in it.
 """
 
 from __future__ import annotations
