@@ -67,6 +67,7 @@ class Plan:
     commit: Callable[[float], None]
     usage: dict[str, Any]
     machine: int | None = None
+    api: str = "anthropic"  # anthropic | openai-chat | openai-responses: the stream's error shape
 
 
 @dataclass
@@ -359,13 +360,13 @@ class Emulator:
         if responses:
             resp = mod.response_object(body, reply, usage, rid, created)
             events = mod.responses_events(resp, chunk) if body.get("stream") else None
-            return Plan(resp, events, False, commit, usage, machine)
+            return Plan(resp, events, False, commit, usage, machine, "openai-responses")
         completion = mod.chat_completion(body, reply, usage, rid, created)
         events = None
         if body.get("stream"):
             include = bool((body.get("stream_options") or {}).get("include_usage"))
             events = mod.chat_chunks(completion, chunk, include_usage=include)
-        return Plan(completion, events, True, commit, usage, machine)
+        return Plan(completion, events, True, commit, usage, machine, "openai-chat")
 
     def _wait(self, seconds: float) -> None:
         """Added latency on the emulator's clock (a ManualClock waits for the test to advance)."""
@@ -478,8 +479,17 @@ class _Handler(BaseHTTPRequestHandler):
             return
         if sse_error:
             err = ApiError(529, "Overloaded")
-            if plan.done_marker:  # OpenAI streams carry errors as a data line
+            if plan.api == "openai-chat":  # chat streams carry errors as a data line
                 frame = "data: " + json.dumps(openai_error_body(err)) + "\n\n"
+            elif plan.api == "openai-responses":
+                data = {
+                    "type": "error",
+                    "code": "server_error",
+                    "message": err.message,
+                    "param": None,
+                    "sequence_number": len(events),
+                }
+                frame = "event: error\ndata: " + json.dumps(data) + "\n\n"
             else:
                 frame = "event: error\ndata: " + json.dumps(anthropic_error_body(err, rid)) + "\n\n"
             self._chunk(frame.encode("utf-8"))
