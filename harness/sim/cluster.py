@@ -207,6 +207,7 @@ def simulate_aware(
     parent = p.parent.tolist()
     caches = [NodeCache(p.n_nodes + 1, capacity, parent, ttl) for _ in range(nodes)]
     busy = [0.0] * nodes
+    served = [0] * nodes
     nodes_list = p.nodes.tolist()
     tok = p.tokens.tolist()
     starts = p.starts.tolist()
@@ -230,7 +231,8 @@ def simulate_aware(
             if max(wait) - min(wait) > load_threshold:
                 n = min(range(nodes), key=lambda i: (wait[i], i))
             else:
-                n = max(range(nodes), key=lambda i: (match[i], -wait[i], -i))
+                # equal matches (a new session on a shared prefix) go to the least busy node
+                n = max(range(nodes), key=lambda i: (match[i], -wait[i], -served[i], -i))
         else:
             best = max(match)
             fps = _fps()
@@ -244,6 +246,7 @@ def simulate_aware(
             if use_remote:
                 fetch = best - match[n]
         hit = caches[n].serve(path, now)
+        served[n] += 1
         used = hit + fetch
         out_node[r] = n
         out_hb[r] = used
