@@ -21,6 +21,7 @@ print(
 for router in ("random", "round-robin", "session", "prefix", "ttft"):
     r = simulate(trace, SimConfig(capacity=blocks, nodes=4, router=router, warmup=0.2))
     print(
-        f"{router:>12} {r.hit_rate_tokens:7.1%} {r.ttft_p99_s:8.2f}s {r.load_max_mean_requests:13.2f} "
+        f"{router:>12} {r.hit_rate_tokens:7.1%} {r.ttft_p99_s:8.2f}s "
+        f"{r.load_max_mean_requests:13.2f} "
         f"{r.load_max_mean_tokens:13.2f} {r.dollars:8.2f}"
     )

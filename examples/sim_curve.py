@@ -25,7 +25,8 @@ TRACE = (
 trace = read_trace(TRACE)
 curve = lru_curve(trace, warmup=0.5)
 print(
-    f"{trace.name}: {trace.requests:,} requests, {trace.references:,} blocks of {trace.block_size} tokens"
+    f"{trace.name}: {trace.requests:,} requests, "
+    f"{trace.references:,} blocks of {trace.block_size} tokens"
 )
 print(f"LRU curve over {len(curve.capacities):,} capacities in one pass")
 plan = engine.plan(trace, warmup=0.5)

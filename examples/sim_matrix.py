@@ -1,4 +1,4 @@
-"""Client style x server design: hit rate and dollars per cell (what `prefixlock sim matrix` prints).
+"""Client style x server design: hit rate and dollars per cell (as `prefixlock sim matrix` prints).
 
 The same synthetic agent sessions, sent by a careful client (stable prefix) and by three sloppy
 ones (timestamp in the system prompt, shuffled tools, a mid-session model switch), against a

@@ -28,7 +28,8 @@ for model in ("llama-3.3-70b", "deepseek-v3"):
     )
     tiers = (hbm, dram, ssd)
     print(
-        f"{model}: {a.kv_bytes_per_token('bf16'):,.0f} KV bytes/token; tiers (blocks) HBM/DRAM/SSD = {tiers}"
+        f"{model}: {a.kv_bytes_per_token('bf16'):,.0f} KV bytes/token; "
+        f"tiers (blocks) HBM/DRAM/SSD = {tiers}"
     )
     for ttl in (None, 300.0):
         r = simulate(trace, SimConfig(tiers=tiers, ttl=ttl, model=model, precision="bf16"))
