@@ -1,0 +1,103 @@
+"""The guard's pure rules on hand-built requests: settings, lookback, verdicts, budgets, routing."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from guardkit import agent, of, start_emulator, turn
+
+from harness.cacheunits import anthropic_units
+from harness.events import CacheBreak, UsageReport
+from harness.guard import CacheBudget, CacheBudgetExceeded, CacheGuard, provider_verdict
+from harness.settings import Settings
+from harness.usage import Usage
+from harness.wire import WireRequest
+
+SYSTEM = [{"type": "text", "text": "rules " * 3000, "cache_control": {"type": "ephemeral"}}]
+
+
+def req(messages: list[dict[str, Any]], **extra: Any) -> WireRequest:
+    body = {"model": "claude-opus-4-7", "max_tokens": 100, "system": SYSTEM,
+            "messages": messages, **extra}
+    return WireRequest("anthropic", "claude-opus-4-7", "/v1/messages", body,
+                       tuple(anthropic_units(body)))
+
+
+def msgs(n: int, mark_last: bool = True) -> list[dict[str, Any]]:
+    out = []
+    for i in range(n):
+        block: dict[str, Any] = {"type": "text", "text": f"message number {i} " * 20}
+        if mark_last and i == n - 1:
+            block["cache_control"] = {"type": "ephemeral"}
+        out.append({"role": "user" if i % 2 == 0 else "assistant", "content": [block]})
+    return out
+
+
+def observe(g: CacheGuard, r: WireRequest, now: float) -> CacheBreak | None:
+    p = g.predict(r, now)
+    u = Usage(p.uncached, p.read, p.write_5m, p.write_1h, 10)
+    return g.observe(r, p, u, now)
+
+
+def test_thinking_change_is_a_settings_miss() -> None:
+    g = CacheGuard()
+    observe(g, req(msgs(3)), 0.0)
+    p = g.predict(req(msgs(5), thinking={"type": "enabled", "budget_tokens": 2000}), 10.0)
+    assert p.cause == "settings" and p.lost > 0
+    # The system level still reads: only the messages level is keyed by thinking.
+    assert p.read == anthropic_units(req(msgs(1)).body)[0].end
+
+
+def test_a_turn_past_the_lookback_is_named() -> None:
+    g = CacheGuard()
+    observe(g, req(msgs(3)), 0.0)
+    p = g.predict(req(msgs(3 + 25)), 10.0)  # 25 new blocks, one breakpoint at the end
+    assert p.cause == "lookback" and p.read < p.ceiling
+
+
+def test_unexplained_miss_carries_the_provider_verdict() -> None:
+    g = CacheGuard()
+    observe(g, req(msgs(3)), 0.0)
+    r = req(msgs(5))
+    p = g.predict(r, 5.0)
+    assert p.read > 0 and p.cause is None
+    reported = Usage(0, 0, p.input_total, 0, 5)  # the provider read nothing
+    brk = g.observe(r, p, reported, 5.0, verdict="previous_message_not_found")
+    assert brk is not None and brk.cause == "unexplained" and brk.tokens_rebilled == p.read
+    assert brk.provider_verdict == "previous_message_not_found"
+    assert brk.dollars == Decimal(p.read) * (Decimal("6.25") - Decimal("0.5")) / 1_000_000
+
+
+def test_provider_verdicts_are_parsed() -> None:
+    anth = {"diagnostics": {"cache_miss_reason": {"type": "tools_changed"}}}
+    assert provider_verdict("anthropic", anth) == "tools_changed"
+    assert provider_verdict("anthropic", {"diagnostics": {"cache_miss_reason": None}}) is None
+    oai = {"prompt_cache_diagnostics": {"cache_miss_reason": {"type": "model_changed"}}}
+    assert provider_verdict("openai-responses", oai) == "model_changed"
+    assert provider_verdict("openai-chat", {}) is None
+
+
+def test_budget_messages_name_the_limit() -> None:
+    b = CacheBudget(session_tokens=100, session_dollars=Decimal("1"))
+    b.check(50, Decimal("0.1"), 0, Decimal(0), "x")
+    with pytest.raises(CacheBudgetExceeded, match="session limit of 100"):
+        b.check(60, Decimal("0.1"), 50, Decimal(0), "x")
+    with pytest.raises(CacheBudgetExceeded) as e:
+        b.check(10, Decimal("2"), 0, Decimal(0), "switching")
+    assert e.value.where == "budget.session_dollars"
+
+
+async def test_random_routing_misses_are_unexplained() -> None:
+    # No prompt_cache_key and a server that routes at random over 8 machines.
+    with start_emulator(openai={"routing": "random", "machines": 8}) as emu:
+        a = agent(emu, model="gpt-5.4", settings=Settings(send_cache_key=False))
+        async with a.session() as s:
+            events = []
+            for i in range(8):
+                events += await turn(s, f"Turn {i}")
+    breaks = of(events, CacheBreak)
+    assert breaks and {b.cause for b in breaks} == {"unexplained"}
+    lost = sum(r.predicted_read - r.usage.cache_read for r in of(events, UsageReport))
+    assert sum(b.tokens_rebilled for b in breaks) == lost > 0
