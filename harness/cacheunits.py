@@ -78,7 +78,9 @@ class _Builder:
         self.chain = ""
         self.total = 0
 
-    def add(self, section: Section, data: bytes, ttl: str | None, tokens: int | None = None) -> None:
+    def add(
+        self, section: Section, data: bytes, ttl: str | None, tokens: int | None = None
+    ) -> None:
         self.chain = chain_hash(self.chain, data)
         n = count_tokens(data.decode("utf-8")) if tokens is None else tokens
         self.total += n
@@ -136,7 +138,10 @@ def _openai_unit_texts(body: Mapping[str, Any]) -> list[tuple[Section, bytes]]:
     items = body.get("messages")
     if items is None:
         raw_input = body.get("input")
-        items = [{"role": "user", "content": raw_input}] if isinstance(raw_input, str) else raw_input
+        if isinstance(raw_input, str):
+            items = [{"role": "user", "content": raw_input}]
+        else:
+            items = raw_input
     for m in items or []:
         role = m.get("role") if isinstance(m, Mapping) else None
         section: Section = "system" if role in ("system", "developer") else "messages"

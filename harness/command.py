@@ -1,4 +1,5 @@
-"""The shape of a `prefixlock` subcommand, registered through the `prefixlock.commands` entry points.
+"""The shape of a `prefixlock` subcommand, registered through the `prefixlock.commands` entry
+points.
 
 Each product (`harness`, `agents`, `policies`, `tui`) registers its own subcommands in
 pyproject.toml, so the CLI never imports a package that `harness` must not depend on. A command

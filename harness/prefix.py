@@ -154,9 +154,7 @@ class FrozenPrefix:
         tools: Iterable[ToolLike] | None = None,
     ) -> FrozenPrefix:
         """A new prefix with some parts replaced. Sessions move to it only through the guard."""
-        new_tools: Iterable[ToolLike]
-        if tools is None:
-            new_tools = [self._runners.get(t.name, t) for t in self._tools]
-        else:
-            new_tools = tools
+        new_tools: Iterable[ToolLike] = (
+            [self._runners.get(t.name, t) for t in self._tools] if tools is None else tools
+        )
         return FrozenPrefix(system=self._system if system is None else system, tools=new_tools)

@@ -119,7 +119,8 @@ def from_openai_chat(raw: Any) -> Usage:
     if "prompt_cache_hit_tokens" in u or "prompt_cache_miss_tokens" in u:
         hit = _int(u.get("prompt_cache_hit_tokens"))
         miss = _int(u.get("prompt_cache_miss_tokens"))
-        return Usage(uncached_input=miss, cache_read=hit, output=_int(u.get("completion_tokens")), raw=u)
+        output = _int(u.get("completion_tokens"))
+        return Usage(uncached_input=miss, cache_read=hit, output=output, raw=u)
     details = u.get("prompt_tokens_details") or {}
     cached = _int(_get(details, "cached_tokens"))
     written = _int(_get(details, "cache_write_tokens"))
