@@ -205,6 +205,7 @@ class _Analyzer:
         self.current_class: str | None = None
         self.in_function = False
         self.list_literals: dict[str, ast.List] = {}
+        self._nested: dict[int, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
 
     # --- imports and names -------------------------------------------------------------------
 
@@ -1058,17 +1059,21 @@ class _Analyzer:
                 env[a.arg] = frozenset({_at(a, "param", a.arg)})
         self.run(fn.body, env, 0, EMPTY)
         # Nested functions: analysed in the enclosing environment, without a summary.
-        for sub in ast.walk(fn):
-            if sub is not fn and isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                inner = dict(env)
-                for a in [*sub.args.args, *sub.args.kwonlyargs]:
-                    inner[a.arg] = frozenset({_at(a, "param", a.arg)})
-                saved = self.current
-                self.current = Summary([a.arg for a in sub.args.args])
-                self.current_func_name = sub.name
-                self.run(sub.body, inner, 0, EMPTY)
-                self.current = saved
-                self.current_func_name = fn.name
+        nested = self._nested.get(id(fn))
+        if nested is None:
+            nested = [sub for sub in ast.walk(fn) if sub is not fn
+                      and isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            self._nested[id(fn)] = nested
+        for sub in nested:
+            inner = dict(env)
+            for a in [*sub.args.args, *sub.args.kwonlyargs]:
+                inner[a.arg] = frozenset({_at(a, "param", a.arg)})
+            saved = self.current
+            self.current = Summary([a.arg for a in sub.args.args])
+            self.current_func_name = sub.name
+            self.run(sub.body, inner, 0, EMPTY)
+            self.current = saved
+            self.current_func_name = fn.name
         self.current = None
         self.current_class = None
         self.current_func_name = None
