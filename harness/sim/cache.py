@@ -41,6 +41,9 @@ class BlockCache:
         self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()
         self._heap: list[tuple[int, int, Hashable]] = []  # LFU: (hits, stamp, key), lazy
         self._clock = 0
+        # (expires, seq, key), lazy: lets a full cache drop its expired entries without a scan
+        self._expiry: list[tuple[float, int, Hashable]] = []
+        self._seq = 0
         self.evictions = 0
 
     def __len__(self) -> int:
@@ -64,6 +67,7 @@ class BlockCache:
         entry.stamp = self._clock
         if entry.ttl is not None:
             entry.expires = now + entry.ttl  # refreshed on every hit
+            self._track(entry.expires, key)
         if self.policy == "lru":
             self._entries.move_to_end(key)
         elif self.policy == "lfu":
@@ -108,6 +112,8 @@ class BlockCache:
         self._clock += 1
         new = _Entry(None if ttl is None else now + ttl, ttl, 1, self._clock)
         self._entries[key] = new
+        if new.expires is not None:
+            self._track(new.expires, key)
         if self.policy == "lfu":
             heapq.heappush(self._heap, (new.hits, new.stamp, key))
         return evicted
@@ -123,18 +129,29 @@ class BlockCache:
     def _make_room(self, now: float) -> list[Hashable]:
         if self.capacity is None or len(self._entries) < self.capacity:
             return []
-        # Expired entries go first: they cost nothing to drop.
-        expired = [
-            k for k, e in self._entries.items() if e.expires is not None and now >= e.expires
-        ]
-        for k in expired:
-            del self._entries[k]
+        # Expired entries go first: they cost nothing to drop. Queue items whose entry was
+        # refreshed, replaced or removed since are stale and skipped.
+        heap = self._expiry
+        while heap and heap[0][0] <= now:
+            expires, _, k = heapq.heappop(heap)
+            e = self._entries.get(k)
+            if e is not None and e.expires == expires:
+                del self._entries[k]
         if len(self._entries) < self.capacity:
             return []
         victim = self._victim()
         del self._entries[victim]
         self.evictions += 1
         return [victim]
+
+    def _track(self, expires: float, key: Hashable) -> None:
+        self._seq += 1
+        heapq.heappush(self._expiry, (expires, self._seq, key))
+        if len(self._expiry) > 4 * len(self._entries) + 1024:
+            live = [(e.expires, k) for k, e in self._entries.items() if e.expires is not None]
+            self._expiry = [(x, i, k) for i, (x, k) in enumerate(live)]
+            heapq.heapify(self._expiry)
+            self._seq = len(self._expiry)
 
     def _victim(self) -> Hashable:
         if self.policy in ("lru", "fifo"):
@@ -153,3 +170,4 @@ class BlockCache:
     def clear(self) -> None:
         self._entries.clear()
         self._heap.clear()
+        self._expiry.clear()
