@@ -49,6 +49,13 @@ def _script(kind: str) -> Any:
                 "prompt_cache_miss_tokens": 500 + 100 * n,
             }
             return sse.chat(text=f"answer {n}", tools=call, usage=usage)
+        if kind == "responses":
+            usage = {
+                "input_tokens": 10_500 + 600 * n,
+                "output_tokens": 20 + n,
+                "input_tokens_details": {"cached_tokens": 10_112 + 512 * n},
+            }
+            return sse.responses(text=f"answer {n}", tools=call, usage=usage)
         usage = {
             "prompt_tokens": 10_500 + 600 * n,
             "completion_tokens": 20 + n,
@@ -70,7 +77,10 @@ def _hand_cost(kind: str, requests: int) -> Decimal:
                 + Decimal(10_000 + 500 * n) * Decimal("0.50")
                 + Decimal(20 + n) * 25
             ) / M
-        elif kind == "openai":  # gpt-5: in 1.25, cached 0.125, out 10; prompt includes cached
+        elif kind in (
+            "openai",
+            "responses",
+        ):  # gpt-5: in 1.25, cached 0.125, out 10; prompt includes cached
             cached = 10_112 + 512 * n
             total += (
                 Decimal(10_500 + 600 * n - cached) * Decimal("1.25")
@@ -90,6 +100,7 @@ CASES = [
     ("anthropic", "claude-opus-4-7", "https://api.anthropic.com/v1/messages", None),
     ("openai", "gpt-5", "https://api.openai.com/v1/chat/completions", None),
     ("deepseek", "deepseek-v4-flash", "https://api.deepseek.com/v1/chat/completions", None),
+    ("responses", "openai-responses:gpt-5", "https://api.openai.com/v1/responses", None),
 ]
 
 
@@ -132,8 +143,13 @@ async def test_twenty_turns(
                 assert 3 <= marks <= 4
                 assert "cache_control" in b["messages"][-1]["content"][-1]
         else:
+            # The system prompt: Responses `instructions`, else the first chat message.
             prefix_parts = {
-                (canonical_bytes(b["tools"]), canonical_bytes(b["messages"][0])) for b in sent
+                (
+                    canonical_bytes(b["tools"]),
+                    canonical_bytes(b["instructions"] if kind == "responses" else b["messages"][0]),
+                )
+                for b in sent
             }
             keys = {b["prompt_cache_key"] for b in sent}
             assert keys == {cache_key_for("session-20")}
