@@ -125,6 +125,33 @@ def case_reordered_tools_read_nothing(client: anthropic.Anthropic, emu: Emulator
     assert usage_of(client, body(tools=list(reversed(TOOLS))))["read"] == 0
 
 
+def case_tool_choice_change_keeps_system_entry(client: anthropic.Anthropic, emu: Emulator) -> None:
+    # tool_choice invalidates the message level only: the tools+system entry is still read,
+    # the conversation entry after it is written again.
+    msgs = [
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "text",
+                    "text": "Context: " + "the invoice module rounds totals. " * 20,
+                    "cache_control": EPH,
+                },
+            ],
+        }
+    ]
+    usage_of(client, body(messages=msgs))
+    changed = body(messages=msgs, tool_choice={"type": "any"})
+    sys_end = end_of(changed, "system")
+    assert usage_of(client, changed) == {
+        "input": 0,
+        "write": total(changed) - sys_end,
+        "w5m": total(changed) - sys_end,
+        "w1h": 0,
+        "read": sys_end,
+    }
+
+
 def case_model_switch_reads_nothing(client: anthropic.Anthropic, emu: Emulator) -> None:
     usage_of(client, body(model="claude-sonnet-4-6"))
     b = body(model="claude-opus-4-8")
@@ -286,6 +313,7 @@ CASES: list[Case] = [
     case_second_identical_reads_prefix,
     case_changed_tools_read_nothing,
     case_reordered_tools_read_nothing,
+    case_tool_choice_change_keeps_system_entry,
     case_model_switch_reads_nothing,
     case_other_api_key_reads_nothing,
     case_ttl_expires_after_5m01s,
