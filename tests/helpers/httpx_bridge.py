@@ -36,7 +36,12 @@ def async_client(router: respx.Router) -> httpx2.AsyncClient:
     """An httpx2 async client whose requests the respx `router` answers."""
 
     async def handler(request: httpx2.Request) -> httpx2.Response:
-        response = router.handler(_to_httpx(request))
+        try:
+            response = router.handler(_to_httpx(request))
+        except httpx.TransportError as exc:
+            # A route's side effect raised httpx's error: the SDK expects httpx2's of that name.
+            kind = getattr(httpx2, type(exc).__name__, httpx2.TransportError)
+            raise kind(str(exc)) from exc
         if hasattr(response, "__await__"):
             response = await response
         return await _from_httpx(response)
