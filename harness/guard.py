@@ -47,6 +47,9 @@ CAUSES = (
 )
 
 
+_RAISE = " (raise the limit with session.budget = CacheBudget(...) to go on)"
+
+
 class CacheBudgetExceeded(UserError):
     """A request or action would re-bill more than the session's cache-miss budget allows."""
 
@@ -75,26 +78,26 @@ class CacheBudget:
         if self.action_tokens is not None and tokens > self.action_tokens:
             raise CacheBudgetExceeded(
                 f"{what} would re-bill {tokens} cached tokens, over the per-action limit of "
-                f"{self.action_tokens}; nothing was sent",
+                f"{self.action_tokens}; nothing was sent{_RAISE}",
                 where="budget.action_tokens",
             )
         if self.action_dollars is not None and d > self.action_dollars:
             raise CacheBudgetExceeded(
                 f"{what} would re-bill ${d:.4f}, over the per-action limit of "
-                f"${self.action_dollars}; nothing was sent",
+                f"${self.action_dollars}; nothing was sent{_RAISE}",
                 where="budget.action_dollars",
             )
         if self.session_tokens is not None and spent_tokens + tokens > self.session_tokens:
             raise CacheBudgetExceeded(
                 f"{what} would re-bill {tokens} cached tokens; with {spent_tokens} already "
                 f"re-billed this passes the session limit of {self.session_tokens}; "
-                "nothing was sent",
+                f"nothing was sent{_RAISE}",
                 where="budget.session_tokens",
             )
         if self.session_dollars is not None and spent_dollars + d > self.session_dollars:
             raise CacheBudgetExceeded(
                 f"{what} would re-bill ${d:.4f}; with ${spent_dollars:.4f} already re-billed this "
-                f"passes the session limit of ${self.session_dollars}; nothing was sent",
+                f"passes the session limit of ${self.session_dollars}; nothing was sent{_RAISE}",
                 where="budget.session_dollars",
             )
 

@@ -139,11 +139,13 @@ def price_action(
     new_tokens: int = 0,
     target: Any = None,
     subagent: bool = True,
+    extra_dollars: Decimal = Decimal(0),
 ) -> Quote:
     """Price `action`: `without` / `with_` are the next request built both ways.
 
     `output_tokens` and `new_tokens` are the expected output and new input per turn (averages of
-    the session so far), used for the next turn's dollars and the break-even.
+    the session so far), used for the next turn's dollars and the break-even. `extra_dollars` is
+    a one-off cost of the action itself (a compaction's summary request), added to the next turn.
     """
     if action not in ACTIONS:
         raise ValueError(f"unknown action {action!r}")
@@ -155,7 +157,11 @@ def price_action(
     next_without = (
         None if old_price is None else old_price.cost(p_without.usage(output_tokens))
     )
-    next_with = None if new_price is None else new_price.cost(p_with.usage(output_tokens))
+    next_with = (
+        None
+        if new_price is None
+        else new_price.cost(p_with.usage(output_tokens)) + extra_dollars
+    )
     dollars = (
         None
         if new_price is None
@@ -169,7 +175,7 @@ def price_action(
     if next_with is not None and next_without is not None and old_price and new_price:
         extra = next_with - next_without
         if extra > 0:
-            saving = _steady(old_price, context, new_tokens, output_tokens) - _steady(
+            saving = _steady(old_price, without.input_tokens, new_tokens, output_tokens) - _steady(
                 new_price, context, new_tokens, output_tokens
             )
             break_even = None if saving <= 0 else 1 + math.ceil(extra / saving)

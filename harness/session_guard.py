@@ -262,6 +262,7 @@ class GuardedSession:
         next_message: str | None,
         target: Any,
         with_messages: Sequence[Message] | None = None,
+        extra: Decimal = Decimal(0),
     ) -> Quote:
         messages = self._next_messages(next_message)
         without = self._hypothetical(
@@ -282,6 +283,7 @@ class GuardedSession:
             output_tokens=out,
             new_tokens=new,
             target=target,
+            extra_dollars=extra,
         )
         self.quotes.append(q)
         return q
@@ -493,9 +495,21 @@ class GuardedSession:
     ) -> Quote:
         """Price compacting now: the summary request plus the next turn on the new prefix."""
         history = self.transcript.tokens
-        guess = "x " * estimate_summary_tokens(history)
+        summary_tokens = estimate_summary_tokens(history)
+        guess = "x " * summary_tokens
         plan = compacted(self.prefix, guess, placement)
         messages = [*plan.messages, Message.user(next_message or "(next message)")]
+        # The summary request itself: reads the cached history, writes the instruction.
+        summary_req = self._hypothetical(
+            self.provider.api,
+            self.model,
+            self.prefix,
+            self.settings,
+            summary_messages(self.transcript.messages, DEFAULT_INSTRUCTION),
+        )
+        pred = self.guard.predict(summary_req, self.clock.now())
+        price = self.guard.price(self.model)
+        extra = Decimal(0) if price is None else price.cost(pred.usage(summary_tokens))
         return self._price(
             "compact",
             api=self.provider.api,
@@ -505,6 +519,7 @@ class GuardedSession:
             next_message=next_message,
             target="compact",
             with_messages=messages,
+            extra=extra,
         )
 
     async def compact(

@@ -1,0 +1,61 @@
+"""Price a model switch before making it, on the local emulator (no key, no network).
+
+A 12-turn session on an Opus-class model, then a switch to a Sonnet-class one: the quote says
+how many cached tokens the switch re-bills, what the next turn costs both ways, the break-even,
+how long the cache stays warm, and the cheaper alternatives. The switch is refused without it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from harness import FrozenPrefix, tool
+from harness.agent import Agent
+from harness.clock import ManualClock
+from harness.emulator import Emulator, Rule, Script, Step
+from harness.events import CacheBreak, SwitchWarning, UsageReport
+from harness.quote import QuoteRequired
+
+SCRIPT = Script(rules=[Rule(match=".", steps=[
+    Step(text="Reading it.", tool="read_file", input={"path": "src/app.py"}),
+    Step(text="Done: the loop exits early on an empty list."),
+])])
+
+
+@tool
+def read_file(path: str) -> str:
+    """Read a UTF-8 file from the workspace."""
+    return "\n".join(f"def f{i}(x): return x + {i}  # {path}" for i in range(60))
+
+
+async def main() -> None:
+    prefix = FrozenPrefix(system="You are a careful coding assistant. " * 400, tools=[read_file])
+    with Emulator.start(clock=ManualClock(), script=SCRIPT) as emu:
+        agent = Agent(prefix, model="claude-opus-4-7", api_key="emulator",
+                      base_url=emu.base_url, clock=emu.clock)
+        async with agent.session() as s:
+            for i in range(12):
+                await s.ask(f"Turn {i}: what does f{i} do?")
+                emu.clock.advance(20)
+            quote = s.quote_switch("claude-sonnet-4-6")
+            print(quote.summary())
+            try:
+                s.switch_model("claude-sonnet-4-6")
+            except QuoteRequired as exc:
+                print("refused without the quote:", exc)
+            s.switch_model("claude-sonnet-4-6", quote=quote)
+            async for e in s.send("Turn 12: and f12?"):
+                if isinstance(e, SwitchWarning):
+                    print("warning:", e.quote.tokens_rebilled, "tokens re-billed")
+                elif isinstance(e, CacheBreak):
+                    print(f"miss: {e.cause}, {e.tokens_rebilled} tokens, ${e.dollars:.4f}")
+                elif isinstance(e, UsageReport):
+                    print(f"{e.model}: read {e.usage.cache_read}, wrote {e.usage.cache_write}")
+            emu.clock.advance(301)  # idle past the TTL: now a switch costs nothing extra
+            cold = s.quote_switch("claude-opus-4-7")
+            print("after 5 idle minutes:", cold.summary())
+            s.switch_model("claude-opus-4-7")  # no quote needed on a cold cache
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
