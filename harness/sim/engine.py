@@ -92,17 +92,19 @@ def trie_nodes(ids: I64, starts: I64) -> tuple[I64, I64, int]:
     checked in one vectorized pass; otherwise the trie is built level by level.
     """
     n = ids.shape[0]
-    lengths = np.diff(starts)
-    req = np.repeat(np.arange(lengths.shape[0], dtype=np.int64), lengths)
-    depth = np.arange(n, dtype=np.int64) - starts[req]
+    head = np.zeros(n, bool)
+    head[starts[:-1][np.diff(starts) > 0]] = True
     nodes, count = _first_use_numbering(ids)
-    prev_node = np.empty(n, np.int64)
-    prev_node[1:] = nodes[:-1]
-    prev_node[depth == 0] = 0
-    pairs = np.unique(nodes * (count + 1) + prev_node).shape[0] if n else 0
-    if pairs != count:
+    par_ref = np.empty(n, np.int64)
+    par_ref[1:] = nodes[:-1]
+    par_ref[head] = 0
+    parent = np.zeros(count + 1, np.int64)
+    parent[nodes] = par_ref  # with chained ids every write for a node agrees
+    if n and not np.array_equal(parent[nodes], par_ref):
         # Some id appears under two different parents: key every reference by its full path,
         # level by level (one vectorized unique per depth).
+        lengths = np.diff(starts)
+        depth = np.arange(n, dtype=np.int64) - np.repeat(starts[:-1], lengths)
         path = np.zeros(n, np.int64)
         order = np.argsort(depth, kind="stable")
         bounds = np.searchsorted(depth[order], np.arange(int(depth.max()) + 2))
@@ -113,12 +115,13 @@ def trie_nodes(ids: I64, starts: I64) -> tuple[I64, I64, int]:
             uniq, inv = np.unique(above * (count + 1) + nodes[sel], return_inverse=True)
             path[sel] = inv.reshape(-1) + issued + 1
             issued += int(uniq.shape[0])
+        del order, depth
         nodes, count = _first_use_numbering(path)
-    parent = np.zeros(count + 1, np.int64)
-    par_ref = np.empty(n, np.int64)
-    par_ref[1:] = nodes[:-1]
-    par_ref[depth == 0] = 0
-    parent[nodes] = par_ref
+        del path
+        par_ref[1:] = nodes[:-1]
+        par_ref[head] = 0
+        parent = np.zeros(count + 1, np.int64)
+        parent[nodes] = par_ref
     return nodes, parent, count
 
 

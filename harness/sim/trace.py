@@ -267,7 +267,7 @@ def read_mooncake(
         chunk.append(ids)
         lens.append(len(ids))
         meta.append((float(ts) / 1000.0, inp, out, sid, tid))
-        if len(chunk) >= 20000:
+        if len(chunk) >= 2000:
             flush()
             if on_progress is not None:
                 on_progress(lineno)
