@@ -101,8 +101,8 @@ def _binary(head: bytes) -> bool:
     return b"\x00" in head
 
 
-def lint_file(path: str, kind: str, model: str | None, prices_path: str | None = None
-              ) -> tuple[list[Finding], int]:
+def lint_file(path: str, kind: str, model: str | None, prices_path: str | None = None,
+              provider: str | None = None) -> tuple[list[Finding], int]:
     """Findings of one file after its inline/front-matter/sidecar suppressions, and how many
     those suppressions hid."""
     prices = _prices(prices_path)
@@ -118,7 +118,7 @@ def lint_file(path: str, kind: str, model: str | None, prices_path: str | None =
                 head = fh.read(8192)
             if _binary(head):
                 return [Finding(path, 1, 1, "PL903", "binary file, not a JSONL trace")], 0
-            findings = check_trace(path, prices, model)
+            findings = check_trace(path, prices, model, provider)
         else:
             data = Path(path).read_bytes()
             if _binary(data[:8192]):
@@ -144,12 +144,12 @@ def lint_file(path: str, kind: str, model: str | None, prices_path: str | None =
     return kept + sup.problems, len(findings) - len(kept)
 
 
-def _chunk(paths: list[tuple[str, str]], model: str | None, prices_path: str | None
-           ) -> tuple[list[Finding], int]:
+def _chunk(paths: list[tuple[str, str]], model: str | None, prices_path: str | None,
+           provider: str | None = None) -> tuple[list[Finding], int]:
     out: list[Finding] = []
     hidden = 0
     for path, kind in paths:
-        found, n = lint_file(path, kind, model, prices_path)
+        found, n = lint_file(path, kind, model, prices_path, provider)
         out.extend(found)
         hidden += n
     return out, hidden
@@ -168,11 +168,12 @@ def lint_paths(paths: Sequence[str], config: LintConfig, jobs: int = 1,
         tasks += [others[i:i + size] for i in range(0, len(others), size)]
         with ProcessPoolExecutor(max_workers=jobs) as pool:
             for part, n in pool.map(_chunk, tasks, [config.model] * len(tasks),
-                                    [prices_path] * len(tasks)):
+                                    [prices_path] * len(tasks),
+                                    [config.provider] * len(tasks)):
                 raw.extend(part)
                 suppressed += n
     else:
-        raw, suppressed = _chunk(files, config.model, prices_path)
+        raw, suppressed = _chunk(files, config.model, prices_path, config.provider)
     findings: list[Finding] = []
     for f in raw:
         if config.enabled(f.code, f.path):

@@ -28,6 +28,7 @@ from harness.cacheunits import (
 )
 from harness.canonical import canonical_bytes
 from harness.prices import Price, PriceTable
+from harness.usage import Usage, parse_usage
 
 from .tracecheck import (
     Bad,
@@ -201,11 +202,22 @@ def _ttl(prev: _Prev, price: Price | None) -> int:
     return price.cache_ttl_seconds if price else 300
 
 
+def reported_usage(rec: Record) -> Usage | None:
+    """What the provider reported for this request: the normalized counters, or the raw
+    usage parsed with the wire API's formula (real usage always wins over local counts)."""
+    if rec.usage and any(k in rec.usage for k in ("uncached_input", "cache_read")):
+        return Usage.from_dict(rec.usage)
+    if rec.raw_usage:
+        try:
+            return parse_usage(rec.api, rec.raw_usage)
+        except ValueError:
+            return None
+    return None
+
+
 def _reported_read(rec: Record) -> int | None:
-    if rec.usage is None:
-        return None
-    v = rec.usage.get("cache_read")
-    return int(v) if isinstance(v, int) else None
+    u = reported_usage(rec)
+    return None if u is None else u.cache_read
 
 
 def _no_marks(p: _Prev) -> bool:

@@ -39,6 +39,7 @@ class Record:
     body: Mapping[str, Any]
     usage: Mapping[str, Any] | None = None
     cache_key: str | None = None
+    raw_usage: Mapping[str, Any] | None = None
 
 
 @dataclass
@@ -48,8 +49,12 @@ class Bad:
     text: str
 
 
-def detect_api(body: Mapping[str, Any]) -> str:
-    """Which wire API a raw request body is for."""
+_PROVIDER_API = {"anthropic": "anthropic", "openai": "openai-chat",
+                 "openai-responses": "openai-responses"}
+
+
+def detect_api(body: Mapping[str, Any], provider: str | None = None) -> str:
+    """Which wire API a raw request body is for; `provider` decides when the body does not."""
     if "input" in body or "instructions" in body:
         return "openai-responses"
     model = str(body.get("model", ""))
@@ -67,16 +72,17 @@ def detect_api(body: Mapping[str, Any]) -> str:
     tools = body.get("tools") or []
     if tools and isinstance(tools[0], Mapping) and "input_schema" in tools[0]:
         return "anthropic"
-    return "openai-chat"
+    return _PROVIDER_API.get(provider or "", "openai-chat")
 
 
-def parse_record(raw: Any, line: int, default_session: str) -> Record | str:
+def parse_record(raw: Any, line: int, default_session: str,
+                 provider: str | None = None) -> Record | str:
     """A Record from a decoded JSON line, or an error message."""
     if not isinstance(raw, Mapping):
         return "not a JSON object"
     if isinstance(raw.get("body"), Mapping):
         body = raw["body"]
-        api = str(raw.get("api") or detect_api(body))
+        api = str(raw.get("api") or detect_api(body, provider))
         t = raw.get("time")
         return Record(
             line=line,
@@ -88,9 +94,10 @@ def parse_record(raw: Any, line: int, default_session: str) -> Record | str:
             body=body,
             usage=raw.get("usage") if isinstance(raw.get("usage"), Mapping) else None,
             cache_key=raw.get("cache_key") or body.get("prompt_cache_key"),
+            raw_usage=raw.get("raw_usage") if isinstance(raw.get("raw_usage"), Mapping) else None,
         )
     if "messages" in raw or "input" in raw or "system" in raw:
-        api = detect_api(raw)
+        api = detect_api(raw, provider)
         key = raw.get("prompt_cache_key")
         meta = raw.get("metadata")
         session = default_session
@@ -106,8 +113,8 @@ def iter_lines(path: str) -> Iterator[tuple[int, bytes]]:
         yield from enumerate(fh, start=1)
 
 
-def read_records(path: str, lines: Iterable[tuple[int, bytes]] | None = None
-                 ) -> Iterator[Record | Bad]:
+def read_records(path: str, lines: Iterable[tuple[int, bytes]] | None = None,
+                 provider: str | None = None) -> Iterator[Record | Bad]:
     """Records of a trace file, with a Bad for each line that cannot be read."""
     default_session = path
     for i, raw in (lines if lines is not None else iter_lines(path)):
@@ -122,7 +129,7 @@ def read_records(path: str, lines: Iterable[tuple[int, bytes]] | None = None
             yield Bad(i, f"malformed trace line{' (truncated)' if truncated else ''}: {msg}",
                       text)
             continue
-        rec = parse_record(data, i, default_session)
+        rec = parse_record(data, i, default_session, provider)
         if isinstance(rec, str):
             yield Bad(i, rec, raw[:200].decode("utf-8", "replace").rstrip("\n"))
         else:
@@ -502,10 +509,11 @@ class TraceLinter:
 
 
 def check_trace(path: str, prices: PriceTable | None, model: str | None = None,
+                provider: str | None = None,
                 lines: Iterable[tuple[int, bytes]] | None = None) -> list[Finding]:
     """Lint one trace file."""
     linter = TraceLinter(path, prices, model)
-    for item in read_records(path, lines):
+    for item in read_records(path, lines, provider):
         if (isinstance(item, Bad) and linter.records == 0 and linter.bad_count == 0
                 and item.message.startswith("neither")):
             # Valid JSON of another shape on the first line: some other JSONL, not a trace.

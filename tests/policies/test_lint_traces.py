@@ -227,3 +227,25 @@ def test_many_bad_lines_are_capped(tmp_path: Path) -> None:
     p.write_text(p.read_text() + "{broken\n" * 50)
     found = [f for f in check_trace(str(p), PRICES) if f.code == "PL904"]
     assert len(found) == 20 and "30 more unreadable lines" in found[-1].message
+
+
+def test_report_shows_reported_cache_reads(tmp_path: Path) -> None:
+    p = write_trace(tmp_path / "s.jsonl", anthropic_bodies(3, mutate=CASES["system_changed"][0]))
+    lines = [json.loads(x) for x in p.read_text().splitlines()]
+    for rec in lines:  # raw Anthropic usage only: parsed with harness.usage
+        rec["usage"] = {}
+        rec["raw_usage"] = {"input_tokens": 5, "cache_read_input_tokens": 0,
+                            "cache_creation_input_tokens": 4000, "output_tokens": 9}
+    p.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    (br,) = build_report(str(p), PRICES).sessions[0].breaks
+    assert br.reported_cache_read == 0
+    assert "(reported cache read 0)" in render_text(build_report(str(p), PRICES))
+
+
+def test_provider_default_decides_ambiguous_raw_bodies() -> None:
+    from policies.tracecheck import detect_api
+
+    body = {"model": "my-proxy-model", "messages": [{"role": "user", "content": "hi"}]}
+    assert detect_api(body) == "openai-chat"
+    assert detect_api(body, "anthropic") == "anthropic"
+    assert detect_api({"model": "gpt-5.4", "input": "hi"}, "anthropic") == "openai-responses"
