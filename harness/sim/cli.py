@@ -264,17 +264,19 @@ def run(args: argparse.Namespace) -> int:
     backend = get_backend(args.backend)
     if args.limit < 0:
         raise UserError("must be >= 0", where="--limit")
-    with _progress(show, "reading trace", None):
+    with _progress(show, "reading trace (lines)", None) as tick:
         trace = read_trace(
             args.trace,
             fmt=args.format,
             skip_bad=args.skip_bad,
             block_size=args.block_size,
             limit=args.limit,
+            on_progress=tick,
         )
     configs = _configs(args, trace.block_size)
     if len(configs) == 1:
-        results = [simulate(trace, configs[0], backend)]
+        with _progress(show, "simulating (requests)", trace.requests) as tick:
+            results = [simulate(trace, configs[0], backend, on_progress=tick)]
     else:
         with _progress(show, "sweep", len(configs)) as tick:
             results = run_sweep(

@@ -10,6 +10,7 @@ with one `NodeCache` per node and a queue per node. All of it is pure.
 from __future__ import annotations
 
 import heapq
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -194,6 +195,7 @@ def simulate_aware(
     model: Arch,
     load_threshold: float = 2.0,
     transfer_s_per_block: float = 0.0,
+    on_progress: Callable[[int], None] | None = None,
 ) -> Routed:
     """Route and serve request by request with one cache and one queue per node.
 
@@ -217,6 +219,8 @@ def simulate_aware(
     out_ht = np.zeros(p.requests, np.int64)
     out_fetch = np.zeros(p.requests, np.int64)
     for r in range(p.requests):
+        if on_progress is not None and r % 2000 == 0:
+            on_progress(r)
         s, e = starts[r], starts[r + 1]
         path = nodes_list[s:e]
         now = times[r]

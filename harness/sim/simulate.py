@@ -8,6 +8,7 @@ capacity in one pass. Pure: the trace is already in memory and nothing is printe
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
@@ -143,8 +144,15 @@ def _tier_split(
     return np.where(hit, tier, -1)
 
 
-def simulate(trace: Trace, config: SimConfig, backend: Backend = NUMPY) -> SimResult:
-    """Replay `trace` through the cache and cluster of `config`."""
+def simulate(
+    trace: Trace,
+    config: SimConfig,
+    backend: Backend = NUMPY,
+    on_progress: Callable[[int], None] | None = None,
+) -> SimResult:
+    """Replay `trace` through the cache and cluster of `config`.
+
+    `on_progress(requests_done)` is called now and then by the request-by-request engines."""
     cfg = config.check()
     arch = models.arch(cfg.model)
     p = engine.plan(trace, warmup=cfg.warmup, share=cfg.share)
@@ -165,6 +173,7 @@ def simulate(trace: Trace, config: SimConfig, backend: Backend = NUMPY) -> SimRe
             ttl=cfg.ttl,
             model=arch,
             load_threshold=cfg.load_threshold,
+            on_progress=on_progress,
             transfer_s_per_block=arch.kv_bytes_per_token(cfg.precision)
             * trace.block_size
             / (cfg.net_gbps * 1e9),
@@ -248,9 +257,12 @@ def _report(
         unc = (length_tok - ht)[m].sum()
         write_rate = float(price.write_5m)
         out = float(trace.output_len[m].sum())
-        dollars = float(
-            unc * write_rate + ht[m].sum() * float(price.cache_read) + out * float(price.output)
-        ) / 1e6
+        dollars = (
+            float(
+                unc * write_rate + ht[m].sum() * float(price.cache_read) + out * float(price.output)
+            )
+            / 1e6
+        )
         dollars0 = float(length_tok[m].sum() * float(price.input) + out * float(price.output)) / 1e6
     tm = ttft[m] if m.any() else np.zeros(1)
     return SimResult(

@@ -355,14 +355,21 @@ def read_trace(
     skip_bad: bool = False,
     block_size: int | None = None,
     limit: int = 0,
+    on_progress: Callable[[int], None] | None = None,
 ) -> Trace:
-    """Read a Mooncake or prefixlock trace (format sniffed from the first line unless given)."""
+    """Read a Mooncake or prefixlock trace (format sniffed from the first line unless given).
+
+    `on_progress(lines_read)` is called now and then on long Mooncake traces."""
     if not Path(path).exists():
         raise TraceError("no such file", where=str(path))
     kind = sniff(path) if fmt == "auto" else fmt
     if kind == "mooncake":
         return read_mooncake(
-            path, skip_bad=skip_bad, block_size=block_size or MOONCAKE_BLOCK, limit=limit
+            path,
+            skip_bad=skip_bad,
+            block_size=block_size or MOONCAKE_BLOCK,
+            limit=limit,
+            on_progress=on_progress,
         )
     if kind == "prefixlock":
         from .prefixlock_trace import read_prefixlock
