@@ -169,7 +169,7 @@ def _count_less(xp: Any, values: Any, bits: int, end: Any, bound: Any) -> Any:
     for level in range(bits - 1, -1, -1):
         bit = (cur >> level) & 1
         zero = bit == 0
-        xp.cumsum(zero, out=r0[1:])
+        r0[1:] = xp.cumsum(zero, dtype=values.dtype)
         nz = r0[n]
         qb = ((bound >> level) & 1) == 1
         a = r0[lo]
@@ -209,7 +209,7 @@ def stack_ranks(p: Plan, backend: Backend = NUMPY) -> tuple[I64, I64]:
     del stream, order, same
     first = prev < 0
     distinct = xp.zeros(n + 1, dtype=dt)
-    xp.cumsum(first, out=distinct[1:])
+    distinct[1:] = xp.cumsum(first, dtype=dt)
     # Per reference (in stream order): its request's start in the stream and its previous use.
     s_stream = xp.empty(n, dtype=dt)
     s_stream[pos] = s
