@@ -68,8 +68,10 @@ class LintConfig:
                     return False
         return True
 
-    def excluded(self, path: Path) -> bool:
-        parts = path.parts
+    def excluded(self, path: Path, below: Path | None = None) -> bool:
+        """Whether a walked path is excluded. Folder names are matched only in `below` (the
+        part under the path the user gave); globs against the path relative to the root."""
+        parts = (below if below is not None else path).parts
         for pattern in (*DEFAULT_EXCLUDE, *self.exclude):
             if any(fnmatch.fnmatch(part, pattern) for part in parts):
                 return True

@@ -72,12 +72,14 @@ def discover(paths: Sequence[str], config: LintConfig) -> list[tuple[str, str]]:
             continue
         for root, dirs, files in os.walk(p):
             rootp = Path(root)
-            dirs[:] = sorted(d for d in dirs if not config.excluded(rootp / d)
+            # Exclusions apply below the path given, not to the folders above it.
+            rel = rootp.relative_to(p)
+            dirs[:] = sorted(d for d in dirs if not config.excluded(rootp / d, rel / d)
                              and not d.startswith("."))
             for name in sorted(files):
                 fp = rootp / name
                 fk = kind_of(fp)
-                if fk is None or name.endswith(SIDECAR_SUFFIX) or config.excluded(fp):
+                if fk is None or name.endswith(SIDECAR_SUFFIX) or config.excluded(fp, rel / name):
                     continue
                 if name == "pyproject.toml" or _DOC_NAMES.match(name):
                     continue

@@ -123,6 +123,8 @@ _SYSTEM_FUNC = re.compile(
     r"(?i)(system_?(prompt|message|text|instructions|block)|(^|_)(build|make|render|get|create|"
     r"compose|load)_system$|^system$|^system_(for|of)(_|$)|instructions|preamble)"
 )
+# Calls that take prompt-like keywords but never send them (headers, logs, telemetry).
+_NOT_A_REQUEST = re.compile(r"(?i)(header|log|debug|print|metric|telemetry|trace|warn|span)")
 _TOOL_CALL = re.compile(r"(?i)(^|\.)(tool|toolspec|tool_spec|make_tool|function_tool)$")
 _PREFIX_KWARGS = {
     "system": "system prompt",
@@ -652,6 +654,8 @@ class _Analyzer:
 
     def check_call(self, node: ast.Call, env: dict[str, Taints]) -> None:
         q = self.qualname(node.func) or ""
+        if _NOT_A_REQUEST.search(q.rsplit(".", 1)[-1]):
+            return
         kw = {k.arg: k.value for k in node.keywords if k.arg is not None}
         if q.endswith("FrozenPrefix") and node.args and "system" not in kw:
             kw["system"] = node.args[0]
