@@ -2,9 +2,10 @@
 
 The same scripted coding session (the emulator's built-in one: 10 user turns, 30+ requests, a
 22K-token system prompt and tools) runs twice, through prefixlock's Agent and through a
-deliberately naive client written directly on the official `anthropic` SDK (current time in the
-system prompt, tools in a new order every request, no cache breakpoints, a mid-session model
-switch), each against two emulator configurations: a cache-aware server and a crude one (random
+deliberately naive client written directly on the official SDK (`anthropic`, or `openai` with
+`--provider openai`: current time in the system prompt, tools in a new order every request, no
+cache breakpoints and no cache key, a mid-session model switch), each against two emulator
+configurations: a cache-aware server and a crude one (random
 routing over several machines, little cache capacity). Both clients switch model at the same
 turn, so the difference is cache behaviour only. Everything runs in-process on a ManualClock:
 no key, no network, no real waiting.
@@ -30,8 +31,21 @@ if TYPE_CHECKING:
     from .prices import PriceTable
     from .usage import Usage
 
-BASE_MODEL = "claude-sonnet-4-6"
-SWITCH_MODEL = "claude-haiku-4-5"
+
+@dataclass(frozen=True)
+class Flavor:
+    """Which provider's wire format and models the demo runs on."""
+
+    provider: str  # anthropic | openai
+    api: str  # the wire API both clients use
+    base_model: str
+    switch_model: str
+
+
+FLAVORS = {
+    "anthropic": Flavor("anthropic", "anthropic", "claude-sonnet-4-6", "claude-haiku-4-5"),
+    "openai": Flavor("openai", "openai-chat", "gpt-5.4", "gpt-5.4-mini"),
+}
 SWITCH_AT = 5  # the model switch happens before this user turn (0-based)
 THINK_SECONDS = 45.0  # the user reads the answer and types the next prompt
 START = 1_800_000_000.0
@@ -97,6 +111,7 @@ class DemoResult:
     switch: SwitchNote | None
     prompts: tuple[str, ...]
     prefix_tokens: int
+    flavor: Flavor = FLAVORS["anthropic"]
 
     def run(self, client: str, server: str) -> Run:
         return self.runs[(client, server)]
@@ -127,7 +142,8 @@ class DemoResult:
                 "user_turns": len(self.prompts),
                 "requests": len(ours.requests),
                 "prefix_tokens": self.prefix_tokens,
-                "models": [BASE_MODEL, SWITCH_MODEL],
+                "provider": self.flavor.provider,
+                "models": [self.flavor.base_model, self.flavor.switch_model],
                 "switch_before_turn": SWITCH_AT + 1,
             },
             "cells": cells,
@@ -161,15 +177,15 @@ class DemoResult:
 
 
 def _bill(
-    emu: Emulator, prices: PriceTable, turn_of: Sequence[int], session_id: str
+    emu: Emulator, prices: PriceTable, turn_of: Sequence[int], session_id: str, flavor: Flavor
 ) -> tuple[list[RequestCost], list[dict[str, Any]]]:
     from .usage import parse_usage
 
     rows: list[RequestCost] = []
     trace: list[dict[str, Any]] = []
-    served: list[RecordedRequest] = emu.served("anthropic")
+    served: list[RecordedRequest] = emu.served(flavor.api)
     for seq, rec in enumerate(served):
-        usage = parse_usage("anthropic", rec.usage or {})
+        usage = parse_usage(flavor.api, rec.usage or {})
         model = str(rec.model)
         cost = prices.require(model).cost(usage)
         rows.append(
@@ -180,18 +196,26 @@ def _bill(
                 "session_id": session_id,
                 "seq": seq,
                 "time": rec.time,
-                "provider": "anthropic",
-                "api": "anthropic",
+                "provider": flavor.provider,
+                "api": flavor.api,
                 "model": model,
                 "path": rec.path,
                 "body": rec.body,
                 "usage": usage.to_dict(),
                 "raw_usage": rec.usage,
                 "cost": str(cost),
-                "cache_key": None,
+                "cache_key": rec.body.get("prompt_cache_key"),
             }
         )
     return rows, trace
+
+
+def _tool_names(body: dict[str, Any]) -> list[str]:
+    return [str(t.get("name") or t.get("function", {}).get("name")) for t in body["tools"]]
+
+
+def _system_of(body: dict[str, Any]) -> Any:
+    return body["system"] if "system" in body else body["messages"][0]["content"]
 
 
 def _naive_causes(bodies: Sequence[dict[str, Any]]) -> list[tuple[str, ...]]:
@@ -199,13 +223,13 @@ def _naive_causes(bodies: Sequence[dict[str, Any]]) -> list[tuple[str, ...]]:
     out: list[tuple[str, ...]] = []
     prev: dict[str, Any] | None = None
     for body in bodies:
-        causes = ["no breakpoints"]
+        causes = ["no breakpoints" if "system" in body else "no cache key"]
         if prev is not None:
             if body["model"] != prev["model"]:
                 causes.append("model switch")
-            if body["system"] != prev["system"]:
+            if _system_of(body) != _system_of(prev):
                 causes.append("time in system")
-            if [t["name"] for t in body["tools"]] != [t["name"] for t in prev["tools"]]:
+            if _tool_names(body) != _tool_names(prev):
                 causes.append("tools shuffled")
         out.append(tuple(causes))
         prev = body
@@ -225,7 +249,7 @@ def _turn_causes(run: Run, turn: int) -> list[str]:
 
 
 def _run_prefixlock(
-    config: EmulatorConfig, prices: PriceTable, prompts: Sequence[str]
+    config: EmulatorConfig, prices: PriceTable, prompts: Sequence[str], flavor: Flavor
 ) -> tuple[Run, SwitchNote | None]:
     import asyncio
 
@@ -241,7 +265,7 @@ def _run_prefixlock(
         workspace = Workspace(clock)
         agent = Agent(
             demo_prefix(workspace),
-            model=BASE_MODEL,
+            model=flavor.base_model,
             api_key=DEMO_KEY,
             base_url=emu.base_url,
             clock=clock,
@@ -253,7 +277,7 @@ def _run_prefixlock(
             async with agent.session(session_id="demo-prefixlock") as s:
                 for turn, prompt in enumerate(prompts):
                     if turn == SWITCH_AT:
-                        switch = _switch(s, emu, prices, prompt)
+                        switch = _switch(s, flavor, prompt)
                     before = len(emu.served())
                     async for _event in s.send(prompt):
                         pass
@@ -262,37 +286,22 @@ def _run_prefixlock(
             return switch
 
         note = asyncio.run(drive())
-        rows, trace = _bill(emu, prices, turn_of, "demo-prefixlock")
+        rows, trace = _bill(emu, prices, turn_of, "demo-prefixlock", flavor)
     return Run("prefixlock", "", rows, trace), note
 
 
-def _switch(session: Any, emu: Emulator, prices: PriceTable, next_prompt: str) -> SwitchNote:
+def _switch(session: Any, flavor: Flavor, next_prompt: str) -> SwitchNote:
     """Switch the session's model the prefixlock way: quote first, then switch with the quote."""
-    quote_switch = getattr(session, "quote_switch", None)
-    if quote_switch is not None:
-        quote = quote_switch(SWITCH_MODEL, next_message=next_prompt)
-        session.switch_model(SWITCH_MODEL, quote=quote)
-        return SwitchNote(
-            quote.old_model,
-            quote.new_model,
-            quote.tokens_rebilled,
-            quote.dollars,
-            quote.summary(),
-            "guard",
-        )
-    # Without the guard: price the switch from what the server last reported.
-    from .usage import parse_usage
-
-    last = parse_usage("anthropic", emu.served()[-1].usage or {})
-    cached = last.cache_read + last.cache_write
-    new = prices.require(SWITCH_MODEL)
-    dollars = new.input_cost(cached, "write_5m") - new.input_cost(cached, "read")
-    session._use_provider(session.agent.provider(SWITCH_MODEL))
-    summary = (
-        f"switch_model {BASE_MODEL} -> {SWITCH_MODEL}: re-bills {cached:,} cached tokens "
-        f"(${dollars:.4f})"
+    quote = session.quote_switch(flavor.switch_model, next_message=next_prompt)
+    session.switch_model(flavor.switch_model, quote=quote)
+    return SwitchNote(
+        quote.old_model,
+        quote.new_model,
+        quote.tokens_rebilled,
+        quote.dollars,
+        quote.summary(),
+        "guard",
     )
-    return SwitchNote(BASE_MODEL, SWITCH_MODEL, cached, dollars, summary, "emulator")
 
 
 def _plain(block: Any) -> dict[str, Any]:
@@ -308,9 +317,12 @@ def _stamp(now: float) -> str:
     return dt.datetime.fromtimestamp(now, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
-def _run_naive(config: EmulatorConfig, prices: PriceTable, prompts: Sequence[str]) -> Run:
+def _run_naive(
+    config: EmulatorConfig, prices: PriceTable, prompts: Sequence[str], flavor: Flavor
+) -> Run:
     """The same session written the way many first agents are: every habit that breaks caching."""
     import anthropic
+    import openai
 
     from .clock import ManualClock
     from .emulator import Emulator
@@ -318,53 +330,107 @@ def _run_naive(config: EmulatorConfig, prices: PriceTable, prompts: Sequence[str
 
     clock = ManualClock(START)
     rng = random.Random(7)
-    tools = [spec.to_dict() for spec in TOOL_SPECS]
+    from .canonical import canonical_json
+
+    # Plain JSON data (the specs hold frozen mappings).
+    anthropic_tools = [json.loads(canonical_json(spec.to_dict())) for spec in TOOL_SPECS]
+    openai_tools = [
+        {
+            "type": "function",
+            "function": {
+                "name": t["name"],
+                "description": t["description"],
+                "parameters": t["input_schema"],
+            },
+        }
+        for t in anthropic_tools
+    ]
     handbook = system_prompt()
     bodies: list[dict[str, Any]] = []
     turn_of: list[int] = []
     with Emulator.start(config=config, clock=clock, prices=prices) as emu:
         workspace = Workspace(clock)
-        client = anthropic.Anthropic(api_key=DEMO_KEY, base_url=emu.base_url, max_retries=2)
+        a_client = anthropic.Anthropic(api_key=DEMO_KEY, base_url=emu.base_url, max_retries=2)
+        o_client = openai.OpenAI(api_key=DEMO_KEY, base_url=emu.openai_base_url, max_retries=2)
         messages: list[dict[str, Any]] = []
+
+        def anthropic_step(model: str, system: str) -> list[tuple[str, str, dict[str, Any]]]:
+            order = list(anthropic_tools)
+            rng.shuffle(order)
+            body: dict[str, Any] = {
+                "model": model,
+                "max_tokens": 4096,
+                "system": system,
+                "tools": order,
+                "messages": list(messages),
+            }
+            reply = a_client.messages.create(**body)
+            bodies.append(body)
+            content = [_plain(b) for b in reply.content]
+            messages.append({"role": "assistant", "content": content})
+            uses = [
+                (b["id"], b["name"], dict(b["input"])) for b in content if b["type"] == "tool_use"
+            ]
+            if uses:
+                messages.append(
+                    {
+                        "role": "user",
+                        "content": [
+                            {
+                                "type": "tool_result",
+                                "tool_use_id": i,
+                                "content": workspace.run(n, a),
+                            }
+                            for i, n, a in uses
+                        ],
+                    }
+                )
+            return uses
+
+        def openai_step(model: str, system: str) -> list[tuple[str, str, dict[str, Any]]]:
+            order = list(openai_tools)
+            rng.shuffle(order)
+            # No prompt_cache_key: requests are routed by their first tokens only.
+            body: dict[str, Any] = {
+                "model": model,
+                "tools": order,
+                "messages": [{"role": "system", "content": system}, *messages],
+            }
+            reply = o_client.chat.completions.create(**body)
+            bodies.append(body)
+            msg = reply.choices[0].message
+            calls = [c for c in msg.tool_calls or [] if c.type == "function"]
+            out: dict[str, Any] = {"role": "assistant", "content": msg.content}
+            if calls:
+                out["tool_calls"] = [
+                    {
+                        "id": c.id,
+                        "type": "function",
+                        "function": {"name": c.function.name, "arguments": c.function.arguments},
+                    }
+                    for c in calls
+                ]
+            messages.append(out)
+            uses = [(c.id, c.function.name, dict(json.loads(c.function.arguments))) for c in calls]
+            for i, n, a in uses:
+                messages.append({"role": "tool", "tool_call_id": i, "content": workspace.run(n, a)})
+            return uses
+
+        step = anthropic_step if flavor.provider == "anthropic" else openai_step
         try:
             for turn, prompt in enumerate(prompts):
-                model = SWITCH_MODEL if turn >= SWITCH_AT else BASE_MODEL
+                model = flavor.switch_model if turn >= SWITCH_AT else flavor.base_model
                 messages.append({"role": "user", "content": prompt})
                 for _step in range(25):
-                    order = list(tools)
-                    rng.shuffle(order)
-                    body: dict[str, Any] = {
-                        "model": model,
-                        "max_tokens": 4096,
-                        "system": f"Current time: {_stamp(clock.now())}\n\n{handbook}",
-                        "tools": order,
-                        "messages": list(messages),
-                    }
-                    reply = client.messages.create(**body)
-                    bodies.append(body)
+                    uses = step(model, f"Current time: {_stamp(clock.now())}\n\n{handbook}")
                     turn_of.append(turn)
-                    content = [_plain(b) for b in reply.content]
-                    messages.append({"role": "assistant", "content": content})
-                    uses = [b for b in content if b["type"] == "tool_use"]
                     if not uses:
                         break
-                    messages.append(
-                        {
-                            "role": "user",
-                            "content": [
-                                {
-                                    "type": "tool_result",
-                                    "tool_use_id": u["id"],
-                                    "content": workspace.run(u["name"], dict(u["input"])),
-                                }
-                                for u in uses
-                            ],
-                        }
-                    )
                 clock.advance(THINK_SECONDS)
         finally:
-            client.close()
-        rows, trace = _bill(emu, prices, turn_of, "demo-naive")
+            a_client.close()
+            o_client.close()
+        rows, trace = _bill(emu, prices, turn_of, "demo-naive", flavor)
     for row, causes in zip(rows, _naive_causes(bodies), strict=False):
         row.causes = causes
     return Run("naive", "", rows, trace)
@@ -376,26 +442,27 @@ def server_configs() -> dict[str, EmulatorConfig]:
     return {"cache-aware": EmulatorConfig(), "crude": EmulatorConfig.crude()}
 
 
-def run_demo(prompts: Sequence[str] | None = None) -> DemoResult:
+def run_demo(prompts: Sequence[str] | None = None, provider: str = "anthropic") -> DemoResult:
     """Run the four sessions and return their figures (no printing)."""
     from .emulator import BUILTIN_PROMPTS
     from .emulator.workspace import Workspace, demo_prefix
     from .prices import PriceTable
 
     prompts = tuple(prompts if prompts is not None else BUILTIN_PROMPTS)
+    flavor = FLAVORS[provider]
     prices = PriceTable.builtin()
     runs: dict[tuple[str, str], Run] = {}
     switch: SwitchNote | None = None
     for server, config in server_configs().items():
-        ours, note = _run_prefixlock(config, prices, prompts)
+        ours, note = _run_prefixlock(config, prices, prompts, flavor)
         ours.server = server
         runs[("prefixlock", server)] = ours
         if server == "cache-aware":
             switch = note
-        theirs = _run_naive(config, prices, prompts)
+        theirs = _run_naive(config, prices, prompts, flavor)
         theirs.server = server
         runs[("naive", server)] = theirs
-    return DemoResult(runs, switch, prompts, demo_prefix(Workspace()).tokens)
+    return DemoResult(runs, switch, prompts, demo_prefix(Workspace()).tokens, flavor)
 
 
 # ---- output -----------------------------------------------------------------------------------
@@ -435,7 +502,8 @@ def render(result: DemoResult, console: Any = None) -> None:
     console.print(
         f"[bold]prefixlock demo[/bold]: one scripted coding session, {len(result.prompts)} user "
         f"turns, {len(ours.requests)} requests, {result.prefix_tokens:,}-token system prompt + "
-        f"tools; {BASE_MODEL}, switching to {SWITCH_MODEL} before turn {SWITCH_AT + 1}."
+        f"tools; {result.flavor.base_model}, switching to {result.flavor.switch_model} before "
+        f"turn {SWITCH_AT + 1}."
     )
     table = Table(title="Hit rate and dollars, client x server")
     table.add_column("client")
@@ -480,20 +548,26 @@ def render(result: DemoResult, console: Any = None) -> None:
         f"{_money(theirs.cost)}: {result.margin:.1f}x cheaper, {_money(saved)} saved on one "
         f"session ({ours.hit_rate:.1%} vs {theirs.hit_rate:.1%} of input read from cache). "
         f"On the crude server prefixlock paid {_money(crude.cost)} "
-        f"({crude.hit_rate:.1%} read): server design matters too. The naive client pays the same "
-        f"on both servers: it never wrote a cache entry a server could lose."
+        f"({crude.hit_rate:.1%} read): server design matters too. The naive client pays about the "
+        f"same on both servers: its prefix changes on every request, so no server can help it."
     )
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--json", action="store_true", help="print the figures as JSON")
     p.add_argument(
+        "--provider",
+        choices=sorted(FLAVORS),
+        default="anthropic",
+        help="wire format and models both clients use (default: anthropic)",
+    )
+    p.add_argument(
         "--trace-dir", metavar="DIR", help="write each run's requests as JSONL traces into DIR"
     )
 
 
 def _run(args: argparse.Namespace) -> int:
-    result = run_demo()
+    result = run_demo(provider=args.provider)
     if args.trace_dir:
         write_traces(result, args.trace_dir)
     if args.json:

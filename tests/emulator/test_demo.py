@@ -14,6 +14,7 @@ from rich.console import Console
 from harness import demo
 from harness.cli import main
 from harness.demo import DemoResult, render, run_demo
+from harness.emulator import BUILTIN_PROMPTS
 from harness.usage import Usage
 
 
@@ -30,7 +31,7 @@ def demo_out(
     trace_dir = tmp_path_factory.mktemp("traces")
     buf = io.StringIO()
     with pytest.MonkeyPatch.context() as mp, contextlib.redirect_stdout(buf):
-        mp.setattr(demo, "run_demo", lambda: demo_result)
+        mp.setattr(demo, "run_demo", lambda **_: demo_result)
         assert main(["demo", "--json", "--trace-dir", str(trace_dir)]) == 0
     return json.loads(buf.getvalue()), trace_dir
 
@@ -103,3 +104,15 @@ def test_human_output_has_table_warning_and_margin(demo_result: DemoResult) -> N
     text = console.export_text()
     assert "cache-aware server" in text and "crude server" in text
     assert "Switch warning" in text and "x cheaper" in text
+
+
+def test_openai_flavor_prefixlock_beats_naive() -> None:
+    # Three user turns keep this fast; the full session runs above on the Anthropic flavor.
+    result = run_demo(prompts=BUILTIN_PROMPTS[:3], provider="openai")
+    ours, theirs = result.run("prefixlock", "cache-aware"), result.run("naive", "cache-aware")
+    assert len(ours.requests) == len(theirs.requests) == 11
+    assert ours.hit_rate > 0.8 and theirs.hit_rate < 0.05
+    assert ours.cost < theirs.cost
+    assert result.to_dict()["session"]["provider"] == "openai"
+    assert all(r["cache_key"] for r in ours.trace)  # prefixlock sends a per-session key
+    assert not any(r["cache_key"] for r in theirs.trace)
