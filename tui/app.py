@@ -17,6 +17,7 @@ from textual import on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
+from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Collapsible, Footer, Input, Static
@@ -76,6 +77,7 @@ class ChatApp(App[None]):
         self.tick = tick
         self.blink = blink
         self.busy = False
+        self.ready = False  # True once the session is open; input before that waits
         self.delegate_next: str | None = None  # model chosen in the switch dialog's "subagent"
         self._assistant: AssistantMessage | None = None
         self._tools: dict[str, ToolEntry] = {}
@@ -96,11 +98,17 @@ class ChatApp(App[None]):
 
     def header_text(self) -> str:
         b = self.backend
-        return f"prefixlock chat · {b.model} · {b.session_id} · {b.provider_label}"
+        # The provider first: "EMULATOR" must survive an 80-column terminal.
+        return f"prefixlock · {b.provider_label} · {b.model} · session {b.session_id}"
 
     async def on_mount(self) -> None:
         self.backend.approve = self.ask_approval
-        await self.backend.start()
+        self.conversation.anchor()  # stay at the bottom as entries stream in
+        try:
+            await self.backend.start()
+        except PrefixlockError as exc:
+            await self.add_note(f"cannot start the session: {exc}", "error")
+            return
         self.refresh_header()
         await self.load_history()
         if self.backend.offline:
@@ -108,6 +116,7 @@ class ChatApp(App[None]):
                 "No API key found: running on the built-in emulator (offline, scripted model).",
                 "warn",
             )
+        self.ready = True
         self.refresh_panel()
         self.set_interval(self.tick, self.refresh_panel)
         self.query_one("#prompt", Input).focus()
@@ -125,7 +134,10 @@ class ChatApp(App[None]):
         self.query_one("#header", Static).update(Text(self.header_text()))
 
     def refresh_panel(self) -> None:
-        panel = self.query_one("#cache-panel", CachePanel)
+        try:
+            panel = self.query_one("#cache-panel", CachePanel)
+        except NoMatches:  # a tick after the screen went away
+            return
         panel.show(self.backend.panel_view())
 
     def _container(self) -> Widget:
@@ -133,12 +145,10 @@ class ChatApp(App[None]):
 
     async def _mount(self, widget: Widget) -> None:
         await self._container().mount(widget)
-        self.conversation.scroll_end(animate=False)
 
     async def add_note(self, text: str, kind: str = "info") -> Note:
         note = Note(text, kind)
         await self.conversation.mount(note)
-        self.conversation.scroll_end(animate=False)
         return note
 
     async def load_history(self) -> None:
@@ -147,13 +157,9 @@ class ChatApp(App[None]):
             if role == "user":
                 await self.conversation.mount(UserMessage(text))
             elif role == "assistant":
-                msg = AssistantMessage()
-                await self.conversation.mount(msg)
-                await msg.update(text)
-                msg.text = text
+                await self.conversation.mount(AssistantMessage(text))
             else:
                 await self.conversation.mount(Note(text, "tool"))
-        self.conversation.scroll_end(animate=False)
 
     async def ask_approval(self, request: ApprovalRequest) -> Decision:
         """The workspace's approval callback: a modal dialog, answered by the user."""
@@ -182,6 +188,9 @@ class ChatApp(App[None]):
 
     async def handle_line(self, line: str) -> None:
         parsed = parse(line)
+        if not self.ready and parsed.command not in ("help", "quit"):
+            await self.add_note("the session is not open yet", "warn")
+            return
         if parsed.error:
             await self.add_note(parsed.error, "error")
             return
@@ -196,7 +205,6 @@ class ChatApp(App[None]):
     @work(exclusive=True, group="turn")
     async def run_turn(self, text: str) -> None:
         await self.conversation.mount(UserMessage(text))
-        self.conversation.scroll_end(animate=False)
         if self.delegate_next is not None:
             model, self.delegate_next = self.delegate_next, None
             await self.stream(self.backend.delegate(text, agent="explorer", model=model))
@@ -231,8 +239,6 @@ class ChatApp(App[None]):
                 self._assistant = AssistantMessage()
                 await self._mount(self._assistant)
             await self._assistant.add(ev.text)
-            if self.conversation.max_scroll_y - self.conversation.scroll_y < 5:
-                self.conversation.scroll_end(animate=False)
             return
         if self._assistant is not None and not isinstance(ev, UsageReport):
             await self._assistant.finish()
@@ -449,6 +455,8 @@ class ChatApp(App[None]):
 
     def action_theme_toggle(self) -> None:
         self.theme = "textual-light" if self.theme != "textual-light" else "textual-dark"
+        for msg in self.query(AssistantMessage):
+            msg.set_text(msg.text)  # code blocks switch to the theme's highlighting
 
     async def action_cancel_turn(self) -> None:
         if self.busy:

@@ -20,15 +20,15 @@ class CommandSpec:
 
 COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("model", "[MODEL]", "quote a model switch; switch, delegate or cancel"),
-    CommandSpec("agents", "[NAME TASK]", "list subagents, or run TASK in subagent NAME"),
-    CommandSpec("compact", "", "quote a compaction of the history, then compact"),
-    CommandSpec("cost", "", "dollars so far: main, subagents, saved by the cache"),
+    CommandSpec("agents", "[NAME TASK]", "list subagents, or run TASK in one"),
+    CommandSpec("compact", "", "quote compacting the history, then compact"),
+    CommandSpec("cost", "", "dollars: main, subagents, saved by the cache"),
     CommandSpec("sessions", "", "list stored sessions"),
-    CommandSpec("resume", "ID", "resume a stored session (its cache is read)"),
+    CommandSpec("resume", "ID", "resume a stored session (reads its cache)"),
     CommandSpec("keepalive", "on|off", "keep the cache warm while idle"),
-    CommandSpec("lint", "", "run the policy linter on the current prefix"),
+    CommandSpec("lint", "", "run the policy linter on the prefix"),
     CommandSpec("allow", "write|run", "stop asking before writes or commands"),
-    CommandSpec("clear", "", "clear the conversation view (the session is unchanged)"),
+    CommandSpec("clear", "", "clear the view (the session is unchanged)"),
     CommandSpec("help", "", "show every command and key"),
     CommandSpec("quit", "", "save and quit"),
 )
@@ -45,8 +45,8 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("ctrl+t", "toggle light / dark theme"),
     ("tab / shift+tab", "move focus"),
     ("up / down", "scroll the conversation (when focused)"),
-    ("y / a / n", "approval dialog: yes once / allow for the session / no"),
-    ("s / d / c", "switch dialog: switch / delegate to a subagent / cancel"),
+    ("y / a / n", "approve: yes once / always this session / no"),
+    ("s / d / c", "/model dialog: switch / subagent / cancel"),
     ("escape", "close a dialog, or cancel the running turn"),
     ("ctrl+q", "save and quit"),
 )

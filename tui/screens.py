@@ -39,9 +39,9 @@ class ApprovalScreen(ModalScreen[Decision]):
             with VerticalScroll(classes="dialog-detail"):
                 yield Static(Text(self.request.detail[:20_000]), markup=False)
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Yes [y]", id="once", variant="primary")
-                yield Button("Always [a]", id="session")
-                yield Button("No [n]", id="deny", variant="error")
+                yield Button("Yes (y)", id="once", variant="primary")
+                yield Button("Always (a)", id="session")
+                yield Button("No (n)", id="deny", variant="error")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.action_answer(event.button.id or "deny")
@@ -80,9 +80,9 @@ class SwitchScreen(ModalScreen[str]):
                 table.append(self.rows.advice, style="italic")
             yield Static(table, classes="dialog-detail quote")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Switch [s]", id="switch", variant="warning")
-                yield Button("Subagent [d]", id="delegate", variant="primary")
-                yield Button("Cancel [c]", id="cancel")
+                yield Button("Switch (s)", id="switch", variant="warning")
+                yield Button("Subagent (d)", id="delegate", variant="primary")
+                yield Button("Cancel (c)", id="cancel")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.action_choose(event.button.id or "cancel")
@@ -116,8 +116,8 @@ class ConfirmScreen(ModalScreen[bool]):
                 table.append(self.rows.advice, style="italic")
             yield Static(table, classes="dialog-detail quote")
             with Horizontal(classes="dialog-buttons"):
-                yield Button("Yes [y]", id="yes", variant="warning")
-                yield Button("No [n]", id="no")
+                yield Button("Yes (y)", id="yes", variant="warning")
+                yield Button("No (n)", id="no")
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.dismiss(event.button.id == "yes")
@@ -130,15 +130,15 @@ def help_text() -> Text:
     t = Text()
     t.append("Commands\n", style="bold underline")
     for c in COMMANDS:
-        t.append(f"  /{c.name} {c.args}".ljust(26), style="bold")
+        t.append(f" /{c.name} {c.args}".ljust(22), style="bold")
         t.append(f"{c.help}\n")
     t.append("\nKeys\n", style="bold underline")
     for key, what in KEYS:
-        t.append(f"  {key}".ljust(26), style="bold")
+        t.append(f" {key}".ljust(22), style="bold")
         t.append(f"{what}\n")
-    t.append("\nThe cache panel: hit rate (session), per-turn sparkline, the last turn's read/\n")
-    t.append("written/new tokens, time until the cache goes cold, dollars main/subagents and\n")
-    t.append("saved against no cache, and the cause of the last miss.")
+    t.append("\nThe cache panel: session hit rate, per-turn sparkline, the last\n")
+    t.append("turn's read/written/new tokens, time until the cache goes cold,\n")
+    t.append("dollars main/subagents, saved vs no cache, cause of the last miss.")
     return t
 
 

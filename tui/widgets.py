@@ -3,12 +3,14 @@ numbers come from `tui.state`."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
+from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
-from textual.widgets import Collapsible, Markdown, Static
+from textual.widgets import Collapsible, Static
 
 from harness.canonical import canonical_json
 
@@ -48,26 +50,38 @@ class Note(Static):
         self.add_class(kind)
 
 
-class AssistantMessage(Markdown):
-    """The model's answer: Markdown with highlighted code, streamed fragment by fragment."""
+class AssistantMessage(Static):
+    """The model's answer: Markdown with highlighted code, streamed fragment by fragment.
+
+    Each fragment only replaces the renderable; Textual renders dirty widgets once a frame, so a
+    fast stream costs one Markdown render per frame, not one per token, and the text on screen
+    is always exactly what arrived (no asynchronous appends that could race a screenshot).
+    """
 
     DEFAULT_CLASSES = "entry assistant"
 
-    def __init__(self) -> None:
-        super().__init__("")
+    def __init__(self, text: str = "") -> None:
+        super().__init__("", markup=False)
         self.text = ""
-        self._stream: Any = None
+        if text:
+            self.set_text(text)
+
+    def _renderable(self) -> RichMarkdown:
+        dark = True  # before mounting, assume the default (dark) theme
+        with contextlib.suppress(Exception):
+            dark = self.app.current_theme.dark
+        return RichMarkdown(self.text, code_theme="monokai" if dark else "default")
+
+    def set_text(self, text: str) -> None:
+        self.text = text
+        self.update(self._renderable())
 
     async def add(self, fragment: str) -> None:
-        self.text += fragment
-        if self._stream is None:
-            self._stream = Markdown.get_stream(self)
-        await self._stream.write(fragment)
+        if fragment:
+            self.set_text(self.text + fragment)
 
     async def finish(self) -> None:
-        if self._stream is not None:
-            await self._stream.stop()
-            self._stream = None
+        """The answer is complete (kept for symmetry with streaming widgets)."""
 
 
 class ToolEntry(Collapsible):

@@ -17,6 +17,7 @@ async def settle(
     app: ChatApp, pilot: Pilot[None], *, answer: str = "y", limit: float = 30.0
 ) -> None:
     """Wait until no turn or dialog worker runs; press `answer` on approval dialogs."""
+    await ready(app, pilot)
     waited = 0.0
     while waited < limit:
         await pilot.pause(0.02)
@@ -27,13 +28,29 @@ async def settle(
         if not app.busy and not any(
             w.group in ("turn", "dialog") and not w.is_finished for w in app.workers
         ):
+            # Markdown lays out its blocks after the stream ends; let layout and the
+            # anchored scroll finish so screenshots are the same on every run.
+            await pilot.wait_for_scheduled_animations()
+            await pilot.pause(0.05)
             await pilot.pause()
             return
     raise AssertionError(f"the app did not settle in {limit}s")
 
 
+async def ready(app: ChatApp, pilot: Pilot[None], limit: float = 30.0) -> None:
+    """Wait until the app has opened its session."""
+    waited = 0.0
+    while not app.ready:
+        if waited > limit:
+            raise AssertionError("the app did not open its session")
+        await pilot.pause(0.02)
+        waited += 0.02
+    await pilot.pause()
+
+
 async def say(app: ChatApp, pilot: Pilot[None], text: str, *, answer: str = "y") -> None:
     """Type `text` into the prompt, press enter and wait for the turn to finish."""
+    await ready(app, pilot)
     prompt = app.query_one("#prompt", Input)
     prompt.focus()
     prompt.value = text
@@ -43,14 +60,16 @@ async def say(app: ChatApp, pilot: Pilot[None], text: str, *, answer: str = "y")
 
 def conversation_text(app: ChatApp) -> str:
     """The plain text of every entry in the conversation (titles of folded entries included)."""
-    from textual.widgets import Collapsible, Markdown, Static
+    from textual.widgets import Collapsible, Static
+
+    from tui.widgets import AssistantMessage
 
     parts: list[str] = []
     for w in app.query("#conversation *"):
         if isinstance(w, Collapsible):
             parts.append(str(w.title))
-        elif isinstance(w, Markdown):
-            parts.append(getattr(w, "text", "") or w.source)
+        elif isinstance(w, AssistantMessage):
+            parts.append(w.text)
         elif isinstance(w, Static) and "entry" in w.classes:
             parts.append(str(w.render()))
     return "\n".join(parts)
