@@ -52,10 +52,10 @@ def _run(args: argparse.Namespace) -> int:
     print(f"  Anthropic: ANTHROPIC_BASE_URL={emu.base_url}", flush=True)
     print(f"  OpenAI:    OPENAI_BASE_URL={emu.openai_base_url}", flush=True)
     print("  any non-empty API key is accepted; Ctrl-C to stop", flush=True)
+    import time
+
     try:
         while True:
-            import time
-
             time.sleep(3600)
     except KeyboardInterrupt:
         print("stopped", file=sys.stderr)

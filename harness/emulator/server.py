@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from ..cacheunits import anthropic_units
+from ..cacheunits import anthropic_units, openai_tokens, openai_units
 from ..clock import Clock, ManualClock, SystemClock
 from ..prices import Price, PriceTable
 from . import anthropic_api, openai_api
@@ -318,8 +318,6 @@ class Emulator:
         rid = self._next_id("resp_emu_" if responses else "chatcmpl-emu")
         created = int(now)
         if price.provider == "deepseek" and not responses:
-            from ..cacheunits import openai_units
-
             ds = self.deepseek_cache.lookup(
                 price.model, openai_units(body), price.min_cacheable_tokens, ttl, now
             )
@@ -330,8 +328,6 @@ class Emulator:
             def commit(at: float) -> None:
                 self.deepseek_cache.commit(pending, at)
         else:
-            from ..cacheunits import openai_tokens
-
             oc = self.openai_cache.lookup(
                 price.model,
                 openai_tokens(body),
