@@ -1,0 +1,123 @@
+"""The chat app in a real terminal: started under tmux, typed into with send-keys, read back
+with capture-pane. Skipped where tmux is not installed."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+
+KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "PREFIXLOCK_API_KEY")
+
+
+class Tmux:
+    """One tmux server on a private socket, so the test never touches the user's sessions."""
+
+    def __init__(self) -> None:
+        self.socket = f"prefixlock-test-{uuid.uuid4().hex[:8]}"
+
+    def __call__(self, *args: str) -> str:
+        out = subprocess.run(
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=20
+        )
+        return out.stdout
+
+    def pane(self) -> str:
+        return self("capture-pane", "-p", "-t", "chat")
+
+    def wait_for(self, check: Callable[[str], bool], what: str, limit: float = 45.0) -> str:
+        """Poll the pane until `check` passes (bounded: fails after `limit` seconds)."""
+        deadline = time.monotonic() + limit
+        text = ""
+        while time.monotonic() < deadline:
+            text = self.pane()
+            if check(text):
+                return text
+            time.sleep(0.2)
+        raise AssertionError(f"timed out waiting for {what}; the pane shows:\n{text}")
+
+
+@pytest.fixture
+def tmux() -> Iterator[Tmux]:
+    t = Tmux()
+    try:
+        yield t
+    finally:
+        t("kill-server")
+
+
+def _command(workspace: Path, store: Path) -> str:
+    script = Path(sys.executable).with_name("prefixlock")
+    exe = (
+        [str(script)]
+        if script.exists()
+        else [sys.executable, "-c", "import sys; from harness.cli import main; sys.exit(main())"]
+    )
+    args = [*exe, "chat", "--workspace", str(workspace), "--store", str(store)]
+    unset = " ".join(f"-u {k}" for k in KEY_VARS)
+    # Keep the pane open after the app exits, so a crash leaves its traceback to read.
+    return f"env {unset} TERM=xterm-256color {shlex.join(args)}; sleep 30"
+
+
+def test_chat_in_tmux_answers_and_shows_the_hit_rate(tmux: Tmux, tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "src").mkdir(parents=True)
+    (ws / "README.md").write_text("# demo\n")
+    (ws / "src" / "app.py").write_text("def main():\n    return 1\n")
+    cmd = _command(ws, tmp_path / "sessions.sqlite")
+    env = {k: v for k, v in os.environ.items() if k not in KEY_VARS}
+    subprocess.run(
+        [
+            "tmux",
+            "-L",
+            tmux.socket,
+            "new-session",
+            "-d",
+            "-s",
+            "chat",
+            "-x",
+            "120",
+            "-y",
+            "40",
+            cmd,
+        ],
+        check=True,
+        env=env,
+        timeout=20,
+    )
+    tmux.wait_for(lambda t: "No API key found" in t, "the app to open on the emulator")
+    assert "EMULATOR" in tmux.pane()
+
+    tmux("send-keys", "-t", "chat", "-l", "hello")
+    tmux("send-keys", "-t", "chat", "Enter")
+    tmux.wait_for(lambda t: "built-in emulator" in t and "Hello!" in t, "the streamed answer")
+
+    tmux("send-keys", "-t", "chat", "-l", "look around")
+    tmux("send-keys", "-t", "chat", "Enter")
+    pane = tmux.wait_for(
+        lambda t: "Ask me to" in t and re.search(r"hit\s+([1-9]\d?\.\d)%", t) is not None,
+        "the second answer and a non-zero hit rate",
+    )
+    rate = float(re.search(r"hit\s+(\d+\.\d)%", pane).group(1))  # type: ignore[union-attr]
+    assert 50.0 < rate < 100.0
+    assert "list_dir" in pane  # the tool call, folded to one line
+
+    tmux("send-keys", "-t", "chat", "C-q")
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:  # the app exits; the pane's `sleep` remains
+        if tmux("list-panes", "-t", "chat", "-F", "#{pane_current_command}").strip() == "sleep":
+            break
+        time.sleep(0.2)
+    else:
+        raise AssertionError("ctrl+q did not quit the app")
