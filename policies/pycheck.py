@@ -208,6 +208,8 @@ class _Analyzer:
         self.in_function = False
         self.list_literals: dict[str, ast.List] = {}
         self._nested: dict[int, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
+        self.scope_funcs: dict[str, list[Summary]] = {}
+        self.collect_sinks = False
 
     # --- imports and names -------------------------------------------------------------------
 
@@ -432,6 +434,11 @@ class _Analyzer:
                 if summ is not None:
                     return self.apply_summary(summ, node, env, skip_self=True)
             return recv | args_t
+        if isinstance(node.func, ast.Name) and node.func.id in self.scope_funcs:
+            out: set[Taint] = set()
+            for summ in self.scope_funcs[node.func.id]:
+                out |= self.apply_summary(summ, node, env, skip_self=False)
+            return frozenset(out)
         if isinstance(node.func, ast.Name) and node.func.id in self.funcs:
             return self.apply_summary(self.funcs[node.func.id], node, env, skip_self=False)
         return args_t
@@ -507,11 +514,14 @@ class _Analyzer:
     def stmt(self, stmt: ast.stmt, env: dict[str, Taints], depth: int, loop: Taints) -> None:
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             return
-        if self.reporting:
+        if self.reporting or self.collect_sinks:
             self.check_sinks(stmt, env)
         if isinstance(stmt, ast.Assign):
             ts = self.ev(stmt.value, env) | loop
+            alias = self._func_alias(stmt.value)
             for t in stmt.targets:
+                if alias and isinstance(t, ast.Name):
+                    self.scope_funcs[t.id] = alias
                 self.bind(t, ts, env, replace_=depth == 0 and not loop)
                 if isinstance(t, ast.Name) and isinstance(stmt.value, ast.List):
                     self.list_literals[t.id] = stmt.value
@@ -551,6 +561,16 @@ class _Analyzer:
 
     def lookup_expr(self, node: ast.expr, env: dict[str, Taints]) -> Taints:
         return self.ev(node, env)
+
+    def _func_alias(self, value: ast.expr) -> list[Summary]:
+        """Local functions a name is bound to (`step = a_step if x else b_step`)."""
+        names = [value] if isinstance(value, ast.Name) else (
+            [value.body, value.orelse] if isinstance(value, ast.IfExp) else [])
+        out: list[Summary] = []
+        for n in names:
+            if isinstance(n, ast.Name) and n.id in self.scope_funcs:
+                out.extend(self.scope_funcs[n.id])
+        return out
 
     def effect(self, expr: ast.expr, env: dict[str, Taints], loop: Taints) -> None:
         """Mutating calls (`parts.append(x)`) carry x's marks into the container."""
@@ -1061,23 +1081,34 @@ class _Analyzer:
         for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
             if a.arg not in ("self", "cls"):
                 env[a.arg] = frozenset({_at(a, "param", a.arg)})
-        self.run(fn.body, env, 0, EMPTY)
-        # Nested functions: analysed in the enclosing environment, without a summary.
         nested = self._nested.get(id(fn))
         if nested is None:
             nested = [sub for sub in ast.walk(fn) if sub is not fn
                       and isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef))]
             self._nested[id(fn)] = nested
+        # Nested functions get summaries of their own (kept across rounds), so a value passed
+        # to one (`step(model, f"...{now}")`) is followed into the request it builds.
+        self.scope_funcs = {}
+        for sub in nested:
+            skey = f"{key}.<locals>.{sub.name}"
+            if skey not in self.funcs:
+                self.funcs[skey] = Summary([a.arg for a in [*sub.args.args,
+                                                            *sub.args.kwonlyargs]])
+            self.scope_funcs.setdefault(sub.name, []).append(self.funcs[skey])
+        self.run(fn.body, env, 0, EMPTY)
+        scope = dict(self.scope_funcs)
         for sub in nested:
             inner = dict(env)
             for a in [*sub.args.args, *sub.args.kwonlyargs]:
                 inner[a.arg] = frozenset({_at(a, "param", a.arg)})
             saved = self.current
-            self.current = Summary([a.arg for a in sub.args.args])
+            self.current = self.funcs[f"{key}.<locals>.{sub.name}"]
             self.current_func_name = sub.name
+            self.scope_funcs = scope
             self.run(sub.body, inner, 0, EMPTY)
             self.current = saved
             self.current_func_name = fn.name
+        self.scope_funcs = {}
         self.current = None
         self.current_class = None
         self.current_func_name = None
@@ -1102,10 +1133,14 @@ class _Analyzer:
         module_env: dict[str, Taints] = {}
         self.module_env = module_env
         self.run(self.tree.body, module_env, 0, EMPTY)
-        for _ in range(2):  # summaries settle over two rounds
+        for round_ in range(2):  # summaries settle over two rounds
+            # The second round also finds which parameters reach a sink, so that callers
+            # analysed before their callee still see it in the reporting pass.
+            self.collect_sinks = round_ == 1
             for key, cls, fn in self.functions():
                 self.funcs[key].returns = EMPTY
                 self.analyze_function(key, cls, fn)
+        self.collect_sinks = False
         self.reporting = True
         self.list_literals = {}
         self.run(self.tree.body, dict(module_env), 0, EMPTY)
