@@ -198,6 +198,7 @@ def stack_ranks(p: Plan, backend: Backend = NUMPY) -> tuple[I64, I64]:
     e = xp.arange(n, dtype=dt)
     s = starts[req]
     pos = s + starts[req + 1] - 1 - e  # deepest block first inside each request
+    del e
     stream = xp.empty(n, dtype=np.int64)
     stream[pos] = xp.asarray(p.nodes)
     order = xp.argsort(stream, kind="stable")
@@ -214,6 +215,7 @@ def stack_ranks(p: Plan, backend: Backend = NUMPY) -> tuple[I64, I64]:
     s_stream = xp.empty(n, dtype=dt)
     s_stream[pos] = s
     q = xp.flatnonzero(~first)
+    del s, first
     pq = prev[q]
     sq = s_stream[q]
     bits = max(1, int(n).bit_length())
