@@ -20,7 +20,7 @@ from harness.prices import PriceTable
 from harness.tokenizer import count_tokens
 
 from .findings import Edit, Finding, Fix
-from .rules import NOTE
+from .rules import ERROR, NOTE, RULES, WARNING
 
 # --- taints -----------------------------------------------------------------------------------
 
@@ -1026,6 +1026,10 @@ class _Analyzer:
             if t.once and sink.in_function and t.kind in VOLATILE:
                 severity = NOTE
                 msg += "; computed once at import, so it changes with every new process"
+            elif sink.where.startswith("tool") and RULES[code].severity == WARNING:
+                # Tool definitions come first in the prefix: a change there misses every level.
+                severity = ERROR
+                msg += "; tool definitions come first, so every cache level misses"
             fix = self.fix_for(t)
             if fix is None and t.kind in VOLATILE:
                 fix = sink.move

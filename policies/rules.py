@@ -87,7 +87,8 @@ _RULES: tuple[Rule, ...] = (
         "PL102", "date-in-prefix", "volatile", WARNING,
         "Today's date flows into the prompt prefix",
         "Finds a date (`date.today()`, `strftime('%Y-%m-%d')`, `{{ date }}`) that reaches the "
-        "prefix. A year in prose, or a date in the newest user turn, is not flagged.",
+        "prefix. A year in prose, or a date in the newest user turn, is not flagged. Severity "
+        "follows where it sits: in tool definitions (hashed first) it is an error.",
         "The prefix changes once a day: the first request after midnight, and every session "
         "that spans it, re-bills the whole prompt; sessions of different days never share it.",
         _FACT_BYTES + " " + _FACT_ORDER,

@@ -269,3 +269,29 @@ def test_directory_walk_skips_project_docs_and_code_blocks(
     assert lint(".") == 0
     assert lint("README.md") == 1  # named explicitly, it is linted
     assert "PL102" in capsys.readouterr().out
+
+
+def test_severity_follows_frequency_and_position() -> None:
+    from policies.engine import lint_source
+
+    src = '''import datetime
+import subprocess
+
+STARTED = datetime.datetime.now()
+
+
+def build(client, q):
+    day = datetime.date.today()
+    branch = subprocess.check_output(["git", "branch", "--show-current"], text=True)
+    client.messages.create(
+        model="claude-sonnet-4-6", max_tokens=10, cache_control={"type": "ephemeral"},
+        system=f"Day {day}. Started {STARTED}. Rules.",
+        tools=[{"name": "x", "description": f"Branch {branch}", "input_schema": {}}],
+        messages=[{"role": "user", "content": f"{datetime.datetime.now()} {q}"}],
+    )
+'''
+    sev = {(f.code, f.line): f.severity for f in lint_source(src, "s.py")}
+    assert sev[("PL102", 8)] == "warning"  # a date in the system prompt
+    assert sev[("PL104", 9)] == "error"  # git state in a tool description: first in the prefix
+    assert sev[("PL101", 4)] == "note"  # computed once per process
+    assert not any(line == 14 for _, line in sev)  # the newest user turn is fine
