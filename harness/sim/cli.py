@@ -286,6 +286,7 @@ def run(args: argparse.Namespace) -> int:
                 jobs=args.jobs,
                 address=args.address,
                 on_done=tick,
+                backend=backend.name,
             )
     table = Table(
         title=f"{trace.name}: {trace.requests:,} requests, "

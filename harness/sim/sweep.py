@@ -14,22 +14,25 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
 
 from ..errors import UserError
+from .backend import get_backend
 from .simulate import SimConfig, SimResult, simulate
 from .trace import Trace
 
 EXECUTORS = ("process", "serial", "ray")
 
 _TRACE: Trace | None = None
+_BACKEND = "numpy"
 
 
-def _init(trace: Trace) -> None:
-    global _TRACE
+def _init(trace: Trace, backend: str) -> None:
+    global _TRACE, _BACKEND
     _TRACE = trace
+    _BACKEND = backend
 
 
 def _run_one(config: SimConfig) -> SimResult:
     assert _TRACE is not None
-    return simulate(_TRACE, config)
+    return simulate(_TRACE, config, get_backend(_BACKEND))
 
 
 def run_sweep(
@@ -40,21 +43,22 @@ def run_sweep(
     jobs: int | None = None,
     address: str | None = None,
     on_done: Callable[[int], None] | None = None,
+    backend: str = "numpy",
 ) -> list[SimResult]:
-    """Results of `configs` over `trace`, in order."""
+    """Results of `configs` over `trace`, in order, each on the array `backend` named."""
     for c in configs:
         c.check()
     if executor == "serial" or (executor == "process" and (len(configs) <= 1 or jobs == 1)):
         out = []
         for i, c in enumerate(configs):
-            out.append(simulate(trace, c))
+            out.append(simulate(trace, c, get_backend(backend)))
             if on_done:
                 on_done(i + 1)
         return out
     if executor == "process":
         workers = max(1, min(jobs or os.cpu_count() or 1, len(configs)))
         results: list[SimResult | None] = [None] * len(configs)
-        with ProcessPoolExecutor(max_workers=workers, initializer=_init, initargs=(trace,)) as pool:
+        with ProcessPoolExecutor(max_workers=workers, initializer=_init, initargs=(trace, backend)) as pool:
             futures = {pool.submit(_run_one, c): i for i, c in enumerate(configs)}
             for done, fut in enumerate(as_completed(futures), 1):
                 results[futures[fut]] = fut.result()
@@ -62,7 +66,7 @@ def run_sweep(
                     on_done(done)
         return [r for r in results if r is not None]
     if executor == "ray":
-        return _ray_sweep(trace, configs, address, on_done)
+        return _ray_sweep(trace, configs, address, on_done, backend)
     raise UserError(
         f"unknown executor {executor!r}; choose from {', '.join(EXECUTORS)}", where="--executor"
     )
@@ -73,6 +77,7 @@ def _ray_sweep(
     configs: Sequence[SimConfig],
     address: str | None,
     on_done: Callable[[int], None] | None,
+    backend: str,
 ) -> list[SimResult]:
     try:
         import ray
@@ -90,7 +95,7 @@ def _ray_sweep(
     try:
         remote = ray.remote(_ray_task)
         ref = ray.put(trace)
-        pending = [remote.remote(ref, c) for c in configs]
+        pending = [remote.remote(ref, c, backend) for c in configs]
         index = {r: i for i, r in enumerate(pending)}
         results: list[SimResult | None] = [None] * len(configs)
         done = 0
@@ -107,5 +112,5 @@ def _ray_sweep(
             ray.shutdown()
 
 
-def _ray_task(trace: Trace, config: SimConfig) -> SimResult:
-    return simulate(trace, config)
+def _ray_task(trace: Trace, config: SimConfig, backend: str) -> SimResult:
+    return simulate(trace, config, get_backend(backend))
