@@ -58,7 +58,9 @@ def run_sweep(
     if executor == "process":
         workers = max(1, min(jobs or os.cpu_count() or 1, len(configs)))
         results: list[SimResult | None] = [None] * len(configs)
-        with ProcessPoolExecutor(max_workers=workers, initializer=_init, initargs=(trace, backend)) as pool:
+        with ProcessPoolExecutor(
+            max_workers=workers, initializer=_init, initargs=(trace, backend)
+        ) as pool:
             futures = {pool.submit(_run_one, c): i for i, c in enumerate(configs)}
             for done, fut in enumerate(as_completed(futures), 1):
                 results[futures[fut]] = fut.result()
