@@ -32,7 +32,7 @@ def text(findings: Sequence[Finding], *, show_source: bool = True, fixed: int = 
             if len(src) > 200:
                 src = src[:200] + "..."
             lines.append(f"    | {src}")
-            if f.col > 0 and f.col <= len(src) + 1 and f.source_line == src:
+            if 1 < f.col <= len(src) + 1 and f.source_line == src:
                 lines.append("    | " + " " * (f.col - 1) + "^")
         if f.fix is not None:
             lines.append(f"    = fix ({'safe' if f.fix.safe else 'unsafe'}): {f.fix.description}")
