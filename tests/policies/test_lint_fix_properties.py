@@ -1,0 +1,45 @@
+"""Safe fixes, property-tested: they silence their rule, keep the code valid, and are
+idempotent."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from policies.engine import lint_source
+from policies.fixes import apply_edits
+
+names = st.lists(st.from_regex(r"[a-z]{1,8}", fullmatch=True), min_size=1, max_size=6,
+                 unique=True)
+
+
+def _module(skills: list[str], keys: list[str], sort_keys: bool, sorted_join: bool) -> str:
+    literal = "{" + ", ".join(repr(s) for s in skills) + "}"
+    cfg = "{" + ", ".join(f"{k!r}: {i}" for i, k in enumerate(keys)) + "}"
+    join = "sorted(SKILLS)" if sorted_join else "SKILLS"
+    dumps = f"json.dumps(CFG{', sort_keys=True' if sort_keys else ''})"
+    return (f"import json\n\nSKILLS = {literal}\nCFG = {cfg}\n\n"
+            f"system_prompt = 'Skills: ' + ', '.join({join}) + '\\n' + {dumps}\n")
+
+
+def _safe_edits(src: str) -> list:  # type: ignore[type-arg]
+    return [e for f in lint_source(src, "m.py") if f.fix and f.fix.safe for e in f.fix.edits]
+
+
+@settings(max_examples=60, deadline=None)
+@given(names, names, st.booleans(), st.booleans())
+def test_safe_fixes_silence_and_are_idempotent(skills: list[str], keys: list[str],
+                                               sort_keys: bool, sorted_join: bool) -> None:
+    src = _module(skills, keys, sort_keys, sorted_join)
+    before = {f.code for f in lint_source(src, "m.py")}
+    assert ("PL201" in before) == (not sorted_join)
+    assert ("PL202" in before) == (not sort_keys)
+    fixed, _ = apply_edits(src, _safe_edits(src))
+    compile(fixed, "m.py", "exec")
+    assert not {f.code for f in lint_source(fixed, "m.py")} & {"PL201", "PL202"}
+    again, n = apply_edits(fixed, _safe_edits(fixed))
+    assert again == fixed and n == 0
+    # The fixed module renders the same text whatever the set's iteration order was.
+    ns: dict[str, object] = {}
+    exec(compile(fixed, "m.py", "exec"), ns)
+    assert ns["system_prompt"].startswith("Skills: " + ", ".join(sorted(skills)))  # type: ignore[attr-defined]
