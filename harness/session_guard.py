@@ -541,7 +541,8 @@ class GuardedSession:
             raise UserError("nothing to compact: the session has no messages", where="compact")
         pending = list(getattr(self, "_pending_results", []) or [])
         messages = summary_messages(self.transcript.messages, instruction, pending)
-        request = self.provider.build_request(self.prefix, messages, self.settings, self.info)
+        built = self.provider.build_request(self.prefix, messages, self.settings, self.info)
+        request = dataclasses.replace(built, meta={**built.meta, "kind": "summary"})
         events: list[Event] = list(self.queued_events)
         self.queued_events = []
         events.extend(self._guard_before(request))
@@ -624,8 +625,20 @@ class GuardedSession:
         """When the next keep-alive ping is due (None: none will be)."""
         if self.keepalive is None:
             return None
-        last = self.requests[-1] if self.requests else None
-        return plan_ping(self.guard, last, self.keepalive, self.clock.now()).due_at
+        return plan_ping(self.guard, self._ping_base(), self.keepalive, self.clock.now()).due_at
+
+    def _ping_base(self) -> WireRequest | None:
+        """The request a ping repeats: the last one, if it still has the session's prefix and
+        model (after a compaction or a switch there is nothing worth keeping warm yet)."""
+        if not self.requests:
+            return None
+        last = self.requests[-1]
+        fp = last.meta.get("prefix")
+        if last.model != self.model or (fp is not None and fp != self.prefix.fingerprint):
+            return None
+        if last.meta.get("kind") == "summary":
+            return None
+        return last
 
     async def keepalive_tick(self) -> list[Event]:
         """Send a ping if one is due now and still pays; returns its KeepAlivePing event."""
@@ -633,7 +646,7 @@ class GuardedSession:
         if ka is None:
             return []
         now = self.clock.now()
-        last = self.requests[-1] if self.requests else None
+        last = self._ping_base()
         plan = plan_ping(self.guard, last, ka, now)
         if not plan.send or plan.request is None:
             return []
@@ -687,7 +700,10 @@ class GuardedSession:
             return
         # The last request, rebuilt from its stored bytes, tells the guard what is cached.
         units = WireRequest(last.api, last.model, last.path, last.body).recomputed_units()
-        req = WireRequest(last.api, last.model, last.path, last.body, units, last.cache_key)
+        req = WireRequest(
+            last.api, last.model, last.path, last.body, units, last.cache_key,
+            {"prefix": self.prefix.fingerprint, "session": self.id, "resumed": True},
+        )
         pred = self.guard.predict(req, last.time)
         self.guard.observe(req, pred, last.usage, last.time)
         self.guard.breaks.clear()

@@ -56,3 +56,16 @@ async def test_no_ping_on_a_cold_or_fresh_cache() -> None:
             assert s.next_ping_at() is not None
             emu.clock.advance(600)
             assert await s.keepalive_tick() == []  # already expired: nothing to keep
+
+
+async def test_no_ping_for_a_prefix_the_session_has_left() -> None:
+    with start_emulator() as emu:
+        async with agent(emu).session() as s:
+            await run_turns(emu, s, 3)
+            s.enable_keepalive()
+            await s.compact(policy="allow")
+            emu.clock.advance(290)
+            assert await s.keepalive_tick() == []  # the old history is not worth a ping
+            await turn(s, "continue")
+            emu.clock.advance(290)
+            assert len(of(await s.keepalive_tick(), KeepAlivePing)) == 1
