@@ -11,6 +11,7 @@ request, with a count. Pure apart from `iter_lines`, which reads the file.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -116,7 +117,7 @@ def iter_lines(path: str) -> Iterator[tuple[int, bytes]]:
 def read_records(path: str, lines: Iterable[tuple[int, bytes]] | None = None,
                  provider: str | None = None) -> Iterator[Record | Bad]:
     """Records of a trace file, with a Bad for each line that cannot be read."""
-    default_session = path
+    default_session = os.path.basename(path)  # raw bodies: one session per file
     for i, raw in (lines if lines is not None else iter_lines(path)):
         if not raw.strip():
             continue
@@ -503,7 +504,9 @@ class TraceLinter:
         for a in self.agg.values():
             f = a.first
             if a.count > 1:
-                f = f.with_(message=f"{f.message} (and {a.count - 1} more times in this session)")
+                more = a.count - 1
+                f = f.with_(message=f"{f.message} (and {more} more time{'s' if more > 1 else ''} "
+                                    "in this session)")
             out.append(f)
         return out
 

@@ -25,8 +25,8 @@ Mutator = Callable[[int, dict[str, Any], dict[str, Any]], None]
 
 
 def anthropic_bodies(turns: int = 4, model: str = "claude-sonnet-4-6",
-                     mutate: Mutator | None = None, blocks_per_turn: int = 1
-                     ) -> list[dict[str, Any]]:
+                     mutate: Mutator | None = None, blocks_per_turn: int = 1,
+                     handbook: str = HANDBOOK) -> list[dict[str, Any]]:
     """Bodies of an append-only session with a system breakpoint and automatic caching."""
     messages: list[dict[str, Any]] = []
     out = []
@@ -40,7 +40,7 @@ def anthropic_bodies(turns: int = 4, model: str = "claude-sonnet-4-6",
             "model": model,
             "max_tokens": 1024,
             "tools": json.loads(json.dumps(TOOLS)),
-            "system": [{"type": "text", "text": HANDBOOK, "cache_control": dict(CC)}],
+            "system": [{"type": "text", "text": handbook, "cache_control": dict(CC)}],
             "messages": json.loads(json.dumps(messages)),
             "cache_control": dict(CC),
         }
@@ -99,3 +99,77 @@ def write_raw(path: Path, items: list[dict[str, Any]]) -> Path:
     """Raw request bodies, one per line."""
     path.write_text("".join(json.dumps(it["body"]) + "\n" for it in items), encoding="utf-8")
     return path
+
+
+# --- the trace part of the corpus (tests/policies/corpus/positive/traces) ----------------------
+
+SHORT_HANDBOOK = "".join(f"Rule {i}: read the file first, then explain the change.\n"
+                         for i in range(90))  # ~1,300 tokens: over claude-sonnet-4-6's minimum
+
+
+def _at_least(t0: int, fn: Mutator) -> Mutator:
+    def m(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
+        if t >= t0:
+            fn(t, body, rec)
+    return m
+
+
+def _set(key: str, value: Any) -> Callable[[int, dict[str, Any], dict[str, Any]], None]:
+    return lambda t, body, rec: body.__setitem__(key, value)
+
+
+def corpus_traces() -> dict[str, tuple[str, list[dict[str, Any]]]]:
+    """name -> (format, records): one documented cache breaker per trace."""
+    def system_edit(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
+        body["system"][0]["text"] = "Updated rules.\n" + body["system"][0]["text"]
+
+    def history_edit(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
+        body["messages"][0]["content"] = "Reminder: be brief. " + body["messages"][0]["content"]
+
+    def late(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
+        rec["time"] += 900
+
+    def rotate(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
+        body["prompt_cache_key"] = f"request-{t}"
+
+    def clock(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
+        body["system"] = [{"type": "text", "text": body["system"][0]["text"]},
+                          {"type": "text", "text": f"Current time: 10:0{t}:00",
+                           "cache_control": dict(CC)}]
+
+    def short(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
+        body["model"] = "claude-opus-4-7"  # minimum 2,048 tokens
+
+    def a(mut: Mutator | None = None, **kw: Any) -> list[dict[str, Any]]:
+        return anthropic_bodies(4, mutate=mut, handbook=SHORT_HANDBOOK, **kw)
+
+    return {
+        "t01_model_switch.jsonl": ("trace", a(_at_least(2, _set("model", "claude-opus-4-8")))),
+        "t02_system_edited.jsonl": ("trace", a(_at_least(2, system_edit))),
+        "t03_tools_reordered.jsonl": ("trace", a(_at_least(2, lambda t, b, r: b.__setitem__(
+            "tools", list(reversed(b["tools"])))))),
+        "t04_tool_choice_changed.jsonl": ("trace", a(_at_least(2, _set(
+            "tool_choice", {"type": "any"})))),
+        "t05_history_rewritten.jsonl": ("trace", a(_at_least(2, history_edit))),
+        "t06_openai_no_cache_key.jsonl": ("raw", openai_bodies(3, key=None)),
+        "t07_cache_key_rotates.jsonl": ("trace", openai_bodies(3, mutate=rotate)),
+        "t08_idle_past_ttl.jsonl": ("trace", a(_at_least(2, late))),
+        "t09_lookback_exceeded.jsonl": ("trace", a(blocks_per_turn=25)[:3]),
+        "t10_breakpoint_on_clock.jsonl": ("raw", a(clock)),
+        "t11_below_minimum.jsonl": ("trace", a(short)),
+    }
+
+
+def write_corpus(directory: Path) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    out = []
+    for name, (fmt, items) in corpus_traces().items():
+        p = directory / name
+        (write_trace if fmt == "trace" else write_raw)(p, items)
+        out.append(p)
+    return out
+
+
+if __name__ == "__main__":
+    for written in write_corpus(Path(__file__).parent / "corpus" / "positive" / "traces"):
+        print(written)
