@@ -17,17 +17,19 @@ unit match.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Hashable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
-from .cacheunits import Unit, anthropic_message_settings, openai_tokens
-from .canonical import chain_hash
+from .cacheunits import Unit, anthropic_message_settings, openai_settings, openai_tokens
+from .canonical import canonical_bytes, chain_hash
 from .errors import UserError
 from .events import CacheBreak
 from .prices import Price, PriceTable
 from .sim.cache import BlockCache
+from .tokenizer import tokenize
 from .usage import Usage
 from .wire import WireRequest
 
@@ -130,6 +132,34 @@ class Prediction:
 
 
 @dataclass
+class _TokenState:
+    """The last OpenAI-style request, tokenized: unit chains, token ends, tokens, block keys."""
+
+    model: str
+    chains: list[str]
+    ends: list[int]
+    tokens: list[int]
+    keys: list[str]
+
+
+def _openai_unit_data(body: Mapping[str, Any]) -> list[Callable[[], bytes]]:
+    """The bytes of each unit of an OpenAI body, lazily, in `cacheunits.openai_units` order
+    (a test pins the two together)."""
+    out: list[Callable[[], bytes]] = [partial(openai_settings, body)]
+    if body.get("instructions") is not None:
+        out.append(partial(canonical_bytes, {"instructions": body["instructions"]}))
+    for t in body.get("tools") or []:
+        out.append(partial(canonical_bytes, t))
+    items = body.get("messages")
+    if items is None:
+        raw = body.get("input")
+        items = [{"role": "user", "content": raw}] if isinstance(raw, str) else raw
+    for m in items or []:
+        out.append(partial(canonical_bytes, m))
+    return out
+
+
+@dataclass
 class _Seen:
     """What the guard keeps of a request it saw (not the body: the store has that)."""
 
@@ -198,7 +228,7 @@ class CacheGuard:
         self._cache = BlockCache(None, "lru")
         self._ends: dict[Hashable, int] = {}
         self._last: _Seen | None = None
-        self._token_memo: dict[str, list[int]] = {}
+        self._ostate: _TokenState | None = None
         self.rebilled_tokens = 0
         self.rebilled_dollars = Decimal(0)
         self.breaks: list[CacheBreak] = []
@@ -220,25 +250,47 @@ class CacheGuard:
         p = self.price(model)
         return float(p.cache_ttl_seconds) if p is not None else 300.0
 
-    def _tokens(self, req: WireRequest) -> list[int]:
-        key = req.units[-1].chain if req.units else ""
-        memo = self._token_memo.get(key)
-        if memo is None:
-            memo = openai_tokens(req.body)
-            # Keep only the latest few: pings and quotes rebuild the same body.
-            if len(self._token_memo) > 8:
-                self._token_memo.clear()
-            self._token_memo[key] = memo
-        return memo
+    def _blocks(self, req: WireRequest) -> tuple[int, list[str]]:
+        """(prompt tokens, 128-token block keys) of an OpenAI-style request, incrementally.
 
-    def _block_keys(self, model: str, tokens: Sequence[int]) -> list[str]:
-        keys: list[str] = []
-        parent = chain_hash("", model.encode("utf-8"))
+        Only the units after the part shared with the previous request are tokenized and only
+        the blocks after it hashed, so the guard's work per turn follows the turn's new content.
+        """
+        units = req.units
+        st = self._ostate
+        c = 0
+        if st is not None and st.model == req.model:
+            n = min(len(st.chains), len(units))
+            lo, hi = 0, n  # chains are prefix hashes: equality is monotone
+            while lo < hi:
+                mid = (lo + hi + 1) // 2
+                if st.chains[mid - 1] == units[mid - 1].chain:
+                    lo = mid
+                else:
+                    hi = mid - 1
+            c = lo
+        data = _openai_unit_data(req.body)
+        if len(data) != len(units):  # not the shape cacheunits cut: do it the slow way
+            tokens = openai_tokens(req.body)
+            ends: list[int] = []
+            c = 0
+        else:
+            shared = st.ends[c - 1] if st is not None and c else 0
+            tokens = st.tokens[:shared] if st is not None else []
+            ends = st.ends[:c] if st is not None else []
+            for i in range(c, len(units)):
+                tokens.extend(tokenize(data[i]().decode("utf-8")))
+                ends.append(len(tokens))
         b = self.block_tokens
-        for start in range(0, len(tokens) - b + 1, b):
+        keep = ((st.ends[c - 1] if st is not None and c else 0) // b) if ends else 0
+        keys = list(st.keys[:keep]) if st is not None else []
+        parent = keys[-1] if keys else chain_hash("", req.model.encode("utf-8"))
+        for start in range(keep * b, len(tokens) - b + 1, b):
             parent = chain_hash(parent, array("I", tokens[start : start + b]).tobytes())
             keys.append(parent)
-        return keys
+        if ends:
+            self._ostate = _TokenState(req.model, [u.chain for u in units], ends, tokens, keys)
+        return len(tokens), keys
 
     # -- the read rules, per provider ------------------------------------------------------------
 
@@ -282,13 +334,13 @@ class CacheGuard:
                 if self._present(dkey, now, ignore_ttl):
                     return u.end, u.position, self._cache.expires_at(dkey)
             return 0, -1, None
-        tokens = self._tokens(req)
+        n_tokens, keys = self._blocks(req)
         min_tokens = self.min_tokens(model, req.api)
-        if len(tokens) < min_tokens:
+        if n_tokens < min_tokens:
             return 0, -1, None
         n = 0
         expiry: float | None = None
-        for key in self._block_keys(model, tokens):
+        for key in keys:
             k = ("o", key)
             if not self._present(k, now, ignore_ttl):
                 break
@@ -543,10 +595,9 @@ class CacheGuard:
                 self._cache.put(cached_key, now, ttl)
                 cached_end = total
         else:
-            tokens = self._tokens(req)
-            if len(tokens) >= self.min_tokens(model, req.api):
+            n_tokens, keys = self._blocks(req)
+            if n_tokens >= self.min_tokens(model, req.api):
                 ttl = self.ttl_seconds(model)
-                keys = self._block_keys(model, tokens)
                 for k in keys:
                     self._cache.put(("o", k), now, ttl)
                 cached_end = len(keys) * self.block_tokens

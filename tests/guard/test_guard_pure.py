@@ -101,3 +101,26 @@ async def test_random_routing_misses_are_unexplained() -> None:
     assert breaks and {b.cause for b in breaks} == {"unexplained"}
     lost = sum(r.predicted_read - r.usage.cache_read for r in of(events, UsageReport))
     assert sum(b.tokens_rebilled for b in breaks) == lost > 0
+
+
+def test_incremental_openai_tokens_equal_the_full_count() -> None:
+    from harness.cacheunits import openai_tokens, openai_units
+
+    g = CacheGuard()
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "sys " * 500}]
+    bodies = []
+    for i in range(6):
+        messages = [*messages, {"role": "user", "content": f"question {i} " * 30}]
+        bodies.append({"model": "gpt-5.4", "messages": messages, "tools": [
+            {"type": "function", "function": {"name": "t", "parameters": {}}}]})
+        messages = [*messages, {"role": "assistant", "content": f"answer {i}"}]
+    rewritten = [*bodies[2]["messages"][:-1], {"role": "user", "content": "rewritten"}]
+    bodies.append({**bodies[2], "messages": rewritten})  # history rewritten: recomputed
+    bodies.append({"model": "gpt-5.4", "instructions": "be brief", "input": "hello " * 300})
+    for body in bodies:
+        r = WireRequest("openai-chat", "gpt-5.4", "/v1/chat/completions", body,
+                        tuple(openai_units(body)))
+        n, keys = g._blocks(r)
+        full = openai_tokens(body)
+        assert n == len(full) and len(keys) == len(full) // 128
+        assert keys == g._blocks(r)[1]
