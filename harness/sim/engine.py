@@ -300,34 +300,39 @@ def _shortfall(p: Plan, rank: I64, chunk_cells: int = 4_000_000) -> B:
     width = (int(p.lengths.max()) if p.requests else 0) - 1  # capacities 1..width
     if width <= 0:
         return flags
-    caps = np.arange(1, width + 1, dtype=np.int64)
+    caps = np.arange(1, width + 1, dtype=np.int32)[None, :]
     carry = np.ones(width, np.int8)
     step = max(1, chunk_cells // width)
+    # The first C blocks have ranks 0..C-1 exactly iff block C-1 has rank C-1 (ranks rise along a
+    # request and rank >= depth), so "top C = this request's head" holds for C <= head[r]: the
+    # number of leading blocks whose rank equals their depth.
+    depth = np.arange(p.references, dtype=np.int64) - p.starts[p.req]
+    head = np.bincount(p.req, weights=rank == depth, minlength=p.requests).astype(np.int32)
+    del depth
+    lengths_all = np.minimum(p.lengths, width + 1).astype(np.int32)
+    last_all = np.minimum(rank[p.starts[1:] - 1], width + 1).astype(np.int32)
+    cols = np.arange(width)
     for r0 in range(0, p.requests, step):
         r1 = min(p.requests, r0 + step)
         n = r1 - r0
-        lengths = p.lengths[r0:r1]
-        idx = np.minimum(p.starts[r0:r1][:, None] + (caps - 1)[None, :], p.references - 1)
-        a = caps[None, :] < lengths[:, None]
-        last = rank[p.starts[r0 + 1 : r1 + 1] - 1]
-        val = np.where(
-            a,
-            np.where(rank[idx] == (caps - 1)[None, :], -1, 0),
-            np.where(caps[None, :] <= last[:, None] + 1, 1, -1),
-        ).astype(np.int8)
-        del idx, a
-        fill = np.where(val >= 0, np.arange(n, dtype=np.int32)[:, None], np.int32(-1))
+        # Row 0 holds the state carried in; row k + 1 the transition of request r0 + k. The
+        # state before request r0 + k is the value of the last non-identity row among 0..k.
+        val = np.empty((n + 1, width), np.int8)
+        val[0] = carry
+        val[1:] = np.where(
+            caps < lengths_all[r0:r1, None],
+            np.where(caps <= head[r0:r1, None], np.int8(-1), np.int8(0)),
+            np.where(caps <= last_all[r0:r1, None] + 1, np.int8(1), np.int8(-1)),
+        )
+        fill = np.where(val >= 0, np.arange(n + 1, dtype=np.int32)[:, None], np.int32(0))
         np.maximum.accumulate(fill, axis=0, out=fill)
-        after = np.where(fill >= 0, np.take_along_axis(val, np.maximum(fill, 0), axis=0), carry)
-        del fill, val
         e0, e1 = int(p.starts[r0]), int(p.starts[r1])
         d = rank[e0:e1]
         sel = np.flatnonzero(d < width)
         row = p.req[e0:e1][sel] - r0
         col = d[sel]
-        before = np.where(row > 0, after[np.maximum(row - 1, 0), col], carry[col])
-        flags[e0 + sel] = before == 0
-        carry = after[-1].astype(np.int8)
+        flags[e0 + sel] = val[fill[row, col], col] == 0
+        carry = val[fill[n], cols]
     return flags
 
 
