@@ -30,7 +30,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "trace",
         metavar="TRACE",
-        help="trace file (.jsonl/.jsonl.gz: Mooncake or prefixlock), or 'matrix'",
+        help="trace file (.jsonl/.jsonl.gz: Mooncake or prefixlock), 'synthetic' for a generated "
+        "agent workload (--sessions, --turns, --style), or 'matrix' for client x server",
     )
     g = p.add_argument_group("trace")
     g.add_argument(
@@ -117,9 +118,14 @@ def configure(p: argparse.ArgumentParser) -> None:
     g.add_argument("--address", default=None, help="Ray cluster address (with --executor ray)")
     g.add_argument("--seed", type=int, default=0)
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
-    g = p.add_argument_group("matrix (prefixlock sim matrix)")
-    g.add_argument("--sessions", type=int, default=80, help="synthetic sessions per client style")
+    g = p.add_argument_group("synthetic workloads (sim synthetic, sim matrix)")
+    g.add_argument("--sessions", type=int, default=80, help="synthetic sessions (per client style)")
     g.add_argument("--turns", type=int, default=16, help="mean turns per session")
+    g.add_argument(
+        "--style",
+        default="stable",
+        help="client style of 'sim synthetic': stable, timestamp, shuffled-tools, model-switch",
+    )
 
 
 def _csv(value: str, kind: Callable[[str], Any], where: str) -> list[Any]:
@@ -239,6 +245,20 @@ def _configs(args: argparse.Namespace, block_size: int) -> list[Any]:
     return out
 
 
+def _read(args: argparse.Namespace, show: bool) -> Any:
+    from .trace import read_trace
+
+    with _progress(show, "reading trace (lines)", None) as tick:
+        return read_trace(
+            args.trace,
+            fmt=args.format,
+            skip_bad=args.skip_bad,
+            block_size=args.block_size,
+            limit=args.limit,
+            on_progress=tick,
+        )
+
+
 def _pct(x: float) -> str:
     return f"{100 * x:.2f}%"
 
@@ -259,20 +279,21 @@ def run(args: argparse.Namespace) -> int:
     from .backend import get_backend
     from .simulate import lru_curve, simulate
     from .sweep import run_sweep
-    from .trace import read_trace
 
     backend = get_backend(args.backend)
     if args.limit < 0:
         raise UserError("must be >= 0", where="--limit")
-    with _progress(show, "reading trace (lines)", None) as tick:
-        trace = read_trace(
-            args.trace,
-            fmt=args.format,
-            skip_bad=args.skip_bad,
-            block_size=args.block_size,
-            limit=args.limit,
-            on_progress=tick,
-        )
+    if args.trace == "synthetic":
+        from .synthetic import Workload, generate
+
+        if args.sessions <= 0 or args.turns <= 0:
+            raise UserError("sessions and turns must be positive", where="--sessions/--turns")
+        w = Workload(sessions=args.sessions, turns=args.turns, style=args.style, seed=args.seed)
+        if args.block_size:
+            w = replace(w, block_size=args.block_size)
+        trace = generate(w)
+    else:
+        trace = _read(args, show)
     configs = _configs(args, trace.block_size)
     if len(configs) == 1:
         with _progress(show, "simulating (requests)", trace.requests) as tick:

@@ -47,6 +47,7 @@ class Workload:
     block_size: int = 128
     style: str = "stable"
     shared_tools: bool = True  # every tenant uses the same tool definitions
+    private_prefix: bool = False  # each session writes its own system prompt (nothing shared)
     seed: int = 0
 
     def check(self) -> Workload:
@@ -87,11 +88,12 @@ def generate(w: Workload) -> Trace:
         n_turns = max(2, int(rng.geometric(1.0 / w.turns)))
         t = float(starts[s])
         history: list[tuple[int, int]] = []
+        own_system = (seg(), w.system_tokens)
         for turn in range(n_turns):
             tools = list(tenant_tools[tenant])
             if w.style == "shuffled-tools":
                 tools = [tools[i] for i in style_rng.permutation(len(tools))]
-            system = [tenant_system[tenant]]
+            system = [own_system if w.private_prefix else tenant_system[tenant]]
             if w.style == "timestamp":
                 system = [(seg(), 12), *system]
             model = 1 if (w.style == "model-switch" and turn >= n_turns // 2) else 0

@@ -142,3 +142,24 @@ def test_matrix_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
         assert style in text
     data = json.loads(out.read_text())
     assert len(data["cells"]) == 8 and "stable/crude" in data["relative_cost"]
+
+
+def test_synthetic_workload_command(capsys: pytest.CaptureFixture[str]) -> None:
+    args = [
+        "sim",
+        "synthetic",
+        "--sessions",
+        "10",
+        "--turns",
+        "5",
+        "--capacity",
+        "4000",
+        "--no-progress",
+    ]
+    assert main([*args, "--style", "stable"]) == 0
+    stable = capsys.readouterr().out
+    assert main([*args, "--style", "shuffled-tools"]) == 0
+    shuffled = capsys.readouterr().out
+    assert "synthetic:stable" in stable and "synthetic:shuffled-tools" in shuffled
+    assert main([*args, "--style", "chaotic"]) == 2
+    assert "--style" in capsys.readouterr().err
