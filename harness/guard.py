@@ -28,7 +28,6 @@ from .canonical import canonical_bytes, chain_hash
 from .errors import UserError
 from .events import CacheBreak
 from .prices import Price, PriceTable
-from .sim.cache import BlockCache
 from .tokenizer import tokenize
 from .usage import Usage
 from .wire import WireRequest
@@ -131,6 +130,39 @@ class Prediction:
         return Usage(self.uncached, self.read, self.write_5m, self.write_1h, output)
 
 
+class _Entries:
+    """The guard's picture of the provider's cache: key -> (expiry, ttl). A hit refreshes the
+    expiry with the entry's TTL; a write keeps the longer of two TTLs (as the emulator's
+    BlockCache does). Unbounded: evictions show up as unexplained misses instead."""
+
+    def __init__(self) -> None:
+        self._e: dict[Hashable, tuple[float, float]] = {}
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._e
+
+    def peek(self, key: Hashable, now: float) -> bool:
+        e = self._e.get(key)
+        return e is not None and now < e[0]
+
+    def expires_at(self, key: Hashable) -> float | None:
+        e = self._e.get(key)
+        return None if e is None else e[0]
+
+    def get(self, key: Hashable, now: float) -> bool:
+        e = self._e.get(key)
+        if e is None or now >= e[0]:
+            return False
+        self._e[key] = (now + e[1], e[1])
+        return True
+
+    def put(self, key: Hashable, now: float, ttl: float) -> None:
+        e = self._e.get(key)
+        if e is not None and now < e[0] and e[1] > ttl:
+            ttl = e[1]
+        self._e[key] = (now + ttl, ttl)
+
+
 @dataclass
 class _TokenState:
     """The last OpenAI-style request, tokenized: unit chains, token ends, tokens, block keys."""
@@ -142,21 +174,32 @@ class _TokenState:
     keys: list[str]
 
 
-def _openai_unit_data(body: Mapping[str, Any]) -> list[Callable[[], bytes]]:
-    """The bytes of each unit of an OpenAI body, lazily, in `cacheunits.openai_units` order
-    (a test pins the two together)."""
-    out: list[Callable[[], bytes]] = [partial(openai_settings, body)]
-    if body.get("instructions") is not None:
-        out.append(partial(canonical_bytes, {"instructions": body["instructions"]}))
-    for t in body.get("tools") or []:
-        out.append(partial(canonical_bytes, t))
-    items = body.get("messages")
-    if items is None:
-        raw = body.get("input")
-        items = [{"role": "user", "content": raw}] if isinstance(raw, str) else raw
-    for m in items or []:
-        out.append(partial(canonical_bytes, m))
-    return out
+class _OpenAIUnitData:
+    """The bytes of each unit of an OpenAI body, by index, in `cacheunits.openai_units` order
+    (a test pins the two together); nothing is serialized until asked for."""
+
+    def __init__(self, body: Mapping[str, Any]) -> None:
+        self.body = body
+        self.pre: list[Callable[[], bytes]] = [partial(openai_settings, body)]
+        if body.get("instructions") is not None:
+            self.pre.append(partial(canonical_bytes, {"instructions": body["instructions"]}))
+        self.tools = list(body.get("tools") or [])
+        items = body.get("messages")
+        if items is None:
+            raw = body.get("input")
+            items = [{"role": "user", "content": raw}] if isinstance(raw, str) else raw
+        self.items = items or []
+
+    def __len__(self) -> int:
+        return len(self.pre) + len(self.tools) + len(self.items)
+
+    def __getitem__(self, i: int) -> bytes:
+        if i < len(self.pre):
+            return self.pre[i]()
+        i -= len(self.pre)
+        if i < len(self.tools):
+            return canonical_bytes(self.tools[i])
+        return canonical_bytes(self.items[i - len(self.tools)])
 
 
 @dataclass
@@ -225,7 +268,7 @@ class CacheGuard:
         self.budget = budget or CacheBudget()
         self.lookback = lookback
         self.block_tokens = block_tokens
-        self._cache = BlockCache(None, "lru")
+        self._cache = _Entries()
         self._ends: dict[Hashable, int] = {}
         self._last: _Seen | None = None
         self._ostate: _TokenState | None = None
@@ -269,21 +312,28 @@ class CacheGuard:
                 else:
                     hi = mid - 1
             c = lo
-        data = _openai_unit_data(req.body)
+        data = _OpenAIUnitData(req.body)
         if len(data) != len(units):  # not the shape cacheunits cut: do it the slow way
             tokens = openai_tokens(req.body)
             ends: list[int] = []
             c = 0
         else:
+            if st is not None and c == len(st.chains) == len(units):
+                return len(st.tokens), st.keys  # the same request again (predict, observe)
             shared = st.ends[c - 1] if st is not None and c else 0
-            tokens = st.tokens[:shared] if st is not None else []
-            ends = st.ends[:c] if st is not None else []
+            # Extending the last request (the common case) reuses its lists in place.
+            extend = st is not None and c == len(st.chains)
+            tokens = st.tokens if extend and st else (st.tokens[:shared] if st else [])
+            ends = st.ends if extend and st else (st.ends[:c] if st else [])
             for i in range(c, len(units)):
-                tokens.extend(tokenize(data[i]().decode("utf-8")))
+                tokens.extend(tokenize(data[i].decode("utf-8")))
                 ends.append(len(tokens))
         b = self.block_tokens
         keep = ((st.ends[c - 1] if st is not None and c else 0) // b) if ends else 0
-        keys = list(st.keys[:keep]) if st is not None else []
+        if st is not None and keep == len(st.keys) and tokens is st.tokens:
+            keys = st.keys
+        else:
+            keys = list(st.keys[:keep]) if st is not None else []
         parent = keys[-1] if keys else chain_hash("", req.model.encode("utf-8"))
         for start in range(keep * b, len(tokens) - b + 1, b):
             parent = chain_hash(parent, array("I", tokens[start : start + b]).tobytes())
@@ -339,13 +389,11 @@ class CacheGuard:
         if n_tokens < min_tokens:
             return 0, -1, None
         n = 0
-        expiry: float | None = None
         for key in keys:
-            k = ("o", key)
-            if not self._present(k, now, ignore_ttl):
+            if not self._present(("o", key), now, ignore_ttl):
                 break
             n += 1
-            expiry = self._cache.expires_at(k)
+        expiry = self._cache.expires_at(("o", keys[n - 1])) if n else None
         cached = n * self.block_tokens
         if cached < min_tokens:
             return 0, -1, None
