@@ -35,7 +35,7 @@ from .compaction import (
     summary_messages,
 )
 from .errors import ProviderError, UserError
-from .events import Event, KeepAlivePing, PrefixChanged, SwitchWarning, UsageReport
+from .events import CacheBreak, Event, KeepAlivePing, PrefixChanged, SwitchWarning, UsageReport
 from .guard import CacheBudget, CacheGuard, Prediction, provider_verdict
 from .keepalive import KeepAlive, plan_ping
 from .ledger import Ledger, LedgerRow
@@ -102,6 +102,7 @@ class GuardedSession:
         self.quotes: list[Quote] = []
         self.compactions = 0
         self._prediction: Prediction | None = None
+        self._last_break: CacheBreak | None = None  # the guard's verdict on the last request
         self._unstored: list[NewRequest] = []
         self._stored_messages = 0
         self._store_created = False
@@ -144,6 +145,7 @@ class GuardedSession:
             request_index=len(self.ledger),
             verdict=verdict,
         )
+        self._last_break = brk
         return (brk.cause if brk else None), pred.read, ([brk] if brk else [])
 
     def _guard_record(
@@ -177,6 +179,8 @@ class GuardedSession:
         self, request: WireRequest, reply: Reply, row: LedgerRow | None, kind: str
     ) -> NewRequest:
         price = self.guard.price(request.model)
+        # The guard's cause (the ledger only counts misses against the previous request).
+        brk = self._last_break if kind != "ping" else None
         return NewRequest(
             kind=kind,
             time=row.time if row is not None else self.clock.now(),
@@ -190,8 +194,9 @@ class GuardedSession:
             cost_without_cache=row.cost_without_cache if row is not None else None,
             cache_key=request.cache_key or _body_cache_key(request.body),
             predicted_read=row.predicted_read if row is not None else None,
-            cause=row.cause if row is not None else None,
-            rebilled=row.rebilled if row is not None else 0,
+            cause=brk.cause if brk else (row.cause if row is not None else None),
+            rebilled=brk.tokens_rebilled if brk else (row.rebilled if row is not None else 0),
+            detail=brk.detail if brk else "",
         )
 
     def _ensure_stored_session(self) -> None:

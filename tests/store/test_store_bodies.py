@@ -83,3 +83,25 @@ def test_newer_schema_and_garbage_are_refused_untouched(tmp_path: Path) -> None:
     assert junk.read_bytes() == b"this is not a database at all" * 100
     with pytest.raises(UnknownSessionError), SessionStore(tmp_path / "ok.sqlite") as store:
         store.load("nope")
+
+
+async def test_the_cause_of_each_miss_is_stored(tmp_path: Path) -> None:
+    from guardkit import grep
+
+    db = str(tmp_path / "s.sqlite")
+    with start_emulator() as emu:
+        async with agent(emu, store=SessionStore(db)).session("c") as s:
+            for i in range(2):
+                async for _ in s.send(f"Turn {i}"):
+                    pass
+            s.change_tools(add=[grep], policy="allow")
+            async for _ in s.send("with grep"):
+                pass
+            emu.clock.advance(400)
+            async for _ in s.send("after a pause"):
+                pass
+    with SessionStore(db, read_only=True) as store:
+        causes = [(r.turn, r.cause) for r in store.requests("c") if r.cause]
+        rec = store.session("c")
+    assert causes == [(3, "tools"), (4, "ttl")]
+    assert rec.epoch == 1  # the tool change moved the session to a new prefix
