@@ -8,6 +8,7 @@ a local one). The trace is shipped once per worker, not once per configuration.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -58,8 +59,12 @@ def run_sweep(
     if executor == "process":
         workers = max(1, min(jobs or os.cpu_count() or 1, len(configs)))
         results: list[SimResult | None] = [None] * len(configs)
+        # Not plain fork: the caller may run threads (a progress bar, Ray), and a child forked
+        # while one of them holds a lock can hang.
+        methods = multiprocessing.get_all_start_methods()
+        ctx = multiprocessing.get_context("forkserver" if "forkserver" in methods else "spawn")
         with ProcessPoolExecutor(
-            max_workers=workers, initializer=_init, initargs=(trace, backend)
+            max_workers=workers, mp_context=ctx, initializer=_init, initargs=(trace, backend)
         ) as pool:
             futures = {pool.submit(_run_one, c): i for i, c in enumerate(configs)}
             for done, fut in enumerate(as_completed(futures), 1):
