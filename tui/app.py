@@ -54,6 +54,8 @@ from .widgets import (
     UserMessage,
 )
 
+HISTORY_SHOWN = 60  # entries of a resumed session put on screen
+
 
 class ChatApp(App[None]):
     """prefixlock's coding assistant."""
@@ -151,15 +153,24 @@ class ChatApp(App[None]):
         await self.conversation.mount(note)
         return note
 
-    async def load_history(self) -> None:
-        """Show a resumed session's past turns (text only; tool calls folded)."""
-        for role, text in self.backend.history():
+    async def load_history(self, last: int = HISTORY_SHOWN) -> None:
+        """Show a resumed session's latest entries (a long session opens fast: the rest of
+        its history stays in the store and in the model's context, not on screen)."""
+        entries = list(self.backend.history())
+        widgets: list[Widget] = []
+        if len(entries) > last:
+            widgets.append(
+                Note(f"({len(entries) - last} earlier entries of this session not shown)", "info")
+            )
+        for role, text in entries[-last:]:
             if role == "user":
-                await self.conversation.mount(UserMessage(text))
+                widgets.append(UserMessage(text))
             elif role == "assistant":
-                await self.conversation.mount(AssistantMessage(text))
+                widgets.append(AssistantMessage(text))
             else:
-                await self.conversation.mount(Note(text, "tool"))
+                widgets.append(Note(text, "tool"))
+        if widgets:
+            await self.conversation.mount_all(widgets)
 
     async def ask_approval(self, request: ApprovalRequest) -> Decision:
         """The workspace's approval callback: a modal dialog, answered by the user."""

@@ -202,13 +202,10 @@ class ChatBackend:
             s.enable_keepalive()
 
     def _replay_stored(self, session_id: str) -> None:
-        from harness.events import UsageReport as UR
-
-        for req in self.store.requests(session_id):
-            self.state.apply(
-                UR(req.turn, req.seq, req.model, req.usage, req.cost, req.cost_without_cache),
-                req.time,
-            )
+        """Feed the stored requests' usage to the panel, so a resumed session's figures carry
+        on from where they were (hit rate, dollars, sparkline)."""
+        for ev, when in stored_usage(self.store, session_id):
+            self.state.apply(ev, when)
 
     async def close(self) -> None:
         if self.session is not None:
@@ -365,6 +362,48 @@ class ChatBackend:
         for ev in events:
             self.observe(ev)
         return f"compacted: the session continues on a new prefix ({len(events)} events)"
+
+
+def stored_usage(store: Any, session_id: str) -> list[tuple[UsageReport, float]]:
+    """(UsageReport, time) of every stored request of a session, oldest first.
+
+    `SessionStore.requests()` rebuilds each request's exact body, which for a long session costs
+    seconds; the panel needs only the usage columns, so they are read directly (read-only) and
+    the public API is the fallback if the schema ever differs.
+    """
+    import json
+    import sqlite3
+
+    from harness.usage import Usage
+
+    def dec(value: Any) -> Decimal | None:
+        return None if value is None else Decimal(str(value))
+
+    try:
+        rows = store._db.execute(
+            "SELECT turn, seq, model, usage, cost, cost_without_cache, time FROM requests "
+            "WHERE session_id=? ORDER BY seq",
+            (session_id,),
+        ).fetchall()
+        return [
+            (
+                UsageReport(
+                    int(r[0]),
+                    int(r[1]),
+                    str(r[2]),
+                    Usage.from_dict(json.loads(r[3])),
+                    dec(r[4]),
+                    dec(r[5]),
+                ),
+                float(r[6]),
+            )
+            for r in rows
+        ]
+    except (AttributeError, sqlite3.Error, ValueError, TypeError):
+        return [
+            (UsageReport(q.turn, q.seq, q.model, q.usage, q.cost, q.cost_without_cache), q.time)
+            for q in store.requests(session_id)
+        ]
 
 
 def make_backend(options: BackendOptions) -> ChatBackend:

@@ -10,6 +10,7 @@ from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
 from harness.canonical import canonical_json
@@ -50,35 +51,105 @@ class Note(Static):
         self.add_class(kind)
 
 
-class AssistantMessage(Static):
-    """The model's answer: Markdown with highlighted code, streamed fragment by fragment.
+def split_markdown(text: str) -> tuple[list[str], str]:
+    """Complete blocks (paragraphs, whole code fences) and the unfinished tail of `text`.
 
-    Each fragment only replaces the renderable; Textual renders dirty widgets once a frame, so a
-    fast stream costs one Markdown render per frame, not one per token, and the text on screen
-    is always exactly what arrived (no asynchronous appends that could race a screenshot).
+    A block ends at a blank line outside a code fence; the tail is what follows the last such
+    line. Pure, so the streaming widget and a test agree on where blocks end.
     """
+    blocks: list[str] = []
+    start = 0
+    in_fence = False
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        pos += len(line)
+        if line.lstrip().startswith("```"):
+            in_fence = not in_fence
+        elif not in_fence and not line.strip() and line.endswith("\n"):
+            block = text[start:pos].strip("\n")
+            if block:
+                blocks.append(block)
+            start = pos
+    return blocks, text[start:]
 
-    DEFAULT_CLASSES = "entry assistant"
 
-    def __init__(self, text: str = "") -> None:
-        super().__init__("", markup=False)
-        self.text = ""
-        if text:
-            self.set_text(text)
+class MarkdownView(Widget):
+    """Markdown rendered with Rich (code blocks highlighted for the current theme), parsed
+    when painted and cached until its text or the theme changes."""
 
-    def _renderable(self) -> RichMarkdown:
+    DEFAULT_CSS = "MarkdownView { height: auto; }"
+
+    def __init__(self, text: str = "", **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.text = text
+        self._cache: tuple[str, bool, RichMarkdown] | None = None
+
+    def render(self) -> RichMarkdown:
         dark = True  # before mounting, assume the default (dark) theme
         with contextlib.suppress(Exception):
             dark = self.app.current_theme.dark
-        return RichMarkdown(self.text, code_theme="monokai" if dark else "default")
+        if self._cache is None or self._cache[0] != self.text or self._cache[1] != dark:
+            md = RichMarkdown(self.text, code_theme="monokai" if dark else "default")
+            self._cache = (self.text, dark, md)
+        return self._cache[2]
 
     def set_text(self, text: str) -> None:
+        if text != self.text:
+            self.text = text
+            self.refresh(layout=True)
+
+
+class AssistantMessage(Vertical):
+    """The model's answer: Markdown with highlighted code, streamed fragment by fragment.
+
+    Finished blocks (paragraphs, whole code fences) are frozen into their own views, rendered
+    once; only the unfinished tail is re-rendered as fragments arrive, and Textual paints at
+    most once a frame. So a fast stream of a long answer costs a small render per frame, and
+    what is on screen is exactly the text that arrived.
+    """
+
+    DEFAULT_CLASSES = "entry assistant"
+    DEFAULT_CSS = """
+    AssistantMessage { height: auto; }
+    AssistantMessage > MarkdownView.block { margin-bottom: 1; }
+    """
+
+    FREEZE_CHARS = 800  # re-render at most about this much live text per frame
+
+    def __init__(self, text: str = "") -> None:
+        super().__init__()
         self.text = text
-        self.update(self._renderable())
+        blocks, tail = split_markdown(text)
+        self._frozen = len(text) - len(tail)
+        self._initial = [MarkdownView(b, classes="block") for b in blocks]
+        self._tail = MarkdownView(tail, classes="tail")
+
+    def compose(self) -> ComposeResult:
+        yield from self._initial
+        yield self._tail
 
     async def add(self, fragment: str) -> None:
-        if fragment:
-            self.set_text(self.text + fragment)
+        if not fragment:
+            return
+        self.text += fragment
+        live = self.text[self._frozen :]
+        if len(live) > self.FREEZE_CHARS:
+            blocks, tail = split_markdown(live)
+            if blocks:
+                # One view for the finished blocks: a mount per ~500 tokens, not per paragraph.
+                self._frozen = len(self.text) - len(tail)
+                self._tail.set_text(tail)
+                await self.mount(
+                    MarkdownView("\n\n".join(blocks), classes="block"), before=self._tail
+                )
+                return
+        self._tail.set_text(live)
+
+    def set_text(self, text: str) -> None:
+        """Re-render (after a theme change) by refreshing every view."""
+        for view in self.query(MarkdownView):
+            view._cache = None
+            view.refresh(layout=True)
 
     async def finish(self) -> None:
         """The answer is complete (kept for symmetry with streaming widgets)."""
