@@ -1,6 +1,6 @@
 """`prefixlock demo`: what prompt caching is worth, measured offline in under a minute.
 
-The same scripted coding session (the emulator's built-in one: 10 user turns, 30+ requests, a
+The same scripted coding session (the emulator's built-in one: 32 user turns, 100+ requests, a
 22K-token system prompt and tools) runs twice, through prefixlock's Agent and through a
 deliberately naive client written directly on the official SDK (`anthropic`, or `openai` with
 `--provider openai`: current time in the system prompt, tools in a new order every request, no
@@ -46,7 +46,7 @@ FLAVORS = {
     "anthropic": Flavor("anthropic", "anthropic", "claude-sonnet-4-6", "claude-haiku-4-5"),
     "openai": Flavor("openai", "openai-chat", "gpt-5.4", "gpt-5.4-mini"),
 }
-SWITCH_AT = 5  # the model switch happens before this user turn (0-based)
+SWITCH_AT = 15  # the model switch happens before this user turn (0-based): mid-session
 THINK_SECONDS = 45.0  # the user reads the answer and types the next prompt
 START = 1_800_000_000.0
 DEMO_KEY = "demo-key"  # any non-empty key works with the emulator
@@ -523,7 +523,7 @@ def render(result: DemoResult, console: Any = None) -> None:
         )
     turns = Table(title="Where the naive client lost money (cache-aware server)")
     turns.add_column("turn", justify="right")
-    turns.add_column("requests", justify="right")
+    turns.add_column("reqs", justify="right")
     turns.add_column("naive", justify="right")
     turns.add_column("prefixlock", justify="right")
     turns.add_column("lost", justify="right")
@@ -538,7 +538,7 @@ def render(result: DemoResult, console: Any = None) -> None:
             _money(n),
             _money(p),
             _money(n - p),
-            " + ".join(_turn_causes(theirs, t)),
+            ", ".join(_turn_causes(theirs, t)),
         )
     console.print(turns)
     saved = theirs.cost - ours.cost

@@ -62,7 +62,90 @@ FILES: dict[str, str] = {
         "def test_convert_eur():\n"
         "    assert convert(Decimal('10.00'), 'EUR') == Decimal('9.20')\n"
     ),
+    "invoice/models.py": (
+        '"""Invoice data classes."""\n\nfrom dataclasses import dataclass\n'
+        "from decimal import Decimal\n\n\n"
+        "@dataclass(frozen=True)\nclass Line:\n    amount: Decimal\n    description: str = ''\n"
+        "\n\n@dataclass(frozen=True)\nclass Invoice:\n    net: Decimal\n    region: str\n"
+        "    voucher: Decimal = Decimal('0')\n"
+    ),
+    "invoice/tax.py": (
+        '"""Sales tax and VAT by region."""\n\nfrom decimal import Decimal\n\n'
+        "from .money import round_cents\n\n"
+        "RATES = {'DE': Decimal('0.19'), 'FR': Decimal('0.20'), 'GB': Decimal('0.20'),\n"
+        "         'US-CA': Decimal('0.0725')}\n"
+        "ZERO_RATED = {'GG', 'GI', 'JE'}\n\n\n"
+        "def tax_rate(region):\n"
+        '    """VAT or sales-tax rate for a region code."""\n'
+        "    return RATES.get(region, Decimal('0.20'))\n\n\n"
+        "def tax_for(amount, region):\n"
+        '    """Tax due on a net amount, rounded to the cent."""\n'
+        "    return round_cents(amount * tax_rate(region))\n"
+    ),
+    "invoice/discounts.py": (
+        '"""Fixed-amount vouchers on invoices."""\n\nfrom decimal import Decimal\n\n'
+        "from .tax import tax_for\n\n\n"
+        "def discounted_total(net, voucher, region):\n"
+        '    """Total to charge for a net amount with a voucher applied."""\n'
+        "    gross = net + tax_for(net, region)\n"
+        "    return gross - voucher\n"
+    ),
+    "invoice/reports.py": (
+        '"""Monthly revenue reports."""\n\nfrom .discounts import discounted_total\n'
+        "from .tax import tax_for\n\n\n"
+        "def report_line(invoice):\n"
+        '    """One report row: net, tax and total of an invoice."""\n'
+        "    tax = tax_for(invoice.net, invoice.region)\n"
+        "    total = discounted_total(invoice.net, invoice.voucher, invoice.region)\n"
+        "    return {'net': invoice.net, 'tax': tax, 'total': total}\n"
+    ),
+    "invoice/credit_notes.py": (
+        '"""Credit notes: negative invoices issued for refunds."""\n\n'
+        "from decimal import Decimal\n\n\n"
+        "def credit_total(lines):\n"
+        '    """Total of a credit note: the refunded amounts, negative, to the cent."""\n'
+        "    total = sum(float(line.amount) for line in lines)\n"
+        "    return -Decimal(str(round(total, 2)))\n"
+    ),
+    "tests/conftest.py": (
+        "from decimal import Decimal\n\nimport pytest\n\nfrom invoice.models import Line\n\n\n"
+        "@pytest.fixture\ndef lines_with_half_cents():\n"
+        "    # Exact sum 10.125: rounding once (half even) gives 10.12, rounding each line\n"
+        "    # half up first gives 10.13.\n"
+        "    return [Line(Decimal('2.505')), Line(Decimal('2.50')), Line(Decimal('5.12'))]\n"
+    ),
+    "tests/test_tax.py": (
+        "from decimal import Decimal\n\nimport pytest\n\nfrom invoice.tax import tax_for\n\n\n"
+        "@pytest.mark.parametrize(('region', 'expected'), [('DE', '19.00'), ('FR', '20.00'),\n"
+        "                                                  ('US-CA', '7.25')])\n"
+        "def test_tax_for(region, expected):\n"
+        "    assert tax_for(Decimal('100.00'), region) == Decimal(expected)\n"
+    ),
+    "tests/test_discounts.py": (
+        "from decimal import Decimal\n\nfrom invoice.discounts import discounted_total\n\n\n"
+        "def test_voucher():\n"
+        "    assert discounted_total(Decimal('100.00'), Decimal('10.00'), 'DE') == "
+        "Decimal('109.00')\n"
+    ),
+    "tests/test_credit_notes.py": (
+        "from decimal import Decimal\n\nfrom invoice.credit_notes import credit_total\n"
+        "from invoice.models import Line\n\n\n"
+        "def test_credit_total():\n"
+        "    lines = [Line(Decimal('5.00')), Line(Decimal('2.50'))]\n"
+        "    assert credit_total(lines) == Decimal('-7.50')\n"
+    ),
 }
+
+# How many tests each file collects before the session adds any (parametrized cases and tests
+# this sketch of the repository leaves out included); the whole suite starts at 41.
+_BASE_COUNTS = {
+    "tests/test_totals.py": 12,
+    "tests/test_convert.py": 3,
+    "tests/test_tax.py": 9,
+    "tests/test_discounts.py": 7,
+    "tests/test_credit_notes.py": 5,
+}
+_OTHER_TESTS = 5
 
 _MODULES = (
     "billing",
@@ -303,21 +386,78 @@ class Workspace:
 
     def run_tests(self, target: str) -> str:
         self._spend(30)
-        rounding_fixed = "ROUND_HALF_EVEN" in self.files["invoice/money.py"]
-        conversion_fixed = "rates=FIXED_RATES" in self.files["tests/test_convert.py"]
-        failures = []
-        if not rounding_fixed and "convert" not in target:
-            failures.append(
-                "FAILED tests/test_totals.py::test_total_rounding - assert Decimal('10.13') == "
-                "Decimal('10.12')"
+        files = self.files
+        test_files = sorted(_BASE_COUNTS)
+        target = target.strip().rstrip("/")
+        whole = target in ("", ".", "tests")
+        chosen = [f for f in test_files if whole or target.split("::")[0] == f]
+        if not chosen:
+            return f"ERROR: file or directory not found: {target}\nno tests ran in 0.01s"
+        # Each known bug fails its test while the test is there and the fix is not; the rules
+        # read the workspace's files, so the session's edits are what turn the suite green.
+        money, tax = files.get("invoice/money.py", ""), files.get("invoice/tax.py", "")
+        discounts = files.get("invoice/discounts.py", "")
+        test_discounts = files.get("tests/test_discounts.py", "")
+        credit = files.get("invoice/credit_notes.py", "")
+        failing: list[tuple[str, str]] = []
+        if "ROUND_HALF_EVEN" not in money:
+            failing.append(
+                (
+                    "tests/test_totals.py",
+                    "FAILED tests/test_totals.py::test_total_rounding - assert Decimal('10.13') "
+                    "== Decimal('10.12')",
+                )
             )
-        if not conversion_fixed and "totals" not in target:
-            failures.append(
-                "FAILED tests/test_convert.py::test_convert_eur - assert Decimal('9.21') == "
-                "Decimal('9.20')"
+        if "rates=FIXED_RATES" not in files.get("tests/test_convert.py", ""):
+            failing.append(
+                (
+                    "tests/test_convert.py",
+                    "FAILED tests/test_convert.py::test_convert_eur - assert Decimal('9.21') == "
+                    "Decimal('9.20')",
+                )
             )
-        total = 41 if target == "tests" else 12 if "totals" in target else 3
-        summary = f"{total - len(failures)} passed, {len(failures)} failed in 2.31s"
+        if "def fetch_rates" not in files.get("invoice/rates.py", "") and "fetch_rates" in (
+            files.get("invoice/convert.py", "")
+        ):
+            failing.append(
+                (
+                    "tests/test_convert.py",
+                    "ERROR tests/test_convert.py - ImportError: cannot import name 'fetch_rates' "
+                    "from 'invoice.rates'",
+                )
+            )
+        if "test_zero_rated" in files.get("tests/test_tax.py", "") and "ZERO_RATED:" not in tax:
+            failing.append(
+                (
+                    "tests/test_tax.py",
+                    "FAILED tests/test_tax.py::test_zero_rated_region - assert Decimal('20.00') "
+                    "== Decimal('0.00')",
+                )
+            )
+        if ("taxable" in discounts) != ("107.10" in test_discounts):
+            got, want = ("107.10", "109.00") if "taxable" in discounts else ("109.00", "107.10")
+            failing.append(
+                (
+                    "tests/test_discounts.py",
+                    f"FAILED tests/test_discounts.py::test_voucher - assert Decimal('{got}') == "
+                    f"Decimal('{want}')",
+                )
+            )
+        if "float_drift" in files.get("tests/test_credit_notes.py", "") and "float(" in credit:
+            failing.append(
+                (
+                    "tests/test_credit_notes.py",
+                    "FAILED tests/test_credit_notes.py::test_credit_total_float_drift - assert "
+                    "Decimal('-2.97') == Decimal('-2.98')",
+                )
+            )
+        failures = [line for f, line in failing if f in chosen]
+        total = sum(
+            _BASE_COUNTS[f] + files.get(f, "").count("def test_") - FILES[f].count("def test_")
+            for f in chosen
+        ) + (_OTHER_TESTS if whole else 0)
+        seconds = 0.4 + total / 20  # a plausible pytest wall time, growing with the tests
+        summary = f"{total - len(failures)} passed, {len(failures)} failed in {seconds:.2f}s"
         return "\n".join([*failures, summary])
 
     def write_file(self, path: str, content: str) -> str:

@@ -20,7 +20,7 @@ from harness.usage import Usage
 
 @pytest.fixture(scope="module")
 def demo_result() -> DemoResult:
-    return run_demo()  # the whole demo once for this module (about 10 s on 2 cores)
+    return run_demo()  # the whole demo once for this module (about 13 s on 2 cores)
 
 
 @pytest.fixture(scope="module")
@@ -38,8 +38,12 @@ def demo_out(
 
 def test_session_is_realistic_size(demo_out: tuple[dict, Path]) -> None:  # type: ignore[type-arg]
     figures, _ = demo_out
-    assert figures["session"]["requests"] >= 30
+    # 30+ user turns (one user message through its tool loop to the final answer each).
+    assert figures["session"]["user_turns"] == len(BUILTIN_PROMPTS) >= 30
+    assert figures["session"]["requests"] >= 3 * figures["session"]["user_turns"]
     assert figures["session"]["prefix_tokens"] >= 20_000
+    # The switch happens mid-session, with turns on both models.
+    assert 10 < figures["session"]["switch_before_turn"] < figures["session"]["user_turns"] - 10
 
 
 def test_prefixlock_beats_naive_on_both_servers(demo_out: tuple[dict, Path]) -> None:  # type: ignore[type-arg]
@@ -63,7 +67,7 @@ def test_switch_warning_is_priced(demo_out: tuple[dict, Path]) -> None:  # type:
 
 def test_turn_by_turn_names_the_causes(demo_out: tuple[dict, Path]) -> None:  # type: ignore[type-arg]
     turns = demo_out[0]["turns"]
-    assert len(turns) == 10
+    assert len(turns) == len(BUILTIN_PROMPTS) >= 30
     assert all(Decimal(t["naive"]) > Decimal(t["prefixlock"]) for t in turns)
     assert any("model switch" in t["causes"] for t in turns)
     assert all("time in system" in t["causes"] for t in turns)
@@ -102,6 +106,10 @@ def test_human_output_has_table_warning_and_margin(demo_result: DemoResult) -> N
     console = Console(width=140, record=True)
     render(demo_result, console)
     text = console.export_text()
+    ours = demo_result.run("prefixlock", "cache-aware")
+    first = text.splitlines()[0]
+    # The first line states the session's size truthfully.
+    assert f"{len(demo_result.prompts)} user turns, {len(ours.requests)} requests" in first
     assert "cache-aware server" in text and "crude server" in text
     assert "Switch warning" in text and "x cheaper" in text
 

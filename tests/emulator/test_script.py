@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import anthropic
@@ -11,6 +12,7 @@ import pytest
 from harness.clock import ManualClock
 from harness.emulator import BUILTIN, Emulator, EmulatorConfig, Script
 from harness.emulator.model import Conversation, ScriptedModel
+from harness.emulator.workspace import TOOL_SPECS, Workspace
 from harness.errors import ConfigError
 
 SCRIPT_YAML = """
@@ -78,9 +80,37 @@ def test_replies_are_deterministic_and_stop_after_the_script() -> None:
     assert not model.reply(Conversation(1, "x", 0, ("other",))).tool_calls
 
 
-def test_builtin_session_is_30_plus_requests() -> None:
-    assert sum(len(r.steps) for r in BUILTIN.rules) >= 30
-    assert len(BUILTIN.prompts) == len(BUILTIN.rules)
+def test_builtin_session_is_30_plus_user_turns() -> None:
+    assert len(BUILTIN.prompts) == len(BUILTIN.rules) >= 30
+    assert sum(len(r.steps) for r in BUILTIN.rules) >= 90
+
+
+def test_builtin_session_does_real_work_on_its_workspace() -> None:
+    """Played against its workspace, every scripted edit applies exactly, the suite starts red
+    and ends green, and the session explores, reads, edits, tests and reviews."""
+    workspace = Workspace()
+    model = ScriptedModel(BUILTIN)
+    names = tuple(spec.name for spec in TOOL_SPECS)
+    used: Counter[str] = Counter()
+    summaries: list[str] = []  # the last line of each test run
+    for turn, prompt in enumerate(BUILTIN.prompts, start=1):
+        step = 0
+        while (reply := model.reply(Conversation(turn, prompt, step, names))).tool_calls:
+            (call,) = reply.tool_calls
+            args = dict(call.input)
+            if call.name == "edit_file":
+                assert workspace.files[args["path"]].count(args["old"]) == 1, (turn, args)
+            used[call.name] += 1
+            out = workspace.run(call.name, args)
+            if call.name == "run_tests":
+                summaries.append(out.splitlines()[-1])
+            step += 1
+        assert reply.text and step < 10
+    assert summaries[0].startswith("39 passed, 2 failed")
+    assert summaries[-1].startswith("44 passed, 0 failed")  # 41 + the 3 tests it added
+    assert any(" 1 failed" in r for r in summaries[1:])  # a test written first, seen failing
+    assert {"list_files", "read_file", "grep", "edit_file", "run_tests", "git_diff"} <= set(used)
+    assert used["edit_file"] >= 20 and used["run_tests"] >= 15
 
 
 @pytest.mark.parametrize(
