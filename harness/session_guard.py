@@ -103,6 +103,9 @@ class GuardedSession:
         self.compactions = 0
         self._prediction: Prediction | None = None
         self._last_break: CacheBreak | None = None  # the guard's verdict on the last request
+        # After a resume: did the stored prefix and transcript rebuild the last stored request
+        # byte for byte? (None: not resumed, or nothing was sent before.)
+        self.resume_verified: bool | None = None
         self._unstored: list[NewRequest] = []
         self._stored_messages = 0
         self._store_created = False
@@ -715,6 +718,16 @@ class GuardedSession:
         self.guard.rebilled_tokens = 0
         self.guard.rebilled_dollars = Decimal(0)
         self.requests.append(req)
+        # Rebuild that request from the restored prefix, transcript and settings: equal bytes
+        # mean the next request extends it exactly, so it will read what it cached.
+        msgs = self.transcript.messages
+        if msgs and msgs[-1].role == "assistant":
+            msgs = msgs[:-1]
+        try:
+            again = self._hypothetical(last.api, last.model, prefix, self.settings, msgs)
+            self.resume_verified = canonical_bytes(again.body) == canonical_bytes(last.body)
+        except (ValueError, KeyError, TypeError):
+            self.resume_verified = False
 
 
 def _body_cache_key(body: Mapping[str, Any]) -> str | None:

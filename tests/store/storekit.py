@@ -54,7 +54,7 @@ async def _resume(db: str, url: str, sid: str, msg: str, now: float) -> None:
         async for e in s.send(msg):
             if isinstance(e, UsageReport):
                 reports.append({"read": e.usage.cache_read, "predicted": e.predicted_read})
-        print(json.dumps({"turn": s.turn, "reports": reports}), flush=True)
+        print(json.dumps({"turn": s.turn, "reports": reports, "verified": s.resume_verified}))
 
 
 if __name__ == "__main__":

@@ -48,6 +48,7 @@ async def test_resumed_session_sends_the_same_bytes_and_reads_the_cache(tmp_path
     assert first.usage is not None and first.usage["cache_read_input_tokens"] == last_bp > 0
     result = json.loads(out.splitlines()[-1])
     assert result["turn"] == 11
+    assert result["verified"] is True  # turn 10's request rebuilt byte for byte from the store
     # The resumed guard knew what was cached: its prediction was the provider's count.
     assert result["reports"][0] == {"read": last_bp, "predicted": last_bp}
     with SessionStore(db, read_only=True) as store:
@@ -86,7 +87,7 @@ async def test_sigkill_mid_turn_loses_no_completed_turn(tmp_path: Path) -> None:
         # Resume continues from turn 5, and its first request reads the cache.
         emu.clear_faults()
         async with agent(emu, store=store).resume("crash") as s:
-            assert s.turn == 5 and len(s.transcript) == 20
+            assert s.turn == 5 and len(s.transcript) == 20 and s.resume_verified
             reports = []
             async for e in s.send(storekit.text(6)):
                 if hasattr(e, "usage"):
