@@ -140,6 +140,7 @@ def price_action(
     target: Any = None,
     subagent: bool = True,
     extra_dollars: Decimal = Decimal(0),
+    task: Any = None,
 ) -> Quote:
     """Price `action`: `without` / `with_` are the next request built both ways.
 
@@ -193,7 +194,9 @@ def price_action(
             )
         )
     if subagent and action == "switch_model" and rebilled > 0 and old_price and new_price:
-        alt = _subagent_alternative(old_price, new_price, context, warm, output_tokens, new_tokens)
+        alt = _subagent_alternative(
+            old_price, new_price, context, warm, output_tokens, new_tokens, task
+        )
         if alt is not None:
             alts.append(alt)
     return Quote(
@@ -218,19 +221,28 @@ def price_action(
 
 
 def _subagent_alternative(
-    old: Price, new: Price, context: int, warm: float, output: int, new_tokens: int
+    old: Price,
+    new: Price,
+    context: int,
+    warm: float,
+    output: int,
+    new_tokens: int,
+    task: Any = None,
 ) -> Alternative | None:
-    """Running the work on the new model in a subagent, priced by harness.economics."""
-    try:
-        from . import economics
-    except ImportError:  # pragma: no cover - economics ships with harness
-        return None
-    task = economics.TaskProfile(
-        context_tokens=max(context // 10, 1),
-        new_tokens=max(new_tokens, 1) * 4,
-        turns=4,
-        output_tokens=max(output, 1) * 4,
-    )
+    """Running the work on the new model in a subagent, priced by harness.economics.
+
+    `task` is an economics.TaskProfile; without one, a working guess: four turns like the
+    session's recent ones, needing a tenth of its context.
+    """
+    from . import economics
+
+    if task is None:
+        task = economics.TaskProfile(
+            context_tokens=max(context // 10, 1),
+            new_tokens=max(new_tokens, 1) * 4,
+            turns=4,
+            output_tokens=max(output, 1) * 4,
+        )
     parent = economics.ParentState(
         model=old.model, price=old, context_tokens=context, ttl_left_seconds=warm
     )

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
@@ -96,7 +97,10 @@ class GuardedSession:
     def _guard_init(self) -> None:
         budget = getattr(self.agent, "budget", None)
         self.guard = CacheGuard(self.agent.prices, budget=budget)
-        self.store: SessionStore | None = getattr(self.agent, "store", None)
+        store = getattr(self.agent, "store", None)
+        if isinstance(store, (str, os.PathLike)):
+            store = self.agent.store = SessionStore(store)  # a path: open it once per agent
+        self.store: SessionStore | None = store
         self.keepalive: KeepAlive | None = None
         self.queued_events: list[Event] = []
         self.quotes: list[Quote] = []
@@ -271,6 +275,7 @@ class GuardedSession:
         target: Any,
         with_messages: Sequence[Message] | None = None,
         extra: Decimal = Decimal(0),
+        task: Any = None,
     ) -> Quote:
         messages = self._next_messages(next_message)
         without = self._hypothetical(
@@ -292,12 +297,17 @@ class GuardedSession:
             new_tokens=new,
             target=target,
             extra_dollars=extra,
+            task=task,
         )
         self.quotes.append(q)
         return q
 
-    def quote_switch(self, model: str, *, next_message: str | None = None) -> Quote:
-        """Price switching this session to `model` before doing it."""
+    def quote_switch(
+        self, model: str, *, next_message: str | None = None, task: Any = None
+    ) -> Quote:
+        """Price switching this session to `model` before doing it. `next_message` makes the
+        next-turn figures exact; `task` (a harness.economics.TaskProfile) prices the
+        run-it-in-a-subagent alternative for that task instead of a working guess."""
         route = resolve_route(model, self.agent.base_url, self.agent.prices)
         return self._price(
             "switch_model",
@@ -307,6 +317,7 @@ class GuardedSession:
             settings=self.settings,
             next_message=next_message,
             target=route.label,
+            task=task,
         )
 
     def _authorize(self, q: Quote, quote: Quote | None, policy: str | None, what: str) -> None:
@@ -737,7 +748,9 @@ def _body_cache_key(body: Mapping[str, Any]) -> str | None:
 
 def resume_session(agent: Any, session_id: str, session_cls: Any) -> Any:
     """A Session continuing stored session `session_id` from its last completed turn."""
-    store: SessionStore | None = getattr(agent, "store", None)
+    store = getattr(agent, "store", None)
+    if isinstance(store, (str, os.PathLike)):
+        store = agent.store = SessionStore(store)
     if store is None:
         raise UserError("resume needs a session store: Agent(..., store=SessionStore(path))")
     loaded = store.load(session_id)

@@ -92,3 +92,22 @@ async def test_switch_with_allow_policy_and_to_the_same_model() -> None:
             assert s.model == SONNET
             events = await turn(s, "next")
     assert len(of(events, SwitchWarning)) == 1
+
+
+async def test_subagent_alternative_is_priced_for_the_given_task() -> None:
+    from harness.economics import ParentState, SubagentPlan, TaskProfile, advise
+
+    with start_emulator() as emu:
+        async with agent(emu).session() as s:
+            await run_turns(emu, s, 6)
+            task = TaskProfile(context_tokens=500, new_tokens=3000, turns=3, output_tokens=600)
+            q = s.quote_switch(SONNET, task=task)
+    (alt,) = [a for a in q.alternatives if a.kind == "subagent"]
+    expected = advise(
+        ParentState(OPUS, PRICES.require(OPUS), q.context_tokens, q.warm_seconds),
+        task,
+        SubagentPlan(SONNET, PRICES.require(SONNET)),
+    )
+    assert alt.dollars == expected.subagent_cost
+    assert alt.detail["advice"]["subagent_cost"] == str(expected.subagent_cost)
+    assert "3-turn task needing 500 context tokens" in alt.text

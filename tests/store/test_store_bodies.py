@@ -105,3 +105,16 @@ async def test_the_cause_of_each_miss_is_stored(tmp_path: Path) -> None:
         rec = store.session("c")
     assert causes == [(3, "tools"), (4, "ttl")]
     assert rec.epoch == 1  # the tool change moved the session to a new prefix
+
+
+async def test_a_store_path_is_enough(tmp_path: Path) -> None:
+    path = tmp_path / "by-path.sqlite"
+    with start_emulator() as emu:
+        a = agent(emu, store=str(path))
+        async with a.session("p") as s:
+            async for _ in s.send("hello"):
+                pass
+        async with a.session(resume="p") as again:
+            assert again.turn == 1 and again.resume_verified
+    with SessionStore(path, read_only=True) as store:
+        assert store.session("p").turns == 1
