@@ -54,7 +54,12 @@ class SimConfig:
                 raise UserError(
                     "tier capacities must be >= 0 and not all zero", where="--hbm/--dram/--ssd"
                 )
-            return replace(self, capacity=sum(self.tiers), tiers=None).check() and self
+            if self.policy != "lru":
+                # An exclusive LRU hierarchy is one LRU stack cut at the tier sizes; other
+                # policies have no such cut.
+                raise UserError("tiers are modelled for LRU; use --policy lru", where="--policy")
+            replace(self, capacity=sum(self.tiers), tiers=None).check()
+            return self
         if self.capacity is not None and self.capacity <= 0:
             raise UserError(
                 f"capacity must be at least one block, got {self.capacity}", where="--capacity"
