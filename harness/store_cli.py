@@ -38,12 +38,16 @@ def _run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from .errors import UserError
-    from .store import SessionStore, UnknownSessionError
+    from .store import SessionStore, UnknownSessionError, default_path
 
     action = getattr(args, "sessions_command", None)
     if action is None:
         raise UserError("choose an action: list, show ID or export ID --jsonl", where="sessions")
-    store = SessionStore(args.store, read_only=True)
+    path = Path(args.store).expanduser() if args.store else default_path()
+    if action == "list" and not path.exists():
+        print(f"no sessions yet (no store at {path})")
+        return 0
+    store = SessionStore(path, read_only=True)
     try:
         if action == "list":
             records = store.sessions()

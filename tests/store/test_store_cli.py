@@ -84,7 +84,10 @@ def test_bad_input_exits_2_and_overwrites_nothing(
     snap = _digest(bad)
     _fails(["sessions", "--store", str(bad), "list"], capsys, "corrupt.sqlite")
     assert _digest(bad) == snap
-    _fails(["sessions", "--store", str(tmp_path / "missing.sqlite"), "list"], capsys, "no session")
+    missing = str(tmp_path / "missing.sqlite")
+    _fails(["sessions", "--store", missing, "show", "x"], capsys, "no session store")
+    assert main(["sessions", "--store", missing, "list"]) == 0  # a fresh machine: no sessions yet
+    assert "no sessions yet" in capsys.readouterr().out
     assert not (tmp_path / "missing.sqlite").exists()
     # A valid store read for an unknown id: its data is untouched (a WAL-mode reader may
     # leave SQLite's empty -wal and -shm scratch files beside it).
