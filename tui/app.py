@@ -65,9 +65,9 @@ class ChatApp(App[None]):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "help"),
         Binding("ctrl+o", "model", "model"),
-        Binding("ctrl+e", "toggle_tools", "fold tools"),
+        Binding("ctrl+r", "toggle_tools", "tools"),
         Binding("ctrl+l", "clear", "clear", show=False),
-        Binding("ctrl+k", "keepalive", "keep-alive", show=False),
+        Binding("ctrl+g", "keepalive", "keep-alive", show=False),
         Binding("ctrl+t", "theme_toggle", "theme", show=False),
         Binding("escape", "cancel_turn", "cancel", show=False),
         Binding("ctrl+q", "quit", "quit"),

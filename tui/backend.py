@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.clock import Clock, SystemClock
-from harness.errors import ConfigError
+from harness.errors import ConfigError, UnknownModelError
 from harness.events import Event, SubagentFinish, SubagentStart, UsageReport
 from harness.prefix import FrozenPrefix
 from harness.prices import PriceTable
@@ -135,6 +135,12 @@ class ChatBackend:
         """Fail early, before the screen opens, on what the user can fix (exit code 2)."""
         from harness.providers import resolve_route
 
+        if ":" not in self.model and self.prices.lookup(self.model) is None:
+            raise UnknownModelError(
+                f"unknown model {self.model!r}; `prefixlock models` lists the priced ones "
+                "(openai-compat:NAME for any other)",
+                where="--model",
+            )
         resolve_route(self.model, self.options.base_url, self.prices)
         if self.options.resume and self.options.store_path is not None:
             from harness.store import SessionStore
@@ -329,11 +335,60 @@ class ChatBackend:
         self._bind_session()
 
     def lint_text(self) -> str:
+        """The policy linter's findings on what this session sends: its requests so far as a
+        trace (cross-request rules), or, before the first turn, the next request's body."""
+        import json
+        import tempfile
+
         try:
-            from policies.api import lint_prefix  # type: ignore[import-not-found]
+            from policies.engine import kind_of, lint_file
+            from policies.output import text as render
         except ImportError:
-            return "the policy linter is not available yet"
-        return str(lint_prefix(self.session.prefix))
+            return "the policy linter (policies package) is not installed"
+        from harness.transcript import Message
+
+        s = self.session
+        with tempfile.TemporaryDirectory(prefix="prefixlock-lint-") as tmp:
+            if s.requests:
+                path = Path(tmp) / "session.jsonl"
+                rows = list(s.ledger.rows)
+                lines = []
+                for i, req in enumerate(s.requests):
+                    row = rows[i] if i < len(rows) else None
+                    lines.append(
+                        json.dumps(
+                            {
+                                "session_id": s.id,
+                                "seq": i,
+                                "time": row.time if row else self.clock.now(),
+                                "provider": s.provider.route.provider,
+                                "api": req.api,
+                                "model": req.model,
+                                "path": req.path,
+                                "body": req.body,
+                                "usage": row.usage.to_dict() if row else {},
+                                "raw_usage": dict(row.usage.raw) if row else {},
+                                "cost": str(row.cost) if row and row.cost is not None else None,
+                                "cache_key": req.cache_key,
+                            },
+                            default=str,
+                        )
+                    )
+                path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+                what = f"{len(lines)} requests of this session"
+            else:
+                path = Path(tmp) / "next_request.json"
+                req = s.provider.build_request(
+                    s.prefix, [Message.user("(next message)")], s.settings, s.info
+                )
+                path.write_text(json.dumps(req.body, default=str), encoding="utf-8")
+                what = "the next request (no turn sent yet)"
+            kind = kind_of(path) or "text"
+            findings, _ = lint_file(str(path), kind, self.model)
+            if not findings:
+                return f"lint: no findings in {what} (prefix {s.prefix.fingerprint[:12]})"
+            report = render(findings, show_source=False).replace(str(path) + ":", "")
+            return f"lint: {len(findings)} finding(s) in {what}:\n{report}"
 
     def agents_text(self) -> str:
         if self.delegator is None:
@@ -344,6 +399,13 @@ class ChatBackend:
         return "\n".join(lines)
 
     def quote_switch(self, model: str) -> Quote:
+        if ":" not in model and self.prices.lookup(model) is None:
+            # A typo would otherwise be taken for an OpenAI-compatible model id.
+            raise UnknownModelError(
+                f"unknown model {model!r}; /model lists the priced ones "
+                "(openai-compat:NAME for any other)",
+                where="/model",
+            )
         q: Quote = self.session.quote_switch(model)
         return q
 

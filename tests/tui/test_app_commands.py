@@ -1,0 +1,118 @@
+"""Slash commands, keys and the panel's live figures, on the emulator."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual.widgets import Input
+from tui_drive import AppFactory, conversation_text, say, settle
+
+from harness.clock import ManualClock
+from tui.screens import ConfirmScreen, SwitchScreen
+from tui.widgets import CachePanel, ToolEntry
+
+
+def panel(app: Any) -> str:
+    return str(app.query_one("#cache-panel", CachePanel).render())
+
+
+async def _dialog(app: Any, pilot: Any, line: str, kind: type) -> None:
+    prompt = app.query_one("#prompt", Input)
+    prompt.value = line
+    await pilot.press("enter")
+    for _ in range(300):
+        await pilot.pause(0.02)
+        if isinstance(app.screen, kind):
+            return
+    raise AssertionError(f"{line} did not open {kind.__name__}")
+
+
+async def test_countdown_goes_cold_and_keepalive_toggles(
+    make_app: AppFactory, clock: ManualClock
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await say(app, pilot, "hello")
+        assert "5:00 warm" in panel(app)
+        clock.advance(100)
+        app.refresh_panel()
+        assert "3:20 warm" in panel(app)
+        clock.advance(250)
+        app.refresh_panel()
+        assert "cold" in panel(app)
+        await say(app, pilot, "/keepalive on")
+        assert "keep-alive on" in panel(app) and app.backend.session.keepalive is not None
+        await say(app, pilot, "/keepalive off")
+        assert "keep-alive off" in panel(app) and app.backend.session.keepalive is None
+
+
+async def test_switch_then_next_turn_shows_the_miss_cause(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await say(app, pilot, "hello")
+        await _dialog(app, pilot, "/model claude-haiku-4-5", SwitchScreen)
+        await pilot.press("s")
+        await settle(app, pilot)
+        assert app.backend.session.model == "claude-haiku-4-5"
+        assert "claude-haiku-4-5" in str(app.query_one("#header").render())
+        await say(app, pilot, "hello")
+        assert "model" in panel(app).split("last miss")[1]
+        assert "cache miss: model" in conversation_text(app)
+
+
+async def test_cancel_keeps_the_model_and_cold_switch_does_not_ask(
+    make_app: AppFactory, clock: ManualClock
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await say(app, pilot, "hello")
+        await _dialog(app, pilot, "/model claude-haiku-4-5", SwitchScreen)
+        await pilot.press("c")
+        await settle(app, pilot)
+        assert app.backend.session.model == "claude-sonnet-4-6"
+        clock.advance(3600)  # the cache is cold: switching costs nothing extra, no dialog
+        await say(app, pilot, "/model claude-haiku-4-5")
+        assert not isinstance(app.screen, SwitchScreen)
+        assert app.backend.session.model == "claude-haiku-4-5"
+        assert "cache was cold" in conversation_text(app)
+
+
+async def test_cost_sessions_lint_agents_and_compact(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await say(app, pilot, "hello")
+        await say(app, pilot, "look around")
+        await say(app, pilot, "/cost")
+        assert "saved by the cache" in conversation_text(app)
+        await say(app, pilot, "/sessions")
+        assert "tui-test-session" in conversation_text(app)
+        await say(app, pilot, "/lint")
+        assert "lint:" in conversation_text(app)
+        await say(app, pilot, "/agents")
+        assert "explorer" in conversation_text(app)
+        await _dialog(app, pilot, "/compact", ConfirmScreen)
+        assert "tokens re-billed" in str(app.screen.query_one(".quote").render())
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert "compacted" in conversation_text(app)
+        await say(app, pilot, "hello")  # the session goes on after compaction
+        assert not app.busy
+
+
+async def test_keys_expand_tools_toggle_theme_and_bad_commands(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        await say(app, pilot, "look around")
+        entries = list(app.query(ToolEntry))
+        assert entries and all(e.collapsed for e in entries)
+        await pilot.press("ctrl+r")
+        assert not any(e.collapsed for e in entries)
+        await pilot.press("ctrl+r")
+        assert all(e.collapsed for e in entries)
+        dark = app.current_theme.dark
+        await pilot.press("ctrl+t")
+        assert app.current_theme.dark != dark
+        await say(app, pilot, "/modle x")
+        assert "did you mean /model" in conversation_text(app)
+        await say(app, pilot, "/model not-a-model-id")
+        assert "/model:" in conversation_text(app)
