@@ -14,15 +14,17 @@ API keys are never written: bodies carry none, and metadata is scrubbed of key-l
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterator, Mapping, Sequence
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Concatenate, ParamSpec, TypeVar
 
 from .canonical import canonical_bytes
 from .errors import UserError
@@ -35,6 +37,21 @@ _LIST_KEYS = ("messages", "input", "tools", "system")
 _SECRET_KEYS = frozenset(
     {"api_key", "apikey", "x_api_key", "authorization", "access_token", "secret", "password"}
 )
+
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _locked(
+    fn: Callable[Concatenate[SessionStore, P], R],
+) -> Callable[Concatenate[SessionStore, P], R]:
+    def wrapper(self: SessionStore, /, *args: P.args, **kwargs: P.kwargs) -> R:
+        with self._lock:
+            return fn(self, *args, **kwargs)
+
+    functools.update_wrapper(wrapper, fn)
+    return wrapper
 
 
 class StoreError(UserError):
@@ -238,6 +255,9 @@ class SessionStore:
         self.path = Path(path).expanduser() if path is not None else default_path()
         self.read_only = read_only
         self._refs_cache: dict[tuple[str, int], dict[str, list[str]]] = {}
+        # One connection, used from whichever thread the session runs on (a TUI worker, an
+        # event loop): every public method holds this lock.
+        self._lock = threading.RLock()
         where = str(self.path)
         if read_only and not self.path.exists():
             raise StoreError("no session store here", where=where)
@@ -256,9 +276,13 @@ class SessionStore:
                     probe.close()
             if read_only:
                 uri = f"{self.path.resolve().as_uri()}?mode=ro"
-                self._db = sqlite3.connect(uri, uri=True, isolation_level=None)
+                self._db = sqlite3.connect(
+                    uri, uri=True, isolation_level=None, check_same_thread=False
+                )
             else:
-                self._db = sqlite3.connect(str(self.path), isolation_level=None)
+                self._db = sqlite3.connect(
+                    str(self.path), isolation_level=None, check_same_thread=False
+                )
             self._open()
         except sqlite3.DatabaseError as exc:
             db = getattr(self, "_db", None)
@@ -309,6 +333,7 @@ class SessionStore:
                         db.execute(stmt)
                 db.execute("INSERT INTO schema_version(version) VALUES (?)", (SCHEMA_VERSION,))
 
+    @_locked
     def close(self) -> None:
         self._db.close()
 
@@ -424,6 +449,7 @@ class SessionStore:
 
     # -- writing ---------------------------------------------------------------------------------
 
+    @_locked
     def create_session(
         self,
         session_id: str,
@@ -506,6 +532,7 @@ class SessionStore:
             raise UnknownSessionError(f"unknown session id {session_id!r}", where=str(self.path))
         return int(row[0]), int(row[1])
 
+    @_locked
     def record_turn(
         self,
         session_id: str,
@@ -539,6 +566,7 @@ class SessionStore:
             )
         return turn
 
+    @_locked
     def record_request(self, session_id: str, request: NewRequest) -> int:
         """Write one request outside a turn (a keep-alive ping) in its own transaction."""
         with self._tx() as db:
@@ -547,6 +575,7 @@ class SessionStore:
             db.execute("UPDATE sessions SET updated=? WHERE id=?", (request.time, session_id))
         return seq
 
+    @_locked
     def set_model(self, session_id: str, model: str, time: float) -> None:
         with self._tx() as db:
             self._session_row(db, session_id)
@@ -554,6 +583,7 @@ class SessionStore:
                 "UPDATE sessions SET model=?, updated=? WHERE id=?", (model, time, session_id)
             )
 
+    @_locked
     def new_epoch(
         self,
         session_id: str,
@@ -628,6 +658,7 @@ class SessionStore:
 
     _COLS = "id, created, updated, model, api, provider, prefix_fp, epoch, turns, settings, meta"
 
+    @_locked
     def sessions(self) -> list[SessionRecord]:
         """Every session, most recently updated first."""
         rows = self._db.execute(
@@ -635,6 +666,7 @@ class SessionStore:
         ).fetchall()
         return [self._record(r) for r in rows]
 
+    @_locked
     def session(self, session_id: str) -> SessionRecord:
         row = self._db.execute(
             f"SELECT {self._COLS} FROM sessions WHERE id=?", (session_id,)
@@ -673,13 +705,18 @@ class SessionStore:
 
     def requests(self, session_id: str) -> Iterator[StoredRequest]:
         """Every request of a session in order, bodies rebuilt exactly."""
-        self.session(session_id)
-        rows = self._db.execute(
-            f"SELECT {self._RCOLS} FROM requests WHERE session_id=? ORDER BY seq", (session_id,)
-        ).fetchall()
+        with self._lock:
+            self.session(session_id)
+            rows = self._db.execute(
+                f"SELECT {self._RCOLS} FROM requests WHERE session_id=? ORDER BY seq",
+                (session_id,),
+            ).fetchall()
         for r in rows:
-            yield self._request(r)
+            with self._lock:
+                req = self._request(r)
+            yield req
 
+    @_locked
     def load(self, session_id: str) -> LoadedSession:
         """The session's current prefix, transcript and last request, for resuming it."""
         record = self.session(session_id)
@@ -714,6 +751,7 @@ class SessionStore:
             n += 1
         return n
 
+    @_locked
     def stats(self) -> dict[str, int]:
         """Row counts and blob bytes (to check that storage grows linearly)."""
         blob_bytes = self._db.execute("SELECT COALESCE(SUM(LENGTH(data)), 0) FROM blobs")

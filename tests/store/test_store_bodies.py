@@ -118,3 +118,35 @@ async def test_a_store_path_is_enough(tmp_path: Path) -> None:
             assert again.turn == 1 and again.resume_verified
     with SessionStore(path, read_only=True) as store:
         assert store.session("p").turns == 1
+
+
+def test_the_store_can_be_used_from_another_thread(tmp_path: Path) -> None:
+    import threading
+
+    from harness.store import NewRequest
+    from harness.usage import Usage
+
+    store = SessionStore(tmp_path / "t.sqlite")
+    store.create_session("t", model="m", api="anthropic", provider="anthropic", prefix={},
+                         prefix_fingerprint="f", created=0.0)
+    errors: list[BaseException] = []
+
+    def write(n: int) -> None:
+        try:
+            for i in range(5):
+                req = NewRequest("turn", float(i), "anthropic", "anthropic", "m", "/v1/messages",
+                                 {"messages": [{"role": "user", "content": f"{n}-{i}"}]},
+                                 Usage(1, 0, 0, 0, 1))
+                store.record_turn("t", requests=[req], messages=[], first_index=0, model="m",
+                                  time=float(i))
+        except BaseException as exc:
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    assert store.session("t").turns == 15 and len(list(store.requests("t"))) == 15
+    store.close()
