@@ -360,7 +360,9 @@ class GuardedSession:
             PrefixChanged("model", old_fp, self._context_fingerprint(), self.model)
         )
         if self.store is not None and self._store_created:
-            self.store.set_model(self.id, self.model, self.clock.now())
+            self.store.set_model(
+                self.id, self.model, self.clock.now(), self.provider.route.label
+            )
         return q
 
     def _context_fingerprint(self) -> str:
@@ -480,9 +482,18 @@ class GuardedSession:
                 time=self.clock.now(),
             )
 
+    def _changed_settings(self, changes: Mapping[str, Any]) -> Settings:
+        try:
+            return self.settings.with_(**changes)
+        except TypeError:
+            known = ", ".join(f.name for f in dataclasses.fields(Settings))
+            raise UserError(
+                f"unknown setting in {sorted(changes)}; settings are: {known}", where="settings"
+            ) from None
+
     def quote_effort(self, *, next_message: str | None = None, **changes: Any) -> Quote:
-        """Price a settings change (effort, thinking, TTL...): what it does to the cache."""
-        new_settings = self.settings.with_(**changes)
+        """Price a settings change (effort, TTL...): what it does to the cache."""
+        new_settings = self._changed_settings(changes)
         return self._price(
             "change_effort",
             api=self.provider.api,
@@ -497,7 +508,7 @@ class GuardedSession:
         self, *, quote: Quote | None = None, policy: str | None = None, **changes: Any
     ) -> Quote:
         """Apply a settings change. One that breaks a warm cache needs its quote (or policy)."""
-        new_settings = self.settings.with_(**changes)
+        new_settings = self._changed_settings(changes)
         target = fingerprint(canonical_bytes(settings_dict(new_settings)))
         check_quote(quote, action="change_effort", state=self._state(), target=target)
         q = quote or self.quote_effort(**changes)
@@ -755,6 +766,8 @@ def resume_session(agent: Any, session_id: str, session_cls: Any) -> Any:
         raise UserError("resume needs a session store: Agent(..., store=SessionStore(path))")
     loaded = store.load(session_id)
     route = str(loaded.record.meta.get("route") or loaded.record.model)
+    if route.rpartition(":")[2] != loaded.record.model:
+        route = loaded.record.model  # a store written before the route was kept up to date
     session = session_cls(agent, session_id, agent.provider(route))
     session._guard_resume(loaded)
     return session

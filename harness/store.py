@@ -576,12 +576,19 @@ class SessionStore:
         return seq
 
     @_locked
-    def set_model(self, session_id: str, model: str, time: float) -> None:
+    def set_model(
+        self, session_id: str, model: str, time: float, route: str | None = None
+    ) -> None:
+        """The session moved to another model (`route`: its provider-qualified id)."""
         with self._tx() as db:
             self._session_row(db, session_id)
             db.execute(
                 "UPDATE sessions SET model=?, updated=? WHERE id=?", (model, time, session_id)
             )
+            if route is not None:
+                row = db.execute("SELECT meta FROM sessions WHERE id=?", (session_id,)).fetchone()
+                meta = {**json.loads(row[0]), "route": route}
+                db.execute("UPDATE sessions SET meta=? WHERE id=?", (_json(meta), session_id))
 
     @_locked
     def new_epoch(

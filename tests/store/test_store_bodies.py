@@ -150,3 +150,19 @@ def test_the_store_can_be_used_from_another_thread(tmp_path: Path) -> None:
     assert not errors
     assert store.session("t").turns == 15 and len(list(store.requests("t"))) == 15
     store.close()
+
+
+async def test_resume_after_a_switch_continues_on_the_new_model(tmp_path: Path) -> None:
+    db = tmp_path / "sw.sqlite"
+    with start_emulator() as emu:
+        a = agent(emu, store=SessionStore(db))
+        async with a.session("sw") as s:
+            async for _ in s.send("one"):
+                pass
+            s.switch_model("claude-sonnet-4-6", policy="allow")
+            async for _ in s.send("two"):
+                pass
+        async with a.resume("sw") as again:
+            assert again.model == "claude-sonnet-4-6" and again.resume_verified
+            reports = [e async for e in again.send("three") if hasattr(e, "usage")]
+    assert reports[0].usage.cache_read > 0
