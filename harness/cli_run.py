@@ -48,14 +48,29 @@ def _run_models(args: argparse.Namespace) -> int:
         return 0
     t = Table(title="Prices, $ per million tokens")
     columns = (
-        "model", "provider", "input", "read", "write 5m", "write 1h", "output", "min", "date"
+        "model",
+        "provider",
+        "input",
+        "read",
+        "write 5m",
+        "write 1h",
+        "output",
+        "min",
+        "date",
     )
     for col in columns:
         t.add_column(col, justify="left" if col in ("model", "provider", "date") else "right")
     for p in table:
         t.add_row(
-            p.model, p.provider, str(p.input), str(p.cache_read), str(p.write_5m),
-            str(p.write_1h), str(p.output), str(p.min_cacheable_tokens), p.date,
+            p.model,
+            p.provider,
+            str(p.input),
+            str(p.cache_read),
+            str(p.write_5m),
+            str(p.write_1h),
+            str(p.output),
+            str(p.min_cacheable_tokens),
+            p.date,
         )
     Console().print(t)
     aliases = ", ".join(f"{k} -> {v}" for k, v in sorted(table.aliases.items()))
@@ -68,25 +83,48 @@ MODELS_COMMAND = Command("show the price table", _configure_models, _run_models,
 
 def _configure_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("task", help="what to ask the model")
-    p.add_argument("--model", default="claude-opus-4-7",
-                   help="model id (claude-*, gpt-*, deepseek-*, or anthropic:/openai:/"
-                   "openai-responses:/openai-compat: followed by any id)")
+    p.add_argument(
+        "--model",
+        default="claude-opus-4-7",
+        help="model id (claude-*, gpt-*, deepseek-*, or anthropic:/openai:/"
+        "openai-responses:/openai-compat: followed by any id)",
+    )
     p.add_argument("--base-url", metavar="URL", help="API base URL (OpenAI-compatible servers)")
-    p.add_argument("--max-turns", type=int, default=25, metavar="N",
-                   help="stop after N model requests (default 25)")
+    p.add_argument(
+        "--max-turns",
+        type=int,
+        default=25,
+        metavar="N",
+        help="stop after N model requests (default 25)",
+    )
     p.add_argument("--max-dollars", metavar="D", help="stop once the session has cost D dollars")
-    p.add_argument("--system", default="You are a concise, careful assistant.",
-                   help="system prompt text (or @FILE to read it from a file)")
+    p.add_argument(
+        "--system",
+        default="You are a concise, careful assistant.",
+        help="system prompt text (or @FILE to read it from a file)",
+    )
     p.add_argument("--ttl", choices=("5m", "1h"), default="5m", help="Anthropic cache TTL")
     p.add_argument("--prices", metavar="FILE", help="a JSON price file over the built-in one")
-    p.add_argument("--tools", choices=("read", "none"), default="read",
-                   help="read: read-only workspace tools (read, list, glob, grep) on --workspace")
-    p.add_argument("--workspace", default=".", metavar="DIR",
-                   help="the directory the tools may read (default: the current one)")
-    p.add_argument("--emulator", action="store_true",
-                   help="run on the local emulator even when an API key is set")
-    p.add_argument("-v", "--verbose", action="store_true",
-                   help="show tool calls and retries on stderr")
+    p.add_argument(
+        "--tools",
+        choices=("read", "none"),
+        default="read",
+        help="read: read-only workspace tools (read, list, glob, grep) on --workspace",
+    )
+    p.add_argument(
+        "--workspace",
+        default=".",
+        metavar="DIR",
+        help="the directory the tools may read (default: the current one)",
+    )
+    p.add_argument(
+        "--emulator",
+        action="store_true",
+        help="run on the local emulator even when an API key is set",
+    )
+    p.add_argument(
+        "-v", "--verbose", action="store_true", help="show tool calls and retries on stderr"
+    )
 
 
 def _read_system(value: str) -> str:
@@ -110,7 +148,7 @@ def _run_run(args: argparse.Namespace) -> int:
     from decimal import Decimal, InvalidOperation
 
     from .agent import Agent
-    from .errors import ConfigError, ProviderError
+    from .errors import ConfigError, MissingKeyError, ProviderError
     from .events import ProviderFault, ToolCall, TurnComplete
     from .prefix import FrozenPrefix
     from .prices import PriceTable
@@ -124,8 +162,11 @@ def _run_run(args: argparse.Namespace) -> int:
         try:
             max_dollars = Decimal(args.max_dollars)
         except InvalidOperation:
-            raise ConfigError(f"not a dollar amount: {args.max_dollars!r}",
-                              where="--max-dollars") from None
+            raise ConfigError(
+                f"not a dollar amount: {args.max_dollars!r}", where="--max-dollars"
+            ) from None
+    if args.max_turns < 1:
+        raise ConfigError("must be at least 1", where="--max-turns")
     settings = Settings(ttl=args.ttl, max_turns=args.max_turns, max_dollars=max_dollars)
     tools = []
     if args.tools == "read":
@@ -150,12 +191,27 @@ def _run_run(args: argparse.Namespace) -> int:
             emu = stack.enter_context(Emulator.start())
             base_url, api_key = emu.base_url, "emulator"
             why = "--emulator given" if args.emulator else f"no {route.key_var} set"
-            print(f"prefixlock: {why}: running on the local emulator (a scripted model)",
-                  file=sys.stderr)
+            print(
+                f"prefixlock: {why}: running on the local emulator (a scripted model)",
+                file=sys.stderr,
+            )
+    if api_key is None and not os.environ.get(route.key_var):
+        # Said here in the CLI's words: the library's message suggests `api_key=`.
+        at = f" at {args.base_url}" if args.base_url else ""
+        hint = " (any value if the server ignores keys)" if args.base_url else ""
+        raise MissingKeyError(
+            f"no API key for {route.label}{at}: set {route.key_var}{hint}", where=route.key_var
+        )
 
     async def go() -> tuple[str, str, str | None]:
-        agent = Agent(prefix, model=args.model, api_key=api_key, base_url=base_url,
-                      prices=prices, settings=settings)
+        agent = Agent(
+            prefix,
+            model=args.model,
+            api_key=api_key,
+            base_url=base_url,
+            prices=prices,
+            settings=settings,
+        )
         answer, limit = "", None
         async with agent.session() as s:
             async for event in s.send(args.task):
@@ -180,5 +236,6 @@ def _run_run(args: argparse.Namespace) -> int:
     return 0
 
 
-RUN_COMMAND = Command("run one task headless and print the answer and its cost",
-                      _configure_run, _run_run, order=10)
+RUN_COMMAND = Command(
+    "run one task headless and print the answer and its cost", _configure_run, _run_run, order=10
+)

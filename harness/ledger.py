@@ -251,7 +251,9 @@ class Ledger:
         else:
             saved = self.saved or Decimal(0)
             money = f"cost ${cost:.4f}, saved ${saved:.4f}"
+        n = len(self._rows)
+        requests = f"{n} request{'' if n == 1 else 's'}"
         return (
-            f"{len(self._rows)} requests: read {u.cache_read:,}, written {u.cache_write:,}, "
+            f"{requests}: read {u.cache_read:,}, written {u.cache_write:,}, "
             f"uncached {u.uncached_input:,} tokens; hit rate {u.hit_rate:.1%}; {money}"
         )

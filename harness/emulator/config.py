@@ -7,7 +7,6 @@ default that behaves like the real providers, so `EmulatorConfig()` is the cache
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Literal
 
@@ -15,6 +14,7 @@ import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigError
+from ._files import read_data
 
 FaultKind = Literal["429", "529", "500", "cut", "sse-error", "latency"]
 
@@ -102,27 +102,7 @@ class EmulatorConfig(BaseModel):
     def load(cls, path: str | Path) -> EmulatorConfig:
         """Read a YAML or JSON config file; errors name the file and the field."""
         p = Path(path)
-        try:
-            text = p.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"cannot read config: {exc.strerror}", where=str(p)) from None
-        data: Any
-        if p.suffix.lower() == ".json":
-            try:
-                data = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise ConfigError(
-                    f"invalid JSON: {exc.msg}", where=f"{p}:{exc.lineno}:{exc.colno}"
-                ) from None
-        else:
-            import yaml
-
-            try:
-                data = yaml.safe_load(text)
-            except yaml.YAMLError as exc:
-                mark = getattr(exc, "problem_mark", None)
-                where = f"{p}:{mark.line + 1}" if mark is not None else str(p)
-                raise ConfigError(f"invalid YAML: {exc}", where=where) from None
+        data = read_data(p, "config")
         if data is None:
             data = {}
         if not isinstance(data, dict):

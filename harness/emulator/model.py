@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..errors import ConfigError
 from ..tokenizer import count_tokens
+from ._files import read_data
 
 
 class Step(BaseModel):
@@ -71,19 +72,9 @@ class Script(BaseModel):
     def load(cls, path: str | Path) -> Script:
         """Read a YAML or JSON script; a mistake names the file and the field."""
         p = Path(path)
-        try:
-            text = p.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"cannot read script: {exc.strerror}", where=str(p)) from None
-        try:
-            if p.suffix.lower() == ".json":
-                data = json.loads(text)
-            else:
-                import yaml
-
-                data = yaml.safe_load(text)
-        except Exception as exc:  # JSON and YAML raise different types; both are user errors
-            raise ConfigError(f"cannot parse script: {exc}", where=str(p)) from None
+        data = read_data(p, "script")
+        if data is not None and not isinstance(data, dict):
+            raise ConfigError("expected a mapping with rules and prompts", where=str(p))
         try:
             return cls.model_validate(data or {})
         except pydantic.ValidationError as exc:
@@ -151,7 +142,7 @@ class ScriptedModel:
         step = rule.steps[conv.step]
         if step.tool is None:
             return Reply(step.text or "OK.")
-        if conv.tools and step.tool not in conv.tools:
+        if step.tool not in conv.tools:  # a model can only call the tools it is offered
             return Reply(f"{step.text} (I would use `{step.tool}`, but it is not available.)")
         seed = f"{conv.user_turn}:{conv.step}:{conv.user_text}".encode()
         call_id = hashlib.sha256(seed).hexdigest()[:20]

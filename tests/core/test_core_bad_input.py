@@ -158,6 +158,37 @@ def test_unknown_model_priced_by_user_file(tmp_path: Path) -> None:
     assert route.model == "my-model" and route.provider == "custom"
 
 
+@pytest.mark.parametrize(
+    ("args", "start"),
+    [
+        (["--model", "mystery-model"], "prefixlock: error: --model: cannot tell which provider"),
+        (
+            ["--model", "openai-compat:llama3", "--base-url", "http://127.0.0.1:9/v1"],
+            "prefixlock: error: PREFIXLOCK_API_KEY: no API key for openai-compat:llama3 at "
+            "http://127.0.0.1:9/v1: set PREFIXLOCK_API_KEY",
+        ),
+        (["--max-turns", "0"], "prefixlock: error: --max-turns: must be at least 1"),
+        (["--max-dollars", "lots"], "prefixlock: error: --max-dollars: not a dollar amount"),
+        (["--system", "@/no/such/file"], "prefixlock: error: /no/such/file: cannot read"),
+        (["--prices", "/no/such/prices.json"], "prefixlock: error: /no/such/prices.json"),
+    ],
+)
+def test_cli_run_bad_input_end_to_end(args: list[str], start: str) -> None:
+    """Through the console script: one line on stderr naming what to fix, exit 2, no traceback."""
+    proc = _cli("run", "hi", "--tools", "none", *args)
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith(start), proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_cli_bad_flag_is_an_argparse_error_exit_2() -> None:
+    proc = _cli("run", "hi", "--no-such-flag")
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr
+    assert proc.stderr.strip().splitlines()[-1] == (
+        "prefixlock: error: unrecognized arguments: --no-such-flag"
+    )
+
+
 def test_cli_run_with_a_base_url_needs_its_key(capsys: Any) -> None:
     code = main(
         [

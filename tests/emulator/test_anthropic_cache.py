@@ -72,6 +72,11 @@ def usage_of(client: anthropic.Anthropic, b: dict[str, Any]) -> dict[str, int]:
     }
 
 
+def warm(client: anthropic.Anthropic, b: dict[str, Any]) -> None:
+    """Send `b` and check it wrote its system-level entry, so a later miss means something."""
+    assert usage_of(client, b)["write"] == end_of(b, "system") > 1024
+
+
 @pytest.fixture
 def client(emulator: Emulator) -> anthropic.Anthropic:
     return anthropic.Anthropic(api_key="test-key", base_url=emulator.base_url, max_retries=0)
@@ -108,7 +113,7 @@ def case_second_identical_reads_prefix(client: anthropic.Anthropic, emu: Emulato
 
 
 def case_changed_tools_read_nothing(client: anthropic.Anthropic, emu: Emulator) -> None:
-    usage_of(client, body())
+    warm(client, body())
     changed = body(tools=[*TOOLS, {**TOOLS[0], "name": "grep"}])
     upto = end_of(changed, "system")
     assert usage_of(client, changed) == {
@@ -121,7 +126,7 @@ def case_changed_tools_read_nothing(client: anthropic.Anthropic, emu: Emulator) 
 
 
 def case_reordered_tools_read_nothing(client: anthropic.Anthropic, emu: Emulator) -> None:
-    usage_of(client, body())
+    warm(client, body())
     assert usage_of(client, body(tools=list(reversed(TOOLS))))["read"] == 0
 
 
@@ -153,7 +158,7 @@ def case_tool_choice_change_keeps_system_entry(client: anthropic.Anthropic, emu:
 
 
 def case_model_switch_reads_nothing(client: anthropic.Anthropic, emu: Emulator) -> None:
-    usage_of(client, body(model="claude-sonnet-4-6"))
+    warm(client, body(model="claude-sonnet-4-6"))
     b = body(model="claude-opus-4-8")
     upto = end_of(b, "system")
     assert usage_of(client, b) == {
@@ -166,7 +171,7 @@ def case_model_switch_reads_nothing(client: anthropic.Anthropic, emu: Emulator) 
 
 
 def case_other_api_key_reads_nothing(client: anthropic.Anthropic, emu: Emulator) -> None:
-    usage_of(client, body())
+    warm(client, body())
     other = anthropic.Anthropic(api_key="another-org", base_url=emu.base_url, max_retries=0)
     assert usage_of(other, body())["read"] == 0
 
@@ -174,7 +179,9 @@ def case_other_api_key_reads_nothing(client: anthropic.Anthropic, emu: Emulator)
 def case_ttl_expires_after_5m01s(client: anthropic.Anthropic, emu: Emulator) -> None:
     b = body()
     upto = end_of(b, "system")
-    usage_of(client, b)
+    warm(client, b)
+    emu.clock.advance(299)  # type: ignore[attr-defined]
+    assert usage_of(client, b)["read"] == upto  # 4m59s: still warm (and refreshed)
     emu.clock.advance(301)  # type: ignore[attr-defined]
     assert usage_of(client, b) == {
         "input": total(b) - upto,
@@ -212,7 +219,7 @@ def case_read_refreshes_ttl(client: anthropic.Anthropic, emu: Emulator) -> None:
 
 def case_25_blocks_after_breakpoint_miss(client: anthropic.Anthropic, emu: Emulator) -> None:
     first = body(system_cc=None, messages=_long_chat(5))
-    usage_of(client, first)
+    assert usage_of(client, first)["write"] == total(first)
     # Same 5 blocks, then 25 more; the only breakpoint is on the last one: the lookback of 20
     # blocks never reaches the entry written at block 5.
     grown = body(system_cc=None, messages=_long_chat(30))
@@ -301,7 +308,7 @@ def case_warmup_max_tokens_0(client: anthropic.Anthropic, emu: Emulator) -> None
 
 
 def case_evict_makes_unexplained_miss(client: anthropic.Anthropic, emu: Emulator) -> None:
-    usage_of(client, body())
+    warm(client, body())
     assert emu.evict(model="claude-sonnet-4-6") == 1
     assert usage_of(client, body())["read"] == 0
     emu.flush()

@@ -15,7 +15,6 @@ import pytest
 
 from harness.clock import ManualClock
 from harness.emulator import Emulator, EmulatorConfig, FaultSpec
-from harness.emulator.apierror import retry_headers
 
 GOOD_ANTHROPIC = {
     "model": "claude-sonnet-4-6",
@@ -229,21 +228,46 @@ def test_anthropic_529_raises_overloaded_error_without_retries(emulator: Emulato
     assert client.messages.create(**GOOD_ANTHROPIC).content
 
 
-def test_sdk_retries_through_529_and_429_honouring_retry_after(emulator: Emulator) -> None:
+@pytest.fixture
+def sdk_sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The SDKs' retry waits, recorded instead of slept (the SDKs call `time.sleep`)."""
+    import anthropic._base_client
+    import openai._base_client
+
+    waits: list[float] = []
+
+    class _Time:
+        """The time module, except that sleeping records the wait."""
+
+        sleep = staticmethod(waits.append)
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(time, name)
+
+    fake = _Time()
+    monkeypatch.setattr(anthropic._base_client, "time", fake)
+    monkeypatch.setattr(openai._base_client, "time", fake)
+    return waits
+
+
+def test_sdk_retries_through_529_and_429_honouring_retry_after(
+    emulator: Emulator, sdk_sleeps: list[float]
+) -> None:
     emulator.inject("529", retry_after=0.05)
-    emulator.inject("429", retry_after=0.05)
+    emulator.inject("429", retry_after=0.25)
     client = anthropic.Anthropic(api_key="k", base_url=emulator.base_url, max_retries=2)
-    started = time.monotonic()
     msg = client.messages.create(**GOOD_ANTHROPIC)
-    waited = time.monotonic() - started
     assert msg.content
     assert [r.fault for r in emulator.requests] == ["529", "429", None]
     assert [r.status for r in emulator.requests] == [529, 429, 200]
-    # Two waits of retry-after-ms=50: the SDK waited at least what the server asked, and it
-    # reads our headers as exactly that (its own backoff would be 0.5s and more).
-    assert waited >= 0.1
-    headers = httpx2.Headers(retry_headers(0.05))
-    assert client._parse_retry_after_header(headers) == 0.05
+    # The SDK waited exactly what the server asked (its own backoff would be 0.5 s and more).
+    assert sdk_sleeps == [0.05, 0.25]
+    # One retry fewer than faults: the SDK gives up and raises the last status's error type.
+    emulator.inject("529", count=2, retry_after=0.01)
+    once = anthropic.Anthropic(api_key="k", base_url=emulator.base_url, max_retries=1)
+    with pytest.raises(anthropic.OverloadedError):
+        once.messages.create(**GOOD_ANTHROPIC)
+    assert sdk_sleeps == [0.05, 0.25, 0.01]
 
 
 def test_retry_after_headers_are_sent(emulator: Emulator) -> None:
@@ -254,14 +278,21 @@ def test_retry_after_headers_are_sent(emulator: Emulator) -> None:
     assert resp.json()["error"]["type"] == "rate_limit_error"
 
 
-def test_openai_sdk_retries_500_then_succeeds(emulator: Emulator) -> None:
+def test_openai_sdk_retries_500_and_429_then_succeeds(
+    emulator: Emulator, sdk_sleeps: list[float]
+) -> None:
     emulator.inject("500", count=1)
     oai = openai.OpenAI(api_key="k", base_url=emulator.base_url + "/v1", max_retries=0)
     with pytest.raises(openai.InternalServerError):
         oai.chat.completions.create(**GOOD_CHAT)
-    emulator.inject("429", retry_after=0.01)
-    retrying = openai.OpenAI(api_key="k", base_url=emulator.base_url + "/v1", max_retries=1)
+    emulator.inject("500", count=1)
+    emulator.inject("429", retry_after=0.125)
+    retrying = openai.OpenAI(api_key="k", base_url=emulator.base_url + "/v1", max_retries=2)
     assert retrying.chat.completions.create(**GOOD_CHAT).choices[0].message.content
+    assert [r.status for r in emulator.requests] == [500, 500, 429, 200]
+    # 500 has no retry-after: the SDK's own backoff (0.5 s, jittered down by at most a quarter);
+    # the 429 asked for 0.125 s and got exactly that.
+    assert 0.375 <= sdk_sleeps[0] <= 0.5 and sdk_sleeps[1:] == [0.125]
 
 
 def test_cut_stream_is_an_error_for_the_client(emulator: Emulator) -> None:

@@ -67,6 +67,9 @@ def test_chat_below_1024_tokens_caches_nothing(oai: openai.OpenAI) -> None:
 
 def test_chat_model_switch_reads_nothing(oai: openai.OpenAI) -> None:
     oai.chat.completions.create(**chat_body(prompt_cache_key="k"))
+    warm = oai.chat.completions.create(**chat_body(prompt_cache_key="k")).usage
+    assert warm is not None and warm.prompt_tokens_details is not None
+    assert warm.prompt_tokens_details.cached_tokens == blocks_of(warm.prompt_tokens)
     usage = oai.chat.completions.create(**chat_body(prompt_cache_key="k", model="gpt-5")).usage
     assert usage is not None and usage.prompt_tokens_details is not None
     assert usage.prompt_tokens_details.cached_tokens == 0

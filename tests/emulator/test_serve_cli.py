@@ -14,23 +14,48 @@ from harness.emulator import EmulatorConfig
 
 
 @pytest.mark.parametrize(
-    ("text", "suffix", "field"),
+    ("option", "text", "suffix", "field"),
     [
-        ("openai:\n  machines: zero\n", ".yaml", "openai.machines"),
-        ("port: 0\nfoo: 1\n", ".yaml", "foo"),
-        ('{"faults": [{"kind": "418"}]}', ".json", "faults.0.kind"),
-        ('{"port": ', ".json", ":1:"),
+        ("--config", "openai:\n  machines: zero\n", ".yaml", "openai.machines"),
+        ("--config", "port: 0\nfoo: 1\n", ".yaml", "foo"),
+        ("--config", '{"faults": [{"kind": "418"}]}', ".json", "faults.0.kind"),
+        ("--config", '{"port": ', ".json", ":1:"),
+        ("--config", "port: [1\n", ".yaml", ":2:1: invalid YAML"),  # YAML's message is multi-line
+        ("--config", "- a\n- b\n", ".yaml", "expected a mapping"),
+        ("--script", "rules: [\n", ".yaml", ":2:1: invalid YAML in script"),
+        ("--script", "rules:\n  - turn: 0\n    steps: [{text: x}]\n", ".yaml", "rules.0.turn"),
+        ("--script", "[1, 2]", ".json", "expected a mapping"),
     ],
 )
-def test_bad_config_names_file_and_field_and_exits_2(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, suffix: str, field: str
+def test_bad_file_names_file_and_field_and_exits_2(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    option: str,
+    text: str,
+    suffix: str,
+    field: str,
 ) -> None:
     path = tmp_path / f"emu{suffix}"
     path.write_text(text)
-    assert main(["serve", "--config", str(path)]) == 2
+    assert main(["serve", option, str(path), "--port", "0"]) == 2
     err = capsys.readouterr().err
     assert str(path) in err and field in err
     assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_bad_config_through_the_console_script(tmp_path: Path) -> None:
+    """The installed entry point itself: one line naming file and field, exit 2, no traceback."""
+    path = tmp_path / "emu.yaml"
+    path.write_text("anthropic:\n  capacity_blocks: -1\n")
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "serve", "--config", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith(f"prefixlock: error: {path}: anthropic.capacity_blocks:")
+    assert len(proc.stderr.strip().splitlines()) == 1
 
 
 def test_config_file_round_trip(tmp_path: Path) -> None:
