@@ -80,6 +80,7 @@ class ChatApp(App[None]):
         self.blink = blink
         self.busy = False
         self.ready = False  # True once the session is open; input before that waits
+        self._pinging = False
         self.delegate_next: str | None = None  # model chosen in the switch dialog's "subagent"
         self._assistant: AssistantMessage | None = None
         self._tools: dict[str, ToolEntry] = {}
@@ -120,7 +121,7 @@ class ChatApp(App[None]):
             )
         self.ready = True
         self.refresh_panel()
-        self.set_interval(self.tick, self.refresh_panel)
+        self.set_interval(self.tick, self.on_tick)
         self.query_one("#prompt", Input).focus()
 
     async def on_unmount(self) -> None:
@@ -141,6 +142,27 @@ class ChatApp(App[None]):
         except NoMatches:  # a tick after the screen went away
             return
         panel.show(self.backend.panel_view())
+
+    def on_tick(self) -> None:
+        """Once a second: the countdown, and a keep-alive ping when one is due and pays."""
+        self.refresh_panel()
+        if self.backend.keepalive and self.ready and not self.busy and not self._pinging:
+            self._pinging = True
+            self.run_worker(self._keepalive(), group="keepalive")
+
+    async def _keepalive(self) -> None:
+        try:
+            events = await self.backend.keepalive_tick()
+        except PrefixlockError as exc:
+            await self.add_note(f"keep-alive ping failed: {exc}", "warn")
+            events = []
+        finally:
+            self._pinging = False
+        for ev in events:
+            if isinstance(ev, KeepAlivePing):
+                cost = f", ${ev.cost:.4f}" if ev.cost is not None else ""
+                await self.add_note(f"keep-alive ping: read {ev.read_tokens:,} tokens{cost}")
+        self.refresh_panel()
 
     def _container(self) -> Widget:
         return self._subagents[-1].inner if self._subagents else self.conversation

@@ -116,3 +116,47 @@ async def test_keys_expand_tools_toggle_theme_and_bad_commands(make_app: AppFact
         assert "did you mean /model" in conversation_text(app)
         await say(app, pilot, "/model not-a-model-id")
         assert "/model:" in conversation_text(app)
+
+
+async def test_keepalive_pings_keep_an_idle_cache_warm(
+    make_app: AppFactory, clock: ManualClock
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await say(app, pilot, "hello")
+        await say(app, pilot, "/keepalive on")
+        for _ in range(4):  # 4 x 4m40s idle: past the 5-minute TTL several times over
+            clock.advance(280)
+            app.on_tick()
+            await settle(app, pilot)
+            for _ in range(100):
+                if not app._pinging:
+                    break
+                await pilot.pause(0.02)
+        text = conversation_text(app)
+        assert text.count("keep-alive ping: read") >= 3
+        assert "warm" in panel(app) and "cold" not in panel(app)
+        await say(app, pilot, "hello")  # after 18+ idle minutes the turn still reads the cache
+        assert app.backend.state.turns[-1].usage.cache_read > 1000
+
+
+async def test_model_delegates_through_the_tool_and_user_runs_agents(
+    make_app: AppFactory,
+) -> None:
+    from tui.widgets import SubagentEntry
+
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await say(app, pilot, "hello")
+        fp = app.backend.session.prefix.fingerprint
+        await say(app, pilot, "delegate the search")
+        titles = [str(t.title) for t in app.query(ToolEntry)]
+        assert any(t.split(" ", 1)[1].startswith("delegate") for t in titles)
+        subs = list(app.query(SubagentEntry))
+        assert subs and "explorer" in str(subs[-1].title)
+        assert app.backend.panel_view().cost_sub > 0
+        await say(app, pilot, "/agents summarizer summarize README.md")
+        subs = list(app.query(SubagentEntry))
+        assert len(subs) == 2 and "summarizer" in str(subs[-1].title)
+        assert app.backend.session.prefix.fingerprint == fp
+        assert "subagent" in conversation_text(app)
