@@ -425,6 +425,15 @@ class SyncSession:
         """`Session.delegate` for scripts: run `task` in a subagent, return its summary."""
         return self._loop.run_until_complete(self.session.delegate(task, agent, model))
 
+    def compact(self, **kwargs: Any) -> list[Event]:
+        """`Session.compact` for scripts (GUARD+STORE); quote/switch methods are sync already:
+        use `sync.session.quote_switch(...)` / `switch_model(...)`."""
+        return self._loop.run_until_complete(self.session.compact(**kwargs))
+
+    def keepalive_tick(self) -> list[Event]:
+        """`Session.keepalive_tick` for scripts (GUARD+STORE)."""
+        return self._loop.run_until_complete(self.session.keepalive_tick())
+
     @property
     def ledger(self) -> Ledger:
         return self.session.ledger

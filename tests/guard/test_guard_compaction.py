@@ -55,3 +55,12 @@ async def test_compaction_into_messages_keeps_the_prefix() -> None:
     assert of(events, PrefixChanged)[0].reason == "compaction"
     # Same tools and system: the next request reads them from the cache.
     assert of(after, UsageReport)[0].usage.cache_read > 0
+
+
+def test_sync_session_compacts() -> None:
+    with start_emulator() as emu, agent(emu).sync_session() as s:
+        for i in range(3):
+            s.ask(f"step {i}")
+        events = s.compact(policy="allow")
+        assert of(events, UsageReport)[0].usage.cache_read > 0
+        assert s.keepalive_tick() == []  # keep-alive is off
