@@ -55,7 +55,10 @@ def test_prefixlock_beats_naive_on_both_servers(demo_out: tuple[dict, Path]) -> 
         assert ours["requests"] == theirs["requests"]  # same work on both sides
     # The crude server costs even a careful client something.
     assert cells["prefixlock"]["crude"]["hit_rate"] < cells["prefixlock"]["cache-aware"]["hit_rate"]
-    assert Decimal(demo_out[0]["margin"]["times_cheaper"]) > 2
+    # The 32-turn session measures 7.5x; the README and the closing note quote that margin.
+    assert Decimal(demo_out[0]["margin"]["times_cheaper"]) > 5
+    assert cells["prefixlock"]["cache-aware"]["hit_rate"] > 0.9
+    assert cells["naive"]["cache-aware"]["hit_rate"] == cells["naive"]["crude"]["hit_rate"] == 0
 
 
 def test_switch_warning_is_priced(demo_out: tuple[dict, Path]) -> None:  # type: ignore[type-arg]
