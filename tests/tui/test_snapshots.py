@@ -59,3 +59,13 @@ def test_switch_dialog(snap_compare: Any, make_app: AppFactory, size: tuple[int,
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_help_screen(snap_compare: Any, make_app: AppFactory, size: tuple[int, int]) -> None:
     assert snap_compare(make_app(), terminal_size=size, run_before=_help)
+
+
+async def _conversation_light(pilot: Pilot[None]) -> None:
+    await _conversation(pilot)
+    await pilot.press("ctrl+t")
+    await pilot.pause()
+
+
+def test_main_screen_light_theme(snap_compare: Any, make_app: AppFactory) -> None:
+    assert snap_compare(make_app(), terminal_size=(80, 24), run_before=_conversation_light)
