@@ -237,6 +237,7 @@ def _configs(args: argparse.Namespace, block_size: int) -> list[Any]:
             precision=args.precision,
             tiers=tiers,
             price=price,
+            prices=args.prices,
             seed=args.seed,
         )
         if pol != "lru" and cap is None and tiers is None:
@@ -268,8 +269,6 @@ def run(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    if args.prices:
-        os.environ["PREFIXLOCK_PRICES"] = args.prices
     show = not args.no_progress and sys.stderr.isatty()
     console = Console()
     if not console.is_terminal:

@@ -45,6 +45,7 @@ class SimConfig:
     ssd_gbps: float = 5.0
     net_gbps: float = 25.0  # node-to-node KV transfer (ttft router)
     price: str | None = "claude-sonnet-4-6"
+    prices: str | None = None  # price file overriding the built-in table (else PREFIXLOCK_PRICES)
     seed: int = 0
     name: str = ""
 
@@ -89,6 +90,8 @@ class SimConfig:
         if self.policy == "optimal" and self.ttl is not None:
             raise UserError("optimal eviction with a TTL is not defined here", where="--ttl")
         models.arch(self.model)
+        if self.price:
+            PriceTable.default(self.prices).require(self.price)  # fail before the replay
         return self
 
     @property
@@ -258,7 +261,7 @@ def _report(
     gpus = models.ANCHOR_GPUS
     dollars = dollars0 = None
     if cfg.price:
-        price = PriceTable.default().require(cfg.price)
+        price = PriceTable.default(cfg.prices).require(cfg.price)
         unc = (length_tok - ht)[m].sum()
         write_rate = float(price.write_5m)
         out = float(trace.output_len[m].sum())

@@ -163,3 +163,23 @@ def test_synthetic_workload_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert "synthetic:stable" in stable and "synthetic:shuffled-tools" in shuffled
     assert main([*args, "--style", "chaotic"]) == 2
     assert "--style" in capsys.readouterr().err
+
+
+def test_price_table_override_and_unknown_model(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    prices = tmp_path / "prices.json"
+    prices.write_text(
+        json.dumps(
+            {"models": [{"model": "house-model", "input": "1", "output": "2", "cache_read": "0.1"}]}
+        )
+    )
+    trace = str(SLICES["conversation"])
+    out = tmp_path / "r.json"
+    base = ["sim", trace, "--limit", "200", "--capacity", "3000", "--no-progress"]
+    assert main([*base, "--prices", str(prices), "--price", "house-model", "--json", str(out)]) == 0
+    r = json.loads(out.read_text())["results"][0]
+    want = ((r["input_tokens"] - r["cached_tokens"]) * 1 + r["cached_tokens"] * 0.1) / 1e6
+    assert r["dollars"] > want  # plus output tokens at $2/M
+    assert main([*base, "--price", "house-model"]) == 2  # not in the built-in table
+    assert "house-model" in capsys.readouterr().err
