@@ -565,15 +565,20 @@ class CacheGuard:
         model = req.model
         price = self.price(model)
         reported = usage.cache_read
+        # Predictions are in the local tokenizer's count; a real provider counts its own way,
+        # so scale them to its total (on the emulator the two agree and this is 1).
+        scale = 1.0
+        if pred.input_total and usage.input_total and usage.input_total != pred.input_total:
+            scale = usage.input_total / pred.input_total
+        expected = round(pred.read * scale)
+        lost = round(pred.lost * scale)
         brk: CacheBreak | None = None
-        if pred.cause is not None and pred.lost > 0:
-            dollars = (
-                self._lost_dollars(price, usage, pred.lost) if price is not None else None
-            )
-            brk = CacheBreak(index, pred.cause, pred.lost, dollars, pred.detail, verdict)
-        # Real providers count tokens their own way: a small shortfall is not a miss.
-        if pred.read - reported > max(self.unexplained_tolerance * pred.read, 0):
-            missing = pred.read - reported
+        if pred.cause is not None and lost > 0:
+            dollars = self._lost_dollars(price, usage, lost) if price is not None else None
+            brk = CacheBreak(index, pred.cause, lost, dollars, pred.detail, verdict)
+        # Breakpoint and tokenizer details differ too: a small shortfall is not a miss.
+        if expected - reported > max(self.unexplained_tolerance * expected, 0):
+            missing = expected - reported
             dollars = self._lost_dollars(price, usage, missing) if price is not None else None
             if brk is None:
                 brk = CacheBreak(
@@ -581,7 +586,7 @@ class CacheGuard:
                     "unexplained",
                     missing,
                     dollars,
-                    f"predicted {pred.read} cached tokens, provider read {reported}: "
+                    f"predicted {expected} cached tokens, provider read {reported}: "
                     "evicted or routed elsewhere on the provider's side",
                     verdict,
                 )

@@ -124,3 +124,21 @@ def test_incremental_openai_tokens_equal_the_full_count() -> None:
         full = openai_tokens(body)
         assert n == len(full) and len(keys) == len(full) // 128
         assert keys == g._blocks(r)[1]
+
+
+def test_provider_token_counts_are_scaled_not_blamed() -> None:
+    g = CacheGuard()
+    observe(g, req(msgs(3)), 0.0)
+    r = req(msgs(5))
+    p = g.predict(r, 5.0)
+    # A real provider counts 5% fewer tokens for the same request and reads all it can.
+    k = 0.95
+    reported = Usage(round(p.uncached * k), round(p.read * k), round(p.write_5m * k), 0, 5)
+    assert g.observe(r, p, reported, 5.0) is None
+    # Reading half of that is still a miss, in the provider's count.
+    r2 = req(msgs(7))
+    p2 = g.predict(r2, 6.0)
+    half = Usage(0, round(p2.read * k / 2), round((p2.input_total - p2.read / 2) * k), 0, 5)
+    brk = g.observe(r2, p2, half, 6.0)
+    assert brk is not None and brk.cause == "unexplained"
+    assert abs(brk.tokens_rebilled - p2.read * k / 2) < 0.02 * p2.read
