@@ -206,7 +206,10 @@ def test_streaming_keeps_input_responsive() -> None:
     figures = asyncio.run(bench_streaming())
     _print(f"stream {RATE} tokens/s for {SECONDS:.0f}s", figures)
     assert figures["achieved_tokens_per_s"] >= RATE * 0.9
-    assert figures["key_ms_stream_p95"] < 100  # a keypress shows within a frame or so
+    # Typing stays responsive: the median keypress shows within a frame (16 ms) and none waits
+    # long enough to feel stuck. (Figures vary with machine load; they are printed above.)
+    assert figures["key_ms_stream_p50"] < 16
+    assert figures["key_ms_stream_max"] < 250
 
 
 def test_500_turn_session_opens_under_a_second() -> None:
