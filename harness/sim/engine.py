@@ -167,17 +167,23 @@ def _count_less(xp: Any, values: Any, bits: int, end: Any, bound: Any) -> Any:
     res = xp.zeros(end.shape[0], values.dtype)
     r0 = xp.zeros(n + 1, values.dtype)
     for level in range(bits - 1, -1, -1):
-        bit = (cur >> level) & 1
-        zero = bit == 0
+        mask = 1 << level
+        zero = (cur & mask) == 0
         r0[1:] = xp.cumsum(zero, dtype=values.dtype)
         nz = r0[n]
-        qb = ((bound >> level) & 1) == 1
+        qb = (bound & mask) != 0
+        # Queries whose bound has this bit set count the zeros in their range and move to the
+        # ones' side of the next level; the others follow the zeros.
         a = r0[lo]
         b = r0[hi]
         res += xp.where(qb, b - a, 0)
-        lo = xp.where(qb, nz + lo - a, a)
-        hi = xp.where(qb, nz + hi - b, b)
-        cur = xp.concatenate([cur[zero], cur[~zero]])
+        lo = xp.where(qb, lo - a + nz, a)
+        del a
+        hi = xp.where(qb, hi - b + nz, b)
+        del b, qb
+        ones = cur[~zero]
+        cur = xp.concatenate([cur[zero], ones])
+        del ones, zero
     return res
 
 
@@ -195,40 +201,55 @@ def stack_ranks(p: Plan, backend: Backend = NUMPY) -> tuple[I64, I64]:
     dt = np.int32 if n < 2**30 else np.int64
     starts = xp.asarray(p.starts.astype(dt))
     req = xp.asarray(p.req.astype(dt))
-    e = xp.arange(n, dtype=dt)
     s = starts[req]
-    pos = s + starts[req + 1] - 1 - e  # deepest block first inside each request
-    del e
+    pos = starts[req + 1] - 1 - xp.arange(n, dtype=dt)
+    pos += s  # deepest block first inside each request
+    del starts
     stream = xp.empty(n, dtype=np.int64)
     stream[pos] = xp.asarray(p.nodes)
     order = xp.argsort(stream, kind="stable")
     same = stream[order[1:]] == stream[order[:-1]]
+    del stream
     prev = xp.full(n, -1, dtype=dt)
     nxt = xp.full(n, n, dtype=dt)
-    prev[order[1:][same]] = order[:-1][same]
-    nxt[order[:-1][same]] = order[1:][same]
-    del stream, order, same
+    lo_idx = order[:-1][same]
+    hi_idx = order[1:][same]
+    del order, same
+    prev[hi_idx] = lo_idx
+    nxt[lo_idx] = hi_idx
+    del lo_idx, hi_idx
     first = prev < 0
     distinct = xp.zeros(n + 1, dtype=dt)
     distinct[1:] = xp.cumsum(first, dtype=dt)
-    # Per reference (in stream order): its request's start in the stream and its previous use.
+    # Per reused reference (in stream order): its previous use, its request's start in the
+    # stream, and how many distinct blocks came before that start.
+    q = xp.flatnonzero(~first).astype(dt)
+    del first
+    pq = prev[q]
+    del prev
     s_stream = xp.empty(n, dtype=dt)
     s_stream[pos] = s
-    q = xp.flatnonzero(~first)
-    del s, first
-    pq = prev[q]
+    del s
     sq = s_stream[q]
-    bits = max(1, int(n).bit_length())
-    older = (pq + 1) - _count_less(xp, nxt, bits, pq + 1, sq)
-    rank_stream = xp.full(n, int(COLD), dtype=np.int64)
-    rank_stream[q] = (distinct[sq] - older).astype(np.int64)
-    prev_req_stream = xp.full(n, -1, dtype=np.int64)
+    del s_stream
+    dq = distinct[sq]
+    del distinct
     req_stream = xp.empty(n, dtype=dt)
     req_stream[pos] = req
-    prev_req_stream[q] = req_stream[pq].astype(np.int64)
-    rank = rank_stream[pos]
-    prev_req = prev_req_stream[pos]
-    return backend.asnumpy(rank), backend.asnumpy(prev_req)
+    del req
+    bits = max(1, int(n).bit_length())
+    dq -= (pq + 1) - _count_less(xp, nxt, bits, pq + 1, sq)
+    del nxt, sq
+    rank_stream = xp.full(n, int(COLD), dtype=np.int64)
+    rank_stream[q] = dq
+    del dq
+    rank = backend.asnumpy(rank_stream[pos])
+    del rank_stream
+    prev_req_stream = xp.full(n, -1, dtype=np.int64)
+    prev_req_stream[q] = req_stream[pq]
+    del req_stream, pq, q
+    prev_req = backend.asnumpy(prev_req_stream[pos])
+    return rank, prev_req
 
 
 def concat_plans(plans: list[Plan]) -> Plan:
