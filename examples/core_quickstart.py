@@ -81,8 +81,10 @@ async def main() -> None:
                         print(f"  [tool error] {event.content}")
                     elif isinstance(event, UsageReport):
                         u = event.usage
-                        print(f"\n  [usage] read {u.cache_read} written {u.cache_write} "
-                              f"uncached {u.uncached_input} cost ${event.cost:.5f}")
+                        print(
+                            f"\n  [usage] read {u.cache_read} written {u.cache_write} "
+                            f"uncached {u.uncached_input} cost ${event.cost:.5f}"
+                        )
                     elif isinstance(event, TurnComplete):
                         print()
                 emu.clock.advance(20)  # the user reads the answer; the cache stays warm

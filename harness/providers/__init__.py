@@ -53,8 +53,12 @@ class SDKProvider:
         self.model = route.model
         self.builder = make_builder(route.api, route.model)
         self.transport = Transport(
-            route.api, api_key, route.base_url, settings or Settings(),
-            http_client=http_client, sleep=sleep,
+            route.api,
+            api_key,
+            route.base_url,
+            settings or Settings(),
+            http_client=http_client,
+            sleep=sleep,
         )
 
     def __repr__(self) -> str:
@@ -69,9 +73,7 @@ class SDKProvider:
         volatile: Sequence[str] = (),
         pending: Sequence[Message] = (),
     ) -> WireRequest:
-        return self.builder.build_request(
-            prefix, transcript, settings, session, volatile, pending
-        )
+        return self.builder.build_request(prefix, transcript, settings, session, volatile, pending)
 
     def stream(self, request: WireRequest) -> AsyncIterator[StreamItem]:
         return self.transport.stream(request)

@@ -35,8 +35,16 @@ class ChainMemo:
     """Units and wire dicts of the last transcript built after one prefix (`seed`)."""
 
     __slots__ = (
-        "_base_pos", "_base_total", "_content", "_convert", "_ends", "_messages", "_seed",
-        "_units", "_wire", "_wire_ends",
+        "_base_pos",
+        "_base_total",
+        "_content",
+        "_convert",
+        "_ends",
+        "_messages",
+        "_seed",
+        "_units",
+        "_wire",
+        "_wire_ends",
     )
 
     def __init__(self, convert: Callable[[Message], MessageParts]) -> None:
@@ -123,8 +131,10 @@ class ChainMemo:
 
     def chain_after(self, n: int) -> str:
         """Chain through message n-1 (the seed for n == 0)."""
-        return self._units[self._ends[n - 1] - 1].chain if n and self._ends[n - 1] else (
-            self._seed if n == 0 else self.chain_after(n - 1)
+        return (
+            self._units[self._ends[n - 1] - 1].chain
+            if n and self._ends[n - 1]
+            else (self._seed if n == 0 else self.chain_after(n - 1))
         )
 
     def total_after(self, n: int) -> int:

@@ -286,8 +286,12 @@ class AnthropicStream:
                 blocks.append({"type": "text", "text": b["text"]})
             elif b.get("type") == "tool_use":
                 blocks.append(
-                    {"type": "tool_use", "id": b.get("id"), "name": b.get("name"),
-                     "input": b.get("input", {})}
+                    {
+                        "type": "tool_use",
+                        "id": b.get("id"),
+                        "name": b.get("name"),
+                        "input": b.get("input", {}),
+                    }
                 )
         return Reply(
             tuple(blocks),

@@ -84,8 +84,11 @@ def responses_items(message: Message) -> list[dict[str, Any]]:
         for b in message.blocks:
             if b.get("type") == "tool_result":
                 out.append(
-                    {"type": "function_call_output", "call_id": str(b["tool_use_id"]),
-                     "output": _result_text(b)}
+                    {
+                        "type": "function_call_output",
+                        "call_id": str(b["tool_use_id"]),
+                        "output": _result_text(b),
+                    }
                 )
         texts = _texts(message)
         if texts:
@@ -98,8 +101,12 @@ def responses_items(message: Message) -> list[dict[str, Any]]:
         out.append({"role": "assistant", "content": text})
     for b in message.tool_uses():
         out.append(
-            {"type": "function_call", "call_id": str(b["id"]), "name": str(b["name"]),
-             "arguments": canonical_json(b.get("input", {}))}
+            {
+                "type": "function_call",
+                "call_id": str(b["id"]),
+                "name": str(b["name"]),
+                "arguments": canonical_json(b.get("input", {})),
+            }
         )
     return out
 
@@ -153,9 +160,7 @@ class _OpenAIBuilder:
     def _head(self, settings: Settings) -> dict[str, Any]:
         raise NotImplementedError
 
-    def _split_system(
-        self, prefix: FrozenPrefix
-    ) -> tuple[str | None, list[dict[str, Any]]]:
+    def _split_system(self, prefix: FrozenPrefix) -> tuple[str | None, list[dict[str, Any]]]:
         raise NotImplementedError
 
     def _prefix_part(self, prefix: FrozenPrefix, settings_bytes: bytes) -> _PrefixPart:
@@ -359,8 +364,12 @@ class ChatStream:
         for _, call in sorted(self.calls.items()):
             raw = "".join(call["args"])
             blocks.append(
-                {"type": "tool_use", "id": call["id"], "name": call["name"],
-                 "input": _parse_args(raw)}
+                {
+                    "type": "tool_use",
+                    "id": call["id"],
+                    "name": call["name"],
+                    "input": _parse_args(raw),
+                }
             )
         stop = _CHAT_STOP.get(self.finish or "stop", self.finish or "end_turn")
         if self.calls:
@@ -418,9 +427,12 @@ class ResponsesStream:
                     blocks.append({"type": "text", "text": "".join(text)})
                     text = []
                 blocks.append(
-                    {"type": "tool_use", "id": str(item.get("call_id", "")),
-                     "name": str(item.get("name", "")),
-                     "input": _parse_args(str(item.get("arguments", "")))}
+                    {
+                        "type": "tool_use",
+                        "id": str(item.get("call_id", "")),
+                        "name": str(item.get("name", "")),
+                        "input": _parse_args(str(item.get("arguments", ""))),
+                    }
                 )
         if text:
             blocks.append({"type": "text", "text": "".join(text)})
