@@ -126,7 +126,7 @@ class ChatBackend:
     @property
     def provider_label(self) -> str:
         if self.offline:
-            return "EMULATOR (offline: no API key)"
+            return "EMULATOR (offline)"
         return "live: " + (self.options.base_url or "provider API")
 
     # -- lifecycle ------------------------------------------------------------------------------

@@ -160,3 +160,26 @@ async def test_model_delegates_through_the_tool_and_user_runs_agents(
         assert len(subs) == 2 and "summarizer" in str(subs[-1].title)
         assert app.backend.session.prefix.fingerprint == fp
         assert "subagent" in conversation_text(app)
+
+
+async def test_palette_resume_in_app_and_always_allow(make_app: AppFactory, workspace: Any) -> None:
+    first = make_app(session_id="first-session")
+    async with first.run_test(size=(120, 40)) as pilot:
+        await say(first, pilot, "add a note", answer="a")  # "always" for this session
+        assert "write" in first.backend.workspace.allowed
+        (workspace / "NOTES.md").unlink()
+        await say(first, pilot, "add a note")  # no dialog this time
+        assert (workspace / "NOTES.md").exists()
+    app = make_app(session_id="second-session")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await say(app, pilot, "hello")
+        await say(app, pilot, "/resume first-session")
+        assert app.backend.session_id == "first-session"
+        assert "add a note" in conversation_text(app)
+        await pilot.press("ctrl+p")
+        await pilot.pause(0.2)
+        await pilot.press(*"/cost")
+        await pilot.pause(0.3)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert "saved by the cache" in conversation_text(app)
