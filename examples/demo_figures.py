@@ -1,12 +1,17 @@
-"""The `prefixlock demo` figures from Python: prefixlock vs a naive client, on two servers."""
+"""The `prefixlock demo` figures from Python: prefixlock vs a naive client, on two servers.
+
+The first 8 user turns of the built-in session, with the model switch before turn 5, keep this
+example to a few seconds; `prefixlock demo` runs all 32 turns.
+"""
 
 from __future__ import annotations
 
 from harness.demo import CLIENTS, SERVERS, run_demo
+from harness.emulator import BUILTIN_PROMPTS
 
 
 def main() -> None:
-    result = run_demo()
+    result = run_demo(prompts=BUILTIN_PROMPTS[:8], switch_at=4)
     for client in CLIENTS:
         for server in SERVERS:
             run = result.run(client, server)

@@ -112,6 +112,7 @@ class DemoResult:
     prompts: tuple[str, ...]
     prefix_tokens: int
     flavor: Flavor = FLAVORS["anthropic"]
+    switch_at: int = SWITCH_AT  # 0-based user turn before which both clients switch model
 
     def run(self, client: str, server: str) -> Run:
         return self.runs[(client, server)]
@@ -144,7 +145,7 @@ class DemoResult:
                 "prefix_tokens": self.prefix_tokens,
                 "provider": self.flavor.provider,
                 "models": [self.flavor.base_model, self.flavor.switch_model],
-                "switch_before_turn": SWITCH_AT + 1,
+                "switch_before_turn": self.switch_at + 1,
             },
             "cells": cells,
             "margin": {
@@ -249,7 +250,11 @@ def _turn_causes(run: Run, turn: int) -> list[str]:
 
 
 def _run_prefixlock(
-    config: EmulatorConfig, prices: PriceTable, prompts: Sequence[str], flavor: Flavor
+    config: EmulatorConfig,
+    prices: PriceTable,
+    prompts: Sequence[str],
+    flavor: Flavor,
+    switch_at: int = SWITCH_AT,
 ) -> tuple[Run, SwitchNote | None]:
     import asyncio
 
@@ -276,7 +281,7 @@ def _run_prefixlock(
             switch: SwitchNote | None = None
             async with agent.session(session_id="demo-prefixlock") as s:
                 for turn, prompt in enumerate(prompts):
-                    if turn == SWITCH_AT:
+                    if turn == switch_at:
                         switch = _switch(s, flavor, prompt)
                     before = len(emu.served())
                     async for _event in s.send(prompt):
@@ -318,7 +323,11 @@ def _stamp(now: float) -> str:
 
 
 def _run_naive(
-    config: EmulatorConfig, prices: PriceTable, prompts: Sequence[str], flavor: Flavor
+    config: EmulatorConfig,
+    prices: PriceTable,
+    prompts: Sequence[str],
+    flavor: Flavor,
+    switch_at: int = SWITCH_AT,
 ) -> Run:
     """The same session written the way many first agents are: every habit that breaks caching."""
     import anthropic
@@ -419,7 +428,7 @@ def _run_naive(
         step = anthropic_step if flavor.provider == "anthropic" else openai_step
         try:
             for turn, prompt in enumerate(prompts):
-                model = flavor.switch_model if turn >= SWITCH_AT else flavor.base_model
+                model = flavor.switch_model if turn >= switch_at else flavor.base_model
                 messages.append({"role": "user", "content": prompt})
                 for _step in range(25):
                     uses = step(model, f"Current time: {_stamp(clock.now())}\n\n{handbook}")
@@ -442,8 +451,14 @@ def server_configs() -> dict[str, EmulatorConfig]:
     return {"cache-aware": EmulatorConfig(), "crude": EmulatorConfig.crude()}
 
 
-def run_demo(prompts: Sequence[str] | None = None, provider: str = "anthropic") -> DemoResult:
-    """Run the four sessions and return their figures (no printing)."""
+def run_demo(
+    prompts: Sequence[str] | None = None, provider: str = "anthropic", switch_at: int = SWITCH_AT
+) -> DemoResult:
+    """Run the four sessions and return their figures (no printing).
+
+    `prompts` defaults to the built-in session; `switch_at` is the 0-based user turn before which
+    both clients switch model (past the last turn: no switch).
+    """
     from .emulator import BUILTIN_PROMPTS
     from .emulator.workspace import Workspace, demo_prefix
     from .prices import PriceTable
@@ -454,15 +469,15 @@ def run_demo(prompts: Sequence[str] | None = None, provider: str = "anthropic") 
     runs: dict[tuple[str, str], Run] = {}
     switch: SwitchNote | None = None
     for server, config in server_configs().items():
-        ours, note = _run_prefixlock(config, prices, prompts, flavor)
+        ours, note = _run_prefixlock(config, prices, prompts, flavor, switch_at)
         ours.server = server
         runs[("prefixlock", server)] = ours
         if server == "cache-aware":
             switch = note
-        theirs = _run_naive(config, prices, prompts, flavor)
+        theirs = _run_naive(config, prices, prompts, flavor, switch_at)
         theirs.server = server
         runs[("naive", server)] = theirs
-    return DemoResult(runs, switch, prompts, demo_prefix(Workspace()).tokens, flavor)
+    return DemoResult(runs, switch, prompts, demo_prefix(Workspace()).tokens, flavor, switch_at)
 
 
 # ---- output -----------------------------------------------------------------------------------
@@ -499,11 +514,16 @@ def render(result: DemoResult, console: Any = None) -> None:
 
     console = console or Console()
     ours, theirs = result.run("prefixlock", "cache-aware"), result.run("naive", "cache-aware")
+    flavor, before = result.flavor, result.switch_at + 1
+    models = (
+        f"{flavor.base_model}, switching to {flavor.switch_model} before turn {before}"
+        if result.switch_at < len(result.prompts)
+        else f"{flavor.base_model} throughout (no model switch)"
+    )
     console.print(
         f"[bold]prefixlock demo[/bold]: one scripted coding session, {len(result.prompts)} user "
         f"turns, {len(ours.requests)} requests, {result.prefix_tokens:,}-token system prompt + "
-        f"tools; {result.flavor.base_model}, switching to {result.flavor.switch_model} before "
-        f"turn {SWITCH_AT + 1}."
+        f"tools; {models}."
     )
     table = Table(title="Hit rate and dollars, client x server")
     table.add_column("client")
@@ -518,7 +538,7 @@ def render(result: DemoResult, console: Any = None) -> None:
     console.print(table)
     if result.switch is not None:
         console.print(
-            f"[yellow]Switch warning[/yellow] raised by prefixlock before turn {SWITCH_AT + 1} "
+            f"[yellow]Switch warning[/yellow] raised by prefixlock before turn {before} "
             f"({result.switch.source}): {result.switch.summary}"
         )
     turns = Table(title="Where the naive client lost money (cache-aware server)")

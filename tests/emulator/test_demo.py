@@ -127,3 +127,9 @@ def test_openai_flavor_prefixlock_beats_naive() -> None:
     assert result.to_dict()["session"]["provider"] == "openai"
     assert all(r["cache_key"] for r in ours.trace)  # prefixlock sends a per-session key
     assert not any(r["cache_key"] for r in theirs.trace)
+    # Three turns end before the switch: none happens, and the header does not claim one.
+    assert result.switch is None and {r.model for r in theirs.requests} == {"gpt-5.4"}
+    console = Console(width=200, record=True)
+    render(result, console)
+    first = console.export_text().splitlines()[0]
+    assert "3 user turns, 11 requests" in first and "gpt-5.4 throughout (no model switch)" in first
