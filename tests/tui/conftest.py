@@ -26,6 +26,16 @@ from tui.app import ChatApp  # noqa: E402
 from tui.backend import SCRIPT_PATH, BackendOptions, ChatBackend  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _no_api_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The app runs on the emulator and says why; a key in the environment must not change
+    what the tests (and the snapshots) see."""
+    from tui.backend import KEY_VARS
+
+    for var in KEY_VARS:
+        monkeypatch.delenv(var, raising=False)
+
+
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     root = tmp_path / "ws"
