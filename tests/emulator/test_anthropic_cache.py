@@ -112,6 +112,15 @@ def case_second_identical_reads_prefix(client: anthropic.Anthropic, emu: Emulato
     assert second == {"input": total(b) - upto, "write": 0, "w5m": 0, "w1h": 0, "read": upto}
 
 
+def case_no_breakpoint_writes_nothing(client: anthropic.Anthropic, emu: Emulator) -> None:
+    # Writes happen only at breakpoints: without one, the same long request is billed in full
+    # every time.
+    b = body(system_cc=None)
+    assert total(b) > 1024
+    for _ in range(2):
+        assert usage_of(client, b) == {"input": total(b), "write": 0, "w5m": 0, "w1h": 0, "read": 0}
+
+
 def case_changed_tools_read_nothing(client: anthropic.Anthropic, emu: Emulator) -> None:
     warm(client, body())
     changed = body(tools=[*TOOLS, {**TOOLS[0], "name": "grep"}])
@@ -318,6 +327,7 @@ def case_evict_makes_unexplained_miss(client: anthropic.Anthropic, emu: Emulator
 CASES: list[Case] = [
     case_below_minimum,
     case_second_identical_reads_prefix,
+    case_no_breakpoint_writes_nothing,
     case_changed_tools_read_nothing,
     case_reordered_tools_read_nothing,
     case_tool_choice_change_keeps_system_entry,
