@@ -133,3 +133,21 @@ def test_openai_flavor_prefixlock_beats_naive() -> None:
     render(result, console)
     first = console.export_text().splitlines()[0]
     assert "3 user turns, 11 requests" in first and "gpt-5.4 throughout (no model switch)" in first
+
+
+def test_readme_quotes_the_current_figures(demo_result: DemoResult) -> None:
+    """The README's demo block is this demo's output: the 2x2 table, the switch warning and the
+    margin line, as `COLUMNS=100 prefixlock demo` prints them."""
+    readme = Path(__file__).resolve().parents[2] / "README.md"
+    if not readme.exists():  # an installed copy of the tests without the repository
+        pytest.skip("no README.md next to the tests")
+    quoted = {line.rstrip() for line in readme.read_text(encoding="utf-8").splitlines()}
+    console = Console(width=100, record=True)
+    render(demo_result, console)
+    lines = [line.rstrip() for line in console.export_text().splitlines()]
+    wanted = [lines[0], lines[1]]  # the header: turns, requests, prefix size, models
+    wanted += [line for line in lines if line.startswith(("│ prefixlock │", "│ naive      │"))]
+    wanted += [line for line in lines if line.startswith(("Switch warning", "On the cache-aware"))]
+    assert len(wanted) == 6
+    missing = [line for line in wanted if line not in quoted]
+    assert not missing, f"README.md's demo block is out of date: {missing}"
