@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.clock import Clock, SystemClock
-from harness.errors import ConfigError, UnknownModelError
+from harness.errors import ConfigError, UnknownModelError, UserError
 from harness.events import Event, SubagentFinish, SubagentStart, UsageReport
 from harness.prefix import FrozenPrefix
 from harness.prices import PriceTable
@@ -92,16 +92,21 @@ class ChatBackend:
     def __init__(self, options: BackendOptions, approve: Approver | None = None) -> None:
         self.options = options
         self.clock: Clock = options.clock or SystemClock()
-        key = options.api_key if options.api_key is not None else api_key_from_env()
+        self.prices = PriceTable.default()
+        key = options.api_key if options.api_key is not None else self._env_key(options.model)
         self.offline = not key and options.base_url is None
-        self._key = key or "emulator-local-key"
+        # Offline, any non-empty key satisfies the emulator. Online, an explicit key is used as
+        # given; a key from the environment is left to each provider (None), so switching to
+        # another provider's model picks that provider's own variable.
+        self._key: str | None = (
+            "emulator-local-key" if self.offline else (options.api_key or None)
+        )
         self.approve = approve
         self.workspace = Workspace(
             options.workspace,
             approve=self._approve,
             allow=[a for a in options.allow if a in ("write", "run")],  # type: ignore[misc]
         )
-        self.prices = PriceTable.default()
         self.model = options.model
         self.session_id = options.session_id or options.resume or "(new)"
         self.state = CacheState(self.model, self._ttl(self.model))
@@ -112,6 +117,16 @@ class ChatBackend:
         self.store: Any = None
         self.delegator: Any = None
         self.sub_costs: list[tuple[str, Decimal | None]] = []
+
+    def _env_key(self, model: str) -> str | None:
+        """The environment's key for `model`'s provider (any known key if it has no route)."""
+        from harness.providers import resolve_route
+
+        try:
+            route = resolve_route(model, self.options.base_url, self.prices)
+        except UserError:
+            return api_key_from_env()
+        return os.environ.get(route.key_var) or None
 
     async def _approve(self, request: ApprovalRequest) -> Decision:
         if self.approve is None:

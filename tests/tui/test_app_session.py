@@ -155,3 +155,33 @@ async def test_help_screen_and_declined_write(make_app: AppFactory, workspace: P
         assert not (workspace / "NOTES.md").exists()
         assert "declined" in conversation_text(app)
         assert not isinstance(app.screen, ApprovalScreen)
+
+
+async def test_with_a_key_it_talks_to_the_configured_provider(
+    workspace: Path,
+    tmp_path: Path,
+    clock: ManualClock,
+    chat_emulator: Any,
+    monkeypatch: Any,
+) -> None:
+    """With a key the app is online: no in-process emulator, the header names the provider.
+    (The "provider" here is the emulator on its own port, standing in for the real API.)"""
+    from tui.app import ChatApp
+    from tui.backend import BackendOptions, ChatBackend
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
+    opts = BackendOptions(
+        workspace=workspace,
+        store_path=tmp_path / "s.sqlite",
+        session_id="online",
+        clock=clock,
+        base_url=chat_emulator.base_url,
+    )
+    app = ChatApp(ChatBackend(opts), blink=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        assert not app.backend.offline and app.backend.emulator is None
+        header = str(app.query_one("#header").render())
+        assert "EMULATOR" not in header and "live" in header
+        await say(app, pilot, "hello")
+        assert "built-in emulator" in conversation_text(app)
+        assert chat_emulator.requests[-1].status == 200
