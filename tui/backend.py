@@ -98,9 +98,7 @@ class ChatBackend:
         # Offline, any non-empty key satisfies the emulator. Online, an explicit key is used as
         # given; a key from the environment is left to each provider (None), so switching to
         # another provider's model picks that provider's own variable.
-        self._key: str | None = (
-            "emulator-local-key" if self.offline else (options.api_key or None)
-        )
+        self._key: str | None = "emulator-local-key" if self.offline else (options.api_key or None)
         self.approve = approve
         self.workspace = Workspace(
             options.workspace,

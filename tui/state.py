@@ -197,7 +197,10 @@ def format_tokens(n: int) -> str:
 
 
 def format_dollars(d: Decimal) -> str:
-    return f"${d:.4f}" if abs(d) < 1 else f"${d:.2f}"
+    """'$0.0134', '$12.40', '-$0.0014' (four decimals below a dollar, where turns live)."""
+    sign = "-" if d < 0 else ""
+    d = abs(d)
+    return f"{sign}${d:.4f}" if d < 1 else f"{sign}${d:.2f}"
 
 
 _BARS = "▁▂▃▄▅▆▇█"

@@ -28,8 +28,9 @@ def tool_title(name: str, args: dict[str, Any]) -> str:
     parts = []
     for key, value in args.items():
         shown = value if isinstance(value, str) else canonical_json(value)
-        parts.append(f"{key}={_one_line(str(shown), 40)}")
-    return _one_line(f"{name} " + " ".join(parts), 70)
+        parts.append(f"{key}={_one_line(str(shown), 24)}")
+    # Short enough that the result after it still shows in an 80-column terminal.
+    return _one_line(f"{name} " + " ".join(parts), 40)
 
 
 class UserMessage(Static):

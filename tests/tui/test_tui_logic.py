@@ -62,6 +62,13 @@ def test_cache_state_folds_usage_per_turn() -> None:
     assert v.cost_sub == Decimal("0.003") and v.cost_main == Decimal("0.014")
 
 
+def test_dollars_format() -> None:
+    from tui.state import format_dollars
+
+    assert format_dollars(Decimal("-0.0014")) == "-$0.0014"
+    assert format_dollars(Decimal("12.404")) == "$12.40"
+
+
 def test_sparkline_scales() -> None:
     assert sparkline([0.0, 0.5, 1.0]) == "▁▅█"
     assert len(sparkline([1.0] * 50, width=20)) == 20
