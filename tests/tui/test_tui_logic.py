@@ -72,3 +72,15 @@ def test_dollars_format() -> None:
 def test_sparkline_scales() -> None:
     assert sparkline([0.0, 0.5, 1.0]) == "▁▅█"
     assert len(sparkline([1.0] * 50, width=20)) == 20
+
+
+def test_every_app_binding_is_in_the_help() -> None:
+    from textual.binding import Binding
+
+    from tui.app import ChatApp
+
+    listed = " ".join(k for k, _ in KEYS)
+    for b in ChatApp.BINDINGS:
+        assert isinstance(b, Binding)
+        for key in b.key.split(","):
+            assert key in listed, f"{key} ({b.action}) is missing from the help screen"
