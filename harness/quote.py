@@ -93,8 +93,12 @@ class Quote:
             f"{_fmt(self.next_turn_with)} vs {_fmt(self.next_turn_without)}; break-even {be}; "
             f"cache warm for {self.warm_seconds:.0f}s"
         )
-        if self.alternatives:
+        if len(self.alternatives) == 1:
             line += f"; alternative: {self.alternatives[0].text}"
+        elif self.alternatives:
+            line += "; alternatives: " + "; ".join(
+                f"({i}) {a.text}" for i, a in enumerate(self.alternatives, 1)
+            )
         return line
 
     def to_dict(self) -> dict[str, Any]:
@@ -111,7 +115,14 @@ class Quote:
             "break_even_turns": self.break_even_turns,
             "warm_seconds": self.warm_seconds,
             "context_tokens": self.context_tokens,
-            "alternatives": [{"kind": a.kind, "text": a.text} for a in self.alternatives],
+            "alternatives": [
+                {
+                    "kind": a.kind,
+                    "text": a.text,
+                    "dollars": None if a.dollars is None else str(a.dollars),
+                }
+                for a in self.alternatives
+            ],
         }
 
 
@@ -141,12 +152,16 @@ def price_action(
     subagent: bool = True,
     extra_dollars: Decimal = Decimal(0),
     task: Any = None,
+    task_turns: int = 4,
 ) -> Quote:
     """Price `action`: `without` / `with_` are the next request built both ways.
 
     `output_tokens` and `new_tokens` are the expected output and new input per turn (averages of
     the session so far), used for the next turn's dollars and the break-even. `extra_dollars` is
     a one-off cost of the action itself (a compaction's summary request), added to the next turn.
+    A model switch on a warm cache is compared with running the work in a subagent on the new
+    model: `task` (an economics.TaskProfile) is that work; without one, `default_task` of the
+    context, `new_tokens`, `output_tokens` and `task_turns` (requests per user turn).
     """
     if action not in ACTIONS:
         raise ValueError(f"unknown action {action!r}")
@@ -194,10 +209,13 @@ def price_action(
             )
         )
     if subagent and action == "switch_model" and rebilled > 0 and old_price and new_price:
-        alt = _subagent_alternative(
-            old_price, new_price, context, warm, output_tokens, new_tokens, task
-        )
-        if alt is not None:
+        if task is None:
+            task = default_task(context, new_tokens, output_tokens, task_turns)
+        alt = _subagent_alternative(old_price, new_price, context, warm, task)
+        # Cheapest first: a subagent that beats the switch is *the* alternative.
+        if alt.detail["cheaper"] == "subagent":
+            alts.insert(0, alt)
+        else:
             alts.append(alt)
     return Quote(
         action=action,
@@ -220,52 +238,82 @@ def price_action(
     )
 
 
+# The default side task a switch is compared with, when the caller names none: the session's
+# recent turns (see `default_task`) run by a subagent with a small prefix of its own.
+SUBAGENT_PREFIX_TOKENS = 2000  # the subagent's own system prompt + tools (a lean explorer)
+CONTEXT_SHARE = 10  # the task needs a tenth of the parent's context (1 / CONTEXT_SHARE)
+
+
+def default_task(
+    context_tokens: int, new_per_request: int, output_per_request: int, requests_per_turn: int
+) -> Any:
+    """The work a switch is usually for, as an economics.TaskProfile: one user turn like the
+    session's recent ones (its requests, their new input and output tokens), needing a tenth of
+    the session's context."""
+    from . import economics
+
+    turns = max(requests_per_turn, 1)
+    return economics.TaskProfile(
+        context_tokens=max(context_tokens // CONTEXT_SHARE, 1),
+        new_tokens=max(new_per_request, 1) * turns,
+        turns=turns,
+        output_tokens=max(output_per_request, 1) * turns,
+    )
+
+
 def _subagent_alternative(
     old: Price,
     new: Price,
     context: int,
     warm: float,
-    output: int,
-    new_tokens: int,
-    task: Any = None,
-) -> Alternative | None:
-    """Running the work on the new model in a subagent, priced by harness.economics.
-
-    `task` is an economics.TaskProfile; without one, a working guess: four turns like the
-    session's recent ones, needing a tenth of its context.
-    """
+    task: Any,
+) -> Alternative:
+    """Running the work on the new model in a subagent, priced by harness.economics, against
+    doing the same work in this session switched to the new model (a cold start there: the
+    first turn writes the whole context on the new model, the later ones read it)."""
     from . import economics
 
-    if task is None:
-        task = economics.TaskProfile(
-            context_tokens=max(context // 10, 1),
-            new_tokens=max(new_tokens, 1) * 4,
-            turns=4,
-            output_tokens=max(output, 1) * 4,
-        )
     parent = economics.ParentState(
         model=old.model, price=old, context_tokens=context, ttl_left_seconds=warm
     )
-    plan = economics.SubagentPlan(model=new.model, price=new)
+    plan = economics.SubagentPlan(
+        model=new.model, price=new, prefix_tokens=SUBAGENT_PREFIX_TOKENS
+    )
     advice = economics.advise(parent, task, plan)
-    # The switch itself over the same task: the first turn re-writes the context on the new
-    # model, the others read it.
-    switch = (
-        context * new.write_5m
-        + (task.turns - 1) * context * new.cache_read
-        + task.new_tokens * new.write_5m
-        + task.output_tokens * new.output
-    ) / MILLION
+    switched = economics.ParentState(
+        model=new.model, price=new, context_tokens=context, ttl_left_seconds=0.0
+    )
+    switch = sum(economics.parent_cost_items(switched, task).values(), Decimal(0))
+    sub = advice.subagent_cost
+    if sub < switch:
+        verdict = f"the subagent is cheaper by ${switch - sub:.4f}"
+    elif sub > switch:
+        verdict = f"switching is cheaper by ${sub - switch:.4f}"
+    else:
+        verdict = "both cost the same"
     text = (
-        f"run the work in a subagent on {new.model}: ~${advice.subagent_cost:.4f} for a "
-        f"{task.turns}-turn task needing {task.context_tokens:,} context tokens, vs "
-        f"~${switch:.4f} switching this session; the parent's cache stays warm"
+        f"run the work in a subagent on {new.model}: ${sub:.4f} for a {task.turns}-turn task "
+        f"needing {task.context_tokens:,} context tokens, vs ${switch:.4f} switching this "
+        f"session ({verdict}; the parent's cache stays warm)"
     )
     return Alternative(
         "subagent",
         text,
-        advice.subagent_cost,
-        {"switch_cost": str(switch), "advice": advice.to_dict()},
+        sub,
+        {
+            "switch_cost": str(switch),
+            "subagent_cost": str(sub),
+            "cheaper": "subagent" if sub < switch else "switch",
+            "subagent_prefix_tokens": plan.prefix_tokens,
+            "task": {
+                "context_tokens": task.context_tokens,
+                "new_tokens": task.new_tokens,
+                "turns": task.turns,
+                "output_tokens": task.output_tokens,
+                "summary_tokens": task.summary_tokens,
+            },
+            "advice": advice.to_dict(),
+        },
     )
 
 

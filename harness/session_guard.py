@@ -42,7 +42,7 @@ from .keepalive import KeepAlive, plan_ping
 from .ledger import Ledger, LedgerRow
 from .prefix import FrozenPrefix
 from .providers import Reply, SDKProvider, SessionInfo, make_builder, resolve_route
-from .quote import Quote, QuoteRequired, check_quote, price_action
+from .quote import Quote, QuoteRequired, check_quote, default_task, price_action
 from .settings import Settings
 from .store import NewRequest, SessionStore
 from .tools import ToolLike, as_spec
@@ -50,6 +50,7 @@ from .transcript import Message, Transcript, text_block
 from .wire import WireRequest
 
 POLICIES = ("allow", "confirm")
+RECENT_REQUESTS = 10  # how many recent requests profile the work a switch is compared with
 
 
 def settings_dict(settings: Settings) -> dict[str, Any]:
@@ -263,6 +264,23 @@ class GuardedSession:
         new = sum(r.usage.cache_write + r.usage.uncached_input for r in rows[1:])
         return out, new // max(len(rows) - 1, 1)
 
+    def _recent_turns(self) -> tuple[int, int, int]:
+        """(new input tokens, output tokens) per request and requests per user turn, from the
+        session's recent requests: the profile of the work a switch is usually for.
+
+        Only ordinary turns that read what they could count (not the first request, pings,
+        summaries, or misses, whose writes re-bill old context rather than bring new tokens).
+        """
+        rows = [r for r in self.ledger.rows if r.meta.get("kind") not in ("ping", "summary")]
+        turns = max(self.turn, 1)
+        per_turn = max(round(len(rows) / turns), 1) if rows else 1
+        recent = [r for r in rows if r.seq > 0 and r.cause is None][-RECENT_REQUESTS:]
+        if not recent:
+            return 0, 0, per_turn
+        new = sum(r.usage.cache_write + r.usage.uncached_input for r in recent) // len(recent)
+        out = sum(r.usage.output for r in recent) // len(recent)
+        return new, out, per_turn
+
     def _price(
         self,
         action: str,
@@ -285,6 +303,9 @@ class GuardedSession:
             api, model, prefix, settings, messages if with_messages is None else with_messages
         )
         out, new = self._averages()
+        if task is None and action == "switch_model":
+            recent_new, recent_out, per_turn = self._recent_turns()
+            task = default_task(with_.input_tokens, recent_new, recent_out, per_turn)
         q = price_action(
             self.guard,
             action,
@@ -306,8 +327,9 @@ class GuardedSession:
         self, model: str, *, next_message: str | None = None, task: Any = None
     ) -> Quote:
         """Price switching this session to `model` before doing it. `next_message` makes the
-        next-turn figures exact; `task` (a harness.economics.TaskProfile) prices the
-        run-it-in-a-subagent alternative for that task instead of a working guess."""
+        next-turn figures exact. The quote compares the switch with running the work in a
+        subagent on `model`: `task` (a harness.economics.TaskProfile) names that work; by
+        default it is one user turn like the recent ones (`quote.default_task`)."""
         route = resolve_route(model, self.agent.base_url, self.agent.prices)
         return self._price(
             "switch_model",

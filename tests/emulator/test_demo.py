@@ -66,6 +66,10 @@ def test_switch_warning_is_priced(demo_out: tuple[dict, Path]) -> None:  # type:
     assert warning["old_model"] == "claude-sonnet-4-6"
     assert warning["new_model"] == "claude-haiku-4-5"
     assert warning["tokens_rebilled"] > 20_000 and Decimal(warning["dollars"]) > 0
+    # The alternative the design asks for, priced: the work in a subagent on the new model.
+    summary = " ".join(warning["summary"].split())
+    assert "run the work in a subagent on claude-haiku-4-5: $" in summary
+    assert "the subagent is cheaper by $" in summary and "switching this session" in summary
 
 
 def test_turn_by_turn_names_the_causes(demo_out: tuple[dict, Path]) -> None:  # type: ignore[type-arg]
@@ -147,7 +151,11 @@ def test_readme_quotes_the_current_figures(demo_result: DemoResult) -> None:
     lines = [line.rstrip() for line in console.export_text().splitlines()]
     wanted = [lines[0], lines[1]]  # the header: turns, requests, prefix size, models
     wanted += [line for line in lines if line.startswith(("│ prefixlock │", "│ naive      │"))]
-    wanted += [line for line in lines if line.startswith(("Switch warning", "On the cache-aware"))]
-    assert len(wanted) == 6
+    wanted += [line for line in lines if line.startswith("On the cache-aware")]
+    # The whole switch warning, alternatives included (it runs until the next table's title).
+    start = next(i for i, line in enumerate(lines) if line.startswith("Switch warning"))
+    end = next(i for i, line in enumerate(lines) if "Where the naive client lost money" in line)
+    wanted += lines[start:end]
+    assert len(wanted) >= 7
     missing = [line for line in wanted if line not in quoted]
     assert not missing, f"README.md's demo block is out of date: {missing}"

@@ -63,8 +63,11 @@ async def test_switch_quote_matches_what_the_emulator_bills() -> None:
     # Break-even on the cheaper model and the warm time are stated.
     assert quote.break_even_turns is not None and quote.break_even_turns > 1
     assert 0 < quote.warm_seconds <= 300
+    # Both alternatives, cheapest first: a Sonnet subagent for a turn's work beats re-writing
+    # the whole context on Sonnet.
     kinds = [alt.kind for alt in quote.alternatives]
-    assert kinds == ["wait", "subagent"]
+    assert kinds == ["subagent", "wait"]
+    assert "run the work in a subagent on claude-sonnet-4-6" in quote.summary()
 
 
 async def test_switch_after_ttl_costs_nothing_and_does_not_warn() -> None:
@@ -111,3 +114,54 @@ async def test_subagent_alternative_is_priced_for_the_given_task() -> None:
     assert alt.dollars == expected.subagent_cost
     assert alt.detail["advice"]["subagent_cost"] == str(expected.subagent_cost)
     assert "3-turn task needing 500 context tokens" in alt.text
+
+
+async def test_default_subagent_alternative_matches_a_hand_computation() -> None:
+    """With no task given, the switch is compared with one user turn like the recent ones run
+    in a subagent (own 2,000-token prefix, a tenth of the context): figures by hand."""
+    reports: list[UsageReport] = []
+    with start_emulator() as emu:
+        async with agent(emu).session() as s:
+            for i in range(1, 7):
+                events = await turn(s, f"Turn {i}: look at src/app.py and tell me what f{i} does.")
+                assert not of(events, CacheBreak)  # every request read what it could
+                reports += of(events, UsageReport)
+                emu.clock.advance(20)
+            q = s.quote_switch(SONNET)
+    assert len(reports) == 12  # two requests per user turn: the tool call, then the answer
+    opus, sonnet = PRICES.require(OPUS), PRICES.require(SONNET)
+    m = Decimal(1_000_000)
+    # The task: the last 10 requests' averages, 2 requests per turn, a tenth of the context.
+    recent = [r.usage for r in reports[-10:]]
+    n = sum(u.cache_write_5m + u.uncached_input for u in recent) // 10
+    o = sum(u.output for u in recent) // 10
+    t, c = 2, q.context_tokens
+    k, new, out = c // 10, n * t, o * t
+    # Subagent on Sonnet: its start (2,000-token prefix + k) is written once and read on the
+    # second turn; each turn's new tokens are written, the growth read; the parent (warm, stays
+    # on Opus) writes the 500-token summary once and re-reads it on 10 later turns.
+    s0 = 2000 + k
+    sub_reads = Decimal((new + out) * (t - 1)) / 2 + (t - 1) * s0
+    sub = (
+        sub_reads * sonnet.cache_read + (new + s0) * sonnet.write_5m + out * sonnet.output
+        + 500 * opus.write_5m + 10 * 500 * opus.cache_read
+    ) / m
+    # Switching this session: the first turn writes the whole context on Sonnet, the second
+    # reads it; the task's tokens are re-read on 10 later turns.
+    switch_reads = Decimal(c * (t - 1)) + Decimal((new + out) * (t - 1)) / 2
+    switch = (
+        switch_reads * sonnet.cache_read + (new + c) * sonnet.write_5m + out * sonnet.output
+        + 10 * (new + out) * sonnet.cache_read
+    ) / m
+    (alt,) = [a for a in q.alternatives if a.kind == "subagent"]
+    assert alt.detail["task"] == {
+        "context_tokens": k, "new_tokens": new, "turns": t, "output_tokens": out,
+        "summary_tokens": 500,
+    }
+    assert alt.dollars == sub and Decimal(alt.detail["switch_cost"]) == switch
+    assert sub < switch and alt.detail["cheaper"] == "subagent"
+    assert q.alternatives[0] is alt  # the cheaper way comes first
+    assert f"${sub:.4f} for a 2-turn task needing {k:,} context tokens" in alt.text
+    assert f"vs ${switch:.4f} switching this session" in alt.text
+    assert f"the subagent is cheaper by ${switch - sub:.4f}" in alt.text
+    assert alt.text in q.summary()
