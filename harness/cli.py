@@ -24,8 +24,6 @@ def _commands() -> dict[str, Command]:
             if exc.name and ep.module.startswith(exc.name):
                 continue
             raise
-        except AttributeError:
-            continue
         if isinstance(cmd, Command):
             found[ep.name] = cmd
     return dict(sorted(found.items(), key=lambda kv: (kv[1].order, kv[0])))

@@ -18,7 +18,8 @@ def _configure(p: argparse.ArgumentParser) -> None:
         "--store",
         type=Path,
         default=None,
-        help="session store (default: $PREFIXLOCK_STORE or ~/.prefixlock/sessions.sqlite)",
+        help="session store (default: $PREFIXLOCK_STORE or "
+        "~/.local/share/prefixlock/sessions.sqlite)",
     )
     p.add_argument(
         "--allow",
