@@ -446,7 +446,7 @@ def _matrix(args: argparse.Namespace, console: Any) -> int:
 
 
 COMMAND = Command(
-    help="Simulate KV-prefix caches on traces (hit rates, routing, cost); "
+    help="simulate KV-prefix caches on traces (hit rates, routing, cost); "
     "'sim matrix' for client x server",
     configure=configure,
     run=run,
