@@ -22,9 +22,14 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from harness.delegation import DelegationResult, current_session
+from harness.delegation import (
+    DelegationResult,
+    current_session,
+    delegate_for_tool,
+    subagent_section,
+)
 from harness.errors import UserError
-from harness.events import Event, TextDelta, TurnComplete, UsageReport
+from harness.events import Event, SubagentEvent, TextDelta, TurnComplete, UsageReport
 from harness.prefix import FrozenPrefix
 from harness.prices import PriceTable
 from harness.providers import SessionInfo, cache_key_for
@@ -154,7 +159,8 @@ class SubagentDelegator:
             parent = current_session.get()
             if parent is None:
                 return "[delegate failed: no calling session]"
-            result = await delegator.delegate(parent, task, agent=agent)
+            # Streams the subagent's events into the parent and charges it, as the handler does.
+            result = await delegate_for_tool(parent, delegator, task, agent=agent)
             return result.summary
 
         t = make_tool(delegate, name=DELEGATE_TOOL, description=description)
@@ -263,9 +269,11 @@ class SubagentDelegator:
     ) -> DelegationResult:
         """Run `task` in a subagent; never raises for the subagent's own failures.
 
-        `on_event` receives SubagentStart at once and SubagentFinish at the end (the tool path
-        forwards them into the parent's stream). `first_response` is set once the subagent's
-        first request has returned, i.e. once its prefix is readable in the cache.
+        `on_event` receives SubagentStart at once, a SubagentEvent for each event of the
+        subagent's own stream as it happens, and SubagentFinish at the end (the tool path passes
+        the parent session's `emit`, so all of it reaches the parent's stream live).
+        `first_response` is set once the subagent's first request has returned, i.e. once its
+        prefix is readable in the cache.
         `coordinate=False` skips waiting for a sibling that is warming the same prefix.
         """
         depth = self.depth_of(parent) + 1
@@ -325,6 +333,11 @@ class SubagentDelegator:
                     )
                 try:
                     async for ev in sub.send(task):
+                        if on_event is not None:
+                            # Live, tagged with who yielded it; deeper subagents' events are
+                            # tagged already and pass through as they are.
+                            on_event(ev if isinstance(ev, SubagentEvent)
+                                     else SubagentEvent(definition.name, depth, ev))
                         if isinstance(ev, UsageReport):
                             usage = usage + ev.usage
                             requests += 1
@@ -337,6 +350,12 @@ class SubagentDelegator:
                             limit = ev.limit_hit
                 finally:
                     self._depth.pop(id(sub), None)
+                # What this subagent's own subagents cost is charged up the chain too (their
+                # tokens stay theirs: `usage` and the hit rate are this subagent's own).
+                nested = subagent_section(sub)
+                if len(nested):
+                    below = nested.cost
+                    cost = None if cost is None or below is None else cost + below
         except Exception as exc:  # a subagent must never crash its parent: report, don't raise
             error = f"{type(exc).__name__}: {_redact(str(exc), secrets)}"
         finally:
@@ -380,7 +399,7 @@ class SubagentDelegator:
                 on_event: EventSink | None, first: asyncio.Event | None) -> DelegationResult:
         summary = f"[subagent {name} not run: {message}]"
         result = _with_events(DelegationResult(
-            name, model, task, summary, error=error, depth=depth,
+            name, model, task, summary, cost=Decimal(0), error=error, depth=depth,
             summary_tokens=count_tokens(summary),
         ))
         if first is not None:

@@ -151,8 +151,10 @@ class Session(GuardedSession):
         self.tool_handlers: dict[str, ToolHandler] = {}
         self._pending_results: list[dict[str, Any]] = []
         self._guard_init()  # cache guard, store, keep-alive (harness.session_guard)
-        # Events produced while tools ran (SubagentStart/Finish), yielded after their results.
+        # Events produced while tools run (a subagent's start, its nested events, its finish):
+        # `emit` queues them and `_run_tools` yields them live, before the tool results.
         self.side_events: list[Event] = []
+        self._side_wake: asyncio.Event | None = None
         if agent.delegator is not None and "delegate" in self.prefix.tool_names():
             from .delegation import delegate_tool_handler
 
@@ -330,12 +332,37 @@ class Session(GuardedSession):
         """Run the model's tool calls concurrently; results and events in call order."""
         for call in calls:
             yield ToolCall(str(call["id"]), str(call["name"]), dict(thaw(call.get("input", {}))))
-        outcomes = await asyncio.gather(*(self._run_tool(c) for c in calls))
+        from .delegation import session_scope
+
+        wake = self._side_wake = asyncio.Event()
+        with session_scope(self):  # the tools' tasks copy it: `delegate` finds its parent
+            running = asyncio.gather(*(self._run_tool(c) for c in calls))
+        try:
+            while True:  # what the tools emit meanwhile is yielded as it happens
+                wake.clear()
+                while self.side_events:
+                    yield self.side_events.pop(0)
+                if running.done():
+                    break
+                waiter = asyncio.ensure_future(wake.wait())
+                either: set[asyncio.Future[Any]] = {running, waiter}
+                await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+                waiter.cancel()
+            outcomes = running.result()
+        finally:
+            self._side_wake = None
+            if not running.done():  # the caller stopped iterating: stop the tools too
+                running.cancel()
         for call, (content, is_error) in zip(calls, outcomes, strict=True):
             results.append(tool_result_block(str(call["id"]), content, is_error))
             yield ToolResult(str(call["id"]), str(call["name"]), content, is_error)
-        while self.side_events:
-            yield self.side_events.pop(0)
+
+    def emit(self, event: Event) -> None:
+        """Queue an event produced while tools run (e.g. a subagent's start, its nested events,
+        its finish); `send()` yields it live, ahead of the tool results of that round."""
+        self.side_events.append(event)
+        if self._side_wake is not None:
+            self._side_wake.set()
 
     async def _run_tool(self, call: Mapping[str, Any]) -> tuple[str, bool]:
         name = str(call["name"])

@@ -13,6 +13,7 @@ receives only the call and the summary; a subagent's failure or limit comes back
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -38,7 +39,9 @@ class DelegationResult:
     task: str
     summary: str  # what reaches the parent (capped; an error summary when `error` is set)
     usage: Usage = field(default_factory=Usage)  # the subagent's tokens, all requests together
-    cost: Decimal | None = None  # None: the subagent's model is unpriced
+    # Dollars charged to the parent: this subagent's requests and those of its own subagents
+    # (None: a model on the way is unpriced). `usage` and the hit rate are its own only.
+    cost: Decimal | None = None
     requests: int = 0
     turns: int = 0
     summary_tokens: int = 0
@@ -76,6 +79,7 @@ class DelegationResult:
             hit_rate=self.hit_rate,
             compression=self.compression,
             error=self.error,
+            depth=self.depth,
         )
 
     def start_event(self) -> SubagentStart:
@@ -117,6 +121,11 @@ class Delegator(Protocol):
 
         `parent` is the calling session (harness.agent.Session). Never raises for a subagent's
         failure or limit: those come back as a result with `error` set.
+
+        A delegator may also take `on_event: Callable[[Event], None] | None = None`: the tool
+        path then passes the parent's `emit`, and the delegator calls it with SubagentStart when
+        the subagent begins, SubagentEvent for each event of the subagent's own stream, and
+        SubagentFinish when it ends (see `delegate_for_tool`).
         """
         ...
 
@@ -227,20 +236,64 @@ def delegate_tool_handler(session: Any, delegator: Delegator | None = None) -> A
         found = find_delegator(
             delegator or getattr(getattr(session, "agent", None), "delegator", None)
         )
-        task = str(arguments.get("task", ""))
         raw_model = arguments.get("model")
-        options: dict[str, Any] = {"model": str(raw_model) if raw_model else None}
-        if arguments.get("agent"):
-            options["agent"] = str(arguments["agent"])  # else the delegator's default agent
-        with session_scope(session):
-            result = await found.delegate(session, task, **options)
-        subagent_section(session).record(result)
-        side = getattr(session, "side_events", None)
-        if isinstance(side, list):
-            side.extend(result.events)
+        raw_agent = arguments.get("agent")
+        result = await delegate_for_tool(
+            session,
+            found,
+            str(arguments.get("task", "")),
+            agent=str(raw_agent) if raw_agent else None,  # None: the delegator's default
+            model=str(raw_model) if raw_model else None,
+        )
         return result.summary
 
     return handle
+
+
+async def delegate_for_tool(
+    session: Any,
+    delegator: Delegator,
+    task: str,
+    *,
+    agent: str | None = None,
+    model: str | None = None,
+) -> DelegationResult:
+    """One `delegate` tool call of `session`'s model, run while its tools run.
+
+    The subagent's SubagentStart, its own events (as SubagentEvent) and its SubagentFinish go
+    live into the session's stream through `session.emit`, so they arrive before the call's
+    ToolResult; a delegator that cannot stream has its start/finish pair emitted at the end.
+    The result is charged to the session's ledger (its subagent section)."""
+    options: dict[str, Any] = {"model": model}
+    if agent is not None:
+        options["agent"] = agent
+    emit = getattr(session, "emit", None)
+    live = callable(emit) and _accepts_on_event(delegator)
+    if live:
+        options["on_event"] = emit
+    with session_scope(session):
+        result = await delegator.delegate(session, task, **options)
+    subagent_section(session).record(result)
+    if not live:
+        for event in result.events:
+            if callable(emit):
+                emit(event)
+            else:
+                side = getattr(session, "side_events", None)
+                if isinstance(side, list):
+                    side.append(event)
+    return result
+
+
+def _accepts_on_event(delegator: Delegator) -> bool:
+    """Does `delegator.delegate` take the optional `on_event` sink (or any keyword)?"""
+    try:
+        params = inspect.signature(delegator.delegate).parameters
+    except (TypeError, ValueError):
+        return False
+    return "on_event" in params or any(
+        p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()
+    )
 
 
 def find_delegator(explicit: Delegator | None = None) -> Delegator:

@@ -86,6 +86,20 @@ class SubagentFinish(Event):
     hit_rate: float
     compression: float  # tokens consumed / tokens of summary returned
     error: str | None = None
+    depth: int = 1  # as in the matching SubagentStart
+
+
+@dataclass(frozen=True)
+class SubagentEvent(Event):
+    """An event a subagent yielded in its own stream (a text delta, a tool call, its usage, its
+    own subagents' start and finish), passed up live to its parent's stream. The wrapper keeps
+    it apart from the parent's own events: a consumer that ignores it counts nothing twice (the
+    subagent's usage and cost reach the parent in SubagentFinish). Nested deeper subagents'
+    events arrive as one wrapper each, tagged with the depth of the subagent that yielded them."""
+
+    name: str  # the subagent's agent definition
+    depth: int  # 1: a subagent of the top-level session, 2: its subagent, ...
+    event: Event
 
 
 @dataclass(frozen=True)
