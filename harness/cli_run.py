@@ -184,11 +184,13 @@ def _run_run(args: argparse.Namespace) -> int:
     # vLLM or Ollama must not be silently replaced by a scripted model.
     if args.emulator or (args.base_url is None and not os.environ.get(route.key_var)):
         try:
-            from .emulator import Emulator
+            from .emulator import EXPLORER, Emulator
         except ImportError:  # no emulator in this install: the key is required
             Emulator = None  # type: ignore[assignment,misc]
         if Emulator is not None:
-            emu = stack.enter_context(Emulator.start())
+            # The explorer script: it looks around with whatever tools are offered (list,
+            # search, read) and summarizes what they returned.
+            emu = stack.enter_context(Emulator.start(script=EXPLORER))
             base_url, api_key = emu.base_url, "emulator"
             why = "--emulator given" if args.emulator else f"no {route.key_var} set"
             print(

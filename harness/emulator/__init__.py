@@ -7,12 +7,13 @@ providers' documented rules (see promptcache), and tests read `emu.requests` for
 """
 
 from .config import AnthropicCacheConfig, EmulatorConfig, FaultSpec, OpenAICacheConfig
-from .model import BUILTIN, BUILTIN_PROMPTS, Reply, Rule, Script, ScriptedModel, Step
+from .model import BUILTIN, BUILTIN_PROMPTS, EXPLORER, Reply, Rule, Script, ScriptedModel, Step
 from .server import Emulator, RecordedRequest
 
 __all__ = [
     "BUILTIN",
     "BUILTIN_PROMPTS",
+    "EXPLORER",
     "AnthropicCacheConfig",
     "Emulator",
     "EmulatorConfig",

@@ -189,6 +189,7 @@ def conversation(body: Mapping[str, Any]) -> Conversation:
     turn = 0
     text = ""
     step = 0
+    results: list[str] = []
     for msg in body.get("messages") or []:
         blocks = _blocks(msg.get("content"))
         if msg.get("role") == "user":
@@ -197,10 +198,25 @@ def conversation(body: Mapping[str, Any]) -> Conversation:
                 turn += 1
                 text = "\n".join(texts)
                 step = 0
+                results = []
+            results += [_result_text(b) for b in blocks if b.get("type") == "tool_result"]
         else:
             step += 1
-    tools = tuple(str(t.get("name")) for t in body.get("tools") or [] if isinstance(t, Mapping))
-    return Conversation(turn, text, step, tools)
+    specs = [t for t in body.get("tools") or [] if isinstance(t, Mapping)]
+    tools = tuple(str(t.get("name")) for t in specs)
+    schemas = {
+        str(t.get("name")): t["input_schema"]
+        for t in specs
+        if isinstance(t.get("input_schema"), Mapping)
+    }
+    return Conversation(turn, text, step, tools, tuple(results), schemas)
+
+
+def _result_text(block: Mapping[str, Any]) -> str:
+    content = block.get("content")
+    if isinstance(content, str):
+        return content
+    return "\n".join(str(b.get("text", "")) for b in _blocks(content) if b.get("type") == "text")
 
 
 def usage_dict(outcome: AnthropicOutcome, output_tokens: int) -> dict[str, Any]:

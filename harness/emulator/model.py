@@ -67,6 +67,9 @@ class Script(BaseModel):
     rules: list[Rule] = Field(default_factory=list)
     prompts: list[str] = Field(default_factory=list)
     default: str = "Understood. Nothing else to do here."
+    # A turn no rule covers is explored with whatever tools the request offers
+    # (harness.emulator.explore) instead of getting `default`.
+    explore: bool = False
 
     @classmethod
     def load(cls, path: str | Path) -> Script:
@@ -91,6 +94,10 @@ class Conversation:
     user_text: str  # text of the latest user message with text
     step: int  # assistant replies since that message
     tools: tuple[str, ...]  # tool names the request offers
+    # Tool results since the latest user text, in order (what the tools returned to the model).
+    results: tuple[str, ...] = ()
+    # Input schema of each offered tool, by name (where the wire format carries one).
+    schemas: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -133,6 +140,8 @@ class ScriptedModel:
 
     def reply(self, conv: Conversation) -> Reply:
         rule = self._rule(conv)
+        if rule is None and self.script.explore:
+            return self._explore(conv)
         if rule is None:
             return Reply(self.script.default)
         if conv.step >= len(rule.steps):
@@ -147,6 +156,18 @@ class ScriptedModel:
         seed = f"{conv.user_turn}:{conv.step}:{conv.user_text}".encode()
         call_id = hashlib.sha256(seed).hexdigest()[:20]
         return Reply(step.text, (ToolCallOut(call_id, step.tool, dict(step.input)),))
+
+    def _explore(self, conv: Conversation) -> Reply:
+        from . import explore
+
+        results = conv.results[: conv.step]
+        call = explore.next_call(conv.user_text, conv.tools, conv.schemas, results)
+        if call is None:
+            return Reply(explore.answer(conv.user_text, conv.tools, conv.schemas, results))
+        name, args = call
+        seed = f"{conv.user_turn}:{conv.step}:{conv.user_text}".encode()
+        call_id = hashlib.sha256(seed).hexdigest()[:20]
+        return Reply(f"Calling {name}.", (ToolCallOut(call_id, name, args),))
 
 
 def _s(text: str, tool: str | None = None, **kw: Any) -> Step:
@@ -643,6 +664,11 @@ BUILTIN = Script(
     rules=[Rule(turn=i + 1, steps=steps) for i, steps in enumerate(_TURNS)],
     prompts=list(BUILTIN_PROMPTS),
 )
+
+
+# For clients whose tools the built-in session does not know (`prefixlock run`): every turn
+# explores with the offered tools and summarizes what they returned.
+EXPLORER = Script(explore=True)
 
 
 def builtin_requests_per_session() -> int:

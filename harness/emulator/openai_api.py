@@ -179,20 +179,28 @@ def _text_of(content: Any) -> str:
 
 def conversation_chat(body: Mapping[str, Any]) -> Conversation:
     turn, text, step = 0, "", 0
+    results: list[str] = []
     for msg in body.get("messages") or []:
         role = msg.get("role")
         if role == "user":
             turn += 1
             text = _text_of(msg.get("content"))
             step = 0
+            results = []
         elif role == "assistant":
             step += 1
-    tools = tuple(
-        str((t.get("function") or {}).get("name"))
-        for t in body.get("tools") or []
-        if isinstance(t, Mapping)
-    )
-    return Conversation(turn, text, step, tools)
+        elif role == "tool":
+            results.append(_text_of(msg.get("content")))
+    functions = [
+        t.get("function") or {} for t in body.get("tools") or [] if isinstance(t, Mapping)
+    ]
+    tools = tuple(str(f.get("name")) for f in functions)
+    schemas = {
+        str(f.get("name")): f["parameters"]
+        for f in functions
+        if isinstance(f.get("parameters"), Mapping)
+    }
+    return Conversation(turn, text, step, tools, tuple(results), schemas)
 
 
 def conversation_responses(body: Mapping[str, Any]) -> Conversation:
@@ -200,13 +208,18 @@ def conversation_responses(body: Mapping[str, Any]) -> Conversation:
     if isinstance(raw, str):
         raw = [{"role": "user", "content": raw}]
     turn, text, step = 0, "", 0
+    results: list[str] = []
     in_step = False  # one reply may be several items: a message, then its function calls
     for item in raw or []:
         kind = item.get("type", "message")
+        if kind == "function_call_output":
+            output = item.get("output")
+            results.append(output if isinstance(output, str) else _text_of(output))
         if kind == "message" and item.get("role") == "user":
             turn += 1
             text = _text_of(item.get("content"))
             step = 0
+            results = []
             in_step = False
         elif kind == "message" and item.get("role") == "assistant":
             step += 1
@@ -217,8 +230,14 @@ def conversation_responses(body: Mapping[str, Any]) -> Conversation:
             in_step = True
         else:
             in_step = False
-    tools = tuple(str(t.get("name")) for t in body.get("tools") or [] if isinstance(t, Mapping))
-    return Conversation(turn, text, step, tools)
+    specs = [t for t in body.get("tools") or [] if isinstance(t, Mapping)]
+    tools = tuple(str(t.get("name")) for t in specs)
+    schemas = {
+        str(t.get("name")): t["parameters"]
+        for t in specs
+        if isinstance(t.get("parameters"), Mapping)
+    }
+    return Conversation(turn, text, step, tools, tuple(results), schemas)
 
 
 def chat_usage(prompt: int, cached: int, output: int, written: int | None = None) -> dict[str, Any]:
