@@ -213,7 +213,11 @@ async def delegate_from_session(
 ) -> DelegationResult:
     """What `Session.delegate` does: run the task through the session's delegator, append the
     call and the summary to the transcript (a user/assistant pair after the last turn; the
-    prefix is untouched), and charge the result to the session's ledger."""
+    prefix is untouched), and charge the result to the session's ledger.
+
+    The pair counts as a turn of its own and, with a session store, is written at once in the
+    turn's one transaction (as a completed `send()` is), so a session that ends right after
+    the delegation resumes with the pair and its next request reads the cache."""
     delegator = find_delegator(getattr(getattr(session, "agent", None), "delegator", None))
     result = await delegator.delegate(session, task, agent=agent, model=model)
     # Tool results still owed to the model go first, as `send()` would send them.
@@ -225,6 +229,11 @@ async def delegate_from_session(
     )
     session.transcript.append(Message.assistant(result.summary))
     subagent_section(session).record(result)
+    if isinstance(getattr(session, "turn", None), int):
+        session.turn += 1  # the store numbers it as a turn; a resumed session counts from there
+    turn_done = getattr(session, "_guard_turn_done", None)
+    if callable(turn_done):
+        turn_done()  # the store's write of a completed turn (nothing without a store)
     return result
 
 

@@ -23,7 +23,7 @@ from harness.agent import Agent
 from harness.clock import ManualClock
 from harness.delegation import subagent_section
 from harness.emulator import Emulator, EmulatorConfig, Rule, Script, Step
-from harness.events import SubagentFinish, SubagentStart, ToolResult
+from harness.events import SubagentFinish, SubagentStart, ToolResult, UsageReport
 from harness.prefix import FrozenPrefix
 from harness.settings import Settings
 from harness.workspace import Workspace
@@ -242,3 +242,54 @@ async def test_advise_session_reads_the_live_parent(workspace: Path) -> None:
             slow = advise_session(s, TaskProfile(context_tokens=200, new_tokens=500,
                                                  turns=2, duration_seconds=600))
             assert slow.subagent_items["parent cache re-write"] > 0
+
+
+async def test_code_path_delegation_is_stored_at_once_and_resumes_warm(
+    workspace: Path, tmp_path: Path
+) -> None:
+    from harness.store import SessionStore
+
+    db = tmp_path / "sessions.sqlite"
+    clock = ManualClock()
+    with Emulator.start(config=EmulatorConfig(), clock=clock, script=_emu_script()) as emu:
+        prefix = FrozenPrefix(
+            system="Parent rules. " * 800, tools=Workspace(workspace).read_only_tools()
+        )
+
+        def parent_agent(store: SessionStore) -> Agent:
+            return Agent(prefix, model=PARENT_MODEL, api_key=KEY, base_url=emu.base_url,
+                         clock=emu.clock, delegator=SubagentDelegator(root=workspace),
+                         store=store)
+
+        store = SessionStore(db)
+        async with parent_agent(store).session("deleg") as s:
+            await s.ask("first turn")
+            last_bp = max(u.end for u in s.requests[-1].units if u.breakpoint)
+            summary = await s.delegate("REVIEW src/billing.py", agent="explorer")
+            # Written in the same transaction a turn uses, before the session does anything else.
+            with SessionStore(db, read_only=True) as reader:
+                stored = reader.load("deleg")
+                assert reader.session("deleg").turns == 2 == s.turn
+            assert [m["role"] for m in stored.messages] == ["user", "assistant"] * 2
+            assert stored.messages[-1]["content"][0]["text"] == summary
+        store.close()  # the session ends right after the delegation
+
+        clock.advance(60)  # well inside the 5-minute TTL
+        n = len(emu.requests)
+        store = SessionStore(db)
+        async with parent_agent(store).resume("deleg") as again:
+            assert again.turn == 2
+            call, answer = again.transcript.messages[-2:]
+            assert "REVIEW src/billing.py" in call.text and answer.text == summary
+            reports = [e async for e in again.send("second turn") if isinstance(e, UsageReport)]
+        store.close()
+        first = emu.requests[n]
+    assert first.model == PARENT_MODEL
+    wire = json.dumps(first.body["messages"])
+    assert "REVIEW src/billing.py" in wire and summary in wire
+    # The resumed request reads everything the first turn cached.
+    assert first.usage is not None and first.usage["cache_read_input_tokens"] == last_bp > 0
+    assert reports[0].usage.cache_read == last_bp
+    with SessionStore(db, read_only=True) as reader:
+        assert reader.session("deleg").turns == 3
+        assert len(reader.load("deleg").messages) == 6
