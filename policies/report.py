@@ -225,11 +225,12 @@ def _no_marks(p: _Prev) -> bool:
 
 
 def diagnose_all(prev: _Prev, rec: Record, pieces: list[tuple[str, str, bytes]],
-                 units: list[Unit], price: Price | None) -> list[Break]:
+                 units: list[Unit], price: Price | None,
+                 new_price: Price | None = None) -> list[Break]:
     """Every cache break between two consecutive requests: the first divergence (with the
     other parts that changed too), and the missing breakpoint that kept the rest unread."""
     out: list[Break] = []
-    main = diagnose(prev, rec, pieces, units, price)
+    main = diagnose(prev, rec, pieces, units, price, new_price)
     readable = readable_tokens(prev.rec.api, prev.units, price)
     if main is not None:
         others = [d.message.split(":")[0].split(" (")[0] for d in compare(view_of(prev.rec),
@@ -251,15 +252,21 @@ def diagnose_all(prev: _Prev, rec: Record, pieces: list[tuple[str, str, bytes]],
 
 
 def diagnose(prev: _Prev, rec: Record, pieces: list[tuple[str, str, bytes]],
-             units: list[Unit], price: Price | None) -> Break | None:
-    """The first cache break between two consecutive requests, if any."""
+             units: list[Unit], price: Price | None,
+             new_price: Price | None = None) -> Break | None:
+    """The first cache break between two consecutive requests, if any.
+
+    `price` is the previous request's model (its minimum and TTL decide what was cached);
+    the tokens a model change re-bills are paid on the new model, so they are priced with
+    `new_price` (the request's own model, as the cache guard prices them)."""
     readable = readable_tokens(prev.rec.api, prev.units, price)
     sess, seq = rec.session, rec.seq
     reported = _reported_read(rec)
     if prev.rec.model != rec.model:
         return Break(sess, seq, rec.line, "model changed",
                      f"{prev.rec.model} -> {rec.model}; the cache is per model", 0, "model",
-                     readable, _dollars(price, readable, units, rec.api), reported)
+                     readable, _dollars(new_price or price, readable, units, rec.api),
+                     reported)
     # First differing piece, and the byte offset in the stream of pieces.
     offset = 0
     idx = None
@@ -344,7 +351,8 @@ def build_report(path: str, prices: PriceTable | None,
         p = prev.get(rec.session)
         if p is not None:
             price = prices.lookup(p.rec.model) if prices else None
-            rep.breaks.extend(diagnose_all(p, rec, pieces, units, price))
+            new_price = prices.lookup(rec.model) if prices else None
+            rep.breaks.extend(diagnose_all(p, rec, pieces, units, price, new_price))
         prev[rec.session] = _Prev(rec, pieces, units)
     return TraceReport(path, list(sessions.values()), bad)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
 import pytest
 
@@ -40,6 +41,7 @@ async def _fan_out(
         agent = Agent(FrozenPrefix(system="parent"), model="claude-opus-4-7", api_key="test-key",
                       base_url=emu.base_url, clock=clock, delegator=delegator)
         async with agent.session() as s:
+            job: asyncio.Future[Any]
             if from_code:
                 # User code gathering s.delegate(): the delegator coordinates these too.
                 job = asyncio.ensure_future(

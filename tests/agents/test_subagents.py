@@ -222,8 +222,8 @@ async def test_advise_session_reads_the_live_parent(workspace: Path) -> None:
     from agents.advisor import advise_session, parent_state
     from harness.economics import TaskProfile
 
-    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(),
-                        script=_emu_script()) as emu:
+    clock = ManualClock()
+    with Emulator.start(config=EmulatorConfig(), clock=clock, script=_emu_script()) as emu:
         d = SubagentDelegator(root=workspace)
         prefix = FrozenPrefix(system="Parent rules. " * 2000)
         agent = Agent(prefix, model=PARENT_MODEL, api_key=KEY, base_url=emu.base_url,
@@ -231,7 +231,7 @@ async def test_advise_session_reads_the_live_parent(workspace: Path) -> None:
         async with agent.session() as s:
             assert parent_state(s).ttl_left_seconds == 0  # nothing sent yet: cold
             await s.ask("first turn")
-            emu.clock.advance(100)
+            clock.advance(100)
             state = parent_state(s)
             last = s.ledger.rows[-1].usage
             assert state.context_tokens == last.input_total + last.output

@@ -1,8 +1,15 @@
 """The trace report on the emulator's recording of the demo's naive client names every cache
-break it caused, with dollars; prefixlock's own run shows only its priced model switch."""
+break it caused, with dollars; prefixlock's own run shows only its priced model switch.
+
+A short demo session (the first 6 user turns of the built-in one, 22 requests each, the model
+switch before turn 4) shows all of the naive client's habits in about 3 s; `prefixlock demo`
+runs all 32 turns.
+"""
 
 from __future__ import annotations
 
+import json
+from collections import defaultdict
 from decimal import Decimal
 from pathlib import Path
 
@@ -12,33 +19,67 @@ from harness.prices import PriceTable
 from policies.report import build_report, render_text
 from policies.tracecheck import check_trace
 
+TURNS = 6
+SWITCH_AT = 3  # sonnet before this user turn, haiku from it on
+# Dollars per million tokens re-billed: the uncached input price minus the cache-read price
+# (the naive client sets no breakpoint, so what it re-sends is billed as plain input), from
+# ../shared/FACTS.md: sonnet 4.6 $3 - $0.30, haiku 4.5 $1 - $0.10.
+LOSS_PER_MTOK = {"claude-sonnet-4-6": Decimal("2.70"), "claude-haiku-4-5": Decimal("0.90")}
+
 
 @pytest.fixture(scope="module")
 def traces(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from harness.demo import run_demo, write_traces
+    from harness.emulator import BUILTIN_PROMPTS
 
     out = tmp_path_factory.mktemp("demo")
-    write_traces(run_demo(), out)
+    write_traces(run_demo(prompts=BUILTIN_PROMPTS[:TURNS], switch_at=SWITCH_AT), out)
     return out
 
 
 def test_report_names_every_naive_break_with_dollars(traces: Path) -> None:
     prices = PriceTable.builtin()
-    rep = build_report(str(traces / "naive-cache-aware.jsonl"), prices)
+    path = traces / "naive-cache-aware.jsonl"
+    recorded = [json.loads(line) for line in path.read_text().splitlines()]
+    rep = build_report(str(path), prices)
     (session,) = rep.sessions
-    assert session.requests > 20
+    assert session.requests == len(recorded) == 22
+    # What the emulator reported: the naive client never read anything from the cache.
+    assert all(r["usage"]["cache_read"] == 0 for r in recorded)
+    models = [r["model"] for r in recorded]
+    assert models.index("claude-haiku-4-5") == 11  # the switch, mid-session
+
     # Every request after the first broke the cache, and the break is booked with its price.
     broken = {b.seq for b in session.breaks}
     assert broken == set(range(1, session.requests))
     causes = {b.cause for b in session.breaks}
-    assert {"tools changed", "model changed", "no breakpoint"} <= causes
+    assert causes == {"tools changed", "model changed", "no breakpoint"}
+    assert [b.seq for b in session.breaks if b.cause == "model changed"] == [11]
     details = " ".join(b.detail for b in session.breaks)
     assert "same tools in a different order" in details
     assert "system prompt changed" in details  # the clock in the system prompt
-    assert all(b.dollars is not None and b.dollars >= 0 for b in session.breaks)
-    assert session.dollars > Decimal("0.5")
+
+    # Hand check: each request re-bills all the previous request sent (nothing was readable),
+    # at its own model's uncached price instead of its read price.
+    tokens: dict[int, int] = defaultdict(int)
+    for b in session.breaks:
+        tokens[b.seq] += b.rebilled_tokens
+        rate = LOSS_PER_MTOK[models[b.seq]]
+        assert b.dollars == (b.rebilled_tokens * rate / 1_000_000).quantize(Decimal("0.000001"))
+    for seq in range(1, len(recorded)):
+        previous = recorded[seq - 1]["usage"]
+        assert tokens[seq] == previous["uncached_input"] > 20_000
+    hand = sum(
+        (Decimal(recorded[seq - 1]["usage"]["uncached_input"]) * LOSS_PER_MTOK[models[seq]]
+         / 1_000_000 for seq in range(1, len(recorded))),
+        Decimal(0),
+    )
+    assert abs(session.dollars - hand) <= Decimal("0.000001") * len(session.breaks)
+    assert session.dollars > Decimal("0.85")
+
     text = render_text(rep)
-    assert "model changed" in text and "$" in text
+    assert "model changed" in text and "no breakpoint" in text
+    assert f"${session.dollars:.4f}" in text
 
     ours = build_report(str(traces / "prefixlock-cache-aware.jsonl"), prices).sessions[0]
     assert [b.cause for b in ours.breaks] == ["model changed"]
