@@ -6,8 +6,9 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+from typing import Any
 
-import jsonschema
+import jsonschema  # type: ignore[import-untyped]
 import pytest
 
 from harness.cli import main
@@ -247,7 +248,7 @@ def test_bad_input_reported_rest_linted(proj: Path, capsys: pytest.CaptureFixtur
 def test_report_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from lint_tracegen import anthropic_bodies, write_trace
 
-    def switch(t: int, body: dict, rec: dict) -> None:
+    def switch(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
         if t >= 2:
             body["model"] = "claude-haiku-4-5"
     p = write_trace(tmp_path / "t.jsonl", anthropic_bodies(3, mutate=switch))

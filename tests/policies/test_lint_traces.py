@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -48,8 +49,11 @@ def _mut(fn: Any) -> Any:
 CASES: dict[str, tuple[Any, list[str]]] = {}
 
 
-def case(name: str, expected: list[str]) -> Any:
-    def deco(fn: Any) -> Any:
+Mutator = Callable[[int, dict[str, Any], dict[str, Any]], None]
+
+
+def case(name: str, expected: list[str]) -> Callable[[Mutator], Mutator]:
+    def deco(fn: Mutator) -> Mutator:
         CASES[name] = (fn, expected)
         return fn
     return deco
@@ -180,7 +184,7 @@ def test_report_names_first_divergent_byte_cause_tokens_and_dollars(tmp_path: Pa
     assert br.seq == 2 and br.cause == "system prompt changed"
     tools_bytes = sum(len(json.dumps(t, sort_keys=True, separators=(",", ":"))) for t in TOOLS)
     # The byte offset counts the tools' canonical bytes, then the system block up to "text":"
-    assert tools_bytes < br.byte < tools_bytes + 40
+    assert br.byte is not None and tools_bytes < br.byte < tools_bytes + 40
     assert br.rebilled_tokens > 1000
     price = PRICES.require("claude-sonnet-4-6")
     expected = (price.input_cost(br.rebilled_tokens, "write_5m")
@@ -206,9 +210,10 @@ def test_raw_openai_chat_and_responses_bodies(tmp_path: Path) -> None:
         body["messages"][0]["content"] += f" (request {t})"
     assert codes(write_raw(tmp_path / "chat.jsonl", openai_bodies(3, mutate=drift))) == [
         "PL502"]
-    responses = [{"body": {"model": "gpt-5.4", "instructions": "Be brief. " * 200,
-                           "input": [{"role": "user", "content": f"q{i}"} for i in range(n)]}}
-                 for n in (1, 2, 3)]
+    responses: list[dict[str, Any]] = [
+        {"body": {"model": "gpt-5.4", "instructions": "Be brief. " * 200,
+                  "input": [{"role": "user", "content": f"q{i}"} for i in range(n)]}}
+        for n in (1, 2, 3)]
     for i, r in enumerate(responses):
         r["seq"], r["time"] = i, 0.0
     assert codes(write_raw(tmp_path / "resp.jsonl", responses)) == ["PL506"]
