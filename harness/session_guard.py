@@ -108,6 +108,8 @@ class GuardedSession:
         self.compactions = 0
         self._prediction: Prediction | None = None
         self._last_break: CacheBreak | None = None  # the guard's verdict on the last request
+        # The provider's id of the last response: what cache diagnostics compare against.
+        self._last_message_id: str | None = None
         # After a resume: did the stored prefix and transcript rebuild the last stored request
         # byte for byte? (None: not resumed, or nothing was sent before.)
         self.resume_verified: bool | None = None
@@ -133,6 +135,8 @@ class GuardedSession:
         pred = self.guard.predict(request, now)
         self.guard.check_budget(pred, "the next request")
         self._prediction = pred
+        if self.settings.cache_diagnostics:
+            self.provider.ask_diagnostics(self._last_message_id)
         if self.keepalive is not None:
             self.keepalive.active_again(now)
         events, self.queued_events = self.queued_events, []
@@ -144,7 +148,9 @@ class GuardedSession:
         """Compare the reported usage with the prediction: (cause, predicted read, events)."""
         pred = self._prediction or self.guard.predict(request, started_at)
         self._prediction = None
-        verdict = provider_verdict(request.api, getattr(reply, "raw_response", None))
+        # The provider's own miss reason, when cache diagnostics were asked for.
+        verdict = provider_verdict(request.api, reply.cache_diagnostics)
+        self._last_message_id = reply.message_id or self._last_message_id
         brk = self.guard.observe(
             request,
             pred,

@@ -43,6 +43,12 @@ class Settings:
     # the cached prefix (the message level on Anthropic, everything on OpenAI): the guard
     # prices that before it happens.
     effort: str | None = None
+    # Ask the provider why each request missed the cache (Anthropic's cache-diagnostics beta,
+    # OpenAI's comparison with an earlier response id): its verdict is carried beside the
+    # guard's own cause on each CacheBreak. Off by default: the fields are beta and the
+    # exact names must be checked against the provider's current docs
+    # (harness.providers.diagnostics).
+    cache_diagnostics: bool = False
 
     def __post_init__(self) -> None:
         if self.ttl not in _TTLS:

@@ -33,6 +33,7 @@ MESSAGE_FIELDS = frozenset(
         "output_config",
         "context_management",
         "inference_geo",
+        "cache_diagnostics",  # beta: ask why the cache missed (harness.emulator.diagnostics)
     }
 )
 COUNT_FIELDS = MESSAGE_FIELDS - {

@@ -33,6 +33,7 @@ CHAT_FIELDS = frozenset(
         "prompt_cache_key",
         "prompt_cache_retention",
         "prompt_cache_options",
+        "prompt_cache_diagnostics",  # compare with an earlier response (emulator.diagnostics)
         "parallel_tool_calls",
         "response_format",
         "reasoning_effort",
@@ -70,6 +71,7 @@ RESPONSES_FIELDS = frozenset(
         "prompt_cache_key",
         "prompt_cache_retention",
         "prompt_cache_options",
+        "prompt_cache_diagnostics",
         "parallel_tool_calls",
         "reasoning",
         "text",

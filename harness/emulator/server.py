@@ -25,6 +25,16 @@ from ..prices import Price, PriceTable
 from . import anthropic_api, openai_api
 from .apierror import ApiError, anthropic_error_body, openai_error_body, retry_headers
 from .config import EmulatorConfig, FaultKind, FaultSpec
+from .diagnostics import (
+    ANTHROPIC_FIELD,
+    ANTHROPIC_REF,
+    OPENAI_FIELD,
+    OPENAI_REF,
+    DiagnosticsMemory,
+    anthropic_diagnostics,
+    openai_diagnostics,
+    requested_ref,
+)
 from .model import Script, ScriptedModel
 from .promptcache import (
     AnthropicPromptCache,
@@ -111,6 +121,8 @@ class Emulator:
             script = Script.load(self.config.script)
         self.model = ScriptedModel(script)
         self.anthropic_cache = AnthropicPromptCache(self.config.anthropic, self.config.seed)
+        # Every response's model and unit hashes, for clients that ask why they missed.
+        self.diagnostics = DiagnosticsMemory()
         self.openai_cache = OpenAIPromptCache(self.config.openai, self.config.seed)
         self.deepseek_cache = DeepSeekPromptCache(self.config.openai.capacity_blocks)
         self.requests: list[RecordedRequest] = []
@@ -292,6 +304,13 @@ class Emulator:
         warmup = body["max_tokens"] == 0
         reply = None if warmup else self.model.reply(anthropic_api.conversation(body))
         msg = anthropic_api.message(body, reply, outcome, self._next_id("msg_emu_"))
+        asked, ref = requested_ref(body, ANTHROPIC_FIELD, ANTHROPIC_REF)
+        if asked:
+            reason = self.diagnostics.verdict(
+                ref, price.model, units, outcome.cache_read, price.min_cacheable_tokens
+            )
+            msg["diagnostics"] = anthropic_diagnostics(ref, reason)
+            self.diagnostics.remember(msg["id"], price.model, units)
         events: list[tuple[str | None, dict[str, Any]]] | None = None
         if body.get("stream"):
             events = list(anthropic_api.sse_events(msg, self.config.stream_chunk_chars))
@@ -352,16 +371,34 @@ class Emulator:
             def commit(at: float) -> None:
                 self.openai_cache.commit(pending, at)
 
+        diagnostics: dict[str, Any] | None = None
+        asked, ref = requested_ref(body, OPENAI_FIELD, OPENAI_REF)
+        if asked:
+            units = openai_units(body)
+            cached = int(usage.get("prompt_cache_hit_tokens", 0)) or _cached_of(usage)
+            reason = self.diagnostics.verdict(
+                ref, price.model, units, cached, price.min_cacheable_tokens
+            )
+            diagnostics = openai_diagnostics(ref, reason)
+            self.diagnostics.remember(rid, price.model, units)
         chunk = self.config.stream_chunk_chars
         if responses:
             resp = mod.response_object(body, reply, usage, rid, created)
+            if diagnostics is not None:
+                resp[OPENAI_FIELD] = diagnostics
             events = mod.responses_events(resp, chunk) if body.get("stream") else None
             return Plan(resp, events, False, commit, usage, machine, "openai-responses")
         completion = mod.chat_completion(body, reply, usage, rid, created)
+        if diagnostics is not None:
+            completion[OPENAI_FIELD] = diagnostics
         events = None
         if body.get("stream"):
             include = bool((body.get("stream_options") or {}).get("include_usage"))
             events = mod.chat_chunks(completion, chunk, include_usage=include)
+            if diagnostics is not None and events:
+                # Carried by the last chunk (the usage chunk when usage is streamed).
+                kind, data = events[-1]
+                events[-1] = (kind, {**data, OPENAI_FIELD: diagnostics})
         return Plan(completion, events, True, commit, usage, machine, "openai-chat")
 
     def _wait(self, seconds: float) -> None:
@@ -396,6 +433,15 @@ class Emulator:
             "first_id": data[0]["id"] if data else None,
             "last_id": data[-1]["id"] if data else None,
         }
+
+
+def _cached_of(usage: Mapping[str, Any]) -> int:
+    """Cached tokens from an OpenAI usage dict (Chat or Responses shape)."""
+    for key in ("prompt_tokens_details", "input_tokens_details"):
+        details = usage.get(key)
+        if isinstance(details, Mapping):
+            return int(details.get("cached_tokens") or 0)
+    return 0
 
 
 def _api_key(headers: Mapping[str, str]) -> str:

@@ -78,6 +78,11 @@ class SDKProvider:
     def stream(self, request: WireRequest) -> AsyncIterator[StreamItem]:
         return self.transport.stream(request)
 
+    def ask_diagnostics(self, previous_id: str | None) -> None:
+        """Ask the provider why the next request misses against response `previous_id`
+        (cache-diagnostics beta; see harness.providers.diagnostics)."""
+        self.transport.ask_diagnostics(previous_id)
+
     def parse_usage(self, raw: Any) -> Usage:
         return parse_usage(self.api, raw)
 

@@ -234,6 +234,7 @@ class AnthropicStream:
         self.usage: dict[str, Any] = {}
         self.stop_reason = ""
         self.message_id: str | None = None
+        self.diagnostics: dict[str, Any] = {}
         self.done = False
 
     def feed(self, event: Mapping[str, Any]) -> TextDelta | None:
@@ -242,6 +243,8 @@ class AnthropicStream:
             message = event.get("message") or {}
             self.message_id = message.get("id")
             self.usage.update(message.get("usage") or {})
+            if isinstance(message.get("diagnostics"), Mapping):  # cache-diagnostics beta
+                self.diagnostics = {"diagnostics": dict(message["diagnostics"])}
         elif kind == "content_block_start":
             block = dict(event.get("content_block") or {})
             index = int(event.get("index", len(self.blocks)))
@@ -299,4 +302,5 @@ class AnthropicStream:
             from_anthropic(self.usage),
             dict(self.usage),
             self.message_id,
+            self.diagnostics,
         )

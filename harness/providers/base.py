@@ -48,6 +48,10 @@ class Reply:
     usage: Usage
     raw_usage: Mapping[str, Any] = field(default_factory=dict)
     message_id: str | None = None
+    # The response's cache-diagnostics fields as received, keyed by their response field name
+    # (Anthropic `diagnostics`, OpenAI `prompt_cache_diagnostics`); empty when not asked for.
+    # harness.guard.provider_verdict reads the provider's miss reason from it.
+    cache_diagnostics: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def text(self) -> str:

@@ -26,6 +26,7 @@ from ..usage import from_openai_chat, from_openai_responses
 from ..wire import WireRequest
 from ._incremental import ChainMemo, MessageParts
 from .base import Reply, SessionInfo, memo, remember
+from .diagnostics import OPENAI_FIELD as DIAGNOSTICS_FIELD
 
 
 def _unit(section: Section, item: Mapping[str, Any]) -> tuple[Section, bytes, int]:
@@ -326,6 +327,7 @@ class ChatStream:
         self.finish: str | None = None
         self.usage: dict[str, Any] = {}
         self.message_id: str | None = None
+        self.diagnostics: dict[str, Any] = {}
 
     @property
     def done(self) -> bool:
@@ -333,6 +335,8 @@ class ChatStream:
 
     def feed(self, chunk: Mapping[str, Any]) -> TextDelta | None:
         self.message_id = self.message_id or chunk.get("id")
+        if isinstance(chunk.get(DIAGNOSTICS_FIELD), Mapping):  # asked for a comparison
+            self.diagnostics = {DIAGNOSTICS_FIELD: dict(chunk[DIAGNOSTICS_FIELD])}
         if chunk.get("usage"):
             self.usage = dict(chunk["usage"])
         out: TextDelta | None = None
@@ -374,7 +378,14 @@ class ChatStream:
         stop = _CHAT_STOP.get(self.finish or "stop", self.finish or "end_turn")
         if self.calls:
             stop = "tool_use"
-        return Reply(tuple(blocks), stop, from_openai_chat(self.usage), self.usage, self.message_id)
+        return Reply(
+            tuple(blocks),
+            stop,
+            from_openai_chat(self.usage),
+            self.usage,
+            self.message_id,
+            self.diagnostics,
+        )
 
 
 def _parse_args(raw: str) -> dict[str, Any]:
@@ -396,6 +407,7 @@ class ResponsesStream:
         self.usage: dict[str, Any] = {}
         self.status: str | None = None
         self.message_id: str | None = None
+        self.diagnostics: dict[str, Any] = {}
         self.done = False
 
     def feed(self, event: Mapping[str, Any]) -> TextDelta | None:
@@ -409,6 +421,8 @@ class ResponsesStream:
             self.message_id = response.get("id")
             self.usage = dict(response.get("usage") or {})
             self.status = str(response.get("status") or kind.split(".")[1])
+            if isinstance(response.get(DIAGNOSTICS_FIELD), Mapping):
+                self.diagnostics = {DIAGNOSTICS_FIELD: dict(response[DIAGNOSTICS_FIELD])}
             if response.get("output"):
                 self.items = [dict(i) for i in response["output"]]
             self.done = True
@@ -441,5 +455,10 @@ class ResponsesStream:
         else:
             stop = "max_tokens" if self.status == "incomplete" else "end_turn"
         return Reply(
-            tuple(blocks), stop, from_openai_responses(self.usage), self.usage, self.message_id
+            tuple(blocks),
+            stop,
+            from_openai_responses(self.usage),
+            self.usage,
+            self.message_id,
+            self.diagnostics,
         )

@@ -23,6 +23,7 @@ from ..events import ProviderFault, TextDelta
 from ..settings import Settings
 from .anthropic import AnthropicStream
 from .base import Reply, StreamItem
+from .diagnostics import diagnostics_request
 from .openai import ChatStream, ResponsesStream
 
 Sleep = Callable[[float], Awaitable[None]]
@@ -144,6 +145,12 @@ class Transport:
         self._http_client = http_client
         self._sleep: Sleep = sleep or asyncio.sleep
         self._client: Any = None
+        # Set by `ask_diagnostics` for the next request only: (asked, previous response id).
+        self._diagnostics: tuple[bool, str | None] = (False, None)
+
+    def ask_diagnostics(self, previous_id: str | None) -> None:
+        """Ask the provider, on the next request, why it missed against `previous_id`."""
+        self._diagnostics = (True, previous_id)
 
     def __repr__(self) -> str:  # never show the key
         return f"Transport({self.api}, base_url={self.base_url!r})"
@@ -186,6 +193,12 @@ class Transport:
     async def stream(self, request: Any) -> AsyncIterator[StreamItem]:
         """Yield text deltas and faults, then one `Reply`; raise ProviderError when out of tries."""
         waits: list[float] = []
+        asked, previous_id = self._diagnostics
+        self._diagnostics = (False, None)
+        body: dict[str, Any] = dict(request.body)
+        headers: dict[str, str] = {}
+        if asked:
+            body, headers = diagnostics_request(self.api, body, previous_id)
 
         async def record(seconds: float) -> None:
             waits.append(seconds)  # slept below, after the fault has been reported
@@ -208,7 +221,7 @@ class Transport:
                 failure: Fault | None = None
                 try:
                     # Yield outside tenacity's attempt context: it would swallow GeneratorExit.
-                    async for item in self._attempt(request):
+                    async for item in self._attempt(request, body, headers):
                         yield item
                 except Exception as exc:  # classified below; non-faults re-raise
                     failure = classify(exc, self.api, self._key)
@@ -222,7 +235,9 @@ class Transport:
                 fault.message, status=fault.status, retryable=fault.retryable
             ) from None
 
-    async def _attempt(self, request: Any) -> AsyncIterator[TextDelta | Reply]:
+    async def _attempt(
+        self, request: Any, body: dict[str, Any], headers: dict[str, str]
+    ) -> AsyncIterator[TextDelta | Reply]:
         client = self.client()
         if self.api == "anthropic":
             from anthropic import AsyncStream as AnthropicSSE
@@ -237,15 +252,20 @@ class Transport:
             parser = ResponsesStream() if self.api == "openai-responses" else ChatStream()
             path = request.path.removeprefix("/v1")  # the OpenAI client's base_url ends in /v1
         sse = await client.post(
-            path, body=dict(request.body), cast_to=object, stream=True, stream_cls=stream_cls
+            path,
+            body=body,
+            cast_to=object,
+            stream=True,
+            stream_cls=stream_cls,
+            options={"headers": headers} if headers else {},
         )
         async for event in sse:
             if not isinstance(event, Mapping):
                 continue
             kind = event.get("type")
             if kind in ("error", "response.failed"):
-                body = event.get("response", event) if kind == "response.failed" else event
-                err_kind, msg = _error_of(body)
+                failed = event.get("response", event) if kind == "response.failed" else event
+                err_kind, msg = _error_of(failed)
                 status = _ERROR_TYPES.get(err_kind or "", 500)
                 raise Fault(
                     _scrub(f"{self.api}: stream error {err_kind}: {msg}", self._key),
