@@ -13,11 +13,14 @@ from .errors import (
     UnknownModelError,
     UserError,
 )
+from .guard import CacheBudget, CacheBudgetExceeded, CacheGuard
 from .ledger import Ledger, LedgerRow
 from .prefix import FrozenPrefix
 from .prices import Price, PriceTable
 from .providers import make_provider, resolve_route
+from .quote import Quote, QuoteRequired, StaleQuote
 from .settings import Settings
+from .store import SessionStore
 from .tools import Tool, ToolSpec, tool
 from .transcript import Message, Transcript
 from .usage import Usage, parse_usage
@@ -25,6 +28,9 @@ from .wire import WireRequest
 
 __all__ = [
     "Agent",
+    "CacheBudget",
+    "CacheBudgetExceeded",
+    "CacheGuard",
     "ConfigError",
     "FrozenPrefix",
     "Ledger",
@@ -37,9 +43,13 @@ __all__ = [
     "Price",
     "PriceTable",
     "ProviderError",
+    "Quote",
+    "QuoteRequired",
     "RunResult",
     "Session",
+    "SessionStore",
     "Settings",
+    "StaleQuote",
     "SyncSession",
     "SystemClock",
     "Tool",

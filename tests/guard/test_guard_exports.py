@@ -1,0 +1,20 @@
+"""The guard's and store's public names are importable from `harness` itself."""
+
+from __future__ import annotations
+
+import harness
+from harness import guard, quote, store
+
+
+def test_guard_and_store_names_are_exported() -> None:
+    names = {
+        "CacheGuard": guard.CacheGuard,
+        "CacheBudget": guard.CacheBudget,
+        "CacheBudgetExceeded": guard.CacheBudgetExceeded,
+        "Quote": quote.Quote,
+        "QuoteRequired": quote.QuoteRequired,
+        "StaleQuote": quote.StaleQuote,
+        "SessionStore": store.SessionStore,
+    }
+    for name, obj in names.items():
+        assert getattr(harness, name) is obj and name in harness.__all__
