@@ -161,6 +161,12 @@ def parse_definition(
         mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
         line = (mark.line + 2) if mark is not None else 2  # +1 for 1-based, +1 for the '---'
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        # YAML notices an unclosed list or quote where the next thing breaks it; the line
+        # that opened it is where the fix goes, so name that one too.
+        context = getattr(exc, "context", None)
+        opened = getattr(exc, "context_mark", None)
+        if context and opened is not None and opened.line + 2 != line:
+            problem += f" ({context} that starts on line {opened.line + 2})"
         raise UserError(f"malformed front matter: {problem}", where=f"{source}:{line}") from None
     if data is None:
         data = {}

@@ -25,6 +25,7 @@ from harness.delegation import SubagentSection
 from harness.emulator import Emulator, EmulatorConfig, Rule, Script, Step
 from harness.events import Event
 from harness.prefix import FrozenPrefix
+from harness.wire import WireRequest
 
 PARENT_MODEL = "claude-opus-4-7"
 KEY = "test-key-parent-0123456789"
@@ -117,6 +118,7 @@ class Run:
     parent_cost: Decimal
     subagents: SubagentSection
     events: list[Event] = field(default_factory=list)
+    wire: list[WireRequest] = field(default_factory=list)  # the parent's requests, as sent
 
     @property
     def total_cost(self) -> Decimal:
@@ -150,7 +152,8 @@ async def run_session(root: Path, mode: str) -> Run:
             cost = s.ledger.cost
             assert cost is not None
             section = getattr(s.ledger, "subagents", None) or SubagentSection()
-            return Run(list(emu.requests), s.ledger.hit_rate, cost, section, events)
+            return Run(list(emu.requests), s.ledger.hit_rate, cost, section, events,
+                       list(s.requests))
 
 
 def strip_cache_control(value: Any) -> Any:

@@ -83,10 +83,13 @@ def test_malformed_front_matter_names_file_and_line(tmp_path: Path) -> None:
     )
     with pytest.raises(UserError) as info:
         load_definition(bad)
-    assert info.value.where is not None
-    assert info.value.where.startswith(f"{bad}:")
-    line = int(info.value.where.rsplit(":", 1)[1])
-    assert line in (4, 5)  # the unclosed list opens on line 4; YAML notices by line 5
+    # YAML notices the unclosed list on line 5; the message names line 4, where it opened.
+    assert info.value.where == f"{bad}:5"
+    assert "flow sequence that starts on line 4" in str(info.value)
+    with pytest.raises(UserError) as quoted:
+        parse_definition('---\nname: "unclosed\nmodel: haiku\n---\n', "q.md")
+    assert quoted.value.where == "q.md:3"
+    assert "quoted scalar that starts on line 2" in str(quoted.value)
 
 
 def test_bad_value_names_its_line(tmp_path: Path) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from decimal import Decimal
 from typing import Any
 
 import pytest
@@ -65,26 +66,54 @@ async def _fan_out(
         return usages, shared
 
 
+# Haiku 4.5 input rates, $ per million tokens (../shared/FACTS.md): uncached, 5m write, read.
+HAIKU_IN, HAIKU_WRITE, HAIKU_READ = Decimal("1.00"), Decimal("1.25"), Decimal("0.10")
+
+
+def _input_dollars(usages: list[dict[str, int]]) -> Decimal:
+    return sum(
+        (u["input_tokens"] * HAIKU_IN + u["cache_creation_input_tokens"] * HAIKU_WRITE
+         + u["cache_read_input_tokens"] * HAIKU_READ for u in usages),
+        Decimal(0),
+    ) / 1_000_000
+
+
 @pytest.mark.parametrize("from_code", [False, True], ids=["fan_out", "gathered-delegate"])
 async def test_warm_then_fan_out_pays_one_write(from_code: bool) -> None:
     usages, shared = await _fan_out(True, [], from_code=from_code)
+    cold, _ = await _fan_out(False, SLOW)
     assert shared >= 20_000
-    assert len(usages) == 4
+    assert len(usages) == len(cold) == 4
     writes = [u["cache_creation_input_tokens"] for u in usages]
     reads = [u["cache_read_input_tokens"] for u in usages]
-    # The first subagent writes the shared prefix; the other three read it and write only
-    # their own task (a few dozen tokens).
-    assert writes[0] >= shared and reads[0] == 0
-    assert all(r >= shared for r in reads[1:])
-    assert all(w < 100 for w in writes[1:])
-    assert sum(writes) < shared + 300
+    total = writes[0]  # every request is the shared prefix plus a task of the same length
+    assert [u["input_tokens"] for u in usages] == [0, 0, 0, 0]
+    # One write of the shared prefix: the first subagent writes its whole request; the other
+    # three read the shared part (R tokens, the prefix and what the tasks have in common) and
+    # write only the rest of their own task.
+    shared_read = reads[1]
+    assert shared <= shared_read < total
+    assert reads == [0, shared_read, shared_read, shared_read]
+    assert writes == [total] + [total - shared_read] * 3
+    assert total - shared_read < 100
+    assert sum(1 for w in writes if w >= shared) == 1
+    # Started all at once, each of the four writes the whole request.
+    assert [u["cache_creation_input_tokens"] for u in cold] == [total] * 4
+    assert sum(u["cache_read_input_tokens"] for u in cold) == 0
+    # In dollars, by hand: three subagents read R tokens at $0.10/M instead of writing them at
+    # $1.25/M, i.e. 3 x R x 1.15 / 1M saved (R = 20,186 today: $0.06964).
+    saved = _input_dollars(cold) - _input_dollars(usages)
+    assert saved == 3 * shared_read * (HAIKU_WRITE - HAIKU_READ) / 1_000_000
+    assert saved > Decimal("0.069")
+
+
+SLOW = [FaultSpec(kind="latency", count=4, seconds=1.0)]
 
 
 async def test_starting_all_at_once_pays_four_writes() -> None:
     # Baseline: on a cold prefix, parallel requests whose responses have not started yet all
     # miss (the emulator holds each response until the clock moves).
-    slow = [FaultSpec(kind="latency", count=4, seconds=1.0)]
-    usages, shared = await _fan_out(False, slow)
+    usages, shared = await _fan_out(False, SLOW)
     writes = [u["cache_creation_input_tokens"] for u in usages]
     assert len(writes) == 4 and all(w >= shared for w in writes)
     assert sum(u["cache_read_input_tokens"] for u in usages) == 0

@@ -20,12 +20,14 @@ from agents_scenario import (
 
 from agents import AgentRegistry, SubagentDelegator, parse_definition
 from harness.agent import Agent
+from harness.canonical import canonical_bytes
 from harness.clock import ManualClock
 from harness.delegation import subagent_section
 from harness.emulator import Emulator, EmulatorConfig, Rule, Script, Step
 from harness.events import SubagentFinish, SubagentStart, ToolResult, UsageReport
 from harness.prefix import FrozenPrefix
 from harness.settings import Settings
+from harness.wire import WireRequest
 from harness.workspace import Workspace
 
 
@@ -45,6 +47,35 @@ async def test_three_subagents_keep_the_parent_cache_and_cost_less(workspace: Pa
     bodies = with_subagents.parent_bodies()
     assert len(bodies) == 25 + len(SPAWN_TURNS)  # each spawn: the tool call and the answer
     assert_prefix_unchanged(bodies)
+    # Byte for byte, around each spawn: the parent's request that called `delegate`, the one
+    # that carried the summary back, and the requests either side of them send the same tools
+    # and system bytes (the units the cache hashes), and the subagent's requests came between.
+    reports = [e for e in with_subagents.events if isinstance(e, UsageReport)]
+    sent = with_subagents.wire
+    assert len(sent) == len(bodies)
+    for turn in SPAWN_TURNS:
+        call, back = [r.request for r in reports if r.turn == turn and r.model == PARENT_MODEL]
+        assert back == call + 1
+        around = sent[call - 1 : back + 2]
+        head = [_prefix_bytes(r) for r in around]
+        assert all(h == head[0] for h in head[1:]) and head[0][0]
+        chains = [[u.chain for u in r.units if u.section != "messages"] for r in around]
+        assert all(c == chains[0] for c in chains[1:])
+        order = [r.model for r in with_subagents.emulator_requests if r.status == 200]
+        parent_at = [i for i, m in enumerate(order) if m == PARENT_MODEL]
+        between = order[parent_at[call] + 1 : parent_at[back]]
+        assert between and set(between) == {"claude-haiku-4-5"}
+    # The same session with the tasks done in the parent really did the work there.
+    in_parent_wire = json.dumps(strip_cache_control(in_parent.parent_bodies()[-1]["messages"]))
+    assert "billing_tail line 5" in in_parent_wire
+    assert len(in_parent.parent_bodies()) == 25 + 5  # its five tool rounds
+    # The hit rate the ledger reports is the emulator's own count for the parent's requests.
+    usage = [r.usage for r in with_subagents.emulator_requests
+             if r.model == PARENT_MODEL and r.status == 200 and r.usage]
+    read = sum(u["cache_read_input_tokens"] for u in usage)
+    total = sum(u["input_tokens"] + u["cache_creation_input_tokens"]
+                + u["cache_read_input_tokens"] for u in usage)
+    assert with_subagents.parent_hit_rate == pytest.approx(read / total)
     # The parent's messages hold the call and the summary only, never the subagent's work.
     wire = json.dumps(strip_cache_control(bodies[-1]["messages"]))
     assert "TASK-A" in wire and "rounding" in wire
@@ -68,6 +99,12 @@ async def test_three_subagents_keep_the_parent_cache_and_cost_less(workspace: Pa
     assert subs and all(r.body["system"] != bodies[0]["system"] for r in subs)
     # No request anywhere carries the parent's API key.
     assert all(KEY not in json.dumps(r.body) for r in with_subagents.emulator_requests)
+
+
+def _prefix_bytes(request: WireRequest) -> tuple[bytes, bytes]:
+    """The tools and system of a request in canonical bytes, cache markers included."""
+    body = request.body
+    return canonical_bytes(body.get("tools", [])), canonical_bytes(body.get("system", []))
 
 
 def _emu_script() -> Script:
