@@ -165,3 +165,21 @@ async def test_default_subagent_alternative_matches_a_hand_computation() -> None
     assert f"vs ${switch:.4f} switching this session" in alt.text
     assert f"the subagent is cheaper by ${switch - sub:.4f}" in alt.text
     assert alt.text in q.summary()
+
+
+async def test_a_task_needing_the_whole_context_is_cheaper_switched() -> None:
+    from harness.economics import TaskProfile
+
+    with start_emulator() as emu:
+        async with agent(emu).session() as s:
+            await run_turns(emu, s, 4)
+            context = s.quote_switch(SONNET).context_tokens
+            task = TaskProfile(context_tokens=context, new_tokens=2000, turns=3, output_tokens=300)
+            q = s.quote_switch(SONNET, task=task)
+    (alt,) = [a for a in q.alternatives if a.kind == "subagent"]
+    switch = Decimal(alt.detail["switch_cost"])
+    assert alt.dollars is not None and alt.dollars > switch
+    assert alt.detail["cheaper"] == "switch"
+    assert f"switching is cheaper by ${alt.dollars - switch:.4f}" in alt.text
+    # Not the cheaper way: listed after waiting for the cache to expire.
+    assert [a.kind for a in q.alternatives] == ["wait", "subagent"]
