@@ -9,6 +9,9 @@ depends on the request body only: retries, parallel clients and restarts all get
 
 `BUILTIN` is a realistic coding session of 32 user turns (explore, read files, edit, run tests,
 fix, re-run, review, document) used by the demo and by anyone who does not bring a script.
+A script with `explore: true` answers the turns no rule covers by exploring with whatever tools
+the request offers (`harness.emulator.explore`); `EXPLORER` is such a script with no rules, used
+by `prefixlock run` on the emulator.
 """
 
 from __future__ import annotations
