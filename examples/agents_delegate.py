@@ -17,7 +17,7 @@ from agents import SubagentDelegator
 from harness.agent import Agent
 from harness.clock import ManualClock
 from harness.emulator import Emulator, EmulatorConfig, Rule, Script, Step
-from harness.events import SubagentFinish, SubagentStart
+from harness.events import SubagentEvent, SubagentFinish, SubagentStart, ToolCall
 from harness.prefix import FrozenPrefix
 from harness.workspace import Workspace
 
@@ -69,6 +69,9 @@ async def main() -> None:
             async for ev in s.send("Please list the TODOs in the code."):
                 if isinstance(ev, SubagentStart):
                     print(f"subagent {ev.name} on {ev.model} started: {ev.task}")
+                elif isinstance(ev, SubagentEvent) and isinstance(ev.event, ToolCall):
+                    # The subagent's own events arrive live, tagged with its name and depth.
+                    print(f"  {'  ' * ev.depth}[{ev.name}] {ev.event.name}({ev.event.input})")
                 elif isinstance(ev, SubagentFinish):
                     print(f"subagent {ev.name} finished: {ev.summary!r}")
                     print(f"  cost ${ev.cost:.5f}, hit rate {ev.hit_rate:.0%}, "
