@@ -1,30 +1,96 @@
 """prefixlock's SDK: frozen prefixes, cache-aware providers, ledger, guard, store, emulator,
-simulator."""
+simulator.
 
-from .agent import Agent, RunResult, Session, SyncSession
-from .canonical import canonical_bytes, canonical_json, fingerprint
-from .clock import ManualClock, SystemClock
-from .errors import (
-    ConfigError,
-    MissingKeyError,
-    PrefixError,
-    PrefixlockError,
-    ProviderError,
-    UnknownModelError,
-    UserError,
-)
-from .guard import CacheBudget, CacheBudgetExceeded, CacheGuard
-from .ledger import Ledger, LedgerRow
-from .prefix import FrozenPrefix
-from .prices import Price, PriceTable
-from .providers import make_provider, resolve_route
-from .quote import Quote, QuoteRequired, StaleQuote
-from .settings import Settings
-from .store import SessionStore
-from .tools import Tool, ToolSpec, tool
-from .transcript import Message, Transcript
-from .usage import Usage, parse_usage
-from .wire import WireRequest
+Names are imported lazily (PEP 562) so that `import harness.sim` or `prefixlock --help` does not
+load the provider SDKs: the simulator runs where only numpy (or cupy) is installed.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .agent import Agent, RunResult, Session, SyncSession
+    from .canonical import canonical_bytes, canonical_json, fingerprint
+    from .clock import ManualClock, SystemClock
+    from .errors import (
+        ConfigError,
+        MissingKeyError,
+        PrefixError,
+        PrefixlockError,
+        ProviderError,
+        UnknownModelError,
+        UserError,
+    )
+    from .guard import CacheBudget, CacheBudgetExceeded, CacheGuard
+    from .ledger import Ledger, LedgerRow
+    from .prefix import FrozenPrefix
+    from .prices import Price, PriceTable
+    from .providers import make_provider, resolve_route
+    from .quote import Quote, QuoteRequired, StaleQuote
+    from .settings import Settings
+    from .store import SessionStore
+    from .tools import Tool, ToolSpec, tool
+    from .transcript import Message, Transcript
+    from .usage import Usage, parse_usage
+    from .wire import WireRequest
+
+_EXPORTS = {
+    "Agent": "agent",
+    "CacheBudget": "guard",
+    "CacheBudgetExceeded": "guard",
+    "CacheGuard": "guard",
+    "ConfigError": "errors",
+    "FrozenPrefix": "prefix",
+    "Ledger": "ledger",
+    "LedgerRow": "ledger",
+    "ManualClock": "clock",
+    "Message": "transcript",
+    "MissingKeyError": "errors",
+    "PrefixError": "errors",
+    "PrefixlockError": "errors",
+    "Price": "prices",
+    "PriceTable": "prices",
+    "ProviderError": "errors",
+    "Quote": "quote",
+    "QuoteRequired": "quote",
+    "RunResult": "agent",
+    "Session": "agent",
+    "SessionStore": "store",
+    "Settings": "settings",
+    "StaleQuote": "quote",
+    "SyncSession": "agent",
+    "SystemClock": "clock",
+    "Tool": "tools",
+    "ToolSpec": "tools",
+    "Transcript": "transcript",
+    "UnknownModelError": "errors",
+    "Usage": "usage",
+    "UserError": "errors",
+    "WireRequest": "wire",
+    "canonical_bytes": "canonical",
+    "canonical_json": "canonical",
+    "fingerprint": "canonical",
+    "make_provider": "providers",
+    "parse_usage": "usage",
+    "resolve_route": "providers",
+    "tool": "tools",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'harness' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
 
 __all__ = [
     "Agent",
