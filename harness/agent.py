@@ -353,6 +353,7 @@ class Session(GuardedSession):
             self._side_wake = None
             if not running.done():  # the caller stopped iterating: stop the tools too
                 running.cancel()
+                running.add_done_callback(_retrieve)  # its CancelledError is expected
         for call, (content, is_error) in zip(calls, outcomes, strict=True):
             results.append(tool_result_block(str(call["id"]), content, is_error))
             yield ToolResult(str(call["id"]), str(call["name"]), content, is_error)
@@ -403,6 +404,12 @@ class Session(GuardedSession):
     @property
     def cost(self) -> Decimal | None:
         return self.ledger.cost
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    """Mark a stopped future's outcome as seen (asyncio logs unseen exceptions)."""
+    if not future.cancelled():
+        future.exception()
 
 
 class SyncSession:

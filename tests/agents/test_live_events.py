@@ -7,6 +7,7 @@ SubagentFinish arrives when it ends, before the parent's ToolResult for that cal
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -184,3 +185,27 @@ async def test_nested_subagents_stream_with_their_depth(workspace: Path) -> None
     assert top_kinds[top_kinds.index("SubagentFinish"):] == [
         "SubagentFinish", "ToolResult:delegate", "TextDelta", "UsageReport", "CacheBreak",
         "TurnComplete"]
+
+
+async def test_a_caller_that_stops_mid_delegation_stops_the_subagent(workspace: Path) -> None:
+    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(), script=_script()) as emu:
+        d = SubagentDelegator(root=workspace)
+        agent = Agent(FrozenPrefix(system="parent", tools=[d.tool()]), model=PARENT_MODEL,
+                      api_key=KEY, base_url=emu.base_url, clock=emu.clock, delegator=d)
+        async with agent.session() as s:
+            stream = s.send("Please find the TODOs")
+            async for ev in stream:
+                if isinstance(ev, SubagentStart):
+                    break
+            await stream.aclose()  # type: ignore[attr-defined]
+            assert not s._pending_results and not s.side_events
+            # The subagent was stopped before it sent anything, and the session goes on: the
+            # interrupted call gets an error result in front of the next turn.
+            assert [r.model for r in emu.requests] == [PARENT_MODEL]
+            events = [e async for e in s.send("still alive?")]
+            assert isinstance(events[-1], TurnComplete) and events[-1].stop_reason == "end_turn"
+            assert not any(isinstance(e, SubagentStart | SubagentEvent) for e in events)
+            sent = emu.requests[-1].body["messages"][-1]["content"]
+            assert sent[0]["type"] == "tool_result" and sent[0]["is_error"] is True
+            assert "interrupted" in json.dumps(sent[0])
+    assert len(d.results) == 0  # no finished run to charge
