@@ -11,7 +11,6 @@ after the tail breakpoint on this request only: it never carries one, since it c
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,7 +25,7 @@ from ..transcript import Message, Transcript, thaw
 from ..usage import from_anthropic
 from ..wire import WireRequest
 from ._incremental import ChainMemo, MessageParts, with_breakpoint
-from .base import Reply, SessionInfo, memo, remember
+from .base import Reply, SessionInfo, memo, parse_tool_input, remember
 
 MAX_BREAKPOINTS = 4
 LOOKBACK_BLOCKS = 20
@@ -214,17 +213,6 @@ class AnthropicBuilder:
             units.append(Unit("messages", len(units), chain, n, total))
 
 
-def _parse_input(raw: str) -> dict[str, Any]:
-    """Tool input as a dict; malformed JSON (a cut-off call) is kept for the tool to refuse."""
-    if not raw:
-        return {}
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError:
-        return {"__invalid_json__": raw}
-    return value if isinstance(value, dict) else {"__invalid_json__": raw}
-
-
 class AnthropicStream:
     """Accumulates Anthropic SSE events (as dicts) into text deltas and a final `Reply`."""
 
@@ -268,7 +256,7 @@ class AnthropicStream:
             index = int(event.get("index", 0))
             if index in self._json:
                 raw = "".join(self._json.pop(index))
-                self.blocks[index]["input"] = _parse_input(raw)
+                self.blocks[index]["input"] = parse_tool_input(raw)
         elif kind == "message_delta":
             delta = event.get("delta") or {}
             if delta.get("stop_reason"):

@@ -10,6 +10,7 @@ parsing (`harness.usage`).
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -99,3 +100,15 @@ def memo(message: Message, key: str) -> Any:
 def remember(message: Message, key: str, value: Any) -> Any:
     message._meta[key] = value
     return value
+
+
+def parse_tool_input(raw: str) -> dict[str, Any]:
+    """A streamed tool call's JSON arguments as a dict. Malformed JSON (a cut-off call) or a
+    non-object is kept under `__invalid_json__`, for the tool to refuse as an error."""
+    if not raw:
+        return {}
+    try:
+        value = json.loads(raw)
+    except json.JSONDecodeError:
+        return {"__invalid_json__": raw}
+    return value if isinstance(value, dict) else {"__invalid_json__": raw}

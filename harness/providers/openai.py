@@ -10,8 +10,7 @@ messages are in Anthropic's block shape; each is converted once and memoized.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,7 +24,7 @@ from ..transcript import Message, Transcript
 from ..usage import from_openai_chat, from_openai_responses
 from ..wire import WireRequest
 from ._incremental import ChainMemo, MessageParts
-from .base import Reply, SessionInfo, memo, remember
+from .base import Reply, SessionInfo, memo, parse_tool_input, remember
 from .diagnostics import OPENAI_FIELD as DIAGNOSTICS_FIELD
 
 
@@ -112,23 +111,16 @@ def responses_items(message: Message) -> list[dict[str, Any]]:
     return out
 
 
-def _chat_parts(message: Message) -> MessageParts:
-    cached = memo(message, "openai-chat.parts")
+def _memo_parts(
+    message: Message, key: str, convert: Callable[[Message], list[dict[str, Any]]]
+) -> MessageParts:
+    """`message` converted to wire items (one cache unit each), once per message and API."""
+    cached = memo(message, key)
     if isinstance(cached, MessageParts):
         return cached
-    wire = chat_messages(message)
+    wire = convert(message)
     parts = MessageParts(tuple(wire), tuple(_unit("messages", m) for m in wire))
-    remember(message, "openai-chat.parts", parts)
-    return parts
-
-
-def _responses_parts(message: Message) -> MessageParts:
-    cached = memo(message, "openai-responses.parts")
-    if isinstance(cached, MessageParts):
-        return cached
-    wire = responses_items(message)
-    parts = MessageParts(tuple(wire), tuple(_unit("messages", m) for m in wire))
-    remember(message, "openai-responses.parts", parts)
+    remember(message, key, parts)
     return parts
 
 
@@ -250,7 +242,7 @@ class ChatBuilder(_OpenAIBuilder):
         self.api = api
 
     def _parts(self, message: Message) -> MessageParts:
-        return _chat_parts(message)
+        return _memo_parts(message, "openai-chat.parts", chat_messages)
 
     def _tool(self, spec: Mapping[str, Any]) -> dict[str, Any]:
         return {
@@ -288,7 +280,7 @@ class ResponsesBuilder(_OpenAIBuilder):
     _items_key = "input"
 
     def _parts(self, message: Message) -> MessageParts:
-        return _responses_parts(message)
+        return _memo_parts(message, "openai-responses.parts", responses_items)
 
     def _tool(self, spec: Mapping[str, Any]) -> dict[str, Any]:
         return {
@@ -372,7 +364,7 @@ class ChatStream:
                     "type": "tool_use",
                     "id": call["id"],
                     "name": call["name"],
-                    "input": _parse_args(raw),
+                    "input": parse_tool_input(raw),
                 }
             )
         stop = _CHAT_STOP.get(self.finish or "stop", self.finish or "end_turn")
@@ -386,17 +378,6 @@ class ChatStream:
             self.message_id,
             self.diagnostics,
         )
-
-
-def _parse_args(raw: str) -> dict[str, Any]:
-    """Tool arguments as a dict; malformed JSON is kept, for the tool to report as an error."""
-    if not raw:
-        return {}
-    try:
-        value = json.loads(raw)
-    except json.JSONDecodeError:
-        return {"__invalid_json__": raw}
-    return value if isinstance(value, dict) else {"__invalid_json__": raw}
 
 
 class ResponsesStream:
@@ -445,7 +426,7 @@ class ResponsesStream:
                         "type": "tool_use",
                         "id": str(item.get("call_id", "")),
                         "name": str(item.get("name", "")),
-                        "input": _parse_args(str(item.get("arguments", ""))),
+                        "input": parse_tool_input(str(item.get("arguments", ""))),
                     }
                 )
         if text:
