@@ -8,7 +8,7 @@ from typing import Any
 
 from ..cacheunits import Unit
 from .apierror import ApiError
-from .model import Conversation, Reply
+from .model import Conversation, Reply, offered_tools
 from .promptcache import AnthropicOutcome
 
 MESSAGE_FIELDS = frozenset(
@@ -203,13 +203,7 @@ def conversation(body: Mapping[str, Any]) -> Conversation:
             results += [_result_text(b) for b in blocks if b.get("type") == "tool_result"]
         else:
             step += 1
-    specs = [t for t in body.get("tools") or [] if isinstance(t, Mapping)]
-    tools = tuple(str(t.get("name")) for t in specs)
-    schemas = {
-        str(t.get("name")): t["input_schema"]
-        for t in specs
-        if isinstance(t.get("input_schema"), Mapping)
-    }
+    tools, schemas = offered_tools(body.get("tools") or [], "input_schema")
     return Conversation(turn, text, step, tools, tuple(results), schemas)
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -101,6 +101,19 @@ class Conversation:
     results: tuple[str, ...] = ()
     # Input schema of each offered tool, by name (where the wire format carries one).
     schemas: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+
+
+def offered_tools(
+    specs: Iterable[Any], schema_key: str
+) -> tuple[tuple[str, ...], dict[str, Mapping[str, Any]]]:
+    """`Conversation.tools` and `.schemas` from a request's tool specs (non-mappings skipped);
+    `schema_key` names where the wire format keeps the input schema."""
+    found = [s for s in specs if isinstance(s, Mapping)]
+    names = tuple(str(s.get("name")) for s in found)
+    schemas = {
+        str(s.get("name")): s[schema_key] for s in found if isinstance(s.get(schema_key), Mapping)
+    }
+    return names, schemas
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,11 @@ DeepSeek reports `prompt_cache_hit_tokens` and `prompt_cache_miss_tokens` instea
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from .apierror import ApiError
-from .model import Conversation, Reply
+from .model import Conversation, Reply, offered_tools
 
 CHAT_FIELDS = frozenset(
     {
@@ -106,6 +106,19 @@ def _common(body: Any, allowed: frozenset[str]) -> None:
         raise ApiError(400, "Invalid type for 'tools': expected an array", param="tools")
 
 
+def _check_parts(content: Any, where: str, allowed: Collection[str]) -> None:
+    """A message's `content` given as a list: every part a mapping of an allowed type."""
+    if not isinstance(content, list):
+        raise ApiError(400, f"Invalid type for '{where}.content'", param=f"{where}.content")
+    for j, part in enumerate(content):
+        if not isinstance(part, Mapping) or part.get("type") not in allowed:
+            raise ApiError(
+                400,
+                f"Invalid value for '{where}.content[{j}].type'",
+                param=f"{where}.content[{j}].type",
+            )
+
+
 def validate_chat(body: Any) -> None:
     _common(body, CHAT_FIELDS)
     messages = body.get("messages")
@@ -118,15 +131,7 @@ def validate_chat(body: Any) -> None:
         content = msg.get("content")
         if content is None or isinstance(content, str):
             continue
-        if not isinstance(content, list):
-            raise ApiError(400, f"Invalid type for '{where}.content'", param=f"{where}.content")
-        for j, part in enumerate(content):
-            if not isinstance(part, Mapping) or part.get("type") not in CHAT_PART_TYPES:
-                raise ApiError(
-                    400,
-                    f"Invalid value for '{where}.content[{j}].type'",
-                    param=f"{where}.content[{j}].type",
-                )
+        _check_parts(content, where, CHAT_PART_TYPES)
     for j, tool in enumerate(body.get("tools") or []):
         fn = tool.get("function") if isinstance(tool, Mapping) else None
         if not isinstance(fn, Mapping) or not isinstance(fn.get("name"), str):
@@ -153,15 +158,7 @@ def validate_responses(body: Any) -> None:
             content = item.get("content")
             if isinstance(content, str):
                 continue
-            if not isinstance(content, list):
-                raise ApiError(400, f"Invalid type for '{where}.content'", param=f"{where}.content")
-            for j, part in enumerate(content):
-                if not isinstance(part, Mapping) or part.get("type") not in INPUT_PART_TYPES:
-                    raise ApiError(
-                        400,
-                        f"Invalid value for '{where}.content[{j}].type'",
-                        param=f"{where}.content[{j}].type",
-                    )
+            _check_parts(content, where, INPUT_PART_TYPES)
     for j, tool in enumerate(body.get("tools") or []):
         if not isinstance(tool, Mapping) or (
             tool.get("type", "function") == "function" and not isinstance(tool.get("name"), str)
@@ -193,15 +190,8 @@ def conversation_chat(body: Mapping[str, Any]) -> Conversation:
             step += 1
         elif role == "tool":
             results.append(_text_of(msg.get("content")))
-    functions = [
-        t.get("function") or {} for t in body.get("tools") or [] if isinstance(t, Mapping)
-    ]
-    tools = tuple(str(f.get("name")) for f in functions)
-    schemas = {
-        str(f.get("name")): f["parameters"]
-        for f in functions
-        if isinstance(f.get("parameters"), Mapping)
-    }
+    functions = [t.get("function") or {} for t in body.get("tools") or [] if isinstance(t, Mapping)]
+    tools, schemas = offered_tools(functions, "parameters")
     return Conversation(turn, text, step, tools, tuple(results), schemas)
 
 
@@ -232,13 +222,7 @@ def conversation_responses(body: Mapping[str, Any]) -> Conversation:
             in_step = True
         else:
             in_step = False
-    specs = [t for t in body.get("tools") or [] if isinstance(t, Mapping)]
-    tools = tuple(str(t.get("name")) for t in specs)
-    schemas = {
-        str(t.get("name")): t["parameters"]
-        for t in specs
-        if isinstance(t.get("parameters"), Mapping)
-    }
+    tools, schemas = offered_tools(body.get("tools") or [], "parameters")
     return Conversation(turn, text, step, tools, tuple(results), schemas)
 
 
