@@ -16,8 +16,9 @@ tokens are re-billed with cause "model".
 
 from __future__ import annotations
 
+import dataclasses
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -150,6 +151,15 @@ class Ledger:
         self._rows.append(row)
         self._last = request
         return row
+
+    def restore(self, rows: Iterable[LedgerRow], last: WireRequest | None = None) -> None:
+        """Take back rows recorded by an earlier process (a resumed session's stored requests):
+        they are renumbered after the rows already here, and `last` becomes the request the
+        next `record` is compared with."""
+        for row in rows:
+            self._rows.append(dataclasses.replace(row, seq=len(self._rows)))
+        if last is not None:
+            self._last = last
 
     @staticmethod
     def _scale(local: int, request: WireRequest, usage: Usage) -> int:

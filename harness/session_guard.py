@@ -44,7 +44,7 @@ from .prefix import FrozenPrefix
 from .providers import Reply, SDKProvider, SessionInfo, make_builder, resolve_route
 from .quote import Quote, QuoteRequired, check_quote, default_task, price_action
 from .settings import Settings
-from .store import NewRequest, SessionStore
+from .store import NewRequest, SessionStore, UsageRow
 from .tools import ToolLike, as_spec
 from .transcript import Message, Transcript, text_block
 from .wire import WireRequest
@@ -740,6 +740,13 @@ class GuardedSession:
 
     # ---- resume ------------------------------------------------------------------------------
 
+    def _restore_ledger(self) -> None:
+        """The ledger answers for the whole stored session, not only what follows the resume:
+        its rows come back from the store's usage rows (no request body is rebuilt)."""
+        if self.store is None:
+            return
+        self.ledger.restore(ledger_row(r) for r in self.store.usage_rows(self.id))
+
     def _guard_resume(self, loaded: Any) -> None:
         """Take over a stored session: prefix, transcript, turn count, guard state."""
         from .store import LoadedSession
@@ -753,6 +760,7 @@ class GuardedSession:
         self.settings = settings_from(loaded.record.settings, self.settings)
         self._store_created = True
         self._stored_messages = len(self.transcript)
+        self._restore_ledger()
         last = loaded.last_request
         if last is None:
             return
@@ -768,6 +776,7 @@ class GuardedSession:
         self.guard.rebilled_tokens = 0
         self.guard.rebilled_dollars = Decimal(0)
         self.requests.append(req)
+        self.ledger.restore((), last=req)
         # Rebuild that request from the restored prefix, transcript and settings: equal bytes
         # mean the next request extends it exactly, so it will read what it cached.
         msgs = self.transcript.messages
@@ -778,6 +787,26 @@ class GuardedSession:
             self.resume_verified = canonical_bytes(again.body) == canonical_bytes(last.body)
         except (ValueError, KeyError, TypeError):
             self.resume_verified = False
+
+
+def ledger_row(row: UsageRow) -> LedgerRow:
+    """A stored request's figures as a ledger row. The ceiling is what was read plus what the
+    guard counted as re-billed (after a model change the cache was the other model's: 0)."""
+    ceiling = 0 if row.cause == "model" else row.usage.cache_read + row.rebilled
+    return LedgerRow(
+        seq=row.seq,
+        time=row.time,
+        model=row.model,
+        api=row.api,
+        usage=row.usage,
+        cost=row.cost,
+        cost_without_cache=row.cost_without_cache,
+        ceiling=ceiling,
+        rebilled=row.rebilled if row.cause else 0,
+        cause=row.cause if row.rebilled else None,
+        predicted_read=row.predicted_read,
+        meta={} if row.kind == "turn" else {"kind": row.kind},
+    )
 
 
 def _body_cache_key(body: Mapping[str, Any]) -> str | None:
