@@ -10,7 +10,6 @@ hashes seeded by the model (the cache is per model): the same chain a serving en
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 from collections.abc import Mapping
 from typing import Any
@@ -20,7 +19,7 @@ import numpy as np
 from ..cacheunits import anthropic_message_settings, message_unit_data, openai_tokens
 from ..canonical import canonical_bytes
 from ..tokenizer import tokenize
-from .trace import Trace, TraceError, _lines, from_requests
+from .trace import Trace, TraceError, _records, from_requests
 
 
 def _without_cc(block: Mapping[str, Any]) -> dict[str, Any]:
@@ -79,12 +78,14 @@ def read_prefixlock(
     cache_keys: list[int] = []
     skipped = 0
     t0: float | None = None
-    for lineno, line in _lines(path):
-        s = line.strip()
-        if not s:
-            continue
+    # One line at a time: a line holds a whole request body, so batches would hold many.
+    for lineno, rec, error in _records(path, batch=1):
+        if error is not None:  # invalid JSON
+            if skip_bad:
+                skipped += 1
+                continue
+            raise TraceError(error, where=f"{where}:{lineno}")
         try:
-            rec = json.loads(s)
             if not isinstance(rec, dict):
                 raise ValueError("expected a JSON object")
             body = rec.get("body")
@@ -102,13 +103,6 @@ def read_prefixlock(
                 raise ValueError("the body has no prompt tokens")
             usage = rec.get("usage") or {}
             out = int(usage.get("output", 0)) if isinstance(usage, dict) else 0
-        except json.JSONDecodeError as exc:
-            if skip_bad:
-                skipped += 1
-                continue
-            raise TraceError(
-                f"invalid JSON ({exc.msg} at column {exc.colno})", where=f"{where}:{lineno}"
-            ) from None
         except (ValueError, TypeError, AttributeError) as exc:
             if skip_bad:
                 skipped += 1

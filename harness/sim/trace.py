@@ -148,17 +148,13 @@ def _lines(path: str | os.PathLike[str]) -> Iterator[tuple[int, str]]:
 
 def sniff(path: str | os.PathLike[str]) -> str:
     """'mooncake' or 'prefixlock', from the first non-empty line."""
-    for _, line in _lines(path):
-        s = line.strip()
-        if not s:
-            continue
-        try:
-            rec = json.loads(s)
-        except json.JSONDecodeError:
-            return "mooncake"  # let the reader name the bad line
-        if isinstance(rec, dict) and "body" in rec:
-            return "prefixlock"
-        return "mooncake"
+    for _, rec, error in _records(path, batch=1):
+        # A bad first line reads as Mooncake: let the reader name it.
+        return (
+            "prefixlock"
+            if error is None and isinstance(rec, dict) and "body" in rec
+            else "mooncake"
+        )
     return "mooncake"
 
 

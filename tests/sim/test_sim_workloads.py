@@ -12,7 +12,7 @@ from harness.sim.matrix import run_matrix, summary
 from harness.sim.prefixlock_trace import read_prefixlock
 from harness.sim.simulate import SimConfig, simulate
 from harness.sim.synthetic import Workload, generate
-from harness.sim.trace import TraceError, read_trace
+from harness.sim.trace import TraceError, read_trace, sniff
 
 
 def test_generator_is_deterministic_and_ordered() -> None:
@@ -113,3 +113,24 @@ def test_prefixlock_bad_line(tmp_path: Path) -> None:
         read_prefixlock(f)
     assert err.value.where == f"{f}:2"
     assert read_prefixlock(f, skip_bad=True).skipped == 1
+
+
+def test_prefixlock_invalid_json_named_or_skipped(tmp_path: Path) -> None:
+    good = _line(1.0, "a", [{"role": "user", "content": "x"}])
+    f = tmp_path / "t.jsonl"
+    f.write_text("\n" + good + '\n{"body": {\n\n' + good + "\n")
+    with pytest.raises(TraceError) as err:
+        read_trace(f)  # sniffed as prefixlock past the blank first line
+    assert err.value.where == f"{f}:3" and "invalid JSON" in str(err.value)
+    trace = read_trace(f, skip_bad=True)
+    assert (trace.requests, trace.skipped) == (2, 1)
+
+
+@pytest.mark.parametrize(
+    ("first", "kind"),
+    [('{"body": {}}', "prefixlock"), ('{"body": {', "mooncake"), ('{"timestamp": 0}', "mooncake")],
+)
+def test_sniff_reads_the_first_non_empty_line(tmp_path: Path, first: str, kind: str) -> None:
+    f = tmp_path / "t.jsonl"
+    f.write_text("\n  \n" + first + "\n")
+    assert sniff(f) == kind
