@@ -29,6 +29,7 @@ from harness.events import (
     KeepAlivePing,
     PrefixChanged,
     ProviderFault,
+    SubagentEvent,
     SubagentFinish,
     SubagentStart,
     SwitchWarning,
@@ -52,6 +53,7 @@ from .widgets import (
     SubagentEntry,
     ToolEntry,
     UserMessage,
+    subagent_detail,
 )
 
 HISTORY_SHOWN = 60  # entries of a resumed session put on screen
@@ -84,7 +86,7 @@ class ChatApp(App[None]):
         self.delegate_next: str | None = None  # model chosen in the switch dialog's "subagent"
         self._assistant: AssistantMessage | None = None
         self._tools: dict[str, ToolEntry] = {}
-        self._subagents: list[SubagentEntry] = []
+        self._subagents: list[SubagentEntry] = []  # open subagent entries, oldest first
         self.last_error: str | None = None
 
     # -- layout ---------------------------------------------------------------------------------
@@ -164,11 +166,48 @@ class ChatApp(App[None]):
                 await self.add_note(f"keep-alive ping: read {ev.read_tokens:,} tokens{cost}")
         self.refresh_panel()
 
-    def _container(self) -> Widget:
-        return self._subagents[-1].inner if self._subagents else self.conversation
-
     async def _mount(self, widget: Widget) -> None:
-        await self._container().mount(widget)
+        await self.conversation.mount(widget)
+
+    def _open_subagent(self, depth: int, name: str) -> SubagentEntry | None:
+        """The latest open entry of subagent `name` at `depth` (events carry no run id, so two
+        parallel runs of the same agent at the same depth share the latest entry)."""
+        for sub in reversed(self._subagents):
+            if sub.depth == depth and sub.agent_name == name:
+                return sub
+        return None
+
+    async def _start_subagent(self, ev: SubagentStart) -> SubagentEntry:
+        """A new entry, inside its parent subagent's entry when there is one (so it is
+        indented one level deeper per depth), else in the conversation."""
+        sub = SubagentEntry(ev.name, ev.model, ev.task, ev.depth)
+        parent = next((s for s in reversed(self._subagents) if s.depth == ev.depth - 1), None)
+        if parent is not None:
+            await parent.inner.mount(sub)
+        else:
+            await self.conversation.mount(sub)
+        self._subagents.append(sub)
+        return sub
+
+    async def _finish_subagent(self, ev: SubagentFinish) -> None:
+        sub = self._open_subagent(ev.depth, ev.name)
+        if sub is None:  # a delegator that reports only at the end
+            sub = await self._start_subagent(SubagentStart(ev.name, ev.model, "", ev.depth))
+        self._subagents.remove(sub)
+        sub.finish(ev.summary, subagent_detail(ev), ev.error)
+
+    async def _subagent_event(self, ev: SubagentEvent) -> None:
+        """One event of a subagent's own stream, into its entry as it happens."""
+        inner = ev.event
+        if isinstance(inner, SubagentStart):
+            await self._start_subagent(inner)
+        elif isinstance(inner, SubagentFinish):
+            await self._finish_subagent(inner)
+        else:
+            sub = self._open_subagent(ev.depth, ev.name)
+            if sub is None:  # its start was not seen: show the run anyway
+                sub = await self._start_subagent(SubagentStart(ev.name, "?", "", ev.depth))
+            await sub.apply(inner)
 
     async def add_note(self, text: str, kind: str = "info") -> Note:
         note = Note(text, kind)
@@ -287,21 +326,12 @@ class ChatApp(App[None]):
                 await self._mount(found)
             found.set_result(ev.content, ev.is_error)
         elif isinstance(ev, SubagentStart):
-            sub = SubagentEntry(ev.name, ev.model, ev.task)
-            await self._mount(sub)
-            self._subagents.append(sub)
+            await self._start_subagent(ev)
         elif isinstance(ev, SubagentFinish):
-            if self._subagents:
-                sub = self._subagents.pop()
-            else:
-                sub = SubagentEntry(ev.name, ev.model, "")
-                await self._mount(sub)
-            cost = f"${ev.cost:.4f}" if ev.cost is not None else "unpriced"
-            detail = (
-                f"{ev.usage.input_total + ev.usage.output:,} tok, hit {ev.hit_rate:.0%}, "
-                f"{cost}, {ev.compression:.0f}x compression"
-            )
-            sub.finish(ev.summary, detail, ev.error)
+            await self._finish_subagent(ev)
+        elif isinstance(ev, SubagentEvent):
+            await self._subagent_event(ev)
+            return  # its usage is the subagent's, not the panel's (SubagentFinish counts it)
         elif isinstance(ev, UsageReport):
             self.refresh_panel()
         elif isinstance(ev, CacheBreak):

@@ -7,8 +7,10 @@ backend on its own.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -188,7 +190,9 @@ class ChatBackend:
         try:
             from agents.runner import SubagentDelegator
 
-            self.delegator = SubagentDelegator(root=self.workspace.root, prices=self.prices)
+            self.delegator = LiveDelegator(
+                SubagentDelegator(root=self.workspace.root, prices=self.prices)
+            )
         except ImportError:  # agents not installed: no delegate tool, no /agents
             self.delegator = None
         self.agent = Agent(
@@ -252,14 +256,34 @@ class ChatBackend:
 
     async def delegate(self, task: str, *, agent: str, model: str | None) -> AsyncIterator[Event]:
         """Run `task` in a subagent from the user's side; the transcript gets the call and
-        the summary, the prefix is untouched."""
+        the summary, the prefix is untouched. The subagent's start, its own events and its
+        finish stream out as they happen (as they do when the model calls `delegate`)."""
         from harness.delegation import delegate_from_session
 
         if self.delegator is None:
             raise ConfigError("subagents need the agents package", where="/agents")
-        yield SubagentStart(agent, model or "(its own model)", task)
-        result = await delegate_from_session(self.session, task, agent=agent, model=model)
-        yield result.finish_event()
+        live = self.delegator
+        queue: asyncio.Queue[Event | None] = asyncio.Queue()
+        run = asyncio.ensure_future(
+            delegate_from_session(self.session, task, agent=agent, model=model)
+        )
+        run.add_done_callback(lambda _: queue.put_nowait(None))
+        live.sink = queue.put_nowait
+        finished = False
+        try:
+            while (ev := await queue.get()) is not None:
+                finished = finished or (isinstance(ev, SubagentFinish) and ev.depth <= 1)
+                yield ev
+            result = await run  # its exception, if any, is the caller's
+            if not finished:  # a delegator that does not stream: its pair at the end
+                yield SubagentStart(result.name, result.model, task, result.depth)
+                yield result.finish_event()
+        finally:
+            live.sink = None
+            if not run.done():
+                run.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await run
 
     def history(self) -> Iterator[tuple[str, str]]:
         """(role, text) of the session's past messages, for a resumed session's screen."""
@@ -479,6 +503,35 @@ def stored_usage(store: Any, session_id: str) -> list[tuple[UsageReport, float]]
             (UsageReport(q.turn, q.seq, q.model, q.usage, q.cost, q.cost_without_cache), q.time)
             for q in store.requests(session_id)
         ]
+
+
+class LiveDelegator:
+    """The subagent delegator with a switchable event sink, so a delegation the user starts
+    (`/agents`, the switch dialog's "subagent") streams its events live like one the model
+    starts with the `delegate` tool (which passes its own sink and is left as it is)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.sink: Callable[[Event], None] | None = None
+
+    async def delegate(
+        self,
+        parent: Any,
+        task: str,
+        *,
+        agent: str | None = None,
+        model: str | None = None,
+        on_event: Callable[[Event], None] | None = None,
+        **options: Any,
+    ) -> Any:
+        if agent is not None:
+            options["agent"] = agent
+        return await self.inner.delegate(
+            parent, task, model=model, on_event=on_event or self.sink, **options
+        )
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)  # registry, tool(), results: the inner delegator's
 
 
 def make_backend(options: BackendOptions) -> ChatBackend:

@@ -103,7 +103,9 @@ class CacheState:
             self.last_miss = MissInfo(
                 event.cause, event.tokens_rebilled, event.dollars, event.detail
             )
-        elif isinstance(event, SubagentFinish):
+        elif isinstance(event, SubagentFinish) and event.depth <= 1:
+            # A run's cost already holds its own subagents'; the inner events of a run arrive
+            # wrapped in SubagentEvent, which this fold ignores, so nothing counts twice.
             self.sub_usage = self.sub_usage + event.usage
             if event.cost is not None:
                 self.cost_sub += event.cost

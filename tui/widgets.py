@@ -4,6 +4,7 @@ numbers come from `tui.state`."""
 from __future__ import annotations
 
 import contextlib
+from decimal import Decimal
 from typing import Any
 
 from rich.markdown import Markdown as RichMarkdown
@@ -14,6 +15,16 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
 from harness.canonical import canonical_json
+from harness.events import (
+    CacheBreak,
+    Event,
+    ProviderFault,
+    SubagentFinish,
+    TextDelta,
+    ToolCall,
+    ToolResult,
+    UsageReport,
+)
 
 from .state import PanelView, format_countdown, format_dollars, format_tokens, sparkline
 
@@ -179,29 +190,102 @@ class ToolEntry(Collapsible):
         self.body.update(Text(content[:20_000]))
 
 
+class SubagentText(Collapsible):
+    """One run of a subagent's own text, folded to one line while it streams; expand to read."""
+
+    DEFAULT_CLASSES = "entry tool subagent-text"
+
+    def __init__(self) -> None:
+        self.text = ""
+        self.body = Static(Text(""), markup=False, classes="tool-body")
+        super().__init__(self.body, title="…", collapsed=True)
+
+    def add(self, fragment: str) -> None:
+        self.text += fragment
+        self.title = f"… {_one_line(self.text, 56)}"
+        self.body.update(Text(self.text[:20_000]))
+
+
 class SubagentEntry(Collapsible):
-    """A subagent run: nested entries while it works, then its summary."""
+    """A subagent run, filled in live: its own text and tool calls (one line each) and its
+    own subagents (nested entries, one level deeper each), then its summary, cost and hit rate.
+
+    Only the figures of the subagent's own requests are shown here; the cache panel counts a
+    subagent once, from its SubagentFinish, never from these inner events."""
 
     DEFAULT_CLASSES = "entry subagent"
 
-    def __init__(self, name: str, model: str, task: str) -> None:
+    def __init__(self, name: str, model: str, task: str, depth: int = 1) -> None:
         self.agent_name = name
         self.model = model
+        self.depth = depth
+        self.task_line = _one_line(task, 40)
         self.inner = Vertical(classes="subagent-body")
         self.summary = Static(Text("(working…)"), markup=False, classes="subagent-summary")
-        super().__init__(
-            self.inner,
-            self.summary,
-            title=f"⎇ subagent {name} on {model}: {_one_line(task, 40)}",
-            collapsed=False,
-        )
+        self.tools: dict[str, ToolEntry] = {}
+        self._text: SubagentText | None = None
+        self.requests = 0
+        self.cost: Decimal | None = Decimal(0)
+        self.finished = False
+        super().__init__(self.inner, self.summary, title=self._live_title(), collapsed=False)
+        self.add_class(f"depth-{min(depth, 4)}")
+
+    def _live_title(self) -> str:
+        head = f"⎇ subagent {self.agent_name} on {self.model}: {self.task_line}"
+        if not self.requests:
+            return f"{head}  …"
+        cost = format_dollars(self.cost) if self.cost is not None else "unpriced"
+        return f"{head}  … {self.requests} req, {cost}"
+
+    async def apply(self, ev: Event) -> None:
+        """Fold one event of the subagent's own stream into the entry."""
+        if isinstance(ev, TextDelta):
+            if self._text is None:
+                self._text = SubagentText()
+                await self.inner.mount(self._text)
+            self._text.add(ev.text)
+            return
+        self._text = None  # the next text is a new line, after this call or note
+        if isinstance(ev, ToolCall):
+            entry = ToolEntry(ev.id, ev.name, ev.input)
+            self.tools[ev.id] = entry
+            await self.inner.mount(entry)
+        elif isinstance(ev, ToolResult):
+            found = self.tools.get(ev.id)
+            if found is None:
+                found = ToolEntry(ev.id, ev.name, {})
+                await self.inner.mount(found)
+            found.set_result(ev.content, ev.is_error)
+        elif isinstance(ev, UsageReport):
+            self.requests += 1
+            self.cost = None if self.cost is None or ev.cost is None else self.cost + ev.cost
+            if not self.finished:
+                self.title = self._live_title()
+        elif isinstance(ev, CacheBreak):
+            await self.inner.mount(
+                Note(f"cache miss: {ev.cause}: {ev.tokens_rebilled:,} tokens re-billed", "miss")
+            )
+        elif isinstance(ev, ProviderFault):
+            state = "retrying" if ev.retrying else "gave up"
+            await self.inner.mount(Note(f"provider fault: {ev.message} ({state})", "error"))
 
     def finish(self, summary: str, detail: str, error: str | None) -> None:
+        self.finished = True
+        self._text = None
         self.title = f"{'✗' if error else '⎇'} subagent {self.agent_name} on {self.model}: {detail}"
-        self.summary.update(Text(error or summary))
+        self.summary.update(Text(summary or error or ""))  # a failure's summary names it
         if error:
             self.add_class("error")
         self.collapsed = True
+
+
+def subagent_detail(ev: SubagentFinish) -> str:
+    """'1,234 tok, hit 87%, $0.0021, 12x compression': a finished subagent on one line."""
+    cost = format_dollars(ev.cost) if ev.cost is not None else "unpriced"
+    return (
+        f"{ev.usage.input_total + ev.usage.output:,} tok, hit {ev.hit_rate:.0%}, "
+        f"{cost}, {ev.compression:.0f}x compression"
+    )
 
 
 class Conversation(VerticalScroll):

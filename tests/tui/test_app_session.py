@@ -7,13 +7,23 @@ from pathlib import Path
 from typing import Any
 
 from textual.widgets import Input
-from tui_drive import AppFactory, conversation_text, say, settle
+from tui_drive import AppFactory, conversation_text, ready, say, settle
 
 from harness.clock import ManualClock
-from harness.events import UsageReport
+from harness.events import (
+    Event,
+    SubagentEvent,
+    SubagentFinish,
+    SubagentStart,
+    TextDelta,
+    ToolCall,
+    ToolResult,
+    UsageReport,
+)
+from harness.usage import Usage
 from tui.screens import ApprovalScreen, HelpScreen, SwitchScreen
 from tui.state import format_dollars
-from tui.widgets import AssistantMessage, CachePanel, SubagentEntry, ToolEntry
+from tui.widgets import AssistantMessage, CachePanel, SubagentEntry, SubagentText, ToolEntry
 
 
 def panel_text(app: Any) -> str:
@@ -185,3 +195,127 @@ async def test_with_a_key_it_talks_to_the_configured_provider(
         await say(app, pilot, "hello")
         assert "built-in emulator" in conversation_text(app)
         assert chat_emulator.requests[-1].status == 200
+
+
+async def test_subagent_run_streams_live_into_a_nested_entry(make_app: AppFactory) -> None:
+    """The model's `delegate` call: the subagent's entry appears and fills in (its own tool
+    call) before the summary comes back as the call's result; the panel counts the subagent
+    once, in the subagent dollars, and its main figures stay the parent ledger's."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        seen_at_result: list[tuple[str, bool, list[str]]] = []
+        live_titles: list[str] = []
+        original = app.on_session_event
+
+        async def spy(ev: Any) -> None:
+            if isinstance(ev, ToolResult) and ev.name == "delegate":
+                # The summary is returning to the parent: the entry must be on screen already.
+                for sub in app.query(SubagentEntry):
+                    tools = [str(t.title) for t in sub.inner.query(ToolEntry)]
+                    seen_at_result.append((str(sub.title), sub.finished, tools))
+            await original(ev)
+            if isinstance(ev, SubagentEvent) and isinstance(ev.event, ToolResult):
+                live_titles.extend(str(s.title) for s in app.query(SubagentEntry))
+
+        app.on_session_event = spy  # type: ignore[method-assign]
+        await say(app, pilot, "delegate")
+
+        assert len(seen_at_result) == 1
+        title, finished, tools = seen_at_result[0]
+        assert finished and "hit" in title and "$" in title  # summary, cost and hit rate
+        assert len(tools) == 1 and tools[0].startswith("✓ grep pattern=TODO")
+        # While it ran, the entry was open and said so (working, its requests so far).
+        assert live_titles and all("…" in t for t in live_titles)
+        assert "1 req" in live_titles[0]
+        (sub,) = app.query(SubagentEntry)
+        assert sub.parent is not None and sub.has_class("depth-1")
+        assert "README.md:3" in str(sub.summary.render())
+        assert sub.collapsed  # one line once it finished
+        texts = [t.text for t in sub.inner.query(SubagentText)]
+        assert texts == [
+            "Searching the workspace for TODO.",  # before its grep call
+            'One TODO: `README.md:3` ("TODO: write docs.").',  # its answer, after the result
+        ]
+        # The main answer after the call is the parent's own, outside the entry.
+        answers = [m for m in app.query(AssistantMessage) if sub not in m.ancestors]
+        assert answers and "summary is above" in answers[-1].text
+
+        ledger = app.backend.session.ledger
+        view = app.backend.panel_view()
+        assert view.hit_rate == ledger.hit_rate
+        assert view.cost_main == ledger.cost
+        assert view.saved == ledger.saved
+        assert view.requests == len(ledger.rows) == 2  # the parent's two requests only
+        assert len(ledger.subagents) == 1
+        assert view.cost_sub == ledger.subagents.cost > Decimal(0)
+        assert format_dollars(view.cost_sub) in panel_text(app)
+
+
+async def test_nested_subagents_indent_by_depth_and_count_once(make_app: AppFactory) -> None:
+    """A subagent's own subagent (its events arrive wrapped, tagged with depth 2) nests inside
+    its parent's entry; only the outer run's finish (whose cost includes the inner run's)
+    reaches the panel."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        u = Usage(uncached_input=100, cache_read=900, output=20)
+        inner_cost, outer_cost = Decimal("0.0010"), Decimal("0.0035")  # outer includes inner
+        events: list[Event] = [
+            SubagentStart("explorer", "claude-haiku-4-5", "map the repo", 1),
+            SubagentEvent("explorer", 1, TextDelta("Splitting the work.")),
+            SubagentEvent(
+                "explorer", 1, SubagentStart("summarizer", "claude-haiku-4-5", "summarize src", 2)
+            ),
+            SubagentEvent("summarizer", 2, ToolCall("t1", "read_file", {"path": "src/app.py"})),
+            SubagentEvent("summarizer", 2, ToolResult("t1", "read_file", "def main():")),
+            SubagentEvent(
+                "summarizer",
+                2,
+                UsageReport(1, 0, "claude-haiku-4-5", u, inner_cost, Decimal("0.002")),
+            ),
+            SubagentEvent(
+                "explorer",
+                1,
+                SubagentFinish(
+                    "summarizer",
+                    "claude-haiku-4-5",
+                    "src has main()",
+                    u,
+                    inner_cost,
+                    0.9,
+                    10.0,
+                    depth=2,
+                ),
+            ),
+            SubagentEvent(
+                "explorer",
+                1,
+                UsageReport(1, 0, "claude-haiku-4-5", u, Decimal("0.0025"), Decimal("0.004")),
+            ),
+            SubagentFinish(
+                "explorer",
+                "claude-haiku-4-5",
+                "the repo has src/app.py",
+                u + u,
+                outer_cost,
+                0.9,
+                12.0,
+            ),
+        ]
+        before = app.backend.panel_view()
+        for ev in events[:5]:  # both running, the inner one's tool call done
+            await app.on_session_event(ev)
+        await pilot.pause()
+        outer, inner = list(app.query(SubagentEntry))
+        assert outer.depth == 1 and inner.depth == 2 and inner.has_class("depth-2")
+        assert inner in outer.inner.children  # nested inside, so indented one level deeper
+        assert inner.region.x > outer.region.x >= 0 and not outer.finished
+        for ev in events[5:]:
+            await app.on_session_event(ev)
+        await pilot.pause()
+        assert next(iter(inner.inner.query(ToolEntry))).title.startswith("✓ read_file")
+        assert inner.finished and outer.finished and "src has main()" in str(inner.summary.render())
+        view = app.backend.panel_view()
+        assert view.cost_sub - before.cost_sub == outer_cost  # once, not outer + inner
+        assert (view.requests, view.cost_main) == (before.requests, before.cost_main)
+        assert not app._subagents  # nothing left open
