@@ -18,6 +18,7 @@ from typing import Any
 
 from .errors import ConfigError, UnknownModelError
 from .usage import Usage
+from .userfiles import read_user_text
 
 MILLION = Decimal(1_000_000)
 ENV_VAR = "PREFIXLOCK_PRICES"
@@ -164,10 +165,7 @@ class PriceTable:
     @classmethod
     def load_file(cls, path: str | os.PathLike[str]) -> PriceTable:
         p = Path(path)
-        try:
-            text = p.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"cannot read price file: {exc.strerror}", where=str(p)) from None
+        text = read_user_text(p, "price file")
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:

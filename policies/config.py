@@ -15,6 +15,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from harness.errors import ConfigError
+from harness.userfiles import read_user_text
 
 from .rules import RULES, is_known_selector, matches
 
@@ -185,10 +186,7 @@ def from_table(table: Mapping[str, Any], source: str, root: str) -> LintConfig:
 
 
 def load_file(path: Path) -> LintConfig:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read config: {exc.strerror}", where=str(path)) from None
+    text = read_user_text(path, "config")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

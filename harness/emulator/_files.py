@@ -11,17 +11,13 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import ConfigError
+from ..userfiles import read_user_text
 
 
 def read_data(path: str | Path, what: str) -> Any:
     """The parsed contents of a `.json` file, or of a YAML file for any other suffix."""
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"cannot read {what}: {exc.strerror}", where=str(p)) from None
-    except UnicodeDecodeError:
-        raise ConfigError(f"cannot read {what}: not UTF-8 text", where=str(p)) from None
+    text = read_user_text(p, what)
     if p.suffix.lower() == ".json":
         try:
             return json.loads(text)

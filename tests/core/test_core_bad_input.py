@@ -13,7 +13,7 @@ import pytest
 
 from harness.agent import Agent
 from harness.cli import main
-from harness.errors import MissingKeyError, PrefixError, UnknownModelError
+from harness.errors import ConfigError, MissingKeyError, PrefixError, UnknownModelError
 from harness.prefix import FrozenPrefix
 from harness.prices import PriceTable
 from harness.providers import find_key, resolve_route
@@ -204,3 +204,15 @@ def test_cli_run_with_a_base_url_needs_its_key(capsys: Any) -> None:
     )
     assert code == 2
     assert "PREFIXLOCK_API_KEY" in capsys.readouterr().err
+
+
+def test_unreadable_price_file_is_one_line_config_error(tmp_path: Path) -> None:
+    missing = tmp_path / "none.json"
+    with pytest.raises(ConfigError) as err:
+        PriceTable.load_file(missing)
+    assert err.value.where == str(missing) and "cannot read price file" in str(err.value)
+    latin1 = tmp_path / "prices.json"
+    latin1.write_bytes(b'{"models": [], "note": "caf\xe9"}')
+    with pytest.raises(ConfigError) as err:
+        PriceTable.load_file(latin1)
+    assert str(err.value) == f"{latin1}: cannot read price file: not UTF-8 text"
