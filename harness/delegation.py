@@ -14,7 +14,7 @@ receives only the call and the summary; a subagent's failure or limit comes back
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
@@ -103,6 +103,25 @@ class DelegationResult:
             "depth": self.depth,
             "session_id": self.session_id,
         }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DelegationResult:
+        """A result as `to_dict` wrote it (a stored session's subagent run; no events)."""
+        cost = data.get("cost")
+        return cls(
+            name=str(data.get("name", "")),
+            model=str(data.get("model", "")),
+            task=str(data.get("task", "")),
+            summary=str(data.get("summary", "")),
+            usage=Usage.from_dict(data.get("usage") or {}),
+            cost=None if cost is None else Decimal(str(cost)),
+            requests=int(data.get("requests", 0)),
+            turns=int(data.get("turns", 0)),
+            summary_tokens=int(data.get("summary_tokens", 0)),
+            error=None if data.get("error") is None else str(data["error"]),
+            depth=int(data.get("depth", 1)),
+            session_id=str(data.get("session_id", "")),
+        )
 
 
 @runtime_checkable

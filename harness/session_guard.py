@@ -35,6 +35,7 @@ from .compaction import (
     estimate_summary_tokens,
     summary_messages,
 )
+from .delegation import DelegationResult
 from .errors import ProviderError, UserError
 from .events import CacheBreak, Event, KeepAlivePing, PrefixChanged, SwitchWarning, UsageReport
 from .guard import CacheBudget, CacheGuard, Prediction, provider_verdict
@@ -115,6 +116,7 @@ class GuardedSession:
         self.resume_verified: bool | None = None
         self._unstored: list[NewRequest] = []
         self._stored_messages = 0
+        self._stored_subagents = 0  # ledger.subagents.results already written to the store
         self._store_created = False
         self._retired: list[SDKProvider] = []
         self._close_tasks: list[asyncio.Task[None]] = []
@@ -183,9 +185,11 @@ class GuardedSession:
             first_index=self._stored_messages,
             model=self.model,
             time=self.clock.now(),
+            subagents=self._unstored_subagents(),
         )
         self._unstored = []
         self._stored_messages = len(self.transcript)
+        self._stored_subagents = len(self.ledger.subagents)
 
     # ---- store -------------------------------------------------------------------------------
 
@@ -212,6 +216,11 @@ class GuardedSession:
             rebilled=brk.tokens_rebilled if brk else (row.rebilled if row is not None else 0),
             detail=brk.detail if brk else "",
         )
+
+    def _unstored_subagents(self) -> list[dict[str, Any]]:
+        """Subagent runs charged since the last write (a turn's `delegate` calls, a code-path
+        delegation): stored with the turn that produced them."""
+        return [r.to_dict() for r in self.ledger.subagents.results[self._stored_subagents :]]
 
     def _ensure_stored_session(self) -> None:
         if self.store is None or self._store_created:
@@ -649,8 +658,10 @@ class GuardedSession:
                 model=self.model,
                 time=self.clock.now(),
                 requests=[*self._unstored, summary_req],
+                subagents=self._unstored_subagents(),
             )
             self._unstored = []
+            self._stored_subagents = len(self.ledger.subagents)
             self._stored_messages = len(self.transcript)
         return events
 
@@ -746,6 +757,9 @@ class GuardedSession:
         if self.store is None:
             return
         self.ledger.restore(ledger_row(r) for r in self.store.usage_rows(self.id))
+        runs = [DelegationResult.from_dict(d) for d in self.store.subagents(self.id)]
+        self.ledger.subagents.results[:0] = runs
+        self._stored_subagents = len(self.ledger.subagents)
 
     def _guard_resume(self, loaded: Any) -> None:
         """Take over a stored session: prefix, transcript, turn count, guard state."""
@@ -780,6 +794,10 @@ class GuardedSession:
         # Rebuild that request from the restored prefix, transcript and settings: equal bytes
         # mean the next request extends it exactly, so it will read what it cached.
         msgs = self.transcript.messages
+        if len(loaded.message_turns) == len(msgs):
+            # Only the messages of turns up to that request's: later turns that sent nothing
+            # (code-path delegations) appended their pairs after it.
+            msgs = msgs[: sum(1 for t in loaded.message_turns if t <= last.turn)]
         if msgs and msgs[-1].role == "assistant":
             msgs = msgs[:-1]
         try:

@@ -30,7 +30,17 @@ from .canonical import canonical_bytes
 from .errors import UserError
 from .usage import Usage
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+# What each version adds over the one before (a store of an older version is migrated on open).
+_MIGRATIONS: dict[int, str] = {
+    2: """CREATE TABLE IF NOT EXISTS subagents (
+    session_id TEXT NOT NULL,
+    idx INTEGER NOT NULL,
+    turn INTEGER NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (session_id, idx)
+)""",
+}
 ENV_VAR = "PREFIXLOCK_STORE"
 _LIST_KEYS = ("messages", "input", "tools", "system")
 # Field names that hold credentials (matched whole, case-insensitively, with - and _ alike).
@@ -207,6 +217,9 @@ class LoadedSession:
     prefix: dict[str, Any]  # FrozenPrefix.to_dict()
     messages: list[dict[str, Any]]  # Message.to_dict() of the current epoch, in order
     last_request: StoredRequest | None  # the last request of the current epoch
+    # The turn that wrote each message of `messages` (a turn without requests, such as a
+    # code-path delegation, adds messages after the last request).
+    message_turns: list[int] = field(default_factory=list)
 
 
 _SCHEMA = """
@@ -264,6 +277,7 @@ CREATE TABLE IF NOT EXISTS requests (
     PRIMARY KEY (session_id, seq)
 );
 """
+_SCHEMA += ";\n".join(_MIGRATIONS[v] for v in sorted(_MIGRATIONS)) + ";\n"
 
 
 class SessionStore:
@@ -349,6 +363,14 @@ class SessionStore:
                 for stmt in _SCHEMA.split(";"):
                     if stmt.strip():
                         db.execute(stmt)
+                db.execute("INSERT INTO schema_version(version) VALUES (?)", (SCHEMA_VERSION,))
+        elif version < SCHEMA_VERSION:
+            # An older store: add what the newer versions bring, all in one transaction (a
+            # crash mid-migration leaves the old version as it was).
+            with self._tx():
+                for v in range(version + 1, SCHEMA_VERSION + 1):
+                    db.execute(_MIGRATIONS[v])
+                db.execute("DELETE FROM schema_version")
                 db.execute("INSERT INTO schema_version(version) VALUES (?)", (SCHEMA_VERSION,))
 
     @_locked
@@ -542,6 +564,24 @@ class SessionStore:
         )
         return seq
 
+    def _insert_subagents(
+        self,
+        db: sqlite3.Connection,
+        session_id: str,
+        turn: int,
+        subagents: Sequence[Mapping[str, Any]],
+    ) -> None:
+        if not subagents:
+            return
+        row = db.execute(
+            "SELECT COALESCE(MAX(idx), -1) + 1 FROM subagents WHERE session_id=?", (session_id,)
+        ).fetchone()
+        for i, data in enumerate(subagents, start=int(row[0])):
+            db.execute(
+                "INSERT INTO subagents(session_id, idx, turn, data) VALUES (?, ?, ?, ?)",
+                (session_id, i, turn, _json(_scrub(data))),
+            )
+
     def _session_row(self, db: sqlite3.Connection, session_id: str) -> tuple[int, int]:
         row = db.execute(
             "SELECT epoch, turns FROM sessions WHERE id=?", (session_id,)
@@ -560,17 +600,20 @@ class SessionStore:
         first_index: int,
         model: str,
         time: float,
+        subagents: Sequence[Mapping[str, Any]] = (),
     ) -> int:
         """Write one completed turn in ONE transaction: its requests and new messages.
 
         `messages` are the messages the turn appended (Message.to_dict()), starting at transcript
-        index `first_index`. Returns the turn number.
+        index `first_index`; `subagents` the subagent runs it charged to the session
+        (DelegationResult.to_dict()). Returns the turn number.
         """
         with self._tx() as db:
             epoch, turns = self._session_row(db, session_id)
             turn = turns + 1
             for r in requests:
                 self._insert_request(db, session_id, turn, epoch, r)
+            self._insert_subagents(db, session_id, turn, subagents)
             for i, m in enumerate(messages):
                 h = self._put_blob(db, m)
                 db.execute(
@@ -619,15 +662,18 @@ class SessionStore:
         model: str,
         time: float,
         requests: Sequence[NewRequest] = (),
+        subagents: Sequence[Mapping[str, Any]] = (),
     ) -> int:
         """Move a session to a new prefix and transcript (compaction, tool change), atomically.
 
-        `requests` (the compaction's summary request) are recorded in the same transaction.
+        `requests` (the compaction's summary request) and `subagents` not yet written are
+        recorded in the same transaction.
         """
         with self._tx() as db:
             epoch, turns = self._session_row(db, session_id)
             for r in requests:
                 self._insert_request(db, session_id, turns, epoch, r)
+            self._insert_subagents(db, session_id, turns, subagents)
             epoch += 1
             db.execute(
                 "INSERT OR IGNORE INTO prefixes(fingerprint, data) VALUES (?, ?)",
@@ -771,6 +817,23 @@ class SessionStore:
         ]
 
     @_locked
+    def subagents(self, session_id: str) -> list[dict[str, Any]]:
+        """The subagent runs charged to the session, in order (DelegationResult.to_dict() plus
+        the `turn` that produced each); none in a store of schema version 1."""
+        self._session_row(self._db, session_id)
+        has = self._db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='subagents'"
+        ).fetchone()
+        if has is None:  # an old store opened read-only (not migrated)
+            return []
+        return [
+            {**json.loads(data), "turn": int(turn)}
+            for turn, data in self._db.execute(
+                "SELECT turn, data FROM subagents WHERE session_id=? ORDER BY idx", (session_id,)
+            )
+        ]
+
+    @_locked
     def load(self, session_id: str) -> LoadedSession:
         """The session's current prefix, transcript and last request, for resuming it."""
         record = self.session(session_id)
@@ -782,20 +845,20 @@ class SessionStore:
                 f"session {session_id!r} names a prefix the store does not hold",
                 where=str(self.path),
             )
-        messages = [
-            self._blob(h)
-            for (h,) in self._db.execute(
-                "SELECT blob FROM messages WHERE session_id=? AND epoch=? ORDER BY idx",
-                (session_id, record.epoch),
-            )
-        ]
+        rows = self._db.execute(
+            "SELECT blob, turn FROM messages WHERE session_id=? AND epoch=? ORDER BY idx",
+            (session_id, record.epoch),
+        ).fetchall()
+        messages = [self._blob(h) for h, _ in rows]
         last_row = self._db.execute(
             f"SELECT {self._RCOLS} FROM requests WHERE session_id=? AND epoch=? "
             "AND kind != 'ping' ORDER BY seq DESC LIMIT 1",
             (session_id, record.epoch),
         ).fetchone()
         last = self._request(last_row) if last_row is not None else None
-        return LoadedSession(record, json.loads(prow[0]), messages, last)
+        return LoadedSession(
+            record, json.loads(prow[0]), messages, last, [int(t) for _, t in rows]
+        )
 
     def export_jsonl(self, session_id: str, out: IO[str]) -> int:
         """Write the session's requests as JSONL trace lines; returns the number of lines."""

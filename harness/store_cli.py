@@ -67,6 +67,7 @@ def _run(args: argparse.Namespace) -> int:
         if action == "show":
             rec = store.session(args.id)
             reqs = list(store.requests(args.id))
+            subs = store.subagents(args.id)
             if args.json:
                 out = _record_dict(rec)
                 out["requests"] = [
@@ -83,6 +84,7 @@ def _run(args: argparse.Namespace) -> int:
                     }
                     for q in reqs
                 ]
+                out["subagents"] = subs
                 print(json.dumps(out, indent=2))
                 return 0
             print(f"session {rec.id}")
@@ -104,6 +106,8 @@ def _run(args: argparse.Namespace) -> int:
                     f"  {q.seq:>4} {q.turn:>4} {q.kind:<8} {q.model:<20} {u.cache_read:>8} "
                     f"{u.cache_write:>8} {u.uncached_input:>8} {cost:>10}  {cause}"
                 )
+            if subs:
+                _print_subagents(subs)
             return 0
         if action == "export":
             store.session(args.id)  # unknown id: error before any file is touched
@@ -126,6 +130,30 @@ def _run(args: argparse.Namespace) -> int:
     finally:
         store.close()
     raise UserError(f"unknown action {action!r}", where="sessions")
+
+
+def _print_subagents(subs: list[dict[str, object]]) -> None:
+    """The subagent runs charged to the session: tokens, own hit rate, cost, compression."""
+    from decimal import Decimal
+
+    from .delegation import DelegationResult
+
+    runs = [DelegationResult.from_dict(d) for d in subs]
+    costs = [r.cost for r in runs]
+    total = None if None in costs else sum((c for c in costs if c is not None), Decimal(0))
+    money = "unpriced" if total is None else f"${total:.4f}"
+    print(f"  subagents: {len(runs)} runs, cost {money}")
+    print(
+        f"  {'turn':>4} {'name':<14} {'model':<20} {'input':>8} {'output':>7} {'hit':>6} "
+        f"{'cost':>10} {'compr':>7}  error"
+    )
+    for d, r in zip(subs, runs, strict=True):
+        cost = "unpriced" if r.cost is None else f"${r.cost:.4f}"
+        print(
+            f"  {d.get('turn', ''):>4} {r.name:<14} {r.model:<20} {r.usage.input_total:>8} "
+            f"{r.usage.output:>7} {r.hit_rate:>6.1%} {cost:>10} {r.compression:>6.1f}x  "
+            f"{r.error or ''}"
+        )
 
 
 def _record_dict(r: object) -> dict[str, object]:

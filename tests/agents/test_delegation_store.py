@@ -1,0 +1,117 @@
+"""Subagent runs are stored with the turn that made them and come back on resume; a session
+whose last stored turn is a code-path delegation resumes verified."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from pathlib import Path
+
+import pytest
+from agents_scenario import KEY, PARENT_MODEL, make_workspace
+
+from agents import SubagentDelegator
+from harness.agent import Agent
+from harness.cli import main
+from harness.clock import ManualClock
+from harness.delegation import DelegationResult
+from harness.emulator import Emulator, EmulatorConfig, Rule, Script, Step
+from harness.prefix import FrozenPrefix
+from harness.store import SessionStore
+from harness.workspace import Workspace
+
+SCRIPT = Script(rules=[
+    Rule(match="^REVIEW", steps=[
+        Step(text="reading", tool="read_file", input={"path": "src/billing.py"}),
+        Step(text="Reviewed: billing.py has two TODOs and no tests."),
+    ]),
+], default="Fine.")
+
+
+@pytest.fixture(scope="module")
+def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return make_workspace(tmp_path_factory.mktemp("ws"))
+
+
+def _figures(results: Sequence[DelegationResult]) -> list[tuple[object, ...]]:
+    return [
+        (r.name, r.model, r.usage.to_dict(), r.cost, r.hit_rate, r.compression, r.error)
+        for r in results
+    ]
+
+
+async def test_subagent_runs_are_stored_and_restored(
+    workspace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    db = tmp_path / "sessions.sqlite"
+    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(), script=SCRIPT) as emu:
+        prefix = FrozenPrefix(
+            system="Parent rules. " * 800, tools=Workspace(workspace).read_only_tools()
+        )
+
+        def parent(store: SessionStore) -> Agent:
+            return Agent(prefix, model=PARENT_MODEL, api_key=KEY, base_url=emu.base_url,
+                         clock=emu.clock, delegator=SubagentDelegator(root=workspace),
+                         store=store)
+
+        store = SessionStore(db)
+        async with parent(store).session("subs") as s:
+            await s.ask("first turn")
+            await s.delegate("REVIEW src/billing.py", agent="explorer",
+                             model="claude-sonnet-4-6")
+            # A failing run is stored too, with its error.
+            await s.delegate("REVIEW src/billing.py", agent="no-such-agent")
+            before = list(s.ledger.subagents.results)
+            total = s.ledger.total_cost
+        store.close()
+        assert len(before) == 2 and before[0].ok and not before[1].ok
+        assert before[0].cost is not None and before[0].cost > 0
+
+        store = SessionStore(db)
+        async with parent(store).resume("subs") as again:
+            assert _figures(again.ledger.subagents.results) == _figures(before)
+            assert again.ledger.total_cost == total
+            assert again.resume_verified is True  # the last stored turn is a delegation
+            await again.delegate("REVIEW src/billing.py", agent="explorer")
+            assert len(again.ledger.subagents) == 3
+        store.close()
+
+    with SessionStore(db, read_only=True) as reader:
+        rows = reader.subagents("subs")
+    assert [r["turn"] for r in rows] == [2, 3, 4]
+    assert [r["model"] for r in rows][:1] == ["claude-sonnet-4-6"]
+    assert main(["sessions", "--store", str(db), "show", "subs"]) == 0
+    out = capsys.readouterr().out
+    assert "subagents: 3 runs" in out and "claude-sonnet-4-6" in out
+    assert main(["sessions", "--store", str(db), "show", "subs", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)["subagents"]
+    assert [r["name"] for r in shown] == [r["name"] for r in rows]
+    assert shown[1]["error"] == before[1].error
+
+
+async def test_resume_after_a_code_path_delegation_is_verified(
+    workspace: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "sessions.sqlite"
+    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(), script=SCRIPT) as emu:
+        prefix = FrozenPrefix(
+            system="Parent rules. " * 800, tools=Workspace(workspace).read_only_tools()
+        )
+
+        def parent(store: SessionStore) -> Agent:
+            return Agent(prefix, model=PARENT_MODEL, api_key=KEY, base_url=emu.base_url,
+                         clock=emu.clock, delegator=SubagentDelegator(root=workspace),
+                         store=store)
+
+        store = SessionStore(db)
+        async with parent(store).session("v") as s:
+            await s.ask("first turn")
+            await s.ask("REVIEW src/billing.py yourself")  # a turn with a tool call
+            await s.delegate("REVIEW src/billing.py", agent="explorer")
+            await s.delegate("REVIEW src/app.py", agent="explorer")  # two pairs in a row
+        store.close()
+        store = SessionStore(db)
+        async with parent(store).resume("v") as again:
+            assert again.turn == 4
+            assert again.resume_verified is True
+        store.close()
