@@ -322,23 +322,25 @@ class _Analyzer:
         return self._comp(node, env)
 
     def ev_DictComp(self, node: ast.DictComp, env: dict[str, Taints]) -> Taints:
-        inner = dict(env)
-        out: set[Taint] = set()
-        for gen in node.generators:
-            it = self.ev(gen.iter, inner)
-            out |= {t for t in it if t.kind in ORDER}
-            self.bind(gen.target, _drop(it, ORDER), inner, replace_=True)
+        inner, out = self._generators(node.generators, env)
         return frozenset(out | self.ev(node.key, inner) | self.ev(node.value, inner))
 
     def _comp(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp,
               env: dict[str, Taints]) -> Taints:
+        inner, out = self._generators(node.generators, env)
+        return frozenset(out | self.ev(node.elt, inner))
+
+    def _generators(self, generators: list[ast.comprehension],
+                    env: dict[str, Taints]) -> tuple[dict[str, Taints], set[Taint]]:
+        """A comprehension's scope after its `for` clauses, and the order taints of what they
+        iterate: those go to the result, the loop targets are bound without them."""
         inner = dict(env)
         out: set[Taint] = set()
-        for gen in node.generators:
+        for gen in generators:
             it = self.ev(gen.iter, inner)
             out |= {t for t in it if t.kind in ORDER}
             self.bind(gen.target, _drop(it, ORDER), inner, replace_=True)
-        return frozenset(out | self.ev(node.elt, inner))
+        return inner, out
 
     def _union(self, nodes: Iterable[ast.AST | None], env: dict[str, Taints]) -> Taints:
         out: set[Taint] = set()
