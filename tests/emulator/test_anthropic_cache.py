@@ -72,6 +72,13 @@ def usage_of(client: anthropic.Anthropic, b: dict[str, Any]) -> dict[str, int]:
     }
 
 
+def billed(b: dict[str, Any], *, read: int = 0, w5m: int = 0, w1h: int = 0) -> dict[str, int]:
+    """The `usage_of` counters expected for `b`: `read` tokens read, `w5m`/`w1h` written with
+    each TTL, the rest of the request billed as plain input."""
+    write = w5m + w1h
+    return {"input": total(b) - read - write, "write": write, "w5m": w5m, "w1h": w1h, "read": read}
+
+
 def warm(client: anthropic.Anthropic, b: dict[str, Any]) -> None:
     """Send `b` and check it wrote its system-level entry, so a later miss means something."""
     assert usage_of(client, b)["write"] == end_of(b, "system") > 1024
@@ -100,16 +107,16 @@ def case_below_minimum(client: anthropic.Anthropic, emu: Emulator) -> None:
     b = body(model="claude-haiku-4-5", system_text="Short system prompt. " * 40)
     assert total(b) < 4096
     for _ in range(2):
-        assert usage_of(client, b) == {"input": total(b), "write": 0, "w5m": 0, "w1h": 0, "read": 0}
+        assert usage_of(client, b) == billed(b)
 
 
 def case_second_identical_reads_prefix(client: anthropic.Anthropic, emu: Emulator) -> None:
     b = body()
     upto = end_of(b, "system")
     first = usage_of(client, b)
-    assert first == {"input": total(b) - upto, "write": upto, "w5m": upto, "w1h": 0, "read": 0}
+    assert first == billed(b, w5m=upto)
     second = usage_of(client, b)
-    assert second == {"input": total(b) - upto, "write": 0, "w5m": 0, "w1h": 0, "read": upto}
+    assert second == billed(b, read=upto)
 
 
 def case_no_breakpoint_writes_nothing(client: anthropic.Anthropic, emu: Emulator) -> None:
@@ -118,20 +125,14 @@ def case_no_breakpoint_writes_nothing(client: anthropic.Anthropic, emu: Emulator
     b = body(system_cc=None)
     assert total(b) > 1024
     for _ in range(2):
-        assert usage_of(client, b) == {"input": total(b), "write": 0, "w5m": 0, "w1h": 0, "read": 0}
+        assert usage_of(client, b) == billed(b)
 
 
 def case_changed_tools_read_nothing(client: anthropic.Anthropic, emu: Emulator) -> None:
     warm(client, body())
     changed = body(tools=[*TOOLS, {**TOOLS[0], "name": "grep"}])
     upto = end_of(changed, "system")
-    assert usage_of(client, changed) == {
-        "input": total(changed) - upto,
-        "write": upto,
-        "w5m": upto,
-        "w1h": 0,
-        "read": 0,
-    }
+    assert usage_of(client, changed) == billed(changed, w5m=upto)
 
 
 def case_reordered_tools_read_nothing(client: anthropic.Anthropic, emu: Emulator) -> None:
@@ -157,26 +158,14 @@ def case_tool_choice_change_keeps_system_entry(client: anthropic.Anthropic, emu:
     usage_of(client, body(messages=msgs))
     changed = body(messages=msgs, tool_choice={"type": "any"})
     sys_end = end_of(changed, "system")
-    assert usage_of(client, changed) == {
-        "input": 0,
-        "write": total(changed) - sys_end,
-        "w5m": total(changed) - sys_end,
-        "w1h": 0,
-        "read": sys_end,
-    }
+    assert usage_of(client, changed) == billed(changed, w5m=total(changed) - sys_end, read=sys_end)
 
 
 def case_model_switch_reads_nothing(client: anthropic.Anthropic, emu: Emulator) -> None:
     warm(client, body(model="claude-sonnet-4-6"))
     b = body(model="claude-opus-4-8")
     upto = end_of(b, "system")
-    assert usage_of(client, b) == {
-        "input": total(b) - upto,
-        "write": upto,
-        "w5m": upto,
-        "w1h": 0,
-        "read": 0,
-    }
+    assert usage_of(client, b) == billed(b, w5m=upto)
 
 
 def case_other_api_key_reads_nothing(client: anthropic.Anthropic, emu: Emulator) -> None:
@@ -192,25 +181,13 @@ def case_ttl_expires_after_5m01s(client: anthropic.Anthropic, emu: Emulator) -> 
     emu.clock.advance(299)  # type: ignore[attr-defined]
     assert usage_of(client, b)["read"] == upto  # 4m59s: still warm (and refreshed)
     emu.clock.advance(301)  # type: ignore[attr-defined]
-    assert usage_of(client, b) == {
-        "input": total(b) - upto,
-        "write": upto,
-        "w5m": upto,
-        "w1h": 0,
-        "read": 0,
-    }
+    assert usage_of(client, b) == billed(b, w5m=upto)
 
 
 def case_1h_entry_survives_5m01s(client: anthropic.Anthropic, emu: Emulator) -> None:
     b = body(system_cc=EPH_1H)
     upto = end_of(b, "system")
-    assert usage_of(client, b) == {
-        "input": total(b) - upto,
-        "write": upto,
-        "w5m": 0,
-        "w1h": upto,
-        "read": 0,
-    }
+    assert usage_of(client, b) == billed(b, w1h=upto)
     emu.clock.advance(301)  # type: ignore[attr-defined]
     assert usage_of(client, b)["read"] == upto
     emu.clock.advance(3601)  # type: ignore[attr-defined]
@@ -232,13 +209,7 @@ def case_25_blocks_after_breakpoint_miss(client: anthropic.Anthropic, emu: Emula
     # Same 5 blocks, then 25 more; the only breakpoint is on the last one: the lookback of 20
     # blocks never reaches the entry written at block 5.
     grown = body(system_cc=None, messages=_long_chat(30))
-    assert usage_of(client, grown) == {
-        "input": 0,
-        "write": total(grown),
-        "w5m": total(grown),
-        "w1h": 0,
-        "read": 0,
-    }
+    assert usage_of(client, grown) == billed(grown, w5m=total(grown))
 
 
 def case_15_blocks_after_breakpoint_hit(client: anthropic.Anthropic, emu: Emulator) -> None:
@@ -248,37 +219,21 @@ def case_15_blocks_after_breakpoint_hit(client: anthropic.Anthropic, emu: Emulat
     # The grown request's 5th block differs from the first request's last block only by its
     # cache_control, which is not hashed: the entry is found 15 positions back.
     read = total(first)
-    assert usage_of(client, grown) == {
-        "input": 0,
-        "write": total(grown) - read,
-        "w5m": total(grown) - read,
-        "w1h": 0,
-        "read": read,
-    }
+    assert usage_of(client, grown) == billed(grown, w5m=total(grown) - read, read=read)
 
 
 def case_automatic_top_level_breakpoint(client: anthropic.Anthropic, emu: Emulator) -> None:
     turn1 = body(system_cc=None, cache_control=EPH)
-    assert usage_of(client, turn1) == {
-        "input": 0,
-        "write": total(turn1),
-        "w5m": total(turn1),
-        "w1h": 0,
-        "read": 0,
-    }
+    assert usage_of(client, turn1) == billed(turn1, w5m=total(turn1))
     msgs = [
         {"role": "user", "content": "What does this repo do?"},
         {"role": "assistant", "content": "It computes invoices."},
         {"role": "user", "content": "Where are totals rounded?"},
     ]
     turn2 = body(system_cc=None, cache_control=EPH, messages=msgs)
-    assert usage_of(client, turn2) == {
-        "input": 0,
-        "write": total(turn2) - total(turn1),
-        "w5m": total(turn2) - total(turn1),
-        "w1h": 0,
-        "read": total(turn1),
-    }
+    assert usage_of(client, turn2) == billed(
+        turn2, w5m=total(turn2) - total(turn1), read=total(turn1)
+    )
 
 
 def case_mixed_ttls_split(client: anthropic.Anthropic, emu: Emulator) -> None:
@@ -298,13 +253,7 @@ def case_mixed_ttls_split(client: anthropic.Anthropic, emu: Emulator) -> None:
     b = body(system_cc=EPH_1H, messages=msgs)
     sys_end = end_of(b, "system")
     msg_bp = anthropic_units(b)[-2].end
-    assert usage_of(client, b) == {
-        "input": total(b) - msg_bp,
-        "write": msg_bp,
-        "w5m": msg_bp - sys_end,
-        "w1h": sys_end,
-        "read": 0,
-    }
+    assert usage_of(client, b) == billed(b, w5m=msg_bp - sys_end, w1h=sys_end)
 
 
 def case_warmup_max_tokens_0(client: anthropic.Anthropic, emu: Emulator) -> None:
