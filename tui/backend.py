@@ -218,17 +218,13 @@ class ChatBackend:
         self.session_id = s.id
         self.model = s.model
         self.state = CacheState(self.model, self._ttl(self.model))
-        # A resumed session's stored requests feed the panel, so its figures carry on.
+        # The totals of a resumed session come from its ledger, which the store restored for
+        # the whole session; the per-turn figures (sparkline, last turn, countdown, last miss)
+        # are folded from the stored rows' turns, which the ledger does not keep.
         if self.store is not None and self.options.resume:
-            self._replay_stored(s.id)
+            self.state.restore(self.store.usage_rows(s.id))
         if self.keepalive:
             s.enable_keepalive()
-
-    def _replay_stored(self, session_id: str) -> None:
-        """Feed the stored requests' usage to the panel, so a resumed session's figures carry
-        on from where they were (hit rate, dollars, sparkline)."""
-        for ev, when in stored_usage(self.store, session_id):
-            self.state.apply(ev, when)
 
     async def close(self) -> None:
         if self.session is not None:
@@ -301,8 +297,10 @@ class ChatBackend:
                 yield msg.role, "\n".join(texts)
 
     def panel_view(self) -> PanelView:
+        """The panel's figures; whole-session totals are the session ledger's own."""
         self.state.keepalive = self.keepalive
-        return self.state.view(self.clock.now())
+        ledger = getattr(self.session, "ledger", None)
+        return self.state.view(self.clock.now(), ledger=ledger)
 
     # -- commands -------------------------------------------------------------------------------
 
@@ -461,48 +459,6 @@ class ChatBackend:
         for ev in events:
             self.observe(ev)
         return f"compacted: the session continues on a new prefix ({len(events)} events)"
-
-
-def stored_usage(store: Any, session_id: str) -> list[tuple[UsageReport, float]]:
-    """(UsageReport, time) of every stored request of a session, oldest first.
-
-    `SessionStore.requests()` rebuilds each request's exact body, which for a long session costs
-    seconds; the panel needs only the usage columns, so they are read directly (read-only) and
-    the public API is the fallback if the schema ever differs.
-    """
-    import json
-    import sqlite3
-
-    from harness.usage import Usage
-
-    def dec(value: Any) -> Decimal | None:
-        return None if value is None else Decimal(str(value))
-
-    try:
-        rows = store._db.execute(
-            "SELECT turn, seq, model, usage, cost, cost_without_cache, time FROM requests "
-            "WHERE session_id=? ORDER BY seq",
-            (session_id,),
-        ).fetchall()
-        return [
-            (
-                UsageReport(
-                    int(r[0]),
-                    int(r[1]),
-                    str(r[2]),
-                    Usage.from_dict(json.loads(r[3])),
-                    dec(r[4]),
-                    dec(r[5]),
-                ),
-                float(r[6]),
-            )
-            for r in rows
-        ]
-    except (AttributeError, sqlite3.Error, ValueError, TypeError):
-        return [
-            (UsageReport(q.turn, q.seq, q.model, q.usage, q.cost, q.cost_without_cache), q.time)
-            for q in store.requests(session_id)
-        ]
 
 
 class LiveDelegator:

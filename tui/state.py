@@ -7,8 +7,10 @@ testable against the session's ledger without a terminal.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from harness.events import (
     CacheBreak,
@@ -19,6 +21,10 @@ from harness.events import (
     UsageReport,
 )
 from harness.usage import Usage
+
+if TYPE_CHECKING:  # types only: this module stays free of the store's I/O
+    from harness.ledger import Ledger
+    from harness.store import UsageRow
 
 ZERO = Decimal(0)
 
@@ -136,6 +142,20 @@ class CacheState:
         if now is not None and (ev.usage.cache_read or ev.usage.cache_write):
             self.last_request_at = now
 
+    def restore(self, rows: Iterable[UsageRow]) -> None:
+        """Fold a resumed session's stored requests (oldest first), so its per-turn figures,
+        countdown and last miss carry on; pings count as pings, as they did live."""
+        for r in rows:
+            if r.kind == "ping":
+                self.apply(KeepAlivePing(r.usage.cache_read, r.cost), r.time)
+            else:
+                report = UsageReport(
+                    r.turn, r.seq, r.model, r.usage, r.cost, r.cost_without_cache, r.predicted_read
+                )
+                self.apply(report, r.time)
+            if r.cause and r.rebilled:
+                self.last_miss = MissInfo(r.cause, r.rebilled, None)
+
     def note_subagent_cost(self, cost: Decimal, cost_without_cache: Decimal) -> None:
         """Add a subagent's cost when it comes from a ledger rather than an event."""
         self.cost_sub += cost
@@ -157,22 +177,34 @@ class CacheState:
             return None
         return max(0.0, self.last_request_at + self.ttl - now)
 
-    def view(self, now: float, last: int = 30) -> PanelView:
+    def view(self, now: float, last: int = 30, ledger: Ledger | None = None) -> PanelView:
+        """The panel's figures at `now`. With the session's `ledger`, the whole-session totals
+        (hit rate, dollars, saved, requests) are the ledger's own, so the panel and the ledger
+        cannot disagree (keep-alive pings and a resumed session's stored requests included);
+        the folded events still give the per-turn figures, the countdown and the last miss."""
         t = self.turns[-1] if self.turns else TurnFigures(0)
+        hit_rate, cost_main = self.hit_rate, self.cost_main + self.keepalive_cost
+        saved, requests, cost_sub = self.saved, self.requests, self.cost_sub
+        if ledger is not None:
+            hit_rate, cost_main, requests = ledger.hit_rate, ledger.priced_cost, len(ledger)
+            saved = ledger.saved if ledger.saved is not None else saved
+            subs = ledger.subagents
+            if len(subs) and subs.cost is not None:
+                cost_sub = subs.cost
         return PanelView(
             model=self.model,
-            hit_rate=self.hit_rate,
+            hit_rate=hit_rate,
             sparkline=tuple(x.hit_rate for x in self.turns[-last:]),
             last_read=t.usage.cache_read,
             last_written=t.usage.cache_write,
             last_uncached=t.usage.uncached_input,
             warm_seconds=self.warm_seconds(now),
-            cost_main=self.cost_main + self.keepalive_cost,
-            cost_sub=self.cost_sub,
-            saved=self.saved,
+            cost_main=cost_main,
+            cost_sub=cost_sub,
+            saved=saved,
             last_miss=self.last_miss.describe() if self.last_miss else None,
             keepalive=self.keepalive,
-            requests=self.requests,
+            requests=requests,
         )
 
 

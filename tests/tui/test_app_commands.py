@@ -138,6 +138,17 @@ async def test_keepalive_pings_keep_an_idle_cache_warm(
         assert "warm" in panel(app) and "cold" not in panel(app)
         await say(app, pilot, "hello")  # after 18+ idle minutes the turn still reads the cache
         assert app.backend.state.turns[-1].usage.cache_read > 1000
+        # The pings are requests of the session: the panel's totals are the ledger's with them.
+        ledger = app.backend.session.ledger
+        pings = [r for r in ledger.rows if r.meta.get("kind") == "ping"]
+        view = app.backend.panel_view()
+        assert len(pings) >= 3
+        assert view.requests == len(ledger) == app.backend.state.requests + len(pings)
+        assert (view.hit_rate, view.cost_main, view.saved) == (
+            ledger.hit_rate,
+            ledger.cost,
+            ledger.saved,
+        )
 
 
 async def test_model_delegates_through_the_tool_and_user_runs_agents(

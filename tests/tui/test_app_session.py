@@ -99,6 +99,9 @@ async def test_whole_session_stream_approve_switch_delegate_resume(
         assert backend.session.prefix.fingerprint == fp  # nor did its prefix change
         assert backend.panel_view().cost_sub > Decimal(0)
         session_id = backend.session_id
+        first = backend.session.ledger
+        first_figures = (len(first), first.hit_rate, first.cost, first.saved)
+        first_view = backend.panel_view()
         await pilot.press("ctrl+q")
 
     # Quit and resume: the first resumed turn reads the cache.
@@ -107,6 +110,22 @@ async def test_whole_session_stream_approve_switch_delegate_resume(
     async with app2.run_test(size=(120, 40)) as pilot:
         assert app2.backend.session_id == session_id
         assert "hello" in conversation_text(app2)  # the stored conversation is shown
+        # The restored ledger covers the whole stored session, and the panel shows exactly it.
+        resumed = app2.backend.session.ledger
+        assert (len(resumed), resumed.hit_rate, resumed.cost, resumed.saved) == first_figures
+        view2 = app2.backend.panel_view()
+        assert (view2.requests, view2.hit_rate, view2.cost_main, view2.saved) == first_figures
+        assert view2.cost_sub == resumed.subagents.cost  # as restored (if the store keeps it)
+        assert view2.sparkline == first_view.sparkline  # the stored turns, one bar each
+        assert (view2.last_read, view2.last_written, view2.last_uncached) == (
+            first_view.last_read,
+            first_view.last_written,
+            first_view.last_uncached,
+        )
+        assert view2.warm_seconds is not None and view2.warm_seconds > 0  # 30 s after quitting
+        text2 = panel_text(app2)
+        assert f"{resumed.hit_rate:6.1%}".strip() in text2
+        assert format_dollars(resumed.cost) in text2
         reports: list[UsageReport] = []
         original2 = app2.on_session_event
 
@@ -119,6 +138,17 @@ async def test_whole_session_stream_approve_switch_delegate_resume(
         await say(app2, pilot, "hello")
         assert reports and reports[0].usage.cache_read > 1000
         assert reports[0].usage.cache_read >= reports[0].usage.input_total * 0.8
+        # After the resumed turn the panel is still the ledger, which now holds both runs.
+        after = app2.backend.session.ledger
+        view3 = app2.backend.panel_view()
+        assert len(after) == first_figures[0] + len(reports)
+        assert (view3.requests, view3.hit_rate, view3.cost_main, view3.saved) == (
+            len(after),
+            after.hit_rate,
+            after.cost,
+            after.saved,
+        )
+        assert len(view3.sparkline) == len(first_view.sparkline) + 1
 
 
 async def test_outside_read_is_refused_and_the_model_sees_why(make_app: AppFactory) -> None:

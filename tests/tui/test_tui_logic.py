@@ -84,3 +84,42 @@ def test_every_app_binding_is_in_the_help() -> None:
         assert isinstance(b, Binding)
         for key in b.key.split(","):
             assert key in listed, f"{key} ({b.action}) is missing from the help screen"
+
+
+def test_restore_folds_stored_rows_by_turn_pings_apart() -> None:
+    from harness.store import UsageRow
+
+    def row(
+        seq: int, turn: int, kind: str, read: int, new: int, cause: str | None = None
+    ) -> UsageRow:
+        return UsageRow(
+            seq=seq,
+            turn=turn,
+            kind=kind,
+            time=1000.0 + seq,
+            model="claude-sonnet-4-6",
+            api="anthropic",
+            usage=Usage(uncached_input=new, cache_read=read, output=5),
+            cost=Decimal("0.01"),
+            cost_without_cache=Decimal("0.03"),
+            predicted_read=None,
+            cause=cause,
+            rebilled=700 if cause else 0,
+        )
+
+    s = CacheState("claude-sonnet-4-6", ttl=300)
+    s.restore(
+        [
+            row(0, 1, "turn", 0, 1000),
+            row(1, 1, "turn", 1000, 100),
+            row(2, 1, "ping", 1100, 1),
+            row(3, 2, "turn", 300, 800, cause="tools"),
+        ]
+    )
+    assert [t.turn for t in s.turns] == [1, 2] and s.turns[0].requests == 2
+    assert s.requests == 3 and s.keepalive_cost == Decimal("0.01")  # the ping counted apart
+    v = s.view(1003.0 + 100)
+    assert (v.last_read, v.last_uncached) == (300, 800)
+    assert v.warm_seconds == 200.0  # from the last stored request's time
+    assert v.last_miss is not None and v.last_miss.startswith("tools (700 tok")
+    assert v.cost_main == Decimal("0.04")
