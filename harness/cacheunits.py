@@ -40,7 +40,8 @@ class Unit:
     breakpoint: str | None = None  # "5m" | "1h" where this unit carries cache_control
 
 
-def _without_cache_control(block: Mapping[str, Any]) -> dict[str, Any]:
+def without_cache_control(block: Mapping[str, Any]) -> dict[str, Any]:
+    """`block` as the cache hashes it: a breakpoint marker is not part of the key."""
     return {k: v for k, v in block.items() if k != "cache_control"}
 
 
@@ -64,7 +65,8 @@ def anthropic_message_settings(body: Mapping[str, Any]) -> bytes:
     )
 
 
-def _content_blocks(content: Any) -> list[Mapping[str, Any]]:
+def as_blocks(content: Any) -> list[Mapping[str, Any]]:
+    """Anthropic `system` or message `content` as blocks: a string is one text block."""
     if isinstance(content, str):
         return [{"type": "text", "text": content}]
     if isinstance(content, Sequence):
@@ -95,15 +97,15 @@ def anthropic_units(body: Mapping[str, Any]) -> list[Unit]:
     """Cache units of an Anthropic Messages request body, in hashing order."""
     b = _Builder()
     for t in body.get("tools") or []:
-        b.add("tools", canonical_bytes(_without_cache_control(t)), _ttl(t))
+        b.add("tools", canonical_bytes(without_cache_control(t)), _ttl(t))
     system = body.get("system")
-    for block in _content_blocks(system) if system is not None else []:
-        b.add("system", canonical_bytes(_without_cache_control(block)), _ttl(block))
+    for block in as_blocks(system) if system is not None else []:
+        b.add("system", canonical_bytes(without_cache_control(block)), _ttl(block))
     b.seed(anthropic_message_settings(body))
     for msg in body.get("messages") or []:
         role = str(msg.get("role", ""))
-        for block in _content_blocks(msg.get("content")):
-            data = message_unit_data(role, canonical_bytes(_without_cache_control(block)))
+        for block in as_blocks(msg.get("content")):
+            data = message_unit_data(role, canonical_bytes(without_cache_control(block)))
             b.add("messages", data, _ttl(block))
     top = body.get("cache_control")
     if isinstance(top, Mapping) and b.units:

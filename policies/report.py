@@ -22,9 +22,11 @@ from harness.cacheunits import (
     Unit,
     anthropic_message_settings,
     anthropic_units,
+    as_blocks,
     message_unit_data,
     openai_settings,
     openai_units,
+    without_cache_control,
 )
 from harness.canonical import canonical_bytes
 from harness.prices import Price, PriceTable
@@ -42,18 +44,6 @@ from .tracecheck import (
 )
 
 
-def _without_cc(block: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in block.items() if k != "cache_control"}
-
-
-def _blocks(content: Any) -> list[Mapping[str, Any]]:
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    if isinstance(content, list):
-        return [b for b in content if isinstance(b, Mapping)]
-    return []
-
-
 def unit_bytes(api: str, body: Mapping[str, Any]) -> list[tuple[str, str, bytes]]:
     """(section, label, bytes) of each hashed piece, in the order the cache hashes them.
 
@@ -62,16 +52,17 @@ def unit_bytes(api: str, body: Mapping[str, Any]) -> list[tuple[str, str, bytes]
     out: list[tuple[str, str, bytes]] = []
     if api == "anthropic":
         for t in body.get("tools") or []:
-            out.append(("tools", f"tool {t.get('name', '?')}", canonical_bytes(_without_cc(t))))
+            label = f"tool {t.get('name', '?')}"
+            out.append(("tools", label, canonical_bytes(without_cache_control(t))))
         system = body.get("system")
-        for i, b in enumerate(_blocks(system) if system is not None else []):
-            out.append(("system", f"system block {i}", canonical_bytes(_without_cc(b))))
+        for i, b in enumerate(as_blocks(system) if system is not None else []):
+            out.append(("system", f"system block {i}", canonical_bytes(without_cache_control(b))))
         out.append(("settings", "tool_choice/thinking", anthropic_message_settings(body)))
         for mi, m in enumerate(body.get("messages") or []):
             role = str(m.get("role", ""))
-            for bi, b in enumerate(_blocks(m.get("content"))):
+            for bi, b in enumerate(as_blocks(m.get("content"))):
                 out.append(("messages", f"message {mi} ({role}) block {bi}",
-                            message_unit_data(role, canonical_bytes(_without_cc(b)))))
+                            message_unit_data(role, canonical_bytes(without_cache_control(b)))))
         return out
     out.append(("settings", "settings", openai_settings(body)))
     if body.get("instructions") is not None:

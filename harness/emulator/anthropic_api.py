@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..cacheunits import Unit
+from ..cacheunits import Unit, as_blocks
 from .apierror import ApiError
 from .model import Conversation, Reply, offered_tools
 from .promptcache import AnthropicOutcome
@@ -179,12 +179,6 @@ def check_breakpoints(units: Sequence[Unit], limit: int, body: Mapping[str, Any]
             )
 
 
-def _blocks(content: Any) -> list[Mapping[str, Any]]:
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    return [b for b in content if isinstance(b, Mapping)] if isinstance(content, list) else []
-
-
 def conversation(body: Mapping[str, Any]) -> Conversation:
     """The scripted model's view of an Anthropic request."""
     turn = 0
@@ -192,7 +186,7 @@ def conversation(body: Mapping[str, Any]) -> Conversation:
     step = 0
     results: list[str] = []
     for msg in body.get("messages") or []:
-        blocks = _blocks(msg.get("content"))
+        blocks = as_blocks(msg.get("content"))
         if msg.get("role") == "user":
             texts = [str(b.get("text", "")) for b in blocks if b.get("type") == "text"]
             if texts and not any(b.get("type") == "tool_result" for b in blocks):
@@ -211,7 +205,7 @@ def _result_text(block: Mapping[str, Any]) -> str:
     content = block.get("content")
     if isinstance(content, str):
         return content
-    return "\n".join(str(b.get("text", "")) for b in _blocks(content) if b.get("type") == "text")
+    return "\n".join(str(b.get("text", "")) for b in as_blocks(content) if b.get("type") == "text")
 
 
 def usage_dict(outcome: AnthropicOutcome, output_tokens: int) -> dict[str, Any]:

@@ -16,39 +16,33 @@ from typing import Any
 
 import numpy as np
 
-from ..cacheunits import anthropic_message_settings, message_unit_data, openai_tokens
+from ..cacheunits import (
+    anthropic_message_settings,
+    as_blocks,
+    message_unit_data,
+    openai_tokens,
+    without_cache_control,
+)
 from ..canonical import canonical_bytes
 from ..tokenizer import tokenize
 from .trace import Trace, TraceError, _records, from_requests
-
-
-def _without_cc(block: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in block.items() if k != "cache_control"}
-
-
-def _content(content: Any) -> list[Mapping[str, Any]]:
-    if isinstance(content, str):
-        return [{"type": "text", "text": content}]
-    if isinstance(content, list):
-        return [b for b in content if isinstance(b, Mapping)]
-    return []
 
 
 def anthropic_token_ids(body: Mapping[str, Any]) -> list[int]:
     """Token ids of an Anthropic body in hashing order (the cut of cacheunits.anthropic_units)."""
     out: list[int] = []
     for t in body.get("tools") or []:
-        out.extend(tokenize(canonical_bytes(_without_cc(t)).decode("utf-8")))
+        out.extend(tokenize(canonical_bytes(without_cache_control(t)).decode("utf-8")))
     system = body.get("system")
-    for block in _content(system) if system is not None else []:
-        out.extend(tokenize(canonical_bytes(_without_cc(block)).decode("utf-8")))
+    for block in as_blocks(system) if system is not None else []:
+        out.extend(tokenize(canonical_bytes(without_cache_control(block)).decode("utf-8")))
     settings = anthropic_message_settings(body)
     if settings != b"{}":
         out.extend(tokenize(settings.decode("utf-8")))
     for msg in body.get("messages") or []:
         role = str(msg.get("role", "")) if isinstance(msg, Mapping) else ""
-        for block in _content(msg.get("content") if isinstance(msg, Mapping) else None):
-            data = message_unit_data(role, canonical_bytes(_without_cc(block)))
+        for block in as_blocks(msg.get("content") if isinstance(msg, Mapping) else None):
+            data = message_unit_data(role, canonical_bytes(without_cache_control(block)))
             out.extend(tokenize(data.decode("utf-8")))
     return out
 
