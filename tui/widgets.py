@@ -231,11 +231,12 @@ class SubagentEntry(Collapsible):
         self.add_class(f"depth-{min(depth, 4)}")
 
     def _live_title(self) -> str:
-        head = f"⎇ subagent {self.agent_name} on {self.model}: {self.task_line}"
-        if not self.requests:
-            return f"{head}  …"
-        cost = format_dollars(self.cost) if self.cost is not None else "unpriced"
-        return f"{head}  … {self.requests} req, {cost}"
+        # The running figures before the task, so they survive a narrow terminal.
+        head = f"⎇ subagent {self.agent_name} on {self.model} …"
+        if self.requests:
+            cost = format_dollars(self.cost) if self.cost is not None else "unpriced"
+            head += f" {self.requests} req, {cost}"
+        return f"{head}: {self.task_line}"
 
     async def apply(self, ev: Event) -> None:
         """Fold one event of the subagent's own stream into the entry."""

@@ -340,6 +340,9 @@ async def test_nested_subagents_indent_by_depth_and_count_once(make_app: AppFact
         assert outer.depth == 1 and inner.depth == 2 and inner.has_class("depth-2")
         assert inner in outer.inner.children  # nested inside, so indented one level deeper
         assert inner.region.x > outer.region.x >= 0 and not outer.finished
+        # As tall as what it shows (its text, the inner run's title, tool line and status),
+        # not stretched to fill the conversation.
+        assert outer.inner.outer_size.height == 4
         for ev in events[5:]:
             await app.on_session_event(ev)
         await pilot.pause()
