@@ -99,6 +99,16 @@ def _long_chat(n_blocks: int, cc_last: bool = True) -> list[dict[str, Any]]:
     return [{"role": "user", "content": blocks}]
 
 
+def _context_message(*more: dict[str, Any]) -> list[dict[str, Any]]:
+    """One user message: a long context block with a 5m breakpoint, then `more` blocks."""
+    context = {
+        "type": "text",
+        "text": "Context: " + "the invoice module rounds totals. " * 20,
+        "cache_control": EPH,
+    }
+    return [{"role": "user", "content": [context, *more]}]
+
+
 Case = Callable[[anthropic.Anthropic, Emulator], None]
 
 
@@ -143,18 +153,7 @@ def case_reordered_tools_read_nothing(client: anthropic.Anthropic, emu: Emulator
 def case_tool_choice_change_keeps_system_entry(client: anthropic.Anthropic, emu: Emulator) -> None:
     # tool_choice invalidates the message level only: the tools+system entry is still read,
     # the conversation entry after it is written again.
-    msgs = [
-        {
-            "role": "user",
-            "content": [
-                {
-                    "type": "text",
-                    "text": "Context: " + "the invoice module rounds totals. " * 20,
-                    "cache_control": EPH,
-                },
-            ],
-        }
-    ]
+    msgs = _context_message()
     usage_of(client, body(messages=msgs))
     changed = body(messages=msgs, tool_choice={"type": "any"})
     sys_end = end_of(changed, "system")
@@ -237,19 +236,7 @@ def case_automatic_top_level_breakpoint(client: anthropic.Anthropic, emu: Emulat
 
 
 def case_mixed_ttls_split(client: anthropic.Anthropic, emu: Emulator) -> None:
-    msgs = [
-        {
-            "role": "user",
-            "content": [
-                {
-                    "type": "text",
-                    "text": "Context: " + "the invoice module rounds totals. " * 20,
-                    "cache_control": EPH,
-                },
-                {"type": "text", "text": "Question: why?"},
-            ],
-        }
-    ]
+    msgs = _context_message({"type": "text", "text": "Question: why?"})
     b = body(system_cc=EPH_1H, messages=msgs)
     sys_end = end_of(b, "system")
     msg_bp = anthropic_units(b)[-2].end
