@@ -207,7 +207,7 @@ def discover(start: Path) -> LintConfig:
         if candidate.is_file():
             try:
                 data = tomllib.loads(candidate.read_text(encoding="utf-8"))
-            except (OSError, tomllib.TOMLDecodeError):
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
                 return load_file(candidate)  # raises the clear error
             if "lint" in data.get("tool", {}).get("prefixlock", {}):
                 return load_file(candidate)

@@ -102,6 +102,15 @@ def test_bad_config_is_a_usage_error(proj: Path, capsys: pytest.CaptureFixture[s
     assert lint("agent.py") == 2
 
 
+def test_non_utf8_pyproject_is_one_line_exit_2(
+    proj: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (proj / "pyproject.toml").write_bytes(b'[tool.x]\nname = "\xff\xfe"\n')
+    assert lint("agent.py") == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "pyproject.toml" in err and "not UTF-8" in err
+
+
 def test_json_output(proj: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert lint("agent.py", "--format", "json") == 1
     (item,) = json.loads(capsys.readouterr().out)
