@@ -20,9 +20,10 @@ without a SwitchWarning.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -120,6 +121,27 @@ class GuardedSession:
         self._store_created = False
         self._retired: list[SDKProvider] = []
         self._close_tasks: list[asyncio.Task[None]] = []
+        # Sending is serialized per session: a turn (or a compaction) holds this lock while it
+        # runs, a keep-alive ping while it is sent; `_turns_running` counts turns that hold or
+        # wait for it, so a ping never starts while a turn is in flight.
+        self._send_lock = asyncio.Lock()
+        self._turns_running = 0
+
+    @contextlib.asynccontextmanager
+    async def _guard_turn(self) -> AsyncIterator[None]:
+        """Hold the session's send lock for a turn: a ping in flight finishes first, and no
+        ping starts until the turn has ended (however it ends)."""
+        self._turns_running += 1
+        try:
+            async with self._send_lock:
+                yield
+        finally:
+            self._turns_running -= 1
+
+    @property
+    def turn_in_flight(self) -> bool:
+        """A turn (or compaction) is running or waiting to send: pings skip meanwhile."""
+        return self._turns_running > 0
 
     @property
     def budget(self) -> CacheBudget:
@@ -612,9 +634,10 @@ class GuardedSession:
         request = dataclasses.replace(built, meta={**built.meta, "kind": "summary"})
         events: list[Event] = list(self.queued_events)
         self.queued_events = []
-        events.extend(self._guard_before(request))
-        started = self.clock.now()
-        reply = await self._one_request(request, events)
+        async with self._guard_turn():  # a keep-alive ping never overlaps the summary request
+            events.extend(self._guard_before(request))
+            started = self.clock.now()
+            reply = await self._one_request(request, events)
         cause, predicted, brk_events = self._guard_after(request, reply, started)
         row = self.ledger.record(
             request,
@@ -712,8 +735,13 @@ class GuardedSession:
     async def keepalive_tick(self) -> list[Event]:
         """Send a ping if one is due now and still pays; returns its KeepAlivePing event."""
         ka = self.keepalive
-        if ka is None:
-            return []
+        if ka is None or self.turn_in_flight or self._send_lock.locked():
+            return []  # a turn is in flight (it keeps the cache warm itself) or a ping is
+        async with self._send_lock:
+            return await self._ping(ka)
+
+    async def _ping(self, ka: KeepAlive) -> list[Event]:
+        """Plan and send one ping (the send lock is held)."""
         now = self.clock.now()
         last = self._ping_base()
         plan = plan_ping(self.guard, last, ka, now)
