@@ -75,7 +75,14 @@ async def turn(s: Session, text: str) -> list[Event]:
 async def run_turns(emu: Emulator, s: Session, n: int, start: int = 1, step: float = 20.0) -> None:
     for i in range(start, start + n):
         await turn(s, f"Turn {i}: look at src/app.py and tell me what f{i} does.")
-        emu.clock.advance(step)  # type: ignore[attr-defined]
+        advance(emu, step)
+
+
+def advance(emu: Emulator, seconds: float) -> None:
+    """Move the emulator's (and the sessions') ManualClock forward."""
+    clock = emu.clock
+    assert isinstance(clock, ManualClock)
+    clock.advance(seconds)
 
 
 def of(events: Sequence[Event], kind: type) -> list[Any]:

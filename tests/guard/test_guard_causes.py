@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
-from guardkit import SYSTEM, agent, grep, of, prefix, run_turns, sent, start_emulator, turn
+from guardkit import SYSTEM, advance, agent, grep, of, prefix, run_turns, sent, start_emulator, turn
 
 from harness.events import CacheBreak, UsageReport
 from harness.guard import CacheBudget, CacheBudgetExceeded
@@ -25,7 +27,7 @@ async def _miss_after(action: str) -> tuple[list[CacheBreak], list[UsageReport]]
             elif action == "history":
                 s.transcript = s.transcript.fork(len(s.transcript) - 4)  # drop the last turn
             elif action == "ttl":
-                emu.clock.advance(301)
+                advance(emu, 301)
             elif action == "unexplained":
                 assert emu.evict() > 0  # the provider drops its entries
             events = await turn(s, "Once more: what does f9 do?")
@@ -61,7 +63,7 @@ async def test_no_break_on_an_append_only_session() -> None:
             events = []
             for i in range(8):
                 events += await turn(s, f"Turn {i}: and f{i}?")
-                emu.clock.advance(30)
+                advance(emu, 30)
     assert not of(events, CacheBreak)
     reports = of(events, UsageReport)
     assert all(r.predicted_read == r.usage.cache_read for r in reports)
@@ -72,7 +74,7 @@ async def test_miss_budget_stops_the_request_before_it_is_sent() -> None:
         a = agent(emu, budget=CacheBudget(session_tokens=1000))
         async with a.session() as s:
             await run_turns(emu, s, 3)
-            emu.clock.advance(301)  # the next request would re-bill the whole context
+            advance(emu, 301)  # the next request would re-bill the whole context
             n_sent = sent(emu)
             with pytest.raises(CacheBudgetExceeded, match="nothing was sent"):
                 await turn(s, "still there?")
@@ -86,7 +88,7 @@ async def test_miss_budget_stops_the_request_before_it_is_sent() -> None:
 
 async def test_per_action_budget_refuses_a_switch() -> None:
     with start_emulator() as emu:
-        async with agent(emu, budget=CacheBudget(action_dollars=0.001)).session() as s:
+        async with agent(emu, budget=CacheBudget(action_dollars=Decimal("0.001"))).session() as s:
             await run_turns(emu, s, 3)
             quote = s.quote_switch("claude-sonnet-4-6")
             n_sent = sent(emu)

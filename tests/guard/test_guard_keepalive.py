@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from guardkit import agent, of, run_turns, start_emulator, turn
+from guardkit import advance, agent, of, run_turns, start_emulator, turn
 
-from harness.events import CacheBreak, KeepAlivePing, UsageReport
+from harness.events import CacheBreak, Event, KeepAlivePing, UsageReport
 
 
-async def _idle(minutes: int, max_spend: str) -> tuple[list[KeepAlivePing], list, object]:
+async def _idle(minutes: int, max_spend: str) -> tuple[list[KeepAlivePing], list[Event], object]:
     with start_emulator() as emu:
         async with agent(emu).session() as s:
             await run_turns(emu, s, 5)
@@ -17,7 +17,7 @@ async def _idle(minutes: int, max_spend: str) -> tuple[list[KeepAlivePing], list
             ka = s.enable_keepalive(max_spend, margin=30)
             pings: list[KeepAlivePing] = []
             for _ in range(minutes * 2):  # the controlled clock, in 30 s steps
-                emu.clock.advance(30)
+                advance(emu, 30)
                 pings += of(await s.keepalive_tick(), KeepAlivePing)
             events = await turn(s, "I'm back: what about f7?")
             served = [r for r in emu.requests if r.body.get("max_tokens") == 0]
@@ -54,7 +54,7 @@ async def test_no_ping_on_a_cold_or_fresh_cache() -> None:
             await run_turns(emu, s, 2)
             assert await s.keepalive_tick() == []  # not due: the cache has minutes left
             assert s.next_ping_at() is not None
-            emu.clock.advance(600)
+            advance(emu, 600)
             assert await s.keepalive_tick() == []  # already expired: nothing to keep
 
 
@@ -64,8 +64,8 @@ async def test_no_ping_for_a_prefix_the_session_has_left() -> None:
             await run_turns(emu, s, 3)
             s.enable_keepalive()
             await s.compact(policy="allow")
-            emu.clock.advance(290)
+            advance(emu, 290)
             assert await s.keepalive_tick() == []  # the old history is not worth a ping
             await turn(s, "continue")
-            emu.clock.advance(290)
+            advance(emu, 290)
             assert len(of(await s.keepalive_tick(), KeepAlivePing)) == 1

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from guardkit import agent, of, run_turns, start_emulator, turn
+from guardkit import advance, agent, of, run_turns, start_emulator, turn
 
 from harness.events import CacheBreak, UsageReport
 from harness.settings import Settings
@@ -18,8 +18,8 @@ async def test_predictions_match_the_provider_on_an_append_only_session(model: s
             events = []
             for i in range(6):
                 events += await turn(s, f"Turn {i}: what does f{i} do?")
-                emu.clock.advance(20)
-            emu.clock.advance(3 * 3600)  # past every TTL
+                advance(emu, 20)
+            advance(emu, 3 * 3600)  # past every TTL
             late = await turn(s, "Still there?")
     reports = of(events, UsageReport)
     assert sum(r.usage.cache_read for r in reports) > 0
@@ -32,7 +32,7 @@ async def test_one_hour_ttl_survives_a_ten_minute_pause() -> None:
     with start_emulator() as emu:
         async with agent(emu, settings=Settings(ttl="1h")).session() as s:
             await run_turns(emu, s, 3)
-            emu.clock.advance(600)
+            advance(emu, 600)
             events = await turn(s, "back after ten minutes")
     first = of(events, UsageReport)[0]
     assert first.usage.cache_read > 0 and first.predicted_read == first.usage.cache_read

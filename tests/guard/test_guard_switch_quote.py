@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from guardkit import agent, of, run_turns, sent, start_emulator, turn
+from guardkit import advance, agent, of, run_turns, sent, start_emulator, turn
 
 from harness.events import CacheBreak, PrefixChanged, SwitchWarning, UsageReport
 from harness.prices import PriceTable
@@ -74,7 +74,7 @@ async def test_switch_after_ttl_costs_nothing_and_does_not_warn() -> None:
     with start_emulator() as emu:
         async with agent(emu).session() as s:
             await run_turns(emu, s, 20)
-            emu.clock.advance(301)  # past the 5-minute TTL
+            advance(emu, 301)  # past the 5-minute TTL
             quote = s.quote_switch(SONNET)
             assert not quote.warns and quote.tokens_rebilled == 0 and quote.dollars == 0
             assert quote.warm_seconds == 0
@@ -126,7 +126,7 @@ async def test_default_subagent_alternative_matches_a_hand_computation() -> None
                 events = await turn(s, f"Turn {i}: look at src/app.py and tell me what f{i} does.")
                 assert not of(events, CacheBreak)  # every request read what it could
                 reports += of(events, UsageReport)
-                emu.clock.advance(20)
+                advance(emu, 20)
             q = s.quote_switch(SONNET)
     assert len(reports) == 12  # two requests per user turn: the tool call, then the answer
     opus, sonnet = PRICES.require(OPUS), PRICES.require(SONNET)

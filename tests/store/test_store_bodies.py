@@ -3,16 +3,20 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
-from guardkit import agent, start_emulator
+from guardkit import advance, agent, start_emulator
 
 from harness.canonical import canonical_bytes
 from harness.store import SessionStore, StoreError, UnknownSessionError
 
 
-async def _session(tmp_path: Path, turns: int, key: str = "test-key") -> tuple[str, list]:
+async def _session(
+    tmp_path: Path, turns: int, key: str = "test-key"
+) -> tuple[str, list[Mapping[str, Any]]]:
     db = str(tmp_path / "s.sqlite")
     with start_emulator() as emu:
         a = agent(emu, store=SessionStore(db))
@@ -21,7 +25,7 @@ async def _session(tmp_path: Path, turns: int, key: str = "test-key") -> tuple[s
             for i in range(turns):
                 async for _ in s.send(f"Turn {i}: what does f{i} do?"):
                     pass
-                emu.clock.advance(10)
+                advance(emu, 10)
             bodies = [r.body for r in s.requests]
     return db, bodies
 
@@ -97,7 +101,7 @@ async def test_the_cause_of_each_miss_is_stored(tmp_path: Path) -> None:
             s.change_tools(add=[grep], policy="allow")
             async for _ in s.send("with grep"):
                 pass
-            emu.clock.advance(400)
+            advance(emu, 400)
             async for _ in s.send("after a pause"):
                 pass
     with SessionStore(db, read_only=True) as store:

@@ -12,9 +12,10 @@ import time
 from pathlib import Path
 
 import storekit
-from guardkit import agent, start_emulator
+from guardkit import advance, agent, start_emulator
 
 from harness.canonical import canonical_bytes
+from harness.events import UsageReport
 from harness.store import SessionStore
 from harness.transcript import Message
 
@@ -22,10 +23,11 @@ KIT = str(Path(storekit.__file__).resolve())
 
 
 def _py(*args: str, **kw: object) -> subprocess.Popen[str]:
-    return subprocess.Popen(
+    proc: subprocess.Popen[str] = subprocess.Popen(
         [sys.executable, KIT, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         **kw,  # type: ignore[call-overload]
     )
+    return proc
 
 
 async def test_resumed_session_sends_the_same_bytes_and_reads_the_cache(tmp_path: Path) -> None:
@@ -70,7 +72,7 @@ async def test_sigkill_mid_turn_loses_no_completed_turn(tmp_path: Path) -> None:
         proc.wait(timeout=30)
         assert proc.stdout is not None
         done = [json.loads(line)["turn"] for line in proc.stdout.read().splitlines()]
-        emu.clock.advance(10)  # let the emulator's stuck handler finish (the cache stays warm)
+        advance(emu, 10)  # let the emulator's stuck handler finish (the cache stays warm)
         assert done == [1, 2, 3, 4, 5]
 
         con = sqlite3.connect(db)
@@ -88,13 +90,14 @@ async def test_sigkill_mid_turn_loses_no_completed_turn(tmp_path: Path) -> None:
         emu.clear_faults()
         async with agent(emu, store=store).resume("crash") as s:
             assert s.turn == 5 and len(s.transcript) == 20 and s.resume_verified
-            reports = []
+            reports: list[UsageReport] = []
             async for e in s.send(storekit.text(6)):
-                if hasattr(e, "usage"):
+                if isinstance(e, UsageReport):
                     reports.append(e)
         assert reports[0].usage.cache_read > 0
         # The killed process's unrecorded request had already written this very prefix, so the
         # provider reads a little more than the guard (which knows only stored turns) expected.
-        assert 0 < reports[0].predicted_read <= reports[0].usage.cache_read
+        predicted = reports[0].predicted_read
+        assert predicted is not None and 0 < predicted <= reports[0].usage.cache_read
         assert store.session("crash").turns == 6
         store.close()
