@@ -121,20 +121,22 @@ class GuardedSession:
         self._store_created = False
         self._retired: list[SDKProvider] = []
         self._close_tasks: list[asyncio.Task[None]] = []
-        # Sending is serialized per session: a turn (or a compaction) holds this lock while it
-        # runs, a keep-alive ping while it is sent; `_turns_running` counts turns that hold or
-        # wait for it, so a ping never starts while a turn is in flight.
+        # A keep-alive ping holds this lock while it is sent, and a turn (or a compaction) waits
+        # for it before sending; `_turns_running` counts the turns running or waiting, and a
+        # ping never starts while it is not zero. A turn holds no lock while it runs (a caller
+        # that abandons a turn's event stream half-way must not block the next turn).
         self._send_lock = asyncio.Lock()
         self._turns_running = 0
 
     @contextlib.asynccontextmanager
     async def _guard_turn(self) -> AsyncIterator[None]:
-        """Hold the session's send lock for a turn: a ping in flight finishes first, and no
-        ping starts until the turn has ended (however it ends)."""
+        """Run a turn apart from keep-alive pings: a ping in flight finishes first, and no ping
+        starts until the turn has ended (however it ends)."""
         self._turns_running += 1
         try:
             async with self._send_lock:
-                yield
+                pass  # a ping in flight has finished; none can start while the count is up
+            yield
         finally:
             self._turns_running -= 1
 

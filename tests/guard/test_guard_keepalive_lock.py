@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncGenerator
 
 from guardkit import agent, of, run_turns, sent, start_emulator, turn
 
@@ -80,3 +81,17 @@ async def test_a_ping_is_skipped_while_a_turn_is_in_flight() -> None:
             # Once the turn is over, pings go out again when due.
             _clock(emu).advance(275)
             assert len(of(await s.keepalive_tick(), KeepAlivePing)) == 1
+
+
+async def test_a_turn_stream_left_half_read_does_not_block_the_next_turn() -> None:
+    with start_emulator() as emu:
+        async with agent(emu).session() as s:
+            await run_turns(emu, s, 2)
+            left = s.send("Turn 3: look at src/app.py again.")
+            assert isinstance(left, AsyncGenerator)
+            await left.__anext__()  # the caller reads one event, keeps the stream, moves on
+            assert s.turn_in_flight
+            events = await asyncio.wait_for(turn(s, "Turn 4: and f4?"), timeout=10)
+            assert of(events, TurnComplete)
+            await left.aclose()
+            assert not s.turn_in_flight
