@@ -115,3 +115,39 @@ async def test_resume_after_a_code_path_delegation_is_verified(
             assert again.turn == 4
             assert again.resume_verified is True
         store.close()
+
+
+async def test_a_delegate_tool_call_is_stored_with_its_turn(
+    workspace: Path, tmp_path: Path
+) -> None:
+    db = tmp_path / "sessions.sqlite"
+    script = Script(rules=[
+        Rule(match="^Please review", steps=[
+            Step(text="Handing it over.", tool="delegate",
+                 input={"task": "REVIEW src/billing.py", "agent": "explorer"}),
+            Step(text="Done."),
+        ]),
+        *SCRIPT.rules,
+    ], default="Fine.")
+    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(), script=script) as emu:
+        d = SubagentDelegator(root=workspace)
+        prefix = FrozenPrefix(system="Parent rules. " * 400, tools=[d.tool()])
+
+        def parent(store: SessionStore) -> Agent:
+            return Agent(prefix, model=PARENT_MODEL, api_key=KEY, base_url=emu.base_url,
+                         clock=emu.clock, delegator=d, store=store)
+
+        store = SessionStore(db)
+        async with parent(store).session("tool") as s:
+            await s.ask("first turn")
+            await s.ask("Please review billing")
+            before = list(s.ledger.subagents.results)
+        store.close()
+        assert len(before) == 1 and before[0].ok
+        with SessionStore(db, read_only=True) as reader:
+            assert [r["turn"] for r in reader.subagents("tool")] == [2]
+        store = SessionStore(db)
+        async with parent(store).resume("tool") as again:
+            assert _figures(again.ledger.subagents.results) == _figures(before)
+            assert again.resume_verified is True
+        store.close()
