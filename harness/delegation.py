@@ -178,10 +178,7 @@ class SubagentSection:
 
     @property
     def usage(self) -> Usage:
-        total = Usage()
-        for r in self.results:
-            total = total + r.usage
-        return total
+        return sum((r.usage for r in self.results), Usage())
 
     @property
     def hit_rate(self) -> float:

@@ -184,10 +184,7 @@ class Ledger:
 
     @property
     def usage(self) -> Usage:
-        total = Usage()
-        for r in self._rows:
-            total = total + r.usage
-        return total
+        return sum((r.usage for r in self._rows), Usage())
 
     @property
     def hit_rate(self) -> float:
