@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -277,6 +278,8 @@ class SubagentDelegator:
         `coordinate=False` skips waiting for a sibling that is warming the same prefix.
         """
         depth = self.depth_of(parent) + 1
+        # Random, so unique within the parent session even across delegator instances.
+        run_id = uuid.uuid4().hex[:12]
         if agent is None:
             agent = self.default_agent()
         secrets = [s for s in (_parent_attr(parent, "api_key", "_api_key"),) if isinstance(s, str)]
@@ -286,7 +289,7 @@ class SubagentDelegator:
             definition = self.registry.get(agent)
         except UserError as exc:
             return self._failed(agent, model or parent_model, task, depth, "unknown agent",
-                                str(exc), on_event, first_response)
+                                str(exc), on_event, first_response, run_id)
         chosen = model or definition.model or parent_model
         if ":" not in chosen:  # an alias (haiku) reads as the model id it stands for
             table = self.prices or _parent_attr(parent, "prices") or PriceTable.default()
@@ -295,9 +298,9 @@ class SubagentDelegator:
             return self._failed(
                 definition.name, chosen, task, depth, "depth",
                 f"nesting depth limit {self.max_depth} reached; do the task yourself",
-                on_event, first_response,
+                on_event, first_response, run_id,
             )
-        start = DelegationResult(definition.name, chosen, task, "", depth=depth)
+        start = DelegationResult(definition.name, chosen, task, "", depth=depth, run_id=run_id)
         if on_event is not None:
             on_event(start.start_event())
         usage = Usage()
@@ -337,7 +340,7 @@ class SubagentDelegator:
                             # Live, tagged with who yielded it; deeper subagents' events are
                             # tagged already and pass through as they are.
                             on_event(ev if isinstance(ev, SubagentEvent)
-                                     else SubagentEvent(definition.name, depth, ev))
+                                     else SubagentEvent(definition.name, depth, ev, run_id))
                         if isinstance(ev, UsageReport):
                             usage = usage + ev.usage
                             requests += 1
@@ -376,7 +379,7 @@ class SubagentDelegator:
         result = DelegationResult(
             name=definition.name, model=chosen, task=task, summary=summary, usage=usage,
             cost=cost, requests=requests, turns=requests, summary_tokens=summary_tokens,
-            error=error, depth=depth, session_id=session_id,
+            error=error, depth=depth, session_id=session_id, run_id=run_id,
         )
         result = _with_events(result)
         self.results.append(result)
@@ -396,11 +399,12 @@ class SubagentDelegator:
             first.set()
 
     def _failed(self, name: str, model: str, task: str, depth: int, error: str, message: str,
-                on_event: EventSink | None, first: asyncio.Event | None) -> DelegationResult:
+                on_event: EventSink | None, first: asyncio.Event | None,
+                run_id: str = "") -> DelegationResult:
         summary = f"[subagent {name} not run: {message}]"
         result = _with_events(DelegationResult(
             name, model, task, summary, cost=Decimal(0), error=error, depth=depth,
-            summary_tokens=count_tokens(summary),
+            summary_tokens=count_tokens(summary), run_id=run_id,
         ))
         if first is not None:
             first.set()

@@ -49,6 +49,7 @@ class DelegationResult:
     depth: int = 1
     session_id: str = ""
     events: tuple[Event, ...] = ()  # SubagentStart, SubagentFinish (for the parent's stream)
+    run_id: str = ""  # this run's id in its events (tells parallel runs of one agent apart)
 
     @property
     def hit_rate(self) -> float:
@@ -80,10 +81,12 @@ class DelegationResult:
             compression=self.compression,
             error=self.error,
             depth=self.depth,
+            run_id=self.run_id,
         )
 
     def start_event(self) -> SubagentStart:
-        return SubagentStart(name=self.name, model=self.model, task=self.task, depth=self.depth)
+        return SubagentStart(name=self.name, model=self.model, task=self.task, depth=self.depth,
+                             run_id=self.run_id)
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -74,6 +74,9 @@ class SubagentStart(Event):
     model: str
     task: str
     depth: int = 1
+    # Tells apart runs of the same agent at the same depth (parallel delegations): unique
+    # within the parent session, the same in the run's SubagentEvent wrappers and its finish.
+    run_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,7 @@ class SubagentFinish(Event):
     compression: float  # tokens consumed / tokens of summary returned
     error: str | None = None
     depth: int = 1  # as in the matching SubagentStart
+    run_id: str = ""  # as in the matching SubagentStart
 
 
 @dataclass(frozen=True)
@@ -100,6 +104,7 @@ class SubagentEvent(Event):
     name: str  # the subagent's agent definition
     depth: int  # 1: a subagent of the top-level session, 2: its subagent, ...
     event: Event
+    run_id: str = ""  # the run that yielded it (as in its SubagentStart)
 
 
 @dataclass(frozen=True)

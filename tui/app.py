@@ -169,19 +169,27 @@ class ChatApp(App[None]):
     async def _mount(self, widget: Widget) -> None:
         await self.conversation.mount(widget)
 
-    def _open_subagent(self, depth: int, name: str) -> SubagentEntry | None:
-        """The latest open entry of subagent `name` at `depth` (events carry no run id, so two
-        parallel runs of the same agent at the same depth share the latest entry)."""
+    def _open_subagent(self, depth: int, name: str, run_id: str = "") -> SubagentEntry | None:
+        """The open entry of the run `run_id`; for events without a run id (an older
+        delegator), the latest open entry of subagent `name` at `depth`."""
         for sub in reversed(self._subagents):
-            if sub.depth == depth and sub.agent_name == name:
+            if run_id:
+                if sub.run_id == run_id:
+                    return sub
+            elif sub.depth == depth and sub.agent_name == name:
                 return sub
         return None
 
-    async def _start_subagent(self, ev: SubagentStart) -> SubagentEntry:
+    async def _start_subagent(self, ev: SubagentStart, parent_run: str = "") -> SubagentEntry:
         """A new entry, inside its parent subagent's entry when there is one (so it is
-        indented one level deeper per depth), else in the conversation."""
-        sub = SubagentEntry(ev.name, ev.model, ev.task, ev.depth)
-        parent = next((s for s in reversed(self._subagents) if s.depth == ev.depth - 1), None)
+        indented one level deeper per depth), else in the conversation. `parent_run` is the
+        run id of the subagent whose stream carried the start (a nested run)."""
+        sub = SubagentEntry(ev.name, ev.model, ev.task, ev.depth, run_id=ev.run_id)
+        parent = next(
+            (s for s in reversed(self._subagents) if s.run_id == parent_run), None
+        ) if parent_run else None
+        if parent is None:
+            parent = next((s for s in reversed(self._subagents) if s.depth == ev.depth - 1), None)
         if parent is not None:
             await parent.inner.mount(sub)
         else:
@@ -189,24 +197,29 @@ class ChatApp(App[None]):
         self._subagents.append(sub)
         return sub
 
-    async def _finish_subagent(self, ev: SubagentFinish) -> None:
-        sub = self._open_subagent(ev.depth, ev.name)
+    async def _finish_subagent(self, ev: SubagentFinish, parent_run: str = "") -> None:
+        sub = self._open_subagent(ev.depth, ev.name, ev.run_id)
         if sub is None:  # a delegator that reports only at the end
-            sub = await self._start_subagent(SubagentStart(ev.name, ev.model, "", ev.depth))
+            sub = await self._start_subagent(
+                SubagentStart(ev.name, ev.model, "", ev.depth, run_id=ev.run_id), parent_run
+            )
         self._subagents.remove(sub)
         sub.finish(ev.summary, subagent_detail(ev), ev.error)
 
     async def _subagent_event(self, ev: SubagentEvent) -> None:
-        """One event of a subagent's own stream, into its entry as it happens."""
+        """One event of a subagent's own stream, into its entry (found by its run id) as it
+        happens."""
         inner = ev.event
         if isinstance(inner, SubagentStart):
-            await self._start_subagent(inner)
+            await self._start_subagent(inner, ev.run_id)
         elif isinstance(inner, SubagentFinish):
-            await self._finish_subagent(inner)
+            await self._finish_subagent(inner, ev.run_id)
         else:
-            sub = self._open_subagent(ev.depth, ev.name)
+            sub = self._open_subagent(ev.depth, ev.name, ev.run_id)
             if sub is None:  # its start was not seen: show the run anyway
-                sub = await self._start_subagent(SubagentStart(ev.name, "?", "", ev.depth))
+                sub = await self._start_subagent(
+                    SubagentStart(ev.name, "?", "", ev.depth, run_id=ev.run_id)
+                )
             await sub.apply(inner)
 
     async def add_note(self, text: str, kind: str = "info") -> Note:

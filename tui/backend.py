@@ -272,7 +272,8 @@ class ChatBackend:
                 yield ev
             result = await run  # its exception, if any, is the caller's
             if not finished:  # a delegator that does not stream: its pair at the end
-                yield SubagentStart(result.name, result.model, task, result.depth)
+                yield SubagentStart(result.name, result.model, task, result.depth,
+                                    run_id=result.run_id)
                 yield result.finish_event()
         finally:
             live.sink = None

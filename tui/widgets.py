@@ -215,8 +215,11 @@ class SubagentEntry(Collapsible):
 
     DEFAULT_CLASSES = "entry subagent"
 
-    def __init__(self, name: str, model: str, task: str, depth: int = 1) -> None:
+    def __init__(
+        self, name: str, model: str, task: str, depth: int = 1, run_id: str = ""
+    ) -> None:
         self.agent_name = name
+        self.run_id = run_id  # routes the run's events here (parallel runs of one agent)
         self.model = model
         self.depth = depth
         self.task_line = _one_line(task, 40)
