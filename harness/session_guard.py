@@ -710,10 +710,16 @@ class GuardedSession:
         margin: float = 30.0,
         max_idle: float | None = None,
     ) -> KeepAlive:
-        """Turn keep-alive pings on (drive them with `await keepalive_tick()`)."""
-        self.keepalive = KeepAlive(Decimal(str(max_spend)), margin, max_idle)
-        self.keepalive.last_active = self.guard.last_time
-        return self.keepalive
+        """Turn keep-alive pings on (drive them with `await keepalive_tick()`). The cap is
+        for the whole session: pings already in the ledger (a resumed session's restored rows
+        included) count toward it."""
+        ka = self.keepalive = KeepAlive(Decimal(str(max_spend)), margin, max_idle)
+        for row in self.ledger.rows:
+            if row.meta.get("kind") == "ping":
+                ka.record(row.time, row.usage.cache_read, row.cost or Decimal(0))
+        ka.idle_spent = Decimal(0)  # an idle stretch starts now (as it did before)
+        ka.last_active = self.guard.last_time
+        return ka
 
     def next_ping_at(self) -> float | None:
         """When the next keep-alive ping is due (None: none will be)."""

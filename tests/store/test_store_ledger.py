@@ -104,3 +104,31 @@ def test_usage_rows_of_a_500_turn_session_are_fast(tmp_path: Path) -> None:
     assert len(s.ledger) == 500 and s.turn == 500 and len(s.transcript) == 1000
     assert s.ledger.usage.cache_read == sum(1000 * t for t in range(1, 501))
     assert took < 1.0, f"resume took {took:.3f}s"
+
+
+async def test_keepalive_cap_counts_the_resumed_sessions_earlier_pings(tmp_path: Path) -> None:
+    """The spend cap is for the whole session: a resumed session's restored ping rows count."""
+    db = str(tmp_path / "sessions.sqlite")
+    with start_emulator() as emu:
+        clock = emu.clock
+        assert isinstance(clock, ManualClock)
+        store = SessionStore(db)
+        async with agent(emu, store=store).session("pinged") as s:
+            await run_turns(emu, s, 3)
+            s.enable_keepalive()
+            clock.advance(250)  # near the 5-minute expiry: a ping is due
+            (first,) = of(await s.keepalive_tick(), KeepAlivePing)
+        store.close()
+        assert first.cost is not None and first.cost > 0
+        cap = first.cost * 3 / 2  # room for one more ping of about the same cost, not for two
+
+        store = SessionStore(db)
+        async with agent(emu, store=store).resume("pinged") as again:
+            ka = again.enable_keepalive(cap)
+            assert (ka.pings, ka.spent, ka.read_tokens) == (1, first.cost, first.read_tokens)
+            await turn(again, "Turn 4: look at src/app.py and tell me what f4 does.")
+            clock.advance(280)  # due: 20 s before the turn's cache write expires
+            assert of(await again.keepalive_tick(), KeepAlivePing) == []  # over the cap
+            assert ka.stopped == "cap" and ka.spent == first.cost
+            assert sum(1 for r in again.ledger if r.meta.get("kind") == "ping") == 1
+        store.close()
