@@ -7,6 +7,7 @@ corrupted or newer-schema store and an unknown session id are user errors (one l
 from __future__ import annotations
 
 import argparse
+from decimal import Decimal
 
 from .command import Command
 
@@ -51,25 +52,38 @@ def _run(args: argparse.Namespace) -> int:
     try:
         if action == "list":
             records = store.sessions()
+            # A session's own requests are not all it cost: its subagents' runs are charged
+            # to it too, so the list shows them and the total.
+            sub_costs = {r.id: _subagent_cost(store.subagents(r.id)) for r in records}
             if args.json:
-                print(json.dumps([_record_dict(r) for r in records], indent=2))
+                print(json.dumps(
+                    [_record_dict(r, sub_costs[r.id]) for r in records], indent=2
+                ))
                 return 0
             if not records:
                 print(f"no sessions in {store.path}")
                 return 0
-            print(f"{'id':<36} {'model':<22} {'turns':>5} {'reqs':>5} {'hit':>6} {'cost':>10}")
+            print(
+                f"{'id':<36} {'model':<22} {'turns':>5} {'reqs':>5} {'hit':>6} {'cost':>10} "
+                f"{'subagents':>10} {'total':>10}"
+            )
             for r in records:
+                sub = sub_costs[r.id]
+                total = None if sub is None else r.cost + sub
                 print(
                     f"{r.id:<36} {r.model:<22} {r.turns:>5} {r.requests:>5} "
-                    f"{r.hit_rate:>6.1%} {'$' + format(r.cost, '.4f'):>10}"
+                    f"{r.hit_rate:>6.1%} {_money(r.cost):>10} {_money(sub):>10} "
+                    f"{_money(total):>10}"
                 )
             return 0
         if action == "show":
             rec = store.session(args.id)
             reqs = list(store.requests(args.id))
             subs = store.subagents(args.id)
+            sub_cost = _subagent_cost(subs)
+            total = None if sub_cost is None else rec.cost + sub_cost
             if args.json:
-                out = _record_dict(rec)
+                out = _record_dict(rec, sub_cost)
                 out["requests"] = [
                     {
                         "seq": q.seq,
@@ -92,7 +106,8 @@ def _run(args: argparse.Namespace) -> int:
             print(f"  prefix {rec.prefix_fingerprint}, epoch {rec.epoch}")
             print(
                 f"  {rec.turns} turns, {rec.requests} requests, hit rate {rec.hit_rate:.1%}, "
-                f"cost ${rec.cost:.4f}"
+                f"cost {_money(rec.cost)} + subagents {_money(sub_cost)} "
+                f"= total {_money(total)}"
             )
             print(
                 f"  {'seq':>4} {'turn':>4} {'kind':<8} {'model':<20} {'read':>8} {'write':>8} "
@@ -156,10 +171,26 @@ def _print_subagents(subs: list[dict[str, object]]) -> None:
         )
 
 
-def _record_dict(r: object) -> dict[str, object]:
+def _subagent_cost(subs: list[dict[str, object]]) -> Decimal | None:
+    """What a session's subagent runs cost together (None: one of them is unpriced)."""
+    total = Decimal(0)
+    for d in subs:
+        cost = d.get("cost")
+        if cost is None:
+            return None
+        total += Decimal(str(cost))
+    return total
+
+
+def _money(amount: Decimal | None) -> str:
+    return "unpriced" if amount is None else f"${amount:.4f}"
+
+
+def _record_dict(r: object, subagent_cost: Decimal | None = Decimal(0)) -> dict[str, object]:
     from .store import SessionRecord
 
     assert isinstance(r, SessionRecord)
+    total = None if subagent_cost is None else r.cost + subagent_cost
     return {
         "id": r.id,
         "model": r.model,
@@ -170,7 +201,9 @@ def _record_dict(r: object) -> dict[str, object]:
         "turns": r.turns,
         "requests": r.requests,
         "hit_rate": round(r.hit_rate, 4),
-        "cost": str(r.cost),
+        "cost": str(r.cost),  # the session's own requests
+        "subagent_cost": None if subagent_cost is None else str(subagent_cost),
+        "total_cost": None if total is None else str(total),
         "prefix_fingerprint": r.prefix_fingerprint,
     }
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -151,3 +152,40 @@ async def test_a_delegate_tool_call_is_stored_with_its_turn(
             assert _figures(again.ledger.subagents.results) == _figures(before)
             assert again.resume_verified is True
         store.close()
+
+
+async def test_sessions_list_and_show_count_the_subagents_cost(
+    workspace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`sessions list` and the `show` header give the session's own cost, its subagents' cost
+    and the total (what the session cost), not the own cost alone."""
+    db = tmp_path / "sessions.sqlite"
+    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(), script=SCRIPT) as emu:
+        prefix = FrozenPrefix(
+            system="Parent rules. " * 800, tools=Workspace(workspace).read_only_tools()
+        )
+        store = SessionStore(db)
+        agent = Agent(prefix, model=PARENT_MODEL, api_key=KEY, base_url=emu.base_url,
+                      clock=emu.clock, delegator=SubagentDelegator(root=workspace), store=store)
+        async with agent.session("paid") as s:
+            await s.ask("first turn")
+            await s.delegate("REVIEW src/billing.py", agent="explorer")
+            own, subs, total = s.ledger.cost, s.ledger.subagents.cost, s.ledger.total_cost
+        store.close()
+    assert own is not None and subs is not None and subs > 0 and total == own + subs
+
+    assert main(["sessions", "--store", str(db), "list", "--json"]) == 0
+    (row,) = json.loads(capsys.readouterr().out)
+    assert Decimal(row["cost"]) == own
+    assert Decimal(row["subagent_cost"]) == subs
+    assert Decimal(row["total_cost"]) == total
+    assert main(["sessions", "--store", str(db), "list"]) == 0
+    header, line = capsys.readouterr().out.splitlines()
+    assert header.split()[-3:] == ["cost", "subagents", "total"]
+    assert line.split()[-3:] == [f"${own:.4f}", f"${subs:.4f}", f"${total:.4f}"]
+    assert main(["sessions", "--store", str(db), "show", "paid"]) == 0
+    out = capsys.readouterr().out
+    assert f"cost ${own:.4f} + subagents ${subs:.4f} = total ${total:.4f}" in out
+    assert main(["sessions", "--store", str(db), "show", "paid", "--json"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    assert Decimal(shown["total_cost"]) == total
