@@ -17,6 +17,16 @@ from .commands import COMMANDS, KEYS
 from .quotes import QuoteRows
 
 
+def quote_table(rows: QuoteRows) -> Text:
+    """A quote's rows as an aligned two-column text, its advice in italics (both dialogs)."""
+    table = Text()
+    for label, value in rows.rows:
+        table.append(f"{label:<22}", style="bold")
+        table.append(f"{value}\n")
+    if rows.advice:
+        table.append(rows.advice, style="italic")
+    return table
+
 class ApprovalScreen(ModalScreen[Decision]):
     """Ask before a write, an edit or a command: yes once, allow for the session, or no."""
 
@@ -72,13 +82,7 @@ class SwitchScreen(ModalScreen[str]):
                 Text(f"Switch {self.current} → {self.target}?", style="bold"),
                 classes="dialog-title",
             )
-            table = Text()
-            for label, value in self.rows.rows:
-                table.append(f"{label:<22}", style="bold")
-                table.append(f"{value}\n")
-            if self.rows.advice:
-                table.append(self.rows.advice, style="italic")
-            yield Static(table, classes="dialog-detail quote")
+            yield Static(quote_table(self.rows), classes="dialog-detail quote")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Switch (s)", id="switch", variant="warning")
                 yield Button("Subagent (d)", id="delegate", variant="primary")
@@ -108,13 +112,7 @@ class ConfirmScreen(ModalScreen[bool]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="confirm"):
             yield Static(Text(self.title_text, style="bold"), classes="dialog-title")
-            table = Text()
-            for label, value in self.rows.rows:
-                table.append(f"{label:<22}", style="bold")
-                table.append(f"{value}\n")
-            if self.rows.advice:
-                table.append(self.rows.advice, style="italic")
-            yield Static(table, classes="dialog-detail quote")
+            yield Static(quote_table(self.rows), classes="dialog-detail quote")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("Yes (y)", id="yes", variant="warning")
                 yield Button("No (n)", id="no")

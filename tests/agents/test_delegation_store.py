@@ -4,7 +4,7 @@ whose last stored turn is a code-path delegation resumes verified."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from decimal import Decimal
 from pathlib import Path
 
@@ -41,19 +41,25 @@ def _figures(results: Sequence[DelegationResult]) -> list[tuple[object, ...]]:
     ]
 
 
+def _parent_factory(emu: Emulator, workspace: Path) -> Callable[[SessionStore], Agent]:
+    """Agents of one parent session on `emu`, storing into the store they are given."""
+    prefix = FrozenPrefix(
+        system="Parent rules. " * 800, tools=Workspace(workspace).read_only_tools()
+    )
+
+    def parent(store: SessionStore) -> Agent:
+        return Agent(prefix, model=PARENT_MODEL, api_key=KEY, base_url=emu.base_url,
+                     clock=emu.clock, delegator=SubagentDelegator(root=workspace), store=store)
+
+    return parent
+
+
 async def test_subagent_runs_are_stored_and_restored(
     workspace: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     db = tmp_path / "sessions.sqlite"
     with Emulator.start(config=EmulatorConfig(), clock=ManualClock(), script=SCRIPT) as emu:
-        prefix = FrozenPrefix(
-            system="Parent rules. " * 800, tools=Workspace(workspace).read_only_tools()
-        )
-
-        def parent(store: SessionStore) -> Agent:
-            return Agent(prefix, model=PARENT_MODEL, api_key=KEY, base_url=emu.base_url,
-                         clock=emu.clock, delegator=SubagentDelegator(root=workspace),
-                         store=store)
+        parent = _parent_factory(emu, workspace)
 
         store = SessionStore(db)
         async with parent(store).session("subs") as s:
@@ -95,14 +101,7 @@ async def test_resume_after_a_code_path_delegation_is_verified(
 ) -> None:
     db = tmp_path / "sessions.sqlite"
     with Emulator.start(config=EmulatorConfig(), clock=ManualClock(), script=SCRIPT) as emu:
-        prefix = FrozenPrefix(
-            system="Parent rules. " * 800, tools=Workspace(workspace).read_only_tools()
-        )
-
-        def parent(store: SessionStore) -> Agent:
-            return Agent(prefix, model=PARENT_MODEL, api_key=KEY, base_url=emu.base_url,
-                         clock=emu.clock, delegator=SubagentDelegator(root=workspace),
-                         store=store)
+        parent = _parent_factory(emu, workspace)
 
         store = SessionStore(db)
         async with parent(store).session("v") as s:
