@@ -12,16 +12,22 @@ import httpx
 import httpx2
 import openai
 import pytest
+from anthropic.types import TextBlockParam
+from anthropic.types.message_create_params import MessageCreateParamsBase
+from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
 from harness.clock import ManualClock
 from harness.emulator import Emulator, EmulatorConfig, FaultSpec
 
-GOOD_ANTHROPIC = {
+GOOD_ANTHROPIC: MessageCreateParamsBase = {
     "model": "claude-sonnet-4-6",
     "max_tokens": 64,
     "messages": [{"role": "user", "content": "hello"}],
 }
-GOOD_CHAT = {"model": "gpt-5.4", "messages": [{"role": "user", "content": "hello"}]}
+GOOD_CHAT: CompletionCreateParamsBase = {
+    "model": "gpt-5.4",
+    "messages": [{"role": "user", "content": "hello"}],
+}
 LIMIT = 20_000
 
 
@@ -193,17 +199,21 @@ def test_bad_input_gets_provider_error_and_server_keeps_serving(
 def test_sdk_maps_errors_to_its_exception_types(small_emu: Emulator) -> None:
     client = anthropic.Anthropic(api_key="k", base_url=small_emu.base_url, max_retries=0)
     with pytest.raises(anthropic.NotFoundError):
-        client.messages.create(**{**GOOD_ANTHROPIC, "model": "claude-nope"})
+        unknown_model: MessageCreateParamsBase = {**GOOD_ANTHROPIC, "model": "claude-nope"}
+        client.messages.create(**unknown_model)
     with pytest.raises(anthropic.BadRequestError):
         client.messages.create(**GOOD_ANTHROPIC, extra_body={"surprise": True})
     oai = openai.OpenAI(api_key="k", base_url=small_emu.base_url + "/v1", max_retries=0)
     with pytest.raises(openai.NotFoundError):
-        oai.chat.completions.create(**{**GOOD_CHAT, "model": "gpt-0"})
+        unknown_chat: CompletionCreateParamsBase = {**GOOD_CHAT, "model": "gpt-0"}
+        oai.chat.completions.create(**unknown_chat)
 
 
 def test_count_tokens_is_free_and_touches_no_cache(emulator: Emulator) -> None:
     client = anthropic.Anthropic(api_key="k", base_url=emulator.base_url, max_retries=0)
-    system = [{"type": "text", "text": "Rules. " * 800, "cache_control": {"type": "ephemeral"}}]
+    system: list[TextBlockParam] = [
+        {"type": "text", "text": "Rules. " * 800, "cache_control": {"type": "ephemeral"}}
+    ]
     counted = client.messages.count_tokens(
         model="claude-sonnet-4-6", system=system, messages=[{"role": "user", "content": "hi"}]
     )
@@ -213,6 +223,8 @@ def test_count_tokens_is_free_and_touches_no_cache(emulator: Emulator) -> None:
         system=system,
         messages=[{"role": "user", "content": "hi"}],
     ).usage
+    assert usage.cache_creation_input_tokens is not None
+    assert usage.cache_read_input_tokens is not None
     # Had count_tokens written the cache, this first request would read it.
     assert usage.cache_read_input_tokens == 0
     assert counted.input_tokens == (
