@@ -12,11 +12,14 @@ from __future__ import annotations
 import re
 import zlib
 
-_PIECE = re.compile(r" ?[A-Za-z]{1,5}| ?\d{1,3}|\n+|[ \t]+|[^\sA-Za-z\d]")
+# Every character of the text falls in exactly one piece: line breaks (\r\n too) run together,
+# other whitespace (tabs, no-break and other Unicode spaces) runs together, any other symbol
+# stands alone. A character no alternative matched would silently count as 0 tokens.
+_PIECE = re.compile(r" ?[A-Za-z]{1,5}| ?\d{1,3}|[\r\n]+|[^\S\r\n]+|[^\sA-Za-z\d]")
 
 
 def pieces(text: str) -> list[str]:
-    """The text cut into token pieces; concatenated they give back the text, whitespace aside."""
+    """The text cut into token pieces; concatenated they give back the text exactly."""
     return _PIECE.findall(text)
 
 

@@ -158,3 +158,23 @@ def test_prefix_rebuilt_in_a_new_process_has_the_same_bytes(cases: list[dict[str
         here.append([p.fingerprint, [b.hex() for b in _requests(p)]])
     assert _in_new_process(cases, "1") == here
     assert _in_new_process(cases, "4242") == here
+
+
+@given(st.text())
+def test_every_character_of_the_text_is_in_one_token(text: str) -> None:
+    # A character the tokenizer skipped would be billed as nothing: \r\n line ends, no-break
+    # and other Unicode spaces once counted 0 tokens.
+    from harness.tokenizer import count_tokens, pieces
+
+    cut = pieces(text)
+    assert "".join(cut) == text
+    assert count_tokens(text) == len(cut) >= (1 if text else 0)
+
+
+def test_windows_line_ends_and_unicode_spaces_cost_tokens() -> None:
+    from harness.tokenizer import count_tokens
+
+    assert count_tokens("a\r\nb") == count_tokens("a\nb") == 3
+    assert count_tokens("x\u00a0y") == 3
+    assert count_tokens("\r" * 8) == 1
+
