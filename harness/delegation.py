@@ -105,6 +105,7 @@ class DelegationResult:
             "error": self.error,
             "depth": self.depth,
             "session_id": self.session_id,
+            "run_id": self.run_id,
         }
 
     @classmethod
@@ -124,6 +125,7 @@ class DelegationResult:
             error=None if data.get("error") is None else str(data["error"]),
             depth=int(data.get("depth", 1)),
             session_id=str(data.get("session_id", "")),
+            run_id=str(data.get("run_id", "")),  # "" in runs stored before it was kept
         )
 
 

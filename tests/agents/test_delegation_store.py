@@ -36,7 +36,8 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _figures(results: Sequence[DelegationResult]) -> list[tuple[object, ...]]:
     return [
-        (r.name, r.model, r.usage.to_dict(), r.cost, r.hit_rate, r.compression, r.error)
+        (r.name, r.model, r.usage.to_dict(), r.cost, r.hit_rate, r.compression, r.error,
+         r.run_id)
         for r in results
     ]
 
@@ -72,6 +73,7 @@ async def test_subagent_runs_are_stored_and_restored(
             total = s.ledger.total_cost
         store.close()
         assert len(before) == 2 and before[0].ok and not before[1].ok
+        assert all(r.run_id for r in before)  # restored below with the run's own id
         assert before[0].cost is not None and before[0].cost > 0
 
         store = SessionStore(db)
