@@ -67,7 +67,8 @@ SYSTEM = (
 async def main() -> None:
     prefix = FrozenPrefix(system=SYSTEM, tools=[read_file, list_files, grep, run_tests])
     print(prefix)
-    with Emulator.start(clock=ManualClock()) as emu:
+    clock = ManualClock()  # advanced by hand below: no real waiting
+    with Emulator.start(clock=clock) as emu:
         agent = Agent(prefix, model="claude-sonnet-4-6", base_url=emu.base_url, api_key="test-key")
         async with agent.session() as s:
             for question in ("Why does test_total_rounding fail?", "How would you fix it?"):
@@ -87,7 +88,7 @@ async def main() -> None:
                         )
                     elif isinstance(event, TurnComplete):
                         print()
-                emu.clock.advance(20)  # the user reads the answer; the cache stays warm
+                clock.advance(20)  # the user reads the answer; the cache stays warm
             ledger = s.ledger
             print(f"\n{ledger.summary()}")
             print(f"ceiling hit rate {ledger.ceiling_hit_rate:.1%}, re-billed {ledger.rebilled}")

@@ -6,6 +6,8 @@ manual clock (no waiting), and a 1h breakpoint survives. Runs offline, no key ne
 
 from __future__ import annotations
 
+from typing import Literal
+
 import anthropic
 
 from harness.clock import ManualClock
@@ -14,7 +16,7 @@ from harness.emulator import Emulator, EmulatorConfig
 SYSTEM = "You are a careful coding assistant for the invoice service. " * 150
 
 
-def ask(client: anthropic.Anthropic, ttl: str = "5m") -> str:
+def ask(client: anthropic.Anthropic, ttl: Literal["5m", "1h"] = "5m") -> str:
     usage = client.messages.create(
         model="claude-sonnet-4-6",
         max_tokens=200,

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import anthropic
 import httpx2
+from anthropic.types.message_create_params import MessageCreateParamsBase
 
 from harness.clock import ManualClock
 from harness.emulator import Emulator
 
-REQUEST = {
+REQUEST: MessageCreateParamsBase = {
     "model": "claude-sonnet-4-6",
     "max_tokens": 100,
     "messages": [{"role": "user", "content": "hello"}],

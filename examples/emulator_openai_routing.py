@@ -7,9 +7,8 @@ keeps its own machine. Runs offline through the official `openai` SDK.
 
 from __future__ import annotations
 
-from typing import Any
-
 import openai
+from openai.types.chat import ChatCompletionMessageParam
 
 from harness.clock import ManualClock
 from harness.emulator import Emulator, EmulatorConfig, OpenAICacheConfig
@@ -22,7 +21,7 @@ def run(with_key: bool) -> str:
     config = EmulatorConfig(openai=OpenAICacheConfig(machines=8))
     with Emulator.start(config=config, clock=clock) as emu:
         client = openai.OpenAI(api_key="any-key", base_url=emu.openai_base_url)
-        chats: dict[int, list[dict[str, Any]]] = {
+        chats: dict[int, list[ChatCompletionMessageParam]] = {
             s: [{"role": "system", "content": SYSTEM}] for s in range(8)
         }
         cached = prompt = 0
@@ -32,8 +31,10 @@ def run(with_key: bool) -> str:
                 if turn == 0:  # each session starts by pasting its own file
                     question += "\n" + f"line {s} of the session's own file, " * 300
                 chat.append({"role": "user", "content": question})
-                extra = {"prompt_cache_key": f"session-{s}"} if with_key else {}
-                reply = client.chat.completions.create(model="gpt-5.4", messages=chat, **extra)
+                key = f"session-{s}" if with_key else openai.omit  # omit: no field at all
+                reply = client.chat.completions.create(
+                    model="gpt-5.4", messages=chat, prompt_cache_key=key
+                )
                 assert reply.usage is not None and reply.usage.prompt_tokens_details is not None
                 cached += reply.usage.prompt_tokens_details.cached_tokens or 0
                 prompt += reply.usage.prompt_tokens

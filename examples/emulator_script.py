@@ -6,6 +6,7 @@ Scripts are YAML or JSON files (`prefixlock serve --script FILE`) or built in Py
 from __future__ import annotations
 
 import anthropic
+from anthropic.types import Message, MessageParam, TextBlock, ToolParam
 
 from harness.clock import ManualClock
 from harness.emulator import Emulator, Rule, Script, Step
@@ -22,13 +23,22 @@ SCRIPT = Script(
         ),
     ]
 )
-TOOLS = [{"name": "read_file", "description": "Read a file", "input_schema": {"type": "object"}}]
+TOOLS: list[ToolParam] = [
+    {"name": "read_file", "description": "Read a file", "input_schema": {"type": "object"}}
+]
+
+
+def first_text(message: Message) -> str:
+    """The text of the reply's first block (a text block in these replies)."""
+    block = message.content[0]
+    assert isinstance(block, TextBlock)
+    return block.text
 
 
 def main() -> None:
     with Emulator.start(clock=ManualClock(), script=SCRIPT) as emu:
         client = anthropic.Anthropic(api_key="any-key", base_url=emu.base_url)
-        messages: list[dict] = [{"role": "user", "content": "What is in this repo?"}]
+        messages: list[MessageParam] = [{"role": "user", "content": "What is in this repo?"}]
         first = client.messages.create(
             model="claude-sonnet-4-6", max_tokens=200, tools=TOOLS, messages=messages
         )
@@ -37,7 +47,7 @@ def main() -> None:
         messages += [
             {
                 "role": "assistant",
-                "content": [b.model_dump(exclude_none=True) for b in first.content],
+                "content": first.content,
             },
             {
                 "role": "user",
@@ -49,13 +59,13 @@ def main() -> None:
         second = client.messages.create(
             model="claude-sonnet-4-6", max_tokens=200, tools=TOOLS, messages=messages
         )
-        print("model says ", second.content[0].text)
+        print("model says ", first_text(second))
         other = client.messages.create(
             model="claude-sonnet-4-6",
             max_tokens=200,
             messages=[{"role": "user", "content": "How is the weather?"}],
         )
-        print("by match   ", other.content[0].text)
+        print("by match   ", first_text(other))
 
 
 if __name__ == "__main__":

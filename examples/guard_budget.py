@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from decimal import Decimal
 
 from harness import FrozenPrefix
 from harness.agent import Agent
@@ -13,10 +14,11 @@ from harness.guard import CacheBudget, CacheBudgetExceeded
 
 async def main() -> None:
     prefix = FrozenPrefix(system="You are a careful coding assistant. " * 600)
-    with Emulator.start(clock=ManualClock()) as emu:
+    clock = ManualClock()  # advanced by hand below: no real waiting
+    with Emulator.start(clock=clock) as emu:
         agent = Agent(prefix, model="claude-opus-4-7", api_key="emulator",
                       base_url=emu.base_url, clock=emu.clock,
-                      budget=CacheBudget(session_dollars="0.01", action_tokens=1000))
+                      budget=CacheBudget(session_dollars=Decimal("0.01"), action_tokens=1000))
         async with agent.session() as s:
             await s.ask("Hello.")
             await s.ask("Go on.")
@@ -24,7 +26,7 @@ async def main() -> None:
                 s.switch_model("claude-sonnet-4-6", policy="allow")
             except CacheBudgetExceeded as exc:
                 print("switch refused:", exc)
-            emu.clock.advance(600)  # the cache expires while we are away
+            clock.advance(600)  # the cache expires while we are away
             sent = len(emu.requests)
             try:
                 await s.ask("Still there?")

@@ -17,13 +17,14 @@ from harness.events import PrefixChanged, UsageReport
 
 async def main() -> None:
     prefix = FrozenPrefix(system="You are a careful coding assistant. " * 500)
-    with Emulator.start(clock=ManualClock()) as emu:
+    clock = ManualClock()  # advanced by hand below: no real waiting
+    with Emulator.start(clock=clock) as emu:
         agent = Agent(prefix, model="claude-opus-4-7", api_key="emulator",
                       base_url=emu.base_url, clock=emu.clock)
         async with agent.session() as s:
             for i in range(6):
                 await s.ask(f"Step {i}: keep going with the task.")
-                emu.clock.advance(15)
+                clock.advance(15)
             quote = s.quote_compaction()
             print(quote.summary())
             for e in await s.compact(quote=quote):

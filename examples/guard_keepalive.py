@@ -17,14 +17,15 @@ from harness.events import KeepAlivePing, UsageReport
 
 async def main() -> None:
     prefix = FrozenPrefix(system="You are a careful coding assistant. " * 600)
-    with Emulator.start(clock=ManualClock()) as emu:
+    clock = ManualClock()  # advanced by hand below: no real waiting
+    with Emulator.start(clock=clock) as emu:
         agent = Agent(prefix, model="claude-opus-4-7", api_key="emulator",
                       base_url=emu.base_url, clock=emu.clock)
         async with agent.session() as s:
             await s.ask("Look at the repository, please.")
             ka = s.enable_keepalive(max_spend="0.25", margin=30)
             for _ in range(40):
-                emu.clock.advance(30)
+                clock.advance(30)
                 for e in await s.keepalive_tick():
                     if isinstance(e, KeepAlivePing):
                         print(f"ping: read {e.read_tokens} tokens for ${e.cost:.5f}")

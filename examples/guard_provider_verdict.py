@@ -31,14 +31,15 @@ def grep(pattern: str) -> str:
 
 async def main() -> None:
     prefix = FrozenPrefix(system="You are a careful coding assistant. " * 400, tools=[read_file])
-    with Emulator.start(clock=ManualClock()) as emu:
+    clock = ManualClock()  # advanced by hand below: no real waiting
+    with Emulator.start(clock=clock) as emu:
         agent = Agent(prefix, model="claude-opus-4-7", api_key="emulator",
                       base_url=emu.base_url, clock=emu.clock,
                       settings=Settings(cache_diagnostics=True))
         async with agent.session() as s:
             for i in range(3):
                 await s.ask(f"Question {i}: what is in README.md?")
-                emu.clock.advance(20)
+                clock.advance(20)
             s.change_tools(add=[grep], policy="allow")  # a new tool re-bills everything
             async for e in s.send("Now search for TODO."):
                 if isinstance(e, CacheBreak):

@@ -30,13 +30,14 @@ def read_file(path: str) -> str:
 
 async def main() -> None:
     prefix = FrozenPrefix(system="You are a careful coding assistant. " * 400, tools=[read_file])
-    with Emulator.start(clock=ManualClock(), script=SCRIPT) as emu:
+    clock = ManualClock()  # advanced by hand below: no real waiting
+    with Emulator.start(clock=clock, script=SCRIPT) as emu:
         agent = Agent(prefix, model="claude-opus-4-7", api_key="emulator",
                       base_url=emu.base_url, clock=emu.clock)
         async with agent.session() as s:
             for i in range(12):
                 await s.ask(f"Turn {i}: what does f{i} do?")
-                emu.clock.advance(20)
+                clock.advance(20)
             quote = s.quote_switch("claude-sonnet-4-6")
             print(quote.summary())
             try:
@@ -51,7 +52,7 @@ async def main() -> None:
                     print(f"miss: {e.cause}, {e.tokens_rebilled} tokens, ${e.dollars:.4f}")
                 elif isinstance(e, UsageReport):
                     print(f"{e.model}: read {e.usage.cache_read}, wrote {e.usage.cache_write}")
-            emu.clock.advance(301)  # idle past the TTL: now a switch costs nothing extra
+            clock.advance(301)  # idle past the TTL: now a switch costs nothing extra
             cold = s.quote_switch("claude-opus-4-7")
             print("after 5 idle minutes:", cold.summary())
             s.switch_model("claude-opus-4-7")  # no quote needed on a cold cache
