@@ -53,6 +53,7 @@ from .widgets import (
     SubagentEntry,
     ToolEntry,
     UserMessage,
+    delegate_line,
     subagent_detail,
 )
 
@@ -190,6 +191,12 @@ class ChatApp(App[None]):
         ) if parent_run else None
         if parent is None:
             parent = next((s for s in reversed(self._subagents) if s.depth == ev.depth - 1), None)
+        # The `delegate` call that started this run (in the caller's own tool lines) shows the
+        # run's progress on its folded line until the summary comes back.
+        line = delegate_line((parent.tools if parent is not None else self._tools).values(),
+                             ev.task)
+        if line is not None:
+            sub.link(line)
         if parent is not None:
             await parent.inner.mount(sub)
         else:
@@ -300,6 +307,7 @@ class ChatApp(App[None]):
         """Render a stream of events; a fault ends as a message, the session goes on."""
         self.busy = True
         self._assistant = None
+        self._tools = {}  # this stream's calls (a cancelled turn's never get their result)
         try:
             async for ev in events:
                 await self.on_session_event(ev)

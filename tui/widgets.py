@@ -4,6 +4,7 @@ numbers come from `tui.state`."""
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterable
 from decimal import Decimal
 from typing import Any
 
@@ -177,10 +178,21 @@ class ToolEntry(Collapsible):
         self.tool_name = name
         self.args = args
         self.base_title = tool_title(name, args)
+        self.done = False
+        self.subagent_run: str | None = None  # a `delegate` call: the run it started
         self.body = Static(Text("(running…)"), markup=False, classes="tool-body")
         super().__init__(self.body, title=f"{self.base_title}  …", collapsed=True)
 
+    def show_progress(self, progress: str) -> None:
+        """A running call's live state on its folded line (a `delegate` call: its subagent's
+        name and figures so far), ahead of the arguments so it survives 80 columns."""
+        if not self.done:
+            args = self.base_title[len(self.tool_name):].strip()
+            self.title = f"{self.tool_name} {progress}" + (f"  {args}" if args else "")
+            self.body.update(Text(f"(running: {progress})"))
+
     def set_result(self, content: str, is_error: bool) -> None:
+        self.done = True
         lines = content.count("\n") + 1 if content else 0
         mark = "✗" if is_error else "✓"
         first = _one_line(content.splitlines()[0] if content else "", 40)
@@ -230,16 +242,33 @@ class SubagentEntry(Collapsible):
         self.requests = 0
         self.cost: Decimal | None = Decimal(0)
         self.finished = False
+        self.tool_line: ToolEntry | None = None  # the `delegate` call that started this run
         super().__init__(self.inner, self.summary, title=self._live_title(), collapsed=False)
         self.add_class(f"depth-{min(depth, 4)}")
 
+    def _figures(self) -> str:
+        """' 2 req, $0.0012' once requests returned, else ''."""
+        if not self.requests:
+            return ""
+        cost = format_dollars(self.cost) if self.cost is not None else "unpriced"
+        return f" {self.requests} req, {cost}"
+
     def _live_title(self) -> str:
         # The running figures before the task, so they survive a narrow terminal.
-        head = f"⎇ subagent {self.agent_name} on {self.model} …"
-        if self.requests:
-            cost = format_dollars(self.cost) if self.cost is not None else "unpriced"
-            head += f" {self.requests} req, {cost}"
-        return f"{head}: {self.task_line}"
+        return f"⎇ subagent {self.agent_name} on {self.model} …{self._figures()}: {self.task_line}"
+
+    def progress(self) -> str:
+        """'⎇ explorer … 2 req, $0.0012 (claude-haiku-4-5)': this run on its call's line."""
+        if self.finished:
+            return f"⎇ {self.agent_name} done{self._figures()} ({self.model})"
+        return f"⎇ {self.agent_name} …{self._figures() or ' working'} ({self.model})"
+
+    def link(self, tool_line: ToolEntry) -> None:
+        """Show this run's progress on the folded line of the `delegate` call that started it
+        (instead of a bare '…' until the summary returns)."""
+        self.tool_line = tool_line
+        tool_line.subagent_run = self.run_id or self.agent_name
+        tool_line.show_progress(self.progress())
 
     async def apply(self, ev: Event) -> None:
         """Fold one event of the subagent's own stream into the entry."""
@@ -265,6 +294,8 @@ class SubagentEntry(Collapsible):
             self.cost = None if self.cost is None or ev.cost is None else self.cost + ev.cost
             if not self.finished:
                 self.title = self._live_title()
+                if self.tool_line is not None:
+                    self.tool_line.show_progress(self.progress())
         elif isinstance(ev, CacheBreak):
             await self.inner.mount(
                 Note(f"cache miss: {ev.cause}: {ev.tokens_rebilled:,} tokens re-billed", "miss")
@@ -275,12 +306,49 @@ class SubagentEntry(Collapsible):
 
     def finish(self, summary: str, detail: str, error: str | None) -> None:
         self.finished = True
+        # The run's final answer is its summary: shown once, below the work, not also as the
+        # last of its text lines.
+        last = self._text or self._last_text()
+        if last is not None and repeats_summary(last.text, summary):
+            last.remove()
         self._text = None
         self.title = f"{'✗' if error else '⎇'} subagent {self.agent_name} on {self.model}: {detail}"
         self.summary.update(Text(summary or error or ""))  # a failure's summary names it
         if error:
             self.add_class("error")
+        if self.tool_line is not None:
+            self.tool_line.show_progress(self.progress())
         self.collapsed = True
+
+    def _last_text(self) -> SubagentText | None:
+        """The run's last text line when no call or nested run came after it (its final
+        answer; notes such as a cache miss may follow it)."""
+        for child in reversed(list(self.inner.children)):
+            if isinstance(child, SubagentText):
+                return child
+            if not isinstance(child, Note):
+                return None
+        return None
+
+
+def repeats_summary(text: str, summary: str) -> bool:
+    """Is `text` (a subagent's last text line) the answer its `summary` returns: the same
+    text, the same cut at the summary's token cap, or the body of a limit's summary?"""
+    said = text.strip()
+    if not said:
+        return False
+    head = summary.split("\n[summary cut at ", 1)[0].strip()
+    return bool(head) and (said == head or said.startswith(head) or head.endswith(said))
+
+
+def delegate_line(entries: Iterable[ToolEntry], task: str) -> ToolEntry | None:
+    """The running `delegate` call a subagent run that just started belongs to: the oldest one
+    not yet linked to a run, the one whose task argument is `task` first (parallel calls)."""
+    free = [e for e in entries
+            if e.tool_name == "delegate" and not e.done and e.subagent_run is None]
+    same = [e for e in free if str(e.args.get("task", "")) == task]
+    found = same or free
+    return found[0] if found else None
 
 
 def subagent_detail(ev: SubagentFinish) -> str:

@@ -235,7 +235,12 @@ async def test_subagent_run_streams_live_into_a_nested_entry(make_app: AppFactor
     async with app.run_test(size=(120, 40)) as pilot:
         seen_at_result: list[tuple[str, bool, list[str]]] = []
         live_titles: list[str] = []
+        call_lines: list[str] = []  # the folded `delegate` line while its subagent runs
         original = app.on_session_event
+
+        def delegate_title() -> str:
+            (line,) = [t for t in app.query(ToolEntry) if t.tool_name == "delegate"]
+            return str(line.title)
 
         async def spy(ev: Any) -> None:
             if isinstance(ev, ToolResult) and ev.name == "delegate":
@@ -244,6 +249,8 @@ async def test_subagent_run_streams_live_into_a_nested_entry(make_app: AppFactor
                     tools = [str(t.title) for t in sub.inner.query(ToolEntry)]
                     seen_at_result.append((str(sub.title), sub.finished, tools))
             await original(ev)
+            if isinstance(ev, SubagentStart | SubagentEvent):
+                call_lines.append(delegate_title())
             if isinstance(ev, SubagentEvent) and isinstance(ev.event, ToolResult):
                 live_titles.extend(str(s.title) for s in app.query(SubagentEntry))
 
@@ -261,11 +268,17 @@ async def test_subagent_run_streams_live_into_a_nested_entry(make_app: AppFactor
         assert sub.parent is not None and sub.has_class("depth-1")
         assert "README.md:3" in str(sub.summary.render())
         assert sub.collapsed  # one line once it finished
+        # Its work as lines; its final answer once, as the summary (not also as a last line).
         texts = [t.text for t in sub.inner.query(SubagentText)]
-        assert texts == [
-            "Searching the workspace for TODO.",  # before its grep call
-            'One TODO: `README.md:3` ("TODO: write docs.").',  # its answer, after the result
-        ]
+        assert texts == ["Searching the workspace for TODO."]  # before its grep call
+        assert str(sub.summary.render()) == 'One TODO: `README.md:3` ("TODO: write docs.").'
+        # The call's folded line named the run and its progress while it ran (not a bare
+        # "…"), then the summary it returned.
+        assert call_lines[0].startswith("delegate ⎇ explorer … working (claude-haiku-4-5)")
+        assert any(t.startswith("delegate ⎇ explorer … 1 req, $0.0") for t in call_lines)
+        assert delegate_title().startswith("✓ delegate task=") and "README.md:3" in (
+            delegate_title()
+        )
         # The main answer after the call is the parent's own, outside the entry.
         answers = [m for m in app.query(AssistantMessage) if sub not in m.ancestors]
         assert answers and "summary is above" in answers[-1].text

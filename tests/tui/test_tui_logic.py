@@ -123,3 +123,18 @@ def test_restore_folds_stored_rows_by_turn_pings_apart() -> None:
     assert v.warm_seconds == 200.0  # from the last stored request's time
     assert v.last_miss is not None and v.last_miss.startswith("tools (700 tok")
     assert v.cost_main == Decimal("0.04")
+
+
+def test_a_subagent_answer_repeated_as_its_summary_is_recognised() -> None:
+    from agents.runner import cap_summary
+    from tui.widgets import repeats_summary
+
+    answer = "One TODO: `README.md:3` (write docs). " * 40
+    assert repeats_summary(answer, answer.strip())
+    cut, _ = cap_summary(answer, 30)  # the summary cut at the definition's token cap
+    assert "[summary cut at 30 tokens]" in cut and repeats_summary(answer, cut)
+    body = "Found two of the three files."
+    assert repeats_summary(body, f"[subagent explorer stopped at its turn limit 12] {body}")
+    # A line of work before the answer, or an empty line, is not the answer.
+    assert not repeats_summary("Searching the workspace for TODO.", answer)
+    assert not repeats_summary("  ", answer)
