@@ -20,7 +20,7 @@ from harness.errors import ConfigError, UserError
 from harness.prices import PriceTable
 
 from .config import LintConfig
-from .findings import Finding, fingerprints, sort_key
+from .findings import Finding, fingerprints, sort_key, source_lines
 from .pycheck import check_python
 from .suppress import SIDECAR_SUFFIX, Suppressions, parse_inline, parse_sidecar
 from .textcheck import TEXT_SUFFIXES, check_text
@@ -132,7 +132,7 @@ def lint_file(path: str, kind: str, model: str | None, prices_path: str | None =
                 return [Finding(path, line, 1, "PL903", f"not valid UTF-8: {exc.reason}")], 0
             if text.startswith("\ufeff"):
                 text = text[1:]
-            lines = text.splitlines()
+            lines = source_lines(text)
             parse_inline(path, lines, sup)
             if kind == "python":
                 findings = check_python(path, text, model, prices)
@@ -242,7 +242,7 @@ def atomic_write(path: str, text: str) -> None:
 def lint_source(text: str, path: str = "<string>.py", model: str | None = None) -> list[Finding]:
     """Lint one file's text without touching the disk (inline suppressions apply)."""
     prices = PriceTable.builtin()
-    sup = parse_inline(path, text.splitlines(), Suppressions())
+    sup = parse_inline(path, source_lines(text), Suppressions())
     if Path(path).suffix == ".py":
         found = check_python(path, text, model, prices)
     else:

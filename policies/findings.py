@@ -77,3 +77,11 @@ def fingerprints(findings: list[Finding]) -> list[str]:
 
 def sort_key(f: Finding) -> tuple[str, int, int, str]:
     return (f.path, f.line, f.col, f.code)
+
+
+def source_lines(text: str) -> list[str]:
+    """The lines of a file as editors and Python's parser number them: split at newlines only.
+
+    `str.splitlines` also splits at form feeds, U+2028 and other separators, which would shift
+    every later line number (a page-break line of form feed is common in older Python code)."""
+    return [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]

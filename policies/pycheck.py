@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from harness.prices import PriceTable
 from harness.tokenizer import count_tokens
 
-from .findings import Edit, Finding, Fix
+from .findings import Edit, Finding, Fix, source_lines
 from .rules import ERROR, NOTE, RULES, WARNING
 
 # --- taints -----------------------------------------------------------------------------------
@@ -1163,7 +1163,7 @@ def _replace(node: ast.expr, text: str) -> Edit:
 def check_python(path: str, text: str, model: str | None = None,
                  prices: PriceTable | None = None) -> list[Finding]:
     """Lint one Python source file. A syntax error is a PL901 finding."""
-    lines = text.splitlines()
+    lines = source_lines(text)
     try:
         tree = ast.parse(text, filename=path)
     except SyntaxError as exc:
@@ -1174,7 +1174,35 @@ def check_python(path: str, text: str, model: str | None = None,
         return [Finding(path, 1, 1, "PL903", f"cannot parse: {exc}")]
     if not _interesting(text):
         return []
-    return _Analyzer(path, tree, lines, model, prices).analyze()
+    found = _Analyzer(path, tree, lines, model, prices).analyze()
+    return found if text.isascii() else _char_columns(found, lines)
+
+
+def _char_columns(findings: list[Finding], lines: list[str]) -> list[Finding]:
+    """Findings and fix edits with columns in characters, as editors, SARIF
+    (`unicodeCodePoints`) and `apply_edits` count them; the AST counts UTF-8 bytes, so on a
+    line with non-ASCII text before the spot the two differ."""
+
+    def col(line: int, byte_col: int) -> int:
+        if not 0 < line <= len(lines) or lines[line - 1].isascii():
+            return byte_col
+        return len(lines[line - 1].encode("utf-8")[:byte_col].decode("utf-8", "ignore"))
+
+    fixes: dict[int, Fix] = {}  # a fix shared by several findings stays one object
+
+    def convert(fix: Fix) -> Fix:
+        if id(fix) not in fixes:
+            edits = tuple(replace(e, col=col(e.line, e.col), end_col=col(e.end_line, e.end_col))
+                          for e in fix.edits)
+            fixes[id(fix)] = replace(fix, edits=edits)
+        return fixes[id(fix)]
+
+    out = []
+    for f in findings:
+        end_col = None if f.end_col is None else col(f.end_line or f.line, f.end_col - 1) + 1
+        out.append(replace(f, col=col(f.line, f.col - 1) + 1, end_col=end_col,
+                           fix=None if f.fix is None else convert(f.fix)))
+    return out
 
 
 _HINTS = ("system", "tools", "instructions", "preamble", "messages", "prompt", "cache_control",

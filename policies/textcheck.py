@@ -22,7 +22,7 @@ import yaml
 
 from harness.prices import PriceTable
 
-from .findings import Finding, Fix
+from .findings import Finding, Fix, source_lines
 from .suppress import Suppressions, parse_front_matter
 
 _PLACEHOLDER = re.compile(
@@ -150,7 +150,7 @@ class _TextChecker:
                  sup: Suppressions) -> None:
         self.path = path
         self.text = text
-        self.lines = text.splitlines()
+        self.lines = source_lines(text)
         self.model = model
         self.prices = prices
         self.sup = sup
