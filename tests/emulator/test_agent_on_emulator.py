@@ -12,7 +12,7 @@ from harness.agent import Agent
 from harness.clock import ManualClock
 from harness.emulator import BUILTIN_PROMPTS, Emulator, EmulatorConfig
 from harness.emulator.workspace import Workspace, demo_prefix
-from harness.events import ProviderFault, TurnComplete
+from harness.events import Event, ProviderFault, TurnComplete
 from harness.settings import Settings
 
 
@@ -42,7 +42,7 @@ def test_retries_recover_without_duplicated_or_lost_turns(model: str) -> None:
         emu.inject("429", retry_after=0.5)
         agent = _agent(emu, clock, waits, model)
 
-        async def run() -> tuple[list[object], int]:
+        async def run() -> tuple[list[Event], int]:
             async with agent.session() as s:
                 events = [e async for e in s.send(BUILTIN_PROMPTS[0])]
                 return events, len(s.transcript)

@@ -15,6 +15,7 @@ import anthropic
 import pytest
 
 from harness.cacheunits import anthropic_units
+from harness.clock import ManualClock
 from harness.emulator import Emulator
 
 SYSTEM_TEXT = "You are a careful coding assistant. Follow the repository conventions. " * 120
@@ -77,6 +78,12 @@ def billed(b: dict[str, Any], *, read: int = 0, w5m: int = 0, w1h: int = 0) -> d
     each TTL, the rest of the request billed as plain input."""
     write = w5m + w1h
     return {"input": total(b) - read - write, "write": write, "w5m": w5m, "w1h": w1h, "read": read}
+
+
+def advance(emu: Emulator, seconds: float) -> None:
+    """Move the emulator's clock (the fixtures start it on a ManualClock)."""
+    assert isinstance(emu.clock, ManualClock)
+    emu.clock.advance(seconds)
 
 
 def warm(client: anthropic.Anthropic, b: dict[str, Any]) -> None:
@@ -177,9 +184,9 @@ def case_ttl_expires_after_5m01s(client: anthropic.Anthropic, emu: Emulator) -> 
     b = body()
     upto = end_of(b, "system")
     warm(client, b)
-    emu.clock.advance(299)  # type: ignore[attr-defined]
+    advance(emu, 299)
     assert usage_of(client, b)["read"] == upto  # 4m59s: still warm (and refreshed)
-    emu.clock.advance(301)  # type: ignore[attr-defined]
+    advance(emu, 301)
     assert usage_of(client, b) == billed(b, w5m=upto)
 
 
@@ -187,18 +194,18 @@ def case_1h_entry_survives_5m01s(client: anthropic.Anthropic, emu: Emulator) -> 
     b = body(system_cc=EPH_1H)
     upto = end_of(b, "system")
     assert usage_of(client, b) == billed(b, w1h=upto)
-    emu.clock.advance(301)  # type: ignore[attr-defined]
+    advance(emu, 301)
     assert usage_of(client, b)["read"] == upto
-    emu.clock.advance(3601)  # type: ignore[attr-defined]
+    advance(emu, 3601)
     assert usage_of(client, b)["read"] == 0
 
 
 def case_read_refreshes_ttl(client: anthropic.Anthropic, emu: Emulator) -> None:
     b = body()
     usage_of(client, b)
-    emu.clock.advance(240)  # type: ignore[attr-defined]
+    advance(emu, 240)
     assert usage_of(client, b)["read"] > 0
-    emu.clock.advance(240)  # 8 minutes after the write, 4 after the refreshing read
+    advance(emu, 240)  # 8 minutes after the write, 4 after the refreshing read
     assert usage_of(client, b)["read"] == end_of(b, "system")
 
 
@@ -310,7 +317,8 @@ def test_streaming_reports_usage_in_message_start_and_delta(client: anthropic.An
     assert final.usage.cache_read_input_tokens == upto
     assert final.usage.input_tokens == total(b) - upto
     assert [b.type for b in final.content] == ["text", "tool_use"]
-    assert final.content[1].input == {"path": "."}
+    call = final.content[1]
+    assert call.type == "tool_use" and call.input == {"path": "."}
     assert final.stop_reason == "tool_use"
 
 
@@ -333,7 +341,7 @@ def test_parallel_cold_requests_all_pay_the_write(emulator: Emulator) -> None:
     deadline = time.monotonic() + 5
     while emulator.in_flight < 2 and time.monotonic() < deadline:
         time.sleep(0.005)  # waiting for the server threads, not for the clock
-    emulator.clock.advance(1.0)  # type: ignore[attr-defined]
+    advance(emulator, 1.0)
     for t in threads:
         t.join(5)
     assert results == [end_of(b, "system")] * 2

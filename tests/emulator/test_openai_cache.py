@@ -6,6 +6,7 @@ from typing import Any
 
 import openai
 import pytest
+from openai.types.chat import ChatCompletionMessageParam
 
 from harness.cacheunits import openai_tokens, openai_units
 from harness.clock import ManualClock
@@ -57,7 +58,10 @@ def test_chat_second_request_reads_whole_128_token_blocks(oai: openai.OpenAI) ->
 
 
 def test_chat_below_1024_tokens_caches_nothing(oai: openai.OpenAI) -> None:
-    b = {"model": "gpt-5.4", "messages": [{"role": "user", "content": "short " * 100}]}
+    b: dict[str, Any] = {
+        "model": "gpt-5.4",
+        "messages": [{"role": "user", "content": "short " * 100}],
+    }
     assert len(openai_tokens(b)) < 1024
     for _ in range(2):
         usage = oai.chat.completions.create(**b).usage
@@ -142,7 +146,7 @@ def _run_sessions(with_key: bool) -> tuple[int, int, set[int]]:
     cached = prompt = 0
     with Emulator.start(config=EmulatorConfig(), clock=clock) as emu:
         client = openai.OpenAI(api_key="k", base_url=emu.base_url + "/v1", max_retries=0)
-        history: dict[int, list[dict[str, Any]]] = {
+        history: dict[int, list[ChatCompletionMessageParam]] = {
             s: [{"role": "system", "content": SYSTEM}] for s in range(8)
         }
         for turn in range(4):
@@ -151,8 +155,10 @@ def _run_sessions(with_key: bool) -> tuple[int, int, set[int]]:
                 if turn == 0:  # each session starts with its own pasted file
                     question += "\n" + f"line {s} of this session's own file, " * 300
                 history[s].append({"role": "user", "content": question})
-                extra = {"prompt_cache_key": f"session-{s}"} if with_key else {}
-                r = client.chat.completions.create(model="gpt-5.4", messages=history[s], **extra)
+                key = f"session-{s}" if with_key else openai.omit  # omit: no field at all
+                r = client.chat.completions.create(
+                    model="gpt-5.4", messages=history[s], prompt_cache_key=key
+                )
                 assert r.usage is not None and r.usage.prompt_tokens_details is not None
                 cached += r.usage.prompt_tokens_details.cached_tokens or 0
                 prompt += r.usage.prompt_tokens
@@ -179,10 +185,12 @@ def test_write_priced_model_reports_cache_write_tokens(oai: openai.OpenAI) -> No
     first = oai.chat.completions.create(**b).usage
     assert first is not None and first.prompt_tokens_details is not None
     assert first.prompt_tokens_details.cached_tokens == 0
-    assert first.prompt_tokens_details.cache_write_tokens == blocks_of(n)
+    # gpt-5.6 writes at its implicit breakpoint (the end of the user message), exactly: no
+    # 128-token rounding (tests/emulator/test_openai_explicit_cache.py has the rest).
+    assert first.prompt_tokens_details.cache_write_tokens == n
     second = oai.chat.completions.create(**b).usage
     assert second is not None and second.prompt_tokens_details is not None
-    assert second.prompt_tokens_details.cached_tokens == blocks_of(n)
+    assert second.prompt_tokens_details.cached_tokens == n
     assert second.prompt_tokens_details.cache_write_tokens == 0
     # Models without a write price do not report the field at all.
     plain = oai.chat.completions.create(**chat_body()).usage

@@ -8,6 +8,7 @@ from pathlib import Path
 import anthropic
 import openai
 import pytest
+from anthropic.types import Message, MessageParam, TextBlock, ToolParam
 
 from harness.clock import ManualClock
 from harness.emulator import BUILTIN, Emulator, EmulatorConfig, Script
@@ -29,7 +30,15 @@ rules:
       - text: "All green."
 default: "Hi there."
 """
-TOOLS = [{"name": "run_tests", "description": "Run tests", "input_schema": {"type": "object"}}]
+TOOLS: list[ToolParam] = [
+    {"name": "run_tests", "description": "Run tests", "input_schema": {"type": "object"}}
+]
+
+
+def first_text(message: Message) -> str:
+    block = message.content[0]
+    assert isinstance(block, TextBlock)
+    return block.text
 
 
 def test_script_file_drives_replies_by_turn_and_match(tmp_path: Path) -> None:
@@ -37,9 +46,9 @@ def test_script_file_drives_replies_by_turn_and_match(tmp_path: Path) -> None:
     path.write_text(SCRIPT_YAML)
     with Emulator.start(config=EmulatorConfig(script=str(path)), clock=ManualClock()) as emu:
         client = anthropic.Anthropic(api_key="k", base_url=emu.base_url, max_retries=0)
-        msgs: list[dict] = [{"role": "user", "content": "hello"}]  # type: ignore[type-arg]
+        msgs: list[MessageParam] = [{"role": "user", "content": "hello"}]
         first = client.messages.create(model="claude-sonnet-4-6", max_tokens=50, messages=msgs)
-        assert first.content[0].text == "Hi there."  # type: ignore[union-attr]
+        assert first_text(first) == "Hi there."
         msgs += [
             {"role": "assistant", "content": "Hi there."},
             {"role": "user", "content": "run the tests"},
@@ -53,7 +62,7 @@ def test_script_file_drives_replies_by_turn_and_match(tmp_path: Path) -> None:
         msgs += [
             {
                 "role": "assistant",
-                "content": [b.model_dump(exclude_none=True) for b in second.content],
+                "content": second.content,
             },
             {
                 "role": "user",
@@ -61,7 +70,7 @@ def test_script_file_drives_replies_by_turn_and_match(tmp_path: Path) -> None:
             },
         ]
         third = client.messages.create(model="claude-sonnet-4-6", max_tokens=50, messages=msgs)
-        assert third.content[0].text == "All green."  # type: ignore[union-attr]
+        assert first_text(third) == "All green."
         oai = openai.OpenAI(api_key="k", base_url=emu.openai_base_url, max_retries=0)
         reply = oai.chat.completions.create(
             model="gpt-5.4", messages=[{"role": "user", "content": "Please deploy now"}]
