@@ -4,14 +4,25 @@ from __future__ import annotations
 
 import argparse
 import sys
+from typing import TYPE_CHECKING, Any
 
 from ..command import Command
+
+if TYPE_CHECKING:
+    from .config import EmulatorConfig
+
+DEFAULT_PORT = 8787
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", metavar="FILE", help="emulator config (YAML or JSON)")
     p.add_argument("--host", default=None, help="address to bind (default 127.0.0.1)")
-    p.add_argument("--port", type=int, default=None, help="port (default 8787; 0 = any free)")
+    p.add_argument(
+        "--port",
+        type=int,
+        default=None,
+        help=f"port (default: the config file's, else {DEFAULT_PORT}; 0 = any free)",
+    )
     p.add_argument("--script", metavar="FILE", help="scripted model replies (YAML or JSON)")
     p.add_argument(
         "--crude",
@@ -20,14 +31,32 @@ def _configure(p: argparse.ArgumentParser) -> None:
     )
 
 
-def _run(args: argparse.Namespace) -> int:
+def _merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merged(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def config_from_args(args: argparse.Namespace) -> EmulatorConfig:
+    """The configuration `prefixlock serve` runs with: the file, then the flags over it."""
     from ..errors import ConfigError
     from .config import EmulatorConfig
-    from .server import Emulator
 
-    config = EmulatorConfig.load(args.config) if args.config else EmulatorConfig(port=8787)
+    config = EmulatorConfig.load(args.config) if args.config else EmulatorConfig()
+    if "port" not in config.model_fields_set:
+        # A file that names no port gets the same fixed port as no file at all, so the printed
+        # ANTHROPIC_BASE_URL stays the same from one run to the next.
+        config = config.model_copy(update={"port": DEFAULT_PORT})
     if args.crude:
-        config = EmulatorConfig.crude(**config.model_dump(exclude={"anthropic", "openai"}))
+        # The crude server's routing and capacity, over whatever else the file set.
+        crude = EmulatorConfig.crude().model_dump(
+            include={"anthropic", "openai"}, exclude_unset=True
+        )
+        config = EmulatorConfig.model_validate(_merged(config.model_dump(), crude))
     updates: dict[str, object] = {}
     if args.host is not None:
         updates["host"] = args.host
@@ -39,8 +68,14 @@ def _run(args: argparse.Namespace) -> int:
         updates["script"] = args.script
     if config.keep_requests is None:
         updates["keep_requests"] = 1000  # a long-running server must not grow without bound
-    if updates:
-        config = config.model_copy(update=updates)
+    return config.model_copy(update=updates) if updates else config
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ..errors import ConfigError
+    from .server import Emulator
+
+    config = config_from_args(args)
     emu = Emulator(config)
     try:
         emu.serve_in_background()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +12,7 @@ import pytest
 
 from harness.cli import main
 from harness.emulator import EmulatorConfig
+from harness.emulator.cli import DEFAULT_PORT, SERVE_COMMAND, config_from_args
 
 
 @pytest.mark.parametrize(
@@ -92,3 +94,38 @@ def test_serve_answers_the_sdk(tmp_path: Path) -> None:
     finally:
         proc.terminate()
         proc.wait(10)
+
+
+def _serve_args(*argv: str) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    SERVE_COMMAND.configure(parser)
+    return parser.parse_args(argv)
+
+
+def test_config_file_without_port_serves_on_the_default_port(tmp_path: Path) -> None:
+    """`--port` says "default 8787": a config file that names no port must not change that."""
+    path = tmp_path / "emu.yaml"
+    path.write_text("seed: 3\n")
+    assert config_from_args(_serve_args("--config", str(path))).port == DEFAULT_PORT == 8787
+    assert config_from_args(_serve_args()).port == 8787
+    path.write_text("port: 0\n")
+    assert config_from_args(_serve_args("--config", str(path))).port == 0
+    assert config_from_args(_serve_args("--config", str(path), "--port", "9001")).port == 9001
+
+
+def test_crude_keeps_the_rest_of_the_config_file(tmp_path: Path) -> None:
+    path = tmp_path / "emu.yaml"
+    path.write_text(
+        "port: 0\nopenai:\n  overflow_per_minute: 30\nanthropic:\n  lookback_blocks: 10\n"
+        "faults:\n  - kind: '529'\n"
+    )
+    config = config_from_args(_serve_args("--config", str(path), "--crude"))
+    crude = EmulatorConfig.crude()
+    # The crude server's routing and capacity...
+    assert config.openai.routing == crude.openai.routing == "random"
+    assert config.openai.capacity_blocks == crude.openai.capacity_blocks
+    assert config.anthropic.machines == crude.anthropic.machines > 1
+    assert config.anthropic.capacity_blocks == crude.anthropic.capacity_blocks
+    # ...and everything else the file said.
+    assert config.openai.overflow_per_minute == 30 and config.anthropic.lookback_blocks == 10
+    assert [f.kind for f in config.faults] == ["529"] and config.port == 0
