@@ -17,7 +17,6 @@ import argparse
 import json
 import os
 import random
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -483,21 +482,47 @@ def run_demo(
 # ---- output -----------------------------------------------------------------------------------
 
 
-def write_traces(result: DemoResult, directory: str | Path) -> list[Path]:
-    """Each run's requests as JSONL in the trace format (one request a line), written atomically."""
+def trace_dir(directory: str | Path) -> Path:
+    """Create `directory` for the traces (checked before the demo runs, not after); a path that
+    cannot hold them is a one-line ConfigError naming it."""
+    from .errors import ConfigError
+
     out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        if isinstance(exc, FileExistsError):
+            reason = "exists and is not a directory"
+        raise ConfigError(f"cannot write traces there: {reason}", where=str(directory)) from None
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise ConfigError("cannot write traces there: permission denied", where=str(directory))
+    return out
+
+
+def write_traces(result: DemoResult, directory: str | Path) -> list[Path]:
+    """Each run's requests as JSONL in the trace format (one request a line), written atomically:
+    each file goes to a temporary name beside it and is renamed into place when complete."""
+    from .errors import ConfigError
+
+    out = trace_dir(directory)
     written: list[Path] = []
     for (client, server), run in sorted(result.runs.items()):
         path = out / f"{client}-{server}.jsonl"
-        fd, tmp = tempfile.mkstemp(dir=out, prefix=f".{path.name}.", suffix=".tmp")
+        # Our own temporary name (not mkstemp's 0600 file): the trace gets the usual permissions.
+        tmp = out / f".{path.name}.{os.getpid()}.tmp"
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            with open(tmp, "w", encoding="utf-8") as fh:
                 for line in run.trace:
                     fh.write(json.dumps(line, sort_keys=True) + "\n")
             os.replace(tmp, path)
+        except OSError as exc:
+            tmp.unlink(missing_ok=True)
+            raise ConfigError(
+                f"cannot write traces: {exc.strerror or exc}", where=str(path)
+            ) from None
         except BaseException:
-            Path(tmp).unlink(missing_ok=True)
+            tmp.unlink(missing_ok=True)
             raise
         written.append(path)
     return written
@@ -587,6 +612,8 @@ def _configure(p: argparse.ArgumentParser) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.trace_dir:
+        trace_dir(args.trace_dir)  # a bad --trace-dir fails now, not after the whole demo
     result = run_demo(provider=args.provider)
     if args.trace_dir:
         write_traces(result, args.trace_dir)

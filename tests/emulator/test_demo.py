@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
 from decimal import Decimal
 from pathlib import Path
 
@@ -159,3 +160,32 @@ def test_readme_quotes_the_current_figures(demo_result: DemoResult) -> None:
     assert len(wanted) >= 7
     missing = [line for line in wanted if line not in quoted]
     assert not missing, f"README.md's demo block is out of date: {missing}"
+
+
+def test_traces_get_the_usual_file_permissions(demo_out: tuple[dict, Path]) -> None:  # type: ignore[type-arg]
+    _, trace_dir = demo_out
+    umask = os.umask(0)
+    os.umask(umask)
+    files = sorted(trace_dir.iterdir())
+    assert [p.name for p in files if p.name.startswith(".")] == []  # no temporary file left
+    assert {p.stat().st_mode & 0o777 for p in files} == {0o666 & ~umask}
+
+
+def _demo_must_not_run(**_: object) -> DemoResult:
+    raise AssertionError("the demo ran before --trace-dir was checked")
+
+
+@pytest.mark.parametrize("where", ["is-a-file", "under-a-file"])
+def test_unusable_trace_dir_is_one_line_before_the_demo_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], where: str
+) -> None:
+    blocker = tmp_path / "notes.txt"
+    blocker.write_text("keep me")
+    target = blocker if where == "is-a-file" else blocker / "traces"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(demo, "run_demo", _demo_must_not_run)
+        assert main(["demo", "--trace-dir", str(target)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"prefixlock: error: {target}: cannot write traces there: ")
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err
+    assert blocker.read_text() == "keep me"
