@@ -348,6 +348,38 @@ def test_parallel_cold_requests_all_pay_the_write(emulator: Emulator) -> None:
     assert usage_of(client, b)["read"] == end_of(b, "system")
 
 
+def _slow(
+    emu: Emulator, client: anthropic.Anthropic, b: dict[str, Any], seconds: float
+) -> dict[str, int]:
+    """Send `b` with `seconds` of latency before its response starts (on the manual clock)."""
+    import time
+
+    emu.inject("latency", seconds=seconds)
+    out: list[dict[str, int]] = []
+    thread = threading.Thread(target=lambda: out.append(usage_of(client, b)))
+    thread.start()
+    deadline = time.monotonic() + 5
+    while emu.in_flight < 1 and time.monotonic() < deadline:
+        time.sleep(0.005)  # waiting for the server thread, not for the clock
+    advance(emu, seconds)
+    thread.join(5)
+    return out[0]
+
+
+def test_ttl_counts_from_the_request_start(emulator: Emulator, client: anthropic.Anthropic) -> None:
+    # Each slow request's response starts 20 s after it arrived; its entry's 5 minutes (for a
+    # write, and for the refresh of a read) count from the arrival.
+    b = body()
+    upto = end_of(b, "system")
+    assert _slow(emulator, client, b, 20) == billed(b, w5m=upto)  # arrived at 0, answered at 20
+    advance(emulator, 280)  # 300 s after the write's request started, 280 after its response
+    assert usage_of(client, b) == billed(b, w5m=upto)  # expired: written again (at 300)
+    advance(emulator, 250)
+    assert _slow(emulator, client, b, 20) == billed(b, read=upto)  # arrived at 550: refreshed
+    advance(emulator, 280)  # 300 s after that read's request started
+    assert usage_of(client, b) == billed(b, w5m=upto)
+
+
 def test_top_level_breakpoint_takes_a_slot(client: anthropic.Anthropic) -> None:
     msgs = _long_chat(4)
     for block in msgs[0]["content"]:
