@@ -33,7 +33,7 @@ MESSAGE_FIELDS = frozenset(
         "output_config",
         "context_management",
         "inference_geo",
-        "cache_diagnostics",  # beta: ask why the cache missed (harness.emulator.diagnostics)
+        "diagnostics",  # cache diagnostics: why the cache missed (harness.emulator.diagnostics)
     }
 )
 COUNT_FIELDS = MESSAGE_FIELDS - {
@@ -45,6 +45,7 @@ COUNT_FIELDS = MESSAGE_FIELDS - {
     "top_k",
     "metadata",
     "service_tier",
+    "diagnostics",
 }
 BLOCK_TYPES = frozenset(
     {

@@ -1,43 +1,88 @@
-"""Provider cache diagnostics on the wire: asking why a request missed, and where the answer is.
+"""Provider cache diagnostics on the wire: asking why a request missed, and reading the answer.
 
 Opt-in (`Settings(cache_diagnostics=True)`). The session names its previous response; the
 provider compares this request with it and reports a miss reason, which the guard carries as
-`CacheBreak.provider_verdict` beside its own cause.
+`CacheBreak.provider_verdict` beside its own cause. Field names as the providers document them
+(checked against the Anthropic and OpenAI Python SDKs' types, anthropic 2.14 / openai 3.57, and
+the providers' cache-diagnostics guides, Dec 2026):
 
-- Anthropic (beta, FACTS.md: model_changed, system_changed, tools_changed, messages_changed,
-  previous_message_not_found, unavailable): request field `cache_diagnostics:
-  {"previous_message_id": ...}` with the beta header below; the reason comes back in the
-  message (`message_start` when streaming) as `diagnostics.cache_miss_reason.type`.
-- OpenAI: request field `prompt_cache_diagnostics: {"comparison_id": <earlier response id>}`;
-  the reason comes back as `prompt_cache_diagnostics.cache_miss_reason` on the response (the
-  Responses object, or the chat completion's last stream chunk).
+- Anthropic (cache diagnostics, beta header `cache-diagnosis-2026-04-07`): request field
+  `diagnostics: {"previous_message_id": <previous msg_... id> | null}` (null on the first turn
+  opts in with nothing to compare). The message (`message_start` when streaming) carries
+  `diagnostics`: null when nothing diverged, else `{"cache_miss_reason": {"type": ...,
+  "cache_missed_input_tokens": N}}` with type model_changed, system_changed, tools_changed,
+  messages_changed, previous_message_not_found or unavailable (a null reason: still pending).
+- OpenAI (Responses API, gpt-5.6 and later only): request field
+  `prompt_cache_options.comparison_response_id` (beside the options' `mode` / `ttl`); the
+  response carries `prompt_cache_diagnostics`: `{"type": "cache_miss", "reason": ...,
+  "cache_missed_tokens": N}`, `{"type": "cache_hit"}`, `{"type":
+  "comparison_response_not_found"}` or `{"type": "unavailable"}`. Chat Completions has no
+  diagnostics, and older models refuse `prompt_cache_options`: nothing is asked there.
 
-NOTE: these are beta features and the field and header names here are modelled on them, not
-copied from a stable API reference: check them against the providers' current docs before
-turning this on against a real API (the local emulator speaks exactly these names). The fields
-are added by the transport, outside the request body the builder produced: they change on every
-request and are not part of what the cache sees, so they never enter the stored wire body.
+The fields are added by the transport to a copy of the body the builder produced: they change
+on every request and are not part of what the cache sees, so they never enter the stored wire
+body.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
-ANTHROPIC_FIELD = "cache_diagnostics"
+ANTHROPIC_FIELD = "diagnostics"  # request and response field
 ANTHROPIC_REF = "previous_message_id"
-ANTHROPIC_BETA = "cache-diagnostics-2026-07-01"  # check the current beta name in the docs
-OPENAI_FIELD = "prompt_cache_diagnostics"
-OPENAI_REF = "comparison_id"
+ANTHROPIC_BETA = "cache-diagnosis-2026-04-07"
+OPENAI_OPTIONS = "prompt_cache_options"  # the request field that holds the reference
+OPENAI_REF = "comparison_response_id"
+OPENAI_FIELD = "prompt_cache_diagnostics"  # the response field
+_GPT = re.compile(r"^gpt-(\d+)(?:\.(\d+))?")
+
+
+def supported(api: str, model: str) -> bool:
+    """Can a request to `model` on `api` ask for cache diagnostics?"""
+    if api == "anthropic":
+        return True
+    if api != "openai-responses":
+        return False
+    m = _GPT.match(model)
+    return m is not None and (int(m[1]), int(m[2] or 0)) >= (5, 6)
 
 
 def diagnostics_request(
     api: str, body: Mapping[str, Any], previous_id: str | None
 ) -> tuple[dict[str, Any], dict[str, str]]:
-    """The body to send (a copy with the diagnostics field) and the extra headers."""
+    """The body to send (a copy with the diagnostics field) and the extra headers; the body
+    unchanged where the API or model has no diagnostics."""
     out = dict(body)
+    if not supported(api, str(body.get("model", ""))):
+        return out, {}
     if api == "anthropic":
         out[ANTHROPIC_FIELD] = {ANTHROPIC_REF: previous_id}
         return out, {"anthropic-beta": ANTHROPIC_BETA}
-    out[OPENAI_FIELD] = {OPENAI_REF: previous_id}
+    options = body.get(OPENAI_OPTIONS)
+    kept = options if isinstance(options, Mapping) else {}  # gpt-5.6's mode / ttl stay
+    out[OPENAI_OPTIONS] = {**kept, OPENAI_REF: previous_id}
     return out, {}
+
+
+def miss_reason(api: str, response: Mapping[str, Any] | None) -> str | None:
+    """The provider's own cache-miss reason from a reply's diagnostics fields (None: nothing
+    diverged, the comparison is pending, or nothing was asked)."""
+    if not response:
+        return None
+    if api == "anthropic":
+        diag = response.get(ANTHROPIC_FIELD)
+        reason = diag.get("cache_miss_reason") if isinstance(diag, Mapping) else None
+        kind = reason.get("type") if isinstance(reason, Mapping) else None
+        return str(kind) if kind else None
+    diag = response.get(OPENAI_FIELD)
+    if not isinstance(diag, Mapping):
+        return None
+    kind = diag.get("type")
+    if kind == "cache_miss":
+        reason = diag.get("reason")
+        return str(reason) if reason else "cache_miss"
+    if kind in (None, "", "cache_hit"):
+        return None
+    return str(kind)  # comparison_response_not_found, unavailable

@@ -1,8 +1,10 @@
 """Opt-in cache diagnostics: the provider's own miss reason travels beside the guard's cause.
 
-The emulator answers the diagnostics request fields (harness.providers.diagnostics) from what it
-remembers of the previous response, so a tools change is `tools_changed` on its side and
-`tools` on ours; a model switch is `model_changed`; ordinary turns report no reason."""
+The emulator answers the documented diagnostics fields (harness.providers.diagnostics: Anthropic
+`diagnostics.previous_message_id`, OpenAI Responses `prompt_cache_options.comparison_response_id`)
+from what it remembers of the previous response, so a tools change is `tools_changed` on its side
+and `tools` on ours; a model switch is `model_changed`; ordinary turns report no reason. Chat
+Completions and models before gpt-5.6 have no diagnostics: nothing is asked there."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ import pytest
 from guardkit import agent, grep, of, run_turns, sent, start_emulator, turn
 
 from harness.events import CacheBreak
+from harness.providers.diagnostics import ANTHROPIC_BETA, diagnostics_request, miss_reason
 from harness.settings import Settings
 
 DIAG = Settings(cache_diagnostics=True)
@@ -18,9 +21,8 @@ DIAG = Settings(cache_diagnostics=True)
 @pytest.mark.parametrize(
     ("model", "field", "ref"),
     [
-        ("claude-opus-4-7", "cache_diagnostics", "previous_message_id"),
-        ("gpt-5.4", "prompt_cache_diagnostics", "comparison_id"),
-        ("openai-responses:gpt-5.4", "prompt_cache_diagnostics", "comparison_id"),
+        ("claude-opus-4-7", "diagnostics", "previous_message_id"),
+        ("openai-responses:gpt-5.6-terra", "prompt_cache_options", "comparison_response_id"),
     ],
 )
 async def test_tools_change_has_both_verdicts(model: str, field: str, ref: str) -> None:
@@ -35,11 +37,26 @@ async def test_tools_change_has_both_verdicts(model: str, field: str, ref: str) 
     (brk,) = of(events, CacheBreak)
     assert brk.cause == "tools" and brk.provider_verdict == "tools_changed"
     # Every request asked, naming the response before it (the first has none to name).
-    assert bodies[0][field] == {ref: None}
+    assert bodies[0][field][ref] is None
     assert all(b[field][ref] for b in bodies[1:])
-    # The diagnostics field is the transport's: the session's wire bodies (what the store keeps
-    # and the cache sees) do not carry it.
-    assert not any(field in b for b in stored)
+    # The reference is the transport's: the session's wire bodies (what the store keeps and
+    # the cache sees) do not carry it.
+    assert not any(ref in (b.get(field) or {}) for b in stored)
+
+
+@pytest.mark.parametrize("model", ["gpt-5.4", "openai-responses:gpt-5.4", "gpt-5.6-terra"])
+async def test_nothing_is_asked_where_the_api_has_no_diagnostics(model: str) -> None:
+    # Chat Completions has none; the Responses API only from gpt-5.6, and older models refuse
+    # prompt_cache_options outright.
+    with start_emulator() as emu:
+        async with agent(emu, model=model, settings=DIAG).session() as s:
+            await run_turns(emu, s, 2)
+            n = sent(emu)
+            bodies = [r.body for r in emu.requests[:n]]
+    assert n == 4
+    assert not any("comparison_response_id" in (b.get("prompt_cache_options") or {})
+                   for b in bodies)
+    assert not any("prompt_cache_diagnostics" in b or "diagnostics" in b for b in bodies)
 
 
 async def test_model_switch_is_model_changed_and_warm_turns_have_no_reason() -> None:
@@ -65,14 +82,55 @@ def test_emulator_reports_no_reason_on_a_hit_and_an_unknown_reference() -> None:
     headers = {"x-api-key": "test-key", "anthropic-version": "2023-06-01"}
     with start_emulator() as emu:
         url = emu.base_url + "/v1/messages"
-        first = httpx.post(url, json={**body, "cache_diagnostics": {}}, headers=headers).json()
+        opt_in = {"previous_message_id": None}
+        first = httpx.post(url, json={**body, "diagnostics": opt_in}, headers=headers).json()
         ref = {"previous_message_id": first["id"]}
-        again = httpx.post(url, json={**body, "cache_diagnostics": ref}, headers=headers).json()
+        again = httpx.post(url, json={**body, "diagnostics": ref}, headers=headers).json()
         lost = {"previous_message_id": "msg_unknown"}
-        other = httpx.post(url, json={**body, "cache_diagnostics": lost}, headers=headers).json()
+        other = httpx.post(url, json={**body, "diagnostics": lost}, headers=headers).json()
+        changed = {**body, "system": "Rule: be terse. " * 800, "diagnostics": ref}
+        system = httpx.post(url, json=changed, headers=headers).json()
     assert again["usage"]["cache_read_input_tokens"] > 0
-    assert again["diagnostics"] == {**ref, "cache_miss_reason": None}
+    assert first["diagnostics"] is None and again["diagnostics"] is None  # nothing diverged
     assert other["diagnostics"]["cache_miss_reason"] == {"type": "previous_message_not_found"}
+    reason = system["diagnostics"]["cache_miss_reason"]
+    assert reason["type"] == "system_changed"
+    assert reason["cache_missed_input_tokens"] == first["usage"]["cache_creation_input_tokens"]
+
+
+def test_the_documented_request_fields_are_sent() -> None:
+    body = {"model": "claude-opus-4-7", "messages": []}
+    sent_body, headers = diagnostics_request("anthropic", body, "msg_1")
+    assert sent_body["diagnostics"] == {"previous_message_id": "msg_1"}
+    assert headers == {"anthropic-beta": ANTHROPIC_BETA} and "diagnostics" not in body
+    # gpt-5.6's own cache options stay beside the comparison id.
+    body = {"model": "gpt-5.6-terra", "input": [], "prompt_cache_options": {"mode": "explicit"}}
+    sent_body, headers = diagnostics_request("openai-responses", body, "resp_1")
+    assert sent_body["prompt_cache_options"] == {
+        "mode": "explicit", "comparison_response_id": "resp_1"
+    }
+    assert headers == {} and body["prompt_cache_options"] == {"mode": "explicit"}
+    for api, model in [("openai-chat", "gpt-5.6-terra"), ("openai-responses", "gpt-5.4")]:
+        assert diagnostics_request(api, {"model": model}, "x") == ({"model": model}, {})
+
+
+def test_the_documented_reply_shapes_are_read() -> None:
+    # As the providers' SDK types describe them (anthropic.types.Diagnostics,
+    # openai.types.responses.Response.prompt_cache_diagnostics).
+    anth = {"diagnostics": {"cache_miss_reason": {"type": "tools_changed",
+                                                  "cache_missed_input_tokens": 9000}}}
+    assert miss_reason("anthropic", anth) == "tools_changed"
+    assert miss_reason("anthropic", {"diagnostics": {"cache_miss_reason": None}}) is None  # pending
+    assert miss_reason("anthropic", {"diagnostics": None}) is None
+    miss = {"type": "cache_miss", "reason": "reasoning_effort_changed", "cache_missed_tokens": 5}
+    assert miss_reason("openai-responses", {"prompt_cache_diagnostics": miss}) == (
+        "reasoning_effort_changed"
+    )
+    hit = {"prompt_cache_diagnostics": {"type": "cache_hit"}}
+    assert miss_reason("openai-responses", hit) is None
+    gone = {"prompt_cache_diagnostics": {"type": "comparison_response_not_found"}}
+    assert miss_reason("openai-responses", gone) == "comparison_response_not_found"
+    assert miss_reason("openai-chat", {}) is None
 
 
 async def test_without_the_setting_nothing_is_asked() -> None:
@@ -85,4 +143,4 @@ async def test_without_the_setting_nothing_is_asked() -> None:
             bodies = [r.body for r in emu.requests[:n]]
     (brk,) = of(events, CacheBreak)
     assert brk.cause == "tools" and brk.provider_verdict is None
-    assert not any("cache_diagnostics" in b for b in bodies)
+    assert not any("diagnostics" in b for b in bodies)
