@@ -130,11 +130,27 @@ def _run(args: argparse.Namespace) -> int:
                 store.export_jsonl(args.id, sys.stdout)
                 return 0
             target = Path(args.output)
-            fd, tmp = tempfile.mkstemp(prefix=".export-", dir=str(target.parent or "."))
+            if target.is_dir():
+                raise UserError("is a directory; name the file to write", where=str(target))
+            try:
+                fd, tmp = tempfile.mkstemp(prefix=".export-", dir=str(target.parent))
+            except OSError as exc:
+                raise UserError(
+                    f"cannot write here: {exc.strerror or exc}", where=str(target)
+                ) from None
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as fh:
                     n = store.export_jsonl(args.id, fh)
+                # mkstemp makes the file private (0600); an export gets the usual mode.
+                umask = os.umask(0)
+                os.umask(umask)
+                os.chmod(tmp, 0o666 & ~umask)
                 os.replace(tmp, target)
+            except OSError as exc:
+                Path(tmp).unlink(missing_ok=True)
+                raise UserError(
+                    f"cannot write the export: {exc.strerror or exc}", where=str(target)
+                ) from None
             except BaseException:
                 Path(tmp).unlink(missing_ok=True)
                 raise

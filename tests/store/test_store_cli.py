@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import subprocess
 import sys
@@ -101,3 +102,19 @@ def test_console_script(db: Path) -> None:
         capture_output=True, text=True, timeout=60,
     )
     assert proc.returncode == 2 and "unknown session id" in proc.stderr
+
+
+def test_export_to_an_unwritable_place_is_one_line(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = ["sessions", "--store", str(db), "export", "sess-1", "--jsonl", "-o"]
+    missing = tmp_path / "no-such-dir" / "trace.jsonl"
+    _fails([*base, str(missing)], capsys, "no-such-dir")
+    _fails([*base, str(tmp_path)], capsys, "is a directory")
+    assert not list(tmp_path.glob(".export-*"))  # no temporary file left behind
+    # A written export has the usual file mode, not mkstemp's private 0600.
+    target = tmp_path / "trace.jsonl"
+    assert main([*base, str(target)]) == 0
+    umask = os.umask(0)
+    os.umask(umask)
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask
