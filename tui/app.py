@@ -41,7 +41,7 @@ from harness.events import (
 )
 from harness.workspace import ApprovalRequest, Decision
 
-from .backend import ChatBackend, api_key_from_env
+from .backend import ChatBackend
 from .commands import COMMANDS, Parsed, parse
 from .quotes import quote_rows
 from .screens import ApprovalScreen, ConfirmScreen, HelpScreen, SwitchScreen
@@ -118,9 +118,10 @@ class ChatApp(App[None]):
         self.refresh_header()
         await self.load_history()
         if self.backend.offline:
-            why = "No API key found" if api_key_from_env() is None else "--offline"
             await self.add_note(
-                f"{why}: running on the built-in emulator (offline, scripted model).", "warn"
+                f"{self.backend.offline_reason}: running on the built-in emulator "
+                "(offline, scripted model).",
+                "warn",
             )
         self.ready = True
         self.refresh_panel()

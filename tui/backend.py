@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.clock import Clock, SystemClock
-from harness.errors import ConfigError, UnknownModelError, UserError
+from harness.errors import ConfigError, MissingKeyError, UnknownModelError, UserError
 from harness.events import Event, SubagentFinish, SubagentStart, UsageReport
 from harness.prefix import FrozenPrefix
 from harness.prices import PriceTable
@@ -95,8 +95,10 @@ class ChatBackend:
         self.options = options
         self.clock: Clock = options.clock or SystemClock()
         self.prices = PriceTable.default()
-        key = options.api_key if options.api_key is not None else self._env_key(options.model)
+        env_key = self._env_key(options.model)
+        key = options.api_key if options.api_key is not None else env_key
         self.offline = not key and options.base_url is None
+        self.offline_reason = self._offline_reason(env_key) if self.offline else ""
         # Offline, any non-empty key satisfies the emulator. Online, an explicit key is used as
         # given; a key from the environment is left to each provider (None), so switching to
         # another provider's model picks that provider's own variable.
@@ -128,6 +130,21 @@ class ChatBackend:
             return api_key_from_env()
         return os.environ.get(route.key_var) or None
 
+    def _offline_reason(self, env_key: str | None) -> str:
+        """Why the app runs on the emulator, in the user's terms: --offline, or the key that
+        the model's provider reads is not set (another provider's key does not count)."""
+        if self.options.api_key == "" and env_key:
+            return "--offline"
+        if api_key_from_env() is None:
+            return "No API key found"
+        from harness.providers import resolve_route
+
+        try:
+            var = resolve_route(self.options.model, None, self.prices).key_var
+        except UserError:
+            return "No API key found"
+        return f"No {var} set for {self.options.model}"
+
     async def _approve(self, request: ApprovalRequest) -> Decision:
         if self.approve is None:
             return False
@@ -156,7 +173,15 @@ class ChatBackend:
                 "(openai-compat:NAME for any other)",
                 where="--model",
             )
-        resolve_route(self.model, self.options.base_url, self.prices)
+        route = resolve_route(self.model, self.options.base_url, self.prices)
+        if not self.offline and not (self.options.api_key or os.environ.get(route.key_var)):
+            # Online (a --base-url without a key): said now, not as a dead session on screen.
+            at = f" at {self.options.base_url}" if self.options.base_url else ""
+            hint = " (any value if the server ignores keys)" if self.options.base_url else ""
+            raise MissingKeyError(
+                f"no API key for {route.label}{at}: set {route.key_var}{hint}",
+                where=route.key_var,
+            )
         if self.options.resume and self.options.store_path is not None:
             from harness.store import SessionStore
 

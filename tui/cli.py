@@ -29,6 +29,12 @@ def _configure(p: argparse.ArgumentParser) -> None:
         help="do not ask before writes / commands (repeatable)",
     )
     p.add_argument(
+        "--base-url",
+        metavar="URL",
+        default=None,
+        help="API base URL (an OpenAI-compatible server: openai-compat:MODEL)",
+    )
+    p.add_argument(
         "--offline", action="store_true", help="use the built-in emulator even if a key is set"
     )
 
@@ -43,18 +49,31 @@ def _run(args: argparse.Namespace) -> int:
     workspace = (args.workspace or Path.cwd()).resolve()
     if not workspace.is_dir():
         raise UserError("not a directory", where=f"--workspace {args.workspace}")
+    if args.base_url is not None and not _is_http_url(args.base_url):
+        raise UserError(
+            f"not an http(s) URL: {args.base_url!r} (e.g. http://localhost:8000/v1)",
+            where="--base-url",
+        )
     opts = BackendOptions(
         model=args.model or DEFAULT_MODEL,
         workspace=workspace,
         store_path=args.store or default_store_path(),
         resume=args.resume,
         api_key="" if args.offline else None,
+        base_url=None if args.offline else args.base_url,
         allow=tuple(args.allow),
     )
     backend = make_backend(opts)
     backend.check()  # unknown model, unknown session: one line and exit 2, before the screen
     ChatApp(backend).run()
     return 0
+
+
+def _is_http_url(value: str) -> bool:
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(value)
+    return parts.scheme in ("http", "https") and bool(parts.netloc)
 
 
 COMMAND = Command(

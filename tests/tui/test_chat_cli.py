@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "PREFIXLOCK_API_KEY")
 
 
@@ -40,5 +42,39 @@ def test_unknown_model_unknown_session_and_bad_workspace_exit_2(tmp_path: Path) 
 def test_help_lists_the_options(tmp_path: Path) -> None:
     out = chat("--help", cwd=tmp_path)
     assert out.returncode == 0
-    for flag in ("--model", "--resume", "--workspace", "--allow", "--offline"):
+    for flag in ("--model", "--resume", "--workspace", "--allow", "--base-url", "--offline"):
         assert flag in out.stdout
+
+
+def test_base_url_without_a_key_or_not_a_url_exit_2(tmp_path: Path) -> None:
+    store = str(tmp_path / "s.sqlite")
+    nokey = chat("--model", "openai-compat:llama", "--base-url", "http://127.0.0.1:9/v1",
+                 "--store", store, cwd=tmp_path)
+    assert nokey.returncode == 2 and "Traceback" not in nokey.stderr
+    assert len(nokey.stderr.strip().splitlines()) == 1
+    assert "set PREFIXLOCK_API_KEY" in nokey.stderr and "127.0.0.1:9" in nokey.stderr
+    bad = chat("--model", "openai-compat:llama", "--base-url", "localhost:8000",
+               "--store", store, cwd=tmp_path)
+    assert bad.returncode == 2 and "--base-url" in bad.stderr and "localhost:8000" in bad.stderr
+    assert not (tmp_path / "s.sqlite").exists()  # nothing written before the screen opens
+
+
+def test_the_offline_note_names_the_missing_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another provider's key does not take a model online; the note says which key is
+    missing instead of claiming --offline was given."""
+    from tui.backend import BackendOptions, ChatBackend
+
+    for var in KEY_VARS:
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-not-used")
+    claude = ChatBackend(BackendOptions(model="claude-sonnet-4-6", workspace=tmp_path))
+    assert claude.offline
+    assert claude.offline_reason == "No ANTHROPIC_API_KEY set for claude-sonnet-4-6"
+    forced = ChatBackend(BackendOptions(model="gpt-5", workspace=tmp_path, api_key=""))
+    assert forced.offline and forced.offline_reason == "--offline"
+    assert not ChatBackend(BackendOptions(model="gpt-5", workspace=tmp_path)).offline
+    monkeypatch.delenv("OPENAI_API_KEY")
+    none = ChatBackend(BackendOptions(model="gpt-5", workspace=tmp_path, api_key=""))
+    assert none.offline_reason == "No API key found"
