@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 import respx
-from helpers.httpx_bridge import async_client
 
 from harness.prefix import FrozenPrefix
 from harness.tools import Tool, make_tool
+from tests.helpers.httpx_bridge import async_client
 
 TOOL_NAMES = (
     "read_file",

@@ -5,18 +5,19 @@ against the emulator with the official SDKs."""
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncGenerator
 from decimal import Decimal
 from typing import Any
 
 import pytest
 import respx
-from helpers import sse_responses as sse
 
 from harness.agent import Agent
 from harness.events import TextDelta, ToolCall, ToolResult, TurnComplete, UsageReport
 from harness.prefix import FrozenPrefix
 from harness.settings import Settings
 from harness.tools import tool
+from tests.helpers import sse_responses as sse
 
 URL = "https://api.anthropic.com/v1/messages"
 
@@ -55,7 +56,7 @@ def _agent(http_client: Any, **settings: Any) -> Agent:
 async def test_tools_sync_async_raising_unknown_and_bad_args(
     router: respx.Router, http_client: Any
 ) -> None:
-    calls = [
+    calls: list[tuple[str, str, dict[str, Any]]] = [
         ("t1", "add", {"a": 2, "b": 3}),
         ("t2", "shout", {"text": "hi"}),
         ("t3", "explode", {"reason": "test"}),
@@ -202,6 +203,7 @@ async def test_caller_stopping_mid_turn_leaves_a_valid_conversation(
         ]
         assert all(b.get("is_error") for b in sent[:2]) and sent[2]["text"] == "go on"
         agen = s.send("more adding")
+        assert isinstance(agen, AsyncGenerator)  # so the test can close it early
         async for event in agen:
             if isinstance(event, TextDelta):  # in the follow-up stream, after the tool ran
                 break

@@ -4,6 +4,7 @@ Anthropic breakpoints follow the rules, OpenAI's cache key is stable, same input
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -45,7 +46,7 @@ def _prefix() -> FrozenPrefix:
     return FrozenPrefix(system=["You are careful.", "Project notes: keep it stable."], tools=tools)
 
 
-def _breakpoints(body: dict[str, Any]) -> int:
+def _breakpoints(body: Mapping[str, Any]) -> int:
     return json.dumps(body).count('"cache_control"')
 
 

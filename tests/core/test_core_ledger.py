@@ -14,16 +14,17 @@ from harness.providers import SessionInfo, make_builder
 from harness.settings import Settings
 from harness.transcript import Message, Transcript
 from harness.usage import Usage
+from harness.wire import WireRequest
 
 SYSTEM = "Keep every byte of the prefix stable. " * 400  # ~3,200 tokens
 SESSION = SessionInfo("ledger")
 
 
-def _requests(api: str, model: str, turns: int) -> list:
+def _requests(api: str, model: str, turns: int) -> list[WireRequest]:
     builder = make_builder(api, model)
     prefix = FrozenPrefix(system=SYSTEM)
     t = Transcript()
-    out = []
+    out: list[WireRequest] = []
     for i in range(turns):
         t.append(Message.user(f"question {i}"))
         out.append(builder.build_request(prefix, t, Settings(), SESSION))

@@ -7,6 +7,7 @@ import asyncio
 import json
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -86,14 +87,14 @@ def test_tool_names_are_checked_whole() -> None:
 
 
 def test_frozen_prefix_is_immutable_even_through_schemas() -> None:
-    schema = {"type": "object", "properties": {"a": {"type": "string"}}}
+    schema: dict[str, Any] = {"type": "object", "properties": {"a": {"type": "string"}}}
     p = FrozenPrefix(system="s", tools=[{"name": "t", "description": "d", "input_schema": schema}])
     before = (p.fingerprint, p.to_dict())
     schema["properties"]["b"] = {"type": "integer"}  # the caller's dict changes afterwards
     with pytest.raises(TypeError):
         p.tools[0].input_schema["x"] = 1  # type: ignore[index]
     with pytest.raises(AttributeError):
-        p.fingerprint = "x"  # type: ignore[misc]
+        p.fingerprint = "x"
     assert (p.fingerprint, p.to_dict()) == before
     assert FrozenPrefix(system="s", tools=[p.to_dict()["tools"][0]]) == p
 

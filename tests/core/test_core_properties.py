@@ -48,7 +48,7 @@ tool_specs = st.lists(
         }
     ),
     max_size=6,
-    unique_by=lambda t: t["name"],
+    unique_by=lambda t: str(t["name"]),  # str() for mypy: the dict's values are mixed
 )
 systems = st.lists(st.text(max_size=60), max_size=3)
 

@@ -11,14 +11,14 @@ from typing import Any
 import httpx
 import pytest
 import respx
-from helpers import sse_responses as sse
-from helpers.httpx_bridge import cut_response
 
 from harness.agent import Agent
 from harness.errors import ProviderError
 from harness.events import ProviderFault, TurnComplete
 from harness.prefix import FrozenPrefix
 from harness.settings import Settings
+from tests.helpers import sse_responses as sse
+from tests.helpers.httpx_bridge import cut_response
 
 KEY = "sk-ant-very-secret-key"
 URL = "https://api.anthropic.com/v1/messages"

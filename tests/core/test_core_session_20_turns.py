@@ -11,13 +11,13 @@ from typing import Any
 import httpx
 import pytest
 import respx
-from helpers import sse_responses as sse
 
 from harness.agent import Agent
 from harness.canonical import canonical_bytes
 from harness.events import ToolResult, TurnComplete
 from harness.prefix import FrozenPrefix
 from harness.providers import cache_key_for
+from tests.helpers import sse_responses as sse
 
 M = Decimal(1_000_000)
 TURNS = 20
@@ -34,6 +34,7 @@ def _script(kind: str) -> Any:
         last_user_text = json.dumps(body.get("messages") or body.get("input"))[-200:]
         wants_tool = "turn 3" in last_user_text or "turn 7" in last_user_text
         call = [(f"call_{n}", "read_file", {"path": f"src/{n}.py"})] if wants_tool else []
+        usage: dict[str, Any]
         if kind == "anthropic":
             usage = {
                 "input_tokens": 40 + n,
