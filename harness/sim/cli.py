@@ -169,14 +169,34 @@ def _umask_mode() -> int:
     return 0o666 & ~mask
 
 
-def _write_atomic(path: str, data: bytes) -> None:
+def _check_output(path: str | None, where: str) -> None:
+    """Refuse an output path that cannot be written before any work is done."""
+    if path is None:
+        return
     target = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".sim-", suffix=".tmp")
+    if target.is_dir():
+        raise UserError(f"{path} is a directory", where=where)
+    if not target.parent.is_dir():
+        raise UserError(f"cannot write {path}: no directory {target.parent}", where=where)
+    if not os.access(target.parent, os.W_OK):
+        raise UserError(f"cannot write {path}: directory not writable", where=where)
+
+
+def _write_atomic(path: str, data: bytes, where: str) -> None:
+    target = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".sim-", suffix=".tmp")
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror}", where=where) from None
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
         os.chmod(tmp, _umask_mode())
         os.replace(tmp, target)
+    except OSError as exc:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise UserError(f"cannot write {path}: {exc.strerror}", where=where) from None
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -273,6 +293,17 @@ def run(args: argparse.Namespace) -> int:
     console = Console()
     if not console.is_terminal:
         console = Console(width=150)  # files and pipes get the whole table, not 80 columns
+    # Flags checked before any work, so a typo never costs a whole replay.
+    _check_output(args.json_out, "--json")
+    _check_output(args.plot, "--plot")
+    if args.block_size is not None and args.block_size <= 0:
+        raise UserError(
+            f"must be a positive number of tokens, got {args.block_size}", where="--block-size"
+        )
+    if args.jobs is not None and args.jobs < 1:
+        raise UserError(f"must be at least 1, got {args.jobs}", where="--jobs")
+    if args.seed < 0:
+        raise UserError(f"must be >= 0, got {args.seed}", where="--seed")
     if args.trace == "matrix":
         return _matrix(args, console)
     from .backend import get_backend
@@ -371,7 +402,9 @@ def run(args: argparse.Namespace) -> int:
                 "warmup_unique_blocks": curve.warmup_unique,
             },
         }
-        _write_atomic(args.json_out, json.dumps(payload, indent=1, default=float).encode("utf-8"))
+        _write_atomic(
+            args.json_out, json.dumps(payload, indent=1, default=float).encode("utf-8"), "--json"
+        )
     if args.plot:
         assert curve is not None
         _plot(curve, trace.name, args.plot)
@@ -398,12 +431,18 @@ def _plot(curve: Any, title: str, path: str) -> None:
     ax.grid(True, alpha=0.3)
     ax.legend()
     target = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".plot-", suffix=".png")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".plot-", suffix=".png")
+    except OSError as exc:
+        plt.close(fig)
+        raise UserError(f"cannot write {path}: {exc.strerror}", where="--plot") from None
     os.close(fd)
     try:
         fig.savefig(tmp, dpi=110, bbox_inches="tight", format="png")
         os.chmod(tmp, _umask_mode())
         os.replace(tmp, target)
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror}", where="--plot") from None
     finally:
         plt.close(fig)
         if os.path.exists(tmp):
@@ -441,7 +480,9 @@ def _matrix(args: argparse.Namespace, console: Any) -> int:
     )
     if args.json_out:
         payload = {"cells": [c.__dict__ for c in cells], "relative_cost": ratios}
-        _write_atomic(args.json_out, json.dumps(payload, indent=1, default=float).encode("utf-8"))
+        _write_atomic(
+            args.json_out, json.dumps(payload, indent=1, default=float).encode("utf-8"), "--json"
+        )
     return 0
 
 

@@ -10,6 +10,7 @@ effective FLOP/s of a 2-GPU node; other models are timed on the same node. Pure 
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
 
@@ -109,11 +110,13 @@ def parse_bytes(text: str, where: str) -> float:
     m = _SIZE.match(text)
     if not m:
         try:
-            return float(text)
+            size = float(text)
         except ValueError:
-            raise UserError(
-                f"not a size: {text!r} (use e.g. 80GB or 1.5TiB)", where=where
-            ) from None
+            size = math.nan
+        # 'nan', 'inf' and negative numbers parse as floats but are no size
+        if not math.isfinite(size) or size < 0:
+            raise UserError(f"not a size: {text!r} (use e.g. 80GB or 1.5TiB)", where=where)
+        return size
     value = float(m.group(1))
     unit = (m.group(2) or "").lower().rstrip("b")
     if unit.endswith("i"):

@@ -77,6 +77,13 @@ class SimConfig:
             )
         if self.nodes < 1:
             raise UserError(f"need at least one node, got {self.nodes}", where="--nodes")
+        if self.load_threshold < 0:
+            raise UserError(
+                f"load threshold must be >= 0 seconds, got {self.load_threshold}",
+                where="--load-threshold",
+            )
+        if self.seed < 0:
+            raise UserError(f"seed must be >= 0, got {self.seed}", where="--seed")
         if self.ttl is not None and self.ttl <= 0:
             raise UserError(f"TTL must be positive seconds, got {self.ttl}", where="--ttl")
         if not 0.0 <= self.warmup < 1.0:

@@ -49,6 +49,8 @@ def run_sweep(
     """Results of `configs` over `trace`, in order, each on the array `backend` named."""
     for c in configs:
         c.check()
+    if jobs is not None and jobs < 1:
+        raise UserError(f"must be at least 1, got {jobs}", where="--jobs")
     if executor == "serial" or (executor == "process" and (len(configs) <= 1 or jobs == 1)):
         out = []
         for i, c in enumerate(configs):
@@ -97,7 +99,13 @@ def _ray_sweep(
         kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
         if address:
             kwargs["address"] = address
-        ray.init(**kwargs)
+        try:
+            ray.init(**kwargs)
+        except (ConnectionError, TimeoutError, ValueError) as exc:
+            # an address with no cluster behind it, or one Ray cannot parse
+            raise UserError(
+                f"cannot start or reach the Ray cluster: {exc}", where="--address"
+            ) from None
         started = True
     try:
         remote = ray.remote(_ray_task)

@@ -59,6 +59,8 @@ class Workload:
         for name in ("sessions", "tenants", "turns", "block_size", "tools"):
             if getattr(self, name) <= 0:
                 raise UserError(f"{name} must be positive", where=f"--{name.replace('_', '-')}")
+        if self.seed < 0:
+            raise UserError(f"seed must be >= 0, got {self.seed}", where="--seed")
         return self
 
 

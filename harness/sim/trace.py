@@ -402,6 +402,10 @@ def read_trace(
     """Read a Mooncake or prefixlock trace (format sniffed from the first line unless given).
 
     `on_progress(lines_read)` is called now and then on long Mooncake traces."""
+    if block_size is not None and block_size <= 0:
+        raise TraceError(
+            f"must be a positive number of tokens, got {block_size}", where="--block-size"
+        )
     if not Path(path).exists():
         raise TraceError("no such file", where=str(path))
     kind = sniff(path) if fmt == "auto" else fmt
