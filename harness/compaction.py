@@ -5,7 +5,7 @@ breakpoints) with the compaction instruction appended as the newest user turn, s
 before the instruction is read from the cache and only the instruction is new. The compacted
 session then starts from a new frozen prefix: by default the old system blocks plus one block
 holding the summary (tools unchanged, so their cache entry still serves), and an empty
-transcript; or, with `summary_in="messages"`, the same prefix and a transcript that opens with
+transcript; or, with `placement="messages"`, the same prefix and a transcript that opens with
 the summary. Pure: building requests and prefixes only; the session sends.
 """
 
@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from .errors import UserError
 from .prefix import FrozenPrefix
 from .transcript import Message, text_block
 
@@ -26,6 +27,15 @@ DEFAULT_INSTRUCTION = (
 SUMMARY_HEADER = "Summary of the earlier conversation (compacted):\n\n"
 
 SummaryPlacement = Literal["system", "messages"]
+PLACEMENTS = ("system", "messages")
+
+
+def check_placement(placement: str) -> None:
+    """Refuse an unknown summary placement (before anything is sent)."""
+    if placement not in PLACEMENTS:
+        raise UserError(
+            f"placement must be one of {PLACEMENTS}, got {placement!r}", where="placement"
+        )
 
 
 @dataclass(frozen=True)
@@ -48,6 +58,7 @@ def compacted(
     prefix: FrozenPrefix, summary: str, placement: SummaryPlacement = "system"
 ) -> CompactionPlan:
     """The prefix and transcript a session continues from after compaction."""
+    check_placement(placement)
     text = SUMMARY_HEADER + summary
     if placement == "system":
         return CompactionPlan(prefix.replace(system=[*prefix.system, text]), ())

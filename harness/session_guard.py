@@ -32,6 +32,7 @@ from .clock import Clock
 from .compaction import (
     DEFAULT_INSTRUCTION,
     SummaryPlacement,
+    check_placement,
     compacted,
     estimate_summary_tokens,
     summary_messages,
@@ -626,6 +627,7 @@ class GuardedSession:
 
         Returns the events (usage of the summary request, warnings, PrefixChanged).
         """
+        check_placement(placement)  # before anything is sent
         check_quote(quote, action="compact", state=self._state())
         q = quote or self.quote_compaction(placement=placement)
         self._authorize(q, quote, policy, "compacting")
@@ -714,7 +716,20 @@ class GuardedSession:
         """Turn keep-alive pings on (drive them with `await keepalive_tick()`). The cap is
         for the whole session: pings already in the ledger (a resumed session's restored rows
         included) count toward it."""
-        ka = self.keepalive = KeepAlive(Decimal(str(max_spend)), margin, max_idle)
+        try:
+            cap = Decimal(str(max_spend))
+        except ArithmeticError:
+            cap = Decimal("NaN")
+        if not cap.is_finite() or cap < 0:
+            raise UserError(
+                f"the keep-alive spend cap must be a dollar amount >= 0, got {max_spend!r}",
+                where="keepalive.max_spend",
+            )
+        if margin < 0 or (max_idle is not None and max_idle < 0):
+            raise UserError(
+                "keep-alive margin and max_idle are seconds >= 0", where="keepalive.margin"
+            )
+        ka = self.keepalive = KeepAlive(cap, margin, max_idle)
         for row in self.ledger.rows:
             if row.meta.get("kind") == "ping":
                 ka.record(row.time, row.usage.cache_read, row.cost or Decimal(0))

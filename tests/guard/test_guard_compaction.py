@@ -64,3 +64,18 @@ def test_sync_session_compacts() -> None:
         events = s.compact(policy="allow")
         assert of(events, UsageReport)[0].usage.cache_read > 0
         assert s.keepalive_tick() == []  # keep-alive is off
+
+
+async def test_an_unknown_placement_is_refused_before_anything_is_sent() -> None:
+    from harness.errors import UserError
+
+    with start_emulator() as emu:
+        async with agent(emu).session() as s:
+            await run_turns(emu, s, 2)
+            quote = s.quote_compaction()
+            n_sent, prefix, n_messages = sent(emu), s.prefix, len(s.transcript)
+            with pytest.raises(UserError) as e:
+                await s.compact(quote=quote, placement="sideways")  # type: ignore[arg-type]
+            assert e.value.where == "placement"
+            assert sent(emu) == n_sent and s.prefix is prefix
+            assert len(s.transcript) == n_messages

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
 from guardkit import advance, agent, of, run_turns, start_emulator, turn
 
 from harness.events import CacheBreak, Event, KeepAlivePing, UsageReport
@@ -69,3 +70,17 @@ async def test_no_ping_for_a_prefix_the_session_has_left() -> None:
             await turn(s, "continue")
             advance(emu, 290)
             assert len(of(await s.keepalive_tick(), KeepAlivePing)) == 1
+
+
+async def test_a_bad_spend_cap_is_a_user_error() -> None:
+    from harness.errors import UserError
+
+    with start_emulator() as emu:
+        async with agent(emu).session() as s:
+            for bad in ("abc", -1, "NaN"):
+                with pytest.raises(UserError) as e:
+                    s.enable_keepalive(bad)
+                assert e.value.where == "keepalive.max_spend"
+            with pytest.raises(UserError, match="seconds"):
+                s.enable_keepalive("0.10", margin=-5)
+            assert s.keepalive is None  # nothing half set up
