@@ -28,7 +28,7 @@ from types import TracebackType
 from typing import Any
 
 from .clock import Clock, SystemClock
-from .errors import ProviderError
+from .errors import ConfigError, ProviderError
 from .events import Event, ToolCall, ToolResult, TurnComplete, UsageReport
 from .ledger import Ledger, LedgerRow
 from .prefix import FrozenPrefix
@@ -68,6 +68,14 @@ class Agent:
         self.base_url = base_url
         self.route = resolve_route(model, base_url, self.prices)  # unknown ids fail here
         self.model = self.route.model
+        if self.settings.max_dollars is not None and self.prices.lookup(self.model) is None:
+            # The dollar limit reads the ledger, which never prices an unknown model: it
+            # would silently never stop the loop.
+            raise ConfigError(
+                f"model {self.model!r} is not in the price table, so the dollar limit cannot "
+                "be kept: add it with a prices file (PREFIXLOCK_PRICES) or drop max_dollars",
+                where="settings.max_dollars",
+            )
         self.store = store  # harness.store.SessionStore (GUARD+STORE)
         self.budget = budget  # harness.guard.CacheBudget (GUARD+STORE)
         self.delegator = delegator

@@ -8,6 +8,7 @@ provider it runs on the in-process emulator (a scripted model) and says so on st
 from __future__ import annotations
 
 import argparse
+from decimal import Decimal, InvalidOperation
 
 from .command import Command
 
@@ -128,16 +129,45 @@ def _configure_run(p: argparse.ArgumentParser) -> None:
 
 
 def _read_system(value: str) -> str:
-    from .errors import ConfigError
+    from .userfiles import read_user_text
 
     if not value.startswith("@"):
         return value
-    path = value[1:]
+    return read_user_text(value[1:], "system prompt")  # missing or not UTF-8: one line
+
+
+def _dollars(value: str | None) -> Decimal | None:
+    """`--max-dollars` as Decimal: a finite, non-negative amount (`nan` is not one)."""
+    from .errors import ConfigError
+
+    if value is None:
+        return None
     try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
-    except OSError as exc:
-        raise ConfigError(f"cannot read system prompt: {exc.strerror}", where=path) from None
+        amount = Decimal(value)
+    except InvalidOperation:
+        amount = Decimal("NaN")
+    if not amount.is_finite() or amount < 0:
+        raise ConfigError(
+            f"not a dollar amount: {value!r} (give a number, 0 or more)", where="--max-dollars"
+        )
+    return amount
+
+
+def _base_url(value: str | None) -> str | None:
+    """`--base-url` must be an http(s) URL with a host: `localhost:8000` would otherwise fail
+    later as a connection error that does not say what was wrong."""
+    from urllib.parse import urlsplit
+
+    from .errors import ConfigError
+
+    if value is None:
+        return None
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ConfigError(
+            f"not an http(s) URL: {value!r} (e.g. http://localhost:8000/v1)", where="--base-url"
+        )
+    return value
 
 
 def _run_run(args: argparse.Namespace) -> int:
@@ -145,7 +175,6 @@ def _run_run(args: argparse.Namespace) -> int:
     import contextlib
     import os
     import sys
-    from decimal import Decimal, InvalidOperation
 
     from .agent import Agent
     from .errors import ConfigError, MissingKeyError, ProviderError
@@ -155,16 +184,18 @@ def _run_run(args: argparse.Namespace) -> int:
     from .providers import resolve_route
     from .settings import Settings
 
+    if not args.task.strip():
+        raise ConfigError("the task is empty: say what the model should do", where="task")
     prices = PriceTable.default(args.prices)
-    route = resolve_route(args.model, args.base_url, prices)
-    max_dollars = None
-    if args.max_dollars is not None:
-        try:
-            max_dollars = Decimal(args.max_dollars)
-        except InvalidOperation:
-            raise ConfigError(
-                f"not a dollar amount: {args.max_dollars!r}", where="--max-dollars"
-            ) from None
+    route = resolve_route(args.model, _base_url(args.base_url), prices)
+    max_dollars = _dollars(args.max_dollars)
+    if max_dollars is not None and prices.lookup(route.model) is None:
+        # The loop stops on the session's dollars; an unpriced model never has any.
+        raise ConfigError(
+            f"{route.model!r} is not in the price table, so a dollar limit cannot be kept: "
+            "add it with --prices FILE",
+            where="--max-dollars",
+        )
     if args.max_turns < 1:
         raise ConfigError("must be at least 1", where="--max-turns")
     settings = Settings(ttl=args.ttl, max_turns=args.max_turns, max_dollars=max_dollars)
@@ -190,7 +221,8 @@ def _run_run(args: argparse.Namespace) -> int:
         if Emulator is not None:
             # The explorer script: it looks around with whatever tools are offered (list,
             # search, read) and summarizes what they returned.
-            emu = stack.enter_context(Emulator.start(script=EXPLORER))
+            # With the same prices, so a model added by --prices is served too.
+            emu = stack.enter_context(Emulator.start(script=EXPLORER, prices=prices))
             base_url, api_key = emu.base_url, "emulator"
             why = "--emulator given" if args.emulator else f"no {route.key_var} set"
             print(

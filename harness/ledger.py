@@ -256,8 +256,9 @@ class Ledger:
         if cost is None:
             money = "cost unpriced (" + ", ".join(self.unpriced_models) + ")"
         else:
-            saved = self.saved or Decimal(0)
-            money = f"cost ${cost:.4f}, saved ${saved:.4f}"
+            saved = (self.saved or Decimal(0)).quantize(Decimal("0.0001"))
+            sign = "-" if saved < 0 else ""  # cache writes not read yet cost more: "-$0.0012"
+            money = f"cost ${cost:.4f}, saved {sign}${abs(saved):.4f}"
         n = len(self._rows)
         requests = f"{n} request{'' if n == 1 else 's'}"
         return (

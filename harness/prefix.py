@@ -44,7 +44,13 @@ class FrozenPrefix:
         system: str | Sequence[str] = (),
         tools: Iterable[ToolLike] = (),
     ) -> None:
-        blocks = (system,) if isinstance(system, str) else tuple(system)
+        try:
+            blocks = (system,) if isinstance(system, str) else tuple(system)
+        except TypeError:  # FrozenPrefix(system=5): say so, not "int is not iterable"
+            raise PrefixError(
+                f"system must be text or a list of text blocks, got {type(system).__name__}",
+                where="system",
+            ) from None
         for i, block in enumerate(blocks):
             if not isinstance(block, str):
                 raise PrefixError(f"system block {i} must be text, got {type(block).__name__}")

@@ -157,7 +157,9 @@ def make_tool(
         schema = _strip_titles(model.model_json_schema())
         canonical_json(schema)
     except Exception as exc:
-        raise PrefixError(f"tool {tool_name!r}: schema is not serializable: {exc}") from exc
+        # pydantic explains over several lines; its first says what failed (one-line errors).
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise PrefixError(f"tool {tool_name!r}: schema is not serializable: {first}") from exc
     spec = ToolSpec(tool_name, description or doc_desc, schema)
     return Tool(spec, fn, model)
 

@@ -12,8 +12,9 @@ import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
-from ..errors import MissingKeyError, UnknownModelError
+from ..errors import ConfigError, MissingKeyError, UnknownModelError
 from ..prices import PriceTable
 
 PREFIXES = {
@@ -60,6 +61,11 @@ def resolve_route(
         explicit, name = PREFIXES[head], rest
     if not name:
         raise UnknownModelError("empty model id", where="--model")
+    if base_url is not None:
+        parts = urlsplit(base_url)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            # Caught here, not as a connection error retried five times that never says why.
+            raise ConfigError(f"not an http(s) URL: {base_url!r}", where="base_url")
     price = table.lookup(name)
     wire_model = price.model if price is not None else name
     api = explicit

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
@@ -93,7 +95,11 @@ def _error_of(body: Any) -> tuple[str | None, str | None]:
 
 
 def _scrub(text: str, secret: str | None) -> str:
-    return text.replace(secret, "***") if secret else text
+    """`text` with every whole occurrence of `secret` masked. Whole: a short key such as `x`
+    (local servers accept any) must not turn "exist" into "e***ist"."""
+    if not secret:
+        return text
+    return re.sub(rf"(?<![\w-]){re.escape(secret)}(?![\w-])", "***", text)
 
 
 def classify(exc: BaseException, api: str, secret: str | None = None) -> Fault:
@@ -281,11 +287,13 @@ class Transport:
 
 
 def _openai_base(base_url: str | None) -> str | None:
-    """The OpenAI SDK wants the base URL with its `/v1`; accept it with or without."""
+    """The OpenAI SDK wants the base URL with its API path. A bare host (`http://localhost:8000`,
+    the emulator, `https://api.deepseek.com`) gets `/v1`; a URL with a path is the user's
+    (`.../v1`, or a compatible API mounted elsewhere, such as `.../v1beta/openai`)."""
     if base_url is None:
         return None
     url = base_url.rstrip("/")
-    return url if url.endswith("/v1") else url + "/v1"
+    return url if urlsplit(url).path else url + "/v1"
 
 
 def _anthropic_base(base_url: str | None) -> str | None:

@@ -1,0 +1,264 @@
+"""What a user meets off the happy path, end to end: a model unknown to the price table run
+through the loop (unpriced, or priced by the user's file), flags that were once tracebacks or
+misleading errors (`--max-dollars nan`, a non-UTF-8 `--system @FILE`, an empty task, a base URL
+without a scheme), short API keys that must not mangle error text, and OpenAI-compatible servers
+mounted under a path other than `/v1`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import respx
+from helpers import sse_responses as sse
+from helpers.httpx_bridge import async_client
+
+from harness.agent import Agent
+from harness.cli import main
+from harness.errors import ConfigError, PrefixError, ProviderError
+from harness.ledger import Ledger
+from harness.prefix import FrozenPrefix
+from harness.prices import PriceTable
+from harness.providers import resolve_route
+from harness.settings import Settings
+from harness.tools import tool
+from harness.usage import Usage
+
+KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "PREFIXLOCK_API_KEY")
+PREFIX = FrozenPrefix(system="You help.", tools=[])
+VLLM = "http://vllm.local:8000/v1"
+
+
+@pytest.fixture(autouse=True)
+def _no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
+    for k in KEYS:
+        monkeypatch.delenv(k, raising=False)
+    monkeypatch.delenv("PREFIXLOCK_PRICES", raising=False)
+
+
+def _price_file(tmp_path: Path, model: str, provider: str = "custom") -> Path:
+    path = tmp_path / "prices.json"
+    entry = {"model": model, "provider": provider, "input": "2", "output": "8"}
+    entry["cache_read"] = "0.2"
+    path.write_text(json.dumps({"models": [entry]}))
+    return path
+
+
+def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in (*KEYS, "PREFIXLOCK_PRICES")}
+    return subprocess.run(
+        [sys.executable, "-m", "harness.cli", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=60,
+    )
+
+
+USAGE = {
+    "prompt_tokens": 1_200,
+    "completion_tokens": 30,
+    "prompt_tokens_details": {"cached_tokens": 1_024},
+}
+
+
+async def test_unknown_model_on_a_compatible_server_is_unpriced_never_zero(
+    router: respx.Router, http_client: Any
+) -> None:
+    router.post(f"{VLLM}/chat/completions").mock(
+        side_effect=[sse.chat("one", usage=USAGE), sse.chat("two", usage=USAGE)]
+    )
+    agent = Agent(
+        PREFIX, model="openai-compat:my-llama", base_url=VLLM, api_key="x", http_client=http_client
+    )
+    async with agent.session() as s:
+        assert await s.ask("hi") == "one"
+        assert await s.ask("again") == "two"
+    assert s.ledger.cost is None and s.ledger.saved is None
+    assert s.ledger.priced_cost == 0 and s.ledger.unpriced_models == ("my-llama",)
+    assert s.ledger.usage.cache_read == 2 * 1_024  # the tokens are counted all the same
+    assert s.ledger.summary().endswith("cost unpriced (my-llama)")
+
+
+async def test_unknown_model_priced_by_the_users_file_through_the_loop(
+    tmp_path: Path, router: respx.Router, http_client: Any
+) -> None:
+    router.post(f"{VLLM}/chat/completions").mock(return_value=sse.chat("ok", usage=USAGE))
+    prices = PriceTable.default(_price_file(tmp_path, "my-llama"))
+    agent = Agent(
+        PREFIX,
+        model="openai-compat:my-llama",
+        base_url=VLLM,
+        api_key="x",
+        prices=prices,
+        http_client=http_client,
+    )
+    async with agent.session() as s:
+        await s.ask("hi")
+    # Prompt tokens include the cached ones (OpenAI's formula): 176 uncached at $2, 1,024 read
+    # at $0.2, 30 out at $8 per million.
+    hand = (Decimal(176) * 2 + Decimal(1_024) * Decimal("0.2") + Decimal(30) * 8) / 1_000_000
+    assert s.ledger.cost == hand
+
+
+def test_a_dollar_limit_on_an_unpriced_model_is_refused_up_front(tmp_path: Path) -> None:
+    # The limit reads the ledger's dollars; an unpriced model has none, so it would never stop.
+    settings = Settings(max_dollars=Decimal("0.50"))
+    with pytest.raises(ConfigError) as err:
+        Agent(PREFIX, model="openai-compat:my-llama", base_url=VLLM, settings=settings)
+    assert err.value.where == "settings.max_dollars" and "'my-llama'" in str(err.value)
+    prices = PriceTable.default(_price_file(tmp_path, "my-llama"))
+    agent = Agent(
+        PREFIX, model="openai-compat:my-llama", base_url=VLLM, settings=settings, prices=prices
+    )
+    assert agent.settings.max_dollars == Decimal("0.50")
+
+
+def test_cli_dollar_limit_on_an_unpriced_model_is_one_line_exit_2(capsys: Any) -> None:
+    code = main(
+        ["run", "hi", "--model", "openai-compat:my-llama", "--base-url", VLLM, "--max-dollars", "1"]
+    )
+    err = capsys.readouterr().err
+    assert code == 2 and err.startswith("prefixlock: error: --max-dollars: 'my-llama' is not in")
+    assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "start"),
+    [
+        (["--max-dollars", "nan"], "prefixlock: error: --max-dollars: not a dollar amount: 'nan'"),
+        (["--max-dollars", "-1"], "prefixlock: error: --max-dollars: not a dollar amount: '-1'"),
+        (["--max-dollars", "inf"], "prefixlock: error: --max-dollars: not a dollar amount"),
+        (
+            ["--model", "openai-compat:x", "--base-url", "localhost:8000"],
+            "prefixlock: error: --base-url: not an http(s) URL: 'localhost:8000'",
+        ),
+    ],
+)
+def test_cli_flags_that_were_tracebacks_or_misleading(args: list[str], start: str) -> None:
+    proc = _cli("run", "hi", "--tools", "none", *args)
+    assert proc.returncode == 2 and proc.stdout == "", proc.stderr
+    assert proc.stderr.startswith(start), proc.stderr
+    assert len(proc.stderr.strip().splitlines()) == 1
+
+
+def test_cli_system_file_not_utf8_and_empty_task(tmp_path: Path) -> None:
+    latin1 = tmp_path / "system.txt"
+    latin1.write_bytes(b"Sei hilfsbereit und pr\xe4zise.")
+    proc = _cli("run", "hi", "--tools", "none", "--system", f"@{latin1}")
+    assert proc.returncode == 2 and proc.stdout == ""
+    expected = f"prefixlock: error: {latin1}: cannot read system prompt: not UTF-8 text\n"
+    assert proc.stderr == expected
+    proc = _cli("run", "  ", "--tools", "none")
+    assert proc.returncode == 2 and proc.stdout == ""
+    assert proc.stderr.startswith("prefixlock: error: task: the task is empty")
+
+
+def test_cli_prices_file_models_run_on_the_emulator(tmp_path: Path) -> None:
+    # No key: the emulator stands in, and it must know the model the user's file adds.
+    prices = _price_file(tmp_path, "claude-house-1", provider="anthropic")
+    proc = _cli(
+        "run", "hi", "--tools", "none", "--model", "claude-house-1", "--prices", str(prices)
+    )
+    assert proc.returncode == 0, proc.stderr
+    summary = proc.stdout.strip().splitlines()[-1]
+    assert summary.startswith("1 request:") and "cost $" in summary, summary
+
+
+def test_base_url_is_checked_where_the_route_is_made() -> None:
+    with pytest.raises(ConfigError) as err:
+        resolve_route("openai-compat:x", "localhost:8000")
+    assert err.value.where == "base_url"
+    assert resolve_route("openai-compat:x", "https://gw.example/v1beta/openai").api == (
+        "openai-compat"
+    )
+
+
+async def test_compatible_api_under_a_path_other_than_v1(
+    router: respx.Router, http_client: Any
+) -> None:
+    # e.g. Gemini's OpenAI-compatible endpoint: the URL given is the API root, used as is.
+    base = "https://gw.example/v1beta/openai"
+    route = router.post(f"{base}/chat/completions").mock(return_value=sse.chat("hello"))
+    agent = Agent(
+        PREFIX, model="openai-compat:gemma", base_url=base, api_key="k", http_client=http_client
+    )
+    async with agent.session() as s:
+        assert await s.ask("hi") == "hello"
+    assert route.call_count == 1
+    # A bare host still gets /v1 (the emulator, https://api.deepseek.com).
+    bare = router.post("http://127.0.0.1:9/v1/chat/completions").mock(
+        return_value=sse.chat("hey")
+    )
+    agent = Agent(
+        PREFIX,
+        model="openai-compat:gemma",
+        base_url="http://127.0.0.1:9",
+        api_key="k",
+        http_client=async_client(router),  # the first session closed its client
+    )
+    async with agent.session() as s:
+        assert await s.ask("hi") == "hey"
+    assert bare.call_count == 1
+
+
+@pytest.mark.parametrize("key", ["x", "sk-live-0123456789"])
+async def test_short_keys_do_not_mangle_errors_and_real_keys_are_masked(
+    key: str, router: respx.Router, http_client: Any
+) -> None:
+    message = f"The model `gemma` does not exist (key {key}), ask the admin"
+    router.post(f"{VLLM}/chat/completions").mock(
+        return_value=httpx.Response(404, json={"error": {"type": "not_found", "message": message}})
+    )
+    agent = Agent(
+        PREFIX, model="openai-compat:gemma", base_url=VLLM, api_key=key, http_client=http_client
+    )
+    async with agent.session() as s:
+        with pytest.raises(ProviderError) as err:
+            await s.ask("hi")
+    text = str(err.value)
+    # The key never shows, however short; the words around it stay readable ("exist" holds
+    # an x: a plain replace once made it "e***ist").
+    assert "(key ***)" in text and f"(key {key})" not in text
+    assert "does not exist" in text and "ask the admin" in text
+
+
+class Opaque:
+    """A type pydantic cannot describe (its error runs over several lines)."""
+
+
+def _fetch(x: Opaque) -> str:
+    """Takes something pydantic cannot describe."""
+    return ""
+
+
+def test_prefix_and_tool_errors_are_one_line_user_errors() -> None:
+    with pytest.raises(PrefixError) as err:
+        FrozenPrefix(system=5)  # type: ignore[arg-type]
+    assert err.value.where == "system" and "got int" in str(err.value)
+
+    with pytest.raises(PrefixError) as perr:
+        tool(_fetch)
+    assert str(perr.value).startswith("tool '_fetch': schema is not serializable:")
+    assert len(str(perr.value).splitlines()) == 1
+
+
+def test_summary_shows_a_negative_saving_as_minus_dollars() -> None:
+    from harness.providers import SessionInfo, make_builder
+    from harness.transcript import Message, Transcript
+
+    req = make_builder("anthropic", "claude-haiku-4-5").build_request(
+        PREFIX, Transcript([Message.user("hi")]), Settings(), SessionInfo("s")
+    )
+    ledger = Ledger(PriceTable.default())
+    ledger.record(req, Usage(cache_write_5m=10_000, output=10))  # written, not yet read
+    assert ledger.saved is not None and ledger.saved < 0
+    assert ledger.summary().endswith("cost $0.0126, saved -$0.0025")
