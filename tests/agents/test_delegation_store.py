@@ -9,7 +9,6 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from agents_scenario import KEY, PARENT_MODEL, make_workspace
 
 from agents import SubagentDelegator
 from harness.agent import Agent
@@ -20,6 +19,7 @@ from harness.emulator import Emulator, EmulatorConfig, Rule, Script, Step
 from harness.prefix import FrozenPrefix
 from harness.store import SessionStore
 from harness.workspace import Workspace
+from tests.agents.agents_scenario import KEY, PARENT_MODEL, make_workspace
 
 SCRIPT = Script(rules=[
     Rule(match="^REVIEW", steps=[

@@ -11,7 +11,6 @@ import json
 from pathlib import Path
 
 import pytest
-from agents_scenario import KEY, PARENT_MODEL, make_workspace
 
 from agents import AgentRegistry, SubagentDelegator, parse_definition
 from harness.agent import Agent
@@ -30,6 +29,7 @@ from harness.events import (
     UsageReport,
 )
 from harness.prefix import FrozenPrefix
+from tests.agents.agents_scenario import KEY, PARENT_MODEL, make_workspace
 
 SUB_MODEL = "claude-haiku-4-5"
 ANSWER = "Two TODOs in src/billing.py."

@@ -8,15 +8,6 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from agents_scenario import (
-    KEY,
-    PARENT_MODEL,
-    SPAWN_TURNS,
-    assert_prefix_unchanged,
-    make_workspace,
-    run_session,
-    strip_cache_control,
-)
 
 from agents import AgentRegistry, SubagentDelegator, parse_definition
 from harness.agent import Agent
@@ -29,6 +20,15 @@ from harness.prefix import FrozenPrefix
 from harness.settings import Settings
 from harness.wire import WireRequest
 from harness.workspace import Workspace
+from tests.agents.agents_scenario import (
+    KEY,
+    PARENT_MODEL,
+    SPAWN_TURNS,
+    assert_prefix_unchanged,
+    make_workspace,
+    run_session,
+    strip_cache_control,
+)
 
 
 @pytest.fixture(scope="module")

@@ -16,10 +16,9 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent.parent))
-sys.path.insert(0, str(HERE.parent / "agents"))
+sys.path.insert(0, str(HERE.parent.parent))  # the repository root, when run as a script
 
-from agents_scenario import make_workspace, run_session  # noqa: E402
+from tests.agents.agents_scenario import make_workspace, run_session  # noqa: E402
 
 
 async def _figures() -> dict[str, float]:

@@ -11,13 +11,13 @@ import sys
 import time
 from pathlib import Path
 
-import storekit
 from guardkit import advance, agent, start_emulator
 
 from harness.canonical import canonical_bytes
 from harness.events import UsageReport
 from harness.store import SessionStore
 from harness.transcript import Message
+from tests.store import storekit
 
 KIT = str(Path(storekit.__file__).resolve())
 
