@@ -180,6 +180,7 @@ class ToolEntry(Collapsible):
         self.base_title = tool_title(name, args)
         self.done = False
         self.subagent_run: str | None = None  # a `delegate` call: the run it started
+        self.subagent_name = ""  # ... and its agent's name
         self.body = Static(Text("(running…)"), markup=False, classes="tool-body")
         super().__init__(self.body, title=f"{self.base_title}  …", collapsed=True)
 
@@ -196,7 +197,10 @@ class ToolEntry(Collapsible):
         lines = content.count("\n") + 1 if content else 0
         mark = "✗" if is_error else "✓"
         first = _one_line(content.splitlines()[0] if content else "", 40)
-        self.title = f"{mark} {self.base_title}  → {first} ({lines} lines)"
+        # A `delegate` call names its subagent rather than repeating the task its entry shows.
+        head = (f"{self.tool_name} ⎇ {self.subagent_name}" if self.subagent_name
+                else self.base_title)
+        self.title = f"{mark} {head}  → {first} ({lines} lines)"
         if is_error:
             self.add_class("error")
         self.body.update(Text(content[:20_000]))
@@ -268,6 +272,7 @@ class SubagentEntry(Collapsible):
         (instead of a bare '…' until the summary returns)."""
         self.tool_line = tool_line
         tool_line.subagent_run = self.run_id or self.agent_name
+        tool_line.subagent_name = self.agent_name
         tool_line.show_progress(self.progress())
 
     async def apply(self, ev: Event) -> None:

@@ -276,9 +276,7 @@ async def test_subagent_run_streams_live_into_a_nested_entry(make_app: AppFactor
         # "…"), then the summary it returned.
         assert call_lines[0].startswith("delegate ⎇ explorer … working (claude-haiku-4-5)")
         assert any(t.startswith("delegate ⎇ explorer … 1 req, $0.0") for t in call_lines)
-        assert delegate_title().startswith("✓ delegate task=") and "README.md:3" in (
-            delegate_title()
-        )
+        assert delegate_title().startswith("✓ delegate ⎇ explorer  → One TODO: `README.md:3`")
         # The main answer after the call is the parent's own, outside the entry.
         answers = [m for m in app.query(AssistantMessage) if sub not in m.ancestors]
         assert answers and "summary is above" in answers[-1].text
