@@ -14,11 +14,24 @@ kind of units (each tool, each message or input item) and `openai_tokens` gives 
 Settings that change the prefix without being content (tool_choice and thinking for Anthropic's
 message level; parallel_tool_calls, response format, reasoning effort and verbosity for OpenAI)
 are hashed into the chain where the provider documents they take effect.
+
+gpt-5.6 and later cache differently (OpenAI's prompt-caching guide and the `openai` SDK's
+`prompt_cache_options` / `prompt_cache_breakpoint` docs): an entry is written only at a breakpoint
+and matched exactly there, with no 128-token rounding and no fallback to a shorter unmarked
+prefix. In `implicit` mode (the default) OpenAI places one breakpoint at the end of the newest
+eligible input message and writes up to the latest three explicit ones too; in `explicit` mode
+only the latest four explicit marks are written, and none means nothing is cached. For these
+models `openai_units` labels the units that carry a breakpoint (`IMPLICIT`, or an explicit mark's
+TTL), the marker itself is left out of the hash (moving it does not change the prefix), and
+`openai_breakpoint_read` / `openai_breakpoint_writes` are the read and write rules that the
+emulator serves and the guard predicts. A mark on a message's content part counts at the end of
+its message: a unit here is a whole message.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import re
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -131,31 +144,174 @@ def openai_settings(body: Mapping[str, Any]) -> bytes:
     return canonical_bytes({k: body[k] for k in OPENAI_PREFIX_SETTINGS if k in body})
 
 
+def openai_items(body: Mapping[str, Any]) -> list[Any]:
+    """The input items of a Chat (`messages`) or Responses (`input`) body, in prompt order."""
+    items = body.get("messages")
+    if items is None:
+        raw = body.get("input")
+        items = [{"role": "user", "content": raw}] if isinstance(raw, str) else raw
+    return list(items) if isinstance(items, Sequence) and not isinstance(items, str) else []
+
+
+# ---- gpt-5.6 and later: breakpoints ----------------------------------------------------------
+
+BREAKPOINT_FIELD = "prompt_cache_breakpoint"
+IMPLICIT = "implicit"  # Unit.breakpoint of the breakpoint OpenAI places itself (implicit mode)
+OPENAI_MAX_WRITES = 4  # cache writes per request, the implicit one included
+OPENAI_TTL_SECONDS = {"30m": 1800.0, "12h": 43200.0}
+OPENAI_DEFAULT_TTL = "30m"
+_GPT = re.compile(r"^(?:[a-z-]+:)?gpt-(\d+)(?:\.(\d+))?")
+
+
+def openai_explicit_cache(model: str) -> bool:
+    """Does `model` cache by breakpoints (gpt-5.6 and later) rather than in 128-token steps?"""
+    m = _GPT.match(model)
+    return m is not None and (int(m[1]), int(m[2] or 0)) >= (5, 6)
+
+
+def openai_cache_options(body: Mapping[str, Any]) -> tuple[str, str]:
+    """(mode, request TTL) of a gpt-5.6-family body, defaults filled in (implicit, 30m)."""
+    opts = body.get("prompt_cache_options")
+    if not isinstance(opts, Mapping):
+        return "implicit", OPENAI_DEFAULT_TTL
+    return str(opts.get("mode", "implicit")), str(opts.get("ttl", OPENAI_DEFAULT_TTL))
+
+
+def _parts_key(item: Mapping[str, Any]) -> str:
+    # A function_call_output carries its content parts under `output`, messages under `content`.
+    return "output" if item.get("type") == "function_call_output" else "content"
+
+
+def breakpoint_mark(item: Any) -> Mapping[str, Any] | None:
+    """The `prompt_cache_breakpoint` on one of `item`'s content parts (the last one wins)."""
+    if not isinstance(item, Mapping):
+        return None
+    parts = item.get(_parts_key(item))
+    if not isinstance(parts, list):
+        return None
+    found: Mapping[str, Any] | None = None
+    for part in parts:
+        if isinstance(part, Mapping) and isinstance(part.get(BREAKPOINT_FIELD), Mapping):
+            found = part[BREAKPOINT_FIELD]
+    return found
+
+
+def without_breakpoints(item: Any) -> Any:
+    """`item` as the cache hashes it: the breakpoint marker is not part of the prefix."""
+    if breakpoint_mark(item) is None:
+        return item  # the usual case, and every item of older models: no copy
+    key = _parts_key(item)
+    parts = [
+        {k: v for k, v in p.items() if k != BREAKPOINT_FIELD} if isinstance(p, Mapping) else p
+        for p in item[key]
+    ]
+    return {**item, key: parts}
+
+
+def breakpoint_eligible(item: Any) -> bool:
+    """Can OpenAI's implicit breakpoint sit at the end of `item`? Input messages and tool
+    results can; the model's own output (assistant messages, function calls) cannot."""
+    if not isinstance(item, Mapping):
+        return False
+    kind = item.get("type", "message")
+    if kind == "function_call_output":
+        return True
+    return kind == "message" and item.get("role") in ("system", "developer", "user", "tool")
+
+
+def openai_breakpoint_labels(body: Mapping[str, Any]) -> dict[int, str]:
+    """Item index -> breakpoint label (an explicit mark's TTL, or IMPLICIT) of a body.
+
+    Empty for models before gpt-5.6, whose cache knows no breakpoints. Where the implicit
+    breakpoint falls on an explicitly marked message the two are one write, labelled IMPLICIT.
+    """
+    if not openai_explicit_cache(str(body.get("model", ""))):
+        return {}
+    mode, ttl = openai_cache_options(body)
+    items = openai_items(body)
+    labels: dict[int, str] = {}
+    for i, item in enumerate(items):
+        mark = breakpoint_mark(item)
+        if mark is not None:
+            labels[i] = str(mark.get("ttl", ttl))
+    if mode != "explicit":
+        for i in range(len(items) - 1, -1, -1):
+            if breakpoint_eligible(items[i]):
+                labels[i] = IMPLICIT
+                break
+    return labels
+
+
+def openai_breakpoint_read(
+    units: Sequence[Unit], present: Callable[[Unit], bool], min_tokens: int
+) -> int:
+    """Position of the unit whose entry a gpt-5.6-family request reads, or -1.
+
+    Entries exist only where breakpoints were written, and one is matched only exactly at its
+    end: the longest prefix of this request that has an entry wins. `present(unit)` asks the
+    cache (and may refresh the entry it finds)."""
+    for u in reversed(units):
+        if u.end < min_tokens:
+            break  # ends only shrink from here, and nothing shorter was ever written
+        if present(u):
+            return u.position
+    return -1
+
+
+def openai_breakpoint_writes(
+    units: Sequence[Unit], read_position: int, mode: str, min_tokens: int, request_ttl: str
+) -> tuple[int, list[tuple[Unit, float]]]:
+    """(tokens written, [(unit, TTL seconds)]) of a gpt-5.6-family request that read the entry
+    at `read_position` (-1: none).
+
+    At most four writes: the implicit breakpoint (implicit mode) and the latest explicit marks;
+    older marks are not written but stay matchable. Nothing below `min_tokens` is written, nor
+    anything at or before what was read. Written tokens are those between the read point and
+    the last breakpoint written; what follows it is plain uncached input."""
+    marks = [u for u in units if u.breakpoint is not None]
+    implicit = [u for u in marks if u.breakpoint == IMPLICIT]
+    explicit = [u for u in marks if u.breakpoint != IMPLICIT]
+    room = OPENAI_MAX_WRITES - (0 if mode == "explicit" else 1)
+    chosen = sorted([*implicit, *explicit[-room:]], key=lambda u: u.position)
+    default = OPENAI_TTL_SECONDS.get(request_ttl, OPENAI_TTL_SECONDS[OPENAI_DEFAULT_TTL])
+    writes: list[tuple[Unit, float]] = []
+    start = units[read_position].end if read_position >= 0 else 0
+    end = start
+    for u in chosen:
+        if u.end < min_tokens or u.position <= read_position:
+            continue
+        label = u.breakpoint or IMPLICIT
+        writes.append((u, default if label == IMPLICIT else OPENAI_TTL_SECONDS.get(label, default)))
+        end = u.end
+    return end - start, writes
+
+
 def _openai_unit_texts(body: Mapping[str, Any]) -> list[tuple[Section, bytes]]:
     out: list[tuple[Section, bytes]] = [("settings", openai_settings(body))]
     if "instructions" in body and body["instructions"] is not None:
         out.append(("system", canonical_bytes({"instructions": body["instructions"]})))
     for t in body.get("tools") or []:
         out.append(("tools", canonical_bytes(t)))
-    items = body.get("messages")
-    if items is None:
-        raw_input = body.get("input")
-        if isinstance(raw_input, str):
-            items = [{"role": "user", "content": raw_input}]
-        else:
-            items = raw_input
-    for m in items or []:
+    for m in openai_items(body):
         role = m.get("role") if isinstance(m, Mapping) else None
         section: Section = "system" if role in ("system", "developer") else "messages"
-        out.append((section, canonical_bytes(m)))
+        out.append((section, canonical_bytes(without_breakpoints(m))))
     return out
 
 
 def openai_units(body: Mapping[str, Any]) -> list[Unit]:
-    """Cache units of an OpenAI Chat Completions or Responses body, in prompt order."""
+    """Cache units of an OpenAI Chat Completions or Responses body, in prompt order (with the
+    breakpoints of gpt-5.6-family models labelled)."""
     b = _Builder()
-    for section, data in _openai_unit_texts(body):
+    texts = _openai_unit_texts(body)
+    for section, data in texts:
         b.add(section, data, None)
+    labels = openai_breakpoint_labels(body)
+    if labels:
+        first = len(texts) - len(openai_items(body))  # units before the first input item
+        for i, label in labels.items():
+            u = b.units[first + i]
+            b.units[first + i] = Unit(u.section, u.position, u.chain, u.tokens, u.end, label)
     return b.units
 
 

@@ -11,7 +11,9 @@ has one (Anthropic cache diagnostics, OpenAI prompt_cache_diagnostics).
 The rules mirror FACTS.md: Anthropic writes only at breakpoints at or above the model's minimum
 and reads by looking back at most 20 units from each breakpoint; OpenAI caches 128-token blocks of
 prompts of 1,024+ tokens; DeepSeek stores whole-request and fixed-part units and hits on a full
-unit match.
+unit match. gpt-5.6 and later write only at breakpoints and match them exactly: the guard uses
+cacheunits' `openai_breakpoint_read` / `openai_breakpoint_writes`, the rules the emulator serves,
+and names a changed suffix whose shared prefix no breakpoint covered ("breakpoint").
 """
 
 from __future__ import annotations
@@ -23,7 +25,17 @@ from decimal import Decimal
 from functools import partial
 from typing import Any
 
-from .cacheunits import Unit, anthropic_message_settings, openai_settings, openai_tokens
+from .cacheunits import (
+    Unit,
+    anthropic_message_settings,
+    openai_breakpoint_read,
+    openai_breakpoint_writes,
+    openai_cache_options,
+    openai_explicit_cache,
+    openai_settings,
+    openai_tokens,
+    without_breakpoints,
+)
 from .canonical import canonical_bytes, chain_hash
 from .errors import UserError
 from .events import CacheBreak
@@ -43,6 +55,7 @@ CAUSES = (
     "history",  # an earlier message was rewritten (not an append)
     "ttl",  # the entry expired while the session was idle
     "lookback",  # a turn added more blocks than the 20-block lookback reaches
+    "breakpoint",  # gpt-5.6+: the changed suffix's shared prefix ended at no cached breakpoint
     "below_minimum",  # the prefix is shorter than the model's minimum cacheable length
     "unexplained",  # the provider read less than its own rules allow: eviction or routing
 )
@@ -199,7 +212,7 @@ class _OpenAIUnitData:
         i -= len(self.pre)
         if i < len(self.tools):
             return canonical_bytes(self.tools[i])
-        return canonical_bytes(self.items[i - len(self.tools)])
+        return canonical_bytes(without_breakpoints(self.items[i - len(self.tools)]))
 
 
 @dataclass
@@ -215,11 +228,13 @@ class _Seen:
     cached_key: Hashable | None = None  # the cache entry that holds `cached_end`
 
 
-def _rules_for(api: str, price: Price | None) -> str:
+def _rules_for(api: str, price: Price | None, model: str = "") -> str:
     if api == "anthropic":
         return "anthropic"
     if api == "openai-compat" and (price is None or price.provider != "openai"):
         return "deepseek"
+    if openai_explicit_cache(model):
+        return "openai-breakpoints"  # gpt-5.6 and later (directly or through a compatible proxy)
     return "openai"
 
 
@@ -371,7 +386,7 @@ class CacheGuard:
         self, req: WireRequest, model: str, now: float, ignore_ttl: bool = False
     ) -> tuple[int, int, float | None]:
         """(tokens read, position read, expiry of the entry read) for `req` on `model`."""
-        rules = _rules_for(req.api, self.price(model))
+        rules = _rules_for(req.api, self.price(model), model)
         units = req.units
         if rules == "anthropic":
             hit, _ = self._anthropic_read(model, units, now, ignore_ttl)
@@ -384,6 +399,15 @@ class CacheGuard:
                 if self._present(dkey, now, ignore_ttl):
                     return u.end, u.position, self._cache.expires_at(dkey)
             return 0, -1, None
+        if rules == "openai-breakpoints":
+            hit = openai_breakpoint_read(
+                units,
+                lambda u: self._present(("b", model, u.chain), now, ignore_ttl),
+                self.min_tokens(model, req.api),
+            )
+            if hit < 0:
+                return 0, -1, None
+            return units[hit].end, hit, self._cache.expires_at(("b", model, units[hit].chain))
         n_tokens, keys = self._blocks(req)
         min_tokens = self.min_tokens(model, req.api)
         if n_tokens < min_tokens:
@@ -405,7 +429,7 @@ class CacheGuard:
         """What the provider should report for `req` sent at `now`. Changes nothing."""
         model = req.model
         price = self.price(model)
-        rules = _rules_for(req.api, price)
+        rules = _rules_for(req.api, price, model)
         total = req.input_tokens
         read, pos, expiry = self._read_tokens(req, model, now)
         w5 = w1 = 0
@@ -422,6 +446,11 @@ class CacheGuard:
                     w1 += span
                 else:
                     w5 += span
+        elif rules == "openai-breakpoints":
+            mode, ttl = openai_cache_options(req.body)
+            w5, _ = openai_breakpoint_writes(
+                req.units, pos, mode, self.min_tokens(model, req.api), ttl
+            )
         elif price is not None and price.cache_write_5m is not None and rules == "openai":
             # Models with a write fee bill what they newly store as a write.
             cacheable = (total // self.block_tokens) * self.block_tokens
@@ -518,6 +547,21 @@ class CacheGuard:
             return ceiling, "ttl", f"cache entry expired after {now - prev.time:.0f}s idle"
         if prev.model != req.model:
             return ceiling, "model", f"model changed from {prev.model} to {req.model}"
+        if (
+            div is not None
+            and div.section == "messages"
+            and read < min(shared, ceiling)
+            and _rules_for(req.api, self.price(req.model), req.model) == "openai-breakpoints"
+        ):
+            # Everything before the changed suffix is unchanged, but gpt-5.6 matches a prefix
+            # only where a breakpoint was written: that, not the new suffix, is the loss.
+            return (
+                ceiling,
+                "breakpoint",
+                f"the suffix changed at unit {div.position}; the {shared} tokens before it are "
+                f"unchanged but only {read} end at a cached breakpoint (gpt-5.6 matches exactly "
+                "at breakpoints: mark the stable boundary)",
+            )
         if div is not None and div.end - div.tokens < ceiling and div.position < len(prev.units):
             section = div.section
             if (
@@ -609,7 +653,7 @@ class CacheGuard:
     def _update(self, req: WireRequest, pred: Prediction, usage: Usage, now: float) -> None:
         """Bring the cache model in line with what the provider did for `req`."""
         model = req.model
-        rules = _rules_for(req.api, self.price(model))
+        rules = _rules_for(req.api, self.price(model), model)
         units = req.units
         cached_end = 0
         cached_key: Hashable | None = None
@@ -647,6 +691,29 @@ class CacheGuard:
                 cached_key = ("d", model, units[-1].chain)
                 self._cache.put(cached_key, now, ttl)
                 cached_end = total
+        elif rules == "openai-breakpoints":
+            min_tokens = self.min_tokens(model, req.api)
+            hit = -1
+            if usage.cache_read > 0:  # the provider read nothing: it wrote every breakpoint
+                hit = openai_breakpoint_read(
+                    units, lambda u: self._cache.get(("b", model, u.chain), now), min_tokens
+                )
+                if hit < 0:
+                    hit = pred.read_position  # provider counts differ from ours: trust the rules
+            if hit >= 0:
+                cached_end = units[hit].end
+                cached_key = ("b", model, units[hit].chain)
+            mode, request_ttl = openai_cache_options(req.body)
+            _, writes = openai_breakpoint_writes(units, hit, mode, min_tokens, request_ttl)
+            for u, seconds in writes:
+                key = ("b", model, u.chain)
+                self._cache.put(key, now, seconds)
+                cached_end, cached_key = u.end, key
+            if req.meta.get("volatile") and len(units) > 1:
+                # The implicit breakpoint sits on the volatile text the builder appended last;
+                # the next request replaces that text, so only what precedes it counts as left
+                # readable (as on Anthropic, where volatile text carries no breakpoint).
+                cached_end = min(cached_end, units[-2].end)
         else:
             n_tokens, keys = self._blocks(req)
             if n_tokens >= self.min_tokens(model, req.api):

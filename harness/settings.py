@@ -15,6 +15,8 @@ from .errors import ConfigError
 TTL = Literal["5m", "1h"]
 _TTLS = ("5m", "1h")
 _RETENTIONS = ("in_memory", "24h")
+OpenAICacheMode = Literal["implicit", "explicit"]
+_OPENAI_MODES = ("implicit", "explicit")
 
 
 @dataclass(frozen=True)
@@ -24,7 +26,17 @@ class Settings:
     `ttl` is the lifetime of Anthropic cache entries written at conversation breakpoints;
     `prefix_ttl` (default: the same) the lifetime of those on the tools and system prompt.
     Anthropic requires longer TTLs before shorter ones, so a 1h conversation with a 5m prefix
-    is refused. `retention` is OpenAI's `prompt_cache_retention` (None: not sent).
+    is refused. `retention` is OpenAI's `prompt_cache_retention` (None: not sent; never sent to
+    gpt-5.6 and later, where `prompt_cache_options.ttl` supersedes it and OpenAI refuses both).
+
+    gpt-5.6 and later cache only at breakpoints. `openai_cache_mode` is their
+    `prompt_cache_options.mode`: "implicit" (default) keeps OpenAI's own breakpoint at the end of
+    the newest input message; "explicit" drops it, so only the breakpoints prefixlock places are
+    written (no write for volatile text). `openai_breakpoints` places those: one at the end of
+    the system prompt (after tools and instructions, the stable boundary) and one on the last
+    stable message when something volatile follows it or the mode is explicit. False in
+    implicit mode is OpenAI's default behaviour; explicit mode needs them (it would cache
+    nothing).
     """
 
     ttl: TTL = "5m"
@@ -49,8 +61,21 @@ class Settings:
     # exact names must be checked against the provider's current docs
     # (harness.providers.diagnostics).
     cache_diagnostics: bool = False
+    openai_cache_mode: OpenAICacheMode = "implicit"
+    openai_breakpoints: bool = True
 
     def __post_init__(self) -> None:
+        if self.openai_cache_mode not in _OPENAI_MODES:
+            raise ConfigError(
+                f"openai_cache_mode must be implicit or explicit, got {self.openai_cache_mode!r}",
+                where="settings.openai_cache_mode",
+            )
+        if self.openai_cache_mode == "explicit" and not self.openai_breakpoints:
+            raise ConfigError(
+                "explicit OpenAI cache mode without breakpoints caches nothing: keep "
+                "openai_breakpoints on, or use the implicit mode",
+                where="settings.openai_breakpoints",
+            )
         if self.ttl not in _TTLS:
             raise ConfigError(f"ttl must be 5m or 1h, got {self.ttl!r}", where="settings.ttl")
         if self.prefix_ttl is not None and self.prefix_ttl not in _TTLS:

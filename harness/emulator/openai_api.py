@@ -12,6 +12,7 @@ import json
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from ..cacheunits import BREAKPOINT_FIELD
 from .apierror import ApiError
 from .model import Conversation, Reply, offered_tools
 
@@ -164,6 +165,102 @@ def validate_responses(body: Any) -> None:
             tool.get("type", "function") == "function" and not isinstance(tool.get("name"), str)
         ):
             raise ApiError(400, f"Missing required parameter: 'tools[{j}].name'")
+
+
+CACHE_OPTION_FIELDS = frozenset({"mode", "ttl", "comparison_response_id"})
+CACHE_MODES = ("implicit", "explicit")
+# Request-level TTLs by API (the SDK's PromptCacheOptions: Chat takes 30m only, Responses
+# also 12h); a breakpoint may ask for either on both.
+CHAT_TTLS = ("30m",)
+RESPONSES_TTLS = ("30m", "12h")
+BREAKPOINT_TTLS = ("30m", "12h")
+
+
+def check_prompt_cache(body: Mapping[str, Any], *, responses: bool, explicit_model: bool) -> None:
+    """`prompt_cache_options` and `prompt_cache_breakpoint` marks, as gpt-5.6 and later take
+    them; both are refused on older models, which cache automatically only."""
+    opts = body.get("prompt_cache_options")
+    if opts is not None:
+        if not explicit_model:
+            raise ApiError(
+                400,
+                f"prompt_cache_options is not supported with the model {body['model']!r} "
+                "(gpt-5.6 and later only)",
+                param="prompt_cache_options",
+            )
+        if not isinstance(opts, Mapping):
+            raise ApiError(
+                400, "Invalid type for 'prompt_cache_options'", param="prompt_cache_options"
+            )
+        for key in opts:
+            if key not in CACHE_OPTION_FIELDS:
+                raise ApiError(
+                    400,
+                    f"Unrecognized argument: 'prompt_cache_options.{key}'",
+                    param=f"prompt_cache_options.{key}",
+                )
+        if "mode" in opts and opts["mode"] not in CACHE_MODES:
+            raise ApiError(
+                400,
+                f"Invalid value for 'prompt_cache_options.mode': {opts['mode']!r}; "
+                "expected 'implicit' or 'explicit'",
+                param="prompt_cache_options.mode",
+            )
+        ttls = RESPONSES_TTLS if responses else CHAT_TTLS
+        if "ttl" in opts and opts["ttl"] not in ttls:
+            raise ApiError(
+                400,
+                f"Invalid value for 'prompt_cache_options.ttl': {opts['ttl']!r}; "
+                f"supported: {', '.join(ttls)}",
+                param="prompt_cache_options.ttl",
+            )
+        if "ttl" in opts and body.get("prompt_cache_retention") is not None:
+            raise ApiError(
+                400,
+                "prompt_cache_retention cannot be combined with prompt_cache_options.ttl, "
+                "which supersedes it: send only prompt_cache_options.ttl",
+                param="prompt_cache_retention",
+            )
+    items = body.get("messages") if not responses else body.get("input")
+    if not isinstance(items, list):
+        return
+    where_items = "input" if responses else "messages"
+    for i, item in enumerate(items):
+        if not isinstance(item, Mapping):
+            continue
+        key = "output" if item.get("type") == "function_call_output" else "content"
+        parts = item.get(key)
+        if not isinstance(parts, list):
+            continue
+        for j, part in enumerate(parts):
+            if not isinstance(part, Mapping) or BREAKPOINT_FIELD not in part:
+                continue
+            where = f"{where_items}[{i}].{key}[{j}].{BREAKPOINT_FIELD}"
+            if not explicit_model:
+                raise ApiError(
+                    400,
+                    f"{BREAKPOINT_FIELD} is not supported with the model {body['model']!r} "
+                    "(gpt-5.6 and later only)",
+                    param=where,
+                )
+            if item.get("role") == "assistant":
+                raise ApiError(
+                    400,
+                    f"{BREAKPOINT_FIELD} is not supported on assistant messages: mark a "
+                    "system, developer, user or tool content block",
+                    param=where,
+                )
+            mark = part[BREAKPOINT_FIELD]
+            if not isinstance(mark, Mapping) or mark.get("mode") != "explicit":
+                raise ApiError(
+                    400,
+                    f"Invalid value for '{where}.mode': expected 'explicit'",
+                    param=where + ".mode",
+                )
+            if "ttl" in mark and mark["ttl"] not in BREAKPOINT_TTLS:
+                raise ApiError(
+                    400, f"Invalid value for '{where}.ttl': {mark['ttl']!r}", param=where + ".ttl"
+                )
 
 
 def _text_of(content: Any) -> str:

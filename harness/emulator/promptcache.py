@@ -18,7 +18,7 @@ from collections import deque
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
-from ..cacheunits import Unit
+from ..cacheunits import Unit, openai_breakpoint_read, openai_breakpoint_writes
 from ..canonical import chain_hash
 from ..sim.cache import BlockCache
 from .config import AnthropicCacheConfig, OpenAICacheConfig
@@ -159,7 +159,10 @@ def _block_keys(model: str, tokens: Sequence[int], block: int) -> list[str]:
 
 
 class OpenAIPromptCache:
-    """Automatic caching over several machines, routed by prefix hash and prompt_cache_key."""
+    """Automatic caching over several machines, routed by prefix hash and prompt_cache_key.
+
+    Models before gpt-5.6 store every 128-token block of a prompt (`lookup`); gpt-5.6 and later
+    store entries only at breakpoints (`lookup_breakpoints`). Both live on the same machines."""
 
     def __init__(self, config: OpenAICacheConfig | None = None, seed: int = 0) -> None:
         self.config = config or OpenAICacheConfig()
@@ -215,6 +218,28 @@ class OpenAIPromptCache:
         return OpenAIOutcome(
             len(tokens), cached, machine, PendingWrite(entries, machine), max(written, 0)
         )
+
+    def lookup_breakpoints(
+        self,
+        model: str,
+        units: Sequence[Unit],
+        tokens: Sequence[int],
+        cache_key: str | None,
+        mode: str,
+        request_ttl: str,
+        min_tokens: int,
+        now: float,
+    ) -> OpenAIOutcome:
+        """gpt-5.6 and later: entries only at breakpoints, matched exactly (cacheunits' rules),
+        on the machine the usual routing picks."""
+        machine = self.route(model, tokens, cache_key, now)
+        store = self.machines[machine]
+        hit = openai_breakpoint_read(units, lambda u: store.get((model, u.chain), now), min_tokens)
+        written, writes = openai_breakpoint_writes(units, hit, mode, min_tokens, request_ttl)
+        entries = tuple(((model, u.chain), ttl) for u, ttl in writes)
+        cached = units[hit].end if hit >= 0 else 0
+        total = units[-1].end if units else 0
+        return OpenAIOutcome(total, cached, machine, PendingWrite(entries, machine), written)
 
     def commit(self, pending: PendingWrite, now: float) -> None:
         store = self.machines[pending.machine]

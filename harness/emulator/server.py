@@ -19,7 +19,13 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from ..cacheunits import anthropic_units, openai_tokens, openai_units
+from ..cacheunits import (
+    anthropic_units,
+    openai_cache_options,
+    openai_explicit_cache,
+    openai_tokens,
+    openai_units,
+)
 from ..clock import Clock, ManualClock, SystemClock
 from ..prices import Price, PriceTable
 from . import anthropic_api, openai_api
@@ -329,6 +335,8 @@ class Emulator:
         else:
             mod.validate_chat(body)
         price = self._price(body["model"], "openai")
+        explicit_model = price.provider == "openai" and openai_explicit_cache(price.model)
+        mod.check_prompt_cache(body, responses=responses, explicit_model=explicit_model)
         ttl = float(price.cache_ttl_seconds)
         if body.get("prompt_cache_retention") == "24h":
             ttl = 24 * 3600.0  # extended retention keeps prefixes for a day
@@ -347,14 +355,28 @@ class Emulator:
             def commit(at: float) -> None:
                 self.deepseek_cache.commit(pending, at)
         else:
-            oc = self.openai_cache.lookup(
-                price.model,
-                openai_tokens(body),
-                body.get("prompt_cache_key"),
-                price.min_cacheable_tokens,
-                ttl,
-                now,
-            )
+            if explicit_model:
+                # gpt-5.6 and later: breakpoints, exact matches, 30-minute entries.
+                mode, request_ttl = openai_cache_options(body)
+                oc = self.openai_cache.lookup_breakpoints(
+                    price.model,
+                    openai_units(body),
+                    openai_tokens(body),
+                    body.get("prompt_cache_key"),
+                    mode,
+                    request_ttl,
+                    price.min_cacheable_tokens,
+                    now,
+                )
+            else:
+                oc = self.openai_cache.lookup(
+                    price.model,
+                    openai_tokens(body),
+                    body.get("prompt_cache_key"),
+                    price.min_cacheable_tokens,
+                    ttl,
+                    now,
+                )
             # Models with a write price (gpt-5.6 and later) report what they stored.
             written = oc.written_tokens if price.cache_write_5m is not None else None
             if responses:

@@ -6,6 +6,16 @@ byte-identical (settings, tools, system, then the conversation, in that order) a
 of one session land on the same machine: a stable per-session `prompt_cache_key`, derived from
 the session id, sent on every request. `prompt_cache_retention` is sent when set. Transcript
 messages are in Anthropic's block shape; each is converted once and memoized.
+
+gpt-5.6 and later cache only at breakpoints and match them exactly (harness.cacheunits), so a
+large stable prefix followed by a changing suffix is re-written every turn unless a breakpoint
+sits at the stable boundary. For these models the builders send `prompt_cache_options` (mode and
+TTL; never together with `prompt_cache_retention`, which OpenAI refuses), the system prompt as a
+system (Chat) or developer (Responses: `instructions` cannot carry a mark) message with a
+`prompt_cache_breakpoint` after tools and instructions, and one on the last stable input message
+when volatile text follows it or the mode is explicit. Messages that may carry a mark are sent
+as content-part lists, so marking one later changes no byte the cache hashes. Older models get
+the same bytes as before.
 """
 
 from __future__ import annotations
@@ -14,7 +24,16 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..cacheunits import Section, Unit, openai_settings
+from ..cacheunits import (
+    BREAKPOINT_FIELD,
+    IMPLICIT,
+    OPENAI_DEFAULT_TTL,
+    Section,
+    Unit,
+    breakpoint_eligible,
+    openai_explicit_cache,
+    openai_settings,
+)
 from ..canonical import canonical_bytes, canonical_json, chain_hash
 from ..events import TextDelta
 from ..prefix import FrozenPrefix
@@ -23,7 +42,7 @@ from ..tokenizer import count_tokens
 from ..transcript import Message, Transcript
 from ..usage import from_openai_chat, from_openai_responses
 from ..wire import WireRequest
-from ._incremental import ChainMemo, MessageParts
+from ._incremental import ChainMemo, MessageParts, with_breakpoint
 from .base import Reply, SessionInfo, memo, parse_tool_input, remember
 from .diagnostics import OPENAI_FIELD as DIAGNOSTICS_FIELD
 
@@ -111,6 +130,41 @@ def responses_items(message: Message) -> list[dict[str, Any]]:
     return out
 
 
+def _as_parts(item: dict[str, Any], key: str, part_type: str) -> dict[str, Any]:
+    """`item` with a string under `key` turned into one content part (which can carry a mark)."""
+    value = item.get(key)
+    if isinstance(value, str):
+        return {**item, key: [{"type": part_type, "text": value}]}
+    return item
+
+
+def chat_messages_markable(message: Message) -> list[dict[str, Any]]:
+    """`chat_messages`, with user and tool contents as part lists (gpt-5.6 and later)."""
+    return [
+        _as_parts(m, "content", "text") if m["role"] in ("user", "tool") else m
+        for m in chat_messages(message)
+    ]
+
+
+def responses_items_markable(message: Message) -> list[dict[str, Any]]:
+    """`responses_items`, with tool outputs as part lists (gpt-5.6 and later)."""
+    return [
+        _as_parts(i, "output", "input_text") if i.get("type") == "function_call_output" else i
+        for i in responses_items(message)
+    ]
+
+
+def with_mark(item: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A copy of `item` with an explicit breakpoint on its last content part (None: it has no
+    part list to carry one). Bodies share item dicts between requests: never mark in place."""
+    key = "output" if item.get("type") == "function_call_output" else "content"
+    parts = item.get(key)
+    if not isinstance(parts, list) or not parts or not isinstance(parts[-1], Mapping):
+        return None
+    marked = [*parts[:-1], {**parts[-1], BREAKPOINT_FIELD: {"mode": "explicit"}}]
+    return {**item, key: marked}
+
+
 def _memo_parts(
     message: Message, key: str, convert: Callable[[Message], list[dict[str, Any]]]
 ) -> MessageParts:
@@ -140,6 +194,8 @@ class _OpenAIBuilder:
 
     def __init__(self, model: str) -> None:
         self.model = model
+        # gpt-5.6 and later: breakpoints and prompt_cache_options (see the module docstring).
+        self.explicit = openai_explicit_cache(model)
         self._prefix_memo: dict[tuple[str, bytes], _PrefixPart] = {}
         self._chain = ChainMemo(self._parts)
 
@@ -200,12 +256,17 @@ class _OpenAIBuilder:
         units = list(part.units)
         units.extend(memo_.units)
         items: list[dict[str, Any]] = [*part.system, *memo_.wire]
+        stable = len(items)  # items before the volatile ones
         if volatile:
             extra = self._volatile(volatile)
             section, data, n = _unit("messages", extra)
             chain = chain_hash(units[-1].chain, data)
             units.append(Unit(section, len(units), chain, n, units[-1].end + n))
             items.append(extra)
+        if self.explicit:
+            self._place_breakpoints(
+                units, items, len(part.units) - len(part.system), stable, len(part.system), settings
+            )
         body: dict[str, Any] = {"model": self.model}
         if part.instructions is not None:
             body["instructions"] = part.instructions
@@ -216,7 +277,13 @@ class _OpenAIBuilder:
         key = session.cache_key if settings.send_cache_key else None
         if key is not None:
             body["prompt_cache_key"] = key
-        if settings.retention is not None and self.api != "openai-compat":
+        if self.explicit:
+            # prompt_cache_options.ttl supersedes prompt_cache_retention; OpenAI refuses both.
+            body["prompt_cache_options"] = {
+                "mode": settings.openai_cache_mode,
+                "ttl": OPENAI_DEFAULT_TTL,
+            }
+        elif settings.retention is not None and self.api != "openai-compat":
             body["prompt_cache_retention"] = settings.retention
         return WireRequest(
             api=self.api,
@@ -230,6 +297,46 @@ class _OpenAIBuilder:
 
     _items_key = "messages"
 
+    @staticmethod
+    def _place_breakpoints(
+        units: list[Unit],
+        items: list[dict[str, Any]],
+        first: int,
+        stable: int,
+        n_system: int,
+        settings: Settings,
+    ) -> None:
+        """Mark `items` (in place; unit `first + k` is item k) for a gpt-5.6-family request.
+
+        Explicit marks go on the end of the system prompt and, where it pays, on the last stable
+        input message: in explicit mode always (nothing else is written), in implicit mode only
+        when volatile text follows it (OpenAI's own breakpoint then sits on the volatile text,
+        which the next request never matches). Never on assistant output, never on volatile
+        text; two marks, within the three explicit writes that implicit mode leaves. The
+        implicit breakpoint's unit is labelled as OpenAI will place it, as cacheunits does."""
+        marks: list[int] = []
+        if settings.openai_breakpoints:
+            if n_system:
+                marks.append(n_system - 1)
+            tail = next(
+                (k for k in range(stable - 1, n_system - 1, -1) if breakpoint_eligible(items[k])),
+                None,
+            )
+            if tail is not None and (
+                settings.openai_cache_mode == "explicit" or stable < len(items)
+            ):
+                marks.append(tail)
+        for k in marks:
+            marked = with_mark(items[k])
+            if marked is not None:
+                items[k] = marked
+                units[first + k] = with_breakpoint(units[first + k], OPENAI_DEFAULT_TTL)
+        if settings.openai_cache_mode != "explicit":
+            for k in range(len(items) - 1, -1, -1):
+                if breakpoint_eligible(items[k]):
+                    units[first + k] = with_breakpoint(units[first + k], IMPLICIT)
+                    break
+
     def _volatile(self, texts: Sequence[str]) -> dict[str, Any]:
         return {"role": "user", "content": "\n\n".join(texts)}
 
@@ -242,6 +349,8 @@ class ChatBuilder(_OpenAIBuilder):
         self.api = api
 
     def _parts(self, message: Message) -> MessageParts:
+        if self.explicit:
+            return _memo_parts(message, "openai-chat.parts.markable", chat_messages_markable)
         return _memo_parts(message, "openai-chat.parts", chat_messages)
 
     def _tool(self, spec: Mapping[str, Any]) -> dict[str, Any]:
@@ -269,7 +378,10 @@ class ChatBuilder(_OpenAIBuilder):
     def _split_system(self, prefix: FrozenPrefix) -> tuple[str | None, list[dict[str, Any]]]:
         if not prefix.system:
             return None, []
-        return None, [{"role": "system", "content": "\n\n".join(prefix.system)}]
+        text = "\n\n".join(prefix.system)
+        if self.explicit:  # a part list, to carry the stable-boundary breakpoint
+            return None, [{"role": "system", "content": [{"type": "text", "text": text}]}]
+        return None, [{"role": "system", "content": text}]
 
 
 class ResponsesBuilder(_OpenAIBuilder):
@@ -280,6 +392,8 @@ class ResponsesBuilder(_OpenAIBuilder):
     _items_key = "input"
 
     def _parts(self, message: Message) -> MessageParts:
+        if self.explicit:
+            return _memo_parts(message, "openai-responses.parts.markable", responses_items_markable)
         return _memo_parts(message, "openai-responses.parts", responses_items)
 
     def _tool(self, spec: Mapping[str, Any]) -> dict[str, Any]:
@@ -301,7 +415,12 @@ class ResponsesBuilder(_OpenAIBuilder):
         return head
 
     def _split_system(self, prefix: FrozenPrefix) -> tuple[str | None, list[dict[str, Any]]]:
-        return ("\n\n".join(prefix.system) if prefix.system else None), []
+        text = "\n\n".join(prefix.system) if prefix.system else None
+        if self.explicit and text is not None:
+            # `instructions` is a plain string and cannot carry a breakpoint: a developer
+            # message in the same place (after the tools) can.
+            return None, [{"role": "developer", "content": [{"type": "input_text", "text": text}]}]
+        return text, []
 
     def _volatile(self, texts: Sequence[str]) -> dict[str, Any]:
         return {"role": "user", "content": [{"type": "input_text", "text": t} for t in texts]}
