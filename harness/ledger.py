@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from .cacheunits import Unit
+from .cacheunits import Unit, openai_explicit_cache
 from .delegation import SubagentSection
 from .prices import Price, PriceTable
 from .usage import Usage
@@ -81,9 +81,10 @@ def readable_tokens(prev: WireRequest, cur: WireRequest, price: Price | None) ->
     if shared == 0:
         return 0
     minimum = price.min_cacheable_tokens if price is not None else 0
-    if cur.api == "anthropic":
-        # Entries exist where `prev` wrote: its breakpoints. The last one inside the shared
-        # part is the longest; scan back from there (breakpoints sit near the end).
+    if cur.api == "anthropic" or openai_explicit_cache(cur.model):
+        # Entries exist where `prev` wrote: its breakpoints (Anthropic's; gpt-5.6's explicit
+        # and implicit ones). The last one inside the shared part is the longest; scan back
+        # from there (breakpoints sit near the end).
         units = prev.units
         for i in range(shared - 1, -1, -1):
             if units[i].breakpoint is not None:
