@@ -90,12 +90,11 @@ def of(events: Sequence[Event], kind: type) -> list[Any]:
 
 
 def sent(emu: Emulator) -> int:
-    """Requests the emulator has recorded, once it has finished with every one in flight
-    (it records a request after answering it, on its own thread)."""
+    """Requests the emulator has recorded (it records each one as it arrives, so every request
+    whose reply the client has read is counted), once none is still being answered."""
     import time
 
     deadline = time.monotonic() + 10
     while emu.in_flight and time.monotonic() < deadline:
-        time.sleep(0.005)
-    time.sleep(0.02)
+        time.sleep(0.005)  # a reply still being written on the emulator's thread
     return len(emu.requests)
