@@ -118,6 +118,7 @@ class ChatBackend:
         self.session: Any = None
         self.store: Any = None
         self.delegator: Any = None
+        self.registry: Any = None  # agent definitions, read by check() (None: start() reads them)
         self.sub_costs: list[tuple[str, Decimal | None]] = []
 
     def _env_key(self, model: str) -> str | None:
@@ -182,6 +183,14 @@ class ChatBackend:
                 f"no API key for {route.label}{at}: set {route.key_var}{hint}",
                 where=route.key_var,
             )
+        try:
+            from agents.registry import AgentRegistry
+        except ImportError:  # agents not installed: no subagents, nothing to check
+            pass
+        else:
+            # The workspace's agent files (.claude/agents, .prefixlock/agents): a malformed one
+            # is the user's to fix (file:line), not a session that cannot start on screen.
+            self.registry = AgentRegistry.discover(self.workspace.root)
         if self.options.resume and self.options.store_path is not None:
             from harness.store import SessionStore
 
@@ -216,7 +225,7 @@ class ChatBackend:
             from agents.runner import SubagentDelegator
 
             self.delegator = LiveDelegator(
-                SubagentDelegator(root=self.workspace.root, prices=self.prices)
+                SubagentDelegator(self.registry, root=self.workspace.root, prices=self.prices)
             )
         except ImportError:  # agents not installed: no delegate tool, no /agents
             self.delegator = None
@@ -457,6 +466,8 @@ class ChatBackend:
         lines = ["subagents (/agents NAME TASK runs one):"]
         for d in self.delegator.registry:
             lines.append(f"  {d.name} [{d.model or 'inherit'}]: {d.description}")
+        # Unknown front-matter keys are kept and reported; on this screen, not to stderr.
+        lines.extend(f"  note: {w}" for w in self.delegator.registry.warnings)
         return "\n".join(lines)
 
     def quote_switch(self, model: str) -> Quote:

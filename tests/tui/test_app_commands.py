@@ -194,3 +194,22 @@ async def test_palette_resume_in_app_and_always_allow(make_app: AppFactory, work
         await pilot.press("enter")
         await settle(app, pilot)
         assert "saved by the cache" in conversation_text(app)
+
+
+async def test_agents_lists_a_claude_code_file_and_its_unused_keys(
+    make_app: AppFactory, workspace: Any
+) -> None:
+    """A Claude Code agent file in the workspace is offered; a key prefixlock does not use is
+    reported on the screen (where the user looks), not only to a log nobody sees."""
+    folder = workspace / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "reviewer.md").write_text(
+        "---\nname: reviewer\ndescription: Reviews code.\nmodel: haiku\ncolor: blue\n"
+        "tools: Read, Grep\n---\nReview the code you are given.\n"
+    )
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await say(app, pilot, "/agents")
+        text = conversation_text(app)
+        assert "reviewer [haiku]: Reviews code." in text
+        assert "reviewer.md: key 'color' is not used by prefixlock (kept, ignored)" in text

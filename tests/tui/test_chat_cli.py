@@ -78,3 +78,13 @@ def test_the_offline_note_names_the_missing_key(
     monkeypatch.delenv("OPENAI_API_KEY")
     none = ChatBackend(BackendOptions(model="gpt-5", workspace=tmp_path, api_key=""))
     assert none.offline_reason == "No API key found"
+
+
+def test_a_malformed_agent_file_in_the_workspace_exit_2(tmp_path: Path) -> None:
+    folder = tmp_path / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "broken.md").write_text("---\nname: broken\ntools: [a, b\n---\nHi\n")
+    out = chat("--store", str(tmp_path / "s.sqlite"), cwd=tmp_path)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
+    assert "broken.md:3: malformed front matter" in out.stderr
