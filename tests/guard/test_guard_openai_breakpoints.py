@@ -77,10 +77,11 @@ async def test_predictions_equal_the_emulator_in_every_mode(model: str, mode: st
 
 @pytest.mark.parametrize("model", MODELS)
 async def test_hybrid_and_explicit_cost_less_than_implicit_only(model: str) -> None:
-    cost = {}
-    writes = {}
+    cost: dict[str, Decimal] = {}
+    writes: dict[str, int] = {}
     for mode, settings in MODES.items():
         events, s = await _session(model, settings)
+        assert s.ledger.cost is not None
         cost[mode] = s.ledger.cost
         writes[mode] = sum(r.usage.cache_write_5m for r in of(events, UsageReport))
     assert cost["hybrid"] < cost["implicit-only"] / 2
