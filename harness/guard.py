@@ -239,33 +239,29 @@ def _rules_for(api: str, price: Price | None, model: str = "") -> str:
 
 
 def provider_verdict(api: str, response: Mapping[str, Any] | None) -> str | None:
-    """The provider's own cache-miss reason, when the response carries one.
-
-    Anthropic cache diagnostics: `diagnostics.cache_miss_reason.type` (model_changed,
-    system_changed, tools_changed, messages_changed, previous_message_not_found, unavailable).
-    OpenAI Responses: `prompt_cache_diagnostics` (its reason / type field).
-    """
+    """The provider's own cache-miss reason from a reply's diagnostics fields (None: nothing
+    diverged, the comparison is pending, or nothing was asked). The documented shapes
+    (harness.providers.diagnostics asks for them): Anthropic `diagnostics` is null or
+    `{"cache_miss_reason": {"type": ...}}` (a null reason: still pending); OpenAI Responses
+    `prompt_cache_diagnostics` is `{"type": "cache_miss", "reason": ...}`, `{"type":
+    "cache_hit"}`, `{"type": "comparison_response_not_found"}` or `{"type": "unavailable"}`."""
     if not response:
         return None
     if api == "anthropic":
         diag = response.get("diagnostics")
-        if isinstance(diag, Mapping):
-            reason = diag.get("cache_miss_reason")
-            if isinstance(reason, Mapping):
-                t = reason.get("type")
-                return str(t) if t else None
-            if isinstance(reason, str):
-                return reason
-        return None
+        reason = diag.get("cache_miss_reason") if isinstance(diag, Mapping) else None
+        kind = reason.get("type") if isinstance(reason, Mapping) else None
+        return str(kind) if kind else None
     diag = response.get("prompt_cache_diagnostics")
-    if isinstance(diag, Mapping):
-        for key in ("cache_miss_reason", "reason", "type"):
-            v = diag.get(key)
-            if isinstance(v, Mapping):
-                v = v.get("type")
-            if isinstance(v, str) and v:
-                return v
-    return None
+    if not isinstance(diag, Mapping):
+        return None
+    kind = diag.get("type")
+    if kind == "cache_miss":
+        reason = diag.get("reason")
+        return str(reason) if reason else "cache_miss"
+    if kind in (None, "", "cache_hit"):
+        return None
+    return str(kind)  # comparison_response_not_found, unavailable
 
 
 class CacheGuard:

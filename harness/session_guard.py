@@ -40,12 +40,11 @@ from .compaction import (
 from .delegation import DelegationResult
 from .errors import ProviderError, UserError
 from .events import CacheBreak, Event, KeepAlivePing, PrefixChanged, SwitchWarning, UsageReport
-from .guard import CacheBudget, CacheGuard, Prediction
+from .guard import CacheBudget, CacheGuard, Prediction, provider_verdict
 from .keepalive import KeepAlive, plan_ping
 from .ledger import Ledger, LedgerRow
 from .prefix import FrozenPrefix
 from .providers import Reply, SDKProvider, SessionInfo, make_builder, resolve_route
-from .providers.diagnostics import miss_reason
 from .quote import Quote, QuoteRequired, check_quote, default_task, price_action
 from .settings import Settings
 from .store import NewRequest, SessionStore, UsageRow
@@ -177,7 +176,7 @@ class GuardedSession:
         pred = self._prediction or self.guard.predict(request, started_at)
         self._prediction = None
         # The provider's own miss reason, when cache diagnostics were asked for.
-        verdict = miss_reason(request.api, reply.cache_diagnostics)
+        verdict = provider_verdict(request.api, reply.cache_diagnostics)
         self._last_message_id = reply.message_id or self._last_message_id
         brk = self.guard.observe(
             request,

@@ -1,8 +1,9 @@
 """Provider cache diagnostics on the wire: asking why a request missed, and reading the answer.
 
 Opt-in (`Settings(cache_diagnostics=True)`). The session names its previous response; the
-provider compares this request with it and reports a miss reason, which the guard carries as
-`CacheBreak.provider_verdict` beside its own cause. Field names as the providers document them
+provider compares this request with it and reports a miss reason, which the guard reads
+(`harness.guard.provider_verdict`) and carries as `CacheBreak.provider_verdict` beside its own
+cause. Field names as the providers document them
 (checked against the Anthropic and OpenAI Python SDKs' types, anthropic 2.14 / openai 3.57, and
 the providers' cache-diagnostics guides, Dec 2026):
 
@@ -64,25 +65,3 @@ def diagnostics_request(
     kept = options if isinstance(options, Mapping) else {}  # gpt-5.6's mode / ttl stay
     out[OPENAI_OPTIONS] = {**kept, OPENAI_REF: previous_id}
     return out, {}
-
-
-def miss_reason(api: str, response: Mapping[str, Any] | None) -> str | None:
-    """The provider's own cache-miss reason from a reply's diagnostics fields (None: nothing
-    diverged, the comparison is pending, or nothing was asked)."""
-    if not response:
-        return None
-    if api == "anthropic":
-        diag = response.get(ANTHROPIC_FIELD)
-        reason = diag.get("cache_miss_reason") if isinstance(diag, Mapping) else None
-        kind = reason.get("type") if isinstance(reason, Mapping) else None
-        return str(kind) if kind else None
-    diag = response.get(OPENAI_FIELD)
-    if not isinstance(diag, Mapping):
-        return None
-    kind = diag.get("type")
-    if kind == "cache_miss":
-        reason = diag.get("reason")
-        return str(reason) if reason else "cache_miss"
-    if kind in (None, "", "cache_hit"):
-        return None
-    return str(kind)  # comparison_response_not_found, unavailable

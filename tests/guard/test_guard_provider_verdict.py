@@ -12,7 +12,8 @@ import pytest
 from guardkit import agent, grep, of, run_turns, sent, start_emulator, turn
 
 from harness.events import CacheBreak
-from harness.providers.diagnostics import ANTHROPIC_BETA, diagnostics_request, miss_reason
+from harness.guard import provider_verdict
+from harness.providers.diagnostics import ANTHROPIC_BETA, diagnostics_request
 from harness.settings import Settings
 
 DIAG = Settings(cache_diagnostics=True)
@@ -119,18 +120,19 @@ def test_the_documented_reply_shapes_are_read() -> None:
     # openai.types.responses.Response.prompt_cache_diagnostics).
     anth = {"diagnostics": {"cache_miss_reason": {"type": "tools_changed",
                                                   "cache_missed_input_tokens": 9000}}}
-    assert miss_reason("anthropic", anth) == "tools_changed"
-    assert miss_reason("anthropic", {"diagnostics": {"cache_miss_reason": None}}) is None  # pending
-    assert miss_reason("anthropic", {"diagnostics": None}) is None
+    assert provider_verdict("anthropic", anth) == "tools_changed"
+    pending = {"diagnostics": {"cache_miss_reason": None}}
+    assert provider_verdict("anthropic", pending) is None
+    assert provider_verdict("anthropic", {"diagnostics": None}) is None
     miss = {"type": "cache_miss", "reason": "reasoning_effort_changed", "cache_missed_tokens": 5}
-    assert miss_reason("openai-responses", {"prompt_cache_diagnostics": miss}) == (
+    assert provider_verdict("openai-responses", {"prompt_cache_diagnostics": miss}) == (
         "reasoning_effort_changed"
     )
     hit = {"prompt_cache_diagnostics": {"type": "cache_hit"}}
-    assert miss_reason("openai-responses", hit) is None
+    assert provider_verdict("openai-responses", hit) is None
     gone = {"prompt_cache_diagnostics": {"type": "comparison_response_not_found"}}
-    assert miss_reason("openai-responses", gone) == "comparison_response_not_found"
-    assert miss_reason("openai-chat", {}) is None
+    assert provider_verdict("openai-responses", gone) == "comparison_response_not_found"
+    assert provider_verdict("openai-chat", {}) is None
 
 
 async def test_without_the_setting_nothing_is_asked() -> None:

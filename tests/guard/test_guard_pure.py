@@ -74,8 +74,10 @@ def test_provider_verdicts_are_parsed() -> None:
     anth = {"diagnostics": {"cache_miss_reason": {"type": "tools_changed"}}}
     assert provider_verdict("anthropic", anth) == "tools_changed"
     assert provider_verdict("anthropic", {"diagnostics": {"cache_miss_reason": None}}) is None
-    oai = {"prompt_cache_diagnostics": {"cache_miss_reason": {"type": "model_changed"}}}
+    oai = {"prompt_cache_diagnostics": {"type": "cache_miss", "reason": "model_changed"}}
     assert provider_verdict("openai-responses", oai) == "model_changed"
+    hit = {"prompt_cache_diagnostics": {"type": "cache_hit"}}
+    assert provider_verdict("openai-responses", hit) is None
     assert provider_verdict("openai-chat", {}) is None
 
 
