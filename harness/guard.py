@@ -77,6 +77,24 @@ class CacheBudget:
     action_tokens: int | None = None
     action_dollars: Decimal | None = None
 
+    def __post_init__(self) -> None:
+        # A typo here would refuse every request, or none: say so where it is made.
+        for name in ("session_tokens", "session_dollars", "action_tokens", "action_dollars"):
+            value = getattr(self, name)
+            if value is None:
+                continue
+            try:
+                amount = Decimal(str(value))
+            except ArithmeticError:
+                amount = Decimal("NaN")
+            if not amount.is_finite() or amount < 0:
+                raise UserError(
+                    f"a cache-miss budget limit is a number >= 0 (or None), got {value!r}",
+                    where=f"budget.{name}",
+                )
+            if name.endswith("_dollars"):
+                object.__setattr__(self, name, amount)  # money is Decimal, also from a float
+
     def check(
         self,
         tokens: int,

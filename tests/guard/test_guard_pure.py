@@ -81,6 +81,19 @@ def test_provider_verdicts_are_parsed() -> None:
     assert provider_verdict("openai-chat", {}) is None
 
 
+def test_a_bad_budget_limit_names_its_field() -> None:
+    from harness.errors import UserError
+
+    bad: list[tuple[str, Any]] = [
+        ("session_tokens", -1), ("action_dollars", "lots"), ("session_dollars", float("nan"))
+    ]
+    for field, value in bad:
+        with pytest.raises(UserError) as e:
+            CacheBudget(**{field: value})
+        assert e.value.where == f"budget.{field}"
+    assert CacheBudget(action_dollars=0.25).action_dollars == Decimal("0.25")  # type: ignore[arg-type]
+
+
 def test_budget_messages_name_the_limit() -> None:
     b = CacheBudget(session_tokens=100, session_dollars=Decimal("1"))
     b.check(50, Decimal("0.1"), 0, Decimal(0), "x")
