@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "guard"))
 
-from guardkit import agent, of, run_turns, start_emulator, turn
+from guardkit import advance, agent, of, run_turns, start_emulator, turn
 
 from harness.canonical import canonical_bytes
 from harness.events import UsageReport
@@ -94,7 +94,7 @@ async def store_growth() -> None:
                 t0 = time.perf_counter()
                 await turn(s, f"Turn {i}: what does f{i} do?")
                 t_write += time.perf_counter() - t0
-                emu.clock.advance(10)
+                advance(emu, 10)
             sent = sum(len(canonical_bytes(r.body)) for r in s.requests)
             last = len(canonical_bytes(s.requests[-1].body))
         stats = store.stats()

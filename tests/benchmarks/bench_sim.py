@@ -20,9 +20,13 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
+
+if TYPE_CHECKING:
+    from harness.sim.engine import Curve
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = Path("/work/shared/data/mooncake")
@@ -38,8 +42,9 @@ def _trace_path(name: str) -> Path:
     raise AssertionError
 
 
-def _package():  # type: ignore[no-untyped-def]
-    return pytest.importorskip("kvcache_sim")
+def _package() -> None:
+    """Skip unless kvcache-simulator (the reference package) is installed."""
+    pytest.importorskip("kvcache_sim")
 
 
 def test_parity_with_package_on_full_traces() -> None:
@@ -100,7 +105,7 @@ def test_parity_with_package_on_full_traces() -> None:
                 assert got == want.hitRate or abs(got - want.hitRate) < 1e-12
 
 
-def _ours_curve(path: Path) -> tuple[float, object]:
+def _ours_curve(path: Path) -> tuple[float, Curve]:
     from harness.sim import engine
     from harness.sim.trace import read_trace
 
@@ -133,7 +138,7 @@ def test_speed_whole_curve_vs_package() -> None:
 
     # Alternate the two so that both see the same background load; keep the best of five.
     ours_times: list[float] = []
-    cpp_runs = []
+    cpp_runs: list[tuple[float, dict[int, float]]] = []
     for _ in range(5):
         t, curve = _ours_curve(path)
         ours_times.append(t)
@@ -146,8 +151,8 @@ def test_speed_whole_curve_vs_package() -> None:
     py = {c: simulate_policy(plan, "lru", c).hitRate for c in CAPS8}
     t_py = time.perf_counter() - t0
     for c in CAPS8:
-        assert round(curve.at(c)[0], 10) == round(cpp_runs[0][1][c], 10) == round(py[c], 10)  # type: ignore[attr-defined]
-    n_caps = len(curve.capacities)  # type: ignore[attr-defined]
+        assert round(curve.at(c)[0], 10) == round(cpp_runs[0][1][c], 10) == round(py[c], 10)
+    n_caps = len(curve.capacities)
     print("\nconversation_trace.jsonl, parsing included, best of 5 (python: 1 run)")
     print(f"  prefixlock numpy, whole LRU curve ({n_caps:,} capacities): {best_ours:.3f} s")
     print(

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -46,7 +47,7 @@ def test_golden_covers_both_traces_and_small_capacities() -> None:
     ("name", "point"), CASES, ids=[f"{n.split('_')[0]}-{p['capacity']}" for n, p in CASES]
 )
 def test_lru_curve_matches_package(
-    plans: dict[str, tuple[engine.Plan, engine.Curve]], name: str, point: dict
+    plans: dict[str, tuple[engine.Plan, engine.Curve]], name: str, point: dict[str, Any]
 ) -> None:
     p, curve = plans[name]
     want = point["lru"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -51,7 +52,10 @@ def test_matrix_measures_the_claim() -> None:
 
 
 def _line(
-    t: float, session: str, messages: list[dict[str, object]], model: str = "claude-sonnet-4-6"
+    t: float,
+    session: str,
+    messages: Sequence[Mapping[str, object]],
+    model: str = "claude-sonnet-4-6",
 ) -> str:
     body = {
         "model": model,
