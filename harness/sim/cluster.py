@@ -9,7 +9,7 @@ with one `NodeCache` per node and a queue per node. All of it is pure.
 
 from __future__ import annotations
 
-import heapq
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,7 +18,7 @@ import numpy.typing as npt
 
 from ..errors import UserError
 from .engine import Plan
-from .models import Arch, prefill_seconds
+from .models import Arch, node_flops_per_s
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
@@ -74,104 +74,91 @@ def sub_plan(p: Plan, mask_requests: npt.NDArray[np.bool_]) -> tuple[Plan, I64]:
 
 
 class NodeCache:
-    """One node's KV cache: a prefix trie evicted leaf-LRU (the replay's `lru`), with TTL."""
+    """One node's KV cache: a prefix trie evicted leaf-LRU (the replay's `lru`), with TTL.
 
-    def __init__(self, size: int, capacity: int | None, parent: list[int], ttl: float | None):
+    Kept as one recency list (an OrderedDict, least recent first) in which a request
+    reads its blocks deepest first, so a parent is always more recent than its children and the
+    least recent block is a leaf: popping the front is leaf-LRU eviction (the argument of
+    `engine`'s module docstring). While a request inserts, its own cached blocks are protected;
+    when nothing older is left to evict, the only unprotected leaf is the block it inserted last,
+    which goes, and the insertion stops there (the replay's C - 1 case). `size` and `parent` are
+    accepted for the old signature; a request's blocks are a chain of the trie, so each block's
+    parent is the block before it.
+    """
+
+    def __init__(
+        self, size: int, capacity: int | None, parent: list[int], ttl: float | None
+    ) -> None:
+        del size, parent
         self.capacity = capacity
-        self.parent = parent
         self.ttl = ttl
-        self.present = bytearray(size)
-        self.present[0] = 1
-        self.children = [0] * size
-        self.key = [0] * size
-        self.version = [0] * size
-        self.used = [0.0] * size
-        self.guard = [0] * size
-        self.depth = [0] * size
-        self.heap: list[tuple[int, int, int, int]] = []
-        self.expiry: list[tuple[float, int, int, float]] = []
-        self.clock = 0
-        self.mark = 0
-        self.cached = 0
+        # block -> last use, least recent first (OrderedDict: popping the front is O(1), where a
+        # plain dict would scan past the slots its earlier deletions left there)
+        self.used: OrderedDict[int, float] = OrderedDict()
+
+    @property
+    def cached(self) -> int:
+        return len(self.used)
 
     def expire(self, now: float) -> None:
-        while self.expiry and self.expiry[0][0] <= now:
-            _, _, x, at = heapq.heappop(self.expiry)
-            if self.present[x] and self.used[x] == at and not self.children[x]:
-                self._drop(x)
+        if self.ttl is None:
+            return
+        # Uses only move forward in time, so the expired blocks are a run at the front. Live
+        # means idle for less than the TTL, as in `engine.effective_ranks`.
+        used = self.used
+        ttl = self.ttl
+        while used:
+            x = next(iter(used))
+            if now - used[x] < ttl:
+                break
+            used.popitem(last=False)
 
     def peek(self, path: list[int], now: float) -> int:
         """Cached prefix length of `path` (blocks), touching nothing."""
         self.expire(now)
-        n = 0
-        for x in path:
-            if not self.present[x]:
-                break
-            n += 1
-        return n
-
-    def _push(self, x: int) -> None:
-        if x and self.present[x] and not self.children[x]:
-            self.version[x] += 1
-            heapq.heappush(self.heap, (self.key[x], -x, self.version[x], x))
-
-    def _touch(self, x: int, depth: int, now: float) -> None:
-        self.clock += 1
-        self.key[x] = self.clock
-        self.used[x] = now
-        self.depth[x] = depth
-        self.version[x] += 1
-        if self.ttl is not None:
-            heapq.heappush(self.expiry, (now + self.ttl, -depth, x, now))
-        self._push(x)
-
-    def _drop(self, x: int) -> None:
-        self.present[x] = 0
-        self.cached -= 1
-        q = self.parent[x]
-        self.children[q] -= 1
-        if q and self.present[q] and not self.children[q]:
-            self._push(q)
-
-    def _evict(self) -> bool:
-        skipped = []
-        ok = False
-        while self.heap:
-            item = heapq.heappop(self.heap)
-            x = item[3]
-            if not self.present[x] or self.children[x] or self.version[x] != item[2]:
-                continue
-            if self.guard[x] == self.mark:
-                skipped.append(item)
-                continue
-            self._drop(x)
-            ok = True
-            break
-        for item in skipped:
-            heapq.heappush(self.heap, item)
-        return ok
+        used = self.used
+        # The cached set is closed under parents and path[k]'s parent is path[k - 1], so the
+        # cached blocks of a path are a prefix of it: bisect for its end.
+        lo, hi = 0, len(path)
+        if hi and path[-1] in used:
+            return hi
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if path[mid] in used:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo
 
     def serve(self, path: list[int], now: float) -> int:
         """Look `path` up, then insert what is missing; returns the blocks hit."""
         hit = self.peek(path, now)
-        for d in range(hit):
-            self._touch(path[d], d, now)
-        self.mark += 1
-        self.guard[0] = self.mark
-        for d in range(hit):
-            self.guard[path[d]] = self.mark
+        used = self.used
         cap = self.capacity
-        for d in range(hit, len(path)):
-            x = path[d]
-            if cap is not None and self.cached >= cap and not self._evict():
-                break
-            if (cap is None or self.cached < cap) and self.present[self.parent[x]]:
-                self.present[x] = 1
-                self.cached += 1
-                self.children[self.parent[x]] += 1
-                self._touch(x, d, now)
-            else:
-                break
+        kept = len(path)
+        if cap is not None and len(used) + kept - hit > cap:
+            # Blocks older than this request go first, least recent first; the request's hits
+            # are protected (they are not among the `old` ones).
+            for x in path[:hit]:
+                del used[x]
+            old = len(used)
+            kept = hit
+            for _d in range(hit, len(path)):
+                if old + kept >= cap:
+                    if old:
+                        used.popitem(last=False)
+                        old -= 1
+                    else:
+                        if kept > hit:  # the last block inserted is the only leaf left to evict
+                            kept -= 1
+                        break
+                kept += 1
+        else:
+            for x in path[:hit]:
+                del used[x]
+        # Re-append the request's cached blocks deepest first: the shallowest is the most recent.
+        for d in range(kept - 1, -1, -1):
+            used[path[d]] = now
         return hit
 
 
@@ -211,39 +198,48 @@ def simulate_aware(
     busy = [0.0] * nodes
     served = [0] * nodes
     nodes_list = p.nodes.tolist()
-    tok = p.tokens.tolist()
+    ctok = np.concatenate([np.zeros(1, np.int64), np.cumsum(p.tokens, dtype=np.int64)]).tolist()
     starts = p.starts.tolist()
     times = p.times.tolist()
-    out_node = np.zeros(p.requests, np.int64)
-    out_hb = np.zeros(p.requests, np.int64)
-    out_ht = np.zeros(p.requests, np.int64)
-    out_fetch = np.zeros(p.requests, np.int64)
+    out_node = [0] * p.requests
+    out_hb = [0] * p.requests
+    out_ht = [0] * p.requests
+    out_fetch = [0] * p.requests
+    fps = node_flops_per_s()
+    layers, d = model.layers, float(model.hidden)
+
+    def flops(n: int) -> float:
+        # Arch.flops on one number, in plain floats: the same operations in the same order (so
+        # the same bits), without a numpy call per node and request.
+        x = float(n)
+        return layers * (4.0 * x * x * d + 22.0 * x * d * d)
+
+    order = range(nodes)
     for r in range(p.requests):
         if on_progress is not None and r % 2000 == 0:
             on_progress(r)
         s, e = starts[r], starts[r + 1]
         path = nodes_list[s:e]
         now = times[r]
-        cum = [0]
-        for t in tok[s:e]:
-            cum.append(cum[-1] + t)
+        base = ctok[s]
+        cum = [c - base for c in ctok[s : e + 1]]  # tokens in the first k blocks
         length = cum[-1]
         match = [c.peek(path, now) for c in caches]
-        wait = [max(0.0, b - now) for b in busy]
+        wait = [b - now if b > now else 0.0 for b in busy]
         fetch = 0
         if router == "prefix":
             if max(wait) - min(wait) > load_threshold:
-                n = min(range(nodes), key=lambda i: (wait[i], i))
+                n = min(order, key=lambda i: (wait[i], i))
             else:
                 # equal matches (a new session on a shared prefix) go to the least busy node
-                n = max(range(nodes), key=lambda i: (match[i], -wait[i], -served[i], -i))
+                n = max(order, key=lambda i: (match[i], -wait[i], -served[i], -i))
         else:
             best = max(match)
-            fps = _fps()
-            remote_base = float(model.flops(length) - model.flops(cum[best])) / fps
+            full = flops(length)
+            remote_base = (full - flops(cum[best])) / fps
             options = []
-            for i in range(nodes):
-                local = float(model.flops(length) - model.flops(cum[match[i]])) / fps
+            for i in order:
+                local = (full - flops(cum[match[i]])) / fps
                 remote = remote_base + (best - match[i]) * transfer_s_per_block
                 options.append((wait[i] + min(local, remote), i, remote < local))
             _, n, use_remote = min(options)
@@ -256,15 +252,14 @@ def simulate_aware(
         out_hb[r] = used
         out_ht[r] = cum[used]
         out_fetch[r] = fetch
-        service = float(prefill_seconds(model, length, cum[used]))
+        service = (flops(length) - flops(cum[used])) / fps
         busy[n] = max(busy[n], now) + service
-    return Routed(out_node, out_hb, out_ht, out_fetch)
-
-
-def _fps() -> float:
-    from .models import node_flops_per_s
-
-    return node_flops_per_s()
+    return Routed(
+        np.array(out_node, np.int64),
+        np.array(out_hb, np.int64),
+        np.array(out_ht, np.int64),
+        np.array(out_fetch, np.int64),
+    )
 
 
 def queue_ttft(node: I64, arrival: F64, service: F64, nodes: int) -> F64:
