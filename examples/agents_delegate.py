@@ -2,9 +2,10 @@
 
 Runs offline on the local emulator. The parent (claude-opus-4-7) has a long frozen prefix with
 the read-only workspace tools and the `delegate` tool; its scripted model calls `delegate` on
-the second turn, and the script then calls `s.delegate(...)` itself. The explorer runs on haiku
-with its own prefix and cache; the parent receives only the call and the summary, so its prefix
-bytes and its cache are untouched.
+the second turn; the script then asks the delegation advisor about a summary task on the live
+session (`advise_session`) and, as it recommends, calls `s.delegate(...)` itself. The explorer
+runs on haiku with its own prefix and cache; the parent receives only the call and the
+summary, so its prefix bytes and its cache are untouched.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import asyncio
 import tempfile
 from pathlib import Path
 
-from agents import SubagentDelegator
+from agents import SubagentDelegator, TaskProfile, advise_session
 from harness.agent import Agent
 from harness.clock import ManualClock
 from harness.emulator import Emulator, EmulatorConfig, Rule, Script, Step
@@ -76,7 +77,16 @@ async def main() -> None:
                     print(f"subagent {ev.name} finished: {ev.summary!r}")
                     print(f"  cost ${ev.cost:.5f}, hit rate {ev.hit_rate:.0%}, "
                           f"compression {ev.compression:.0f}x")
-            summary = await s.delegate("SUMMARIZE the README", agent="summarizer")
+            # Ask the advisor first: the live parent's model, context and TTL left against
+            # what the task needs (here little of the context, so a subagent pays).
+            need = TaskProfile(context_tokens=300, new_tokens=2_000, turns=2,
+                               duration_seconds=30)
+            advice = advise_session(s, need, agent="summarizer")
+            print(f"advisor: {advice.reason}")
+            if advice.recommend:
+                summary = await s.delegate("SUMMARIZE the README", agent="summarizer")
+            else:
+                summary = await s.ask("SUMMARIZE the README")
             print(f"from code, summarizer: {summary!r}")
             await s.ask("Thanks, carry on.")
             section = s.ledger.subagents  # the parent ledger's subagent section

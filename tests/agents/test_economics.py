@@ -116,3 +116,20 @@ def test_start_below_the_cache_minimum_is_billed_uncached() -> None:
     #   + 7,500 + 4,500 = 30,239.2 /M; slope 1.25 + 2 x 0.10 = 1.45 /M per token
     #   K = 3,096 + (301,500 - 30,239.2) / 1.45 = 190,172.4 -> 190,172
     assert a.break_even_context_tokens == 190_172
+
+
+def test_a_break_even_past_the_whole_context_is_said_plainly() -> None:
+    # On haiku (in 1, write 1.25, read 0.10, out 5) the 80% task still pays: S0 = 83,000
+    #   reads  176,500 x 0.10 = 17,650; writes 92,000 x 1.25 = 115,000; output 1,500 x 5
+    #   = 7,500; summary 4,500 -> 144,650 /M, under the parent's 301,500 /M.
+    #   Break-even: slope 1.25 + 2 x 0.10 = 1.45 /M; K = 80,000 + 156,850 / 1.45 -> 188,172,
+    #   more than the parent's 100,000 tokens of context.
+    a = advise(PARENT, task(80_000), SubagentPlan("claude-haiku-4-5", HAIKU, prefix_tokens=3_000))
+    assert a.subagent_cost == M("144650") and a.recommend
+    assert a.break_even_context_tokens == 188_172
+    assert a.break_even_fraction is not None and a.break_even_fraction > 1
+    assert a.reason.endswith(
+        "delegating pays even if the task needs all of the parent's context "
+        "(break-even 188,172 tokens)"
+    )
+    assert "188%" not in a.reason
