@@ -34,7 +34,6 @@ CHAT_FIELDS = frozenset(
         "prompt_cache_key",
         "prompt_cache_retention",
         "prompt_cache_options",
-        "prompt_cache_diagnostics",  # compare with an earlier response (emulator.diagnostics)
         "parallel_tool_calls",
         "response_format",
         "reasoning_effort",
@@ -72,7 +71,6 @@ RESPONSES_FIELDS = frozenset(
         "prompt_cache_key",
         "prompt_cache_retention",
         "prompt_cache_options",
-        "prompt_cache_diagnostics",
         "parallel_tool_calls",
         "reasoning",
         "text",
@@ -167,7 +165,9 @@ def validate_responses(body: Any) -> None:
             raise ApiError(400, f"Missing required parameter: 'tools[{j}].name'")
 
 
-CACHE_OPTION_FIELDS = frozenset({"mode", "ttl", "comparison_response_id"})
+# comparison_response_id asks for prompt cache diagnostics: the Responses API only.
+CACHE_OPTION_FIELDS = frozenset({"mode", "ttl"})
+RESPONSES_CACHE_OPTION_FIELDS = CACHE_OPTION_FIELDS | {"comparison_response_id"}
 CACHE_MODES = ("implicit", "explicit")
 # Request-level TTLs by API (the SDK's PromptCacheOptions: Chat takes 30m only, Responses
 # also 12h); a breakpoint may ask for either on both.
@@ -192,8 +192,9 @@ def check_prompt_cache(body: Mapping[str, Any], *, responses: bool, explicit_mod
             raise ApiError(
                 400, "Invalid type for 'prompt_cache_options'", param="prompt_cache_options"
             )
+        fields = RESPONSES_CACHE_OPTION_FIELDS if responses else CACHE_OPTION_FIELDS
         for key in opts:
-            if key not in CACHE_OPTION_FIELDS:
+            if key not in fields:
                 raise ApiError(
                     400,
                     f"Unrecognized argument: 'prompt_cache_options.{key}'",

@@ -146,3 +146,21 @@ async def test_without_the_setting_nothing_is_asked() -> None:
     (brk,) = of(events, CacheBreak)
     assert brk.cause == "tools" and brk.provider_verdict is None
     assert not any("diagnostics" in b for b in bodies)
+
+
+def test_the_emulator_refuses_diagnostics_fields_the_api_does_not_have() -> None:
+    import httpx
+
+    headers = {"authorization": "Bearer test-key"}
+    chat = {"model": "gpt-5.6-terra", "messages": [{"role": "user", "content": "hi"}]}
+    with start_emulator() as emu:
+        url = emu.base_url + "/v1/chat/completions"
+        options = {**chat, "prompt_cache_options": {"comparison_response_id": "resp_1"}}
+        no_chat = httpx.post(url, json=options, headers=headers)
+        made_up = httpx.post(url, json={**chat, "prompt_cache_diagnostics": {}}, headers=headers)
+        fine = httpx.post(url, json={**chat, "prompt_cache_options": {"ttl": "30m"}},
+                          headers=headers)
+    assert no_chat.status_code == 400
+    assert "prompt_cache_options.comparison_response_id" in no_chat.text
+    assert made_up.status_code == 400 and "prompt_cache_diagnostics" in made_up.text
+    assert fine.status_code == 200
