@@ -55,11 +55,11 @@ class Settings:
     # the cached prefix (the message level on Anthropic, everything on OpenAI): the guard
     # prices that before it happens.
     effort: str | None = None
-    # Ask the provider why each request missed the cache (Anthropic's cache-diagnostics beta,
-    # OpenAI's comparison with an earlier response id): its verdict is carried beside the
-    # guard's own cause on each CacheBreak. Off by default: the fields are beta and the
-    # exact names must be checked against the provider's current docs
-    # (harness.providers.diagnostics).
+    # Ask the provider why each request missed the cache (Anthropic's cache diagnostics,
+    # OpenAI's comparison with an earlier response id on the Responses API for gpt-5.6+; not
+    # asked elsewhere): its verdict is carried beside the guard's own cause on each CacheBreak.
+    # Off by default: it adds a field (and on Anthropic a beta header) to every request; the
+    # documented names are in harness.providers.diagnostics.
     cache_diagnostics: bool = False
     openai_cache_mode: OpenAICacheMode = "implicit"
     openai_breakpoints: bool = True
