@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..cacheunits import Unit, as_blocks
@@ -142,10 +142,48 @@ def validate(body: Any, *, count_tokens: bool = False) -> None:
         for j, t in enumerate(tools):
             if not isinstance(t, Mapping) or not isinstance(t.get("name"), str):
                 raise ApiError(400, f"tools.{j}.name: Field required")
+            # A custom tool (no type, or "custom") needs its schema; server tools have none.
+            if t.get("type", "custom") == "custom" and not isinstance(
+                t.get("input_schema"), Mapping
+            ):
+                raise ApiError(400, f"tools.{j}.input_schema: Field required (an object)")
             if "cache_control" in t:
                 _check_cache_control(t["cache_control"], f"tools.{j}.cache_control")
+        names = [t["name"] for t in tools]
+        if len(set(names)) != len(names):
+            raise ApiError(400, "tools: Tool names must be unique.", param="tools")
     if "cache_control" in body:
         _check_cache_control(body["cache_control"], "cache_control")
+    _check_field_types(body)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+# Optional top-level fields: the type each must have when present, and how to say so.
+_FIELD_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "stream": (lambda v: isinstance(v, bool), "a valid boolean"),
+    "temperature": (_is_number, "a valid number"),
+    "top_p": (_is_number, "a valid number"),
+    "top_k": (lambda v: isinstance(v, int) and not isinstance(v, bool), "a valid integer"),
+    "stop_sequences": (
+        lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+        "a valid list of strings",
+    ),
+    "metadata": (lambda v: isinstance(v, Mapping), "a valid dictionary"),
+    "tool_choice": (
+        lambda v: isinstance(v, Mapping) and v.get("type") in ("auto", "any", "tool", "none"),
+        "an object with type 'auto', 'any', 'tool' or 'none'",
+    ),
+    "thinking": (lambda v: isinstance(v, Mapping), "a valid dictionary"),
+}
+
+
+def _check_field_types(body: Mapping[str, Any]) -> None:
+    for key, (ok, wanted) in _FIELD_TYPES.items():
+        if key in body and not ok(body[key]):
+            raise ApiError(400, f"{key}: Input should be {wanted}", param=key)
 
 
 def _explicit_breakpoints(body: Mapping[str, Any]) -> int:

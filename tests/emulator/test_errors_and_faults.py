@@ -173,6 +173,39 @@ BAD_INPUT = [
 ]
 
 
+TOOL = {"name": "read_file", "input_schema": {"type": "object"}}
+# Known Anthropic fields with a value of the wrong type: (extra body fields, field named first).
+WRONG_TYPES: dict[str, tuple[dict[str, Any], str]] = {
+    "stream-not-bool": ({"stream": "yes"}, "stream"),
+    "temperature-not-number": ({"temperature": "hot"}, "temperature"),
+    "stop-sequences-not-list": ({"stop_sequences": "END"}, "stop_sequences"),
+    "metadata-not-object": ({"metadata": "user-1"}, "metadata"),
+    "tool-choice-string": ({"tools": [TOOL], "tool_choice": "any"}, "tool_choice"),
+    "tool-without-schema": ({"tools": [{"name": "read_file"}]}, "tools.0.input_schema"),
+    "tool-names-repeated": ({"tools": [TOOL, TOOL]}, "tools"),
+}
+BAD_INPUT += [
+    (
+        f"anthropic-{name}",
+        "/v1/messages",
+        _j({**GOOD_ANTHROPIC, **extra}),
+        {},
+        400,
+        "invalid_request_error",
+    )
+    for name, (extra, _) in WRONG_TYPES.items()
+]
+
+
+@pytest.mark.parametrize(("extra", "field"), WRONG_TYPES.values(), ids=list(WRONG_TYPES))
+def test_wrong_field_type_names_the_field(
+    small_emu: Emulator, extra: dict[str, Any], field: str
+) -> None:
+    resp = _post(small_emu, "/v1/messages", _j({**GOOD_ANTHROPIC, **extra}))
+    assert resp.status_code == 400
+    assert resp.json()["error"]["message"].startswith(f"{field}: ")
+
+
 @pytest.mark.parametrize(
     ("path", "content", "kwargs", "status", "kind"),
     [case[1:] for case in BAD_INPUT],
