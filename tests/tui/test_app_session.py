@@ -363,3 +363,30 @@ async def test_nested_subagents_indent_by_depth_and_count_once(make_app: AppFact
         assert view.cost_sub - before.cost_sub == outer_cost  # once, not outer + inner
         assert (view.requests, view.cost_main) == (before.requests, before.cost_main)
         assert not app._subagents  # nothing left open
+
+
+async def test_the_approval_dialog_shows_the_diff_and_the_command_first(
+    make_app: AppFactory, workspace: Path
+) -> None:
+    """Before a write the user sees its diff, before a command the command; nothing happens
+    until they answer."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        for line, shown in (("add a note", "+# Notes"), ("run the tests", "echo 3 passed")):
+            prompt = app.query_one("#prompt", Input)
+            prompt.value = line
+            await pilot.press("enter")
+            for _ in range(500):
+                await pilot.pause(0.02)
+                if isinstance(app.screen, ApprovalScreen):
+                    break
+            assert isinstance(app.screen, ApprovalScreen)
+            detail = "\n".join(str(w.render()) for w in app.screen.query(".dialog-detail *"))
+            assert shown in detail
+            if line == "add a note":
+                assert "+++ b/NOTES.md" in detail
+                assert not (workspace / "NOTES.md").exists()  # not before the answer
+            await pilot.press("y")
+            await settle(app, pilot)
+        assert (workspace / "NOTES.md").exists()
