@@ -8,6 +8,8 @@ Completions and models before gpt-5.6 have no diagnostics: nothing is asked ther
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from guardkit import agent, grep, of, run_turns, sent, start_emulator, turn
 
@@ -100,7 +102,7 @@ def test_emulator_reports_no_reason_on_a_hit_and_an_unknown_reference() -> None:
 
 
 def test_the_documented_request_fields_are_sent() -> None:
-    body = {"model": "claude-opus-4-7", "messages": []}
+    body: dict[str, Any] = {"model": "claude-opus-4-7", "messages": []}
     sent_body, headers = diagnostics_request("anthropic", body, "msg_1")
     assert sent_body["diagnostics"] == {"previous_message_id": "msg_1"}
     assert headers == {"anthropic-beta": ANTHROPIC_BETA} and "diagnostics" not in body
