@@ -23,6 +23,7 @@ def _configure_models(p: argparse.ArgumentParser) -> None:
 def _run_models(args: argparse.Namespace) -> int:
     import json
 
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
@@ -34,48 +35,71 @@ def _run_models(args: argparse.Namespace) -> int:
             {
                 "model": p.model,
                 "provider": p.provider,
+                "api": p.api,
                 "input": str(p.input),
                 "cache_read": str(p.cache_read),
                 "cache_write_5m": str(p.write_5m),
                 "cache_write_1h": str(p.write_1h),
                 "output": str(p.output),
                 "min_cacheable_tokens": p.min_cacheable_tokens,
+                "cache_ttl_seconds": p.cache_ttl_seconds,
                 "date": p.date,
                 "source": p.source,
+                "note": p.note,
             }
             for p in table
         ]
         print(json.dumps(rows, indent=2))
         return 0
-    t = Table(title="Prices, $ per million tokens")
-    columns = (
-        "model",
-        "provider",
-        "input",
-        "read",
-        "write 5m",
-        "write 1h",
-        "output",
-        "min",
-        "date",
-    )
-    for col in columns:
-        t.add_column(col, justify="left" if col in ("model", "provider", "date") else "right")
-    for p in table:
-        t.add_row(
+    console = Console()
+    # Fits 80 columns with nothing cut (ids and prices are what the user reads): no vertical
+    # rules, and no provider column (the id says it, and so do the sources below).
+    cells = [
+        (
             p.model,
-            p.provider,
             str(p.input),
             str(p.cache_read),
             str(p.write_5m),
             str(p.write_1h),
             str(p.output),
-            str(p.min_cacheable_tokens),
+            f"{p.min_cacheable_tokens:,}",
             p.date,
         )
-    Console().print(t)
+        for p in table
+    ]
+    t = Table(
+        title="Prices, $ per million tokens",
+        box=box.SIMPLE_HEAD,
+        pad_edge=False,
+        collapse_padding=True,
+    )
+    headers = ("model", "input", "read", "write\n5m", "write\n1h", "output", "min", "date")
+    for i, header in enumerate(headers):
+        widest = max([len(r[i]) for r in cells] + [len(line) for line in header.split("\n")])
+        t.add_column(
+            header,
+            justify="left" if header in ("model", "date") else "right",
+            no_wrap=True,
+            width=widest,
+        )
+    for row in cells:
+        t.add_row(*row)
+    console.print(t)
+    console.print("min: the fewest tokens a prefix needs to be cached. Sources:", highlight=False)
+    by_source: dict[str, list[str]] = {}
+    for p in table:
+        by_source.setdefault(p.source or "(none given)", []).append(p.provider)
+    for source, providers in by_source.items():
+        who = "/".join(sorted(set(providers)))
+        n = len(providers)
+        console.print(
+            f"  {who} ({n} model{'s' if n > 1 else ''}): {source}", soft_wrap=True, highlight=False
+        )
+    for p in table:
+        if p.note:
+            console.print(f"  note, {p.model}: {p.note}", soft_wrap=True, highlight=False)
     aliases = ", ".join(f"{k} -> {v}" for k, v in sorted(table.aliases.items()))
-    Console().print(f"aliases: {aliases}")
+    console.print(f"aliases: {aliases}", highlight=False)
     return 0
 
 

@@ -17,8 +17,6 @@ from typing import Any
 import httpx
 import pytest
 import respx
-from helpers import sse_responses as sse
-from helpers.httpx_bridge import async_client
 
 from harness.agent import Agent
 from harness.cli import main
@@ -30,6 +28,8 @@ from harness.providers import resolve_route
 from harness.settings import Settings
 from harness.tools import tool
 from harness.usage import Usage
+from tests.helpers import sse_responses as sse
+from tests.helpers.httpx_bridge import async_client
 
 KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "PREFIXLOCK_API_KEY")
 PREFIX = FrozenPrefix(system="You help.", tools=[])
@@ -262,3 +262,43 @@ def test_summary_shows_a_negative_saving_as_minus_dollars() -> None:
     ledger.record(req, Usage(cache_write_5m=10_000, output=10))  # written, not yet read
     assert ledger.saved is not None and ledger.saved < 0
     assert ledger.summary().endswith("cost $0.0126, saved -$0.0025")
+
+
+def test_models_table_shows_every_id_price_date_and_source_in_80_columns() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "PREFIXLOCK_PRICES"}
+    env["COLUMNS"] = "80"
+    proc = subprocess.run(
+        [sys.executable, "-m", "harness.cli", "models"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    head, _, tail = out.partition("Sources:")
+    assert max(len(line) for line in head.splitlines()) <= 80
+    assert "…" not in out  # nothing cut: ids and prices are what the user reads
+    table = PriceTable.builtin()
+    rows = {line.split()[0]: line.split() for line in head.splitlines() if line.strip()}
+    for p in table:
+        assert p.model in rows, f"{p.model} missing or cut"
+        row = rows[p.model]
+        assert row[1:4] == [str(p.input), str(p.cache_read), str(p.write_5m)]
+        assert row[-1] == p.date
+        assert p.source in tail
+    assert "deepseek-v4-flash: peak price" in tail  # notes say what the figure is
+
+
+def test_models_json_with_a_user_file_and_a_broken_one(tmp_path: Path, capsys: Any) -> None:
+    prices = _price_file(tmp_path, "my-llama")
+    assert main(["models", "--json", "--prices", str(prices)]) == 0
+    rows = {r["model"]: r for r in json.loads(capsys.readouterr().out)}
+    assert rows["my-llama"]["input"] == "2" and rows["my-llama"]["provider"] == "custom"
+    assert rows["claude-opus-4-7"]["cache_write_1h"] == "10"
+    assert rows["claude-opus-4-7"]["source"].startswith("https://docs.anthropic.com/")
+    broken = tmp_path / "broken.json"
+    broken.write_text('{"models": [\n  {"model": "x",}\n]}')
+    assert main(["models", "--prices", str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"prefixlock: error: {broken}:2:") and len(err.splitlines()) == 1
