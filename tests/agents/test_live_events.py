@@ -8,6 +8,7 @@ SubagentFinish arrives when it ends, before the parent's ToolResult for that cal
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncGenerator
 from pathlib import Path
 
 import pytest
@@ -197,7 +198,8 @@ async def test_a_caller_that_stops_mid_delegation_stops_the_subagent(workspace: 
             async for ev in stream:
                 if isinstance(ev, SubagentStart):
                     break
-            await stream.aclose()  # type: ignore[attr-defined]
+            assert isinstance(stream, AsyncGenerator)  # so the test can close it early
+            await stream.aclose()
             assert not s._pending_results and not s.side_events
             # The subagent was stopped before it sent anything, and the session goes on: the
             # interrupted call gets an error result in front of the next turn.

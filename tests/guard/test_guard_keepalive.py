@@ -8,9 +8,12 @@ import pytest
 from guardkit import advance, agent, of, run_turns, start_emulator, turn
 
 from harness.events import CacheBreak, Event, KeepAlivePing, UsageReport
+from harness.keepalive import KeepAlive
 
 
-async def _idle(minutes: int, max_spend: str) -> tuple[list[KeepAlivePing], list[Event], object]:
+async def _idle(
+    minutes: int, max_spend: str
+) -> tuple[list[KeepAlivePing], list[Event], KeepAlive]:
     with start_emulator() as emu:
         async with agent(emu).session() as s:
             await run_turns(emu, s, 5)
@@ -35,14 +38,14 @@ async def test_keepalive_keeps_the_cache_warm_for_20_minutes() -> None:
     first = of(events, UsageReport)[0]
     assert first.usage.cache_read > 0 and not of(events, CacheBreak)
     total = sum((p.cost or Decimal(0) for p in pings), Decimal(0))
-    assert total == ka.spent > 0  # type: ignore[attr-defined]
-    assert ka.read_tokens == sum(p.read_tokens for p in pings)  # type: ignore[attr-defined]
+    assert total == ka.spent > 0
+    assert ka.read_tokens == sum(p.read_tokens for p in pings)
 
 
 async def test_pings_stop_at_the_spend_cap() -> None:
     pings, events, ka = await _idle(20, "0.010")
     assert 1 <= len(pings) < 4
-    assert ka.spent <= Decimal("0.010") and ka.stopped == "cap"  # type: ignore[attr-defined]
+    assert ka.spent <= Decimal("0.010") and ka.stopped == "cap"
     # With the pings stopped the cache expired: the next turn pays for it, named as such.
     assert [b.cause for b in of(events, CacheBreak)][:1] == ["ttl"]
 

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from policies.engine import lint_source
+from policies.findings import Edit
 from policies.fixes import apply_edits
 
 names = st.lists(st.from_regex(r"[a-z]{1,8}", fullmatch=True), min_size=1, max_size=6,
@@ -22,7 +23,7 @@ def _module(skills: list[str], keys: list[str], sort_keys: bool, sorted_join: bo
             f"system_prompt = 'Skills: ' + ', '.join({join}) + '\\n' + {dumps}\n")
 
 
-def _safe_edits(src: str) -> list:  # type: ignore[type-arg]
+def _safe_edits(src: str) -> list[Edit]:
     return [e for f in lint_source(src, "m.py") if f.fix and f.fix.safe for e in f.fix.edits]
 
 
@@ -42,4 +43,6 @@ def test_safe_fixes_silence_and_are_idempotent(skills: list[str], keys: list[str
     # The fixed module renders the same text whatever the set's iteration order was.
     ns: dict[str, object] = {}
     exec(compile(fixed, "m.py", "exec"), ns)
-    assert ns["system_prompt"].startswith("Skills: " + ", ".join(sorted(skills)))  # type: ignore[attr-defined]
+    prompt = ns["system_prompt"]
+    assert isinstance(prompt, str)
+    assert prompt.startswith("Skills: " + ", ".join(sorted(skills)))

@@ -10,7 +10,7 @@ import pytest
 from harness.cli import main
 from harness.errors import UserError
 from harness.sim.simulate import SimConfig, simulate
-from harness.sim.trace import TraceError, read_trace
+from harness.sim.trace import Trace, TraceError, read_trace
 
 
 def _write(path: Path, lines: list[str]) -> Path:
@@ -104,7 +104,7 @@ def test_missing_file_and_unknown_options(
         assert "prefixlock: error:" in capsys.readouterr().err
 
 
-def test_simulate_refuses_zero_capacity_directly(conversation) -> None:  # type: ignore[no-untyped-def]
+def test_simulate_refuses_zero_capacity_directly(conversation: Trace) -> None:
     with pytest.raises(UserError, match="at least one block"):
         simulate(conversation.head(10), SimConfig(capacity=0))
 

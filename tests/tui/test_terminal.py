@@ -109,7 +109,9 @@ def test_chat_in_tmux_answers_and_shows_the_hit_rate(tmux: Tmux, tmp_path: Path)
         lambda t: "Ask me to" in t and re.search(r"hit\s+([1-9]\d?\.\d)%", t) is not None,
         "the second answer and a non-zero hit rate",
     )
-    rate = float(re.search(r"hit\s+(\d+\.\d)%", pane).group(1))  # type: ignore[union-attr]
+    found = re.search(r"hit\s+(\d+\.\d)%", pane)
+    assert found is not None, pane
+    rate = float(found.group(1))
     assert 50.0 < rate < 100.0
     assert "list_dir" in pane  # the tool call, folded to one line
 
