@@ -7,7 +7,7 @@ builder produces; loop limits and retries only steer the agent loop and the tran
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from decimal import Decimal
+from decimal import Decimal, InvalidOperation
 from typing import Any, Literal
 
 from .errors import ConfigError
@@ -92,15 +92,34 @@ class Settings:
                 f"retention must be in_memory or 24h, got {self.retention!r}",
                 where="settings.retention",
             )
-        for name in ("max_tokens", "max_turns"):
-            if int(getattr(self, name)) < 1:
-                raise ConfigError(f"{name} must be at least 1", where=f"settings.{name}")
-        if self.retries < 0:
-            raise ConfigError("retries must be 0 or more", where="settings.retries")
+        for name, least in (("max_tokens", 1), ("max_turns", 1), ("retries", 0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ConfigError(
+                    f"{name} must be a whole number, got {value!r}", where=f"settings.{name}"
+                )
+            if value < least:
+                raise ConfigError(f"{name} must be at least {least}", where=f"settings.{name}")
+        for name in ("timeout", "retry_max_wait"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+                raise ConfigError(
+                    f"{name} must be a number of seconds, 0 or more, got {value!r}",
+                    where=f"settings.{name}",
+                )
+        if self.timeout == 0:
+            raise ConfigError("timeout must be more than 0 seconds", where="settings.timeout")
         if self.max_dollars is not None:
-            object.__setattr__(self, "max_dollars", Decimal(str(self.max_dollars)))
-            if self.max_dollars < 0:
-                raise ConfigError("max_dollars must not be negative", where="settings.max_dollars")
+            try:
+                dollars = Decimal(str(self.max_dollars))
+            except InvalidOperation:
+                dollars = Decimal("NaN")
+            if not dollars.is_finite() or dollars < 0:  # "nan" would never compare as reached
+                raise ConfigError(
+                    f"max_dollars must be a dollar amount, 0 or more, got {self.max_dollars!r}",
+                    where="settings.max_dollars",
+                )
+            object.__setattr__(self, "max_dollars", dollars)
 
     @property
     def effective_prefix_ttl(self) -> TTL:

@@ -302,3 +302,23 @@ def test_models_json_with_a_user_file_and_a_broken_one(tmp_path: Path, capsys: A
     assert main(["models", "--prices", str(broken)]) == 2
     err = capsys.readouterr().err
     assert err.startswith(f"prefixlock: error: {broken}:2:") and len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("max_dollars", "nan"),
+        ("max_dollars", "lots"),
+        ("max_dollars", "-0.5"),
+        ("max_tokens", "many"),
+        ("max_turns", 2.5),
+        ("retries", -1),
+        ("timeout", 0),
+        ("retry_max_wait", -1.0),
+    ],
+)
+def test_bad_settings_are_config_errors_naming_the_field(field: str, value: object) -> None:
+    with pytest.raises(ConfigError) as err:
+        Settings(**{field: value})  # type: ignore[arg-type]
+    assert err.value.where == f"settings.{field}" and len(str(err.value).splitlines()) == 1
+    assert Settings(max_dollars="0.25").max_dollars == Decimal("0.25")  # type: ignore[arg-type]
