@@ -8,6 +8,7 @@ import json
 import os
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from rich.console import Console
@@ -18,6 +19,8 @@ from harness.demo import DemoResult, render, run_demo
 from harness.emulator import BUILTIN_PROMPTS
 from harness.usage import Usage
 
+DemoOut = tuple[dict[str, Any], Path]  # the figures printed by `demo --json`, the trace folder
+
 
 @pytest.fixture(scope="module")
 def demo_result() -> DemoResult:
@@ -27,7 +30,7 @@ def demo_result() -> DemoResult:
 @pytest.fixture(scope="module")
 def demo_out(
     demo_result: DemoResult, tmp_path_factory: pytest.TempPathFactory
-) -> tuple[dict, Path]:  # type: ignore[type-arg]
+) -> DemoOut:
     """`prefixlock demo --json --trace-dir DIR` on the module's demo run."""
     trace_dir = tmp_path_factory.mktemp("traces")
     buf = io.StringIO()
@@ -37,7 +40,7 @@ def demo_out(
     return json.loads(buf.getvalue()), trace_dir
 
 
-def test_session_is_realistic_size(demo_out: tuple[dict, Path]) -> None:  # type: ignore[type-arg]
+def test_session_is_realistic_size(demo_out: DemoOut) -> None:
     figures, _ = demo_out
     # 30+ user turns (one user message through its tool loop to the final answer each).
     assert figures["session"]["user_turns"] == len(BUILTIN_PROMPTS) >= 30
@@ -47,7 +50,7 @@ def test_session_is_realistic_size(demo_out: tuple[dict, Path]) -> None:  # type
     assert 10 < figures["session"]["switch_before_turn"] < figures["session"]["user_turns"] - 10
 
 
-def test_prefixlock_beats_naive_on_both_servers(demo_out: tuple[dict, Path]) -> None:  # type: ignore[type-arg]
+def test_prefixlock_beats_naive_on_both_servers(demo_out: DemoOut) -> None:
     cells = demo_out[0]["cells"]
     for server in ("cache-aware", "crude"):
         ours, theirs = cells["prefixlock"][server], cells["naive"][server]
@@ -62,7 +65,7 @@ def test_prefixlock_beats_naive_on_both_servers(demo_out: tuple[dict, Path]) -> 
     assert cells["naive"]["cache-aware"]["hit_rate"] == cells["naive"]["crude"]["hit_rate"] == 0
 
 
-def test_switch_warning_is_priced(demo_out: tuple[dict, Path]) -> None:  # type: ignore[type-arg]
+def test_switch_warning_is_priced(demo_out: DemoOut) -> None:
     warning = demo_out[0]["switch_warning"]
     assert warning["old_model"] == "claude-sonnet-4-6"
     assert warning["new_model"] == "claude-haiku-4-5"
@@ -73,7 +76,7 @@ def test_switch_warning_is_priced(demo_out: tuple[dict, Path]) -> None:  # type:
     assert "the subagent is cheaper by $" in summary and "switching this session" in summary
 
 
-def test_turn_by_turn_names_the_causes(demo_out: tuple[dict, Path]) -> None:  # type: ignore[type-arg]
+def test_turn_by_turn_names_the_causes(demo_out: DemoOut) -> None:
     turns = demo_out[0]["turns"]
     assert len(turns) == len(BUILTIN_PROMPTS) >= 30
     assert all(Decimal(t["naive"]) > Decimal(t["prefixlock"]) for t in turns)
@@ -81,7 +84,7 @@ def test_turn_by_turn_names_the_causes(demo_out: tuple[dict, Path]) -> None:  # 
     assert all("time in system" in t["causes"] for t in turns)
 
 
-def test_traces_are_jsonl_in_the_trace_format(demo_out: tuple[dict, Path]) -> None:  # type: ignore[type-arg]
+def test_traces_are_jsonl_in_the_trace_format(demo_out: DemoOut) -> None:
     _, trace_dir = demo_out
     lines = (trace_dir / "naive-cache-aware.jsonl").read_text().splitlines()
     assert len(lines) == demo_out[0]["session"]["requests"]
@@ -162,7 +165,7 @@ def test_readme_quotes_the_current_figures(demo_result: DemoResult) -> None:
     assert not missing, f"README.md's demo block is out of date: {missing}"
 
 
-def test_traces_get_the_usual_file_permissions(demo_out: tuple[dict, Path]) -> None:  # type: ignore[type-arg]
+def test_traces_get_the_usual_file_permissions(demo_out: DemoOut) -> None:
     _, trace_dir = demo_out
     umask = os.umask(0)
     os.umask(umask)

@@ -3,6 +3,8 @@ arguments from their schemas, and answers from what they returned."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from harness.emulator import EXPLORER, ScriptedModel
 from harness.emulator.model import Conversation
 
@@ -23,7 +25,9 @@ SCHEMAS = {
 TOOLS = tuple(SCHEMAS)
 
 
-def _reply(results: tuple[str, ...], tools: tuple[str, ...] = TOOLS) -> tuple[str, dict | None]:  # type: ignore[type-arg]
+def _reply(
+    results: tuple[str, ...], tools: tuple[str, ...] = TOOLS
+) -> tuple[str, dict[str, Any] | None]:
     conv = Conversation(1, "How is billing computed?", len(results), tools, results, SCHEMAS)
     reply = ScriptedModel(EXPLORER).reply(conv)
     if not reply.tool_calls:

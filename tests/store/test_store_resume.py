@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from guardkit import advance, agent, start_emulator
 
@@ -22,10 +23,10 @@ from tests.store import storekit
 KIT = str(Path(storekit.__file__).resolve())
 
 
-def _py(*args: str, **kw: object) -> subprocess.Popen[str]:
+def _py(*args: str, **kw: Any) -> subprocess.Popen[str]:
     proc: subprocess.Popen[str] = subprocess.Popen(
         [sys.executable, KIT, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        **kw,  # type: ignore[call-overload]
+        **kw,
     )
     return proc
 
