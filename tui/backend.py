@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -320,14 +320,21 @@ class ChatBackend:
         """(role, text) of the session's past messages, for a resumed session's screen."""
         if self.session is None:
             return
-        for msg in self.session.transcript.messages:
+        messages = list(self.session.transcript.messages)
+        results = {
+            str(b.get("tool_use_id")): b
+            for m in messages
+            for b in m.blocks
+            if b.get("type") == "tool_result"
+        }
+        for msg in messages:
             texts: list[str] = []
             for block in msg.blocks:
                 kind = block.get("type")
                 if kind == "text":
                     texts.append(str(block.get("text", "")))
                 elif kind == "tool_use":
-                    yield "tool", f"▸ {block.get('name')} (from the stored session)"
+                    yield "tool", stored_tool_line(block, results.get(str(block.get("id"))))
             if texts:
                 yield msg.role, "\n".join(texts)
 
@@ -525,6 +532,33 @@ class LiveDelegator:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)  # registry, tool(), results: the inner delegator's
+
+
+def _short(text: str, width: int) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= width else flat[: width - 1] + "…"
+
+
+def stored_tool_line(call: Mapping[str, Any], result: Mapping[str, Any] | None) -> str:
+    """A stored tool call and its result on one line, as the live view folds them:
+    '▸ ✓ read_file path=README.md → # demo (3 lines)'; a `delegate` call names its subagent."""
+    args = call.get("input") or {}
+    name = str(call.get("name", "?"))
+    if name == "delegate":
+        head = f"delegate ⎇ {args.get('agent') or 'subagent'}"
+    else:
+        shown = " ".join(f"{k}={_short(str(v), 24)}" for k, v in dict(args).items())
+        head = _short(f"{name} {shown}".strip(), 40)
+    if result is None:
+        return f"▸ {head} (no result stored)"
+    raw = result.get("content", "")
+    content = raw if isinstance(raw, str) else " ".join(
+        str(b.get("text", "")) for b in raw if isinstance(b, Mapping)
+    )
+    lines = content.count("\n") + 1 if content else 0
+    first = _short(content.splitlines()[0] if content else "", 40)
+    mark = "✗" if result.get("is_error") else "✓"
+    return f"▸ {mark} {head} → {first} ({lines} lines)"
 
 
 def make_backend(options: BackendOptions) -> ChatBackend:

@@ -110,6 +110,8 @@ async def test_whole_session_stream_approve_switch_delegate_resume(
     async with app2.run_test(size=(120, 40)) as pilot:
         assert app2.backend.session_id == session_id
         assert "hello" in conversation_text(app2)  # the stored conversation is shown
+        # ... its tool calls folded with their results, as they were shown live
+        assert "▸ ✓ list_dir path=. → README.md (2 lines)" in conversation_text(app2)
         # The restored ledger covers the whole stored session, and the panel shows exactly it.
         resumed = app2.backend.session.ledger
         assert (len(resumed), resumed.hit_rate, resumed.cost, resumed.saved) == first_figures

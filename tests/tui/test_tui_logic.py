@@ -138,3 +138,18 @@ def test_a_subagent_answer_repeated_as_its_summary_is_recognised() -> None:
     # A line of work before the answer, or an empty line, is not the answer.
     assert not repeats_summary("Searching the workspace for TODO.", answer)
     assert not repeats_summary("  ", answer)
+
+
+def test_a_stored_tool_call_is_one_line_with_its_result() -> None:
+    from harness.transcript import tool_result_block, tool_use_block
+    from tui.backend import stored_tool_line
+
+    call = tool_use_block("t1", "delegate", {"task": "find TODOs", "agent": "explorer"})
+    done = tool_result_block("t1", "One TODO: README.md:3\nmore")
+    assert stored_tool_line(call, done) == (
+        "▸ ✓ delegate ⎇ explorer → One TODO: README.md:3 (2 lines)"
+    )
+    refused = tool_result_block("t2", "path '../x' is outside the workspace", is_error=True)
+    line = stored_tool_line(tool_use_block("t2", "read_file", {"path": "../x"}), refused)
+    assert line.startswith("▸ ✗ read_file path=../x → path '../x' is outside")
+    assert stored_tool_line(call, None) == "▸ delegate ⎇ explorer (no result stored)"
