@@ -9,7 +9,7 @@ DeepSeek reports `prompt_cache_hit_tokens` and `prompt_cache_miss_tokens` instea
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from ..cacheunits import BREAKPOINT_FIELD
@@ -103,6 +103,18 @@ def _common(body: Any, allowed: frozenset[str]) -> None:
     tools = body.get("tools")
     if tools is not None and not isinstance(tools, list):
         raise ApiError(400, "Invalid type for 'tools': expected an array", param="tools")
+    for key, (ok, wanted) in _OPTION_TYPES.items():
+        if body.get(key) is not None and not ok(body[key]):
+            raise ApiError(400, f"Invalid value for '{key}': expected {wanted}", param=key)
+
+
+# Optional fields the emulator reads: the type each must have when present (null is allowed).
+_OPTION_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "prompt_cache_key": (lambda v: isinstance(v, str), "a string"),
+    "stream": (lambda v: isinstance(v, bool), "a boolean"),
+    "stream_options": (lambda v: isinstance(v, Mapping), "an object"),
+    "prompt_cache_retention": (lambda v: v in ("in_memory", "24h"), "'in_memory' or '24h'"),
+}
 
 
 def _check_parts(content: Any, where: str, allowed: Collection[str]) -> None:

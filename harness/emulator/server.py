@@ -495,6 +495,13 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:
         """Quiet: tests and the demo read `emulator.requests` instead."""
 
+    # Per request (a keep-alive connection reuses the handler): has the status line gone out?
+    _started = False
+
+    def send_response(self, code: int, message: str | None = None) -> None:
+        self._started = True
+        super().send_response(code, message)
+
     # -- writing ------------------------------------------------------------------------------
 
     def _send_json(
@@ -585,6 +592,7 @@ class _Handler(BaseHTTPRequestHandler):
         )
 
     def do_POST(self) -> None:
+        self._started = False
         emu = self.emulator
         path = self.path.split("?", 1)[0].rstrip("/")
         route = _ROUTES.get(path)
@@ -704,6 +712,17 @@ class _Handler(BaseHTTPRequestHandler):
             self._send_error(flavor, err, rid)
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
+        except Exception as exc:
+            # A bug of the emulator's, not the client's: answer a provider-shaped 500 that says
+            # what broke (a client retries it like any 500) instead of dropping the connection.
+            rec.status = 500
+            rec.error = f"emulator error: {type(exc).__name__}: {exc}"
+            self.close_connection = True
+            if self._started:
+                self._abort()  # mid-response: all the client can see is a cut response
+            else:
+                with contextlib.suppress(OSError):
+                    self._send_error(flavor, ApiError(500, rec.error), rid)
         finally:
             with emu._lock:
                 keep = emu.config.keep_requests

@@ -196,6 +196,27 @@ BAD_INPUT += [
     for name, (extra, _) in WRONG_TYPES.items()
 ]
 
+# OpenAI-side fields the emulator reads, with the wrong type (these used to drop the connection).
+BAD_INPUT += [
+    (
+        f"{api}-{name}",
+        path,
+        _j({**good, **extra}),
+        {},
+        400,
+        "invalid_request_error",
+    )
+    for api, path, good in (
+        ("chat", "/v1/chat/completions", GOOD_CHAT),
+        ("responses", "/v1/responses", {"model": "gpt-5.4", "input": "hello"}),
+    )
+    for name, extra in (
+        ("cache-key-not-string", {"prompt_cache_key": 42}),
+        ("stream-options-not-object", {"stream": True, "stream_options": "usage"}),
+        ("retention-unknown", {"prompt_cache_retention": "forever"}),
+    )
+]
+
 
 @pytest.mark.parametrize(("extra", "field"), WRONG_TYPES.values(), ids=list(WRONG_TYPES))
 def test_wrong_field_type_names_the_field(
@@ -376,3 +397,25 @@ def test_cut_non_streaming_and_openai_stream(emulator: Emulator) -> None:
     oai = openai.OpenAI(api_key="k", base_url=emulator.base_url + "/v1", max_retries=0)
     with pytest.raises((openai.APIConnectionError, httpx2.RemoteProtocolError)):
         list(oai.chat.completions.create(**GOOD_CHAT, stream=True))
+
+
+@pytest.mark.parametrize("path", ["/v1/messages", "/v1/chat/completions"])
+def test_an_emulator_bug_is_a_provider_shaped_500_and_serving_goes_on(
+    emulator: Emulator, monkeypatch: pytest.MonkeyPatch, path: str
+) -> None:
+    """An exception inside the emulator is answered, not dropped: the client gets a 500 in the
+    provider's error shape naming what broke, the record says so, the next request is served."""
+
+    def broken(*_: object) -> None:
+        raise RuntimeError("script exploded")
+
+    monkeypatch.setattr(emulator.model, "reply", broken)
+    good = GOOD_ANTHROPIC if path == "/v1/messages" else GOOD_CHAT
+    resp = _post(emulator, path, _j(good))
+    assert resp.status_code == 500
+    error = resp.json()["error"]
+    assert error["type"] == ("api_error" if path == "/v1/messages" else "server_error")
+    assert "RuntimeError: script exploded" in error["message"]
+    assert (emulator.requests[-1].status, emulator.requests[-1].error) == (500, error["message"])
+    monkeypatch.undo()
+    assert _post(emulator, path, _j(good)).status_code == 200
