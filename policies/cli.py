@@ -12,6 +12,8 @@ import sys
 
 from harness.command import Command
 
+from .config import PROVIDERS
+
 FORMATS = ("text", "json", "sarif", "github")
 
 
@@ -29,7 +31,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", metavar="PYPROJECT",
                    help="read [tool.prefixlock.lint] from this file")
     p.add_argument("--model", help="the session model (agent-file and minimum-length checks)")
-    p.add_argument("--provider", help="the default provider")
+    p.add_argument("--provider", choices=PROVIDERS,
+                   help="the provider of raw request bodies whose wire format is ambiguous")
     p.add_argument("--prices", metavar="FILE", help="a price table overriding the built-in one")
     p.add_argument("--fix", action="store_true", help="apply safe fixes")
     p.add_argument("--unsafe-fixes", action="store_true",
@@ -60,7 +63,7 @@ def _emit(text: str, output: str | None) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from harness.errors import UserError
+    from harness.errors import UnknownModelError, UserError
     from harness.prices import PriceTable
 
     from . import config as cfgmod
@@ -109,6 +112,18 @@ def run(args: argparse.Namespace) -> int:
     cfg = cfg.with_overrides(select=args.select, ignore=args.ignore,
                              extend_select=args.extend_select, model=args.model,
                              provider=args.provider)
+    if cfg.model and PriceTable.default(args.prices).lookup(cfg.model) is None:
+        # A typo here would silently turn off the minimum-length checks and flag every agent
+        # file as naming another model.
+        where = "--model" if args.model else f"{cfg.source}: [tool.prefixlock.lint].model"
+        raise UnknownModelError(
+            f"unknown model {cfg.model!r}: not in the price table (see `prefixlock models`; "
+            "add it with --prices FILE)", where=where)
+    # The baseline is read before any fix is written: a bad one stops the run with nothing done.
+    baseline = None if args.write_baseline else (args.baseline or cfg.baseline)
+    if baseline and args.baseline and not Path(baseline).exists():
+        raise UserError("baseline file not found", where=baseline)
+    known = read_baseline(baseline) if baseline and Path(baseline).exists() else None
     jobs = args.jobs or min(8, os.cpu_count() or 1)
     result = lint_paths(paths, cfg, jobs=jobs, prices_path=args.prices)
     if args.write_baseline:
@@ -124,11 +139,8 @@ def run(args: argparse.Namespace) -> int:
             again = lint_paths(paths, cfg, jobs=jobs, prices_path=args.prices)
             again.fixed = fixed
             result = again
-    baseline = args.baseline or cfg.baseline
-    if baseline and Path(baseline).exists():
-        result = apply_baseline(result, read_baseline(baseline))
-    elif args.baseline:
-        raise UserError("baseline file not found", where=args.baseline)
+    if known is not None:
+        result = apply_baseline(result, known)
     fmt = args.format
     if fmt == "json":
         text = output.as_json(result.findings)

@@ -34,6 +34,9 @@ DEFAULT_EXCLUDE = (
     "*.egg-info",
 )
 
+# --provider: which wire format an ambiguous raw request body is read as.
+PROVIDERS = ("anthropic", "openai", "openai-responses", "openai-compat", "deepseek")
+
 _KEYS = {
     "select",
     "ignore",
@@ -178,7 +181,11 @@ def from_table(table: Mapping[str, Any], source: str, root: str) -> LintConfig:
     if "model" in table:
         cfg = replace(cfg, model=_string(table["model"], where + "model"))
     if "provider" in table:
-        cfg = replace(cfg, provider=_string(table["provider"], where + "provider"))
+        provider = _string(table["provider"], where + "provider")
+        if provider not in PROVIDERS:
+            raise ConfigError(f"unknown provider {provider!r} (one of {', '.join(PROVIDERS)})",
+                              where=where + "provider")
+        cfg = replace(cfg, provider=provider)
     if "baseline" in table:
         base = _string(table["baseline"], where + "baseline")
         cfg = replace(cfg, baseline=str(Path(root) / base))

@@ -234,8 +234,10 @@ def atomic_write(path: str, text: str) -> None:
         with contextlib.suppress(OSError):
             os.chmod(tmp, target.stat().st_mode & 0o7777)
         os.replace(tmp, target)
+    except OSError as exc:
+        raise UserError(f"cannot write: {exc.strerror or exc}", where=path) from None
     finally:
-        if tmp.exists():
+        with contextlib.suppress(OSError):
             tmp.unlink()
 
 

@@ -76,6 +76,38 @@ def detect_api(body: Mapping[str, Any], provider: str | None = None) -> str:
     return _PROVIDER_API.get(provider or "", "openai-chat")
 
 
+_USAGE_COUNTERS = ("uncached_input", "cache_read", "cache_write_5m", "cache_write_1h", "output")
+
+
+def _objects(value: Any) -> bool:
+    return isinstance(value, list) and all(isinstance(v, Mapping) for v in value)
+
+
+def body_problem(body: Mapping[str, Any], where: str = "") -> str | None:
+    """What makes a request body unreadable as a request, naming the field; None if nothing.
+
+    Only the shape the checks rely on is checked (the provider validates the rest): a line
+    of valid JSON with a number where the message list belongs is reported as that line's
+    problem instead of stopping the whole run."""
+    model = body.get("model")
+    if model is not None and not isinstance(model, str):
+        return f"{where}model: expected a string"
+    for key in ("tools", "messages"):
+        if body.get(key) is not None and not _objects(body[key]):
+            return f"{where}{key}: expected a list of objects"
+    for i, m in enumerate(body.get("messages") or []):
+        role = m.get("role")
+        if role is not None and not (isinstance(role, str) and role.isascii()):
+            return f"{where}messages[{i}].role: expected a role name"
+    system = body.get("system")
+    if system is not None and not (isinstance(system, str) or _objects(system)):
+        return f"{where}system: expected a string or a list of text blocks"
+    items = body.get("input")
+    if items is not None and not isinstance(items, (str, list)):
+        return f"{where}input: expected a string or a list of items"
+    return None
+
+
 def parse_record(raw: Any, line: int, default_session: str,
                  provider: str | None = None) -> Record | str:
     """A Record from a decoded JSON line, or an error message."""
@@ -83,6 +115,15 @@ def parse_record(raw: Any, line: int, default_session: str,
         return "not a JSON object"
     if isinstance(raw.get("body"), Mapping):
         body = raw["body"]
+        problem = body_problem(body, "body.")
+        if problem is not None:
+            return problem
+        usage = raw.get("usage")
+        if isinstance(usage, Mapping):
+            for k in _USAGE_COUNTERS:
+                v = usage.get(k)
+                if v is not None and (not isinstance(v, int) or isinstance(v, bool)):
+                    return f"usage.{k}: expected a whole number"
         api = str(raw.get("api") or detect_api(body, provider))
         t = raw.get("time")
         return Record(
@@ -98,6 +139,9 @@ def parse_record(raw: Any, line: int, default_session: str,
             raw_usage=raw.get("raw_usage") if isinstance(raw.get("raw_usage"), Mapping) else None,
         )
     if "messages" in raw or "input" in raw or "system" in raw:
+        problem = body_problem(raw)
+        if problem is not None:
+            return problem
         api = detect_api(raw, provider)
         key = raw.get("prompt_cache_key")
         meta = raw.get("metadata")
@@ -107,6 +151,18 @@ def parse_record(raw: Any, line: int, default_session: str,
         return Record(line, session, line, None, api, str(raw.get("model", "")), raw,
                       None, key if isinstance(key, str) else None)
     return "neither a prefixlock trace record nor a request body"
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON value")
+
+
+def _has_lone_surrogate(data: Any) -> bool:
+    try:
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
 
 
 def iter_lines(path: str) -> Iterator[tuple[int, bytes]]:
@@ -122,10 +178,14 @@ def read_records(path: str, lines: Iterable[tuple[int, bytes]] | None = None,
         if not raw.strip():
             continue
         try:
-            data = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            data = json.loads(raw, parse_constant=_no_constant)
+            if (b"\\ud" in raw or b"\\uD" in raw) and _has_lone_surrogate(data):
+                raise ValueError("a \\u escape is half of a surrogate pair, not a character")
+        except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError is a ValueError
             text = raw[:200].decode("utf-8", "replace").rstrip("\n")
             msg = getattr(exc, "msg", str(exc))
+            if isinstance(exc, json.JSONDecodeError):  # "Unterminated string starting at"
+                msg += f"{'' if msg.endswith(' at') else ' at'} column {exc.colno}"
             truncated = not raw.endswith(b"\n")
             yield Bad(i, f"malformed trace line{' (truncated)' if truncated else ''}: {msg}",
                       text)
