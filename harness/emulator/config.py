@@ -20,7 +20,8 @@ FaultKind = Literal["429", "529", "500", "cut", "sse-error", "latency"]
 
 
 class FaultSpec(BaseModel):
-    """One fault to inject. `count` requests matching `path` (a prefix; empty = any) get it.
+    """One fault to inject. `count` requests matching `path` (a prefix; empty = any) get it
+    (0: none).
 
     `cut` drops the connection halfway through the body; `sse-error` streams half the events,
     then an `overloaded_error` as an SSE error event after HTTP 200 (non-streaming requests get

@@ -133,7 +133,8 @@ class Emulator:
         self.deepseek_cache = DeepSeekPromptCache(self.config.openai.capacity_blocks)
         self.requests: list[RecordedRequest] = []
         self._lock = threading.RLock()
-        self._faults = [_ActiveFault(f, f.count, f.after) for f in self.config.faults]
+        # `count` requests get each fault: a count of 0 is a fault that never fires.
+        self._faults = [_ActiveFault(f, f.count, f.after) for f in self.config.faults if f.count]
         self._ids = itertools.count(1)
         self._in_flight = 0
         self._server: ThreadingHTTPServer | None = None
@@ -216,6 +217,8 @@ class Emulator:
         spec = FaultSpec(
             kind=kind, count=count, after=after, path=path, retry_after=retry_after, seconds=seconds
         )
+        if spec.count == 0:
+            return
         with self._lock:
             self._faults.append(_ActiveFault(spec, spec.count, spec.after))
 

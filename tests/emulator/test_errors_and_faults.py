@@ -419,3 +419,15 @@ def test_an_emulator_bug_is_a_provider_shaped_500_and_serving_goes_on(
     assert (emulator.requests[-1].status, emulator.requests[-1].error) == (500, error["message"])
     monkeypatch.undo()
     assert _post(emulator, path, _j(good)).status_code == 200
+
+
+def test_a_fault_with_count_0_never_fires() -> None:
+    config = EmulatorConfig(faults=[FaultSpec(kind="529", count=0)])
+    with Emulator.start(config=config, clock=ManualClock()) as emu:
+        emu.inject("429", count=0)
+        emu.inject("500", count=1, after=1)  # a live fault after them still counts requests
+        client = anthropic.Anthropic(api_key="k", base_url=emu.base_url, max_retries=0)
+        assert client.messages.create(**GOOD_ANTHROPIC).content
+        with pytest.raises(anthropic.InternalServerError):
+            client.messages.create(**GOOD_ANTHROPIC)
+        assert [(r.status, r.fault) for r in emu.requests] == [(200, None), (500, "500")]
