@@ -213,3 +213,13 @@ async def test_agents_lists_a_claude_code_file_and_its_unused_keys(
         text = conversation_text(app)
         assert "reviewer [haiku]: Reviews code." in text
         assert "reviewer.md: key 'color' is not used by prefixlock (kept, ignored)" in text
+
+
+async def test_the_header_shows_a_long_session_id_at_80_columns(make_app: AppFactory) -> None:
+    sid = "ed08bf76f7cd45e5a5d74fee095e2950"  # a generated id's length
+    app = make_app(session_id=sid)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        header = app.query_one("#header")
+        shown = "".join(seg.text for seg in header.render_line(0))
+        assert "EMULATOR" in shown and "session ed08bf76" in shown and shown.rstrip()[-1] == "…"
