@@ -12,6 +12,7 @@ retries run out the stream raises `ProviderError`. The API key never enters a me
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
@@ -128,6 +129,8 @@ def classify(exc: BaseException, api: str, secret: str | None = None) -> Fault:
         return Fault(_scrub(text, secret), status, is_retryable(status))
     if isinstance(exc, (httpx2.TransportError, asyncio.IncompleteReadError, ConnectionError)):
         return Fault(f"{api}: stream cut ({type(exc).__name__})", None, True)
+    if isinstance(exc, json.JSONDecodeError):  # the SDK could not read an SSE event's data
+        return Fault(f"{api}: malformed response: an event is not JSON ({exc.msg})", None, False)
     raise exc
 
 
@@ -278,7 +281,17 @@ class Transport:
                     status,
                     is_retryable(status),
                 )
-            delta = parser.feed(event)
+            try:
+                delta = parser.feed(event)
+            except (AttributeError, TypeError, KeyError, ValueError) as exc:
+                # An event of the wrong shape (a proxy's garbage, a server that is not quite
+                # compatible): a provider fault to report, not a traceback from our parser.
+                raise Fault(
+                    f"{self.api}: malformed response: unexpected {kind or 'event'} "
+                    f"({type(exc).__name__})",
+                    None,
+                    False,
+                ) from exc
             if delta is not None:
                 yield delta
         if not parser.done:

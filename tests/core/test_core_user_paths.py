@@ -322,3 +322,32 @@ def test_bad_settings_are_config_errors_naming_the_field(field: str, value: obje
         Settings(**{field: value})  # type: ignore[arg-type]
     assert err.value.where == f"settings.{field}" and len(str(err.value).splitlines()) == 1
     assert Settings(max_dollars="0.25").max_dollars == Decimal("0.25")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("content", "says"),
+    [
+        (b"data: {not json\n\n", "malformed response: an event is not JSON"),
+        (b'data: {"choices": "oops"}\n\n', "malformed response: unexpected event"),
+    ],
+)
+async def test_a_malformed_stream_is_a_provider_error_not_a_traceback(
+    content: bytes, says: str, router: respx.Router, http_client: Any, sleeps: Any
+) -> None:
+    waited, sleep = sleeps
+    route = router.post(f"{VLLM}/chat/completions").mock(
+        return_value=httpx.Response(200, headers=sse.SSE, content=content)
+    )
+    agent = Agent(
+        PREFIX,
+        model="openai-compat:gemma",
+        base_url=VLLM,
+        api_key="k",
+        http_client=http_client,
+        sleep=sleep,
+    )
+    async with agent.session() as s:
+        with pytest.raises(ProviderError, match=says) as err:
+            await s.ask("hi")
+    assert not err.value.retryable and route.call_count == 1 and waited == []
+    assert len(s.transcript) == 0 and len(s.ledger) == 0  # nothing half-recorded
