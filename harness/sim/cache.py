@@ -1,8 +1,10 @@
 """A capacity-bounded cache of chained block hashes, one request at a time.
 
-The reference engine of the KV-prefix simulator and the prompt cache of the emulator: the one
-implementation of prefix matching in prefixlock. Keys are chained block hashes (a key names a
-block together with its whole prefix), so a prefix match is "how many leading keys are present".
+The prompt cache of the emulator, and the simulator's LRU cache run one request at a time: fed a
+request's blocks deepest first (`put` in reverse prompt order) it gives the same hits as the
+simulator's LRU replay wherever the capacity holds a whole request (tests/sim/test_sim_nodecache.py).
+Keys are chained block hashes (a key names a block together with its whole prefix), so a prefix
+match is "how many leading keys are present".
 Entries may carry a TTL (refreshed on read, as Anthropic documents) and are evicted LRU, FIFO or
 LFU when the capacity (in blocks) is reached. Pure: time is passed in, nothing is read from a clock.
 """

@@ -1,6 +1,7 @@
 """The cache-aware routers' per-node cache (`cluster.NodeCache`) equals the LRU replay exactly:
 at every capacity (below the longest request too, where the replay keeps C - 1 blocks), with and
-without a TTL, on random tries and on a Mooncake slice."""
+without a TTL, on random tries and on a Mooncake slice. So does the emulator's prompt cache
+(`cache.BlockCache`, LRU) run one request at a time, wherever the capacity holds a request."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.sim import engine
+from harness.sim.cache import BlockCache
 from harness.sim.cluster import NodeCache
 from harness.sim.replay import replay
 from harness.sim.trace import Trace, from_requests
@@ -52,3 +54,36 @@ def test_node_cache_equals_the_replay_on_mooncake(conversation: Trace) -> None:
     for cap, ttl in ((longest - 3, None), (longest + 50, 30.0), (2000, None), (2000, 120.0)):
         want = replay(p, "lru", cap, ttl).hit_blocks
         assert np.array_equal(np.array(_served(p, cap, ttl)), want), (cap, ttl)
+        if cap >= longest:
+            assert _block_cache_hits(p, cap, ttl) == want.tolist(), (cap, ttl)
+
+
+def _block_cache_hits(p: engine.Plan, capacity: int, ttl: float | None) -> list[int]:
+    """The emulator's BlockCache (LRU) driven one request at a time, blocks read deepest first."""
+    cache = BlockCache(capacity, "lru", ttl)
+    nodes = p.nodes.tolist()
+    starts = p.starts.tolist()
+    times = p.times.tolist()
+    out = []
+    for r in range(p.requests):
+        path, now = nodes[starts[r] : starts[r + 1]], times[r]
+        hit = 0
+        while hit < len(path) and cache.peek(path[hit], now):
+            hit += 1
+        for x in reversed(path):
+            cache.put(x, now)
+        out.append(hit)
+    return out
+
+
+@settings(max_examples=100, deadline=None)
+@given(trace=small_traces(), ttl=st.sampled_from([None, 6.0]))
+def test_block_cache_is_the_lru_engine_one_request_at_a_time(
+    trace: Trace, ttl: float | None
+) -> None:
+    # The emulator's prompt cache and the simulator's LRU agree wherever the capacity holds the
+    # longest request (below that the replay keeps C - 1 blocks of an over-long request).
+    p = engine.plan(trace, warmup=0.0)
+    for cap in range(int(p.lengths.max()), p.n_nodes + 1):
+        want = replay(p, "lru", cap, ttl).hit_blocks.tolist()
+        assert _block_cache_hits(p, cap, ttl) == want, cap
