@@ -2,7 +2,8 @@
 
 The prompt cache of the emulator, and the simulator's LRU cache run one request at a time: fed a
 request's blocks deepest first (`put` in reverse prompt order) it gives the same hits as the
-simulator's LRU replay wherever the capacity holds a whole request (tests/sim/test_sim_nodecache.py).
+simulator's LRU replay wherever the capacity holds a whole request (tests/sim/
+test_sim_nodecache.py).
 Keys are chained block hashes (a key names a block together with its whole prefix), so a prefix
 match is "how many leading keys are present".
 Entries may carry a TTL (refreshed on read, as Anthropic documents) and are evicted LRU, FIFO or
