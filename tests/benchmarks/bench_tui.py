@@ -25,6 +25,7 @@ if str(ROOT) not in sys.path:  # `tests/agents` would shadow the `agents` packag
 
 from tui.app import ChatApp  # noqa: E402
 from tui.backend import SCRIPT_PATH, SYSTEM_PROMPT, BackendOptions, ChatBackend  # noqa: E402
+from tui.widgets import AssistantMessage  # noqa: E402
 
 RATE = 2000  # tokens per second
 SECONDS = 3.0
@@ -109,7 +110,7 @@ async def bench_streaming() -> dict[str, float]:
                 busy += await _press_latencies(app, pilot, 5, 0.02)
             await task
             elapsed = time.perf_counter() - t0
-            shown = app.query("AssistantMessage").last().text  # type: ignore[attr-defined]
+            shown = app.query(AssistantMessage).last().text
             assert len(shown.split()) >= n * 0.99, "the stream lost text"
     return {
         "tokens": n,
