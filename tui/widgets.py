@@ -181,6 +181,7 @@ class ToolEntry(Collapsible):
         self.done = False
         self.subagent_run: str | None = None  # a `delegate` call: the run it started
         self.subagent_name = ""  # ... and its agent's name
+        self.subagent_failed = False  # ... which ended in an error summary (failure, limit)
         self.body = Static(Text("(running…)"), markup=False, classes="tool-body")
         super().__init__(self.body, title=f"{self.base_title}  …", collapsed=True)
 
@@ -195,13 +196,14 @@ class ToolEntry(Collapsible):
     def set_result(self, content: str, is_error: bool) -> None:
         self.done = True
         lines = content.count("\n") + 1 if content else 0
-        mark = "✗" if is_error else "✓"
+        failed = is_error or self.subagent_failed
+        mark = "✗" if failed else "✓"
         first = _one_line(content.splitlines()[0] if content else "", 40)
         # A `delegate` call names its subagent rather than repeating the task its entry shows.
         head = (f"{self.tool_name} ⎇ {self.subagent_name}" if self.subagent_name
                 else self.base_title)
         self.title = f"{mark} {head}  → {first} ({lines} lines)"
-        if is_error:
+        if failed:
             self.add_class("error")
         self.body.update(Text(content[:20_000]))
 
@@ -322,6 +324,7 @@ class SubagentEntry(Collapsible):
         if error:
             self.add_class("error")
         if self.tool_line is not None:
+            self.tool_line.subagent_failed = error is not None
             self.tool_line.show_progress(self.progress())
         self.collapsed = True
 

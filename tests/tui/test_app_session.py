@@ -392,3 +392,41 @@ async def test_the_approval_dialog_shows_the_diff_and_the_command_first(
             await pilot.press("y")
             await settle(app, pilot)
         assert (workspace / "NOTES.md").exists()
+
+
+async def test_a_delegate_line_follows_its_own_run_and_marks_a_failed_one(
+    make_app: AppFactory,
+) -> None:
+    """Two parallel `delegate` calls: each folded line follows the run that has its task, and
+    the one whose subagent stopped at a limit ends marked as failed."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        u = Usage(uncached_input=100, cache_read=900, output=20)
+        haiku = "claude-haiku-4-5"
+        events: list[Event] = [
+            ToolCall("c1", "delegate", {"task": "map src", "agent": "explorer"}),
+            ToolCall("c2", "delegate", {"task": "map docs", "agent": "explorer"}),
+            SubagentStart("explorer", haiku, "map docs", 1, run_id="r2"),
+            SubagentStart("explorer", haiku, "map src", 1, run_id="r1"),
+            SubagentEvent("explorer", 1, UsageReport(1, 1, haiku, u, Decimal("0.0011"),
+                                                     Decimal("0.002")), "r2"),
+        ]
+        for ev in events:
+            await app.on_session_event(ev)
+        lines = {t.call_id: t for t in app.query(ToolEntry)}
+        assert str(lines["c1"].title).startswith("delegate ⎇ explorer … working (claude-haiku")
+        assert str(lines["c2"].title).startswith("delegate ⎇ explorer … 1 req, $0.0011")
+        for ev in (
+            SubagentFinish("explorer", haiku, "src: one module", u, Decimal("0.0011"), 0.9, 5.0,
+                           run_id="r1"),
+            SubagentFinish("explorer", haiku, "[subagent explorer stopped at its turn limit 3]",
+                           u, Decimal("0.0011"), 0.9, 5.0, error="turns", run_id="r2"),
+            ToolResult("c1", "delegate", "src: one module"),
+            ToolResult("c2", "delegate", "[subagent explorer stopped at its turn limit 3]"),
+        ):
+            await app.on_session_event(ev)
+        await pilot.pause()
+        assert str(lines["c1"].title).startswith("✓ delegate ⎇ explorer  → src: one module")
+        assert str(lines["c2"].title).startswith("✗ delegate ⎇ explorer  → [subagent explorer")
+        assert lines["c2"].has_class("error") and not lines["c1"].has_class("error")
