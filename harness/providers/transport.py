@@ -283,7 +283,7 @@ class Transport:
                 )
             try:
                 delta = parser.feed(event)
-            except (AttributeError, TypeError, KeyError, ValueError) as exc:
+            except (AttributeError, TypeError, LookupError, ValueError) as exc:
                 # An event of the wrong shape (a proxy's garbage, a server that is not quite
                 # compatible): a provider fault to report, not a traceback from our parser.
                 raise Fault(

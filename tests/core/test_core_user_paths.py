@@ -329,6 +329,10 @@ def test_bad_settings_are_config_errors_naming_the_field(field: str, value: obje
     [
         (b"data: {not json\n\n", "malformed response: an event is not JSON"),
         (b'data: {"choices": "oops"}\n\n', "malformed response: unexpected event"),
+        (
+            b'data: {"choices": [{"delta": {"tool_calls": [{"index": "first"}]}}]}\n\n',
+            "malformed response: unexpected event",
+        ),
     ],
 )
 async def test_a_malformed_stream_is_a_provider_error_not_a_traceback(
