@@ -116,6 +116,14 @@ async def test_keys_expand_tools_toggle_theme_and_bad_commands(make_app: AppFact
         assert "did you mean /model" in conversation_text(app)
         await say(app, pilot, "/model not-a-model-id")
         assert "/model:" in conversation_text(app)
+        # An unknown session id is one line; the open session goes on.
+        await say(app, pilot, "/resume no-such-session")
+        assert "/resume: " in conversation_text(app) and "no-such-session" in (
+            conversation_text(app)
+        )
+        assert app.backend.session_id == "tui-test-session"
+        await say(app, pilot, "hello")
+        assert app.backend.session.ledger.rows and not app.busy
 
 
 async def test_keepalive_pings_keep_an_idle_cache_warm(
