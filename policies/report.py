@@ -24,8 +24,10 @@ from harness.cacheunits import (
     anthropic_units,
     as_blocks,
     message_unit_data,
+    openai_explicit_cache,
     openai_settings,
     openai_units,
+    without_breakpoints,
     without_cache_control,
 )
 from harness.canonical import canonical_bytes
@@ -77,7 +79,7 @@ def unit_bytes(api: str, body: Mapping[str, Any]) -> list[tuple[str, str, bytes]
     for i, m in enumerate(items or []):
         who = m.get("role") if isinstance(m, Mapping) else None
         section = "system" if who in ("system", "developer") else "messages"
-        out.append((section, f"message {i} ({who})", canonical_bytes(m)))
+        out.append((section, f"message {i} ({who})", canonical_bytes(without_breakpoints(m))))
     return out
 
 
@@ -89,12 +91,13 @@ def readable_tokens(api: str, units: list[Unit], price: Price | None) -> int:
     """Tokens of this request that the next one could read from the cache.
 
     For an Anthropic request without any breakpoint this is what a breakpoint on its last
-    block would have cached: the loss is then booked to the missing breakpoint.
+    block would have cached: the loss is then booked to the missing breakpoint. gpt-5.6 and
+    later also write only at breakpoints (their units carry them: harness.cacheunits).
     """
     if not units:
         return 0
     minimum = price.min_cacheable_tokens if price else 1024
-    if api == "anthropic":
+    if api == "anthropic" or (price is not None and openai_explicit_cache(price.model)):
         marks = [u for u in units if u.breakpoint is not None]
         end = marks[-1].end if marks else units[-1].end
         return end if end >= minimum else 0
