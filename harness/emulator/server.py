@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import json
+import os
 import socket
 import threading
 import time
@@ -158,6 +159,7 @@ class Emulator:
 
     def serve_in_background(self) -> None:
         self._server = _make_server(self)
+        bypass_proxies(self.config.host)
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
         )
@@ -166,6 +168,7 @@ class Emulator:
     def serve_forever(self) -> None:
         """Serve on this thread until interrupted (`prefixlock serve`)."""
         self._server = _make_server(self)
+        bypass_proxies(self.config.host)
         try:
             self._server.serve_forever(poll_interval=0.2)
         finally:
@@ -458,6 +461,25 @@ class Emulator:
             "first_id": data[0]["id"] if data else None,
             "last_id": data[-1]["id"] if data else None,
         }
+
+
+PROXY_VARS = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy")
+
+
+def bypass_proxies(host: str) -> None:
+    """Add `host` to NO_PROXY (both spellings) when a proxy variable is set.
+
+    The SDKs' HTTP clients honour HTTP_PROXY and friends, so on a machine with a proxy set a
+    client of the local emulator would send its requests to the proxy, which cannot reach this
+    process's 127.0.0.1 (a connection error, or the proxy's own answer). Clients made after the
+    emulator starts read the updated variable.
+    """
+    if not any(os.environ.get(var) for var in PROXY_VARS):
+        return
+    for var in ("NO_PROXY", "no_proxy"):
+        hosts = [h.strip() for h in os.environ.get(var, "").split(",") if h.strip()]
+        if host not in hosts and "*" not in hosts:
+            os.environ[var] = ",".join([*hosts, host])
 
 
 def _cached_of(usage: Mapping[str, Any]) -> int:

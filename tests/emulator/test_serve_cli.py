@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,8 +12,10 @@ import anthropic
 import pytest
 
 from harness.cli import main
-from harness.emulator import EmulatorConfig
+from harness.clock import ManualClock
+from harness.emulator import Emulator, EmulatorConfig
 from harness.emulator.cli import DEFAULT_PORT, SERVE_COMMAND, config_from_args
+from harness.emulator.server import PROXY_VARS
 
 
 @pytest.mark.parametrize(
@@ -129,3 +132,27 @@ def test_crude_keeps_the_rest_of_the_config_file(tmp_path: Path) -> None:
     # ...and everything else the file said.
     assert config.openai.overflow_per_minute == 30 and config.anthropic.lookback_blocks == 10
     assert [f.kind for f in config.faults] == ["529"] and config.port == 0
+
+
+def test_clients_reach_the_emulator_past_a_proxy_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With HTTP_PROXY set (a corporate machine), the SDKs would send the local emulator's
+    requests to the proxy; the emulator adds its host to NO_PROXY so they come straight here."""
+    import openai
+
+    for var in (*PROXY_VARS, "NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # nothing listens there
+    monkeypatch.setenv("NO_PROXY", "internal.example")
+    with Emulator.start(clock=ManualClock()) as emu:
+        client = anthropic.Anthropic(api_key="k", base_url=emu.base_url, max_retries=0)
+        msg = client.messages.create(
+            model="claude-sonnet-4-6", max_tokens=50, messages=[{"role": "user", "content": "hi"}]
+        )
+        assert msg.content
+        oai = openai.OpenAI(api_key="k", base_url=emu.openai_base_url, max_retries=0)
+        reply = oai.chat.completions.create(
+            model="gpt-5.4", messages=[{"role": "user", "content": "hi"}]
+        )
+        assert reply.choices
+    assert os.environ["NO_PROXY"] == "internal.example,127.0.0.1"  # the user's entry kept
+    assert os.environ["no_proxy"] == "127.0.0.1"
