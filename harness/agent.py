@@ -21,11 +21,19 @@ from __future__ import annotations
 
 import asyncio
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Coroutine,
+    Iterator,
+    Mapping,
+    Sequence,
+)
 from dataclasses import dataclass, field
 from decimal import Decimal
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 from .clock import Clock, SystemClock
 from .errors import ConfigError, ProviderError
@@ -40,6 +48,7 @@ from .transcript import Message, Transcript, text_block, thaw, tool_result_block
 from .wire import WireRequest
 
 ToolHandler = Callable[[Mapping[str, Any]], Awaitable[str]]
+_T = TypeVar("_T")
 
 
 class Agent:
@@ -417,6 +426,14 @@ class Session(GuardedSession):
         return self.ledger.cost
 
 
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
 def _retrieve(future: asyncio.Future[Any]) -> None:
     """Mark a stopped future's outcome as seen (asyncio logs unseen exceptions)."""
     if not future.cancelled():
@@ -441,9 +458,23 @@ class SyncSession:
     ) -> None:
         self.close()
 
+    def _run(self, work: Awaitable[_T]) -> _T:
+        """Run `work` to completion on the private loop; inside a running loop (Jupyter,
+        async code) that cannot be done: say what to use instead."""
+        if _loop_running():
+            if isinstance(work, Coroutine):
+                work.close()  # never awaited, on purpose: no "was never awaited" warning
+            raise RuntimeError(
+                "the sync session is for scripts, and an event loop is already running here "
+                "(Jupyter, async code): use `async with agent.session() as s` and "
+                "`await s.ask(...)` / `async for event in s.send(...)`"
+            )
+        return self._loop.run_until_complete(work)
+
     def close(self) -> None:
         if not self._loop.is_closed():
-            self._loop.run_until_complete(self.session.aclose())
+            if not _loop_running():  # else nothing ran here: there is nothing to close
+                self._loop.run_until_complete(self.session.aclose())
             self._loop.close()
 
     def send(self, text: str, *, volatile: Sequence[str] = ()) -> list[Event]:
@@ -452,32 +483,32 @@ class SyncSession:
         async def collect() -> list[Event]:
             return [e async for e in self.session.send(text, volatile=volatile)]
 
-        return self._loop.run_until_complete(collect())
+        return self._run(collect())
 
     def iter_send(self, text: str, *, volatile: Sequence[str] = ()) -> Iterator[Event]:
         """Events of one turn as they come (the loop runs between them)."""
         agen = self.session.send(text, volatile=volatile).__aiter__()
         while True:
             try:
-                yield self._loop.run_until_complete(agen.__anext__())
+                yield self._run(agen.__anext__())
             except StopAsyncIteration:
                 return
 
     def ask(self, text: str, *, volatile: Sequence[str] = ()) -> str:
-        return self._loop.run_until_complete(self.session.ask(text, volatile=volatile))
+        return self._run(self.session.ask(text, volatile=volatile))
 
     def delegate(self, task: str, agent: str = "explorer", model: str | None = None) -> str:
         """`Session.delegate` for scripts: run `task` in a subagent, return its summary."""
-        return self._loop.run_until_complete(self.session.delegate(task, agent, model))
+        return self._run(self.session.delegate(task, agent, model))
 
     def compact(self, **kwargs: Any) -> list[Event]:
         """`Session.compact` for scripts (GUARD+STORE); quote/switch methods are sync already:
         use `sync.session.quote_switch(...)` / `switch_model(...)`."""
-        return self._loop.run_until_complete(self.session.compact(**kwargs))
+        return self._run(self.session.compact(**kwargs))
 
     def keepalive_tick(self) -> list[Event]:
         """`Session.keepalive_tick` for scripts (GUARD+STORE)."""
-        return self._loop.run_until_complete(self.session.keepalive_tick())
+        return self._run(self.session.keepalive_tick())
 
     @property
     def ledger(self) -> Ledger:

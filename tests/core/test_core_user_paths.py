@@ -355,3 +355,16 @@ async def test_a_malformed_stream_is_a_provider_error_not_a_traceback(
             await s.ask("hi")
     assert not err.value.retryable and route.call_count == 1 and waited == []
     assert len(s.transcript) == 0 and len(s.ledger) == 0  # nothing half-recorded
+
+
+async def test_sync_session_inside_a_running_loop_says_what_to_use() -> None:
+    # Jupyter runs an event loop: the sync wrapper cannot, and must say so (it used to fail
+    # with "Cannot run the event loop while another loop is running").
+    agent = Agent(PREFIX, model="claude-haiku-4-5", api_key="k")
+    with agent.sync_session() as s:
+        with pytest.raises(RuntimeError, match=r"async with agent\.session"):
+            s.ask("hi")
+        with pytest.raises(RuntimeError, match="already running"):
+            list(s.iter_send("hi"))
+    with pytest.raises(RuntimeError, match=r"async with agent\.session"):
+        agent.run_sync("hi")
