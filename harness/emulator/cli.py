@@ -23,7 +23,12 @@ def _configure(p: argparse.ArgumentParser) -> None:
         default=None,
         help=f"port (default: the config file's, else {DEFAULT_PORT}; 0 = any free)",
     )
-    p.add_argument("--script", metavar="FILE", help="scripted model replies (YAML or JSON)")
+    p.add_argument(
+        "--script",
+        metavar="FILE",
+        help="scripted model replies (YAML or JSON: rules of steps by turn or by matching the "
+        "user's text; the format is in harness.emulator.Script's docstring)",
+    )
     p.add_argument(
         "--crude",
         action="store_true",

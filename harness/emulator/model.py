@@ -63,7 +63,22 @@ class Rule(BaseModel):
 
 
 class Script(BaseModel):
-    """A whole script; `prompts` are the user messages of the session it was written for."""
+    """A whole script; `prompts` are the user messages of the session it was written for.
+
+    As a file (`prefixlock serve --script FILE`, YAML or JSON, checked field by field)::
+
+        default: "Done."                  # the reply to a turn no rule covers
+        rules:
+          - match: "deploy"               # a regular expression on the user's latest text
+            steps:                        # (case-insensitive); match rules are tried first
+              - text: "Not on a Friday."
+          - turn: 2                       # the 2nd user message (1-based)
+            steps:                        # one step per request of the turn, in order; a
+              - text: "Running them."     # step with `tool` replies with that tool call
+                tool: run_tests           # (when the request offers the tool)
+                input: {target: tests}
+              - text: "All green."
+    """
 
     model_config = ConfigDict(extra="forbid")
 

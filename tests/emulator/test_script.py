@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections import Counter
 from pathlib import Path
 
@@ -136,3 +137,18 @@ def test_bad_script_names_file_and_field(tmp_path: Path, text: str, field: str) 
     with pytest.raises(ConfigError) as info:
         Script.load(path)
     assert str(path) in str(info.value) and field in str(info.value)
+
+
+def test_the_documented_script_format_loads_and_behaves(tmp_path: Path) -> None:
+    """The YAML example in Script's docstring (what `serve --help` points to) is a valid script."""
+    doc = Script.__doc__ or ""
+    block = doc.split("::", 1)[1]
+    path = tmp_path / "documented.yaml"
+    path.write_text(textwrap.dedent(block).strip() + "\n")
+    model = ScriptedModel(Script.load(path))
+    tools = ("run_tests",)
+    call = model.reply(Conversation(2, "run them", 0, tools)).tool_calls[0]
+    assert (call.name, dict(call.input)) == ("run_tests", {"target": "tests"})
+    assert model.reply(Conversation(2, "run them", 1, tools)).text == "All green."
+    assert model.reply(Conversation(2, "Deploy it now", 0, tools)).text == "Not on a Friday."
+    assert model.reply(Conversation(5, "anything else", 0, tools)).text == "Done."
