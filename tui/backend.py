@@ -191,11 +191,14 @@ class ChatBackend:
             # The workspace's agent files (.claude/agents, .prefixlock/agents): a malformed one
             # is the user's to fix (file:line), not a session that cannot start on screen.
             self.registry = AgentRegistry.discover(self.workspace.root)
-        if self.options.resume and self.options.store_path is not None:
+        if self.options.store_path is not None:
             from harness.store import SessionStore
 
+            # Not a store (another file, a newer schema, a folder): one line now, not a
+            # session that cannot start on screen.
             with SessionStore(self.options.store_path) as store:
-                store.session(self.options.resume)  # UnknownSessionError names the id
+                if self.options.resume:
+                    store.session(self.options.resume)  # UnknownSessionError names the id
 
     def prefix(self) -> FrozenPrefix:
         tools: list[Any] = list(self.workspace.tools())

@@ -88,3 +88,13 @@ def test_a_malformed_agent_file_in_the_workspace_exit_2(tmp_path: Path) -> None:
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
     assert "broken.md:3: malformed front matter" in out.stderr
+
+
+def test_a_store_that_is_not_one_exit_2_and_is_left_untouched(tmp_path: Path) -> None:
+    other = tmp_path / "notes.txt"
+    other.write_text("not a database\n" * 100)
+    before = other.read_bytes()
+    out = chat("--store", str(other), cwd=tmp_path)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1 and "notes.txt" in out.stderr
+    assert other.read_bytes() == before
