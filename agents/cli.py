@@ -100,12 +100,24 @@ def _advise(args: argparse.Namespace, reg: object) -> int:
     model = model or "haiku"
     if args.context <= 0:
         raise UserError("must be a positive number of tokens", where="--context")
+    # Negative counts would price as negative dollars: refuse them by the flag's name.
+    for flag, value, least in (
+        ("--turns", args.turns, 1), ("--new", args.new, 0), ("--output", args.output, 0),
+        ("--summary", args.summary, 0), ("--duration", args.duration, 0),
+        ("--ttl-left", args.ttl_left, 0), ("--later-turns", args.later_turns, 0),
+        ("--prefix-tokens", prefix_tokens if args.prefix_tokens is not None else 0, 0),
+    ):
+        if value < least:
+            raise UserError(f"must be at least {least} (got {value})", where=flag)
     if args.task_share is not None:
         if not 0 <= args.task_share <= 1:
             raise UserError("must be between 0 and 1", where="--task-share")
         needed = round(args.context * args.task_share)
     else:
         needed = args.task_context
+        if not 0 <= needed <= args.context:
+            raise UserError(f"must be between 0 and --context ({args.context:,})",
+                            where="--task-context")
     parent = ParentState(args.parent_model, table.require(args.parent_model), args.context,
                          args.ttl_left, args.later_turns)
     task = TaskProfile(needed, args.new, args.turns, args.output, args.summary, args.duration)

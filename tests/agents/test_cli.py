@@ -46,3 +46,17 @@ def test_advise_matches_the_library(capsys: pytest.CaptureFixture[str]) -> None:
     assert "delegate to claude-haiku-4-5" in capsys.readouterr().out
     assert main(["agents", "advise", "--context", "100000", "--task-share", "2"]) == 2
     assert "--task-share" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("flag,value", [
+    ("--turns", "0"), ("--new", "-1"), ("--output", "-5"), ("--summary", "-1"),
+    ("--duration", "-1"), ("--ttl-left", "-3"), ("--later-turns", "-1"),
+    ("--prefix-tokens", "-10"), ("--task-context", "200000"),
+])
+def test_advise_refuses_counts_out_of_range(
+    flag: str, value: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    need = [] if flag == "--task-context" else ["--task-share", "0.5"]
+    assert main(["agents", "advise", "--context", "100000", *need, flag, value]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and flag in err and "Traceback" not in err
