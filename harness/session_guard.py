@@ -23,7 +23,7 @@ import asyncio
 import contextlib
 import dataclasses
 import os
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
@@ -382,6 +382,18 @@ class GuardedSession:
             task=task,
         )
 
+    @staticmethod
+    def _current(quote: Quote | None, requote: Callable[[], Quote]) -> Quote:
+        """The quote to act on: the caller's, unless the cache has gone cold since it was made
+        (then a fresh one, which re-bills nothing and warns of nothing)."""
+        if quote is None:
+            return requote()
+        if quote.warns:
+            fresh = requote()
+            if not fresh.warns:
+                return fresh
+        return quote
+
     def _authorize(self, q: Quote, quote: Quote | None, policy: str | None, what: str) -> None:
         if policy is not None and policy not in POLICIES:
             raise UserError(f"policy must be one of {POLICIES}, got {policy!r}", where="policy")
@@ -407,7 +419,7 @@ class GuardedSession:
         """Move the session to `model`. A warm cache needs the quote (or policy='allow')."""
         route = resolve_route(model, self.agent.base_url, self.agent.prices)
         check_quote(quote, action="switch_model", state=self._state(), target=route.label)
-        q = quote or self.quote_switch(model)
+        q = self._current(quote, lambda: self.quote_switch(model))
         self._authorize(q, quote, policy, f"switching to {route.model}")
         if route.label == self.provider.route.label:
             return q
@@ -497,7 +509,7 @@ class GuardedSession:
         check_quote(
             quote, action="change_tools", state=self._state(), target=new_prefix.fingerprint
         )
-        q = quote or self.quote_tools(tools, add=add, remove=remove)
+        q = self._current(quote, lambda: self.quote_tools(tools, add=add, remove=remove))
         self._authorize(q, quote, policy, "changing the tools")
         self._move_prefix(new_prefix, "tools", q)
         return q
@@ -519,7 +531,7 @@ class GuardedSession:
     ) -> Quote:
         """Move the session to `prefix`. A warm cache needs the quote (or policy='allow')."""
         check_quote(quote, action="change_prefix", state=self._state(), target=prefix.fingerprint)
-        q = quote or self.quote_prefix(prefix)
+        q = self._current(quote, lambda: self.quote_prefix(prefix))
         self._authorize(q, quote, policy, "changing the prefix")
         self._move_prefix(prefix, "prefix", q)
         return q
@@ -573,7 +585,7 @@ class GuardedSession:
         new_settings = self._changed_settings(changes)
         target = fingerprint(canonical_bytes(settings_dict(new_settings)))
         check_quote(quote, action="change_effort", state=self._state(), target=target)
-        q = quote or self.quote_effort(**changes)
+        q = self._current(quote, lambda: self.quote_effort(**changes))
         self._authorize(q, quote, policy, "changing effort / settings")
         self.settings = new_settings
         if q.warns:
@@ -628,7 +640,7 @@ class GuardedSession:
         """
         check_placement(placement)  # before anything is sent
         check_quote(quote, action="compact", state=self._state())
-        q = quote or self.quote_compaction(placement=placement)
+        q = self._current(quote, lambda: self.quote_compaction(placement=placement))
         self._authorize(q, quote, policy, "compacting")
         if not self.transcript.messages:
             raise UserError("nothing to compact: the session has no messages", where="compact")

@@ -183,3 +183,19 @@ async def test_a_task_needing_the_whole_context_is_cheaper_switched() -> None:
     assert f"switching is cheaper by ${alt.dollars - switch:.4f}" in alt.text
     # Not the cheaper way: listed after waiting for the cache to expire.
     assert [a.kind for a in q.alternatives] == ["wait", "subagent"]
+
+
+async def test_a_quote_made_while_warm_and_used_after_expiry_does_not_warn() -> None:
+    # The user reads the price, pauses past the TTL, then confirms: the cache is cold by then,
+    # so the switch costs nothing extra and must not warn (the miss is the TTL's).
+    with start_emulator() as emu:
+        async with agent(emu).session() as s:
+            await run_turns(emu, s, 3)
+            quote = s.quote_switch(SONNET)
+            assert quote.warns
+            advance(emu, 301)
+            applied = s.switch_model(SONNET, quote=quote)
+            assert not applied.warns and applied.tokens_rebilled == 0
+            events = await turn(s, "Turn 4: look at src/app.py and tell me what f4 does.")
+    assert not of(events, SwitchWarning)
+    assert [b.cause for b in of(events, CacheBreak)] == ["ttl"]
