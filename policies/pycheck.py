@@ -207,6 +207,7 @@ class _Analyzer:
         self.current_class: str | None = None
         self.in_function = False
         self.list_literals: dict[str, ast.List] = {}
+        self.module_lists: dict[str, ast.List] = {}
         self._nested: dict[int, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
         self.scope_funcs: dict[str, list[Summary]] = {}
         self.collect_sinks = False
@@ -876,6 +877,11 @@ class _Analyzer:
                                  f"the cached prefix is about {tokens} tokens, under "
                                  f"{price.model}'s minimum of {price.min_cacheable_tokens}: "
                                  "nothing is cached", source_line=self.line(line)))
+        if anthropic and top is None and marks and self._stable_tail_unmarked(kw, marks):
+            self.add(Finding(self.path, line, node.col_offset + 1, "PL406",
+                             "every cache breakpoint sits before the end of the system prompt: "
+                             "the rest of it and the conversation are never cached",
+                             source_line=self.line(line)))
         if anthropic and count == 0 and "system" in kw and self._no_hidden_marks(kw):
             below = (price is not None and system_text is not None and "tools" not in kw
                      and count_tokens(system_text) < price.min_cacheable_tokens)
@@ -883,6 +889,32 @@ class _Analyzer:
                 self.add(Finding(self.path, line, node.col_offset + 1, "PL406",
                                  "Anthropic request without cache_control: nothing is cached",
                                  source_line=self.line(line)))
+
+    def _stable_tail_unmarked(self, kw: dict[str, ast.expr],
+                              marks: list[tuple[str, ast.Dict, str]]) -> bool:
+        """True when the visible breakpoints all sit on tools or on an earlier system block
+        than the last, and the messages are a literal list that carries none."""
+        system = kw.get("system")
+        if isinstance(system, ast.Name):
+            system = self.list_literals.get(system.id, system)
+        if system is None or any(s == "messages" for s, _, _ in marks):
+            return False
+        msgs = kw.get("messages")
+        if isinstance(msgs, ast.Name):
+            msgs = self.list_literals.get(msgs.id)
+        if not isinstance(msgs, ast.List) or not all(
+                isinstance(e, ast.Dict) and None not in e.keys
+                and isinstance(_dict_get(e, "content"),
+                               (ast.Constant, ast.JoinedStr, ast.Name, ast.BinOp))
+                for e in msgs.elts):
+            return False  # a breakpoint may hide in messages built elsewhere
+        if not any(s == "system" for s, _, _ in marks):
+            return True  # only the tools are marked
+        if not isinstance(system, ast.List) or not system.elts:
+            return False
+        last = system.elts[-1]
+        return isinstance(last, ast.Dict) and None not in last.keys and not any(
+            d is last for _, d, _ in marks)
 
     def _no_hidden_marks(self, kw: dict[str, ast.expr]) -> bool:
         """True when every part that could carry cache_control is visible and carries none."""
@@ -1081,7 +1113,8 @@ class _Analyzer:
         self.current_class = cls
         self.current_func_name = fn.name
         self.in_function = True
-        self.list_literals = {}
+        # Module-level list literals (a TOOLS list with cache_control) stay visible inside.
+        self.list_literals = dict(self.module_lists)
         env: dict[str, Taints] = {}
         args = fn.args
         for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
@@ -1150,6 +1183,7 @@ class _Analyzer:
         self.reporting = True
         self.list_literals = {}
         self.run(self.tree.body, dict(module_env), 0, EMPTY)
+        self.module_lists = dict(self.list_literals)
         for key, cls, fn in self.functions():
             self.analyze_function(key, cls, fn)
         return sorted(self.findings.values(), key=lambda f: (f.line, f.col, f.code))

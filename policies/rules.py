@@ -274,8 +274,9 @@ _RULES: tuple[Rule, ...] = (
     Rule(
         "PL404", "lookback-exceeded", "breakpoints", WARNING,
         "More than 20 blocks between cache breakpoints",
-        "Finds a request where a breakpoint is more than 20 blocks after the previous "
-        "breakpoint (or, in a trace, after every breakpoint of the previous request).",
+        "Finds, in a trace, a request whose breakpoints are all more than 20 blocks after "
+        "every breakpoint of the previous request of the session (same model, tools and "
+        "system), so no breakpoint can look back far enough to find the cached entry.",
         "A read looks back at most 20 block positions from each breakpoint for an earlier "
         "write; further back, the entry is not found and the whole prefix is written again.",
         "FACTS.md, Anthropic: 'A read looks back at most 20 block positions from each "
@@ -302,12 +303,14 @@ _RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "PL406", "no-breakpoint", "breakpoints", WARNING,
-        "An Anthropic request has no cache breakpoint at all",
+        "An Anthropic request has no cache breakpoint, or none after the stable part",
         "Finds an Anthropic Messages request (a body or a `messages.create` call) with no "
         "`cache_control`, neither on a block nor at the top level, whose prefix passes the "
-        "model's minimum.",
+        "model's minimum; and one whose breakpoints all sit before the end of its stable part "
+        "(the tools and the system prompt), e.g. only on a tool definition.",
         "Anthropic caches only where a breakpoint says so; without one every turn re-bills "
-        "the full prompt.",
+        "the full prompt, and whatever follows the last breakpoint (here: the rest of the "
+        "system prompt) is re-billed on every turn.",
         "FACTS.md, Anthropic: 'Caching is switched on by cache_control ... on a content block "
         "(explicit breakpoint), or once at the top level of the request (automatic).'",
         "```python\nclient.messages.create(model=\"claude-sonnet-5\",\n"

@@ -430,6 +430,16 @@ def check_body(v: View, price: Price | None, memo: TokenMemo) -> list[Diff]:
             break
         if ttl != "1h":
             seen_short = True
+    stable = len(v.tools) + len(v.system)  # tools and system blocks come first
+    if bps and max(p for p, _ in bps) < stable - 1:
+        last = max(p for p, _ in bps)
+        ends = memo.block_ends(v)
+        where = (f"tool {last}" if last < len(v.tools)
+                 else f"system block {last - len(v.tools)}")
+        out.append(Diff("PL406", f"the last breakpoint is on {where}: the {stable - 1 - last} "
+                                 "tool/system block(s) after it (about "
+                                 f"{ends[stable - 1] - ends[last]} tokens) and the "
+                                 "conversation are never cached"))
     if price is None:
         return out
     ends = memo.block_ends(v)
