@@ -90,6 +90,8 @@ def plan_ping(guard: CacheGuard, last: WireRequest | None, ka: KeepAlive, now: f
         return PingPlan(False, "no request sent yet")
     if ka.stopped == "cap":
         return PingPlan(False, "spend cap reached")
+    if ka.stopped == "failed":
+        return PingPlan(False, "the last ping failed: none until the session sends again")
     ping = ping_request(last)
     pred = guard.predict(ping, now)
     if pred.read <= 0 or pred.expires_at is None:

@@ -785,7 +785,13 @@ class GuardedSession:
         ping = plan.request
         pred = self.guard.predict(ping, now)
         events: list[Event] = []
-        reply = await self._one_request(ping, events)
+        try:
+            reply = await self._one_request(ping, events)
+        except ProviderError:
+            # Reported to the caller once; no ping is retried every tick until the session
+            # sends again (a real request shows whether the provider is back).
+            ka.stopped = "failed"
+            raise
         self.guard.observe(ping, pred, reply.usage, now, request_index=len(self.ledger))
         row = self.ledger.record(
             ping,

@@ -87,3 +87,25 @@ async def test_a_bad_spend_cap_is_a_user_error() -> None:
             with pytest.raises(UserError, match="seconds"):
                 s.enable_keepalive("0.10", margin=-5)
             assert s.keepalive is None  # nothing half set up
+
+
+async def test_a_failed_ping_is_reported_once_and_not_retried_every_tick() -> None:
+    from harness.errors import ProviderError
+    from harness.settings import Settings
+
+    with start_emulator() as emu:
+        async with agent(emu, settings=Settings(retries=0)).session() as s:
+            await run_turns(emu, s, 2)
+            s.enable_keepalive("1.00")
+            advance(emu, 260)  # the ping is due
+            emu.inject("500", count=5)
+            with pytest.raises(ProviderError):
+                await s.keepalive_tick()
+            n = len(emu.requests)
+            for _ in range(3):
+                assert await s.keepalive_tick() == []  # no retry storm
+            assert len(emu.requests) == n
+            emu.clear_faults()
+            await turn(s, "back again")  # a real request: pings may resume
+            advance(emu, 270)
+            assert len(of(await s.keepalive_tick(), KeepAlivePing)) == 1
