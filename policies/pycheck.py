@@ -208,6 +208,9 @@ class _Analyzer:
         self.in_function = False
         self.list_literals: dict[str, ast.List] = {}
         self.module_lists: dict[str, ast.List] = {}
+        # The current function's local names bound once by `name = value` and read once:
+        # the unsafe fix may edit such a value where it is built.
+        self.single_use: dict[str, ast.expr] = {}
         self._nested: dict[int, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
         self.scope_funcs: dict[str, list[Summary]] = {}
         self.collect_sinks = False
@@ -603,6 +606,23 @@ class _Analyzer:
 
     # --- sinks ---------------------------------------------------------------------------------
 
+    def _single_use(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, ast.expr]:
+        stores: dict[str, list[ast.expr | None]] = {}
+        loads: dict[str, int] = {}
+        for stmt in fn.body:
+            for n in self._walk_no_defs(stmt):
+                if isinstance(n, ast.Name):
+                    if isinstance(n.ctx, ast.Load):
+                        loads[n.id] = loads.get(n.id, 0) + 1
+                    else:
+                        stores.setdefault(n.id, []).append(None)  # for, with, augmented, ...
+                elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(
+                        n.targets[0], ast.Name):
+                    stores.setdefault(n.targets[0].id, []).append(n.value)
+        # An `x = value` statement is seen twice above: as the Assign and as its Store name.
+        return {name: vals[0] for name, vals in stores.items()
+                if len(vals) == 2 and vals[0] is not None and loads.get(name) == 1}
+
     def _walk_no_defs(self, node: ast.AST) -> Iterator[ast.AST]:
         stack = [node]
         while stack:
@@ -975,6 +995,12 @@ class _Analyzer:
     def move_fix(self, kw: dict[str, ast.expr], env: dict[str, Taints]) -> Fix | None:
         system = kw.get("system", kw.get("instructions"))
         msgs = kw.get("messages", kw.get("input"))
+        # A prompt or message list built in a local variable used only here is edited where
+        # it is built.
+        if isinstance(system, ast.Name):
+            system = self.single_use.get(system.id, system)
+        if isinstance(msgs, ast.Name):
+            msgs = self.single_use.get(msgs.id, msgs)
         if not isinstance(system, ast.JoinedStr) or not isinstance(msgs, ast.List) or not msgs.elts:
             return None
         last = msgs.elts[-1]
@@ -1040,8 +1066,13 @@ class _Analyzer:
 
     def add(self, f: Finding) -> None:
         key = (f.code, f.line, f.col)
-        if key not in self.findings:
+        old = self.findings.get(key)
+        if old is None:
             self.findings[key] = f
+        elif old.fix is None and f.fix is not None:
+            # The same value reached a variable named like a prompt and then the request that
+            # can carry the fix: keep the first message, take the fix.
+            self.findings[key] = old.with_(fix=f.fix)
 
     def report(self, ts: Taints, sink: Sink) -> None:
         if not ts:
@@ -1115,6 +1146,7 @@ class _Analyzer:
         self.in_function = True
         # Module-level list literals (a TOOLS list with cache_control) stay visible inside.
         self.list_literals = dict(self.module_lists)
+        self.single_use = self._single_use(fn) if self.reporting else {}
         env: dict[str, Taints] = {}
         args = fn.args
         for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]:

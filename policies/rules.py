@@ -80,7 +80,8 @@ _RULES: tuple[Rule, ...] = (
         "```python\nnow = datetime.now()\n"
         "client.messages.create(system=f\"Time: {now}\\n{RULES}\", ...)\n```",
         _MOVE + " `--unsafe-fixes` moves an f-string line of the system prompt that holds the "
-        "value into the last user message of the same call.",
+        "value into the last user message of the same call (the prompt and the message list "
+        "written in the call, or in local variables used only there).",
         "unsafe",
     ),
     Rule(
