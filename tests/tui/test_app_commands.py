@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from textual.widgets import Input
@@ -87,7 +88,12 @@ async def test_cost_sessions_lint_agents_and_compact(make_app: AppFactory) -> No
         await say(app, pilot, "/sessions")
         assert "tui-test-session" in conversation_text(app)
         await say(app, pilot, "/lint")
-        assert "lint:" in conversation_text(app)
+        # The linter read this session's requests as a trace (not some other input).
+        sent = len(app.backend.session.requests)
+        assert sent == 4 and re.search(
+            rf"lint: (no findings|\d+ finding\(s\)) in {sent} requests of this session",
+            conversation_text(app),
+        )
         await say(app, pilot, "/agents")
         assert "explorer" in conversation_text(app)
         await _dialog(app, pilot, "/compact", ConfirmScreen)
