@@ -293,8 +293,19 @@ class SessionStore:
         where = str(self.path)
         if read_only and not self.path.exists():
             raise StoreError("no session store here", where=where)
+        if self.path.is_dir():
+            raise StoreError("is a directory; name the store file", where=where)
         if not read_only:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except (FileExistsError, NotADirectoryError):
+                raise StoreError(
+                    "cannot create the store's folder: a file is in the way", where=where
+                ) from None
+            except OSError as exc:
+                raise StoreError(
+                    f"cannot create the store's folder: {exc.strerror or exc}", where=where
+                ) from None
         try:
             if self.path.exists():
                 # Check the file with a connection that can write nothing, not even SQLite's

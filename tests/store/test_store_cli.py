@@ -118,3 +118,21 @@ def test_export_to_an_unwritable_place_is_one_line(
     umask = os.umask(0)
     os.umask(umask)
     assert target.stat().st_mode & 0o777 == 0o666 & ~umask
+
+
+def test_a_store_path_that_cannot_be_a_store_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from harness.store import StoreError
+
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    for path, text in [
+        (blocker / "sessions.sqlite", "a file is in the way"),
+        (tmp_path, "is a directory"),
+    ]:
+        with pytest.raises(StoreError, match=text) as e:
+            SessionStore(path)
+        assert e.value.where == str(path)
+    _fails(["sessions", "--store", str(tmp_path), "list"], capsys, "is a directory")
+    assert blocker.read_text() == "not a folder"
