@@ -109,7 +109,12 @@ class SubagentEvent(Event):
 
 @dataclass(frozen=True)
 class ProviderFault(Event):
-    """A provider fault: retried (`retrying`) or final."""
+    """A provider fault: retried (`retrying`) or final.
+
+    When a request is retried after its stream had begun, the `TextDelta`s already yielded
+    were a partial answer that is dropped: the retry streams the answer again from its start
+    (nothing of the failed attempt reaches the transcript; `TurnComplete.text` is the final
+    answer). A live display should clear the partial text when `retrying` is true."""
 
     status: int | None
     message: str
