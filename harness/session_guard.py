@@ -239,7 +239,7 @@ class GuardedSession:
             predicted_read=row.predicted_read if row is not None else None,
             cause=brk.cause if brk else (row.cause if row is not None else None),
             rebilled=brk.tokens_rebilled if brk else (row.rebilled if row is not None else 0),
-            detail=brk.detail if brk else "",
+            detail=_detail(brk),
         )
 
     def _unstored_subagents(self) -> list[dict[str, Any]]:
@@ -894,6 +894,16 @@ def ledger_row(row: UsageRow) -> LedgerRow:
         predicted_read=row.predicted_read,
         meta={} if row.kind == "turn" else {"kind": row.kind},
     )
+
+
+def _detail(brk: CacheBreak | None) -> str:
+    """What the store keeps beside a miss's cause: the guard's detail, and the provider's own
+    verdict when cache diagnostics gave one."""
+    if brk is None:
+        return ""
+    if brk.provider_verdict:
+        return f"{brk.detail}; provider: {brk.provider_verdict}"
+    return brk.detail
 
 
 def _body_cache_key(body: Mapping[str, Any]) -> str | None:

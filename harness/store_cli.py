@@ -95,6 +95,7 @@ def _run(args: argparse.Namespace) -> int:
                         "predicted_read": q.predicted_read,
                         "cause": q.cause,
                         "rebilled": q.rebilled,
+                        "detail": q.detail,
                     }
                     for q in reqs
                 ]

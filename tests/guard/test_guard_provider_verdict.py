@@ -8,6 +8,8 @@ Completions and models before gpt-5.6 have no diagnostics: nothing is asked ther
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -166,3 +168,21 @@ def test_the_emulator_refuses_diagnostics_fields_the_api_does_not_have() -> None
     assert "prompt_cache_options.comparison_response_id" in no_chat.text
     assert made_up.status_code == 400 and "prompt_cache_diagnostics" in made_up.text
     assert fine.status_code == 200
+
+
+async def test_the_store_keeps_both_verdicts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from harness.cli import main
+    from harness.store import SessionStore
+
+    db = tmp_path / "s.sqlite"
+    with start_emulator() as emu:
+        async with agent(emu, settings=DIAG, store=SessionStore(db)).session("v") as s:
+            await run_turns(emu, s, 2)
+            s.change_tools(add=[grep], policy="allow")
+            await turn(s, "now with grep")
+    assert main(["sessions", "--store", str(db), "show", "v", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)["requests"]
+    (miss,) = [r for r in rows if r["cause"]]
+    assert miss["cause"] == "tools" and miss["detail"].endswith("; provider: tools_changed")
