@@ -10,6 +10,9 @@ square of its length, while `request()` and the JSONL export give back the exact
 transcript is stored the same way, so `load()` rebuilds the prefix, messages, model and settings
 a resumed session needs to send the next request byte-identical to what it would have sent.
 API keys are never written: bodies carry none, and metadata is scrubbed of key-like fields.
+A body is the request as the session built it: with `Settings(cache_diagnostics=True)` the
+transport also sends the id of the previous response (harness.providers.diagnostics), which
+changes on every request and is no part of what the cache sees; it is not kept.
 """
 
 from __future__ import annotations
