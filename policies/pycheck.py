@@ -210,7 +210,8 @@ class _Analyzer:
         self.module_lists: dict[str, ast.List] = {}
         # The current function's local names bound once by `name = value` and read once:
         # the unsafe fix may edit such a value where it is built.
-        self.single_use: dict[str, ast.expr] = {}
+        self.single_use: dict[str, ast.expr] | None = None  # computed when a fix asks
+        self.current_fn: ast.FunctionDef | ast.AsyncFunctionDef | None = None
         self._nested: dict[int, list[ast.FunctionDef | ast.AsyncFunctionDef]] = {}
         self.scope_funcs: dict[str, list[Summary]] = {}
         self.collect_sinks = False
@@ -997,10 +998,14 @@ class _Analyzer:
         msgs = kw.get("messages", kw.get("input"))
         # A prompt or message list built in a local variable used only here is edited where
         # it is built.
-        if isinstance(system, ast.Name):
-            system = self.single_use.get(system.id, system)
-        if isinstance(msgs, ast.Name):
-            msgs = self.single_use.get(msgs.id, msgs)
+        if isinstance(system, ast.Name) or isinstance(msgs, ast.Name):
+            if self.single_use is None:
+                fn = self.current_fn if self.in_function else None
+                self.single_use = self._single_use(fn) if fn is not None else {}
+            if isinstance(system, ast.Name):
+                system = self.single_use.get(system.id, system)
+            if isinstance(msgs, ast.Name):
+                msgs = self.single_use.get(msgs.id, msgs)
         if not isinstance(system, ast.JoinedStr) or not isinstance(msgs, ast.List) or not msgs.elts:
             return None
         last = msgs.elts[-1]
@@ -1146,7 +1151,8 @@ class _Analyzer:
         self.in_function = True
         # Module-level list literals (a TOOLS list with cache_control) stay visible inside.
         self.list_literals = dict(self.module_lists)
-        self.single_use = self._single_use(fn) if self.reporting else {}
+        self.single_use = None
+        self.current_fn = fn
         env: dict[str, Taints] = {}
         args = fn.args
         for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]:
@@ -1176,6 +1182,7 @@ class _Analyzer:
             self.current = self.funcs[f"{key}.<locals>.{sub.name}"]
             self.current_func_name = sub.name
             self.scope_funcs = scope
+            self.single_use = {}  # the outer function's locals are not the nested one's
             self.run(sub.body, inner, 0, EMPTY)
             self.current = saved
             self.current_func_name = fn.name
