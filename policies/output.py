@@ -98,7 +98,8 @@ def _sarif_rule(r: Rule) -> dict[str, Any]:
         "shortDescription": {"text": r.summary},
         "fullDescription": {"text": r.what},
         "help": {"text": r.doc(), "markdown": r.doc()},
-        "helpUri": f"{INFO_URI}/blob/main/policies/README.md#{r.code.lower()}",
+        # The README's rules table (GitHub makes anchors of headings, not of table rows).
+        "helpUri": f"{INFO_URI}/blob/main/policies/README.md#rules",
         "defaultConfiguration": {"level": _SARIF_LEVEL[r.severity]},
         "properties": {"tags": ["prompt-cache", r.family], "fixSafety": r.fix_safety},
     }
