@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
         for trace in args.report:
             if not Path(trace).is_file():
                 raise UserError("no such trace file", where=trace)
-            r = rep.build_report(trace, prices)
+            r = rep.build_report(trace, prices, provider=args.provider)
             reports.append(r)
             parts.append(rep.render_text(r))
         if args.format == "json":

@@ -328,11 +328,13 @@ def diagnose(prev: _Prev, rec: Record, pieces: list[tuple[str, str, bytes]],
 
 
 def build_report(path: str, prices: PriceTable | None,
-                 records: Iterable[Record | Bad] | None = None) -> TraceReport:
+                 records: Iterable[Record | Bad] | None = None,
+                 provider: str | None = None) -> TraceReport:
+    """The report of one trace; `provider` decides the wire format of ambiguous raw bodies."""
     sessions: dict[str, SessionReport] = {}
     prev: dict[str, _Prev] = {}
     bad: list[tuple[int, str]] = []
-    for item in records if records is not None else read_records(path):
+    for item in records if records is not None else read_records(path, provider=provider):
         if isinstance(item, Bad):
             bad.append((item.line, item.message))
             continue

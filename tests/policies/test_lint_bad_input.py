@@ -178,3 +178,27 @@ def test_json_error_names_the_column(tmp_path: Path) -> None:
     (bad,) = check_trace(str(path), PRICES)
     assert bad.code == "PL904" and "truncated" in bad.message
     assert "Unterminated string starting at column 42" in bad.message
+
+
+def test_report_reads_ambiguous_raw_bodies_with_the_provider_given(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A proxy model id and plain messages say nothing about the wire format: --provider
+    decides, as in lint. Read as Anthropic, a session without cache_control loses what a
+    breakpoint would have cached; read as OpenAI Chat it is cached automatically."""
+    messages: list[dict[str, str]] = []
+    lines = []
+    for t in range(3):
+        messages.append({"role": "user", "content": f"Question {t}: " + "why? " * 1500})
+        lines.append(json.dumps({"model": "my-proxy-model", "messages": messages}))
+        messages.append({"role": "assistant", "content": f"Answer {t}."})
+    path = tmp_path / "raw.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+
+    def causes(*extra: str) -> list[str]:
+        assert main(["lint", "--report", str(path), "--format", "json", *extra]) == 0
+        (rep,) = json.loads(capsys.readouterr().out)
+        assert rep["sessions"][0]["requests"] == 3
+        return [b["cause"] for b in rep["sessions"][0]["breaks"]]
+
+    assert causes() == []
+    assert causes("--provider", "anthropic") == ["no breakpoint", "no breakpoint"]
