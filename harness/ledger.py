@@ -262,7 +262,10 @@ class Ledger:
             money = f"cost ${cost:.4f}, saved {sign}${abs(saved):.4f}"
         n = len(self._rows)
         requests = f"{n} request{'' if n == 1 else 's'}"
+        # Rows the server reported no usage for were counted locally (harness.providers).
+        guessed = sum(1 for r in self._rows if "prefixlock_estimate" in r.usage.raw)
+        note = f" ({guessed} of them estimated: the server reported no usage)" if guessed else ""
         return (
-            f"{requests}: read {u.cache_read:,}, written {u.cache_write:,}, "
+            f"{requests}{note}: read {u.cache_read:,}, written {u.cache_write:,}, "
             f"uncached {u.uncached_input:,} tokens; hit rate {u.hit_rate:.1%}; {money}"
         )

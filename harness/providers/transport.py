@@ -12,6 +12,7 @@ retries run out the stream raises `ProviderError`. The API key never enters a me
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import random
 import re
@@ -21,9 +22,12 @@ from urllib.parse import urlsplit
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
+from ..canonical import canonical_json
 from ..errors import ProviderError
 from ..events import ProviderFault, TextDelta
 from ..settings import Settings
+from ..tokenizer import count_tokens
+from ..usage import Usage
 from .anthropic import AnthropicStream
 from .base import Reply, StreamItem
 from .diagnostics import diagnostics_request
@@ -296,7 +300,24 @@ class Transport:
                 yield delta
         if not parser.done:
             raise Fault(f"{self.api}: stream cut before its final event", None, True)
-        yield parser.reply()
+        reply = parser.reply()
+        yield reply if reply.raw_usage else _estimated(reply, request.input_tokens)
+
+
+ESTIMATE_KEY = "prefixlock_estimate"
+
+
+def _estimated(reply: Reply, input_tokens: int) -> Reply:
+    """A reply from a server that reported no usage (some OpenAI-compatible servers ignore
+    `stream_options.include_usage`): counted with the local tokenizer, all input as uncached
+    (the upper bound), and flagged, rather than ledgered as 0 tokens and $0."""
+    output = sum(
+        count_tokens(str(b.get("text", "")) if b.get("type") == "text" else canonical_json(b))
+        for b in reply.blocks
+    )
+    raw = {ESTIMATE_KEY: "no usage reported by the server; counted by the local tokenizer"}
+    usage = Usage(uncached_input=input_tokens, output=output, raw=raw)
+    return dataclasses.replace(reply, usage=usage, raw_usage=raw)
 
 
 def _openai_base(base_url: str | None) -> str | None:

@@ -368,3 +368,28 @@ async def test_sync_session_inside_a_running_loop_says_what_to_use() -> None:
             list(s.iter_send("hi"))
     with pytest.raises(RuntimeError, match=r"async with agent\.session"):
         agent.run_sync("hi")
+
+
+async def test_a_server_that_reports_no_usage_is_estimated_never_zero(
+    tmp_path: Path, router: respx.Router, http_client: Any
+) -> None:
+    # Some compatible servers ignore stream_options.include_usage: no usage chunk at all.
+    chunks = [c for c in sse.chat_chunks("the answer") if "usage" not in c]
+    body = b"".join(f"data: {json.dumps(c)}\n\n".encode() for c in chunks) + b"data: [DONE]\n\n"
+    router.post(f"{VLLM}/chat/completions").mock(
+        return_value=httpx.Response(200, headers=sse.SSE, content=body)
+    )
+    agent = Agent(
+        PREFIX,
+        model="openai-compat:my-llama",
+        base_url=VLLM,
+        api_key="x",
+        prices=PriceTable.default(_price_file(tmp_path, "my-llama")),
+        http_client=http_client,
+    )
+    async with agent.session() as s:
+        assert await s.ask("hi") == "the answer"
+    row = s.ledger.rows[0]
+    assert row.usage.uncached_input == s.requests[0].input_tokens > 0  # all input, uncached
+    assert row.usage.output > 0 and row.cost is not None and row.cost > 0
+    assert "1 of them estimated: the server reported no usage" in s.ledger.summary()
