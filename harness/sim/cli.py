@@ -466,11 +466,12 @@ def _matrix(args: argparse.Namespace, console: Any) -> int:
     for s in servers:
         table.add_column(f"{s}: hit", justify="right")
         table.add_column(f"{s}: $", justify="right")
+        table.add_column(f"{s}: load max/mean", justify="right")
     for style in dict.fromkeys(c.style for c in cells):
         row = [style]
         for s in servers:
             c = next(c for c in cells if c.style == style and c.server == s)
-            row += [_pct(c.hit_rate), f"{c.dollars:,.2f}"]
+            row += [_pct(c.hit_rate), f"{c.dollars:,.2f}", f"{c.load_max_mean_requests:.2f}"]
         table.add_row(*row)
     console.print(table)
     ratios = summary(cells)

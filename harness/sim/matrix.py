@@ -2,9 +2,12 @@
 
 The same synthetic agent workload is generated once per client style (stable prefix, timestamp in
 the system prompt, shuffled tools, mid-session model switch) and replayed against a cache-aware
-server (prefix-aware routing, LRU, enough HBM per node) and a crude one (random routing, FIFO,
-a small cache). Each cell reports hit rate and dollars under a price table; `summary` measures
-the claim that a tight client on a good server costs several times less than either alone.
+server (session / cache-key affinity, LRU, enough HBM per node) and a crude one (random routing,
+FIFO, a small cache). The good server is not prefix-aware routing: on this light load the longest
+match (the shared tools and system prompt) draws every session to one node of eight, and a router
+that does that is not a good router. Each cell reports hit rate and dollars under a price table,
+and the load balance beside them (max/mean requests per node); `summary` measures the claim that
+a tight client on a good server costs several times less than either alone.
 """
 
 from __future__ import annotations
@@ -16,7 +19,7 @@ from .simulate import SimConfig, simulate
 from .synthetic import STYLES, Workload, generate
 
 SERVERS: dict[str, SimConfig] = {
-    "cache-aware": SimConfig(capacity=8192, policy="lru", nodes=8, router="prefix", warmup=0.0),
+    "cache-aware": SimConfig(capacity=8192, policy="lru", nodes=8, router="session", warmup=0.0),
     "crude": SimConfig(capacity=1024, policy="fifo", nodes=8, router="random", warmup=0.0),
 }
 
@@ -29,6 +32,8 @@ class Cell:
     dollars: float
     dollars_without_cache: float
     requests: int
+    # max/mean requests per node: a router that piles everything onto one node shows here
+    load_max_mean_requests: float = 1.0
 
 
 def run_matrix(
@@ -52,6 +57,7 @@ def run_matrix(
                     r.dollars or 0.0,
                     r.dollars_without_cache or 0.0,
                     r.requests,
+                    r.load_max_mean_requests,
                 )
             )
     return cells
