@@ -15,6 +15,7 @@ import os
 import socket
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -441,19 +442,21 @@ class Emulator:
         else:
             time.sleep(seconds)
 
+    @staticmethod
+    def _model_object(price: Price) -> dict[str, Any]:
+        """One model as both SDKs' model types read it."""
+        return {
+            "id": price.model,
+            "object": "model",
+            "type": "model",
+            "display_name": price.model,
+            "owned_by": price.provider,
+            "created": 0,
+            "created_at": "2026-01-01T00:00:00Z",
+        }
+
     def _models(self) -> dict[str, Any]:
-        data = [
-            {
-                "id": p.model,
-                "object": "model",
-                "type": "model",
-                "display_name": p.model,
-                "owned_by": p.provider,
-                "created": 0,
-                "created_at": "2026-01-01T00:00:00Z",
-            }
-            for p in self.prices
-        ]
+        data = [self._model_object(p) for p in self.prices]
         return {
             "object": "list",
             "data": data,
@@ -610,6 +613,20 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0]
         if path.rstrip("/") == "/v1/models":
             self._send_json(200, self.emulator._models())
+            return
+        if path.startswith("/v1/models/"):
+            # models.retrieve(id): a client checking its model before the first request.
+            model = urllib.parse.unquote(path.removeprefix("/v1/models/").rstrip("/"))
+            price = self.emulator.prices.lookup(model)
+            if price is not None:
+                self._send_json(200, self.emulator._model_object(price))
+                return
+            flavor = "anthropic" if model.startswith("claude") else "openai"
+            rid = self.emulator._next_id("req_emu_")
+            err = ApiError(404, f"model: {model}", param="model")
+            if flavor == "openai":
+                err = ApiError(404, f"The model `{model}` does not exist", param="model")
+            self._send_error(flavor, err, rid)
             return
         self._send_json(
             404,

@@ -431,3 +431,16 @@ def test_a_fault_with_count_0_never_fires() -> None:
         with pytest.raises(anthropic.InternalServerError):
             client.messages.create(**GOOD_ANTHROPIC)
         assert [(r.status, r.fault) for r in emu.requests] == [(200, None), (500, "500")]
+
+
+def test_models_list_and_retrieve_through_both_sdks(emulator: Emulator) -> None:
+    client = anthropic.Anthropic(api_key="k", base_url=emulator.base_url, max_retries=0)
+    oai = openai.OpenAI(api_key="k", base_url=emulator.openai_base_url, max_retries=0)
+    listed = {m.id for m in oai.models.list().data}
+    assert {"claude-sonnet-4-6", "gpt-5.4", "deepseek-v4-flash"} <= listed
+    assert client.models.retrieve("claude-sonnet-4-6").id == "claude-sonnet-4-6"
+    assert oai.models.retrieve("gpt-5.4").owned_by == "openai"
+    with pytest.raises(anthropic.NotFoundError):
+        client.models.retrieve("claude-nope")
+    with pytest.raises(openai.NotFoundError):
+        oai.models.retrieve("gpt-0")
