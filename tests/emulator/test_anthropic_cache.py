@@ -387,3 +387,18 @@ def test_top_level_breakpoint_takes_a_slot(client: anthropic.Anthropic) -> None:
     assert client.messages.create(**body(system_cc=None, messages=msgs)).content
     with pytest.raises(anthropic.BadRequestError):
         client.messages.create(**body(system_cc=None, messages=msgs, cache_control=EPH))
+
+
+def test_a_1h_breakpoint_after_a_5m_one_is_400(client: anthropic.Anthropic) -> None:
+    # Longer TTLs must come before shorter ones (tools -> system -> messages order).
+    late_1h = _context_message()
+    late_1h[0]["content"][0]["cache_control"] = EPH_1H
+    with pytest.raises(anthropic.BadRequestError) as info:
+        client.messages.create(**body(system_cc=EPH, messages=late_1h))
+    assert "ttl='1h'" in str(info.value)
+    # The other way round is the documented layout, and both are written with their TTLs.
+    early_1h = body(system_cc=EPH_1H, messages=_context_message())
+    sys_end = end_of(early_1h, "system")
+    assert usage_of(client, early_1h) == billed(
+        early_1h, w1h=sys_end, w5m=total(early_1h) - sys_end
+    )
