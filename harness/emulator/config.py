@@ -80,8 +80,10 @@ class EmulatorConfig(BaseModel):
     port: int = Field(default=0, ge=0, le=65535)
     seed: int = 0
     max_body_bytes: int = Field(default=32 * 1024 * 1024, gt=0)
-    prices: str | None = None  # a price file merged over the built-in table (models it knows)
-    script: str | None = None  # a script file (YAML or JSON); None = the built-in session
+    # A price file merged over the built-in table, and a script file (YAML or JSON; None = the
+    # built-in session). In a config file, a relative path is relative to that file.
+    prices: str | None = None
+    script: str | None = None
     anthropic: AnthropicCacheConfig = Field(default_factory=lambda: AnthropicCacheConfig())
     openai: OpenAICacheConfig = Field(default_factory=lambda: OpenAICacheConfig())
     faults: list[FaultSpec] = Field(default_factory=list)
@@ -109,8 +111,15 @@ class EmulatorConfig(BaseModel):
         if not isinstance(data, dict):
             raise ConfigError("expected a mapping of settings", where=str(p))
         try:
-            return cls.model_validate(data)
+            config = cls.model_validate(data)
         except pydantic.ValidationError as exc:
             err = exc.errors()[0]
             field = ".".join(str(x) for x in err["loc"]) or "(top level)"
             raise ConfigError(err["msg"], where=f"{p}: {field}") from None
+        # Files the config names are found beside it, wherever the server is started from.
+        beside = {
+            key: str(p.parent / value)
+            for key in ("script", "prices")
+            if isinstance(value := getattr(config, key), str) and not Path(value).is_absolute()
+        }
+        return config.model_copy(update=beside) if beside else config

@@ -156,3 +156,27 @@ def test_clients_reach_the_emulator_past_a_proxy_setting(monkeypatch: pytest.Mon
         assert reply.choices
     assert os.environ["NO_PROXY"] == "internal.example,127.0.0.1"  # the user's entry kept
     assert os.environ["no_proxy"] == "127.0.0.1"
+
+
+def test_files_named_in_a_config_are_found_beside_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    (conf / "session.yaml").write_text('default: "From the script beside the config."\n')
+    (conf / "emu.yaml").write_text("script: session.yaml\n")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # the server is started from another directory
+    config = EmulatorConfig.load(conf / "emu.yaml")
+    assert config.script == str(conf / "session.yaml")
+    with Emulator.start(config=config, clock=ManualClock()) as emu:
+        client = anthropic.Anthropic(api_key="k", base_url=emu.base_url, max_retries=0)
+        msg = client.messages.create(
+            model="claude-sonnet-4-6", max_tokens=50, messages=[{"role": "user", "content": "hi"}]
+        )
+        block = msg.content[0]
+        assert block.type == "text" and block.text == "From the script beside the config."
+    # An absolute path is taken as written.
+    (conf / "emu.yaml").write_text(f"script: {conf / 'session.yaml'}\n")
+    assert EmulatorConfig.load(conf / "emu.yaml").script == str(conf / "session.yaml")
