@@ -6,16 +6,53 @@ Public surface:
 - `check_trace(path, prices)` -> findings of a JSONL trace; `build_report(path, prices)` and
   `render_text(report)` for the per-session cache-break report.
 - `LintConfig`, `Finding`, `Fix`, `RULES` (the catalogue), and `policies.output` for the formats.
+
+Names are imported lazily (PEP 562), so that loading the `lint` command for `prefixlock --help`
+does not load the checks, the price table and the process pool.
 """
 
 from __future__ import annotations
 
-from .config import LintConfig
-from .engine import Result, lint_paths, lint_source
-from .findings import Edit, Finding, Fix
-from .report import TraceReport, build_report, render_text
-from .rules import RULES, Rule
-from .tracecheck import check_trace
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .config import LintConfig
+    from .engine import Result, lint_paths, lint_source
+    from .findings import Edit, Finding, Fix
+    from .report import TraceReport, build_report, render_text
+    from .rules import RULES, Rule
+    from .tracecheck import check_trace
+
+_EXPORTS = {
+    "LintConfig": "config",
+    "Result": "engine",
+    "lint_paths": "engine",
+    "lint_source": "engine",
+    "Edit": "findings",
+    "Finding": "findings",
+    "Fix": "findings",
+    "TraceReport": "report",
+    "build_report": "report",
+    "render_text": "report",
+    "RULES": "rules",
+    "Rule": "rules",
+    "check_trace": "tracecheck",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'policies' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)
+
 
 __all__ = [
     "RULES",

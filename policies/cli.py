@@ -12,8 +12,6 @@ import sys
 
 from harness.command import Command
 
-from .config import PROVIDERS
-
 FORMATS = ("text", "json", "sarif", "github")
 
 
@@ -31,8 +29,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument("--config", metavar="PYPROJECT",
                    help="read [tool.prefixlock.lint] from this file")
     p.add_argument("--model", help="the session model (agent-file and minimum-length checks)")
-    p.add_argument("--provider", choices=PROVIDERS,
-                   help="the provider of raw request bodies whose wire format is ambiguous")
+    p.add_argument("--provider",
+                   help="the provider of raw request bodies whose wire format is ambiguous: "
+                        "anthropic, openai, openai-responses, openai-compat or deepseek")
     p.add_argument("--prices", metavar="FILE", help="a price table overriding the built-in one")
     p.add_argument("--fix", action="store_true", help="apply safe fixes")
     p.add_argument("--unsafe-fixes", action="store_true",
@@ -87,6 +86,9 @@ def run(args: argparse.Namespace) -> int:
         args.fix = True
     if args.prices:
         PriceTable.default(args.prices)  # a bad price file is a usage error, reported now
+    if args.provider and args.provider not in cfgmod.PROVIDERS:
+        raise UserError(f"unknown provider {args.provider!r} (one of "
+                        f"{', '.join(cfgmod.PROVIDERS)})", where="--provider")
     if args.report:
         from . import report as rep
 
