@@ -89,14 +89,14 @@ def discover(paths: Sequence[str], config: LintConfig) -> list[tuple[str, str]]:
     return out
 
 
-_PRICES: PriceTable | None = None
+_PRICES: dict[str | None, PriceTable] = {}  # per override file: loaded once per process
 
 
 def _prices(override: str | None) -> PriceTable:
-    global _PRICES
-    if _PRICES is None:
-        _PRICES = PriceTable.default(override)
-    return _PRICES
+    table = _PRICES.get(override)
+    if table is None:
+        table = _PRICES[override] = PriceTable.default(override)
+    return table
 
 
 def _binary(head: bytes) -> bool:

@@ -202,3 +202,28 @@ def test_report_reads_ambiguous_raw_bodies_with_the_provider_given(
 
     assert causes() == []
     assert causes("--provider", "anthropic") == ["no breakpoint", "no breakpoint"]
+
+
+def _price_file(path: Path, model: str) -> Path:
+    data = json.loads((Path(__file__).parents[2] / "harness/data/prices.json").read_text())
+    entry = next(m for m in data["models"] if m["model"] == "claude-sonnet-4-6")
+    path.write_text(json.dumps({"version": 1, "models": [dict(entry, model=model)]}))
+    return path
+
+
+def test_each_run_uses_its_own_price_file(proj: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    """A model priced only in --prices gets its minimum-length check, also when an earlier
+    run in the same process used another price file."""
+    (proj / "r.py").write_text(
+        "def ask(client, q):\n    return client.messages.create(\n"
+        "        model='claude-house-2', max_tokens=5, system='Be brief.',\n"
+        "        cache_control={'type': 'ephemeral'},\n"
+        "        messages=[{'role': 'user', 'content': q}])\n")
+    one = _price_file(proj / "one.json", "claude-house-1")
+    two = _price_file(proj / "two.json", "claude-house-2")
+    assert main(["lint", "r.py", "--prices", str(one)]) == 0  # claude-house-2 is unpriced
+    assert main(["lint", "r.py", "--prices", str(two)]) == 1
+    assert "PL405" in capsys.readouterr().out
+    assert main(["lint", "r.py", "--model", "claude-house-2"]) == 2  # not built in
+    assert main(["lint", "r.py", "--model", "claude-house-2", "--prices", str(two)]) == 1
