@@ -423,7 +423,8 @@ _RULES: tuple[Rule, ...] = (
         "PL601", "skill-model-differs", "agent-files", WARNING,
         "A skill or command file switches to a model other than the session's",
         "Reads YAML front matter of skill/command files and compares `model:` with the "
-        "session model configured in `[tool.prefixlock.lint] model`.",
+        "session model (`--model`, or `model` in `[tool.prefixlock.lint]`; without one, "
+        "nothing is compared).",
         "A skill runs inside the session: switching the model costs one full uncached turn "
         "and, on return, another one.",
         "FACTS.md, How careful clients behave: 'Switching model, effort, fast mode or MCP "
@@ -435,8 +436,9 @@ _RULES: tuple[Rule, ...] = (
     Rule(
         "PL602", "subagent-model-differs", "agent-files", NOTE,
         "A subagent file names a model other than the session's",
-        "Reads YAML front matter of agent files and compares `model:` with the configured "
-        "session model.",
+        "Reads YAML front matter of agent files and compares `model:` with the session model "
+        "(`--model`, or `model` in `[tool.prefixlock.lint]`; without one, nothing is "
+        "compared).",
         "A subagent on another model never reads the parent's cache; only a fork with the "
         "same model and prefix does. Often intended (a cheaper model), so this is a note: "
         "check that the delegation pays for its cold start.",
