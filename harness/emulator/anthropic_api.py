@@ -182,7 +182,7 @@ _FIELD_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
 
 def _check_field_types(body: Mapping[str, Any]) -> None:
     for key, (ok, wanted) in _FIELD_TYPES.items():
-        if key in body and not ok(body[key]):
+        if body.get(key) is not None and not ok(body[key]):  # null: as if absent
             raise ApiError(400, f"{key}: Input should be {wanted}", param=key)
 
 

@@ -225,6 +225,9 @@ def test_wrong_field_type_names_the_field(
     resp = _post(small_emu, "/v1/messages", _j({**GOOD_ANTHROPIC, **extra}))
     assert resp.status_code == 400
     assert resp.json()["error"]["message"].startswith(f"{field}: ")
+    # null is as if the field were absent
+    resp = _post(small_emu, "/v1/messages", _j({**GOOD_ANTHROPIC, field.split(".")[0]: None}))
+    assert resp.status_code == 200
 
 
 @pytest.mark.parametrize(
