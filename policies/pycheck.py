@@ -724,6 +724,8 @@ class _Analyzer:
                 self.check_messages(kw[name], env)
         if "system" in kw or "tools" in kw or "messages" in kw:
             self.check_breakpoints(node, anthropic, kw, env)
+        if not anthropic:
+            self.check_openai_breakpoints(node, kw, env)
 
     def check_messages(self, value: ast.expr, env: dict[str, Taints]) -> None:
         lst: ast.List | None = value if isinstance(value, ast.List) else None
@@ -910,6 +912,102 @@ class _Analyzer:
                 self.add(Finding(self.path, line, node.col_offset + 1, "PL406",
                                  "Anthropic request without cache_control: nothing is cached",
                                  source_line=self.line(line)))
+
+    # --- gpt-5.6 breakpoints in literal OpenAI requests (PL401, PL402, PL406-PL408) -----------
+
+    def _openai_marks(self, kw: dict[str, ast.expr]
+                      ) -> tuple[list[tuple[int, str | None, ast.Dict]], int, bool]:
+        """(marks as (item index, role, marked part), item count, every item visible) of the
+        literal `messages` / `input` of an OpenAI request. Not visible: an item or a content
+        list built elsewhere, which may carry marks of its own. The visible marks are a lower
+        bound either way."""
+        items = kw.get("messages", kw.get("input"))
+        if isinstance(items, ast.Name):
+            items = self.list_literals.get(items.id, items)
+        marks: list[tuple[int, str | None, ast.Dict]] = []
+        if items is None or _const_str(items) is not None or isinstance(items, ast.JoinedStr):
+            return marks, 1 if items is not None else 0, True  # text input: no parts to mark
+        if not isinstance(items, (ast.List, ast.Tuple)):
+            return marks, 0, False
+        visible = True
+        for i, e in enumerate(items.elts):
+            if not isinstance(e, ast.Dict) or None in e.keys:
+                visible = False
+                continue
+            role = _const_str(_dict_get(e, "role"))
+            kind = _const_str(_dict_get(e, "type"))
+            content = _dict_get(e, "output" if kind == "function_call_output" else "content")
+            if isinstance(content, ast.Name):
+                content = self.list_literals.get(content.id, content)
+            if isinstance(content, (ast.List, ast.Tuple)):
+                for part in content.elts:
+                    if not isinstance(part, ast.Dict) or None in part.keys:
+                        visible = False
+                    elif _dict_get(part, "prompt_cache_breakpoint") is not None:
+                        marks.append((i, role, part))
+            elif not isinstance(content, (ast.Constant, ast.JoinedStr, ast.Name, ast.BinOp)):
+                # A name is taken for text, as the Anthropic no-breakpoint check does: message
+                # lists written out in the call hold the question, not a prepared part list.
+                visible = False
+        return marks, len(items.elts), visible
+
+    def check_openai_breakpoints(self, node: ast.expr, kw: dict[str, ast.expr],
+                                 env: dict[str, Taints]) -> None:
+        """gpt-5.6 caching options of a Chat Completions or Responses request. Only a request
+        that uses `prompt_cache_breakpoint` or `prompt_cache_options` (fields older models
+        refuse) is checked: the code is then written for a breakpoint-caching model."""
+        opts = kw.get("prompt_cache_options")
+        line = node.lineno
+        if (kw.get("prompt_cache_retention") is not None and isinstance(opts, ast.Dict)
+                and _dict_get(opts, "ttl") is not None):
+            self.add(Finding(self.path, line, node.col_offset + 1, "PL408",
+                             "prompt_cache_retention and prompt_cache_options.ttl are both set: "
+                             "the retention is deprecated in favour of the TTL, and the two are "
+                             "separate limits (a maximum and a minimum lifetime)",
+                             source_line=self.line(line)))
+        if "messages" not in kw and "input" not in kw:
+            return
+        marks, n_items, visible = self._openai_marks(kw)
+        if not marks and opts is None:
+            return
+        mode: str | None = "implicit"  # the documented default
+        if opts is not None:
+            given = _dict_get(opts, "mode") if isinstance(opts, ast.Dict) else None
+            mode = (_const_str(given) if given is not None
+                    else "implicit" if isinstance(opts, ast.Dict) else None)
+        for i, role, part in marks:
+            if role == "assistant":
+                self.add(Finding(self.path, part.lineno, part.col_offset + 1, "PL407",
+                                 "prompt_cache_breakpoint on an assistant message: breakpoints "
+                                 "go on system, developer, user or tool content, never on the "
+                                 "model's output", source_line=self.line(part.lineno)))
+            elif i < n_items - 1 and {t.kind for t in self.ev(_dict_get(part, "text"), env)
+                                      } & VOLATILE:
+                self.add(Finding(self.path, part.lineno, part.col_offset + 1, "PL402",
+                                 "prompt_cache_breakpoint on text that changes every request: "
+                                 "the write is paid (1.25x) and never read",
+                                 source_line=self.line(part.lineno)))
+        kept = [(i, part) for i, role, part in marks if role != "assistant"]
+        if mode == "explicit" and visible and not kept:
+            self.add(Finding(self.path, line, node.col_offset + 1, "PL406",
+                             "prompt_cache_options mode is explicit and no content block carries "
+                             "prompt_cache_breakpoint: nothing is cached",
+                             source_line=self.line(line)))
+        if mode not in ("implicit", "explicit"):
+            return
+        room = 4 if mode == "explicit" else 3
+        if mode == "implicit":
+            # A mark on the last item is the implicit breakpoint's own write when that item is
+            # an input message or tool output; assumed so whatever its role (lenient).
+            kept = [(i, p) for i, p in kept if i != n_items - 1]
+        if len(kept) > room:
+            _, first = kept[0]
+            wasted = len(kept) - room
+            self.add(Finding(self.path, first.lineno, first.col_offset + 1, "PL401",
+                             f"{len(kept)} explicit cache breakpoints; a request in {mode} mode "
+                             f"writes only the latest {room}: {wasted} mark(s), the first here, "
+                             "are never written", severity=WARNING,
+                             source_line=self.line(first.lineno)))
 
     def _stable_tail_unmarked(self, kw: dict[str, ast.expr],
                               marks: list[tuple[str, ast.Dict, str]]) -> bool:

@@ -60,6 +60,14 @@ _FACT_SORT = (
     "description changed on every call and broke caching in another agent: sort every list "
     "that enters the prefix.'"
 )
+_FACT_GPT56 = (
+    "FACTS.md, OpenAI: 'gpt-5.6 and later: write 1.25x, read 0.1x, explicit breakpoints "
+    "(prompt_cache_breakpoint on a content block, at most 4 writes), modes implicit/explicit'; "
+    "the openai SDK's PromptCacheOptions docs: 'With implicit, OpenAI creates one implicit "
+    "breakpoint and writes up to the latest three explicit breakpoints ... With explicit ... "
+    "writes up to the latest four explicit breakpoints. If there are no explicit breakpoints, "
+    "the request does not use prompt caching.'"
+)
 _MOVE = (
     "Keep the prefix constant and append the value to the newest user turn instead (the "
     "transcript is append-only, so it is sent byte-identical afterwards)."
@@ -234,26 +242,46 @@ _RULES: tuple[Rule, ...] = (
     # PL4xx: breakpoints
     Rule(
         "PL401", "too-many-breakpoints", "breakpoints", ERROR,
-        "More than 4 cache breakpoints in one request",
-        "Counts `cache_control` markers (block level plus the top-level automatic one) in a "
-        "request body or a literal request in code.",
-        "Anthropic allows at most 4 breakpoints per request; the top-level one takes a slot.",
+        "More cache breakpoints in one request than the provider takes",
+        "Anthropic: counts `cache_control` markers (block level plus the top-level automatic "
+        "one) in a request body or a literal request in code; more than 4 is an error. OpenAI "
+        "gpt-5.6 and later: counts `prompt_cache_breakpoint` marks and reports, as a warning, "
+        "the ones a request does not write (all but the latest 3 in implicit mode, where a "
+        "mark on the newest message is the implicit breakpoint's own write, or the latest 4 "
+        "in explicit mode). In a trace, a mark an earlier request of the session wrote is "
+        "not reported: matching considers the conversation's latest 80 breakpoints.",
+        "Anthropic allows at most 4 breakpoints per request (the top-level one takes a slot). "
+        "OpenAI accepts any number but writes only the latest ones: an earlier mark that no "
+        "request writes creates no entry, so nothing is ever read there.",
         "FACTS.md, Anthropic: 'At most 4 breakpoints per request; the top-level one uses one "
-        "slot.'",
+        "slot.' " + _FACT_GPT56,
         "```json\n{\"system\": [{\"text\": \"a\", \"cache_control\": {...}},\n"
-        "  ... five of them]}\n```",
-        "Keep breakpoints after the tools, after the system prompt, and on the newest message.",
+        "  ... five of them]}\n```\n"
+        "```python\nclient.chat.completions.create(model=\"gpt-5.6-terra\", messages=[\n"
+        "    {\"role\": \"system\", \"content\": [{\"type\": \"text\", \"text\": RULES,\n"
+        "     \"prompt_cache_breakpoint\": {\"mode\": \"explicit\"}}],  # never written\n"
+        "    ... three more marked examples, then the question])\n```",
+        "Keep breakpoints after the tools, after the system prompt, and on the newest message "
+        "(OpenAI: on the end of the system prompt and the last stable message; its own "
+        "breakpoint covers the newest one).",
         "none",
     ),
     Rule(
         "PL402", "breakpoint-on-volatile-block", "breakpoints", WARNING,
         "A cache breakpoint sits on a block that changes every request",
-        "Finds `cache_control` on a block whose content is volatile in code, or, in a trace, "
-        "on a non-final block whose bytes differ in every request of a session.",
+        "Finds `cache_control` (Anthropic) or `prompt_cache_breakpoint` (OpenAI gpt-5.6 and "
+        "later) on a block whose content is volatile in code (the newest message of a literal "
+        "list is exempt: it is sent unchanged as history next turn); in a trace, an Anthropic "
+        "breakpoint on a system block whose bytes differ in every request of a session, or an "
+        "OpenAI mark on an item that the next request never sends byte-identical at the same "
+        "place, throughout a session.",
         "A write happens at the breakpoint each time and is never read: you pay 1.25x-2x for "
-        "nothing.",
+        "nothing. OpenAI matches a breakpoint only exactly, with no fallback to a shorter "
+        "prefix.",
         "FACTS.md, Anthropic: 'Never place a breakpoint on a block that changes next request "
-        "(timestamp, one-off question): you pay the write every time and never read it.'",
+        "(timestamp, one-off question): you pay the write every time and never read it.' "
+        "The openai SDK's PromptCacheBreakpoint docs: 'Marks the exact end of a reusable "
+        "prompt prefix.'",
         "```python\n{\"type\": \"text\", \"text\": f\"now: {now}\",\n"
         "  \"cache_control\": {\"type\": \"ephemeral\"}}\n```",
         "Move the breakpoint to the last stable block before it.",
@@ -304,19 +332,66 @@ _RULES: tuple[Rule, ...] = (
     ),
     Rule(
         "PL406", "no-breakpoint", "breakpoints", WARNING,
-        "An Anthropic request has no cache breakpoint, or none after the stable part",
+        "A request has no cache breakpoint, or none after the stable part",
         "Finds an Anthropic Messages request (a body or a `messages.create` call) with no "
         "`cache_control`, neither on a block nor at the top level, whose prefix passes the "
         "model's minimum; and one whose breakpoints all sit before the end of its stable part "
-        "(the tools and the system prompt), e.g. only on a tool definition.",
+        "(the tools and the system prompt), e.g. only on a tool definition. For OpenAI "
+        "gpt-5.6 and later: a request with `prompt_cache_options` mode `explicit` and no "
+        "`prompt_cache_breakpoint` on any input content (in code, only when every message is "
+        "written out).",
         "Anthropic caches only where a breakpoint says so; without one every turn re-bills "
         "the full prompt, and whatever follows the last breakpoint (here: the rest of the "
-        "system prompt) is re-billed on every turn.",
+        "system prompt) is re-billed on every turn. OpenAI's explicit mode drops its own "
+        "breakpoint, so without a mark nothing is cached at all.",
         "FACTS.md, Anthropic: 'Caching is switched on by cache_control ... on a content block "
-        "(explicit breakpoint), or once at the top level of the request (automatic).'",
+        "(explicit breakpoint), or once at the top level of the request (automatic).' "
+        + _FACT_GPT56,
         "```python\nclient.messages.create(model=\"claude-sonnet-5\",\n"
-        "                       system=LONG, messages=msgs)\n```",
-        "Add top-level `cache_control={\"type\": \"ephemeral\"}` or mark the last system block.",
+        "                       system=LONG, messages=msgs)\n"
+        "client.chat.completions.create(model=\"gpt-5.6-terra\", messages=msgs,\n"
+        "    prompt_cache_options={\"mode\": \"explicit\"})\n```",
+        "Add top-level `cache_control={\"type\": \"ephemeral\"}` or mark the last system block. "
+        "OpenAI: mark the end of the system prompt with `\"prompt_cache_breakpoint\": {\"mode\": "
+        "\"explicit\"}`, or use the implicit mode.",
+        "none",
+    ),
+    Rule(
+        "PL407", "breakpoint-on-model-output", "breakpoints", ERROR,
+        "An OpenAI prompt_cache_breakpoint sits on an assistant message",
+        "Finds `prompt_cache_breakpoint` on a content part of an assistant message in a Chat "
+        "Completions or Responses request (a literal call, a body file or a trace).",
+        "Breakpoints mark the end of a reusable input prefix; the model's own output cannot "
+        "carry one. OpenAI's implicit breakpoint only ever lands on an input message or tool "
+        "output, and the emulator answers a marked assistant message with a 400.",
+        "The openai SDK (3.57) types give the field to input parts only: a Responses assistant "
+        "output message's `output_text` parts have none, and the typed input `Message` item "
+        "takes only the user, system and developer roles. The shorthand input message and "
+        "Chat's assistant message reuse the input text part, so for them the rule follows "
+        "prefixlock's emulator and harness.cacheunits.breakpoint_eligible.",
+        "```python\n{\"role\": \"assistant\",\n"
+        " \"content\": [{\"type\": \"text\", \"text\": answer,\n"
+        "              \"prompt_cache_breakpoint\": {\"mode\": \"explicit\"}}]}\n```",
+        "Mark the user or tool message after it instead (the same prefix plus that message).",
+        "none",
+    ),
+    Rule(
+        "PL408", "retention-with-cache-ttl", "breakpoints", WARNING,
+        "prompt_cache_retention is sent together with prompt_cache_options.ttl",
+        "Finds an OpenAI request (a literal call, a body file or a trace) that sets both the "
+        "deprecated `prompt_cache_retention` and `prompt_cache_options.ttl`.",
+        "The SDK deprecates the retention in favour of the TTL and documents them as separate "
+        "limits that do not interact: the retention a maximum (`in_memory` or `24h`), the TTL "
+        "a minimum lifetime (`30m`, `12h` on Responses). Sending both reads as one setting "
+        "but asks for two, which can contradict each other (`in_memory` with `12h`); "
+        "prefixlock's emulator refuses the combination with a 400.",
+        "The openai SDK (3.57) docs of `prompt_cache_retention`: 'Deprecated. Use "
+        "prompt_cache_options.ttl instead ... This field expresses a maximum retention policy, "
+        "while prompt_cache_options.ttl expresses a minimum cache lifetime. The two fields are "
+        "independent and do not interact.'",
+        "```python\nclient.responses.create(model=\"gpt-5.6-terra\", input=items,\n"
+        "    prompt_cache_retention=\"24h\", prompt_cache_options={\"ttl\": \"12h\"})\n```",
+        "Drop `prompt_cache_retention`; keep `prompt_cache_options.ttl`.",
         "none",
     ),
     # PL5xx: traces

@@ -12,15 +12,25 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from harness.cacheunits import OPENAI_PREFIX_SETTINGS
+from harness.cacheunits import (
+    OPENAI_MAX_WRITES,
+    OPENAI_PREFIX_SETTINGS,
+    breakpoint_eligible,
+    breakpoint_mark,
+    openai_cache_options,
+    openai_explicit_cache,
+    openai_items,
+    without_breakpoints,
+)
 from harness.prices import Price, PriceTable
 from harness.tokenizer import count_tokens
 
 from .findings import Finding
+from .rules import WARNING
 
 _ENC = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 ANTHROPIC_SETTINGS = ("tool_choice", "thinking", "output_config")
@@ -235,6 +245,15 @@ class View:
     breakpoints: list[tuple[int, str]] = field(default_factory=list)  # (block position, ttl)
     block_count: int = 0
     top_level_cc: bool = False
+    # OpenAI: the input items as the cache hashes them (no prompt_cache_breakpoint marker),
+    # the explicit marks as (item index, role), the cache mode of a gpt-5.6-family model ("" for
+    # older models, which know no breakpoints), the item OpenAI's implicit breakpoint lands on,
+    # and whether the deprecated retention and the new TTL are both sent.
+    items: list[Any] = field(default_factory=list)
+    marks: list[tuple[int, str]] = field(default_factory=list)
+    mode: str = ""
+    implicit: int | None = None
+    retention_and_ttl: bool = False
 
 
 def view_of(rec: Record) -> View:
@@ -266,17 +285,24 @@ def view_of(rec: Record) -> View:
             v.breakpoints.append((len(raw_parts) - 1, str(top.get("ttl", "5m"))))
         return v
     settings = {k: b[k] for k in OPENAI_PREFIX_SETTINGS if k in b}
+    # The breakpoint marker is left out, as the cache leaves it out of the hash: a client that
+    # moves its tail mark to the newest stable message each turn has not edited the history.
+    items: list[Any] = []
+    marks: list[tuple[int, str]] = []
+    for i, m in enumerate(openai_items(b)):
+        if breakpoint_mark(m) is None:
+            items.append(m)
+        else:
+            items.append(without_breakpoints(m))
+            marks.append((i, str(m.get("role", m.get("type", "")))))
     if rec.api == "openai-responses":
         system = [b["instructions"]] if b.get("instructions") is not None else []
-        items = b.get("input")
-        if isinstance(items, str):
-            items = [{"role": "user", "content": items}]
-        msgs = [(str(m.get("role", m.get("type", ""))), [m]) for m in items or []
+        msgs = [(str(m.get("role", m.get("type", ""))), [m]) for m in items
                 if isinstance(m, Mapping)]
     else:
         system = []
         msgs = []
-        for m in b.get("messages") or []:
+        for m in items:
             if not isinstance(m, Mapping):
                 continue
             if m.get("role") in ("system", "developer") and not msgs:
@@ -284,8 +310,17 @@ def view_of(rec: Record) -> View:
             else:
                 msgs.append((str(m.get("role", "")), [m]))
     key = b.get("prompt_cache_key")
-    return View(rec.api, rec.model, list(b.get("tools") or []), system, settings, msgs,
-                key if isinstance(key, str) else rec.cache_key)
+    v = View(rec.api, rec.model, list(b.get("tools") or []), system, settings, msgs,
+             key if isinstance(key, str) else rec.cache_key, items=items, marks=marks)
+    opts = b.get("prompt_cache_options")
+    v.retention_and_ttl = (b.get("prompt_cache_retention") is not None
+                           and isinstance(opts, Mapping) and "ttl" in opts)
+    if openai_explicit_cache(rec.model or str(b.get("model", ""))):
+        v.mode = openai_cache_options(b)[0]
+        if v.mode != "explicit":
+            v.implicit = next((i for i in range(len(items) - 1, -1, -1)
+                               if breakpoint_eligible(items[i])), None)
+    return v
 
 
 def first_diff(a: str, b: str) -> int:
@@ -346,6 +381,7 @@ def volatile_hint(text: str) -> str:
 class Diff:
     code: str
     message: str
+    severity: str = ""  # "" = the rule's default
 
 
 def compare(prev: View, cur: View) -> list[Diff]:
@@ -422,11 +458,76 @@ def ttl_of(v: View, price: Price | None) -> int:
     return price.cache_ttl_seconds if price else 300
 
 
-def check_body(v: View, price: Price | None, memo: TokenMemo) -> list[Diff]:
-    """Single-request checks: breakpoint count and order, minimum length, no breakpoint."""
+def openai_writes(v: View) -> tuple[list[int], list[int]]:
+    """(items this gpt-5.6-family request writes, explicit marks it does not write).
+
+    OpenAI writes at most four breakpoints a request: in implicit mode its own one (the newest
+    input message or tool output) and the latest three explicit marks, in explicit mode the
+    latest four marks (the SDK's `PromptCacheOptions.mode` docs). An explicit mark on the item
+    the implicit breakpoint lands on is that one write (harness.cacheunits counts it so). Marks
+    on assistant messages are left out: the request is refused (PL407). The model's minimum
+    length is not considered here (PL405's concern)."""
+    explicit = [i for i, role in v.marks if role != "assistant" and i != v.implicit]
+    room = OPENAI_MAX_WRITES - (0 if v.mode == "explicit" else 1)
+    written = explicit[-room:]
+    if v.implicit is not None:
+        written.append(v.implicit)
+    return written, explicit[:-room] if len(explicit) > room else []
+
+
+def _items_named(v: View, indexes: list[int]) -> str:
+    def name(i: int) -> str:
+        item = v.items[i] if i < len(v.items) else None
+        role = item.get("role", item.get("type", "?")) if isinstance(item, Mapping) else "?"
+        return f"{i} ({role})"
+
+    return ", ".join(name(i) for i in indexes)
+
+
+def check_openai_body(v: View, written_before: Collection[int] | None = None) -> list[Diff]:
+    """Single-request checks of an OpenAI body: gpt-5.6 breakpoints and cache options.
+
+    `written_before`: in a trace, the items whose prefix an earlier request of the session
+    wrote; a mark this request does not write is fine when an earlier one wrote it, as matching
+    considers the conversation's latest 80 breakpoints (the SDK's `PromptCacheOptions` docs).
+    None for a lone request body, whose history is unknown."""
+    out: list[Diff] = []
+    if v.retention_and_ttl:
+        out.append(Diff("PL408", "prompt_cache_retention and prompt_cache_options.ttl are both "
+                                 "set: the retention is deprecated in favour of the TTL, and "
+                                 "the two are separate limits (a maximum and a minimum "
+                                 "lifetime), not one setting"))
+    if not v.mode:
+        return out
+    for i, role in v.marks:
+        if role == "assistant":
+            out.append(Diff("PL407", f"prompt_cache_breakpoint on input item {i}, an assistant "
+                                     "message: breakpoints go on system, developer, user or "
+                                     "tool content, never on the model's output"))
+            break
+    if v.mode == "explicit" and not any(role != "assistant" for _, role in v.marks):
+        out.append(Diff("PL406", "prompt_cache_options.mode is explicit and no content block "
+                                 "carries prompt_cache_breakpoint: nothing is cached"))
+    _, unwritten = openai_writes(v)
+    never = [i for i in unwritten if written_before is None or i not in written_before]
+    if never:
+        room = OPENAI_MAX_WRITES - (0 if v.mode == "explicit" else 1)
+        why = ("this request does not write them" if written_before is None
+               else "no request of the session wrote them, so they are never read")
+        out.append(Diff("PL401", f"{len(unwritten) + room} explicit cache breakpoints; a "
+                                 f"request in {v.mode} mode writes only the latest {room}: the "
+                                 f"mark(s) on input item(s) {_items_named(v, never)} are "
+                                 f"wasted ({why})", WARNING))
+    return out
+
+
+def check_body(v: View, price: Price | None, memo: TokenMemo,
+               written_before: Collection[int] | None = None) -> list[Diff]:
+    """Single-request checks: breakpoint count and order, minimum length, no breakpoint
+    (`written_before`: see check_openai_body)."""
     out: list[Diff] = []
     if v.api != "anthropic":
-        return out
+        return check_openai_body(v, written_before)
     bps = v.breakpoints
     if len(bps) > 4:
         out.append(Diff("PL401", f"{len(bps)} cache breakpoints; the limit is 4"))
@@ -464,6 +565,33 @@ def check_body(v: View, price: Price | None, memo: TokenMemo) -> list[Diff]:
     return out
 
 
+# Differences after which the same item position no longer names the same cached prefix.
+_PREFIX_BREAKS = frozenset({"PL501", "PL502", "PL503", "PL504", "PL505"})
+
+
+def _changed_mark(pv: View, v: View) -> str | None:
+    """The breakpoint whose bytes differ between two consecutive requests, named; None if none.
+
+    Anthropic: a marked system block of this request that differs from the previous one's.
+    OpenAI (gpt-5.6): an item the previous request marked explicitly that this one does not
+    send byte-identical at the same position, so what the mark wrote is not read."""
+    if v.api == "anthropic":
+        if pv.system == v.system:
+            return None
+        n_tools = len(v.tools)
+        for p, _ in v.breakpoints:
+            idx = p - n_tools
+            if 0 <= idx < min(len(v.system), len(pv.system)) and pv.system[idx] != v.system[idx]:
+                return f"system block {idx} carries a breakpoint and"
+        return None
+    if not pv.mode:
+        return None
+    for i, _ in pv.marks:
+        if i >= len(v.items) or v.items[i] != pv.items[i]:
+            return f"input item {i} carries a prompt_cache_breakpoint and"
+    return None
+
+
 @dataclass
 class _Agg:
     first: Finding
@@ -484,6 +612,7 @@ class TraceLinter:
         self.agg: dict[tuple[str, str], _Agg] = {}
         self.bad: list[Finding] = []
         self.sys_bp_changes: dict[str, list[int]] = {}  # session -> [pairs, changed at bp]
+        self.written: dict[str, set[int]] = {}  # gpt-5.6: items a request of the session wrote
         self.bad_count = 0
         self.records = 0
 
@@ -492,7 +621,8 @@ class TraceLinter:
             return None
         return self.prices.lookup(model or self.default_model or "")
 
-    def emit(self, rec: Record, code: str, message: str, source: str = "") -> None:
+    def emit(self, rec: Record, code: str, message: str, source: str = "",
+             severity: str = "") -> None:
         key = (rec.session, code)
         a = self.agg.get(key)
         if a is not None:
@@ -500,7 +630,8 @@ class TraceLinter:
             return
         self.agg[key] = _Agg(Finding(self.path, rec.line, 1, code,
                                      f"session {rec.session}, request {rec.seq}: {message}",
-                                     source_line=source, session=rec.session))
+                                     source_line=source, session=rec.session,
+                                     severity=severity))
 
     def feed(self, item: Record | Bad) -> None:
         if isinstance(item, Bad):
@@ -515,18 +646,27 @@ class TraceLinter:
         memo = self.memos.setdefault(rec.session, TokenMemo())
         price = self.price(rec.model)
         src = f"{rec.api} {rec.model} ({len(v.messages)} messages)"
-        for d in check_body(v, price, memo):
-            self.emit(rec, d.code, d.message, src)
+        previous = self.prev.get(rec.session)
+        diffs = compare(previous[1], v) if previous is not None else []
+        written = self.written.setdefault(rec.session, set())
+        if v.mode:
+            if any(d.code in _PREFIX_BREAKS for d in diffs):
+                written.clear()  # item positions now name other prefixes
+            for d in check_body(v, price, memo, written):
+                self.emit(rec, d.code, d.message, src, d.severity)
+            written.update(openai_writes(v)[0])
+        else:
+            for d in check_body(v, price, memo):
+                self.emit(rec, d.code, d.message, src, d.severity)
         if rec.api != "anthropic":
             if v.key is None:
                 self.keyless.setdefault(rec.session, rec)
             else:
                 self.keyed.add(rec.session)
-        previous = self.prev.get(rec.session)
         if previous is not None:
             prec, pv = previous
-            for d in compare(pv, v):
-                self.emit(rec, d.code, d.message, src)
+            for d in diffs:
+                self.emit(rec, d.code, d.message, src, d.severity)
             if prec.time is not None and rec.time is not None:
                 gap = rec.time - prec.time
                 ttl = ttl_of(pv, self.price(prec.model))
@@ -550,22 +690,14 @@ class TraceLinter:
                                     "request's; the 20-block lookback cannot reach it")
 
     def volatile_breakpoint(self, rec: Record, pv: View, v: View) -> None:
-        if v.api != "anthropic" or pv.system == v.system:
-            st = self.sys_bp_changes.setdefault(rec.session, [0, 0])
-            st[0] += 1
-            return
-        n_tools = len(v.tools)
-        n_sys = len(v.system)
-        bp_system = [p - n_tools for p, _ in v.breakpoints if n_tools <= p < n_tools + n_sys]
         st = self.sys_bp_changes.setdefault(rec.session, [0, 0])
         st[0] += 1
-        for idx in bp_system:
-            if idx < len(pv.system) and pv.system[idx] != v.system[idx]:
-                st[1] += 1
-                if st[1] == st[0] and st[0] >= 2:
-                    self.emit(rec, "PL402", f"system block {idx} carries a breakpoint and "
-                                            "changes in every request: the write is never read")
-                break
+        what = _changed_mark(pv, v)
+        if what is None:
+            return
+        st[1] += 1
+        if st[1] == st[0] and st[0] >= 2:
+            self.emit(rec, "PL402", f"{what} changes in every request: the write is never read")
 
     def finish(self) -> list[Finding]:
         out = list(self.bad)
@@ -612,7 +744,7 @@ def check_request_file(path: str, body: Mapping[str, Any], prices: PriceTable | 
         return []
     price = prices.lookup(rec.model or model or "") if prices else None
     diffs = check_body(view_of(rec), price, TokenMemo())
-    return [Finding(path, 1, 1, d.code, d.message) for d in diffs]
+    return [Finding(path, 1, 1, d.code, d.message, severity=d.severity) for d in diffs]
 
 
 def looks_like_request(data: Any) -> bool:

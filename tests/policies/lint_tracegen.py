@@ -69,6 +69,41 @@ def openai_bodies(turns: int = 4, key: str | None = "sess-1",
     return out
 
 
+MARK = {"mode": "explicit"}
+
+
+def gpt56_bodies(turns: int = 4, mode: str = "implicit", tail_mark: bool = True,
+                 keep_marks: bool = False, mutate: Mutator | None = None,
+                 api: str = "openai-chat") -> list[dict[str, Any]]:
+    """An append-only gpt-5.6 session the way prefixlock's builder sends it: a
+    `prompt_cache_breakpoint` on the system prompt and one on the newest user message (moved
+    there each turn, so earlier messages lose theirs; `keep_marks` leaves them in place)."""
+    system = {"role": "system" if api == "openai-chat" else "developer",
+              "content": [{"type": "text" if api == "openai-chat" else "input_text",
+                           "text": HANDBOOK, "prompt_cache_breakpoint": dict(MARK)}]}
+    history: list[dict[str, Any]] = []
+    out = []
+    for t in range(turns):
+        part: dict[str, Any] = {"type": "text" if api == "openai-chat" else "input_text",
+                "text": f"Question {t}: why does test_{t} fail?"}
+        history.append({"role": "user", "content": [part]})
+        items = json.loads(json.dumps([system, *history]))
+        if tail_mark:
+            items[-1]["content"][-1]["prompt_cache_breakpoint"] = dict(MARK)
+            if keep_marks:
+                part["prompt_cache_breakpoint"] = dict(MARK)
+        body: dict[str, Any] = {"model": "gpt-5.6-terra",
+                                "messages" if api == "openai-chat" else "input": items,
+                                "prompt_cache_key": "sess-1",
+                                "prompt_cache_options": {"mode": mode, "ttl": "30m"}}
+        record: dict[str, Any] = {"seq": t, "time": 1_000.0 + 30 * t}
+        if mutate is not None:
+            mutate(t, body, record)
+        out.append({**record, "body": body})
+        history.append({"role": "assistant", "content": f"Answer {t}."})
+    return out
+
+
 def write_trace(path: Path, items: list[dict[str, Any]], session: str = "s1",
                 api: str | None = None) -> Path:
     """prefixlock's JSONL trace format, one request a line."""
@@ -140,6 +175,10 @@ def corpus_traces() -> dict[str, tuple[str, list[dict[str, Any]]]]:
     def short(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
         body["model"] = "claude-opus-4-7"  # minimum 2,048 tokens
 
+    def openai_clock(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
+        part = body["messages"][0]["content"][0]
+        part["text"] = f"Current time: 10:0{t}:00\n" + part["text"]
+
     def a(mut: Mutator | None = None, **kw: Any) -> list[dict[str, Any]]:
         return anthropic_bodies(4, mutate=mut, handbook=SHORT_HANDBOOK, **kw)
 
@@ -157,6 +196,7 @@ def corpus_traces() -> dict[str, tuple[str, list[dict[str, Any]]]]:
         "t09_lookback_exceeded.jsonl": ("trace", a(blocks_per_turn=25)[:3]),
         "t10_breakpoint_on_clock.jsonl": ("raw", a(clock)),
         "t11_below_minimum.jsonl": ("trace", a(short)),
+        "t12_openai_breakpoint_on_clock.jsonl": ("trace", gpt56_bodies(mutate=openai_clock)),
     }
 
 
