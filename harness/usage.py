@@ -134,11 +134,20 @@ def from_openai_chat(raw: Any) -> Usage:
 
 
 def from_openai_responses(raw: Any) -> Usage:
-    """Responses API `usage`: input_tokens includes input_tokens_details.cached_tokens."""
+    """Responses API `usage`: input_tokens includes input_tokens_details.cached_tokens.
+
+    gpt-5.6 and later also report `cache_write_tokens` and may split it by entry lifetime in
+    `cache_write_tokens_details` (`ttl_30m_tokens`, `ttl_12h_tokens`; the openai SDK's
+    `ResponseUsage`). The price table has one OpenAI write fee, so both land in
+    `cache_write_5m` (the split stays in `raw`); the split stands in for a missing total, and a
+    total that disagrees with it wins, as with Anthropic's 5m/1h split."""
     u = as_mapping(raw)
     details = u.get("input_tokens_details") or {}
     cached = _int(_get(details, "cached_tokens"))
     written = _int(_get(details, "cache_write_tokens"))
+    split = _get(details, "cache_write_tokens_details")
+    if split and _get(details, "cache_write_tokens") is None:
+        written = _int(_get(split, "ttl_30m_tokens")) + _int(_get(split, "ttl_12h_tokens"))
     return Usage(
         uncached_input=max(_int(u.get("input_tokens")) - cached - written, 0),
         cache_read=cached,

@@ -177,9 +177,10 @@ def validate_responses(body: Any) -> None:
             raise ApiError(400, f"Missing required parameter: 'tools[{j}].name'")
 
 
-# comparison_response_id asks for prompt cache diagnostics: the Responses API only.
+# comparison_response_id asks for prompt cache diagnostics, prewarm prepares the cache without
+# generating output: the Responses API only (the SDK's Chat PromptCacheOptions has neither).
 CACHE_OPTION_FIELDS = frozenset({"mode", "ttl"})
-RESPONSES_CACHE_OPTION_FIELDS = CACHE_OPTION_FIELDS | {"comparison_response_id"}
+RESPONSES_CACHE_OPTION_FIELDS = CACHE_OPTION_FIELDS | {"comparison_response_id", "prewarm"}
 CACHE_MODES = ("implicit", "explicit")
 # Request-level TTLs by API (the SDK's PromptCacheOptions: Chat takes 30m only, Responses
 # also 12h); a breakpoint may ask for either on both.
@@ -212,6 +213,13 @@ def check_prompt_cache(body: Mapping[str, Any], *, responses: bool, explicit_mod
                     f"Unrecognized argument: 'prompt_cache_options.{key}'",
                     param=f"prompt_cache_options.{key}",
                 )
+        if "prewarm" in opts and not isinstance(opts["prewarm"], bool):
+            raise ApiError(
+                400,
+                f"Invalid type for 'prompt_cache_options.prewarm': expected a boolean, got "
+                f"{type(opts['prewarm']).__name__}",
+                param="prompt_cache_options.prewarm",
+            )
         if "mode" in opts and opts["mode"] not in CACHE_MODES:
             raise ApiError(
                 400,
@@ -366,11 +374,23 @@ def deepseek_usage(prompt: int, hit: int, output: int) -> dict[str, Any]:
 
 
 def responses_usage(
-    prompt: int, cached: int, output: int, written: int | None = None
+    prompt: int,
+    cached: int,
+    output: int,
+    written: int | None = None,
+    written_12h: int | None = None,
 ) -> dict[str, Any]:
+    """`written` as in chat_usage; `written_12h` (gpt-5.6 and later) adds the write's split by
+    TTL, `cache_write_tokens_details` of the SDK's Responses `InputTokensDetails` (Chat's
+    `prompt_tokens_details` has no such field in the SDK, so chat_usage reports none)."""
     details: dict[str, Any] = {"cached_tokens": cached}
     if written is not None:
         details["cache_write_tokens"] = written
+        if written_12h is not None:
+            details["cache_write_tokens_details"] = {
+                "ttl_30m_tokens": written - written_12h,
+                "ttl_12h_tokens": written_12h,
+            }
     return {
         "input_tokens": prompt,
         "input_tokens_details": details,

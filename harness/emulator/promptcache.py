@@ -18,7 +18,12 @@ from collections import deque
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
-from ..cacheunits import Unit, openai_breakpoint_read, openai_breakpoint_writes
+from ..cacheunits import (
+    OPENAI_TTL_SECONDS,
+    Unit,
+    openai_breakpoint_read,
+    openai_breakpoint_writes,
+)
 from ..canonical import chain_hash
 from ..sim.cache import BlockCache
 from .config import AnthropicCacheConfig, OpenAICacheConfig
@@ -147,6 +152,9 @@ class OpenAIOutcome:
     machine: int
     pending: PendingWrite = field(default_factory=PendingWrite)
     written_tokens: int = 0  # whole blocks stored by this request (billed where writes cost)
+    # gpt-5.6 and later: how many of `written_tokens` went into 12-hour entries (the rest into
+    # 30-minute ones), for the Responses usage's `cache_write_tokens_details`.
+    written_12h: int = 0
 
 
 def _block_keys(model: str, tokens: Sequence[int], block: int) -> list[str]:
@@ -239,7 +247,17 @@ class OpenAIPromptCache:
         entries = tuple(((model, u.chain), ttl) for u, ttl in writes)
         cached = units[hit].end if hit >= 0 else 0
         total = units[-1].end if units else 0
-        return OpenAIOutcome(total, cached, machine, PendingWrite(entries, machine), written)
+        # Each written span (from the previous write, or the read point, to a breakpoint) is
+        # stored with that breakpoint's TTL, as Anthropic's 5m/1h spans are.
+        prev = cached
+        long_lived = 0
+        for u, ttl in writes:
+            if ttl >= OPENAI_TTL_SECONDS["12h"]:
+                long_lived += u.end - prev
+            prev = u.end
+        return OpenAIOutcome(
+            total, cached, machine, PendingWrite(entries, machine), written, long_lived
+        )
 
     def commit(self, pending: PendingWrite, now: float) -> None:
         store = self.machines[pending.machine]

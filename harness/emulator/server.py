@@ -43,7 +43,7 @@ from .diagnostics import (
     openai_diagnostics,
     requested_ref,
 )
-from .model import Script, ScriptedModel
+from .model import Reply, Script, ScriptedModel
 from .promptcache import (
     AnthropicPromptCache,
     DeepSeekPromptCache,
@@ -348,7 +348,13 @@ class Emulator:
         if body.get("prompt_cache_retention") == "24h":
             ttl = 24 * 3600.0  # extended retention keeps prefixes for a day
         conv = mod.conversation_responses(body) if responses else mod.conversation_chat(body)
-        reply = self.model.reply(conv)
+        # Responses' prompt_cache_options.prewarm: "Prepares the prompt cache without generating
+        # output" (the SDK's docs): the cache is read and written as for any request, the
+        # model is not asked (its script does not move) and no output is billed.
+        opts = body.get("prompt_cache_options")
+        prewarm = responses and isinstance(opts, Mapping) and opts.get("prewarm") is True
+        reply = Reply("") if prewarm else self.model.reply(conv)
+        output_tokens = 0 if prewarm else reply.output_tokens
         rid = self._next_id("resp_emu_" if responses else "chatcmpl-emu")
         created = int(now)
         if price.provider == "deepseek" and not responses:
@@ -388,7 +394,11 @@ class Emulator:
             written = oc.written_tokens if price.cache_write_5m is not None else None
             if responses:
                 usage = mod.responses_usage(
-                    oc.prompt_tokens, oc.cached_tokens, reply.output_tokens, written
+                    oc.prompt_tokens,
+                    oc.cached_tokens,
+                    output_tokens,
+                    written,
+                    oc.written_12h if explicit_model else None,
                 )
             else:
                 usage = mod.chat_usage(
