@@ -9,6 +9,7 @@ import argparse
 import sys
 from collections.abc import Sequence
 from importlib.metadata import entry_points
+from typing import NoReturn
 
 from .command import Command
 from .errors import UserError
@@ -29,8 +30,15 @@ def _commands() -> dict[str, Command]:
     return dict(sorted(found.items(), key=lambda kv: (kv[1].order, kv[0])))
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad flag is one line (argparse prints its whole usage block first)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="prefixlock",
         description="Keep LLM prompt caches warm: run agents, price cache breaks, "
         "lint prompts and traces, simulate KV caches.",
@@ -39,13 +47,16 @@ def build_parser() -> argparse.ArgumentParser:
     for name, cmd in _commands().items():
         p = sub.add_parser(name, help=cmd.help, description=cmd.help)
         cmd.configure(p)
-        p.set_defaults(_run=cmd.run)
+        p.set_defaults(_run=cmd.run, _parser=p)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:
+        # Name the subcommand whose flags were wrong, so its --help is the one suggested.
+        getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(extra)}")
     run = getattr(args, "_run", None)
     if run is None:
         parser.print_help()

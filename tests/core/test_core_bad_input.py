@@ -181,12 +181,13 @@ def test_cli_run_bad_input_end_to_end(args: list[str], start: str) -> None:
     assert len(proc.stderr.strip().splitlines()) == 1
 
 
-def test_cli_bad_flag_is_an_argparse_error_exit_2() -> None:
+def test_cli_bad_flag_is_one_line_naming_the_subcommand_exit_2() -> None:
     proc = _cli("run", "hi", "--no-such-flag")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
-    assert proc.stderr.strip().splitlines()[-1] == (
-        "prefixlock: error: unrecognized arguments: --no-such-flag"
-    )
+    assert proc.stderr.strip().splitlines() == [
+        "prefixlock run: error: unrecognized arguments: --no-such-flag"
+        " (see 'prefixlock run --help')"
+    ]
 
 
 def test_cli_run_with_a_base_url_needs_its_key(capsys: Any) -> None:
