@@ -208,6 +208,7 @@ class _Analyzer:
         self.in_function = False
         self.list_literals: dict[str, ast.List] = {}
         self.module_lists: dict[str, ast.List] = {}
+        self.modules: set[str] = set()  # names bound by `import x` (modules, not objects)
         # The current function's local names bound once by `name = value` and read once:
         # the unsafe fix may edit such a value where it is built.
         self.single_use: dict[str, ast.expr] | None = None  # computed when a fix asks
@@ -225,6 +226,7 @@ class _Analyzer:
                     self.imports[a.asname or a.name.split(".")[0]] = (
                         a.name if a.asname else a.name.split(".")[0]
                     )
+                    self.modules.add(a.asname or a.name.split(".")[0])
             elif isinstance(node, ast.ImportFrom) and node.module:
                 for a in node.names:
                     self.imports[a.asname or a.name] = f"{node.module}.{a.name}"
@@ -417,7 +419,11 @@ class _Analyzer:
         if isinstance(node.func, ast.Attribute):
             meth = node.func.attr
             recv = self.ev(node.func.value, env)
-            if meth in _LISTING_METHODS and not node.args[1:]:
+            # `.walk()`/`.glob()` of a path object; a module's function of that name
+            # (`ast.walk`) lists no files (os.walk and glob.glob are matched by name above).
+            module_call = (isinstance(node.func.value, ast.Name)
+                           and node.func.value.id in self.modules)
+            if meth in _LISTING_METHODS and not node.args[1:] and not module_call:
                 return recv | args_t | {
                     _at(node, "filetree", f".{meth}()", once),
                     replace(_at(node, "listing", f".{meth}()", once),

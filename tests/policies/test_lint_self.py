@@ -1,0 +1,23 @@
+"""The README's claim: this repository's own packages and examples lint clean (with the
+repository's `[tool.prefixlock.lint]` table), except the demo's naive client, which breaks the
+cache on purpose (the clock in its system prompt and its shuffled tool list)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from policies.config import load_file
+from policies.engine import lint_paths
+
+ROOT = Path(__file__).parents[2]
+
+
+def test_repository_lints_clean_but_for_the_naive_demo_client() -> None:
+    paths = [str(ROOT / p) for p in ("harness", "agents", "policies", "tui", "examples")]
+    config = load_file(ROOT / "pyproject.toml")  # [tool.prefixlock.lint], as the CLI reads it
+    result = lint_paths(paths, config, jobs=2)
+    assert result.files > 100
+    outside = [(f.path, f.line, f.code, f.message) for f in result.findings
+               if Path(f.path) != ROOT / "harness" / "demo.py"]
+    assert outside == []
+    assert {f.code for f in result.findings} == {"PL101", "PL201"}
