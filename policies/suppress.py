@@ -113,6 +113,11 @@ def parse_sidecar(path: str, text: str, into: Suppressions) -> None:
             continue
         m = _SIDECAR_LINE.match(line)
         if not m:
+            into.problems.append(
+                Finding(sidecar, i, 1, "PL905",
+                        "sidecar line is not 'CODE[@LINE] reason'; it is not applied",
+                        source_line=raw)
+            )
             continue
         code = m.group("code").upper()
         reason = m.group("reason").strip()

@@ -227,3 +227,18 @@ def test_each_run_uses_its_own_price_file(proj: Path,
     assert "PL405" in capsys.readouterr().out
     assert main(["lint", "r.py", "--model", "claude-house-2"]) == 2  # not built in
     assert main(["lint", "r.py", "--model", "claude-house-2", "--prices", str(two)]) == 1
+
+
+def test_malformed_sidecar_line_is_reported_not_ignored(
+        proj: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    body = {"model": "claude-sonnet-4-6", "max_tokens": 5,
+            "messages": [{"role": "user", "content": "x"}],
+            "system": [{"type": "text", "text": "s", "cache_control": {"type": "ephemeral"}}
+                       for _ in range(5)]}
+    (proj / "req.json").write_text(json.dumps(body))
+    (proj / "req.json.prefixlock-ignore").write_text(
+        "# fixtures for the API's error\nignore PL401 because it is a fixture\n")
+    assert main(["lint", "req.json", "--select", "PL401,PL905", "--no-source"]) == 1
+    out = capsys.readouterr().out
+    assert "req.json.prefixlock-ignore:2:1: PL905" in out and "CODE[@LINE] reason" in out
+    assert "req.json:1:1: PL401" in out  # nothing was suppressed
