@@ -12,7 +12,7 @@ from importlib.metadata import entry_points
 from typing import NoReturn
 
 from .command import Command
-from .errors import UserError
+from .errors import ProviderError, UserError
 
 
 def _commands() -> dict[str, Command]:
@@ -66,6 +66,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UserError as exc:
         print(f"prefixlock: error: {exc}", file=sys.stderr)
         return 2
+    except ProviderError as exc:
+        # Retries ran out (or the fault was not retryable): report it, not a traceback. Exit 1,
+        # not 2: the user's input was fine, the provider failed.
+        status = f" (HTTP {exc.status})" if exc.status else ""
+        print(f"prefixlock: provider error{status}: {exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("prefixlock: interrupted", file=sys.stderr)
         return 130

@@ -217,3 +217,22 @@ def test_unreadable_price_file_is_one_line_config_error(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as err:
         PriceTable.load_file(latin1)
     assert str(err.value) == f"{latin1}: cannot read price file: not UTF-8 text"
+
+
+def test_cli_reports_a_provider_fault_in_one_line_exit_1(
+    monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    # What any subcommand raises once the provider's retries ran out: one line, no traceback.
+    from harness import cli
+    from harness.command import Command
+    from harness.errors import ProviderError
+
+    def fail(args: Any) -> int:
+        raise ProviderError("overloaded_error: Overloaded", status=529, retryable=True)
+
+    boom = Command(help="fails", configure=lambda p: None, run=fail)
+    monkeypatch.setattr(cli, "_commands", lambda: {"boom": boom})
+    assert cli.main(["boom"]) == 1
+    assert capsys.readouterr().err == (
+        "prefixlock: provider error (HTTP 529): overloaded_error: Overloaded\n"
+    )
