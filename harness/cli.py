@@ -70,6 +70,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Retries ran out (or the fault was not retryable): report it, not a traceback. Exit 1,
         # not 2: the user's input was fine, the provider failed.
         status = f" (HTTP {exc.status})" if exc.status else ""
+        if exc.status in (401, 403):
+            # A refused key or a model the key may not use: the user's to fix, like a bad flag.
+            print(f"prefixlock: error: the provider refused the API key{status}: {exc}",
+                  file=sys.stderr)
+            return 2
         print(f"prefixlock: provider error{status}: {exc}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:

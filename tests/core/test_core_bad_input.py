@@ -13,7 +13,13 @@ import pytest
 
 from harness.agent import Agent
 from harness.cli import main
-from harness.errors import ConfigError, MissingKeyError, PrefixError, UnknownModelError
+from harness.errors import (
+    ConfigError,
+    MissingKeyError,
+    PrefixError,
+    ProviderError,
+    UnknownModelError,
+)
 from harness.prefix import FrozenPrefix
 from harness.prices import PriceTable
 from harness.providers import find_key, resolve_route
@@ -219,20 +225,27 @@ def test_unreadable_price_file_is_one_line_config_error(tmp_path: Path) -> None:
     assert str(err.value) == f"{latin1}: cannot read price file: not UTF-8 text"
 
 
-def test_cli_reports_a_provider_fault_in_one_line_exit_1(
-    monkeypatch: pytest.MonkeyPatch, capsys: Any
+@pytest.mark.parametrize(
+    ("fault", "code", "line"),
+    [
+        (ProviderError("overloaded_error: Overloaded", status=529, retryable=True), 1,
+         "prefixlock: provider error (HTTP 529): overloaded_error: Overloaded"),
+        # A refused key is the user's to fix, like a bad flag.
+        (ProviderError("invalid x-api-key", status=401), 2,
+         "prefixlock: error: the provider refused the API key (HTTP 401): invalid x-api-key"),
+    ],
+)
+def test_cli_reports_a_provider_fault_in_one_line(
+    fault: ProviderError, code: int, line: str, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
     # What any subcommand raises once the provider's retries ran out: one line, no traceback.
     from harness import cli
     from harness.command import Command
-    from harness.errors import ProviderError
 
     def fail(args: Any) -> int:
-        raise ProviderError("overloaded_error: Overloaded", status=529, retryable=True)
+        raise fault
 
     boom = Command(help="fails", configure=lambda p: None, run=fail)
     monkeypatch.setattr(cli, "_commands", lambda: {"boom": boom})
-    assert cli.main(["boom"]) == 1
-    assert capsys.readouterr().err == (
-        "prefixlock: provider error (HTTP 529): overloaded_error: Overloaded\n"
-    )
+    assert cli.main(["boom"]) == code
+    assert capsys.readouterr().err == line + "\n"
