@@ -15,7 +15,7 @@ from typing import Any
 from .canonical import canonical_bytes, fingerprint
 from .errors import PrefixError
 from .tokenizer import count_tokens
-from .tools import Tool, ToolLike, ToolSpec, as_spec
+from .tools import Tool, ToolLike, ToolSpec, as_spec, check_tool_name
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,9 @@ class FrozenPrefix:
         runners: dict[str, Tool] = {}
         for item in tools:
             spec = as_spec(item)
+            # Here, not only in @tool: a dict or ToolSpec with a name the provider refuses would
+            # otherwise surface as a 400 on the first request, after the session was set up.
+            check_tool_name(spec.name)
             if spec.name in specs:
                 raise PrefixError(f"duplicate tool name {spec.name!r}")
             specs[spec.name] = spec

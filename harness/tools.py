@@ -20,7 +20,22 @@ import pydantic
 from .canonical import canonical_json
 from .errors import PrefixError
 
-_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+# The tool-name rule every provider we send to accepts: Anthropic documents
+# ^[a-zA-Z0-9_-]{1,128}$, OpenAI function names (and the OpenAI-compatible servers) allow the same
+# characters but at most 64. A prefix may move between providers through a model switch, so the
+# stricter of the two is the one a name must pass. FrozenPrefix checks it for every tool, however
+# it was given; `@tool` checks it early so the decorator line is where the error points.
+TOOL_NAME = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+TOOL_NAME_RULE = "letters, digits, '_' and '-' only, 1 to 64 characters (Anthropic and OpenAI)"
+
+
+def check_tool_name(name: object) -> str:
+    """Return `name` when a provider would accept it as a tool name, else raise PrefixError."""
+    # fullmatch: `$` alone would let a trailing newline in.
+    if not isinstance(name, str) or not TOOL_NAME.fullmatch(name):
+        shown = repr(name) if len(repr(name)) <= 80 else repr(name)[:77] + "..."
+        raise PrefixError(f"tool name {shown} must match {TOOL_NAME.pattern}: {TOOL_NAME_RULE}")
+    return name
 
 
 def _frozen(value: Any) -> Any:
@@ -135,8 +150,7 @@ def make_tool(
 ) -> Tool:
     """Build a `Tool` from a function (what `@tool` does)."""
     tool_name = name or fn.__name__
-    if not _NAME.fullmatch(tool_name):  # fullmatch: `$` would let a trailing newline in
-        raise PrefixError(f"tool name {tool_name!r} must match {_NAME.pattern}")
+    check_tool_name(tool_name)
     doc_desc, arg_docs = _docstring_parts(fn.__doc__ or "")
     try:
         hints = get_type_hints(fn)
@@ -200,8 +214,11 @@ def as_spec(item: ToolLike) -> ToolSpec:
     if isinstance(item, ToolSpec):
         return item
     try:
+        name = item["name"]
+        if not isinstance(name, str):  # str(None) would pass as a tool called "None"
+            check_tool_name(name)
         return ToolSpec(
-            str(item["name"]),
+            name,
             str(item.get("description", "")),
             dict(item.get("input_schema") or item.get("parameters") or {"type": "object"}),
         )

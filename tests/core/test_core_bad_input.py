@@ -23,7 +23,7 @@ from harness.errors import (
 from harness.prefix import FrozenPrefix
 from harness.prices import PriceTable
 from harness.providers import find_key, resolve_route
-from harness.tools import tool
+from harness.tools import ToolSpec, tool
 
 KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "PREFIXLOCK_API_KEY")
 
@@ -249,3 +249,37 @@ def test_cli_reports_a_provider_fault_in_one_line(
     monkeypatch.setattr(cli, "_commands", lambda: {"boom": boom})
     assert cli.main(["boom"]) == code
     assert capsys.readouterr().err == line + "\n"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["read file", "fs.read", "grep\n", "", "x" * 65, "naïve", "mcp__fs/read"],
+)
+def test_a_tool_name_the_providers_refuse_fails_at_prefix_build(name: str) -> None:
+    # Dicts and ToolSpecs skip @tool's check; without this the first request would be a 400.
+    for item in (
+        {"name": name, "description": "d", "input_schema": {"type": "object"}},
+        ToolSpec(name, "d", {"type": "object"}),
+    ):
+        with pytest.raises(PrefixError) as err:
+            FrozenPrefix(system="s", tools=[item])
+        msg = str(err.value)
+        assert len(msg.splitlines()) == 1 and "^[a-zA-Z0-9_-]{1,64}$" in msg
+        assert msg.startswith(f"tool name {name!r}"[:40])
+
+
+def test_tool_names_at_the_limits_and_non_text_names() -> None:
+    ok = ["a", "x" * 64, "read_file", "web-search", "Tool_2"]
+    prefix = FrozenPrefix(system="s", tools=[{"name": n, "description": "d"} for n in ok])
+    assert set(prefix.tool_names()) == set(ok)
+    for bad in (None, 5):
+        with pytest.raises(PrefixError, match=f"tool name {bad!r} must match"):
+            FrozenPrefix(system="s", tools=[{"name": bad, "description": "d"}])
+
+    def lookup(key: str) -> str:
+        """Look a key up."""
+        return key
+
+    with pytest.raises(PrefixError, match=r"'look\.up' must match"):
+        tool(name="look.up")(lookup)
+
