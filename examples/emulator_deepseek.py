@@ -2,7 +2,8 @@
 
 DeepSeek reports `prompt_cache_hit_tokens` and `prompt_cache_miss_tokens` (their sum is
 `prompt_tokens`) and charges no write fee; a hit needs a whole stored prefix unit, stored at the
-end of each request's input. The second turn of a chat reads all of the first turn's input.
+end of each request's input and output. The second turn of a chat reads all of the first turn's
+input and its reply (sent back as the assistant message): only the new question misses.
 Offline, through the official `openai` SDK (the counters arrive as extra usage fields).
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import openai
 from openai.types.chat import ChatCompletionMessageParam
 
+from harness.cacheunits import openai_units
 from harness.clock import ManualClock
 from harness.emulator import Emulator
 
@@ -40,7 +42,9 @@ def main() -> None:
         first_prompt, _ = ask(client, chat)
         chat.append({"role": "user", "content": "Which customers were affected?"})
         _, hit = ask(client, chat)
-        assert hit == first_prompt  # turn 2 read all of turn 1's input
+        # Turn 2 read turn 1's input and reply: everything up to its new question.
+        units = openai_units({"model": "deepseek-v4-flash", "messages": chat[:-1]})
+        assert hit == units[-2].end > first_prompt
 
 
 if __name__ == "__main__":

@@ -315,6 +315,17 @@ def openai_units(body: Mapping[str, Any]) -> list[Unit]:
     return b.units
 
 
+def openai_reply_chain(units: Sequence[Unit], echo: Mapping[str, Any]) -> str:
+    """Chain of the unit a request's reply adds to its prompt: what the next request hashes
+    when it ends in this request's input followed by `echo`, the assistant message exactly as
+    the client sends it back (one message: one unit, as `openai_units` cuts a prompt).
+
+    DeepSeek stores a unit at the end of each request's output as well as its input
+    (FACTS.md), so the next turn reads through the previous reply; the emulator stores this
+    chain and the guard predicts from it."""
+    return chain_hash(units[-1].chain if units else "", canonical_bytes(echo))
+
+
 def openai_tokens(body: Mapping[str, Any]) -> list[int]:
     """Token ids of an OpenAI prompt, unit by unit (the same cut as `openai_units`)."""
     ids: list[int] = []

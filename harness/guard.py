@@ -10,10 +10,11 @@ has one (Anthropic cache diagnostics, OpenAI prompt_cache_diagnostics).
 
 The rules mirror FACTS.md: Anthropic writes only at breakpoints at or above the model's minimum
 and reads by looking back at most 20 units from each breakpoint; OpenAI caches 128-token blocks of
-prompts of 1,024+ tokens; DeepSeek stores whole-request and fixed-part units and hits on a full
-unit match. gpt-5.6 and later write only at breakpoints and match them exactly: the guard uses
-cacheunits' `openai_breakpoint_read` / `openai_breakpoint_writes`, the rules the emulator serves,
-and names a changed suffix whose shared prefix no breakpoint covered ("breakpoint").
+prompts of 1,024+ tokens; DeepSeek stores whole-request, through-the-reply (`observe`'s `echo`)
+and fixed-part units and hits on a full unit match. gpt-5.6 and later write only at breakpoints
+and match them exactly: the guard uses cacheunits' `openai_breakpoint_read` /
+`openai_breakpoint_writes`, the rules the emulator serves, and names a changed suffix whose
+shared prefix no breakpoint covered ("breakpoint").
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from .cacheunits import (
     openai_breakpoint_writes,
     openai_cache_options,
     openai_explicit_cache,
+    openai_reply_chain,
     openai_settings,
     openai_tokens,
     without_breakpoints,
@@ -616,8 +618,12 @@ class CacheGuard:
         *,
         request_index: int | None = None,
         verdict: str | None = None,
+        echo: Mapping[str, Any] | None = None,
     ) -> CacheBreak | None:
-        """Record what the provider reported for `req` (sent at `now`); return any miss."""
+        """Record what the provider reported for `req` (sent at `now`); return any miss.
+
+        `echo` is the reply's assistant message as the next request will carry it (Chat
+        Completions shape): DeepSeek stores a unit through it, so the next turn reads it."""
         index = self.requests if request_index is None else request_index
         self.requests += 1
         model = req.model
@@ -661,10 +667,17 @@ class CacheGuard:
             self.rebilled_dollars += brk.dollars or Decimal(0)
         if brk is not None:
             self.breaks.append(brk)
-        self._update(req, pred, usage, now)
+        self._update(req, pred, usage, now, echo)
         return brk
 
-    def _update(self, req: WireRequest, pred: Prediction, usage: Usage, now: float) -> None:
+    def _update(
+        self,
+        req: WireRequest,
+        pred: Prediction,
+        usage: Usage,
+        now: float,
+        echo: Mapping[str, Any] | None = None,
+    ) -> None:
         """Bring the cache model in line with what the provider did for `req`."""
         model = req.model
         rules = _rules_for(req.api, self.price(model), model)
@@ -705,6 +718,11 @@ class CacheGuard:
                 cached_key = ("d", model, units[-1].chain)
                 self._cache.put(cached_key, now, ttl)
                 cached_end = total
+                if echo is not None:
+                    # The unit at the end of the output (input + reply as re-sent), which the
+                    # emulator stores too: the next turn reads through the previous reply.
+                    reply_key = ("d", model, openai_reply_chain(units, echo))
+                    self._cache.put(reply_key, now, ttl)
         elif rules == "openai-breakpoints":
             min_tokens = self.min_tokens(model, req.api)
             hit = -1

@@ -64,6 +64,17 @@ def settings_dict(settings: Settings) -> dict[str, Any]:
     return out
 
 
+def _chat_echo(request: WireRequest, reply: Reply) -> Mapping[str, Any] | None:
+    """The reply as the next Chat request carries it back, for an OpenAI-compatible provider
+    (DeepSeek stores a cache unit through it); None elsewhere, where the guard needs none."""
+    if request.api != "openai-compat" or not reply.blocks:
+        return None
+    from .providers.openai import chat_messages  # only DeepSeek-style sessions need it
+
+    sent = chat_messages(Message("assistant", tuple(reply.blocks)))
+    return sent[-1] if sent else None
+
+
 def settings_from(data: Mapping[str, Any], base: Settings) -> Settings:
     """Settings stored with a session, over `base` (unknown fields are ignored)."""
     names = {f.name for f in dataclasses.fields(Settings)}
@@ -185,6 +196,7 @@ class GuardedSession:
             started_at,
             request_index=len(self.ledger),
             verdict=verdict,
+            echo=_chat_echo(request, reply),
         )
         self._last_break = brk
         return (brk.cause if brk else None), pred.read, ([brk] if brk else [])

@@ -13,6 +13,7 @@ from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from ..cacheunits import BREAKPOINT_FIELD
+from ..canonical import canonical_json
 from .apierror import ApiError
 from .model import Conversation, Reply, offered_tools
 
@@ -432,19 +433,30 @@ def _call_id(reply_id: str) -> str:
     return "call_" + reply_id
 
 
-def chat_completion(
-    body: Mapping[str, Any], reply: Reply, usage: Mapping[str, Any], rid: str, created: int
-) -> dict[str, Any]:
-    message: dict[str, Any] = {"role": "assistant", "content": reply.text or None, "refusal": None}
+def chat_echo(reply: Reply) -> dict[str, Any]:
+    """The reply's assistant message as a client sends it back in the next request.
+
+    Null fields a client drops (`refusal`) are left out. Tool-call arguments are compact JSON
+    with sorted keys, the form a client that parses and re-serializes them (harness.providers)
+    sends too, so the echo is byte-equal whether a client copies the message or rebuilds it;
+    DeepSeek's cache (FACTS.md: a unit at the end of each request's output) matches it."""
+    message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
     if reply.tool_calls:
         message["tool_calls"] = [
             {
                 "id": _call_id(c.id),
                 "type": "function",
-                "function": {"name": c.name, "arguments": json.dumps(dict(c.input))},
+                "function": {"name": c.name, "arguments": canonical_json(dict(c.input))},
             }
             for c in reply.tool_calls
         ]
+    return message
+
+
+def chat_completion(
+    body: Mapping[str, Any], reply: Reply, usage: Mapping[str, Any], rid: str, created: int
+) -> dict[str, Any]:
+    message: dict[str, Any] = {**chat_echo(reply), "refusal": None}
     return {
         "id": rid,
         "object": "chat.completion",

@@ -287,15 +287,23 @@ class DeepSeekOutcome:
 class DeepSeekPromptCache:
     """Best-effort disk cache: a hit needs a full match of a stored prefix unit.
 
-    Units are stored at the end of each request's input and at the end of its fixed part
-    (settings, system, tools), the common prefix every later request shares.
+    Units are stored at the end of each request's input, at the end of its input and output
+    (the reply as the client sends it back, `reply_chain`), and at the end of its fixed part
+    (settings, system, tools), the common prefix every later request shares (FACTS.md). The
+    reply unit is what lets the next turn read through the previous assistant message.
     """
 
     def __init__(self, capacity: int | None = None) -> None:
         self.store = BlockCache(capacity, "lru")
 
     def lookup(
-        self, model: str, units: Sequence[Unit], min_tokens: int, ttl: float, now: float
+        self,
+        model: str,
+        units: Sequence[Unit],
+        min_tokens: int,
+        ttl: float,
+        now: float,
+        reply_chain: str | None = None,
     ) -> DeepSeekOutcome:
         total = units[-1].end if units else 0
         hit = 0
@@ -309,6 +317,8 @@ class DeepSeekPromptCache:
             if fixed and fixed[-1].end >= min_tokens:
                 entries.append(((model, fixed[-1].chain), ttl))
             entries.append(((model, units[-1].chain), ttl))
+            if reply_chain is not None:
+                entries.append(((model, reply_chain), ttl))
         return DeepSeekOutcome(total, hit, PendingWrite(tuple(entries)))
 
     def commit(self, pending: PendingWrite, now: float) -> None:

@@ -25,6 +25,7 @@ from ..cacheunits import (
     anthropic_units,
     openai_cache_options,
     openai_explicit_cache,
+    openai_reply_chain,
     openai_tokens,
     openai_units,
 )
@@ -358,8 +359,14 @@ class Emulator:
         rid = self._next_id("resp_emu_" if responses else "chatcmpl-emu")
         created = int(now)
         if price.provider == "deepseek" and not responses:
+            units = openai_units(body)
             ds = self.deepseek_cache.lookup(
-                price.model, openai_units(body), price.min_cacheable_tokens, ttl, now
+                price.model,
+                units,
+                price.min_cacheable_tokens,
+                ttl,
+                now,
+                openai_reply_chain(units, mod.chat_echo(reply)),
             )
             usage = mod.deepseek_usage(ds.prompt_tokens, ds.hit_tokens, reply.output_tokens)
             pending = ds.pending
