@@ -86,6 +86,10 @@ class ChatApp(App[None]):
         self._pinging = False
         self.delegate_next: str | None = None  # model chosen in the switch dialog's "subagent"
         self._assistant: AssistantMessage | None = None
+        # The text shown for the request now streaming. A retried request streams its answer
+        # again from the start and the partial text is not kept (see ProviderFault), so a
+        # retrying fault removes these; a UsageReport (the request completed) empties the list.
+        self._attempt_text: list[AssistantMessage] = []
         self._tools: dict[str, ToolEntry] = {}
         self._subagents: list[SubagentEntry] = []  # open subagent entries, oldest first
         self.last_error: str | None = None
@@ -308,6 +312,7 @@ class ChatApp(App[None]):
         """Render a stream of events; a fault ends as a message, the session goes on."""
         self.busy = True
         self._assistant = None
+        self._attempt_text = []
         self._tools = {}  # this stream's calls (a cancelled turn's never get their result)
         try:
             async for ev in events:
@@ -331,6 +336,7 @@ class ChatApp(App[None]):
         if isinstance(ev, TextDelta):
             if self._assistant is None:
                 self._assistant = AssistantMessage()
+                self._attempt_text.append(self._assistant)
                 await self._mount(self._assistant)
             await self._assistant.add(ev.text)
             return
@@ -355,6 +361,7 @@ class ChatApp(App[None]):
             await self._subagent_event(ev)
             return  # its usage is the subagent's, not the panel's (SubagentFinish counts it)
         elif isinstance(ev, UsageReport):
+            self._attempt_text = []  # that request's text is final
             self.refresh_panel()
         elif isinstance(ev, CacheBreak):
             cost = f", ${ev.dollars:.4f}" if ev.dollars is not None else ""
@@ -366,8 +373,17 @@ class ChatApp(App[None]):
         elif isinstance(ev, ProviderFault):
             state = "retrying" if ev.retrying else "gave up"
             status = f" {ev.status}" if ev.status else ""
+            dropped = ""
+            if ev.retrying and self._attempt_text:
+                # The retry streams the whole answer again: left on screen, the partial text
+                # would read as a second, truncated copy of it.
+                for partial in self._attempt_text:
+                    await partial.remove()
+                dropped = "; its partial answer was discarded"
+            self._attempt_text = []
             await self.add_note(
-                f"provider fault{status}: {ev.message} (attempt {ev.attempt}, {state})", "error"
+                f"provider fault{status}: {ev.message} (attempt {ev.attempt}, {state}{dropped})",
+                "error",
             )
         elif isinstance(ev, KeepAlivePing):
             await self.add_note(f"keep-alive ping: read {ev.read_tokens:,} tokens", "info")

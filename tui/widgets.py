@@ -245,6 +245,9 @@ class SubagentEntry(Collapsible):
         self.summary = Static(Text("(working…)"), markup=False, classes="subagent-summary")
         self.tools: dict[str, ToolEntry] = {}
         self._text: SubagentText | None = None
+        # Text lines of the request now streaming: a retrying fault removes them (the retry
+        # streams that answer again from its start), a UsageReport makes them final.
+        self._attempt_text: list[SubagentText] = []
         self.requests = 0
         self.cost: Decimal | None = Decimal(0)
         self.finished = False
@@ -282,6 +285,7 @@ class SubagentEntry(Collapsible):
         if isinstance(ev, TextDelta):
             if self._text is None:
                 self._text = SubagentText()
+                self._attempt_text.append(self._text)
                 await self.inner.mount(self._text)
             self._text.add(ev.text)
             return
@@ -297,6 +301,7 @@ class SubagentEntry(Collapsible):
                 await self.inner.mount(found)
             found.set_result(ev.content, ev.is_error)
         elif isinstance(ev, UsageReport):
+            self._attempt_text = []
             self.requests += 1
             self.cost = None if self.cost is None or ev.cost is None else self.cost + ev.cost
             if not self.finished:
@@ -309,6 +314,11 @@ class SubagentEntry(Collapsible):
             )
         elif isinstance(ev, ProviderFault):
             state = "retrying" if ev.retrying else "gave up"
+            if ev.retrying and self._attempt_text:
+                for partial in self._attempt_text:
+                    await partial.remove()
+                state += "; its partial text was discarded"
+            self._attempt_text = []
             await self.inner.mount(Note(f"provider fault: {ev.message} ({state})", "error"))
 
     def finish(self, summary: str, detail: str, error: str | None) -> None:

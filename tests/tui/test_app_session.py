@@ -12,6 +12,7 @@ from tui_drive import AppFactory, conversation_text, ready, say, settle
 from harness.clock import ManualClock
 from harness.events import (
     Event,
+    ProviderFault,
     SubagentEvent,
     SubagentFinish,
     SubagentStart,
@@ -430,3 +431,65 @@ async def test_a_delegate_line_follows_its_own_run_and_marks_a_failed_one(
         assert str(lines["c1"].title).startswith("✓ delegate ⎇ explorer  → src: one module")
         assert str(lines["c2"].title).startswith("✗ delegate ⎇ explorer  → [subagent explorer")
         assert lines["c2"].has_class("error") and not lines["c1"].has_class("error")
+
+
+async def test_a_retried_cut_stream_shows_the_answer_once(
+    make_app: AppFactory, chat_emulator: Any
+) -> None:
+    """A stream cut mid-answer is retried and streams the answer again from its start: the
+    failed attempt's partial text goes, the fault line stays, the answer shows once."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        seen: list[Event] = []
+        original = app.on_session_event
+
+        async def spy(ev: Any) -> None:
+            seen.append(ev)
+            await original(ev)
+
+        app.on_session_event = spy  # type: ignore[method-assign]
+        chat_emulator.inject("cut", count=1)
+        await say(app, pilot, "hello")
+
+        faults = [e for e in seen if isinstance(e, ProviderFault)]
+        assert len(faults) == 1 and faults[0].retrying
+        # The failed attempt did stream part of the answer before the cut (else this test
+        # would pass without the fix).
+        first_fault = seen.index(faults[0])
+        partial = "".join(e.text for e in seen[:first_fault] if isinstance(e, TextDelta))
+        answer = "".join(e.text for e in seen[first_fault:] if isinstance(e, TextDelta))
+        assert partial and answer.startswith(partial) and len(answer) > len(partial)
+
+        answers = list(app.query(AssistantMessage))
+        assert [a.text for a in answers] == [answer]
+        assert answer == app.backend.session.transcript.messages[-1].blocks[0]["text"]
+        text = conversation_text(app)
+        assert text.count(partial) == 1
+        assert "provider fault" in text and "retrying" in text
+        # The fault line comes before the answer that replaced the partial one.
+        assert text.index("provider fault") < text.index(answer)
+
+
+async def test_a_subagents_retried_request_shows_its_text_once(make_app: AppFactory) -> None:
+    """Inside a subagent entry too: a retrying fault drops the failed attempt's text line."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        u = Usage(uncached_input=100, cache_read=900, output=20)
+        done = UsageReport(1, 0, "claude-haiku-4-5", u, Decimal("0.001"), Decimal("0.002"))
+        for ev in [
+            SubagentStart("explorer", "claude-haiku-4-5", "map the repo", 1),
+            SubagentEvent("explorer", 1, TextDelta("Looked at the first")),
+            SubagentEvent("explorer", 1, ProviderFault(None, "stream cut", 1, retrying=True)),
+            SubagentEvent("explorer", 1, TextDelta("Looked at the first file.")),
+            SubagentEvent("explorer", 1, done),
+            # A fault after a completed request removes nothing of that request.
+            SubagentEvent("explorer", 1, ProviderFault(529, "Overloaded", 1, retrying=True)),
+        ]:
+            await app.on_session_event(ev)
+        await pilot.pause()
+        (entry,) = list(app.query(SubagentEntry))
+        assert [t.text for t in entry.query(SubagentText)] == ["Looked at the first file."]
+        notes = [str(n.render()) for n in entry.inner.query(".note")]
+        assert len(notes) == 2 and "discarded" in notes[0] and "discarded" not in notes[1]
