@@ -6,8 +6,10 @@ same definition the guard and the emulator use). The first unit whose chained ha
 the break; the byte offset is counted in the stream of unit bytes in hashing order. What the
 previous request left in the cache (Anthropic: up to its last breakpoint; OpenAI: its prompt in
 128-token steps from 1,024) minus what still matches is re-billed: those tokens are paid at the
-write (or plain input) price instead of the read price. A gap past the TTL re-bills everything
-without a byte changing. Pure apart from reading the trace.
+write (or plain input) price instead of the read price. A divergence only in what the previous
+request left uncached (volatile text after its last breakpoint, or its newest message under
+automatic caching: the PL505 rule, `tracecheck.reusable_floor`) is no break. A gap past the TTL
+re-bills everything without a byte changing. Pure apart from reading the trace.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from .tracecheck import (
     Record,
     compare,
     read_records,
+    reusable_floor,
     snippet,
     tools_change,
     view_of,
@@ -218,6 +221,23 @@ def _no_marks(p: _Prev) -> bool:
     return p.rec.api == "anthropic" and not any(u.breakpoint for u in p.units)
 
 
+def _past_floor(prev: _Prev, idx: int) -> bool:
+    """Does a divergence at piece `idx` touch only what `prev` left uncached (volatile text after
+    its last breakpoint, or the newest message under automatic caching)? The same rule as
+    PL505 (tracecheck.reusable_floor), in that function's positions: Anthropic units, whose
+    positions skip the folded-in settings piece, or OpenAI input items, which follow the
+    settings, instructions and tool units."""
+    v = view_of(prev.rec)
+    floor = reusable_floor(v)
+    if floor is None:
+        return False
+    if prev.rec.api == "anthropic":
+        pos = sum(1 for s, _, _ in prev.pieces[:idx] if s != "settings")
+    else:
+        pos = idx - (len(prev.pieces) - len(v.items))
+    return pos >= floor
+
+
 def diagnose_all(prev: _Prev, rec: Record, pieces: list[tuple[str, str, bytes]],
                  units: list[Unit], price: Price | None,
                  new_price: Price | None = None) -> list[Break]:
@@ -271,6 +291,8 @@ def diagnose(prev: _Prev, rec: Record, pieces: list[tuple[str, str, bytes]],
         offset += len(a[2])
     if idx is None and len(pieces) < len(prev.pieces):
         idx = len(pieces)
+    if idx is not None and prev.pieces[idx][0] == "messages" and _past_floor(prev, idx):
+        idx = None  # only what followed the last breakpoint changed: nothing cached was lost
     gap = None
     if prev.rec.time is not None and rec.time is not None:
         gap = rec.time - prev.rec.time

@@ -448,12 +448,23 @@ _RULES: tuple[Rule, ...] = (
         "PL505", "history-rewritten", "traces", ERROR,
         "Earlier messages were edited instead of appended to",
         "Checks that each request's messages start with the previous request's messages "
-        "(ignoring where cache_control sits).",
+        "(ignoring where cache_control or prompt_cache_breakpoint sits), up to what the "
+        "previous request could leave in the cache: its last breakpoint (Anthropic; gpt-5.6 "
+        "and later), or all but its newest message (automatic caching: OpenAI before gpt-5.6, "
+        "gpt-5.6's implicit breakpoint, vLLM). Changing or dropping only what came after "
+        "that (volatile text such as a date sent after the breakpoint, as prefixlock's "
+        "`send(volatile=...)` does) is not reported. DeepSeek stores whole-input units, so "
+        "there any edit counts.",
         "Editing an earlier message (a reminder rewritten in place, a truncated tool result) "
-        "misses everything after the edit.",
+        "misses everything after the edit; what lay after the last breakpoint was never "
+        "cached, so dropping it costs nothing.",
         _FACT_ORDER,
-        "Request 5 rewrites the first user message to add a reminder.",
-        "Append new content to the newest user turn; compaction should be an explicit fork.",
+        "Request 5 rewrites the first user message to add a reminder (an edit before the "
+        "breakpoint). Not reported: request 1 carried 'Now: 10:00' after the breakpoint on "
+        "its user message and request 2 resends that message without it.",
+        "Append new content to the newest user turn; compaction should be an explicit fork. "
+        "Send one-off text after the last breakpoint (volatile=...), never inside the "
+        "cached part.",
         "none",
     ),
     Rule(

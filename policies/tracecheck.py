@@ -384,6 +384,58 @@ class Diff:
     severity: str = ""  # "" = the rule's default
 
 
+def first_change(prev: View, cur: View) -> int | None:
+    """Where `cur` first departs from `prev`'s conversation, in `prev`'s positions; None if
+    `cur` keeps all of it (appends only).
+
+    Positions are those of `reusable_floor`: Anthropic block positions (tools, system blocks,
+    then every message block, as harness.cacheunits numbers its units), OpenAI input items."""
+    if prev.api != "anthropic":
+        for i, item in enumerate(prev.items):
+            if i >= len(cur.items) or cur.items[i] != item:
+                return i
+        return None
+    pos = len(prev.tools) + len(prev.system)
+    for j, (role, blocks) in enumerate(prev.messages):
+        if j >= len(cur.messages) or cur.messages[j][0] != role:
+            return pos
+        now = cur.messages[j][1]
+        for k, block in enumerate(blocks):
+            if k >= len(now) or now[k] != block:
+                return pos + k
+        pos += len(blocks)
+    return None
+
+
+def reusable_floor(v: View) -> int | None:
+    """The first position of request `v` whose change or removal loses nothing the cache can
+    give back to the next request; None: no such position (every edit is a loss).
+
+    Anthropic and gpt-5.6-family explicit mode write entries only at breakpoints, so what lies
+    after the last one (volatile text the SDK appends after its breakpoint: a date, a reminder)
+    was never cached: the floor is just past it. Automatic caching (OpenAI before gpt-5.6,
+    vLLM and other compatible servers) reads any stored prefix in fixed steps, and gpt-5.6's
+    implicit breakpoint sits on the newest input message the same way, so only that newest
+    message may change (its own tokens are the most it re-bills; explicit marks after it still
+    count). DeepSeek is not like that: it stores whole units at the end of each request's input
+    and output (FACTS.md; the emulator's DeepSeekPromptCache), both of which end in that newest
+    message, so dropping it leaves only the fixed prefix readable and every edit is a loss.
+    An Anthropic request without any breakpoint cached nothing, so it gives no floor here:
+    an edit is still reported, as it will cost once breakpoints are added (PL406 says so)."""
+    if "deepseek" in v.model.lower():
+        return None
+    if v.api == "anthropic":
+        return max(p for p, _ in v.breakpoints) + 1 if v.breakpoints else None
+    explicit = [i for i, role in v.marks if role != "assistant"]
+    past_mark = explicit[-1] + 1 if explicit else None
+    if v.mode == "explicit":
+        return past_mark
+    newest = v.implicit if v.mode else (len(v.items) - 1 if v.items else None)
+    if newest is None:
+        return past_mark
+    return max(newest, past_mark or 0)
+
+
 def compare(prev: View, cur: View) -> list[Diff]:
     """What changed between two consecutive requests of a session, in cache order."""
     out: list[Diff] = []
@@ -402,7 +454,9 @@ def compare(prev: View, cur: View) -> list[Diff]:
                       if prev.settings.get(k) != cur.settings.get(k))
         out.append(Diff("PL504", f"{', '.join(keys)} changed"))
     n = len(prev.messages)
-    if cur.messages[:n] != prev.messages:
+    change = first_change(prev, cur) if cur.messages[:n] != prev.messages else None
+    floor = reusable_floor(prev)
+    if change is not None and not (floor is not None and change >= floor):
         idx = next((i for i, (x, y) in enumerate(zip(prev.messages, cur.messages, strict=False))
                     if x != y), min(n, len(cur.messages)))
         if idx >= len(cur.messages):
@@ -652,6 +706,10 @@ class TraceLinter:
         if v.mode:
             if any(d.code in _PREFIX_BREAKS for d in diffs):
                 written.clear()  # item positions now name other prefixes
+            elif previous is not None and (change := first_change(previous[1], v)) is not None:
+                # An edit past the reusable floor (volatile text dropped): the items from
+                # there on name other prefixes now; what came before still stands.
+                written.difference_update([i for i in written if i >= change])
             for d in check_body(v, price, memo, written):
                 self.emit(rec, d.code, d.message, src, d.severity)
             written.update(openai_writes(v)[0])
