@@ -1,19 +1,25 @@
 """Keep-alive: small pings that keep an idle session's prompt cache warm, only while they pay.
 
 A ping re-sends the session's last request with the smallest output the provider allows
-(`max_tokens: 0` on Anthropic, a warm-up that reads and bills no output; 1 token elsewhere), so
-it reads the cached prefix and refreshes its TTL. It is sent only when the cache is about to
-expire, only while the pings of this idle stretch cost less than the re-write they save (the
-next turn would write the cached tokens again instead of reading them), and never past the spend
-cap. `plan_ping` decides, purely, from the guard's model of the cache and the clock's time; the
-session's `keepalive_tick()` sends.
+(`max_tokens: 0` on Anthropic, a warm-up that reads and bills no output; 1 token on Chat
+Completions, 16 on Responses), so it reads the cached prefix and refreshes its TTL. On the
+Responses API with gpt-5.6 and later it is a prewarm instead (`prompt_cache_options.prewarm`,
+which the openai SDK documents as "Prepares the prompt cache without generating output"): the
+cache is read and written as for the request itself, and no output is generated or billed.
+A ping's predicted cost counts the output it may bill (its cap; none for a warm-up or prewarm).
+It is sent only when the cache is about to expire, only while the pings of this idle stretch
+cost less than the re-write they save (the next turn would write the cached tokens again instead
+of reading them), and never past the spend cap. `plan_ping` decides, purely, from the guard's
+model of the cache and the clock's time; the session's `keepalive_tick()` sends.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 
+from .cacheunits import openai_explicit_cache
 from .guard import CacheGuard
 from .wire import WireRequest
 
@@ -63,13 +69,44 @@ class PingPlan:
     request: WireRequest | None = None
 
 
+RESPONSES_MIN_OUTPUT = 16  # the Responses API's smallest max_output_tokens
+
+
+def uses_prewarm(last: WireRequest) -> bool:
+    """Does a ping for `last` go out as a Responses prewarm? Only gpt-5.6 and later accept
+    `prompt_cache_options` (the SDK's docs), and only the Responses API has `prewarm`."""
+    return last.api == "openai-responses" and openai_explicit_cache(last.model)
+
+
+def ping_output_tokens(ping: WireRequest) -> int:
+    """Output tokens a ping bills at most: nothing for a warm-up or a prewarm, else its cap."""
+    body = ping.body
+    if ping.api == "anthropic":
+        return int(body.get("max_tokens", 0))
+    opts = body.get("prompt_cache_options")
+    if isinstance(opts, Mapping) and opts.get("prewarm") is True:
+        return 0
+    if ping.api == "openai-responses":
+        return int(body.get("max_output_tokens", RESPONSES_MIN_OUTPUT))
+    return int(body.get("max_completion_tokens", 1))
+
+
 def ping_request(last: WireRequest) -> WireRequest:
     """The last request with the smallest output the provider allows (same cache units)."""
     body = dict(last.body)
     if last.api == "anthropic":
         body["max_tokens"] = 0  # warm-up: reads the cache, returns no content
+    elif uses_prewarm(last):
+        # Same mode and TTL as the request it repeats (they decide which entries are written
+        # and how long they live); prewarm only drops the generation.
+        opts = body.get("prompt_cache_options")
+        body["prompt_cache_options"] = {
+            **(opts if isinstance(opts, Mapping) else {}),
+            "prewarm": True,
+        }
+        body.pop("max_output_tokens", None)
     elif last.api == "openai-responses":
-        body["max_output_tokens"] = 16  # the Responses API's smallest
+        body["max_output_tokens"] = RESPONSES_MIN_OUTPUT
     else:
         body.pop("max_tokens", None)
         body["max_completion_tokens"] = 1
@@ -99,7 +136,8 @@ def plan_ping(guard: CacheGuard, last: WireRequest | None, ka: KeepAlive, now: f
     price = guard.price(last.model)
     if price is None:
         return PingPlan(False, "unpriced model: cannot tell whether a ping pays")
-    cost = price.cost(pred.usage())
+    # The output a ping bills is part of what it costs (none for a warm-up or a prewarm).
+    cost = price.cost(pred.usage(ping_output_tokens(ping)))
     saves = price.input_cost(pred.read, "write_5m") - price.input_cost(pred.read, "read")
     due = pred.expires_at - ka.margin
     idle = None if ka.last_active is None else now - ka.last_active
