@@ -131,6 +131,16 @@ class ChatApp(App[None]):
         self.refresh_panel()
         self.set_interval(self.tick, self.on_tick)
         self.query_one("#prompt", Input).focus()
+        target = self.backend.pending_switch()
+        if target is not None:
+            # --model with --resume: offered as the priced switch /model makes, with its quote,
+            # rather than ignored or taken silently (a switch re-bills the cached prefix).
+            await self.add_note(
+                f"--model {target}: this session resumes on {self.backend.model}; "
+                "switching is priced (the quote follows; /model switches later)",
+                "warn",
+            )
+            self.choose_switch(target)
 
     async def on_unmount(self) -> None:
         await self.backend.close()

@@ -70,6 +70,10 @@ class BackendOptions:
     workspace: Path = field(default_factory=Path.cwd)
     store_path: Path | None = None
     resume: str | None = None
+    # `--model` given with `--resume`: the stored session keeps its model until the user takes
+    # the priced switch the app offers once it is open. Never switched silently: a switch
+    # re-bills the whole cached prefix, and that is the user's call to make with the quote.
+    switch_to: str | None = None
     session_id: str | None = None
     api_key: str | None = None  # None: read from the environment; "" forces the emulator
     base_url: str | None = None
@@ -249,6 +253,18 @@ class ChatBackend:
         else:
             self.session = self.agent.session(self.options.session_id)
         self._bind_session()
+
+    def pending_switch(self) -> str | None:
+        """The `--model` asked for with `--resume` when the session resumed on another model."""
+        wanted = self.options.switch_to
+        if wanted is None or self.session is None:
+            return None
+
+        def canonical(model: str) -> str:  # "haiku" and "claude-haiku-4-5" are one model
+            price = self.prices.lookup(model)
+            return price.model if price is not None else model
+
+        return None if canonical(wanted) == canonical(self.session.model) else wanted
 
     def _bind_session(self) -> None:
         s = self.session

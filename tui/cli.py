@@ -4,12 +4,21 @@ from __future__ import annotations
 
 import argparse
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness.command import Command
 
+if TYPE_CHECKING:  # typing only: the backend's imports are heavy, `prefixlock --help` stays fast
+    from .backend import BackendOptions
+
 
 def _configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--model", default=None, help="model id (default claude-sonnet-4-6)")
+    p.add_argument(
+        "--model",
+        default=None,
+        help="model id (default claude-sonnet-4-6); with --resume, offered as a priced switch "
+        "from the stored session's model",
+    )
     p.add_argument("--resume", metavar="ID", default=None, help="resume a stored session")
     p.add_argument(
         "--workspace", type=Path, default=None, help="workspace root (default: current directory)"
@@ -44,7 +53,7 @@ def _run(args: argparse.Namespace) -> int:
     from harness.errors import UserError
 
     from .app import ChatApp
-    from .backend import DEFAULT_MODEL, BackendOptions, default_store_path, make_backend
+    from .backend import make_backend
 
     workspace = (args.workspace or Path.cwd()).resolve()
     if not workspace.is_dir():
@@ -54,19 +63,28 @@ def _run(args: argparse.Namespace) -> int:
             f"not an http(s) URL: {args.base_url!r} (e.g. http://localhost:8000/v1)",
             where="--base-url",
         )
-    opts = BackendOptions(
+    backend = make_backend(backend_options(args, workspace))
+    backend.check()  # unknown model, unknown session: one line and exit 2, before the screen
+    ChatApp(backend).run()
+    return 0
+
+
+def backend_options(args: argparse.Namespace, workspace: Path) -> BackendOptions:
+    """The backend's options from the parsed command line."""
+    from .backend import DEFAULT_MODEL, BackendOptions, default_store_path
+
+    return BackendOptions(
         model=args.model or DEFAULT_MODEL,
         workspace=workspace,
         store_path=args.store or default_store_path(),
         resume=args.resume,
+        # A resumed session keeps its stored model: --model becomes the offer of a priced
+        # switch, made once the session is open (see ChatApp.on_mount).
+        switch_to=args.model if args.resume else None,
         api_key="" if args.offline else None,
         base_url=None if args.offline else args.base_url,
         allow=tuple(args.allow),
     )
-    backend = make_backend(opts)
-    backend.check()  # unknown model, unknown session: one line and exit 2, before the screen
-    ChatApp(backend).run()
-    return 0
 
 
 def _is_http_url(value: str) -> bool:

@@ -76,6 +76,7 @@ def make_app(workspace: Path, tmp_path: Path, clock: ManualClock, chat_emulator:
         session_id: str | None = "tui-test-session",
         resume: str | None = None,
         model: str = "claude-sonnet-4-6",
+        switch_to: str | None = None,
     ) -> ChatApp:
         opts = BackendOptions(
             model=model,
@@ -83,6 +84,7 @@ def make_app(workspace: Path, tmp_path: Path, clock: ManualClock, chat_emulator:
             store_path=tmp_path / "sessions.sqlite",
             session_id=None if resume else session_id,
             resume=resume,
+            switch_to=switch_to,
             api_key="",
             clock=clock,
             emulator=chat_emulator,

@@ -493,3 +493,64 @@ async def test_a_subagents_retried_request_shows_its_text_once(make_app: AppFact
         assert [t.text for t in entry.query(SubagentText)] == ["Looked at the first file."]
         notes = [str(n.render()) for n in entry.inner.query(".note")]
         assert len(notes) == 2 and "discarded" in notes[0] and "discarded" not in notes[1]
+
+
+async def _switch_dialog(app: Any, pilot: Any) -> SwitchScreen:
+    for _ in range(200):
+        await pilot.pause(0.02)
+        if isinstance(app.screen, SwitchScreen):
+            return app.screen
+    raise AssertionError("the switch dialog did not open")
+
+
+async def test_resume_with_another_model_offers_the_priced_switch(
+    make_app: AppFactory, clock: ManualClock
+) -> None:
+    """`chat --resume ID --model M`: the session resumes on its stored model and M comes as the
+    /model quote dialog; declined, nothing changes, taken, the switch is the priced one."""
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await say(app, pilot, "hello")
+        session_id = app.backend.session_id
+        fp = app.backend.session.prefix.fingerprint
+        await pilot.press("ctrl+q")
+
+    clock.advance(30)  # the cache is still warm: the switch has a price
+    declined = make_app(resume=session_id, model="claude-haiku-4-5", switch_to="claude-haiku-4-5")
+    async with declined.run_test(size=(120, 40)) as pilot:
+        dialog = await _switch_dialog(declined, pilot)
+        quote = declined.backend.session.quote_switch("claude-haiku-4-5")
+        assert f"{quote.tokens_rebilled:,}" in str(dialog.query_one(".quote").render())
+        assert declined.backend.session.model == "claude-sonnet-4-6"  # not before the choice
+        await pilot.press("c")
+        await settle(declined, pilot)
+        text = conversation_text(declined)
+        assert "--model claude-haiku-4-5: this session resumes on claude-sonnet-4-6" in text
+        assert "kept claude-sonnet-4-6" in text
+        assert declined.backend.session.model == "claude-sonnet-4-6"
+        assert declined.backend.session.prefix.fingerprint == fp
+        await pilot.press("ctrl+q")
+
+    taken = make_app(resume=session_id, model="claude-haiku-4-5", switch_to="claude-haiku-4-5")
+    async with taken.run_test(size=(120, 40)) as pilot:
+        await _switch_dialog(taken, pilot)
+        await pilot.press("s")
+        await settle(taken, pilot)
+        assert taken.backend.session.model == "claude-haiku-4-5"
+        assert "switched to claude-haiku-4-5" in conversation_text(taken)
+        assert "claude-haiku-4-5" in str(taken.query_one("#header").render())
+
+
+async def test_resume_with_its_own_model_asks_nothing(make_app: AppFactory) -> None:
+    app = make_app(model="claude-haiku-4-5")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await say(app, pilot, "hello")
+        session_id = app.backend.session_id
+        await pilot.press("ctrl+q")
+    # "haiku" is the alias of the stored claude-haiku-4-5: the same model, no dialog.
+    same = make_app(resume=session_id, model="haiku", switch_to="haiku")
+    async with same.run_test(size=(120, 40)) as pilot:
+        await settle(same, pilot)
+        assert not isinstance(same.screen, SwitchScreen)
+        assert "--model" not in conversation_text(same)
+        assert same.backend.session.model == "claude-haiku-4-5"

@@ -98,3 +98,22 @@ def test_a_store_that_is_not_one_exit_2_and_is_left_untouched(tmp_path: Path) ->
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1 and "notes.txt" in out.stderr
     assert other.read_bytes() == before
+
+
+def test_model_with_resume_becomes_the_offer_of_a_switch(tmp_path: Path) -> None:
+    """--model with --resume is not dropped: it reaches the app as the switch to offer (the
+    app then quotes it, see test_app_session); without --resume it is the session's model."""
+    import argparse
+
+    from tui.cli import _configure, backend_options
+
+    parser = argparse.ArgumentParser()
+    _configure(parser)
+    resumed = backend_options(
+        parser.parse_args(["--resume", "s1", "--model", "claude-haiku-4-5"]), tmp_path
+    )
+    assert resumed.resume == "s1" and resumed.switch_to == "claude-haiku-4-5"
+    fresh = backend_options(parser.parse_args(["--model", "claude-haiku-4-5"]), tmp_path)
+    assert fresh.model == "claude-haiku-4-5" and fresh.switch_to is None
+    plain = backend_options(parser.parse_args(["--resume", "s1"]), tmp_path)
+    assert plain.switch_to is None
