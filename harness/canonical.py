@@ -46,6 +46,14 @@ def canonical_bytes(value: Any) -> bytes:
     return canonical_json(value).encode("utf-8")
 
 
+def canonical_copy(value: Any) -> Any:
+    """A plain deep copy of `value` with every object's keys in canonical (sorted) order.
+
+    SDK clients serialize a request body in the dicts' insertion order; a body built from
+    canonical copies therefore goes on the wire in the same key order as `canonical_bytes`."""
+    return json.loads(canonical_json(value))
+
+
 def fingerprint(data: bytes) -> str:
     """A short, stable content fingerprint (hex of SHA-256, first 16 bytes)."""
     return hashlib.sha256(data).hexdigest()[:32]

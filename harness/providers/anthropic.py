@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..cacheunits import Unit, anthropic_message_settings, message_unit_data
-from ..canonical import canonical_bytes, canonical_json, chain_hash
+from ..canonical import canonical_bytes, canonical_copy, canonical_json, chain_hash
 from ..events import TextDelta
 from ..prefix import FrozenPrefix
 from ..settings import Settings
@@ -79,7 +79,10 @@ class AnthropicBuilder:
         part = self._prefix_memo.get(key)
         if part is not None:
             return part
-        tools: list[dict[str, Any]] = [t.to_dict() for t in prefix.tools]
+        # Canonical key order: the SDK sends the dicts' insertion order, and a tool's schema is
+        # rendered into the prompt as sent; pydantic's field order is not the order the store
+        # keeps and the guard compares (canonical bytes).
+        tools: list[dict[str, Any]] = [canonical_copy(t.to_dict()) for t in prefix.tools]
         system: list[dict[str, Any]] = [{"type": "text", "text": s} for s in prefix.system]
         units: list[Unit] = []
         chain, total = "", 0
@@ -93,7 +96,7 @@ class AnthropicBuilder:
                 units.append(Unit(section, len(units), chain, n, total, ttl_here))
         cc = cache_control(ttl)
         if tools:
-            tools[-1] = {**tools[-1], "cache_control": cc}
+            tools[-1] = canonical_copy({**tools[-1], "cache_control": cc})
         if system:
             system[-1] = {**system[-1], "cache_control": cc}
         part = _PrefixPart(tools, system, tuple(units), chain_hash(chain, settings_bytes), total)

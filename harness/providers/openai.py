@@ -34,7 +34,7 @@ from ..cacheunits import (
     openai_explicit_cache,
     openai_settings,
 )
-from ..canonical import canonical_bytes, canonical_json, chain_hash
+from ..canonical import canonical_bytes, canonical_copy, canonical_json, chain_hash
 from ..events import TextDelta
 from ..prefix import FrozenPrefix
 from ..settings import Settings
@@ -217,7 +217,9 @@ class _OpenAIBuilder:
         part = self._prefix_memo.get(key)
         if part is not None:
             return part
-        tools = [self._tool(t.to_dict()) for t in prefix.tools]
+        # Canonical key order: the SDK sends the dicts' insertion order, and a tool's schema is
+        # rendered into the prompt as sent (pydantic's field order is not canonical).
+        tools = [canonical_copy(self._tool(t.to_dict())) for t in prefix.tools]
         instructions, system = self._split_system(prefix)
         items: list[tuple[Section, bytes, int]] = [
             ("settings", settings_bytes, count_tokens(settings_bytes.decode("utf-8")))

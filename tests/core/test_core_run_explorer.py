@@ -66,7 +66,8 @@ def test_run_explores_the_workspace_on_the_emulator(tmp_path: Path, model: str) 
     assert "not available" not in out
     # The answer quotes what the tools returned: the listing, the grep hit, the file read.
     assert "list_dir(path='.'): README.md, src/, tokenizer_config.py" in out
-    assert "grep(pattern='tokenizer'" in out and "src/train.py:1:" in out
+    # (arguments in schema order, which is canonical on the wire: path before pattern)
+    assert re.search(r"grep\([^)]*pattern='tokenizer'", out) and "src/train.py:1:" in out
     assert "read_file(path='tokenizer_config.py')" in out and "VOCAB_SIZE = 32000" in out
     summary = out.strip().splitlines()[-1]
     m = re.match(r"(\d+) requests: read ([\d,]+), written ([\d,]+)", summary)
