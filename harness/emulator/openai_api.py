@@ -14,6 +14,7 @@ from typing import Any
 
 from ..cacheunits import BREAKPOINT_FIELD
 from ..canonical import canonical_json
+from ..tokenizer import pieces
 from .apierror import ApiError
 from .model import Conversation, Reply, offered_tools
 
@@ -373,6 +374,29 @@ def conversation_responses(body: Mapping[str, Any]) -> Conversation:
     return Conversation(t.turn, t.text, t.step, tools, tuple(t.results), schemas)
 
 
+def chat_output_limit(body: Mapping[str, Any]) -> int | None:
+    """The output cap of a Chat Completions request: `max_completion_tokens`, else the older
+    `max_tokens` (OpenAI still honours it; DeepSeek and other compatible servers know only it).
+    None: uncapped, the script's whole reply."""
+    for name in ("max_completion_tokens", "max_tokens"):
+        value = body.get(name)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return max(value, 0)
+    return None
+
+
+def cap_reply(reply: Reply, limit: int | None) -> tuple[Reply, int, bool]:
+    """`reply` as the API returns it under an output cap: (reply, billed output tokens, cut).
+
+    Generation stops at the cap, so the text is cut at `limit` tokens and billed `limit`. A tool
+    call past the cap is dropped whole rather than sent with half its arguments (the scripted
+    model has no partial call to give; the finish reason `length` tells the client either way)."""
+    if limit is None or reply.output_tokens <= limit:
+        return reply, reply.output_tokens, False
+    text = "".join(pieces(reply.text)[:limit])
+    return Reply(text, (), reply.extra), limit, True
+
+
 def chat_usage(prompt: int, cached: int, output: int, written: int | None = None) -> dict[str, Any]:
     """`written` (cache_write_tokens) only for models that bill writes (gpt-5.6 and later)."""
     details: dict[str, Any] = {"cached_tokens": cached, "audio_tokens": 0}
@@ -454,9 +478,17 @@ def chat_echo(reply: Reply) -> dict[str, Any]:
 
 
 def chat_completion(
-    body: Mapping[str, Any], reply: Reply, usage: Mapping[str, Any], rid: str, created: int
+    body: Mapping[str, Any],
+    reply: Reply,
+    usage: Mapping[str, Any],
+    rid: str,
+    created: int,
+    *,
+    cut: bool = False,
 ) -> dict[str, Any]:
+    """`cut`: the reply stopped at the request's output cap (finish reason `length`)."""
     message: dict[str, Any] = {**chat_echo(reply), "refusal": None}
+    finish = "length" if cut else "tool_calls" if reply.tool_calls else "stop"
     return {
         "id": rid,
         "object": "chat.completion",
@@ -466,7 +498,7 @@ def chat_completion(
             {
                 "index": 0,
                 "message": message,
-                "finish_reason": "tool_calls" if reply.tool_calls else "stop",
+                "finish_reason": finish,
                 "logprobs": None,
             }
         ],

@@ -356,6 +356,11 @@ class Emulator:
         prewarm = responses and isinstance(opts, Mapping) and opts.get("prewarm") is True
         reply = Reply("") if prewarm else self.model.reply(conv)
         output_tokens = 0 if prewarm else reply.output_tokens
+        cut = False
+        if not responses:
+            # The cap bills as the real API does: a 1-token keep-alive ping is billed 1 token,
+            # and a DeepSeek unit stores the reply as cut (what the client sends back).
+            reply, output_tokens, cut = mod.cap_reply(reply, mod.chat_output_limit(body))
         rid = self._next_id("resp_emu_" if responses else "chatcmpl-emu")
         created = int(now)
         if price.provider == "deepseek" and not responses:
@@ -368,7 +373,7 @@ class Emulator:
                 now,
                 openai_reply_chain(units, mod.chat_echo(reply)),
             )
-            usage = mod.deepseek_usage(ds.prompt_tokens, ds.hit_tokens, reply.output_tokens)
+            usage = mod.deepseek_usage(ds.prompt_tokens, ds.hit_tokens, output_tokens)
             pending = ds.pending
             machine: int | None = None
 
@@ -408,9 +413,7 @@ class Emulator:
                     oc.written_12h if explicit_model else None,
                 )
             else:
-                usage = mod.chat_usage(
-                    oc.prompt_tokens, oc.cached_tokens, reply.output_tokens, written
-                )
+                usage = mod.chat_usage(oc.prompt_tokens, oc.cached_tokens, output_tokens, written)
             pending = oc.pending
             machine = oc.machine
 
@@ -434,7 +437,7 @@ class Emulator:
                 resp[OPENAI_FIELD] = diagnostics
             events = mod.responses_events(resp, chunk) if body.get("stream") else None
             return Plan(resp, events, False, commit, usage, machine, "openai-responses")
-        completion = mod.chat_completion(body, reply, usage, rid, created)
+        completion = mod.chat_completion(body, reply, usage, rid, created, cut=cut)
         if diagnostics is not None:
             completion[OPENAI_FIELD] = diagnostics
         events = None
