@@ -38,6 +38,7 @@ from typing import Any, TypeVar
 from .clock import Clock, SystemClock
 from .errors import ConfigError, ProviderError
 from .events import Event, ToolCall, ToolResult, TurnComplete, UsageReport
+from .guard import caches_whole_prompts
 from .ledger import Ledger, LedgerRow
 from .prefix import FrozenPrefix
 from .prices import PriceTable
@@ -205,17 +206,23 @@ class Session(GuardedSession):
     async def send(self, text: str, *, volatile: Sequence[str] = ()) -> AsyncIterator[Event]:
         """Send a user turn and yield events until the model's final answer or a limit.
 
-        `volatile` text (a date, a one-off reminder) is appended to the newest user turn on the
-        wire only: it is never cached and never enters the transcript.
+        `volatile` text (a date, a one-off reminder) is appended to the newest user turn. Where
+        the cache keeps breakpoints or token blocks (Anthropic, OpenAI) it goes on the wire only,
+        after the cached part, and never enters the transcript. Where the cache stores whole
+        prompts (DeepSeek) it becomes part of this turn's user message, in the transcript as
+        sent: see `_volatile_in_history`.
         """
         # Keep-alive pings never overlap a turn: a ping in flight makes the turn wait, and no
         # ping starts while the turn runs (harness.session_guard).
         async with self._guard_turn():
             self.turn += 1
-            state = _TurnState(self.turn, volatile=tuple(volatile))
+            in_history = bool(volatile) and self._volatile_in_history()
+            state = _TurnState(self.turn, volatile=() if in_history else tuple(volatile))
             blocks = [*self._pending_results, *self._unanswered_calls()]
             if text:
                 blocks.append(text_block(text))
+            if in_history:
+                blocks.extend(text_block(t) for t in volatile)
             self._pending_results = []
             pending = [Message.user(blocks)] if blocks else []
             while True:
@@ -259,6 +266,23 @@ class Session(GuardedSession):
                 pending = [Message.user(results)]
 
     # ---- seams ---------------------------------------------------------------------------
+
+    def _volatile_in_history(self) -> bool:
+        """Does volatile text stay in the history on this session's provider?
+
+        DeepSeek's cache (FACTS.md) stores whole prompts: a hit needs a full match of a unit
+        stored at the end of a request's input and of its output. Both end after volatile text
+        sent on the wire only, so dropping it next turn leaves nothing but the fixed prefix to
+        match and the conversation is re-billed every request. Kept in the user message, each
+        request is the previous one plus its reply plus new turns, and the stored unit matches.
+        Anthropic reads through breakpoints placed before the volatile text and OpenAI caches
+        token blocks, so there dropping it loses nothing and keeps the history short. Decided by
+        the guard's own rule (api plus the price table's provider: openai-compat to anything
+        but OpenAI), so the requests sent and the guard's predictions follow the same model,
+        also after a model switch."""
+        return caches_whole_prompts(
+            self.provider.api, self.agent.prices.lookup(self.model), self.model
+        )
 
     def _build_next_request(
         self, pending: Sequence[Message], volatile: Sequence[str] = ()

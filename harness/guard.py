@@ -258,6 +258,14 @@ def _rules_for(api: str, price: Price | None, model: str = "") -> str:
     return "openai"
 
 
+def caches_whole_prompts(api: str, price: Price | None, model: str = "") -> bool:
+    """Does `api` (with the model's price entry) cache whole prompts, DeepSeek-style: a hit
+    needs a full match of a unit stored at the end of a request's input or output? The SDK asks
+    this to decide where volatile text goes (harness.agent.Session.send); asking the guard's
+    own rule keeps the request and the guard's prediction of it in agreement."""
+    return _rules_for(api, price, model) == "deepseek"
+
+
 def provider_verdict(api: str, response: Mapping[str, Any] | None) -> str | None:
     """The provider's own cache-miss reason from a reply's diagnostics fields (None: nothing
     diverged, the comparison is pending, or nothing was asked). The documented shapes

@@ -865,8 +865,18 @@ class GuardedSession:
             last.api, last.model, last.path, last.body, units, last.cache_key,
             {"prefix": self.prefix.fingerprint, "session": self.id, "resumed": True},
         )
+        msgs = self.transcript.messages
+        if len(loaded.message_turns) == len(msgs):
+            # Only the messages of turns up to that request's: later turns that sent nothing
+            # (code-path delegations) appended their pairs after it.
+            msgs = msgs[: sum(1 for t in loaded.message_turns if t <= last.turn)]
+        echo: Mapping[str, Any] | None = None
+        if msgs and msgs[-1].role == "assistant":
+            # That request's reply: DeepSeek stored a unit through it, as observed live.
+            echo = _chat_echo(req, Reply(msgs[-1].blocks, "end_turn", last.usage))
+            msgs = msgs[:-1]
         pred = self.guard.predict(req, last.time)
-        self.guard.observe(req, pred, last.usage, last.time)
+        self.guard.observe(req, pred, last.usage, last.time, echo=echo)
         self.guard.breaks.clear()
         self.guard.rebilled_tokens = 0
         self.guard.rebilled_dollars = Decimal(0)
@@ -874,13 +884,6 @@ class GuardedSession:
         self.ledger.restore((), last=req)
         # Rebuild that request from the restored prefix, transcript and settings: equal bytes
         # mean the next request extends it exactly, so it will read what it cached.
-        msgs = self.transcript.messages
-        if len(loaded.message_turns) == len(msgs):
-            # Only the messages of turns up to that request's: later turns that sent nothing
-            # (code-path delegations) appended their pairs after it.
-            msgs = msgs[: sum(1 for t in loaded.message_turns if t <= last.turn)]
-        if msgs and msgs[-1].role == "assistant":
-            msgs = msgs[:-1]
         try:
             again = self._hypothetical(last.api, last.model, prefix, self.settings, msgs)
             self.resume_verified = canonical_bytes(again.body) == canonical_bytes(last.body)

@@ -1,12 +1,13 @@
 """PL505 and the trace report on prefixlock's own volatile text.
 
 `Session.send(text, volatile=[...])` sends one-off text (a date, a reminder) after the last
-cache breakpoint of the newest user turn and leaves it out of the next request. The cache
-loses nothing by that (the emulator reports growing reads), so neither `lint` nor
-`lint --report` may call it a history rewrite. Sessions are recorded on the emulator through
-the real Agent and exported by the real store, per provider, so a change to how any provider
-places volatile text is linted as it is sent. Edits before the breakpoint stay PL505, and so
-does DeepSeek's case, where dropping the volatile message really does lose the conversation.
+cache breakpoint of the newest user turn and, on Anthropic and OpenAI, leaves it out of the next
+request. The cache loses nothing by that (the emulator reports growing reads), so neither
+`lint` nor `lint --report` may call it a history rewrite. Sessions are recorded on the emulator
+through the real Agent and exported by the real store, per provider, so a change to how any provider
+places volatile text is linted as it is sent. Edits before the breakpoint stay PL505. On
+DeepSeek (whole-prompt units) dropping the text would lose the conversation, so the SDK keeps it
+in the history there, and that session lints clean too.
 """
 
 from __future__ import annotations
@@ -87,15 +88,26 @@ async def test_prefixlock_volatile_text_is_not_a_history_rewrite(tmp_path: Path,
     assert report.sessions[0].rebilled_tokens == 0
 
 
-async def test_deepseek_volatile_text_stays_reported(tmp_path: Path) -> None:
-    """DeepSeek stores whole units at the end of each request's input and output; both end
-    in the volatile message, so once it is dropped only the fixed prefix is read again: the
-    conversation is re-billed every request. That is a real loss, and still a PL505."""
+async def test_deepseek_volatile_text_stays_in_the_history(tmp_path: Path) -> None:
+    """DeepSeek stores whole units at the end of each request's input and output. Dropping the
+    volatile text would leave only the fixed prefix to match (every request re-billed the
+    conversation, a real PL505); the SDK keeps it in the user message instead, so each request
+    is the previous one plus its reply plus new messages: the stored unit matches, reads grow,
+    and there is nothing for `lint` or `lint --report` to flag."""
     path, reads = await record(tmp_path, "deepseek-v4-flash")
-    assert len(set(reads[1:])) == 1, reads  # never more than the system prompt and tools
+    bodies = [json.loads(line)["body"] for line in path.read_text().splitlines()]
+    assert len(bodies) > 4
+    for before, after in itertools.pairwise(bodies):  # a pure append, volatile text included
+        assert after["messages"][: len(before["messages"])] == before["messages"]
+    sent = json.dumps(bodies[-1])
+    assert all(f"Now: 2026-12-01 10:0{i}:00" in sent for i in range(4))
+    assert reads[1] > 0 and all(b > a for a, b in itertools.pairwise(reads[1:])), reads
     _, plain = await record(tmp_path / "plain", "deepseek-v4-flash", volatile=False)
-    assert plain[-1] > reads[-1]
-    assert [f.code for f in check_trace(str(path), PRICES)] == ["PL505"]
+    assert reads[-1] > plain[-1]  # the same conversation, plus the volatile text read back
+    assert check_trace(str(path), PRICES) == []
+    report = build_report(str(path), PRICES)
+    assert report.sessions[0].breaks == []
+    assert report.sessions[0].rebilled_tokens == 0
 
 
 def _codes(path: Path) -> list[str]:
