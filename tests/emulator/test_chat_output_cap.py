@@ -5,32 +5,13 @@ the script's whole reply (16 tokens). Exact counters through the official `opena
 
 from __future__ import annotations
 
-from typing import Any
-
-import openai
 import pytest
 from openai.types.chat import ChatCompletionMessageParam
 
 from harness.cacheunits import openai_units
 from harness.emulator import Emulator
 from harness.tokenizer import count_tokens
-
-SYSTEM = "You are a careful assistant for the payroll service's on-call engineers. " * 100
-TOOLS: list[Any] = [
-    {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": f"{name} in the workspace",
-            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
-        },
-    }
-    for name in ("list_files", "read_file")
-]
-
-
-def _client(emu: Emulator) -> openai.OpenAI:
-    return openai.OpenAI(api_key="test-key", base_url=emu.base_url + "/v1", max_retries=0)
+from tests.helpers.chat_fixture import SYSTEM, TOOLS, chat_client
 
 
 def _chat(question: str) -> list[ChatCompletionMessageParam]:
@@ -40,7 +21,7 @@ def _chat(question: str) -> list[ChatCompletionMessageParam]:
 @pytest.mark.parametrize("field", ["max_completion_tokens", "max_tokens"])
 @pytest.mark.parametrize("cap", [1, 3])
 def test_the_cap_cuts_and_bills_the_reply(emulator: Emulator, field: str, cap: int) -> None:
-    client = _client(emulator)
+    client = chat_client(emulator)
     question = "Why did the payroll export stop at midnight?"
     full = client.chat.completions.create(model="gpt-5.4", messages=_chat(question))
     assert full.usage is not None and full.usage.completion_tokens > 3
@@ -58,7 +39,7 @@ def test_the_cap_cuts_and_bills_the_reply(emulator: Emulator, field: str, cap: i
 
 
 def test_a_cap_that_fits_changes_nothing(emulator: Emulator) -> None:
-    client = _client(emulator)
+    client = chat_client(emulator)
     question = "Why did the payroll export stop at midnight?"
     full = client.chat.completions.create(model="gpt-5.4", messages=_chat(question))
     assert full.usage is not None
@@ -70,7 +51,7 @@ def test_a_cap_that_fits_changes_nothing(emulator: Emulator) -> None:
 
 
 def test_a_tool_call_past_the_cap_is_not_returned(emulator: Emulator) -> None:
-    client = _client(emulator)
+    client = chat_client(emulator)
     question = "Read config.yaml and tell me the export hour."
     full = client.chat.completions.create(model="gpt-5.4", messages=_chat(question), tools=TOOLS)
     assert full.choices[0].message.tool_calls, "the scripted model calls a tool first"
@@ -82,7 +63,7 @@ def test_a_tool_call_past_the_cap_is_not_returned(emulator: Emulator) -> None:
 
 def test_streamed_deepseek_reply_is_cut_and_read_back_as_cut(emulator: Emulator) -> None:
     """DeepSeek stores a unit through the reply as returned: the cut one is what is read."""
-    client = _client(emulator)
+    client = chat_client(emulator)
     chat = _chat("Why did the payroll export stop at midnight?")
     stream = client.chat.completions.create(model="deepseek-v4-flash", messages=chat,
                                             max_tokens=2, stream=True,

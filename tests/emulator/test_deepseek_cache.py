@@ -10,29 +10,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import openai
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 
 from harness.cacheunits import openai_units
 from harness.emulator import Emulator
+from tests.helpers.chat_fixture import SYSTEM, TOOLS, chat_client
 
-SYSTEM = "You are a careful assistant for the payroll service's on-call engineers. " * 100
 MODEL = "deepseek-v4-flash"
-TOOLS: list[Any] = [
-    {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": f"{name} in the workspace",
-            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
-        },
-    }
-    for name in ("list_files", "read_file")
-]
-
-
-def _client(emu: Emulator) -> openai.OpenAI:
-    return openai.OpenAI(api_key="test-key", base_url=emu.base_url + "/v1", max_retries=0)
 
 
 def _counters(reply: ChatCompletion) -> tuple[int, int, int]:
@@ -49,7 +33,7 @@ def _end(messages: list[ChatCompletionMessageParam], **extra: Any) -> list[int]:
 
 
 def test_next_turn_reads_through_the_previous_reply(emulator: Emulator) -> None:
-    client = _client(emulator)
+    client = chat_client(emulator)
     chat: list[ChatCompletionMessageParam] = [
         {"role": "system", "content": SYSTEM},
         {"role": "user", "content": "Why did the payroll export stop at midnight?"},
@@ -73,7 +57,7 @@ def test_next_turn_reads_through_the_previous_reply(emulator: Emulator) -> None:
 
 
 def test_tool_call_reply_echoed_as_received_is_read(emulator: Emulator) -> None:
-    client = _client(emulator)
+    client = chat_client(emulator)
     chat: list[Any] = [
         {"role": "system", "content": SYSTEM},
         {"role": "user", "content": "Read config.yaml and tell me the export hour."},
@@ -95,7 +79,7 @@ def test_tool_call_reply_echoed_as_received_is_read(emulator: Emulator) -> None:
 def test_a_reply_sent_back_in_other_bytes_is_not_read(emulator: Emulator) -> None:
     """A client that re-serializes the tool arguments differently sends other tokens: the hit
     falls back to the end of the previous input, as on DeepSeek (a unit matches whole)."""
-    client = _client(emulator)
+    client = chat_client(emulator)
     chat: list[Any] = [
         {"role": "system", "content": SYSTEM},
         {"role": "user", "content": "Read config.yaml and tell me the export hour."},
