@@ -11,19 +11,9 @@ from openai.types.chat import ChatCompletionMessageParam
 from harness.cacheunits import openai_tokens, openai_units
 from harness.clock import ManualClock
 from harness.emulator import Emulator, EmulatorConfig
+from tests.helpers.chat_fixture import TOOLS
 
 SYSTEM = "You are a meticulous assistant for the invoice service repository. " * 110
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": f"{name} in the workspace",
-            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
-        },
-    }
-    for name in ("list_files", "read_file")
-]
 
 
 def chat_body(user: str = "The test suite is failing.", **extra: Any) -> dict[str, Any]:
