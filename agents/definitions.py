@@ -19,13 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import yaml
 
 from harness.errors import UserError
+from harness.money import parse_dollars
 
 # Claude Code's tool names -> the workspace tools (harness.workspace).
 CLAUDE_TOOL_NAMES: Mapping[str, str] = {
@@ -130,13 +131,8 @@ def _positive_int(value: Any, where: str) -> int:
 
 
 def _dollars(value: Any, where: str) -> Decimal:
-    try:
-        d = Decimal(str(value).lstrip("$"))
-    except (InvalidOperation, ValueError):
-        raise UserError(f"not a dollar amount: {value!r}", where=where) from None
-    if not d.is_finite() or d <= 0:
-        raise UserError(f"must be a positive dollar amount, got {value!r}", where=where)
-    return d
+    # A subagent allowed $0 could not send its first request: the limit must be above 0.
+    return parse_dollars(value, where, positive=True, allow_dollar_sign=True)
 
 
 def parse_definition(

@@ -8,7 +8,7 @@ provider it runs on the in-process emulator (a scripted model) and says so on st
 from __future__ import annotations
 
 import argparse
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from .command import Command
 
@@ -163,18 +163,11 @@ def _read_system(value: str) -> str:
 def _dollars(value: str | None) -> Decimal | None:
     """`--max-dollars` as Decimal: a finite, non-negative amount (`nan` is not one)."""
     from .errors import ConfigError
+    from .money import parse_dollars
 
     if value is None:
         return None
-    try:
-        amount = Decimal(value)
-    except InvalidOperation:
-        amount = Decimal("NaN")
-    if not amount.is_finite() or amount < 0:
-        raise ConfigError(
-            f"not a dollar amount: {value!r} (give a number, 0 or more)", where="--max-dollars"
-        )
-    return amount
+    return parse_dollars(value, "--max-dollars", error=ConfigError)
 
 
 def _base_url(value: str | None) -> str | None:

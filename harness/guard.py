@@ -41,6 +41,7 @@ from .cacheunits import (
 from .canonical import canonical_bytes, chain_hash
 from .errors import UserError
 from .events import CacheBreak
+from .money import parse_dollars
 from .prices import Price, PriceTable
 from .tokenizer import tokenize
 from .usage import Usage
@@ -81,21 +82,19 @@ class CacheBudget:
 
     def __post_init__(self) -> None:
         # A typo here would refuse every request, or none: say so where it is made.
-        for name in ("session_tokens", "session_dollars", "action_tokens", "action_dollars"):
+        for name in ("session_tokens", "action_tokens"):
             value = getattr(self, name)
-            if value is None:
-                continue
-            try:
-                amount = Decimal(str(value))
-            except ArithmeticError:
-                amount = Decimal("NaN")
-            if not amount.is_finite() or amount < 0:
+            if value is not None and (
+                isinstance(value, bool) or not isinstance(value, int) or value < 0
+            ):
                 raise UserError(
-                    f"a cache-miss budget limit is a number >= 0 (or None), got {value!r}",
+                    f"not a token count: {value!r} (give a whole number, 0 or more)",
                     where=f"budget.{name}",
                 )
-            if name.endswith("_dollars"):
-                object.__setattr__(self, name, amount)  # money is Decimal, also from a float
+        for name in ("session_dollars", "action_dollars"):
+            value = getattr(self, name)
+            if value is not None:  # money is Decimal, also from a float or a string
+                object.__setattr__(self, name, parse_dollars(value, f"budget.{name}"))
 
     def check(
         self,

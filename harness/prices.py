@@ -11,12 +11,13 @@ import json
 import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError, UnknownModelError
+from .money import parse_dollars
 from .usage import Usage
 from .userfiles import read_user_text
 
@@ -87,13 +88,7 @@ _OPTIONAL_DECIMAL = ("cache_write_5m", "cache_write_1h")
 
 
 def _decimal(value: Any, where: str) -> Decimal:
-    try:
-        d = Decimal(str(value))
-    except (InvalidOperation, ValueError):
-        raise ConfigError(f"not a price: {value!r}", where=where) from None
-    if d < 0 or not d.is_finite():
-        raise ConfigError(f"price must be a non-negative number, got {value!r}", where=where)
-    return d
+    return parse_dollars(value, where, what="a price", error=ConfigError)
 
 
 def _int(value: Any, where: str) -> int:

@@ -43,6 +43,7 @@ from .events import CacheBreak, Event, KeepAlivePing, PrefixChanged, SwitchWarni
 from .guard import CacheBudget, CacheGuard, Prediction, provider_verdict
 from .keepalive import KeepAlive, plan_ping
 from .ledger import Ledger, LedgerRow
+from .money import parse_dollars
 from .prefix import FrozenPrefix
 from .providers import Reply, SDKProvider, SessionInfo, make_builder, resolve_route
 from .quote import Quote, QuoteRequired, check_quote, default_task, price_action
@@ -79,9 +80,7 @@ def settings_from(data: Mapping[str, Any], base: Settings) -> Settings:
     """Settings stored with a session, over `base` (unknown fields are ignored)."""
     names = {f.name for f in dataclasses.fields(Settings)}
     changes = {k: v for k, v in data.items() if k in names}
-    if changes.get("max_dollars") is not None:
-        changes["max_dollars"] = Decimal(str(changes["max_dollars"]))
-    try:
+    try:  # Settings parses max_dollars (stored as a string) itself
         return base.with_(**changes)
     except (TypeError, ValueError):
         return base
@@ -739,15 +738,7 @@ class GuardedSession:
         """Turn keep-alive pings on (drive them with `await keepalive_tick()`). The cap is
         for the whole session: pings already in the ledger (a resumed session's restored rows
         included) count toward it."""
-        try:
-            cap = Decimal(str(max_spend))
-        except ArithmeticError:
-            cap = Decimal("NaN")
-        if not cap.is_finite() or cap < 0:
-            raise UserError(
-                f"the keep-alive spend cap must be a dollar amount >= 0, got {max_spend!r}",
-                where="keepalive.max_spend",
-            )
+        cap = parse_dollars(max_spend, "keepalive.max_spend")
         if margin < 0 or (max_idle is not None and max_idle < 0):
             raise UserError(
                 "keep-alive margin and max_idle are seconds >= 0", where="keepalive.margin"

@@ -7,10 +7,11 @@ builder produces; loop limits and retries only steer the agent loop and the tran
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 from typing import Any, Literal
 
 from .errors import ConfigError
+from .money import parse_dollars
 
 TTL = Literal["5m", "1h"]
 _TTLS = ("5m", "1h")
@@ -110,15 +111,7 @@ class Settings:
         if self.timeout == 0:
             raise ConfigError("timeout must be more than 0 seconds", where="settings.timeout")
         if self.max_dollars is not None:
-            try:
-                dollars = Decimal(str(self.max_dollars))
-            except InvalidOperation:
-                dollars = Decimal("NaN")
-            if not dollars.is_finite() or dollars < 0:  # "nan" would never compare as reached
-                raise ConfigError(
-                    f"max_dollars must be a dollar amount, 0 or more, got {self.max_dollars!r}",
-                    where="settings.max_dollars",
-                )
+            dollars = parse_dollars(self.max_dollars, "settings.max_dollars", error=ConfigError)
             object.__setattr__(self, "max_dollars", dollars)
 
     @property
