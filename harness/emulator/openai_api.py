@@ -88,6 +88,8 @@ RESPONSES_FIELDS = frozenset(
         "top_logprobs",
     }
 )
+# The Responses API refuses a smaller `max_output_tokens` (harness.keepalive pings with it).
+RESPONSES_MIN_OUTPUT = 16
 CHAT_ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
 CHAT_PART_TYPES = frozenset({"text", "image_url", "input_audio", "file", "refusal"})
 INPUT_PART_TYPES = frozenset({"input_text", "input_image", "input_file", "output_text", "refusal"})
@@ -153,6 +155,21 @@ def validate_chat(body: Any) -> None:
 
 def validate_responses(body: Any) -> None:
     _common(body, RESPONSES_FIELDS)
+    cap = body.get("max_output_tokens")
+    if cap is not None:
+        if not isinstance(cap, int) or isinstance(cap, bool):
+            raise ApiError(
+                400,
+                "Invalid type for 'max_output_tokens': expected an integer",
+                param="max_output_tokens",
+            )
+        if cap < RESPONSES_MIN_OUTPUT:
+            raise ApiError(
+                400,
+                "Invalid 'max_output_tokens': integer below minimum value. Expected a value "
+                f">= {RESPONSES_MIN_OUTPUT}, but got {cap} instead.",
+                param="max_output_tokens",
+            )
     raw = body.get("input")
     if isinstance(raw, str):
         return
@@ -385,6 +402,13 @@ def chat_output_limit(body: Mapping[str, Any]) -> int | None:
     return None
 
 
+def responses_output_limit(body: Mapping[str, Any]) -> int | None:
+    """The output cap of a Responses request (`max_output_tokens`, checked by
+    validate_responses). None: uncapped."""
+    value = body.get("max_output_tokens")
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def cap_reply(reply: Reply, limit: int | None) -> tuple[Reply, int, bool]:
     """`reply` as the API returns it under an output cap: (reply, billed output tokens, cut).
 
@@ -551,15 +575,24 @@ def chat_chunks(
 
 
 def response_object(
-    body: Mapping[str, Any], reply: Reply, usage: Mapping[str, Any], rid: str, created: int
+    body: Mapping[str, Any],
+    reply: Reply,
+    usage: Mapping[str, Any],
+    rid: str,
+    created: int,
+    *,
+    cut: bool = False,
 ) -> dict[str, Any]:
+    """`cut`: the reply stopped at `max_output_tokens`: the response and its message are
+    `incomplete`, with that reason in `incomplete_details`, as the API reports it."""
+    status = "incomplete" if cut else "completed"
     output: list[dict[str, Any]] = []
     if reply.text:
         output.append(
             {
                 "type": "message",
                 "id": "msg_" + rid,
-                "status": "completed",
+                "status": status,
                 "role": "assistant",
                 "content": [
                     {"type": "output_text", "text": reply.text, "annotations": [], "logprobs": []}
@@ -581,7 +614,7 @@ def response_object(
         "id": rid,
         "object": "response",
         "created_at": created,
-        "status": "completed",
+        "status": status,
         "model": body["model"],
         "output": output,
         "parallel_tool_calls": body.get("parallel_tool_calls", True),
@@ -589,7 +622,7 @@ def response_object(
         "tools": list(body.get("tools") or []),
         "instructions": body.get("instructions"),
         "error": None,
-        "incomplete_details": None,
+        "incomplete_details": {"reason": "max_output_tokens"} if cut else None,
         "metadata": body.get("metadata") or {},
         "temperature": body.get("temperature", 1.0),
         "top_p": body.get("top_p", 1.0),
@@ -605,7 +638,8 @@ def response_object(
 
 
 def responses_events(resp: Mapping[str, Any], size: int) -> list[tuple[str | None, dict[str, Any]]]:
-    """The Responses stream: created, per-item added/deltas/done, then completed with usage."""
+    """The Responses stream: created, per-item added/deltas/done, then completed (or, for a
+    reply cut at its cap, incomplete) with usage."""
     events: list[tuple[str | None, dict[str, Any]]] = []
 
     def emit(kind: str, **data: Any) -> None:
@@ -674,5 +708,5 @@ def responses_events(resp: Mapping[str, Any], size: int) -> list[tuple[str | Non
                 name=item["name"],
             )
         emit("response.output_item.done", output_index=index, item=item)
-    emit("response.completed", response=dict(resp))
+    emit(f"response.{resp['status']}", response=dict(resp))
     return events

@@ -355,12 +355,13 @@ class Emulator:
         opts = body.get("prompt_cache_options")
         prewarm = responses and isinstance(opts, Mapping) and opts.get("prewarm") is True
         reply = Reply("") if prewarm else self.model.reply(conv)
-        output_tokens = 0 if prewarm else reply.output_tokens
-        cut = False
-        if not responses:
-            # The cap bills as the real API does: a 1-token keep-alive ping is billed 1 token,
-            # and a DeepSeek unit stores the reply as cut (what the client sends back).
-            reply, output_tokens, cut = mod.cap_reply(reply, mod.chat_output_limit(body))
+        # The cap bills as the real API does: a keep-alive ping is billed its cap (1 token on
+        # Chat, 16 on Responses), and a DeepSeek unit stores the reply as cut (what the client
+        # sends back).
+        limit = mod.responses_output_limit(body) if responses else mod.chat_output_limit(body)
+        reply, output_tokens, cut = mod.cap_reply(reply, None if prewarm else limit)
+        if prewarm:
+            output_tokens = 0
         rid = self._next_id("resp_emu_" if responses else "chatcmpl-emu")
         created = int(now)
         if price.provider == "deepseek" and not responses:
@@ -432,7 +433,7 @@ class Emulator:
             self.diagnostics.remember(rid, price.model, units)
         chunk = self.config.stream_chunk_chars
         if responses:
-            resp = mod.response_object(body, reply, usage, rid, created)
+            resp = mod.response_object(body, reply, usage, rid, created, cut=cut)
             if diagnostics is not None:
                 resp[OPENAI_FIELD] = diagnostics
             events = mod.responses_events(resp, chunk) if body.get("stream") else None
