@@ -5,8 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from textual.widgets import Input
-from tui_drive import AppFactory, conversation_text, say, settle
+from tui_drive import AppFactory, conversation_text, open_dialog, say, settle
 
 from harness.clock import ManualClock
 from tui.screens import ConfirmScreen, SwitchScreen
@@ -15,17 +14,6 @@ from tui.widgets import CachePanel, ToolEntry
 
 def panel(app: Any) -> str:
     return str(app.query_one("#cache-panel", CachePanel).render())
-
-
-async def _dialog(app: Any, pilot: Any, line: str, kind: type) -> None:
-    prompt = app.query_one("#prompt", Input)
-    prompt.value = line
-    await pilot.press("enter")
-    for _ in range(300):
-        await pilot.pause(0.02)
-        if isinstance(app.screen, kind):
-            return
-    raise AssertionError(f"{line} did not open {kind.__name__}")
 
 
 async def test_countdown_goes_cold_and_keepalive_toggles(
@@ -51,7 +39,7 @@ async def test_switch_then_next_turn_shows_the_miss_cause(make_app: AppFactory) 
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await say(app, pilot, "hello")
-        await _dialog(app, pilot, "/model claude-haiku-4-5", SwitchScreen)
+        await open_dialog(app, pilot, "/model claude-haiku-4-5", SwitchScreen)
         await pilot.press("s")
         await settle(app, pilot)
         assert app.backend.session.model == "claude-haiku-4-5"
@@ -67,7 +55,7 @@ async def test_cancel_keeps_the_model_and_cold_switch_does_not_ask(
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await say(app, pilot, "hello")
-        await _dialog(app, pilot, "/model claude-haiku-4-5", SwitchScreen)
+        await open_dialog(app, pilot, "/model claude-haiku-4-5", SwitchScreen)
         await pilot.press("c")
         await settle(app, pilot)
         assert app.backend.session.model == "claude-sonnet-4-6"
@@ -96,7 +84,7 @@ async def test_cost_sessions_lint_agents_and_compact(make_app: AppFactory) -> No
         )
         await say(app, pilot, "/agents")
         assert "explorer" in conversation_text(app)
-        await _dialog(app, pilot, "/compact", ConfirmScreen)
+        await open_dialog(app, pilot, "/compact", ConfirmScreen)
         assert "tokens re-billed" in str(app.screen.query_one(".quote").render())
         await pilot.press("y")
         await settle(app, pilot)

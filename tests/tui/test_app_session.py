@@ -6,8 +6,15 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from textual.widgets import Input
-from tui_drive import AppFactory, conversation_text, ready, say, settle
+from tui_drive import (
+    AppFactory,
+    conversation_text,
+    open_dialog,
+    ready,
+    say,
+    settle,
+    wait_for_screen,
+)
 
 from harness.clock import ManualClock
 from harness.events import (
@@ -78,14 +85,7 @@ async def test_whole_session_stream_approve_switch_delegate_resume(
 
         # /model: the quote, then "run the next task in a subagent".
         fp = backend.session.prefix.fingerprint
-        prompt = app.query_one("#prompt", Input)
-        prompt.value = "/model claude-haiku-4-5"
-        await pilot.press("enter")
-        for _ in range(100):
-            await pilot.pause(0.02)
-            if isinstance(app.screen, SwitchScreen):
-                break
-        assert isinstance(app.screen, SwitchScreen)
+        await open_dialog(app, pilot, "/model claude-haiku-4-5", SwitchScreen)
         quote = backend.session.quote_switch("claude-haiku-4-5")
         dialog = str(app.screen.query_one(".quote").render())
         assert f"{quote.tokens_rebilled:,}" in dialog and "break-even" in dialog
@@ -377,14 +377,7 @@ async def test_the_approval_dialog_shows_the_diff_and_the_command_first(
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(app, pilot)
         for line, shown in (("add a note", "+# Notes"), ("run the tests", "echo 3 passed")):
-            prompt = app.query_one("#prompt", Input)
-            prompt.value = line
-            await pilot.press("enter")
-            for _ in range(500):
-                await pilot.pause(0.02)
-                if isinstance(app.screen, ApprovalScreen):
-                    break
-            assert isinstance(app.screen, ApprovalScreen)
+            await open_dialog(app, pilot, line, ApprovalScreen)
             detail = "\n".join(str(w.render()) for w in app.screen.query(".dialog-detail *"))
             assert shown in detail
             if line == "add a note":
@@ -495,14 +488,6 @@ async def test_a_subagents_retried_request_shows_its_text_once(make_app: AppFact
         assert len(notes) == 2 and "discarded" in notes[0] and "discarded" not in notes[1]
 
 
-async def _switch_dialog(app: Any, pilot: Any) -> SwitchScreen:
-    for _ in range(200):
-        await pilot.pause(0.02)
-        if isinstance(app.screen, SwitchScreen):
-            return app.screen
-    raise AssertionError("the switch dialog did not open")
-
-
 async def test_resume_with_another_model_offers_the_priced_switch(
     make_app: AppFactory, clock: ManualClock
 ) -> None:
@@ -518,7 +503,7 @@ async def test_resume_with_another_model_offers_the_priced_switch(
     clock.advance(30)  # the cache is still warm: the switch has a price
     declined = make_app(resume=session_id, model="claude-haiku-4-5", switch_to="claude-haiku-4-5")
     async with declined.run_test(size=(120, 40)) as pilot:
-        dialog = await _switch_dialog(declined, pilot)
+        dialog = await wait_for_screen(declined, pilot, SwitchScreen)
         quote = declined.backend.session.quote_switch("claude-haiku-4-5")
         assert f"{quote.tokens_rebilled:,}" in str(dialog.query_one(".quote").render())
         assert declined.backend.session.model == "claude-sonnet-4-6"  # not before the choice
@@ -533,7 +518,7 @@ async def test_resume_with_another_model_offers_the_priced_switch(
 
     taken = make_app(resume=session_id, model="claude-haiku-4-5", switch_to="claude-haiku-4-5")
     async with taken.run_test(size=(120, 40)) as pilot:
-        await _switch_dialog(taken, pilot)
+        await wait_for_screen(taken, pilot, SwitchScreen)
         await pilot.press("s")
         await settle(taken, pilot)
         assert taken.backend.session.model == "claude-haiku-4-5"

@@ -11,8 +11,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from textual.widgets import Input
-from tui_drive import AppFactory, say, settle
+from tui_drive import AppFactory, open_dialog, say, settle
 
 from tui.screens import SwitchScreen
 
@@ -28,14 +27,7 @@ async def _conversation(pilot: Pilot[None]) -> None:
 async def _switch_dialog(pilot: Pilot[None]) -> None:
     app: Any = pilot.app
     await say(app, pilot, "hello")
-    prompt = app.query_one("#prompt", Input)
-    prompt.value = "/model claude-haiku-4-5"
-    await pilot.press("enter")
-    for _ in range(200):
-        await pilot.pause(0.02)
-        if isinstance(app.screen, SwitchScreen):
-            break
-    assert isinstance(app.screen, SwitchScreen)
+    await open_dialog(app, pilot, "/model claude-haiku-4-5", SwitchScreen)
     await pilot.pause()
 
 

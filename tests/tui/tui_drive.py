@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any, TypeVar
 
 from textual.pilot import Pilot
+from textual.screen import Screen
 from textual.widgets import Input
 
 from tui.app import ChatApp
 from tui.screens import ApprovalScreen
 
 AppFactory = Callable[..., ChatApp]
+S = TypeVar("S", bound=Screen[Any])
 
 
 async def settle(
@@ -56,6 +59,29 @@ async def say(app: ChatApp, pilot: Pilot[None], text: str, *, answer: str = "y")
     prompt.value = text
     await pilot.press("enter")
     await settle(app, pilot, answer=answer)
+
+
+async def open_dialog(
+    app: ChatApp, pilot: Pilot[None], line: str, kind: type[S], limit: float = 10.0
+) -> S:
+    """Type `line` into the prompt, press enter and wait for the `kind` dialog it opens."""
+    prompt = app.query_one("#prompt", Input)
+    prompt.value = line
+    await pilot.press("enter")
+    return await wait_for_screen(app, pilot, kind, limit)
+
+
+async def wait_for_screen(
+    app: ChatApp, pilot: Pilot[None], kind: type[S], limit: float = 10.0
+) -> S:
+    """Wait until the app shows a `kind` screen (a dialog opening)."""
+    waited = 0.0
+    while waited < limit:
+        await pilot.pause(0.02)
+        waited += 0.02
+        if isinstance(app.screen, kind):
+            return app.screen
+    raise AssertionError(f"no {kind.__name__} opened in {limit}s")
 
 
 def conversation_text(app: ChatApp) -> str:
