@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -19,7 +20,7 @@ from guardkit import prefix
 from harness.agent import Agent
 from harness.clock import ManualClock
 from harness.events import UsageReport
-from harness.store import SessionStore
+from harness.store import SCHEMA_VERSION, SessionStore
 
 API_KEY = "test-key"  # the key the in-process sessions use: caches are per key
 
@@ -33,6 +34,15 @@ def make_agent(db: str, url: str, now: float) -> Agent:
         clock=ManualClock(now),
         store=SessionStore(db),
     )
+
+
+def newer_store(path: Path) -> None:
+    """An empty store as a newer prefixlock left it: schema version SCHEMA_VERSION + 1."""
+    SessionStore(path).close()
+    con = sqlite3.connect(path)
+    con.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 1,))
+    con.commit()
+    con.close()
 
 
 def text(i: int) -> str:

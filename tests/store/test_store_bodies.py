@@ -12,6 +12,7 @@ from guardkit import advance, agent, start_emulator
 
 from harness.canonical import canonical_bytes
 from harness.store import SessionStore, StoreError, UnknownSessionError
+from tests.store.storekit import newer_store
 
 
 async def _session(
@@ -69,13 +70,7 @@ async def test_api_keys_never_reach_the_store(tmp_path: Path) -> None:
 
 def test_newer_schema_and_garbage_are_refused_untouched(tmp_path: Path) -> None:
     db = tmp_path / "new.sqlite"
-    SessionStore(db).close()
-    import sqlite3
-
-    con = sqlite3.connect(db)
-    con.execute("UPDATE schema_version SET version = 99")
-    con.commit()
-    con.close()
+    newer_store(db)
     before = db.read_bytes()
     with pytest.raises(StoreError, match="newer prefixlock"):
         SessionStore(db)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -15,6 +14,7 @@ from guardkit import agent, start_emulator
 
 from harness.cli import main
 from harness.store import SessionStore
+from tests.store.storekit import newer_store
 
 
 @pytest.fixture
@@ -72,11 +72,7 @@ def test_bad_input_exits_2_and_overwrites_nothing(
     _fails(["sessions", "--store", str(db), "export", "nope", "-o", str(out)], capsys, "unknown")
     assert out.read_text() == "keep me\n"
     newer = tmp_path / "newer.sqlite"
-    SessionStore(newer).close()
-    con = sqlite3.connect(newer)
-    con.execute("UPDATE schema_version SET version = 7")
-    con.commit()
-    con.close()
+    newer_store(newer)
     snap = _digest(newer)
     _fails(["sessions", "--store", str(newer), "list"], capsys, "newer prefixlock")
     assert _digest(newer) == snap

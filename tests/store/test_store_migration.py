@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from harness.store import SCHEMA_VERSION, SessionStore, StoreError
+from tests.store.storekit import newer_store
 
 
 def _v1_store(path: Path) -> None:
@@ -59,11 +60,7 @@ def test_a_version_1_store_opens_and_migrates(tmp_path: Path) -> None:
 
 def test_a_newer_store_is_refused_untouched(tmp_path: Path) -> None:
     path = tmp_path / "newer.sqlite"
-    SessionStore(path).close()
-    con = sqlite3.connect(path)
-    con.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 1,))
-    con.commit()
-    con.close()
+    newer_store(path)
     before = hashlib.sha256(path.read_bytes()).hexdigest()
     with pytest.raises(StoreError, match="newer prefixlock"):
         SessionStore(path)
