@@ -157,13 +157,24 @@ class OpenAIOutcome:
     written_12h: int = 0
 
 
-def _block_keys(model: str, tokens: Sequence[int], block: int) -> list[str]:
-    keys: list[str] = []
+def _block_keys(model: str, tokens: Sequence[int], block: int) -> list[tuple[str, str]]:
+    """(model, chained hash) per whole block: the hash alone names the block, the model beside
+    it lets one model's entries be evicted."""
+    keys: list[tuple[str, str]] = []
     parent = chain_hash("", model.encode("utf-8"))
     for start in range(0, len(tokens) - block + 1, block):
         parent = chain_hash(parent, array("I", tokens[start : start + block]).tobytes())
-        keys.append(parent)
+        keys.append((model, parent))
     return keys
+
+
+def _evict_model(store: BlockCache, model: str | None) -> int:
+    """Drop `store`'s entries of `model` (None: all); keys are tuples that start with it."""
+    dropped = 0
+    for key in store.stored_keys():
+        if model is None or (isinstance(key, tuple) and key[0] == model):
+            dropped += store.evict(key)
+    return dropped
 
 
 class OpenAIPromptCache:
@@ -265,12 +276,8 @@ class OpenAIPromptCache:
             store.put(key, now, ttl)
 
     def evict(self, model: str | None = None) -> int:
-        # Block keys are hashes that already fold in the model; a targeted drop is not possible
-        # without keeping every key, so eviction here is whole-machine.
-        dropped = sum(len(m) for m in self.machines)
-        for m in self.machines:
-            m.clear()
-        return dropped
+        """Drop entries (all, or one model's) on every machine: a provider-side eviction."""
+        return sum(_evict_model(m, model) for m in self.machines)
 
 
 @dataclass(frozen=True)
@@ -325,7 +332,6 @@ class DeepSeekPromptCache:
         for key, ttl in pending.entries:
             self.store.put(key, now, ttl)
 
-    def evict(self) -> int:
-        n = len(self.store)
-        self.store.clear()
-        return n
+    def evict(self, model: str | None = None) -> int:
+        """Drop entries (all, or one model's)."""
+        return _evict_model(self.store, model)

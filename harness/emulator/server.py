@@ -234,14 +234,19 @@ class Emulator:
     def evict(self, model: str | None = None, api_key: str | None = None) -> int:
         """Drop cached prefixes, as a provider does under memory pressure. Returns entries dropped.
 
-        Anthropic entries can be dropped by model and/or key; OpenAI-style and DeepSeek-style
-        caches are dropped whole (their entries are token blocks with no owner to filter by).
+        `model` (an alias or provider prefix names the model it resolves to) limits the drop to
+        that model's entries, other models' survive; `api_key` to that key's, on Anthropic's
+        cache only: OpenAI-style and DeepSeek-style caches are not scoped by key, so an eviction
+        by key leaves them.
         """
+        if model is not None:
+            price = self.prices.lookup(model)
+            model = price.model if price is not None else model
         with self._lock:
             scope = key_id(api_key) if api_key is not None else None
             dropped = self.anthropic_cache.evict(model, scope)
             if api_key is None:
-                dropped += self.openai_cache.evict(model) + self.deepseek_cache.evict()
+                dropped += self.openai_cache.evict(model) + self.deepseek_cache.evict(model)
             return dropped
 
     def flush(self) -> int:

@@ -55,6 +55,10 @@ class BlockCache:
     def __contains__(self, key: object) -> bool:
         return key in self._entries
 
+    def stored_keys(self) -> list[Hashable]:
+        """Every stored key, expired or not (a snapshot: safe to evict while iterating it)."""
+        return list(self._entries)
+
     def _alive(self, key: Hashable, now: float) -> _Entry | None:
         entry = self._entries.get(key)
         if entry is None:
