@@ -5,11 +5,7 @@ with different hash seeds."""
 from __future__ import annotations
 
 import json
-import os
 import random
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings
@@ -20,8 +16,8 @@ from harness.prefix import FrozenPrefix
 from harness.providers import SessionInfo, make_builder
 from harness.settings import Settings
 from harness.transcript import Message, Transcript
+from tests.helpers.hash_seed import run_with_hash_seed
 
-ROOT = Path(__file__).resolve().parents[2]
 APIS = ["anthropic", "openai-chat", "openai-responses", "openai-compat"]
 
 json_leaf = st.one_of(
@@ -120,18 +116,7 @@ print(json.dumps(out))
 
 
 def _in_new_process(cases: list[dict[str, Any]], hash_seed: str) -> Any:
-    env = dict(os.environ, PYTHONHASHSEED=hash_seed)
-    proc = subprocess.run(
-        [sys.executable, "-c", _CHILD],
-        input=json.dumps(cases),
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        timeout=60,
-        check=True,
-    )
-    return json.loads(proc.stdout)
+    return run_with_hash_seed(_CHILD, hash_seed, stdin=json.dumps(cases))
 
 
 @settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -5,12 +5,9 @@ optional and nested model arguments), and whatever order the tools are registere
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.helpers.hash_seed import run_with_hash_seed
 
 TOOLS_SOURCE = r'''
 import enum
@@ -71,17 +68,7 @@ print(json.dumps([[p.fingerprint, [s.data.hex() for s in p.segments]] for p in p
 
 
 def _run(tmp: Path, seed: str) -> list[list[object]]:
-    env = dict(os.environ, PYTHONHASHSEED=seed)
-    proc = subprocess.run(
-        [sys.executable, "-c", CHILD, str(tmp)],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=ROOT,
-        timeout=60,
-        check=True,
-    )
-    result: list[list[object]] = json.loads(proc.stdout)
+    result: list[list[object]] = run_with_hash_seed(CHILD, seed, str(tmp))
     return result
 
 
