@@ -25,7 +25,7 @@ from ..cacheunits import (
 )
 from ..canonical import canonical_bytes
 from ..tokenizer import tokenize
-from .trace import Trace, TraceError, _records, from_requests
+from .trace import Trace, TraceError, _records, bad_line, from_requests
 
 
 def anthropic_token_ids(body: Mapping[str, Any]) -> list[int]:
@@ -74,12 +74,9 @@ def read_prefixlock(
     t0: float | None = None
     # One line at a time: a line holds a whole request body, so batches would hold many.
     for lineno, rec, error in _records(path, batch=1):
-        if error is not None:  # invalid JSON
-            if skip_bad:
-                skipped += 1
-                continue
-            raise TraceError(error, where=f"{where}:{lineno}")
         try:
+            if error is not None:
+                raise ValueError(error)  # invalid JSON
             if not isinstance(rec, dict):
                 raise ValueError("expected a JSON object")
             body = rec.get("body")
@@ -101,9 +98,7 @@ def read_prefixlock(
             if skip_bad:
                 skipped += 1
                 continue
-            raise TraceError(
-                f"{exc} (use --skip-bad to skip bad lines)", where=f"{where}:{lineno}"
-            ) from None
+            raise bad_line(exc, where, lineno) from None
         t0 = float(t) if t0 is None else t0
         sid = sessions.setdefault(str(rec.get("session_id", "")), len(sessions))
         mid = models.setdefault(model, len(models))

@@ -162,6 +162,11 @@ class _Bad(Exception):
     pass
 
 
+def bad_line(problem: object, where: str, lineno: int) -> TraceError:
+    """The error a reader stops at a malformed line with (`skip_bad` skips and counts it)."""
+    return TraceError(f"{problem} (use --skip-bad to skip bad lines)", where=f"{where}:{lineno}")
+
+
 def _records(
     path: str | os.PathLike[str], batch: int = 2000
 ) -> Iterator[tuple[int, Any, str | None]]:
@@ -303,9 +308,7 @@ def read_mooncake(
             if skip_bad:
                 skipped += 1
                 continue
-            raise TraceError(
-                f"{exc} (use --skip-bad to skip bad lines)", where=f"{where}:{lineno}"
-            ) from None
+            raise bad_line(exc, where, lineno) from None
         chunk.append(ids)
         lens.append(len(ids))
         meta.append((float(ts) / 1000.0, inp, out, sid, tid))

@@ -126,6 +126,7 @@ def test_prefixlock_invalid_json_named_or_skipped(tmp_path: Path) -> None:
     with pytest.raises(TraceError) as err:
         read_trace(f)  # sniffed as prefixlock past the blank first line
     assert err.value.where == f"{f}:3" and "invalid JSON" in str(err.value)
+    assert str(err.value).endswith("(use --skip-bad to skip bad lines)")  # as Mooncake's says
     trace = read_trace(f, skip_bad=True)
     assert (trace.requests, trace.skipped) == (2, 1)
 
