@@ -850,22 +850,36 @@ class GuardedSession:
         last = loaded.last_request
         if last is None:
             return
-        # The last request, rebuilt from its stored bytes, tells the guard what is cached.
-        units = WireRequest(last.api, last.model, last.path, last.body).recomputed_units()
-        req = WireRequest(
-            last.api, last.model, last.path, last.body, units, last.cache_key,
-            {"prefix": self.prefix.fingerprint, "session": self.id, "resumed": True},
-        )
         msgs = self.transcript.messages
         if len(loaded.message_turns) == len(msgs):
             # Only the messages of turns up to that request's: later turns that sent nothing
             # (code-path delegations) appended their pairs after it.
             msgs = msgs[: sum(1 for t in loaded.message_turns if t <= last.turn)]
-        echo: Mapping[str, Any] | None = None
-        if msgs and msgs[-1].role == "assistant":
-            # That request's reply: DeepSeek stored a unit through it, as observed live.
-            echo = _chat_echo(req, Reply(msgs[-1].blocks, "end_turn", last.usage))
+        reply = msgs[-1] if msgs and msgs[-1].role == "assistant" else None
+        if reply is not None:
             msgs = msgs[:-1]
+        # Rebuild that request from the restored prefix, transcript and settings: equal bytes
+        # mean the next request extends it exactly, so it will read what it cached.
+        again: WireRequest | None
+        try:
+            again = self._hypothetical(last.api, last.model, prefix, self.settings, msgs)
+        except (ValueError, KeyError, TypeError):
+            again = None
+        self.resume_verified = again is not None and again.body_bytes == canonical_bytes(last.body)
+        # The last request's units tell the guard what is cached. Equal bytes give equal units,
+        # so a verified rebuild's (computed incrementally) spare hashing the body again.
+        if again is not None and self.resume_verified:
+            units = again.units
+        else:
+            units = WireRequest(last.api, last.model, last.path, last.body).recomputed_units()
+        req = WireRequest(
+            last.api, last.model, last.path, last.body, units, last.cache_key,
+            {"prefix": self.prefix.fingerprint, "session": self.id, "resumed": True},
+        )
+        echo: Mapping[str, Any] | None = None
+        if reply is not None:
+            # That request's reply: DeepSeek stored a unit through it, as observed live.
+            echo = _chat_echo(req, Reply(reply.blocks, "end_turn", last.usage))
         pred = self.guard.predict(req, last.time)
         self.guard.observe(req, pred, last.usage, last.time, echo=echo)
         self.guard.breaks.clear()
@@ -873,13 +887,6 @@ class GuardedSession:
         self.guard.rebilled_dollars = Decimal(0)
         self.requests.append(req)
         self.ledger.restore((), last=req)
-        # Rebuild that request from the restored prefix, transcript and settings: equal bytes
-        # mean the next request extends it exactly, so it will read what it cached.
-        try:
-            again = self._hypothetical(last.api, last.model, prefix, self.settings, msgs)
-            self.resume_verified = canonical_bytes(again.body) == canonical_bytes(last.body)
-        except (ValueError, KeyError, TypeError):
-            self.resume_verified = False
 
 
 def ledger_row(row: UsageRow) -> LedgerRow:

@@ -46,6 +46,7 @@ _MIGRATIONS: dict[int, str] = {
 }
 ENV_VAR = "PREFIXLOCK_STORE"
 _LIST_KEYS = ("messages", "input", "tools", "system")
+_BLOB_BATCH = 500  # hashes a query asks for (SQLite allows 999 parameters in old builds)
 # Field names that hold credentials (matched whole, case-insensitively, with - and _ alike).
 _SECRET_KEYS = frozenset(
     {"api_key", "apikey", "x_api_key", "authorization", "access_token", "secret", "password"}
@@ -428,11 +429,24 @@ class SessionStore:
         db.execute("INSERT OR IGNORE INTO blobs(hash, data) VALUES (?, ?)", (h, data))
         return h
 
-    def _blob(self, h: str) -> Any:
-        row = self._db.execute("SELECT data FROM blobs WHERE hash=?", (h,)).fetchone()
-        if row is None:
-            raise StoreError(f"missing content blob {h[:12]}", where=str(self.path))
-        return json.loads(bytes(row[0]).decode("utf-8"))
+    def _blobs(self, hashes: Sequence[str]) -> list[Any]:
+        """The values of content blobs `hashes`, in order; a few queries for any number (a
+        long session's resume reads a thousand at once)."""
+        data: dict[str, bytes] = {}
+        wanted = list(dict.fromkeys(hashes))
+        for i in range(0, len(wanted), _BLOB_BATCH):
+            chunk = wanted[i : i + _BLOB_BATCH]
+            marks = ",".join("?" * len(chunk))
+            for h, d in self._db.execute(
+                f"SELECT hash, data FROM blobs WHERE hash IN ({marks})", chunk
+            ):
+                data[h] = bytes(d)
+        missing = next((h for h in wanted if h not in data), None)
+        if missing is not None:
+            raise StoreError(f"missing content blob {missing[:12]}", where=str(self.path))
+        # Decoded once per place, not per hash: a blob twice in a list (the same short answer
+        # twice) must come back as two values, not one shared object.
+        return [json.loads(data[h].decode("utf-8")) for h in hashes]
 
     def _skeleton(
         self, db: sqlite3.Connection, session_id: str, seq: int, body: Mapping[str, Any]
@@ -465,24 +479,31 @@ class SessionStore:
         if cached is not None:
             return cached
         # Walk back to a request whose lists need no base (or one already rebuilt).
+        # One query, read lazily newest first: a long session walks back hundreds of rows.
         chain: list[tuple[int, dict[str, Any]]] = []
-        s = seq
         base: dict[str, list[str]] = {}
-        while s >= 0:
-            hit = self._refs_cache.get((session_id, s))
+        rows = self._db.execute(
+            "SELECT seq, skeleton FROM requests WHERE session_id=? AND seq<=? ORDER BY seq DESC",
+            (session_id, seq),
+        )
+        expected = seq
+        for s, skeleton in rows:
+            hit = self._refs_cache.get((session_id, expected))
             if hit is not None:
                 base = hit
                 break
-            row = self._db.execute(
-                "SELECT skeleton FROM requests WHERE session_id=? AND seq=?", (session_id, s)
-            ).fetchone()
-            if row is None:
+            if s != expected:  # a gap: nothing older can be a base
                 break
-            lists = json.loads(row[0]).get("lists", {})
+            lists = json.loads(skeleton).get("lists", {})
             chain.append((s, lists))
             if all("keep" not in v for v in lists.values()):
                 break
-            s -= 1
+            expected -= 1
+        else:
+            hit = self._refs_cache.get((session_id, expected))
+            if hit is not None:
+                base = hit
+        rows.close()
         for s, lists in reversed(chain):
             full = {
                 k: base.get(k, [])[: v.get("keep", 0)] + list(v["add"]) for k, v in lists.items()
@@ -498,7 +519,7 @@ class SessionStore:
         data = json.loads(skeleton)
         body: dict[str, Any] = dict(data["rest"])
         for k, hashes in self._refs(session_id, seq).items():
-            body[k] = [self._blob(h) for h in hashes]
+            body[k] = self._blobs(hashes)
         return body
 
     # -- writing ---------------------------------------------------------------------------------
@@ -863,7 +884,7 @@ class SessionStore:
             "SELECT blob, turn FROM messages WHERE session_id=? AND epoch=? ORDER BY idx",
             (session_id, record.epoch),
         ).fetchall()
-        messages = [self._blob(h) for h, _ in rows]
+        messages = self._blobs([h for h, _ in rows])
         last_row = self._db.execute(
             f"SELECT {self._RCOLS} FROM requests WHERE session_id=? AND epoch=? "
             "AND kind != 'ping' ORDER BY seq DESC LIMIT 1",

@@ -87,8 +87,10 @@ class Message:
 
     @cached_property
     def data(self) -> bytes:
-        """Canonical bytes of the whole message."""
-        return canonical_bytes({"role": self.role, "content": [thaw(b) for b in self.blocks]})
+        """Canonical bytes of the whole message: `{"content":[blocks],"role":role}`, put
+        together from the blocks' bytes (canonical keys sort "content" before "role")."""
+        role = canonical_bytes(self.role)
+        return b'{"content":[' + b",".join(self.block_bytes) + b'],"role":' + role + b"}"
 
     @property
     def tokens(self) -> int:

@@ -130,6 +130,28 @@ def test_transcript_append_only_and_fork() -> None:
     assert Message.from_dict(m.to_dict()).data == m.data
 
 
+@pytest.mark.parametrize(
+    "message",
+    [
+        Message.user("plain"),
+        Message.assistant("ünïcode \"quoted\" \\ and \n lines"),
+        Message.user([]),
+        Message.assistant(
+            [
+                {"type": "text", "text": "a"},
+                {"type": "tool_use", "id": "t1", "name": "read", "input": {"z": 1, "a": [2.5]}},
+            ]
+        ),
+        Message.user(
+            [{"type": "tool_result", "tool_use_id": "t1", "content": "x", "is_error": True}]
+        ),
+    ],
+)
+def test_message_bytes_are_the_canonical_serialization(message: Message) -> None:
+    # `data` is put together from the blocks' bytes; it must equal serializing the whole.
+    assert message.data == canonical_bytes(message.to_dict())
+
+
 def test_cache_units_ignore_cache_control_and_fold_settings() -> None:
     body = {
         "tools": [{"name": "t", "description": "d", "input_schema": {}}],

@@ -165,3 +165,48 @@ async def test_resume_after_a_switch_continues_on_the_new_model(tmp_path: Path) 
             assert again.model == "claude-sonnet-4-6" and again.resume_verified
             reports = [e async for e in again.send("three") if hasattr(e, "usage")]
     assert reports[0].usage.cache_read > 0
+
+
+def _long_body_store(path: Path) -> list[dict[str, Any]]:
+    from harness.store import NewRequest
+    from harness.usage import Usage
+
+    # More messages than one blob query asks for, with repeats (the same short answer).
+    messages = [
+        {"role": "user" if i % 2 == 0 else "assistant", "content": "ok" if i % 7 == 0 else f"m{i}"}
+        for i in range(1_203)
+    ]
+    with SessionStore(path) as store:
+        store.create_session("long", model="m", api="anthropic", provider="anthropic",
+                             prefix={}, prefix_fingerprint="f", created=0.0)
+        body = {"model": "m", "max_tokens": 5, "messages": messages}
+        req = NewRequest("turn", 0.0, "anthropic", "anthropic", "m", "/v1/messages", body,
+                         Usage(1, 2, 3, 0, 4))
+        store.record_turn("long", requests=[req], messages=messages, first_index=0,
+                          model="m", time=0.0)
+    return messages
+
+
+def test_long_bodies_and_transcripts_are_read_back_whole(tmp_path: Path) -> None:
+    messages = _long_body_store(tmp_path / "s.sqlite")
+    with SessionStore(tmp_path / "s.sqlite", read_only=True) as store:
+        loaded = store.load("long")
+        assert loaded.messages == messages
+        assert loaded.last_request is not None
+        body = loaded.last_request.body
+        assert body["messages"] == messages
+        # A repeated blob comes back as separate values: changing one leaves the other.
+        body["messages"][0]["content"] = "changed"
+        assert body["messages"][7]["content"] == "ok"
+
+
+def test_a_missing_blob_is_a_clear_error(tmp_path: Path) -> None:
+    import sqlite3
+
+    db = tmp_path / "s.sqlite"
+    _long_body_store(db)
+    with sqlite3.connect(db) as con:
+        con.execute("DELETE FROM blobs WHERE rowid = (SELECT MAX(rowid) FROM blobs)")
+    with SessionStore(db, read_only=True) as store, pytest.raises(StoreError) as err:
+        store.load("long")
+    assert "missing content blob" in str(err.value) and err.value.where == str(db)
