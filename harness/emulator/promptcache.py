@@ -14,7 +14,7 @@ from __future__ import annotations
 import hashlib
 import random
 from array import array
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
@@ -72,7 +72,6 @@ class AnthropicPromptCache:
         ]
         self.store = self.machines[0]
         self._rng = random.Random(seed)
-        self._keys: dict[Hashable, None] = {}  # every key written, for evict()
 
     def route(self, scope: str, model: str, units: Sequence[Unit]) -> int:
         n = len(self.machines)
@@ -127,19 +126,23 @@ class AnthropicPromptCache:
 
     def commit(self, pending: PendingWrite, now: float) -> None:
         """Store the entries of a response that has started (TTL from the request's start)."""
+        self.drop_expired(now)
         store = self.machines[pending.machine]
         for key, ttl in pending.entries:
             store.put(key, now, ttl)
-            self._keys[key] = None
+
+    def drop_expired(self, now: float) -> None:
+        """Remove the entries expired by `now` (they read as absent already)."""
+        _drop_expired(self.machines, now)
 
     def evict(self, model: str | None = None, scope: str | None = None) -> int:
         """Drop entries (all, or one model's, or one key's): a provider-side eviction."""
         dropped = 0
-        for key in list(self._keys):
-            assert isinstance(key, tuple)
-            if (model is None or key[1] == model) and (scope is None or key[0] == scope):
-                dropped += sum(m.evict(key) for m in self.machines)
-                del self._keys[key]
+        for m in self.machines:
+            for key in m.stored_keys():
+                assert isinstance(key, tuple)  # (scope, model, chain)
+                if (model is None or key[1] == model) and (scope is None or key[0] == scope):
+                    dropped += m.evict(key)
         return dropped
 
 
@@ -168,6 +171,13 @@ def _block_keys(model: str, tokens: Sequence[int], block: int) -> list[tuple[str
     return keys
 
 
+def _drop_expired(stores: Sequence[BlockCache], now: float) -> None:
+    """Expired entries read as absent; removing them at each write keeps a long-running
+    server's caches to what is still within its TTL (an uncapped store never evicts)."""
+    for store in stores:
+        store.drop_expired(now)
+
+
 def _evict_model(store: BlockCache, model: str | None) -> int:
     """Drop `store`'s entries of `model` (None: all); keys are tuples that start with it."""
     dropped = 0
@@ -190,7 +200,8 @@ class OpenAIPromptCache:
             for _ in range(self.config.machines)
         ]
         self._rng = random.Random(seed)
-        self._recent: dict[str, deque[float]] = {}
+        # Per routed prefix, its requests of the last minute; least recently routed first.
+        self._recent: OrderedDict[str, deque[float]] = OrderedDict()
         self._next = 0
 
     def route(self, model: str, tokens: Sequence[int], cache_key: str | None, now: float) -> int:
@@ -206,14 +217,30 @@ class OpenAIPromptCache:
             chain_hash("", model.encode()), head + b"\x00" + (cache_key or "").encode()
         )
         home = int(route[:8], 16) % n
-        recent = self._recent.setdefault(route, deque())
+        recent = self._recent.pop(route, None) or deque()
         while recent and recent[0] <= now - 60.0:
             recent.popleft()
         recent.append(now)
+        self._recent[route] = recent
+        self._forget_idle_routes(now)
         if len(recent) > self.config.overflow_per_minute and n > 1:
             # Past the per-prefix rate the router spills over to other machines.
             return (home + 1 + self._rng.randrange(n - 1)) % n
         return home
+
+    def _forget_idle_routes(self, now: float) -> None:
+        """A prefix not routed for a minute counts nothing toward the rate: forget it, or a
+        long-running server keeps a window for every prefix it ever saw."""
+        while self._recent:
+            first = next(iter(self._recent))
+            if self._recent[first][-1] > now - 60.0:
+                break
+            del self._recent[first]
+
+    def drop_expired(self, now: float) -> None:
+        """Forget what no longer counts at `now`: expired entries and idle routes."""
+        _drop_expired(self.machines, now)
+        self._forget_idle_routes(now)
 
     def lookup(
         self,
@@ -271,6 +298,7 @@ class OpenAIPromptCache:
         )
 
     def commit(self, pending: PendingWrite, now: float) -> None:
+        self.drop_expired(now)
         store = self.machines[pending.machine]
         for key, ttl in pending.entries:
             store.put(key, now, ttl)
@@ -328,7 +356,12 @@ class DeepSeekPromptCache:
                 entries.append(((model, reply_chain), ttl))
         return DeepSeekOutcome(total, hit, PendingWrite(tuple(entries)))
 
+    def drop_expired(self, now: float) -> None:
+        """Remove the units expired by `now` (they read as absent already)."""
+        self.store.drop_expired(now)
+
     def commit(self, pending: PendingWrite, now: float) -> None:
+        self.drop_expired(now)
         for key, ttl in pending.entries:
             self.store.put(key, now, ttl)
 

@@ -249,6 +249,13 @@ class Emulator:
                 dropped += self.openai_cache.evict(model) + self.deepseek_cache.evict(model)
             return dropped
 
+    def _drop_expired(self, now: float) -> None:
+        """Every cache forgets what expired by `now`, whichever API the request used: a
+        long-running server (`prefixlock serve`) holds only what is still within its TTL."""
+        self.anthropic_cache.drop_expired(now)
+        self.openai_cache.drop_expired(now)
+        self.deepseek_cache.drop_expired(now)
+
     def flush(self) -> int:
         """Drop every cached entry of every provider."""
         return self.evict()
@@ -753,6 +760,7 @@ class _Handler(BaseHTTPRequestHandler):
                 with emu._lock:
                     # The response starts now: from here on its cache writes are readable.
                     plan.commit(now)
+                    emu._drop_expired(now)
                 rec.usage = plan.usage
                 rec.machine = plan.machine
                 rec.status = 200

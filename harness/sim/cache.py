@@ -78,7 +78,15 @@ class BlockCache:
         if self.policy == "lru":
             self._entries.move_to_end(key)
         elif self.policy == "lfu":
-            heapq.heappush(self._heap, (entry.hits, entry.stamp, key))
+            self._push_lfu(entry.hits, entry.stamp, key)
+
+    def _push_lfu(self, hits: int, stamp: int, key: Hashable) -> None:
+        heapq.heappush(self._heap, (hits, stamp, key))
+        if len(self._heap) > 4 * len(self._entries) + 1024:
+            # Every hit and every removal leaves a stale item behind: rebuild from the live
+            # entries so a long-running cache's heap stays proportional to what it holds.
+            self._heap = [(e.hits, e.stamp, k) for k, e in self._entries.items()]
+            heapq.heapify(self._heap)
 
     def get(self, key: Hashable, now: float = 0.0) -> bool:
         """Is `key` cached and unexpired? A hit refreshes its recency and TTL."""
@@ -122,7 +130,7 @@ class BlockCache:
         if new.expires is not None:
             self._track(new.expires, key)
         if self.policy == "lfu":
-            heapq.heappush(self._heap, (new.hits, new.stamp, key))
+            self._push_lfu(new.hits, new.stamp, key)
         return evicted
 
     def insert(
@@ -133,17 +141,25 @@ class BlockCache:
             evicted.extend(self.put(key, now, ttl))
         return evicted
 
-    def _make_room(self, now: float) -> list[Hashable]:
-        if self.capacity is None or len(self._entries) < self.capacity:
-            return []
-        # Expired entries go first: they cost nothing to drop. Queue items whose entry was
-        # refreshed, replaced or removed since are stale and skipped.
+    def drop_expired(self, now: float) -> int:
+        """Remove the entries whose TTL has passed by `now` (they already read as absent);
+        returns how many. A long-running cache without a capacity calls it, or expired entries
+        would stay stored for good."""
+        # Queue items whose entry was refreshed, replaced or removed since are stale: skipped.
         heap = self._expiry
+        dropped = 0
         while heap and heap[0][0] <= now:
             expires, _, k = heapq.heappop(heap)
             e = self._entries.get(k)
             if e is not None and e.expires == expires:
                 del self._entries[k]
+                dropped += 1
+        return dropped
+
+    def _make_room(self, now: float) -> list[Hashable]:
+        if self.capacity is None or len(self._entries) < self.capacity:
+            return []
+        self.drop_expired(now)  # expired entries go first: they cost nothing to drop
         if len(self._entries) < self.capacity:
             return []
         victim = self._victim()
