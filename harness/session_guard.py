@@ -496,15 +496,7 @@ class GuardedSession:
     ) -> Quote:
         """Price a new tool set (the whole list, or tools added / removed by name)."""
         new_prefix = self.prefix.replace(tools=self._tool_list(tools, add, remove))
-        return self._price(
-            "change_tools",
-            api=self.provider.api,
-            model=self.model,
-            prefix=new_prefix,
-            settings=self.settings,
-            next_message=next_message,
-            target=new_prefix.fingerprint,
-        )
+        return self._quote_move("tools", new_prefix, next_message)
 
     def change_tools(
         self,
@@ -517,18 +509,22 @@ class GuardedSession:
     ) -> Quote:
         """Move the session to a new tool set. A warm cache needs the quote (or policy)."""
         new_prefix = self.prefix.replace(tools=self._tool_list(tools, add, remove))
-        check_quote(
-            quote, action="change_tools", state=self._state(), target=new_prefix.fingerprint
-        )
-        q = self._current(quote, lambda: self.quote_tools(tools, add=add, remove=remove))
-        self._authorize(q, quote, policy, "changing the tools")
-        self._move_prefix(new_prefix, "tools", q)
-        return q
+        return self._apply_move("tools", new_prefix, quote, policy)
 
     def quote_prefix(self, prefix: FrozenPrefix, *, next_message: str | None = None) -> Quote:
         """Price moving the session to another frozen prefix (system prompt and/or tools)."""
+        return self._quote_move("prefix", prefix, next_message)
+
+    def change_prefix(
+        self, prefix: FrozenPrefix, *, quote: Quote | None = None, policy: str | None = None
+    ) -> Quote:
+        """Move the session to `prefix`. A warm cache needs the quote (or policy='allow')."""
+        return self._apply_move("prefix", prefix, quote, policy)
+
+    def _quote_move(self, what: str, prefix: FrozenPrefix, next_message: str | None) -> Quote:
+        """The quote of action `change_{what}`: the same model and settings on `prefix`."""
         return self._price(
-            "change_prefix",
+            f"change_{what}",
             api=self.provider.api,
             model=self.model,
             prefix=prefix,
@@ -537,14 +533,15 @@ class GuardedSession:
             target=prefix.fingerprint,
         )
 
-    def change_prefix(
-        self, prefix: FrozenPrefix, *, quote: Quote | None = None, policy: str | None = None
+    def _apply_move(
+        self, what: str, prefix: FrozenPrefix, quote: Quote | None, policy: str | None
     ) -> Quote:
-        """Move the session to `prefix`. A warm cache needs the quote (or policy='allow')."""
-        check_quote(quote, action="change_prefix", state=self._state(), target=prefix.fingerprint)
-        q = self._current(quote, lambda: self.quote_prefix(prefix))
-        self._authorize(q, quote, policy, "changing the prefix")
-        self._move_prefix(prefix, "prefix", q)
+        """change_tools / change_prefix: the quote must be for this move; a cache gone cold
+        since is priced again; a warm one needs the quote (or policy); then the move."""
+        check_quote(quote, action=f"change_{what}", state=self._state(), target=prefix.fingerprint)
+        q = self._current(quote, lambda: self._quote_move(what, prefix, None))
+        self._authorize(q, quote, policy, f"changing the {what}")
+        self._move_prefix(prefix, what, q)
         return q
 
     def _move_prefix(self, new_prefix: FrozenPrefix, reason: str, q: Quote | None) -> None:
