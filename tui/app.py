@@ -49,15 +49,17 @@ from .widgets import (
     AssistantMessage,
     CachePanel,
     Conversation,
+    EarlierEntries,
     Note,
     SubagentEntry,
     ToolEntry,
     UserMessage,
     delegate_line,
+    history_entry,
     subagent_detail,
 )
 
-HISTORY_SHOWN = 60  # entries of a resumed session put on screen
+HISTORY_BATCH = 12  # a resumed session's entries mounted at a time: more than a screen holds
 
 
 class ChatApp(App[None]):
@@ -93,6 +95,10 @@ class ChatApp(App[None]):
         self._tools: dict[str, ToolEntry] = {}
         self._subagents: list[SubagentEntry] = []  # open subagent entries, oldest first
         self.last_error: str | None = None
+        # A resumed session's entries not on screen yet (oldest first), and the line above the
+        # shown ones that counts them.
+        self._earlier: list[tuple[str, str]] = []
+        self._earlier_line: EarlierEntries | None = None
 
     # -- layout ---------------------------------------------------------------------------------
 
@@ -249,24 +255,49 @@ class ChatApp(App[None]):
         await self.conversation.mount(note)
         return note
 
-    async def load_history(self, last: int = HISTORY_SHOWN) -> None:
-        """Show a resumed session's latest entries (a long session opens fast: the rest of
-        its history stays in the store and in the model's context, not on screen)."""
-        entries = list(self.backend.history())
-        widgets: list[Widget] = []
-        if len(entries) > last:
-            widgets.append(
-                Note(f"({len(entries) - last} earlier entries of this session not shown)", "info")
-            )
-        for role, text in entries[-last:]:
-            if role == "user":
-                widgets.append(UserMessage(text))
-            elif role == "assistant":
-                widgets.append(AssistantMessage(text))
+    async def load_history(self) -> None:
+        """Show a resumed session's newest entries. Earlier ones are mounted a batch at a time
+        as the user scrolls to the top, so a session opens as fast whatever its length."""
+        self._earlier = list(self.backend.history())
+        self._earlier_line = None
+        await self.show_earlier()
+        self.call_after_refresh(self._fill_screen)
+
+    async def show_earlier(self) -> None:
+        """Mount the next batch of a resumed session's earlier entries above those shown,
+        keeping the view on the entry it was on."""
+        if not self._earlier:
+            return
+        batch = self._earlier[-HISTORY_BATCH:]
+        del self._earlier[-HISTORY_BATCH:]
+        widgets = [history_entry(role, text) for role, text in batch]
+        conv = self.conversation
+        line = self._earlier_line
+        if line is not None and line.parent is conv:
+            was_top = conv.children[1]  # the entry just below this line
+            await conv.mount_all(widgets, after=line)
+            if self._earlier:
+                line.update(EarlierEntries.caption(len(self._earlier)))
             else:
-                widgets.append(Note(text, "tool"))
-        if widgets:
-            await self.conversation.mount_all(widgets)
+                await line.remove()
+                self._earlier_line = None
+            # Stay on the entry that was at the top rather than jump to the batch's first.
+            self.call_after_refresh(conv.scroll_to_widget, was_top, top=True, animate=False)
+            return
+        if self._earlier:
+            self._earlier_line = EarlierEntries(len(self._earlier))
+            widgets.insert(0, self._earlier_line)
+        await conv.mount_all(widgets, before=0 if conv.children else None)
+
+    async def _fill_screen(self) -> None:
+        """Entries too short to fill the screen leave nothing to scroll: show more at once."""
+        if self._earlier and self.conversation.max_scroll_y == 0:
+            await self.show_earlier()
+            self.call_after_refresh(self._fill_screen)
+
+    @on(Conversation.ReachedTop)
+    async def _reached_top(self) -> None:
+        await self.show_earlier()
 
     async def ask_approval(self, request: ApprovalRequest) -> Decision:
         """The workspace's approval callback: a modal dialog, answered by the user."""
@@ -425,7 +456,7 @@ class ChatApp(App[None]):
         self.exit()
 
     async def cmd_clear(self, args: tuple[str, ...]) -> None:
-        await self.conversation.remove_children()
+        await self.action_clear()
 
     async def cmd_allow(self, args: tuple[str, ...]) -> None:
         self.backend.workspace.allow("write" if args[0] == "write" else "run")
@@ -448,7 +479,7 @@ class ChatApp(App[None]):
             await self.add_note("wait for the running turn to finish", "warn")
             return
         await self.backend.resume(args[0])
-        await self.conversation.remove_children()
+        await self.action_clear()
         self.refresh_header()
         await self.load_history()
         await self.add_note(f"resumed session {self.backend.session_id}", "info")
@@ -559,6 +590,7 @@ class ChatApp(App[None]):
             e.collapsed = not expand
 
     async def action_clear(self) -> None:
+        self._earlier = []  # cleared history does not come back by scrolling up
         await self.conversation.remove_children()
 
     async def action_keepalive(self) -> None:

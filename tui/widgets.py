@@ -12,6 +12,7 @@ from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
@@ -378,10 +379,39 @@ def subagent_detail(ev: SubagentFinish) -> str:
     )
 
 
+def history_entry(role: str, text: str) -> Widget:
+    """The widget showing one stored entry of a resumed session."""
+    if role == "user":
+        return UserMessage(text)
+    if role == "assistant":
+        return AssistantMessage(text)
+    return Note(text, "tool")
+
+
 class Conversation(VerticalScroll):
     """The scrolling list of entries."""
 
     can_focus = True
+
+    class ReachedTop(Message):
+        """Scrolled to the top: the moment to show a resumed session's earlier entries."""
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if new_value <= 0 < old_value:  # arriving at the top, not every frame spent there
+            self.post_message(self.ReachedTop())
+
+
+class EarlierEntries(Note):
+    """The top line of a resumed session: how many earlier entries are not on screen yet.
+    Scrolling to the top (wheel, Home, Page Up) shows the next batch."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(self.caption(count), "info")
+
+    @staticmethod
+    def caption(count: int) -> str:
+        return f"({count} earlier entries: scroll up to show them)"
 
 
 class CachePanel(Static):

@@ -1,0 +1,117 @@
+"""A resumed session's history: the newest entries at once, earlier ones as the user scrolls up."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tui_drive import AppFactory, ready
+
+from harness.agent import Agent
+from harness.clock import ManualClock
+from harness.prefix import FrozenPrefix
+from harness.store import SessionStore
+from harness.workspace import Workspace
+from tui.app import HISTORY_BATCH, ChatApp
+from tui.backend import SYSTEM_PROMPT
+from tui.widgets import EarlierEntries
+
+
+async def _stored_session(
+    tmp_path: Path, workspace: Path, emulator: Any, clock: ManualClock, turns: int
+) -> str:
+    """A session of `turns` scripted turns in the store the app opens, made by the SDK."""
+    with SessionStore(tmp_path / "sessions.sqlite") as store:
+        prefix = FrozenPrefix(system=SYSTEM_PROMPT, tools=Workspace(workspace).tools())
+        agent = Agent(
+            prefix, model="claude-sonnet-4-6", api_key="k", base_url=emulator.base_url,
+            clock=clock, store=store,
+        )
+        async with agent.session("long") as s:
+            for i in range(turns):
+                async for _ in s.send(f"question {i}: what changed?"):
+                    pass
+                clock.advance(5)
+    return "long"
+
+
+def _entries(app: ChatApp) -> list[Any]:
+    """The history entries on screen, top to bottom (not the app's own notes)."""
+    return [
+        w for w in app.conversation.children
+        if not isinstance(w, EarlierEntries) and "offline" not in str(w.render())
+    ]
+
+
+def _line(app: ChatApp) -> EarlierEntries | None:
+    found = list(app.query(EarlierEntries))
+    return found[0] if found else None
+
+
+async def test_a_long_session_shows_its_newest_entries_and_the_rest_on_scrolling_up(
+    make_app: AppFactory, tmp_path: Path, workspace: Path, chat_emulator: Any,
+    clock: ManualClock,
+) -> None:
+    sid = await _stored_session(tmp_path, workspace, chat_emulator, clock, turns=20)
+    app = make_app(resume=sid)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        history = list(app.backend.history())
+        assert len(history) > 3 * HISTORY_BATCH
+        # Opened with the newest batch only, and a line that counts the others.
+        assert len(_entries(app)) == HISTORY_BATCH
+        line = _line(app)
+        assert line is not None and app.conversation.children[0] is line
+        assert f"({len(history) - HISTORY_BATCH} earlier entries" in str(line.render())
+        assert app.conversation.max_scroll_y > 0  # a screen's worth: nothing filled it up
+
+        # Scrolling to the top shows the next batch above, and the view stays on the entry
+        # that was at the top instead of jumping to the oldest one.
+        was_top = _entries(app)[0]
+        app.conversation.scroll_home(animate=False)
+        await pilot.pause()
+        await pilot.pause()
+        assert len(_entries(app)) == 2 * HISTORY_BATCH
+        assert _entries(app)[HISTORY_BATCH] is was_top
+        assert app.conversation.scroll_y == was_top.virtual_region.y > 0
+        assert f"({len(history) - 2 * HISTORY_BATCH} earlier entries" in str(line.render())
+
+        # Each time the user comes back to the top, a batch more; at the end the line goes
+        # and all are shown, in order. Keys scroll as the wheel does.
+        app.conversation.focus()
+        while _line(app) is not None:
+            await pilot.press("home")
+            await pilot.pause()
+            await pilot.pause()
+        shown = _entries(app)
+        assert len(shown) == len(history)
+        assert [type(w).__name__ for w in shown][-2:] == ["UserMessage", "AssistantMessage"]
+        assert history[0][1] in str(shown[0].render())
+
+
+async def test_cleared_history_does_not_come_back_by_scrolling(
+    make_app: AppFactory, tmp_path: Path, workspace: Path, chat_emulator: Any,
+    clock: ManualClock,
+) -> None:
+    sid = await _stored_session(tmp_path, workspace, chat_emulator, clock, turns=12)
+    app = make_app(resume=sid)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        assert _line(app) is not None
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        app.conversation.post_message(app.conversation.ReachedTop())
+        await pilot.pause()
+        assert list(app.conversation.children) == []
+
+
+async def test_a_short_session_shows_everything_without_a_line(
+    make_app: AppFactory, tmp_path: Path, workspace: Path, chat_emulator: Any,
+    clock: ManualClock,
+) -> None:
+    sid = await _stored_session(tmp_path, workspace, chat_emulator, clock, turns=2)
+    app = make_app(resume=sid)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        assert _line(app) is None
+        assert len(_entries(app)) == len(list(app.backend.history()))
