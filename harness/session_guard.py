@@ -48,7 +48,7 @@ from .prefix import FrozenPrefix
 from .providers import Reply, SDKProvider, SessionInfo, make_builder, resolve_route
 from .quote import Quote, QuoteRequired, check_quote, default_task, price_action
 from .settings import Settings
-from .store import NewRequest, SessionStore, UsageRow
+from .store import NewRequest, SessionStore, StoredRequest, UsageRow
 from .tools import ToolLike, as_spec
 from .transcript import Message, Transcript, text_block
 from .wire import WireRequest
@@ -124,7 +124,7 @@ class GuardedSession:
         # The provider's id of the last response: what cache diagnostics compare against.
         self._last_message_id: str | None = None
         # After a resume: did the stored prefix and transcript rebuild the last stored request
-        # byte for byte? (None: not resumed, or nothing was sent before.)
+        # byte for byte? (None: not resumed, or nothing was sent on the current prefix.)
         self.resume_verified: bool | None = None
         self._unstored: list[NewRequest] = []
         self._stored_messages = 0
@@ -846,6 +846,7 @@ class GuardedSession:
         self._restore_ledger()
         last = loaded.last_request
         if last is None:
+            self._resume_after_move(loaded.earlier_requests)
             return
         msgs = self.transcript.messages
         if len(loaded.message_turns) == len(msgs):
@@ -884,6 +885,35 @@ class GuardedSession:
         self.guard.rebilled_dollars = Decimal(0)
         self.requests.append(req)
         self.ledger.restore((), last=req)
+
+
+    def _resume_after_move(self, earlier: Sequence[StoredRequest]) -> None:
+        """Nothing was sent on the current prefix before the stop (the last event moved the
+        session: a compaction, a tool or prefix change). The guard learns what the cache holds
+        from the requests before the move, seen again in order as the live session saw them, so
+        the first request after the resume is predicted as it would have been without the stop
+        (a hit on what the new prefix shares with them while within its TTL), not as a full
+        miss. The store hands back those that may still hold entries (store.EARLIER_*)."""
+        last: WireRequest | None = None
+        for r in earlier:
+            units = WireRequest(r.api, r.model, r.path, r.body).recomputed_units()
+            # Not the current prefix: a keep-alive ping does not keep it warm, as live.
+            meta: dict[str, Any] = {"prefix": "(before the move)", "session": self.id}
+            meta["resumed"] = True
+            if r.kind != "turn":
+                meta["kind"] = r.kind  # summary, ping: as the live request's meta said
+            req = WireRequest(r.api, r.model, r.path, r.body, units, r.cache_key, meta)
+            self.guard.observe(req, self.guard.predict(req, r.time), r.usage, r.time)
+            if r.kind == "summary":
+                self.guard.forget_last()  # a compaction starts a new lineage, as it did live
+            if r.kind != "ping":
+                last = req
+        self.guard.breaks.clear()
+        self.guard.rebilled_tokens = 0
+        self.guard.rebilled_dollars = Decimal(0)
+        if last is not None:
+            self.requests.append(last)
+            self.ledger.restore((), last=last)
 
 
 def ledger_row(row: UsageRow) -> LedgerRow:

@@ -47,6 +47,11 @@ _MIGRATIONS: dict[int, str] = {
 ENV_VAR = "PREFIXLOCK_STORE"
 _LIST_KEYS = ("messages", "input", "tools", "system")
 _BLOB_BATCH = 500  # hashes a query asks for (SQLite allows 999 parameters in old builds)
+# A resume after a compaction or prefix change teaches the guard what is cached from the
+# requests before it: those within the longest cache TTL of any provider (OpenAI's 24-hour
+# retention), and no more than a resume can rebuild quickly.
+EARLIER_HORIZON_S = 24 * 3600.0
+EARLIER_MAX = 200
 # Field names that hold credentials (matched whole, case-insensitively, with - and _ alike).
 _SECRET_KEYS = frozenset(
     {"api_key", "apikey", "x_api_key", "authorization", "access_token", "secret", "password"}
@@ -224,6 +229,10 @@ class LoadedSession:
     # The turn that wrote each message of `messages` (a turn without requests, such as a
     # code-path delegation, adds messages after the last request).
     message_turns: list[int] = field(default_factory=list)
+    # When the current epoch has sent nothing yet: the session's requests before it (pings
+    # included) that may still hold cache entries, oldest first, ending with the last one
+    # sent (a compaction's summary request, the last one before a tool or prefix change).
+    earlier_requests: list[StoredRequest] = field(default_factory=list)
 
 
 _SCHEMA = """
@@ -891,9 +900,28 @@ class SessionStore:
             (session_id, record.epoch),
         ).fetchone()
         last = self._request(last_row) if last_row is not None else None
+        earlier: list[StoredRequest] = []
+        if last is None:
+            earlier = self._earlier(session_id, record.epoch)
         return LoadedSession(
-            record, json.loads(prow[0]), messages, last, [int(t) for _, t in rows]
+            record, json.loads(prow[0]), messages, last, [int(t) for _, t in rows], earlier
         )
+
+    def _earlier(self, session_id: str, epoch: int) -> list[StoredRequest]:
+        """Requests of epochs before `epoch` sent at most EARLIER_HORIZON_S before the last of
+        them (older entries have expired under every provider's TTL), at most EARLIER_MAX,
+        oldest first."""
+        (end,) = self._db.execute(
+            "SELECT MAX(time) FROM requests WHERE session_id=? AND epoch<?", (session_id, epoch)
+        ).fetchone()
+        if end is None:
+            return []
+        rows = self._db.execute(
+            f"SELECT {self._RCOLS} FROM requests WHERE session_id=? AND epoch<? AND time>=? "
+            "ORDER BY seq DESC LIMIT ?",
+            (session_id, epoch, float(end) - EARLIER_HORIZON_S, EARLIER_MAX),
+        ).fetchall()
+        return [self._request(r) for r in reversed(rows)]
 
     def export_jsonl(self, session_id: str, out: IO[str]) -> int:
         """Write the session's requests as JSONL trace lines; returns the number of lines."""
