@@ -65,7 +65,7 @@ def _run(args: argparse.Namespace) -> int:
         )
     backend = make_backend(backend_options(args, workspace))
     backend.check()  # unknown model, unknown session: one line and exit 2, before the screen
-    ChatApp(backend).run()
+    ChatApp(backend, freeze_heap=True).run()
     return 0
 
 

@@ -177,7 +177,8 @@ async def bench_open_500(turns: int = 500) -> dict[str, float]:
         opts = BackendOptions(
             workspace=ws, store_path=store_path, resume=resume, api_key="", clock=ManualClock()
         )
-        app = ChatApp(ChatBackend(opts), blink=False)
+        # As `prefixlock chat` runs it: the app owns the process (see ChatApp.freeze_heap).
+        app = ChatApp(ChatBackend(opts), blink=False, freeze_heap=True)
         t0 = time.perf_counter()
         async with app.run_test(size=(120, 40)) as pilot:
             while not app.ready:

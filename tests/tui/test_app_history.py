@@ -115,3 +115,28 @@ async def test_a_short_session_shows_everything_without_a_line(
         await ready(app, pilot)
         assert _line(app) is None
         assert len(_entries(app)) == len(list(app.backend.history()))
+
+
+async def test_the_app_that_owns_its_process_freezes_what_it_loaded(
+    make_app: AppFactory, tmp_path: Path, workspace: Path, chat_emulator: Any,
+    clock: ManualClock,
+) -> None:
+    """`prefixlock chat` keeps the libraries and the resumed session out of the collector's
+    full passes (they cost a long session's opening a quarter second and more); an app embedded
+    in another program leaves that program's collector alone."""
+    import gc
+
+    sid = await _stored_session(tmp_path, workspace, chat_emulator, clock, turns=2)
+    gc.unfreeze()
+    embedded = make_app(resume=sid)
+    async with embedded.run_test(size=(120, 40)) as pilot:
+        await ready(embedded, pilot)
+        assert gc.get_freeze_count() == 0
+    owner = make_app(resume=sid)
+    owner.freeze_heap = True  # as tui.cli runs it
+    try:
+        async with owner.run_test(size=(120, 40)) as pilot:
+            await ready(owner, pilot)
+            assert gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
