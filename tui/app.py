@@ -76,6 +76,9 @@ class ChatApp(App[None]):
         Binding("ctrl+g", "keepalive", "keep-alive", show=False),
         Binding("ctrl+t", "theme_toggle", "theme", show=False),
         Binding("escape", "cancel_turn", "cancel", show=False),
+        # From the prompt too: reading back must not need a focus change first.
+        Binding("pageup", "page_conversation(-1)", "page up", show=False),
+        Binding("pagedown", "page_conversation(1)", "page down", show=False),
         Binding("ctrl+q", "quit", "quit"),
     ]
 
@@ -607,6 +610,12 @@ class ChatApp(App[None]):
         expand = any(e.collapsed for e in entries)
         for e in entries:
             e.collapsed = not expand
+
+    def action_page_conversation(self, direction: int) -> None:
+        if direction < 0:
+            self.conversation.scroll_page_up(animate=False)
+        else:
+            self.conversation.scroll_page_down(animate=False)
 
     async def action_clear(self) -> None:
         self._earlier = []  # cleared history does not come back by scrolling up

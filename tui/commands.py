@@ -44,6 +44,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("ctrl+g", "toggle keep-alive"),
     ("ctrl+t", "toggle light / dark theme"),
     ("tab / shift+tab", "move focus"),
+    ("pageup / pagedown", "page through the conversation (and its history)"),
     ("up / down", "scroll the conversation (when focused)"),
     ("y / a / n", "approve: yes once / always this session / no"),
     ("s / d / c", "/model dialog: switch / subagent / cancel"),

@@ -175,7 +175,9 @@ class CacheState:
     def warm_seconds(self, now: float) -> float | None:
         if self.last_request_at is None:
             return None
-        return max(0.0, self.last_request_at + self.ttl - now)
+        # Never more than a TTL: a request stamped ahead of this clock (another machine's,
+        # a clock set back) does not keep the cache warm for days.
+        return min(self.ttl, max(0.0, self.last_request_at + self.ttl - now))
 
     def view(self, now: float, last: int = 30, ledger: Ledger | None = None) -> PanelView:
         """The panel's figures at `now`. With the session's `ledger`, the whole-session totals

@@ -77,12 +77,13 @@ async def test_a_long_session_shows_its_newest_entries_and_the_rest_on_scrolling
         assert f"({len(history) - 2 * HISTORY_BATCH} earlier entries" in str(line.render())
 
         # Each time the user comes back to the top, a batch more; at the end the line goes
-        # and all are shown, in order. Keys scroll as the wheel does.
-        app.conversation.focus()
+        # and all are shown, in order. Page Up works from the prompt, without a focus change.
+        assert app.focused is app.query_one("#prompt")
         while _line(app) is not None:
-            await pilot.press("home")
+            await pilot.press("pageup")
             await pilot.pause()
             await pilot.pause()
+        assert app.focused is app.query_one("#prompt")
         shown = _entries(app)
         assert len(shown) == len(history)
         assert [type(w).__name__ for w in shown][-2:] == ["UserMessage", "AssistantMessage"]

@@ -50,6 +50,7 @@ def test_cache_state_folds_usage_per_turn() -> None:
     assert v.cost_main == Decimal("0.014") and v.saved == Decimal("0.008")
     assert v.warm_seconds == 220.0
     assert format_countdown(st.warm_seconds(1400.0)) == "cold"
+    assert st.warm_seconds(-5_000.0) == 300.0  # a clock behind the requests: at most a TTL
     assert format_countdown(200.0) == "3:20 warm"
     st.apply(CacheBreak(3, "model", 4000, Decimal("0.01"), "sonnet -> haiku"))
     st.apply(
