@@ -25,7 +25,7 @@ if str(ROOT) not in sys.path:  # `tests/agents` would shadow the `agents` packag
     sys.path.insert(0, str(ROOT))
 
 from tui.app import ChatApp  # noqa: E402
-from tui.backend import SCRIPT_PATH, SYSTEM_PROMPT, BackendOptions, ChatBackend  # noqa: E402
+from tui.backend import SCRIPT_PATH, BackendOptions, ChatBackend  # noqa: E402
 from tui.widgets import AssistantMessage  # noqa: E402
 
 RATE = 2000  # tokens per second
@@ -127,32 +127,12 @@ async def bench_streaming() -> dict[str, float]:
 
 
 async def _make_session(store_path: Path, ws: Path, turns: int) -> str:
-    from harness.agent import Agent
     from harness.emulator import Emulator, Script
-    from harness.prefix import FrozenPrefix
-    from harness.store import SessionStore
-    from harness.workspace import Workspace
+    from tests.helpers.stored_chat import store_chat_session
 
     clock = ManualClock()
-    with (
-        Emulator.start(clock=clock, script=Script.load(SCRIPT_PATH)) as emu,
-        SessionStore(store_path) as store,
-    ):
-        prefix = FrozenPrefix(system=SYSTEM_PROMPT, tools=Workspace(ws).tools())
-        agent = Agent(
-            prefix,
-            model="claude-sonnet-4-6",
-            api_key="k",
-            base_url=emu.base_url,
-            clock=clock,
-            store=store,
-        )
-        async with agent.session("long-session") as s:
-            for i in range(turns):
-                async for _ in s.send(f"question {i}: what changed in the invoice module?"):
-                    pass
-                clock.advance(5)
-    return "long-session"
+    with Emulator.start(clock=clock, script=Script.load(SCRIPT_PATH)) as emu:
+        return await store_chat_session(store_path, ws, emu.base_url, clock, turns)
 
 
 async def bench_open_500(turns: int = 500) -> dict[str, float]:

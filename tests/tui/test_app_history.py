@@ -2,37 +2,33 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from tui_drive import AppFactory, ready
 
-from harness.agent import Agent
 from harness.clock import ManualClock
-from harness.prefix import FrozenPrefix
-from harness.store import SessionStore
-from harness.workspace import Workspace
+from tests.helpers.stored_chat import store_chat_session
 from tui.app import HISTORY_BATCH, ChatApp
-from tui.backend import SYSTEM_PROMPT
 from tui.widgets import EarlierEntries
 
+Stored = Callable[[int], Awaitable[str]]
 
-async def _stored_session(
-    tmp_path: Path, workspace: Path, emulator: Any, clock: ManualClock, turns: int
-) -> str:
-    """A session of `turns` scripted turns in the store the app opens, made by the SDK."""
-    with SessionStore(tmp_path / "sessions.sqlite") as store:
-        prefix = FrozenPrefix(system=SYSTEM_PROMPT, tools=Workspace(workspace).tools())
-        agent = Agent(
-            prefix, model="claude-sonnet-4-6", api_key="k", base_url=emulator.base_url,
-            clock=clock, store=store,
+
+@pytest.fixture
+def stored(
+    tmp_path: Path, workspace: Path, chat_emulator: Any, clock: ManualClock
+) -> Callable[[int], Awaitable[str]]:
+    """Make a stored session of n scripted turns, in the store the app opens; its id."""
+
+    def make(turns: int) -> Awaitable[str]:
+        return store_chat_session(
+            tmp_path / "sessions.sqlite", workspace, chat_emulator.base_url, clock, turns
         )
-        async with agent.session("long") as s:
-            for i in range(turns):
-                async for _ in s.send(f"question {i}: what changed?"):
-                    pass
-                clock.advance(5)
-    return "long"
+
+    return make
 
 
 def _entries(app: ChatApp) -> list[Any]:
@@ -49,10 +45,9 @@ def _line(app: ChatApp) -> EarlierEntries | None:
 
 
 async def test_a_long_session_shows_its_newest_entries_and_the_rest_on_scrolling_up(
-    make_app: AppFactory, tmp_path: Path, workspace: Path, chat_emulator: Any,
-    clock: ManualClock,
+    make_app: AppFactory, stored: Stored
 ) -> None:
-    sid = await _stored_session(tmp_path, workspace, chat_emulator, clock, turns=20)
+    sid = await stored(20)
     app = make_app(resume=sid)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(app, pilot)
@@ -91,10 +86,9 @@ async def test_a_long_session_shows_its_newest_entries_and_the_rest_on_scrolling
 
 
 async def test_cleared_history_does_not_come_back_by_scrolling(
-    make_app: AppFactory, tmp_path: Path, workspace: Path, chat_emulator: Any,
-    clock: ManualClock,
+    make_app: AppFactory, stored: Stored
 ) -> None:
-    sid = await _stored_session(tmp_path, workspace, chat_emulator, clock, turns=12)
+    sid = await stored(12)
     app = make_app(resume=sid)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(app, pilot)
@@ -107,10 +101,9 @@ async def test_cleared_history_does_not_come_back_by_scrolling(
 
 
 async def test_a_short_session_shows_everything_without_a_line(
-    make_app: AppFactory, tmp_path: Path, workspace: Path, chat_emulator: Any,
-    clock: ManualClock,
+    make_app: AppFactory, stored: Stored
 ) -> None:
-    sid = await _stored_session(tmp_path, workspace, chat_emulator, clock, turns=2)
+    sid = await stored(2)
     app = make_app(resume=sid)
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(app, pilot)
@@ -119,15 +112,14 @@ async def test_a_short_session_shows_everything_without_a_line(
 
 
 async def test_the_app_that_owns_its_process_freezes_what_it_loaded(
-    make_app: AppFactory, tmp_path: Path, workspace: Path, chat_emulator: Any,
-    clock: ManualClock,
+    make_app: AppFactory, stored: Stored
 ) -> None:
     """`prefixlock chat` keeps the libraries and the resumed session out of the collector's
     full passes (they cost a long session's opening a quarter second and more); an app embedded
     in another program leaves that program's collector alone."""
     import gc
 
-    sid = await _stored_session(tmp_path, workspace, chat_emulator, clock, turns=2)
+    sid = await stored(2)
     gc.unfreeze()
     embedded = make_app(resume=sid)
     async with embedded.run_test(size=(120, 40)) as pilot:

@@ -1,0 +1,33 @@
+"""A stored chat session of many scripted turns, made through the SDK (fast: no screen), for
+the chat app's resume tests and its open-time benchmark."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.agent import Agent
+from harness.clock import ManualClock
+from harness.prefix import FrozenPrefix
+from harness.store import SessionStore
+from harness.workspace import Workspace
+from tui.backend import SYSTEM_PROMPT
+
+
+async def store_chat_session(
+    store_path: Path, workspace: Path, base_url: str, clock: ManualClock, turns: int,
+    session_id: str = "long-session",
+) -> str:
+    """`turns` turns of the chat's scripted model, with the chat's prefix, into the store at
+    `store_path` (the emulator at `base_url` must run the chat's script); the session id."""
+    with SessionStore(store_path) as store:
+        prefix = FrozenPrefix(system=SYSTEM_PROMPT, tools=Workspace(workspace).tools())
+        agent = Agent(
+            prefix, model="claude-sonnet-4-6", api_key="k", base_url=base_url, clock=clock,
+            store=store,
+        )
+        async with agent.session(session_id) as s:
+            for i in range(turns):
+                async for _ in s.send(f"question {i}: what changed in the invoice module?"):
+                    pass
+                clock.advance(5)
+    return session_id
