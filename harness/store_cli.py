@@ -1,7 +1,8 @@
 """`prefixlock sessions list | show ID | export ID --jsonl [-o FILE]`: the store from the shell.
 
-The store is opened read-only: listing, showing or exporting never changes it. A missing,
-corrupted or newer-schema store and an unknown session id are user errors (one line, exit 2).
+The store is opened read-only: listing, showing or exporting never changes it. A corrupted or
+newer-schema store, a missing one for `show` or `export`, and an unknown session id are user
+errors (one line, exit 2); `list` on a missing store lists no sessions (exit 0).
 """
 
 from __future__ import annotations
@@ -46,7 +47,8 @@ def _run(args: argparse.Namespace) -> int:
         raise UserError("choose an action: list, show ID or export ID --jsonl", where="sessions")
     path = Path(args.store).expanduser() if args.store else default_path()
     if action == "list" and not path.exists():
-        print(f"no sessions yet (no store at {path})")
+        # --json promises JSON to a script: an empty list, not the sentence.
+        print("[]" if args.json else f"no sessions yet (no store at {path})")
         return 0
     store = SessionStore(path, read_only=True)
     try:

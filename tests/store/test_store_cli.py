@@ -85,6 +85,8 @@ def test_bad_input_exits_2_and_overwrites_nothing(
     _fails(["sessions", "--store", missing, "show", "x"], capsys, "no session store")
     assert main(["sessions", "--store", missing, "list"]) == 0  # a fresh machine: no sessions yet
     assert "no sessions yet" in capsys.readouterr().out
+    assert main(["sessions", "--store", missing, "list", "--json"]) == 0  # still JSON
+    assert json.loads(capsys.readouterr().out) == []
     assert not (tmp_path / "missing.sqlite").exists()
     # A valid store read for an unknown id: its data is untouched (a WAL-mode reader may
     # leave SQLite's empty -wal and -shm scratch files beside it).
