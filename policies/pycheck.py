@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import ast
 import re
+import string
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TypeAlias
 
 from harness.prices import PriceTable
 from harness.tokenizer import count_tokens
@@ -184,6 +186,21 @@ def _dict_get(d: ast.Dict, key: str) -> ast.expr | None:
 
 def _dict_keys(d: ast.Dict) -> set[str]:
     return {s for k in d.keys if (s := _const_str(k)) is not None}
+
+
+# The unsafe move fix reads a prompt as text pieces and values (ast.FormattedValue), in order.
+_Atom: TypeAlias = ast.expr | str
+_FORMATTER = string.Formatter()
+# Where a prompt rebuilt as an f-string may behave differently from the original: said in the
+# fix's description.
+_NOTE_CONCAT = ("operands of + not known to be str become {x}: the same text for any str, while "
+                "a value that + refused (TypeError) is now printed")
+_NOTE_JOIN = ("join items not known to be str become {x}: the same text for any str, while a "
+              "value that join refused (TypeError) is now printed")
+_NOTE_PERCENT_D = ("%d becomes {int(x)}: the same text for any number, while a str that %d "
+                   "refused is now converted")
+_NOTE_PERCENT_ONE = ("the single value after % becomes one field: a tuple there, which % "
+                     "unpacked, is now printed whole")
 
 
 class _Analyzer:
@@ -1095,9 +1112,11 @@ class _Analyzer:
             return "".join(parts)
         return None
 
-    # --- the unsafe fix: move volatile lines of an f-string prompt to the newest user turn ---
+    # --- the unsafe fix: move volatile lines of the system prompt to the newest user turn -----
 
     def move_fix(self, kw: dict[str, ast.expr], env: dict[str, Taints]) -> Fix | None:
+        if not self.reporting:
+            return None  # only the reporting pass attaches fixes to findings
         system = kw.get("system", kw.get("instructions"))
         msgs = kw.get("messages", kw.get("input"))
         # A prompt or message list built in a local variable used only here is edited where
@@ -1110,33 +1129,173 @@ class _Analyzer:
                 system = self.single_use.get(system.id, system)
             if isinstance(msgs, ast.Name):
                 msgs = self.single_use.get(msgs.id, msgs)
-        if not isinstance(system, ast.JoinedStr) or not isinstance(msgs, ast.List) or not msgs.elts:
+        if (not isinstance(system, (ast.JoinedStr, ast.Call, ast.BinOp))
+                or not isinstance(msgs, ast.List) or not msgs.elts):
             return None
+        if msgs is not kw.get("messages", kw.get("input")) and (
+                msgs.end_lineno or msgs.lineno) < system.lineno:
+            return None  # the list is built first: a moved value may not be bound there yet
         last = msgs.elts[-1]
         if not isinstance(last, ast.Dict) or _const_str(_dict_get(last, "role")) != "user":
             return None
         content = _dict_get(last, "content")
         if not isinstance(content, (ast.Constant, ast.JoinedStr, ast.Name, ast.BinOp)):
             return None
-        lines: list[list[ast.expr | str]] = [[]]
-        for v in system.values:
-            if isinstance(v, ast.FormattedValue):
-                lines[-1].append(v)
+        prompt = self._prompt_atoms(system, env)
+        if prompt is None:
+            return None
+        atoms, notes = prompt
+        return self._move_lines(system, content, atoms, notes, env)
+
+    def _prompt_atoms(self, node: ast.expr, env: dict[str, Taints]
+                      ) -> tuple[list[_Atom], list[str]] | None:
+        """The prompt's text as literal pieces and values (ast.FormattedValue) in order, when
+        it is written in a form whose code the fix can rebuild as an f-string: an f-string,
+        `"...".format(...)`, a `+` chain, `"sep".join([...])` or `"..." % values`. With notes
+        on where the rebuilt code may behave differently (none for an f-string)."""
+        if isinstance(node, ast.JoinedStr):
+            return _fstring_atoms(node), []
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            template = _const_str(node.func.value)
+            if template is not None and node.func.attr == "format":
+                return _format_atoms(template, node)
+            if template is not None and node.func.attr == "join":
+                return self._join_atoms(template, node, env)
+            return None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+            template = _const_str(node.left)
+            return None if template is None else self._percent_atoms(template, node.right, env)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            return self._concat_atoms(node, env)
+        return None
+
+    def _is_text(self, node: ast.expr, env: dict[str, Taints]) -> bool:
+        """`node` certainly evaluates to a str: a literal, an f-string, str()/repr(), a
+        `.format`/`.join`/`%` on a string literal, or a module-level string constant that is
+        not rebound locally."""
+        if _const_str(node) is not None or isinstance(node, ast.JoinedStr):
+            return True
+        if isinstance(node, ast.Name):
+            return node.id in self.consts and not (self.in_function and node.id in env)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            return node.func.id in ("str", "repr") and len(node.args) == 1
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            return (node.func.attr in ("format", "join")
+                    and _const_str(node.func.value) is not None)
+        return (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)
+                and _const_str(node.left) is not None)
+
+    def _concat_atoms(self, node: ast.BinOp, env: dict[str, Taints]
+                      ) -> tuple[list[_Atom], list[str]] | None:
+        operands: list[ast.expr] = []
+        stack: list[ast.expr] = [node]
+        while stack:  # flattened left to right; a long chain is a deep tree
+            n = stack.pop()
+            if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add):
+                stack += [n.right, n.left]
+            else:
+                operands.append(n)
+        if not any(self._is_text(o, env) for o in operands):
+            return None  # maybe not text at all
+        atoms: list[_Atom] = []
+        unknown = False
+        for o in operands:
+            if isinstance(o, ast.JoinedStr):
+                atoms += _fstring_atoms(o)
+            elif (s := _const_str(o)) is not None:
+                atoms.append(s)
+            elif isinstance(o, ast.Constant):
+                return None  # `"a" + 1` raises
+            else:
+                atoms.append(_value(o))
+                unknown = unknown or not self._is_text(o, env)
+        return atoms, [_NOTE_CONCAT] if unknown else []
+
+    def _join_atoms(self, sep: str, call: ast.Call, env: dict[str, Taints]
+                    ) -> tuple[list[_Atom], list[str]] | None:
+        if call.keywords or len(call.args) != 1 or not isinstance(call.args[0],
+                                                                   (ast.List, ast.Tuple)):
+            return None  # a generator, a name, ...: the items are not visible
+        atoms: list[_Atom] = []
+        unknown = False
+        for i, e in enumerate(call.args[0].elts):
+            if i and sep:
+                atoms.append(sep)
+            if isinstance(e, ast.JoinedStr):
+                atoms += _fstring_atoms(e)
+            elif (s := _const_str(e)) is not None:
+                atoms.append(s)
+            elif isinstance(e, (ast.Starred, ast.Constant)):
+                return None  # items not visible, or a join that raises
+            else:
+                atoms.append(_value(e))
+                unknown = unknown or not self._is_text(e, env)
+        return atoms, [_NOTE_JOIN] if unknown else []
+
+    def _percent_atoms(self, template: str, right: ast.expr, env: dict[str, Taints]
+                       ) -> tuple[list[_Atom], list[str]] | None:
+        values = list(right.elts) if isinstance(right, ast.Tuple) else [right]
+        if any(isinstance(v, ast.Starred) for v in values):
+            return None
+        atoms: list[_Atom] = []
+        notes: list[str] = []
+        text: list[str] = []
+        pos = n = 0
+        while (j := template.find("%", pos)) >= 0:
+            text.append(template[pos:j])
+            c = template[j + 1:j + 2]
+            pos = j + 2
+            if c == "%":
+                text.append("%")
                 continue
-            text = _const_str(v) or ""
-            for part in text.split("\n")[:-1]:
+            if c not in ("s", "d", "r") or n == len(values):
+                return None  # flags, widths, mapping keys, other conversions; or % raises
+            v = values[n]
+            n += 1
+            atoms.append("".join(text))
+            text = []
+            if c == "r":
+                atoms.append(_value(v, ord("r")))
+            elif c == "s":
+                atoms.append(_value(v) if self._is_text(v, env) else _value(v, ord("s")))
+            elif isinstance(v, ast.Constant) and type(v.value) is int:
+                atoms.append(_value(v))
+            else:
+                # %d prints int(x) for every number it accepts (floats are truncated).
+                atoms.append(_value(ast.Call(ast.Name("int", ast.Load()), [v], [])))
+                notes.append(_NOTE_PERCENT_D)
+        text.append(template[pos:])
+        atoms.append("".join(text))
+        if n != len(values):
+            return None  # % raises: not all arguments converted
+        if not isinstance(right, ast.Tuple) and not (
+                self._is_text(right, env) or isinstance(right, ast.Constant)):
+            notes.append(_NOTE_PERCENT_ONE)
+        return atoms, sorted(set(notes))
+
+    def _move_lines(self, system: ast.expr, content: ast.expr, atoms: list[_Atom],
+                    notes: list[str], env: dict[str, Taints]) -> Fix | None:
+        """Split the prompt's atoms into lines, move the lines that hold a volatile value to
+        the front of the newest user message, and rewrite both as f-strings."""
+        lines: list[list[_Atom]] = [[]]
+        for a in atoms:
+            if not isinstance(a, str):
+                lines[-1].append(a)
+                continue
+            *done, tail = a.split("\n")
+            for part in done:
                 lines[-1].append(part + "\n")
                 lines.append([])
-            tail = text.split("\n")[-1]
             if tail:
                 lines[-1].append(tail)
-        keep: list[ast.expr | str] = []
-        moved: list[ast.expr | str] = []
+        keep: list[_Atom] = []
+        moved: list[_Atom] = []
         for ln in lines:
             volatile = any(isinstance(a, ast.FormattedValue)
                            and {t.kind for t in self.ev(a, env)} & VOLATILE for a in ln)
             (moved if volatile else keep).extend(ln)
-        def static(atoms: list[ast.expr | str]) -> int:
+
+        def static(atoms: list[_Atom]) -> int:
             return sum(len(a) for a in atoms if isinstance(a, str))
 
         # Only a line of a longer prompt moves; a one-line prompt is rewritten by hand.
@@ -1144,29 +1303,20 @@ class _Analyzer:
             return None
         if not (isinstance(moved[-1], str) and moved[-1].endswith("\n")):
             moved.append("\n")
-
-        def build(atoms: list[ast.expr | str]) -> ast.expr:
-            vals: list[ast.expr] = []
-            for a in atoms:
-                if isinstance(a, str):
-                    if vals and isinstance(vals[-1], ast.Constant):
-                        vals[-1] = ast.Constant(str(vals[-1].value) + a)
-                    else:
-                        vals.append(ast.Constant(a))
-                else:
-                    vals.append(a)
-            if all(isinstance(x, ast.Constant) for x in vals):
-                return ast.Constant("".join(
-                    str(x.value) for x in vals if isinstance(x, ast.Constant)))
-            return ast.JoinedStr(vals)
-
-        new_system = ast.unparse(build(keep))
-        new_content = ast.unparse(ast.BinOp(build(moved), ast.Add(), content))
-        return Fix(
-            (_replace(system, new_system), _replace(content, new_content)),
-            safe=False,
-            description="move the volatile line into the newest user message",
-        )
+        try:
+            new_system = ast.unparse(_build(keep))
+            new_content = ast.unparse(ast.BinOp(_build(moved), ast.Add(), content))
+            for text in (new_system, new_content):
+                ast.parse(text, mode="eval")
+        except (ValueError, SyntaxError):
+            # An expression this Python cannot write inside an f-string (a backslash before
+            # 3.12, quotes of every kind): left for a person.
+            return None
+        description = "move the volatile line into the newest user message"
+        if notes:
+            description += " (" + "; ".join(notes) + ")"
+        return Fix((_replace(system, new_system), _replace(content, new_content)),
+                   safe=False, description=description)
 
     # --- reporting ----------------------------------------------------------------------------
 
@@ -1335,6 +1485,80 @@ class _Analyzer:
 def _replace(node: ast.expr, text: str) -> Edit:
     return Edit(node.lineno, node.col_offset, node.end_lineno or node.lineno,
                 node.end_col_offset or 0, text)
+
+
+def _value(expr: ast.expr, conversion: int = -1, spec: str = "") -> _Atom:
+    """An f-string field for `expr`; a str or int literal printed as is becomes text."""
+    if (isinstance(expr, ast.Constant) and type(expr.value) in (str, int) and not spec
+            and conversion in (-1, ord("s"))):
+        return str(expr.value)
+    return ast.FormattedValue(expr, conversion,
+                              ast.JoinedStr([ast.Constant(spec)]) if spec else None)
+
+
+def _fstring_atoms(node: ast.JoinedStr) -> list[_Atom]:
+    return [v if isinstance(v, ast.FormattedValue) else (_const_str(v) or "")
+            for v in node.values]
+
+
+def _format_atoms(template: str, call: ast.Call) -> tuple[list[_Atom], list[str]] | None:
+    """`template.format(...)` with simple fields ({}, {0}, {name}, with !conversion and a
+    constant :spec): str.format formats each as an f-string field does."""
+    if (any(isinstance(a, ast.Starred) for a in call.args)
+            or any(k.arg is None for k in call.keywords)):
+        return None  # *args / **kwargs: the fields' values are not visible
+    try:
+        parsed = list(_FORMATTER.parse(template))
+    except ValueError:
+        return None
+    named = {k.arg: k.value for k in call.keywords if k.arg is not None}
+    uses: dict[int, int] = {}
+    atoms: list[_Atom] = []
+    auto: bool | None = None  # automatic ({}) or manual ({0}) numbering; Python refuses both
+    index = 0
+    for literal, name, spec, conv in parsed:
+        if literal:
+            atoms.append(literal)
+        if name is None:
+            continue
+        value: ast.expr | None
+        if name == "" or (name.isascii() and name.isdigit()):
+            if auto is (name != ""):
+                return None
+            auto = name == ""
+            n = index if auto else int(name)
+            index += auto
+            value = call.args[n] if n < len(call.args) else None
+        elif name.isidentifier():
+            value = named.get(name)
+        else:
+            return None  # attribute or index fields ({0.name}, {x[0]})
+        spec = spec or ""
+        if value is None or conv not in (None, "s", "r", "a") or "{" in spec or "}" in spec:
+            return None  # a missing argument, a bad conversion or a nested field
+        uses[id(value)] = uses.get(id(value), 0) + 1
+        atoms.append(_value(value, -1 if conv is None else ord(conv), spec))
+    # Each argument is evaluated once by .format(); the f-string evaluates it once per field.
+    # Only names and constants may be used twice or not at all.
+    if any(uses.get(id(v), 0) != 1 and not isinstance(v, (ast.Name, ast.Constant))
+           for v in [*call.args, *named.values()]):
+        return None
+    return atoms, []
+
+
+def _build(atoms: list[_Atom]) -> ast.expr:
+    vals: list[ast.expr] = []
+    for a in atoms:
+        if isinstance(a, str):
+            if vals and isinstance(vals[-1], ast.Constant):
+                vals[-1] = ast.Constant(str(vals[-1].value) + a)
+            else:
+                vals.append(ast.Constant(a))
+        else:
+            vals.append(a)
+    if all(isinstance(x, ast.Constant) for x in vals):
+        return ast.Constant("".join(str(x.value) for x in vals if isinstance(x, ast.Constant)))
+    return ast.JoinedStr(vals)
 
 
 def check_python(path: str, text: str, model: str | None = None,

@@ -70,7 +70,19 @@ _FACT_GPT56 = (
 )
 _MOVE = (
     "Keep the prefix constant and append the value to the newest user turn instead (the "
-    "transcript is append-only, so it is sent byte-identical afterwards)."
+    "transcript is append-only, so it is sent byte-identical afterwards). `--unsafe-fixes` "
+    "moves each line of the system prompt that holds such a value to the front of the last "
+    "user message of the same call (the prompt and the message list written in the call, or "
+    "in local variables used only there, the list built after the prompt), and rewrites the "
+    "rest of the prompt as an f-string. The prompt may be an f-string, `\"...\".format(...)` "
+    "with plain fields (`{}`, `{0}`, `{name}`, with `!r` and a constant format spec), a `+` "
+    "chain, `\"\\n\".join([...])` of a literal list with a constant separator, or "
+    "`\"...\" % values` with only `%s`, `%d`, `%r` and `%%`; where the new code could behave "
+    "differently (a `+` operand or join item not known to be a str, `%d` written as "
+    "`int(x)`, a single value after `%` that could be a tuple) the fix's description says "
+    "so. Attribute or index fields, `*args`/`**kwargs`, a computed `.format()` argument "
+    "read by two fields or by none, a separator that is not a literal, a generator, and "
+    "other `%` conversions get no fix; nor does a one-line prompt."
 )
 
 _RULES: tuple[Rule, ...] = (
@@ -87,9 +99,7 @@ _RULES: tuple[Rule, ...] = (
         _FACT_OPENCODE + " " + _FACT_BYTES,
         "```python\nnow = datetime.now()\n"
         "client.messages.create(system=f\"Time: {now}\\n{RULES}\", ...)\n```",
-        _MOVE + " `--unsafe-fixes` moves an f-string line of the system prompt that holds the "
-        "value into the last user message of the same call (the prompt and the message list "
-        "written in the call, or in local variables used only there).",
+        _MOVE,
         "unsafe",
     ),
     Rule(
