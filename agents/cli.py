@@ -14,11 +14,12 @@ def _configure(p: argparse.ArgumentParser) -> None:
     sub = p.add_subparsers(dest="agents_cmd", metavar="ACTION")
     sub.add_parser("list", help="list the agent definitions and where each comes from")
     show = sub.add_parser("show", help="show one agent definition")
-    show.add_argument("name")
+    show.add_argument("name", help="the agent's name (see `prefixlock agents list`)")
     adv = sub.add_parser(
         "advise", help="should a task run in a subagent? both costs, the break-even, a verdict"
     )
-    adv.add_argument("--parent-model", default="claude-opus-4-7")
+    adv.add_argument("--parent-model", default="claude-opus-4-7",
+                     help="the parent session's model (default claude-opus-4-7)")
     adv.add_argument("--context", type=int, required=True,
                      help="tokens of the parent's cached context")
     adv.add_argument("--ttl-left", type=float, default=300.0,
@@ -30,7 +31,8 @@ def _configure(p: argparse.ArgumentParser) -> None:
     need.add_argument("--task-share", type=float,
                       help="share of the parent context it needs (0..1)")
     adv.add_argument("--new", type=int, default=10_000, help="new tokens the task brings in")
-    adv.add_argument("--turns", type=int, default=4)
+    adv.add_argument("--turns", type=int, default=4,
+                     help="model requests the task takes (default 4)")
     adv.add_argument("--output", type=int, default=1_000, help="output tokens over the task")
     adv.add_argument("--summary", type=int, default=500, help="tokens of the returned summary")
     adv.add_argument("--duration", type=float, default=0.0, help="seconds the task runs")

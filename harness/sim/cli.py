@@ -116,7 +116,8 @@ def configure(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--jobs", type=int, default=None, help="worker processes for sweeps")
     g.add_argument("--address", default=None, help="Ray cluster address (with --executor ray)")
-    g.add_argument("--seed", type=int, default=0)
+    g.add_argument("--seed", type=int, default=0,
+                   help="seed of the random router and synthetic workloads (default 0)")
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
     g = p.add_argument_group("synthetic workloads (sim synthetic, sim matrix)")
     g.add_argument("--sessions", type=int, default=80, help="synthetic sessions (per client style)")
