@@ -1,7 +1,8 @@
 """`prefixlock sim`: replay a trace through a KV cache model, or run the client x server matrix.
 
     prefixlock sim TRACE [--capacity N[,N...]] [--policy lru,fifo,...] [--nodes N --router R]
-                         [--json out.json] [--plot curve.png] [--backend numpy|cupy]
+                         [--json out.json] [--plot curve.png] [--backend auto|numpy|cupy]
+    prefixlock sim synthetic [--sessions N] [--turns N] [--style STYLE]   (a generated workload)
     prefixlock sim matrix [--sessions N] [--price MODEL]
 
 Comma-separated values make a sweep (their cartesian product), run over local processes or a Ray
