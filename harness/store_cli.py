@@ -17,8 +17,8 @@ def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--store",
         metavar="PATH",
-        help="the session store (default: PREFIXLOCK_STORE or "
-        "~/.local/share/prefixlock/sessions.sqlite)",
+        help="the session store (default: $PREFIXLOCK_STORE, else prefixlock/sessions.sqlite under "
+        "$XDG_DATA_HOME or ~/.local/share)",
     )
     sub = p.add_subparsers(dest="sessions_command", metavar="ACTION")
     ls = sub.add_parser("list", help="list stored sessions")

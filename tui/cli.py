@@ -27,8 +27,8 @@ def _configure(p: argparse.ArgumentParser) -> None:
         "--store",
         type=Path,
         default=None,
-        help="session store (default: $PREFIXLOCK_STORE or "
-        "~/.local/share/prefixlock/sessions.sqlite)",
+        help="session store (default: $PREFIXLOCK_STORE, else prefixlock/sessions.sqlite under "
+        "$XDG_DATA_HOME or ~/.local/share)",
     )
     p.add_argument(
         "--allow",
