@@ -1,7 +1,7 @@
 """The LRU hit rate at every cache size in one pass, checked against a replay, on a Mooncake trace.
 
 Reads the first 3,000 requests of Mooncake's conversation trace (shipped with the tests,
-Apache-2.0), computes the whole LRU curve (stack distances), and replays two capacities with the
+Apache-2.0), computes the whole LRU curve (stack distances), and replays three capacities with the
 request-by-request engine to show they agree; FIFO and optimal come from replays only.
 """
 
