@@ -1,8 +1,9 @@
 """The rule catalogue: every lint rule's stable code, default severity and documentation.
 
 Codes never change meaning once published (SARIF consumers and baselines key on them). Each
-rule rests on a provider behaviour or a reported failure from the project's facts file
-(shared/FACTS.md); the `source` field quotes which one. Pure data, no I/O.
+rule rests on a provider behaviour or a reported failure; the `source` field quotes which one,
+naming where it is documented (the provider's prompt caching docs, or field reports on agent
+clients) rather than the project's own notes, which users do not have. Pure data, no I/O.
 """
 
 from __future__ import annotations
@@ -44,29 +45,29 @@ class Rule:
 
 
 _FACT_BYTES = (
-    "FACTS.md, Anthropic: 'The prefix is hashed in the order tools -> system -> messages; an "
-    "entry ... matches only byte-for-byte.'"
+    "Anthropic's prompt caching docs: 'The prefix is hashed in the order tools -> system -> "
+    "messages; an entry ... matches only byte-for-byte.'"
 )
 _FACT_OPENCODE = (
-    "FACTS.md, How careful clients behave: 'A plugin that injected the current time (to the "
+    "Field reports on agent clients: 'A plugin that injected the current time (to the "
     "second) and random message ids into the prompt drove the Anthropic hit rate to 0%.'"
 )
 _FACT_ORDER = (
-    "FACTS.md, How careful clients behave: 'Claude Code orders its prompt from least to most "
+    "Field reports on agent clients: 'Claude Code orders its prompt from least to most "
     "volatile ... It appends reminders as messages instead of editing earlier content.'"
 )
 _FACT_SORT = (
-    "FACTS.md, How careful clients behave: 'An unsorted list of agents/skills in a tool "
+    "Field reports on agent clients: 'An unsorted list of agents/skills in a tool "
     "description changed on every call and broke caching in another agent: sort every list "
     "that enters the prefix.'"
 )
 _FACT_GPT56 = (
-    "FACTS.md, OpenAI: 'gpt-5.6 and later: write 1.25x, read 0.1x, explicit breakpoints "
-    "(prompt_cache_breakpoint on a content block, at most 4 writes), modes implicit/explicit'; "
-    "the openai SDK's PromptCacheOptions docs: 'With implicit, OpenAI creates one implicit "
-    "breakpoint and writes up to the latest three explicit breakpoints ... With explicit ... "
-    "writes up to the latest four explicit breakpoints. If there are no explicit breakpoints, "
-    "the request does not use prompt caching.'"
+    "OpenAI's prompt caching docs: 'gpt-5.6 and later: write 1.25x, read 0.1x, explicit "
+    "breakpoints (prompt_cache_breakpoint on a content block, at most 4 writes), modes "
+    "implicit/explicit'; the openai SDK's PromptCacheOptions docs: 'With implicit, OpenAI "
+    "creates one implicit breakpoint and writes up to the latest three explicit breakpoints ... "
+    "With explicit ... writes up to the latest four explicit breakpoints. If there are no "
+    "explicit breakpoints, the request does not use prompt caching.'"
 )
 _MOVE = (
     "Keep the prefix constant and append the value to the newest user turn instead (the "
@@ -213,8 +214,8 @@ _RULES: tuple[Rule, ...] = (
         "Tool order and schema bytes are part of the cached prefix ('tool definitions (name, "
         "description, schema, order)' invalidate everything). A hand-kept order drifts with "
         "edits and disagrees with code that loads the same tools in name order.",
-        "FACTS.md, Anthropic invalidation table: tool definitions (name, description, schema, "
-        "order) -> miss at every level. " + _FACT_SORT,
+        "Anthropic's prompt caching docs, what invalidates the cache: tool definitions (name, "
+        "description, schema, order) -> miss at every level. " + _FACT_SORT,
         "```json\n{\"tools\": [{\"name\": \"write\"}, {\"name\": \"read\"}]}\n```",
         "Sort the tools by name and the schema keys (applied by `--fix`, which rewrites the "
         "JSON file with two-space indentation).",
@@ -242,8 +243,8 @@ _RULES: tuple[Rule, ...] = (
         "Switching mode changes the first bytes, so no two modes share any cached prefix; for "
         "OpenAI the first ~256 tokens also pick the machine, so modes land on different "
         "machines.",
-        _FACT_BYTES + " FACTS.md, OpenAI: 'Requests are routed by a hash of the first ~256 "
-        "tokens combined with prompt_cache_key.'",
+        _FACT_BYTES + " OpenAI's prompt caching docs: 'Requests are routed by a hash of the "
+        "first ~256 tokens combined with prompt_cache_key.'",
         "```python\nsystem = (PLAN_HEADER if plan else ACT_HEADER) + RULES\n```",
         "Start with the shared static text; state the mode in a later block or the newest user "
         "turn.",
@@ -263,8 +264,8 @@ _RULES: tuple[Rule, ...] = (
         "Anthropic allows at most 4 breakpoints per request (the top-level one takes a slot). "
         "OpenAI accepts any number but writes only the latest ones: an earlier mark that no "
         "request writes creates no entry, so nothing is ever read there.",
-        "FACTS.md, Anthropic: 'At most 4 breakpoints per request; the top-level one uses one "
-        "slot.' " + _FACT_GPT56,
+        "Anthropic's prompt caching docs: 'At most 4 breakpoints per request; the top-level one "
+        "uses one slot.' " + _FACT_GPT56,
         "```json\n{\"system\": [{\"text\": \"a\", \"cache_control\": {...}},\n"
         "  ... five of them]}\n```\n"
         "```python\nclient.chat.completions.create(model=\"gpt-5.6-terra\", messages=[\n"
@@ -288,8 +289,8 @@ _RULES: tuple[Rule, ...] = (
         "A write happens at the breakpoint each time and is never read: you pay 1.25x-2x for "
         "nothing. OpenAI matches a breakpoint only exactly, with no fallback to a shorter "
         "prefix.",
-        "FACTS.md, Anthropic: 'Never place a breakpoint on a block that changes next request "
-        "(timestamp, one-off question): you pay the write every time and never read it.' "
+        "Anthropic's prompt caching docs: 'Never place a breakpoint on a block that changes next "
+        "request (timestamp, one-off question): you pay the write every time and never read it.' "
         "The openai SDK's PromptCacheBreakpoint docs: 'Marks the exact end of a reusable "
         "prompt prefix.'",
         "```python\n{\"type\": \"text\", \"text\": f\"now: {now}\",\n"
@@ -304,7 +305,7 @@ _RULES: tuple[Rule, ...] = (
         "than a breakpoint with the default or `5m` TTL.",
         "Longer TTLs must come before shorter ones; the request is rejected or the 1h entry "
         "cannot be kept.",
-        "FACTS.md, Anthropic: 'Longer TTLs must come before shorter ones.'",
+        "Anthropic's prompt caching docs: 'Longer TTLs must come before shorter ones.'",
         "```json\n{\"system\": [{\"text\": \"a\", \"cache_control\": {\"type\": \"ephemeral\"}},\n"
         "  {\"text\": \"b\", \"cache_control\": {\"type\": \"ephemeral\", \"ttl\": \"1h\"}}]}\n```",
         "Give the earlier breakpoints the 1h TTL, or drop the late 1h one.",
@@ -318,7 +319,7 @@ _RULES: tuple[Rule, ...] = (
         "system), so no breakpoint can look back far enough to find the cached entry.",
         "A read looks back at most 20 block positions from each breakpoint for an earlier "
         "write; further back, the entry is not found and the whole prefix is written again.",
-        "FACTS.md, Anthropic: 'A read looks back at most 20 block positions from each "
+        "Anthropic's prompt caching docs: 'A read looks back at most 20 block positions from each "
         "breakpoint ... a turn that adds 20+ blocks needs another breakpoint.'",
         "A turn that appends 25 tool_use/tool_result blocks and moves its only breakpoint to "
         "the end.",
@@ -333,8 +334,8 @@ _RULES: tuple[Rule, ...] = (
         "table.",
         "Below the minimum nothing is cached and no error is raised; both cache counters stay "
         "0, so every request pays full price silently.",
-        "FACTS.md, Anthropic: 'Below the model's minimum length nothing is cached and no error "
-        "is raised (both counters 0).' Minimums 512-4,096 by model; OpenAI 1,024.",
+        "Anthropic's prompt caching docs: 'Below the model's minimum length nothing is cached "
+        "and no error is raised (both counters 0).' Minimums 512-4,096 by model; OpenAI 1,024.",
         "A 300-token system prompt with a breakpoint on claude-opus-4-7 (minimum 2,048).",
         "Accept it (short prompts cost little), or put stable material (examples, docs) into "
         "the prefix until it passes the minimum.",
@@ -354,8 +355,9 @@ _RULES: tuple[Rule, ...] = (
         "the full prompt, and whatever follows the last breakpoint (here: the rest of the "
         "system prompt) is re-billed on every turn. OpenAI's explicit mode drops its own "
         "breakpoint, so without a mark nothing is cached at all.",
-        "FACTS.md, Anthropic: 'Caching is switched on by cache_control ... on a content block "
-        "(explicit breakpoint), or once at the top level of the request (automatic).' "
+        "Anthropic's prompt caching docs: 'Caching is switched on by cache_control ... on a "
+        "content block (explicit breakpoint), or once at the top level of the request "
+        "(automatic).' "
         + _FACT_GPT56,
         "```python\nclient.messages.create(model=\"claude-sonnet-5\",\n"
         "                       system=LONG, messages=msgs)\n"
@@ -410,8 +412,9 @@ _RULES: tuple[Rule, ...] = (
         "The model changed in the middle of a session",
         "Compares consecutive requests of a session in a trace.",
         "The cache is per model: the next request re-bills the whole prompt.",
-        "FACTS.md, Anthropic invalidation table: 'model | everything (cache is per model)'; "
-        "How careful clients behave: 'Switching model ... costs one full uncached turn.'",
+        "Anthropic's prompt caching docs, what invalidates the cache: 'model | everything (cache "
+        "is per model)'; Field reports on agent clients: 'Switching model ... costs one full "
+        "uncached turn.'",
         "Request 7 uses claude-opus-4-7, request 8 claude-sonnet-4-6, same transcript.",
         "Switch through a quote (prefixlock's guard), or delegate the work to a subagent.",
         "none",
@@ -433,8 +436,8 @@ _RULES: tuple[Rule, ...] = (
         "The tool definitions or their order changed in the middle of a session",
         "Compares tool definitions of consecutive requests.",
         "Tool changes (name, description, schema, order) invalidate every cache level.",
-        "FACTS.md, Anthropic invalidation table: tool definitions -> miss, miss, miss; OpenAI: "
-        "'The prefix changes with: model, tools (and their order)'.",
+        "Anthropic's prompt caching docs, what invalidates the cache: tool definitions -> miss, "
+        "miss, miss; OpenAI: 'The prefix changes with: model, tools (and their order)'.",
         "A tool list built from a set comes out in a different order on request 3.",
         "Keep one tool list per session; prefer `tool_choice` / allowed tools over removing "
         "tools.",
@@ -447,9 +450,9 @@ _RULES: tuple[Rule, ...] = (
         "response_format, reasoning effort, verbosity (OpenAI) between consecutive requests.",
         "These settings are part of the cached prefix: Anthropic misses the message level, "
         "OpenAI the whole prompt.",
-        "FACTS.md, Anthropic invalidation table (tool_choice, thinking config -> messages "
-        "miss); OpenAI: 'The prefix changes with: ... parallel_tool_calls, response format, "
-        "reasoning effort, verbosity.'",
+        "Anthropic's prompt caching docs, what invalidates the cache (tool_choice, thinking "
+        "config -> messages miss); OpenAI: 'The prefix changes with: ... parallel_tool_calls, "
+        "response format, reasoning effort, verbosity.'",
         "Request 4 sets tool_choice {type: any} after three requests with auto.",
         "Keep settings fixed for a session.",
         "none",
@@ -484,9 +487,9 @@ _RULES: tuple[Rule, ...] = (
         "`prompt_cache_key`.",
         "Requests are routed by a hash of the first tokens combined with the key; without a "
         "stable key, a busy prefix spills onto other machines and misses.",
-        "FACTS.md, OpenAI routing, and 'OpenCode behind a third-party OpenAI proxy got ~0% "
-        "hits because it sent no promptCacheKey ... sending the session id as the key made "
-        "requests ~87% cheaper.'",
+        "OpenAI's prompt caching docs on routing, and 'OpenCode behind a third-party OpenAI "
+        "proxy got ~0% hits because it sent no promptCacheKey ... sending the session id as the "
+        "key made requests ~87% cheaper.'",
         "`{\"model\": \"gpt-5.4\", \"messages\": [...]}` with no key.",
         "Send the session id as `prompt_cache_key`.",
         "none",
@@ -496,8 +499,8 @@ _RULES: tuple[Rule, ...] = (
         "prompt_cache_key changed in the middle of a session",
         "Compares prompt_cache_key between consecutive requests of a session.",
         "A new key routes the request to another machine, which does not hold the prefix.",
-        "FACTS.md, OpenAI: 'A stable per-session prompt_cache_key is the documented way to "
-        "keep affinity.'",
+        "OpenAI's prompt caching docs: 'A stable per-session prompt_cache_key is the documented "
+        "way to keep affinity.'",
         "A key built from a per-request id.",
         "Use one key per session (the session id).",
         "none",
@@ -508,8 +511,9 @@ _RULES: tuple[Rule, ...] = (
         "Compares the time between consecutive requests of a session with the TTL (the "
         "breakpoint's 5m/1h for Anthropic, the price table's TTL otherwise).",
         "The entry expired: the next request writes the whole prefix again.",
-        "FACTS.md, Anthropic: 'TTL counts from the start of the request and is refreshed free "
-        "on each hit'; Aider 'can send keep-alive pings (max_tokens=1) every 4m55s'.",
+        "Anthropic's prompt caching docs: 'TTL counts from the start of the request and is "
+        "refreshed free on each hit'; Aider 'can send keep-alive pings (max_tokens=1) every "
+        "4m55s'.",
         "Requests at 12:00:00 and 12:07:30 with 5-minute breakpoints.",
         "Use the 1h TTL for slow sessions, or keep-alive pings when the next turn is worth it.",
         "none",
@@ -523,7 +527,7 @@ _RULES: tuple[Rule, ...] = (
         "nothing is compared).",
         "A skill runs inside the session: switching the model costs one full uncached turn "
         "and, on return, another one.",
-        "FACTS.md, How careful clients behave: 'Switching model, effort, fast mode or MCP "
+        "Field reports on agent clients: 'Switching model, effort, fast mode or MCP "
         "tools costs one full uncached turn.'",
         "```markdown\n---\nname: review\nmodel: claude-haiku-4-5\n---\n```",
         "Drop `model:` (inherit the session's), or run the work as a subagent.",
@@ -538,7 +542,7 @@ _RULES: tuple[Rule, ...] = (
         "A subagent on another model never reads the parent's cache; only a fork with the "
         "same model and prefix does. Often intended (a cheaper model), so this is a note: "
         "check that the delegation pays for its cold start.",
-        "FACTS.md, How careful clients behave: 'their first request does not read the "
+        "Field reports on agent clients: 'their first request does not read the "
         "parent's cache ... A fork (same prefix) does read it.'",
         "```markdown\n---\nname: explorer\nmodel: claude-opus-4-7\n---\n```",
         "Use `model: inherit`, or keep it and accept the cold start.",

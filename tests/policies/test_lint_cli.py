@@ -57,9 +57,12 @@ def test_list_rules_and_explain(capsys: pytest.CaptureFixture[str]) -> None:
         assert code in out
     assert lint("--explain", "PL201") == 0
     doc = capsys.readouterr().out
-    for section in ("## What it does", "## Why it matters", "Source: FACTS.md", "## Example",
+    for section in ("## What it does", "## Why it matters", "Source: ", "## Example",
                     "## Fix", "Fix safety: safe"):
         assert section in doc
+    # Sources name public documentation, not the project's own notes (users do not have them).
+    assert all("FACTS" not in r.doc() for r in RULES.values())
+    assert "Anthropic's prompt caching docs" in RULES["PL101"].doc()
     assert lint("--explain", "PL000") == 2
 
 
