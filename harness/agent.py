@@ -225,45 +225,51 @@ class Session(GuardedSession):
                 blocks.extend(text_block(t) for t in volatile)
             self._pending_results = []
             pending = [Message.user(blocks)] if blocks else []
-            while True:
-                limit = self._limit_reached(state)
-                if limit is not None:
-                    self._keep_unsent(pending)
-                    self._guard_turn_done()
-                    yield TurnComplete(state.turn, state.text, "limit", limit_hit=limit)
-                    return
-                request = self._build_next_request(pending, state.volatile)
-                for event in self._before_send(request):
-                    yield event
-                started_at = self.clock.now()
-                reply: Reply | None = None
-                try:
-                    async for item in self.provider.stream(request):
-                        if isinstance(item, Reply):
-                            reply = item
-                        else:
-                            yield item
-                except BaseException:  # a fault, a cancellation, or the caller stopped iterating
-                    self._keep_unsent(pending)
-                    raise
-                if reply is None:  # the transport always ends with a Reply or raises
-                    raise ProviderError("stream ended without a reply", retryable=True)
-                state.requests += 1
-                row, events = self._after_response(request, reply, started_at)
-                self._record_turn(request, pending, reply, row)
-                for event in events:
-                    yield event
-                state.text = reply.text
-                self.last_text = reply.text
-                calls = reply.tool_uses()
-                if not calls:
-                    self._guard_turn_done()
-                    yield TurnComplete(state.turn, reply.text, reply.stop_reason)
-                    return
-                results: list[dict[str, Any]] = []
-                async for event in self._run_tools(calls, results):
-                    yield event
-                pending = [Message.user(results)]
+            try:
+                while True:
+                    limit = self._limit_reached(state)
+                    if limit is not None:
+                        self._keep_unsent(pending)
+                        self._guard_turn_done()
+                        yield TurnComplete(state.turn, state.text, "limit", limit_hit=limit)
+                        return
+                    request = self._build_next_request(pending, state.volatile)
+                    for event in self._before_send(request):
+                        yield event
+                    started_at = self.clock.now()
+                    reply: Reply | None = None
+                    try:
+                        async for item in self.provider.stream(request):
+                            if isinstance(item, Reply):
+                                reply = item
+                            else:
+                                yield item
+                    except BaseException:  # as below: the unsent tool results are kept
+                        self._keep_unsent(pending)
+                        raise
+                    if reply is None:  # the transport always ends with a Reply or raises
+                        raise ProviderError("stream ended without a reply", retryable=True)
+                    state.requests += 1
+                    row, events = self._after_response(request, reply, started_at)
+                    self._record_turn(request, pending, reply, row)
+                    for event in events:
+                        yield event
+                    state.text = reply.text
+                    self.last_text = reply.text
+                    calls = reply.tool_uses()
+                    if not calls:
+                        self._guard_turn_done()
+                        yield TurnComplete(state.turn, reply.text, reply.stop_reason)
+                        return
+                    results: list[dict[str, Any]] = []
+                    async for event in self._run_tools(calls, results):
+                        yield event
+                    pending = [Message.user(results)]
+            except BaseException:  # a fault, a cancellation, or the caller stopped iterating
+                # Requests of this turn that did succeed were billed and are in the transcript:
+                # the store gets them too, as it does after a turn stopped at a limit.
+                self._guard_turn_stopped()
+                raise
 
     # ---- seams ---------------------------------------------------------------------------
 

@@ -227,6 +227,14 @@ class GuardedSession:
         self._stored_messages = len(self.transcript)
         self._stored_subagents = len(self.ledger.subagents)
 
+    def _guard_turn_stopped(self) -> None:
+        """A turn stopped by a fault, a cancellation or the caller after some of its requests
+        succeeded: those were billed and the live transcript holds their messages, so the store
+        gets them now, as after a turn stopped at a limit (else the stored ledger would miss
+        their cost and a resumed session their messages)."""
+        if self._unstored:
+            self._guard_turn_done()
+
     # ---- store -------------------------------------------------------------------------------
 
     def _new_request(

@@ -1,0 +1,83 @@
+"""A turn a provider fault (or the caller) stops half-way: the store keeps what was billed.
+
+The scripted turn makes a tool call (one request, billed), then its follow-up request fails.
+The live session holds that first request in its ledger and its messages in the transcript; the
+store must hold the same, so the stored ledger equals the live one and a resumed session
+continues from the same messages (the unanswered tool call gets an error result, as live).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from decimal import Decimal
+from pathlib import Path
+from typing import Literal, cast
+
+import pytest
+from guardkit import agent, start_emulator, turn
+
+from harness import Settings
+from harness.errors import ProviderError
+from harness.events import Event, TextDelta, ToolCall
+from harness.store import SessionStore
+
+
+def _stored_cost(store: SessionStore, sid: str) -> Decimal:
+    return sum((r.cost or Decimal(0) for r in store.usage_rows(sid)), Decimal(0))
+
+
+@pytest.mark.parametrize("kind", ["429", "500", "cut"])
+async def test_a_fault_mid_turn_stores_the_requests_it_billed(
+    tmp_path: Path, kind: Literal["429", "500", "cut"]
+) -> None:
+    db = tmp_path / "sessions.sqlite"
+    with start_emulator() as emu:
+        a = agent(emu, store=SessionStore(db), settings=Settings(retries=0))
+        async with a.session("faulty") as s:
+            await turn(s, "Turn 1: read src/app.py.")
+            emu.inject(kind, after=1)  # turn 2's tool call succeeds, its follow-up fails
+            with pytest.raises(ProviderError):
+                await turn(s, "Turn 2: read src/app.py again.")
+            live_rows, live_cost, live_msgs = len(s.ledger.rows), s.ledger.cost, len(s.transcript)
+        assert live_rows == 3 and live_msgs == 6
+        store = SessionStore(db)
+        assert len(list(store.requests("faulty"))) == live_rows
+        assert _stored_cost(store, "faulty") == live_cost
+        emu.clear_faults()
+        async with a.resume("faulty") as again:
+            assert len(again.transcript) == live_msgs
+            assert again.ledger.cost == live_cost
+            await turn(again, "Turn 3: and now?")  # the dangling tool call is answered
+        store.close()
+
+
+async def test_a_turn_the_caller_abandons_after_a_tool_call_is_stored(tmp_path: Path) -> None:
+    db = tmp_path / "sessions.sqlite"
+    with start_emulator() as emu:
+        a = agent(emu, store=SessionStore(db))
+        async with a.session("left") as s:
+            stream = cast(AsyncGenerator[Event, None], s.send("Turn 1: read src/app.py."))
+            async for event in stream:
+                if isinstance(event, ToolCall):
+                    break
+            await stream.aclose()
+            assert len(s.ledger.rows) == 1
+        with SessionStore(db) as store:
+            assert len(list(store.requests("left"))) == 1
+            assert len(store.load("left").messages) == len(s.transcript) == 2
+
+
+async def test_a_turn_stopped_before_any_reply_stores_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "sessions.sqlite"
+    with start_emulator() as emu:
+        a = agent(emu, store=SessionStore(db))
+        async with a.session("early") as s:
+            await turn(s, "Turn 1: read src/app.py.")
+            stream = cast(AsyncGenerator[Event, None], s.send("Turn 2: again."))
+            async for event in stream:
+                if isinstance(event, TextDelta):
+                    break
+            await stream.aclose()
+        with SessionStore(db) as store:
+            assert store.session("early").turns == 1
+            assert len(list(store.requests("early"))) == 2
