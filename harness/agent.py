@@ -43,7 +43,7 @@ from .ledger import Ledger, LedgerRow
 from .prefix import FrozenPrefix
 from .prices import PriceTable
 from .providers import Reply, SDKProvider, SessionInfo, Sleep, make_provider, resolve_route
-from .session_guard import GuardedSession, resume_session
+from .session_guard import GuardedSession, refuse_stored_id, resume_session
 from .settings import Settings
 from .transcript import Message, Transcript, text_block, thaw, tool_result_block
 from .wire import WireRequest
@@ -113,6 +113,8 @@ class Agent:
         `resume=ID` continues a stored session instead (see `resume`)."""
         if resume is not None:
             return self.resume(resume)
+        if session_id is not None:
+            refuse_stored_id(self, session_id)  # a stored id is continued with resume()
         return Session(self, session_id or uuid.uuid4().hex, self.provider())
 
     def resume(self, session_id: str) -> Session:

@@ -48,7 +48,14 @@ from .prefix import FrozenPrefix
 from .providers import Reply, SDKProvider, SessionInfo, make_builder, resolve_route
 from .quote import Quote, QuoteRequired, check_quote, default_task, price_action
 from .settings import Settings
-from .store import NewRequest, SessionStore, StoredRequest, UsageRow
+from .store import (
+    NewRequest,
+    SessionStore,
+    StoredRequest,
+    StoreError,
+    UnknownSessionError,
+    UsageRow,
+)
 from .tools import ToolLike, as_spec
 from .transcript import Message, Transcript, text_block
 from .wire import WireRequest
@@ -959,11 +966,34 @@ def _body_cache_key(body: Mapping[str, Any]) -> str | None:
     return str(key) if isinstance(key, str) else None
 
 
-def resume_session(agent: Any, session_id: str, session_cls: Any) -> Any:
-    """A Session continuing stored session `session_id` from its last completed turn."""
+def _agent_store(agent: Any) -> SessionStore | None:
+    """The agent's store, opened once when it was given as a path."""
     store = getattr(agent, "store", None)
     if isinstance(store, (str, os.PathLike)):
         store = agent.store = SessionStore(store)
+    return store if isinstance(store, SessionStore) else None
+
+
+def refuse_stored_id(agent: Any, session_id: str) -> None:
+    """A new session may not take the id of a stored one: its turns would be written over the
+    stored session's messages. Continuing that session is `agent.resume(id)`."""
+    store = _agent_store(agent)
+    if store is None:
+        return
+    try:
+        store.session(session_id)
+    except UnknownSessionError:
+        return
+    raise StoreError(
+        f"session {session_id!r} is already stored: continue it with agent.resume("
+        f"{session_id!r}), or start a new session under another id",
+        where=str(store.path),
+    )
+
+
+def resume_session(agent: Any, session_id: str, session_cls: Any) -> Any:
+    """A Session continuing stored session `session_id` from its last completed turn."""
+    store = _agent_store(agent)
     if store is None:
         raise UserError("resume needs a session store: Agent(..., store=SessionStore(path))")
     loaded = store.load(session_id)
