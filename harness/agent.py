@@ -21,7 +21,9 @@ from __future__ import annotations
 
 import asyncio
 import uuid
+import weakref
 from collections.abc import (
+    AsyncGenerator,
     AsyncIterator,
     Awaitable,
     Callable,
@@ -36,7 +38,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from .clock import Clock, SystemClock
-from .errors import ConfigError, ProviderError
+from .errors import ConfigError, ProviderError, UserError
 from .events import Event, ToolCall, ToolResult, TurnComplete, UsageReport
 from .guard import caches_whole_prompts
 from .ledger import Ledger, LedgerRow
@@ -170,6 +172,7 @@ class Session(GuardedSession):
         # Tool handlers that are not runners of the prefix (e.g. `delegate`), by tool name.
         self.tool_handlers: dict[str, ToolHandler] = {}
         self._pending_results: list[dict[str, Any]] = []
+        self._sends: weakref.WeakSet[AsyncGenerator[Event, None]] = weakref.WeakSet()
         self._guard_init()  # cache guard, store, keep-alive (harness.session_guard)
         # Events produced while tools run (a subagent's start, its nested events, its finish):
         # `emit` queues them and `_run_tools` yields them live, before the tool results.
@@ -205,7 +208,7 @@ class Session(GuardedSession):
 
     # ---- the loop ------------------------------------------------------------------------
 
-    async def send(self, text: str, *, volatile: Sequence[str] = ()) -> AsyncIterator[Event]:
+    def send(self, text: str, *, volatile: Sequence[str] = ()) -> AsyncGenerator[Event, None]:
         """Send a user turn and yield events until the model's final answer or a limit.
 
         `volatile` text (a date, a one-off reminder) is appended to the newest user turn. Where
@@ -213,7 +216,24 @@ class Session(GuardedSession):
         after the cached part, and never enters the transcript. Where the cache stores whole
         prompts (DeepSeek) it becomes part of this turn's user message, in the transcript as
         sent: see `_volatile_in_history`.
+
+        One turn at a time: a send started while another is still waiting on the provider or
+        its tools (two tasks on one session) raises UserError. A turn whose events the caller
+        stopped reading does not count.
         """
+        turn = self._send(text, volatile)
+        self._sends.add(turn)
+        return turn
+
+    async def _send(self, text: str, volatile: Sequence[str]) -> AsyncGenerator[Event, None]:
+        # Two turns built from the same transcript would both be appended to it, each after
+        # the other, though neither request held the other's messages. (The one running is
+        # this one: hence more than one.)
+        if len([t for t in self._sends if getattr(t, "ag_running", False)]) > 1:
+            raise UserError(
+                f"session {self.id} is busy: another send() is still running on it; await it "
+                "before sending again (one session per concurrent conversation)"
+            )
         # Keep-alive pings never overlap a turn: a ping in flight makes the turn wait, and no
         # ping starts while the turn runs (harness.session_guard).
         async with self._guard_turn():

@@ -8,17 +8,16 @@ continues from the same messages (the unanswered tool call gets an error result,
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
 from decimal import Decimal
 from pathlib import Path
-from typing import Literal, cast
+from typing import Literal
 
 import pytest
 from guardkit import agent, start_emulator, turn
 
 from harness import Settings
 from harness.errors import ProviderError
-from harness.events import Event, TextDelta, ToolCall
+from harness.events import TextDelta, ToolCall
 from harness.store import SessionStore
 
 
@@ -56,7 +55,7 @@ async def test_a_turn_the_caller_abandons_after_a_tool_call_is_stored(tmp_path: 
     with start_emulator() as emu:
         a = agent(emu, store=SessionStore(db))
         async with a.session("left") as s:
-            stream = cast(AsyncGenerator[Event, None], s.send("Turn 1: read src/app.py."))
+            stream = s.send("Turn 1: read src/app.py.")
             async for event in stream:
                 if isinstance(event, ToolCall):
                     break
@@ -73,7 +72,7 @@ async def test_a_turn_stopped_before_any_reply_stores_nothing(tmp_path: Path) ->
         a = agent(emu, store=SessionStore(db))
         async with a.session("early") as s:
             await turn(s, "Turn 1: read src/app.py.")
-            stream = cast(AsyncGenerator[Event, None], s.send("Turn 2: again."))
+            stream = s.send("Turn 2: again.")
             async for event in stream:
                 if isinstance(event, TextDelta):
                     break
