@@ -221,6 +221,9 @@ class Session(GuardedSession):
         its tools (two tasks on one session) raises UserError. A turn whose events the caller
         stopped reading does not count.
         """
+        _check_text(text, "text")
+        for i, extra in enumerate(volatile):
+            _check_text(extra, f"volatile[{i}]")
         turn = self._send(text, volatile)
         self._sends.add(turn)
         return turn
@@ -237,16 +240,21 @@ class Session(GuardedSession):
         # Keep-alive pings never overlap a turn: a ping in flight makes the turn wait, and no
         # ping starts while the turn runs (harness.session_guard).
         async with self._guard_turn():
-            self.turn += 1
             in_history = bool(volatile) and self._volatile_in_history()
-            state = _TurnState(self.turn, volatile=() if in_history else tuple(volatile))
             blocks = [*self._pending_results, *self._unanswered_calls()]
             if text:
                 blocks.append(text_block(text))
             if in_history:
                 blocks.extend(text_block(t) for t in volatile)
+            if not blocks:  # a request with no new user content: providers refuse it (400)
+                raise UserError(
+                    "nothing to send: the message is empty (and no tool results are waiting)",
+                    where="text",
+                )
+            self.turn += 1
+            state = _TurnState(self.turn, volatile=() if in_history else tuple(volatile))
             self._pending_results = []
-            pending = [Message.user(blocks)] if blocks else []
+            pending = [Message.user(blocks)]
             try:
                 while True:
                     limit = self._limit_reached(state)
@@ -418,8 +426,10 @@ class Session(GuardedSession):
                     break
                 waiter = asyncio.ensure_future(wake.wait())
                 either: set[asyncio.Future[Any]] = {running, waiter}
-                await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
-                waiter.cancel()
+                try:
+                    await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+                finally:  # also when the turn is cancelled here: no pending task left behind
+                    waiter.cancel()
             outcomes = running.result()
         finally:
             self._side_wake = None
@@ -444,12 +454,12 @@ class Session(GuardedSession):
         runner = self.prefix.runner(name)
         try:
             if handler is not None:
-                return await handler(arguments), False
+                return _valid_text(await handler(arguments)), False
             if runner is None:
                 return f"Error: unknown tool {name!r}", True
-            return await runner.invoke(arguments), False
+            return _valid_text(await runner.invoke(arguments)), False
         except Exception as exc:  # a tool's failure is the model's to handle, not a crash
-            return f"Error: {type(exc).__name__}: {exc}", True
+            return _valid_text(f"Error: {type(exc).__name__}: {exc}"), True
 
     # ---- conveniences --------------------------------------------------------------------
 
@@ -476,6 +486,32 @@ class Session(GuardedSession):
     @property
     def cost(self) -> Decimal | None:
         return self.ledger.cost
+
+
+def _check_text(value: object, where: str) -> None:
+    """What a user sends is text that UTF-8 can carry (a lone surrogate, e.g. from a file read
+    with errors="surrogateescape", cannot go on the wire): say so, not UnicodeEncodeError."""
+    if not isinstance(value, str):
+        raise UserError(f"expected text (str), got {type(value).__name__}", where=where)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise UserError(
+            f"not valid Unicode text: a lone surrogate {value[exc.start]!r} at character "
+            f"{exc.start}",
+            where=where,
+        ) from None
+
+
+def _valid_text(text: str) -> str:
+    """A tool's output as text UTF-8 can carry: surrogate pairs joined, lone surrogates turned
+    into U+FFFD. (Tool output is data the model reads; one bad character must not fail the
+    turn.)"""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
 
 
 def _loop_running() -> bool:

@@ -8,14 +8,14 @@ sessions only move to one through a priced action of the cache guard.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from .canonical import canonical_bytes, fingerprint
 from .errors import PrefixError
 from .tokenizer import count_tokens
-from .tools import Tool, ToolLike, ToolSpec, as_spec, check_tool_name
+from .tools import Tool, ToolLike, ToolSpec, as_spec, check_tool_name, make_tool
 
 
 @dataclass(frozen=True)
@@ -42,7 +42,7 @@ class FrozenPrefix:
     def __init__(
         self,
         system: str | Sequence[str] = (),
-        tools: Iterable[ToolLike] = (),
+        tools: Iterable[ToolLike | Callable[..., Any]] = (),
     ) -> None:
         try:
             blocks = (system,) if isinstance(system, str) else tuple(system)
@@ -54,9 +54,19 @@ class FrozenPrefix:
         for i, block in enumerate(blocks):
             if not isinstance(block, str):
                 raise PrefixError(f"system block {i} must be text, got {type(block).__name__}")
+            try:
+                block.encode("utf-8")
+            except UnicodeEncodeError as exc:  # a lone surrogate: no provider can be sent it
+                raise PrefixError(
+                    f"system block {i} is not valid Unicode text: a lone surrogate "
+                    f"{block[exc.start]!r} at character {exc.start}",
+                    where="system",
+                ) from None
         specs: dict[str, ToolSpec] = {}
         runners: dict[str, Tool] = {}
         for item in tools:
+            if callable(item) and not isinstance(item, (Tool, ToolSpec, Mapping)):
+                item = make_tool(item)  # a plain function: as @tool would (pydantic-ai does too)
             spec = as_spec(item)
             # Here, not only in @tool: a dict or ToolSpec with a name the provider refuses would
             # otherwise surface as a 400 on the first request, after the session was set up.

@@ -70,6 +70,11 @@ class ToolSpec:
     def __post_init__(self) -> None:
         object.__setattr__(self, "input_schema", _frozen(self.input_schema))
 
+    def __hash__(self) -> int:
+        # The generated hash would hash the schema, a mappingproxy (unhashable), so tools could
+        # not go in a set. Equal specs have equal names: the name is a consistent hash.
+        return hash(self.name)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,

@@ -67,3 +67,22 @@ async def test_a_send_the_caller_stopped_reading_does_not_block_the_next(emu: Em
             break  # abandoned at its first event, its generator not closed
         assert await s.ask("Again.") == "Done."
 
+
+
+async def test_a_turn_cancelled_while_its_tool_runs_leaves_no_task_behind(emu: Emulator) -> None:
+    gate, entered = asyncio.Event(), asyncio.Event()
+    async with make_agent(emu, gate, entered).session() as s:
+        first = asyncio.create_task(s.ask("Please wait for the gate."))
+        await entered.wait()
+        first.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await first
+        await asyncio.sleep(0)  # the cancelled tool's own task ends
+        # The turn's waiter for its tools' side events used to stay pending ("Task was
+        # destroyed but it is pending!" at exit).
+        left = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        assert left == []
+        gate.set()
+        assert await s.ask("Something else.")  # the interrupted tool call gets an error result
+        results = [b for b in s.transcript[2].blocks if b["type"] == "tool_result"]
+        assert len(results) == 1 and results[0]["is_error"]

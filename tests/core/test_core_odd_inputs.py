@@ -1,0 +1,105 @@
+"""Odd input from users and their tools: one clear error, or a turn that goes on.
+
+- A prefix's tools may come as a set (Tool was unhashable: its schema is a mappingproxy) or as
+  plain functions (made tools as `@tool` would, as pydantic-ai accepts them).
+- A system block or a user message with a lone surrogate (text read with errors=
+  "surrogateescape") fails with PrefixError / UserError naming the field, not UnicodeEncodeError
+  from deep in the request builder.
+- A tool whose output holds a lone surrogate: the turn goes on, the character becomes U+FFFD
+  (the whole turn used to fail with UnicodeEncodeError and the result was lost).
+- send("") / send(None) with nothing waiting: UserError before anything is sent (was a 400 from
+  Anthropic, or on OpenAI a request with no new message).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from harness import Agent, FrozenPrefix, tool
+from harness.clock import ManualClock
+from harness.emulator import Emulator, Rule, Script, Step
+from harness.errors import PrefixError, UserError
+from harness.events import ToolResult, TurnComplete
+
+
+@tool
+def read_file(path: str) -> str:
+    """Read a file."""
+    return "ok \ud83d\ude00 then a lone \udcff byte"
+
+
+def list_dir(path: str = ".") -> str:
+    """List a directory."""
+    return "a.py\nb.py"
+
+
+SCRIPT = Script(
+    rules=[
+        Rule(
+            match="read",
+            steps=[
+                Step(text="Reading.", tool="read_file", input={"path": "x"}),
+                Step(text="Read."),
+            ],
+        )
+    ],
+    default="Done.",
+)
+
+
+@pytest.fixture
+def emu() -> Iterator[Emulator]:
+    with Emulator.start(clock=ManualClock(), script=SCRIPT) as e:
+        yield e
+
+
+def test_tools_in_a_set_or_as_plain_functions_make_the_same_prefix() -> None:
+    listed = FrozenPrefix(system="s", tools=[read_file, tool(list_dir)])
+    assert FrozenPrefix(system="s", tools={read_file, tool(list_dir)}) == listed
+    plain = FrozenPrefix(system="s", tools=[list_dir, read_file])
+    assert plain == listed
+    runner = plain.runner("list_dir")
+    assert runner is not None and runner.fn is list_dir
+    assert len({read_file, read_file}) == 1
+
+
+def test_a_lone_surrogate_in_the_system_prompt_is_a_prefix_error() -> None:
+    with pytest.raises(PrefixError, match=r"system block 1 .*surrogate") as info:
+        FrozenPrefix(system=["fine", "bad \udcff byte"])
+    assert info.value.where == "system"
+
+
+@pytest.mark.parametrize(
+    ("text", "volatile", "match"),
+    [
+        ("bad \ud800", (), "text: not valid Unicode"),
+        ("fine", ("date \udcff",), r"volatile\[0\]: not valid Unicode"),
+        (b"bytes", (), "expected text"),
+        (None, (), "expected text"),
+        ("", (), "nothing to send"),
+    ],
+)
+async def test_bad_user_text_is_a_user_error_and_sends_nothing(
+    emu: Emulator, text: Any, volatile: tuple[str, ...], match: str
+) -> None:
+    agent = Agent(FrozenPrefix(system="s " * 300), model="claude-sonnet-4-6",
+                  api_key="test-key", base_url=emu.base_url)
+    async with agent.session() as s:
+        with pytest.raises(UserError, match=match):
+            async for _ in s.send(text, volatile=volatile):
+                pass
+        assert emu.requests == [] and s.turn == 0 and len(s.transcript) == 0
+        assert await s.ask("Hello.") == "Done."  # the session is fine
+
+
+async def test_a_tool_result_with_a_lone_surrogate_does_not_fail_the_turn(emu: Emulator) -> None:
+    agent = Agent(FrozenPrefix(system="s " * 300, tools=[read_file]), model="claude-sonnet-4-6",
+                  api_key="test-key", base_url=emu.base_url)
+    async with agent.session() as s:
+        events = [e async for e in s.send("Please read x.")]
+        result = next(e for e in events if isinstance(e, ToolResult))
+        assert result.content == "ok \U0001f600 then a lone \ufffd byte" and not result.is_error
+        assert isinstance(events[-1], TurnComplete) and events[-1].text == "Read."
