@@ -38,7 +38,7 @@ from .compaction import (
     summary_messages,
 )
 from .delegation import DelegationResult
-from .errors import ProviderError, UserError
+from .errors import PrefixError, ProviderError, UserError
 from .events import CacheBreak, Event, KeepAlivePing, PrefixChanged, SwitchWarning, UsageReport
 from .guard import CacheBudget, CacheGuard, Prediction, provider_verdict
 from .keepalive import KeepAlive, plan_ping
@@ -56,7 +56,7 @@ from .store import (
     UnknownSessionError,
     UsageRow,
 )
-from .tools import ToolLike, as_spec
+from .tools import Tool, ToolLike, ToolSpec, as_spec
 from .transcript import Message, Transcript, text_block
 from .wire import WireRequest
 
@@ -487,26 +487,34 @@ class GuardedSession:
     def _tool_list(
         self,
         tools: Iterable[ToolLike] | None,
-        add: Iterable[ToolLike],
-        remove: Iterable[str],
+        add: Iterable[ToolLike] | Tool | ToolSpec,
+        remove: Iterable[str] | str,
     ) -> list[ToolLike]:
         current: dict[str, ToolLike] = {}
         for spec in self.prefix.tools:
             current[spec.name] = self.prefix.runner(spec.name) or spec
         if tools is not None:
             current = {as_spec(t).name: t for t in tools}
-        for t in add:
+        # One tool or one name alone is taken as such: a str iterated is its letters, and
+        # remove="grep" removed nothing, silently.
+        for t in [add] if isinstance(add, (Tool, ToolSpec)) else add:
             current[as_spec(t).name] = t
-        for name in remove:
-            current.pop(name, None)
+        for name in [remove] if isinstance(remove, str) else remove:
+            if name not in current:  # a typo must not leave the tool in place unnoticed
+                raise PrefixError(
+                    f"no tool named {name!r} to remove; the tools are: "
+                    + (", ".join(sorted(current)) or "(none)"),
+                    where="remove",
+                )
+            del current[name]
         return list(current.values())
 
     def quote_tools(
         self,
         tools: Iterable[ToolLike] | None = None,
         *,
-        add: Iterable[ToolLike] = (),
-        remove: Iterable[str] = (),
+        add: Iterable[ToolLike] | Tool | ToolSpec = (),
+        remove: Iterable[str] | str = (),
         next_message: str | None = None,
     ) -> Quote:
         """Price a new tool set (the whole list, or tools added / removed by name)."""
@@ -517,8 +525,8 @@ class GuardedSession:
         self,
         tools: Iterable[ToolLike] | None = None,
         *,
-        add: Iterable[ToolLike] = (),
-        remove: Iterable[str] = (),
+        add: Iterable[ToolLike] | Tool | ToolSpec = (),
+        remove: Iterable[str] | str = (),
         quote: Quote | None = None,
         policy: str | None = None,
     ) -> Quote:
