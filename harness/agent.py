@@ -38,7 +38,7 @@ from types import TracebackType
 from typing import Any, TypeVar
 
 from .clock import Clock, SystemClock
-from .errors import ConfigError, ProviderError, UserError
+from .errors import ConfigError, PrefixError, ProviderError, UserError
 from .events import Event, ToolCall, ToolResult, TurnComplete, UsageReport
 from .guard import caches_whole_prompts
 from .ledger import Ledger, LedgerRow
@@ -73,6 +73,12 @@ class Agent:
         budget: Any = None,
         delegator: Any = None,
     ) -> None:
+        if not isinstance(prefix, FrozenPrefix):  # Agent("You are...") fails here, not at send
+            raise PrefixError(
+                f"the prefix must be a FrozenPrefix, got {type(prefix).__name__}: build it with "
+                "FrozenPrefix(system=..., tools=[...])",
+                where="prefix",
+            )
         self.prefix = prefix
         self.prices = prices or PriceTable.default()
         self.settings = settings or Settings()
@@ -549,6 +555,10 @@ class SyncSession:
     def _run(self, work: Awaitable[_T]) -> _T:
         """Run `work` to completion on the private loop; inside a running loop (Jupyter,
         async code) that cannot be done: say what to use instead."""
+        if self._loop.is_closed():
+            if isinstance(work, Coroutine):
+                work.close()
+            raise UserError("this sync session is closed: open a new one (agent.sync_session())")
         if _loop_running():
             if isinstance(work, Coroutine):
                 work.close()  # never awaited, on purpose: no "was never awaited" warning

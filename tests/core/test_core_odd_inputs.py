@@ -103,3 +103,21 @@ async def test_a_tool_result_with_a_lone_surrogate_does_not_fail_the_turn(emu: E
         result = next(e for e in events if isinstance(e, ToolResult))
         assert result.content == "ok \U0001f600 then a lone \ufffd byte" and not result.is_error
         assert isinstance(events[-1], TurnComplete) and events[-1].text == "Read."
+
+
+@pytest.mark.parametrize("prefix", ["You are a helpful assistant.", None, {"system": "x"}])
+def test_an_agent_without_a_frozen_prefix_is_a_prefix_error(prefix: Any) -> None:
+    # It was accepted, and the first send failed with AttributeError: no attribute 'fingerprint'.
+    with pytest.raises(PrefixError, match="must be a FrozenPrefix") as info:
+        Agent(prefix, model="claude-sonnet-4-6", api_key="test-key")
+    assert info.value.where == "prefix"
+
+
+def test_a_closed_sync_session_says_so(emu: Emulator) -> None:
+    agent = Agent(FrozenPrefix(system="s " * 300), model="claude-sonnet-4-6",
+                  api_key="test-key", base_url=emu.base_url)
+    with agent.sync_session() as s:
+        assert s.ask("Hello.") == "Done."
+    # It was RuntimeError('Event loop is closed') and a "never awaited" warning.
+    with pytest.raises(UserError, match="sync session is closed"):
+        s.ask("Hello again.")
