@@ -13,6 +13,7 @@ import itertools
 import json
 import os
 import socket
+import sys
 import threading
 import time
 import urllib.parse
@@ -536,11 +537,20 @@ def _api_key(headers: Mapping[str, str]) -> str:
     return key.strip()
 
 
+class _Server(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that went away between requests on a keep-alive connection (a stream it
+        stopped reading, a process that ended) is not an error to print a traceback for."""
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
+
+
 def _make_server(emu: Emulator) -> ThreadingHTTPServer:
     class Handler(_Handler):
         emulator = emu
 
-    server = ThreadingHTTPServer((emu.config.host, emu.config.port), Handler)
+    server = _Server((emu.config.host, emu.config.port), Handler)
     server.daemon_threads = True
     return server
 
