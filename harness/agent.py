@@ -105,10 +105,19 @@ class Agent:
         return f"Agent({self.route.label}, {self.prefix!r})"
 
     def provider(self, model: str | None = None, base_url: str | None = None) -> SDKProvider:
-        """A provider for `model` (default: the agent's); MissingKeyError names the variable."""
+        """A provider for `model` (default: the agent's); MissingKeyError names the variable.
+
+        The `api_key` given to the agent is its provider's: a model of another provider (a
+        switch, a resumed session stored on it) takes its key from that provider's variable,
+        so an Anthropic key is never sent to OpenAI. With a `base_url` (a gateway, the
+        emulator) one key serves every model, as given."""
+        api_key = self._api_key
+        if model is not None and api_key and self.base_url is None and base_url is None:
+            if resolve_route(model, None, self.prices).key_var != self.route.key_var:
+                api_key = None
         return make_provider(
             model or self.route.label,
-            api_key=self._api_key,
+            api_key=api_key,
             base_url=base_url if base_url is not None else self.base_url,
             prices=self.prices,
             settings=self.settings,
