@@ -112,9 +112,14 @@ class Agent:
         so an Anthropic key is never sent to OpenAI. With a `base_url` (a gateway, the
         emulator) one key serves every model, as given."""
         api_key = self._api_key
-        if model is not None and api_key and self.base_url is None and base_url is None:
-            if resolve_route(model, None, self.prices).key_var != self.route.key_var:
-                api_key = None
+        if (
+            model is not None
+            and api_key
+            and self.base_url is None
+            and base_url is None
+            and resolve_route(model, None, self.prices).key_var != self.route.key_var
+        ):
+            api_key = None
         return make_provider(
             model or self.route.label,
             api_key=api_key,
