@@ -104,10 +104,12 @@ class Tool:
         if self.args_model is not None:
             parsed = self.args_model.model_validate(kwargs)
             kwargs = {name: getattr(parsed, name) for name in type(parsed).model_fields}
+        # Positional-only parameters (`def f(path, /)`) cannot be passed by name.
+        args = [kwargs.pop(n) for n in _positional_only(self.fn) if n in kwargs]
         if inspect.iscoroutinefunction(self.fn):
-            result = await self.fn(**kwargs)
+            result = await self.fn(*args, **kwargs)
         else:
-            result = await asyncio.to_thread(self.fn, **kwargs)
+            result = await asyncio.to_thread(self.fn, *args, **kwargs)
             if inspect.isawaitable(result):
                 result = await result
         if isinstance(result, str):
@@ -116,6 +118,14 @@ class Tool:
             return canonical_json(result)
         except (TypeError, ValueError):  # a Path, a dataclass...: the tool did succeed
             return str(result)
+
+
+def _positional_only(fn: Callable[..., Any]) -> list[str]:
+    try:
+        params = inspect.signature(fn).parameters.values()
+    except (TypeError, ValueError):  # no signature to read: call by name, as before
+        return []
+    return [p.name for p in params if p.kind is p.POSITIONAL_ONLY]
 
 
 def _docstring_parts(doc: str) -> tuple[str, dict[str, str]]:
@@ -154,7 +164,11 @@ def make_tool(
     fn: Callable[..., Any], *, name: str | None = None, description: str | None = None
 ) -> Tool:
     """Build a `Tool` from a function (what `@tool` does)."""
-    tool_name = name or fn.__name__
+    tool_name = name or getattr(fn, "__name__", None)
+    if tool_name is None:  # a functools.partial, a callable object
+        raise PrefixError(
+            f"{fn!r} is not a function: make the tool from a def (or async def) that calls it"
+        )
     check_tool_name(tool_name)
     doc_desc, arg_docs = _docstring_parts(fn.__doc__ or "")
     try:

@@ -121,3 +121,28 @@ def test_a_closed_sync_session_says_so(emu: Emulator) -> None:
     # It was RuntimeError('Event loop is closed') and a "never awaited" warning.
     with pytest.raises(UserError, match="sync session is closed"):
         s.ask("Hello again.")
+
+
+def _pair(a: int, /, b: int = 2) -> str:
+    """Positional-only first parameter."""
+    return f"{a}-{b}"
+
+
+async def test_a_tool_with_positional_only_parameters_can_be_called() -> None:
+    # The schema named them, and every call failed: "got some positional-only arguments
+    # passed as keyword arguments".
+    pair = tool(_pair)
+    assert await pair.invoke({"a": 1}) == "1-2"
+    assert await pair.invoke({"a": 1, "b": 5}) == "1-5"
+
+
+def test_a_callable_without_a_name_is_a_prefix_error() -> None:
+    import functools
+
+    class Callable_:
+        def __call__(self, q: str) -> str:
+            return q
+
+    for fn in (functools.partial(_pair, 1), Callable_()):
+        with pytest.raises(PrefixError, match="not a function"):  # was AttributeError
+            tool(fn)
