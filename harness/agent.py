@@ -192,6 +192,7 @@ class Session(GuardedSession):
         # Tool handlers that are not runners of the prefix (e.g. `delegate`), by tool name.
         self.tool_handlers: dict[str, ToolHandler] = {}
         self._pending_results: list[dict[str, Any]] = []
+        self.closed = False  # aclose() ran: the session sends nothing more
         self._sends: weakref.WeakSet[AsyncGenerator[Event, None]] = weakref.WeakSet()
         self._guard_init()  # cache guard, store, keep-alive (harness.session_guard)
         # Events produced while tools run (a subagent's start, its nested events, its finish):
@@ -218,6 +219,7 @@ class Session(GuardedSession):
         await self.aclose()
 
     async def aclose(self) -> None:
+        self.closed = True
         await self._close_retired()  # providers left behind by switch_model (GUARD+STORE)
         await self.provider.aclose()
 
@@ -241,6 +243,11 @@ class Session(GuardedSession):
         its tools (two tasks on one session) raises UserError. A turn whose events the caller
         stopped reading does not count.
         """
+        if self.closed:  # its client was closed; a new one would be left open
+            raise UserError(
+                f"session {self.id} is closed: continue it in a new session "
+                "(agent.resume(id) with a store) or start one (agent.session())"
+            )
         _check_text(text, "text")
         for i, extra in enumerate(volatile):
             _check_text(extra, f"volatile[{i}]")

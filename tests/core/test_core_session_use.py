@@ -86,3 +86,15 @@ async def test_a_turn_cancelled_while_its_tool_runs_leaves_no_task_behind(emu: E
         assert await s.ask("Something else.")  # the interrupted tool call gets an error result
         results = [b for b in s.transcript[2].blocks if b["type"] == "tool_result"]
         assert len(results) == 1 and results[0]["is_error"]
+
+
+async def test_a_closed_session_refuses_to_send_and_closes_twice_quietly(emu: Emulator) -> None:
+    s = make_agent(emu, asyncio.Event(), asyncio.Event()).session()
+    async with s:
+        assert await s.ask("Hello.") == "Done."
+    await s.aclose()  # twice: nothing happens
+    n = len(emu.requests)
+    # It used to open a new client (never closed) and send.
+    with pytest.raises(UserError, match="is closed"):
+        await s.ask("Hello again.")
+    assert len(emu.requests) == n and s.turn == 1
