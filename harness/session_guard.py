@@ -38,7 +38,7 @@ from .compaction import (
     summary_messages,
 )
 from .delegation import DelegationResult
-from .errors import PrefixError, ProviderError, UserError
+from .errors import ConfigError, PrefixError, ProviderError, UserError
 from .events import CacheBreak, Event, KeepAlivePing, PrefixChanged, SwitchWarning, UsageReport
 from .guard import CacheBudget, CacheGuard, Prediction, provider_verdict
 from .keepalive import KeepAlive, plan_ping
@@ -444,6 +444,14 @@ class GuardedSession:
     ) -> Quote:
         """Move the session to `model`. A warm cache needs the quote (or policy='allow')."""
         route = resolve_route(model, self.agent.base_url, self.agent.prices)
+        if self.settings.max_dollars is not None and self.agent.prices.lookup(route.model) is None:
+            # As Agent() refuses it: the ledger never prices that model, so the dollar limit
+            # would silently stop counting after the switch.
+            raise ConfigError(
+                f"model {route.model!r} is not in the price table, so the dollar limit cannot "
+                "be kept: add it with a prices file (PREFIXLOCK_PRICES) or drop max_dollars",
+                where="settings.max_dollars",
+            )
         check_quote(quote, action="switch_model", state=self._state(), target=route.label)
         q = self._current(quote, lambda: self.quote_switch(model))
         self._authorize(q, quote, policy, f"switching to {route.model}")
