@@ -398,9 +398,15 @@ class Session(GuardedSession):
         if state.requests >= self.settings.max_turns:
             return "turns"
         cap = self.settings.max_dollars
-        if cap is not None and self.ledger.priced_cost >= cap:
+        if cap is not None and self._dollars_spent() >= cap:
             return "dollars"
         return None
+
+    def _dollars_spent(self) -> Decimal:
+        """What the dollar limit counts: the session's priced requests and what its subagents
+        cost (charged to the session: `ledger.total_cost`)."""
+        subagents = (r.cost for r in self.ledger.subagents.results if r.cost is not None)
+        return self.ledger.priced_cost + sum(subagents, Decimal(0))
 
     def _keep_unsent(self, pending: Sequence[Message]) -> None:
         """Tool results that were not delivered go in front of the next turn (the model's
