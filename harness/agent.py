@@ -248,6 +248,8 @@ class Session(GuardedSession):
                 f"session {self.id} is closed: continue it in a new session "
                 "(agent.resume(id) with a store) or start one (agent.session())"
             )
+        if isinstance(volatile, str):  # one text, not its letters (a str is a Sequence[str])
+            volatile = (volatile,)
         _check_text(text, "text")
         for i, extra in enumerate(volatile):
             _check_text(extra, f"volatile[{i}]")

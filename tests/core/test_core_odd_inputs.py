@@ -146,3 +146,16 @@ def test_a_callable_without_a_name_is_a_prefix_error() -> None:
     for fn in (functools.partial(_pair, 1), Callable_()):
         with pytest.raises(PrefixError, match="not a function"):  # was AttributeError
             tool(fn)
+
+
+@pytest.mark.parametrize("model", ["claude-sonnet-4-6", "deepseek-v4-flash"])
+async def test_volatile_as_one_string_is_one_text(emu: Emulator, model: str) -> None:
+    # A str is a Sequence[str]: volatile="today" went out as five blocks, one per letter.
+    url = emu.base_url if model.startswith("claude") else emu.openai_base_url
+    agent = Agent(FrozenPrefix(system="s " * 300), model=model, api_key="test-key", base_url=url)
+    async with agent.session() as s:
+        await s.ask("Hello.", volatile="Today is Tuesday.")
+        await s.ask("Again.", volatile=["Today is Tuesday."])
+        first, second = (r.body["messages"][-1]["content"] for r in s.requests)
+        assert [b["text"] for b in first] == ["Hello.", "Today is Tuesday."]
+        assert [b["text"] for b in second] == ["Again.", "Today is Tuesday."]
