@@ -431,6 +431,8 @@ class SubagentDelegator:
         shared prefix instead of each paying to write it. `warm_first=False` starts them all at
         once (every one pays the write on a cold prefix).
         """
+        if isinstance(tasks, str):  # one task, not one subagent per letter
+            tasks = [tasks]
         # Every delegate() coordinates on its prefix: the first to start warms it, the others
         # wait for its first response (see delegate). Without warm_first, nobody waits.
         results = await asyncio.gather(*(
