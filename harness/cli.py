@@ -14,6 +14,9 @@ from typing import NoReturn
 from .command import Command
 from .errors import ProviderError, UserError
 
+# The SDK's errors name a Python argument; on the command line, the flag that set it.
+_FLAGS = {"model": "--model", "base_url": "--base-url"}
+
 
 def _commands() -> dict[str, Command]:
     found: dict[str, Command] = {}
@@ -64,6 +67,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return int(run(args) or 0)
     except UserError as exc:
+        flag = _FLAGS.get(exc.where or "")
+        sub = getattr(args, "_parser", None)
+        if flag is not None and sub is not None and flag in sub._option_string_actions:
+            exc = exc.at(flag)
         print(f"prefixlock: error: {exc}", file=sys.stderr)
         return 2
     except ProviderError as exc:

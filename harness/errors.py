@@ -6,6 +6,8 @@ key). The CLI turns it into one line on stderr and exit code 2, never a tracebac
 
 from __future__ import annotations
 
+import copy
+
 
 class PrefixlockError(Exception):
     """Base class for every error prefixlock raises on purpose."""
@@ -16,7 +18,16 @@ class UserError(PrefixlockError):
 
     def __init__(self, message: str, *, where: str | None = None) -> None:
         self.where = where
+        self.message = message
         super().__init__(f"{where}: {message}" if where else message)
+
+    def at(self, where: str) -> UserError:
+        """The same error (same class, same message) said of `where`: the SDK names a Python
+        argument (`model`), a command line names its flag (`--model`)."""
+        relabelled = copy.copy(self)
+        relabelled.where = where
+        relabelled.args = (f"{where}: {self.message}",)
+        return relabelled
 
 
 class ConfigError(UserError):

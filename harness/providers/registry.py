@@ -60,7 +60,7 @@ def resolve_route(
     if sep and head in PREFIXES:
         explicit, name = PREFIXES[head], rest
     if not name:
-        raise UnknownModelError("empty model id", where="--model")
+        raise UnknownModelError("empty model id", where="model")
     if base_url is not None:
         parts = urlsplit(base_url)
         if parts.scheme not in ("http", "https") or not parts.netloc:
@@ -85,7 +85,7 @@ def resolve_route(
                 f"cannot tell which provider serves {model!r}: prefix it with anthropic:, "
                 "openai:, openai-responses: or openai-compat: (and give a base URL for a "
                 "compatible server)",
-                where="--model",
+                where="model",
             )
     url = base_url
     if url is None and price is not None and price.base_url and api == "openai-compat":
@@ -100,8 +100,8 @@ def resolve_route(
         provider = "custom"
     if api == "openai-compat" and url is None:
         raise UnknownModelError(
-            f"{model!r} is served by an OpenAI-compatible API: give its base URL (--base-url)",
-            where="--base-url",
+            f"{model!r} is served by an OpenAI-compatible API: give its base URL",
+            where="base_url",
         )
     key_var = KEY_VARS[api] if provider in ("anthropic", "openai") else KEY_VARS[provider]
     return Route(api, wire_model, url, key_var, provider)

@@ -187,6 +187,23 @@ def test_cli_run_bad_input_end_to_end(args: list[str], start: str) -> None:
     assert len(proc.stderr.strip().splitlines()) == 1
 
 
+def test_sdk_errors_name_the_argument_and_the_cli_names_the_flag() -> None:
+    """From Python the error names the argument (`model`, `base_url`); through the command
+    line the same error names the flag that set it."""
+    with pytest.raises(UnknownModelError) as err:
+        Agent(FrozenPrefix(system="x"), model="mystery-model", api_key="k")
+    assert err.value.where == "model" and str(err.value).startswith("model: cannot tell")
+    with pytest.raises(UnknownModelError) as err:
+        resolve_route("openai-compat:llama3")
+    assert err.value.where == "base_url" and "--" not in str(err.value)
+    flagged = err.value.at("--base-url")
+    assert type(flagged) is UnknownModelError and flagged.message == err.value.message
+    assert str(flagged) == f"--base-url: {err.value.message}" and err.value.where == "base_url"
+    proc = _cli("run", "hi", "--tools", "none", "--model", "openai-compat:llama3")
+    assert proc.returncode == 2
+    assert proc.stderr.startswith("prefixlock: error: --base-url: 'openai-compat:llama3' is ")
+
+
 def test_cli_bad_flag_is_one_line_naming_the_subcommand_exit_2() -> None:
     proc = _cli("run", "hi", "--no-such-flag")
     assert proc.returncode == 2 and "Traceback" not in proc.stderr
