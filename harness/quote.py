@@ -84,6 +84,11 @@ class Quote:
     def summary(self) -> str:
         """One line for a log or a confirmation prompt."""
         if not self.warns:
+            if self.warm_seconds > 0:  # a warm cache the action keeps (the same model, say)
+                return (
+                    f"{self.action} to {self.new_model}: re-bills nothing, the cache stays "
+                    f"warm ({self.warm_seconds:.0f}s left)"
+                )
             return f"{self.action} to {self.new_model}: cache is cold, costs nothing extra"
         money = "unpriced" if self.dollars is None else f"${self.dollars:.4f}"
         be = "never" if self.break_even_turns is None else f"{self.break_even_turns} turns"

@@ -199,3 +199,18 @@ async def test_a_quote_made_while_warm_and_used_after_expiry_does_not_warn() -> 
             events = await turn(s, "Turn 4: look at src/app.py and tell me what f4 does.")
     assert not of(events, SwitchWarning)
     assert [b.cause for b in of(events, CacheBreak)] == ["ttl"]
+
+
+async def test_a_quote_that_loses_nothing_says_whether_the_cache_is_warm_or_cold() -> None:
+    # "Switching" to the model in use keeps a warm cache: the quote must not call it cold.
+    with start_emulator() as emu:
+        async with agent(emu).session() as s:
+            await run_turns(emu, s, 2)
+            same = s.quote_switch(s.model)
+            assert not same.warns and same.warm_seconds > 0
+            assert same.summary().startswith(f"switch_model to {s.model}: re-bills nothing")
+            assert "cold" not in same.summary()
+            advance(emu, 301)
+            cold = s.quote_switch(SONNET)
+            assert not cold.warns
+            assert cold.summary() == f"switch_model to {SONNET}: cache is cold, costs nothing extra"
