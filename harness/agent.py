@@ -44,7 +44,15 @@ from .guard import caches_whole_prompts
 from .ledger import Ledger, LedgerRow
 from .prefix import FrozenPrefix
 from .prices import PriceTable
-from .providers import Reply, SDKProvider, SessionInfo, Sleep, make_provider, resolve_route
+from .providers import (
+    Reply,
+    SDKProvider,
+    SessionInfo,
+    Sleep,
+    StreamProgress,
+    make_provider,
+    resolve_route,
+)
 from .session_guard import GuardedSession, refuse_stored_id, resume_session
 from .settings import Settings
 from .transcript import Message, Transcript, text_block, thaw, tool_result_block
@@ -170,6 +178,18 @@ class _TurnState:
     text: str = ""
     volatile: Sequence[str] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+    settled: bool = False  # stopped and already stored by a later send (see _settle_stream)
+
+
+@dataclass
+class _OpenStream:
+    """The request whose stream is being read: what to ledger if it stops early."""
+
+    request: WireRequest
+    progress: StreamProgress
+    started_at: float
+    state: _TurnState
+    pending: Sequence[Message]
 
 
 class Session(GuardedSession):
@@ -194,6 +214,7 @@ class Session(GuardedSession):
         self._pending_results: list[dict[str, Any]] = []
         self.closed = False  # aclose() ran: the session sends nothing more
         self._sends: weakref.WeakSet[AsyncGenerator[Event, None]] = weakref.WeakSet()
+        self._open_stream: _OpenStream | None = None  # a request streaming (or abandoned)
         self._guard_init()  # cache guard, store, keep-alive (harness.session_guard)
         # Events produced while tools run (a subagent's start, its nested events, its finish):
         # `emit` queues them and `_run_tools` yields them live, before the tool results.
@@ -220,6 +241,7 @@ class Session(GuardedSession):
 
     async def aclose(self) -> None:
         self.closed = True
+        self._settle_stream("stopped", stopped_turn=True)  # a turn left half-read is billed
         await self._close_retired()  # providers left behind by switch_model (GUARD+STORE)
         await self.provider.aclose()
 
@@ -269,6 +291,10 @@ class Session(GuardedSession):
         # Keep-alive pings never overlap a turn: a ping in flight makes the turn wait, and no
         # ping starts while the turn runs (harness.session_guard).
         async with self._guard_turn():
+            # A turn the caller stopped reading (a break) is closed only when its generator is
+            # collected, maybe after this send: its billed request is ledgered now, before
+            # this turn is predicted.
+            self._settle_stream("stopped", stopped_turn=True)
             in_history = bool(volatile) and self._volatile_in_history()
             blocks = [*self._pending_results, *self._unanswered_calls()]
             if text:
@@ -297,20 +323,31 @@ class Session(GuardedSession):
                         yield event
                     started_at = self.clock.now()
                     reply: Reply | None = None
+                    progress = StreamProgress()
+                    self._open_stream = _OpenStream(request, progress, started_at, state, pending)
                     try:
-                        async for item in self.provider.stream(request):
+                        async for item in self.provider.stream(request, progress):
                             if isinstance(item, Reply):
                                 reply = item
                             else:
                                 yield item
-                    except BaseException:  # as below: the unsent tool results are kept
-                        self._keep_unsent(pending)
+                    except BaseException as exc:  # ledgered as billed; unsent results kept
+                        open_ = self._open_stream
+                        if open_ is not None and open_.state is state:  # not settled yet
+                            self._settle_stream(_stop_reason(exc))
                         raise
+                    self._open_stream = None
+                    retried: list[Event] = []
+                    if progress.unfinished():  # began, then a fault, and retried: billed
+                        for attempt in progress.unfinished():
+                            self._guard_abandoned(request, attempt, started_at, "retried")
+                        retried, self.queued_events = self.queued_events, []
                     if reply is None:  # the transport always ends with a Reply or raises
                         raise ProviderError("stream ended without a reply", retryable=True)
                     state.requests += 1
                     row, events = self._after_response(request, reply, started_at)
                     self._record_turn(request, pending, reply, row)
+                    events = [*retried, *events]  # their reports, after the reply is recorded
                     for event in events:
                         yield event
                     state.text = reply.text
@@ -327,7 +364,8 @@ class Session(GuardedSession):
             except BaseException:  # a fault, a cancellation, or the caller stopped iterating
                 # Requests of this turn that did succeed were billed and are in the transcript:
                 # the store gets them too, as it does after a turn stopped at a limit.
-                self._guard_turn_stopped()
+                if not state.settled:  # a later send (or aclose) stored it already
+                    self._guard_turn_stopped()
                 raise
 
     # ---- seams ---------------------------------------------------------------------------
@@ -409,6 +447,24 @@ class Session(GuardedSession):
         cost (charged to the session: `ledger.total_cost`)."""
         subagents = (r.cost for r in self.ledger.subagents.results if r.cost is not None)
         return self.ledger.priced_cost + sum(subagents, Decimal(0))
+
+    def _settle_stream(self, reason: str, *, stopped_turn: bool = False) -> None:
+        """The open request's stream stopped before its Reply: each attempt the provider had
+        started was billed, so it is ledgered, stored and observed by the guard
+        (`_guard_abandoned`); the tool results it carried wait for the next send. Its user
+        message and partial answer never enter the transcript. `stopped_turn`: settled from
+        outside the turn (a later send, aclose), which then also stores the turn's requests."""
+        open_, self._open_stream = self._open_stream, None
+        if open_ is None:
+            return
+        attempts = open_.progress.unfinished()
+        for i, attempt in enumerate(attempts):
+            why = reason if i == len(attempts) - 1 else "retried"
+            self._guard_abandoned(open_.request, attempt, open_.started_at, why)
+        self._keep_unsent(open_.pending)
+        if stopped_turn:
+            open_.state.settled = True
+            self._guard_turn_stopped()
 
     def _keep_unsent(self, pending: Sequence[Message]) -> None:
         """Tool results that were not delivered go in front of the next turn (the model's
@@ -547,6 +603,15 @@ def _valid_text(text: str) -> str:
     except UnicodeEncodeError:
         return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
     return text
+
+
+def _stop_reason(exc: BaseException) -> str:
+    """Why a stream stopped early, as its abandoned ledger row says."""
+    if isinstance(exc, GeneratorExit):
+        return "stopped"  # the caller stopped reading (break, aclose)
+    if isinstance(exc, asyncio.CancelledError):
+        return "cancelled"
+    return "failed"  # a fault (a cut stream whose retries ran out, an error event)
 
 
 def _loop_running() -> bool:

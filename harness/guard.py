@@ -626,11 +626,23 @@ class CacheGuard:
         request_index: int | None = None,
         verdict: str | None = None,
         echo: Mapping[str, Any] | None = None,
+        aside: bool = False,
     ) -> CacheBreak | None:
         """Record what the provider reported for `req` (sent at `now`); return any miss.
 
         `echo` is the reply's assistant message as the next request will carry it (Chat
-        Completions shape): DeepSeek stores a unit through it, so the next turn reads it."""
+        Completions shape): DeepSeek stores a unit through it, so the next turn reads it.
+        `aside`: `req` does not continue the conversation (a request whose stream was abandoned:
+        its user message never enters the history). Its cache entries are learned, but the next
+        request is still compared with the one before it, so not extending `req` is no miss."""
+        if aside:
+            last = self._last
+            try:
+                return self.observe(
+                    req, pred, usage, now, request_index=request_index, verdict=verdict, echo=echo
+                )
+            finally:
+                self._last = last
         index = self.requests if request_index is None else request_index
         self.requests += 1
         model = req.model

@@ -45,7 +45,15 @@ from .keepalive import KeepAlive, plan_ping
 from .ledger import Ledger, LedgerRow
 from .money import parse_dollars
 from .prefix import FrozenPrefix
-from .providers import Reply, SDKProvider, SessionInfo, make_builder, resolve_route
+from .providers import (
+    AttemptProgress,
+    Reply,
+    SDKProvider,
+    SessionInfo,
+    make_builder,
+    resolve_route,
+)
+from .providers.transport import ESTIMATE_KEY
 from .quote import Quote, QuoteRequired, check_quote, default_task, price_action
 from .settings import Settings
 from .store import (
@@ -56,12 +64,17 @@ from .store import (
     UnknownSessionError,
     UsageRow,
 )
+from .tokenizer import count_tokens
 from .tools import Tool, ToolLike, ToolSpec, as_spec
 from .transcript import Message, Transcript, text_block
+from .usage import parse_usage
 from .wire import WireRequest
 
 POLICIES = ("allow", "confirm")
 RECENT_REQUESTS = 10  # how many recent requests profile the work a switch is compared with
+# Raw-usage key of an abandoned request's row: why its stream stopped (stopped, cancelled,
+# failed, retried).
+PARTIAL_KEY = "prefixlock_partial"
 
 
 def settings_dict(settings: Settings) -> dict[str, Any]:
@@ -242,6 +255,75 @@ class GuardedSession:
         if self._unstored:
             self._guard_turn_done()
 
+    def _guard_abandoned(
+        self, request: WireRequest, attempt: AttemptProgress, started_at: float, reason: str
+    ) -> LedgerRow | None:
+        """An attempt at `request` that the provider started but that ended without a Reply
+        (`reason`: stopped by the caller, cancelled, failed, or retried after a fault). It was
+        billed, and it wrote cache entries: it gets a ledger row (kind "abandoned"), a store row
+        (written with the stopped turn, as 1fba71c stores its other requests) and the guard
+        observes it, so the next request is predicted to read what it wrote. Nothing enters the
+        transcript. A fault before the provider reported any usage records nothing (None): the
+        provider may have refused it unbilled, and there is no figure to go by."""
+        raw = attempt.raw_usage
+        if not raw and reason not in ("stopped", "cancelled"):
+            return None
+        pred = self._prediction or self.guard.predict(request, started_at)
+        # A retry of the same request is predicted again, after what this attempt wrote.
+        self._prediction = None
+        # Output tokens: the local tokenizer's count of the text deltas received. Anthropic's
+        # message_start carries a placeholder output count (0 or 1) and only message_delta the
+        # real one, so the larger of the two is what is known to have been generated.
+        counted = count_tokens("".join(attempt.text))
+        meta: dict[str, Any] = {"kind": "abandoned", "reason": reason}
+        if raw:  # Anthropic: message_start already carried the input-side counters
+            usage = parse_usage(request.api, raw)
+            usage = dataclasses.replace(
+                usage, output=max(usage.output, counted), raw={**raw, PARTIAL_KEY: reason}
+            )
+        else:
+            # OpenAI Chat Completions (usage only in the last chunk, with include_usage) and
+            # Responses (usage only in response.completed) report nothing before the end. The
+            # request was billed all the same: the guard's predicted input counters stand in,
+            # flagged as an estimate (meta and raw usage), rather than no row at all.
+            note = "stream stopped before the provider reported usage: the guard's prediction"
+            usage = dataclasses.replace(
+                pred.usage(counted), raw={ESTIMATE_KEY: note, PARTIAL_KEY: reason}
+            )
+            meta["estimated"] = True
+        brk = self.guard.observe(
+            request, pred, usage, started_at, request_index=len(self.ledger), aside=True
+        )
+        self._last_break = brk
+        row = self.ledger.record(
+            request,
+            usage,
+            time=started_at,
+            previous=self.requests[-1] if self.requests else None,  # the last completed one
+            cause=brk.cause if brk else None,
+            predicted_read=pred.read,
+            meta=meta,
+        )
+        # The caller stopped reading: the report (a panel's hit rate and dollars count it) and
+        # any miss come before the next request. Its raw usage says it was abandoned.
+        self.queued_events.append(
+            UsageReport(
+                turn=self.turn,
+                request=row.seq,
+                model=request.model,
+                usage=usage,
+                cost=row.cost,
+                cost_without_cache=row.cost_without_cache,
+                predicted_read=row.predicted_read,
+            )
+        )
+        if brk is not None:
+            self.queued_events.append(brk)
+        if self.store is not None:
+            reply = Reply((), "abandoned", usage, dict(usage.raw))
+            self._unstored.append(self._new_request(request, reply, row, "abandoned"))
+        return row
+
     # ---- store -------------------------------------------------------------------------------
 
     def _new_request(
@@ -337,7 +419,8 @@ class GuardedSession:
         Only ordinary turns that read what they could count (not the first request, pings,
         summaries, or misses, whose writes re-bill old context rather than bring new tokens).
         """
-        rows = [r for r in self.ledger.rows if r.meta.get("kind") not in ("ping", "summary")]
+        other = ("ping", "summary", "abandoned")  # an abandoned request's output was cut short
+        rows = [r for r in self.ledger.rows if r.meta.get("kind") not in other]
         turns = max(self.turn, 1)
         per_turn = max(round(len(rows) / turns), 1) if rows else 1
         recent = [r for r in rows if r.seq > 0 and r.cause is None][-RECENT_REQUESTS:]
@@ -937,7 +1020,7 @@ class GuardedSession:
             self.guard.observe(req, self.guard.predict(req, r.time), r.usage, r.time)
             if r.kind == "summary":
                 self.guard.forget_last()  # a compaction starts a new lineage, as it did live
-            if r.kind != "ping":
+            if r.kind not in ("ping", "abandoned"):  # its messages are not in the transcript
                 last = req
         self.guard.breaks.clear()
         self.guard.rebilled_tokens = 0

@@ -119,7 +119,7 @@ class StoredRequest:
     session_id: str
     seq: int
     turn: int
-    kind: str  # turn | ping | summary
+    kind: str  # turn | ping | summary | abandoned
     time: float
     provider: str
     api: str
@@ -160,7 +160,7 @@ class UsageRow:
 
     seq: int
     turn: int
-    kind: str  # turn | ping | summary
+    kind: str  # turn | ping | summary | abandoned
     time: float
     model: str
     api: str
@@ -896,7 +896,9 @@ class SessionStore:
         messages = self._blobs([h for h, _ in rows])
         last_row = self._db.execute(
             f"SELECT {self._RCOLS} FROM requests WHERE session_id=? AND epoch=? "
-            "AND kind != 'ping' ORDER BY seq DESC LIMIT 1",
+            # Not a ping, nor an abandoned request (its user message never entered the
+            # transcript): the last one the stored messages rebuild.
+            "AND kind NOT IN ('ping', 'abandoned') ORDER BY seq DESC LIMIT 1",
             (session_id, record.epoch),
         ).fetchone()
         last = self._request(last_row) if last_row is not None else None

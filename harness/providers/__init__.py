@@ -17,7 +17,15 @@ from ..transcript import Message, Transcript
 from ..usage import Usage, parse_usage
 from ..wire import WireRequest
 from .anthropic import AnthropicBuilder, AnthropicStream
-from .base import Provider, Reply, SessionInfo, StreamItem, cache_key_for
+from .base import (
+    AttemptProgress,
+    Provider,
+    Reply,
+    SessionInfo,
+    StreamItem,
+    StreamProgress,
+    cache_key_for,
+)
 from .openai import ChatBuilder, ChatStream, ResponsesBuilder, ResponsesStream
 from .registry import KEY_VARS, Route, find_key, resolve_route
 from .transport import Fault, Sleep, Transport, classify
@@ -75,8 +83,12 @@ class SDKProvider:
     ) -> WireRequest:
         return self.builder.build_request(prefix, transcript, settings, session, volatile, pending)
 
-    def stream(self, request: WireRequest) -> AsyncIterator[StreamItem]:
-        return self.transport.stream(request)
+    def stream(
+        self, request: WireRequest, progress: StreamProgress | None = None
+    ) -> AsyncIterator[StreamItem]:
+        """Text deltas and faults, then one Reply. `progress`, when given, records each attempt
+        (what usage it reported, its text so far) for a caller whose stream stops early."""
+        return self.transport.stream(request, progress)
 
     def ask_diagnostics(self, previous_id: str | None) -> None:
         """Ask the provider why the next request misses against response `previous_id`
@@ -110,6 +122,7 @@ __all__ = [
     "KEY_VARS",
     "AnthropicBuilder",
     "AnthropicStream",
+    "AttemptProgress",
     "Builder",
     "ChatBuilder",
     "ChatStream",
@@ -123,6 +136,7 @@ __all__ = [
     "SessionInfo",
     "Sleep",
     "StreamItem",
+    "StreamProgress",
     "Transport",
     "cache_key_for",
     "classify",

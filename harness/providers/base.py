@@ -65,6 +65,34 @@ class Reply:
 StreamItem = TextDelta | ProviderFault | Reply
 
 
+@dataclass
+class AttemptProgress:
+    """One attempt at streaming a request, as far as it got (the transport fills it in)."""
+
+    parser: Any  # the stream parser: its `usage` dict holds what the provider reported so far
+    started: bool = False  # the provider answered and began streaming: billed from here on
+    finished: bool = False  # the attempt ended with its Reply
+    text: list[str] = field(default_factory=list)  # the text deltas received
+
+    @property
+    def raw_usage(self) -> dict[str, Any]:
+        """The usage the provider reported before the stream stopped ({} if none yet)."""
+        return dict(getattr(self.parser, "usage", None) or {})
+
+
+@dataclass
+class StreamProgress:
+    """What one request's stream has shown so far, attempt by attempt. The caller of
+    `Provider.stream` reads it when the stream stops early (a break, a cancellation, a cut):
+    a started attempt was billed although no Reply came."""
+
+    attempts: list[AttemptProgress] = field(default_factory=list)
+
+    def unfinished(self) -> list[AttemptProgress]:
+        """Attempts the provider started but that never ended with a Reply."""
+        return [a for a in self.attempts if a.started and not a.finished]
+
+
 class Provider(Protocol):
     """A wire API: pure request building, transport, usage parsing."""
 
@@ -81,7 +109,9 @@ class Provider(Protocol):
         pending: Sequence[Message] = (),
     ) -> WireRequest: ...
 
-    def stream(self, request: WireRequest) -> AsyncIterator[StreamItem]: ...
+    def stream(
+        self, request: WireRequest, progress: StreamProgress | None = None
+    ) -> AsyncIterator[StreamItem]: ...
 
     def parse_usage(self, raw: Any) -> Usage: ...
 

@@ -29,7 +29,7 @@ from ..settings import Settings
 from ..tokenizer import count_tokens
 from ..usage import Usage
 from .anthropic import AnthropicStream
-from .base import Reply, StreamItem
+from .base import AttemptProgress, Reply, StreamItem, StreamProgress
 from .diagnostics import diagnostics_request
 from .openai import ChatStream, ResponsesStream
 
@@ -203,8 +203,11 @@ class Transport:
         base = float(min(cap, 0.5 * 2 ** (state.attempt_number - 1)))
         return base + random.uniform(0, base / 4)  # jitter: retries of many clients spread out
 
-    async def stream(self, request: Any) -> AsyncIterator[StreamItem]:
-        """Yield text deltas and faults, then one `Reply`; raise ProviderError when out of tries."""
+    async def stream(
+        self, request: Any, progress: StreamProgress | None = None
+    ) -> AsyncIterator[StreamItem]:
+        """Yield text deltas and faults, then one `Reply`; raise ProviderError when out of tries.
+        Each attempt is recorded in `progress` (when given) as it streams."""
         waits: list[float] = []
         asked, previous_id = self._diagnostics
         self._diagnostics = (False, None)
@@ -234,7 +237,7 @@ class Transport:
                 failure: Fault | None = None
                 try:
                     # Yield outside tenacity's attempt context: it would swallow GeneratorExit.
-                    async for item in self._attempt(request, body, headers):
+                    async for item in self._attempt(request, body, headers, progress):
                         yield item
                 except Exception as exc:  # classified below; non-faults re-raise
                     failure = classify(exc, self.api, self._key)
@@ -249,7 +252,11 @@ class Transport:
             ) from None
 
     async def _attempt(
-        self, request: Any, body: dict[str, Any], headers: dict[str, str]
+        self,
+        request: Any,
+        body: dict[str, Any],
+        headers: dict[str, str],
+        progress: StreamProgress | None = None,
     ) -> AsyncIterator[TextDelta | Reply]:
         client = self.client()
         if self.api == "anthropic":
@@ -272,6 +279,9 @@ class Transport:
             stream_cls=stream_cls,
             options={"headers": headers} if headers else {},
         )
+        seen = AttemptProgress(parser, started=True)  # the response began: it is billed
+        if progress is not None:
+            progress.attempts.append(seen)
         async for event in sse:
             if not isinstance(event, Mapping):
                 continue
@@ -297,10 +307,12 @@ class Transport:
                     False,
                 ) from exc
             if delta is not None:
+                seen.text.append(delta.text)
                 yield delta
         if not parser.done:
             raise Fault(f"{self.api}: stream cut before its final event", None, True)
         reply = parser.reply()
+        seen.finished = True
         yield reply if reply.raw_usage else _estimated(reply, request.input_tokens)
 
 

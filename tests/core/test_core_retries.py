@@ -78,6 +78,9 @@ FAULTS = {
 }
 
 
+_BEGUN = ("cut-stream", "sse-error")  # faults after the stream's message_start
+
+
 @pytest.mark.parametrize("fault", list(FAULTS))
 async def test_fault_is_retried_without_duplicating_the_turn(
     fault: str, router: respx.Router, http_client: Any, sleeps: Any
@@ -101,7 +104,10 @@ async def test_fault_is_retried_without_duplicating_the_turn(
     # The retried request is byte-identical to the failed one; the transcript has each entry once.
     assert route.calls[1].request.content == route.calls[2].request.content
     assert [m.text for m in s.transcript] == ["one", "first", "two", "second"]
-    assert len(s.ledger) == 2
+    # A stream that stopped after message_start had reported its usage: it was billed, so it
+    # is a ledger row of its own (kind "abandoned", retried), never a transcript entry.
+    kinds = [r.meta.get("kind", "turn") for r in s.ledger.rows]
+    assert kinds == (["turn", "abandoned", "turn"] if fault in _BEGUN else ["turn", "turn"])
 
 
 async def test_529_status_is_retryable_and_exhaustion_raises(

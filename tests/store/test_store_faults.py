@@ -38,7 +38,8 @@ async def test_a_fault_mid_turn_stores_the_requests_it_billed(
             with pytest.raises(ProviderError):
                 await turn(s, "Turn 2: read src/app.py again.")
             live_rows, live_cost, live_msgs = len(s.ledger.rows), s.ledger.cost, len(s.transcript)
-        assert live_rows == 3 and live_msgs == 6
+        # The cut stream had reported its usage (the emulator billed it): kind "abandoned".
+        assert live_rows == (4 if kind == "cut" else 3) and live_msgs == 6
         store = SessionStore(db)
         assert len(list(store.requests("faulty"))) == live_rows
         assert _stored_cost(store, "faulty") == live_cost
@@ -66,7 +67,9 @@ async def test_a_turn_the_caller_abandons_after_a_tool_call_is_stored(tmp_path: 
             assert len(store.load("left").messages) == len(s.transcript) == 2
 
 
-async def test_a_turn_stopped_before_any_reply_stores_nothing(tmp_path: Path) -> None:
+async def test_a_turn_stopped_before_its_reply_stores_only_the_billed_request(
+    tmp_path: Path,
+) -> None:
     db = tmp_path / "sessions.sqlite"
     with start_emulator() as emu:
         a = agent(emu, store=SessionStore(db))
@@ -78,5 +81,7 @@ async def test_a_turn_stopped_before_any_reply_stores_nothing(tmp_path: Path) ->
                     break
             await stream.aclose()
         with SessionStore(db) as store:
-            assert store.session("early").turns == 1
-            assert len(list(store.requests("early"))) == 2
+            # The stopped request was billed: stored as "abandoned", with no message.
+            assert store.session("early").turns == 2
+            assert [r.kind for r in store.requests("early")] == ["turn", "turn", "abandoned"]
+            assert len(store.load("early").messages) == len(s.transcript) == 4
