@@ -139,6 +139,19 @@ class PrefixChanged(Event):
 
 
 @dataclass(frozen=True)
+class ResumedPrefixDiffers(Event):
+    """A resumed session runs on its stored prefix (that is what reads its cache), and the
+    agent that resumed it has another. Yielded once, by the first send after the resume, before
+    its request. `quote` prices moving to the agent's prefix (None if it could not be priced);
+    it was made at the resume, so apply a fresh one:
+    `s.change_prefix(s.agent_prefix, quote=s.quote_prefix(s.agent_prefix))`."""
+
+    stored_fingerprint: str
+    agent_fingerprint: str
+    quote: Any  # harness.quote.Quote | None
+
+
+@dataclass(frozen=True)
 class TurnComplete(Event):
     turn: int
     text: str

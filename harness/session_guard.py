@@ -39,7 +39,15 @@ from .compaction import (
 )
 from .delegation import DelegationResult
 from .errors import ConfigError, PrefixError, ProviderError, UserError
-from .events import CacheBreak, Event, KeepAlivePing, PrefixChanged, SwitchWarning, UsageReport
+from .events import (
+    CacheBreak,
+    Event,
+    KeepAlivePing,
+    PrefixChanged,
+    ResumedPrefixDiffers,
+    SwitchWarning,
+    UsageReport,
+)
 from .guard import CacheBudget, CacheGuard, Prediction, provider_verdict
 from .keepalive import KeepAlive, plan_ping
 from .ledger import Ledger, LedgerRow
@@ -146,6 +154,7 @@ class GuardedSession:
         # After a resume: did the stored prefix and transcript rebuild the last stored request
         # byte for byte? (None: not resumed, or nothing was sent on the current prefix.)
         self.resume_verified: bool | None = None
+        self.resumed = False  # continued from the store (agent.resume)
         self._unstored: list[NewRequest] = []
         self._stored_messages = 0
         self._stored_subagents = 0  # ledger.subagents.results already written to the store
@@ -175,6 +184,19 @@ class GuardedSession:
     def turn_in_flight(self) -> bool:
         """A turn (or compaction) is running or waiting to send: pings skip meanwhile."""
         return self._turns_running > 0
+
+    @property
+    def agent_prefix(self) -> FrozenPrefix:
+        """The prefix of the agent this session was made by (`prefix` is the one it runs on:
+        a resumed session keeps its stored one, see `resumed_prefix_differs`)."""
+        prefix: FrozenPrefix = self.agent.prefix
+        return prefix
+
+    @property
+    def resumed_prefix_differs(self) -> bool:
+        """True while a resumed session runs on its stored prefix and the agent's differs:
+        moving costs what `quote_prefix(agent_prefix)` says (`change_prefix` applies it)."""
+        return self.resumed and self.prefix.fingerprint != self.agent_prefix.fingerprint
 
     @property
     def budget(self) -> CacheBudget:
@@ -1001,6 +1023,22 @@ class GuardedSession:
         self.ledger.restore((), last=req)
 
 
+    def _note_resumed_prefix(self) -> None:
+        """The resume kept the stored prefix (it keeps the cache): when the agent's differs,
+        the first send says so before its request, with the quote of moving (the user
+        decides; nothing moves silently, in either direction)."""
+        self.resumed = True
+        if not self.resumed_prefix_differs:
+            return
+        quote: Quote | None
+        try:
+            quote = self.quote_prefix(self.agent_prefix)
+        except (UserError, ProviderError):  # e.g. a model the price table does not know
+            quote = None
+        self.queued_events.append(
+            ResumedPrefixDiffers(self.prefix.fingerprint, self.agent_prefix.fingerprint, quote)
+        )
+
     def _resume_after_move(self, earlier: Sequence[StoredRequest]) -> None:
         """Nothing was sent on the current prefix before the stop (the last event moved the
         session: a compaction, a tool or prefix change). The guard learns what the cache holds
@@ -1101,4 +1139,5 @@ def resume_session(agent: Any, session_id: str, session_cls: Any) -> Any:
         route = loaded.record.model  # a store written before the route was kept up to date
     session = session_cls(agent, session_id, agent.provider(route))
     session._guard_resume(loaded)
+    session._note_resumed_prefix()
     return session

@@ -144,6 +144,7 @@ class ChatApp(App[None]):
             # while the screen opens (a quarter to half a second on a long session).
             gc.freeze()
         await self.load_history()
+        await self.note_resumed_prefix()
         if self.backend.offline:
             await self.add_note(
                 f"{self.backend.offline_reason}: running on the built-in emulator "
@@ -164,6 +165,12 @@ class ChatApp(App[None]):
                 "warn",
             )
             self.choose_switch(target)
+
+    async def note_resumed_prefix(self) -> None:
+        """Say so when a resumed session keeps a stored prefix other than this chat's."""
+        note = self.backend.resumed_prefix_note()
+        if note is not None:
+            await self.add_note(note, "warn")
 
     async def on_unmount(self) -> None:
         await self.backend.close()
@@ -505,6 +512,7 @@ class ChatApp(App[None]):
             gc.freeze()
         await self.load_history()
         await self.add_note(f"resumed session {self.backend.session_id}", "info")
+        await self.note_resumed_prefix()
         self.refresh_panel()
 
     async def cmd_lint(self, args: tuple[str, ...]) -> None:

@@ -266,6 +266,20 @@ class ChatBackend:
 
         return None if canonical(wanted) == canonical(self.session.model) else wanted
 
+    def resumed_prefix_note(self) -> str | None:
+        """A note for a resumed session kept on its stored prefix while this chat's differs
+        (its system prompt or tools changed since): what moving would cost, or None."""
+        s = self.session
+        if s is None or not s.resumed_prefix_differs:
+            return None
+        q = s.quote_prefix(s.agent_prefix)
+        cost = format_dollars(q.dollars) if q.dollars is not None else "unpriced"
+        return (
+            "this session resumes on its stored prefix (it keeps the cache); this chat's "
+            f"prefix differs: moving to it would re-bill {q.tokens_rebilled:,} cached tokens "
+            f"({cost})"
+        )
+
     def _bind_session(self) -> None:
         s = self.session
         self.session_id = s.id

@@ -16,11 +16,13 @@ from tui.backend import SYSTEM_PROMPT
 async def store_chat_session(
     store_path: Path, workspace: Path, base_url: str, clock: ManualClock, turns: int,
     session_id: str = "long-session",
+    system: str = SYSTEM_PROMPT,
 ) -> str:
-    """`turns` turns of the chat's scripted model, with the chat's prefix, into the store at
-    `store_path` (the emulator at `base_url` must run the chat's script); the session id."""
+    """`turns` turns of the chat's scripted model, with the chat's prefix (or another
+    `system` prompt), into the store at `store_path` (the emulator at `base_url` must run the
+    chat's script); the session id."""
     with SessionStore(store_path) as store:
-        prefix = FrozenPrefix(system=SYSTEM_PROMPT, tools=Workspace(workspace).tools())
+        prefix = FrozenPrefix(system=system, tools=Workspace(workspace).tools())
         agent = Agent(
             prefix, model="claude-sonnet-4-6", api_key="k", base_url=base_url, clock=clock,
             store=store,
