@@ -8,6 +8,7 @@ from pathlib import Path
 from harness.agent import Agent
 from harness.clock import ManualClock
 from harness.prefix import FrozenPrefix
+from harness.prices import PriceTable
 from harness.store import SessionStore
 from harness.workspace import Workspace
 from tui.backend import SYSTEM_PROMPT
@@ -21,8 +22,17 @@ async def store_chat_session(
     """`turns` turns of the chat's scripted model, with the chat's prefix (or another
     `system` prompt), into the store at `store_path` (the emulator at `base_url` must run the
     chat's script); the session id."""
+    from agents.registry import AgentRegistry
+    from agents.runner import SubagentDelegator
+
+    # The chat's own prefix: the workspace's tools and its `delegate` tool, as the chat builds
+    # them, so resuming in the chat finds the prefix it would have stored itself.
+    delegator = SubagentDelegator(
+        AgentRegistry.discover(workspace), root=workspace, prices=PriceTable.default()
+    )
+    tools = [*Workspace(workspace).tools(), delegator.tool()]
     with SessionStore(store_path) as store:
-        prefix = FrozenPrefix(system=system, tools=Workspace(workspace).tools())
+        prefix = FrozenPrefix(system=system, tools=tools)
         agent = Agent(
             prefix, model="claude-sonnet-4-6", api_key="k", base_url=base_url, clock=clock,
             store=store,
