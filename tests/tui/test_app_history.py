@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.pilot import Pilot
 from tui_drive import AppFactory, ready
 
 from harness.clock import ManualClock
@@ -31,6 +34,23 @@ def stored(
     return make
 
 
+Resumed = Callable[[int], AbstractAsyncContextManager[tuple[ChatApp, Pilot[None]]]]
+
+
+@pytest.fixture
+def resumed(make_app: AppFactory, stored: Stored) -> Resumed:
+    """Store a session of n turns, open the chat on it, and wait until it is open."""
+
+    @contextlib.asynccontextmanager
+    async def open_app(turns: int) -> AsyncIterator[tuple[ChatApp, Pilot[None]]]:
+        app = make_app(resume=await stored(turns))
+        async with app.run_test(size=(120, 40)) as pilot:
+            await ready(app, pilot)
+            yield app, pilot
+
+    return open_app
+
+
 def _entries(app: ChatApp) -> list[Any]:
     """The history entries on screen, top to bottom (not the app's own notes)."""
     return [
@@ -45,12 +65,9 @@ def _line(app: ChatApp) -> EarlierEntries | None:
 
 
 async def test_a_long_session_shows_its_newest_entries_and_the_rest_on_scrolling_up(
-    make_app: AppFactory, stored: Stored
+    resumed: Resumed,
 ) -> None:
-    sid = await stored(20)
-    app = make_app(resume=sid)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await ready(app, pilot)
+    async with resumed(20) as (app, pilot):
         session = app.backend.session
         assert session is not None and not session.resumed_prefix_differs  # the chat's prefix
         history = list(app.backend.history())
@@ -87,13 +104,8 @@ async def test_a_long_session_shows_its_newest_entries_and_the_rest_on_scrolling
         assert history[0][1] in str(shown[0].render())
 
 
-async def test_cleared_history_does_not_come_back_by_scrolling(
-    make_app: AppFactory, stored: Stored
-) -> None:
-    sid = await stored(12)
-    app = make_app(resume=sid)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await ready(app, pilot)
+async def test_cleared_history_does_not_come_back_by_scrolling(resumed: Resumed) -> None:
+    async with resumed(12) as (app, pilot):
         assert _line(app) is not None
         await pilot.press("ctrl+l")
         await pilot.pause()
@@ -102,13 +114,8 @@ async def test_cleared_history_does_not_come_back_by_scrolling(
         assert list(app.conversation.children) == []
 
 
-async def test_a_short_session_shows_everything_without_a_line(
-    make_app: AppFactory, stored: Stored
-) -> None:
-    sid = await stored(2)
-    app = make_app(resume=sid)
-    async with app.run_test(size=(120, 40)) as pilot:
-        await ready(app, pilot)
+async def test_a_short_session_shows_everything_without_a_line(resumed: Resumed) -> None:
+    async with resumed(2) as (app, _):
         assert _line(app) is None
         assert len(_entries(app)) == len(list(app.backend.history()))
 
