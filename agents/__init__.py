@@ -1,10 +1,10 @@
 """prefixlock agents: isolated subagents on cheaper models that return summaries, their
 definitions (Markdown with YAML front matter, Claude Code's format included), parallel fan-out
 with warm-then-fan-out scheduling, and the delegation advisor (its arithmetic lives in
-harness.economics)."""
+prefixlock.economics)."""
 
-from harness.delegation import DelegationResult, Delegator
-from harness.economics import (
+from prefixlock.delegation import DelegationResult, Delegator
+from prefixlock.economics import (
     DelegationAdvice,
     ParentState,
     SubagentPlan,

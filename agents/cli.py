@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from harness.command import Command
+from prefixlock.command import Command
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
@@ -47,7 +47,7 @@ def _configure(p: argparse.ArgumentParser) -> None:
 def _run(args: argparse.Namespace) -> int:
     import json
 
-    from harness.errors import UserError
+    from prefixlock.errors import UserError
 
     from .registry import AgentRegistry
 
@@ -83,10 +83,10 @@ def _run(args: argparse.Namespace) -> int:
 def _advise(args: argparse.Namespace, reg: object) -> int:
     import json
 
-    from harness.economics import ParentState, SubagentPlan, TaskProfile, advise
-    from harness.errors import UserError
-    from harness.prefix import FrozenPrefix
-    from harness.prices import PriceTable
+    from prefixlock.economics import ParentState, SubagentPlan, TaskProfile, advise
+    from prefixlock.errors import UserError
+    from prefixlock.prefix import FrozenPrefix
+    from prefixlock.prices import PriceTable
 
     from .registry import AgentRegistry
 

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Iterator
 from importlib import resources
 from pathlib import Path
 
-from harness.errors import UserError
+from prefixlock.errors import UserError
 
 from .definitions import AgentDefinition, load_definition, parse_definition
 
@@ -30,7 +30,7 @@ PROJECT_DIRS: tuple[tuple[str, str], ...] = (
 
 def builtin_definitions() -> list[AgentDefinition]:
     """The agents shipped with prefixlock (explorer, summarizer)."""
-    folder = resources.files("agents").joinpath("builtin")
+    folder = resources.files("prefixlock.agents").joinpath("builtin")
     found = []
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if entry.name.endswith(".md"):

@@ -23,20 +23,20 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from harness.delegation import (
+from prefixlock.delegation import (
     DelegationResult,
     current_session,
     delegate_for_tool,
     subagent_section,
 )
-from harness.errors import UserError
-from harness.events import Event, SubagentEvent, TextDelta, TurnComplete, UsageReport
-from harness.prefix import FrozenPrefix
-from harness.prices import PriceTable
-from harness.providers import SessionInfo, cache_key_for
-from harness.tokenizer import count_tokens, pieces
-from harness.tools import Tool, ToolSpec, make_tool
-from harness.usage import Usage
+from prefixlock.errors import UserError
+from prefixlock.events import Event, SubagentEvent, TextDelta, TurnComplete, UsageReport
+from prefixlock.prefix import FrozenPrefix
+from prefixlock.prices import PriceTable
+from prefixlock.providers import SessionInfo, cache_key_for
+from prefixlock.tokenizer import count_tokens, pieces
+from prefixlock.tools import Tool, ToolSpec, make_tool
+from prefixlock.usage import Usage
 
 from .definitions import AgentDefinition
 from .registry import AgentRegistry
@@ -99,7 +99,7 @@ def _parent_attr(parent: Any, *names: str) -> Any:
 
 
 class SubagentDelegator:
-    """The `agents` implementation of harness.delegation.Delegator."""
+    """The `agents` implementation of prefixlock.delegation.Delegator."""
 
     def __init__(
         self,
@@ -114,12 +114,12 @@ class SubagentDelegator:
         """`registry`: agent definitions (default: built-in + `root`'s project folders).
         `root`: a workspace whose read-only tools (read_file, list_dir, glob, grep) subagents may
         use. `tools`: more tools subagents may name. `agent_factory`: builds the subagent's
-        `harness.agent.Agent` (default: that class)."""
+        `prefixlock.agent.Agent` (default: that class)."""
         self.registry = registry if registry is not None else AgentRegistry.discover(root)
         self.root = Path(root) if root is not None else None
         self._pool: dict[str, Tool] = {}
         if self.root is not None:
-            from harness.workspace import Workspace
+            from prefixlock.workspace import Workspace
 
             for t in Workspace(self.root).read_only_tools():
                 self._pool[t.name] = t
@@ -224,11 +224,11 @@ class SubagentDelegator:
 
     def _make_agent(self, parent: Any, prefix: FrozenPrefix, model: str,
                     definition: AgentDefinition) -> Any:
-        from harness.settings import Settings
+        from prefixlock.settings import Settings
 
         factory = self._agent_factory
         if factory is None:
-            from harness.agent import Agent
+            from prefixlock.agent import Agent
 
             factory = Agent
         parent_model = str(_parent_attr(parent, "model") or "")

@@ -12,12 +12,12 @@ import logging
 import tempfile
 from pathlib import Path
 
-from agents import AgentRegistry, SubagentDelegator
-from harness.agent import Agent
-from harness.clock import ManualClock
-from harness.emulator import Emulator, EmulatorConfig, Rule, Script, Step
-from harness.errors import UserError
-from harness.prefix import FrozenPrefix
+from prefixlock.agent import Agent
+from prefixlock.agents import AgentRegistry, SubagentDelegator
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
+from prefixlock.errors import UserError
+from prefixlock.prefix import FrozenPrefix
 
 REVIEWER = """---
 name: reviewer

@@ -14,13 +14,13 @@ import asyncio
 import tempfile
 from pathlib import Path
 
-from agents import SubagentDelegator, TaskProfile, advise_session
-from harness.agent import Agent
-from harness.clock import ManualClock
-from harness.emulator import Emulator, EmulatorConfig, Rule, Script, Step
-from harness.events import SubagentEvent, SubagentFinish, SubagentStart, ToolCall
-from harness.prefix import FrozenPrefix
-from harness.workspace import Workspace
+from prefixlock.agent import Agent
+from prefixlock.agents import SubagentDelegator, TaskProfile, advise_session
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
+from prefixlock.events import SubagentEvent, SubagentFinish, SubagentStart, ToolCall
+from prefixlock.prefix import FrozenPrefix
+from prefixlock.workspace import Workspace
 
 SCRIPT = Script(
     rules=[

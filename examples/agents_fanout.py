@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import asyncio
 
-from agents import AgentRegistry, SubagentDelegator, parse_definition
-from harness.agent import Agent
-from harness.clock import ManualClock
-from harness.emulator import Emulator, EmulatorConfig, Script
-from harness.prefix import FrozenPrefix
+from prefixlock.agent import Agent
+from prefixlock.agents import AgentRegistry, SubagentDelegator, parse_definition
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator, EmulatorConfig, Script
+from prefixlock.prefix import FrozenPrefix
 
 MANUAL = "\n".join(
     f"Reference {i}: module_{i} exports handler_{i}, reads config key section_{i}.value "

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import asyncio
 
-from harness import Agent, FrozenPrefix, tool
-from harness.clock import ManualClock
-from harness.emulator import Emulator
-from harness.events import TextDelta, ToolCall, ToolResult, TurnComplete, UsageReport
+from prefixlock import Agent, FrozenPrefix, tool
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator
+from prefixlock.events import TextDelta, ToolCall, ToolResult, TurnComplete, UsageReport
 
 FILES = {
     "invoice/money.py": "def round_cents(x):\n    return int(x * 100 + 0.5) / 100\n",

@@ -9,9 +9,9 @@ import json
 import tempfile
 from pathlib import Path
 
-from harness import FrozenPrefix, Ledger, PriceTable, Settings, parse_usage, tool
-from harness.providers import SessionInfo, make_builder
-from harness.transcript import Message, Transcript
+from prefixlock import FrozenPrefix, Ledger, PriceTable, Settings, parse_usage, tool
+from prefixlock.providers import SessionInfo, make_builder
+from prefixlock.transcript import Message, Transcript
 
 
 @tool

@@ -4,9 +4,9 @@ Offline, a few seconds, no key needed."""
 
 from __future__ import annotations
 
-from harness import Agent, FrozenPrefix, Settings, tool
-from harness.clock import ManualClock
-from harness.emulator import Emulator
+from prefixlock import Agent, FrozenPrefix, Settings, tool
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator
 
 
 @tool

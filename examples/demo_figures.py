@@ -6,8 +6,8 @@ example to a few seconds; `prefixlock demo` runs all 32 turns.
 
 from __future__ import annotations
 
-from harness.demo import CLIENTS, SERVERS, run_demo
-from harness.emulator import BUILTIN_PROMPTS
+from prefixlock.demo import CLIENTS, SERVERS, run_demo
+from prefixlock.emulator import BUILTIN_PROMPTS
 
 
 def main() -> None:

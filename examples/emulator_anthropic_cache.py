@@ -10,8 +10,8 @@ from typing import Literal
 
 import anthropic
 
-from harness.clock import ManualClock
-from harness.emulator import Emulator, EmulatorConfig
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator, EmulatorConfig
 
 SYSTEM = "You are a careful coding assistant for the invoice service. " * 150
 

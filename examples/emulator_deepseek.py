@@ -12,9 +12,9 @@ from __future__ import annotations
 import openai
 from openai.types.chat import ChatCompletionMessageParam
 
-from harness.cacheunits import openai_units
-from harness.clock import ManualClock
-from harness.emulator import Emulator
+from prefixlock.cacheunits import openai_units
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator
 
 SYSTEM = "You are a terse assistant for the billing service's on-call engineers. " * 90
 

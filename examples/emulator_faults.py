@@ -10,8 +10,8 @@ import anthropic
 import httpx2
 from anthropic.types.message_create_params import MessageCreateParamsBase
 
-from harness.clock import ManualClock
-from harness.emulator import Emulator
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator
 
 REQUEST: MessageCreateParamsBase = {
     "model": "claude-sonnet-4-6",

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import asyncio
 
-from harness import Agent, FrozenPrefix
-from harness.clock import ManualClock
-from harness.emulator import Emulator, EmulatorConfig, Rule, Script, Step
-from harness.events import CacheBreak
-from harness.settings import Settings
+from prefixlock import Agent, FrozenPrefix
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
+from prefixlock.events import CacheBreak
+from prefixlock.settings import Settings
 
 SYSTEM = " ".join(
     f"Rule {i}: cite files, keep answers short, never edit generated code." for i in range(300)

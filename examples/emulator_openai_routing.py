@@ -10,8 +10,8 @@ from __future__ import annotations
 import openai
 from openai.types.chat import ChatCompletionMessageParam
 
-from harness.clock import ManualClock
-from harness.emulator import Emulator, EmulatorConfig, OpenAICacheConfig
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator, EmulatorConfig, OpenAICacheConfig
 
 SYSTEM = "You are a meticulous assistant for the invoice service repository. " * 110
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import anthropic
 from anthropic.types import Message, MessageParam, TextBlock, ToolParam
 
-from harness.clock import ManualClock
-from harness.emulator import Emulator, Rule, Script, Step
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator, Rule, Script, Step
 
 SCRIPT = Script(
     rules=[

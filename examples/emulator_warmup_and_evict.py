@@ -11,8 +11,8 @@ from __future__ import annotations
 import anthropic
 from anthropic.types import MessageParam, TextBlockParam
 
-from harness.clock import ManualClock
-from harness.emulator import Emulator
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator
 
 MODEL = "claude-sonnet-4-6"
 SYSTEM: list[TextBlockParam] = [

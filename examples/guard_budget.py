@@ -5,11 +5,11 @@ from __future__ import annotations
 import asyncio
 from decimal import Decimal
 
-from harness import FrozenPrefix
-from harness.agent import Agent
-from harness.clock import ManualClock
-from harness.emulator import Emulator
-from harness.guard import CacheBudget, CacheBudgetExceeded
+from prefixlock import FrozenPrefix
+from prefixlock.agent import Agent
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator
+from prefixlock.guard import CacheBudget, CacheBudgetExceeded
 
 
 async def main() -> None:

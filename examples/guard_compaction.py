@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import asyncio
 
-from harness import FrozenPrefix
-from harness.agent import Agent
-from harness.clock import ManualClock
-from harness.emulator import Emulator
-from harness.events import PrefixChanged, UsageReport
+from prefixlock import FrozenPrefix
+from prefixlock.agent import Agent
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator
+from prefixlock.events import PrefixChanged, UsageReport
 
 
 async def main() -> None:

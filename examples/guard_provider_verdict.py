@@ -3,18 +3,18 @@
 With `Settings(cache_diagnostics=True)` every request names the previous response and the
 provider says why it missed (Anthropic's cache-diagnostics beta; OpenAI's comparison id). The
 emulator answers those fields, so a tool added mid-session shows both causes: ours ("tools") and
-the provider's ("tools_changed"). The beta field names are in harness.providers.diagnostics.
+the provider's ("tools_changed"). The beta field names are in prefixlock.providers.diagnostics.
 """
 
 from __future__ import annotations
 
 import asyncio
 
-from harness import FrozenPrefix, Settings, tool
-from harness.agent import Agent
-from harness.clock import ManualClock
-from harness.emulator import Emulator
-from harness.events import CacheBreak
+from prefixlock import FrozenPrefix, Settings, tool
+from prefixlock.agent import Agent
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator
+from prefixlock.events import CacheBreak
 
 
 @tool

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import asyncio
 
-from harness import FrozenPrefix, tool
-from harness.agent import Agent
-from harness.clock import ManualClock
-from harness.emulator import Emulator, Rule, Script, Step
-from harness.events import CacheBreak, SwitchWarning, UsageReport
-from harness.quote import QuoteRequired
+from prefixlock import FrozenPrefix, tool
+from prefixlock.agent import Agent
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator, Rule, Script, Step
+from prefixlock.events import CacheBreak, SwitchWarning, UsageReport
+from prefixlock.quote import QuoteRequired
 
 SCRIPT = Script(rules=[Rule(match=".", steps=[
     Step(text="Reading it.", tool="read_file", input={"path": "src/app.py"}),

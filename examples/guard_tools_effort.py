@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import asyncio
 
-from harness import FrozenPrefix, tool
-from harness.agent import Agent
-from harness.clock import ManualClock
-from harness.emulator import Emulator
-from harness.events import CacheBreak, UsageReport
-from harness.quote import QuoteRequired
+from prefixlock import FrozenPrefix, tool
+from prefixlock.agent import Agent
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator
+from prefixlock.events import CacheBreak, UsageReport
+from prefixlock.quote import QuoteRequired
 
 
 @tool

@@ -5,8 +5,8 @@ Run: .venv/bin/python examples/policies_lint_code.py
 
 from __future__ import annotations
 
-from policies import lint_source
-from policies.fixes import apply_edits
+from prefixlock.policies import lint_source
+from prefixlock.policies.fixes import apply_edits
 
 SOURCE = '''import datetime
 import json

@@ -10,8 +10,8 @@ import json
 import tempfile
 from pathlib import Path
 
-from policies import LintConfig, lint_paths
-from policies.output import sarif
+from prefixlock.policies import LintConfig, lint_paths
+from prefixlock.policies.output import sarif
 
 with tempfile.TemporaryDirectory() as tmp:
     root = Path(tmp)

@@ -11,8 +11,8 @@ import json
 import tempfile
 from pathlib import Path
 
-from harness.prices import PriceTable
-from policies import build_report, check_trace, render_text
+from prefixlock.policies import build_report, check_trace, render_text
+from prefixlock.prices import PriceTable
 
 HANDBOOK = "".join(f"Rule {i}: read before you edit, and say why.\n" for i in range(150))
 

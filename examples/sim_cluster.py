@@ -8,9 +8,9 @@ onto one node would show it in the load column.
 
 from __future__ import annotations
 
-from harness.sim.models import arch, blocks_for_bytes
-from harness.sim.simulate import SimConfig, simulate
-from harness.sim.synthetic import Workload, generate
+from prefixlock.sim.models import arch, blocks_for_bytes
+from prefixlock.sim.simulate import SimConfig, simulate
+from prefixlock.sim.synthetic import Workload, generate
 
 trace = generate(Workload(sessions=60, turns=12, seed=5))
 blocks = blocks_for_bytes(40e9, arch("llama-3.3-70b"), "fp8", trace.block_size)

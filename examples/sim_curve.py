@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.sim import engine
-from harness.sim.replay import replay
-from harness.sim.simulate import lru_curve
-from harness.sim.trace import read_trace
+from prefixlock.sim import engine
+from prefixlock.sim.replay import replay
+from prefixlock.sim.simulate import lru_curve
+from prefixlock.sim.trace import read_trace
 
 TRACE = (
     Path(__file__).resolve().parent.parent

@@ -8,8 +8,8 @@ each other cell costs than a tight client on a good server.
 
 from __future__ import annotations
 
-from harness.sim.matrix import run_matrix, summary
-from harness.sim.synthetic import Workload
+from prefixlock.sim.matrix import run_matrix, summary
+from prefixlock.sim.synthetic import Workload
 
 cells = run_matrix(Workload(sessions=30, turns=12, seed=1), price="claude-sonnet-4-6")
 print(f"{'client style':>15} {'server':>12} {'hit':>7} {'dollars':>9}")

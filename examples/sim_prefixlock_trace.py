@@ -13,13 +13,13 @@ import asyncio
 import tempfile
 from pathlib import Path
 
-from harness import FrozenPrefix
-from harness.agent import Agent
-from harness.clock import ManualClock
-from harness.emulator import Emulator
-from harness.sim.simulate import SimConfig, simulate
-from harness.sim.trace import read_trace
-from harness.store import SessionStore
+from prefixlock import FrozenPrefix
+from prefixlock.agent import Agent
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator
+from prefixlock.sim.simulate import SimConfig, simulate
+from prefixlock.sim.trace import read_trace
+from prefixlock.store import SessionStore
 
 SYSTEM = "You are a careful coding assistant. Read before you edit. " * 120
 

@@ -12,10 +12,10 @@ from __future__ import annotations
 import itertools
 from pathlib import Path
 
-from harness.sim.backend import get_backend
-from harness.sim.simulate import SimConfig
-from harness.sim.sweep import run_sweep
-from harness.sim.trace import read_trace
+from prefixlock.sim.backend import get_backend
+from prefixlock.sim.simulate import SimConfig
+from prefixlock.sim.sweep import run_sweep
+from prefixlock.sim.trace import read_trace
 
 TRACE = Path(__file__).resolve().parent.parent / "tests/sim/data/conversation_head3000.jsonl.gz"
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.sim.models import arch, blocks_for_bytes
-from harness.sim.simulate import SimConfig, simulate
-from harness.sim.trace import read_trace
+from prefixlock.sim.models import arch, blocks_for_bytes
+from prefixlock.sim.simulate import SimConfig, simulate
+from prefixlock.sim.trace import read_trace
 
 TRACE = (
     Path(__file__).resolve().parent.parent

@@ -13,12 +13,12 @@ import os
 import tempfile
 from pathlib import Path
 
-from harness import FrozenPrefix
-from harness.agent import Agent
-from harness.cli import main as prefixlock
-from harness.clock import ManualClock
-from harness.emulator import Emulator
-from harness.store import SessionStore
+from prefixlock import FrozenPrefix
+from prefixlock.agent import Agent
+from prefixlock.cli import main as prefixlock
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator
+from prefixlock.store import SessionStore
 
 
 async def record(path: Path) -> str:

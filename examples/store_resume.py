@@ -13,12 +13,12 @@ import os
 import tempfile
 from pathlib import Path
 
-from harness import FrozenPrefix
-from harness.agent import Agent
-from harness.clock import ManualClock
-from harness.emulator import Emulator
-from harness.events import UsageReport
-from harness.store import SessionStore
+from prefixlock import FrozenPrefix
+from prefixlock.agent import Agent
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator
+from prefixlock.events import UsageReport
+from prefixlock.store import SessionStore
 
 
 async def main(path: Path) -> None:

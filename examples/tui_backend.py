@@ -10,11 +10,11 @@ import asyncio
 import tempfile
 from pathlib import Path
 
-from harness.clock import ManualClock
-from harness.events import ToolCall, TurnComplete
-from harness.workspace import ApprovalRequest, Decision
-from tui.backend import BackendOptions, ChatBackend
-from tui.state import format_countdown, format_dollars
+from prefixlock.clock import ManualClock
+from prefixlock.events import ToolCall, TurnComplete
+from prefixlock.tui.backend import BackendOptions, ChatBackend
+from prefixlock.tui.state import format_countdown, format_dollars
+from prefixlock.workspace import ApprovalRequest, Decision
 
 
 async def approve(request: ApprovalRequest) -> Decision:

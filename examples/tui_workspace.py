@@ -10,7 +10,7 @@ import asyncio
 import tempfile
 from pathlib import Path
 
-from harness.workspace import ApprovalRequest, Decision, Workspace, WorkspaceError
+from prefixlock.workspace import ApprovalRequest, Decision, Workspace, WorkspaceError
 
 
 async def ask(request: ApprovalRequest) -> Decision:

@@ -1,7 +1,7 @@
 """prefixlock's SDK: frozen prefixes, cache-aware providers, ledger, guard, store, emulator,
 simulator.
 
-Names are imported lazily (PEP 562) so that `import harness.sim` or `prefixlock --help` does not
+Names are imported lazily (PEP 562) so that `import prefixlock.sim` or `prefixlock --help` does not
 load the provider SDKs: the simulator runs where only numpy (or cupy) is installed.
 """
 

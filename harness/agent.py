@@ -4,7 +4,7 @@
 it, records usage in the ledger, runs the tool calls the model made (sync or async functions; a
 tool that raises, or one that does not exist, becomes an `is_error` tool result, never a crash),
 and loops until the model answers without tools or a limit (requests per turn, dollars) stops it.
-Everything the caller sees is a typed event (`harness.events`); nothing prints.
+Everything the caller sees is a typed event (`prefixlock.events`); nothing prints.
 
 Nothing reaches the transcript before its request succeeded: the user's message and the tool
 results go in together with the model's reply, so a retried or failed request can neither
@@ -102,8 +102,8 @@ class Agent:
                 "be kept: add it with a prices file (PREFIXLOCK_PRICES) or drop max_dollars",
                 where="settings.max_dollars",
             )
-        self.store = store  # harness.store.SessionStore (GUARD+STORE)
-        self.budget = budget  # harness.guard.CacheBudget (GUARD+STORE)
+        self.store = store  # prefixlock.store.SessionStore (GUARD+STORE)
+        self.budget = budget  # prefixlock.guard.CacheBudget (GUARD+STORE)
         self.delegator = delegator
         self._api_key = api_key
         self._http_client = http_client
@@ -215,7 +215,7 @@ class Session(GuardedSession):
         self.closed = False  # aclose() ran: the session sends nothing more
         self._sends: weakref.WeakSet[AsyncGenerator[Event, None]] = weakref.WeakSet()
         self._open_stream: _OpenStream | None = None  # a request streaming (or abandoned)
-        self._guard_init()  # cache guard, store, keep-alive (harness.session_guard)
+        self._guard_init()  # cache guard, store, keep-alive (prefixlock.session_guard)
         # Events produced while tools run (a subagent's start, its nested events, its finish):
         # `emit` queues them and `_run_tools` yields them live, before the tool results.
         self.side_events: list[Event] = []
@@ -289,7 +289,7 @@ class Session(GuardedSession):
                 "before sending again (one session per concurrent conversation)"
             )
         # Keep-alive pings never overlap a turn: a ping in flight makes the turn wait, and no
-        # ping starts while the turn runs (harness.session_guard).
+        # ping starts while the turn runs (prefixlock.session_guard).
         async with self._guard_turn():
             # A turn the caller stopped reading (a break) is closed only when its generator is
             # collected, maybe after this send: its billed request is ledgered now, before
@@ -557,7 +557,7 @@ class Session(GuardedSession):
     async def delegate(
         self, task: str, agent: str = "explorer", model: str | None = None
     ) -> str:
-        """Run `task` in an isolated subagent (harness.delegation) and return its summary.
+        """Run `task` in an isolated subagent (prefixlock.delegation) and return its summary.
 
         The prefix is untouched; the transcript gets the call and the summary as a message
         pair; the subagent's cost goes to `ledger.subagents`. Never raises for the subagent's

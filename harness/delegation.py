@@ -143,7 +143,7 @@ class Delegator(Protocol):
     ) -> DelegationResult:
         """Run `task` with agent definition `agent` (on `model`, or the definition's model).
 
-        `parent` is the calling session (harness.agent.Session). Never raises for a subagent's
+        `parent` is the calling session (prefixlock.agent.Session). Never raises for a subagent's
         failure or limit: those come back as a result with `error` set.
 
         A delegator may also take `on_event: Callable[[Event], None] | None = None`: the tool

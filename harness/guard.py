@@ -260,7 +260,7 @@ def _rules_for(api: str, price: Price | None, model: str = "") -> str:
 def caches_whole_prompts(api: str, price: Price | None, model: str = "") -> bool:
     """Does `api` (with the model's price entry) cache whole prompts, DeepSeek-style: a hit
     needs a full match of a unit stored at the end of a request's input or output? The SDK asks
-    this to decide where volatile text goes (harness.agent.Session.send); asking the guard's
+    this to decide where volatile text goes (prefixlock.agent.Session.send); asking the guard's
     own rule keeps the request and the guard's prediction of it in agreement."""
     return _rules_for(api, price, model) == "deepseek"
 
@@ -268,7 +268,7 @@ def caches_whole_prompts(api: str, price: Price | None, model: str = "") -> bool
 def provider_verdict(api: str, response: Mapping[str, Any] | None) -> str | None:
     """The provider's own cache-miss reason from a reply's diagnostics fields (None: nothing
     diverged, the comparison is pending, or nothing was asked). The documented shapes
-    (harness.providers.diagnostics asks for them): Anthropic `diagnostics` is null or
+    (prefixlock.providers.diagnostics asks for them): Anthropic `diagnostics` is null or
     `{"cache_miss_reason": {"type": ...}}` (a null reason: still pending); OpenAI Responses
     `prompt_cache_diagnostics` is `{"type": "cache_miss", "reason": ...}`, `{"type":
     "cache_hit"}`, `{"type": "comparison_response_not_found"}` or `{"type": "unavailable"}`."""

@@ -1,6 +1,6 @@
 """Lazy package exports (PEP 562): a package names its public objects and the submodule each
 lives in, and a submodule is imported only when one of its names is first asked for. Keeps
-`prefixlock --help` and `import harness.sim` from loading the provider SDKs, and the `lint`
+`prefixlock --help` and `import prefixlock.sim` from loading the provider SDKs, and the `lint`
 command's registration from loading the checks."""
 
 from __future__ import annotations

@@ -103,7 +103,7 @@ class Ledger:
         self.prices = prices or PriceTable.default()
         self._rows: list[LedgerRow] = []
         self._last: WireRequest | None = None
-        # Subagent runs charged to this session (harness.delegation), kept apart from its own
+        # Subagent runs charged to this session (prefixlock.delegation), kept apart from its own
         # rows so that they never blur the session's hit rate.
         self.subagents = SubagentSection()
 
@@ -262,7 +262,7 @@ class Ledger:
             money = f"cost ${cost:.4f}, saved {sign}${abs(saved):.4f}"
         n = len(self._rows)
         requests = f"{n} request{'' if n == 1 else 's'}"
-        # Rows the server reported no usage for were counted locally (harness.providers).
+        # Rows the server reported no usage for were counted locally (prefixlock.providers).
         guessed = sum(1 for r in self._rows if "prefixlock_estimate" in r.usage.raw)
         note = f" ({guessed} of them estimated: the server reported no usage)" if guessed else ""
         return (

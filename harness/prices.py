@@ -171,7 +171,7 @@ class PriceTable:
 
     @classmethod
     def builtin(cls) -> PriceTable:
-        text = resources.files("harness").joinpath("data/prices.json").read_text("utf-8")
+        text = resources.files("prefixlock").joinpath("data/prices.json").read_text("utf-8")
         return cls.from_data(json.loads(text), "harness/data/prices.json")
 
     @classmethod

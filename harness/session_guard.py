@@ -1,6 +1,6 @@
 """The cache guard's side of a Session: priced actions, miss budget, keep-alive, compaction, store.
 
-`GuardedSession` is a mixin of `harness.agent.Session`. The agent loop calls four small hooks
+`GuardedSession` is a mixin of `prefixlock.agent.Session`. The agent loop calls four small hooks
 (`_guard_before`, `_guard_after`, `_guard_record`, `_guard_turn_done`); everything else here is
 public API on the session:
 
@@ -117,7 +117,7 @@ def settings_from(data: Mapping[str, Any], base: Settings) -> Settings:
 class GuardedSession:
     """Mixin: the guard, priced actions, budget, keep-alive, compaction and store of a session."""
 
-    # Provided by Session (harness.agent).
+    # Provided by Session (prefixlock.agent).
     agent: Any
     id: str
     info: SessionInfo
@@ -499,7 +499,7 @@ class GuardedSession:
     ) -> Quote:
         """Price switching this session to `model` before doing it. `next_message` makes the
         next-turn figures exact. The quote compares the switch with running the work in a
-        subagent on `model`: `task` (a harness.economics.TaskProfile) names that work; by
+        subagent on `model`: `task` (a prefixlock.economics.TaskProfile) names that work; by
         default it is one user turn like the recent ones (`quote.default_task`)."""
         route = resolve_route(model, self.agent.base_url, self.agent.prices)
         return self._price(

@@ -60,7 +60,7 @@ class Settings:
     # OpenAI's comparison with an earlier response id on the Responses API for gpt-5.6+; not
     # asked elsewhere): its verdict is carried beside the guard's own cause on each CacheBreak.
     # Off by default: it adds a field (and on Anthropic a beta header) to every request; the
-    # documented names are in harness.providers.diagnostics.
+    # documented names are in prefixlock.providers.diagnostics.
     cache_diagnostics: bool = False
     openai_cache_mode: OpenAICacheMode = "implicit"
     openai_breakpoints: bool = True

@@ -11,7 +11,7 @@ transcript is stored the same way, so `load()` rebuilds the prefix, messages, mo
 a resumed session needs to send the next request byte-identical to what it would have sent.
 API keys are never written: bodies carry none, and metadata is scrubbed of key-like fields.
 A body is the request as the session built it: with `Settings(cache_diagnostics=True)` the
-transport also sends the id of the previous response (harness.providers.diagnostics), which
+transport also sends the id of the previous response (prefixlock.providers.diagnostics), which
 changes on every request and is no part of what the cache sees; it is not kept.
 """
 

@@ -5,7 +5,8 @@ Public surface:
 - `lint_source(text, path, model)` -> findings for one in-memory Python or prompt file.
 - `check_trace(path, prices)` -> findings of a JSONL trace; `build_report(path, prices)` and
   `render_text(report)` for the per-session cache-break report.
-- `LintConfig`, `Finding`, `Fix`, `RULES` (the catalogue), and `policies.output` for the formats.
+- `LintConfig`, `Finding`, `Fix`, `RULES` (the catalogue), and `prefixlock.policies.output` for
+  the formats.
 
 Names are imported lazily (PEP 562), so that loading the `lint` command for `prefixlock --help`
 does not load the checks, the price table and the process pool.
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from harness.lazy import lazy_exports
+from prefixlock.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from .config import LintConfig

@@ -1,7 +1,7 @@
 """`prefixlock lint`: the command line of the policy linter.
 
 Exit codes: 0 no findings, 1 findings, 2 usage or configuration error (raised as UserError and
-printed by harness.cli as one line). Heavy imports stay inside `run`.
+printed by prefixlock.cli as one line). Heavy imports stay inside `run`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import argparse
 import os
 import sys
 
-from harness.command import Command
+from prefixlock.command import Command
 
 FORMATS = ("text", "json", "sarif", "github")
 
@@ -62,8 +62,8 @@ def _emit(text: str, output: str | None) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from harness.errors import UnknownModelError, UserError
-    from harness.prices import PriceTable
+    from prefixlock.errors import UnknownModelError, UserError
+    from prefixlock.prices import PriceTable
 
     from . import config as cfgmod
     from . import output

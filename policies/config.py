@@ -14,8 +14,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from harness.errors import ConfigError
-from harness.userfiles import read_user_text
+from prefixlock.errors import ConfigError
+from prefixlock.userfiles import read_user_text
 
 from .rules import RULES, is_known_selector, matches
 

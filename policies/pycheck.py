@@ -18,8 +18,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TypeAlias
 
-from harness.prices import PriceTable
-from harness.tokenizer import count_tokens
+from prefixlock.prices import PriceTable
+from prefixlock.tokenizer import count_tokens
 
 from .findings import Edit, Finding, Fix, source_lines
 from .rules import ERROR, NOTE, RULES, WARNING

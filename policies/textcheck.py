@@ -20,7 +20,7 @@ from typing import Any
 
 import yaml
 
-from harness.prices import PriceTable
+from prefixlock.prices import PriceTable
 
 from .findings import Finding, Fix, source_lines
 from .suppress import Suppressions, parse_front_matter

@@ -7,11 +7,11 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from harness.clock import ManualClock
+from prefixlock.clock import ManualClock
 
 if TYPE_CHECKING:
     # Imported lazily below: the simulator's GPU checks run where only numpy/cupy are installed.
-    from harness.emulator import Emulator
+    from prefixlock.emulator import Emulator
 
 
 # ---- emulator fixtures (EMULATOR, issue 3) ----------------------------------------------------
@@ -22,7 +22,7 @@ def emulator() -> Iterator[Emulator]:
     Anthropic SDK: base_url=emulator.base_url; OpenAI SDK: base_url=emulator.base_url + "/v1";
     any non-empty API key. Read `emulator.requests` for what it saw and reported.
     """
-    from harness.emulator import Emulator, EmulatorConfig
+    from prefixlock.emulator import Emulator, EmulatorConfig
 
     with Emulator.start(config=EmulatorConfig(), clock=ManualClock()) as emu:
         yield emu

@@ -1,8 +1,8 @@
 """The Textual chat app: conversation, cache panel, input line, dialogs.
 
-All talking to the SDK goes through `tui.backend.ChatBackend`; all figures come from
-`tui.state.CacheState`; command parsing is `tui.commands.parse`. This module only wires events to
-widgets and keys to actions.
+All talking to the SDK goes through `prefixlock.tui.backend.ChatBackend`; all figures come from
+`prefixlock.tui.state.CacheState`; command parsing is `prefixlock.tui.commands.parse`. This module
+only wires events to widgets and keys to actions.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Collapsible, Footer, Input, Static
 
-from harness.errors import PrefixlockError
-from harness.events import (
+from prefixlock.errors import PrefixlockError
+from prefixlock.events import (
     CacheBreak,
     Event,
     KeepAlivePing,
@@ -40,7 +40,7 @@ from harness.events import (
     TurnComplete,
     UsageReport,
 )
-from harness.workspace import ApprovalRequest, Decision
+from prefixlock.workspace import ApprovalRequest, Decision
 
 from .backend import ChatBackend
 from .commands import COMMANDS, Parsed, parse

@@ -16,13 +16,13 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from harness.clock import Clock, SystemClock
-from harness.errors import ConfigError, MissingKeyError, UnknownModelError, UserError
-from harness.events import Event, SubagentFinish, SubagentStart, UsageReport
-from harness.prefix import FrozenPrefix
-from harness.prices import PriceTable
-from harness.quote import Quote
-from harness.workspace import ApprovalRequest, Approver, Decision, Workspace
+from prefixlock.clock import Clock, SystemClock
+from prefixlock.errors import ConfigError, MissingKeyError, UnknownModelError, UserError
+from prefixlock.events import Event, SubagentFinish, SubagentStart, UsageReport
+from prefixlock.prefix import FrozenPrefix
+from prefixlock.prices import PriceTable
+from prefixlock.quote import Quote
+from prefixlock.workspace import ApprovalRequest, Approver, Decision, Workspace
 
 from .state import CacheState, PanelView, format_dollars
 
@@ -83,11 +83,11 @@ class BackendOptions:
     allow: tuple[str, ...] = ()
     emulator: Any = None  # an Emulator already running (tests share one across app runs)
     sleep: Any = None  # the transport's sleep between retries (tests advance a ManualClock)
-    settings: Any = None  # harness.settings.Settings; None: the defaults
+    settings: Any = None  # prefixlock.settings.Settings; None: the defaults
 
 
 def default_store_path() -> Path:
-    from harness.store import default_path
+    from prefixlock.store import default_path
 
     return default_path()
 
@@ -127,7 +127,7 @@ class ChatBackend:
 
     def _env_key(self, model: str) -> str | None:
         """The environment's key for `model`'s provider (any known key if it has no route)."""
-        from harness.providers import resolve_route
+        from prefixlock.providers import resolve_route
 
         try:
             route = resolve_route(model, self.options.base_url, self.prices)
@@ -142,7 +142,7 @@ class ChatBackend:
             return "--offline"
         if api_key_from_env() is None:
             return "No API key found"
-        from harness.providers import resolve_route
+        from prefixlock.providers import resolve_route
 
         try:
             var = resolve_route(self.options.model, None, self.prices).key_var
@@ -170,7 +170,7 @@ class ChatBackend:
 
     def check(self) -> None:
         """Fail early, before the screen opens, on what the user can fix (exit code 2)."""
-        from harness.providers import resolve_route
+        from prefixlock.providers import resolve_route
 
         if ":" not in self.model and self.prices.lookup(self.model) is None:
             raise UnknownModelError(
@@ -188,7 +188,7 @@ class ChatBackend:
                 where=route.key_var,
             )
         try:
-            from agents.registry import AgentRegistry
+            from prefixlock.agents.registry import AgentRegistry
         except ImportError:  # agents not installed: no subagents, nothing to check
             pass
         else:
@@ -196,7 +196,7 @@ class ChatBackend:
             # is the user's to fix (file:line), not a session that cannot start on screen.
             self.registry = AgentRegistry.discover(self.workspace.root)
         if self.options.store_path is not None:
-            from harness.store import SessionStore
+            from prefixlock.store import SessionStore
 
             # Not a store (another file, a newer schema, a folder): one line now, not a
             # session that cannot start on screen.
@@ -212,24 +212,24 @@ class ChatBackend:
 
     async def start(self) -> None:
         """Start the emulator (offline), build the agent and open (or resume) the session."""
-        from harness.agent import Agent
+        from prefixlock.agent import Agent
 
         base_url = self.options.base_url
         if self.offline and self.options.emulator is not None:
             base_url = self.options.emulator.base_url
         elif self.offline:
-            from harness.emulator import Emulator, EmulatorConfig, FaultSpec, Script
+            from prefixlock.emulator import Emulator, EmulatorConfig, FaultSpec, Script
 
             script = Script.load(self.options.emulator_script or SCRIPT_PATH)
             config = EmulatorConfig(faults=[FaultSpec(**f) for f in self.options.emulator_faults])
             self.emulator = Emulator.start(config, self.clock, script=script)
             base_url = self.emulator.base_url
         if self.options.store_path is not None:
-            from harness.store import SessionStore
+            from prefixlock.store import SessionStore
 
             self.store = SessionStore(self.options.store_path)
         try:
-            from agents.runner import SubagentDelegator
+            from prefixlock.agents.runner import SubagentDelegator
 
             self.delegator = LiveDelegator(
                 SubagentDelegator(self.registry, root=self.workspace.root, prices=self.prices)
@@ -321,7 +321,7 @@ class ChatBackend:
         """Run `task` in a subagent from the user's side; the transcript gets the call and
         the summary, the prefix is untouched. The subagent's start, its own events and its
         finish stream out as they happen (as they do when the model calls `delegate`)."""
-        from harness.delegation import delegate_from_session
+        from prefixlock.delegation import delegate_from_session
 
         if self.delegator is None:
             raise ConfigError("subagents need the agents package", where="/agents")
@@ -451,11 +451,11 @@ class ChatBackend:
         import tempfile
 
         try:
-            from policies.engine import kind_of, lint_file
-            from policies.output import text as render
+            from prefixlock.policies.engine import kind_of, lint_file
+            from prefixlock.policies.output import text as render
         except ImportError:
             return "the policy linter (policies package) is not installed"
-        from harness.transcript import Message
+        from prefixlock.transcript import Message
 
         s = self.session
         with tempfile.TemporaryDirectory(prefix="prefixlock-lint-") as tmp:

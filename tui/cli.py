@@ -6,7 +6,7 @@ import argparse
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.command import Command
+from prefixlock.command import Command
 
 if TYPE_CHECKING:  # typing only: the backend's imports are heavy, `prefixlock --help` stays fast
     from .backend import BackendOptions
@@ -50,7 +50,7 @@ def _configure(p: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     # Heavy imports here so `prefixlock --help` stays fast.
-    from harness.errors import UserError
+    from prefixlock.errors import UserError
 
     from .app import ChatApp
     from .backend import make_backend

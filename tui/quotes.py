@@ -1,13 +1,13 @@
 """The cache guard's quotes (model switch, compaction) as label/value rows for the dialogs.
 
-Pure formatting over `harness.quote.Quote`.
+Pure formatting over `prefixlock.quote.Quote`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.quote import Quote
+from prefixlock.quote import Quote
 
 from .state import format_countdown, format_dollars
 

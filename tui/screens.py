@@ -11,7 +11,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from harness.workspace import ApprovalRequest, Decision
+from prefixlock.workspace import ApprovalRequest, Decision
 
 from .commands import COMMANDS, KEYS
 from .quotes import QuoteRows

@@ -1,6 +1,6 @@
 """What the cache panel shows, computed from the session's events: no widgets, no I/O.
 
-`CacheState.apply(event)` folds each event of `harness.events` into running figures; the panel
+`CacheState.apply(event)` folds each event of `prefixlock.events` into running figures; the panel
 widget only formats `CacheState.view(now)`. Keeping this apart from Textual makes the numbers
 testable against the session's ledger without a terminal.
 """
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from harness.events import (
+from prefixlock.events import (
     CacheBreak,
     Event,
     KeepAlivePing,
@@ -20,11 +20,11 @@ from harness.events import (
     SubagentFinish,
     UsageReport,
 )
-from harness.usage import Usage
+from prefixlock.usage import Usage
 
 if TYPE_CHECKING:  # types only: this module stays free of the store's I/O
-    from harness.ledger import Ledger
-    from harness.store import UsageRow
+    from prefixlock.ledger import Ledger
+    from prefixlock.store import UsageRow
 
 ZERO = Decimal(0)
 

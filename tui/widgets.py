@@ -1,5 +1,5 @@
 """The chat app's widgets: conversation entries and the cache panel. Formatting only; the
-numbers come from `tui.state`."""
+numbers come from `prefixlock.tui.state`."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
-from harness.canonical import canonical_json
-from harness.events import (
+from prefixlock.canonical import canonical_json
+from prefixlock.events import (
     CacheBreak,
     Event,
     ProviderFault,

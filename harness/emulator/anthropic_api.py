@@ -33,7 +33,7 @@ MESSAGE_FIELDS = frozenset(
         "output_config",
         "context_management",
         "inference_geo",
-        "diagnostics",  # cache diagnostics: why the cache missed (harness.emulator.diagnostics)
+        "diagnostics",  # cache diagnostics: why the cache missed (prefixlock.emulator.diagnostics)
     }
 )
 COUNT_FIELDS = MESSAGE_FIELDS - {

@@ -27,7 +27,7 @@ def _configure(p: argparse.ArgumentParser) -> None:
         "--script",
         metavar="FILE",
         help="scripted model replies (YAML or JSON: rules of steps by turn or by matching the "
-        "user's text; the format is in harness.emulator.Script's docstring)",
+        "user's text; the format is in prefixlock.emulator.Script's docstring)",
     )
     p.add_argument(
         "--crude",

@@ -4,7 +4,7 @@ Anthropic's cache diagnostics and OpenAI's prompt cache diagnostics (Responses A
 later) both compare a request with an earlier response, named by id, and say where the prompt
 prefix diverged. The emulator answers both from what it remembers of each response it served to
 a request that asked (model, and the section, chained hash and end of every cache unit), so the
-reason is exact. Field names and shapes are those of harness.providers.diagnostics (the
+reason is exact. Field names and shapes are those of prefixlock.providers.diagnostics (the
 providers' documented ones):
 - Anthropic request `diagnostics: {"previous_message_id": ...}`; response message
   `"diagnostics"`: null when nothing diverged, else `{"cache_miss_reason": {"type": ...,

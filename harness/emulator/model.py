@@ -10,7 +10,7 @@ depends on the request body only: retries, parallel clients and restarts all get
 `BUILTIN` is a realistic coding session of 32 user turns (explore, read files, edit, run tests,
 fix, re-run, review, document) used by the demo and by anyone who does not bring a script.
 A script with `explore: true` answers the turns no rule covers by exploring with whatever tools
-the request offers (`harness.emulator.explore`); `EXPLORER` is such a script with no rules, used
+the request offers (`prefixlock.emulator.explore`); `EXPLORER` is such a script with no rules, used
 by `prefixlock run` on the emulator.
 """
 
@@ -86,7 +86,7 @@ class Script(BaseModel):
     prompts: list[str] = Field(default_factory=list)
     default: str = "Understood. Nothing else to do here."
     # A turn no rule covers is explored with whatever tools the request offers
-    # (harness.emulator.explore) instead of getting `default`.
+    # (prefixlock.emulator.explore) instead of getting `default`.
     explore: bool = False
 
     @classmethod
@@ -205,7 +205,7 @@ def _s(text: str, tool: str | None = None, **kw: Any) -> Step:
     return Step(text=text, tool=tool, input=kw)
 
 
-# The built-in coding session. The tools it calls are those of harness.demo's workspace:
+# The built-in coding session. The tools it calls are those of prefixlock.demo's workspace:
 # list_files, read_file, grep, edit_file, run_tests, git_diff.
 BUILTIN_PROMPTS: tuple[str, ...] = (
     "The test suite for the invoice service is failing. Take a look at the repository first.",

@@ -88,7 +88,7 @@ RESPONSES_FIELDS = frozenset(
         "top_logprobs",
     }
 )
-# The Responses API refuses a smaller `max_output_tokens` (harness.keepalive pings with it).
+# The Responses API refuses a smaller `max_output_tokens` (prefixlock.keepalive pings with it).
 RESPONSES_MIN_OUTPUT = 16
 CHAT_ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
 CHAT_PART_TYPES = frozenset({"text", "image_url", "input_audio", "file", "refusal"})
@@ -485,7 +485,7 @@ def chat_echo(reply: Reply) -> dict[str, Any]:
     """The reply's assistant message as a client sends it back in the next request.
 
     Null fields a client drops (`refusal`) are left out. Tool-call arguments are compact JSON
-    with sorted keys, the form a client that parses and re-serializes them (harness.providers)
+    with sorted keys, the form a client that parses and re-serializes them (prefixlock.providers)
     sends too, so the echo is byte-equal whether a client copies the message or rebuilds it;
     DeepSeek's cache (FACTS.md: a unit at the end of each request's output) matches it."""
     message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}

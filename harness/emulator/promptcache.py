@@ -1,8 +1,8 @@
 """The emulator's prompt caches: Anthropic's, OpenAI's and DeepSeek's rules over one engine.
 
-Pure: each call takes the request's cache units (harness.cacheunits, the one definition of what
+Pure: each call takes the request's cache units (prefixlock.cacheunits, the one definition of what
 the cache sees) and the clock's time, and returns token counts; nothing here reads a clock or a
-socket. Storage, TTLs and eviction are harness.sim.cache.BlockCache, the simulator's engine, so
+socket. Storage, TTLs and eviction are prefixlock.sim.cache.BlockCache, the simulator's engine, so
 prefix matching has one implementation.
 
 Writes are two-phase (`lookup` then `commit`): an entry becomes readable only when the response

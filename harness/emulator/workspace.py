@@ -1,7 +1,7 @@
 """The built-in coding session's world: a small invoice-service repository, its tools, and a long
 system prompt (an agent handbook with a repository map), as a real coding agent would carry.
 
-The scripted model's built-in session (harness.emulator.model.BUILTIN) calls these tools. Tool
+The scripted model's built-in session (prefixlock.emulator.model.BUILTIN) calls these tools. Tool
 results are deterministic, and each tool advances the session's clock by the time it would take
 (reading a file: seconds, running tests: half a minute), so TTLs behave as in a real session.
 Used by `prefixlock demo`, examples and tests; nothing here does real file or network I/O.
@@ -475,7 +475,7 @@ class Workspace:
         return [Tool(spec, getattr(self, spec.name)) for spec in TOOL_SPECS]
 
     def run(self, name: str, arguments: dict[str, Any]) -> str:
-        """Run a tool by name (for clients that do not use harness.tools)."""
+        """Run a tool by name (for clients that do not use prefixlock.tools)."""
         if not re.fullmatch(r"[a-z_]+", name) or name not in {s.name for s in TOOL_SPECS}:
             return f"error: unknown tool {name}"
         try:

@@ -92,7 +92,7 @@ class SDKProvider:
 
     def ask_diagnostics(self, previous_id: str | None) -> None:
         """Ask the provider why the next request misses against response `previous_id`
-        (cache-diagnostics beta; see harness.providers.diagnostics)."""
+        (cache-diagnostics beta; see prefixlock.providers.diagnostics)."""
         self.transport.ask_diagnostics(previous_id)
 
     def parse_usage(self, raw: Any) -> Usage:

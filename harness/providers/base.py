@@ -4,7 +4,7 @@ incremental.
 
 A provider has three parts kept apart: a pure request builder (prefix + transcript + settings ->
 `WireRequest`), a transport (the official SDK's async client, streaming, our retries), and usage
-parsing (`harness.usage`).
+parsing (`prefixlock.usage`).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ class Reply:
     message_id: str | None = None
     # The response's cache-diagnostics fields as received, keyed by their response field name
     # (Anthropic `diagnostics`, OpenAI `prompt_cache_diagnostics`); empty when not asked for.
-    # harness.guard.provider_verdict reads the provider's miss reason from it.
+    # prefixlock.guard.provider_verdict reads the provider's miss reason from it.
     cache_diagnostics: Mapping[str, Any] = field(default_factory=dict)
 
     @property

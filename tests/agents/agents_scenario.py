@@ -18,14 +18,14 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from agents import SubagentDelegator
-from harness.agent import Agent
-from harness.clock import ManualClock
-from harness.delegation import SubagentSection
-from harness.emulator import Emulator, EmulatorConfig, Rule, Script, Step
-from harness.events import Event
-from harness.prefix import FrozenPrefix
-from harness.wire import WireRequest
+from prefixlock.agent import Agent
+from prefixlock.agents import SubagentDelegator
+from prefixlock.clock import ManualClock
+from prefixlock.delegation import SubagentSection
+from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
+from prefixlock.events import Event
+from prefixlock.prefix import FrozenPrefix
+from prefixlock.wire import WireRequest
 
 PARENT_MODEL = "claude-opus-4-7"
 KEY = "test-key-parent-0123456789"
@@ -135,7 +135,7 @@ async def run_session(root: Path, mode: str) -> Run:
     clock = ManualClock()
     with Emulator.start(config=EmulatorConfig(), clock=clock, script=script()) as emu:
         delegator = SubagentDelegator(root=root)
-        from harness.workspace import Workspace
+        from prefixlock.workspace import Workspace
 
         prefix = FrozenPrefix(
             system=system_prompt(),

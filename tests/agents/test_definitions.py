@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from agents.definitions import load_definition, parse_definition
-from agents.registry import AgentRegistry
-from harness.errors import UserError
+from prefixlock.agents.definitions import load_definition, parse_definition
+from prefixlock.agents.registry import AgentRegistry
+from prefixlock.errors import UserError
 
 CLAUDE_FILE = """---
 name: code-reviewer

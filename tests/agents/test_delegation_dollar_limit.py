@@ -11,14 +11,14 @@ from __future__ import annotations
 from decimal import Decimal
 from pathlib import Path
 
-from agents import SubagentDelegator
-from harness import Settings
-from harness.agent import Agent
-from harness.clock import ManualClock
-from harness.emulator import Emulator, Rule, Script, Step
-from harness.events import TurnComplete
-from harness.prefix import FrozenPrefix
-from harness.workspace import Workspace
+from prefixlock import Settings
+from prefixlock.agent import Agent
+from prefixlock.agents import SubagentDelegator
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator, Rule, Script, Step
+from prefixlock.events import TurnComplete
+from prefixlock.prefix import FrozenPrefix
+from prefixlock.workspace import Workspace
 
 TASK = {"task": "FIND: the TODOs", "agent": "explorer"}
 SCRIPT = Script(

@@ -7,13 +7,13 @@ from typing import Any
 
 import pytest
 
-import harness.delegation as delegation
-from agents import SubagentDelegator, default_delegator
-from harness.agent import Agent
-from harness.delegation import Delegator, find_delegator
-from harness.emulator import Emulator
-from harness.errors import ConfigError
-from harness.prefix import FrozenPrefix
+import prefixlock.delegation as delegation
+from prefixlock.agent import Agent
+from prefixlock.agents import SubagentDelegator, default_delegator
+from prefixlock.delegation import Delegator, find_delegator
+from prefixlock.emulator import Emulator
+from prefixlock.errors import ConfigError
+from prefixlock.prefix import FrozenPrefix
 
 
 class _EntryPoint:

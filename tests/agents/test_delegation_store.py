@@ -10,15 +10,15 @@ from pathlib import Path
 
 import pytest
 
-from agents import SubagentDelegator
-from harness.agent import Agent
-from harness.cli import main
-from harness.clock import ManualClock
-from harness.delegation import DelegationResult
-from harness.emulator import Emulator, EmulatorConfig, Rule, Script, Step
-from harness.prefix import FrozenPrefix
-from harness.store import SessionStore
-from harness.workspace import Workspace
+from prefixlock.agent import Agent
+from prefixlock.agents import SubagentDelegator
+from prefixlock.cli import main
+from prefixlock.clock import ManualClock
+from prefixlock.delegation import DelegationResult
+from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
+from prefixlock.prefix import FrozenPrefix
+from prefixlock.store import SessionStore
+from prefixlock.workspace import Workspace
 from tests.agents.agents_scenario import KEY, PARENT_MODEL, make_workspace
 
 SCRIPT = Script(rules=[

@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from agents import AgentRegistry, SubagentDelegator, parse_definition
-from harness.agent import Agent
-from harness.clock import ManualClock
-from harness.emulator import Emulator, EmulatorConfig, FaultSpec, Script
-from harness.prefix import FrozenPrefix
+from prefixlock.agent import Agent
+from prefixlock.agents import AgentRegistry, SubagentDelegator, parse_definition
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator, EmulatorConfig, FaultSpec, Script
+from prefixlock.prefix import FrozenPrefix
 
 SUB_MODEL = "claude-haiku-4-5"
 TASKS = [f"FAN-{i}: check module {i} for unused imports" for i in range(4)]

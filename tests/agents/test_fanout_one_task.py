@@ -6,11 +6,11 @@ A str is a Sequence[str], so `fan_out(parent, "check the imports")` type-checked
 
 from __future__ import annotations
 
-from agents import SubagentDelegator
-from harness.agent import Agent
-from harness.clock import ManualClock
-from harness.emulator import Emulator, Script
-from harness.prefix import FrozenPrefix
+from prefixlock.agent import Agent
+from prefixlock.agents import SubagentDelegator
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator, Script
+from prefixlock.prefix import FrozenPrefix
 
 
 async def test_one_task_as_a_string_is_one_subagent() -> None:

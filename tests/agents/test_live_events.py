@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 
-from agents import AgentRegistry, SubagentDelegator, parse_definition
-from harness.agent import Agent
-from harness.clock import ManualClock
-from harness.delegation import subagent_section
-from harness.emulator import Emulator, EmulatorConfig, Rule, Script, Step
-from harness.events import (
+from prefixlock.agent import Agent
+from prefixlock.agents import AgentRegistry, SubagentDelegator, parse_definition
+from prefixlock.clock import ManualClock
+from prefixlock.delegation import subagent_section
+from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
+from prefixlock.events import (
     Event,
     SubagentEvent,
     SubagentFinish,
@@ -29,7 +29,7 @@ from harness.events import (
     TurnComplete,
     UsageReport,
 )
-from harness.prefix import FrozenPrefix
+from prefixlock.prefix import FrozenPrefix
 from tests.agents.agents_scenario import KEY, PARENT_MODEL, make_workspace
 
 SUB_MODEL = "claude-haiku-4-5"

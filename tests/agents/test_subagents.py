@@ -9,17 +9,17 @@ from pathlib import Path
 
 import pytest
 
-from agents import AgentRegistry, SubagentDelegator, parse_definition
-from harness.agent import Agent
-from harness.canonical import canonical_bytes
-from harness.clock import ManualClock
-from harness.delegation import subagent_section
-from harness.emulator import Emulator, EmulatorConfig, Rule, Script, Step
-from harness.events import SubagentFinish, SubagentStart, ToolResult, UsageReport
-from harness.prefix import FrozenPrefix
-from harness.settings import Settings
-from harness.wire import WireRequest
-from harness.workspace import Workspace
+from prefixlock.agent import Agent
+from prefixlock.agents import AgentRegistry, SubagentDelegator, parse_definition
+from prefixlock.canonical import canonical_bytes
+from prefixlock.clock import ManualClock
+from prefixlock.delegation import subagent_section
+from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
+from prefixlock.events import SubagentFinish, SubagentStart, ToolResult, UsageReport
+from prefixlock.prefix import FrozenPrefix
+from prefixlock.settings import Settings
+from prefixlock.wire import WireRequest
+from prefixlock.workspace import Workspace
 from tests.agents.agents_scenario import (
     KEY,
     PARENT_MODEL,
@@ -256,8 +256,8 @@ async def test_summary_is_capped(workspace: Path) -> None:
 
 
 async def test_advise_session_reads_the_live_parent(workspace: Path) -> None:
-    from agents.advisor import advise_session, parent_state
-    from harness.economics import TaskProfile
+    from prefixlock.agents.advisor import advise_session, parent_state
+    from prefixlock.economics import TaskProfile
 
     clock = ManualClock()
     with Emulator.start(config=EmulatorConfig(), clock=clock, script=_emu_script()) as emu:
@@ -284,7 +284,7 @@ async def test_advise_session_reads_the_live_parent(workspace: Path) -> None:
 async def test_code_path_delegation_is_stored_at_once_and_resumes_warm(
     workspace: Path, tmp_path: Path
 ) -> None:
-    from harness.store import SessionStore
+    from prefixlock.store import SessionStore
 
     db = tmp_path / "sessions.sqlite"
     clock = ManualClock()

@@ -11,9 +11,9 @@ from typing import Any
 
 import anthropic
 
-from harness.clock import ManualClock
-from harness.emulator import Emulator
-from harness.emulator.workspace import TOOL_SPECS, system_prompt
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator
+from prefixlock.emulator.workspace import TOOL_SPECS, system_prompt
 
 N = 40
 

@@ -17,8 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from policies.config import LintConfig
-from policies.engine import lint_paths
+from prefixlock.policies.config import LintConfig
+from prefixlock.policies.engine import lint_paths
 
 LIMIT_S = 60.0
 

@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 
 if TYPE_CHECKING:
-    from harness.sim.engine import Curve
+    from prefixlock.sim.engine import Curve
 
 ROOT = Path(__file__).resolve().parents[2]
 SHARED = Path("/work/shared/data/mooncake")
@@ -52,9 +52,9 @@ def test_parity_with_package_on_full_traces() -> None:
     from kvcache_sim.cpp_backend import run_cpp_sweep
     from kvcache_sim.trace import parse_trace_file
 
-    from harness.sim import engine
-    from harness.sim.replay import replay
-    from harness.sim.trace import read_trace
+    from prefixlock.sim import engine
+    from prefixlock.sim.replay import replay
+    from prefixlock.sim.trace import read_trace
 
     for name in ("conversation", "synthetic"):
         path = _trace_path(name)
@@ -106,8 +106,8 @@ def test_parity_with_package_on_full_traces() -> None:
 
 
 def _ours_curve(path: Path) -> tuple[float, Curve]:
-    from harness.sim import engine
-    from harness.sim.trace import read_trace
+    from prefixlock.sim import engine
+    from prefixlock.sim.trace import read_trace
 
     t0 = time.perf_counter()
     trace = read_trace(path)
@@ -169,9 +169,9 @@ def test_speed_whole_curve_vs_package() -> None:
 
 MEMORY_SCRIPT = r"""
 import json, resource, sys, time
-from harness.sim import engine
-from harness.sim.simulate import SimConfig, simulate
-from harness.sim.trace import read_trace
+from prefixlock.sim import engine
+from prefixlock.sim.simulate import SimConfig, simulate
+from prefixlock.sim.trace import read_trace
 t0 = time.perf_counter()
 trace = read_trace(sys.argv[1])
 p = engine.plan(trace)

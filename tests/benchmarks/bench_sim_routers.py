@@ -25,12 +25,12 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from harness.errors import UserError  # noqa: E402
-from harness.sim import cluster, engine, models  # noqa: E402
-from harness.sim.cluster import Routed  # noqa: E402
-from harness.sim.engine import Plan  # noqa: E402
-from harness.sim.models import Arch, node_flops_per_s, prefill_seconds  # noqa: E402
-from harness.sim.trace import read_trace  # noqa: E402
+from prefixlock.errors import UserError  # noqa: E402
+from prefixlock.sim import cluster, engine, models  # noqa: E402
+from prefixlock.sim.cluster import Routed  # noqa: E402
+from prefixlock.sim.engine import Plan  # noqa: E402
+from prefixlock.sim.models import Arch, node_flops_per_s, prefill_seconds  # noqa: E402
+from prefixlock.sim.trace import read_trace  # noqa: E402
 
 TRACES = [
     Path("/work/shared/data/mooncake/conversation_trace.jsonl"),

@@ -17,16 +17,16 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-from harness.clock import ManualClock
-from harness.events import Event, TextDelta, TurnComplete
+from prefixlock.clock import ManualClock
+from prefixlock.events import Event, TextDelta, TurnComplete
 
 ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:  # `tests/agents` would shadow the `agents` package otherwise
     sys.path.insert(0, str(ROOT))
 
-from tui.app import ChatApp  # noqa: E402
-from tui.backend import SCRIPT_PATH, BackendOptions, ChatBackend  # noqa: E402
-from tui.widgets import AssistantMessage  # noqa: E402
+from prefixlock.tui.app import ChatApp  # noqa: E402
+from prefixlock.tui.backend import SCRIPT_PATH, BackendOptions, ChatBackend  # noqa: E402
+from prefixlock.tui.widgets import AssistantMessage  # noqa: E402
 
 RATE = 2000  # tokens per second
 SECONDS = 3.0
@@ -85,7 +85,7 @@ async def _press_latencies(app: ChatApp, pilot: object, count: int, gap: float) 
 
 
 async def bench_streaming() -> dict[str, float]:
-    from harness.emulator import Emulator, Script
+    from prefixlock.emulator import Emulator, Script
 
     tmp = Path(tempfile.mkdtemp())
     clock = ManualClock()
@@ -127,7 +127,7 @@ async def bench_streaming() -> dict[str, float]:
 
 
 async def _make_session(store_path: Path, ws: Path, turns: int) -> str:
-    from harness.emulator import Emulator, Script
+    from prefixlock.emulator import Emulator, Script
     from tests.helpers.stored_chat import store_chat_session
 
     clock = ManualClock()
@@ -136,7 +136,7 @@ async def _make_session(store_path: Path, ws: Path, turns: int) -> str:
 
 
 async def bench_open_500(turns: int = 500) -> dict[str, float]:
-    from harness.store import SessionStore
+    from prefixlock.store import SessionStore
 
     tmp = Path(tempfile.mkdtemp())
     ws = _workspace(tmp)

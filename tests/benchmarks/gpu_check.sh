@@ -40,7 +40,7 @@ PYEOF
 } > "$OUT/environment.txt" 2>&1
 cat "$OUT/environment.txt"
 
-have_gpu=$("$PY" -c 'from harness.sim.backend import cupy_available; print(int(cupy_available()))' 2>/dev/null || echo 0)
+have_gpu=$("$PY" -c 'from prefixlock.sim.backend import cupy_available; print(int(cupy_available()))' 2>/dev/null || echo 0)
 
 # Parity: the gpu-marked tests run only where cupy sees a device; the rest always run.
 "$PY" -m pytest tests/sim/test_sim_backend.py -q -p no:cacheprovider --junitxml="$OUT/parity.xml" \

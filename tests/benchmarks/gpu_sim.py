@@ -26,9 +26,9 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from harness.sim import cluster, engine  # noqa: E402
-from harness.sim.backend import NUMPY, Backend, cupy_available, get_backend  # noqa: E402
-from harness.sim.trace import Trace, read_trace  # noqa: E402
+from prefixlock.sim import cluster, engine  # noqa: E402
+from prefixlock.sim.backend import NUMPY, Backend, cupy_available, get_backend  # noqa: E402
+from prefixlock.sim.trace import Trace, read_trace  # noqa: E402
 
 TRACES = [
     Path("/work/shared/data/mooncake/conversation_trace.jsonl"),

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 import respx
 
-from harness.prefix import FrozenPrefix
-from harness.tools import Tool, make_tool
+from prefixlock.prefix import FrozenPrefix
+from prefixlock.tools import Tool, make_tool
 from tests.helpers.httpx_bridge import async_client
 
 TOOL_NAMES = (
@@ -48,7 +48,7 @@ def system_prompt(tokens: int = 10_000) -> str:
     lines = []
     i = 0
     text = ""
-    from harness.tokenizer import count_tokens
+    from prefixlock.tokenizer import count_tokens
 
     while count_tokens(text) < tokens:
         lines.append(f"Rule {i}: keep every prefix byte identical, sort lists, never inject time.")

@@ -12,11 +12,11 @@ from typing import Any
 import pytest
 import respx
 
-from harness.agent import Agent
-from harness.events import TextDelta, ToolCall, ToolResult, TurnComplete, UsageReport
-from harness.prefix import FrozenPrefix
-from harness.settings import Settings
-from harness.tools import tool
+from prefixlock.agent import Agent
+from prefixlock.events import TextDelta, ToolCall, ToolResult, TurnComplete, UsageReport
+from prefixlock.prefix import FrozenPrefix
+from prefixlock.settings import Settings
+from prefixlock.tools import tool
 from tests.helpers import sse_responses as sse
 
 URL = "https://api.anthropic.com/v1/messages"

@@ -11,19 +11,19 @@ from typing import Any
 
 import pytest
 
-from harness.agent import Agent
-from harness.cli import main
-from harness.errors import (
+from prefixlock.agent import Agent
+from prefixlock.cli import main
+from prefixlock.errors import (
     ConfigError,
     MissingKeyError,
     PrefixError,
     ProviderError,
     UnknownModelError,
 )
-from harness.prefix import FrozenPrefix
-from harness.prices import PriceTable
-from harness.providers import find_key, resolve_route
-from harness.tools import ToolSpec, tool
+from prefixlock.prefix import FrozenPrefix
+from prefixlock.prices import PriceTable
+from prefixlock.providers import find_key, resolve_route
+from prefixlock.tools import ToolSpec, tool
 
 KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "PREFIXLOCK_API_KEY")
 
@@ -106,7 +106,7 @@ def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedP
     e = {k: v for k, v in os.environ.items() if k not in KEYS}
     e.update(env or {})
     return subprocess.run(
-        [sys.executable, "-m", "harness.cli", *args],
+        [sys.executable, "-m", "prefixlock.cli", *args],
         capture_output=True,
         text=True,
         env=e,
@@ -256,8 +256,8 @@ def test_cli_reports_a_provider_fault_in_one_line(
     fault: ProviderError, code: int, line: str, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
     # What any subcommand raises once the provider's retries ran out: one line, no traceback.
-    from harness import cli
-    from harness.command import Command
+    from prefixlock import cli
+    from prefixlock.command import Command
 
     def fail(args: Any) -> int:
         raise fault

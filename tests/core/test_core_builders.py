@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 
-from harness.cacheunits import anthropic_units
-from harness.errors import ConfigError
-from harness.prefix import FrozenPrefix
-from harness.providers import SessionInfo, cache_key_for, make_builder
-from harness.settings import Settings
-from harness.transcript import Message, Transcript, text_block, tool_result_block, tool_use_block
+from prefixlock.cacheunits import anthropic_units
+from prefixlock.errors import ConfigError
+from prefixlock.prefix import FrozenPrefix
+from prefixlock.providers import SessionInfo, cache_key_for, make_builder
+from prefixlock.settings import Settings
+from prefixlock.transcript import Message, Transcript, text_block, tool_result_block, tool_use_block
 
 APIS = ["anthropic", "openai-chat", "openai-responses", "openai-compat"]
 SESSION = SessionInfo("s-1")
@@ -85,7 +85,7 @@ def test_memo_does_not_leak_between_builders_or_mutate(api: str) -> None:
     make_builder(api, "m").build_request(prefix, t, Settings(), SESSION)
     b2 = make_builder(api, "m")
     b2.build_request(prefix, t, Settings(), SESSION)
-    from harness.canonical import canonical_bytes
+    from prefixlock.canonical import canonical_bytes
 
     assert canonical_bytes(a.body) == before
 
@@ -289,7 +289,7 @@ def test_effort_setting_changes_the_prefix_where_documented(api: str) -> None:
 
 
 def test_stream_parsers_survive_malformed_tool_json() -> None:
-    from harness.providers import AnthropicStream, ChatStream
+    from prefixlock.providers import AnthropicStream, ChatStream
 
     a = AnthropicStream()
     a.feed({"type": "message_start", "message": {"id": "m", "usage": {"input_tokens": 3}}})

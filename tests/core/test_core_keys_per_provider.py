@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness import Agent, FrozenPrefix
-from harness.errors import MissingKeyError
+from prefixlock import Agent, FrozenPrefix
+from prefixlock.errors import MissingKeyError
 
 KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "PREFIXLOCK_API_KEY")
 PREFIX = FrozenPrefix(system="You are terse.")

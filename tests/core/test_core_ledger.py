@@ -7,14 +7,14 @@ import json
 from decimal import Decimal
 from pathlib import Path
 
-from harness.ledger import Ledger
-from harness.prefix import FrozenPrefix
-from harness.prices import PriceTable
-from harness.providers import SessionInfo, make_builder
-from harness.settings import Settings
-from harness.transcript import Message, Transcript
-from harness.usage import Usage
-from harness.wire import WireRequest
+from prefixlock.ledger import Ledger
+from prefixlock.prefix import FrozenPrefix
+from prefixlock.prices import PriceTable
+from prefixlock.providers import SessionInfo, make_builder
+from prefixlock.settings import Settings
+from prefixlock.transcript import Message, Transcript
+from prefixlock.usage import Usage
+from prefixlock.wire import WireRequest
 
 SYSTEM = "Keep every byte of the prefix stable. " * 400  # ~3,200 tokens
 SESSION = SessionInfo("ledger")

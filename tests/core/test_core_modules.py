@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
-from harness.cacheunits import anthropic_units, openai_units
-from harness.canonical import canonical_bytes, chain_hash, fingerprint
-from harness.errors import ConfigError, PrefixError, UnknownModelError
-from harness.prefix import FrozenPrefix
-from harness.prices import PriceTable
-from harness.tokenizer import count_tokens, tokenize
-from harness.tools import make_tool, tool
-from harness.transcript import Message, Transcript
-from harness.usage import Usage, parse_usage
+from prefixlock.cacheunits import anthropic_units, openai_units
+from prefixlock.canonical import canonical_bytes, chain_hash, fingerprint
+from prefixlock.errors import ConfigError, PrefixError, UnknownModelError
+from prefixlock.prefix import FrozenPrefix
+from prefixlock.prices import PriceTable
+from prefixlock.tokenizer import count_tokens, tokenize
+from prefixlock.tools import make_tool, tool
+from prefixlock.transcript import Message, Transcript
+from prefixlock.usage import Usage, parse_usage
 
 
 def test_canonical_bytes() -> None:

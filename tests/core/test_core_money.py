@@ -1,4 +1,4 @@
-"""harness.money.parse_dollars: the one rule for a dollar amount (limits, caps, prices), and the
+"""prefixlock.money.parse_dollars: the one rule for a dollar amount (limits, caps, prices), and the
 places that use it keeping their own field names and error classes."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from agents.definitions import parse_definition
-from harness.errors import ConfigError, UserError
-from harness.money import parse_dollars
-from harness.prices import PriceTable
+from prefixlock.agents.definitions import parse_definition
+from prefixlock.errors import ConfigError, UserError
+from prefixlock.money import parse_dollars
+from prefixlock.prices import PriceTable
 
 
 @pytest.mark.parametrize(

@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
-from harness import Agent, FrozenPrefix, tool
-from harness.clock import ManualClock
-from harness.emulator import Emulator, Rule, Script, Step
-from harness.errors import PrefixError, UserError
-from harness.events import ToolResult, TurnComplete
+from prefixlock import Agent, FrozenPrefix, tool
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator, Rule, Script, Step
+from prefixlock.errors import PrefixError, UserError
+from prefixlock.events import ToolResult, TurnComplete
 
 
 @tool

@@ -8,19 +8,19 @@ from typing import Any
 
 import pytest
 
-from harness.cacheunits import (
+from prefixlock.cacheunits import (
     BREAKPOINT_FIELD,
     IMPLICIT,
     breakpoint_eligible,
     openai_explicit_cache,
     openai_items,
 )
-from harness.errors import ConfigError
-from harness.prefix import FrozenPrefix
-from harness.providers import SessionInfo, cache_key_for, make_builder
-from harness.settings import Settings
-from harness.transcript import Message, Transcript, text_block, tool_result_block, tool_use_block
-from harness.wire import WireRequest
+from prefixlock.errors import ConfigError
+from prefixlock.prefix import FrozenPrefix
+from prefixlock.providers import SessionInfo, cache_key_for, make_builder
+from prefixlock.settings import Settings
+from prefixlock.transcript import Message, Transcript, text_block, tool_result_block, tool_use_block
+from prefixlock.wire import WireRequest
 
 APIS = ["openai-chat", "openai-responses"]
 SESSION = SessionInfo("s-1")

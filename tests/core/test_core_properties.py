@@ -11,11 +11,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.canonical import canonical_bytes
-from harness.prefix import FrozenPrefix
-from harness.providers import SessionInfo, make_builder
-from harness.settings import Settings
-from harness.transcript import Message, Transcript
+from prefixlock.canonical import canonical_bytes
+from prefixlock.prefix import FrozenPrefix
+from prefixlock.providers import SessionInfo, make_builder
+from prefixlock.settings import Settings
+from prefixlock.transcript import Message, Transcript
 from tests.helpers.hash_seed import run_with_hash_seed
 
 APIS = ["anthropic", "openai-chat", "openai-responses", "openai-compat"]
@@ -96,10 +96,10 @@ def test_canonical_bytes_ignore_dict_order_and_set_order(value: Any, seed: int) 
 
 _CHILD = r"""
 import json, sys
-from harness.prefix import FrozenPrefix
-from harness.providers import SessionInfo, make_builder
-from harness.settings import Settings
-from harness.transcript import Message, Transcript
+from prefixlock.prefix import FrozenPrefix
+from prefixlock.providers import SessionInfo, make_builder
+from prefixlock.settings import Settings
+from prefixlock.transcript import Message, Transcript
 out = []
 for case in json.load(sys.stdin):
     tools = case["tools"]
@@ -149,7 +149,7 @@ def test_prefix_rebuilt_in_a_new_process_has_the_same_bytes(cases: list[dict[str
 def test_every_character_of_the_text_is_in_one_token(text: str) -> None:
     # A character the tokenizer skipped would be billed as nothing: \r\n line ends, no-break
     # and other Unicode spaces once counted 0 tokens.
-    from harness.tokenizer import count_tokens, pieces
+    from prefixlock.tokenizer import count_tokens, pieces
 
     cut = pieces(text)
     assert "".join(cut) == text
@@ -157,7 +157,7 @@ def test_every_character_of_the_text_is_in_one_token(text: str) -> None:
 
 
 def test_windows_line_ends_and_unicode_spaces_cost_tokens() -> None:
-    from harness.tokenizer import count_tokens
+    from prefixlock.tokenizer import count_tokens
 
     assert count_tokens("a\r\nb") == count_tokens("a\nb") == 3
     assert count_tokens("x\u00a0y") == 3

@@ -12,11 +12,11 @@ import httpx
 import pytest
 import respx
 
-from harness.agent import Agent
-from harness.errors import ProviderError
-from harness.events import ProviderFault, TurnComplete
-from harness.prefix import FrozenPrefix
-from harness.settings import Settings
+from prefixlock.agent import Agent
+from prefixlock.errors import ProviderError
+from prefixlock.events import ProviderFault, TurnComplete
+from prefixlock.prefix import FrozenPrefix
+from prefixlock.settings import Settings
 from tests.helpers import sse_responses as sse
 from tests.helpers.httpx_bridge import cut_response
 
@@ -217,7 +217,7 @@ async def test_failed_tool_followup_keeps_results_for_next_turn(
     """The model's tool call is in the transcript; if the request carrying the results fails for
     good, the results go out with the next turn instead of being lost."""
     _, sleep = sleeps
-    from harness.tools import tool
+    from prefixlock.tools import tool
 
     @tool
     def ping() -> str:

@@ -12,11 +12,11 @@ import httpx
 import pytest
 import respx
 
-from harness.agent import Agent
-from harness.canonical import canonical_bytes
-from harness.events import ToolResult, TurnComplete
-from harness.prefix import FrozenPrefix
-from harness.providers import cache_key_for
+from prefixlock.agent import Agent
+from prefixlock.canonical import canonical_bytes
+from prefixlock.events import ToolResult, TurnComplete
+from prefixlock.prefix import FrozenPrefix
+from prefixlock.providers import cache_key_for
 from tests.helpers import sse_responses as sse
 
 M = Decimal(1_000_000)

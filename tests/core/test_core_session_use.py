@@ -13,10 +13,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from harness import Agent, FrozenPrefix, tool
-from harness.clock import ManualClock
-from harness.emulator import Emulator, Rule, Script, Step
-from harness.errors import UserError
+from prefixlock import Agent, FrozenPrefix, tool
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator, Rule, Script, Step
+from prefixlock.errors import UserError
 
 SCRIPT = Script(
     rules=[

@@ -15,7 +15,7 @@ from typing import Literal
 
 import pydantic
 
-from harness import FrozenPrefix, tool
+from prefixlock import FrozenPrefix, tool
 
 
 class Mode(enum.Enum):

@@ -18,16 +18,16 @@ import httpx
 import pytest
 import respx
 
-from harness.agent import Agent
-from harness.cli import main
-from harness.errors import ConfigError, PrefixError, ProviderError
-from harness.ledger import Ledger
-from harness.prefix import FrozenPrefix
-from harness.prices import PriceTable
-from harness.providers import resolve_route
-from harness.settings import Settings
-from harness.tools import tool
-from harness.usage import Usage
+from prefixlock.agent import Agent
+from prefixlock.cli import main
+from prefixlock.errors import ConfigError, PrefixError, ProviderError
+from prefixlock.ledger import Ledger
+from prefixlock.prefix import FrozenPrefix
+from prefixlock.prices import PriceTable
+from prefixlock.providers import resolve_route
+from prefixlock.settings import Settings
+from prefixlock.tools import tool
+from prefixlock.usage import Usage
 from tests.helpers import sse_responses as sse
 from tests.helpers.httpx_bridge import async_client
 
@@ -54,7 +54,7 @@ def _price_file(tmp_path: Path, model: str, provider: str = "custom") -> Path:
 def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in (*KEYS, "PREFIXLOCK_PRICES")}
     return subprocess.run(
-        [sys.executable, "-m", "harness.cli", *args],
+        [sys.executable, "-m", "prefixlock.cli", *args],
         capture_output=True,
         text=True,
         env=env,
@@ -252,8 +252,8 @@ def test_prefix_and_tool_errors_are_one_line_user_errors() -> None:
 
 
 def test_summary_shows_a_negative_saving_as_minus_dollars() -> None:
-    from harness.providers import SessionInfo, make_builder
-    from harness.transcript import Message, Transcript
+    from prefixlock.providers import SessionInfo, make_builder
+    from prefixlock.transcript import Message, Transcript
 
     req = make_builder("anthropic", "claude-haiku-4-5").build_request(
         PREFIX, Transcript([Message.user("hi")]), Settings(), SessionInfo("s")
@@ -268,7 +268,7 @@ def test_models_table_shows_every_id_price_date_and_source_in_80_columns() -> No
     env = {k: v for k, v in os.environ.items() if k != "PREFIXLOCK_PRICES"}
     env["COLUMNS"] = "80"
     proc = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "models"],
+        [sys.executable, "-m", "prefixlock.cli", "models"],
         capture_output=True,
         text=True,
         env=env,

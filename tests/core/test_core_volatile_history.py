@@ -15,14 +15,14 @@ from pathlib import Path
 
 import pytest
 
-from harness import FrozenPrefix
-from harness.agent import Agent
-from harness.canonical import canonical_bytes
-from harness.clock import ManualClock
-from harness.emulator import Emulator
-from harness.store import SessionStore
-from harness.tools import tool
-from harness.transcript import Message
+from prefixlock import FrozenPrefix
+from prefixlock.agent import Agent
+from prefixlock.canonical import canonical_bytes
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator
+from prefixlock.store import SessionStore
+from prefixlock.tools import tool
+from prefixlock.transcript import Message
 
 
 @tool

@@ -14,10 +14,10 @@ from typing import Any, Literal
 
 import pytest
 
-from harness import FrozenPrefix, tool
-from harness.agent import Agent
-from harness.canonical import canonical_json
-from harness.emulator import Emulator
+from prefixlock import FrozenPrefix, tool
+from prefixlock.agent import Agent
+from prefixlock.canonical import canonical_json
+from prefixlock.emulator import Emulator
 
 
 @tool

@@ -8,12 +8,12 @@ from collections import Counter
 
 import pytest
 
-from harness.agent import Agent
-from harness.clock import ManualClock
-from harness.emulator import BUILTIN_PROMPTS, Emulator, EmulatorConfig
-from harness.emulator.workspace import Workspace, demo_prefix
-from harness.events import Event, ProviderFault, TurnComplete
-from harness.settings import Settings
+from prefixlock.agent import Agent
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import BUILTIN_PROMPTS, Emulator, EmulatorConfig
+from prefixlock.emulator.workspace import Workspace, demo_prefix
+from prefixlock.events import Event, ProviderFault, TurnComplete
+from prefixlock.settings import Settings
 
 
 def _agent(emu: Emulator, clock: ManualClock, waits: list[float], model: str) -> Agent:

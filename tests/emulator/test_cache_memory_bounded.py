@@ -14,16 +14,16 @@ from typing import Any
 import anthropic
 import pytest
 
-from harness.cacheunits import Unit
-from harness.clock import ManualClock
-from harness.emulator import Emulator, EmulatorConfig
-from harness.emulator.config import AnthropicCacheConfig, OpenAICacheConfig
-from harness.emulator.promptcache import (
+from prefixlock.cacheunits import Unit
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator, EmulatorConfig
+from prefixlock.emulator.config import AnthropicCacheConfig, OpenAICacheConfig
+from prefixlock.emulator.promptcache import (
     AnthropicPromptCache,
     DeepSeekPromptCache,
     OpenAIPromptCache,
 )
-from harness.sim.cache import BlockCache
+from prefixlock.sim.cache import BlockCache
 from tests.helpers.chat_fixture import SYSTEM, chat_client
 
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 import pytest
 from openai.types.chat import ChatCompletionMessageParam
 
-from harness.cacheunits import openai_units
-from harness.emulator import Emulator
-from harness.tokenizer import count_tokens
+from prefixlock.cacheunits import openai_units
+from prefixlock.emulator import Emulator
+from prefixlock.tokenizer import count_tokens
 from tests.helpers.chat_fixture import SYSTEM, TOOLS, chat_client
 
 

@@ -11,8 +11,8 @@ import socket
 
 import pytest
 
-from harness.clock import ManualClock
-from harness.emulator import Emulator
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator
 
 
 @pytest.mark.parametrize("error", [ConnectionResetError(104, "reset"), BrokenPipeError(32, "x")])

@@ -12,8 +12,8 @@ from typing import Any
 
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 
-from harness.cacheunits import openai_units
-from harness.emulator import Emulator
+from prefixlock.cacheunits import openai_units
+from prefixlock.emulator import Emulator
 from tests.helpers.chat_fixture import SYSTEM, TOOLS, chat_client
 
 MODEL = "deepseek-v4-flash"

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from harness import demo
-from harness.cli import main
-from harness.demo import DemoResult, render, run_demo
-from harness.emulator import BUILTIN_PROMPTS
-from harness.usage import Usage
+from prefixlock import demo
+from prefixlock.cli import main
+from prefixlock.demo import DemoResult, render, run_demo
+from prefixlock.emulator import BUILTIN_PROMPTS
+from prefixlock.usage import Usage
 
 DemoOut = tuple[dict[str, Any], Path]  # the figures printed by `demo --json`, the trace folder
 

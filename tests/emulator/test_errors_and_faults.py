@@ -16,8 +16,8 @@ from anthropic.types import TextBlockParam
 from anthropic.types.message_create_params import MessageCreateParamsBase
 from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
-from harness.clock import ManualClock
-from harness.emulator import Emulator, EmulatorConfig, FaultSpec
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator, EmulatorConfig, FaultSpec
 
 GOOD_ANTHROPIC: MessageCreateParamsBase = {
     "model": "claude-sonnet-4-6",

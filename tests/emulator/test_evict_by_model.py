@@ -10,8 +10,8 @@ from typing import Any
 import anthropic
 import openai
 
-from harness.cacheunits import openai_tokens
-from harness.emulator import Emulator
+from prefixlock.cacheunits import openai_tokens
+from prefixlock.emulator import Emulator
 from tests.helpers.chat_fixture import SYSTEM, chat_client
 
 

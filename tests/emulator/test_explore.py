@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness.emulator import EXPLORER, ScriptedModel
-from harness.emulator.model import Conversation
+from prefixlock.emulator import EXPLORER, ScriptedModel
+from prefixlock.emulator.model import Conversation
 
 SCHEMAS = {
     "list_files": {"type": "object", "properties": {"directory": {"type": "string"}}},

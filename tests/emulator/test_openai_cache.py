@@ -8,9 +8,9 @@ import openai
 import pytest
 from openai.types.chat import ChatCompletionMessageParam
 
-from harness.cacheunits import openai_tokens, openai_units
-from harness.clock import ManualClock
-from harness.emulator import Emulator, EmulatorConfig
+from prefixlock.cacheunits import openai_tokens, openai_units
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator, EmulatorConfig
 from tests.helpers.chat_fixture import TOOLS
 
 SYSTEM = "You are a meticulous assistant for the invoice service repository. " * 110

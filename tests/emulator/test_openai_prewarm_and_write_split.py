@@ -14,9 +14,9 @@ from typing import Any
 import openai
 import pytest
 
-from harness.cacheunits import openai_units
-from harness.emulator import Emulator
-from harness.usage import from_openai_chat, from_openai_responses
+from prefixlock.cacheunits import openai_units
+from prefixlock.emulator import Emulator
+from prefixlock.usage import from_openai_chat, from_openai_responses
 
 MODEL = "gpt-5.6-terra"
 SYSTEM = "You are a meticulous assistant for the invoice service repository. " * 110

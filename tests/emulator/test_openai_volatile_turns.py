@@ -16,11 +16,11 @@ from typing import Any
 import openai
 import pytest
 
-from harness import Agent, FrozenPrefix
-from harness.clock import ManualClock
-from harness.emulator import Emulator, EmulatorConfig, Rule, Script, Step
-from harness.events import TextDelta, ToolCall
-from harness.tools import tool
+from prefixlock import Agent, FrozenPrefix
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
+from prefixlock.events import TextDelta, ToolCall
+from prefixlock.tools import tool
 
 
 @tool

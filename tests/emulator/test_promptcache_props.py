@@ -6,9 +6,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.cacheunits import Unit
-from harness.canonical import chain_hash
-from harness.emulator.promptcache import AnthropicPromptCache
+from prefixlock.cacheunits import Unit
+from prefixlock.canonical import chain_hash
+from prefixlock.emulator.promptcache import AnthropicPromptCache
 
 
 @st.composite
@@ -57,8 +57,8 @@ def test_counters_add_up_and_repeat_reads_to_last_breakpoint(
 def test_openai_routing_overflows_past_15_a_minute_per_prefix_and_key() -> None:
     """The first 256 tokens plus the key pick a home machine; the 16th request within a minute
     spills to another machine and misses there; a minute later the home machine serves again."""
-    from harness.emulator.config import OpenAICacheConfig
-    from harness.emulator.promptcache import OpenAIPromptCache
+    from prefixlock.emulator.config import OpenAICacheConfig
+    from prefixlock.emulator.promptcache import OpenAIPromptCache
 
     cache = OpenAIPromptCache(OpenAICacheConfig(machines=4))
     tokens = list(range(2048))

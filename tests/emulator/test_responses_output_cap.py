@@ -11,8 +11,8 @@ from typing import Any
 import openai
 import pytest
 
-from harness.emulator import Emulator
-from harness.tokenizer import count_tokens
+from prefixlock.emulator import Emulator
+from prefixlock.tokenizer import count_tokens
 from tests.helpers.chat_fixture import SYSTEM, chat_client
 
 QUESTION = "Why did the payroll export stop at midnight?"

@@ -11,11 +11,11 @@ import openai
 import pytest
 from anthropic.types import Message, MessageParam, TextBlock, ToolParam
 
-from harness.clock import ManualClock
-from harness.emulator import BUILTIN, Emulator, EmulatorConfig, Script
-from harness.emulator.model import Conversation, ScriptedModel
-from harness.emulator.workspace import TOOL_SPECS, Workspace
-from harness.errors import ConfigError
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import BUILTIN, Emulator, EmulatorConfig, Script
+from prefixlock.emulator.model import Conversation, ScriptedModel
+from prefixlock.emulator.workspace import TOOL_SPECS, Workspace
+from prefixlock.errors import ConfigError
 
 SCRIPT_YAML = """
 prompts: ["hello", "run the tests"]

@@ -11,11 +11,11 @@ from pathlib import Path
 import anthropic
 import pytest
 
-from harness.cli import main
-from harness.clock import ManualClock
-from harness.emulator import Emulator, EmulatorConfig
-from harness.emulator.cli import DEFAULT_PORT, SERVE_COMMAND, config_from_args
-from harness.emulator.server import PROXY_VARS
+from prefixlock.cli import main
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator, EmulatorConfig
+from prefixlock.emulator.cli import DEFAULT_PORT, SERVE_COMMAND, config_from_args
+from prefixlock.emulator.server import PROXY_VARS
 
 
 @pytest.mark.parametrize(
@@ -53,7 +53,7 @@ def test_bad_config_through_the_console_script(tmp_path: Path) -> None:
     path = tmp_path / "emu.yaml"
     path.write_text("anthropic:\n  capacity_blocks: -1\n")
     proc = subprocess.run(
-        [sys.executable, "-m", "harness.cli", "serve", "--config", str(path)],
+        [sys.executable, "-m", "prefixlock.cli", "serve", "--config", str(path)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -78,7 +78,7 @@ def test_serve_answers_the_sdk(tmp_path: Path) -> None:
     path = tmp_path / "emu.json"
     path.write_text('{"port": 0}')
     proc = subprocess.Popen(
-        [sys.executable, "-m", "harness.cli", "serve", "--config", str(path)],
+        [sys.executable, "-m", "prefixlock.cli", "serve", "--config", str(path)],
         stdout=subprocess.PIPE,
         text=True,
     )

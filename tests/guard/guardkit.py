@@ -6,12 +6,12 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from harness.agent import Agent, Session
-from harness.clock import ManualClock
-from harness.emulator import Emulator, EmulatorConfig, Rule, Script, Step
-from harness.events import Event
-from harness.prefix import FrozenPrefix
-from harness.tools import tool
+from prefixlock.agent import Agent, Session
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
+from prefixlock.events import Event
+from prefixlock.prefix import FrozenPrefix
+from prefixlock.tools import tool
 
 # Every user turn: the model reads a file (one tool call), then answers.
 SCRIPT = Script(

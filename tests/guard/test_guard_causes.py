@@ -7,8 +7,8 @@ from decimal import Decimal
 import pytest
 from guardkit import SYSTEM, advance, agent, grep, of, prefix, run_turns, sent, start_emulator, turn
 
-from harness.events import CacheBreak, UsageReport
-from harness.guard import CacheBudget, CacheBudgetExceeded
+from prefixlock.events import CacheBreak, UsageReport
+from prefixlock.guard import CacheBudget, CacheBudgetExceeded
 
 
 async def _miss_after(action: str) -> tuple[list[CacheBreak], list[UsageReport]]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from guardkit import agent, of, run_turns, sent, start_emulator, turn
 
-from harness.cacheunits import anthropic_units
-from harness.events import CacheBreak, PrefixChanged, SwitchWarning, UsageReport
-from harness.quote import QuoteRequired
+from prefixlock.cacheunits import anthropic_units
+from prefixlock.events import CacheBreak, PrefixChanged, SwitchWarning, UsageReport
+from prefixlock.quote import QuoteRequired
 
 
 async def test_compaction_reads_the_cache_and_starts_a_new_prefix() -> None:
@@ -67,7 +67,7 @@ def test_sync_session_compacts() -> None:
 
 
 async def test_an_unknown_placement_is_refused_before_anything_is_sent() -> None:
-    from harness.errors import UserError
+    from prefixlock.errors import UserError
 
     with start_emulator() as emu:
         async with agent(emu).session() as s:

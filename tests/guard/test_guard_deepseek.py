@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from guardkit import advance, agent, of, start_emulator, turn
 
-from harness.events import CacheBreak, Event
+from prefixlock.events import CacheBreak, Event
 
 
 async def test_every_request_reads_through_the_previous_reply() -> None:

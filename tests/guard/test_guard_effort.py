@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from guardkit import agent, of, run_turns, start_emulator, turn
 
-from harness.events import CacheBreak, SwitchWarning, UsageReport
-from harness.quote import QuoteRequired
+from prefixlock.events import CacheBreak, SwitchWarning, UsageReport
+from prefixlock.quote import QuoteRequired
 
 
 async def test_effort_change_is_quoted_and_named() -> None:

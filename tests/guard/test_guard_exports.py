@@ -1,9 +1,9 @@
-"""The guard's and store's public names are importable from `harness` itself."""
+"""The guard's and store's public names are importable from `prefixlock` itself."""
 
 from __future__ import annotations
 
-import harness
-from harness import guard, quote, store
+import prefixlock
+from prefixlock import guard, quote, store
 
 
 def test_guard_and_store_names_are_exported() -> None:
@@ -17,4 +17,4 @@ def test_guard_and_store_names_are_exported() -> None:
         "SessionStore": store.SessionStore,
     }
     for name, obj in names.items():
-        assert getattr(harness, name) is obj and name in harness.__all__
+        assert getattr(prefixlock, name) is obj and name in prefixlock.__all__

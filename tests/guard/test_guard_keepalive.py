@@ -7,8 +7,8 @@ from decimal import Decimal
 import pytest
 from guardkit import advance, agent, of, run_turns, start_emulator, turn
 
-from harness.events import CacheBreak, Event, KeepAlivePing, UsageReport
-from harness.keepalive import KeepAlive
+from prefixlock.events import CacheBreak, Event, KeepAlivePing, UsageReport
+from prefixlock.keepalive import KeepAlive
 
 
 async def _idle(
@@ -76,7 +76,7 @@ async def test_no_ping_for_a_prefix_the_session_has_left() -> None:
 
 
 async def test_a_bad_spend_cap_is_a_user_error() -> None:
-    from harness.errors import UserError
+    from prefixlock.errors import UserError
 
     with start_emulator() as emu:
         async with agent(emu).session() as s:
@@ -90,8 +90,8 @@ async def test_a_bad_spend_cap_is_a_user_error() -> None:
 
 
 async def test_a_failed_ping_is_reported_once_and_not_retried_every_tick() -> None:
-    from harness.errors import ProviderError
-    from harness.settings import Settings
+    from prefixlock.errors import ProviderError
+    from prefixlock.settings import Settings
 
     with start_emulator() as emu:
         async with agent(emu, settings=Settings(retries=0)).session() as s:

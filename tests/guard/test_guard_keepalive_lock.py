@@ -12,9 +12,9 @@ from collections.abc import AsyncGenerator
 
 from guardkit import agent, of, run_turns, sent, start_emulator, turn
 
-from harness.clock import ManualClock
-from harness.emulator import Emulator
-from harness.events import KeepAlivePing, TurnComplete
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator
+from prefixlock.events import KeepAlivePing, TurnComplete
 
 
 async def _until_held(emu: Emulator, arrived: int) -> None:

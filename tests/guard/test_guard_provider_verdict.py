@@ -1,6 +1,6 @@
 """Opt-in cache diagnostics: the provider's own miss reason travels beside the guard's cause.
 
-The emulator answers the documented diagnostics fields (harness.providers.diagnostics: Anthropic
+The emulator answers the documented diagnostics fields (prefixlock.providers.diagnostics: Anthropic
 `diagnostics.previous_message_id`, OpenAI Responses `prompt_cache_options.comparison_response_id`)
 from what it remembers of the previous response, so a tools change is `tools_changed` on its side
 and `tools` on ours; a model switch is `model_changed`; ordinary turns report no reason. Chat
@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 from guardkit import agent, grep, of, run_turns, sent, start_emulator, turn
 
-from harness.events import CacheBreak
-from harness.guard import provider_verdict
-from harness.providers.diagnostics import ANTHROPIC_BETA, diagnostics_request
-from harness.settings import Settings
+from prefixlock.events import CacheBreak
+from prefixlock.guard import provider_verdict
+from prefixlock.providers.diagnostics import ANTHROPIC_BETA, diagnostics_request
+from prefixlock.settings import Settings
 
 DIAG = Settings(cache_diagnostics=True)
 
@@ -173,8 +173,8 @@ def test_the_emulator_refuses_diagnostics_fields_the_api_does_not_have() -> None
 async def test_the_store_keeps_both_verdicts(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from harness.cli import main
-    from harness.store import SessionStore
+    from prefixlock.cli import main
+    from prefixlock.store import SessionStore
 
     db = tmp_path / "s.sqlite"
     with start_emulator() as emu:

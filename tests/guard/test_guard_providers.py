@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from guardkit import advance, agent, of, run_turns, start_emulator, turn
 
-from harness.events import CacheBreak, UsageReport
-from harness.settings import Settings
+from prefixlock.events import CacheBreak, UsageReport
+from prefixlock.settings import Settings
 
 
 @pytest.mark.parametrize(

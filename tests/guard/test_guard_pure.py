@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 from guardkit import agent, of, start_emulator, turn
 
-from harness.cacheunits import anthropic_units
-from harness.events import CacheBreak, UsageReport
-from harness.guard import CacheBudget, CacheBudgetExceeded, CacheGuard, provider_verdict
-from harness.settings import Settings
-from harness.usage import Usage
-from harness.wire import WireRequest
+from prefixlock.cacheunits import anthropic_units
+from prefixlock.events import CacheBreak, UsageReport
+from prefixlock.guard import CacheBudget, CacheBudgetExceeded, CacheGuard, provider_verdict
+from prefixlock.settings import Settings
+from prefixlock.usage import Usage
+from prefixlock.wire import WireRequest
 
 SYSTEM = [{"type": "text", "text": "rules " * 3000, "cache_control": {"type": "ephemeral"}}]
 
@@ -82,7 +82,7 @@ def test_provider_verdicts_are_parsed() -> None:
 
 
 def test_a_bad_budget_limit_names_its_field() -> None:
-    from harness.errors import UserError
+    from prefixlock.errors import UserError
 
     bad: list[tuple[str, Any]] = [
         ("session_tokens", -1), ("action_dollars", "lots"), ("session_dollars", float("nan"))
@@ -119,7 +119,7 @@ async def test_random_routing_misses_are_unexplained() -> None:
 
 
 def test_incremental_openai_tokens_equal_the_full_count() -> None:
-    from harness.cacheunits import openai_tokens, openai_units
+    from prefixlock.cacheunits import openai_tokens, openai_units
 
     g = CacheGuard()
     messages: list[dict[str, Any]] = [{"role": "system", "content": "sys " * 500}]

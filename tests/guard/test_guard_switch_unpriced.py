@@ -12,8 +12,8 @@ from decimal import Decimal
 import pytest
 from guardkit import agent, run_turns, start_emulator
 
-from harness import Settings
-from harness.errors import ConfigError
+from prefixlock import Settings
+from prefixlock.errors import ConfigError
 
 
 async def test_switch_to_an_unpriced_model_under_a_dollar_limit_is_refused() -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from guardkit import agent, grep, read_file, run_turns, start_emulator
 
-from harness.errors import PrefixError
+from prefixlock.errors import PrefixError
 
 
 async def test_one_name_or_one_tool_alone_and_unknown_names() -> None:

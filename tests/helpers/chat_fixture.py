@@ -8,7 +8,7 @@ from typing import Any
 
 import openai
 
-from harness.emulator import Emulator
+from prefixlock.emulator import Emulator
 
 SYSTEM = "You are a careful assistant for the payroll service's on-call engineers. " * 100
 TOOLS: list[Any] = [

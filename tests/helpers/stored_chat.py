@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.agent import Agent
-from harness.clock import ManualClock
-from harness.prefix import FrozenPrefix
-from harness.prices import PriceTable
-from harness.store import SessionStore
-from harness.workspace import Workspace
-from tui.backend import SYSTEM_PROMPT
+from prefixlock.agent import Agent
+from prefixlock.clock import ManualClock
+from prefixlock.prefix import FrozenPrefix
+from prefixlock.prices import PriceTable
+from prefixlock.store import SessionStore
+from prefixlock.tui.backend import SYSTEM_PROMPT
+from prefixlock.workspace import Workspace
 
 
 async def store_chat_session(
@@ -22,8 +22,8 @@ async def store_chat_session(
     """`turns` turns of the chat's scripted model, with the chat's prefix (or another
     `system` prompt), into the store at `store_path` (the emulator at `base_url` must run the
     chat's script); the session id."""
-    from agents.registry import AgentRegistry
-    from agents.runner import SubagentDelegator
+    from prefixlock.agents.registry import AgentRegistry
+    from prefixlock.agents.runner import SubagentDelegator
 
     # The chat's own prefix: the workspace's tools and its `delegate` tool, as the chat builds
     # them, so resuming in the chat finds the prefix it would have stored itself.

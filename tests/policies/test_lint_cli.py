@@ -11,8 +11,8 @@ from typing import Any
 import jsonschema  # type: ignore[import-untyped]
 import pytest
 
-from harness.cli import main
-from policies.rules import RULES
+from prefixlock.cli import main
+from prefixlock.policies.rules import RULES
 
 CORPUS = Path(__file__).parent / "corpus"
 SCHEMA = json.loads((Path(__file__).parent / "sarif-schema-2.1.0.json").read_text("utf-8"))
@@ -285,7 +285,7 @@ def test_directory_walk_skips_project_docs_and_code_blocks(
 
 
 def test_severity_follows_frequency_and_position() -> None:
-    from policies.engine import lint_source
+    from prefixlock.policies.engine import lint_source
 
     src = '''import datetime
 import subprocess

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from policies.config import LintConfig
-from policies.engine import lint_paths
-from policies.rules import RULES
+from prefixlock.policies.config import LintConfig
+from prefixlock.policies.engine import lint_paths
+from prefixlock.policies.rules import RULES
 
 CORPUS = Path(__file__).parent / "corpus"
 EXPECTED: dict[str, list[str]] = tomllib.loads(

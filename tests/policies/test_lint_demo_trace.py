@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.prices import PriceTable
-from policies.report import build_report, render_text
-from policies.tracecheck import check_trace
+from prefixlock.policies.report import build_report, render_text
+from prefixlock.policies.tracecheck import check_trace
+from prefixlock.prices import PriceTable
 
 TURNS = 6
 SWITCH_AT = 3  # sonnet before this user turn, haiku from it on
@@ -29,8 +29,8 @@ LOSS_PER_MTOK = {"claude-sonnet-4-6": Decimal("2.70"), "claude-haiku-4-5": Decim
 
 @pytest.fixture(scope="module")
 def traces(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from harness.demo import run_demo, write_traces
-    from harness.emulator import BUILTIN_PROMPTS
+    from prefixlock.demo import run_demo, write_traces
+    from prefixlock.emulator import BUILTIN_PROMPTS
 
     out = tmp_path_factory.mktemp("demo")
     write_traces(run_demo(prompts=BUILTIN_PROMPTS[:TURNS], switch_at=SWITCH_AT), out)
@@ -97,8 +97,8 @@ def test_static_lint_finds_the_naive_clients_habits_in_the_demo_source() -> None
     """The same habits, found in the demo's source before any request is sent."""
     import inspect
 
-    import harness.demo as demo
-    from policies.engine import lint_source
+    import prefixlock.demo as demo
+    from prefixlock.policies.engine import lint_source
 
     src = inspect.getsource(demo)
     start = src.index("def _run_naive")

@@ -6,9 +6,9 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from policies.engine import lint_source
-from policies.findings import Edit
-from policies.fixes import apply_edits
+from prefixlock.policies.engine import lint_source
+from prefixlock.policies.findings import Edit
+from prefixlock.policies.fixes import apply_edits
 
 names = st.lists(st.from_regex(r"[a-z]{1,8}", fullmatch=True), min_size=1, max_size=6,
                  unique=True)

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from prefixlock.cli import main
 
 CYRILLIC = '''import json
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from policies.config import load_file
-from policies.engine import lint_paths
+from prefixlock.policies.config import load_file
+from prefixlock.policies.engine import lint_paths
 
 ROOT = Path(__file__).parents[2]
 

@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from lint_tracegen import CC, TOOLS, anthropic_bodies, openai_bodies, write_raw, write_trace
 
-from harness.prices import PriceTable
-from policies.report import build_report, render_text
-from policies.tracecheck import check_trace
+from prefixlock.policies.report import build_report, render_text
+from prefixlock.policies.tracecheck import check_trace
+from prefixlock.prices import PriceTable
 
 PRICES = PriceTable.builtin()
 
@@ -237,7 +237,7 @@ def test_many_bad_lines_are_capped(tmp_path: Path) -> None:
 def test_report_shows_reported_cache_reads(tmp_path: Path) -> None:
     p = write_trace(tmp_path / "s.jsonl", anthropic_bodies(3, mutate=CASES["system_changed"][0]))
     lines = [json.loads(x) for x in p.read_text().splitlines()]
-    for rec in lines:  # raw Anthropic usage only: parsed with harness.usage
+    for rec in lines:  # raw Anthropic usage only: parsed with prefixlock.usage
         rec["usage"] = {}
         rec["raw_usage"] = {"input_tokens": 5, "cache_read_input_tokens": 0,
                             "cache_creation_input_tokens": 4000, "output_tokens": 9}
@@ -248,7 +248,7 @@ def test_report_shows_reported_cache_reads(tmp_path: Path) -> None:
 
 
 def test_provider_default_decides_ambiguous_raw_bodies() -> None:
-    from policies.tracecheck import detect_api
+    from prefixlock.policies.tracecheck import detect_api
 
     body = {"model": "my-proxy-model", "messages": [{"role": "user", "content": "hi"}]}
     assert detect_api(body) == "openai-chat"

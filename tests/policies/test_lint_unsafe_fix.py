@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
+from prefixlock.cli import main
 
 SRC = '''import datetime
 

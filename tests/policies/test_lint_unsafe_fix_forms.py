@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from harness.cli import main
-from policies.engine import lint_source
+from prefixlock.cli import main
+from prefixlock.policies.engine import lint_source
 
 HEAD = '''import datetime
 

@@ -21,15 +21,15 @@ from typing import Any
 import pytest
 from lint_tracegen import anthropic_bodies, gpt56_bodies, openai_bodies, write_trace
 
-from harness import FrozenPrefix
-from harness.agent import Agent
-from harness.clock import ManualClock
-from harness.emulator import Emulator
-from harness.prices import PriceTable
-from harness.store import SessionStore
-from harness.tools import tool
-from policies.report import build_report
-from policies.tracecheck import check_trace
+from prefixlock import FrozenPrefix
+from prefixlock.agent import Agent
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator
+from prefixlock.policies.report import build_report
+from prefixlock.policies.tracecheck import check_trace
+from prefixlock.prices import PriceTable
+from prefixlock.store import SessionStore
+from prefixlock.tools import tool
 
 PRICES = PriceTable.builtin()
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.sim.trace import Trace, read_trace
+from prefixlock.sim.trace import Trace, read_trace
 
 DATA = Path(__file__).parent / "data"
 SLICES = {

@@ -5,11 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from harness.errors import UserError
-from harness.sim import engine
-from harness.sim.backend import NUMPY, cupy_available, get_backend
-from harness.sim.simulate import SimConfig, simulate
-from harness.sim.trace import Trace
+from prefixlock.errors import UserError
+from prefixlock.sim import engine
+from prefixlock.sim.backend import NUMPY, cupy_available, get_backend
+from prefixlock.sim.simulate import SimConfig, simulate
+from prefixlock.sim.trace import Trace
 
 gpu = pytest.mark.skipif(not cupy_available(), reason="needs cupy and a CUDA GPU")
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
-from harness.sim.simulate import SimConfig
-from harness.sim.sweep import run_sweep
-from harness.sim.trace import Trace
+from prefixlock.cli import main
+from prefixlock.sim.simulate import SimConfig
+from prefixlock.sim.sweep import run_sweep
+from prefixlock.sim.trace import Trace
 
 DATA = Path(__file__).parent / "data"
 SLICES = {

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.sim import cluster, engine
-from harness.sim.cluster import NodeCache
-from harness.sim.simulate import SimConfig, simulate
-from harness.sim.synthetic import Workload, generate
-from harness.sim.trace import Trace
+from prefixlock.sim import cluster, engine
+from prefixlock.sim.cluster import NodeCache
+from prefixlock.sim.simulate import SimConfig, simulate
+from prefixlock.sim.synthetic import Workload, generate
+from prefixlock.sim.trace import Trace
 
 
 def test_affinity_without_keys_piles_onto_one_node(conversation: Trace) -> None:

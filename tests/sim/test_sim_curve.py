@@ -11,9 +11,9 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.sim import engine
-from harness.sim.replay import replay
-from harness.sim.trace import Trace, from_requests
+from prefixlock.sim import engine
+from prefixlock.sim.replay import replay
+from prefixlock.sim.trace import Trace, from_requests
 
 
 def _capacities(p: engine.Plan) -> list[int]:

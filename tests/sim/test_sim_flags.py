@@ -8,13 +8,13 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
-from harness.errors import UserError
-from harness.sim import models
-from harness.sim.simulate import SimConfig, simulate
-from harness.sim.sweep import run_sweep
-from harness.sim.synthetic import Workload, generate
-from harness.sim.trace import Trace, read_trace
+from prefixlock.cli import main
+from prefixlock.errors import UserError
+from prefixlock.sim import models
+from prefixlock.sim.simulate import SimConfig, simulate
+from prefixlock.sim.sweep import run_sweep
+from prefixlock.sim.synthetic import Workload, generate
+from prefixlock.sim.trace import Trace, read_trace
 
 
 def _trace(tmp_path: Path) -> Path:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.sim.backend import cupy_available
+from prefixlock.sim.backend import cupy_available
 
 ROOT = Path(__file__).resolve().parents[2]
 SLICE = ROOT / "tests" / "sim" / "data" / "conversation_head3000.jsonl.gz"

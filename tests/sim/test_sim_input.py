@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
-from harness.errors import UserError
-from harness.sim.simulate import SimConfig, simulate
-from harness.sim.trace import Trace, TraceError, read_trace
+from prefixlock.cli import main
+from prefixlock.errors import UserError
+from prefixlock.sim.simulate import SimConfig, simulate
+from prefixlock.sim.trace import Trace, TraceError, read_trace
 
 
 def _write(path: Path, lines: list[str]) -> Path:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.cli import main
-from harness.sim.matrix import SERVERS, run_matrix
-from harness.sim.synthetic import Workload
+from prefixlock.cli import main
+from prefixlock.sim.matrix import SERVERS, run_matrix
+from prefixlock.sim.synthetic import Workload
 
 
 def test_every_cell_carries_its_load_balance() -> None:

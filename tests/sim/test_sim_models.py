@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from harness.errors import UserError
-from harness.sim import models
-from harness.sim.simulate import SimConfig, simulate
-from harness.sim.trace import Trace
+from prefixlock.errors import UserError
+from prefixlock.sim import models
+from prefixlock.sim.simulate import SimConfig, simulate
+from prefixlock.sim.trace import Trace
 
 
 def test_kv_bytes_per_token() -> None:

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from harness.sim import engine
-from harness.sim.replay import replay
-from harness.sim.trace import read_trace
+from prefixlock.sim import engine
+from prefixlock.sim.replay import replay
+from prefixlock.sim.trace import read_trace
 
 DATA = Path(__file__).parent / "data"
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from harness.sim import engine
-from harness.sim.replay import replay
-from harness.sim.trace import Trace, from_requests
+from prefixlock.sim import engine
+from prefixlock.sim.replay import replay
+from prefixlock.sim.trace import Trace, from_requests
 
 
 def _trace(rows: list[tuple[float, list[int]]]) -> Trace:

@@ -17,10 +17,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-from harness.sim import engine
-from harness.sim.backend import NUMPY, Backend
-from harness.sim.simulate import SimConfig, simulate
-from harness.sim.trace import Trace
+from prefixlock.sim import engine
+from prefixlock.sim.backend import NUMPY, Backend
+from prefixlock.sim.simulate import SimConfig, simulate
+from prefixlock.sim.trace import Trace
 
 
 class Refused(TypeError):

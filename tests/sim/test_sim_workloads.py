@@ -9,11 +9,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.sim.matrix import run_matrix, summary
-from harness.sim.prefixlock_trace import read_prefixlock
-from harness.sim.simulate import SimConfig, simulate
-from harness.sim.synthetic import Workload, generate
-from harness.sim.trace import TraceError, read_trace, sniff
+from prefixlock.sim.matrix import run_matrix, summary
+from prefixlock.sim.prefixlock_trace import read_prefixlock
+from prefixlock.sim.simulate import SimConfig, simulate
+from prefixlock.sim.synthetic import Workload, generate
+from prefixlock.sim.trace import TraceError, read_trace, sniff
 
 
 def test_generator_is_deterministic_and_ordered() -> None:

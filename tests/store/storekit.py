@@ -17,10 +17,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "guard"))
 
 from guardkit import prefix
 
-from harness.agent import Agent
-from harness.clock import ManualClock
-from harness.events import UsageReport
-from harness.store import SCHEMA_VERSION, SessionStore
+from prefixlock.agent import Agent
+from prefixlock.clock import ManualClock
+from prefixlock.events import UsageReport
+from prefixlock.store import SCHEMA_VERSION, SessionStore
 
 API_KEY = "test-key"  # the key the in-process sessions use: caches are per key
 

@@ -18,15 +18,15 @@ from pathlib import Path
 import pytest
 from guardkit import advance, agent
 
-from harness import Settings
-from harness.agent import Session
-from harness.clock import ManualClock
-from harness.emulator import Emulator, EmulatorConfig, Rule, Script, Step
-from harness.events import CacheBreak, Event, TextDelta, UsageReport
-from harness.ledger import LedgerRow
-from harness.prices import PriceTable
-from harness.store import SessionStore
-from harness.usage import parse_usage
+from prefixlock import Settings
+from prefixlock.agent import Session
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
+from prefixlock.events import CacheBreak, Event, TextDelta, UsageReport
+from prefixlock.ledger import LedgerRow
+from prefixlock.prices import PriceTable
+from prefixlock.store import SessionStore
+from prefixlock.usage import parse_usage
 
 # A one-chunk answer: the caller's first text delta is the whole output, so the output tokens
 # counted locally are those the emulator billed, and the costs can be compared exactly.

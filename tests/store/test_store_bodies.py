@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from guardkit import advance, agent, start_emulator
 
-from harness.canonical import canonical_bytes
-from harness.store import SessionStore, StoreError, UnknownSessionError
+from prefixlock.canonical import canonical_bytes
+from prefixlock.store import SessionStore, StoreError, UnknownSessionError
 from tests.store.storekit import newer_store
 
 
@@ -122,8 +122,8 @@ async def test_a_store_path_is_enough(tmp_path: Path) -> None:
 def test_the_store_can_be_used_from_another_thread(tmp_path: Path) -> None:
     import threading
 
-    from harness.store import NewRequest
-    from harness.usage import Usage
+    from prefixlock.store import NewRequest
+    from prefixlock.usage import Usage
 
     store = SessionStore(tmp_path / "t.sqlite")
     store.create_session("t", model="m", api="anthropic", provider="anthropic", prefix={},
@@ -168,8 +168,8 @@ async def test_resume_after_a_switch_continues_on_the_new_model(tmp_path: Path) 
 
 
 def _long_body_store(path: Path) -> list[dict[str, Any]]:
-    from harness.store import NewRequest
-    from harness.usage import Usage
+    from prefixlock.store import NewRequest
+    from prefixlock.usage import Usage
 
     # More messages than one blob query asks for, with repeats (the same short answer).
     messages = [

@@ -15,10 +15,10 @@ from typing import Literal
 import pytest
 from guardkit import agent, start_emulator, turn
 
-from harness import Settings
-from harness.errors import ProviderError
-from harness.events import TextDelta, ToolCall
-from harness.store import SessionStore
+from prefixlock import Settings
+from prefixlock.errors import ProviderError
+from prefixlock.events import TextDelta, ToolCall
+from prefixlock.store import SessionStore
 
 
 def _stored_cost(store: SessionStore, sid: str) -> Decimal:

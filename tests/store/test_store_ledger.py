@@ -7,12 +7,12 @@ from pathlib import Path
 
 from guardkit import agent, of, prefix, run_turns, start_emulator, turn
 
-from harness.agent import Agent
-from harness.clock import ManualClock
-from harness.events import KeepAlivePing
-from harness.store import NewRequest, SessionStore
-from harness.transcript import Message, text_block
-from harness.usage import Usage
+from prefixlock.agent import Agent
+from prefixlock.clock import ManualClock
+from prefixlock.events import KeepAlivePing
+from prefixlock.store import NewRequest, SessionStore
+from prefixlock.transcript import Message, text_block
+from prefixlock.usage import Usage
 
 
 async def test_resumed_ledger_holds_the_whole_session(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.store import SCHEMA_VERSION, SessionStore, StoreError
+from prefixlock.store import SCHEMA_VERSION, SessionStore, StoreError
 from tests.store.storekit import newer_store
 
 

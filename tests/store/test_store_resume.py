@@ -14,10 +14,10 @@ from typing import Any
 
 from guardkit import advance, agent, start_emulator
 
-from harness.canonical import canonical_bytes
-from harness.events import UsageReport
-from harness.store import SessionStore
-from harness.transcript import Message
+from prefixlock.canonical import canonical_bytes
+from prefixlock.events import UsageReport
+from prefixlock.store import SessionStore
+from prefixlock.transcript import Message
 from tests.store import storekit
 
 KIT = str(Path(storekit.__file__).resolve())

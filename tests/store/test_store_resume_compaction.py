@@ -17,10 +17,10 @@ from typing import Literal
 import pytest
 from guardkit import advance, agent, grep, of, read_file, run_turns, start_emulator, turn
 
-from harness.compaction import SummaryPlacement
-from harness.events import CacheBreak, UsageReport
-from harness.store import EARLIER_HORIZON_S, EARLIER_MAX, NewRequest, SessionStore
-from harness.usage import Usage
+from prefixlock.compaction import SummaryPlacement
+from prefixlock.events import CacheBreak, UsageReport
+from prefixlock.store import EARLIER_HORIZON_S, EARLIER_MAX, NewRequest, SessionStore
+from prefixlock.usage import Usage
 
 Move = Literal["compact-system", "compact-messages", "tools"]
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from guardkit import SYSTEM, advance, agent, prefix, start_emulator, turn
 
-from harness.events import CacheBreak, PrefixChanged, ResumedPrefixDiffers, UsageReport
-from harness.store import SessionStore
+from prefixlock.events import CacheBreak, PrefixChanged, ResumedPrefixDiffers, UsageReport
+from prefixlock.store import SessionStore
 
 PREFIX_B = prefix(system=SYSTEM + " Rule B: answer in French.")
 

@@ -3,34 +3,22 @@ and helpers that drive it like a user (type, press enter, answer dialogs)."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-# `tests/agents/` (no __init__.py) shadows the real `agents` package as a namespace package when
-# pytest puts `tests/` on sys.path and the editable install's finder comes later; put the repo
-# root first so `import agents` finds the package. (Asked the lead for `pythonpath = ["."]`.)
-_ROOT = str(Path(__file__).resolve().parents[2])
-if _ROOT not in sys.path:
-    sys.path.insert(0, _ROOT)
-_mod = sys.modules.get("agents")
-if _mod is not None and getattr(_mod, "__file__", None) is None:
-    for _name in [n for n in sys.modules if n == "agents" or n.startswith("agents.")]:
-        del sys.modules[_name]
-
-from harness.clock import ManualClock  # noqa: E402
-from tui.app import ChatApp  # noqa: E402
-from tui.backend import SCRIPT_PATH, BackendOptions, ChatBackend  # noqa: E402
+from prefixlock.clock import ManualClock
+from prefixlock.tui.app import ChatApp
+from prefixlock.tui.backend import SCRIPT_PATH, BackendOptions, ChatBackend
 
 
 @pytest.fixture(autouse=True)
 def _no_api_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     """The app runs on the emulator and says why; a key in the environment must not change
     what the tests (and the snapshots) see."""
-    from tui.backend import KEY_VARS
+    from prefixlock.tui.backend import KEY_VARS
 
     for var in KEY_VARS:
         monkeypatch.delenv(var, raising=False)
@@ -58,7 +46,7 @@ def clock() -> ManualClock:
 def chat_emulator(clock: ManualClock) -> Iterator[Any]:
     """The emulator with the chat's script, shared by every app a test opens (so a resumed
     session finds the cache its first run wrote)."""
-    from harness.emulator import Emulator, Script
+    from prefixlock.emulator import Emulator, Script
 
     with Emulator.start(clock=clock, script=Script.load(SCRIPT_PATH)) as emu:
         yield emu

@@ -7,9 +7,9 @@ from typing import Any
 
 from tui_drive import AppFactory, conversation_text, open_dialog, say, settle
 
-from harness.clock import ManualClock
-from tui.screens import ConfirmScreen, SwitchScreen
-from tui.widgets import CachePanel, ToolEntry
+from prefixlock.clock import ManualClock
+from prefixlock.tui.screens import ConfirmScreen, SwitchScreen
+from prefixlock.tui.widgets import CachePanel, ToolEntry
 
 
 def panel(app: Any) -> str:
@@ -156,7 +156,7 @@ async def test_keepalive_pings_keep_an_idle_cache_warm(
 async def test_model_delegates_through_the_tool_and_user_runs_agents(
     make_app: AppFactory,
 ) -> None:
-    from tui.widgets import SubagentEntry
+    from prefixlock.tui.widgets import SubagentEntry
 
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:

@@ -12,10 +12,10 @@ import pytest
 from textual.pilot import Pilot
 from tui_drive import AppFactory, ready
 
-from harness.clock import ManualClock
+from prefixlock.clock import ManualClock
+from prefixlock.tui.app import HISTORY_BATCH, ChatApp
+from prefixlock.tui.widgets import EarlierEntries
 from tests.helpers.stored_chat import store_chat_session
-from tui.app import HISTORY_BATCH, ChatApp
-from tui.widgets import EarlierEntries
 
 Stored = Callable[[int], Awaitable[str]]
 
@@ -135,7 +135,7 @@ async def test_the_app_that_owns_its_process_freezes_what_it_loaded(
         await ready(embedded, pilot)
         assert gc.get_freeze_count() == 0
     owner = make_app(resume=sid)
-    owner.freeze_heap = True  # as tui.cli runs it
+    owner.freeze_heap = True  # as prefixlock.tui.cli runs it
     try:
         async with owner.run_test(size=(120, 40)) as pilot:
             await ready(owner, pilot)

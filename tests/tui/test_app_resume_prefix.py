@@ -7,9 +7,9 @@ from typing import Any
 
 from tui_drive import AppFactory, conversation_text, ready, say
 
-from harness.clock import ManualClock
+from prefixlock.clock import ManualClock
+from prefixlock.tui.backend import SYSTEM_PROMPT
 from tests.helpers.stored_chat import store_chat_session
-from tui.backend import SYSTEM_PROMPT
 
 
 async def test_resuming_a_session_with_another_prefix_shows_a_note_with_the_cost(

@@ -16,8 +16,8 @@ from tui_drive import (
     wait_for_screen,
 )
 
-from harness.clock import ManualClock
-from harness.events import (
+from prefixlock.clock import ManualClock
+from prefixlock.events import (
     Event,
     ProviderFault,
     SubagentEvent,
@@ -28,10 +28,16 @@ from harness.events import (
     ToolResult,
     UsageReport,
 )
-from harness.usage import Usage
-from tui.screens import ApprovalScreen, HelpScreen, SwitchScreen
-from tui.state import format_dollars
-from tui.widgets import AssistantMessage, CachePanel, SubagentEntry, SubagentText, ToolEntry
+from prefixlock.tui.screens import ApprovalScreen, HelpScreen, SwitchScreen
+from prefixlock.tui.state import format_dollars
+from prefixlock.tui.widgets import (
+    AssistantMessage,
+    CachePanel,
+    SubagentEntry,
+    SubagentText,
+    ToolEntry,
+)
+from prefixlock.usage import Usage
 
 
 def panel_text(app: Any) -> str:
@@ -209,8 +215,8 @@ async def test_with_a_key_it_talks_to_the_configured_provider(
 ) -> None:
     """With a key the app is online: no in-process emulator, the header names the provider.
     (The "provider" here is the emulator on its own port, standing in for the real API.)"""
-    from tui.app import ChatApp
-    from tui.backend import BackendOptions, ChatBackend
+    from prefixlock.tui.app import ChatApp
+    from prefixlock.tui.backend import BackendOptions, ChatBackend
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
     opts = BackendOptions(

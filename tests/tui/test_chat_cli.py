@@ -15,7 +15,7 @@ KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "PREFIXLO
 
 def chat(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in KEY_VARS}
-    code = "import sys; from harness.cli import main; sys.exit(main())"
+    code = "import sys; from prefixlock.cli import main; sys.exit(main())"
     return subprocess.run(
         [sys.executable, "-c", code, "chat", *args],
         cwd=cwd,
@@ -64,7 +64,7 @@ def test_the_offline_note_names_the_missing_key(
 ) -> None:
     """Another provider's key does not take a model online; the note says which key is
     missing instead of claiming --offline was given."""
-    from tui.backend import BackendOptions, ChatBackend
+    from prefixlock.tui.backend import BackendOptions, ChatBackend
 
     for var in KEY_VARS:
         monkeypatch.delenv(var, raising=False)
@@ -105,7 +105,7 @@ def test_model_with_resume_becomes_the_offer_of_a_switch(tmp_path: Path) -> None
     app then quotes it, see test_app_session); without --resume it is the session's model."""
     import argparse
 
-    from tui.cli import _configure, backend_options
+    from prefixlock.tui.cli import _configure, backend_options
 
     parser = argparse.ArgumentParser()
     _configure(parser)

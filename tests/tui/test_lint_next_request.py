@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from harness.clock import ManualClock
-from tui.backend import BackendOptions, ChatBackend
+from prefixlock.clock import ManualClock
+from prefixlock.tui.backend import BackendOptions, ChatBackend
 
 
 @pytest.mark.parametrize("model", ["claude-sonnet-4-6", "gpt-5.4", "gpt-5.6-terra"])

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from tui_drive import AppFactory, ready
 
-from harness.events import Event, SubagentEvent, SubagentFinish, SubagentStart, UsageReport
-from tui.widgets import SubagentEntry
+from prefixlock.events import Event, SubagentEvent, SubagentFinish, SubagentStart, UsageReport
+from prefixlock.tui.widgets import SubagentEntry
 
 
 async def test_parallel_runs_of_one_agent_fill_their_own_entries(make_app: AppFactory) -> None:

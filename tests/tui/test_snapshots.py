@@ -13,7 +13,7 @@ import pytest
 from textual.pilot import Pilot
 from tui_drive import AppFactory, open_dialog, say, settle
 
-from tui.screens import SwitchScreen
+from prefixlock.tui.screens import SwitchScreen
 
 SIZES = [(80, 24), (120, 40)]
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from harness.events import CacheBreak, SubagentFinish, UsageReport
-from harness.usage import Usage
-from tui.commands import COMMANDS, KEYS, complete, parse
-from tui.screens import help_text
-from tui.state import CacheState, format_countdown, sparkline
+from prefixlock.events import CacheBreak, SubagentFinish, UsageReport
+from prefixlock.tui.commands import COMMANDS, KEYS, complete, parse
+from prefixlock.tui.screens import help_text
+from prefixlock.tui.state import CacheState, format_countdown, sparkline
+from prefixlock.usage import Usage
 
 
 def test_parse_messages_and_commands() -> None:
@@ -64,7 +64,7 @@ def test_cache_state_folds_usage_per_turn() -> None:
 
 
 def test_dollars_format() -> None:
-    from tui.state import format_dollars
+    from prefixlock.tui.state import format_dollars
 
     assert format_dollars(Decimal("-0.0014")) == "-$0.0014"
     assert format_dollars(Decimal("12.404")) == "$12.40"
@@ -78,7 +78,7 @@ def test_sparkline_scales() -> None:
 def test_every_app_binding_is_in_the_help() -> None:
     from textual.binding import Binding
 
-    from tui.app import ChatApp
+    from prefixlock.tui.app import ChatApp
 
     listed = " ".join(k for k, _ in KEYS)
     for b in ChatApp.BINDINGS:
@@ -88,7 +88,7 @@ def test_every_app_binding_is_in_the_help() -> None:
 
 
 def test_restore_folds_stored_rows_by_turn_pings_apart() -> None:
-    from harness.store import UsageRow
+    from prefixlock.store import UsageRow
 
     def row(
         seq: int, turn: int, kind: str, read: int, new: int, cause: str | None = None
@@ -127,8 +127,8 @@ def test_restore_folds_stored_rows_by_turn_pings_apart() -> None:
 
 
 def test_a_subagent_answer_repeated_as_its_summary_is_recognised() -> None:
-    from agents.runner import cap_summary
-    from tui.widgets import repeats_summary
+    from prefixlock.agents.runner import cap_summary
+    from prefixlock.tui.widgets import repeats_summary
 
     answer = "One TODO: `README.md:3` (write docs). " * 40
     assert repeats_summary(answer, answer.strip())
@@ -142,8 +142,8 @@ def test_a_subagent_answer_repeated_as_its_summary_is_recognised() -> None:
 
 
 def test_a_stored_tool_call_is_one_line_with_its_result() -> None:
-    from harness.transcript import tool_result_block, tool_use_block
-    from tui.backend import stored_tool_line
+    from prefixlock.transcript import tool_result_block, tool_use_block
+    from prefixlock.tui.backend import stored_tool_line
 
     call = tool_use_block("t1", "delegate", {"task": "find TODOs", "agent": "explorer"})
     done = tool_result_block("t1", "One TODO: README.md:3\nmore")

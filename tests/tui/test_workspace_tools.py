@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.canonical import canonical_json
-from harness.workspace import ApprovalRequest, Decision, Workspace, WorkspaceError
+from prefixlock.canonical import canonical_json
+from prefixlock.workspace import ApprovalRequest, Decision, Workspace, WorkspaceError
 
 
 @pytest.fixture

@@ -9,8 +9,8 @@ from textual.pilot import Pilot
 from textual.screen import Screen
 from textual.widgets import Input
 
-from tui.app import ChatApp
-from tui.screens import ApprovalScreen
+from prefixlock.tui.app import ChatApp
+from prefixlock.tui.screens import ApprovalScreen
 
 AppFactory = Callable[..., ChatApp]
 S = TypeVar("S", bound=Screen[Any])
@@ -88,7 +88,7 @@ def conversation_text(app: ChatApp) -> str:
     """The plain text of every entry in the conversation (titles of folded entries included)."""
     from textual.widgets import Collapsible, Static
 
-    from tui.widgets import AssistantMessage
+    from prefixlock.tui.widgets import AssistantMessage
 
     parts: list[str] = []
     for w in app.query("#conversation *"):

@@ -1,6 +1,6 @@
 import os
 
-from harness import FrozenPrefix
+from prefixlock import FrozenPrefix
 
 REGION = os.environ.get("DEPLOY_REGION", "eu-west-1")
 PRODUCT = os.getenv("PRODUCT_NAME", "Acme Helpdesk")

@@ -1,4 +1,4 @@
-from harness import FrozenPrefix
+from prefixlock import FrozenPrefix
 
 REGISTRY = {
     "grep": {"name": "grep", "description": "Search", "input_schema": {"type": "object"}},

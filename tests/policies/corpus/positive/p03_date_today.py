@@ -1,6 +1,6 @@
 from datetime import date
 
-from harness import FrozenPrefix
+from prefixlock import FrozenPrefix
 
 
 def make_prefix(tools):

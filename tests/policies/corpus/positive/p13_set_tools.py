@@ -1,4 +1,4 @@
-from harness import FrozenPrefix
+from prefixlock import FrozenPrefix
 
 ENABLED = set(["read_file", "grep", "edit_file"])
 
