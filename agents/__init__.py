@@ -1,10 +1,10 @@
 """prefixlock agents: isolated subagents on cheaper models that return summaries, their
 definitions (Markdown with YAML front matter, Claude Code's format included), parallel fan-out
 with warm-then-fan-out scheduling, and the delegation advisor (its arithmetic lives in
-prefixlock.economics)."""
+prefixlock.guard.economics)."""
 
 from prefixlock.delegation import DelegationResult, Delegator
-from prefixlock.economics import (
+from prefixlock.guard.economics import (
     DelegationAdvice,
     ParentState,
     SubagentPlan,

@@ -1,5 +1,6 @@
 """The delegation advisor on a live session: reads the parent's state and the agent definition,
-then asks prefixlock.economics (the pure arithmetic) whether the task should run in a subagent.
+then asks prefixlock.guard.economics (the pure arithmetic) whether the task should run in a
+subagent.
 
     need = TaskProfile(context_tokens=5_000, new_tokens=20_000)
     advice = advise_session(s, need, agent="explorer")
@@ -11,7 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from prefixlock.economics import DelegationAdvice, ParentState, SubagentPlan, TaskProfile, advise
+from prefixlock.guard.economics import (
+    DelegationAdvice,
+    ParentState,
+    SubagentPlan,
+    TaskProfile,
+    advise,
+)
 from prefixlock.prices import PriceTable
 
 from .runner import SubagentDelegator
@@ -48,7 +55,7 @@ def advise_session(
     later_turns: int = 10,
 ) -> DelegationAdvice:
     """Should `task` run in subagent `agent` (on `model`, default the definition's) rather than
-    in `session`? Both costs, the break-even and the reason (see prefixlock.economics)."""
+    in `session`? Both costs, the break-even and the reason (see prefixlock.guard.economics)."""
     found = delegator or getattr(getattr(session, "agent", None), "delegator", None)
     d = found if isinstance(found, SubagentDelegator) else SubagentDelegator()
     definition = d.registry.get(agent)

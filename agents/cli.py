@@ -83,8 +83,8 @@ def _run(args: argparse.Namespace) -> int:
 def _advise(args: argparse.Namespace, reg: object) -> int:
     import json
 
-    from prefixlock.economics import ParentState, SubagentPlan, TaskProfile, advise
     from prefixlock.errors import UserError
+    from prefixlock.guard.economics import ParentState, SubagentPlan, TaskProfile, advise
     from prefixlock.prefix import FrozenPrefix
     from prefixlock.prices import PriceTable
 

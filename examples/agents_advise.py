@@ -1,8 +1,8 @@
 """Should a side task run in a subagent? The delegation advisor's figures for two tasks.
 
-Pure arithmetic (prefixlock.economics), no provider needed. A parent on claude-opus-4-7 with 100K
-tokens of warm context considers handing a 3-turn task to a subagent on claude-sonnet-4-6: one
-task needs 80% of the parent's context, the other 5%.
+Pure arithmetic (prefixlock.guard.economics), no provider needed. A parent on claude-opus-4-7
+with 100K tokens of warm context considers handing a 3-turn task to a subagent on
+claude-sonnet-4-6: one task needs 80% of the parent's context, the other 5%.
 """
 
 from __future__ import annotations

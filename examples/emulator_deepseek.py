@@ -12,7 +12,7 @@ from __future__ import annotations
 import openai
 from openai.types.chat import ChatCompletionMessageParam
 
-from prefixlock.cacheunits import openai_units
+from prefixlock.cache.units import openai_units
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator
 

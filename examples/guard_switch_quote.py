@@ -14,7 +14,7 @@ from prefixlock.agent import Agent
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, Rule, Script, Step
 from prefixlock.events import CacheBreak, SwitchWarning, UsageReport
-from prefixlock.quote import QuoteRequired
+from prefixlock.guard.quote import QuoteRequired
 
 SCRIPT = Script(rules=[Rule(match=".", steps=[
     Step(text="Reading it.", tool="read_file", input={"path": "src/app.py"}),

@@ -15,7 +15,7 @@ from prefixlock.agent import Agent
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator
 from prefixlock.events import CacheBreak, UsageReport
-from prefixlock.quote import QuoteRequired
+from prefixlock.guard.quote import QuoteRequired
 
 
 @tool

@@ -19,7 +19,7 @@ from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator
 from prefixlock.sim.simulate import SimConfig, simulate
 from prefixlock.sim.trace import read_trace
-from prefixlock.store import SessionStore
+from prefixlock.store.database import SessionStore
 
 SYSTEM = "You are a careful coding assistant. Read before you edit. " * 120
 

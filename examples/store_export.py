@@ -18,7 +18,7 @@ from prefixlock.agent import Agent
 from prefixlock.cli import main as prefixlock
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator
-from prefixlock.store import SessionStore
+from prefixlock.store.database import SessionStore
 
 
 async def record(path: Path) -> str:

@@ -18,7 +18,7 @@ from prefixlock.agent import Agent
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator
 from prefixlock.events import UsageReport
-from prefixlock.store import SessionStore
+from prefixlock.store.database import SessionStore
 
 
 async def main(path: Path) -> None:

@@ -24,14 +24,15 @@ if TYPE_CHECKING:
         UnknownModelError,
         UserError,
     )
-    from .guard import CacheBudget, CacheBudgetExceeded, CacheGuard
+    from .guard.budget import CacheBudget, CacheBudgetExceeded
+    from .guard.cacheguard import CacheGuard
+    from .guard.quote import Quote, QuoteRequired, StaleQuote
     from .ledger import Ledger, LedgerRow
     from .prefix import FrozenPrefix
     from .prices import Price, PriceTable
     from .providers import make_provider, resolve_route
-    from .quote import Quote, QuoteRequired, StaleQuote
     from .settings import Settings
-    from .store import SessionStore
+    from .store.database import SessionStore
     from .tools import Tool, ToolSpec, tool
     from .transcript import Message, Transcript
     from .usage import Usage, parse_usage
@@ -39,9 +40,9 @@ if TYPE_CHECKING:
 
 _EXPORTS = {
     "Agent": "agent",
-    "CacheBudget": "guard",
-    "CacheBudgetExceeded": "guard",
-    "CacheGuard": "guard",
+    "CacheBudget": "guard.budget",
+    "CacheBudgetExceeded": "guard.budget",
+    "CacheGuard": "guard.cacheguard",
     "ConfigError": "errors",
     "FrozenPrefix": "prefix",
     "Ledger": "ledger",
@@ -54,13 +55,13 @@ _EXPORTS = {
     "Price": "prices",
     "PriceTable": "prices",
     "ProviderError": "errors",
-    "Quote": "quote",
-    "QuoteRequired": "quote",
+    "Quote": "guard.quote",
+    "QuoteRequired": "guard.quote",
     "RunResult": "agent",
     "Session": "agent",
-    "SessionStore": "store",
+    "SessionStore": "store.database",
     "Settings": "settings",
-    "StaleQuote": "quote",
+    "StaleQuote": "guard.quote",
     "SyncSession": "agent",
     "SystemClock": "clock",
     "Tool": "tools",

@@ -40,7 +40,8 @@ from typing import Any, TypeVar
 from .clock import Clock, SystemClock
 from .errors import ConfigError, PrefixError, ProviderError, UserError
 from .events import Event, ToolCall, ToolResult, TurnComplete, UsageReport
-from .guard import caches_whole_prompts
+from .guard.cacheguard import caches_whole_prompts
+from .guard.session import GuardedSession, refuse_stored_id, resume_session
 from .ledger import Ledger, LedgerRow
 from .prefix import FrozenPrefix
 from .prices import PriceTable
@@ -53,7 +54,6 @@ from .providers import (
     make_provider,
     resolve_route,
 )
-from .session_guard import GuardedSession, refuse_stored_id, resume_session
 from .settings import Settings
 from .transcript import Message, Transcript, text_block, thaw, tool_result_block
 from .wire import WireRequest
@@ -102,8 +102,8 @@ class Agent:
                 "be kept: add it with a prices file (PREFIXLOCK_PRICES) or drop max_dollars",
                 where="settings.max_dollars",
             )
-        self.store = store  # prefixlock.store.SessionStore (GUARD+STORE)
-        self.budget = budget  # prefixlock.guard.CacheBudget (GUARD+STORE)
+        self.store = store  # prefixlock.store.database.SessionStore (GUARD+STORE)
+        self.budget = budget  # prefixlock.guard.cacheguard.CacheBudget (GUARD+STORE)
         self.delegator = delegator
         self._api_key = api_key
         self._http_client = http_client
@@ -215,7 +215,7 @@ class Session(GuardedSession):
         self.closed = False  # aclose() ran: the session sends nothing more
         self._sends: weakref.WeakSet[AsyncGenerator[Event, None]] = weakref.WeakSet()
         self._open_stream: _OpenStream | None = None  # a request streaming (or abandoned)
-        self._guard_init()  # cache guard, store, keep-alive (prefixlock.session_guard)
+        self._guard_init()  # cache guard, store, keep-alive (prefixlock.guard.session)
         # Events produced while tools run (a subagent's start, its nested events, its finish):
         # `emit` queues them and `_run_tools` yields them live, before the tool results.
         self.side_events: list[Event] = []
@@ -289,7 +289,7 @@ class Session(GuardedSession):
                 "before sending again (one session per concurrent conversation)"
             )
         # Keep-alive pings never overlap a turn: a ping in flight makes the turn wait, and no
-        # ping starts while the turn runs (prefixlock.session_guard).
+        # ping starts while the turn runs (prefixlock.guard.session).
         async with self._guard_turn():
             # A turn the caller stopped reading (a break) is closed only when its generator is
             # collected, maybe after this send: its billed request is ledgered now, before

@@ -65,7 +65,7 @@ class SwitchWarning(Event):
     """A priced action (model switch, tool change, compaction) was quoted before it happened."""
 
     action: str
-    quote: Any  # prefixlock.guard.Quote
+    quote: Any  # prefixlock.guard.cacheguard.Quote
 
 
 @dataclass(frozen=True)
@@ -148,7 +148,7 @@ class ResumedPrefixDiffers(Event):
 
     stored_fingerprint: str
     agent_fingerprint: str
-    quote: Any  # prefixlock.quote.Quote | None
+    quote: Any  # prefixlock.guard.quote.Quote | None
 
 
 @dataclass(frozen=True)

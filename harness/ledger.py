@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from .cacheunits import Unit, openai_explicit_cache
+from .cache.units import Unit, openai_explicit_cache
 from .delegation import SubagentSection
 from .prices import Price, PriceTable
 from .usage import Usage

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from .cacheunits import Unit, anthropic_units, openai_units
+from .cache.units import Unit, anthropic_units, openai_units
 from .canonical import canonical_bytes
 
 

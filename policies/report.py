@@ -1,7 +1,7 @@
 """The trace report: every cache break in a trace, where its first divergent byte is, why, and
 what it re-billed.
 
-For each session, consecutive requests are cut into cache units with `prefixlock.cacheunits` (the
+For each session, consecutive requests are cut into cache units with `prefixlock.cache.units` (the
 same definition the guard and the emulator use). The first unit whose chained hash differs is
 the break; the byte offset is counted in the stream of unit bytes in hashing order. What the
 previous request left in the cache (Anthropic: up to its last breakpoint; OpenAI: its prompt in
@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from prefixlock.cacheunits import (
+from prefixlock.cache.units import (
     Unit,
     anthropic_message_settings,
     anthropic_units,
@@ -52,7 +52,7 @@ from .tracecheck import (
 def unit_bytes(api: str, body: Mapping[str, Any]) -> list[tuple[str, str, bytes]]:
     """(section, label, bytes) of each hashed piece, in the order the cache hashes them.
 
-    Mirrors `prefixlock.cacheunits`: settings are folded into the chain (a zero-token piece).
+    Mirrors `prefixlock.cache.units`: settings are folded into the chain (a zero-token piece).
     """
     out: list[tuple[str, str, bytes]] = []
     if api == "anthropic":
@@ -95,7 +95,7 @@ def readable_tokens(api: str, units: list[Unit], price: Price | None) -> int:
 
     For an Anthropic request without any breakpoint this is what a breakpoint on its last
     block would have cached: the loss is then booked to the missing breakpoint. gpt-5.6 and
-    later also write only at breakpoints (their units carry them: prefixlock.cacheunits).
+    later also write only at breakpoints (their units carry them: prefixlock.cache.units).
     """
     if not units:
         return 0

@@ -380,7 +380,7 @@ _RULES: tuple[Rule, ...] = (
         "output message's `output_text` parts have none, and the typed input `Message` item "
         "takes only the user, system and developer roles. The shorthand input message and "
         "Chat's assistant message reuse the input text part, so for them the rule follows "
-        "prefixlock's emulator and prefixlock.cacheunits.breakpoint_eligible.",
+        "prefixlock's emulator and prefixlock.cache.units.breakpoint_eligible.",
         "```python\n{\"role\": \"assistant\",\n"
         " \"content\": [{\"type\": \"text\", \"text\": answer,\n"
         "              \"prompt_cache_breakpoint\": {\"mode\": \"explicit\"}}]}\n```",

@@ -16,7 +16,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from prefixlock.cacheunits import (
+from prefixlock.cache.units import (
     OPENAI_MAX_WRITES,
     OPENAI_PREFIX_SETTINGS,
     breakpoint_eligible,
@@ -389,7 +389,7 @@ def first_change(prev: View, cur: View) -> int | None:
     `cur` keeps all of it (appends only).
 
     Positions are those of `reusable_floor`: Anthropic block positions (tools, system blocks,
-    then every message block, as prefixlock.cacheunits numbers its units), OpenAI input items."""
+    then every message block, as prefixlock.cache.units numbers its units), OpenAI input items."""
     if prev.api != "anthropic":
         for i, item in enumerate(prev.items):
             if i >= len(cur.items) or cur.items[i] != item:
@@ -518,7 +518,7 @@ def openai_writes(v: View) -> tuple[list[int], list[int]]:
     OpenAI writes at most four breakpoints a request: in implicit mode its own one (the newest
     input message or tool output) and the latest three explicit marks, in explicit mode the
     latest four marks (the SDK's `PromptCacheOptions.mode` docs). An explicit mark on the item
-    the implicit breakpoint lands on is that one write (prefixlock.cacheunits counts it so). Marks
+    the implicit breakpoint lands on is that one write (prefixlock.cache.units counts it so). Marks
     on assistant messages are left out: the request is refused (PL407). The model's minimum
     length is not considered here (PL405's concern)."""
     explicit = [i for i, role in v.marks if role != "assistant" and i != v.implicit]

@@ -19,9 +19,9 @@ from typing import Any
 from prefixlock.clock import Clock, SystemClock
 from prefixlock.errors import ConfigError, MissingKeyError, UnknownModelError, UserError
 from prefixlock.events import Event, SubagentFinish, SubagentStart, UsageReport
+from prefixlock.guard.quote import Quote
 from prefixlock.prefix import FrozenPrefix
 from prefixlock.prices import PriceTable
-from prefixlock.quote import Quote
 from prefixlock.workspace import ApprovalRequest, Approver, Decision, Workspace
 
 from .state import CacheState, PanelView, format_dollars
@@ -87,7 +87,7 @@ class BackendOptions:
 
 
 def default_store_path() -> Path:
-    from prefixlock.store import default_path
+    from prefixlock.store.database import default_path
 
     return default_path()
 
@@ -196,7 +196,7 @@ class ChatBackend:
             # is the user's to fix (file:line), not a session that cannot start on screen.
             self.registry = AgentRegistry.discover(self.workspace.root)
         if self.options.store_path is not None:
-            from prefixlock.store import SessionStore
+            from prefixlock.store.database import SessionStore
 
             # Not a store (another file, a newer schema, a folder): one line now, not a
             # session that cannot start on screen.
@@ -225,7 +225,7 @@ class ChatBackend:
             self.emulator = Emulator.start(config, self.clock, script=script)
             base_url = self.emulator.base_url
         if self.options.store_path is not None:
-            from prefixlock.store import SessionStore
+            from prefixlock.store.database import SessionStore
 
             self.store = SessionStore(self.options.store_path)
         try:

@@ -1,13 +1,13 @@
 """The cache guard's quotes (model switch, compaction) as label/value rows for the dialogs.
 
-Pure formatting over `prefixlock.quote.Quote`.
+Pure formatting over `prefixlock.guard.quote.Quote`.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from prefixlock.quote import Quote
+from prefixlock.guard.quote import Quote
 
 from .state import format_countdown, format_dollars
 

@@ -24,7 +24,7 @@ from prefixlock.usage import Usage
 
 if TYPE_CHECKING:  # types only: this module stays free of the store's I/O
     from prefixlock.ledger import Ledger
-    from prefixlock.store import UsageRow
+    from prefixlock.store.database import UsageRow
 
 ZERO = Decimal(0)
 

@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from ..cacheunits import Unit, as_blocks
+from ..cache.units import Unit, as_blocks
 from .apierror import ApiError
 from .model import Conversation, Reply, offered_tools
 from .promptcache import AnthropicOutcome

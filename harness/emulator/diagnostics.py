@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..cacheunits import Unit
+from ..cache.units import Unit
 from ..providers.diagnostics import (
     ANTHROPIC_FIELD,
     ANTHROPIC_REF,

@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from ..cacheunits import BREAKPOINT_FIELD
+from ..cache.units import BREAKPOINT_FIELD
 from ..canonical import canonical_json
 from ..tokenizer import pieces
 from .apierror import ApiError
@@ -88,7 +88,7 @@ RESPONSES_FIELDS = frozenset(
         "top_logprobs",
     }
 )
-# The Responses API refuses a smaller `max_output_tokens` (prefixlock.keepalive pings with it).
+# The Responses API refuses a smaller `max_output_tokens` (guard.keepalive pings with it).
 RESPONSES_MIN_OUTPUT = 16
 CHAT_ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
 CHAT_PART_TYPES = frozenset({"text", "image_url", "input_audio", "file", "refusal"})

@@ -1,9 +1,9 @@
 """The emulator's prompt caches: Anthropic's, OpenAI's and DeepSeek's rules over one engine.
 
-Pure: each call takes the request's cache units (prefixlock.cacheunits, the one definition of what
-the cache sees) and the clock's time, and returns token counts; nothing here reads a clock or a
-socket. Storage, TTLs and eviction are prefixlock.sim.cache.BlockCache, the simulator's engine, so
-prefix matching has one implementation.
+Pure: each call takes the request's cache units (prefixlock.cache.units, the one definition of
+what the cache sees) and the clock's time, and returns token counts; nothing here reads a clock or
+a socket. Storage, TTLs and eviction are prefixlock.cache.blocks.BlockCache, the simulator's
+engine, so prefix matching has one implementation.
 
 Writes are two-phase (`lookup` then `commit`): an entry becomes readable only when the response
 that wrote it starts, so parallel requests on a cold prefix all pay the write, as Anthropic says.
@@ -18,14 +18,14 @@ from collections import OrderedDict, deque
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
-from ..cacheunits import (
+from ..cache.blocks import BlockCache
+from ..cache.units import (
     OPENAI_TTL_SECONDS,
     Unit,
     openai_breakpoint_read,
     openai_breakpoint_writes,
 )
 from ..canonical import chain_hash
-from ..sim.cache import BlockCache
 from .config import AnthropicCacheConfig, OpenAICacheConfig
 
 TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}

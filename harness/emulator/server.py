@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from ..cacheunits import (
+from ..cache.units import (
     anthropic_units,
     openai_cache_options,
     openai_explicit_cache,

@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..cacheunits import Section, Unit
+from ..cache.units import Section, Unit
 from ..canonical import chain_hash
 from ..transcript import Message, Transcript
 

@@ -51,7 +51,7 @@ class Reply:
     message_id: str | None = None
     # The response's cache-diagnostics fields as received, keyed by their response field name
     # (Anthropic `diagnostics`, OpenAI `prompt_cache_diagnostics`); empty when not asked for.
-    # prefixlock.guard.provider_verdict reads the provider's miss reason from it.
+    # prefixlock.guard.cacheguard.provider_verdict reads the provider's miss reason from it.
     cache_diagnostics: Mapping[str, Any] = field(default_factory=dict)
 
     @property

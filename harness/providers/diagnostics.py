@@ -2,8 +2,8 @@
 
 Opt-in (`Settings(cache_diagnostics=True)`). The session names its previous response; the
 provider compares this request with it and reports a miss reason, which the guard reads
-(`prefixlock.guard.provider_verdict`) and carries as `CacheBreak.provider_verdict` beside its own
-cause. Field names as the providers document them
+(`prefixlock.guard.cacheguard.provider_verdict`) and carries as `CacheBreak.provider_verdict`
+beside its own cause. Field names as the providers document them
 (checked against the Anthropic and OpenAI Python SDKs' types, anthropic 2.14 / openai 3.57, and
 the providers' cache-diagnostics guides, Dec 2026):
 

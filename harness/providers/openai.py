@@ -7,7 +7,7 @@ of one session land on the same machine: a stable per-session `prompt_cache_key`
 the session id, sent on every request. `prompt_cache_retention` is sent when set. Transcript
 messages are in Anthropic's block shape; each is converted once and memoized.
 
-gpt-5.6 and later cache only at breakpoints and match them exactly (prefixlock.cacheunits), so a
+gpt-5.6 and later cache only at breakpoints and match them exactly (prefixlock.cache.units), so a
 large stable prefix followed by a changing suffix is re-written every turn unless a breakpoint
 sits at the stable boundary. For these models the builders send `prompt_cache_options` (mode and
 TTL; never together with `prompt_cache_retention`, which OpenAI refuses), the system prompt as a
@@ -24,7 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..cacheunits import (
+from ..cache.units import (
     BREAKPOINT_FIELD,
     IMPLICIT,
     OPENAI_DEFAULT_TTL,

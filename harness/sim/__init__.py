@@ -1,7 +1,7 @@
 """The KV-prefix simulator: replay request traces through models of a serving cluster's KV cache.
 
 Public surface (import the module you need; this package imports nothing heavy on its own, so
-the emulator can use `prefixlock.sim.cache.BlockCache` cheaply):
+the emulator can use `prefixlock.cache.blocks.BlockCache` cheaply):
 
 - `trace`: `read_trace` (Mooncake or prefixlock JSONL), `Trace`; `synthetic.generate(Workload)`.
 - `simulate`: `simulate(trace, SimConfig(...)) -> SimResult`, `lru_curve(trace)` (every capacity).

@@ -2,7 +2,7 @@
 
 One request a line: session_id, seq, time (epoch s), provider, api, model, path, body (the exact
 wire body), usage, cache_key. Each body is tokenized the way the emulator and the guard see it
-(prefixlock.cacheunits: Anthropic tools -> system -> settings -> messages; OpenAI's unit order),
+(prefixlock.cache.units: Anthropic tools -> system -> settings -> messages; OpenAI's unit order),
 with the offline tokenizer, then cut into blocks of `block_size` tokens whose ids are chained
 hashes seeded by the model (the cache is per model): the same chain a serving engine builds.
 """
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ..cacheunits import (
+from ..cache.units import (
     anthropic_message_settings,
     as_blocks,
     message_unit_data,

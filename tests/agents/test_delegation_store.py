@@ -17,7 +17,7 @@ from prefixlock.clock import ManualClock
 from prefixlock.delegation import DelegationResult
 from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
 from prefixlock.prefix import FrozenPrefix
-from prefixlock.store import SessionStore
+from prefixlock.store.database import SessionStore
 from prefixlock.workspace import Workspace
 from tests.agents.agents_scenario import KEY, PARENT_MODEL, make_workspace
 

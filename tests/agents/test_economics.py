@@ -6,7 +6,7 @@ from decimal import Decimal
 
 import pytest
 
-from prefixlock.economics import ParentState, SubagentPlan, TaskProfile, advise
+from prefixlock.guard.economics import ParentState, SubagentPlan, TaskProfile, advise
 from prefixlock.prices import PriceTable
 
 PRICES = PriceTable.default()

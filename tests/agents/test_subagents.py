@@ -257,7 +257,7 @@ async def test_summary_is_capped(workspace: Path) -> None:
 
 async def test_advise_session_reads_the_live_parent(workspace: Path) -> None:
     from prefixlock.agents.advisor import advise_session, parent_state
-    from prefixlock.economics import TaskProfile
+    from prefixlock.guard.economics import TaskProfile
 
     clock = ManualClock()
     with Emulator.start(config=EmulatorConfig(), clock=clock, script=_emu_script()) as emu:
@@ -284,7 +284,7 @@ async def test_advise_session_reads_the_live_parent(workspace: Path) -> None:
 async def test_code_path_delegation_is_stored_at_once_and_resumes_warm(
     workspace: Path, tmp_path: Path
 ) -> None:
-    from prefixlock.store import SessionStore
+    from prefixlock.store.database import SessionStore
 
     db = tmp_path / "sessions.sqlite"
     clock = ManualClock()

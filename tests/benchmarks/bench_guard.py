@@ -22,12 +22,12 @@ from guardkit import advance, agent, of, run_turns, start_emulator, turn
 
 from prefixlock.canonical import canonical_bytes
 from prefixlock.events import UsageReport
-from prefixlock.guard import CacheGuard
+from prefixlock.guard.cacheguard import CacheGuard
 from prefixlock.prefix import FrozenPrefix
 from prefixlock.prices import PriceTable
 from prefixlock.providers import SessionInfo, make_builder
 from prefixlock.settings import Settings
-from prefixlock.store import SessionStore
+from prefixlock.store.database import SessionStore
 from prefixlock.transcript import Message
 from prefixlock.usage import Usage
 

@@ -136,7 +136,7 @@ async def _make_session(store_path: Path, ws: Path, turns: int) -> str:
 
 
 async def bench_open_500(turns: int = 500) -> dict[str, float]:
-    from prefixlock.store import SessionStore
+    from prefixlock.store.database import SessionStore
 
     tmp = Path(tempfile.mkdtemp())
     ws = _workspace(tmp)

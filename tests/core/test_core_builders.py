@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from prefixlock.cacheunits import anthropic_units
+from prefixlock.cache.units import anthropic_units
 from prefixlock.errors import ConfigError
 from prefixlock.prefix import FrozenPrefix
 from prefixlock.providers import SessionInfo, cache_key_for, make_builder

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from prefixlock.cacheunits import anthropic_units, openai_units
+from prefixlock.cache.units import anthropic_units, openai_units
 from prefixlock.canonical import canonical_bytes, chain_hash, fingerprint
 from prefixlock.errors import ConfigError, PrefixError, UnknownModelError
 from prefixlock.prefix import FrozenPrefix

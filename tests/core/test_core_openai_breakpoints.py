@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from prefixlock.cacheunits import (
+from prefixlock.cache.units import (
     BREAKPOINT_FIELD,
     IMPLICIT,
     breakpoint_eligible,

@@ -20,7 +20,7 @@ from prefixlock.agent import Agent
 from prefixlock.canonical import canonical_bytes
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator
-from prefixlock.store import SessionStore
+from prefixlock.store.database import SessionStore
 from prefixlock.tools import tool
 from prefixlock.transcript import Message
 

@@ -1,7 +1,7 @@
 """Anthropic prompt-cache rules, through the official SDK against the emulator on 127.0.0.1.
 
 Each case asserts the exact usage the emulator reports. Expected token counts come from
-prefixlock.cacheunits (the shared definition of what the cache sees), so a case pins the *rule*
+prefixlock.cache.units (the shared definition of what the cache sees), so a case pins the *rule*
 (what is read, what is written, what is billed plain) rather than the tokenizer.
 """
 
@@ -14,7 +14,7 @@ from typing import Any
 import anthropic
 import pytest
 
-from prefixlock.cacheunits import anthropic_units
+from prefixlock.cache.units import anthropic_units
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator
 

@@ -14,7 +14,8 @@ from typing import Any
 import anthropic
 import pytest
 
-from prefixlock.cacheunits import Unit
+from prefixlock.cache.blocks import BlockCache
+from prefixlock.cache.units import Unit
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, EmulatorConfig
 from prefixlock.emulator.config import AnthropicCacheConfig, OpenAICacheConfig
@@ -23,7 +24,6 @@ from prefixlock.emulator.promptcache import (
     DeepSeekPromptCache,
     OpenAIPromptCache,
 )
-from prefixlock.sim.cache import BlockCache
 from tests.helpers.chat_fixture import SYSTEM, chat_client
 
 

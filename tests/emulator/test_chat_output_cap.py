@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 from openai.types.chat import ChatCompletionMessageParam
 
-from prefixlock.cacheunits import openai_units
+from prefixlock.cache.units import openai_units
 from prefixlock.emulator import Emulator
 from prefixlock.tokenizer import count_tokens
 from tests.helpers.chat_fixture import SYSTEM, TOOLS, chat_client

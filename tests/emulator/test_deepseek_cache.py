@@ -12,7 +12,7 @@ from typing import Any
 
 from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
 
-from prefixlock.cacheunits import openai_units
+from prefixlock.cache.units import openai_units
 from prefixlock.emulator import Emulator
 from tests.helpers.chat_fixture import SYSTEM, TOOLS, chat_client
 

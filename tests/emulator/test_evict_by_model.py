@@ -10,7 +10,7 @@ from typing import Any
 import anthropic
 import openai
 
-from prefixlock.cacheunits import openai_tokens
+from prefixlock.cache.units import openai_tokens
 from prefixlock.emulator import Emulator
 from tests.helpers.chat_fixture import SYSTEM, chat_client
 

@@ -8,7 +8,7 @@ import openai
 import pytest
 from openai.types.chat import ChatCompletionMessageParam
 
-from prefixlock.cacheunits import openai_tokens, openai_units
+from prefixlock.cache.units import openai_tokens, openai_units
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, EmulatorConfig
 from tests.helpers.chat_fixture import TOOLS

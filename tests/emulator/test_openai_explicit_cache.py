@@ -4,7 +4,7 @@ Entries are written only at breakpoints (OpenAI's implicit one at the end of the
 message, plus explicit `prompt_cache_breakpoint` marks) and matched exactly there, for 30
 minutes. Every request also goes through the cache guard first: its prediction must equal what
 the emulator reports, on every case. Expected token counts come from the unit ends of
-prefixlock.cacheunits (the one definition of what the cache sees); dollars are computed by hand
+prefixlock.cache.units (the one definition of what the cache sees); dollars are computed by hand
 from gpt-5.6-terra's prices ($2 input, $0.20 read, $2.50 write, $12 output per million).
 """
 
@@ -17,10 +17,10 @@ from typing import Any
 import openai
 import pytest
 
-from prefixlock.cacheunits import openai_units
+from prefixlock.cache.units import openai_units
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, EmulatorConfig
-from prefixlock.guard import CacheGuard
+from prefixlock.guard.cacheguard import CacheGuard
 from prefixlock.prices import PriceTable
 from prefixlock.usage import Usage, from_openai_chat, from_openai_responses
 from prefixlock.wire import WireRequest

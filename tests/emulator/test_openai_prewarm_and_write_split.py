@@ -14,7 +14,7 @@ from typing import Any
 import openai
 import pytest
 
-from prefixlock.cacheunits import openai_units
+from prefixlock.cache.units import openai_units
 from prefixlock.emulator import Emulator
 from prefixlock.usage import from_openai_chat, from_openai_responses
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prefixlock.cacheunits import Unit
+from prefixlock.cache.units import Unit
 from prefixlock.canonical import chain_hash
 from prefixlock.emulator.promptcache import AnthropicPromptCache
 

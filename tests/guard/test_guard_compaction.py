@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 from guardkit import agent, of, run_turns, sent, start_emulator, turn
 
-from prefixlock.cacheunits import anthropic_units
+from prefixlock.cache.units import anthropic_units
 from prefixlock.events import CacheBreak, PrefixChanged, SwitchWarning, UsageReport
-from prefixlock.quote import QuoteRequired
+from prefixlock.guard.quote import QuoteRequired
 
 
 async def test_compaction_reads_the_cache_and_starts_a_new_prefix() -> None:

@@ -6,7 +6,7 @@ import pytest
 from guardkit import agent, of, run_turns, start_emulator, turn
 
 from prefixlock.events import CacheBreak, SwitchWarning, UsageReport
-from prefixlock.quote import QuoteRequired
+from prefixlock.guard.quote import QuoteRequired
 
 
 async def test_effort_change_is_quoted_and_named() -> None:

@@ -8,7 +8,7 @@ import pytest
 from guardkit import advance, agent, of, run_turns, start_emulator, turn
 
 from prefixlock.events import CacheBreak, Event, KeepAlivePing, UsageReport
-from prefixlock.keepalive import KeepAlive
+from prefixlock.guard.keepalive import KeepAlive
 
 
 async def _idle(

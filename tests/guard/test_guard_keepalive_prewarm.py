@@ -14,7 +14,7 @@ from typing import Any
 from guardkit import advance, agent, of, run_turns, start_emulator, turn
 
 from prefixlock.events import CacheBreak, Event, KeepAlivePing, UsageReport
-from prefixlock.keepalive import plan_ping
+from prefixlock.guard.keepalive import plan_ping
 from prefixlock.prices import PriceTable
 from prefixlock.usage import Usage
 

@@ -16,7 +16,7 @@ import pytest
 from guardkit import agent, grep, of, run_turns, sent, start_emulator, turn
 
 from prefixlock.events import CacheBreak
-from prefixlock.guard import provider_verdict
+from prefixlock.guard.cacheguard import provider_verdict
 from prefixlock.providers.diagnostics import ANTHROPIC_BETA, diagnostics_request
 from prefixlock.settings import Settings
 
@@ -174,7 +174,7 @@ async def test_the_store_keeps_both_verdicts(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from prefixlock.cli import main
-    from prefixlock.store import SessionStore
+    from prefixlock.store.database import SessionStore
 
     db = tmp_path / "s.sqlite"
     with start_emulator() as emu:

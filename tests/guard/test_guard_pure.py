@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 from guardkit import agent, of, start_emulator, turn
 
-from prefixlock.cacheunits import anthropic_units
+from prefixlock.cache.units import anthropic_units
 from prefixlock.events import CacheBreak, UsageReport
-from prefixlock.guard import CacheBudget, CacheBudgetExceeded, CacheGuard, provider_verdict
+from prefixlock.guard import CacheBudget, CacheBudgetExceeded, CacheGuard
+from prefixlock.guard.cacheguard import provider_verdict
 from prefixlock.settings import Settings
 from prefixlock.usage import Usage
 from prefixlock.wire import WireRequest
@@ -119,7 +120,7 @@ async def test_random_routing_misses_are_unexplained() -> None:
 
 
 def test_incremental_openai_tokens_equal_the_full_count() -> None:
-    from prefixlock.cacheunits import openai_tokens, openai_units
+    from prefixlock.cache.units import openai_tokens, openai_units
 
     g = CacheGuard()
     messages: list[dict[str, Any]] = [{"role": "system", "content": "sys " * 500}]

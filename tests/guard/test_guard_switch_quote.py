@@ -8,8 +8,8 @@ import pytest
 from guardkit import advance, agent, of, run_turns, sent, start_emulator, turn
 
 from prefixlock.events import CacheBreak, PrefixChanged, SwitchWarning, UsageReport
+from prefixlock.guard.quote import QuoteRequired
 from prefixlock.prices import PriceTable
-from prefixlock.quote import QuoteRequired
 
 OPUS, SONNET = "claude-opus-4-7", "claude-sonnet-4-6"
 PRICES = PriceTable.default()
@@ -98,7 +98,7 @@ async def test_switch_with_allow_policy_and_to_the_same_model() -> None:
 
 
 async def test_subagent_alternative_is_priced_for_the_given_task() -> None:
-    from prefixlock.economics import ParentState, SubagentPlan, TaskProfile, advise
+    from prefixlock.guard.economics import ParentState, SubagentPlan, TaskProfile, advise
 
     with start_emulator() as emu:
         async with agent(emu).session() as s:
@@ -168,7 +168,7 @@ async def test_default_subagent_alternative_matches_a_hand_computation() -> None
 
 
 async def test_a_task_needing_the_whole_context_is_cheaper_switched() -> None:
-    from prefixlock.economics import TaskProfile
+    from prefixlock.guard.economics import TaskProfile
 
     with start_emulator() as emu:
         async with agent(emu).session() as s:

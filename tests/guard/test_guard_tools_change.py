@@ -6,7 +6,7 @@ import pytest
 from guardkit import agent, grep, of, run_turns, sent, start_emulator, turn
 
 from prefixlock.events import CacheBreak, PrefixChanged, SwitchWarning
-from prefixlock.quote import QuoteRequired, StaleQuote
+from prefixlock.guard.quote import QuoteRequired, StaleQuote
 
 
 async def test_added_tool_is_priced_and_declining_sends_nothing() -> None:

@@ -9,7 +9,7 @@ from prefixlock.agent import Agent
 from prefixlock.clock import ManualClock
 from prefixlock.prefix import FrozenPrefix
 from prefixlock.prices import PriceTable
-from prefixlock.store import SessionStore
+from prefixlock.store.database import SessionStore
 from prefixlock.tui.backend import SYSTEM_PROMPT
 from prefixlock.workspace import Workspace
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from prefixlock.cacheunits import openai_units
+from prefixlock.cache.units import openai_units
 from prefixlock.policies.report import readable_tokens, unit_bytes, units_of
 from prefixlock.prices import PriceTable
 

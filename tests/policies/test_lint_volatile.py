@@ -28,7 +28,7 @@ from prefixlock.emulator import Emulator
 from prefixlock.policies.report import build_report
 from prefixlock.policies.tracecheck import check_trace
 from prefixlock.prices import PriceTable
-from prefixlock.store import SessionStore
+from prefixlock.store.database import SessionStore
 from prefixlock.tools import tool
 
 PRICES = PriceTable.builtin()

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from prefixlock.sim.cache import BlockCache
+from prefixlock.cache.blocks import BlockCache
 
 
 def test_lru_fifo_lfu_victims() -> None:

@@ -9,8 +9,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from prefixlock.cache.blocks import BlockCache
 from prefixlock.sim import engine
-from prefixlock.sim.cache import BlockCache
 from prefixlock.sim.cluster import NodeCache
 from prefixlock.sim.replay import replay
 from prefixlock.sim.trace import Trace, from_requests

@@ -25,7 +25,7 @@ from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
 from prefixlock.events import CacheBreak, Event, TextDelta, UsageReport
 from prefixlock.ledger import LedgerRow
 from prefixlock.prices import PriceTable
-from prefixlock.store import SessionStore
+from prefixlock.store.database import SessionStore
 from prefixlock.usage import parse_usage
 
 # A one-chunk answer: the caller's first text delta is the whole output, so the output tokens

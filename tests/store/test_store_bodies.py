@@ -11,7 +11,7 @@ import pytest
 from guardkit import advance, agent, start_emulator
 
 from prefixlock.canonical import canonical_bytes
-from prefixlock.store import SessionStore, StoreError, UnknownSessionError
+from prefixlock.store.database import SessionStore, StoreError, UnknownSessionError
 from tests.store.storekit import newer_store
 
 
@@ -122,7 +122,7 @@ async def test_a_store_path_is_enough(tmp_path: Path) -> None:
 def test_the_store_can_be_used_from_another_thread(tmp_path: Path) -> None:
     import threading
 
-    from prefixlock.store import NewRequest
+    from prefixlock.store.database import NewRequest
     from prefixlock.usage import Usage
 
     store = SessionStore(tmp_path / "t.sqlite")
@@ -168,7 +168,7 @@ async def test_resume_after_a_switch_continues_on_the_new_model(tmp_path: Path) 
 
 
 def _long_body_store(path: Path) -> list[dict[str, Any]]:
-    from prefixlock.store import NewRequest
+    from prefixlock.store.database import NewRequest
     from prefixlock.usage import Usage
 
     # More messages than one blob query asks for, with repeats (the same short answer).

@@ -13,7 +13,7 @@ import pytest
 from guardkit import agent, start_emulator
 
 from prefixlock.cli import main
-from prefixlock.store import SessionStore
+from prefixlock.store.database import SessionStore
 from tests.store.storekit import newer_store
 
 
@@ -121,7 +121,7 @@ def test_export_to_an_unwritable_place_is_one_line(
 def test_a_store_path_that_cannot_be_a_store_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from prefixlock.store import StoreError
+    from prefixlock.store.database import StoreError
 
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")

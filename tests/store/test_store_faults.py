@@ -18,7 +18,7 @@ from guardkit import agent, start_emulator, turn
 from prefixlock import Settings
 from prefixlock.errors import ProviderError
 from prefixlock.events import TextDelta, ToolCall
-from prefixlock.store import SessionStore
+from prefixlock.store.database import SessionStore
 
 
 def _stored_cost(store: SessionStore, sid: str) -> Decimal:

@@ -10,7 +10,7 @@ from guardkit import agent, of, prefix, run_turns, start_emulator, turn
 from prefixlock.agent import Agent
 from prefixlock.clock import ManualClock
 from prefixlock.events import KeepAlivePing
-from prefixlock.store import NewRequest, SessionStore
+from prefixlock.store.database import NewRequest, SessionStore
 from prefixlock.transcript import Message, text_block
 from prefixlock.usage import Usage
 

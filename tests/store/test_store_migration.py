@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from prefixlock.store import SCHEMA_VERSION, SessionStore, StoreError
+from prefixlock.store.database import SCHEMA_VERSION, SessionStore, StoreError
 from tests.store.storekit import newer_store
 
 

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from prefixlock.canonical import canonical_bytes
-from prefixlock.store import NewRequest, SessionStore
+from prefixlock.store.database import NewRequest, SessionStore
 from prefixlock.usage import Usage
 
 item = st.fixed_dictionaries(

@@ -16,7 +16,7 @@ from guardkit import advance, agent, start_emulator
 
 from prefixlock.canonical import canonical_bytes
 from prefixlock.events import UsageReport
-from prefixlock.store import SessionStore
+from prefixlock.store.database import SessionStore
 from prefixlock.transcript import Message
 from tests.store import storekit
 

@@ -17,9 +17,9 @@ from typing import Literal
 import pytest
 from guardkit import advance, agent, grep, of, read_file, run_turns, start_emulator, turn
 
-from prefixlock.compaction import SummaryPlacement
 from prefixlock.events import CacheBreak, UsageReport
-from prefixlock.store import EARLIER_HORIZON_S, EARLIER_MAX, NewRequest, SessionStore
+from prefixlock.guard.compaction import SummaryPlacement
+from prefixlock.store.database import EARLIER_HORIZON_S, EARLIER_MAX, NewRequest, SessionStore
 from prefixlock.usage import Usage
 
 Move = Literal["compact-system", "compact-messages", "tools"]

@@ -13,7 +13,7 @@ from pathlib import Path
 from guardkit import SYSTEM, advance, agent, prefix, start_emulator, turn
 
 from prefixlock.events import CacheBreak, PrefixChanged, ResumedPrefixDiffers, UsageReport
-from prefixlock.store import SessionStore
+from prefixlock.store.database import SessionStore
 
 PREFIX_B = prefix(system=SYSTEM + " Rule B: answer in French.")
 

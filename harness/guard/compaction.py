@@ -15,9 +15,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from .errors import UserError
-from .prefix import FrozenPrefix
-from .transcript import Message, text_block
+from ..errors import UserError
+from ..prefix import FrozenPrefix
+from ..transcript import Message, text_block
 
 DEFAULT_INSTRUCTION = (
     "Summarize this conversation so far so that the work can continue from the summary alone: "

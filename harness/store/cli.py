@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from decimal import Decimal
 
-from .command import Command
+from ..command import Command
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
@@ -39,8 +39,8 @@ def _run(args: argparse.Namespace) -> int:
     import tempfile
     from pathlib import Path
 
-    from .errors import UserError
-    from .store import SessionStore, UnknownSessionError, default_path
+    from ..errors import UserError
+    from .database import SessionStore, UnknownSessionError, default_path
 
     action = getattr(args, "sessions_command", None)
     if action is None:
@@ -170,7 +170,7 @@ def _print_subagents(subs: list[dict[str, object]]) -> None:
     """The subagent runs charged to the session: tokens, own hit rate, cost, compression."""
     from decimal import Decimal
 
-    from .delegation import DelegationResult
+    from ..delegation import DelegationResult
 
     runs = [DelegationResult.from_dict(d) for d in subs]
     costs = [r.cost for r in runs]
@@ -206,7 +206,7 @@ def _money(amount: Decimal | None) -> str:
 
 
 def _record_dict(r: object, subagent_cost: Decimal | None = Decimal(0)) -> dict[str, object]:
-    from .store import SessionRecord
+    from .database import SessionRecord
 
     assert isinstance(r, SessionRecord)
     total = None if subagent_cost is None else r.cost + subagent_cost

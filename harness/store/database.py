@@ -29,9 +29,9 @@ from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any, Concatenate, ParamSpec, TypeVar
 
-from .canonical import canonical_bytes
-from .errors import UserError
-from .usage import Usage
+from ..canonical import canonical_bytes
+from ..errors import UserError
+from ..usage import Usage
 
 SCHEMA_VERSION = 2
 # What each version adds over the one before (a store of an older version is migrated on open).

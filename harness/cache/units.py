@@ -35,8 +35,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .canonical import canonical_bytes, chain_hash
-from .tokenizer import count_tokens, tokenize
+from ..canonical import canonical_bytes, chain_hash
+from ..tokenizer import count_tokens, tokenize
 
 Section = str  # "tools" | "system" | "messages" | "settings"
 

@@ -27,19 +27,11 @@ from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from decimal import Decimal
 from typing import Any
 
-from .canonical import canonical_bytes, fingerprint
-from .clock import Clock
-from .compaction import (
-    DEFAULT_INSTRUCTION,
-    SummaryPlacement,
-    check_placement,
-    compacted,
-    estimate_summary_tokens,
-    summary_messages,
-)
-from .delegation import DelegationResult
-from .errors import ConfigError, PrefixError, ProviderError, UserError
-from .events import (
+from ..canonical import canonical_bytes, fingerprint
+from ..clock import Clock
+from ..delegation import DelegationResult
+from ..errors import ConfigError, PrefixError, ProviderError, UserError
+from ..events import (
     CacheBreak,
     Event,
     KeepAlivePing,
@@ -48,12 +40,10 @@ from .events import (
     SwitchWarning,
     UsageReport,
 )
-from .guard import CacheBudget, CacheGuard, Prediction, provider_verdict
-from .keepalive import KeepAlive, plan_ping
-from .ledger import Ledger, LedgerRow
-from .money import parse_dollars
-from .prefix import FrozenPrefix
-from .providers import (
+from ..ledger import Ledger, LedgerRow
+from ..money import parse_dollars
+from ..prefix import FrozenPrefix
+from ..providers import (
     AttemptProgress,
     Reply,
     SDKProvider,
@@ -61,10 +51,9 @@ from .providers import (
     make_builder,
     resolve_route,
 )
-from .providers.transport import ESTIMATE_KEY
-from .quote import Quote, QuoteRequired, check_quote, default_task, price_action
-from .settings import Settings
-from .store import (
+from ..providers.transport import ESTIMATE_KEY
+from ..settings import Settings
+from ..store.database import (
     NewRequest,
     SessionStore,
     StoredRequest,
@@ -72,11 +61,23 @@ from .store import (
     UnknownSessionError,
     UsageRow,
 )
-from .tokenizer import count_tokens
-from .tools import Tool, ToolLike, ToolSpec, as_spec
-from .transcript import Message, Transcript, text_block
-from .usage import parse_usage
-from .wire import WireRequest
+from ..tokenizer import count_tokens
+from ..tools import Tool, ToolLike, ToolSpec, as_spec
+from ..transcript import Message, Transcript, text_block
+from ..usage import parse_usage
+from ..wire import WireRequest
+from .budget import CacheBudget
+from .cacheguard import CacheGuard, Prediction, provider_verdict
+from .compaction import (
+    DEFAULT_INSTRUCTION,
+    SummaryPlacement,
+    check_placement,
+    compacted,
+    estimate_summary_tokens,
+    summary_messages,
+)
+from .keepalive import KeepAlive, plan_ping
+from .quote import Quote, QuoteRequired, check_quote, default_task, price_action
 
 POLICIES = ("allow", "confirm")
 RECENT_REQUESTS = 10  # how many recent requests profile the work a switch is compared with
@@ -98,7 +99,7 @@ def _chat_echo(request: WireRequest, reply: Reply) -> Mapping[str, Any] | None:
     (DeepSeek stores a cache unit through it); None elsewhere, where the guard needs none."""
     if request.api != "openai-compat" or not reply.blocks:
         return None
-    from .providers.openai import chat_messages  # only DeepSeek-style sessions need it
+    from ..providers.openai import chat_messages  # only DeepSeek-style sessions need it
 
     sent = chat_messages(Message("assistant", tuple(reply.blocks)))
     return sent[-1] if sent else None
@@ -499,7 +500,7 @@ class GuardedSession:
     ) -> Quote:
         """Price switching this session to `model` before doing it. `next_message` makes the
         next-turn figures exact. The quote compares the switch with running the work in a
-        subagent on `model`: `task` (a prefixlock.economics.TaskProfile) names that work; by
+        subagent on `model`: `task` (a prefixlock.guard.economics.TaskProfile) names that work; by
         default it is one user turn like the recent ones (`quote.default_task`)."""
         route = resolve_route(model, self.agent.base_url, self.agent.prices)
         return self._price(
@@ -968,7 +969,7 @@ class GuardedSession:
 
     def _guard_resume(self, loaded: Any) -> None:
         """Take over a stored session: prefix, transcript, turn count, guard state."""
-        from .store import LoadedSession
+        from ..store.database import LoadedSession
 
         assert isinstance(loaded, LoadedSession)
         runners = [r for r in (self.agent.prefix.runner(t.name) for t in self.agent.prefix.tools)]

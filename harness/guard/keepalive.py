@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 
-from .cacheunits import openai_explicit_cache
-from .guard import CacheGuard
-from .wire import WireRequest
+from ..cache.units import openai_explicit_cache
+from ..wire import WireRequest
+from .cacheguard import CacheGuard
 
 
 @dataclass

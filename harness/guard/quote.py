@@ -5,7 +5,7 @@ request miss what the cache holds. `price_action` takes the next request as it w
 without the action and with it, asks the guard what each would read, and prices the difference:
 tokens re-billed, the next turn's dollars both ways, break-even turns on the new prices, how long
 the current cache stays warm, and the cheaper alternatives (wait until the cache has expired
-anyway; run the work in a subagent, priced with `prefixlock.economics`). Pure: no I/O.
+anyway; run the work in a subagent, priced with `prefixlock.guard.economics`). Pure: no I/O.
 
 `Quote.warns` is False when nothing cached would be lost (a cold cache): such an action costs
 nothing extra and the session neither asks for confirmation nor emits a SwitchWarning.
@@ -18,10 +18,10 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from .errors import UserError
-from .guard import CacheGuard, Prediction
-from .prices import MILLION, Price
-from .wire import WireRequest
+from ..errors import UserError
+from ..prices import MILLION, Price
+from ..wire import WireRequest
+from .cacheguard import CacheGuard, Prediction
 
 ACTIONS = ("switch_model", "change_tools", "change_prefix", "change_effort", "compact")
 
@@ -273,7 +273,7 @@ def _subagent_alternative(
     warm: float,
     task: Any,
 ) -> Alternative:
-    """Running the work on the new model in a subagent, priced by prefixlock.economics, against
+    """Running the work on the new model in a subagent, priced by guard.economics, against
     doing the same work in this session switched to the new model (a cold start there: the
     first turn writes the whole context on the new model, the later ones read it)."""
     from . import economics
