@@ -7,19 +7,17 @@ $0: `lookup()` returns None and callers report it as unpriced, `require()` raise
 
 from __future__ import annotations
 
-import json
-import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from importlib import resources
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError, UnknownModelError
 from .money import parse_dollars
 from .usage import Usage
-from .userfiles import read_user_text
+
+if TYPE_CHECKING:
+    from os import PathLike
 
 MILLION = Decimal(1_000_000)
 ENV_VAR = "PREFIXLOCK_PRICES"
@@ -157,31 +155,28 @@ class PriceTable:
             raise ConfigError("'aliases' must be an object", where=where)
         return cls(prices, {str(k): str(v) for k, v in aliases.items()})
 
+    # Reading tables is I/O, kept in `pricefile` so that this module (and the pure modules that
+    # price requests) import none; these three are the usual way in.
     @classmethod
-    def load_file(cls, path: str | os.PathLike[str]) -> PriceTable:
-        p = Path(path)
-        text = read_user_text(p, "price file")
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(
-                f"invalid JSON: {exc.msg}", where=f"{p}:{exc.lineno}:{exc.colno}"
-            ) from None
-        return cls.from_data(data, str(p))
+    def load_file(cls, path: str | PathLike[str]) -> PriceTable:
+        """A user's price file (JSON, the shape of the built-in table)."""
+        from . import pricefile
+
+        return pricefile.load_file(path)
 
     @classmethod
     def builtin(cls) -> PriceTable:
-        text = resources.files("prefixlock").joinpath("data/prices.json").read_text("utf-8")
-        return cls.from_data(json.loads(text), "harness/data/prices.json")
+        """The table shipped in the package (read once)."""
+        from . import pricefile
+
+        return pricefile.builtin()
 
     @classmethod
-    def default(cls, override: str | os.PathLike[str] | None = None) -> PriceTable:
+    def default(cls, override: str | PathLike[str] | None = None) -> PriceTable:
         """Built-in prices, overridden by `override` or the file named in PREFIXLOCK_PRICES."""
-        table = cls.builtin()
-        path = override if override is not None else os.environ.get(ENV_VAR)
-        if path:
-            table = table.merged(cls.load_file(path))
-        return table
+        from . import pricefile
+
+        return pricefile.default(override)
 
     def merged(self, other: PriceTable) -> PriceTable:
         return PriceTable({**self._prices, **other._prices}, {**self._aliases, **other._aliases})

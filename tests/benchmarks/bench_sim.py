@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from prefixlock.sim.engine import Curve
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = Path("/work/shared/data/mooncake")
+SHARED = ROOT.parent / "shared" / "data" / "mooncake"  # the project notes beside the checkout
 SLICES = ROOT / "tests" / "sim" / "data"
 CAPS8 = [1000, 2000, 5000, 10000, 20000, 40000, 60000, 90000]
 

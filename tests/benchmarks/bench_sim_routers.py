@@ -33,7 +33,7 @@ from prefixlock.sim.models import Arch, node_flops_per_s, prefill_seconds  # noq
 from prefixlock.sim.trace import read_trace  # noqa: E402
 
 TRACES = [
-    Path("/work/shared/data/mooncake/conversation_trace.jsonl"),
+    ROOT.parent / "shared" / "data" / "mooncake" / "conversation_trace.jsonl",
     ROOT / "tests" / "sim" / "data" / "conversation_head3000.jsonl.gz",
 ]
 CASES = [

@@ -31,7 +31,7 @@ from prefixlock.sim.backend import NUMPY, Backend, cupy_available, get_backend  
 from prefixlock.sim.trace import Trace, read_trace  # noqa: E402
 
 TRACES = [
-    Path("/work/shared/data/mooncake/conversation_trace.jsonl"),
+    ROOT.parent / "shared" / "data" / "mooncake" / "conversation_trace.jsonl",
     ROOT / "tests" / "sim" / "data" / "conversation_head3000.jsonl.gz",
 ]
 

@@ -1,0 +1,251 @@
+"""The layout rules a reader relies on, read from the source (no imports of the package):
+
+- everything installs under `prefixlock`, and the folders that make it up are all shipped;
+- nothing here imports the old top-level names (`harness`, `agents`, `policies`, `tui`);
+- the dependency direction: the SDK core imports nothing of agents, policies or tui; agents and
+  policies import only the core; tui may import all three;
+- the pure modules (request building, cache rules and prediction, pricing, lint rules, the
+  simulator's engine) import no I/O, directly or through the package modules they import;
+- tests, benchmarks and examples name no machine-specific absolute path.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import tomllib
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+FOLDERS = {
+    "harness": "prefixlock",
+    "agents": "prefixlock.agents",
+    "policies": "prefixlock.policies",
+    "tui": "prefixlock.tui",
+}
+OLD_NAMES = ("harness", "agents", "policies", "tui")
+
+# Modules that talk to the outside world: network, processes, threads, databases, the file
+# system, the clock.
+IO_MODULES = frozenset(
+    {
+        "anthropic", "asyncio.subprocess", "concurrent", "gzip", "http", "httpx", "httpx2",
+        "io", "multiprocessing", "openai", "os", "pathlib", "select", "shutil", "signal",
+        "socket", "sqlite3", "subprocess", "tempfile", "threading", "time", "urllib",
+    }
+)  # fmt: skip
+
+# The pure parts (globs over module names). Each may import other package modules only if
+# those are free of I/O too.
+PURE = (
+    "prefixlock.canonical",
+    "prefixlock.tokenizer",
+    "prefixlock.transcript",
+    "prefixlock.wire",
+    "prefixlock.events",
+    "prefixlock.usage",
+    "prefixlock.money",
+    "prefixlock.ledger",
+    "prefixlock.prices",
+    "prefixlock.cache.*",
+    "prefixlock.guard.budget",
+    "prefixlock.guard.cacheguard",
+    "prefixlock.guard.compaction",
+    "prefixlock.guard.economics",
+    "prefixlock.guard.quote",
+    "prefixlock.providers.anthropic",
+    "prefixlock.providers.openai",
+    "prefixlock.policies.rules",
+)
+
+
+def _module_files() -> Iterator[tuple[str, Path]]:
+    for folder, base in FOLDERS.items():
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            parts = [p for p in path.relative_to(ROOT / folder).with_suffix("").parts]
+            if parts[-1] == "__init__":
+                parts = parts[:-1]
+            yield ".".join([base, *parts]), path
+
+
+MODULES = dict(_module_files())
+
+
+def _resolve(module: str, path: Path, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    parts = package.split(".")
+    base = ".".join(parts[: len(parts) - (node.level - 1)])
+    return f"{base}.{node.module}" if node.module else base
+
+
+def _type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _import_nodes(nodes: list[ast.stmt], top_level: bool) -> Iterator[ast.Import | ast.ImportFrom]:
+    for node in nodes:
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            yield node
+        elif top_level and isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            continue  # runs when called, not at import time
+        elif top_level and isinstance(node, ast.If) and _type_checking(node):
+            yield from _import_nodes(node.orelse, top_level)
+        else:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.stmt):
+                    yield from _import_nodes([child], top_level)
+                elif isinstance(child, ast.ExceptHandler | ast.match_case):
+                    yield from _import_nodes(child.body, top_level)
+
+
+def _imports(module: str, *, top_level: bool) -> set[str]:
+    """Names `module` imports (a submodule imported with `from pkg import mod` counts as
+    `pkg.mod`). `top_level`: only what runs at import time (not inside functions, not under
+    `if TYPE_CHECKING`)."""
+    path = MODULES[module]
+    tree = ast.parse(path.read_text("utf-8"))
+    found: set[str] = set()
+    for node in _import_nodes(tree.body, top_level):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+            continue
+        target = _resolve(module, path, node)
+        found.add(target)
+        found.update(f"{target}.{a.name}" for a in node.names if f"{target}.{a.name}" in MODULES)
+    return found
+
+
+def test_every_folder_of_the_package_is_shipped() -> None:
+    config = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["tool"]["setuptools"]
+    mapping = config["package-dir"]
+    assert mapping == {v: k for k, v in FOLDERS.items()}
+    listed = set(config["packages"])
+    on_disk = set()
+    for folder, base in FOLDERS.items():
+        for d in [ROOT / folder, *(ROOT / folder).rglob("*")]:
+            if not d.is_dir() or d.name == "__pycache__":
+                continue
+            if any(f.is_file() for f in d.iterdir()):
+                rel = d.relative_to(ROOT / folder).parts
+                on_disk.add(".".join([base, *rel]))
+    assert listed == on_disk, (
+        f"not listed in pyproject's packages: {sorted(on_disk - listed)}; "
+        f"listed but gone: {sorted(listed - on_disk)}"
+    )
+    assert (ROOT / "harness" / "py.typed").is_file()
+
+
+def _python_files() -> Iterator[Path]:
+    for folder in (*FOLDERS, "tests", "examples"):
+        for path in (ROOT / folder).rglob("*.py"):
+            if "corpus" not in path.parts:
+                yield path
+
+
+def test_nothing_imports_the_old_top_level_names() -> None:
+    offenders = []
+    for path in _python_files():
+        tree = ast.parse(path.read_text("utf-8"))
+        for node in _import_nodes(tree.body, top_level=False):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                names = [node.module]
+            for name in names:
+                if name.split(".")[0] in OLD_NAMES:
+                    offenders.append(f"{path.relative_to(ROOT)}:{node.lineno}: {name}")
+    docs = [ROOT / "README.md", *(ROOT / f / "README.md" for f in FOLDERS)]
+    old = re.compile(r"^\s*(from|import) (harness|agents|policies|tui)\b", re.M)
+    for doc in docs:
+        for m in old.finditer(doc.read_text("utf-8")):
+            line = doc.read_text("utf-8")[: m.start()].count("\n") + 1
+            offenders.append(f"{doc.relative_to(ROOT)}:{line}: {m.group(0).strip()}")
+    assert not offenders, offenders
+
+
+@cache
+def _product(module: str) -> str:
+    for sub in ("agents", "policies", "tui"):
+        if module == f"prefixlock.{sub}" or module.startswith(f"prefixlock.{sub}."):
+            return sub
+    return "core"
+
+
+# Which products each product may import (DESIGN.md: the dependency direction).
+ALLOWED = {
+    "core": {"core"},
+    "agents": {"core", "agents"},
+    "policies": {"core", "policies"},
+    "tui": {"core", "agents", "policies", "tui"},
+}
+
+
+def test_dependency_direction() -> None:
+    wrong = []
+    for module in MODULES:
+        for imported in _imports(module, top_level=False):
+            if not imported.startswith("prefixlock"):
+                continue
+            if _product(imported) not in ALLOWED[_product(module)]:
+                wrong.append(f"{module} imports {imported}")
+    assert not wrong, wrong
+
+
+def _pure_modules() -> list[str]:
+    found = []
+    for pattern in PURE:
+        if pattern.endswith(".*"):
+            base = pattern[:-2]
+            found += [m for m in MODULES if m.startswith(base + ".")]
+        else:
+            assert pattern in MODULES, f"{pattern} is listed as pure but does not exist"
+            found.append(pattern)
+    return found
+
+
+def _io_imports(module: str) -> list[str]:
+    """The I/O modules `module` loads at import time, with the package module that imports
+    each (package __init__ files are left out: they only gather names)."""
+    seen: set[str] = set()
+    stack = [module]
+    bad = []
+    while stack:
+        current = stack.pop()
+        if current in seen:
+            continue
+        seen.add(current)
+        for imported in _imports(current, top_level=True):
+            if imported in MODULES:
+                if MODULES[imported].name != "__init__.py":
+                    stack.append(imported)
+            elif imported.split(".")[0] in IO_MODULES or imported in IO_MODULES:
+                bad.append(f"{current} imports {imported}")
+    return bad
+
+
+def test_pure_modules_import_no_io() -> None:
+    found = {m: _io_imports(m) for m in _pure_modules()}
+    assert not {m: bad for m, bad in found.items() if bad}
+
+
+MACHINE_PATH = re.compile(r"""["'](/work|/root|/home|/Users|/tmp/pytest-of-)[/"']""")
+
+
+def test_no_machine_specific_paths() -> None:
+    hits = []
+    for folder in ("tests", "examples"):
+        for path in (ROOT / folder).rglob("*"):
+            if path.suffix not in (".py", ".sh", ".toml") or "corpus" in path.parts:
+                continue
+            for n, line in enumerate(path.read_text("utf-8").splitlines(), 1):
+                if MACHINE_PATH.search(line):
+                    hits.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
+    assert not hits, hits
