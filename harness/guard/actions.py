@@ -26,7 +26,7 @@ from ..canonical import canonical_bytes, fingerprint
 from ..errors import ConfigError, PrefixError, UserError
 from ..events import Event, PrefixChanged, SwitchWarning
 from ..prefix import FrozenPrefix
-from ..providers import Reply, SDKProvider, make_builder, resolve_route
+from ..providers import Reply, SDKProvider, SessionInfo, make_builder, resolve_route
 from ..settings import Settings, settings_dict
 from ..state import SessionAgent, SessionState
 from ..store.recorder import Recorder
@@ -58,11 +58,11 @@ def hypothetical_request(
     prefix: FrozenPrefix,
     settings: Settings,
     messages: Sequence[Message],
-    state: SessionState,
+    info: SessionInfo,
 ) -> WireRequest:
-    """The request `state`'s session would send with these parts (nothing is sent)."""
+    """The request session `info` would send with these parts (nothing is sent)."""
     # A fresh builder: the live one's incremental memo must not see hypothetical turns.
-    return make_builder(api, model).build_request(prefix, messages, settings, state.info)
+    return make_builder(api, model).build_request(prefix, messages, settings, info)
 
 
 class PricedActions:
@@ -134,11 +134,10 @@ class PricedActions:
         s = self.state
         messages = self._next_messages(next_message)
         without = hypothetical_request(
-            s.provider.api, s.model, s.prefix, s.settings, messages, s
+            s.provider.api, s.model, s.prefix, s.settings, messages, s.info
         )
-        with_ = hypothetical_request(
-            api, model, prefix, settings, messages if with_messages is None else with_messages, s
-        )
+        with_messages = messages if with_messages is None else with_messages
+        with_ = hypothetical_request(api, model, prefix, settings, with_messages, s.info)
         out, new = self._averages()
         if task is None and action == "switch_model":
             recent_new, recent_out, per_turn = self._recent_turns()
@@ -366,7 +365,7 @@ class PricedActions:
             s.prefix,
             s.settings,
             summary_messages(s.transcript.messages, DEFAULT_INSTRUCTION),
-            s,
+            s.info,
         )
         guard = self.tracker.guard
         pred = guard.predict(summary_req, s.clock.now())

@@ -95,7 +95,7 @@ def _restore(session: Session, loaded: LoadedSession) -> None:
     again: WireRequest | None
     try:
         again = hypothetical_request(
-            last.api, last.model, state.prefix, state.settings, msgs, state
+            last.api, last.model, state.prefix, state.settings, msgs, state.info
         )
     except (ValueError, KeyError, TypeError):
         again = None
