@@ -25,6 +25,7 @@ from typing import Any
 
 from prefixlock.delegation import (
     DelegationResult,
+    ParentSession,
     current_session,
     delegate_for_tool,
     subagent_section,
@@ -86,8 +87,9 @@ def cap_summary(text: str, max_tokens: int) -> tuple[str, int]:
     return cut, count_tokens(cut)
 
 
-def _parent_attr(parent: Any, *names: str) -> Any:
-    """The first of `names` found on the parent session or on its agent."""
+def _parent_attr(parent: ParentSession, *names: str) -> Any:
+    """The first of `names` found on the parent session or on its agent (what a parent of
+    another make may lack: its clock, settings, prices, key and base URL)."""
     for owner in (parent, getattr(parent, "agent", None)):
         if owner is None:
             continue
@@ -175,7 +177,7 @@ class SubagentDelegator:
 
     # -- building a subagent -------------------------------------------------------------------
 
-    def depth_of(self, session: Any) -> int:
+    def depth_of(self, session: object) -> int:
         """0 for a top-level session, n for a subagent n levels down."""
         return self._depth.get(id(session), 0)
 
@@ -222,7 +224,7 @@ class SubagentDelegator:
         rules = SUBAGENT_RULES.format(cap=definition.summary_tokens)
         return FrozenPrefix(system=[definition.system, rules], tools=tools)
 
-    def _make_agent(self, parent: Any, prefix: FrozenPrefix, model: str,
+    def _make_agent(self, parent: ParentSession, prefix: FrozenPrefix, model: str,
                     definition: AgentDefinition) -> Any:
         from prefixlock.settings import Settings
 
@@ -231,7 +233,7 @@ class SubagentDelegator:
             from prefixlock.agent import Agent
 
             factory = Agent
-        parent_model = str(_parent_attr(parent, "model") or "")
+        parent_model = parent.model
         prices = self.prices or _parent_attr(parent, "prices") or PriceTable.default()
         same_provider = _provider(prices, model) == _provider(prices, parent_model)
         kwargs: dict[str, Any] = {"model": model, "prices": prices}
@@ -259,7 +261,7 @@ class SubagentDelegator:
 
     async def delegate(
         self,
-        parent: Any,
+        parent: ParentSession,
         task: str,
         *,
         agent: str | None = None,
@@ -284,7 +286,7 @@ class SubagentDelegator:
             agent = self.default_agent()
         secrets = [s for s in (_parent_attr(parent, "api_key", "_api_key"),) if isinstance(s, str)]
         task = _redact(task, secrets)
-        parent_model = str(_parent_attr(parent, "model") or "")
+        parent_model = parent.model
         try:
             definition = self.registry.get(agent)
         except UserError as exc:
@@ -314,7 +316,7 @@ class SubagentDelegator:
         warming: asyncio.Event | None = None
         key = ("", "")
         try:
-            prefix = self.prefix_for(definition, getattr(parent, "prefix", None), depth)
+            prefix = self.prefix_for(definition, parent.prefix, depth)
             key = (prefix.fingerprint, chosen)
             if coordinate:
                 # Warm-then-fan-out for every path (fan_out, the model's parallel `delegate`
@@ -416,7 +418,7 @@ class SubagentDelegator:
 
     async def fan_out(
         self,
-        parent: Any,
+        parent: ParentSession,
         tasks: Sequence[str],
         *,
         agent: str | None = None,

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from .lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .agent import Agent, RunResult, Session, SyncSession
+    from .agent import Agent, RunResult, SyncSession
     from .canonical import canonical_bytes, canonical_json, fingerprint
     from .clock import ManualClock, SystemClock
     from .errors import (
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from .prefix import FrozenPrefix
     from .prices import Price, PriceTable
     from .providers import make_provider, resolve_route
+    from .session import Session
     from .settings import Settings
     from .store.database import SessionStore
     from .tools import Tool, ToolSpec, tool
@@ -58,7 +59,7 @@ _EXPORTS = {
     "Quote": "guard.quote",
     "QuoteRequired": "guard.quote",
     "RunResult": "agent",
-    "Session": "agent",
+    "Session": "session",
     "SessionStore": "store.database",
     "Settings": "settings",
     "StaleQuote": "guard.quote",

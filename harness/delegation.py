@@ -3,8 +3,9 @@
 `Session.delegate(task, agent=..., model=...)` and the `delegate` tool both go through a
 `Delegator`: an object found either explicitly (`Agent(..., delegator=...)`) or through the entry
 point group `prefixlock.delegators` (the `agents` package registers its implementation there).
-`harness` only defines the shapes: the result of one delegation, the events it produced, and the
-context variable that tells a tool which session is calling it.
+`harness` only defines the shapes: the result of one delegation, the events it produced, what a
+delegation needs of its parent session (`ParentSession`; `prefixlock.session.Session` is one),
+and the context variable that tells a tool which session is calling it.
 
 The contract a delegator keeps: the parent's prefix bytes never change; the parent's transcript
 receives only the call and the summary; a subagent's failure or limit comes back as a result with
@@ -14,18 +15,21 @@ receives only the call and the summary; a subagent's failure or limit comes back
 from __future__ import annotations
 
 import inspect
-from collections.abc import Iterator, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from decimal import Decimal
 from importlib.metadata import entry_points
-from typing import Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 from .errors import ConfigError
 from .events import Event, SubagentFinish, SubagentStart
-from .transcript import Message, text_block
 from .usage import Usage
+
+if TYPE_CHECKING:  # the ledger holds a SubagentSection: it imports this module
+    from .ledger import Ledger
+    from .prefix import FrozenPrefix
 
 ENTRY_POINT_GROUP = "prefixlock.delegators"
 
@@ -129,13 +133,39 @@ class DelegationResult:
         )
 
 
+class ParentSession(Protocol):
+    """What a delegation needs of the session that delegates (`prefixlock.session.Session`):
+    its prefix and model (a subagent's tools are a subset of the parent's; its model defaults
+    to the parent's), its ledger (the subagent's cost is charged to its subagent section), its
+    delegator, a sink for the events a subagent produces while the parent's tools run, and a
+    way to add a delegation made from code as a turn of its own."""
+
+    @property
+    def prefix(self) -> FrozenPrefix: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def ledger(self) -> Ledger: ...
+    @property
+    def delegator(self) -> Delegator | None: ...
+
+    def emit(self, event: Event) -> None:
+        """Yield `event` live in the parent's stream (while its tools run)."""
+        ...
+
+    def record_delegation(self, call: str, result: DelegationResult) -> None:
+        """Append the call and the summary as a message pair, charge the result, store the
+        pair as a completed turn."""
+        ...
+
+
 @runtime_checkable
 class Delegator(Protocol):
     """Runs a task in an isolated subagent on behalf of a parent session."""
 
     async def delegate(
         self,
-        parent: Any,
+        parent: ParentSession,
         task: str,
         *,
         agent: str = "explorer",
@@ -143,8 +173,8 @@ class Delegator(Protocol):
     ) -> DelegationResult:
         """Run `task` with agent definition `agent` (on `model`, or the definition's model).
 
-        `parent` is the calling session (prefixlock.agent.Session). Never raises for a subagent's
-        failure or limit: those come back as a result with `error` set.
+        `parent` is the calling session. Never raises for a subagent's failure or limit: those
+        come back as a result with `error` set.
 
         A delegator may also take `on_event: Callable[[Event], None] | None = None`: the tool
         path then passes the parent's `emit`, and the delegator calls it with SubagentStart when
@@ -155,11 +185,13 @@ class Delegator(Protocol):
 
 
 # The session whose tool loop is running now: the `delegate` tool reads it to find its parent.
-current_session: ContextVar[Any] = ContextVar("prefixlock_current_session", default=None)
+current_session: ContextVar[ParentSession | None] = ContextVar(
+    "prefixlock_current_session", default=None
+)
 
 
 @contextmanager
-def session_scope(session: Any) -> Iterator[None]:
+def session_scope(session: ParentSession) -> Iterator[None]:
     """Mark `session` as the caller of the tools run inside this block."""
     token = current_session.set(session)
     try:
@@ -212,15 +244,9 @@ class SubagentSection:
         return [r.to_dict() for r in self.results]
 
 
-def subagent_section(session: Any) -> SubagentSection:
-    """The subagent section of `session`'s ledger (created on first use)."""
-    ledger = getattr(session, "ledger", None)
-    owner = ledger if ledger is not None else session
-    section = getattr(owner, "subagents", None)
-    if not isinstance(section, SubagentSection):
-        section = SubagentSection()
-        owner.subagents = section
-    return section
+def subagent_section(session: ParentSession) -> SubagentSection:
+    """The subagent section of `session`'s ledger."""
+    return session.ledger.subagents
 
 
 def call_text(task: str, agent: str, model: str | None) -> str:
@@ -230,42 +256,30 @@ def call_text(task: str, agent: str, model: str | None) -> str:
 
 
 async def delegate_from_session(
-    session: Any, task: str, *, agent: str = "explorer", model: str | None = None
+    session: ParentSession, task: str, *, agent: str = "explorer", model: str | None = None
 ) -> DelegationResult:
     """What `Session.delegate` does: run the task through the session's delegator, append the
-    call and the summary to the transcript (a user/assistant pair after the last turn; the
-    prefix is untouched), and charge the result to the session's ledger.
+    call and the summary to the transcript (a user/assistant pair after the last turn, tool
+    results still owed to the model first, as `send()` would send them; the prefix is
+    untouched), and charge the result to the session's ledger (`record_delegation`).
 
     The pair counts as a turn of its own and, with a session store, is written at once in the
     turn's one transaction (as a completed `send()` is), so a session that ends right after
     the delegation resumes with the pair and its next request reads the cache."""
-    delegator = find_delegator(getattr(getattr(session, "agent", None), "delegator", None))
+    delegator = find_delegator(session.delegator)
     result = await delegator.delegate(session, task, agent=agent, model=model)
-    # Tool results still owed to the model go first, as `send()` would send them.
-    pending = list(getattr(session, "_pending_results", []) or [])
-    if pending:
-        session._pending_results = []
-    session.transcript.append(
-        Message.user([*pending, text_block(call_text(result.task, agent, model))])
-    )
-    session.transcript.append(Message.assistant(result.summary))
-    subagent_section(session).record(result)
-    if isinstance(getattr(session, "turn", None), int):
-        session.turn += 1  # the store numbers it as a turn; a resumed session counts from there
-    turn_done = getattr(session, "_guard_turn_done", None)
-    if callable(turn_done):
-        turn_done()  # the store's write of a completed turn (nothing without a store)
+    session.record_delegation(call_text(result.task, agent, model), result)
     return result
 
 
-def delegate_tool_handler(session: Any, delegator: Delegator | None = None) -> Any:
+def delegate_tool_handler(
+    session: ParentSession, delegator: Delegator | None = None
+) -> Callable[[Mapping[str, Any]], Awaitable[str]]:
     """A `tool_handlers["delegate"]` for `session`: the model's `delegate` calls run here, and
     the result reaches the parent only as the tool_result (the summary)."""
 
-    async def handle(arguments: Any) -> str:
-        found = find_delegator(
-            delegator or getattr(getattr(session, "agent", None), "delegator", None)
-        )
+    async def handle(arguments: Mapping[str, Any]) -> str:
+        found = find_delegator(delegator or session.delegator)
         raw_model = arguments.get("model")
         raw_agent = arguments.get("agent")
         result = await delegate_for_tool(
@@ -281,7 +295,7 @@ def delegate_tool_handler(session: Any, delegator: Delegator | None = None) -> A
 
 
 async def delegate_for_tool(
-    session: Any,
+    session: ParentSession,
     delegator: Delegator,
     task: str,
     *,
@@ -297,21 +311,15 @@ async def delegate_for_tool(
     options: dict[str, Any] = {"model": model}
     if agent is not None:
         options["agent"] = agent
-    emit = getattr(session, "emit", None)
-    live = callable(emit) and _accepts_on_event(delegator)
+    live = _accepts_on_event(delegator)
     if live:
-        options["on_event"] = emit
+        options["on_event"] = session.emit
     with session_scope(session):
         result = await delegator.delegate(session, task, **options)
     subagent_section(session).record(result)
     if not live:
         for event in result.events:
-            if callable(emit):
-                emit(event)
-            else:
-                side = getattr(session, "side_events", None)
-                if isinstance(side, list):
-                    side.append(event)
+            session.emit(event)
     return result
 
 

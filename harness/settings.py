@@ -2,11 +2,13 @@
 
 Settings that change what the provider caches (TTL, retention) are part of the request the pure
 builder produces; loop limits and retries only steer the agent loop and the transport.
+`settings_dict` / `settings_from` are their stored form (a session's row, a quote's target).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
 from decimal import Decimal
 from typing import Any, Literal
 
@@ -121,3 +123,23 @@ class Settings:
     def with_(self, **changes: Any) -> Settings:
         """A copy with some fields changed (validated again)."""
         return replace(self, **changes)
+
+
+def settings_dict(settings: Settings) -> dict[str, Any]:
+    """The settings as JSON-able data (dollars as text): stored with a session, fingerprinted
+    in a quote's target."""
+    out: dict[str, Any] = {}
+    for f in fields(settings):
+        v = getattr(settings, f.name)
+        out[f.name] = str(v) if isinstance(v, Decimal) else v
+    return out
+
+
+def settings_from(data: Mapping[str, Any], base: Settings) -> Settings:
+    """Settings stored with a session, over `base` (unknown fields are ignored)."""
+    names = {f.name for f in fields(Settings)}
+    changes = {k: v for k, v in data.items() if k in names}
+    try:  # Settings parses max_dollars (stored as a string) itself
+        return base.with_(**changes)
+    except (TypeError, ValueError):
+        return base

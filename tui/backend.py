@@ -14,17 +14,29 @@ from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prefixlock.clock import Clock, SystemClock
+from prefixlock.delegation import DelegationResult, ParentSession
 from prefixlock.errors import ConfigError, MissingKeyError, UnknownModelError, UserError
 from prefixlock.events import Event, SubagentFinish, SubagentStart, UsageReport
 from prefixlock.guard.quote import Quote
 from prefixlock.prefix import FrozenPrefix
 from prefixlock.prices import PriceTable
+from prefixlock.providers import Sleep
+from prefixlock.settings import Settings
+from prefixlock.tools import Tool, ToolLike
 from prefixlock.workspace import ApprovalRequest, Approver, Decision, Workspace
 
 from .state import CacheState, PanelView, format_dollars
+
+if TYPE_CHECKING:  # each is imported where it is used: the chat starts without what it lacks
+    from prefixlock.agent import Agent
+    from prefixlock.agents.registry import AgentRegistry
+    from prefixlock.agents.runner import SubagentDelegator
+    from prefixlock.emulator import Emulator
+    from prefixlock.session import Session
+    from prefixlock.store.database import SessionStore
 
 KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "PREFIXLOCK_API_KEY")
 DEFAULT_MODEL = "claude-sonnet-4-6"
@@ -81,9 +93,9 @@ class BackendOptions:
     emulator_script: Path | None = None  # None: the chat script shipped with the app
     emulator_faults: list[dict[str, Any]] = field(default_factory=list)
     allow: tuple[str, ...] = ()
-    emulator: Any = None  # an Emulator already running (tests share one across app runs)
-    sleep: Any = None  # the transport's sleep between retries (tests advance a ManualClock)
-    settings: Any = None  # prefixlock.settings.Settings; None: the defaults
+    emulator: Emulator | None = None  # one already running (tests share one across app runs)
+    sleep: Sleep | None = None  # the transport's sleep between retries (tests advance a clock)
+    settings: Settings | None = None  # None: the defaults
 
 
 def default_store_path() -> Path:
@@ -117,13 +129,21 @@ class ChatBackend:
         self.session_id = options.session_id or options.resume or "(new)"
         self.state = CacheState(self.model, self._ttl(self.model))
         self.keepalive = False
-        self.emulator: Any = None
-        self.agent: Any = None
-        self.session: Any = None
-        self.store: Any = None
-        self.delegator: Any = None
-        self.registry: Any = None  # agent definitions, read by check() (None: start() reads them)
+        self.emulator: Emulator | None = None
+        self.agent: Agent | None = None
+        self._session: Session | None = None
+        self.store: SessionStore | None = None
+        self.delegator: LiveDelegator | None = None
+        # Agent definitions, read by check() (None: start() reads them).
+        self.registry: AgentRegistry | None = None
         self.sub_costs: list[tuple[str, Decimal | None]] = []
+
+    @property
+    def session(self) -> Session:
+        """The chat's session (open from `start()` until `close()`)."""
+        if self._session is None:
+            raise RuntimeError("the chat has no session: start() opens it")
+        return self._session
 
     def _env_key(self, model: str) -> str | None:
         """The environment's key for `model`'s provider (any known key if it has no route)."""
@@ -205,7 +225,7 @@ class ChatBackend:
                     store.session(self.options.resume)  # UnknownSessionError names the id
 
     def prefix(self) -> FrozenPrefix:
-        tools: list[Any] = list(self.workspace.tools())
+        tools: list[ToolLike] = list(self.workspace.tools())
         if self.delegator is not None:
             tools.append(self.delegator.tool())
         return FrozenPrefix(system=SYSTEM_PROMPT, tools=tools)
@@ -249,15 +269,15 @@ class ChatBackend:
             delegator=self.delegator,
         )
         if self.options.resume:
-            self.session = self.agent.resume(self.options.resume)
+            self._session = self.agent.resume(self.options.resume)
         else:
-            self.session = self.agent.session(self.options.session_id)
+            self._session = self.agent.session(self.options.session_id)
         self._bind_session()
 
     def pending_switch(self) -> str | None:
         """The `--model` asked for with `--resume` when the session resumed on another model."""
         wanted = self.options.switch_to
-        if wanted is None or self.session is None:
+        if wanted is None or self._session is None:
             return None
 
         def canonical(model: str) -> str:  # "haiku" and "claude-haiku-4-5" are one model
@@ -269,7 +289,7 @@ class ChatBackend:
     def resumed_prefix_note(self) -> str | None:
         """A note for a resumed session kept on its stored prefix while this chat's differs
         (its system prompt or tools changed since): what moving would cost, or None."""
-        s = self.session
+        s = self._session
         if s is None or not s.resumed_prefix_differs:
             return None
         q = s.quote_prefix(s.agent_prefix)
@@ -294,8 +314,8 @@ class ChatBackend:
             s.enable_keepalive()
 
     async def close(self) -> None:
-        if self.session is not None:
-            s, self.session = self.session, None
+        if self._session is not None:
+            s, self._session = self._session, None
             await s.aclose()
         if self.store is not None:
             self.store.close()
@@ -351,9 +371,9 @@ class ChatBackend:
 
     def history(self) -> Iterator[tuple[str, str]]:
         """(role, text) of the session's past messages, for a resumed session's screen."""
-        if self.session is None:
+        if self._session is None:
             return
-        messages = list(self.session.transcript.messages)
+        messages = list(self._session.transcript.messages)
         results = {
             str(b.get("tool_use_id")): b
             for m in messages
@@ -374,14 +394,14 @@ class ChatBackend:
     def panel_view(self) -> PanelView:
         """The panel's figures; whole-session totals are the session ledger's own."""
         self.state.keepalive = self.keepalive
-        ledger = getattr(self.session, "ledger", None)
+        ledger = self._session.ledger if self._session is not None else None
         return self.state.view(self.clock.now(), ledger=ledger)
 
     # -- commands -------------------------------------------------------------------------------
 
     def cost_text(self) -> str:
         v = self.panel_view()
-        ledger = self.session.ledger if self.session is not None else None
+        ledger = self._session.ledger if self._session is not None else None
         lines = [
             f"cost so far: main {format_dollars(v.cost_main)}, subagents "
             f"{format_dollars(v.cost_sub)}, total {format_dollars(v.cost_main + v.cost_sub)}",
@@ -401,19 +421,19 @@ class ChatBackend:
 
     async def set_keepalive(self, on: bool) -> str:
         self.keepalive = on
-        if self.session is not None:
+        if self._session is not None:
             if on:
-                self.session.enable_keepalive()
+                self._session.enable_keepalive()
             else:
-                self.session.keepalive = None
+                self._session.keepalive = None
         if not on:
             return "keep-alive off"
         return "keep-alive on: idle pings keep the cache warm (spend capped at $0.50)"
 
     async def keepalive_tick(self) -> list[Event]:
-        if not self.keepalive or self.session is None:
+        if not self.keepalive or self._session is None:
             return []
-        events: list[Event] = await self.session.keepalive_tick()
+        events = await self._session.keepalive_tick()
         for ev in events:
             self.observe(ev)
         return events
@@ -438,7 +458,7 @@ class ChatBackend:
         if self.agent is None or self.store is None:
             raise ConfigError("resume needs a session store", where="/resume")
         new = self.agent.resume(session_id)
-        old, self.session = self.session, new
+        old, self._session = self._session, new
         if old is not None:
             await old.aclose()
         self.options.resume = session_id
@@ -518,8 +538,7 @@ class ChatBackend:
                 "(openai-compat:NAME for any other)",
                 where="/model",
             )
-        q: Quote = self.session.quote_switch(model)
-        return q
+        return self.session.quote_switch(model)
 
     async def switch_model(self, model: str, quote: Quote) -> None:
         self.session.switch_model(model, quote=quote)
@@ -528,8 +547,7 @@ class ChatBackend:
         self.state.ttl = self._ttl(self.model)
 
     def quote_compact(self) -> Quote:
-        q: Quote = self.session.quote_compaction()
-        return q
+        return self.session.quote_compaction()
 
     async def compact(self, quote: Quote) -> str:
         events = await self.session.compact(quote=quote)
@@ -543,28 +561,37 @@ class LiveDelegator:
     (`/agents`, the switch dialog's "subagent") streams its events live like one the model
     starts with the `delegate` tool (which passes its own sink and is left as it is)."""
 
-    def __init__(self, inner: Any) -> None:
+    def __init__(self, inner: SubagentDelegator) -> None:
         self.inner = inner
         self.sink: Callable[[Event], None] | None = None
 
     async def delegate(
         self,
-        parent: Any,
+        parent: ParentSession,
         task: str,
         *,
         agent: str | None = None,
         model: str | None = None,
         on_event: Callable[[Event], None] | None = None,
         **options: Any,
-    ) -> Any:
+    ) -> DelegationResult:
         if agent is not None:
             options["agent"] = agent
         return await self.inner.delegate(
             parent, task, model=model, on_event=on_event or self.sink, **options
         )
 
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self.inner, name)  # registry, tool(), results: the inner delegator's
+    # The inner delegator's definitions, tool and results.
+    @property
+    def registry(self) -> AgentRegistry:
+        return self.inner.registry
+
+    @property
+    def results(self) -> list[DelegationResult]:
+        return self.inner.results
+
+    def tool(self) -> Tool:
+        return self.inner.tool()
 
 
 def _short(text: str, width: int) -> str:

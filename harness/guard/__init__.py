@@ -3,9 +3,12 @@ cause of every miss, prices cache-breaking actions before they happen (quotes), 
 cache-miss budget, keeps an idle cache warm (keep-alive), compacts in a cache-aligned way, and
 weighs a subagent against a switch (economics).
 
-Modules: `cacheguard` (CacheGuard, Prediction), `budget`, `quote`, `keepalive`, `compaction`,
-`economics` (pure arithmetic), and `session` (the guard's side of a Session). Everything but
-`session` is pure: time is passed in, nothing is sent.
+Pure modules (time is passed in, nothing is sent): `cacheguard` (CacheGuard, Prediction),
+`budget`, `quote`, `keepalive` (when a ping pays), `compaction`, `economics`. A Session's
+collaborators, each working on its `prefixlock.state.SessionState`: `tracker` (GuardTracker:
+predictions, ledger rows, misses and the budget of one session's requests), `actions`
+(PricedActions: quote and apply switches, tool, prefix and settings changes, compaction) and
+`keepalive_runner` (KeepAliveRunner: sends the pings, never during a turn).
 """
 
 from __future__ import annotations

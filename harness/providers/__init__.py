@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
+from ..errors import ProviderError
+from ..events import Event
 from ..prefix import FrozenPrefix
 from ..prices import PriceTable
 from ..settings import Settings
@@ -89,6 +91,19 @@ class SDKProvider:
         """Text deltas and faults, then one Reply. `progress`, when given, records each attempt
         (what usage it reported, its text so far) for a caller whose stream stops early."""
         return self.transport.stream(request, progress)
+
+    async def complete(self, request: WireRequest, events: list[Event]) -> Reply:
+        """Stream `request` to its end (a request outside a turn: a compaction's summary, a
+        keep-alive ping): its text deltas and faults go to `events`, its Reply is returned."""
+        reply: Reply | None = None
+        async for item in self.stream(request):
+            if isinstance(item, Reply):
+                reply = item
+            else:
+                events.append(item)
+        if reply is None:
+            raise ProviderError("stream ended without a reply", retryable=True)
+        return reply
 
     def ask_diagnostics(self, previous_id: str | None) -> None:
         """Ask the provider why the next request misses against response `previous_id`

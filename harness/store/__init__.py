@@ -1,5 +1,6 @@
 """The session store: every request's exact wire body, usage and cost in SQLite (`database`),
-and `prefixlock sessions` to list, show and export it (`cli`)."""
+what a session writes to it and when (`recorder`), a session rebuilt from it (`resume`), and
+`prefixlock sessions` to list, show and export it (`cli`)."""
 
 from __future__ import annotations
 

@@ -200,7 +200,7 @@ async def test_a_caller_that_stops_mid_delegation_stops_the_subagent(workspace: 
                     break
             assert isinstance(stream, AsyncGenerator)  # so the test can close it early
             await stream.aclose()
-            assert not s._pending_results and not s.side_events
+            assert not s.state.pending_results and not s.side_events
             # The subagent was stopped before it sent anything, and the session goes on: the
             # interrupted call gets an error result in front of the next turn.
             assert [r.model for r in emu.requests] == [PARENT_MODEL]

@@ -6,11 +6,12 @@ import hashlib
 from collections.abc import Sequence
 from typing import Any
 
-from prefixlock.agent import Agent, Session
+from prefixlock.agent import Agent
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
 from prefixlock.events import Event
 from prefixlock.prefix import FrozenPrefix
+from prefixlock.session import Session
 from prefixlock.tools import tool
 
 # Every user turn: the model reads a file (one tool call), then answers.

@@ -8,10 +8,10 @@ from decimal import Decimal
 import pytest
 from guardkit import advance, agent, of, prefix
 
-from prefixlock.agent import Session
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
 from prefixlock.events import CacheBreak, Event, UsageReport
+from prefixlock.session import Session
 from prefixlock.settings import Settings
 from prefixlock.usage import Usage
 

@@ -19,12 +19,12 @@ import pytest
 from guardkit import advance, agent
 
 from prefixlock import Settings
-from prefixlock.agent import Session
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
 from prefixlock.events import CacheBreak, Event, TextDelta, UsageReport
 from prefixlock.ledger import LedgerRow
 from prefixlock.prices import PriceTable
+from prefixlock.session import Session
 from prefixlock.store.database import SessionStore
 from prefixlock.usage import parse_usage
 

@@ -134,7 +134,7 @@ async def test_whole_session_stream_approve_switch_delegate_resume(
         assert view2.warm_seconds is not None and view2.warm_seconds > 0  # 30 s after quitting
         text2 = panel_text(app2)
         assert f"{resumed.hit_rate:6.1%}".strip() in text2
-        assert format_dollars(resumed.cost) in text2
+        assert resumed.cost is not None and format_dollars(resumed.cost) in text2
         reports: list[UsageReport] = []
         original2 = app2.on_session_event
 
@@ -297,7 +297,8 @@ async def test_subagent_run_streams_live_into_a_nested_entry(make_app: AppFactor
         assert view.saved == ledger.saved
         assert view.requests == len(ledger.rows) == 2  # the parent's two requests only
         assert len(ledger.subagents) == 1
-        assert view.cost_sub == ledger.subagents.cost > Decimal(0)
+        sub_cost = ledger.subagents.cost
+        assert sub_cost is not None and view.cost_sub == sub_cost > Decimal(0)
         assert format_dollars(view.cost_sub) in panel_text(app)
 
 

@@ -13,7 +13,9 @@ async def test_parallel_runs_of_one_agent_fill_their_own_entries(make_app: AppFa
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(app, pilot)
-        delegator = app.backend.delegator.inner
+        live = app.backend.delegator
+        assert live is not None  # the agents package is installed
+        delegator = live.inner
         agent = delegator.default_agent()
         events: list[Event] = []
         # A fan-out on the emulator; without warming first both runs start before either's

@@ -1,0 +1,752 @@
+"""The agent loop: `Session`, one conversation on a frozen prefix.
+
+`Session.send(text)` builds the next request from the frozen prefix and the transcript, streams
+it, records usage in the ledger, runs the tool calls the model made (sync or async functions; a
+tool that raises, or one that does not exist, becomes an `is_error` tool result, never a crash),
+and loops until the model answers without tools or a limit (requests per turn, dollars) stops it.
+Everything the caller sees is a typed event (`prefixlock.events`); nothing prints.
+
+Nothing reaches the transcript before its request succeeded: the user's message and the tool
+results go in together with the model's reply, so a retried or failed request can neither
+duplicate nor lose an entry. Tool results whose follow-up request failed (or hit a limit) are
+kept and sent in front of the next `send()`.
+
+A session owns its state (`prefixlock.state.SessionState`) and collaborators that work on it:
+- `tracker` (`prefixlock.guard.tracker.GuardTracker`): predicts each request, enforces the
+  miss budget, ledgers what came back and names misses;
+- `recorder` (`prefixlock.store.recorder.Recorder`): writes turns, pings and moves to the store;
+- `pings` (`prefixlock.guard.keepalive_runner.KeepAliveRunner`): keep-alive pings, never during
+  a turn;
+- `actions` (`prefixlock.guard.actions.PricedActions`): quotes and applies model switches, tool,
+  prefix and settings changes and compaction; the session's `quote_*`, `switch_model`,
+  `change_*` and `compact` are thin wrappers around it.
+A session is made by an agent (`prefixlock.state.SessionAgent`, `prefixlock.agent.Agent`);
+`prefixlock.store.resume` rebuilds one from the store. Tools that are not Python functions of
+the prefix go in `tool_handlers` (e.g. `delegate`, `prefixlock.delegation`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+from collections.abc import (
+    AsyncGenerator,
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterable,
+    Mapping,
+    Sequence,
+)
+from dataclasses import dataclass, field
+from decimal import Decimal
+from types import TracebackType
+from typing import Any
+
+from .clock import Clock
+from .delegation import (
+    DelegationResult,
+    Delegator,
+    delegate_from_session,
+    delegate_tool_handler,
+    session_scope,
+)
+from .errors import ProviderError, UserError
+from .events import Event, ToolCall, ToolResult, TurnComplete
+from .guard.actions import PricedActions
+from .guard.budget import CacheBudget
+from .guard.cacheguard import CacheGuard, caches_whole_prompts
+from .guard.compaction import DEFAULT_INSTRUCTION, SummaryPlacement
+from .guard.keepalive import KeepAlive
+from .guard.keepalive_runner import KeepAliveRunner
+from .guard.quote import Quote
+from .guard.tracker import GuardTracker
+from .ledger import Ledger, LedgerRow
+from .prefix import FrozenPrefix
+from .providers import AttemptProgress, Reply, SDKProvider, SessionInfo, StreamProgress
+from .settings import Settings
+from .state import SessionAgent, SessionState
+from .store.database import SessionStore
+from .store.recorder import Recorder, recorder_for
+from .tools import Tool, ToolLike, ToolSpec
+from .transcript import Message, Transcript, text_block, thaw, tool_result_block
+from .wire import WireRequest
+
+ToolHandler = Callable[[Mapping[str, Any]], Awaitable[str]]
+
+
+@dataclass
+class _TurnState:
+    turn: int
+    requests: int = 0
+    text: str = ""
+    volatile: Sequence[str] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+    settled: bool = False  # stopped and already stored by a later send (see _settle_stream)
+
+
+@dataclass
+class _OpenStream:
+    """The request whose stream is being read: what to ledger if it stops early."""
+
+    request: WireRequest
+    progress: StreamProgress
+    started_at: float
+    state: _TurnState
+    pending: Sequence[Message]
+
+
+class Session:
+    """One conversation on a frozen prefix. Use `async with agent.session() as s`."""
+
+    def __init__(self, agent: SessionAgent, session_id: str, provider: SDKProvider) -> None:
+        self.agent = agent
+        self.id = session_id
+        self.state = SessionState(
+            session_id, agent.clock, agent.prices, agent.prefix, agent.settings, provider
+        )
+        self.tracker = GuardTracker(self.state, CacheGuard(agent.prices, budget=agent.budget))
+        self.recorder: Recorder = recorder_for(agent.open_store(), self.state)
+        self.pings = KeepAliveRunner(self.state, self.tracker, self.recorder)
+        self.actions = PricedActions(self.state, agent, self.tracker, self.recorder)
+        self.last_text = ""
+        # Tool handlers that are not runners of the prefix (e.g. `delegate`), by tool name.
+        self.tool_handlers: dict[str, ToolHandler] = {}
+        self.closed = False  # aclose() ran: the session sends nothing more
+        self._sends: weakref.WeakSet[AsyncGenerator[Event, None]] = weakref.WeakSet()
+        self._open_stream: _OpenStream | None = None  # a request streaming (or abandoned)
+        # Set by a resume (prefixlock.store.resume): continued from the store, and whether the
+        # stored prefix and transcript rebuilt the last stored request byte for byte (None: not
+        # resumed, or nothing was sent on the current prefix).
+        self.resumed = False
+        self.resume_verified: bool | None = None
+        # Events produced while tools run (a subagent's start, its nested events, its finish):
+        # `emit` queues them and `_run_tools` yields them live, before the tool results.
+        self.side_events: list[Event] = []
+        self._side_wake: asyncio.Event | None = None
+        if agent.delegator is not None and "delegate" in self.prefix.tool_names():
+            self.tool_handlers["delegate"] = delegate_tool_handler(self)
+
+    def __repr__(self) -> str:
+        return f"Session({self.id}, {self.provider.route.label}, {len(self.transcript)} messages)"
+
+    async def __aenter__(self) -> Session:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        self.closed = True
+        self._settle_stream("stopped", stopped_turn=True)  # a turn left half-read is billed
+        await self.actions.close_retired()  # providers left behind by switch_model
+        await self.provider.aclose()
+
+    # ---- what the session is now (its state, read-only but for a few) ----------------------
+
+    @property
+    def prefix(self) -> FrozenPrefix:
+        """The prefix the session runs on (changed only by a priced action or a compaction)."""
+        return self.state.prefix
+
+    @property
+    def provider(self) -> SDKProvider:
+        return self.state.provider
+
+    @property
+    def model(self) -> str:
+        return self.state.model
+
+    @property
+    def settings(self) -> Settings:
+        return self.state.settings
+
+    @property
+    def clock(self) -> Clock:
+        return self.state.clock
+
+    @property
+    def info(self) -> SessionInfo:
+        """What the request builders know of the session (its id, its cache key)."""
+        return self.state.info
+
+    @info.setter
+    def info(self, value: SessionInfo) -> None:
+        self.state.info = value
+
+    @property
+    def transcript(self) -> Transcript:
+        return self.state.transcript
+
+    @transcript.setter
+    def transcript(self, value: Transcript) -> None:  # a fork: the only way to edit the past
+        self.state.transcript = value
+
+    @property
+    def ledger(self) -> Ledger:
+        return self.state.ledger
+
+    @property
+    def requests(self) -> list[WireRequest]:
+        """The requests sent, in order."""
+        return self.state.requests
+
+    @property
+    def turn(self) -> int:
+        return self.state.turn
+
+    @property
+    def compactions(self) -> int:
+        return self.state.compactions
+
+    @property
+    def queued_events(self) -> list[Event]:
+        """Events waiting for the next send (warnings of priced actions, late reports)."""
+        return self.state.queued_events
+
+    @property
+    def previous_request(self) -> WireRequest | None:
+        """The last request sent (what the cache guard compares the next one with)."""
+        return self.state.previous_request
+
+    @property
+    def cost(self) -> Decimal | None:
+        return self.ledger.cost
+
+    @property
+    def guard(self) -> CacheGuard:
+        return self.tracker.guard
+
+    @property
+    def budget(self) -> CacheBudget:
+        return self.tracker.guard.budget
+
+    @budget.setter
+    def budget(self, value: CacheBudget) -> None:
+        self.tracker.guard.budget = value
+
+    @property
+    def store(self) -> SessionStore | None:
+        return self.recorder.store
+
+    @property
+    def quotes(self) -> list[Quote]:
+        """Every quote this session made, in order."""
+        return self.actions.quotes
+
+    @property
+    def delegator(self) -> Delegator | None:
+        return self.agent.delegator
+
+    @property
+    def agent_prefix(self) -> FrozenPrefix:
+        """The prefix of the agent this session was made by (`prefix` is the one it runs on:
+        a resumed session keeps its stored one, see `resumed_prefix_differs`)."""
+        return self.agent.prefix
+
+    @property
+    def resumed_prefix_differs(self) -> bool:
+        """True while a resumed session runs on its stored prefix and the agent's differs:
+        moving costs what `quote_prefix(agent_prefix)` says (`change_prefix` applies it)."""
+        return self.resumed and self.prefix.fingerprint != self.agent_prefix.fingerprint
+
+    # ---- the loop ------------------------------------------------------------------------
+
+    def send(self, text: str, *, volatile: Sequence[str] = ()) -> AsyncGenerator[Event, None]:
+        """Send a user turn and yield events until the model's final answer or a limit.
+
+        `volatile` text (a date, a one-off reminder) is appended to the newest user turn. Where
+        the cache keeps breakpoints or token blocks (Anthropic, OpenAI) it goes on the wire only,
+        after the cached part, and never enters the transcript. Where the cache stores whole
+        prompts (DeepSeek) it becomes part of this turn's user message, in the transcript as
+        sent: see `_volatile_in_history`.
+
+        One turn at a time: a send started while another is still waiting on the provider or
+        its tools (two tasks on one session) raises UserError. A turn whose events the caller
+        stopped reading does not count.
+        """
+        if self.closed:  # its client was closed; a new one would be left open
+            raise UserError(
+                f"session {self.id} is closed: continue it in a new session "
+                "(agent.resume(id) with a store) or start one (agent.session())"
+            )
+        if isinstance(volatile, str):  # one text, not its letters (a str is a Sequence[str])
+            volatile = (volatile,)
+        _check_text(text, "text")
+        for i, extra in enumerate(volatile):
+            _check_text(extra, f"volatile[{i}]")
+        turn = self._send(text, volatile)
+        self._sends.add(turn)
+        return turn
+
+    async def _send(self, text: str, volatile: Sequence[str]) -> AsyncGenerator[Event, None]:
+        # Two turns built from the same transcript would both be appended to it, each after
+        # the other, though neither request held the other's messages. (The one running is
+        # this one: hence more than one.)
+        if len([t for t in self._sends if getattr(t, "ag_running", False)]) > 1:
+            raise UserError(
+                f"session {self.id} is busy: another send() is still running on it; await it "
+                "before sending again (one session per concurrent conversation)"
+            )
+        s = self.state
+        # Keep-alive pings never overlap a turn: a ping in flight makes the turn wait, and no
+        # ping starts while the turn runs (prefixlock.guard.keepalive_runner).
+        async with self.pings.turn():
+            # A turn the caller stopped reading (a break) is closed only when its generator is
+            # collected, maybe after this send: its billed request is ledgered now, before
+            # this turn is predicted.
+            self._settle_stream("stopped", stopped_turn=True)
+            in_history = bool(volatile) and self._volatile_in_history()
+            blocks = [*s.pending_results, *self._unanswered_calls()]
+            if text:
+                blocks.append(text_block(text))
+            if in_history:
+                blocks.extend(text_block(t) for t in volatile)
+            if not blocks:  # a request with no new user content: providers refuse it (400)
+                raise UserError(
+                    "nothing to send: the message is empty (and no tool results are waiting)",
+                    where="text",
+                )
+            s.turn += 1
+            state = _TurnState(s.turn, volatile=() if in_history else tuple(volatile))
+            s.pending_results = []
+            pending = [Message.user(blocks)]
+            try:
+                while True:
+                    limit = self._limit_reached(state)
+                    if limit is not None:
+                        self._keep_unsent(pending)
+                        self.recorder.turn_done()
+                        yield TurnComplete(state.turn, state.text, "limit", limit_hit=limit)
+                        return
+                    request = self._build_next_request(pending, state.volatile)
+                    for event in self._before_send(request):
+                        yield event
+                    started_at = self.clock.now()
+                    reply: Reply | None = None
+                    progress = StreamProgress()
+                    self._open_stream = _OpenStream(request, progress, started_at, state, pending)
+                    try:
+                        async for item in self.provider.stream(request, progress):
+                            if isinstance(item, Reply):
+                                reply = item
+                            else:
+                                yield item
+                    except BaseException as exc:  # ledgered as billed; unsent results kept
+                        open_ = self._open_stream
+                        if open_ is not None and open_.state is state:  # not settled yet
+                            self._settle_stream(_stop_reason(exc))
+                        raise
+                    self._open_stream = None
+                    retried: list[Event] = []
+                    if progress.unfinished():  # began, then a fault, and retried: billed
+                        for attempt in progress.unfinished():
+                            self._abandoned(request, attempt, started_at, "retried")
+                        retried = s.take_queued()
+                    if reply is None:  # the transport always ends with a Reply or raises
+                        raise ProviderError("stream ended without a reply", retryable=True)
+                    state.requests += 1
+                    row, events = self.tracker.completed(request, reply, started_at)
+                    self._record_turn(request, pending, reply, row)
+                    events = [*retried, *events]  # their reports, after the reply is recorded
+                    for event in events:
+                        yield event
+                    state.text = reply.text
+                    self.last_text = reply.text
+                    calls = reply.tool_uses()
+                    if not calls:
+                        self.recorder.turn_done()
+                        yield TurnComplete(state.turn, reply.text, reply.stop_reason)
+                        return
+                    results: list[dict[str, Any]] = []
+                    async for event in self._run_tools(calls, results):
+                        yield event
+                    pending = [Message.user(results)]
+            except BaseException:  # a fault, a cancellation, or the caller stopped iterating
+                # Requests of this turn that did succeed were billed and are in the transcript:
+                # the store gets them too, as it does after a turn stopped at a limit.
+                if not state.settled:  # a later send (or aclose) stored it already
+                    self.recorder.turn_stopped()
+                raise
+
+    def _volatile_in_history(self) -> bool:
+        """Does volatile text stay in the history on this session's provider?
+
+        DeepSeek's cache (FACTS.md) stores whole prompts: a hit needs a full match of a unit
+        stored at the end of a request's input and of its output. Both end after volatile text
+        sent on the wire only, so dropping it next turn leaves nothing but the fixed prefix to
+        match and the conversation is re-billed every request. Kept in the user message, each
+        request is the previous one plus its reply plus new turns, and the stored unit matches.
+        Anthropic reads through breakpoints placed before the volatile text and OpenAI caches
+        token blocks, so there dropping it loses nothing and keeps the history short. Decided by
+        the guard's own rule (api plus the price table's provider: openai-compat to anything
+        but OpenAI), so the requests sent and the guard's predictions follow the same model,
+        also after a model switch."""
+        return caches_whole_prompts(
+            self.provider.api, self.agent.prices.lookup(self.model), self.model
+        )
+
+    def _build_next_request(
+        self, pending: Sequence[Message], volatile: Sequence[str] = ()
+    ) -> WireRequest:
+        """The next request: the transcript plus the not-yet-sent messages. Pure."""
+        return self.provider.build_request(
+            self.prefix, self.transcript, self.settings, self.info, volatile, pending
+        )
+
+    def _before_send(self, request: WireRequest) -> list[Event]:
+        """`request` goes out now: the guard predicts it (CacheBudgetExceeded: nothing is
+        sent), an idle stretch of keep-alive ends, and the queued events come first."""
+        now = self.clock.now()
+        self.tracker.before(request, now)
+        self.pings.active_again(now)
+        return self.state.take_queued()
+
+    async def _send_aside(
+        self, request: WireRequest, events: list[Event]
+    ) -> tuple[Reply, float]:
+        """Send a request outside a turn (a compaction's summary), as a turn's request goes:
+        apart from pings, predicted and budgeted first. Returns its reply and when it went."""
+        async with self.pings.turn():
+            events.extend(self._before_send(request))
+            started = self.clock.now()
+            return await self.provider.complete(request, events), started
+
+    def _record_turn(
+        self, request: WireRequest, pending: Sequence[Message], reply: Reply, row: LedgerRow
+    ) -> None:
+        """The request succeeded: now, and only now, the transcript grows (the store gets the
+        request with its turn)."""
+        self.transcript.extend(pending)
+        if reply.blocks:
+            self.transcript.append(Message.assistant(reply.blocks))
+        self.requests.append(request)
+        self.recorder.keep(request, row, "turn", self.tracker.last_break)
+
+    def _abandoned(
+        self, request: WireRequest, attempt: AttemptProgress, started_at: float, reason: str
+    ) -> None:
+        """An attempt that stopped before its Reply was billed: ledgered by the guard tracker,
+        reported before the next request, stored with its turn."""
+        observed = self.tracker.abandoned(request, attempt, started_at, reason)
+        if observed is not None:
+            row, events = observed
+            self.state.queued_events.extend(events)
+            self.recorder.keep(request, row, "abandoned", self.tracker.last_break)
+
+    def _limit_reached(self, state: _TurnState) -> str | None:
+        """'turns' or 'dollars' when the loop must stop before the next request."""
+        if state.requests >= self.settings.max_turns:
+            return "turns"
+        cap = self.settings.max_dollars
+        if cap is not None and self._dollars_spent() >= cap:
+            return "dollars"
+        return None
+
+    def _dollars_spent(self) -> Decimal:
+        """What the dollar limit counts: the session's priced requests and what its subagents
+        cost (charged to the session: `ledger.total_cost`)."""
+        subagents = (r.cost for r in self.ledger.subagents.results if r.cost is not None)
+        return self.ledger.priced_cost + sum(subagents, Decimal(0))
+
+    def _settle_stream(self, reason: str, *, stopped_turn: bool = False) -> None:
+        """The open request's stream stopped before its Reply: each attempt the provider had
+        started was billed, so it is ledgered, stored and observed by the guard
+        (`_abandoned`); the tool results it carried wait for the next send. Its user message
+        and partial answer never enter the transcript. `stopped_turn`: settled from outside
+        the turn (a later send, aclose), which then also stores the turn's requests."""
+        open_, self._open_stream = self._open_stream, None
+        if open_ is None:
+            return
+        attempts = open_.progress.unfinished()
+        for i, attempt in enumerate(attempts):
+            why = reason if i == len(attempts) - 1 else "retried"
+            self._abandoned(open_.request, attempt, open_.started_at, why)
+        self._keep_unsent(open_.pending)
+        if stopped_turn:
+            open_.state.settled = True
+            self.recorder.turn_stopped()
+
+    def _keep_unsent(self, pending: Sequence[Message]) -> None:
+        """Tool results that were not delivered go in front of the next turn (the model's
+        tool calls are in the transcript and need their results)."""
+        for message in pending:
+            self.state.pending_results.extend(
+                thaw(b) for b in message.blocks if b.get("type") == "tool_result"
+            )
+
+    def _unanswered_calls(self) -> list[dict[str, Any]]:
+        """Error results for tool calls of the last assistant message that never got one (the
+        caller stopped iterating while tools ran): every tool_use needs its tool_result."""
+        if not len(self.transcript) or self.transcript[-1].role != "assistant":
+            return []
+        answered = {b.get("tool_use_id") for b in self.state.pending_results}
+        return [
+            tool_result_block(str(c["id"]), "Error: interrupted before the tool returned", True)
+            for c in self.transcript[-1].tool_uses()
+            if c["id"] not in answered
+        ]
+
+    # ---- tools ---------------------------------------------------------------------------
+
+    async def _run_tools(
+        self, calls: Sequence[Mapping[str, Any]], results: list[dict[str, Any]]
+    ) -> AsyncIterator[Event]:
+        """Run the model's tool calls concurrently; results and events in call order."""
+        for call in calls:
+            yield ToolCall(str(call["id"]), str(call["name"]), dict(thaw(call.get("input", {}))))
+        wake = self._side_wake = asyncio.Event()
+        with session_scope(self):  # the tools' tasks copy it: `delegate` finds its parent
+            running = asyncio.gather(*(self._run_tool(c) for c in calls))
+        try:
+            while True:  # what the tools emit meanwhile is yielded as it happens
+                wake.clear()
+                while self.side_events:
+                    yield self.side_events.pop(0)
+                if running.done():
+                    break
+                waiter = asyncio.ensure_future(wake.wait())
+                either: set[asyncio.Future[Any]] = {running, waiter}
+                try:
+                    await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+                finally:  # also when the turn is cancelled here: no pending task left behind
+                    waiter.cancel()
+            outcomes = running.result()
+        finally:
+            self._side_wake = None
+            if not running.done():  # the caller stopped iterating: stop the tools too
+                running.cancel()
+                running.add_done_callback(_retrieve)  # its CancelledError is expected
+        for call, (content, is_error) in zip(calls, outcomes, strict=True):
+            results.append(tool_result_block(str(call["id"]), content, is_error))
+            yield ToolResult(str(call["id"]), str(call["name"]), content, is_error)
+
+    def emit(self, event: Event) -> None:
+        """Queue an event produced while tools run (e.g. a subagent's start, its nested events,
+        its finish); `send()` yields it live, ahead of the tool results of that round."""
+        self.side_events.append(event)
+        if self._side_wake is not None:
+            self._side_wake.set()
+
+    async def _run_tool(self, call: Mapping[str, Any]) -> tuple[str, bool]:
+        name = str(call["name"])
+        arguments = dict(thaw(call.get("input", {})))
+        handler = self.tool_handlers.get(name)
+        runner = self.prefix.runner(name)
+        try:
+            if handler is not None:
+                return _valid_text(await handler(arguments)), False
+            if runner is None:
+                return f"Error: unknown tool {name!r}", True
+            return _valid_text(await runner.invoke(arguments)), False
+        except Exception as exc:  # a tool's failure is the model's to handle, not a crash
+            return _valid_text(f"Error: {type(exc).__name__}: {exc}"), True
+
+    # ---- delegation ----------------------------------------------------------------------
+
+    async def delegate(
+        self, task: str, agent: str = "explorer", model: str | None = None
+    ) -> str:
+        """Run `task` in an isolated subagent (prefixlock.delegation) and return its summary.
+
+        The prefix is untouched; the transcript gets the call and the summary as a message
+        pair; the subagent's cost goes to `ledger.subagents`. Never raises for the subagent's
+        own failures (they come back as an error summary)."""
+        return (await delegate_from_session(self, task, agent=agent, model=model)).summary
+
+    def record_delegation(self, call: str, result: DelegationResult) -> None:
+        """A delegation made from code, as a turn of its own: the call (after any tool results
+        still owed to the model) and the summary are appended as a message pair, the result is
+        charged to the ledger, and the turn is written to the store at once, so a session that
+        ends right after it resumes with the pair."""
+        pending = self.state.take_pending()
+        self.transcript.append(Message.user([*pending, text_block(call)]))
+        self.transcript.append(Message.assistant(result.summary))
+        self.ledger.subagents.record(result)
+        self.state.turn += 1  # the store numbers it as a turn; a resumed one counts from there
+        self.recorder.turn_done()
+
+    async def ask(self, text: str, *, volatile: Sequence[str] = ()) -> str:
+        """Send a turn, drop the events, return the final text."""
+        final = ""
+        async for event in self.send(text, volatile=volatile):
+            if isinstance(event, TurnComplete):
+                final = event.text
+        return final
+
+    # ---- priced actions (prefixlock.guard.actions) ---------------------------------------
+    # An action that would lose cached tokens raises QuoteRequired unless it is given its
+    # quote (made for the current state) or policy="allow"; a quote for another state raises
+    # StaleQuote. On a cold cache it costs nothing extra and proceeds without a SwitchWarning.
+
+    def quote_switch(
+        self, model: str, *, next_message: str | None = None, task: Any = None
+    ) -> Quote:
+        """Price switching this session to `model` before doing it. `next_message` makes the
+        next-turn figures exact. The quote compares the switch with running the work in a
+        subagent on `model`: `task` (a prefixlock.guard.economics.TaskProfile) names that work; by
+        default it is one user turn like the recent ones (`quote.default_task`)."""
+        return self.actions.quote_switch(model, next_message=next_message, task=task)
+
+    def switch_model(
+        self, model: str, *, quote: Quote | None = None, policy: str | None = None
+    ) -> Quote:
+        """Move the session to `model`. A warm cache needs the quote (or policy='allow')."""
+        return self.actions.switch_model(model, quote=quote, policy=policy)
+
+    def quote_tools(
+        self,
+        tools: Iterable[ToolLike] | None = None,
+        *,
+        add: Iterable[ToolLike] | Tool | ToolSpec = (),
+        remove: Iterable[str] | str = (),
+        next_message: str | None = None,
+    ) -> Quote:
+        """Price a new tool set (the whole list, or tools added / removed by name)."""
+        prefix = self.actions.with_tools(tools, add, remove)
+        return self.actions.quote_move("tools", prefix, next_message)
+
+    def change_tools(
+        self,
+        tools: Iterable[ToolLike] | None = None,
+        *,
+        add: Iterable[ToolLike] | Tool | ToolSpec = (),
+        remove: Iterable[str] | str = (),
+        quote: Quote | None = None,
+        policy: str | None = None,
+    ) -> Quote:
+        """Move the session to a new tool set. A warm cache needs the quote (or policy)."""
+        prefix = self.actions.with_tools(tools, add, remove)
+        return self.actions.apply_move("tools", prefix, quote, policy)
+
+    def quote_prefix(self, prefix: FrozenPrefix, *, next_message: str | None = None) -> Quote:
+        """Price moving the session to another frozen prefix (system prompt and/or tools)."""
+        return self.actions.quote_move("prefix", prefix, next_message)
+
+    def change_prefix(
+        self, prefix: FrozenPrefix, *, quote: Quote | None = None, policy: str | None = None
+    ) -> Quote:
+        """Move the session to `prefix`. A warm cache needs the quote (or policy='allow')."""
+        return self.actions.apply_move("prefix", prefix, quote, policy)
+
+    def quote_effort(self, *, next_message: str | None = None, **changes: Any) -> Quote:
+        """Price a settings change (effort, TTL...): what it does to the cache."""
+        return self.actions.quote_effort(next_message, changes)
+
+    def change_effort(
+        self, *, quote: Quote | None = None, policy: str | None = None, **changes: Any
+    ) -> Quote:
+        """Apply a settings change. One that breaks a warm cache needs its quote (or policy)."""
+        return self.actions.change_effort(quote, policy, changes)
+
+    def quote_compaction(
+        self, *, placement: SummaryPlacement = "system", next_message: str | None = None
+    ) -> Quote:
+        """Price compacting now: the summary request plus the next turn on the new prefix."""
+        return self.actions.quote_compaction(placement, next_message)
+
+    async def compact(
+        self,
+        *,
+        instruction: str = DEFAULT_INSTRUCTION,
+        quote: Quote | None = None,
+        policy: str | None = None,
+        placement: SummaryPlacement = "system",
+    ) -> list[Event]:
+        """Summarize with a request that reads the cache, then move to the compacted prefix.
+
+        Returns the events (usage of the summary request, warnings, PrefixChanged).
+        """
+        return await self.actions.compact(
+            self._send_aside,
+            instruction=instruction,
+            quote=quote,
+            policy=policy,
+            placement=placement,
+        )
+
+    # ---- keep-alive (prefixlock.guard.keepalive_runner) ----------------------------------
+
+    @property
+    def keepalive(self) -> KeepAlive | None:
+        """The keep-alive settings and totals (None: pings are off; set None to stop them)."""
+        return self.pings.keepalive
+
+    @keepalive.setter
+    def keepalive(self, value: KeepAlive | None) -> None:
+        self.pings.keepalive = value
+
+    @property
+    def turn_in_flight(self) -> bool:
+        """A turn (or compaction) is running or waiting to send: pings skip meanwhile."""
+        return self.pings.turn_in_flight
+
+    def enable_keepalive(
+        self,
+        max_spend: Decimal | float | str = Decimal("0.50"),
+        *,
+        margin: float = 30.0,
+        max_idle: float | None = None,
+    ) -> KeepAlive:
+        """Turn keep-alive pings on (drive them with `await keepalive_tick()`). The cap is
+        for the whole session: pings already in the ledger (a resumed session's restored rows
+        included) count toward it."""
+        return self.pings.enable(max_spend, margin, max_idle)
+
+    def next_ping_at(self) -> float | None:
+        """When the next keep-alive ping is due (None: none will be)."""
+        return self.pings.next_ping_at()
+
+    async def keepalive_tick(self) -> list[Event]:
+        """Send a ping if one is due now and still pays; returns its KeepAlivePing event."""
+        return await self.pings.tick()
+
+    async def run_keepalive(self, stop: asyncio.Event, poll: float = 5.0) -> None:
+        """Ping in the background until `stop` is set (real time; tests use keepalive_tick)."""
+        await self.pings.run(stop, poll)
+
+
+def _check_text(value: object, where: str) -> None:
+    """What a user sends is text that UTF-8 can carry (a lone surrogate, e.g. from a file read
+    with errors="surrogateescape", cannot go on the wire): say so, not UnicodeEncodeError."""
+    if not isinstance(value, str):
+        raise UserError(f"expected text (str), got {type(value).__name__}", where=where)
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise UserError(
+            f"not valid Unicode text: a lone surrogate {value[exc.start]!r} at character "
+            f"{exc.start}",
+            where=where,
+        ) from None
+
+
+def _valid_text(text: str) -> str:
+    """A tool's output as text UTF-8 can carry: surrogate pairs joined, lone surrogates turned
+    into U+FFFD. (Tool output is data the model reads; one bad character must not fail the
+    turn.)"""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+    return text
+
+
+def _stop_reason(exc: BaseException) -> str:
+    """Why a stream stopped early, as its abandoned ledger row says."""
+    if isinstance(exc, GeneratorExit):
+        return "stopped"  # the caller stopped reading (break, aclose)
+    if isinstance(exc, asyncio.CancelledError):
+        return "cancelled"
+    return "failed"  # a fault (a cut stream whose retries ran out, an error event)
+
+
+def _retrieve(future: asyncio.Future[Any]) -> None:
+    """Mark a stopped future's outcome as seen (asyncio logs unseen exceptions)."""
+    if not future.cancelled():
+        future.exception()

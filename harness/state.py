@@ -1,0 +1,121 @@
+"""What a session is at a moment, and what it needs of the agent that made it.
+
+`SessionState` is the one place a session's changing parts live: the prefix, the provider (and
+so the model), the settings, the transcript, the ledger, the requests sent, the turn count, the
+tool results still owed to the model, the compactions and the events waiting for the next send.
+The session (`prefixlock.session.Session`) owns one and hands it to its collaborators (the guard
+tracker, the store recorder, the keep-alive runner, the priced actions) when it makes them, so
+they read and change it explicitly and none of them reaches back into the session.
+
+`SessionAgent` is what a session needs of its agent (`prefixlock.agent.Agent` is one), and so
+what resume needs to rebuild a session from the store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from .canonical import canonical_bytes, fingerprint
+from .clock import Clock
+from .events import Event
+from .ledger import Ledger
+from .prefix import FrozenPrefix
+from .prices import PriceTable
+from .providers import SDKProvider, SessionInfo
+from .settings import Settings, settings_dict
+from .transcript import Transcript
+from .wire import WireRequest
+
+if TYPE_CHECKING:
+    from .delegation import Delegator
+    from .guard.budget import CacheBudget
+    from .store.database import SessionStore
+
+
+class SessionAgent(Protocol):
+    """What a session needs of the agent that made it: the prefix it starts on, prices,
+    settings and clock, the cache-miss budget, the delegator, the store, and providers (a
+    switch, a resumed session's stored route)."""
+
+    @property
+    def prefix(self) -> FrozenPrefix: ...
+    @property
+    def prices(self) -> PriceTable: ...
+    @property
+    def settings(self) -> Settings: ...
+    @property
+    def clock(self) -> Clock: ...
+    @property
+    def base_url(self) -> str | None: ...
+    @property
+    def budget(self) -> CacheBudget | None: ...
+    @property
+    def delegator(self) -> Delegator | None: ...
+
+    def open_store(self) -> SessionStore | None:
+        """The agent's session store, opened once (None: the agent has none)."""
+        ...
+
+    def provider(self, model: str | None = None, base_url: str | None = None) -> SDKProvider:
+        """A provider for `model` (default: the agent's)."""
+        ...
+
+
+@dataclass(eq=False)
+class SessionState:
+    """A session's changing parts. Changed only by the session's loop and its collaborators."""
+
+    id: str
+    clock: Clock
+    prices: PriceTable
+    prefix: FrozenPrefix
+    settings: Settings
+    provider: SDKProvider
+    info: SessionInfo = field(init=False)
+    transcript: Transcript = field(default_factory=Transcript)
+    ledger: Ledger = field(init=False)
+    requests: list[WireRequest] = field(default_factory=list)  # the requests sent, in order
+    turn: int = 0
+    # Tool results not delivered yet (their request failed or hit a limit): sent in front of
+    # the next user message.
+    pending_results: list[dict[str, Any]] = field(default_factory=list)
+    compactions: int = 0
+    # Events for the caller that arose outside a turn's stream (a warning of a priced action,
+    # an abandoned request's report): yielded before the next request.
+    queued_events: list[Event] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.info = SessionInfo(self.id)
+        self.ledger = Ledger(self.prices)
+
+    @property
+    def model(self) -> str:
+        return self.provider.model
+
+    @property
+    def previous_request(self) -> WireRequest | None:
+        return self.requests[-1] if self.requests else None
+
+    def take_queued(self) -> list[Event]:
+        events, self.queued_events = self.queued_events, []
+        return events
+
+    def take_pending(self) -> list[dict[str, Any]]:
+        pending, self.pending_results = self.pending_results, []
+        return pending
+
+    def fingerprint(self) -> str:
+        """What a quote is valid for: requests sent, messages, route, prefix, settings and
+        compactions. Any of them changing makes a quote stale."""
+        data = canonical_bytes(
+            [
+                len(self.requests),
+                len(self.transcript),
+                self.provider.route.label,
+                self.prefix.fingerprint,
+                settings_dict(self.settings),
+                self.compactions,
+            ]
+        )
+        return fingerprint(data)

@@ -1,0 +1,199 @@
+"""Resume: a Session rebuilt from the store, so that its next request reads the cache.
+
+`resume_session(agent, id)` loads stored session `id` and continues it from its last completed
+turn: the stored prefix (its tools run by the agent's functions of the same names), transcript,
+turn count and settings come back, the ledger gets the stored rows, and the guard replays the
+stored requests, so the first request after the resume is predicted as it would have been
+without the stop. The last stored request is rebuilt from the restored parts: equal bytes
+(`Session.resume_verified`) mean the next request extends it exactly. When the resuming agent's
+prefix differs from the stored one, the session stays on the stored one (that is what reads the
+cache) and its first send says so (`ResumedPrefixDiffers`, with the quote of moving).
+
+`refuse_stored_id` keeps a new session from taking a stored session's id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..canonical import canonical_bytes
+from ..delegation import DelegationResult
+from ..errors import ProviderError, UserError
+from ..events import ResumedPrefixDiffers
+from ..guard.actions import hypothetical_request
+from ..guard.quote import Quote
+from ..guard.tracker import chat_echo
+from ..ledger import LedgerRow
+from ..prefix import FrozenPrefix
+from ..providers import Reply
+from ..session import Session
+from ..settings import settings_from
+from ..state import SessionAgent
+from ..transcript import Message, Transcript
+from ..wire import WireRequest
+from .database import LoadedSession, StoredRequest, StoreError, UnknownSessionError, UsageRow
+
+
+def resume_session(agent: SessionAgent, session_id: str) -> Session:
+    """A Session continuing stored session `session_id` from its last completed turn."""
+    store = agent.open_store()
+    if store is None:
+        raise UserError("resume needs a session store: Agent(..., store=SessionStore(path))")
+    loaded = store.load(session_id)
+    route = str(loaded.record.meta.get("route") or loaded.record.model)
+    if route.rpartition(":")[2] != loaded.record.model:
+        route = loaded.record.model  # a store written before the route was kept up to date
+    session = Session(agent, session_id, agent.provider(route))
+    _restore(session, loaded)
+    _note_resumed_prefix(session)
+    return session
+
+
+def refuse_stored_id(agent: SessionAgent, session_id: str) -> None:
+    """A new session may not take the id of a stored one: its turns would be written over the
+    stored session's messages. Continuing that session is `agent.resume(id)`."""
+    store = agent.open_store()
+    if store is None:
+        return
+    try:
+        store.session(session_id)
+    except UnknownSessionError:
+        return
+    raise StoreError(
+        f"session {session_id!r} is already stored: continue it with agent.resume("
+        f"{session_id!r}), or start a new session under another id",
+        where=str(store.path),
+    )
+
+
+def _restore(session: Session, loaded: LoadedSession) -> None:
+    """Take over a stored session: prefix, transcript, turn count, ledger, guard state."""
+    state = session.state
+    agent_prefix = session.agent_prefix
+    runners = [agent_prefix.runner(t.name) for t in agent_prefix.tools]
+    state.prefix = FrozenPrefix.from_dict(loaded.prefix, [r for r in runners if r is not None])
+    state.transcript = Transcript([Message.from_dict(m) for m in loaded.messages])
+    state.turn = loaded.record.turns
+    state.settings = settings_from(loaded.record.settings, state.settings)
+    _restore_ledger(session)
+    session.recorder.resumed()  # what the session holds now is stored already
+    last = loaded.last_request
+    if last is None:
+        _replay_before_move(session, loaded.earlier_requests)
+        return
+    msgs = state.transcript.messages
+    if len(loaded.message_turns) == len(msgs):
+        # Only the messages of turns up to that request's: later turns that sent nothing
+        # (code-path delegations) appended their pairs after it.
+        msgs = msgs[: sum(1 for t in loaded.message_turns if t <= last.turn)]
+    reply = msgs[-1] if msgs and msgs[-1].role == "assistant" else None
+    if reply is not None:
+        msgs = msgs[:-1]
+    # Rebuild that request from the restored prefix, transcript and settings: equal bytes
+    # mean the next request extends it exactly, so it will read what it cached.
+    again: WireRequest | None
+    try:
+        again = hypothetical_request(
+            last.api, last.model, state.prefix, state.settings, msgs, state.info
+        )
+    except (ValueError, KeyError, TypeError):
+        again = None
+    verified = again is not None and again.body_bytes == canonical_bytes(last.body)
+    session.resume_verified = verified
+    # The last request's units tell the guard what is cached. Equal bytes give equal units,
+    # so a verified rebuild's (computed incrementally) spare hashing the body again.
+    if again is not None and verified:
+        units = again.units
+    else:
+        units = WireRequest(last.api, last.model, last.path, last.body).recomputed_units()
+    req = WireRequest(
+        last.api, last.model, last.path, last.body, units, last.cache_key,
+        {"prefix": state.prefix.fingerprint, "session": state.id, "resumed": True},
+    )
+    echo: Mapping[str, Any] | None = None
+    if reply is not None:
+        # That request's reply: DeepSeek stored a unit through it, as observed live.
+        echo = chat_echo(req, Reply(reply.blocks, "end_turn", last.usage))
+    session.tracker.replay(req, last.usage, last.time, echo)
+    session.tracker.replayed()
+    state.requests.append(req)
+    state.ledger.restore((), last=req)
+
+
+def _restore_ledger(session: Session) -> None:
+    """The ledger answers for the whole stored session, not only what follows the resume:
+    its rows come back from the store's usage rows (no request body is rebuilt), and the
+    subagent runs charged to it."""
+    store = session.store
+    if store is None:
+        return
+    ledger = session.ledger
+    ledger.restore(ledger_row(r) for r in store.usage_rows(session.id))
+    runs = [DelegationResult.from_dict(d) for d in store.subagents(session.id)]
+    ledger.subagents.results[:0] = runs
+
+
+def _replay_before_move(session: Session, earlier: Sequence[StoredRequest]) -> None:
+    """Nothing was sent on the current prefix before the stop (the last event moved the
+    session: a compaction, a tool or prefix change). The guard learns what the cache holds
+    from the requests before the move, seen again in order as the live session saw them, so
+    the first request after the resume is predicted as it would have been without the stop
+    (a hit on what the new prefix shares with them while within its TTL), not as a full
+    miss. The store hands back those that may still hold entries (store.EARLIER_*)."""
+    tracker = session.tracker
+    last: WireRequest | None = None
+    for r in earlier:
+        units = WireRequest(r.api, r.model, r.path, r.body).recomputed_units()
+        # Not the current prefix: a keep-alive ping does not keep it warm, as live.
+        meta: dict[str, Any] = {"prefix": "(before the move)", "session": session.id}
+        meta["resumed"] = True
+        if r.kind != "turn":
+            meta["kind"] = r.kind  # summary, ping: as the live request's meta said
+        req = WireRequest(r.api, r.model, r.path, r.body, units, r.cache_key, meta)
+        tracker.replay(req, r.usage, r.time)
+        if r.kind == "summary":
+            tracker.guard.forget_last()  # a compaction starts a new lineage, as it did live
+        if r.kind not in ("ping", "abandoned"):  # its messages are not in the transcript
+            last = req
+    tracker.replayed()
+    if last is not None:
+        session.state.requests.append(last)
+        session.ledger.restore((), last=last)
+
+
+def _note_resumed_prefix(session: Session) -> None:
+    """The resume kept the stored prefix (it keeps the cache): when the agent's differs,
+    the first send says so before its request, with the quote of moving (the user
+    decides; nothing moves silently, in either direction)."""
+    session.resumed = True
+    if not session.resumed_prefix_differs:
+        return
+    quote: Quote | None
+    try:
+        quote = session.quote_prefix(session.agent_prefix)
+    except (UserError, ProviderError):  # e.g. a model the price table does not know
+        quote = None
+    session.state.queued_events.append(
+        ResumedPrefixDiffers(session.prefix.fingerprint, session.agent_prefix.fingerprint, quote)
+    )
+
+
+def ledger_row(row: UsageRow) -> LedgerRow:
+    """A stored request's figures as a ledger row. The ceiling is what was read plus what the
+    guard counted as re-billed (after a model change the cache was the other model's: 0)."""
+    ceiling = 0 if row.cause == "model" else row.usage.cache_read + row.rebilled
+    return LedgerRow(
+        seq=row.seq,
+        time=row.time,
+        model=row.model,
+        api=row.api,
+        usage=row.usage,
+        cost=row.cost,
+        cost_without_cache=row.cost_without_cache,
+        ceiling=ceiling,
+        rebilled=row.rebilled if row.cause else 0,
+        cause=row.cause if row.rebilled else None,
+        predicted_read=row.predicted_read,
+        meta={} if row.kind == "turn" else {"kind": row.kind},
+    )
