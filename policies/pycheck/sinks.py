@@ -65,6 +65,9 @@ class SinkCheck:
         self.anthropic = AnthropicBreakpoints(ctx, ev)
         self.openai = OpenAIBreakpoints(ctx, ev)
         self.move = MoveFix(ctx, ev)
+        # The calls and dicts of each statement, in walk order: a statement is checked in
+        # two passes, and a loop's body twice in each.
+        self._sites: dict[int, list[ast.Call | ast.Dict]] = {}
 
     def statement(self, stmt: ast.stmt, env: dict[str, Taints]) -> None:
         if isinstance(stmt, _COMPOUND):
@@ -99,10 +102,14 @@ class SinkCheck:
             self.layout.check(stmt.value, env)
 
     def _expressions(self, root: ast.AST, env: dict[str, Taints]) -> None:
-        for node in walk_no_defs(root):
+        sites = self._sites.get(id(root))
+        if sites is None:
+            sites = self._sites[id(root)] = [
+                n for n in walk_no_defs(root) if isinstance(n, (ast.Call, ast.Dict))]
+        for node in sites:
             if isinstance(node, ast.Call):
                 self.check_call(node, env)
-            elif isinstance(node, ast.Dict):
+            else:
                 self.check_dict(node, env)
 
     def check_dict(self, node: ast.Dict, env: dict[str, Taints]) -> None:
