@@ -1,0 +1,132 @@
+"""The Python check's driver: parse a file, wire the analyses together and run their passes.
+
+Passes: the module body once; every function twice so that summaries settle (the second round
+also checks sinks, so that a parameter reaching one is known to callers analysed first); then
+the reporting pass over the module and every function. Raises PL901 (a syntax error) and PL903
+(a file that cannot be parsed); the analyses raise the rest.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from dataclasses import replace
+
+from prefixlock.prices import PriceTable
+
+from ..findings import Finding, Fix, source_lines
+from .context import Context, Scope
+from .flow import Flow
+from .sinks import SinkCheck
+from .syntax import Function
+from .taint import EMPTY, Evaluator, Summary, Taints
+
+
+class Analysis:
+    """Runs the passes of one module's analysis."""
+
+    def __init__(self, tree: ast.Module, ctx: Context) -> None:
+        self.tree = tree
+        self.ctx = ctx
+        self.ev = Evaluator(ctx)
+        sinks = SinkCheck(ctx, self.ev)
+        self.ev.argument_sink = sinks.argument
+        self.flow = Flow(ctx, self.ev, sinks.statement)
+
+    def functions(self) -> Iterator[tuple[str, str | None, Function]]:
+        """(summary key, class, def) of each module-level function and method."""
+        for stmt in self.tree.body:
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                yield stmt.name, None, stmt
+            elif isinstance(stmt, ast.ClassDef):
+                for sub in stmt.body:
+                    if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        yield f"{stmt.name}.{sub.name}", stmt.name, sub
+
+    def run(self) -> list[Finding]:
+        ctx, ev, flow = self.ctx, self.ev, self.flow
+        for key, cls, fn in self.functions():
+            params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]]
+            ev.summaries[key] = Summary(params, is_method=cls is not None)
+            if cls is None:
+                ev.summaries.setdefault(fn.name, ev.summaries[key])
+        for stmt in self.tree.body:
+            if isinstance(stmt, ast.ClassDef):
+                cenv = ev.class_env.setdefault(stmt.name, {})
+                for sub in stmt.body:
+                    if isinstance(sub, ast.Assign):
+                        for t in sub.targets:
+                            if isinstance(t, ast.Name):
+                                cenv[t.id] = ev.ev(sub.value, {})
+        module_env: dict[str, Taints] = {}
+        ev.module_env = module_env
+        flow.run(self.tree.body, module_env, 0, EMPTY)
+        for round_ in range(2):  # summaries settle over two rounds
+            # The second round also finds which parameters reach a sink, so that callers
+            # analysed before their callee still see it in the reporting pass.
+            ctx.checking = round_ == 1
+            for key, cls, fn in self.functions():
+                ev.summaries[key].returns = EMPTY
+                flow.function(key, cls, fn)
+        ctx.checking = ctx.reporting = True
+        ctx.scope = Scope()
+        flow.run(self.tree.body, dict(module_env), 0, EMPTY)
+        flow.module_lists = dict(ctx.scope.list_literals)
+        for key, cls, fn in self.functions():
+            flow.function(key, cls, fn)
+        return ctx.findings.in_order()
+
+
+def check_python(path: str, text: str, model: str | None = None,
+                 prices: PriceTable | None = None) -> list[Finding]:
+    """Lint one Python source file. A syntax error is a PL901 finding."""
+    lines = source_lines(text)
+    try:
+        tree = ast.parse(text, filename=path)
+    except SyntaxError as exc:
+        line = exc.lineno or 1
+        return [Finding(path, line, (exc.offset or 1), "PL901", f"syntax error: {exc.msg}",
+                        source_line=lines[line - 1] if 0 < line <= len(lines) else "")]
+    except ValueError as exc:  # null bytes
+        return [Finding(path, 1, 1, "PL903", f"cannot parse: {exc}")]
+    if not _interesting(text):
+        return []
+    found = Analysis(tree, Context.of(path, tree, lines, model, prices)).run()
+    return found if text.isascii() else _char_columns(found, lines)
+
+
+def _char_columns(findings: list[Finding], lines: list[str]) -> list[Finding]:
+    """Findings and fix edits with columns in characters, as editors, SARIF
+    (`unicodeCodePoints`) and `apply_edits` count them; the AST counts UTF-8 bytes, so on a
+    line with non-ASCII text before the spot the two differ."""
+
+    def col(line: int, byte_col: int) -> int:
+        if not 0 < line <= len(lines) or lines[line - 1].isascii():
+            return byte_col
+        return len(lines[line - 1].encode("utf-8")[:byte_col].decode("utf-8", "ignore"))
+
+    fixes: dict[int, Fix] = {}  # a fix shared by several findings stays one object
+
+    def convert(fix: Fix) -> Fix:
+        if id(fix) not in fixes:
+            edits = tuple(replace(e, col=col(e.line, e.col), end_col=col(e.end_line, e.end_col))
+                          for e in fix.edits)
+            fixes[id(fix)] = replace(fix, edits=edits)
+        return fixes[id(fix)]
+
+    out = []
+    for f in findings:
+        end_col = None if f.end_col is None else col(f.end_line or f.line, f.end_col - 1) + 1
+        out.append(replace(f, col=col(f.line, f.col - 1) + 1, end_col=end_col,
+                           fix=None if f.fix is None else convert(f.fix)))
+    return out
+
+
+_HINTS = ("system", "tools", "instructions", "preamble", "messages", "prompt", "cache_control",
+          "role",
+          "input_schema", "parameters", "FrozenPrefix", "description")
+
+
+def _interesting(text: str) -> bool:
+    """Cheap pre-filter: a file that never mentions a prompt part cannot reach a sink."""
+    return any(h in text for h in _HINTS)

@@ -1,0 +1,123 @@
+"""What the analyses of one file share: the file's facts (path, lines, imports, string constants,
+the model and prices), where the walk stands (`Scope`), which pass runs, and the findings. Raises
+no rule itself; the analyses add their findings here."""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from prefixlock.prices import Price, PriceTable
+
+from ..findings import Finding
+from .syntax import Function, const_str, dotted, static_text
+from .taint import Summary
+
+
+@dataclass
+class Scope:
+    """Where the walk stands: the module's body, or a function's (or a function's nested in
+    it, which shares the enclosing function's `fn`, class and list literals)."""
+
+    fn: Function | None = None  # the module-level function or method walked
+    name: str | None = None  # the function whose body is walked: `fn` or one nested in it
+    cls: str | None = None
+    summary: Summary | None = None  # the walked function's, which its returns update
+    list_literals: dict[str, ast.List] = field(default_factory=dict)  # name = [...]
+    local_funcs: dict[str, list[Summary]] = field(default_factory=dict)  # nested defs by name
+    # The function's local names bound once by `name = value` and read once: the unsafe fix
+    # may edit such a value where it is built. Computed when a fix asks.
+    single_use: dict[str, ast.expr] | None = None
+
+    @property
+    def in_function(self) -> bool:
+        return self.fn is not None
+
+
+class Findings:
+    """The findings of one file, one per (code, line, column)."""
+
+    def __init__(self) -> None:
+        self._by_place: dict[tuple[str, int, int], Finding] = {}
+
+    def add(self, f: Finding) -> None:
+        key = (f.code, f.line, f.col)
+        old = self._by_place.get(key)
+        if old is None:
+            self._by_place[key] = f
+        elif old.fix is None and f.fix is not None:
+            # The same value reached a variable named like a prompt and then the request that
+            # can carry the fix: keep the first message, take the fix.
+            self._by_place[key] = old.with_(fix=f.fix)
+
+    def in_order(self) -> list[Finding]:
+        return sorted(self._by_place.values(), key=lambda f: (f.line, f.col, f.code))
+
+
+@dataclass
+class Context:
+    """One file under analysis. `checking`: the sinks are checked (the last summary round and
+    the reporting pass); `reporting`: taints that reach a sink become findings, with fixes."""
+
+    path: str
+    lines: list[str]
+    model: str | None
+    prices: PriceTable | None
+    imports: dict[str, str] = field(default_factory=dict)  # bound name -> dotted origin
+    modules: set[str] = field(default_factory=set)  # names bound by `import x` (not objects)
+    consts: dict[str, str] = field(default_factory=dict)  # module-level string constants
+    dict_consts: set[str] = field(default_factory=set)  # module-level dict literals
+    scope: Scope = field(default_factory=Scope)
+    checking: bool = False
+    reporting: bool = False
+    findings: Findings = field(default_factory=Findings)
+
+    @classmethod
+    def of(cls, path: str, tree: ast.Module, lines: list[str], model: str | None,
+           prices: PriceTable | None) -> Context:
+        ctx = cls(path, lines, model, prices)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for a in node.names:
+                    ctx.imports[a.asname or a.name.split(".")[0]] = (
+                        a.name if a.asname else a.name.split(".")[0]
+                    )
+                    ctx.modules.add(a.asname or a.name.split(".")[0])
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                for a in node.names:
+                    ctx.imports[a.asname or a.name] = f"{node.module}.{a.name}"
+        for stmt in tree.body:
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(
+                    stmt.targets[0], ast.Name):
+                name = stmt.targets[0].id
+                s = static_text(stmt.value, ctx.consts)
+                if s is not None:
+                    ctx.consts[name] = s
+                elif isinstance(stmt.value, ast.Dict):
+                    ctx.dict_consts.add(name)
+        return ctx
+
+    def qualname(self, node: ast.AST) -> str | None:
+        """The dotted name of `node` with its head resolved through the imports."""
+        d = dotted(node)
+        if d is None:
+            return None
+        head, _, rest = d.partition(".")
+        base = self.imports.get(head)
+        if base is None:
+            return d
+        return f"{base}.{rest}" if rest else base
+
+    def line(self, n: int) -> str:
+        return self.lines[n - 1] if 0 < n <= len(self.lines) else ""
+
+    def price(self, model: ast.expr | None) -> Price | None:
+        """The price of the model a request names as a literal, else of the configured one."""
+        name = const_str(model) or self.model
+        return self.prices.lookup(name) if (self.prices and name) else None
+
+    def flag(self, node: ast.AST, code: str, message: str, severity: str = "") -> None:
+        """A finding at `node` (its first character), with the rule's severity unless given."""
+        line = getattr(node, "lineno", 1)
+        self.findings.add(Finding(self.path, line, getattr(node, "col_offset", 0) + 1, code,
+                                  message, severity=severity, source_line=self.line(line)))

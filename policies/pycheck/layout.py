@@ -1,0 +1,93 @@
+"""The prompt layout check: the stable part of a prompt should come before what changes.
+
+A prompt is read as pieces in order: static text (literals, module-level string constants),
+mode-dependent text (a conditional expression, a lookup in a module-level dict), volatile values
+and dynamic ones (parameters, file contents). Raises PL301 (dynamic content before 200 or more
+static characters) and PL302 (a prompt that starts with mode-dependent text).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from .context import Context
+from .syntax import const_str, dict_get
+from .taint import DYNAMIC, VOLATILE, Evaluator, Taints, kinds
+
+Piece = tuple[str, int, ast.AST]  # kind, static characters, node
+
+
+class LayoutCheck:
+    """Checks the order of a prompt's pieces."""
+
+    def __init__(self, ctx: Context, ev: Evaluator) -> None:
+        self.ctx = ctx
+        self.ev = ev
+
+    def pieces(self, node: ast.AST, env: dict[str, Taints]) -> list[Piece]:
+        ctx = self.ctx
+        if isinstance(node, ast.JoinedStr):
+            out: list[Piece] = []
+            for v in node.values:
+                if isinstance(v, ast.FormattedValue):
+                    out.extend(self.pieces(v.value, env))
+                else:
+                    out.append(("static", len(const_str(v) or ""), v))
+            return out
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            return self.pieces(node.left, env) + self.pieces(node.right, env)
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "join" and node.args
+                and isinstance(node.args[0], (ast.List, ast.Tuple))):
+            res: list[Piece] = []
+            for e in node.args[0].elts:
+                res.extend(self.pieces(e, env))
+            return res
+        if isinstance(node, ast.List):
+            res = []
+            for e in node.elts:
+                if isinstance(e, ast.Dict):
+                    text = dict_get(e, "text")
+                    if text is not None:
+                        res.extend(self.pieces(text, env))
+                else:
+                    res.extend(self.pieces(e, env))
+            return res
+        s = const_str(node)
+        if s is not None:
+            return [("static", len(s), node)]
+        if isinstance(node, ast.Name) and node.id in ctx.consts and node.id not in env:
+            return [("static", len(ctx.consts[node.id]), node)]
+        if isinstance(node, ast.IfExp):
+            return [("mode", 0, node)]
+        if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
+                and node.value.id in ctx.dict_consts
+                and not isinstance(node.slice, ast.Constant)):
+            return [("mode", 0, node)]
+        found = kinds(self.ev.ev(node, env))
+        if found & VOLATILE:
+            return [("volatile", 0, node)]
+        if found & DYNAMIC:
+            return [("dynamic", 0, node)]
+        return [("static", 0, node)]
+
+    def check(self, node: ast.AST, env: dict[str, Taints]) -> None:
+        ps = [p for p in self.pieces(node, env) if not (p[0] == "static" and p[1] == 0
+                                                       and const_str(p[2]) == "")]
+        if not ps:
+            return
+        first = ps[0]
+        after = sum(n for k, n, _ in ps[1:] if k == "static")
+        if first[0] == "mode" and after > 0:
+            self.ctx.flag(first[2], "PL302",
+                          "the prompt starts with mode-dependent text; every mode gets its "
+                          f"own cache entry for the {after} static characters after it")
+        for i, (kind, _, n) in enumerate(ps):
+            if kind != "dynamic":
+                continue
+            rest = sum(k2 for kd, k2, _ in ps[i + 1:] if kd == "static")
+            if rest >= 200:
+                self.ctx.flag(n, "PL301",
+                              f"dynamic content comes before {rest} characters of static "
+                              "instructions; put the static part first")
+            break

@@ -1,0 +1,227 @@
+"""The sinks: where values become the cached prefix, and the findings of taints that reach one.
+
+Sinks are `system=`, `instructions=`, `system_prompt=`, `tools=` and `functions=` of a call (or
+of a request body written as a dict), system and developer messages, earlier messages of a
+literal message list, tool-spec dicts, tool descriptions, variables named like a system prompt
+and the return values of functions named like one that builds it. The newest message of a list
+and tool results are not sinks: volatile facts belong there. A parameter that reaches a sink
+goes into its function's summary, so that callers are checked too.
+
+Raises the taint rules: PL101-PL106 (a volatile value in the prefix) and PL201-PL203 (an
+unordered one); a request found here is also handed to the layout and breakpoint checks.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+
+from ..findings import Finding, Fix
+from ..rules import ERROR, NOTE, RULES, WARNING
+from .breakpoints import AnthropicBreakpoints, OpenAIBreakpoints
+from .context import Context
+from .fixes import MoveFix, taint_fix
+from .layout import LayoutCheck
+from .syntax import const_str, dict_get, dict_keys, walk_no_defs
+from .taint import CODE_OF, VOLATILE, Evaluator, Taints
+
+_SYSTEM_NAME = re.compile(
+    r"(?i)^(system|system_?prompt|system_?message|system_?text|sys_?prompt|instructions|"
+    r"preamble|developer_?(prompt|message))$"
+)
+_SYSTEM_FUNC = re.compile(
+    r"(?i)(system_?(prompt|message|text|instructions|block)|(^|_)(build|make|render|get|create|"
+    r"compose|load)_system$|^system$|^system_(for|of)(_|$)|instructions|preamble)"
+)
+# Calls that take prompt-like keywords but never send them (headers, logs, telemetry).
+_NOT_A_REQUEST = re.compile(r"(?i)(header|log|debug|print|metric|telemetry|trace|warn|span)")
+_TOOL_CALL = re.compile(r"(?i)(^|\.)(tool|toolspec|tool_spec|make_tool|function_tool)$")
+_PREFIX_KWARGS = {
+    "system": "system prompt",
+    "instructions": "instructions",
+    "system_prompt": "system prompt",
+    "tools": "tool definitions",
+    "functions": "tool definitions",
+}
+_COMPOUND = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try)
+
+
+@dataclass
+class Sink:
+    where: str
+    line: int
+    in_function: bool
+    move: Fix | None = None  # the unsafe fix that moves volatile lines to the newest turn
+
+
+class SinkCheck:
+    """Finds the sinks of each statement and reports the taints that reach them."""
+
+    def __init__(self, ctx: Context, ev: Evaluator) -> None:
+        self.ctx = ctx
+        self.ev = ev
+        self.layout = LayoutCheck(ctx, ev)
+        self.anthropic = AnthropicBreakpoints(ctx, ev)
+        self.openai = OpenAIBreakpoints(ctx, ev)
+        self.move = MoveFix(ctx, ev)
+        # The calls and dicts of each statement, in walk order: a statement is checked in
+        # two passes, and a loop's body twice in each.
+        self._sites: dict[int, list[ast.Call | ast.Dict]] = {}
+
+    def statement(self, stmt: ast.stmt, env: dict[str, Taints]) -> None:
+        if isinstance(stmt, _COMPOUND):
+            # Compound statements: their bodies are checked statement by statement.
+            heads: list[ast.AST] = []
+            if isinstance(stmt, (ast.For, ast.AsyncFor)):
+                heads = [stmt.iter]
+            elif isinstance(stmt, (ast.While, ast.If)):
+                heads = [stmt.test]
+            elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+                heads = [i.context_expr for i in stmt.items]
+            for h in heads:
+                self._expressions(h, env)
+            return
+        self._expressions(stmt, env)
+        scope = self.ctx.scope
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            value = stmt.value
+            for t in targets:
+                name = t.id if isinstance(t, ast.Name) else (
+                    t.attr if isinstance(t, ast.Attribute) else None)
+                if name and value is not None and _SYSTEM_NAME.match(name):
+                    self.report(self.ev.ev(value, env), Sink(f"system prompt ({name})",
+                                                             stmt.lineno, scope.in_function))
+                    self.layout.check(value, env)
+        if (isinstance(stmt, ast.Return) and stmt.value is not None
+                and scope.summary is not None and scope.name
+                and _SYSTEM_FUNC.search(scope.name)):
+            self.report(self.ev.ev(stmt.value, env),
+                        Sink(f"system prompt (returned by {scope.name}())", stmt.lineno, True))
+            self.layout.check(stmt.value, env)
+
+    def _expressions(self, root: ast.AST, env: dict[str, Taints]) -> None:
+        sites = self._sites.get(id(root))
+        if sites is None:
+            sites = self._sites[id(root)] = [
+                n for n in walk_no_defs(root) if isinstance(n, (ast.Call, ast.Dict))]
+        for node in sites:
+            if isinstance(node, ast.Call):
+                self.check_call(node, env)
+            else:
+                self.check_dict(node, env)
+
+    def check_dict(self, node: ast.Dict, env: dict[str, Taints]) -> None:
+        keys = dict_keys(node)
+        role = const_str(dict_get(node, "role"))
+        in_function = self.ctx.scope.in_function
+        if role in ("system", "developer"):
+            content = dict_get(node, "content")
+            self.report(self.ev.ev(content, env), Sink(f"{role} message", node.lineno,
+                                                       in_function))
+            if content is not None:
+                self.layout.check(content, env)
+        elif "name" in keys and keys & {"input_schema", "parameters", "inputSchema"}:
+            self.report(self.ev.ev(node, env), Sink("tool definition", node.lineno,
+                                                    in_function))
+        elif "model" in keys and keys & {"system", "messages", "instructions", "input"}:
+            # A request body built as a dict and splatted into the SDK call.
+            kw = {k: v for k in keys if (v := dict_get(node, k)) is not None}
+            price = self.ctx.price(kw.get("model"))
+            anthropic = price is not None and price.provider == "anthropic"
+            self.check_request(node, kw, env, anthropic)
+
+    def check_call(self, node: ast.Call, env: dict[str, Taints]) -> None:
+        q = self.ctx.qualname(node.func) or ""
+        if _NOT_A_REQUEST.search(q.rsplit(".", 1)[-1]):
+            return
+        kw = {k.arg: k.value for k in node.keywords if k.arg is not None}
+        if q.endswith("FrozenPrefix") and node.args and "system" not in kw:
+            kw["system"] = node.args[0]
+        if "description" in kw and _TOOL_CALL.search(q):
+            self.report(self.ev.ev(kw["description"], env),
+                        Sink("tool description", node.lineno, self.ctx.scope.in_function))
+        self.check_request(node, kw, env, q.endswith(("messages.create", "messages.stream")))
+
+    def check_request(self, node: ast.expr, kw: dict[str, ast.expr], env: dict[str, Taints],
+                anthropic: bool) -> None:
+        """The prefix parts of one request, given as call keywords or body-dict entries."""
+        move = self.move.build(kw, env)
+        for name, where in _PREFIX_KWARGS.items():
+            if name in kw:
+                self.report(self.ev.ev(kw[name], env),
+                            Sink(where, node.lineno, self.ctx.scope.in_function,
+                                 move if name in ("system", "instructions") else None))
+                if name in ("system", "instructions", "system_prompt"):
+                    self.layout.check(kw[name], env)
+        for name in ("messages", "input"):
+            if name in kw:
+                self.check_messages(kw[name], env)
+        if "system" in kw or "tools" in kw or "messages" in kw:
+            self.anthropic.check(node, anthropic, kw, env)
+        if not anthropic:
+            self.openai.check(node, kw, env)
+
+    def check_messages(self, value: ast.expr, env: dict[str, Taints]) -> None:
+        lst: ast.List | None = value if isinstance(value, ast.List) else None
+        if lst is None and isinstance(value, ast.Name):
+            lst = self.ctx.scope.list_literals.get(value.id)
+        if lst is None:
+            return
+        elts = lst.elts
+        for i, e in enumerate(elts):
+            if i == len(elts) - 1:
+                continue  # the newest turn: volatile facts belong here
+            if not isinstance(e, ast.Dict):
+                continue
+            role = const_str(dict_get(e, "role"))
+            if role in ("system", "developer"):
+                continue  # checked as a dict sink
+            content = dict_get(e, "content")
+            if content is None or _is_tool_result(content):
+                continue
+            self.report(self.ev.ev(content, env),
+                        Sink(f"earlier {role or 'message'} message {i}", e.lineno,
+                             self.ctx.scope.in_function))
+
+    def argument(self, ts: Taints, where: str, line: int) -> None:
+        """A call passes `ts` to a parameter that reaches the sink `where`."""
+        self.report(ts, Sink(where, line, self.ctx.scope.in_function))
+
+    def report(self, ts: Taints, sink: Sink) -> None:
+        if not ts:
+            return
+        ctx = self.ctx
+        summary = ctx.scope.summary
+        for t in ts:
+            if t.kind == "param" and summary is not None:
+                summary.param_sinks.setdefault(t.desc, sink.where)
+        if not ctx.reporting:
+            return
+        for t in sorted(ts, key=lambda t: (t.line, t.col, t.kind)):
+            code = CODE_OF.get(t.kind)
+            if code is None:
+                continue
+            msg = f"{t.desc} flows into the {sink.where} (line {sink.line})"
+            severity = ""
+            if t.once and sink.in_function and t.kind in VOLATILE:
+                severity = NOTE
+                msg += "; computed once at import, so it changes with every new process"
+            elif sink.where.startswith("tool") and RULES[code].severity == WARNING:
+                # Tool definitions come first in the prefix: a change there misses every level.
+                severity = ERROR
+                msg += "; tool definitions come first, so every cache level misses"
+            fix = taint_fix(t)
+            if fix is None and t.kind in VOLATILE:
+                fix = sink.move
+            ctx.findings.add(Finding(ctx.path, t.line, t.col + 1, code, msg, severity=severity,
+                                     end_line=t.end_line, end_col=t.end_col + 1,
+                                     source_line=ctx.line(t.line), fix=fix))
+
+
+def _is_tool_result(content: ast.expr) -> bool:
+    if isinstance(content, ast.List):
+        return all(isinstance(b, ast.Dict) and const_str(dict_get(b, "type")) in
+                   ("tool_result", "function_call_output") for b in content.elts)
+    return False

@@ -1,0 +1,88 @@
+"""Small readers of Python syntax trees that every analysis shares: dotted names, string literals,
+literal dict entries, a walk that stays out of nested definitions, and the text of a prompt written
+as constants. Raises no rule."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator, Mapping
+
+Function = ast.FunctionDef | ast.AsyncFunctionDef
+
+
+def dotted(node: ast.AST) -> str | None:
+    """`a.b.c` for a name or attribute chain, with `()` after a call inside it (`f().x`)."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    if isinstance(node, ast.Call):
+        inner = dotted(node.func)
+        if inner is not None:
+            parts.append(inner + "()")
+            return ".".join(reversed(parts))
+    return None
+
+
+def const_str(node: ast.AST | None) -> str | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    return None
+
+
+def dict_get(d: ast.Dict, key: str) -> ast.expr | None:
+    """The value of a literal dict's entry with the string key `key`."""
+    for k, v in zip(d.keys, d.values, strict=True):
+        if const_str(k) == key:
+            return v
+    return None
+
+
+def dict_keys(d: ast.Dict) -> set[str]:
+    return {s for k in d.keys if (s := const_str(k)) is not None}
+
+
+def walk_no_defs(node: ast.AST) -> Iterator[ast.AST]:
+    """`node` and what it contains, leaving out nested functions, classes and lambdas."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        for c in ast.iter_child_nodes(n):
+            if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
+                                  ast.Lambda)):
+                stack.append(c)
+
+
+def static_text(node: ast.expr | None, consts: Mapping[str, str]) -> str | None:
+    """The text of a prompt written with literals and module-level string constants (`+`,
+    `* n`, `.strip()`, a list of `{"text": ...}` blocks); None when any part of it is not."""
+    if node is None:
+        return None
+    s = const_str(node)
+    if s is not None:
+        return s
+    if isinstance(node, ast.Name) and node.id in consts:
+        return consts[node.id]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        a, b = static_text(node.left, consts), static_text(node.right, consts)
+        return None if a is None or b is None else a + b
+    if (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)
+            and isinstance(node.right, ast.Constant) and isinstance(node.right.value, int)):
+        a = static_text(node.left, consts)
+        return None if a is None else a * min(node.right.value, 10_000)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+            node.func.attr in ("strip", "lstrip", "rstrip")):
+        return static_text(node.func.value, consts)
+    if isinstance(node, ast.List):
+        parts: list[str] = []
+        for e in node.elts:
+            t = static_text(dict_get(e, "text"), consts) if isinstance(e, ast.Dict) else None
+            if t is None:
+                return None
+            parts.append(t)
+        return "".join(parts)
+    return None

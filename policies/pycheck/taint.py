@@ -1,0 +1,426 @@
+"""The taint analysis of expressions: which volatile or unordered values an expression carries.
+
+Sources mark values: clock readings, random ids, git output, directory listings, runtime
+statistics, sets, `json.dumps` without sorted keys, file contents and parameters. Attribute
+reads, f-strings, joins, containers, comprehensions and calls carry the marks; `sorted()` and
+scalar builtins clear the order marks; calls to functions of the same module apply their
+summaries. Raises no rule itself: a taint names the rule it becomes where it reaches a sink
+(`CODE_OF`: PL101-PL106 volatile, PL201-PL203 unordered), which `sinks` reports.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from .syntax import const_str, dotted
+
+if TYPE_CHECKING:
+    from .context import Context
+
+CODE_OF = {
+    "time": "PL101",
+    "date": "PL102",
+    "random": "PL103",
+    "vcs": "PL104",
+    "filetree": "PL105",
+    "runtime": "PL106",
+    "unordered": "PL201",
+    "json": "PL202",
+    "listing": "PL203",
+}
+VOLATILE = frozenset({"time", "date", "random", "vcs", "filetree", "runtime"})
+ORDER = frozenset({"unordered", "listing"})
+DYNAMIC = frozenset({"param", "file"})
+
+Span = tuple[int, int, int, int]
+
+
+@dataclass(frozen=True)
+class Taint:
+    kind: str
+    line: int
+    col: int
+    end_line: int
+    end_col: int
+    desc: str
+    once: bool = False  # computed at import time (module level)
+    fix_span: Span | None = None  # what to wrap in sorted()
+    fix_join: bool = False  # the iteration joins strings: sorting is safe
+
+
+Taints = frozenset[Taint]
+EMPTY: Taints = frozenset()
+
+
+def at(node: ast.AST, kind: str, desc: str, once: bool = False) -> Taint:
+    """A taint of `kind` whose source is `node`."""
+    return Taint(
+        kind,
+        getattr(node, "lineno", 1),
+        getattr(node, "col_offset", 0),
+        int(getattr(node, "end_lineno", None) or getattr(node, "lineno", None) or 1),
+        int(getattr(node, "end_col_offset", None) or 0),
+        desc,
+        once,
+    )
+
+
+def drop(ts: Taints, kinds: Iterable[str]) -> Taints:
+    k = set(kinds)
+    return frozenset(t for t in ts if t.kind not in k)
+
+
+def kinds(ts: Taints) -> set[str]:
+    return {t.kind for t in ts}
+
+
+def span(node: ast.expr) -> Span:
+    return (node.lineno, node.col_offset, node.end_lineno or node.lineno,
+            node.end_col_offset or 0)
+
+
+@dataclass
+class Summary:
+    """What calling a function of the module does to taints: what its return value carries
+    (a `param` taint stands for that argument's) and which parameters reach a sink."""
+
+    params: list[str]
+    returns: Taints = EMPTY
+    param_sinks: dict[str, str] = field(default_factory=dict)  # param -> where it ends up
+    is_method: bool = False
+
+
+# --- source tables ------------------------------------------------------------------------------
+
+_TIME = {
+    "datetime.datetime.now": "datetime.now()",
+    "datetime.datetime.utcnow": "datetime.utcnow()",
+    "datetime.datetime.today": "datetime.today()",
+    "time.time": "time.time()",
+    "time.time_ns": "time.time_ns()",
+    "time.ctime": "time.ctime()",
+    "time.localtime": "time.localtime()",
+    "time.gmtime": "time.gmtime()",
+    "time.asctime": "time.asctime()",
+    "arrow.now": "arrow.now()",
+    "arrow.utcnow": "arrow.utcnow()",
+    "pendulum.now": "pendulum.now()",
+}
+_DATE = {"datetime.date.today": "date.today()"}
+_RANDOM_PREFIXES = ("random.", "secrets.", "uuid.uuid1", "uuid.uuid4", "nanoid.", "shortuuid.")
+_RANDOM = {"os.urandom": "os.urandom()"}
+_RUNTIME = {
+    "os.getpid", "os.getppid", "os.getloadavg", "os.times", "time.perf_counter",
+    "time.perf_counter_ns", "time.monotonic", "time.monotonic_ns", "time.process_time",
+    "resource.getrusage", "shutil.disk_usage", "threading.active_count", "gc.get_count",
+    "tracemalloc.get_traced_memory", "os.cpu_times",
+}
+_LISTING = {"os.listdir", "os.scandir", "glob.glob", "glob.iglob", "os.walk"}
+_LISTING_METHODS = {"iterdir", "glob", "rglob", "walk"}
+_SUBPROCESS = {
+    "subprocess.run", "subprocess.check_output", "subprocess.Popen", "subprocess.call",
+    "subprocess.check_call", "subprocess.getoutput", "subprocess.getstatusoutput", "os.popen",
+    "os.system",
+}
+_VCS_OBJECTS = {"git.Repo", "pygit2.Repository", "dulwich.repo.Repo"}
+_SCALAR_BUILTINS = {
+    "len", "min", "max", "sum", "any", "all", "bool", "int", "float", "abs", "round",
+}
+_TIME_DIRECTIVES = re.compile(r"%[HIMSfpXcTrRsz]")
+_DATE_DIRECTIVES = re.compile(r"%[dFDxjaAbBheUWuwVG]")
+
+
+def _downgrade(ts: Taints) -> Taints:
+    """A clock reading reduced to its date."""
+    return frozenset(
+        replace(t, kind="date", desc=t.desc + " (date part)") if t.kind == "time" else t
+        for t in ts
+    )
+
+
+def _by_format(ts: Taints, fmt: str | None) -> Taints:
+    """A clock reading formatted with `fmt` (strftime directives)."""
+    if fmt is None or _TIME_DIRECTIVES.search(fmt):
+        return ts
+    if _DATE_DIRECTIVES.search(fmt):
+        return _downgrade(ts)
+    # Only year/month directives: changes rarely.
+    return drop(ts, {"time", "date"})
+
+
+def _listed(node: ast.Call, desc: str, once: bool) -> set[Taint]:
+    """A directory listing: which files it names, and their order (fixed by sorted())."""
+    return {at(node, "filetree", desc, once),
+            replace(at(node, "listing", desc, once), fix_span=span(node))}
+
+
+def _with_fix(ts: Taints, arg: ast.expr, join: bool) -> Taints:
+    """Unordered taints iterated as `arg`: wrapping `arg` in sorted() fixes them."""
+    where = span(arg)
+    return frozenset(
+        replace(t, fix_span=where, fix_join=join)
+        if t.kind == "unordered" and t.fix_span is None else t
+        for t in ts
+    )
+
+
+def _mentions_git(node: ast.Call) -> bool:
+    for a in node.args[:1]:
+        for sub in ast.walk(a):
+            s = const_str(sub)
+            if s is not None and (s == "git" or s.startswith("git ")):
+                return True
+    return False
+
+
+class Evaluator:
+    """The taints of expressions over an environment (name -> taints), and their binding to
+    assignment targets. Holds what the module's walk has learnt: the module-level names, the
+    attributes of each class (`self.x`) and the function summaries."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.module_env: dict[str, Taints] = {}
+        self.class_env: dict[str, dict[str, Taints]] = {}
+        self.summaries: dict[str, Summary] = {}
+        # Told of a call that passes a value to a parameter which reaches a sink (the value's
+        # taints, where the parameter ends up, the call's line), in the reporting pass.
+        self.argument_sink: Callable[[Taints, str, int], None] | None = None
+
+    def lookup(self, name: str, env: dict[str, Taints]) -> Taints:
+        if name in env:
+            return env[name]
+        return self.module_env.get(name, EMPTY)
+
+    def ev(self, node: ast.AST | None, env: dict[str, Taints]) -> Taints:
+        if node is None:
+            return EMPTY
+        m = getattr(self, "ev_" + type(node).__name__, None)
+        if m is not None:
+            result: Taints = m(node, env)
+            return result
+        out: set[Taint] = set()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                out |= self.ev(child, env)
+        return frozenset(out)
+
+    def union(self, nodes: Iterable[ast.AST | None], env: dict[str, Taints]) -> Taints:
+        out: set[Taint] = set()
+        for n in nodes:
+            out |= self.ev(n, env)
+        return frozenset(out)
+
+    def ev_Constant(self, node: ast.Constant, env: dict[str, Taints]) -> Taints:
+        return EMPTY
+
+    def ev_Name(self, node: ast.Name, env: dict[str, Taints]) -> Taints:
+        return self.lookup(node.id, env)
+
+    def ev_Lambda(self, node: ast.Lambda, env: dict[str, Taints]) -> Taints:
+        return EMPTY
+
+    def ev_Compare(self, node: ast.Compare, env: dict[str, Taints]) -> Taints:
+        return EMPTY
+
+    def ev_Attribute(self, node: ast.Attribute, env: dict[str, Taints]) -> Taints:
+        if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+            cls = self.ctx.scope.cls
+            if cls is not None:
+                return self.class_env.get(cls, {}).get(node.attr, EMPTY)
+            return EMPTY
+        base = self.ev(node.value, env)
+        if node.attr in ("year", "month"):
+            # A year or month in prose changes rarely; not a cache problem worth flagging.
+            return drop(base, {"time", "date"})
+        if node.attr in ("day", "weekday"):
+            return _downgrade(base)
+        return base
+
+    def ev_JoinedStr(self, node: ast.JoinedStr, env: dict[str, Taints]) -> Taints:
+        return self.union(node.values, env)
+
+    def ev_FormattedValue(self, node: ast.FormattedValue, env: dict[str, Taints]) -> Taints:
+        ts = self.ev(node.value, env)
+        if node.format_spec is not None and isinstance(node.format_spec, ast.JoinedStr):
+            spec = "".join(const_str(v) or "" for v in node.format_spec.values)
+            if "%" in spec:
+                ts = _by_format(ts, spec)
+        return ts
+
+    def ev_Set(self, node: ast.Set, env: dict[str, Taints]) -> Taints:
+        return self.union(node.elts, env) | {
+            at(node, "unordered", "a set literal", not self.ctx.scope.in_function)}
+
+    def ev_SetComp(self, node: ast.SetComp, env: dict[str, Taints]) -> Taints:
+        return self._comp(node, env) | {
+            at(node, "unordered", "a set comprehension", not self.ctx.scope.in_function)}
+
+    def ev_ListComp(self, node: ast.ListComp, env: dict[str, Taints]) -> Taints:
+        return self._comp(node, env)
+
+    def ev_GeneratorExp(self, node: ast.GeneratorExp, env: dict[str, Taints]) -> Taints:
+        return self._comp(node, env)
+
+    def ev_DictComp(self, node: ast.DictComp, env: dict[str, Taints]) -> Taints:
+        inner, out = self._generators(node.generators, env)
+        return frozenset(out | self.ev(node.key, inner) | self.ev(node.value, inner))
+
+    def _comp(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp,
+              env: dict[str, Taints]) -> Taints:
+        inner, out = self._generators(node.generators, env)
+        return frozenset(out | self.ev(node.elt, inner))
+
+    def _generators(self, generators: list[ast.comprehension],
+                    env: dict[str, Taints]) -> tuple[dict[str, Taints], set[Taint]]:
+        """A comprehension's scope after its `for` clauses, and the order taints of what they
+        iterate: those go to the result, the loop targets are bound without them."""
+        inner = dict(env)
+        out: set[Taint] = set()
+        for gen in generators:
+            it = self.ev(gen.iter, inner)
+            out |= {t for t in it if t.kind in ORDER}
+            self.bind(gen.target, drop(it, ORDER), inner, replace_=True)
+        return inner, out
+
+    def ev_Call(self, node: ast.Call, env: dict[str, Taints]) -> Taints:
+        q = self.ctx.qualname(node.func) or ""
+        args_t = self.union([*node.args, *(k.value for k in node.keywords)], env)
+        once = not self.ctx.scope.in_function
+        # Sources.
+        if q in _TIME:
+            return args_t | {at(node, "time", _TIME[q], once)}
+        if q in _DATE:
+            return args_t | {at(node, "date", _DATE[q], once)}
+        if q == "time.strftime" and len(node.args) == 1:
+            return _by_format(frozenset({at(node, "time", "time.strftime()", once)}),
+                              const_str(node.args[0]))
+        if q in _RANDOM or q.startswith(_RANDOM_PREFIXES):
+            return args_t | {at(node, "random", q + "()", once)}
+        if q in _RUNTIME or q.startswith("psutil."):
+            return args_t | {at(node, "runtime", q + "()", once)}
+        if q in _LISTING:
+            return args_t | _listed(node, q + "()", once)
+        if q in _VCS_OBJECTS:
+            return args_t | {at(node, "vcs", q + "()", once)}
+        if q in _SUBPROCESS and _mentions_git(node):
+            return args_t | {at(node, "vcs", "git output via " + q + "()", once)}
+        if q == "open" or (isinstance(node.func, ast.Attribute)
+                           and node.func.attr in ("read_text", "read_bytes")):
+            # A file's contents are not a listing, even when its path came from one.
+            recv_t = self.ev(node.func.value, env) if isinstance(node.func, ast.Attribute) \
+                else EMPTY
+            return drop(args_t | recv_t, {"filetree", "listing"}) | {
+                at(node, "file", "file contents", once)}
+        # Order-changing builtins.
+        if q == "sorted":
+            return drop(args_t, ORDER)
+        if q in _SCALAR_BUILTINS:
+            return drop(args_t, ORDER)
+        if q in ("set", "frozenset"):
+            return args_t | {at(node, "unordered", q + "()", once)}
+        if q in ("list", "tuple") and node.args:
+            return _with_fix(args_t, node.args[0], join=False)
+        if q == "json.dumps":
+            sk = next((k for k in node.keywords if k.arg == "sort_keys"), None)
+            if sk is not None and isinstance(sk.value, ast.Constant) and sk.value.value is True:
+                return args_t
+            if sk is not None and not isinstance(sk.value, ast.Constant):
+                return args_t
+            return args_t | {at(node, "json", "json.dumps() without sort_keys", once)}
+        # Methods.
+        if isinstance(node.func, ast.Attribute):
+            return self._method(node, node.func, args_t, env, once)
+        local = self.ctx.scope.local_funcs
+        if isinstance(node.func, ast.Name) and node.func.id in local:
+            out: set[Taint] = set()
+            for summ in local[node.func.id]:
+                out |= self.apply_summary(summ, node, env, skip_self=False)
+            return frozenset(out)
+        if isinstance(node.func, ast.Name) and node.func.id in self.summaries:
+            return self.apply_summary(self.summaries[node.func.id], node, env, skip_self=False)
+        return args_t
+
+    def _method(self, node: ast.Call, func: ast.Attribute, args_t: Taints,
+                env: dict[str, Taints], once: bool) -> Taints:
+        meth = func.attr
+        recv = self.ev(func.value, env)
+        # `.walk()`/`.glob()` of a path object; a module's function of that name
+        # (`ast.walk`) lists no files (os.walk and glob.glob are matched by name above).
+        module_call = isinstance(func.value, ast.Name) and func.value.id in self.ctx.modules
+        if meth in _LISTING_METHODS and not node.args[1:] and not module_call:
+            return recv | args_t | _listed(node, f".{meth}()", once)
+        if meth in ("now", "utcnow") and not node.args[1:]:
+            # A clock object's reading (datetime, arrow, pendulum, a Clock protocol).
+            desc = (dotted(func) or meth) + "()"
+            return recv | args_t | {at(node, "time", desc, once)}
+        if meth == "strftime":
+            return _by_format(recv, const_str(node.args[0]) if node.args else None)
+        if meth == "date":
+            return _downgrade(recv)
+        if meth == "join" and node.args:
+            return recv | _with_fix(self.ev(node.args[0], env), node.args[0], join=True)
+        if meth in ("sort",):
+            return EMPTY
+        if isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
+            summ = self.summaries.get(f"{self.ctx.scope.cls}.{meth}")
+            if summ is not None:
+                return self.apply_summary(summ, node, env, skip_self=True)
+        return recv | args_t
+
+    def apply_summary(self, summ: Summary, node: ast.Call, env: dict[str, Taints],
+                      skip_self: bool) -> Taints:
+        params = summ.params[1:] if (summ.is_method and skip_self) else summ.params
+        amap: dict[str, ast.expr] = dict(zip(params, node.args, strict=False))
+        for k in node.keywords:
+            if k.arg is not None:
+                amap[k.arg] = k.value
+        out: set[Taint] = set()
+        for t in summ.returns:
+            if t.kind == "param":
+                if t.desc in amap:
+                    out |= self.ev(amap[t.desc], env)
+            else:
+                out.add(t)
+        if self.ctx.reporting and summ.param_sinks and self.argument_sink is not None:
+            for p, where in summ.param_sinks.items():
+                if p in amap:
+                    self.argument_sink(self.ev(amap[p], env), where, node.lineno)
+        return frozenset(out)
+
+    # --- binding -------------------------------------------------------------------------------
+
+    def bind(self, target: ast.AST, ts: Taints, env: dict[str, Taints], replace_: bool) -> None:
+        """Bind `ts` to an assignment target: replacing what a name held, or adding to it."""
+        if isinstance(target, ast.Name):
+            env[target.id] = ts if replace_ else env.get(target.id, EMPTY) | ts
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            for e in target.elts:
+                self.bind(e, ts, env, replace_)
+        elif isinstance(target, ast.Starred):
+            self.bind(target.value, ts, env, replace_)
+        elif isinstance(target, ast.Attribute):
+            if isinstance(target.value, ast.Name) and target.value.id in ("self", "cls"):
+                self._bind_attr(target.attr, ts)
+            else:
+                base = dotted(target.value)
+                if base and "." not in base and "(" not in base:
+                    env[base] = env.get(base, self.lookup(base, env)) | ts
+        elif isinstance(target, ast.Subscript):
+            base = dotted(target.value)
+            if base and "(" not in base:
+                if base.startswith(("self.", "cls.")) and self.ctx.scope.cls is not None:
+                    self._bind_attr(base.split(".", 1)[1], ts)
+                else:
+                    env[base] = self.lookup(base, env) | ts
+
+    def _bind_attr(self, attr: str, ts: Taints) -> None:
+        """Add `ts` to the attribute `attr` of the walked method's class (`self.attr`)."""
+        cls = self.ctx.scope.cls
+        if cls is not None:
+            cenv = self.class_env.setdefault(cls, {})
+            cenv[attr] = cenv.get(attr, EMPTY) | ts
