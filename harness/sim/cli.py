@@ -12,15 +12,10 @@ cluster (`--executor ray [--address HOST:PORT]`). Heavy imports stay inside `run
 from __future__ import annotations
 
 import argparse
-import itertools
-import json
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from ..command import Command
@@ -173,6 +168,8 @@ def _umask_mode() -> int:
 
 def _check_output(path: str | None, where: str) -> None:
     """Refuse an output path that cannot be written before any work is done."""
+    from pathlib import Path
+
     if path is None:
         return
     target = Path(path)
@@ -185,6 +182,9 @@ def _check_output(path: str | None, where: str) -> None:
 
 
 def _write_atomic(path: str, data: bytes, where: str) -> None:
+    import tempfile
+    from pathlib import Path
+
     target = Path(path)
     try:
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".sim-", suffix=".tmp")
@@ -206,6 +206,8 @@ def _write_atomic(path: str, data: bytes, where: str) -> None:
 
 
 def _configs(args: argparse.Namespace, block_size: int) -> list[Any]:
+    import itertools
+
     from .models import arch, blocks_for_bytes, parse_bytes
     from .simulate import SimConfig
 
@@ -287,6 +289,9 @@ def _pct(x: float) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    import json
+    from dataclasses import replace
+
     import numpy as np
     from rich.console import Console
     from rich.table import Table
@@ -414,6 +419,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _plot(curve: Any, title: str, path: str) -> None:
+    import tempfile
+    from pathlib import Path
+
     try:
         import matplotlib
 
@@ -452,6 +460,9 @@ def _plot(curve: Any, title: str, path: str) -> None:
 
 
 def _matrix(args: argparse.Namespace, console: Any) -> int:
+    import json
+    from dataclasses import replace
+
     from rich.table import Table
 
     from .matrix import run_matrix, summary
