@@ -12,7 +12,6 @@ and what is wrong, or, with `skip_bad=True`, is skipped and counted in `Trace.sk
 
 from __future__ import annotations
 
-import gzip
 import io
 import json
 import os
@@ -132,6 +131,8 @@ def open_text(path: str | os.PathLike[str]) -> io.TextIOBase:
     p = Path(path)
     try:
         if p.suffix == ".gz":
+            import gzip
+
             return gzip.open(p, "rt", encoding="utf-8")
         return open(p, encoding="utf-8")
     except OSError as exc:
