@@ -401,9 +401,9 @@ def run(args: argparse.Namespace) -> int:
             c = max(1, int(top * frac))
             tr_, br_ = curve.at(c)
             points.append((f"{c:,}", f"{frac:.1%}", _pct(tr_), _pct(br_)))
-        header = ("capacity (blocks)", "share of unique", "hit (tokens)", "hit (blocks)")
+        columns = ("capacity (blocks)", "share of unique", "hit (tokens)", "hit (blocks)")
         print()
-        print(_table("LRU hit rate at every capacity (one pass)", header, points, left=0))
+        print(_table("LRU hit rate at every capacity (one pass)", columns, points, left=0))
     if args.json_out:
         assert curve is not None
         idx = np.unique(np.geomspace(1, len(curve.capacities), 600).astype(np.int64)) - 1
