@@ -1,36 +1,162 @@
 """`prefixlock`: the console script. Builds one argparse tree from the registered commands.
 
 User errors end here as one line on stderr and exit code 2; nothing prints from inside the core.
+
+Commands load lazily. The `prefixlock.commands` entry points are read from the installed
+distributions' metadata (no import of `importlib.metadata`, see `entry_point_values`), and only
+the chosen command's module is imported and its parser configured: `prefixlock sim --help`
+imports `prefixlock.sim.cli` and nothing of the other products. `prefixlock --help` lists every
+command's help line, read from its module without running the `__init__` of the package around
+it (see `_peek`): a command module imports only argparse-level code at its top, while a package
+(`prefixlock.agents`, `prefixlock.emulator`) may import its whole product on import.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
+import os
 import sys
-from collections.abc import Sequence
-from importlib.metadata import entry_points
-from typing import NoReturn
+from collections.abc import Callable, Sequence
+from types import ModuleType
+from typing import Any, NamedTuple, NoReturn
 
 from .command import Command
 from .errors import ProviderError, UserError
+
+GROUP = "prefixlock.commands"
 
 # The SDK's errors name a Python argument; on the command line, the flag that set it.
 _FLAGS = {"model": "--model", "base_url": "--base-url"}
 
 
-def _commands() -> dict[str, Command]:
-    found: dict[str, Command] = {}
-    for ep in entry_points(group="prefixlock.commands"):
+def entry_point_values(group: str) -> dict[str, str]:
+    """name -> value ('module:attr') of every entry point in `group`, found as
+    `importlib.metadata.entry_points(group=...)` finds them: the `*.dist-info` and `*.egg-info`
+    folders in the `sys.path` folders, the first distribution of a name winning. Importing
+    `importlib.metadata` (email, zipfile, csv, ...) costs more than the rest of
+    `prefixlock --help`. Zipped `sys.path` entries and eggs are not searched (no command comes
+    from one)."""
+    found: dict[str, str] = {}
+    seen: set[str] = set()
+    for folder in sys.path:
         try:
-            cmd = ep.load()
-        except ModuleNotFoundError as exc:
-            # A product that is not installed adds no command.
-            if exc.name and ep.module.startswith(exc.name):
+            children = os.listdir(folder or ".")
+        except OSError:  # a zip file, a folder that is gone
+            continue
+        for child in children:
+            stem, _, kind = child.rpartition(".")
+            if kind not in ("dist-info", "egg-info"):
                 continue
-            raise
-        if isinstance(cmd, Command):
-            found[ep.name] = cmd
-    return dict(sorted(found.items(), key=lambda kv: (kv[1].order, kv[0])))
+            dist = stem.partition("-")[0].replace("-", "_").replace(".", "_").lower()
+            if dist in seen:
+                continue
+            seen.add(dist)
+            where = os.path.join(folder or ".", child, "entry_points.txt")
+            try:
+                with open(where, encoding="utf-8") as fh:
+                    text = fh.read()
+            except OSError:  # no entry points (or an old-style .egg-info file)
+                continue
+            section = None
+            for line in text.splitlines():
+                line = line.strip()
+                if line.startswith("[") and line.endswith("]"):
+                    section = line[1:-1].strip()
+                elif section == group and "=" in line and not line.startswith(("#", ";")):
+                    name, _, value = line.partition("=")
+                    found.setdefault(name.strip(), value.strip())
+    return found
+
+
+def _find_spec(name: str) -> Any:
+    """The import spec of module `name`, found without running the `__init__` of a package
+    around it that is not imported yet (`importlib.util.find_spec` would run them). None: no
+    such module."""
+    if name in sys.modules:
+        return sys.modules[name].__spec__
+    parent = name.rpartition(".")[0]
+    path = None
+    if parent in sys.modules:
+        path = getattr(sys.modules[parent], "__path__", None)
+    elif parent:
+        outer = _find_spec(parent)
+        path = None if outer is None else outer.submodule_search_locations
+    if parent and path is None:
+        return None  # no such package
+    for finder in sys.meta_path:
+        find = getattr(finder, "find_spec", None)
+        spec = find(name, path, None) if find is not None else None
+        if spec is not None:
+            return spec
+    return None
+
+
+def _import(module: str) -> ModuleType | None:
+    """`module` imported; None if it is not installed (a product that is not installed adds no
+    command), while a missing import inside it is an error to show."""
+    try:
+        return importlib.import_module(module)
+    except ModuleNotFoundError as exc:
+        if exc.name and (module == exc.name or module.startswith(exc.name + ".")):
+            return None
+        raise
+
+
+def _peek(module: str) -> ModuleType | None:
+    """`module` as its own code defines it, without running the `__init__` of a package around
+    it that is not imported yet. Such a module is run under its name and taken out of
+    `sys.modules` again: the command that runs imports it properly, its package first. None:
+    not installed."""
+    parent = module.rpartition(".")[0]
+    if module in sys.modules or not parent or parent in sys.modules:
+        return _import(module)
+    spec = _find_spec(module)
+    if spec is None or spec.loader is None:
+        return None
+    from importlib.util import module_from_spec
+
+    mod = module_from_spec(spec)
+    sys.modules[module] = mod  # where dataclasses and typing look a module's names up
+    try:
+        spec.loader.exec_module(mod)
+    finally:
+        del sys.modules[module]
+    return mod
+
+
+class Registered(NamedTuple):
+    """One `prefixlock.commands` entry point, by its value 'module:attr'. Nothing is imported
+    until `load` (the command to run) or `peek` (its help line and order, for the listing)."""
+
+    value: str
+
+    @property
+    def module(self) -> str:
+        return self.value.partition(":")[0].strip()
+
+    def _attr(self, mod: ModuleType) -> Command | None:
+        obj: Any = mod
+        attr = self.value.partition(":")[2].partition("[")[0].strip()  # `[extras]` aside
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+        return obj if isinstance(obj, Command) else None
+
+    def load(self) -> Command | None:
+        """The command, its module imported. None: its product is not installed."""
+        mod = _import(self.module)
+        return None if mod is None else self._attr(mod)
+
+    def peek(self) -> Command | None:
+        """The command as its module defines it (for its help line and order), the packages
+        around the module not imported. None: its product is not installed."""
+        mod = _peek(self.module)
+        return None if mod is None else self._attr(mod)
+
+
+def _commands() -> dict[str, Registered]:
+    """Every registered command by name, nothing imported."""
+    return {name: Registered(value) for name, value in entry_point_values(GROUP).items()}
 
 
 class _Parser(argparse.ArgumentParser):
@@ -40,22 +166,74 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
-def build_parser() -> argparse.ArgumentParser:
+class _CommandParser(_Parser):
+    """A subcommand's parser, configured by its command only when it is used: parsing its
+    arguments (it is the chosen command) or printing its help."""
+
+    def __init__(self, *, load: Callable[[], Command | None], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self._load: Callable[[], Command | None] | None = load
+
+    def _configure(self) -> None:
+        if self._load is None:
+            return
+        load, self._load = self._load, None
+        cmd = load()
+        if cmd is None:  # registered, but its product's module is gone: no command
+            self.error("this command is not installed")
+        self.description = cmd.help
+        cmd.configure(self)
+        self.set_defaults(_run=cmd.run, _parser=self)
+
+    def add_subparsers(self, **kwargs: Any) -> Any:
+        # A command's own actions (`sessions list`) are plain parsers, configured at once.
+        kwargs.setdefault("parser_class", _Parser)
+        return super().add_subparsers(**kwargs)
+
+    def parse_known_args(  # type: ignore[override]
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        self._configure()
+        return super().parse_known_args(args, namespace)
+
+    def format_usage(self) -> str:
+        self._configure()
+        return super().format_usage()
+
+    def format_help(self) -> str:
+        self._configure()
+        return super().format_help()
+
+
+def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
+    """The parser of `argv`. When `argv` starts with a command's name (the usual case) only
+    that command is imported and added: argparse can choose no other. Otherwise
+    (`prefixlock --help`, no command, an unknown one, an option first) every installed command
+    is listed by its help line and order, and none is imported until argparse chooses it."""
     parser = _Parser(
         prog="prefixlock",
         description="Keep LLM prompt caches warm: run agents, price cache breaks, "
         "lint prompts and traces, simulate KV caches.",
     )
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, cmd in _commands().items():
-        p = sub.add_parser(name, help=cmd.help, description=cmd.help)
-        cmd.configure(p)
-        p.set_defaults(_run=cmd.run, _parser=p)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_CommandParser)
+    registered = _commands()
+    chosen = registered[argv[0]].load() if argv and argv[0] in registered else None
+    if chosen is not None:
+        sub.add_parser(argv[0], load=lambda: chosen)
+        return parser
+    listed: dict[str, tuple[Registered, Command]] = {}
+    for name, reg in registered.items():
+        spec = reg.peek()
+        if spec is not None:
+            listed[name] = (reg, spec)
+    for name, (reg, spec) in sorted(listed.items(), key=lambda kv: (kv[1][1].order, kv[0])):
+        sub.add_parser(name, help=spec.help, load=reg.load)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    parser = build_parser(argv)
     args, extra = parser.parse_known_args(argv)
     if extra:
         # Name the subcommand whose flags were wrong, so its --help is the one suggested.

@@ -1,4 +1,6 @@
-"""`prefixlock models` (the price table) and `prefixlock run` (one headless task).
+"""`prefixlock models` (the price table) and `prefixlock run` (one headless task); and the
+registration of `prefixlock demo`, whose module (prefixlock.demo) is too big to load for
+`prefixlock --help`.
 
 `run` sends one task to a model, runs its tool calls, prints the final answer and one summary
 line (tokens read / written / uncached, hit rate, cost, saved). With no API key for the model's
@@ -8,9 +10,12 @@ provider it runs on the in-process emulator (a scripted model) and says so on st
 from __future__ import annotations
 
 import argparse
-from decimal import Decimal
+from typing import TYPE_CHECKING
 
-from .command import Command
+from .command import Command, deferred
+
+if TYPE_CHECKING:
+    from decimal import Decimal
 
 
 def _configure_models(p: argparse.ArgumentParser) -> None:
@@ -289,4 +294,13 @@ def _run_run(args: argparse.Namespace) -> int:
 
 RUN_COMMAND = Command(
     "run one task headless and print the answer and its cost", _configure_run, _run_run, order=10
+)
+
+
+DEMO_COMMAND = deferred(
+    "prefixlock.demo",
+    help="run the offline demo: prefixlock vs a naive client, on a cache-aware and a crude server",
+    order=5,
+    configure="_configure",
+    run="_run",
 )

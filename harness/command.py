@@ -2,22 +2,42 @@
 points.
 
 Each product (`harness`, `agents`, `policies`, `tui`) registers its own subcommands in
-pyproject.toml, so the CLI never imports a package that `harness` must not depend on. A command
-module keeps heavy imports inside `run` so that `prefixlock --help` stays fast.
+pyproject.toml, so the CLI never imports a package that `harness` must not depend on.
+
+`prefixlock --help` reads every command's `help` and `order` from the module its entry point
+names (without the `__init__` of the package around it, see prefixlock.cli), so a command module
+imports only argparse-level code at its top; heavy imports stay inside `configure` and `run`,
+which run for the chosen command only. A command whose module is not light (`prefixlock demo`)
+is registered from a light one with `deferred`.
 """
 
 from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from dataclasses import dataclass
+from importlib import import_module
+from typing import NamedTuple
 
 
-@dataclass(frozen=True)
-class Command:
+class Command(NamedTuple):
     """One subcommand: its help line, how it adds its arguments, and what it runs."""
 
     help: str
     configure: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace], int]
     order: int = 50  # position in `prefixlock --help`
+
+
+def deferred(
+    module: str, *, help: str, order: int = 50, configure: str = "configure", run: str = "run"
+) -> Command:
+    """A command whose `configure` and `run` are functions of `module`, imported only when the
+    command is chosen: its help line and order cost nothing to list."""
+
+    def configure_(parser: argparse.ArgumentParser) -> None:
+        getattr(import_module(module), configure)(parser)
+
+    def run_(args: argparse.Namespace) -> int:
+        return int(getattr(import_module(module), run)(args))
+
+    return Command(help, configure_, run_, order)

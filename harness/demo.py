@@ -23,8 +23,6 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .command import Command
-
 if TYPE_CHECKING:
     from .emulator import Emulator, EmulatorConfig, RecordedRequest
     from .prices import PriceTable
@@ -627,11 +625,3 @@ def _run(args: argparse.Namespace) -> int:
                 f"{Path(args.trace_dir) / 'naive-cache-aware.jsonl'})"
             )
     return 0
-
-
-COMMAND = Command(
-    help="run the offline demo: prefixlock vs a naive client, on a cache-aware and a crude server",
-    configure=_configure,
-    run=_run,
-    order=5,
-)

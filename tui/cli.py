@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from prefixlock.command import Command
 
 if TYPE_CHECKING:  # typing only: the backend's imports are heavy, `prefixlock --help` stays fast
+    from pathlib import Path
+
     from .backend import BackendOptions
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
+    from pathlib import Path
+
     p.add_argument(
         "--model",
         default=None,
@@ -50,6 +53,8 @@ def _configure(p: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     # Heavy imports here so `prefixlock --help` stays fast.
+    from pathlib import Path
+
     from prefixlock.errors import UserError
 
     from .app import ChatApp

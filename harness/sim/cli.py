@@ -12,15 +12,10 @@ cluster (`--executor ray [--address HOST:PORT]`). Heavy imports stay inside `run
 from __future__ import annotations
 
 import argparse
-import itertools
-import json
 import os
 import sys
-import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from ..command import Command
@@ -173,6 +168,8 @@ def _umask_mode() -> int:
 
 def _check_output(path: str | None, where: str) -> None:
     """Refuse an output path that cannot be written before any work is done."""
+    from pathlib import Path
+
     if path is None:
         return
     target = Path(path)
@@ -185,6 +182,9 @@ def _check_output(path: str | None, where: str) -> None:
 
 
 def _write_atomic(path: str, data: bytes, where: str) -> None:
+    import tempfile
+    from pathlib import Path
+
     target = Path(path)
     try:
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".sim-", suffix=".tmp")
@@ -206,6 +206,8 @@ def _write_atomic(path: str, data: bytes, where: str) -> None:
 
 
 def _configs(args: argparse.Namespace, block_size: int) -> list[Any]:
+    import itertools
+
     from .models import arch, blocks_for_bytes, parse_bytes
     from .simulate import SimConfig
 
@@ -286,15 +288,29 @@ def _pct(x: float) -> str:
     return f"{100 * x:.2f}%"
 
 
+def _table(
+    title: str, header: Sequence[str], rows: Sequence[Sequence[str]], left: int = 1
+) -> str:
+    """A plain text table, the first `left` columns left-aligned and the others right-aligned.
+    Printed whole, never cut to the terminal's width; the simulator needs no console library."""
+    widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(
+            cell.ljust(w) if i < left else cell.rjust(w)
+            for i, (cell, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
+    return "\n".join([title, line(header), line(["-" * w for w in widths]), *map(line, rows)])
+
+
 def run(args: argparse.Namespace) -> int:
+    import json
+    from dataclasses import replace
+
     import numpy as np
-    from rich.console import Console
-    from rich.table import Table
 
     show = not args.no_progress and sys.stderr.isatty()
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=150)  # files and pipes get the whole table, not 80 columns
     # Flags checked before any work, so a typo never costs a whole replay.
     _check_output(args.json_out, "--json")
     _check_output(args.plot, "--plot")
@@ -307,10 +323,9 @@ def run(args: argparse.Namespace) -> int:
     if args.seed < 0:
         raise UserError(f"must be >= 0, got {args.seed}", where="--seed")
     if args.trace == "matrix":
-        return _matrix(args, console)
+        return _matrix(args)
     from .backend import get_backend
     from .simulate import lru_curve, simulate
-    from .sweep import run_sweep
 
     backend = get_backend(args.backend)
     if args.limit < 0:
@@ -331,6 +346,8 @@ def run(args: argparse.Namespace) -> int:
         with _progress(show, "simulating (requests)", trace.requests) as tick:
             results = [simulate(trace, configs[0], backend, on_progress=tick)]
     else:
+        from .sweep import run_sweep  # processes or Ray: only for a sweep
+
         with _progress(show, "sweep", len(configs)) as tick:
             results = run_sweep(
                 trace,
@@ -341,12 +358,12 @@ def run(args: argparse.Namespace) -> int:
                 on_done=tick,
                 backend=backend.name,
             )
-    table = Table(
-        title=f"{trace.name}: {trace.requests:,} requests, "
+    title = (
+        f"{trace.name}: {trace.requests:,} requests, "
         f"{trace.references:,} blocks of {trace.block_size} tokens"
         + (f", {trace.skipped} bad lines skipped" if trace.skipped else "")
     )
-    for col in (
+    header = (
         "config",
         "hit tok",
         "hit blk",
@@ -355,36 +372,38 @@ def run(args: argparse.Namespace) -> int:
         "TTFT mean/p99 s",
         "load max/mean req|tok",
         "$ (no cache $)",
-    ):
-        table.add_column(col, justify="left" if col == "config" else "right")
+    )
+    rows = []
     for cfg, r in zip(configs, results, strict=True):
         money = "-" if r.dollars is None else f"{r.dollars:,.2f} ({r.dollars_without_cache:,.2f})"
-        table.add_row(
-            cfg.label() + (" (underfilled)" if r.underfilled else ""),
-            _pct(r.hit_rate_tokens),
-            _pct(r.hit_rate_blocks),
-            f"{r.prefill_tokens:,}",
-            f"{r.prefill_gpu_s_saved:,.0f}",
-            f"{r.ttft_mean_s:,.2f} / {r.ttft_p99_s:,.2f}",
-            f"{r.load_max_mean_requests:.2f} | {r.load_max_mean_tokens:.2f}",
-            money,
+        rows.append(
+            (
+                cfg.label() + (" (underfilled)" if r.underfilled else ""),
+                _pct(r.hit_rate_tokens),
+                _pct(r.hit_rate_blocks),
+                f"{r.prefill_tokens:,}",
+                f"{r.prefill_gpu_s_saved:,.0f}",
+                f"{r.ttft_mean_s:,.2f} / {r.ttft_p99_s:,.2f}",
+                f"{r.load_max_mean_requests:.2f} | {r.load_max_mean_tokens:.2f}",
+                money,
+            )
         )
-    console.print(table)
+    print(_table(title, header, rows), flush=True)
     curve = None
     if args.curve or args.plot or args.json_out:
         curve = lru_curve(
             trace, warmup=args.warmup, share=not args.no_sharing, ttl=args.ttl, backend=backend
         )
     if args.curve and curve is not None:
-        ct = Table(title="LRU hit rate at every capacity (one pass)")
-        for col in ("capacity (blocks)", "share of unique", "hit (tokens)", "hit (blocks)"):
-            ct.add_column(col, justify="right")
         top = int(curve.capacities[-1])
+        points = []
         for frac in (0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0):
             c = max(1, int(top * frac))
             tr_, br_ = curve.at(c)
-            ct.add_row(f"{c:,}", f"{frac:.1%}", _pct(tr_), _pct(br_))
-        console.print(ct)
+            points.append((f"{c:,}", f"{frac:.1%}", _pct(tr_), _pct(br_)))
+        columns = ("capacity (blocks)", "share of unique", "hit (tokens)", "hit (blocks)")
+        print()
+        print(_table("LRU hit rate at every capacity (one pass)", columns, points, left=0))
     if args.json_out:
         assert curve is not None
         idx = np.unique(np.geomspace(1, len(curve.capacities), 600).astype(np.int64)) - 1
@@ -414,6 +433,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _plot(curve: Any, title: str, path: str) -> None:
+    import tempfile
+    from pathlib import Path
+
     try:
         import matplotlib
 
@@ -451,8 +473,9 @@ def _plot(curve: Any, title: str, path: str) -> None:
             os.unlink(tmp)
 
 
-def _matrix(args: argparse.Namespace, console: Any) -> int:
-    from rich.table import Table
+def _matrix(args: argparse.Namespace) -> int:
+    import json
+    from dataclasses import replace
 
     from .matrix import run_matrix, summary
     from .synthetic import Workload
@@ -462,22 +485,21 @@ def _matrix(args: argparse.Namespace, console: Any) -> int:
     price = "claude-sonnet-4-6" if str(args.price).lower() == "none" else args.price
     w = replace(Workload(), sessions=args.sessions, turns=args.turns, seed=args.seed)
     cells = run_matrix(w, price=price)
-    table = Table(title=f"client x server: {args.sessions} sessions per style, priced as {price}")
     servers = sorted({c.server for c in cells}, key=lambda s: s != "cache-aware")
-    table.add_column("client style")
+    header = ["client style"]
     for s in servers:
-        table.add_column(f"{s}: hit", justify="right")
-        table.add_column(f"{s}: $", justify="right")
-        table.add_column(f"{s}: load max/mean", justify="right")
+        header += [f"{s}: hit", f"{s}: $", f"{s}: load max/mean"]
+    rows = []
     for style in dict.fromkeys(c.style for c in cells):
         row = [style]
         for s in servers:
             c = next(c for c in cells if c.style == style and c.server == s)
             row += [_pct(c.hit_rate), f"{c.dollars:,.2f}", f"{c.load_max_mean_requests:.2f}"]
-        table.add_row(*row)
-    console.print(table)
+        rows.append(row)
+    title = f"client x server: {args.sessions} sessions per style, priced as {price}"
+    print(_table(title, header, rows))
     ratios = summary(cells)
-    console.print(
+    print(
         "Cost relative to a stable client on a cache-aware server: "
         + ", ".join(f"{k} {v:.1f}x" for k, v in ratios.items())
     )

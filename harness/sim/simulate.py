@@ -210,9 +210,14 @@ def simulate(
             if sub.requests == 0:
                 continue
             if cfg.policy == "lru":
-                rank, prev = engine.stack_ranks(sub, backend)
-                eff = engine.effective_ranks(sub, rank, prev, cfg.ttl)
-                hit = engine.hit_mask(sub, eff, cap)
+                if cap is None and cfg.ttl is None:
+                    # Unbounded, no TTL: a block is cached iff used before; no ranks needed.
+                    hit = np.ones(sub.references, bool)
+                    hit[np.unique(sub.nodes, return_index=True)[1]] = False
+                else:
+                    rank, prev = engine.stack_ranks(sub, backend)
+                    eff = engine.effective_ranks(sub, rank, prev, cfg.ttl)
+                    hit = engine.hit_mask(sub, eff, cap)
                 b = np.bincount(sub.req, weights=hit, minlength=sub.requests)
                 hb[rows] = np.rint(b).astype(np.int64)
                 tiers = cfg.tiers or (cap if cap is not None else 0, 0, 0)

@@ -12,7 +12,6 @@ and what is wrong, or, with `skip_bad=True`, is skipped and counted in `Trace.sk
 
 from __future__ import annotations
 
-import gzip
 import io
 import json
 import os
@@ -132,6 +131,8 @@ def open_text(path: str | os.PathLike[str]) -> io.TextIOBase:
     p = Path(path)
     try:
         if p.suffix == ".gz":
+            import gzip
+
             return gzip.open(p, "rt", encoding="utf-8")
         return open(p, encoding="utf-8")
     except OSError as exc:
@@ -167,33 +168,12 @@ def bad_line(problem: object, where: str, lineno: int) -> TraceError:
     return TraceError(f"{problem} (use --skip-bad to skip bad lines)", where=f"{where}:{lineno}")
 
 
-def _records(
-    path: str | os.PathLike[str], batch: int = 2000
-) -> Iterator[tuple[int, Any, str | None]]:
-    """(line number, parsed value, error) of every non-empty line.
-
-    Lines are parsed a batch at a time as one JSON array (one call into the C parser instead of
-    one per line); a batch that does not parse into exactly one value per line is parsed again
-    line by line, so a bad line is still reported with its own number.
-    """
+def _batches(
+    path: str | os.PathLike[str], batch: int
+) -> Iterator[tuple[list[int], list[str]]]:
+    """(line numbers, stripped texts) of the non-empty lines, `batch` lines at a time."""
     numbers: list[int] = []
     texts: list[str] = []
-
-    def drain() -> Iterator[tuple[int, Any, str | None]]:
-        try:
-            values = json.loads("[" + ",".join(texts) + "]")
-        except json.JSONDecodeError:
-            values = None
-        if isinstance(values, list) and len(values) == len(texts):
-            for no, value in zip(numbers, values, strict=True):
-                yield no, value, None
-            return
-        for no, text in zip(numbers, texts, strict=True):
-            try:
-                yield no, json.loads(text), None
-            except json.JSONDecodeError as exc:
-                yield no, None, f"invalid JSON ({exc.msg} at column {exc.colno})"
-
     for lineno, line in _lines(path):
         s = line.strip()
         if not s:
@@ -201,11 +181,114 @@ def _records(
         numbers.append(lineno)
         texts.append(s)
         if len(texts) >= batch:
-            yield from drain()
-            numbers.clear()
-            texts.clear()
+            yield numbers, texts
+            numbers, texts = [], []
     if texts:
-        yield from drain()
+        yield numbers, texts
+
+
+def _parse(numbers: list[int], texts: list[str]) -> Iterator[tuple[int, Any, str | None]]:
+    """(line number, parsed value, error) of each line: all lines parsed as one JSON array (one
+    call into the C parser instead of one per line); a batch that does not parse into exactly
+    one value per line is parsed again line by line, so a bad line is still reported with its
+    own number."""
+    try:
+        values = json.loads("[" + ",".join(texts) + "]")
+    except json.JSONDecodeError:
+        values = None
+    if isinstance(values, list) and len(values) == len(texts):
+        for no, value in zip(numbers, values, strict=True):
+            yield no, value, None
+        return
+    for no, text in zip(numbers, texts, strict=True):
+        try:
+            yield no, json.loads(text), None
+        except json.JSONDecodeError as exc:
+            yield no, None, f"invalid JSON ({exc.msg} at column {exc.colno})"
+
+
+def _records(
+    path: str | os.PathLike[str], batch: int = 2000
+) -> Iterator[tuple[int, Any, str | None]]:
+    """(line number, parsed value, error) of every non-empty line, parsed `batch` at a time."""
+    for numbers, texts in _batches(path, batch):
+        yield from _parse(numbers, texts)
+
+
+_KEY = '"hash_ids"'
+
+
+def _split_hash_ids(texts: list[str]) -> tuple[list[str], I64, list[int]] | None:
+    """The usual Mooncake lines, read fast: each line's `hash_ids` array cut out and all of them
+    parsed at once by numpy; what is left of each line (the array replaced by 0) is for the
+    JSON parser. Returns (rest of each line, the ids, ids per line).
+
+    None unless every line is plainly that: `"hash_ids"` once, where a key starts (after `{` or
+    `,` and at most one space), then `:` and a non-empty array of non-negative integers of at
+    most 18 digits written as JSON writes them (no leading zero; a space only after a comma).
+    The caller then parses the lines whole, so any other line (string ids, a float, an empty
+    list, two keys) is read, or reported, exactly as before."""
+    rest: list[str] = []
+    bodies: list[str] = []
+    before: set[str] = set()  # the two characters before each key
+    between: set[str] = set()  # what separates each key from its array
+    for s in texts:
+        head, key, tail = s.partition(_KEY)
+        mid, bracket, tail = tail.partition("[")
+        body, bracket_, after = tail.partition("]")
+        if not (key and bracket and bracket_):
+            return None
+        rest.append(f"{head}{key}{mid}0{after}")
+        bodies.append(body)
+        before.add(head[-2:])
+        between.add(mid)
+    if not all(b[-1:] in ("{", ",") or (b[-1:] == " " and b[:1] in ("{", ",")) for b in before):
+        return None  # "hash_ids" not where a key starts: inside a string
+    if any(m.strip(" ") != ":" for m in between) or "".join(texts).count(_KEY) != len(texts):
+        return None  # another value after the key, or a second "hash_ids" in a line
+    joined = ",".join(bodies).encode()
+    if joined.translate(None, b"0123456789, "):
+        return None  # anything but digits, commas and spaces (ASCII only: UTF-8 is longer)
+    raw = np.frombuffer(joined, np.uint8)
+    space = np.flatnonzero(raw == 32)
+    if space.shape[0] and (space[0] == 0 or bool((raw[space - 1] != 44).any())):
+        return None  # "1 2", "1 ,2", "2 ]": JSON's problems, the slow path's to report
+    compact = joined.replace(b" ", b"")
+    digits = np.frombuffer(compact, np.uint8)
+    commas = np.flatnonzero(digits == 44)
+    bounds = np.empty(commas.shape[0] + 2, np.int64)
+    bounds[0], bounds[1:-1], bounds[-1] = -1, commas, digits.shape[0]
+    length = np.diff(bounds) - 1
+    if int(length.min()) < 1 or int(length.max()) > 18:
+        return None  # an empty list or item; 19 digits may pass 2**62
+    if bool(((digits[bounds[:-1] + 1] == 48) & (length > 1)).any()):
+        return None  # a leading zero
+    ids = np.fromstring(compact, dtype=np.int64, sep=",")
+    if ids.shape[0] != length.shape[0]:
+        return None
+    return rest, ids, [body.count(",") + 1 for body in bodies]
+
+
+def _mooncake_records(
+    path: str | os.PathLike[str], batch: int = 2000
+) -> Iterator[tuple[int, Any, str | None, I64 | None]]:
+    """`_records`, with each line's `hash_ids` as an array when the batch reads fast (see
+    `_split_hash_ids`; the record's own `hash_ids` is then a placeholder), else None."""
+    for numbers, texts in _batches(path, batch):
+        fast = _split_hash_ids(texts)
+        if fast is not None:
+            rest, ids, counts = fast
+            try:
+                values = json.loads("[" + ",".join(rest) + "]")
+            except json.JSONDecodeError:
+                values = None
+            if isinstance(values, list) and len(values) == len(texts):
+                bounds = np.cumsum([0, *counts]).tolist()
+                for i, (no, value) in enumerate(zip(numbers, values, strict=True)):
+                    yield no, value, None, ids[bounds[i] : bounds[i + 1]]
+                continue
+        for no, value, error in _parse(numbers, texts):
+            yield no, value, error, None
 
 
 def _int(rec: dict[str, Any], key: str, default: int | None = None) -> int:
@@ -263,25 +346,28 @@ def read_mooncake(
     lens: list[int] = []
     sessions: dict[Any, int] = {}
     skipped = 0
-    chunk: list[list[int]] = []
+    chunk: list[list[int] | I64] = []
     rec_block: int | None = None
 
     def flush() -> None:
         if chunk:
-            total = sum(len(c) for c in chunk)
-            id_parts.append(np.fromiter(chain.from_iterable(chunk), np.int64, count=total))
+            id_parts.append(np.concatenate([np.asarray(c, np.int64) for c in chunk]))
             chunk.clear()
 
-    for lineno, rec, error in _records(path):
+    for lineno, rec, error, parsed_ids in _mooncake_records(path):
         try:
             if error is not None:
                 raise _Bad(error)
             if not isinstance(rec, dict):
                 raise _Bad("expected a JSON object")
-            hash_ids = rec.get("hash_ids")
-            if not isinstance(hash_ids, list) or not hash_ids:
-                raise _Bad("'hash_ids' must be a non-empty list")
-            ids = interner.ids(hash_ids)
+            ids: list[int] | I64
+            if parsed_ids is not None:
+                ids = parsed_ids
+            else:
+                hash_ids = rec.get("hash_ids")
+                if not isinstance(hash_ids, list) or not hash_ids:
+                    raise _Bad("'hash_ids' must be a non-empty list")
+                ids = interner.ids(hash_ids)
             ts = rec.get("timestamp", 0)
             if isinstance(ts, bool) or not isinstance(ts, (int, float)) or ts != ts:
                 raise _Bad(f"'timestamp' must be a number, got {ts!r}")

@@ -8,9 +8,12 @@ errors (one line, exit 2); `list` on a missing store lists no sessions (exit 0).
 from __future__ import annotations
 
 import argparse
-from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from ..command import Command
+
+if TYPE_CHECKING:
+    from decimal import Decimal
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
@@ -192,6 +195,8 @@ def _print_subagents(subs: list[dict[str, object]]) -> None:
 
 def _subagent_cost(subs: list[dict[str, object]]) -> Decimal | None:
     """What a session's subagent runs cost together (None: one of them is unpriced)."""
+    from decimal import Decimal
+
     total = Decimal(0)
     for d in subs:
         cost = d.get("cost")
@@ -205,7 +210,7 @@ def _money(amount: Decimal | None) -> str:
     return "unpriced" if amount is None else f"${amount:.4f}"
 
 
-def _record_dict(r: object, subagent_cost: Decimal | None = Decimal(0)) -> dict[str, object]:
+def _record_dict(r: object, subagent_cost: Decimal | None) -> dict[str, object]:
     from .database import SessionRecord
 
     assert isinstance(r, SessionRecord)

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -263,7 +264,8 @@ def test_cli_reports_a_provider_fault_in_one_line(
         raise fault
 
     boom = Command(help="fails", configure=lambda p: None, run=fail)
-    monkeypatch.setattr(cli, "_commands", lambda: {"boom": boom})
+    registered = SimpleNamespace(load=lambda: boom, peek=lambda: boom)
+    monkeypatch.setattr(cli, "_commands", lambda: {"boom": registered})
     assert cli.main(["boom"]) == code
     assert capsys.readouterr().err == line + "\n"
 

@@ -1,0 +1,175 @@
+"""The Mooncake reader's fast path (each line's `hash_ids` cut out and parsed by numpy) reads
+every trace exactly as parsing each line whole does: the same arrays, or the same error on the
+same line. Lines it is not sure of go the whole way."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from prefixlock.sim import trace as trace_mod
+from prefixlock.sim.trace import Trace, TraceError, read_trace
+
+FIELDS = ("ids", "tokens", "starts", "times", "input_len", "output_len", "session", "tenant",
+          "model", "cache_key")
+
+
+def _read(path: Path, fast: bool, monkeypatch: pytest.MonkeyPatch, **kw: Any) -> Trace | str:
+    with monkeypatch.context() as m:
+        if not fast:
+            m.setattr(trace_mod, "_split_hash_ids", lambda texts: None)
+        try:
+            return read_trace(path, fmt="mooncake", **kw)
+        except TraceError as exc:
+            return f"{type(exc).__name__}: {exc}"
+
+
+def _same(path: Path, monkeypatch: pytest.MonkeyPatch, **kw: Any) -> Trace | str:
+    fast = _read(path, True, monkeypatch, **kw)
+    slow = _read(path, False, monkeypatch, **kw)
+    if isinstance(fast, str) or isinstance(slow, str):
+        assert fast == slow
+        return fast
+    for f in FIELDS:
+        a, b = getattr(fast, f), getattr(slow, f)
+        assert a.dtype == b.dtype and np.array_equal(a, b), f
+    assert (fast.block_size, fast.skipped, fast.models) == (slow.block_size, slow.skipped,
+                                                             slow.models)
+    return fast
+
+
+def _write(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_the_usual_lines_take_the_fast_path(tmp_path: Path) -> None:
+    lines = [
+        json.dumps({"timestamp": 3 * i, "input_length": 700, "output_length": 2,
+                    "hash_ids": [0, 10 * i + 1, 10 * i + 2]})
+        for i in range(5)
+    ]
+    got = trace_mod._split_hash_ids(lines)
+    assert got is not None
+    rest, ids, counts = got
+    assert ids.tolist() == [x for line in lines for x in json.loads(line)["hash_ids"]]
+    assert counts == [3] * 5 and json.loads(rest[0])["hash_ids"] == 0
+    compact = [line.replace(" ", "") for line in lines]
+    assert trace_mod._split_hash_ids(compact) is not None
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"timestamp": 0, "input_length": 9, "hash_ids": [01, 2]}',  # not JSON
+        '{"timestamp": 0, "input_length": 9, "hash_ids": [1 2]}',  # not JSON
+        '{"timestamp": 0, "input_length": 9, "hash_ids": [1, , 2]}',
+        '{"timestamp": 0, "input_length": 9, "hash_ids": [1, 2,]}',
+        '{"timestamp": 0, "input_length": 9, "hash_ids": []}',
+        '{"timestamp": 0, "input_length": 9, "hash_ids": [-1]}',
+        '{"timestamp": 0, "input_length": 9, "hash_ids": [1.0, 2]}',
+        '{"timestamp": 0, "input_length": 9, "hash_ids": [1e3]}',
+        '{"timestamp": 0, "input_length": 9, "hash_ids": [true]}',
+        '{"timestamp": 0, "input_length": 9, "hash_ids": ["a", "b"]}',
+        '{"timestamp": 0, "input_length": 9, "hash_ids": [[1], [2]]}',
+        '{"timestamp": 0, "input_length": 9, "hash_ids": [4611686018427387904]}',  # 2**62
+        '{"timestamp": 0, "input_length": 9, "hash_ids": [4611686018427387903]}',  # 19 digits
+        '{"timestamp": 0, "input_length": 9, "hash_ids": [99999999999999999999999]}',
+        '{"timestamp": 0, "input_length": 9, "hash_ids": [١]}',  # an Arabic-Indic digit
+        '{"timestamp": 0, "input_length": 9, "hash_ids": [1], "hash_ids": [2]}',
+        '{"timestamp": 0, "input_length": 9, "x\\"hash_ids": [1]}',
+        '{"timestamp": 0, "input_length": 9, "note": "\\"hash_ids\\": [1]", "hash_ids": [3]}',
+        '{"timestamp": 0, "input_length": 9, "k": "hash_ids", "hash_ids": [3]}',
+        '{"timestamp": 0, "input_length": 9, "hash_ids": 5, "other": [1]}',
+        '{"timestamp": 0, "input_length": 9, "hash_ids" : [ 1 ,2 ]}',
+        '{"timestamp": 0, "input_length": 9, "hash_ids":\t[1,\t2]}',
+        '{"hash_ids": [5, 6], "timestamp": 0, "input_length": 9}',
+        '{  "hash_ids": [5], "timestamp": 0, "input_length": 9}',
+        '{"timestamp": 0, "input_length": 9, "hash_ids": [0, 1]',  # not closed
+        '{"timestamp": 0, "input_length": 9, "meta": {"hash_ids": [7]}, "hash_ids": [1]}',
+        '[{"hash_ids": [1]}]',
+        '"hash_ids": [1]',
+    ],
+)
+@pytest.mark.parametrize("skip_bad", [False, True])
+def test_odd_lines_read_as_the_whole_parse_reads_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: str, skip_bad: bool
+) -> None:
+    good = '{"timestamp": 0, "input_length": 600, "output_length": 1, "hash_ids": [1, 2]}'
+    path = _write(tmp_path / "t.jsonl", [good, line, good.replace("[1, 2]", "[1, 3]")])
+    _same(path, monkeypatch, skip_bad=skip_bad)
+
+
+ID = st.one_of(
+    st.integers(0, 2**62 - 1),
+    st.integers(0, 50),
+    st.sampled_from(["a", "b", "", 1.5, True, None, -3, 2**62, 2**64]),
+)
+RECORD = st.fixed_dictionaries(
+    {"hash_ids": st.lists(ID, max_size=6)},
+    optional={
+        "timestamp": st.one_of(st.integers(0, 10**6), st.floats(0, 1e6), st.just("x")),
+        "input_length": st.one_of(st.integers(-1, 5000), st.just(2.0), st.just(None)),
+        "output_length": st.integers(0, 50),
+        "session_id": st.sampled_from(["s1", "s2", 3]),
+        "tenant": st.integers(0, 3),
+        "block_size": st.sampled_from([16, 512]),
+    },
+)
+LINE = st.one_of(
+    st.tuples(RECORD, st.sampled_from([(", ", ": "), (",", ":"), (" ,  ", " :\t")])).map(
+        lambda r: json.dumps(r[0], separators=r[1])
+    ),
+    st.sampled_from(["", "{broken", "[1, 2]", "null"]),
+)
+
+
+PLAIN = st.builds(
+    lambda ts, n, ids, sep: json.dumps(
+        {"timestamp": ts, "input_length": n, "output_length": 3, "hash_ids": ids}, separators=sep
+    ),
+    st.integers(0, 10**6),
+    st.integers(1, 9000),
+    st.lists(st.one_of(st.integers(0, 60), st.integers(0, 10**18 - 1)), min_size=1, max_size=9),
+    st.sampled_from([(", ", ": "), (",", ":")]),
+)
+SETTINGS = settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+
+
+@SETTINGS
+@given(st.lists(LINE, min_size=1, max_size=12), st.booleans(), st.integers(0, 4))
+def test_any_trace_reads_the_same_both_ways(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lines: list[str], skip_bad: bool, limit: int
+) -> None:
+    _same(_write(tmp_path / "t.jsonl", lines), monkeypatch, skip_bad=skip_bad, limit=limit)
+
+
+@SETTINGS
+@given(st.lists(PLAIN, min_size=1, max_size=12), st.integers(0, 4))
+def test_plain_traces_read_fast_and_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lines: list[str], limit: int
+) -> None:
+    assert trace_mod._split_hash_ids(lines) is not None
+    lines = sorted(lines, key=lambda line: json.loads(line)["timestamp"])
+    got = _same(_write(tmp_path / "t.jsonl", lines), monkeypatch, limit=limit)
+    assert isinstance(got, Trace)
+
+
+def test_batches_mix_both_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A batch with one string id goes the whole way; the batches around it stay fast."""
+    lines = [
+        json.dumps({"timestamp": i, "input_length": 1500, "hash_ids": [1, i + 2, i + 3]})
+        for i in range(5000)
+    ]
+    lines[2500] = json.dumps({"timestamp": 2500, "input_length": 900, "hash_ids": ["x", "y"]})
+    got = _same(_write(tmp_path / "t.jsonl", lines), monkeypatch)
+    assert isinstance(got, Trace) and got.requests == 5000
+    assert got.ids[got.starts[2500]] >= 2**62  # the interned string
