@@ -5,12 +5,10 @@ User errors end here as one line on stderr and exit code 2; nothing prints from 
 Commands load lazily. The `prefixlock.commands` entry points are read from the installed
 distributions' metadata (no import of `importlib.metadata`, see `entry_point_values`), and only
 the chosen command's module is imported and its parser configured: `prefixlock sim --help`
-imports `prefixlock.sim.cli` and nothing of the other products. `prefixlock --help` lists every
-command's help line, read from its module without running the `__init__` of the package around
-it (see `_peek`): a command module imports only argparse-level code at its top, while a package
-(`prefixlock.agents`, `prefixlock.emulator`) may import its whole product on import.
+imports `prefixlock.sim.cli` and nothing of the other products. `prefixlock --help` imports each
+command's module for its help line: a command module imports only argparse-level code at its
+top, and the packages around them name their exports lazily.
 """
-
 from __future__ import annotations
 
 import argparse
@@ -69,29 +67,6 @@ def entry_point_values(group: str) -> dict[str, str]:
     return found
 
 
-def _find_spec(name: str) -> Any:
-    """The import spec of module `name`, found without running the `__init__` of a package
-    around it that is not imported yet (`importlib.util.find_spec` would run them). None: no
-    such module."""
-    if name in sys.modules:
-        return sys.modules[name].__spec__
-    parent = name.rpartition(".")[0]
-    path = None
-    if parent in sys.modules:
-        path = getattr(sys.modules[parent], "__path__", None)
-    elif parent:
-        outer = _find_spec(parent)
-        path = None if outer is None else outer.submodule_search_locations
-    if parent and path is None:
-        return None  # no such package
-    for finder in sys.meta_path:
-        find = getattr(finder, "find_spec", None)
-        spec = find(name, path, None) if find is not None else None
-        if spec is not None:
-            return spec
-    return None
-
-
 def _import(module: str) -> ModuleType | None:
     """`module` imported; None if it is not installed (a product that is not installed adds no
     command), while a missing import inside it is an error to show."""
@@ -103,31 +78,9 @@ def _import(module: str) -> ModuleType | None:
         raise
 
 
-def _peek(module: str) -> ModuleType | None:
-    """`module` as its own code defines it, without running the `__init__` of a package around
-    it that is not imported yet. Such a module is run under its name and taken out of
-    `sys.modules` again: the command that runs imports it properly, its package first. None:
-    not installed."""
-    parent = module.rpartition(".")[0]
-    if module in sys.modules or not parent or parent in sys.modules:
-        return _import(module)
-    spec = _find_spec(module)
-    if spec is None or spec.loader is None:
-        return None
-    from importlib.util import module_from_spec
-
-    mod = module_from_spec(spec)
-    sys.modules[module] = mod  # where dataclasses and typing look a module's names up
-    try:
-        spec.loader.exec_module(mod)
-    finally:
-        del sys.modules[module]
-    return mod
-
-
 class Registered(NamedTuple):
     """One `prefixlock.commands` entry point, by its value 'module:attr'. Nothing is imported
-    until `load` (the command to run) or `peek` (its help line and order, for the listing)."""
+    until `load`."""
 
     value: str
 
@@ -145,12 +98,6 @@ class Registered(NamedTuple):
     def load(self) -> Command | None:
         """The command, its module imported. None: its product is not installed."""
         mod = _import(self.module)
-        return None if mod is None else self._attr(mod)
-
-    def peek(self) -> Command | None:
-        """The command as its module defines it (for its help line and order), the packages
-        around the module not imported. None: its product is not installed."""
-        mod = _peek(self.module)
         return None if mod is None else self._attr(mod)
 
 
@@ -209,7 +156,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
     """The parser of `argv`. When `argv` starts with a command's name (the usual case) only
     that command is imported and added: argparse can choose no other. Otherwise
     (`prefixlock --help`, no command, an unknown one, an option first) every installed command
-    is listed by its help line and order, and none is imported until argparse chooses it."""
+    is listed by its help line and order; only the chosen one's parser is configured."""
     parser = _Parser(
         prog="prefixlock",
         description="Keep LLM prompt caches warm: run agents, price cache breaks, "
@@ -223,7 +170,7 @@ def build_parser(argv: Sequence[str] = ()) -> argparse.ArgumentParser:
         return parser
     listed: dict[str, tuple[Registered, Command]] = {}
     for name, reg in registered.items():
-        spec = reg.peek()
+        spec = reg.load()
         if spec is not None:
             listed[name] = (reg, spec)
     for name, (reg, spec) in sorted(listed.items(), key=lambda kv: (kv[1][1].order, kv[0])):

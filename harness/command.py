@@ -5,10 +5,9 @@ Each product (`harness`, `agents`, `policies`, `tui`) registers its own subcomma
 pyproject.toml, so the CLI never imports a package that `harness` must not depend on.
 
 `prefixlock --help` reads every command's `help` and `order` from the module its entry point
-names (without the `__init__` of the package around it, see prefixlock.cli), so a command module
-imports only argparse-level code at its top; heavy imports stay inside `configure` and `run`,
-which run for the chosen command only. A command whose module is not light (`prefixlock demo`)
-is registered from a light one with `deferred`.
+names, so a command module imports only argparse-level code at its top; heavy imports stay
+inside `configure` and `run`, which run for the chosen command only. A command whose module is
+not light (`prefixlock demo`) is registered from a light one with `deferred`.
 """
 
 from __future__ import annotations

@@ -14,14 +14,15 @@ def lazy_exports(
     package: str, exports: Mapping[str, str], namespace: dict[str, Any]
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
     """The module `__getattr__` and `__dir__` of `package` (its `__name__`), whose `exports`
-    map a name to the submodule defining it; `namespace` is the package's `globals()`, where a
-    name is cached once loaded and `__all__` is read."""
+    map a name to the module defining it (relative to `package` with a leading dot, `.agent`,
+    or absolute); `namespace` is the package's `globals()`, where a name is cached once loaded
+    and `__all__` is read."""
 
     def __getattr__(name: str) -> Any:
         module = exports.get(name)
         if module is None:
             raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        value = getattr(importlib.import_module(f".{module}", package), name)
+        value = getattr(importlib.import_module(module, package), name)
         namespace[name] = value
         return value
 

@@ -27,19 +27,19 @@ if TYPE_CHECKING:
     from .tracecheck import check_trace
 
 _EXPORTS = {
-    "LintConfig": "config",
-    "Result": "engine",
-    "lint_paths": "engine",
-    "lint_source": "engine",
-    "Edit": "findings",
-    "Finding": "findings",
-    "Fix": "findings",
-    "TraceReport": "report",
-    "build_report": "report",
-    "render_text": "report",
-    "RULES": "rules",
-    "Rule": "rules",
-    "check_trace": "tracecheck",
+    "LintConfig": ".config",
+    "Result": ".engine",
+    "lint_paths": ".engine",
+    "lint_source": ".engine",
+    "Edit": ".findings",
+    "Finding": ".findings",
+    "Fix": ".findings",
+    "TraceReport": ".report",
+    "build_report": ".report",
+    "render_text": ".report",
+    "RULES": ".rules",
+    "Rule": ".rules",
+    "check_trace": ".tracecheck",
 }
 
 

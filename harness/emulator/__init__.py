@@ -3,26 +3,50 @@
 `Emulator.start(config=EmulatorConfig(...), clock=ManualClock())` serves on 127.0.0.1 from a
 background thread; the official SDKs talk to it through `base_url` (Anthropic: `emu.base_url`,
 OpenAI: `emu.base_url + "/v1"`). Its model is scripted and deterministic, its cache follows the
-providers' documented rules (see promptcache), and tests read `emu.requests` for what it saw.
+providers' documented rules (prefixlock.cache), and tests read `emu.requests` for what it saw.
+
+Names are imported lazily (PEP 562): `prefixlock serve --help` loads none of the server, and the
+built-in session (a data file) is read on first use.
 """
 
-from typing import TYPE_CHECKING, Any
+from __future__ import annotations
 
-from .config import AnthropicCacheConfig, EmulatorConfig, FaultSpec, OpenAICacheConfig
-from .model import EXPLORER, Reply, Rule, Script, ScriptedModel, Step
-from .server import Emulator, RecordedRequest
+from typing import TYPE_CHECKING
+
+from ..lazy import lazy_exports
 
 if TYPE_CHECKING:
-    from .model import BUILTIN, BUILTIN_PROMPTS
-else:
+    from .config import AnthropicCacheConfig, EmulatorConfig, FaultSpec, OpenAICacheConfig
+    from .model import (
+        BUILTIN,
+        BUILTIN_PROMPTS,
+        EXPLORER,
+        Reply,
+        Rule,
+        Script,
+        ScriptedModel,
+        Step,
+    )
+    from .server import Emulator, RecordedRequest
 
-    def __getattr__(name: str) -> Any:
-        # The built-in session is a data file, read on first use (prefixlock.emulator.model).
-        if name in ("BUILTIN", "BUILTIN_PROMPTS"):
-            from . import model
+_EXPORTS = {
+    "BUILTIN": ".model",
+    "BUILTIN_PROMPTS": ".model",
+    "EXPLORER": ".model",
+    "AnthropicCacheConfig": ".config",
+    "Emulator": ".server",
+    "EmulatorConfig": ".config",
+    "FaultSpec": ".config",
+    "OpenAICacheConfig": ".config",
+    "RecordedRequest": ".server",
+    "Reply": ".model",
+    "Rule": ".model",
+    "Script": ".model",
+    "ScriptedModel": ".model",
+    "Step": ".model",
+}
 
-            return getattr(model, name)
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
 
 __all__ = [
     "BUILTIN",

@@ -23,15 +23,15 @@ if TYPE_CHECKING:
     from .quote import Alternative, Quote, QuoteRequired, StaleQuote
 
 _EXPORTS = {
-    "CAUSES": "cacheguard",
-    "Alternative": "quote",
-    "CacheBudget": "budget",
-    "CacheBudgetExceeded": "budget",
-    "CacheGuard": "cacheguard",
-    "Prediction": "cacheguard",
-    "Quote": "quote",
-    "QuoteRequired": "quote",
-    "StaleQuote": "quote",
+    "CAUSES": ".cacheguard",
+    "Alternative": ".quote",
+    "CacheBudget": ".budget",
+    "CacheBudgetExceeded": ".budget",
+    "CacheGuard": ".cacheguard",
+    "Prediction": ".cacheguard",
+    "Quote": ".quote",
+    "QuoteRequired": ".quote",
+    "StaleQuote": ".quote",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())

@@ -19,12 +19,12 @@ if TYPE_CHECKING:
     )
 
 _EXPORTS = {
-    "SessionRecord": "database",
-    "SessionStore": "database",
-    "StoreError": "database",
-    "StoredRequest": "database",
-    "UnknownSessionError": "database",
-    "default_path": "database",
+    "SessionRecord": ".database",
+    "SessionStore": ".database",
+    "StoreError": ".database",
+    "StoredRequest": ".database",
+    "UnknownSessionError": ".database",
+    "default_path": ".database",
 }
 
 __getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
