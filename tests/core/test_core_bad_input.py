@@ -4,8 +4,6 @@ schemas that cannot be serialized, missing API keys (the variable named, the key
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -25,6 +23,7 @@ from prefixlock.prefix import FrozenPrefix
 from prefixlock.prices import PriceTable
 from prefixlock.providers import find_key, resolve_route
 from prefixlock.tools import ToolSpec, tool
+from tests.helpers.cli import Ran, run_cli
 
 KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "PREFIXLOCK_API_KEY")
 
@@ -101,18 +100,8 @@ def test_non_serializable_schema_fails_with_the_tool_name() -> None:
         tool(weird)
 
 
-def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    import os
-
-    e = {k: v for k, v in os.environ.items() if k not in KEYS}
-    e.update(env or {})
-    return subprocess.run(
-        [sys.executable, "-m", "prefixlock.cli", *args],
-        capture_output=True,
-        text=True,
-        env=e,
-        timeout=60,
-    )
+def _cli(*args: str, env: dict[str, str] | None = None) -> Ran:
+    return run_cli(*args, env=env)
 
 
 def test_cli_run_user_errors_exit_2(capsys: Any) -> None:

@@ -3,22 +3,12 @@ offered (list, grep, read) and answers from what they returned, reading the cach
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY")
-
-
-def _console_script() -> str:
-    script = Path(sys.executable).with_name("prefixlock")
-    if not script.exists():
-        pytest.skip("the prefixlock console script is not installed next to this Python")
-    return str(script)
+from tests.helpers.cli import run_cli
 
 
 def _project(root: Path) -> Path:
@@ -41,23 +31,15 @@ def test_run_explores_the_workspace_on_the_emulator(tmp_path: Path, model: str) 
     ws = tmp_path / "ws"
     ws.mkdir()
     system = _project(ws)
-    env = {k: v for k, v in os.environ.items() if k not in KEYS}
-    proc = subprocess.run(
-        [
-            _console_script(),
-            "run",
-            "Where is the tokenizer configured?",
-            "--model",
-            model,
-            "--workspace",
-            str(ws),
-            "--system",
-            f"@{system}",
-        ],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
+    proc = run_cli(
+        "run",
+        "Where is the tokenizer configured?",
+        "--model",
+        model,
+        "--workspace",
+        str(ws),
+        "--system",
+        f"@{system}",
         cwd=tmp_path,
     )
     assert proc.returncode == 0, proc.stderr

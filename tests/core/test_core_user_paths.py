@@ -7,9 +7,6 @@ mounted under a path other than `/v1`."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -29,6 +26,7 @@ from prefixlock.settings import Settings
 from prefixlock.tools import tool
 from prefixlock.usage import Usage
 from tests.helpers import sse_responses as sse
+from tests.helpers.cli import Ran, run_cli
 from tests.helpers.httpx_bridge import async_client
 
 KEYS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "PREFIXLOCK_API_KEY")
@@ -51,16 +49,8 @@ def _price_file(tmp_path: Path, model: str, provider: str = "custom") -> Path:
     return path
 
 
-def _cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in (*KEYS, "PREFIXLOCK_PRICES")}
-    return subprocess.run(
-        [sys.executable, "-m", "prefixlock.cli", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=cwd,
-        timeout=60,
-    )
+def _cli(*args: str, cwd: Path | None = None) -> Ran:
+    return run_cli(*args, drop=("PREFIXLOCK_PRICES",), cwd=cwd)
 
 
 USAGE = {
@@ -265,15 +255,7 @@ def test_summary_shows_a_negative_saving_as_minus_dollars() -> None:
 
 
 def test_models_table_shows_every_id_price_date_and_source_in_80_columns() -> None:
-    env = {k: v for k, v in os.environ.items() if k != "PREFIXLOCK_PRICES"}
-    env["COLUMNS"] = "80"
-    proc = subprocess.run(
-        [sys.executable, "-m", "prefixlock.cli", "models"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=60,
-    )
+    proc = run_cli("models", env={"COLUMNS": "80"}, drop=("PREFIXLOCK_PRICES",))
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     head, _, tail = out.partition("Sources:")

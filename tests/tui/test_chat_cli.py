@@ -3,27 +3,17 @@ screen opens."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.helpers.cli import Ran, run_cli
+
 KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "PREFIXLOCK_API_KEY")
 
 
-def chat(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in KEY_VARS}
-    code = "import sys; from prefixlock.cli import main; sys.exit(main())"
-    return subprocess.run(
-        [sys.executable, "-c", code, "chat", *args],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+def chat(*args: str, cwd: Path) -> Ran:
+    return run_cli("chat", *args, cwd=cwd)
 
 
 def test_unknown_model_unknown_session_and_bad_workspace_exit_2(tmp_path: Path) -> None:
