@@ -2,12 +2,21 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
 
 from prefixlock.clock import ManualClock
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Everything loaded so far (the SDKs' thousands of pydantic models, the test modules)
+    lives as long as the run: move it out of the collector's reach, so the full collections
+    during the run and pytest's own at its end do not walk it again and again."""
+    gc.freeze()
+
 
 if TYPE_CHECKING:
     # Imported lazily below: the simulator's GPU checks run where only numpy/cupy are installed.

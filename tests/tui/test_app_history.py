@@ -129,6 +129,7 @@ async def test_the_app_that_owns_its_process_freezes_what_it_loaded(
     import gc
 
     sid = await stored(2)
+    frozen_by_the_run = gc.get_freeze_count() > 0  # tests/conftest.py freezes after collection
     gc.unfreeze()
     embedded = make_app(resume=sid)
     async with embedded.run_test(size=(120, 40)) as pilot:
@@ -142,3 +143,5 @@ async def test_the_app_that_owns_its_process_freezes_what_it_loaded(
             assert gc.get_freeze_count() > 0
     finally:
         gc.unfreeze()
+        if frozen_by_the_run:
+            gc.freeze()
