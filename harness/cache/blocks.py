@@ -20,7 +20,7 @@ from dataclasses import dataclass
 POLICIES = ("lru", "fifo", "lfu")
 
 
-@dataclass
+@dataclass(slots=True)
 class _Entry:
     expires: float | None
     ttl: float | None

@@ -135,8 +135,9 @@ class _Seen:
     cached_key: Hashable | None = None  # the cache entry that holds `cached_end`
 
 
-# The guard's cache keys start with the rules that wrote them; OpenAI blocks (without breakpoints)
-# are keyed ("o", block key): their hashes start from the model's.
+# The guard's cache keys: (tag of the rules that wrote it, model, unit chain); an OpenAI block
+# (before gpt-5.6) by its block key alone, a hash chained from the model's, which names the
+# model too and is never equal to a tuple.
 _TAG = {"anthropic": "a", "deepseek": "d", "openai-breakpoints": "b"}
 
 
@@ -259,10 +260,12 @@ class CacheGuard:
 
     # -- the read rules, per provider ------------------------------------------------------------
 
-    def _present(self, key: Hashable, now: float, ignore_ttl: bool) -> bool:
+    def _presence(self, now: float, ignore_ttl: bool) -> Callable[[Hashable], bool]:
+        """How the guard asks its cache for an entry without changing it: unexpired at `now`,
+        or with `ignore_ttl` stored at all (expired entries stay stored: see _touch)."""
         if ignore_ttl:
-            return key in self._cache  # expired entries stay stored: see _touch
-        return self._cache.peek(key, now)
+            return self._cache.__contains__
+        return partial(self._cache.peek, now=now)
 
     def _touch(self, key: Hashable, now: float) -> bool:
         """Read `key` as the provider does (a hit refreshes it). An expired entry is left in
@@ -276,30 +279,25 @@ class CacheGuard:
         rules = _rules_for(req.api, self.price(model), model)
         units = req.units
         min_tokens = self.min_tokens(model, req.api)
+        present = self._presence(now, ignore_ttl)
         if rules == "openai":
             n_tokens, keys = self._blocks(req)
-            cached = openai.read_blocks(
-                keys,
-                lambda k: self._present(("o", k), now, ignore_ttl),
-                n_tokens,
-                min_tokens,
-                self.block_tokens,
-            )
+            cached = openai.read_blocks(keys, present, n_tokens, min_tokens, self.block_tokens)
             if not cached:
                 return 0, -1, None
             n = cached // self.block_tokens
-            return cached, n - 1, self._cache.expires_at(("o", keys[n - 1]))
+            return cached, n - 1, self._cache.expires_at(keys[n - 1])
         tag = _TAG[rules]
 
-        def present(u: Unit) -> bool:
-            return self._present((tag, model, u.chain), now, ignore_ttl)
+        def unit_present(u: Unit) -> bool:
+            return present((tag, model, u.chain))
 
         if rules == "anthropic":
-            hit = anthropic.read(units, present, min_tokens, self.lookback)
+            hit = anthropic.read(units, unit_present, min_tokens, self.lookback)
         elif rules == "deepseek":
-            hit = deepseek.read(units, present)
+            hit = deepseek.read(units, unit_present)
         else:
-            hit = openai.breakpoint_read(units, present, min_tokens)
+            hit = openai.breakpoint_read(units, unit_present, min_tokens)
         if hit < 0:
             return 0, -1, None
         return units[hit].end, hit, self._cache.expires_at((tag, model, units[hit].chain))
@@ -592,11 +590,10 @@ class CacheGuard:
             n_tokens, keys = self._blocks(req)
             stored_blocks, _ = openai.block_writes(n_tokens, 0, min_tokens, self.block_tokens)
             ttl = self.ttl_seconds(model)
-            for k in keys[:stored_blocks]:
-                self._cache.put(("o", k), now, ttl)
+            self._cache.insert(keys[:stored_blocks], now, ttl)
             if stored_blocks:
                 cached_end = stored_blocks * self.block_tokens
-                cached_key = ("o", keys[stored_blocks - 1])
+                cached_key = keys[stored_blocks - 1]
         self._last = _Seen(
             model, req.api, tuple(units), cached_end, now, _anthropic_settings(req), cached_key
         )
