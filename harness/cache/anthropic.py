@@ -60,9 +60,7 @@ def writes(units: Sequence[Unit], read_position: int, min_tokens: int) -> list[W
     eligible breakpoint after it, spanning from the read point or the previous write."""
     out: list[Write] = []
     prev = units[read_position].end if read_position >= 0 else 0
-    for bp in eligible(units, min_tokens):
-        if bp.position <= read_position:
-            continue
+    for bp in eligible(units[read_position + 1 :], min_tokens):
         out.append(Write(bp, bp.end - prev, ttl_seconds(bp.breakpoint)))
         prev = bp.end
     return out

@@ -72,16 +72,16 @@ class BlockCache:
         return entry
 
     def _use(self, key: Hashable, entry: _Entry, now: float) -> None:
-        self._clock += 1
-        entry.hits += 1
-        entry.stamp = self._clock
         if entry.ttl is not None:
             entry.expires = now + entry.ttl  # refreshed on every hit
             if entry.queued is None or entry.expires < entry.queued:
                 self._track(entry, key)
         if self.policy == "lru":
             self._entries.move_to_end(key)
-        elif self.policy == "lfu":
+        elif self.policy == "lfu":  # only LFU reads the use counts
+            self._clock += 1
+            entry.hits += 1
+            entry.stamp = self._clock
             self._push_lfu(entry.hits, entry.stamp, key)
 
     def _push_lfu(self, hits: int, stamp: int, key: Hashable) -> None:
@@ -140,9 +140,17 @@ class BlockCache:
     def insert(
         self, keys: Iterable[Hashable], now: float = 0.0, ttl: float | None = None
     ) -> list[Hashable]:
+        """`put` each of `keys` with one TTL; returns the keys evicted to make room."""
+        ttl = self.default_ttl if ttl is None else ttl
         evicted: list[Hashable] = []
+        entries = self._entries
         for key in keys:
-            evicted.extend(self.put(key, now, ttl))
+            entry = entries.get(key)
+            expires = None if entry is None else entry.expires
+            if entry is not None and entry.ttl == ttl and expires is not None and now < expires:
+                self._use(key, entry, now)  # the usual re-write: a refresh, nothing to decide
+                continue
+            evicted += self.put(key, now, ttl)
         return evicted
 
     def drop_expired(self, now: float) -> int:

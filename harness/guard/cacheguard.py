@@ -265,7 +265,8 @@ class CacheGuard:
         or with `ignore_ttl` stored at all (expired entries stay stored: see _touch)."""
         if ignore_ttl:
             return self._cache.__contains__
-        return partial(self._cache.peek, now=now)
+        peek = self._cache.peek
+        return lambda key: peek(key, now)
 
     def _touch(self, key: Hashable, now: float) -> bool:
         """Read `key` as the provider does (a hit refreshes it). An expired entry is left in
