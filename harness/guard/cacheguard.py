@@ -546,10 +546,18 @@ class CacheGuard:
                         hit = u.position
                 if hit < 0 and pred.read_position >= 0:
                     hit = pred.read_position  # provider counts differ from ours: trust the rules
-                if hit >= 0:
-                    cached_key = ("a", model, units[hit].chain)
-                    self._touch(cached_key, now)
-                    cached_end = units[hit].end
+            if hit >= 0:
+                # The read refreshes each entry it finds on its way to the one it reads (an
+                # earlier breakpoint's too), as the emulator's does.
+                anthropic.read(
+                    units,
+                    lambda u: u.position <= hit and self._touch(("a", model, u.chain), now),
+                    min_tokens,
+                    self.lookback,
+                )
+                cached_key = ("a", model, units[hit].chain)
+                self._touch(cached_key, now)
+                cached_end = units[hit].end
             for w in anthropic.writes(units, hit, min_tokens):
                 cached_key = ("a", model, w.unit.chain)
                 self._cache.put(cached_key, now, w.seconds)
