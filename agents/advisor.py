@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from prefixlock.cache.anthropic import DEFAULT_TTL, ttl_seconds
 from prefixlock.guard.economics import (
     DelegationAdvice,
     ParentState,
@@ -22,8 +23,6 @@ from prefixlock.guard.economics import (
 from prefixlock.prices import PriceTable
 
 from .runner import SubagentDelegator
-
-_TTL_SECONDS = {"5m": 300, "1h": 3600}
 
 
 def parent_state(session: Any, *, later_turns: int = 10) -> ParentState:
@@ -40,7 +39,7 @@ def parent_state(session: Any, *, later_turns: int = 10) -> ParentState:
         return ParentState(model, prices.require(model), 0, 0.0, later_turns)
     last = rows[-1]
     context = last.usage.input_total + last.usage.output
-    ttl = _TTL_SECONDS.get(str(getattr(session.settings, "ttl", "5m")), 300)
+    ttl = ttl_seconds(str(getattr(session.settings, "ttl", DEFAULT_TTL)))
     left = max(last.time + ttl - session.clock.now(), 0.0)
     return ParentState(model, prices.require(model), context, left, later_turns)
 

@@ -6,30 +6,30 @@ Money is Decimal. A model missing from the price table is reported as unpriced: 
 rest), so an unknown model is never counted as $0.
 
 The ceiling of a request is what the cache could have served given the previous request: the
-common prefix of the two requests' cache units, cut where the provider can read (Anthropic: at
-an earlier breakpoint write; OpenAI-style: 128-token steps from the model's minimum), and zero
-after a model change (the cache is per model), in the provider's token count (scaled from the
-local tokenizer when the two differ). Re-billed tokens are the ceiling minus what was read,
-with the cause the guard names (or "unexplained"); after a model change all previously cached
-tokens are re-billed with cause "model".
+common prefix of the two requests' cache units, cut where the provider can read
+(prefixlock.cache.ceiling: at an earlier breakpoint write, or in whole blocks from the model's
+minimum), and zero after a model change (the cache is per model), in the provider's token count
+(scaled from the local tokenizer when the two differ). Re-billed tokens are the ceiling minus
+what was read, with the cause the guard names (or "unexplained"); after a model change all
+previously cached tokens are re-billed with cause "model".
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from .cache.units import Unit, openai_explicit_cache
+from .cache.ceiling import readable
+from .cache.prefix import shared_units
+from .cache.rules import writes_at_breakpoints
 from .delegation import SubagentSection
 from .prices import Price, PriceTable
 from .usage import Usage
 from .wire import WireRequest
-
-OPENAI_STEP = 128
 
 
 @dataclass(frozen=True)
@@ -60,40 +60,12 @@ class LedgerRow:
         return self.cost_without_cache - self.cost
 
 
-def common_units(prev: Sequence[Unit], cur: Sequence[Unit]) -> int:
-    """Number of leading units the two requests share (same chained hash)."""
-    n = min(len(prev), len(cur))
-    if n and prev[n - 1].chain == cur[n - 1].chain:
-        return n  # the common case (same prefix, appended turn): one comparison
-    lo, hi = 0, n  # chains are prefix hashes: equality is monotone, so bisect
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if prev[mid - 1].chain == cur[mid - 1].chain:
-            lo = mid
-        else:
-            hi = mid - 1
-    return lo
-
-
 def readable_tokens(prev: WireRequest, cur: WireRequest, price: Price | None) -> int:
-    """Local tokens of `cur` the cache could serve after `prev` (same model assumed)."""
-    shared = common_units(prev.units, cur.units)
-    if shared == 0:
-        return 0
+    """Local tokens of `cur` the cache could serve after `prev` (same model assumed): the
+    ceiling of the part the two share."""
     minimum = price.min_cacheable_tokens if price is not None else 0
-    if cur.api == "anthropic" or openai_explicit_cache(cur.model):
-        # Entries exist where `prev` wrote: its breakpoints (Anthropic's; gpt-5.6's explicit
-        # and implicit ones). The last one inside the shared part is the longest; scan back
-        # from there (breakpoints sit near the end).
-        units = prev.units
-        for i in range(shared - 1, -1, -1):
-            if units[i].breakpoint is not None:
-                return units[i].end if units[i].end >= minimum else 0
-        return 0
-    tokens = cur.units[shared - 1].end
-    if tokens < max(minimum, OPENAI_STEP):
-        return 0
-    return tokens - tokens % OPENAI_STEP
+    breakpoints = writes_at_breakpoints(cur.api, cur.model)
+    return readable(prev.units, breakpoints, minimum, shared_units(prev.units, cur.units))
 
 
 class Ledger:

@@ -4,12 +4,13 @@ what it re-billed.
 For each session, consecutive requests are cut into cache units with `prefixlock.cache.units` (the
 same definition the guard and the emulator use). The first unit whose chained hash differs is
 the break; the byte offset is counted in the stream of unit bytes in hashing order. What the
-previous request left in the cache (Anthropic: up to its last breakpoint; OpenAI: its prompt in
-128-token steps from 1,024) minus what still matches is re-billed: those tokens are paid at the
-write (or plain input) price instead of the read price. A divergence only in what the previous
-request left uncached (volatile text after its last breakpoint, or its newest message under
-automatic caching: the PL505 rule, `tracecheck.reusable_floor`) is no break. A gap past the TTL
-re-bills everything without a byte changing. Pure apart from reading the trace.
+previous request left readable (its ceiling, `prefixlock.cache.ceiling`: up to its last
+breakpoint, or its prompt in whole 128-token blocks) minus what still matches is re-billed:
+those tokens are paid at the write (or plain input) price instead of the read price. A
+divergence only in what the previous request left uncached (volatile text after its last
+breakpoint, or its newest message under automatic caching: the PL505 rule,
+`tracecheck.reusable_floor`) is no break. A gap past the TTL re-bills everything without a byte
+changing. Pure apart from reading the trace.
 """
 
 from __future__ import annotations
@@ -20,13 +21,16 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from prefixlock.cache.anthropic import shortest_ttl
+from prefixlock.cache.ceiling import cacheable, readable
+from prefixlock.cache.openai import whole_blocks
+from prefixlock.cache.rules import writes_at_breakpoints
 from prefixlock.cache.units import (
     Unit,
     anthropic_message_settings,
     anthropic_units,
     as_blocks,
     message_unit_data,
-    openai_explicit_cache,
     openai_settings,
     openai_units,
     without_breakpoints,
@@ -91,7 +95,8 @@ def units_of(api: str, body: Mapping[str, Any]) -> list[Unit]:
 
 
 def readable_tokens(api: str, units: list[Unit], price: Price | None) -> int:
-    """Tokens of this request that the next one could read from the cache.
+    """Tokens of this request that the next one could read from the cache (prefixlock.cache.
+    ceiling).
 
     For an Anthropic request without any breakpoint this is what a breakpoint on its last
     block would have cached: the loss is then booked to the missing breakpoint. gpt-5.6 and
@@ -100,12 +105,10 @@ def readable_tokens(api: str, units: list[Unit], price: Price | None) -> int:
     if not units:
         return 0
     minimum = price.min_cacheable_tokens if price else 1024
-    if api == "anthropic" or (price is not None and openai_explicit_cache(price.model)):
-        marks = [u for u in units if u.breakpoint is not None]
-        end = marks[-1].end if marks else units[-1].end
-        return end if end >= minimum else 0
-    total = units[-1].end
-    return (total // 128) * 128 if total >= minimum else 0
+    breakpoints = writes_at_breakpoints(api, price.model if price is not None else "")
+    if breakpoints and not any(u.breakpoint is not None for u in units):
+        return cacheable(units[-1].end, minimum)
+    return readable(units, breakpoints, minimum)
 
 
 @dataclass
@@ -194,8 +197,7 @@ def _dollars(price: Price | None, tokens: int, units: list[Unit], api: str) -> D
 
 def _ttl(prev: _Prev, price: Price | None) -> int:
     if prev.rec.api == "anthropic":
-        marks = [u.breakpoint for u in prev.units if u.breakpoint is not None]
-        return 3600 if marks and all(m == "1h" for m in marks) else 300
+        return int(shortest_ttl(u.breakpoint for u in prev.units if u.breakpoint is not None))
     return price.cache_ttl_seconds if price else 300
 
 
@@ -319,7 +321,7 @@ def diagnose(prev: _Prev, rec: Record, pieces: list[tuple[str, str, bytes]],
                    if not (s == "settings" and rec.api == "anthropic"))
     common = prev.units[unit_pos - 1].end if unit_pos > 0 and unit_pos - 1 < len(prev.units) else 0
     if rec.api != "anthropic":
-        common = (common // 128) * 128
+        common = whole_blocks(common)
     rebilled = max(0, readable - common)
     new_text = new.decode("utf-8", "replace")
     cause = {

@@ -16,8 +16,8 @@ from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from prefixlock.cache import anthropic, openai
 from prefixlock.cache.units import (
-    OPENAI_MAX_WRITES,
     OPENAI_PREFIX_SETTINGS,
     breakpoint_eligible,
     breakpoint_mark,
@@ -505,10 +505,9 @@ class TokenMemo:
 
 
 def ttl_of(v: View, price: Price | None) -> int:
+    """Seconds what a request wrote stays whole without a hit."""
     if v.api == "anthropic":
-        if v.breakpoints and all(t == "1h" for _, t in v.breakpoints):
-            return 3600
-        return 300
+        return int(anthropic.shortest_ttl(t for _, t in v.breakpoints))
     return price.cache_ttl_seconds if price else 300
 
 
@@ -522,11 +521,7 @@ def openai_writes(v: View) -> tuple[list[int], list[int]]:
     on assistant messages are left out: the request is refused (PL407). The model's minimum
     length is not considered here (PL405's concern)."""
     explicit = [i for i, role in v.marks if role != "assistant" and i != v.implicit]
-    room = OPENAI_MAX_WRITES - (0 if v.mode == "explicit" else 1)
-    written = explicit[-room:]
-    if v.implicit is not None:
-        written.append(v.implicit)
-    return written, explicit[:-room] if len(explicit) > room else []
+    return openai.select_writes(explicit, [] if v.implicit is None else [v.implicit], v.mode)
 
 
 def _items_named(v: View, indexes: list[int]) -> str:
@@ -565,7 +560,7 @@ def check_openai_body(v: View, written_before: Collection[int] | None = None) ->
     _, unwritten = openai_writes(v)
     never = [i for i in unwritten if written_before is None or i not in written_before]
     if never:
-        room = OPENAI_MAX_WRITES - (0 if v.mode == "explicit" else 1)
+        room = openai.explicit_room(v.mode)
         why = ("this request does not write them" if written_before is None
                else "no request of the session wrote them, so they are never read")
         out.append(Diff("PL401", f"{len(unwritten) + room} explicit cache breakpoints; a "
@@ -741,11 +736,12 @@ class TraceLinter:
         if pv.tools != v.tools or pv.system != v.system or pv.model != v.model:
             return
         q = max(p for p, _ in pv.breakpoints)
-        if not any(q <= c <= q + 20 for c, _ in v.breakpoints) and max(
-                c for c, _ in v.breakpoints) > q + 20:
+        reach = anthropic.LOOKBACK
+        if not any(q <= c <= q + reach for c, _ in v.breakpoints) and max(
+                c for c, _ in v.breakpoints) > q + reach:
             gap = max(c for c, _ in v.breakpoints) - q
             self.emit(rec, "PL404", f"the newest breakpoint is {gap} blocks after the previous "
-                                    "request's; the 20-block lookback cannot reach it")
+                                    f"request's; the {reach}-block lookback cannot reach it")
 
     def volatile_breakpoint(self, rec: Record, pv: View, v: View) -> None:
         st = self.sys_bp_changes.setdefault(rec.session, [0, 0])

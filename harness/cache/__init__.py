@@ -1,8 +1,9 @@
-"""What each provider's prompt cache sees and does, defined once.
+"""Each provider's prompt-cache rules, defined once.
 
-`units` cuts a request body into the pieces a provider's cache hashes (Anthropic blocks and
-breakpoints, OpenAI items and explicit breakpoints); `blocks` is the capacity-bounded store of
-chained block hashes that the emulator's caches and the simulator share. The guard's
-predictions, the emulator's bills, the ledger's ceiling and the linter's trace checks all read
-these modules, so a prediction and a bill cannot disagree by construction. Pure: no I/O.
+`units` cuts a request body into what a cache hashes; `anthropic`, `openai` and `deepseek` say
+what each provider's cache reads and writes over those units; `rules` picks which apply;
+`prefix` finds how far two requests agree; `ceiling` is what a request leaves readable; `blocks`
+is the capacity-bounded store the emulator, the simulator and the guard keep entries in. The
+guard's predictions, the emulator's bills, the ledger's ceiling and the linter's trace checks all
+call these, so a prediction and a bill cannot disagree by construction. Pure: no I/O.
 """

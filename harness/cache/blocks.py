@@ -20,12 +20,13 @@ from dataclasses import dataclass
 POLICIES = ("lru", "fifo", "lfu")
 
 
-@dataclass
+@dataclass(slots=True)
 class _Entry:
     expires: float | None
     ttl: float | None
     hits: int = 0
     stamp: int = 0  # insertion / use counter, for LFU tie-breaks
+    queued: float | None = None  # the expiry its item in the expiry queue was pushed with
 
 
 class BlockCache:
@@ -44,7 +45,9 @@ class BlockCache:
         self._entries: OrderedDict[Hashable, _Entry] = OrderedDict()
         self._heap: list[tuple[int, int, Hashable]] = []  # LFU: (hits, stamp, key), lazy
         self._clock = 0
-        # (expires, seq, key), lazy: lets a full cache drop its expired entries without a scan
+        # (expires, seq, key), lazy: lets a full cache drop its expired entries without a scan.
+        # An entry's item may be older than a refresh (a hit only moves its expiry later):
+        # `drop_expired` queues it again when it comes due, so a hit costs no push.
         self._expiry: list[tuple[float, int, Hashable]] = []
         self._seq = 0
         self.evictions = 0
@@ -69,15 +72,16 @@ class BlockCache:
         return entry
 
     def _use(self, key: Hashable, entry: _Entry, now: float) -> None:
-        self._clock += 1
-        entry.hits += 1
-        entry.stamp = self._clock
         if entry.ttl is not None:
             entry.expires = now + entry.ttl  # refreshed on every hit
-            self._track(entry.expires, key)
+            if entry.queued is None or entry.expires < entry.queued:
+                self._track(entry, key)
         if self.policy == "lru":
             self._entries.move_to_end(key)
-        elif self.policy == "lfu":
+        elif self.policy == "lfu":  # only LFU reads the use counts
+            self._clock += 1
+            entry.hits += 1
+            entry.stamp = self._clock
             self._push_lfu(entry.hits, entry.stamp, key)
 
     def _push_lfu(self, hits: int, stamp: int, key: Hashable) -> None:
@@ -128,7 +132,7 @@ class BlockCache:
         new = _Entry(None if ttl is None else now + ttl, ttl, 1, self._clock)
         self._entries[key] = new
         if new.expires is not None:
-            self._track(new.expires, key)
+            self._track(new, key)
         if self.policy == "lfu":
             self._push_lfu(new.hits, new.stamp, key)
         return evicted
@@ -136,24 +140,36 @@ class BlockCache:
     def insert(
         self, keys: Iterable[Hashable], now: float = 0.0, ttl: float | None = None
     ) -> list[Hashable]:
+        """`put` each of `keys` with one TTL; returns the keys evicted to make room."""
+        ttl = self.default_ttl if ttl is None else ttl
         evicted: list[Hashable] = []
+        entries = self._entries
         for key in keys:
-            evicted.extend(self.put(key, now, ttl))
+            entry = entries.get(key)
+            expires = None if entry is None else entry.expires
+            if entry is not None and entry.ttl == ttl and expires is not None and now < expires:
+                self._use(key, entry, now)  # the usual re-write: a refresh, nothing to decide
+                continue
+            evicted += self.put(key, now, ttl)
         return evicted
 
     def drop_expired(self, now: float) -> int:
         """Remove the entries whose TTL has passed by `now` (they already read as absent);
         returns how many. A long-running cache without a capacity calls it, or expired entries
         would stay stored for good."""
-        # Queue items whose entry was refreshed, replaced or removed since are stale: skipped.
+        # Items whose entry was replaced or removed since, or queued again, are stale: skipped.
         heap = self._expiry
         dropped = 0
         while heap and heap[0][0] <= now:
-            expires, _, k = heapq.heappop(heap)
+            queued, _, k = heapq.heappop(heap)
             e = self._entries.get(k)
-            if e is not None and e.expires == expires:
+            if e is None or e.queued != queued or e.expires is None:
+                continue
+            if e.expires <= now:
                 del self._entries[k]
                 dropped += 1
+            else:
+                self._queue(e, k)  # refreshed since it was queued: due later
         return dropped
 
     def _make_room(self, now: float) -> list[Hashable]:
@@ -167,14 +183,24 @@ class BlockCache:
         self.evictions += 1
         return [victim]
 
-    def _track(self, expires: float, key: Hashable) -> None:
+    def _queue(self, entry: _Entry, key: Hashable) -> None:
+        assert entry.expires is not None
         self._seq += 1
-        heapq.heappush(self._expiry, (expires, self._seq, key))
+        entry.queued = entry.expires
+        heapq.heappush(self._expiry, (entry.expires, self._seq, key))
+
+    def _track(self, entry: _Entry, key: Hashable) -> None:
+        self._queue(entry, key)
         if len(self._expiry) > 4 * len(self._entries) + 1024:
-            live = [(e.expires, k) for k, e in self._entries.items() if e.expires is not None]
-            self._expiry = [(x, i, k) for i, (x, k) in enumerate(live)]
-            heapq.heapify(self._expiry)
-            self._seq = len(self._expiry)
+            # Replaced and removed entries leave stale items behind: rebuild from the live ones.
+            heap: list[tuple[float, int, Hashable]] = []
+            for k, e in self._entries.items():
+                if e.expires is not None:
+                    e.queued = e.expires
+                    heap.append((e.expires, len(heap), k))
+            heapq.heapify(heap)
+            self._expiry = heap
+            self._seq = len(heap)
 
     def _victim(self) -> Hashable:
         if self.policy in ("lru", "fifo"):

@@ -1,37 +1,26 @@
 """Cache units: a request body cut into the pieces a provider's prompt cache hashes.
 
-One implementation of "what is the prefix of this request", shared by the cache guard (which
-predicts hits) and the emulator (which serves them), so the two cannot drift apart.
+One cut, shared by the guard (which predicts hits), the emulator (which serves them), the ledger
+and the linter. Each unit carries the chained hash of itself and everything before it, its token
+count, the running total, and the breakpoint it carries, if any. Anthropic's units are its blocks
+in hashing order tools -> system -> messages (`cache_control` is not hashed: moving a breakpoint
+does not change the bytes it covers); OpenAI's are the settings, the instructions, each tool and
+each input item, and `openai_tokens` gives the prompt's token ids. Settings that key the cache
+without being content (tool_choice and thinking for Anthropic's message level; parallel_tool_calls,
+response format, reasoning effort and verbosity for OpenAI) are folded into the chain where the
+provider documents they take effect.
 
-Anthropic hashes tools -> system -> messages block by block; a breakpoint (`cache_control`) marks
-where an entry is written, and an entry covers everything up to its block. Each unit here carries
-the chained hash of everything up to and including it, its own token count, the running total,
-and its breakpoint TTL if it has one. `cache_control` itself is not part of the hash: moving a
-breakpoint does not change the bytes it covers.
-
-OpenAI caches the token sequence in 128-token steps; `openai_units` cuts the prompt into the same
-kind of units (each tool, each message or input item) and `openai_tokens` gives the token ids.
-Settings that change the prefix without being content (tool_choice and thinking for Anthropic's
-message level; parallel_tool_calls, response format, reasoning effort and verbosity for OpenAI)
-are hashed into the chain where the provider documents they take effect.
-
-gpt-5.6 and later cache differently (OpenAI's prompt-caching guide and the `openai` SDK's
-`prompt_cache_options` / `prompt_cache_breakpoint` docs): an entry is written only at a breakpoint
-and matched exactly there, with no 128-token rounding and no fallback to a shorter unmarked
-prefix. In `implicit` mode (the default) OpenAI places one breakpoint at the end of the newest
-eligible input message and writes up to the latest three explicit ones too; in `explicit` mode
-only the latest four explicit marks are written, and none means nothing is cached. For these
-models `openai_units` labels the units that carry a breakpoint (`IMPLICIT`, or an explicit mark's
-TTL), the marker itself is left out of the hash (moving it does not change the prefix), and
-`openai_breakpoint_read` / `openai_breakpoint_writes` are the read and write rules that the
-emulator serves and the guard predicts. A mark on a message's content part counts at the end of
-its message: a unit here is a whole message.
+For gpt-5.6 and later `openai_units` labels the units that carry a breakpoint: an explicit
+`prompt_cache_breakpoint`'s TTL, or `IMPLICIT` where OpenAI places its own (the end of the newest
+eligible input message, unless the mode is explicit); the marker is not hashed, and a mark on a
+content part counts at the end of its message. What the caches do with units is in `anthropic`,
+`openai` and `deepseek`.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -157,8 +146,6 @@ def openai_items(body: Mapping[str, Any]) -> list[Any]:
 
 BREAKPOINT_FIELD = "prompt_cache_breakpoint"
 IMPLICIT = "implicit"  # Unit.breakpoint of the breakpoint OpenAI places itself (implicit mode)
-OPENAI_MAX_WRITES = 4  # cache writes per request, the implicit one included
-OPENAI_TTL_SECONDS = {"30m": 1800.0, "12h": 43200.0}
 OPENAI_DEFAULT_TTL = "30m"
 _GPT = re.compile(r"^(?:[a-z-]+:)?gpt-(\d+)(?:\.(\d+))?")
 
@@ -240,50 +227,6 @@ def openai_breakpoint_labels(body: Mapping[str, Any]) -> dict[int, str]:
                 labels[i] = IMPLICIT
                 break
     return labels
-
-
-def openai_breakpoint_read(
-    units: Sequence[Unit], present: Callable[[Unit], bool], min_tokens: int
-) -> int:
-    """Position of the unit whose entry a gpt-5.6-family request reads, or -1.
-
-    Entries exist only where breakpoints were written, and one is matched only exactly at its
-    end: the longest prefix of this request that has an entry wins. `present(unit)` asks the
-    cache (and may refresh the entry it finds)."""
-    for u in reversed(units):
-        if u.end < min_tokens:
-            break  # ends only shrink from here, and nothing shorter was ever written
-        if present(u):
-            return u.position
-    return -1
-
-
-def openai_breakpoint_writes(
-    units: Sequence[Unit], read_position: int, mode: str, min_tokens: int, request_ttl: str
-) -> tuple[int, list[tuple[Unit, float]]]:
-    """(tokens written, [(unit, TTL seconds)]) of a gpt-5.6-family request that read the entry
-    at `read_position` (-1: none).
-
-    At most four writes: the implicit breakpoint (implicit mode) and the latest explicit marks;
-    older marks are not written but stay matchable. Nothing below `min_tokens` is written, nor
-    anything at or before what was read. Written tokens are those between the read point and
-    the last breakpoint written; what follows it is plain uncached input."""
-    marks = [u for u in units if u.breakpoint is not None]
-    implicit = [u for u in marks if u.breakpoint == IMPLICIT]
-    explicit = [u for u in marks if u.breakpoint != IMPLICIT]
-    room = OPENAI_MAX_WRITES - (0 if mode == "explicit" else 1)
-    chosen = sorted([*implicit, *explicit[-room:]], key=lambda u: u.position)
-    default = OPENAI_TTL_SECONDS.get(request_ttl, OPENAI_TTL_SECONDS[OPENAI_DEFAULT_TTL])
-    writes: list[tuple[Unit, float]] = []
-    start = units[read_position].end if read_position >= 0 else 0
-    end = start
-    for u in chosen:
-        if u.end < min_tokens or u.position <= read_position:
-            continue
-        label = u.breakpoint or IMPLICIT
-        writes.append((u, default if label == IMPLICIT else OPENAI_TTL_SECONDS.get(label, default)))
-        end = u.end
-    return end - start, writes
 
 
 def _openai_unit_texts(body: Mapping[str, Any]) -> list[tuple[Section, bytes]]:

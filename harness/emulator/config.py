@@ -13,6 +13,7 @@ from typing import Any, Literal
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
+from ..cache import anthropic, openai
 from ..errors import ConfigError
 from ._files import read_data
 
@@ -53,7 +54,7 @@ class AnthropicCacheConfig(BaseModel):
     routing: Literal["prefix-hash", "random"] = "prefix-hash"
     capacity_blocks: int | None = Field(default=None, gt=0)
     policy: Literal["lru", "fifo", "lfu"] = "lru"
-    lookback_blocks: int = Field(default=20, gt=0)
+    lookback_blocks: int = Field(default=anthropic.LOOKBACK, gt=0)
     max_breakpoints: int = Field(default=4, gt=0)
 
 
@@ -66,7 +67,7 @@ class OpenAICacheConfig(BaseModel):
     routing: Literal["prefix-hash", "random", "round-robin"] = "prefix-hash"
     capacity_blocks: int | None = Field(default=None, gt=0)
     policy: Literal["lru", "fifo", "lfu"] = "lru"
-    block_tokens: int = Field(default=128, gt=0)
+    block_tokens: int = Field(default=openai.BLOCK_TOKENS, gt=0)
     route_tokens: int = Field(default=256, gt=0)
     overflow_per_minute: int = Field(default=15, gt=0)
 

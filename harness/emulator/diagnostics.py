@@ -27,6 +27,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..cache.prefix import shared_units
 from ..cache.units import Unit
 from ..providers.diagnostics import (
     ANTHROPIC_FIELD,
@@ -81,7 +82,7 @@ class Divergence:
 @dataclass(frozen=True)
 class _Seen:
     model: str
-    units: tuple[tuple[str, str, int], ...]  # (section, chain, end) of every unit
+    units: tuple[Unit, ...]
     tokens: int
 
 
@@ -106,11 +107,7 @@ class DiagnosticsMemory:
         self._lock = threading.Lock()
 
     def remember(self, response_id: str, model: str, units: Sequence[Unit]) -> None:
-        seen = _Seen(
-            model,
-            tuple((u.section, u.chain, u.end) for u in units),
-            units[-1].end if units else 0,
-        )
+        seen = _Seen(model, tuple(units), units[-1].end if units else 0)
         with self._lock:
             self._seen[response_id] = seen
             while len(self._seen) > self._limit:
@@ -135,12 +132,11 @@ class DiagnosticsMemory:
         now_total = units[-1].end if units else 0
         if prev.model != model:
             return Divergence("model", 0, prev.tokens, now_total)
-        for i, (section, chain, _) in enumerate(prev.units):
-            if i >= len(units) or units[i].chain != chain:
-                # The first unit that differs names the level that changed.
-                shared = prev.units[i - 1][2] if i else 0
-                level = units[i].section if i < len(units) else section
-                return Divergence(level, shared, prev.tokens, now_total)
+        i = shared_units(prev.units, units)
+        if i < len(prev.units):
+            # The first unit that differs names the level that changed.
+            level = units[i].section if i < len(units) else prev.units[i].section
+            return Divergence(level, prev.units[i - 1].end if i else 0, prev.tokens, now_total)
         # The request extends the earlier one: a miss here is the cache's (TTL, eviction,
         # routing), which the diagnostics cannot attribute to a change.
         if read_tokens == 0 and prev.tokens >= min_cacheable:

@@ -1,9 +1,10 @@
-"""The emulator's prompt caches: Anthropic's, OpenAI's and DeepSeek's rules over one engine.
+"""The emulator's prompt caches: each provider's rules served over machines, keys and scopes.
 
-Pure: each call takes the request's cache units (prefixlock.cache.units, the one definition of
-what the cache sees) and the clock's time, and returns token counts; nothing here reads a clock or
-a socket. Storage, TTLs and eviction are prefixlock.cache.blocks.BlockCache, the simulator's
-engine, so prefix matching has one implementation.
+The rules (what a request reads, what it writes) are prefixlock.cache's `anthropic`, `openai` and
+`deepseek`, the ones the guard predicts with; this module adds what a server has: machines and
+routing, per-key and per-model scopes, storage in prefixlock.cache.blocks.BlockCache (the
+simulator's engine), eviction. Pure: each call takes the request's cache units and the clock's
+time, and returns token counts; nothing here reads a clock or a socket.
 
 Writes are two-phase (`lookup` then `commit`): an entry becomes readable only when the response
 that wrote it starts, so parallel requests on a cold prefix all pay the write, as Anthropic says.
@@ -18,17 +19,11 @@ from collections import OrderedDict, deque
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 
+from ..cache import anthropic, deepseek, openai
 from ..cache.blocks import BlockCache
-from ..cache.units import (
-    OPENAI_TTL_SECONDS,
-    Unit,
-    openai_breakpoint_read,
-    openai_breakpoint_writes,
-)
+from ..cache.units import Unit
 from ..canonical import chain_hash
 from .config import AnthropicCacheConfig, OpenAICacheConfig
-
-TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
 
 
 def key_id(api_key: str) -> str:
@@ -89,38 +84,24 @@ class AnthropicPromptCache:
         machine = self.route(scope, model, units)
         self.store = self.machines[machine]
         total = units[-1].end if units else 0
-        eligible = [u for u in units if u.breakpoint is not None and u.end >= min_tokens]
-        hit = -1
-        for bp in eligible:
-            stop = max(-1, bp.position - self.config.lookback_blocks)
-            for pos in range(bp.position, stop, -1):
-                if pos <= hit:
-                    break
-                if self.store.get((scope, model, units[pos].chain), now):
-                    hit = pos
-                    break
+        store = self.store
+        hit = anthropic.read(
+            units,
+            lambda u: store.get((scope, model, u.chain), now),
+            min_tokens,
+            self.config.lookback_blocks,
+        )
         read = units[hit].end if hit >= 0 else 0
-        w5 = w1 = 0
-        prev = read
-        entries: list[tuple[Hashable, float | None]] = []
-        for bp in eligible:
-            if bp.position <= hit:
-                continue
-            ttl = bp.breakpoint or "5m"
-            span = bp.end - prev
-            prev = bp.end
-            if ttl == "1h":
-                w1 += span
-            else:
-                w5 += span
-            entries.append(((scope, model, bp.chain), TTL_SECONDS.get(ttl, 300.0)))
+        writes = anthropic.writes(units, hit, min_tokens)
+        w5, w1 = anthropic.written(writes)
+        entries = tuple(((scope, model, w.unit.chain), w.seconds) for w in writes)
         return AnthropicOutcome(
             input_tokens=total - read - w5 - w1,
             cache_read=read,
             write_5m=w5,
             write_1h=w1,
             read_position=hit if hit >= 0 else None,
-            pending=PendingWrite(tuple(entries), machine),
+            pending=PendingWrite(entries, machine),
             machine=machine,
         )
 
@@ -158,17 +139,6 @@ class OpenAIOutcome:
     # gpt-5.6 and later: how many of `written_tokens` went into 12-hour entries (the rest into
     # 30-minute ones), for the Responses usage's `cache_write_tokens_details`.
     written_12h: int = 0
-
-
-def _block_keys(model: str, tokens: Sequence[int], block: int) -> list[tuple[str, str]]:
-    """(model, chained hash) per whole block: the hash alone names the block, the model beside
-    it lets one model's entries be evicted."""
-    keys: list[tuple[str, str]] = []
-    parent = chain_hash("", model.encode("utf-8"))
-    for start in range(0, len(tokens) - block + 1, block):
-        parent = chain_hash(parent, array("I", tokens[start : start + block]).tobytes())
-        keys.append((model, parent))
-    return keys
 
 
 def _drop_expired(stores: Sequence[BlockCache], now: float) -> None:
@@ -253,17 +223,16 @@ class OpenAIPromptCache:
     ) -> OpenAIOutcome:
         machine = self.route(model, tokens, cache_key, now)
         block = self.config.block_tokens
-        keys = _block_keys(model, tokens, block)
-        cached = 0
-        if len(tokens) >= min_tokens:
-            cached = self.machines[machine].match_prefix(keys, now) * block
-            if cached < min_tokens:
-                cached = 0
-        entries = tuple((k, ttl) for k in keys) if len(tokens) >= min_tokens else ()
-        written = len(entries) * block - cached if entries else 0
-        return OpenAIOutcome(
-            len(tokens), cached, machine, PendingWrite(entries, machine), max(written, 0)
+        # (model, key): the key alone names the block, the model beside it lets one model's
+        # entries be evicted.
+        keys = [(model, k) for k in openai.block_keys(model, tokens, block)]
+        store = self.machines[machine]
+        cached = openai.read_blocks(
+            keys, lambda k: store.get(k, now), len(tokens), min_tokens, block
         )
+        stored, written = openai.block_writes(len(tokens), cached, min_tokens, block)
+        entries = tuple((k, ttl) for k in keys[:stored])
+        return OpenAIOutcome(len(tokens), cached, machine, PendingWrite(entries, machine), written)
 
     def lookup_breakpoints(
         self,
@@ -276,23 +245,18 @@ class OpenAIPromptCache:
         min_tokens: int,
         now: float,
     ) -> OpenAIOutcome:
-        """gpt-5.6 and later: entries only at breakpoints, matched exactly (cacheunits' rules),
-        on the machine the usual routing picks."""
+        """gpt-5.6 and later: entries only at breakpoints, matched exactly, on the machine the
+        usual routing picks."""
         machine = self.route(model, tokens, cache_key, now)
         store = self.machines[machine]
-        hit = openai_breakpoint_read(units, lambda u: store.get((model, u.chain), now), min_tokens)
-        written, writes = openai_breakpoint_writes(units, hit, mode, min_tokens, request_ttl)
-        entries = tuple(((model, u.chain), ttl) for u, ttl in writes)
+        hit = openai.breakpoint_read(units, lambda u: store.get((model, u.chain), now), min_tokens)
+        writes = openai.breakpoint_writes(units, hit, mode, min_tokens, request_ttl)
+        entries = tuple(((model, w.unit.chain), w.seconds) for w in writes)
         cached = units[hit].end if hit >= 0 else 0
         total = units[-1].end if units else 0
-        # Each written span (from the previous write, or the read point, to a breakpoint) is
-        # stored with that breakpoint's TTL, as Anthropic's 5m/1h spans are.
-        prev = cached
-        long_lived = 0
-        for u, ttl in writes:
-            if ttl >= OPENAI_TTL_SECONDS["12h"]:
-                long_lived += u.end - prev
-            prev = u.end
+        # Each written span is stored with its breakpoint's TTL, as Anthropic's 5m/1h spans are.
+        written = sum(w.tokens for w in writes)
+        long_lived = sum(w.tokens for w in writes if w.seconds >= openai.TTL_SECONDS["12h"])
         return OpenAIOutcome(
             total, cached, machine, PendingWrite(entries, machine), written, long_lived
         )
@@ -320,13 +284,8 @@ class DeepSeekOutcome:
 
 
 class DeepSeekPromptCache:
-    """Best-effort disk cache: a hit needs a full match of a stored prefix unit.
-
-    Units are stored at the end of each request's input, at the end of its input and output
-    (the reply as the client sends it back, `reply_chain`), and at the end of its fixed part
-    (settings, system, tools), the common prefix every later request shares (FACTS.md). The
-    reply unit is what lets the next turn read through the previous assistant message.
-    """
+    """Best-effort disk cache of whole prefix units (prefixlock.cache.deepseek); `reply_chain`
+    is the unit through the reply as the client will send it back."""
 
     def __init__(self, capacity: int | None = None) -> None:
         self.store = BlockCache(capacity, "lru")
@@ -341,20 +300,11 @@ class DeepSeekPromptCache:
         reply_chain: str | None = None,
     ) -> DeepSeekOutcome:
         total = units[-1].end if units else 0
-        hit = 0
-        for unit in reversed(units):
-            if self.store.get((model, unit.chain), now):
-                hit = unit.end
-                break
-        entries: list[tuple[Hashable, float | None]] = []
-        if total >= min_tokens and units:
-            fixed = [u for u in units if u.section != "messages"]
-            if fixed and fixed[-1].end >= min_tokens:
-                entries.append(((model, fixed[-1].chain), ttl))
-            entries.append(((model, units[-1].chain), ttl))
-            if reply_chain is not None:
-                entries.append(((model, reply_chain), ttl))
-        return DeepSeekOutcome(total, hit, PendingWrite(tuple(entries)))
+        hit = deepseek.read(units, lambda u: self.store.get((model, u.chain), now))
+        entries = tuple(
+            ((model, chain), ttl) for chain in deepseek.stored(units, min_tokens, reply_chain)
+        )
+        return DeepSeekOutcome(total, units[hit].end if hit >= 0 else 0, PendingWrite(entries))
 
     def drop_expired(self, now: float) -> None:
         """Remove the units expired by `now` (they read as absent already)."""

@@ -8,45 +8,38 @@ compares the prediction with the reported usage: whatever is still missing is "u
 (provider-side eviction or routing), carried beside the provider's own verdict when the response
 has one (Anthropic cache diagnostics, OpenAI prompt_cache_diagnostics).
 
-The rules mirror FACTS.md: Anthropic writes only at breakpoints at or above the model's minimum
-and reads by looking back at most 20 units from each breakpoint; OpenAI caches 128-token blocks of
-prompts of 1,024+ tokens; DeepSeek stores whole-request, through-the-reply (`observe`'s `echo`)
-and fixed-part units and hits on a full unit match. gpt-5.6 and later write only at breakpoints
-and match them exactly: the guard uses cacheunits' `openai_breakpoint_read` /
-`openai_breakpoint_writes`, the rules the emulator serves, and names a changed suffix whose
-shared prefix no breakpoint covered ("breakpoint").
+The rules are prefixlock.cache's `anthropic`, `openai` and `deepseek` (FACTS.md), the functions
+the emulator serves, asked here of the guard's own model of the cache.
 """
 
 from __future__ import annotations
 
-from array import array
 from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from decimal import Decimal
 from functools import partial
 from typing import Any
 
+from ..cache import anthropic, deepseek, openai
+from ..cache.blocks import BlockCache
+from ..cache.prefix import shared_units
+from ..cache.rules import Rules, rules_for
 from ..cache.units import (
     Unit,
     anthropic_message_settings,
-    openai_breakpoint_read,
-    openai_breakpoint_writes,
     openai_cache_options,
-    openai_explicit_cache,
     openai_reply_chain,
     openai_settings,
     openai_tokens,
     without_breakpoints,
 )
-from ..canonical import canonical_bytes, chain_hash
+from ..canonical import canonical_bytes
 from ..events import CacheBreak
 from ..prices import Price, PriceTable
 from ..tokenizer import tokenize
 from ..usage import Usage
 from ..wire import WireRequest
 from .budget import CacheBudget
-
-TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
 
 # Causes, in the order they are named when several apply to one request.
 CAUSES = (
@@ -90,45 +83,12 @@ class Prediction:
         return Usage(self.uncached, self.read, self.write_5m, self.write_1h, output)
 
 
-class _Entries:
-    """The guard's picture of the provider's cache: key -> (expiry, ttl). A hit refreshes the
-    expiry with the entry's TTL; a write keeps the longer of two TTLs (as the emulator's
-    BlockCache does). Unbounded: evictions show up as unexplained misses instead."""
-
-    def __init__(self) -> None:
-        self._e: dict[Hashable, tuple[float, float]] = {}
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._e
-
-    def peek(self, key: Hashable, now: float) -> bool:
-        e = self._e.get(key)
-        return e is not None and now < e[0]
-
-    def expires_at(self, key: Hashable) -> float | None:
-        e = self._e.get(key)
-        return None if e is None else e[0]
-
-    def get(self, key: Hashable, now: float) -> bool:
-        e = self._e.get(key)
-        if e is None or now >= e[0]:
-            return False
-        self._e[key] = (now + e[1], e[1])
-        return True
-
-    def put(self, key: Hashable, now: float, ttl: float) -> None:
-        e = self._e.get(key)
-        if e is not None and now < e[0] and e[1] > ttl:
-            ttl = e[1]
-        self._e[key] = (now + ttl, ttl)
-
-
 @dataclass
 class _TokenState:
-    """The last OpenAI-style request, tokenized: unit chains, token ends, tokens, block keys."""
+    """The last OpenAI-style request, tokenized: its units, token ends, tokens, block keys."""
 
     model: str
-    chains: list[str]
+    units: Sequence[Unit]
     ends: list[int]
     tokens: list[int]
     keys: list[str]
@@ -175,14 +135,14 @@ class _Seen:
     cached_key: Hashable | None = None  # the cache entry that holds `cached_end`
 
 
-def _rules_for(api: str, price: Price | None, model: str = "") -> str:
-    if api == "anthropic":
-        return "anthropic"
-    if api == "openai-compat" and (price is None or price.provider != "openai"):
-        return "deepseek"
-    if openai_explicit_cache(model):
-        return "openai-breakpoints"  # gpt-5.6 and later (directly or through a compatible proxy)
-    return "openai"
+# The guard's cache keys: (tag of the rules that wrote it, model, unit chain); an OpenAI block
+# (before gpt-5.6) by its block key alone, a hash chained from the model's, which names the
+# model too and is never equal to a tuple.
+_TAG = {"anthropic": "a", "deepseek": "d", "openai-breakpoints": "b"}
+
+
+def _rules_for(api: str, price: Price | None, model: str) -> Rules:
+    return rules_for(api, price.provider if price is not None else None, model)
 
 
 def caches_whole_prompts(api: str, price: Price | None, model: str = "") -> bool:
@@ -227,15 +187,16 @@ class CacheGuard:
         prices: PriceTable | None = None,
         *,
         budget: CacheBudget | None = None,
-        lookback: int = 20,
-        block_tokens: int = 128,
+        lookback: int = anthropic.LOOKBACK,
+        block_tokens: int = openai.BLOCK_TOKENS,
     ) -> None:
         self.prices = prices or PriceTable.default()
         self.budget = budget or CacheBudget()
         self.lookback = lookback
         self.block_tokens = block_tokens
-        self._cache = _Entries()
-        self._ends: dict[Hashable, int] = {}
+        # The guard's picture of the provider's cache. Unbounded: a provider's evictions show up
+        # as unexplained misses instead.
+        self._cache = BlockCache()
         self._last: _Seen | None = None
         self._ostate: _TokenState | None = None
         self.rebilled_tokens = 0
@@ -269,26 +230,18 @@ class CacheGuard:
         st = self._ostate
         c = 0
         if st is not None and st.model == req.model:
-            n = min(len(st.chains), len(units))
-            lo, hi = 0, n  # chains are prefix hashes: equality is monotone
-            while lo < hi:
-                mid = (lo + hi + 1) // 2
-                if st.chains[mid - 1] == units[mid - 1].chain:
-                    lo = mid
-                else:
-                    hi = mid - 1
-            c = lo
+            c = shared_units(st.units, units)
         data = _OpenAIUnitData(req.body)
         if len(data) != len(units):  # not the shape cacheunits cut: do it the slow way
             tokens = openai_tokens(req.body)
             ends: list[int] = []
             c = 0
         else:
-            if st is not None and c == len(st.chains) == len(units):
+            if st is not None and c == len(st.units) == len(units):
                 return len(st.tokens), st.keys  # the same request again (predict, observe)
             shared = st.ends[c - 1] if st is not None and c else 0
             # Extending the last request (the common case) reuses its lists in place.
-            extend = st is not None and c == len(st.chains)
+            extend = st is not None and c == len(st.units)
             tokens = st.tokens if extend and st else (st.tokens[:shared] if st else [])
             ends = st.ends if extend and st else (st.ends[:c] if st else [])
             for i in range(c, len(units)):
@@ -300,38 +253,25 @@ class CacheGuard:
             keys = st.keys
         else:
             keys = list(st.keys[:keep]) if st is not None else []
-        parent = keys[-1] if keys else chain_hash("", req.model.encode("utf-8"))
-        for start in range(keep * b, len(tokens) - b + 1, b):
-            parent = chain_hash(parent, array("I", tokens[start : start + b]).tobytes())
-            keys.append(parent)
+        openai.block_keys(req.model, tokens, b, into=keys)
         if ends:
-            self._ostate = _TokenState(req.model, [u.chain for u in units], ends, tokens, keys)
+            self._ostate = _TokenState(req.model, units, ends, tokens, keys)
         return len(tokens), keys
 
     # -- the read rules, per provider ------------------------------------------------------------
 
-    def _anthropic_read(
-        self, model: str, units: Sequence[Unit], now: float, ignore_ttl: bool = False
-    ) -> tuple[int, list[Unit]]:
-        """(position read or -1, eligible breakpoints) as the provider would find them."""
-        min_tokens = self.min_tokens(model, "anthropic")
-        eligible = [u for u in units if u.breakpoint is not None and u.end >= min_tokens]
-        hit = -1
-        for bp in eligible:
-            stop = max(-1, bp.position - self.lookback)
-            for pos in range(bp.position, stop, -1):
-                if pos <= hit:
-                    break
-                key = ("a", model, units[pos].chain)
-                if self._present(key, now, ignore_ttl):
-                    hit = pos
-                    break
-        return hit, eligible
-
-    def _present(self, key: Hashable, now: float, ignore_ttl: bool) -> bool:
+    def _presence(self, now: float, ignore_ttl: bool) -> Callable[[Hashable], bool]:
+        """How the guard asks its cache for an entry without changing it: unexpired at `now`,
+        or with `ignore_ttl` stored at all (expired entries stay stored: see _touch)."""
         if ignore_ttl:
-            return key in self._cache
-        return self._cache.peek(key, now)
+            return self._cache.__contains__
+        peek = self._cache.peek
+        return lambda key: peek(key, now)
+
+    def _touch(self, key: Hashable, now: float) -> bool:
+        """Read `key` as the provider does (a hit refreshes it). An expired entry is left in
+        place, not dropped, so that a later miss on it can still be named "ttl"."""
+        return self._cache.peek(key, now) and self._cache.get(key, now)
 
     def _read_tokens(
         self, req: WireRequest, model: str, now: float, ignore_ttl: bool = False
@@ -339,40 +279,29 @@ class CacheGuard:
         """(tokens read, position read, expiry of the entry read) for `req` on `model`."""
         rules = _rules_for(req.api, self.price(model), model)
         units = req.units
-        if rules == "anthropic":
-            hit, _ = self._anthropic_read(model, units, now, ignore_ttl)
-            if hit < 0:
-                return 0, -1, None
-            return units[hit].end, hit, self._cache.expires_at(("a", model, units[hit].chain))
-        if rules == "deepseek":
-            for u in reversed(units):
-                dkey = ("d", model, u.chain)
-                if self._present(dkey, now, ignore_ttl):
-                    return u.end, u.position, self._cache.expires_at(dkey)
-            return 0, -1, None
-        if rules == "openai-breakpoints":
-            hit = openai_breakpoint_read(
-                units,
-                lambda u: self._present(("b", model, u.chain), now, ignore_ttl),
-                self.min_tokens(model, req.api),
-            )
-            if hit < 0:
-                return 0, -1, None
-            return units[hit].end, hit, self._cache.expires_at(("b", model, units[hit].chain))
-        n_tokens, keys = self._blocks(req)
         min_tokens = self.min_tokens(model, req.api)
-        if n_tokens < min_tokens:
+        present = self._presence(now, ignore_ttl)
+        if rules == "openai":
+            n_tokens, keys = self._blocks(req)
+            cached = openai.read_blocks(keys, present, n_tokens, min_tokens, self.block_tokens)
+            if not cached:
+                return 0, -1, None
+            n = cached // self.block_tokens
+            return cached, n - 1, self._cache.expires_at(keys[n - 1])
+        tag = _TAG[rules]
+
+        def unit_present(u: Unit) -> bool:
+            return present((tag, model, u.chain))
+
+        if rules == "anthropic":
+            hit = anthropic.read(units, unit_present, min_tokens, self.lookback)
+        elif rules == "deepseek":
+            hit = deepseek.read(units, unit_present)
+        else:
+            hit = openai.breakpoint_read(units, unit_present, min_tokens)
+        if hit < 0:
             return 0, -1, None
-        n = 0
-        for key in keys:
-            if not self._present(("o", key), now, ignore_ttl):
-                break
-            n += 1
-        expiry = self._cache.expires_at(("o", keys[n - 1])) if n else None
-        cached = n * self.block_tokens
-        if cached < min_tokens:
-            return 0, -1, None
-        return cached, n - 1, expiry
+        return units[hit].end, hit, self._cache.expires_at((tag, model, units[hit].chain))
 
     # -- prediction ------------------------------------------------------------------------------
 
@@ -383,30 +312,17 @@ class CacheGuard:
         rules = _rules_for(req.api, price, model)
         total = req.input_tokens
         read, pos, expiry = self._read_tokens(req, model, now)
+        min_tokens = self.min_tokens(model, req.api)
         w5 = w1 = 0
         if rules == "anthropic":
-            prev = read
-            for bp in req.units:
-                if bp.breakpoint is None or bp.position <= pos:
-                    continue
-                if bp.end < self.min_tokens(model, "anthropic"):
-                    continue
-                span = bp.end - prev
-                prev = bp.end
-                if bp.breakpoint == "1h":
-                    w1 += span
-                else:
-                    w5 += span
+            w5, w1 = anthropic.written(anthropic.writes(req.units, pos, min_tokens))
         elif rules == "openai-breakpoints":
             mode, ttl = openai_cache_options(req.body)
-            w5, _ = openai_breakpoint_writes(
-                req.units, pos, mode, self.min_tokens(model, req.api), ttl
-            )
-        elif price is not None and price.cache_write_5m is not None and rules == "openai":
+            writes = openai.breakpoint_writes(req.units, pos, mode, min_tokens, ttl)
+            w5 = sum(w.tokens for w in writes)
+        elif rules == "openai" and price is not None and price.cache_write_5m is not None:
             # Models with a write fee bill what they newly store as a write.
-            cacheable = (total // self.block_tokens) * self.block_tokens
-            if total >= self.min_tokens(model, req.api):
-                w5 = max(cacheable - read, 0)
+            _, w5 = openai.block_writes(total, read, min_tokens, self.block_tokens)
         uncached = max(total - read - w5 - w1, 0)
         ceiling, cause, detail = self._explain(req, read, now)
         lost = max(ceiling - read, 0)
@@ -452,22 +368,12 @@ class CacheGuard:
         return price.cost(usage) - price.cost(counter)
 
     def _divergence(self, prev: _Seen, req: WireRequest) -> Unit | None:
-        """The first unit of `req` that differs from `prev` (None: req extends prev)."""
-        units = req.units
-        n = min(len(prev.units), len(units))
-        # Append-only is the common case: check the last shared unit first.
-        if n and prev.units[n - 1].chain == units[n - 1].chain:
-            return None if n == len(prev.units) else units[n]
-        lo, hi = 0, n  # first index where the chains differ (chains are prefix hashes)
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if prev.units[mid].chain == units[mid].chain:
-                lo = mid + 1
-            else:
-                hi = mid
-        if lo < len(units):
-            return units[lo]
-        return prev.units[lo] if lo < len(prev.units) else None
+        """The first unit of `req` that differs from `prev` (None: req extends prev); where
+        `req` is `prev` cut short, the first unit of `prev` it lacks."""
+        shared = shared_units(prev.units, req.units)
+        if shared == len(prev.units):
+            return None
+        return req.units[shared] if shared < len(req.units) else prev.units[shared]
 
     def _explain(self, req: WireRequest, read: int, now: float) -> tuple[int, str | None, str]:
         """(ceiling, cause, detail): what the previous request left readable, and why not read."""
@@ -631,8 +537,8 @@ class CacheGuard:
         units = req.units
         cached_end = 0
         cached_key: Hashable | None = None
+        min_tokens = self.min_tokens(model, req.api)
         if rules == "anthropic":
-            min_tokens = self.min_tokens(model, "anthropic")
             hit = -1
             if usage.cache_read > 0:
                 for u in units:
@@ -640,42 +546,39 @@ class CacheGuard:
                         hit = u.position
                 if hit < 0 and pred.read_position >= 0:
                     hit = pred.read_position  # provider counts differ from ours: trust the rules
-                if hit >= 0:
-                    self._cache.get(("a", model, units[hit].chain), now)
-                    cached_end = units[hit].end
-                    cached_key = ("a", model, units[hit].chain)
-            for bp in units:
-                if bp.breakpoint is None or bp.end < min_tokens or bp.position <= hit:
-                    continue
-                key = ("a", model, bp.chain)
-                self._cache.put(key, now, TTL_SECONDS.get(bp.breakpoint, 300.0))
-                cached_end = bp.end
-                cached_key = key
+            if hit >= 0:
+                # The read refreshes each entry it finds on its way to the one it reads (an
+                # earlier breakpoint's too), as the emulator's does.
+                anthropic.read(
+                    units,
+                    lambda u: u.position <= hit and self._touch(("a", model, u.chain), now),
+                    min_tokens,
+                    self.lookback,
+                )
+                cached_key = ("a", model, units[hit].chain)
+                self._touch(cached_key, now)
+                cached_end = units[hit].end
+            for w in anthropic.writes(units, hit, min_tokens):
+                cached_key = ("a", model, w.unit.chain)
+                self._cache.put(cached_key, now, w.seconds)
+                cached_end = w.unit.end
         elif rules == "deepseek":
             ttl = self.ttl_seconds(model)
-            total = req.input_tokens
-            min_tokens = self.min_tokens(model, req.api)
-            for u in reversed(units):
-                if self._cache.get(("d", model, u.chain), now):
-                    break
-            if units and total >= min_tokens:
-                fixed = [u for u in units if u.section != "messages"]
-                if fixed and fixed[-1].end >= min_tokens:
-                    self._cache.put(("d", model, fixed[-1].chain), now, ttl)
+            deepseek.read(units, lambda u: self._touch(("d", model, u.chain), now))  # refreshes
+            # With `echo`, the unit at the end of the output (input + reply as re-sent), which
+            # the emulator stores too: the next turn reads through the previous reply.
+            reply = openai_reply_chain(units, echo) if echo is not None else None
+            stored = deepseek.stored(units, min_tokens, reply)
+            for chain in stored:
+                self._cache.put(("d", model, chain), now, ttl)
+            if stored:
                 cached_key = ("d", model, units[-1].chain)
-                self._cache.put(cached_key, now, ttl)
-                cached_end = total
-                if echo is not None:
-                    # The unit at the end of the output (input + reply as re-sent), which the
-                    # emulator stores too: the next turn reads through the previous reply.
-                    reply_key = ("d", model, openai_reply_chain(units, echo))
-                    self._cache.put(reply_key, now, ttl)
+                cached_end = req.input_tokens
         elif rules == "openai-breakpoints":
-            min_tokens = self.min_tokens(model, req.api)
             hit = -1
             if usage.cache_read > 0:  # the provider read nothing: it wrote every breakpoint
-                hit = openai_breakpoint_read(
-                    units, lambda u: self._cache.get(("b", model, u.chain), now), min_tokens
+                hit = openai.breakpoint_read(
+                    units, lambda u: self._touch(("b", model, u.chain), now), min_tokens
                 )
                 if hit < 0:
                     hit = pred.read_position  # provider counts differ from ours: trust the rules
@@ -683,11 +586,10 @@ class CacheGuard:
                 cached_end = units[hit].end
                 cached_key = ("b", model, units[hit].chain)
             mode, request_ttl = openai_cache_options(req.body)
-            _, writes = openai_breakpoint_writes(units, hit, mode, min_tokens, request_ttl)
-            for u, seconds in writes:
-                key = ("b", model, u.chain)
-                self._cache.put(key, now, seconds)
-                cached_end, cached_key = u.end, key
+            for w in openai.breakpoint_writes(units, hit, mode, min_tokens, request_ttl):
+                cached_key = ("b", model, w.unit.chain)
+                self._cache.put(cached_key, now, w.seconds)
+                cached_end = w.unit.end
             if req.meta.get("volatile") and len(units) > 1:
                 # The implicit breakpoint sits on the volatile text the builder appended last;
                 # the next request replaces that text, so only what precedes it counts as left
@@ -695,12 +597,12 @@ class CacheGuard:
                 cached_end = min(cached_end, units[-2].end)
         else:
             n_tokens, keys = self._blocks(req)
-            if n_tokens >= self.min_tokens(model, req.api):
-                ttl = self.ttl_seconds(model)
-                for k in keys:
-                    self._cache.put(("o", k), now, ttl)
-                cached_end = len(keys) * self.block_tokens
-                cached_key = ("o", keys[-1]) if keys else None
+            stored_blocks, _ = openai.block_writes(n_tokens, 0, min_tokens, self.block_tokens)
+            ttl = self.ttl_seconds(model)
+            self._cache.insert(keys[:stored_blocks], now, ttl)
+            if stored_blocks:
+                cached_end = stored_blocks * self.block_tokens
+                cached_key = keys[stored_blocks - 1]
         self._last = _Seen(
             model, req.api, tuple(units), cached_end, now, _anthropic_settings(req), cached_key
         )

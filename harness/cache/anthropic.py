@@ -1,0 +1,72 @@
+"""Anthropic's prompt cache: which entry a request reads and which entries it writes.
+
+An entry is written only at a breakpoint (`cache_control`, TTL 5m or 1h) whose prefix reaches the
+model's minimum; a read finds, from each such breakpoint, the nearest earlier entry at most 20 block
+positions back, and the furthest of those wins (FACTS.md). The guard (its model of the cache) and
+the emulator (the cache it serves) both call these functions, each with its own `present`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+
+from .prefix import Write
+from .units import Unit
+
+LOOKBACK = 20  # block positions a read looks back from each breakpoint
+DEFAULT_TTL = "5m"
+TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
+
+
+def ttl_seconds(label: str | None) -> float:
+    """Lifetime of an entry written at a breakpoint with TTL `label` (None: the default 5m)."""
+    return TTL_SECONDS.get(label or DEFAULT_TTL, TTL_SECONDS[DEFAULT_TTL])
+
+
+def shortest_ttl(labels: Iterable[str | None]) -> float:
+    """How long what a request wrote stays whole without a hit: its shortest-lived entry's TTL
+    (the default when it marked nothing)."""
+    return min((ttl_seconds(label) for label in labels), default=TTL_SECONDS[DEFAULT_TTL])
+
+
+def eligible(units: Sequence[Unit], min_tokens: int) -> list[Unit]:
+    """The breakpoints that can hold an entry: those whose prefix reaches the minimum."""
+    return [u for u in units if u.breakpoint is not None and u.end >= min_tokens]
+
+
+def read(
+    units: Sequence[Unit],
+    present: Callable[[Unit], bool],
+    min_tokens: int,
+    lookback: int = LOOKBACK,
+) -> int:
+    """Position of the unit whose entry the request reads, or -1.
+
+    `present(unit)` asks the cache for the entry that ends at `unit` (and may refresh it); it is
+    asked only where a later hit could still extend the read."""
+    hit = -1
+    for bp in eligible(units, min_tokens):
+        for pos in range(bp.position, max(-1, bp.position - lookback), -1):
+            if pos <= hit:
+                break
+            if present(units[pos]):
+                hit = pos
+                break
+    return hit
+
+
+def writes(units: Sequence[Unit], read_position: int, min_tokens: int) -> list[Write]:
+    """The entries a request that read at `read_position` (-1: nothing) writes: one at each
+    eligible breakpoint after it, spanning from the read point or the previous write."""
+    out: list[Write] = []
+    prev = units[read_position].end if read_position >= 0 else 0
+    for bp in eligible(units[read_position + 1 :], min_tokens):
+        out.append(Write(bp, bp.end - prev, ttl_seconds(bp.breakpoint)))
+        prev = bp.end
+    return out
+
+
+def written(entries: Sequence[Write]) -> tuple[int, int]:
+    """(5-minute, 1-hour) written tokens, as `cache_creation` reports them."""
+    hour = sum(w.tokens for w in entries if w.unit.breakpoint == "1h")
+    return sum(w.tokens for w in entries) - hour, hour
