@@ -33,7 +33,7 @@ IO_MODULES = frozenset(
     {
         "anthropic", "asyncio.subprocess", "concurrent", "gzip", "http", "httpx", "httpx2",
         "io", "multiprocessing", "openai", "os", "pathlib", "select", "shutil", "signal",
-        "socket", "sqlite3", "subprocess", "tempfile", "threading", "time", "urllib",
+        "socket", "sqlite3", "subprocess", "tempfile", "threading", "time", "urllib.request",
     }
 )  # fmt: skip
 
@@ -57,6 +57,17 @@ PURE = (
     "prefixlock.guard.quote",
     "prefixlock.providers.anthropic",
     "prefixlock.providers.openai",
+    "prefixlock.emulator.anthropic_api",
+    "prefixlock.emulator.openai_api",
+    "prefixlock.emulator.promptcache",
+    "prefixlock.emulator.core",
+    "prefixlock.emulator.intake",
+    "prefixlock.emulator.faults",
+    "prefixlock.emulator.answers",
+    "prefixlock.emulator.model",
+    "prefixlock.emulator.config",
+    "prefixlock.guard.keepalive",
+    "prefixlock.policies.pycheck.*",
     "prefixlock.policies.rules",
 )
 

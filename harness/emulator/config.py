@@ -7,17 +7,16 @@ default that behaves like the real providers, so `EmulatorConfig()` is the cache
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..cache import anthropic, openai
-from ..errors import ConfigError
-from ._files import read_data
 
 FaultKind = Literal["429", "529", "500", "cut", "sse-error", "latency"]
+
+if TYPE_CHECKING:
+    from os import PathLike
 
 
 class FaultSpec(BaseModel):
@@ -103,24 +102,8 @@ class EmulatorConfig(BaseModel):
         return cls.model_validate(base)
 
     @classmethod
-    def load(cls, path: str | Path) -> EmulatorConfig:
+    def load(cls, path: str | PathLike[str]) -> EmulatorConfig:
         """Read a YAML or JSON config file; errors name the file and the field."""
-        p = Path(path)
-        data = read_data(p, "config")
-        if data is None:
-            data = {}
-        if not isinstance(data, dict):
-            raise ConfigError("expected a mapping of settings", where=str(p))
-        try:
-            config = cls.model_validate(data)
-        except pydantic.ValidationError as exc:
-            err = exc.errors()[0]
-            field = ".".join(str(x) for x in err["loc"]) or "(top level)"
-            raise ConfigError(err["msg"], where=f"{p}: {field}") from None
-        # Files the config names are found beside it, wherever the server is started from.
-        beside = {
-            key: str(p.parent / value)
-            for key in ("script", "prices")
-            if isinstance(value := getattr(config, key), str) and not Path(value).is_absolute()
-        }
-        return config.model_copy(update=beside) if beside else config
+        from ._files import load_config  # reading files is kept out of this module
+
+        return load_config(path)

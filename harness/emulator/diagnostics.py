@@ -21,7 +21,6 @@ format) is reported as `unavailable`: the emulator does not tell which setting c
 
 from __future__ import annotations
 
-import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -99,19 +98,18 @@ def requested_ref(body: Mapping[str, Any], field: str, ref: str) -> tuple[bool, 
 
 class DiagnosticsMemory:
     """What the emulator served to requests that asked for diagnostics, by response id (the
-    most recent `limit`): a client that turns diagnostics on asks on every request."""
+    most recent `limit`): a client that turns diagnostics on asks on every request. Used under
+    the server's lock, as the rest of the emulator's state is."""
 
     def __init__(self, limit: int = 4096) -> None:
         self._seen: OrderedDict[str, _Seen] = OrderedDict()
         self._limit = limit
-        self._lock = threading.Lock()
 
     def remember(self, response_id: str, model: str, units: Sequence[Unit]) -> None:
         seen = _Seen(model, tuple(units), units[-1].end if units else 0)
-        with self._lock:
-            self._seen[response_id] = seen
-            while len(self._seen) > self._limit:
-                self._seen.popitem(last=False)
+        self._seen[response_id] = seen
+        while len(self._seen) > self._limit:
+            self._seen.popitem(last=False)
 
     def verdict(
         self,
@@ -125,8 +123,7 @@ class DiagnosticsMemory:
         as on a session's first request, which names no response)."""
         if not ref:
             return None
-        with self._lock:
-            prev = self._seen.get(ref)
+        prev = self._seen.get(ref)
         if prev is None:
             return Divergence("not_found")
         now_total = units[-1].end if units else 0

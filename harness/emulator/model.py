@@ -23,16 +23,16 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..errors import ConfigError
 from ..tokenizer import count_tokens
 from ._data import read_yaml
-from ._files import read_data
+
+if TYPE_CHECKING:
+    from os import PathLike
 
 
 class Step(BaseModel):
@@ -93,18 +93,11 @@ class Script(BaseModel):
     explore: bool = False
 
     @classmethod
-    def load(cls, path: str | Path) -> Script:
+    def load(cls, path: str | PathLike[str]) -> Script:
         """Read a YAML or JSON script; a mistake names the file and the field."""
-        p = Path(path)
-        data = read_data(p, "script")
-        if data is not None and not isinstance(data, dict):
-            raise ConfigError("expected a mapping with rules and prompts", where=str(p))
-        try:
-            return cls.model_validate(data or {})
-        except pydantic.ValidationError as exc:
-            err = exc.errors()[0]
-            loc = ".".join(str(x) for x in err["loc"]) or "(top level)"
-            raise ConfigError(err["msg"], where=f"{p}: {loc}") from None
+        from ._files import load_script  # reading files is kept out of this module
+
+        return load_script(path)
 
 
 @dataclass(frozen=True)
