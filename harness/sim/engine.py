@@ -363,10 +363,12 @@ def _shortfall(
         return flags
     # The first C blocks have ranks 0..C-1 exactly iff block C-1 has rank C-1 (ranks rise along a
     # request and rank >= depth), so "top C = this request's head" holds for C <= head[r]: the
-    # number of leading blocks whose rank equals their depth.
-    depth = np.arange(p.references, dtype=np.int64) - p.starts[p.req]
-    head = np.bincount(p.req, weights=rank == depth, minlength=p.requests).astype(np.int64)
-    del depth
+    # number of leading blocks whose rank equals their depth, counted up to `width` (which
+    # decides the same for every C <= width) among the blocks of rank below it.
+    below = np.flatnonzero(low)
+    r_low = p.req[below]
+    head = np.bincount(r_low[rank[below] == below - p.starts[r_low]], minlength=p.requests)
+    del low, below, r_low
     lengths = p.lengths
     last = rank[p.starts[1:] - 1]
     cap = rank[q] + 1
@@ -489,27 +491,26 @@ class Curve:
 def lru_curve(p: Plan, rank: I64, max_capacity: int | None = None) -> Curve:
     """Measured LRU hits at every capacity from 1 to `max_capacity` (default: every block)."""
     top = max(1, p.n_nodes if max_capacity is None else max_capacity)
-    meas = p.measured()
-    r = rank[meas]
-    tok = p.tokens[meas]
+    w0 = int(p.starts[p.warmup])  # the measured references are the ones from here on
+    r = rank[w0:]
+    tok = p.tokens[w0:]
     v = np.minimum(r, top)
     hb = np.cumsum(np.bincount(v, minlength=top + 1))[:top].astype(np.int64)
     ht = np.rint(np.cumsum(np.bincount(v, weights=tok, minlength=top + 1))[:top]).astype(np.int64)
-    sf = _shortfall(p, rank)
-    lost = sf & meas & (rank < top)
-    if lost.any():
+    del v
+    lost = np.flatnonzero(_shortfall(p, rank, p.measured()) & (rank < top))
+    if lost.shape[0]:
         # a lost block of rank d changes the capacity d + 1 only
         hb -= np.bincount(rank[lost], minlength=top)[:top]
         lt = np.bincount(rank[lost], weights=p.tokens[lost], minlength=top)[:top]
         ht -= np.rint(lt).astype(np.int64)
     first_use = np.zeros(p.n_nodes + 1, bool)
-    warm_refs = int(p.starts[p.warmup])
-    first_use[p.nodes[:warm_refs]] = True
+    first_use[p.nodes[:w0]] = True
     return Curve(
         capacities=np.arange(1, top + 1, dtype=np.int64),
         hit_blocks=hb,
         hit_tokens=ht,
-        total_blocks=int(meas.sum()),
+        total_blocks=p.references - w0,
         total_tokens=int(tok.sum()),
         warmup_unique=int(first_use.sum()),
     )
