@@ -180,8 +180,11 @@ def next_request(p: Plan) -> I64:
 # --- stack distances ------------------------------------------------------------------------
 
 
-def _count_less(xp: Any, values: Any, bits: int, end: Any, bound: Any) -> Any:
-    """#{j < end[q] : values[j] < bound[q]} for every query q (a wavelet matrix, level by level).
+def _count_less(
+    xp: Any, values: Any, bits: int, end: Any, bound: Any, weights: Any | None = None
+) -> Any:
+    """Sum of weights[j] (1 without weights) over j < end[q] with values[j] < bound[q], for every
+    query q (a wavelet matrix, level by level).
 
     Values and bounds must be below 2**bits; every array has the dtype of `values`. A query's
     bit selects its update by arithmetic, and each level's stable partition is two `compress`
@@ -189,26 +192,34 @@ def _count_less(xp: Any, values: Any, bits: int, end: Any, bound: Any) -> Any:
     n = values.shape[0]
     dt = values.dtype
     cur = values
+    w = weights
     lo = xp.zeros(end.shape[0], dtype=dt)
     hi = end.astype(dt)
     res = xp.zeros(end.shape[0], dtype=dt)
     zeros = xp.zeros(n + 1, dtype=dt)  # zeros[i]: values before i whose bit is 0
+    summed = zeros if w is None else xp.zeros(n + 1, dtype=dt)  # ... and their weight
     for level in range(bits - 1, -1, -1):
         bit = (cur >> level) & 1
         zero = bit == 0
         zeros[1:] = xp.cumsum(zero, dtype=dt)
         nz = zeros[n]
+        if w is not None:
+            summed[1:] = xp.cumsum(zero * w, dtype=dt)
         # Queries whose bound has this bit set count the zeros in their range and move to the
         # ones' side of the next level; the others follow the zeros.
         qb = (bound >> level) & 1
+        res += qb * (summed[hi] - summed[lo])
         a = zeros[lo]
         b = zeros[hi]
-        res += qb * (b - a)
         lo = a + qb * (lo + nz - 2 * a)
         hi = b + qb * (hi + nz - 2 * b)
         del a, b, qb
         if level:
-            cur = xp.concatenate([xp.compress(zero, cur), xp.compress(bit.astype(bool), cur)])
+            one = bit.astype(bool)
+            cur = xp.concatenate([xp.compress(zero, cur), xp.compress(one, cur)])
+            if w is not None:
+                w = xp.concatenate([xp.compress(zero, w), xp.compress(one, w)])
+            del one
         del bit, zero
     return res
 
@@ -220,62 +231,70 @@ def stack_ranks(p: Plan, backend: Backend = NUMPY) -> tuple[I64, I64]:
     cached at capacity C iff rank < C (see the module docstring for the ordering that makes this
     exact). The second array is the previous request using the node (-1 if none), for TTLs.
 
-    In the stream (requests in order, each deepest block first) a reuse at request r whose
-    previous use is at stream position j has rank = #{distinct blocks before r} - #{blocks at
-    positions <= j used again before r}. Only uses that have a later use can count in the second
-    term, and "used again before r" compares requests, so the wavelet matrix that counts them
-    holds just those uses (the reuses, here 37% of the stream) with request numbers (bits of the
-    request count, not of the stream length).
+    In the stream (requests in order, each deepest block first) a reuse at request r of a block
+    last used at position j of request a has rank = #{distinct blocks before r} - (j + 1) +
+    #{positions k <= j whose block is used again before r}. A block deeper than j in request a
+    is next used no earlier than r (a request holding it holds its whole prefix), so the last
+    term counts the uses k in requests before a whose next use is in a request before r: pairs
+    (request, request of the next use), of which a trace has few distinct ones (conversation:
+    17k for 106k reuses). Read in trace order they come sorted (by request, then by next request,
+    which cannot fall along a request's blocks), so one pass counts them, and a wavelet matrix
+    of the distinct pairs, weighted by those counts, answers every reuse.
     """
     xp = backend.xp
     n = p.references
     if n == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    dt = np.int32 if n < 2**30 else np.int64  # values; indices stay int64, the fast gathers
+    dt = np.int32 if n < 2**30 else np.int64  # the wavelet matrix's values
     R = p.requests
     nodes = xp.asarray(p.nodes)
-    # Uses of a node in prompt order: a node appears at most once per request (a request is a
-    # path of the trie), so this is also their order in the stream.
+    # Consecutive uses of each node (a node appears at most once per request: a request is a
+    # path of the trie).
     order = xp.argsort(nodes, kind="stable")
     by_node = nodes[order]
-    del nodes
     k = xp.flatnonzero(by_node[1:] == by_node[:-1])
-    del by_node
-    prev_use = order[k]  # reference j ...
-    reuse = order[k + 1]  # ... used again next at reference i
+    del nodes, by_node
+    next_use = xp.full(n, -1, dtype=np.int64)
+    next_use[order[k]] = order[k + 1]
     del order, k
-    req = xp.asarray(p.req)
-    starts = xp.asarray(p.starts)
-    r_prev = req[prev_use]
-    r_reuse = req[reuse]
-    del req
-    # stream position of each previous use: its request's blocks run deepest first
-    j_pos = starts[r_prev] + starts[r_prev + 1] - 1 - prev_use
-    del prev_use
-    # The uses that have a later use, in stream order, each holding the request of that use.
-    bound = r_reuse.astype(dt)
-    later = xp.full(n, R, dtype=dt)
-    later[j_pos] = bound
-    kept = later < R
-    seq = xp.compress(kept, later)
-    del later
-    before = xp.cumsum(kept, dtype=dt)  # kept uses at or before each stream position
-    del kept
-    ends = before[j_pos]
-    del before
-    bits = max(1, int(R - 1).bit_length())
-    again = _count_less(xp, seq, bits, ends, bound)
-    del seq, ends, bound
-    # distinct blocks before request r: its start less the reuses in earlier requests
-    reuses = xp.zeros(R + 1, dtype=np.int64)
-    reuses[1:] = xp.cumsum(xp.bincount(r_reuse, minlength=R), dtype=np.int64)
-    dq = starts[r_reuse] - reuses[r_reuse] - (j_pos + 1) + again
-    del again, j_pos, reuses, starts
+    j = xp.flatnonzero(next_use >= 0)  # the references used again, in trace order ...
+    i = next_use[j]  # ... and their next uses
+    del next_use
     rank = xp.full(n, int(COLD), dtype=np.int64)
-    rank[reuse] = dq
-    del dq
     prev_req = xp.full(n, -1, dtype=np.int64)
-    prev_req[reuse] = r_prev
+    m = j.shape[0]
+    if m:
+        req = xp.asarray(p.req)
+        starts = xp.asarray(p.starts)
+        a = req[j]
+        r = req[i]
+        del req
+        new = xp.empty(m, dtype=bool)  # the first of each run of equal (a, r) pairs
+        new[0] = True
+        new[1:] = (a[1:] != a[:-1]) | (r[1:] != r[:-1])
+        run = xp.cumsum(new, dtype=dt) - 1
+        first = xp.flatnonzero(new)
+        del new
+        pa = a[first]
+        pr = r[first].astype(dt)
+        weight = xp.empty(first.shape[0], dtype=dt)
+        weight[:-1] = first[1:] - first[:-1]
+        weight[-1:] = m - first[-1:]
+        del first
+        # pairs of earlier requests than each pair's own
+        earlier = xp.zeros(R + 1, dtype=dt)
+        earlier[1:] = xp.cumsum(xp.bincount(pa, minlength=R), dtype=dt)
+        bits = max(1, int(R - 1).bit_length())
+        again = _count_less(xp, pr, bits, earlier[pa], pr, weight)[run]
+        del pa, pr, weight, earlier, run
+        # distinct blocks before request r: its start less the reuses in earlier requests
+        reuses = xp.zeros(R + 1, dtype=np.int64)
+        reuses[1:] = xp.cumsum(xp.bincount(r, minlength=R), dtype=np.int64)
+        # stream position of j, plus one: its request's blocks run deepest first
+        after_j = starts[a] + starts[a + 1] - j
+        rank[i] = starts[r] - reuses[r] - after_j + again
+        del again, reuses, after_j
+        prev_req[i] = a
     return backend.asnumpy(rank), backend.asnumpy(prev_req)
 
 
