@@ -26,7 +26,7 @@ def _read(path: Path, paths: int, monkeypatch: pytest.MonkeyPatch, **kw: Any) ->
     """Read with the fast paths down to `paths` (2: both, 1: no `_plain_lines`, 0: none)."""
     with monkeypatch.context() as m:
         if paths < 2:
-            m.setattr(trace_mod, "_plain_lines", lambda data, lines: None)
+            m.setattr(trace_mod, "_plain_lines", lambda data: None)
         if paths < 1:
             m.setattr(trace_mod, "_split_hash_ids", lambda texts: None)
         try:
@@ -168,7 +168,7 @@ def test_plain_traces_read_fast_and_the_same(
     published = [line for line in lines if '"hash_ids": [' in line]  # json.dumps' own spacing
     if published:
         data = "\n".join(published).encode()
-        assert trace_mod._plain_lines(data, len(published)) is not None
+        assert trace_mod._plain_lines(data) is not None
     lines = sorted(lines, key=lambda line: json.loads(line)["timestamp"])
     got = _same(_write(tmp_path / "t.jsonl", lines), monkeypatch, limit=limit)
     assert isinstance(got, Trace)
@@ -187,14 +187,15 @@ def test_published_lines_read_from_the_bytes(
     """Lines as the published traces write them are read from the file's bytes, never as text
     lines, and give what the whole parse gives."""
     lines = [_published(i) for i in range(5)]
-    got = trace_mod._plain_lines("\n".join(lines).encode(), 5)
+    got = trace_mod._plain_lines("\n".join(lines).encode())
     assert got is not None
     times, inp, out, ids, per_line = got
     records = [json.loads(line) for line in lines]
     assert times.tolist() == [r["timestamp"] / 1000.0 for r in records]
     assert inp.tolist() == [r["input_length"] for r in records]
     assert out.tolist() == [r["output_length"] for r in records]
-    assert ids.tolist() == [x for r in records for x in r["hash_ids"]] and per_line == [3] * 5
+    assert ids.tolist() == [x for r in records for x in r["hash_ids"]]
+    assert per_line.tolist() == [3] * 5
     path = _write(tmp_path / "t.jsonl", [_published(i) for i in range(4500)])
     with monkeypatch.context() as m:
         m.setattr(trace_mod, "_batches", None)  # not called
@@ -288,7 +289,7 @@ def test_gzip_reads_the_same_and_a_broken_one_fails_the_same(
     with pytest.raises(EOFError):
         read_trace(path)
     with monkeypatch.context() as m:
-        m.setattr(trace_mod, "_plain_lines", lambda data, lines: None)
+        m.setattr(trace_mod, "_plain_lines", lambda data: None)
         m.setattr(trace_mod, "_split_hash_ids", lambda texts: None)
         with pytest.raises(EOFError):
             read_trace(path)
