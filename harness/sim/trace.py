@@ -516,25 +516,25 @@ def read_mooncake(
                     raise _Bad(error)
                 if not isinstance(rec, dict):
                     raise _Bad("expected a JSON object")
-                ids_: list[int] | I64
+                ids: list[int] | I64
                 if parsed_ids is not None:
-                    ids_ = parsed_ids
+                    ids = parsed_ids
                 else:
                     hash_ids = rec.get("hash_ids")
                     if not isinstance(hash_ids, list) or not hash_ids:
                         raise _Bad("'hash_ids' must be a non-empty list")
-                    ids_ = interner.ids(hash_ids)
+                    ids = interner.ids(hash_ids)
                 ts = rec.get("timestamp", 0)
                 if isinstance(ts, bool) or not isinstance(ts, (int, float)) or ts != ts:
                     raise _Bad(f"'timestamp' must be a number, got {ts!r}")
-                inp_ = rec.get("input_length")
-                if type(inp_) is not int:  # the common case skips the full check
-                    inp_ = _int(rec, "input_length")
-                if inp_ <= 0:
-                    raise _Bad(f"'input_length' must be positive, got {inp_}")
-                out_ = rec.get("output_length", 0)
-                if type(out_) is not int:
-                    out_ = _int(rec, "output_length", 0)
+                inp = rec.get("input_length")
+                if type(inp) is not int:  # the common case skips the full check
+                    inp = _int(rec, "input_length")
+                if inp <= 0:
+                    raise _Bad(f"'input_length' must be positive, got {inp}")
+                out = rec.get("output_length", 0)
+                if type(out) is not int:
+                    out = _int(rec, "output_length", 0)
                 bs = rec.get("block_size")
                 if bs is not None:
                     if isinstance(bs, bool) or not isinstance(bs, int) or bs <= 0:
@@ -551,9 +551,9 @@ def read_mooncake(
                     skipped += 1
                     continue
                 raise bad_line(exc, where, lineno) from None
-            chunk.append(ids_)
-            lens.append(len(ids_))
-            meta.append((float(ts) / 1000.0, inp_, out_, sid, tid))
+            chunk.append(ids)
+            lens.append(len(ids))
+            meta.append((float(ts) / 1000.0, inp, out, sid, tid))
             read += 1
             if limit and read >= limit:
                 stop = True
