@@ -288,7 +288,10 @@ def _report(
 ) -> SimResult:
     R = p.requests
     m = np.arange(R) >= p.warmup
-    length_tok = np.rint(np.bincount(p.req, weights=p.tokens, minlength=R)).astype(np.int64)
+    cum = np.zeros(p.references + 1, np.int64)
+    np.cumsum(p.tokens, out=cum[1:])
+    length_tok = cum[p.starts[1:]] - cum[p.starts[:-1]]  # tokens of each request
+    del cum
     blocks = p.lengths
     bpt = arch.kv_bytes_per_token(cfg.precision)
     load_s = tier_tok[:, 1] * bpt / (cfg.dram_gbps * 1e9) + tier_tok[:, 2] * bpt / (
