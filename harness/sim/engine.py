@@ -232,14 +232,15 @@ def stack_ranks(p: Plan, backend: Backend = NUMPY) -> tuple[I64, I64]:
     exact). The second array is the previous request using the node (-1 if none), for TTLs.
 
     In the stream (requests in order, each deepest block first) a reuse at request r of a block
-    last used at position j of request a has rank = #{distinct blocks before r} - (j + 1) +
-    #{positions k <= j whose block is used again before r}. A block deeper than j in request a
-    is next used no earlier than r (a request holding it holds its whole prefix), so the last
-    term counts the uses k in requests before a whose next use is in a request before r: pairs
-    (request, request of the next use), of which a trace has few distinct ones (conversation:
-    17k for 106k reuses). Read in trace order they come sorted (by request, then by next request,
-    which cannot fall along a request's blocks), so one pass counts them, and a wavelet matrix
-    of the distinct pairs, weighted by those counts, answers every reuse.
+    last used at stream position s, in request a, has rank = #{distinct blocks before r} -
+    (s + 1) + #{positions <= s whose block is used again before r}. A block deeper than that
+    one in request a is next used no earlier than r (a request holding it holds its whole
+    prefix), so the last term counts the uses in requests before a whose next use is in a
+    request before r: pairs (request, request of the next use), of which a trace has few
+    distinct ones (conversation_trace: 17k for 106k reuses). Read in trace order they come
+    sorted (by request, then by next request, which cannot fall along a request's blocks), so
+    one pass counts them, and a wavelet matrix of the distinct pairs, weighted by those counts,
+    answers every reuse.
     """
     xp = backend.xp
     n = p.references
