@@ -342,9 +342,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         trace = _read(args, show)
     configs = _configs(args, trace.block_size)
+    plan = None  # the trace on its prefix trie, shared by the one simulation and the curve
     if len(configs) == 1:
+        from .engine import plan as make_plan
+
+        plan = make_plan(trace, warmup=configs[0].warmup, share=configs[0].share)
         with _progress(show, "simulating (requests)", trace.requests) as tick:
-            results = [simulate(trace, configs[0], backend, on_progress=tick)]
+            results = [simulate(trace, configs[0], backend, on_progress=tick, plan=plan)]
     else:
         from .sweep import run_sweep  # processes or Ray: only for a sweep
 
@@ -392,7 +396,12 @@ def run(args: argparse.Namespace) -> int:
     curve = None
     if args.curve or args.plot or args.json_out:
         curve = lru_curve(
-            trace, warmup=args.warmup, share=not args.no_sharing, ttl=args.ttl, backend=backend
+            trace,
+            warmup=args.warmup,
+            share=not args.no_sharing,
+            ttl=args.ttl,
+            backend=backend,
+            plan=plan,
         )
     if args.curve and curve is not None:
         top = int(curve.capacities[-1])

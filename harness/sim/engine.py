@@ -77,12 +77,34 @@ def warmup_requests(requests: int, fraction: float) -> int:
 
 
 def _first_use_numbering(keys: I64) -> tuple[I64, int]:
-    """Dense ids 1..n for `keys`, numbered in order of first appearance."""
-    uniq, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    order = np.argsort(first, kind="stable")
-    rank = np.empty(uniq.shape[0], np.int64)
-    rank[order] = np.arange(1, uniq.shape[0] + 1, dtype=np.int64)
-    return rank[inverse.reshape(-1)], int(uniq.shape[0])
+    """Dense ids 1..n for `keys`, numbered in order of first appearance.
+
+    Keys that already count up from their first value in order of first use (each new key is
+    one more than the largest before it, as Mooncake's hash ids do) are that numbering shifted,
+    checked in one pass; others take one stable sort."""
+    n = keys.shape[0]
+    if n == 0:
+        return np.zeros(0, np.int64), 0
+    base = int(keys[0])
+    top = np.maximum.accumulate(keys)
+    if int(keys.min()) == base and bool((keys[1:] <= top[:-1] + 1).all()):
+        # By induction the keys seen before i are exactly base..top[i-1], so a key is new iff
+        # it is top[i-1] + 1, and the k-th new key is base + k - 1.
+        return keys - (base - 1), int(top[-1]) - base + 1
+    del top
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    new = np.empty(n, bool)  # the first of each run of equal keys in sorted order
+    new[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=new[1:])
+    del ordered
+    firsts = order[new]  # each key's first reference (the sort is stable)
+    first = np.zeros(n, bool)
+    first[firsts] = True
+    number = np.cumsum(first)[firsts]  # each key's rank in order of first use
+    nodes = np.empty(n, np.int64)
+    nodes[order] = number[np.cumsum(new) - 1]
+    return nodes, int(number.shape[0])
 
 
 def trie_nodes(ids: I64, starts: I64) -> tuple[I64, I64, int]:
@@ -158,32 +180,47 @@ def next_request(p: Plan) -> I64:
 # --- stack distances ------------------------------------------------------------------------
 
 
-def _count_less(xp: Any, values: Any, bits: int, end: Any, bound: Any) -> Any:
-    """#{j < end[q] : values[j] < bound[q]} for every query q (a wavelet matrix, level by level)."""
+def _count_less(
+    xp: Any, values: Any, bits: int, end: Any, bound: Any, weights: Any | None = None
+) -> Any:
+    """Sum of weights[j] (1 without weights) over j < end[q] with values[j] < bound[q], for every
+    query q (a wavelet matrix, level by level).
+
+    Values and bounds must be below 2**bits; every array has the dtype of `values`. A query's
+    bit selects its update by arithmetic, and each level's stable partition is two `compress`
+    calls: on a CPU both beat `where` and boolean masks, whose branches follow random bits."""
     n = values.shape[0]
+    dt = values.dtype
     cur = values
-    lo = xp.zeros(end.shape[0], values.dtype)
-    hi = end.astype(values.dtype)
-    res = xp.zeros(end.shape[0], values.dtype)
-    r0 = xp.zeros(n + 1, values.dtype)
+    w = weights
+    lo = xp.zeros(end.shape[0], dtype=dt)
+    hi = end.astype(dt)
+    res = xp.zeros(end.shape[0], dtype=dt)
+    zeros = xp.zeros(n + 1, dtype=dt)  # zeros[i]: values before i whose bit is 0
+    summed = zeros if w is None else xp.zeros(n + 1, dtype=dt)  # ... and their weight
     for level in range(bits - 1, -1, -1):
-        mask = 1 << level
-        zero = (cur & mask) == 0
-        r0[1:] = xp.cumsum(zero, dtype=values.dtype)
-        nz = r0[n]
-        qb = (bound & mask) != 0
+        bit = (cur >> level) & 1
+        zero = bit == 0
+        zeros[1:] = xp.cumsum(zero, dtype=dt)
+        nz = zeros[n]
+        if w is not None:
+            summed[1:] = xp.cumsum(zero * w, dtype=dt)
         # Queries whose bound has this bit set count the zeros in their range and move to the
         # ones' side of the next level; the others follow the zeros.
-        a = r0[lo]
-        b = r0[hi]
-        res += xp.where(qb, b - a, 0)
-        lo = xp.where(qb, lo - a + nz, a)
-        del a
-        hi = xp.where(qb, hi - b + nz, b)
-        del b, qb
-        ones = cur[~zero]
-        cur = xp.concatenate([cur[zero], ones])
-        del ones, zero
+        qb = (bound >> level) & 1
+        res += qb * (summed[hi] - summed[lo])
+        a = zeros[lo]
+        b = zeros[hi]
+        lo = a + qb * (lo + nz - 2 * a)
+        hi = b + qb * (hi + nz - 2 * b)
+        del a, b, qb
+        if level:
+            one = bit.astype(bool)
+            cur = xp.concatenate([xp.compress(zero, cur), xp.compress(one, cur)])
+            if w is not None:
+                w = xp.concatenate([xp.compress(zero, w), xp.compress(one, w)])
+            del one
+        del bit, zero
     return res
 
 
@@ -193,63 +230,73 @@ def stack_ranks(p: Plan, backend: Backend = NUMPY) -> tuple[I64, I64]:
     rank = distinct blocks used since this block was last used (COLD if never used); a block is
     cached at capacity C iff rank < C (see the module docstring for the ordering that makes this
     exact). The second array is the previous request using the node (-1 if none), for TTLs.
+
+    In the stream (requests in order, each deepest block first) a reuse at request r of a block
+    last used at stream position s, in request a, has rank = #{distinct blocks before r} -
+    (s + 1) + #{positions <= s whose block is used again before r}. A block deeper than that
+    one in request a is next used no earlier than r (a request holding it holds its whole
+    prefix), so the last term counts the uses in requests before a whose next use is in a
+    request before r: pairs (request, request of the next use), of which a trace has few
+    distinct ones (conversation_trace: 17k for 106k reuses). Read in trace order they come
+    sorted (by request, then by next request, which cannot fall along a request's blocks), so
+    one pass counts them, and a wavelet matrix of the distinct pairs, weighted by those counts,
+    answers every reuse.
     """
     xp = backend.xp
     n = p.references
     if n == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    dt = np.int32 if n < 2**30 else np.int64
-    starts = xp.asarray(p.starts.astype(dt))
-    req = xp.asarray(p.req.astype(dt))
-    s = starts[req]
-    pos = starts[req + 1] - 1 - xp.arange(n, dtype=dt)
-    pos += s  # deepest block first inside each request
-    del starts
-    stream = xp.empty(n, dtype=np.int64)
-    stream[pos] = xp.asarray(p.nodes)
-    order = xp.argsort(stream, kind="stable")
-    same = stream[order[1:]] == stream[order[:-1]]
-    del stream
-    prev = xp.full(n, -1, dtype=dt)
-    nxt = xp.full(n, n, dtype=dt)
-    lo_idx = order[:-1][same]
-    hi_idx = order[1:][same]
-    del order, same
-    prev[hi_idx] = lo_idx
-    nxt[lo_idx] = hi_idx
-    del lo_idx, hi_idx
-    first = prev < 0
-    distinct = xp.zeros(n + 1, dtype=dt)
-    distinct[1:] = xp.cumsum(first, dtype=dt)
-    # Per reused reference (in stream order): its previous use, its request's start in the
-    # stream, and how many distinct blocks came before that start.
-    q = xp.flatnonzero(~first).astype(dt)
-    del first
-    pq = prev[q]
-    del prev
-    s_stream = xp.empty(n, dtype=dt)
-    s_stream[pos] = s
-    del s
-    sq = s_stream[q]
-    del s_stream
-    dq = distinct[sq]
-    del distinct
-    req_stream = xp.empty(n, dtype=dt)
-    req_stream[pos] = req
-    del req
-    bits = max(1, int(n).bit_length())
-    dq -= (pq + 1) - _count_less(xp, nxt, bits, pq + 1, sq)
-    del nxt, sq
-    rank_stream = xp.full(n, int(COLD), dtype=np.int64)
-    rank_stream[q] = dq
-    del dq
-    rank = backend.asnumpy(rank_stream[pos])
-    del rank_stream
-    prev_req_stream = xp.full(n, -1, dtype=np.int64)
-    prev_req_stream[q] = req_stream[pq]
-    del req_stream, pq, q
-    prev_req = backend.asnumpy(prev_req_stream[pos])
-    return rank, prev_req
+    dt = np.int32 if n < 2**30 else np.int64  # the wavelet matrix's values
+    R = p.requests
+    nodes = xp.asarray(p.nodes)
+    # Consecutive uses of each node (a node appears at most once per request: a request is a
+    # path of the trie).
+    order = xp.argsort(nodes, kind="stable")
+    by_node = nodes[order]
+    k = xp.flatnonzero(by_node[1:] == by_node[:-1])
+    del nodes, by_node
+    next_use = xp.full(n, -1, dtype=np.int64)
+    next_use[order[k]] = order[k + 1]
+    del order, k
+    j = xp.flatnonzero(next_use >= 0)  # the references used again, in trace order ...
+    i = next_use[j]  # ... and their next uses
+    del next_use
+    rank = xp.full(n, int(COLD), dtype=np.int64)
+    prev_req = xp.full(n, -1, dtype=np.int64)
+    m = j.shape[0]
+    if m:
+        req = xp.asarray(p.req)
+        starts = xp.asarray(p.starts)
+        a = req[j]
+        r = req[i]
+        del req
+        new = xp.empty(m, dtype=bool)  # the first of each run of equal (a, r) pairs
+        new[0] = True
+        new[1:] = (a[1:] != a[:-1]) | (r[1:] != r[:-1])
+        run = xp.cumsum(new, dtype=dt) - 1
+        first = xp.flatnonzero(new)
+        del new
+        pa = a[first]
+        pr = r[first].astype(dt)
+        weight = xp.empty(first.shape[0], dtype=dt)
+        weight[:-1] = first[1:] - first[:-1]
+        weight[-1:] = m - first[-1:]
+        del first
+        # pairs of earlier requests than each pair's own
+        earlier = xp.zeros(R + 1, dtype=dt)
+        earlier[1:] = xp.cumsum(xp.bincount(pa, minlength=R), dtype=dt)
+        bits = max(1, int(R - 1).bit_length())
+        again = _count_less(xp, pr, bits, earlier[pa], pr, weight)[run]
+        del pa, pr, weight, earlier, run
+        # distinct blocks before request r: its start less the reuses in earlier requests
+        reuses = xp.zeros(R + 1, dtype=np.int64)
+        reuses[1:] = xp.cumsum(xp.bincount(r, minlength=R), dtype=np.int64)
+        # stream position of j, plus one: its request's blocks run deepest first
+        after_j = starts[a] + starts[a + 1] - j
+        rank[i] = starts[r] - reuses[r] - after_j + again
+        del again, reuses, after_j
+        prev_req[i] = a
+    return backend.asnumpy(rank), backend.asnumpy(prev_req)
 
 
 def concat_plans(plans: list[Plan]) -> Plan:
@@ -306,7 +353,9 @@ def effective_ranks(p: Plan, rank: I64, prev_req: I64, ttl: float | None) -> I64
 # --- hits from ranks ----------------------------------------------------------------------------
 
 
-def _shortfall(p: Plan, rank: I64, chunk_cells: int = 4_000_000) -> B:
+def _shortfall(
+    p: Plan, rank: I64, only: B | None = None, steps: int = 8, chunk_cells: int = 4_000_000
+) -> B:
     """Per reference: cached by rank at capacity rank + 1, yet not cached in the replay.
 
     A request longer than the capacity C leaves only C - 1 of its blocks cached (the last one
@@ -314,47 +363,100 @@ def _shortfall(p: Plan, rank: I64, chunk_cells: int = 4_000_000) -> B:
     unless its first C blocks were all cached already. From then on the cache holds the top
     C - 1 of the LRU stack until a request inserts a block. Per capacity that is a two-state
     automaton (1: top C, 0: top C - 1) whose transitions are constants or the identity, so the
-    state before each request is a forward fill. In state 0 exactly the block of rank C - 1 is
-    lost, hence one flag per reference. Only capacities below the longest request need this.
+    state before a request is set by the last request before it that is not the identity. In
+    state 0 exactly the block of rank C - 1 is lost, hence one flag per reference. Only
+    capacities below the longest request need this. `only`: the references to look at (the
+    others are left False); `steps`: requests stepped back before the forward fill.
+
+    Request r sets the state of capacity C to 0 iff head[r] < C < len[r], and to 1 iff
+    len[r] <= C <= last[r] + 1, which almost every request does for almost every C; so
+    each flag is read from the request before, stepping back a few requests where that one left
+    the state alone, and the rare rest come from a forward fill over just their capacities.
     """
     flags = np.zeros(p.references, bool)
     width = (int(p.lengths.max()) if p.requests else 0) - 1  # capacities 1..width
     if width <= 0:
         return flags
-    caps = np.arange(1, width + 1, dtype=np.int32)[None, :]
-    carry = np.ones(width, np.int8)
-    step = max(1, chunk_cells // width)
+    low = rank < width
+    q = np.flatnonzero(low if only is None else low & only)
+    if not q.shape[0]:
+        return flags
     # The first C blocks have ranks 0..C-1 exactly iff block C-1 has rank C-1 (ranks rise along a
     # request and rank >= depth), so "top C = this request's head" holds for C <= head[r]: the
-    # number of leading blocks whose rank equals their depth.
-    depth = np.arange(p.references, dtype=np.int64) - p.starts[p.req]
-    head = np.bincount(p.req, weights=rank == depth, minlength=p.requests).astype(np.int32)
-    del depth
-    lengths_all = np.minimum(p.lengths, width + 1).astype(np.int32)
-    last_all = np.minimum(rank[p.starts[1:] - 1], width + 1).astype(np.int32)
+    # number of leading blocks whose rank equals their depth, counted up to `width` (which
+    # decides the same for every C <= width) among the blocks of rank below it.
+    below = np.flatnonzero(low)
+    r_low = p.req[below]
+    head = np.bincount(r_low[rank[below] == below - p.starts[r_low]], minlength=p.requests)
+    del low, below, r_low
+    lengths = p.lengths
+    last = rank[p.starts[1:] - 1]
+    cap = rank[q] + 1
+    cand = p.req[q] - 1  # the request that may have set the state before this one
+    state = np.ones(q.shape[0], np.int8)  # no request before: the cache holds the top C
+    todo = np.arange(q.shape[0])
+    for _ in range(steps):
+        live = cand >= 0
+        todo, cand, c = todo[live], cand[live], cap[todo[live]]
+        if not todo.shape[0]:
+            break
+        L = lengths[cand]
+        short = c < L
+        sets = np.where(short, head[cand] < c, c <= last[cand] + 1)
+        state[todo[sets]] = ~short[sets]
+        keep = ~sets
+        todo, cand = todo[keep], cand[keep] - 1
+    else:
+        todo = todo[cand >= 0]
+        if todo.shape[0]:
+            state[todo] = _fill_states(
+                head,
+                np.minimum(lengths, width + 1),
+                np.minimum(last, width + 1),
+                p.req[q[todo]],
+                cap[todo],
+                chunk_cells,
+            )
+    flags[q] = state == 0
+    return flags
+
+
+def _fill_states(
+    head: I64, lengths: I64, last: I64, q_req: I64, q_cap: I64, chunk_cells: int
+) -> npt.NDArray[np.int8]:
+    """The automaton state of `_shortfall` at capacity q_cap[i] before request q_req[i], by a
+    forward fill over the requests for just the capacities asked about."""
+    caps_all, col = np.unique(q_cap, return_inverse=True)
+    col = col.reshape(-1)
+    width = caps_all.shape[0]
+    caps = caps_all[None, :]
+    order = np.argsort(q_req, kind="stable")
+    sorted_req = q_req[order]
+    out = np.empty(q_req.shape[0], np.int8)
+    end = int(sorted_req[-1])  # states before this request are enough
+    carry = np.ones(width, np.int8)
+    step = max(1, chunk_cells // width)
     cols = np.arange(width)
-    for r0 in range(0, p.requests, step):
-        r1 = min(p.requests, r0 + step)
+    for r0 in range(0, end, step):
+        r1 = min(end, r0 + step)
         n = r1 - r0
         # Row 0 holds the state carried in; row k + 1 the transition of request r0 + k. The
         # state before request r0 + k is the value of the last non-identity row among 0..k.
         val = np.empty((n + 1, width), np.int8)
         val[0] = carry
         val[1:] = np.where(
-            caps < lengths_all[r0:r1, None],
+            caps < lengths[r0:r1, None],
             np.where(caps <= head[r0:r1, None], np.int8(-1), np.int8(0)),
-            np.where(caps <= last_all[r0:r1, None] + 1, np.int8(1), np.int8(-1)),
+            np.where(caps <= last[r0:r1, None] + 1, np.int8(1), np.int8(-1)),
         )
         fill = np.where(val >= 0, np.arange(n + 1, dtype=np.int32)[:, None], np.int32(0))
         np.maximum.accumulate(fill, axis=0, out=fill)
-        e0, e1 = int(p.starts[r0]), int(p.starts[r1])
-        d = rank[e0:e1]
-        sel = np.flatnonzero(d < width)
-        row = p.req[e0:e1][sel] - r0
-        col = d[sel]
-        flags[e0 + sel] = val[fill[row, col], col] == 0
+        lo, hi = np.searchsorted(sorted_req, [r0, r1 + 1] if r1 == end else [r0, r1])
+        sel = order[lo:hi]
+        row, c = q_req[sel] - r0, col[sel]
+        out[sel] = val[fill[row, c], c]
         carry = val[fill[n], cols]
-    return flags
+    return out
 
 
 def hit_mask(p: Plan, rank: I64, capacity: int | None, shortfall: B | None = None) -> B:
@@ -363,7 +465,7 @@ def hit_mask(p: Plan, rank: I64, capacity: int | None, shortfall: B | None = Non
         raise ValueError("capacity must be positive")
     hit = rank < (COLD if capacity is None else capacity)
     if capacity is not None and p.requests and capacity < int(p.lengths.max()):
-        sf = _shortfall(p, rank) if shortfall is None else shortfall
+        sf = _shortfall(p, rank, rank == capacity - 1) if shortfall is None else shortfall
         hit &= ~(sf & (rank == capacity - 1))
     return hit
 
@@ -409,27 +511,26 @@ class Curve:
 def lru_curve(p: Plan, rank: I64, max_capacity: int | None = None) -> Curve:
     """Measured LRU hits at every capacity from 1 to `max_capacity` (default: every block)."""
     top = max(1, p.n_nodes if max_capacity is None else max_capacity)
-    meas = p.measured()
-    r = rank[meas]
-    tok = p.tokens[meas]
+    w0 = int(p.starts[p.warmup])  # the measured references are the ones from here on
+    r = rank[w0:]
+    tok = p.tokens[w0:]
     v = np.minimum(r, top)
     hb = np.cumsum(np.bincount(v, minlength=top + 1))[:top].astype(np.int64)
     ht = np.rint(np.cumsum(np.bincount(v, weights=tok, minlength=top + 1))[:top]).astype(np.int64)
-    sf = _shortfall(p, rank)
-    lost = sf & meas & (rank < top)
-    if lost.any():
+    del v
+    lost = np.flatnonzero(_shortfall(p, rank, p.measured()) & (rank < top))
+    if lost.shape[0]:
         # a lost block of rank d changes the capacity d + 1 only
         hb -= np.bincount(rank[lost], minlength=top)[:top]
         lt = np.bincount(rank[lost], weights=p.tokens[lost], minlength=top)[:top]
         ht -= np.rint(lt).astype(np.int64)
     first_use = np.zeros(p.n_nodes + 1, bool)
-    warm_refs = int(p.starts[p.warmup])
-    first_use[p.nodes[:warm_refs]] = True
+    first_use[p.nodes[:w0]] = True
     return Curve(
         capacities=np.arange(1, top + 1, dtype=np.int64),
         hit_blocks=hb,
         hit_tokens=ht,
-        total_blocks=int(meas.sum()),
+        total_blocks=p.references - w0,
         total_tokens=int(tok.sum()),
         warmup_unique=int(first_use.sum()),
     )

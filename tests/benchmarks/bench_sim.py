@@ -29,7 +29,12 @@ if TYPE_CHECKING:
     from prefixlock.sim.engine import Curve
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = ROOT.parent / "shared" / "data" / "mooncake"  # the project notes beside the checkout
+# The shared Mooncake traces: `shared/` beside the project root (a checkout at /work/main) or
+# beside a folder above it (a worktree one level deeper), as bench_cli looks for them.
+SHARED = next(
+    (d / "shared" / "data" / "mooncake" for d in ROOT.parents if (d / "shared").is_dir()),
+    ROOT.parent / "shared" / "data" / "mooncake",
+)
 SLICES = ROOT / "tests" / "sim" / "data"
 CAPS8 = [1000, 2000, 5000, 10000, 20000, 40000, 60000, 90000]
 

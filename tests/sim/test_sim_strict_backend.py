@@ -107,6 +107,16 @@ def _flatnonzero(a: Any) -> Any:
     return _dev(np.flatnonzero(_host(a)))
 
 
+def _compress(condition: Any, a: Any) -> Any:
+    _on_device(condition, a)
+    return _dev(np.compress(_host(condition), _host(a)))
+
+
+def _bincount(x: Any, minlength: int = 0) -> Any:
+    _on_device(x)
+    return _dev(np.bincount(_host(x), minlength=minlength))
+
+
 def _asnumpy(a: Any) -> Any:
     _on_device(a)
     return np.array(_host(a))
@@ -130,6 +140,8 @@ STRICT = SimpleNamespace(
     where=_where,
     concatenate=_concatenate,
     flatnonzero=_flatnonzero,
+    compress=_compress,
+    bincount=_bincount,
 )
 STRICT_BACKEND = Backend("cupy", STRICT)
 

@@ -1,6 +1,8 @@
-"""The Mooncake reader's fast path (each line's `hash_ids` cut out and parsed by numpy) reads
-every trace exactly as parsing each line whole does: the same arrays, or the same error on the
-same line. Lines it is not sure of go the whole way."""
+"""The Mooncake reader's fast paths read every trace exactly as parsing each line whole does:
+the same arrays, or the same error on the same line. The fastest (`_plain_lines`: a batch of
+lines written as the published traces are, read by one regular expression and numpy) and the
+fast one (each line's `hash_ids` cut out and parsed by numpy, the rest by JSON) each leave the
+lines they are not sure of to the next."""
 
 from __future__ import annotations
 
@@ -20,9 +22,12 @@ FIELDS = ("ids", "tokens", "starts", "times", "input_len", "output_len", "sessio
           "model", "cache_key")
 
 
-def _read(path: Path, fast: bool, monkeypatch: pytest.MonkeyPatch, **kw: Any) -> Trace | str:
+def _read(path: Path, paths: int, monkeypatch: pytest.MonkeyPatch, **kw: Any) -> Trace | str:
+    """Read with the fast paths down to `paths` (2: both, 1: no `_plain_lines`, 0: none)."""
     with monkeypatch.context() as m:
-        if not fast:
+        if paths < 2:
+            m.setattr(trace_mod, "_plain_lines", lambda data: None)
+        if paths < 1:
             m.setattr(trace_mod, "_split_hash_ids", lambda texts: None)
         try:
             return read_trace(path, fmt="mooncake", **kw)
@@ -31,17 +36,19 @@ def _read(path: Path, fast: bool, monkeypatch: pytest.MonkeyPatch, **kw: Any) ->
 
 
 def _same(path: Path, monkeypatch: pytest.MonkeyPatch, **kw: Any) -> Trace | str:
-    fast = _read(path, True, monkeypatch, **kw)
-    slow = _read(path, False, monkeypatch, **kw)
-    if isinstance(fast, str) or isinstance(slow, str):
-        assert fast == slow
-        return fast
-    for f in FIELDS:
-        a, b = getattr(fast, f), getattr(slow, f)
-        assert a.dtype == b.dtype and np.array_equal(a, b), f
-    assert (fast.block_size, fast.skipped, fast.models) == (slow.block_size, slow.skipped,
-                                                             slow.models)
-    return fast
+    slow = _read(path, 0, monkeypatch, **kw)
+    for paths in (2, 1):
+        fast = _read(path, paths, monkeypatch, **kw)
+        if isinstance(fast, str) or isinstance(slow, str):
+            assert fast == slow
+            continue
+        for f in FIELDS:
+            a, b = getattr(fast, f), getattr(slow, f)
+            assert a.dtype == b.dtype and np.array_equal(a, b), f
+        assert (fast.block_size, fast.skipped, fast.models, fast.name) == (
+            slow.block_size, slow.skipped, slow.models, slow.name
+        )
+    return slow
 
 
 def _write(path: Path, lines: list[str]) -> Path:
@@ -158,9 +165,134 @@ def test_plain_traces_read_fast_and_the_same(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, lines: list[str], limit: int
 ) -> None:
     assert trace_mod._split_hash_ids(lines) is not None
+    published = [line for line in lines if '"hash_ids": [' in line]  # json.dumps' own spacing
+    if published:
+        data = "\n".join(published).encode()
+        assert trace_mod._plain_lines(data) is not None
     lines = sorted(lines, key=lambda line: json.loads(line)["timestamp"])
     got = _same(_write(tmp_path / "t.jsonl", lines), monkeypatch, limit=limit)
     assert isinstance(got, Trace)
+
+
+def _published(i: int, ids: list[int] | None = None) -> str:
+    return json.dumps(
+        {"timestamp": 7 * i, "input_length": 1000 + i, "output_length": i % 5,
+         "hash_ids": ids if ids is not None else [0, 3 * i + 1, 3 * i + 2]}
+    )
+
+
+def test_published_lines_read_from_the_bytes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Lines as the published traces write them are read from the file's bytes, never as text
+    lines, and give what the whole parse gives."""
+    lines = [_published(i) for i in range(5)]
+    got = trace_mod._plain_lines("\n".join(lines).encode())
+    assert got is not None
+    times, inp, out, ids, per_line = got
+    records = [json.loads(line) for line in lines]
+    assert times.tolist() == [r["timestamp"] / 1000.0 for r in records]
+    assert inp.tolist() == [r["input_length"] for r in records]
+    assert out.tolist() == [r["output_length"] for r in records]
+    assert ids.tolist() == [x for r in records for x in r["hash_ids"]]
+    assert per_line.tolist() == [3] * 5
+    path = _write(tmp_path / "t.jsonl", [_published(i) for i in range(4500)])
+    with monkeypatch.context() as m:
+        m.setattr(trace_mod, "_batches", None)  # not called
+        ticks: list[int] = []
+        fast = read_trace(path, fmt="mooncake", on_progress=ticks.append)
+        assert ticks == [2000, 4000, 4500]
+    slow = _same(path, monkeypatch)
+    assert isinstance(slow, Trace) and fast.requests == 4500
+    for f in FIELDS:
+        assert np.array_equal(getattr(fast, f), getattr(slow, f)), f
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        '{"timestamp": 007, "input_length": 9, "output_length": 1, "hash_ids": [1, 2]}',
+        '{"timestamp": 0, "input_length": 0, "output_length": 1, "hash_ids": [1, 2]}',
+        '{"timestamp": 0, "input_length": 1234567890123456, "output_length": 1, "hash_ids": [1]}',
+        '{"timestamp": 0, "input_length": 123456789012345, "output_length": 1, "hash_ids": [1]}',
+        '{"timestamp": 1234567890123456, "input_length": 9, "output_length": 1, "hash_ids": [1]}',
+        '{"timestamp": 0, "input_length": 9, "output_length": -1, "hash_ids": [1]}',
+        '{"timestamp": 1.5, "input_length": 9, "output_length": 1, "hash_ids": [1]}',
+        _published(0, [10**18]),  # 19 digits
+        _published(0, [10**18 - 1]),  # 18
+        '{"timestamp": 0, "input_length": 9, "output_length": 1, "hash_ids": [1 ,2]}',
+        '{"timestamp": 0, "input_length": 9, "output_length": 1, "hash_ids": [ 1, 2]}',
+        '{"timestamp": 0, "input_length": 9, "output_length": 1, "hash_ids": [1,  2]}',
+        '{"timestamp": 0, "input_length": 9, "output_length": 1, "hash_ids": [1, 2 ]}',
+        '{"timestamp": 0, "input_length": 9, "output_length": 1, "hash_ids": [1,2]}',
+        '{"timestamp": 0, "input_length": 9, "output_length": 1, "hash_ids": [1, , 2]}',
+        '{"timestamp": 0, "input_length": 9, "output_length": 1, "hash_ids": [01]}',
+        '{"timestamp": 0, "input_length": 9, "output_length": 1, "hash_ids": [, 1]}',
+        '{"timestamp": 0, "input_length": 9, "output_length": 1, "hash_ids": [1], "x": 1}',
+        '{"input_length": 9, "timestamp": 0, "output_length": 1, "hash_ids": [1]}',
+        '  {"timestamp": 0, "input_length": 9, "output_length": 1, "hash_ids": [1]}  ',
+        '{"timestamp": 0, "input_length": 9, "output_length": 1, "hash_ids": [1]}\r',
+        '\ufeff{"timestamp": 0, "input_length": 9, "output_length": 1, "hash_ids": [1]}',
+        '{"timestamp": 0, "input_length": 9, "output_length": 1, "hash_ids": [1]}{}',
+        '{"timestamp": 0, "input_length": 9, "output_length": 1, "hash_ids": [١]}',
+        "",
+        "   ",
+    ],
+)
+@pytest.mark.parametrize("at", [0, 3, 5])
+def test_lines_almost_as_published_read_as_the_whole_parse_reads_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: str, at: int
+) -> None:
+    """An odd line among published ones, in the first, a middle or the last batch (of 2), is
+    read or reported as the line-by-line reader does, whatever path its batch takes."""
+    monkeypatch.setattr(trace_mod, "BATCH", 2)
+    lines = [_published(i, [0, 3 * i + 1]) for i in range(6)]
+    lines.insert(at, line)
+    path = tmp_path / "t.jsonl"
+    path.write_bytes(("\n".join(lines) + "\n").encode("utf-8"))
+    for skip_bad in (False, True):
+        for limit in (0, 2, 4):
+            _same(path, monkeypatch, skip_bad=skip_bad, limit=limit)
+
+
+@SETTINGS
+@given(
+    st.lists(st.one_of(PLAIN, st.builds(_published, st.integers(0, 99)), LINE), max_size=14),
+    st.integers(1, 4),
+    st.integers(0, 5),
+    st.booleans(),
+)
+def test_any_mix_reads_the_same_in_batches_of_any_size(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    lines: list[str],
+    batch: int,
+    limit: int,
+    newline_at_end: bool,
+) -> None:
+    monkeypatch.setattr(trace_mod, "BATCH", batch)
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join(lines) + ("\n" if newline_at_end else ""), encoding="utf-8")
+    _same(path, monkeypatch, limit=limit)
+
+
+def test_gzip_reads_the_same_and_a_broken_one_fails_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import gzip
+
+    path = tmp_path / "t.jsonl.gz"
+    text = "\n".join(_published(i) for i in range(2500)) + "\n"
+    path.write_bytes(gzip.compress(text.encode()))
+    assert isinstance(_same(path, monkeypatch), Trace)
+    path.write_bytes(gzip.compress(text.encode())[:-30])  # cut short
+    with pytest.raises(EOFError):
+        read_trace(path)
+    with monkeypatch.context() as m:
+        m.setattr(trace_mod, "_plain_lines", lambda data: None)
+        m.setattr(trace_mod, "_split_hash_ids", lambda texts: None)
+        with pytest.raises(EOFError):
+            read_trace(path)
 
 
 def test_batches_mix_both_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
