@@ -68,6 +68,15 @@ PURE = (
     "prefixlock.emulator.config",
     "prefixlock.guard.keepalive",
     "prefixlock.policies.pycheck.*",
+    "prefixlock.sim.backend",
+    "prefixlock.sim.cluster",
+    "prefixlock.sim.engine",
+    "prefixlock.sim.matrix",
+    "prefixlock.sim.models",
+    "prefixlock.sim.replay",
+    "prefixlock.sim.simulate",
+    "prefixlock.sim.synthetic",
+    "prefixlock.sim.trace",
     "prefixlock.policies.rules",
 )
 

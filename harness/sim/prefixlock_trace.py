@@ -25,7 +25,8 @@ from ..cache.units import (
 )
 from ..canonical import canonical_bytes
 from ..tokenizer import tokenize
-from .trace import Trace, TraceError, _records, bad_line, from_requests
+from .trace import Trace, TraceError, bad_line, from_requests
+from .tracefile import _records
 
 
 def anthropic_token_ids(body: Mapping[str, Any]) -> list[int]:

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from prefixlock.sim import trace as trace_mod
+from prefixlock.sim import tracefile as trace_mod
 from prefixlock.sim.trace import Trace, TraceError, read_trace
 
 FIELDS = ("ids", "tokens", "starts", "times", "input_len", "output_len", "session", "tenant",
