@@ -12,61 +12,26 @@ from typing import TYPE_CHECKING
 
 from prefixlock.lazy import lazy_exports
 
-if TYPE_CHECKING:
-    from prefixlock.delegation import DelegationResult, Delegator
-    from prefixlock.guard.economics import (
-        DelegationAdvice,
-        ParentState,
-        SubagentPlan,
-        TaskProfile,
-        advise,
-    )
+if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
+    from prefixlock.delegation import DelegationResult as DelegationResult
+    from prefixlock.delegation import Delegator as Delegator
+    from prefixlock.guard.economics import DelegationAdvice as DelegationAdvice
+    from prefixlock.guard.economics import ParentState as ParentState
+    from prefixlock.guard.economics import SubagentPlan as SubagentPlan
+    from prefixlock.guard.economics import TaskProfile as TaskProfile
+    from prefixlock.guard.economics import advise as advise
 
-    from .advisor import advise_session, parent_state
-    from .definitions import AgentDefinition, load_definition, parse_definition
-    from .registry import AgentRegistry, builtin_definitions
-    from .runner import DELEGATE_TOOL, SubagentDelegator, cap_summary, default_delegator
+    from .advisor import advise_session as advise_session
+    from .advisor import parent_state as parent_state
+    from .definitions import AgentDefinition as AgentDefinition
+    from .definitions import load_definition as load_definition
+    from .definitions import parse_definition as parse_definition
+    from .registry import AgentRegistry as AgentRegistry
+    from .registry import builtin_definitions as builtin_definitions
+    from .runner import DELEGATE_TOOL as DELEGATE_TOOL
+    from .runner import SubagentDelegator as SubagentDelegator
+    from .runner import cap_summary as cap_summary
+    from .runner import default_delegator as default_delegator
 
-_EXPORTS = {
-    "DELEGATE_TOOL": ".runner",
-    "AgentDefinition": ".definitions",
-    "AgentRegistry": ".registry",
-    "DelegationAdvice": "prefixlock.guard.economics",
-    "DelegationResult": "prefixlock.delegation",
-    "Delegator": "prefixlock.delegation",
-    "ParentState": "prefixlock.guard.economics",
-    "SubagentDelegator": ".runner",
-    "SubagentPlan": "prefixlock.guard.economics",
-    "TaskProfile": "prefixlock.guard.economics",
-    "advise": "prefixlock.guard.economics",
-    "advise_session": ".advisor",
-    "builtin_definitions": ".registry",
-    "cap_summary": ".runner",
-    "default_delegator": ".runner",
-    "load_definition": ".definitions",
-    "parent_state": ".advisor",
-    "parse_definition": ".definitions",
-}
 
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
-
-__all__ = [
-    "DELEGATE_TOOL",
-    "AgentDefinition",
-    "AgentRegistry",
-    "DelegationAdvice",
-    "DelegationResult",
-    "Delegator",
-    "ParentState",
-    "SubagentDelegator",
-    "SubagentPlan",
-    "TaskProfile",
-    "advise",
-    "advise_session",
-    "builtin_definitions",
-    "cap_summary",
-    "default_delegator",
-    "load_definition",
-    "parent_state",
-    "parse_definition",
-]
+__getattr__, __dir__ = lazy_exports(__name__)

@@ -11,118 +11,46 @@ from typing import TYPE_CHECKING
 
 from .lazy import lazy_exports
 
-if TYPE_CHECKING:
-    from .agent import Agent, RunResult, SyncSession
-    from .canonical import canonical_bytes, canonical_json, fingerprint
-    from .clock import ManualClock, SystemClock
-    from .errors import (
-        ConfigError,
-        MissingKeyError,
-        PrefixError,
-        PrefixlockError,
-        ProviderError,
-        UnknownModelError,
-        UserError,
-    )
-    from .guard.budget import CacheBudget, CacheBudgetExceeded
-    from .guard.cacheguard import CacheGuard
-    from .guard.quote import Quote, QuoteRequired, StaleQuote
-    from .ledger import Ledger, LedgerRow
-    from .prefix import FrozenPrefix
-    from .prices import Price, PriceTable
-    from .providers import make_provider, resolve_route
-    from .session import Session
-    from .settings import Settings
-    from .store.database import SessionStore
-    from .tools import Tool, ToolSpec, tool
-    from .transcript import Message, Transcript
-    from .usage import Usage, parse_usage
-    from .wire import WireRequest
-
-_EXPORTS = {
-    "Agent": ".agent",
-    "CacheBudget": ".guard.budget",
-    "CacheBudgetExceeded": ".guard.budget",
-    "CacheGuard": ".guard.cacheguard",
-    "ConfigError": ".errors",
-    "FrozenPrefix": ".prefix",
-    "Ledger": ".ledger",
-    "LedgerRow": ".ledger",
-    "ManualClock": ".clock",
-    "Message": ".transcript",
-    "MissingKeyError": ".errors",
-    "PrefixError": ".errors",
-    "PrefixlockError": ".errors",
-    "Price": ".prices",
-    "PriceTable": ".prices",
-    "ProviderError": ".errors",
-    "Quote": ".guard.quote",
-    "QuoteRequired": ".guard.quote",
-    "RunResult": ".agent",
-    "Session": ".session",
-    "SessionStore": ".store.database",
-    "Settings": ".settings",
-    "StaleQuote": ".guard.quote",
-    "SyncSession": ".agent",
-    "SystemClock": ".clock",
-    "Tool": ".tools",
-    "ToolSpec": ".tools",
-    "Transcript": ".transcript",
-    "UnknownModelError": ".errors",
-    "Usage": ".usage",
-    "UserError": ".errors",
-    "WireRequest": ".wire",
-    "canonical_bytes": ".canonical",
-    "canonical_json": ".canonical",
-    "fingerprint": ".canonical",
-    "make_provider": ".providers",
-    "parse_usage": ".usage",
-    "resolve_route": ".providers",
-    "tool": ".tools",
-}
+if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
+    from .agent import Agent as Agent
+    from .agent import RunResult as RunResult
+    from .agent import SyncSession as SyncSession
+    from .canonical import canonical_bytes as canonical_bytes
+    from .canonical import canonical_json as canonical_json
+    from .canonical import fingerprint as fingerprint
+    from .clock import ManualClock as ManualClock
+    from .clock import SystemClock as SystemClock
+    from .errors import ConfigError as ConfigError
+    from .errors import MissingKeyError as MissingKeyError
+    from .errors import PrefixError as PrefixError
+    from .errors import PrefixlockError as PrefixlockError
+    from .errors import ProviderError as ProviderError
+    from .errors import UnknownModelError as UnknownModelError
+    from .errors import UserError as UserError
+    from .guard.budget import CacheBudget as CacheBudget
+    from .guard.budget import CacheBudgetExceeded as CacheBudgetExceeded
+    from .guard.cacheguard import CacheGuard as CacheGuard
+    from .guard.quote import Quote as Quote
+    from .guard.quote import QuoteRequired as QuoteRequired
+    from .guard.quote import StaleQuote as StaleQuote
+    from .ledger import Ledger as Ledger
+    from .ledger import LedgerRow as LedgerRow
+    from .prefix import FrozenPrefix as FrozenPrefix
+    from .prices import Price as Price
+    from .prices import PriceTable as PriceTable
+    from .providers import make_provider as make_provider
+    from .providers import resolve_route as resolve_route
+    from .session import Session as Session
+    from .settings import Settings as Settings
+    from .store.database import SessionStore as SessionStore
+    from .tools import Tool as Tool
+    from .tools import ToolSpec as ToolSpec
+    from .tools import tool as tool
+    from .transcript import Message as Message
+    from .transcript import Transcript as Transcript
+    from .usage import Usage as Usage
+    from .usage import parse_usage as parse_usage
+    from .wire import WireRequest as WireRequest
 
 
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
-
-
-__all__ = [
-    "Agent",
-    "CacheBudget",
-    "CacheBudgetExceeded",
-    "CacheGuard",
-    "ConfigError",
-    "FrozenPrefix",
-    "Ledger",
-    "LedgerRow",
-    "ManualClock",
-    "Message",
-    "MissingKeyError",
-    "PrefixError",
-    "PrefixlockError",
-    "Price",
-    "PriceTable",
-    "ProviderError",
-    "Quote",
-    "QuoteRequired",
-    "RunResult",
-    "Session",
-    "SessionStore",
-    "Settings",
-    "StaleQuote",
-    "SyncSession",
-    "SystemClock",
-    "Tool",
-    "ToolSpec",
-    "Transcript",
-    "UnknownModelError",
-    "Usage",
-    "UserError",
-    "WireRequest",
-    "canonical_bytes",
-    "canonical_json",
-    "fingerprint",
-    "make_provider",
-    "parse_usage",
-    "resolve_route",
-    "tool",
-]
+__getattr__, __dir__ = lazy_exports(__name__)

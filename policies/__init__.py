@@ -18,46 +18,20 @@ from typing import TYPE_CHECKING
 
 from prefixlock.lazy import lazy_exports
 
-if TYPE_CHECKING:
-    from .config import LintConfig
-    from .engine import Result, lint_paths, lint_source
-    from .findings import Edit, Finding, Fix
-    from .report import TraceReport, build_report, render_text
-    from .rules import RULES, Rule
-    from .tracecheck import check_trace
-
-_EXPORTS = {
-    "LintConfig": ".config",
-    "Result": ".engine",
-    "lint_paths": ".engine",
-    "lint_source": ".engine",
-    "Edit": ".findings",
-    "Finding": ".findings",
-    "Fix": ".findings",
-    "TraceReport": ".report",
-    "build_report": ".report",
-    "render_text": ".report",
-    "RULES": ".rules",
-    "Rule": ".rules",
-    "check_trace": ".tracecheck",
-}
+if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
+    from .config import LintConfig as LintConfig
+    from .engine import Result as Result
+    from .engine import lint_paths as lint_paths
+    from .engine import lint_source as lint_source
+    from .findings import Edit as Edit
+    from .findings import Finding as Finding
+    from .findings import Fix as Fix
+    from .report import TraceReport as TraceReport
+    from .report import build_report as build_report
+    from .report import render_text as render_text
+    from .rules import RULES as RULES
+    from .rules import Rule as Rule
+    from .tracecheck import check_trace as check_trace
 
 
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
-
-
-__all__ = [
-    "RULES",
-    "Edit",
-    "Finding",
-    "Fix",
-    "LintConfig",
-    "Result",
-    "Rule",
-    "TraceReport",
-    "build_report",
-    "check_trace",
-    "lint_paths",
-    "lint_source",
-    "render_text",
-]
+__getattr__, __dir__ = lazy_exports(__name__)

@@ -15,52 +15,21 @@ from typing import TYPE_CHECKING
 
 from ..lazy import lazy_exports
 
-if TYPE_CHECKING:
-    from .config import AnthropicCacheConfig, EmulatorConfig, FaultSpec, OpenAICacheConfig
-    from .model import (
-        BUILTIN,
-        BUILTIN_PROMPTS,
-        EXPLORER,
-        Reply,
-        Rule,
-        Script,
-        ScriptedModel,
-        Step,
-    )
-    from .server import Emulator, RecordedRequest
+if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
+    from .config import AnthropicCacheConfig as AnthropicCacheConfig
+    from .config import EmulatorConfig as EmulatorConfig
+    from .config import FaultSpec as FaultSpec
+    from .config import OpenAICacheConfig as OpenAICacheConfig
+    from .model import BUILTIN as BUILTIN
+    from .model import BUILTIN_PROMPTS as BUILTIN_PROMPTS
+    from .model import EXPLORER as EXPLORER
+    from .model import Reply as Reply
+    from .model import Rule as Rule
+    from .model import Script as Script
+    from .model import ScriptedModel as ScriptedModel
+    from .model import Step as Step
+    from .server import Emulator as Emulator
+    from .server import RecordedRequest as RecordedRequest
 
-_EXPORTS = {
-    "BUILTIN": ".model",
-    "BUILTIN_PROMPTS": ".model",
-    "EXPLORER": ".model",
-    "AnthropicCacheConfig": ".config",
-    "Emulator": ".server",
-    "EmulatorConfig": ".config",
-    "FaultSpec": ".config",
-    "OpenAICacheConfig": ".config",
-    "RecordedRequest": ".server",
-    "Reply": ".model",
-    "Rule": ".model",
-    "Script": ".model",
-    "ScriptedModel": ".model",
-    "Step": ".model",
-}
 
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
-
-__all__ = [
-    "BUILTIN",
-    "BUILTIN_PROMPTS",
-    "EXPLORER",
-    "AnthropicCacheConfig",
-    "Emulator",
-    "EmulatorConfig",
-    "FaultSpec",
-    "OpenAICacheConfig",
-    "RecordedRequest",
-    "Reply",
-    "Rule",
-    "Script",
-    "ScriptedModel",
-    "Step",
-]
+__getattr__, __dir__ = lazy_exports(__name__)

@@ -17,33 +17,16 @@ from typing import TYPE_CHECKING
 
 from ..lazy import lazy_exports
 
-if TYPE_CHECKING:
-    from .budget import CacheBudget, CacheBudgetExceeded
-    from .cacheguard import CAUSES, CacheGuard, Prediction
-    from .quote import Alternative, Quote, QuoteRequired, StaleQuote
+if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
+    from .budget import CacheBudget as CacheBudget
+    from .budget import CacheBudgetExceeded as CacheBudgetExceeded
+    from .cacheguard import CAUSES as CAUSES
+    from .cacheguard import CacheGuard as CacheGuard
+    from .cacheguard import Prediction as Prediction
+    from .quote import Alternative as Alternative
+    from .quote import Quote as Quote
+    from .quote import QuoteRequired as QuoteRequired
+    from .quote import StaleQuote as StaleQuote
 
-_EXPORTS = {
-    "CAUSES": ".cacheguard",
-    "Alternative": ".quote",
-    "CacheBudget": ".budget",
-    "CacheBudgetExceeded": ".budget",
-    "CacheGuard": ".cacheguard",
-    "Prediction": ".cacheguard",
-    "Quote": ".quote",
-    "QuoteRequired": ".quote",
-    "StaleQuote": ".quote",
-}
 
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
-
-__all__ = [
-    "CAUSES",
-    "Alternative",
-    "CacheBudget",
-    "CacheBudgetExceeded",
-    "CacheGuard",
-    "Prediction",
-    "Quote",
-    "QuoteRequired",
-    "StaleQuote",
-]
+__getattr__, __dir__ = lazy_exports(__name__)

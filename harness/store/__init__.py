@@ -8,32 +8,13 @@ from typing import TYPE_CHECKING
 
 from ..lazy import lazy_exports
 
-if TYPE_CHECKING:
-    from .database import (
-        SessionRecord,
-        SessionStore,
-        StoredRequest,
-        StoreError,
-        UnknownSessionError,
-        default_path,
-    )
+if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
+    from .database import SessionRecord as SessionRecord
+    from .database import SessionStore as SessionStore
+    from .database import StoredRequest as StoredRequest
+    from .database import StoreError as StoreError
+    from .database import UnknownSessionError as UnknownSessionError
+    from .database import default_path as default_path
 
-_EXPORTS = {
-    "SessionRecord": ".database",
-    "SessionStore": ".database",
-    "StoreError": ".database",
-    "StoredRequest": ".database",
-    "UnknownSessionError": ".database",
-    "default_path": ".database",
-}
 
-__getattr__, __dir__ = lazy_exports(__name__, _EXPORTS, globals())
-
-__all__ = [
-    "SessionRecord",
-    "SessionStore",
-    "StoreError",
-    "StoredRequest",
-    "UnknownSessionError",
-    "default_path",
-]
+__getattr__, __dir__ = lazy_exports(__name__)
