@@ -11,12 +11,12 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-import anthropic
 import pytest
 
 from prefixlock.cache.units import anthropic_units
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator
+from tests.helpers.sdk import anthropic
 
 SYSTEM_TEXT = "You are a careful coding assistant. Follow the repository conventions. " * 120
 TOOLS = [
@@ -116,7 +116,7 @@ def _context_message(*more: dict[str, Any]) -> list[dict[str, Any]]:
     return [{"role": "user", "content": [context, *more]}]
 
 
-Case = Callable[[anthropic.Anthropic, Emulator], None]
+Case = Callable[["anthropic.Anthropic", Emulator], None]  # a string: the SDK loads on first use
 
 
 def case_below_minimum(client: anthropic.Anthropic, emu: Emulator) -> None:

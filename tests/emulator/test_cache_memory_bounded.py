@@ -11,7 +11,6 @@ from collections import deque
 from collections.abc import Iterator
 from typing import Any
 
-import anthropic
 import pytest
 
 from prefixlock.cache.blocks import BlockCache
@@ -25,6 +24,7 @@ from prefixlock.emulator.promptcache import (
     OpenAIPromptCache,
 )
 from tests.helpers.chat_fixture import SYSTEM, chat_client
+from tests.helpers.sdk import anthropic
 
 
 def _containers(obj: object, depth: int = 2) -> Iterator[tuple[str, int]]:

@@ -5,13 +5,17 @@ the script's whole reply (16 tokens). Exact counters through the official `opena
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
-from openai.types.chat import ChatCompletionMessageParam
 
 from prefixlock.cache.units import openai_units
 from prefixlock.emulator import Emulator
 from prefixlock.tokenizer import count_tokens
 from tests.helpers.chat_fixture import SYSTEM, TOOLS, chat_client
+
+if TYPE_CHECKING:  # SDK types only: the SDKs load on first use (tests.helpers.sdk)
+    from openai.types.chat import ChatCompletionMessageParam
 
 
 def _chat(question: str) -> list[ChatCompletionMessageParam]:

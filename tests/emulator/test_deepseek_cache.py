@@ -8,13 +8,15 @@ through that reply and misses only what is new. Exact counters through the offic
 from __future__ import annotations
 
 import json
-from typing import Any
-
-from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
+from typing import TYPE_CHECKING, Any
 
 from prefixlock.cache.units import openai_units
 from prefixlock.emulator import Emulator
 from tests.helpers.chat_fixture import SYSTEM, TOOLS, chat_client
+
+if TYPE_CHECKING:  # SDK types only: the SDKs load on first use (tests.helpers.sdk)
+    from openai.types.chat import ChatCompletion, ChatCompletionMessageParam
+
 
 MODEL = "deepseek-v4-flash"
 

@@ -5,19 +5,21 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import anthropic
 import httpx
 import httpx2
-import openai
 import pytest
-from anthropic.types import TextBlockParam
-from anthropic.types.message_create_params import MessageCreateParamsBase
-from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, EmulatorConfig, FaultSpec
+from tests.helpers.sdk import anthropic, openai
+
+if TYPE_CHECKING:  # SDK types only: the SDKs load on first use (tests.helpers.sdk)
+    from anthropic.types import TextBlockParam
+    from anthropic.types.message_create_params import MessageCreateParamsBase
+    from openai.types.chat.completion_create_params import CompletionCreateParamsBase
+
 
 GOOD_ANTHROPIC: MessageCreateParamsBase = {
     "model": "claude-sonnet-4-6",

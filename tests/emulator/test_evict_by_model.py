@@ -7,12 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import anthropic
-import openai
-
 from prefixlock.cache.units import openai_tokens
 from prefixlock.emulator import Emulator
 from tests.helpers.chat_fixture import SYSTEM, chat_client
+from tests.helpers.sdk import anthropic, openai
 
 
 def _chat(model: str) -> dict[str, Any]:

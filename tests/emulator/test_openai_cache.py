@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import openai
 import pytest
-from openai.types.chat import ChatCompletionMessageParam
 
 from prefixlock.cache.units import openai_tokens, openai_units
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, EmulatorConfig
 from tests.helpers.chat_fixture import TOOLS
+from tests.helpers.sdk import openai
+
+if TYPE_CHECKING:  # SDK types only: the SDKs load on first use (tests.helpers.sdk)
+    from openai.types.chat import ChatCompletionMessageParam
+
 
 SYSTEM = "You are a meticulous assistant for the invoice service repository. " * 110
 

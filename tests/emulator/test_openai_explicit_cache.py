@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from decimal import Decimal
 from typing import Any
 
-import openai
 import pytest
 
 from prefixlock.cache.units import openai_units
@@ -24,6 +23,7 @@ from prefixlock.guard.cacheguard import CacheGuard
 from prefixlock.prices import PriceTable
 from prefixlock.usage import Usage, from_openai_chat, from_openai_responses
 from prefixlock.wire import WireRequest
+from tests.helpers.sdk import openai
 
 MODEL = "gpt-5.6-terra"
 SYSTEM = "You are a meticulous assistant for the invoice service repository. " * 110

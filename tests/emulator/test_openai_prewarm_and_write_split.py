@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import openai
 import pytest
 
 from prefixlock.cache.units import openai_units
 from prefixlock.emulator import Emulator
 from prefixlock.usage import from_openai_chat, from_openai_responses
+from tests.helpers.sdk import openai
 
 MODEL = "gpt-5.6-terra"
 SYSTEM = "You are a meticulous assistant for the invoice service repository. " * 110

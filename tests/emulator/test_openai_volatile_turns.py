@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-import openai
 import pytest
 
 from prefixlock import Agent, FrozenPrefix
@@ -21,6 +20,7 @@ from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
 from prefixlock.events import TextDelta, ToolCall
 from prefixlock.tools import tool
+from tests.helpers.sdk import openai
 
 
 @tool

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-import openai
 import pytest
 
 from prefixlock.emulator import Emulator
 from prefixlock.tokenizer import count_tokens
 from tests.helpers.chat_fixture import SYSTEM, chat_client
+from tests.helpers.sdk import openai
 
 QUESTION = "Why did the payroll export stop at midnight?"
 TOOLS: list[Any] = [

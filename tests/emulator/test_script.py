@@ -5,17 +5,20 @@ from __future__ import annotations
 import textwrap
 from collections import Counter
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import anthropic
-import openai
 import pytest
-from anthropic.types import Message, MessageParam, TextBlock, ToolParam
 
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import BUILTIN, Emulator, EmulatorConfig, Script
 from prefixlock.emulator.model import Conversation, ScriptedModel
 from prefixlock.emulator.workspace import TOOL_SPECS, Workspace
 from prefixlock.errors import ConfigError
+from tests.helpers.sdk import anthropic, openai
+
+if TYPE_CHECKING:  # SDK types only: the SDKs load on first use (tests.helpers.sdk)
+    from anthropic.types import Message, MessageParam, ToolParam
+
 
 SCRIPT_YAML = """
 prompts: ["hello", "run the tests"]
@@ -38,7 +41,7 @@ TOOLS: list[ToolParam] = [
 
 def first_text(message: Message) -> str:
     block = message.content[0]
-    assert isinstance(block, TextBlock)
+    assert isinstance(block, anthropic.types.TextBlock)
     return block.text
 
 

@@ -8,7 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import anthropic
 import pytest
 
 from prefixlock.cli import main
@@ -16,6 +15,7 @@ from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, EmulatorConfig
 from prefixlock.emulator.cli import DEFAULT_PORT, SERVE_COMMAND, config_from_args
 from prefixlock.emulator.server import PROXY_VARS
+from tests.helpers.sdk import anthropic
 
 
 @pytest.mark.parametrize(

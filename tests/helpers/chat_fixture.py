@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import openai
-
 from prefixlock.emulator import Emulator
+from tests.helpers.sdk import openai
 
 SYSTEM = "You are a careful assistant for the payroll service's on-call engineers. " * 100
 TOOLS: list[Any] = [
