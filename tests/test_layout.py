@@ -269,3 +269,22 @@ def test_no_machine_specific_paths() -> None:
                 if MACHINE_PATH.search(line):
                     hits.append(f"{path.relative_to(ROOT)}:{n}: {line.strip()}")
     assert not hits, hits
+
+
+def test_test_modules_leave_the_sdks_to_first_use() -> None:
+    """Collecting the suite imports no SDK (seconds each): tests take them from
+    tests/helpers/sdk.py, and SDK types only under `if TYPE_CHECKING:`."""
+    eager = []
+    for path in (ROOT / "tests").rglob("*.py"):
+        if {"corpus", "benchmarks"} & set(path.parts) or path.name == "sdk.py":
+            continue
+        tree = ast.parse(path.read_text("utf-8"))
+        for node in _import_nodes(tree.body, top_level=True):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+            )
+            if any(n.split(".")[0] in ("anthropic", "openai") for n in names):
+                eager.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert not eager, eager
