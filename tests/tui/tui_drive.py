@@ -31,13 +31,26 @@ async def settle(
         if not app.busy and not any(
             w.group in ("turn", "dialog") and not w.is_finished for w in app.workers
         ):
-            # Markdown lays out its blocks after the stream ends; let layout and the
-            # anchored scroll finish so screenshots are the same on every run.
-            await pilot.wait_for_scheduled_animations()
-            await pilot.pause(0.05)
-            await pilot.pause()
+            await still(app, pilot)
             return
     raise AssertionError(f"the app did not settle in {limit}s")
+
+
+async def still(app: ChatApp, pilot: Pilot[None], limit: float = 5.0) -> None:
+    """Wait until the screen stops changing: Markdown lays out its blocks after the stream
+    ends, a tool entry's new title is laid out on a later pass, the anchored scroll follows;
+    on a loaded machine these can trail the turn's end, and a screenshot must not catch them
+    half done."""
+    previous = None
+    waited = 0.0
+    while waited < limit:
+        await pilot.wait_for_scheduled_animations()
+        await pilot.pause(0.05)
+        waited += 0.05
+        shot = app.export_screenshot()
+        if shot == previous:
+            return
+        previous = shot
 
 
 async def ready(app: ChatApp, pilot: Pilot[None], limit: float = 30.0) -> None:
