@@ -1,0 +1,72 @@
+"""`analyze(paths)`: read the logs, de-duplicate, find the breaks, price, and build the report.
+The one call behind the command line, for scripts too."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+
+from ..errors import UserError
+from . import catalogue, sources
+from .breaks import Options, Row
+from .breaks import analyze as find_breaks
+from .collect import Collected, merge
+from .pricing import Pricer
+from .report import build
+
+
+@dataclass
+class Analysis:
+    rows: list[Row]
+    collected: Collected
+    report: dict[str, Any]
+
+
+def _day(text: str, flag: str) -> float:
+    try:
+        d = date.fromisoformat(text)
+    except ValueError:
+        raise UserError(f"not a date (YYYY-MM-DD): {text!r}", where=flag) from None
+    return datetime(d.year, d.month, d.day, tzinfo=UTC).timestamp()
+
+
+def analyze(
+    paths: Sequence[str | os.PathLike[str]] = (),
+    *,
+    source: str = "auto",
+    ttl: str = "auto",
+    sensitive: bool = False,
+    prices: str | None = None,
+    since: str | None = None,
+    until: str | None = None,
+    session: str | None = None,
+    project: str | None = None,
+    jobs: int = 1,
+    show_text: bool = False,
+) -> Analysis:
+    """The cache report of the logs under `paths` (default: the standard locations)."""
+    if ttl not in ("auto", "5m", "30m", "1h"):
+        raise UserError(f"unknown TTL {ttl!r} (auto, 5m, 30m, 1h)", where="--ttl")
+    table = catalogue.table(prices)
+    files = sources.find_files([str(p) for p in paths], source)
+    got = merge(sources.read_all(files, jobs, show_text))
+    lo = _day(since, "--since") if since else None
+    hi = _day(until, "--until") + timedelta(days=1).total_seconds() if until else None
+    reqs = [
+        r
+        for r in got.requests
+        if (lo is None or (r.first_ts is not None and r.first_ts >= lo))
+        and (hi is None or (r.first_ts is not None and r.first_ts < hi))
+        and (session is None or r.session.startswith(session))
+        and (project is None or project in r.project)
+    ]
+    if session is not None and not reqs:
+        raise UserError(f"no session starts with {session!r}", where="--session")
+    opts = Options.sensitive(ttl) if sensitive else Options(ttl)
+    rows = find_breaks(reqs, Pricer(table, "1h" if ttl == "1h" else "5m"), opts)
+    keep = {(r.source, r.session) for r in reqs}
+    got.events = [e for e in got.events if any(s == e.session for _, s in keep)]
+    return Analysis(rows, got, build(rows, got))

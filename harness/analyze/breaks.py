@@ -1,0 +1,249 @@
+"""Cache breaks: which requests re-billed a prefix the previous request left readable, why,
+how sure, and what it cost (TRANSCRIPTS.md §3.3-3.4). Pure.
+
+Per (session, thread), in time order. The previous request leaves `expected` tokens readable:
+on Anthropic everything up to its last breakpoint (its read + write; Claude Code puts the
+breakpoint at the end), on OpenAI and Gemini its input in whole 128-token steps from 1,024. A
+request is a break when it reads less than half of that and at least 2,048 tokens fewer
+(`sensitive`: less than 95% and 2,000 fewer, pydantic-ai's miss flag). The first request of a
+thread is a cold start when it mostly writes: inherent, never "lost". The cause is the first of
+model switch, compaction, TTL expiry after an idle gap, history rewrite (rewind or resume),
+inferred prefix change, unknown that the log supports; every matching signal is kept as
+evidence. Dollars lost = the request's cost minus its cost had the expected tokens been read
+(taken from its writes first, then its uncached input): that counterfactual is also the
+request's ceiling cost.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from decimal import Decimal
+from itertools import groupby
+
+from ..usage import Usage
+from .model import Request
+from .pricing import Pricer, normalize
+
+TTL_SECONDS = {"5m": 300, "30m": 1800, "1h": 3600}
+OPENAI_TTL = 600  # in-memory retention, "5-10 minutes" (best effort)
+AVOIDABLE = {"model_switch", "ttl_expiry", "history_rewrite", "prefix_change"}
+
+
+@dataclass(frozen=True)
+class Options:
+    ttl: str = "auto"  # auto | 5m | 30m | 1h
+    ratio: float = 0.5  # a break reads less than ratio x expected ...
+    min_drop: int = 2048  # ... and at least this many tokens fewer
+
+    @classmethod
+    def sensitive(cls, ttl: str = "auto") -> Options:
+        return cls(ttl, 0.95, 2000)
+
+
+@dataclass(frozen=True)
+class Signal:
+    cause: str
+    confidence: str  # high | medium | low
+    evidence: str
+
+
+@dataclass
+class Row:
+    """A request with what the analysis found about it."""
+
+    req: Request
+    usage: Usage
+    usd: Decimal | None
+    ceiling_usd: Decimal | None
+    expected: int = 0
+    gap: float | None = None
+    ttl: int = 0
+    signals: list[Signal] = field(default_factory=list)
+    cause: str | None = None  # set on a break
+    confidence: str = ""
+    evidence: str = ""
+    rebilled: int = 0
+    lost: Decimal | None = None
+    inherent: bool = False
+    parts: dict[str, Decimal] = field(default_factory=dict)  # dollars by what was billed
+
+    @property
+    def is_break(self) -> bool:
+        return self.cause is not None
+
+
+def reusable(prev: Request, provider: str) -> int:
+    """Tokens `prev` leaves readable for the next request of its thread."""
+    if provider == "anthropic":
+        return prev.read + prev.write
+    t = prev.input_total
+    return 0 if t < 1024 else 1024 + (t - 1024) // 128 * 128
+
+
+def _fmt(seconds: float) -> str:
+    if seconds >= 3600:
+        return f"{seconds / 3600:.1f}h"
+    if seconds >= 60:
+        return f"{seconds / 60:.0f}m"
+    return f"{seconds:.0f}s"
+
+
+def analyze(requests: Iterable[Request], pricer: Pricer, opts: Options | None = None) -> list[Row]:
+    """Every request as a Row, in (session, thread, time) order."""
+    opts = opts or Options()
+    ordered = sorted(
+        requests, key=lambda r: (r.source, r.session, r.thread, r.first_ts or 0.0, r.file, r.line)
+    )
+    rows: list[Row] = []
+    for _, group in groupby(ordered, key=lambda r: (r.source, r.session, r.thread)):
+        rows.extend(_thread(list(group), pricer, opts))
+    return rows
+
+
+def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
+    out: list[Row] = []
+    prev: Request | None = None
+    write_kind: str | None = None  # TTL of the newest write in this thread
+    floor: int | None = None  # smallest read after the cold start: the system+tools part
+    for r in reqs:
+        usage = pricer.usage(r)
+        usd = pricer.cost(r, usage)
+        row = Row(r, usage, usd, usd)
+        price = pricer.price(r.raw_model)
+        if price is not None:
+            row.parts = {
+                "cache_read": price.input_cost(usage.cache_read, "read"),
+                "cache_write": price.input_cost(usage.cache_write_5m, "write_5m")
+                + price.input_cost(usage.cache_write_1h, "write_1h"),
+                "uncached_input": price.input_cost(usage.uncached_input),
+                "output": usage.output * price.output / 1_000_000,
+            }
+        provider = pricer.provider(r.raw_model)
+        row.ttl = _ttl(opts, write_kind, provider)
+        if prev is None:
+            _cold_start(row)
+        else:
+            if r.first_ts is not None and prev.last_ts is not None:
+                row.gap = max(r.first_ts - prev.last_ts, 0.0)
+            row.signals = _signals(r, prev, row, write_kind, opts)
+            row.expected = min(reusable(prev, provider), r.input_total)
+            ceiling_read = max(r.read, row.expected)
+            row.rebilled = ceiling_read - r.read
+            if row.rebilled and usd is not None:
+                ceiling = _counterfactual(usage, row.rebilled)
+                row.ceiling_usd = pricer.cost(r, ceiling)
+            drop = row.expected - r.read
+            if (
+                r.has_cache
+                and prev.has_cache
+                and r.read < opts.ratio * row.expected
+                and drop >= opts.min_drop
+            ):
+                _attribute(row, floor)
+            if r.read > 0:
+                floor = r.read if floor is None else min(floor, r.read)
+        if r.write_1h:
+            write_kind = "1h"
+        elif r.write_5m:
+            write_kind = "5m" if provider == "anthropic" else provider
+        elif r.write_unsplit:
+            write_kind = "unsplit"
+        out.append(row)
+        prev = r
+    return out
+
+
+def _ttl(opts: Options, write_kind: str | None, provider: str) -> int:
+    if opts.ttl != "auto":
+        return TTL_SECONDS[opts.ttl]
+    if write_kind == "1h":
+        return 3600
+    if provider == "openai":
+        return OPENAI_TTL
+    return 300
+
+
+def _signals(
+    r: Request, prev: Request, row: Row, write_kind: str | None, opts: Options
+) -> list[Signal]:
+    found: list[Signal] = []
+    a, b = normalize(prev.raw_model), normalize(r.raw_model)
+    if a != b:
+        found.append(Signal("model_switch", "high", f"model {a} -> {b} (the cache is per model)"))
+    if r.compaction:
+        found.append(Signal("compaction", "high", r.compaction))
+    if row.gap is not None and row.gap > row.ttl:
+        split = write_kind in ("5m", "1h") or opts.ttl != "auto"
+        sure = split and row.gap >= 1.2 * row.ttl
+        said = (
+            f"prev write ephemeral_{write_kind}"
+            if write_kind in ("5m", "1h")
+            else (f"--ttl {opts.ttl}" if opts.ttl != "auto" else "write TTL not in the log")
+        )
+        found.append(
+            Signal(
+                "ttl_expiry",
+                "high" if sure else "medium",
+                f"gap={_fmt(row.gap)} > ttl={_fmt(row.ttl)} ({said})",
+            )
+        )
+    if r.rewrite:
+        found.append(Signal("history_rewrite", "medium", r.rewrite))
+    elif r.first_in_file and prev.file != r.file:
+        found.append(
+            Signal("history_rewrite", "medium", f"resume: first request of a new file ({r.file})")
+        )
+    return found
+
+
+def _cold_start(row: Row) -> None:
+    r = row.req
+    if r.has_cache and r.write > 0 and r.write > r.read:
+        sub = r.thread != "main"
+        row.cause = "subagent_cold_start" if sub else "session_cold_start"
+        row.confidence = "high"
+        who = "subagent" if sub else "main"
+        row.evidence = f"first request of the {who} thread: wrote {r.write}, read {r.read}"
+        row.inherent = True
+        row.lost = Decimal(0)
+
+
+def _attribute(row: Row, floor: int | None) -> None:
+    r = row.req
+    if row.signals:
+        first = row.signals[0]
+        row.cause, row.confidence = first.cause, first.confidence
+        row.evidence = "; ".join(s.evidence for s in row.signals)
+    elif r.read > 0 and floor is not None and r.read <= floor * 1.1:
+        row.cause, row.confidence = "prefix_change", "low"
+        row.evidence = (
+            f"read fell to {r.read}, the session's floor ({floor}): tools/system changed (inferred)"
+        )
+    elif r.read > 0:
+        row.cause, row.confidence = "prefix_change", "low"
+        row.evidence = (
+            f"read fell to {r.read} of {row.expected}: history changed mid-way (inferred)"
+        )
+    else:
+        row.cause, row.confidence = "unknown", "low"
+        row.evidence = f"read 0 of {row.expected} expected, gap within TTL, no signal in the log"
+    row.inherent = row.cause in ("compaction", "unknown")
+    if row.usd is not None and row.ceiling_usd is not None:
+        row.lost = row.usd - row.ceiling_usd
+
+
+def _counterfactual(u: Usage, tokens: int) -> Usage:
+    """`u` with `tokens` more read, taken from its writes (5m, then 1h), then its uncached."""
+    w5 = min(u.cache_write_5m, tokens)
+    rest = tokens - w5
+    w1 = min(u.cache_write_1h, rest)
+    rest -= w1
+    unc = min(u.uncached_input, rest)
+    return Usage(
+        u.uncached_input - unc,
+        u.cache_read + w5 + w1 + unc,
+        u.cache_write_5m - w5,
+        u.cache_write_1h - w1,
+        u.output,
+    )

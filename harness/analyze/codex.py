@@ -1,0 +1,183 @@
+"""Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`) to requests.
+
+Codex logs cumulative `total_token_usage` snapshots (`event_msg/token_count`) and re-emits an
+unchanged snapshot on UI and rate-limit refreshes; a request is a snapshot whose totals
+advanced, its counters the delta. `last_token_usage` is used only when totals are missing or go
+backwards. A forked or subagent rollout (two `session_meta`, or a `thread_spawn`) first replays
+its parent's snapshots in a burst: the rows of that first second set the baseline and are
+skipped (ccusage#1349). `input_tokens` includes `cached_input_tokens`; reasoning is inside
+`output_tokens`. Headless `codex exec --json` lines (`turn.completed`) are one request each.
+Pure: the caller hands in the lines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from .model import Event, FileResult, Request
+from .records import as_int, iter_records, parse_ts
+
+SOURCE = "codex"
+FALLBACK_MODEL = "gpt-5"
+_FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "cache_write_input_tokens")
+
+
+def _counts(u: Any) -> tuple[int, int, int, int] | None:
+    if not isinstance(u, dict):
+        return None
+    vals = [as_int(u.get(f, 0)) for f in _FIELDS]
+    if any(v is None for v in vals):
+        return None
+    a, b, c, d = (int(v or 0) for v in vals)
+    return a, b, c, d
+
+
+def parse(lines: Iterable[str], path: str = "") -> FileResult:
+    """The requests, events and notes of one Codex rollout (or `codex exec --json` output)."""
+    result = FileResult(path, SOURCE)
+    notes = result.notes
+    stem = path.replace("\\", "/").rsplit("/", 1)[-1].removesuffix(".jsonl")
+    session, metas, fork = stem, 0, False
+    parent: str | None = None
+    model: str | None = None
+    prev: tuple[int, int, int, int] | None = None
+    replay_second: int | None = None
+    turn = 0
+    compaction: str | None = None
+    for lineno, rec in iter_records(lines, notes):
+        rtype = rec.get("type")
+        payload: dict[str, Any] = rec["payload"] if isinstance(rec.get("payload"), dict) else {}
+        ts = parse_ts(rec.get("timestamp"))
+        if rtype == "session_meta":
+            metas += 1
+            sid = payload.get("id")
+            if isinstance(sid, str) and sid:
+                if metas == 1:
+                    session = sid
+                else:
+                    parent = sid  # a fork's second session_meta is its parent's
+            if isinstance(payload.get("cwd"), str):
+                result.projects.setdefault(session, payload["cwd"])
+            fork = fork or metas >= 2 or "thread_spawn" in str(payload.get("source", ""))
+            continue
+        if rtype == "turn_context":
+            if isinstance(payload.get("model"), str):
+                model = payload["model"]
+            continue
+        if rtype == "compacted" or (
+            rtype == "event_msg" and payload.get("type") == "context_compacted"
+        ):
+            compaction = f"{rtype if rtype == 'compacted' else 'context_compacted'} marker"
+            result.events.append(
+                Event(session, _thread(fork, session), "compaction", ts, compaction)
+            )
+            continue
+        if rtype == "event_msg" and payload.get("type") == "user_message":
+            turn += 1
+            result.prompts[session] = result.prompts.get(session, 0) + 1
+            continue
+        if rtype == "event_msg" and payload.get("type") == "thread_spawn":
+            fork = True
+            continue
+        if rtype == "turn.completed":  # headless `codex exec --json`
+            counts = _counts(rec.get("usage"))
+            if counts is None:
+                notes["invalid_usage"] += 1
+                continue
+            notes["usage_lines"] += 1
+            req = _request(session, fork, path, lineno, ts, model, counts, turn)
+            result.requests.append(req)
+            notes["fallback_model"] += req.fallback_model
+            continue
+        if rtype != "event_msg" or payload.get("type") != "token_count":
+            continue
+        info = payload.get("info")
+        if not isinstance(info, dict):
+            continue  # rate-limit-only refresh
+        notes["usage_lines"] += 1
+        total = _counts(info.get("total_token_usage")) if "total_token_usage" in info else None
+        last = _counts(info.get("last_token_usage")) if "last_token_usage" in info else None
+        if total is None and last is None:
+            notes["invalid_usage"] += 1
+            continue
+        second = int(ts) if ts is not None else None
+        if fork and replay_second is None and second is not None:
+            replay_second = second
+        if fork and second is not None and second == replay_second:
+            notes["replay_rows"] += 1
+            prev = total if total is not None else prev
+            continue
+        if total is not None and total == prev:
+            notes["reemits"] += 1
+            continue
+        if total is not None and (
+            prev is None or all(t >= p for t, p in zip(total, prev, strict=True))
+        ):
+            base = prev or (0, 0, 0, 0)
+            delta = tuple(t - p for t, p in zip(total, base, strict=True))
+        elif last is not None:
+            if total is not None:
+                notes["backwards_totals"] += 1
+            delta = last
+        else:
+            notes["backwards_totals"] += 1
+            prev = total
+            continue
+        prev = total if total is not None else prev
+        row_model = info.get("model") if isinstance(info.get("model"), str) else model
+        a, b, c, d = delta
+        req = _request(session, fork, path, lineno, ts, row_model, (a, b, c, d), turn)
+        if compaction is not None:
+            req.compaction, compaction = compaction, None
+        result.requests.append(req)
+        notes["fallback_model"] += req.fallback_model
+    if parent is not None:
+        # A fork's requests belong to the parent's session, in a thread of their own.
+        for r in result.requests:
+            r.session, r.thread = parent, f"agent:{session[:8]}"
+        for e in result.events:
+            e.session, e.thread = parent, f"agent:{session[:8]}"
+        if session in result.prompts:
+            result.prompts[parent] = result.prompts.pop(session)
+        if session in result.projects:
+            result.projects.setdefault(parent, result.projects.pop(session))
+    for r in result.requests:
+        r.project = result.projects.get(r.session, "")
+    if result.requests:
+        result.requests[0].first_in_file = True
+    return result
+
+
+def _thread(fork: bool, session: str) -> str:
+    return f"agent:{session[:8]}" if fork else "main"
+
+
+def _request(
+    session: str,
+    fork: bool,
+    path: str,
+    lineno: int,
+    ts: float | None,
+    model: str | None,
+    counts: tuple[int, int, int, int],
+    turn: int,
+) -> Request:
+    inp, cached, out, written = counts
+    return Request(
+        SOURCE,
+        session,
+        _thread(fork, session),
+        f"{path}:{lineno}",
+        ts,
+        ts,
+        model or FALLBACK_MODEL,
+        uncached=max(inp - cached - written, 0),
+        read=cached,
+        write_5m=written,
+        output=out,
+        file=path,
+        line=lineno,
+        turn=turn,
+        fallback_model=model is None,
+    )

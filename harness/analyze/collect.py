@@ -1,0 +1,53 @@
+"""Files' results merged into one set of requests: a request seen in several files (a resume,
+continue or fork copying history into a new file) is counted once, in the earliest file, and
+the first request each file adds is marked so that a read drop there can be laid to the resume.
+Pure."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from .model import Event, FileResult, Request
+
+
+@dataclass
+class Collected:
+    requests: list[Request] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    notes: Counter[str] = field(default_factory=Counter)
+    prompts: dict[tuple[str, str], int] = field(default_factory=dict)
+    live_prompts: dict[tuple[str, str], int] = field(default_factory=dict)
+    files: dict[str, int] = field(default_factory=dict)  # source -> files read
+    texts: dict[tuple[str, str, int], str] = field(default_factory=dict)
+
+
+def _start(f: FileResult) -> float:
+    return min((r.first_ts for r in f.requests if r.first_ts is not None), default=float("inf"))
+
+
+def merge(results: Iterable[FileResult]) -> Collected:
+    out = Collected()
+    seen: set[tuple[str, str]] = set()
+    for f in sorted(results, key=lambda f: (_start(f), f.path)):
+        out.notes.update(f.notes)
+        out.files[f.source] = out.files.get(f.source, 0) + 1
+        out.events.extend(f.events)
+        for s, n in f.prompts.items():
+            out.prompts[(f.source, s)] = out.prompts.get((f.source, s), 0) + n
+        for s, n in f.live_prompts.items():
+            out.live_prompts[(f.source, s)] = out.live_prompts.get((f.source, s), 0) + n
+        for (s, turn), t in f.texts.items():
+            out.texts[(f.source, s, turn)] = t
+        first = True
+        for r in f.requests:
+            k = (r.source, r.key)
+            if k in seen:
+                out.notes["cross_file_duplicates"] += 1
+                continue
+            seen.add(k)
+            r.first_in_file = first
+            first = False
+            out.requests.append(r)
+    return out

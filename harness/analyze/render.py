@@ -1,0 +1,244 @@
+"""The report as text: a rich table (sessions, or turns/requests/agents/models/days, then the
+costliest breaks and a headline), JSON (the report data, schema_version 1) and CSV (one row per
+request, for spreadsheets). No prompt or output text appears unless --show-text added it."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from typing import TYPE_CHECKING, Any
+
+from .report import CAUSES, SCHEMA_VERSION, headline
+
+if TYPE_CHECKING:
+    from .analysis import Analysis
+
+CSV_FIELDS = (
+    "source", "session", "thread", "turn", "key", "first", "last", "model", "speed",
+    "uncached_input", "cache_read", "cache_write_5m", "cache_write_1h", "cache_write_unsplit",
+    "output", "hit_rate", "usd", "ceiling_usd", "logged_usd", "gap_s", "ttl_s",
+    "expected_reusable", "break", "fallback_model", "file", "line",
+)  # fmt: skip
+
+
+def to_json(report: dict[str, Any]) -> str:
+    return json.dumps(report, indent=1, ensure_ascii=False) + "\n"
+
+
+def to_csv(report: dict[str, Any]) -> str:
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(("schema_version", *CSV_FIELDS))
+    for r in report["requests"]:
+        w.writerow((SCHEMA_VERSION, *("" if r[k] is None else r[k] for k in CSV_FIELDS)))
+    return buf.getvalue()
+
+
+def attach_prompts(report: dict[str, Any], result: Analysis) -> None:
+    """--show-text: each turn row gets its human prompt's first words."""
+    texts = result.collected.texts
+    for t in report["turns"]:
+        text = texts.get((t["source"], t["session"], t["turn"]))
+        if text is not None:
+            t["prompt"] = text
+
+
+def _usd(value: str | None, unpriced: Any = None) -> str:
+    if value is None:
+        n = unpriced["tokens"] if unpriced else 0
+        return f"unpriced ({n:,} tok)"
+    return f"${float(value):,.4f}"
+
+
+def _pct(x: float | None) -> str:
+    return "N/A" if x is None else f"{x:.1%}"
+
+
+def _hit(d: dict[str, Any]) -> str:
+    if d["hit_rate"] is None:
+        return "N/A"
+    return f"{_pct(d['hit_rate'])} / {_pct(d['hit_rate_latest'])}"
+
+
+def _breaks(d: dict[str, Any]) -> str:
+    return ", ".join(f"{k} {v}" for k, v in sorted(d["breaks"].items())) or "-"
+
+
+def _tok(d: dict[str, Any]) -> str:
+    t = d["tokens"]
+    w = t["cache_write_5m"] + t["cache_write_1h"] + t["cache_write_unsplit"]
+    return f"{t['cache_read']:,} / {w:,} / {t['uncached_input']:,}"
+
+
+def to_table(
+    report: dict[str, Any],
+    by: str = "session",
+    top: int = 10,
+    session: str | None = None,
+    color: bool = False,
+) -> str:
+    from rich.console import Console
+    from rich.table import Table
+
+    buf = io.StringIO()
+    console = Console(
+        file=buf, width=160, force_terminal=color, color_system="auto" if color else None
+    )
+    if session is not None and by == "session":
+        by = "turn"
+    if by == "session":
+        tab = Table(title="Sessions (hit% cumulative / latest request)")
+        for col in (
+            "session",
+            "source",
+            "agents",
+            "reqs",
+            "read / write / uncached",
+            "hit%",
+            "$",
+            "$ lost",
+            "breaks by cause",
+            "top break",
+        ):
+            tab.add_column(col, justify="right" if col in ("reqs", "$", "$ lost") else "left")
+        for s in report["sessions"]:
+            tab.add_row(
+                s["session"][:12],
+                s["source"],
+                str(len(s["threads"])),
+                str(s["requests"]),
+                _tok(s),
+                _hit(s),
+                _usd(s["usd"], s["unpriced"]),
+                _usd(s["lost_usd"]),
+                _breaks(s),
+                s["top_break"] or "-",
+            )
+    elif by == "turn":
+        tab = Table(title="Turns")
+        for col in (
+            "session",
+            "turn",
+            "time",
+            "model",
+            "reqs",
+            "read / write / uncached",
+            "hit%",
+            "$",
+            "lost",
+            "why",
+        ):
+            tab.add_column(col)
+        for t in report["turns"]:
+            why = _breaks(t)
+            if "prompt" in t:
+                why += f"  “{t['prompt']}”"
+            tab.add_row(
+                t["session"][:12],
+                str(t["turn"]),
+                (t["first"] or "")[11:19],
+                ",".join(t["models"])[:28],
+                str(t["requests"]),
+                _tok(t),
+                _hit(t),
+                _usd(t["usd"], t["unpriced"]),
+                _usd(t["lost_usd"]),
+                why,
+            )
+    elif by == "request":
+        tab = Table(title="Requests")
+        for col in (
+            "session",
+            "thread",
+            "time",
+            "gap",
+            "model",
+            "read / write / uncached",
+            "out",
+            "hit%",
+            "$",
+            "break",
+        ):
+            tab.add_column(col)
+        for r in report["requests"]:
+            w = r["cache_write_5m"] + r["cache_write_1h"] + r["cache_write_unsplit"]
+            tab.add_row(
+                r["session"][:12],
+                r["thread"],
+                (r["first"] or "")[11:19],
+                "" if r["gap_s"] is None else f"{r['gap_s']:.0f}s",
+                r["model"][:28],
+                f"{r['cache_read']:,} / {w:,} / {r['uncached_input']:,}",
+                f"{r['output']:,}",
+                _pct(r["hit_rate"]),
+                _usd(r["usd"]) if r["usd"] else "unpriced",
+                r["break"] or "",
+            )
+    else:
+        groups: list[tuple[str, dict[str, Any]]]
+        if by == "agent":
+            groups = [(k, v) for k, v in report["by_agent"].items()]
+            groups += [(f"{a['session'][:12]} {a['thread']}", a) for a in report["agents"]]
+        elif by == "model":
+            groups = list(report["models"].items())
+        else:
+            groups = list(report["days"].items())
+        tab = Table(title=f"By {by}")
+        for col in (by, "reqs", "read / write / uncached", "hit%", "$", "$ lost", "breaks"):
+            tab.add_column(col)
+        for name, d in groups:
+            tab.add_row(
+                name,
+                str(d["requests"]),
+                _tok(d),
+                _hit(d),
+                _usd(d["usd"], d["unpriced"]),
+                _usd(d["lost_usd"]),
+                _breaks(d),
+            )
+    console.print(tab)
+    costly = sorted(
+        (
+            b
+            for b in report["breaks"]
+            if not b["inherent"] or b["cause"] in ("compaction", "unknown")
+        ),
+        key=lambda b: -float(b["usd_lost"] or 0),
+    )[:top]
+    if costly:
+        bt = Table(title="Costliest cache breaks (list price estimate)")
+        for col in (
+            "at",
+            "session",
+            "thread",
+            "cause",
+            "confidence",
+            "re-billed",
+            "$ lost",
+            "evidence",
+        ):
+            bt.add_column(col)
+        for b in costly:
+            bt.add_row(
+                (b["at"] or "")[:19],
+                b["session"][:12],
+                b["thread"],
+                b["cause"],
+                b["confidence"],
+                f"{b['tokens_rebilled']:,}",
+                _usd(b["usd_lost"]) if b["usd_lost"] else "unpriced",
+                b["evidence"][:70],
+            )
+        console.print(bt)
+    notes = report["notes"]
+    skipped = [
+        f"{v['count']} {v['what']}" for k, v in notes.items() if k not in ("lines", "usage_lines")
+    ]
+    if skipped:
+        console.print("notes: " + "; ".join(skipped), highlight=False)
+    console.print(headline(report), highlight=False)
+    return buf.getvalue()
+
+
+__all__ = ["CAUSES", "CSV_FIELDS", "headline", "to_csv", "to_json", "to_table"]

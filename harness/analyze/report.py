@@ -1,0 +1,322 @@
+"""The cache report: analysed requests summed per session, turn, agent, model and day, with the
+breaks, events and notes, as plain data with a versioned schema (what the JSON output is).
+Every dollar figure is a list-price estimate; an unpriced model's tokens are counted apart
+and its rows say "unpriced", never $0. A source without cache counters has hit rate None (N/A),
+never 0%. Pure."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from decimal import Decimal
+from typing import Any
+
+from .breaks import AVOIDABLE, Row
+from .collect import Collected
+from .model import NOTE_TEXT
+
+SCHEMA_VERSION = 1
+CAUSES = (
+    "model_switch", "compaction", "ttl_expiry", "history_rewrite", "subagent_cold_start",
+    "session_cold_start", "prefix_change", "unknown",
+)  # fmt: skip
+
+
+def _money(x: Decimal | None) -> str | None:
+    return None if x is None else str(x.quantize(Decimal("0.000001")))
+
+
+def iso(ts: float | None) -> str | None:
+    if ts is None:
+        return None
+    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+@dataclass
+class Totals:
+    """Sums over a group of requests."""
+
+    requests: int = 0
+    uncached: int = 0
+    read: int = 0
+    write_5m: int = 0
+    write_1h: int = 0
+    write_unsplit: int = 0
+    output: int = 0
+    cache_known: bool = False
+    usd: Decimal = Decimal(0)
+    ceiling_usd: Decimal = Decimal(0)
+    lost_usd: Decimal = Decimal(0)
+    unpriced_tokens: int = 0
+    unpriced_models: set[str] = field(default_factory=set)
+    cold_writes: int = 0
+    breaks: Counter[str] = field(default_factory=Counter)
+    lost_by_cause: dict[str, Decimal] = field(default_factory=dict)
+    first_ts: float | None = None
+    last_ts: float | None = None
+    last_hit: float | None = None
+    models: set[str] = field(default_factory=set)
+    top_break: tuple[Decimal, str] | None = None
+    parts: dict[str, Decimal] = field(default_factory=dict)
+
+    @property
+    def write(self) -> int:
+        return self.write_5m + self.write_1h + self.write_unsplit
+
+    @property
+    def input_total(self) -> int:
+        return self.uncached + self.read + self.write
+
+    @property
+    def hit_rate(self) -> float | None:
+        if not self.cache_known:
+            return None
+        total = self.input_total
+        return self.read / total if total else None
+
+    def add(self, row: Row) -> None:
+        r = row.req
+        self.requests += 1
+        self.uncached += r.uncached
+        self.read += r.read
+        self.write_5m += r.write_5m
+        self.write_1h += r.write_1h
+        self.write_unsplit += r.write_unsplit
+        self.output += r.output
+        self.cache_known = self.cache_known or r.has_cache
+        self.models.add(r.raw_model)
+        if row.usd is None:
+            self.unpriced_tokens += r.total_tokens
+            self.unpriced_models.add(r.raw_model)
+        else:
+            for k, v in row.parts.items():
+                self.parts[k] = self.parts.get(k, Decimal(0)) + v
+            self.usd += row.usd
+            self.ceiling_usd += row.ceiling_usd if row.ceiling_usd is not None else row.usd
+        if r.first_ts is not None:
+            self.first_ts = r.first_ts if self.first_ts is None else min(self.first_ts, r.first_ts)
+        if r.last_ts is not None:
+            self.last_ts = r.last_ts if self.last_ts is None else max(self.last_ts, r.last_ts)
+        if r.has_cache and r.input_total:
+            self.last_hit = r.read / r.input_total
+        if row.cause is not None:
+            self.breaks[row.cause] += 1
+            if row.cause.endswith("cold_start"):
+                self.cold_writes += r.write
+            if row.lost:
+                self.lost_usd += row.lost
+                self.lost_by_cause[row.cause] = (
+                    self.lost_by_cause.get(row.cause, Decimal(0)) + row.lost
+                )
+                if self.top_break is None or row.lost > self.top_break[0]:
+                    self.top_break = (row.lost, row.cause)
+
+    def to_dict(self) -> dict[str, Any]:
+        priced = not self.unpriced_models or self.unpriced_tokens < self.input_total + self.output
+        hit = self.hit_rate
+        return {
+            "requests": self.requests,
+            "tokens": {
+                "uncached_input": self.uncached,
+                "cache_read": self.read,
+                "cache_write_5m": self.write_5m,
+                "cache_write_1h": self.write_1h,
+                "cache_write_unsplit": self.write_unsplit,
+                "output": self.output,
+                "input_total": self.input_total,
+            },
+            "hit_rate": None if hit is None else round(hit, 6),
+            "hit_rate_latest": None
+            if hit is None or self.last_hit is None
+            else round(self.last_hit, 6),
+            "write_amplification": round(self.write / self.read, 6)
+            if self.read and self.cache_known
+            else None,
+            "cold_start_share": round(self.cold_writes / self.write, 6) if self.write else None,
+            "usd": _money(self.usd) if priced else None,
+            "ceiling_usd": _money(self.ceiling_usd) if priced else None,
+            "lost_usd": _money(self.lost_usd) if priced else None,
+            "usd_by_part": {k: _money(v) for k, v in self.parts.items()},
+            "lost_by_cause": {k: _money(v) for k, v in sorted(self.lost_by_cause.items())},
+            "unpriced": {"models": sorted(self.unpriced_models), "tokens": self.unpriced_tokens}
+            if self.unpriced_models
+            else None,
+            "breaks": dict(sorted(self.breaks.items())),
+            "first": iso(self.first_ts),
+            "last": iso(self.last_ts),
+            "models": sorted(self.models),
+        }
+
+
+def _group(rows: Iterable[Row], key: Callable[[Row], Any]) -> dict[Any, Totals]:
+    out: dict[Any, Totals] = {}
+    for row in rows:
+        out.setdefault(key(row), Totals()).add(row)
+    return out
+
+
+def _day(row: Row) -> str:
+    ts = row.req.first_ts
+    return "unknown" if ts is None else datetime.fromtimestamp(ts, UTC).date().isoformat()
+
+
+def request_dict(row: Row) -> dict[str, Any]:
+    r = row.req
+    return {
+        "source": r.source,
+        "session": r.session,
+        "thread": r.thread,
+        "turn": r.turn,
+        "key": r.key,
+        "first": iso(r.first_ts),
+        "last": iso(r.last_ts),
+        "model": r.raw_model,
+        "speed": r.speed,
+        "uncached_input": r.uncached,
+        "cache_read": r.read,
+        "cache_write_5m": r.write_5m,
+        "cache_write_1h": r.write_1h,
+        "cache_write_unsplit": r.write_unsplit,
+        "output": r.output,
+        "hit_rate": round(r.read / r.input_total, 6) if r.has_cache and r.input_total else None,
+        "usd": _money(row.usd),
+        "ceiling_usd": _money(row.ceiling_usd),
+        "logged_usd": r.logged_cost,
+        "gap_s": None if row.gap is None else round(row.gap, 3),
+        "ttl_s": row.ttl,
+        "expected_reusable": row.expected,
+        "break": row.cause,
+        "fallback_model": r.fallback_model,
+        "file": r.file,
+        "line": r.line,
+    }
+
+
+def break_dict(row: Row) -> dict[str, Any]:
+    r = row.req
+    return {
+        "source": r.source,
+        "session": r.session,
+        "thread": r.thread,
+        "turn": r.turn,
+        "key": r.key,
+        "at": iso(r.first_ts),
+        "model": r.raw_model,
+        "cause": row.cause,
+        "confidence": row.confidence,
+        "evidence": row.evidence,
+        "signals": [s.cause for s in row.signals],
+        "inherent": row.inherent,
+        "avoidable": row.cause in AVOIDABLE,
+        "tokens_rebilled": row.rebilled,
+        "usd_lost": _money(row.lost),
+        "file": r.file,
+        "line": r.line,
+    }
+
+
+def build(rows: list[Row], got: Collected) -> dict[str, Any]:
+    """The whole report as JSON-ready data (schema_version 1)."""
+    sessions = _group(rows, lambda w: (w.req.source, w.req.session))
+    turns = _group(rows, lambda w: (w.req.source, w.req.session, w.req.turn))
+    agents = _group(rows, lambda w: (w.req.source, w.req.session, w.req.thread))
+    kinds = _group(rows, lambda w: "main" if w.req.thread == "main" else "subagent")
+    models = _group(rows, lambda w: w.req.raw_model)
+    days = _group(rows, _day)
+    total = Totals()
+    for row in rows:
+        total.add(row)
+    projects = {(w.req.source, w.req.session): w.req.project for w in rows}
+    events: list[dict[str, Any]] = [
+        {
+            "session": e.session,
+            "thread": e.thread,
+            "kind": e.kind,
+            "at": iso(e.ts),
+            "evidence": e.evidence,
+        }
+        for e in got.events
+    ]
+    for w in rows:  # a model switch is an event whether or not the read dropped
+        for s in w.signals:
+            if s.cause in ("model_switch",) or (
+                s.cause == "history_rewrite" and s.evidence.startswith("resume")
+            ):
+                events.append(
+                    {
+                        "session": w.req.session,
+                        "thread": w.req.thread,
+                        "kind": s.cause,
+                        "at": iso(w.req.first_ts),
+                        "evidence": s.evidence,
+                    }
+                )
+    notes = {k: v for k, v in sorted(got.notes.items()) if v}
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "price_basis": "list price estimate (USD); not an invoice",
+        "files": dict(sorted(got.files.items())),
+        "totals": total.to_dict(),
+        "sessions": [
+            {
+                "source": s,
+                "session": sid,
+                "project": projects.get((s, sid), ""),
+                "human_prompts": got.prompts.get((s, sid)),
+                "live_branch_prompts": got.live_prompts.get((s, sid)),
+                "threads": sorted({w for (s2, sid2, w) in agents if (s2, sid2) == (s, sid)}),
+                **t.to_dict(),
+                "top_break": None if t.top_break is None else t.top_break[1],
+            }
+            for (s, sid), t in sorted(sessions.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0]))
+        ],
+        "turns": [
+            {"source": s, "session": sid, "turn": n, **t.to_dict()}
+            for (s, sid, n), t in sorted(turns.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0]))
+        ],
+        "agents": [
+            {"source": s, "session": sid, "thread": th, **t.to_dict()}
+            for (s, sid, th), t in sorted(
+                agents.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0])
+            )
+        ],
+        "by_agent": {k: t.to_dict() for k, t in sorted(kinds.items())},
+        "models": {k: t.to_dict() for k, t in sorted(models.items())},
+        "days": {k: t.to_dict() for k, t in sorted(days.items())},
+        "requests": [request_dict(w) for w in rows],
+        "breaks": [break_dict(w) for w in rows if w.cause is not None],
+        "events": sorted(events, key=lambda e: (e["session"], e["at"] or "")),
+        "notes": {k: {"count": v, "what": NOTE_TEXT.get(k, k)} for k, v in notes.items()},
+    }
+
+
+def headline(report: dict[str, Any]) -> str:
+    t = report["totals"]
+    n = len(report["sessions"])
+    hit = "N/A" if t["hit_rate"] is None else f"{t['hit_rate']:.1%}"
+    money = _usd_text(t["usd"], t["unpriced"])
+    parts = [
+        f"{n} session{'s' * (n != 1)}, {money} (list price estimate), {hit} of input from cache"
+    ]
+    lost = t["lost_usd"]
+    if lost is not None and t["usd"] is not None:
+        share = float(lost) / float(t["usd"]) if float(t["usd"]) else 0.0
+        by = ", ".join(
+            f"{k.replace('_', ' ')} ${float(v):,.4f}"
+            for k, v in sorted(t["lost_by_cause"].items(), key=lambda kv: -float(kv[1] or 0))
+        )
+        parts.append(
+            f"${float(lost):,.4f} ({share:.1%}) lost to cache breaks" + (f": {by}" if by else "")
+        )
+    if t["unpriced"]:
+        parts.append(f"unpriced models: {', '.join(t['unpriced']['models'])}")
+    return "; ".join(parts)
+
+
+def _usd_text(value: str | None, unpriced: Any = None) -> str:
+    if value is None:
+        n = unpriced["tokens"] if unpriced else 0
+        return f"unpriced ({n:,} tok)"
+    return f"${float(value):,.4f}"

@@ -1,0 +1,101 @@
+"""The `prefixlock analyze` command run: options to `analysis.analyze`, then the report in
+the chosen format to stdout or a file, and the optional HTML page and workload trace. Every
+file is written whole or not at all (a temporary file moved into place)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import IO
+
+from ..errors import UserError
+from .analysis import analyze
+
+
+def write_atomic(target: str, write: Callable[[IO[str]], None]) -> None:
+    path = Path(target)
+    if path.is_dir():
+        raise UserError("is a directory; name the file to write", where=str(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".analyze-", dir=str(path.parent or "."))
+    except OSError as exc:
+        raise UserError(f"cannot write here: {exc.strerror or exc}", where=str(path)) from None
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            write(fh)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _put(fh: IO[str], text: str) -> None:
+    fh.write(text)
+
+
+def main(args: argparse.Namespace) -> int:
+    from . import render
+
+    if args.top < 0:
+        raise UserError("must not be negative", where="--top")
+    jobs = args.jobs or min(os.cpu_count() or 1, 8)
+    result = analyze(
+        args.paths,
+        source=args.source,
+        ttl=args.ttl,
+        sensitive=args.sensitive,
+        prices=args.prices,
+        since=args.since,
+        until=args.until,
+        session=args.session,
+        project=args.project,
+        jobs=jobs,
+        show_text=args.show_text,
+    )
+    report = result.report
+    if args.show_text:
+        render.attach_prompts(report, result)
+    if args.html:
+        from .html import page
+
+        text = page(report)
+        write_atomic(args.html, lambda fh: _put(fh, text))
+    if args.export_trace:
+        from .export import write_trace
+
+        n = 0
+
+        def _export(fh: IO[str]) -> None:
+            nonlocal n
+            n = write_trace(result.rows, fh)
+
+        write_atomic(args.export_trace, _export)
+        print(
+            f"wrote {n} requests to {args.export_trace} (replay: prefixlock sim "
+            f"{args.export_trace})",
+            file=sys.stderr,
+        )
+    if args.format == "json":
+        out = render.to_json(report)
+    elif args.format == "csv":
+        out = render.to_csv(report)
+    else:
+        out = render.to_table(
+            report,
+            by=args.by,
+            top=args.top,
+            session=args.session,
+            color=args.output is None and sys.stdout.isatty(),
+        )
+    if args.output:
+        write_atomic(args.output, lambda fh: _put(fh, out))
+    else:
+        sys.stdout.write(out)
+    return 0

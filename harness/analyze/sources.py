@@ -1,0 +1,309 @@
+"""Finding and reading the logs (the I/O of `analyze`): the standard locations of each coding
+agent and the variables that move them, folders walked recursively, each file's format sniffed
+from its first records, files streamed line by line (several at once on several cores), SQLite
+databases opened read-only. The parsing itself is in the pure reader modules."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+from ..errors import UserError
+from . import claude_code, codex, gemini, opencode, prefixlock_trace
+from .model import FileResult
+
+SOURCES = ("claude-code", "codex", "opencode", "gemini", "prefixlock")
+
+
+def default_roots(env: dict[str, str] | None = None) -> list[tuple[str, Path]]:
+    """(source, folder or file) for each standard location that exists."""
+    env = dict(os.environ if env is None else env)
+    home = Path(env.get("HOME") or Path.home())
+    out: list[tuple[str, Path]] = []
+    claude = [p for p in env.get("CLAUDE_CONFIG_DIR", "").split(",") if p.strip()]
+    cands = [Path(p.strip()).expanduser() for p in claude] or [
+        home / ".claude",
+        home / ".config" / "claude",
+    ]
+    for c in cands:
+        out.append(("claude-code", c / "projects" if (c / "projects").is_dir() else c))
+    codex_home = Path(env.get("CODEX_HOME") or home / ".codex").expanduser()
+    out += [("codex", codex_home / "sessions"), ("codex", codex_home / "archived_sessions")]
+    xdg = Path(env.get("XDG_DATA_HOME") or home / ".local" / "share")
+    oc = Path(env.get("OPENCODE_DATA_DIR") or xdg / "opencode").expanduser()
+    out.append(("opencode", oc))
+    out.append(
+        ("gemini", Path(env.get("GEMINI_DATA_DIR") or home / ".gemini" / "tmp").expanduser())
+    )
+    store = env.get("PREFIXLOCK_STORE")
+    out.append(("prefixlock", Path(store) if store else xdg / "prefixlock" / "sessions.sqlite"))
+    return [(s, p) for s, p in out if p.exists()]
+
+
+def _walk(root: Path, source: str | None) -> Iterator[tuple[str | None, Path]]:
+    if root.is_file():
+        yield source, root
+        return
+    if source == "opencode":
+        dbs = sorted(root.glob("opencode*.db"))
+        if dbs:
+            yield from ((source, d) for d in dbs)
+            return
+        if (root / "storage" / "message").is_dir():
+            yield source, root / "storage"
+            return
+    if root.name == "storage" and (root / "message").is_dir():
+        yield "opencode", root
+        return
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames.sort()
+        for name in sorted(filenames):
+            if name.endswith((".jsonl", ".json", ".db", ".sqlite")):
+                yield source, Path(dirpath) / name
+
+
+def find_files(paths: Sequence[str], source: str = "auto") -> list[tuple[str | None, Path]]:
+    """The files to read, with the source each is known to be (None: sniff it)."""
+    forced = None if source == "auto" else source
+    roots: list[tuple[str | None, Path]]
+    if not paths:
+        roots = [
+            (s if forced is None else forced, p)
+            for s, p in default_roots()
+            if forced is None or s == forced
+        ]
+        if not roots:
+            raise UserError(
+                "no logs found in the standard locations (~/.claude/projects, ~/.codex/sessions, "
+                "~/.local/share/opencode, ~/.gemini/tmp); name files or folders",
+                where="analyze",
+            )
+    else:
+        roots = []
+        for p in paths:
+            path = Path(p).expanduser()
+            if not path.exists():
+                raise UserError("no such file or folder", where=str(path))
+            roots.append((forced, path))
+    found: list[tuple[str | None, Path]] = []
+    seen: set[Path] = set()
+    for s, root in roots:
+        for src, f in _walk(root, s):
+            if f not in seen:
+                seen.add(f)
+                found.append((src, f))
+    return found
+
+
+def sniff(path: Path) -> str | None:
+    """The source a file comes from, by its name and first records; None if none fits."""
+    if path.is_dir():
+        return "opencode"
+    if path.suffix in (".db", ".sqlite"):
+        return _sniff_db(path)
+    try:
+        with open(path, encoding="utf-8", errors="replace") as fh:
+            head = [fh.readline() for _ in range(30)]
+    except OSError:
+        return None
+    if path.suffix == ".json":
+        text = "".join(head)
+        if '"messages"' in text or ('"type"' in text and '"gemini"' in text):
+            return "gemini"
+        if '"sessionID"' in text:
+            return "opencode"
+        return None
+    for line in head:
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(rec, dict):
+            continue
+        if (
+            "payload" in rec
+            and rec.get("type")
+            in ("session_meta", "turn_context", "event_msg", "response_item", "compacted")
+        ) or rec.get("type") in ("turn.completed", "thread.started", "turn.started"):
+            return "codex"
+        if "sessionId" in rec and (
+            "message" in rec or rec.get("type") in ("user", "assistant", "summary", "system")
+        ):
+            return "claude-code"
+        if rec.get("type") == "summary" and "leafUuid" in rec:
+            return "claude-code"
+        if "session_id" in rec and "usage" in rec and "seq" in rec:
+            return "prefixlock"
+        if rec.get("type") in ("gemini", "user") and "id" in rec:
+            return "gemini"
+    return None
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    return sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+
+
+def _tables(db: sqlite3.Connection) -> set[str]:
+    return {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+
+
+def _sniff_db(path: Path) -> str | None:
+    try:
+        db = _connect(path)
+        try:
+            tables = _tables(db)
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return None
+    if "message" in tables:
+        return "opencode"
+    if "requests" in tables and "sessions" in tables:
+        return "prefixlock"
+    return None
+
+
+def _lines(path: Path) -> Iterator[str]:
+    # errors="replace": one bad byte spoils one line (counted corrupt), not the whole file.
+    with open(path, encoding="utf-8", errors="replace", newline="") as fh:
+        yield from fh
+
+
+def read_file(source: str | None, path: Path, text: bool = False) -> FileResult:
+    """One file's FileResult; an unreadable or unknown file is a note, not an error."""
+    src = source or sniff(path)
+    where = str(path)
+    try:
+        if src == "claude-code":
+            return claude_code.parse(_lines(path), where, text)
+        if src == "codex":
+            return codex.parse(_lines(path), where)
+        if src == "gemini":
+            if path.suffix == ".json":
+                doc = json.loads(path.read_text("utf-8", errors="replace"))
+                if isinstance(doc, dict) and "sessionID" in doc:
+                    return opencode.parse_messages([doc], where)
+                return gemini.parse_document(doc if isinstance(doc, dict) else {}, where)
+            return gemini.parse_lines(_lines(path), where)
+        if src == "opencode":
+            return _read_opencode(path)
+        if src == "prefixlock":
+            if path.suffix in (".db", ".sqlite"):
+                return _read_store(path)
+            return prefixlock_trace.parse(_lines(path), where)
+    except (OSError, sqlite3.Error, ValueError, UnicodeError):
+        res = FileResult(where, src or "unknown")
+        res.notes["unreadable_files"] += 1
+        return res
+    res = FileResult(where, "unknown")
+    res.notes["unknown_format"] += 1
+    return res
+
+
+def _read_opencode(path: Path) -> FileResult:
+    parts: dict[str, list[Mapping[str, Any]]] = {}
+    parents: dict[str, str] = {}
+    if path.is_dir():  # legacy storage/: message/<session>/<id>.json, part/<msg>/<id>.json
+        messages = []
+        for f in sorted((path / "message").rglob("*.json")):
+            doc = json.loads(f.read_text("utf-8", errors="replace"))
+            if isinstance(doc, dict):
+                messages.append(doc)
+        for f in sorted((path / "part").rglob("*.json")) if (path / "part").is_dir() else []:
+            doc = json.loads(f.read_text("utf-8", errors="replace"))
+            if isinstance(doc, dict) and doc.get("type") == "step-finish":
+                parts.setdefault(str(doc.get("messageID", f.parent.name)), []).append(doc)
+        for f in sorted((path / "session").rglob("*.json")) if (path / "session").is_dir() else []:
+            doc = json.loads(f.read_text("utf-8", errors="replace"))
+            if isinstance(doc, dict) and isinstance(doc.get("parentID"), str):
+                parents[str(doc.get("id"))] = doc["parentID"]
+        return opencode.parse_messages(messages, str(path), parts, parents)
+    db = _connect(path)
+    try:
+        tables = _tables(db)
+        messages = []
+        notes: Counter[str] = Counter()
+        for _id, sid, data in db.execute("SELECT id, session_id, data FROM message"):
+            try:
+                doc = json.loads(data)
+            except (TypeError, ValueError):
+                notes["corrupt_lines"] += 1
+                continue
+            if isinstance(doc, dict):
+                doc.setdefault("id", _id)
+                doc.setdefault("sessionID", sid)
+                messages.append(doc)
+        if "part" in tables:
+            cols = {r[1] for r in db.execute("PRAGMA table_info(part)")}
+            if {"message_id", "data"} <= cols:
+                for mid, data in db.execute(
+                    "SELECT message_id, data FROM part WHERE data LIKE '%step-finish%'"
+                ):
+                    try:
+                        doc = json.loads(data)
+                    except (TypeError, ValueError):
+                        continue
+                    if isinstance(doc, dict) and doc.get("type") == "step-finish":
+                        parts.setdefault(str(mid), []).append(doc)
+        if "session" in tables:
+            cols = {r[1] for r in db.execute("PRAGMA table_info(session)")}
+            if {"id", "parent_id"} <= cols:
+                for sid, parent in db.execute("SELECT id, parent_id FROM session"):
+                    if parent:
+                        parents[str(sid)] = str(parent)
+    finally:
+        db.close()
+    res = opencode.parse_messages(messages, str(path), parts, parents)
+    res.notes.update(notes)
+    return res
+
+
+def _read_store(path: Path) -> FileResult:
+    from ..store.database import SessionStore
+
+    res = FileResult(str(path), "prefixlock")
+    store = SessionStore(path, read_only=True)
+    try:
+        for rec in store.sessions():
+            first = True
+            for q in store.requests(rec.id):
+                row = {
+                    "session_id": q.session_id,
+                    "seq": q.seq,
+                    "time": q.time,
+                    "model": q.model,
+                    "usage": q.usage.to_dict(),
+                    "turn": q.turn,
+                }
+                req = prefixlock_trace.request_from(row, str(path), q.seq)
+                if req is None:
+                    res.notes["invalid_usage"] += 1
+                    continue
+                req.first_in_file, first = first, False
+                res.requests.append(req)
+                res.notes["usage_lines"] += 1
+    finally:
+        store.close()
+    return res
+
+
+def _read_one(item: tuple[str | None, str, bool]) -> FileResult:
+    return read_file(item[0], Path(item[1]), item[2])
+
+
+def read_all(
+    files: Sequence[tuple[str | None, Path]], jobs: int = 1, text: bool = False
+) -> list[FileResult]:
+    """Every file's result; files spread over `jobs` processes when there are several."""
+    items = [(s, str(p), text) for s, p in files]
+    big = sum(1 for _, p in files if p.is_file() and p.stat().st_size > 1 << 20)
+    if jobs <= 1 or len(items) < 2 or big < 2:
+        return [_read_one(i) for i in items]
+    with ProcessPoolExecutor(max_workers=jobs) as pool:
+        return list(pool.map(_read_one, items, chunksize=max(1, len(items) // (jobs * 8))))
