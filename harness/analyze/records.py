@@ -52,7 +52,9 @@ def iter_records(
                 continue
             notes["corrupt_lines"] += 1
             pending = []
-        if keep is not None and not keep(text):
+        # A whole-looking line the reader needs nothing from is skipped unparsed; anything
+        # else is parsed, so a broken line is still counted.
+        if keep is not None and text.endswith("}") and not keep(text):
             continue
         obj = _try(text)
         if obj is None:

@@ -1,0 +1,236 @@
+"""TRANSCRIPTS.md §3.6, the checks `prefixlock analyze` must pass, on the public fixtures in
+data/ (licenses beside them) and synthetic logs for each quirk (tests/analyze/logkit.py)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+from prefixlock.analyze.analysis import analyze
+from tests.analyze.logkit import (
+    ALPHA,
+    CCL,
+    CCV,
+    CODEX,
+    at,
+    cc_assistant,
+    cc_user,
+    codex_count,
+    codex_meta,
+    write,
+)
+
+
+def report(*paths: Path, **kw: Any) -> dict[str, Any]:
+    return analyze(paths, jobs=1, **kw).report
+
+
+def by_key(rep: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {r["key"]: r for r in rep["requests"]}
+
+
+def test_c3_inline_sidechains_dedup_split_and_price() -> None:
+    rep = report(CCV)
+    assert rep["notes"]["usage_lines"]["count"] == 28
+    assert rep["notes"]["duplicate_lines"]["count"] == 8
+    t = rep["totals"]
+    assert t["requests"] == 20
+    assert round(t["hit_rate"] * 100, 2) == 87.13
+    assert t["usd"] == "0.331151"  # $0.33115 at claude-sonnet-4's $3 / $3.75 / $0.30 / $15
+    agents = rep["by_agent"]
+    assert agents["main"]["requests"] == 10 and agents["subagent"]["requests"] == 10
+    (session,) = rep["sessions"]
+    assert len(session["threads"]) == 3  # main and the two Task subagents
+    colds = {b["cause"]: b for b in rep["breaks"]}
+    assert set(colds) == {"session_cold_start", "subagent_cold_start"}
+    reqs = by_key(rep)
+    assert reqs[colds["session_cold_start"]["key"]]["cache_write_5m"] == 18764
+    assert reqs[colds["subagent_cold_start"]["key"]]["cache_write_5m"] == 12802
+    for b in colds.values():
+        assert b["inherent"] and not b["avoidable"] and b["usd_lost"] == "0.000000"
+    assert t["lost_usd"] == "0.000000"
+
+
+def test_c4_second_subagent_reads_the_shared_prefix() -> None:
+    rep = report(CCV)
+    (warm,) = [r for r in rep["requests"] if r["first"] == "2025-09-07T09:52:55.981Z"]
+    assert warm["cache_read"] == 11454 and warm["cache_write_5m"] == 1334
+    assert warm["break"] is None
+
+
+def test_c5_compaction_and_rewind_structure_and_na_hit_rate() -> None:
+    rep = report(CCL)
+    kinds = {e["kind"]: e["evidence"] for e in rep["events"]}
+    assert "b2u re-parented to a1" in kinds["history_rewrite"]
+    assert "trigger=auto" in kinds["compaction"] and "preTokens=150000" in kinds["compaction"]
+    (s,) = rep["sessions"]
+    assert s["human_prompts"] == 5 and s["live_branch_prompts"] == 4
+    assert s["hit_rate"] is None and rep["totals"]["hit_rate"] is None  # N/A, not 0%
+    assert [t["turn"] for t in rep["turns"]] == [1, 2, 3, 4, 5]
+
+
+def test_c6_model_switches_carry_speed_and_ignore_logged_cost() -> None:
+    rep = report(ALPHA)
+    switches = [e for e in rep["events"] if e["kind"] == "model_switch"]
+    assert [e["evidence"].split(" (")[0] for e in switches] == [
+        "model claude-sonnet-4 -> claude-opus-4",
+        "model claude-opus-4 -> claude-sonnet-4",
+    ]
+    reqs = by_key(rep)
+    assert reqs["msg-alpha-2:req-alpha-2"]["speed"] == "fast"
+    # Priced from the table, with costUSD reported beside it, not used.
+    first = reqs["msg-alpha-1:req-alpha-1"]
+    assert first["logged_usd"] == 0.12
+    assert first["usd"] == "0.001147"  # 100x$3 + 25x$3.75 + 10x$0.30 + 50x$15 per MTok
+
+
+def test_c7_codex_cumulative_totals_become_deltas() -> None:
+    rep = report(CODEX)
+    rows = rep["requests"]
+    assert [(r["uncached_input"], r["cache_read"], r["output"]) for r in rows] == [
+        (750, 250, 125),
+        (2000, 500, 300),
+    ]
+    assert [r["model"] for r in rows] == ["gpt-5.2-codex", "gpt-5.3-codex"]
+
+
+def test_c8_codex_reemitted_snapshot_is_not_a_request(tmp_path: Path) -> None:
+    lines = CODEX.read_text().splitlines()
+    f = write(tmp_path / "rollout.jsonl", [*lines, lines[-1]])
+    rep = report(f)
+    assert rep["totals"]["requests"] == 2 and rep["notes"]["reemits"]["count"] == 1
+
+
+def test_c9_codex_fork_replay_burst_sets_the_baseline(tmp_path: Path) -> None:
+    f = write(tmp_path / "rollout-child.jsonl", [
+        codex_meta("child-thread", 0, source={"subagent": {"thread_spawn": {"parent": "p"}}}),
+        codex_meta("parent-thread", 0),
+        codex_count(0.1, 1000, 0, 100),  # the parent's history, replayed in one second
+        codex_count(0.4, 5000, 3000, 400),
+        codex_count(30, 9000, 6500, 600, last=(4000, 3500, 200)),
+    ])  # fmt: skip
+    rep = report(f)
+    (r,) = rep["requests"]
+    assert (r["uncached_input"], r["cache_read"], r["output"]) == (500, 3500, 200)
+    assert r["session"] == "parent-thread" and r["thread"].startswith("agent:")
+    assert rep["notes"]["replay_rows"]["count"] == 2
+
+
+def _ttl_log(tmp_path: Path, one_hour: bool) -> Path:
+    w = {"w1": 30000} if one_hour else {"w5": 30000}
+    return write(tmp_path / "ttl.jsonl", [
+        cc_user(1, 0), cc_assistant(1, 5, **w),
+        cc_user(2, 425), cc_assistant(2, 425, w5=30500),  # 7 minutes later, read 0
+    ])  # fmt: skip
+
+
+def test_c10_idle_gap_past_a_5m_write_is_ttl_expiry(tmp_path: Path) -> None:
+    rep = report(_ttl_log(tmp_path, one_hour=False))
+    (b,) = [b for b in rep["breaks"] if not b["inherent"] or b["cause"] == "unknown"]
+    assert (b["cause"], b["confidence"]) == ("ttl_expiry", "high")
+    assert "gap=7m > ttl=5m (prev write ephemeral_5m)" in b["evidence"]
+    assert b["tokens_rebilled"] == 30000
+    # 30,000 tokens written at $3.75 instead of read at $0.30 per MTok (sonnet-4-5).
+    assert b["usd_lost"] == "0.103500"
+    assert rep["totals"]["lost_by_cause"] == {"ttl_expiry": "0.103500"}
+
+
+def test_c10_same_gap_under_a_1h_write_is_not_ttl(tmp_path: Path) -> None:
+    rep = report(_ttl_log(tmp_path, one_hour=True))
+    (b,) = [b for b in rep["breaks"] if b["cause"] not in ("session_cold_start",)]
+    assert b["cause"] in ("prefix_change", "unknown") and b["confidence"] == "low"
+
+
+def test_c11_missing_request_id_dedups_by_message_id(tmp_path: Path) -> None:
+    f = write(tmp_path / "s.jsonl", [
+        cc_assistant(1, 0, w5=5000, out=3, request_id=None),
+        cc_assistant(1, 1, w5=5000, out=40, request_id=None),
+        cc_assistant(1, 2, w5=5000, out=212, request_id=None),
+    ])  # fmt: skip
+    rep = report(f)
+    (r,) = rep["requests"]
+    assert r["key"] == "msg_0001" and r["output"] == 212 and r["first"] == at(0)
+
+
+def test_c12_bad_records_are_dropped_and_counted(tmp_path: Path) -> None:
+    good = json.loads(cc_assistant(3, 20, w5=100))
+    split = json.dumps(good).replace("secret answer 3", "line one\nline two")
+    null = json.loads(cc_assistant(4, 30))
+    null["message"]["usage"]["cache_read_input_tokens"] = None
+    f = write(tmp_path / "bad.jsonl", [
+        cc_assistant(1, 0, w5=100),
+        cc_assistant(2, 10, model="<synthetic>"),
+        cc_assistant(5, 12, isApiErrorMessage=True),
+        split,  # a record split by a raw newline inside a string
+        json.dumps(null),
+        "{not json at all",
+        cc_assistant(6, 40, read=100),
+        '{"type":"assistant","message":{"id":"msg_tail"',  # a live write in progress
+    ], end="")  # fmt: skip
+    rep = report(f)
+    notes = {k: v["count"] for k, v in rep["notes"].items()}
+    assert notes["synthetic"] == 1 and notes["api_errors"] == 1 and notes["invalid_usage"] == 1
+    assert notes["rejoined_records"] == 1 and notes["corrupt_lines"] == 1
+    assert notes["partial_trailing"] == 1
+    assert sorted(r["key"] for r in rep["requests"]) == [
+        "msg_0001:req_0001", "msg_0003:req_0003", "msg_0006:req_0006"
+    ]  # fmt: skip
+
+
+def test_c13_dated_ids_resolve_and_unknown_models_stay_unpriced(tmp_path: Path) -> None:
+    f = write(tmp_path / "m.jsonl", [
+        cc_assistant(1, 0, w5=1000, model="claude-sonnet-4-5-20250929"),
+        cc_assistant(2, 10, read=1000, model="claude-imaginary-9-20300101"),
+    ])  # fmt: skip
+    rep = report(f)
+    reqs = by_key(rep)
+    assert reqs["msg_0001:req_0001"]["usd"] == "0.004530"  # claude-sonnet-4-5's prices
+    assert reqs["msg_0002:req_0002"]["usd"] is None
+    t = rep["totals"]
+    assert t["unpriced"] == {"models": ["claude-imaginary-9-20300101"], "tokens": 1060}
+    assert t["usd"] == "0.004530"  # the priced part; the rest is named, not $0
+
+
+def test_c14_resume_copy_counts_once_and_the_boundary_break_is_a_resume(tmp_path: Path) -> None:
+    a = tmp_path / "p" / "first.jsonl"
+    a.parent.mkdir()
+    shutil.copy(CCV, a)
+    lines = CCV.read_text().splitlines()
+    # The resumed file repeats the history, then its own request reads only the system part.
+    extra = json.loads(lines[-1])
+    extra["message"]["id"], extra["requestId"] = "msg_resumed", "req_resumed"
+    extra["timestamp"] = "2025-09-07T09:56:00.000Z"
+    extra["message"]["usage"].update(
+        cache_read_input_tokens=4000, cache_creation_input_tokens=22000,
+        cache_creation={"ephemeral_5m_input_tokens": 22000, "ephemeral_1h_input_tokens": 0},
+    )  # fmt: skip
+    write(tmp_path / "p" / "second.jsonl", [*lines, json.dumps(extra)])
+    rep = report(tmp_path / "p")
+    assert rep["totals"]["requests"] == 21
+    assert rep["notes"]["cross_file_duplicates"]["count"] == 20
+    (b,) = [b for b in rep["breaks"] if b["key"] == "msg_resumed:req_resumed"]
+    assert b["cause"] == "history_rewrite" and b["evidence"].startswith("resume")
+
+
+def _texts(obj: Any) -> list[str]:
+    if isinstance(obj, dict):
+        return [t for k, v in obj.items() for t in (
+            [v] if k in ("text", "content") and isinstance(v, str) else _texts(v)
+        )]  # fmt: skip
+    if isinstance(obj, list):
+        return [t for v in obj for t in _texts(v)]
+    return []
+
+
+def test_c15_no_prompt_or_output_text_in_any_output(tmp_path: Path) -> None:
+    from prefixlock.analyze import render
+    from prefixlock.analyze.html import page
+
+    secrets = {t for line in CCV.read_text().splitlines() for t in _texts(json.loads(line))}
+    secrets = {s for s in secrets if len(s) > 12}
+    assert len(secrets) > 10
+    rep = report(CCV)
+    for text in (render.to_json(rep), render.to_csv(rep), render.to_table(rep), page(rep)):
+        assert not [s for s in secrets if s in text]
