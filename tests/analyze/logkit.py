@@ -5,7 +5,7 @@ data/SOURCES.md) with only the fields the quirk under test needs."""
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +15,7 @@ CCV = CC / "ccv-5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
 CCL = CC / "ccl-dag_compact_after_rewind.jsonl"
 ALPHA = CC / "ccusage-session-alpha-chat.jsonl"
 CODEX = DATA / "codex" / "ccusage-session-alpha.jsonl"
-T0 = datetime(2026, 3, 1, 9, 0, tzinfo=timezone.utc)
+T0 = datetime(2026, 3, 1, 9, 0, tzinfo=UTC)
 
 
 def at(seconds: float) -> str:
