@@ -77,9 +77,12 @@ def _opencode_db(path: Path) -> None:
             providerID="anthropic", tokens=dict(tok, cache={"read": 0, "write": 8000})),
     ])  # fmt: skip
     steps = [
-        {"type": "step-finish", "tokens": {"input": 10, "output": 10, "cache": {"read": 4000, "write": 200}}},
-        {"type": "step-finish", "tokens": {"input": 10, "output": 25, "cache": {"read": 5000, "write": 200}}},
-    ]  # fmt: skip
+        {
+            "type": "step-finish",
+            "tokens": {"input": 10, "output": o, "cache": {"read": r, "write": 200}},
+        }
+        for o, r in ((10, 4000), (25, 5000))
+    ]
     db.executemany(
         "INSERT INTO part VALUES (?, ?, ?)",
         [(f"p{i}", "m2", json.dumps(s)) for i, s in enumerate(steps)],
@@ -109,7 +112,8 @@ def test_opencode_legacy_storage(tmp_path: Path) -> None:
     root = tmp_path / "opencode"
     m = {"id": "msg1", "sessionID": "ses1", "role": "assistant", "modelID": "gpt-5",
          "providerID": "openai", "time": {"created": 1_770_000_000_000},
-         "tokens": {"input": 100, "output": 7, "reasoning": 0, "cache": {"read": 2048, "write": 0}}}  # fmt: skip
+         "tokens": {"input": 100, "output": 7, "reasoning": 0,
+                    "cache": {"read": 2048, "write": 0}}}  # fmt: skip
     f = root / "storage" / "message" / "ses1" / "msg1.json"
     f.parent.mkdir(parents=True)
     f.write_text(json.dumps(m))
