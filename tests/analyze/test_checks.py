@@ -119,9 +119,9 @@ def test_c9_codex_fork_replay_burst_sets_the_baseline(tmp_path: Path) -> None:
 
 
 def _ttl_log(tmp_path: Path, one_hour: bool) -> Path:
-    w = {"w1": 30000} if one_hour else {"w5": 30000}
+    w1, w5 = (30000, 0) if one_hour else (0, 30000)
     return write(tmp_path / "ttl.jsonl", [
-        cc_user(1, 0), cc_assistant(1, 5, **w),
+        cc_user(1, 0), cc_assistant(1, 5, w5=w5, w1=w1),
         cc_user(2, 425), cc_assistant(2, 425, w5=30500),  # 7 minutes later, read 0
     ])  # fmt: skip
 
