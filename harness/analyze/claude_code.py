@@ -30,6 +30,37 @@ def _keep(line: str) -> bool:
     return any(t in line for t in _NEEDED)
 
 
+_UUID = re.compile(r'"uuid":"([^"]*)"')
+_PARENT = re.compile(r'"parentUuid":(?:null|"([^"]*)")')
+_SESSION = re.compile(r'"sessionId":"([^"]*)"')
+_AGENT = re.compile(r'"agentId":"([^"]*)"')
+
+
+def _tool_result(line: str) -> dict[str, Any] | None:
+    """The structure of a user line that only carries tool results (most of a log's bytes),
+    read with a few searches instead of parsing its content: in JSON text an unescaped
+    `"uuid":"` is a key, never string content, and a tool result's content holds no keys of
+    that name (it is text or text blocks); a line where one appears twice is parsed whole."""
+    if '"tool_result"' not in line or '"isCompactSummary"' in line or '"type":"user"' not in line:
+        return None
+    if line.count('"uuid":"') != 1 or line.count('"parentUuid":') != 1:
+        return None
+    uuid, parent, session = _UUID.search(line), _PARENT.search(line), _SESSION.search(line)
+    if uuid is None or parent is None or session is None:
+        return None
+    rec: dict[str, Any] = {
+        "type": "user",
+        "uuid": uuid.group(1),
+        "parentUuid": parent.group(1),
+        "sessionId": session.group(1),
+        "isSidechain": '"isSidechain":true' in line,
+    }
+    agent = _AGENT.search(line)
+    if agent is not None:
+        rec["agentId"] = agent.group(1)
+    return rec
+
+
 def _human_prompt(rec: dict[str, Any]) -> bool:
     """A prompt a person typed: not a tool result, not injected (isMeta), not a compaction
     summary, not a slash-command wrapper."""
@@ -100,7 +131,7 @@ def parse(lines: Iterable[str], path: str = "", text: bool = False) -> FileResul
     leaf: dict[str, str] = {}  # session -> last main-chain uuid
     msg_ids: dict[str, str] = {}  # message.id -> key of its non-sidechain request
     first = True
-    for lineno, rec in iter_records(lines, notes, _keep):
+    for lineno, rec in iter_records(lines, notes, _keep, _tool_result):
         rtype = rec.get("type")
         session = str(rec.get("sessionId") or path.rsplit("/", 1)[-1].removesuffix(".jsonl"))
         uuid = rec.get("uuid") if isinstance(rec.get("uuid"), str) else None

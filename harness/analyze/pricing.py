@@ -24,6 +24,7 @@ _BEDROCK = re.compile(r"^(?:(?:us|eu|apac|global|jp|au)\.)?anthropic\.(.+?)(?:-v
 _CONTEXT = re.compile(r"\[[^\]]*\]$")
 
 
+@lru_cache(maxsize=4096)
 def normalize(model: str) -> str:
     """The undated, undecorated id: what the price table names."""
     name = model.strip().lower()
@@ -53,6 +54,7 @@ class Pricer:
         self.table = table
         self.unsplit_ttl = unsplit_ttl
         self._lookup = lru_cache(maxsize=None)(self._find)
+        self.provider = lru_cache(maxsize=None)(self._provider)  # type: ignore[method-assign]
 
     def _find(self, model: str) -> Price | None:
         return self.table.lookup(model) or self.table.lookup(normalize(model))
@@ -74,6 +76,10 @@ class Pricer:
         return None if p is None else p.cost(usage or self.usage(r))
 
     def provider(self, model: str) -> str:
+        """anthropic | openai | google | other: which cache rules apply (cached per model)."""
+        return self._provider(model)
+
+    def _provider(self, model: str) -> str:
         """anthropic | openai | google | other: which cache rules apply."""
         p = self.price(model)
         if p is not None and p.provider in ("anthropic", "openai", "google", "deepseek"):

@@ -20,10 +20,12 @@ def iter_records(
     lines: Iterable[str],
     notes: Counter[str],
     keep: Callable[[str], bool] | None = None,
+    fast: Callable[[str], dict[str, Any] | None] | None = None,
 ) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for each JSON object line. `keep(line)`, when given, lets a
-    reader skip lines it needs nothing from before they are parsed (the cost of a big log is
-    json.loads on tool output)."""
+    reader skip lines it needs nothing from before they are parsed, and `fast(line)` hand back
+    the few fields it needs of a line without parsing it (the cost of a big log is json.loads
+    on tool output)."""
     pending: list[str] = []
     pending_at = 0
     last_complete = True
@@ -56,6 +58,11 @@ def iter_records(
         # else is parsed, so a broken line is still counted.
         if keep is not None and text.endswith("}") and not keep(text):
             continue
+        if fast is not None and text.endswith("}"):
+            light = fast(text)
+            if light is not None:
+                yield n, light
+                continue
         obj = _try(text)
         if obj is None:
             pending, pending_at = [text], n

@@ -57,6 +57,7 @@ class Totals:
     first_ts: float | None = None
     last_ts: float | None = None
     last_hit: float | None = None
+    last_hit_ts: float = float("-inf")
     models: set[str] = field(default_factory=set)
     top_break: tuple[Decimal, str] | None = None
     parts: dict[str, Decimal] = field(default_factory=dict)
@@ -79,28 +80,35 @@ class Totals:
     def add(self, row: Row) -> None:
         r = row.req
         self.requests += 1
+        read = r.read
+        total_in = r.uncached + read + r.write_5m + r.write_1h + r.write_unsplit
         self.uncached += r.uncached
-        self.read += r.read
+        self.read += read
         self.write_5m += r.write_5m
         self.write_1h += r.write_1h
         self.write_unsplit += r.write_unsplit
         self.output += r.output
-        self.cache_known = self.cache_known or r.has_cache
         self.models.add(r.raw_model)
         if row.usd is None:
-            self.unpriced_tokens += r.total_tokens
+            self.unpriced_tokens += total_in + r.output
             self.unpriced_models.add(r.raw_model)
         else:
+            parts = self.parts
             for k, v in row.parts.items():
-                self.parts[k] = self.parts.get(k, Decimal(0)) + v
+                parts[k] = parts[k] + v if k in parts else v
             self.usd += row.usd
             self.ceiling_usd += row.ceiling_usd if row.ceiling_usd is not None else row.usd
-        if r.first_ts is not None:
-            self.first_ts = r.first_ts if self.first_ts is None else min(self.first_ts, r.first_ts)
-        if r.last_ts is not None:
-            self.last_ts = r.last_ts if self.last_ts is None else max(self.last_ts, r.last_ts)
-        if r.has_cache and r.input_total:
-            self.last_hit = r.read / r.input_total
+        ts = r.first_ts
+        if ts is not None and (self.first_ts is None or ts < self.first_ts):
+            self.first_ts = ts
+        ts = r.last_ts
+        if ts is not None and (self.last_ts is None or ts > self.last_ts):
+            self.last_ts = ts
+        if r.has_cache:
+            self.cache_known = True
+            at = r.last_ts if r.last_ts is not None else (r.first_ts or 0.0)
+            if total_in and at >= self.last_hit_ts:
+                self.last_hit, self.last_hit_ts = read / total_in, at
         if row.cause is not None:
             self.breaks[row.cause] += 1
             if row.cause.endswith("cold_start"):
@@ -112,6 +120,42 @@ class Totals:
                 )
                 if self.top_break is None or row.lost > self.top_break[0]:
                     self.top_break = (row.lost, row.cause)
+
+    def merge(self, o: Totals) -> None:
+        """Add another group's sums (the report sums each request once, into the finest cell,
+        and merges cells into every grouping)."""
+        for name in (
+            "requests",
+            "uncached",
+            "read",
+            "write_5m",
+            "write_1h",
+            "write_unsplit",
+            "output",
+            "usd",
+            "ceiling_usd",
+            "lost_usd",
+            "unpriced_tokens",
+            "cold_writes",
+        ):
+            setattr(self, name, getattr(self, name) + getattr(o, name))
+        self.cache_known = self.cache_known or o.cache_known
+        self.unpriced_models |= o.unpriced_models
+        self.models |= o.models
+        self.breaks.update(o.breaks)
+        for d, od in ((self.lost_by_cause, o.lost_by_cause), (self.parts, o.parts)):
+            for k, v in od.items():
+                d[k] = d[k] + v if k in d else v
+        if o.first_ts is not None and (self.first_ts is None or o.first_ts < self.first_ts):
+            self.first_ts = o.first_ts
+        if o.last_ts is not None and (self.last_ts is None or o.last_ts > self.last_ts):
+            self.last_ts = o.last_ts
+        if o.last_hit is not None and o.last_hit_ts >= self.last_hit_ts:
+            self.last_hit, self.last_hit_ts = o.last_hit, o.last_hit_ts
+        if o.top_break is not None and (
+            self.top_break is None or o.top_break[0] > self.top_break[0]
+        ):
+            self.top_break = o.top_break
 
     def to_dict(self) -> dict[str, Any]:
         priced = not self.unpriced_models or self.unpriced_tokens < self.input_total + self.output
@@ -153,8 +197,26 @@ class Totals:
 def _group(rows: Iterable[Row], key: Callable[[Row], Any]) -> dict[Any, Totals]:
     out: dict[Any, Totals] = {}
     for row in rows:
-        out.setdefault(key(row), Totals()).add(row)
+        k = key(row)
+        t = out.get(k)
+        if t is None:
+            t = out[k] = Totals()
+        t.add(row)
     return out
+
+
+def _merged(cells: dict[Any, Totals], key: Callable[[Any], Any]) -> dict[Any, Totals]:
+    out: dict[Any, Totals] = {}
+    for c, t in cells.items():
+        k = key(c)
+        m = out.get(k)
+        if m is None:
+            m = out[k] = Totals()
+        m.merge(t)
+    return out
+
+
+_DAYS: dict[int, str] = {}
 
 
 def _day(row: Row) -> str:
@@ -219,15 +281,18 @@ def break_dict(row: Row) -> dict[str, Any]:
 
 def build(rows: list[Row], got: Collected) -> dict[str, Any]:
     """The whole report as JSON-ready data (schema_version 1)."""
-    sessions = _group(rows, lambda w: (w.req.source, w.req.session))
-    turns = _group(rows, lambda w: (w.req.source, w.req.session, w.req.turn))
-    agents = _group(rows, lambda w: (w.req.source, w.req.session, w.req.thread))
-    kinds = _group(rows, lambda w: "main" if w.req.thread == "main" else "subagent")
-    models = _group(rows, lambda w: w.req.raw_model)
-    days = _group(rows, _day)
-    total = Totals()
-    for row in rows:
-        total.add(row)
+    # Each request is summed once, into its cell; every grouping merges cells.
+    cells = _group(
+        rows,
+        lambda w: (w.req.source, w.req.session, w.req.thread, w.req.turn, w.req.raw_model, _day(w)),
+    )
+    sessions = _merged(cells, lambda c: (c[0], c[1]))
+    turns = _merged(cells, lambda c: (c[0], c[1], c[3]))
+    agents = _merged(cells, lambda c: (c[0], c[1], c[2]))
+    kinds = _merged(cells, lambda c: "main" if c[2] == "main" else "subagent")
+    models = _merged(cells, lambda c: c[4])
+    days = _merged(cells, lambda c: c[5])
+    total = _merged(cells, lambda c: ()).get((), Totals())
     projects = {(w.req.source, w.req.session): w.req.project for w in rows}
     events: list[dict[str, Any]] = [
         {

@@ -8,6 +8,8 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from prefixlock.analyze.analysis import analyze
 from tests.analyze.logkit import (
     ALPHA,
@@ -234,3 +236,20 @@ def test_c15_no_prompt_or_output_text_in_any_output(tmp_path: Path) -> None:
     rep = report(CCV)
     for text in (render.to_json(rep), render.to_csv(rep), render.to_table(rep), page(rep)):
         assert not [s for s in secrets if s in text]
+
+
+def test_tool_result_lines_read_without_a_parse_give_the_same_structure(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from prefixlock.analyze import claude_code
+
+    def read(path: Path) -> tuple[object, ...]:
+        r = claude_code.parse(path.read_text().splitlines(keepends=True), str(path))
+        reqs = [
+            (q.key, q.thread, q.turn, q.rewrite, q.compaction, q.total_tokens) for q in r.requests
+        ]
+        return reqs, r.prompts, r.live_prompts, [(e.kind, e.evidence) for e in r.events]
+
+    fast = [read(p) for p in (CCV, CCL)]
+    monkeypatch.setattr(claude_code, "_tool_result", lambda line: None)
+    assert fast == [read(p) for p in (CCV, CCL)]
