@@ -15,7 +15,7 @@
   registry is unavailable) on the Claude Code fixtures: input, cache-write and cache-read
   totals equal ours. Its output total is lower: this JS release keeps the first line of each
   request, whose `output_tokens` is partial (codeburn#201); ours follows the Rust rule (the
-  line with the larger total), which tests/analyze/test_parity.py checks.
+  line with the larger total), which tests/analyze/test_analyze_parity.py checks.
 """
 
 from __future__ import annotations
