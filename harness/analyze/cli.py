@@ -59,8 +59,9 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--format",
         default="table",
-        choices=["table", "json", "csv"],
-        help="table (default), json (schema_version 1) or csv (one row per request)",
+        choices=["table", "json", "jsonl", "csv"],
+        help="table (default), json (schema_version 1), jsonl (one record a line) or csv "
+        "(one row per request)",
     )
     p.add_argument("-o", "--output", metavar="FILE", help="write the report to FILE")
     p.add_argument("--html", metavar="FILE", help="also write a self-contained HTML page")

@@ -28,6 +28,29 @@ def to_json(report: dict[str, Any]) -> str:
     return json.dumps(report, indent=1 if small else None, ensure_ascii=False) + "\n"
 
 
+JSONL_KINDS = ("sessions", "turns", "agents", "requests", "breaks", "events")
+
+
+def to_jsonl(report: dict[str, Any]) -> str:
+    """One JSON object a line: a header (schema_version, totals, notes), then one line per
+    session, turn, agent, request, break and event, each with its `record` kind."""
+    head = {
+        "record": "report",
+        "schema_version": report["schema_version"],
+        "price_basis": report["price_basis"],
+        "files": report["files"],
+        "totals": report["totals"],
+        "notes": report["notes"],
+    }
+    lines = [json.dumps(head, ensure_ascii=False)]
+    for kind in JSONL_KINDS:
+        record = kind[:-1]
+        lines.extend(
+            json.dumps({"record": record, **row}, ensure_ascii=False) for row in report[kind]
+        )
+    return "\n".join(lines) + "\n"
+
+
 def to_csv(report: dict[str, Any]) -> str:
     buf = io.StringIO()
     w = csv.writer(buf, lineterminator="\n")
@@ -243,4 +266,4 @@ def to_table(
     return buf.getvalue()
 
 
-__all__ = ["CAUSES", "CSV_FIELDS", "headline", "to_csv", "to_json", "to_table"]
+__all__ = ["CAUSES", "CSV_FIELDS", "headline", "to_csv", "to_json", "to_jsonl", "to_table"]

@@ -84,6 +84,8 @@ def main(args: argparse.Namespace) -> int:
         )
     if args.format == "json":
         out = render.to_json(report)
+    elif args.format == "jsonl":
+        out = render.to_jsonl(report)
     elif args.format == "csv":
         out = render.to_csv(report)
     else:

@@ -44,6 +44,15 @@ def test_json_has_a_schema_version_and_csv_one_row_per_request(tmp_path: Path) -
     assert {r["schema_version"] for r in rows} == {"1"}
 
 
+def test_jsonl_is_one_record_a_line() -> None:
+    ran = run_cli("analyze", str(CCV), "--format", "jsonl")
+    records = [json.loads(line) for line in ran.stdout.splitlines()]
+    assert records[0]["record"] == "report" and records[0]["schema_version"] == 1
+    kinds = [r["record"] for r in records[1:]]
+    assert kinds.count("request") == 20 and kinds.count("session") == 1
+    assert kinds.count("break") == 2 and kinds.count("agent") == 3
+
+
 def test_show_text_is_the_only_way_to_see_prompts() -> None:
     hidden = run_cli("analyze", str(CCL), "--session", "s1")
     assert "Second attempt" not in hidden.stdout
