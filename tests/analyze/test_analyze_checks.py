@@ -253,3 +253,41 @@ def test_tool_result_lines_read_without_a_parse_give_the_same_structure(
     fast = [read(p) for p in (CCV, CCL)]
     monkeypatch.setattr(claude_code, "_tool_result", lambda line: None)
     assert fast == [read(p) for p in (CCV, CCL)]
+
+
+def test_model_switch_break_is_priced_and_a_prefix_change_is_inferred(tmp_path: Path) -> None:
+    f = write(tmp_path / "switch.jsonl", [
+        cc_assistant(1, 0, w5=40000),
+        cc_assistant(2, 30, read=40000, w5=500),
+        cc_assistant(3, 60, w5=41000, model="claude-opus-4-5-20251101"),  # switch: cold again
+        cc_assistant(4, 90, read=41000, w5=300, model="claude-opus-4-5-20251101"),
+        cc_assistant(5, 120, read=41300, w5=200, model="claude-opus-4-5-20251101"),
+        cc_assistant(6, 150, read=41000, w5=900, model="claude-opus-4-5-20251101"),
+        cc_assistant(7, 180, read=30000, w5=12500, model="claude-opus-4-5-20251101"),  # below the floor
+    ])  # fmt: skip
+    rep = report(f)
+    b = {x["key"].split(":")[0]: x for x in rep["breaks"]}
+    assert (b["msg_0003"]["cause"], b["msg_0003"]["confidence"]) == ("model_switch", "high")
+    assert b["msg_0003"]["avoidable"] and float(b["msg_0003"]["usd_lost"]) > 0
+    assert "msg_0006" not in b  # a small dip is not a break
+    assert set(b) == {"msg_0001", "msg_0003"}  # 30,000 of 42,100 read: above half, no break
+    sens = report(f, sensitive=True)
+    s = {x["key"].split(":")[0]: x for x in sens["breaks"]}
+    assert (s["msg_0007"]["cause"], s["msg_0007"]["confidence"]) == ("prefix_change", "low")
+    floor = "the session's floor (40000): tools/system changed"
+    assert floor in s["msg_0007"]["evidence"]
+
+
+def test_unsplit_writes_are_priced_at_the_ttl_given(tmp_path: Path) -> None:
+    f = write(tmp_path / "old.jsonl", [cc_assistant(1, 0, w5=1_000_000, out=0, split=False)])
+    assert report(f)["totals"]["usd"] == "3.750030"  # 5m write price (claude-sonnet-4-5)
+    assert report(f, ttl="1h")["totals"]["usd"] == "6.000030"  # 1h write price
+
+
+def test_filters_by_date_session_and_project() -> None:
+    rep = report(ALPHA, since="2026-01-10")
+    assert rep["totals"]["requests"] == 1
+    rep = report(ALPHA, until="2026-01-09")
+    assert rep["totals"]["requests"] == 2
+    assert report(CCV, project="/path/to/Demo")["totals"]["requests"] == 20
+    assert report(CCV, project="elsewhere")["totals"]["requests"] == 0
