@@ -256,14 +256,15 @@ def test_tool_result_lines_read_without_a_parse_give_the_same_structure(
 
 
 def test_model_switch_break_is_priced_and_a_prefix_change_is_inferred(tmp_path: Path) -> None:
+    opus = "claude-opus-4-5-20251101"
     f = write(tmp_path / "switch.jsonl", [
         cc_assistant(1, 0, w5=40000),
         cc_assistant(2, 30, read=40000, w5=500),
-        cc_assistant(3, 60, w5=41000, model="claude-opus-4-5-20251101"),  # switch: cold again
-        cc_assistant(4, 90, read=41000, w5=300, model="claude-opus-4-5-20251101"),
-        cc_assistant(5, 120, read=41300, w5=200, model="claude-opus-4-5-20251101"),
-        cc_assistant(6, 150, read=41000, w5=900, model="claude-opus-4-5-20251101"),
-        cc_assistant(7, 180, read=30000, w5=12500, model="claude-opus-4-5-20251101"),  # below the floor
+        cc_assistant(3, 60, w5=41000, model=opus),  # switch: cold again
+        cc_assistant(4, 90, read=41000, w5=300, model=opus),
+        cc_assistant(5, 120, read=41300, w5=200, model=opus),
+        cc_assistant(6, 150, read=41000, w5=900, model=opus),
+        cc_assistant(7, 180, read=30000, w5=12500, model=opus),  # under the floor
     ])  # fmt: skip
     rep = report(f)
     b = {x["key"].split(":")[0]: x for x in rep["breaks"]}
