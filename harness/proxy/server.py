@@ -194,6 +194,8 @@ class Proxy:
         self._on_observed = on_observed
         self._client: httpx2.AsyncClient | None = None
         self._lock = threading.Lock()
+        self._idle = threading.Condition(self._lock)
+        self._in_flight = 0
         self._worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="proxy-obs")
         self._trace: IO[str] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -203,7 +205,7 @@ class Proxy:
         self._stop: asyncio.Event | None = None
         self._startup_error: BaseException | None = None
         self._port = 0
-        self._connections: set[asyncio.Task[None]] = set()
+        self._connections: dict[asyncio.Task[None], asyncio.StreamWriter] = {}
 
     # ---- lifecycle -------------------------------------------------------------------------
 
@@ -247,8 +249,8 @@ class Proxy:
         finally:
             self._server.close()
             # Idle keep-alive connections would outlive the server: end them first.
-            for task in list(self._connections):
-                task.cancel()
+            for writer in list(self._connections.values()):
+                writer.transport.abort()
             await asyncio.gather(*self._connections, return_exceptions=True)
             await self._client.aclose()
             self._worker.shutdown(wait=True)
@@ -281,8 +283,11 @@ class Proxy:
     def openai_base_url(self) -> str:
         return self.base_url + "/v1"
 
-    def settle(self) -> None:
-        """Wait until every answered request has been accounted (figures, store, trace)."""
+    def settle(self, timeout: float = 30.0) -> None:
+        """Wait until every request answered so far has been accounted (figures, store, trace):
+        a client has its answer a moment before the proxy hands the exchange to the worker."""
+        with self._idle:
+            self._idle.wait_for(lambda: self._in_flight == 0, timeout)
         self._worker.submit(lambda: None).result()
 
     # ---- connections -----------------------------------------------------------------------
@@ -297,8 +302,8 @@ class Proxy:
         conn = _Conn(reader, writer)
         task = asyncio.current_task()
         if task is not None:
-            self._connections.add(task)
-            task.add_done_callback(self._connections.discard)
+            self._connections[task] = writer
+            task.add_done_callback(lambda t: self._connections.pop(t, None))
         try:
             while True:
                 request = await conn.read_request()
@@ -313,6 +318,16 @@ class Proxy:
 
     async def _exchange(self, conn: _Conn, request: _Request) -> bool:
         """Forward one request; False when the connection cannot be used again."""
+        with self._lock:
+            self._in_flight += 1
+        try:
+            return await self._exchange_counted(conn, request)
+        finally:
+            with self._idle:
+                self._in_flight -= 1
+                self._idle.notify_all()
+
+    async def _exchange_counted(self, conn: _Conn, request: _Request) -> bool:
         path = request.target
         api = api_of(path) if request.method == "POST" and self.config.observe else None
         exchange = Exchange(api, path)
