@@ -101,3 +101,20 @@ def test_bad_flags_are_one_line_errors(args: tuple[str, ...], where: str) -> Non
     ran = run_cli("proxy", *args)
     assert ran.returncode == 2
     assert len(ran.stderr.strip().splitlines()) == 1 and where in ran.stderr
+
+
+def test_demo_proxy_rows() -> None:
+    from prefixlock.demo import PROXY_ROWS, run_proxy_demo
+
+    result = run_proxy_demo(prompts=PROMPTS[:2], switch_at=99, servers=("cache-aware",))
+    cells = result.to_dict()["rows"]
+    assert set(cells) == {row for row, _ in PROXY_ROWS}
+    hit = {row: cells[row]["cache-aware"]["hit_rate"] for row in cells}
+    assert hit["no-hints"] < 0.05 < hit["no-hints+proxy"]
+    assert abs(hit["no-hints+proxy"] - hit["prefixlock"]) < 0.03
+    assert hit["naive+proxy"] < 0.05  # a prefix that changes every request: out of reach
+
+
+def test_demo_proxy_refuses_trace_dir(tmp_path: Path) -> None:
+    ran = run_cli("demo", "--proxy", "--trace-dir", str(tmp_path))
+    assert ran.returncode == 2 and "--trace-dir" in ran.stderr
