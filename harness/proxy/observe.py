@@ -179,11 +179,14 @@ class Observer:
         self.sessions: dict[str, SessionFigures] = {}
         self._guards: dict[str, CacheGuard] = {}
 
-    def predict(self, session_id: str, req: WireRequest, now: float) -> Prediction:
+    def guard(self, session_id: str) -> CacheGuard:
         guard = self._guards.get(session_id)
         if guard is None:
             guard = self._guards[session_id] = CacheGuard(self.prices)
-        return guard.predict(req, now)
+        return guard
+
+    def predict(self, session_id: str, req: WireRequest, now: float) -> Prediction:
+        return self.guard(session_id).predict(req, now)
 
     def observe(
         self,

@@ -12,9 +12,11 @@ The rules (each one switchable by name, see FIXES):
 - `cache-key` (OpenAI Chat Completions and Responses): a request without a `prompt_cache_key`
   gets one per detected session, so its requests reach the machines that hold its prefix.
 - `breakpoints` (Anthropic, only when the client sets no `cache_control` anywhere): one on the
-  last tool, one at the end of the system prompt and one at the conversation's tail, each left
-  out where the session's history shows the part changes from one request to the next (a time
-  stamp in the system prompt, tools in a new order, a tail the client rewrites).
+  last tool, one at the end of the system prompt and one at the conversation's tail. None goes
+  at or after a part the session's history shows changing from one request to the next (a time
+  stamp in the system prompt, tools in a new order: nothing after them is ever read again, so a
+  breakpoint there would only pay the write premium), and the tail moves back one message when
+  the client rewrites its last message.
 - `second-breakpoint` (Anthropic, with `breakpoints`): when a request adds 20 or more blocks
   after the previous request's tail, a breakpoint on that tail too, since the provider looks
   back only 20 blocks from a breakpoint for an earlier write.
@@ -177,18 +179,26 @@ def _anthropic(body: Mapping[str, Any], raw: bytes, match: Match, second: bool) 
     edits = _Edits()
     hist: History | None = match.history
     tools = body.get("tools")
-    if isinstance(tools, list) and tools:
-        if hist is not None and hist.tools != part_hash(tools):
-            edits.skipped.append("breakpoint:tools: the tools change between requests")
-        elif ("tools", len(tools) - 1) in at and isinstance(tools[-1], Mapping):
-            _mark_object(edits, raw, at[("tools", len(tools) - 1)], not tools[-1])
-            edits.applied.append("breakpoint:tools")
     system = body.get("system")
-    if system:
-        if hist is not None and hist.system != part_hash(instructions("anthropic", body)):
-            edits.skipped.append("breakpoint:system: the system prompt changes between requests")
-        elif _mark_content(edits, raw, at, ("system",), system):
-            edits.applied.append("breakpoint:system")
+    # The cache reads a prefix in the order tools -> system -> messages: a part that changed
+    # since the session's previous request will change again, and a breakpoint at or after it
+    # would only write (at 1.25x) what no later request reads.
+    tools_vary = hist is not None and hist.tools != part_hash(tools)
+    system_vary = hist is not None and hist.system != part_hash(instructions("anthropic", body))
+    if tools_vary:
+        edits.skipped.append("breakpoints: the tools change between requests (nothing after reads)")
+        return Repaired(raw, (), tuple(edits.skipped))
+    last_tool = ("tools", len(tools) - 1) if isinstance(tools, list) and tools else None
+    if last_tool in at and isinstance(tools, list) and isinstance(tools[-1], Mapping):
+        _mark_object(edits, raw, at[last_tool], not tools[-1])
+        edits.applied.append("breakpoint:tools")
+    if system_vary:
+        edits.skipped.append(
+            "breakpoints: the system prompt changes between requests (nothing after it reads)"
+        )
+        return Repaired(edits.apply(raw), tuple(edits.applied), tuple(edits.skipped))
+    if system and _mark_content(edits, raw, at, ("system",), system):
+        edits.applied.append("breakpoint:system")
     messages = body.get("messages")
     if isinstance(messages, list) and messages:
         _tail(edits, raw, at, messages, match, second)

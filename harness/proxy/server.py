@@ -18,14 +18,17 @@ import contextlib
 import json
 import threading
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..clock import Clock, SystemClock
 from ..errors import ConfigError
+from ..guard.keepalive import KeepAlive, plan_ping
 from ..prices import PriceTable
+from ..wire import WireRequest
 from .observe import Observed, Observer, StreamUsage, api_of, reply_usage, trace_line, wire_request
 from .repair import repair
 from .sessions import Match, SessionTracker, client_hash
@@ -80,6 +83,8 @@ class ProxyConfig:
     trace: str | Path | None = None  # append every request as a JSONL trace line here
     timeout: float = 600.0
     observe: bool = True  # False: a plain forwarder (the benchmark's baseline for the guard)
+    keepalive_every: float = 10.0  # seconds between keep-alive checks (with the keepalive fix)
+    keepalive_spend: str = "0.50"  # dollars of pings per session at most
 
 
 class _ClientGone(Exception):
@@ -157,6 +162,17 @@ class _Conn:
 
 
 @dataclass
+class _Warm:
+    """A session the keepalive repair watches: its last request and, in memory only while it
+    may be pinged, the headers (the client's key among them) a ping is sent with."""
+
+    last: WireRequest
+    client: str
+    headers: dict[str, str]
+    ka: KeepAlive
+
+
+@dataclass
 class Exchange:
     """One request through the proxy, as the server saw it (for figures and tests)."""
 
@@ -206,6 +222,8 @@ class Proxy:
         self._startup_error: BaseException | None = None
         self._port = 0
         self._connections: dict[asyncio.Task[None], asyncio.StreamWriter] = {}
+        self._warm: dict[str, _Warm] = {}  # the worker thread's
+        self.pings: list[str] = []  # session ids, one per keep-alive ping sent
 
     # ---- lifecycle -------------------------------------------------------------------------
 
@@ -244,9 +262,14 @@ class Proxy:
             self._ready.set()
             raise
         self._ready.set()
+        ticker = None
+        if "keepalive" in self.config.fixes and self.config.keepalive_every > 0:
+            ticker = asyncio.create_task(self._keepalive_loop())
         try:
             await self._stop.wait()
         finally:
+            if ticker is not None:
+                ticker.cancel()
             self._server.close()
             # Idle keep-alive connections would outlive the server: end them first.
             for writer in list(self._connections.values()):
@@ -371,6 +394,9 @@ class Proxy:
             stream_usage = forward.result()
         if match is not None and body is not None and (exchange.status or exchange.cancelled):
             sent = body if send is request.body else json.loads(send)
+            keep = None
+            if "keepalive" in self.config.fixes:
+                keep = {k: v for k, v in headers.items() if k not in _DROP_REQUEST}
             self._worker.submit(
                 self._account,
                 match,
@@ -382,6 +408,7 @@ class Proxy:
                 now,
                 repairs,
                 exchange,
+                keep,
             )
         if exchange.cancelled:
             return False
@@ -481,6 +508,7 @@ class Proxy:
         now: float,
         repairs: tuple[str, ...],
         exchange: Exchange,
+        keep: dict[str, str] | None = None,
     ) -> None:
         try:
             raw_usage, response_id = reply
@@ -501,13 +529,18 @@ class Proxy:
                 repairs=repairs,
                 status=exchange.status,
             )
-            self._record(seen, client, exchange.cancelled)
+            self._record(seen, client, "abandoned" if exchange.cancelled else "turn")
+            if keep is not None and not exchange.cancelled:
+                warm = self._warm.get(match.session_id)
+                ka = warm.ka if warm else KeepAlive(max_spend=Decimal(self.config.keepalive_spend))
+                ka.active_again(now)
+                self._warm[match.session_id] = _Warm(req, client, keep, ka)
             if self._on_observed is not None:
                 self._on_observed(self._summary(seen, exchange.cancelled))
         except Exception as exc:  # accounting must never take the proxy down
             self.errors.append(f"{type(exc).__name__}: {exc}")
 
-    def _record(self, seen: Observed, client: str, cancelled: bool) -> None:
+    def _record(self, seen: Observed, client: str, kind: str) -> None:
         if self._trace is not None:
             self._trace.write(json.dumps(trace_line(seen), sort_keys=True) + "\n")
             self._trace.flush()
@@ -531,7 +564,7 @@ class Proxy:
         self.store.record_request(
             seen.session_id,
             NewRequest(
-                kind="abandoned" if cancelled else "turn",
+                kind=kind,
                 time=seen.time,
                 provider=provider,
                 api=seen.api,
@@ -548,6 +581,81 @@ class Proxy:
                 detail=json.dumps(meta, sort_keys=True) if not seen.detail else seen.detail,
             ),
         )
+
+    # ---- keep-alive (the keepalive repair) -------------------------------------------------
+
+    async def _keepalive_loop(self) -> None:
+        while True:
+            await asyncio.sleep(self.config.keepalive_every)
+            await asyncio.to_thread(self.keepalive_tick)
+
+    def keepalive_tick(self) -> list[str]:
+        """Ping every watched session whose cache is about to expire, while a ping costs less
+        than the re-write it saves (`prefixlock.guard.keepalive.plan_ping`). Returns the
+        sessions pinged. Call from any thread but the proxy's own (it runs itself every
+        `keepalive_every` seconds when the keepalive repair is on)."""
+        if self._loop is None:
+            return []
+        now = self.clock.now()
+        due = self._worker.submit(self._due_pings, now).result()
+        pinged = []
+        for sid, ping, headers in due:
+            sent = asyncio.run_coroutine_threadsafe(self._send_ping(ping, headers), self._loop)
+            status, raw_usage = sent.result(self.config.timeout)
+            self._worker.submit(self._account_ping, sid, ping, status, raw_usage, now).result()
+            pinged.append(sid)
+        return pinged
+
+    def _due_pings(self, now: float) -> list[tuple[str, WireRequest, dict[str, str]]]:
+        due = []
+        for sid, warm in list(self._warm.items()):
+            guard = self.observer.guard(sid)
+            plan = plan_ping(guard, warm.last, warm.ka, now)
+            if plan.send and plan.request is not None:
+                body = {k: v for k, v in plan.request.body.items() if k not in ("stream",)}
+                due.append((sid, replace(plan.request, body=body), warm.headers))
+            elif warm.ka.stopped is not None or plan.due_at is None:
+                # No ping will pay again before the client's next request: forget its key.
+                del self._warm[sid]
+        return due
+
+    async def _send_ping(
+        self, ping: WireRequest, headers: Mapping[str, str]
+    ) -> tuple[int, dict[str, Any] | None]:
+        import httpx2
+
+        assert self._client is not None
+        data = json.dumps(dict(ping.body)).encode()
+        try:
+            r = await self._client.post(self.upstream + ping.path, content=data, headers=headers)
+        except httpx2.HTTPError:
+            return 0, None
+        usage, _ = reply_usage(ping.api, r.content) if r.status_code == 200 else (None, None)
+        return r.status_code, usage
+
+    def _account_ping(
+        self,
+        sid: str,
+        ping: WireRequest,
+        status: int,
+        raw_usage: dict[str, Any] | None,
+        now: float,
+    ) -> None:
+        warm = self._warm.get(sid)
+        if warm is None:
+            return
+        if status != 200 or raw_usage is None:
+            warm.ka.stopped = "failed"
+            return
+        pred = self.observer.predict(sid, ping, now)
+        seen = self.observer.observe(
+            sid, warm.client, ping, pred, raw_usage, now, repairs=("keepalive",)
+        )
+        warm.ka.record(now, seen.usage.cache_read, seen.cost or Decimal(0))
+        self.pings.append(sid)
+        self._record(seen, warm.client, "ping")
+        if self._on_observed is not None:
+            self._on_observed(self._summary(seen, False))
 
     def _summary(self, seen: Observed, cancelled: bool) -> str:
         """One live line per request: the request, then its session's running figures."""

@@ -118,3 +118,46 @@ def test_demo_proxy_rows() -> None:
 def test_demo_proxy_refuses_trace_dir(tmp_path: Path) -> None:
     ran = run_cli("demo", "--proxy", "--trace-dir", str(tmp_path))
     assert ran.returncode == 2 and "--trace-dir" in ran.stderr
+
+
+@pytest.mark.parametrize("keepalive", [False, True])
+def test_keepalive_keeps_an_idle_sessions_cache_warm(keepalive: bool) -> None:
+    clock = ManualClock()
+    fixes = frozenset({"breakpoints", *(["keepalive"] if keepalive else [])})
+    config = ProxyConfig(fixes=fixes, keepalive_every=0)  # ticks by hand below
+    with Emulator.start(clock=clock) as emu:
+        config.upstream = emu.base_url
+        with Proxy.start(config, clock=clock) as px:
+            client = anthropic.Anthropic(api_key="k", base_url=px.base_url)
+            messages: list[dict[str, object]] = [{"role": "user", "content": "look around"}]
+            system = "Be careful. " * 500
+
+            def ask() -> int:
+                reply = client.messages.create(
+                    model="claude-sonnet-4-6",
+                    max_tokens=64,
+                    system=system,
+                    messages=messages,  # type: ignore[arg-type]
+                )
+                messages.append(
+                    {"role": "assistant", "content": [b.model_dump() for b in reply.content]}
+                )
+                messages.append({"role": "user", "content": "and then?"})
+                return reply.usage.cache_read_input_tokens or 0
+
+            ask()
+            px.settle()
+            pinged = []
+            for _ in range(3):  # the user is away for 13.5 minutes
+                clock.advance(270)
+                pinged += px.keepalive_tick()
+            read = ask()
+            px.settle()
+            (figures,) = px.figures()
+    if keepalive:
+        assert len(pinged) == 3 and px.pings == pinged
+        assert read > 0  # the cache survived the idle stretch
+        assert figures["repairs"]["keepalive"] == 3
+        assert [r.body.get("max_tokens") for r in emu.requests] == [64, 0, 0, 0, 64]
+    else:
+        assert pinged == [] and read == 0
