@@ -2,9 +2,8 @@
 without re-serializing (and so re-spacing, re-escaping or re-ordering) anything the client sent.
 
 Pure. `spans(raw, depth)` maps a path (keys and indexes from the root) to the byte range of its
-value, for every value down to `depth` levels. Strings are skipped with one regular expression,
-so the scan costs per structural character, not per byte of text: a 100K-token body with a few
-hundred blocks scans in about a millisecond.
+value, for every value down to `depth` levels. A string is skipped by searching for its closing
+quote, so the scan costs per structural character, not per byte of text.
 """
 
 from __future__ import annotations
@@ -14,9 +13,8 @@ import re
 
 Path = tuple[str | int, ...]
 
-# The next character that matters outside a string, and a whole string (escapes included).
+# The next character that matters outside a string.
 _STRUCT = re.compile(rb'["{}\[\],:]')
-_STRING = re.compile(rb'"(?:[^"\\]|\\.)*"', re.DOTALL)
 _SPACE = re.compile(rb"[ \t\r\n]*")
 _SCALAR_END = re.compile(rb"[ \t\r\n,\]}]")
 
@@ -40,10 +38,19 @@ def _skip(raw: bytes, i: int) -> int:
 
 
 def _string_end(raw: bytes, i: int) -> int:
-    m = _STRING.match(raw, i)
-    if m is None:
-        raise JsonSpanError(f"unterminated string at byte {i}")
-    return m.end()
+    """The end of the string opening at `i`: the next quote not escaped by an odd run of
+    backslashes (found with bytes.find, so a long text costs C speed, not a regex per byte)."""
+    j = i + 1
+    while True:
+        k = raw.find(b'"', j)
+        if k < 0:
+            raise JsonSpanError(f"unterminated string at byte {i}")
+        b = k - 1
+        while raw[b] == 0x5C:  # backslash
+            b -= 1
+        if (k - 1 - b) % 2 == 0:
+            return k + 1
+        j = k + 1
 
 
 def _value(raw: bytes, i: int, path: Path, depth: int, out: dict[Path, tuple[int, int]]) -> int:
