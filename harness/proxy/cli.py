@@ -7,9 +7,12 @@ Light at import: the server, the SDK-free HTTP client and the store load when th
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..command import Command
+
+if TYPE_CHECKING:
+    from .server import ProxyConfig
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
@@ -66,39 +69,41 @@ def _run(args: argparse.Namespace) -> int:
     return _serve(config, args)
 
 
-def _serve(config: object, args: argparse.Namespace) -> int:
+def _serve(config: ProxyConfig, args: argparse.Namespace) -> int:
     import sys
 
+    from ..errors import ConfigError
     from ..store.database import SessionStore
-    from .server import Proxy, ProxyConfig
+    from .server import Proxy
 
-    assert isinstance(config, ProxyConfig)
     store = None if args.no_store else SessionStore(args.store)
 
     def line(text: str) -> None:
         if not args.quiet:
             print(text, file=sys.stderr, flush=True)
 
-    proxy = Proxy(config, store=store, on_observed=line)
+    try:
+        proxy = Proxy.start(config, store=store, on_observed=line)
+    except OSError as exc:
+        if store is not None:
+            store.close()
+        raise ConfigError(
+            f"cannot listen on {config.host}:{config.port}: {exc.strerror or exc}", where="--port"
+        ) from None
     fixes = ",".join(sorted(config.fixes)) or "none (observe only)"
     print(
-        f"prefixlock proxy on http://{config.host}:{config.port} -> {proxy.upstream}; "
-        f"repairs: {fixes}.\n  Anthropic clients: ANTHROPIC_BASE_URL=http://{config.host}:"
-        f"{config.port}   OpenAI clients: OPENAI_BASE_URL=http://{config.host}:{config.port}/v1",
+        f"prefixlock proxy on {proxy.base_url} -> {proxy.upstream}; repairs: {fixes}.\n"
+        f"  Anthropic clients: ANTHROPIC_BASE_URL={proxy.base_url}   "
+        f"OpenAI clients: OPENAI_BASE_URL={proxy.openai_base_url}",
         file=sys.stderr,
         flush=True,
     )
     try:
-        proxy.serve_forever()
+        proxy.wait()
     except KeyboardInterrupt:
         pass
-    except OSError as exc:
-        from ..errors import ConfigError
-
-        raise ConfigError(
-            f"cannot listen on {config.host}:{config.port}: {exc.strerror or exc}", where="--port"
-        ) from None
     finally:
+        proxy.close()
         if store is not None:
             store.close()
     return 0

@@ -280,6 +280,11 @@ class Proxy:
             if self._trace is not None:
                 self._trace.close()
 
+    def wait(self) -> None:
+        """Block until the proxy stops (`close()` from another thread, or Ctrl-C)."""
+        while self._thread is not None and self._thread.is_alive():
+            self._thread.join(0.5)
+
     def close(self) -> None:
         if self._loop is not None and self._stop is not None:
             self._loop.call_soon_threadsafe(self._stop.set)
