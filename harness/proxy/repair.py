@@ -153,12 +153,11 @@ def _mark_content(
         return True
     if not isinstance(content, list):
         return False
+    # The last block that can carry a marker (not a thinking block, not empty text).
     for i in range(len(content) - 1, -1, -1):
         if _markable(content[i]) and (*path, i) in at:
             _mark_object(edits, raw, at[(*path, i)], not content[i])
             return True
-        if not _markable(content[i]):
-            continue
     return False
 
 
