@@ -14,6 +14,7 @@ no key, no network, no real waiting.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import random
@@ -325,8 +326,17 @@ def _run_naive(
     prompts: Sequence[str],
     flavor: Flavor,
     switch_at: int = SWITCH_AT,
+    *,
+    hints_only: bool = False,
+    fixes: frozenset[str] | None = None,
 ) -> Run:
-    """The same session written the way many first agents are: every habit that breaks caching."""
+    """The same session written the way many first agents are: every habit that breaks caching.
+
+    `hints_only`: a client that keeps its prefix stable (no time stamp, tools in one order) and
+    only sets no cache hints (no breakpoints, no cache key), as many agents one cannot change.
+    `fixes`: the client talks to the emulator through `prefixlock proxy` with these repairs
+    (an empty set: the proxy only observes).
+    """
     import anthropic
     import openai
 
@@ -354,15 +364,27 @@ def _run_naive(
     handbook = system_prompt()
     bodies: list[dict[str, Any]] = []
     turn_of: list[int] = []
-    with Emulator.start(config=config, clock=clock, prices=prices) as emu:
+    with contextlib.ExitStack() as stack:
+        emu = stack.enter_context(Emulator.start(config=config, clock=clock, prices=prices))
+        base_url = emu.base_url
+        if fixes is not None:
+            from .proxy.server import Proxy, ProxyConfig
+
+            proxy = stack.enter_context(
+                Proxy.start(
+                    ProxyConfig(upstream=emu.base_url, fixes=fixes), clock=clock, prices=prices
+                )
+            )
+            base_url = proxy.base_url
         workspace = Workspace(clock)
-        a_client = anthropic.Anthropic(api_key=DEMO_KEY, base_url=emu.base_url, max_retries=2)
-        o_client = openai.OpenAI(api_key=DEMO_KEY, base_url=emu.openai_base_url, max_retries=2)
+        a_client = anthropic.Anthropic(api_key=DEMO_KEY, base_url=base_url, max_retries=2)
+        o_client = openai.OpenAI(api_key=DEMO_KEY, base_url=base_url + "/v1", max_retries=2)
         messages: list[dict[str, Any]] = []
 
         def anthropic_step(model: str, system: str) -> list[tuple[str, str, dict[str, Any]]]:
             order = list(anthropic_tools)
-            rng.shuffle(order)
+            if not hints_only:
+                rng.shuffle(order)
             body: dict[str, Any] = {
                 "model": model,
                 "max_tokens": 4096,
@@ -395,7 +417,8 @@ def _run_naive(
 
         def openai_step(model: str, system: str) -> list[tuple[str, str, dict[str, Any]]]:
             order = list(openai_tools)
-            rng.shuffle(order)
+            if not hints_only:
+                rng.shuffle(order)
             # No prompt_cache_key: requests are routed by their first tokens only.
             body: dict[str, Any] = {
                 "model": model,
@@ -428,7 +451,8 @@ def _run_naive(
                 model = flavor.switch_model if turn >= switch_at else flavor.base_model
                 messages.append({"role": "user", "content": prompt})
                 for _step in range(25):
-                    uses = step(model, f"Current time: {_stamp(clock.now())}\n\n{handbook}")
+                    stamp = "" if hints_only else f"Current time: {_stamp(clock.now())}\n\n"
+                    uses = step(model, stamp + handbook)
                     turn_of.append(turn)
                     if not uses:
                         break
@@ -475,6 +499,108 @@ def run_demo(
         theirs.server = server
         runs[("naive", server)] = theirs
     return DemoResult(runs, switch, prompts, demo_prefix(Workspace()).tokens, flavor, switch_at)
+
+
+# ---- the proxy variant (`prefixlock demo --proxy`) --------------------------------------------
+
+PROXY_ROWS = (
+    ("prefixlock", "prefixlock's own client"),
+    ("no-hints", "no cache hints (stable prefix, no breakpoints, no cache key)"),
+    ("no-hints+proxy", "the same through prefixlock proxy --fix"),
+    ("naive", "the naive client (time in system, shuffled tools, no hints)"),
+    ("naive+proxy", "the naive client through prefixlock proxy --fix"),
+)
+
+
+@dataclass
+class ProxyDemoResult:
+    """Clients you cannot change, direct and through the proxy, against prefixlock's own."""
+
+    runs: dict[tuple[str, str], Run]
+    prompts: tuple[str, ...]
+    flavor: Flavor
+    servers: tuple[str, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "provider": self.flavor.provider,
+            "user_turns": len(self.prompts),
+            "rows": {
+                row: {
+                    server: {
+                        "hit_rate": round(self.runs[(row, server)].hit_rate, 4),
+                        "cost": str(self.runs[(row, server)].cost.quantize(Decimal("0.000001"))),
+                        "requests": len(self.runs[(row, server)].requests),
+                    }
+                    for server in self.servers
+                }
+                for row, _ in PROXY_ROWS
+            },
+        }
+
+
+def run_proxy_demo(
+    prompts: Sequence[str] | None = None,
+    provider: str = "anthropic",
+    switch_at: int = SWITCH_AT,
+    servers: Sequence[str] = SERVERS,
+) -> ProxyDemoResult:
+    """The built-in session by prefixlock, and by two clients one cannot change, each direct and
+    through the proxy with its default repairs."""
+    from .emulator import BUILTIN_PROMPTS
+    from .prices import PriceTable
+    from .proxy.repair import DEFAULT_FIXES
+
+    prompts = tuple(prompts if prompts is not None else BUILTIN_PROMPTS)
+    flavor = FLAVORS[provider]
+    prices = PriceTable.builtin()
+    fixes = frozenset(DEFAULT_FIXES)
+    configs = server_configs()
+    runs: dict[tuple[str, str], Run] = {}
+    for server in servers:
+        config = configs[server]
+        ours = _run_prefixlock(config, prices, prompts, flavor, switch_at)[0]
+        runs[("prefixlock", server)] = ours
+        for row, hints_only, via in (
+            ("no-hints", True, None),
+            ("no-hints+proxy", True, fixes),
+            ("naive", False, None),
+            ("naive+proxy", False, fixes),
+        ):
+            runs[(row, server)] = _run_naive(
+                config, prices, prompts, flavor, switch_at, hints_only=hints_only, fixes=via
+            )
+    for (row, server), run in runs.items():
+        run.client, run.server = row, server
+    return ProxyDemoResult(runs, prompts, flavor, tuple(servers))
+
+
+def render_proxy(result: ProxyDemoResult, console: Any = None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    console.print(
+        f"[bold]prefixlock demo --proxy[/bold]: the same {len(result.prompts)}-turn session "
+        f"({result.flavor.provider}), by clients you cannot change, direct and through "
+        "`prefixlock proxy --fix` (cache-key, breakpoints, second-breakpoint)."
+    )
+    table = Table(title="Hit rate and dollars, client x server")
+    table.add_column("client")
+    for server in result.servers:
+        table.add_column(f"{server} server", justify="right")
+    for row, label in PROXY_ROWS:
+        cells = [
+            f"{result.runs[(row, s)].hit_rate:6.1%}  {_money(result.runs[(row, s)].cost)}"
+            for s in result.servers
+        ]
+        table.add_row(label, *cells)
+    console.print(table)
+    console.print(
+        "The proxy only inserts cache hints, never content: it brings a client that merely sets "
+        "none to prefixlock's level, but a prefix that changes every request (a time stamp in "
+        "the system prompt, tools in a new order) is the client's to fix."
+    )
 
 
 # ---- output -----------------------------------------------------------------------------------
@@ -607,9 +733,25 @@ def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--trace-dir", metavar="DIR", help="write each run's requests as JSONL traces into DIR"
     )
+    p.add_argument(
+        "--proxy",
+        action="store_true",
+        help="clients you cannot change, direct and through `prefixlock proxy --fix`",
+    )
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.proxy:
+        from .errors import ConfigError
+
+        if args.trace_dir:
+            raise ConfigError("not available with --proxy", where="--trace-dir")
+        proxied = run_proxy_demo(provider=args.provider)
+        if args.json:
+            print(json.dumps(proxied.to_dict(), indent=2))
+        else:
+            render_proxy(proxied)
+        return 0
     if args.trace_dir:
         trace_dir(args.trace_dir)  # a bad --trace-dir fails now, not after the whole demo
     result = run_demo(provider=args.provider)

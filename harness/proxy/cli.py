@@ -1,0 +1,173 @@
+"""`prefixlock proxy [--port P] [--upstream anthropic|openai|URL] [--fix [LIST]]` and
+`prefixlock proxy --stats`: run the cache proxy, or show what it recorded in the store.
+
+Light at import: the server, the SDK-free HTTP client and the store load when the command runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING, Any
+
+from ..command import Command
+
+if TYPE_CHECKING:
+    from .server import ProxyConfig
+
+
+def _configure(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--port", type=int, default=8787, help="port to listen on (default 8787)")
+    p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    p.add_argument(
+        "--upstream",
+        default="anthropic",
+        metavar="anthropic|openai|URL",
+        help="where requests go: the provider's API, or a base URL such as the emulator's",
+    )
+    p.add_argument(
+        "--fix",
+        nargs="?",
+        const="",
+        default=None,
+        metavar="LIST",
+        help="repair cache hints: cache-key,breakpoints,second-breakpoint (the default), "
+        "keepalive, or all",
+    )
+    p.add_argument(
+        "--store",
+        metavar="PATH",
+        help="the session store to record to (default: $PREFIXLOCK_STORE, else "
+        "prefixlock/sessions.sqlite under $XDG_DATA_HOME or ~/.local/share)",
+    )
+    p.add_argument("--no-store", action="store_true", help="record nothing to the store")
+    p.add_argument("--trace", metavar="FILE", help="append every request to FILE (JSONL trace)")
+    p.add_argument(
+        "--stats", action="store_true", help="show the proxy's sessions recorded in the store"
+    )
+    p.add_argument("--json", action="store_true", help="with --stats: print JSON")
+    p.add_argument("-q", "--quiet", action="store_true", help="no line per request on stderr")
+
+
+def _run(args: argparse.Namespace) -> int:
+    from ..errors import ConfigError
+
+    if args.stats:
+        return _stats(args)
+    from .repair import FixError, parse_fixes
+    from .server import ProxyConfig, upstream_url
+
+    try:
+        fixes = parse_fixes(args.fix) if args.fix is not None else frozenset()
+    except FixError as exc:
+        raise ConfigError(str(exc), where="--fix") from None
+    if not 0 <= args.port < 65536:
+        raise ConfigError("must be between 0 and 65535", where="--port")
+    upstream_url(args.upstream)
+    config = ProxyConfig(
+        upstream=args.upstream, fixes=fixes, host=args.host, port=args.port, trace=args.trace
+    )
+    return _serve(config, args)
+
+
+def _serve(config: ProxyConfig, args: argparse.Namespace) -> int:
+    import sys
+
+    from ..errors import ConfigError
+    from ..store.database import SessionStore
+    from .server import Proxy
+
+    store = None if args.no_store else SessionStore(args.store)
+
+    def line(text: str) -> None:
+        if not args.quiet:
+            print(text, file=sys.stderr, flush=True)
+
+    try:
+        proxy = Proxy.start(config, store=store, on_observed=line)
+    except OSError as exc:
+        if store is not None:
+            store.close()
+        raise ConfigError(
+            f"cannot listen on {config.host}:{config.port}: {exc.strerror or exc}", where="--port"
+        ) from None
+    fixes = ",".join(sorted(config.fixes)) or "none (observe only)"
+    print(
+        f"prefixlock proxy on {proxy.base_url} -> {proxy.upstream}; repairs: {fixes}.\n"
+        f"  Anthropic clients: ANTHROPIC_BASE_URL={proxy.base_url}   "
+        f"OpenAI clients: OPENAI_BASE_URL={proxy.openai_base_url}",
+        file=sys.stderr,
+        flush=True,
+    )
+    try:
+        proxy.wait()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        proxy.close()
+        if store is not None:
+            store.close()
+    return 0
+
+
+def _stats(args: argparse.Namespace) -> int:
+    import json
+    from pathlib import Path
+
+    from ..store.database import SessionStore, default_path
+
+    path = Path(args.store).expanduser() if args.store else default_path()
+    if not path.exists():
+        print("[]" if args.json else f"no proxy sessions yet (no store at {path})")
+        return 0
+    rows: list[dict[str, Any]] = []
+    with SessionStore(path, read_only=True) as store:
+        for record in store.sessions():
+            if record.meta.get("source") != "proxy":
+                continue
+            usage = store.usage_rows(record.id)
+            saved = sum(
+                (r.cost_without_cache - r.cost)
+                for r in usage
+                if r.cost is not None and r.cost_without_cache is not None
+            )
+            breaks: dict[str, int] = {}
+            for r in usage:
+                if r.cause is not None:
+                    breaks[r.cause] = breaks.get(r.cause, 0) + r.rebilled
+            rows.append(
+                {
+                    "session_id": record.id,
+                    "model": record.model,
+                    "api": record.api,
+                    "requests": record.requests,
+                    "hit_rate": round(record.hit_rate, 4),
+                    "cost": str(record.cost),
+                    "saved": str(saved),
+                    "breaks": breaks,
+                }
+            )
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    if not rows:
+        print(f"no proxy sessions in {path}")
+        return 0
+    print(
+        f"{'session':<20} {'model':<22} {'reqs':>5} {'hit':>6} {'cost':>10} {'saved':>10}  breaks"
+    )
+    for row in rows:
+        causes = ", ".join(f"{c} ({t:,} tok)" for c, t in sorted(row["breaks"].items())) or "-"
+        print(
+            f"{row['session_id']:<20} {row['model']:<22} {row['requests']:>5} "
+            f"{row['hit_rate']:>6.1%} ${float(row['cost']):>9.4f} ${float(row['saved']):>9.4f}  "
+            f"{causes}"
+        )
+    return 0
+
+
+COMMAND = Command(
+    "a local proxy that measures, and with --fix repairs, other agents' prompt caching",
+    _configure,
+    _run,
+    order=35,
+)
