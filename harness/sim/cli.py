@@ -69,7 +69,23 @@ def configure(p: argparse.ArgumentParser) -> None:
         "--no-sharing", action="store_true", help="no cross-tenant sharing of identical blocks"
     )
     g = p.add_argument_group("cluster")
-    g.add_argument("--nodes", default="1", help="nodes (comma list sweeps)")
+    g.add_argument(
+        "--nodes",
+        default="1",
+        help="nodes (comma list sweeps), or 'auto': the smallest cluster meeting --slo-ttft",
+    )
+    g.add_argument(
+        "--slo-ttft",
+        type=float,
+        default=2.0,
+        help="TTFT objective in seconds for --nodes auto (default 2)",
+    )
+    g.add_argument(
+        "--slo-pct",
+        type=float,
+        default=90.0,
+        help="percentile the TTFT objective applies to: 50, 90 or 99 (default 90)",
+    )
     g.add_argument(
         "--router",
         default="session",
@@ -123,6 +139,11 @@ def configure(p: argparse.ArgumentParser) -> None:
         default="stable",
         help="client style of 'sim synthetic': stable, timestamp, shuffled-tools, model-switch",
     )
+
+
+def _nodes(text: str) -> int:
+    """A node count, or 0 for 'auto' (the smallest cluster meeting the TTFT objective)."""
+    return 0 if text.lower() == "auto" else int(text)
 
 
 def _csv(value: str, kind: Callable[[str], Any], where: str) -> list[Any]:
@@ -205,7 +226,8 @@ def _write_atomic(path: str, data: bytes, where: str) -> None:
         raise
 
 
-def _configs(args: argparse.Namespace, block_size: int) -> list[Any]:
+def _configs(args: argparse.Namespace, block_size: int) -> list[tuple[Any, bool]]:
+    """Each configuration of the sweep, and whether its node count is 'auto'."""
     import itertools
 
     from .models import arch, blocks_for_bytes, parse_bytes
@@ -245,7 +267,7 @@ def _configs(args: argparse.Namespace, block_size: int) -> list[Any]:
     for cap, pol, nodes, router in itertools.product(
         caps,
         _csv(args.policy, str, "--policy"),
-        _csv(args.nodes, int, "--nodes"),
+        _csv(args.nodes, _nodes, "--nodes"),
         _csv(args.router, str, "--router"),
     ):
         cfg = SimConfig(
@@ -253,8 +275,9 @@ def _configs(args: argparse.Namespace, block_size: int) -> list[Any]:
             policy=pol,
             ttl=args.ttl,
             share=not args.no_sharing,
-            nodes=nodes,
+            nodes=max(nodes, 1),
             router=router,
+
             load_threshold=args.load_threshold,
             warmup=args.warmup,
             model=args.model,
@@ -266,7 +289,7 @@ def _configs(args: argparse.Namespace, block_size: int) -> list[Any]:
         )
         if pol != "lru" and cap is None and tiers is None:
             raise UserError(f"policy {pol} needs --capacity or --capacity-bytes", where="--policy")
-        out.append(cfg.check())
+        out.append((cfg.check(), nodes == 0))
     return out
 
 
@@ -341,14 +364,36 @@ def run(args: argparse.Namespace) -> int:
         trace = generate(w)
     else:
         trace = _read(args, show)
-    configs = _configs(args, trace.block_size)
-    plan = None  # the trace on its prefix trie, shared by the one simulation and the curve
-    if len(configs) == 1:
+    chosen = _configs(args, trace.block_size)
+    configs = [c for c, _ in chosen]
+    plan = None  # the trace on its prefix trie, shared by the simulations and the curve
+    if len(configs) == 1 or any(auto for _, auto in chosen):
         from .engine import plan as make_plan
+        from .simulate import smallest_cluster
 
         plan = make_plan(trace, warmup=configs[0].warmup, share=configs[0].share)
-        with _progress(show, "simulating (requests)", trace.requests) as tick:
-            results = [simulate(trace, configs[0], backend, on_progress=tick, plan=plan)]
+        results = []
+        for cfg, auto in chosen:
+            if auto:
+                with _progress(show, "sizing the cluster", None) as tick:
+                    r, _ = smallest_cluster(
+                        trace,
+                        cfg,
+                        slo_s=args.slo_ttft,
+                        percentile=args.slo_pct,
+                        backend=backend,
+                        plan=plan,
+                    )
+                    tick(1)
+            else:
+                with _progress(show, "simulating (requests)", trace.requests) as tick:
+                    r = simulate(trace, cfg, backend, on_progress=tick, plan=plan)
+            results.append(r)
+        # label each row with the cluster it ran on ('auto' resolved)
+        configs = [
+            replace(c, nodes=int(r.config["nodes"]))
+            for c, r in zip(configs, results, strict=True)
+        ]
     else:
         from .sweep import run_sweep  # processes or Ray: only for a sweep
 
@@ -369,11 +414,14 @@ def run(args: argparse.Namespace) -> int:
     )
     header = (
         "config",
+        "router used",
         "hit tok",
         "hit blk",
         "prefill tok",
         "GPU-s saved",
-        "TTFT mean/p99 s",
+        "TTFT mean/p90/p99 s",
+        "util max",
+        "queue s/s",
         "load max/mean req|tok",
         "$ (no cache $)",
     )
@@ -383,16 +431,24 @@ def run(args: argparse.Namespace) -> int:
         rows.append(
             (
                 cfg.label() + (" (underfilled)" if r.underfilled else ""),
+                r.router_used,
                 _pct(r.hit_rate_tokens),
                 _pct(r.hit_rate_blocks),
                 f"{r.prefill_tokens:,}",
                 f"{r.prefill_gpu_s_saved:,.0f}",
-                f"{r.ttft_mean_s:,.2f} / {r.ttft_p99_s:,.2f}",
+                f"{r.ttft_mean_s:,.2f} / {r.ttft_p90_s:,.2f} / {r.ttft_p99_s:,.2f}",
+                f"{max(r.node_utilisation, default=0.0):.0%}" + (" !" if r.overloaded else ""),
+                f"{r.queue_growth_s_per_s:+.2f}",
                 f"{r.load_max_mean_requests:.2f} | {r.load_max_mean_tokens:.2f}",
                 money,
             )
         )
     print(_table(title, header, rows), flush=True)
+    for cfg, r in zip(configs, results, strict=True):
+        for note in dict.fromkeys(r.notes):
+            print(f"note ({cfg.label()}): {note}", file=sys.stderr)
+        for warning in r.warnings:
+            print(f"warning ({cfg.label()}): {warning}", file=sys.stderr)
     curve = None
     if args.curve or args.plot or args.json_out:
         curve = lru_curve(

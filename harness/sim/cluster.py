@@ -37,17 +37,111 @@ def _mix(x: I64) -> I64:
 
 
 def assign(router: str, nodes: int, keys: I64, first_block: I64, seed: int = 0) -> I64:
-    """Node of each request for a router that ignores cache state."""
+    """Node of each request for a router that ignores cache state.
+
+    session / cache-key: a request with a key goes to the node its key hashes to; requests
+    without one are dealt round-robin among themselves. Hashing them by their first block (as a
+    provider does by the prompt's head) sends every Mooncake conversation request, all of which
+    start with block 0, to one node and silently gives the one-node answer. `first_block` is kept
+    for the old signature."""
+    del first_block
     n = keys.shape[0]
     if router == "random":
         return np.asarray(np.random.default_rng(seed).integers(0, nodes, n), dtype=np.int64)
     if router == "round-robin":
         return (np.arange(n, dtype=np.int64) % nodes).astype(np.int64)
     if router in ("session", "cache-key"):
-        # Requests without a key go by their first block, as OpenAI routes by the prompt's head.
-        k = np.where(keys >= 0, keys, first_block + np.int64(1 << 40))
-        return _mix(k) % nodes
+        keyed = keys >= 0
+        out = _mix(np.where(keyed, keys, 0)) % nodes
+        loose = np.flatnonzero(~keyed)
+        out[loose] = np.arange(loose.shape[0], dtype=np.int64) % nodes
+        return out.astype(np.int64)
     raise UserError(f"router {router!r} needs the cache-aware simulation", where="--router")
+
+
+def keyed_router_note(router: str, keys: I64) -> tuple[str, str]:
+    """The router a session-keyed choice really amounts to on these keys, and why.
+
+    Mooncake traces carry no session ids: a session router would have nothing to be sticky on."""
+    n = int(keys.shape[0])
+    missing = int((keys < 0).sum())
+    what = "session id" if router == "session" else "cache key or session id"
+    if n and missing == n:
+        return (
+            "round-robin",
+            f"router {router}: the trace has no {what} on any request, so the requests were "
+            "dealt round-robin (hashing them by their first block would put every request "
+            "that starts alike on one node)",
+        )
+    if missing:
+        return (
+            router,
+            f"router {router}: {missing:,} of {n:,} requests have no {what}; those were dealt "
+            "round-robin",
+        )
+    return router, f"router {router}: every request carries a {what}"
+
+
+@dataclass(frozen=True)
+class Load:
+    """How hard each node worked over the measurement window, and whether its queue kept up."""
+
+    utilisation: list[float]  # busy seconds / window seconds, per node (1.0: never idle)
+    queue_growth: list[float]  # seconds of queueing added per second of trace, per node
+    window_s: float
+
+    @property
+    def max_utilisation(self) -> float:
+        return max(self.utilisation) if self.utilisation else 0.0
+
+    @property
+    def max_queue_growth(self) -> float:
+        return max(self.queue_growth) if self.queue_growth else 0.0
+
+    @property
+    def overloaded(self) -> bool:
+        """Arrivals outpace service: a node would need more than all of its time."""
+        return self.max_utilisation > 1.0
+
+    def warning(self, nodes: int) -> str | None:
+        if not self.overloaded:
+            return None
+        worst = int(np.argmax(self.utilisation))
+        return (
+            f"overloaded: requests arrive faster than the cluster serves them; node {worst} of "
+            f"{nodes} needs {self.utilisation[worst]:.1f}x its prefill capacity and its queue "
+            f"grows {self.queue_growth[worst]:.2f} s per second of trace, so the TTFT figures "
+            "measure a backlog that never drains, not a serving latency; add nodes "
+            "(--nodes auto) or cache more"
+        )
+
+
+def load(node: I64, arrival: F64, service: F64, ttft: F64, nodes: int, first: int) -> Load:
+    """Per-node utilisation and queue growth over the requests from index `first` on.
+
+    Utilisation: each node's service seconds over the window's span (first to last arrival).
+    Queue growth: the mean wait of a node's last tenth of requests minus that of its first
+    tenth, over the time between them; about 0 on a stable queue, utilisation - 1 on an
+    overloaded one."""
+    a = arrival[first:]
+    if a.shape[0] < 2:
+        return Load([0.0] * nodes, [0.0] * nodes, 0.0)
+    window = float(a[-1] - a[0])
+    nd = node[first:]
+    busy = np.bincount(nd, weights=service[first:], minlength=nodes)
+    util = (busy / window).tolist() if window > 0 else [0.0] * nodes
+    wait = (ttft - service)[first:]
+    growth = []
+    for n in range(nodes):
+        idx = np.flatnonzero(nd == n)
+        k = idx.shape[0] // 10
+        if k == 0:
+            growth.append(0.0)
+            continue
+        head, tail = idx[:k], idx[-k:]
+        span = float(a[tail].mean() - a[head].mean())
+        growth.append(float(wait[tail].mean() - wait[head].mean()) / span if span > 0 else 0.0)
+    return Load([float(u) for u in util], growth, window)
 
 
 def sub_plan(p: Plan, mask_requests: npt.NDArray[np.bool_]) -> tuple[Plan, I64]:

@@ -145,6 +145,13 @@ class SimResult:
     tier_tokens: dict[str, int] = field(default_factory=dict)
     fetched_blocks: int = 0
     backend: str = "numpy"
+    ttft_p90_s: float = 0.0
+    router_used: str = ""  # the router that really placed the requests (see notes)
+    node_utilisation: list[float] = field(default_factory=list)  # busy s / window s per node
+    queue_growth_s_per_s: float = 0.0  # worst node's queueing added per second of trace
+    overloaded: bool = False  # a node needs more than all its time: TTFT is a growing backlog
+    notes: list[str] = field(default_factory=list)  # how the configuration was read
+    warnings: list[str] = field(default_factory=list)  # what makes a figure untrustworthy
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -207,6 +214,9 @@ def simulate(
     fetched = np.zeros(R, np.int64)
     tier_tok = np.zeros((R, 3), np.int64)
     underfilled = False
+    router_used, notes = cfg.router, []
+    if cfg.nodes == 1:
+        router_used = "single node"
     if cfg.nodes > 1 and cfg.router not in cluster.STATELESS:
         routed = cluster.simulate_aware(
             p,
@@ -232,6 +242,9 @@ def simulate(
         if cfg.nodes > 1:
             first = trace.ids[trace.starts[:-1]]
             keys = trace.session if cfg.router == "session" else trace.keys()
+            if cfg.router in ("session", "cache-key"):
+                router_used, why = cluster.keyed_router_note(cfg.router, keys)
+                notes.append(why)
             node = cluster.assign(cfg.router, cfg.nodes, keys, first, cfg.seed)
         for n in range(cfg.nodes):
             sub, rows = cluster.sub_plan(p, node == n) if cfg.nodes > 1 else (p, np.arange(R))
@@ -270,7 +283,8 @@ def simulate(
                 hb[rows], ht[rows] = rp.hit_blocks, rp.hit_tokens
                 tier_tok[rows, 0] = rp.hit_tokens
                 underfilled |= sub.warmup > 0 and not rp.filled
-    return _report(trace, p, cfg, arch, node, hb, ht, fetched, tier_tok, underfilled, backend)
+    res = _report(trace, p, cfg, arch, node, hb, ht, fetched, tier_tok, underfilled, backend)
+    return replace(res, router_used=router_used, notes=notes + res.notes)
 
 
 def _report(
@@ -316,6 +330,8 @@ def _report(
         )
         dollars0 = float(length_tok[m].sum() * float(price.input) + out * float(price.output)) / 1e6
     tm = ttft[m] if m.any() else np.zeros(1)
+    ld = cluster.load(node, p.times, service, ttft, cfg.nodes, p.warmup)
+    warnings = [w for w in (ld.warning(cfg.nodes),) if w]
     return SimResult(
         config={k: v for k, v in asdict(cfg).items()},
         requests=R,
@@ -340,6 +356,11 @@ def _report(
         tier_tokens={k: int(tier_tok[m, i].sum()) for i, k in enumerate(("hbm", "dram", "ssd"))},
         fetched_blocks=int(fetched[m].sum()),
         backend=backend.name,
+        ttft_p90_s=_percentile(tm, 90),
+        node_utilisation=ld.utilisation,
+        queue_growth_s_per_s=ld.max_queue_growth,
+        overloaded=ld.overloaded,
+        warnings=warnings,
     )
 
 
@@ -359,3 +380,60 @@ def lru_curve(
     p = engine.plan(trace, warmup=warmup, share=share) if plan is None else plan
     rank, prev = engine.stack_ranks(p, backend)
     return engine.lru_curve(p, engine.effective_ranks(p, rank, prev, ttl), max_capacity)
+
+
+def smallest_cluster(
+    trace: Trace,
+    config: SimConfig,
+    *,
+    slo_s: float,
+    percentile: float = 90.0,
+    max_nodes: int = 512,
+    backend: Backend = NUMPY,
+    plan: engine.Plan | None = None,
+) -> tuple[SimResult, list[tuple[int, float]]]:
+    """The smallest node count whose TTFT percentile is within `slo_s` with no node overloaded.
+
+    Doubles the node count until one meets the objective, then bisects between the last that
+    failed and the first that met it (TTFT falls with more nodes for every router here, up to
+    routing noise). Returns that cluster's result and every (nodes, TTFT) tried, in order."""
+    if percentile not in (50.0, 90.0, 99.0):
+        raise UserError(f"percentile must be 50, 90 or 99, got {percentile:g}", where="--slo-pct")
+    if not slo_s > 0:
+        raise UserError(
+            f"the TTFT objective must be positive seconds, got {slo_s}", where="--slo-ttft"
+        )
+    p = engine.plan(trace, warmup=config.warmup, share=config.share) if plan is None else plan
+    tried: list[tuple[int, float]] = []
+    seen: dict[int, SimResult] = {}
+
+    def run(n: int) -> bool:
+        r = simulate(trace, replace(config, nodes=n), backend, plan=p)
+        seen[n] = r
+        at = {50.0: r.ttft_p50_s, 90.0: r.ttft_p90_s, 99.0: r.ttft_p99_s}[percentile]
+        tried.append((n, at))
+        return not r.overloaded and at <= slo_s
+
+    lo, hi = 0, 1
+    while not run(hi):
+        lo, hi = hi, hi * 2
+        if hi > max_nodes:
+            raise UserError(
+                f"no cluster of up to {max_nodes} nodes keeps p{percentile:g} TTFT within "
+                f"{slo_s:g} s (at {lo} nodes: {tried[-1][1]:,.2f} s)",
+                where="--nodes",
+            )
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if run(mid):
+            hi = mid
+        else:
+            lo = mid
+    best = seen[hi]
+    note = (
+        f"--nodes auto: {hi} node(s) is the smallest cluster with p{percentile:g} TTFT <= "
+        f"{slo_s:g} s and no node overloaded (tried "
+        + ", ".join(f"{n}: {t:,.2f} s" for n, t in tried)
+        + ")"
+    )
+    return replace(best, notes=[*best.notes, note]), tried
