@@ -89,13 +89,60 @@ def configure(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--router",
         default="session",
-        help="random, round-robin, session, cache-key, prefix, ttft (comma list sweeps)",
+        help="random, round-robin, session, cache-key (ignore cache state); sglang (SGLang's "
+        "cache-aware router), longest-prefix (a heuristic reading the real caches), ttft "
+        "(Mooncake's Conductor) (comma list sweeps)",
     )
     g.add_argument(
         "--load-threshold",
         type=float,
         default=2.0,
-        help="queue seconds of imbalance before 'prefix' balances",
+        help="queue seconds of imbalance before 'longest-prefix' balances",
+    )
+    g.add_argument(
+        "--cache-threshold",
+        type=float,
+        default=0.5,
+        help="sglang: least prefix match rate that routes to the best match (default 0.5)",
+    )
+    g.add_argument(
+        "--balance-abs-threshold",
+        type=int,
+        default=32,
+        help="sglang: in-flight requests of imbalance before it balances (default 32)",
+    )
+    g.add_argument(
+        "--balance-rel-threshold",
+        type=float,
+        default=1.0001,
+        help="sglang: ratio of the longest to the shortest load before it balances",
+    )
+    g = p.add_argument_group("compute (one node = one model instance)")
+    g.add_argument("--gpu", default="h100", help="h100, h200 or b200 (default h100)")
+    g.add_argument(
+        "--tp",
+        type=int,
+        default=0,
+        help="GPUs per node (tensor parallel); default: the fewest that hold the weights",
+    )
+    g.add_argument(
+        "--mfu", type=float, default=0.45, help="model FLOPs utilisation of prefill (0.45)"
+    )
+    g.add_argument(
+        "--weight-precision", default="fp8", help="weights: bf16, fp8, ... (sizes TP, picks peak)"
+    )
+    g.add_argument(
+        "--gpu-price",
+        type=float,
+        default=None,
+        help="$ per GPU-hour for GPU dollars (default: the catalogue's assumed price)",
+    )
+    g.add_argument(
+        "--dram-gbps", type=float, default=25.0, help="GB/s DRAM -> GPU for a DRAM hit (25)"
+    )
+    g.add_argument("--ssd-gbps", type=float, default=5.0, help="GB/s SSD -> GPU (5)")
+    g.add_argument(
+        "--net-gbps", type=float, default=25.0, help="GB/s node -> node KV copies (ttft, 25)"
     )
     g = p.add_argument_group("measurement and cost")
     g.add_argument(
@@ -279,6 +326,17 @@ def _configs(args: argparse.Namespace, block_size: int) -> list[tuple[Any, bool]
             router=router,
 
             load_threshold=args.load_threshold,
+            cache_threshold=args.cache_threshold,
+            balance_abs_threshold=args.balance_abs_threshold,
+            balance_rel_threshold=args.balance_rel_threshold,
+            gpu=args.gpu,
+            gpus=args.tp,
+            mfu=args.mfu,
+            weight_precision=args.weight_precision,
+            gpu_price=args.gpu_price,
+            dram_gbps=args.dram_gbps,
+            ssd_gbps=args.ssd_gbps,
+            net_gbps=args.net_gbps,
             warmup=args.warmup,
             model=args.model,
             precision=args.precision,
@@ -411,6 +469,7 @@ def run(args: argparse.Namespace) -> int:
         f"{trace.name}: {trace.requests:,} requests, "
         f"{trace.references:,} blocks of {trace.block_size} tokens"
         + (f", {trace.skipped} bad lines skipped" if trace.skipped else "")
+        + "".join(f"\nnode: {n}" for n in dict.fromkeys(r.node for r in results))
     )
     header = (
         "config",
@@ -423,7 +482,8 @@ def run(args: argparse.Namespace) -> int:
         "util max",
         "queue s/s",
         "load max/mean req|tok",
-        "$ (no cache $)",
+        "GPU $ (no cache)",
+        "API $ (no cache)",
     )
     rows = []
     for cfg, r in zip(configs, results, strict=True):
@@ -440,6 +500,7 @@ def run(args: argparse.Namespace) -> int:
                 f"{max(r.node_utilisation, default=0.0):.0%}" + (" !" if r.overloaded else ""),
                 f"{r.queue_growth_s_per_s:+.2f}",
                 f"{r.load_max_mean_requests:.2f} | {r.load_max_mean_tokens:.2f}",
+                f"{r.gpu_dollars:,.2f} ({r.gpu_dollars_without_cache:,.2f})",
                 money,
             )
         )

@@ -37,20 +37,54 @@ class SimConfig:
     share: bool = True  # cross-tenant sharing of identical blocks
     nodes: int = 1
     router: str = "session"
-    load_threshold: float = 2.0  # seconds of queue imbalance before `prefix` balances load
+    load_threshold: float = 2.0  # queue seconds of imbalance before `longest-prefix` balances
+    cache_threshold: float = 0.5  # sglang: least match rate that routes to the best match
+    balance_abs_threshold: int = 32  # sglang: in-flight requests of imbalance ...
+    balance_rel_threshold: float = 1.0001  # ... and their ratio, before it balances
     warmup: float = 0.5
     model: str = "llama-3.3-70b"
     precision: str = "fp8"
     tiers: tuple[int, int, int] | None = None  # HBM, DRAM, SSD blocks; capacity = their sum
-    dram_gbps: float = 25.0  # host-to-GPU bandwidth for a DRAM hit
-    ssd_gbps: float = 5.0
-    net_gbps: float = 25.0  # node-to-node KV transfer (ttft router)
+    gpu: str = "h100"  # models.GPUS
+    gpus: int = 0  # GPUs per node (tensor parallel); 0: the fewest that hold the weights
+    mfu: float = models.DEFAULT_MFU
+    weight_precision: str = "fp8"
+    gpu_price: float | None = None  # $ per GPU-hour; None: the catalogue's assumed price
+    dram_gbps: float = 25.0  # GB/s host-to-GPU for a DRAM hit (overlapped with compute)
+    ssd_gbps: float = 5.0  # GB/s
+    net_gbps: float = 25.0  # GB/s node-to-node KV transfer (ttft router)
     price: str | None = "claude-sonnet-4-6"
     prices: str | None = None  # price file overriding the built-in table (else PREFIXLOCK_PRICES)
     seed: int = 0
     name: str = ""
 
     def check(self) -> SimConfig:
+        if self.router == "prefix":
+            raise UserError(
+                "router 'prefix' is gone: use 'sglang' (SGLang's cache-aware router) or "
+                "'longest-prefix' (this simulator's heuristic that reads the real caches)",
+                where="--router",
+            )
+        if self.tiers is not None and self.nodes > 1 and self.router in cluster.AWARE:
+            raise UserError(
+                f"tiers (--hbm/--dram/--ssd) are simulated for the routers that ignore cache "
+                f"state; {self.router} keeps one cache per node: give --capacity or "
+                "--capacity-bytes, or route with random, round-robin, session or cache-key",
+                where="--router",
+            )
+        for name in ("dram_gbps", "ssd_gbps", "net_gbps"):
+            if not getattr(self, name) > 0:
+                raise UserError(
+                    f"link speed must be positive GB/s, got {getattr(self, name)}",
+                    where=f"--{name.replace('_', '-')}",
+                )
+        if self.gpu_price is not None and not self.gpu_price >= 0:
+            raise UserError(f"price must be >= 0, got {self.gpu_price}", where="--gpu-price")
+        if not 0.0 <= self.cache_threshold <= 1.0:
+            raise UserError(
+                f"must be in [0, 1], got {self.cache_threshold}", where="--cache-threshold"
+            )
+        self.compute()
         if self.tiers is not None:
             if any(t < 0 for t in self.tiers) or sum(self.tiers) <= 0:
                 raise UserError(
@@ -102,6 +136,16 @@ class SimConfig:
             PriceTable.default(self.prices).require(self.price)  # fail before the replay
         return self
 
+    def compute(self) -> models.Compute:
+        """The serving instance each node is: the model on its GPUs at this MFU."""
+        return models.Compute.build(
+            self.model,
+            self.gpu,
+            gpus=self.gpus,
+            mfu=self.mfu,
+            weight_precision=self.weight_precision,
+        )
+
     @property
     def total_capacity(self) -> int | None:
         return sum(self.tiers) if self.tiers is not None else self.capacity
@@ -151,6 +195,10 @@ class SimResult:
     queue_growth_s_per_s: float = 0.0  # worst node's queueing added per second of trace
     overloaded: bool = False  # a node needs more than all its time: TTFT is a growing backlog
     notes: list[str] = field(default_factory=list)  # how the configuration was read
+    node: str = ""  # what one node is: model, GPUs, MFU
+    gpus_per_node: int = 0
+    gpu_dollars: float = 0.0  # prefill GPU-hours at the $/GPU-hour price
+    gpu_dollars_without_cache: float = 0.0
     warnings: list[str] = field(default_factory=list)  # what makes a figure untrustworthy
 
     def to_dict(self) -> dict[str, Any]:
@@ -224,8 +272,15 @@ def simulate(
             nodes=cfg.nodes,
             capacity=cap,
             ttl=cfg.ttl,
-            model=arch,
+            compute=cfg.compute().scalar(),
             load_threshold=cfg.load_threshold,
+            seed=cfg.seed,
+            sglang=cluster.SGLang(
+                cache_threshold=cfg.cache_threshold,
+                balance_abs_threshold=cfg.balance_abs_threshold,
+                balance_rel_threshold=cfg.balance_rel_threshold,
+            ),
+            block_size=trace.block_size,
             on_progress=on_progress,
             transfer_s_per_block=arch.kv_bytes_per_token(cfg.precision)
             * trace.block_size
@@ -312,10 +367,14 @@ def _report(
         cfg.ssd_gbps * 1e9
     )
     load_s = load_s + fetched * bpt * trace.block_size / (cfg.net_gbps * 1e9)
-    service = models.prefill_seconds(arch, length_tok, ht) + load_s
+    compute = cfg.compute()
+    # Loading cached KV overlaps with computing the rest, layer by layer (as Mooncake and
+    # LMCache do): a request takes the longer of the two, not their sum.
+    service = np.maximum(compute.prefill_seconds(length_tok, ht), load_s)
     ttft = cluster.queue_ttft(node, p.times, service, cfg.nodes)
-    full = models.prefill_seconds(arch, length_tok, 0)
-    gpus = models.ANCHOR_GPUS
+    full = compute.prefill_seconds(length_tok, 0)
+    gpus = compute.gpus
+    per_gpu_s = (cfg.gpu_price if cfg.gpu_price is not None else compute.gpu.usd_per_hour) / 3600
     dollars = dollars0 = None
     if cfg.price:
         price = PriceTable.default(cfg.prices).require(cfg.price)
@@ -343,7 +402,7 @@ def _report(
         prefill_tokens=int((length_tok - ht)[m].sum()),
         prefill_gpu_s=float(service[m].sum() * gpus),
         prefill_gpu_s_saved=float(
-            (full - models.prefill_seconds(arch, length_tok, ht))[m].sum() * gpus
+            (full - compute.prefill_seconds(length_tok, ht))[m].sum() * gpus
         ),
         ttft_mean_s=float(tm.mean()),
         ttft_p50_s=_percentile(tm, 50),
@@ -361,6 +420,10 @@ def _report(
         queue_growth_s_per_s=ld.max_queue_growth,
         overloaded=ld.overloaded,
         warnings=warnings,
+        node=compute.describe(),
+        gpus_per_node=gpus,
+        gpu_dollars=float(service[m].sum() * gpus * per_gpu_s),
+        gpu_dollars_without_cache=float(full[m].sum() * gpus * per_gpu_s),
     )
 
 

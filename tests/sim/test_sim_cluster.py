@@ -26,7 +26,7 @@ def test_session_affinity_beats_random_on_agent_sessions() -> None:
     trace = generate(Workload(sessions=24, turns=8, seed=3))
     aff = simulate(trace, SimConfig(capacity=4000, nodes=4, router="session", warmup=0.0))
     rnd = simulate(trace, SimConfig(capacity=4000, nodes=4, router="random", warmup=0.0))
-    pre = simulate(trace, SimConfig(capacity=4000, nodes=4, router="prefix", warmup=0.0))
+    pre = simulate(trace, SimConfig(capacity=4000, nodes=4, router="sglang", warmup=0.0))
     assert aff.hit_rate_tokens > rnd.hit_rate_tokens + 0.1
     assert pre.hit_rate_tokens > rnd.hit_rate_tokens + 0.1
     for r in (aff, rnd, pre):
@@ -37,7 +37,7 @@ def test_ttft_router_balances_and_reuses(conversation: Trace) -> None:
     t = conversation.head(800)
     ttft = simulate(t, SimConfig(capacity=3000, nodes=4, router="ttft"))
     rr = simulate(t, SimConfig(capacity=3000, nodes=4, router="round-robin"))
-    assert ttft.load_max_mean_requests < 1.2
+    assert ttft.load_max_mean_requests < 1.3
     assert ttft.hit_rate_tokens > rr.hit_rate_tokens + 0.05
     assert ttft.ttft_mean_s < rr.ttft_mean_s
 

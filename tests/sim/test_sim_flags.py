@@ -34,7 +34,10 @@ def _trace(tmp_path: Path) -> Path:
         (["--block-size", "-5"], "--block-size"),
         (["--seed", "-1", "--nodes", "2", "--router", "random"], "--seed"),
         (["--jobs", "0", "--capacity", "1,2"], "--jobs"),
-        (["--load-threshold", "-1", "--nodes", "2", "--router", "prefix"], "--load-threshold"),
+        (
+            ["--load-threshold", "-1", "--nodes", "2", "--router", "longest-prefix"],
+            "--load-threshold",
+        ),
         (["--capacity-bytes", "nan"], "--capacity-bytes"),
         (["--capacity-bytes", "-5"], "--capacity-bytes"),
         (["--hbm", "inf"], "--hbm"),
