@@ -117,6 +117,30 @@ def configure(p: argparse.ArgumentParser) -> None:
         default=1.0001,
         help="sglang: ratio of the longest to the shortest load before it balances",
     )
+    g.add_argument(
+        "--max-rate",
+        action="store_true",
+        help="find the highest request rate each configuration serves with p90 TTFT within "
+        "--slo-ttft (the trace replayed faster or slower), and the served rate past it with "
+        "early rejection",
+    )
+    g.add_argument(
+        "--decode",
+        action="store_true",
+        help="with --max-rate: model decode (memory-bound steps, co-located chunked prefill)",
+    )
+    g.add_argument("--decode-batch", type=int, default=64, help="decode batch (default 64)")
+    g.add_argument(
+        "--disaggregate",
+        type=float,
+        default=None,
+        metavar="SHARE",
+        help="with --decode: this share of the nodes only decodes, the rest only prefill",
+    )
+    g.add_argument(
+        "--slo-tpot", type=float, default=None, help="p90 TPOT objective in seconds (--decode)"
+    )
+    g.add_argument("--rate-plot", default=None, help="draw offered vs served rate to this PNG")
     g = p.add_argument_group("compute (one node = one model instance)")
     g.add_argument("--gpu", default="h100", help="h100, h200 or b200 (default h100)")
     g.add_argument(
@@ -395,6 +419,7 @@ def run(args: argparse.Namespace) -> int:
     # Flags checked before any work, so a typo never costs a whole replay.
     _check_output(args.json_out, "--json")
     _check_output(args.plot, "--plot")
+    _check_output(args.rate_plot, "--rate-plot")
     if args.block_size is not None and args.block_size <= 0:
         raise UserError(
             f"must be a positive number of tokens, got {args.block_size}", where="--block-size"
@@ -424,6 +449,8 @@ def run(args: argparse.Namespace) -> int:
         trace = _read(args, show)
     chosen = _configs(args, trace.block_size)
     configs = [c for c, _ in chosen]
+    if args.max_rate:
+        return _max_rate(args, trace, configs, backend)
     plan = None  # the trace on its prefix trie, shared by the simulations and the curve
     if len(configs) == 1 or any(auto for _, auto in chosen):
         from .engine import plan as make_plan
@@ -558,10 +585,108 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _plot(curve: Any, title: str, path: str) -> None:
-    import tempfile
-    from pathlib import Path
+def _max_rate(args: argparse.Namespace, trace: Any, configs: list[Any], backend: Any) -> int:
+    """`--max-rate`: each configuration's highest rate within the objective, then the curve."""
+    import json
 
+    from .capacity import Decode, max_rate
+
+    decode = None
+    if args.decode:
+        decode = Decode(
+            batch=args.decode_batch,
+            disaggregated=args.disaggregate is not None,
+            decode_share=args.disaggregate if args.disaggregate is not None else 0.5,
+            tpot_slo_s=args.slo_tpot,
+        ).check()
+    show = not args.no_progress and sys.stderr.isatty()
+    caps = []
+    for cfg in configs:
+        with _progress(show, f"max rate: {cfg.label()}", None) as tick:
+            caps.append(max_rate(trace, cfg, slo_s=args.slo_ttft, decode=decode, backend=backend))
+            tick(1)
+    base = caps[0].max_rps
+    rows = []
+    for c in caps:
+        r = c.result
+        at = next((p for p in c.curve if p.speedup == c.speedup), c.curve[0])
+        rows.append(
+            (
+                c.label,
+                r.router_used,
+                f"{c.max_rps:,.3f}",
+                f"{c.max_rps / base - 1:+.0%}" if base else "-",
+                f"{c.speedup:,.3g}x",
+                _pct(r.hit_rate_tokens),
+                f"{r.ttft_p90_s:,.2f}",
+                "-" if at.tpot_p90_s is None else f"{1000 * at.tpot_p90_s:,.1f}",
+                f"{max(r.node_utilisation, default=0.0):.0%}",
+            )
+        )
+    title = (
+        f"{trace.name}: highest request rate with p90 TTFT <= {args.slo_ttft:g} s"
+        + ("" if decode is None else f" (decode modelled, batch {decode.batch}"
+           + (", disaggregated)" if decode.disaggregated else ", co-located)"))
+        + f"\nnode: {caps[0].result.node}"
+    )
+    header = (
+        "config", "router used", "req/s", "vs first", "trace speed", "hit tok",
+        "TTFT p90 s", "TPOT ms", "util max",
+    )
+    print(_table(title, header, rows), flush=True)
+    print()
+    curve_rows = [
+        (c.label, f"{p.offered_rps:,.3f}", f"{p.served_rps:,.3f}", f"{p.rejected:.1%}",
+         f"{p.ttft_p90_s:,.2f}")
+        for c in caps
+        for p in c.curve
+    ]
+    print(_table(
+        "with early rejection (a request is turned away when its TTFT would exceed the objective)",
+        ("config", "offered req/s", "served req/s", "rejected", "served TTFT p90 s"),
+        curve_rows,
+    ))
+    if args.json_out:
+        payload = {
+            "trace": trace.name,
+            "slo_ttft_s": args.slo_ttft,
+            "capacities": [
+                {
+                    "config": c.label,
+                    "max_rps": c.max_rps,
+                    "speedup": c.speedup,
+                    "result": c.result.to_dict(),
+                    "curve": [p.__dict__ for p in c.curve],
+                }
+                for c in caps
+            ],
+        }
+        _write_atomic(
+            args.json_out, json.dumps(payload, indent=1, default=float).encode("utf-8"), "--json"
+        )
+    if args.rate_plot:
+        _plot_rates(caps, trace.name, args.slo_ttft, args.rate_plot)
+    return 0
+
+
+def _plot_rates(caps: list[Any], title: str, slo: float, path: str) -> None:
+    plt = _pyplot("--rate-plot")
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for c in caps:
+        ax.plot(
+            [p.offered_rps for p in c.curve], [p.served_rps for p in c.curve], marker="o",
+            label=f"{c.label}: {c.max_rps:.2f} req/s",
+        )
+        ax.axvline(c.max_rps, linestyle=":", color=ax.lines[-1].get_color())
+    ax.set_xlabel("offered requests/s")
+    ax.set_ylabel(f"served within {slo:g} s TTFT (req/s)")
+    ax.set_title(f"{title}: throughput under a p90 TTFT objective")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    _save(fig, plt, path, "--rate-plot")
+
+
+def _pyplot(where: str) -> Any:
     try:
         import matplotlib
 
@@ -569,8 +694,36 @@ def _plot(curve: Any, title: str, path: str) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         raise UserError(
-            "--plot needs matplotlib: pip install 'prefixlock[plot]'", where="--plot"
+            f"{where} needs matplotlib: pip install 'prefixlock[plot]'", where=where
         ) from None
+    return plt
+
+
+def _save(fig: Any, plt: Any, path: str, where: str) -> None:
+    import tempfile
+    from pathlib import Path
+
+    target = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".plot-", suffix=".png")
+    except OSError as exc:
+        plt.close(fig)
+        raise UserError(f"cannot write {path}: {exc.strerror}", where=where) from None
+    os.close(fd)
+    try:
+        fig.savefig(tmp, dpi=110, bbox_inches="tight", format="png")
+        os.chmod(tmp, _umask_mode())
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror}", where=where) from None
+    finally:
+        plt.close(fig)
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _plot(curve: Any, title: str, path: str) -> None:
+    plt = _pyplot("--plot")
     fig, ax = plt.subplots(figsize=(7, 4))
     ax.plot(curve.capacities, curve.token_rate, label="tokens")
     ax.plot(curve.capacities, curve.block_rate, label="blocks", linestyle="--")
@@ -580,23 +733,7 @@ def _plot(curve: Any, title: str, path: str) -> None:
     ax.set_title(f"{title}: LRU hit rate by capacity")
     ax.grid(True, alpha=0.3)
     ax.legend()
-    target = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".plot-", suffix=".png")
-    except OSError as exc:
-        plt.close(fig)
-        raise UserError(f"cannot write {path}: {exc.strerror}", where="--plot") from None
-    os.close(fd)
-    try:
-        fig.savefig(tmp, dpi=110, bbox_inches="tight", format="png")
-        os.chmod(tmp, _umask_mode())
-        os.replace(tmp, target)
-    except OSError as exc:
-        raise UserError(f"cannot write {path}: {exc.strerror}", where="--plot") from None
-    finally:
-        plt.close(fig)
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    _save(fig, plt, path, "--plot")
 
 
 def _matrix(args: argparse.Namespace) -> int:

@@ -245,8 +245,12 @@ def simulate(
     backend: Backend = NUMPY,
     on_progress: Callable[[int], None] | None = None,
     plan: engine.Plan | None = None,
+    keep: list[tuple[I64, F64, F64]] | None = None,
 ) -> SimResult:
     """Replay `trace` through the cache and cluster of `config`.
+
+    `keep`: a list that receives (node, arrival, service seconds) per request, for callers that
+    replay the queues themselves (`capacity`).
 
     `on_progress(requests_done)` is called now and then by the request-by-request engines.
     `plan`: `engine.plan(trace, warmup=config.warmup, share=config.share)` where the caller has
@@ -338,7 +342,9 @@ def simulate(
                 hb[rows], ht[rows] = rp.hit_blocks, rp.hit_tokens
                 tier_tok[rows, 0] = rp.hit_tokens
                 underfilled |= sub.warmup > 0 and not rp.filled
-    res = _report(trace, p, cfg, arch, node, hb, ht, fetched, tier_tok, underfilled, backend)
+    res = _report(
+        trace, p, cfg, arch, node, hb, ht, fetched, tier_tok, underfilled, backend, keep
+    )
     return replace(res, router_used=router_used, notes=notes + res.notes)
 
 
@@ -354,6 +360,7 @@ def _report(
     tier_tok: I64,
     underfilled: bool,
     backend: Backend,
+    keep: list[tuple[I64, F64, F64]] | None = None,
 ) -> SimResult:
     R = p.requests
     m = np.arange(R) >= p.warmup
@@ -372,6 +379,8 @@ def _report(
     # LMCache do): a request takes the longer of the two, not their sum.
     service = np.maximum(compute.prefill_seconds(length_tok, ht), load_s)
     ttft = cluster.queue_ttft(node, p.times, service, cfg.nodes)
+    if keep is not None:
+        keep.append((node, p.times, service))
     full = compute.prefill_seconds(length_tok, 0)
     gpus = compute.gpus
     per_gpu_s = (cfg.gpu_price if cfg.gpu_price is not None else compute.gpu.usd_per_hour) / 3600
