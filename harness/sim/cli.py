@@ -3,6 +3,7 @@
     prefixlock sim TRACE [--capacity N[,N...]] [--policy lru,fifo,...] [--nodes N --router R]
                          [--json out.json] [--plot curve.png] [--backend auto|numpy|cupy]
     prefixlock sim synthetic [--sessions N] [--turns N] [--style STYLE]   (a generated workload)
+    prefixlock sim agents [--sessions N]          (coding-agent sessions calibrated on real logs)
     prefixlock sim matrix [--sessions N] [--price MODEL]
 
 Comma-separated values make a sweep (their cartesian product), run over local processes or a Ray
@@ -27,7 +28,8 @@ def configure(p: argparse.ArgumentParser) -> None:
         "trace",
         metavar="TRACE",
         help="trace file (.jsonl/.jsonl.gz: Mooncake or prefixlock), 'synthetic' for a generated "
-        "agent workload (--sessions, --turns, --style), or 'matrix' for client x server",
+        "chat-style workload (--sessions, --turns, --style), 'agents' for a coding-agent "
+        "workload calibrated on real session logs (--sessions), or 'matrix' for client x server",
     )
     g = p.add_argument_group("trace")
     g.add_argument(
@@ -445,6 +447,16 @@ def run(args: argparse.Namespace) -> int:
         if args.block_size:
             w = replace(w, block_size=args.block_size)
         trace = generate(w)
+    elif args.trace == "agents":
+        from .agents import CALIBRATION, AgentWorkload, generate_agents
+
+        if args.sessions <= 0:
+            raise UserError("sessions must be positive", where="--sessions")
+        aw = AgentWorkload(sessions=args.sessions, seed=args.seed)
+        if args.block_size:
+            aw = replace(aw, block_size=args.block_size)
+        trace = generate_agents(aw)
+        print(f"note: coding-agent workload {CALIBRATION}", file=sys.stderr)
     else:
         trace = _read(args, show)
     chosen = _configs(args, trace.block_size)
