@@ -432,10 +432,10 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"must be >= 0, got {args.seed}", where="--seed")
     if args.trace == "matrix":
         return _matrix(args)
-    from .backend import get_backend
+    from .backend import AUTO_GPU_MIN_REFERENCES, get_backend
     from .simulate import lru_curve, simulate
 
-    backend = get_backend(args.backend)
+    get_backend(args.backend, references=0)  # an unusable choice fails before any reading
     if args.limit < 0:
         raise UserError("must be >= 0", where="--limit")
     if args.trace == "synthetic":
@@ -459,6 +459,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"note: coding-agent workload {CALIBRATION}", file=sys.stderr)
     else:
         trace = _read(args, show)
+    backend = get_backend(args.backend, references=trace.references)
     chosen = _configs(args, trace.block_size)
     configs = [c for c, _ in chosen]
     if args.max_rate:
@@ -509,6 +510,12 @@ def run(args: argparse.Namespace) -> int:
         f"{trace.references:,} blocks of {trace.block_size} tokens"
         + (f", {trace.skipped} bad lines skipped" if trace.skipped else "")
         + "".join(f"\nnode: {n}" for n in dict.fromkeys(r.node for r in results))
+        + f"\nbackend: {', '.join(dict.fromkeys(r.backend for r in results))}"
+        + (
+            f" (auto: numpy below {AUTO_GPU_MIN_REFERENCES:,} references)"
+            if args.backend == "auto"
+            else ""
+        )
     )
     header = (
         "config",
@@ -580,6 +587,7 @@ def run(args: argparse.Namespace) -> int:
                 "block_size": trace.block_size,
                 "skipped": trace.skipped,
             },
+            "backend": backend.name,
             "results": [r.to_dict() for r in results],
             "lru_curve": {
                 "capacities": curve.capacities[idx].tolist(),
