@@ -43,6 +43,22 @@ def _trace(tmp_path: Path) -> Path:
         (["--hbm", "inf"], "--hbm"),
         (["--json", "/nonexistent-dir/out.json"], "--json"),
         (["--plot", "/nonexistent-dir/curve.png"], "--plot"),
+        (["--rate-plot", "/nonexistent-dir/rate.png", "--max-rate"], "--rate-plot"),
+        (["--mfu", "0"], "--mfu"),
+        (["--mfu", "1.5"], "--mfu"),
+        (["--gpu", "a100"], "--gpu"),
+        (["--tp", "1"], "--tp"),  # Llama-3.3-70B in FP8 needs 2 x H100
+        (["--weight-precision", "fp3"], "--weight-precision"),
+        (["--dram-gbps", "0"], "--dram-gbps"),
+        (["--net-gbps", "-1"], "--net-gbps"),
+        (["--gpu-price", "-2"], "--gpu-price"),
+        (["--cache-threshold", "2", "--nodes", "2", "--router", "sglang"], "--cache-threshold"),
+        (["--nodes", "2", "--router", "prefix"], "--router"),
+        (["--nodes", "2", "--router", "sglang", "--hbm", "1GB", "--dram", "8GB"], "--router"),
+        (["--nodes", "auto", "--slo-ttft", "0"], "--slo-ttft"),
+        (["--max-rate", "--slo-ttft", "-1"], "--slo-ttft"),
+        (["--max-rate", "--decode", "--decode-batch", "0"], "--decode-batch"),
+        (["--max-rate", "--decode", "--disaggregate", "1.5"], "--disaggregate"),
     ],
 )
 def test_bad_flag_is_one_line_and_exit_2(
