@@ -18,7 +18,7 @@ print(f"{trace.requests:,} requests; 4 nodes x {blocks:,} blocks of {trace.block
 print(
     f"{'router':>12} {'hit':>7} {'TTFT p99':>9} {'max/mean req':>13} {'max/mean tok':>13} {'$':>8}"
 )
-for router in ("random", "round-robin", "session", "prefix", "ttft"):
+for router in ("random", "round-robin", "session", "sglang", "longest-prefix", "ttft"):
     r = simulate(trace, SimConfig(capacity=blocks, nodes=4, router=router, warmup=0.2))
     print(
         f"{router:>12} {r.hit_rate_tokens:7.1%} {r.ttft_p99_s:8.2f}s "

@@ -3,10 +3,16 @@
 Public surface (import the module you need; this package imports nothing heavy on its own, so
 the emulator can use `prefixlock.cache.blocks.BlockCache` cheaply):
 
-- `trace`: `read_trace` (Mooncake or prefixlock JSONL), `Trace`; `synthetic.generate(Workload)`.
-- `simulate`: `simulate(trace, SimConfig(...)) -> SimResult`, `lru_curve(trace)` (every capacity).
+- `trace`: `read_trace` (Mooncake or prefixlock JSONL), `Trace`; `synthetic.generate(Workload)`;
+  `agents.generate_agents(AgentWorkload)` (coding-agent sessions calibrated on real logs).
+- `simulate`: `simulate(trace, SimConfig(...)) -> SimResult` (hit rates, TTFT with per-node
+  utilisation, queue growth and an overload warning, GPU-hour and API dollars),
+  `smallest_cluster` (--nodes auto), `lru_curve(trace)` (every capacity).
+- `capacity`: `max_rate` (highest request rate within a p90 TTFT objective, early rejection,
+  optional decode / disaggregation).
 - `engine`: the pure array engine (prefix trie, stack ranks, curve); `replay`: FIFO/LRU/LFU/optimal.
-- `cluster`: routers and load balance; `models`: KV bytes per token and the prefill cost model.
+- `cluster`: routers (SGLang's cache-aware router, longest-prefix, ttft) and load;
+  `models`: architectures, the GPU catalogue and the prefill compute model.
 - `sweep.run_sweep` (processes or Ray), `matrix.run_matrix` (client style x server design).
 - `backend.get_backend('auto'|'numpy'|'cupy')`; `cache.BlockCache` (the emulator's prompt cache).
 """

@@ -1,8 +1,13 @@
 """Array backends of the simulator engine: numpy (default) and cupy (`pip install prefixlock[gpu]`).
 
 The engine's array code is written once against the numpy API and runs on either module; all of
-it is integer arithmetic, so both give bit-identical results. `auto` picks cupy when it imports
-and sees a CUDA device, numpy otherwise.
+it is integer arithmetic, so both give bit-identical results. `auto` picks cupy when it imports,
+sees a CUDA device and the trace has at least `AUTO_GPU_MIN_REFERENCES` block references; below
+that the transfers, kernel launches and one synchronisation per bit level of the wavelet matrix
+cost more than numpy's whole pass (numpy does a 300k-reference trace's ranks in tens of
+milliseconds). The threshold is an estimate: no GPU was lent when it was set, so
+tests/benchmarks/gpu_check.sh measures both sides where one is. Every result names the backend
+that computed it.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ import numpy as np
 from ..errors import UserError
 
 BACKENDS = ("auto", "numpy", "cupy")
+AUTO_GPU_MIN_REFERENCES = 2_000_000
 
 
 @dataclass(frozen=True)
@@ -46,11 +52,14 @@ def cupy_available() -> bool:
         return False
 
 
-def get_backend(name: str = "auto") -> Backend:
-    """The backend called `name` ('auto', 'numpy' or 'cupy')."""
+def get_backend(name: str = "auto", references: int | None = None) -> Backend:
+    """The backend called `name` ('auto', 'numpy' or 'cupy'). For 'auto', `references` is the
+    trace's size: below `AUTO_GPU_MIN_REFERENCES` numpy wins, so numpy it is."""
     if name == "numpy":
         return NUMPY
     if name == "auto":
+        if references is not None and references < AUTO_GPU_MIN_REFERENCES:
+            return NUMPY
         return get_backend("cupy") if cupy_available() else NUMPY
     if name == "cupy":
         if not cupy_available():

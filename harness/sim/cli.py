@@ -3,6 +3,7 @@
     prefixlock sim TRACE [--capacity N[,N...]] [--policy lru,fifo,...] [--nodes N --router R]
                          [--json out.json] [--plot curve.png] [--backend auto|numpy|cupy]
     prefixlock sim synthetic [--sessions N] [--turns N] [--style STYLE]   (a generated workload)
+    prefixlock sim agents [--sessions N]          (coding-agent sessions calibrated on real logs)
     prefixlock sim matrix [--sessions N] [--price MODEL]
 
 Comma-separated values make a sweep (their cartesian product), run over local processes or a Ray
@@ -27,7 +28,8 @@ def configure(p: argparse.ArgumentParser) -> None:
         "trace",
         metavar="TRACE",
         help="trace file (.jsonl/.jsonl.gz: Mooncake or prefixlock), 'synthetic' for a generated "
-        "agent workload (--sessions, --turns, --style), or 'matrix' for client x server",
+        "chat-style workload (--sessions, --turns, --style), 'agents' for a coding-agent "
+        "workload calibrated on real session logs (--sessions), or 'matrix' for client x server",
     )
     g = p.add_argument_group("trace")
     g.add_argument(
@@ -69,17 +71,104 @@ def configure(p: argparse.ArgumentParser) -> None:
         "--no-sharing", action="store_true", help="no cross-tenant sharing of identical blocks"
     )
     g = p.add_argument_group("cluster")
-    g.add_argument("--nodes", default="1", help="nodes (comma list sweeps)")
+    g.add_argument(
+        "--nodes",
+        default="1",
+        help="nodes (comma list sweeps), or 'auto': the smallest cluster meeting --slo-ttft",
+    )
+    g.add_argument(
+        "--slo-ttft",
+        type=float,
+        default=2.0,
+        help="TTFT objective in seconds for --nodes auto (default 2)",
+    )
+    g.add_argument(
+        "--slo-pct",
+        type=float,
+        default=90.0,
+        help="percentile the TTFT objective applies to: 50, 90 or 99 (default 90)",
+    )
     g.add_argument(
         "--router",
         default="session",
-        help="random, round-robin, session, cache-key, prefix, ttft (comma list sweeps)",
+        help="random, round-robin, session, cache-key (ignore cache state); sglang (SGLang's "
+        "cache-aware router), longest-prefix (a heuristic reading the real caches), ttft "
+        "(Mooncake's Conductor) (comma list sweeps)",
     )
     g.add_argument(
         "--load-threshold",
         type=float,
         default=2.0,
-        help="queue seconds of imbalance before 'prefix' balances",
+        help="queue seconds of imbalance before 'longest-prefix' balances",
+    )
+    g.add_argument(
+        "--cache-threshold",
+        type=float,
+        default=0.5,
+        help="sglang: least prefix match rate that routes to the best match (default 0.5)",
+    )
+    g.add_argument(
+        "--balance-abs-threshold",
+        type=int,
+        default=32,
+        help="sglang: in-flight requests of imbalance before it balances (default 32)",
+    )
+    g.add_argument(
+        "--balance-rel-threshold",
+        type=float,
+        default=1.0001,
+        help="sglang: ratio of the longest to the shortest load before it balances",
+    )
+    g.add_argument(
+        "--max-rate",
+        action="store_true",
+        help="find the highest request rate each configuration serves with p90 TTFT within "
+        "--slo-ttft (the trace replayed faster or slower), and the served rate past it with "
+        "early rejection",
+    )
+    g.add_argument(
+        "--decode",
+        action="store_true",
+        help="with --max-rate: model decode (memory-bound steps, co-located chunked prefill)",
+    )
+    g.add_argument("--decode-batch", type=int, default=64, help="decode batch (default 64)")
+    g.add_argument(
+        "--disaggregate",
+        type=float,
+        default=None,
+        metavar="SHARE",
+        help="with --decode: this share of the nodes only decodes, the rest only prefill",
+    )
+    g.add_argument(
+        "--slo-tpot", type=float, default=None, help="p90 TPOT objective in seconds (--decode)"
+    )
+    g.add_argument("--rate-plot", default=None, help="draw offered vs served rate to this PNG")
+    g = p.add_argument_group("compute (one node = one model instance)")
+    g.add_argument("--gpu", default="h100", help="h100, h200 or b200 (default h100)")
+    g.add_argument(
+        "--tp",
+        type=int,
+        default=0,
+        help="GPUs per node (tensor parallel); default: the fewest that hold the weights",
+    )
+    g.add_argument(
+        "--mfu", type=float, default=0.45, help="model FLOPs utilisation of prefill (0.45)"
+    )
+    g.add_argument(
+        "--weight-precision", default="fp8", help="weights: bf16, fp8, ... (sizes TP, picks peak)"
+    )
+    g.add_argument(
+        "--gpu-price",
+        type=float,
+        default=None,
+        help="$ per GPU-hour for GPU dollars (default: the catalogue's assumed price)",
+    )
+    g.add_argument(
+        "--dram-gbps", type=float, default=25.0, help="GB/s DRAM -> GPU for a DRAM hit (25)"
+    )
+    g.add_argument("--ssd-gbps", type=float, default=5.0, help="GB/s SSD -> GPU (5)")
+    g.add_argument(
+        "--net-gbps", type=float, default=25.0, help="GB/s node -> node KV copies (ttft, 25)"
     )
     g = p.add_argument_group("measurement and cost")
     g.add_argument(
@@ -123,6 +212,11 @@ def configure(p: argparse.ArgumentParser) -> None:
         default="stable",
         help="client style of 'sim synthetic': stable, timestamp, shuffled-tools, model-switch",
     )
+
+
+def _nodes(text: str) -> int:
+    """A node count, or 0 for 'auto' (the smallest cluster meeting the TTFT objective)."""
+    return 0 if text.lower() == "auto" else int(text)
 
 
 def _csv(value: str, kind: Callable[[str], Any], where: str) -> list[Any]:
@@ -205,7 +299,8 @@ def _write_atomic(path: str, data: bytes, where: str) -> None:
         raise
 
 
-def _configs(args: argparse.Namespace, block_size: int) -> list[Any]:
+def _configs(args: argparse.Namespace, block_size: int) -> list[tuple[Any, bool]]:
+    """Each configuration of the sweep, and whether its node count is 'auto'."""
     import itertools
 
     from .models import arch, blocks_for_bytes, parse_bytes
@@ -245,7 +340,7 @@ def _configs(args: argparse.Namespace, block_size: int) -> list[Any]:
     for cap, pol, nodes, router in itertools.product(
         caps,
         _csv(args.policy, str, "--policy"),
-        _csv(args.nodes, int, "--nodes"),
+        _csv(args.nodes, _nodes, "--nodes"),
         _csv(args.router, str, "--router"),
     ):
         cfg = SimConfig(
@@ -253,9 +348,21 @@ def _configs(args: argparse.Namespace, block_size: int) -> list[Any]:
             policy=pol,
             ttl=args.ttl,
             share=not args.no_sharing,
-            nodes=nodes,
+            nodes=max(nodes, 1),
             router=router,
+
             load_threshold=args.load_threshold,
+            cache_threshold=args.cache_threshold,
+            balance_abs_threshold=args.balance_abs_threshold,
+            balance_rel_threshold=args.balance_rel_threshold,
+            gpu=args.gpu,
+            gpus=args.tp,
+            mfu=args.mfu,
+            weight_precision=args.weight_precision,
+            gpu_price=args.gpu_price,
+            dram_gbps=args.dram_gbps,
+            ssd_gbps=args.ssd_gbps,
+            net_gbps=args.net_gbps,
             warmup=args.warmup,
             model=args.model,
             precision=args.precision,
@@ -266,7 +373,7 @@ def _configs(args: argparse.Namespace, block_size: int) -> list[Any]:
         )
         if pol != "lru" and cap is None and tiers is None:
             raise UserError(f"policy {pol} needs --capacity or --capacity-bytes", where="--policy")
-        out.append(cfg.check())
+        out.append((cfg.check(), nodes == 0))
     return out
 
 
@@ -314,6 +421,7 @@ def run(args: argparse.Namespace) -> int:
     # Flags checked before any work, so a typo never costs a whole replay.
     _check_output(args.json_out, "--json")
     _check_output(args.plot, "--plot")
+    _check_output(args.rate_plot, "--rate-plot")
     if args.block_size is not None and args.block_size <= 0:
         raise UserError(
             f"must be a positive number of tokens, got {args.block_size}", where="--block-size"
@@ -324,10 +432,10 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"must be >= 0, got {args.seed}", where="--seed")
     if args.trace == "matrix":
         return _matrix(args)
-    from .backend import get_backend
+    from .backend import AUTO_GPU_MIN_REFERENCES, get_backend
     from .simulate import lru_curve, simulate
 
-    backend = get_backend(args.backend)
+    get_backend(args.backend, references=0)  # an unusable choice fails before any reading
     if args.limit < 0:
         raise UserError("must be >= 0", where="--limit")
     if args.trace == "synthetic":
@@ -339,16 +447,51 @@ def run(args: argparse.Namespace) -> int:
         if args.block_size:
             w = replace(w, block_size=args.block_size)
         trace = generate(w)
+    elif args.trace == "agents":
+        from .agents import CALIBRATION, AgentWorkload, generate_agents
+
+        if args.sessions <= 0:
+            raise UserError("sessions must be positive", where="--sessions")
+        aw = AgentWorkload(sessions=args.sessions, seed=args.seed)
+        if args.block_size:
+            aw = replace(aw, block_size=args.block_size)
+        trace = generate_agents(aw)
+        print(f"note: coding-agent workload {CALIBRATION}", file=sys.stderr)
     else:
         trace = _read(args, show)
-    configs = _configs(args, trace.block_size)
-    plan = None  # the trace on its prefix trie, shared by the one simulation and the curve
-    if len(configs) == 1:
+    backend = get_backend(args.backend, references=trace.references)
+    chosen = _configs(args, trace.block_size)
+    configs = [c for c, _ in chosen]
+    if args.max_rate:
+        return _max_rate(args, trace, configs, backend)
+    plan = None  # the trace on its prefix trie, shared by the simulations and the curve
+    if len(configs) == 1 or any(auto for _, auto in chosen):
         from .engine import plan as make_plan
+        from .simulate import smallest_cluster
 
         plan = make_plan(trace, warmup=configs[0].warmup, share=configs[0].share)
-        with _progress(show, "simulating (requests)", trace.requests) as tick:
-            results = [simulate(trace, configs[0], backend, on_progress=tick, plan=plan)]
+        results = []
+        for cfg, auto in chosen:
+            if auto:
+                with _progress(show, "sizing the cluster", None) as tick:
+                    r, _ = smallest_cluster(
+                        trace,
+                        cfg,
+                        slo_s=args.slo_ttft,
+                        percentile=args.slo_pct,
+                        backend=backend,
+                        plan=plan,
+                    )
+                    tick(1)
+            else:
+                with _progress(show, "simulating (requests)", trace.requests) as tick:
+                    r = simulate(trace, cfg, backend, on_progress=tick, plan=plan)
+            results.append(r)
+        # label each row with the cluster it ran on ('auto' resolved)
+        configs = [
+            replace(c, nodes=int(r.config["nodes"]))
+            for c, r in zip(configs, results, strict=True)
+        ]
     else:
         from .sweep import run_sweep  # processes or Ray: only for a sweep
 
@@ -366,16 +509,27 @@ def run(args: argparse.Namespace) -> int:
         f"{trace.name}: {trace.requests:,} requests, "
         f"{trace.references:,} blocks of {trace.block_size} tokens"
         + (f", {trace.skipped} bad lines skipped" if trace.skipped else "")
+        + "".join(f"\nnode: {n}" for n in dict.fromkeys(r.node for r in results))
+        + f"\nbackend: {', '.join(dict.fromkeys(r.backend for r in results))}"
+        + (
+            f" (auto: numpy below {AUTO_GPU_MIN_REFERENCES:,} references)"
+            if args.backend == "auto"
+            else ""
+        )
     )
     header = (
         "config",
+        "router used",
         "hit tok",
         "hit blk",
         "prefill tok",
         "GPU-s saved",
-        "TTFT mean/p99 s",
+        "TTFT mean/p90/p99 s",
+        "util max",
+        "queue s/s",
         "load max/mean req|tok",
-        "$ (no cache $)",
+        "GPU $ (no cache)",
+        "API $ (no cache)",
     )
     rows = []
     for cfg, r in zip(configs, results, strict=True):
@@ -383,16 +537,25 @@ def run(args: argparse.Namespace) -> int:
         rows.append(
             (
                 cfg.label() + (" (underfilled)" if r.underfilled else ""),
+                r.router_used,
                 _pct(r.hit_rate_tokens),
                 _pct(r.hit_rate_blocks),
                 f"{r.prefill_tokens:,}",
                 f"{r.prefill_gpu_s_saved:,.0f}",
-                f"{r.ttft_mean_s:,.2f} / {r.ttft_p99_s:,.2f}",
+                f"{r.ttft_mean_s:,.2f} / {r.ttft_p90_s:,.2f} / {r.ttft_p99_s:,.2f}",
+                f"{max(r.node_utilisation, default=0.0):.0%}" + (" !" if r.overloaded else ""),
+                f"{r.queue_growth_s_per_s:+.2f}",
                 f"{r.load_max_mean_requests:.2f} | {r.load_max_mean_tokens:.2f}",
+                f"{r.gpu_dollars:,.2f} ({r.gpu_dollars_without_cache:,.2f})",
                 money,
             )
         )
     print(_table(title, header, rows), flush=True)
+    for cfg, r in zip(configs, results, strict=True):
+        for note in dict.fromkeys(r.notes):
+            print(f"note ({cfg.label()}): {note}", file=sys.stderr)
+        for warning in r.warnings:
+            print(f"warning ({cfg.label()}): {warning}", file=sys.stderr)
     curve = None
     if args.curve or args.plot or args.json_out:
         curve = lru_curve(
@@ -424,6 +587,7 @@ def run(args: argparse.Namespace) -> int:
                 "block_size": trace.block_size,
                 "skipped": trace.skipped,
             },
+            "backend": backend.name,
             "results": [r.to_dict() for r in results],
             "lru_curve": {
                 "capacities": curve.capacities[idx].tolist(),
@@ -441,10 +605,108 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _plot(curve: Any, title: str, path: str) -> None:
-    import tempfile
-    from pathlib import Path
+def _max_rate(args: argparse.Namespace, trace: Any, configs: list[Any], backend: Any) -> int:
+    """`--max-rate`: each configuration's highest rate within the objective, then the curve."""
+    import json
 
+    from .capacity import Decode, max_rate
+
+    decode = None
+    if args.decode:
+        decode = Decode(
+            batch=args.decode_batch,
+            disaggregated=args.disaggregate is not None,
+            decode_share=args.disaggregate if args.disaggregate is not None else 0.5,
+            tpot_slo_s=args.slo_tpot,
+        ).check()
+    show = not args.no_progress and sys.stderr.isatty()
+    caps = []
+    for cfg in configs:
+        with _progress(show, f"max rate: {cfg.label()}", None) as tick:
+            caps.append(max_rate(trace, cfg, slo_s=args.slo_ttft, decode=decode, backend=backend))
+            tick(1)
+    base = caps[0].max_rps
+    rows = []
+    for c in caps:
+        r = c.result
+        at = next((p for p in c.curve if p.speedup == c.speedup), c.curve[0])
+        rows.append(
+            (
+                c.label,
+                r.router_used,
+                f"{c.max_rps:,.3f}",
+                f"{c.max_rps / base - 1:+.0%}" if base else "-",
+                f"{c.speedup:,.3g}x",
+                _pct(r.hit_rate_tokens),
+                f"{r.ttft_p90_s:,.2f}",
+                "-" if at.tpot_p90_s is None else f"{1000 * at.tpot_p90_s:,.1f}",
+                f"{max(r.node_utilisation, default=0.0):.0%}",
+            )
+        )
+    title = (
+        f"{trace.name}: highest request rate with p90 TTFT <= {args.slo_ttft:g} s"
+        + ("" if decode is None else f" (decode modelled, batch {decode.batch}"
+           + (", disaggregated)" if decode.disaggregated else ", co-located)"))
+        + f"\nnode: {caps[0].result.node}"
+    )
+    header = (
+        "config", "router used", "req/s", "vs first", "trace speed", "hit tok",
+        "TTFT p90 s", "TPOT ms", "util max",
+    )
+    print(_table(title, header, rows), flush=True)
+    print()
+    curve_rows = [
+        (c.label, f"{p.offered_rps:,.3f}", f"{p.served_rps:,.3f}", f"{p.rejected:.1%}",
+         f"{p.ttft_p90_s:,.2f}")
+        for c in caps
+        for p in c.curve
+    ]
+    print(_table(
+        "with early rejection (a request is turned away when its TTFT would exceed the objective)",
+        ("config", "offered req/s", "served req/s", "rejected", "served TTFT p90 s"),
+        curve_rows,
+    ))
+    if args.json_out:
+        payload = {
+            "trace": trace.name,
+            "slo_ttft_s": args.slo_ttft,
+            "capacities": [
+                {
+                    "config": c.label,
+                    "max_rps": c.max_rps,
+                    "speedup": c.speedup,
+                    "result": c.result.to_dict(),
+                    "curve": [p.__dict__ for p in c.curve],
+                }
+                for c in caps
+            ],
+        }
+        _write_atomic(
+            args.json_out, json.dumps(payload, indent=1, default=float).encode("utf-8"), "--json"
+        )
+    if args.rate_plot:
+        _plot_rates(caps, trace.name, args.slo_ttft, args.rate_plot)
+    return 0
+
+
+def _plot_rates(caps: list[Any], title: str, slo: float, path: str) -> None:
+    plt = _pyplot("--rate-plot")
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for c in caps:
+        ax.plot(
+            [p.offered_rps for p in c.curve], [p.served_rps for p in c.curve], marker="o",
+            label=f"{c.label}: {c.max_rps:.2f} req/s",
+        )
+        ax.axvline(c.max_rps, linestyle=":", color=ax.lines[-1].get_color())
+    ax.set_xlabel("offered requests/s")
+    ax.set_ylabel(f"served within {slo:g} s TTFT (req/s)")
+    ax.set_title(f"{title}: throughput under a p90 TTFT objective")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    _save(fig, plt, path, "--rate-plot")
+
+
+def _pyplot(where: str) -> Any:
     try:
         import matplotlib
 
@@ -452,8 +714,36 @@ def _plot(curve: Any, title: str, path: str) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         raise UserError(
-            "--plot needs matplotlib: pip install 'prefixlock[plot]'", where="--plot"
+            f"{where} needs matplotlib: pip install 'prefixlock[plot]'", where=where
         ) from None
+    return plt
+
+
+def _save(fig: Any, plt: Any, path: str, where: str) -> None:
+    import tempfile
+    from pathlib import Path
+
+    target = Path(path)
+    try:
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".plot-", suffix=".png")
+    except OSError as exc:
+        plt.close(fig)
+        raise UserError(f"cannot write {path}: {exc.strerror}", where=where) from None
+    os.close(fd)
+    try:
+        fig.savefig(tmp, dpi=110, bbox_inches="tight", format="png")
+        os.chmod(tmp, _umask_mode())
+        os.replace(tmp, target)
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror}", where=where) from None
+    finally:
+        plt.close(fig)
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def _plot(curve: Any, title: str, path: str) -> None:
+    plt = _pyplot("--plot")
     fig, ax = plt.subplots(figsize=(7, 4))
     ax.plot(curve.capacities, curve.token_rate, label="tokens")
     ax.plot(curve.capacities, curve.block_rate, label="blocks", linestyle="--")
@@ -463,23 +753,7 @@ def _plot(curve: Any, title: str, path: str) -> None:
     ax.set_title(f"{title}: LRU hit rate by capacity")
     ax.grid(True, alpha=0.3)
     ax.legend()
-    target = Path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".plot-", suffix=".png")
-    except OSError as exc:
-        plt.close(fig)
-        raise UserError(f"cannot write {path}: {exc.strerror}", where="--plot") from None
-    os.close(fd)
-    try:
-        fig.savefig(tmp, dpi=110, bbox_inches="tight", format="png")
-        os.chmod(tmp, _umask_mode())
-        os.replace(tmp, target)
-    except OSError as exc:
-        raise UserError(f"cannot write {path}: {exc.strerror}", where="--plot") from None
-    finally:
-        plt.close(fig)
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    _save(fig, plt, path, "--plot")
 
 
 def _matrix(args: argparse.Namespace) -> int:

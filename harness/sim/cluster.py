@@ -2,14 +2,16 @@
 
 Routers that ignore cache state (random, round-robin, session affinity, cache-key affinity) only
 assign requests, and each node's stream then goes through the single-node engine (the one-pass
-LRU ranks or a replay). Routers that look at the caches (prefix-aware with a load threshold, as
-SGLang's router; lowest estimated TTFT, as Mooncake's Conductor) are simulated request by request
-with one `NodeCache` per node and a queue per node. All of it is pure.
+LRU ranks or a replay). Routers that look at cache state (SGLang's cache-aware router on its
+approximate trees; this simulator's longest-prefix heuristic; lowest estimated TTFT, as
+Mooncake's Conductor) are simulated request by request with one `NodeCache` per node and a FIFO
+queue per node; their ties go by load, then to a seeded random draw. All of it is pure.
 """
 
 from __future__ import annotations
 
-from collections import OrderedDict
+import random
+from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -18,13 +20,14 @@ import numpy.typing as npt
 
 from ..errors import UserError
 from .engine import Plan
-from .models import Arch, node_flops_per_s
+from .models import seconds
 
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 
-ROUTERS = ("random", "round-robin", "session", "cache-key", "prefix", "ttft")
+ROUTERS = ("random", "round-robin", "session", "cache-key", "sglang", "longest-prefix", "ttft")
 STATELESS = ("random", "round-robin", "session", "cache-key")
+AWARE = ("sglang", "longest-prefix", "ttft")
 
 
 def _mix(x: I64) -> I64:
@@ -37,17 +40,111 @@ def _mix(x: I64) -> I64:
 
 
 def assign(router: str, nodes: int, keys: I64, first_block: I64, seed: int = 0) -> I64:
-    """Node of each request for a router that ignores cache state."""
+    """Node of each request for a router that ignores cache state.
+
+    session / cache-key: a request with a key goes to the node its key hashes to; requests
+    without one are dealt round-robin among themselves. Hashing them by their first block (as a
+    provider does by the prompt's head) sends every Mooncake conversation request, all of which
+    start with block 0, to one node and silently gives the one-node answer. `first_block` is kept
+    for the old signature."""
+    del first_block
     n = keys.shape[0]
     if router == "random":
         return np.asarray(np.random.default_rng(seed).integers(0, nodes, n), dtype=np.int64)
     if router == "round-robin":
         return (np.arange(n, dtype=np.int64) % nodes).astype(np.int64)
     if router in ("session", "cache-key"):
-        # Requests without a key go by their first block, as OpenAI routes by the prompt's head.
-        k = np.where(keys >= 0, keys, first_block + np.int64(1 << 40))
-        return _mix(k) % nodes
+        keyed = keys >= 0
+        out = _mix(np.where(keyed, keys, 0)) % nodes
+        loose = np.flatnonzero(~keyed)
+        out[loose] = np.arange(loose.shape[0], dtype=np.int64) % nodes
+        return out.astype(np.int64)
     raise UserError(f"router {router!r} needs the cache-aware simulation", where="--router")
+
+
+def keyed_router_note(router: str, keys: I64) -> tuple[str, str]:
+    """The router a session-keyed choice really amounts to on these keys, and why.
+
+    Mooncake traces carry no session ids: a session router would have nothing to be sticky on."""
+    n = int(keys.shape[0])
+    missing = int((keys < 0).sum())
+    what = "session id" if router == "session" else "cache key or session id"
+    if n and missing == n:
+        return (
+            "round-robin",
+            f"router {router}: the trace has no {what} on any request, so the requests were "
+            "dealt round-robin (hashing them by their first block would put every request "
+            "that starts alike on one node)",
+        )
+    if missing:
+        return (
+            router,
+            f"router {router}: {missing:,} of {n:,} requests have no {what}; those were dealt "
+            "round-robin",
+        )
+    return router, f"router {router}: every request carries a {what}"
+
+
+@dataclass(frozen=True)
+class Load:
+    """How hard each node worked over the measurement window, and whether its queue kept up."""
+
+    utilisation: list[float]  # busy seconds / window seconds, per node (1.0: never idle)
+    queue_growth: list[float]  # seconds of queueing added per second of trace, per node
+    window_s: float
+
+    @property
+    def max_utilisation(self) -> float:
+        return max(self.utilisation) if self.utilisation else 0.0
+
+    @property
+    def max_queue_growth(self) -> float:
+        return max(self.queue_growth) if self.queue_growth else 0.0
+
+    @property
+    def overloaded(self) -> bool:
+        """Arrivals outpace service: a node would need more than all of its time."""
+        return self.max_utilisation > 1.0
+
+    def warning(self, nodes: int) -> str | None:
+        if not self.overloaded:
+            return None
+        worst = int(np.argmax(self.utilisation))
+        return (
+            f"overloaded: requests arrive faster than the cluster serves them; node {worst} of "
+            f"{nodes} needs {self.utilisation[worst]:.1f}x its prefill capacity and its queue "
+            f"grows {self.queue_growth[worst]:.2f} s per second of trace, so the TTFT figures "
+            "measure a backlog that never drains, not a serving latency; add nodes "
+            "(--nodes auto) or cache more"
+        )
+
+
+def load(node: I64, arrival: F64, service: F64, ttft: F64, nodes: int, first: int) -> Load:
+    """Per-node utilisation and queue growth over the requests from index `first` on.
+
+    Utilisation: each node's service seconds over the window's span (first to last arrival).
+    Queue growth: the mean wait of a node's last tenth of requests minus that of its first
+    tenth, over the time between them; about 0 on a stable queue, utilisation - 1 on an
+    overloaded one."""
+    a = arrival[first:]
+    if a.shape[0] < 2:
+        return Load([0.0] * nodes, [0.0] * nodes, 0.0)
+    window = float(a[-1] - a[0])
+    nd = node[first:]
+    busy = np.bincount(nd, weights=service[first:], minlength=nodes)
+    util = (busy / window).tolist() if window > 0 else [0.0] * nodes
+    wait = (ttft - service)[first:]
+    growth = []
+    for n in range(nodes):
+        idx = np.flatnonzero(nd == n)
+        k = idx.shape[0] // 10
+        if k == 0:
+            growth.append(0.0)
+            continue
+        head, tail = idx[:k], idx[-k:]
+        span = float(a[tail].mean() - a[head].mean())
+        growth.append(float(wait[tail].mean() - wait[head].mean()) / span if span > 0 else 0.0)
+    return Load([float(u) for u in util], growth, window)
 
 
 def sub_plan(p: Plan, mask_requests: npt.NDArray[np.bool_]) -> tuple[Plan, I64]:
@@ -113,6 +210,13 @@ class NodeCache:
                 break
             used.popitem(last=False)
 
+    def trim(self, blocks: int) -> None:
+        """Evict least recently used leaves until at most `blocks` remain (the recency order
+        keeps a parent more recent than its children, so the front is always a leaf)."""
+        used = self.used
+        while len(used) > blocks:
+            used.popitem(last=False)
+
     def peek(self, path: list[int], now: float) -> int:
         """Cached prefix length of `path` (blocks), touching nothing."""
         self.expire(now)
@@ -172,6 +276,27 @@ class Routed:
     fetched_blocks: I64  # blocks copied from another node's cache (ttft router)
 
 
+@dataclass(frozen=True)
+class SGLang:
+    """The knobs of SGLang's cache-aware router (sgl-router / SGLang Model Gateway), with the
+    defaults its documentation gives (docs.sglang.ai/advanced_features/router.html, read
+    2026-12-02): route by an approximate radix tree of what each worker was sent, unless the
+    load (in-flight requests) is imbalanced by both the absolute and the relative threshold."""
+
+    cache_threshold: float = 0.5  # least prefix match rate that routes to the best-matching worker
+    balance_abs_threshold: int = 32  # in-flight requests
+    balance_rel_threshold: float = 1.0001
+    eviction_interval_s: float = 60.0
+    # The router's trees hold text, 2**24 characters each by default: about 2**22 tokens at
+    # four characters a token.
+    max_tree_tokens: int = 2**22
+
+
+def _pick(candidates: list[int], rng: random.Random) -> int:
+    """One of equally good nodes, drawn with the run's seeded generator (never node 0 first)."""
+    return candidates[0] if len(candidates) == 1 else candidates[rng.randrange(len(candidates))]
+
+
 def simulate_aware(
     p: Plan,
     *,
@@ -179,24 +304,39 @@ def simulate_aware(
     nodes: int,
     capacity: int | None,
     ttl: float | None,
-    model: Arch,
+    compute: tuple[float, float],
     load_threshold: float = 2.0,
     transfer_s_per_block: float = 0.0,
+    seed: int = 0,
+    sglang: SGLang | None = None,
+    block_size: int = 1,
     on_progress: Callable[[int], None] | None = None,
 ) -> Routed:
-    """Route and serve request by request with one cache and one queue per node.
+    """Route and serve request by request with one cache and one FIFO queue per node.
 
-    prefix: the node with the longest cached prefix, unless the queues are unbalanced (the
-    longest queue exceeds the shortest by `load_threshold` seconds), then the shortest queue.
-    ttft: the node with the lowest queue + prefill of the uncached part, where a node may copy
-    a longer prefix from another node at `transfer_s_per_block` (Mooncake's Conductor).
+    `compute`: `models.Compute.scalar()`, the prefill seconds model. Every tie between nodes is
+    broken by load (queue seconds, or in-flight requests for sglang) and then at random with
+    `seed`.
+
+    longest-prefix (a heuristic of this simulator, not any engine's policy): the node whose cache
+    really holds the longest prefix, unless the queues differ by more than `load_threshold`
+    seconds, then the shortest queue. It reads the caches themselves, which no router can.
+    sglang: SGLang's cache-aware router, see `SGLang`; it reads only its own approximate trees.
+    ttft: the node with the lowest queue + prefill of the uncached part, where a node may copy a
+    longer prefix from another node at `transfer_s_per_block`, overlapped with compute
+    (Mooncake's Conductor).
     """
-    if router not in ("prefix", "ttft"):
+    if router not in AWARE:
         raise UserError(f"unknown cache-aware router {router!r}", where="--router")
+    rng = random.Random(seed)
     parent = p.parent.tolist()
     caches = [NodeCache(p.n_nodes + 1, capacity, parent, ttl) for _ in range(nodes)]
+    sg = sglang or SGLang()
+    trees = [NodeCache(p.n_nodes + 1, None, parent, None) for _ in range(nodes)]
+    tree_cap = max(1, sg.max_tree_tokens // max(block_size, 1))
+    next_evict = sg.eviction_interval_s
+    inflight: list[deque[float]] = [deque() for _ in range(nodes)]
     busy = [0.0] * nodes
-    served = [0] * nodes
     nodes_list = p.nodes.tolist()
     ctok = np.concatenate([np.zeros(1, np.int64), np.cumsum(p.tokens, dtype=np.int64)]).tolist()
     starts = p.starts.tolist()
@@ -205,16 +345,8 @@ def simulate_aware(
     out_hb = [0] * p.requests
     out_ht = [0] * p.requests
     out_fetch = [0] * p.requests
-    fps = node_flops_per_s()
-    layers, d = model.layers, float(model.hidden)
-
-    def flops(n: int) -> float:
-        # Arch.flops on one number, in plain floats: the same operations in the same order (so
-        # the same bits), without a numpy call per node and request.
-        x = float(n)
-        return layers * (4.0 * x * x * d + 22.0 * x * d * d)
-
     order = range(nodes)
+    first_time = times[0] if times else 0.0
     for r in range(p.requests):
         if on_progress is not None and r % 2000 == 0:
             on_progress(r)
@@ -224,36 +356,70 @@ def simulate_aware(
         base = ctok[s]
         cum = [c - base for c in ctok[s : e + 1]]  # tokens in the first k blocks
         length = cum[-1]
-        match = [c.peek(path, now) for c in caches]
         wait = [b - now if b > now else 0.0 for b in busy]
         fetch = 0
-        if router == "prefix":
-            if max(wait) - min(wait) > load_threshold:
-                n = min(order, key=lambda i: (wait[i], i))
+        if router == "sglang":
+            for q in inflight:
+                while q and q[0] <= now:
+                    q.popleft()
+            load = [len(q) for q in inflight]
+            hi_load, lo_load = max(load), min(load)
+            if now - first_time >= next_evict:
+                for t in trees:
+                    t.trim(tree_cap)
+                next_evict += sg.eviction_interval_s * (
+                    1 + int((now - first_time - next_evict) // sg.eviction_interval_s)
+                )
+            if hi_load - lo_load > sg.balance_abs_threshold and hi_load > (
+                sg.balance_rel_threshold * lo_load
+            ):
+                n = _pick([i for i in order if load[i] == lo_load], rng)
             else:
-                # equal matches (a new session on a shared prefix) go to the least busy node
-                n = max(order, key=lambda i: (match[i], -wait[i], -served[i], -i))
+                rate = [cum[t.peek(path, now)] / length if length else 0.0 for t in trees]
+                best = max(rate)
+                if best > sg.cache_threshold:
+                    pool = [i for i in order if rate[i] == best]
+                else:
+                    smallest = min(t.cached for t in trees)
+                    pool = [i for i in order if trees[i].cached == smallest]
+                least = min(load[i] for i in pool)
+                n = _pick([i for i in pool if load[i] == least], rng)
+            trees[n].serve(path, now)
+        elif router == "longest-prefix":
+            match = [c.peek(path, now) for c in caches]
+            if max(wait) - min(wait) > load_threshold:
+                least_wait = min(wait)
+                n = _pick([i for i in order if wait[i] == least_wait], rng)
+            else:
+                best_m = max(match)
+                pool = [i for i in order if match[i] == best_m]
+                least_wait = min(wait[i] for i in pool)
+                n = _pick([i for i in pool if wait[i] == least_wait], rng)
         else:
-            best = max(match)
-            full = flops(length)
-            remote_base = (full - flops(cum[best])) / fps
-            options = []
+            match = [c.peek(path, now) for c in caches]
+            best_m = max(match)
+            remote_base = seconds(compute, length, cum[best_m])
+            cost = []
             for i in order:
-                local = (full - flops(cum[match[i]])) / fps
-                remote = remote_base + (best - match[i]) * transfer_s_per_block
-                options.append((wait[i] + min(local, remote), i, remote < local))
-            _, n, use_remote = min(options)
-            if use_remote:
-                fetch = best - match[n]
+                local = seconds(compute, length, cum[match[i]])
+                # the copy overlaps with computing the rest (layer by layer)
+                remote = max(remote_base, (best_m - match[i]) * transfer_s_per_block)
+                cost.append((wait[i] + min(local, remote), remote < local))
+            low = min(c for c, _ in cost)
+            n = _pick([i for i in order if cost[i][0] == low], rng)
+            if cost[n][1]:
+                fetch = best_m - match[n]
         hit = caches[n].serve(path, now)
-        served[n] += 1
         used = hit + fetch
         out_node[r] = n
         out_hb[r] = used
         out_ht[r] = cum[used]
         out_fetch[r] = fetch
-        service = (flops(length) - flops(cum[used])) / fps
+        service = seconds(compute, length, cum[used])
+        if fetch:
+            service = max(service, fetch * transfer_s_per_block)
         busy[n] = max(busy[n], now) + service
+        inflight[n].append(busy[n])
     return Routed(
         np.array(out_node, np.int64),
         np.array(out_hb, np.int64),

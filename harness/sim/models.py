@@ -1,11 +1,21 @@
-"""Model architectures for KV sizing and the prefill cost model.
+"""Model architectures, GPUs and the prefill compute model.
 
-KV bytes per token = layers x 2 (K and V) x KV heads x head dim x bytes per value, or for
-multi-head latent attention (DeepSeek-V2/V3, Kimi K2) layers x (latent + RoPE dims) x bytes.
-Prefill FLOPs of n tokens follow Mooncake (FAST'25, Eq. 1): layers x (4 n^2 d + 22 n d^2); the
-cached part of a prompt saves flops(cached). Seconds come from one measured anchor: Llama-3.3-70B
-in FP8 on 2 x H100 prefills about 12.3k tokens/s (taken at an 8k-token prompt), which fixes the
-effective FLOP/s of a 2-GPU node; other models are timed on the same node. Pure arithmetic.
+KV bytes per token = layers x 2 (K and V) x KV heads x head dim x bytes per value (MHA/GQA), or
+for multi-head latent attention (DeepSeek-V3, Kimi K2) layers x (KV latent + decoupled RoPE dims)
+x bytes: the latent is what such engines cache.
+
+Prefill FLOPs of the tokens c+1..n of an n-token prompt whose first c are cached:
+- linear layers: 2 x active non-embedding parameters per token (a MoE counts the experts a token
+  is routed to and the shared ones; the embedding is a lookup and the LM head runs on the last
+  token only, both left out);
+- attention: token i attends to i tokens (causal), 2 x heads x (QK dim + V dim) FLOPs per pair and
+  layer, so layers x 2 x heads x (dqk + dv) x (n(n+1) - c(c+1)) / 2. MLA prefill runs as
+  multi-head attention on the decompressed keys (dqk = nope + rope dims, dv = V head dim).
+The last token is always computed: an engine needs its logits, so at most n - 1 tokens are cached.
+
+Seconds = FLOPs / (GPUs x peak dense FLOP/s x MFU), for an instance of `gpus` GPUs (tensor
+parallel, sized so the weights fit). The default MFU 0.45 reproduces the earlier anchor:
+Llama-3.3-70B in FP8 on 2 x H100 prefilling about 12.3k tokens/s at a 5k-token prompt. Pure.
 """
 
 from __future__ import annotations
@@ -30,53 +40,174 @@ PRECISION_BYTES = {
 }
 
 
+def _width(precision: str, where: str = "--precision") -> float:
+    try:
+        return PRECISION_BYTES[precision]
+    except KeyError:
+        raise UserError(
+            f"unknown precision {precision!r}; choose from {', '.join(PRECISION_BYTES)}",
+            where=where,
+        ) from None
+
+
 @dataclass(frozen=True)
 class Arch:
-    """What KV size and prefill cost depend on."""
+    """What KV size, weight size and prefill FLOPs depend on (dimensions from each model's
+    config.json on Hugging Face)."""
 
     name: str
     layers: int
     hidden: int
-    kv_heads: int = 0
-    head_dim: int = 0
-    mla_dims: int = 0  # latent + decoupled RoPE dims per layer (MLA); 0 for MHA/GQA
+    heads: int
+    kv_heads: int
+    head_dim: int
+    intermediate: int  # dense MLP width (gated: three matrices)
+    vocab: int
+    tied: bool = False  # input embedding shared with the LM head
+    # mixture of experts (0 experts: dense)
+    experts: int = 0
+    active_experts: int = 0
+    shared_experts: int = 0
+    moe_intermediate: int = 0
+    dense_layers: int = 0  # the first layers that keep a dense MLP
+    # multi-head latent attention (kv_lora_rank 0: MHA/GQA)
+    q_lora_rank: int = 0
+    kv_lora_rank: int = 0
+    qk_nope_dim: int = 0
+    qk_rope_dim: int = 0
+    v_head_dim: int = 0
+
+    @property
+    def mla(self) -> bool:
+        return self.kv_lora_rank > 0
 
     def kv_bytes_per_token(self, precision: str = "bf16") -> float:
-        try:
-            width = PRECISION_BYTES[precision]
-        except KeyError:
-            raise UserError(
-                f"unknown precision {precision!r}; choose from {', '.join(PRECISION_BYTES)}",
-                where="--precision",
-            ) from None
-        per_layer = self.mla_dims if self.mla_dims else 2 * self.kv_heads * self.head_dim
-        return self.layers * per_layer * width
+        width = _width(precision)
+        if self.mla:
+            return self.layers * (self.kv_lora_rank + self.qk_rope_dim) * width
+        return self.layers * 2 * self.kv_heads * self.head_dim * width
 
-    def flops(self, n: npt.ArrayLike) -> npt.NDArray[np.float64]:
-        """Prefill FLOPs of an n-token prompt (Mooncake Eq. 1)."""
-        x = np.asarray(n, np.float64)
-        d = float(self.hidden)
-        return self.layers * (4.0 * x * x * d + 22.0 * x * d * d)
+    def _attention_params(self) -> int:
+        d, h = self.hidden, self.heads
+        if self.mla:
+            qk = self.qk_nope_dim + self.qk_rope_dim
+            q = d * self.q_lora_rank + self.q_lora_rank * h * qk if self.q_lora_rank else d * h * qk
+            kv = d * (self.kv_lora_rank + self.qk_rope_dim) + self.kv_lora_rank * h * (
+                self.qk_nope_dim + self.v_head_dim
+            )
+            return q + kv + h * self.v_head_dim * d
+        return 2 * d * h * self.head_dim + 2 * d * self.kv_heads * self.head_dim
+
+    def _layer_params(self, active: bool) -> tuple[int, int]:
+        """Parameters of (a dense layer, a MoE layer); `active`: only a token's experts."""
+        attn = self._attention_params()
+        dense = attn + 3 * self.hidden * self.intermediate
+        if not self.experts:
+            return dense, dense
+        routed = self.active_experts if active else self.experts
+        expert = 3 * self.hidden * self.moe_intermediate
+        moe = attn + (routed + self.shared_experts) * expert + self.hidden * self.experts
+        return dense, moe
+
+    def params(self, active: bool = False, embeddings: bool = True) -> int:
+        """Parameter count: all (`active` False) or those one token uses; with or without the
+        embedding and LM-head matrices."""
+        dense, moe = self._layer_params(active)
+        n_dense = self.dense_layers if self.experts else self.layers
+        body = n_dense * dense + (self.layers - n_dense) * moe
+        emb = self.vocab * self.hidden * (1 if self.tied else 2)
+        return body + (emb if embeddings else 0)
+
+    @property
+    def attention_flops_per_pair(self) -> int:
+        """FLOPs of one (query, key) pair over all layers: QK^T and the weighted sum of V."""
+        if self.mla:
+            dqk, dv = self.qk_nope_dim + self.qk_rope_dim, self.v_head_dim
+        else:
+            dqk = dv = self.head_dim
+        return self.layers * 2 * self.heads * (dqk + dv)
+
+    def flops(self, length: npt.ArrayLike, cached: npt.ArrayLike = 0) -> npt.NDArray[np.float64]:
+        """Prefill FLOPs of `length`-token prompts whose first `cached` tokens are cached (at
+        most length - 1 of them count: the last token is always computed)."""
+        n = np.asarray(length, np.float64)
+        c = np.minimum(np.asarray(cached, np.float64), np.maximum(n - 1.0, 0.0))
+        linear = 2.0 * float(self.params(active=True, embeddings=False)) * (n - c)
+        pairs = (n * (n + 1.0) - c * (c + 1.0)) / 2.0
+        out: npt.NDArray[np.float64] = linear + float(self.attention_flops_per_pair) * pairs
+        return out
 
 
 CATALOGUE: dict[str, Arch] = {
     a.name: a
     for a in (
-        Arch("llama-3.1-8b", 32, 4096, 8, 128),
-        Arch("llama-3.3-70b", 80, 8192, 8, 128),
-        Arch("llama-3.1-405b", 126, 16384, 8, 128),
-        Arch("qwen2.5-72b", 80, 8192, 8, 128),
-        Arch("qwen3-32b", 64, 5120, 8, 128),
-        Arch("mistral-7b", 32, 4096, 8, 128),
-        Arch("deepseek-v3", 61, 7168, mla_dims=512 + 64),
-        Arch("kimi-k2", 61, 7168, mla_dims=512 + 64),
+        Arch("llama-3.1-8b", 32, 4096, 32, 8, 128, 14336, 128256),
+        Arch("llama-3.3-70b", 80, 8192, 64, 8, 128, 28672, 128256),
+        Arch("llama-3.1-405b", 126, 16384, 128, 8, 128, 53248, 128256),
+        Arch("qwen2.5-72b", 80, 8192, 64, 8, 128, 29568, 152064),
+        Arch("qwen3-32b", 64, 5120, 64, 8, 128, 25600, 151936),
+        Arch(
+            "qwen3-235b-a22b", 94, 4096, 64, 4, 128, 12288, 151936,
+            experts=128, active_experts=8, moe_intermediate=1536,
+        ),
+        Arch("mistral-7b", 32, 4096, 32, 8, 128, 14336, 32000),
+        Arch(
+            "deepseek-v3", 61, 7168, 128, 128, 128, 18432, 129280,
+            experts=256, active_experts=8, shared_experts=1, moe_intermediate=2048,
+            dense_layers=3, q_lora_rank=1536, kv_lora_rank=512, qk_nope_dim=128,
+            qk_rope_dim=64, v_head_dim=128,
+        ),
+        Arch(
+            "kimi-k2", 61, 7168, 64, 64, 128, 18432, 163840,
+            experts=384, active_experts=8, shared_experts=1, moe_intermediate=2048,
+            dense_layers=1, q_lora_rank=1536, kv_lora_rank=512, qk_nope_dim=128,
+            qk_rope_dim=64, v_head_dim=128,
+        ),
     )
 }
 
-ANCHOR_MODEL = "llama-3.3-70b"
-ANCHOR_TOKENS_PER_S = 12_300.0
-ANCHOR_PROMPT = 8192
-ANCHOR_GPUS = 2
+
+@dataclass(frozen=True)
+class GPU:
+    """One accelerator: memory, dense tensor throughput, and where the figures come from."""
+
+    name: str
+    hbm_bytes: float
+    bf16_flops: float  # dense (the datasheets print twice this "with sparsity")
+    fp8_flops: float
+    hbm_bytes_per_s: float
+    usd_per_hour: float  # an assumed rental price, for GPU-hour dollars; override with --gpu-price
+    source: str
+
+    def peak(self, precision: str) -> float:
+        return self.fp8_flops if PRECISION_BYTES.get(precision, 2.0) <= 1.0 else self.bf16_flops
+
+
+GPUS: dict[str, GPU] = {
+    g.name: g
+    for g in (
+        GPU(
+            "h100", 80e9, 989e12, 1979e12, 3.35e12, 2.50,
+            "NVIDIA H100 Tensor Core GPU datasheet, SXM5 (2023; read 2026-12-02): 80 GB HBM3, "
+            "3.35 TB/s, BF16 1,979 and FP8 3,958 TFLOPS with sparsity",
+        ),
+        GPU(
+            "h200", 141e9, 989e12, 1979e12, 4.8e12, 3.50,
+            "NVIDIA H200 Tensor Core GPU datasheet, SXM (2024; read 2026-12-02): 141 GB HBM3e, "
+            "4.8 TB/s, BF16 1,979 and FP8 3,958 TFLOPS with sparsity",
+        ),
+        GPU(
+            "b200", 180e9, 2.25e15, 4.5e15, 8e12, 5.50,
+            "NVIDIA DGX B200 datasheet (2024; read 2026-12-02): 8 GPUs with 1,440 GB HBM3e and "
+            "64 TB/s, 72 PFLOPS FP8 training (sparse), i.e. per GPU 180 GB, 8 TB/s, 4.5 PF FP8 "
+            "and 2.25 PF BF16 dense",
+        ),
+    )
+}
+# Share of an instance's HBM the weights may take; the rest holds KV cache and activations.
+WEIGHT_SHARE = 0.75
+TP_SIZES = (1, 2, 4, 8, 16, 32, 64)
+DEFAULT_MFU = 0.45
 
 
 def arch(name: str) -> Arch:
@@ -88,17 +219,90 @@ def arch(name: str) -> Arch:
         ) from None
 
 
-def node_flops_per_s() -> float:
-    """Effective FLOP/s of the anchor node (2 x H100) implied by the measured prefill speed."""
-    a = CATALOGUE[ANCHOR_MODEL]
-    return float(a.flops(ANCHOR_PROMPT)) / (ANCHOR_PROMPT / ANCHOR_TOKENS_PER_S)
+def gpu(name: str) -> GPU:
+    try:
+        return GPUS[name.lower()]
+    except KeyError:
+        raise UserError(
+            f"unknown GPU {name!r}; choose from {', '.join(GPUS)}", where="--gpu"
+        ) from None
 
 
-def prefill_seconds(
-    a: Arch, length: npt.ArrayLike, cached: npt.ArrayLike
-) -> npt.NDArray[np.float64]:
-    """Seconds to prefill `length` tokens of which the first `cached` are already cached."""
-    return (a.flops(length) - a.flops(cached)) / node_flops_per_s()
+def instance_gpus(a: Arch, g: GPU, weight_precision: str) -> int:
+    """The fewest GPUs (a power of two) whose HBM holds the weights with room for KV."""
+    weights = a.params() * _width(weight_precision, "--weight-precision")
+    for n in TP_SIZES:
+        if weights <= WEIGHT_SHARE * n * g.hbm_bytes:
+            return n
+    raise UserError(
+        f"{a.name} in {weight_precision} ({weights / 1e9:,.0f} GB) does not fit on "
+        f"{TP_SIZES[-1]} x {g.name}",
+        where="--model",
+    )
+
+
+@dataclass(frozen=True)
+class Compute:
+    """One serving instance: a model on `gpus` GPUs of one kind at a model FLOPs utilisation."""
+
+    arch: Arch
+    gpu: GPU
+    gpus: int
+    mfu: float = DEFAULT_MFU
+    weight_precision: str = "fp8"
+
+    @classmethod
+    def build(
+        cls,
+        model: str,
+        gpu_name: str = "h100",
+        *,
+        gpus: int = 0,
+        mfu: float = DEFAULT_MFU,
+        weight_precision: str = "fp8",
+    ) -> Compute:
+        a, g = arch(model), gpu(gpu_name)
+        if not 0.0 < mfu <= 1.0:
+            raise UserError(f"MFU must be in (0, 1], got {mfu}", where="--mfu")
+        need = instance_gpus(a, g, weight_precision)
+        if gpus and gpus < need:
+            raise UserError(
+                f"{a.name} in {weight_precision} needs at least {need} x {g.name}, got {gpus}",
+                where="--tp",
+            )
+        return cls(a, g, gpus or need, mfu, weight_precision)
+
+    @property
+    def flops_per_s(self) -> float:
+        return self.gpus * self.gpu.peak(self.weight_precision) * self.mfu
+
+    def prefill_seconds(
+        self, length: npt.ArrayLike, cached: npt.ArrayLike = 0
+    ) -> npt.NDArray[np.float64]:
+        """Seconds to prefill `length` tokens of which the first `cached` are already cached."""
+        out: npt.NDArray[np.float64] = self.arch.flops(length, cached) / self.flops_per_s
+        return out
+
+    def scalar(self) -> tuple[float, float]:
+        """(seconds per computed token of the linear layers, seconds per attention pair): the
+        request-by-request routers evaluate the same formula on plain floats."""
+        fps = self.flops_per_s
+        return (
+            2.0 * float(self.arch.params(active=True, embeddings=False)) / fps,
+            float(self.arch.attention_flops_per_pair) / fps,
+        )
+
+    def describe(self) -> str:
+        return (
+            f"{self.arch.name} ({self.weight_precision} weights) on {self.gpus} x "
+            f"{self.gpu.name.upper()} at MFU {self.mfu:g}"
+        )
+
+
+def seconds(coef: tuple[float, float], n: int, c: int) -> float:
+    """`Compute.prefill_seconds` of one request in plain floats, for the per-request routers."""
+    c = min(c, n - 1) if n > 0 else 0
+    return coef[0] * (n - c) + coef[1] * ((n * (n + 1) - c * (c + 1)) / 2.0)
 
 
 _SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([kmgt]i?b?|b)?\s*$", re.I)

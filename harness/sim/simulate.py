@@ -37,20 +37,54 @@ class SimConfig:
     share: bool = True  # cross-tenant sharing of identical blocks
     nodes: int = 1
     router: str = "session"
-    load_threshold: float = 2.0  # seconds of queue imbalance before `prefix` balances load
+    load_threshold: float = 2.0  # queue seconds of imbalance before `longest-prefix` balances
+    cache_threshold: float = 0.5  # sglang: least match rate that routes to the best match
+    balance_abs_threshold: int = 32  # sglang: in-flight requests of imbalance ...
+    balance_rel_threshold: float = 1.0001  # ... and their ratio, before it balances
     warmup: float = 0.5
     model: str = "llama-3.3-70b"
     precision: str = "fp8"
     tiers: tuple[int, int, int] | None = None  # HBM, DRAM, SSD blocks; capacity = their sum
-    dram_gbps: float = 25.0  # host-to-GPU bandwidth for a DRAM hit
-    ssd_gbps: float = 5.0
-    net_gbps: float = 25.0  # node-to-node KV transfer (ttft router)
+    gpu: str = "h100"  # models.GPUS
+    gpus: int = 0  # GPUs per node (tensor parallel); 0: the fewest that hold the weights
+    mfu: float = models.DEFAULT_MFU
+    weight_precision: str = "fp8"
+    gpu_price: float | None = None  # $ per GPU-hour; None: the catalogue's assumed price
+    dram_gbps: float = 25.0  # GB/s host-to-GPU for a DRAM hit (overlapped with compute)
+    ssd_gbps: float = 5.0  # GB/s
+    net_gbps: float = 25.0  # GB/s node-to-node KV transfer (ttft router)
     price: str | None = "claude-sonnet-4-6"
     prices: str | None = None  # price file overriding the built-in table (else PREFIXLOCK_PRICES)
     seed: int = 0
     name: str = ""
 
     def check(self) -> SimConfig:
+        if self.router == "prefix":
+            raise UserError(
+                "router 'prefix' is gone: use 'sglang' (SGLang's cache-aware router) or "
+                "'longest-prefix' (this simulator's heuristic that reads the real caches)",
+                where="--router",
+            )
+        if self.tiers is not None and self.nodes > 1 and self.router in cluster.AWARE:
+            raise UserError(
+                f"tiers (--hbm/--dram/--ssd) are simulated for the routers that ignore cache "
+                f"state; {self.router} keeps one cache per node: give --capacity or "
+                "--capacity-bytes, or route with random, round-robin, session or cache-key",
+                where="--router",
+            )
+        for name in ("dram_gbps", "ssd_gbps", "net_gbps"):
+            if not getattr(self, name) > 0:
+                raise UserError(
+                    f"link speed must be positive GB/s, got {getattr(self, name)}",
+                    where=f"--{name.replace('_', '-')}",
+                )
+        if self.gpu_price is not None and not self.gpu_price >= 0:
+            raise UserError(f"price must be >= 0, got {self.gpu_price}", where="--gpu-price")
+        if not 0.0 <= self.cache_threshold <= 1.0:
+            raise UserError(
+                f"must be in [0, 1], got {self.cache_threshold}", where="--cache-threshold"
+            )
+        self.compute()
         if self.tiers is not None:
             if any(t < 0 for t in self.tiers) or sum(self.tiers) <= 0:
                 raise UserError(
@@ -102,6 +136,16 @@ class SimConfig:
             PriceTable.default(self.prices).require(self.price)  # fail before the replay
         return self
 
+    def compute(self) -> models.Compute:
+        """The serving instance each node is: the model on its GPUs at this MFU."""
+        return models.Compute.build(
+            self.model,
+            self.gpu,
+            gpus=self.gpus,
+            mfu=self.mfu,
+            weight_precision=self.weight_precision,
+        )
+
     @property
     def total_capacity(self) -> int | None:
         return sum(self.tiers) if self.tiers is not None else self.capacity
@@ -145,6 +189,17 @@ class SimResult:
     tier_tokens: dict[str, int] = field(default_factory=dict)
     fetched_blocks: int = 0
     backend: str = "numpy"
+    ttft_p90_s: float = 0.0
+    router_used: str = ""  # the router that really placed the requests (see notes)
+    node_utilisation: list[float] = field(default_factory=list)  # busy s / window s per node
+    queue_growth_s_per_s: float = 0.0  # worst node's queueing added per second of trace
+    overloaded: bool = False  # a node needs more than all its time: TTFT is a growing backlog
+    notes: list[str] = field(default_factory=list)  # how the configuration was read
+    node: str = ""  # what one node is: model, GPUs, MFU
+    gpus_per_node: int = 0
+    gpu_dollars: float = 0.0  # prefill GPU-hours at the $/GPU-hour price
+    gpu_dollars_without_cache: float = 0.0
+    warnings: list[str] = field(default_factory=list)  # what makes a figure untrustworthy
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -190,8 +245,12 @@ def simulate(
     backend: Backend = NUMPY,
     on_progress: Callable[[int], None] | None = None,
     plan: engine.Plan | None = None,
+    keep: list[tuple[I64, F64, F64]] | None = None,
 ) -> SimResult:
     """Replay `trace` through the cache and cluster of `config`.
+
+    `keep`: a list that receives (node, arrival, service seconds) per request, for callers that
+    replay the queues themselves (`capacity`).
 
     `on_progress(requests_done)` is called now and then by the request-by-request engines.
     `plan`: `engine.plan(trace, warmup=config.warmup, share=config.share)` where the caller has
@@ -207,6 +266,9 @@ def simulate(
     fetched = np.zeros(R, np.int64)
     tier_tok = np.zeros((R, 3), np.int64)
     underfilled = False
+    router_used, notes = cfg.router, []
+    if cfg.nodes == 1:
+        router_used = "single node"
     if cfg.nodes > 1 and cfg.router not in cluster.STATELESS:
         routed = cluster.simulate_aware(
             p,
@@ -214,8 +276,15 @@ def simulate(
             nodes=cfg.nodes,
             capacity=cap,
             ttl=cfg.ttl,
-            model=arch,
+            compute=cfg.compute().scalar(),
             load_threshold=cfg.load_threshold,
+            seed=cfg.seed,
+            sglang=cluster.SGLang(
+                cache_threshold=cfg.cache_threshold,
+                balance_abs_threshold=cfg.balance_abs_threshold,
+                balance_rel_threshold=cfg.balance_rel_threshold,
+            ),
+            block_size=trace.block_size,
             on_progress=on_progress,
             transfer_s_per_block=arch.kv_bytes_per_token(cfg.precision)
             * trace.block_size
@@ -232,6 +301,9 @@ def simulate(
         if cfg.nodes > 1:
             first = trace.ids[trace.starts[:-1]]
             keys = trace.session if cfg.router == "session" else trace.keys()
+            if cfg.router in ("session", "cache-key"):
+                router_used, why = cluster.keyed_router_note(cfg.router, keys)
+                notes.append(why)
             node = cluster.assign(cfg.router, cfg.nodes, keys, first, cfg.seed)
         for n in range(cfg.nodes):
             sub, rows = cluster.sub_plan(p, node == n) if cfg.nodes > 1 else (p, np.arange(R))
@@ -270,7 +342,10 @@ def simulate(
                 hb[rows], ht[rows] = rp.hit_blocks, rp.hit_tokens
                 tier_tok[rows, 0] = rp.hit_tokens
                 underfilled |= sub.warmup > 0 and not rp.filled
-    return _report(trace, p, cfg, arch, node, hb, ht, fetched, tier_tok, underfilled, backend)
+    res = _report(
+        trace, p, cfg, arch, node, hb, ht, fetched, tier_tok, underfilled, backend, keep
+    )
+    return replace(res, router_used=router_used, notes=notes + res.notes)
 
 
 def _report(
@@ -285,6 +360,7 @@ def _report(
     tier_tok: I64,
     underfilled: bool,
     backend: Backend,
+    keep: list[tuple[I64, F64, F64]] | None = None,
 ) -> SimResult:
     R = p.requests
     m = np.arange(R) >= p.warmup
@@ -298,10 +374,16 @@ def _report(
         cfg.ssd_gbps * 1e9
     )
     load_s = load_s + fetched * bpt * trace.block_size / (cfg.net_gbps * 1e9)
-    service = models.prefill_seconds(arch, length_tok, ht) + load_s
+    compute = cfg.compute()
+    # Loading cached KV overlaps with computing the rest, layer by layer (as Mooncake and
+    # LMCache do): a request takes the longer of the two, not their sum.
+    service = np.maximum(compute.prefill_seconds(length_tok, ht), load_s)
     ttft = cluster.queue_ttft(node, p.times, service, cfg.nodes)
-    full = models.prefill_seconds(arch, length_tok, 0)
-    gpus = models.ANCHOR_GPUS
+    if keep is not None:
+        keep.append((node, p.times, service))
+    full = compute.prefill_seconds(length_tok, 0)
+    gpus = compute.gpus
+    per_gpu_s = (cfg.gpu_price if cfg.gpu_price is not None else compute.gpu.usd_per_hour) / 3600
     dollars = dollars0 = None
     if cfg.price:
         price = PriceTable.default(cfg.prices).require(cfg.price)
@@ -316,6 +398,8 @@ def _report(
         )
         dollars0 = float(length_tok[m].sum() * float(price.input) + out * float(price.output)) / 1e6
     tm = ttft[m] if m.any() else np.zeros(1)
+    ld = cluster.load(node, p.times, service, ttft, cfg.nodes, p.warmup)
+    warnings = [w for w in (ld.warning(cfg.nodes),) if w]
     return SimResult(
         config={k: v for k, v in asdict(cfg).items()},
         requests=R,
@@ -327,7 +411,7 @@ def _report(
         prefill_tokens=int((length_tok - ht)[m].sum()),
         prefill_gpu_s=float(service[m].sum() * gpus),
         prefill_gpu_s_saved=float(
-            (full - models.prefill_seconds(arch, length_tok, ht))[m].sum() * gpus
+            (full - compute.prefill_seconds(length_tok, ht))[m].sum() * gpus
         ),
         ttft_mean_s=float(tm.mean()),
         ttft_p50_s=_percentile(tm, 50),
@@ -340,6 +424,15 @@ def _report(
         tier_tokens={k: int(tier_tok[m, i].sum()) for i, k in enumerate(("hbm", "dram", "ssd"))},
         fetched_blocks=int(fetched[m].sum()),
         backend=backend.name,
+        ttft_p90_s=_percentile(tm, 90),
+        node_utilisation=ld.utilisation,
+        queue_growth_s_per_s=ld.max_queue_growth,
+        overloaded=ld.overloaded,
+        warnings=warnings,
+        node=compute.describe(),
+        gpus_per_node=gpus,
+        gpu_dollars=float(service[m].sum() * gpus * per_gpu_s),
+        gpu_dollars_without_cache=float(full[m].sum() * gpus * per_gpu_s),
     )
 
 
@@ -359,3 +452,60 @@ def lru_curve(
     p = engine.plan(trace, warmup=warmup, share=share) if plan is None else plan
     rank, prev = engine.stack_ranks(p, backend)
     return engine.lru_curve(p, engine.effective_ranks(p, rank, prev, ttl), max_capacity)
+
+
+def smallest_cluster(
+    trace: Trace,
+    config: SimConfig,
+    *,
+    slo_s: float,
+    percentile: float = 90.0,
+    max_nodes: int = 512,
+    backend: Backend = NUMPY,
+    plan: engine.Plan | None = None,
+) -> tuple[SimResult, list[tuple[int, float]]]:
+    """The smallest node count whose TTFT percentile is within `slo_s` with no node overloaded.
+
+    Doubles the node count until one meets the objective, then bisects between the last that
+    failed and the first that met it (TTFT falls with more nodes for every router here, up to
+    routing noise). Returns that cluster's result and every (nodes, TTFT) tried, in order."""
+    if percentile not in (50.0, 90.0, 99.0):
+        raise UserError(f"percentile must be 50, 90 or 99, got {percentile:g}", where="--slo-pct")
+    if not slo_s > 0:
+        raise UserError(
+            f"the TTFT objective must be positive seconds, got {slo_s}", where="--slo-ttft"
+        )
+    p = engine.plan(trace, warmup=config.warmup, share=config.share) if plan is None else plan
+    tried: list[tuple[int, float]] = []
+    seen: dict[int, SimResult] = {}
+
+    def run(n: int) -> bool:
+        r = simulate(trace, replace(config, nodes=n), backend, plan=p)
+        seen[n] = r
+        at = {50.0: r.ttft_p50_s, 90.0: r.ttft_p90_s, 99.0: r.ttft_p99_s}[percentile]
+        tried.append((n, at))
+        return not r.overloaded and at <= slo_s
+
+    lo, hi = 0, 1
+    while not run(hi):
+        lo, hi = hi, hi * 2
+        if hi > max_nodes:
+            raise UserError(
+                f"no cluster of up to {max_nodes} nodes keeps p{percentile:g} TTFT within "
+                f"{slo_s:g} s (at {lo} nodes: {tried[-1][1]:,.2f} s)",
+                where="--nodes",
+            )
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if run(mid):
+            hi = mid
+        else:
+            lo = mid
+    best = seen[hi]
+    note = (
+        f"--nodes auto: {hi} node(s) is the smallest cluster with p{percentile:g} TTFT <= "
+        f"{slo_s:g} s and no node overloaded (tried "
+        + ", ".join(f"{n}: {t:,.2f} s" for n, t in tried)
+        + ")"
+    )
+    return replace(best, notes=[*best.notes, note]), tried

@@ -17,6 +17,8 @@ gpu = pytest.mark.skipif(not cupy_available(), reason="needs cupy and a CUDA GPU
 def test_auto_picks_numpy_without_a_gpu() -> None:
     assert get_backend("auto").name == ("cupy" if cupy_available() else "numpy")
     assert get_backend("numpy") is NUMPY
+    # auto never picks the GPU for a trace too small for it to win
+    assert get_backend("auto", references=10_000) is NUMPY
 
 
 @pytest.mark.skipif(cupy_available(), reason="a GPU is present")
