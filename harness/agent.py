@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
-from collections.abc import Awaitable, Coroutine, Iterator, Sequence
+from collections.abc import Awaitable, Coroutine, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from .clock import Clock, SystemClock
 from .errors import ConfigError, PrefixError, UserError
 from .events import Event
+from .guard.compaction import DEFAULT_INSTRUCTION, SummaryPlacement
 from .ledger import Ledger
 from .prefix import FrozenPrefix
 from .prices import PriceTable
@@ -29,8 +30,11 @@ from .store.resume import refuse_stored_id, resume_session
 from .transcript import Transcript
 
 if TYPE_CHECKING:
-    from .delegation import Delegator
+    from .delegation import DelegationResult, Delegator
     from .guard.budget import CacheBudget
+    from .guard.economics import TaskProfile
+    from .guard.quote import Quote
+    from .tools import Tool, ToolLike, ToolSpec
 
 __all__ = ["Agent", "RunResult", "Session", "SyncSession"]
 
@@ -86,6 +90,12 @@ class Agent:
 
     def __repr__(self) -> str:  # the key stays out
         return f"Agent({self.route.label}, {self.prefix!r})"
+
+    @property
+    def api_key(self) -> str | None:
+        """The key this agent was given (None: each provider's comes from its variable).
+        Read-only; never in `repr`, logs or the store."""
+        return self._api_key
 
     def open_store(self) -> SessionStore | None:
         """The agent's store (None: it has none), opened once when it was given as a path."""
@@ -220,14 +230,91 @@ class SyncSession:
     def ask(self, text: str, *, volatile: Sequence[str] = ()) -> str:
         return self._run(self.session.ask(text, volatile=volatile))
 
-    def delegate(self, task: str, agent: str = "explorer", model: str | None = None) -> str:
-        """`Session.delegate` for scripts: run `task` in a subagent, return its summary."""
+    def delegate(
+        self, task: str, agent: str = "explorer", model: str | None = None
+    ) -> DelegationResult:
+        """`Session.delegate` for scripts: run `task` in a subagent; its result (`ok`,
+        `summary`, `cost`, `error`)."""
         return self._run(self.session.delegate(task, agent, model))
 
-    def compact(self, **kwargs: Any) -> list[Event]:
-        """`Session.compact` for scripts (GUARD+STORE); quote/switch methods are sync already:
-        use `sync.session.quote_switch(...)` / `switch_model(...)`."""
-        return self._run(self.session.compact(**kwargs))
+    def compact(
+        self,
+        *,
+        instruction: str = DEFAULT_INSTRUCTION,
+        quote: Quote | None = None,
+        policy: str | None = None,
+        placement: SummaryPlacement = "system",
+    ) -> list[Event]:
+        """`Session.compact` for scripts (GUARD+STORE)."""
+        return self._run(
+            self.session.compact(
+                instruction=instruction, quote=quote, policy=policy, placement=placement
+            )
+        )
+
+    # The priced actions are synchronous on `Session` already; these pass them through so a
+    # script needs no `.session` (same arguments, same quotes, same errors).
+
+    def quote_switch(
+        self, model: str, *, next_message: str | None = None, task: TaskProfile | None = None
+    ) -> Quote:
+        """`Session.quote_switch`: price moving to `model` before doing it."""
+        return self.session.quote_switch(model, next_message=next_message, task=task)
+
+    def switch_model(
+        self, model: str, *, quote: Quote | None = None, policy: str | None = None
+    ) -> Quote:
+        """`Session.switch_model`: a warm cache needs the quote (or policy='allow')."""
+        return self.session.switch_model(model, quote=quote, policy=policy)
+
+    def quote_tools(
+        self,
+        tools: Iterable[ToolLike] | None = None,
+        *,
+        add: Iterable[ToolLike] | Tool | ToolSpec = (),
+        remove: Iterable[str] | str = (),
+        next_message: str | None = None,
+    ) -> Quote:
+        """`Session.quote_tools`: price a new tool set."""
+        return self.session.quote_tools(tools, add=add, remove=remove, next_message=next_message)
+
+    def change_tools(
+        self,
+        tools: Iterable[ToolLike] | None = None,
+        *,
+        add: Iterable[ToolLike] | Tool | ToolSpec = (),
+        remove: Iterable[str] | str = (),
+        quote: Quote | None = None,
+        policy: str | None = None,
+    ) -> Quote:
+        """`Session.change_tools`: move to a new tool set."""
+        return self.session.change_tools(tools, add=add, remove=remove, quote=quote, policy=policy)
+
+    def quote_prefix(self, prefix: FrozenPrefix, *, next_message: str | None = None) -> Quote:
+        """`Session.quote_prefix`: price moving to another frozen prefix."""
+        return self.session.quote_prefix(prefix, next_message=next_message)
+
+    def change_prefix(
+        self, prefix: FrozenPrefix, *, quote: Quote | None = None, policy: str | None = None
+    ) -> Quote:
+        """`Session.change_prefix`: move to `prefix`."""
+        return self.session.change_prefix(prefix, quote=quote, policy=policy)
+
+    def quote_effort(self, *, next_message: str | None = None, **changes: Any) -> Quote:
+        """`Session.quote_effort`: price a settings change."""
+        return self.session.quote_effort(next_message=next_message, **changes)
+
+    def change_effort(
+        self, *, quote: Quote | None = None, policy: str | None = None, **changes: Any
+    ) -> Quote:
+        """`Session.change_effort`: apply a settings change."""
+        return self.session.change_effort(quote=quote, policy=policy, **changes)
+
+    def quote_compaction(
+        self, *, placement: SummaryPlacement = "system", next_message: str | None = None
+    ) -> Quote:
+        """`Session.quote_compaction`: price compacting now."""
+        return self.session.quote_compaction(placement=placement, next_message=next_message)
 
     def keepalive_tick(self) -> list[Event]:
         """`Session.keepalive_tick` for scripts (GUARD+STORE)."""

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .usage import Usage
+
+if TYPE_CHECKING:  # the guard's quote imports this module's events
+    from .guard.quote import Quote
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,7 @@ class SwitchWarning(Event):
     """A priced action (model switch, tool change, compaction) was quoted before it happened."""
 
     action: str
-    quote: Any  # prefixlock.guard.cacheguard.Quote
+    quote: Quote
 
 
 @dataclass(frozen=True)
@@ -148,7 +151,7 @@ class ResumedPrefixDiffers(Event):
 
     stored_fingerprint: str
     agent_fingerprint: str
-    quote: Any  # prefixlock.guard.quote.Quote | None
+    quote: Quote | None
 
 
 @dataclass(frozen=True)

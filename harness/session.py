@@ -57,6 +57,7 @@ from .guard.actions import PricedActions
 from .guard.budget import CacheBudget
 from .guard.cacheguard import CacheGuard, caches_whole_prompts
 from .guard.compaction import DEFAULT_INSTRUCTION, SummaryPlacement
+from .guard.economics import TaskProfile
 from .guard.keepalive import KeepAlive
 from .guard.keepalive_runner import KeepAliveRunner
 from .guard.quote import Quote
@@ -551,13 +552,15 @@ class Session:
 
     async def delegate(
         self, task: str, agent: str = "explorer", model: str | None = None
-    ) -> str:
-        """Run `task` in an isolated subagent (prefixlock.delegation) and return its summary.
+    ) -> DelegationResult:
+        """Run `task` in an isolated subagent (prefixlock.delegation) and return its result:
+        `ok`, `summary` (what the transcript got), `cost`, `error` ("turns", "dollars",
+        "depth" or a failure message; None when it succeeded), usage and requests.
 
         The prefix is untouched; the transcript gets the call and the summary as a message
         pair; the subagent's cost goes to `ledger.subagents`. Never raises for the subagent's
-        own failures (they come back as an error summary)."""
-        return (await delegate_from_session(self, task, agent=agent, model=model)).summary
+        own failures (they come back as a result whose `ok` is false)."""
+        return await delegate_from_session(self, task, agent=agent, model=model)
 
     def record_delegation(self, call: str, result: DelegationResult) -> None:
         """A delegation made from code, as a turn of its own: the call (after any tool results
@@ -585,7 +588,7 @@ class Session:
     # StaleQuote. On a cold cache it costs nothing extra and proceeds without a SwitchWarning.
 
     def quote_switch(
-        self, model: str, *, next_message: str | None = None, task: Any = None
+        self, model: str, *, next_message: str | None = None, task: TaskProfile | None = None
     ) -> Quote:
         """Price switching this session to `model` before doing it. `next_message` makes the
         next-turn figures exact. The quote compares the switch with running the work in a

@@ -52,6 +52,11 @@ class SessionAgent(Protocol):
     def budget(self) -> CacheBudget | None: ...
     @property
     def delegator(self) -> Delegator | None: ...
+    @property
+    def api_key(self) -> str | None:
+        """The key given to the agent (None: read from the environment); a subagent on the
+        same provider authenticates with it."""
+        ...
 
     def open_store(self) -> SessionStore | None:
         """The agent's session store, opened once (None: the agent has none)."""

@@ -179,7 +179,16 @@ def make_tool(
     for pname, param in inspect.signature(fn).parameters.items():
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise PrefixError(f"tool {tool_name!r}: *args/**kwargs cannot be described")
-        annotation = hints.get(pname, Any)
+        if pname not in hints:
+            # Without a hint the schema would say nothing of the argument ("any JSON"), the
+            # model would guess its type and validation would let anything through.
+            raise PrefixError(
+                f"tool {tool_name!r}: parameter {pname!r} of "
+                f"{getattr(fn, '__qualname__', tool_name)}() has no type hint: annotate it "
+                f"(e.g. `{pname}: str`) so its JSON schema can be derived",
+                where=f"{tool_name}.{pname}",
+            )
+        annotation = hints[pname]
         default = ... if param.default is param.empty else param.default
         fields[pname] = (
             annotation,
