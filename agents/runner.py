@@ -185,7 +185,8 @@ class SubagentDelegator:
         props["agent"] = {"type": "string", "enum": names, "default": default,
                           "description": "which subagent runs it"}
         schema["properties"] = props
-        return Tool(ToolSpec(DELEGATE_TOOL, description, schema), t.fn, t.args_model)
+        return Tool(ToolSpec(DELEGATE_TOOL, description, schema), t.fn, t.args_model,
+                    t.context_param)
 
     # -- building a subagent -------------------------------------------------------------------
 

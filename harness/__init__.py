@@ -15,12 +15,14 @@ if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
     from .agent import Agent as Agent
     from .agent import RunResult as RunResult
     from .agent import SyncSession as SyncSession
+    from .approvals import Approvals as Approvals
     from .canonical import canonical_bytes as canonical_bytes
     from .canonical import canonical_json as canonical_json
     from .canonical import fingerprint as fingerprint
     from .clock import Clock as Clock
     from .clock import ManualClock as ManualClock
     from .clock import SystemClock as SystemClock
+    from .context import RunContext as RunContext
     from .delegation import DelegationResult as DelegationResult
     from .delegation import Delegator as Delegator
     from .emulator.server import Emulator as Emulator
@@ -31,8 +33,10 @@ if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
     from .errors import ProviderError as ProviderError
     from .errors import UnknownModelError as UnknownModelError
     from .errors import UserError as UserError
+    from .events import ApprovalRequired as ApprovalRequired
     from .events import CacheBreak as CacheBreak
     from .events import Event as Event
+    from .events import FinalOutput as FinalOutput
     from .events import KeepAlivePing as KeepAlivePing
     from .events import PrefixChanged as PrefixChanged
     from .events import ProviderFault as ProviderFault
@@ -58,6 +62,8 @@ if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
     from .guard.quote import StaleQuote as StaleQuote
     from .ledger import Ledger as Ledger
     from .ledger import LedgerRow as LedgerRow
+    from .output import OutputError as OutputError
+    from .output import output_tool as output_tool
     from .prefix import FrozenPrefix as FrozenPrefix
     from .prices import Price as Price
     from .prices import PriceTable as PriceTable

@@ -15,11 +15,14 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import pydantic
+
 from .clock import Clock, SystemClock
 from .errors import ConfigError, PrefixError, UserError
-from .events import Event
+from .events import Event, ToolCall
 from .guard.compaction import DEFAULT_INSTRUCTION, SummaryPlacement
 from .ledger import Ledger
+from .output import DEFAULT_RETRIES
 from .prefix import FrozenPrefix
 from .prices import PriceTable
 from .providers import SDKProvider, Sleep, make_provider, resolve_route
@@ -39,6 +42,7 @@ if TYPE_CHECKING:
 __all__ = ["Agent", "RunResult", "Session", "SyncSession"]
 
 _T = TypeVar("_T")
+OutputT = TypeVar("OutputT", bound=pydantic.BaseModel)
 
 
 class Agent:
@@ -210,11 +214,56 @@ class SyncSession:
                 self._loop.run_until_complete(self.session.aclose())
             self._loop.close()
 
-    def send(self, text: str, *, volatile: Sequence[str] = ()) -> list[Event]:
+    def send(
+        self,
+        text: str,
+        *,
+        volatile: Sequence[str] = (),
+        output_type: type[pydantic.BaseModel] | None = None,
+        deps: object = None,
+    ) -> list[Event]:
         """All events of one turn, in order."""
 
         async def collect() -> list[Event]:
-            return [e async for e in self.session.send(text, volatile=volatile)]
+            turn = self.session.send(text, volatile=volatile, output_type=output_type, deps=deps)
+            return [e async for e in turn]
+
+        return self._run(collect())
+
+    def run(
+        self,
+        text: str,
+        output_type: type[OutputT],
+        *,
+        deps: object = None,
+        volatile: Sequence[str] = (),
+        output_retries: int = DEFAULT_RETRIES,
+    ) -> OutputT:
+        """`Session.run`: a turn's validated `output_type` object."""
+        return self._run(self.session.run(text, output_type, deps=deps, volatile=volatile,
+                                          output_retries=output_retries))
+
+    def require_approval(self, *tools: str) -> None:
+        """`Session.require_approval`: calls of these tools wait for approve/deny."""
+        self.session.require_approval(*tools)
+
+    @property
+    def pending_approvals(self) -> list[ToolCall]:
+        return self.session.pending_approvals
+
+    def approve(self, call_id: str) -> None:
+        self.session.approve(call_id)
+
+    def deny(self, call_id: str, reason: str = "") -> None:
+        self.session.deny(call_id, reason)
+
+    def resume(
+        self, *, output_type: type[pydantic.BaseModel] | None = None, deps: object = None
+    ) -> list[Event]:
+        """`Session.resume`: run the decided calls and continue the turn; all its events."""
+
+        async def collect() -> list[Event]:
+            return [e async for e in self.session.resume(output_type=output_type, deps=deps)]
 
         return self._run(collect())
 

@@ -155,6 +155,24 @@ class ResumedPrefixDiffers(Event):
 
 
 @dataclass(frozen=True)
+class FinalOutput(Event):
+    """A turn's structured output, validated (`send(..., output_type=Model)`): `output` is an
+    instance of the output type; `tool` is the output tool the model called."""
+
+    output: Any
+    tool: str
+
+
+@dataclass(frozen=True)
+class ApprovalRequired(Event):
+    """The turn stopped: these tool calls wait for the caller's decision (`s.approve(id)` /
+    `s.deny(id, reason)`, then `s.resume()`). Calls of the same reply that need no approval
+    already ran."""
+
+    calls: tuple[ToolCall, ...]
+
+
+@dataclass(frozen=True)
 class TurnComplete(Event):
     turn: int
     text: str
