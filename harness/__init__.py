@@ -38,6 +38,7 @@ if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
     from .events import Event as Event
     from .events import FinalOutput as FinalOutput
     from .events import KeepAlivePing as KeepAlivePing
+    from .events import ModelFallback as ModelFallback
     from .events import PrefixChanged as PrefixChanged
     from .events import ProviderFault as ProviderFault
     from .events import ResumedPrefixDiffers as ResumedPrefixDiffers

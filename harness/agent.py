@@ -63,6 +63,7 @@ class Agent:
         store: SessionStore | str | os.PathLike[str] | None = None,
         budget: CacheBudget | None = None,
         delegator: Delegator | None = None,
+        fallback: Sequence[str] = (),
     ) -> None:
         if not isinstance(prefix, FrozenPrefix):  # Agent("You are...") fails here, not at send
             raise PrefixError(
@@ -88,6 +89,12 @@ class Agent:
         self.store = store  # a SessionStore, or its path (opened by open_store)
         self.budget = budget  # the cache-miss budget of each session (prefixlock.guard.budget)
         self.delegator = delegator
+        if isinstance(fallback, str):  # one model, not its letters
+            fallback = (fallback,)
+        # Each fallback model must resolve now (an unknown id fails here, not mid-outage).
+        self.fallback: tuple[str, ...] = tuple(
+            resolve_route(m, base_url, self.prices).label for m in fallback
+        )
         self._api_key = api_key
         self._http_client = http_client
         self._sleep = sleep

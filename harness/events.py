@@ -155,6 +155,18 @@ class ResumedPrefixDiffers(Event):
 
 
 @dataclass(frozen=True)
+class ModelFallback(Event):
+    """The provider failed (after its retries) and the session moved to the next model of the
+    agent's fallback chain: a model switch, priced by the guard like any other (`quote`), and
+    the request is sent again on `model`."""
+
+    failed_model: str
+    model: str
+    error: str
+    quote: Quote
+
+
+@dataclass(frozen=True)
 class FinalOutput(Event):
     """A turn's structured output, validated (`send(..., output_type=Model)`): `output` is an
     instance of the output type; `tool` is the output tool the model called."""

@@ -56,7 +56,15 @@ from .delegation import (
     session_scope,
 )
 from .errors import ProviderError, UserError
-from .events import ApprovalRequired, Event, FinalOutput, ToolCall, ToolResult, TurnComplete
+from .events import (
+    ApprovalRequired,
+    Event,
+    FinalOutput,
+    ModelFallback,
+    ToolCall,
+    ToolResult,
+    TurnComplete,
+)
 from .guard.actions import PricedActions
 from .guard.budget import CacheBudget
 from .guard.cacheguard import CacheGuard, caches_whole_prompts
@@ -138,6 +146,9 @@ class Session:
         self.deps: object = None
         # Tools whose calls wait for the caller's approval (prefixlock.approvals).
         self.approvals = Approvals()
+        # The agent's fallback chain, consumed in order as the provider fails (a session that
+        # fell back stays on the model it moved to).
+        self.fallbacks: list[str] = list(agent.fallback)
         if agent.delegator is not None and "delegate" in self.prefix.tool_names():
             self.tool_handlers["delegate"] = delegate_tool_handler(self)
 
@@ -372,6 +383,16 @@ class Session:
                                 reply = item
                             else:
                                 yield item
+                    except ProviderError as exc:
+                        open_ = self._open_stream
+                        if open_ is not None and open_.state is state:
+                            self._settle_stream("failed")
+                        fallback = self._fall_back(exc)
+                        if fallback is None:
+                            raise
+                        s.pending_results.clear()  # `pending` is sent again, on the new model
+                        yield fallback
+                        continue
                     except BaseException as exc:  # ledgered as billed; unsent results kept
                         open_ = self._open_stream
                         if open_ is not None and open_.state is state:  # not settled yet
@@ -608,6 +629,19 @@ class Session:
             return _valid_text(await runner.invoke(arguments, context)), False
         except Exception as exc:  # a tool's failure is the model's to handle, not a crash
             return _valid_text(f"Error: {type(exc).__name__}: {exc}"), True
+
+    def _fall_back(self, error: ProviderError) -> ModelFallback | None:
+        """Move to the next model of the fallback chain (a priced model switch: the guard's
+        quote, a SwitchWarning when the cache was warm), or None when none is left."""
+        while self.fallbacks:
+            model = self.fallbacks.pop(0)
+            failed = self.provider.route.label
+            if model == failed:
+                continue
+            quote = self.actions.quote_switch(model)
+            self.actions.switch_model(model, quote=quote)
+            return ModelFallback(failed, self.provider.route.label, str(error), quote)
+        return None
 
     def _stop_after_tools(self, state: _TurnState) -> list[Event]:
         """The events that end the turn after its tools ran: a valid structured output, or

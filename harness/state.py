@@ -53,6 +53,10 @@ class SessionAgent(Protocol):
     @property
     def delegator(self) -> Delegator | None: ...
     @property
+    def fallback(self) -> tuple[str, ...]:
+        """Models to move to, in order, when the provider fails after its retries."""
+        ...
+    @property
     def api_key(self) -> str | None:
         """The key given to the agent (None: read from the environment); a subagent on the
         same provider authenticates with it."""
