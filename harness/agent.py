@@ -33,6 +33,8 @@ from .store.resume import refuse_stored_id, resume_session
 from .transcript import Transcript
 
 if TYPE_CHECKING:
+    from opentelemetry.trace import Tracer
+
     from .delegation import DelegationResult, Delegator
     from .guard.budget import CacheBudget
     from .guard.economics import TaskProfile
@@ -64,6 +66,7 @@ class Agent:
         budget: CacheBudget | None = None,
         delegator: Delegator | None = None,
         fallback: Sequence[str] = (),
+        tracer: Tracer | None = None,
     ) -> None:
         if not isinstance(prefix, FrozenPrefix):  # Agent("You are...") fails here, not at send
             raise PrefixError(
@@ -89,6 +92,7 @@ class Agent:
         self.store = store  # a SessionStore, or its path (opened by open_store)
         self.budget = budget  # the cache-miss budget of each session (prefixlock.guard.budget)
         self.delegator = delegator
+        self.tracer = tracer  # OpenTelemetry spans per turn, request, tool (prefixlock.telemetry)
         if isinstance(fallback, str):  # one model, not its letters
             fallback = (fallback,)
         # Each fallback model must resolve now (an unknown id fails here, not mid-outage).

@@ -82,6 +82,7 @@ from .settings import Settings
 from .state import SessionAgent, SessionState
 from .store.database import SessionStore
 from .store.recorder import Recorder, recorder_for
+from .telemetry import Telemetry
 from .tools import Tool, ToolLike, ToolSpec
 from .transcript import Message, Transcript, text_block, thaw, tool_result_block
 from .wire import WireRequest
@@ -99,6 +100,8 @@ class _TurnState:
     extra: dict[str, Any] = field(default_factory=dict)
     deps: object = None  # given to tools that take a RunContext; never serialized
     output: OutputRun[Any] | None = None  # the structured output asked for, if any
+    span: Any = None  # the turn's OpenTelemetry span (None: tracing is off)
+    stop_reason: str | None = None
     settled: bool = False  # stopped and already stored by a later send (see _settle_stream)
 
 
@@ -149,6 +152,7 @@ class Session:
         # The agent's fallback chain, consumed in order as the provider fails (a session that
         # fell back stays on the model it moved to).
         self.fallbacks: list[str] = list(agent.fallback)
+        self.telemetry = Telemetry(agent.tracer, session_id)
         if agent.delegator is not None and "delegate" in self.prefix.tool_names():
             self.tool_handlers["delegate"] = delegate_tool_handler(self)
 
@@ -360,14 +364,17 @@ class Session:
             self.approvals.clear()  # calls left undecided got their error result above
             state = _TurnState(s.turn, volatile=() if in_history else tuple(volatile),
                                deps=deps, output=output)
+            state.span = self.telemetry.turn(state.turn, self.model)
             s.pending_results = []
             pending = [Message.user(blocks)]
+            failure: BaseException | None = None
             try:
                 while True:
                     limit = self._limit_reached(state)
                     if limit is not None:
                         self._keep_unsent(pending)
                         self.recorder.turn_done()
+                        state.stop_reason = "limit"
                         yield TurnComplete(state.turn, state.text, "limit", limit_hit=limit)
                         return
                     request = self._build_next_request(pending, state.volatile)
@@ -377,6 +384,9 @@ class Session:
                     reply: Reply | None = None
                     progress = StreamProgress()
                     self._open_stream = _OpenStream(request, progress, started_at, state, pending)
+                    span = self.telemetry.request(
+                        state.span, self.provider.api, self.model, len(self.requests)
+                    )
                     try:
                         async for item in self.provider.stream(request, progress):
                             if isinstance(item, Reply):
@@ -384,6 +394,7 @@ class Session:
                             else:
                                 yield item
                     except ProviderError as exc:
+                        self.telemetry.end_request(span, None, exc)
                         open_ = self._open_stream
                         if open_ is not None and open_.state is state:
                             self._settle_stream("failed")
@@ -394,6 +405,7 @@ class Session:
                         yield fallback
                         continue
                     except BaseException as exc:  # ledgered as billed; unsent results kept
+                        self.telemetry.end_request(span, None, exc)
                         open_ = self._open_stream
                         if open_ is not None and open_.state is state:  # not settled yet
                             self._settle_stream(_stop_reason(exc))
@@ -408,6 +420,7 @@ class Session:
                         raise ProviderError("stream ended without a reply", retryable=True)
                     state.requests += 1
                     row, events = self.tracker.completed(request, reply, started_at)
+                    self.telemetry.end_request(span, row)
                     self._record_turn(request, pending, reply, row)
                     events = [*retried, *events]  # their reports, after the reply is recorded
                     for event in events:
@@ -421,6 +434,7 @@ class Session:
                         continue
                     if not calls:
                         self.recorder.turn_done()
+                        state.stop_reason = reply.stop_reason
                         yield TurnComplete(state.turn, reply.text, reply.stop_reason)
                         return
                     results: list[dict[str, Any]] = []
@@ -432,15 +446,19 @@ class Session:
                         # The results go in front of the next send, as a limit's do.
                         self._keep_unsent(pending)
                         self.recorder.turn_done()
+                        state.stop_reason = "output" if state.output is not None else "approval"
                         for event in stop:
                             yield event
                         return
-            except BaseException:  # a fault, a cancellation, or the caller stopped iterating
+            except BaseException as exc:  # a fault, a cancellation, or the caller stopped
                 # Requests of this turn that did succeed were billed and are in the transcript:
                 # the store gets them too, as it does after a turn stopped at a limit.
+                failure = exc
                 if not state.settled:  # a later send (or aclose) stored it already
                     self.recorder.turn_stopped()
                 raise
+            finally:
+                self.telemetry.end_turn(state.span, state.stop_reason, failure)
 
     def _volatile_in_history(self) -> bool:
         """Does volatile text stay in the history on this session's provider?
@@ -611,6 +629,15 @@ class Session:
             self._side_wake.set()
 
     async def _run_tool(self, call: Mapping[str, Any], state: _TurnState) -> tuple[str, bool]:
+        span = self.telemetry.tool(state.span, str(call["name"]), str(call["id"]))
+        outcome = ("", True)  # what the span reports if the call is cancelled or raises
+        try:
+            outcome = await self._invoke_tool(call, state)
+            return outcome
+        finally:
+            self.telemetry.end_tool(span, outcome[1])
+
+    async def _invoke_tool(self, call: Mapping[str, Any], state: _TurnState) -> tuple[str, bool]:
         name = str(call["name"])
         arguments = dict(thaw(call.get("input", {})))
         if state.output is not None and _is_output(state, name):

@@ -28,6 +28,8 @@ from .transcript import Transcript
 from .wire import WireRequest
 
 if TYPE_CHECKING:
+    from opentelemetry.trace import Tracer
+
     from .delegation import Delegator
     from .guard.budget import CacheBudget
     from .store.database import SessionStore
@@ -55,6 +57,10 @@ class SessionAgent(Protocol):
     @property
     def fallback(self) -> tuple[str, ...]:
         """Models to move to, in order, when the provider fails after its retries."""
+        ...
+    @property
+    def tracer(self) -> Tracer | None:
+        """OpenTelemetry tracer for the session's spans (None: off; prefixlock.telemetry)."""
         ...
     @property
     def api_key(self) -> str | None:
