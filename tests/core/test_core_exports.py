@@ -38,6 +38,10 @@ def _namespace() -> dict[str, Any]:
     """Names to resolve postponed annotations with: the package's exports and typing's."""
     names: dict[str, Any] = {n: getattr(prefixlock, n) for n in prefixlock.__all__}
     names.update(vars(typing))
+    # Types of optional extras appear in signatures too; they are theirs to export, not ours.
+    from opentelemetry.trace import Tracer
+
+    names["Tracer"] = Tracer
     return names
 
 
