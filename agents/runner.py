@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from prefixlock.delegation import (
     DelegationResult,
@@ -41,6 +41,10 @@ from prefixlock.usage import Usage
 
 from .definitions import AgentDefinition
 from .registry import AgentRegistry
+
+if TYPE_CHECKING:
+    from prefixlock.session import Session
+    from prefixlock.state import SessionAgent
 
 log = logging.getLogger("prefixlock.agents")
 
@@ -87,17 +91,25 @@ def cap_summary(text: str, max_tokens: int) -> tuple[str, int]:
     return cut, count_tokens(cut)
 
 
-def _parent_attr(parent: ParentSession, *names: str) -> Any:
-    """The first of `names` found on the parent session or on its agent (what a parent of
-    another make may lack: its clock, settings, prices, key and base URL)."""
-    for owner in (parent, getattr(parent, "agent", None)):
-        if owner is None:
-            continue
-        for name in names:
-            value = getattr(owner, name, None)
-            if value is not None:
-                return value
-    return None
+class SubagentAgent(Protocol):
+    """What the delegator needs of the agent it makes for a subagent (`prefixlock.Agent` is
+    one): a fresh session."""
+
+    def session(self, session_id: str | None = None) -> Session: ...
+
+
+# Builds a subagent's agent: called as `factory(prefix, model=, prices=, settings=, clock=,
+# api_key=, base_url=, delegator=)`, the keywords `prefixlock.Agent` takes.
+AgentFactory = Callable[..., SubagentAgent]
+
+
+def _parent_agent(parent: ParentSession) -> SessionAgent | None:
+    """The agent behind the parent session, when it is a `prefixlock.Session` (a parent of
+    another make has none: the subagent then gets defaults for clock, settings and prices,
+    and its key from the environment)."""
+    from prefixlock.session import Session
+
+    return parent.agent if isinstance(parent, Session) else None
 
 
 class SubagentDelegator:
@@ -111,7 +123,7 @@ class SubagentDelegator:
         tools: Iterable[Tool] = (),
         max_depth: int = DEFAULT_MAX_DEPTH,
         prices: PriceTable | None = None,
-        agent_factory: Callable[..., Any] | None = None,
+        agent_factory: AgentFactory | None = None,
     ) -> None:
         """`registry`: agent definitions (default: built-in + `root`'s project folders).
         `root`: a workspace whose read-only tools (read_file, list_dir, glob, grep) subagents may
@@ -173,7 +185,8 @@ class SubagentDelegator:
         props["agent"] = {"type": "string", "enum": names, "default": default,
                           "description": "which subagent runs it"}
         schema["properties"] = props
-        return Tool(ToolSpec(DELEGATE_TOOL, description, schema), t.fn, t.args_model)
+        return Tool(ToolSpec(DELEGATE_TOOL, description, schema), t.fn, t.args_model,
+                    t.context_param)
 
     # -- building a subagent -------------------------------------------------------------------
 
@@ -225,7 +238,7 @@ class SubagentDelegator:
         return FrozenPrefix(system=[definition.system, rules], tools=tools)
 
     def _make_agent(self, parent: ParentSession, prefix: FrozenPrefix, model: str,
-                    definition: AgentDefinition) -> Any:
+                    definition: AgentDefinition) -> SubagentAgent:
         from prefixlock.settings import Settings
 
         factory = self._agent_factory
@@ -234,22 +247,19 @@ class SubagentDelegator:
 
             factory = Agent
         parent_model = parent.model
-        prices = self.prices or _parent_attr(parent, "prices") or PriceTable.default()
+        owner = _parent_agent(parent)
+        prices = self.prices or (owner.prices if owner else None) or PriceTable.default()
         same_provider = _provider(prices, model) == _provider(prices, parent_model)
         kwargs: dict[str, Any] = {"model": model, "prices": prices}
-        clock = _parent_attr(parent, "clock")
-        if clock is not None:
-            kwargs["clock"] = clock
-        if same_provider:
+        if owner is not None:
+            kwargs["clock"] = owner.clock
+        if same_provider and owner is not None:
             # The key authenticates the requests (a header); it never enters a prompt.
-            key = _parent_attr(parent, "api_key", "_api_key")
-            base_url = _parent_attr(parent, "base_url")
-            if key is not None:
-                kwargs["api_key"] = key
-            if base_url is not None:
-                kwargs["base_url"] = base_url
-        parent_settings = _parent_attr(parent, "settings")
-        base = parent_settings if isinstance(parent_settings, Settings) else Settings()
+            if owner.api_key is not None:
+                kwargs["api_key"] = owner.api_key
+            if owner.base_url is not None:
+                kwargs["base_url"] = owner.base_url
+        base = owner.settings if owner is not None else Settings()
         kwargs["settings"] = base.with_(
             max_turns=definition.max_turns, max_dollars=definition.max_dollars
         )
@@ -284,7 +294,8 @@ class SubagentDelegator:
         run_id = uuid.uuid4().hex[:12]
         if agent is None:
             agent = self.default_agent()
-        secrets = [s for s in (_parent_attr(parent, "api_key", "_api_key"),) if isinstance(s, str)]
+        owner = _parent_agent(parent)
+        secrets = [owner.api_key] if owner is not None and owner.api_key else []
         task = _redact(task, secrets)
         parent_model = parent.model
         try:
@@ -294,7 +305,7 @@ class SubagentDelegator:
                                 str(exc), on_event, first_response, run_id)
         chosen = model or definition.model or parent_model
         if ":" not in chosen:  # an alias (haiku) reads as the model id it stands for
-            table = self.prices or _parent_attr(parent, "prices") or PriceTable.default()
+            table = self.prices or (owner.prices if owner else None) or PriceTable.default()
             chosen = table.resolve(chosen)
         if depth > self.max_depth:
             return self._failed(

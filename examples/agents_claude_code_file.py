@@ -60,9 +60,9 @@ async def main() -> None:
         agent = Agent(FrozenPrefix(system="parent"), model="claude-opus-4-7", api_key="test-key",
                       base_url=emu.base_url, clock=clock, delegator=delegator)
         async with agent.session() as s:
-            summary = await s.delegate("Review calc.py", agent="reviewer")
-        r = delegator.results[-1]
-        print(f"reviewer on {r.model}: {summary!r} ({r.requests} requests, ${r.cost:.5f})")
+            r = await s.delegate("Review calc.py", agent="reviewer")
+        ok = "ok" if r.ok else f"failed: {r.error}"
+        print(f"reviewer on {r.model} ({ok}): {r.summary!r} ({r.requests} requests, ${r.cost:.5f})")
 
 
 if __name__ == "__main__":

@@ -84,7 +84,7 @@ async def main() -> None:
             advice = advise_session(s, need, agent="summarizer")
             print(f"advisor: {advice.reason}")
             if advice.recommend:
-                summary = await s.delegate("SUMMARIZE the README", agent="summarizer")
+                summary = (await s.delegate("SUMMARIZE the README", agent="summarizer")).summary
             else:
                 summary = await s.ask("SUMMARIZE the README")
             print(f"from code, summarizer: {summary!r}")

@@ -15,11 +15,17 @@ if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
     from .agent import Agent as Agent
     from .agent import RunResult as RunResult
     from .agent import SyncSession as SyncSession
+    from .approvals import Approvals as Approvals
     from .canonical import canonical_bytes as canonical_bytes
     from .canonical import canonical_json as canonical_json
     from .canonical import fingerprint as fingerprint
+    from .clock import Clock as Clock
     from .clock import ManualClock as ManualClock
     from .clock import SystemClock as SystemClock
+    from .context import RunContext as RunContext
+    from .delegation import DelegationResult as DelegationResult
+    from .delegation import Delegator as Delegator
+    from .emulator.server import Emulator as Emulator
     from .errors import ConfigError as ConfigError
     from .errors import MissingKeyError as MissingKeyError
     from .errors import PrefixError as PrefixError
@@ -27,23 +33,52 @@ if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
     from .errors import ProviderError as ProviderError
     from .errors import UnknownModelError as UnknownModelError
     from .errors import UserError as UserError
+    from .events import ApprovalRequired as ApprovalRequired
+    from .events import CacheBreak as CacheBreak
+    from .events import Event as Event
+    from .events import FinalOutput as FinalOutput
+    from .events import KeepAlivePing as KeepAlivePing
+    from .events import ModelFallback as ModelFallback
+    from .events import PrefixChanged as PrefixChanged
+    from .events import ProviderFault as ProviderFault
+    from .events import ResumedPrefixDiffers as ResumedPrefixDiffers
+    from .events import SubagentEvent as SubagentEvent
+    from .events import SubagentFinish as SubagentFinish
+    from .events import SubagentStart as SubagentStart
+    from .events import SwitchWarning as SwitchWarning
+    from .events import TextDelta as TextDelta
+    from .events import ToolCall as ToolCall
+    from .events import ToolResult as ToolResult
+    from .events import TurnComplete as TurnComplete
+    from .events import UsageReport as UsageReport
     from .guard.budget import CacheBudget as CacheBudget
     from .guard.budget import CacheBudgetExceeded as CacheBudgetExceeded
     from .guard.cacheguard import CacheGuard as CacheGuard
+    from .guard.cacheguard import Prediction as Prediction
+    from .guard.economics import TaskProfile as TaskProfile
+    from .guard.keepalive import KeepAlive as KeepAlive
+    from .guard.quote import Alternative as Alternative
     from .guard.quote import Quote as Quote
     from .guard.quote import QuoteRequired as QuoteRequired
     from .guard.quote import StaleQuote as StaleQuote
     from .ledger import Ledger as Ledger
     from .ledger import LedgerRow as LedgerRow
+    from .output import OutputError as OutputError
+    from .output import output_tool as output_tool
     from .prefix import FrozenPrefix as FrozenPrefix
     from .prices import Price as Price
     from .prices import PriceTable as PriceTable
+    from .providers import SDKProvider as SDKProvider
+    from .providers import SessionInfo as SessionInfo
     from .providers import make_provider as make_provider
     from .providers import resolve_route as resolve_route
     from .session import Session as Session
     from .settings import Settings as Settings
+    from .state import SessionAgent as SessionAgent
     from .store.database import SessionStore as SessionStore
+    from .store.database import StoreError as StoreError
     from .tools import Tool as Tool
+    from .tools import ToolLike as ToolLike
     from .tools import ToolSpec as ToolSpec
     from .tools import tool as tool
     from .transcript import Message as Message
@@ -51,6 +86,8 @@ if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
     from .usage import Usage as Usage
     from .usage import parse_usage as parse_usage
     from .wire import WireRequest as WireRequest
+    from .workspace import Workspace as Workspace
+    from .workspace import WorkspaceError as WorkspaceError
 
 
 __getattr__, __dir__ = lazy_exports(__name__)

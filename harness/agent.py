@@ -10,15 +10,19 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
-from collections.abc import Awaitable, Coroutine, Iterator, Sequence
+from collections.abc import Awaitable, Coroutine, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
+import pydantic
+
 from .clock import Clock, SystemClock
 from .errors import ConfigError, PrefixError, UserError
-from .events import Event
+from .events import Event, ToolCall
+from .guard.compaction import DEFAULT_INSTRUCTION, SummaryPlacement
 from .ledger import Ledger
+from .output import DEFAULT_RETRIES
 from .prefix import FrozenPrefix
 from .prices import PriceTable
 from .providers import SDKProvider, Sleep, make_provider, resolve_route
@@ -29,12 +33,18 @@ from .store.resume import refuse_stored_id, resume_session
 from .transcript import Transcript
 
 if TYPE_CHECKING:
-    from .delegation import Delegator
+    from opentelemetry.trace import Tracer
+
+    from .delegation import DelegationResult, Delegator
     from .guard.budget import CacheBudget
+    from .guard.economics import TaskProfile
+    from .guard.quote import Quote
+    from .tools import Tool, ToolLike, ToolSpec
 
 __all__ = ["Agent", "RunResult", "Session", "SyncSession"]
 
 _T = TypeVar("_T")
+OutputT = TypeVar("OutputT", bound=pydantic.BaseModel)
 
 
 class Agent:
@@ -55,6 +65,8 @@ class Agent:
         store: SessionStore | str | os.PathLike[str] | None = None,
         budget: CacheBudget | None = None,
         delegator: Delegator | None = None,
+        fallback: Sequence[str] = (),
+        tracer: Tracer | None = None,
     ) -> None:
         if not isinstance(prefix, FrozenPrefix):  # Agent("You are...") fails here, not at send
             raise PrefixError(
@@ -80,12 +92,25 @@ class Agent:
         self.store = store  # a SessionStore, or its path (opened by open_store)
         self.budget = budget  # the cache-miss budget of each session (prefixlock.guard.budget)
         self.delegator = delegator
+        self.tracer = tracer  # OpenTelemetry spans per turn, request, tool (prefixlock.telemetry)
+        if isinstance(fallback, str):  # one model, not its letters
+            fallback = (fallback,)
+        # Each fallback model must resolve now (an unknown id fails here, not mid-outage).
+        self.fallback: tuple[str, ...] = tuple(
+            resolve_route(m, base_url, self.prices).label for m in fallback
+        )
         self._api_key = api_key
         self._http_client = http_client
         self._sleep = sleep
 
     def __repr__(self) -> str:  # the key stays out
         return f"Agent({self.route.label}, {self.prefix!r})"
+
+    @property
+    def api_key(self) -> str | None:
+        """The key this agent was given (None: each provider's comes from its variable).
+        Read-only; never in `repr`, logs or the store."""
+        return self._api_key
 
     def open_store(self) -> SessionStore | None:
         """The agent's store (None: it has none), opened once when it was given as a path."""
@@ -200,11 +225,56 @@ class SyncSession:
                 self._loop.run_until_complete(self.session.aclose())
             self._loop.close()
 
-    def send(self, text: str, *, volatile: Sequence[str] = ()) -> list[Event]:
+    def send(
+        self,
+        text: str,
+        *,
+        volatile: Sequence[str] = (),
+        output_type: type[pydantic.BaseModel] | None = None,
+        deps: object = None,
+    ) -> list[Event]:
         """All events of one turn, in order."""
 
         async def collect() -> list[Event]:
-            return [e async for e in self.session.send(text, volatile=volatile)]
+            turn = self.session.send(text, volatile=volatile, output_type=output_type, deps=deps)
+            return [e async for e in turn]
+
+        return self._run(collect())
+
+    def run(
+        self,
+        text: str,
+        output_type: type[OutputT],
+        *,
+        deps: object = None,
+        volatile: Sequence[str] = (),
+        output_retries: int = DEFAULT_RETRIES,
+    ) -> OutputT:
+        """`Session.run`: a turn's validated `output_type` object."""
+        return self._run(self.session.run(text, output_type, deps=deps, volatile=volatile,
+                                          output_retries=output_retries))
+
+    def require_approval(self, *tools: str) -> None:
+        """`Session.require_approval`: calls of these tools wait for approve/deny."""
+        self.session.require_approval(*tools)
+
+    @property
+    def pending_approvals(self) -> list[ToolCall]:
+        return self.session.pending_approvals
+
+    def approve(self, call_id: str) -> None:
+        self.session.approve(call_id)
+
+    def deny(self, call_id: str, reason: str = "") -> None:
+        self.session.deny(call_id, reason)
+
+    def resume(
+        self, *, output_type: type[pydantic.BaseModel] | None = None, deps: object = None
+    ) -> list[Event]:
+        """`Session.resume`: run the decided calls and continue the turn; all its events."""
+
+        async def collect() -> list[Event]:
+            return [e async for e in self.session.resume(output_type=output_type, deps=deps)]
 
         return self._run(collect())
 
@@ -220,14 +290,91 @@ class SyncSession:
     def ask(self, text: str, *, volatile: Sequence[str] = ()) -> str:
         return self._run(self.session.ask(text, volatile=volatile))
 
-    def delegate(self, task: str, agent: str = "explorer", model: str | None = None) -> str:
-        """`Session.delegate` for scripts: run `task` in a subagent, return its summary."""
+    def delegate(
+        self, task: str, agent: str = "explorer", model: str | None = None
+    ) -> DelegationResult:
+        """`Session.delegate` for scripts: run `task` in a subagent; its result (`ok`,
+        `summary`, `cost`, `error`)."""
         return self._run(self.session.delegate(task, agent, model))
 
-    def compact(self, **kwargs: Any) -> list[Event]:
-        """`Session.compact` for scripts (GUARD+STORE); quote/switch methods are sync already:
-        use `sync.session.quote_switch(...)` / `switch_model(...)`."""
-        return self._run(self.session.compact(**kwargs))
+    def compact(
+        self,
+        *,
+        instruction: str = DEFAULT_INSTRUCTION,
+        quote: Quote | None = None,
+        policy: str | None = None,
+        placement: SummaryPlacement = "system",
+    ) -> list[Event]:
+        """`Session.compact` for scripts (GUARD+STORE)."""
+        return self._run(
+            self.session.compact(
+                instruction=instruction, quote=quote, policy=policy, placement=placement
+            )
+        )
+
+    # The priced actions are synchronous on `Session` already; these pass them through so a
+    # script needs no `.session` (same arguments, same quotes, same errors).
+
+    def quote_switch(
+        self, model: str, *, next_message: str | None = None, task: TaskProfile | None = None
+    ) -> Quote:
+        """`Session.quote_switch`: price moving to `model` before doing it."""
+        return self.session.quote_switch(model, next_message=next_message, task=task)
+
+    def switch_model(
+        self, model: str, *, quote: Quote | None = None, policy: str | None = None
+    ) -> Quote:
+        """`Session.switch_model`: a warm cache needs the quote (or policy='allow')."""
+        return self.session.switch_model(model, quote=quote, policy=policy)
+
+    def quote_tools(
+        self,
+        tools: Iterable[ToolLike] | None = None,
+        *,
+        add: Iterable[ToolLike] | Tool | ToolSpec = (),
+        remove: Iterable[str] | str = (),
+        next_message: str | None = None,
+    ) -> Quote:
+        """`Session.quote_tools`: price a new tool set."""
+        return self.session.quote_tools(tools, add=add, remove=remove, next_message=next_message)
+
+    def change_tools(
+        self,
+        tools: Iterable[ToolLike] | None = None,
+        *,
+        add: Iterable[ToolLike] | Tool | ToolSpec = (),
+        remove: Iterable[str] | str = (),
+        quote: Quote | None = None,
+        policy: str | None = None,
+    ) -> Quote:
+        """`Session.change_tools`: move to a new tool set."""
+        return self.session.change_tools(tools, add=add, remove=remove, quote=quote, policy=policy)
+
+    def quote_prefix(self, prefix: FrozenPrefix, *, next_message: str | None = None) -> Quote:
+        """`Session.quote_prefix`: price moving to another frozen prefix."""
+        return self.session.quote_prefix(prefix, next_message=next_message)
+
+    def change_prefix(
+        self, prefix: FrozenPrefix, *, quote: Quote | None = None, policy: str | None = None
+    ) -> Quote:
+        """`Session.change_prefix`: move to `prefix`."""
+        return self.session.change_prefix(prefix, quote=quote, policy=policy)
+
+    def quote_effort(self, *, next_message: str | None = None, **changes: Any) -> Quote:
+        """`Session.quote_effort`: price a settings change."""
+        return self.session.quote_effort(next_message=next_message, **changes)
+
+    def change_effort(
+        self, *, quote: Quote | None = None, policy: str | None = None, **changes: Any
+    ) -> Quote:
+        """`Session.change_effort`: apply a settings change."""
+        return self.session.change_effort(quote=quote, policy=policy, **changes)
+
+    def quote_compaction(
+        self, *, placement: SummaryPlacement = "system", next_message: str | None = None
+    ) -> Quote:
+        """`Session.quote_compaction`: price compacting now."""
+        return self.session.quote_compaction(placement=placement, next_message=next_message)
 
     def keepalive_tick(self) -> list[Event]:
         """`Session.keepalive_tick` for scripts (GUARD+STORE)."""

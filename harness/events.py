@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .usage import Usage
+
+if TYPE_CHECKING:  # the guard's quote imports this module's events
+    from .guard.quote import Quote
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,7 @@ class SwitchWarning(Event):
     """A priced action (model switch, tool change, compaction) was quoted before it happened."""
 
     action: str
-    quote: Any  # prefixlock.guard.cacheguard.Quote
+    quote: Quote
 
 
 @dataclass(frozen=True)
@@ -148,7 +151,37 @@ class ResumedPrefixDiffers(Event):
 
     stored_fingerprint: str
     agent_fingerprint: str
-    quote: Any  # prefixlock.guard.quote.Quote | None
+    quote: Quote | None
+
+
+@dataclass(frozen=True)
+class ModelFallback(Event):
+    """The provider failed (after its retries) and the session moved to the next model of the
+    agent's fallback chain: a model switch, priced by the guard like any other (`quote`), and
+    the request is sent again on `model`."""
+
+    failed_model: str
+    model: str
+    error: str
+    quote: Quote
+
+
+@dataclass(frozen=True)
+class FinalOutput(Event):
+    """A turn's structured output, validated (`send(..., output_type=Model)`): `output` is an
+    instance of the output type; `tool` is the output tool the model called."""
+
+    output: Any
+    tool: str
+
+
+@dataclass(frozen=True)
+class ApprovalRequired(Event):
+    """The turn stopped: these tool calls wait for the caller's decision (`s.approve(id)` /
+    `s.deny(id, reason)`, then `s.resume()`). Calls of the same reply that need no approval
+    already ran."""
+
+    calls: tuple[ToolCall, ...]
 
 
 @dataclass(frozen=True)

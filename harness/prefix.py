@@ -163,7 +163,9 @@ class FrozenPrefix:
         for t in data.get("tools", []):
             spec = as_spec(t)
             runner = by_name.get(spec.name)
-            tools.append(Tool(spec, runner.fn, runner.args_model) if runner else spec)
+            tools.append(
+                Tool(spec, runner.fn, runner.args_model, runner.context_param) if runner else spec
+            )
         return cls(system=list(data.get("system", [])), tools=tools)
 
     def replace(

@@ -41,9 +41,13 @@ from collections.abc import (
 from dataclasses import dataclass, field
 from decimal import Decimal
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
+import pydantic
+
+from .approvals import Approvals
 from .clock import Clock
+from .context import RunContext
 from .delegation import (
     DelegationResult,
     Delegator,
@@ -52,27 +56,39 @@ from .delegation import (
     session_scope,
 )
 from .errors import ProviderError, UserError
-from .events import Event, ToolCall, ToolResult, TurnComplete
+from .events import (
+    ApprovalRequired,
+    Event,
+    FinalOutput,
+    ModelFallback,
+    ToolCall,
+    ToolResult,
+    TurnComplete,
+)
 from .guard.actions import PricedActions
 from .guard.budget import CacheBudget
 from .guard.cacheguard import CacheGuard, caches_whole_prompts
 from .guard.compaction import DEFAULT_INSTRUCTION, SummaryPlacement
+from .guard.economics import TaskProfile
 from .guard.keepalive import KeepAlive
 from .guard.keepalive_runner import KeepAliveRunner
 from .guard.quote import Quote
 from .guard.tracker import GuardTracker
 from .ledger import Ledger, LedgerRow
+from .output import DEFAULT_RETRIES, OutputRun
 from .prefix import FrozenPrefix
 from .providers import AttemptProgress, Reply, SDKProvider, SessionInfo, StreamProgress
 from .settings import Settings
 from .state import SessionAgent, SessionState
 from .store.database import SessionStore
 from .store.recorder import Recorder, recorder_for
+from .telemetry import Telemetry
 from .tools import Tool, ToolLike, ToolSpec
 from .transcript import Message, Transcript, text_block, thaw, tool_result_block
 from .wire import WireRequest
 
 ToolHandler = Callable[[Mapping[str, Any]], Awaitable[str]]
+OutputT = TypeVar("OutputT", bound=pydantic.BaseModel)
 
 
 @dataclass
@@ -82,6 +98,10 @@ class _TurnState:
     text: str = ""
     volatile: Sequence[str] = ()
     extra: dict[str, Any] = field(default_factory=dict)
+    deps: object = None  # given to tools that take a RunContext; never serialized
+    output: OutputRun[Any] | None = None  # the structured output asked for, if any
+    span: Any = None  # the turn's OpenTelemetry span (None: tracing is off)
+    stop_reason: str | None = None
     settled: bool = False  # stopped and already stored by a later send (see _settle_stream)
 
 
@@ -124,6 +144,15 @@ class Session:
         # `emit` queues them and `_run_tools` yields them live, before the tool results.
         self.side_events: list[Event] = []
         self._side_wake: asyncio.Event | None = None
+        # What tools that take a RunContext get as `deps` when a send passes none (never
+        # serialized: not in the prefix, a request, the store or a trace).
+        self.deps: object = None
+        # Tools whose calls wait for the caller's approval (prefixlock.approvals).
+        self.approvals = Approvals()
+        # The agent's fallback chain, consumed in order as the provider fails (a session that
+        # fell back stays on the model it moved to).
+        self.fallbacks: list[str] = list(agent.fallback)
+        self.telemetry = Telemetry(agent.tracer, session_id)
         if agent.delegator is not None and "delegate" in self.prefix.tool_names():
             self.tool_handlers["delegate"] = delegate_tool_handler(self)
 
@@ -257,7 +286,15 @@ class Session:
 
     # ---- the loop ------------------------------------------------------------------------
 
-    def send(self, text: str, *, volatile: Sequence[str] = ()) -> AsyncGenerator[Event, None]:
+    def send(
+        self,
+        text: str,
+        *,
+        volatile: Sequence[str] = (),
+        output_type: type[pydantic.BaseModel] | None = None,
+        deps: object = None,
+        output_retries: int = DEFAULT_RETRIES,
+    ) -> AsyncGenerator[Event, None]:
         """Send a user turn and yield events until the model's final answer or a limit.
 
         `volatile` text (a date, a one-off reminder) is appended to the newest user turn. Where
@@ -269,6 +306,10 @@ class Session:
         One turn at a time: a send started while another is still waiting on the provider or
         its tools (two tasks on one session) raises UserError. A turn whose events the caller
         stopped reading does not count.
+
+        `output_type` (a pydantic model whose `output_tool` is in the prefix): the turn ends
+        with a validated object (`FinalOutput`, see prefixlock.output); `deps` goes to tools
+        that take a `RunContext` (default: `s.deps`).
         """
         if self.closed:  # its client was closed; a new one would be left open
             raise UserError(
@@ -280,11 +321,18 @@ class Session:
         _check_text(text, "text")
         for i, extra in enumerate(volatile):
             _check_text(extra, f"volatile[{i}]")
-        turn = self._send(text, volatile)
+        output = (
+            None
+            if output_type is None
+            else OutputRun.start(output_type, self.prefix.tool_names(), output_retries)
+        )
+        turn = self._send(text, volatile, output, self.deps if deps is None else deps)
         self._sends.add(turn)
         return turn
 
-    async def _send(self, text: str, volatile: Sequence[str]) -> AsyncGenerator[Event, None]:
+    async def _send(
+        self, text: str, volatile: Sequence[str], output: OutputRun[Any] | None, deps: object
+    ) -> AsyncGenerator[Event, None]:
         # Two turns built from the same transcript would both be appended to it, each after
         # the other, though neither request held the other's messages. (The one running is
         # this one: hence more than one.)
@@ -313,15 +361,20 @@ class Session:
                     where="text",
                 )
             s.turn += 1
-            state = _TurnState(s.turn, volatile=() if in_history else tuple(volatile))
+            self.approvals.clear()  # calls left undecided got their error result above
+            state = _TurnState(s.turn, volatile=() if in_history else tuple(volatile),
+                               deps=deps, output=output)
+            state.span = self.telemetry.turn(state.turn, self.model)
             s.pending_results = []
             pending = [Message.user(blocks)]
+            failure: BaseException | None = None
             try:
                 while True:
                     limit = self._limit_reached(state)
                     if limit is not None:
                         self._keep_unsent(pending)
                         self.recorder.turn_done()
+                        state.stop_reason = "limit"
                         yield TurnComplete(state.turn, state.text, "limit", limit_hit=limit)
                         return
                     request = self._build_next_request(pending, state.volatile)
@@ -331,13 +384,28 @@ class Session:
                     reply: Reply | None = None
                     progress = StreamProgress()
                     self._open_stream = _OpenStream(request, progress, started_at, state, pending)
+                    span = self.telemetry.request(
+                        state.span, self.provider.api, self.model, len(self.requests)
+                    )
                     try:
                         async for item in self.provider.stream(request, progress):
                             if isinstance(item, Reply):
                                 reply = item
                             else:
                                 yield item
+                    except ProviderError as exc:
+                        self.telemetry.end_request(span, None, exc)
+                        open_ = self._open_stream
+                        if open_ is not None and open_.state is state:
+                            self._settle_stream("failed")
+                        fallback = self._fall_back(exc)
+                        if fallback is None:
+                            raise
+                        s.pending_results.clear()  # `pending` is sent again, on the new model
+                        yield fallback
+                        continue
                     except BaseException as exc:  # ledgered as billed; unsent results kept
+                        self.telemetry.end_request(span, None, exc)
                         open_ = self._open_stream
                         if open_ is not None and open_.state is state:  # not settled yet
                             self._settle_stream(_stop_reason(exc))
@@ -352,6 +420,7 @@ class Session:
                         raise ProviderError("stream ended without a reply", retryable=True)
                     state.requests += 1
                     row, events = self.tracker.completed(request, reply, started_at)
+                    self.telemetry.end_request(span, row)
                     self._record_turn(request, pending, reply, row)
                     events = [*retried, *events]  # their reports, after the reply is recorded
                     for event in events:
@@ -359,20 +428,37 @@ class Session:
                     state.text = reply.text
                     self.last_text = reply.text
                     calls = reply.tool_uses()
+                    if not calls and state.output is not None:
+                        # Text instead of the output tool: remind it (counts as an attempt).
+                        pending = [Message.user([text_block(state.output.reminder())])]
+                        continue
                     if not calls:
                         self.recorder.turn_done()
+                        state.stop_reason = reply.stop_reason
                         yield TurnComplete(state.turn, reply.text, reply.stop_reason)
                         return
                     results: list[dict[str, Any]] = []
-                    async for event in self._run_tools(calls, results):
+                    async for event in self._run_tools(calls, results, state):
                         yield event
                     pending = [Message.user(results)]
-            except BaseException:  # a fault, a cancellation, or the caller stopped iterating
+                    stop = self._stop_after_tools(state)
+                    if stop:
+                        # The results go in front of the next send, as a limit's do.
+                        self._keep_unsent(pending)
+                        self.recorder.turn_done()
+                        state.stop_reason = "output" if state.output is not None else "approval"
+                        for event in stop:
+                            yield event
+                        return
+            except BaseException as exc:  # a fault, a cancellation, or the caller stopped
                 # Requests of this turn that did succeed were billed and are in the transcript:
                 # the store gets them too, as it does after a turn stopped at a limit.
+                failure = exc
                 if not state.settled:  # a later send (or aclose) stored it already
                     self.recorder.turn_stopped()
                 raise
+            finally:
+                self.telemetry.end_turn(state.span, state.stop_reason, failure)
 
     def _volatile_in_history(self) -> bool:
         """Does volatile text stay in the history on this session's provider?
@@ -495,14 +581,23 @@ class Session:
     # ---- tools ---------------------------------------------------------------------------
 
     async def _run_tools(
-        self, calls: Sequence[Mapping[str, Any]], results: list[dict[str, Any]]
+        self, calls: Sequence[Mapping[str, Any]], results: list[dict[str, Any]],
+        state: _TurnState,
     ) -> AsyncIterator[Event]:
-        """Run the model's tool calls concurrently; results and events in call order."""
+        """Run the model's tool calls concurrently; results and events in call order. Calls
+        of tools that need approval are deferred (no result: they wait for the caller)."""
+        runnable = []
         for call in calls:
-            yield ToolCall(str(call["id"]), str(call["name"]), dict(thaw(call.get("input", {}))))
+            event = ToolCall(str(call["id"]), str(call["name"]), dict(thaw(call.get("input", {}))))
+            yield event
+            if self.approvals.needs(event.name) and not _is_output(state, event.name):
+                self.approvals.defer(event)
+            else:
+                runnable.append(call)
+        calls = runnable
         wake = self._side_wake = asyncio.Event()
         with session_scope(self):  # the tools' tasks copy it: `delegate` finds its parent
-            running = asyncio.gather(*(self._run_tool(c) for c in calls))
+            running = asyncio.gather(*(self._run_tool(c, state) for c in calls))
         try:
             while True:  # what the tools emit meanwhile is yielded as it happens
                 wake.clear()
@@ -533,9 +628,21 @@ class Session:
         if self._side_wake is not None:
             self._side_wake.set()
 
-    async def _run_tool(self, call: Mapping[str, Any]) -> tuple[str, bool]:
+    async def _run_tool(self, call: Mapping[str, Any], state: _TurnState) -> tuple[str, bool]:
+        span = self.telemetry.tool(state.span, str(call["name"]), str(call["id"]))
+        outcome = ("", True)  # what the span reports if the call is cancelled or raises
+        try:
+            outcome = await self._invoke_tool(call, state)
+            return outcome
+        finally:
+            self.telemetry.end_tool(span, outcome[1])
+
+    async def _invoke_tool(self, call: Mapping[str, Any], state: _TurnState) -> tuple[str, bool]:
         name = str(call["name"])
         arguments = dict(thaw(call.get("input", {})))
+        if state.output is not None and _is_output(state, name):
+            accepted: tuple[str, bool] = state.output.accept(arguments)  # OutputError: retries
+            return accepted
         handler = self.tool_handlers.get(name)
         runner = self.prefix.runner(name)
         try:
@@ -543,21 +650,122 @@ class Session:
                 return _valid_text(await handler(arguments)), False
             if runner is None:
                 return f"Error: unknown tool {name!r}", True
-            return _valid_text(await runner.invoke(arguments)), False
+            context = None
+            if runner.context_param is not None:
+                context = RunContext(state.deps, self.id, state.turn, self.model, str(call["id"]))
+            return _valid_text(await runner.invoke(arguments, context)), False
         except Exception as exc:  # a tool's failure is the model's to handle, not a crash
             return _valid_text(f"Error: {type(exc).__name__}: {exc}"), True
+
+    def _fall_back(self, error: ProviderError) -> ModelFallback | None:
+        """Move to the next model of the fallback chain (a priced model switch: the guard's
+        quote, a SwitchWarning when the cache was warm), or None when none is left."""
+        while self.fallbacks:
+            model = self.fallbacks.pop(0)
+            failed = self.provider.route.label
+            if model == failed:
+                continue
+            quote = self.actions.quote_switch(model)
+            self.actions.switch_model(model, quote=quote)
+            return ModelFallback(failed, self.provider.route.label, str(error), quote)
+        return None
+
+    def _stop_after_tools(self, state: _TurnState) -> list[Event]:
+        """The events that end the turn after its tools ran: a valid structured output, or
+        calls waiting for approval (none: the loop goes on)."""
+        if state.output is not None and state.output.done:
+            value = state.output.value
+            return [
+                FinalOutput(value, state.output.tool_name),
+                TurnComplete(state.turn, state.text, "output", meta={"output": value}),
+            ]
+        if self.approvals.pending:
+            return [
+                ApprovalRequired(tuple(self.approvals.pending.values())),
+                TurnComplete(state.turn, state.text, "approval"),
+            ]
+        return []
+
+    # ---- structured output, approvals (prefixlock.output, prefixlock.approvals) ------------
+
+    async def run(
+        self,
+        text: str,
+        output_type: type[OutputT],
+        *,
+        deps: object = None,
+        volatile: Sequence[str] = (),
+        output_retries: int = DEFAULT_RETRIES,
+    ) -> OutputT:
+        """Send a turn and return its validated `output_type` object (its `output_tool` must
+        be in the prefix). Raises OutputError when the model gives no valid one within
+        `output_retries`, UserError when the turn stops without one (a limit, an approval)."""
+        async for event in self.send(text, volatile=volatile, output_type=output_type,
+                                     deps=deps, output_retries=output_retries):
+            if isinstance(event, TurnComplete):
+                value = event.meta.get("output")
+                if isinstance(value, output_type):
+                    return value
+                raise UserError(
+                    f"the turn ended ({event.stop_reason}"
+                    + (f": {event.limit_hit} limit" if event.limit_hit else "")
+                    + f") without a {output_type.__name__}"
+                )
+        raise UserError("the turn ended without completing")  # send always completes
+
+    def require_approval(self, *tools: str) -> None:
+        """Calls of these tools (any tool: the prefix's, `delegate`, MCP ones; "*" for all)
+        wait for `approve`/`deny` and `resume()`."""
+        self.approvals.require(tools)
+
+    @property
+    def pending_approvals(self) -> list[ToolCall]:
+        """The tool calls waiting for a decision, in call order."""
+        return list(self.approvals.pending.values())
+
+    def approve(self, call_id: str) -> None:
+        self.approvals.decide(call_id, True)
+
+    def deny(self, call_id: str, reason: str = "") -> None:
+        self.approvals.decide(call_id, False, reason)
+
+    async def resume(
+        self,
+        *,
+        output_type: type[pydantic.BaseModel] | None = None,
+        deps: object = None,
+        output_retries: int = DEFAULT_RETRIES,
+    ) -> AsyncGenerator[Event, None]:
+        """Continue a turn stopped for approval: run the approved calls, answer the denied
+        ones with an error result (the reason), and send the results on (a new turn)."""
+        decided = self.approvals.take_decided()
+        state = _TurnState(self.turn, deps=self.deps if deps is None else deps)
+        for d in decided:
+            if d.approved:
+                call = {"id": d.call.id, "name": d.call.name, "input": d.call.input}
+                content, is_error = await self._run_tool(call, state)
+            else:
+                content = "Denied by the user" + (f": {d.reason}" if d.reason else "")
+                is_error = True
+            self.state.pending_results.append(tool_result_block(d.call.id, content, is_error))
+            yield ToolResult(d.call.id, d.call.name, content, is_error)
+        async for event in self.send("", output_type=output_type, deps=deps,
+                                     output_retries=output_retries):
+            yield event
 
     # ---- delegation ----------------------------------------------------------------------
 
     async def delegate(
         self, task: str, agent: str = "explorer", model: str | None = None
-    ) -> str:
-        """Run `task` in an isolated subagent (prefixlock.delegation) and return its summary.
+    ) -> DelegationResult:
+        """Run `task` in an isolated subagent (prefixlock.delegation) and return its result:
+        `ok`, `summary` (what the transcript got), `cost`, `error` ("turns", "dollars",
+        "depth" or a failure message; None when it succeeded), usage and requests.
 
         The prefix is untouched; the transcript gets the call and the summary as a message
         pair; the subagent's cost goes to `ledger.subagents`. Never raises for the subagent's
-        own failures (they come back as an error summary)."""
-        return (await delegate_from_session(self, task, agent=agent, model=model)).summary
+        own failures (they come back as a result whose `ok` is false)."""
+        return await delegate_from_session(self, task, agent=agent, model=model)
 
     def record_delegation(self, call: str, result: DelegationResult) -> None:
         """A delegation made from code, as a turn of its own: the call (after any tool results
@@ -585,7 +793,7 @@ class Session:
     # StaleQuote. On a cold cache it costs nothing extra and proceeds without a SwitchWarning.
 
     def quote_switch(
-        self, model: str, *, next_message: str | None = None, task: Any = None
+        self, model: str, *, next_message: str | None = None, task: TaskProfile | None = None
     ) -> Quote:
         """Price switching this session to `model` before doing it. `next_message` makes the
         next-turn figures exact. The quote compares the switch with running the work in a
@@ -744,6 +952,10 @@ def _stop_reason(exc: BaseException) -> str:
     if isinstance(exc, asyncio.CancelledError):
         return "cancelled"
     return "failed"  # a fault (a cut stream whose retries ran out, an error event)
+
+
+def _is_output(state: _TurnState, tool_name: str) -> bool:
+    return state.output is not None and tool_name == state.output.tool_name
 
 
 def _retrieve(future: asyncio.Future[Any]) -> None:

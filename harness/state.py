@@ -28,6 +28,8 @@ from .transcript import Transcript
 from .wire import WireRequest
 
 if TYPE_CHECKING:
+    from opentelemetry.trace import Tracer
+
     from .delegation import Delegator
     from .guard.budget import CacheBudget
     from .store.database import SessionStore
@@ -52,6 +54,19 @@ class SessionAgent(Protocol):
     def budget(self) -> CacheBudget | None: ...
     @property
     def delegator(self) -> Delegator | None: ...
+    @property
+    def fallback(self) -> tuple[str, ...]:
+        """Models to move to, in order, when the provider fails after its retries."""
+        ...
+    @property
+    def tracer(self) -> Tracer | None:
+        """OpenTelemetry tracer for the session's spans (None: off; prefixlock.telemetry)."""
+        ...
+    @property
+    def api_key(self) -> str | None:
+        """The key given to the agent (None: read from the environment); a subagent on the
+        same provider authenticates with it."""
+        ...
 
     def open_store(self) -> SessionStore | None:
         """The agent's session store, opened once (None: the agent has none)."""

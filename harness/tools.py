@@ -13,11 +13,12 @@ import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, get_type_hints, overload
+from typing import Any, get_origin, get_type_hints, overload
 
 import pydantic
 
 from .canonical import canonical_json
+from .context import RunContext
 from .errors import PrefixError
 
 # The tool-name rule every provider we send to accepts: Anthropic documents
@@ -90,6 +91,9 @@ class Tool:
     spec: ToolSpec
     fn: Callable[..., Any] = field(compare=False, repr=False)
     args_model: type[pydantic.BaseModel] | None = field(default=None, compare=False, repr=False)
+    # The first parameter, when it is annotated RunContext[...]: filled by the session, never
+    # in the schema (prefixlock.context).
+    context_param: str | None = field(default=None, compare=False, repr=False)
 
     @property
     def name(self) -> str:
@@ -98,14 +102,24 @@ class Tool:
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fn(*args, **kwargs)
 
-    async def invoke(self, arguments: Mapping[str, Any]) -> str:
-        """Validate `arguments`, run the function, and return its result as text."""
+    async def invoke(
+        self, arguments: Mapping[str, Any], context: RunContext[Any] | None = None
+    ) -> str:
+        """Validate `arguments`, run the function, and return its result as text. A tool
+        that takes a RunContext gets `context` as its first argument."""
         kwargs: dict[str, Any] = dict(arguments)
         if self.args_model is not None:
             parsed = self.args_model.model_validate(kwargs)
             kwargs = {name: getattr(parsed, name) for name in type(parsed).model_fields}
         # Positional-only parameters (`def f(path, /)`) cannot be passed by name.
         args = [kwargs.pop(n) for n in _positional_only(self.fn) if n in kwargs]
+        if self.context_param is not None:
+            if context is None:
+                raise TypeError(
+                    f"tool {self.name!r} takes a RunContext: call it through a session "
+                    "(send/run with deps=...)"
+                )
+            args.insert(0, context)
         if inspect.iscoroutinefunction(self.fn):
             result = await self.fn(*args, **kwargs)
         else:
@@ -151,12 +165,12 @@ def _docstring_parts(doc: str) -> tuple[str, dict[str, str]]:
     return "\n".join(desc).strip(), args
 
 
-def _strip_titles(schema: Any) -> Any:
+def strip_titles(schema: Any) -> Any:
     """Drop pydantic's generated `title` keys: they repeat the names and only cost tokens."""
     if isinstance(schema, dict):
-        return {k: _strip_titles(v) for k, v in schema.items() if k != "title"}
+        return {k: strip_titles(v) for k, v in schema.items() if k != "title"}
     if isinstance(schema, list):
-        return [_strip_titles(v) for v in schema]
+        return [strip_titles(v) for v in schema]
     return schema
 
 
@@ -176,10 +190,28 @@ def make_tool(
     except Exception as exc:  # unresolvable annotations are the user's to fix
         raise PrefixError(f"tool {tool_name!r}: cannot read type hints: {exc}") from exc
     fields: dict[str, Any] = {}
-    for pname, param in inspect.signature(fn).parameters.items():
+    context_param: str | None = None
+    for i, (pname, param) in enumerate(inspect.signature(fn).parameters.items()):
+        if _is_context(hints.get(pname)):
+            if i != 0:
+                raise PrefixError(
+                    f"tool {tool_name!r}: the RunContext parameter {pname!r} must come first",
+                    where=f"{tool_name}.{pname}",
+                )
+            context_param = pname  # filled by the session, not the model: not in the schema
+            continue
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
             raise PrefixError(f"tool {tool_name!r}: *args/**kwargs cannot be described")
-        annotation = hints.get(pname, Any)
+        if pname not in hints:
+            # Without a hint the schema would say nothing of the argument ("any JSON"), the
+            # model would guess its type and validation would let anything through.
+            raise PrefixError(
+                f"tool {tool_name!r}: parameter {pname!r} of "
+                f"{getattr(fn, '__qualname__', tool_name)}() has no type hint: annotate it "
+                f"(e.g. `{pname}: str`) so its JSON schema can be derived",
+                where=f"{tool_name}.{pname}",
+            )
+        annotation = hints[pname]
         default = ... if param.default is param.empty else param.default
         fields[pname] = (
             annotation,
@@ -187,14 +219,18 @@ def make_tool(
         )
     try:
         model = pydantic.create_model(f"{tool_name}_args", **fields)
-        schema = _strip_titles(model.model_json_schema())
+        schema = strip_titles(model.model_json_schema())
         canonical_json(schema)
     except Exception as exc:
         # pydantic explains over several lines; its first says what failed (one-line errors).
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise PrefixError(f"tool {tool_name!r}: schema is not serializable: {first}") from exc
     spec = ToolSpec(tool_name, description or doc_desc, schema)
-    return Tool(spec, fn, model)
+    return Tool(spec, fn, model, context_param)
+
+
+def _is_context(hint: Any) -> bool:
+    return hint is RunContext or get_origin(hint) is RunContext
 
 
 @overload

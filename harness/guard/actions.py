@@ -41,6 +41,7 @@ from .compaction import (
     estimate_summary_tokens,
     summary_messages,
 )
+from .economics import TaskProfile
 from .quote import Quote, QuoteRequired, check_quote, default_task, price_action
 from .tracker import GuardTracker
 
@@ -129,7 +130,7 @@ class PricedActions:
         target: Any,
         with_messages: Sequence[Message] | None = None,
         extra: Decimal = Decimal(0),
-        task: Any = None,
+        task: TaskProfile | None = None,
     ) -> Quote:
         s = self.state
         messages = self._next_messages(next_message)
@@ -191,7 +192,7 @@ class PricedActions:
     # ---- model -------------------------------------------------------------------------------
 
     def quote_switch(
-        self, model: str, *, next_message: str | None = None, task: Any = None
+        self, model: str, *, next_message: str | None = None, task: TaskProfile | None = None
     ) -> Quote:
         route = resolve_route(model, self.agent.base_url, self.agent.prices)
         return self._price(

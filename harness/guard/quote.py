@@ -22,6 +22,7 @@ from ..errors import UserError
 from ..prices import MILLION, Price
 from ..wire import WireRequest
 from .cacheguard import CacheGuard, Prediction
+from .economics import TaskProfile
 
 ACTIONS = ("switch_model", "change_tools", "change_prefix", "change_effort", "compact")
 
@@ -156,7 +157,7 @@ def price_action(
     target: Any = None,
     subagent: bool = True,
     extra_dollars: Decimal = Decimal(0),
-    task: Any = None,
+    task: TaskProfile | None = None,
     task_turns: int = 4,
 ) -> Quote:
     """Price `action`: `without` / `with_` are the next request built both ways.
@@ -251,7 +252,7 @@ CONTEXT_SHARE = 10  # the task needs a tenth of the parent's context (1 / CONTEX
 
 def default_task(
     context_tokens: int, new_per_request: int, output_per_request: int, requests_per_turn: int
-) -> Any:
+) -> TaskProfile:
     """The work a switch is usually for, as an economics.TaskProfile: one user turn like the
     session's recent ones (its requests, their new input and output tokens), needing a tenth of
     the session's context."""
@@ -271,7 +272,7 @@ def _subagent_alternative(
     new: Price,
     context: int,
     warm: float,
-    task: Any,
+    task: TaskProfile,
 ) -> Alternative:
     """Running the work on the new model in a subagent, priced by guard.economics, against
     doing the same work in this session switched to the new model (a cold start there: the

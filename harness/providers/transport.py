@@ -125,7 +125,13 @@ def classify(exc: BaseException, api: str, secret: str | None = None) -> Fault:
         return Fault(_scrub(text, secret), status, is_retryable(status), retry_after(headers))
     if isinstance(exc, (anthropic.APIConnectionError, openai.APIConnectionError)):
         name = "timeout" if "Timeout" in type(exc).__name__ else "connection error"
-        return Fault(f"{api}: {name}", None, True)
+        # Which server could not be reached: the base URL is the usual mistake (a typo, a
+        # gateway that is down, the emulator not started). The query is dropped, the key is
+        # never in a URL we build, and the text is scrubbed anyway.
+        request = getattr(exc, "request", None)
+        url = getattr(request, "url", None)
+        where = f" to {str(url).split('?')[0]}" if url is not None else ""
+        return Fault(_scrub(f"{api}: {name}{where}", secret), None, True)
     if isinstance(exc, (anthropic.APIError, openai.APIError)):  # mid-stream error, no status
         kind, msg = _error_of(getattr(exc, "body", None))
         status = _ERROR_TYPES.get(kind or "", 500)

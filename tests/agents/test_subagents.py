@@ -133,9 +133,11 @@ async def test_code_path_appends_a_pair_and_keeps_the_prefix(workspace: Path) ->
         async with agent.session() as s:
             await s.ask("first turn")
             before = len(s.transcript)
-            summary = await s.delegate(
+            result = await s.delegate(
                 "REVIEW src/billing.py", agent="explorer", model="claude-sonnet-4-6"
             )
+            assert result.ok and result.error is None and result.cost is not None
+            summary = result.summary
             assert summary == "Reviewed: billing.py has two TODOs and no tests."
             assert len(s.transcript) == before + 2
             call, answer = s.transcript.messages[-2:]
@@ -166,8 +168,8 @@ async def test_claude_code_agent_file_loads_and_runs(workspace: Path, tmp_path: 
         agent = Agent(FrozenPrefix(system="parent"), model=PARENT_MODEL, api_key=KEY,
                       base_url=emu.base_url, clock=emu.clock, delegator=d)
         async with agent.session() as s:
-            summary = await s.delegate("REVIEW the billing module", agent="reviewer")
-    assert summary.startswith("Reviewed:")
+            result = await s.delegate("REVIEW the billing module", agent="reviewer")
+    assert result.ok and result.summary.startswith("Reviewed:")
     sub = [r for r in emu.requests if r.model == "claude-haiku-4-5"]
     assert len(sub) == 2
     assert [t["name"] for t in sub[0].body["tools"]] == ["grep", "read_file"]
@@ -191,15 +193,19 @@ async def test_failures_and_limits_come_back_as_error_summaries(workspace: Path)
                       settings=Settings(retries=0))
         async with agent.session() as s:
             # Turn limit: the looper keeps calling tools; it stops after 3 requests.
-            text = await s.delegate("LOOP forever", agent="looper")
-            assert text.startswith("[subagent looper stopped at its turn limit 3]")
+            result = await s.delegate("LOOP forever", agent="looper")
+            assert not result.ok and result.error == "turns"
+            assert result.summary.startswith("[subagent looper stopped at its turn limit 3]")
             assert d.results[-1].error == "turns" and d.results[-1].requests == 3
             # A provider failure inside the subagent: an error summary, the parent goes on.
             emu.inject("500", count=1)
-            text = await s.delegate("LOOP again", agent="looper")
-            assert text.startswith("[subagent looper failed: ProviderError")
+            result = await s.delegate("LOOP again", agent="looper")
+            assert not result.ok and result.error is not None
+            assert result.error.startswith("ProviderError")
+            assert result.summary.startswith("[subagent looper failed: ProviderError")
             # Unknown agents and the depth limit are summaries too.
-            assert "unknown agent 'nobody'" in await s.delegate("x", agent="nobody")
+            unknown = await s.delegate("x", agent="nobody")
+            assert not unknown.ok and "unknown agent 'nobody'" in unknown.summary
             await s.delegate("NEST once", agent="nester")
             depths = [r.depth for r in d.results[-3:]]
             assert depths == [3, 2, 1]  # innermost finishes first
@@ -219,7 +225,7 @@ async def test_dollar_limit_stops_the_subagent(workspace: Path) -> None:
         agent = Agent(FrozenPrefix(system="parent"), model=PARENT_MODEL, api_key=KEY,
                       base_url=emu.base_url, clock=emu.clock, delegator=d)
         async with agent.session() as s:
-            text = await s.delegate("LOOP", agent="cheap")
+            text = (await s.delegate("LOOP", agent="cheap")).summary
     assert "dollar limit $0.000001" in text
     assert d.results[-1].requests == 1 and d.results[-1].error == "dollars"
 
@@ -248,7 +254,7 @@ async def test_summary_is_capped(workspace: Path) -> None:
                       base_url=emu.base_url, clock=emu.clock, delegator=d)
         async with agent.session() as s:
             events = [e async for e in s.send("plain turn")]
-            text = await s.delegate("REVIEW", agent="short")
+            text = (await s.delegate("REVIEW", agent="short")).summary
     assert not any(isinstance(e, ToolResult) for e in events)
     assert text.endswith("[summary cut at 8 tokens]")
     assert d.results[-1].summary_tokens <= 8 + 8
@@ -302,7 +308,7 @@ async def test_code_path_delegation_is_stored_at_once_and_resumes_warm(
         async with parent_agent(store).session("deleg") as s:
             await s.ask("first turn")
             last_bp = max(u.end for u in s.requests[-1].units if u.breakpoint)
-            summary = await s.delegate("REVIEW src/billing.py", agent="explorer")
+            summary = (await s.delegate("REVIEW src/billing.py", agent="explorer")).summary
             # Written in the same transaction a turn uses, before the session does anything else.
             with SessionStore(db, read_only=True) as reader:
                 stored = reader.load("deleg")

@@ -6,15 +6,82 @@ from __future__ import annotations
 import asyncio
 from decimal import Decimal
 
-from prefixlock import Agent, FrozenPrefix, Settings, tool
-from prefixlock.emulator import Emulator
-from prefixlock.events import TextDelta, UsageReport
+import pydantic
+
+from prefixlock import (
+    Agent,
+    ApprovalRequired,
+    DelegationResult,
+    Emulator,
+    FrozenPrefix,
+    ModelFallback,
+    Quote,
+    RunContext,
+    Settings,
+    SwitchWarning,
+    TextDelta,
+    UsageReport,
+    output_tool,
+    tool,
+)
+from prefixlock.testing import Rule, Script, Step, TestModel
 
 
 @tool
 def word_count(text: str) -> int:
     """Count the words in a text."""
     return len(text.split())
+
+
+class Count(pydantic.BaseModel):
+    words: int
+
+
+class Counter:
+    """The program's dependency, handed to tools through RunContext."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+
+@tool
+def counted(ctx: RunContext[Counter], text: str) -> int:
+    """Count the words in a text, counting the calls."""
+    ctx.deps.calls += 1
+    return len(text.split())
+
+
+def describe(result: DelegationResult, event: SwitchWarning | ModelFallback) -> str:
+    quote: Quote = event.quote
+    return f"{result.ok} {result.summary} {result.cost} {result.error} {quote.tokens_rebilled}"
+
+
+async def typed_features() -> None:
+    """Structured output, deps and approval on the in-process test model."""
+    script = Script(rules=[
+        Rule(match="count", steps=[
+            Step(tool="counted", input={"text": "a b c"}),
+            Step(tool="final_Count", input={"words": 3}),
+        ]),
+    ])
+    model = TestModel(script)
+    prefix = FrozenPrefix(system="You count words. " * 500, tools=[counted, output_tool(Count)])
+    agent = model.agent(prefix, "gpt-5")
+    counter = Counter()
+    async with agent.session() as s:
+        result: Count = await s.run("count 'a b c'", Count, deps=counter)
+        assert result.words == 3 and counter.calls == 1
+        s.require_approval("counted")
+        async for event in s.send("count again", output_type=Count, deps=counter):
+            if isinstance(event, ApprovalRequired):
+                for call in event.calls:
+                    s.deny(call.id, "not now")
+        async for _ in s.resume(output_type=Count, deps=counter):
+            pass
+        assert counter.calls == 1  # the denied call never ran
+    with agent.sync_session() as sync:
+        q: Quote = sync.quote_switch("gpt-5-mini")
+        assert q.action == "switch_model"
 
 
 async def main() -> None:
@@ -43,3 +110,4 @@ async def main() -> None:
 
 if __name__ == "__main__":
     asyncio.run(main())
+    asyncio.run(typed_features())

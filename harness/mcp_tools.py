@@ -1,0 +1,170 @@
+"""Tools from MCP servers (the official `mcp` package, extra `prefixlock[mcp]`), pinned into the
+frozen prefix at session start.
+
+    async with McpServer.stdio("python", ["server.py"]) as server:
+        prefix = FrozenPrefix(system=..., tools=[*my_tools, *server.tools])
+        async with Agent(prefix, ...).session() as s:
+            ...
+            change = await server.refresh(s)      # the server's tool list changed?
+            if change is not None:                # a priced prefix change, never a silent one
+                print(change.quote.summary()); change.apply()
+
+The tools are listed once, when the server is opened, and become ordinary tools of the prefix:
+their specs are canonical bytes sorted by name like every other tool, so the same server gives
+the same prefix bytes on every run whatever order it lists them in. A call goes to the server
+(`tools/call`); an MCP error result becomes an error tool result for the model. A server whose
+list changes later changes nothing by itself: `refresh(session)` lists again and, when the list
+differs from what the session's prefix holds, returns the change with the guard's quote
+(`s.quote_tools`), applied only by `change.apply()` (`s.change_tools` with that quote).
+Stdio servers and streamable HTTP servers both work.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+from .errors import ConfigError
+from .tools import Tool, ToolSpec, check_tool_name, strip_titles
+
+if TYPE_CHECKING:
+    from mcp import ClientSession
+
+    from .guard.quote import Quote
+    from .session import Session
+
+
+class McpToolError(Exception):
+    """An MCP server answered a tool call with an error result (the model sees its text)."""
+
+
+@dataclass(frozen=True)
+class ToolListChange:
+    """A server's tool list differs from the session's prefix: what changed and its price."""
+
+    session: Session
+    quote: Quote
+    added: tuple[Tool, ...]
+    removed: tuple[str, ...]
+    changed: tuple[Tool, ...]
+
+    def apply(self, *, policy: str | None = None) -> Quote:
+        """Move the session to the new list (its quote, or `policy="allow"`)."""
+        return self.session.change_tools(
+            add=[*self.added, *self.changed],
+            remove=self.removed,  # a changed tool is replaced by adding it
+            quote=None if policy else self.quote,
+            policy=policy,
+        )
+
+
+class McpServer:
+    """A connection to one MCP server and the tools it offered when opened."""
+
+    def __init__(self, connect: Any, label: str, *, prefix: str = "") -> None:
+        self._connect = connect  # an async context manager yielding (read, write, ...)
+        self.label = label
+        self.prefix = prefix  # prepended to each tool name ("" keeps the server's names)
+        self.tools: tuple[Tool, ...] = ()
+        self._stack: contextlib.AsyncExitStack | None = None
+        self._session: ClientSession | None = None
+
+    @classmethod
+    def stdio(
+        cls,
+        command: str,
+        args: Sequence[str] = (),
+        *,
+        env: Mapping[str, str] | None = None,
+        prefix: str = "",
+    ) -> McpServer:
+        """A server run as a subprocess speaking MCP over its stdin/stdout."""
+        from mcp import StdioServerParameters, stdio_client
+
+        params = StdioServerParameters(
+            command=command, args=list(args), env=dict(env) if env is not None else None
+        )
+        return cls(stdio_client(params), f"stdio:{command}", prefix=prefix)
+
+    @classmethod
+    def http(cls, url: str, *, prefix: str = "") -> McpServer:
+        """A server reached over streamable HTTP at `url`."""
+        from mcp.client.streamable_http import streamable_http_client
+
+        return cls(streamable_http_client(url), url, prefix=prefix)
+
+    async def __aenter__(self) -> McpServer:
+        try:
+            from mcp import ClientSession
+        except ImportError as exc:  # the optional extra
+            raise ConfigError(
+                "MCP tools need the `mcp` package: pip install 'prefixlock[mcp]'", where="mcp"
+            ) from exc
+        stack = contextlib.AsyncExitStack()
+        try:
+            streams = await stack.enter_async_context(self._connect)
+            session = await stack.enter_async_context(ClientSession(streams[0], streams[1]))
+            await session.initialize()
+            self._stack, self._session = stack, session
+            self.tools = await self._list()
+        except BaseException:
+            await stack.aclose()
+            raise
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if self._stack is not None:
+            await self._stack.aclose()
+        self._stack = self._session = None
+
+    async def _list(self) -> tuple[Tool, ...]:
+        session = self._require()
+        listed = await session.list_tools()
+        return tuple(
+            sorted((self._tool(t.name, t.description or "", t.input_schema)
+                    for t in listed.tools), key=lambda t: t.name)
+        )
+
+    def _require(self) -> ClientSession:
+        if self._session is None:
+            raise ConfigError(f"MCP server {self.label} is not open: use `async with`")
+        return self._session
+
+    def _tool(self, name: str, description: str, schema: Mapping[str, Any]) -> Tool:
+        local = check_tool_name(f"{self.prefix}{name}")
+
+        async def call(**arguments: Any) -> str:
+            result = await self._require().call_tool(name, arguments)
+            text = "\n".join(
+                str(getattr(c, "text", "")) or f"[{getattr(c, 'type', 'content')}]"
+                for c in result.content
+            )
+            if result.is_error:
+                raise McpToolError(text or f"{self.label}: {name} failed")
+            return text
+
+        call.__name__ = local
+        return Tool(ToolSpec(local, description, strip_titles(dict(schema))), call, None)
+
+    async def refresh(self, session: Session) -> ToolListChange | None:
+        """List the server's tools again. None when the session's prefix already holds exactly
+        them; else the change, priced by the guard (nothing is applied)."""
+        fresh = {t.name: t for t in await self._list()}
+        held = {t.name: t for t in session.prefix.tools if t.name in {x.name for x in self.tools}}
+        self.tools = tuple(fresh[n] for n in sorted(fresh))
+        added = tuple(fresh[n] for n in sorted(set(fresh) - set(held)))
+        removed = tuple(sorted(set(held) - set(fresh)))
+        changed = tuple(fresh[n] for n in sorted(set(fresh) & set(held))
+                        if fresh[n].spec != held[n])
+        if not (added or removed or changed):
+            return None
+        quote = session.quote_tools(add=[*added, *changed], remove=removed)
+        return ToolListChange(session, quote, added, removed, changed)

@@ -1,0 +1,42 @@
+"""A small MCP server over stdio for tests (official `mcp` package): two invoice tools, and
+`grow`, which adds a `discount` tool, so the server's tool list changes mid-session."""
+
+from __future__ import annotations
+
+from mcp.server.mcpserver import MCPServer
+
+app = MCPServer("invoices")
+
+
+@app.tool()
+def total(number: str) -> str:
+    """The total of an invoice."""
+    return f"{number}: 12.30"
+
+
+@app.tool()
+def add(a: int, b: int) -> int:
+    """Add two numbers."""
+    return a + b
+
+
+def discount(number: str, percent: int) -> str:
+    """Discount an invoice."""
+    return f"{number} discounted {percent}%"
+
+
+@app.tool()
+def grow() -> str:
+    """Offer one more tool."""
+    app.add_tool(discount)
+    return "added discount"
+
+
+@app.tool()
+def fail() -> str:
+    """Always fails."""
+    raise ValueError("ledger locked")
+
+
+if __name__ == "__main__":
+    app.run()
