@@ -603,6 +603,20 @@ _RULES: tuple[Rule, ...] = (
         "Write the reason after the bracket: `# prefixlock: ignore[PL101] pinned per deploy`.",
         "none",
     ),
+    Rule(
+        "PL906", "analysis-failed", "input", WARNING,
+        "A file could not be analysed within the linter's bounds",
+        "Reports a file whose analysis hit a bound: nesting deeper than Python's recursion "
+        "limit (deeply nested JSON, thousands of chained `+` terms), more time than the "
+        "per-file budget, or more findings than the per-file cap. The run goes on with the "
+        "other files.",
+        "Nothing (or, at the findings cap, not everything) in the file was checked; one "
+        "pathological file must not hide the findings of the rest.",
+        "Linter behaviour (issue 17: robustness on real code).",
+        "A generated 5 MB JSON file nested 10,000 levels deep.",
+        "Exclude generated files (`exclude` in `[tool.prefixlock.lint]`), or split the file.",
+        "none",
+    ),
 )
 
 RULES: dict[str, Rule] = {r.code: r for r in _RULES}

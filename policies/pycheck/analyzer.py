@@ -66,7 +66,8 @@ class Analysis:
             # analysed before their callee still see it in the reporting pass.
             ctx.checking = round_ == 1
             for key, cls, fn in self.functions():
-                ev.summaries[key].returns = EMPTY
+                summ = ev.summaries[key]
+                summ.returns, summ.elts, summ.elts_mixed = EMPTY, None, False
                 flow.function(key, cls, fn)
         ctx.checking = ctx.reporting = True
         ctx.scope = Scope()
