@@ -112,8 +112,12 @@ def placeholders(text: str, line0: int = 1, single_brace: bool = True) -> Iterat
         expr = m.group(which) or ""
         if which == "fmt" and not single_brace:
             continue
-        if which == "tag" and not re.match(r"\s*now\b", expr):
-            continue
+        if which == "tag":
+            loop = re.match(r"\s*for\s+[\w, ]+\s+in\s+(.*)", expr, re.S)
+            if loop:
+                expr = loop.group(1)  # `{% for f in repo_files %}` renders what it iterates
+            elif not re.match(r"\s*now\b", expr):
+                continue
         kind = classify(expr, which)
         idx = bisect.bisect_right(line_starts, m.start()) - 1
         yield Placeholder(kind, m.group(0), line0 + idx, m.start() - line_starts[idx] + 1,
