@@ -236,6 +236,27 @@ _RULES: tuple[Rule, ...] = (
         "none",
     ),
     Rule(
+        "PL303", "history-rewritten-in-place", "layout", WARNING,
+        "Code rewrites earlier messages of the conversation depending on their position",
+        "Finds a loop over the conversation (`history`, `messages`, `conversation`...) that "
+        "overwrites a message's `content` or `text` (the message, a copy of it, or one of its "
+        "parts) only for some messages: those chosen by their index (`idx < len(h) - n`, "
+        "`i < keep_last`) or by what later messages hold (a set the same loop fills). A "
+        "rewrite that treats every message alike is not flagged: it gives the same bytes "
+        "every time.",
+        "The cache matches a prefix byte for byte. A message sent as written on one request "
+        "and rewritten on a later one (old observations masked as the window slides, "
+        "outdated file views elided) changes the prefix at that message: the request re-bills "
+        "everything from there on, again each time the window moves.",
+        _FACT_BYTES + " " + _FACT_ORDER,
+        "```python\nfor idx, entry in enumerate(history):\n    if idx < len(history) - 5:\n"
+        "        entry = entry.copy()\n        entry[\"content\"] = \"(omitted)\"\n```",
+        "Rewrite in large steps (mask many old messages at once, every N turns), or mask "
+        "before a message is first sent, or put a cache breakpoint just before the oldest "
+        "message you may rewrite so the stable prefix above it stays cached.",
+        "none",
+    ),
+    Rule(
         "PL302", "mode-dependent-start", "layout", WARNING,
         "The prompt starts with text that depends on a mode or flag",
         "Finds a system prompt whose very first piece is a conditional (`A if plan else B`, "

@@ -17,6 +17,7 @@ from prefixlock.prices import PriceTable
 from ..findings import Finding, Fix, source_lines
 from .context import Context, Scope
 from .flow import Flow
+from .history import check_history
 from .sinks import SinkCheck
 from .syntax import Function
 from .taint import EMPTY, Evaluator, Summary, Taints
@@ -92,7 +93,9 @@ def check_python(path: str, text: str, model: str | None = None,
         return [Finding(path, 1, 1, "PL903", f"cannot parse: {exc}")]
     if not _interesting(text):
         return []
-    found = Analysis(tree, Context.of(path, tree, lines, model, prices)).run()
+    ctx = Context.of(path, tree, lines, model, prices)
+    check_history(tree, ctx)
+    found = Analysis(tree, ctx).run()
     return found if text.isascii() else _char_columns(found, lines)
 
 
