@@ -312,7 +312,11 @@ class Evaluator:
 
     def ev_Call(self, node: ast.Call, env: dict[str, Taints]) -> Taints:
         q = self.ctx.qualname(node.func) or ""
-        args_t = self.union([*node.args, *(k.value for k in node.keywords)], env)
+        # A `**mapping` splat passes every key, but a callee such as a template's render()
+        # uses only the keys its text names, unknown here: its values are not assumed to
+        # reach the result (they do when the mapping is what is passed: `f(vars)`).
+        args_t = self.union([*node.args, *(k.value for k in node.keywords if k.arg is not None)],
+                            env)
         once = not self.ctx.scope.in_function
         # Sources.
         if q in _TIME:

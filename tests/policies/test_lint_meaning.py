@@ -161,3 +161,15 @@ def test_no_breakpoint_only_on_a_prompt_long_enough_to_cache() -> None:
     assert lint_source(call.format(s="Be brief."), "c.py") == []
     long_prompt = "Always explain the root cause before proposing a fix. " * 200
     assert [f.code for f in lint_source(call.format(s=long_prompt), "c.py")] == ["PL406"]
+
+
+def test_a_mapping_splatted_into_a_render_is_not_assumed_used() -> None:
+    """`Template(t).render(**vars)`: the template names the keys it uses, unknown here; a
+    clock reading among the variables is not assumed to reach the prompt (mini-swe-agent
+    passes elapsed_seconds to every template, and its system templates never use it)."""
+    src = ('import time\n\n\ndef system(tpl, start):\n'
+           '    tvars = {"elapsed": int(time.time() - start), "task": "x"}\n'
+           '    system_prompt = Template(tpl).render(**tvars)\n    return system_prompt\n')
+    assert lint_source(src, "r.py") == []
+    passed = src.replace("render(**tvars)", "render(tvars)")
+    assert [f.code for f in lint_source(passed, "r.py")] == ["PL101"]
