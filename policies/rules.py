@@ -185,7 +185,11 @@ _RULES: tuple[Rule, ...] = (
         "PL202", "json-without-sorted-keys", "ordering", WARNING,
         "`json.dumps` without `sort_keys=True` flows into the prefix",
         "Finds `json.dumps(...)` calls without `sort_keys=True` whose text reaches the system "
-        "prompt or the tool definitions.",
+        "prompt or the tool definitions, when the key order comes from unstable input: a dict "
+        "passed straight in as a parameter (the caller decides its order) or one built from "
+        "an unordered source. A dict written out with literal keys (here or as a module "
+        "constant), or computed from a parameter (a schema generated from a class), keeps its "
+        "order and is not flagged.",
         "Key order follows dict insertion order, which changes with the code path that built "
         "the dict (merges, config loading order); canonical JSON keeps the bytes identical.",
         _FACT_BYTES + " DESIGN.md: 'JSON with sorted keys and fixed separators.'",
@@ -260,7 +264,9 @@ _RULES: tuple[Rule, ...] = (
         "PL302", "mode-dependent-start", "layout", WARNING,
         "The prompt starts with text that depends on a mode or flag",
         "Finds a system prompt whose very first piece is a conditional (`A if plan else B`, "
-        "`MODES[mode]`, a template starting with `{% if %}`).",
+        "`MODES[mode]`, a template starting with an `{% if %}` that has an else/elif branch "
+        "or tests a mode or flag name). `{% if data %}...{% endif %}` around optional content "
+        "is not a mode.",
         "Switching mode changes the first bytes, so no two modes share any cached prefix; for "
         "OpenAI the first ~256 tokens also pick the machine, so modes land on different "
         "machines.",
@@ -366,8 +372,9 @@ _RULES: tuple[Rule, ...] = (
         "PL406", "no-breakpoint", "breakpoints", WARNING,
         "A request has no cache breakpoint, or none after the stable part",
         "Finds an Anthropic Messages request (a body or a `messages.create` call) with no "
-        "`cache_control`, neither on a block nor at the top level, whose prefix passes the "
-        "model's minimum; and one whose breakpoints all sit before the end of its stable part "
+        "`cache_control`, neither on a block nor at the top level, whose system prompt alone "
+        "is known to reach the model's minimum (a literal or module constant; the smallest "
+        "Claude minimum when no model is named); and one whose breakpoints all sit before the end of its stable part "
         "(the tools and the system prompt), e.g. only on a tool definition. For OpenAI "
         "gpt-5.6 and later: a request with `prompt_cache_options` mode `explicit` and no "
         "`prompt_cache_breakpoint` on any input content (in code, only when every message is "
@@ -559,7 +566,9 @@ _RULES: tuple[Rule, ...] = (
         "A subagent file names a model other than the session's",
         "Reads YAML front matter of agent files and compares `model:` with the session model "
         "(`--model`, or `model` in `[tool.prefixlock.lint]`; without one, nothing is "
-        "compared).",
+        "compared). Claude Code's aliases `sonnet`, `opus`, `haiku` (and `sonnet[1m]`) "
+        "name the family's model: the same model when the session runs that family; "
+        "`inherit` is always the same.",
         "A subagent on another model never reads the parent's cache; only a fork with the "
         "same model and prefix does. Often intended (a cheaper model), so this is a note: "
         "check that the delegation pays for its cold start.",
