@@ -374,8 +374,8 @@ _RULES: tuple[Rule, ...] = (
         "Finds an Anthropic Messages request (a body or a `messages.create` call) with no "
         "`cache_control`, neither on a block nor at the top level, whose system prompt alone "
         "is known to reach the model's minimum (a literal or module constant; the smallest "
-        "Claude minimum when no model is named); and one whose breakpoints all sit before the end of its stable part "
-        "(the tools and the system prompt), e.g. only on a tool definition. For OpenAI "
+        "Claude minimum when no model is named); and one whose breakpoints all sit before "
+        "the end of its stable part (the tools and the system prompt), e.g. only on a tool definition. For OpenAI "
         "gpt-5.6 and later: a request with `prompt_cache_options` mode `explicit` and no "
         "`prompt_cache_breakpoint` on any input content (in code, only when every message is "
         "written out).",
