@@ -375,10 +375,10 @@ _RULES: tuple[Rule, ...] = (
         "`cache_control`, neither on a block nor at the top level, whose system prompt alone "
         "is known to reach the model's minimum (a literal or module constant; the smallest "
         "Claude minimum when no model is named); and one whose breakpoints all sit before "
-        "the end of its stable part (the tools and the system prompt), e.g. only on a tool definition. For OpenAI "
-        "gpt-5.6 and later: a request with `prompt_cache_options` mode `explicit` and no "
-        "`prompt_cache_breakpoint` on any input content (in code, only when every message is "
-        "written out).",
+        "the end of its stable part (the tools and the system prompt), e.g. only on a tool "
+        "definition. For OpenAI gpt-5.6 and later: a request with `prompt_cache_options` "
+        "mode `explicit` and no `prompt_cache_breakpoint` on any input content (in code, only "
+        "when every message is written out).",
         "Anthropic caches only where a breakpoint says so; without one every turn re-bills "
         "the full prompt, and whatever follows the last breakpoint (here: the rest of the "
         "system prompt) is re-billed on every turn. OpenAI's explicit mode drops its own "
