@@ -9,6 +9,7 @@ the reporting pass over the module and every function. Raises PL901 (a syntax er
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import replace
 
@@ -94,7 +95,8 @@ def check_python(path: str, text: str, model: str | None = None,
     if not _interesting(text):
         return []
     ctx = Context.of(path, tree, lines, model, prices)
-    check_history(tree, ctx)
+    if _WRITES_CONTENT.search(text):  # the walk for PL303 only where a message is edited
+        check_history(tree, ctx)
     found = Analysis(tree, ctx).run()
     return found if text.isascii() else _char_columns(found, lines)
 
@@ -126,6 +128,7 @@ def _char_columns(findings: list[Finding], lines: list[str]) -> list[Finding]:
     return out
 
 
+_WRITES_CONTENT = re.compile(r"""(\[\s*["'](content|text)["']\s*\]|\.(content|text))\s*[+]?=[^=]""")
 _HINTS = ("system", "tools", "instructions", "preamble", "messages", "prompt", "cache_control",
           "role",
           "input_schema", "parameters", "FrozenPrefix", "description")
