@@ -48,7 +48,8 @@ _USER_FILE = re.compile(r"(?i)(^|[_\-.])(user|turn|reminder|query|question|follo
 _USER_KEY = re.compile(r"(?i)(user|reminder|turn|query|question|followup)")
 _PREFIX_KEYS = re.compile(r"(?i)^(system|system_?prompt|instructions|preamble|prompt|"
                           r"developer|description|tools|body|template)$")
-_TEXT_EXT = {".md", ".markdown", ".txt", ".prompt", ".j2", ".jinja", ".jinja2", ".tmpl", ".tpl"}
+_TEXT_EXT = {".md", ".markdown", ".mdc", ".txt", ".prompt", ".j2", ".jinja", ".jinja2", ".tmpl",
+             ".tpl"}
 _TIME_FMT = re.compile(r"%[HIMSfpXcTrRsz]")
 
 
@@ -287,7 +288,8 @@ class _TextChecker:
         if _is_user_file(self.path, meta) or _is_command_file(self.path, meta):
             return
         where = "agent's system prompt" if meta and "name" in meta else "prompt prefix"
-        markdown = PurePath(self.path).suffix.lower() in (".md", ".markdown")
+        # .mdc: Cursor's rule files (Markdown with front matter).
+        markdown = PurePath(self.path).suffix.lower() in (".md", ".markdown", ".mdc")
         if markdown:
             body = _blank_fences(body)
         # An agent file's body (front matter, or a file in an agent folder) is sent as written.

@@ -87,12 +87,16 @@ def test_walk_reads_agent_dot_folders_and_skips_exact_document_names(tmp_path: P
     (tmp_path / "node_modules" / "p.j2").write_text("{{ now }}\n")
     (tmp_path / "history.py").write_text(
         "import datetime\nsystem_prompt = f'{datetime.datetime.now()}'\n")
+    rules = tmp_path / ".cursor" / "rules"
+    rules.mkdir(parents=True)
+    (rules / "style.mdc").write_text("---\ndescription: style\n---\nBranch {{ git_branch }}\n")
     (tmp_path / "README.md").write_text("Today is {{ now }}.\n")
     (tmp_path / "SECURITY.md").write_text("Today is {{ now }}.\n")
     result = lint_paths([str(tmp_path)], LintConfig(model="claude-sonnet-4-6"), jobs=1)
     got = sorted((Path(f.path).relative_to(tmp_path).as_posix(), f.code)
                  for f in result.findings)
-    assert got == [(".claude/agents/security-auditor.md", "PL602"), ("history.py", "PL101")]
+    assert got == [(".claude/agents/security-auditor.md", "PL602"),
+                   (".cursor/rules/style.mdc", "PL104"), ("history.py", "PL101")]
 
 
 def test_markdown_agent_and_command_bodies() -> None:
