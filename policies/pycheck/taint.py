@@ -137,6 +137,10 @@ _RUNTIME = {
 }
 _LISTING = {"os.listdir", "os.scandir", "glob.glob", "glob.iglob", "os.walk"}
 _LISTING_METHODS = {"iterdir", "glob", "rglob", "walk"}
+# Plugin registries: their order is the order packages were found on disk (PL203 when it
+# reaches the tools or the prompt unsorted; what they are is the installation, not a tree).
+_REGISTRIES = {"importlib.metadata.entry_points", "pkgutil.iter_modules",
+               "pkg_resources.iter_entry_points", "pluggy.PluginManager.list_name_plugin"}
 _SUBPROCESS = {
     "subprocess.run", "subprocess.check_output", "subprocess.Popen", "subprocess.call",
     "subprocess.check_call", "subprocess.getoutput", "subprocess.getstatusoutput", "os.popen",
@@ -332,6 +336,9 @@ class Evaluator:
             return args_t | {at(node, "runtime", q + "()", once)}
         if q in _LISTING:
             return args_t | _listed(node, q + "()", once)
+        if q in _REGISTRIES:
+            return args_t | {replace(at(node, "listing", f"the plugin registry {q}()", once),
+                                     fix_span=span(node))}
         if q in _VCS_OBJECTS:
             return args_t | {at(node, "vcs", q + "()", once)}
         if q in _SUBPROCESS and _mentions_git(node, self.ctx.consts):

@@ -177,3 +177,16 @@ def test_a_mapping_splatted_into_a_render_is_not_assumed_used() -> None:
     assert lint_source(src, "r.py") == []
     passed = src.replace("render(**tvars)", "render(tvars)")
     assert [f.code for f in lint_source(passed, "r.py")] == ["PL101"]
+
+
+def test_plugin_registry_order_into_the_tools() -> None:
+    src = ('from importlib.metadata import entry_points\n\n\n'
+           'def tools():\n'
+           "    return [ep.load().spec for ep in entry_points(group='agent.tools')]\n\n\n"
+           'def ask(client, q):\n'
+           '    return client.messages.create(model="m", tools=tools(),\n'
+           '                                  messages=[{"role": "user", "content": q}])\n')
+    assert [f.code for f in lint_source(src, "plugins.py")] == ["PL203"]
+    fixed = src.replace("for ep in entry_points(group='agent.tools')",
+                        "for ep in sorted(entry_points(group='agent.tools'), key=str)")
+    assert lint_source(fixed, "plugins.py") == []
