@@ -75,8 +75,9 @@ def test_special_files_and_link_loops_are_skipped(proj: Path) -> None:
         assert codes(result) == {"agent.py": ["PL101"]}
         assert result.files == 1
         # Named explicitly, a FIFO is reported, not opened (opening it would block).
-        (f,) = lint_paths([str(proj / "pipe.md")], LintConfig(), jobs=1).findings
-        assert f.code == "PL903" and "not a regular file" in f.message
+        for special in (proj / "pipe.md", Path(os.devnull)):
+            (f,) = lint_paths([str(special)], LintConfig(), jobs=1).findings
+            assert f.code == "PL903" and "not a regular file" in f.message
     finally:
         if sock is not None:
             sock.close()
