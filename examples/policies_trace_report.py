@@ -11,7 +11,7 @@ import json
 import tempfile
 from pathlib import Path
 
-from prefixlock.policies import build_report, check_trace, render_text
+from prefixlock.policies import build_report, check_trace, render_summary, render_text
 from prefixlock.prices import PriceTable
 
 HANDBOOK = "".join(f"Rule {i}: read before you edit, and say why.\n" for i in range(150))
@@ -46,7 +46,7 @@ with tempfile.TemporaryDirectory() as tmp:
     for f in check_trace(str(trace), prices):
         print(f"{f.code} line {f.line}: {f.message}")
     report = build_report(str(trace), prices)
-    print(render_text(report), end="")
+    print(render_summary([report]) + render_text(report), end="")
     session = report.sessions[0]
     assert [b.seq for b in session.breaks] == [2, 3, 4]
     assert all(b.cause == "system prompt changed" for b in session.breaks)

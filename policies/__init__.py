@@ -3,8 +3,9 @@
 Public surface:
 - `lint_paths(paths, config, jobs)` -> Result(findings, files, suppressed, ...): the CLI's engine.
 - `lint_source(text, path, model)` -> findings for one in-memory Python or prompt file.
-- `check_trace(path, prices)` -> findings of a JSONL trace; `build_report(path, prices)` and
-  `render_text(report)` for the per-session cache-break report.
+- `check_trace(path, prices)` -> findings of a JSONL trace; `build_report(path, prices)`,
+  `render_summary([report, ...])` (breaks, tokens and dollars by cause) and `render_text(report)`
+  (each session's breaks) for the cache-break report.
 - `LintConfig`, `Finding`, `Fix`, `RULES` (the catalogue), and `prefixlock.policies.output` for
   the formats.
 
@@ -28,6 +29,7 @@ if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
     from .findings import Fix as Fix
     from .report import TraceReport as TraceReport
     from .report import build_report as build_report
+    from .report import render_summary as render_summary
     from .report import render_text as render_text
     from .rules import RULES as RULES
     from .rules import Rule as Rule

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
 from prefixlock.command import Command
 
@@ -59,6 +60,35 @@ def _emit(text: str, output: str | None) -> None:
         sys.stdout.write(text)
 
 
+def _read_report(rep: Any, trace: str, prices: Any, provider: str | None) -> Any:
+    """The report of one trace; a trace that cannot be read, or holds no request at all
+    (empty, binary, garbage), is an input error (exit 2), not an empty report."""
+    from pathlib import Path
+
+    from prefixlock.errors import UserError
+
+    p = Path(trace)
+    if not p.exists():
+        raise UserError("no such trace file", where=trace)
+    if not p.is_file():
+        raise UserError("not a regular file", where=trace)
+    try:
+        with open(p, "rb") as fh:
+            head = fh.read(8192)
+        r = rep.build_report(trace, prices, provider=provider)
+    except OSError as exc:
+        raise UserError(f"cannot read trace: {exc.strerror or exc}", where=trace) from None
+    if b"\x00" in head:
+        raise UserError("binary file, not a JSONL trace", where=trace)
+    if not r.sessions:
+        if not r.bad_lines:
+            raise UserError("empty trace: no request records", where=trace)
+        n, msg = r.bad_lines[0]
+        raise UserError(f"no request records ({len(r.bad_lines)} unreadable line(s); the "
+                        f"first: {msg})", where=f"{trace}:{n}")
+    return r
+
+
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -96,9 +126,7 @@ def run(args: argparse.Namespace) -> int:
         parts = []
         reports = []
         for trace in args.report:
-            if not Path(trace).is_file():
-                raise UserError("no such trace file", where=trace)
-            r = rep.build_report(trace, prices, provider=args.provider)
+            r = _read_report(rep, trace, prices, args.provider)
             reports.append(r)
             parts.append(rep.render_text(r))
         if args.format == "json":
@@ -106,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
 
             _emit(json.dumps([r.to_dict() for r in reports], indent=2) + "\n", args.output)
         else:
-            _emit("".join(parts), args.output)
+            _emit(rep.render_summary(reports) + "".join(parts), args.output)
         return 0
 
     paths = args.paths or ["."]

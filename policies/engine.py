@@ -10,6 +10,9 @@ import contextlib
 import json
 import os
 import re
+import signal
+import stat
+import threading
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
@@ -21,17 +24,32 @@ from prefixlock.prices import PriceTable
 
 from .config import LintConfig
 from .findings import Finding, fingerprints, sort_key, source_lines
+from .jscheck import JS_SUFFIXES, check_js
 from .pycheck import check_python
 from .suppress import SIDECAR_SUFFIX, Suppressions, parse_inline, parse_sidecar
-from .textcheck import TEXT_SUFFIXES, check_text
+from .textcheck import FINDINGS_CAP, TEXT_SUFFIXES, check_text
 from .tracecheck import check_request_file, check_trace, looks_like_request
 
 TRACE_SUFFIXES = frozenset({".jsonl", ".ndjson", ".trace"})
 # Project documents found by a directory walk are not prompts (name them explicitly to lint).
+# Exact names only (any case, any text suffix): `history.py` and `security-auditor.md` are code
+# and agents, not documents.
 _DOC_NAMES = re.compile(
     r"(?i)^(readme|changelog|changes|history|contributing|license|licence|copying|notice|"
-    r"code_of_conduct|security|authors|citation)([.-].*)?$"
+    r"code_of_conduct|security|authors|citation)(\.(md|markdown|txt|rst))?$"
 )
+# Dot-folders that agents read their configuration from: walked like any other folder (other
+# dot-folders are caches, virtual environments and VCS data).
+AGENT_DOT_DIRS = frozenset({".claude", ".github", ".cursor", ".prefixlock", ".codex",
+                            ".gemini", ".windsurf", ".clinerules", ".continue", ".roo"})
+# Folders of installed third-party code: not the project's prompts.
+_VENDORED = frozenset({"node_modules", "__pycache__", "site-packages"})
+# Bounds on one file's analysis (traces excepted: their checks stream line by line).
+FILE_TIME_S = 10.0
+MAX_FINDINGS_PER_FILE = FINDINGS_CAP
+# A Python syntax tree takes about 140 bytes of memory per byte of source, built in one C call
+# that no timer interrupts: a larger module (generated code, vendored data) is not analysed.
+MAX_PYTHON_BYTES = 1_000_000
 
 
 @dataclass
@@ -52,6 +70,8 @@ def kind_of(path: Path) -> str | None:
         return "trace"
     if suffix in TEXT_SUFFIXES:
         return "text"
+    if suffix in JS_SUFFIXES and not path.name.endswith((".min.js", ".d.ts")):
+        return "js"
     return None
 
 
@@ -63,23 +83,27 @@ def discover(paths: Sequence[str], config: LintConfig) -> list[tuple[str, str]]:
         p = Path(raw)
         if not p.exists():
             raise UserError("no such file or directory", where=raw)
-        if p.is_file():
+        if not p.is_dir():
             # An explicitly named file is linted whatever its name (binary files become PL903).
             k = kind_of(p) or "text"
             if str(p) not in seen:
                 seen.add(str(p))
                 out.append((str(p), k))
             continue
+        # Symbolic links to folders are not followed (os.walk's default): no loops.
         for root, dirs, files in os.walk(p):
             rootp = Path(root)
             # Exclusions apply below the path given, not to the folders above it.
             rel = rootp.relative_to(p)
             dirs[:] = sorted(d for d in dirs if not config.excluded(rootp / d, rel / d)
-                             and not d.startswith("."))
+                             and (not d.startswith(".") or d in AGENT_DOT_DIRS)
+                             and d not in _VENDORED)
             for name in sorted(files):
                 fp = rootp / name
                 fk = kind_of(fp)
-                if fk is None or name.endswith(SIDECAR_SUFFIX) or config.excluded(fp, rel / name):
+                if fk is None or name.endswith(SIDECAR_SUFFIX) or not _regular(fp):
+                    continue
+                if config.excluded(fp, rel / name):
                     continue
                 if name == "pyproject.toml" or _DOC_NAMES.match(name):
                     continue
@@ -99,14 +123,77 @@ def _prices(override: str | None) -> PriceTable:
     return table
 
 
+def _regular(path: Path) -> bool:
+    """A regular file (through links): FIFOs, sockets and devices would block or never end,
+    and a link loop or a dangling link has nothing to read."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return False
+
+
+class _Timeout(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float) -> Any:
+    """Raise _Timeout in this thread after `seconds` (a no-op where no interval timer can be
+    set: off the main thread, or on a platform without SIGALRM)."""
+    if seconds <= 0 or not hasattr(signal, "setitimer") or (
+            threading.current_thread() is not threading.main_thread()):
+        yield
+        return
+
+    def _expire(signum: int, frame: object) -> None:
+        raise _Timeout
+
+    old = signal.signal(signal.SIGALRM, _expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
+
+
 def _binary(head: bytes) -> bool:
     return b"\x00" in head
 
 
 def lint_file(path: str, kind: str, model: str | None, prices_path: str | None = None,
-              provider: str | None = None) -> tuple[list[Finding], int]:
+              provider: str | None = None,
+              time_s: float | None = None) -> tuple[list[Finding], int]:
     """Findings of one file after its inline/front-matter/sidecar suppressions, and how many
-    those suppressions hid."""
+    those suppressions hid. A file whose analysis overruns a bound (recursion, `time_s`, the
+    findings cap) is one PL906 finding; the run goes on."""
+    budget = FILE_TIME_S if time_s is None else time_s
+    try:
+        with _time_limit(0 if kind == "trace" else budget):
+            found, hidden = _lint_file(path, kind, model, prices_path, provider)
+    except RecursionError:
+        return [Finding(path, 1, 1, "PL906", "nested too deeply to analyse (recursion limit); "
+                        "nothing in this file was checked")], 0
+    except _Timeout:
+        return [Finding(path, 1, 1, "PL906", f"analysis took over {budget:g} s and was "
+                        "stopped; nothing in this file was checked")], 0
+    except MemoryError:
+        return [Finding(path, 1, 1, "PL906", "out of memory while analysing; nothing in this "
+                        "file was checked")], 0
+    if len(found) > MAX_FINDINGS_PER_FILE:
+        found = [*found[:MAX_FINDINGS_PER_FILE], Finding(
+            path, found[MAX_FINDINGS_PER_FILE].line, 1, "PL906",
+            f"more findings not shown: a file stops being reported at "
+            f"{MAX_FINDINGS_PER_FILE} findings")]
+    return found, hidden
+
+
+def _lint_file(path: str, kind: str, model: str | None, prices_path: str | None,
+               provider: str | None) -> tuple[list[Finding], int]:
+    if not _regular(Path(path)):
+        # Named on the command line: opening a FIFO would block, a device never end.
+        return [Finding(path, 1, 1, "PL903", "not a regular file (a FIFO, socket, device or "
+                        "broken link); skipped")], 0
     prices = _prices(prices_path)
     sup = Suppressions()
     sidecar = path + SIDECAR_SUFFIX
@@ -134,8 +221,13 @@ def lint_file(path: str, kind: str, model: str | None, prices_path: str | None =
                 text = text[1:]
             lines = source_lines(text)
             parse_inline(path, lines, sup)
-            if kind == "python":
+            if kind == "python" and len(data) > MAX_PYTHON_BYTES:
+                findings = [Finding(path, 1, 1, "PL906", f"{len(data):,} bytes of Python, over "
+                                    f"the {MAX_PYTHON_BYTES:,}-byte bound; not analysed")]
+            elif kind == "python":
                 findings = check_python(path, text, model, prices)
+            elif kind == "js":
+                findings = check_js(path, text)
             else:
                 findings, parsed = check_text(path, text, model, prices, sup)
                 if looks_like_request(parsed):
@@ -247,6 +339,8 @@ def lint_source(text: str, path: str = "<string>.py", model: str | None = None) 
     sup = parse_inline(path, source_lines(text), Suppressions())
     if Path(path).suffix == ".py":
         found = check_python(path, text, model, prices)
+    elif Path(path).suffix.lower() in JS_SUFFIXES:
+        found = check_js(path, text)
     else:
         found, _ = check_text(path, text, model, prices, sup)
     return [f for f in found if not sup.covers(f)] + sup.problems

@@ -377,6 +377,57 @@ def build_report(path: str, prices: PriceTable | None,
     return TraceReport(path, list(sessions.values()), bad)
 
 
+def by_cause(reports: Iterable[TraceReport]) -> list[tuple[str, int, int, Decimal]]:
+    """(cause, breaks, tokens re-billed, dollars) over all sessions, costliest first."""
+    acc: dict[str, list[Any]] = {}
+    for r in reports:
+        for s in r.sessions:
+            for b in s.breaks:
+                row = acc.setdefault(b.cause, [0, 0, Decimal(0)])
+                row[0] += 1
+                row[1] += b.rebilled_tokens
+                row[2] += b.dollars or Decimal(0)
+    rows = [(c, int(n), int(t), Decimal(d)) for c, (n, t, d) in acc.items()]
+    return sorted(rows, key=lambda r: (-r[3], -r[2], r[0]))
+
+
+def render_summary(reports: list[TraceReport]) -> str:
+    """The summary by cause that leads the text report: what to fix first."""
+    rows = by_cause(reports)
+    requests = sum(s.requests for r in reports for s in r.sessions)
+    sessions = sum(len(r.sessions) for r in reports)
+    out = [f"summary: {requests} request(s) in {sessions} session(s), "
+           f"{sum(n for _, n, _, _ in rows)} cache break(s)"]
+    for cause, n, tokens, dollars in rows:
+        out.append(f"  {cause}: {n} break(s), {tokens:,} tokens re-billed, ${dollars:.4f}")
+    if not rows:
+        out.append("  no cache breaks")
+    return "\n".join(out) + "\n"
+
+
+# Consecutive breaks of one session with the same cause and place are one line past this many.
+_RUN = 3
+
+
+def _break_line(b: Break) -> str:
+    money = "unpriced" if b.dollars is None else f"${b.dollars:.4f}"
+    at = "-" if b.byte is None else f"byte {b.byte:,}"
+    return (f"  request {b.seq} (line {b.line}): {b.cause} at {at} in {b.where}: "
+            f"{b.detail}; re-billed {b.rebilled_tokens:,} tokens, {money}"
+            + ("" if b.reported_cache_read is None
+               else f" (reported cache read {b.reported_cache_read:,})"))
+
+
+def _runs(breaks: list[Break]) -> list[list[Break]]:
+    runs: list[list[Break]] = []
+    for b in breaks:
+        if runs and runs[-1][-1].cause == b.cause and runs[-1][-1].where == b.where:
+            runs[-1].append(b)
+        else:
+            runs.append([b])
+    return runs
+
+
 def render_text(report: TraceReport) -> str:
     out = [f"trace {report.path}: {len(report.sessions)} session(s)"]
     total_t = 0
@@ -385,13 +436,18 @@ def render_text(report: TraceReport) -> str:
         out.append(f"session {s.session} ({s.model}, {s.requests} requests): "
                    f"{len(s.breaks)} cache break(s), {s.rebilled_tokens:,} tokens re-billed, "
                    f"${s.dollars:.4f}")
-        for b in s.breaks:
-            money = "unpriced" if b.dollars is None else f"${b.dollars:.4f}"
-            at = "-" if b.byte is None else f"byte {b.byte:,}"
-            out.append(f"  request {b.seq} (line {b.line}): {b.cause} at {at} in {b.where}: "
-                       f"{b.detail}; re-billed {b.rebilled_tokens:,} tokens, {money}"
-                       + ("" if b.reported_cache_read is None
-                          else f" (reported cache read {b.reported_cache_read:,})"))
+        for run in _runs(s.breaks):
+            if len(run) < _RUN:
+                out.extend(_break_line(b) for b in run)
+                continue
+            out.append(_break_line(run[0]))
+            rest = run[1:]
+            tokens = sum(b.rebilled_tokens for b in rest)
+            dollars = sum((b.dollars or Decimal(0) for b in rest), Decimal(0))
+            out.append(f"  ... and {len(rest)} more {run[0].cause} break(s) in "
+                       f"{run[0].where}, requests {rest[0].seq}-{rest[-1].seq} (lines "
+                       f"{rest[0].line}-{rest[-1].line}): {tokens:,} tokens re-billed, "
+                       f"${dollars:.4f}")
         total_t += s.rebilled_tokens
         total_d += s.dollars
     for n, m in report.bad_lines:

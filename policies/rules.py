@@ -185,7 +185,11 @@ _RULES: tuple[Rule, ...] = (
         "PL202", "json-without-sorted-keys", "ordering", WARNING,
         "`json.dumps` without `sort_keys=True` flows into the prefix",
         "Finds `json.dumps(...)` calls without `sort_keys=True` whose text reaches the system "
-        "prompt or the tool definitions.",
+        "prompt or the tool definitions, when the key order comes from unstable input: a dict "
+        "passed straight in as a parameter (the caller decides its order) or one built from "
+        "an unordered source. A dict written out with literal keys (here or as a module "
+        "constant), or computed from a parameter (a schema generated from a class), keeps its "
+        "order and is not flagged.",
         "Key order follows dict insertion order, which changes with the code path that built "
         "the dict (merges, config loading order); canonical JSON keeps the bytes identical.",
         _FACT_BYTES + " DESIGN.md: 'JSON with sorted keys and fixed separators.'",
@@ -236,10 +240,33 @@ _RULES: tuple[Rule, ...] = (
         "none",
     ),
     Rule(
+        "PL303", "history-rewritten-in-place", "layout", WARNING,
+        "Code rewrites earlier messages of the conversation depending on their position",
+        "Finds a loop over the conversation (`history`, `messages`, `conversation`...) that "
+        "overwrites a message's `content` or `text` (the message, a copy of it, or one of its "
+        "parts) only for some messages: those chosen by their index (`idx < len(h) - n`, "
+        "`i < keep_last`) or by what later messages hold (a set the same loop fills). A "
+        "rewrite that treats every message alike is not flagged: it gives the same bytes "
+        "every time.",
+        "The cache matches a prefix byte for byte. A message sent as written on one request "
+        "and rewritten on a later one (old observations masked as the window slides, "
+        "outdated file views elided) changes the prefix at that message: the request re-bills "
+        "everything from there on, again each time the window moves.",
+        _FACT_BYTES + " " + _FACT_ORDER,
+        "```python\nfor idx, entry in enumerate(history):\n    if idx < len(history) - 5:\n"
+        "        entry = entry.copy()\n        entry[\"content\"] = \"(omitted)\"\n```",
+        "Rewrite in large steps (mask many old messages at once, every N turns), or mask "
+        "before a message is first sent, or put a cache breakpoint just before the oldest "
+        "message you may rewrite so the stable prefix above it stays cached.",
+        "none",
+    ),
+    Rule(
         "PL302", "mode-dependent-start", "layout", WARNING,
         "The prompt starts with text that depends on a mode or flag",
         "Finds a system prompt whose very first piece is a conditional (`A if plan else B`, "
-        "`MODES[mode]`, a template starting with `{% if %}`).",
+        "`MODES[mode]`, a template starting with an `{% if %}` that has an else/elif branch "
+        "or tests a mode or flag name). `{% if data %}...{% endif %}` around optional content "
+        "is not a mode.",
         "Switching mode changes the first bytes, so no two modes share any cached prefix; for "
         "OpenAI the first ~256 tokens also pick the machine, so modes land on different "
         "machines.",
@@ -345,12 +372,13 @@ _RULES: tuple[Rule, ...] = (
         "PL406", "no-breakpoint", "breakpoints", WARNING,
         "A request has no cache breakpoint, or none after the stable part",
         "Finds an Anthropic Messages request (a body or a `messages.create` call) with no "
-        "`cache_control`, neither on a block nor at the top level, whose prefix passes the "
-        "model's minimum; and one whose breakpoints all sit before the end of its stable part "
-        "(the tools and the system prompt), e.g. only on a tool definition. For OpenAI "
-        "gpt-5.6 and later: a request with `prompt_cache_options` mode `explicit` and no "
-        "`prompt_cache_breakpoint` on any input content (in code, only when every message is "
-        "written out).",
+        "`cache_control`, neither on a block nor at the top level, whose system prompt alone "
+        "is known to reach the model's minimum (a literal or module constant; the smallest "
+        "Claude minimum when no model is named); and one whose breakpoints all sit before "
+        "the end of its stable part (the tools and the system prompt), e.g. only on a tool "
+        "definition. For OpenAI gpt-5.6 and later: a request with `prompt_cache_options` "
+        "mode `explicit` and no `prompt_cache_breakpoint` on any input content (in code, only "
+        "when every message is written out).",
         "Anthropic caches only where a breakpoint says so; without one every turn re-bills "
         "the full prompt, and whatever follows the last breakpoint (here: the rest of the "
         "system prompt) is re-billed on every turn. OpenAI's explicit mode drops its own "
@@ -538,7 +566,9 @@ _RULES: tuple[Rule, ...] = (
         "A subagent file names a model other than the session's",
         "Reads YAML front matter of agent files and compares `model:` with the session model "
         "(`--model`, or `model` in `[tool.prefixlock.lint]`; without one, nothing is "
-        "compared).",
+        "compared). Claude Code's aliases `sonnet`, `opus`, `haiku` (and `sonnet[1m]`) "
+        "name the family's model: the same model when the session runs that family; "
+        "`inherit` is always the same.",
         "A subagent on another model never reads the parent's cache; only a fork with the "
         "same model and prefix does. Often intended (a cheaper model), so this is a note: "
         "check that the delegation pays for its cold start.",
@@ -601,6 +631,20 @@ _RULES: tuple[Rule, ...] = (
         "Linter policy (issue 6: suppression requires a reason).",
         "`# prefixlock: ignore[PL101]`",
         "Write the reason after the bracket: `# prefixlock: ignore[PL101] pinned per deploy`.",
+        "none",
+    ),
+    Rule(
+        "PL906", "analysis-failed", "input", WARNING,
+        "A file could not be analysed within the linter's bounds",
+        "Reports a file whose analysis hit a bound: nesting deeper than Python's recursion "
+        "limit (deeply nested JSON, thousands of chained `+` terms), more time than the "
+        "per-file budget, or more findings than the per-file cap. The run goes on with the "
+        "other files.",
+        "Nothing (or, at the findings cap, not everything) in the file was checked; one "
+        "pathological file must not hide the findings of the rest.",
+        "Linter behaviour (issue 17: robustness on real code).",
+        "A generated 5 MB JSON file nested 10,000 levels deep.",
+        "Exclude generated files (`exclude` in `[tool.prefixlock.lint]`), or split the file.",
         "none",
     ),
 )

@@ -10,6 +10,8 @@ session model. Pure: text in, findings out.
 
 from __future__ import annotations
 
+import functools
+import itertools
 import json
 import re
 import tomllib
@@ -23,6 +25,7 @@ import yaml
 from prefixlock.prices import PriceTable
 
 from .findings import Finding, Fix, source_lines
+from .meaning import kind_of_name, words
 from .suppress import Suppressions, parse_front_matter
 
 _PLACEHOLDER = re.compile(
@@ -34,31 +37,19 @@ _PLACEHOLDER = re.compile(
 )
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
-_NAME_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("time", re.compile(r"(?i)(now|utcnow|time|timestamp|datetime|current_?time|clock|"
-                        r"time_?now|current_?datetime)")),
-    ("date", re.compile(r"(?i)(date|today|current_?date|todays?_?date|weekday)")),
-    ("random", re.compile(r"(?i)(uuid|uuid4|nonce|random|rand|request_?id|trace_?id|run_?id|"
-                          r"message_?id|cache_?buster)")),
-    ("vcs", re.compile(r"(?i)(git(_\w+)?|branch|git_?branch|commit|commit_?sha|head_?sha|sha|"
-                       r"diff|vcs_?status|repo_?status)")),
-    ("filetree", re.compile(r"(?i)(file_?tree|tree|files|file_?list|directory_?listing|"
-                            r"dir_?listing|listing|project_?files|ls|open_?files)")),
-    ("runtime", re.compile(r"(?i)(pid|memory|mem_?usage|memory_?usage|load|load_?avg|uptime|"
-                           r"cpu|cpu_?usage|elapsed|tokens_?used|token_?count|cost_?so_?far|"
-                           r"turn_?count|turn_?number)")),
-)
 _CONTEXT_NAMES = re.compile(
     r"(?i)(context|project\w*|repo_?map|memory_?file|claude_?md|agents_?md|readme|notes|"
     r"workspace\w*|user\w*|task|question|query|input|docs?)"
 )
+FINDINGS_CAP = 500  # per file; the engine adds one PL906 for the rest
 _CODE = {"time": "PL101", "date": "PL102", "random": "PL103", "vcs": "PL104",
          "filetree": "PL105", "runtime": "PL106"}
 _USER_FILE = re.compile(r"(?i)(^|[_\-.])(user|turn|reminder|query|question|followup)([_\-.]|$)")
 _USER_KEY = re.compile(r"(?i)(user|reminder|turn|query|question|followup)")
 _PREFIX_KEYS = re.compile(r"(?i)^(system|system_?prompt|instructions|preamble|prompt|"
                           r"developer|description|tools|body|template)$")
-_TEXT_EXT = {".md", ".markdown", ".txt", ".prompt", ".j2", ".jinja", ".jinja2", ".tmpl", ".tpl"}
+_TEXT_EXT = {".md", ".markdown", ".mdc", ".txt", ".prompt", ".j2", ".jinja", ".jinja2", ".tmpl",
+             ".tpl"}
 _TIME_FMT = re.compile(r"%[HIMSfpXcTrRsz]")
 
 
@@ -72,6 +63,7 @@ class Placeholder:
     offset: int
 
 
+@functools.lru_cache(maxsize=4096)
 def classify(expr: str, which: str) -> str:
     """Kind of a placeholder from the names it uses (or the command it runs)."""
     if which == "bang":
@@ -99,16 +91,18 @@ def classify(expr: str, which: str) -> str:
                                                               "in", "is", "for", "endif",
                                                               "endfor", "set", "true", "false")]
     for ident in idents:
-        for kind, pat in _NAME_KINDS:
-            if pat.fullmatch(ident):
-                return kind
+        kind = kind_of_name(ident)
+        if kind is not None:
+            return kind
     for ident in idents:
         if _CONTEXT_NAMES.fullmatch(ident):
             return "context"
     return "other"
 
 
-def placeholders(text: str, line0: int = 1) -> Iterator[Placeholder]:
+def placeholders(text: str, line0: int = 1, single_brace: bool = True) -> Iterator[Placeholder]:
+    """The template slots of `text`; `single_brace=False` where `{name}` is plain text (the
+    body of a Markdown agent or command file: Claude Code substitutes no braces there)."""
     line_starts = [0]
     for m in re.finditer("\n", text):
         line_starts.append(m.end())
@@ -117,8 +111,14 @@ def placeholders(text: str, line0: int = 1) -> Iterator[Placeholder]:
     for m in _PLACEHOLDER.finditer(text):
         which = m.lastgroup or ""
         expr = m.group(which) or ""
-        if which == "tag" and not re.match(r"\s*now\b", expr):
+        if which == "fmt" and not single_brace:
             continue
+        if which == "tag":
+            loop = re.match(r"\s*for\s+[\w, ]+\s+in\s+(.*)", expr, re.S)
+            if loop:
+                expr = loop.group(1)  # `{% for f in repo_files %}` renders what it iterates
+            elif not re.match(r"\s*now\b", expr):
+                continue
         kind = classify(expr, which)
         idx = bisect.bisect_right(line_starts, m.start()) - 1
         yield Placeholder(kind, m.group(0), line0 + idx, m.start() - line_starts[idx] + 1,
@@ -130,6 +130,26 @@ def _is_user_file(path: str, meta: Mapping[str, Any] | None) -> bool:
         return True
     stem = PurePath(path).name.split(".")[0]
     return bool(_USER_FILE.search(stem))
+
+
+_TOOL_TEXT_KEYS = frozenset({"description", "docstring", "signature", "summary", "name",
+                             "instructions", "usage"})
+_CLAUDE_CODE_ALIASES = frozenset({"sonnet", "opus", "haiku"})
+_AGENT_FOLDERS = frozenset({".claude", ".cursor", ".github", ".codex", ".gemini", "agents",
+                            "commands", "subagents", "prompts", "chatmodes"})
+
+
+def _in_agent_folder(path: str) -> bool:
+    return bool({p.lower() for p in PurePath(path).parts[:-1]} & _AGENT_FOLDERS)
+
+
+def _is_command_file(path: str, meta: Mapping[str, Any] | None) -> bool:
+    """A slash command (or a skill's body): expanded into the user's message when invoked, so
+    what it runs (!`git status`) lands in the newest turn, not in the prefix."""
+    parts = [p.lower() for p in PurePath(path).parts[:-1]]
+    kind = str(meta.get("type", "")).lower() if meta else ""
+    return ("commands" in parts or kind == "command"
+            or PurePath(path).name == "SKILL.md")
 
 
 def split_front_matter(text: str) -> tuple[str | None, int, str, int]:
@@ -159,27 +179,36 @@ class _TextChecker:
     def line(self, n: int) -> str:
         return self.lines[n - 1] if 0 < n <= len(self.lines) else ""
 
-    def flag_volatile(self, text: str, line0: int, where: str, col_shift: int = 0) -> None:
-        for p in placeholders(text, line0):
+    def flag_volatile(self, text: str, line0: int, where: str, col_shift: int = 0,
+                      single_brace: bool = True) -> None:
+        seen = {(f.line, f.col, f.code) for f in self.out}
+        for p in placeholders(text, line0, single_brace):
             code = _CODE.get(p.kind)
             if code is None:
                 continue
             col = p.col + (col_shift if p.line == line0 else 0)
+            if (p.line, col, code) in seen:
+                continue  # one value located twice (its text repeats in the file)
+            seen.add((p.line, col, code))
+            if len(self.out) > FINDINGS_CAP:
+                break  # the engine reports the cap; reading on would only cost time
             self.out.append(Finding(self.path, p.line, col, code,
                                     f"placeholder {p.text} ({p.kind}) is rendered into the "
                                     f"{where}", source_line=self.line(p.line)))
 
-    def layout(self, text: str, line0: int) -> None:
+    def layout(self, text: str, line0: int, single_brace: bool = True) -> None:
         stripped = re.sub(r"\{#.*?#\}|<!--.*?-->", lambda m: " " * len(m.group(0)), text,
                           flags=re.S)
         first = re.search(r"\S", stripped)
-        if first is not None and re.match(r"\{%-?\s*if\b", stripped[first.start():]):
+        if first is not None and _mode_switch(stripped[first.start():]):
             line = line0 + text.count("\n", 0, first.start())
             self.out.append(Finding(self.path, line, 1, "PL302",
                                     "the prompt starts with a mode-dependent `{% if %}` block; "
                                     "every mode gets its own cache entry",
                                     source_line=self.line(line)))
-        for p in placeholders(text, line0):
+        # The first context placeholder, among the first few: one found further down has
+        # volatile ones before it, already reported.
+        for p in itertools.islice(placeholders(text, line0, single_brace), 200):
             if p.kind in _CODE or p.kind == "other":
                 continue
             rest = _static_len(text[p.offset + len(p.text):])
@@ -196,11 +225,18 @@ class _TextChecker:
         model = meta.get("model")
         if not isinstance(model, str) or not self.model:
             return
-        if model.strip().lower() in ("inherit", "default", ""):
+        name = re.sub(r"\[\w+\]$", "", model.strip().lower())  # `sonnet[1m]`
+        if name in ("inherit", "default", ""):
             return
-        resolve = self.prices.resolve if self.prices else (lambda m: m)
-        if resolve(model) == resolve(self.model):
-            return
+        if name in _CLAUDE_CODE_ALIASES:
+            # Claude Code's alias names the family's current model: the same model when the
+            # session runs that family.
+            if name in self.model.lower():
+                return
+        else:
+            resolve = self.prices.resolve if self.prices else (lambda m: m)
+            if resolve(model) == resolve(self.model):
+                return
         line = fm_line
         for i, text in enumerate(self.lines, start=1):
             if re.match(r"\s*model\s*:", text):
@@ -249,13 +285,17 @@ class _TextChecker:
                 if isinstance(desc, str):
                     self.flag_volatile(desc, fm_line, "agent description (part of the tool "
                                        "definitions)")
-        if _is_user_file(self.path, meta):
+        if _is_user_file(self.path, meta) or _is_command_file(self.path, meta):
             return
         where = "agent's system prompt" if meta and "name" in meta else "prompt prefix"
-        if PurePath(self.path).suffix.lower() in (".md", ".markdown"):
+        # .mdc: Cursor's rule files (Markdown with front matter).
+        markdown = PurePath(self.path).suffix.lower() in (".md", ".markdown", ".mdc")
+        if markdown:
             body = _blank_fences(body)
-        self.flag_volatile(body, body_line, where)
-        self.layout(body, body_line)
+        # An agent file's body (front matter, or a file in an agent folder) is sent as written.
+        literal = markdown and (meta is not None or _in_agent_folder(self.path))
+        self.flag_volatile(body, body_line, where, single_brace=not literal)
+        self.layout(body, body_line, single_brace=not literal)
 
     def structured(self, data: Any, locate: Any) -> None:
         for path, value in _strings(data, ()):
@@ -348,6 +388,37 @@ class _TextChecker:
                                         whole_file=new_text)))
 
 
+_IF_TAG = re.compile(r"\{%-?\s*if\b(?P<cond>.*?)-?%\}", re.S)
+_BLOCK_TAG = re.compile(r"\{%-?\s*(?P<kw>if|elif|else|endif)\b.*?-?%\}", re.S)
+_MODE_WORDS = frozenset({"mode", "plan", "act", "persona", "variant", "role", "style", "agent",
+                         "kind", "type", "is", "use", "enable", "enabled", "allow", "strict",
+                         "debug", "verbose", "reasoning", "thinking", "flavor", "profile"})
+
+
+def _mode_switch(text: str) -> bool:
+    """Whether `text` opens with an `{% if %}` that picks between modes: one with an
+    else/elif branch, or whose condition names a mode or flag. `{% if data %}...{% endif %}`
+    around optional content is not a mode (its bytes change only with the data)."""
+    m = _IF_TAG.match(text)
+    if m is None:
+        return False
+    if any(w in _MODE_WORDS for ident in _IDENT.findall(m.group("cond"))
+           for w in words(ident)):
+        return True
+    depth = 0
+    for tag in _BLOCK_TAG.finditer(text):
+        kw = tag.group("kw")
+        if kw == "if":
+            depth += 1
+        elif kw == "endif":
+            depth -= 1
+            if depth == 0:
+                return False
+        elif depth == 1:
+            return True
+    return False
+
+
 _FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.M | re.S)
 
 
@@ -395,7 +466,12 @@ def _structured_where(root: Any, path: tuple[Any, ...]) -> str | None:
             _ = rest
             return f"earlier {role or 'message'} message {idx}"
     if "tools" in keys or "functions" in keys:
-        return "tool definitions"
+        # Only what a tool definition says (its description, its signature); other settings
+        # kept under `tools` (messages shown on submit, environment variables) are not sent
+        # as definitions.
+        if keys[-1].lower() in _TOOL_TEXT_KEYS:
+            return "tool definitions"
+        return None
     if any(k.lower() in ("instructions",) for k in keys):
         return "instructions"
     if not keys or any(_PREFIX_KEYS.match(k) for k in keys):

@@ -198,9 +198,11 @@ def read_records(path: str, lines: Iterable[tuple[int, bytes]] | None = None,
             data = json.loads(raw, parse_constant=_no_constant)
             if (b"\\ud" in raw or b"\\uD" in raw) and _has_lone_surrogate(data):
                 raise ValueError("a \\u escape is half of a surrogate pair, not a character")
-        except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError is a ValueError
+        except (ValueError, UnicodeDecodeError, RecursionError) as exc:
+            # JSONDecodeError is a ValueError; RecursionError: nested past the stack.
             text = raw[:200].decode("utf-8", "replace").rstrip("\n")
-            msg = getattr(exc, "msg", str(exc))
+            msg = "nested too deeply" if isinstance(exc, RecursionError) else \
+                getattr(exc, "msg", str(exc))
             if isinstance(exc, json.JSONDecodeError):  # "Unterminated string starting at"
                 msg += f"{'' if msg.endswith(' at') else ' at'} column {exc.colno}"
             truncated = not raw.endswith(b"\n")

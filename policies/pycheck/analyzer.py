@@ -9,6 +9,7 @@ the reporting pass over the module and every function. Raises PL901 (a syntax er
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import replace
 
@@ -17,6 +18,7 @@ from prefixlock.prices import PriceTable
 from ..findings import Finding, Fix, source_lines
 from .context import Context, Scope
 from .flow import Flow
+from .history import check_history
 from .sinks import SinkCheck
 from .syntax import Function
 from .taint import EMPTY, Evaluator, Summary, Taints
@@ -66,7 +68,8 @@ class Analysis:
             # analysed before their callee still see it in the reporting pass.
             ctx.checking = round_ == 1
             for key, cls, fn in self.functions():
-                ev.summaries[key].returns = EMPTY
+                summ = ev.summaries[key]
+                summ.returns, summ.elts, summ.elts_mixed = EMPTY, None, False
                 flow.function(key, cls, fn)
         ctx.checking = ctx.reporting = True
         ctx.scope = Scope()
@@ -91,7 +94,10 @@ def check_python(path: str, text: str, model: str | None = None,
         return [Finding(path, 1, 1, "PL903", f"cannot parse: {exc}")]
     if not _interesting(text):
         return []
-    found = Analysis(tree, Context.of(path, tree, lines, model, prices)).run()
+    ctx = Context.of(path, tree, lines, model, prices)
+    if _WRITES_CONTENT.search(text):  # the walk for PL303 only where a message is edited
+        check_history(tree, ctx)
+    found = Analysis(tree, ctx).run()
     return found if text.isascii() else _char_columns(found, lines)
 
 
@@ -122,6 +128,7 @@ def _char_columns(findings: list[Finding], lines: list[str]) -> list[Finding]:
     return out
 
 
+_WRITES_CONTENT = re.compile(r"""(\[\s*["'](content|text)["']\s*\]|\.(content|text))\s*[+]?=[^=]""")
 _HINTS = ("system", "tools", "instructions", "preamble", "messages", "prompt", "cache_control",
           "role",
           "input_schema", "parameters", "FrozenPrefix", "description")

@@ -100,9 +100,10 @@ class AnthropicBreakpoints:
                      "every cache breakpoint sits before the end of the system prompt: "
                      "the rest of it and the conversation are never cached")
         if anthropic and count == 0 and "system" in kw and self._no_hidden_marks(kw):
-            below = (price is not None and system_text is not None and "tools" not in kw
-                     and count_tokens(system_text) < price.min_cacheable_tokens)
-            if not below:
+            # Only a prefix known to be long enough to cache: its system prompt alone reaches
+            # the model's minimum (the smallest of any Claude model when none is named).
+            minimum = price.min_cacheable_tokens if price is not None else _LOWEST_MINIMUM
+            if system_text is not None and count_tokens(system_text) >= minimum:
                 ctx.flag(node, "PL406",
                          "Anthropic request without cache_control: nothing is cached")
 
@@ -156,6 +157,9 @@ class AnthropicBreakpoints:
                 if content is not None and not isinstance(content, (*_TEXT, ast.List)):
                     return False
         return True
+
+
+_LOWEST_MINIMUM = 1024  # tokens: the smallest documented Claude minimum (see FACTS.md)
 
 
 class OpenAIBreakpoints:

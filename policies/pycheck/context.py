@@ -28,6 +28,7 @@ class Scope:
     # The function's local names bound once by `name = value` and read once: the unsafe fix
     # may edit such a value where it is built. Computed when a fix asks.
     single_use: dict[str, ast.expr] | None = None
+    dict_literals: set[str] = field(default_factory=set)  # name = {"k": ...}: keys in order
 
     @property
     def in_function(self) -> bool:

@@ -49,12 +49,27 @@ class Flow:
         if isinstance(stmt, ast.Assign):
             ts = ev(stmt.value, env) | loop
             alias = self._func_alias(stmt.value)
+            elts = (self.ev.elements(stmt.value, env)
+                    if any(isinstance(t, (ast.Tuple, ast.List)) for t in stmt.targets) else None)
             for t in stmt.targets:
                 if alias and isinstance(t, ast.Name):
                     self.ctx.scope.local_funcs[t.id] = alias
+                if (elts is not None and isinstance(t, (ast.Tuple, ast.List))
+                        and len(t.elts) == len(elts)
+                        and not any(isinstance(e, ast.Starred) for e in t.elts)):
+                    # Element by element: a set in the third element reaches only the third
+                    # name.
+                    for target, e_ts in zip(t.elts, elts, strict=True):
+                        bind(target, e_ts | loop, env, replace_=depth == 0 and not loop)
+                    continue
                 bind(t, ts, env, replace_=depth == 0 and not loop)
                 if isinstance(t, ast.Name) and isinstance(stmt.value, ast.List):
                     self.ctx.scope.list_literals[t.id] = stmt.value
+                if isinstance(t, ast.Name):
+                    if isinstance(stmt.value, ast.Dict) and None not in stmt.value.keys:
+                        self.ctx.scope.dict_literals.add(t.id)
+                    else:
+                        self.ctx.scope.dict_literals.discard(t.id)
         elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
             bind(stmt.target, ev(stmt.value, env) | loop, env, replace_=depth == 0)
         elif isinstance(stmt, ast.AugAssign):
@@ -69,10 +84,12 @@ class Flow:
                 self.run(stmt.body, env, depth + 1, inner_loop)
             self.run(stmt.orelse, env, depth + 1, loop)
         elif isinstance(stmt, ast.While):
+            ev(stmt.test, env)  # binds `while x := f():`
             for _ in range(2):
                 self.run(stmt.body, env, depth + 1, loop)
             self.run(stmt.orelse, env, depth + 1, loop)
         elif isinstance(stmt, ast.If):
+            ev(stmt.test, env)  # binds `if x := f():`
             self.run(stmt.body, env, depth + 1, loop)
             self.run(stmt.orelse, env, depth + 1, loop)
         elif isinstance(stmt, (ast.With, ast.AsyncWith)):
@@ -88,7 +105,9 @@ class Flow:
             self.run(stmt.finalbody, env, depth + 1, loop)
         elif isinstance(stmt, ast.Return) and self.ctx.scope.summary is not None:
             summary = self.ctx.scope.summary
-            summary.returns = summary.returns | ev(stmt.value, env)
+            value = stmt.value
+            elts = (self.ev.elements(value, env) if isinstance(value, ast.Tuple) else None)
+            summary.add_return(ev(value, env), elts)
 
     def _func_alias(self, value: ast.expr) -> list[Summary]:
         """Local functions a name is bound to (`step = a_step if x else b_step`)."""
@@ -113,9 +132,9 @@ class Flow:
         meth = expr.func.attr
         once = not self.ctx.scope.in_function
         if meth in _MUTATORS:
+            # `.add()` makes nothing a set: a receiver built as one (`set()`, `{...}`) already
+            # carries its order taint, and any other (`registry.add(tool)`) is not read as one.
             ts = ev.union([*expr.args, *(k.value for k in expr.keywords)], env) | loop
-            if meth == "add":
-                ts = ts | {at(expr, "unordered", "a set built with .add()", once)}
             ev.bind(expr.func.value, ts, env, replace_=False)
         elif meth == "shuffle" and expr.args:
             # random.shuffle(x) / rng.shuffle(x): the list order is now random.

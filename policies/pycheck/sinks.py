@@ -139,6 +139,15 @@ class SinkCheck:
         kw = {k.arg: k.value for k in node.keywords if k.arg is not None}
         if q.endswith("FrozenPrefix") and node.args and "system" not in kw:
             kw["system"] = node.args[0]
+        role_arg = node.args[0] if node.args else kw.get("role")
+        if const_str(role_arg) in ("system", "developer"):
+            # A message object built with its role: `Message("system", text)`,
+            # `ChatMessage(role="system", content=text)`.
+            content = node.args[1] if len(node.args) > 1 else kw.get("content")
+            if content is not None:
+                role = const_str(role_arg)
+                self.report(self.ev.ev(content, env),
+                            Sink(f"{role} message", node.lineno, self.ctx.scope.in_function))
         if "description" in kw and _TOOL_CALL.search(q):
             self.report(self.ev.ev(kw["description"], env),
                         Sink("tool description", node.lineno, self.ctx.scope.in_function))

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from ..meaning import kind_of_name
 from .syntax import const_str, dotted
 
 if TYPE_CHECKING:
@@ -92,6 +93,21 @@ class Summary:
     returns: Taints = EMPTY
     param_sinks: dict[str, str] = field(default_factory=dict)  # param -> where it ends up
     is_method: bool = False
+    # Per element, when every return is a tuple of one length (`return text, tools, skills`):
+    # `a, b, c = f()` binds each name its own element's taints, not the tuple's union.
+    elts: tuple[Taints, ...] | None = None
+    elts_mixed: bool = False
+
+    def add_return(self, ts: Taints, elts: list[Taints] | None) -> None:
+        self.returns = self.returns | ts
+        if self.elts_mixed:
+            return
+        if elts is None or (self.elts is not None and len(self.elts) != len(elts)):
+            self.elts, self.elts_mixed = None, True
+        elif self.elts is None:
+            self.elts = tuple(elts)
+        else:
+            self.elts = tuple(a | b for a, b in zip(self.elts, elts, strict=True))
 
 
 # --- source tables ------------------------------------------------------------------------------
@@ -121,6 +137,10 @@ _RUNTIME = {
 }
 _LISTING = {"os.listdir", "os.scandir", "glob.glob", "glob.iglob", "os.walk"}
 _LISTING_METHODS = {"iterdir", "glob", "rglob", "walk"}
+# Plugin registries: their order is the order packages were found on disk (PL203 when it
+# reaches the tools or the prompt unsorted; what they are is the installation, not a tree).
+_REGISTRIES = {"importlib.metadata.entry_points", "pkgutil.iter_modules",
+               "pkg_resources.iter_entry_points", "pluggy.PluginManager.list_name_plugin"}
 _SUBPROCESS = {
     "subprocess.run", "subprocess.check_output", "subprocess.Popen", "subprocess.call",
     "subprocess.check_call", "subprocess.getoutput", "subprocess.getstatusoutput", "os.popen",
@@ -168,11 +188,13 @@ def _with_fix(ts: Taints, arg: ast.expr, join: bool) -> Taints:
     )
 
 
-def _mentions_git(node: ast.Call) -> bool:
+def _mentions_git(node: ast.Call, consts: dict[str, str]) -> bool:
     for a in node.args[:1]:
         for sub in ast.walk(a):
             s = const_str(sub)
-            if s is not None and (s == "git" or s.startswith("git ")):
+            if s is None and isinstance(sub, ast.Name):
+                s = consts.get(sub.id)  # GIT = "git" (or a path to it)
+            if s is not None and (s == "git" or s.startswith("git ") or s.endswith("/git")):
                 return True
     return False
 
@@ -221,6 +243,11 @@ class Evaluator:
     def ev_Name(self, node: ast.Name, env: dict[str, Taints]) -> Taints:
         return self.lookup(node.id, env)
 
+    def ev_NamedExpr(self, node: ast.NamedExpr, env: dict[str, Taints]) -> Taints:
+        ts = self.ev(node.value, env)
+        self.bind(node.target, ts, env, replace_=False)  # `if x := f():` binds x
+        return ts
+
     def ev_Lambda(self, node: ast.Lambda, env: dict[str, Taints]) -> Taints:
         return EMPTY
 
@@ -245,7 +272,7 @@ class Evaluator:
         return self.union(node.values, env)
 
     def ev_FormattedValue(self, node: ast.FormattedValue, env: dict[str, Taints]) -> Taints:
-        ts = self.ev(node.value, env)
+        ts = self.named(node.value, self.ev(node.value, env), None)
         if node.format_spec is not None and isinstance(node.format_spec, ast.JoinedStr):
             spec = "".join(const_str(v) or "" for v in node.format_spec.values)
             if "%" in spec:
@@ -289,7 +316,11 @@ class Evaluator:
 
     def ev_Call(self, node: ast.Call, env: dict[str, Taints]) -> Taints:
         q = self.ctx.qualname(node.func) or ""
-        args_t = self.union([*node.args, *(k.value for k in node.keywords)], env)
+        # A `**mapping` splat passes every key, but a callee such as a template's render()
+        # uses only the keys its text names, unknown here: its values are not assumed to
+        # reach the result (they do when the mapping is what is passed: `f(vars)`).
+        args_t = self.union([*node.args, *(k.value for k in node.keywords if k.arg is not None)],
+                            env)
         once = not self.ctx.scope.in_function
         # Sources.
         if q in _TIME:
@@ -305,9 +336,12 @@ class Evaluator:
             return args_t | {at(node, "runtime", q + "()", once)}
         if q in _LISTING:
             return args_t | _listed(node, q + "()", once)
+        if q in _REGISTRIES:
+            return args_t | {replace(at(node, "listing", f"the plugin registry {q}()", once),
+                                     fix_span=span(node))}
         if q in _VCS_OBJECTS:
             return args_t | {at(node, "vcs", q + "()", once)}
-        if q in _SUBPROCESS and _mentions_git(node):
+        if q in _SUBPROCESS and _mentions_git(node, self.ctx.consts):
             return args_t | {at(node, "vcs", "git output via " + q + "()", once)}
         if q == "open" or (isinstance(node.func, ast.Attribute)
                            and node.func.attr in ("read_text", "read_bytes")):
@@ -331,6 +365,8 @@ class Evaluator:
                 return args_t
             if sk is not None and not isinstance(sk.value, ast.Constant):
                 return args_t
+            if not self._unstable_keys(node.args[0] if node.args else None, env):
+                return args_t
             return args_t | {at(node, "json", "json.dumps() without sort_keys", once)}
         # Methods.
         if isinstance(node.func, ast.Attribute):
@@ -343,7 +379,42 @@ class Evaluator:
             return frozenset(out)
         if isinstance(node.func, ast.Name) and node.func.id in self.summaries:
             return self.apply_summary(self.summaries[node.func.id], node, env, skip_self=False)
-        return args_t
+        # A function of another module is known by its name (`get_tree_output(ws)`).
+        return self.named(node, args_t, None)
+
+    def named(self, value: ast.expr, ts: Taints, name: str | None) -> Taints:
+        """`ts`, plus a volatile taint when the value's name means one (`{today_str}`,
+        `{get_git_status()}`, `.format(current_time=t)`) and nothing else marks it: a
+        parameter or a value from another module is known only by its name."""
+        if ts & {t for t in ts if t.kind in VOLATILE}:
+            return ts
+        if name is None:
+            node = value.func if isinstance(value, ast.Call) else value
+            name = node.attr if isinstance(node, ast.Attribute) else (
+                node.id if isinstance(node, ast.Name) else None)
+        kind = kind_of_name(name) if name else None
+        if kind is None:
+            return ts
+        return ts | {at(value, kind, f"a value named `{name}`",
+                        not self.ctx.scope.in_function)}
+
+    def _unstable_keys(self, arg: ast.expr | None, env: dict[str, Taints]) -> bool:
+        """Whether the key order of what json.dumps serialises may change between runs: the
+        dict is a parameter passed straight in, or carries an unordered source. A dict written
+        out with literal keys, here or as a module constant, keeps its order."""
+        if arg is None or isinstance(arg, (ast.Dict, ast.Constant, ast.JoinedStr)):
+            return False
+        if isinstance(arg, ast.Name) and (arg.id in self.ctx.scope.dict_literals
+                                          or (arg.id in self.ctx.dict_consts
+                                              and arg.id not in env)):
+            return False
+        ts = self.ev(arg, env)
+        if kinds(ts) & ORDER:
+            return True
+        # A dict passed in as it is: its key order is the caller's, unknown here. A value
+        # computed from a parameter (a schema generated from a class) has its own order.
+        return isinstance(arg, ast.Name) and any(
+            t.kind == "param" and t.desc == arg.id for t in ts)
 
     def _method(self, node: ast.Call, func: ast.Attribute, args_t: Taints,
                 env: dict[str, Taints], once: bool) -> Taints:
@@ -362,6 +433,13 @@ class Evaluator:
             return _by_format(recv, const_str(node.args[0]) if node.args else None)
         if meth == "date":
             return _downgrade(recv)
+        if meth == "format" and node.keywords:
+            out = set(recv)
+            for a in node.args:
+                out |= self.named(a, self.ev(a, env), None)
+            for k in node.keywords:
+                out |= self.named(k.value, self.ev(k.value, env), k.arg)
+            return frozenset(out)
         if meth == "join" and node.args:
             return recv | _with_fix(self.ev(node.args[0], env), node.args[0], join=True)
         if meth in ("sort",):
@@ -372,20 +450,60 @@ class Evaluator:
                 return self.apply_summary(summ, node, env, skip_self=True)
         return recv | args_t
 
-    def apply_summary(self, summ: Summary, node: ast.Call, env: dict[str, Taints],
-                      skip_self: bool) -> Taints:
+    @staticmethod
+    def _arguments(summ: Summary, node: ast.Call, skip_self: bool) -> dict[str, ast.expr]:
         params = summ.params[1:] if (summ.is_method and skip_self) else summ.params
         amap: dict[str, ast.expr] = dict(zip(params, node.args, strict=False))
         for k in node.keywords:
             if k.arg is not None:
                 amap[k.arg] = k.value
+        return amap
+
+    def _resolve(self, ts: Taints, amap: dict[str, ast.expr], env: dict[str, Taints]) -> Taints:
+        """A summary's taints with each `param` taint replaced by that argument's."""
         out: set[Taint] = set()
-        for t in summ.returns:
+        for t in ts:
             if t.kind == "param":
                 if t.desc in amap:
                     out |= self.ev(amap[t.desc], env)
             else:
                 out.add(t)
+        return frozenset(out)
+
+    def elements(self, node: ast.expr, env: dict[str, Taints]) -> list[Taints] | None:
+        """The taints of each element of a tuple value: a tuple display, or a call to a
+        function of the module whose every return is a tuple of one length. None when the
+        value is not known element by element."""
+        if isinstance(node, ast.Await):
+            node = node.value
+        if isinstance(node, (ast.Tuple, ast.List)):
+            if any(isinstance(e, ast.Starred) for e in node.elts):
+                return None
+            return [self.ev(e, env) for e in node.elts]
+        if not isinstance(node, ast.Call):
+            return None
+        summ: Summary | None = None
+        skip_self = False
+        func = node.func
+        if isinstance(func, ast.Name):
+            local = self.ctx.scope.local_funcs.get(func.id)
+            if local and len(local) == 1:
+                summ = local[0]
+            elif not local:
+                summ = self.summaries.get(func.id)
+        elif (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+              and func.value.id in ("self", "cls")):
+            summ = self.summaries.get(f"{self.ctx.scope.cls}.{func.attr}")
+            skip_self = True
+        if summ is None or summ.elts is None or summ.elts_mixed:
+            return None
+        amap = self._arguments(summ, node, skip_self)
+        return [self._resolve(e, amap, env) for e in summ.elts]
+
+    def apply_summary(self, summ: Summary, node: ast.Call, env: dict[str, Taints],
+                      skip_self: bool) -> Taints:
+        amap = self._arguments(summ, node, skip_self)
+        out: set[Taint] = set(self._resolve(summ.returns, amap, env))
         if self.ctx.reporting and summ.param_sinks and self.argument_sink is not None:
             for p, where in summ.param_sinks.items():
                 if p in amap:

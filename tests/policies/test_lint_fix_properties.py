@@ -18,9 +18,12 @@ def _module(skills: list[str], keys: list[str], sort_keys: bool, sorted_join: bo
     literal = "{" + ", ".join(repr(s) for s in skills) + "}"
     cfg = "{" + ", ".join(f"{k!r}: {i}" for i, k in enumerate(keys)) + "}"
     join = "sorted(SKILLS)" if sorted_join else "SKILLS"
-    dumps = f"json.dumps(CFG{', sort_keys=True' if sort_keys else ''})"
-    return (f"import json\n\nSKILLS = {literal}\nCFG = {cfg}\n\n"
-            f"system_prompt = 'Skills: ' + ', '.join({join}) + '\\n' + {dumps}\n")
+    # The dict comes in as a parameter: its key order is the caller's, not known here (a
+    # dict written out with literal keys keeps its order and is not flagged).
+    dumps = f"json.dumps(cfg{', sort_keys=True' if sort_keys else ''})"
+    return (f"import json\n\nSKILLS = {literal}\nCFG = {cfg}\n\n\n"
+            f"def render(cfg):\n    return {dumps}\n\n\n"
+            f"system_prompt = 'Skills: ' + ', '.join({join}) + '\\n' + render(CFG)\n")
 
 
 def _safe_edits(src: str) -> list[Edit]:

@@ -1,0 +1,94 @@
+"""What a name means: an identifier split into words, matched against the concepts of values
+that change between requests (a clock reading, a date, a random id, VCS state, a file listing,
+runtime statistics).
+
+Names are read by their words, not matched whole against a list: `current_date_time`,
+`today_str`, `timestamp_utc`, `utcNow`, `iso-date`, `current_branch`, `repo_tree` and
+`cwd_listing` all mean something volatile, while `time_limit`, `date_format`, `update`,
+`timeout` and `tree_sitter` do not. Pure: strings in, a kind out.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+_SPLIT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+
+# Words that turn a volatile-sounding name into a setting about it (`time_limit`, `date_format`)
+# or into something else entirely (`commit_message_style`).
+_SETTING = frozenset({
+    "limit", "limits", "out", "budget", "zone", "tz", "format", "fmt", "formats", "pattern",
+    "style", "locale", "type", "types", "field", "fields", "column", "key", "keys", "label",
+    "max", "min", "maximum", "minimum", "unit", "units", "parser", "parse", "regex", "re",
+    "template", "templates", "instructions", "instruction", "guidelines", "rules", "rule",
+    "convention", "conventions", "prompt", "prompts", "policy", "tool", "tools", "schema",
+    "example", "examples", "sitter", "sep", "separator", "delay", "window", "ttl", "seconds",
+    "ms", "interval", "spent", "sleep", "wait", "range", "expiry", "expires", "threshold",
+    "strategy", "enabled", "enable", "mode", "option", "options", "flag", "config", "setting",
+    "settings", "path", "dir", "description", "desc", "help", "doc", "docs",
+    "url", "hook", "hooks", "agent", "agents", "command", "commands",
+    "skill", "skills", "id", "ids",
+})
+
+_TIME = frozenset({"now", "timestamp", "timestamps", "datetime", "clock", "utcnow", "ts",
+                   "hour", "hours", "minute", "minutes"})
+# What may stand beside "time" in a name that still means the clock reading itself.
+_TIME_DECOR = frozenset({"current", "cur", "date", "utc", "local", "iso", "str", "string",
+                         "text", "formatted", "system", "now", "today", "the", "of", "day"})
+_DATE = frozenset({"date", "today", "todays", "weekday", "dow"})
+_RANDOM = frozenset({"uuid", "uuid4", "guid", "nonce", "random", "rand", "salt", "buster"})
+_RANDOM_ID_OWNERS = frozenset({"request", "trace", "run", "message", "msg", "span",
+                               "correlation", "invocation", "call", "event"})
+_VCS = frozenset({"git", "branch", "commit", "commits", "sha", "diff", "vcs", "hg", "svn"})
+_VCS_STATUS_OWNERS = frozenset({"repo", "repository", "working", "worktree", "workspace"})
+_TREE = frozenset({"tree", "listing", "ls", "filetree", "dirtree"})
+_FILES = frozenset({"files", "filelist", "entries", "contents"})
+_FILES_OWNERS = frozenset({"project", "repo", "repository", "open", "workspace", "dir",
+                           "directory", "folder", "cwd", "changed", "modified", "recent",
+                           "visible", "current"})
+_RUNTIME_ALONE = frozenset({"pid", "uptime", "elapsed", "loadavg"})
+_RUNTIME_PAIRS = (
+    ({"memory", "mem", "cpu", "disk", "token", "tokens", "cost"}, {"usage", "used", "count",
+                                                                   "so", "total", "left",
+                                                                   "remaining", "spent"}),
+    ({"turn", "turns", "step", "steps", "iteration", "iterations", "round"},
+     {"count", "number", "num", "n", "index", "idx", "left", "remaining", "current"}),
+    ({"load"}, {"avg", "average"}),
+)
+
+
+def words(name: str) -> list[str]:
+    """`current_dateTime-UTC2` -> ['current', 'date', 'time', 'utc', '2']."""
+    return [w.lower() for w in _SPLIT.findall(name)]
+
+
+@functools.lru_cache(maxsize=8192)
+def kind_of_name(name: str) -> str | None:
+    """The volatile kind a name means ("time", "date", "random", "vcs", "filetree",
+    "runtime"), or None."""
+    ws = words(name)
+    if not ws:
+        return None
+    s = set(ws)
+    setting = bool(s & _SETTING)
+    if "id" in s and s & _RANDOM_ID_OWNERS:
+        return "random"
+    if setting:
+        return None
+    if s & _TIME or ("time" in s and s - {"time"} <= _TIME_DECOR):
+        return "time"
+    if s & _DATE:
+        return "date"
+    if s & _RANDOM:
+        return "random"
+    if s & _VCS or ("status" in s and s & _VCS_STATUS_OWNERS):
+        return "vcs"
+    if s & _TREE or (s & _FILES and s & _FILES_OWNERS):
+        return "filetree"
+    if s & _RUNTIME_ALONE:
+        return "runtime"
+    for heads, tails in _RUNTIME_PAIRS:
+        if s & heads and s & tails:
+            return "runtime"
+    return None
