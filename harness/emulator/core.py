@@ -120,10 +120,11 @@ class EmulatorCore:
             price = self.prices.lookup(model)
             model = price.model if price is not None else model
         scope = key_id(api_key) if api_key is not None else None
-        dropped = self.anthropic_cache.evict(model, scope)
-        if api_key is None:
-            dropped += self.openai_cache.evict(model) + self.deepseek_cache.evict(model)
-        return dropped
+        return (
+            self.anthropic_cache.evict(model, scope)
+            + self.openai_cache.evict(model, scope)
+            + self.deepseek_cache.evict(model, scope)
+        )
 
     # ---- requests --------------------------------------------------------------------------
 
@@ -156,7 +157,7 @@ class EmulatorCore:
         """The response to a request of `api` (anthropic | openai-chat | openai-responses)."""
         if api == "anthropic":
             return self._plan_anthropic(body, api_key, now)
-        return self._plan_openai(body, now, responses=api == "openai-responses")
+        return self._plan_openai(body, api_key, now, responses=api == "openai-responses")
 
     def _plan_anthropic(self, body: Any, api_key: str, now: float) -> Plan:
         anthropic_api.validate(body)
@@ -184,7 +185,7 @@ class EmulatorCore:
             msg, events, False, dict(msg["usage"]), self.anthropic_cache, outcome.pending, machine
         )
 
-    def _plan_openai(self, body: Any, now: float, *, responses: bool) -> Plan:
+    def _plan_openai(self, body: Any, api_key: str, now: float, *, responses: bool) -> Plan:
         mod = openai_api
         if responses:
             mod.validate_responses(body)
@@ -210,7 +211,14 @@ class EmulatorCore:
         rid = self.next_id("resp_emu_" if responses else "chatcmpl-emu")
         created = int(now)
         cached = self._openai_cache(
-            body, price, reply, output_tokens, now, responses=responses, explicit=explicit_model
+            body,
+            key_id(api_key),
+            price,
+            reply,
+            output_tokens,
+            now,
+            responses=responses,
+            explicit=explicit_model,
         )
         usage = cached.usage
         diagnostics: dict[str, Any] | None = None
@@ -264,6 +272,7 @@ class EmulatorCore:
     def _openai_cache(
         self,
         body: Any,
+        scope: str,
         price: Price,
         reply: Reply,
         output_tokens: int,
@@ -282,6 +291,7 @@ class EmulatorCore:
         if price.provider == "deepseek" and not responses:
             units = openai_units(body)
             ds = self.deepseek_cache.lookup(
+                scope,
                 price.model,
                 units,
                 price.min_cacheable_tokens,
@@ -295,6 +305,7 @@ class EmulatorCore:
             # gpt-5.6 and later: breakpoints, exact matches, 30-minute entries.
             mode, request_ttl = openai_cache_options(body)
             oc = self.openai_cache.lookup_breakpoints(
+                scope,
                 price.model,
                 openai_units(body),
                 openai_tokens(body),
@@ -306,6 +317,7 @@ class EmulatorCore:
             )
         else:
             oc = self.openai_cache.lookup(
+                scope,
                 price.model,
                 openai_tokens(body),
                 body.get("prompt_cache_key"),

@@ -156,9 +156,8 @@ class Emulator:
         """Drop cached prefixes, as a provider does under memory pressure. Returns entries dropped.
 
         `model` (an alias or provider prefix names the model it resolves to) limits the drop to
-        that model's entries, other models' survive; `api_key` to that key's, on Anthropic's
-        cache only: OpenAI-style and DeepSeek-style caches are not scoped by key, so an eviction
-        by key leaves them.
+        that model's entries, other models' survive; `api_key` to that key's (every cache is
+        scoped by key, as each provider's is by organization or user).
         """
         with self._lock:
             return self.core.evict(model, api_key)
