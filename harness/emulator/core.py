@@ -52,6 +52,7 @@ from .promptcache import (
     PendingWrite,
     key_id,
 )
+from .responses_state import ResponsesState
 
 
 class _Store(Protocol):
@@ -97,6 +98,8 @@ class EmulatorCore:
         self.openai_cache = OpenAIPromptCache(config.openai, config.seed)
         self.deepseek_cache = DeepSeekPromptCache(config.openai.capacity_blocks)
         self.faults = FaultQueue(config.faults)
+        # The Responses API's stored responses and conversations.
+        self.responses = ResponsesState(config.stored_responses)
         self._ids = itertools.count(1)
 
     def next_id(self, prefix: str) -> str:
@@ -187,8 +190,14 @@ class EmulatorCore:
 
     def _plan_openai(self, body: Any, api_key: str, now: float, *, responses: bool) -> Plan:
         mod = openai_api
+        scope = key_id(api_key)
+        request = body
+        resolved = None
         if responses:
             mod.validate_responses(body)
+            # previous_response_id / conversation: the model and the cache see the whole input.
+            resolved = self.responses.resolve(body, scope)
+            body = resolved.body
         else:
             mod.validate_chat(body)
         price = self.price(body["model"], "openai")
@@ -212,7 +221,7 @@ class EmulatorCore:
         created = int(now)
         cached = self._openai_cache(
             body,
-            key_id(api_key),
+            scope,
             price,
             reply,
             output_tokens,
@@ -232,10 +241,11 @@ class EmulatorCore:
             diagnostics = openai_diagnostics(ref, reason)
             self.diagnostics.remember(rid, price.model, units)
         chunk = self.config.stream_chunk_chars
-        if responses:
-            resp = mod.response_object(body, reply, usage, rid, created, cut=cut)
+        if resolved is not None:
+            resp = mod.response_object(request, reply, usage, rid, created, cut=cut)
             if diagnostics is not None:
                 resp[OPENAI_FIELD] = diagnostics
+            self.responses.remember(resolved, request, resp, scope)
             events = mod.responses_events(resp, chunk) if body.get("stream") else None
             return Plan(
                 resp,
@@ -341,9 +351,54 @@ class EmulatorCore:
 
     # ---- listings --------------------------------------------------------------------------
 
-    def get(self, target: str) -> Answer:
+    def create_conversation(self, body: Any, api_key: str, now: float) -> dict[str, Any]:
+        """POST /v1/conversations."""
+        cid = self.next_id("conv_emu_")
+        return self.responses.create_conversation(key_id(api_key), body, cid, int(now))
+
+    def state(self, method: str, target: str, api_key: str) -> Answer | None:
+        """GET or DELETE of a stored response or conversation (None: not such a path)."""
+        path = target.split("?", 1)[0].rstrip("/")
+        parts = path.split("/")
+        if (
+            len(parts) < 4
+            or parts[:2] != ["", "v1"]
+            or parts[2] not in ("responses", "conversations")
+        ):
+            return None
+        rid = self.next_id("req_emu_")
+        if not api_key:
+            return error_answer("openai", ApiError(401, "You didn't provide an API key."), rid)
+        scope, kind, oid = key_id(api_key), parts[2], urllib.parse.unquote(parts[3])
+        state = self.responses
+        try:
+            if kind == "responses" and len(parts) == 5 and parts[4] == "input_items":
+                items = state.response_input_items(scope, oid)
+                return json_answer(200, _listing(items))
+            if len(parts) != 4:
+                return None
+            if kind == "responses":
+                out = (
+                    state.response(scope, oid)
+                    if method == "GET"
+                    else state.delete_response(scope, oid)
+                )
+            else:
+                out = (
+                    state.conversation(scope, oid)
+                    if method == "GET"
+                    else state.delete_conversation(scope, oid)
+                )
+        except ApiError as err:
+            return error_answer("openai", err, rid)
+        return json_answer(200, out)
+
+    def get(self, target: str, api_key: str = "") -> Answer:
         """A GET: the model list, one model (models.retrieve, a client checking its model
-        before the first request), or a 404."""
+        before the first request), a stored response or conversation, or a 404."""
+        stateful = self.state("GET", target, api_key)
+        if stateful is not None:
+            return stateful
         path = target.split("?", 1)[0]
         if path.rstrip("/") == "/v1/models":
             data = [model_object(p) for p in self.prices]
@@ -384,6 +439,18 @@ def model_object(price: Price) -> dict[str, Any]:
         "owned_by": price.provider,
         "created": 0,
         "created_at": "2026-01-01T00:00:00Z",
+    }
+
+
+def _listing(items: list[Any]) -> dict[str, Any]:
+    """A list object as the OpenAI SDK's cursor pages read it."""
+    data = [dict(item) if isinstance(item, Mapping) else item for item in items]
+    return {
+        "object": "list",
+        "data": data,
+        "has_more": False,
+        "first_id": None,
+        "last_id": None,
     }
 
 

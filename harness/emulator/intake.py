@@ -45,6 +45,7 @@ ROUTES = {
     "/v1/messages/count_tokens": Route("anthropic-count", "anthropic"),
     "/v1/chat/completions": Route("openai-chat", "openai"),
     "/v1/responses": Route("openai-responses", "openai"),
+    "/v1/conversations": Route("openai-conversations", "openai"),
 }
 
 

@@ -56,6 +56,7 @@ CHAT_FIELDS = frozenset(
         "web_search_options",
         "functions",
         "function_call",
+        "moderation",
     }
 )
 RESPONSES_FIELDS = frozenset(
@@ -86,6 +87,15 @@ RESPONSES_FIELDS = frozenset(
         "safety_identifier",
         "max_tool_calls",
         "top_logprobs",
+        # Server-side state (responses_state) and what the current SDK sends besides.
+        "previous_response_id",
+        "conversation",
+        "prompt",
+        "context_management",
+        "access_programs",
+        "background_options",
+        "image",
+        "moderation",
     }
 )
 # The Responses API refuses a smaller `max_output_tokens` (guard.keepalive pings with it).
@@ -96,11 +106,15 @@ INPUT_PART_TYPES = frozenset({"input_text", "input_image", "input_file", "output
 ITEM_TYPES = frozenset({"message", "function_call", "function_call_output", "reasoning"})
 
 
-def _common(body: Any, allowed: frozenset[str]) -> None:
+def _common(body: Any, allowed: frozenset[str], *, responses: bool = False) -> None:
     if not isinstance(body, Mapping):
         raise ApiError(400, "request body must be a JSON object")
     for key in body:
         if key not in allowed:
+            if responses:  # the Responses API's own wording and code
+                raise ApiError(
+                    400, f"Unknown parameter: '{key}'.", param=key, code="unknown_parameter"
+                )
             raise ApiError(400, f"Unrecognized request argument supplied: {key}", param=key)
     if not isinstance(body.get("model"), str):
         raise ApiError(400, "you must provide a model parameter", param="model")
@@ -154,7 +168,8 @@ def validate_chat(body: Any) -> None:
 
 
 def validate_responses(body: Any) -> None:
-    _common(body, RESPONSES_FIELDS)
+    _common(body, RESPONSES_FIELDS, responses=True)
+    _check_state_fields(body)
     cap = body.get("max_output_tokens")
     if cap is not None:
         if not isinstance(cap, int) or isinstance(cap, bool):
@@ -194,6 +209,50 @@ def validate_responses(body: Any) -> None:
             tool.get("type", "function") == "function" and not isinstance(tool.get("name"), str)
         ):
             raise ApiError(400, f"Missing required parameter: 'tools[{j}].name'")
+
+
+def _check_state_fields(body: Mapping[str, Any]) -> None:
+    """`truncation`, `context_management` and `prompt`, as the Responses API documents them."""
+    truncation = body.get("truncation")
+    if truncation is not None and truncation not in ("auto", "disabled"):
+        raise ApiError(
+            400,
+            f"Invalid value: '{truncation}'. Supported values are: 'auto' and 'disabled'.",
+            param="truncation",
+            code="invalid_value",
+        )
+    cm = body.get("context_management")
+    if cm is not None:
+        if not isinstance(cm, list):
+            raise ApiError(
+                400,
+                "Invalid type for 'context_management': expected an array",
+                param="context_management",
+            )
+        for i, entry in enumerate(cm):
+            where = f"context_management[{i}]"
+            if not isinstance(entry, Mapping) or entry.get("type") != "compaction":
+                raise ApiError(
+                    400,
+                    f"Invalid value for '{where}.type': expected 'compaction'",
+                    param=f"{where}.type",
+                )
+            threshold = entry.get("compact_threshold")
+            if threshold is not None and (
+                not isinstance(threshold, int) or isinstance(threshold, bool) or threshold < 1
+            ):
+                raise ApiError(
+                    400,
+                    f"Invalid value for '{where}.compact_threshold': expected a positive integer",
+                    param=f"{where}.compact_threshold",
+                )
+    prompt = body.get("prompt")
+    if prompt is not None:
+        pid = prompt.get("id") if isinstance(prompt, Mapping) else None
+        if not isinstance(pid, str):
+            raise ApiError(400, "Missing required parameter: 'prompt.id'.", param="prompt.id")
+        # The emulator holds no prompt templates: every id is one this organization lacks.
+        raise ApiError(404, f"Prompt with id '{pid}' not found.", param="prompt.id", code="")
 
 
 # comparison_response_id asks for prompt cache diagnostics, prewarm prepares the cache without
@@ -627,14 +686,24 @@ def response_object(
         "temperature": body.get("temperature", 1.0),
         "top_p": body.get("top_p", 1.0),
         "max_output_tokens": body.get("max_output_tokens"),
-        "previous_response_id": None,
+        "previous_response_id": body.get("previous_response_id"),
+        "conversation": _conversation_ref(body.get("conversation")),
         "prompt_cache_key": body.get("prompt_cache_key"),
         "reasoning": {"effort": None, "summary": None},
         "text": {"format": {"type": "text"}},
-        "truncation": "disabled",
+        "truncation": body.get("truncation") or "disabled",
         "usage": dict(usage),
         "store": body.get("store", True),
     }
+
+
+def _conversation_ref(value: Any) -> dict[str, Any] | None:
+    """A response's `conversation`: the id it was part of, as an object (None: none)."""
+    if isinstance(value, str):
+        return {"id": value}
+    if isinstance(value, Mapping) and isinstance(value.get("id"), str):
+        return {"id": value["id"]}
+    return None
 
 
 def responses_events(resp: Mapping[str, Any], size: int) -> list[tuple[str | None, dict[str, Any]]]:

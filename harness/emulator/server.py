@@ -283,10 +283,22 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- reading ------------------------------------------------------------------------------
 
+    def _key(self) -> str:
+        return intake.api_key({k.lower(): v for k, v in self.headers.items()})
+
     def do_GET(self) -> None:
         emu = self.emulator
         with emu._lock:
-            answer = emu.core.get(self.path)
+            answer = emu.core.get(self.path, self._key())
+        self._write(answer)
+
+    def do_DELETE(self) -> None:
+        """DELETE of a stored response or conversation."""
+        emu = self.emulator
+        with emu._lock:
+            answer = emu.core.state("DELETE", self.path, self._key())
+            if answer is None:
+                answer = emu.core.get("/no-such-route")
         self._write(answer)
 
     def _read_body(self, limit: int) -> bytes:
@@ -322,13 +334,19 @@ class _Handler(BaseHTTPRequestHandler):
             emu.requests.append(rec)
         try:
             raw = self._read_body(emu.config.max_body_bytes)
-            key = intake.api_key({k.lower(): v for k, v in self.headers.items()})
+            key = self._key()
             content_type = self.headers.get("content-type") or ""
             request = intake.parse(path, key, content_type, raw, rec)
             if request.route.api == "anthropic-count":
                 counted = emu.core.count_tokens(request.body)
                 rec.status = 200
                 self._write(json_answer(200, counted, {"request-id": rid}))
+                return
+            if request.route.api == "openai-conversations":
+                with emu._lock:
+                    created = emu.core.create_conversation(request.body, key, now)
+                rec.status = 200
+                self._write(json_answer(200, created, {"x-request-id": rid}))
                 return
             with emu._lock:
                 fault = plan_fault(emu.core.faults.take(path), stream=request.stream)
