@@ -198,6 +198,7 @@ class EmulatorCore:
             # previous_response_id / conversation: the model and the cache see the whole input.
             resolved = self.responses.resolve(body, scope)
             body = resolved.body
+            mod.check_function_outputs(body)
         else:
             mod.validate_chat(body)
         price = self.price(body["model"], "openai")

@@ -9,6 +9,7 @@ DeepSeek reports `prompt_cache_hit_tokens` and `prompt_cache_miss_tokens` instea
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
@@ -165,6 +166,56 @@ def validate_chat(body: Any) -> None:
         fn = tool.get("function") if isinstance(tool, Mapping) else None
         if not isinstance(fn, Mapping) or not isinstance(fn.get("name"), str):
             raise ApiError(400, f"Missing required parameter: 'tools[{j}].function.name'")
+    _check_chat_tool_messages(messages)
+    if body.get("max_tokens") is not None and reasoning_model(str(body["model"])):
+        raise ApiError(
+            400,
+            "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+            "'max_completion_tokens' instead.",
+            param="max_tokens",
+            code="unsupported_parameter",
+        )
+
+
+_REASONING = re.compile(r"^(?:gpt-5|o\d)")
+
+
+def reasoning_model(model: str) -> bool:
+    """OpenAI's reasoning models (gpt-5 and later, the o-series), which refuse `max_tokens`
+    on Chat Completions; gpt-5's chat-latest variants are not reasoning models."""
+    return bool(_REASONING.match(model)) and "chat" not in model
+
+
+def _check_chat_tool_messages(messages: list[Any]) -> None:
+    """A `tool` message answers a tool call of the assistant message before it (tool messages
+    in between), and an assistant message's tool calls are each answered before anything else."""
+    open_calls: list[str] = []  # calls of the last assistant message still unanswered
+    asked: set[str] = set()
+    for i, msg in enumerate(messages):
+        role = msg.get("role")
+        if role == "tool":
+            call = msg.get("tool_call_id")
+            if call not in asked:
+                raise ApiError(
+                    400,
+                    "Invalid parameter: messages with role 'tool' must be a response to a "
+                    "preceeding message with 'tool_calls'.",
+                    param=f"messages.[{i}].role",
+                )
+            if call in open_calls:
+                open_calls.remove(call)
+            continue
+        if open_calls:
+            raise ApiError(
+                400,
+                "An assistant message with 'tool_calls' must be followed by tool messages "
+                "responding to each 'tool_call_id'. The following tool_call_ids did not have "
+                f"response messages: {', '.join(open_calls)}",
+                param=f"messages.[{i}].role",
+            )
+        calls = msg.get("tool_calls") if role == "assistant" else None
+        ids = [str(c.get("id")) for c in calls or [] if isinstance(c, Mapping)]
+        open_calls, asked = ids, set(ids)
 
 
 def validate_responses(body: Any) -> None:
@@ -209,6 +260,23 @@ def validate_responses(body: Any) -> None:
             tool.get("type", "function") == "function" and not isinstance(tool.get("name"), str)
         ):
             raise ApiError(400, f"Missing required parameter: 'tools[{j}].name'")
+
+
+def check_function_outputs(body: Mapping[str, Any]) -> None:
+    """Each `function_call_output` answers a `function_call` earlier in the (resolved) input."""
+    raw = body.get("input")
+    calls: set[Any] = set()
+    for item in raw if isinstance(raw, list) else []:
+        if not isinstance(item, Mapping):
+            continue
+        if item.get("type") == "function_call":
+            calls.add(item.get("call_id"))
+        elif item.get("type") == "function_call_output" and item.get("call_id") not in calls:
+            raise ApiError(
+                400,
+                f"No tool call found for function call output with call_id {item.get('call_id')}.",
+                param="input",
+            )
 
 
 def _check_state_fields(body: Mapping[str, Any]) -> None:
