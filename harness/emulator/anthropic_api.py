@@ -9,6 +9,7 @@ from typing import Any
 from ..cache.units import Unit, as_blocks
 from .apierror import ApiError
 from .model import Conversation, Reply, offered_tools
+from .openai_api import one_of
 from .promptcache import AnthropicOutcome
 
 MESSAGE_FIELDS = frozenset(
@@ -69,7 +70,7 @@ def _check_block(block: Any, where: str) -> None:
     if not isinstance(block, Mapping):
         raise ApiError(400, f"{where}: Input should be a valid dictionary")
     kind = block.get("type")
-    if kind not in BLOCK_TYPES:
+    if not one_of(kind, BLOCK_TYPES):
         raise ApiError(400, f"{where}.type: Input tag {kind!r} does not match any expected tag")
     if kind == "text" and not isinstance(block.get("text"), str):
         raise ApiError(400, f"{where}.text: Field required (a string)")
@@ -132,7 +133,7 @@ def validate(body: Any, *, count_tokens: bool = False) -> None:
         if not isinstance(system, list):
             raise ApiError(400, "system: Input should be a string or a list of text blocks")
         for j, block in enumerate(system):
-            if not isinstance(block, Mapping) or block.get("type") not in SYSTEM_BLOCK_TYPES:
+            if not isinstance(block, Mapping) or not one_of(block.get("type"), SYSTEM_BLOCK_TYPES):
                 raise ApiError(400, f"system.{j}.type: Input tag does not match 'text'")
             _check_block(block, f"system.{j}")
     tools = body.get("tools")

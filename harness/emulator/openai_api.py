@@ -107,6 +107,12 @@ INPUT_PART_TYPES = frozenset({"input_text", "input_image", "input_file", "output
 ITEM_TYPES = frozenset({"message", "function_call", "function_call_output", "reasoning"})
 
 
+def one_of(value: Any, options: Collection[str]) -> bool:
+    """Is `value` one of the strings `options`? (A list or object from a client is not, and
+    is not hashable either: asking a set about it would raise.)"""
+    return isinstance(value, str) and value in options
+
+
 def _common(body: Any, allowed: frozenset[str], *, responses: bool = False) -> None:
     if not isinstance(body, Mapping):
         raise ApiError(400, "request body must be a JSON object")
@@ -141,7 +147,7 @@ def _check_parts(content: Any, where: str, allowed: Collection[str]) -> None:
     if not isinstance(content, list):
         raise ApiError(400, f"Invalid type for '{where}.content'", param=f"{where}.content")
     for j, part in enumerate(content):
-        if not isinstance(part, Mapping) or part.get("type") not in allowed:
+        if not isinstance(part, Mapping) or not one_of(part.get("type"), allowed):
             raise ApiError(
                 400,
                 f"Invalid value for '{where}.content[{j}].type'",
@@ -156,7 +162,7 @@ def validate_chat(body: Any) -> None:
         raise ApiError(400, "'messages' must be a non-empty array", param="messages")
     for i, msg in enumerate(messages):
         where = f"messages[{i}]"
-        if not isinstance(msg, Mapping) or msg.get("role") not in CHAT_ROLES:
+        if not isinstance(msg, Mapping) or not one_of(msg.get("role"), CHAT_ROLES):
             raise ApiError(400, f"Invalid value for '{where}.role'", param=f"{where}.role")
         content = msg.get("content")
         if content is None or isinstance(content, str):
@@ -194,7 +200,7 @@ def _check_chat_tool_messages(messages: list[Any]) -> None:
     for i, msg in enumerate(messages):
         role = msg.get("role")
         if role == "tool":
-            call = msg.get("tool_call_id")
+            call = str(msg.get("tool_call_id"))
             if call not in asked:
                 raise ApiError(
                     400,
@@ -246,7 +252,7 @@ def validate_responses(body: Any) -> None:
         if not isinstance(item, Mapping):
             raise ApiError(400, f"Invalid type for '{where}'", param=where)
         kind = item.get("type", "message")
-        if kind not in ITEM_TYPES:
+        if not one_of(kind, ITEM_TYPES):
             raise ApiError(
                 400, f"Invalid value for '{where}.type': {kind!r}", param=f"{where}.type"
             )
@@ -265,13 +271,13 @@ def validate_responses(body: Any) -> None:
 def check_function_outputs(body: Mapping[str, Any]) -> None:
     """Each `function_call_output` answers a `function_call` earlier in the (resolved) input."""
     raw = body.get("input")
-    calls: set[Any] = set()
+    calls: set[str] = set()
     for item in raw if isinstance(raw, list) else []:
         if not isinstance(item, Mapping):
             continue
         if item.get("type") == "function_call":
-            calls.add(item.get("call_id"))
-        elif item.get("type") == "function_call_output" and item.get("call_id") not in calls:
+            calls.add(str(item.get("call_id")))
+        elif item.get("type") == "function_call_output" and str(item.get("call_id")) not in calls:
             raise ApiError(
                 400,
                 f"No tool call found for function call output with call_id {item.get('call_id')}.",

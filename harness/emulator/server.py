@@ -216,10 +216,14 @@ def bypass_proxies(host: str) -> None:
 
 
 class _Server(ThreadingHTTPServer):
+    # Hundreds of clients connecting at once wait in the backlog instead of being reset (the
+    # standard library's default is 5). Set per server from the config before it listens.
+    request_queue_size = 1024
+
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that went away between requests on a keep-alive connection (a stream it
         stopped reading, a process that ended) is not an error to print a traceback for."""
-        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError, TimeoutError)):
             return
         super().handle_error(request, client_address)
 
@@ -227,8 +231,14 @@ class _Server(ThreadingHTTPServer):
 def _make_server(emu: Emulator) -> ThreadingHTTPServer:
     class Handler(_Handler):
         emulator = emu
+        # A socket timeout: a client that stops sending its body (or reading its response) for
+        # this long is dropped, and its thread freed.
+        timeout = emu.config.read_timeout_s
 
-    server = _Server((emu.config.host, emu.config.port), Handler)
+    class Server(_Server):
+        request_queue_size = emu.config.backlog
+
+    server = Server((emu.config.host, emu.config.port), Handler)
     server.daemon_threads = True
     return server
 
@@ -370,6 +380,11 @@ class _Handler(BaseHTTPRequestHandler):
             rec.status = err.status
             self._write(error_answer(flavor, err, rid))
         except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+        except TimeoutError:
+            # The body did not arrive within the read timeout: the client is dropped.
+            rec.status = 408
+            rec.error = "request timed out while reading the body"
             self.close_connection = True
         except Exception as exc:
             # A bug of the emulator's, not the client's: answer a provider-shaped 500 that says
