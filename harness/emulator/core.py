@@ -167,6 +167,7 @@ class EmulatorCore:
         price = self.price(body["model"], "anthropic")
         units = anthropic_units(body)
         anthropic_api.check_breakpoints(units, self.config.anthropic.max_breakpoints, body)
+        check_window(price, units[-1].end if units else 0, int(body["max_tokens"]), "anthropic")
         outcome = self.anthropic_cache.lookup(
             key_id(api_key), price.model, units, price.min_cacheable_tokens, now
         )
@@ -204,6 +205,12 @@ class EmulatorCore:
         price = self.price(body["model"], "openai")
         explicit_model = price.provider == "openai" and openai_explicit_cache(price.model)
         mod.check_prompt_cache(body, responses=responses, explicit_model=explicit_model)
+        if price.context_window is not None:
+            if responses and body.get("truncation") == "auto":
+                body = truncated(body, price.context_window)
+            limit = mod.responses_output_limit(body) if responses else mod.chat_output_limit(body)
+            prompt = openai_units(body)[-1].end
+            check_window(price, prompt, limit or 0, "openai-responses" if responses else "chat")
         conv = mod.conversation_responses(body) if responses else mod.conversation_chat(body)
         # Responses' prompt_cache_options.prewarm: "Prepares the prompt cache without generating
         # output" (the SDK's docs): the cache is read and written as for any request, the
@@ -441,6 +448,53 @@ def model_object(price: Price) -> dict[str, Any]:
         "created": 0,
         "created_at": "2026-01-01T00:00:00Z",
     }
+
+
+def check_window(price: Price, prompt: int, output_cap: int, api: str) -> None:
+    """A prompt (with its output cap) past the model's context window is a 400, worded as each
+    API words it. Models without a known window are not checked."""
+    window = price.context_window
+    if window is None:
+        return
+    if api == "anthropic":
+        if prompt > window:
+            raise ApiError(400, f"prompt is too long: {prompt} tokens > {window} maximum")
+        if prompt + output_cap > window:
+            raise ApiError(
+                400,
+                f"input length and `max_tokens` exceed context limit: {prompt} + {output_cap} "
+                f"> {window}, decrease input length or `max_tokens` and try again",
+            )
+        return
+    if prompt + output_cap <= window:
+        return
+    if api == "chat":
+        raise ApiError(
+            400,
+            f"This model's maximum context length is {window} tokens. However, your messages "
+            f"resulted in {prompt} tokens. Please reduce the length of the messages.",
+            param="messages",
+            code="context_length_exceeded",
+        )
+    raise ApiError(
+        400,
+        "Your input exceeds the context window of this model. Please adjust your input and try "
+        "again.",
+        param="input",
+        code="context_length_exceeded",
+    )
+
+
+def truncated(body: dict[str, Any], window: int) -> dict[str, Any]:
+    """`truncation: "auto"`: items dropped from the start of the input until the prompt (with
+    its output cap) fits the window, the newest item always kept."""
+    items = body.get("input")
+    if not isinstance(items, list):
+        return body
+    cap = openai_api.responses_output_limit(body) or 0
+    while len(items) > 1 and openai_units({**body, "input": items})[-1].end + cap > window:
+        items = items[1:]
+    return {**body, "input": items}
 
 
 def _listing(items: list[Any]) -> dict[str, Any]:

@@ -36,7 +36,7 @@ from ..cache.units import (
     unit_objects,
     without_breakpoints,
 )
-from ..events import CacheBreak
+from ..events import CacheBreak, ContextWindowWarning
 from ..prices import Price, PriceTable
 from ..tokenizer import tokenize
 from ..usage import Usage
@@ -447,6 +447,15 @@ class CacheGuard:
         if req.api == "anthropic":
             return ceiling, "lookback", "the turn added more blocks than the 20-block lookback"
         return ceiling, "unexplained", "not read although unchanged and unexpired"
+
+    def window_warning(self, req: WireRequest, output_cap: int) -> ContextWindowWarning | None:
+        """A warning when `req` with `output_cap` output tokens would not fit its model's
+        context window (None: it fits, or the window is not known)."""
+        price = self.price(req.model)
+        window = price.context_window if price is not None else None
+        if window is None or req.input_tokens + output_cap <= window:
+            return None
+        return ContextWindowWarning(req.model, req.input_tokens, output_cap, window)
 
     def check_budget(self, pred: Prediction, what: str = "this request") -> None:
         """Raise before sending when the predicted re-bill breaks the cache-miss budget."""
