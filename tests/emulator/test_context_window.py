@@ -11,7 +11,7 @@ from prefixlock.agent import Agent
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator
 from prefixlock.errors import PrefixlockError
-from prefixlock.events import ContextWindowWarning, Event
+from prefixlock.events import ContextWindowWarning, Event, PrefixChanged, UsageReport
 from prefixlock.prefix import FrozenPrefix
 from prefixlock.prices import PriceTable
 from prefixlock.settings import Settings
@@ -93,3 +93,28 @@ def test_the_guard_warns_before_a_request_past_the_window(emulator: Emulator) ->
     assert (w.model, w.window, w.output_cap) == ("claude-haiku-4-5", 200_000, 1024)
     assert w.tokens > 200_000
     assert emulator.requests[-1].status == 400  # and the provider refused it, as warned
+
+
+def test_settings_compact_at_compacts_before_the_turn_that_crosses_it(
+    emulator: Emulator,
+) -> None:
+    # haiku's window is 200,000 tokens: 0.001 of it is 200, which the first turn passes.
+    agent = Agent(FrozenPrefix(system="You are terse. " * 40), model="claude-haiku-4-5",
+                  api_key="k", base_url=emulator.base_url, clock=ManualClock(),
+                  settings=Settings(retries=0, compact_at=0.001))
+
+    async def run() -> tuple[list[Event], int, list[str]]:
+        async with agent.session() as s:
+            first = [e async for e in s.send("Explain the invoice module. " * 20)]
+            assert s.compactions == 0 and not any(isinstance(e, PrefixChanged) for e in first)
+            second = [e async for e in s.send("And the tax module?")]
+            kinds = [str(r.meta.get("kind", "turn")) for r in s.requests]
+            return second, s.compactions, kinds
+
+    events, compactions, kinds = asyncio.run(run())
+    assert compactions == 1
+    changed = [e for e in events if isinstance(e, PrefixChanged)]
+    assert len(changed) == 1 and changed[0].reason == "compaction"
+    # The summary request is priced and ledgered like any request, before the turn's own.
+    assert kinds == ["turn", "summary", "turn"]
+    assert any(isinstance(e, UsageReport) for e in events[: events.index(changed[0])])
