@@ -126,6 +126,17 @@ class ProviderFault(Event):
 
 
 @dataclass(frozen=True)
+class ContextWindowWarning(Event):
+    """The next request would not fit the model's context window (its tokens plus the output
+    cap): the provider will refuse it. Yielded before it is sent; compact or start afresh."""
+
+    model: str
+    tokens: int
+    output_cap: int
+    window: int
+
+
+@dataclass(frozen=True)
 class KeepAlivePing(Event):
     read_tokens: int
     cost: Decimal | None

@@ -44,6 +44,10 @@ class Price:
     source: str = ""
     note: str = ""
     base_url: str | None = None
+    # Tokens a request may hold, input and output cap together (None: not known, not enforced),
+    # with where that figure comes from and when it was read.
+    context_window: int | None = None
+    context_window_source: str = ""
 
     @property
     def write_5m(self) -> Decimal:
@@ -132,6 +136,10 @@ def _price_from(entry: Mapping[str, Any], where: str) -> Price:
         source=str(entry.get("source", "")),
         note=str(entry.get("note", "")),
         base_url=entry.get("base_url"),
+        context_window=None
+        if entry.get("context_window") is None
+        else _int(entry["context_window"], f"{here}.context_window"),
+        context_window_source=str(entry.get("context_window_source", "")),
     )
 
 

@@ -342,6 +342,10 @@ class Session:
                 "before sending again (one session per concurrent conversation)"
             )
         s = self.state
+        if self._compaction_due():
+            # Auto-compaction (Settings.compact_at): priced and budgeted as any compaction.
+            for event in await self.compact(quote=self.quote_compaction()):
+                yield event
         # Keep-alive pings never overlap a turn: a ping in flight makes the turn wait, and no
         # ping starts while the turn runs (prefixlock.guard.keepalive_runner).
         async with self.pings.turn():
@@ -484,6 +488,18 @@ class Session:
         return self.provider.build_request(
             self.prefix, self.transcript, self.settings, self.info, volatile, pending
         )
+
+    def _compaction_due(self) -> bool:
+        """Has the last request filled `Settings.compact_at` of the model's context window?"""
+        s = self.state
+        at = s.settings.compact_at
+        if at is None or not s.requests or not s.transcript.messages:
+            return False
+        if s.requests[-1].meta.get("kind") == "summary":
+            return False  # just compacted: the summary request read the old, long history
+        price = self.agent.prices.lookup(self.model)
+        window = price.context_window if price is not None else None
+        return window is not None and s.requests[-1].input_tokens >= at * window
 
     def _before_send(self, request: WireRequest) -> list[Event]:
         """`request` goes out now: the guard predicts it (CacheBudgetExceeded: nothing is

@@ -66,8 +66,18 @@ class Settings:
     cache_diagnostics: bool = False
     openai_cache_mode: OpenAICacheMode = "implicit"
     openai_breakpoints: bool = True
+    # Compact automatically (cache-aligned, prefixlock.guard.compaction) before a turn once the
+    # last request filled this fraction of the model's context window, as coding agents
+    # auto-compact. Quoted and budgeted like a compaction asked for by hand. None: never.
+    compact_at: float | None = None
 
     def __post_init__(self) -> None:
+        if self.compact_at is not None and not 0 < self.compact_at <= 1:
+            raise ConfigError(
+                f"compact_at must be a fraction of the context window in (0, 1], got "
+                f"{self.compact_at!r}",
+                where="settings.compact_at",
+            )
         if self.openai_cache_mode not in _OPENAI_MODES:
             raise ConfigError(
                 f"openai_cache_mode must be implicit or explicit, got {self.openai_cache_mode!r}",

@@ -10,6 +10,14 @@ without being content (tool_choice and thinking for Anthropic's message level; p
 response format, reasoning effort and verbosity for OpenAI) are folded into the chain where the
 provider documents they take effect.
 
+Units are hashed as the provider reads them (`unit_bytes`): the JSON structure the API parses
+(block and message keys) in a fixed order, since reordering it changes nothing the model sees,
+but free-form JSON the provider renders into the prompt as written (a tool call's `input`, a
+tool's schema) in the client's own key order: Anthropic matches prompts byte for byte, so a
+`tool_use` input re-sent with its keys reordered misses from that block on. prefixlock's own
+requests are canonical copies (sorted keys throughout), for which `unit_bytes` equals
+`canonical_bytes`.
+
 For gpt-5.6 and later `openai_units` labels the units that carry a breakpoint: an explicit
 `prompt_cache_breakpoint`'s TTL, or `IMPLICIT` where OpenAI places its own (the end of the newest
 eligible input message, unless the mode is explicit); the marker is not hashed, and a mark on a
@@ -19,12 +27,13 @@ content part counts at the end of its message. What the caches do with units is 
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..canonical import canonical_bytes, chain_hash
+from ..canonical import canonical_bytes, canonical_json, chain_hash
 from ..tokenizer import count_tokens, tokenize
 
 Section = str  # "tools" | "system" | "messages" | "settings"
@@ -42,6 +51,38 @@ class Unit:
     breakpoint: str | None = None  # "5m" | "1h" where this unit carries cache_control
 
 
+# Keys whose values a provider renders into the prompt as the client wrote them: the arguments of
+# a tool call (Anthropic `input`), a tool's schema (`input_schema`, OpenAI `parameters`) and a
+# structured-output schema. Below them key order is content; everywhere else it is structure.
+VERBATIM_KEYS = frozenset({"input", "input_schema", "parameters", "schema"})
+
+_UNIT_ENCODER = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def _as_rendered(value: Any, verbatim: bool) -> Any:
+    if isinstance(value, Mapping):
+        if verbatim:
+            return {k: _as_rendered(v, True) for k, v in value.items()}
+        return {k: _as_rendered(value[k], k in VERBATIM_KEYS) for k in sorted(value)}
+    if isinstance(value, (list, tuple)):
+        return [_as_rendered(v, verbatim) for v in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((_as_rendered(v, verbatim) for v in value), key=canonical_json)
+    return value
+
+
+def unit_bytes(value: Any) -> bytes:
+    """The bytes a cache unit hashes: structure in sorted key order, the values under
+    VERBATIM_KEYS in the order the client sent them (see the module docstring)."""
+    return _UNIT_ENCODER.encode(_as_rendered(value, False)).encode("utf-8")
+
+
+def key_order_only(a: Any, b: Any) -> bool:
+    """Do `a` and `b` hash differently only because of the key order of their free-form JSON?
+    (The cause the guard names when a client re-sends a tool call's input reordered.)"""
+    return unit_bytes(a) != unit_bytes(b) and canonical_bytes(a) == canonical_bytes(b)
+
+
 def without_cache_control(block: Mapping[str, Any]) -> dict[str, Any]:
     """`block` as the cache hashes it: a breakpoint marker is not part of the key."""
     return {k: v for k, v in block.items() if k != "cache_control"}
@@ -56,13 +97,13 @@ def _ttl(block: Mapping[str, Any]) -> str | None:
 
 
 def message_unit_data(role: str, block_bytes: bytes) -> bytes:
-    """The bytes a message content block is hashed as (its role, then its canonical form)."""
+    """The bytes a message content block is hashed as (its role, then its `unit_bytes`)."""
     return role.encode("ascii") + b"\x00" + block_bytes
 
 
 def anthropic_message_settings(body: Mapping[str, Any]) -> bytes:
     """Settings that invalidate Anthropic's message level (tool_choice, thinking)."""
-    return canonical_bytes(
+    return unit_bytes(
         {k: body[k] for k in ("tool_choice", "thinking", "output_config") if k in body}
     )
 
@@ -99,15 +140,15 @@ def anthropic_units(body: Mapping[str, Any]) -> list[Unit]:
     """Cache units of an Anthropic Messages request body, in hashing order."""
     b = _Builder()
     for t in body.get("tools") or []:
-        b.add("tools", canonical_bytes(without_cache_control(t)), _ttl(t))
+        b.add("tools", unit_bytes(without_cache_control(t)), _ttl(t))
     system = body.get("system")
     for block in as_blocks(system) if system is not None else []:
-        b.add("system", canonical_bytes(without_cache_control(block)), _ttl(block))
+        b.add("system", unit_bytes(without_cache_control(block)), _ttl(block))
     b.seed(anthropic_message_settings(body))
     for msg in body.get("messages") or []:
         role = str(msg.get("role", ""))
         for block in as_blocks(msg.get("content")):
-            data = message_unit_data(role, canonical_bytes(without_cache_control(block)))
+            data = message_unit_data(role, unit_bytes(without_cache_control(block)))
             b.add("messages", data, _ttl(block))
     top = body.get("cache_control")
     if isinstance(top, Mapping) and b.units:
@@ -130,7 +171,7 @@ OPENAI_PREFIX_SETTINGS = (
 
 def openai_settings(body: Mapping[str, Any]) -> bytes:
     """Request settings that change OpenAI's cached prefix (FACTS.md), canonical."""
-    return canonical_bytes({k: body[k] for k in OPENAI_PREFIX_SETTINGS if k in body})
+    return unit_bytes({k: body[k] for k in OPENAI_PREFIX_SETTINGS if k in body})
 
 
 def openai_items(body: Mapping[str, Any]) -> list[Any]:
@@ -232,13 +273,13 @@ def openai_breakpoint_labels(body: Mapping[str, Any]) -> dict[int, str]:
 def _openai_unit_texts(body: Mapping[str, Any]) -> list[tuple[Section, bytes]]:
     out: list[tuple[Section, bytes]] = [("settings", openai_settings(body))]
     if "instructions" in body and body["instructions"] is not None:
-        out.append(("system", canonical_bytes({"instructions": body["instructions"]})))
+        out.append(("system", unit_bytes({"instructions": body["instructions"]})))
     for t in body.get("tools") or []:
-        out.append(("tools", canonical_bytes(t)))
+        out.append(("tools", unit_bytes(t)))
     for m in openai_items(body):
         role = m.get("role") if isinstance(m, Mapping) else None
         section: Section = "system" if role in ("system", "developer") else "messages"
-        out.append((section, canonical_bytes(without_breakpoints(m))))
+        out.append((section, unit_bytes(without_breakpoints(m))))
     return out
 
 
@@ -266,7 +307,29 @@ def openai_reply_chain(units: Sequence[Unit], echo: Mapping[str, Any]) -> str:
     DeepSeek stores a unit at the end of each request's output as well as its input
     (FACTS.md), so the next turn reads through the previous reply; the emulator stores this
     chain and the guard predicts from it."""
-    return chain_hash(units[-1].chain if units else "", canonical_bytes(echo))
+    return chain_hash(units[-1].chain if units else "", unit_bytes(echo))
+
+
+def unit_objects(api: str, body: Mapping[str, Any]) -> list[Any]:
+    """What each unit of `body` hashes, as JSON values, in unit order (one per unit of
+    `anthropic_units` or `openai_units`): for explaining a miss, not for hashing."""
+    out: list[Any] = []
+    if api == "anthropic":
+        out.extend(without_cache_control(t) for t in body.get("tools") or [])
+        system = body.get("system")
+        out.extend(
+            without_cache_control(b) for b in (as_blocks(system) if system is not None else [])
+        )
+        for msg in body.get("messages") or []:
+            role = str(msg.get("role", ""))
+            out.extend([role, without_cache_control(b)] for b in as_blocks(msg.get("content")))
+        return out
+    out.append({k: body[k] for k in OPENAI_PREFIX_SETTINGS if k in body})
+    if body.get("instructions") is not None:
+        out.append({"instructions": body["instructions"]})
+    out.extend(body.get("tools") or [])
+    out.extend(without_breakpoints(m) for m in openai_items(body))
+    return out
 
 
 def openai_tokens(body: Mapping[str, Any]) -> list[int]:

@@ -9,6 +9,7 @@ from typing import Any
 from ..cache.units import Unit, as_blocks
 from .apierror import ApiError
 from .model import Conversation, Reply, offered_tools
+from .openai_api import one_of
 from .promptcache import AnthropicOutcome
 
 MESSAGE_FIELDS = frozenset(
@@ -69,7 +70,7 @@ def _check_block(block: Any, where: str) -> None:
     if not isinstance(block, Mapping):
         raise ApiError(400, f"{where}: Input should be a valid dictionary")
     kind = block.get("type")
-    if kind not in BLOCK_TYPES:
+    if not one_of(kind, BLOCK_TYPES):
         raise ApiError(400, f"{where}.type: Input tag {kind!r} does not match any expected tag")
     if kind == "text" and not isinstance(block.get("text"), str):
         raise ApiError(400, f"{where}.text: Field required (a string)")
@@ -132,7 +133,7 @@ def validate(body: Any, *, count_tokens: bool = False) -> None:
         if not isinstance(system, list):
             raise ApiError(400, "system: Input should be a string or a list of text blocks")
         for j, block in enumerate(system):
-            if not isinstance(block, Mapping) or block.get("type") not in SYSTEM_BLOCK_TYPES:
+            if not isinstance(block, Mapping) or not one_of(block.get("type"), SYSTEM_BLOCK_TYPES):
                 raise ApiError(400, f"system.{j}.type: Input tag does not match 'text'")
             _check_block(block, f"system.{j}")
     tools = body.get("tools")
@@ -155,6 +156,111 @@ def validate(body: Any, *, count_tokens: bool = False) -> None:
     if "cache_control" in body:
         _check_cache_control(body["cache_control"], "cache_control")
     _check_field_types(body)
+    _check_contents(messages)
+    _check_tool_pairs(messages)
+
+
+IMAGE_MEDIA_TYPES = ("image/jpeg", "image/png", "image/gif", "image/webp")
+
+
+def _check_source(block: Mapping[str, Any], where: str) -> None:
+    """An image or document block's `source`, as the Messages API reads it."""
+    kind = block["type"]
+    source = block.get("source")
+    if not isinstance(source, Mapping):
+        raise ApiError(400, f"{where}.{kind}.source: Field required")
+    stype = source.get("type")
+    if stype == "base64":
+        media = source.get("media_type")
+        if kind == "image" and media not in IMAGE_MEDIA_TYPES:
+            allowed = ", ".join(repr(m) for m in IMAGE_MEDIA_TYPES[:-1])
+            raise ApiError(
+                400,
+                f"{where}.{kind}.source.base64.media_type: Input should be {allowed} or "
+                f"{IMAGE_MEDIA_TYPES[-1]!r}",
+            )
+        if not isinstance(source.get("data"), str) or not source["data"]:
+            raise ApiError(400, f"{where}.{kind}.source.base64.data: Field required")
+    elif stype == "url":
+        if not isinstance(source.get("url"), str):
+            raise ApiError(400, f"{where}.{kind}.source.url.url: Field required")
+    elif not (kind == "document" and stype in ("text", "content", "file")) and not (
+        kind == "image" and stype == "file"
+    ):
+        raise ApiError(
+            400, f"{where}.{kind}.source: Input tag {stype!r} does not match any expected tag"
+        )
+
+
+def _check_contents(messages: list[Any]) -> None:
+    """Empty text, and empty messages: refused everywhere but a final assistant message (a
+    prefill), and a breakpoint on an empty text block is refused with its own message."""
+    last = len(messages) - 1
+    for i, msg in enumerate(messages):
+        content = msg.get("content")
+        final_assistant = i == last and msg.get("role") == "assistant"
+        if (content == "" or content == []) and not final_assistant:
+            raise ApiError(
+                400,
+                f"messages.{i}: all messages must have non-empty content except for the "
+                "optional final assistant message",
+            )
+        if not isinstance(content, list):
+            continue
+        for j, block in enumerate(content):
+            kind = block.get("type")
+            if kind in ("image", "document"):
+                _check_source(block, f"messages.{i}.content.{j}")
+            if kind != "text" or block.get("text"):
+                continue
+            if "cache_control" in block:
+                raise ApiError(
+                    400,
+                    f"messages.{i}.content.{j}.text: cache_control cannot be set for empty "
+                    "text blocks",
+                )
+            if not final_assistant:
+                raise ApiError(400, "messages: text content blocks must be non-empty")
+
+
+def _tool_ids(msg: Mapping[str, Any], kind: str, field: str) -> list[str]:
+    content = msg.get("content")
+    if not isinstance(content, list):
+        return []
+    return [str(b.get(field)) for b in content if b.get("type") == kind]
+
+
+def _check_tool_pairs(messages: list[Any]) -> None:
+    """Each tool_use answered by a tool_result in the very next message, and each tool_result
+    answering a tool_use of the message before it (the API's own wording)."""
+    for i, msg in enumerate(messages):
+        if msg.get("role") == "user":
+            results = _tool_ids(msg, "tool_result", "tool_use_id")
+            asked = set(_tool_ids(messages[i - 1], "tool_use", "id")) if i > 0 else set()
+            stray = [r for r in results if r not in asked]
+            if stray:
+                j = next(
+                    j
+                    for j, b in enumerate(msg["content"])
+                    if b.get("type") == "tool_result" and b.get("tool_use_id") == stray[0]
+                )
+                raise ApiError(
+                    400,
+                    f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` "
+                    f"blocks: {', '.join(stray)}. Each `tool_result` block must have a "
+                    "corresponding `tool_use` block in the previous message.",
+                )
+        elif msg.get("role") == "assistant" and i + 1 < len(messages):
+            uses = _tool_ids(msg, "tool_use", "id")
+            answered = set(_tool_ids(messages[i + 1], "tool_result", "tool_use_id"))
+            missing = [u for u in uses if u not in answered]
+            if missing:
+                raise ApiError(
+                    400,
+                    f"messages.{i}: `tool_use` ids were found without `tool_result` blocks "
+                    f"immediately after: {', '.join(missing)}. Each `tool_use` block must have "
+                    "a corresponding `tool_result` block in the next message.",
+                )
 
 
 def _is_number(value: Any) -> bool:

@@ -37,6 +37,8 @@ class ApiError(Exception):
     message: str
     param: str | None = None
     headers: Mapping[str, str] = field(default_factory=dict)
+    # OpenAI's `code` where it is not the status's usual one ("": none, null on the wire).
+    code: str | None = None
 
     def __str__(self) -> str:
         return f"{self.status}: {self.message}"
@@ -59,4 +61,11 @@ def anthropic_error_body(err: ApiError, request_id: str) -> dict[str, Any]:
 
 def openai_error_body(err: ApiError) -> dict[str, Any]:
     kind, code = _OPENAI_TYPES.get(err.status, ("server_error", None))
-    return {"error": {"message": err.message, "type": kind, "param": err.param, "code": code}}
+    return {
+        "error": {
+            "message": err.message,
+            "type": kind,
+            "param": err.param,
+            "code": (err.code or None) if err.code is not None else code,
+        }
+    }

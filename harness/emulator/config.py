@@ -90,6 +90,13 @@ class EmulatorConfig(BaseModel):
     stream_chunk_chars: int = Field(default=24, gt=0)  # text per SSE delta
     # Recorded requests kept in `Emulator.requests` (None: all; `prefixlock serve` keeps 1000).
     keep_requests: int | None = Field(default=None, gt=0)
+    # Responses API state: stored responses and conversations kept (least recently used go
+    # first; the real API keeps them 30 days, a long-running emulator cannot).
+    stored_responses: int = Field(default=10_000, gt=0)
+    # The server: connections waiting to be accepted (the listen backlog), and seconds a client
+    # may take to send its request (or to read a response) before it is dropped.
+    backlog: int = Field(default=1024, gt=0)
+    read_timeout_s: float = Field(default=60.0, gt=0)
 
     @classmethod
     def crude(cls, **overrides: Any) -> EmulatorConfig:

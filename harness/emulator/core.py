@@ -52,6 +52,7 @@ from .promptcache import (
     PendingWrite,
     key_id,
 )
+from .responses_state import ResponsesState
 
 
 class _Store(Protocol):
@@ -97,6 +98,8 @@ class EmulatorCore:
         self.openai_cache = OpenAIPromptCache(config.openai, config.seed)
         self.deepseek_cache = DeepSeekPromptCache(config.openai.capacity_blocks)
         self.faults = FaultQueue(config.faults)
+        # The Responses API's stored responses and conversations.
+        self.responses = ResponsesState(config.stored_responses)
         self._ids = itertools.count(1)
 
     def next_id(self, prefix: str) -> str:
@@ -120,10 +123,11 @@ class EmulatorCore:
             price = self.prices.lookup(model)
             model = price.model if price is not None else model
         scope = key_id(api_key) if api_key is not None else None
-        dropped = self.anthropic_cache.evict(model, scope)
-        if api_key is None:
-            dropped += self.openai_cache.evict(model) + self.deepseek_cache.evict(model)
-        return dropped
+        return (
+            self.anthropic_cache.evict(model, scope)
+            + self.openai_cache.evict(model, scope)
+            + self.deepseek_cache.evict(model, scope)
+        )
 
     # ---- requests --------------------------------------------------------------------------
 
@@ -156,13 +160,14 @@ class EmulatorCore:
         """The response to a request of `api` (anthropic | openai-chat | openai-responses)."""
         if api == "anthropic":
             return self._plan_anthropic(body, api_key, now)
-        return self._plan_openai(body, now, responses=api == "openai-responses")
+        return self._plan_openai(body, api_key, now, responses=api == "openai-responses")
 
     def _plan_anthropic(self, body: Any, api_key: str, now: float) -> Plan:
         anthropic_api.validate(body)
         price = self.price(body["model"], "anthropic")
         units = anthropic_units(body)
         anthropic_api.check_breakpoints(units, self.config.anthropic.max_breakpoints, body)
+        check_window(price, units[-1].end if units else 0, int(body["max_tokens"]), "anthropic")
         outcome = self.anthropic_cache.lookup(
             key_id(api_key), price.model, units, price.min_cacheable_tokens, now
         )
@@ -184,15 +189,28 @@ class EmulatorCore:
             msg, events, False, dict(msg["usage"]), self.anthropic_cache, outcome.pending, machine
         )
 
-    def _plan_openai(self, body: Any, now: float, *, responses: bool) -> Plan:
+    def _plan_openai(self, body: Any, api_key: str, now: float, *, responses: bool) -> Plan:
         mod = openai_api
+        scope = key_id(api_key)
+        request = body
+        resolved = None
         if responses:
             mod.validate_responses(body)
+            # previous_response_id / conversation: the model and the cache see the whole input.
+            resolved = self.responses.resolve(body, scope)
+            body = resolved.body
+            mod.check_function_outputs(body)
         else:
             mod.validate_chat(body)
         price = self.price(body["model"], "openai")
         explicit_model = price.provider == "openai" and openai_explicit_cache(price.model)
         mod.check_prompt_cache(body, responses=responses, explicit_model=explicit_model)
+        if price.context_window is not None:
+            if responses and body.get("truncation") == "auto":
+                body = truncated(body, price.context_window)
+            limit = mod.responses_output_limit(body) if responses else mod.chat_output_limit(body)
+            prompt = openai_units(body)[-1].end
+            check_window(price, prompt, limit or 0, "openai-responses" if responses else "chat")
         conv = mod.conversation_responses(body) if responses else mod.conversation_chat(body)
         # Responses' prompt_cache_options.prewarm: "Prepares the prompt cache without generating
         # output" (the SDK's docs): the cache is read and written as for any request, the
@@ -210,7 +228,14 @@ class EmulatorCore:
         rid = self.next_id("resp_emu_" if responses else "chatcmpl-emu")
         created = int(now)
         cached = self._openai_cache(
-            body, price, reply, output_tokens, now, responses=responses, explicit=explicit_model
+            body,
+            scope,
+            price,
+            reply,
+            output_tokens,
+            now,
+            responses=responses,
+            explicit=explicit_model,
         )
         usage = cached.usage
         diagnostics: dict[str, Any] | None = None
@@ -224,10 +249,11 @@ class EmulatorCore:
             diagnostics = openai_diagnostics(ref, reason)
             self.diagnostics.remember(rid, price.model, units)
         chunk = self.config.stream_chunk_chars
-        if responses:
-            resp = mod.response_object(body, reply, usage, rid, created, cut=cut)
+        if resolved is not None:
+            resp = mod.response_object(request, reply, usage, rid, created, cut=cut)
             if diagnostics is not None:
                 resp[OPENAI_FIELD] = diagnostics
+            self.responses.remember(resolved, request, resp, scope)
             events = mod.responses_events(resp, chunk) if body.get("stream") else None
             return Plan(
                 resp,
@@ -264,6 +290,7 @@ class EmulatorCore:
     def _openai_cache(
         self,
         body: Any,
+        scope: str,
         price: Price,
         reply: Reply,
         output_tokens: int,
@@ -282,6 +309,7 @@ class EmulatorCore:
         if price.provider == "deepseek" and not responses:
             units = openai_units(body)
             ds = self.deepseek_cache.lookup(
+                scope,
                 price.model,
                 units,
                 price.min_cacheable_tokens,
@@ -295,6 +323,7 @@ class EmulatorCore:
             # gpt-5.6 and later: breakpoints, exact matches, 30-minute entries.
             mode, request_ttl = openai_cache_options(body)
             oc = self.openai_cache.lookup_breakpoints(
+                scope,
                 price.model,
                 openai_units(body),
                 openai_tokens(body),
@@ -306,6 +335,7 @@ class EmulatorCore:
             )
         else:
             oc = self.openai_cache.lookup(
+                scope,
                 price.model,
                 openai_tokens(body),
                 body.get("prompt_cache_key"),
@@ -329,9 +359,54 @@ class EmulatorCore:
 
     # ---- listings --------------------------------------------------------------------------
 
-    def get(self, target: str) -> Answer:
+    def create_conversation(self, body: Any, api_key: str, now: float) -> dict[str, Any]:
+        """POST /v1/conversations."""
+        cid = self.next_id("conv_emu_")
+        return self.responses.create_conversation(key_id(api_key), body, cid, int(now))
+
+    def state(self, method: str, target: str, api_key: str) -> Answer | None:
+        """GET or DELETE of a stored response or conversation (None: not such a path)."""
+        path = target.split("?", 1)[0].rstrip("/")
+        parts = path.split("/")
+        if (
+            len(parts) < 4
+            or parts[:2] != ["", "v1"]
+            or parts[2] not in ("responses", "conversations")
+        ):
+            return None
+        rid = self.next_id("req_emu_")
+        if not api_key:
+            return error_answer("openai", ApiError(401, "You didn't provide an API key."), rid)
+        scope, kind, oid = key_id(api_key), parts[2], urllib.parse.unquote(parts[3])
+        state = self.responses
+        try:
+            if kind == "responses" and len(parts) == 5 and parts[4] == "input_items":
+                items = state.response_input_items(scope, oid)
+                return json_answer(200, _listing(items))
+            if len(parts) != 4:
+                return None
+            if kind == "responses":
+                out = (
+                    state.response(scope, oid)
+                    if method == "GET"
+                    else state.delete_response(scope, oid)
+                )
+            else:
+                out = (
+                    state.conversation(scope, oid)
+                    if method == "GET"
+                    else state.delete_conversation(scope, oid)
+                )
+        except ApiError as err:
+            return error_answer("openai", err, rid)
+        return json_answer(200, out)
+
+    def get(self, target: str, api_key: str = "") -> Answer:
         """A GET: the model list, one model (models.retrieve, a client checking its model
-        before the first request), or a 404."""
+        before the first request), a stored response or conversation, or a 404."""
+        stateful = self.state("GET", target, api_key)
+        if stateful is not None:
+            return stateful
         path = target.split("?", 1)[0]
         if path.rstrip("/") == "/v1/models":
             data = [model_object(p) for p in self.prices]
@@ -372,6 +447,65 @@ def model_object(price: Price) -> dict[str, Any]:
         "owned_by": price.provider,
         "created": 0,
         "created_at": "2026-01-01T00:00:00Z",
+    }
+
+
+def check_window(price: Price, prompt: int, output_cap: int, api: str) -> None:
+    """A prompt (with its output cap) past the model's context window is a 400, worded as each
+    API words it. Models without a known window are not checked."""
+    window = price.context_window
+    if window is None:
+        return
+    if api == "anthropic":
+        if prompt > window:
+            raise ApiError(400, f"prompt is too long: {prompt} tokens > {window} maximum")
+        if prompt + output_cap > window:
+            raise ApiError(
+                400,
+                f"input length and `max_tokens` exceed context limit: {prompt} + {output_cap} "
+                f"> {window}, decrease input length or `max_tokens` and try again",
+            )
+        return
+    if prompt + output_cap <= window:
+        return
+    if api == "chat":
+        raise ApiError(
+            400,
+            f"This model's maximum context length is {window} tokens. However, your messages "
+            f"resulted in {prompt} tokens. Please reduce the length of the messages.",
+            param="messages",
+            code="context_length_exceeded",
+        )
+    raise ApiError(
+        400,
+        "Your input exceeds the context window of this model. Please adjust your input and try "
+        "again.",
+        param="input",
+        code="context_length_exceeded",
+    )
+
+
+def truncated(body: dict[str, Any], window: int) -> dict[str, Any]:
+    """`truncation: "auto"`: items dropped from the start of the input until the prompt (with
+    its output cap) fits the window, the newest item always kept."""
+    items = body.get("input")
+    if not isinstance(items, list):
+        return body
+    cap = openai_api.responses_output_limit(body) or 0
+    while len(items) > 1 and openai_units({**body, "input": items})[-1].end + cap > window:
+        items = items[1:]
+    return {**body, "input": items}
+
+
+def _listing(items: list[Any]) -> dict[str, Any]:
+    """A list object as the OpenAI SDK's cursor pages read it."""
+    data = [dict(item) if isinstance(item, Mapping) else item for item in items]
+    return {
+        "object": "list",
+        "data": data,
+        "has_more": False,
+        "first_id": None,
+        "last_id": None,
     }
 
 

@@ -8,6 +8,7 @@ RecordedRequest, so the record of a rejected request shows how far it got.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +46,7 @@ ROUTES = {
     "/v1/messages/count_tokens": Route("anthropic-count", "anthropic"),
     "/v1/chat/completions": Route("openai-chat", "openai"),
     "/v1/responses": Route("openai-responses", "openai"),
+    "/v1/conversations": Route("openai-conversations", "openai"),
 }
 
 
@@ -116,15 +118,36 @@ def parse(path: str, key: str, content_type: str, raw: bytes, rec: RecordedReque
     ctype = content_type.lower()
     if "application/json" not in ctype:
         raise ApiError(400, f"unsupported content type {ctype or '(none)'}: send application/json")
-    try:
-        body = json.loads(raw)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ApiError(400, f"There was an error parsing the body: {exc}") from None
+    body = parse_json(raw)
     rec.body = body
     if isinstance(body, dict):
         rec.model = body.get("model") if isinstance(body.get("model"), str) else None
         rec.stream = bool(body.get("stream"))
     return ApiRequest(route, key, body)
+
+
+# A \u escape of a high or low surrogate: the only way a JSON text spells a lone surrogate.
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+
+
+def parse_json(raw: bytes) -> Any:
+    """The JSON value of a body, or a 400: not JSON, not UTF-8, nested too deep for any API
+    (a 100,000-deep array), or a string with a lone surrogate (text no API can tokenize)."""
+    try:
+        body = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ApiError(400, f"There was an error parsing the body: {exc}") from None
+    except RecursionError:
+        raise ApiError(400, "There was an error parsing the body: nested too deeply") from None
+    if _SURROGATE_ESCAPE.search(raw):
+        # Pairs decode to one character; a lone half stays a surrogate that UTF-8 cannot hold.
+        try:
+            json.dumps(body, ensure_ascii=False).encode("utf-8")
+        except UnicodeEncodeError:
+            raise ApiError(
+                400, "There was an error parsing the body: a string holds a lone surrogate"
+            ) from None
+    return body
 
 
 def served_in_full(rec: RecordedRequest, api: str | None = None) -> bool:

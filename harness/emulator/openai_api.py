@@ -9,6 +9,7 @@ DeepSeek reports `prompt_cache_hit_tokens` and `prompt_cache_miss_tokens` instea
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
@@ -56,6 +57,7 @@ CHAT_FIELDS = frozenset(
         "web_search_options",
         "functions",
         "function_call",
+        "moderation",
     }
 )
 RESPONSES_FIELDS = frozenset(
@@ -86,6 +88,15 @@ RESPONSES_FIELDS = frozenset(
         "safety_identifier",
         "max_tool_calls",
         "top_logprobs",
+        # Server-side state (responses_state) and what the current SDK sends besides.
+        "previous_response_id",
+        "conversation",
+        "prompt",
+        "context_management",
+        "access_programs",
+        "background_options",
+        "image",
+        "moderation",
     }
 )
 # The Responses API refuses a smaller `max_output_tokens` (guard.keepalive pings with it).
@@ -96,11 +107,21 @@ INPUT_PART_TYPES = frozenset({"input_text", "input_image", "input_file", "output
 ITEM_TYPES = frozenset({"message", "function_call", "function_call_output", "reasoning"})
 
 
-def _common(body: Any, allowed: frozenset[str]) -> None:
+def one_of(value: Any, options: Collection[str]) -> bool:
+    """Is `value` one of the strings `options`? (A list or object from a client is not, and
+    is not hashable either: asking a set about it would raise.)"""
+    return isinstance(value, str) and value in options
+
+
+def _common(body: Any, allowed: frozenset[str], *, responses: bool = False) -> None:
     if not isinstance(body, Mapping):
         raise ApiError(400, "request body must be a JSON object")
     for key in body:
         if key not in allowed:
+            if responses:  # the Responses API's own wording and code
+                raise ApiError(
+                    400, f"Unknown parameter: '{key}'.", param=key, code="unknown_parameter"
+                )
             raise ApiError(400, f"Unrecognized request argument supplied: {key}", param=key)
     if not isinstance(body.get("model"), str):
         raise ApiError(400, "you must provide a model parameter", param="model")
@@ -126,7 +147,7 @@ def _check_parts(content: Any, where: str, allowed: Collection[str]) -> None:
     if not isinstance(content, list):
         raise ApiError(400, f"Invalid type for '{where}.content'", param=f"{where}.content")
     for j, part in enumerate(content):
-        if not isinstance(part, Mapping) or part.get("type") not in allowed:
+        if not isinstance(part, Mapping) or not one_of(part.get("type"), allowed):
             raise ApiError(
                 400,
                 f"Invalid value for '{where}.content[{j}].type'",
@@ -141,7 +162,7 @@ def validate_chat(body: Any) -> None:
         raise ApiError(400, "'messages' must be a non-empty array", param="messages")
     for i, msg in enumerate(messages):
         where = f"messages[{i}]"
-        if not isinstance(msg, Mapping) or msg.get("role") not in CHAT_ROLES:
+        if not isinstance(msg, Mapping) or not one_of(msg.get("role"), CHAT_ROLES):
             raise ApiError(400, f"Invalid value for '{where}.role'", param=f"{where}.role")
         content = msg.get("content")
         if content is None or isinstance(content, str):
@@ -151,10 +172,61 @@ def validate_chat(body: Any) -> None:
         fn = tool.get("function") if isinstance(tool, Mapping) else None
         if not isinstance(fn, Mapping) or not isinstance(fn.get("name"), str):
             raise ApiError(400, f"Missing required parameter: 'tools[{j}].function.name'")
+    _check_chat_tool_messages(messages)
+    if body.get("max_tokens") is not None and reasoning_model(str(body["model"])):
+        raise ApiError(
+            400,
+            "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+            "'max_completion_tokens' instead.",
+            param="max_tokens",
+            code="unsupported_parameter",
+        )
+
+
+_REASONING = re.compile(r"^(?:gpt-5|o\d)")
+
+
+def reasoning_model(model: str) -> bool:
+    """OpenAI's reasoning models (gpt-5 and later, the o-series), which refuse `max_tokens`
+    on Chat Completions; gpt-5's chat-latest variants are not reasoning models."""
+    return bool(_REASONING.match(model)) and "chat" not in model
+
+
+def _check_chat_tool_messages(messages: list[Any]) -> None:
+    """A `tool` message answers a tool call of the assistant message before it (tool messages
+    in between), and an assistant message's tool calls are each answered before anything else."""
+    open_calls: list[str] = []  # calls of the last assistant message still unanswered
+    asked: set[str] = set()
+    for i, msg in enumerate(messages):
+        role = msg.get("role")
+        if role == "tool":
+            call = str(msg.get("tool_call_id"))
+            if call not in asked:
+                raise ApiError(
+                    400,
+                    "Invalid parameter: messages with role 'tool' must be a response to a "
+                    "preceeding message with 'tool_calls'.",
+                    param=f"messages.[{i}].role",
+                )
+            if call in open_calls:
+                open_calls.remove(call)
+            continue
+        if open_calls:
+            raise ApiError(
+                400,
+                "An assistant message with 'tool_calls' must be followed by tool messages "
+                "responding to each 'tool_call_id'. The following tool_call_ids did not have "
+                f"response messages: {', '.join(open_calls)}",
+                param=f"messages.[{i}].role",
+            )
+        calls = msg.get("tool_calls") if role == "assistant" else None
+        ids = [str(c.get("id")) for c in calls or [] if isinstance(c, Mapping)]
+        open_calls, asked = ids, set(ids)
 
 
 def validate_responses(body: Any) -> None:
-    _common(body, RESPONSES_FIELDS)
+    _common(body, RESPONSES_FIELDS, responses=True)
+    _check_state_fields(body)
     cap = body.get("max_output_tokens")
     if cap is not None:
         if not isinstance(cap, int) or isinstance(cap, bool):
@@ -180,7 +252,7 @@ def validate_responses(body: Any) -> None:
         if not isinstance(item, Mapping):
             raise ApiError(400, f"Invalid type for '{where}'", param=where)
         kind = item.get("type", "message")
-        if kind not in ITEM_TYPES:
+        if not one_of(kind, ITEM_TYPES):
             raise ApiError(
                 400, f"Invalid value for '{where}.type': {kind!r}", param=f"{where}.type"
             )
@@ -194,6 +266,67 @@ def validate_responses(body: Any) -> None:
             tool.get("type", "function") == "function" and not isinstance(tool.get("name"), str)
         ):
             raise ApiError(400, f"Missing required parameter: 'tools[{j}].name'")
+
+
+def check_function_outputs(body: Mapping[str, Any]) -> None:
+    """Each `function_call_output` answers a `function_call` earlier in the (resolved) input."""
+    raw = body.get("input")
+    calls: set[str] = set()
+    for item in raw if isinstance(raw, list) else []:
+        if not isinstance(item, Mapping):
+            continue
+        if item.get("type") == "function_call":
+            calls.add(str(item.get("call_id")))
+        elif item.get("type") == "function_call_output" and str(item.get("call_id")) not in calls:
+            raise ApiError(
+                400,
+                f"No tool call found for function call output with call_id {item.get('call_id')}.",
+                param="input",
+            )
+
+
+def _check_state_fields(body: Mapping[str, Any]) -> None:
+    """`truncation`, `context_management` and `prompt`, as the Responses API documents them."""
+    truncation = body.get("truncation")
+    if truncation is not None and truncation not in ("auto", "disabled"):
+        raise ApiError(
+            400,
+            f"Invalid value: '{truncation}'. Supported values are: 'auto' and 'disabled'.",
+            param="truncation",
+            code="invalid_value",
+        )
+    cm = body.get("context_management")
+    if cm is not None:
+        if not isinstance(cm, list):
+            raise ApiError(
+                400,
+                "Invalid type for 'context_management': expected an array",
+                param="context_management",
+            )
+        for i, entry in enumerate(cm):
+            where = f"context_management[{i}]"
+            if not isinstance(entry, Mapping) or entry.get("type") != "compaction":
+                raise ApiError(
+                    400,
+                    f"Invalid value for '{where}.type': expected 'compaction'",
+                    param=f"{where}.type",
+                )
+            threshold = entry.get("compact_threshold")
+            if threshold is not None and (
+                not isinstance(threshold, int) or isinstance(threshold, bool) or threshold < 1
+            ):
+                raise ApiError(
+                    400,
+                    f"Invalid value for '{where}.compact_threshold': expected a positive integer",
+                    param=f"{where}.compact_threshold",
+                )
+    prompt = body.get("prompt")
+    if prompt is not None:
+        pid = prompt.get("id") if isinstance(prompt, Mapping) else None
+        if not isinstance(pid, str):
+            raise ApiError(400, "Missing required parameter: 'prompt.id'.", param="prompt.id")
+        # The emulator holds no prompt templates: every id is one this organization lacks.
+        raise ApiError(404, f"Prompt with id '{pid}' not found.", param="prompt.id", code="")
 
 
 # comparison_response_id asks for prompt cache diagnostics, prewarm prepares the cache without
@@ -627,14 +760,24 @@ def response_object(
         "temperature": body.get("temperature", 1.0),
         "top_p": body.get("top_p", 1.0),
         "max_output_tokens": body.get("max_output_tokens"),
-        "previous_response_id": None,
+        "previous_response_id": body.get("previous_response_id"),
+        "conversation": _conversation_ref(body.get("conversation")),
         "prompt_cache_key": body.get("prompt_cache_key"),
         "reasoning": {"effort": None, "summary": None},
         "text": {"format": {"type": "text"}},
-        "truncation": "disabled",
+        "truncation": body.get("truncation") or "disabled",
         "usage": dict(usage),
         "store": body.get("store", True),
     }
+
+
+def _conversation_ref(value: Any) -> dict[str, Any] | None:
+    """A response's `conversation`: the id it was part of, as an object (None: none)."""
+    if isinstance(value, str):
+        return {"id": value}
+    if isinstance(value, Mapping) and isinstance(value.get("id"), str):
+        return {"id": value["id"]}
+    return None
 
 
 def responses_events(resp: Mapping[str, Any], size: int) -> list[tuple[str | None, dict[str, Any]]]:

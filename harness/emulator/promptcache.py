@@ -148,11 +148,13 @@ def _drop_expired(stores: Sequence[BlockCache], now: float) -> None:
         store.drop_expired(now)
 
 
-def _evict_model(store: BlockCache, model: str | None) -> int:
-    """Drop `store`'s entries of `model` (None: all); keys are tuples that start with it."""
+def _evict_model(store: BlockCache, model: str | None, scope: str | None = None) -> int:
+    """Drop `store`'s entries of `model` (None: all) and of `scope` (None: every key's); keys
+    are tuples (model, ..., scope)."""
     dropped = 0
     for key in store.stored_keys():
-        if model is None or (isinstance(key, tuple) and key[0] == model):
+        assert isinstance(key, tuple)
+        if (model is None or key[0] == model) and (scope is None or key[-1] == scope):
             dropped += store.evict(key)
     return dropped
 
@@ -161,7 +163,9 @@ class OpenAIPromptCache:
     """Automatic caching over several machines, routed by prefix hash and prompt_cache_key.
 
     Models before gpt-5.6 store every 128-token block of a prompt (`lookup`); gpt-5.6 and later
-    store entries only at breakpoints (`lookup_breakpoints`). Both live on the same machines."""
+    store entries only at breakpoints (`lookup_breakpoints`). Both live on the same machines.
+    Entries are scoped by organization (`scope`, the emulator's one-way id of the API key): as
+    OpenAI documents, prompt caches are not shared between organizations."""
 
     def __init__(self, config: OpenAICacheConfig | None = None, seed: int = 0) -> None:
         self.config = config or OpenAICacheConfig()
@@ -214,6 +218,7 @@ class OpenAIPromptCache:
 
     def lookup(
         self,
+        scope: str,
         model: str,
         tokens: Sequence[int],
         cache_key: str | None,
@@ -223,9 +228,9 @@ class OpenAIPromptCache:
     ) -> OpenAIOutcome:
         machine = self.route(model, tokens, cache_key, now)
         block = self.config.block_tokens
-        # (model, key): the key alone names the block, the model beside it lets one model's
-        # entries be evicted.
-        keys = [(model, k) for k in openai.block_keys(model, tokens, block)]
+        # (model, key, scope): the key names the block, the model beside it lets one model's
+        # entries be evicted, the scope keeps organizations apart.
+        keys = [(model, k, scope) for k in openai.block_keys(model, tokens, block)]
         store = self.machines[machine]
         cached = openai.read_blocks(
             keys, lambda k: store.get(k, now), len(tokens), min_tokens, block
@@ -236,6 +241,7 @@ class OpenAIPromptCache:
 
     def lookup_breakpoints(
         self,
+        scope: str,
         model: str,
         units: Sequence[Unit],
         tokens: Sequence[int],
@@ -249,9 +255,11 @@ class OpenAIPromptCache:
         usual routing picks."""
         machine = self.route(model, tokens, cache_key, now)
         store = self.machines[machine]
-        hit = openai.breakpoint_read(units, lambda u: store.get((model, u.chain), now), min_tokens)
+        hit = openai.breakpoint_read(
+            units, lambda u: store.get((model, u.chain, scope), now), min_tokens
+        )
         writes = openai.breakpoint_writes(units, hit, mode, min_tokens, request_ttl)
-        entries = tuple(((model, w.unit.chain), w.seconds) for w in writes)
+        entries = tuple(((model, w.unit.chain, scope), w.seconds) for w in writes)
         cached = units[hit].end if hit >= 0 else 0
         total = units[-1].end if units else 0
         # Each written span is stored with its breakpoint's TTL, as Anthropic's 5m/1h spans are.
@@ -267,9 +275,10 @@ class OpenAIPromptCache:
         for key, ttl in pending.entries:
             store.put(key, now, ttl)
 
-    def evict(self, model: str | None = None) -> int:
-        """Drop entries (all, or one model's) on every machine: a provider-side eviction."""
-        return sum(_evict_model(m, model) for m in self.machines)
+    def evict(self, model: str | None = None, scope: str | None = None) -> int:
+        """Drop entries (all, one model's, one key's) on every machine: a provider-side
+        eviction."""
+        return sum(_evict_model(m, model, scope) for m in self.machines)
 
 
 @dataclass(frozen=True)
@@ -285,13 +294,15 @@ class DeepSeekOutcome:
 
 class DeepSeekPromptCache:
     """Best-effort disk cache of whole prefix units (prefixlock.cache.deepseek); `reply_chain`
-    is the unit through the reply as the client will send it back."""
+    is the unit through the reply as the client will send it back. Per user (`scope`): DeepSeek
+    documents that each user's cache is isolated from others'."""
 
     def __init__(self, capacity: int | None = None) -> None:
         self.store = BlockCache(capacity, "lru")
 
     def lookup(
         self,
+        scope: str,
         model: str,
         units: Sequence[Unit],
         min_tokens: int,
@@ -300,9 +311,10 @@ class DeepSeekPromptCache:
         reply_chain: str | None = None,
     ) -> DeepSeekOutcome:
         total = units[-1].end if units else 0
-        hit = deepseek.read(units, lambda u: self.store.get((model, u.chain), now))
+        hit = deepseek.read(units, lambda u: self.store.get((model, u.chain, scope), now))
         entries = tuple(
-            ((model, chain), ttl) for chain in deepseek.stored(units, min_tokens, reply_chain)
+            ((model, chain, scope), ttl)
+            for chain in deepseek.stored(units, min_tokens, reply_chain)
         )
         return DeepSeekOutcome(total, units[hit].end if hit >= 0 else 0, PendingWrite(entries))
 
@@ -315,6 +327,6 @@ class DeepSeekPromptCache:
         for key, ttl in pending.entries:
             self.store.put(key, now, ttl)
 
-    def evict(self, model: str | None = None) -> int:
-        """Drop entries (all, or one model's)."""
-        return _evict_model(self.store, model)
+    def evict(self, model: str | None = None, scope: str | None = None) -> int:
+        """Drop entries (all, one model's, one key's)."""
+        return _evict_model(self.store, model, scope)

@@ -156,9 +156,8 @@ class Emulator:
         """Drop cached prefixes, as a provider does under memory pressure. Returns entries dropped.
 
         `model` (an alias or provider prefix names the model it resolves to) limits the drop to
-        that model's entries, other models' survive; `api_key` to that key's, on Anthropic's
-        cache only: OpenAI-style and DeepSeek-style caches are not scoped by key, so an eviction
-        by key leaves them.
+        that model's entries, other models' survive; `api_key` to that key's (every cache is
+        scoped by key, as each provider's is by organization or user).
         """
         with self._lock:
             return self.core.evict(model, api_key)
@@ -217,10 +216,14 @@ def bypass_proxies(host: str) -> None:
 
 
 class _Server(ThreadingHTTPServer):
+    # Hundreds of clients connecting at once wait in the backlog instead of being reset (the
+    # standard library's default is 5). Set per server from the config before it listens.
+    request_queue_size = 1024
+
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that went away between requests on a keep-alive connection (a stream it
         stopped reading, a process that ended) is not an error to print a traceback for."""
-        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError, TimeoutError)):
             return
         super().handle_error(request, client_address)
 
@@ -228,8 +231,14 @@ class _Server(ThreadingHTTPServer):
 def _make_server(emu: Emulator) -> ThreadingHTTPServer:
     class Handler(_Handler):
         emulator = emu
+        # A socket timeout: a client that stops sending its body (or reading its response) for
+        # this long is dropped, and its thread freed.
+        timeout = emu.config.read_timeout_s
 
-    server = _Server((emu.config.host, emu.config.port), Handler)
+    class Server(_Server):
+        request_queue_size = emu.config.backlog
+
+    server = Server((emu.config.host, emu.config.port), Handler)
     server.daemon_threads = True
     return server
 
@@ -284,10 +293,22 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- reading ------------------------------------------------------------------------------
 
+    def _key(self) -> str:
+        return intake.api_key({k.lower(): v for k, v in self.headers.items()})
+
     def do_GET(self) -> None:
         emu = self.emulator
         with emu._lock:
-            answer = emu.core.get(self.path)
+            answer = emu.core.get(self.path, self._key())
+        self._write(answer)
+
+    def do_DELETE(self) -> None:
+        """DELETE of a stored response or conversation."""
+        emu = self.emulator
+        with emu._lock:
+            answer = emu.core.state("DELETE", self.path, self._key())
+            if answer is None:
+                answer = emu.core.get("/no-such-route")
         self._write(answer)
 
     def _read_body(self, limit: int) -> bytes:
@@ -323,13 +344,19 @@ class _Handler(BaseHTTPRequestHandler):
             emu.requests.append(rec)
         try:
             raw = self._read_body(emu.config.max_body_bytes)
-            key = intake.api_key({k.lower(): v for k, v in self.headers.items()})
+            key = self._key()
             content_type = self.headers.get("content-type") or ""
             request = intake.parse(path, key, content_type, raw, rec)
             if request.route.api == "anthropic-count":
                 counted = emu.core.count_tokens(request.body)
                 rec.status = 200
                 self._write(json_answer(200, counted, {"request-id": rid}))
+                return
+            if request.route.api == "openai-conversations":
+                with emu._lock:
+                    created = emu.core.create_conversation(request.body, key, now)
+                rec.status = 200
+                self._write(json_answer(200, created, {"x-request-id": rid}))
                 return
             with emu._lock:
                 fault = plan_fault(emu.core.faults.take(path), stream=request.stream)
@@ -353,6 +380,11 @@ class _Handler(BaseHTTPRequestHandler):
             rec.status = err.status
             self._write(error_answer(flavor, err, rid))
         except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+        except TimeoutError:
+            # The body did not arrive within the read timeout: the client is dropped.
+            rec.status = 408
+            rec.error = "request timed out while reading the body"
             self.close_connection = True
         except Exception as exc:
             # A bug of the emulator's, not the client's: answer a provider-shaped 500 that says

@@ -27,14 +27,16 @@ from ..cache.rules import Rules, rules_for
 from ..cache.units import (
     Unit,
     anthropic_message_settings,
+    key_order_only,
     openai_cache_options,
     openai_reply_chain,
     openai_settings,
     openai_tokens,
+    unit_bytes,
+    unit_objects,
     without_breakpoints,
 )
-from ..canonical import canonical_bytes
-from ..events import CacheBreak
+from ..events import CacheBreak, ContextWindowWarning
 from ..prices import Price, PriceTable
 from ..tokenizer import tokenize
 from ..usage import Usage
@@ -47,6 +49,7 @@ CAUSES = (
     "tools",  # a tool definition changed (name, description, schema, order)
     "system",  # the system prompt changed
     "settings",  # thinking / effort / tool_choice / parallel_tool_calls changed
+    "key_order",  # a block was re-sent with its free-form JSON's keys reordered (same content)
     "history",  # an earlier message was rewritten (not an append)
     "ttl",  # the entry expired while the session was idle
     "lookback",  # a turn added more blocks than the 20-block lookback reaches
@@ -102,7 +105,7 @@ class _OpenAIUnitData:
         self.body = body
         self.pre: list[Callable[[], bytes]] = [partial(openai_settings, body)]
         if body.get("instructions") is not None:
-            self.pre.append(partial(canonical_bytes, {"instructions": body["instructions"]}))
+            self.pre.append(partial(unit_bytes, {"instructions": body["instructions"]}))
         self.tools = list(body.get("tools") or [])
         items = body.get("messages")
         if items is None:
@@ -118,8 +121,8 @@ class _OpenAIUnitData:
             return self.pre[i]()
         i -= len(self.pre)
         if i < len(self.tools):
-            return canonical_bytes(self.tools[i])
-        return canonical_bytes(without_breakpoints(self.items[i - len(self.tools)]))
+            return unit_bytes(self.tools[i])
+        return unit_bytes(without_breakpoints(self.items[i - len(self.tools)]))
 
 
 @dataclass
@@ -133,6 +136,8 @@ class _Seen:
     time: float
     settings_key: bytes = b""
     cached_key: Hashable | None = None  # the cache entry that holds `cached_end`
+    # The body as sent (a reference, not a copy): what the next miss is explained against.
+    body: Mapping[str, Any] | None = None
 
 
 # The guard's cache keys: (tag of the rules that wrote it, model, unit chain); an OpenAI block
@@ -429,6 +434,9 @@ class CacheGuard:
                 return ceiling, "settings", "thinking / effort / tool_choice changed"
             if section == "settings":
                 return ceiling, "settings", "request settings that key the cache changed"
+            reordered = _reordered(prev, req, div.position)
+            if reordered:
+                return ceiling, "key_order", reordered
             if section in ("tools", "system"):
                 return ceiling, section, f"{section} changed at unit {div.position}"
             return ceiling, "history", f"earlier message rewritten at unit {div.position}"
@@ -439,6 +447,15 @@ class CacheGuard:
         if req.api == "anthropic":
             return ceiling, "lookback", "the turn added more blocks than the 20-block lookback"
         return ceiling, "unexplained", "not read although unchanged and unexpired"
+
+    def window_warning(self, req: WireRequest, output_cap: int) -> ContextWindowWarning | None:
+        """A warning when `req` with `output_cap` output tokens would not fit its model's
+        context window (None: it fits, or the window is not known)."""
+        price = self.price(req.model)
+        window = price.context_window if price is not None else None
+        if window is None or req.input_tokens + output_cap <= window:
+            return None
+        return ContextWindowWarning(req.model, req.input_tokens, output_cap, window)
 
     def check_budget(self, pred: Prediction, what: str = "this request") -> None:
         """Raise before sending when the predicted re-bill breaks the cache-miss budget."""
@@ -604,7 +621,14 @@ class CacheGuard:
                 cached_end = stored_blocks * self.block_tokens
                 cached_key = keys[stored_blocks - 1]
         self._last = _Seen(
-            model, req.api, tuple(units), cached_end, now, _anthropic_settings(req), cached_key
+            model,
+            req.api,
+            tuple(units),
+            cached_end,
+            now,
+            _anthropic_settings(req),
+            cached_key,
+            req.body,
         )
 
     def forget_last(self) -> None:
@@ -641,6 +665,24 @@ class CacheGuard:
             "rebilled_dollars": str(self.rebilled_dollars),
             "by_cause": by_cause,
         }
+
+
+def _reordered(prev: _Seen, req: WireRequest, position: int) -> str:
+    """Why unit `position` differs, when the only difference is the key order of free-form JSON
+    (a tool call's input, a schema) in it: the detail of a "key_order" miss; "" otherwise."""
+    if prev.body is None or prev.api != req.api:
+        return ""
+    api = "anthropic" if req.api == "anthropic" else "openai"
+    before, now = unit_objects(api, prev.body), unit_objects(api, req.body)
+    if position >= min(len(before), len(now)):
+        return ""
+    if not key_order_only(before[position], now[position]):
+        return ""
+    return (
+        f"unit {position} was re-sent with its JSON keys in another order (same content): the "
+        "provider matches the bytes, so the cache misses from there; serialize tool inputs and "
+        "schemas with a stable key order"
+    )
 
 
 def _anthropic_settings(req: WireRequest) -> bytes:

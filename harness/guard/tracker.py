@@ -60,6 +60,9 @@ class GuardTracker:
         pred = self.guard.predict(request, now)
         self.guard.check_budget(pred, "the next request")
         self._prediction = pred
+        warning = self.guard.window_warning(request, self.state.settings.max_tokens)
+        if warning is not None:
+            self.state.queued_events.append(warning)
         if self.state.settings.cache_diagnostics:
             self.state.provider.ask_diagnostics(self._last_message_id)
 

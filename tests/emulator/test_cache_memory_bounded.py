@@ -69,7 +69,7 @@ def test_openai_cache_and_router_keep_only_the_live_window() -> None:
     for i in range(n):  # a new 1,280-token prompt (10 blocks) every second
         now = float(i)
         tokens = [i, *range(1279)]
-        out = cache.lookup("gpt-5.4", tokens, f"session-{i}", 1024, ttl, now)
+        out = cache.lookup("org", "gpt-5.4", tokens, f"session-{i}", 1024, ttl, now)
         cache.commit(out.pending, now)
     live = sum(len(m) for m in cache.machines)
     assert live <= 601 * 10  # the prompts of the last 10 minutes
@@ -83,7 +83,7 @@ def test_deepseek_cache_keeps_only_unexpired_units() -> None:
     n = 3000
     for i in range(n):
         now = float(i) * 10
-        out = cache.lookup("deepseek-v4-flash", [_unit(i)], 64, 3600.0, now)
+        out = cache.lookup("user", "deepseek-v4-flash", [_unit(i)], 64, 3600.0, now)
         cache.commit(out.pending, now)
     assert len(cache.store) <= 361  # one an hour's worth of requests, 10 s apart
     assert _largest(cache) < n // 2, dict(_containers(cache))

@@ -64,7 +64,7 @@ def test_openai_routing_overflows_past_15_a_minute_per_prefix_and_key() -> None:
     tokens = list(range(2048))
     seen = []
     for i in range(16):
-        out = cache.lookup("gpt-5.4", tokens, "session-1", 1024, 600.0, now=float(i))
+        out = cache.lookup("org", "gpt-5.4", tokens, "session-1", 1024, 600.0, now=float(i))
         cache.commit(out.pending, now=float(i))
         seen.append((out.machine, out.cached_tokens))
     home = seen[0][0]
@@ -72,8 +72,8 @@ def test_openai_routing_overflows_past_15_a_minute_per_prefix_and_key() -> None:
     assert seen[0][1] == 0 and all(cached == 2048 for _, cached in seen[1:15])
     assert seen[15][0] != home and seen[15][1] == 0  # overflow: a cold machine
     # Another key routes on its own count; the same tokens under it are not over the limit.
-    other = cache.lookup("gpt-5.4", tokens, "session-2", 1024, 600.0, now=16.0)
+    other = cache.lookup("org", "gpt-5.4", tokens, "session-2", 1024, 600.0, now=16.0)
     assert other.machine == cache.route("gpt-5.4", tokens, "session-2", now=16.5)
     # After a minute without requests the count has drained: home again, and warm.
-    back = cache.lookup("gpt-5.4", tokens, "session-1", 1024, 600.0, now=100.0)
+    back = cache.lookup("org", "gpt-5.4", tokens, "session-1", 1024, 600.0, now=100.0)
     assert (back.machine, back.cached_tokens) == (home, 2048)

@@ -113,17 +113,17 @@ class Served:
             return Usage(a.input_tokens, a.cache_read, a.write_5m, a.write_1h, 5)
         ttl = float(price.cache_ttl_seconds)
         if req.api == "openai-compat":
-            d = self.deepseek.lookup(price.model, units, minimum, ttl, now,
+            d = self.deepseek.lookup("key", price.model, units, minimum, ttl, now,
                                      openai_reply_chain(units, echo))
             self.deepseek.commit(d.pending, now)
             return Usage(d.miss_tokens, d.hit_tokens, 0, 0, 5)
         tokens = openai_tokens(req.body)
         if price.model.startswith("gpt-5.6"):
             mode, request_ttl = openai_cache_options(req.body)
-            o = self.openai.lookup_breakpoints(price.model, units, tokens, "k", mode,
+            o = self.openai.lookup_breakpoints("key", price.model, units, tokens, "k", mode,
                                                request_ttl, minimum, now)
         else:
-            o = self.openai.lookup(price.model, tokens, "k", minimum, ttl, now)
+            o = self.openai.lookup("key", price.model, tokens, "k", minimum, ttl, now)
         self.openai.commit(o.pending, now)
         written = o.written_tokens if price.cache_write_5m is not None else 0
         return Usage(o.prompt_tokens - o.cached_tokens - written, o.cached_tokens, written, 0, 5)

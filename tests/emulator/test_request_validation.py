@@ -1,0 +1,167 @@
+"""Requests the real APIs refuse get each provider's error (status, type, message), through the
+official SDKs: tool results without their call, calls without their result, empty text (also
+with a breakpoint), `max_tokens` on reasoning models, more than 4 breakpoints, 1h after 5m."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from prefixlock.emulator import Emulator
+from tests.helpers.sdk import anthropic, openai
+
+USE = {"type": "tool_use", "id": "toolu_1", "name": "read", "input": {"path": "a.py"}}
+RESULT = {"type": "tool_result", "tool_use_id": "toolu_1", "content": "print(1)"}
+TOOLS = [{"name": "read", "input_schema": {"type": "object", "properties": {}}}]
+EPH = {"type": "ephemeral"}
+
+
+def _user(*blocks: dict[str, Any]) -> dict[str, Any]:
+    return {"role": "user", "content": list(blocks)}
+
+
+def _text(text: str, **extra: Any) -> dict[str, Any]:
+    return {"type": "text", "text": text, **extra}
+
+
+ANTHROPIC_CASES: dict[str, tuple[list[dict[str, Any]], dict[str, Any], str]] = {
+    "tool_result without tool_use": (
+        [_user(_text("hi")), {"role": "assistant", "content": "ok"}, _user(RESULT)],
+        {},
+        "messages.2.content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_1. "
+        "Each `tool_result` block must have a corresponding `tool_use` block in the previous "
+        "message.",
+    ),
+    "tool_use without tool_result next": (
+        [_user(_text("hi")), {"role": "assistant", "content": [USE]}, _user(_text("and?"))],
+        {},
+        "messages.1: `tool_use` ids were found without `tool_result` blocks immediately after: "
+        "toolu_1. Each `tool_use` block must have a corresponding `tool_result` block in the "
+        "next message.",
+    ),
+    "empty text block": (
+        [_user(_text(""), _text("hi"))],
+        {},
+        "messages: text content blocks must be non-empty",
+    ),
+    "empty text block with cache_control": (
+        [_user(_text("hi"), _text("", cache_control=EPH))],
+        {},
+        "messages.0.content.1.text: cache_control cannot be set for empty text blocks",
+    ),
+    "empty user message": (
+        [{"role": "user", "content": ""}, {"role": "assistant", "content": "ok"},
+         _user(_text("hi"))],
+        {},
+        "messages.0: all messages must have non-empty content except for the optional final "
+        "assistant message",
+    ),
+    "five breakpoints": (
+        [_user(*[_text(f"part {i}", cache_control=EPH) for i in range(5)])],
+        {},
+        "A maximum of 4 blocks with cache_control may be provided. Found 5.",
+    ),
+    "1h after 5m": (
+        [_user(_text("a", cache_control=EPH),
+               _text("b", cache_control={"type": "ephemeral", "ttl": "1h"}))],
+        {},
+        "a ttl='1h' cache_control block must not come after a ttl='5m' block",
+    ),
+    "image of an unknown media type": (
+        [_user({"type": "image", "source": {"type": "base64", "media_type": "image/bmp",
+                                            "data": "Qk0="}})],
+        {},
+        "messages.0.content.0.image.source.base64.media_type: Input should be 'image/jpeg', "
+        "'image/png', 'image/gif' or 'image/webp'",
+    ),
+}
+
+
+def _args(messages: list[dict[str, Any]], extra: dict[str, Any]) -> dict[str, Any]:
+    """Keyword arguments as plain dicts (these bodies are deliberately not the SDK's types)."""
+    return {"tools": TOOLS, "messages": messages, **extra}
+
+
+@pytest.mark.parametrize("case", sorted(ANTHROPIC_CASES))
+def test_anthropic_refuses_with_its_error(emulator: Emulator, case: str) -> None:
+    client = anthropic.Anthropic(api_key="k", base_url=emulator.base_url, max_retries=0)
+    messages, extra, message = ANTHROPIC_CASES[case]
+    with pytest.raises(anthropic.BadRequestError) as exc:
+        client.messages.create(model="claude-sonnet-4-6", max_tokens=16, **_args(messages, extra))
+    body = exc.value.body
+    assert isinstance(body, dict)
+    assert body["error"] == {"type": "invalid_request_error", "message": message}
+
+
+def test_anthropic_accepts_the_valid_forms(emulator: Emulator) -> None:
+    client = anthropic.Anthropic(api_key="k", base_url=emulator.base_url, max_retries=0)
+    ok = [
+        _user(_text("hi")),
+        {"role": "assistant", "content": [_text("Reading."), USE]},
+        _user(RESULT, _text("go on")),
+        {"role": "assistant", "content": ""},  # an empty final assistant message: a prefill
+    ]
+    msg = client.messages.create(model="claude-sonnet-4-6", max_tokens=16, **_args(ok, {}))
+    assert msg.usage.input_tokens > 0
+
+
+CALL = {"id": "call_1", "type": "function", "function": {"name": "read", "arguments": "{}"}}
+OPENAI_CASES: dict[str, tuple[dict[str, Any], str, str | None, str | None]] = {
+    "tool message without tool_calls": (
+        {"model": "gpt-4.1", "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "tool", "tool_call_id": "call_1", "content": "x"}]},
+        "Invalid parameter: messages with role 'tool' must be a response to a preceeding "
+        "message with 'tool_calls'.",
+        "messages.[1].role",
+        None,
+    ),
+    "tool_calls not answered": (
+        {"model": "gpt-4.1", "messages": [
+            {"role": "user", "content": "hi"},
+            {"role": "assistant", "tool_calls": [CALL]},
+            {"role": "user", "content": "and?"}]},
+        "An assistant message with 'tool_calls' must be followed by tool messages responding "
+        "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
+        "call_1",
+        "messages.[2].role",
+        None,
+    ),
+    "max_tokens on a reasoning model": (
+        {"model": "gpt-5.4", "max_tokens": 10, "messages": [{"role": "user", "content": "hi"}]},
+        "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
+        "'max_completion_tokens' instead.",
+        "max_tokens",
+        "unsupported_parameter",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OPENAI_CASES))
+def test_openai_chat_refuses_with_its_error(emulator: Emulator, case: str) -> None:
+    client = openai.OpenAI(api_key="k", base_url=emulator.openai_base_url, max_retries=0)
+    body, message, param, code = OPENAI_CASES[case]
+    with pytest.raises(openai.BadRequestError) as exc:
+        client.chat.completions.create(**body)
+    assert exc.value.body == {
+        "message": message,
+        "type": "invalid_request_error",
+        "param": param,
+        "code": code,
+    }
+
+
+def test_openai_responses_refuses_an_output_without_its_call(emulator: Emulator) -> None:
+    client = openai.OpenAI(api_key="k", base_url=emulator.openai_base_url, max_retries=0)
+    with pytest.raises(openai.BadRequestError) as exc:
+        client.responses.create(
+            model="gpt-5.4",
+            input=[
+                {"role": "user", "content": "hi"},
+                {"type": "function_call_output", "call_id": "call_9", "output": "x"},
+            ],
+        )
+    assert isinstance(exc.value.body, dict)
+    message = "No tool call found for function call output with call_id call_9."
+    assert exc.value.body["message"] == message
