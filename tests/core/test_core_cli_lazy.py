@@ -44,7 +44,10 @@ HEAVY = (
     "prefixlock.sim.trace",
 )
 
-NAMES = ["demo", "run", "chat", "sessions", "models", "analyze", "agents", "lint", "serve", "sim", "proxy"]
+NAMES = [
+    "demo", "run", "chat", "sessions", "models", "analyze",
+    "agents", "lint", "serve", "sim", "proxy",
+]
 
 
 def _fresh(code: str) -> Any:
