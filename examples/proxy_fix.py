@@ -30,8 +30,9 @@ def agent(base_url: str, clock: ManualClock) -> None:
     """A third-party agent's loop: no cache_control anywhere."""
     client = anthropic.Anthropic(api_key="any-key", base_url=base_url)
     messages: list[Any] = []
+    owed: list[Any] = []  # the API refuses a tool_use whose tool_result is not next
     for question in ("What does main.py do?", "And the tests?", "Any bugs?", "Fix the first."):
-        messages.append({"role": "user", "content": question})
+        messages.append({"role": "user", "content": [*owed, {"type": "text", "text": question}]})
         reply = client.messages.create(
             model="claude-sonnet-4-6",
             max_tokens=300,
@@ -40,6 +41,11 @@ def agent(base_url: str, clock: ManualClock) -> None:
             messages=messages,
         )
         messages.append({"role": "assistant", "content": reply.content})
+        owed = [
+            {"type": "tool_result", "tool_use_id": block.id, "content": "(file contents)"}
+            for block in reply.content
+            if block.type == "tool_use"
+        ]
         clock.advance(40)  # the user reads and types
 
 
