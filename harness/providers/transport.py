@@ -289,8 +289,8 @@ class Transport:
         events = sse.__aiter__()
         try:
             async for event in events:
-                seen.events += 1
                 delta = self._event(parser, event)
+                seen.events += 1  # a well-formed event of the answer: the provider began it
                 if delta is not None:
                     seen.text.append(delta.text)
                     yield delta
