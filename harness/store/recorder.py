@@ -235,6 +235,9 @@ class StoreRecorder:
                         )
                     )
                 return
+            except BaseException:  # not retryable (the session was taken over): said once
+                self._backlog.pop(0)
+                raise
             self._backlog.pop(0)
         self._failing = False
 
