@@ -67,10 +67,11 @@ BAD: list[tuple[str, ...]] = [
     ("sessions", "--store", "store.sqlite", "export", "unknown-id", "--jsonl"),
     # lint
     ("lint", MISSING),
-    ("lint", "--select", "ZZZ999"),
+    # One file and one job: lint's worker processes are no part of what is checked here.
+    ("lint", "afile.txt", "-j", "1", "--select", "ZZZ999"),
     ("lint", "--explain", "ZZZ999"),
-    ("lint", "--config", MISSING),
-    ("lint", "--format", "xml"),
+    ("lint", "afile.txt", "-j", "1", "--config", MISSING),
+    ("lint", "afile.txt", "-j", "1", "--format", "xml"),
     # agents
     ("agents", "--root", MISSING),
     ("agents", "--root", "afile.txt"),
