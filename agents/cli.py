@@ -52,6 +52,11 @@ def _run(args: argparse.Namespace) -> int:
     from .registry import AgentRegistry
 
     action = args.agents_cmd or "list"
+    from pathlib import Path
+
+    if not Path(args.root).is_dir():  # a typo would otherwise list no agents, exit 0
+        what = "no such folder" if not Path(args.root).exists() else "not a folder"
+        raise UserError(f"{what}: {args.root}", where="--root")
     reg = AgentRegistry.discover(args.root)
     if action == "list":
         if args.json:

@@ -153,10 +153,15 @@ class Agent:
             refuse_stored_id(self, session_id)  # a stored id is continued with resume()
         return Session(self, session_id or uuid.uuid4().hex, self.provider())
 
-    def resume(self, session_id: str) -> Session:
+    def resume(
+        self, session_id: str, *, fork: bool | str = False, wait: float = 0.0
+    ) -> Session:
         """Continue stored session `session_id` from its last completed turn (GUARD+STORE):
-        its next request is rebuilt byte-identical from the store, so it reads the cache."""
-        return resume_session(self, session_id)
+        its next request is rebuilt byte-identical from the store, so it reads the cache.
+        One process writes a session at a time: while another has it open this raises
+        SessionBusyError (after waiting up to `wait` seconds); `fork=True` (or a new id)
+        continues a copy of its history under a new id instead."""
+        return resume_session(self, session_id, fork=fork, wait=wait)
 
     def sync_session(self, session_id: str | None = None) -> SyncSession:
         return SyncSession(self.session(session_id))

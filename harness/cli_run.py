@@ -155,6 +155,19 @@ def _configure_run(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "-v", "--verbose", action="store_true", help="show tool calls and retries on stderr"
     )
+    p.add_argument(
+        "--store",
+        metavar="FILE",
+        help="session store to record the run in (with --resume default: $PREFIXLOCK_STORE, "
+        "else prefixlock/sessions.sqlite under $XDG_DATA_HOME or ~/.local/share)",
+    )
+    p.add_argument("--resume", metavar="ID", help="continue stored session ID with the task")
+    p.add_argument(
+        "--fork",
+        action="store_true",
+        help="with --resume: continue a copy of the session under a new id (e.g. while it is "
+        "open in another process)",
+    )
 
 
 def _read_system(value: str) -> str:
@@ -192,6 +205,26 @@ def _base_url(value: str | None) -> str | None:
     return value
 
 
+def _check_store(args: argparse.Namespace) -> str | None:
+    """`--store` / `--resume` / `--fork`, checked before any work: the store opens, the
+    session exists, and it is not open in another process (unless forked)."""
+    from .errors import ConfigError
+    from .store.database import SessionBusyError, SessionStore, default_path
+
+    if args.fork and not args.resume:
+        raise ConfigError("--fork needs --resume ID (the session to fork)", where="--fork")
+    if args.store is None and args.resume is None:
+        return None
+    path = str(args.store) if args.store is not None else str(default_path())
+    with SessionStore(path) as store:
+        if args.resume:
+            store.session(args.resume)  # UnknownSessionError names the id
+            held = store.lease(args.resume)
+            if held is not None and not args.fork:
+                raise SessionBusyError(args.resume, held, str(store.path))
+    return path
+
+
 def _run_run(args: argparse.Namespace) -> int:
     import asyncio
     import contextlib
@@ -221,6 +254,7 @@ def _run_run(args: argparse.Namespace) -> int:
     if args.max_turns < 1:
         raise ConfigError("must be at least 1", where="--max-turns")
     settings = Settings(ttl=args.ttl, max_turns=args.max_turns, max_dollars=max_dollars)
+    store_path = _check_store(args)
     tools = []
     if args.tools == "read":
         from .workspace import Workspace, WorkspaceError
@@ -267,9 +301,12 @@ def _run_run(args: argparse.Namespace) -> int:
             base_url=base_url,
             prices=prices,
             settings=settings,
+            store=store_path,
         )
         answer, limit = "", None
-        async with agent.session() as s:
+        fresh = args.resume is None
+        session = agent.session() if fresh else agent.resume(args.resume, fork=args.fork)
+        async with session as s:
             async for event in s.send(args.task):
                 if isinstance(event, TurnComplete):
                     answer, limit = event.text, event.limit_hit

@@ -111,6 +111,16 @@ class SubagentEvent(Event):
 
 
 @dataclass(frozen=True)
+class StoreWriteFailed(Event):
+    """The session store could not be written (a full disk, a read-only file): what was
+    billed stays in memory (`pending` writes) and is written, in order, once the store takes
+    writes again (tried after every turn). Said once per failure, not every turn."""
+
+    message: str
+    pending: int
+
+
+@dataclass(frozen=True)
 class ProviderFault(Event):
     """A provider fault: retried (`retrying`) or final.
 

@@ -172,7 +172,10 @@ class Session:
 
     async def aclose(self) -> None:
         self.closed = True
-        self._settle_stream("stopped", stopped_turn=True)  # a turn left half-read is billed
+        try:
+            self._settle_stream("stopped", stopped_turn=True)  # a turn left half-read is billed
+        finally:
+            self.recorder.release()  # another process may write the session now
         await self.actions.close_retired()  # providers left behind by switch_model
         await self.provider.aclose()
 
@@ -439,6 +442,8 @@ class Session:
                     if not calls:
                         self.recorder.turn_done()
                         state.stop_reason = reply.stop_reason
+                        for event in s.take_queued():  # a store write that failed
+                            yield event
                         yield TurnComplete(state.turn, reply.text, reply.stop_reason)
                         return
                     results: list[dict[str, Any]] = []

@@ -82,6 +82,7 @@ class BackendOptions:
     workspace: Path = field(default_factory=Path.cwd)
     store_path: Path | None = None
     resume: str | None = None
+    fork: bool = False  # with `resume`: continue a copy under a new id (the original stays)
     # `--model` given with `--resume`: the stored session keeps its model until the user takes
     # the priced switch the app offers once it is open. Never switched silently: a switch
     # re-bills the whole cached prefix, and that is the user's call to make with the quote.
@@ -216,13 +217,18 @@ class ChatBackend:
             # is the user's to fix (file:line), not a session that cannot start on screen.
             self.registry = AgentRegistry.discover(self.workspace.root)
         if self.options.store_path is not None:
-            from prefixlock.store.database import SessionStore
+            from prefixlock.store.database import SessionBusyError, SessionStore
 
             # Not a store (another file, a newer schema, a folder): one line now, not a
             # session that cannot start on screen.
             with SessionStore(self.options.store_path) as store:
                 if self.options.resume:
                     store.session(self.options.resume)  # UnknownSessionError names the id
+                    held = store.lease(self.options.resume)
+                    if held is not None and not self.options.fork:
+                        # Open in another chat: one line now (fork it or wait), never two
+                        # processes writing one session.
+                        raise SessionBusyError(self.options.resume, held, str(store.path))
 
     def prefix(self) -> FrozenPrefix:
         tools: list[ToolLike] = list(self.workspace.tools())
@@ -269,7 +275,7 @@ class ChatBackend:
             delegator=self.delegator,
         )
         if self.options.resume:
-            self._session = self.agent.resume(self.options.resume)
+            self._session = self.agent.resume(self.options.resume, fork=self.options.fork)
         else:
             self._session = self.agent.session(self.options.session_id)
         self._bind_session()

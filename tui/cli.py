@@ -24,6 +24,12 @@ def _configure(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--resume", metavar="ID", default=None, help="resume a stored session")
     p.add_argument(
+        "--fork",
+        action="store_true",
+        help="with --resume: continue a copy of the session under a new id (e.g. while it is "
+        "open in another chat)",
+    )
+    p.add_argument(
         "--workspace", type=Path, default=None, help="workspace root (default: current directory)"
     )
     p.add_argument(
@@ -60,6 +66,8 @@ def _run(args: argparse.Namespace) -> int:
     from .app import ChatApp
     from .backend import make_backend
 
+    if args.fork and not args.resume:
+        raise UserError("--fork needs --resume ID (the session to fork)", where="--fork")
     workspace = (args.workspace or Path.cwd()).resolve()
     if not workspace.is_dir():
         raise UserError("not a directory", where=f"--workspace {args.workspace}")
@@ -83,6 +91,7 @@ def backend_options(args: argparse.Namespace, workspace: Path) -> BackendOptions
         workspace=workspace,
         store_path=args.store or default_store_path(),
         resume=args.resume,
+        fork=args.fork,
         # A resumed session keeps its stored model: --model becomes the offer of a priced
         # switch, made once the session is open (see ChatApp.on_mount).
         switch_to=args.model if args.resume else None,

@@ -64,6 +64,8 @@ def config_from_args(args: argparse.Namespace) -> EmulatorConfig:
         config = EmulatorConfig.model_validate(_merged(config.model_dump(), crude))
     updates: dict[str, object] = {}
     if args.host is not None:
+        if not args.host.strip():  # "" would bind every interface, not refuse
+            raise ConfigError("empty address (e.g. 127.0.0.1)", where="--host")
         updates["host"] = args.host
     if args.port is not None:
         if not 0 <= args.port <= 65535:

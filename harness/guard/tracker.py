@@ -113,10 +113,13 @@ class GuardTracker:
         billed, and it wrote cache entries: it gets a ledger row (kind "abandoned") and the
         guard observes it, so the next request is predicted to read what it wrote. Returns the
         row and its events (its UsageReport, a CacheBreak), for the caller to see before the
-        next request. A fault before the provider reported any usage records nothing (None):
-        the provider may have refused it unbilled, and there is no figure to go by."""
+        next request. A fault before the provider began its answer records nothing (None): it
+        may have been refused unbilled. Anthropic begins with message_start, which carries the
+        input-side usage; OpenAI Chat and Responses report usage only at the end, so there an
+        attempt that received any event was billed, and its row is the guard's estimate."""
         raw = attempt.raw_usage
-        if not raw and reason not in ("stopped", "cancelled"):
+        began = attempt.events > 0 and request.api != "anthropic"
+        if not raw and not began and reason not in ("stopped", "cancelled"):
             return None
         # A retry of the same request is predicted again, after what this attempt wrote.
         pred = self._take_prediction(request, started_at)

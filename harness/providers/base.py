@@ -73,6 +73,7 @@ class AttemptProgress:
     started: bool = False  # the provider answered and began streaming: billed from here on
     finished: bool = False  # the attempt ended with its Reply
     text: list[str] = field(default_factory=list)  # the text deltas received
+    events: int = 0  # well-formed events received (OpenAI bills from the first one on)
 
     @property
     def raw_usage(self) -> dict[str, Any]:

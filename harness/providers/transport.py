@@ -288,38 +288,53 @@ class Transport:
         seen = AttemptProgress(parser, started=True)  # the response began: it is billed
         if progress is not None:
             progress.attempts.append(seen)
-        async for event in sse:
-            if not isinstance(event, Mapping):
-                continue
-            kind = event.get("type")
-            if kind in ("error", "response.failed"):
-                failed = event.get("response", event) if kind == "response.failed" else event
-                err_kind, msg = _error_of(failed)
-                status = _ERROR_TYPES.get(err_kind or "", 500)
-                raise Fault(
-                    _scrub(f"{self.api}: stream error {err_kind}: {msg}", self._key),
-                    status,
-                    is_retryable(status),
-                )
-            try:
-                delta = parser.feed(event)
-            except (AttributeError, TypeError, LookupError, ValueError) as exc:
-                # An event of the wrong shape (a proxy's garbage, a server that is not quite
-                # compatible): a provider fault to report, not a traceback from our parser.
-                raise Fault(
-                    f"{self.api}: malformed response: unexpected {kind or 'event'} "
-                    f"({type(exc).__name__})",
-                    None,
-                    False,
-                ) from exc
-            if delta is not None:
-                seen.text.append(delta.text)
-                yield delta
+        # The SDK's stream is a chain of async generators down to the HTTP connection. Left
+        # suspended (a fault raised here, a caller that stops reading) they are closed only
+        # when the event loop shuts down, all at once, and the inner ones then fail with
+        # "aclose(): asynchronous generator is already running". Closed here, in order.
+        events = sse.__aiter__()
+        try:
+            async for event in events:
+                delta = self._event(parser, event)
+                seen.events += 1  # a well-formed event of the answer: the provider began it
+                if delta is not None:
+                    seen.text.append(delta.text)
+                    yield delta
+        finally:
+            await events.aclose()
+            await sse.close()
         if not parser.done:
             raise Fault(f"{self.api}: stream cut before its final event", None, True)
         reply = parser.reply()
         seen.finished = True
         yield reply if reply.raw_usage else _estimated(reply, request.input_tokens)
+
+    def _event(self, parser: Any, event: Any) -> TextDelta | None:
+        """One SSE event fed to the parser: a text delta or None; an error event is a Fault."""
+        if not isinstance(event, Mapping):
+            return None
+        kind = event.get("type")
+        if kind in ("error", "response.failed"):
+            failed = event.get("response", event) if kind == "response.failed" else event
+            err_kind, msg = _error_of(failed)
+            status = _ERROR_TYPES.get(err_kind or "", 500)
+            raise Fault(
+                _scrub(f"{self.api}: stream error {err_kind}: {msg}", self._key),
+                status,
+                is_retryable(status),
+            )
+        try:
+            delta = parser.feed(event)
+        except (AttributeError, TypeError, LookupError, ValueError) as exc:
+            # An event of the wrong shape (a proxy's garbage, a server that is not quite
+            # compatible): a provider fault to report, not a traceback from our parser.
+            raise Fault(
+                f"{self.api}: malformed response: unexpected {kind or 'event'} "
+                f"({type(exc).__name__})",
+                None,
+                False,
+            ) from exc
+        return delta if isinstance(delta, TextDelta) else None
 
 
 ESTIMATE_KEY = "prefixlock_estimate"

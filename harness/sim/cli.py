@@ -310,6 +310,11 @@ def _configs(args: argparse.Namespace, block_size: int) -> list[tuple[Any, bool]
     a.kv_bytes_per_token(args.precision)
     caps: list[int | None]
     tiers = None
+    for flag in ("capacity", "capacity_bytes", "hbm", "dram", "ssd"):
+        if getattr(args, flag) is not None and not str(getattr(args, flag)).strip():
+            # An empty value (an unset shell variable) must not mean "unbounded".
+            opt = "--" + flag.replace("_", "-")
+            raise UserError("empty value: give a size (e.g. --capacity 4096)", where=opt)
     if args.hbm or args.dram or args.ssd:
         sizes = [
             parse_bytes(v, f"--{k}") if v else 0.0

@@ -17,12 +17,16 @@ changes on every request and is no part of what the cache sees; it is not kept.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hashlib
 import json
 import os
+import socket
 import sqlite3
 import threading
+import time as _time
+import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -33,7 +37,7 @@ from ..canonical import canonical_bytes
 from ..errors import UserError
 from ..usage import Usage
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 # What each version adds over the one before (a store of an older version is migrated on open).
 _MIGRATIONS: dict[int, str] = {
     2: """CREATE TABLE IF NOT EXISTS subagents (
@@ -42,6 +46,15 @@ _MIGRATIONS: dict[int, str] = {
     turn INTEGER NOT NULL,
     data TEXT NOT NULL,
     PRIMARY KEY (session_id, idx)
+)""",
+    # Which process writes a session now (see SessionStore.acquire).
+    3: """CREATE TABLE IF NOT EXISTS leases (
+    session_id TEXT PRIMARY KEY,
+    token TEXT NOT NULL,
+    pid INTEGER NOT NULL,
+    host TEXT NOT NULL,
+    acquired REAL NOT NULL,
+    heartbeat REAL NOT NULL
 )""",
 }
 ENV_VAR = "PREFIXLOCK_STORE"
@@ -53,6 +66,9 @@ _BLOB_BATCH = 500  # hashes a query asks for (SQLite allows 999 parameters in ol
 EARLIER_HORIZON_S = 24 * 3600.0
 EARLIER_MAX = 200
 # Field names that hold credentials (matched whole, case-insensitively, with - and _ alike).
+# A lease held by a process on another host is known to be alive only by its heartbeat (each
+# write renews it): one silent this long is taken over. On this host the holder's pid is asked.
+LEASE_STALE_S = 900.0
 _SECRET_KEYS = frozenset(
     {"api_key", "apikey", "x_api_key", "authorization", "access_token", "secret", "password"}
 )
@@ -66,7 +82,7 @@ def _locked(
     fn: Callable[Concatenate[SessionStore, P], R],
 ) -> Callable[Concatenate[SessionStore, P], R]:
     def wrapper(self: SessionStore, /, *args: P.args, **kwargs: P.kwargs) -> R:
-        with self._lock:
+        with self._lock, self._corruption():
             return fn(self, *args, **kwargs)
 
     functools.update_wrapper(wrapper, fn)
@@ -79,6 +95,68 @@ class StoreError(UserError):
 
 class UnknownSessionError(StoreError):
     """No session with that id in the store."""
+
+
+@dataclass(frozen=True)
+class Lease:
+    """Who writes a session now: a process (pid on host) and the session's own token."""
+
+    session_id: str
+    token: str
+    pid: int
+    host: str
+    acquired: float
+    heartbeat: float
+
+    def describe(self) -> str:
+        where = "this process" if self.is_mine() else f"pid {self.pid}"
+        if self.host != socket.gethostname():
+            where += f" on {self.host}"
+        return where
+
+    def is_mine(self) -> bool:
+        return self.pid == os.getpid() and self.host == socket.gethostname()
+
+    def alive(self, now: float) -> bool:
+        """Whether the holder may still write: its process runs (this host), or it wrote
+        within LEASE_STALE_S (another host, whose processes cannot be asked)."""
+        if self.host != socket.gethostname():
+            return now - self.heartbeat < LEASE_STALE_S
+        return _pid_alive(self.pid)
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: it exists
+        return True
+    except OSError:
+        return False
+    try:  # a killed process not yet reaped by its parent (a zombie) writes nothing more
+        with open(f"/proc/{pid}/stat", encoding="ascii", errors="replace") as f:
+            return f.read().rpartition(")")[2].split()[0] != "Z"
+    except (OSError, IndexError):
+        return True
+
+
+class SessionBusyError(StoreError):
+    """The session is open for writing elsewhere (another process, or another session of
+    this one): fork it under a new id, or wait until it is closed."""
+
+    def __init__(self, session_id: str, holder: Lease | None, where: str) -> None:
+        self.session_id = session_id
+        self.holder = holder
+        who = holder.describe() if holder is not None else "another process"
+        super().__init__(
+            f"session {session_id!r} is open in {who}: fork it under a new id "
+            f"(--fork, agent.resume(id, fork=True)) or wait until it closes "
+            f"(agent.resume(id, wait=SECONDS))",
+            where=where,
+        )
 
 
 def default_path() -> Path:
@@ -300,6 +378,7 @@ class SessionStore:
         self.path = Path(path).expanduser() if path is not None else default_path()
         self.read_only = read_only
         self._refs_cache: dict[tuple[str, int], dict[str, list[str]]] = {}
+        self._held: dict[str, str] = {}  # session id -> the token of the lease this store holds
         # One connection, used from whichever thread the session runs on (a TUI worker, an
         # event loop): every public method holds this lock.
         self._lock = threading.RLock()
@@ -331,15 +410,21 @@ class SessionStore:
                 finally:
                     probe.close()
             if read_only:
-                uri = f"{self.path.resolve().as_uri()}?mode=ro"
-                self._db = sqlite3.connect(
-                    uri, uri=True, isolation_level=None, check_same_thread=False
-                )
+                self._db = self._connect_read_only()
             else:
                 self._db = sqlite3.connect(
                     str(self.path), isolation_level=None, check_same_thread=False
                 )
-            self._open()
+                self._open()
+        except sqlite3.OperationalError as exc:
+            db = getattr(self, "_db", None)
+            if db is not None:
+                db.close()
+            raise StoreError(
+                f"cannot open the session store ({exc}); a read-only file or folder? "
+                "`prefixlock sessions` can still read it. The file was left untouched",
+                where=where,
+            ) from None
         except sqlite3.DatabaseError as exc:
             db = getattr(self, "_db", None)
             if db is not None:
@@ -348,6 +433,31 @@ class SessionStore:
                 f"not a readable prefixlock session store ({exc}); the file was left untouched",
                 where=where,
             ) from None
+
+    def _connect_read_only(self) -> sqlite3.Connection:
+        """A connection that writes nothing. A WAL store needs its -shm file even to read;
+        on a read-only filesystem (a mounted backup) SQLite cannot create it and `mode=ro`
+        fails with "unable to open database file". Without a -wal file the main file is the
+        whole store, so it is opened `immutable` there (nobody can change it meanwhile)."""
+        uri = self.path.resolve().as_uri()
+        db = sqlite3.connect(
+            f"{uri}?mode=ro", uri=True, isolation_level=None, check_same_thread=False
+        )
+        try:
+            self._db = db
+            self._open()
+            return db
+        except sqlite3.OperationalError:
+            db.close()
+            wal = self.path.with_name(self.path.name + "-wal")
+            if wal.exists() and wal.stat().st_size > 0:
+                raise
+        db = sqlite3.connect(
+            f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None, check_same_thread=False
+        )
+        self._db = db
+        self._open()
+        return db
 
     def _version(self, db: sqlite3.Connection) -> int | None:
         """The store's schema version (None: an empty file); refuses newer and foreign files."""
@@ -399,10 +509,37 @@ class SessionStore:
 
     @_locked
     def close(self) -> None:
+        for session_id in list(self._held):  # a store closed under an open session
+            # If it cannot be released, the process ends soon and its lease is taken over.
+            with contextlib.suppress(sqlite3.Error, StoreError):
+                self.release(session_id)
         self._db.close()
 
     def __enter__(self) -> SessionStore:
         return self
+
+    @contextlib.contextmanager
+    def _corruption(self) -> Iterator[None]:
+        """A damaged file (a page that does not parse) is found only when a query reads that
+        page: said as one line naming the file and what to do, not as sqlite3.DatabaseError."""
+        try:
+            yield
+        except sqlite3.DatabaseError as exc:
+            if isinstance(exc, (sqlite3.OperationalError, sqlite3.IntegrityError)):
+                raise  # a full disk, a lock: not damage (the recorder keeps and retries)
+            raise StoreError(
+                f"the store file is corrupted ({exc}): move it aside (prefixlock starts a new "
+                "one there) and restore a backup, or recover what is readable with "
+                "`sqlite3 FILE .recover`",
+                where=str(self.path),
+            ) from None
+        except (UnicodeDecodeError, json.JSONDecodeError) as exc:  # a damaged stored value
+            raise StoreError(
+                f"the store file is corrupted (a stored value does not decode: {exc}): move it "
+                "aside and restore a backup, or recover what is readable with "
+                "`sqlite3 FILE .recover`",
+                where=str(self.path),
+            ) from None
 
     def __exit__(self, *exc: object) -> None:
         self.close()
@@ -654,6 +791,7 @@ class SessionStore:
         """
         with self._tx() as db:
             epoch, turns = self._session_row(db, session_id)
+            self._check_lease(db, session_id)
             turn = turns + 1
             for r in requests:
                 self._insert_request(db, session_id, turn, epoch, r)
@@ -676,6 +814,7 @@ class SessionStore:
         """Write one request outside a turn (a keep-alive ping) in its own transaction."""
         with self._tx() as db:
             epoch, turns = self._session_row(db, session_id)
+            self._check_lease(db, session_id)
             seq = self._insert_request(db, session_id, turns, epoch, request)
             db.execute("UPDATE sessions SET updated=? WHERE id=?", (request.time, session_id))
         return seq
@@ -687,6 +826,7 @@ class SessionStore:
         """The session moved to another model (`route`: its provider-qualified id)."""
         with self._tx() as db:
             self._session_row(db, session_id)
+            self._check_lease(db, session_id)
             db.execute(
                 "UPDATE sessions SET model=?, updated=? WHERE id=?", (model, time, session_id)
             )
@@ -715,6 +855,7 @@ class SessionStore:
         """
         with self._tx() as db:
             epoch, turns = self._session_row(db, session_id)
+            self._check_lease(db, session_id)
             for r in requests:
                 self._insert_request(db, session_id, turns, epoch, r)
             self._insert_subagents(db, session_id, turns, subagents)
@@ -735,6 +876,127 @@ class SessionStore:
                 (epoch, prefix_fingerprint, model, time, session_id),
             )
         return epoch
+
+    # -- ownership -------------------------------------------------------------------------------
+    # A session is written by one process at a time. `acquire` takes its lease (refused while a
+    # live holder has it), every write checks this store still holds it (and renews its
+    # heartbeat) in the write's own transaction, and `release` gives it back. A crashed holder's
+    # lease is taken over: on this host its pid no longer runs; on another, its heartbeat is
+    # older than LEASE_STALE_S.
+
+    def _lease_row(self, db: sqlite3.Connection, session_id: str) -> Lease | None:
+        row = db.execute(
+            "SELECT session_id, token, pid, host, acquired, heartbeat FROM leases "
+            "WHERE session_id=?",
+            (session_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        return Lease(str(row[0]), str(row[1]), int(row[2]), str(row[3]), row[4], row[5])
+
+    @_locked
+    def lease(self, session_id: str) -> Lease | None:
+        """The live lease on `session_id` (None: nobody writes it now)."""
+        has = self._db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type='table' AND name='leases'"
+        ).fetchone()
+        if has is None:  # an old store opened read-only
+            return None
+        held = self._lease_row(self._db, session_id)
+        return held if held is not None and held.alive(_time.time()) else None
+
+    @_locked
+    def acquire(self, session_id: str, *, wait: float = 0.0) -> Lease:
+        """Take the lease on `session_id` for this store (this process). A live holder (another
+        process, or another session of this one) raises SessionBusyError, after waiting up to
+        `wait` seconds for it to release."""
+        deadline = _time.monotonic() + max(0.0, wait)
+        while True:
+            try:
+                return self._try_acquire(session_id)
+            except SessionBusyError:
+                if _time.monotonic() >= deadline:
+                    raise
+            _time.sleep(0.05)
+
+    def _try_acquire(self, session_id: str) -> Lease:
+        now = _time.time()
+        with self._tx() as db:
+            held = self._lease_row(db, session_id)
+            if held is not None and held.alive(now):
+                raise SessionBusyError(session_id, held, str(self.path))
+            lease = Lease(
+                session_id, uuid.uuid4().hex, os.getpid(), socket.gethostname(), now, now
+            )
+            db.execute(
+                "INSERT OR REPLACE INTO leases(session_id, token, pid, host, acquired, heartbeat) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (session_id, lease.token, lease.pid, lease.host, now, now),
+            )
+        self._held[session_id] = lease.token
+        return lease
+
+    @_locked
+    def release(self, session_id: str) -> None:
+        """Give back this store's lease on `session_id` (nothing if it holds none)."""
+        token = self._held.pop(session_id, None)
+        if token is None or self.read_only:
+            return
+        with self._tx() as db:
+            db.execute("DELETE FROM leases WHERE session_id=? AND token=?", (session_id, token))
+
+    def _check_lease(self, db: sqlite3.Connection, session_id: str) -> None:
+        """Inside a write's transaction: refuse it when another holder has the session (its
+        writes and ours would interleave), and renew this store's heartbeat. A session nobody
+        leased (a store used directly, without a Session) is written as before."""
+        mine = self._held.get(session_id)
+        held = self._lease_row(db, session_id)
+        if held is None and mine is None:
+            return
+        if held is None or held.token != mine:
+            self._held.pop(session_id, None)
+            raise SessionBusyError(session_id, held, str(self.path))
+        db.execute(
+            "UPDATE leases SET heartbeat=? WHERE session_id=?", (_time.time(), session_id)
+        )
+
+    @_locked
+    def fork(self, session_id: str, new_id: str, *, time: float) -> None:
+        """Copy stored session `session_id` under `new_id`, history and all, in one
+        transaction: the fork continues from the same last completed turn, and neither is
+        written by the other's process."""
+        with self._tx() as db:
+            self._session_row(db, session_id)
+            if db.execute("SELECT 1 FROM sessions WHERE id=?", (new_id,)).fetchone():
+                raise StoreError(f"session {new_id!r} already exists", where=str(self.path))
+            row = db.execute("SELECT meta FROM sessions WHERE id=?", (session_id,)).fetchone()
+            meta = {**json.loads(row[0]), "forked_from": session_id}
+            db.execute(
+                "INSERT INTO sessions(id, created, updated, model, api, provider, prefix_fp, "
+                "epoch, turns, settings, meta) SELECT ?, ?, ?, model, api, provider, prefix_fp, "
+                "epoch, turns, settings, ? FROM sessions WHERE id=?",
+                (new_id, time, time, _json(meta), session_id),
+            )
+            db.execute(
+                "INSERT INTO messages(session_id, epoch, idx, turn, blob) "
+                "SELECT ?, epoch, idx, turn, blob FROM messages WHERE session_id=?",
+                (new_id, session_id),
+            )
+            cols = (
+                "seq, turn, epoch, kind, time, provider, api, model, path, skeleton, usage, "
+                "raw_usage, cost, cost_without_cache, cache_key, predicted_read, cause, "
+                "rebilled, detail"
+            )
+            db.execute(
+                f"INSERT INTO requests(session_id, {cols}) SELECT ?, {cols} FROM requests "
+                "WHERE session_id=?",
+                (new_id, session_id),
+            )
+            db.execute(
+                "INSERT INTO subagents(session_id, idx, turn, data) "
+                "SELECT ?, idx, turn, data FROM subagents WHERE session_id=?",
+                (new_id, session_id),
+            )
 
     # -- reading ---------------------------------------------------------------------------------
 
@@ -820,14 +1082,14 @@ class SessionStore:
 
     def requests(self, session_id: str) -> Iterator[StoredRequest]:
         """Every request of a session in order, bodies rebuilt exactly."""
-        with self._lock:
+        with self._lock, self._corruption():
             self.session(session_id)
             rows = self._db.execute(
                 f"SELECT {self._RCOLS} FROM requests WHERE session_id=? ORDER BY seq",
                 (session_id,),
             ).fetchall()
         for r in rows:
-            with self._lock:
+            with self._lock, self._corruption():
                 req = self._request(r)
             yield req
 

@@ -10,10 +10,12 @@ a ping is written at once; a move starts a new epoch. `StoreRecorder` writes to 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import contextlib
+import sqlite3
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from ..events import CacheBreak
+from ..events import CacheBreak, StoreWriteFailed
 from ..ledger import LedgerRow
 from ..settings import settings_dict
 from ..state import SessionState
@@ -59,6 +61,10 @@ class Recorder(Protocol):
         """The session continues a stored one: what it holds now is stored already."""
         ...
 
+    def release(self) -> None:
+        """The session is closed: another process may write it now."""
+        ...
+
 
 class StoreRecorder:
     """Writes one session's turns, pings and moves to a SessionStore."""
@@ -69,7 +75,11 @@ class StoreRecorder:
         self._unstored: list[NewRequest] = []  # requests of the running turn
         self._stored_messages = 0
         self._stored_subagents = 0  # ledger.subagents.results already written
-        self._created = False  # the session's row exists
+        self._created = False  # the session's row exists (or its creation is in the backlog)
+        # Writes the store refused (a full disk): kept in order and tried again after each
+        # turn, so what was billed is never dropped. `_failing`: the failure was said.
+        self._backlog: list[Callable[[], object]] = []
+        self._failing = False
 
     def keep(
         self, request: WireRequest, row: LedgerRow, kind: str, brk: CacheBreak | None
@@ -80,7 +90,8 @@ class StoreRecorder:
         self._ensure_session()
         s = self.state
         messages = s.transcript.messages[self._stored_messages :]
-        self.store.record_turn(
+        self._write(
+            self.store.record_turn,
             s.id,
             requests=self._unstored,
             messages=[m.to_dict() for m in messages],
@@ -102,17 +113,20 @@ class StoreRecorder:
 
     def ping(self, request: WireRequest, row: LedgerRow) -> None:
         self._ensure_session()
-        self.store.record_request(self.state.id, self._new_request(request, row, "ping", None))
+        self._write(
+            self.store.record_request, self.state.id, self._new_request(request, row, "ping", None)
+        )
 
     def model_changed(self) -> None:
         s = self.state
         if self._created:
-            self.store.set_model(s.id, s.model, s.clock.now(), s.provider.route.label)
+            self._write(self.store.set_model, s.id, s.model, s.clock.now(), s.provider.route.label)
 
     def prefix_moved(self) -> None:
         s = self.state
         if self._created:
-            self.store.new_epoch(
+            self._write(
+                self.store.new_epoch,
                 s.id,
                 prefix=s.prefix.to_dict(),
                 prefix_fingerprint=s.prefix.fingerprint,
@@ -124,7 +138,8 @@ class StoreRecorder:
     def compacted(self, summary: WireRequest, row: LedgerRow, brk: CacheBreak | None) -> None:
         self._ensure_session()
         s = self.state
-        self.store.new_epoch(
+        self._write(
+            self.store.new_epoch,
             s.id,
             prefix=s.prefix.to_dict(),
             prefix_fingerprint=s.prefix.fingerprint,
@@ -139,7 +154,7 @@ class StoreRecorder:
         self._stored_messages = len(s.transcript)
 
     def resumed(self) -> None:
-        self._created = True
+        self._created = True  # its lease was taken by the resume (prefixlock.store.resume)
         self._stored_messages = len(self.state.transcript)
         self._stored_subagents = len(self.state.ledger.subagents)
 
@@ -175,7 +190,8 @@ class StoreRecorder:
         if self._created:
             return
         s = self.state
-        self.store.create_session(
+        self._write(
+            self.store.create_session,
             s.id,
             model=s.model,
             api=s.provider.api,
@@ -186,7 +202,49 @@ class StoreRecorder:
             settings=settings_dict(s.settings),
             meta={"route": s.provider.route.label},
         )
+        self._write(self.store.acquire, s.id)  # written by this session alone from now on
         self._created = True
+
+    def release(self) -> None:
+        if self._backlog:
+            self._flush()  # a last try; what still fails is reported, not raised at close
+        if self._created:
+            with contextlib.suppress(sqlite3.OperationalError):  # taken over once we exit
+                self.store.release(self.state.id)
+
+    def _write(self, fn: Callable[..., object], *args: Any, **kwargs: Any) -> None:
+        """Write now, after whatever the store refused before (kept in order)."""
+        self._backlog.append(lambda: fn(*args, **kwargs))
+        self._flush()
+
+    def _flush(self) -> None:
+        while self._backlog:
+            try:
+                self._backlog[0]()
+            except sqlite3.OperationalError as exc:
+                # Disk full, a read-only file, a lock held too long: the provider billed it,
+                # so it stays here and is tried again after the next turn. Said once.
+                if not self._failing:
+                    self._failing = True
+                    n = len(self._backlog)
+                    self.state.queued_events.append(
+                        StoreWriteFailed(
+                            f"session store {self.store.path}: write failed ({exc}); {n} "
+                            "write(s) kept in memory, retried after the next turn",
+                            n,
+                        )
+                    )
+                return
+            except BaseException:  # not retryable (the session was taken over): said once
+                self._backlog.pop(0)
+                raise
+            self._backlog.pop(0)
+        self._failing = False
+
+    @property
+    def pending_writes(self) -> int:
+        """Writes the store refused, kept for the next try."""
+        return len(self._backlog)
 
 
 class NullRecorder:
@@ -218,6 +276,9 @@ class NullRecorder:
         pass
 
     def resumed(self) -> None:
+        pass
+
+    def release(self) -> None:
         pass
 
 

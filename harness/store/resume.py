@@ -14,6 +14,7 @@ cache) and its first send says so (`ResumedPrefixDiffers`, with the quote of mov
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -35,18 +36,37 @@ from ..wire import WireRequest
 from .database import LoadedSession, StoredRequest, StoreError, UnknownSessionError, UsageRow
 
 
-def resume_session(agent: SessionAgent, session_id: str) -> Session:
-    """A Session continuing stored session `session_id` from its last completed turn."""
+def resume_session(
+    agent: SessionAgent, session_id: str, *, fork: bool | str = False, wait: float = 0.0
+) -> Session:
+    """A Session continuing stored session `session_id` from its last completed turn.
+
+    The session is written by one process at a time: while another holds it (a second
+    `prefixlock chat --resume` of it) this raises SessionBusyError, after waiting up to `wait`
+    seconds for it to close. `fork=True` (or a new id) continues a copy of its history under a
+    new id instead, whoever holds the original.
+    """
     store = agent.open_store()
     if store is None:
         raise UserError("resume needs a session store: Agent(..., store=SessionStore(path))")
-    loaded = store.load(session_id)
-    route = str(loaded.record.meta.get("route") or loaded.record.model)
-    if route.rpartition(":")[2] != loaded.record.model:
-        route = loaded.record.model  # a store written before the route was kept up to date
-    session = Session(agent, session_id, agent.provider(route))
-    _restore(session, loaded)
-    _note_resumed_prefix(session)
+    if fork:
+        new_id = fork if isinstance(fork, str) else uuid.uuid4().hex
+        store.fork(session_id, new_id, time=agent.clock.now())
+        session_id = new_id
+    else:
+        store.session(session_id)  # an unknown id says so, not that it is busy
+    store.acquire(session_id, wait=wait)
+    try:
+        loaded = store.load(session_id)
+        route = str(loaded.record.meta.get("route") or loaded.record.model)
+        if route.rpartition(":")[2] != loaded.record.model:
+            route = loaded.record.model  # a store written before the route was kept up to date
+        session = Session(agent, session_id, agent.provider(route))
+        _restore(session, loaded)
+        _note_resumed_prefix(session)
+    except BaseException:
+        store.release(session_id)
+        raise
     return session
 
 

@@ -42,12 +42,12 @@ def _version(path: Path) -> int:
 def test_a_version_1_store_opens_and_migrates(tmp_path: Path) -> None:
     path = tmp_path / "v1.sqlite"
     _v1_store(path)
-    assert SCHEMA_VERSION == 2 and _version(path) == 1
+    assert SCHEMA_VERSION == 3 and _version(path) == 1
     with SessionStore(path, read_only=True) as reader:  # read-only: readable, not migrated
         assert reader.subagents("old") == [] and reader.session("old").turns == 1
     assert _version(path) == 1
     with SessionStore(path) as store:
-        assert _version(path) == 2
+        assert _version(path) == 3
         assert store.session("old").turns == 1
         assert len(store.load("old").messages) == 1
         store.record_turn(

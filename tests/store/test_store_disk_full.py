@@ -1,0 +1,55 @@
+"""A store that cannot be written (a full disk) after the provider billed a turn.
+
+The disk is filled with SQLite's own limit (`PRAGMA max_page_count` at the current size: every
+write that needs a new page fails with "database or disk is full", as on a full filesystem).
+The turn still completes, one StoreWriteFailed event says so (once, not every turn), the rows
+stay in memory and are written, in order, after the first turn once the store takes writes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from guardkit import advance, agent, start_emulator, turn
+
+from prefixlock.events import StoreWriteFailed, TurnComplete
+from prefixlock.store.database import SessionStore
+from prefixlock.transcript import Message
+
+
+def _fill(store: SessionStore, full: bool) -> None:
+    (pages,) = store._db.execute("PRAGMA page_count").fetchone()
+    store._db.execute(f"PRAGMA max_page_count = {pages if full else 1_000_000}")
+
+
+async def test_a_full_disk_keeps_the_rows_says_so_once_and_writes_them_later(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "s.sqlite"
+    store = SessionStore(db)
+    with start_emulator() as emu:
+        a = agent(emu, store=store)
+        async with a.session("full") as s:
+            await turn(s, "Stored normally.")
+            advance(emu, 30)
+            _fill(store, full=True)
+            failed: list[StoreWriteFailed] = []
+            for i in range(3):
+                events = await turn(s, f"Billed while the disk is full ({i}).")
+                assert isinstance(events[-1], TurnComplete)
+                failed += [e for e in events if isinstance(e, StoreWriteFailed)]
+                advance(emu, 30)
+            (said,) = failed  # once, in one line, naming the store
+            assert str(db) in said.message and "\n" not in said.message
+            assert "full" in said.message and said.pending == 1
+            pending = s.recorder.pending_writes  # type: ignore[attr-defined]
+            with SessionStore(db, read_only=True) as ro:  # (a freed page may take one)
+                assert pending >= 1 and ro.session("full").turns == 4 - pending
+            _fill(store, full=False)
+            events = await turn(s, "The disk has room again.")
+            assert not [e for e in events if isinstance(e, StoreWriteFailed)]
+            rows, transcript = len(s.ledger.rows), [m.to_dict() for m in s.transcript]
+    with SessionStore(db, read_only=True) as ro:
+        assert ro.session("full").turns == 5
+        assert len(ro.usage_rows("full")) == rows == len(emu.requests)
+        assert [Message.from_dict(m).to_dict() for m in ro.load("full").messages] == transcript

@@ -1,0 +1,58 @@
+"""A valid store on a read-only filesystem (a mounted backup) opens read-only for `sessions`.
+
+SQLite needs a WAL store's -shm file even to read, and cannot create it there. Needs a real
+read-only filesystem: a small tmpfs remounted read-only (root, where mounts are allowed);
+skipped with the reason elsewhere.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from prefixlock.store.database import SessionStore, StoreError
+from tests.helpers.cli import run_cli
+
+
+def _mount(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["mount", *args], capture_output=True, text=True, check=False)
+
+
+@pytest.fixture
+def tmpfs(tmp_path: Path) -> Iterator[Path]:
+    where = tmp_path / "mnt"
+    where.mkdir()
+    if shutil.which("mount") is None:
+        pytest.skip("no mount command")
+    made = _mount("-t", "tmpfs", "-o", "size=2m", "tmpfs", str(where))
+    if made.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.strip()}")
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", str(where)], check=False)
+
+
+def test_a_store_on_a_read_only_filesystem_is_listed_shown_and_exported(tmpfs: Path) -> None:
+    db = tmpfs / "s.sqlite"
+    with SessionStore(db) as store:
+        store.create_session(
+            "kept", model="claude-opus-4-7", api="anthropic", provider="anthropic",
+            prefix={"system": []}, prefix_fingerprint="fp", created=1.0,
+        )
+    assert _mount("-o", "remount,ro", str(tmpfs)).returncode == 0
+    listed = run_cli("sessions", "--store", str(db), "list")
+    assert listed.returncode == 0 and "kept" in listed.stdout, listed.stderr
+    shown = run_cli("sessions", "--store", str(db), "show", "kept")
+    assert shown.returncode == 0, shown.stderr
+    exported = run_cli("sessions", "--store", str(db), "export", "kept", "--jsonl")
+    assert exported.returncode == 0, exported.stderr
+    # Writing is what fails, in one line that says what to do, not "not a store".
+    with pytest.raises(StoreError) as err:
+        SessionStore(db)
+    assert "read-only" in str(err.value) and "not a" not in str(err.value)
+    assert len(str(err.value).splitlines()) == 1
