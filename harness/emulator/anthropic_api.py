@@ -173,6 +173,7 @@ def _check_source(block: Mapping[str, Any], where: str) -> None:
     if stype == "base64":
         media = source.get("media_type")
         if kind == "image" and media not in IMAGE_MEDIA_TYPES:
+            # https://github.com/anthropics/claude-code/issues/2438 quotes this wording.
             allowed = ", ".join(repr(m) for m in IMAGE_MEDIA_TYPES[:-1])
             raise ApiError(
                 400,
@@ -200,6 +201,7 @@ def _check_contents(messages: list[Any]) -> None:
         content = msg.get("content")
         final_assistant = i == last and msg.get("role") == "assistant"
         if (content == "" or content == []) and not final_assistant:
+            # https://github.com/anthropics/claude-code/issues/6774 quotes this wording.
             raise ApiError(
                 400,
                 f"messages.{i}: all messages must have non-empty content except for the "
@@ -214,12 +216,14 @@ def _check_contents(messages: list[Any]) -> None:
             if kind != "text" or block.get("text"):
                 continue
             if "cache_control" in block:
+                # https://github.com/anthropics/claude-code/issues/55302 quotes this wording.
                 raise ApiError(
                     400,
                     f"messages.{i}.content.{j}.text: cache_control cannot be set for empty "
                     "text blocks",
                 )
             if not final_assistant:
+                # https://github.com/anthropics/claude-code/issues/59812 quotes this wording.
                 raise ApiError(400, "messages: text content blocks must be non-empty")
 
 
@@ -244,6 +248,7 @@ def _check_tool_pairs(messages: list[Any]) -> None:
                     for j, b in enumerate(msg["content"])
                     if b.get("type") == "tool_result" and b.get("tool_use_id") == stray[0]
                 )
+                # https://github.com/anthropics/claude-code/issues/13460 quotes this wording.
                 raise ApiError(
                     400,
                     f"messages.{i}.content.{j}: unexpected `tool_use_id` found in `tool_result` "
@@ -255,6 +260,8 @@ def _check_tool_pairs(messages: list[Any]) -> None:
             answered = set(_tool_ids(messages[i + 1], "tool_result", "tool_use_id"))
             missing = [u for u in uses if u not in answered]
             if missing:
+                # https://github.com/anthropics/claude-code/issues/5989 quotes this wording
+                # (two ids, joined by ", ").
                 raise ApiError(
                     400,
                     f"messages.{i}: `tool_use` ids were found without `tool_result` blocks "
@@ -292,24 +299,46 @@ def _check_field_types(body: Mapping[str, Any]) -> None:
             raise ApiError(400, f"{key}: Input should be {wanted}", param=key)
 
 
-def _explicit_breakpoints(body: Mapping[str, Any]) -> int:
-    n = sum(1 for t in body.get("tools") or [] if isinstance(t, Mapping) and "cache_control" in t)
+def _marks(body: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """Each explicit `cache_control`, with its path, in the order the API processes blocks:
+    tools, system, messages."""
+    marks: list[tuple[str, Any]] = []
+    for i, tool in enumerate(body.get("tools") or []):
+        if isinstance(tool, Mapping) and "cache_control" in tool:
+            marks.append((f"tools.{i}", tool["cache_control"]))
     system = body.get("system")
     if isinstance(system, list):
-        n += sum(1 for b in system if isinstance(b, Mapping) and "cache_control" in b)
-    for msg in body.get("messages") or []:
+        for i, block in enumerate(system):
+            if isinstance(block, Mapping) and "cache_control" in block:
+                marks.append((f"system.{i}", block["cache_control"]))
+    for i, msg in enumerate(body.get("messages") or []):
         content = msg.get("content") if isinstance(msg, Mapping) else None
         if isinstance(content, list):
-            n += sum(1 for b in content if isinstance(b, Mapping) and "cache_control" in b)
-    return n
+            for j, block in enumerate(content):
+                if isinstance(block, Mapping) and "cache_control" in block:
+                    marks.append((f"messages.{i}.content.{j}", block["cache_control"]))
+    return marks
+
+
+def _late_1h(body: Mapping[str, Any]) -> str:
+    """The path of the first explicit ttl='1h' mark after a ttl='5m' one ("" when none)."""
+    seen_5m = False
+    for path, cc in _marks(body):
+        ttl = cc.get("ttl", "5m") if isinstance(cc, Mapping) else "5m"
+        if ttl == "5m":
+            seen_5m = True
+        elif ttl == "1h" and seen_5m:
+            return path
+    return ""
 
 
 def check_breakpoints(units: Sequence[Unit], limit: int, body: Mapping[str, Any]) -> None:
     """At most `limit` breakpoints (the top-level automatic one takes a slot too), and longer
     TTLs before shorter ones."""
     bps = [u for u in units if u.breakpoint is not None]
-    count = _explicit_breakpoints(body) + (1 if "cache_control" in body else 0)
+    count = len(_marks(body)) + (1 if "cache_control" in body else 0)
     if count > limit:
+        # The API's wording, quoted in https://github.com/tghamm/Anthropic.SDK/issues/50
         raise ApiError(
             400,
             f"A maximum of {limit} blocks with cache_control may be provided. Found {count}.",
@@ -319,8 +348,15 @@ def check_breakpoints(units: Sequence[Unit], limit: int, body: Mapping[str, Any]
         if u.breakpoint == "5m":
             seen_5m = True
         elif u.breakpoint == "1h" and seen_5m:
+            # The API's wording, with the offending block's path, quoted in
+            # https://github.com/cnighswonger/claude-code-cache-fix/issues/44
+            path = _late_1h(body)
+            where = f"{path}.cache_control.ttl" if path else "cache_control.ttl"
             raise ApiError(
-                400, "a ttl='1h' cache_control block must not come after a ttl='5m' block"
+                400,
+                f"{where}: a ttl='1h' cache_control block must not come after a ttl='5m' "
+                "cache_control block. Note that blocks are processed in the following order: "
+                "`tools`, `system`, `messages`.",
             )
 
 

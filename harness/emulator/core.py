@@ -458,8 +458,10 @@ def check_window(price: Price, prompt: int, output_cap: int, api: str) -> None:
         return
     if api == "anthropic":
         if prompt > window:
+            # Worded as in https://github.com/earendil-works/pi/issues/102
             raise ApiError(400, f"prompt is too long: {prompt} tokens > {window} maximum")
         if prompt + output_cap > window:
+            # Worded as in https://github.com/docker/docker-agent/issues/569
             raise ApiError(
                 400,
                 f"input length and `max_tokens` exceed context limit: {prompt} + {output_cap} "
@@ -469,13 +471,28 @@ def check_window(price: Price, prompt: int, output_cap: int, api: str) -> None:
     if prompt + output_cap <= window:
         return
     if api == "chat":
+        # Chat Completions words the two cases apart: the messages alone past the window
+        # (https://github.com/chathub-dev/chathub/issues/126, with param and code), or the
+        # messages fitting but not with the completion's cap
+        # (https://github.com/The-Vibe-Company/quivr/issues/505).
+        if prompt > window:
+            detail = (
+                f"your messages resulted in {prompt} tokens. Please reduce the length of the "
+                "messages."
+            )
+        else:
+            detail = (
+                f"you requested {prompt + output_cap} tokens ({prompt} in the messages, "
+                f"{output_cap} in the completion). Please reduce the length of the messages or "
+                "completion."
+            )
         raise ApiError(
             400,
-            f"This model's maximum context length is {window} tokens. However, your messages "
-            f"resulted in {prompt} tokens. Please reduce the length of the messages.",
+            f"This model's maximum context length is {window} tokens. However, {detail}",
             param="messages",
             code="context_length_exceeded",
         )
+    # https://github.com/anomalyco/opencode/issues/6071 quotes this body (param, code) whole.
     raise ApiError(
         400,
         "Your input exceeds the context window of this model. Please adjust your input and try "

@@ -174,6 +174,7 @@ def validate_chat(body: Any) -> None:
             raise ApiError(400, f"Missing required parameter: 'tools[{j}].function.name'")
     _check_chat_tool_messages(messages)
     if body.get("max_tokens") is not None and reasoning_model(str(body["model"])):
+        # https://github.com/griptape-ai/ComfyUI-Griptape/issues/312 quotes this body whole.
         raise ApiError(
             400,
             "Unsupported parameter: 'max_tokens' is not supported with this model. Use "
@@ -202,6 +203,8 @@ def _check_chat_tool_messages(messages: list[Any]) -> None:
         if role == "tool":
             call = str(msg.get("tool_call_id"))
             if call not in asked:
+                # https://github.com/Haervwe/open-webui-tools/issues/12 quotes this body whole
+                # ("preceeding" is the API's spelling).
                 raise ApiError(
                     400,
                     "Invalid parameter: messages with role 'tool' must be a response to a "
@@ -212,6 +215,7 @@ def _check_chat_tool_messages(messages: list[Any]) -> None:
                 open_calls.remove(call)
             continue
         if open_calls:
+            # https://github.com/router-for-me/CLIProxyAPI/issues/2798 quotes this body whole.
             raise ApiError(
                 400,
                 "An assistant message with 'tool_calls' must be followed by tool messages "
@@ -278,6 +282,7 @@ def check_function_outputs(body: Mapping[str, Any]) -> None:
         if item.get("type") == "function_call":
             calls.add(str(item.get("call_id")))
         elif item.get("type") == "function_call_output" and str(item.get("call_id")) not in calls:
+            # https://github.com/continuedev/continue/issues/10092 quotes this body whole.
             raise ApiError(
                 400,
                 f"No tool call found for function call output with call_id {item.get('call_id')}.",

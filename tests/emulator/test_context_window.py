@@ -4,6 +4,7 @@ guard warns before such a request goes out, and `truncation: "auto"` drops the o
 from __future__ import annotations
 
 import asyncio
+import re
 
 import pytest
 
@@ -64,6 +65,20 @@ def test_openai_past_the_window_and_responses_truncation_auto(emulator: Emulator
     assert isinstance(exc.value.body, dict)
     assert exc.value.body["code"] == "context_length_exceeded"
     assert exc.value.body["message"].startswith("This model's maximum context length is 128000")
+    assert exc.value.body["message"].endswith(" tokens. Please reduce the length of the messages.")
+    # The messages fit but not with the completion's cap: worded with both counts.
+    fits = _text_over(110_000)  # under 121,000 tokens
+    with pytest.raises(openai.BadRequestError) as exc:
+        client.chat.completions.create(model="gpt-4o", max_tokens=20_000,
+                                       messages=[{"role": "user", "content": fits}])
+    assert isinstance(exc.value.body, dict)
+    assert exc.value.body["code"] == "context_length_exceeded"
+    assert re.fullmatch(
+        r"This model's maximum context length is 128000 tokens\. However, you requested "
+        r"(\d+) tokens \((\d+) in the messages, 20000 in the completion\)\. Please reduce the "
+        r"length of the messages or completion\.",
+        exc.value.body["message"],
+    )
     old = {"role": "user", "content": text}
     new = {"role": "user", "content": "Now, what is 2 + 2?"}
     with pytest.raises(openai.BadRequestError, match="exceeds the context window"):

@@ -66,7 +66,9 @@ ANTHROPIC_CASES: dict[str, tuple[list[dict[str, Any]], dict[str, Any], str]] = {
         [_user(_text("a", cache_control=EPH),
                _text("b", cache_control={"type": "ephemeral", "ttl": "1h"}))],
         {},
-        "a ttl='1h' cache_control block must not come after a ttl='5m' block",
+        "messages.0.content.1.cache_control.ttl: a ttl='1h' cache_control block must not come "
+        "after a ttl='5m' cache_control block. Note that blocks are processed in the following "
+        "order: `tools`, `system`, `messages`.",
     ),
     "image of an unknown media type": (
         [_user({"type": "image", "source": {"type": "base64", "media_type": "image/bmp",
