@@ -116,24 +116,28 @@ def _tool_dicts() -> list[dict[str, Any]]:
     return [json.loads(canonical_json(spec.to_dict())) for spec in TOOL_SPECS]
 
 
-def expected_gaps(scenario: Scenario) -> list[float]:
-    """The idle gaps a user with the documented rates has over this many turns (from the
-    rates, not from this session's draws: the policy does not see the future)."""
+PLAN_TURNS = 100  # the idle plan prices the rates over this many turns
+
+
+def expected_gaps() -> list[float]:
+    """The idle gaps of PLAN_TURNS user turns at the documented rates (from the rates, not from
+    a session's draws: the policy does not see the future), every idle bucket equally often."""
     from . import scenario as sc
 
-    n = len(scenario.turns)
-    gaps = [sc.THINK_SECONDS] * n
-    idle = round(n * sc.IDLE_RATE)
+    gaps = [sc.THINK_SECONDS] * PLAN_TURNS
+    idle = round(PLAN_TURNS * sc.IDLE_RATE)
     for i in range(idle):
         gaps[i] = sc.IDLE_BUCKETS[i % len(sc.IDLE_BUCKETS)]
-    long_idle = max(1, round(n * sc.LONG_IDLE_RATE))
+    long_idle = round(PLAN_TURNS * sc.LONG_IDLE_RATE)
     for i in range(idle, idle + long_idle):
         gaps[i] = sc.LONG_IDLE_SECONDS
-    gaps[idle + long_idle] = sc.RESUME_SECONDS  # one resume per session
+    resumes = round(PLAN_TURNS / 32)  # one resume per 32-turn session
+    for i in range(idle + long_idle, idle + long_idle + resumes):
+        gaps[i] = sc.RESUME_SECONDS
     return gaps
 
 
-def idle_plan(scenario: Scenario, prices: PriceTable, policy: CachePolicy) -> IdlePlan:
+def idle_plan(prices: PriceTable, policy: CachePolicy) -> IdlePlan:
     """The session's idle plan from the expected gaps and the model's prices."""
     from ..emulator.workspace import Workspace, demo_prefix
     from ..guard.policy import plan_idle
@@ -141,8 +145,8 @@ def idle_plan(scenario: Scenario, prices: PriceTable, policy: CachePolicy) -> Id
 
     prefix_tokens = demo_prefix(Workspace()).tokens
     return plan_idle(
-        expected_gaps(scenario),
-        turns=len(scenario.turns),
+        expected_gaps(),
+        turns=PLAN_TURNS,
         context_tokens=prefix_tokens * 3 // 2,  # a typical context mid-session (prefix + talk)
         written_per_turn=TURN_TOKENS,
         price=prices.require(BASE_MODEL),
@@ -166,7 +170,7 @@ def run_prefixlock(
     from ..settings import Settings
     from .scenario import RESUME
 
-    plan = idle_plan(scenario, prices, policy)
+    plan = idle_plan(prices, policy)
     base = settings or Settings()
     chosen = base.with_(ttl=plan.ttl) if plan.mode == "1h" else base
     clock = ManualClock(START)

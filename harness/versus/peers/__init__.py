@@ -29,4 +29,18 @@ PEERS = (
         ("anthropic>=0.70",),
         'anthropic SDK loop, top-level automatic cache_control {"type": "ephemeral"}',
     ),
+    Peer(
+        "pydantic-ai",
+        "pydantic_ai_peer.py",
+        ("pydantic-ai-slim[anthropic]>=1.0",),
+        "pydantic-ai Agent, AnthropicModelSettings(anthropic_cache_instructions=True, "
+        "anthropic_cache_tool_definitions=True, anthropic_cache_messages=True)",
+    ),
+    Peer(
+        "langchain",
+        "langchain_peer.py",
+        ("langchain>=1.0", "langchain-anthropic>=1.0"),
+        "langchain create_agent(ChatAnthropic, "
+        'middleware=[AnthropicPromptCachingMiddleware(ttl="5m")])',
+    ),
 )
