@@ -38,10 +38,10 @@ def run_versus_command(args: argparse.Namespace) -> int:
     def say(line: str) -> None:
         print(f"running {line}", file=sys.stderr, flush=True)
 
-    result = run_versus(
-        suite(tuple(BUILTIN_PROMPTS)), names, python, policy=CachePolicy(idle=args.idle),
-        progress=say,
-    )
+    rows = [("prefixlock", CachePolicy(idle=args.idle))]
+    if args.idle == "auto":  # the forced-pings row shows what the auto plan traded
+        rows.append(("prefixlock idle=pings", CachePolicy(idle="pings")))
+    result = run_versus(suite(tuple(BUILTIN_PROMPTS)), names, python, policies=rows, progress=say)
     if out is not None:
         write_traces(result, Path(out))
     if args.json:

@@ -14,6 +14,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from ..guard.policy import CachePolicy
 from .run import ClientRun
 from .scenario import EVENTS, Scenario
 
@@ -53,30 +54,32 @@ class VersusResult:
         return out
 
     def best_peer(self) -> str | None:
-        peers = [c for c in self.clients if c != OURS]
+        peers = self.peers()
         return min(peers, key=self.total) if peers else None
 
-    def margin(self) -> Decimal | None:
-        """How many times cheaper prefixlock is than the cheapest peer, in total."""
+    def peers(self) -> list[str]:
+        return [c for c in self.clients if not c.startswith(OURS)]
+
+    def margin(self, client: str = OURS) -> Decimal | None:
+        """How many times cheaper `client` is than the cheapest peer, in total."""
         best = self.best_peer()
-        ours = self.total(OURS)
+        ours = self.total(client)
         if best is None or not ours:
             return None
         return self.total(best) / ours
 
-    def worse_events(self) -> list[str]:
-        """Event types on which prefixlock paid more than the cheapest peer did on them."""
-        ours = self.by_event(OURS)
+    def worse_events(self, client: str = OURS) -> list[str]:
+        """Event types on which `client` paid more than the cheapest peer did on them."""
+        ours = self.by_event(client)
         out = []
         for e in EVENTS:
-            peers = [self.by_event(c)[e] for c in self.clients if c != OURS]
+            peers = [self.by_event(c)[e] for c in self.peers()]
             if peers and ours[e] > min(peers):
                 out.append(e)
         return out
 
     def to_dict(self) -> dict[str, Any]:
         q = Decimal("0.000001")
-        margin = self.margin()
         return {
             "scenarios": [s.name for s in self.scenarios],
             "user_turns": sum(len(s.turns) for s in self.scenarios),
@@ -92,9 +95,14 @@ class VersusResult:
             },
             "not_measured": self.missing,
             "best_peer": self.best_peer(),
-            "times_cheaper_than_best_peer": None if margin is None else str(margin.quantize(
-                Decimal("0.01"))),
-            "events_where_prefixlock_paid_more": self.worse_events(),
+            "times_cheaper_than_best_peer": {
+                c: None if (m := self.margin(c)) is None else str(m.quantize(Decimal("0.01")))
+                for c in self.clients
+                if c.startswith(OURS)
+            },
+            "events_where_paid_more_than_best_peer": {
+                c: self.worse_events(c) for c in self.clients if c.startswith(OURS)
+            },
             "prefixlock_notes": [n for r in self.runs if r.client == OURS for n in r.notes],
         }
 
@@ -104,19 +112,20 @@ def run_versus(
     peers: Sequence[str],
     python_for: Callable[[str], str],
     *,
-    policy: Any = None,
+    policies: Sequence[tuple[str, CachePolicy]] = (),
     progress: Callable[[str], None] = lambda _line: None,
 ) -> VersusResult:
-    """Each scenario through prefixlock and through each named peer. `python_for(peer)` gives
-    the interpreter of the peer's venv, or raises with the reason it has none."""
-    from ..guard.policy import CachePolicy
+    """Each scenario through prefixlock (once per named policy; default: CachePolicy()) and
+    through each named peer. `python_for(peer)` gives the interpreter of the peer's venv, or
+    raises with the reason it has none."""
     from ..prices import PriceTable
     from .peers import PEERS
     from .run import run_peer, run_prefixlock
 
     prices = PriceTable.builtin()
     known = {p.name: p for p in PEERS}
-    config = {OURS: "prefixlock Agent, guard quotes + CachePolicy() defaults"}
+    rows = list(policies) or [(OURS, CachePolicy())]
+    config = {name: f"prefixlock Agent, guard quotes + {pol}" for name, pol in rows}
     runs: list[ClientRun] = []
     missing: dict[str, str] = {}
     pythons: dict[str, str] = {}
@@ -127,8 +136,11 @@ def run_versus(
         except Exception as exc:  # a peer without its venv is reported, not measured
             missing[name] = str(exc)
     for sc in scenarios:
-        progress(f"{sc.name}: prefixlock")
-        runs.append(run_prefixlock(sc, prices, policy or CachePolicy()))
+        for row, pol in rows:
+            progress(f"{sc.name}: {row}")
+            run = run_prefixlock(sc, prices, pol)
+            run.client = row
+            runs.append(run)
         for name, python in pythons.items():
             progress(f"{sc.name}: {name}")
             runs.append(run_peer(sc, prices, name, [python, str(known[name].path)]))
@@ -176,11 +188,14 @@ def render(result: VersusResult, console: Any = None) -> None:
         console.print(f"  {c}: {result.peer_config.get(c, '')}")
     for name, why in result.missing.items():
         console.print(f"[yellow]not measured[/yellow] {name}: {why}")
-    margin = result.margin()
-    if margin is not None:
-        worse = result.worse_events()
-        console.print(
-            f"prefixlock ${result.total(OURS):.4f} vs the cheapest peer ({result.best_peer()}) "
-            f"${result.total(result.best_peer() or OURS):.4f}: {margin:.2f}x cheaper; "
-            + (f"paid more on: {', '.join(worse)}" if worse else "never more on any event type")
-        )
+    best = result.best_peer()
+    for c in result.clients:
+        margin = result.margin(c)
+        if c.startswith(OURS) and margin is not None and best is not None:
+            worse = result.worse_events(c)
+            console.print(
+                f"{c} ${result.total(c):.4f} vs the cheapest peer ({best}) "
+                f"${result.total(best):.4f}: {margin:.2f}x cheaper; "
+                + (f"paid more on: {', '.join(worse)}" if worse else
+                   "never more on any event type")
+            )
