@@ -40,7 +40,7 @@ def run_versus_command(args: argparse.Namespace) -> int:
 
     rows = [("prefixlock", CachePolicy(idle=args.idle))]
     if args.idle == "auto":  # the forced-pings row shows what the auto plan traded
-        rows.append(("prefixlock idle=pings", CachePolicy(idle="pings")))
+        rows.append(("prefixlock-pings", CachePolicy(idle="pings")))
     result = run_versus(suite(tuple(BUILTIN_PROMPTS)), names, python, policies=rows, progress=say)
     if out is not None:
         write_traces(result, Path(out))
