@@ -32,16 +32,20 @@ def run_versus_command(args: argparse.Namespace) -> int:
             )
     out = trace_dir(args.trace_dir) if args.trace_dir else None
 
-    def python(name: str) -> str:
-        return str(python_for(known[name]))
-
     def say(line: str) -> None:
-        print(f"running {line}", file=sys.stderr, flush=True)
+        print(line, file=sys.stderr, flush=True)
+
+    def python(name: str) -> str:
+        say(f"venv of {name} (built with pip on first use)")
+        return str(python_for(known[name]))
 
     rows = [("prefixlock", CachePolicy(idle=args.idle))]
     if args.idle == "auto":  # the forced-pings row shows what the auto plan traded
         rows.append(("prefixlock-pings", CachePolicy(idle="pings")))
-    result = run_versus(suite(tuple(BUILTIN_PROMPTS)), names, python, policies=rows, progress=say)
+    result = run_versus(
+        suite(tuple(BUILTIN_PROMPTS)), names, python, policies=rows,
+        progress=lambda line: say(f"running {line}"),
+    )
     if out is not None:
         write_traces(result, Path(out))
     if args.json:
