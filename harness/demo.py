@@ -738,9 +738,31 @@ def _configure(p: argparse.ArgumentParser) -> None:
         action="store_true",
         help="clients you cannot change, direct and through `prefixlock proxy --fix`",
     )
+    p.add_argument(
+        "--versus",
+        choices=["peers"],
+        help="sessions with idle gaps, model switches, MCP reconnects and a resume, through "
+        "prefixlock and through peer frameworks configured per their docs (each in its own venv)",
+    )
+    p.add_argument(
+        "--peers",
+        metavar="NAMES",
+        help="with --versus: comma-separated peers (default: all of anthropic-sdk, pydantic-ai, "
+        "langchain)",
+    )
+    p.add_argument(
+        "--idle",
+        choices=["auto", "pings", "1h", "off"],
+        default="auto",
+        help="with --versus: prefixlock's idle policy (CachePolicy.idle; default auto)",
+    )
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.versus:
+        from .versus.cli import run_versus_command
+
+        return run_versus_command(args)
     if args.proxy:
         from .errors import ConfigError
 

@@ -1,0 +1,36 @@
+"""Decide how a session meets idle gaps and model switches (prefixlock.guard.policy.CachePolicy).
+
+`plan_idle` prices doing nothing, keep-alive pings and a 1-hour TTL over the idle gaps you
+expect (here: a day of 40 turns with some coffee breaks and a lunch) and picks the cheapest;
+`allow_switch` reads the guard's switch quote. Pure: no emulator, no key.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from prefixlock.guard.policy import CachePolicy, plan_idle
+from prefixlock.guard.quote import Quote
+from prefixlock.prices import PriceTable
+from prefixlock.settings import Settings
+
+
+def main() -> None:
+    price = PriceTable.builtin().require("claude-sonnet-4-6")
+    gaps = [45.0] * 34 + [360.0, 600.0, 900.0, 1500.0, 2400.0, 90 * 60.0]
+    plan = plan_idle(gaps, turns=40, context_tokens=40_000, written_per_turn=2_000, price=price)
+    print(plan.reason)
+    settings = Settings(ttl=plan.ttl)  # what the session is created with
+    print(f"settings.ttl={settings.ttl}, pings={'on' if plan.mode == 'pings' else 'off'}",
+          f"max_idle={plan.max_idle}")
+    # A quote as Session.quote_switch returns it: 29K cached tokens, break-even in 9 turns.
+    quote = Quote("switch_model", "s1", "state", "claude-sonnet-4-6", "claude-haiku-4-5",
+                  29_000, Decimal("0.0553"), None, None, 9, 280.0, 29_500, 0.0)
+    policy = CachePolicy()
+    print("one turn on haiku:", "switch" if policy.allow_switch(quote, 1) else "stay warm")
+    print("the rest of the day on haiku:",
+          "switch" if policy.allow_switch(quote, 30) else "stay warm")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,134 @@
+"""CachePolicy: what a session does at the events that cost cache money, as the user sets it.
+
+Pure decisions from the guard's figures:
+- idle gaps: `plan_idle` prices, over the user's idle-gap distribution (their own history, or
+  the rates in prefixlock/versus/README.md), three ways to meet a user who comes back after the
+  5-minute TTL: do nothing (the next turn re-writes the context), keep-alive pings up to a
+  `max_idle` (each ping reads the context once), or a 1-hour TTL on every write (each write
+  costs 2x instead of 1.25x, nothing is lost for gaps under an hour). It returns the cheapest.
+- model switches: `allow_switch` takes the guard's quote (`Session.quote_switch`) and switches
+  only when the new model pays back the re-written context within the turns the user plans on
+  it (`break_even_turns`); otherwise the turn stays on the warm model.
+Tool lists need no policy: a prefix keeps its tools sorted by name, so an MCP server that
+reconnects and lists the same tools in another order changes no byte (its quote re-bills
+nothing).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Literal
+
+from ..prices import Price
+from .quote import Quote
+
+IdleMode = Literal["auto", "pings", "1h", "off"]
+SwitchMode = Literal["quote", "always"]
+TTL_5M = 300.0
+TTL_1H = 3600.0
+
+
+@dataclass(frozen=True)
+class IdlePlan:
+    """How a session meets idle gaps, and the expected cost per user turn of each option."""
+
+    mode: Literal["pings", "1h", "off"]
+    max_idle: float | None  # pings: stop pinging after this many idle seconds
+    expected: dict[str, Decimal]  # option -> expected extra dollars per user turn
+    reason: str
+
+    @property
+    def ttl(self) -> Literal["5m", "1h"]:
+        return "1h" if self.mode == "1h" else "5m"
+
+
+def pings_in(gap: float, max_idle: float | None, margin: float) -> int:
+    """Pings a session sends during an idle `gap`: one each time the cache is `margin` seconds
+    from expiring, while the idle time is under `max_idle` and the user is still away."""
+    period = TTL_5M - margin
+    limit = gap if max_idle is None else min(gap, max_idle)
+    count = 0
+    while (count + 1) * period < limit:
+        count += 1
+    return count
+
+
+def _rewrite(gap: float, last_ping: float, ttl: float) -> bool:
+    return gap > last_ping + ttl
+
+
+def plan_idle(
+    gaps: Sequence[float],
+    *,
+    turns: int,
+    context_tokens: int,
+    written_per_turn: int,
+    price: Price,
+    margin: float = 30.0,
+    mode: IdleMode = "auto",
+) -> IdlePlan:
+    """The cheapest way through the idle `gaps` (seconds; those of `turns` user turns).
+
+    `context_tokens`: a typical cached context when the user comes back; `written_per_turn`:
+    tokens a turn writes to the cache (its new messages). Costs are what each option adds over
+    a cache that never expires."""
+    if turns <= 0:
+        raise ValueError("turns must be at least 1")
+    loss = price.input_cost(context_tokens, "write_5m") - price.input_cost(context_tokens, "read")
+    loss_1h = price.input_cost(context_tokens, "write_1h") - price.input_cost(
+        context_tokens, "read"
+    )
+    ping = price.input_cost(context_tokens, "read")
+    off = sum((loss for g in gaps if g > TTL_5M), Decimal(0))
+    hour = sum((loss_1h for g in gaps if g > TTL_1H), Decimal(0)) + turns * (
+        price.input_cost(written_per_turn, "write_1h")
+        - price.input_cost(written_per_turn, "write_5m")
+    )
+    # Pings: try stopping at each observed gap (and never stopping); keep the cheapest.
+    best_pings: tuple[Decimal, float | None] | None = None
+    caps: list[float | None] = [*sorted({*gaps, 0.0}), None]
+    for cap in caps:
+        total = Decimal(0)
+        for g in gaps:
+            n = pings_in(g, cap, margin)
+            total += n * ping
+            if _rewrite(g, n * (TTL_5M - margin), TTL_5M):
+                total += loss
+        if best_pings is None or total < best_pings[0]:
+            best_pings = (total, cap)
+    assert best_pings is not None
+    per_turn = {
+        "off": off / turns,
+        "pings": best_pings[0] / turns,
+        "1h": hour / turns,
+    }
+    if mode == "auto":
+        chosen: Literal["pings", "1h", "off"] = min(
+            ("off", "pings", "1h"), key=lambda k: per_turn[k]
+        )
+    else:
+        chosen = mode
+    cap = best_pings[1] if chosen == "pings" else None
+    reason = (
+        f"{chosen}: ${per_turn[chosen]:.4f}/turn expected "
+        f"(off ${per_turn['off']:.4f}, pings ${per_turn['pings']:.4f}, 1h ${per_turn['1h']:.4f})"
+    )
+    return IdlePlan(chosen, cap, per_turn, reason)
+
+
+@dataclass(frozen=True)
+class CachePolicy:
+    """The user's policy at cache-costly events (see the module docstring)."""
+
+    idle: IdleMode = "auto"
+    switch: SwitchMode = "quote"
+
+    def allow_switch(self, quote: Quote, turns_on_new_model: int) -> bool:
+        """Switch now? `always` does; `quote` only when the switch re-bills nothing or pays
+        for itself within the turns the user plans on the new model."""
+        if self.switch == "always" or not quote.warns:
+            return True
+        be = quote.break_even_turns
+        return be is not None and be <= turns_on_new_model

@@ -1,0 +1,57 @@
+"""The `prefixlock demo --versus peers` command: checks its flags, builds the peers' venvs,
+runs the suite, prints the table (or JSON) and writes the traces."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+
+def run_versus_command(args: argparse.Namespace) -> int:
+    from ..demo import trace_dir
+    from ..emulator import BUILTIN_PROMPTS
+    from ..errors import ConfigError
+    from ..guard.policy import CachePolicy
+    from .peers import PEERS
+    from .peers.envs import python_for
+    from .report import render, run_versus, write_traces
+    from .scenario import suite
+
+    if args.proxy:
+        raise ConfigError("not available with --versus", where="--proxy")
+    if args.provider != "anthropic":
+        raise ConfigError("--versus runs on anthropic only for now", where="--provider")
+    known = {p.name: p for p in PEERS}
+    names = [n.strip() for n in (args.peers or ",".join(known)).split(",") if n.strip()]
+    for n in names:
+        if n not in known:
+            raise ConfigError(
+                f"unknown peer {n!r}; the peers are: {', '.join(known)}", where="--peers"
+            )
+    out = trace_dir(args.trace_dir) if args.trace_dir else None
+
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    def python(name: str) -> str:
+        say(f"venv of {name} (built with pip on first use)")
+        return str(python_for(known[name]))
+
+    rows = [("prefixlock", CachePolicy(idle=args.idle))]
+    if args.idle == "auto":  # the forced-pings row shows what the auto plan traded
+        rows.append(("prefixlock-pings", CachePolicy(idle="pings")))
+    result = run_versus(
+        suite(tuple(BUILTIN_PROMPTS)), names, python, policies=rows,
+        progress=lambda line: say(f"running {line}"),
+    )
+    if out is not None:
+        write_traces(result, Path(out))
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2))
+    else:
+        render(result)
+        if out is not None:
+            print(f"wire traces written to {out} (one JSONL file a client)")
+    return 0

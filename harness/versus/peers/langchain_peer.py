@@ -1,0 +1,79 @@
+"""Peer: a LangChain agent (`create_agent`) on ChatAnthropic with AnthropicPromptCachingMiddleware.
+
+Run by `prefixlock.versus` in its own venv (`langchain`, `langchain-anthropic`; nothing from
+prefixlock). Caching is what LangChain's Anthropic middleware page documents:
+`AnthropicPromptCachingMiddleware(ttl="5m")` in the agent's middleware. The conversation is the
+agent state's `messages`, passed back each turn; each turn builds the agent with the tools in the
+order the tool server listed them and the model the user picked. Same line protocol as
+anthropic_sdk.py.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+
+def _read() -> dict[str, Any]:
+    line = sys.stdin.readline()
+    if not line:
+        raise SystemExit(0)
+    data: dict[str, Any] = json.loads(line)
+    return data
+
+
+def _write(obj: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def main() -> None:
+    from langchain.agents import create_agent
+    from langchain_anthropic import ChatAnthropic
+    from langchain_anthropic.middleware import AnthropicPromptCachingMiddleware
+    from langchain_core.messages import HumanMessage
+    from langchain_core.tools import StructuredTool
+
+    start = _read()
+    history: list[Any] = []
+
+    def remote(name: str) -> Any:
+        def call(**kwargs: Any) -> str:
+            _write({"op": "tool", "id": "", "name": name, "input": kwargs})
+            return str(_read()["content"])
+
+        return call
+
+    while True:
+        msg = _read()
+        if msg["op"] == "end":
+            break
+        tools = [
+            StructuredTool.from_function(
+                func=remote(t["name"]),
+                name=t["name"],
+                description=t["description"],
+                args_schema=t["input_schema"],
+            )
+            for t in msg["tools"]
+        ]
+        model = ChatAnthropic(
+            model=msg["model"],
+            api_key=start["api_key"],
+            base_url=start["base_url"],
+            max_tokens=4096,
+        )
+        agent = create_agent(
+            model,
+            tools=tools,
+            system_prompt=start["system"],
+            middleware=[AnthropicPromptCachingMiddleware(ttl="5m")],
+        )
+        state = agent.invoke({"messages": [*history, HumanMessage(msg["prompt"])]})
+        history = list(state["messages"])
+        _write({"op": "done"})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,78 @@
+"""Peer: a pydantic-ai Agent on Anthropic, cached with pydantic-ai's documented settings.
+
+Run by `prefixlock.versus` in its own venv (`pydantic-ai-slim[anthropic]`; nothing from
+prefixlock). Caching is what pydantic-ai's Anthropic page documents: `AnthropicModelSettings`
+with `anthropic_cache_instructions`, `anthropic_cache_tool_definitions` and
+`anthropic_cache_messages` on (5-minute TTL). The conversation is carried in `message_history`
+as the docs show; each turn builds the Agent with the tools in the order the tool server listed
+them and the model the user picked. Same line protocol as anthropic_sdk.py.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+
+def _read() -> dict[str, Any]:
+    line = sys.stdin.readline()
+    if not line:
+        raise SystemExit(0)
+    data: dict[str, Any] = json.loads(line)
+    return data
+
+
+def _write(obj: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def main() -> None:
+    from pydantic_ai import Agent, Tool
+    from pydantic_ai.models.anthropic import AnthropicModel, AnthropicModelSettings
+    from pydantic_ai.providers.anthropic import AnthropicProvider
+
+    start = _read()
+    provider = AnthropicProvider(api_key=start["api_key"], base_url=start["base_url"])
+    settings = AnthropicModelSettings(
+        max_tokens=4096,
+        anthropic_cache_instructions=True,
+        anthropic_cache_tool_definitions=True,
+        anthropic_cache_messages=True,
+    )
+    history: list[Any] = []
+
+    def remote(name: str) -> Any:
+        def call(**kwargs: Any) -> str:
+            _write({"op": "tool", "id": "", "name": name, "input": kwargs})
+            return str(_read()["content"])
+
+        return call
+
+    while True:
+        msg = _read()
+        if msg["op"] == "end":
+            break
+        tools = [
+            Tool.from_schema(
+                remote(t["name"]),
+                name=t["name"],
+                description=t["description"],
+                json_schema=t["input_schema"],
+            )
+            for t in msg["tools"]
+        ]
+        agent = Agent(
+            AnthropicModel(msg["model"], provider=provider),
+            instructions=start["system"],
+            tools=tools,
+            model_settings=settings,
+        )
+        result = agent.run_sync(msg["prompt"], message_history=history)
+        history = result.all_messages()
+        _write({"op": "done"})
+
+
+if __name__ == "__main__":
+    main()

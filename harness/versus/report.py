@@ -1,0 +1,201 @@
+"""`prefixlock demo --versus peers`: every scenario through prefixlock and each peer; what each
+client paid per event type, the totals, and the wire traces beside each other.
+
+A peer whose venv cannot be built (no package index) is listed as not measured, with the reason;
+its column is left out rather than guessed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from ..guard.policy import CachePolicy
+from .run import ClientRun
+from .scenario import EVENTS, Scenario
+
+OURS = "prefixlock"
+
+
+@dataclass
+class VersusResult:
+    scenarios: tuple[Scenario, ...]
+    runs: list[ClientRun]
+    peer_config: dict[str, str]
+    missing: dict[str, str] = field(default_factory=dict)  # peer -> why it was not measured
+
+    @property
+    def clients(self) -> list[str]:
+        seen: dict[str, None] = {}
+        for r in self.runs:
+            seen[r.client] = None
+        return list(seen)
+
+    def by_event(self, client: str) -> dict[str, Decimal]:
+        out = {e: Decimal(0) for e in EVENTS}
+        for r in self.runs:
+            if r.client == client:
+                for event, cost in r.by_event().items():
+                    out[event] += cost
+        return out
+
+    def total(self, client: str) -> Decimal:
+        return sum((r.cost for r in self.runs if r.client == client), Decimal(0))
+
+    def event_counts(self) -> dict[str, int]:
+        out = {e: 0 for e in EVENTS}
+        for s in self.scenarios:
+            for e, n in s.events().items():
+                out[e] += n
+        return out
+
+    def best_peer(self) -> str | None:
+        peers = self.peers()
+        return min(peers, key=self.total) if peers else None
+
+    def peers(self) -> list[str]:
+        return [c for c in self.clients if not c.startswith(OURS)]
+
+    def margin(self, client: str = OURS) -> Decimal | None:
+        """How many times cheaper `client` is than the cheapest peer, in total."""
+        best = self.best_peer()
+        ours = self.total(client)
+        if best is None or not ours:
+            return None
+        return self.total(best) / ours
+
+    def worse_events(self, client: str = OURS) -> list[str]:
+        """Event types on which `client` paid more than the cheapest peer did on them."""
+        ours = self.by_event(client)
+        out = []
+        for e in EVENTS:
+            peers = [self.by_event(c)[e] for c in self.peers()]
+            if peers and ours[e] > min(peers):
+                out.append(e)
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        q = Decimal("0.000001")
+        return {
+            "scenarios": [s.name for s in self.scenarios],
+            "user_turns": sum(len(s.turns) for s in self.scenarios),
+            "event_turns": self.event_counts(),
+            "clients": {
+                c: {
+                    "config": self.peer_config.get(c, ""),
+                    "total": str(self.total(c).quantize(q)),
+                    "requests": sum(len(r.requests) for r in self.runs if r.client == c),
+                    "by_event": {e: str(v.quantize(q)) for e, v in self.by_event(c).items()},
+                }
+                for c in self.clients
+            },
+            "not_measured": self.missing,
+            "best_peer": self.best_peer(),
+            "times_cheaper_than_best_peer": {
+                c: None if (m := self.margin(c)) is None else str(m.quantize(Decimal("0.01")))
+                for c in self.clients
+                if c.startswith(OURS)
+            },
+            "events_where_paid_more_than_best_peer": {
+                c: self.worse_events(c) for c in self.clients if c.startswith(OURS)
+            },
+            "prefixlock_notes": [n for r in self.runs if r.client == OURS for n in r.notes],
+        }
+
+
+def run_versus(
+    scenarios: Sequence[Scenario],
+    peers: Sequence[str],
+    python_for: Callable[[str], str],
+    *,
+    policies: Sequence[tuple[str, CachePolicy]] = (),
+    progress: Callable[[str], None] = lambda _line: None,
+) -> VersusResult:
+    """Each scenario through prefixlock (once per named policy; default: CachePolicy()) and
+    through each named peer. `python_for(peer)` gives the interpreter of the peer's venv, or
+    raises with the reason it has none."""
+    from ..prices import PriceTable
+    from .peers import PEERS
+    from .run import run_peer, run_prefixlock
+
+    prices = PriceTable.builtin()
+    known = {p.name: p for p in PEERS}
+    rows = list(policies) or [(OURS, CachePolicy())]
+    config = {name: f"prefixlock Agent, guard quotes + {pol}" for name, pol in rows}
+    runs: list[ClientRun] = []
+    missing: dict[str, str] = {}
+    pythons: dict[str, str] = {}
+    for name in peers:
+        try:
+            pythons[name] = python_for(name)
+            config[name] = known[name].config
+        except Exception as exc:  # a peer without its venv is reported, not measured
+            missing[name] = str(exc)
+    for sc in scenarios:
+        for row, pol in rows:
+            progress(f"{sc.name}: {row}")
+            run = run_prefixlock(sc, prices, pol)
+            run.client = row
+            runs.append(run)
+        for name, python in pythons.items():
+            progress(f"{sc.name}: {name}")
+            runs.append(run_peer(sc, prices, name, [python, str(known[name].path)]))
+    return VersusResult(tuple(scenarios), runs, config, missing)
+
+
+def write_traces(result: VersusResult, directory: Path) -> list[Path]:
+    """Every client's wire requests (body as sent, usage as billed), one JSONL file a client."""
+    directory.mkdir(parents=True, exist_ok=True)
+    out = []
+    for client in result.clients:
+        path = directory / f"{client}.jsonl"
+        with open(path, "w", encoding="utf-8") as fh:
+            for run in result.runs:
+                if run.client == client:
+                    for line in run.trace:
+                        fh.write(json.dumps(line, sort_keys=True) + "\n")
+        out.append(path)
+    return out
+
+
+def render(result: VersusResult, console: Any = None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = console or Console()
+    counts = result.event_counts()
+    turns = sum(len(s.turns) for s in result.scenarios)
+    console.print(
+        f"[bold]prefixlock demo --versus peers[/bold]: {len(result.scenarios)} sessions, "
+        f"{turns} user turns, on the emulator (cache-aware server, claude-sonnet-4-6)."
+    )
+    table = Table(title="Dollars paid for the turns of each event type (all sessions)")
+    table.add_column("event")
+    table.add_column("turns", justify="right")
+    for c in result.clients:
+        table.add_column(c, justify="right")
+    for e in EVENTS:
+        if counts[e]:
+            table.add_row(e, str(counts[e]), *(f"${result.by_event(c)[e]:.4f}" for c in
+                                                 result.clients))
+    table.add_row("total", str(turns), *(f"${result.total(c):.4f}" for c in result.clients))
+    console.print(table)
+    for c in result.clients:
+        console.print(f"  {c}: {result.peer_config.get(c, '')}")
+    for name, why in result.missing.items():
+        console.print(f"[yellow]not measured[/yellow] {name}: {why}")
+    best = result.best_peer()
+    for c in result.clients:
+        margin = result.margin(c)
+        if c.startswith(OURS) and margin is not None and best is not None:
+            worse = result.worse_events(c)
+            console.print(
+                f"{c} ${result.total(c):.4f} vs the cheapest peer ({best}) "
+                f"${result.total(best):.4f}: {margin:.2f}x cheaper; "
+                + (f"paid more on: {', '.join(worse)}" if worse else
+                   "never more on any event type")
+            )

@@ -1,0 +1,328 @@
+"""Drive a scenario through prefixlock and through peer clients, against one emulator each.
+
+Everything runs on the emulator's ManualClock: an idle gap of forty minutes is a clock advance,
+not a wait. prefixlock is driven as a user would drive it: its guard's quotes and the user's
+`CachePolicy` (prefixlock.guard.policy) decide at each event, with keep-alive pings sent by the
+session's own `keepalive_tick()` while the clock runs through a gap. A peer is a separate process
+(its own interpreter and packages: see prefixlock.versus.peers) speaking a line protocol: this
+side is the user and the tool server (it sends each turn's prompt, model and tool list, and
+answers tool calls from the emulator's workspace), so every client does the same work.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from .scenario import Scenario, shuffled
+
+if TYPE_CHECKING:
+    from ..emulator import Emulator
+    from ..guard.policy import CachePolicy, IdlePlan
+    from ..prices import PriceTable
+    from ..settings import Settings
+
+START = 1_800_000_000.0
+KEY = "versus-key"
+# What a user turn writes to the cache (its new messages and tool results): the built-in
+# session's mean is 1,730 tokens; a user plans with a round figure like this one.
+TURN_TOKENS = 2_000  # any non-empty key works with the emulator
+
+
+@dataclass
+class Billed:
+    """One request as the emulator billed it, with the scenario turn and event it belongs to."""
+
+    turn: int
+    event: str
+    cost: Decimal
+    read: int
+    written: int
+    uncached: int
+    ping: bool = False
+
+
+@dataclass
+class ClientRun:
+    client: str
+    scenario: str
+    requests: list[Billed]
+    trace: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def cost(self) -> Decimal:
+        return sum((r.cost for r in self.requests), Decimal(0))
+
+    def by_event(self) -> dict[str, Decimal]:
+        out: dict[str, Decimal] = {}
+        for r in self.requests:
+            out[r.event] = out.get(r.event, Decimal(0)) + r.cost
+        return out
+
+
+def _bill(
+    emu: Emulator, prices: PriceTable, turn_of: Sequence[int], scenario: Scenario, client: str
+) -> tuple[list[Billed], list[dict[str, Any]]]:
+    from ..usage import parse_usage
+
+    rows: list[Billed] = []
+    trace: list[dict[str, Any]] = []
+    for seq, rec in enumerate(emu.served("anthropic")):
+        usage = parse_usage("anthropic", rec.usage or {})
+        cost = prices.require(str(rec.model)).cost(usage)
+        turn = turn_of[seq]
+        ping = rec.body.get("max_tokens") == 0
+        event = scenario.turns[turn].event
+        rows.append(
+            Billed(
+                turn,
+                event,
+                cost,
+                usage.cache_read,
+                usage.cache_write_5m + usage.cache_write_1h,
+                usage.uncached_input,
+                ping,
+            )
+        )
+        trace.append(
+            {
+                "client": client,
+                "scenario": scenario.name,
+                "seq": seq,
+                "turn": turn,
+                "event": event,
+                "time": rec.time,
+                "model": rec.model,
+                "body": rec.body,
+                "usage": usage.to_dict(),
+                "cost": str(cost),
+            }
+        )
+    return rows, trace
+
+
+def _tool_dicts() -> list[dict[str, Any]]:
+    from ..canonical import canonical_json
+    from ..emulator.workspace import TOOL_SPECS
+
+    return [json.loads(canonical_json(spec.to_dict())) for spec in TOOL_SPECS]
+
+
+PLAN_TURNS = 100  # the idle plan prices the rates over this many turns
+
+
+def expected_gaps() -> list[float]:
+    """The idle gaps of PLAN_TURNS user turns at the documented rates (from the rates, not from
+    a session's draws: the policy does not see the future), every idle bucket equally often."""
+    from . import scenario as sc
+
+    gaps = [sc.THINK_SECONDS] * PLAN_TURNS
+    idle = round(PLAN_TURNS * sc.IDLE_RATE)
+    for i in range(idle):
+        gaps[i] = sc.IDLE_BUCKETS[i % len(sc.IDLE_BUCKETS)]
+    long_idle = round(PLAN_TURNS * sc.LONG_IDLE_RATE)
+    for i in range(idle, idle + long_idle):
+        gaps[i] = sc.LONG_IDLE_SECONDS
+    resumes = round(PLAN_TURNS / 32)  # one resume per 32-turn session
+    for i in range(idle + long_idle, idle + long_idle + resumes):
+        gaps[i] = sc.RESUME_SECONDS
+    return gaps
+
+
+def idle_plan(prices: PriceTable, policy: CachePolicy) -> IdlePlan:
+    """The session's idle plan from the expected gaps and the model's prices."""
+    from ..emulator.workspace import Workspace, demo_prefix
+    from ..guard.policy import plan_idle
+    from .scenario import BASE_MODEL
+
+    prefix_tokens = demo_prefix(Workspace()).tokens
+    return plan_idle(
+        expected_gaps(),
+        turns=PLAN_TURNS,
+        context_tokens=prefix_tokens * 3 // 2,  # a typical context mid-session (prefix + talk)
+        written_per_turn=TURN_TOKENS,
+        price=prices.require(BASE_MODEL),
+        mode=policy.idle,
+    )
+
+
+def run_prefixlock(
+    scenario: Scenario,
+    prices: PriceTable,
+    policy: CachePolicy,
+    settings: Settings | None = None,
+) -> ClientRun:
+    """The scenario through prefixlock's Agent, every decision the product's."""
+    import asyncio
+
+    from ..agent import Agent
+    from ..clock import ManualClock
+    from ..emulator import Emulator, EmulatorConfig
+    from ..emulator.workspace import Workspace, demo_prefix
+    from ..settings import Settings
+    from .scenario import RESUME
+
+    plan = idle_plan(prices, policy)
+    base = settings or Settings()
+    chosen = base.with_(ttl=plan.ttl) if plan.mode == "1h" else base
+    clock = ManualClock(START)
+    turn_of: list[int] = []
+    notes = [f"idle plan {plan.reason}"]
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        Emulator.start(config=EmulatorConfig(), clock=clock, prices=prices) as emu,
+    ):
+        workspace = Workspace(clock)
+        tools = {t.name: t for t in workspace.tools()}
+        first = scenario.turns[0].model
+        agent = Agent(
+            demo_prefix(workspace),
+            model=first,
+            api_key=KEY,
+            base_url=emu.base_url,
+            clock=clock,
+            prices=prices,
+            settings=chosen,
+            store=Path(tmp) / "sessions.db",
+        )
+
+        def mark(turn: int, before: int) -> None:
+            turn_of.extend([turn] * (len(emu.served("anthropic")) - before))
+
+        async def idle(s: Any, seconds: float, turn: int) -> None:
+            """The user is away: the clock runs; the session's keep-alive pings when due."""
+            end = clock.now() + seconds
+            while clock.now() < end:
+                due = s.next_ping_at() if s.keepalive is not None else None
+                step = end - clock.now() if due is None else max(min(due, end) - clock.now(), 0)
+                clock.advance(step)
+                before = len(emu.served("anthropic"))
+                await s.keepalive_tick()
+                mark(turn, before)
+                if due is not None and clock.now() < due and step == 0:
+                    clock.advance(1.0)
+
+        def keepalive(s: Any) -> None:
+            if plan.mode == "pings":
+                s.enable_keepalive(Decimal("1000"), max_idle=plan.max_idle)
+
+        async def drive() -> None:
+            async with contextlib.AsyncExitStack() as stack:
+                s = await stack.enter_async_context(agent.session(f"versus-{scenario.name}"))
+                keepalive(s)
+                for t in scenario.turns:
+                    if t.index > 0:
+                        if t.event == RESUME:
+                            await stack.aclose()  # the process ends; the user comes back later
+                            clock.advance(t.gap_before)
+                            s = await stack.enter_async_context(agent.resume(s.id))
+                            keepalive(s)
+                        else:
+                            await idle(s, t.gap_before, t.index)
+                    if t.tool_order_seed is not None:  # an MCP server reconnected
+                        order = shuffled(sorted(tools), t.tool_order_seed)
+                        quote = s.quote_tools([tools[n] for n in order])
+                        s.change_tools([tools[n] for n in order], quote=quote)
+                        notes.append(f"turn {t.index + 1} tools: {quote.summary()}")
+                    if s.model != t.model:
+                        run_len = 1
+                        for later in scenario.turns[t.index + 1 :]:
+                            if later.model != t.model:
+                                break
+                            run_len += 1
+                        quote = s.quote_switch(t.model, next_message=t.prompt)
+                        if policy.allow_switch(quote, run_len):
+                            s.switch_model(t.model, quote=quote)
+                            notes.append(f"turn {t.index + 1} switched: {quote.summary()}")
+                        else:
+                            notes.append(f"turn {t.index + 1} stayed: {quote.summary()}")
+                    before = len(emu.served("anthropic"))
+                    async for _event in s.send(t.prompt):
+                        pass
+                    mark(t.index, before)
+
+        asyncio.run(drive())
+        rows, trace = _bill(emu, prices, turn_of, scenario, "prefixlock")
+    return ClientRun("prefixlock", scenario.name, rows, trace, notes)
+
+
+class PeerError(Exception):
+    """A peer process failed or broke the protocol."""
+
+
+def run_peer(
+    scenario: Scenario, prices: PriceTable, name: str, command: Sequence[str]
+) -> ClientRun:
+    """The scenario through a peer process (`command` starts it; see prefixlock.versus.peers)."""
+    from ..clock import ManualClock
+    from ..emulator import Emulator, EmulatorConfig
+    from ..emulator.workspace import Workspace, system_prompt
+
+    clock = ManualClock(START)
+    turn_of: list[int] = []
+    tools = _tool_dicts()
+    by_name = {t["name"]: t for t in tools}
+    order = [t["name"] for t in tools]
+    with Emulator.start(config=EmulatorConfig(), clock=clock, prices=prices) as emu:
+        workspace = Workspace(clock)
+        proc = subprocess.Popen(
+            list(command),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+
+        def send(obj: dict[str, Any]) -> None:
+            assert proc.stdin is not None
+            proc.stdin.write(json.dumps(obj) + "\n")
+            proc.stdin.flush()
+
+        def read() -> dict[str, Any]:
+            assert proc.stdout is not None
+            line = proc.stdout.readline()
+            if not line:
+                err = proc.stderr.read() if proc.stderr else ""
+                tail = err.strip().splitlines()[-1:] or ["no output"]
+                raise PeerError(f"peer {name} stopped: {tail[0]}")
+            data: dict[str, Any] = json.loads(line)
+            return data
+
+        try:
+            send({"op": "start", "system": system_prompt(), "base_url": emu.base_url,
+                  "api_key": KEY})
+            for t in scenario.turns:
+                if t.index > 0:
+                    clock.advance(t.gap_before)
+                if t.tool_order_seed is not None:
+                    order = shuffled(sorted(by_name), t.tool_order_seed)
+                before = len(emu.served("anthropic"))
+                send({"op": "turn", "prompt": t.prompt, "model": t.model,
+                      "tools": [by_name[n] for n in order]})
+                while True:
+                    msg = read()
+                    if msg["op"] == "done":
+                        break
+                    content = workspace.run(str(msg["name"]), dict(msg["input"]))
+                    send({"op": "result", "content": content})
+                turn_of.extend([t.index] * (len(emu.served("anthropic")) - before))
+            send({"op": "end"})
+            proc.wait(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            for stream in (proc.stdin, proc.stdout, proc.stderr):
+                if stream is not None:
+                    stream.close()
+        rows, trace = _bill(emu, prices, turn_of, scenario, name)
+    return ClientRun(name, scenario.name, rows, trace)

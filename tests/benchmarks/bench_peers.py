@@ -1,0 +1,22 @@
+"""prefixlock against the best-configured peers on sessions with real sessions' events
+(run: python tests/benchmarks/bench_peers.py [--json] [--trace-dir DIR]).
+
+Both built-in scenario sessions (prefixlock.versus.scenario.suite: idle gaps, an idle past an
+hour, model switches, MCP reconnects, a resume next day; rates and sources in
+harness/versus/README.md) run through prefixlock (its default CachePolicy, and with idle pings
+forced) and through each peer in its own venv: the anthropic SDK loop with automatic
+cache_control, pydantic-ai with its Anthropic cache settings, LangChain with
+AnthropicPromptCachingMiddleware. The baseline is the cheapest peer, measured in the same run.
+The venvs are built with pip under the cache folder (PREFIXLOCK_PEERS_DIR or
+~/.cache/prefixlock/peers); a peer whose venv cannot be built (no package index) is reported as
+not measured, and with no peer at all the script says so and exits 0.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from prefixlock.cli import main
+
+if __name__ == "__main__":
+    sys.exit(main(["demo", "--versus", "peers", *sys.argv[1:]]))

@@ -1,0 +1,67 @@
+"""CachePolicy: the idle plan (nothing / pings / 1-hour TTL) from the idle-gap distribution and
+the model's prices, and the switch rule from the guard's quote."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+
+from prefixlock.guard.policy import CachePolicy, pings_in, plan_idle
+from prefixlock.guard.quote import Quote
+from prefixlock.prices import PriceTable
+
+SONNET = PriceTable.builtin().require("claude-sonnet-4-6")
+
+
+def test_pings_in_counts_one_ping_per_period_while_the_user_is_away() -> None:
+    assert pings_in(200, None, 30) == 0  # back before the first ping is due (270 s)
+    assert pings_in(360, None, 30) == 1
+    assert pings_in(2400, None, 30) == 8
+    assert pings_in(2400, 600, 30) == 2  # max_idle stops them
+
+
+def test_no_gaps_past_the_ttl_needs_nothing() -> None:
+    plan = plan_idle([45.0] * 30, turns=30, context_tokens=30_000, written_per_turn=2_000,
+                     price=SONNET)
+    assert plan.mode == "off"
+    assert plan.expected["off"] == 0
+
+
+def test_short_gaps_are_bridged_by_pings_and_long_ones_are_not_pinged_through() -> None:
+    gaps = [45.0] * 28 + [400.0, 14 * 3600.0]
+    plan = plan_idle(gaps, turns=30, context_tokens=30_000, written_per_turn=2_000, price=SONNET)
+    assert plan.mode == "pings"
+    assert plan.max_idle is not None and plan.max_idle < 14 * 3600  # no pinging all night
+    assert plan.expected["pings"] < plan.expected["off"]
+
+
+def test_many_half_hour_gaps_with_small_turns_choose_the_one_hour_ttl() -> None:
+    gaps = [1800.0] * 10
+    plan = plan_idle(gaps, turns=10, context_tokens=80_000, written_per_turn=500, price=SONNET)
+    assert plan.mode == "1h" and plan.ttl == "1h"
+    # A one-hour write costs 2x the input price against 1.25x: the premium is in the figures.
+    premium = 10 * SONNET.input_cost(500, "write_1h") - 10 * SONNET.input_cost(500, "write_5m")
+    assert plan.expected["1h"] == premium / 10
+
+
+def test_a_forced_mode_is_kept_and_bad_turns_refused() -> None:
+    plan = plan_idle([400.0], turns=1, context_tokens=10_000, written_per_turn=100,
+                     price=SONNET, mode="off")
+    assert plan.mode == "off"
+    with pytest.raises(ValueError):
+        plan_idle([], turns=0, context_tokens=1, written_per_turn=1, price=SONNET)
+
+
+def _quote(rebilled: int, break_even: int | None) -> Quote:
+    return Quote("switch_model", "s", "x", "a", "b", rebilled, Decimal("0.05"), None, None,
+                 break_even, 100.0, 30_000, 0.0)
+
+
+def test_switch_only_when_the_quote_pays_back_within_the_planned_turns() -> None:
+    policy = CachePolicy()
+    assert policy.allow_switch(_quote(0, None), 1)  # cold cache: nothing lost
+    assert not policy.allow_switch(_quote(29_000, 9), 1)
+    assert policy.allow_switch(_quote(29_000, 9), 12)
+    assert not policy.allow_switch(_quote(29_000, None), 100)
+    assert CachePolicy(switch="always").allow_switch(_quote(29_000, None), 1)

@@ -1,0 +1,75 @@
+"""The versus scenarios and their runners, end to end on the emulator: prefixlock through its
+guard and CachePolicy, and the anthropic SDK peer script through the line protocol (here run
+with this interpreter, which has the SDK; the benchmark gives each peer its own venv)."""
+
+from __future__ import annotations
+
+import sys
+from decimal import Decimal
+
+from prefixlock.emulator import BUILTIN_PROMPTS
+from prefixlock.guard.policy import CachePolicy
+from prefixlock.prices import PriceTable
+from prefixlock.versus.peers import PEERS
+from prefixlock.versus.run import run_peer, run_prefixlock
+from prefixlock.versus.scenario import (
+    IDLE,
+    MCP,
+    RESUME,
+    STEADY,
+    SWITCH,
+    SWITCH_MODEL,
+    Turn,
+    scripted,
+    suite,
+)
+
+PRICES = PriceTable.builtin()
+
+
+def test_scenarios_are_seeded_data_with_every_rare_event() -> None:
+    a, b = suite(tuple(BUILTIN_PROMPTS)), suite(tuple(BUILTIN_PROMPTS))
+    assert a == b
+    for sc in a:
+        events = sc.events()
+        assert events[SWITCH] >= 1 and events[MCP] >= 1 and events[RESUME] == 1
+        assert sc.turns[0].event == STEADY
+        for t in sc.turns:
+            assert (t.model == SWITCH_MODEL) == (t.event == SWITCH)
+            assert (t.tool_order_seed is not None) == (t.event == MCP)
+            assert t.gap_before > 300 or t.event not in (IDLE, RESUME)
+
+
+def _short() -> tuple[Turn, ...]:
+    # 12 turns with one switch, one reconnect, one resume and a 15-minute gap.
+    sc = scripted(tuple(BUILTIN_PROMPTS[:12]), 3, "short")
+    turns = list(sc.turns)
+    turns[10] = Turn(10, turns[10].prompt, IDLE, 900.0)
+    return tuple(turns)
+
+
+def test_prefixlock_and_the_sdk_peer_on_the_same_turns() -> None:
+    from prefixlock.versus.scenario import Scenario
+
+    sc = Scenario("short", _short())
+    ours = run_prefixlock(sc, PRICES, CachePolicy(idle="pings"))
+    peer = run_peer(sc, PRICES, "anthropic-sdk", [sys.executable, str(PEERS[0].path)])
+    # Same work: the same user turns, answered by the same script.
+    assert {r.turn for r in ours.requests} == {r.turn for r in peer.requests} == set(range(12))
+    assert all(r.trace for r in (ours, peer))
+    assert all(line["body"]["cache_control"] == {"type": "ephemeral"} for line in peer.trace)
+    mine, theirs = ours.by_event(), peer.by_event()
+    # An MCP reconnect re-bills nothing for prefixlock (tools stay sorted), everything for the
+    # peer (its tools come first in the prefix, in the new order).
+    mcp_turn = next(t.index for t in sc.turns if t.event == MCP)
+    first = next(r for r in ours.requests if r.turn == mcp_turn)
+    peer_first = next(r for r in peer.requests if r.turn == mcp_turn)
+    assert first.written < 5_000 < peer_first.written
+    assert mine[MCP] < theirs[MCP]
+    # The 15-minute gap: prefixlock's keep-alive pinged, and the turn paid no re-write.
+    pings = [r for r in ours.requests if r.ping]
+    assert pings and all(r.turn == 10 for r in pings if r.event == IDLE)
+    assert mine[IDLE] < theirs[IDLE]
+    # Resume after 14 h: both re-write (no client can keep a cache overnight).
+    assert mine[RESUME] <= theirs[RESUME] * Decimal("1.01")
+    assert any("stayed" in n or "switched" in n for n in ours.notes)

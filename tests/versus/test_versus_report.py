@@ -1,0 +1,36 @@
+"""The per-event report: totals, the cheapest peer as baseline, and the event types on which a
+prefixlock row paid more than the cheapest peer did."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from prefixlock.versus.report import VersusResult
+from prefixlock.versus.run import Billed, ClientRun
+from prefixlock.versus.scenario import IDLE, MCP, STEADY, Scenario, Turn
+
+
+def _run(client: str, costs: dict[str, str]) -> ClientRun:
+    rows = [Billed(i, e, Decimal(c), 0, 0, 0) for i, (e, c) in enumerate(costs.items())]
+    return ClientRun(client, "s", rows)
+
+
+def test_margin_against_the_cheapest_peer_and_the_events_paid_more() -> None:
+    sc = Scenario("s", (Turn(0, "a"), Turn(1, "b", IDLE, 600.0), Turn(2, "c", MCP)))
+    result = VersusResult(
+        (sc,),
+        [
+            _run("prefixlock", {STEADY: "1.10", IDLE: "0.20", MCP: "0.10"}),
+            _run("a-peer", {STEADY: "1.00", IDLE: "1.00", MCP: "0.50"}),
+            _run("b-peer", {STEADY: "1.05", IDLE: "0.90", MCP: "0.40"}),
+        ],
+        {},
+    )
+    assert result.peers() == ["a-peer", "b-peer"]
+    assert result.best_peer() == "b-peer"  # 2.35 against 2.50
+    assert result.margin() == Decimal("2.35") / Decimal("1.40")
+    assert result.worse_events() == [STEADY]  # 1.10 against a-peer's 1.00
+    assert result.event_counts()[IDLE] == 1
+    data = result.to_dict()
+    assert data["times_cheaper_than_best_peer"] == {"prefixlock": "1.68"}
+    assert data["events_where_paid_more_than_best_peer"] == {"prefixlock": [STEADY]}
