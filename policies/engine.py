@@ -139,22 +139,31 @@ class _Timeout(Exception):
 @contextlib.contextmanager
 def _time_limit(seconds: float) -> Any:
     """Raise _Timeout in this thread after `seconds` (a no-op where no interval timer can be
-    set: off the main thread, or on a platform without SIGALRM)."""
+    set: off the main thread, or on a platform without SIGALRM). Yields a list that holds
+    True once the timer fired: an exception raised inside C code (the `ast` constructor) can
+    surface as a SystemError instead of the _Timeout itself."""
+    fired: list[bool] = []
     if seconds <= 0 or not hasattr(signal, "setitimer") or (
             threading.current_thread() is not threading.main_thread()):
-        yield
+        yield fired
         return
 
     def _expire(signum: int, frame: object) -> None:
+        fired.append(True)
         raise _Timeout
 
     old = signal.signal(signal.SIGALRM, _expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
-        yield
+        yield fired
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+
+
+def _overran(path: str, budget: float) -> tuple[list[Finding], int]:
+    return [Finding(path, 1, 1, "PL906", f"analysis took over {budget:g} s and was "
+                    "stopped; nothing in this file was checked")], 0
 
 
 def _binary(head: bytes) -> bool:
@@ -168,15 +177,19 @@ def lint_file(path: str, kind: str, model: str | None, prices_path: str | None =
     those suppressions hid. A file whose analysis overruns a bound (recursion, `time_s`, the
     findings cap) is one PL906 finding; the run goes on."""
     budget = FILE_TIME_S if time_s is None else time_s
+    fired: list[bool] = []
     try:
-        with _time_limit(0 if kind == "trace" else budget):
+        with _time_limit(0 if kind == "trace" else budget) as fired:
             found, hidden = _lint_file(path, kind, model, prices_path, provider)
+    except SystemError:
+        if not fired:
+            raise
+        return _overran(path, budget)
     except RecursionError:
         return [Finding(path, 1, 1, "PL906", "nested too deeply to analyse (recursion limit); "
                         "nothing in this file was checked")], 0
     except _Timeout:
-        return [Finding(path, 1, 1, "PL906", f"analysis took over {budget:g} s and was "
-                        "stopped; nothing in this file was checked")], 0
+        return _overran(path, budget)
     except MemoryError:
         return [Finding(path, 1, 1, "PL906", "out of memory while analysing; nothing in this "
                         "file was checked")], 0

@@ -215,8 +215,13 @@ def configure(p: argparse.ArgumentParser) -> None:
 
 
 def _nodes(text: str) -> int:
-    """A node count, or 0 for 'auto' (the smallest cluster meeting the TTFT objective)."""
-    return 0 if text.lower() == "auto" else int(text)
+    """A node count, or 0 for 'auto' (the smallest cluster meeting the TTFT objective).
+    A literal 0 (or less) is a mistake, not a way to spell 'auto'."""
+    if text.lower() == "auto":
+        return 0
+    if int(text) < 1:
+        raise ValueError(text)
+    return int(text)
 
 
 def _csv(value: str, kind: Callable[[str], Any], where: str) -> list[Any]:
