@@ -94,6 +94,23 @@ class CommandResult:
         return f"$ {self.command}\n{body}\n[{status}]"
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _shown(text: str) -> str:
+    """Text decoded with surrogateescape as a person reads it: undecodable bytes as `\\xe9`."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def _writable(text: str, what: str) -> None:
+    """Refuse text a file cannot hold: a lone surrogate has no UTF-8 bytes (and would be
+    written as a raw byte by surrogateescape, which the model never meant)."""
+    if _SURROGATE.search(text):
+        raise WorkspaceError(
+            f"{what} holds a lone surrogate (U+D800..U+DFFF) and cannot be written as UTF-8"
+        )
+
+
 def _cap(text: str, limit: int) -> tuple[str, bool]:
     """Keep the head and the tail of an over-long text; say how much was cut."""
     if len(text) <= limit:
@@ -233,7 +250,9 @@ class Workspace:
                 if self._inside(p):
                     yield p
 
-    def _read_text(self, real: Path, shown: str) -> str:
+    def _read_text(self, real: Path, shown: str, *, exact: bool = False) -> str:
+        """The file as text. `exact` (edits): undecodable bytes kept as surrogate escapes, so
+        writing the text back gives the same bytes; otherwise shown as U+FFFD."""
         if not real.exists():
             raise WorkspaceError(f"{shown}: no such file")
         if real.is_dir():
@@ -246,7 +265,7 @@ class Workspace:
         data = real.read_bytes()
         if b"\x00" in data[:8192]:
             raise WorkspaceError(f"{shown}: binary file, not shown")
-        return data.decode("utf-8", errors="replace")
+        return data.decode("utf-8", errors="surrogateescape" if exact else "replace")
 
     # -- read-only tools ------------------------------------------------------------------------
 
@@ -333,12 +352,15 @@ class Workspace:
     # -- writing tools --------------------------------------------------------------------------
 
     def _write_atomic(self, real: Path, content: str) -> None:
+        # Bytes, not a text stream: no newline translation, and the surrogate escapes of an
+        # edited file's undecodable bytes go back as those very bytes.
+        data = content.encode("utf-8", "surrogateescape")
         real.parent.mkdir(parents=True, exist_ok=True)
         mode = real.stat().st_mode & 0o7777 if real.exists() else None
         fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".tmp")
         try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-                fh.write(content)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
             if mode is not None:
                 os.chmod(tmp, mode)
             os.replace(tmp, real)
@@ -352,15 +374,23 @@ class Workspace:
     ) -> tuple[Path, str, str]:
         """Check an edit and compute it without writing: (real path, new text, diff)."""
         real = self.resolve(path)
-        before = self._read_text(real, path)
+        before = self._read_text(real, path, exact=True)
+        _writable(old_string, "old_string")
+        _writable(new_string, "new_string")
         if old_string == "":
             raise WorkspaceError("old_string is empty; use write_file to create a file")
         if old_string == new_string:
             raise WorkspaceError("old_string and new_string are the same; nothing to change")
         count = before.count(old_string)
         if count == 0:
+            undecodable = (
+                "; the file is not valid UTF-8 (read_file shows its stray bytes as U+FFFD), so "
+                "choose an old_string without them"
+                if _SURROGATE.search(before) else ""
+            )
             raise WorkspaceError(
                 f"{path}: old_string was not found; read the file and copy it exactly"
+                + undecodable
             )
         if count > 1 and not replace_all:
             raise WorkspaceError(
@@ -373,7 +403,8 @@ class Workspace:
             else before.replace(old_string, new_string, 1)
         )
         rel = self.relative(real)
-        return real, after, unified_diff(rel, before, after)
+        # The diff of the bytes that will be written, stray bytes shown as escapes.
+        return real, after, unified_diff(rel, _shown(before), _shown(after))
 
     async def edit(
         self, path: str, old_string: str, new_string: str, replace_all: bool = False
@@ -393,9 +424,10 @@ class Workspace:
         real = self.resolve(path)
         if real.is_dir():
             raise WorkspaceError(f"{path}: is a directory")
-        before = self._read_text(real, path) if real.exists() else ""
+        _writable(content, "content")
+        before = self._read_text(real, path, exact=True) if real.exists() else ""
         rel = self.relative(real)
-        diff = unified_diff(rel, before, content)
+        diff = unified_diff(rel, _shown(before), content)
         verb = "overwrite" if real.exists() else "create"
         plus, minus = diff_stats(diff)
         await self._ask(
