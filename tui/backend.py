@@ -222,7 +222,11 @@ class ChatBackend:
             # session that cannot start on screen.
             with SessionStore(self.options.store_path) as store:
                 if self.options.resume:
-                    store.session(self.options.resume)  # UnknownSessionError names the id
+                    # UnknownSessionError names the id; a malformed row (bad JSON, a cost that
+                    # is not a number, a broken blob) is one StoreError line, not a traceback
+                    # or a session that cannot start on screen.
+                    store.load(self.options.resume)
+                    store.usage_rows(self.options.resume)
 
     def prefix(self) -> FrozenPrefix:
         tools: list[ToolLike] = list(self.workspace.tools())
