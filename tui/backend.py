@@ -278,6 +278,15 @@ class ChatBackend:
             self._session = self.agent.session(self.options.session_id)
         self._bind_session()
 
+    def prepare_client(self) -> None:
+        """Import the provider SDKs and make the session's client. Blocking (importing
+        `anthropic` or `openai` takes seconds on a loaded machine): the app runs it in a
+        thread so the screen never freezes on the first message."""
+        import anthropic  # noqa: F401  (imported here so the first request finds them loaded)
+        import openai  # noqa: F401
+
+        self.session.provider.transport.client()
+
     def pending_switch(self) -> str | None:
         """The `--model` asked for with `--resume` when the session resumed on another model."""
         wanted = self.options.switch_to
