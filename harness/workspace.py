@@ -621,7 +621,12 @@ class Workspace:
                 command: shell command line
                 timeout: seconds before the command is killed
             """
-            return (await ws.run(command, timeout)).render()
+            result = await ws.run(command, timeout)
+            if result.timed_out:
+                # A failure, not a result: the tool's error (is_error) for the model and the
+                # screen, with what the command printed before it was killed.
+                raise WorkspaceError(result.render())
+            return result.render()
 
         return [make_tool(f) for f in (edit_file, write_file, run_command)]
 

@@ -135,8 +135,10 @@ class ChatApp(App[None]):
 
     def header_text(self) -> str:
         b = self.backend
-        # The provider first: "EMULATOR" must survive an 80-column terminal.
-        text = f"prefixlock · {b.provider_label} · {b.model} · session {b.session_id}"
+        # What must survive an 80-column terminal first: "EMULATOR", then the whole session id
+        # (what `--resume` needs; a generated one is 32 characters). The model, cut first,
+        # is also on the cache panel.
+        text = f"{b.provider_label} · session {b.session_id} · {b.model}"
         waiting = f", {len(self.queued)} queued" if self.queued else ""
         if self.preparing:
             return f"{text} · connecting…{waiting}"

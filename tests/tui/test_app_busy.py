@@ -85,7 +85,7 @@ async def test_ctrl_c_cancels_a_running_turn_and_keeps_what_was_queued(
         assert not app.busy
         assert "turn cancelled" in conversation_text(app)
         assert prompt.value == "and then this"  # not dropped: back in the prompt
-        app.backend.send = send  # type: ignore[method-assign]
+        app.backend.send = send
         await pilot.press("enter")
         await settle(app, pilot)
         assert len(app.backend.session.ledger.rows) == 1
