@@ -65,6 +65,33 @@ provider's prompt cache keeps serving them.
 """
 
 
+# Project instruction files read into the frozen prefix at session start, in this order.
+INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md", "CONVENTIONS.md")
+INSTRUCTION_LIMIT = 64_000  # bytes per file: a huge one is cut (and says so), not sent whole
+
+
+def project_instructions(root: Path) -> str:
+    """The workspace's instruction files (AGENTS.md, CLAUDE.md, CONVENTIONS.md at its root),
+    each under a heading naming it; "" when there are none. Read once, at session start: an
+    edit mid-session does not change the cached prefix behind the user's back."""
+    parts: list[str] = []
+    for name in INSTRUCTION_FILES:
+        path = root / name
+        if not path.is_file():  # absent, a folder, a FIFO
+            continue
+        try:
+            with path.open("rb") as fh:
+                data = fh.read(INSTRUCTION_LIMIT + 1)
+        except OSError:
+            continue
+        text = data[:INSTRUCTION_LIMIT].decode("utf-8", "replace").strip()
+        if len(data) > INSTRUCTION_LIMIT:
+            text += f"\n[{name} cut at {INSTRUCTION_LIMIT:,} bytes]"
+        if text:
+            parts.append(f"# Project instructions from {name}\n\n{text}")
+    return "\n\n".join(parts)
+
+
 def api_key_from_env(env: dict[str, str] | None = None) -> str | None:
     source = os.environ if env is None else env
     for var in KEY_VARS:
@@ -136,6 +163,8 @@ class ChatBackend:
         self.delegator: LiveDelegator | None = None
         # Agent definitions, read by check() (None: start() reads them).
         self.registry: AgentRegistry | None = None
+        # The project's instruction files, read once now (a block of the frozen prefix).
+        self.instructions = project_instructions(self.workspace.root)
         self.sub_costs: list[tuple[str, Decimal | None]] = []
 
     @property
@@ -232,7 +261,8 @@ class ChatBackend:
         tools: list[ToolLike] = list(self.workspace.tools())
         if self.delegator is not None:
             tools.append(self.delegator.tool())
-        return FrozenPrefix(system=SYSTEM_PROMPT, tools=tools)
+        system = (SYSTEM_PROMPT, self.instructions) if self.instructions else SYSTEM_PROMPT
+        return FrozenPrefix(system=system, tools=tools)
 
     async def start(self) -> None:
         """Start the emulator (offline), build the agent and open (or resume) the session."""
