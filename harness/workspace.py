@@ -23,10 +23,11 @@ import os
 import re
 import signal
 import tempfile
+import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import IO, Literal
 
 from .errors import PrefixlockError
 from .tools import Tool, make_tool
@@ -94,6 +95,38 @@ class CommandResult:
         return f"$ {self.command}\n{body}\n[{status}]"
 
 
+# Lines are read at most this many bytes at a time (a longer line is searched in pieces), and
+# shown at most MAX_LINE characters: a one-line 100 MB file never sits in memory whole.
+MAX_LINE_BYTES = 1 << 20
+MAX_LINE = 2000
+
+
+def _lines(fh: IO[bytes]) -> Iterator[bytes]:
+    """A binary file's lines, each at most MAX_LINE_BYTES long."""
+    while True:
+        line = fh.readline(MAX_LINE_BYTES)
+        if not line:
+            return
+        yield line
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _shown(text: str) -> str:
+    """Text decoded with surrogateescape as a person reads it: undecodable bytes as `\\xe9`."""
+    return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def _writable(text: str, what: str) -> None:
+    """Refuse text a file cannot hold: a lone surrogate has no UTF-8 bytes (and would be
+    written as a raw byte by surrogateescape, which the model never meant)."""
+    if _SURROGATE.search(text):
+        raise WorkspaceError(
+            f"{what} holds a lone surrogate (U+D800..U+DFFF) and cannot be written as UTF-8"
+        )
+
+
 def _cap(text: str, limit: int) -> tuple[str, bool]:
     """Keep the head and the tail of an over-long text; say how much was cut."""
     if len(text) <= limit:
@@ -148,6 +181,8 @@ class Workspace:
         run_timeout: float = 60.0,
         output_limit: int = 30_000,
         max_read_bytes: int = 2_000_000,
+        grep_seconds: float = 10.0,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         resolved = Path(root).expanduser().resolve()
         if not resolved.is_dir():
@@ -159,7 +194,9 @@ class Workspace:
             self.allow(action)
         self.run_timeout = run_timeout
         self.output_limit = output_limit
-        self.max_read_bytes = max_read_bytes
+        self.max_read_bytes = max_read_bytes  # whole-file reads (edits); larger: streamed
+        self.grep_seconds = grep_seconds  # one grep's wall-clock budget, checked per line
+        self.clock = clock
 
     # -- policy -------------------------------------------------------------------------------
 
@@ -233,11 +270,15 @@ class Workspace:
                 if self._inside(p):
                     yield p
 
-    def _read_text(self, real: Path, shown: str) -> str:
+    def _read_text(self, real: Path, shown: str, *, exact: bool = False) -> str:
+        """The file as text. `exact` (edits): undecodable bytes kept as surrogate escapes, so
+        writing the text back gives the same bytes; otherwise shown as U+FFFD."""
         if not real.exists():
             raise WorkspaceError(f"{shown}: no such file")
         if real.is_dir():
             raise WorkspaceError(f"{shown}: is a directory; use list_dir")
+        if not real.is_file():
+            raise WorkspaceError(f"{shown}: not a regular file (a FIFO, socket or device)")
         size = real.stat().st_size
         if size > self.max_read_bytes:
             raise WorkspaceError(
@@ -246,13 +287,16 @@ class Workspace:
         data = real.read_bytes()
         if b"\x00" in data[:8192]:
             raise WorkspaceError(f"{shown}: binary file, not shown")
-        return data.decode("utf-8", errors="replace")
+        return data.decode("utf-8", errors="surrogateescape" if exact else "replace")
 
     # -- read-only tools ------------------------------------------------------------------------
 
     def read(self, path: str, offset: int = 1, limit: int = 2000) -> str:
-        """Lines `offset`..`offset+limit-1` of a text file, each prefixed with its number."""
+        """Lines `offset`..`offset+limit-1` of a text file, each prefixed with its number.
+        A file over `max_read_bytes` is streamed: only the lines asked for are kept."""
         real = self.resolve(path)
+        if real.is_file() and real.stat().st_size > self.max_read_bytes:
+            return self._read_large(real, path, offset, limit)
         text = self._read_text(real, path)
         lines = text.splitlines()
         if offset < 1:
@@ -265,6 +309,36 @@ class Workspace:
             body += f"\n[{more} more lines; read again with offset={offset + len(chosen)}]"
         if not lines:
             body = "(empty file)"
+        return _cap(body, self.output_limit)[0]
+
+    def _read_large(self, real: Path, shown: str, offset: int, limit: int) -> str:
+        """`read` of a file too big to load: lines streamed, those before `offset` skipped,
+        `limit` kept (each cut at MAX_LINE characters), the rest not counted."""
+        if offset < 1:
+            raise WorkspaceError("offset counts from 1")
+        chosen: list[str] = []
+        more = False
+        with real.open("rb") as fh:
+            if b"\x00" in fh.read(8192):
+                raise WorkspaceError(f"{shown}: binary file, not shown")
+            fh.seek(0)
+            for n, raw in enumerate(_lines(fh), 1):
+                if n < offset:
+                    continue
+                if len(chosen) >= max(limit, 0):
+                    more = True
+                    break
+                chosen.append(raw.decode("utf-8", "replace").rstrip("\r\n")[:MAX_LINE])
+        size = real.stat().st_size
+        if not chosen:
+            return f"{shown}: {size} bytes; no lines from offset {offset} (the file is shorter)"
+        width = len(str(offset + len(chosen)))
+        body = "\n".join(f"{n:>{width}}\t{line}" for n, line in enumerate(chosen, offset))
+        if more:
+            body += (
+                f"\n[{size:,}-byte file: more lines follow; read again with "
+                f"offset={offset + len(chosen)}]"
+            )
         return _cap(body, self.output_limit)[0]
 
     def list_dir(self, path: str = ".") -> str:
@@ -306,26 +380,46 @@ class Workspace:
         except re.error as exc:
             raise WorkspaceError(f"bad regular expression {pattern!r}: {exc}") from exc
         start = self.resolve(path)
-        files = [start] if start.is_file() else list(self._walk(start))
+        files = [start] if start.is_file() else self._walk(start)
         hits: list[str] = []
         size = 0
+        deadline = self.clock() + self.grep_seconds
+        stopped = ""
         for f in files:
             rel = f.relative_to(self.root).as_posix() if f != self.root else f.name
             if glob and not (fnmatch.fnmatchcase(f.name, glob) or fnmatch.fnmatchcase(rel, glob)):
                 continue
+            if not f.is_file():
+                continue  # a FIFO or a device would block the read forever
+            # Streamed line by line, each line read at most MAX_LINE_BYTES at a time: a file of
+            # any size is searched in bounded memory (an 800 MB log no longer loads whole, a
+            # 5.7 MB one is no longer skipped).
             try:
-                data = f.read_bytes()
+                fh = f.open("rb")
             except OSError:
                 continue
-            if b"\x00" in data[:8192] or len(data) > self.max_read_bytes:
-                continue
-            for n, line in enumerate(data.decode("utf-8", errors="replace").splitlines(), 1):
-                if rx.search(line):
-                    row = f"{rel}:{n}: {line.strip()[:300]}"
-                    hits.append(row)
-                    size += len(row) + 1
-            if size > self.output_limit:
+            with fh:
+                if b"\x00" in fh.read(8192):
+                    continue  # binary
+                fh.seek(0)
+                for n, raw in enumerate(_lines(fh), 1):
+                    line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
+                    if rx.search(line):
+                        row = f"{rel}:{n}: {line.strip()[:300]}"
+                        hits.append(row)
+                        size += len(row) + 1
+                        if size > self.output_limit:
+                            stopped = "output limit reached"
+                            break
+                    if n % 1024 == 0 and self.clock() > deadline:
+                        stopped = f"stopped after {self.grep_seconds:g} s in {rel}:{n}"
+                        break
+            if stopped:
                 break
+        if stopped and hits:
+            hits.append(f"[{stopped}; narrow the path or the pattern]")
+        elif stopped:
+            return f"no matches for {pattern!r} before the search {stopped}"
         if not hits:
             return f"no matches for {pattern!r}"
         return _cap("\n".join(hits), self.output_limit)[0]
@@ -333,12 +427,15 @@ class Workspace:
     # -- writing tools --------------------------------------------------------------------------
 
     def _write_atomic(self, real: Path, content: str) -> None:
+        # Bytes, not a text stream: no newline translation, and the surrogate escapes of an
+        # edited file's undecodable bytes go back as those very bytes.
+        data = content.encode("utf-8", "surrogateescape")
         real.parent.mkdir(parents=True, exist_ok=True)
         mode = real.stat().st_mode & 0o7777 if real.exists() else None
         fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".tmp")
         try:
-            with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-                fh.write(content)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
             if mode is not None:
                 os.chmod(tmp, mode)
             os.replace(tmp, real)
@@ -352,15 +449,23 @@ class Workspace:
     ) -> tuple[Path, str, str]:
         """Check an edit and compute it without writing: (real path, new text, diff)."""
         real = self.resolve(path)
-        before = self._read_text(real, path)
+        before = self._read_text(real, path, exact=True)
+        _writable(old_string, "old_string")
+        _writable(new_string, "new_string")
         if old_string == "":
             raise WorkspaceError("old_string is empty; use write_file to create a file")
         if old_string == new_string:
             raise WorkspaceError("old_string and new_string are the same; nothing to change")
         count = before.count(old_string)
         if count == 0:
+            undecodable = (
+                "; the file is not valid UTF-8 (read_file shows its stray bytes as U+FFFD), so "
+                "choose an old_string without them"
+                if _SURROGATE.search(before) else ""
+            )
             raise WorkspaceError(
                 f"{path}: old_string was not found; read the file and copy it exactly"
+                + undecodable
             )
         if count > 1 and not replace_all:
             raise WorkspaceError(
@@ -373,7 +478,8 @@ class Workspace:
             else before.replace(old_string, new_string, 1)
         )
         rel = self.relative(real)
-        return real, after, unified_diff(rel, before, after)
+        # The diff of the bytes that will be written, stray bytes shown as escapes.
+        return real, after, unified_diff(rel, _shown(before), _shown(after))
 
     async def edit(
         self, path: str, old_string: str, new_string: str, replace_all: bool = False
@@ -393,9 +499,10 @@ class Workspace:
         real = self.resolve(path)
         if real.is_dir():
             raise WorkspaceError(f"{path}: is a directory")
-        before = self._read_text(real, path) if real.exists() else ""
+        _writable(content, "content")
+        before = self._read_text(real, path, exact=True) if real.exists() else ""
         rel = self.relative(real)
-        diff = unified_diff(rel, before, content)
+        diff = unified_diff(rel, _shown(before), content)
         verb = "overwrite" if real.exists() else "create"
         plus, minus = diff_stats(diff)
         await self._ask(
@@ -514,7 +621,12 @@ class Workspace:
                 command: shell command line
                 timeout: seconds before the command is killed
             """
-            return (await ws.run(command, timeout)).render()
+            result = await ws.run(command, timeout)
+            if result.timed_out:
+                # A failure, not a result: the tool's error (is_error) for the model and the
+                # screen, with what the command printed before it was killed.
+                raise WorkspaceError(result.render())
+            return result.render()
 
         return [make_tool(f) for f in (edit_file, write_file, run_command)]
 

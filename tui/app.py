@@ -76,6 +76,9 @@ class ChatApp(App[None]):
         Binding("ctrl+g", "keepalive", "keep-alive", show=False),
         Binding("ctrl+t", "theme_toggle", "theme", show=False),
         Binding("escape", "cancel_turn", "cancel", show=False),
+        # Ctrl+C cancels a running turn; before the prompt's own copy binding (priority), and
+        # when no turn runs it copies or says how to quit as Textual does.
+        Binding("ctrl+c", "interrupt", "cancel", show=False, priority=True),
         # From the prompt too: reading back must not need a focus change first.
         Binding("pageup", "page_conversation(-1)", "page up", show=False),
         Binding("pagedown", "page_conversation(1)", "page down", show=False),
@@ -97,6 +100,12 @@ class ChatApp(App[None]):
         self.blink = blink
         self.busy = False
         self.ready = False  # True once the session is open; input before that waits
+        # Set once the provider SDK is imported and its client made (in a thread): the first
+        # turn waits for it, the screen does not.
+        self.prepared = asyncio.Event()
+        self.preparing = False
+        # Messages typed while a turn runs, sent in order when it ends (never dropped).
+        self.queued: list[str] = []
         self._pinging = False
         self.delegate_next: str | None = None  # model chosen in the switch dialog's "subagent"
         self._assistant: AssistantMessage | None = None
@@ -126,8 +135,16 @@ class ChatApp(App[None]):
 
     def header_text(self) -> str:
         b = self.backend
-        # The provider first: "EMULATOR" must survive an 80-column terminal.
-        return f"prefixlock · {b.provider_label} · {b.model} · session {b.session_id}"
+        # What must survive an 80-column terminal first: "EMULATOR", then the whole session id
+        # (what `--resume` needs; a generated one is 32 characters). The model, cut first,
+        # is also on the cache panel.
+        text = f"{b.provider_label} · session {b.session_id} · {b.model}"
+        waiting = f", {len(self.queued)} queued" if self.queued else ""
+        if self.preparing:
+            return f"{text} · connecting…{waiting}"
+        if self.busy:
+            return f"{text} · working{waiting} (ctrl+c cancels)"
+        return text
 
     async def on_mount(self) -> None:
         self.backend.approve = self.ask_approval
@@ -137,7 +154,9 @@ class ChatApp(App[None]):
         except PrefixlockError as exc:
             await self.add_note(f"cannot start the session: {exc}", "error")
             return
+        self.preparing = True
         self.refresh_header()
+        self.run_worker(self._prepare(), group="prepare")
         if self.freeze_heap:
             # What is loaded now (the libraries, a resumed session) lives as long as the app.
             # Kept out of the collector's full passes, which would otherwise walk all of it
@@ -166,6 +185,18 @@ class ChatApp(App[None]):
             )
             self.choose_switch(target)
 
+    async def _prepare(self) -> None:
+        """The provider SDK's import and client, in a thread: the screen stays live (and shows
+        'connecting…') while they load; a turn typed meanwhile waits for them."""
+        try:
+            await asyncio.to_thread(self.backend.prepare_client)
+        except Exception as exc:  # the first request reports it properly
+            await self.add_note(f"preparing the provider client failed: {exc}", "warn")
+        finally:
+            self.preparing = False
+            self.prepared.set()
+            self.refresh_header()
+
     async def note_resumed_prefix(self) -> None:
         """Say so when a resumed session keeps a stored prefix other than this chat's."""
         note = self.backend.resumed_prefix_note()
@@ -182,7 +213,12 @@ class ChatApp(App[None]):
         return self.query_one("#conversation", Conversation)
 
     def refresh_header(self) -> None:
-        self.query_one("#header", Static).update(Text(self.header_text()))
+        # The main screen's header, also while a dialog is on top of it.
+        try:
+            header = self.screen_stack[0].query_one("#header", Static)
+        except (NoMatches, IndexError):  # the app is closing
+            return
+        header.update(Text(self.header_text()))
 
     def refresh_panel(self) -> None:
         try:
@@ -358,24 +394,57 @@ class ChatApp(App[None]):
             return
         if parsed.command is None:
             if self.busy:
-                await self.add_note("a turn is running; wait for it or press escape", "warn")
+                self.queued.append(parsed.text)
+                await self.add_note(
+                    f"queued (sent when the running turn ends; ctrl+c cancels it): "
+                    f"{parsed.text}",
+                    "info",
+                )
+                self.refresh_header()
                 return
+            self.set_busy(True)
             self.run_turn(parsed.text)
             return
         await self.run_command(parsed)
 
+    def set_busy(self, busy: bool) -> None:
+        self.busy = busy
+        self.refresh_header()
+
     @work(exclusive=True, group="turn")
     async def run_turn(self, text: str) -> None:
-        await self.conversation.mount(UserMessage(text))
-        if self.delegate_next is not None:
-            model, self.delegate_next = self.delegate_next, None
-            await self.stream(self.backend.delegate(text, agent="explorer", model=model))
-        else:
-            await self.stream(self.backend.send(text))
+        """One turn, then each message queued while it ran, in order."""
+        self.set_busy(True)
+        try:
+            await self.prepared.wait()
+            next_text: str | None = text
+            while next_text is not None:
+                await self.conversation.mount(UserMessage(next_text))
+                if self.delegate_next is not None:
+                    model, self.delegate_next = self.delegate_next, None
+                    await self.stream(
+                        self.backend.delegate(next_text, agent="explorer", model=model)
+                    )
+                else:
+                    await self.stream(self.backend.send(next_text))
+                next_text = self.queued.pop(0) if self.queued else None
+                self.refresh_header()
+        except asyncio.CancelledError:
+            if self.queued and self.is_running:
+                # Cancelling one turn does not throw away what was typed after it: back into
+                # the prompt, to send, edit or clear.
+                prompt = self.screen_stack[0].query_one("#prompt", Input)
+                prompt.value = " ".join([*self.queued, prompt.value]).strip()
+                prompt.cursor_position = len(prompt.value)
+                self.queued.clear()
+                await self.add_note("the queued messages are back in the prompt", "info")
+            raise
+        finally:
+            self.set_busy(False)
 
     async def stream(self, events: AsyncIterator[Event]) -> None:
-        """Render a stream of events; a fault ends as a message, the session goes on."""
-        self.busy = True
+        """Render a stream of events; a fault ends as a message, the session goes on. The
+        caller marks the app busy around it."""
         self._assistant = None
         self._attempt_text = []
         self._tools = {}  # this stream's calls (a cancelled turn's never get their result)
@@ -393,7 +462,6 @@ class ChatApp(App[None]):
                 await self._assistant.finish()
             self._assistant = None
             self._subagents.clear()
-            self.busy = False
             self.refresh_panel()
 
     async def on_session_event(self, ev: Event) -> None:
@@ -528,12 +596,18 @@ class ChatApp(App[None]):
         if self.busy:
             await self.add_note("a turn is running; wait for it", "warn")
             return
+        self.set_busy(True)
         self.run_delegate(args[0], " ".join(args[1:]))
 
     @work(exclusive=True, group="turn")
     async def run_delegate(self, agent: str, task: str) -> None:
-        await self.conversation.mount(UserMessage(f"/agents {agent} {task}"))
-        await self.stream(self.backend.delegate(task, agent=agent, model=None))
+        self.set_busy(True)
+        try:
+            await self.prepared.wait()
+            await self.conversation.mount(UserMessage(f"/agents {agent} {task}"))
+            await self.stream(self.backend.delegate(task, agent=agent, model=None))
+        finally:
+            self.set_busy(False)
 
     async def cmd_model(self, args: tuple[str, ...]) -> None:
         if not args:
@@ -640,6 +714,18 @@ class ChatApp(App[None]):
     async def action_cancel_turn(self) -> None:
         if self.busy:
             self.workers.cancel_group(self, "turn")
+
+    async def action_interrupt(self) -> None:
+        """Ctrl+C: cancel the running turn; otherwise copy the prompt's selection, or say
+        how to quit (Textual's own ctrl+c)."""
+        if self.busy:
+            await self.action_cancel_turn()
+            return
+        prompt = self.focused
+        if isinstance(prompt, Input) and not prompt.selection.is_empty:
+            prompt.action_copy()
+            return
+        self.action_help_quit()
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
         yield from super().get_system_commands(screen)

@@ -65,6 +65,33 @@ provider's prompt cache keeps serving them.
 """
 
 
+# Project instruction files read into the frozen prefix at session start, in this order.
+INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md", "CONVENTIONS.md")
+INSTRUCTION_LIMIT = 64_000  # bytes per file: a huge one is cut (and says so), not sent whole
+
+
+def project_instructions(root: Path) -> str:
+    """The workspace's instruction files (AGENTS.md, CLAUDE.md, CONVENTIONS.md at its root),
+    each under a heading naming it; "" when there are none. Read once, at session start: an
+    edit mid-session does not change the cached prefix behind the user's back."""
+    parts: list[str] = []
+    for name in INSTRUCTION_FILES:
+        path = root / name
+        if not path.is_file():  # absent, a folder, a FIFO
+            continue
+        try:
+            with path.open("rb") as fh:
+                data = fh.read(INSTRUCTION_LIMIT + 1)
+        except OSError:
+            continue
+        text = data[:INSTRUCTION_LIMIT].decode("utf-8", "replace").strip()
+        if len(data) > INSTRUCTION_LIMIT:
+            text += f"\n[{name} cut at {INSTRUCTION_LIMIT:,} bytes]"
+        if text:
+            parts.append(f"# Project instructions from {name}\n\n{text}")
+    return "\n\n".join(parts)
+
+
 def api_key_from_env(env: dict[str, str] | None = None) -> str | None:
     source = os.environ if env is None else env
     for var in KEY_VARS:
@@ -137,6 +164,8 @@ class ChatBackend:
         self.delegator: LiveDelegator | None = None
         # Agent definitions, read by check() (None: start() reads them).
         self.registry: AgentRegistry | None = None
+        # The project's instruction files, read once now (a block of the frozen prefix).
+        self.instructions = project_instructions(self.workspace.root)
         self.sub_costs: list[tuple[str, Decimal | None]] = []
 
     @property
@@ -223,7 +252,11 @@ class ChatBackend:
             # session that cannot start on screen.
             with SessionStore(self.options.store_path) as store:
                 if self.options.resume:
-                    store.session(self.options.resume)  # UnknownSessionError names the id
+                    # UnknownSessionError names the id; a malformed row (bad JSON, a cost that
+                    # is not a number, a broken blob) is one StoreError line, not a traceback
+                    # or a session that cannot start on screen.
+                    store.load(self.options.resume)
+                    store.usage_rows(self.options.resume)
                     held = store.lease(self.options.resume)
                     if held is not None and not self.options.fork:
                         # Open in another chat: one line now (fork it or wait), never two
@@ -234,7 +267,8 @@ class ChatBackend:
         tools: list[ToolLike] = list(self.workspace.tools())
         if self.delegator is not None:
             tools.append(self.delegator.tool())
-        return FrozenPrefix(system=SYSTEM_PROMPT, tools=tools)
+        system = (SYSTEM_PROMPT, self.instructions) if self.instructions else SYSTEM_PROMPT
+        return FrozenPrefix(system=system, tools=tools)
 
     async def start(self) -> None:
         """Start the emulator (offline), build the agent and open (or resume) the session."""
@@ -279,6 +313,15 @@ class ChatBackend:
         else:
             self._session = self.agent.session(self.options.session_id)
         self._bind_session()
+
+    def prepare_client(self) -> None:
+        """Import the provider SDKs and make the session's client. Blocking (importing
+        `anthropic` or `openai` takes seconds on a loaded machine): the app runs it in a
+        thread so the screen never freezes on the first message."""
+        import anthropic  # noqa: F401  (imported here so the first request finds them loaded)
+        import openai  # noqa: F401
+
+        self.session.provider.transport.client()
 
     def pending_switch(self) -> str | None:
         """The `--model` asked for with `--resume` when the session resumed on another model."""

@@ -48,7 +48,7 @@ KEYS: tuple[tuple[str, str], ...] = (
     ("up / down", "scroll the conversation (when focused)"),
     ("y / a / n", "approve: yes once / always this session / no"),
     ("s / d / c", "/model dialog: switch / subagent / cancel"),
-    ("escape", "close a dialog, or cancel the running turn"),
+    ("escape / ctrl+c", "close a dialog, or cancel the running turn"),
     ("ctrl+q", "save and quit"),
 )
 

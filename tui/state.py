@@ -188,8 +188,9 @@ class CacheState:
         hit_rate, cost_main = self.hit_rate, self.cost_main + self.keepalive_cost
         saved, requests, cost_sub = self.saved, self.requests, self.cost_sub
         if ledger is not None:
-            hit_rate, cost_main, requests = ledger.hit_rate, ledger.priced_cost, len(ledger)
-            saved = ledger.saved if ledger.saved is not None else saved
+            hit_rate, saved_rows = served_by_cache(ledger)
+            cost_main, requests = ledger.priced_cost, len(ledger)
+            saved = saved_rows if saved_rows is not None else saved
             subs = ledger.subagents
             if len(subs) and subs.cost is not None:
                 cost_sub = subs.cost
@@ -208,6 +209,26 @@ class CacheState:
             keepalive=self.keepalive,
             requests=requests,
         )
+
+
+def served_by_cache(ledger: Ledger) -> tuple[float, Decimal | None]:
+    """(hit rate, dollars saved) of the session's own requests. A keep-alive ping reads the
+    cache only to keep it warm: it is neither a hit nor a saving, and what it cost comes off
+    the savings (None while any request is unpriced)."""
+    read = total = 0
+    saved: Decimal | None = Decimal(0)
+    for row in ledger:
+        if row.meta.get("kind") == "ping":
+            if saved is not None and row.cost is not None:
+                saved -= row.cost
+            elif row.cost is None:
+                saved = None
+            continue
+        read += row.usage.cache_read
+        total += row.usage.input_total
+        row_saved = row.saved
+        saved = None if saved is None or row_saved is None else saved + row_saved
+    return (read / total if total else 0.0), saved
 
 
 def format_countdown(seconds: float | None) -> str:

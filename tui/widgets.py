@@ -12,6 +12,7 @@ from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.content import Content
 from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
@@ -169,7 +170,21 @@ class AssistantMessage(Vertical):
         """The answer is complete (kept for symmetry with streaming widgets)."""
 
 
-class ToolEntry(Collapsible):
+class PlainCollapsible(Collapsible):
+    """A Collapsible whose title is plain text. Textual's parses a `str` title as markup, so a
+    tool argument such as `main([` raised MarkupError and `app/[id]/page.tsx` lost its `[id]`;
+    every title here is dynamic (tool arguments, results, agent names, tasks)."""
+
+    def __init__(self, *children: Widget, title: str, collapsed: bool) -> None:
+        # The constructor parses its title too: give it none, then set ours as text.
+        super().__init__(*children, title="", collapsed=collapsed)
+        self.title = title
+
+    def _watch_title(self, title: str) -> None:
+        self._title.label = Content(title)
+
+
+class ToolEntry(PlainCollapsible):
     """A tool call and its result folded to one line; expand to see the result."""
 
     DEFAULT_CLASSES = "entry tool"
@@ -209,7 +224,7 @@ class ToolEntry(Collapsible):
         self.body.update(Text(content[:20_000]))
 
 
-class SubagentText(Collapsible):
+class SubagentText(PlainCollapsible):
     """One run of a subagent's own text, folded to one line while it streams; expand to read."""
 
     DEFAULT_CLASSES = "entry tool subagent-text"
@@ -225,7 +240,7 @@ class SubagentText(Collapsible):
         self.body.update(Text(self.text[:20_000]))
 
 
-class SubagentEntry(Collapsible):
+class SubagentEntry(PlainCollapsible):
     """A subagent run, filled in live: its own text and tool calls (one line each) and its
     own subagents (nested entries, one level deeper each), then its summary, cost and hit rate.
 

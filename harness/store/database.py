@@ -159,6 +159,26 @@ class SessionBusyError(StoreError):
         )
 
 
+# What decoding a hand-edited or half-written row raises: bad JSON or UTF-8 (ValueError), a
+# field of the wrong type or missing (TypeError, KeyError), a cost that is not a number
+# (decimal.InvalidOperation is an ArithmeticError).
+_ROW_FAULTS = (ValueError, TypeError, KeyError, AttributeError, ArithmeticError)
+
+
+@contextlib.contextmanager
+def _row(path: Path, what: str) -> Iterator[None]:
+    """Turn a malformed row into one StoreError naming the store and the row, so `/resume`,
+    `chat --resume`, `sessions show` and `export` say one line instead of a traceback."""
+    try:
+        yield
+    except StoreError:
+        raise
+    except _ROW_FAULTS as exc:
+        raise StoreError(
+            f"malformed {what}: {type(exc).__name__}: {exc}", where=str(path)
+        ) from None
+
+
 def default_path() -> Path:
     """PREFIXLOCK_STORE, else ~/.local/share/prefixlock/sessions.sqlite (XDG_DATA_HOME honoured)."""
     env = os.environ.get(ENV_VAR)
@@ -592,7 +612,8 @@ class SessionStore:
             raise StoreError(f"missing content blob {missing[:12]}", where=str(self.path))
         # Decoded once per place, not per hash: a blob twice in a list (the same short answer
         # twice) must come back as two values, not one shared object.
-        return [json.loads(data[h].decode("utf-8")) for h in hashes]
+        with _row(self.path, "content blob"):
+            return [json.loads(data[h].decode("utf-8")) for h in hashes]
 
     def _skeleton(
         self, db: sqlite3.Connection, session_id: str, seq: int, body: Mapping[str, Any]
@@ -1001,6 +1022,10 @@ class SessionStore:
     # -- reading ---------------------------------------------------------------------------------
 
     def _record(self, row: Sequence[Any]) -> SessionRecord:
+        with _row(self.path, f"session row {str(row[0])!r}"):
+            return self._record_unchecked(row)
+
+    def _record_unchecked(self, row: Sequence[Any]) -> SessionRecord:
         sid = str(row[0])
         n = 0
         cost = Decimal(0)
@@ -1053,6 +1078,10 @@ class SessionStore:
         return self._record(row)
 
     def _request(self, row: Sequence[Any]) -> StoredRequest:
+        with _row(self.path, f"request row (session {str(row[0])!r}, seq {row[1]!r})"):
+            return self._request_unchecked(row)
+
+    def _request_unchecked(self, row: Sequence[Any]) -> StoredRequest:
         return StoredRequest(
             session_id=str(row[0]),
             seq=int(row[1]),
@@ -1104,23 +1133,24 @@ class SessionStore:
             "WHERE session_id=? ORDER BY seq",
             (session_id,),
         ).fetchall()
-        return [
-            UsageRow(
-                seq=int(r[0]),
-                turn=int(r[1]),
-                kind=str(r[2]),
-                time=float(r[3]),
-                model=str(r[4]),
-                api=str(r[5]),
-                usage=Usage.from_dict(json.loads(r[6]), json.loads(r[7])),
-                cost=_dec(r[8]),
-                cost_without_cache=_dec(r[9]),
-                predicted_read=None if r[10] is None else int(r[10]),
-                cause=r[11],
-                rebilled=int(r[12]),
-            )
-            for r in rows
-        ]
+        with _row(self.path, f"request row of session {session_id!r}"):
+            return [
+                UsageRow(
+                    seq=int(r[0]),
+                    turn=int(r[1]),
+                    kind=str(r[2]),
+                    time=float(r[3]),
+                    model=str(r[4]),
+                    api=str(r[5]),
+                    usage=Usage.from_dict(json.loads(r[6]), json.loads(r[7])),
+                    cost=_dec(r[8]),
+                    cost_without_cache=_dec(r[9]),
+                    predicted_read=None if r[10] is None else int(r[10]),
+                    cause=r[11],
+                    rebilled=int(r[12]),
+                )
+                for r in rows
+            ]
 
     @_locked
     def subagents(self, session_id: str) -> list[dict[str, Any]]:
@@ -1132,12 +1162,14 @@ class SessionStore:
         ).fetchone()
         if has is None:  # an old store opened read-only (not migrated)
             return []
-        return [
-            {**json.loads(data), "turn": int(turn)}
-            for turn, data in self._db.execute(
-                "SELECT turn, data FROM subagents WHERE session_id=? ORDER BY idx", (session_id,)
-            )
-        ]
+        with _row(self.path, f"subagent row of session {session_id!r}"):
+            return [
+                {**json.loads(data), "turn": int(turn)}
+                for turn, data in self._db.execute(
+                    "SELECT turn, data FROM subagents WHERE session_id=? ORDER BY idx",
+                    (session_id,),
+                )
+            ]
 
     @_locked
     def load(self, session_id: str) -> LoadedSession:
@@ -1167,9 +1199,10 @@ class SessionStore:
         earlier: list[StoredRequest] = []
         if last is None:
             earlier = self._earlier(session_id, record.epoch)
-        return LoadedSession(
-            record, json.loads(prow[0]), messages, last, [int(t) for _, t in rows], earlier
-        )
+        with _row(self.path, f"prefix or message row of session {session_id!r}"):
+            return LoadedSession(
+                record, json.loads(prow[0]), messages, last, [int(t) for _, t in rows], earlier
+            )
 
     def _earlier(self, session_id: str, epoch: int) -> list[StoredRequest]:
         """Requests of epochs before `epoch` sent at most EARLIER_HORIZON_S before the last of

@@ -134,3 +134,30 @@ def test_a_store_path_that_cannot_be_a_store_is_one_line(
         assert e.value.where == str(path)
     _fails(["sessions", "--store", str(tmp_path), "list"], capsys, "is a directory")
     assert blocker.read_text() == "not a folder"
+
+
+@pytest.mark.parametrize(
+    ("sql", "named"),
+    [
+        ("UPDATE requests SET usage='{not json' WHERE seq=2", "malformed session row"),
+        ("UPDATE requests SET cost='lots' WHERE seq=1", "malformed"),
+        ("UPDATE sessions SET meta='[' ", "malformed session row 'sess-1'"),
+    ],
+)
+def test_a_malformed_row_is_one_line_exit_2(
+    db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str], sql: str, named: str
+) -> None:
+    import sqlite3
+
+    with sqlite3.connect(db) as con:
+        con.execute(sql)
+    con.close()
+    out = tmp_path / "out.jsonl"
+    for args in (
+        ["show", "sess-1"],
+        ["show", "sess-1", "--json"],
+        ["export", "sess-1", "--jsonl", "-o", str(out)],
+        ["list"],
+    ):
+        _fails(["sessions", "--store", str(db), *args], capsys, named)
+    assert not out.exists()  # nothing half-written

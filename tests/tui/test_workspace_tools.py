@@ -189,3 +189,13 @@ def test_root_must_be_a_directory(tmp_path: Path) -> None:
     with pytest.raises(WorkspaceError):
         Workspace(tmp_path / "nope")
     assert os.path.isdir(tmp_path)
+
+
+async def test_a_timed_out_command_is_a_failed_tool_call(tree: Path) -> None:
+    """The model and the screen see a failure (is_error, ✗), not a ✓ with '[timed out]'."""
+    ws = Workspace(tree, allow={"run"}, run_timeout=0.5)
+    run = {t.name: t for t in ws.tools()}["run_command"]
+    with pytest.raises(WorkspaceError, match=r"timed out \(killed\)") as caught:
+        await run.invoke({"command": "echo started; sleep 30"})
+    assert "started" in str(caught.value)
+    assert (await run.invoke({"command": "echo ok"})).endswith("[exit code 0]")

@@ -1,0 +1,46 @@
+"""The view keeps following new output after the user scrolls back to the end or closes a
+dialog."""
+
+from __future__ import annotations
+
+from tui_drive import AppFactory, say, still
+
+from prefixlock.tui.screens import HelpScreen
+
+
+async def test_the_view_follows_after_scrolling_back_and_after_a_dialog(
+    make_app: AppFactory,
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(3):
+            await say(app, pilot, "look around")
+        conv = app.conversation
+        assert conv.max_scroll_y > 0 and conv.scroll_y == conv.max_scroll_y
+        # The user reads back (wheel), then returns to the end.
+        conv.focus()
+        await pilot.press("pageup")
+        await pilot.pause()
+        assert conv.scroll_y < conv.max_scroll_y
+        await pilot.press("end")
+        await still(app, pilot)
+        await say(app, pilot, "look around")
+        assert conv.scroll_y == conv.max_scroll_y
+        # With the wheel: up a few notches, then down past the end (the last notches move
+        # nothing; each still released the anchor, and the view stopped following).
+        for _ in range(3):
+            conv._scroll_up_for_pointer(animate=False)
+        await pilot.pause()
+        assert conv.scroll_y < conv.max_scroll_y
+        for _ in range(40):
+            conv._scroll_down_for_pointer(animate=False)
+        await still(app, pilot)
+        await say(app, pilot, "look around")
+        assert conv.scroll_y == conv.max_scroll_y
+        # A dialog opened and closed.
+        await pilot.press("f1")
+        await pilot.pause(0.2)
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await say(app, pilot, "look around")
+        assert conv.scroll_y == conv.max_scroll_y

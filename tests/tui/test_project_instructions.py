@@ -1,0 +1,43 @@
+"""AGENTS.md / CLAUDE.md / CONVENTIONS.md at the workspace root are read into the frozen prefix
+at session start (a system block of their own, after the app's prompt), once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tui_drive import AppFactory, ready, say
+
+from prefixlock.tui.backend import SYSTEM_PROMPT, project_instructions
+
+
+def test_instruction_files_in_order_each_named(tmp_path: Path) -> None:
+    assert project_instructions(tmp_path) == ""
+    (tmp_path / "CLAUDE.md").write_text("Use tabs.\n")
+    (tmp_path / "AGENTS.md").write_text("Run `pytest -q` before you say done.\n")
+    (tmp_path / "CONVENTIONS.md").mkdir()  # not a file: skipped
+    text = project_instructions(tmp_path)
+    assert text == (
+        "# Project instructions from AGENTS.md\n\nRun `pytest -q` before you say done.\n\n"
+        "# Project instructions from CLAUDE.md\n\nUse tabs."
+    )
+    (tmp_path / "AGENTS.md").write_text("x" * 70_000)
+    assert "[AGENTS.md cut at 64,000 bytes]" in project_instructions(tmp_path)
+
+
+async def test_the_session_prefix_carries_agents_md_and_keeps_it(
+    make_app: AppFactory, workspace: Path
+) -> None:
+    (workspace / "AGENTS.md").write_text("Always answer in haiku.\n")
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        prefix = app.backend.session.prefix
+        assert prefix.system[0] == SYSTEM_PROMPT
+        assert prefix.system[1] == (
+            "# Project instructions from AGENTS.md\n\nAlways answer in haiku."
+        )
+        # Edited mid-session: the prefix (and its cache) is unchanged, never silently moved.
+        (workspace / "AGENTS.md").write_text("Answer in limericks.\n")
+        await say(app, pilot, "hello")
+        assert app.backend.session.prefix.fingerprint == prefix.fingerprint
+        assert app.backend.session.ledger.rows
