@@ -15,14 +15,37 @@ import json
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from prefixlock.guard import CacheGuard
 from prefixlock.prices import PriceTable
 from prefixlock.proxy.observe import wire_request
 from prefixlock.usage import Usage, parse_usage
 
+if TYPE_CHECKING:
+    from prefixlock.emulator import Emulator
+
 BILLED_APIS = ("anthropic", "openai-chat", "openai-responses")
+
+
+def emulator_trace(emulator: Emulator) -> list[dict[str, Any]]:
+    """The emulator's requests as trace lines; a Responses continuation carries the stored items
+    its `previous_response_id` names (read back from the emulator's store of responses)."""
+    out = []
+    for rec in emulator.requests:
+        line: dict[str, Any] = {
+            "api": rec.api, "path": rec.path, "status": rec.status, "time": rec.time,
+            "key_id": rec.key_id, "body": rec.body, "usage": rec.usage, "error": rec.error,
+        }
+        prev = rec.body.get("previous_response_id") if isinstance(rec.body, dict) else None
+        if rec.api == "openai-responses" and isinstance(prev, str) and rec.key_id is not None:
+            state = emulator.core.responses
+            line["context"] = [
+                *state.response_input_items(rec.key_id, prev),
+                *(state.response(rec.key_id, prev).get("output") or []),
+            ]
+        out.append(line)
+    return out
 
 
 def write_trace(path: Path, records: Iterable[Mapping[str, Any]]) -> None:

@@ -13,13 +13,11 @@ import json
 import os
 import subprocess
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from prefixlock.emulator import Emulator
-from prefixlock.emulator.promptcache import key_id
-from tests.thirdparty.billing import bills, mismatches, read_trace, write_trace
+from tests.thirdparty.billing import bills, emulator_trace, mismatches, read_trace, write_trace
 from tests.thirdparty.env import EnvUnavailable, thirdparty_python
 
 pytestmark = [pytest.mark.thirdparty, pytest.mark.slow]
@@ -45,27 +43,6 @@ def client_python() -> Path:
         pytest.skip(str(exc))
 
 
-def trace_records(emulator: Emulator, key: str) -> list[dict[str, Any]]:
-    """The emulator's requests as trace lines; a Responses continuation carries the stored items
-    its `previous_response_id` names (read back from the emulator's store of responses)."""
-    scope = key_id(key)
-    out = []
-    for rec in emulator.requests:
-        line: dict[str, Any] = {
-            "api": rec.api, "path": rec.path, "status": rec.status, "time": rec.time,
-            "key_id": rec.key_id, "body": rec.body, "usage": rec.usage, "error": rec.error,
-        }
-        prev = rec.body.get("previous_response_id") if isinstance(rec.body, dict) else None
-        if rec.api == "openai-responses" and isinstance(prev, str):
-            state = emulator.core.responses
-            line["context"] = [
-                *state.response_input_items(scope, prev),
-                *(state.response(scope, prev).get("output") or []),
-            ]
-        out.append(line)
-    return out
-
-
 @pytest.mark.parametrize("client", sorted(CLIENTS))
 def test_client_completes_every_turn_billed_by_the_documented_rules(
     client: str, client_python: Path, emulator: Emulator, tmp_path: Path
@@ -85,7 +62,7 @@ def test_client_completes_every_turn_billed_by_the_documented_rules(
     assert all(t["text"] for t in reported)
 
     trace_path = tmp_path / "trace.jsonl"
-    write_trace(trace_path, trace_records(emulator, key))
+    write_trace(trace_path, emulator_trace(emulator))
     trace = read_trace(trace_path)
     # Every request was served: no incompatibility answered with an error.
     assert [(r["status"], r["error"]) for r in trace if r["status"] != 200] == []
