@@ -2,11 +2,11 @@
 rules, and where the emulator's bill differs.
 
 A trace is JSONL, one request a line: `api`, `path`, `status`, `time` (the emulator clock),
-`key_id` (one-way), `body` exactly as the client sent it, `usage` exactly as reported, and for a
-Responses continuation `context`, the stored items the provider prepends (the earlier inputs and
-outputs). Each key's requests are replayed, in order, through a `CacheGuard` of their own: the
-guard applies prefixlock.cache's rules to the bytes of each body and predicts read / written /
-uncached tokens; `mismatches` lists every request whose reported usage differs.
+`key_id` (one-way), `stream`, `body` exactly as the client sent it, `usage` exactly as reported,
+and for a Responses continuation `context`, the stored items the provider prepends (the earlier
+inputs and outputs). Each key's requests are replayed, in order, through a `CacheGuard` of
+their own: the guard applies prefixlock.cache's rules to the bytes of each body and predicts
+read / written / uncached tokens; `mismatches` lists every request whose reported usage differs.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ def emulator_trace(emulator: Emulator) -> list[dict[str, Any]]:
         line: dict[str, Any] = {
             "api": rec.api, "path": rec.path, "status": rec.status, "time": rec.time,
             "key_id": rec.key_id, "body": rec.body, "usage": rec.usage, "error": rec.error,
+            "stream": rec.stream,
         }
         prev = rec.body.get("previous_response_id") if isinstance(rec.body, dict) else None
         if rec.api == "openai-responses" and isinstance(prev, str) and rec.key_id is not None:

@@ -23,15 +23,15 @@ from tests.thirdparty.env import EnvUnavailable, thirdparty_python
 pytestmark = [pytest.mark.thirdparty, pytest.mark.slow]
 
 CLIENTS_DIR = Path(__file__).parent / "clients"
-# client -> (turns it reports, wire API of its requests, whether turns 2+ continue the previous
-# response by id instead of re-sending the conversation)
-CLIENTS: dict[str, tuple[int, str, bool]] = {
-    "anthropic_sdk": (3, "anthropic", False),
-    "openai_sdk": (6, "openai-responses", True),  # then 3 Chat Completions turns
-    "pydantic_ai_anthropic": (3, "anthropic", False),
-    "pydantic_ai_openai_responses": (3, "openai-responses", True),
-    "openai_agents_sdk": (3, "openai-responses", True),
-    "langchain_anthropic_cache": (3, "anthropic", False),
+# client -> (turns it reports, wire API of its first requests, whether turns 2+ continue the
+# previous response by id instead of re-sending the conversation, whether turn 3 streams)
+CLIENTS: dict[str, tuple[int, str, bool, bool]] = {
+    "anthropic_sdk": (3, "anthropic", False, True),
+    "openai_sdk": (6, "openai-responses", True, True),  # then 3 Chat Completions turns
+    "pydantic_ai_anthropic": (3, "anthropic", False, True),
+    "pydantic_ai_openai_responses": (3, "openai-responses", True, True),
+    "openai_agents_sdk": (3, "openai-responses", True, True),
+    "langchain_anthropic_cache": (3, "anthropic", False, False),
 }
 
 
@@ -47,7 +47,7 @@ def client_python() -> Path:
 def test_client_completes_every_turn_billed_by_the_documented_rules(
     client: str, client_python: Path, emulator: Emulator, tmp_path: Path
 ) -> None:
-    turns, api, continues = CLIENTS[client]
+    turns, api, continues, streams = CLIENTS[client]
     key = f"sk-fake-{client}"
     # Nothing of ours on the client's path: its own venv, a folder of its own, no PYTHON* vars.
     env = {k: v for k, v in os.environ.items() if not k.startswith("PYTHON")}
@@ -67,6 +67,7 @@ def test_client_completes_every_turn_billed_by_the_documented_rules(
     # Every request was served: no incompatibility answered with an error.
     assert [(r["status"], r["error"]) for r in trace if r["status"] != 200] == []
     assert [r["api"] for r in trace[:3]] == [api] * 3
+    assert trace[2]["stream"] is streams
     assert mismatches(trace) == []
     billed = list(bills(trace))
     assert len(billed) == turns

@@ -1,5 +1,6 @@
 """The bare `anthropic` SDK: a multi-turn loop with the system prompt and the latest user
-message marked `cache_control`, as Anthropic's prompt-caching guide shows."""
+message marked `cache_control`, as Anthropic's prompt-caching guide shows; the last turn
+streams."""
 
 from __future__ import annotations
 
@@ -19,9 +20,13 @@ for turn, question in enumerate(QUESTIONS, 1):
             m["content"] = [{"type": "text", "text": m["content"][0]["text"]}]
     messages.append({"role": "user", "content": [
         {"type": "text", "text": question, "cache_control": {"type": "ephemeral"}}]})
-    reply = client.messages.create(
-        model="claude-sonnet-4-6", max_tokens=256, system=system, messages=messages
-    )
+    kwargs: Any = {"model": "claude-sonnet-4-6", "max_tokens": 256, "system": system,
+                   "messages": messages}
+    if turn < len(QUESTIONS):
+        reply = client.messages.create(**kwargs)
+    else:  # the last turn streams
+        with client.messages.stream(**kwargs) as stream:
+            reply = stream.get_final_message()
     text = "".join(b.text for b in reply.content if b.type == "text")
     messages.append({"role": "assistant", "content": [{"type": "text", "text": text}]})
     report(turn, text, cache_read=reply.usage.cache_read_input_tokens)

@@ -1,5 +1,6 @@
 """The bare `openai` SDK: a Responses loop continued by `previous_response_id` (the server keeps
-the conversation), then a Chat Completions loop that re-sends the whole history."""
+the conversation; the last turn streams), then a Chat Completions loop that re-sends the whole
+history."""
 
 from __future__ import annotations
 
@@ -12,9 +13,13 @@ base, key = args()
 client = openai.OpenAI(api_key=key, base_url=base + "/v1", max_retries=0)
 previous: str | None = None
 for turn, question in enumerate(QUESTIONS, 1):
-    resp = client.responses.create(
-        model="gpt-5.4", instructions=SYSTEM, input=question, previous_response_id=previous
-    )
+    kwargs: Any = {"model": "gpt-5.4", "instructions": SYSTEM, "input": question,
+                   "previous_response_id": previous}
+    if turn < len(QUESTIONS):
+        resp = client.responses.create(**kwargs)
+    else:  # the last turn streams
+        with client.responses.stream(**kwargs) as stream:
+            resp = stream.get_final_response()
     previous = resp.id
     usage = resp.usage
     report(turn, resp.output_text, api="responses",

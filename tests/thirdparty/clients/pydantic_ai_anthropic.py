@@ -1,7 +1,9 @@
 """pydantic-ai's Anthropic model with its own prompt-caching settings (instructions and the
-latest message cached), three turns carried by `message_history`."""
+latest message cached), three turns carried by `message_history`, the last one streamed."""
 
 from __future__ import annotations
+
+import asyncio
 
 from _common import QUESTIONS, SYSTEM, args, report
 from pydantic_ai import Agent
@@ -14,8 +16,19 @@ settings = AnthropicModelSettings(
     max_tokens=256, anthropic_cache_instructions=True, anthropic_cache_messages=True
 )
 agent = Agent(model, instructions=SYSTEM, model_settings=settings)
-history = None
-for turn, question in enumerate(QUESTIONS, 1):
-    result = agent.run_sync(question, message_history=history)
-    history = result.all_messages()
-    report(turn, result.output, cache_read=result.usage.cache_read_tokens)
+
+
+async def main() -> None:
+    history = None
+    for turn, question in enumerate(QUESTIONS, 1):
+        if turn < len(QUESTIONS):
+            result = await agent.run(question, message_history=history)
+            history, output, usage = result.all_messages(), result.output, result.usage
+        else:  # the last turn streams
+            async with agent.run_stream(question, message_history=history) as stream:
+                output = await stream.get_output()
+            history, usage = stream.all_messages(), stream.usage
+        report(turn, output, cache_read=usage.cache_read_tokens)
+
+
+asyncio.run(main())

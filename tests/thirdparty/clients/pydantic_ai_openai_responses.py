@@ -1,7 +1,10 @@
 """pydantic-ai's OpenAI Responses model with `openai_previous_response_id='auto'`: from the
-second turn it sends only the new messages and the previous response's id."""
+second turn it sends only the new messages and the previous response's id; the last turn
+streams."""
 
 from __future__ import annotations
+
+import asyncio
 
 from _common import QUESTIONS, SYSTEM, args, report
 from pydantic_ai import Agent
@@ -12,8 +15,19 @@ base, key = args()
 model = OpenAIResponsesModel("gpt-5.4", provider=OpenAIProvider(base_url=base + "/v1", api_key=key))
 settings = OpenAIResponsesModelSettings(openai_previous_response_id="auto")
 agent = Agent(model, instructions=SYSTEM, model_settings=settings)
-history = None
-for turn, question in enumerate(QUESTIONS, 1):
-    result = agent.run_sync(question, message_history=history)
-    history = result.all_messages()
-    report(turn, result.output, cache_read=result.usage.cache_read_tokens)
+
+
+async def main() -> None:
+    history = None
+    for turn, question in enumerate(QUESTIONS, 1):
+        if turn < len(QUESTIONS):
+            result = await agent.run(question, message_history=history)
+            history, output, usage = result.all_messages(), result.output, result.usage
+        else:  # the last turn streams
+            async with agent.run_stream(question, message_history=history) as stream:
+                output = await stream.get_output()
+            history, usage = stream.all_messages(), stream.usage
+        report(turn, output, cache_read=usage.cache_read_tokens)
+
+
+asyncio.run(main())
