@@ -22,6 +22,7 @@ Stdio servers and streamable HTTP servers both work.
 from __future__ import annotations
 
 import contextlib
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
@@ -87,7 +88,7 @@ class McpServer:
         params = StdioServerParameters(
             command=command, args=list(args), env=dict(env) if env is not None else None
         )
-        return cls(stdio_client(params), f"stdio:{command}", prefix=prefix)
+        return cls(stdio_client(params, errlog=_errlog()), f"stdio:{command}", prefix=prefix)
 
     @classmethod
     def http(cls, url: str, *, prefix: str = "") -> McpServer:
@@ -168,3 +169,14 @@ class McpServer:
             return None
         quote = session.quote_tools(add=[*added, *changed], remove=removed)
         return ToolListChange(session, quote, added, removed, changed)
+
+
+def _errlog() -> Any:
+    """Where the server's stderr goes: ours, if it is a real file. Under pytest's capture or in
+    a notebook sys.stderr has no file descriptor, and a subprocess cannot write to it; the
+    process's original stderr can take it."""
+    try:
+        sys.stderr.fileno()
+    except (AttributeError, OSError, ValueError):
+        return sys.__stderr__
+    return sys.stderr
