@@ -20,6 +20,17 @@ QUESTIONS = (
     "Fixed. Anything else to check before I merge?",
 )
 
+# A longer session for the clients that go through `prefixlock proxy` (the repairs pay from the
+# second turn on, so more turns show the steady state).
+SESSION = (
+    *QUESTIONS,
+    "The lint job is red too: module m7 has an unused import. Fix or ignore?",
+    "Now m12 times out in CI only. What do I look at first?",
+    "The timeout was a DNS lookup in a test. How do I keep tests offline?",
+    "Write the commit message for these three fixes.",
+    "Last one: which of these checks should block a merge?",
+)
+
 
 def args() -> tuple[str, str]:
     if len(sys.argv) != 3:
