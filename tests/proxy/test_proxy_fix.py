@@ -87,6 +87,12 @@ def test_a_volatile_system_prompt_gets_no_breakpoint_and_the_break_is_named(
     (session,) = json.loads(report.stdout)[0]["sessions"]
     assert session["requests"] == 3
     assert {b["cause"] for b in session["breaks"]} == {"system prompt changed"}
+    # `prefixlock analyze` reads the proxy's store like any prefixlock store.
+    analyzed = run_cli("analyze", str(tmp_path / "store.sqlite"), "--format", "json")
+    assert analyzed.returncode == 0, analyzed.stderr
+    (seen,) = json.loads(analyzed.stdout)["sessions"]
+    assert seen["session"].startswith("px-") and seen["requests"] == 3
+    assert seen["tokens"]["cache_write_5m"] > 0 and seen["tokens"]["cache_read"] == 0
 
 
 @pytest.mark.parametrize(
