@@ -1,5 +1,9 @@
 """Golden comparisons with the Mooncake paper (Qin et al., FAST'25) on its published traces.
 
+- Fig. 9, LRU hit rate against cache capacity, request order only: the curve of the whole
+  synthetic trace (shipped in data/) within 0.015 of the paper's at every point the figure draws,
+  read from the figure's vector paths (golden/mooncake_fig9.json, golden/fig9_from_pdf.py); the
+  conversation curve beside it when the full trace is present.
 - Fig. 10, local vs global cache: ten nodes with their own LRU cache each (requests spread at
   random) against one pool ten times the size. Paper, conversation trace: about 0.17 -> 0.375.
 - Scheduling order (the paper's comparison of random, load-balancing, local cache-aware and
@@ -10,12 +14,13 @@ the shared data folder is beside the checkout (as tests/benchmarks/bench_sim fin
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from prefixlock.sim import engine
-from prefixlock.sim.simulate import SimConfig, simulate
+from prefixlock.sim.simulate import SimConfig, lru_curve, simulate
 from prefixlock.sim.trace import Trace, read_trace
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,6 +29,42 @@ FULL = next(
     ROOT.parent / "shared" / "data" / "mooncake",
 ) / "conversation_trace.jsonl"
 PAPER_GLOBAL = 0.375
+FIG9 = json.loads((Path(__file__).parent / "golden" / "mooncake_fig9.json").read_text("utf-8"))
+SYNTHETIC = Path(__file__).parent / "data" / "synthetic_trace.jsonl.gz"
+
+
+def _fig9(trace: Trace, name: str) -> list[tuple[int, float, float]]:
+    """(capacity in tokens, the paper's hit rate, ours) at each point of the paper's curve."""
+    curve = lru_curve(trace, warmup=0.0)  # the figure replays the whole sequence, cold start
+    return [
+        (tokens, paper, curve.at(max(1, round(tokens / trace.block_size)))[0])
+        for tokens, paper in FIG9[name]
+    ]
+
+
+def test_fig9_synthetic_lru_curve_within_0015() -> None:
+    trace = read_trace(SYNTHETIC)
+    assert trace.requests == 3993
+    rows = _fig9(trace, "synthetic")
+    assert len(rows) >= 9
+    # measured: worst |ours - paper| 0.0116 (at 10M tokens: 0.5770 vs 0.5886)
+    assert max(abs(ours - paper) for _, paper, ours in rows) < 0.015, rows
+    # The figure's label: a 3M-token local cache reaches 46% of the synthetic maximum.
+    curve = lru_curve(trace, warmup=0.0)
+    at_3m = curve.at(3_000_000 // trace.block_size)[0] / rows[-1][2]
+    assert at_3m == pytest.approx(0.46, abs=0.03)
+
+
+def test_fig9_conversation_lru_curve_on_the_full_trace() -> None:
+    if not FULL.exists():
+        pytest.skip(f"full Mooncake trace {FULL} not present")
+    rows = _fig9(read_trace(FULL), "conversation")
+    # measured: ours runs below the paper's everywhere, by 0.002 at 10K tokens and 0.027-0.037
+    # from 0.1M up (0.0543 vs 0.0866 at 1M, 0.3736 vs 0.4006 at 100M); the synthetic curve
+    # matches, so the gap is in the conversation data (the paper's curve may come from more than
+    # the hour released), not the replay. Pinned so a change shows.
+    gaps = [paper - ours for _, paper, ours in rows]
+    assert max(gaps) < 0.04 and min(gaps) > -0.005, rows
 
 
 def _local_global(trace: Trace) -> tuple[float, float]:
