@@ -207,13 +207,23 @@ def _check_contents(messages: list[Any]) -> None:
                 f"messages.{i}: all messages must have non-empty content except for the "
                 "optional final assistant message",
             )
+        if final_assistant:
+            _check_prefill_end(content)
         if not isinstance(content, list):
             continue
         for j, block in enumerate(content):
             kind = block.get("type")
             if kind in ("image", "document"):
                 _check_source(block, f"messages.{i}.content.{j}")
-            if kind != "text" or block.get("text"):
+            text = block.get("text")
+            if kind == "text" and isinstance(text, str) and text and not text.strip():
+                if not final_assistant:
+                    # https://github.com/anthropics/claude-code/issues/23440 quotes this body.
+                    raise ApiError(
+                        400, "messages: text content blocks must contain non-whitespace text"
+                    )
+                continue
+            if kind != "text" or text:
                 continue
             if "cache_control" in block:
                 # https://github.com/anthropics/claude-code/issues/55302 quotes this wording.
@@ -225,6 +235,17 @@ def _check_contents(messages: list[Any]) -> None:
             if not final_assistant:
                 # https://github.com/anthropics/claude-code/issues/59812 quotes this wording.
                 raise ApiError(400, "messages: text content blocks must be non-empty")
+
+
+def _check_prefill_end(content: Any) -> None:
+    """A final assistant message (a prefill the answer continues) may not end in whitespace."""
+    if isinstance(content, list):
+        last = content[-1] if content else None
+        is_text = isinstance(last, Mapping) and last.get("type") == "text"
+        content = last.get("text") if is_text and last is not None else None
+    if isinstance(content, str) and content and content[-1].isspace():
+        # https://github.com/tailcallhq/forgecode/issues/1872 quotes this body.
+        raise ApiError(400, "messages: final assistant content cannot end with trailing whitespace")
 
 
 def _tool_ids(msg: Mapping[str, Any], kind: str, field: str) -> list[str]:

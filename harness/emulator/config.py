@@ -93,10 +93,15 @@ class EmulatorConfig(BaseModel):
     # Responses API state: stored responses and conversations kept (least recently used go
     # first; the real API keeps them 30 days, a long-running emulator cannot).
     stored_responses: int = Field(default=10_000, gt=0)
-    # The server: connections waiting to be accepted (the listen backlog), and seconds a client
-    # may take to send its request (or to read a response) before it is dropped.
+    # The server: worker threads (one per open connection, for as long as the client keeps it
+    # open; a connection beyond them waits in the listen backlog until one is free), the listen
+    # backlog, the seconds a client may take to send its request (or to read a response)
+    # before it is dropped, and the seconds a kept-alive connection may sit idle between
+    # requests. Both timeouts free the connection's worker.
+    workers: int = Field(default=512, gt=0)
     backlog: int = Field(default=1024, gt=0)
     read_timeout_s: float = Field(default=60.0, gt=0)
+    keepalive_timeout_s: float = Field(default=5.0, gt=0)
 
     @classmethod
     def crude(cls, **overrides: Any) -> EmulatorConfig:

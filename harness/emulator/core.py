@@ -52,7 +52,7 @@ from .promptcache import (
     PendingWrite,
     key_id,
 )
-from .responses_state import ResponsesState
+from .responses_state import ResponsesState, input_items
 
 
 class _Store(Protocol):
@@ -253,6 +253,14 @@ class EmulatorCore:
             resp = mod.response_object(request, reply, usage, rid, created, cut=cut)
             if diagnostics is not None:
                 resp[OPENAI_FIELD] = diagnostics
+            threshold = mod.compact_threshold(body)
+            if threshold is not None and openai_units(body)[-1].end >= threshold:
+                # Server-side compaction (OpenAI's compaction guide): the rendered prompt
+                # crossed the threshold, so the response carries a compaction item first, and
+                # what continues from it (by previous_response_id, or with the item appended
+                # to the next input) starts there (`responses_state.since_compaction`).
+                items = input_items(body.get("input"))
+                resp["output"].insert(0, mod.compaction_item(items, "cmp_" + rid))
             self.responses.remember(resolved, request, resp, scope)
             events = mod.responses_events(resp, chunk) if body.get("stream") else None
             return Plan(

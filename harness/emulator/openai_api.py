@@ -8,6 +8,7 @@ DeepSeek reports `prompt_cache_hit_tokens` and `prompt_cache_miss_tokens` instea
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Callable, Collection, Mapping
@@ -104,7 +105,9 @@ RESPONSES_MIN_OUTPUT = 16
 CHAT_ROLES = frozenset({"system", "developer", "user", "assistant", "tool"})
 CHAT_PART_TYPES = frozenset({"text", "image_url", "input_audio", "file", "refusal"})
 INPUT_PART_TYPES = frozenset({"input_text", "input_image", "input_file", "output_text", "refusal"})
-ITEM_TYPES = frozenset({"message", "function_call", "function_call_output", "reasoning"})
+ITEM_TYPES = frozenset(
+    {"message", "function_call", "function_call_output", "reasoning", "compaction"}
+)
 
 
 def one_of(value: Any, options: Collection[str]) -> bool:
@@ -265,6 +268,13 @@ def validate_responses(body: Any) -> None:
             if isinstance(content, str):
                 continue
             _check_parts(content, where, INPUT_PART_TYPES)
+        if kind == "compaction" and not isinstance(item.get("encrypted_content"), str):
+            raise ApiError(
+                400,
+                f"Missing required parameter: '{where}.encrypted_content'.",
+                param=f"{where}.encrypted_content",
+                code="missing_required_parameter",
+            )
     for j, tool in enumerate(body.get("tools") or []):
         if not isinstance(tool, Mapping) or (
             tool.get("type", "function") == "function" and not isinstance(tool.get("name"), str)
@@ -273,21 +283,69 @@ def validate_responses(body: Any) -> None:
 
 
 def check_function_outputs(body: Mapping[str, Any]) -> None:
-    """Each `function_call_output` answers a `function_call` earlier in the (resolved) input."""
+    """Each `function_call_output` answers a `function_call` earlier in the (resolved) input,
+    and each `function_call` is answered by an output somewhere after it."""
     raw = body.get("input")
-    calls: set[str] = set()
+    calls: list[str] = []
+    answered: set[str] = set()
     for item in raw if isinstance(raw, list) else []:
         if not isinstance(item, Mapping):
             continue
         if item.get("type") == "function_call":
-            calls.add(str(item.get("call_id")))
-        elif item.get("type") == "function_call_output" and str(item.get("call_id")) not in calls:
-            # https://github.com/continuedev/continue/issues/10092 quotes this body whole.
+            calls.append(str(item.get("call_id")))
+        elif item.get("type") == "function_call_output":
+            call_id = str(item.get("call_id"))
+            if call_id not in calls:
+                # https://github.com/continuedev/continue/issues/10092 quotes this body whole.
+                raise ApiError(
+                    400,
+                    f"No tool call found for function call output with call_id {call_id}.",
+                    param="input",
+                )
+            answered.add(call_id)
+    for call_id in calls:
+        if call_id not in answered:
+            # https://github.com/router-for-me/CLIProxyAPI/issues/2368 quotes this body whole
+            # (type invalid_request_error, param input, code null).
             raise ApiError(
-                400,
-                f"No tool call found for function call output with call_id {item.get('call_id')}.",
-                param="input",
+                400, f"No tool output found for function call {call_id}.", param="input"
             )
+
+
+def compact_threshold(body: Mapping[str, Any]) -> int | None:
+    """The rendered-token count past which the request asks for server-side compaction: the
+    lowest `compact_threshold` of its `context_management` entries (checked by
+    `_check_state_fields`). None: no compaction (an entry without a threshold names none)."""
+    entries = body.get("context_management")
+    if not isinstance(entries, list):
+        return None
+    thresholds = [
+        e["compact_threshold"]
+        for e in entries
+        if isinstance(e, Mapping) and isinstance(e.get("compact_threshold"), int)
+    ]
+    return min(thresholds) if thresholds else None
+
+
+# A compaction item is opaque and "uses fewer tokens" than what it replaces (OpenAI's guide
+# gives no ratio): the emulator's is a tenth of their tokens, at least this many.
+COMPACTION_RATIO = 10
+COMPACTION_MIN_TOKENS = 64
+
+
+def compaction_item(items: list[Any], item_id: str) -> dict[str, Any]:
+    """The `compaction` output item standing for `items` (the input it compacts): opaque,
+    deterministic content of a tenth of their tokens."""
+    data = canonical_json(items)
+    target = max(COMPACTION_MIN_TOKENS, len(pieces(data)) // COMPACTION_RATIO)
+    digest = hashlib.sha256(data.encode("utf-8")).hexdigest()
+    stream: list[str] = []
+    # Hex cuts into at most 5 characters a token: 5 per token wanted is always enough.
+    while sum(len(b) for b in stream) < 5 * target:
+        digest = hashlib.sha256(digest.encode("ascii")).hexdigest()
+        stream.append(digest)
+    content = "".join(pieces("".join(stream))[:target])
+    return {"id": item_id, "type": "compaction", "encrypted_content": content}
 
 
 def _check_state_fields(body: Mapping[str, Any]) -> None:
@@ -835,6 +893,15 @@ def responses_events(resp: Mapping[str, Any], size: int) -> list[tuple[str | Non
                 content_index=0,
                 part=part,
             )
+        elif item["type"] == "compaction":
+            # The compaction item comes whole at its end, after a `compacting` event
+            # (the SDK's ResponseCompactionCompactingEvent: it carries no content).
+            emit(
+                "response.output_item.added",
+                output_index=index,
+                item={**item, "encrypted_content": ""},
+            )
+            emit("response.compaction.compacting", output_index=index, item_id=item["id"])
         else:
             emit(
                 "response.output_item.added",

@@ -8,7 +8,10 @@ ids, and gets back the body the model and the cache see, or an ApiError. As Open
   one's, so it reads what that request cached, as it would had the client re-sent it all;
 - a conversation (`POST /v1/conversations`, then `conversation` on a response) collects every
   response's input and output; a response that names it starts with those items;
-- the two are exclusive; an id another organization made, or none made, is not found.
+- the two are exclusive; an id another organization made, or none made, is not found;
+- server-side compaction: "the latest compaction item carries the necessary context", so the
+  model and the cache see the input from its most recent `compaction` item on, whether the
+  client chained by `previous_response_id` or appended the items itself.
 Both stores keep the most recently used `capacity` entries: the real API keeps them for 30 days,
 a long-running emulator keeps its memory flat instead.
 """
@@ -78,6 +81,16 @@ def input_items(raw: Any) -> list[Any]:
     if isinstance(raw, str):
         return [{"role": "user", "content": raw}]
     return list(raw) if isinstance(raw, list) else []
+
+
+def since_compaction(items: list[Any]) -> list[Any]:
+    """The items from the most recent `compaction` item on (all of them when there is none):
+    what a compacted conversation renders into the prompt."""
+    for i in range(len(items) - 1, -1, -1):
+        item = items[i]
+        if isinstance(item, Mapping) and item.get("type") == "compaction":
+            return items[i:]
+    return items
 
 
 def _conversation_id(value: Any) -> str:
@@ -211,7 +224,7 @@ class ResponsesState:
             context = list(conv.items)
         seen = {k: v for k, v in body.items() if k not in ("previous_response_id", "conversation")}
         if context or not isinstance(body.get("input"), str):
-            seen["input"] = [*context, *own]
+            seen["input"] = since_compaction([*context, *own])
         return Resolved(seen, tuple(own), parent, conv)
 
     def remember(

@@ -1,7 +1,9 @@
 """The emulator's HTTP server: reads requests, writes JSON and SSE responses, keeps the state.
 
-A stdlib ThreadingHTTPServer on 127.0.0.1 (port 0 picks a free port), HTTP/1.1 with keep-alive;
-streams are chunked so that a cut stream is visible to the client as an incomplete body. Every
+A stdlib HTTPServer on 127.0.0.1 (port 0 picks a free port), HTTP/1.1 with keep-alive, each
+connection served by a capped pool of worker threads (`workers`: a connection beyond the cap
+waits in the listen backlog until one is free); streams are chunked so that a cut stream is
+visible to the client as an incomplete body. Every
 decision is made by the pure modules: `intake` checks a request, `faults` says what an injected
 fault does, `core` plans the response (cache lookup, usage, body, events) and `answers` makes it
 bytes. This one reads and writes the bytes, reads the clock, waits out latency faults, keeps the
@@ -11,12 +13,14 @@ shared state under one lock, and records every request for tests to inspect.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
+import selectors
 import socket
 import sys
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 
 from ..clock import Clock, ManualClock, SystemClock
@@ -29,6 +33,7 @@ from .core import EmulatorCore, Plan
 from .faults import Delivery, plan_fault
 from .intake import RecordedRequest
 from .model import Script
+from .workers import WorkerPool
 
 __all__ = ["PROXY_VARS", "Emulator", "RecordedRequest", "bypass_proxies"]
 
@@ -62,8 +67,10 @@ class Emulator:
         self.deepseek_cache, self.diagnostics = core.deepseek_cache, core.diagnostics
         self.requests: list[RecordedRequest] = []
         self._lock = threading.RLock()
+        # Signalled whenever `_in_flight` changes (for `wait_in_flight`).
+        self._in_flight_changed = threading.Condition(self._lock)
         self._in_flight = 0
-        self._server: ThreadingHTTPServer | None = None
+        self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
     # ---- lifecycle -------------------------------------------------------------------------
@@ -172,6 +179,18 @@ class Emulator:
         with self._lock:
             return self._in_flight
 
+    def wait_in_flight(self, count: int, timeout: float = 5.0) -> bool:
+        """Block until at least `count` requests are in flight (accepted, not yet answered), at
+        most `timeout` seconds of real time: tests start slow requests on other threads and
+        wait here for the server to hold them, instead of polling. False on timeout."""
+        with self._in_flight_changed:
+            return self._in_flight_changed.wait_for(lambda: self._in_flight >= count, timeout)
+
+    @property
+    def worker_threads(self) -> int:
+        """Worker threads the server has made so far (at most `config.workers`)."""
+        return self._server.pool.threads if self._server is not None else 0
+
     def served(self, api: str | None = None) -> list[RecordedRequest]:
         """Requests answered in full (not cut short by a fault), optionally of one API."""
         with self._lock:
@@ -215,10 +234,64 @@ def bypass_proxies(host: str) -> None:
             os.environ[var] = ",".join([*hosts, host])
 
 
-class _Server(ThreadingHTTPServer):
-    # Hundreds of clients connecting at once wait in the backlog instead of being reset (the
-    # standard library's default is 5). Set per server from the config before it listens.
+class _Server(HTTPServer):
+    """Serves each connection on a worker of a capped pool (instead of a new thread each).
+
+    The accept loop takes a worker before it accepts: while all are busy, new connections wait
+    in the listen backlog (sized by `request_queue_size`; the standard library's 5 reset a burst
+    of 210 clients), and the thread count stays at most `workers` however many clients come.
+    """
+
+    # Hundreds of clients connecting at once wait in the backlog instead of being reset. Set per
+    # server from the config before it listens.
     request_queue_size = 1024
+
+    def __init__(self, address: tuple[str, int], handler: type[_Handler], workers: int) -> None:
+        super().__init__(address, handler)
+        self.pool = WorkerPool(workers, name="emulator-worker")
+        self._stopping = threading.Event()
+        self._stopped = threading.Event()
+        self._stopped.set()  # not serving yet: `shutdown` has nothing to wait for
+
+    def serve_forever(self, poll_interval: float = 0.5) -> None:
+        """Accept connections until `shutdown`; `poll_interval` is how often it checks."""
+        self._stopped.clear()
+        try:
+            with selectors.DefaultSelector() as selector:
+                selector.register(self, selectors.EVENT_READ)
+                while not self._stopping.is_set():
+                    if not self.pool.reserve(timeout=poll_interval):
+                        continue  # every worker busy: the connection waits in the backlog
+                    if not selector.select(poll_interval) or self._stopping.is_set():
+                        self.pool.cancel()
+                        continue
+                    try:
+                        request, address = self.get_request()
+                    except OSError:
+                        self.pool.cancel()
+                        continue
+                    self.pool.run(functools.partial(self._connection, request, address))
+        finally:
+            self._stopped.set()
+
+    def _connection(self, request: Any, address: Any) -> None:
+        """One connection, on a worker, for as long as the client keeps it alive."""
+        try:
+            if self.verify_request(request, address):
+                self.finish_request(request, address)
+        except Exception:
+            self.handle_error(request, address)
+        finally:
+            self.shutdown_request(request)
+
+    def shutdown(self) -> None:
+        """Stop the accept loop and wait for it to end (call from another thread)."""
+        self._stopping.set()
+        self._stopped.wait()
+
+    def server_close(self) -> None:
+        super().server_close()
+        self.pool.close()
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that went away between requests on a keep-alive connection (a stream it
@@ -228,19 +301,18 @@ class _Server(ThreadingHTTPServer):
         super().handle_error(request, client_address)
 
 
-def _make_server(emu: Emulator) -> ThreadingHTTPServer:
+def _make_server(emu: Emulator) -> _Server:
     class Handler(_Handler):
         emulator = emu
         # A socket timeout: a client that stops sending its body (or reading its response) for
-        # this long is dropped, and its thread freed.
+        # this long is dropped, and its worker freed.
         timeout = emu.config.read_timeout_s
+        keepalive_timeout = emu.config.keepalive_timeout_s
 
     class Server(_Server):
         request_queue_size = emu.config.backlog
 
-    server = Server((emu.config.host, emu.config.port), Handler)
-    server.daemon_threads = True
-    return server
+    return Server((emu.config.host, emu.config.port), Handler, emu.config.workers)
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -256,6 +328,23 @@ class _Handler(BaseHTTPRequestHandler):
 
     # Per request (a keep-alive connection reuses the handler): has the status line gone out?
     _started = False
+    # Seconds a kept-alive connection may sit idle between requests (it holds a worker
+    # meanwhile), and whether this connection has had a request yet.
+    keepalive_timeout: float = 5.0
+    _had_request = False
+
+    def handle_one_request(self) -> None:
+        if self._had_request:
+            # Waiting for the next request on a kept-alive connection: an idle client gives its
+            # worker back after `keepalive_timeout` (the client's pool opens a new connection).
+            self.connection.settimeout(self.keepalive_timeout)
+        super().handle_one_request()
+
+    def parse_request(self) -> bool:
+        # The request line is in: from here on, the read timeout applies (a slow body).
+        self._had_request = True
+        self.connection.settimeout(self.timeout)
+        return super().parse_request()
 
     def send_response(self, code: int, message: str | None = None) -> None:
         self._started = True
@@ -366,6 +455,7 @@ class _Handler(BaseHTTPRequestHandler):
             with emu._lock:
                 plan = emu.core.plan(request.route.api, request.body, request.api_key, now)
                 emu._in_flight += 1
+                emu._in_flight_changed.notify_all()
             try:
                 emu._wait(fault.delay)
                 with emu._lock:
@@ -375,6 +465,7 @@ class _Handler(BaseHTTPRequestHandler):
             finally:
                 with emu._lock:
                     emu._in_flight -= 1
+                    emu._in_flight_changed.notify_all()
         except ApiError as err:
             rec.error = err.message
             rec.status = err.status

@@ -4,8 +4,10 @@
     .venv/bin/python tests/benchmarks/bench_emulator_load.py
 
 - 300 clients open a streaming request each at the same moment (a barrier releases them): none
-  is reset, every stream ends with its final event. Printed: wall time, slowest client. The
-  listen backlog was 5 before: a burst of 210 clients got connection resets.
+  is reset, every stream ends with its final event. Printed: wall time, slowest client, the
+  server's worker threads. The listen backlog was 5 before: a burst of 210 clients got
+  connection resets. Then the same burst on a pool of 100 workers: the 200 others wait in the
+  listen backlog for a worker, all complete, and the server never runs more than 100 threads.
 - 20,000 requests (Messages, Chat Completions and Responses in turn, each with its own prompt,
   the clock one second further each time) on keep-alive connections: the process's resident
   memory after the first 4,000 and after all 20,000. Caches hold only what is within
@@ -125,14 +127,25 @@ def memory_over_requests(n: int = REQUESTS) -> dict[str, Any]:
             "growth": last / first - 1}
 
 
-def test_300_concurrent_streams_all_complete() -> None:
-    with Emulator.start(config=EmulatorConfig(), clock=ManualClock()) as emu:
+def _burst(config: EmulatorConfig) -> None:
+    with Emulator.start(config=config, clock=ManualClock()) as emu:
         got = concurrent_streams(emu)
-    print(f"\n{got['clients']} concurrent streaming clients: {got['complete']} complete, "
-          f"{len(got['errors'])} errors, wall {got['wall_s']:.2f} s (threads and clients "
-          f"made), slowest request {got['slowest_s']:.2f} s")
+        threads = emu.worker_threads
+    print(f"\n{got['clients']} concurrent streaming clients on {config.workers} workers: "
+          f"{got['complete']} complete, {len(got['errors'])} errors, wall {got['wall_s']:.2f} s "
+          f"(threads and clients made), slowest request {got['slowest_s']:.2f} s, "
+          f"{threads} worker threads")
     assert not got["errors"], got["errors"][:3]
     assert got["complete"] == CLIENTS
+    assert threads <= config.workers
+
+
+def test_300_concurrent_streams_all_complete() -> None:
+    _burst(EmulatorConfig())
+
+
+def test_300_concurrent_streams_on_100_workers_all_complete() -> None:
+    _burst(EmulatorConfig(workers=100))
 
 
 def test_memory_flat_over_20000_requests() -> None:
@@ -145,4 +158,5 @@ def test_memory_flat_over_20000_requests() -> None:
 
 if __name__ == "__main__":
     test_300_concurrent_streams_all_complete()
+    test_300_concurrent_streams_on_100_workers_all_complete()
     test_memory_flat_over_20000_requests()

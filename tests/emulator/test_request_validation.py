@@ -1,6 +1,7 @@
 """Requests the real APIs refuse get each provider's error (status, type, message), through the
-official SDKs: tool results without their call, calls without their result, empty text (also
-with a breakpoint), `max_tokens` on reasoning models, more than 4 breakpoints, 1h after 5m."""
+official SDKs: tool results without their call, calls without their result, empty or
+whitespace-only text (also with a breakpoint), a prefill ending in whitespace, `max_tokens` on
+reasoning models, more than 4 breakpoints, 1h after 5m."""
 
 from __future__ import annotations
 
@@ -44,6 +45,21 @@ ANTHROPIC_CASES: dict[str, tuple[list[dict[str, Any]], dict[str, Any], str]] = {
         [_user(_text(""), _text("hi"))],
         {},
         "messages: text content blocks must be non-empty",
+    ),
+    "whitespace-only text block": (
+        [_user(_text(" \n\t"), _text("hi"))],
+        {},
+        "messages: text content blocks must contain non-whitespace text",
+    ),
+    "final assistant message ending in whitespace": (
+        [_user(_text("hi")), {"role": "assistant", "content": [_text("The answer is ")]}],
+        {},
+        "messages: final assistant content cannot end with trailing whitespace",
+    ),
+    "final assistant string ending in a newline": (
+        [_user(_text("hi")), {"role": "assistant", "content": "Sure:\n"}],
+        {},
+        "messages: final assistant content cannot end with trailing whitespace",
     ),
     "empty text block with cache_control": (
         [_user(_text("hi"), _text("", cache_control=EPH))],
@@ -104,6 +120,11 @@ def test_anthropic_accepts_the_valid_forms(emulator: Emulator) -> None:
         _user(RESULT, _text("go on")),
         {"role": "assistant", "content": ""},  # an empty final assistant message: a prefill
     ]
+    msg = client.messages.create(model="claude-sonnet-4-6", max_tokens=16, **_args(ok, {}))
+    assert msg.usage.input_tokens > 0
+    # Whitespace inside text, and a prefill that ends in a word, are fine.
+    ok[-1] = {"role": "assistant", "content": [_text("  Indented:\n    x =")]}
+    ok[-2] = _user(RESULT, _text("  go on\n"))
     msg = client.messages.create(model="claude-sonnet-4-6", max_tokens=16, **_args(ok, {}))
     assert msg.usage.input_tokens > 0
 
@@ -167,3 +188,48 @@ def test_openai_responses_refuses_an_output_without_its_call(emulator: Emulator)
     assert isinstance(exc.value.body, dict)
     message = "No tool call found for function call output with call_id call_9."
     assert exc.value.body["message"] == message
+
+
+def test_openai_responses_refuses_a_call_without_its_output(emulator: Emulator) -> None:
+    client = openai.OpenAI(api_key="k", base_url=emulator.openai_base_url, max_retries=0)
+    call: Any = {"type": "function_call", "call_id": "call_7", "name": "read", "arguments": "{}"}
+    with pytest.raises(openai.BadRequestError) as exc:
+        client.responses.create(
+            model="gpt-5.4", input=[{"role": "user", "content": "hi"}, call,
+                                    {"role": "user", "content": "and?"}],
+        )
+    assert exc.value.body == {
+        "message": "No tool output found for function call call_7.",
+        "type": "invalid_request_error",
+        "param": "input",
+        "code": None,
+    }
+    # Answered, the same input is served.
+    output: Any = {"type": "function_call_output", "call_id": "call_7", "output": "print(1)"}
+    reply = client.responses.create(
+        model="gpt-5.4", input=[{"role": "user", "content": "hi"}, call, output],
+    )
+    assert reply.status == "completed"
+
+
+def test_a_continuation_answers_the_call_of_the_response_it_continues(
+    emulator: Emulator,
+) -> None:
+    """With previous_response_id, the earlier response's function_call is in the context: the
+    new input's output answers it, and leaving it unanswered is refused the same way."""
+    client = openai.OpenAI(api_key="k", base_url=emulator.openai_base_url, max_retries=0)
+    call: Any = {"type": "function_call", "call_id": "call_8", "name": "read", "arguments": "{}"}
+    items: Any = [
+        {"role": "user", "content": "hi"}, call,
+        {"type": "function_call_output", "call_id": "call_8", "output": "x"},
+    ]
+    first = client.responses.create(model="gpt-5.4", input=items)
+    second = client.responses.create(
+        model="gpt-5.4", previous_response_id=first.id, input="and then?"
+    )
+    assert second.status == "completed"
+    lone = client.responses.create(model="gpt-5.4", input=[{"role": "user", "content": "go"}])
+    with pytest.raises(openai.BadRequestError) as exc:
+        client.responses.create(model="gpt-5.4", previous_response_id=lone.id, input=[call])
+    assert isinstance(exc.value.body, dict)
+    assert exc.value.body["message"] == "No tool output found for function call call_8."

@@ -71,8 +71,19 @@ def model_input(record: Mapping[str, Any]) -> dict[str, Any]:
     own = body.get("input")
     if context or not isinstance(own, str):
         items = [{"role": "user", "content": own}] if isinstance(own, str) else list(own or [])
-        body["input"] = [*context, *items]
+        body["input"] = _since_compaction([*context, *items])
     return body
+
+
+def _since_compaction(items: list[Any]) -> list[Any]:
+    """OpenAI's compaction guide: "the latest compaction item carries the necessary context",
+    so what comes before the most recent `compaction` item is not part of the prompt."""
+    last = max(
+        (i for i, item in enumerate(items)
+         if isinstance(item, Mapping) and item.get("type") == "compaction"),
+        default=0,
+    )
+    return items[last:]
 
 
 @dataclass(frozen=True)

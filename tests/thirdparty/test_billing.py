@@ -1,8 +1,11 @@
 """The compatibility suite's bill check can fail: a trace whose usage the emulator reported is
 matched by the rules, a tampered one is not, and a `previous_response_id` continuation is only
-matched when its stored context is prepended (the SDKs here are our own venv's)."""
+matched when its stored context is prepended, from its latest compaction item on (the SDKs here
+are our own venv's)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import pytest
 
@@ -49,3 +52,23 @@ def test_a_tampered_usage_is_a_mismatch(trace: list[dict[str, object]]) -> None:
 def test_a_continuation_without_its_context_is_a_mismatch(trace: list[dict[str, object]]) -> None:
     trace[3] = {k: v for k, v in trace[3].items() if k != "context"}
     assert [m.split(" (")[0] for m in mismatches(trace)] == ["request 3"]
+
+
+def test_a_compacted_continuation_is_billed_from_its_compaction_item(emulator: Emulator) -> None:
+    gpt = openai.OpenAI(api_key="k-o", base_url=emulator.openai_base_url, max_retries=0)
+    compact: Any = [{"type": "compaction", "compact_threshold": 6000}]
+    first = gpt.responses.create(
+        model="gpt-5.4", instructions=SYSTEM, input="Here is the diff, line by line. " * 400,
+        context_management=compact,
+    )
+    assert first.output[0].type == "compaction"
+    second = gpt.responses.create(
+        model="gpt-5.4", instructions=SYSTEM, input="And now?", previous_response_id=first.id,
+        context_management=compact,
+    )
+    assert [item.type for item in second.output] == ["message"]
+    trace = emulator_trace(emulator)
+    assert mismatches(trace) == []
+    billed = list(bills(trace))
+    # The continuation reads the instructions' blocks, and nothing of the compacted input.
+    assert 0 < billed[1].reported.cache_read < billed[0].reported.input_total
