@@ -21,8 +21,8 @@ from prefixlock.versus.scenario import (
     SWITCH,
     SWITCH_MODEL,
     WIDE,
-    Turn,
     WIDE_FILES,
+    Turn,
     scripted,
     suite,
 )
@@ -117,3 +117,18 @@ def test_prefixlock_and_the_sdk_peer_on_the_same_turns() -> None:
     assert len(ours_wide) == len(peer_wide) == 2
     assert peer_wide[1].written > 20_000 > ours_wide[1].written
     assert mine[WIDE] < theirs[WIDE]
+
+
+def test_the_idle_plan_from_the_documented_rates_prices_the_hours_cold_writes() -> None:
+    from prefixlock.emulator.workspace import Workspace, demo_prefix
+    from prefixlock.versus.run import PLAN_TURNS, SESSIONS_PER_PLAN, idle_plan
+
+    plan = idle_plan(PRICES, CachePolicy())
+    forced = idle_plan(PRICES, CachePolicy(idle="1h"))
+    assert forced.mode == "1h" and plan.expected == forced.expected
+    # Each session's first write of its prefix is billed at 2x under the hour (not 1.25x):
+    prefix = demo_prefix(Workspace()).tokens * SESSIONS_PER_PLAN
+    sonnet = PRICES.require("claude-sonnet-4-6")
+    cold = (sonnet.input_cost(prefix, "write_1h") - sonnet.input_cost(prefix, "write_5m"))
+    assert plan.expected["1h"] > cold / PLAN_TURNS > 0
+    assert plan.mode == min(("off", "pings", "1h"), key=lambda m: plan.expected[m])

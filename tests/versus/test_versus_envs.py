@@ -32,6 +32,6 @@ def test_an_unbuildable_peer_venv_names_the_peer_and_pips_reason(
 ) -> None:
     monkeypatch.setenv("PIP_NO_INDEX", "1")  # offline
     peer = Peer("ghost", "ghost.py", ("prefixlock-no-such-package==1.0",), "")
-    with pytest.raises(VenvUnavailable, match="peer ghost.*prefixlock-no-such-package"):
+    with pytest.raises(VenvUnavailable, match=r"peer ghost.*prefixlock-no-such-package"):
         python_for(peer, tmp_path)
     assert not (peer_home(peer, tmp_path) / "ready").exists()
