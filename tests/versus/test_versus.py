@@ -14,6 +14,7 @@ from prefixlock.prices import PriceTable
 from prefixlock.versus.peers import PEERS
 from prefixlock.versus.run import run_peer, run_prefixlock
 from prefixlock.versus.scenario import (
+    EVENTS,
     IDLE,
     MCP,
     RESUME,
@@ -87,7 +88,7 @@ def test_prefixlock_and_the_sdk_peer_on_the_same_turns() -> None:
     from prefixlock.versus.scenario import Scenario
 
     sc = Scenario("short", _short())
-    ours = run_prefixlock(sc, PRICES, CachePolicy(idle="pings"))
+    ours = run_prefixlock(sc, PRICES, CachePolicy())  # the default: its plan is pings
     peer = run_peer(sc, PRICES, "anthropic-sdk", [sys.executable, str(PEERS[0].path)])
     # Same work: the same user turns, answered by the same script.
     assert {r.turn for r in ours.requests} == {r.turn for r in peer.requests} == set(range(13))
@@ -117,6 +118,8 @@ def test_prefixlock_and_the_sdk_peer_on_the_same_turns() -> None:
     assert len(ours_wide) == len(peer_wide) == 2
     assert peer_wide[1].written > 20_000 > ours_wide[1].written
     assert mine[WIDE] < theirs[WIDE]
+    # The policy's goal, on this short session too: never more than the peer on any event.
+    assert all(mine.get(e, Decimal(0)) <= theirs.get(e, Decimal(0)) for e in EVENTS), (mine, theirs)
 
 
 def test_the_idle_plan_from_the_documented_rates_prices_the_hours_cold_writes() -> None:
