@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Literal
 
 
 def run_versus_command(args: argparse.Namespace) -> int:
@@ -44,7 +45,9 @@ def run_versus_command(args: argparse.Namespace) -> int:
     rows = [("prefixlock", CachePolicy(idle=args.idle))]
     if args.idle == "auto":  # the runner-up the auto plan turned down, measured beside it
         plan = idle_plan(PriceTable.builtin(), CachePolicy())
-        other = min(("pings", "1h"), key=lambda m: (m == plan.mode, plan.expected[m]))
+        other: Literal["pings", "1h"] = min(
+            ("pings", "1h"), key=lambda m: (m == plan.mode, plan.expected[m])
+        )
         rows.append((f"prefixlock-{other}", CachePolicy(idle=other)))
     result = run_versus(
         suite(tuple(BUILTIN_PROMPTS)), names, python, policies=rows,
