@@ -18,7 +18,10 @@ from prefixlock.settings import Settings
 def main() -> None:
     price = PriceTable.builtin().require("claude-sonnet-4-6")
     gaps = [45.0] * 34 + [360.0, 600.0, 900.0, 1500.0, 2400.0, 90 * 60.0]
-    plan = plan_idle(gaps, turns=40, context_tokens=40_000, written_per_turn=2_000, price=price)
+    # cold_tokens: the session's first write of its 22K-token prefix (a 1-hour TTL bills it at
+    # 2x too, not only the turns' new messages).
+    plan = plan_idle(gaps, turns=40, context_tokens=40_000, written_per_turn=2_000,
+                     cold_tokens=22_000, price=price)
     print(plan.reason)
     settings = Settings(ttl=plan.ttl)  # what the session is created with
     print(f"settings.ttl={settings.ttl}, pings={'on' if plan.mode == 'pings' else 'off'}",

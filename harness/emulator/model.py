@@ -35,14 +35,25 @@ if TYPE_CHECKING:
     from os import PathLike
 
 
+class Call(BaseModel):
+    """A further tool call in the same reply (parallel tool use)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    tool: str
+    input: dict[str, Any] = Field(default_factory=dict)
+
+
 class Step(BaseModel):
-    """One model reply: text, and optionally one tool call."""
+    """One model reply: text, and optionally a tool call (`tool`, `input`) and further calls
+    made in the same reply (`parallel`), as a model that uses tools in parallel does."""
 
     model_config = ConfigDict(extra="forbid")
 
     text: str = ""
     tool: str | None = None
     input: dict[str, Any] = Field(default_factory=dict)
+    parallel: list[Call] = Field(default_factory=list)
 
 
 class Rule(BaseModel):
@@ -81,6 +92,14 @@ class Script(BaseModel):
                 tool: run_tests           # (when the request offers the tool)
                 input: {target: tests}
               - text: "All green."
+          - match: "read both"
+            steps:
+              - text: "Reading both."
+                tool: read_file
+                input: {path: a.py}
+                parallel:                 # more tool calls in the same reply
+                  - {tool: read_file, input: {path: b.py}}
+              - text: "Both read."
     """
 
     model_config = ConfigDict(extra="forbid")
@@ -182,7 +201,12 @@ class ScriptedModel:
             return Reply(f"{step.text} (I would use `{step.tool}`, but it is not available.)")
         seed = f"{conv.user_turn}:{conv.step}:{conv.user_text}".encode()
         call_id = hashlib.sha256(seed).hexdigest()[:20]
-        return Reply(step.text, (ToolCallOut(call_id, step.tool, dict(step.input)),))
+        calls = [ToolCallOut(call_id, step.tool, dict(step.input))]
+        for n, more in enumerate(step.parallel, 1):
+            if more.tool in conv.tools:
+                more_id = hashlib.sha256(seed + f":{n}".encode()).hexdigest()[:20]
+                calls.append(ToolCallOut(more_id, more.tool, dict(more.input)))
+        return Reply(step.text, tuple(calls))
 
     def _explore(self, conv: Conversation) -> Reply:
         from . import explore

@@ -7,8 +7,9 @@ Pure decisions from the guard's figures:
   `max_idle` (each ping reads the context once), or a 1-hour TTL on every write (each write
   costs 2x instead of 1.25x, nothing is lost for gaps under an hour). It returns the cheapest.
 - model switches: `allow_switch` takes the guard's quote (`Session.quote_switch`) and switches
-  only when the new model pays back the re-written context within the turns the user plans on
-  it (`break_even_turns`); otherwise the turn stays on the warm model.
+  only when the new model pays back the re-written context within the requests of the turns the
+  user plans on it (`break_even_turns` counts requests); otherwise the turn stays on the warm
+  model.
 Tool lists need no policy: a prefix keeps its tools sorted by name, so an MCP server that
 reconnects and lists the same tools in another order changes no byte (its quote re-bills
 nothing).
@@ -66,25 +67,32 @@ def plan_idle(
     context_tokens: int,
     written_per_turn: int,
     price: Price,
+    cold_tokens: int = 0,
     margin: float = 30.0,
     mode: IdleMode = "auto",
 ) -> IdlePlan:
     """The cheapest way through the idle `gaps` (seconds; those of `turns` user turns).
 
     `context_tokens`: a typical cached context when the user comes back; `written_per_turn`:
-    tokens a turn writes to the cache (its new messages). Costs are what each option adds over
-    a cache that never expires."""
+    tokens a turn writes to the cache (its new messages); `cold_tokens`: tokens written from
+    nothing in those turns whatever the option (each session's first request writes its
+    prefix), which a 1-hour TTL also bills at 2x instead of 1.25x. Costs are what each option
+    adds over a 5-minute cache that never expires."""
     if turns <= 0:
         raise ValueError("turns must be at least 1")
+    if min(context_tokens, written_per_turn, cold_tokens) < 0:
+        raise ValueError("token counts cannot be negative")
     loss = price.input_cost(context_tokens, "write_5m") - price.input_cost(context_tokens, "read")
     loss_1h = price.input_cost(context_tokens, "write_1h") - price.input_cost(
         context_tokens, "read"
     )
     ping = price.input_cost(context_tokens, "read")
     off = sum((loss for g in gaps if g > TTL_5M), Decimal(0))
-    hour = sum((loss_1h for g in gaps if g > TTL_1H), Decimal(0)) + turns * (
-        price.input_cost(written_per_turn, "write_1h")
-        - price.input_cost(written_per_turn, "write_5m")
+    # A 1-hour TTL bills every write at its price: the turns' new messages and the cold
+    # writes of each session's prefix (leaving those out made it look cheaper than it is).
+    premium = turns * written_per_turn + cold_tokens
+    hour = sum((loss_1h for g in gaps if g > TTL_1H), Decimal(0)) + (
+        price.input_cost(premium, "write_1h") - price.input_cost(premium, "write_5m")
     )
     # Pings: try stopping at each observed gap (and never stopping); keep the cheapest.
     best_pings: tuple[Decimal, float | None] | None = None
@@ -127,8 +135,22 @@ class CachePolicy:
 
     def allow_switch(self, quote: Quote, turns_on_new_model: int) -> bool:
         """Switch now? `always` does; `quote` only when the switch re-bills nothing or pays
-        for itself within the turns the user plans on the new model."""
+        for itself within the user turns planned on the new model.
+
+        The quote's break-even counts requests (each re-reads the context and bills its output
+        at the new prices); a user turn is as many requests as the session's recent turns made
+        (the quote's subagent alternative carries that figure), so a one-turn switch of a
+        three-request turn has three requests to pay the re-write back."""
         if self.switch == "always" or not quote.warns:
             return True
         be = quote.break_even_turns
-        return be is not None and be <= turns_on_new_model
+        return be is not None and be <= turns_on_new_model * requests_per_turn(quote)
+
+
+def requests_per_turn(quote: Quote) -> int:
+    """Requests per user turn the quote priced its work with (1 when it names none)."""
+    for alt in quote.alternatives:
+        task = alt.detail.get("task") if alt.kind == "subagent" else None
+        if isinstance(task, dict) and isinstance(task.get("turns"), int):
+            return max(int(task["turns"]), 1)
+    return 1

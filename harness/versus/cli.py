@@ -7,6 +7,7 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Literal
 
 
 def run_versus_command(args: argparse.Namespace) -> int:
@@ -14,9 +15,11 @@ def run_versus_command(args: argparse.Namespace) -> int:
     from ..emulator import BUILTIN_PROMPTS
     from ..errors import ConfigError
     from ..guard.policy import CachePolicy
+    from ..prices import PriceTable
     from .peers import PEERS
     from .peers.envs import python_for
     from .report import render, run_versus, write_traces
+    from .run import idle_plan
     from .scenario import suite
 
     if args.proxy:
@@ -40,8 +43,12 @@ def run_versus_command(args: argparse.Namespace) -> int:
         return str(python_for(known[name]))
 
     rows = [("prefixlock", CachePolicy(idle=args.idle))]
-    if args.idle == "auto":  # the forced-pings row shows what the auto plan traded
-        rows.append(("prefixlock-pings", CachePolicy(idle="pings")))
+    if args.idle == "auto":  # the runner-up the auto plan turned down, measured beside it
+        plan = idle_plan(PriceTable.builtin(), CachePolicy())
+        other: Literal["pings", "1h"] = min(
+            ("pings", "1h"), key=lambda m: (m == plan.mode, plan.expected[m])
+        )
+        rows.append((f"prefixlock-{other}", CachePolicy(idle=other)))
     result = run_versus(
         suite(tuple(BUILTIN_PROMPTS)), names, python, policies=rows,
         progress=lambda line: say(f"running {line}"),

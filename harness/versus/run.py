@@ -25,6 +25,7 @@ from .scenario import Scenario, shuffled
 
 if TYPE_CHECKING:
     from ..emulator import Emulator
+    from ..emulator.model import Script
     from ..guard.policy import CachePolicy, IdlePlan
     from ..prices import PriceTable
     from ..settings import Settings
@@ -109,6 +110,13 @@ def _bill(
     return rows, trace
 
 
+def _script(scenario: Scenario) -> Script:
+    """The emulator's script for `scenario`: the built-in session's turns, and its wide turns."""
+    from ..emulator import BUILTIN
+
+    return scenario.script(BUILTIN)
+
+
 def _tool_dicts() -> list[dict[str, Any]]:
     from ..canonical import canonical_json
     from ..emulator.workspace import TOOL_SPECS
@@ -117,6 +125,8 @@ def _tool_dicts() -> list[dict[str, Any]]:
 
 
 PLAN_TURNS = 100  # the idle plan prices the rates over this many turns
+SESSION_TURNS = 32  # the built-in session's user turns
+SESSIONS_PER_PLAN = round(PLAN_TURNS / SESSION_TURNS)
 
 
 def expected_gaps() -> list[float]:
@@ -131,7 +141,7 @@ def expected_gaps() -> list[float]:
     long_idle = round(PLAN_TURNS * sc.LONG_IDLE_RATE)
     for i in range(idle, idle + long_idle):
         gaps[i] = sc.LONG_IDLE_SECONDS
-    resumes = round(PLAN_TURNS / 32)  # one resume per 32-turn session
+    resumes = SESSIONS_PER_PLAN  # one resume per session
     for i in range(idle + long_idle, idle + long_idle + resumes):
         gaps[i] = sc.RESUME_SECONDS
     return gaps
@@ -149,6 +159,7 @@ def idle_plan(prices: PriceTable, policy: CachePolicy) -> IdlePlan:
         turns=PLAN_TURNS,
         context_tokens=prefix_tokens * 3 // 2,  # a typical context mid-session (prefix + talk)
         written_per_turn=TURN_TOKENS,
+        cold_tokens=prefix_tokens * SESSIONS_PER_PLAN,  # each session's first write
         price=prices.require(BASE_MODEL),
         mode=policy.idle,
     )
@@ -178,7 +189,9 @@ def run_prefixlock(
     notes = [f"idle plan {plan.reason}"]
     with (
         tempfile.TemporaryDirectory() as tmp,
-        Emulator.start(config=EmulatorConfig(), clock=clock, prices=prices) as emu,
+        Emulator.start(
+            config=EmulatorConfig(), clock=clock, prices=prices, script=_script(scenario)
+        ) as emu,
     ):
         workspace = Workspace(clock)
         tools = {t.name: t for t in workspace.tools()}
@@ -271,7 +284,9 @@ def run_peer(
     tools = _tool_dicts()
     by_name = {t["name"]: t for t in tools}
     order = [t["name"] for t in tools]
-    with Emulator.start(config=EmulatorConfig(), clock=clock, prices=prices) as emu:
+    with Emulator.start(
+        config=EmulatorConfig(), clock=clock, prices=prices, script=_script(scenario)
+    ) as emu:
         workspace = Workspace(clock)
         proc = subprocess.Popen(
             list(command),

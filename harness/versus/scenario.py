@@ -12,8 +12,11 @@ differs.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ..emulator.model import Script
 
 THINK_SECONDS = 45.0  # a steady turn: the user reads the answer and types the next prompt
 BASE_MODEL = "claude-sonnet-4-6"
@@ -23,19 +26,35 @@ SWITCH_MODEL = "claude-haiku-4-5"
 STEADY = "steady"
 IDLE = "idle-gap"  # the user was away longer than the 5-minute TTL (but under an hour)
 LONG_IDLE = "idle-over-1h"  # away past any TTL (lunch, a meeting)
-SWITCH = "model-switch"  # one turn on a cheaper model, then back
+SWITCH = "model-switch"  # one turn on a cheaper model, and the turn back
 MCP = "mcp-reconnect"  # the tool list comes back in another order
+WIDE = "wide-turn"  # one reply calls 12 tools in parallel: the next request adds 25 blocks
 RESUME = "resume"  # the client process ended; the session is continued next day
-EVENTS = (STEADY, IDLE, LONG_IDLE, SWITCH, MCP, RESUME)
+EVENTS = (STEADY, IDLE, LONG_IDLE, SWITCH, MCP, WIDE, RESUME)
 
 # Per user turn (see README.md for the sources). Idle gaps are drawn from the buckets below.
 IDLE_RATE = 0.15
 LONG_IDLE_RATE = 0.03
 SWITCH_RATE = 0.04
 MCP_RATE = 0.02
+WIDE_RATE = 0.03  # an extra user turn, inserted before a built-in one
 IDLE_BUCKETS = (6 * 60.0, 9 * 60.0, 15 * 60.0, 25 * 60.0, 40 * 60.0)
 LONG_IDLE_SECONDS = 90 * 60.0
 RESUME_SECONDS = 14 * 3600.0
+
+# The wide turn: the user asks for an overview and the model reads twelve files in one reply
+# (parallel tool use). Its next request adds 1 assistant message of 13 blocks (text + 12
+# tool_use) and 1 user message of 12 tool_result blocks: 25 blocks, past the 20-block lookback.
+WIDE_PROMPT = (
+    "Read all the invoice modules and their main tests at once, then tell me how they fit "
+    "together."
+)
+WIDE_FILES = (
+    "invoice/__init__.py", "invoice/convert.py", "invoice/credit_notes.py",
+    "invoice/discounts.py", "invoice/models.py", "invoice/money.py", "invoice/rates.py",
+    "invoice/reports.py", "invoice/tax.py", "invoice/totals.py", "tests/conftest.py",
+    "tests/test_totals.py",
+)
 
 
 @dataclass(frozen=True)
@@ -48,6 +67,7 @@ class Turn:
     gap_before: float = THINK_SECONDS  # seconds since the previous turn ended
     model: str = BASE_MODEL
     tool_order_seed: int | None = None  # MCP reconnect: tools listed in a shuffled order
+    script_turn: int | None = None  # 0-based turn of the base script it plays (None: index)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -57,6 +77,7 @@ class Turn:
             "gap_before": self.gap_before,
             "model": self.model,
             "tool_order_seed": self.tool_order_seed,
+            "script_turn": self.script_turn,
         }
 
 
@@ -75,6 +96,31 @@ class Scenario:
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "turns": [t.to_dict() for t in self.turns]}
 
+    def script(self, base: Script) -> Script:
+        """The emulator's script for this session: each turn plays its turn of `base` (the
+        built-in session), a wide turn its twelve parallel reads, by the turn's number here."""
+        from ..emulator.model import Call, Rule, Step
+
+        rules = []
+        for t in self.turns:
+            if t.event == WIDE:
+                first, *more = WIDE_FILES
+                steps = [
+                    Step(
+                        text="Reading them all at once.",
+                        tool="read_file",
+                        input={"path": first},
+                        parallel=[Call(tool="read_file", input={"path": p}) for p in more],
+                    ),
+                    Step(text="They fit together: models and money at the bottom, rates and "
+                              "tax above them, totals, discounts and credit notes on top."),
+                ]
+            else:
+                own = t.index if t.script_turn is None else t.script_turn
+                steps = list(base.rules[own].steps)
+            rules.append(Rule(turn=t.index + 1, steps=steps))
+        return base.model_copy(update={"rules": rules, "prompts": [t.prompt for t in self.turns]})
+
 
 def scripted(prompts: tuple[str, ...], seed: int, name: str) -> Scenario:
     """A session over `prompts` with events drawn at the documented rates (seeded: the same
@@ -84,8 +130,13 @@ def scripted(prompts: tuple[str, ...], seed: int, name: str) -> Scenario:
     # One of each rare event at a seeded position (never the first turn, never adjacent).
     slots = rng.sample(range(2, n - 1, 3), 3)
     forced = {slots[0]: SWITCH, slots[1]: MCP, slots[2]: RESUME}
+    # Wide turns come from their own stream, so adding them left the other draws as they were.
+    wide_rng = random.Random(seed * 7919 + 1)
+    forced_wide = wide_rng.choice([i for i in range(2, n - 1) if i not in forced])
     turns: list[Turn] = []
     for i, prompt in enumerate(prompts):
+        if i > 1 and (i == forced_wide or wide_rng.random() < WIDE_RATE):
+            turns.append(Turn(index=len(turns), prompt=WIDE_PROMPT, event=WIDE))
         event = forced.get(i, STEADY)
         if event == STEADY and i > 0:
             r = rng.random()
@@ -97,7 +148,7 @@ def scripted(prompts: tuple[str, ...], seed: int, name: str) -> Scenario:
                 event = SWITCH
             elif r < LONG_IDLE_RATE + IDLE_RATE + SWITCH_RATE + MCP_RATE:
                 event = MCP
-        if i > 0 and turns[-1].event == SWITCH and event == SWITCH:
+        if turns and turns[-1].event == SWITCH and event == SWITCH:
             event = STEADY  # a switch is one turn on the other model, then back
         gap = {
             IDLE: rng.choice(IDLE_BUCKETS),
@@ -106,14 +157,21 @@ def scripted(prompts: tuple[str, ...], seed: int, name: str) -> Scenario:
         }.get(event, THINK_SECONDS)
         turns.append(
             Turn(
-                index=i,
+                index=len(turns),
                 prompt=prompt,
                 event=event,
                 gap_before=gap,
                 model=SWITCH_MODEL if event == SWITCH else BASE_MODEL,
                 tool_order_seed=rng.randrange(1 << 30) if event == MCP else None,
+                script_turn=i,
             )
         )
+    # The turn that comes back to the base model is part of the switch: there a client pays
+    # for what the excursion changed (writing the other model's turn into the base model's
+    # cache), so the event's row counts both turns.
+    for k in range(1, len(turns)):
+        if turns[k - 1].model == SWITCH_MODEL and turns[k].event == STEADY:
+            turns[k] = replace(turns[k], event=SWITCH)
     return Scenario(name, tuple(turns))
 
 

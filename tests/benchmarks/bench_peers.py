@@ -2,10 +2,10 @@
 (run: python tests/benchmarks/bench_peers.py [--json] [--trace-dir DIR]).
 
 Both built-in scenario sessions (prefixlock.versus.scenario.suite: idle gaps, an idle past an
-hour, model switches, MCP reconnects, a resume next day; rates and sources in
-harness/versus/README.md) run through prefixlock (its default CachePolicy, and with idle pings
-forced) and through each peer in its own venv: the anthropic SDK loop with automatic
-cache_control, pydantic-ai with its Anthropic cache settings, LangChain with
+hour, model switches, MCP reconnects, wide turns of 12 parallel tool calls, a resume next day;
+rates and sources in harness/versus/README.md) run through prefixlock (its default CachePolicy,
+and the idle plan's runner-up forced) and through each peer in its own venv: the anthropic SDK
+loop with automatic cache_control, pydantic-ai with its Anthropic cache settings, LangChain with
 AnthropicPromptCachingMiddleware. The baseline is the cheapest peer, measured in the same run.
 The venvs are built with pip under the cache folder (PREFIXLOCK_PEERS_DIR or
 ~/.cache/prefixlock/peers); a peer whose venv cannot be built (no package index) is reported as

@@ -11,7 +11,7 @@ import pytest
 
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import BUILTIN, Emulator, EmulatorConfig, Script
-from prefixlock.emulator.model import Conversation, ScriptedModel
+from prefixlock.emulator.model import Call, Conversation, Rule, ScriptedModel, Step
 from prefixlock.emulator.workspace import TOOL_SPECS, Workspace
 from prefixlock.errors import ConfigError
 from tests.helpers.sdk import anthropic, openai
@@ -155,3 +155,33 @@ def test_the_documented_script_format_loads_and_behaves(tmp_path: Path) -> None:
     assert model.reply(Conversation(2, "run them", 1, tools)).text == "All green."
     assert model.reply(Conversation(2, "Deploy it now", 0, tools)).text == "Not on a Friday."
     assert model.reply(Conversation(5, "anything else", 0, tools)).text == "Done."
+    both = model.reply(Conversation(3, "Read both files", 0, ("read_file",))).tool_calls
+    assert [dict(c.input) for c in both] == [{"path": "a.py"}, {"path": "b.py"}]
+    assert len({c.id for c in both}) == 2
+    assert model.reply(Conversation(3, "Read both files", 1, ("read_file",))).text == "Both read."
+
+
+def test_parallel_tool_calls_reach_the_client_as_blocks_of_one_reply() -> None:
+    """A step with `parallel` calls answers with several tool_use blocks in one message; the
+    client sends all their results in one user message and the turn goes on."""
+    script = Script(rules=[Rule(turn=1, steps=[
+        Step(text="Reading.", tool="run_tests", input={"target": "a"},
+             parallel=[Call(tool="run_tests", input={"target": f"t{i}"}) for i in range(11)]),
+        Step(text="Read them all."),
+    ])])
+    with Emulator.start(clock=ManualClock(), script=script) as emu:
+        client = anthropic.Anthropic(api_key="k", base_url=emu.base_url, max_retries=0)
+        msgs: list[MessageParam] = [{"role": "user", "content": "go"}]
+        reply = client.messages.create(
+            model="claude-sonnet-4-6", max_tokens=50, messages=msgs, tools=TOOLS
+        )
+        uses = [b for b in reply.content if b.type == "tool_use"]
+        assert len(uses) == 12 and reply.stop_reason == "tool_use"
+        msgs += [
+            {"role": "assistant", "content": reply.content},
+            {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": u.id, "content": "ok"} for u in uses
+            ]},
+        ]
+        done = client.messages.create(model="claude-sonnet-4-6", max_tokens=50, messages=msgs)
+        assert first_text(done) == "Read them all."

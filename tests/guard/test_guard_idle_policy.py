@@ -7,8 +7,8 @@ from decimal import Decimal
 
 import pytest
 
-from prefixlock.guard.policy import CachePolicy, pings_in, plan_idle
-from prefixlock.guard.quote import Quote
+from prefixlock.guard.policy import CachePolicy, pings_in, plan_idle, requests_per_turn
+from prefixlock.guard.quote import Alternative, Quote
 from prefixlock.prices import PriceTable
 
 SONNET = PriceTable.builtin().require("claude-sonnet-4-6")
@@ -45,6 +45,20 @@ def test_many_half_hour_gaps_with_small_turns_choose_the_one_hour_ttl() -> None:
     assert plan.expected["1h"] == premium / 10
 
 
+def test_the_one_hour_ttl_also_pays_its_premium_on_each_sessions_cold_prefix_write() -> None:
+    gaps = [45.0] * 85 + [360.0, 540.0, 900.0, 1500.0, 2400.0] * 3 + [5400.0] * 3
+    args = dict(turns=100, context_tokens=33_000, written_per_turn=2_000, price=SONNET)
+    warm_only = plan_idle(gaps, **args)  # type: ignore[arg-type]
+    with_starts = plan_idle(gaps, cold_tokens=3 * 22_000, **args)  # type: ignore[arg-type]
+    premium = SONNET.input_cost(66_000, "write_1h") - SONNET.input_cost(66_000, "write_5m")
+    assert with_starts.expected["1h"] - warm_only.expected["1h"] == premium / 100
+    assert with_starts.expected["pings"] == warm_only.expected["pings"]
+    # Priced without the starts, the hour looked cheapest; with them pings are.
+    assert warm_only.mode == "1h" and with_starts.mode == "pings"
+    with pytest.raises(ValueError):
+        plan_idle(gaps, cold_tokens=-1, **args)  # type: ignore[arg-type]
+
+
 def test_a_forced_mode_is_kept_and_bad_turns_refused() -> None:
     plan = plan_idle([400.0], turns=1, context_tokens=10_000, written_per_turn=100,
                      price=SONNET, mode="off")
@@ -53,9 +67,12 @@ def test_a_forced_mode_is_kept_and_bad_turns_refused() -> None:
         plan_idle([], turns=0, context_tokens=1, written_per_turn=1, price=SONNET)
 
 
-def _quote(rebilled: int, break_even: int | None) -> Quote:
+def _quote(rebilled: int, break_even: int | None, per_turn: int | None = None) -> Quote:
+    alts = () if per_turn is None else (
+        Alternative("subagent", "", Decimal("0.01"), {"task": {"turns": per_turn}}),
+    )
     return Quote("switch_model", "s", "x", "a", "b", rebilled, Decimal("0.05"), None, None,
-                 break_even, 100.0, 30_000, 0.0)
+                 break_even, 100.0, 30_000, 0.0, alts)
 
 
 def test_switch_only_when_the_quote_pays_back_within_the_planned_turns() -> None:
@@ -65,3 +82,12 @@ def test_switch_only_when_the_quote_pays_back_within_the_planned_turns() -> None
     assert policy.allow_switch(_quote(29_000, 9), 12)
     assert not policy.allow_switch(_quote(29_000, None), 100)
     assert CachePolicy(switch="always").allow_switch(_quote(29_000, None), 1)
+
+
+def test_the_break_even_counts_requests_so_a_turn_of_three_requests_has_three() -> None:
+    policy = CachePolicy()
+    assert requests_per_turn(_quote(29_000, 3)) == 1  # no figure in the quote: one request
+    assert not policy.allow_switch(_quote(29_000, 3), 1)
+    assert requests_per_turn(_quote(29_000, 3, per_turn=3)) == 3
+    assert policy.allow_switch(_quote(29_000, 3, per_turn=3), 1)
+    assert not policy.allow_switch(_quote(29_000, 4, per_turn=3), 1)

@@ -5,6 +5,7 @@ with this interpreter, which has the SDK; the benchmark gives each peer its own 
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from decimal import Decimal
 
 from prefixlock.emulator import BUILTIN_PROMPTS
@@ -13,12 +14,15 @@ from prefixlock.prices import PriceTable
 from prefixlock.versus.peers import PEERS
 from prefixlock.versus.run import run_peer, run_prefixlock
 from prefixlock.versus.scenario import (
+    EVENTS,
     IDLE,
     MCP,
     RESUME,
     STEADY,
     SWITCH,
     SWITCH_MODEL,
+    WIDE,
+    WIDE_FILES,
     Turn,
     scripted,
     suite,
@@ -33,18 +37,50 @@ def test_scenarios_are_seeded_data_with_every_rare_event() -> None:
     for sc in a:
         events = sc.events()
         assert events[SWITCH] >= 1 and events[MCP] >= 1 and events[RESUME] == 1
+        assert events[WIDE] >= 1
         assert sc.turns[0].event == STEADY
+        assert [t.index for t in sc.turns] == list(range(len(sc.turns)))
+        # A switch: one turn on the other model and the turn back (unless that one is an
+        # event of its own).
+        for before, after in zip(sc.turns, sc.turns[1:], strict=False):
+            if before.model == SWITCH_MODEL:
+                assert after.model != SWITCH_MODEL and before.event == SWITCH
         for t in sc.turns:
-            assert (t.model == SWITCH_MODEL) == (t.event == SWITCH)
+            if t.event == SWITCH and t.model != SWITCH_MODEL:
+                assert sc.turns[t.index - 1].model == SWITCH_MODEL
+        # Every built-in turn is played once, in order; wide turns come in between.
+        assert [t.script_turn for t in sc.turns if t.event != WIDE] == list(
+            range(len(BUILTIN_PROMPTS))
+        )
+        for t in sc.turns:
+            assert t.event == SWITCH or t.model != SWITCH_MODEL
             assert (t.tool_order_seed is not None) == (t.event == MCP)
             assert t.gap_before > 300 or t.event not in (IDLE, RESUME)
 
 
+def test_a_wide_turn_reads_twelve_files_in_one_reply_of_the_sessions_script() -> None:
+    from prefixlock.emulator import BUILTIN
+    from prefixlock.emulator.workspace import Workspace
+
+    assert set(WIDE_FILES) <= set(Workspace().files)
+    sc = suite(tuple(BUILTIN_PROMPTS))[0]
+    script = sc.script(BUILTIN)
+    assert [r.turn for r in script.rules] == [t.index + 1 for t in sc.turns]
+    for t, rule in zip(sc.turns, script.rules, strict=True):
+        if t.event == WIDE:
+            first = rule.steps[0]
+            assert first.tool == "read_file" and len(first.parallel) == len(WIDE_FILES) - 1
+        else:
+            assert rule.steps == BUILTIN.rules[t.script_turn or 0].steps
+
+
 def _short() -> tuple[Turn, ...]:
-    # 12 turns with one switch, one reconnect, one resume and a 15-minute gap.
+    # 12 built-in turns and a wide one, with one switch, one reconnect, one resume and a
+    # 15-minute gap.
     sc = scripted(tuple(BUILTIN_PROMPTS[:12]), 3, "short")
     turns = list(sc.turns)
-    turns[10] = Turn(10, turns[10].prompt, IDLE, 900.0)
+    assert turns[12].event == STEADY
+    turns[12] = replace(turns[12], event=IDLE, gap_before=900.0)
     return tuple(turns)
 
 
@@ -52,10 +88,10 @@ def test_prefixlock_and_the_sdk_peer_on_the_same_turns() -> None:
     from prefixlock.versus.scenario import Scenario
 
     sc = Scenario("short", _short())
-    ours = run_prefixlock(sc, PRICES, CachePolicy(idle="pings"))
+    ours = run_prefixlock(sc, PRICES, CachePolicy())  # the default: its plan is pings
     peer = run_peer(sc, PRICES, "anthropic-sdk", [sys.executable, str(PEERS[0].path)])
     # Same work: the same user turns, answered by the same script.
-    assert {r.turn for r in ours.requests} == {r.turn for r in peer.requests} == set(range(12))
+    assert {r.turn for r in ours.requests} == {r.turn for r in peer.requests} == set(range(13))
     assert all(r.trace for r in (ours, peer))
     assert all(line["body"]["cache_control"] == {"type": "ephemeral"} for line in peer.trace)
     mine, theirs = ours.by_event(), peer.by_event()
@@ -68,8 +104,34 @@ def test_prefixlock_and_the_sdk_peer_on_the_same_turns() -> None:
     assert mine[MCP] < theirs[MCP]
     # The 15-minute gap: prefixlock's keep-alive pinged, and the turn paid no re-write.
     pings = [r for r in ours.requests if r.ping]
-    assert pings and all(r.turn == 10 for r in pings if r.event == IDLE)
+    assert pings and all(r.turn == 12 for r in pings if r.event == IDLE)
     assert mine[IDLE] < theirs[IDLE]
     # Resume after 14 h: both re-write (no client can keep a cache overnight).
     assert mine[RESUME] <= theirs[RESUME] * Decimal("1.01")
     assert any("stayed" in n or "switched" in n for n in ours.notes)
+    # The wide turn: twelve parallel reads add 25 blocks to its second request. The peer's one
+    # breakpoint is past the 20-block lookback and re-writes the whole context; prefixlock's
+    # second breakpoint keeps it read.
+    wide = next(t.index for t in sc.turns if t.event == WIDE)
+    ours_wide = [r for r in ours.requests if r.turn == wide]
+    peer_wide = [r for r in peer.requests if r.turn == wide]
+    assert len(ours_wide) == len(peer_wide) == 2
+    assert peer_wide[1].written > 20_000 > ours_wide[1].written
+    assert mine[WIDE] < theirs[WIDE]
+    # The policy's goal, on this short session too: never more than the peer on any event.
+    assert all(mine.get(e, Decimal(0)) <= theirs.get(e, Decimal(0)) for e in EVENTS), (mine, theirs)
+
+
+def test_the_idle_plan_from_the_documented_rates_prices_the_hours_cold_writes() -> None:
+    from prefixlock.emulator.workspace import Workspace, demo_prefix
+    from prefixlock.versus.run import PLAN_TURNS, SESSIONS_PER_PLAN, idle_plan
+
+    plan = idle_plan(PRICES, CachePolicy())
+    forced = idle_plan(PRICES, CachePolicy(idle="1h"))
+    assert forced.mode == "1h" and plan.expected == forced.expected
+    # Each session's first write of its prefix is billed at 2x under the hour (not 1.25x):
+    prefix = demo_prefix(Workspace()).tokens * SESSIONS_PER_PLAN
+    sonnet = PRICES.require("claude-sonnet-4-6")
+    cold = (sonnet.input_cost(prefix, "write_1h") - sonnet.input_cost(prefix, "write_5m"))
+    assert plan.expected["1h"] > cold / PLAN_TURNS > 0
+    assert plan.mode == min(("off", "pings", "1h"), key=lambda m: plan.expected[m])

@@ -1,20 +1,16 @@
-"""Each peer's own venv: created once under the cache folder, reused while its requirements are
-the same (a stamp file holds them). Building needs pip and a package index; a peer whose venv
-cannot be built is reported, never silently skipped."""
+"""Each peer's own venv, under the peers' cache folder (`$PREFIXLOCK_PEERS_DIR` or
+`~/.cache/prefixlock/peers`), in a folder named by the peer and a hash of its requirements
+(prefixlock.versus.venvs builds and reuses it). A peer whose venv cannot be built raises
+`VenvUnavailable`: the report lists it as not measured, never silently skips it."""
 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
-import venv
 from pathlib import Path
 
+from ..venvs import VenvUnavailable as VenvUnavailable
+from ..venvs import ensure_venv, env_key
 from . import Peer
-
-
-class PeerEnvError(Exception):
-    """A peer's venv could not be built (no package index, a failed install)."""
 
 
 def cache_root() -> Path:
@@ -22,23 +18,13 @@ def cache_root() -> Path:
     return Path(os.environ.get("PREFIXLOCK_PEERS_DIR") or Path(base) / "prefixlock" / "peers")
 
 
+def peer_home(peer: Peer, root: Path | None = None) -> Path:
+    return (root or cache_root()) / f"{peer.name}-{env_key(peer.requirements)}"
+
+
 def python_for(peer: Peer, root: Path | None = None) -> Path:
     """The interpreter of `peer`'s venv, building the venv first if needed."""
-    home = (root or cache_root()) / peer.name
-    python = home / ("Scripts/python.exe" if sys.platform == "win32" else "bin/python")
-    stamp = home / "requirements.txt"
-    wanted = "\n".join(peer.requirements) + "\n"
-    if python.exists() and stamp.exists() and stamp.read_text() == wanted:
-        return python
-    venv.EnvBuilder(with_pip=True, clear=True).create(home)
-    done = subprocess.run(
-        [str(python), "-m", "pip", "install", "-q", *peer.requirements],
-        capture_output=True,
-        text=True,
+    return ensure_venv(
+        peer_home(peer, root), peer.requirements, what=f"the venv of peer {peer.name}",
         timeout=900,
     )
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["pip failed"])[-1]
-        raise PeerEnvError(f"cannot build the venv of peer {peer.name} in {home}: {last}")
-    stamp.write_text(wanted)
-    return python

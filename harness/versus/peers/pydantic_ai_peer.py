@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 from typing import Any
 
 
@@ -43,10 +44,15 @@ def main() -> None:
     )
     history: list[Any] = []
 
+    # The framework runs parallel tool calls concurrently (threads): one question and its
+    # answer on the pipe at a time.
+    pipe = threading.Lock()
+
     def remote(name: str) -> Any:
         def call(**kwargs: Any) -> str:
-            _write({"op": "tool", "id": "", "name": name, "input": kwargs})
-            return str(_read()["content"])
+            with pipe:
+                _write({"op": "tool", "id": "", "name": name, "input": kwargs})
+                return str(_read()["content"])
 
         return call
 
