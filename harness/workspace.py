@@ -15,13 +15,11 @@ between machines or runs, so the tool segment of the prefix stays byte-identical
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import difflib
 import fnmatch
 import os
 import re
-import signal
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator
@@ -30,6 +28,7 @@ from pathlib import Path
 from typing import IO, Literal
 
 from .errors import PrefixlockError
+from .sandbox import Sandbox, SandboxError, SandboxMode, SandboxOptions
 from .tools import Tool, make_tool
 
 Action = Literal["write", "run"]
@@ -56,9 +55,6 @@ SKIP_DIRS = frozenset(
         ".tox",
     }
 )
-# Environment variables a command must not see: a model that runs `env` would otherwise copy the
-# user's API keys into the transcript, the store and the provider's logs.
-_SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|SECRET|PASSWORD|CREDENTIAL)", re.IGNORECASE)
 
 
 class WorkspaceError(PrefixlockError):
@@ -169,7 +165,8 @@ class Workspace:
     `approve` is awaited before each write, edit or command unless its action is in `allow`
     (the actions the user allowed for the session); with no callback, an action not allowed is
     refused. `run_timeout` bounds a command's seconds; `output_limit` caps the characters any
-    tool returns.
+    tool returns. `sandbox` confines commands (see prefixlock.sandbox): "bwrap" by default,
+    refused where bubblewrap cannot run; "off" only when the user chooses it.
     """
 
     def __init__(
@@ -183,6 +180,7 @@ class Workspace:
         max_read_bytes: int = 2_000_000,
         grep_seconds: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
+        sandbox: SandboxOptions | SandboxMode = "bwrap",
     ) -> None:
         resolved = Path(root).expanduser().resolve()
         if not resolved.is_dir():
@@ -197,6 +195,8 @@ class Workspace:
         self.max_read_bytes = max_read_bytes  # whole-file reads (edits); larger: streamed
         self.grep_seconds = grep_seconds  # one grep's wall-clock budget, checked per line
         self.clock = clock
+        options = SandboxOptions(mode=sandbox) if isinstance(sandbox, str) else sandbox
+        self.sandbox = Sandbox(self.root, options)
 
     # -- policy -------------------------------------------------------------------------------
 
@@ -513,34 +513,21 @@ class Workspace:
         return f"wrote {len(content.encode())} bytes to {rel}\n{shown}"
 
     async def run(self, command: str, timeout: float | None = None) -> CommandResult:
-        """Run a shell command in the root (after approval) with a timeout and capped output."""
+        """Run a shell command in the root (after approval) in the sandbox, with a timeout
+        and output capped while it streams (head and tail kept)."""
         if not command.strip():
             raise WorkspaceError("an empty command")
         limit = min(timeout or self.run_timeout, self.run_timeout)
+        problem = self.sandbox.problem()
+        if problem:  # refused before the user is asked: approving would not help
+            try:
+                self.sandbox.check()
+            except SandboxError as exc:
+                raise WorkspaceError(f"run: {command}: refused; {exc}") from exc
         await self._ask(ApprovalRequest("run", "run_command", f"run: {command}", command))
-        env = {k: v for k, v in os.environ.items() if not _SECRET_ENV.search(k)}
-        proc = await asyncio.create_subprocess_shell(
-            command,
-            cwd=self.root,
-            env=env,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,  # its own process group, so a timeout kills its children too
-        )
-        timed_out = False
-        try:
-            out, _ = await asyncio.wait_for(proc.communicate(), timeout=limit)
-        except (TimeoutError, asyncio.CancelledError) as exc:
-            timed_out = True
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            out, _ = await proc.communicate()
-            if isinstance(exc, asyncio.CancelledError):
-                raise
-        text, truncated = _cap(out.decode("utf-8", errors="replace"), self.output_limit)
+        outcome = await self.sandbox.run(command, timeout=limit, limit=self.output_limit)
         return CommandResult(
-            command, None if timed_out else proc.returncode, text, timed_out, truncated
+            command, outcome.exit_code, outcome.output, outcome.timed_out, outcome.cut_bytes > 0
         )
 
     # -- tools ----------------------------------------------------------------------------------
