@@ -20,7 +20,8 @@ import difflib
 import fnmatch
 import os
 import re
-import tempfile
+import secrets
+import stat
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -90,6 +91,11 @@ class CommandResult:
         body = self.output if self.output else "(no output)"
         return f"$ {self.command}\n{body}\n[{status}]"
 
+
+# Open-time checks: never follow a symlink, never block on a FIFO (refused after fstat).
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
 # Lines are read at most this many bytes at a time (a longer line is searched in pieces), and
 # shown at most MAX_LINE characters: a one-line 100 MB file never sits in memory whole.
@@ -240,7 +246,10 @@ class Workspace:
             raise WorkspaceError(f"path {path!r} contains a NUL byte")
         raw = Path(path).expanduser()
         candidate = raw if raw.is_absolute() else self.root / raw
-        real = candidate.resolve(strict=False)
+        try:
+            real = candidate.resolve(strict=False)
+        except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (Python < 3.13)
+            raise WorkspaceError(f"path {path!r} cannot be resolved: {exc}") from None
         if real != self.root and not real.is_relative_to(self.root):
             raise WorkspaceError(
                 f"path {path!r} is outside the workspace; only files under the workspace root "
@@ -256,7 +265,7 @@ class Workspace:
     def _inside(self, p: Path) -> bool:
         try:
             real = p.resolve(strict=False)
-        except OSError:
+        except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python < 3.13)
             return False
         return real == self.root or real.is_relative_to(self.root)
 
@@ -270,21 +279,77 @@ class Workspace:
                 if self._inside(p):
                     yield p
 
+    def _open_dir(self, real_dir: Path, shown: str, *, create: bool = False) -> int:
+        """A descriptor of a directory already resolved inside the root, opened one component
+        at a time from the root with O_NOFOLLOW: a component swapped for a symlink since the
+        path was checked is refused instead of followed out of the workspace."""
+        fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            for part in real_dir.relative_to(self.root).parts:
+                if create:
+                    with contextlib.suppress(FileExistsError):
+                        os.mkdir(part, 0o777, dir_fd=fd)
+                try:
+                    nxt = os.open(part, _DIR_FLAGS, dir_fd=fd)
+                except FileNotFoundError:
+                    raise WorkspaceError(f"{shown}: no such file or directory") from None
+                except OSError as exc:  # ELOOP / ENOTDIR: a symlink or a file took its place
+                    raise WorkspaceError(
+                        f"{shown}: {part!r} changed while in use (now a link or not a directory); "
+                        "refused"
+                    ) from exc
+                os.close(fd)
+                fd = nxt
+            return fd
+        except BaseException:
+            os.close(fd)
+            raise
+
+    def _open_regular(self, real: Path, shown: str) -> int:
+        """A read descriptor of the regular file `real` (resolved, inside the root), checked at
+        open time: no symlink on the way, and no FIFO, socket or device (opened without
+        blocking, then refused), so a swap after the path check cannot escape or hang."""
+        if real == self.root:
+            raise WorkspaceError(f"{shown}: is a directory; use list_dir")
+        if not real.is_relative_to(self.root):
+            raise WorkspaceError(f"{shown}: is outside the workspace")
+        dirfd = self._open_dir(real.parent, shown)
+        try:
+            fd = os.open(real.name, _FILE_FLAGS, dir_fd=dirfd)
+        except FileNotFoundError:
+            raise WorkspaceError(f"{shown}: no such file") from None
+        except IsADirectoryError:
+            raise WorkspaceError(f"{shown}: is a directory; use list_dir") from None
+        except OSError as exc:
+            raise WorkspaceError(
+                f"{shown}: cannot open ({exc.strerror}; a link swapped in is refused)"
+            ) from exc
+        finally:
+            os.close(dirfd)
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            os.close(fd)
+            if stat.S_ISDIR(mode):
+                raise WorkspaceError(f"{shown}: is a directory; use list_dir")
+            raise WorkspaceError(f"{shown}: not a regular file (a FIFO, socket or device)")
+        os.set_blocking(fd, True)
+        return fd
+
     def _read_text(self, real: Path, shown: str, *, exact: bool = False) -> str:
         """The file as text. `exact` (edits): undecodable bytes kept as surrogate escapes, so
         writing the text back gives the same bytes; otherwise shown as U+FFFD."""
-        if not real.exists():
-            raise WorkspaceError(f"{shown}: no such file")
-        if real.is_dir():
-            raise WorkspaceError(f"{shown}: is a directory; use list_dir")
-        if not real.is_file():
-            raise WorkspaceError(f"{shown}: not a regular file (a FIFO, socket or device)")
-        size = real.stat().st_size
+        with os.fdopen(self._open_regular(real, shown), "rb") as fh:
+            return self._load(fh, shown, exact=exact)
+
+    def _load(self, fh: IO[bytes], shown: str, *, exact: bool) -> str:
+        size = os.fstat(fh.fileno()).st_size
         if size > self.max_read_bytes:
             raise WorkspaceError(
                 f"{shown}: {size} bytes is more than the {self.max_read_bytes}-byte limit"
             )
-        data = real.read_bytes()
+        data = fh.read(self.max_read_bytes + 1)
+        if len(data) > self.max_read_bytes:  # it grew since the size check
+            raise WorkspaceError(f"{shown}: more than the {self.max_read_bytes}-byte limit")
         if b"\x00" in data[:8192]:
             raise WorkspaceError(f"{shown}: binary file, not shown")
         return data.decode("utf-8", errors="surrogateescape" if exact else "replace")
@@ -294,13 +359,15 @@ class Workspace:
     def read(self, path: str, offset: int = 1, limit: int = 2000) -> str:
         """Lines `offset`..`offset+limit-1` of a text file, each prefixed with its number.
         A file over `max_read_bytes` is streamed: only the lines asked for are kept."""
-        real = self.resolve(path)
-        if real.is_file() and real.stat().st_size > self.max_read_bytes:
-            return self._read_large(real, path, offset, limit)
-        text = self._read_text(real, path)
-        lines = text.splitlines()
         if offset < 1:
             raise WorkspaceError("offset counts from 1")
+        real = self.resolve(path)
+        # One descriptor, checked at open time, for the size test and the read alike.
+        with os.fdopen(self._open_regular(real, path), "rb") as fh:
+            if os.fstat(fh.fileno()).st_size > self.max_read_bytes:
+                return self._read_large(fh, path, offset, limit)
+            text = self._load(fh, path, exact=False)
+        lines = text.splitlines()
         chosen = lines[offset - 1 : offset - 1 + max(limit, 0)]
         width = len(str(offset + len(chosen)))
         body = "\n".join(f"{n:>{width}}\t{line}" for n, line in enumerate(chosen, offset))
@@ -311,25 +378,22 @@ class Workspace:
             body = "(empty file)"
         return _cap(body, self.output_limit)[0]
 
-    def _read_large(self, real: Path, shown: str, offset: int, limit: int) -> str:
+    def _read_large(self, fh: IO[bytes], shown: str, offset: int, limit: int) -> str:
         """`read` of a file too big to load: lines streamed, those before `offset` skipped,
         `limit` kept (each cut at MAX_LINE characters), the rest not counted."""
-        if offset < 1:
-            raise WorkspaceError("offset counts from 1")
         chosen: list[str] = []
         more = False
-        with real.open("rb") as fh:
-            if b"\x00" in fh.read(8192):
-                raise WorkspaceError(f"{shown}: binary file, not shown")
-            fh.seek(0)
-            for n, raw in enumerate(_lines(fh), 1):
-                if n < offset:
-                    continue
-                if len(chosen) >= max(limit, 0):
-                    more = True
-                    break
-                chosen.append(raw.decode("utf-8", "replace").rstrip("\r\n")[:MAX_LINE])
-        size = real.stat().st_size
+        if b"\x00" in fh.read(8192):
+            raise WorkspaceError(f"{shown}: binary file, not shown")
+        fh.seek(0)
+        for n, raw in enumerate(_lines(fh), 1):
+            if n < offset:
+                continue
+            if len(chosen) >= max(limit, 0):
+                more = True
+                break
+            chosen.append(raw.decode("utf-8", "replace").rstrip("\r\n")[:MAX_LINE])
+        size = os.fstat(fh.fileno()).st_size
         if not chosen:
             return f"{shown}: {size} bytes; no lines from offset {offset} (the file is shorter)"
         width = len(str(offset + len(chosen)))
@@ -395,9 +459,9 @@ class Workspace:
             # any size is searched in bounded memory (an 800 MB log no longer loads whole, a
             # 5.7 MB one is no longer skipped).
             try:
-                fh = f.open("rb")
-            except OSError:
-                continue
+                fh = os.fdopen(self._open_regular(f.resolve(), rel), "rb")
+            except (OSError, RuntimeError, WorkspaceError):
+                continue  # gone, swapped for a link, or not a regular file any more
             with fh:
                 if b"\x00" in fh.read(8192):
                     continue  # binary
@@ -430,19 +494,32 @@ class Workspace:
         # Bytes, not a text stream: no newline translation, and the surrogate escapes of an
         # edited file's undecodable bytes go back as those very bytes.
         data = content.encode("utf-8", "surrogateescape")
-        real.parent.mkdir(parents=True, exist_ok=True)
-        mode = real.stat().st_mode & 0o7777 if real.exists() else None
-        fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".tmp")
+        shown = self.relative(real)
+        # The directory is opened from the root without following links, and the file is
+        # written and renamed relative to that descriptor: a directory swapped for a symlink
+        # after the path check cannot send the bytes outside the workspace.
+        dirfd = self._open_dir(real.parent, shown, create=True)
         try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            if mode is not None:
-                os.chmod(tmp, mode)
-            os.replace(tmp, real)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+            try:
+                old = os.stat(real.name, dir_fd=dirfd, follow_symlinks=False)
+            except FileNotFoundError:
+                old = None
+            if old is not None and not stat.S_ISREG(old.st_mode):
+                raise WorkspaceError(f"{shown}: not a regular file (a link, FIFO or device)")
+            tmp = f".{real.name}.{secrets.token_hex(4)}.tmp"
+            fd = os.open(tmp, _NEW_FILE_FLAGS, 0o600 if old else 0o666, dir_fd=dirfd)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                    if old is not None:
+                        os.fchmod(fh.fileno(), stat.S_IMODE(old.st_mode))
+                os.replace(tmp, real.name, src_dir_fd=dirfd, dst_dir_fd=dirfd)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp, dir_fd=dirfd)
+                raise
+        finally:
+            os.close(dirfd)
 
     def plan_edit(
         self, path: str, old_string: str, new_string: str, replace_all: bool = False
