@@ -18,19 +18,25 @@ from __future__ import annotations
 import contextlib
 import difflib
 import fnmatch
+import json
 import os
 import re
 import secrets
+import selectors
 import stat
+import subprocess
+import sys
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO, TYPE_CHECKING, Literal
 
 from .errors import PrefixlockError
-from .sandbox import Sandbox, SandboxError, SandboxMode, SandboxOptions
-from .tools import Tool, make_tool
+
+if TYPE_CHECKING:
+    from .sandbox import Sandbox, SandboxMode, SandboxOptions
+    from .tools import Tool
 
 Action = Literal["write", "run"]
 #: What an approval callback answers: True/"once" = go ahead this time, "session" = go ahead and
@@ -96,6 +102,12 @@ class CommandResult:
 _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+# grep's child process: the module is named on its command line (it is prefixlock.workspace
+# once installed); it runs `_grep_rows` and writes each event as a JSON line.
+_GREP_CHILD = "import sys, importlib; importlib.import_module(sys.argv[1])._grep_child()"
+# Seconds past `grep_seconds` before the child is killed (its start-up, and its own stop).
+GREP_KILL_GRACE = 1.0
 
 # Lines are read at most this many bytes at a time (a longer line is searched in pieces), and
 # shown at most MAX_LINE characters: a one-line 100 MB file never sits in memory whole.
@@ -186,6 +198,7 @@ class Workspace:
         max_read_bytes: int = 2_000_000,
         grep_seconds: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
+        grep_process: bool = True,
         sandbox: SandboxOptions | SandboxMode = "bwrap",
     ) -> None:
         resolved = Path(root).expanduser().resolve()
@@ -201,8 +214,20 @@ class Workspace:
         self.max_read_bytes = max_read_bytes  # whole-file reads (edits); larger: streamed
         self.grep_seconds = grep_seconds  # one grep's wall-clock budget, checked per line
         self.clock = clock
-        options = SandboxOptions(mode=sandbox) if isinstance(sandbox, str) else sandbox
-        self.sandbox = Sandbox(self.root, options)
+        self.grep_process = grep_process  # match in a child process killed past the budget
+        self._sandbox_choice = sandbox
+        self._sandbox: Sandbox | None = None
+
+    @property
+    def sandbox(self) -> Sandbox:
+        """How commands run (made on first use: grep's child process never needs it)."""
+        if self._sandbox is None:
+            from .sandbox import Sandbox, SandboxOptions
+
+            choice = self._sandbox_choice
+            options = SandboxOptions(mode=choice) if isinstance(choice, str) else choice
+            self._sandbox = Sandbox(self.root, options)
+        return self._sandbox
 
     # -- policy -------------------------------------------------------------------------------
 
@@ -440,15 +465,40 @@ class Workspace:
     def grep(self, pattern: str, path: str = ".", glob: str | None = None) -> str:
         """Lines matching a regular expression, as 'file:line: text', in path order."""
         try:
-            rx = re.compile(pattern)
+            re.compile(pattern)
         except re.error as exc:
             raise WorkspaceError(f"bad regular expression {pattern!r}: {exc}") from exc
+        self.resolve(path)  # a path outside is refused here, with the usual message
+        events = (
+            self._grep_in_child(pattern, path, glob)
+            if self.grep_process
+            else self._grep_rows(pattern, path, glob)
+        )
+        hits: list[str] = []
+        stopped = ""
+        for kind, text in events:
+            if kind == "hit":
+                hits.append(text)
+            else:
+                stopped = text
+        if stopped and hits:
+            hits.append(f"[{stopped}; narrow the path or the pattern]")
+        elif stopped:
+            return f"no matches for {pattern!r} before the search {stopped}"
+        if not hits:
+            return f"no matches for {pattern!r}"
+        return _cap("\n".join(hits), self.output_limit)[0]
+
+    def _grep_rows(
+        self, pattern: str, path: str, glob: str | None
+    ) -> Iterator[tuple[Literal["hit", "stop"], str]]:
+        """grep's search in this process: ("hit", row) per match, then ("stop", why) if it
+        stopped early (output cap, or the budget, checked every 1,024 lines)."""
+        rx = re.compile(pattern)
         start = self.resolve(path)
         files = [start] if start.is_file() else self._walk(start)
-        hits: list[str] = []
         size = 0
         deadline = self.clock() + self.grep_seconds
-        stopped = ""
         for f in files:
             rel = f.relative_to(self.root).as_posix() if f != self.root else f.name
             if glob and not (fnmatch.fnmatchcase(f.name, glob) or fnmatch.fnmatchcase(rel, glob)):
@@ -470,23 +520,80 @@ class Workspace:
                     line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
                     if rx.search(line):
                         row = f"{rel}:{n}: {line.strip()[:300]}"
-                        hits.append(row)
+                        yield "hit", row
                         size += len(row) + 1
                         if size > self.output_limit:
-                            stopped = "output limit reached"
-                            break
+                            yield "stop", "output limit reached"
+                            return
                     if n % 1024 == 0 and self.clock() > deadline:
-                        stopped = f"stopped after {self.grep_seconds:g} s in {rel}:{n}"
+                        yield "stop", f"stopped after {self.grep_seconds:g} s in {rel}:{n}"
+                        return
+
+    def _grep_in_child(
+        self, pattern: str, path: str, glob: str | None
+    ) -> Iterator[tuple[Literal["hit", "stop"], str]]:
+        """`_grep_rows` in a child Python, killed if it outlives the budget: `re` cannot be
+        interrupted (and holds the GIL), so one catastrophic pattern such as `(a+)+$` on a
+        long line would otherwise hold the tool, and the screen, for minutes. Hits stream back
+        as JSON lines, so those found before a kill are kept."""
+        request = {
+            "root": str(self.root),
+            "args": [pattern, path, glob],
+            "output_limit": self.output_limit,
+            "grep_seconds": self.grep_seconds,
+        }
+        package_parent = str(Path(__file__).resolve().parent.parent)
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_parent, env.get("PYTHONPATH")]))
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _GREP_CHILD, __name__],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            start_new_session=True,
+        )
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        # The child's own budget (checked between lines) ends a slow but sane search with the
+        # file and line it reached; this later deadline is for a pattern stuck inside a line.
+        deadline = time.monotonic() + self.grep_seconds + GREP_KILL_GRACE
+        seen = 0
+        try:
+            proc.stdin.write(json.dumps(request).encode() + b"\n")
+            proc.stdin.close()
+            buf = b""
+            with selectors.DefaultSelector() as sel:
+                sel.register(proc.stdout, selectors.EVENT_READ)
+                while True:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        proc.kill()
+                        yield "stop", (
+                            f"stopped after {self.grep_seconds:g} s: the pattern is too slow "
+                            "(nested repeats such as (a+)+ backtrack without end)"
+                        )
+                        return
+                    if not sel.select(left):
+                        continue
+                    chunk = os.read(proc.stdout.fileno(), 1 << 16)
+                    if not chunk:
                         break
-            if stopped:
-                break
-        if stopped and hits:
-            hits.append(f"[{stopped}; narrow the path or the pattern]")
-        elif stopped:
-            return f"no matches for {pattern!r} before the search {stopped}"
-        if not hits:
-            return f"no matches for {pattern!r}"
-        return _cap("\n".join(hits), self.output_limit)[0]
+                    *lines, buf = (buf + chunk).split(b"\n")
+                    for raw in lines:
+                        kind, text = json.loads(raw)
+                        if kind == "error":  # a refusal, worded for the model
+                            raise WorkspaceError(text)
+                        seen += 1
+                        yield kind, text
+            if proc.wait() != 0 and not seen:
+                why = proc.stderr.read().decode("utf-8", "replace").strip().splitlines()
+                raise WorkspaceError(f"grep failed: {why[-1] if why else proc.returncode}")
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            proc.stdout.close()
+            proc.stderr.close()
 
     # -- writing tools --------------------------------------------------------------------------
 
@@ -595,6 +702,8 @@ class Workspace:
         if not command.strip():
             raise WorkspaceError("an empty command")
         limit = min(timeout or self.run_timeout, self.run_timeout)
+        from .sandbox import SandboxError
+
         problem = self.sandbox.problem()
         if problem:  # refused before the user is asked: approving would not help
             try:
@@ -611,6 +720,8 @@ class Workspace:
 
     def read_only_tools(self) -> list[Tool]:
         """read_file, list_dir, glob, grep: safe for explorers and subagents."""
+        from .tools import make_tool
+
         ws = self
 
         def read_file(path: str, offset: int = 1, limit: int = 2000) -> str:
@@ -654,6 +765,8 @@ class Workspace:
 
     def write_tools(self) -> list[Tool]:
         """edit_file, write_file, run_command: each asks before acting unless allowed."""
+        from .tools import make_tool
+
         ws = self
 
         async def edit_file(
@@ -697,3 +810,20 @@ class Workspace:
     def tools(self) -> list[Tool]:
         """Every tool: the read-only ones plus edit_file, write_file and run_command."""
         return self.read_only_tools() + self.write_tools()
+
+
+def _grep_child() -> None:
+    """grep's child process: one JSON request on stdin, one JSON event per line on stdout."""
+    request = json.loads(sys.stdin.readline())
+    ws = Workspace(
+        request["root"],
+        output_limit=request["output_limit"],
+        grep_seconds=request["grep_seconds"],
+        grep_process=False,
+    )
+    try:
+        for event in ws._grep_rows(*request["args"]):
+            sys.stdout.write(json.dumps(event) + "\n")
+            sys.stdout.flush()
+    except WorkspaceError as exc:  # the path changed since the parent checked it
+        sys.stdout.write(json.dumps(["error", str(exc)]) + "\n")

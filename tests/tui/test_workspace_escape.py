@@ -31,10 +31,14 @@ class SwapAfterCheck(Workspace):
     best timing, made deterministic."""
 
     swap: Callable[[], None] = staticmethod(lambda: None)
+    checks = 0
+    swap_at = 1  # which path check the swap follows (grep checks its path twice)
 
     def resolve(self, path: str) -> Path:
         real = super().resolve(path)
-        self.swap()
+        self.checks += 1
+        if self.checks == self.swap_at:
+            self.swap()
         return real
 
 
@@ -57,16 +61,17 @@ async def test_a_directory_swapped_for_a_link_after_the_check_is_refused(
         ws.read("d/f.txt")
     (root / "d").unlink()
     (root / "d.real").rename(root / "d")
-    ws.swap = _dir_to_link(root, outside)
-    assert ws.grep("CRET|inside", "d/f.txt") == "no matches for 'CRET|inside'"  # skipped
+    here = SwapAfterCheck(root, grep_process=False)  # the search as grep's child runs it
+    here.swap, here.swap_at = _dir_to_link(root, outside), 2
+    assert here.grep("CRET|inside", "d/f.txt") == "no matches for 'CRET|inside'"  # skipped
     (root / "d").unlink()
     (root / "d.real").rename(root / "d")
-    ws.swap = _dir_to_link(root, outside)
+    ws.swap, ws.checks = _dir_to_link(root, outside), 0
     with pytest.raises(WorkspaceError, match="changed while in use"):
         await ws.write("d/f.txt", "pwned\n")
     (root / "d").unlink()
     (root / "d.real").rename(root / "d")
-    ws.swap = _dir_to_link(root, outside)
+    ws.swap, ws.checks = _dir_to_link(root, outside), 0
     with pytest.raises(WorkspaceError, match="changed while in use"):
         await ws.edit("d/f.txt", "inside", "pwned")
     assert (outside / "f.txt").read_text() == "SECRET\n"
@@ -76,8 +81,8 @@ async def test_a_directory_swapped_for_a_link_after_the_check_is_refused(
 def test_a_grep_over_a_tree_skips_what_was_swapped(layout: tuple[Path, Path]) -> None:
     root, outside = layout
     (root / "top.txt").write_text("inside top\n")
-    ws = SwapAfterCheck(root)
-    ws.swap = _dir_to_link(root, outside)  # after the start is checked, before any file opens
+    ws = SwapAfterCheck(root, grep_process=False)
+    ws.swap, ws.swap_at = _dir_to_link(root, outside), 2  # after the checks, before the opens
     out = ws.grep("CRET|inside")  # the pattern itself must not hold the word
     assert "SECRET" not in out and "top.txt:1: inside top" in out
 
