@@ -169,21 +169,27 @@ def scrubbed_env(
     return {k: v for k, v in source.items() if k in allowed or k.startswith("LC_")}
 
 
-@functools.lru_cache(maxsize=8)
 def bwrap_problem(program: str = "bwrap") -> str | None:
-    """Why bubblewrap cannot confine a command here, or None when it can (probed once)."""
+    """Why bubblewrap cannot confine a command here, or None when it can (each executable is
+    probed once per process)."""
     path = shutil.which(program)
     if path is None:
         return f"{program!r} is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+    return _probe(path)
+
+
+@functools.lru_cache(maxsize=8)
+def _probe(path: str) -> str | None:
     probe = [path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid",
              "--die-with-parent", "--new-session", *_cap_drop(), "true"]  # fmt: skip
+    name = os.path.basename(path)
     try:
         done = subprocess.run(probe, capture_output=True, timeout=20, check=False)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        return f"{program} did not start: {exc}"
+        return f"{name} did not start: {exc}"
     if done.returncode != 0:
         why = done.stderr.decode("utf-8", "replace").strip().splitlines()
-        return f"{program} cannot run here: {why[-1] if why else f'exit {done.returncode}'}"
+        return f"{name} cannot run here: {why[-1] if why else f'exit {done.returncode}'}"
     return None
 
 

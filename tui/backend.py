@@ -21,6 +21,9 @@ from prefixlock.delegation import DelegationResult, ParentSession
 from prefixlock.errors import ConfigError, MissingKeyError, UnknownModelError, UserError
 from prefixlock.events import Event, SubagentFinish, SubagentStart, UsageReport
 from prefixlock.guard.quote import Quote
+from prefixlock.instructions import INSTRUCTION_FILES as INSTRUCTION_FILES
+from prefixlock.instructions import INSTRUCTION_LIMIT as INSTRUCTION_LIMIT
+from prefixlock.instructions import project_instructions as project_instructions
 from prefixlock.prefix import FrozenPrefix
 from prefixlock.prices import PriceTable
 from prefixlock.providers import Sleep
@@ -63,33 +66,6 @@ The conversation, not this prompt, carries anything that changes (dates, file st
 results), so this prompt and the tool list stay byte-identical for the whole session and the
 provider's prompt cache keeps serving them.
 """
-
-
-# Project instruction files read into the frozen prefix at session start, in this order.
-INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md", "CONVENTIONS.md")
-INSTRUCTION_LIMIT = 64_000  # bytes per file: a huge one is cut (and says so), not sent whole
-
-
-def project_instructions(root: Path) -> str:
-    """The workspace's instruction files (AGENTS.md, CLAUDE.md, CONVENTIONS.md at its root),
-    each under a heading naming it; "" when there are none. Read once, at session start: an
-    edit mid-session does not change the cached prefix behind the user's back."""
-    parts: list[str] = []
-    for name in INSTRUCTION_FILES:
-        path = root / name
-        if not path.is_file():  # absent, a folder, a FIFO
-            continue
-        try:
-            with path.open("rb") as fh:
-                data = fh.read(INSTRUCTION_LIMIT + 1)
-        except OSError:
-            continue
-        text = data[:INSTRUCTION_LIMIT].decode("utf-8", "replace").strip()
-        if len(data) > INSTRUCTION_LIMIT:
-            text += f"\n[{name} cut at {INSTRUCTION_LIMIT:,} bytes]"
-        if text:
-            parts.append(f"# Project instructions from {name}\n\n{text}")
-    return "\n\n".join(parts)
 
 
 def api_key_from_env(env: dict[str, str] | None = None) -> str | None:
