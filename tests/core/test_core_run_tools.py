@@ -87,7 +87,8 @@ def test_without_a_usable_sandbox_run_stops_in_one_line(tmp_path: Path) -> None:
 def test_allow_needs_all_tools(tmp_path: Path) -> None:
     proc = run_cli("run", "hi", "--allow", "write", "--workspace", str(tmp_path))
     assert proc.returncode == 2
-    assert proc.stderr.strip() == "prefixlock: error: --allow: needs --tools all (read tools never ask)"
+    expected = "prefixlock: error: --allow: needs --tools all (read tools never ask)"
+    assert proc.stderr.strip() == expected
 
 
 def test_run_loads_the_instruction_files_with_read_tools(tmp_path: Path, emulator: Any) -> None:
