@@ -27,6 +27,7 @@ from prefixlock.instructions import project_instructions as project_instructions
 from prefixlock.prefix import FrozenPrefix
 from prefixlock.prices import PriceTable
 from prefixlock.providers import Sleep
+from prefixlock.sandbox import SandboxOptions
 from prefixlock.settings import Settings
 from prefixlock.tools import Tool, ToolLike
 from prefixlock.workspace import ApprovalRequest, Approver, Decision, Workspace
@@ -97,6 +98,7 @@ class BackendOptions:
     emulator_script: Path | None = None  # None: the chat script shipped with the app
     emulator_faults: list[dict[str, Any]] = field(default_factory=list)
     allow: tuple[str, ...] = ()
+    sandbox: SandboxOptions | None = None  # how commands run; None: bubblewrap, the default
     emulator: Emulator | None = None  # one already running (tests share one across app runs)
     sleep: Sleep | None = None  # the transport's sleep between retries (tests advance a clock)
     settings: Settings | None = None  # None: the defaults
@@ -128,6 +130,7 @@ class ChatBackend:
             options.workspace,
             approve=self._approve,
             allow=[a for a in options.allow if a in ("write", "run")],  # type: ignore[misc]
+            sandbox=options.sandbox or "bwrap",
         )
         self.model = options.model
         self.session_id = options.session_id or options.resume or "(new)"
