@@ -302,6 +302,8 @@ class Sandbox:
             # Last, so no bind above can uncover them.
             for name in HOME_SECRETS:
                 secret = os.path.join(home_dir, name)
+                if self.root.is_relative_to(secret):
+                    continue  # a workspace under ~/.config stays visible (its own choice)
                 if os.path.isdir(secret) and not os.path.islink(secret):
                     args += ["--tmpfs", secret]
                 elif os.path.lexists(secret):

@@ -166,6 +166,15 @@ async def test_credential_stores_in_home_are_hidden(
     assert "leak-5" in shown.output  # the option does what it says
 
 
+def test_a_workspace_inside_a_hidden_store_stays_visible(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    root = home / ".config" / "tool"
+    root.mkdir(parents=True)
+    (home / ".ssh").mkdir()
+    joined = " ".join(Sandbox(root, environ={"HOME": str(home)}).argv("ls"))
+    assert f"--tmpfs {home}/.ssh" in joined and f"--tmpfs {home}/.config" not in joined
+
+
 def test_a_hidden_home_is_an_empty_directory_under_the_workspace(tmp_path: Path) -> None:
     home = tmp_path / "home"
     root = home / "project"
