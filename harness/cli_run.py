@@ -17,6 +17,8 @@ from .command import Command, deferred
 if TYPE_CHECKING:
     from decimal import Decimal
 
+    from .tools import Tool
+
 
 def _configure_models(p: argparse.ArgumentParser) -> None:
     p.add_argument(
@@ -137,15 +139,35 @@ def _configure_run(p: argparse.ArgumentParser) -> None:
     p.add_argument("--prices", metavar="FILE", help="a JSON price file over the built-in one")
     p.add_argument(
         "--tools",
-        choices=("read", "none"),
+        choices=("read", "all", "none"),
         default="read",
-        help="read: read-only workspace tools (read, list, glob, grep) on --workspace",
+        help="read: read-only workspace tools (read, list, glob, grep) on --workspace; all: "
+        "the chat's tools (also edit_file, write_file, run_command; see --allow)",
     )
     p.add_argument(
         "--workspace",
         default=".",
         metavar="DIR",
-        help="the directory the tools may read (default: the current one)",
+        help="the directory the tools may use (default: the current one); its AGENTS.md, "
+        "CLAUDE.md and CONVENTIONS.md join the prompt as in the chat",
+    )
+    p.add_argument(
+        "--allow",
+        action="append",
+        choices=("write", "run"),
+        default=[],
+        help="with --tools all: let the model write files / run commands (repeatable); "
+        "headless, nobody is asked, so anything not allowed is refused",
+    )
+    p.add_argument(
+        "--sandbox",
+        choices=("bwrap", "off"),
+        default="bwrap",
+        help="how commands run: bwrap (default; workspace writable, rest read-only, no access "
+        "to this process or its keys) or off (unconfined: your explicit choice)",
+    )
+    p.add_argument(
+        "--no-network", action="store_true", help="commands run without network access"
     )
     p.add_argument(
         "--emulator",
@@ -225,6 +247,33 @@ def _check_store(args: argparse.Namespace) -> str | None:
     return path
 
 
+def _workspace_tools(args: argparse.Namespace) -> tuple[list[Tool], str]:
+    """The tools `--tools` names on `--workspace`, and its instruction files' text. With
+    commands on offer and no usable sandbox: one line now, not a refusal mid-task."""
+    from .errors import ConfigError
+    from .instructions import project_instructions
+    from .sandbox import SandboxError, SandboxOptions
+    from .workspace import Workspace, WorkspaceError
+
+    if args.allow and args.tools != "all":
+        raise ConfigError("needs --tools all (read tools never ask)", where="--allow")
+    if args.tools == "none":
+        return [], ""
+    options = SandboxOptions(mode=args.sandbox, network=not args.no_network)
+    try:
+        ws = Workspace(args.workspace, allow=args.allow, sandbox=options)
+    except WorkspaceError as exc:
+        raise ConfigError(str(exc), where="--workspace") from None
+    if args.tools == "read":
+        return ws.read_only_tools(), project_instructions(ws.root)
+    if "run" in args.allow:
+        try:
+            ws.sandbox.check()
+        except SandboxError as exc:
+            raise ConfigError(f"{exc} (--sandbox off)", where="--sandbox") from None
+    return ws.tools(), project_instructions(ws.root)
+
+
 def _run_run(args: argparse.Namespace) -> int:
     import asyncio
     import contextlib
@@ -255,15 +304,10 @@ def _run_run(args: argparse.Namespace) -> int:
         raise ConfigError("must be at least 1", where="--max-turns")
     settings = Settings(ttl=args.ttl, max_turns=args.max_turns, max_dollars=max_dollars)
     store_path = _check_store(args)
-    tools = []
-    if args.tools == "read":
-        from .workspace import Workspace, WorkspaceError
-
-        try:
-            tools = Workspace(args.workspace).read_only_tools()
-        except WorkspaceError as exc:
-            raise ConfigError(str(exc), where="--workspace") from None
-    prefix = FrozenPrefix(system=_read_system(args.system), tools=tools)
+    tools, instructions = _workspace_tools(args)
+    system = _read_system(args.system)
+    # The project's instruction files: a system block of their own, as in the chat.
+    prefix = FrozenPrefix(system=(system, instructions) if instructions else system, tools=tools)
 
     stack = contextlib.ExitStack()
     base_url, api_key = args.base_url, None

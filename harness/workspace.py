@@ -15,22 +15,28 @@ between machines or runs, so the tool segment of the prefix stays byte-identical
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import difflib
 import fnmatch
+import json
 import os
 import re
-import signal
-import tempfile
+import secrets
+import selectors
+import stat
+import subprocess
+import sys
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Literal
+from typing import IO, TYPE_CHECKING, Literal
 
 from .errors import PrefixlockError
-from .tools import Tool, make_tool
+
+if TYPE_CHECKING:
+    from .sandbox import Sandbox, SandboxMode, SandboxOptions
+    from .tools import Tool
 
 Action = Literal["write", "run"]
 #: What an approval callback answers: True/"once" = go ahead this time, "session" = go ahead and
@@ -56,9 +62,6 @@ SKIP_DIRS = frozenset(
         ".tox",
     }
 )
-# Environment variables a command must not see: a model that runs `env` would otherwise copy the
-# user's API keys into the transcript, the store and the provider's logs.
-_SECRET_ENV = re.compile(r"(API_KEY|_TOKEN|SECRET|PASSWORD|CREDENTIAL)", re.IGNORECASE)
 
 
 class WorkspaceError(PrefixlockError):
@@ -94,6 +97,17 @@ class CommandResult:
         body = self.output if self.output else "(no output)"
         return f"$ {self.command}\n{body}\n[{status}]"
 
+
+# Open-time checks: never follow a symlink, never block on a FIFO (refused after fstat).
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+_NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+# grep's child process: the module is named on its command line (it is prefixlock.workspace
+# once installed); it runs `_grep_rows` and writes each event as a JSON line.
+_GREP_CHILD = "import sys, importlib; importlib.import_module(sys.argv[1])._grep_child()"
+# Seconds past `grep_seconds` before the child is killed (its start-up, and its own stop).
+GREP_KILL_GRACE = 1.0
 
 # Lines are read at most this many bytes at a time (a longer line is searched in pieces), and
 # shown at most MAX_LINE characters: a one-line 100 MB file never sits in memory whole.
@@ -169,7 +183,8 @@ class Workspace:
     `approve` is awaited before each write, edit or command unless its action is in `allow`
     (the actions the user allowed for the session); with no callback, an action not allowed is
     refused. `run_timeout` bounds a command's seconds; `output_limit` caps the characters any
-    tool returns.
+    tool returns. `sandbox` confines commands (see prefixlock.sandbox): "bwrap" by default,
+    refused where bubblewrap cannot run; "off" only when the user chooses it.
     """
 
     def __init__(
@@ -183,6 +198,8 @@ class Workspace:
         max_read_bytes: int = 2_000_000,
         grep_seconds: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
+        grep_process: bool = True,
+        sandbox: SandboxOptions | SandboxMode = "bwrap",
     ) -> None:
         resolved = Path(root).expanduser().resolve()
         if not resolved.is_dir():
@@ -197,6 +214,20 @@ class Workspace:
         self.max_read_bytes = max_read_bytes  # whole-file reads (edits); larger: streamed
         self.grep_seconds = grep_seconds  # one grep's wall-clock budget, checked per line
         self.clock = clock
+        self.grep_process = grep_process  # match in a child process killed past the budget
+        self._sandbox_choice = sandbox
+        self._sandbox: Sandbox | None = None
+
+    @property
+    def sandbox(self) -> Sandbox:
+        """How commands run (made on first use: grep's child process never needs it)."""
+        if self._sandbox is None:
+            from .sandbox import Sandbox, SandboxOptions
+
+            choice = self._sandbox_choice
+            options = SandboxOptions(mode=choice) if isinstance(choice, str) else choice
+            self._sandbox = Sandbox(self.root, options)
+        return self._sandbox
 
     # -- policy -------------------------------------------------------------------------------
 
@@ -240,7 +271,10 @@ class Workspace:
             raise WorkspaceError(f"path {path!r} contains a NUL byte")
         raw = Path(path).expanduser()
         candidate = raw if raw.is_absolute() else self.root / raw
-        real = candidate.resolve(strict=False)
+        try:
+            real = candidate.resolve(strict=False)
+        except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop (Python < 3.13)
+            raise WorkspaceError(f"path {path!r} cannot be resolved: {exc}") from None
         if real != self.root and not real.is_relative_to(self.root):
             raise WorkspaceError(
                 f"path {path!r} is outside the workspace; only files under the workspace root "
@@ -256,7 +290,7 @@ class Workspace:
     def _inside(self, p: Path) -> bool:
         try:
             real = p.resolve(strict=False)
-        except OSError:
+        except (OSError, RuntimeError):  # RuntimeError: a symlink loop (Python < 3.13)
             return False
         return real == self.root or real.is_relative_to(self.root)
 
@@ -270,21 +304,77 @@ class Workspace:
                 if self._inside(p):
                     yield p
 
+    def _open_dir(self, real_dir: Path, shown: str, *, create: bool = False) -> int:
+        """A descriptor of a directory already resolved inside the root, opened one component
+        at a time from the root with O_NOFOLLOW: a component swapped for a symlink since the
+        path was checked is refused instead of followed out of the workspace."""
+        fd = os.open(self.root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        try:
+            for part in real_dir.relative_to(self.root).parts:
+                if create:
+                    with contextlib.suppress(FileExistsError):
+                        os.mkdir(part, 0o777, dir_fd=fd)
+                try:
+                    nxt = os.open(part, _DIR_FLAGS, dir_fd=fd)
+                except FileNotFoundError:
+                    raise WorkspaceError(f"{shown}: no such file or directory") from None
+                except OSError as exc:  # ELOOP / ENOTDIR: a symlink or a file took its place
+                    raise WorkspaceError(
+                        f"{shown}: {part!r} changed while in use (now a link or not a directory); "
+                        "refused"
+                    ) from exc
+                os.close(fd)
+                fd = nxt
+            return fd
+        except BaseException:
+            os.close(fd)
+            raise
+
+    def _open_regular(self, real: Path, shown: str) -> int:
+        """A read descriptor of the regular file `real` (resolved, inside the root), checked at
+        open time: no symlink on the way, and no FIFO, socket or device (opened without
+        blocking, then refused), so a swap after the path check cannot escape or hang."""
+        if real == self.root:
+            raise WorkspaceError(f"{shown}: is a directory; use list_dir")
+        if not real.is_relative_to(self.root):
+            raise WorkspaceError(f"{shown}: is outside the workspace")
+        dirfd = self._open_dir(real.parent, shown)
+        try:
+            fd = os.open(real.name, _FILE_FLAGS, dir_fd=dirfd)
+        except FileNotFoundError:
+            raise WorkspaceError(f"{shown}: no such file") from None
+        except IsADirectoryError:
+            raise WorkspaceError(f"{shown}: is a directory; use list_dir") from None
+        except OSError as exc:
+            raise WorkspaceError(
+                f"{shown}: cannot open ({exc.strerror}; a link swapped in is refused)"
+            ) from exc
+        finally:
+            os.close(dirfd)
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            os.close(fd)
+            if stat.S_ISDIR(mode):
+                raise WorkspaceError(f"{shown}: is a directory; use list_dir")
+            raise WorkspaceError(f"{shown}: not a regular file (a FIFO, socket or device)")
+        os.set_blocking(fd, True)
+        return fd
+
     def _read_text(self, real: Path, shown: str, *, exact: bool = False) -> str:
         """The file as text. `exact` (edits): undecodable bytes kept as surrogate escapes, so
         writing the text back gives the same bytes; otherwise shown as U+FFFD."""
-        if not real.exists():
-            raise WorkspaceError(f"{shown}: no such file")
-        if real.is_dir():
-            raise WorkspaceError(f"{shown}: is a directory; use list_dir")
-        if not real.is_file():
-            raise WorkspaceError(f"{shown}: not a regular file (a FIFO, socket or device)")
-        size = real.stat().st_size
+        with os.fdopen(self._open_regular(real, shown), "rb") as fh:
+            return self._load(fh, shown, exact=exact)
+
+    def _load(self, fh: IO[bytes], shown: str, *, exact: bool) -> str:
+        size = os.fstat(fh.fileno()).st_size
         if size > self.max_read_bytes:
             raise WorkspaceError(
                 f"{shown}: {size} bytes is more than the {self.max_read_bytes}-byte limit"
             )
-        data = real.read_bytes()
+        data = fh.read(self.max_read_bytes + 1)
+        if len(data) > self.max_read_bytes:  # it grew since the size check
+            raise WorkspaceError(f"{shown}: more than the {self.max_read_bytes}-byte limit")
         if b"\x00" in data[:8192]:
             raise WorkspaceError(f"{shown}: binary file, not shown")
         return data.decode("utf-8", errors="surrogateescape" if exact else "replace")
@@ -294,13 +384,15 @@ class Workspace:
     def read(self, path: str, offset: int = 1, limit: int = 2000) -> str:
         """Lines `offset`..`offset+limit-1` of a text file, each prefixed with its number.
         A file over `max_read_bytes` is streamed: only the lines asked for are kept."""
-        real = self.resolve(path)
-        if real.is_file() and real.stat().st_size > self.max_read_bytes:
-            return self._read_large(real, path, offset, limit)
-        text = self._read_text(real, path)
-        lines = text.splitlines()
         if offset < 1:
             raise WorkspaceError("offset counts from 1")
+        real = self.resolve(path)
+        # One descriptor, checked at open time, for the size test and the read alike.
+        with os.fdopen(self._open_regular(real, path), "rb") as fh:
+            if os.fstat(fh.fileno()).st_size > self.max_read_bytes:
+                return self._read_large(fh, path, offset, limit)
+            text = self._load(fh, path, exact=False)
+        lines = text.splitlines()
         chosen = lines[offset - 1 : offset - 1 + max(limit, 0)]
         width = len(str(offset + len(chosen)))
         body = "\n".join(f"{n:>{width}}\t{line}" for n, line in enumerate(chosen, offset))
@@ -311,25 +403,22 @@ class Workspace:
             body = "(empty file)"
         return _cap(body, self.output_limit)[0]
 
-    def _read_large(self, real: Path, shown: str, offset: int, limit: int) -> str:
+    def _read_large(self, fh: IO[bytes], shown: str, offset: int, limit: int) -> str:
         """`read` of a file too big to load: lines streamed, those before `offset` skipped,
         `limit` kept (each cut at MAX_LINE characters), the rest not counted."""
-        if offset < 1:
-            raise WorkspaceError("offset counts from 1")
         chosen: list[str] = []
         more = False
-        with real.open("rb") as fh:
-            if b"\x00" in fh.read(8192):
-                raise WorkspaceError(f"{shown}: binary file, not shown")
-            fh.seek(0)
-            for n, raw in enumerate(_lines(fh), 1):
-                if n < offset:
-                    continue
-                if len(chosen) >= max(limit, 0):
-                    more = True
-                    break
-                chosen.append(raw.decode("utf-8", "replace").rstrip("\r\n")[:MAX_LINE])
-        size = real.stat().st_size
+        if b"\x00" in fh.read(8192):
+            raise WorkspaceError(f"{shown}: binary file, not shown")
+        fh.seek(0)
+        for n, raw in enumerate(_lines(fh), 1):
+            if n < offset:
+                continue
+            if len(chosen) >= max(limit, 0):
+                more = True
+                break
+            chosen.append(raw.decode("utf-8", "replace").rstrip("\r\n")[:MAX_LINE])
+        size = os.fstat(fh.fileno()).st_size
         if not chosen:
             return f"{shown}: {size} bytes; no lines from offset {offset} (the file is shorter)"
         width = len(str(offset + len(chosen)))
@@ -376,15 +465,40 @@ class Workspace:
     def grep(self, pattern: str, path: str = ".", glob: str | None = None) -> str:
         """Lines matching a regular expression, as 'file:line: text', in path order."""
         try:
-            rx = re.compile(pattern)
+            re.compile(pattern)
         except re.error as exc:
             raise WorkspaceError(f"bad regular expression {pattern!r}: {exc}") from exc
+        self.resolve(path)  # a path outside is refused here, with the usual message
+        events = (
+            self._grep_in_child(pattern, path, glob)
+            if self.grep_process
+            else self._grep_rows(pattern, path, glob)
+        )
+        hits: list[str] = []
+        stopped = ""
+        for kind, text in events:
+            if kind == "hit":
+                hits.append(text)
+            else:
+                stopped = text
+        if stopped and hits:
+            hits.append(f"[{stopped}; narrow the path or the pattern]")
+        elif stopped:
+            return f"no matches for {pattern!r} before the search {stopped}"
+        if not hits:
+            return f"no matches for {pattern!r}"
+        return _cap("\n".join(hits), self.output_limit)[0]
+
+    def _grep_rows(
+        self, pattern: str, path: str, glob: str | None
+    ) -> Iterator[tuple[Literal["hit", "stop"], str]]:
+        """grep's search in this process: ("hit", row) per match, then ("stop", why) if it
+        stopped early (output cap, or the budget, checked every 1,024 lines)."""
+        rx = re.compile(pattern)
         start = self.resolve(path)
         files = [start] if start.is_file() else self._walk(start)
-        hits: list[str] = []
         size = 0
         deadline = self.clock() + self.grep_seconds
-        stopped = ""
         for f in files:
             rel = f.relative_to(self.root).as_posix() if f != self.root else f.name
             if glob and not (fnmatch.fnmatchcase(f.name, glob) or fnmatch.fnmatchcase(rel, glob)):
@@ -395,9 +509,9 @@ class Workspace:
             # any size is searched in bounded memory (an 800 MB log no longer loads whole, a
             # 5.7 MB one is no longer skipped).
             try:
-                fh = f.open("rb")
-            except OSError:
-                continue
+                fh = os.fdopen(self._open_regular(f.resolve(), rel), "rb")
+            except (OSError, RuntimeError, WorkspaceError):
+                continue  # gone, swapped for a link, or not a regular file any more
             with fh:
                 if b"\x00" in fh.read(8192):
                     continue  # binary
@@ -406,23 +520,80 @@ class Workspace:
                     line = raw.decode("utf-8", errors="replace").rstrip("\r\n")
                     if rx.search(line):
                         row = f"{rel}:{n}: {line.strip()[:300]}"
-                        hits.append(row)
+                        yield "hit", row
                         size += len(row) + 1
                         if size > self.output_limit:
-                            stopped = "output limit reached"
-                            break
+                            yield "stop", "output limit reached"
+                            return
                     if n % 1024 == 0 and self.clock() > deadline:
-                        stopped = f"stopped after {self.grep_seconds:g} s in {rel}:{n}"
+                        yield "stop", f"stopped after {self.grep_seconds:g} s in {rel}:{n}"
+                        return
+
+    def _grep_in_child(
+        self, pattern: str, path: str, glob: str | None
+    ) -> Iterator[tuple[Literal["hit", "stop"], str]]:
+        """`_grep_rows` in a child Python, killed if it outlives the budget: `re` cannot be
+        interrupted (and holds the GIL), so one catastrophic pattern such as `(a+)+$` on a
+        long line would otherwise hold the tool, and the screen, for minutes. Hits stream back
+        as JSON lines, so those found before a kill are kept."""
+        request = {
+            "root": str(self.root),
+            "args": [pattern, path, glob],
+            "output_limit": self.output_limit,
+            "grep_seconds": self.grep_seconds,
+        }
+        package_parent = str(Path(__file__).resolve().parent.parent)
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [package_parent, env.get("PYTHONPATH")]))
+        proc = subprocess.Popen(
+            [sys.executable, "-c", _GREP_CHILD, __name__],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            start_new_session=True,
+        )
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        # The child's own budget (checked between lines) ends a slow but sane search with the
+        # file and line it reached; this later deadline is for a pattern stuck inside a line.
+        deadline = time.monotonic() + self.grep_seconds + GREP_KILL_GRACE
+        seen = 0
+        try:
+            proc.stdin.write(json.dumps(request).encode() + b"\n")
+            proc.stdin.close()
+            buf = b""
+            with selectors.DefaultSelector() as sel:
+                sel.register(proc.stdout, selectors.EVENT_READ)
+                while True:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        proc.kill()
+                        yield "stop", (
+                            f"stopped after {self.grep_seconds:g} s: the pattern is too slow "
+                            "(nested repeats such as (a+)+ backtrack without end)"
+                        )
+                        return
+                    if not sel.select(left):
+                        continue
+                    chunk = os.read(proc.stdout.fileno(), 1 << 16)
+                    if not chunk:
                         break
-            if stopped:
-                break
-        if stopped and hits:
-            hits.append(f"[{stopped}; narrow the path or the pattern]")
-        elif stopped:
-            return f"no matches for {pattern!r} before the search {stopped}"
-        if not hits:
-            return f"no matches for {pattern!r}"
-        return _cap("\n".join(hits), self.output_limit)[0]
+                    *lines, buf = (buf + chunk).split(b"\n")
+                    for raw in lines:
+                        kind, text = json.loads(raw)
+                        if kind == "error":  # a refusal, worded for the model
+                            raise WorkspaceError(text)
+                        seen += 1
+                        yield kind, text
+            if proc.wait() != 0 and not seen:
+                why = proc.stderr.read().decode("utf-8", "replace").strip().splitlines()
+                raise WorkspaceError(f"grep failed: {why[-1] if why else proc.returncode}")
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()
+            proc.stdout.close()
+            proc.stderr.close()
 
     # -- writing tools --------------------------------------------------------------------------
 
@@ -430,19 +601,32 @@ class Workspace:
         # Bytes, not a text stream: no newline translation, and the surrogate escapes of an
         # edited file's undecodable bytes go back as those very bytes.
         data = content.encode("utf-8", "surrogateescape")
-        real.parent.mkdir(parents=True, exist_ok=True)
-        mode = real.stat().st_mode & 0o7777 if real.exists() else None
-        fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".tmp")
+        shown = self.relative(real)
+        # The directory is opened from the root without following links, and the file is
+        # written and renamed relative to that descriptor: a directory swapped for a symlink
+        # after the path check cannot send the bytes outside the workspace.
+        dirfd = self._open_dir(real.parent, shown, create=True)
         try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            if mode is not None:
-                os.chmod(tmp, mode)
-            os.replace(tmp, real)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+            try:
+                old = os.stat(real.name, dir_fd=dirfd, follow_symlinks=False)
+            except FileNotFoundError:
+                old = None
+            if old is not None and not stat.S_ISREG(old.st_mode):
+                raise WorkspaceError(f"{shown}: not a regular file (a link, FIFO or device)")
+            tmp = f".{real.name}.{secrets.token_hex(4)}.tmp"
+            fd = os.open(tmp, _NEW_FILE_FLAGS, 0o600 if old else 0o666, dir_fd=dirfd)
+            try:
+                with os.fdopen(fd, "wb") as fh:
+                    fh.write(data)
+                    if old is not None:
+                        os.fchmod(fh.fileno(), stat.S_IMODE(old.st_mode))
+                os.replace(tmp, real.name, src_dir_fd=dirfd, dst_dir_fd=dirfd)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp, dir_fd=dirfd)
+                raise
+        finally:
+            os.close(dirfd)
 
     def plan_edit(
         self, path: str, old_string: str, new_string: str, replace_all: bool = False
@@ -513,40 +697,31 @@ class Workspace:
         return f"wrote {len(content.encode())} bytes to {rel}\n{shown}"
 
     async def run(self, command: str, timeout: float | None = None) -> CommandResult:
-        """Run a shell command in the root (after approval) with a timeout and capped output."""
+        """Run a shell command in the root (after approval) in the sandbox, with a timeout
+        and output capped while it streams (head and tail kept)."""
         if not command.strip():
             raise WorkspaceError("an empty command")
         limit = min(timeout or self.run_timeout, self.run_timeout)
+        from .sandbox import SandboxError
+
+        problem = self.sandbox.problem()
+        if problem:  # refused before the user is asked: approving would not help
+            try:
+                self.sandbox.check()
+            except SandboxError as exc:
+                raise WorkspaceError(f"run: {command}: refused; {exc}") from exc
         await self._ask(ApprovalRequest("run", "run_command", f"run: {command}", command))
-        env = {k: v for k, v in os.environ.items() if not _SECRET_ENV.search(k)}
-        proc = await asyncio.create_subprocess_shell(
-            command,
-            cwd=self.root,
-            env=env,
-            stdin=asyncio.subprocess.DEVNULL,
-            stdout=asyncio.subprocess.PIPE,
-            stderr=asyncio.subprocess.STDOUT,
-            start_new_session=True,  # its own process group, so a timeout kills its children too
-        )
-        timed_out = False
-        try:
-            out, _ = await asyncio.wait_for(proc.communicate(), timeout=limit)
-        except (TimeoutError, asyncio.CancelledError) as exc:
-            timed_out = True
-            with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(proc.pid, signal.SIGKILL)
-            out, _ = await proc.communicate()
-            if isinstance(exc, asyncio.CancelledError):
-                raise
-        text, truncated = _cap(out.decode("utf-8", errors="replace"), self.output_limit)
+        outcome = await self.sandbox.run(command, timeout=limit, limit=self.output_limit)
         return CommandResult(
-            command, None if timed_out else proc.returncode, text, timed_out, truncated
+            command, outcome.exit_code, outcome.output, outcome.timed_out, outcome.cut_bytes > 0
         )
 
     # -- tools ----------------------------------------------------------------------------------
 
     def read_only_tools(self) -> list[Tool]:
         """read_file, list_dir, glob, grep: safe for explorers and subagents."""
+        from .tools import make_tool
+
         ws = self
 
         def read_file(path: str, offset: int = 1, limit: int = 2000) -> str:
@@ -590,6 +765,8 @@ class Workspace:
 
     def write_tools(self) -> list[Tool]:
         """edit_file, write_file, run_command: each asks before acting unless allowed."""
+        from .tools import make_tool
+
         ws = self
 
         async def edit_file(
@@ -633,3 +810,20 @@ class Workspace:
     def tools(self) -> list[Tool]:
         """Every tool: the read-only ones plus edit_file, write_file and run_command."""
         return self.read_only_tools() + self.write_tools()
+
+
+def _grep_child() -> None:
+    """grep's child process: one JSON request on stdin, one JSON event per line on stdout."""
+    request = json.loads(sys.stdin.readline())
+    ws = Workspace(
+        request["root"],
+        output_limit=request["output_limit"],
+        grep_seconds=request["grep_seconds"],
+        grep_process=False,
+    )
+    try:
+        for event in ws._grep_rows(*request["args"]):
+            sys.stdout.write(json.dumps(event) + "\n")
+            sys.stdout.flush()
+    except WorkspaceError as exc:  # the path changed since the parent checked it
+        sys.stdout.write(json.dumps(["error", str(exc)]) + "\n")

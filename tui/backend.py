@@ -21,9 +21,13 @@ from prefixlock.delegation import DelegationResult, ParentSession
 from prefixlock.errors import ConfigError, MissingKeyError, UnknownModelError, UserError
 from prefixlock.events import Event, SubagentFinish, SubagentStart, UsageReport
 from prefixlock.guard.quote import Quote
+from prefixlock.instructions import INSTRUCTION_FILES as INSTRUCTION_FILES
+from prefixlock.instructions import INSTRUCTION_LIMIT as INSTRUCTION_LIMIT
+from prefixlock.instructions import project_instructions as project_instructions
 from prefixlock.prefix import FrozenPrefix
 from prefixlock.prices import PriceTable
 from prefixlock.providers import Sleep
+from prefixlock.sandbox import SandboxOptions
 from prefixlock.settings import Settings
 from prefixlock.tools import Tool, ToolLike
 from prefixlock.workspace import ApprovalRequest, Approver, Decision, Workspace
@@ -65,33 +69,6 @@ provider's prompt cache keeps serving them.
 """
 
 
-# Project instruction files read into the frozen prefix at session start, in this order.
-INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md", "CONVENTIONS.md")
-INSTRUCTION_LIMIT = 64_000  # bytes per file: a huge one is cut (and says so), not sent whole
-
-
-def project_instructions(root: Path) -> str:
-    """The workspace's instruction files (AGENTS.md, CLAUDE.md, CONVENTIONS.md at its root),
-    each under a heading naming it; "" when there are none. Read once, at session start: an
-    edit mid-session does not change the cached prefix behind the user's back."""
-    parts: list[str] = []
-    for name in INSTRUCTION_FILES:
-        path = root / name
-        if not path.is_file():  # absent, a folder, a FIFO
-            continue
-        try:
-            with path.open("rb") as fh:
-                data = fh.read(INSTRUCTION_LIMIT + 1)
-        except OSError:
-            continue
-        text = data[:INSTRUCTION_LIMIT].decode("utf-8", "replace").strip()
-        if len(data) > INSTRUCTION_LIMIT:
-            text += f"\n[{name} cut at {INSTRUCTION_LIMIT:,} bytes]"
-        if text:
-            parts.append(f"# Project instructions from {name}\n\n{text}")
-    return "\n\n".join(parts)
-
-
 def api_key_from_env(env: dict[str, str] | None = None) -> str | None:
     source = os.environ if env is None else env
     for var in KEY_VARS:
@@ -121,6 +98,7 @@ class BackendOptions:
     emulator_script: Path | None = None  # None: the chat script shipped with the app
     emulator_faults: list[dict[str, Any]] = field(default_factory=list)
     allow: tuple[str, ...] = ()
+    sandbox: SandboxOptions | None = None  # how commands run; None: bubblewrap, the default
     emulator: Emulator | None = None  # one already running (tests share one across app runs)
     sleep: Sleep | None = None  # the transport's sleep between retries (tests advance a clock)
     settings: Settings | None = None  # None: the defaults
@@ -152,6 +130,7 @@ class ChatBackend:
             options.workspace,
             approve=self._approve,
             allow=[a for a in options.allow if a in ("write", "run")],  # type: ignore[misc]
+            sandbox=options.sandbox or "bwrap",
         )
         self.model = options.model
         self.session_id = options.session_id or options.resume or "(new)"

@@ -47,6 +47,16 @@ def _configure(p: argparse.ArgumentParser) -> None:
         help="do not ask before writes / commands (repeatable)",
     )
     p.add_argument(
+        "--sandbox",
+        choices=("bwrap", "off"),
+        default="bwrap",
+        help="how commands run: bwrap (default; workspace writable, rest read-only, no access "
+        "to this process or its keys) or off (unconfined: your explicit choice)",
+    )
+    p.add_argument(
+        "--no-network", action="store_true", help="commands run without network access"
+    )
+    p.add_argument(
         "--base-url",
         metavar="URL",
         default=None,
@@ -84,6 +94,8 @@ def _run(args: argparse.Namespace) -> int:
 
 def backend_options(args: argparse.Namespace, workspace: Path) -> BackendOptions:
     """The backend's options from the parsed command line."""
+    from prefixlock.sandbox import SandboxOptions
+
     from .backend import DEFAULT_MODEL, BackendOptions, default_store_path
 
     return BackendOptions(
@@ -98,6 +110,7 @@ def backend_options(args: argparse.Namespace, workspace: Path) -> BackendOptions
         api_key="" if args.offline else None,
         base_url=None if args.offline else args.base_url,
         allow=tuple(args.allow),
+        sandbox=SandboxOptions(mode=args.sandbox, network=not args.no_network),
     )
 
 

@@ -107,3 +107,20 @@ def test_model_with_resume_becomes_the_offer_of_a_switch(tmp_path: Path) -> None
     assert fresh.model == "claude-haiku-4-5" and fresh.switch_to is None
     plain = backend_options(parser.parse_args(["--resume", "s1"]), tmp_path)
     assert plain.switch_to is None
+
+
+def test_the_sandbox_flags_reach_the_chats_workspace(tmp_path: Path) -> None:
+    """`chat --sandbox off --no-network`: the user's explicit choice, carried to the tools."""
+    import argparse
+
+    from prefixlock.sandbox import SandboxOptions
+    from prefixlock.tui.backend import ChatBackend
+    from prefixlock.tui.cli import _configure, backend_options
+
+    parser = argparse.ArgumentParser()
+    _configure(parser)
+    chosen = backend_options(parser.parse_args(["--sandbox", "off", "--no-network"]), tmp_path)
+    assert chosen.sandbox == SandboxOptions(mode="off", network=False)
+    assert ChatBackend(chosen).workspace.sandbox.options.mode == "off"
+    default = backend_options(parser.parse_args([]), tmp_path)
+    assert ChatBackend(default).workspace.sandbox.options == SandboxOptions()

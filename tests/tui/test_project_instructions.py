@@ -3,6 +3,7 @@ at session start (a system block of their own, after the app's prompt), once."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from tui_drive import AppFactory, ready, say
@@ -41,3 +42,16 @@ async def test_the_session_prefix_carries_agents_md_and_keeps_it(
         await say(app, pilot, "hello")
         assert app.backend.session.prefix.fingerprint == prefix.fingerprint
         assert app.backend.session.ledger.rows
+
+
+def test_an_instruction_file_linking_out_of_the_workspace_is_not_read(tmp_path: Path) -> None:
+    """`AGENTS.md -> ~/.ssh/id_ed25519` must not send the key to the provider; a FIFO must not
+    block the session's start."""
+    root = tmp_path / "ws"
+    root.mkdir()
+    (tmp_path / "id_ed25519").write_text("PRIVATE KEY\n")
+    (root / "AGENTS.md").symlink_to(tmp_path / "id_ed25519")
+    os.mkfifo(root / "CLAUDE.md")
+    (root / "docs.md").write_text("Inside.\n")
+    (root / "CONVENTIONS.md").symlink_to(root / "docs.md")  # a link inside is fine
+    assert project_instructions(root) == "# Project instructions from CONVENTIONS.md\n\nInside."

@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
-from prefixlock.workspace import Workspace, WorkspaceError
+from prefixlock.workspace import GREP_KILL_GRACE, Workspace, WorkspaceError
 
 
 @pytest.fixture
@@ -40,7 +41,8 @@ def test_grep_searches_a_file_over_the_read_limit(tmp_path: Path, big: Path) -> 
 
 def test_grep_stops_at_its_time_budget_and_says_where(tmp_path: Path, big: Path) -> None:
     ticks = iter(range(1_000_000))
-    ws = Workspace(tmp_path, grep_seconds=3, clock=lambda: float(next(ticks)))
+    # In this process: the injected clock is the budget's (the child has its own, real, one).
+    ws = Workspace(tmp_path, grep_seconds=3, clock=lambda: float(next(ticks)), grep_process=False)
     out = ws.grep("never matches", ".")
     assert out.startswith("no matches for 'never matches' before the search stopped after 3 s")
     assert "app.log:" in out
@@ -70,3 +72,21 @@ def test_a_fifo_blocks_neither_grep_nor_read(tmp_path: Path) -> None:
     with pytest.raises(WorkspaceError, match="not a regular file"):
         ws.read("pipe")
     assert sys.platform  # reached: nothing blocked
+
+
+def test_a_catastrophic_pattern_is_killed_at_the_budget(tmp_path: Path) -> None:
+    """`(a+)+$` on 40 a's and a '!' backtracks 2^40 times inside one `re` call: the search runs
+    in a child process that is killed, and the hit found before it is kept."""
+    (tmp_path / "f.txt").write_text("aaa\n" + "a" * 40 + "!\n")
+    ws = Workspace(tmp_path, grep_seconds=0.5)
+    started = time.monotonic()
+    out = ws.grep(r"(a+)+$", ".")
+    assert time.monotonic() - started < 0.5 + GREP_KILL_GRACE + 3
+    assert out.splitlines()[0] == "f.txt:1: aaa"
+    assert "the pattern is too slow" in out.splitlines()[-1]
+
+
+def test_grep_in_its_child_finds_what_it_finds_here(tmp_path: Path, big: Path) -> None:
+    child = Workspace(tmp_path).grep(r"request 0000(07|08) ", ".")
+    here = Workspace(tmp_path, grep_process=False).grep(r"request 0000(07|08) ", ".")
+    assert child == here and child.count("\n") == 1

@@ -1,0 +1,40 @@
+"""Commands run confined: bubblewrap where it works, a one-line refusal where it does not, and
+the unconfined mode only when chosen. Keys in this process never reach the command.
+
+Runs offline in a temporary directory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import tempfile
+from pathlib import Path
+
+from prefixlock.sandbox import Sandbox, SandboxError, SandboxOptions
+
+
+async def main() -> None:
+    # This process's environment with a key in it (as a user's shell has).
+    environ = {**os.environ, "ANTHROPIC_API_KEY": "sk-ant-example-not-for-commands"}
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        sandbox = Sandbox(root, SandboxOptions(network=False), environ=environ)
+        try:
+            sandbox.check()
+        except SandboxError as exc:
+            print(f"refused: {exc}")
+            sandbox = Sandbox(root, SandboxOptions(mode="off"), environ=environ)  # opted out
+        print(sandbox.describe())
+        out = await sandbox.run(
+            "echo key=${ANTHROPIC_API_KEY:-unset}; seq 3000; echo made > made.txt",
+            timeout=30,
+            limit=120,  # bytes kept: the head and the tail of the output
+        )
+        print(out.output)
+        print(f"exit {out.exit_code}, {out.total_bytes:,} bytes, {out.cut_bytes:,} cut")
+        print("written in the workspace:", (root / "made.txt").read_text().strip())
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

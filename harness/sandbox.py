@@ -1,0 +1,420 @@
+"""Run the coding assistant's shell commands confined, bounded and without the user's secrets.
+
+On Linux a command runs under bubblewrap (`bwrap`): the whole filesystem read-only, the
+workspace (and any extra path the user names) writable, a private `/tmp`, the home directory
+hidden behind an empty one, a new PID namespace (the command sees none of our processes, so no
+`/proc/$PPID/environ`), no capabilities, and optionally no network. The environment is built
+from an allow-list (PATH, HOME, LANG, ...), so no key of any spelling reaches the command.
+
+Where bubblewrap is missing or cannot run, a command is refused with one line that says why and
+how to opt out; the user may choose `mode="off"` (no isolation, the environment still scrubbed),
+but nothing falls back to it on its own:
+
+    sandbox = Sandbox(root, SandboxOptions(network=False))
+    sandbox.check()                                   # SandboxError: one line, if unusable
+    result = await sandbox.run("pytest -q", timeout=60, limit=30_000)
+
+Every run streams the output into a head and a tail of bounded size (a flood never sits in
+memory), and ends the command's every process at the timeout, detached ones included: in the
+sandbox the PID namespace dies with its first process; unsandboxed, the process group and every
+process still holding the output pipe are killed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import os
+import shutil
+import signal
+import subprocess
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from .errors import PrefixlockError
+
+SandboxMode = Literal["bwrap", "off"]
+MODES: tuple[SandboxMode, ...] = ("bwrap", "off")
+HomeMode = Literal["secrets", "hidden", "visible"]
+HOME_MODES: tuple[HomeMode, ...] = ("secrets", "hidden", "visible")
+
+#: What `home="secrets"` hides under $HOME: where CLIs keep keys, tokens and passwords.
+HOME_SECRETS: tuple[str, ...] = (
+    ".aws",
+    ".azure",
+    ".config",  # gh, gcloud, op, hub, and most other CLIs' tokens
+    ".docker",
+    ".git-credentials",
+    ".gnupg",
+    ".kube",
+    ".netrc",
+    ".npmrc",
+    ".password-store",
+    ".pgpass",
+    ".pypirc",
+    ".ssh",
+)
+
+#: Variables a command sees (when set): what shells, compilers and test runners need to behave,
+#: nothing that authenticates. Locale variables (LC_*) pass too.
+ENV_ALLOW: tuple[str, ...] = (
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "TERM",
+    "COLORTERM",
+    "NO_COLOR",
+    "TZ",
+    "VIRTUAL_ENV",
+)
+
+# How long leftover output may take to drain once the command is dead or done.
+_DRAIN_SECONDS = 2.0
+_CHUNK = 1 << 16
+
+
+class SandboxError(PrefixlockError):
+    """The sandbox cannot run here (or its options are wrong); the message is one line."""
+
+
+@dataclass(frozen=True)
+class SandboxOptions:
+    """How commands are confined.
+
+    mode: "bwrap" (the default; refused where bubblewrap cannot run) or "off" (the user's
+    explicit choice: commands run unconfined, with the scrubbed environment).
+    network: False adds a network namespace with only a loopback device.
+    env: names of extra variables passed through (on top of ENV_ALLOW).
+    writable: extra absolute paths the command may write (a cache directory, say).
+    home: "secrets" (the default) hides the usual credential stores under $HOME (~/.aws,
+    ~/.ssh, ~/.netrc, ...; HOME_SECRETS) and leaves the rest read-only, so toolchains installed
+    there (pyenv, nvm, rustup) still run; "hidden" puts an empty directory over all of $HOME;
+    "visible" hides nothing.
+    program: the bubblewrap executable.
+    """
+
+    mode: SandboxMode = "bwrap"
+    network: bool = True
+    env: tuple[str, ...] = ()
+    writable: tuple[str, ...] = ()
+    home: HomeMode = "secrets"
+    program: str = "bwrap"
+
+    def __post_init__(self) -> None:
+        if self.home not in HOME_MODES:
+            raise SandboxError(
+                f"sandbox home {self.home!r} is not one of {', '.join(HOME_MODES)}"
+            )
+        if self.mode not in MODES:
+            raise SandboxError(f"sandbox mode {self.mode!r} is not one of {', '.join(MODES)}")
+        for path in self.writable:
+            if not os.path.isabs(path):
+                raise SandboxError(f"sandbox writable path {path!r} must be absolute")
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, object], where: str = "sandbox") -> SandboxOptions:
+        """Options from a settings table (`[sandbox]` in a TOML file, say); a wrong key or type
+        is a SandboxError naming `where` and the field."""
+        known = {"mode", "network", "env", "writable", "home", "program"}
+        for key in data:
+            if key not in known:
+                names = ", ".join(sorted(known))
+                raise SandboxError(f"{where}: unknown key {key!r} (known: {names})")
+        kwargs: dict[str, object] = {}
+        for key in ("mode", "home", "program"):
+            if key in data:
+                if not isinstance(data[key], str):
+                    raise SandboxError(f"{where}.{key}: expected a string")
+                kwargs[key] = data[key]
+        for key in ("network",):
+            if key in data:
+                if not isinstance(data[key], bool):
+                    raise SandboxError(f"{where}.{key}: expected true or false")
+                kwargs[key] = data[key]
+        for key in ("env", "writable"):
+            if key in data:
+                value = data[key]
+                if not isinstance(value, list | tuple) or not all(
+                    isinstance(v, str) for v in value
+                ):
+                    raise SandboxError(f"{where}.{key}: expected a list of strings")
+                kwargs[key] = tuple(value)
+        return cls(**kwargs)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class RunOutcome:
+    """What a bounded run saw: the output's head and tail, and how it ended."""
+
+    exit_code: int | None  # None: killed at the timeout
+    output: str
+    timed_out: bool
+    cut_bytes: int  # bytes dropped between head and tail (0: the whole output is there)
+    total_bytes: int
+
+
+def scrubbed_env(
+    environ: Mapping[str, str] | None = None, extra: tuple[str, ...] = ()
+) -> dict[str, str]:
+    """The allow-listed part of `environ` (os.environ by default)."""
+    source = os.environ if environ is None else environ
+    allowed = set(ENV_ALLOW) | set(extra)
+    return {k: v for k, v in source.items() if k in allowed or k.startswith("LC_")}
+
+
+def bwrap_problem(program: str = "bwrap") -> str | None:
+    """Why bubblewrap cannot confine a command here, or None when it can (each executable is
+    probed once per process)."""
+    path = shutil.which(program)
+    if path is None:
+        return f"{program!r} is not installed (Debian/Ubuntu: apt-get install bubblewrap)"
+    return _probe(path)
+
+
+@functools.lru_cache(maxsize=8)
+def _probe(path: str) -> str | None:
+    probe = [path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid",
+             "--die-with-parent", "--new-session", *_cap_drop(), "true"]  # fmt: skip
+    name = os.path.basename(path)
+    try:
+        done = subprocess.run(probe, capture_output=True, timeout=20, check=False)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"{name} did not start: {exc}"
+    if done.returncode != 0:
+        why = done.stderr.decode("utf-8", "replace").strip().splitlines()
+        return f"{name} cannot run here: {why[-1] if why else f'exit {done.returncode}'}"
+    return None
+
+
+def _cap_drop() -> list[str]:
+    # As root bwrap keeps capabilities (it makes no user namespace): a command with
+    # CAP_SYS_ADMIN could remount the read-only tree. Unprivileged, it has none to drop.
+    return ["--cap-drop", "ALL"] if os.geteuid() == 0 else []
+
+
+class _Capture:
+    """The first `head` and the last `tail` bytes of a stream, and how many were seen."""
+
+    def __init__(self, limit: int) -> None:
+        self.head_limit = max(limit, 0) * 2 // 3
+        self.tail_limit = max(limit, 0) - self.head_limit
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def feed(self, data: bytes) -> None:
+        self.total += len(data)
+        room = self.head_limit - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data and self.tail_limit:
+            self.tail += data
+            if len(self.tail) > 2 * self.tail_limit:  # trim now and then, not per chunk
+                del self.tail[: len(self.tail) - self.tail_limit]
+
+    def text(self) -> tuple[str, int]:
+        tail = bytes(self.tail[-self.tail_limit :]) if self.tail_limit else b""
+        cut = self.total - len(self.head) - len(tail)
+        head = bytes(self.head).decode("utf-8", "replace")
+        if cut <= 0:
+            return head + tail.decode("utf-8", "replace"), 0
+        return f"{head}\n[... {cut:,} bytes cut ...]\n{tail.decode('utf-8', 'replace')}", cut
+
+
+def _pipe_holders(inode: int) -> list[int]:
+    """Processes (not this one) with the pipe `inode` open: what an unsandboxed command left
+    behind that would keep its output open (Linux /proc; nothing elsewhere)."""
+    me, target, found = os.getpid(), f"pipe:[{inode}]", []
+    with contextlib.suppress(OSError), os.scandir("/proc") as procs:
+        for entry in procs:
+            if not entry.name.isdigit() or int(entry.name) == me:
+                continue
+            with contextlib.suppress(OSError), os.scandir(f"/proc/{entry.name}/fd") as fds:
+                for fd in fds:
+                    with contextlib.suppress(OSError):
+                        if os.readlink(fd.path) == target:
+                            found.append(int(entry.name))
+                            break
+    return found
+
+
+@dataclass
+class Sandbox:
+    """Commands in one workspace, confined as `options` say."""
+
+    root: Path
+    options: SandboxOptions = field(default_factory=SandboxOptions)
+    environ: Mapping[str, str] | None = None  # None: os.environ at each run
+
+    def problem(self) -> str | None:
+        """Why a command would be refused (None: it would run)."""
+        if self.options.mode == "off":
+            return None
+        return bwrap_problem(self.options.program)
+
+    def check(self) -> None:
+        """Raise SandboxError (one line, with the way out) if commands cannot run."""
+        why = self.problem()
+        if why:
+            raise SandboxError(
+                f"commands run in a bubblewrap sandbox, which is not available: {why}; "
+                "install it, or run commands unsandboxed by choosing sandbox mode 'off'"
+            )
+
+    def describe(self) -> str:
+        """One line for a status bar or a log: how commands run."""
+        if self.options.mode == "off":
+            return "sandbox off: commands run unconfined (environment scrubbed)"
+        net = "network on" if self.options.network else "no network"
+        return f"bubblewrap sandbox: workspace writable, rest read-only, {net}"
+
+    def env(self) -> dict[str, str]:
+        """The command's environment: the allow-listed variables only."""
+        return scrubbed_env(self.environ, self.options.env)
+
+    def argv(self, command: str) -> list[str]:
+        """The program line that runs `command` (a shell command line)."""
+        shell = ["/bin/sh", "-c", command]
+        if self.options.mode == "off":
+            return shell
+        program = shutil.which(self.options.program) or self.options.program
+        root = str(self.root)
+        args = [program, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                "--tmpfs", "/tmp"]  # fmt: skip
+        home = self.env().get("HOME")
+        home_dir = home if home and home != "/" and os.path.isdir(home) else None
+        if self.options.home == "hidden" and home_dir:
+            args += ["--tmpfs", home_dir]
+        # Writable binds after the tmpfs mounts, so they show through /tmp and a hidden home.
+        for path in self.options.writable:
+            if os.path.exists(path):
+                args += ["--bind", path, path]
+        args += ["--bind", root, root]
+        if self.options.home == "secrets" and home_dir:
+            # Last, so no bind above can uncover them.
+            for name in HOME_SECRETS:
+                secret = os.path.join(home_dir, name)
+                if self.root.is_relative_to(secret):
+                    continue  # a workspace under ~/.config stays visible (its own choice)
+                if os.path.isdir(secret) and not os.path.islink(secret):
+                    args += ["--tmpfs", secret]
+                elif os.path.lexists(secret):
+                    args += ["--ro-bind", "/dev/null", secret]
+        args += ["--chdir", root, "--setenv", "TMPDIR", "/tmp"]
+        args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
+                 "--new-session", *_cap_drop()]  # fmt: skip
+        if not self.options.network:
+            args.append("--unshare-net")
+        return [*args, "--", *shell]
+
+    async def run(self, command: str, *, timeout: float, limit: int) -> RunOutcome:
+        """Run `command` in the root; output capped at `limit` bytes (head and tail kept);
+        every process of it ended at `timeout` seconds or when it is cancelled."""
+        self.check()
+        read_fd, write_fd = os.pipe()
+        inode = os.fstat(read_fd).st_ino
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *self.argv(command),
+                cwd=self.root,
+                env=self.env(),
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=write_fd,
+                stderr=write_fd,
+                start_new_session=True,  # its own process group and session
+            )
+        except BaseException:
+            os.close(read_fd)
+            raise
+        finally:
+            os.close(write_fd)
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader()
+        pipe = os.fdopen(read_fd, "rb", buffering=0)
+        transport: asyncio.BaseTransport | None = None
+        capture = _Capture(limit)
+        deadline = loop.time() + timeout
+        waiter = asyncio.ensure_future(proc.wait())
+        timed_out = False
+        try:
+            transport, _ = await loop.connect_read_pipe(
+                lambda: asyncio.StreamReaderProtocol(reader), pipe
+            )
+            ended = await _pump(reader, capture, deadline, waiter)
+            if ended == "exited":
+                # The command is done; what it started may still hold the output open.
+                ended = await _pump(reader, capture, loop.time() + 0.2, None)
+                if ended != "eof":
+                    self._kill(proc, inode)
+            elif ended == "timeout":
+                timed_out = True
+                self._kill(proc, inode)
+            if not timed_out:
+                # The output closed but the command may still run (it closed its stdout).
+                try:
+                    await asyncio.wait_for(
+                        asyncio.shield(waiter), timeout=max(deadline - loop.time(), 0.0)
+                    )
+                except TimeoutError:
+                    timed_out = True
+                    self._kill(proc, inode)
+            await _pump(reader, capture, loop.time() + _DRAIN_SECONDS, None)
+            await waiter
+        except BaseException:  # cancelled (the user stopped the turn), or anything unexpected
+            self._kill(proc, inode)
+            with contextlib.suppress(ProcessLookupError, asyncio.CancelledError):
+                await asyncio.shield(waiter)
+            raise
+        finally:
+            if transport is not None:
+                transport.close()
+            else:
+                pipe.close()
+        text, cut = capture.text()
+        return RunOutcome(None if timed_out else proc.returncode, text, timed_out, cut,
+                          capture.total)  # fmt: skip
+
+    def _kill(self, proc: asyncio.subprocess.Process, inode: int) -> None:
+        """End the command and all it started. Sandboxed, killing bwrap takes its PID
+        namespace down with it; unsandboxed, the group and every holder of the output pipe."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        if self.options.mode == "off":
+            for pid in _pipe_holders(inode):
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.kill(pid, signal.SIGKILL)
+
+
+async def _pump(
+    reader: asyncio.StreamReader,
+    capture: _Capture,
+    deadline: float,
+    waiter: asyncio.Future[int] | None,
+) -> Literal["eof", "exited", "timeout"]:
+    """Feed `capture` until the output ends, the process exits (`waiter`) or `deadline`."""
+    loop = asyncio.get_running_loop()
+    while not reader.at_eof():
+        left = deadline - loop.time()
+        if left <= 0:
+            return "timeout"
+        read = asyncio.ensure_future(reader.read(_CHUNK))
+        watch: set[asyncio.Future[object]] = {read}  # type: ignore[arg-type]
+        if waiter is not None:  # done already: wait() returns at once, and so do we
+            watch.add(waiter)  # type: ignore[arg-type]
+        done, _ = await asyncio.wait(watch, timeout=left, return_when=asyncio.FIRST_COMPLETED)
+        if read in done:
+            capture.feed(read.result())
+            continue
+        read.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            capture.feed(await read)  # it may have finished just before the cancel
+        return "exited" if waiter is not None and waiter in done else "timeout"
+    return "eof"

@@ -1,0 +1,342 @@
+"""The command sandbox's security suite: every attempt to read a key, write outside the
+workspace, escape through a symlink, outlive the timeout or flood the output is refused or
+bounded. Where bubblewrap cannot run, the bwrap cases skip with its reason and the refusal path
+(a clear line, no silent fallback) is what is tested."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from prefixlock.sandbox import (
+    ENV_ALLOW,
+    Sandbox,
+    SandboxError,
+    SandboxOptions,
+    scrubbed_env,
+)
+from prefixlock.workspace import ApprovalRequest, Decision, Workspace, WorkspaceError
+from tests.helpers.sandbox import MODES, needs_bwrap
+
+SECRETS = {
+    "ANTHROPIC_API_KEY": "sk-ant-leak-1",
+    "OPENAI_KEY": "sk-openai-leak-2",
+    "AWS_ACCESS_KEY_ID": "AKIA-leak-3",
+    "DATABASE_URL": "postgres://u:pw-leak-4@db/x",
+}
+
+
+@pytest.fixture
+def ws_root(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    return root
+
+
+def _survivors(marker: str) -> list[int]:
+    """Processes on this machine whose command line holds `marker`."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if entry.name.isdigit():
+            try:
+                with open(f"/proc/{entry.name}/cmdline", "rb") as fh:
+                    if marker.encode() in fh.read():
+                        found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+def _gone(marker: str, within: float = 5.0) -> bool:
+    """True once no process holds `marker` (SIGKILLed processes take a moment to be reaped)."""
+    end = time.monotonic() + within
+    while _survivors(marker):
+        if time.monotonic() > end:
+            return False
+        time.sleep(0.02)
+    return True
+
+
+# -- the environment ----------------------------------------------------------------------------
+
+
+def test_environment_is_an_allow_list() -> None:
+    env = scrubbed_env({**SECRETS, "PATH": "/bin", "LC_ALL": "C", "GITHUB_TOKEN": "x"})
+    assert env == {"PATH": "/bin", "LC_ALL": "C"}
+    assert scrubbed_env({"MY_VAR": "1"}, extra=("MY_VAR",)) == {"MY_VAR": "1"}
+    assert "PATH" in ENV_ALLOW and not any("KEY" in name for name in ENV_ALLOW)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_no_key_of_any_spelling_reaches_the_command(
+    ws_root: Path, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in SECRETS.items():
+        monkeypatch.setenv(name, value)
+    ws = Workspace(ws_root, allow={"run"}, sandbox=mode)  # type: ignore[arg-type]
+    res = await ws.run("env; echo PATH=$PATH")
+    assert res.exit_code == 0 and "PATH=/" in res.output
+    for value in SECRETS.values():
+        assert value not in res.output
+
+
+CHILD = textwrap.dedent(
+    """
+    import asyncio, sys
+    from prefixlock.workspace import Workspace
+    ws = Workspace(sys.argv[1], allow={"run"}, sandbox=sys.argv[2])
+    res = asyncio.run(ws.run(
+        "cat /proc/$PPID/environ; for f in /proc/[0-9]*/environ; do cat $f; done 2>/dev/null"
+    ))
+    sys.stdout.write(res.output)
+    """
+)
+
+
+def _parent_environ_read(root: Path, mode: str) -> str:
+    """What a command prints of the /proc environ files when its parent process (a Python
+    started here with a key in its initial environment) runs it."""
+    env = {**os.environ, "ANTHROPIC_API_KEY": "sk-ant-in-the-parent"}
+    done = subprocess.run(
+        [sys.executable, "-c", CHILD, str(root), mode],
+        env=env, capture_output=True, text=True, timeout=60, check=True,
+    )  # fmt: skip
+    return done.stdout
+
+
+@needs_bwrap
+def test_the_key_in_the_parents_proc_environ_is_out_of_reach(ws_root: Path) -> None:
+    assert "sk-ant-in-the-parent" not in _parent_environ_read(ws_root, "bwrap")
+
+
+def test_unsandboxed_the_parents_environ_leaks(ws_root: Path) -> None:
+    """Why the opt-out is a choice and never a fallback: a scrubbed environment alone does not
+    hide the key that /proc/$PPID/environ still shows."""
+    assert "sk-ant-in-the-parent" in _parent_environ_read(ws_root, "off")
+
+
+# -- the filesystem -----------------------------------------------------------------------------
+
+
+@needs_bwrap
+async def test_writes_land_in_the_workspace_only(tmp_path: Path, ws_root: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (ws_root / "escape").symlink_to(outside)
+    ws = Workspace(ws_root, allow={"run"})
+    res = await ws.run(
+        f"echo in > inside.txt; echo out > {outside}/a.txt; echo link > escape/b.txt; "
+        "touch /usr/prefixlock-probe; mount -o remount,rw / 2>&1; echo done"
+    )
+    assert "done" in res.output
+    assert (ws_root / "inside.txt").read_text() == "in\n"
+    assert list(outside.iterdir()) == []
+    assert not Path("/usr/prefixlock-probe").exists()
+
+
+@needs_bwrap
+async def test_credential_stores_in_home_are_hidden(
+    tmp_path: Path, ws_root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home = tmp_path / "home"
+    (home / ".aws").mkdir(parents=True)
+    (home / ".aws" / "credentials").write_text("aws_secret_access_key = leak-5\n")
+    (home / ".netrc").write_text("machine x password leak-6\n")
+    (home / "notes.txt").write_text("visible\n")
+    monkeypatch.setenv("HOME", str(home))
+    # `writable` brings the home (under /tmp, which the sandbox replaces) into view, as a user
+    # making ~/.cache writable would; the credential stores stay hidden all the same.
+    ws = Workspace(ws_root, allow={"run"}, sandbox=SandboxOptions(writable=(str(home),)))
+    res = await ws.run("cat ~/.aws/credentials ~/.netrc ~/notes.txt; ls -A ~/.aws")
+    assert "leak-5" not in res.output and "leak-6" not in res.output
+    assert "visible" in res.output
+    shown = await Workspace(
+        ws_root, allow={"run"}, sandbox=SandboxOptions(writable=(str(home),), home="visible")
+    ).run("cat ~/.aws/credentials")
+    assert "leak-5" in shown.output  # the option does what it says
+
+
+def test_a_workspace_inside_a_hidden_store_stays_visible(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    root = home / ".config" / "tool"
+    root.mkdir(parents=True)
+    (home / ".ssh").mkdir()
+    joined = " ".join(Sandbox(root, environ={"HOME": str(home)}).argv("ls"))
+    assert f"--tmpfs {home}/.ssh" in joined and f"--tmpfs {home}/.config" not in joined
+
+
+def test_a_hidden_home_is_an_empty_directory_under_the_workspace(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    root = home / "project"
+    root.mkdir(parents=True)
+    argv = Sandbox(root, SandboxOptions(home="hidden"), environ={"HOME": str(home)}).argv("ls")
+    joined = " ".join(argv)
+    assert f"--tmpfs {home} " in joined and f"--bind {root} {root}" in joined
+    assert joined.index(f"--tmpfs {home} ") < joined.index(f"--bind {root}")  # root shows
+
+
+@needs_bwrap
+async def test_no_network_option_cuts_even_loopback(ws_root: Path) -> None:
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+
+    def accept() -> None:
+        with contextlib.suppress(OSError):  # closed unvisited when the probe cannot connect
+            server.accept()[0].close()
+
+    threading.Thread(target=accept, daemon=True).start()
+    connect = f"import socket; socket.create_connection(('127.0.0.1', {port}), 5)"
+    probe = f'{sys.executable} -c "{connect}"'
+    try:
+        on = await Sandbox(ws_root).run(probe, timeout=30, limit=4000)
+        off = await Sandbox(ws_root, SandboxOptions(network=False)).run(
+            probe, timeout=30, limit=4000
+        )
+    finally:
+        server.close()
+    assert on.exit_code == 0, on.output
+    assert off.exit_code != 0 and "Error" in off.output
+
+
+# -- processes ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_detached_children_die_at_the_timeout(ws_root: Path, mode: str) -> None:
+    """`setsid` and a double fork leave the process group and keep the output pipe open: the
+    run still returns at its timeout and nothing it started is left."""
+    marker = f"3599.{os.getpid()}{len(mode)}1"
+    # 2 s: time for the shell to start the children on a loaded machine, not a sleep.
+    ws = Workspace(ws_root, allow={"run"}, run_timeout=2, sandbox=mode)  # type: ignore[arg-type]
+    started = time.monotonic()
+    res = await ws.run(
+        f"setsid sleep {marker} & (sh -c 'sleep {marker} &' &) ; echo up; sleep {marker}"
+    )
+    assert res.timed_out and "up" in res.output
+    assert time.monotonic() - started < 2 + 5
+    assert _gone(marker)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_finished_command_leaves_nothing_holding_its_output(
+    ws_root: Path, mode: str
+) -> None:
+    marker = f"3599.{os.getpid()}{len(mode)}2"
+    ws = Workspace(ws_root, allow={"run"}, run_timeout=30, sandbox=mode)  # type: ignore[arg-type]
+    started = time.monotonic()
+    res = await ws.run(f"setsid sleep {marker} & echo bye")
+    assert not res.timed_out and res.exit_code == 0 and "bye" in res.output
+    assert time.monotonic() - started < 5
+    assert _gone(marker)
+
+
+@needs_bwrap
+async def test_a_detached_child_that_closed_its_output_dies_too(ws_root: Path) -> None:
+    marker = f"3599.{os.getpid()}3"
+    res = await Workspace(ws_root, allow={"run"}, run_timeout=30).run(
+        f"setsid sh -c 'exec >/dev/null 2>&1 </dev/null; sleep {marker}' & echo bye"
+    )
+    assert res.exit_code == 0 and _gone(marker)
+
+
+@needs_bwrap
+async def test_many_background_processes_are_bounded_by_the_timeout(ws_root: Path) -> None:
+    """A (mild) fork storm: 60 detached sleepers, all gone with the namespace."""
+    marker = f"3599.{os.getpid()}4"
+    res = await Workspace(ws_root, allow={"run"}, run_timeout=3).run(
+        f"for i in $(seq 60); do (setsid sleep {marker} &); done; echo spawned; sleep {marker}"
+    )
+    assert res.timed_out and "spawned" in res.output
+    assert _gone(marker)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_cancelled_run_kills_the_command(ws_root: Path, mode: str) -> None:
+    marker = f"3599.{os.getpid()}{len(mode)}5"
+    ws = Workspace(ws_root, allow={"run"}, sandbox=mode)  # type: ignore[arg-type]
+    task = asyncio.ensure_future(ws.run(f"echo go > go; sleep {marker}"))
+    while not (ws_root / "go").exists():
+        await asyncio.sleep(0.01)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert _gone(marker)
+
+
+# -- output -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_flood_is_capped_while_it_streams(ws_root: Path, mode: str) -> None:
+    """20 MB of output: the head and the tail come back, the middle is counted, not kept."""
+    sandbox = Sandbox(ws_root, SandboxOptions(mode=mode))  # type: ignore[arg-type]
+    out = await sandbox.run(
+        "echo FIRST; head -c 20000000 /dev/zero | tr '\\0' x; echo; echo LAST",
+        timeout=60,
+        limit=3000,
+    )
+    assert out.exit_code == 0 and out.total_bytes == 20_000_000 + len("FIRST\n\nLAST\n")
+    assert out.output.startswith("FIRST\n") and out.output.endswith("LAST\n")
+    assert f"[... {out.cut_bytes:,} bytes cut ...]" in out.output
+    assert len(out.output) < 3100
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_an_endless_flood_is_bounded_by_the_timeout(ws_root: Path, mode: str) -> None:
+    sandbox = Sandbox(ws_root, SandboxOptions(mode=mode))  # type: ignore[arg-type]
+    out = await sandbox.run("yes", timeout=0.5, limit=1000)
+    assert out.timed_out and out.cut_bytes > 0 and len(out.output) < 1100
+
+
+# -- no sandbox: a refusal, never a fallback ----------------------------------------------------
+
+
+async def test_without_bubblewrap_commands_are_refused_in_one_line(ws_root: Path) -> None:
+    asked: list[ApprovalRequest] = []
+
+    async def approve(request: ApprovalRequest) -> Decision:
+        asked.append(request)
+        return True
+
+    ws = Workspace(
+        ws_root, approve=approve, sandbox=SandboxOptions(program="/nonexistent/bwrap")
+    )
+    with pytest.raises(WorkspaceError) as caught:
+        await ws.run("touch ran")
+    message = str(caught.value)
+    assert "\n" not in message and "not available" in message and "'off'" in message
+    assert "apt-get install bubblewrap" in message
+    assert asked == [] and not (ws_root / "ran").exists()
+    with pytest.raises(SandboxError, match="not available"):
+        ws.sandbox.check()
+    # The opt-out is the user's explicit choice, and it runs.
+    off = Workspace(ws_root, allow={"run"}, sandbox="off")
+    assert (await off.run("touch ran")).exit_code == 0 and (ws_root / "ran").exists()
+    assert "unconfined" in off.sandbox.describe()
+
+
+def test_options_from_a_settings_table() -> None:
+    opts = SandboxOptions.from_mapping(
+        {"mode": "off", "network": False, "env": ["CARGO_HOME"], "writable": ["/var/cache/x"],
+         "home": "hidden"}
+    )
+    assert opts == SandboxOptions("off", False, ("CARGO_HOME",), ("/var/cache/x",), "hidden")
+    with pytest.raises(SandboxError, match=r"settings.sandbox: unknown key 'net'"):
+        SandboxOptions.from_mapping({"net": False}, "settings.sandbox")
+    with pytest.raises(SandboxError, match=r"sandbox.network: expected true or false"):
+        SandboxOptions.from_mapping({"network": "no"})
+    with pytest.raises(SandboxError, match="not one of bwrap, off"):
+        SandboxOptions.from_mapping({"mode": "docker"})
+    with pytest.raises(SandboxError, match="must be absolute"):
+        SandboxOptions(writable=("rel",))
+
