@@ -261,6 +261,30 @@ _RULES: tuple[Rule, ...] = (
         "none",
     ),
     Rule(
+        "PL305", "side-request-with-another-prefix", "layout", WARNING,
+        "A side request sends the conversation as text under its own system prompt",
+        "Finds, in one function, a message list written out with a system message first (or "
+        "sent with a `system=` argument) and a message whose content is text drawn from the "
+        "conversation (built in a loop over `history`/`messages`/`done`..., or computed from "
+        "it), passed to a call that sends it (`create`, `send`, `completion`, `invoke`...): "
+        "a summariser, title or classifier request made mid-session.",
+        "The session's cache entry starts with its own tools and system prompt. A side "
+        "request with another system prompt shares none of it, so every token of the "
+        "conversation it carries is billed (and, above the minimum, written) again, on every "
+        "summary; on the session's model the same text could have been read at a tenth of "
+        "the price.",
+        _FACT_BYTES + " Field reports on agent clients: 'Claude Code ... keeps the tool "
+        "list fixed, and its compaction request reuses the parent's exact prefix.'",
+        "```python\ntext = \"\".join(m[\"content\"] for m in history)\n"
+        "client.messages.create(model=MODEL, max_tokens=500, system=SUMMARIZE,\n"
+        "                       messages=[{\"role\": \"user\", \"content\": text}])\n```",
+        "Send the session's own tools, system prompt and history unchanged and put the "
+        "side task (\"summarise the conversation above\") in a final user turn, on the "
+        "session's model; or accept the cost on a cheaper model, where no cache is shared "
+        "anyway.",
+        "none",
+    ),
+    Rule(
         "PL302", "mode-dependent-start", "layout", WARNING,
         "The prompt starts with text that depends on a mode or flag",
         "Finds a system prompt whose very first piece is a conditional (`A if plan else B`, "

@@ -19,6 +19,7 @@ from ..findings import Finding, Fix, source_lines
 from .context import Context, Scope
 from .flow import Flow
 from .history import check_history
+from .side import check_side_requests
 from .sinks import SinkCheck
 from .syntax import Function
 from .taint import EMPTY, Evaluator, Summary, Taints
@@ -97,6 +98,8 @@ def check_python(path: str, text: str, model: str | None = None,
     ctx = Context.of(path, tree, lines, model, prices)
     if _WRITES_CONTENT.search(text):  # the walk for PL303 only where a message is edited
         check_history(tree, ctx)
+    if _SYSTEM_ROLE.search(text):  # PL305 needs a system prompt written out
+        check_side_requests(tree, ctx)
     found = Analysis(tree, ctx).run()
     return found if text.isascii() else _char_columns(found, lines)
 
@@ -129,6 +132,7 @@ def _char_columns(findings: list[Finding], lines: list[str]) -> list[Finding]:
 
 
 _WRITES_CONTENT = re.compile(r"""(\[\s*["'](content|text)["']\s*\]|\.(content|text))\s*[+]?=[^=]""")
+_SYSTEM_ROLE = re.compile(r"""role["']?\s*[:=]\s*["']system|\bsystem\s*=""")
 _HINTS = ("system", "tools", "instructions", "preamble", "messages", "prompt", "cache_control",
           "role",
           "input_schema", "parameters", "FrozenPrefix", "description")

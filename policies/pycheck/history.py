@@ -23,19 +23,42 @@ _COPIES = frozenset({"copy", "deepcopy", "dict"})
 _MUTATORS = frozenset({"add", "append", "update", "extend", "insert", "discard", "remove"})
 
 
-def _history_iter(node: ast.expr) -> tuple[ast.expr, bool]:
-    """The collection a `for` iterates (through enumerate/reversed/list/slices), and whether
-    it is enumerated."""
+def _history_iter(node: ast.expr, derived: dict[str, ast.expr]) -> tuple[ast.expr, bool]:
+    """The collection a `for` iterates (through enumerate/reversed/list/slices, `cast`, and a
+    local list comprehension drawn from it), and whether it is enumerated."""
     enumerated = False
+    seen: set[str] = set()
     while True:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args and (
-                node.func.id in ("enumerate", "reversed", "list", "tuple", "zip")):
+                node.func.id in ("enumerate", "reversed", "list", "tuple", "zip", "cast")):
             enumerated = enumerated or node.func.id == "enumerate"
-            node = node.args[0]
+            # cast(T, value) keeps the value; the others take their first argument
+            node = node.args[-1] if node.func.id == "cast" else node.args[0]
         elif isinstance(node, ast.Subscript):
             node = node.value
+        elif isinstance(node, (ast.ListComp, ast.GeneratorExp)) and node.generators:
+            node = node.generators[0].iter  # the parts of each message are the message's
+        elif isinstance(node, ast.Name) and node.id in derived and node.id not in seen:
+            seen.add(node.id)
+            node = derived[node.id]
         else:
             return node, enumerated
+
+
+def _derived_lists(tree: ast.AST) -> dict[str, ast.expr]:
+    """Local names bound once to a comprehension (possibly under `cast`/`list`): a list of
+    messages or message parts drawn from another collection."""
+    out: dict[str, ast.expr] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
+                node.targets[0], ast.Name):
+            value = node.value
+            while isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and (
+                    value.func.id in ("cast", "list")) and value.args:
+                value = value.args[-1]
+            if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
+                out[node.targets[0].id] = value
+    return out
 
 
 def _name_of(node: ast.expr) -> str | None:
@@ -100,10 +123,20 @@ class _Loop:
             item = target.elts[1]
         self.aliases = _names(item)
         self.accumulated: set[str] = set()
+        # A budget counted down across messages (`to_remove -= 1`): the tests that read it
+        # pick messages by how many came before, wherever in the loop they stand.
+        self.budget: set[str] = set()
         for sub in ast.walk(loop):
             if (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
                     and sub.func.attr in _MUTATORS and isinstance(sub.func.value, ast.Name)):
                 self.accumulated.add(sub.func.value.id)
+            elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name) and (
+                    isinstance(sub.op, ast.Sub) or (isinstance(sub.value, ast.Constant)
+                                                    and isinstance(sub.value.value, int))):
+                self.budget.add(sub.target.id)  # a counter, not text being built
+        self.budget_tests = [sub.test for sub in ast.walk(loop)
+                             if isinstance(sub, ast.If) and isinstance(sub.test, ast.Compare)
+                             and _names(sub.test) & self.budget]
 
     def writes(self, body: list[ast.stmt], conditions: list[ast.expr]) -> Iterator[
             tuple[ast.expr, list[ast.expr]]]:
@@ -130,16 +163,34 @@ class _Loop:
     def selective(self, conditions: list[ast.expr]) -> bool:
         """Whether a test picks messages by position or by what other messages hold."""
         chooser = self.index | (self.accumulated - self.aliases)
+        if self.budget_tests:
+            return True
         return any(_names(c) & chooser for c in conditions) or any(
             isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len"
             for c in conditions for n in ast.walk(c))
 
 
+def _loops(tree: ast.Module) -> Iterator[tuple[ast.For | ast.AsyncFor, dict[str, ast.expr]]]:
+    """Every `for` loop, with the derived lists of the function it stands in."""
+    scopes: list[ast.AST] = [tree, *(n for n in ast.walk(tree)
+                                     if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))]
+    for scope in scopes:
+        derived = _derived_lists(scope) if scope is not tree else {}
+        body = scope.body if isinstance(scope, (ast.Module, ast.FunctionDef,
+                                                ast.AsyncFunctionDef)) else []
+        stack: list[ast.AST] = list(body)
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                continue  # its own scope
+            if isinstance(node, (ast.For, ast.AsyncFor)):
+                yield node, derived
+            stack.extend(ast.iter_child_nodes(node))
+
+
 def check_history(tree: ast.Module, ctx: Context) -> None:
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.For, ast.AsyncFor)):
-            continue
-        coll, enumerated = _history_iter(node.iter)
+    for node, derived in _loops(tree):
+        coll, enumerated = _history_iter(node.iter, derived)
         name = _name_of(coll)
         if name is None or not set(words(name)) & _HISTORY_WORDS:
             continue

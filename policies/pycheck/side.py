@@ -1,0 +1,121 @@
+"""PL305: a side request with another prefix. A summariser, title or classifier call that
+flattens the conversation into the text of one user message under its own system prompt
+resends every token of the history uncached: the main session's cache entry starts with the
+main system prompt and tools, which this request does not send, so nothing of it is read.
+
+Found in one function: a message list written out with a system message first (or sent with a
+`system=` argument) and a message
+whose content is text drawn from a history-named collection (`history`, `messages`, `done`...,
+by a loop that builds the text or an expression over it), passed to a call that sends it. Pure:
+a syntax tree in, findings out.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+from ..meaning import words
+from .context import Context
+
+_HISTORY_WORDS = frozenset({"history", "messages", "conversation", "transcript", "turns",
+                            "msgs", "chat", "done"})
+_SEND_WORDS = frozenset({"send", "create", "completion", "completions", "complete", "chat",
+                         "invoke", "generate", "ask", "query", "request", "call", "acreate",
+                         "ainvoke", "stream"})
+
+
+def _is_history(node: ast.expr) -> bool:
+    name = node.id if isinstance(node, ast.Name) else (
+        node.attr if isinstance(node, ast.Attribute) else None)
+    return name is not None and bool(set(words(name)) & _HISTORY_WORDS)
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def _role_and_content(node: ast.expr) -> tuple[str | None, ast.expr | None]:
+    """`{"role": r, "content": c}` or `dict(role=r, content=c)`."""
+    items: list[tuple[str, ast.expr]] = []
+    if isinstance(node, ast.Dict):
+        items = [(k.value, v) for k, v in zip(node.keys, node.values, strict=True)
+                 if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
+        items = [(k.arg, k.value) for k in node.keywords if k.arg]
+    fields = dict(items)
+    role = fields.get("role")
+    return (role.value if isinstance(role, ast.Constant) and isinstance(role.value, str)
+            else None), fields.get("content")
+
+
+def _own_nodes(fn: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of a function, not of the functions nested in it."""
+    stack = list(ast.iter_child_nodes(fn))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        yield node
+        stack.extend(ast.iter_child_nodes(node))
+
+
+def _history_text(fn: ast.AST) -> set[str]:
+    """Local names whose value is text drawn from the conversation: built in a loop over a
+    history-named collection from the loop's item, or assigned from an expression over one."""
+    out: set[str] = set()
+    for node in _own_nodes(fn):
+        if isinstance(node, (ast.For, ast.AsyncFor)) and _is_history(node.iter):
+            items = _names(node.target)
+            for sub in ast.walk(node):
+                if isinstance(sub, (ast.AugAssign, ast.Assign)) and _names(sub.value) & items:
+                    targets = [sub.target] if isinstance(sub, ast.AugAssign) else sub.targets
+                    out |= {t.id for t in targets if isinstance(t, ast.Name)}
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
+                node.targets[0], ast.Name) and not isinstance(
+                    node.value, (ast.List, ast.Dict)) and any(
+                isinstance(n, (ast.Name, ast.Attribute)) and _is_history(n)
+                for n in ast.walk(node.value)):
+            out.add(node.targets[0].id)
+    return out
+
+
+def _sends(call: ast.Call) -> bool:
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else (
+        func.id if isinstance(func, ast.Name) else "")
+    return bool(set(words(name)) & _SEND_WORDS)
+
+
+def check_side_requests(tree: ast.Module, ctx: Context) -> None:
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        lists: dict[str, ast.List] = {}
+        text: set[str] | None = None
+        for node in _own_nodes(fn):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
+                    node.targets[0], ast.Name) and isinstance(node.value, ast.List):
+                lists[node.targets[0].id] = node.value
+        for node in _own_nodes(fn):
+            if not (isinstance(node, ast.Call) and _sends(node)):
+                continue
+            for arg in [*node.args, *(k.value for k in node.keywords if k.arg == "messages")]:
+                msgs = lists.get(arg.id) if isinstance(arg, ast.Name) else (
+                    arg if isinstance(arg, ast.List) else None)
+                if msgs is None or not msgs.elts:
+                    continue
+                first_role, _ = _role_and_content(msgs.elts[0])
+                own_system = any(k.arg == "system" for k in node.keywords)
+                if not own_system and (first_role != "system" or len(msgs.elts) < 2):
+                    continue
+                if text is None:
+                    text = _history_text(fn)
+                for m in msgs.elts[0 if own_system else 1:]:
+                    _, content = _role_and_content(m)
+                    if content is not None and _names(content) & text:
+                        ctx.flag(node, "PL305",
+                                 "a side request sends the conversation as text under its own "
+                                 "system prompt: none of it is read from the session's cache; "
+                                 "send it after the session's own prefix instead")
+                        break
