@@ -261,6 +261,29 @@ _RULES: tuple[Rule, ...] = (
         "none",
     ),
     Rule(
+        "PL304", "per-request-content-before-history", "layout", WARNING,
+        "Content computed from the current message is sent before the conversation history",
+        "Finds a part of the messages computed from the current message (a function that "
+        "reads `cur_messages`, `current_query`, `latest_input`..., or calls one in the same "
+        "module that does) placed ahead of the history (`history`, `done_messages`, "
+        "`conversation`...): in a `+` chain or a `[*a, *b]` list in one function, or as "
+        "fields of one object (`chunks.repo = ...`, `chunks.done = ...`) that its class joins "
+        "in that order (`self.repo + self.done`), the class read from this module or from the "
+        "module it is imported from when that file is in a folder above.",
+        "The cache matches from the first byte. A part that changes with each question (a "
+        "repository map ranked by the files the question mentions, retrieved documents) and "
+        "comes before the history moves the first differing byte up to itself: the whole "
+        "history after it, which only grew, is billed again on every request, and a "
+        "breakpoint placed on that part writes a new entry each time instead of reading one.",
+        _FACT_BYTES + " " + _FACT_ORDER,
+        "```python\ndef messages(self):\n    repo_map = self.rank_files(self.cur_messages)\n"
+        "    return [*self.system, *repo_map, *self.history, *self.cur_messages]\n```",
+        "Send per-request content after the history, next to the current message (or in it), "
+        "or compute it once per session so it stays byte-identical; keep the breakpoints on "
+        "parts that do not change.",
+        "none",
+    ),
+    Rule(
         "PL305", "side-request-with-another-prefix", "layout", WARNING,
         "A side request sends the conversation as text under its own system prompt",
         "Finds, in one function, a message list written out with a system message first (or "

@@ -134,9 +134,9 @@ class _Loop:
                     isinstance(sub.op, ast.Sub) or (isinstance(sub.value, ast.Constant)
                                                     and isinstance(sub.value.value, int))):
                 self.budget.add(sub.target.id)  # a counter, not text being built
-        self.budget_tests = [sub.test for sub in ast.walk(loop)
-                             if isinstance(sub, ast.If) and isinstance(sub.test, ast.Compare)
-                             and _names(sub.test) & self.budget]
+        self.budget_tests = [sub.test for sub in ast.walk(loop) if isinstance(sub, ast.If)
+                             and any(isinstance(c, ast.Compare) and _names(c) & self.budget
+                                     for c in ast.walk(sub.test))]
 
     def writes(self, body: list[ast.stmt], conditions: list[ast.expr]) -> Iterator[
             tuple[ast.expr, list[ast.expr]]]:
