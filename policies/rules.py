@@ -15,6 +15,9 @@ ERROR = "error"
 WARNING = "warning"
 NOTE = "note"
 SEVERITIES = (ERROR, WARNING, NOTE)
+# Tokens: the smallest documented Claude cache minimum (FACTS.md), for rules that need a
+# prefix known to be cacheable when no model is named.
+LOWEST_MINIMUM = 1024
 
 
 @dataclass(frozen=True)
@@ -146,7 +149,9 @@ _RULES: tuple[Rule, ...] = (
         "PL105", "file-tree-in-prefix", "volatile", WARNING,
         "A directory listing or file tree flows into the prefix",
         "Finds `os.listdir`, `os.walk`, `os.scandir`, `glob.glob`, `Path.iterdir/glob/rglob` "
-        "and `{{ file_tree }}`-style placeholders that reach the prefix.",
+        "and `{{ file_tree }}`-style placeholders that reach the prefix. A glob with no "
+        "wildcard written in its pattern (`root.glob(name)` of configured file names) looks "
+        "up files someone named and is not a tree: only its order counts (PL203).",
         "The listing changes whenever the agent creates or deletes a file, which it does "
         "mid-session; every change re-bills the prompt from that point.",
         _FACT_ORDER,
@@ -230,9 +235,12 @@ _RULES: tuple[Rule, ...] = (
         "PL301", "dynamic-before-static", "layout", WARNING,
         "Per-session or per-project content comes before static instructions",
         "Finds a system prompt whose first part is dynamic (a function argument, file contents "
-        "read at run time, a per-project template variable) followed by a long static part.",
+        "read at run time, a per-project template variable) followed by a static part that "
+        "reaches the model's cache minimum by itself (1,024 tokens when no model is named); "
+        "a shorter one could never be an entry of its own, so its place costs nothing.",
         "The cache matches from the first byte: everything after the dynamic part is written "
-        "again for every project or session, although it never changes.",
+        "again for every project or session, although it never changes; put first, it would "
+        "be one entry every session reads.",
         _FACT_ORDER + " " + _FACT_BYTES,
         "```python\nsystem = f\"{project_notes}\\n\\n{LONG_STATIC_RULES}\"\n```",
         "Put the static instructions first and the dynamic context after them (or in a later "

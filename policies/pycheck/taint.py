@@ -172,10 +172,21 @@ def _by_format(ts: Taints, fmt: str | None) -> Taints:
     return drop(ts, {"time", "date"})
 
 
-def _listed(node: ast.Call, desc: str, once: bool) -> set[Taint]:
-    """A directory listing: which files it names, and their order (fixed by sorted())."""
-    return {at(node, "filetree", desc, once),
-            replace(at(node, "listing", desc, once), fix_span=span(node))}
+def _names_files(pattern: ast.expr) -> bool:
+    """A glob pattern with no wildcard written in it (`glob(name)` of a configured file name or
+    pattern list): it looks up files someone named, it does not list a tree."""
+    return not any(isinstance(n, ast.Constant) and isinstance(n.value, str)
+                   and any(c in n.value for c in "*?[") for n in ast.walk(pattern))
+
+
+def _listed(node: ast.Call, desc: str, once: bool, glob: bool = False) -> set[Taint]:
+    """A directory listing: which files it names, and their order (fixed by sorted()). A glob
+    of named files keeps only the order: which files match changes when such a file is added
+    or removed, not with the work."""
+    order = replace(at(node, "listing", desc, once), fix_span=span(node))
+    if glob and node.args and _names_files(node.args[0]):
+        return {order}
+    return {at(node, "filetree", desc, once), order}
 
 
 def _with_fix(ts: Taints, arg: ast.expr, join: bool) -> Taints:
@@ -335,7 +346,7 @@ class Evaluator:
         if q in _RUNTIME or q.startswith("psutil."):
             return args_t | {at(node, "runtime", q + "()", once)}
         if q in _LISTING:
-            return args_t | _listed(node, q + "()", once)
+            return args_t | _listed(node, q + "()", once, glob=q.startswith("glob."))
         if q in _REGISTRIES:
             return args_t | {replace(at(node, "listing", f"the plugin registry {q}()", once),
                                      fix_span=span(node))}
@@ -424,7 +435,7 @@ class Evaluator:
         # (`ast.walk`) lists no files (os.walk and glob.glob are matched by name above).
         module_call = isinstance(func.value, ast.Name) and func.value.id in self.ctx.modules
         if meth in _LISTING_METHODS and not node.args[1:] and not module_call:
-            return recv | args_t | _listed(node, f".{meth}()", once)
+            return recv | args_t | _listed(node, f".{meth}()", once, glob=meth == "glob")
         if meth in ("now", "utcnow") and not node.args[1:]:
             # A clock object's reading (datetime, arrow, pendulum, a Clock protocol).
             desc = (dotted(func) or meth) + "()"
