@@ -174,12 +174,18 @@ _RULES: tuple[Rule, ...] = (
     # PL2xx: ordering
     Rule(
         "PL201", "unordered-collection-in-prefix", "ordering", ERROR,
-        "A set or frozenset is iterated into the prompt or the tool list",
-        "Finds iteration over a set (set literal, `set()`, set comprehension, `frozenset`) "
+        "A set, a dict built from one, or the environment is iterated into the prompt or tools",
+        "Finds iteration over a set (set literal, `set()`, set comprehension, `frozenset`), "
+        "over a dict whose keys came from one (`{n: spec(n) for n in names}`, "
+        "`dict.fromkeys(names)`), or over `os.environ` / `sys.modules` (keys, values, items), "
         "whose order reaches the prefix: `', '.join(skills)`, `tools=list(tool_set)`, a loop "
-        "appending to a prompt list.",
+        "appending to a prompt list. A lookup by key (`os.environ[\"X\"]`, `.get(...)`) is "
+        "not an order. A dict from `json.load`, `**kwargs` or `vars()` keeps the order its "
+        "file or call site wrote, the same on every run, and is not flagged here (PL202 "
+        "covers it when it is serialised from a parameter).",
         "Set order depends on string hash randomization, so it differs between processes: two "
-        "runs of the same agent send different bytes and never share a cache entry.",
+        "runs of the same agent send different bytes and never share a cache entry. The "
+        "environment's order is the launching process's and differs between shells.",
         _FACT_SORT,
         "```python\nSKILLS = {\"search\", \"edit\", \"run\"}\n"
         "system = \"Skills: \" + \", \".join(SKILLS)\n```",

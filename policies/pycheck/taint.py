@@ -135,6 +135,9 @@ _RUNTIME = {
     "resource.getrusage", "shutil.disk_usage", "threading.active_count", "gc.get_count",
     "tracemalloc.get_traced_memory", "os.cpu_times",
 }
+# Mappings whose iteration order is decided outside the program.
+_UNORDERED_MAPPINGS = {"os.environ": "os.environ (in the launching process's order)",
+                       "sys.modules": "sys.modules (in import order)"}
 _LISTING = {"os.listdir", "os.scandir", "glob.glob", "glob.iglob", "os.walk"}
 _LISTING_METHODS = {"iterdir", "glob", "rglob", "walk"}
 # Plugin registries: their order is the order packages were found on disk (PL203 when it
@@ -265,7 +268,19 @@ class Evaluator:
     def ev_Compare(self, node: ast.Compare, env: dict[str, Taints]) -> Taints:
         return EMPTY
 
+    def ev_Subscript(self, node: ast.Subscript, env: dict[str, Taints]) -> Taints:
+        if self.ctx.qualname(node.value) in _UNORDERED_MAPPINGS:
+            return self.ev(node.slice, env)  # one entry, looked up by its key
+        return self.union((node.value, node.slice), env)
+
     def ev_Attribute(self, node: ast.Attribute, env: dict[str, Taints]) -> Taints:
+        q = self.ctx.qualname(node)
+        if q in _UNORDERED_MAPPINGS:
+            # Iterated, its order is the launcher's (environment) or the import path's
+            # (modules): it differs between machines and runs.
+            return frozenset({replace(at(node, "unordered", _UNORDERED_MAPPINGS[q],
+                                         not self.ctx.scope.in_function),
+                                      fix_span=None)})
         if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
             cls = self.ctx.scope.cls
             if cls is not None:
@@ -455,6 +470,9 @@ class Evaluator:
             return recv | _with_fix(self.ev(node.args[0], env), node.args[0], join=True)
         if meth in ("sort",):
             return EMPTY
+        if meth in ("get", "pop", "setdefault") and (
+                self.ctx.qualname(func.value) in _UNORDERED_MAPPINGS):
+            return args_t  # one entry, looked up by its key
         if isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
             summ = self.summaries.get(f"{self.ctx.scope.cls}.{meth}")
             if summ is not None:
