@@ -326,8 +326,10 @@ _RULES: tuple[Rule, ...] = (
         "The prompt starts with text that depends on a mode or flag",
         "Finds a system prompt whose very first piece is a conditional (`A if plan else B`, "
         "`MODES[mode]`, a template starting with an `{% if %}` that has an else/elif branch "
-        "or tests a mode or flag name). `{% if data %}...{% endif %}` around optional content "
-        "is not a mode.",
+        "or tests a mode or flag name), and a tool list picked by a mode or flag "
+        "(`tools=PLAN_TOOLS if plan_mode else TOOLS`, `TOOLS_BY_MODE[mode]`): the tools come "
+        "first in the prefix. `{% if data %}...{% endif %}` around optional content is not a "
+        "mode.",
         "Switching mode changes the first bytes, so no two modes share any cached prefix; for "
         "OpenAI the first ~256 tokens also pick the machine, so modes land on different "
         "machines.",
@@ -335,7 +337,8 @@ _RULES: tuple[Rule, ...] = (
         "first ~256 tokens combined with prompt_cache_key.'",
         "```python\nsystem = (PLAN_HEADER if plan else ACT_HEADER) + RULES\n```",
         "Start with the shared static text; state the mode in a later block or the newest user "
-        "turn.",
+        "turn. Send one tool list in every mode and refuse a tool the mode forbids when it is "
+        "called.",
         "none",
     ),
     # PL4xx: breakpoints

@@ -13,6 +13,7 @@ import ast
 
 from prefixlock.tokenizer import count_tokens
 
+from ..meaning import words
 from ..rules import LOWEST_MINIMUM
 from .context import Context
 from .syntax import const_str, dict_get
@@ -101,6 +102,19 @@ class LayoutCheck:
                               "part first")
             break
 
+    def check_tools(self, node: ast.expr) -> None:
+        """PL302 for the tool list: the first bytes of the prefix are the tools, so a list
+        picked by a mode (`PLAN_TOOLS if plan_mode else TOOLS`, `TOOLS_BY_MODE[mode]`) gives
+        each mode a prefix that shares nothing."""
+        if isinstance(node, ast.IfExp) and _names_a_mode(node.test):
+            self.ctx.flag(node, "PL302", "the tool list depends on a mode or flag: the tools "
+                          "come first in the prefix, so the modes share no cached prefix")
+        elif (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
+              and node.value.id in self.ctx.dict_consts
+              and not isinstance(node.slice, ast.Constant) and _names_a_mode(node.slice)):
+            self.ctx.flag(node, "PL302", "the tool list is looked up by a mode: the tools "
+                          "come first in the prefix, so the modes share no cached prefix")
+
     def _text(self, node: ast.AST) -> str:
         s = const_str(node)
         if s is None and isinstance(node, ast.Name):
@@ -110,3 +124,17 @@ class LayoutCheck:
     def _minimum(self) -> int:
         price = self.ctx.price(None)
         return price.min_cacheable_tokens if price is not None else LOWEST_MINIMUM
+
+
+_MODE_WORDS = frozenset({"mode", "modes", "plan", "planning", "readonly", "architect", "ask",
+                         "act", "acting", "agentic", "yolo", "safe"})
+
+
+def _names_a_mode(test: ast.AST) -> bool:
+    """A test that reads a mode or flag by name (`plan_mode`, `self.mode == "ask"`)."""
+    for n in ast.walk(test):
+        name = n.id if isinstance(n, ast.Name) else (n.attr if isinstance(n, ast.Attribute)
+                                                    else None)
+        if name is not None and set(words(name)) & _MODE_WORDS:
+            return True
+    return False
