@@ -94,7 +94,7 @@ class LayoutCheck:
             # Worth moving only when the static part could be a cache entry of its own,
             # shared by every session: it reaches the model's minimum by itself.
             tokens = count_tokens("".join(self._text(p[2]) for p in ps[i + 1:]
-                                          if p[0] == "static"))
+                                          if p[0] == "static")) if rest >= 200 else 0
             if rest >= 200 and tokens >= self._minimum():
                 self.ctx.flag(n, "PL301",
                               f"dynamic content comes before {rest} characters (about "
