@@ -256,12 +256,15 @@ _RULES: tuple[Rule, ...] = (
     Rule(
         "PL303", "history-rewritten-in-place", "layout", WARNING,
         "Code rewrites earlier messages of the conversation depending on their position",
-        "Finds a loop over the conversation (`history`, `messages`, `conversation`...) that "
-        "overwrites a message's `content` or `text` (the message, a copy of it, or one of its "
+        "Finds a loop over the conversation (`history`, `messages`, `conversation`..., an "
+        "agent's `memory.steps`, or a list of message parts drawn from one in the same "
+        "function) that overwrites what a message shows (`content`, `text`, an "
+        "`observations_images`-like attribute; of the message, a copy of it, or one of its "
         "parts) only for some messages: those chosen by their index (`idx < len(h) - n`, "
-        "`i < keep_last`) or by what later messages hold (a set the same loop fills). A "
-        "rewrite that treats every message alike is not flagged: it gives the same bytes "
-        "every time.",
+        "`i < keep_last`, `step.step_number <= current - 2`), by what later messages hold (a "
+        "set the same loop fills) or by a budget counted down across messages "
+        "(`images_to_remove -= 1`). A rewrite that treats every message alike is not "
+        "flagged: it gives the same bytes every time.",
         "The cache matches a prefix byte for byte. A message sent as written on one request "
         "and rewritten on a later one (old observations masked as the window slides, "
         "outdated file views elided) changes the prefix at that message: the request re-bills "
@@ -303,8 +306,11 @@ _RULES: tuple[Rule, ...] = (
         "Finds, in one function, a message list written out with a system message first (or "
         "sent with a `system=` argument) and a message whose content is text drawn from the "
         "conversation (built in a loop over `history`/`messages`/`done`..., or computed from "
-        "it), passed to a call that sends it (`create`, `send`, `completion`, `invoke`...): "
-        "a summariser, title or classifier request made mid-session.",
+        "it), passed to a call that sends it (`create`, `send`, `completion`, `invoke`, "
+        "`generate`...): a summariser, title or classifier request made mid-session. Also the "
+        "history sent as messages after a system message of the request's own "
+        "(`[plan_system] + memory_messages + [ask]`) in a function or prompt named for a side "
+        "task (plan, summary, title, classify, compact, judge, reflect...).",
         "The session's cache entry starts with its own tools and system prompt. A side "
         "request with another system prompt shares none of it, so every token of the "
         "conversation it carries is billed (and, above the minimum, written) again, on every "

@@ -135,10 +135,12 @@ def _char_columns(findings: list[Finding], lines: list[str]) -> list[Finding]:
     return out
 
 
-_WRITES_CONTENT = re.compile(r"""(\[\s*["'](content|text)["']\s*\]|\.(content|text))\s*[+]?=[^=]""")
+_WRITES_CONTENT = re.compile(
+    r"""(\[\s*["'](content|text)["']\s*\]|\.(\w*_)?(content|text|observations?|images?|"""
+    r"""screenshots?))\s*[+]?=[^=]""")
 _CURRENT_MESSAGE = re.compile(
     r"(?i)(cur|current|latest|incoming|pending)_?(message|msg|query|input|request|question|turn)")
-_SYSTEM_ROLE = re.compile(r"""role["']?\s*[:=]\s*["']system|\bsystem\s*=""")
+_SYSTEM_ROLE = re.compile(r"""role["']?\s*[:=]\s*["']system|\bsystem\s*=|Role\.SYSTEM\b""")
 _HINTS = ("system", "tools", "instructions", "preamble", "messages", "prompt", "cache_control",
           "role",
           "input_schema", "parameters", "FrozenPrefix", "description")

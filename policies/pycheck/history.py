@@ -19,6 +19,11 @@ from .context import Context
 _HISTORY_WORDS = frozenset({"history", "messages", "conversation", "transcript", "turns",
                             "msgs", "chat"})
 _CONTENT_KEYS = frozenset({"content", "text"})
+# Words of an attribute that holds what a message shows the model (`observations_images`).
+_CONTENT_WORDS = frozenset({"content", "text", "observation", "observations", "image",
+                            "images", "screenshot", "screenshots"})
+# Words of an item attribute that give its place in the conversation (`step.step_number`).
+_POSITION_WORDS = frozenset({"step", "number", "index", "idx", "turn", "position", "seq"})
 _COPIES = frozenset({"copy", "deepcopy", "dict"})
 _MUTATORS = frozenset({"add", "append", "update", "extend", "insert", "discard", "remove"})
 
@@ -106,7 +111,8 @@ def _content_write(stmt: ast.stmt, aliases: set[str]) -> ast.expr | None:
         if isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant) and (
                 t.slice.value in _CONTENT_KEYS) and _root(t.value) in aliases:
             return t
-        if isinstance(t, ast.Attribute) and t.attr in _CONTENT_KEYS and _root(t.value) in aliases:
+        if isinstance(t, ast.Attribute) and (t.attr in _CONTENT_KEYS or set(
+                words(t.attr)) & _CONTENT_WORDS) and _root(t.value) in aliases:
             return t
     return None
 
@@ -165,9 +171,22 @@ class _Loop:
         chooser = self.index | (self.accumulated - self.aliases)
         if self.budget_tests:
             return True
+        for c in conditions:  # `step.step_number <= current - 2`: the item's own place
+            for n in ast.walk(c):
+                if isinstance(n, ast.Compare) and any(
+                        isinstance(a, ast.Attribute) and _root(a) in self.aliases
+                        and set(words(a.attr)) & _POSITION_WORDS
+                        for a in ast.walk(n)):
+                    return True
         return any(_names(c) & chooser for c in conditions) or any(
             isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len"
             for c in conditions for n in ast.walk(c))
+
+
+def _memory_steps(node: ast.expr) -> bool:
+    """`agent.memory.steps`: an agent's memory of its steps is its conversation."""
+    return isinstance(node, ast.Attribute) and node.attr == "steps" and isinstance(
+        node.value, ast.Attribute) and node.value.attr == "memory"
 
 
 def _loops(tree: ast.Module) -> Iterator[tuple[ast.For | ast.AsyncFor, dict[str, ast.expr]]]:
@@ -192,7 +211,7 @@ def check_history(tree: ast.Module, ctx: Context) -> None:
     for node, derived in _loops(tree):
         coll, enumerated = _history_iter(node.iter, derived)
         name = _name_of(coll)
-        if name is None or not set(words(name)) & _HISTORY_WORDS:
+        if name is None or not (set(words(name)) & _HISTORY_WORDS or _memory_steps(coll)):
             continue
         loop = _Loop(node, enumerated)
         for target, conditions in loop.writes(node.body, []):

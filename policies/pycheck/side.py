@@ -36,17 +36,63 @@ def _names(node: ast.AST) -> set[str]:
 
 
 def _role_and_content(node: ast.expr) -> tuple[str | None, ast.expr | None]:
-    """`{"role": r, "content": c}` or `dict(role=r, content=c)`."""
+    """`{"role": r, "content": c}`, `dict(role=r, content=c)` or a message class called with
+    `role=` (`ChatMessage(role=MessageRole.SYSTEM, ...)`)."""
     items: list[tuple[str, ast.expr]] = []
     if isinstance(node, ast.Dict):
         items = [(k.value, v) for k, v in zip(node.keys, node.values, strict=True)
                  if isinstance(k, ast.Constant) and isinstance(k.value, str)]
-    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict":
+    elif isinstance(node, ast.Call):
         items = [(k.arg, k.value) for k in node.keywords if k.arg]
     fields = dict(items)
     role = fields.get("role")
+    if isinstance(role, ast.Attribute):  # an enum member: MessageRole.SYSTEM
+        return role.attr.lower(), fields.get("content")
     return (role.value if isinstance(role, ast.Constant) and isinstance(role.value, str)
             else None), fields.get("content")
+
+
+# Words of a side task: a function or prompt named so makes a request that is not the turn.
+_SIDE_WORDS = frozenset({"plan", "planning", "summary", "summarize", "summarise",
+                         "summarization", "summarisation", "title", "classify", "classifier",
+                         "compress", "compact", "compaction", "condense", "judge", "critic",
+                         "critique", "reflect", "reflection"})
+
+
+def _chain(node: ast.expr) -> list[ast.expr] | None:
+    """`[a] + b + [c]` as its operands, or `[a, *b, c]` as its items, in order."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left = _chain(node.left) or [node.left]
+        return [*left, node.right]
+    if isinstance(node, ast.List) and any(isinstance(e, ast.Starred) for e in node.elts):
+        return [e.value if isinstance(e, ast.Starred) else e for e in node.elts]
+    return None
+
+
+def _side_named(fn: ast.FunctionDef | ast.AsyncFunctionDef, system: ast.AST) -> bool:
+    names = [fn.name, *(n.value for n in ast.walk(system)
+                        if isinstance(n, ast.Constant) and isinstance(n.value, str)
+                        and len(n.value) < 60)]
+    return any(set(words(x)) & _SIDE_WORDS for x in names)
+
+
+def _history_under_other_system(fn: ast.FunctionDef | ast.AsyncFunctionDef, value: ast.expr,
+                                 messages: dict[str, list[ast.expr]]) -> bool:
+    """`[system_msg] + history + [ask]` in a side-task function: the history as messages,
+    after a system message of the side task's own."""
+    parts = _chain(value)
+    if not parts or len(parts) < 2:
+        return False
+    first = parts[0]
+    if isinstance(first, ast.List) and first.elts:
+        first = first.elts[0]
+    firsts = messages.get(first.id, [first]) if isinstance(first, ast.Name) else [first]
+    found = [c for r, c in map(_role_and_content, firsts) if r == "system" and c is not None]
+    if not found:
+        return False
+    content = found[0]
+    return any(isinstance(p, (ast.Name, ast.Attribute)) and _is_history(p) for p in parts[1:]
+               ) and _side_named(fn, content)
 
 
 def _own_nodes(fn: ast.AST) -> Iterator[ast.AST]:
@@ -92,15 +138,28 @@ def check_side_requests(tree: ast.Module, ctx: Context) -> None:
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         lists: dict[str, ast.List] = {}
+        bound: dict[str, list[ast.expr]] = {}  # single-name bindings (a name may have several)
         text: set[str] | None = None
         for node in _own_nodes(fn):
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
-                    node.targets[0], ast.Name) and isinstance(node.value, ast.List):
-                lists[node.targets[0].id] = node.value
+                    node.targets[0], ast.Name):
+                bound.setdefault(node.targets[0].id, []).append(node.value)
+                if isinstance(node.value, ast.List):
+                    lists[node.targets[0].id] = node.value
         for node in _own_nodes(fn):
             if not (isinstance(node, ast.Call) and _sends(node)):
                 continue
             for arg in [*node.args, *(k.value for k in node.keywords if k.arg == "messages")]:
+                value: ast.expr = arg
+                if isinstance(arg, ast.Name):  # the binding that reaches the call: the last above
+                    above = [v for v in bound.get(arg.id, []) if v.lineno < node.lineno]
+                    value = max(above, key=lambda v: v.lineno) if above else arg
+                if _history_under_other_system(fn, value, bound):
+                    ctx.flag(node, "PL305",
+                             "a side request sends the conversation under a system message "
+                             "of its own: none of it is read from the session's cache; send "
+                             "it after the session's own prefix instead")
+                    break
                 msgs = lists.get(arg.id) if isinstance(arg, ast.Name) else (
                     arg if isinstance(arg, ast.List) else None)
                 if msgs is None or not msgs.elts:

@@ -115,3 +115,29 @@ def test_js_environment_keys_sorted_or_not() -> None:
           'const systemPrompt = "Vars: " + keys.join(",");\n'
           'const instructions = "Vars: " + sortedKeys.join(",");\n')
     assert [(f.line, f.code) for f in check_js("a.ts", ts)] == [(3, "PL201")]
+
+
+def test_screenshots_dropped_from_older_memory_steps() -> None:
+    src = '''def save_screenshot(step, agent):
+    for previous in agent.memory.steps:
+        if previous.step_number <= step.step_number - 2:
+            previous.observations_images = None
+    return agent.model.generate(agent.write_memory_to_messages())
+'''
+    assert [(f.line, f.code) for f in lint_source(src, "v.py")] == [(4, "PL303")]
+
+
+def test_plan_update_under_its_own_system_message() -> None:
+    src = '''def generate_planning_step(model, memory_messages, task):
+    pre = ChatMessage(role=MessageRole.SYSTEM, content="Update the plan for: " + task)
+    post = ChatMessage(role=MessageRole.USER, content="Now write the new plan.")
+    plan_messages = [pre] + memory_messages + [post]
+    return model.generate(plan_messages)
+
+
+def step(model, memory_messages, system_message):
+    # The turn itself: the session's own system message, then the history.
+    turn_messages = [system_message] + memory_messages
+    return model.generate(turn_messages)
+'''
+    assert [(f.line, f.code) for f in lint_source(src, "a.py")] == [(5, "PL305")]
