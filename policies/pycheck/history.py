@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 from ..meaning import words
 from .context import Context
+from .syntax import names_in, walk_no_defs
 
 _HISTORY_WORDS = frozenset({"history", "messages", "conversation", "transcript", "turns",
                             "msgs", "chat"})
@@ -81,8 +82,6 @@ def _root(node: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
 def _is_copy_of(value: ast.expr, aliases: set[str]) -> bool:
@@ -125,9 +124,9 @@ class _Loop:
         self.index: set[str] = set()
         item: ast.expr = target
         if enumerated and isinstance(target, ast.Tuple) and len(target.elts) == 2:
-            self.index = _names(target.elts[0])
+            self.index = names_in(target.elts[0])
             item = target.elts[1]
-        self.aliases = _names(item)
+        self.aliases = names_in(item)
         self.accumulated: set[str] = set()
         # A budget counted down across messages (`to_remove -= 1`): the tests that read it
         # pick messages by how many came before, wherever in the loop they stand.
@@ -141,7 +140,7 @@ class _Loop:
                                                     and isinstance(sub.value.value, int))):
                 self.budget.add(sub.target.id)  # a counter, not text being built
         self.budget_tests = [sub.test for sub in ast.walk(loop) if isinstance(sub, ast.If)
-                             and any(isinstance(c, ast.Compare) and _names(c) & self.budget
+                             and any(isinstance(c, ast.Compare) and names_in(c) & self.budget
                                      for c in ast.walk(sub.test))]
 
     def writes(self, body: list[ast.stmt], conditions: list[ast.expr]) -> Iterator[
@@ -161,7 +160,7 @@ class _Loop:
                 yield from self.writes(stmt.orelse, [*conditions, stmt.test])
             elif isinstance(stmt, (ast.For, ast.AsyncFor)):
                 if _root(stmt.iter) in self.aliases:
-                    self.aliases |= _names(stmt.target)  # the parts of the message
+                    self.aliases |= names_in(stmt.target)  # the parts of the message
                 yield from self.writes(stmt.body, conditions)
             elif isinstance(stmt, (ast.With, ast.AsyncWith, ast.While, ast.Try)):
                 yield from self.writes(stmt.body, conditions)
@@ -178,7 +177,7 @@ class _Loop:
                         and set(words(a.attr)) & _POSITION_WORDS
                         for a in ast.walk(n)):
                     return True
-        return any(_names(c) & chooser for c in conditions) or any(
+        return any(names_in(c) & chooser for c in conditions) or any(
             isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len"
             for c in conditions for n in ast.walk(c))
 
@@ -195,16 +194,9 @@ def _loops(tree: ast.Module) -> Iterator[tuple[ast.For | ast.AsyncFor, dict[str,
                                      if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))]
     for scope in scopes:
         derived = _derived_lists(scope) if scope is not tree else {}
-        body = scope.body if isinstance(scope, (ast.Module, ast.FunctionDef,
-                                                ast.AsyncFunctionDef)) else []
-        stack: list[ast.AST] = list(body)
-        while stack:
-            node = stack.pop()
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-                continue  # its own scope
+        for node in walk_no_defs(scope):  # a nested function is a scope of its own
             if isinstance(node, (ast.For, ast.AsyncFor)):
                 yield node, derived
-            stack.extend(ast.iter_child_nodes(node))
 
 
 def check_history(tree: ast.Module, ctx: Context) -> None:

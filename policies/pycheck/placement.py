@@ -15,10 +15,11 @@ Pure: syntax trees in, findings out.
 from __future__ import annotations
 
 import ast
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from ..meaning import words
 from .context import Context
+from .syntax import operands, walk_no_defs
 
 _CURRENT = frozenset({"cur", "current", "latest", "incoming", "pending"})
 _MESSAGE = frozenset({"message", "messages", "msg", "msgs", "query", "input", "request",
@@ -84,14 +85,6 @@ def _calls_any(node: ast.AST, names: set[str]) -> str | None:
     return None
 
 
-def _chain(node: ast.expr) -> list[ast.expr] | None:
-    """The operands of `a + b + c`, or the items of `[*a, *b, c]`, in order."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left = _chain(node.left) or [node.left]
-        return [*left, node.right]
-    if isinstance(node, ast.List) and any(isinstance(e, ast.Starred) for e in node.elts):
-        return [e.value if isinstance(e, ast.Starred) else e for e in node.elts]
-    return None
 
 
 def _field_order(cls: ast.ClassDef) -> list[str] | None:
@@ -101,7 +94,7 @@ def _field_order(cls: ast.ClassDef) -> list[str] | None:
             continue
         for n in ast.walk(fn):
             if isinstance(n, ast.Return) and n.value is not None:
-                parts = _chain(n.value)
+                parts = operands(n.value)
                 if parts and len(parts) >= 3 and all(
                         isinstance(p, ast.Attribute) and isinstance(p.value, ast.Name)
                         and p.value.id == "self" for p in parts):
@@ -123,14 +116,6 @@ def _class(name: str, tree: ast.Module, ctx: Context, load: Load | None) -> ast.
     return next((n for n in other.body if isinstance(n, ast.ClassDef) and n.name == cls), None)
 
 
-def _own(fn: ast.AST) -> Iterator[ast.AST]:
-    stack = list(ast.iter_child_nodes(fn))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        yield node
-        stack.extend(ast.iter_child_nodes(node))
 
 
 def _message(what: str, history: str, where: str) -> str:
@@ -148,7 +133,7 @@ def check_placement(tree: ast.Module, ctx: Context, load: Load | None = None) ->
         local: dict[str, str] = {}  # local name -> the per-request call it holds
         fields: dict[str, dict[str, tuple[str, ast.AST]]] = {}  # obj -> field -> kind, node
         classes: dict[str, str] = {}  # obj -> class name
-        nodes = sorted(_own(fn), key=lambda n: (getattr(n, "lineno", 0),
+        nodes = sorted(walk_no_defs(fn), key=lambda n: (getattr(n, "lineno", 0),
                                                  getattr(n, "col_offset", 0)))
         for node in nodes:
             if not isinstance(node, ast.Assign) or len(node.targets) != 1:
@@ -169,7 +154,7 @@ def check_placement(tree: ast.Module, ctx: Context, load: Load | None = None) ->
                 elif _is_history(value):
                     kept[target.attr] = ("history", node)
         for node in nodes:  # orders written out in this function
-            parts = _chain(node) if isinstance(node, (ast.BinOp, ast.List)) else None
+            parts = operands(node) if isinstance(node, (ast.BinOp, ast.List)) else None
             if not parts:
                 continue
             first: tuple[str, ast.AST] | None = None

@@ -13,10 +13,10 @@ a syntax tree in, findings out.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 
 from ..meaning import words
 from .context import Context
+from .syntax import names_in, operands, walk_no_defs
 
 _HISTORY_WORDS = frozenset({"history", "messages", "conversation", "transcript", "turns",
                             "msgs", "chat", "done"})
@@ -31,8 +31,6 @@ def _is_history(node: ast.expr) -> bool:
     return name is not None and bool(set(words(name)) & _HISTORY_WORDS)
 
 
-def _names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
 def _role_and_content(node: ast.expr) -> tuple[str | None, ast.expr | None]:
@@ -59,14 +57,6 @@ _SIDE_WORDS = frozenset({"plan", "planning", "summary", "summarize", "summarise"
                          "critique", "reflect", "reflection"})
 
 
-def _chain(node: ast.expr) -> list[ast.expr] | None:
-    """`[a] + b + [c]` as its operands, or `[a, *b, c]` as its items, in order."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left = _chain(node.left) or [node.left]
-        return [*left, node.right]
-    if isinstance(node, ast.List) and any(isinstance(e, ast.Starred) for e in node.elts):
-        return [e.value if isinstance(e, ast.Starred) else e for e in node.elts]
-    return None
 
 
 def _side_named(fn: ast.FunctionDef | ast.AsyncFunctionDef, system: ast.AST) -> bool:
@@ -80,7 +70,7 @@ def _history_under_other_system(fn: ast.FunctionDef | ast.AsyncFunctionDef, valu
                                  messages: dict[str, list[ast.expr]]) -> bool:
     """`[system_msg] + history + [ask]` in a side-task function: the history as messages,
     after a system message of the side task's own."""
-    parts = _chain(value)
+    parts = operands(value)
     if not parts or len(parts) < 2:
         return False
     first = parts[0]
@@ -95,26 +85,17 @@ def _history_under_other_system(fn: ast.FunctionDef | ast.AsyncFunctionDef, valu
                ) and _side_named(fn, content)
 
 
-def _own_nodes(fn: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of a function, not of the functions nested in it."""
-    stack = list(ast.iter_child_nodes(fn))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        yield node
-        stack.extend(ast.iter_child_nodes(node))
 
 
 def _history_text(fn: ast.AST) -> set[str]:
     """Local names whose value is text drawn from the conversation: built in a loop over a
     history-named collection from the loop's item, or assigned from an expression over one."""
     out: set[str] = set()
-    for node in _own_nodes(fn):
+    for node in walk_no_defs(fn):
         if isinstance(node, (ast.For, ast.AsyncFor)) and _is_history(node.iter):
-            items = _names(node.target)
+            items = names_in(node.target)
             for sub in ast.walk(node):
-                if isinstance(sub, (ast.AugAssign, ast.Assign)) and _names(sub.value) & items:
+                if isinstance(sub, (ast.AugAssign, ast.Assign)) and names_in(sub.value) & items:
                     targets = [sub.target] if isinstance(sub, ast.AugAssign) else sub.targets
                     out |= {t.id for t in targets if isinstance(t, ast.Name)}
         elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
@@ -140,13 +121,13 @@ def check_side_requests(tree: ast.Module, ctx: Context) -> None:
         lists: dict[str, ast.List] = {}
         bound: dict[str, list[ast.expr]] = {}  # single-name bindings (a name may have several)
         text: set[str] | None = None
-        for node in _own_nodes(fn):
+        for node in walk_no_defs(fn):
             if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
                     node.targets[0], ast.Name):
                 bound.setdefault(node.targets[0].id, []).append(node.value)
                 if isinstance(node.value, ast.List):
                     lists[node.targets[0].id] = node.value
-        for node in _own_nodes(fn):
+        for node in walk_no_defs(fn):
             if not (isinstance(node, ast.Call) and _sends(node)):
                 continue
             for arg in [*node.args, *(k.value for k in node.keywords if k.arg == "messages")]:
@@ -172,7 +153,7 @@ def check_side_requests(tree: ast.Module, ctx: Context) -> None:
                     text = _history_text(fn)
                 for m in msgs.elts[0 if own_system else 1:]:
                     _, content = _role_and_content(m)
-                    if content is not None and _names(content) & text:
+                    if content is not None and names_in(content) & text:
                         ctx.flag(node, "PL305",
                                  "a side request sends the conversation as text under its own "
                                  "system prompt: none of it is read from the session's cache; "
