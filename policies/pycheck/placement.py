@@ -143,6 +143,10 @@ def check_placement(tree: ast.Module, ctx: Context, load: Load | None = None) ->
             if isinstance(target, ast.Name):
                 if call is not None:
                     local[target.id] = call
+                elif _reads_current(value) and not isinstance(value, ast.Name | ast.Attribute):
+                    # Computed here from the current message (`rank(self.cur_messages)`).
+                    func = _name(value.func) if isinstance(value, ast.Call) else None
+                    local[target.id] = func or target.id
                 if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and (
                         value.func.id[:1].isupper()):
                     classes[target.id] = value.func.id

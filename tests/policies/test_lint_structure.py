@@ -141,3 +141,12 @@ def step(model, memory_messages, system_message):
     return model.generate(turn_messages)
 '''
     assert [(f.line, f.code) for f in lint_source(src, "a.py")] == [(5, "PL305")]
+
+
+def test_the_rule_docs_example_is_flagged() -> None:
+    src = '''class Chat:
+    def messages(self):
+        repo_map = self.rank_files(self.cur_messages)
+        return [*self.system, *repo_map, *self.history, *self.cur_messages]
+'''
+    assert [(f.line, f.code) for f in lint_source(src, "c.py")] == [(4, "PL304")]
