@@ -6,6 +6,7 @@ linted in worker processes when `jobs > 1`; a trace is one task, Python files go
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import json
 import os
@@ -13,7 +14,7 @@ import re
 import signal
 import stat
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -238,7 +239,7 @@ def _lint_file(path: str, kind: str, model: str | None, prices_path: str | None,
                 findings = [Finding(path, 1, 1, "PL906", f"{len(data):,} bytes of Python, over "
                                     f"the {MAX_PYTHON_BYTES:,}-byte bound; not analysed")]
             elif kind == "python":
-                findings = check_python(path, text, model, prices)
+                findings = check_python(path, text, model, prices, _module_loader(path))
             elif kind == "js":
                 findings = check_js(path, text)
             else:
@@ -249,6 +250,25 @@ def _lint_file(path: str, kind: str, model: str | None, prices_path: str | None,
         return [Finding(path, 1, 1, "PL903", f"cannot read: {exc.strerror}")], 0
     kept = [f for f in findings if not sup.covers(f)]
     return kept + sup.problems, len(findings) - len(kept)
+
+
+def _module_loader(path: str) -> Callable[[str], ast.Module | None]:
+    """Finds a module the linted file imports (`pkg.sub.mod`) as a file in a folder above it,
+    parsed, for rules that read a class defined elsewhere (PL304); None when not found."""
+    parents = list(Path(path).resolve().parents)[:12]
+
+    def load(module: str) -> ast.Module | None:
+        rel = module.replace(".", "/")
+        for parent in parents:
+            for cand in (parent / f"{rel}.py", parent / rel / "__init__.py"):
+                if cand.is_file() and _regular(cand) and cand.stat().st_size <= MAX_PYTHON_BYTES:
+                    try:
+                        return ast.parse(cand.read_text(encoding="utf-8"))
+                    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+                        return None
+        return None
+
+    return load
 
 
 def _chunk(paths: list[tuple[str, str]], model: str | None, prices_path: str | None,

@@ -1,5 +1,6 @@
-"""TypeScript/JavaScript prompt builders: volatile values in template literals that become a
-system prompt (PL101-PL106), read with a small tokenizer of its own.
+"""TypeScript/JavaScript prompt builders: volatile values in template literals or `+` chains
+that become a system prompt (PL101-PL106), and orders from outside the program in a prompt or a
+tool list (PL201, PL203), read with a small tokenizer of its own.
 
 Many agents build their prompts in TypeScript (`${new Date().toISOString()}`,
 `${await getGitStatus()}`). The tokenizer knows strings, template literals (with nested
@@ -9,7 +10,11 @@ a system prompt that returns it) and the expressions it interpolates. An express
 by what it calls (`new Date()`, `Date.now()`, `Math.random()`, `crypto.randomUUID()`,
 `execSync("git ...")`, `readdirSync`, `process.memoryUsage()`) or by the meaning of its names
 (`currentBranch`, `todayStr`, `repoTree`: see `meaning`), and taints local constants it is
-assigned to. Pure: text in, findings out.
+assigned to and functions of the file that return it (`function today() { return new
+Date()... }`). An order comes from a directory listing or glob (`readdirSync`, `fast-glob`) or
+the environment's keys, through local constants, unless sorted (`.sort()`, also in place
+later); objects, Maps and Sets keep insertion order and are unordered only when built from such
+a source. Pure: text in, findings out.
 """
 
 from __future__ import annotations
@@ -36,6 +41,19 @@ _SOURCES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("runtime", re.compile(r"\bprocess\.(pid|memoryUsage|cpuUsage|uptime|hrtime)\b|"
                            r"\bos\.(loadavg|freemem|uptime)\s*\(")),
 )
+# Orders decided outside the program: a directory listing or glob (the filesystem's order,
+# PL203) and the environment's keys (the launcher's order, PL201). JS objects, Maps and Sets
+# keep insertion order, so `Object.keys(x)` or `new Set(x)` is unordered only when `x` is.
+_ORDER_SOURCES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("listing", re.compile(r"\b(readdirSync|readdir|opendirSync|opendir|globSync|glob|fg|"
+                           r"fastGlob|globby)\s*\(")),
+    ("unordered", re.compile(r"\bObject\.(keys|values|entries)\s*\(\s*process\.env\b|"
+                             r"\bfor\s*\(\s*(const|let|var)\s+\w+\s+in\s+process\.env\b")),
+)
+_ORDER_CODE = {"listing": "PL203", "unordered": "PL201"}
+_SORTED = re.compile(r"\.(sort|toSorted)\s*\(|\b(sortBy|orderBy)\s*\(")
+# Names of a tool list: its order is part of the prefix too.
+_TOOLS_WORDS = frozenset({"tools", "functions"})
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
 # Names (of a variable, property or function) whose template literal is a prompt prefix.
 _PREFIX_WORDS = frozenset({"system", "instructions", "preamble", "persona"})
@@ -182,6 +200,19 @@ def _kind(expr: str, env: dict[str, str]) -> str | None:
     return None
 
 
+def _order(expr: str, env: dict[str, str]) -> str | None:
+    """The order kind an expression carries ("listing", "unordered"), None when sorted."""
+    if _SORTED.search(expr):
+        return None
+    for kind, pat in _ORDER_SOURCES:
+        if pat.search(expr):
+            return kind
+    for ident in _IDENT.findall(re.sub(r"(['\"`]).*?\1", "", expr)):
+        if ident in env:
+            return env[ident]
+    return None
+
+
 _BINDING = re.compile(r"(?:\b(?:const|let|var)\s+|\bthis\.|^\s*|[{,]\s*)"
                       r"(?P<name>[A-Za-z_$][\w$]*)\s*(?::\s*[\w<>\[\]|. ]+)?\s*[=:]\s*$")
 _FUNCTION = re.compile(r"(?:function\s*\*?\s*(?P<f>[A-Za-z_$][\w$]*)|"
@@ -201,6 +232,57 @@ def _is_prefix_name(name: str) -> bool | None:
     return None
 
 
+def _enclosing_function(code: str, start: int) -> str | None:
+    """The name of the function whose body holds `start`: the nearest function head above
+    at a lower brace depth (read over the blanked code)."""
+    depth = 0
+    i = start
+    while i > 0:
+        i -= 1
+        ch = code[i]
+        if ch == "}":
+            depth += 1
+        elif ch == "{":
+            if depth == 0:
+                ls = code.rfind("\n", 0, i) + 1
+                fm = _FUNCTION.search(code[ls:i + 1])
+                return (fm.group("f") or fm.group("m")) if fm else None
+            depth -= 1
+    return None
+
+
+def _statement_end(code: str, i: int) -> int:
+    """Where the expression starting at `i` ends: a `;` or `,` at its depth, a closing
+    bracket, or a line end not continued by an operator (read over the blanked code)."""
+    depth = 0
+    n = len(code)
+    j = i
+    while j < n:
+        c = code[j]
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            if depth == 0:
+                return j
+            depth -= 1
+        elif depth == 0 and c in ";,":
+            return j
+        elif depth == 0 and c == "\n":
+            before = code[i:j].rstrip()
+            after = code[j:].lstrip()
+            if before and before[-1] not in "+=(,?:&|" and not after.startswith(
+                    ("+", ".", "?", ":", "&&", "||")):
+                return j
+        j += 1
+    return n
+
+
+# A binding or property, read forwards: `const NAME = `, `NAME += `, `this.NAME = `, `NAME: `.
+_ASSIGN = re.compile(r"(?:\b(?:const|let|var)\s+|\bthis\.|(?<=[{,;\n])[ \t]*)"
+                     r"(?P<name>[A-Za-z_$][\w$]*)\s*(?::\s*[\w<>\[\]|. ]+?\s*(?==))?"
+                     r"\s*(?P<op>\+?=(?![=>])|:(?![:]))")
+
+
 def _owner(code: str, start: int) -> str | None:
     """The name a template literal at `start` is bound to or returned from, read backwards
     over the blanked code: `NAME = `, `name: `, `return` inside `function NAME(...) {`."""
@@ -210,22 +292,9 @@ def _owner(code: str, start: int) -> str | None:
     if m:
         return m.group("name")
     if re.search(r"\breturn\s*\(?\s*$", before) or re.search(r"=>\s*\(?\s*$", before):
-        # The enclosing function: the nearest function head above at a lower brace depth.
-        depth = 0
-        i = start
-        while i > 0:
-            i -= 1
-            ch = code[i]
-            if ch == "}":
-                depth += 1
-            elif ch == "{":
-                if depth == 0:
-                    ls = code.rfind("\n", 0, i) + 1
-                    fm = _FUNCTION.search(code[ls:i + 1])
-                    if fm:
-                        return fm.group("f") or fm.group("m")
-                    return None
-                depth -= 1
+        name = _enclosing_function(code, start)
+        if name is not None:
+            return name
         arrow = _BINDING.search(re.sub(r"(async\s*)?\([^()]*\)\s*(:[^=]*)?=>\s*\(?\s*$", "",
                                        before))
         if arrow:
@@ -252,8 +321,63 @@ def check_js(path: str, text: str) -> list[Finding]:
         kind = _kind(m.group(2), env)
         if kind is not None:
             env[m.group(1)] = kind
+    # Functions of this file that return a volatile value (`function today() { return new
+    # Date()... }`, `const stamp = () => Date.now()`): a call to one is that value.
+    for m in re.finditer(r"\breturn\b", code):
+        end = _statement_end(code, m.end())
+        fn = _enclosing_function(code, m.start())
+        kind = _kind(text[m.end():end], env)
+        if fn is not None and kind is not None and fn not in env:
+            env[fn] = kind
+    # Local names holding an order from outside (`const files = readdirSync(dir)`), unless
+    # sorted there or later in place (`files.sort()`).
+    order_env: dict[str, str] = {}
+    for m in re.finditer(r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=;\n]+)?=\s*",
+                         code):
+        rhs = text[m.end():_statement_end(code, m.end())]
+        kind = _order(rhs, order_env)
+        if kind is not None and not re.search(
+                rf"\b{re.escape(m.group(1))}\s*\.\s*sort\s*\(", code[m.end():]):
+            order_env[m.group(1)] = kind
     out: list[Finding] = []
     seen: set[int] = set()
+    # Outside the template literals: their holes are read below.
+    flat = list(text)
+    for t in templates:
+        for k in range(t.start, t.end):
+            if flat[k] != "\n":
+                flat[k] = " "
+    plain = "".join(flat)
+
+    def add(off: int, code_: str, message: str) -> None:
+        line, col = pos(off)
+        out.append(Finding(path, line, col, code_, message,
+                           source_line=lines[line - 1] if line <= len(lines) else ""))
+
+    for m in _ASSIGN.finditer(code):
+        name = m.group("name")
+        prefix = _is_prefix_name(name)
+        tools = bool(set(words(name)) & _TOOLS_WORDS)
+        if not prefix and not tools:
+            continue
+        start = m.end()
+        while start < len(code) and code[start] in " \t":
+            start += 1
+        rhs = plain[start:_statement_end(code, start)]
+        if not rhs.strip():
+            continue
+        order = _order(rhs, order_env)
+        if order is not None:
+            seen.add(start)
+            add(start, _ORDER_CODE[order],
+                f"{' '.join(rhs.split())[:60]} ({order}: an order from outside the "
+                f"program) reaches `{name}`, part of the prefix; sort it")
+        # String concatenation into a prompt: `SYSTEM = "..." + new Date().toISOString()`.
+        kind = _kind(rhs, env) if prefix and "+" in rhs else None
+        if kind is not None:
+            seen.add(start)
+            add(start, _CODE[kind], f"{' '.join(rhs.split())[:60]} ({kind}) is concatenated into "
+                f"`{name}`, a prompt prefix")
     for t in sorted(templates, key=lambda t: t.start):
         name = _owner(code, t.start)
         if name is None or not _is_prefix_name(name):
@@ -262,14 +386,17 @@ def check_js(path: str, text: str) -> list[Finding]:
             if off in seen:
                 continue
             kind = _kind(expr, env)
-            if kind is None:
+            order = _order(expr, order_env)
+            if kind is None and order is None:
                 continue
             seen.add(off)
-            line, col = pos(off - 2)
-            out.append(Finding(path, line, col, _CODE[kind],
-                               f"${{{expr.strip()[:60]}}} ({kind}) is interpolated into "
-                               f"`{name}`, a prompt prefix",
-                               source_line=lines[line - 1] if line <= len(lines) else ""))
+            if kind is not None:
+                add(off - 2, _CODE[kind], f"${{{expr.strip()[:60]}}} ({kind}) is "
+                    f"interpolated into `{name}`, a prompt prefix")
+            if order is not None:
+                add(off - 2, _ORDER_CODE[order], f"${{{expr.strip()[:60]}}} ({order}: an "
+                    f"order from outside the program) is interpolated into `{name}`, a "
+                    "prompt prefix; sort it")
     # A template filled by string replacement: `prompt.replace("{{CURRENT_DATE}}", new
     # Date().toLocaleDateString())`. The slot's braces say it is a template being rendered.
     for m in _REPLACE.finditer(text):

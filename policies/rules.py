@@ -15,6 +15,9 @@ ERROR = "error"
 WARNING = "warning"
 NOTE = "note"
 SEVERITIES = (ERROR, WARNING, NOTE)
+# Tokens: the smallest documented Claude cache minimum (FACTS.md), for rules that need a
+# prefix known to be cacheable when no model is named.
+LOWEST_MINIMUM = 1024
 
 
 @dataclass(frozen=True)
@@ -146,7 +149,9 @@ _RULES: tuple[Rule, ...] = (
         "PL105", "file-tree-in-prefix", "volatile", WARNING,
         "A directory listing or file tree flows into the prefix",
         "Finds `os.listdir`, `os.walk`, `os.scandir`, `glob.glob`, `Path.iterdir/glob/rglob` "
-        "and `{{ file_tree }}`-style placeholders that reach the prefix.",
+        "and `{{ file_tree }}`-style placeholders that reach the prefix. A glob with no "
+        "wildcard written in its pattern (`root.glob(name)` of configured file names) looks "
+        "up files someone named and is not a tree: only its order counts (PL203).",
         "The listing changes whenever the agent creates or deletes a file, which it does "
         "mid-session; every change re-bills the prompt from that point.",
         _FACT_ORDER,
@@ -169,12 +174,18 @@ _RULES: tuple[Rule, ...] = (
     # PL2xx: ordering
     Rule(
         "PL201", "unordered-collection-in-prefix", "ordering", ERROR,
-        "A set or frozenset is iterated into the prompt or the tool list",
-        "Finds iteration over a set (set literal, `set()`, set comprehension, `frozenset`) "
+        "A set, a dict built from one, or the environment is iterated into the prompt or tools",
+        "Finds iteration over a set (set literal, `set()`, set comprehension, `frozenset`), "
+        "over a dict whose keys came from one (`{n: spec(n) for n in names}`, "
+        "`dict.fromkeys(names)`), or over `os.environ` / `sys.modules` (keys, values, items), "
         "whose order reaches the prefix: `', '.join(skills)`, `tools=list(tool_set)`, a loop "
-        "appending to a prompt list.",
+        "appending to a prompt list. A lookup by key (`os.environ[\"X\"]`, `.get(...)`) is "
+        "not an order. A dict from `json.load`, `**kwargs` or `vars()` keeps the order its "
+        "file or call site wrote, the same on every run, and is not flagged here (PL202 "
+        "covers it when it is serialised from a parameter).",
         "Set order depends on string hash randomization, so it differs between processes: two "
-        "runs of the same agent send different bytes and never share a cache entry.",
+        "runs of the same agent send different bytes and never share a cache entry. The "
+        "environment's order is the launching process's and differs between shells.",
         _FACT_SORT,
         "```python\nSKILLS = {\"search\", \"edit\", \"run\"}\n"
         "system = \"Skills: \" + \", \".join(SKILLS)\n```",
@@ -230,9 +241,12 @@ _RULES: tuple[Rule, ...] = (
         "PL301", "dynamic-before-static", "layout", WARNING,
         "Per-session or per-project content comes before static instructions",
         "Finds a system prompt whose first part is dynamic (a function argument, file contents "
-        "read at run time, a per-project template variable) followed by a long static part.",
+        "read at run time, a per-project template variable) followed by a static part that "
+        "reaches the model's cache minimum by itself (1,024 tokens when no model is named); "
+        "a shorter one could never be an entry of its own, so its place costs nothing.",
         "The cache matches from the first byte: everything after the dynamic part is written "
-        "again for every project or session, although it never changes.",
+        "again for every project or session, although it never changes; put first, it would "
+        "be one entry every session reads.",
         _FACT_ORDER + " " + _FACT_BYTES,
         "```python\nsystem = f\"{project_notes}\\n\\n{LONG_STATIC_RULES}\"\n```",
         "Put the static instructions first and the dynamic context after them (or in a later "
@@ -242,12 +256,15 @@ _RULES: tuple[Rule, ...] = (
     Rule(
         "PL303", "history-rewritten-in-place", "layout", WARNING,
         "Code rewrites earlier messages of the conversation depending on their position",
-        "Finds a loop over the conversation (`history`, `messages`, `conversation`...) that "
-        "overwrites a message's `content` or `text` (the message, a copy of it, or one of its "
+        "Finds a loop over the conversation (`history`, `messages`, `conversation`..., an "
+        "agent's `memory.steps`, or a list of message parts drawn from one in the same "
+        "function) that overwrites what a message shows (`content`, `text`, an "
+        "`observations_images`-like attribute; of the message, a copy of it, or one of its "
         "parts) only for some messages: those chosen by their index (`idx < len(h) - n`, "
-        "`i < keep_last`) or by what later messages hold (a set the same loop fills). A "
-        "rewrite that treats every message alike is not flagged: it gives the same bytes "
-        "every time.",
+        "`i < keep_last`, `step.step_number <= current - 2`), by what later messages hold (a "
+        "set the same loop fills) or by a budget counted down across messages "
+        "(`images_to_remove -= 1`). A rewrite that treats every message alike is not "
+        "flagged: it gives the same bytes every time.",
         "The cache matches a prefix byte for byte. A message sent as written on one request "
         "and rewritten on a later one (old observations masked as the window slides, "
         "outdated file views elided) changes the prefix at that message: the request re-bills "
@@ -261,12 +278,64 @@ _RULES: tuple[Rule, ...] = (
         "none",
     ),
     Rule(
+        "PL304", "per-request-content-before-history", "layout", WARNING,
+        "Content computed from the current message is sent before the conversation history",
+        "Finds a part of the messages computed from the current message (a function that "
+        "reads `cur_messages`, `current_query`, `latest_input`..., or calls one in the same "
+        "module that does) placed ahead of the history (`history`, `done_messages`, "
+        "`conversation`...): in a `+` chain or a `[*a, *b]` list in one function, or as "
+        "fields of one object (`chunks.repo = ...`, `chunks.done = ...`) that its class joins "
+        "in that order (`self.repo + self.done`), the class read from this module or from the "
+        "module it is imported from when that file is in a folder above.",
+        "The cache matches from the first byte. A part that changes with each question (a "
+        "repository map ranked by the files the question mentions, retrieved documents) and "
+        "comes before the history moves the first differing byte up to itself: the whole "
+        "history after it, which only grew, is billed again on every request, and a "
+        "breakpoint placed on that part writes a new entry each time instead of reading one.",
+        _FACT_BYTES + " " + _FACT_ORDER,
+        "```python\ndef messages(self):\n    repo_map = self.rank_files(self.cur_messages)\n"
+        "    return [*self.system, *repo_map, *self.history, *self.cur_messages]\n```",
+        "Send per-request content after the history, next to the current message (or in it), "
+        "or compute it once per session so it stays byte-identical; keep the breakpoints on "
+        "parts that do not change.",
+        "none",
+    ),
+    Rule(
+        "PL305", "side-request-with-another-prefix", "layout", WARNING,
+        "A side request sends the conversation as text under its own system prompt",
+        "Finds, in one function, a message list written out with a system message first (or "
+        "sent with a `system=` argument) and a message whose content is text drawn from the "
+        "conversation (built in a loop over `history`/`messages`/`done`..., or computed from "
+        "it), passed to a call that sends it (`create`, `send`, `completion`, `invoke`, "
+        "`generate`...): a summariser, title or classifier request made mid-session. Also the "
+        "history sent as messages after a system message of the request's own "
+        "(`[plan_system] + memory_messages + [ask]`) in a function or prompt named for a side "
+        "task (plan, summary, title, classify, compact, judge, reflect...).",
+        "The session's cache entry starts with its own tools and system prompt. A side "
+        "request with another system prompt shares none of it, so every token of the "
+        "conversation it carries is billed (and, above the minimum, written) again, on every "
+        "summary; on the session's model the same text could have been read at a tenth of "
+        "the price.",
+        _FACT_BYTES + " Field reports on agent clients: 'Claude Code ... keeps the tool "
+        "list fixed, and its compaction request reuses the parent's exact prefix.'",
+        "```python\ntext = \"\".join(m[\"content\"] for m in history)\n"
+        "client.messages.create(model=MODEL, max_tokens=500, system=SUMMARIZE,\n"
+        "                       messages=[{\"role\": \"user\", \"content\": text}])\n```",
+        "Send the session's own tools, system prompt and history unchanged and put the "
+        "side task (\"summarise the conversation above\") in a final user turn, on the "
+        "session's model; or accept the cost on a cheaper model, where no cache is shared "
+        "anyway.",
+        "none",
+    ),
+    Rule(
         "PL302", "mode-dependent-start", "layout", WARNING,
         "The prompt starts with text that depends on a mode or flag",
         "Finds a system prompt whose very first piece is a conditional (`A if plan else B`, "
         "`MODES[mode]`, a template starting with an `{% if %}` that has an else/elif branch "
-        "or tests a mode or flag name). `{% if data %}...{% endif %}` around optional content "
-        "is not a mode.",
+        "or tests a mode or flag name), and a tool list picked by a mode or flag "
+        "(`tools=PLAN_TOOLS if plan_mode else TOOLS`, `TOOLS_BY_MODE[mode]`): the tools come "
+        "first in the prefix. `{% if data %}...{% endif %}` around optional content is not a "
+        "mode.",
         "Switching mode changes the first bytes, so no two modes share any cached prefix; for "
         "OpenAI the first ~256 tokens also pick the machine, so modes land on different "
         "machines.",
@@ -274,7 +343,8 @@ _RULES: tuple[Rule, ...] = (
         "first ~256 tokens combined with prompt_cache_key.'",
         "```python\nsystem = (PLAN_HEADER if plan else ACT_HEADER) + RULES\n```",
         "Start with the shared static text; state the mode in a later block or the newest user "
-        "turn.",
+        "turn. Send one tool list in every mode and refuse a tool the mode forbids when it is "
+        "called.",
         "none",
     ),
     # PL4xx: breakpoints

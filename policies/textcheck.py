@@ -23,9 +23,11 @@ from typing import Any
 import yaml
 
 from prefixlock.prices import PriceTable
+from prefixlock.tokenizer import count_tokens
 
 from .findings import Finding, Fix, source_lines
 from .meaning import kind_of_name, words
+from .rules import LOWEST_MINIMUM
 from .suppress import Suppressions, parse_front_matter
 
 _PLACEHOLDER = re.compile(
@@ -211,13 +213,20 @@ class _TextChecker:
         for p in itertools.islice(placeholders(text, line0, single_brace), 200):
             if p.kind in _CODE or p.kind == "other":
                 continue
-            rest = _static_len(text[p.offset + len(p.text):])
-            if rest >= 500:
+            after = _PLACEHOLDER.sub("", text[p.offset + len(p.text):]).strip()
+            # Worth moving only when the static part could be a cache entry every session
+            # shares: it reaches the model's minimum by itself.
+            if len(after) >= 500 and (tokens := count_tokens(after)) >= self._minimum():
                 self.out.append(Finding(self.path, p.line, p.col, "PL301",
-                                        f"dynamic context {p.text} comes before {rest} "
-                                        "characters of static instructions; put them first",
+                                        f"dynamic context {p.text} comes before {len(after)} "
+                                        f"characters (about {tokens} tokens) of static "
+                                        "instructions; put them first",
                                         source_line=self.line(p.line)))
             break
+
+    def _minimum(self) -> int:
+        price = self.prices.lookup(self.model) if (self.prices and self.model) else None
+        return price.min_cacheable_tokens if price is not None else LOWEST_MINIMUM
 
     # --- agent files ----------------------------------------------------------------------------
 
@@ -425,10 +434,6 @@ _FENCE = re.compile(r"^(```|~~~).*?^\1[ \t]*$", re.M | re.S)
 def _blank_fences(text: str) -> str:
     """Markdown code blocks are quoted text, not template slots: blank them, keeping lines."""
     return _FENCE.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
-
-
-def _static_len(text: str) -> int:
-    return len(_PLACEHOLDER.sub("", text).strip())
 
 
 def _strings(data: Any, path: tuple[Any, ...]) -> Iterator[tuple[tuple[Any, ...], Any]]:

@@ -19,6 +19,8 @@ from ..findings import Finding, Fix, source_lines
 from .context import Context, Scope
 from .flow import Flow
 from .history import check_history
+from .placement import Load, check_placement
+from .side import check_side_requests
 from .sinks import SinkCheck
 from .syntax import Function
 from .taint import EMPTY, Evaluator, Summary, Taints
@@ -81,8 +83,9 @@ class Analysis:
 
 
 def check_python(path: str, text: str, model: str | None = None,
-                 prices: PriceTable | None = None) -> list[Finding]:
-    """Lint one Python source file. A syntax error is a PL901 finding."""
+                 prices: PriceTable | None = None, load: Load | None = None) -> list[Finding]:
+    """Lint one Python source file. A syntax error is a PL901 finding. `load` gives the syntax
+    tree of a module this one imports (by dotted name), where the engine can find it."""
     lines = source_lines(text)
     try:
         tree = ast.parse(text, filename=path)
@@ -97,6 +100,10 @@ def check_python(path: str, text: str, model: str | None = None,
     ctx = Context.of(path, tree, lines, model, prices)
     if _WRITES_CONTENT.search(text):  # the walk for PL303 only where a message is edited
         check_history(tree, ctx)
+    if _CURRENT_MESSAGE.search(text):  # PL304 needs a part computed from the current message
+        check_placement(tree, ctx, load)
+    if _SYSTEM_ROLE.search(text):  # PL305 needs a system prompt written out
+        check_side_requests(tree, ctx)
     found = Analysis(tree, ctx).run()
     return found if text.isascii() else _char_columns(found, lines)
 
@@ -128,7 +135,12 @@ def _char_columns(findings: list[Finding], lines: list[str]) -> list[Finding]:
     return out
 
 
-_WRITES_CONTENT = re.compile(r"""(\[\s*["'](content|text)["']\s*\]|\.(content|text))\s*[+]?=[^=]""")
+_WRITES_CONTENT = re.compile(
+    r"""(\[\s*["'](content|text)["']\s*\]|\.(\w*_)?(content|text|observations?|images?|"""
+    r"""screenshots?))\s*[+]?=[^=]""")
+_CURRENT_MESSAGE = re.compile(
+    r"(?i)(cur|current|latest|incoming|pending)_?(message|msg|query|input|request|question|turn)")
+_SYSTEM_ROLE = re.compile(r"""role["']?\s*[:=]\s*["']system|\bsystem\s*=|Role\.SYSTEM\b""")
 _HINTS = ("system", "tools", "instructions", "preamble", "messages", "prompt", "cache_control",
           "role",
           "input_schema", "parameters", "FrozenPrefix", "description")

@@ -16,7 +16,7 @@ import ast
 
 from prefixlock.tokenizer import count_tokens
 
-from ..rules import WARNING
+from ..rules import LOWEST_MINIMUM, WARNING
 from .context import Context
 from .syntax import const_str, dict_get, static_text
 from .taint import VOLATILE, Evaluator, Taints, kinds
@@ -102,7 +102,7 @@ class AnthropicBreakpoints:
         if anthropic and count == 0 and "system" in kw and self._no_hidden_marks(kw):
             # Only a prefix known to be long enough to cache: its system prompt alone reaches
             # the model's minimum (the smallest of any Claude model when none is named).
-            minimum = price.min_cacheable_tokens if price is not None else _LOWEST_MINIMUM
+            minimum = price.min_cacheable_tokens if price is not None else LOWEST_MINIMUM
             if system_text is not None and count_tokens(system_text) >= minimum:
                 ctx.flag(node, "PL406",
                          "Anthropic request without cache_control: nothing is cached")
@@ -159,7 +159,6 @@ class AnthropicBreakpoints:
         return True
 
 
-_LOWEST_MINIMUM = 1024  # tokens: the smallest documented Claude minimum (see FACTS.md)
 
 
 class OpenAIBreakpoints:

@@ -15,27 +15,56 @@ from collections.abc import Iterator
 
 from ..meaning import words
 from .context import Context
+from .syntax import names_in, walk_no_defs
 
 _HISTORY_WORDS = frozenset({"history", "messages", "conversation", "transcript", "turns",
                             "msgs", "chat"})
 _CONTENT_KEYS = frozenset({"content", "text"})
+# Words of an attribute that holds what a message shows the model (`observations_images`).
+_CONTENT_WORDS = frozenset({"content", "text", "observation", "observations", "image",
+                            "images", "screenshot", "screenshots"})
+# Words of an item attribute that give its place in the conversation (`step.step_number`).
+_POSITION_WORDS = frozenset({"step", "number", "index", "idx", "turn", "position", "seq"})
 _COPIES = frozenset({"copy", "deepcopy", "dict"})
 _MUTATORS = frozenset({"add", "append", "update", "extend", "insert", "discard", "remove"})
 
 
-def _history_iter(node: ast.expr) -> tuple[ast.expr, bool]:
-    """The collection a `for` iterates (through enumerate/reversed/list/slices), and whether
-    it is enumerated."""
+def _history_iter(node: ast.expr, derived: dict[str, ast.expr]) -> tuple[ast.expr, bool]:
+    """The collection a `for` iterates (through enumerate/reversed/list/slices, `cast`, and a
+    local list comprehension drawn from it), and whether it is enumerated."""
     enumerated = False
+    seen: set[str] = set()
     while True:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args and (
-                node.func.id in ("enumerate", "reversed", "list", "tuple", "zip")):
+                node.func.id in ("enumerate", "reversed", "list", "tuple", "zip", "cast")):
             enumerated = enumerated or node.func.id == "enumerate"
-            node = node.args[0]
+            # cast(T, value) keeps the value; the others take their first argument
+            node = node.args[-1] if node.func.id == "cast" else node.args[0]
         elif isinstance(node, ast.Subscript):
             node = node.value
+        elif isinstance(node, (ast.ListComp, ast.GeneratorExp)) and node.generators:
+            node = node.generators[0].iter  # the parts of each message are the message's
+        elif isinstance(node, ast.Name) and node.id in derived and node.id not in seen:
+            seen.add(node.id)
+            node = derived[node.id]
         else:
             return node, enumerated
+
+
+def _derived_lists(tree: ast.AST) -> dict[str, ast.expr]:
+    """Local names bound once to a comprehension (possibly under `cast`/`list`): a list of
+    messages or message parts drawn from another collection."""
+    out: dict[str, ast.expr] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
+                node.targets[0], ast.Name):
+            value = node.value
+            while isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and (
+                    value.func.id in ("cast", "list")) and value.args:
+                value = value.args[-1]
+            if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
+                out[node.targets[0].id] = value
+    return out
 
 
 def _name_of(node: ast.expr) -> str | None:
@@ -53,8 +82,6 @@ def _root(node: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _names(node: ast.AST) -> set[str]:
-    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
 
 
 def _is_copy_of(value: ast.expr, aliases: set[str]) -> bool:
@@ -83,7 +110,8 @@ def _content_write(stmt: ast.stmt, aliases: set[str]) -> ast.expr | None:
         if isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant) and (
                 t.slice.value in _CONTENT_KEYS) and _root(t.value) in aliases:
             return t
-        if isinstance(t, ast.Attribute) and t.attr in _CONTENT_KEYS and _root(t.value) in aliases:
+        if isinstance(t, ast.Attribute) and (t.attr in _CONTENT_KEYS or set(
+                words(t.attr)) & _CONTENT_WORDS) and _root(t.value) in aliases:
             return t
     return None
 
@@ -96,14 +124,24 @@ class _Loop:
         self.index: set[str] = set()
         item: ast.expr = target
         if enumerated and isinstance(target, ast.Tuple) and len(target.elts) == 2:
-            self.index = _names(target.elts[0])
+            self.index = names_in(target.elts[0])
             item = target.elts[1]
-        self.aliases = _names(item)
+        self.aliases = names_in(item)
         self.accumulated: set[str] = set()
+        # A budget counted down across messages (`to_remove -= 1`): the tests that read it
+        # pick messages by how many came before, wherever in the loop they stand.
+        self.budget: set[str] = set()
         for sub in ast.walk(loop):
             if (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
                     and sub.func.attr in _MUTATORS and isinstance(sub.func.value, ast.Name)):
                 self.accumulated.add(sub.func.value.id)
+            elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name) and (
+                    isinstance(sub.op, ast.Sub) or (isinstance(sub.value, ast.Constant)
+                                                    and isinstance(sub.value.value, int))):
+                self.budget.add(sub.target.id)  # a counter, not text being built
+        self.budget_tests = [sub.test for sub in ast.walk(loop) if isinstance(sub, ast.If)
+                             and any(isinstance(c, ast.Compare) and names_in(c) & self.budget
+                                     for c in ast.walk(sub.test))]
 
     def writes(self, body: list[ast.stmt], conditions: list[ast.expr]) -> Iterator[
             tuple[ast.expr, list[ast.expr]]]:
@@ -122,7 +160,7 @@ class _Loop:
                 yield from self.writes(stmt.orelse, [*conditions, stmt.test])
             elif isinstance(stmt, (ast.For, ast.AsyncFor)):
                 if _root(stmt.iter) in self.aliases:
-                    self.aliases |= _names(stmt.target)  # the parts of the message
+                    self.aliases |= names_in(stmt.target)  # the parts of the message
                 yield from self.writes(stmt.body, conditions)
             elif isinstance(stmt, (ast.With, ast.AsyncWith, ast.While, ast.Try)):
                 yield from self.writes(stmt.body, conditions)
@@ -130,18 +168,42 @@ class _Loop:
     def selective(self, conditions: list[ast.expr]) -> bool:
         """Whether a test picks messages by position or by what other messages hold."""
         chooser = self.index | (self.accumulated - self.aliases)
-        return any(_names(c) & chooser for c in conditions) or any(
+        if self.budget_tests:
+            return True
+        for c in conditions:  # `step.step_number <= current - 2`: the item's own place
+            for n in ast.walk(c):
+                if isinstance(n, ast.Compare) and any(
+                        isinstance(a, ast.Attribute) and _root(a) in self.aliases
+                        and set(words(a.attr)) & _POSITION_WORDS
+                        for a in ast.walk(n)):
+                    return True
+        return any(names_in(c) & chooser for c in conditions) or any(
             isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len"
             for c in conditions for n in ast.walk(c))
 
 
+def _memory_steps(node: ast.expr) -> bool:
+    """`agent.memory.steps`: an agent's memory of its steps is its conversation."""
+    return isinstance(node, ast.Attribute) and node.attr == "steps" and isinstance(
+        node.value, ast.Attribute) and node.value.attr == "memory"
+
+
+def _loops(tree: ast.Module) -> Iterator[tuple[ast.For | ast.AsyncFor, dict[str, ast.expr]]]:
+    """Every `for` loop, with the derived lists of the function it stands in."""
+    scopes: list[ast.AST] = [tree, *(n for n in ast.walk(tree)
+                                     if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))]
+    for scope in scopes:
+        derived = _derived_lists(scope) if scope is not tree else {}
+        for node in walk_no_defs(scope):  # a nested function is a scope of its own
+            if isinstance(node, (ast.For, ast.AsyncFor)):
+                yield node, derived
+
+
 def check_history(tree: ast.Module, ctx: Context) -> None:
-    for node in ast.walk(tree):
-        if not isinstance(node, (ast.For, ast.AsyncFor)):
-            continue
-        coll, enumerated = _history_iter(node.iter)
+    for node, derived in _loops(tree):
+        coll, enumerated = _history_iter(node.iter, derived)
         name = _name_of(coll)
-        if name is None or not set(words(name)) & _HISTORY_WORDS:
+        if name is None or not (set(words(name)) & _HISTORY_WORDS or _memory_steps(coll)):
             continue
         loop = _Loop(node, enumerated)
         for target, conditions in loop.writes(node.body, []):

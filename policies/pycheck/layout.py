@@ -2,14 +2,19 @@
 
 A prompt is read as pieces in order: static text (literals, module-level string constants),
 mode-dependent text (a conditional expression, a lookup in a module-level dict), volatile values
-and dynamic ones (parameters, file contents). Raises PL301 (dynamic content before 200 or more
-static characters) and PL302 (a prompt that starts with mode-dependent text).
+and dynamic ones (parameters, file contents). Raises PL301 (dynamic content before static text
+that reaches the model's cache minimum by itself, so it could be an entry every session shares)
+and PL302 (a prompt that starts with mode-dependent text).
 """
 
 from __future__ import annotations
 
 import ast
 
+from prefixlock.tokenizer import count_tokens
+
+from ..meaning import words
+from ..rules import LOWEST_MINIMUM
 from .context import Context
 from .syntax import const_str, dict_get
 from .taint import DYNAMIC, VOLATILE, Evaluator, Taints, kinds
@@ -86,8 +91,50 @@ class LayoutCheck:
             if kind != "dynamic":
                 continue
             rest = sum(k2 for kd, k2, _ in ps[i + 1:] if kd == "static")
-            if rest >= 200:
+            # Worth moving only when the static part could be a cache entry of its own,
+            # shared by every session: it reaches the model's minimum by itself.
+            tokens = count_tokens("".join(self._text(p[2]) for p in ps[i + 1:]
+                                          if p[0] == "static")) if rest >= 200 else 0
+            if rest >= 200 and tokens >= self._minimum():
                 self.ctx.flag(n, "PL301",
-                              f"dynamic content comes before {rest} characters of static "
-                              "instructions; put the static part first")
+                              f"dynamic content comes before {rest} characters (about "
+                              f"{tokens} tokens) of static instructions; put the static "
+                              "part first")
             break
+
+    def check_tools(self, node: ast.expr) -> None:
+        """PL302 for the tool list: the first bytes of the prefix are the tools, so a list
+        picked by a mode (`PLAN_TOOLS if plan_mode else TOOLS`, `TOOLS_BY_MODE[mode]`) gives
+        each mode a prefix that shares nothing."""
+        if isinstance(node, ast.IfExp) and _names_a_mode(node.test):
+            self.ctx.flag(node, "PL302", "the tool list depends on a mode or flag: the tools "
+                          "come first in the prefix, so the modes share no cached prefix")
+        elif (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
+              and node.value.id in self.ctx.dict_consts
+              and not isinstance(node.slice, ast.Constant) and _names_a_mode(node.slice)):
+            self.ctx.flag(node, "PL302", "the tool list is looked up by a mode: the tools "
+                          "come first in the prefix, so the modes share no cached prefix")
+
+    def _text(self, node: ast.AST) -> str:
+        s = const_str(node)
+        if s is None and isinstance(node, ast.Name):
+            s = self.ctx.consts.get(node.id)
+        return s or ""
+
+    def _minimum(self) -> int:
+        price = self.ctx.price(None)
+        return price.min_cacheable_tokens if price is not None else LOWEST_MINIMUM
+
+
+_MODE_WORDS = frozenset({"mode", "modes", "plan", "planning", "readonly", "architect", "ask",
+                         "act", "acting", "agentic", "yolo", "safe"})
+
+
+def _names_a_mode(test: ast.AST) -> bool:
+    """A test that reads a mode or flag by name (`plan_mode`, `self.mode == "ask"`)."""
+    for n in ast.walk(test):
+        name = n.id if isinstance(n, ast.Name) else (n.attr if isinstance(n, ast.Attribute)
+                                                    else None)
+        if name is not None and set(words(name)) & _MODE_WORDS:
+            return True
+    return False

@@ -164,6 +164,8 @@ class SinkCheck:
                                  move if name in ("system", "instructions") else None))
                 if name in ("system", "instructions", "system_prompt"):
                     self.layout.check(kw[name], env)
+                elif name == "tools":
+                    self.layout.check_tools(kw[name])
         for name in ("messages", "input"):
             if name in kw:
                 self.check_messages(kw[name], env)

@@ -1,6 +1,6 @@
 """Small readers of Python syntax trees that every analysis shares: dotted names, string literals,
-literal dict entries, a walk that stays out of nested definitions, and the text of a prompt written
-as constants. Raises no rule."""
+literal dict entries, a walk that stays out of nested definitions, the names in a node, the parts of
+a list written in order, and the text of a prompt written as constants. Raises no rule."""
 
 from __future__ import annotations
 
@@ -55,6 +55,22 @@ def walk_no_defs(node: ast.AST) -> Iterator[ast.AST]:
             if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
                                   ast.Lambda)):
                 stack.append(c)
+
+
+def names_in(node: ast.AST) -> set[str]:
+    """Every plain name read or bound inside `node`."""
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+
+
+def operands(node: ast.expr) -> list[ast.expr] | None:
+    """The parts of a list written in order: `a + b + c`, or the items of `[*a, *b, c]`; None
+    for anything else."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left = operands(node.left) or [node.left]
+        return [*left, node.right]
+    if isinstance(node, ast.List) and any(isinstance(e, ast.Starred) for e in node.elts):
+        return [e.value if isinstance(e, ast.Starred) else e for e in node.elts]
+    return None
 
 
 def static_text(node: ast.expr | None, consts: Mapping[str, str]) -> str | None:

@@ -135,6 +135,9 @@ _RUNTIME = {
     "resource.getrusage", "shutil.disk_usage", "threading.active_count", "gc.get_count",
     "tracemalloc.get_traced_memory", "os.cpu_times",
 }
+# Mappings whose iteration order is decided outside the program.
+_UNORDERED_MAPPINGS = {"os.environ": "os.environ (in the launching process's order)",
+                       "sys.modules": "sys.modules (in import order)"}
 _LISTING = {"os.listdir", "os.scandir", "glob.glob", "glob.iglob", "os.walk"}
 _LISTING_METHODS = {"iterdir", "glob", "rglob", "walk"}
 # Plugin registries: their order is the order packages were found on disk (PL203 when it
@@ -172,10 +175,21 @@ def _by_format(ts: Taints, fmt: str | None) -> Taints:
     return drop(ts, {"time", "date"})
 
 
-def _listed(node: ast.Call, desc: str, once: bool) -> set[Taint]:
-    """A directory listing: which files it names, and their order (fixed by sorted())."""
-    return {at(node, "filetree", desc, once),
-            replace(at(node, "listing", desc, once), fix_span=span(node))}
+def _names_files(pattern: ast.expr) -> bool:
+    """A glob pattern with no wildcard written in it (`glob(name)` of a configured file name or
+    pattern list): it looks up files someone named, it does not list a tree."""
+    return not any(isinstance(n, ast.Constant) and isinstance(n.value, str)
+                   and any(c in n.value for c in "*?[") for n in ast.walk(pattern))
+
+
+def _listed(node: ast.Call, desc: str, once: bool, glob: bool = False) -> set[Taint]:
+    """A directory listing: which files it names, and their order (fixed by sorted()). A glob
+    of named files keeps only the order: which files match changes when such a file is added
+    or removed, not with the work."""
+    order = replace(at(node, "listing", desc, once), fix_span=span(node))
+    if glob and node.args and _names_files(node.args[0]):
+        return {order}
+    return {at(node, "filetree", desc, once), order}
 
 
 def _with_fix(ts: Taints, arg: ast.expr, join: bool) -> Taints:
@@ -254,7 +268,19 @@ class Evaluator:
     def ev_Compare(self, node: ast.Compare, env: dict[str, Taints]) -> Taints:
         return EMPTY
 
+    def ev_Subscript(self, node: ast.Subscript, env: dict[str, Taints]) -> Taints:
+        if self.ctx.qualname(node.value) in _UNORDERED_MAPPINGS:
+            return self.ev(node.slice, env)  # one entry, looked up by its key
+        return self.union((node.value, node.slice), env)
+
     def ev_Attribute(self, node: ast.Attribute, env: dict[str, Taints]) -> Taints:
+        q = self.ctx.qualname(node)
+        if q in _UNORDERED_MAPPINGS:
+            # Iterated, its order is the launcher's (environment) or the import path's
+            # (modules): it differs between machines and runs.
+            return frozenset({replace(at(node, "unordered", _UNORDERED_MAPPINGS[q],
+                                         not self.ctx.scope.in_function),
+                                      fix_span=None)})
         if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
             cls = self.ctx.scope.cls
             if cls is not None:
@@ -335,7 +361,7 @@ class Evaluator:
         if q in _RUNTIME or q.startswith("psutil."):
             return args_t | {at(node, "runtime", q + "()", once)}
         if q in _LISTING:
-            return args_t | _listed(node, q + "()", once)
+            return args_t | _listed(node, q + "()", once, glob=q.startswith("glob."))
         if q in _REGISTRIES:
             return args_t | {replace(at(node, "listing", f"the plugin registry {q}()", once),
                                      fix_span=span(node))}
@@ -424,7 +450,7 @@ class Evaluator:
         # (`ast.walk`) lists no files (os.walk and glob.glob are matched by name above).
         module_call = isinstance(func.value, ast.Name) and func.value.id in self.ctx.modules
         if meth in _LISTING_METHODS and not node.args[1:] and not module_call:
-            return recv | args_t | _listed(node, f".{meth}()", once)
+            return recv | args_t | _listed(node, f".{meth}()", once, glob=meth == "glob")
         if meth in ("now", "utcnow") and not node.args[1:]:
             # A clock object's reading (datetime, arrow, pendulum, a Clock protocol).
             desc = (dotted(func) or meth) + "()"
@@ -444,6 +470,9 @@ class Evaluator:
             return recv | _with_fix(self.ev(node.args[0], env), node.args[0], join=True)
         if meth in ("sort",):
             return EMPTY
+        if meth in ("get", "pop", "setdefault") and (
+                self.ctx.qualname(func.value) in _UNORDERED_MAPPINGS):
+            return args_t  # one entry, looked up by its key
         if isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
             summ = self.summaries.get(f"{self.ctx.scope.cls}.{meth}")
             if summ is not None:

@@ -1,4 +1,4 @@
-"""The linter on real code: 481 files from 11 public agent projects (corpus/real, with their
+"""The linter on real code: 502 files from 12 public agent projects (corpus/real, with their
 licences; SOURCES.md says where each comes from). Every finding is labelled true or false by
 reading the code (corpus/real/labels.toml); the linter must give exactly the labelled findings,
 and the precision and recall computed here from the labels are the figures the README reports.
