@@ -22,6 +22,7 @@ from .errors import ConfigError, PrefixError, UserError
 from .events import Event, ToolCall
 from .guard.compaction import DEFAULT_INSTRUCTION, SummaryPlacement
 from .ledger import Ledger
+from .media import UserPart
 from .output import DEFAULT_RETRIES
 from .prefix import FrozenPrefix
 from .prices import PriceTable
@@ -166,7 +167,9 @@ class Agent:
     def sync_session(self, session_id: str | None = None) -> SyncSession:
         return SyncSession(self.session(session_id))
 
-    def run_sync(self, text: str, *, volatile: Sequence[str] = ()) -> RunResult:
+    def run_sync(
+        self, text: str | Sequence[UserPart], *, volatile: Sequence[str] = ()
+    ) -> RunResult:
         """One task in a fresh session, from a script: the answer and the session's ledger."""
         with self.sync_session() as s:
             events = s.send(text, volatile=volatile)
@@ -232,7 +235,7 @@ class SyncSession:
 
     def send(
         self,
-        text: str,
+        text: str | Sequence[UserPart],
         *,
         volatile: Sequence[str] = (),
         output_type: type[pydantic.BaseModel] | None = None,
@@ -248,7 +251,7 @@ class SyncSession:
 
     def run(
         self,
-        text: str,
+        text: str | Sequence[UserPart],
         output_type: type[OutputT],
         *,
         deps: object = None,
@@ -283,7 +286,9 @@ class SyncSession:
 
         return self._run(collect())
 
-    def iter_send(self, text: str, *, volatile: Sequence[str] = ()) -> Iterator[Event]:
+    def iter_send(
+        self, text: str | Sequence[UserPart], *, volatile: Sequence[str] = ()
+    ) -> Iterator[Event]:
         """Events of one turn as they come (the loop runs between them)."""
         agen = self.session.send(text, volatile=volatile).__aiter__()
         while True:
@@ -292,7 +297,7 @@ class SyncSession:
             except StopAsyncIteration:
                 return
 
-    def ask(self, text: str, *, volatile: Sequence[str] = ()) -> str:
+    def ask(self, text: str | Sequence[UserPart], *, volatile: Sequence[str] = ()) -> str:
         return self._run(self.session.ask(text, volatile=volatile))
 
     def delegate(

@@ -20,7 +20,7 @@ NAMED = [
     "TaskProfile", "CacheBudget", "SessionStore", "Event", "TextDelta", "ToolCall", "ToolResult",
     "UsageReport", "CacheBreak", "SwitchWarning", "SubagentStart", "SubagentEvent",
     "SubagentFinish", "ProviderFault", "KeepAlivePing", "PrefixChanged", "ResumedPrefixDiffers",
-    "TurnComplete",
+    "TurnComplete", "Image", "Document",
 ]
 # Classes whose public methods and fields make up the surface a user programs against.
 SURFACE = ["Agent", "Session", "SyncSession", "RunResult", "DelegationResult", "Quote",
