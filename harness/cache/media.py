@@ -247,9 +247,13 @@ class Medium:
         return image_tokens(rule, info.width, info.height, self.detail)
 
 
+_LETTERS = str.maketrans("0123456789abcdef", "abcdefghijklmnop")
+
+
 def _stand_in(payload: str) -> tuple[str, str]:
     digest = hashlib.sha256(payload.encode("utf-8")).hexdigest()
-    return digest, f"media:{digest[:16]}"
+    # In letters only: every stand-in is the same number of tokens (digits cut differently).
+    return digest, f"media:{digest[:16].translate(_LETTERS)}"
 
 
 def _inline(payload: str) -> bytes | None:
