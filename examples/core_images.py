@@ -13,7 +13,15 @@ import asyncio
 import tempfile
 from pathlib import Path
 
-from prefixlock import Agent, Document, FrozenPrefix, Image, SessionStore, UsageReport
+from prefixlock import (
+    Agent,
+    Document,
+    FrozenPrefix,
+    Image,
+    SessionStore,
+    UsageReport,
+    UserPart,
+)
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator
 from prefixlock.testing import sample_pdf, sample_png
@@ -32,11 +40,13 @@ async def main() -> None:
             for model in ("claude-sonnet-4-6", "openai-responses:gpt-5"):
                 agent = Agent(FrozenPrefix(system=SYSTEM), model=model, base_url=emu.base_url,
                               api_key="test-key", clock=emu.clock, store=store)
+                turns: list[str | list[UserPart]] = [
+                    ["What is wrong in this screenshot?", Image.from_path(shot)],
+                    ["And what does this invoice total?", Document.from_path(invoice)],
+                    "Thanks.",
+                ]
                 async with agent.session() as s:
-                    for turn in (["What is wrong in this screenshot?", Image.from_path(shot)],
-                                 ["And what does this invoice total?",
-                                  Document.from_path(invoice)],
-                                 "Thanks."):
+                    for turn in turns:
                         events = [e async for e in s.send(turn)]
                         u = [e for e in events if isinstance(e, UsageReport)][-1].usage
                         print(f"{model:24} prompt {u.input_total:5} tokens, "
