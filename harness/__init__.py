@@ -77,6 +77,7 @@ if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
     from .providers import resolve_route as resolve_route
     from .session import Session as Session
     from .settings import Settings as Settings
+    from .settings import SettingsChanges as SettingsChanges
     from .state import SessionAgent as SessionAgent
     from .store.database import SessionStore as SessionStore
     from .store.database import StoreError as StoreError

@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Awaitable, Coroutine, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar, Unpack
 
 import pydantic
 
@@ -28,12 +28,13 @@ from .prefix import FrozenPrefix
 from .prices import PriceTable
 from .providers import SDKProvider, Sleep, make_provider, resolve_route
 from .session import Session
-from .settings import Settings
+from .settings import Settings, SettingsChanges
 from .store.database import SessionStore
 from .store.resume import refuse_stored_id, resume_session
 from .transcript import Transcript
 
 if TYPE_CHECKING:
+    import httpx2
     from opentelemetry.trace import Tracer
 
     from .delegation import DelegationResult, Delegator
@@ -61,7 +62,7 @@ class Agent:
         prices: PriceTable | None = None,
         settings: Settings | None = None,
         *,
-        http_client: Any = None,
+        http_client: httpx2.AsyncClient | None = None,
         sleep: Sleep | None = None,
         store: SessionStore | str | os.PathLike[str] | None = None,
         budget: CacheBudget | None = None,
@@ -370,12 +371,18 @@ class SyncSession:
         """`Session.change_prefix`: move to `prefix`."""
         return self.session.change_prefix(prefix, quote=quote, policy=policy)
 
-    def quote_effort(self, *, next_message: str | None = None, **changes: Any) -> Quote:
+    def quote_effort(
+        self, *, next_message: str | None = None, **changes: Unpack[SettingsChanges]
+    ) -> Quote:
         """`Session.quote_effort`: price a settings change."""
         return self.session.quote_effort(next_message=next_message, **changes)
 
     def change_effort(
-        self, *, quote: Quote | None = None, policy: str | None = None, **changes: Any
+        self,
+        *,
+        quote: Quote | None = None,
+        policy: str | None = None,
+        **changes: Unpack[SettingsChanges],
     ) -> Quote:
         """`Session.change_effort`: apply a settings change."""
         return self.session.change_effort(quote=quote, policy=policy, **changes)

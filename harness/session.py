@@ -41,7 +41,7 @@ from collections.abc import (
 from dataclasses import dataclass, field
 from decimal import Decimal
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, TypeVar, Unpack
 
 import pydantic
 
@@ -79,7 +79,7 @@ from .media import UserPart, user_blocks
 from .output import DEFAULT_RETRIES, OutputRun
 from .prefix import FrozenPrefix
 from .providers import AttemptProgress, Reply, SDKProvider, SessionInfo, StreamProgress
-from .settings import Settings
+from .settings import Settings, SettingsChanges
 from .state import SessionAgent, SessionState
 from .store.database import SessionStore
 from .store.recorder import Recorder, recorder_for
@@ -869,12 +869,18 @@ class Session:
         """Move the session to `prefix`. A warm cache needs the quote (or policy='allow')."""
         return self.actions.apply_move("prefix", prefix, quote, policy)
 
-    def quote_effort(self, *, next_message: str | None = None, **changes: Any) -> Quote:
+    def quote_effort(
+        self, *, next_message: str | None = None, **changes: Unpack[SettingsChanges]
+    ) -> Quote:
         """Price a settings change (effort, TTL...): what it does to the cache."""
         return self.actions.quote_effort(next_message, changes)
 
     def change_effort(
-        self, *, quote: Quote | None = None, policy: str | None = None, **changes: Any
+        self,
+        *,
+        quote: Quote | None = None,
+        policy: str | None = None,
+        **changes: Unpack[SettingsChanges],
     ) -> Quote:
         """Apply a settings change. One that breaks a warm cache needs its quote (or policy)."""
         return self.actions.change_effort(quote, policy, changes)
