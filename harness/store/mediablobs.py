@@ -28,8 +28,11 @@ def media_hash(payload: str) -> str:
 
 
 def may_hold_media(data: bytes) -> bool:
-    """Need the value encoded as JSON `data` be walked? (Big, or holding a NUL.)"""
-    return len(data) >= MIN_CHARS or b"\\u0000" in data
+    """Need the value encoded as canonical JSON `data` be walked? (Big and holding a base64
+    source or a data URL, or holding a NUL.) Most rows are not: they are stored as they are."""
+    if b"\\u0000" in data:
+        return True
+    return len(data) >= MIN_CHARS and (b'"type":"base64"' in data or b'"data:' in data)
 
 
 def may_hold_marks(data: bytes) -> bool:
