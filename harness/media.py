@@ -15,12 +15,22 @@ import base64
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from .cache.media import IMAGE_MEDIA_TYPES, PDF, ImageInfo, sniff_image
 from .errors import UserError
 
 TEXT_MEDIA_TYPES = ("text/plain", "text/markdown", "text/csv")
+Detail = Literal["low", "high", "auto"]
+_DETAILS = ("low", "high", "auto")
+
+
+def _detail(detail: Detail | None) -> Detail | None:
+    if detail is not None and detail not in _DETAILS:  # a caller without a type checker
+        raise UserError(
+            f"detail must be 'low', 'high' or 'auto', not {detail!r}", where="image.detail"
+        )
+    return detail
 
 
 def _check_url(url: str, where: str) -> str:
@@ -39,9 +49,14 @@ class Image:
     url: str = ""
     width: int = 0
     height: int = 0
+    # OpenAI's `detail` ("low": 85 tokens whatever the size; "high"/"auto": by 512 px tiles).
+    # Anthropic has no such field: its builder leaves it out. None: the provider's default.
+    detail: Detail | None = None
 
     @classmethod
-    def from_bytes(cls, data: bytes, media_type: str | None = None) -> Image:
+    def from_bytes(
+        cls, data: bytes, media_type: str | None = None, *, detail: Detail | None = None
+    ) -> Image:
         """An image from its bytes; the format is read from them (a `media_type` that
         disagrees is refused, as the providers refuse it)."""
         info = _image_info(data, "image")
@@ -50,24 +65,28 @@ class Image:
                 f"the image is {info.media_type}, not {media_type}", where="image.media_type"
             )
         return cls(info.media_type, base64.b64encode(data).decode("ascii"), "",
-                   info.width, info.height)  # fmt: skip
+                   info.width, info.height, _detail(detail))  # fmt: skip
 
     @classmethod
-    def from_path(cls, path: str | Path) -> Image:
-        return cls.from_bytes(_read(path, "image"))
+    def from_path(cls, path: str | Path, *, detail: Detail | None = None) -> Image:
+        return cls.from_bytes(_read(path, "image"), detail=detail)
 
     @classmethod
-    def from_url(cls, url: str) -> Image:
+    def from_url(cls, url: str, *, detail: Detail | None = None) -> Image:
         """An image the provider downloads (its size is unknown here: the guard counts it at
         the rule's ceiling until the provider reports)."""
-        return cls("", url=_check_url(url, "image.url"))
+        return cls("", url=_check_url(url, "image.url"), detail=_detail(detail))
 
     def block(self) -> dict[str, Any]:
-        """The content block, in Anthropic's shape."""
+        """The content block, in Anthropic's shape (plus `detail`, for OpenAI only)."""
         if self.url:
-            return {"type": "image", "source": {"type": "url", "url": self.url}}
-        source = {"type": "base64", "media_type": self.media_type, "data": self.data}
-        return {"type": "image", "source": source}
+            block: dict[str, Any] = {"type": "image", "source": {"type": "url", "url": self.url}}
+        else:
+            source = {"type": "base64", "media_type": self.media_type, "data": self.data}
+            block = {"type": "image", "source": source}
+        if self.detail is not None:
+            block["detail"] = self.detail
+        return block
 
 
 @dataclass(frozen=True)

@@ -83,7 +83,10 @@ def chat_part(block: Mapping[str, Any]) -> dict[str, Any] | None:
     if kind == "text":
         return {"type": "text", "text": str(block.get("text", ""))}
     if kind == "image":
-        return {"type": "image_url", "image_url": {"url": _source_url(block)}}
+        image: dict[str, Any] = {"url": _source_url(block)}
+        if block.get("detail"):
+            image["detail"] = str(block["detail"])
+        return {"type": "image_url", "image_url": image}
     if kind == "document":
         source = block["source"]
         if source.get("type") == "text":
@@ -107,7 +110,8 @@ def responses_part(block: Mapping[str, Any]) -> dict[str, Any] | None:
     if kind == "text":
         return {"type": "input_text", "text": str(block.get("text", ""))}
     if kind == "image":
-        return {"type": "input_image", "image_url": _source_url(block), "detail": "auto"}
+        detail = str(block.get("detail") or "auto")
+        return {"type": "input_image", "image_url": _source_url(block), "detail": detail}
     if kind == "document":
         source = block["source"]
         if source.get("type") == "text":

@@ -176,6 +176,32 @@ async def test_image_by_url_is_sent_as_a_url(model: str) -> None:
     assert "https://example.com/cat.png" in wire
 
 
+@pytest.mark.parametrize("model", ["claude-sonnet-4-6", "gpt-5", "openai-responses:gpt-5"])
+async def test_detail_low_is_openai_only_and_counted_by_it(model: str) -> None:
+    with Emulator.start(clock=ManualClock()) as emu:
+        async with agent_for(emu, model).session() as s:
+            plain = _usage([e async for e in s.send("hello")]).usage
+            events = [e async for e in s.send(
+                ["small?", Image.from_bytes(sample_png(2000, 2000), detail="low")])]
+            request = s.previous_request
+        body = emu.requests[-1].body
+    assert request is not None
+    # The builder's incremental units are the ones the body cuts into (detail stripped or not).
+    assert request.units == request.recomputed_units()
+    grew = _usage(events).usage.input_total - plain.input_total
+    if model.startswith("claude"):
+        assert '"detail"' not in json.dumps(body)  # not an Anthropic field
+        assert grew > 1_500  # Anthropic counts the picture by its size
+    else:
+        assert '"detail": "low"' in json.dumps(body)
+        assert grew < 300  # 85 for the picture (high: 765), the reply and the text around
+
+
+def test_detail_must_be_one_of_three() -> None:
+    with pytest.raises(UserError, match="detail must be"):
+        Image.from_bytes(PNG, detail="medium")  # type: ignore[arg-type]
+
+
 def test_text_document_is_text() -> None:
     block = Document.from_text("hello world", title="notes").block()
     assert block == {"type": "document", "title": "notes",
