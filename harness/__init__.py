@@ -63,6 +63,9 @@ if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
     from .guard.quote import StaleQuote as StaleQuote
     from .ledger import Ledger as Ledger
     from .ledger import LedgerRow as LedgerRow
+    from .media import Document as Document
+    from .media import Image as Image
+    from .media import UserPart as UserPart
     from .output import OutputError as OutputError
     from .output import output_tool as output_tool
     from .prefix import FrozenPrefix as FrozenPrefix
@@ -74,6 +77,7 @@ if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
     from .providers import resolve_route as resolve_route
     from .session import Session as Session
     from .settings import Settings as Settings
+    from .settings import SettingsChanges as SettingsChanges
     from .state import SessionAgent as SessionAgent
     from .store.database import SessionStore as SessionStore
     from .store.database import StoreError as StoreError

@@ -13,7 +13,7 @@ import uuid
 from collections.abc import Awaitable, Coroutine, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar, Unpack
 
 import pydantic
 
@@ -22,17 +22,19 @@ from .errors import ConfigError, PrefixError, UserError
 from .events import Event, ToolCall
 from .guard.compaction import DEFAULT_INSTRUCTION, SummaryPlacement
 from .ledger import Ledger
+from .media import UserPart
 from .output import DEFAULT_RETRIES
 from .prefix import FrozenPrefix
 from .prices import PriceTable
 from .providers import SDKProvider, Sleep, make_provider, resolve_route
 from .session import Session
-from .settings import Settings
+from .settings import Settings, SettingsChanges
 from .store.database import SessionStore
 from .store.resume import refuse_stored_id, resume_session
 from .transcript import Transcript
 
 if TYPE_CHECKING:
+    import httpx2
     from opentelemetry.trace import Tracer
 
     from .delegation import DelegationResult, Delegator
@@ -60,7 +62,7 @@ class Agent:
         prices: PriceTable | None = None,
         settings: Settings | None = None,
         *,
-        http_client: Any = None,
+        http_client: httpx2.AsyncClient | None = None,
         sleep: Sleep | None = None,
         store: SessionStore | str | os.PathLike[str] | None = None,
         budget: CacheBudget | None = None,
@@ -166,7 +168,9 @@ class Agent:
     def sync_session(self, session_id: str | None = None) -> SyncSession:
         return SyncSession(self.session(session_id))
 
-    def run_sync(self, text: str, *, volatile: Sequence[str] = ()) -> RunResult:
+    def run_sync(
+        self, text: str | Sequence[UserPart], *, volatile: Sequence[str] = ()
+    ) -> RunResult:
         """One task in a fresh session, from a script: the answer and the session's ledger."""
         with self.sync_session() as s:
             events = s.send(text, volatile=volatile)
@@ -232,7 +236,7 @@ class SyncSession:
 
     def send(
         self,
-        text: str,
+        text: str | Sequence[UserPart],
         *,
         volatile: Sequence[str] = (),
         output_type: type[pydantic.BaseModel] | None = None,
@@ -248,7 +252,7 @@ class SyncSession:
 
     def run(
         self,
-        text: str,
+        text: str | Sequence[UserPart],
         output_type: type[OutputT],
         *,
         deps: object = None,
@@ -283,7 +287,9 @@ class SyncSession:
 
         return self._run(collect())
 
-    def iter_send(self, text: str, *, volatile: Sequence[str] = ()) -> Iterator[Event]:
+    def iter_send(
+        self, text: str | Sequence[UserPart], *, volatile: Sequence[str] = ()
+    ) -> Iterator[Event]:
         """Events of one turn as they come (the loop runs between them)."""
         agen = self.session.send(text, volatile=volatile).__aiter__()
         while True:
@@ -292,7 +298,7 @@ class SyncSession:
             except StopAsyncIteration:
                 return
 
-    def ask(self, text: str, *, volatile: Sequence[str] = ()) -> str:
+    def ask(self, text: str | Sequence[UserPart], *, volatile: Sequence[str] = ()) -> str:
         return self._run(self.session.ask(text, volatile=volatile))
 
     def delegate(
@@ -365,12 +371,18 @@ class SyncSession:
         """`Session.change_prefix`: move to `prefix`."""
         return self.session.change_prefix(prefix, quote=quote, policy=policy)
 
-    def quote_effort(self, *, next_message: str | None = None, **changes: Any) -> Quote:
+    def quote_effort(
+        self, *, next_message: str | None = None, **changes: Unpack[SettingsChanges]
+    ) -> Quote:
         """`Session.quote_effort`: price a settings change."""
         return self.session.quote_effort(next_message=next_message, **changes)
 
     def change_effort(
-        self, *, quote: Quote | None = None, policy: str | None = None, **changes: Any
+        self,
+        *,
+        quote: Quote | None = None,
+        policy: str | None = None,
+        **changes: Unpack[SettingsChanges],
     ) -> Quote:
         """`Session.change_effort`: apply a settings change."""
         return self.session.change_effort(quote=quote, policy=policy, **changes)

@@ -41,7 +41,7 @@ from collections.abc import (
 from dataclasses import dataclass, field
 from decimal import Decimal
 from types import TracebackType
-from typing import Any, TypeVar
+from typing import Any, TypeVar, Unpack
 
 import pydantic
 
@@ -75,10 +75,11 @@ from .guard.keepalive_runner import KeepAliveRunner
 from .guard.quote import Quote
 from .guard.tracker import GuardTracker
 from .ledger import Ledger, LedgerRow
+from .media import UserPart, user_blocks
 from .output import DEFAULT_RETRIES, OutputRun
 from .prefix import FrozenPrefix
 from .providers import AttemptProgress, Reply, SDKProvider, SessionInfo, StreamProgress
-from .settings import Settings
+from .settings import Settings, SettingsChanges
 from .state import SessionAgent, SessionState
 from .store.database import SessionStore
 from .store.recorder import Recorder, recorder_for
@@ -291,7 +292,7 @@ class Session:
 
     def send(
         self,
-        text: str,
+        text: str | Sequence[UserPart],
         *,
         volatile: Sequence[str] = (),
         output_type: type[pydantic.BaseModel] | None = None,
@@ -305,6 +306,9 @@ class Session:
         after the cached part, and never enters the transcript. Where the cache stores whole
         prompts (DeepSeek) it becomes part of this turn's user message, in the transcript as
         sent: see `_volatile_in_history`.
+
+        `text` may be a list of parts: text, `Image` and `Document` (prefixlock.media), sent
+        as one user message in that order and cached like text.
 
         One turn at a time: a send started while another is still waiting on the provider or
         its tools (two tasks on one session) raises UserError. A turn whose events the caller
@@ -321,7 +325,7 @@ class Session:
             )
         if isinstance(volatile, str):  # one text, not its letters (a str is a Sequence[str])
             volatile = (volatile,)
-        _check_text(text, "text")
+        content = _user_content(text)
         for i, extra in enumerate(volatile):
             _check_text(extra, f"volatile[{i}]")
         output = (
@@ -329,12 +333,16 @@ class Session:
             if output_type is None
             else OutputRun.start(output_type, self.prefix.tool_names(), output_retries)
         )
-        turn = self._send(text, volatile, output, self.deps if deps is None else deps)
+        turn = self._send(content, volatile, output, self.deps if deps is None else deps)
         self._sends.add(turn)
         return turn
 
     async def _send(
-        self, text: str, volatile: Sequence[str], output: OutputRun[Any] | None, deps: object
+        self,
+        content: list[dict[str, Any]],
+        volatile: Sequence[str],
+        output: OutputRun[Any] | None,
+        deps: object,
     ) -> AsyncGenerator[Event, None]:
         # Two turns built from the same transcript would both be appended to it, each after
         # the other, though neither request held the other's messages. (The one running is
@@ -357,9 +365,7 @@ class Session:
             # this turn is predicted.
             self._settle_stream("stopped", stopped_turn=True)
             in_history = bool(volatile) and self._volatile_in_history()
-            blocks = [*s.pending_results, *self._unanswered_calls()]
-            if text:
-                blocks.append(text_block(text))
+            blocks = [*s.pending_results, *self._unanswered_calls(), *content]
             if in_history:
                 blocks.extend(text_block(t) for t in volatile)
             if not blocks:  # a request with no new user content: providers refuse it (400)
@@ -711,7 +717,7 @@ class Session:
 
     async def run(
         self,
-        text: str,
+        text: str | Sequence[UserPart],
         output_type: type[OutputT],
         *,
         deps: object = None,
@@ -800,7 +806,7 @@ class Session:
         self.state.turn += 1  # the store numbers it as a turn; a resumed one counts from there
         self.recorder.turn_done()
 
-    async def ask(self, text: str, *, volatile: Sequence[str] = ()) -> str:
+    async def ask(self, text: str | Sequence[UserPart], *, volatile: Sequence[str] = ()) -> str:
         """Send a turn, drop the events, return the final text."""
         final = ""
         async for event in self.send(text, volatile=volatile):
@@ -863,12 +869,18 @@ class Session:
         """Move the session to `prefix`. A warm cache needs the quote (or policy='allow')."""
         return self.actions.apply_move("prefix", prefix, quote, policy)
 
-    def quote_effort(self, *, next_message: str | None = None, **changes: Any) -> Quote:
+    def quote_effort(
+        self, *, next_message: str | None = None, **changes: Unpack[SettingsChanges]
+    ) -> Quote:
         """Price a settings change (effort, TTL...): what it does to the cache."""
         return self.actions.quote_effort(next_message, changes)
 
     def change_effort(
-        self, *, quote: Quote | None = None, policy: str | None = None, **changes: Any
+        self,
+        *,
+        quote: Quote | None = None,
+        policy: str | None = None,
+        **changes: Unpack[SettingsChanges],
     ) -> Quote:
         """Apply a settings change. One that breaks a warm cache needs its quote (or policy)."""
         return self.actions.change_effort(quote, policy, changes)
@@ -938,6 +950,18 @@ class Session:
     async def run_keepalive(self, stop: asyncio.Event, poll: float = 5.0) -> None:
         """Ping in the background until `stop` is set (real time; tests use keepalive_tick)."""
         await self.pings.run(stop, poll)
+
+
+def _user_content(text: object) -> list[dict[str, Any]]:
+    """A user turn's blocks: its text, or its parts (text, Image, Document) in order."""
+    if not isinstance(text, (list, tuple)):
+        _check_text(text, "text")  # a str, or the error that says what it is instead
+        assert isinstance(text, str)
+        return user_blocks(text)
+    for i, part in enumerate(text):
+        if isinstance(part, str):
+            _check_text(part, f"text[{i}]")
+    return user_blocks(text)
 
 
 def _check_text(value: object, where: str) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from decimal import Decimal
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict, Unpack
 
 from .errors import ConfigError
 from .money import parse_dollars
@@ -130,9 +130,31 @@ class Settings:
     def effective_prefix_ttl(self) -> TTL:
         return self.prefix_ttl or self.ttl
 
-    def with_(self, **changes: Any) -> Settings:
+    def with_(self, **changes: Unpack[SettingsChanges]) -> Settings:
         """A copy with some fields changed (validated again)."""
         return replace(self, **changes)
+
+
+class SettingsChanges(TypedDict, total=False):
+    """Keyword arguments that change Settings fields (`with_`, `quote_effort`,
+    `change_effort`): one key per field, typed as the field (a test keeps the two equal)."""
+
+    ttl: TTL
+    prefix_ttl: TTL | None
+    max_tokens: int
+    max_turns: int
+    max_dollars: Decimal | None
+    retention: str | None
+    send_cache_key: bool
+    retries: int
+    retry_max_wait: float
+    timeout: float
+    temperature: float | None
+    effort: str | None
+    cache_diagnostics: bool
+    openai_cache_mode: OpenAICacheMode
+    openai_breakpoints: bool
+    compact_at: float | None
 
 
 def settings_dict(settings: Settings) -> dict[str, Any]:

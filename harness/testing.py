@@ -22,7 +22,9 @@ latency are the served emulator's (`Emulator.start()`): this one answers every r
 from __future__ import annotations
 
 import os
+import struct
 import threading
+import zlib
 from typing import TYPE_CHECKING
 
 from .clock import Clock, ManualClock
@@ -140,3 +142,65 @@ class TestModel:
             store=store,
             delegator=delegator,
         )
+
+
+def sample_png(width: int, height: int, *, seed: int = 0) -> bytes:
+    """A valid PNG of `width` x `height` (a grey pattern from `seed`, so two seeds are two
+    pictures; it compresses well, so a big picture stays a small file), for tests that send
+    `prefixlock.Image.from_bytes(...)`."""
+    state = seed * 2_654_435_761 % 2**32 or 1
+    noise = bytearray()
+    for _ in range(width):
+        state = (state * 1_103_515_245 + 12_345) % 2**31  # a small LCG: no random import
+        noise.append(state >> 23)
+    rows = bytearray()
+    for y in range(height):
+        shift = y % max(1, width)
+        rows += b"\x00" + noise[shift:] + noise[:shift]  # filter byte 0, then the row
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)  # 8-bit greyscale
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(
+            ">I", zlib.crc32(kind + body)
+        )
+
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(bytes(rows)))
+        + chunk(b"IEND", b"")
+    )
+
+
+def sample_pdf(pages: list[str]) -> bytes:
+    """A valid PDF with one page per text (Helvetica, one line each), for tests that send
+    `prefixlock.Document.from_bytes(...)`."""
+    objects: list[bytes] = []
+    kids = " ".join(f"{3 + 2 * i} 0 R" for i in range(len(pages)))
+    objects.append(b"<< /Type /Catalog /Pages 2 0 R >>")
+    objects.append(f"<< /Type /Pages /Kids [{kids}] /Count {len(pages)} >>".encode())
+    font = 3 + 2 * len(pages)
+    for i, text in enumerate(pages):
+        safe = text.replace("\\", "\\\\").replace("(", "\\(").replace(")", "\\)")
+        stream = f"BT /F1 12 Tf 72 720 Td ({safe}) Tj ET".encode("latin-1")
+        objects.append(
+            f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents {4 + 2 * i} 0 R "
+            f"/Resources << /Font << /F1 {font} 0 R >> >> >>".encode()
+        )
+        objects.append(
+            b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream"
+        )
+    objects.append(b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    out = bytearray(b"%PDF-1.4\n")
+    offsets = []
+    for n, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % n + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % o for o in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (
+        len(objects) + 1,
+        xref,
+    )
+    return bytes(out)

@@ -14,8 +14,8 @@ from functools import cached_property
 from types import MappingProxyType
 from typing import Any, Literal
 
+from .cache.media import unit_tokens
 from .canonical import canonical_bytes, canonical_json, chain_hash
-from .tokenizer import count_tokens
 
 Role = Literal["user", "assistant"]
 
@@ -83,7 +83,12 @@ class Message:
 
     @cached_property
     def block_tokens(self) -> tuple[int, ...]:
-        return tuple(count_tokens(b.decode("utf-8")) for b in self.block_bytes)
+        """Tokens of each block: text as text, an image or a document by Anthropic's
+        documented rule (the blocks are in Anthropic's shape; prefixlock.cache.media)."""
+        return tuple(
+            unit_tokens(data, block, "anthropic")
+            for data, block in zip(self.block_bytes, self.blocks, strict=True)
+        )
 
     @cached_property
     def data(self) -> bytes:

@@ -78,6 +78,8 @@ PURE = (
     "prefixlock.emulator.promptcache",
     "prefixlock.emulator.core",
     "prefixlock.emulator.intake",
+    "prefixlock.emulator.media_checks",
+    "prefixlock.store.mediablobs",
     "prefixlock.emulator.faults",
     "prefixlock.emulator.answers",
     "prefixlock.emulator.model",

@@ -34,7 +34,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..canonical import canonical_bytes, canonical_json, chain_hash
-from ..tokenizer import count_tokens, tokenize
+from ..tokenizer import count_tokens
+from .media import unit_token_ids, unit_tokens
 
 Section = str  # "tools" | "system" | "messages" | "settings"
 
@@ -101,6 +102,13 @@ def message_unit_data(role: str, block_bytes: bytes) -> bytes:
     return role.encode("ascii") + b"\x00" + block_bytes
 
 
+def anthropic_block_tokens(role: str, block: Any, data: bytes | None = None) -> int:
+    """Tokens of one message block on Anthropic: its role marker and its content, an image or
+    a document by the documented rule (prefixlock.cache.media), not by its base64 text."""
+    data = message_unit_data(role, unit_bytes(block)) if data is None else data
+    return count_tokens(role + "\x00") + unit_tokens(data[len(role) + 1 :], block, "anthropic")
+
+
 def anthropic_message_settings(body: Mapping[str, Any]) -> bytes:
     """Settings that invalidate Anthropic's message level (tool_choice, thinking)."""
     return unit_bytes(
@@ -148,8 +156,9 @@ def anthropic_units(body: Mapping[str, Any]) -> list[Unit]:
     for msg in body.get("messages") or []:
         role = str(msg.get("role", ""))
         for block in as_blocks(msg.get("content")):
-            data = message_unit_data(role, unit_bytes(without_cache_control(block)))
-            b.add("messages", data, _ttl(block))
+            plain = without_cache_control(block)
+            data = message_unit_data(role, unit_bytes(plain))
+            b.add("messages", data, _ttl(block), anthropic_block_tokens(role, plain, data))
     top = body.get("cache_control")
     if isinstance(top, Mapping) and b.units:
         # Automatic caching: the breakpoint sits on the last cacheable block.
@@ -270,16 +279,19 @@ def openai_breakpoint_labels(body: Mapping[str, Any]) -> dict[int, str]:
     return labels
 
 
-def _openai_unit_texts(body: Mapping[str, Any]) -> list[tuple[Section, bytes]]:
-    out: list[tuple[Section, bytes]] = [("settings", openai_settings(body))]
+def _openai_unit_texts(body: Mapping[str, Any]) -> list[tuple[Section, bytes, Any]]:
+    """(section, bytes, value) of each unit; the value is walked for media only when the
+    bytes may hold one."""
+    out: list[tuple[Section, bytes, Any]] = [("settings", openai_settings(body), None)]
     if "instructions" in body and body["instructions"] is not None:
-        out.append(("system", unit_bytes({"instructions": body["instructions"]})))
+        out.append(("system", unit_bytes({"instructions": body["instructions"]}), None))
     for t in body.get("tools") or []:
-        out.append(("tools", unit_bytes(t)))
+        out.append(("tools", unit_bytes(t), None))
     for m in openai_items(body):
         role = m.get("role") if isinstance(m, Mapping) else None
         section: Section = "system" if role in ("system", "developer") else "messages"
-        out.append((section, unit_bytes(without_breakpoints(m))))
+        item = without_breakpoints(m)
+        out.append((section, unit_bytes(item), item))
     return out
 
 
@@ -288,8 +300,8 @@ def openai_units(body: Mapping[str, Any]) -> list[Unit]:
     breakpoints of gpt-5.6-family models labelled)."""
     b = _Builder()
     texts = _openai_unit_texts(body)
-    for section, data in texts:
-        b.add(section, data, None)
+    for section, data, value in texts:
+        b.add(section, data, None, unit_tokens(data, value, "openai"))
     labels = openai_breakpoint_labels(body)
     if labels:
         first = len(texts) - len(openai_items(body))  # units before the first input item
@@ -335,8 +347,8 @@ def unit_objects(api: str, body: Mapping[str, Any]) -> list[Any]:
 def openai_tokens(body: Mapping[str, Any]) -> list[int]:
     """Token ids of an OpenAI prompt, unit by unit (the same cut as `openai_units`)."""
     ids: list[int] = []
-    for _, data in _openai_unit_texts(body):
-        ids.extend(tokenize(data.decode("utf-8")))
+    for _, data, value in _openai_unit_texts(body):
+        ids.extend(unit_token_ids(data, value, "openai"))
     return ids
 
 

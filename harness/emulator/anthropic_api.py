@@ -8,6 +8,7 @@ from typing import Any
 
 from ..cache.units import Unit, as_blocks
 from .apierror import ApiError
+from .media_checks import check_anthropic_base64, check_anthropic_text_document
 from .model import Conversation, Reply, offered_tools
 from .openai_api import one_of
 from .promptcache import AnthropicOutcome
@@ -182,6 +183,9 @@ def _check_source(block: Mapping[str, Any], where: str) -> None:
             )
         if not isinstance(source.get("data"), str) or not source["data"]:
             raise ApiError(400, f"{where}.{kind}.source.base64.data: Field required")
+        check_anthropic_base64(kind, source, where)
+    elif kind == "document" and stype == "text":
+        check_anthropic_text_document(source, where)
     elif stype == "url":
         if not isinstance(source.get("url"), str):
             raise ApiError(400, f"{where}.{kind}.source.url.url: Field required")

@@ -18,6 +18,7 @@ from ..cache.units import BREAKPOINT_FIELD
 from ..canonical import canonical_json
 from ..tokenizer import pieces
 from .apierror import ApiError
+from .media_checks import check_openai_part
 from .model import Conversation, Reply, offered_tools
 
 CHAT_FIELDS = frozenset(
@@ -156,6 +157,7 @@ def _check_parts(content: Any, where: str, allowed: Collection[str]) -> None:
                 f"Invalid value for '{where}.content[{j}].type'",
                 param=f"{where}.content[{j}].type",
             )
+        check_openai_part(part, f"{where}.content[{j}]")
 
 
 def validate_chat(body: Any) -> None:

@@ -22,6 +22,7 @@ from typing import Any
 
 from ..cache import anthropic, deepseek, openai
 from ..cache.blocks import BlockCache
+from ..cache.media import unit_token_ids
 from ..cache.prefix import shared_units
 from ..cache.rules import Rules, rules_for
 from ..cache.units import (
@@ -38,7 +39,6 @@ from ..cache.units import (
 )
 from ..events import CacheBreak, ContextWindowWarning
 from ..prices import Price, PriceTable
-from ..tokenizer import tokenize
 from ..usage import Usage
 from ..wire import WireRequest
 from .budget import CacheBudget
@@ -123,6 +123,14 @@ class _OpenAIUnitData:
         if i < len(self.tools):
             return unit_bytes(self.tools[i])
         return unit_bytes(without_breakpoints(self.items[i - len(self.tools)]))
+
+    def token_ids(self, i: int) -> list[int]:
+        """Token ids of unit `i`: an input item's images and files by OpenAI's rule
+        (prefixlock.cache.media), as `openai_tokens` gives them."""
+        data = self[i]
+        first_item = len(self.pre) + len(self.tools)
+        value = without_breakpoints(self.items[i - first_item]) if i >= first_item else None
+        return unit_token_ids(data, value, "openai")
 
 
 @dataclass
@@ -250,7 +258,7 @@ class CacheGuard:
             tokens = st.tokens if extend and st else (st.tokens[:shared] if st else [])
             ends = st.ends if extend and st else (st.ends[:c] if st else [])
             for i in range(c, len(units)):
-                tokens.extend(tokenize(data[i].decode("utf-8")))
+                tokens.extend(data.token_ids(i))
                 ends.append(len(tokens))
         b = self.block_tokens
         keep = ((st.ends[c - 1] if st is not None and c else 0) // b) if ends else 0

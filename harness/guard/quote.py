@@ -65,7 +65,7 @@ class Quote:
     alternatives: tuple[Alternative, ...] = ()
     with_action: Prediction | None = None
     without_action: Prediction | None = None
-    target: Any = None  # the new model id, tool list or settings the quote is for
+    target: object = None  # the new model id, tool list or settings the quote is for
 
     @property
     def warns(self) -> bool:
@@ -154,7 +154,7 @@ def price_action(
     state: str,
     output_tokens: int = 0,
     new_tokens: int = 0,
-    target: Any = None,
+    target: object = None,
     subagent: bool = True,
     extra_dollars: Decimal = Decimal(0),
     task: TaskProfile | None = None,
@@ -323,7 +323,7 @@ def _subagent_alternative(
     )
 
 
-def check_quote(quote: Quote | None, *, action: str, state: str, target: Any = None) -> None:
+def check_quote(quote: Quote | None, *, action: str, state: str, target: object = None) -> None:
     """Raise StaleQuote unless `quote` was made for this action, state and target."""
     if quote is None:
         return

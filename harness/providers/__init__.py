@@ -8,7 +8,7 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import ProviderError
 from ..events import Event
@@ -31,6 +31,9 @@ from .base import (
 from .openai import ChatBuilder, ChatStream, ResponsesBuilder, ResponsesStream
 from .registry import KEY_VARS, Route, find_key, resolve_route
 from .transport import Fault, Sleep, Transport, classify
+
+if TYPE_CHECKING:
+    import httpx2
 
 Builder = AnthropicBuilder | ChatBuilder | ResponsesBuilder
 
@@ -55,7 +58,7 @@ class SDKProvider:
         api_key: str,
         settings: Settings | None = None,
         *,
-        http_client: Any = None,
+        http_client: httpx2.AsyncClient | None = None,
         sleep: Sleep | None = None,
     ) -> None:
         self.route = route
@@ -124,7 +127,7 @@ def make_provider(
     base_url: str | None = None,
     prices: PriceTable | None = None,
     settings: Settings | None = None,
-    http_client: Any = None,
+    http_client: httpx2.AsyncClient | None = None,
     sleep: Sleep | None = None,
 ) -> SDKProvider:
     """The provider for `model`; raises MissingKeyError naming the variable to set."""

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..cache.media import unit_tokens
 from ..cache.units import Unit, anthropic_message_settings, message_unit_data
 from ..canonical import canonical_bytes, canonical_copy, canonical_json, chain_hash
 from ..events import TextDelta
@@ -30,6 +31,7 @@ from .base import Reply, SessionInfo, memo, parse_tool_input, remember
 MAX_BREAKPOINTS = 4
 LOOKBACK_BLOCKS = 20
 _MEMO_KEY = "anthropic.parts"
+OPENAI_ONLY = "detail"  # a key of an image block only OpenAI reads (prefixlock.media.Image)
 _ROLE_TOKENS = {role: count_tokens(role + "\x00") for role in ("user", "assistant")}
 
 
@@ -43,11 +45,18 @@ def _message_parts(message: Message) -> MessageParts:
     if isinstance(cached, MessageParts):
         return cached
     role = message.role
-    wire = {"role": role, "content": [thaw(b) for b in message.blocks]}
+    content = [thaw(b) for b in message.blocks]
+    datas, counts = message.block_bytes, message.block_tokens
+    if any(OPENAI_ONLY in b for b in content):
+        # An image's OpenAI `detail` is not an Anthropic field: neither sent nor hashed.
+        content = [{k: v for k, v in b.items() if k != OPENAI_ONLY} for b in content]
+        datas = tuple(canonical_bytes(b) for b in content)
+        counts = tuple(unit_tokens(d, b, "anthropic") for d, b in zip(datas, content, strict=True))
+    wire = {"role": role, "content": content}
     extra = _ROLE_TOKENS[role]
     units = tuple(
         ("messages", message_unit_data(role, data), extra + tokens)
-        for data, tokens in zip(message.block_bytes, message.block_tokens, strict=True)
+        for data, tokens in zip(datas, counts, strict=True)
     )
     result = remember(message, _MEMO_KEY, MessageParts((wire,), units))
     assert isinstance(result, MessageParts)

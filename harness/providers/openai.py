@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..cache.media import unit_tokens
 from ..cache.units import (
     BREAKPOINT_FIELD,
     IMPLICIT,
@@ -35,6 +36,7 @@ from ..cache.units import (
     openai_settings,
 )
 from ..canonical import canonical_bytes, canonical_copy, canonical_json, chain_hash
+from ..errors import UserError
 from ..events import TextDelta
 from ..prefix import FrozenPrefix
 from ..settings import Settings
@@ -49,11 +51,82 @@ from .diagnostics import OPENAI_FIELD as DIAGNOSTICS_FIELD
 
 def _unit(section: Section, item: Mapping[str, Any]) -> tuple[Section, bytes, int]:
     data = canonical_bytes(item)
-    return section, data, count_tokens(data.decode("utf-8"))
+    return section, data, unit_tokens(data, item, "openai")
 
 
 def _texts(message: Message) -> list[str]:
     return [str(b.get("text", "")) for b in message.blocks if b.get("type") == "text"]
+
+
+_MEDIA = ("image", "document")
+
+
+def _has_media(message: Message) -> bool:
+    return any(b.get("type") in _MEDIA for b in message.blocks)
+
+
+def _source_url(block: Mapping[str, Any]) -> str:
+    """An image or document block's source as one URL: a data URL for inline bytes."""
+    source = block["source"]
+    if source.get("type") == "url":
+        return str(source["url"])
+    return f"data:{source['media_type']};base64,{source['data']}"
+
+
+def _filename(block: Mapping[str, Any]) -> str:
+    return str(block.get("title") or "document.pdf")
+
+
+def chat_part(block: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A user text, image or document block as a Chat Completions content part."""
+    kind = block.get("type")
+    if kind == "text":
+        return {"type": "text", "text": str(block.get("text", ""))}
+    if kind == "image":
+        image: dict[str, Any] = {"url": _source_url(block)}
+        if block.get("detail"):
+            image["detail"] = str(block["detail"])
+        return {"type": "image_url", "image_url": image}
+    if kind == "document":
+        source = block["source"]
+        if source.get("type") == "text":
+            return {"type": "text", "text": str(source.get("data", ""))}
+        if source.get("type") != "base64":
+            raise UserError(
+                "OpenAI Chat Completions takes a document as data, not a URL: use "
+                "Document.from_path/from_bytes, or an openai-responses: model",
+                where="document",
+            )
+        return {
+            "type": "file",
+            "file": {"filename": _filename(block), "file_data": _source_url(block)},
+        }
+    return None
+
+
+def responses_part(block: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A user text, image or document block as a Responses API input content part."""
+    kind = block.get("type")
+    if kind == "text":
+        return {"type": "input_text", "text": str(block.get("text", ""))}
+    if kind == "image":
+        detail = str(block.get("detail") or "auto")
+        return {"type": "input_image", "image_url": _source_url(block), "detail": detail}
+    if kind == "document":
+        source = block["source"]
+        if source.get("type") == "text":
+            return {"type": "input_text", "text": str(source.get("data", ""))}
+        if source.get("type") == "url":
+            return {"type": "input_file", "file_url": str(source["url"])}
+        return {"type": "input_file", "filename": _filename(block), "file_data": _source_url(block)}
+    return None
+
+
+def _user_parts(
+    message: Message, convert: Callable[[Mapping[str, Any]], dict[str, Any] | None]
+) -> list[dict[str, Any]]:
+    parts = (convert(b) for b in message.blocks if b.get("type") != "tool_result")
+    return [p for p in parts if p is not None]
 
 
 def _result_text(block: Mapping[str, Any]) -> str:
@@ -74,7 +147,9 @@ def chat_messages(message: Message) -> list[dict[str, Any]]:
                 call_id = str(b["tool_use_id"])
                 out.append({"role": "tool", "tool_call_id": call_id, "content": _result_text(b)})
         texts = _texts(message)
-        if texts:
+        if _has_media(message):  # parts in the blocks' order: text beside its picture
+            out.append({"role": "user", "content": _user_parts(message, chat_part)})
+        elif texts:
             content: Any = (
                 texts[0] if len(texts) == 1 else [{"type": "text", "text": t} for t in texts]
             )
@@ -110,7 +185,9 @@ def responses_items(message: Message) -> list[dict[str, Any]]:
                     }
                 )
         texts = _texts(message)
-        if texts:
+        if _has_media(message):
+            out.append({"role": "user", "content": _user_parts(message, responses_part)})
+        elif texts:
             out.append(
                 {"role": "user", "content": [{"type": "input_text", "text": t} for t in texts]}
             )

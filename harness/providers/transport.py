@@ -17,7 +17,7 @@ import json
 import random
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
@@ -32,6 +32,9 @@ from .anthropic import AnthropicStream
 from .base import AttemptProgress, Reply, StreamItem, StreamProgress
 from .diagnostics import diagnostics_request
 from .openai import ChatStream, ResponsesStream
+
+if TYPE_CHECKING:
+    import httpx2
 
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -154,7 +157,7 @@ class Transport:
         base_url: str | None,
         settings: Settings,
         *,
-        http_client: Any = None,
+        http_client: httpx2.AsyncClient | None = None,
         sleep: Sleep | None = None,
     ) -> None:
         self.api = api

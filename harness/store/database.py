@@ -36,6 +36,7 @@ from typing import IO, Any, Concatenate, ParamSpec, TypeVar
 from ..canonical import canonical_bytes
 from ..errors import UserError
 from ..usage import Usage
+from . import mediablobs
 
 SCHEMA_VERSION = 3
 # What each version adds over the one before (a store of an older version is migrated on open).
@@ -591,9 +592,25 @@ class SessionStore:
 
     def _put_blob(self, db: sqlite3.Connection, value: Any) -> str:
         data = canonical_bytes(value)
+        if mediablobs.may_hold_media(data):
+            # An image's or a document's base64 goes to a blob of its own, once for every row
+            # that holds it (prefixlock.store.mediablobs).
+            def put(h: str, payload: str) -> None:
+                db.execute(
+                    "INSERT OR IGNORE INTO blobs(hash, data) VALUES (?, ?)",
+                    (h, payload.encode("utf-8")),
+                )
+
+            data = canonical_bytes(mediablobs.extern(value, put))
         h = hashlib.sha256(data).hexdigest()
         db.execute("INSERT OR IGNORE INTO blobs(hash, data) VALUES (?, ?)", (h, data))
         return h
+
+    def _media(self, h: str) -> str:
+        row = self._db.execute("SELECT data FROM blobs WHERE hash=?", (h,)).fetchone()
+        if row is None:
+            raise StoreError(f"missing media blob {h[:12]}", where=str(self.path))
+        return bytes(row[0]).decode("utf-8")
 
     def _blobs(self, hashes: Sequence[str]) -> list[Any]:
         """The values of content blobs `hashes`, in order; a few queries for any number (a
@@ -613,7 +630,13 @@ class SessionStore:
         # Decoded once per place, not per hash: a blob twice in a list (the same short answer
         # twice) must come back as two values, not one shared object.
         with _row(self.path, "content blob"):
-            return [json.loads(data[h].decode("utf-8")) for h in hashes]
+            return [self._decode_blob(data[h]) for h in hashes]
+
+    def _decode_blob(self, data: bytes) -> Any:
+        value = json.loads(data.decode("utf-8"))
+        if mediablobs.may_hold_marks(data):
+            value = mediablobs.restore(value, self._media)
+        return value
 
     def _skeleton(
         self, db: sqlite3.Connection, session_id: str, seq: int, body: Mapping[str, Any]

@@ -20,7 +20,7 @@ NAMED = [
     "TaskProfile", "CacheBudget", "SessionStore", "Event", "TextDelta", "ToolCall", "ToolResult",
     "UsageReport", "CacheBreak", "SwitchWarning", "SubagentStart", "SubagentEvent",
     "SubagentFinish", "ProviderFault", "KeepAlivePing", "PrefixChanged", "ResumedPrefixDiffers",
-    "TurnComplete",
+    "TurnComplete", "Image", "Document",
 ]
 # Classes whose public methods and fields make up the surface a user programs against.
 SURFACE = ["Agent", "Session", "SyncSession", "RunResult", "DelegationResult", "Quote",
@@ -39,9 +39,11 @@ def _namespace() -> dict[str, Any]:
     names: dict[str, Any] = {n: getattr(prefixlock, n) for n in prefixlock.__all__}
     names.update(vars(typing))
     # Types of optional extras appear in signatures too; they are theirs to export, not ours.
+    import httpx2  # the SDKs' HTTP client (Agent(http_client=))
     from opentelemetry.trace import Tracer
 
     names["Tracer"] = Tracer
+    names["httpx2"] = httpx2
     return names
 
 

@@ -91,3 +91,29 @@ def test_delegation_result_is_typed() -> None:
                               error="turns")
     assert not result.ok and result.error == "turns"
     assert DelegationResult(name="e", model="m", task="t", summary="done").ok
+
+
+def test_settings_changes_names_every_settings_field_with_its_type() -> None:
+    import dataclasses
+    import typing
+
+    from prefixlock import Settings, SettingsChanges
+
+    fields = typing.get_type_hints(Settings)
+    keys = typing.get_type_hints(SettingsChanges)
+    assert keys == {f.name: fields[f.name] for f in dataclasses.fields(Settings)}
+    assert Settings().with_(ttl="1h", effort="high") == Settings(ttl="1h", effort="high")
+
+
+def test_agent_http_client_is_the_sdk_client_type() -> None:
+    import sys
+    import typing
+
+    import httpx2
+
+    import prefixlock
+
+    hints = typing.get_type_hints(prefixlock.Agent.__init__, globalns={
+        **{n: getattr(prefixlock, n) for n in prefixlock.__all__}, **vars(typing),
+        **vars(sys.modules["prefixlock.agent"]), "httpx2": httpx2, "Tracer": object})
+    assert hints["http_client"] == httpx2.AsyncClient | None

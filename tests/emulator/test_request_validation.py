@@ -233,3 +233,93 @@ def test_a_continuation_answers_the_call_of_the_response_it_continues(
         client.responses.create(model="gpt-5.4", previous_response_id=lone.id, input=[call])
     assert isinstance(exc.value.body, dict)
     assert exc.value.body["message"] == "No tool output found for function call call_8."
+
+
+# ---- images and documents (prefixlock.emulator.media_checks) ---------------------------------
+
+def _png_b64() -> str:
+    import base64
+
+    from prefixlock.testing import sample_png
+
+    return base64.b64encode(sample_png(8, 8)).decode()
+
+
+MEDIA_ANTHROPIC: dict[str, tuple[dict[str, Any], str]] = {
+    "png bytes sent as jpeg": (
+        {"type": "image", "source": {"type": "base64", "media_type": "image/jpeg",
+                                     "data": "PNG"}},
+        "messages.0.content.0.image.source.base64: The image was specified using the image/jpeg "
+        "media type, but the image appears to be a image/png image",
+    ),
+    "not base64": (
+        {"type": "image", "source": {"type": "base64", "media_type": "image/png",
+                                     "data": "@@not base64@@"}},
+        "messages.0.content.0.image.source.base64.data: Invalid base64 data",
+    ),
+    "a document that is not a PDF": (
+        {"type": "document", "source": {"type": "base64", "media_type": "application/pdf",
+                                        "data": "PNG"}},
+        "messages.0.content.0.document.source.base64.data: The PDF specified was not valid.",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MEDIA_ANTHROPIC))
+def test_anthropic_refuses_bad_media(emulator: Emulator, case: str) -> None:
+    block, message = MEDIA_ANTHROPIC[case]
+    source = dict(block["source"])
+    if source["data"] == "PNG":
+        source["data"] = _png_b64()
+    client = anthropic.Anthropic(base_url=emulator.base_url, api_key="k", max_retries=0)
+    with pytest.raises(anthropic.BadRequestError) as err:
+        client.messages.create(model="claude-sonnet-4-6", max_tokens=10,
+                               **_args([_user({**block, "source": source})], {}))
+    body = err.value.body
+    assert isinstance(body, dict)
+    assert body["error"]["message"] == message
+
+
+MEDIA_OPENAI: dict[str, tuple[str, dict[str, Any], str]] = {
+    "chat: a data URL of a text file": (
+        "chat", {"type": "image_url", "image_url": {"url": "data:image/png;base64,aGVsbG8="}},
+        "You uploaded an unsupported image. Please make sure your image has one of the "
+        "following formats: ['png', 'jpeg', 'gif', 'webp'].",
+    ),
+    "chat: detail medium": (
+        "chat", {"type": "image_url", "image_url": {"url": "PNG", "detail": "medium"}},
+        "Invalid value: 'medium'. Supported values are: 'low', 'high', and 'auto'.",
+    ),
+    "chat: a file part without data": (
+        "chat", {"type": "file", "file": {"filename": "a.pdf"}},
+        "Missing required parameter: one of 'messages[0].content[0].file.file_data', "
+        "'messages[0].content[0].file.file_id'.",
+    ),
+    "responses: an image without its URL": (
+        "responses", {"type": "input_image", "detail": "auto"},
+        "Missing required parameter: 'input[0].content[0].image_url'.",
+    ),
+    "responses: an image URL that is a path": (
+        "responses", {"type": "input_image", "detail": "auto", "image_url": "/tmp/cat.png"},
+        "Invalid 'input[0].content[0].image_url': expected a URL.",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(MEDIA_OPENAI))
+def test_openai_refuses_bad_media(emulator: Emulator, case: str) -> None:
+    api, part, message = MEDIA_OPENAI[case]
+    inner = part.get("image_url")
+    if isinstance(inner, dict) and inner.get("url") == "PNG":
+        part = {**part, "image_url": {**inner, "url": "data:image/png;base64," + _png_b64()}}
+    client = openai.OpenAI(base_url=emulator.openai_base_url, api_key="k", max_retries=0)
+    # Deliberately not the SDK's types: bodies the API refuses.
+    messages: Any = [{"role": "user", "content": [part]}]
+    with pytest.raises(openai.BadRequestError) as err:
+        if api == "chat":
+            client.chat.completions.create(model="gpt-5", messages=messages)
+        else:
+            client.responses.create(model="gpt-5", input=messages)
+    body = err.value.body
+    assert isinstance(body, dict)
+    assert body["message"] == message

@@ -12,8 +12,10 @@ from prefixlock import (
     Agent,
     ApprovalRequired,
     DelegationResult,
+    Document,
     Emulator,
     FrozenPrefix,
+    Image,
     ModelFallback,
     Quote,
     RunContext,
@@ -21,10 +23,11 @@ from prefixlock import (
     SwitchWarning,
     TextDelta,
     UsageReport,
+    UserPart,
     output_tool,
     tool,
 )
-from prefixlock.testing import Rule, Script, Step, TestModel
+from prefixlock.testing import Rule, Script, Step, TestModel, sample_pdf, sample_png
 
 
 @tool
@@ -79,9 +82,21 @@ async def typed_features() -> None:
         async for _ in s.resume(output_type=Count, deps=counter):
             pass
         assert counter.calls == 1  # the denied call never ran
+        # A picture and a document beside the text; an http client of one's own.
+        parts: list[UserPart] = [
+            "What do these show?",
+            Image.from_bytes(sample_png(64, 48)),
+            Document.from_bytes(sample_pdf(["Invoice INV-7"]), title="invoice.pdf"),
+        ]
+        answer: str = await s.ask(parts)
+        assert answer
     with agent.sync_session() as sync:
         q: Quote = sync.quote_switch("gpt-5-mini")
         assert q.action == "switch_model"
+        effort: Quote = sync.quote_effort(effort="high", ttl="1h")
+        assert effort.action == "change_effort"
+    own = Agent(prefix, model="gpt-5", api_key="test-key", http_client=model.http_client())
+    assert own.model == "gpt-5"
 
 
 async def main() -> None:
