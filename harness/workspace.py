@@ -22,13 +22,13 @@ import fnmatch
 import os
 import re
 import signal
-import tempfile
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal
 
+from .atomicfile import write_bytes
 from .errors import PrefixlockError
 from .tools import Tool, make_tool
 
@@ -429,20 +429,8 @@ class Workspace:
     def _write_atomic(self, real: Path, content: str) -> None:
         # Bytes, not a text stream: no newline translation, and the surrogate escapes of an
         # edited file's undecodable bytes go back as those very bytes.
-        data = content.encode("utf-8", "surrogateescape")
         real.parent.mkdir(parents=True, exist_ok=True)
-        mode = real.stat().st_mode & 0o7777 if real.exists() else None
-        fd, tmp = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as fh:
-                fh.write(data)
-            if mode is not None:
-                os.chmod(tmp, mode)
-            os.replace(tmp, real)
-        except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-            raise
+        write_bytes(real, content.encode("utf-8", "surrogateescape"))
 
     def plan_edit(
         self, path: str, old_string: str, new_string: str, replace_all: bool = False
