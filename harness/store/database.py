@@ -475,7 +475,8 @@ class SessionStore:
             if db is not None:
                 db.close()
             raise StoreError(
-                f"cannot open the session store ({exc}); a read-only file or folder? "
+                f"cannot open the session store ({exc}); a full disk, or a read-only file or "
+                "folder? "
                 "`prefixlock sessions` can still read it. The file was left untouched",
                 where=where,
             ) from None

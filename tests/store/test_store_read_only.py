@@ -7,8 +7,6 @@ skipped with the reason elsewhere.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,25 +14,17 @@ import pytest
 
 from prefixlock.store.database import SessionStore, StoreError
 from tests.helpers.cli import run_cli
-
-
-def _mount(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["mount", *args], capture_output=True, text=True, check=False)
+from tests.helpers.mounts import CannotMount, remount_read_only
+from tests.helpers.mounts import tmpfs as mounted
 
 
 @pytest.fixture
 def tmpfs(tmp_path: Path) -> Iterator[Path]:
-    where = tmp_path / "mnt"
-    where.mkdir()
-    if shutil.which("mount") is None:
-        pytest.skip("no mount command")
-    made = _mount("-t", "tmpfs", "-o", "size=2m", "tmpfs", str(where))
-    if made.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.strip()}")
     try:
-        yield where
-    finally:
-        subprocess.run(["umount", str(where)], check=False)
+        with mounted(tmp_path / "mnt", "2m") as where:
+            yield where
+    except CannotMount as why:
+        pytest.skip(str(why))
 
 
 def test_a_store_on_a_read_only_filesystem_is_listed_shown_and_exported(tmpfs: Path) -> None:
@@ -44,7 +34,7 @@ def test_a_store_on_a_read_only_filesystem_is_listed_shown_and_exported(tmpfs: P
             "kept", model="claude-opus-4-7", api="anthropic", provider="anthropic",
             prefix={"system": []}, prefix_fingerprint="fp", created=1.0,
         )
-    assert _mount("-o", "remount,ro", str(tmpfs)).returncode == 0
+    remount_read_only(tmpfs)
     listed = run_cli("sessions", "--store", str(db), "list")
     assert listed.returncode == 0 and "kept" in listed.stdout, listed.stderr
     shown = run_cli("sessions", "--store", str(db), "show", "kept")
