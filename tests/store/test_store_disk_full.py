@@ -11,17 +11,15 @@ The same on a real full filesystem (a 1 MiB tmpfs filled up), where the machine 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from guardkit import advance, agent, start_emulator, turn
 
 from prefixlock.events import StoreWriteFailed, TurnComplete
 from prefixlock.store.database import SessionStore
 from prefixlock.transcript import Message
 from tests.helpers.cli import run_cli
-from tests.helpers.mounts import CannotMount, fill, tmpfs
+from tests.helpers.mounts import fill
 
 
 def _fill(store: SessionStore, full: bool) -> None:
@@ -60,16 +58,6 @@ async def test_a_full_disk_keeps_the_rows_says_so_once_and_writes_them_later(
         assert ro.session("full").turns == 5
         assert len(ro.usage_rows("full")) == rows == len(emu.requests)
         assert [Message.from_dict(m).to_dict() for m in ro.load("full").messages] == transcript
-
-
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A real 1 MiB tmpfs (skipped, with the reason, where this machine cannot mount one)."""
-    try:
-        with tmpfs(tmp_path / "mnt", "1m") as where:
-            yield where
-    except CannotMount as why:
-        pytest.skip(str(why))
 
 
 async def test_a_real_full_filesystem_keeps_the_rows_and_writes_them_later(

@@ -7,34 +7,23 @@ skipped with the reason elsewhere.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from prefixlock.store.database import SessionStore, StoreError
 from tests.helpers.cli import run_cli
-from tests.helpers.mounts import CannotMount, remount_read_only
-from tests.helpers.mounts import tmpfs as mounted
+from tests.helpers.mounts import remount_read_only
 
 
-@pytest.fixture
-def tmpfs(tmp_path: Path) -> Iterator[Path]:
-    try:
-        with mounted(tmp_path / "mnt", "2m") as where:
-            yield where
-    except CannotMount as why:
-        pytest.skip(str(why))
-
-
-def test_a_store_on_a_read_only_filesystem_is_listed_shown_and_exported(tmpfs: Path) -> None:
-    db = tmpfs / "s.sqlite"
+def test_a_store_on_a_read_only_filesystem_is_listed_shown_and_exported(small_disk: Path) -> None:
+    db = small_disk / "s.sqlite"
     with SessionStore(db) as store:
         store.create_session(
             "kept", model="claude-opus-4-7", api="anthropic", provider="anthropic",
             prefix={"system": []}, prefix_fingerprint="fp", created=1.0,
         )
-    remount_read_only(tmpfs)
+    remount_read_only(small_disk)
     listed = run_cli("sessions", "--store", str(db), "list")
     assert listed.returncode == 0 and "kept" in listed.stdout, listed.stderr
     shown = run_cli("sessions", "--store", str(db), "show", "kept")
