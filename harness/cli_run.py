@@ -335,7 +335,16 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
                     print(f"  {event.message} (retrying: {event.retrying})", file=sys.stderr)
                 elif isinstance(event, StoreWriteFailed):  # said once by the recorder
                     print(f"prefixlock: {event.message}", file=sys.stderr)
-            return answer, s.ledger.summary(), limit
+            result = answer, s.ledger.summary(), limit
+        # Closing tried the refused writes once more; what is still refused is lost now.
+        lost = int(getattr(session.recorder, "pending_writes", 0))
+        if lost and session.recorder.store is not None:
+            print(
+                f"prefixlock: session store {session.recorder.store.path}: {lost} write(s) "
+                "still refused at exit were not stored",
+                file=sys.stderr,
+            )
+        return result
 
     with stack:
         try:

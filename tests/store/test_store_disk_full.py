@@ -101,6 +101,9 @@ def test_run_on_a_full_filesystem_says_so_in_one_line(small_disk: Path) -> None:
     assert ran.returncode == 0, ran.stderr
     said = [ln for ln in ran.stderr.splitlines() if "write failed" in ln]
     assert len(said) == 1 and said[0].startswith(f"prefixlock: session store {db}"), ran.stderr
+    # Still full when the run ends: what was kept in memory is lost, and that is said too.
+    lost = [ln for ln in ran.stderr.splitlines() if "still refused at exit" in ln]
+    assert len(lost) == 1 and str(db) in lost[0], ran.stderr
     assert "Traceback" not in ran.stderr
 
 
