@@ -2,7 +2,8 @@
 
 A session is written by one process at a time (a lease in the store). While it is open, another
 `agent.resume(id)` raises SessionBusyError, which offers two ways on: `wait=SECONDS` for it to
-close, or `fork=True`, which continues a copy of its history under a new id. The store path is
+close (bounded; measured on the store's clock, here the emulator's, so nothing sleeps), or
+`fork=True`, which continues a copy of its history under a new id. The store path is
 PREFIXLOCK_STORE or a file in a temporary directory.
 """
 
@@ -25,7 +26,8 @@ async def main(path: Path) -> None:
     with Emulator.start(clock=ManualClock()) as emu:
         def make_agent() -> Agent:
             return Agent(prefix, model="claude-opus-4-7", api_key="emulator",
-                         base_url=emu.base_url, clock=emu.clock, store=SessionStore(path))
+                         base_url=emu.base_url, clock=emu.clock,
+                         store=SessionStore(path, clock=emu.clock))
 
         async with make_agent().session() as s:
             await s.ask("Step 1, please.")
@@ -36,6 +38,10 @@ async def main(path: Path) -> None:
                 second.resume(session_id)
             except SessionBusyError as err:
                 print(f"refused: {err}")
+            try:
+                second.resume(session_id, wait=30.0, on_wait=lambda h: print("waiting..."))
+            except SessionBusyError as err:
+                print(f"still open after the wait: {err}")
             async with second.resume(session_id, fork=True) as fork:
                 await fork.ask("Step 2, in the fork.")
                 await first.ask("Step 2, in the original.")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import os
 import uuid
-from collections.abc import Awaitable, Coroutine, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, TypeVar, Unpack
@@ -29,7 +29,7 @@ from .prices import PriceTable
 from .providers import SDKProvider, Sleep, make_provider, resolve_route
 from .session import Session
 from .settings import Settings, SettingsChanges
-from .store.database import SessionStore
+from .store.database import Lease, SessionStore
 from .store.resume import refuse_stored_id, resume_session
 from .transcript import Transcript
 
@@ -117,7 +117,7 @@ class Agent:
     def open_store(self) -> SessionStore | None:
         """The agent's store (None: it has none), opened once when it was given as a path."""
         if isinstance(self.store, (str, os.PathLike)):
-            self.store = SessionStore(self.store)
+            self.store = SessionStore(self.store, clock=self.clock)
         return self.store
 
     def provider(self, model: str | None = None, base_url: str | None = None) -> SDKProvider:
@@ -156,14 +156,20 @@ class Agent:
         return Session(self, session_id or uuid.uuid4().hex, self.provider())
 
     def resume(
-        self, session_id: str, *, fork: bool | str = False, wait: float = 0.0
+        self,
+        session_id: str,
+        *,
+        fork: bool | str = False,
+        wait: float = 0.0,
+        on_wait: Callable[[Lease | None], object] | None = None,
     ) -> Session:
         """Continue stored session `session_id` from its last completed turn (GUARD+STORE):
         its next request is rebuilt byte-identical from the store, so it reads the cache.
         One process writes a session at a time: while another has it open this raises
-        SessionBusyError (after waiting up to `wait` seconds); `fork=True` (or a new id)
+        SessionBusyError (after waiting up to `wait` seconds of the agent's clock;
+        `on_wait(holder)` is called once when the wait starts); `fork=True` (or a new id)
         continues a copy of its history under a new id instead."""
-        return resume_session(self, session_id, fork=fork, wait=wait)
+        return resume_session(self, session_id, fork=fork, wait=wait, on_wait=on_wait)
 
     def sync_session(self, session_id: str | None = None) -> SyncSession:
         return SyncSession(self.session(session_id))

@@ -17,6 +17,7 @@ from .command import Command, deferred
 if TYPE_CHECKING:
     from decimal import Decimal
 
+    from .clock import Clock
     from .tools import Tool
 
 
@@ -190,6 +191,15 @@ def _configure_run(p: argparse.ArgumentParser) -> None:
         help="with --resume: continue a copy of the session under a new id (e.g. while it is "
         "open in another process)",
     )
+    p.add_argument(
+        "--wait",
+        metavar="SECONDS",
+        nargs="?",
+        const="300",
+        default=None,
+        help="with --resume: if the session is open in another process, wait up to SECONDS "
+        "(default 300) for it to close",
+    )
 
 
 def _read_system(value: str) -> str:
@@ -227,22 +237,29 @@ def _base_url(value: str | None) -> str | None:
     return value
 
 
-def _check_store(args: argparse.Namespace) -> str | None:
-    """`--store` / `--resume` / `--fork`, checked before any work: the store opens, the
-    session exists, and it is not open in another process (unless forked)."""
+def _check_store(args: argparse.Namespace, clock: Clock | None = None) -> str | None:
+    """`--store` / `--resume` / `--fork` / `--wait`, checked before any work: the store opens,
+    the session exists, and it is not open in another process (unless forked; with --wait,
+    once that process has closed it, waiting on `clock`)."""
+    import sys
+
     from .errors import ConfigError
     from .store.database import SessionBusyError, SessionStore, default_path
+    from .store.waiting import wait_seconds, wait_until_free
 
     if args.fork and not args.resume:
         raise ConfigError("--fork needs --resume ID (the session to fork)", where="--fork")
+    wait = wait_seconds(args.wait, resume=args.resume, fork=args.fork)
     if args.store is None and args.resume is None:
         return None
     path = str(args.store) if args.store is not None else str(default_path())
-    with SessionStore(path) as store:
+    with SessionStore(path, clock=clock) as store:
         if args.resume:
             store.session(args.resume)  # UnknownSessionError names the id
             held = store.lease(args.resume)
-            if held is not None and not args.fork:
+            if held is not None and wait > 0:
+                wait_until_free(store, args.resume, wait, sys.stderr)
+            elif held is not None and not args.fork:
                 raise SessionBusyError(args.resume, held, str(store.path))
     return path
 
@@ -274,7 +291,8 @@ def _workspace_tools(args: argparse.Namespace) -> tuple[list[Tool], str]:
     return ws.tools(), project_instructions(ws.root)
 
 
-def _run_run(args: argparse.Namespace) -> int:
+def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
+    """`prefixlock run`; `clock` (tests: a ManualClock) is what a --wait waits on."""
     import asyncio
     import contextlib
     import os
@@ -282,7 +300,7 @@ def _run_run(args: argparse.Namespace) -> int:
 
     from .agent import Agent
     from .errors import ConfigError, MissingKeyError, ProviderError
-    from .events import ProviderFault, ToolCall, TurnComplete
+    from .events import ProviderFault, StoreWriteFailed, ToolCall, TurnComplete
     from .prefix import FrozenPrefix
     from .prices import PriceTable
     from .providers import resolve_route
@@ -303,7 +321,7 @@ def _run_run(args: argparse.Namespace) -> int:
     if args.max_turns < 1:
         raise ConfigError("must be at least 1", where="--max-turns")
     settings = Settings(ttl=args.ttl, max_turns=args.max_turns, max_dollars=max_dollars)
-    store_path = _check_store(args)
+    store_path = _check_store(args, clock)
     tools, instructions = _workspace_tools(args)
     system = _read_system(args.system)
     # The project's instruction files: a system block of their own, as in the chat.
@@ -358,7 +376,18 @@ def _run_run(args: argparse.Namespace) -> int:
                     print(f"  tool {event.name} {event.input}", file=sys.stderr)
                 elif args.verbose and isinstance(event, ProviderFault):
                     print(f"  {event.message} (retrying: {event.retrying})", file=sys.stderr)
-            return answer, s.ledger.summary(), limit
+                elif isinstance(event, StoreWriteFailed):  # said once by the recorder
+                    print(f"prefixlock: {event.message}", file=sys.stderr)
+            result = answer, s.ledger.summary(), limit
+        # Closing tried the refused writes once more; what is still refused is lost now.
+        lost = int(getattr(session.recorder, "pending_writes", 0))
+        if lost and session.recorder.store is not None:
+            print(
+                f"prefixlock: session store {session.recorder.store.path}: {lost} write(s) "
+                "still refused at exit were not stored",
+                file=sys.stderr,
+            )
+        return result
 
     with stack:
         try:

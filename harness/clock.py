@@ -45,3 +45,15 @@ class ManualClock:
             if when < self._now:
                 raise ValueError("a clock does not go backwards")
             self._now = when
+
+
+def pause(clock: Clock, seconds: float) -> None:
+    """Let `seconds` pass on `clock`, blocking (a bounded wait's step). The wall clock is slept;
+    a ManualClock (tests, the demo) is moved on at once, so a wait measured on it ends without
+    sleeping, and whatever shares that clock sees the time pass."""
+    if seconds <= 0:
+        return
+    if isinstance(clock, ManualClock):
+        clock.advance(seconds)
+    else:
+        time.sleep(seconds)

@@ -627,27 +627,21 @@ def trace_dir(directory: str | Path) -> Path:
 def write_traces(result: DemoResult, directory: str | Path) -> list[Path]:
     """Each run's requests as JSONL in the trace format (one request a line), written atomically:
     each file goes to a temporary name beside it and is renamed into place when complete."""
+    from .atomicfile import replacing_text
     from .errors import ConfigError
 
     out = trace_dir(directory)
     written: list[Path] = []
     for (client, server), run in sorted(result.runs.items()):
         path = out / f"{client}-{server}.jsonl"
-        # Our own temporary name (not mkstemp's 0600 file): the trace gets the usual permissions.
-        tmp = out / f".{path.name}.{os.getpid()}.tmp"
         try:
-            with open(tmp, "w", encoding="utf-8") as fh:
+            with replacing_text(path) as fh:
                 for line in run.trace:
                     fh.write(json.dumps(line, sort_keys=True) + "\n")
-            os.replace(tmp, path)
         except OSError as exc:
-            tmp.unlink(missing_ok=True)
             raise ConfigError(
                 f"cannot write traces: {exc.strerror or exc}", where=str(path)
             ) from None
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
         written.append(path)
     return written
 

@@ -351,19 +351,13 @@ def apply_baseline(result: Result, known: Iterable[str]) -> Result:
 
 
 def atomic_write(path: str, text: str) -> None:
-    """Write through a temporary file in the same directory and rename it into place."""
-    target = Path(path)
-    tmp = target.with_name(f".{target.name}.prefixlock-tmp-{os.getpid()}")
+    """Replace `path` with `text` whole (a temporary file renamed into place)."""
+    from prefixlock.atomicfile import write_text
+
     try:
-        tmp.write_text(text, encoding="utf-8")
-        with contextlib.suppress(OSError):
-            os.chmod(tmp, target.stat().st_mode & 0o7777)
-        os.replace(tmp, target)
+        write_text(path, text)
     except OSError as exc:
         raise UserError(f"cannot write: {exc.strerror or exc}", where=path) from None
-    finally:
-        with contextlib.suppress(OSError):
-            tmp.unlink()
 
 
 def lint_source(text: str, path: str = "<string>.py", model: str | None = None) -> list[Finding]:

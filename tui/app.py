@@ -30,6 +30,7 @@ from prefixlock.events import (
     KeepAlivePing,
     PrefixChanged,
     ProviderFault,
+    StoreWriteFailed,
     SubagentEvent,
     SubagentFinish,
     SubagentStart,
@@ -525,6 +526,8 @@ class ChatApp(App[None]):
             await self.add_note(f"new prefix ({ev.reason}) on {ev.model}", "info")
         elif isinstance(ev, SwitchWarning):
             await self.add_note(f"priced action: {ev.action}", "warn")
+        elif isinstance(ev, StoreWriteFailed):  # one per failure: the recorder says it once
+            await self.add_note(ev.message, "error")
         elif isinstance(ev, TurnComplete) and ev.limit_hit:
             await self.add_note(f"turn stopped: {ev.limit_hit} limit reached", "warn")
         self.refresh_panel()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import sys
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -87,6 +88,7 @@ class BackendOptions:
     store_path: Path | None = None
     resume: str | None = None
     fork: bool = False  # with `resume`: continue a copy under a new id (the original stays)
+    wait: float = 0.0  # with `resume`: seconds to wait (check(), on `clock`) for its holder
     # `--model` given with `--resume`: the stored session keeps its model until the user takes
     # the priced switch the app offers once it is open. Never switched silently: a switch
     # re-bills the whole cached prefix, and that is the user's call to make with the quote.
@@ -226,10 +228,11 @@ class ChatBackend:
             self.registry = AgentRegistry.discover(self.workspace.root)
         if self.options.store_path is not None:
             from prefixlock.store.database import SessionBusyError, SessionStore
+            from prefixlock.store.waiting import wait_until_free
 
             # Not a store (another file, a newer schema, a folder): one line now, not a
             # session that cannot start on screen.
-            with SessionStore(self.options.store_path) as store:
+            with SessionStore(self.options.store_path, clock=self.clock) as store:
                 if self.options.resume:
                     # UnknownSessionError names the id; a malformed row (bad JSON, a cost that
                     # is not a number, a broken blob) is one StoreError line, not a traceback
@@ -237,7 +240,10 @@ class ChatBackend:
                     store.load(self.options.resume)
                     store.usage_rows(self.options.resume)
                     held = store.lease(self.options.resume)
-                    if held is not None and not self.options.fork:
+                    if held is not None and self.options.wait > 0:
+                        # Said on the terminal, before the screen: the wait is bounded.
+                        wait_until_free(store, self.options.resume, self.options.wait, sys.stderr)
+                    elif held is not None and not self.options.fork:
                         # Open in another chat: one line now (fork it or wait), never two
                         # processes writing one session.
                         raise SessionBusyError(self.options.resume, held, str(store.path))
@@ -266,7 +272,7 @@ class ChatBackend:
         if self.options.store_path is not None:
             from prefixlock.store.database import SessionStore
 
-            self.store = SessionStore(self.options.store_path)
+            self.store = SessionStore(self.options.store_path, clock=self.clock)
         try:
             from prefixlock.agents.runner import SubagentDelegator
 

@@ -30,6 +30,15 @@ def _configure(p: argparse.ArgumentParser) -> None:
         "open in another chat)",
     )
     p.add_argument(
+        "--wait",
+        metavar="SECONDS",
+        nargs="?",
+        const="300",
+        default=None,
+        help="with --resume: if the session is open in another chat, wait up to SECONDS "
+        "(default 300) for it to close",
+    )
+    p.add_argument(
         "--workspace", type=Path, default=None, help="workspace root (default: current directory)"
     )
     p.add_argument(
@@ -72,12 +81,14 @@ def _run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from prefixlock.errors import UserError
+    from prefixlock.store.waiting import wait_seconds
 
     from .app import ChatApp
     from .backend import make_backend
 
     if args.fork and not args.resume:
         raise UserError("--fork needs --resume ID (the session to fork)", where="--fork")
+    wait = wait_seconds(args.wait, resume=args.resume, fork=args.fork)
     workspace = (args.workspace or Path.cwd()).resolve()
     if not workspace.is_dir():
         raise UserError("not a directory", where=f"--workspace {args.workspace}")
@@ -86,13 +97,17 @@ def _run(args: argparse.Namespace) -> int:
             f"not an http(s) URL: {args.base_url!r} (e.g. http://localhost:8000/v1)",
             where="--base-url",
         )
-    backend = make_backend(backend_options(args, workspace))
-    backend.check()  # unknown model, unknown session: one line and exit 2, before the screen
+    backend = make_backend(backend_options(args, workspace, wait))
+    # Unknown model, unknown session, a session open elsewhere (waited for with --wait): one
+    # line and exit 2, before the screen.
+    backend.check()
     ChatApp(backend, freeze_heap=True).run()
     return 0
 
 
-def backend_options(args: argparse.Namespace, workspace: Path) -> BackendOptions:
+def backend_options(
+    args: argparse.Namespace, workspace: Path, wait: float = 0.0
+) -> BackendOptions:
     """The backend's options from the parsed command line."""
     from prefixlock.sandbox import SandboxOptions
 
@@ -104,6 +119,7 @@ def backend_options(args: argparse.Namespace, workspace: Path) -> BackendOptions
         store_path=args.store or default_store_path(),
         resume=args.resume,
         fork=args.fork,
+        wait=wait,
         # A resumed session keeps its stored model: --model becomes the offer of a priced
         # switch, made once the session is open (see ChatApp.on_mount).
         switch_to=args.model if args.resume else None,

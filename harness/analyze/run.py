@@ -7,11 +7,11 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
+from ..atomicfile import replacing_text
 from ..errors import UserError
 from .analysis import analyze
 
@@ -21,19 +21,10 @@ def write_atomic(target: str, write: Callable[[IO[str]], None]) -> None:
     if path.is_dir():
         raise UserError("is a directory; name the file to write", where=str(path))
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".analyze-", dir=str(path.parent or "."))
+        with replacing_text(path) as fh:
+            write(fh)
     except OSError as exc:
         raise UserError(f"cannot write here: {exc.strerror or exc}", where=str(path)) from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            write(fh)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _put(fh: IO[str], text: str) -> None:

@@ -259,12 +259,6 @@ def _progress(enabled: bool, label: str, total: int | None) -> Iterator[Callable
         yield lambda n: prog.update(task, completed=n)
 
 
-def _umask_mode() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return 0o666 & ~mask
-
-
 def _check_output(path: str | None, where: str) -> None:
     """Refuse an output path that cannot be written before any work is done."""
     from pathlib import Path
@@ -281,27 +275,12 @@ def _check_output(path: str | None, where: str) -> None:
 
 
 def _write_atomic(path: str, data: bytes, where: str) -> None:
-    import tempfile
-    from pathlib import Path
+    from ..atomicfile import write_bytes
 
-    target = Path(path)
     try:
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".sim-", suffix=".tmp")
+        write_bytes(path, data)
     except OSError as exc:
         raise UserError(f"cannot write {path}: {exc.strerror}", where=where) from None
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.chmod(tmp, _umask_mode())
-        os.replace(tmp, target)
-    except OSError as exc:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise UserError(f"cannot write {path}: {exc.strerror}", where=where) from None
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 def _configs(args: argparse.Namespace, block_size: int) -> list[tuple[Any, bool]]:
@@ -730,26 +709,15 @@ def _pyplot(where: str) -> Any:
 
 
 def _save(fig: Any, plt: Any, path: str, where: str) -> None:
-    import tempfile
-    from pathlib import Path
+    from ..atomicfile import replacing
 
-    target = Path(path)
     try:
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".plot-", suffix=".png")
-    except OSError as exc:
-        plt.close(fig)
-        raise UserError(f"cannot write {path}: {exc.strerror}", where=where) from None
-    os.close(fd)
-    try:
-        fig.savefig(tmp, dpi=110, bbox_inches="tight", format="png")
-        os.chmod(tmp, _umask_mode())
-        os.replace(tmp, target)
+        with replacing(path) as fh:
+            fig.savefig(fh, dpi=110, bbox_inches="tight", format="png")
     except OSError as exc:
         raise UserError(f"cannot write {path}: {exc.strerror}", where=where) from None
     finally:
         plt.close(fig)
-        if os.path.exists(tmp):
-            os.unlink(tmp)
 
 
 def _plot(curve: Any, title: str, path: str) -> None:

@@ -37,9 +37,7 @@ def _configure(p: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     import json
-    import os
     import sys
-    import tempfile
     from pathlib import Path
 
     from ..errors import UserError
@@ -138,28 +136,15 @@ def _run(args: argparse.Namespace) -> int:
             target = Path(args.output)
             if target.is_dir():
                 raise UserError("is a directory; name the file to write", where=str(target))
+            from ..atomicfile import replacing_text
+
             try:
-                fd, tmp = tempfile.mkstemp(prefix=".export-", dir=str(target.parent))
-            except OSError as exc:
-                raise UserError(
-                    f"cannot write here: {exc.strerror or exc}", where=str(target)
-                ) from None
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                with replacing_text(target) as fh:
                     n = store.export_jsonl(args.id, fh)
-                # mkstemp makes the file private (0600); an export gets the usual mode.
-                umask = os.umask(0)
-                os.umask(umask)
-                os.chmod(tmp, 0o666 & ~umask)
-                os.replace(tmp, target)
             except OSError as exc:
-                Path(tmp).unlink(missing_ok=True)
                 raise UserError(
                     f"cannot write the export: {exc.strerror or exc}", where=str(target)
                 ) from None
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
             print(f"wrote {n} requests to {target}", file=sys.stderr)
             return 0
     except UnknownSessionError:

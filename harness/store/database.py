@@ -25,8 +25,8 @@ import os
 import socket
 import sqlite3
 import threading
-import time as _time
 import uuid
+import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -34,9 +34,11 @@ from pathlib import Path
 from typing import IO, Any, Concatenate, ParamSpec, TypeVar
 
 from ..canonical import canonical_bytes
+from ..clock import Clock, SystemClock, pause
 from ..errors import UserError
 from ..usage import Usage
 from . import mediablobs
+from .heartbeat import Heartbeat
 
 SCHEMA_VERSION = 3
 # What each version adds over the one before (a store of an older version is migrated on open).
@@ -68,8 +70,10 @@ EARLIER_HORIZON_S = 24 * 3600.0
 EARLIER_MAX = 200
 # Field names that hold credentials (matched whole, case-insensitively, with - and _ alike).
 # A lease held by a process on another host is known to be alive only by its heartbeat (each
-# write renews it): one silent this long is taken over. On this host the holder's pid is asked.
+# write renews it, and a timer while it is held: heartbeat.LEASE_RENEW_S): one silent this long
+# is taken over. On this host the holder's pid is asked.
 LEASE_STALE_S = 900.0
+LEASE_POLL_S = 0.5  # how often a bounded wait (`acquire(wait=)`) looks again
 _SECRET_KEYS = frozenset(
     {"api_key", "apikey", "x_api_key", "authorization", "access_token", "secret", "password"}
 )
@@ -148,16 +152,34 @@ class SessionBusyError(StoreError):
     """The session is open for writing elsewhere (another process, or another session of
     this one): fork it under a new id, or wait until it is closed."""
 
-    def __init__(self, session_id: str, holder: Lease | None, where: str) -> None:
+    def __init__(
+        self, session_id: str, holder: Lease | None, where: str, *, waited: float = 0.0
+    ) -> None:
         self.session_id = session_id
         self.holder = holder
+        self.waited = waited
         who = holder.describe() if holder is not None else "another process"
+        after = f" (still, after waiting {waited:g} s)" if waited > 0 else ""
         super().__init__(
-            f"session {session_id!r} is open in {who}: fork it under a new id "
+            f"session {session_id!r} is open in {who}{after}: fork it under a new id "
             f"(--fork, agent.resume(id, fork=True)) or wait until it closes "
-            f"(agent.resume(id, wait=SECONDS))",
+            f"(--wait SECONDS, agent.resume(id, wait=SECONDS))",
             where=where,
         )
+
+
+def _renewer(store: SessionStore) -> Callable[[], int]:
+    """The heartbeat timer's call: weak, so a store dropped without close() is not kept open
+    by its timer (which then stops)."""
+    ref = weakref.ref(store)
+
+    def renew() -> int:
+        alive = ref()
+        if alive is None:
+            raise ReferenceError("the store is gone")  # the timer stops
+        return alive.heartbeat()
+
+    return renew
 
 
 # What decoding a hand-edited or half-written row raises: bad JSON or UTF-8 (ValueError), a
@@ -393,11 +415,23 @@ _SCHEMA += ";\n".join(_MIGRATIONS[v] for v in sorted(_MIGRATIONS)) + ";\n"
 
 
 class SessionStore:
-    """A SQLite session store. `read_only=True` never creates or changes the file."""
+    """A SQLite session store. `read_only=True` never creates or changes the file.
 
-    def __init__(self, path: str | os.PathLike[str] | None = None, *, read_only: bool = False):
+    `clock` times the session leases (taken, heartbeats, bounded waits); an Agent given the
+    store as a path opens it on its own clock."""
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str] | None = None,
+        *,
+        read_only: bool = False,
+        clock: Clock | None = None,
+    ):
         self.path = Path(path).expanduser() if path is not None else default_path()
         self.read_only = read_only
+        self.clock: Clock = clock if clock is not None else SystemClock()
+        # Renews the held leases' heartbeats while any is held (None: none held yet).
+        self.heartbeat_timer: Heartbeat | None = None
         self._refs_cache: dict[tuple[str, int], dict[str, list[str]]] = {}
         self._held: dict[str, str] = {}  # session id -> the token of the lease this store holds
         # One connection, used from whichever thread the session runs on (a TUI worker, an
@@ -442,7 +476,8 @@ class SessionStore:
             if db is not None:
                 db.close()
             raise StoreError(
-                f"cannot open the session store ({exc}); a read-only file or folder? "
+                f"cannot open the session store ({exc}); a full disk, or a read-only file or "
+                "folder? "
                 "`prefixlock sessions` can still read it. The file was left untouched",
                 where=where,
             ) from None
@@ -530,6 +565,8 @@ class SessionStore:
 
     @_locked
     def close(self) -> None:
+        if self.heartbeat_timer is not None:
+            self.heartbeat_timer.stop()
         for session_id in list(self._held):  # a store closed under an open session
             # If it cannot be released, the process ends soon and its lease is taken over.
             with contextlib.suppress(sqlite3.Error, StoreError):
@@ -947,24 +984,40 @@ class SessionStore:
         if has is None:  # an old store opened read-only
             return None
         held = self._lease_row(self._db, session_id)
-        return held if held is not None and held.alive(_time.time()) else None
+        return held if held is not None and held.alive(self.clock.now()) else None
 
-    @_locked
-    def acquire(self, session_id: str, *, wait: float = 0.0) -> Lease:
+    def acquire(
+        self,
+        session_id: str,
+        *,
+        wait: float = 0.0,
+        on_wait: Callable[[Lease | None], object] | None = None,
+    ) -> Lease:
         """Take the lease on `session_id` for this store (this process). A live holder (another
         process, or another session of this one) raises SessionBusyError, after waiting up to
-        `wait` seconds for it to release."""
-        deadline = _time.monotonic() + max(0.0, wait)
+        `wait` seconds of the store's clock for it to close; `on_wait(holder)` is called once
+        when the wait starts (to say so). The store's lock is not held while waiting."""
+        deadline = self.clock.now() + max(0.0, wait)
+        told = False
         while True:
             try:
                 return self._try_acquire(session_id)
-            except SessionBusyError:
-                if _time.monotonic() >= deadline:
+            except SessionBusyError as busy:
+                left = deadline - self.clock.now()
+                if left <= 0:
+                    if wait > 0:
+                        raise SessionBusyError(
+                            session_id, busy.holder, str(self.path), waited=wait
+                        ) from None
                     raise
-            _time.sleep(0.05)
+                if on_wait is not None and not told:
+                    told = True
+                    on_wait(busy.holder)
+            pause(self.clock, min(LEASE_POLL_S, left))
 
+    @_locked
     def _try_acquire(self, session_id: str) -> Lease:
-        now = _time.time()
+        now = self.clock.now()
         with self._tx() as db:
             held = self._lease_row(db, session_id)
             if held is not None and held.alive(now):
@@ -978,16 +1031,43 @@ class SessionStore:
                 (session_id, lease.token, lease.pid, lease.host, now, now),
             )
         self._held[session_id] = lease.token
+        if self.heartbeat_timer is None or not self.heartbeat_timer.running:
+            self.heartbeat_timer = Heartbeat(_renewer(self), self.clock)
+            self.heartbeat_timer.start()
         return lease
 
     @_locked
     def release(self, session_id: str) -> None:
         """Give back this store's lease on `session_id` (nothing if it holds none)."""
         token = self._held.pop(session_id, None)
+        if not self._held and self.heartbeat_timer is not None:
+            self.heartbeat_timer.stop()
         if token is None or self.read_only:
             return
         with self._tx() as db:
             db.execute("DELETE FROM leases WHERE session_id=? AND token=?", (session_id, token))
+
+    @_locked
+    def heartbeat(self) -> int:
+        """Renew the heartbeat of every lease this store holds (the timer calls this; each
+        write renews its session's too). A lease found taken over (this process was silent
+        past LEASE_STALE_S) is dropped, not taken back: the session's next write raises
+        SessionBusyError. Returns how many were renewed."""
+        if not self._held:
+            return 0
+        now, renewed = self.clock.now(), 0
+        with self._tx() as db:
+            for session_id, token in list(self._held.items()):
+                held = self._lease_row(db, session_id)
+                if held is None or held.token != token:
+                    self._held.pop(session_id, None)
+                    continue
+                db.execute(
+                    "UPDATE leases SET heartbeat=? WHERE session_id=? AND token=?",
+                    (now, session_id, token),
+                )
+                renewed += 1
+        return renewed
 
     def _check_lease(self, db: sqlite3.Connection, session_id: str) -> None:
         """Inside a write's transaction: refuse it when another holder has the session (its
@@ -1001,7 +1081,7 @@ class SessionStore:
             self._held.pop(session_id, None)
             raise SessionBusyError(session_id, held, str(self.path))
         db.execute(
-            "UPDATE leases SET heartbeat=? WHERE session_id=?", (_time.time(), session_id)
+            "UPDATE leases SET heartbeat=? WHERE session_id=?", (self.clock.now(), session_id)
         )
 
     @_locked

@@ -15,7 +15,7 @@ cache) and its first send says so (`ResumedPrefixDiffers`, with the quote of mov
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from ..canonical import canonical_bytes
@@ -33,18 +33,31 @@ from ..settings import settings_from
 from ..state import SessionAgent
 from ..transcript import Message, Transcript
 from ..wire import WireRequest
-from .database import LoadedSession, StoredRequest, StoreError, UnknownSessionError, UsageRow
+from .database import (
+    Lease,
+    LoadedSession,
+    StoredRequest,
+    StoreError,
+    UnknownSessionError,
+    UsageRow,
+)
 
 
 def resume_session(
-    agent: SessionAgent, session_id: str, *, fork: bool | str = False, wait: float = 0.0
+    agent: SessionAgent,
+    session_id: str,
+    *,
+    fork: bool | str = False,
+    wait: float = 0.0,
+    on_wait: Callable[[Lease | None], object] | None = None,
 ) -> Session:
     """A Session continuing stored session `session_id` from its last completed turn.
 
     The session is written by one process at a time: while another holds it (a second
     `prefixlock chat --resume` of it) this raises SessionBusyError, after waiting up to `wait`
-    seconds for it to close. `fork=True` (or a new id) continues a copy of its history under a
-    new id instead, whoever holds the original.
+    seconds (of the store's clock: the agent's, when it opened the store) for it to close;
+    `on_wait(holder)` is called once if it has to wait. `fork=True` (or a new id) continues a
+    copy of its history under a new id instead, whoever holds the original.
     """
     store = agent.open_store()
     if store is None:
@@ -55,7 +68,7 @@ def resume_session(
         session_id = new_id
     else:
         store.session(session_id)  # an unknown id says so, not that it is busy
-    store.acquire(session_id, wait=wait)
+    store.acquire(session_id, wait=wait, on_wait=on_wait)
     try:
         loaded = store.load(session_id)
         route = str(loaded.record.meta.get("route") or loaded.record.model)

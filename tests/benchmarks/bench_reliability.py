@@ -1,44 +1,92 @@
-"""Reliability figures: nothing lost, nothing double-counted (run: python
-tests/benchmarks/bench_reliability.py [--turns N] [--kills N]).
+"""Reliability figures: nothing lost, nothing double-counted, no tracebacks (run: python
+tests/benchmarks/bench_reliability.py [--turns N] [--kills N] [--workers N]).
 
-Prints one table, tried / held / failed, for:
-1. Cut and failed streams (emulator fault injection, every turn) on each wire API: ledger rows
-   == billed requests, and no false CacheBreak.
-2. Two processes resuming one session (tests/store/lease_worker.py): the second is refused and
-   forks; every turn of both is kept, none interleaved.
+Prints ONE table, tried / held / failed, for:
+1. Fault injection on each wire API (a cut stream or an SSE error on every request): ledger
+   rows == billed requests, and no false CacheBreak.
+2. Concurrent sessions on one store: N processes, each its own session, at once; two
+   processes resuming one session (the second forks, or waits for the first): every turn of
+   every process kept, none interleaved.
 3. SIGKILLs of a session process at random points: the store holds whole turns only (4
    messages a turn), and the next process takes the lease over.
-4. A full disk (SQLite's max_page_count): turns go on, the rows are written once there is room.
-Exit 1 if anything failed.
+4. A full disk mid-session: SQLite's max_page_count (always), and a real 1 MiB tmpfs filled up
+   (where this machine can mount one; else the row says why it was skipped): turns go on, the
+   rows are written once there is room (stored == ledger == billed).
+5. A store on a read-only filesystem (a tmpfs remounted read-only; skipped likewise): sessions
+   list / show / export work, opening it to write is one line.
+6. The bad-input table over every command (tests/helpers/bad_input.py, as tests/test_bad_input.py
+   runs it): exit 2, one line, nothing written.
+Then the tracebacks seen anywhere (every process's stderr, every command's, unraisable
+exceptions in this one). Exit 1 if anything failed or any traceback was seen.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
+import io
+import json
 import random
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "guard"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "guard"))
 
 from guardkit import advance, agent, start_emulator, turn
 
 from prefixlock import Settings
 from prefixlock.events import CacheBreak
-from prefixlock.store.database import SessionStore
+from prefixlock.store.database import SessionStore, StoreError
+from prefixlock.transcript import Message
+from tests.helpers.bad_input import BAD, make_folder, run_row
+from tests.helpers.cli import run_cli
+from tests.helpers.mounts import CannotMount, fill, remount_read_only, tmpfs
 
-HERE = Path(__file__).resolve().parent
-WORKER = str(HERE.parent / "store" / "lease_worker.py")
+ROOT = Path(__file__).resolve().parents[2]
+WORKER = str(ROOT / "tests" / "store" / "lease_worker.py")
 Row = tuple[str, int, int, int]
+TRACEBACKS: list[str] = []  # where each traceback was seen
+
+
+def _saw(where: str, text: str) -> None:
+    TRACEBACKS.extend([where] * (text.count("Traceback") + text.count("Exception ignored")))
+
+
+@contextlib.contextmanager
+def watched(where: str) -> Iterator[None]:
+    """Count what this process prints as a traceback, and exceptions nobody could raise (an
+    async generator closed at exit), while the block runs."""
+    err = io.StringIO()
+    before = sys.unraisablehook
+
+    def hook(u: Any) -> None:
+        TRACEBACKS.append(f"{where} (unraisable: {u.exc_value!r})")
+
+    sys.unraisablehook = hook
+    try:
+        with contextlib.redirect_stderr(err):
+            yield
+    finally:
+        sys.unraisablehook = before
+        _saw(where, err.getvalue())
+
+
+def row(name: str, tried: int, held: int) -> Row:
+    return (name, tried, held, tried - held)
+
+
+# -- 1. fault injection per wire API --------------------------------------------------------------
 
 
 async def cut_streams(model: str, turns: int, db: Path) -> Row:
-    held = 0
     with start_emulator() as emu:
         a = agent(emu, model=model, store=SessionStore(db), settings=Settings(retries=3))
         breaks = 0
@@ -50,9 +98,14 @@ async def cut_streams(model: str, turns: int, db: Path) -> Row:
                 advance(emu, 60)
             rows = len(s.ledger.rows)
         billed = sum(r.usage is not None for r in emu.requests)
-        held = turns if rows == billed and breaks == 0 else 0
-    return (f"cut/failed streams, {model} (ledger {rows} == billed {billed}, "
-            f"{breaks} breaks)", turns, held, turns - held)
+    with SessionStore(db, read_only=True) as ro:
+        stored = len(ro.usage_rows("cut"))
+    ok = rows == billed == stored and breaks == 0
+    return row(f"faults on every request, {model} (ledger {rows}, stored {stored}, billed "
+               f"{billed}; {breaks} breaks)", turns, turns if ok else 0)
+
+
+# -- 2. concurrent sessions on one store ----------------------------------------------------------
 
 
 async def stored(db: Path, sid: str) -> None:
@@ -63,9 +116,9 @@ async def stored(db: Path, sid: str) -> None:
         store.close()
 
 
-def messages(db: Path, sid: str) -> int:
+def messages(db: Path, sid: str) -> list[str]:
     with SessionStore(db, read_only=True) as store:
-        return len(store.load(sid).messages)
+        return [Message.from_dict(m).text for m in store.load(sid).messages]
 
 
 def worker(db: Path, sid: str, turns: int, mode: str) -> subprocess.Popen[str]:
@@ -75,23 +128,64 @@ def worker(db: Path, sid: str, turns: int, mode: str) -> subprocess.Popen[str]:
     )
 
 
-def two_processes(db: Path, rounds: int) -> Row:
+def finish(p: subprocess.Popen[str], where: str) -> dict[str, Any]:
+    out, err = p.communicate(timeout=300)
+    _saw(where, err)
+    lines = out.strip().splitlines()
+    return dict(json.loads(lines[-1])) if p.returncode == 0 and lines else {"failed": err[-300:]}
+
+
+def many_sessions(db: Path, workers: int, turns: int) -> Row:
+    ids = [f"own{i}" for i in range(workers)]
+    for sid in ids:
+        asyncio.run(stored(db, sid))
+    procs = [worker(db, sid, turns, "plain") for sid in ids]
+    held = 0
+    for sid, p in zip(ids, procs, strict=True):
+        got = finish(p, "concurrent sessions")
+        kept = messages(db, sid)
+        mine = sum(f"plain turn {i} from this process" in kept for i in range(turns))
+        held += got.get("busy") is False and len(kept) == 4 + 4 * turns and mine == turns
+    return row(f"{workers} processes at once, each its own session, one store "
+               f"({turns} turns each)", workers, held)
+
+
+def one_session(db: Path, rounds: int, second: str) -> Row:
+    """Two processes on one session: the second forks it, or waits for the first to close."""
     held = 0
     for r in range(rounds):
-        sid = f"two{r}"
+        sid = f"{second}{r}"
         asyncio.run(stored(db, sid))
         first = worker(db, sid, 2, "hold")
         assert first.stdout is not None and first.stdout.readline().strip() == "held"
-        second = worker(db, sid, 2, "fork")
-        out2, err2 = second.communicate(timeout=300)
+        other = worker(db, sid, 2, second)
+        if second == "wait":  # the holder goes on once the second says it is waiting
+            assert other.stdout is not None and other.stdout.readline().strip() == "waiting"
+        else:
+            got2 = finish(other, f"two processes ({second})")
         assert first.stdin is not None
         first.stdin.write("go\n")
         first.stdin.flush()
-        _, err1 = first.communicate(timeout=300)
-        ok = '"busy": true' in out2 and messages(db, sid) == 4 + 2 * 4
-        ok = ok and "Traceback" not in err1 + err2
-        held += ok
-    return ("two processes resume one session (fork, nothing lost)", rounds, held, rounds - held)
+        got1 = finish(first, f"two processes ({second})")
+        if second == "wait":
+            got2 = finish(other, f"two processes ({second})")
+        kept = messages(db, sid)
+        if second == "fork":
+            fork = messages(db, str(got2.get("id")))
+            ok = got2.get("busy") is True and len(kept) == 4 + 2 * 4 and len(fork) == 4 + 2 * 4
+            ok = ok and not any("fork turn" in m for m in kept)
+        else:  # one after the other on the same session: 1 + 2 + 2 turns, in that order
+            hold = [i for i, m in enumerate(kept) if m.startswith("hold turn")]
+            wait = [i for i, m in enumerate(kept) if m.startswith("wait turn")]
+            ok = got2.get("id") == sid and len(kept) == 4 + 4 * 4
+            ok = ok and len(hold) == len(wait) == 2 and max(hold) < min(wait)
+        held += ok and got1.get("busy") is False
+    how = ("the second forks it" if second == "fork"
+           else "the second waits (--wait), then goes on")
+    return row(f"two processes resume one session: {how}; nothing lost", rounds, held)
+
+
+# -- 3. SIGKILLs ------------------------------------------------------------------------------
 
 
 def kills(db: Path, rounds: int, rng: random.Random) -> Row:
@@ -102,56 +196,167 @@ def kills(db: Path, rounds: int, rng: random.Random) -> Row:
         p = worker(db, sid, 50, "plain")
         time.sleep(rng.uniform(1.0, 4.0))
         p.send_signal(signal.SIGKILL)
-        p.wait()
-        n = messages(db, sid)
+        _, err = p.communicate()
+        _saw("SIGKILL", err)
+        n = len(messages(db, sid))
         with SessionStore(db, read_only=True) as store:
             turns = store.session(sid).turns
-        held += n % 4 == 0 and n == 4 * turns and store is not None
-    after = worker(db, sid, 1, "plain")
-    out, _ = after.communicate(timeout=300)
-    taken = '"busy": false' in out
-    return (f"SIGKILL at random points (whole turns only; lease taken over: {taken})",
-            rounds, held if taken else 0, rounds - (held if taken else 0))
+        held += n % 4 == 0 and n == 4 * turns
+    after = finish(worker(db, sid, 1, "plain"), "after the SIGKILLs")
+    taken = after.get("busy") is False
+    return row(f"SIGKILL at random points (whole turns only; lease taken over: {taken})",
+               rounds, held if taken else 0)
 
 
-async def disk_full(db: Path, turns: int) -> Row:
+# -- 4. full disks ----------------------------------------------------------------------------
+
+
+async def filled_turns(
+    db: Path, turns: int, full: Callable[[SessionStore], None],
+    room: Callable[[SessionStore], None],
+) -> tuple[int, int, int, list[dict[str, Any]]]:
+    """A session whose store fills after its first turn, for `turns` turns, then has room
+    again: (turns said once, ledger rows, billed, transcript)."""
     store = SessionStore(db)
+    said = 0
     with start_emulator() as emu:
         async with agent(emu, store=store).session("full") as s:
             await turn(s, "Room.")
-            (pages,) = store._db.execute("PRAGMA page_count").fetchone()
-            store._db.execute(f"PRAGMA max_page_count = {pages}")
+            full(store)
             for i in range(turns):
-                await turn(s, f"Full {i}.")
+                events = await turn(s, f"Full {i}. " + "x" * 2000)
+                said += sum(type(e).__name__ == "StoreWriteFailed" for e in events)
                 advance(emu, 30)
-            store._db.execute("PRAGMA max_page_count = 1000000")
+            room(store)
             await turn(s, "Room again.")
+            transcript = [m.to_dict() for m in s.transcript]
             rows = len(s.ledger.rows)
+        billed = len(emu.requests)
+    store.close()
+    return said, rows, billed, transcript
+
+
+def _stored_matches(db: Path, rows: int, billed: int, transcript: list[dict[str, Any]]) -> str:
     with SessionStore(db, read_only=True) as ro:
         kept = len(ro.usage_rows("full"))
-    held = turns if kept == rows else 0
-    return (f"disk full mid-session (stored {kept} == ledger {rows})", turns, held, turns - held)
+        same = [Message.from_dict(m).to_dict() for m in ro.load("full").messages] == transcript
+    return f"stored {kept} == ledger {rows} == billed {billed}" if (
+        kept == rows == billed and same) else f"MISMATCH stored {kept}, ledger {rows}"
+
+
+async def disk_full_pages(db: Path, turns: int) -> Row:
+    def limit(store: SessionStore, pages: int | None) -> None:
+        if pages is None:
+            (pages,) = store._db.execute("PRAGMA page_count").fetchone()
+        store._db.execute(f"PRAGMA max_page_count = {pages}")
+
+    said, rows, billed, transcript = await filled_turns(
+        db, turns, lambda st: limit(st, None), lambda st: limit(st, 1_000_000)
+    )
+    what = _stored_matches(db, rows, billed, transcript)
+    ok = said == 1 and not what.startswith("MISMATCH")
+    return row(f"disk full mid-session, SQLite page limit ({what}; said {said}x)",
+               turns, turns if ok else 0)
+
+
+async def disk_full_tmpfs(where: Path, turns: int) -> Row:
+    try:
+        with tmpfs(where, "1m") as mnt:
+            filler: list[Path] = []
+            said, rows, billed, transcript = await filled_turns(
+                mnt / "s.sqlite", turns, lambda _: filler.append(fill(mnt)),
+                lambda _: filler.pop().unlink(),
+            )
+            what = _stored_matches(mnt / "s.sqlite", rows, billed, transcript)
+    except CannotMount as why:
+        return row(f"disk full mid-session, real 1 MiB tmpfs: SKIPPED ({why})", 0, 0)
+    ok = said == 1 and not what.startswith("MISMATCH")
+    return row(f"disk full mid-session, real 1 MiB tmpfs ({what}; said {said}x)",
+               turns, turns if ok else 0)
+
+
+# -- 5. read-only filesystem ------------------------------------------------------------------
+
+
+async def read_only(where: Path, sessions: int) -> Row:
+    try:
+        with tmpfs(where, "2m") as mnt:
+            db = mnt / "s.sqlite"
+            for i in range(sessions):
+                await stored(db, f"ro{i}")
+            remount_read_only(mnt)
+            held, tried = 0, 0
+            ran = run_cli("sessions", "--store", str(db), "list")
+            _saw("read-only", ran.stderr)
+            tried, held = 1, int(ran.returncode == 0 and all(
+                f"ro{i}" in ran.stdout for i in range(sessions)))
+            for i in range(sessions):
+                for cmd in (("show", f"ro{i}"), ("export", f"ro{i}", "--jsonl")):
+                    ran = run_cli("sessions", "--store", str(db), *cmd)
+                    _saw("read-only", ran.stderr)
+                    tried += 1
+                    held += ran.returncode == 0 and bool(ran.stdout.strip())
+            tried += 1
+            try:
+                SessionStore(db).close()
+            except StoreError as err:
+                held += "read-only" in str(err) and len(str(err).splitlines()) == 1
+    except CannotMount as why:
+        return row(f"store on a read-only filesystem: SKIPPED ({why})", 0, 0)
+    return row("store on a read-only tmpfs (list, show, export; a write open is one line)",
+               tried, held)
+
+
+# -- 6. bad input -----------------------------------------------------------------------------
+
+
+def bad_input(folder: Path) -> Row:
+    make_folder(folder)
+    held, faults = 0, []
+    for args in BAD:
+        ran, fault = run_row(folder, args)
+        _saw("bad input", ran.stderr)
+        held += fault is None
+        if fault is not None:
+            faults.append(f"{' '.join(args)}: {fault}")
+    for f in faults:
+        print(f"  bad input not refused cleanly: {f}", file=sys.stderr)
+    return row("bad input over every command: exit 2, one line, nothing written",
+               len(BAD), held)
 
 
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--turns", type=int, default=20)
     parser.add_argument("--kills", type=int, default=6)
+    parser.add_argument("--workers", type=int, default=4)
     args = parser.parse_args()
     rng = random.Random(19)
     rows: list[Row] = []
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
-        for model in ("claude-opus-4-7", "gpt-5.4", "openai-responses:gpt-5.4"):
-            name = model.replace(":", "_")
-            rows.append(asyncio.run(cut_streams(model, args.turns, t / f"{name}.sqlite")))
-        rows.append(two_processes(t / "two.sqlite", 2))
+        with watched("fault injection"):
+            for model in ("claude-opus-4-7", "gpt-5.4", "openai-responses:gpt-5.4"):
+                name = model.replace(":", "_")
+                rows.append(asyncio.run(cut_streams(model, args.turns, t / f"{name}.sqlite")))
+        rows.append(many_sessions(t / "many.sqlite", args.workers, 3))
+        rows.append(one_session(t / "fork.sqlite", 2, "fork"))
+        rows.append(one_session(t / "wait.sqlite", 2, "wait"))
         rows.append(kills(t / "kills.sqlite", args.kills, rng))
-        rows.append(asyncio.run(disk_full(t / "full.sqlite", args.turns // 2)))
+        with watched("disk full"):
+            rows.append(asyncio.run(disk_full_pages(t / "full.sqlite", args.turns // 2)))
+            rows.append(asyncio.run(disk_full_tmpfs(t / "fullmnt", args.turns // 2)))
+        with watched("read-only"):
+            rows.append(asyncio.run(read_only(t / "romnt", 3)))
+        bad = t / "bad"
+        bad.mkdir()
+        rows.append(bad_input(bad))
+    rows.append(row("tracebacks seen (any process, any command)", 1, 0 if TRACEBACKS else 1))
     width = max(len(r[0]) for r in rows)
     print(f"{'scenario':<{width}}  {'tried':>5}  {'held':>5}  {'failed':>6}")
     for name, tried, held, failed in rows:
         print(f"{name:<{width}}  {tried:>5}  {held:>5}  {failed:>6}")
+    print(f"tracebacks: {len(TRACEBACKS)}" + (f" ({', '.join(TRACEBACKS)})" if TRACEBACKS else ""))
     return 1 if any(r[3] for r in rows) else 0
 
 

@@ -1,8 +1,9 @@
 """A process that resumes a stored session and runs turns on it (tests/store/test_store_lease.py).
 
 `python lease_worker.py STORE SESSION TURNS MODE`: resumes SESSION (MODE "fork": a busy one is
-forked instead; "hold": after the resume it prints "held" and waits for a line on stdin before
-its turns), runs TURNS turns on its own emulator, prints one JSON line: what it did.
+forked instead; "wait": a busy one is waited for, up to 120 s, saying "waiting" on a line of
+its own; "hold": after the resume it prints "held" and waits for a line on stdin before its
+turns), runs TURNS turns on its own emulator, prints one JSON line: what it did.
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ async def main(store: str, session_id: str, turns: int, mode: str) -> dict[str, 
     with start_emulator() as emu:
         a = agent(emu, store=SessionStore(store))
         try:
-            s = a.resume(session_id)
+            if mode == "wait":  # says "waiting" (a line before the JSON) if it has to
+                s = a.resume(session_id, wait=120.0, on_wait=lambda _: print("waiting", flush=True))
+            else:
+                s = a.resume(session_id)
         except SessionBusyError as exc:
             out["busy"] = True
             out["error"] = str(exc)

@@ -4,6 +4,9 @@ The disk is filled with SQLite's own limit (`PRAGMA max_page_count` at the curre
 write that needs a new page fails with "database or disk is full", as on a full filesystem).
 The turn still completes, one StoreWriteFailed event says so (once, not every turn), the rows
 stay in memory and are written, in order, after the first turn once the store takes writes.
+
+The same on a real full filesystem (a 1 MiB tmpfs filled up), where the machine can mount one
+(root); skipped with the reason elsewhere. `prefixlock run` there says it in one line.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from guardkit import advance, agent, start_emulator, turn
 from prefixlock.events import StoreWriteFailed, TurnComplete
 from prefixlock.store.database import SessionStore
 from prefixlock.transcript import Message
+from tests.helpers.cli import run_cli
+from tests.helpers.mounts import fill
 
 
 def _fill(store: SessionStore, full: bool) -> None:
@@ -53,3 +58,60 @@ async def test_a_full_disk_keeps_the_rows_says_so_once_and_writes_them_later(
         assert ro.session("full").turns == 5
         assert len(ro.usage_rows("full")) == rows == len(emu.requests)
         assert [Message.from_dict(m).to_dict() for m in ro.load("full").messages] == transcript
+
+
+async def test_a_real_full_filesystem_keeps_the_rows_and_writes_them_later(
+    small_disk: Path,
+) -> None:
+    db = small_disk / "s.sqlite"
+    store = SessionStore(db)
+    with start_emulator() as emu:
+        async with agent(emu, store=store).session("full") as s:
+            await turn(s, "Stored normally.")
+            advance(emu, 30)
+            filler = fill(small_disk)
+            failed: list[StoreWriteFailed] = []
+            for i in range(3):
+                events = await turn(s, f"Billed while the disk is full ({i}). " + "x" * 4000)
+                assert isinstance(events[-1], TurnComplete)
+                failed += [e for e in events if isinstance(e, StoreWriteFailed)]
+                advance(emu, 30)
+            (said,) = failed
+            assert "full" in said.message and "\n" not in said.message
+            assert s.recorder.pending_writes >= 1  # type: ignore[attr-defined]
+            filler.unlink()
+            await turn(s, "The disk has room again.")
+            assert s.recorder.pending_writes == 0  # type: ignore[attr-defined]
+            rows, transcript = len(s.ledger.rows), [m.to_dict() for m in s.transcript]
+    store.close()
+    with SessionStore(db, read_only=True) as ro:
+        assert ro.session("full").turns == 5
+        assert len(ro.usage_rows("full")) == rows == len(emu.requests)
+        assert [Message.from_dict(m).to_dict() for m in ro.load("full").messages] == transcript
+
+
+def test_run_on_a_full_filesystem_says_so_in_one_line(small_disk: Path) -> None:
+    db = small_disk / "s.sqlite"
+    with SessionStore(db) as keeper:  # open elsewhere: its -wal/-shm files stay allocated
+        fill(small_disk)
+        ran = run_cli(
+            "run", "Look around.", "--emulator", "--store", str(db), cwd=small_disk.parent
+        )
+    assert keeper.path == db
+    assert ran.returncode == 0, ran.stderr
+    said = [ln for ln in ran.stderr.splitlines() if "write failed" in ln]
+    assert len(said) == 1 and said[0].startswith(f"prefixlock: session store {db}"), ran.stderr
+    # Still full when the run ends: what was kept in memory is lost, and that is said too.
+    lost = [ln for ln in ran.stderr.splitlines() if "still refused at exit" in ln]
+    assert len(lost) == 1 and str(db) in lost[0], ran.stderr
+    assert "Traceback" not in ran.stderr
+
+
+def test_opening_a_store_on_a_full_filesystem_is_one_line(small_disk: Path) -> None:
+    db = small_disk / "s.sqlite"
+    SessionStore(db).close()
+    fill(small_disk)
+    ran = run_cli("run", "Look around.", "--emulator", "--store", str(db), cwd=small_disk.parent)
+    assert ran.returncode == 2 and "Traceback" not in ran.stderr
+    (line,) = ran.stderr.strip().splitlines()
+    assert str(db) in line and "full disk" in line

@@ -7,44 +7,23 @@ skipped with the reason elsewhere.
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from prefixlock.store.database import SessionStore, StoreError
 from tests.helpers.cli import run_cli
+from tests.helpers.mounts import remount_read_only
 
 
-def _mount(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["mount", *args], capture_output=True, text=True, check=False)
-
-
-@pytest.fixture
-def tmpfs(tmp_path: Path) -> Iterator[Path]:
-    where = tmp_path / "mnt"
-    where.mkdir()
-    if shutil.which("mount") is None:
-        pytest.skip("no mount command")
-    made = _mount("-t", "tmpfs", "-o", "size=2m", "tmpfs", str(where))
-    if made.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {made.stderr.strip()}")
-    try:
-        yield where
-    finally:
-        subprocess.run(["umount", str(where)], check=False)
-
-
-def test_a_store_on_a_read_only_filesystem_is_listed_shown_and_exported(tmpfs: Path) -> None:
-    db = tmpfs / "s.sqlite"
+def test_a_store_on_a_read_only_filesystem_is_listed_shown_and_exported(small_disk: Path) -> None:
+    db = small_disk / "s.sqlite"
     with SessionStore(db) as store:
         store.create_session(
             "kept", model="claude-opus-4-7", api="anthropic", provider="anthropic",
             prefix={"system": []}, prefix_fingerprint="fp", created=1.0,
         )
-    assert _mount("-o", "remount,ro", str(tmpfs)).returncode == 0
+    remount_read_only(small_disk)
     listed = run_cli("sessions", "--store", str(db), "list")
     assert listed.returncode == 0 and "kept" in listed.stdout, listed.stderr
     shown = run_cli("sessions", "--store", str(db), "show", "kept")

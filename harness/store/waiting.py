@@ -1,0 +1,59 @@
+"""`--wait` on `prefixlock chat --resume` and `prefixlock run --resume`: the value checked, the
+busy session waited for (bounded), and the one line said while waiting.
+
+The wait itself is `SessionStore.acquire(wait=)` on the store's clock; here the lease is taken
+and given straight back, before any work, so that a session still busy when the time is up is
+one line and exit 2 (SessionBusyError), and the command then resumes it as usual.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TextIO
+
+from ..errors import ConfigError
+from .database import Lease, SessionStore
+
+DEFAULT_WAIT_S = 300.0  # `--wait` without a value
+
+
+def wait_seconds(value: str | None, *, resume: str | None, fork: bool) -> float:
+    """`--wait [SECONDS]` as seconds (0.0: not given), checked against --resume and --fork."""
+    if value is None:
+        return 0.0
+    if not resume:
+        raise ConfigError("--wait needs --resume ID (the session to wait for)", where="--wait")
+    if fork:
+        raise ConfigError(
+            "--fork does not wait (it continues a copy now): give one of --fork and --wait",
+            where="--wait",
+        )
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise ConfigError(
+            f"not a number of seconds > 0: {value!r} (e.g. --wait 120)", where="--wait"
+        )
+    return seconds
+
+
+def wait_until_free(
+    store: SessionStore, session_id: str, seconds: float, say: TextIO
+) -> None:
+    """Wait up to `seconds` for whoever holds `session_id` to close it, saying so once on
+    `say`; SessionBusyError if it is still held when the time is up. Takes nothing: the
+    lease is given back at once for the session that resumes it."""
+
+    def note(holder: Lease | None) -> None:
+        who = holder.describe() if holder is not None else "another process"
+        print(
+            f"prefixlock: session {session_id!r} is open in {who}; waiting up to "
+            f"{seconds:g} s for it to close (Ctrl-C to stop)",
+            file=say,
+            flush=True,
+        )
+
+    store.acquire(session_id, wait=seconds, on_wait=note)
+    store.release(session_id)
