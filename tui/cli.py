@@ -11,6 +11,7 @@ if TYPE_CHECKING:  # typing only: the backend's imports are heavy, `prefixlock -
     from pathlib import Path
 
     from .backend import BackendOptions
+    from .settings import ChatSettings
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
@@ -76,18 +77,36 @@ def _run(args: argparse.Namespace) -> int:
             f"not an http(s) URL: {args.base_url!r} (e.g. http://localhost:8000/v1)",
             where="--base-url",
         )
-    backend = make_backend(backend_options(args, workspace))
-    backend.check()  # unknown model, unknown session: one line and exit 2, before the screen
+    from prefixlock.errors import UnknownModelError
+
+    from .settings import load_settings
+
+    # Settings files (user and project level): a bad one is one line naming it, exit 2.
+    chat_settings = load_settings(workspace, Path.home())
+    backend = make_backend(backend_options(args, workspace, chat_settings))
+    try:
+        backend.check()  # unknown model, unknown session: one line and exit 2, before the screen
+    except UnknownModelError as exc:
+        if args.model is None and chat_settings.model is not None:
+            raise exc.at(f"{chat_settings.model_source}: model") from None
+        raise
     ChatApp(backend, freeze_heap=True).run()
     return 0
 
 
-def backend_options(args: argparse.Namespace, workspace: Path) -> BackendOptions:
-    """The backend's options from the parsed command line."""
+def backend_options(
+    args: argparse.Namespace, workspace: Path, chat_settings: ChatSettings | None = None
+) -> BackendOptions:
+    """The backend's options from the parsed command line (which wins) and the settings."""
+    from pathlib import Path
+
+    from prefixlock.settings import Settings
+
     from .backend import DEFAULT_MODEL, BackendOptions, default_store_path
 
+    cs = chat_settings
     return BackendOptions(
-        model=args.model or DEFAULT_MODEL,
+        model=args.model or (cs.model if cs else None) or DEFAULT_MODEL,
         workspace=workspace,
         store_path=args.store or default_store_path(),
         resume=args.resume,
@@ -98,6 +117,9 @@ def backend_options(args: argparse.Namespace, workspace: Path) -> BackendOptions
         api_key="" if args.offline else None,
         base_url=None if args.offline else args.base_url,
         allow=tuple(args.allow),
+        settings=Settings(effort=cs.effort) if cs is not None and cs.effort else None,
+        chat_settings=cs,
+        user_dir=Path.home() if cs is not None else None,
     )
 
 
