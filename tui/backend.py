@@ -190,7 +190,8 @@ class ChatBackend:
         self.custom_commands: dict[str, CustomCommand] | None = None
         self.command_notes: list[str] = []
         self.mcp_servers: list[McpServer] = []
-        self._mcp_stack: contextlib.AsyncExitStack | None = None
+        self._mcp_task: asyncio.Task[None] | None = None
+        self._mcp_close = asyncio.Event()
         self.model = options.model
         self.session_id = options.session_id or options.resume or "(new)"
         self.state = CacheState(self.model, self._ttl(self.model))
@@ -344,43 +345,62 @@ class ChatBackend:
 
         def guarded(**kwargs: Any) -> Any:
             path = str(kwargs.get("path", "."))
-            with contextlib.suppress(WorkspaceError):  # outside the root: the tool says so
+            try:
                 rel = ws.relative(ws.resolve(path))
-                rule = perms.read_denied(rel)
-                if rule is not None:
-                    raise WorkspaceError(f"{path}: reading it is denied by {rule.text}")
+            except WorkspaceError:  # outside the root: the tool itself says so
+                return inner(**kwargs)
+            rule = perms.read_denied(rel)
+            if rule is not None:
+                raise WorkspaceError(f"{path}: reading it is denied by {rule.text}")
             return inner(**kwargs)
 
         return Tool(tool.spec, guarded, tool.args_model, tool.context_param)
 
     async def _open_mcp_servers(self) -> None:
         """Start the settings' stdio MCP servers and list their tools (once: pinned in the
-        prefix for the session). A server that fails to start is a ConfigError naming it."""
-        if self._mcp_stack is not None or not self.chat_settings.mcp_servers:
+        prefix for the session). A server that fails to start is a ConfigError naming it.
+        The servers live in a task of their own: the MCP client's task groups must be left
+        from the task that entered them, and the app opens and closes in different ones."""
+        if self._mcp_task is not None or not self.chat_settings.mcp_servers:
             return
+        loop = asyncio.get_running_loop()
+        opened: asyncio.Future[None] = loop.create_future()
+        self._mcp_close = asyncio.Event()
+        self._mcp_task = asyncio.create_task(self._hold_mcp_servers(opened, self._mcp_close))
+        try:
+            await opened
+        except BaseException:
+            self._mcp_task = None
+            raise
+
+    async def _hold_mcp_servers(self, opened: asyncio.Future[None], close: asyncio.Event) -> None:
         from prefixlock.mcp_tools import McpServer
 
-        stack = contextlib.AsyncExitStack()
         try:
-            for cfg in self.chat_settings.mcp_servers:
-                server = McpServer.stdio(cfg.command, cfg.args, env=cfg.env,
-                                         prefix=f"mcp__{cfg.name}__")
-                try:
-                    await stack.enter_async_context(server)
-                except ConfigError:
-                    raise
-                except Exception as exc:
-                    raise ConfigError(
-                        f"MCP server {cfg.name!r} ({cfg.command}) did not start: "
-                        f"{type(exc).__name__}: {exc}",
-                        where=f"{cfg.source}: mcp_servers.{cfg.name}",
-                    ) from None
-                self.mcp_servers.append(server)
-        except BaseException:
+            async with contextlib.AsyncExitStack() as stack:
+                for cfg in self.chat_settings.mcp_servers:
+                    server = McpServer.stdio(cfg.command, cfg.args, env=cfg.env,
+                                             prefix=f"mcp__{cfg.name}__")
+                    try:
+                        await stack.enter_async_context(server)
+                    except ConfigError:
+                        raise
+                    except Exception as exc:
+                        raise ConfigError(
+                            f"MCP server {cfg.name!r} ({cfg.command}) did not start: "
+                            f"{type(exc).__name__}: {exc}",
+                            where=f"{cfg.source}: mcp_servers.{cfg.name}",
+                        ) from None
+                    self.mcp_servers.append(server)
+                opened.set_result(None)
+                await close.wait()
+        except BaseException as exc:
             self.mcp_servers = []
-            await stack.aclose()
-            raise
-        self._mcp_stack = stack
+            if opened.done():
+                raise
+            opened.set_exception(exc)
+        finally:
+            self.mcp_servers = []
 
     def prefix(self) -> FrozenPrefix:
         tools: list[ToolLike] = [self._guard_reads(t) for t in self.workspace.tools()]
@@ -489,9 +509,11 @@ class ChatBackend:
         if self._session is not None:
             s, self._session = self._session, None
             await s.aclose()
-        if self._mcp_stack is not None:
-            stack, self._mcp_stack = self._mcp_stack, None
-            await stack.aclose()
+        if self._mcp_task is not None:
+            task, self._mcp_task = self._mcp_task, None
+            self._mcp_close.set()
+            with contextlib.suppress(Exception):  # a server that died: nothing to close
+                await task
         self.undo.close()
         if self.store is not None:
             self.store.close()

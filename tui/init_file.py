@@ -77,10 +77,9 @@ def find_test_commands(root: Path) -> list[tuple[str, str]]:
         except (OSError, UnicodeDecodeError, json.JSONDecodeError, AttributeError):
             scripts = {}
         if isinstance(scripts, dict):
-            for name in ("test", "lint", "build"):
+            for name, what in (("test", "Tests"), ("lint", "Lint"), ("build", "Build")):
                 if name in scripts:
-                    found.append((name.capitalize(), f"npm run {name}" if name != "test"
-                                  else "npm test"))
+                    found.append((what, "npm test" if name == "test" else f"npm run {name}"))
     if (root / "Cargo.toml").is_file():
         found.append(("Tests", "cargo test"))
     if (root / "go.mod").is_file():

@@ -36,7 +36,8 @@ def test_project_wins_rules_add_up_and_the_claude_shape_is_read(tmp_path: Path) 
         '[mcp_servers.files]\ncommand = "python3"\n[sandbox]\nnetwork = false\n'
     ))
     s = load_settings(ws, home)
-    assert s.model == "claude-sonnet-4-6" and s.model_source.endswith("ws/.prefixlock/settings.toml")
+    assert s.model == "claude-sonnet-4-6"
+    assert s.model_source.endswith("ws/.prefixlock/settings.toml")
     assert s.effort == "low"  # only the user file sets it
     assert s.mode == "plan"  # the project's Claude file named a mode; its toml did not
     assert [r.text for r in s.allow] == ["Bash(make:*)", "Bash(npm test:*)",
