@@ -45,6 +45,7 @@ from prefixlock.workspace import ApprovalRequest, Decision
 from .backend import ChatBackend
 from .commands import COMMANDS, Parsed, parse
 from .project_commands import ProjectCommands
+from .prompt_input import PromptInput
 from .quotes import quote_rows
 from .screens import ApprovalScreen, ConfirmScreen, HelpScreen, SwitchScreen
 from .widgets import (
@@ -129,7 +130,7 @@ class ChatApp(ProjectCommands, App[None]):
         with Horizontal(id="body"):
             yield Conversation(id="conversation")
             yield CachePanel(id="cache-panel")
-        prompt = Input(placeholder="Message, or /help", id="prompt")
+        prompt = PromptInput(placeholder="Message, or /help", id="prompt")
         prompt.cursor_blink = self.blink  # off in snapshot tests, so frames are deterministic
         yield prompt
         yield Footer()
@@ -151,6 +152,9 @@ class ChatApp(ProjectCommands, App[None]):
         self.backend.approve = self.ask_approval
         self.backend.notify = self.note_setting
         self.conversation.anchor()  # stay at the bottom as entries stream in
+        # Focused before the session opens (seconds): what is typed meanwhile lands in the
+        # prompt, and a message sent meanwhile is queued (handle_line), not lost.
+        self.query_one("#prompt", Input).focus()
         try:
             await self.backend.start()
         except PrefixlockError as exc:
@@ -178,6 +182,8 @@ class ChatApp(ProjectCommands, App[None]):
         self.refresh_panel()
         self.set_interval(self.tick, self.on_tick)
         self.query_one("#prompt", Input).focus()
+        if self.queued:  # sent before the session was open: now, in order
+            self.run_turn(self.queued.pop(0))
         target = self.backend.pending_switch()
         if target is not None:
             # --model with --resume: offered as the priced switch /model makes, with its quote,
@@ -382,14 +388,17 @@ class ChatApp(ProjectCommands, App[None]):
 
     @on(Input.Submitted, "#prompt")
     async def submitted(self, event: Input.Submitted) -> None:
-        line = event.value
-        event.input.value = ""
+        line = event.value  # the prompt emptied itself already (PromptInput)
         if not line.strip():
             return
         await self.handle_line(line)
 
     async def handle_line(self, line: str) -> None:
         parsed = self.expand_custom(parse(line, self.backend.custom_commands or ()))
+        if not self.ready and parsed.command is None and not parsed.error:
+            self.queued.append(parsed.text)
+            await self.add_note(f"queued (sent once the session is open): {parsed.text}")
+            return
         if not self.ready and parsed.command not in ("help", "quit"):
             await self.add_note("the session is not open yet", "warn")
             return
