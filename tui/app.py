@@ -322,7 +322,12 @@ class ChatApp(ProjectCommands, App[None]):
 
     async def add_note(self, text: str, kind: str = "info") -> Note:
         note = Note(text, kind)
-        await self.conversation.mount(note)
+        try:
+            conv = self.conversation
+        except NoMatches:  # the screen is gone: the app is closing
+            return note
+        if conv.is_attached:  # not while the app closes (a turn cancelled by quitting)
+            await conv.mount(note)
         return note
 
     async def load_history(self) -> None:

@@ -42,6 +42,12 @@ SCRIPT = Script(rules=[
         Step(text="Running.", tool="run_command", input={"command": "echo ok && echo fine"}),
         Step(text="Ran."),
     ]),
+    Rule(match="edit then run", steps=[
+        Step(text="Editing.", tool="edit_file",
+             input={"path": "legacy.txt", "old_string": "a = 1", "new_string": "a = 2"}),
+        Step(text="Running.", tool="run_command", input={"command": "echo ok"}),
+        Step(text="Done."),
+    ]),
     Rule(match="read env", steps=[
         Step(text="Reading.", tool="read_file", input={"path": ".env"}),
         Step(text="Read."),
@@ -327,3 +333,28 @@ async def test_an_mcp_server_that_does_not_start_is_one_note(make: Factory) -> N
         text = conversation_text(app)
         assert "settings.toml: mcp_servers.gone: MCP server 'gone'" in text
         assert not isinstance(app.screen, ApprovalScreen)
+
+
+async def test_quitting_mid_turn_stores_the_requests_already_billed(
+    make: Factory, tmp_path: Path
+) -> None:
+    from prefixlock.store.database import SessionStore
+
+    app = make()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        prompt = app.query_one("#prompt", Input)
+        prompt.value = "edit then run"
+        await pilot.press("enter")
+        await wait_for_screen(app, pilot, ApprovalScreen)  # the edit
+        await pilot.press("y")
+        for _ in range(500):  # the command's dialog: the turn is mid-flight
+            await pilot.pause(0.02)
+            if isinstance(app.screen, ApprovalScreen) and app.screen.request.action == "run":
+                break
+        billed = [r.cost for r in app.backend.session.ledger.rows]
+        assert len(billed) == 2
+        app.exit()
+    with SessionStore(tmp_path / "s.sqlite") as st:
+        stored = [u.cost for u in st.usage_rows("proj-session")]
+    assert stored == billed  # nothing billed is missing from the store

@@ -219,9 +219,9 @@ def test_edit_run_tests_undo_and_resume_in_a_real_terminal(
         assert time.monotonic() < deadline, _pane(tmux, "two")
         time.sleep(0.2)
     assert (ws / "calc.py").read_bytes() == FIXED
-    ledger = format_dollars(sum((u.cost for u in rows if u.cost is not None), Decimal(0)))
+    shown = format_dollars(sum((u.cost for u in rows if u.cost is not None), Decimal(0)))
     deadline = time.monotonic() + 10
-    while _panel_main(_pane(tmux, "two")) != ledger:  # panel = the stored ledger
-        assert time.monotonic() < deadline, (_pane(tmux, "two"), ledger)
+    while _panel_main(_pane(tmux, "two")) != shown:  # panel = the stored ledger
+        assert time.monotonic() < deadline, (_pane(tmux, "two"), shown)
         time.sleep(0.2)
     _quit(tmux, "two")
