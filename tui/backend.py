@@ -260,6 +260,9 @@ class ChatBackend:
                 return False
         if request.action == "write" and request.path:
             self.undo.before_write(request.path)
+        elif request.action == "run":
+            # Blocking git calls, off the event loop (a big tree takes a moment to hash).
+            await asyncio.to_thread(self.undo.before_command)
         return "once"
 
     def allow(self, action: Literal["write", "run"]) -> None:

@@ -8,8 +8,10 @@ made for it) — unless the file changed again after that turn (the user edited 
 is left alone and named, so an undo never throws away work it did not make; `force` restores
 it anyway. Undone turns can be undone further back, one turn per `/undo`.
 
-Only what goes through the workspace's edit and write tools is journaled; what a command
-changes (a formatter, a build) is not.
+In a git work tree, an approved command also takes a checkpoint (`git_checkpoint`: a tree of
+the workspace's non-ignored files in a private object store) before the turn's first command;
+when the turn ends, the files that differ from it are journaled too, so /undo also puts back
+what a formatter or a script changed. Outside git, what a command changes is not journaled.
 """
 
 from __future__ import annotations
@@ -18,9 +20,12 @@ import contextlib
 import hashlib
 import os
 import shutil
+import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .git_checkpoint import GitCheckpoint
 
 
 class UndoError(Exception):
@@ -43,6 +48,8 @@ class Saved:
 class TurnRecord:
     label: str
     files: dict[str, Saved] = field(default_factory=dict)
+    tree: str | None = None  # the git checkpoint before the turn's first command
+    journaled_before_tree: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -74,6 +81,7 @@ class UndoJournal:
         self.turns: list[TurnRecord] = []
         self._current: TurnRecord | None = None
         self._store: Path | None = None  # made on the first snapshot
+        self._git: GitCheckpoint | bool | None = True  # True: not looked for yet
 
     def begin(self, label: str) -> None:
         self._current = TurnRecord(" ".join(label.split())[:60])
@@ -81,6 +89,8 @@ class UndoJournal:
     def end(self) -> None:
         """The turn is over: hash what it left, keep it if it wrote anything."""
         turn, self._current = self._current, None
+        if turn is not None and turn.tree is not None:
+            self._commands_changed(turn)
         if turn is None or not turn.files:
             return
         for saved in turn.files.values():
@@ -110,6 +120,46 @@ class UndoJournal:
             made.append(parent.relative_to(self.root).as_posix())
             parent = parent.parent
         turn.files[rel] = Saved(rel, False, made_dirs=tuple(made))
+
+    def before_command(self) -> None:
+        """Called once a command is approved, before it runs: a git checkpoint (once a turn)."""
+        turn = self._current
+        if turn is None or turn.tree is not None:
+            return
+        git = self._checkpointer()
+        if git is None:
+            return
+        try:
+            tree = git.snapshot()
+        except (OSError, subprocess.SubprocessError):
+            return  # no checkpoint: edits are still journaled one by one
+        turn.tree = tree
+        turn.journaled_before_tree = frozenset(turn.files)
+
+    def _commands_changed(self, turn: TurnRecord) -> None:
+        git = self._checkpointer()
+        if git is None or turn.tree is None:
+            return
+        try:
+            after = git.snapshot()
+            changes = git.changes(turn.tree, after) if after is not None else []
+            for change in changes:
+                if change.rel in turn.journaled_before_tree:
+                    continue  # its earlier snapshot (from before the command) holds
+                if change.before is None:
+                    turn.files[change.rel] = Saved(change.rel, False)
+                    continue
+                fd, name = tempfile.mkstemp(dir=self._folder())
+                os.close(fd)
+                git.blob_to(change.before, Path(name))
+                turn.files[change.rel] = Saved(change.rel, True, change.mode, Path(name))
+        except (OSError, subprocess.SubprocessError):
+            return
+
+    def _checkpointer(self) -> GitCheckpoint | None:
+        if self._git is True:
+            self._git = GitCheckpoint.find(self.root, self._folder() / "git")
+        return self._git if isinstance(self._git, GitCheckpoint) else None
 
     def undo(self, *, force: bool = False) -> UndoResult:
         if self._current is not None and self._current.files:

@@ -5,6 +5,8 @@ expand into the user's message, edited instruction files are a priced change the
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -47,6 +49,11 @@ SCRIPT = Script(rules=[
              input={"path": "legacy.txt", "old_string": "a = 1", "new_string": "a = 2"}),
         Step(text="Running.", tool="run_command", input={"command": "echo ok"}),
         Step(text="Done."),
+    ]),
+    Rule(match="format it", steps=[
+        Step(text="Formatting.", tool="run_command",
+             input={"command": "printf 'def main():\\n    return 2\\n' > src/app.py"}),
+        Step(text="Formatted."),
     ]),
     Rule(match="read env", steps=[
         Step(text="Reading.", tool="read_file", input={"path": ".env"}),
@@ -358,3 +365,18 @@ async def test_quitting_mid_turn_stores_the_requests_already_billed(
     with SessionStore(tmp_path / "s.sqlite") as st:
         stored = [u.cost for u in st.usage_rows("proj-session")]
     assert stored == billed  # nothing billed is missing from the store
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+async def test_in_a_git_workspace_undo_puts_back_what_a_command_changed(
+    make: Factory, project: Path
+) -> None:
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    before = (project / "src" / "app.py").read_bytes()
+    app = make()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await say(app, pilot, "format it", answer="y")
+        assert (project / "src" / "app.py").read_text() == "def main():\n    return 2\n"
+        await say(app, pilot, "/undo")
+        assert (project / "src" / "app.py").read_bytes() == before
+        assert "restored src/app.py" in conversation_text(app)

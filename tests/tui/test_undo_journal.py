@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -93,3 +95,38 @@ def test_init_finds_the_test_commands_of_several_ecosystems(tmp_path: Path) -> N
     draft = draft_agents_md(tmp_path)
     assert "- TypeScript (1 files)" in draft and "- `web/` (1 files)" in draft
     assert "`package.json`" in draft
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_in_a_git_repo_what_a_command_changed_is_undone_too(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    (root / "sub").mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    (root / ".gitattributes").write_text("*.txt text eol=lf\n")  # filters must not touch bytes
+    (root / ".gitignore").write_text("build/\n")
+    (root / "sub" / "a.txt").write_bytes(b"one\r\ntwo\r\n")
+    (root / "sub" / "tool.sh").write_text("#!/bin/sh\n")
+    os.chmod(root / "sub" / "tool.sh", 0o755)
+    ws = root / "sub"  # the workspace is a folder of the repository
+    j = UndoJournal(ws)
+    j.begin("format")
+    j.before_write("a.txt")  # an edit before the command: its own snapshot holds
+    (ws / "a.txt").write_bytes(b"edited\r\n")
+    j.before_command()
+    # What the command does: rewrite two files, add one, delete one, write an ignored one.
+    (ws / "a.txt").write_bytes(b"formatted\n")
+    (ws / "tool.sh").write_text("#!/bin/sh\necho changed\n")
+    (ws / "new.txt").write_text("made by the command\n")
+    (ws / "build").mkdir()
+    (ws / "build" / "out.o").write_bytes(b"\0")
+    j.end()
+    result = j.undo()
+    assert (ws / "a.txt").read_bytes() == b"one\r\ntwo\r\n"  # CRLF kept: no eol filter applied
+    assert (ws / "tool.sh").read_text() == "#!/bin/sh\n"
+    assert (ws / "tool.sh").stat().st_mode & 0o777 == 0o755
+    assert not (ws / "new.txt").exists() and "new.txt" in result.removed
+    assert (ws / "build" / "out.o").exists()  # ignored by git: not the journal's
+    status = subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True,
+                            text=True, check=True).stdout
+    assert "A " not in status and "M " not in status  # the user's index is untouched
+    j.close()
