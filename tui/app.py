@@ -152,9 +152,6 @@ class ChatApp(ProjectCommands, App[None]):
         self.backend.approve = self.ask_approval
         self.backend.notify = self.note_setting
         self.conversation.anchor()  # stay at the bottom as entries stream in
-        # Focused before the session opens (seconds): what is typed meanwhile lands in the
-        # prompt, and a message sent meanwhile is queued (handle_line), not lost.
-        self.query_one("#prompt", Input).focus()
         try:
             await self.backend.start()
         except PrefixlockError as exc:
@@ -182,8 +179,6 @@ class ChatApp(ProjectCommands, App[None]):
         self.refresh_panel()
         self.set_interval(self.tick, self.on_tick)
         self.query_one("#prompt", Input).focus()
-        if self.queued:  # sent before the session was open: now, in order
-            self.run_turn(self.queued.pop(0))
         target = self.backend.pending_switch()
         if target is not None:
             # --model with --resume: offered as the priced switch /model makes, with its quote,
@@ -400,10 +395,6 @@ class ChatApp(ProjectCommands, App[None]):
 
     async def handle_line(self, line: str) -> None:
         parsed = self.expand_custom(parse(line, self.backend.custom_commands or ()))
-        if not self.ready and parsed.command is None and not parsed.error:
-            self.queued.append(parsed.text)
-            await self.add_note(f"queued (sent once the session is open): {parsed.text}")
-            return
         if not self.ready and parsed.command not in ("help", "quit"):
             await self.add_note("the session is not open yet", "warn")
             return

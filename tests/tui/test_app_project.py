@@ -380,3 +380,4 @@ async def test_in_a_git_workspace_undo_puts_back_what_a_command_changed(
         await say(app, pilot, "/undo")
         assert (project / "src" / "app.py").read_bytes() == before
         assert "restored src/app.py" in conversation_text(app)
+
