@@ -45,6 +45,8 @@ from prefixlock.workspace import ApprovalRequest, Decision
 
 from .backend import ChatBackend
 from .commands import COMMANDS, Parsed, parse
+from .project_commands import ProjectCommands
+from .prompt_input import PromptInput
 from .quotes import quote_rows
 from .screens import ApprovalScreen, ConfirmScreen, HelpScreen, SwitchScreen
 from .widgets import (
@@ -64,7 +66,7 @@ from .widgets import (
 HISTORY_BATCH = 12  # a resumed session's entries mounted at a time: more than a screen holds
 
 
-class ChatApp(App[None]):
+class ChatApp(ProjectCommands, App[None]):
     """prefixlock's coding assistant."""
 
     CSS_PATH = "app.tcss"
@@ -129,7 +131,7 @@ class ChatApp(App[None]):
         with Horizontal(id="body"):
             yield Conversation(id="conversation")
             yield CachePanel(id="cache-panel")
-        prompt = Input(placeholder="Message, or /help", id="prompt")
+        prompt = PromptInput(placeholder="Message, or /help", id="prompt")
         prompt.cursor_blink = self.blink  # off in snapshot tests, so frames are deterministic
         yield prompt
         yield Footer()
@@ -149,6 +151,7 @@ class ChatApp(App[None]):
 
     async def on_mount(self) -> None:
         self.backend.approve = self.ask_approval
+        self.backend.notify = self.note_setting
         self.conversation.anchor()  # stay at the bottom as entries stream in
         try:
             await self.backend.start()
@@ -165,6 +168,8 @@ class ChatApp(App[None]):
             gc.freeze()
         await self.load_history()
         await self.note_resumed_prefix()
+        for note in self.backend.command_notes:
+            await self.add_note(note, "warn")
         if self.backend.offline:
             await self.add_note(
                 f"{self.backend.offline_reason}: running on the built-in emulator "
@@ -313,7 +318,12 @@ class ChatApp(App[None]):
 
     async def add_note(self, text: str, kind: str = "info") -> Note:
         note = Note(text, kind)
-        await self.conversation.mount(note)
+        try:
+            conv = self.conversation
+        except NoMatches:  # the screen is gone: the app is closing
+            return note
+        if conv.is_attached:  # not while the app closes (a turn cancelled by quitting)
+            await conv.mount(note)
         return note
 
     async def load_history(self) -> None:
@@ -379,14 +389,13 @@ class ChatApp(App[None]):
 
     @on(Input.Submitted, "#prompt")
     async def submitted(self, event: Input.Submitted) -> None:
-        line = event.value
-        event.input.value = ""
+        line = event.value  # the prompt emptied itself already (PromptInput)
         if not line.strip():
             return
         await self.handle_line(line)
 
     async def handle_line(self, line: str) -> None:
-        parsed = parse(line)
+        parsed = self.expand_custom(parse(line, self.backend.custom_commands or ()))
         if not self.ready and parsed.command not in ("help", "quit"):
             await self.add_note("the session is not open yet", "warn")
             return
@@ -420,6 +429,7 @@ class ChatApp(App[None]):
             await self.prepared.wait()
             next_text: str | None = text
             while next_text is not None:
+                await self.offer_instructions(next_text)
                 await self.conversation.mount(UserMessage(next_text))
                 if self.delegate_next is not None:
                     model, self.delegate_next = self.delegate_next, None
@@ -545,7 +555,7 @@ class ChatApp(App[None]):
             await self.add_note(f"/{p.command}: {exc}", "error")
 
     async def cmd_help(self, args: tuple[str, ...]) -> None:
-        await self.push_screen(HelpScreen())
+        await self.push_screen(HelpScreen(self.backend.custom_commands))
 
     async def cmd_quit(self, args: tuple[str, ...]) -> None:
         self.exit()
@@ -554,7 +564,7 @@ class ChatApp(App[None]):
         await self.action_clear()
 
     async def cmd_allow(self, args: tuple[str, ...]) -> None:
-        self.backend.workspace.allow("write" if args[0] == "write" else "run")
+        self.backend.allow("write" if args[0] == "write" else "run")
         await self.add_note(f"{args[0]} allowed for the rest of this session", "info")
 
     async def cmd_cost(self, args: tuple[str, ...]) -> None:
@@ -680,7 +690,7 @@ class ChatApp(App[None]):
 
     async def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            await self.push_screen(HelpScreen())
+            await self.push_screen(HelpScreen(self.backend.custom_commands))
 
     def action_model(self) -> None:
         prompt = self.query_one("#prompt", Input)

@@ -11,11 +11,11 @@ import asyncio
 import contextlib
 import os
 import sys
-from collections.abc import AsyncIterator, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from prefixlock.clock import Clock, SystemClock
 from prefixlock.delegation import DelegationResult, ParentSession
@@ -31,15 +31,20 @@ from prefixlock.providers import Sleep
 from prefixlock.sandbox import SandboxOptions
 from prefixlock.settings import Settings
 from prefixlock.tools import Tool, ToolLike
-from prefixlock.workspace import ApprovalRequest, Approver, Decision, Workspace
+from prefixlock.workspace import ApprovalRequest, Approver, Decision, Workspace, WorkspaceError
 
+from .custom_commands import CustomCommand, load_commands
+from .permissions import Permissions
+from .settings import ChatSettings
 from .state import CacheState, PanelView, format_dollars
+from .undo import UndoJournal
 
 if TYPE_CHECKING:  # each is imported where it is used: the chat starts without what it lacks
     from prefixlock.agent import Agent
     from prefixlock.agents.registry import AgentRegistry
     from prefixlock.agents.runner import SubagentDelegator
     from prefixlock.emulator import Emulator
+    from prefixlock.mcp_tools import McpServer
     from prefixlock.session import Session
     from prefixlock.store.database import SessionStore
 
@@ -68,6 +73,20 @@ The conversation, not this prompt, carries anything that changes (dates, file st
 results), so this prompt and the tool list stay byte-identical for the whole session and the
 provider's prompt cache keeps serving them.
 """
+
+
+def changed_instruction_files(old: str, new: str) -> list[str]:
+    """The instruction files whose section differs between two `project_instructions` texts."""
+
+    def sections(text: str) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for part in text.split("# Project instructions from ")[1:]:
+            name, _, body = part.partition("\n")
+            found[name.strip()] = body
+        return found
+
+    before, after = sections(old), sections(new)
+    return [n for n in INSTRUCTION_FILES if before.get(n) != after.get(n)] or ["instructions"]
 
 
 def api_key_from_env(env: dict[str, str] | None = None) -> str | None:
@@ -104,6 +123,11 @@ class BackendOptions:
     emulator: Emulator | None = None  # one already running (tests share one across app runs)
     sleep: Sleep | None = None  # the transport's sleep between retries (tests advance a clock)
     settings: Settings | None = None  # None: the defaults
+    # The settings files' content (prefixlock.tui.settings.load_settings): permission mode and
+    # rules, MCP servers. None: the defaults (ask before every write and command).
+    chat_settings: ChatSettings | None = None
+    # The home folder for user-level custom commands (~/.claude/commands...); None: project only.
+    user_dir: Path | None = None
 
 
 def default_store_path() -> Path:
@@ -128,12 +152,28 @@ class ChatBackend:
         # another provider's model picks that provider's own variable.
         self._key: str | None = "emulator-local-key" if self.offline else (options.api_key or None)
         self.approve = approve
-        self.workspace = Workspace(
-            options.workspace,
-            approve=self._approve,
-            allow=[a for a in options.allow if a in ("write", "run")],  # type: ignore[misc]
-            sandbox=options.sandbox or "bwrap",
+        # Every write and command reaches _approve (the workspace's own allow-set stays
+        # empty): the settings' deny rules hold even after an "always", and /undo snapshots
+        # each file before it is written.
+        self.chat_settings = options.chat_settings or ChatSettings()
+        self.permissions = Permissions(
+            self.chat_settings,
+            allowed={a for a in options.allow if a in ("write", "run")},  # type: ignore[misc]
         )
+        self.workspace = Workspace(
+            options.workspace, approve=self._approve, sandbox=options.sandbox or "bwrap"
+        )
+        self.undo = UndoJournal(self.workspace.root)
+        # Said to the user when a setting decides an approval (the app shows it as a note).
+        self.notify: Callable[[str], Awaitable[None]] | None = None
+        # Told to the model with the next message (an /undo it should know about).
+        self.pending_context: list[str] = []
+        # Custom slash commands (name -> command) and what loading them noticed.
+        self.custom_commands: dict[str, CustomCommand] | None = None
+        self.command_notes: list[str] = []
+        self.mcp_servers: list[McpServer] = []
+        self._mcp_task: asyncio.Task[None] | None = None
+        self._mcp_close = asyncio.Event()
         self.model = options.model
         self.session_id = options.session_id or options.resume or "(new)"
         self.state = CacheState(self.model, self._ttl(self.model))
@@ -145,8 +185,11 @@ class ChatBackend:
         self.delegator: LiveDelegator | None = None
         # Agent definitions, read by check() (None: start() reads them).
         self.registry: AgentRegistry | None = None
-        # The project's instruction files, read once now (a block of the frozen prefix).
+        # The project's instruction files, read once now (a block of the frozen prefix); an
+        # edit later is offered as a priced prefix change (instructions_change), never taken
+        # silently. A version the user declined is not offered again.
         self.instructions = project_instructions(self.workspace.root)
+        self._declined_instructions: str | None = None
         self.sub_costs: list[tuple[str, Decimal | None]] = []
 
     @property
@@ -182,9 +225,32 @@ class ChatBackend:
         return f"No {var} set for {self.options.model}"
 
     async def _approve(self, request: ApprovalRequest) -> Decision:
-        if self.approve is None:
-            return False
-        return await self.approve(request)
+        """Settings first (deny rules, the permission mode, allow rules, "always"), then the
+        user; an approved write is snapshotted for /undo before it happens."""
+        ruling = self.permissions.decide(request)
+        if ruling.verdict == "deny":
+            # The model reads this as the tool's error: it says which setting refused.
+            raise WorkspaceError(f"{request.summary}: refused ({ruling.reason})")
+        if ruling.verdict == "allow":
+            if self.notify is not None and ruling.reason != "allowed for this session":
+                await self.notify(f"{request.summary}: {ruling.reason}")
+        else:
+            decision = await self.approve(request) if self.approve is not None else False
+            if decision == "session":
+                self.permissions.allowed.add(request.action)
+            elif decision is not True and decision != "once":
+                return False
+        if request.action == "write" and request.path:
+            self.undo.before_write(request.path)
+        elif request.action == "run":
+            # Blocking git calls, off the event loop (a big tree takes a moment to hash).
+            await asyncio.to_thread(self.undo.before_command)
+        return "once"
+
+    def allow(self, action: Literal["write", "run"]) -> None:
+        """Stop asking before writes / commands for the rest of the session (deny rules and
+        plan mode still hold)."""
+        self.permissions.allowed.add(action)
 
     def _ttl(self, model: str) -> float:
         price = self.prices.lookup(model)
@@ -226,6 +292,7 @@ class ChatBackend:
             # The workspace's agent files (.claude/agents, .prefixlock/agents): a malformed one
             # is the user's to fix (file:line), not a session that cannot start on screen.
             self.registry = AgentRegistry.discover(self.workspace.root)
+        self.load_custom_commands()  # a malformed command file: file:line, exit 2
         if self.options.store_path is not None:
             from prefixlock.store.database import SessionBusyError, SessionStore
             from prefixlock.store.waiting import wait_until_free
@@ -248,10 +315,88 @@ class ChatBackend:
                         # processes writing one session.
                         raise SessionBusyError(self.options.resume, held, str(store.path))
 
+    def load_custom_commands(self) -> dict[str, CustomCommand]:
+        """The workspace's (and the user's) custom slash commands, read once."""
+        if self.custom_commands is None:
+            from .commands import COMMANDS
+
+            self.custom_commands, self.command_notes = load_commands(
+                self.workspace.root, self.options.user_dir, reserved=[c.name for c in COMMANDS]
+            )
+        return self.custom_commands
+
+    def _guard_reads(self, tool: Tool) -> Tool:
+        """A read tool that refuses a path the settings deny (`Read(.env)`); same spec, so
+        the prefix bytes are the workspace's own."""
+        if tool.name not in ("read_file", "grep", "glob", "list_dir"):
+            return tool
+        inner, ws, perms = tool.fn, self.workspace, self.permissions
+
+        def guarded(**kwargs: Any) -> Any:
+            path = str(kwargs.get("path", "."))
+            try:
+                rel = ws.relative(ws.resolve(path))
+            except WorkspaceError:  # outside the root: the tool itself says so
+                return inner(**kwargs)
+            rule = perms.read_denied(rel)
+            if rule is not None:
+                raise WorkspaceError(f"{path}: reading it is denied by {rule.text}")
+            return inner(**kwargs)
+
+        return Tool(tool.spec, guarded, tool.args_model, tool.context_param)
+
+    async def _open_mcp_servers(self) -> None:
+        """Start the settings' stdio MCP servers and list their tools (once: pinned in the
+        prefix for the session). A server that fails to start is a ConfigError naming it.
+        The servers live in a task of their own: the MCP client's task groups must be left
+        from the task that entered them, and the app opens and closes in different ones."""
+        if self._mcp_task is not None or not self.chat_settings.mcp_servers:
+            return
+        loop = asyncio.get_running_loop()
+        opened: asyncio.Future[None] = loop.create_future()
+        self._mcp_close = asyncio.Event()
+        self._mcp_task = asyncio.create_task(self._hold_mcp_servers(opened, self._mcp_close))
+        try:
+            await opened
+        except BaseException:
+            self._mcp_task = None
+            raise
+
+    async def _hold_mcp_servers(self, opened: asyncio.Future[None], close: asyncio.Event) -> None:
+        from prefixlock.mcp_tools import McpServer
+
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                for cfg in self.chat_settings.mcp_servers:
+                    server = McpServer.stdio(cfg.command, cfg.args, env=cfg.env,
+                                             prefix=f"mcp__{cfg.name}__")
+                    try:
+                        await stack.enter_async_context(server)
+                    except ConfigError:
+                        raise
+                    except Exception as exc:
+                        raise ConfigError(
+                            f"MCP server {cfg.name!r} ({cfg.command}) did not start: "
+                            f"{type(exc).__name__}: {exc}",
+                            where=f"{cfg.source}: mcp_servers.{cfg.name}",
+                        ) from None
+                    self.mcp_servers.append(server)
+                opened.set_result(None)
+                await close.wait()
+        except BaseException as exc:
+            self.mcp_servers = []
+            if opened.done():
+                raise
+            opened.set_exception(exc)
+        finally:
+            self.mcp_servers = []
+
     def prefix(self) -> FrozenPrefix:
-        tools: list[ToolLike] = list(self.workspace.tools())
+        tools: list[ToolLike] = [self._guard_reads(t) for t in self.workspace.tools()]
         if self.delegator is not None:
             tools.append(self.delegator.tool())
+        for server in self.mcp_servers:  # listed once, at start: pinned in the prefix
+            tools.extend(server.tools)
         system = (SYSTEM_PROMPT, self.instructions) if self.instructions else SYSTEM_PROMPT
         return FrozenPrefix(system=system, tools=tools)
 
@@ -259,6 +404,8 @@ class ChatBackend:
         """Start the emulator (offline), build the agent and open (or resume) the session."""
         from prefixlock.agent import Agent
 
+        self.load_custom_commands()
+        await self._open_mcp_servers()
         base_url = self.options.base_url
         if self.offline and self.options.emulator is not None:
             base_url = self.options.emulator.base_url
@@ -351,6 +498,12 @@ class ChatBackend:
         if self._session is not None:
             s, self._session = self._session, None
             await s.aclose()
+        if self._mcp_task is not None:
+            task, self._mcp_task = self._mcp_task, None
+            self._mcp_close.set()
+            with contextlib.suppress(Exception):  # a server that died: nothing to close
+                await task
+        self.undo.close()
         if self.store is not None:
             self.store.close()
             self.store = None
@@ -368,8 +521,17 @@ class ChatBackend:
             self.sub_costs.append((ev.name, ev.cost))
 
     async def send(self, text: str) -> AsyncIterator[Event]:
-        async for ev in self.session.send(text):
-            yield ev
+        """One turn. What the model must know first (files put back by /undo) goes ahead of
+        the user's text in the same message; the files the turn writes are journaled."""
+        self.undo.begin(text)
+        if self.pending_context:
+            text = "\n".join([*self.pending_context, "", text])
+            self.pending_context = []
+        try:
+            async for ev in self.session.send(text):
+                yield ev
+        finally:
+            self.undo.end()
 
     async def delegate(self, task: str, *, agent: str, model: str | None) -> AsyncIterator[Event]:
         """Run `task` in a subagent from the user's side; the transcript gets the call and
@@ -432,6 +594,70 @@ class ChatBackend:
         return self.state.view(self.clock.now(), ledger=ledger)
 
     # -- commands -------------------------------------------------------------------------------
+
+    def undo_last(self, *, force: bool = False) -> str:
+        """Put back the files of the newest turn that wrote any; the model hears of it with
+        the next message (its transcript still shows the edits)."""
+        from .undo import UndoError
+
+        try:
+            result = self.undo.undo(force=force)
+        except UndoError as exc:
+            raise ConfigError(str(exc), where="/undo") from None
+        changed = [*result.restored, *result.removed]
+        if changed:
+            self.pending_context.append(
+                "[prefixlock: the user ran /undo; these files are back as they were before "
+                f"the turn {result.label!r}: {', '.join(changed)}]"
+            )
+        return result.text()
+
+    def permissions_text(self) -> str:
+        from .settings import describe
+
+        allowed = sorted(self.permissions.allowed)
+        text = describe(self.chat_settings).replace(
+            f"permission mode: {self.chat_settings.mode}",
+            f"permission mode: {self.permissions.mode}", 1,
+        )
+        if allowed:
+            text += "\nallowed for this session: " + ", ".join(allowed)
+        return text
+
+    def instructions_change(
+        self, next_message: str | None = None
+    ) -> tuple[str, FrozenPrefix, Quote] | None:
+        """The instruction files changed since the session's prefix was made: (the new
+        text, the prefix with it, the guard's quote for moving there); None when they did
+        not, or the user already declined this very version."""
+        fresh = project_instructions(self.workspace.root)
+        if fresh == self.instructions or fresh == self._declined_instructions:
+            return None
+        system = list(self.session.prefix.system)
+        if self.instructions and self.instructions in system:
+            at = system.index(self.instructions)
+            if fresh:
+                system[at] = fresh
+            else:
+                del system[at]
+        elif fresh:
+            system.insert(1 if system else 0, fresh)  # after the app's prompt, as at start
+        prefix = self.session.prefix.replace(system=system)
+        return fresh, prefix, self.session.quote_prefix(prefix, next_message=next_message)
+
+    def apply_instructions(self, fresh: str, prefix: FrozenPrefix, quote: Quote) -> None:
+        self.session.change_prefix(prefix, quote=quote)
+        self.instructions = fresh
+        self._declined_instructions = None
+
+    def decline_instructions(self, fresh: str) -> None:
+        self._declined_instructions = fresh
+
+    def quote_effort(self, effort: str | None) -> Quote:
+        return self.session.quote_effort(effort=effort)
+
+    def change_effort(self, effort: str | None, quote: Quote) -> None:
+        self.session.change_effort(effort=effort, quote=quote)
 
     def cost_text(self) -> str:
         v = self.panel_view()

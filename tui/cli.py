@@ -10,7 +10,10 @@ from prefixlock.command import Command
 if TYPE_CHECKING:  # typing only: the backend's imports are heavy, `prefixlock --help` stays fast
     from pathlib import Path
 
+    from prefixlock.sandbox import SandboxOptions
+
     from .backend import BackendOptions
+    from .settings import ChatSettings
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
@@ -58,7 +61,7 @@ def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--sandbox",
         choices=("bwrap", "off"),
-        default="bwrap",
+        default=None,
         help="how commands run: bwrap (default; workspace writable, rest read-only, no access "
         "to this process or its keys) or off (unconfined: your explicit choice)",
     )
@@ -97,24 +100,41 @@ def _run(args: argparse.Namespace) -> int:
             f"not an http(s) URL: {args.base_url!r} (e.g. http://localhost:8000/v1)",
             where="--base-url",
         )
-    backend = make_backend(backend_options(args, workspace, wait))
-    # Unknown model, unknown session, a session open elsewhere (waited for with --wait): one
-    # line and exit 2, before the screen.
-    backend.check()
+    from prefixlock.errors import UnknownModelError
+
+    from .settings import load_settings
+
+    # Settings files (user and project level): a bad one is one line naming it, exit 2.
+    chat_settings = load_settings(workspace, Path.home())
+    backend = make_backend(backend_options(args, workspace, chat_settings, wait))
+    try:
+        # Unknown model, unknown session, a session open elsewhere (waited for with --wait):
+        # one line and exit 2, before the screen.
+        backend.check()
+    except UnknownModelError as exc:
+        if args.model is None and chat_settings.model is not None:
+            raise exc.at(f"{chat_settings.model_source}: model") from None
+        raise
     ChatApp(backend, freeze_heap=True).run()
     return 0
 
 
 def backend_options(
-    args: argparse.Namespace, workspace: Path, wait: float = 0.0
+    args: argparse.Namespace,
+    workspace: Path,
+    chat_settings: ChatSettings | None = None,
+    wait: float = 0.0,
 ) -> BackendOptions:
-    """The backend's options from the parsed command line."""
-    from prefixlock.sandbox import SandboxOptions
+    """The backend's options from the parsed command line (which wins) and the settings."""
+    from pathlib import Path
+
+    from prefixlock.settings import Settings
 
     from .backend import DEFAULT_MODEL, BackendOptions, default_store_path
 
+    cs = chat_settings
     return BackendOptions(
-        model=args.model or DEFAULT_MODEL,
+        model=args.model or (cs.model if cs else None) or DEFAULT_MODEL,
         workspace=workspace,
         store_path=args.store or default_store_path(),
         resume=args.resume,
@@ -126,8 +146,31 @@ def backend_options(
         api_key="" if args.offline else None,
         base_url=None if args.offline else args.base_url,
         allow=tuple(args.allow),
-        sandbox=SandboxOptions(mode=args.sandbox, network=not args.no_network),
+        sandbox=_sandbox_options(args, cs),
+        settings=Settings(effort=cs.effort) if cs is not None and cs.effort else None,
+        chat_settings=cs,
+        user_dir=Path.home() if cs is not None else None,
     )
+
+
+def _sandbox_options(args: argparse.Namespace, cs: ChatSettings | None) -> SandboxOptions:
+    """The settings' `[sandbox]` table (validated by the sandbox itself), then the flags."""
+    from dataclasses import replace
+
+    from prefixlock.errors import ConfigError
+    from prefixlock.sandbox import SandboxError, SandboxOptions
+
+    options = SandboxOptions()
+    if cs is not None and cs.sandbox:
+        try:
+            options = SandboxOptions.from_mapping(cs.sandbox, where="[sandbox]")
+        except SandboxError as exc:
+            raise ConfigError(str(exc), where="settings") from None
+    if args.sandbox is not None:
+        options = replace(options, mode=args.sandbox)
+    if args.no_network:
+        options = replace(options, network=False)
+    return options
 
 
 def _is_http_url(value: str) -> bool:

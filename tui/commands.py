@@ -6,7 +6,10 @@ or key cannot exist without being listed in the help.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
+
+from .settings import EFFORTS, MODES
 
 
 @dataclass(frozen=True)
@@ -28,6 +31,10 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("keepalive", "on|off", "keep the cache warm while idle"),
     CommandSpec("lint", "", "run the policy linter on the prefix"),
     CommandSpec("allow", "write|run", "stop asking before writes or commands"),
+    CommandSpec("undo", "[force]", "put back the files the last turn wrote"),
+    CommandSpec("init", "", "draft an AGENTS.md from the workspace, show it, write it"),
+    CommandSpec("permissions", "[MODE]", "show the permission rules, or set the mode"),
+    CommandSpec("effort", "[LEVEL]", "reasoning effort (priced first): minimal..max|default"),
     CommandSpec("clear", "", "clear the view (the session is unchanged)"),
     CommandSpec("help", "", "show every command and key"),
     CommandSpec("quit", "", "save and quit"),
@@ -65,10 +72,11 @@ class Parsed:
     error: str | None = None  # an unknown command or a bad argument, said to the user
 
 
-def parse(line: str) -> Parsed:
+def parse(line: str, custom: Collection[str] = ()) -> Parsed:
     """Split an input line into a slash command or a message.
 
-    `//text` sends `/text` to the model, so a message can start with a slash.
+    `//text` sends `/text` to the model, so a message can start with a slash. `custom` names
+    the custom commands (command files): parsed as commands, expanded by the app.
     """
     stripped = line.strip()
     if not stripped.startswith("/"):
@@ -79,6 +87,8 @@ def parse(line: str) -> Parsed:
     if not words:
         return Parsed(None, error="an empty command; /help lists them")
     name, args = words[0].lower(), tuple(words[1:])
+    if name in custom and name not in _BY_NAME:
+        return Parsed(name, args, stripped)
     if name not in _BY_NAME:
         close = [c.name for c in COMMANDS if c.name.startswith(name[:2])]
         hint = f" (did you mean /{close[0]}?)" if close else ""
@@ -91,6 +101,14 @@ def parse(line: str) -> Parsed:
         return Parsed(name, args, stripped, error="usage: /resume ID (see /sessions)")
     if name == "allow" and (len(args) != 1 or args[0] not in ("write", "run")):
         return Parsed(name, args, stripped, error="usage: /allow write|run")
+    if name == "undo" and args not in ((), ("force",)):
+        return Parsed(name, args, stripped, error="usage: /undo [force]")
+    if name == "permissions" and (len(args) > 1 or (args and args[0] not in MODES)):
+        return Parsed(
+            name, args, stripped, error=f"usage: /permissions [{'|'.join(MODES)}]"
+        )
+    if name == "effort" and (len(args) > 1 or (args and args[0] not in (*EFFORTS, "default"))):
+        return Parsed(name, args, stripped, error=f"usage: /effort [{'|'.join(EFFORTS)}|default]")
     if name == "model" and len(args) > 1:
         return Parsed(name, args, stripped, error="usage: /model [MODEL]")
     return Parsed(name, args, stripped)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import ClassVar
 
 from rich.text import Text
@@ -14,6 +15,7 @@ from textual.widgets import Button, Static
 from prefixlock.workspace import ApprovalRequest, Decision
 
 from .commands import COMMANDS, KEYS
+from .custom_commands import CustomCommand
 from .quotes import QuoteRows
 
 
@@ -124,12 +126,19 @@ class ConfirmScreen(ModalScreen[bool]):
         self.dismiss(value)
 
 
-def help_text() -> Text:
+def help_text(custom: Mapping[str, CustomCommand] | None = None) -> Text:
     t = Text()
     t.append("Commands\n", style="bold underline")
     for c in COMMANDS:
         t.append(f" /{c.name} {c.args}".ljust(22), style="bold")
         t.append(f"{c.help}\n")
+    if custom:
+        t.append("\nCustom commands (.claude/commands, .prefixlock/commands)\n",
+                 style="bold underline")
+        for name in sorted(custom):
+            cmd = custom[name]
+            t.append(f" /{name} {cmd.argument_hint}".ljust(22), style="bold")
+            t.append(f"{cmd.description}\n")
     t.append("\nKeys\n", style="bold underline")
     for key, what in KEYS:
         t.append(f" {key}".ljust(22), style="bold")
@@ -167,5 +176,5 @@ class TextScreen(ModalScreen[None]):
 
 
 class HelpScreen(TextScreen):
-    def __init__(self) -> None:
-        super().__init__("prefixlock chat: help", help_text(), "help")
+    def __init__(self, custom: Mapping[str, CustomCommand] | None = None) -> None:
+        super().__init__("prefixlock chat: help", help_text(custom), "help")

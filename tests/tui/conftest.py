@@ -10,8 +10,10 @@ from typing import Any
 import pytest
 
 from prefixlock.clock import ManualClock
+from prefixlock.sandbox import SandboxOptions
 from prefixlock.tui.app import ChatApp
 from prefixlock.tui.backend import SCRIPT_PATH, BackendOptions, ChatBackend
+from tests.helpers.sandbox import BWRAP_PROBLEM
 
 
 @pytest.fixture(autouse=True)
@@ -77,6 +79,9 @@ def make_app(workspace: Path, tmp_path: Path, clock: ManualClock, chat_emulator:
             clock=clock,
             emulator=chat_emulator,
             sleep=no_sleep,
+            # Commands run in bubblewrap where this machine can run it, unconfined elsewhere:
+            # these tests pin the chat's behaviour; the sandbox has its own suite.
+            sandbox=SandboxOptions(mode="bwrap" if BWRAP_PROBLEM is None else "off"),
         )
         return ChatApp(ChatBackend(opts), blink=False)
 

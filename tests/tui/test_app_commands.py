@@ -188,7 +188,7 @@ async def test_palette_resume_in_app_and_always_allow(make_app: AppFactory, work
     first = make_app(session_id="first-session")
     async with first.run_test(size=(120, 40)) as pilot:
         await say(first, pilot, "add a note", answer="a")  # "always" for this session
-        assert "write" in first.backend.workspace.allowed
+        assert "write" in first.backend.permissions.allowed
         (workspace / "NOTES.md").unlink()
         await say(first, pilot, "add a note")  # no dialog this time
         assert (workspace / "NOTES.md").exists()

@@ -1,14 +1,17 @@
 """AGENTS.md / CLAUDE.md / CONVENTIONS.md at the workspace root are read into the frozen prefix
-at session start (a system block of their own, after the app's prompt), once."""
+at session start (a system block of their own, after the app's prompt), once; an edit later is
+quoted and applied only when accepted (tests/tui/test_app_project.py)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from tui_drive import AppFactory, ready, say
+from textual.widgets import Input
+from tui_drive import AppFactory, ready, settle, wait_for_screen
 
 from prefixlock.tui.backend import SYSTEM_PROMPT, project_instructions
+from prefixlock.tui.screens import ConfirmScreen
 
 
 def test_instruction_files_in_order_each_named(tmp_path: Path) -> None:
@@ -37,9 +40,14 @@ async def test_the_session_prefix_carries_agents_md_and_keeps_it(
         assert prefix.system[1] == (
             "# Project instructions from AGENTS.md\n\nAlways answer in haiku."
         )
-        # Edited mid-session: the prefix (and its cache) is unchanged, never silently moved.
+        # Edited mid-session: the change is quoted before the next message; declined, the
+        # prefix (and its cache) is unchanged, never silently moved.
         (workspace / "AGENTS.md").write_text("Answer in limericks.\n")
-        await say(app, pilot, "hello")
+        app.query_one("#prompt", Input).value = "hello"
+        await pilot.press("enter")
+        await wait_for_screen(app, pilot, ConfirmScreen)
+        await pilot.press("n")
+        await settle(app, pilot)
         assert app.backend.session.prefix.fingerprint == prefix.fingerprint
         assert app.backend.session.ledger.rows
 

@@ -1,0 +1,127 @@
+"""`.prefixlock/settings.toml` and the Claude Code `settings.json` shape: merged user < project,
+every mistake one line naming the file and the field, exit 2 before the screen opens."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from prefixlock.errors import ConfigError
+from prefixlock.tui.settings import SANDBOX_HOOK, load_settings
+from tests.helpers.cli import run_cli
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_project_wins_rules_add_up_and_the_claude_shape_is_read(tmp_path: Path) -> None:
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    write(home / ".prefixlock" / "settings.toml", (
+        'model = "claude-haiku-4-5"\neffort = "low"\npermission_mode = "accept-edits"\n'
+        '[permissions]\nallow = ["Bash(make:*)"]\n'
+        '[mcp_servers.files]\ncommand = "python"\nargs = ["a.py"]\n'
+    ))
+    write(ws / ".claude" / "settings.json", json.dumps({
+        "permissions": {"allow": ["Bash(npm test:*)", "WebFetch(domain:x.org)"],
+                        "deny": ["Read(.env)"], "defaultMode": "plan"},
+        "hooks": {"PreToolUse": []},  # Claude Code's own: left alone
+    }))
+    write(ws / ".prefixlock" / "settings.toml", (
+        'model = "claude-sonnet-4-6"\n[permissions]\ndeny = ["Bash(rm:*)"]\n'
+        '[mcp_servers.files]\ncommand = "python3"\n[sandbox]\nnetwork = false\n'
+    ))
+    s = load_settings(ws, home)
+    assert s.model == "claude-sonnet-4-6"
+    assert s.model_source.endswith("ws/.prefixlock/settings.toml")
+    assert s.effort == "low"  # only the user file sets it
+    assert s.mode == "plan"  # the project's Claude file named a mode; its toml did not
+    assert [r.text for r in s.allow] == ["Bash(make:*)", "Bash(npm test:*)",
+                                         "WebFetch(domain:x.org)"]
+    assert [r.text for r in s.deny] == ["Read(.env)", "Bash(rm:*)"]
+    assert [(m.name, m.command, m.args) for m in s.mcp_servers] == [("files", "python3", ())]
+    assert s.sandbox == {"network": False} and SANDBOX_HOOK == "sandbox"
+    assert len(s.sources) == 3
+    # Without a home folder only the project's files count; no file at all: the defaults.
+    assert load_settings(ws).effort is None
+    assert load_settings(tmp_path / "empty").mode == "ask"
+
+
+@pytest.mark.parametrize(
+    ("name", "text", "where", "says"),
+    [
+        (".prefixlock/settings.toml", 'model = "x"\npermission_mode = yolo\n', ":2",
+         "malformed TOML"),
+        (".prefixlock/settings.toml", 'permision_mode = "plan"\n', ": permision_mode",
+         "unknown setting"),
+        (".prefixlock/settings.toml", 'permission_mode = "yolo"\n', ": permission_mode",
+         "must be one of ask, accept-edits, plan, bypass"),
+        (".prefixlock/settings.toml", 'effort = "extreme"\n', ": effort", "must be one of"),
+        (".prefixlock/settings.toml", '[permissions]\nallow = ["Bsh(ls)"]\n',
+         ": permissions.allow[0]", "unknown tool 'Bsh'"),
+        (".prefixlock/settings.toml", '[permissions]\ndeny = "Bash(rm:*)"\n',
+         ": permissions.deny", "must be a list"),
+        (".prefixlock/settings.toml", '[mcp_servers.x]\nargs = ["a"]\n',
+         ": mcp_servers.x.command", "non-empty text"),
+        (".prefixlock/settings.toml", '[sandbox]\n', "", None),  # an empty table is fine
+        (".claude/settings.json", '{"permissions": {"allow": [1]}}', ": permissions.allow[0]",
+         "a rule must be text"),
+        (".claude/settings.json", '{"permissions": {"defaultMode": "yes"}}',
+         ": permissions.defaultMode", "must be one of default, acceptEdits"),
+        (".claude/settings.json", '{\n  "model": "x",\n}', ":3", "malformed JSON"),
+    ],
+)
+def test_a_bad_file_is_one_line_naming_the_file_and_field(
+    tmp_path: Path, name: str, text: str, where: str, says: str | None
+) -> None:
+    path = write(tmp_path / name, text)
+    if says is None:
+        load_settings(tmp_path)
+        return
+    with pytest.raises(ConfigError) as err:
+        load_settings(tmp_path)
+    line = str(err.value)
+    assert line.startswith(f"{path}{where}: "), line
+    assert says in line and "\n" not in line
+
+
+def test_chat_exits_2_on_a_bad_settings_file_and_takes_its_model(tmp_path: Path) -> None:
+    ws, home = tmp_path / "ws", tmp_path / "home"
+    ws.mkdir()
+    home.mkdir()
+    store = str(tmp_path / "s.sqlite")
+    bad = write(ws / ".prefixlock" / "settings.toml", 'permission_mode = "always"\n')
+    ran = run_cli("chat", "--workspace", str(ws), "--store", store, env={"HOME": str(home)})
+    assert ran.returncode == 2 and "Traceback" not in ran.stderr
+    assert len(ran.stderr.strip().splitlines()) == 1
+    assert f"{bad}: permission_mode: must be one of" in ran.stderr
+    # A model the settings name that no price table knows: the file is named, not --model.
+    bad.write_text('model = "claude-opsu-9"\n')
+    ran = run_cli("chat", "--workspace", str(ws), "--store", store, env={"HOME": str(home)})
+    assert ran.returncode == 2 and f"{bad}: model: unknown model 'claude-opsu-9'" in ran.stderr
+    # A user-level file is read from the home folder.
+    bad.unlink()
+    write(home / ".claude" / "settings.json", "[1, 2]")
+    ran = run_cli("chat", "--workspace", str(ws), "--store", store, env={"HOME": str(home)})
+    assert ran.returncode == 2 and "settings.json: must be a JSON object" in ran.stderr
+    assert not Path(store).exists()  # nothing written before the screen opens
+
+
+def test_backend_options_take_the_settings_model_and_effort(tmp_path: Path) -> None:
+    import argparse
+
+    from prefixlock.tui.cli import _configure, backend_options
+    from prefixlock.tui.settings import ChatSettings
+
+    parser = argparse.ArgumentParser()
+    _configure(parser)
+    cs = ChatSettings(model="claude-haiku-4-5", effort="high")
+    opts = backend_options(parser.parse_args([]), tmp_path, cs)
+    assert opts.model == "claude-haiku-4-5" and opts.settings is not None
+    assert opts.settings.effort == "high" and opts.chat_settings is cs
+    flag = backend_options(parser.parse_args(["--model", "claude-sonnet-4-6"]), tmp_path, cs)
+    assert flag.model == "claude-sonnet-4-6"  # the command line wins

@@ -1,0 +1,184 @@
+"""Which writes and commands go ahead without asking: the permission mode and the settings'
+allow / deny rules, applied to the workspace's approval requests (pure, no I/O).
+
+Order: a deny rule always wins (even in bypass mode and over "always this session"); plan mode
+refuses every write and every command not allow-listed; bypass allows the rest; accept-edits
+allows writes; an allow rule, or the user's "always" for this session, allows; else ask.
+
+Command rules follow Claude Code: `Bash(npm test)` is that exact command, `Bash(npm test:*)`
+that command and any arguments after it, a `*` elsewhere matches anything. A command line
+made of several commands (`a && b`, `a; b`, `a | b`) is allowed only when every one of them
+is, and denied when any one is; command substitution (`$(...)`, backticks) or an output
+redirection is never allowed by a rule (it is asked). Path rules (`Edit(src/**)`,
+`Read(.env)`) match the workspace-relative path: `*` within a folder, `**` across folders, a
+pattern without `/` any file of that name, a leading `/` or `./` the workspace root.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Literal
+
+from prefixlock.workspace import Action, ApprovalRequest
+
+from .settings import READ_TOOLS, WRITE_TOOLS, ChatSettings, PermissionMode, Rule
+
+Verdict = Literal["allow", "deny", "ask"]
+
+# Where one command ends and the next begins (outside quotes is not tracked: a quoted `;` only
+# makes a rule stricter, never looser).
+_SEPARATORS = re.compile(r"&&|\|\||[;&|\n]")
+# Never allowed by a rule: what runs another command or writes a file through the shell.
+_UNSAFE = re.compile(r"\$\(|`|>|<\(")
+
+
+@dataclass(frozen=True)
+class Ruling:
+    verdict: Verdict
+    reason: str  # why, for the user's note or the model's error ("" when asking)
+
+
+@dataclass
+class Permissions:
+    """The settings' rules plus what the user allowed during this session."""
+
+    settings: ChatSettings = field(default_factory=ChatSettings)
+    allowed: set[Action] = field(default_factory=set)  # "always this session", --allow, /allow
+    mode: PermissionMode = "ask"
+
+    def __post_init__(self) -> None:
+        self.mode = self.settings.mode
+
+    def decide(self, request: ApprovalRequest) -> Ruling:
+        if request.action == "write":
+            return self._write(request.path or "")
+        return self._run(request.detail)
+
+    def _write(self, path: str) -> Ruling:
+        writes = [r for r in self.settings.deny if r.tool in WRITE_TOOLS]
+        hit = first_path_rule(writes, path)
+        if hit is not None:
+            return Ruling("deny", f"denied by {hit.text} ({hit.source})")
+        if self.mode == "plan":
+            return Ruling("deny", "plan mode is read-only: no file is written")
+        if self.mode == "bypass":
+            return Ruling("allow", "bypass mode")
+        if self.mode == "accept-edits":
+            return Ruling("allow", "accept-edits mode")
+        hit = first_path_rule([r for r in self.settings.allow if r.tool in WRITE_TOOLS], path)
+        if hit is not None:
+            return Ruling("allow", f"allowed by {hit.text}")
+        if "write" in self.allowed:
+            return Ruling("allow", "allowed for this session")
+        return Ruling("ask", "")
+
+    def _run(self, command: str) -> Ruling:
+        parts = split_command(command)
+        bash_deny = [r for r in self.settings.deny if r.tool == "Bash"]
+        for part in [command.strip(), *parts]:
+            for rule in bash_deny:
+                if command_matches(rule.pattern, part):
+                    return Ruling("deny", f"denied by {rule.text} ({rule.source})")
+        allowed_by = self._allow_rule(command, parts)
+        if self.mode == "plan":
+            if allowed_by is not None:
+                return Ruling("allow", f"allowed by {allowed_by}")
+            return Ruling("deny", "plan mode is read-only: only allow-listed commands run")
+        if self.mode == "bypass":
+            return Ruling("allow", "bypass mode")
+        if allowed_by is not None:
+            return Ruling("allow", f"allowed by {allowed_by}")
+        if "run" in self.allowed:
+            return Ruling("allow", "allowed for this session")
+        return Ruling("ask", "")
+
+    def _allow_rule(self, command: str, parts: list[str]) -> str | None:
+        """The rule(s) that allow every part of `command`, or None."""
+        if _UNSAFE.search(command) or not parts:
+            return None
+        rules = [r for r in self.settings.allow if r.tool == "Bash"]
+        used: list[str] = []
+        for part in parts:
+            hit = next((r for r in rules if command_matches(r.pattern, part)), None)
+            if hit is None:
+                return None
+            if hit.text not in used:
+                used.append(hit.text)
+        return ", ".join(used)
+
+    def read_denied(self, path: str) -> Rule | None:
+        """The deny rule that keeps `path` (workspace-relative) from being read, if any."""
+        return first_path_rule([r for r in self.settings.deny if r.tool in READ_TOOLS], path)
+
+
+def split_command(command: str) -> list[str]:
+    """The simple commands of a command line, stripped, empty ones dropped."""
+    return [p.strip() for p in _SEPARATORS.split(command) if p.strip()]
+
+
+def command_matches(pattern: str | None, command: str) -> bool:
+    """Claude Code's Bash rule semantics (see the module docstring)."""
+    if pattern is None:
+        return True
+    cmd = " ".join(command.split())
+    pat = " ".join(pattern.split())
+    if pat.endswith(":*"):
+        head = pat[:-2].rstrip()
+        return cmd == head or cmd.startswith(head + " ")
+    if "*" in pat:
+        return _glob(pat, across=True).fullmatch(cmd) is not None
+    return cmd == pat
+
+
+def path_matches(pattern: str | None, path: str) -> bool:
+    """gitignore-like path rules over a workspace-relative POSIX path."""
+    if pattern is None:
+        return True
+    pat = pattern.strip()
+    rel = path.strip()
+    if rel.startswith("./"):
+        rel = rel[2:]
+    if pat.startswith("./"):
+        pat = pat[2:]
+    anchored = pat.startswith("/") or "/" in pat.rstrip("/")
+    pat = pat.lstrip("/")
+    if pat.endswith("/"):  # a folder: everything under it
+        pat += "**"
+    if not anchored:  # a bare name: that name at any depth, or anything under such a folder
+        pat = "**/" + pat
+    regex = _glob(pat, across=False)
+    return regex.fullmatch(rel) is not None or regex.fullmatch(rel + "/") is not None or any(
+        regex.fullmatch(rel[: i]) is not None for i, ch in enumerate(rel) if ch == "/"
+    )
+
+
+def first_path_rule(rules: Iterable[Rule], path: str) -> Rule | None:
+    return next((r for r in rules if path_matches(r.pattern, path)), None)
+
+
+@lru_cache(maxsize=256)
+def _glob(pattern: str, *, across: bool) -> re.Pattern[str]:
+    """`*` (any run of characters, within one folder unless `across`), `**` (across
+    folders), `?` (one character); everything else literal."""
+    out: list[str] = []
+    i = 0
+    while i < len(pattern):
+        if pattern.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif pattern.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif pattern[i] == "*":
+            out.append(".*" if across else "[^/]*")
+            i += 1
+        elif pattern[i] == "?":
+            out.append("." if across else "[^/]")
+            i += 1
+        else:
+            out.append(re.escape(pattern[i]))
+            i += 1
+    return re.compile("".join(out), re.DOTALL)

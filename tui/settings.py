@@ -1,0 +1,330 @@
+"""The chat's settings files: `.prefixlock/settings.toml` and the Claude Code `settings.json` shape.
+
+Read, lowest precedence first (a later file wins a scalar; permission rules add up):
+
+    ~/.claude/settings.json          ~/.prefixlock/settings.toml          (user level)
+    .claude/settings.json   .claude/settings.local.json   .prefixlock/settings.toml  (project)
+
+`settings.toml`:
+
+    model = "claude-sonnet-4-6"
+    effort = "low"                       # minimal | low | medium | high | max
+    permission_mode = "ask"              # ask | accept-edits | plan | bypass
+
+    [permissions]
+    allow = ["Bash(npm test:*)", "Edit(src/**)"]
+    deny  = ["Bash(rm:*)", "Read(.env)"]
+
+    [mcp_servers.files]                   # stdio MCP servers, tools pinned in the prefix
+    command = "python"
+    args = ["server.py"]
+
+    [sandbox]                             # handed as is to the command sandbox (SANDBOX_HOOK)
+
+From a Claude Code `settings.json` the keys that fit are read (`model`, `permissions.allow`,
+`permissions.deny`, `permissions.defaultMode`); its other keys (hooks, env...) are Claude Code's
+own and left alone. An unknown key in a `settings.toml` is a typo and an error. Every error is
+one `ConfigError` naming the file and the field (the CLI prints it and exits 2).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Literal, cast
+
+from prefixlock.errors import ConfigError
+
+PermissionMode = Literal["ask", "accept-edits", "plan", "bypass"]
+MODES: tuple[PermissionMode, ...] = ("ask", "accept-edits", "plan", "bypass")
+# Claude Code's `permissions.defaultMode` values, as ours.
+CLAUDE_MODES: dict[str, PermissionMode] = {
+    "default": "ask",
+    "acceptEdits": "accept-edits",
+    "plan": "plan",
+    "bypassPermissions": "bypass",
+}
+EFFORTS = ("minimal", "low", "medium", "high", "max")
+# Tools a permission rule may name (Claude Code's names). Bash rules steer run_command; Edit,
+# Write, MultiEdit and NotebookEdit the file writes; Read, Grep, Glob and LS the reads. WebFetch,
+# WebSearch and Task rules are accepted (a shared Claude file has them) and match nothing here.
+RULE_TOOLS = frozenset(
+    {"Bash", "Edit", "Write", "MultiEdit", "NotebookEdit", "Read", "Grep", "Glob", "LS",
+     "WebFetch", "WebSearch", "Task"}
+)
+WRITE_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
+READ_TOOLS = frozenset({"Read", "Grep", "Glob", "LS"})
+_RULE = re.compile(r"^(?P<tool>[A-Za-z][A-Za-z0-9_-]*)(?:\((?P<pattern>.*)\))?$", re.DOTALL)
+_SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
+
+#: The `[sandbox]` table's hook: settings keep the table as read (`ChatSettings.sandbox`, plain
+#: TOML values) and do not interpret it. The command sandbox (prefixlock.sandbox, issue 18's
+#: sandbox part) owns its options and their validation; it reads this table from here.
+SANDBOX_HOOK = "sandbox"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One permission rule: `Bash(npm test:*)` is tool "Bash", pattern "npm test:*"."""
+
+    tool: str
+    pattern: str | None  # None: the whole tool ("Bash" alone)
+    text: str
+    source: str  # "file (permissions.allow[2])", said when the rule decides
+
+
+@dataclass(frozen=True)
+class McpServerConfig:
+    """A stdio MCP server from `[mcp_servers.NAME]`."""
+
+    name: str
+    command: str
+    args: tuple[str, ...] = ()
+    env: Mapping[str, str] | None = None
+    source: str = ""
+
+
+@dataclass(frozen=True)
+class ChatSettings:
+    """What the settings files say, merged (see the module docstring for the order)."""
+
+    model: str | None = None
+    model_source: str = ""  # the file that set `model` (named if the model is unknown)
+    effort: str | None = None
+    permission_mode: PermissionMode | None = None  # None: not set here ("ask")
+    allow: tuple[Rule, ...] = ()
+    deny: tuple[Rule, ...] = ()
+    mcp_servers: tuple[McpServerConfig, ...] = ()
+    sandbox: Mapping[str, Any] = field(default_factory=dict)  # see SANDBOX_HOOK
+    sources: tuple[str, ...] = ()  # the files read, lowest precedence first
+
+    @property
+    def mode(self) -> PermissionMode:
+        return self.permission_mode or "ask"
+
+
+def settings_files(workspace: Path, user_dir: Path | None) -> list[Path]:
+    """Where settings are looked for, lowest precedence first (`user_dir`: the home folder;
+    None reads only the project's files)."""
+    files: list[Path] = []
+    if user_dir is not None:
+        files += [
+            user_dir / ".claude" / "settings.json",
+            user_dir / ".prefixlock" / "settings.toml",
+        ]
+    files += [
+        workspace / ".claude" / "settings.json",
+        workspace / ".claude" / "settings.local.json",
+        workspace / ".prefixlock" / "settings.toml",
+    ]
+    return files
+
+
+def load_settings(workspace: Path, user_dir: Path | None = None) -> ChatSettings:
+    """Read and merge every settings file that exists; a bad one raises ConfigError."""
+    merged = ChatSettings()
+    seen: set[Path] = set()
+    for path in settings_files(workspace, user_dir):
+        if not path.is_file():
+            continue
+        real = path.resolve()
+        if real in seen:  # the home folder is the workspace: one file, read once
+            continue
+        seen.add(real)
+        layer = read_settings_file(path)
+        merged = merge(merged, layer)
+    return merged
+
+
+def read_settings_file(path: Path) -> ChatSettings:
+    """One file, by its kind (`.toml` ours, `.json` Claude Code's)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"cannot read settings: {exc.strerror}", where=str(path)) from None
+    except UnicodeDecodeError:
+        raise ConfigError("cannot read settings: not UTF-8 text", where=str(path)) from None
+    if path.suffix == ".toml":
+        return parse_toml(text, str(path))
+    return parse_claude_json(text, str(path))
+
+
+def parse_toml(text: str, source: str) -> ChatSettings:
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        found = re.search(r"\(at line (\d+), column \d+\)", str(exc))
+        where = f"{source}:{found.group(1)}" if found else source
+        message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
+        raise ConfigError(f"malformed TOML: {message}", where=where) from None
+    known = {"model", "effort", "permission_mode", "permissions", "mcp_servers", SANDBOX_HOOK}
+    for key in data:
+        if key not in known:
+            raise ConfigError(
+                f"unknown setting (known: {', '.join(sorted(known))})", where=f"{source}: {key}"
+            )
+    out = ChatSettings(sources=(source,))
+    if "model" in data:
+        out = replace(out, model=_text(data["model"], source, "model"), model_source=source)
+    if "effort" in data:
+        out = replace(out, effort=_effort(data["effort"], source))
+    if "permission_mode" in data:
+        mode = data["permission_mode"]
+        if mode not in MODES:
+            raise ConfigError(
+                f"must be one of {', '.join(MODES)}, got {mode!r}",
+                where=f"{source}: permission_mode",
+            )
+        out = replace(out, permission_mode=cast(PermissionMode, mode))
+    perms = data.get("permissions", {})
+    if not isinstance(perms, dict):
+        raise ConfigError("must be a table (allow, deny)", where=f"{source}: permissions")
+    for key in perms:
+        if key not in ("allow", "deny"):
+            raise ConfigError("unknown key (known: allow, deny)",
+                              where=f"{source}: permissions.{key}")
+    out = replace(
+        out,
+        allow=_rules(perms.get("allow", []), source, "permissions.allow"),
+        deny=_rules(perms.get("deny", []), source, "permissions.deny"),
+    )
+    servers = data.get("mcp_servers", {})
+    if not isinstance(servers, dict):
+        raise ConfigError("must be a table of servers", where=f"{source}: mcp_servers")
+    out = replace(out, mcp_servers=tuple(
+        _server(name, spec, source) for name, spec in servers.items()
+    ))
+    sandbox = data.get(SANDBOX_HOOK, {})
+    if not isinstance(sandbox, dict):
+        raise ConfigError("must be a table", where=f"{source}: {SANDBOX_HOOK}")
+    return replace(out, sandbox=sandbox)
+
+
+def parse_claude_json(text: str, source: str) -> ChatSettings:
+    """The keys of a Claude Code settings file that mean something here."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"malformed JSON: {exc.msg}", where=f"{source}:{exc.lineno}") from None
+    if not isinstance(data, dict):
+        raise ConfigError("must be a JSON object", where=source)
+    out = ChatSettings(sources=(source,))
+    if "model" in data:
+        out = replace(out, model=_text(data["model"], source, "model"), model_source=source)
+    perms = data.get("permissions", {})
+    if not isinstance(perms, dict):
+        raise ConfigError("must be an object (allow, deny, defaultMode)",
+                          where=f"{source}: permissions")
+    mode = perms.get("defaultMode")
+    if mode is not None:
+        if mode not in CLAUDE_MODES:
+            raise ConfigError(
+                f"must be one of {', '.join(CLAUDE_MODES)}, got {mode!r}",
+                where=f"{source}: permissions.defaultMode",
+            )
+        out = replace(out, permission_mode=CLAUDE_MODES[mode])
+    return replace(
+        out,
+        allow=_rules(perms.get("allow", []), source, "permissions.allow"),
+        deny=_rules(perms.get("deny", []), source, "permissions.deny"),
+    )
+
+
+def merge(low: ChatSettings, high: ChatSettings) -> ChatSettings:
+    """`high` over `low`: its scalars win when it sets them; rules and servers add up (a
+    server of the same name is replaced)."""
+    servers = {s.name: s for s in low.mcp_servers}
+    servers.update({s.name: s for s in high.mcp_servers})
+    return ChatSettings(
+        model=high.model if high.model is not None else low.model,
+        model_source=high.model_source if high.model is not None else low.model_source,
+        effort=high.effort if high.effort is not None else low.effort,
+        permission_mode=high.permission_mode or low.permission_mode,
+        allow=low.allow + high.allow,
+        deny=low.deny + high.deny,
+        mcp_servers=tuple(servers[n] for n in sorted(servers)),
+        sandbox={**low.sandbox, **high.sandbox},
+        sources=low.sources + high.sources,
+    )
+
+
+def parse_rule(text: object, source: str, where: str) -> Rule:
+    """`Tool` or `Tool(pattern)`; `mcp__server` / `mcp__server__tool` name MCP tools."""
+    at = f"{source}: {where}"
+    if not isinstance(text, str) or not text.strip():
+        raise ConfigError(f"a rule must be text such as 'Bash(npm test:*)', got {text!r}",
+                          where=at)
+    found = _RULE.match(text.strip())
+    if found is None:
+        raise ConfigError(f"malformed rule {text!r}: expected Tool or Tool(pattern)", where=at)
+    tool, pattern = found.group("tool"), found.group("pattern")
+    if tool not in RULE_TOOLS and not tool.startswith("mcp__"):
+        raise ConfigError(
+            f"unknown tool {tool!r} in rule {text!r} (known: {', '.join(sorted(RULE_TOOLS))}, "
+            "mcp__SERVER[__TOOL])",
+            where=at,
+        )
+    if pattern is not None and not pattern.strip():
+        pattern = None  # "Bash()" is "Bash"
+    return Rule(tool, pattern.strip() if pattern else None, text.strip(), at)
+
+
+def _rules(value: object, source: str, key: str) -> tuple[Rule, ...]:
+    if not isinstance(value, list):
+        raise ConfigError("must be a list of rules such as 'Bash(npm test:*)'",
+                          where=f"{source}: {key}")
+    return tuple(parse_rule(v, source, f"{key}[{i}]") for i, v in enumerate(value))
+
+
+def _text(value: object, source: str, key: str) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"must be non-empty text, got {value!r}", where=f"{source}: {key}")
+    return value.strip()
+
+
+def _effort(value: object, source: str) -> str:
+    if value not in EFFORTS:
+        raise ConfigError(f"must be one of {', '.join(EFFORTS)}, got {value!r}",
+                          where=f"{source}: effort")
+    return str(value)
+
+
+def _server(name: str, spec: object, source: str) -> McpServerConfig:
+    at = f"{source}: mcp_servers.{name}"
+    if not _SERVER_NAME.match(name):
+        raise ConfigError("a server name is letters, digits, '_' and '-' (1 to 40)", where=at)
+    if not isinstance(spec, dict):
+        raise ConfigError("must be a table (command, args, env)", where=at)
+    for key in spec:
+        if key not in ("command", "args", "env"):
+            raise ConfigError("unknown key (known: command, args, env)", where=f"{at}.{key}")
+    command = _text(spec.get("command"), source, f"mcp_servers.{name}.command")
+    args = spec.get("args", [])
+    if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
+        raise ConfigError("must be a list of strings", where=f"{at}.args")
+    env = spec.get("env")
+    if env is not None and (
+        not isinstance(env, dict) or not all(isinstance(v, str) for v in env.values())
+    ):
+        raise ConfigError("must be a table of strings", where=f"{at}.env")
+    return McpServerConfig(name, command, tuple(args), env, source)
+
+
+def describe(settings: ChatSettings) -> str:
+    """The settings in force, for `/permissions`."""
+    lines = [f"permission mode: {settings.mode}"]
+    for label, group in (("allow", settings.allow), ("deny", settings.deny)):
+        if group:
+            lines.append(f"{label}: " + ", ".join(r.text for r in group))
+    if settings.effort:
+        lines.append(f"effort: {settings.effort}")
+    if settings.mcp_servers:
+        lines.append("MCP servers: " + ", ".join(s.name for s in settings.mcp_servers))
+    lines.append(
+        "settings read: " + (", ".join(settings.sources) if settings.sources else "none")
+    )
+    return "\n".join(lines)
