@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from prefixlock.clock import Clock, SystemClock
 from prefixlock.delegation import DelegationResult, ParentSession
 from prefixlock.errors import ConfigError, MissingKeyError, UnknownModelError, UserError
-from prefixlock.events import Event, SubagentFinish, SubagentStart, UsageReport
+from prefixlock.events import Event, SubagentFinish, SubagentStart, ToolCall, UsageReport
 from prefixlock.guard.quote import Quote
 from prefixlock.prefix import FrozenPrefix
 from prefixlock.prices import PriceTable
@@ -37,6 +37,8 @@ if TYPE_CHECKING:  # each is imported where it is used: the chat starts without 
     from prefixlock.emulator import Emulator
     from prefixlock.session import Session
     from prefixlock.store.database import SessionStore
+
+    from .model_picker import ModelRow
 
 KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "PREFIXLOCK_API_KEY")
 DEFAULT_MODEL = "claude-sonnet-4-6"
@@ -148,6 +150,7 @@ class ChatBackend:
         # another provider's model picks that provider's own variable.
         self._key: str | None = "emulator-local-key" if self.offline else (options.api_key or None)
         self.approve = approve
+        self._granted: dict[str, int] = {}  # approved deferred calls not run yet, per tool
         self.workspace = Workspace(
             options.workspace,
             approve=self._approve,
@@ -201,6 +204,11 @@ class ChatBackend:
         return f"No {var} set for {self.options.model}"
 
     async def _approve(self, request: ApprovalRequest) -> Decision:
+        # A call the user approved through the session's deferred approvals (`decide`) runs
+        # without a second question; anything else still asks through `approve`.
+        if self._granted.get(request.tool, 0) > 0:
+            self._granted[request.tool] -= 1
+            return "once"
         if self.approve is None:
             return False
         return await self.approve(request)
@@ -383,8 +391,48 @@ class ChatBackend:
             self.sub_costs.append((ev.name, ev.cost))
 
     async def send(self, text: str) -> AsyncIterator[Event]:
+        self._gate()
         async for ev in self.session.send(text):
             yield ev
+
+    # -- approvals: the SDK's deferred tool calls (prefixlock.approvals) -------------------------
+
+    def _gate(self) -> None:
+        """The session defers the calls of the workspace tools whose action the user has not
+        allowed (`/allow`, "always" in the dialog); other required tools are left as set."""
+        from .approval_flow import TOOL_ACTIONS, gated_tools
+
+        required = self.session.approvals.required
+        required.difference_update(TOOL_ACTIONS)
+        required.update(gated_tools(self.workspace.allowed))
+
+    def pending_approvals(self) -> list[ToolCall]:
+        """The calls the stopped turn waits on (empty when no turn waits)."""
+        return self.session.pending_approvals if self._session is not None else []
+
+    def decide(self, call: ToolCall, decision: Decision, *, ask_again: bool = False) -> None:
+        """Record the user's answer on the session: "session" also allows the action for the
+        rest of the session. `ask_again`: approved without the user (a call that can only
+        fail), so the workspace still asks if it would act after all."""
+        from .approval_flow import TOOL_ACTIONS
+
+        if decision == "session" and call.name in TOOL_ACTIONS:
+            self.workspace.allow(TOOL_ACTIONS[call.name])
+        if decision in (True, "once", "session"):
+            self.session.approve(call.id)
+            if not ask_again:
+                self._granted[call.name] = self._granted.get(call.name, 0) + 1
+        else:
+            self.session.deny(call.id, "the user declined; nothing was changed")
+
+    async def resume_turn(self) -> AsyncIterator[Event]:
+        """Run the decided calls and continue the stopped turn."""
+        self._gate()
+        try:
+            async for ev in self.session.resume():
+                yield ev
+        finally:
+            self._granted.clear()  # a grant is for the calls of this resume only
 
     async def delegate(self, task: str, *, agent: str, model: str | None) -> AsyncIterator[Event]:
         """Run `task` in a subagent from the user's side; the transcript gets the call and
@@ -578,6 +626,16 @@ class ChatBackend:
         # Unknown front-matter keys are kept and reported; on this screen, not to stderr.
         lines.extend(f"  note: {w}" for w in self.delegator.registry.warnings)
         return "\n".join(lines)
+
+    def model_rows(self) -> list[ModelRow]:
+        """The model picker's rows: each priced model's prices, whether this session's cache
+        is warm on it, and what a switch to it would re-bill (the guard's quote)."""
+        from .model_picker import picker_rows
+
+        return picker_rows(
+            self.prices, self.model, self.panel_view().warm_seconds or 0.0, self.quote_switch,
+            self.clock.now(),
+        )
 
     def quote_switch(self, model: str) -> Quote:
         if ":" not in model and self.prices.lookup(model) is None:
