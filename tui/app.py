@@ -404,7 +404,14 @@ class ChatApp(App[None]):
                     # approve; it runs and the model reads why it failed.
                     self.backend.decide(call, "once", ask_again=True)
                     continue
-                self.backend.decide(call, await self.ask_approval(request))
+                try:
+                    decision = await self.ask_approval(request)
+                except asyncio.CancelledError:
+                    # The calls stay unanswered: the next message gives them an error result.
+                    await self.add_note("turn cancelled: the waiting tool calls did not run",
+                                        "warn")
+                    raise
+                self.backend.decide(call, decision)
             await self.stream(self.backend.resume_turn(), resumed=True)
 
     async def attach_mentions(self, text: str) -> str:

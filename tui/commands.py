@@ -36,6 +36,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
 #: (key, what it does) for the help screen; the app's BINDINGS use the same keys.
 KEYS: tuple[tuple[str, str], ...] = (
     ("enter", "send the message / run the command"),
+    ("shift+enter / ctrl+j", "new line in the message (a paste keeps its lines)"),
+    ("up / down (in the prompt)", "earlier messages (first / last line)"),
+    ("/ or @ then tab", "complete a command or a workspace file"),
     ("ctrl+p", "command palette"),
     ("f1", "help (this screen)"),
     ("ctrl+o", "switch model (/model)"),

@@ -25,7 +25,7 @@ from prefixlock.errors import PrefixlockError
 from prefixlock.guard.quote import Quote
 from prefixlock.prices import Price
 
-from .state import format_countdown, format_dollars
+from .state import format_dollars
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,8 @@ def row_text(row: ModelRow, width: int = 18) -> Text:
     t.append(f"{name:<{width}}", style="bold" if row.current else "")
     t.append(f" {_money(row.input):>6} {_money(row.cache_read):>6} {_money(row.output):>7}")
     if row.warm_seconds > 0:
-        t.append(f"  warm {format_countdown(row.warm_seconds):>5}", style="green")
+        left = int(row.warm_seconds)
+        t.append(f"  warm {left // 60:>2}:{left % 60:02d}", style="green")
     else:
         t.append("  cold      ", style="dim")
     if row.current:
