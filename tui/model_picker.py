@@ -76,33 +76,44 @@ def picker_rows(
 
 
 def _money(d: Decimal) -> str:
-    return f"${d:.2f}" if d < 100 else f"${d:.0f}"
+    if d >= 100:
+        return f"${d:.0f}"
+    # Cents, unless that would show a real price as $0.00 (cache reads of the cheap models).
+    return f"${d:.2f}" if d == d.quantize(Decimal("0.01")) or d >= 1 else f"${d:.3f}"
 
 
-def row_text(row: ModelRow, width: int = 18) -> Text:
-    """`● claude-sonnet-4-6  $3.00 $0.30 $15.00  warm 4:59  current` as one line."""
+NAME_WIDTH = 17
+
+
+def row_text(row: ModelRow) -> Text:
+    """`● claude-sonnet-4-6  $3.00  $0.30  $15.00  warm 4:59  current`: one line that fits
+    the dialog at 80 columns."""
     t = Text()
     t.append("● " if row.current else "  ", style="bold")
-    name = row.model if len(row.model) <= width else row.model[: width - 1] + "…"
-    t.append(f"{name:<{width}}", style="bold" if row.current else "")
-    t.append(f" {_money(row.input):>6} {_money(row.cache_read):>6} {_money(row.output):>7}")
+    name = row.model if len(row.model) <= NAME_WIDTH else row.model[: NAME_WIDTH - 1] + "…"
+    t.append(f"{name:<{NAME_WIDTH}}", style="bold" if row.current else "")
+    t.append(f"{_money(row.input):>6}{_money(row.cache_read):>7}{_money(row.output):>8}")
     if row.warm_seconds > 0:
         left = int(row.warm_seconds)
-        t.append(f"  warm {left // 60:>2}:{left % 60:02d}", style="green")
+        t.append(f"  warm{left // 60:>3}:{left % 60:02d}", style="green")
     else:
-        t.append("  cold      ", style="dim")
+        t.append("  cold     ", style="dim")
     if row.current:
         t.append("  current", style="bold")
     elif row.switch_dollars is None:
         t.append("  no quote", style="dim")
     elif row.switch_dollars > 0:
-        t.append(f"  re-bills {format_dollars(row.switch_dollars)}", style="yellow")
+        t.append(f"  +{format_dollars(row.switch_dollars)}", style="yellow")
     else:
-        t.append("  free switch", style="dim")
+        t.append("  free", style="dim")
     return t
 
 
-HEADER = "  model               input  cache  output  (USD per 1M tokens)"
+HEADER = "  model              input   read  output  cache      switch"
+HINT = (
+    "USD per 1M tokens; switch: what moving re-bills now (the guard's quote)\n"
+    "enter: switch (the quote dialog first if it re-bills)  escape: cancel"
+)
 
 
 class ModelPickerScreen(ModalScreen[str | None]):
@@ -122,10 +133,7 @@ class ModelPickerScreen(ModalScreen[str | None]):
             yield Static(Text(HEADER, style="dim"), classes="picker-header")
             yield OptionList(*(Option(row_text(r), id=r.model) for r in self.rows),
                              id="model-list")
-            yield Static(
-                Text("enter: switch (priced first when the cache is warm)  escape: cancel"),
-                classes="dialog-hint",
-            )
+            yield Static(Text(HINT), classes="dialog-hint")
 
     def on_mount(self) -> None:
         listing = self.query_one("#model-list", OptionList)
