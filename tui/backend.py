@@ -512,10 +512,6 @@ class ChatBackend:
             lines.append(f"  subagent {name}: {format_dollars(cost) if cost is not None else '?'}")
         return "\n".join(lines)
 
-    def models_text(self) -> str:
-        names = sorted(p.model for p in self.prices)
-        return f"current model: {self.model}\nusage: /model MODEL (known: {', '.join(names)})"
-
     async def set_keepalive(self, on: bool) -> str:
         self.keepalive = on
         if self._session is not None:
