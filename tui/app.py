@@ -744,10 +744,9 @@ class ChatApp(App[None]):
         if not isinstance(self.screen, HelpScreen):
             await self.push_screen(HelpScreen())
 
-    def action_model(self) -> None:
-        prompt = self.query_one("#prompt", PromptInput)
-        prompt.value = "/model "
-        prompt.focus()
+    async def action_model(self) -> None:
+        """Ctrl+O: the model picker (once the session is open)."""
+        await self.handle_line("/model")
 
     def action_toggle_tools(self) -> None:
         entries = list(self.query(ToolEntry))

@@ -79,3 +79,12 @@ def test_rows_mark_a_model_warm_when_the_guard_predicts_a_read_there() -> None:
     line = str(row_text(ModelRow(HAIKU, "anthropic", Decimal(1), Decimal("0.1"), Decimal(5),
                                  False, 240.0, Decimal(0))))
     assert "warm  4:00" in line and line.endswith("free")
+
+
+async def test_ctrl_o_opens_the_picker(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        await pilot.press("ctrl+o")
+        picker = await wait_for_screen(app, pilot, ModelPickerScreen)
+        assert picker.rows[0].current
