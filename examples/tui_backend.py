@@ -1,5 +1,6 @@
 """The chat app's backend without the screen: one session on the built-in emulator, its
-workspace tools behind an approval callback, and the cache panel's figures after each turn.
+workspace tools behind the SDK's deferred approvals (the turn stops on a write; the caller
+sees its diff, decides, and resumes), and the cache panel's figures after each turn.
 
 Runs offline in a temporary workspace and prints what the panel would show.
 """
@@ -11,15 +12,10 @@ import tempfile
 from pathlib import Path
 
 from prefixlock.clock import ManualClock
-from prefixlock.events import ToolCall, TurnComplete
+from prefixlock.events import ApprovalRequired, ToolCall, TurnComplete
+from prefixlock.tui.approval_flow import preview
 from prefixlock.tui.backend import BackendOptions, ChatBackend
 from prefixlock.tui.state import format_countdown, format_dollars
-from prefixlock.workspace import ApprovalRequest, Decision
-
-
-async def approve(request: ApprovalRequest) -> Decision:
-    print(f"  approve? {request.summary} -> yes")
-    return True
 
 
 async def main() -> None:
@@ -36,18 +32,30 @@ async def main() -> None:
                 clock=clock,
                 session_id="example",
             ),
-            approve=approve,
         )
         await backend.start()
         try:
             for text in ("hello", "look around", "add a note"):
                 print(f"> {text}")
-                async for ev in backend.send(text):
-                    backend.observe(ev)
-                    if isinstance(ev, ToolCall):
-                        print(f"  tool: {ev.name} {ev.input}")
-                    elif isinstance(ev, TurnComplete):
-                        print(f"  answer: {ev.text.splitlines()[0]}")
+                events = backend.send(text)
+                while True:
+                    async for ev in events:
+                        backend.observe(ev)
+                        if isinstance(ev, ToolCall):
+                            print(f"  tool: {ev.name} {ev.input}")
+                        elif isinstance(ev, ApprovalRequired):
+                            print(f"  waiting for approval: {[c.name for c in ev.calls]}")
+                        elif isinstance(ev, TurnComplete) and ev.text:
+                            print(f"  answer: {ev.text.splitlines()[0]}")
+                    calls = backend.pending_approvals()
+                    if not calls:
+                        break
+                    for call in calls:
+                        request = await preview(backend.workspace, call)  # its diff
+                        shown = request if isinstance(request, str) else request.summary
+                        print(f"  approve? {shown} -> yes")
+                        backend.decide(call, "once")
+                    events = backend.resume_turn()
                 v = backend.panel_view()
                 print(
                     f"  panel: hit {v.hit_rate:.1%}, read {v.last_read}, written "

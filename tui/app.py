@@ -21,7 +21,7 @@ from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Collapsible, Footer, Input, Static
+from textual.widgets import Collapsible, Footer, Static, TextArea
 
 from prefixlock.errors import PrefixlockError
 from prefixlock.events import (
@@ -43,10 +43,14 @@ from prefixlock.events import (
 )
 from prefixlock.workspace import ApprovalRequest, Decision
 
+from .approval_flow import TOOL_ACTIONS, decision_note, preview
 from .backend import ChatBackend
 from .commands import COMMANDS, Parsed, parse
+from .input_history import InputHistory, history_path
+from .mentions import expand_mentions
+from .model_picker import ModelPickerScreen
 from .project_commands import ProjectCommands
-from .prompt_input import PromptInput
+from .prompt_input import PromptArea, PromptInput
 from .quotes import quote_rows
 from .screens import ApprovalScreen, ConfirmScreen, HelpScreen, SwitchScreen
 from .widgets import (
@@ -131,9 +135,12 @@ class ChatApp(ProjectCommands, App[None]):
         with Horizontal(id="body"):
             yield Conversation(id="conversation")
             yield CachePanel(id="cache-panel")
-        prompt = PromptInput(placeholder="Message, or /help", id="prompt")
-        prompt.cursor_blink = self.blink  # off in snapshot tests, so frames are deterministic
-        yield prompt
+        b = self.backend
+        history = InputHistory(history_path(b.options.store_path, b.workspace.root))
+        yield PromptArea(
+            root=b.workspace.root, history=history, blink=self.blink, id="input-area",
+            placeholder="Message, /command or @file (enter sends, ctrl+j new line)",
+        )
         yield Footer()
 
     def header_text(self) -> str:
@@ -179,7 +186,7 @@ class ChatApp(ProjectCommands, App[None]):
         self.ready = True
         self.refresh_panel()
         self.set_interval(self.tick, self.on_tick)
-        self.query_one("#prompt", Input).focus()
+        self.query_one("#prompt", PromptInput).focus()
         target = self.backend.pending_switch()
         if target is not None:
             # --model with --resume: offered as the priced switch /model makes, with its quote,
@@ -371,7 +378,8 @@ class ChatApp(ProjectCommands, App[None]):
         await self.show_earlier()
 
     async def ask_approval(self, request: ApprovalRequest) -> Decision:
-        """The workspace's approval callback: a modal dialog, answered by the user."""
+        """A modal dialog, answered by the user: the deferred calls' question, and the
+        workspace's own callback for an action that reaches it unapproved."""
         loop = asyncio.get_running_loop()
         answer: asyncio.Future[Decision] = loop.create_future()
 
@@ -379,20 +387,66 @@ class ChatApp(ProjectCommands, App[None]):
             if not answer.done():
                 answer.set_result(result if result is not None else False)
 
-        self.push_screen(ApprovalScreen(request), done)
-        decision = await answer
-        shown = {True: "approved", "once": "approved", "session": "allowed for the session"}
-        await self.add_note(f"{request.summary}: {shown.get(decision, 'declined')}", "approval")
+        screen = ApprovalScreen(request)
+        self.push_screen(screen, done)
+        try:
+            decision = await answer
+        except asyncio.CancelledError:  # the turn was cancelled: the question goes with it
+            if screen.is_attached and screen is self.screen:
+                self.pop_screen()
+            raise
+        await self.add_note(decision_note(request.summary, decision), "approval")
         return decision
+
+    async def settle_approvals(self) -> None:
+        """The turn stopped on tool calls that need the user (the SDK's deferred calls):
+        ask about each (its diff or command), record the answers on the session, resume the
+        turn; again while the resumed turn stops on more."""
+        while calls := self.backend.pending_approvals():
+            for call in calls:
+                action = TOOL_ACTIONS.get(call.name)
+                if action is not None and action in self.backend.permissions.allowed:
+                    self.backend.decide(call, "once")  # "always" was chosen for an earlier one
+                    continue
+                request = await preview(self.backend.workspace, call)
+                if isinstance(request, str):
+                    # It cannot succeed (outside the root, old text not found): nothing to
+                    # approve; it runs and the model reads why it failed.
+                    self.backend.decide(call, "once", ask_again=True)
+                    continue
+                if self.backend.permissions.decide(request).verdict != "ask":
+                    # A setting decides it (a deny rule, an allow rule, the mode): no dialog;
+                    # the workspace applies the ruling when the call runs, and says why.
+                    self.backend.decide(call, "once", ask_again=True)
+                    continue
+                try:
+                    decision = await self.ask_approval(request)
+                except asyncio.CancelledError:
+                    # The calls stay unanswered: the next message gives them an error result.
+                    await self.add_note("turn cancelled: the waiting tool calls did not run",
+                                        "warn")
+                    raise
+                self.backend.decide(call, decision)
+            await self.stream(self.backend.resume_turn(), resumed=True)
+
+    async def attach_mentions(self, text: str) -> str:
+        """The message with the content of each `@path` it mentions attached (the user
+        message carries them, never the prefix); a note says what was attached."""
+        expanded = await asyncio.to_thread(expand_mentions, text, self.backend.workspace)
+        if expanded.attached:
+            await self.add_note("attached: " + ", ".join(expanded.attached), "info")
+        for problem in expanded.problems:
+            await self.add_note(problem, "warn")
+        return expanded.message
 
     # -- input ----------------------------------------------------------------------------------
 
-    @on(Input.Submitted, "#prompt")
-    async def submitted(self, event: Input.Submitted) -> None:
-        line = event.value  # the prompt emptied itself already (PromptInput)
-        if not line.strip():
-            return
-        await self.handle_line(line)
+    @on(PromptInput.Submitted, "#prompt")
+    async def submitted(self, event: PromptInput.Submitted) -> None:
+        # The prompt emptied itself before posting this (PromptInput): nothing typed after the
+        # Enter is glued to this message.
+        if event.value.strip():
+            await self.handle_line(event.value)
 
     async def handle_line(self, line: str) -> None:
         parsed = self.expand_custom(parse(line, self.backend.custom_commands or ()))
@@ -431,34 +485,37 @@ class ChatApp(ProjectCommands, App[None]):
             while next_text is not None:
                 await self.offer_instructions(next_text)
                 await self.conversation.mount(UserMessage(next_text))
+                message = await self.attach_mentions(next_text)
                 if self.delegate_next is not None:
                     model, self.delegate_next = self.delegate_next, None
                     await self.stream(
-                        self.backend.delegate(next_text, agent="explorer", model=model)
+                        self.backend.delegate(message, agent="explorer", model=model)
                     )
                 else:
-                    await self.stream(self.backend.send(next_text))
+                    await self.stream(self.backend.send(message))
+                    await self.settle_approvals()
                 next_text = self.queued.pop(0) if self.queued else None
                 self.refresh_header()
         except asyncio.CancelledError:
             if self.queued and self.is_running:
                 # Cancelling one turn does not throw away what was typed after it: back into
                 # the prompt, to send, edit or clear.
-                prompt = self.screen_stack[0].query_one("#prompt", Input)
-                prompt.value = " ".join([*self.queued, prompt.value]).strip()
-                prompt.cursor_position = len(prompt.value)
+                prompt = self.screen_stack[0].query_one("#prompt", PromptInput)
+                prompt.value = "\n".join([*self.queued, prompt.value]).strip()
                 self.queued.clear()
                 await self.add_note("the queued messages are back in the prompt", "info")
             raise
         finally:
             self.set_busy(False)
 
-    async def stream(self, events: AsyncIterator[Event]) -> None:
+    async def stream(self, events: AsyncIterator[Event], *, resumed: bool = False) -> None:
         """Render a stream of events; a fault ends as a message, the session goes on. The
-        caller marks the app busy around it."""
+        caller marks the app busy around it. `resumed`: the turn continues after approvals,
+        so the results of the calls already on screen go to their lines."""
         self._assistant = None
         self._attempt_text = []
-        self._tools = {}  # this stream's calls (a cancelled turn's never get their result)
+        if not resumed:
+            self._tools = {}  # this stream's calls (a cancelled turn's never get their result)
         try:
             async for ev in events:
                 await self.on_session_event(ev)
@@ -624,9 +681,24 @@ class ChatApp(ProjectCommands, App[None]):
 
     async def cmd_model(self, args: tuple[str, ...]) -> None:
         if not args:
-            await self.add_note(self.backend.models_text(), "info")
+            self.pick_model()
             return
         self.choose_switch(args[0])
+
+    @work(group="dialog")
+    async def pick_model(self) -> None:
+        """The model picker (prices, warm caches, what a switch re-bills); the model chosen
+        goes through the priced switch."""
+        try:
+            rows = self.backend.model_rows()
+        except PrefixlockError as exc:
+            await self.add_note(f"/model: {exc}", "error")
+            return
+        choice = await self.push_screen_wait(ModelPickerScreen(rows))
+        if choice is None or choice == self.backend.model:
+            await self.add_note(f"kept {self.backend.model}", "info")
+            return
+        self.choose_switch(choice)
 
     @work(exclusive=True, group="dialog")
     async def choose_switch(self, target: str) -> None:
@@ -692,11 +764,9 @@ class ChatApp(ProjectCommands, App[None]):
         if not isinstance(self.screen, HelpScreen):
             await self.push_screen(HelpScreen(self.backend.custom_commands))
 
-    def action_model(self) -> None:
-        prompt = self.query_one("#prompt", Input)
-        prompt.value = "/model "
-        prompt.cursor_position = len(prompt.value)
-        prompt.focus()
+    async def action_model(self) -> None:
+        """Ctrl+O: the model picker (once the session is open)."""
+        await self.handle_line("/model")
 
     def action_toggle_tools(self) -> None:
         entries = list(self.query(ToolEntry))
@@ -735,7 +805,7 @@ class ChatApp(ProjectCommands, App[None]):
             await self.action_cancel_turn()
             return
         prompt = self.focused
-        if isinstance(prompt, Input) and not prompt.selection.is_empty:
+        if isinstance(prompt, TextArea) and not prompt.selection.is_empty:
             prompt.action_copy()
             return
         self.action_help_quit()

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from prefixlock.clock import Clock, SystemClock
 from prefixlock.delegation import DelegationResult, ParentSession
 from prefixlock.errors import ConfigError, MissingKeyError, UnknownModelError, UserError
-from prefixlock.events import Event, SubagentFinish, SubagentStart, UsageReport
+from prefixlock.events import Event, SubagentFinish, SubagentStart, ToolCall, UsageReport
 from prefixlock.guard.quote import Quote
 from prefixlock.instructions import INSTRUCTION_FILES as INSTRUCTION_FILES
 from prefixlock.instructions import INSTRUCTION_LIMIT as INSTRUCTION_LIMIT
@@ -47,6 +47,8 @@ if TYPE_CHECKING:  # each is imported where it is used: the chat starts without 
     from prefixlock.mcp_tools import McpServer
     from prefixlock.session import Session
     from prefixlock.store.database import SessionStore
+
+    from .model_picker import ModelRow
 
 KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "PREFIXLOCK_API_KEY")
 DEFAULT_MODEL = "claude-sonnet-4-6"
@@ -152,6 +154,7 @@ class ChatBackend:
         # another provider's model picks that provider's own variable.
         self._key: str | None = "emulator-local-key" if self.offline else (options.api_key or None)
         self.approve = approve
+        self._granted: dict[str, int] = {}  # approved deferred calls not run yet, per tool
         # Every write and command reaches _approve (the workspace's own allow-set stays
         # empty): the settings' deny rules hold even after an "always", and /undo snapshots
         # each file before it is written.
@@ -225,13 +228,17 @@ class ChatBackend:
         return f"No {var} set for {self.options.model}"
 
     async def _approve(self, request: ApprovalRequest) -> Decision:
-        """Settings first (deny rules, the permission mode, allow rules, "always"), then the
-        user; an approved write is snapshotted for /undo before it happens."""
+        """Settings first (deny rules hold even after an approval), then a call the user
+        approved through the session's deferred approvals (`decide`), then allow rules and the
+        permission mode, then the user; an approved write is snapshotted for /undo before it
+        happens."""
         ruling = self.permissions.decide(request)
         if ruling.verdict == "deny":
             # The model reads this as the tool's error: it says which setting refused.
             raise WorkspaceError(f"{request.summary}: refused ({ruling.reason})")
-        if ruling.verdict == "allow":
+        if self._granted.get(request.tool, 0) > 0:
+            self._granted[request.tool] -= 1  # asked in the dialog already: not twice
+        elif ruling.verdict == "allow":
             if self.notify is not None and ruling.reason != "allowed for this session":
                 await self.notify(f"{request.summary}: {ruling.reason}")
         else:
@@ -523,6 +530,7 @@ class ChatBackend:
     async def send(self, text: str) -> AsyncIterator[Event]:
         """One turn. What the model must know first (files put back by /undo) goes ahead of
         the user's text in the same message; the files the turn writes are journaled."""
+        self._gate()
         self.undo.begin(text)
         if self.pending_context:
             text = "\n".join([*self.pending_context, "", text])
@@ -531,7 +539,51 @@ class ChatBackend:
             async for ev in self.session.send(text):
                 yield ev
         finally:
-            self.undo.end()
+            # A turn stopped on calls waiting for the user goes on in resume_turn: its writes
+            # belong to this turn's record (one /undo undoes the whole turn).
+            if not self.pending_approvals():
+                self.undo.end()
+
+    # -- approvals: the SDK's deferred tool calls (prefixlock.approvals) -------------------------
+
+    def _gate(self) -> None:
+        """The session defers the calls of the workspace tools whose action the user has not
+        allowed (`/allow`, "always" in the dialog); other required tools are left as set."""
+        from .approval_flow import TOOL_ACTIONS, gated_tools
+
+        required = self.session.approvals.required
+        required.difference_update(TOOL_ACTIONS)
+        required.update(gated_tools(self.permissions.allowed))
+
+    def pending_approvals(self) -> list[ToolCall]:
+        """The calls the stopped turn waits on (empty when no turn waits)."""
+        return self.session.pending_approvals if self._session is not None else []
+
+    def decide(self, call: ToolCall, decision: Decision, *, ask_again: bool = False) -> None:
+        """Record the user's answer on the session: "session" also allows the action for the
+        rest of the session. `ask_again`: approved without the user (a call that can only
+        fail), so the workspace still asks if it would act after all."""
+        from .approval_flow import TOOL_ACTIONS
+
+        if decision == "session" and call.name in TOOL_ACTIONS:
+            self.permissions.allowed.add(TOOL_ACTIONS[call.name])
+        if decision in (True, "once", "session"):
+            self.session.approve(call.id)
+            if not ask_again:
+                self._granted[call.name] = self._granted.get(call.name, 0) + 1
+        else:
+            self.session.deny(call.id, "the user declined; nothing was changed")
+
+    async def resume_turn(self) -> AsyncIterator[Event]:
+        """Run the decided calls and continue the stopped turn."""
+        self._gate()
+        try:
+            async for ev in self.session.resume():
+                yield ev
+        finally:
+            self._granted.clear()  # a grant is for the calls of this resume only
+            if not self.pending_approvals():
+                self.undo.end()
 
     async def delegate(self, task: str, *, agent: str, model: str | None) -> AsyncIterator[Event]:
         """Run `task` in a subagent from the user's side; the transcript gets the call and
@@ -675,10 +727,6 @@ class ChatBackend:
             lines.append(f"  subagent {name}: {format_dollars(cost) if cost is not None else '?'}")
         return "\n".join(lines)
 
-    def models_text(self) -> str:
-        names = sorted(p.model for p in self.prices)
-        return f"current model: {self.model}\nusage: /model MODEL (known: {', '.join(names)})"
-
     async def set_keepalive(self, on: bool) -> str:
         self.keepalive = on
         if self._session is not None:
@@ -789,6 +837,16 @@ class ChatBackend:
         # Unknown front-matter keys are kept and reported; on this screen, not to stderr.
         lines.extend(f"  note: {w}" for w in self.delegator.registry.warnings)
         return "\n".join(lines)
+
+    def model_rows(self) -> list[ModelRow]:
+        """The model picker's rows: each priced model's prices, whether this session's cache
+        is warm on it, and what a switch to it would re-bill (the guard's quote)."""
+        from .model_picker import picker_rows
+
+        return picker_rows(
+            self.prices, self.model, self.panel_view().warm_seconds or 0.0, self.quote_switch,
+            self.clock.now(),
+        )
 
     def quote_switch(self, model: str) -> Quote:
         if ":" not in model and self.prices.lookup(model) is None:

@@ -22,7 +22,7 @@ class CommandSpec:
 
 
 COMMANDS: tuple[CommandSpec, ...] = (
-    CommandSpec("model", "[MODEL]", "quote a model switch; switch, delegate or cancel"),
+    CommandSpec("model", "[MODEL]", "model picker, or quote a switch to MODEL"),
     CommandSpec("agents", "[NAME TASK]", "list subagents, or run TASK in one"),
     CommandSpec("compact", "", "quote compacting the history, then compact"),
     CommandSpec("cost", "", "dollars: main, subagents, saved by the cache"),
@@ -43,9 +43,12 @@ COMMANDS: tuple[CommandSpec, ...] = (
 #: (key, what it does) for the help screen; the app's BINDINGS use the same keys.
 KEYS: tuple[tuple[str, str], ...] = (
     ("enter", "send the message / run the command"),
+    ("shift+enter / ctrl+j", "new line in the message (a paste keeps its lines)"),
+    ("up / down (in the prompt)", "earlier messages (first / last line)"),
+    ("/ or @ then tab", "complete a command or a workspace file"),
     ("ctrl+p", "command palette"),
     ("f1", "help (this screen)"),
-    ("ctrl+o", "switch model (/model)"),
+    ("ctrl+o", "model picker (/model)"),
     ("ctrl+r", "expand or fold every tool call"),
     ("ctrl+l", "clear the conversation view"),
     ("ctrl+g", "toggle keep-alive"),

@@ -84,6 +84,8 @@ class UndoJournal:
         self._git: GitCheckpoint | bool | None = True  # True: not looked for yet
 
     def begin(self, label: str) -> None:
+        if self._current is not None:  # a turn left open (cancelled while calls waited)
+            self.end()
         self._current = TurnRecord(" ".join(label.split())[:60])
 
     def end(self) -> None:

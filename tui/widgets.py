@@ -416,6 +416,18 @@ class Conversation(VerticalScroll):
         if new_value <= 0 < old_value:  # arriving at the top, not every frame spent there
             self.post_message(self.ReachedTop())
 
+    def release_anchor(self) -> None:
+        super().release_anchor()
+        # Every user scroll releases the anchor first; Textual re-anchors only when scroll_y
+        # changes and lands at the end. Page Down or a wheel notch at the end moves nothing,
+        # so the view stayed released and new output went on below the screen: once the
+        # scroll is applied, a view that is (and stays) at the end follows again.
+        self.call_after_refresh(self._follow_if_at_end)
+
+    def _follow_if_at_end(self) -> None:
+        if self.scroll_y >= self.max_scroll_y and self.scroll_target_y >= self.max_scroll_y:
+            self.anchor()
+
 
 class EarlierEntries(Note):
     """The top line of a resumed session: how many earlier entries are not on screen yet.

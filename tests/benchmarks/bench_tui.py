@@ -68,9 +68,10 @@ async def _press_latencies(app: ChatApp, pilot: object, count: int, gap: float) 
     includes waiting behind whatever the event loop is busy with (the stream's rendering).
     """
     from textual import events
-    from textual.widgets import Input
 
-    prompt = app.query_one("#prompt", Input)
+    from prefixlock.tui.prompt_input import PromptInput
+
+    prompt = app.query_one("#prompt", PromptInput)
     out: list[float] = []
     for i in range(count):
         ch = "abcdefghij"[i % 10]

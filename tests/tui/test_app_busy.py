@@ -7,9 +7,9 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from textual.widgets import Input
 from tui_drive import AppFactory, conversation_text, ready, settle
 
+from prefixlock.tui.prompt_input import PromptInput
 from prefixlock.tui.widgets import UserMessage
 
 
@@ -31,7 +31,7 @@ async def test_slow_client_preparation_leaves_the_screen_live_and_queues_input(
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(app, pilot)
         assert "connecting…" in str(app.query_one("#header").render())
-        prompt = app.query_one("#prompt", Input)
+        prompt = app.query_one("#prompt", PromptInput)
         prompt.focus()
         await pilot.press(*"hello")
         await pilot.press("enter")
@@ -72,7 +72,7 @@ async def test_ctrl_c_cancels_a_running_turn_and_keeps_what_was_queued(
     app.backend.send = held  # type: ignore[method-assign]
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(app, pilot)
-        prompt = app.query_one("#prompt", Input)
+        prompt = app.query_one("#prompt", PromptInput)
         prompt.focus()
         prompt.value = "hello"
         await pilot.press("enter")

@@ -44,3 +44,31 @@ async def test_the_view_follows_after_scrolling_back_and_after_a_dialog(
         await pilot.press("escape")
         await say(app, pilot, "look around")
         assert conv.scroll_y == conv.max_scroll_y
+
+
+async def test_the_view_follows_after_page_down_at_the_end(make_app: AppFactory) -> None:
+    """Page Down (or a wheel notch down) when the view is already at the end moves nothing
+    but released Textual's anchor, and no later scroll re-anchored it: new output then
+    arrived below the screen."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(2):
+            await say(app, pilot, "look around")
+        conv = app.conversation
+        assert conv.max_scroll_y > 0 and conv.scroll_y == conv.max_scroll_y
+        await pilot.press("pageup")
+        await pilot.press("pagedown", "pagedown")  # back to the end, then once more
+        await still(app, pilot)
+        assert conv.scroll_y == conv.max_scroll_y
+        await say(app, pilot, "look around")
+        assert conv.scroll_y == conv.max_scroll_y
+        conv._scroll_down_for_pointer(animate=False)  # a wheel notch at the end
+        await say(app, pilot, "look around")
+        assert conv.scroll_y == conv.max_scroll_y
+        # Reading back is left alone: new output does not pull the view down.
+        await pilot.press("pageup")
+        await still(app, pilot)
+        where = conv.scroll_y
+        assert where < conv.max_scroll_y
+        await say(app, pilot, "look around")
+        assert conv.scroll_y == where < conv.max_scroll_y

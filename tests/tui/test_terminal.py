@@ -99,6 +99,25 @@ def test_chat_in_tmux_answers_and_shows_the_hit_rate(tmux: Tmux, tmp_path: Path)
     tmux.wait_for(lambda t: "No API key found" in t, "the app to open on the emulator")
     assert "EMULATOR" in tmux.pane()
 
+    # A bracketed paste keeps its lines and Ctrl+J adds one (nothing is sent); Enter sends
+    # them all as one message.
+    tmux("set-buffer", "-b", "paste", "pasted one\npasted two")
+    tmux("paste-buffer", "-p", "-d", "-b", "paste", "-t", "chat")
+    # A key sent in the same instant as the paste's end can be handled before the paste
+    # (seen with Textual 8.2.8); a person's next key comes later.
+    tmux.wait_for(lambda t: "pasted two" in t, "the pasted lines in the prompt")
+    tmux("send-keys", "-t", "chat", "C-j")
+    tmux("send-keys", "-t", "chat", "-l", "typed three")
+    tmux.wait_for(
+        lambda t: "pasted one" in t and "pasted two" in t and "typed three" in t,
+        "the pasted and typed lines in the prompt",
+    )
+    tmux("send-keys", "-t", "chat", "Enter")
+    pane = tmux.wait_for(lambda t: "answers are canned" in t, "the answer to the pasted message")
+    lines = pane.splitlines()
+    first = next(i for i, line in enumerate(lines) if "› pasted one" in line)
+    assert "pasted two" in lines[first + 1] and "typed three" in lines[first + 2], pane
+
     tmux("send-keys", "-t", "chat", "-l", "hello")
     tmux("send-keys", "-t", "chat", "Enter")
     tmux.wait_for(lambda t: "built-in emulator" in t and "Hello!" in t, "the streamed answer")

@@ -7,9 +7,9 @@ from typing import Any, TypeVar
 
 from textual.pilot import Pilot
 from textual.screen import Screen
-from textual.widgets import Input
 
 from prefixlock.tui.app import ChatApp
+from prefixlock.tui.prompt_input import PromptInput
 from prefixlock.tui.screens import ApprovalScreen
 
 AppFactory = Callable[..., ChatApp]
@@ -67,7 +67,7 @@ async def ready(app: ChatApp, pilot: Pilot[None], limit: float = 30.0) -> None:
 async def say(app: ChatApp, pilot: Pilot[None], text: str, *, answer: str = "y") -> None:
     """Type `text` into the prompt, press enter and wait for the turn to finish."""
     await ready(app, pilot)
-    prompt = app.query_one("#prompt", Input)
+    prompt = app.query_one("#prompt", PromptInput)
     prompt.focus()
     prompt.value = text
     await pilot.press("enter")
@@ -78,7 +78,7 @@ async def open_dialog(
     app: ChatApp, pilot: Pilot[None], line: str, kind: type[S], limit: float = 10.0
 ) -> S:
     """Type `line` into the prompt, press enter and wait for the `kind` dialog it opens."""
-    prompt = app.query_one("#prompt", Input)
+    prompt = app.query_one("#prompt", PromptInput)
     prompt.value = line
     await pilot.press("enter")
     return await wait_for_screen(app, pilot, kind, limit)

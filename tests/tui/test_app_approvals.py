@@ -1,0 +1,92 @@
+"""Tool approval in the chat goes through the SDK's deferred tool calls: the turn stops with
+the write or command pending on the session, the dialog shows its diff or command, the answer
+is recorded on the session and the turn resumes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from tui_drive import AppFactory, conversation_text, open_dialog, ready, say, settle
+
+from prefixlock.events import ToolCall
+from prefixlock.tui.approval_flow import gated_tools, preview
+from prefixlock.tui.screens import ApprovalScreen
+from prefixlock.workspace import ApprovalRequest, Workspace
+
+
+def _results(app: Any) -> list[dict[str, Any]]:
+    return [
+        b for m in app.backend.session.transcript.messages for b in m.blocks
+        if b.get("type") == "tool_result"
+    ]
+
+
+async def test_a_write_waits_on_the_session_and_a_denial_reaches_the_model(
+    make_app: AppFactory, workspace: Path
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        s = app.backend.session
+        await open_dialog(app, pilot, "add a note", ApprovalScreen)
+        # The turn stopped with the call pending on the session (the SDK's approvals).
+        assert [c.name for c in s.pending_approvals] == ["write_file"]
+        assert {"edit_file", "write_file", "run_command"} <= s.approvals.required
+        assert not (workspace / "NOTES.md").exists()
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert not s.pending_approvals
+        denied = _results(app)[-1]
+        assert denied["is_error"] and "Denied by the user" in str(denied["content"])
+        assert not (workspace / "NOTES.md").exists()
+        assert "create NOTES.md (+3 -0): declined" in conversation_text(app)
+        # "Always": approved, and writes stop waiting for the rest of the session.
+        await open_dialog(app, pilot, "add a note", ApprovalScreen)
+        await pilot.press("a")
+        await settle(app, pilot)
+        assert (workspace / "NOTES.md").exists()
+        assert "write_file" not in s.approvals.required
+        assert "run_command" in s.approvals.required
+        (workspace / "NOTES.md").unlink()
+        await say(app, pilot, "add a note", answer="n")  # "n" would refuse if it were asked
+        assert (workspace / "NOTES.md").exists()
+
+
+async def test_ctrl_c_during_the_question_closes_it_and_the_session_goes_on(
+    make_app: AppFactory,
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        await open_dialog(app, pilot, "run the tests", ApprovalScreen)
+        await pilot.press("ctrl+c")
+        await settle(app, pilot)
+        assert not isinstance(app.screen, ApprovalScreen)
+        assert "turn cancelled" in conversation_text(app)
+        await say(app, pilot, "hello")
+        # The unanswered call got an error result before the next message (no dangling call).
+        assert _results(app)[-1]["is_error"]
+        assert not app.backend.session.pending_approvals
+
+
+async def test_preview_is_what_the_workspace_would_ask_and_never_acts(tmp_path: Path) -> None:
+    (tmp_path / "a.txt").write_text("one\ntwo\n")
+    ws = Workspace(tmp_path)
+    edit = await preview(ws, ToolCall("c1", "edit_file", {
+        "path": "a.txt", "old_string": "two", "new_string": "TWO"}))
+    assert isinstance(edit, ApprovalRequest)
+    assert edit.summary == "edit a.txt (+1 -1)" and "+TWO" in edit.detail
+    assert (tmp_path / "a.txt").read_text() == "one\ntwo\n"
+    run = await preview(ws, ToolCall("c2", "run_command", {"command": "touch ran"}))
+    assert isinstance(run, ApprovalRequest) and run.detail == "touch ran"
+    assert not (tmp_path / "ran").exists()
+    # A call that can only fail has nothing to approve: its error, for the model.
+    missing = await preview(ws, ToolCall("c3", "edit_file", {
+        "path": "a.txt", "old_string": "nope", "new_string": "x"}))
+    assert isinstance(missing, str) and "not found" in missing
+    outside = await preview(ws, ToolCall("c4", "write_file", {"path": "../x", "content": "x"}))
+    assert isinstance(outside, str) and "outside" in outside
+    assert not (tmp_path.parent / "x").exists()
+    assert gated_tools({"write"}) == {"run_command"}
+    assert gated_tools(()) == {"edit_file", "write_file", "run_command"}

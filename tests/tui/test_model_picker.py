@@ -1,0 +1,90 @@
+"""`/model` opens a picker with every priced model's prices, whether this session's cache is
+warm on it and what a switch would re-bill (the cache guard's quote); choosing a model goes
+through the priced switch dialog first."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from textual.widgets import OptionList
+from tui_drive import (
+    AppFactory,
+    conversation_text,
+    open_dialog,
+    ready,
+    say,
+    settle,
+    wait_for_screen,
+)
+
+from prefixlock.tui.model_picker import ModelPickerScreen, ModelRow, picker_rows, row_text
+from prefixlock.tui.screens import SwitchScreen
+
+HAIKU, SONNET = "claude-haiku-4-5", "claude-sonnet-4-6"
+
+
+async def _choose(pilot: object, picker: ModelPickerScreen, model: str) -> None:
+    listing = picker.query_one("#model-list", OptionList)
+    listing.highlighted = [r.model for r in picker.rows].index(model)
+    await pilot.press("enter")  # type: ignore[attr-defined]
+
+
+async def test_the_picker_shows_prices_warm_caches_and_quotes_before_a_switch(
+    make_app: AppFactory,
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        await say(app, pilot, "hello")
+        picker = await open_dialog(app, pilot, "/model", ModelPickerScreen)
+        rows = {r.model: r for r in picker.rows}
+        assert set(rows) == {p.model for p in app.backend.prices}
+        assert picker.rows[0].model == SONNET and rows[SONNET].current
+        warm = app.backend.panel_view().warm_seconds
+        assert warm is not None and rows[SONNET].warm_seconds == warm > 0
+        price = app.backend.prices.lookup(HAIKU)
+        assert price is not None and rows[HAIKU].input == price.input
+        quote = app.backend.session.quote_switch(HAIKU)
+        assert quote.warns and rows[HAIKU].switch_dollars == quote.dollars
+        assert rows[HAIKU].warm_seconds == 0  # never used in this session
+        shown = str(row_text(rows[HAIKU]))
+        assert f"${price.input:.2f}" in shown and "cold" in shown and "+$0.0" in shown
+        await _choose(pilot, picker, HAIKU)
+        await wait_for_screen(app, pilot, SwitchScreen)  # priced before it happens
+        assert app.backend.session.model == SONNET
+        await pilot.press("s")
+        await settle(app, pilot)
+        assert app.backend.session.model == HAIKU
+        picker = await open_dialog(app, pilot, "/model", ModelPickerScreen)
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert app.backend.session.model == HAIKU
+        assert f"kept {HAIKU}" in conversation_text(app)
+
+
+def test_rows_mark_a_model_warm_when_the_guard_predicts_a_read_there() -> None:
+    from prefixlock.prices import PriceTable
+
+    class Ahead:
+        read, expires_at = 1200, 1_000_240.0
+
+    class Q:
+        warns, dollars, with_action = True, Decimal("0.0123"), Ahead()
+
+    prices = PriceTable.default()
+    rows = picker_rows(prices, SONNET, 100.0, lambda m: Q(), 1_000_000.0)  # type: ignore[arg-type,return-value]
+    by = {r.model: r for r in rows}
+    assert by[HAIKU].warm_seconds == 240.0 and by[HAIKU].switch_dollars == Decimal("0.0123")
+    assert by[SONNET].warm_seconds == 100.0 and rows[0].model == SONNET
+    line = str(row_text(ModelRow(HAIKU, "anthropic", Decimal(1), Decimal("0.1"), Decimal(5),
+                                 False, 240.0, Decimal(0))))
+    assert "warm  4:00" in line and line.endswith("free")
+
+
+async def test_ctrl_o_opens_the_picker(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        await pilot.press("ctrl+o")
+        picker = await wait_for_screen(app, pilot, ModelPickerScreen)
+        assert picker.rows[0].current

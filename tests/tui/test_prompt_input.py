@@ -1,0 +1,161 @@
+"""The chat's prompt under Pilot: multi-line input and paste, history recalled with Up/Down and
+kept per workspace, `/command` completion, `@file` mentions whose content goes into the user
+message (never the prefix)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from textual import events
+from tui_drive import AppFactory, conversation_text, ready, settle
+
+from prefixlock.tui.app import ChatApp
+from prefixlock.tui.prompt_input import CompletionList, PromptInput
+
+
+def _prompt(app: ChatApp) -> PromptInput:
+    return app.query_one("#prompt", PromptInput)
+
+
+def _last_user_text(app: ChatApp) -> str:
+    """The text the model got in the session's newest user message."""
+    for msg in reversed(app.backend.session.transcript.messages):
+        if msg.role == "user":
+            texts = [str(b.get("text", "")) for b in msg.blocks if b.get("type") == "text"]
+            if texts:
+                return "\n".join(texts)
+    raise AssertionError("no user message")
+
+
+async def test_ctrl_j_and_a_paste_keep_newlines_and_enter_sends_them_all(
+    make_app: AppFactory,
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(app, pilot)
+        prompt = _prompt(app)
+        prompt.focus()
+        await pilot.press(*"first", "ctrl+j", *"second")
+        assert prompt.value == "first\nsecond"  # not sent: a newline
+        app.post_message(events.Paste("\npasted one\npasted two"))  # as the driver does
+        await pilot.pause()
+        assert prompt.value == "first\nsecond\npasted one\npasted two"
+        assert app.backend.session.turn == 0  # a paste never sends
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert _last_user_text(app) == "first\nsecond\npasted one\npasted two"
+        assert prompt.value == ""
+
+
+async def test_up_and_down_recall_sent_messages_and_keep_them_per_workspace(
+    make_app: AppFactory, tmp_path: Path
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(app, pilot)
+        prompt = _prompt(app)
+        prompt.focus()
+        for line in ("hello", "two\nlines"):
+            await pilot.press(*line.split("\n")[0])
+            if "\n" in line:
+                await pilot.press("ctrl+j", *line.split("\n")[1])
+            await pilot.press("enter")
+            await settle(app, pilot)
+        await pilot.press(*"draft")
+        await pilot.press("up")
+        assert prompt.value == "two\nlines"
+        # The cursor is on the recalled text's last line: Up moves within it first.
+        await pilot.press("up")
+        assert prompt.value == "two\nlines"
+        await pilot.press("up")
+        assert prompt.value == "hello"
+        await pilot.press("up")  # the oldest: stays
+        assert prompt.value == "hello"
+        await pilot.press("down")
+        assert prompt.value == "two\nlines"
+        await pilot.press("down")
+        assert prompt.value == "draft"  # back to what was being typed
+    files = list((tmp_path / "history").glob("*.jsonl"))
+    assert len(files) == 1
+    assert [json.loads(x) for x in files[0].read_text().splitlines()] == ["hello", "two\nlines"]
+    again = make_app(session_id="another-session")
+    async with again.run_test(size=(100, 30)) as pilot:
+        await ready(again, pilot)
+        _prompt(again).focus()
+        await pilot.press("up")
+        assert _prompt(again).value == "two\nlines"  # a new session in the same workspace
+
+
+async def test_slash_lists_commands_tab_completes_and_enter_runs_one_without_arguments(
+    make_app: AppFactory,
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(app, pilot)
+        prompt = _prompt(app)
+        listing = app.query_one("#completion", CompletionList)
+        prompt.focus()
+        await pilot.press("/", "m")
+        await pilot.pause()
+        assert listing.display and [c.value for c in listing.items] == ["/model"]
+        await pilot.press("tab")
+        assert prompt.value == "/model " and not listing.display
+        prompt.value = ""
+        await pilot.press("/", "c", "o")
+        await pilot.pause()
+        assert [c.value for c in listing.items] == ["/compact", "/cost"]
+        await pilot.press("down")
+        assert listing.chosen is not None and listing.chosen.value == "/cost"
+        await pilot.press("enter")  # taken and run: /cost needs no argument
+        await settle(app, pilot)
+        assert prompt.value == ""
+        assert "cost so far" in conversation_text(app)
+        await pilot.press("/", "h")
+        await pilot.pause()
+        assert listing.display
+        await pilot.press("escape")
+        assert not listing.display and prompt.value == "/h"  # escape closes the list only
+
+
+async def test_an_at_mention_completes_a_workspace_file_and_sends_its_content(
+    make_app: AppFactory, workspace: Path
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(app, pilot)
+        prompt = _prompt(app)
+        listing = app.query_one("#completion", CompletionList)
+        prompt.focus()
+        fingerprint = app.backend.session.prefix.fingerprint
+        await pilot.press(*"explain @app")
+        await prompt.files_listed()
+        await pilot.pause()
+        assert [c.value for c in listing.items] == ["@src/app.py"]
+        await pilot.press("tab")
+        assert prompt.value == "explain @src/app.py "
+        await pilot.press("enter")
+        await settle(app, pilot)
+        sent = _last_user_text(app)
+        assert sent.startswith("explain @src/app.py")
+        assert '<file path="src/app.py">' in sent and "def main():" in sent
+        # The content went with the message, not into the cached prefix.
+        assert app.backend.session.prefix.fingerprint == fingerprint
+        shown = conversation_text(app)
+        assert "attached: src/app.py" in shown
+
+
+async def test_a_mention_outside_the_workspace_is_not_attached(
+    make_app: AppFactory, workspace: Path
+) -> None:
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(app, pilot)
+        prompt = _prompt(app)
+        prompt.value = "what is in @../secret.txt"
+        prompt.focus()
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert "top secret" not in _last_user_text(app)
+        shown = conversation_text(app)
+        assert "@../secret.txt: not attached" in shown
