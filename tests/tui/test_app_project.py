@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from textual.widgets import Input
 from tui_drive import conversation_text, ready, say, wait_for_screen
 
 from prefixlock.clock import ManualClock
@@ -22,6 +21,7 @@ from prefixlock.errors import ConfigError
 from prefixlock.tui.app import ChatApp
 from prefixlock.tui.backend import BackendOptions, ChatBackend
 from prefixlock.tui.preview import PreviewScreen
+from prefixlock.tui.prompt_input import PromptInput
 from prefixlock.tui.screens import ApprovalScreen, ConfirmScreen, HelpScreen
 from prefixlock.tui.settings import ChatSettings, McpServerConfig, parse_rule
 from prefixlock.workspace import ApprovalRequest
@@ -238,7 +238,7 @@ async def test_edited_instructions_are_priced_and_applied_only_when_accepted(
         await say(app, pilot, "hello")
         start = app.backend.session.prefix
         (project / "AGENTS.md").write_text("Answer in detail.\n")
-        prompt = app.query_one("#prompt", Input)
+        prompt = app.query_one("#prompt", PromptInput)
         prompt.value = "hello again"
         await pilot.press("enter")
         dialog = await wait_for_screen(app, pilot, ConfirmScreen)
@@ -270,7 +270,7 @@ async def test_init_shows_the_draft_and_asks_again_before_overwriting(
     app = make()
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(app, pilot)
-        prompt = app.query_one("#prompt", Input)
+        prompt = app.query_one("#prompt", PromptInput)
         prompt.value = "/init"
         await pilot.press("enter")
         preview = await wait_for_screen(app, pilot, PreviewScreen)
@@ -300,7 +300,7 @@ async def test_effort_change_is_priced_before_it_happens(make: Factory) -> None:
     app = make()
     async with app.run_test(size=(120, 40)) as pilot:
         await say(app, pilot, "hello")
-        prompt = app.query_one("#prompt", Input)
+        prompt = app.query_one("#prompt", PromptInput)
         prompt.value = "/effort high"
         await pilot.press("enter")
         await wait_for_screen(app, pilot, ConfirmScreen)
@@ -350,7 +350,7 @@ async def test_quitting_mid_turn_stores_the_requests_already_billed(
     app = make()
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(app, pilot)
-        prompt = app.query_one("#prompt", Input)
+        prompt = app.query_one("#prompt", PromptInput)
         prompt.value = "edit then run"
         await pilot.press("enter")
         await wait_for_screen(app, pilot, ApprovalScreen)  # the edit

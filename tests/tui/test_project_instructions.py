@@ -7,10 +7,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from textual.widgets import Input
 from tui_drive import AppFactory, ready, settle, wait_for_screen
 
 from prefixlock.tui.backend import SYSTEM_PROMPT, project_instructions
+from prefixlock.tui.prompt_input import PromptInput
 from prefixlock.tui.screens import ConfirmScreen
 
 
@@ -43,7 +43,7 @@ async def test_the_session_prefix_carries_agents_md_and_keeps_it(
         # Edited mid-session: the change is quoted before the next message; declined, the
         # prefix (and its cache) is unchanged, never silently moved.
         (workspace / "AGENTS.md").write_text("Answer in limericks.\n")
-        app.query_one("#prompt", Input).value = "hello"
+        app.query_one("#prompt", PromptInput).value = "hello"
         await pilot.press("enter")
         await wait_for_screen(app, pilot, ConfirmScreen)
         await pilot.press("n")

@@ -106,9 +106,9 @@ def _chat(tmux: Tmux, name: str, ws: Path, store: Path, url: str, *extra: str) -
 def _type(tmux: Tmux, name: str, text: str) -> None:
     """Type `text`, see it in the prompt, press Enter, see the prompt empty again."""
     tmux("send-keys", "-t", name, "-l", text)
-    _wait(tmux, name, f"▊  {text}")
+    _wait(tmux, name, f"▊ {text}")
     tmux("send-keys", "-t", name, "Enter")
-    _wait(tmux, name, "Message, or /help")
+    _wait(tmux, name, "Message, /command or @file")
 
 
 def _quit(tmux: Tmux, name: str) -> None:
@@ -143,13 +143,13 @@ def _wait_for_keys(tmux: Tmux, name: str) -> None:
     while time.monotonic() < deadline:
         tmux("send-keys", "-t", name, "-l", "~")
         time.sleep(0.3)
-        if "Message, or /help" not in _pane(tmux, name):
+        if "Message, /command or @file" not in _pane(tmux, name):
             break
         tmux("send-keys", "-t", name, "BSpace")
     else:
         raise AssertionError(f"the prompt never took a key:\n{_pane(tmux, name)}")
     tmux("send-keys", "-t", name, "C-u")  # clears the prompt (Input: delete to start)
-    _wait(tmux, name, "Message, or /help")
+    _wait(tmux, name, "Message, /command or @file")
 
 
 def _panel_main(pane: str) -> str:
