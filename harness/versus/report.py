@@ -121,6 +121,7 @@ def run_versus(
     from ..prices import PriceTable
     from .peers import PEERS
     from .run import run_peer, run_prefixlock
+    from .scenario import mark_compactions
 
     prices = PriceTable.builtin()
     known = {p.name: p for p in PEERS}
@@ -135,16 +136,25 @@ def run_versus(
             config[name] = known[name].config
         except Exception as exc:  # a peer without its venv is reported, not measured
             missing[name] = str(exc)
+    marked: list[Scenario] = []
     for sc in scenarios:
+        first = True
         for row, pol in rows:
             progress(f"{sc.name}: {row}")
             run = run_prefixlock(sc, prices, pol)
             run.client = row
+            if first:
+                # The first row's own auto-compaction marks where the session compacts; every
+                # client is measured on the same marked turns.
+                sc = mark_compactions(sc, set(run.compacted))
+                marked.append(sc)
+                first = False
+            run.relabel(sc)
             runs.append(run)
         for name, python in pythons.items():
             progress(f"{sc.name}: {name}")
             runs.append(run_peer(sc, prices, name, [python, str(known[name].path)]))
-    return VersusResult(tuple(scenarios), runs, config, missing)
+    return VersusResult(tuple(marked), runs, config, missing)
 
 
 def write_traces(result: VersusResult, directory: Path) -> list[Path]:

@@ -57,6 +57,14 @@ class ClientRun:
     requests: list[Billed]
     trace: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    compacted: list[int] = field(default_factory=list)  # turns the client compacted before
+
+    def relabel(self, scenario: Scenario) -> None:
+        """Take the events of `scenario` (the same turns, with compactions marked)."""
+        for r in self.requests:
+            r.event = scenario.turns[r.turn].event
+        for row in self.trace:
+            row["event"] = scenario.turns[int(row["turn"])].event
 
     @property
     def cost(self) -> Decimal:
@@ -179,13 +187,18 @@ def run_prefixlock(
     from ..emulator import Emulator, EmulatorConfig
     from ..emulator.workspace import Workspace, demo_prefix
     from ..settings import Settings
-    from .scenario import RESUME
+    from .scenario import BASE_MODEL, COMPACT_TOKENS, RESUME
 
     plan = idle_plan(prices, policy)
-    base = settings or Settings()
+    if settings is None:
+        # The product's own auto-compaction, at the suite's explicit threshold (README.md).
+        window = prices.require(BASE_MODEL).context_window or 1_000_000
+        settings = Settings(compact_at=COMPACT_TOKENS / window)
+    base = settings
     chosen = base.with_(ttl=plan.ttl) if plan.mode == "1h" else base
     clock = ManualClock(START)
     turn_of: list[int] = []
+    compacted: list[int] = []
     notes = [f"idle plan {plan.reason}"]
     with (
         tempfile.TemporaryDirectory() as tmp,
@@ -258,13 +271,17 @@ def run_prefixlock(
                         else:
                             notes.append(f"turn {t.index + 1} stayed: {quote.summary()}")
                     before = len(emu.served("anthropic"))
+                    compactions = s.compactions
                     async for _event in s.send(t.prompt):
                         pass
                     mark(t.index, before)
+                    if s.compactions > compactions:
+                        compacted.append(t.index)
+                        notes.append(f"turn {t.index + 1}: compacted (Settings.compact_at)")
 
         asyncio.run(drive())
         rows, trace = _bill(emu, prices, turn_of, scenario, "prefixlock")
-    return ClientRun("prefixlock", scenario.name, rows, trace, notes)
+    return ClientRun("prefixlock", scenario.name, rows, trace, notes, compacted)
 
 
 class PeerError(Exception):
@@ -278,6 +295,7 @@ def run_peer(
     from ..clock import ManualClock
     from ..emulator import Emulator, EmulatorConfig
     from ..emulator.workspace import Workspace, system_prompt
+    from .scenario import COMPACT_TOKENS
 
     clock = ManualClock(START)
     turn_of: list[int] = []
@@ -314,7 +332,7 @@ def run_peer(
 
         try:
             send({"op": "start", "system": system_prompt(), "base_url": emu.base_url,
-                  "api_key": KEY})
+                  "api_key": KEY, "compact_tokens": COMPACT_TOKENS})
             for t in scenario.turns:
                 if t.index > 0:
                     clock.advance(t.gap_before)

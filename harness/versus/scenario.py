@@ -12,6 +12,7 @@ differs.
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +31,17 @@ SWITCH = "model-switch"  # one turn on a cheaper model, and the turn back
 MCP = "mcp-reconnect"  # the tool list comes back in another order
 WIDE = "wide-turn"  # one reply calls 12 tools in parallel: the next request adds 25 blocks
 RESUME = "resume"  # the client process ended; the session is continued next day
-EVENTS = (STEADY, IDLE, LONG_IDLE, SWITCH, MCP, WIDE, RESUME)
+# The client's context passed its compaction threshold: the turn (and the summary request the
+# client sends before it) where a client that compacts does so. Which turn that is depends on
+# the context size, so it is marked after prefixlock's run (`mark_compactions`), where the
+# product's own `Settings(compact_at=...)` fired, and the peers are driven with that mark.
+COMPACT = "compaction"
+EVENTS = (STEADY, IDLE, LONG_IDLE, SWITCH, MCP, WIDE, COMPACT, RESUME)
+
+# An explicit compaction threshold in input tokens (an assumption, README.md): the built-in
+# session peaks near 60K tokens, far below sonnet-4-6's 1M window, so the suite plays it as if
+# its window were ~52K and compacts at Claude Code's recorded 77.6% of the window.
+COMPACT_TOKENS = 40_000
 
 # Per user turn (see README.md for the sources). Idle gaps are drawn from the buckets below.
 IDLE_RATE = 0.15
@@ -118,7 +129,10 @@ class Scenario:
             else:
                 own = t.index if t.script_turn is None else t.script_turn
                 steps = list(base.rules[own].steps)
-            rules.append(Rule(turn=t.index + 1, steps=steps))
+            # Matched by the prompt's text, not the turn number: after a compaction the history
+            # has fewer user turns, and the turn must still play its own steps. A request no
+            # rule matches (a compaction's summary) gets the script's plain default text.
+            rules.append(Rule(match=rf"\A{re.escape(t.prompt)}\Z", steps=steps))
         return base.model_copy(update={"rules": rules, "prompts": [t.prompt for t in self.turns]})
 
 
@@ -134,7 +148,12 @@ def scripted(prompts: tuple[str, ...], seed: int, name: str) -> Scenario:
     wide_rng = random.Random(seed * 7919 + 1)
     forced_wide = wide_rng.choice([i for i in range(2, n - 1) if i not in forced])
     turns: list[Turn] = []
+    seen: set[str] = set()
     for i, prompt in enumerate(prompts):
+        # A prompt the user types twice ("Run the whole suite.") says so the second time: the
+        # emulator's script finds each turn's steps by the prompt's text (`Scenario.script`).
+        prompt = f"{prompt.rstrip('.')} again." if prompt in seen else prompt
+        seen.add(prompt)
         if i > 1 and (i == forced_wide or wide_rng.random() < WIDE_RATE):
             turns.append(Turn(index=len(turns), prompt=WIDE_PROMPT, event=WIDE))
         event = forced.get(i, STEADY)
@@ -178,6 +197,15 @@ def scripted(prompts: tuple[str, ...], seed: int, name: str) -> Scenario:
 def suite(prompts: tuple[str, ...], seeds: tuple[int, ...] = (15, 27)) -> tuple[Scenario, ...]:
     """The benchmark's sessions: one per seed over the same prompts."""
     return tuple(scripted(prompts, seed, f"session-{seed}") for seed in seeds)
+
+
+def mark_compactions(scenario: Scenario, turns: set[int]) -> Scenario:
+    """`scenario` with the steady turns in `turns` (0-based) marked as compaction turns."""
+    out = [
+        replace(t, event=COMPACT) if t.index in turns and t.event == STEADY else t
+        for t in scenario.turns
+    ]
+    return replace(scenario, turns=tuple(out))
 
 
 def shuffled(names: list[str], seed: int) -> list[str]:

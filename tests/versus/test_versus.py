@@ -4,6 +4,7 @@ with this interpreter, which has the SDK; the benchmark gives each peer its own 
 
 from __future__ import annotations
 
+import re
 import sys
 from dataclasses import replace
 from decimal import Decimal
@@ -12,8 +13,9 @@ from prefixlock.emulator import BUILTIN_PROMPTS
 from prefixlock.guard.policy import CachePolicy
 from prefixlock.prices import PriceTable
 from prefixlock.versus.peers import PEERS
-from prefixlock.versus.run import run_peer, run_prefixlock
+from prefixlock.versus.run import ClientRun, run_peer, run_prefixlock
 from prefixlock.versus.scenario import (
+    COMPACT,
     EVENTS,
     IDLE,
     MCP,
@@ -24,6 +26,7 @@ from prefixlock.versus.scenario import (
     WIDE,
     WIDE_FILES,
     Turn,
+    mark_compactions,
     scripted,
     suite,
 )
@@ -65,7 +68,13 @@ def test_a_wide_turn_reads_twelve_files_in_one_reply_of_the_sessions_script() ->
     assert set(WIDE_FILES) <= set(Workspace().files)
     sc = suite(tuple(BUILTIN_PROMPTS))[0]
     script = sc.script(BUILTIN)
-    assert [r.turn for r in script.rules] == [t.index + 1 for t in sc.turns]
+    # Each turn's steps are found by its prompt's text (a compacted history has fewer user
+    # turns); the prompt the user types twice says "again" the second time.
+    prompts = [t.prompt for t in sc.turns if t.event != WIDE]
+    assert len(set(prompts)) == len(prompts) and "Run the whole suite again." in prompts
+    assert [r.turn for r in script.rules] == [None] * len(sc.turns)
+    assert all(rule.match and re.search(rule.match, t.prompt)
+               for t, rule in zip(sc.turns, script.rules, strict=True))
     for t, rule in zip(sc.turns, script.rules, strict=True):
         if t.event == WIDE:
             first = rule.steps[0]
@@ -120,6 +129,41 @@ def test_prefixlock_and_the_sdk_peer_on_the_same_turns() -> None:
     assert mine[WIDE] < theirs[WIDE]
     # The policy's goal, on this short session too: never more than the peer on any event.
     assert all(mine.get(e, Decimal(0)) <= theirs.get(e, Decimal(0)) for e in EVENTS), (mine, theirs)
+
+
+def test_prefixlock_compacts_by_its_own_setting_and_the_turns_play_on() -> None:
+    from prefixlock.settings import Settings
+    from prefixlock.versus.scenario import Scenario
+
+    sc = Scenario("short", _short())
+    # A threshold this short session passes (the suite's is COMPACT_TOKENS of the window).
+    settings = Settings(compact_at=30_000 / 1_000_000)
+    ours = run_prefixlock(sc, PRICES, CachePolicy(), settings=settings)
+    plain = run_prefixlock(sc, PRICES, CachePolicy(), settings=Settings())
+    assert ours.compacted and not plain.compacted
+    at = ours.compacted[0]
+    marked = mark_compactions(sc, set(ours.compacted))
+    assert [t.index for t in marked.turns if t.event == COMPACT] == ours.compacted
+    ours.relabel(marked)
+    assert {r.turn for r in ours.requests if r.event == COMPACT} == set(ours.compacted)
+    summary = [row for row in ours.trace
+               if row["turn"] == at and "Summarize this conversation" in str(row["body"])]
+    assert len(summary) == 1 and summary[0]["event"] == COMPACT
+    # After the compaction every turn still plays its own scripted steps: the same requests
+    # as without it, plus the summary; and the turns after it read a shorter context.
+    def per_turn(run: ClientRun) -> dict[int, int]:
+        out: dict[int, int] = {}
+        for r in run.requests:
+            if not r.ping:
+                out[r.turn] = out.get(r.turn, 0) + 1
+        return out
+
+    mine, base = per_turn(ours), per_turn(plain)
+    assert mine == {t: n + (t in ours.compacted) for t, n in base.items()}
+    last = max(r.turn for r in ours.requests)
+    read = [r.read + r.written + r.uncached for r in ours.requests if r.turn == last]
+    base_read = [r.read + r.written + r.uncached for r in plain.requests if r.turn == last]
+    assert max(read) < max(base_read)
 
 
 def test_the_idle_plan_from_the_documented_rates_prices_the_hours_cold_writes() -> None:

@@ -41,6 +41,7 @@ PEERS = (
         "langchain_peer.py",
         ("langchain>=1.0", "langchain-anthropic>=1.0"),
         "langchain create_agent(ChatAnthropic, "
-        'middleware=[AnthropicPromptCachingMiddleware(ttl="5m")])',
+        'middleware=[AnthropicPromptCachingMiddleware(ttl="5m"), '
+        'SummarizationMiddleware(trigger=("tokens", N), keep=("messages", 20))])',
     ),
 )

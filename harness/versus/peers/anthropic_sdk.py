@@ -6,7 +6,11 @@ top-level `cache_control: {"type": "ephemeral"}` on every request, which places 
 at the last cacheable block and moves it forward as the conversation grows. The system prompt
 and tools are sent as the environment gives them.
 
-Protocol (one JSON object a line): stdin gives `start` (system, base_url, api_key), then `turn`
+Compaction: none (the SDK has none; the loop ignores `compact_tokens`, and the session never
+reaches the model's window).
+
+Protocol (one JSON object a line): stdin gives `start` (system, base_url, api_key,
+compact_tokens: the suite's compaction threshold, for peers that compact), then `turn`
 (prompt, model, tools in the order the tool server listed them) or `end`; for each tool call the
 loop writes `tool` (id, name, input) and reads `result` (content); a turn ends with `done`.
 """

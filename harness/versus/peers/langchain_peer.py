@@ -2,7 +2,9 @@
 
 Run by `prefixlock.versus` in its own venv (`langchain`, `langchain-anthropic`; nothing from
 prefixlock). Caching is what LangChain's Anthropic middleware page documents:
-`AnthropicPromptCachingMiddleware(ttl="5m")` in the agent's middleware. The conversation is the
+`AnthropicPromptCachingMiddleware(ttl="5m")` in the agent's middleware; compaction is its
+`SummarizationMiddleware` with a token trigger (the suite's threshold, sent in the start message)
+and the documented `keep=("messages", 20)`. The conversation is the
 agent state's `messages`, passed back each turn; each turn builds the agent with the tools in the
 order the tool server listed them and the model the user picked. Same line protocol as
 anthropic_sdk.py.
@@ -31,6 +33,7 @@ def _write(obj: dict[str, Any]) -> None:
 
 def main() -> None:
     from langchain.agents import create_agent
+    from langchain.agents.middleware import SummarizationMiddleware
     from langchain_anthropic import ChatAnthropic
     from langchain_anthropic.middleware import AnthropicPromptCachingMiddleware
     from langchain_core.messages import HumanMessage
@@ -74,7 +77,16 @@ def main() -> None:
             model,
             tools=tools,
             system_prompt=start["system"],
-            middleware=[AnthropicPromptCachingMiddleware(ttl="5m")],
+            middleware=[
+                AnthropicPromptCachingMiddleware(ttl="5m"),
+                # Compaction as LangChain's middleware page shows it: summarize past a token
+                # trigger, keep the last 20 messages. The trigger is the suite's threshold.
+                SummarizationMiddleware(
+                    model=model,
+                    trigger=("tokens", int(start["compact_tokens"])),
+                    keep=("messages", 20),
+                ),
+            ],
         )
         state = agent.invoke({"messages": [*history, HumanMessage(msg["prompt"])]})
         history = list(state["messages"])

@@ -5,7 +5,8 @@ prefixlock). Caching is what pydantic-ai's Anthropic page documents: `AnthropicM
 with `anthropic_cache_instructions`, `anthropic_cache_tool_definitions` and
 `anthropic_cache_messages` on (5-minute TTL). The conversation is carried in `message_history`
 as the docs show; each turn builds the Agent with the tools in the order the tool server listed
-them and the model the user picked. Same line protocol as anthropic_sdk.py.
+them and the model the user picked. Same line protocol as anthropic_sdk.py. Compaction: none
+(pydantic-ai's history processors are functions the user writes; no summarizer is configured).
 """
 
 from __future__ import annotations
