@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from .command import Command, deferred
+from .command import Command, add_sandbox_flags, deferred
 
 if TYPE_CHECKING:
     from decimal import Decimal
@@ -160,16 +160,7 @@ def _configure_run(p: argparse.ArgumentParser) -> None:
         help="with --tools all: let the model write files / run commands (repeatable); "
         "headless, nobody is asked, so anything not allowed is refused",
     )
-    p.add_argument(
-        "--sandbox",
-        choices=("bwrap", "off"),
-        default="bwrap",
-        help="how commands run: bwrap (default; workspace writable, rest read-only, no access "
-        "to this process or its keys) or off (unconfined: your explicit choice)",
-    )
-    p.add_argument(
-        "--no-network", action="store_true", help="commands run without network access"
-    )
+    add_sandbox_flags(p, default="bwrap")
     p.add_argument(
         "--emulator",
         action="store_true",

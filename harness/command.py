@@ -40,3 +40,18 @@ def deferred(
         return int(getattr(import_module(module), run)(args))
 
     return Command(help, configure_, run_, order)
+
+
+def add_sandbox_flags(p: argparse.ArgumentParser, default: str | None) -> None:
+    """`--sandbox` and `--no-network`, shared by `run` and `chat` (`default` None: the settings
+    file may choose; the sandbox's own default is bwrap)."""
+    p.add_argument(
+        "--sandbox",
+        choices=("bwrap", "off"),
+        default=default,
+        help="how commands run: bwrap (default; workspace writable, rest read-only, no access "
+        "to this process or its keys) or off (unconfined: your explicit choice)",
+    )
+    p.add_argument(
+        "--no-network", action="store_true", help="commands run without network access"
+    )

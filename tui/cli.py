@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from prefixlock.command import Command
+from prefixlock.command import Command, add_sandbox_flags
 
 if TYPE_CHECKING:  # typing only: the backend's imports are heavy, `prefixlock --help` stays fast
     from pathlib import Path
@@ -58,16 +58,7 @@ def _configure(p: argparse.ArgumentParser) -> None:
         default=[],
         help="do not ask before writes / commands (repeatable)",
     )
-    p.add_argument(
-        "--sandbox",
-        choices=("bwrap", "off"),
-        default=None,
-        help="how commands run: bwrap (default; workspace writable, rest read-only, no access "
-        "to this process or its keys) or off (unconfined: your explicit choice)",
-    )
-    p.add_argument(
-        "--no-network", action="store_true", help="commands run without network access"
-    )
+    add_sandbox_flags(p, default=None)
     p.add_argument(
         "--base-url",
         metavar="URL",
