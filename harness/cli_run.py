@@ -12,7 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from .command import Command, add_sandbox_flags, deferred
+from .command import Command, add_fork_wait_flags, add_sandbox_flags, deferred
 
 if TYPE_CHECKING:
     from decimal import Decimal
@@ -176,21 +176,7 @@ def _configure_run(p: argparse.ArgumentParser) -> None:
         "else prefixlock/sessions.sqlite under $XDG_DATA_HOME or ~/.local/share)",
     )
     p.add_argument("--resume", metavar="ID", help="continue stored session ID with the task")
-    p.add_argument(
-        "--fork",
-        action="store_true",
-        help="with --resume: continue a copy of the session under a new id (e.g. while it is "
-        "open in another process)",
-    )
-    p.add_argument(
-        "--wait",
-        metavar="SECONDS",
-        nargs="?",
-        const="300",
-        default=None,
-        help="with --resume: if the session is open in another process, wait up to SECONDS "
-        "(default 300) for it to close",
-    )
+    add_fork_wait_flags(p, "process")
 
 
 def _read_system(value: str) -> str:
@@ -234,12 +220,9 @@ def _check_store(args: argparse.Namespace, clock: Clock | None = None) -> str | 
     once that process has closed it, waiting on `clock`)."""
     import sys
 
-    from .errors import ConfigError
     from .store.database import SessionBusyError, SessionStore, default_path
     from .store.waiting import wait_seconds, wait_until_free
 
-    if args.fork and not args.resume:
-        raise ConfigError("--fork needs --resume ID (the session to fork)", where="--fork")
     wait = wait_seconds(args.wait, resume=args.resume, fork=args.fork)
     if args.store is None and args.resume is None:
         return None

@@ -55,3 +55,23 @@ def add_sandbox_flags(p: argparse.ArgumentParser, default: str | None) -> None:
     p.add_argument(
         "--no-network", action="store_true", help="commands run without network access"
     )
+
+
+def add_fork_wait_flags(p: argparse.ArgumentParser, elsewhere: str) -> None:
+    """`--fork` and `--wait [SECONDS]`, shared by `run` and `chat`: what to do with a session
+    open in another process (`elsewhere`: "process" or "chat", for the help)."""
+    p.add_argument(
+        "--fork",
+        action="store_true",
+        help="with --resume: continue a copy of the session under a new id (e.g. while it is "
+        f"open in another {elsewhere})",
+    )
+    p.add_argument(
+        "--wait",
+        metavar="SECONDS",
+        nargs="?",
+        const="300",
+        default=None,
+        help=f"with --resume: if the session is open in another {elsewhere}, wait up to SECONDS "
+        "(default 300) for it to close",
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from prefixlock.command import Command, add_sandbox_flags
+from prefixlock.command import Command, add_fork_wait_flags, add_sandbox_flags
 
 if TYPE_CHECKING:  # typing only: the backend's imports are heavy, `prefixlock --help` stays fast
     from pathlib import Path
@@ -26,21 +26,7 @@ def _configure(p: argparse.ArgumentParser) -> None:
         "from the stored session's model",
     )
     p.add_argument("--resume", metavar="ID", default=None, help="resume a stored session")
-    p.add_argument(
-        "--fork",
-        action="store_true",
-        help="with --resume: continue a copy of the session under a new id (e.g. while it is "
-        "open in another chat)",
-    )
-    p.add_argument(
-        "--wait",
-        metavar="SECONDS",
-        nargs="?",
-        const="300",
-        default=None,
-        help="with --resume: if the session is open in another chat, wait up to SECONDS "
-        "(default 300) for it to close",
-    )
+    add_fork_wait_flags(p, "chat")
     p.add_argument(
         "--workspace", type=Path, default=None, help="workspace root (default: current directory)"
     )
@@ -80,8 +66,6 @@ def _run(args: argparse.Namespace) -> int:
     from .app import ChatApp
     from .backend import make_backend
 
-    if args.fork and not args.resume:
-        raise UserError("--fork needs --resume ID (the session to fork)", where="--fork")
     wait = wait_seconds(args.wait, resume=args.resume, fork=args.fork)
     workspace = (args.workspace or Path.cwd()).resolve()
     if not workspace.is_dir():

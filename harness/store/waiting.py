@@ -18,7 +18,10 @@ DEFAULT_WAIT_S = 300.0  # `--wait` without a value
 
 
 def wait_seconds(value: str | None, *, resume: str | None, fork: bool) -> float:
-    """`--wait [SECONDS]` as seconds (0.0: not given), checked against --resume and --fork."""
+    """`--wait [SECONDS]` as seconds (0.0: not given), checked with --resume and --fork (a
+    --fork without --resume is refused here too: both commands check their flags here)."""
+    if fork and not resume:
+        raise ConfigError("--fork needs --resume ID (the session to fork)", where="--fork")
     if value is None:
         return 0.0
     if not resume:
