@@ -17,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import runpy
 import subprocess
 from collections.abc import Iterator
 from contextlib import AsyncExitStack, contextmanager
@@ -43,9 +44,8 @@ PRICES = PriceTable.builtin()
 
 def _common() -> tuple[str, tuple[str, ...], tuple[str, ...]]:
     """The clients' system prompt and turns (their `_common` module, read as they read it)."""
-    scope: dict[str, object] = {"__name__": "clients_common"}
-    exec((CLIENTS_DIR / "_common.py").read_text(encoding="utf-8"), scope)
-    return scope["SYSTEM"], scope["QUESTIONS"], scope["SESSION"]  # type: ignore[return-value]
+    scope = runpy.run_path(str(CLIENTS_DIR / "_common.py"))
+    return scope["SYSTEM"], scope["QUESTIONS"], scope["SESSION"]
 
 
 SYSTEM, QUESTIONS, SESSION = _common()
