@@ -542,7 +542,7 @@ class ChatBackend:
             # A turn stopped on calls waiting for the user goes on in resume_turn: its writes
             # belong to this turn's record (one /undo undoes the whole turn).
             if not self.pending_approvals():
-                self.undo.end()
+                await self._end_turn()
 
     # -- approvals: the SDK's deferred tool calls (prefixlock.approvals) -------------------------
 
@@ -583,7 +583,13 @@ class ChatBackend:
         finally:
             self._granted.clear()  # a grant is for the calls of this resume only
             if not self.pending_approvals():
-                self.undo.end()
+                await self._end_turn()
+
+    async def _end_turn(self) -> None:
+        """Close the turn's undo record. In a git repo that hashes the work tree (seconds in
+        a big one), so it runs in a thread: the chat stays responsive meanwhile. Shielded, so
+        a Ctrl+C arriving now cannot leave the record half made."""
+        await asyncio.shield(asyncio.to_thread(self.undo.end))
 
     async def delegate(self, task: str, *, agent: str, model: str | None) -> AsyncIterator[Event]:
         """Run `task` in a subagent from the user's side; the transcript gets the call and

@@ -22,6 +22,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,6 +83,10 @@ class UndoJournal:
         self._current: TurnRecord | None = None
         self._store: Path | None = None  # made on the first snapshot
         self._git: GitCheckpoint | bool | None = True  # True: not looked for yet
+        # `end` and `before_command` run git in a worker thread (a big tree takes seconds to
+        # hash, and the UI must not freeze meanwhile); the lock keeps an /undo typed during
+        # that from seeing a turn half recorded.
+        self._lock = threading.Lock()
 
     def begin(self, label: str) -> None:
         if self._current is not None:  # a turn left open (cancelled while calls waited)
@@ -89,7 +94,12 @@ class UndoJournal:
         self._current = TurnRecord(" ".join(label.split())[:60])
 
     def end(self) -> None:
-        """The turn is over: hash what it left, keep it if it wrote anything."""
+        """The turn is over: hash what it left, keep it if it wrote anything. Safe to call
+        from a worker thread (it may run git)."""
+        with self._lock:
+            self._end()
+
+    def _end(self) -> None:
         turn, self._current = self._current, None
         if turn is not None and turn.tree is not None:
             self._commands_changed(turn)
@@ -124,7 +134,12 @@ class UndoJournal:
         turn.files[rel] = Saved(rel, False, made_dirs=tuple(made))
 
     def before_command(self) -> None:
-        """Called once a command is approved, before it runs: a git checkpoint (once a turn)."""
+        """Called once a command is approved, before it runs: a git checkpoint (once a turn).
+        Safe to call from a worker thread."""
+        with self._lock:
+            self._before_command()
+
+    def _before_command(self) -> None:
         turn = self._current
         if turn is None or turn.tree is not None:
             return
@@ -164,6 +179,10 @@ class UndoJournal:
         return self._git if isinstance(self._git, GitCheckpoint) else None
 
     def undo(self, *, force: bool = False) -> UndoResult:
+        with self._lock:
+            return self._undo(force=force)
+
+    def _undo(self, *, force: bool) -> UndoResult:
         if self._current is not None and self._current.files:
             raise UndoError("a turn is running; wait for it to end")
         if not self.turns:

@@ -369,14 +369,29 @@ async def test_quitting_mid_turn_stores_the_requests_already_billed(
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 async def test_in_a_git_workspace_undo_puts_back_what_a_command_changed(
-    make: Factory, project: Path
+    make: Factory, project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    import threading
+
+    from prefixlock.tui.git_checkpoint import GitCheckpoint
+
+    # The real snapshot runs; we only note where: hashing a big tree takes seconds, so it must
+    # never run on the UI thread (before the command, and again at the turn's end).
+    real_snapshot = GitCheckpoint.snapshot
+    threads: list[bool] = []
+
+    def noting_snapshot(self: GitCheckpoint) -> str | None:
+        threads.append(threading.current_thread() is threading.main_thread())
+        return real_snapshot(self)
+
+    monkeypatch.setattr(GitCheckpoint, "snapshot", noting_snapshot)
     subprocess.run(["git", "init", "-q", str(project)], check=True)
     before = (project / "src" / "app.py").read_bytes()
     app = make()
     async with app.run_test(size=(120, 40)) as pilot:
         await say(app, pilot, "format it", answer="y")
         assert (project / "src" / "app.py").read_text() == "def main():\n    return 2\n"
+        assert threads == [False, False]  # both snapshots, neither on the UI thread
         await say(app, pilot, "/undo")
         assert (project / "src" / "app.py").read_bytes() == before
         assert "restored src/app.py" in conversation_text(app)
