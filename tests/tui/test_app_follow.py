@@ -72,3 +72,19 @@ async def test_the_view_follows_after_page_down_at_the_end(make_app: AppFactory)
         assert where < conv.max_scroll_y
         await say(app, pilot, "look around")
         assert conv.scroll_y == where < conv.max_scroll_y
+
+
+async def test_the_view_follows_after_an_approval_dialog_mid_turn(make_app: AppFactory) -> None:
+    """Output streamed while the approval dialog covered the conversation, and what the turn
+    wrote after the answer, end in view."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(3):
+            await say(app, pilot, "look around")
+        conv = app.conversation
+        for answer in ("y", "n"):
+            await say(app, pilot, "write a note", answer=answer)
+            await still(app, pilot)
+            assert conv.scroll_y == conv.max_scroll_y > 0
+            await say(app, pilot, "look around")
+            assert conv.scroll_y == conv.max_scroll_y
