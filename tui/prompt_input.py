@@ -65,8 +65,11 @@ class CompletionList(OptionList):
 class PromptInput(TextArea):
     """A TextArea that sends on Enter and completes commands and @file mentions."""
 
+    # Shift+Enter, Ctrl+J and Alt+Enter insert a newline in `_on_key`, not through a binding:
+    # bindings run only after the key has bubbled up the widget tree, so text typed right
+    # behind the key (delivered in the same read) was inserted first.
+    NEWLINE_KEYS = frozenset({"shift+enter", "ctrl+j", "alt+enter"})
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("shift+enter,ctrl+j,alt+enter", "newline", "newline", show=False),
         # Page keys read back the conversation from the prompt (the app's action), as before.
         Binding("pageup", "app.page_conversation(-1)", "page up", show=False),
         Binding("pagedown", "app.page_conversation(1)", "page down", show=False),
@@ -141,6 +144,11 @@ class PromptInput(TextArea):
             event.stop()
             event.prevent_default()
             self.submit()
+            return
+        if event.key in self.NEWLINE_KEYS:
+            event.stop()
+            event.prevent_default()
+            self.action_newline()
             return
         await super()._on_key(event)
 

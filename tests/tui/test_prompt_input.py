@@ -159,3 +159,23 @@ async def test_a_mention_outside_the_workspace_is_not_attached(
         assert "top secret" not in _last_user_text(app)
         shown = conversation_text(app)
         assert "@../secret.txt: not attached" in shown
+
+
+async def test_keys_that_arrive_together_stay_in_order(make_app: AppFactory) -> None:
+    """A terminal delivers Ctrl+J and the text typed right after it in one read: the driver
+    posts them all to the app at once (no pause between, unlike Pilot's `press`). The newline
+    came out after the text ("twothree" then a newline) while Ctrl+J went through the
+    bindings, which run only once the key has bubbled up the widget tree."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(app, pilot)
+        prompt = _prompt(app)
+        prompt.focus()
+        await pilot.press(*"one")
+        for key in ("ctrl+j", "alt+enter", "shift+enter"):
+            app.post_message(events.Key(key, "\n" if key == "ctrl+j" else None))
+            for ch in "ab":
+                app.post_message(events.Key(ch, ch))
+        await pilot.pause(0.2)
+        assert prompt.value == "one\nab\nab\nab"
+        assert app.backend.session.turn == 0  # none of them sent the message
