@@ -30,10 +30,11 @@ def _mode_for(target: Path) -> int:
 
 
 @contextlib.contextmanager
-def replacing(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
-    """A binary file that replaces `path` when the block ends without an exception."""
+def replacing(path: str | os.PathLike[str], *, mode: int | None = None) -> Iterator[BinaryIO]:
+    """A binary file that replaces `path` when the block ends without an exception, with
+    permission bits `mode` (default: the old file's, or the usual ones for a new file)."""
     target = Path(path)
-    mode = _mode_for(target)
+    mode = _mode_for(target) if mode is None else mode
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:

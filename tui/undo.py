@@ -26,6 +26,8 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from prefixlock.atomicfile import replacing
+
 from .git_checkpoint import GitCheckpoint
 
 
@@ -231,17 +233,8 @@ def _digest(path: Path) -> str:
 
 
 def _restore(copy: Path, path: Path, mode: int | None) -> None:
-    """Put `copy`'s bytes at `path` atomically (a symlink now at `path` is replaced, not
-    followed)."""
+    """Put `copy`'s bytes at `path` atomically, with the mode it had (a symlink now at `path`
+    is replaced, not followed)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".undo")
-    os.close(fd)
-    try:
-        shutil.copyfile(copy, tmp)
-        if mode is not None:
-            os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    with copy.open("rb") as src, replacing(path, mode=mode) as dst:
+        shutil.copyfileobj(src, dst)
