@@ -15,6 +15,7 @@ from pathlib import Path
 # Read into the frozen prefix at session start, in this order.
 INSTRUCTION_FILES = ("AGENTS.md", "CLAUDE.md", "CONVENTIONS.md")
 INSTRUCTION_LIMIT = 64_000  # bytes per file: a huge one is cut (and says so), not sent whole
+HEADING = "# Project instructions from "  # + the file's name: one section per file
 
 
 def _read_inside(root: Path, name: str) -> bytes | None:
@@ -51,5 +52,20 @@ def project_instructions(root: Path) -> str:
         if len(data) > INSTRUCTION_LIMIT:
             text += f"\n[{name} cut at {INSTRUCTION_LIMIT:,} bytes]"
         if text:
-            parts.append(f"# Project instructions from {name}\n\n{text}")
+            parts.append(f"{HEADING}{name}\n\n{text}")
     return "\n\n".join(parts)
+
+
+def changed_instruction_files(old: str, new: str) -> list[str]:
+    """The files whose section differs between two `project_instructions` texts (the text as
+    a whole when no section tells)."""
+
+    def sections(text: str) -> dict[str, str]:
+        found: dict[str, str] = {}
+        for part in text.split(HEADING)[1:]:
+            name, _, body = part.partition("\n")
+            found[name.strip()] = body
+        return found
+
+    before, after = sections(old), sections(new)
+    return [n for n in INSTRUCTION_FILES if before.get(n) != after.get(n)] or ["instructions"]

@@ -77,20 +77,6 @@ provider's prompt cache keeps serving them.
 """
 
 
-def changed_instruction_files(old: str, new: str) -> list[str]:
-    """The instruction files whose section differs between two `project_instructions` texts."""
-
-    def sections(text: str) -> dict[str, str]:
-        found: dict[str, str] = {}
-        for part in text.split("# Project instructions from ")[1:]:
-            name, _, body = part.partition("\n")
-            found[name.strip()] = body
-        return found
-
-    before, after = sections(old), sections(new)
-    return [n for n in INSTRUCTION_FILES if before.get(n) != after.get(n)] or ["instructions"]
-
-
 def api_key_from_env(env: dict[str, str] | None = None) -> str | None:
     source = os.environ if env is None else env
     for var in KEY_VARS:

@@ -69,7 +69,7 @@ class ProjectCommands(App[None]):
         if change is None:
             return
         fresh, prefix, quote = change
-        from .backend import changed_instruction_files
+        from prefixlock.instructions import changed_instruction_files
 
         names = ", ".join(changed_instruction_files(self.backend.instructions, fresh))
         rows = quote_rows(quote)
