@@ -111,6 +111,8 @@ class VersusResult:
         q = Decimal("0.000001")
         return {
             "scenarios": [s.name for s in self.scenarios],
+            "provider": self.scenarios[0].provider if self.scenarios else None,
+            "models": sorted({t.model for s in self.scenarios for t in s.turns}),
             "user_turns": sum(len(s.turns) for s in self.scenarios),
             "event_turns": self.event_counts(),
             "clients": {

@@ -60,6 +60,9 @@ def test_the_table_fits_80_columns_with_six_clients_and_the_legend_names_them() 
     for c in clients:
         assert f"{short[c]} = {c}: config of {c}" in out.getvalue()
     assert "12.3456" in out.getvalue()
+    data = result.to_dict()
+    assert data["provider"] == "anthropic" and data["models"] == ["claude-sonnet-4-6"]
+    assert set(data["clients"]) == set(clients)  # --json keeps the whole names
     # Clashing short names stay unique; an unknown client keeps its first 8 characters.
     assert short_names(["pydantic-ai", "pydantic-ai-openai", "crewai-tools"]) == {
         "pydantic-ai": "pyd-ai", "pydantic-ai-openai": "pyd-ai2", "crewai-tools": "crewai-t"}
