@@ -1,8 +1,10 @@
 """Decide how a session meets idle gaps and model switches (prefixlock.guard.policy.CachePolicy).
 
 `plan_idle` prices doing nothing, keep-alive pings and a 1-hour TTL over the idle gaps you
-expect (here: a day of 40 turns with some coffee breaks and a lunch) and picks the cheapest;
-`allow_switch` reads the guard's switch quote. Pure: no emulator, no key.
+expect (here: a day of 40 turns with some coffee breaks and a lunch) and picks the cheapest; on
+an OpenAI model the long option is the day-long retention (`Settings(retention="24h")`),
+which `IdlePlan.settings` sets. `allow_switch` reads the guard's switch quote. Pure: no
+emulator, no key.
 """
 
 from __future__ import annotations
@@ -26,6 +28,11 @@ def main() -> None:
     settings = Settings(ttl=plan.ttl)  # what the session is created with
     print(f"settings.ttl={settings.ttl}, pings={'on' if plan.mode == 'pings' else 'off'}",
           f"max_idle={plan.max_idle}")
+    # The same day on gpt-5: no write fee, a 10-minute in-memory cache, a free day-long one.
+    openai_plan = plan_idle(gaps, turns=40, context_tokens=40_000, written_per_turn=2_000,
+                            cold_tokens=22_000, price=PriceTable.builtin().require("gpt-5"))
+    print("gpt-5:", openai_plan.reason)
+    print("gpt-5 settings.retention =", openai_plan.settings(Settings()).retention)
     # A quote as Session.quote_switch returns it: 29K cached tokens, break-even in 9 turns.
     quote = Quote("switch_model", "s1", "state", "claude-sonnet-4-6", "claude-haiku-4-5",
                   29_000, Decimal("0.0553"), None, None, 9, 280.0, 29_500, 0.0)

@@ -741,14 +741,16 @@ def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--peers",
         metavar="NAMES",
-        help="with --versus: comma-separated peers (default: all of anthropic-sdk, pydantic-ai, "
-        "langchain)",
+        help="with --versus: comma-separated peers (default: all those of --provider; anthropic: "
+        "anthropic-sdk, pydantic-ai, langchain; openai: openai-sdk, openai-agents, "
+        "pydantic-ai-openai, langchain-openai)",
     )
     p.add_argument(
         "--idle",
-        choices=["auto", "pings", "1h", "off"],
+        choices=["auto", "pings", "1h", "24h", "off"],
         default="auto",
-        help="with --versus: prefixlock's idle policy (CachePolicy.idle; default auto)",
+        help="with --versus: prefixlock's idle policy (CachePolicy.idle; default auto; 1h is "
+        "Anthropic's 1-hour TTL, 24h OpenAI's extended retention)",
     )
 
 

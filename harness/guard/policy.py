@@ -6,10 +6,15 @@ Pure decisions from the guard's figures:
   5-minute TTL: do nothing (the next turn re-writes the context), keep-alive pings up to a
   `max_idle` (each ping reads the context once), or a 1-hour TTL on every write (each write
   costs 2x instead of 1.25x, nothing is lost for gaps under an hour). It returns the cheapest.
+  On an OpenAI model without a write fee the cache lives `cache_ttl_seconds` (in memory) and
+  the long option is OpenAI's extended retention instead (`prompt_cache_retention="24h"`,
+  `Settings(retention="24h")`): the price table bills its reads and writes as in-memory ones,
+  so it costs nothing over the in-memory cache and loses only what a gap past a day loses.
+  `IdlePlan.settings(base)` gives the session's settings for the chosen option.
 - model switches: `allow_switch` takes the guard's quote (`Session.quote_switch`) and switches
   only when the new model pays back the re-written context within the requests of the turns the
   user plans on it (`break_even_turns` counts requests); otherwise the turn stays on the warm
-  model.
+  model. A switch to a model no cheaper per request is not made to save money and is followed.
 Tool lists need no policy: a prefix keeps its tools sorted by name, so an MCP server that
 reconnects and lists the same tools in another order changes no byte (its quote re-bills
 nothing).
@@ -23,19 +28,29 @@ from decimal import Decimal
 from typing import Literal
 
 from ..prices import Price
+from ..settings import Settings
 from .quote import Quote
 
-IdleMode = Literal["auto", "pings", "1h", "off"]
+IdleMode = Literal["auto", "pings", "1h", "24h", "off"]
 SwitchMode = Literal["quote", "always"]
 TTL_5M = 300.0
 TTL_1H = 3600.0
+TTL_24H = 24 * 3600.0
+
+
+def extended_retention(price: Price) -> bool:
+    """Does `price`'s model keep its cache a day on request (OpenAI's
+    `prompt_cache_retention="24h"`)? OpenAI models without a write fee do; those with one
+    (gpt-5.6 and later) take `prompt_cache_options.ttl` instead, and other providers have
+    neither."""
+    return price.provider == "openai" and price.cache_write_5m is None
 
 
 @dataclass(frozen=True)
 class IdlePlan:
     """How a session meets idle gaps, and the expected cost per user turn of each option."""
 
-    mode: Literal["pings", "1h", "off"]
+    mode: Literal["pings", "1h", "24h", "off"]
     max_idle: float | None  # pings: stop pinging after this many idle seconds
     expected: dict[str, Decimal]  # option -> expected extra dollars per user turn
     reason: str
@@ -44,11 +59,26 @@ class IdlePlan:
     def ttl(self) -> Literal["5m", "1h"]:
         return "1h" if self.mode == "1h" else "5m"
 
+    @property
+    def retention(self) -> str | None:
+        """OpenAI's `prompt_cache_retention` for this plan (None: the default, in memory)."""
+        return "24h" if self.mode == "24h" else None
 
-def pings_in(gap: float, max_idle: float | None, margin: float) -> int:
-    """Pings a session sends during an idle `gap`: one each time the cache is `margin` seconds
-    from expiring, while the idle time is under `max_idle` and the user is still away."""
-    period = TTL_5M - margin
+    def settings(self, base: Settings) -> Settings:
+        """`base` with what this plan changes: the 1-hour TTL or the day-long retention.
+        (Pings are not a setting: the session's `enable_keepalive` turns them on.)"""
+        if self.mode == "1h":
+            return base.with_(ttl="1h")
+        if self.mode == "24h":
+            return base.with_(retention="24h")
+        return base
+
+
+def pings_in(gap: float, max_idle: float | None, margin: float, ttl: float = TTL_5M) -> int:
+    """Pings a session sends during an idle `gap`: one each time the cache (entries living
+    `ttl` seconds) is `margin` seconds from expiring, while the idle time is under `max_idle`
+    and the user is still away."""
+    period = ttl - margin
     limit = gap if max_idle is None else min(gap, max_idle)
     count = 0
     while (count + 1) * period < limit:
@@ -77,32 +107,42 @@ def plan_idle(
     tokens a turn writes to the cache (its new messages); `cold_tokens`: tokens written from
     nothing in those turns whatever the option (each session's first request writes its
     prefix), which a 1-hour TTL also bills at 2x instead of 1.25x. Costs are what each option
-    adds over a 5-minute cache that never expires."""
+    adds over a cache that never expires. The cache lives the model's `cache_ttl_seconds`
+    (Anthropic: 5 minutes; OpenAI in memory: as the price table says); on a model with
+    extended retention (`extended_retention`) the long option is "24h", else "1h"."""
     if turns <= 0:
         raise ValueError("turns must be at least 1")
     if min(context_tokens, written_per_turn, cold_tokens) < 0:
         raise ValueError("token counts cannot be negative")
+    ttl = float(price.cache_ttl_seconds) if price.cache_ttl_seconds > 0 else TTL_5M
     loss = price.input_cost(context_tokens, "write_5m") - price.input_cost(context_tokens, "read")
-    loss_1h = price.input_cost(context_tokens, "write_1h") - price.input_cost(
-        context_tokens, "read"
-    )
     ping = price.input_cost(context_tokens, "read")
-    off = sum((loss for g in gaps if g > TTL_5M), Decimal(0))
-    # A 1-hour TTL bills every write at its price: the turns' new messages and the cold
-    # writes of each session's prefix (leaving those out made it look cheaper than it is).
-    premium = turns * written_per_turn + cold_tokens
-    hour = sum((loss_1h for g in gaps if g > TTL_1H), Decimal(0)) + (
-        price.input_cost(premium, "write_1h") - price.input_cost(premium, "write_5m")
-    )
+    off = sum((loss for g in gaps if g > ttl), Decimal(0))
+    long_mode: Literal["1h", "24h"]
+    if extended_retention(price):
+        # A day-long retention bills as in memory: no premium, only gaps past a day lose.
+        long_mode = "24h"
+        long_cost = sum((loss for g in gaps if g > TTL_24H), Decimal(0))
+    else:
+        long_mode = "1h"
+        loss_1h = price.input_cost(context_tokens, "write_1h") - price.input_cost(
+            context_tokens, "read"
+        )
+        # A 1-hour TTL bills every write at its price: the turns' new messages and the cold
+        # writes of each session's prefix (leaving those out made it look cheaper than it is).
+        premium = turns * written_per_turn + cold_tokens
+        long_cost = sum((loss_1h for g in gaps if g > TTL_1H), Decimal(0)) + (
+            price.input_cost(premium, "write_1h") - price.input_cost(premium, "write_5m")
+        )
     # Pings: try stopping at each observed gap (and never stopping); keep the cheapest.
     best_pings: tuple[Decimal, float | None] | None = None
     caps: list[float | None] = [*sorted({*gaps, 0.0}), None]
     for cap in caps:
         total = Decimal(0)
         for g in gaps:
-            n = pings_in(g, cap, margin)
+            n = pings_in(g, cap, margin, ttl)
             total += n * ping
-            if _rewrite(g, n * (TTL_5M - margin), TTL_5M):
+            if _rewrite(g, n * (ttl - margin), ttl):
                 total += loss
         if best_pings is None or total < best_pings[0]:
             best_pings = (total, cap)
@@ -110,18 +150,22 @@ def plan_idle(
     per_turn = {
         "off": off / turns,
         "pings": best_pings[0] / turns,
-        "1h": hour / turns,
+        long_mode: long_cost / turns,
     }
+    chosen: Literal["pings", "1h", "24h", "off"]
     if mode == "auto":
-        chosen: Literal["pings", "1h", "off"] = min(
-            ("off", "pings", "1h"), key=lambda k: per_turn[k]
+        chosen = min(("off", "pings", long_mode), key=lambda k: per_turn[k])
+    elif mode in ("1h", "24h") and mode != long_mode:
+        raise ValueError(
+            f"idle {mode!r} is not available on {price.model}: its long option is {long_mode!r}"
         )
     else:
         chosen = mode
     cap = best_pings[1] if chosen == "pings" else None
     reason = (
         f"{chosen}: ${per_turn[chosen]:.4f}/turn expected "
-        f"(off ${per_turn['off']:.4f}, pings ${per_turn['pings']:.4f}, 1h ${per_turn['1h']:.4f})"
+        f"(off ${per_turn['off']:.4f}, pings ${per_turn['pings']:.4f}, "
+        f"{long_mode} ${per_turn[long_mode]:.4f})"
     )
     return IdlePlan(chosen, cap, per_turn, reason)
 
@@ -142,6 +186,12 @@ class CachePolicy:
         (the quote's subagent alternative carries that figure), so a one-turn switch of a
         three-request turn has three requests to pay the re-write back."""
         if self.switch == "always" or not quote.warns:
+            return True
+        if quote.steady_saving is not None and quote.steady_saving <= 0:
+            # A model no cheaper per request (back to the main model after a cheap excursion,
+            # or up to a stronger one) is the user's choice of model, not a saving: it never
+            # pays back in dollars, and holding the session on the cheaper model would do
+            # other work than the user asked for.
             return True
         be = quote.break_even_turns
         return be is not None and be <= turns_on_new_model * requests_per_turn(quote)

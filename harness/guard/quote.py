@@ -66,6 +66,10 @@ class Quote:
     with_action: Prediction | None = None
     without_action: Prediction | None = None
     target: object = None  # the new model id, tool list or settings the quote is for
+    # A switch: what each steady request costs less on the new model (old minus new prices;
+    # zero or less: the new model is no cheaper, so the switch is not made to save money and
+    # no break-even applies). None: not a switch, or an unpriced model.
+    steady_saving: Decimal | None = None
 
     @property
     def warns(self) -> bool:
@@ -194,12 +198,14 @@ def price_action(
         warm = max(p_without.expires_at - now, 0.0)
     context = with_.input_tokens
     break_even: int | None = 0
-    if next_with is not None and next_without is not None and old_price and new_price:
+    saving: Decimal | None = None
+    if old_price and new_price:
+        saving = _steady(old_price, without.input_tokens, new_tokens, output_tokens) - _steady(
+            new_price, context, new_tokens, output_tokens
+        )
+    if next_with is not None and next_without is not None and saving is not None:
         extra = next_with - next_without
         if extra > 0:
-            saving = _steady(old_price, without.input_tokens, new_tokens, output_tokens) - _steady(
-                new_price, context, new_tokens, output_tokens
-            )
             break_even = None if saving <= 0 else 1 + math.ceil(extra / saving)
     elif rebilled > 0:
         break_even = None
@@ -241,6 +247,7 @@ def price_action(
         with_action=p_with,
         without_action=p_without,
         target=target,
+        steady_saving=saving if action == "switch_model" else None,
     )
 
 

@@ -16,23 +16,40 @@ def run_versus_command(args: argparse.Namespace) -> int:
     from ..errors import ConfigError
     from ..guard.policy import CachePolicy
     from ..prices import PriceTable
-    from .peers import PEERS
+    from .peers import PEERS, peers_of
     from .peers.envs import python_for
     from .report import render, run_versus, write_traces
     from .run import idle_plan
-    from .scenario import suite
+    from .scenario import PROVIDER_MODELS, on_provider, suite
 
     if args.proxy:
         raise ConfigError("not available with --versus", where="--proxy")
-    if args.provider != "anthropic":
-        raise ConfigError("--versus runs on anthropic only for now", where="--provider")
+    if args.provider not in PROVIDER_MODELS:
+        raise ConfigError(
+            f"--versus runs on {' or '.join(PROVIDER_MODELS)}, not {args.provider!r}",
+            where="--provider",
+        )
     known = {p.name: p for p in PEERS}
-    names = [n.strip() for n in (args.peers or ",".join(known)).split(",") if n.strip()]
+    mine = {p.name: p for p in peers_of(args.provider)}
+    names = [n.strip() for n in (args.peers or ",".join(mine)).split(",") if n.strip()]
     for n in names:
         if n not in known:
             raise ConfigError(
-                f"unknown peer {n!r}; the peers are: {', '.join(known)}", where="--peers"
+                f"unknown peer {n!r}; the {args.provider} peers are: {', '.join(mine)}",
+                where="--peers",
             )
+        if n not in mine:
+            raise ConfigError(
+                f"peer {n!r} speaks {known[n].provider}, not {args.provider}; the "
+                f"{args.provider} peers are: {', '.join(mine)}",
+                where="--peers",
+            )
+    prices = PriceTable.builtin()
+    base_model = PROVIDER_MODELS[args.provider][0]
+    try:
+        plan = idle_plan(prices, CachePolicy(idle=args.idle), base_model)
+    except ValueError as exc:  # a long option the model does not have (1h on OpenAI)
+        raise ConfigError(str(exc), where="--idle") from None
     out = trace_dir(args.trace_dir) if args.trace_dir else None
 
     def say(line: str) -> None:
@@ -44,13 +61,14 @@ def run_versus_command(args: argparse.Namespace) -> int:
 
     rows = [("prefixlock", CachePolicy(idle=args.idle))]
     if args.idle == "auto":  # the runner-up the auto plan turned down, measured beside it
-        plan = idle_plan(PriceTable.builtin(), CachePolicy())
-        other: Literal["pings", "1h"] = min(
-            ("pings", "1h"), key=lambda m: (m == plan.mode, plan.expected[m])
+        long_mode: Literal["1h", "24h"] = "24h" if "24h" in plan.expected else "1h"
+        other: Literal["pings", "1h", "24h"] = min(
+            ("pings", long_mode), key=lambda m: (m == plan.mode, plan.expected[m])
         )
         rows.append((f"prefixlock-{other}", CachePolicy(idle=other)))
+    scenarios = tuple(on_provider(s, args.provider) for s in suite(tuple(BUILTIN_PROMPTS)))
     result = run_versus(
-        suite(tuple(BUILTIN_PROMPTS)), names, python, policies=rows,
+        scenarios, names, python, policies=rows,
         progress=lambda line: say(f"running {line}"),
     )
     if out is not None:

@@ -19,6 +19,35 @@ from .run import ClientRun
 from .scenario import EVENTS, Scenario
 
 OURS = "prefixlock"
+# Column headers of the 80-column table (the legend under it gives each client's whole name and
+# configuration; `--json` has the whole names). A client not named here gets its first 8 chars.
+SHORT_NAMES = {
+    "prefixlock": "ours",
+    "anthropic-sdk": "a-sdk",
+    "pydantic-ai": "pyd-ai",
+    "langchain": "lc",
+    "openai-sdk": "oai-sdk",
+    "openai-agents": "agents",
+    "pydantic-ai-openai": "pyd-ai",
+    "langchain-openai": "lc",
+}
+
+
+def short_names(clients: Sequence[str]) -> dict[str, str]:
+    """A short, unique column header per client (prefixlock-<policy> is ours-<policy>)."""
+    out: dict[str, str] = {}
+    for c in clients:
+        if c in SHORT_NAMES:
+            label = SHORT_NAMES[c]
+        elif c.startswith(OURS + "-"):
+            label = "ours-" + c[len(OURS) + 1 :]
+        else:
+            label = c[:8]
+        base, n = label, 2
+        while label in out.values():
+            label, n = f"{base[:7]}{n}", n + 1
+        out[c] = label
+    return out
 
 
 @dataclass
@@ -82,6 +111,8 @@ class VersusResult:
         q = Decimal("0.000001")
         return {
             "scenarios": [s.name for s in self.scenarios],
+            "provider": self.scenarios[0].provider if self.scenarios else None,
+            "models": sorted({t.model for s in self.scenarios for t in s.turns}),
             "user_turns": sum(len(s.turns) for s in self.scenarios),
             "event_turns": self.event_counts(),
             "clients": {
@@ -173,29 +204,42 @@ def write_traces(result: VersusResult, directory: Path) -> list[Path]:
 
 
 def render(result: VersusResult, console: Any = None) -> None:
+    from rich import box
     from rich.console import Console
     from rich.table import Table
 
     console = console or Console()
     counts = result.event_counts()
     turns = sum(len(s.turns) for s in result.scenarios)
+    base = result.scenarios[0].base_model if result.scenarios else ""
+    models = [base, *sorted({t.model for s in result.scenarios for t in s.turns} - {base})]
     console.print(
         f"[bold]prefixlock demo --versus peers[/bold]: {len(result.scenarios)} sessions, "
-        f"{turns} user turns, on the emulator (cache-aware server, claude-sonnet-4-6)."
+        f"{turns} user turns, on the emulator (cache-aware server, {', '.join(models)})."
     )
-    table = Table(title="Dollars paid for the turns of each event type (all sessions)")
+    # Short headers, no vertical rules and dollars without "$": six clients fit 80 columns.
+    short = short_names(result.clients)
+    table = Table(
+        title="Dollars paid for the turns of each event type (all sessions)",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1),
+        show_edge=False,
+        pad_edge=False,
+        collapse_padding=True,
+    )
     table.add_column("event")
     table.add_column("turns", justify="right")
     for c in result.clients:
-        table.add_column(c, justify="right")
+        table.add_column(short[c], justify="right")
     for e in EVENTS:
         if counts[e]:
-            table.add_row(e, str(counts[e]), *(f"${result.by_event(c)[e]:.4f}" for c in
+            table.add_row(e, str(counts[e]), *(f"{result.by_event(c)[e]:.4f}" for c in
                                                  result.clients))
-    table.add_row("total", str(turns), *(f"${result.total(c):.4f}" for c in result.clients))
+    table.add_row("total", str(turns), *(f"{result.total(c):.4f}" for c in result.clients),
+                  style="bold")
     console.print(table)
     for c in result.clients:
-        console.print(f"  {c}: {result.peer_config.get(c, '')}")
+        console.print(f"  {short[c]} = {c}: {result.peer_config.get(c, '')}")
     for name, why in result.missing.items():
         console.print(f"[yellow]not measured[/yellow] {name}: {why}")
     best = result.best_peer()

@@ -77,6 +77,29 @@ class ClientRun:
         return out
 
 
+# The wire APIs a provider's clients are billed on (OpenAI clients use either).
+APIS = {"anthropic": ("anthropic",), "openai": ("openai-chat", "openai-responses")}
+
+
+def _served(emu: Emulator, provider: str) -> list[Any]:
+    """The requests `emu` answered in full on `provider`'s APIs, in arrival order."""
+    apis = APIS[provider]
+    return [r for r in emu.served() if r.api in apis]
+
+
+def _is_ping(api: str, body: dict[str, Any]) -> bool:
+    """A keep-alive ping as prefixlock.guard.keepalive sends it (its smallest output)."""
+    from ..guard.keepalive import RESPONSES_MIN_OUTPUT
+
+    if api == "anthropic":
+        return bool(body.get("max_tokens") == 0)
+    if api == "openai-responses":
+        opts = body.get("prompt_cache_options")
+        prewarm = isinstance(opts, dict) and opts.get("prewarm") is True
+        return prewarm or body.get("max_output_tokens") == RESPONSES_MIN_OUTPUT
+    return bool(body.get("max_completion_tokens") == 1)
+
+
 def _bill(
     emu: Emulator, prices: PriceTable, turn_of: Sequence[int], scenario: Scenario, client: str
 ) -> tuple[list[Billed], list[dict[str, Any]]]:
@@ -84,11 +107,11 @@ def _bill(
 
     rows: list[Billed] = []
     trace: list[dict[str, Any]] = []
-    for seq, rec in enumerate(emu.served("anthropic")):
-        usage = parse_usage("anthropic", rec.usage or {})
+    for seq, rec in enumerate(_served(emu, scenario.provider)):
+        usage = parse_usage(rec.api, rec.usage or {})
         cost = prices.require(str(rec.model)).cost(usage)
         turn = turn_of[seq]
-        ping = rec.body.get("max_tokens") == 0
+        ping = _is_ping(rec.api, rec.body)
         event = scenario.turns[turn].event
         rows.append(
             Billed(
@@ -155,8 +178,9 @@ def expected_gaps() -> list[float]:
     return gaps
 
 
-def idle_plan(prices: PriceTable, policy: CachePolicy) -> IdlePlan:
-    """The session's idle plan from the expected gaps and the model's prices."""
+def idle_plan(prices: PriceTable, policy: CachePolicy, model: str | None = None) -> IdlePlan:
+    """The session's idle plan from the expected gaps and the prices of `model` (default: the
+    Anthropic scenarios' base model)."""
     from ..emulator.workspace import Workspace, demo_prefix
     from ..guard.policy import plan_idle
     from .scenario import BASE_MODEL
@@ -168,7 +192,7 @@ def idle_plan(prices: PriceTable, policy: CachePolicy) -> IdlePlan:
         context_tokens=prefix_tokens * 3 // 2,  # a typical context mid-session (prefix + talk)
         written_per_turn=TURN_TOKENS,
         cold_tokens=prefix_tokens * SESSIONS_PER_PLAN,  # each session's first write
-        price=prices.require(BASE_MODEL),
+        price=prices.require(model or BASE_MODEL),
         mode=policy.idle,
     )
 
@@ -187,15 +211,15 @@ def run_prefixlock(
     from ..emulator import Emulator, EmulatorConfig
     from ..emulator.workspace import Workspace, demo_prefix
     from ..settings import Settings
-    from .scenario import BASE_MODEL, COMPACT_TOKENS, RESUME
+    from .scenario import COMPACT_TOKENS, RESUME
 
-    plan = idle_plan(prices, policy)
+    plan = idle_plan(prices, policy, scenario.base_model)
     if settings is None:
         # The product's own auto-compaction, at the suite's explicit threshold (README.md).
-        window = prices.require(BASE_MODEL).context_window or 1_000_000
+        window = prices.require(scenario.base_model).context_window or 1_000_000
         settings = Settings(compact_at=COMPACT_TOKENS / window)
     base = settings
-    chosen = base.with_(ttl=plan.ttl) if plan.mode == "1h" else base
+    chosen = plan.settings(base)  # the 1-hour TTL or the day-long retention, if chosen
     clock = ManualClock(START)
     turn_of: list[int] = []
     compacted: list[int] = []
@@ -221,7 +245,7 @@ def run_prefixlock(
         )
 
         def mark(turn: int, before: int) -> None:
-            turn_of.extend([turn] * (len(emu.served("anthropic")) - before))
+            turn_of.extend([turn] * (len(_served(emu, scenario.provider)) - before))
 
         async def idle(s: Any, seconds: float, turn: int) -> None:
             """The user is away: the clock runs; the session's keep-alive pings when due."""
@@ -230,7 +254,7 @@ def run_prefixlock(
                 due = s.next_ping_at() if s.keepalive is not None else None
                 step = end - clock.now() if due is None else max(min(due, end) - clock.now(), 0)
                 clock.advance(step)
-                before = len(emu.served("anthropic"))
+                before = len(_served(emu, scenario.provider))
                 await s.keepalive_tick()
                 mark(turn, before)
                 if due is not None and clock.now() < due and step == 0:
@@ -270,7 +294,7 @@ def run_prefixlock(
                             notes.append(f"turn {t.index + 1} switched: {quote.summary()}")
                         else:
                             notes.append(f"turn {t.index + 1} stayed: {quote.summary()}")
-                    before = len(emu.served("anthropic"))
+                    before = len(_served(emu, scenario.provider))
                     compactions = s.compactions
                     async for _event in s.send(t.prompt):
                         pass
@@ -332,13 +356,13 @@ def run_peer(
 
         try:
             send({"op": "start", "system": system_prompt(), "base_url": emu.base_url,
-                  "api_key": KEY, "compact_tokens": COMPACT_TOKENS})
+                  "api_key": KEY, "compact_tokens": COMPACT_TOKENS, "session": scenario.name})
             for t in scenario.turns:
                 if t.index > 0:
                     clock.advance(t.gap_before)
                 if t.tool_order_seed is not None:
                     order = shuffled(sorted(by_name), t.tool_order_seed)
-                before = len(emu.served("anthropic"))
+                before = len(_served(emu, scenario.provider))
                 send({"op": "turn", "prompt": t.prompt, "model": t.model,
                       "tools": [by_name[n] for n in order]})
                 while True:
@@ -347,7 +371,7 @@ def run_peer(
                         break
                     content = workspace.run(str(msg["name"]), dict(msg["input"]))
                     send({"op": "result", "content": content})
-                turn_of.extend([t.index] * (len(emu.served("anthropic")) - before))
+                turn_of.extend([t.index] * (len(_served(emu, scenario.provider)) - before))
             send({"op": "end"})
             proc.wait(timeout=60)
         finally:

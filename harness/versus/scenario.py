@@ -97,6 +97,7 @@ class Scenario:
     name: str
     turns: tuple[Turn, ...]
     notes: tuple[str, ...] = field(default_factory=tuple)
+    provider: str = "anthropic"  # whose API and models it runs on (`on_provider`)
 
     def events(self) -> dict[str, int]:
         out = {e: 0 for e in EVENTS}
@@ -105,7 +106,16 @@ class Scenario:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "turns": [t.to_dict() for t in self.turns]}
+        return {
+            "name": self.name,
+            "provider": self.provider,
+            "turns": [t.to_dict() for t in self.turns],
+        }
+
+    @property
+    def base_model(self) -> str:
+        """The model the session runs on between model switches."""
+        return PROVIDER_MODELS[self.provider][0]
 
     def script(self, base: Script) -> Script:
         """The emulator's script for this session: each turn plays its turn of `base` (the
@@ -213,3 +223,25 @@ def shuffled(names: list[str], seed: int) -> list[str]:
     out = list(names)
     random.Random(seed).shuffle(out)
     return out
+
+
+# The models of each provider's scenarios: the main one, and the cheaper one a model switch
+# picks for one turn. OpenAI: gpt-5 and gpt-5-mini, whose context windows the price table
+# knows (the product's compaction threshold is a fraction of the window; README.md says what
+# each event means there).
+PROVIDER_MODELS = {
+    "anthropic": (BASE_MODEL, SWITCH_MODEL),
+    "openai": ("gpt-5", "gpt-5-mini"),
+}
+
+
+def on_provider(scenario: Scenario, provider: str) -> Scenario:
+    """`scenario` on `provider`'s models: the same turns, events and gaps; a switch turn on
+    that provider's cheaper model."""
+    if provider not in PROVIDER_MODELS:
+        raise ValueError(f"no scenario models for provider {provider!r}")
+    base, cheaper = PROVIDER_MODELS[provider]
+    turns = tuple(
+        replace(t, model=cheaper if t.model == SWITCH_MODEL else base) for t in scenario.turns
+    )
+    return replace(scenario, turns=turns, provider=provider)

@@ -1,8 +1,10 @@
-"""CachePolicy: the idle plan (nothing / pings / 1-hour TTL) from the idle-gap distribution and
-the model's prices, and the switch rule from the guard's quote."""
+"""CachePolicy: the idle plan (nothing / pings / 1-hour TTL, or OpenAI's day-long retention)
+from the idle-gap distribution and the model's prices, and the switch rule from the guard's
+quote."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 
 import pytest
@@ -10,6 +12,7 @@ import pytest
 from prefixlock.guard.policy import CachePolicy, pings_in, plan_idle, requests_per_turn
 from prefixlock.guard.quote import Alternative, Quote
 from prefixlock.prices import PriceTable
+from prefixlock.settings import Settings
 
 SONNET = PriceTable.builtin().require("claude-sonnet-4-6")
 
@@ -91,3 +94,52 @@ def test_the_break_even_counts_requests_so_a_turn_of_three_requests_has_three() 
     assert requests_per_turn(_quote(29_000, 3, per_turn=3)) == 3
     assert policy.allow_switch(_quote(29_000, 3, per_turn=3), 1)
     assert not policy.allow_switch(_quote(29_000, 4, per_turn=3), 1)
+
+
+GPT5 = PriceTable.builtin().require("gpt-5")
+
+
+def test_a_switch_to_a_model_no_cheaper_is_followed_though_it_never_pays_back() -> None:
+    # Back from a cheap excursion (or up to a stronger model): the quote's break-even is never,
+    # because the new model costs more per request; the user chose the model, not a saving.
+    back = replace(_quote(896, None), steady_saving=Decimal("-0.004"))
+    assert CachePolicy().allow_switch(back, 1)
+    # A switch to a cheaper model that does not pay back within the turn still stays.
+    down = replace(_quote(29_000, 9), steady_saving=Decimal("0.002"))
+    assert not CachePolicy().allow_switch(down, 1)
+
+
+def test_on_openai_the_long_option_is_the_day_long_retention_at_no_premium() -> None:
+    # gpt-5: in-memory entries live 600 s (the price table); no write fee.
+    assert GPT5.cache_ttl_seconds == 600 and GPT5.cache_write_5m is None
+    gaps = [45.0] * 90 + [360.0, 540.0, 900.0, 1500.0, 2400.0] * 1 + [5400.0] * 3 + [50_400.0] * 2
+    plan = plan_idle(gaps, turns=100, context_tokens=33_000, written_per_turn=2_000,
+                     cold_tokens=66_000, price=GPT5)
+    assert set(plan.expected) == {"off", "pings", "24h"}
+    assert plan.mode == "24h" and plan.retention == "24h" and plan.ttl == "5m"
+    assert plan.expected["24h"] == 0  # no gap past a day, and no write premium
+    # Gaps under the 600-s TTL cost nothing even with no plan: 360 and 540 s are free here.
+    miss = GPT5.input_cost(33_000, "write_5m") - GPT5.input_cost(33_000, "read")
+    assert plan.expected["off"] == 8 * miss / 100  # 900, 1500, 2400, 3 x 5400, 2 x 50400
+    settings = plan.settings(Settings())
+    assert settings.retention == "24h" and settings.ttl == "5m"
+    # Past a day, even the long retention loses the cache.
+    past = plan_idle([30 * 3600.0], turns=1, context_tokens=33_000, written_per_turn=2_000,
+                     price=GPT5)
+    assert past.expected["24h"] == miss
+
+
+def test_pings_on_openai_are_spaced_by_its_ttl_and_a_foreign_long_option_is_refused() -> None:
+    assert pings_in(900, None, 30, ttl=600) == 1  # one ping at 570 s
+    assert pings_in(900, None, 30) == 3  # the 5-minute TTL would need three
+    plan = plan_idle([900.0], turns=1, context_tokens=33_000, written_per_turn=2_000,
+                     price=GPT5, mode="pings")
+    assert plan.expected["pings"] == GPT5.input_cost(33_000, "read")  # one read, no re-write
+    with pytest.raises(ValueError, match="24h"):
+        plan_idle([900.0], turns=1, context_tokens=1, written_per_turn=1, price=GPT5, mode="1h")
+    with pytest.raises(ValueError, match="1h"):
+        plan_idle([900.0], turns=1, context_tokens=1, written_per_turn=1, price=SONNET,
+                  mode="24h")
+    # On Anthropic nothing changed: the long option is the 1-hour TTL.
+    assert "1h" in plan_idle([900.0], turns=1, context_tokens=1, written_per_turn=1,
+                             price=SONNET).expected

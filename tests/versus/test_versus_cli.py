@@ -13,7 +13,9 @@ from tests.helpers.cli import run_cli
     [
         (("--peers", "anthropic-sdk,crewai"), ("--peers", "crewai", "langchain")),
         (("--proxy",), ("--proxy",)),
-        (("--provider", "openai"), ("--provider",)),
+        (("--provider", "openai", "--peers", "langchain"), ("--peers", "langchain", "openai")),
+        (("--provider", "openai", "--idle", "1h"), ("--idle", "1h", "24h")),
+        (("--idle", "24h"), ("--idle", "24h", "1h")),
     ],
 )
 def test_bad_flags_are_one_line(args: tuple[str, ...], names: tuple[str, ...]) -> None:

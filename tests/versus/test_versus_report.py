@@ -34,3 +34,35 @@ def test_margin_against_the_cheapest_peer_and_the_events_paid_more() -> None:
     data = result.to_dict()
     assert data["times_cheaper_than_best_peer"] == {"prefixlock": "1.68"}
     assert data["events_where_paid_more_than_best_peer"] == {"prefixlock": [STEADY]}
+
+
+def test_the_table_fits_80_columns_with_six_clients_and_the_legend_names_them() -> None:
+    import io
+
+    from rich.console import Console
+
+    from prefixlock.versus.report import render, short_names
+
+    sc = Scenario("s", (Turn(0, "a"), Turn(1, "b", IDLE, 600.0), Turn(2, "c", MCP)))
+    clients = ["prefixlock", "prefixlock-pings", "openai-sdk", "openai-agents",
+               "pydantic-ai-openai", "langchain-openai"]
+    costs = {STEADY: "12.3456", IDLE: "0.20", MCP: "0.10"}
+    result = VersusResult((sc,), [_run(c, costs) for c in clients],
+                          {c: f"config of {c}" for c in clients})
+    out = io.StringIO()
+    render(result, Console(file=out, width=80, color_system=None))
+    lines = out.getvalue().splitlines()
+    assert max(len(ln) for ln in lines) <= 80
+    short = short_names(clients)
+    assert len(set(short.values())) == len(clients)
+    header = next(ln for ln in lines if ln.split()[:2] == ["event", "turns"])
+    assert header.split()[2:] == [short[c] for c in clients]  # no header cut or wrapped
+    for c in clients:
+        assert f"{short[c]} = {c}: config of {c}" in out.getvalue()
+    assert "12.3456" in out.getvalue()
+    data = result.to_dict()
+    assert data["provider"] == "anthropic" and data["models"] == ["claude-sonnet-4-6"]
+    assert set(data["clients"]) == set(clients)  # --json keeps the whole names
+    # Clashing short names stay unique; an unknown client keeps its first 8 characters.
+    assert short_names(["pydantic-ai", "pydantic-ai-openai", "crewai-tools"]) == {
+        "pydantic-ai": "pyd-ai", "pydantic-ai-openai": "pyd-ai2", "crewai-tools": "crewai-t"}

@@ -16,6 +16,7 @@ class Peer:
     script: str  # file name beside this module
     requirements: tuple[str, ...]  # what its venv installs (pip requirement strings)
     config: str  # how it is configured for caching, per its own docs
+    provider: str = "anthropic"  # the API it speaks: the scenarios of this provider drive it
 
     @property
     def path(self) -> Path:
@@ -44,4 +45,44 @@ PEERS = (
         'middleware=[AnthropicPromptCachingMiddleware(ttl="5m"), '
         'SummarizationMiddleware(trigger=("tokens", N), keep=("messages", 20))])',
     ),
+    # OpenAI peers (`prefixlock demo --versus peers --provider openai`).
+    Peer(
+        "openai-sdk",
+        "openai_sdk.py",
+        ("openai>=2.0",),
+        "openai SDK loop on Chat Completions, prompt_cache_key=<session id> on every request "
+        "(default in-memory retention)",
+        "openai",
+    ),
+    Peer(
+        "openai-agents",
+        "openai_agents_peer.py",
+        ("openai-agents>=0.4",),
+        "openai-agents Agent + Runner (Responses API), ModelSettings(prompt_cache_retention="
+        '"24h", extra_args={"prompt_cache_key": <session id>}, context_management=[{"type": '
+        '"compaction", "compact_threshold": N}])',
+        "openai",
+    ),
+    Peer(
+        "pydantic-ai-openai",
+        "pydantic_ai_openai_peer.py",
+        ("pydantic-ai-slim[openai]>=1.0",),
+        "pydantic-ai Agent on OpenAIChatModel, OpenAIChatModelSettings(openai_prompt_cache_key="
+        '<session id>, openai_prompt_cache_retention="24h")',
+        "openai",
+    ),
+    Peer(
+        "langchain-openai",
+        "langchain_openai_peer.py",
+        ("langchain>=1.0", "langchain-openai>=1.0"),
+        'langchain create_agent(ChatOpenAI(model_kwargs={"prompt_cache_key": <session id>, '
+        '"prompt_cache_retention": "24h"}), '
+        'middleware=[SummarizationMiddleware(trigger=("tokens", N), keep=("messages", 20))])',
+        "openai",
+    ),
 )
+
+
+def peers_of(provider: str) -> tuple[Peer, ...]:
+    """The peers that speak `provider`'s API."""
+    return tuple(p for p in PEERS if p.provider == provider)

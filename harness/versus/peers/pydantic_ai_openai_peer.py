@@ -1,0 +1,86 @@
+"""Peer: a pydantic-ai Agent on OpenAI, cached with pydantic-ai's documented OpenAI settings.
+
+Run by `prefixlock.versus` in its own venv (`pydantic-ai-slim[openai]`; nothing from
+prefixlock). The model is `OpenAIChatModel` (Chat Completions) with `OpenAIChatModelSettings`:
+`openai_prompt_cache_key` (a stable key for the session, which pydantic-ai documents as
+OpenAI's cache-routing key) and `openai_prompt_cache_retention="24h"` (OpenAI's extended
+retention, a setting pydantic-ai documents beside it). The conversation is carried in
+`message_history` as the docs show; each turn builds the Agent with the tools in the order the
+tool server listed them and the model the user picked. Same line protocol as anthropic_sdk.py;
+`start` also carries `session` (the cache key). Compaction: none (pydantic-ai's history
+processors are functions the user writes; no summarizer is configured).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from typing import Any
+
+
+def _read() -> dict[str, Any]:
+    line = sys.stdin.readline()
+    if not line:
+        raise SystemExit(0)
+    data: dict[str, Any] = json.loads(line)
+    return data
+
+
+def _write(obj: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(obj) + "\n")
+    sys.stdout.flush()
+
+
+def main() -> None:
+    from pydantic_ai import Agent, Tool
+    from pydantic_ai.models.openai import OpenAIChatModel, OpenAIChatModelSettings
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    start = _read()
+    provider = OpenAIProvider(api_key=start["api_key"], base_url=start["base_url"] + "/v1")
+    settings = OpenAIChatModelSettings(
+        max_tokens=4096,
+        openai_prompt_cache_key=f"session-{start['session']}",
+        openai_prompt_cache_retention="24h",
+    )
+    history: list[Any] = []
+
+    # The framework runs parallel tool calls concurrently (threads): one question and its
+    # answer on the pipe at a time.
+    pipe = threading.Lock()
+
+    def remote(name: str) -> Any:
+        def call(**kwargs: Any) -> str:
+            with pipe:
+                _write({"op": "tool", "id": "", "name": name, "input": kwargs})
+                return str(_read()["content"])
+
+        return call
+
+    while True:
+        msg = _read()
+        if msg["op"] == "end":
+            break
+        tools = [
+            Tool.from_schema(
+                remote(t["name"]),
+                name=t["name"],
+                description=t["description"],
+                json_schema=t["input_schema"],
+            )
+            for t in msg["tools"]
+        ]
+        agent = Agent(
+            OpenAIChatModel(msg["model"], provider=provider),
+            instructions=start["system"],
+            tools=tools,
+            model_settings=settings,
+        )
+        result = agent.run_sync(msg["prompt"], message_history=history)
+        history = result.all_messages()
+        _write({"op": "done"})
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,115 @@
+"""The versus scenarios on OpenAI: the same turns and events on gpt-5 (gpt-5-mini for a switch),
+prefixlock through its OpenAI provider and its CachePolicy (the idle plan picks the day-long
+retention), and the bare openai SDK loop (Chat Completions with a stable prompt_cache_key) run
+with this interpreter, which has the SDK; the benchmark gives each peer its own venv."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import replace
+from decimal import Decimal
+
+import pytest
+
+from prefixlock.emulator import BUILTIN_PROMPTS
+from prefixlock.guard.policy import CachePolicy
+from prefixlock.prices import PriceTable
+from prefixlock.versus.peers import PEERS, peers_of
+from prefixlock.versus.run import ClientRun, idle_plan, run_peer, run_prefixlock
+from prefixlock.versus.scenario import (
+    EVENTS,
+    IDLE,
+    MCP,
+    RESUME,
+    SWITCH,
+    WIDE,
+    Scenario,
+    on_provider,
+    scripted,
+    suite,
+)
+
+PRICES = PriceTable.builtin()
+
+
+def test_the_openai_scenarios_are_the_same_turns_on_openai_models() -> None:
+    for sc in suite(tuple(BUILTIN_PROMPTS)):
+        oa = on_provider(sc, "openai")
+        assert oa.provider == "openai" and oa.base_model == "gpt-5"
+        assert [(t.prompt, t.event, t.gap_before, t.tool_order_seed) for t in oa.turns] == [
+            (t.prompt, t.event, t.gap_before, t.tool_order_seed) for t in sc.turns
+        ]
+        cheap = {t.index for t in sc.turns if t.model != sc.base_model}
+        assert cheap and {t.index for t in oa.turns if t.model == "gpt-5-mini"} == cheap
+        assert {t.model for t in oa.turns} == {"gpt-5", "gpt-5-mini"}
+    with pytest.raises(ValueError):
+        on_provider(sc, "gemini")
+    assert [p.name for p in peers_of("openai")] == [
+        "openai-sdk", "openai-agents", "pydantic-ai-openai", "langchain-openai"
+    ]
+
+
+def _short() -> Scenario:
+    # 12 built-in turns and a wide one, with one switch, one reconnect, one resume and a
+    # 15-minute gap (past the 600-s in-memory TTL of gpt-5 in the price table).
+    sc = scripted(tuple(BUILTIN_PROMPTS[:12]), 3, "short")
+    turns = list(sc.turns)
+    turns[12] = replace(turns[12], event=IDLE, gap_before=900.0)
+    return on_provider(replace(sc, turns=tuple(turns)), "openai")
+
+
+def _first(run: ClientRun, event: str) -> tuple[int, int]:
+    """(read, uncached) of the first real request of the first turn with `event`."""
+    r = next(r for r in run.requests if r.event == event and not r.ping)
+    return r.read, r.uncached
+
+
+def test_prefixlock_and_the_openai_sdk_peer_on_the_same_turns() -> None:
+    sc = _short()
+    plan = idle_plan(PRICES, CachePolicy(), "gpt-5")
+    assert plan.mode == "24h"  # no premium on OpenAI: the day-long retention is free
+    ours = run_prefixlock(sc, PRICES, CachePolicy())
+    sdk = next(p for p in PEERS if p.name == "openai-sdk")
+    peer = run_peer(sc, PRICES, "openai-sdk", [sys.executable, str(sdk.path)])
+    assert {r.turn for r in ours.requests} == {r.turn for r in peer.requests} == set(range(13))
+    # prefixlock: one stable key for the session (across the resume too) and the plan's
+    # retention on every request; the peer: its own stable key, the default retention.
+    keys = {line["body"]["prompt_cache_key"] for line in ours.trace}
+    assert len(keys) == 1
+    assert all(line["body"]["prompt_cache_retention"] == "24h" for line in ours.trace)
+    assert all(line["body"]["prompt_cache_key"] == "session-short" for line in peer.trace)
+    assert not any("prompt_cache_retention" in line["body"] for line in peer.trace)
+    mine, theirs = ours.by_event(), peer.by_event()
+    # The 15-minute gap and the resume 14 h later: the day-long retention keeps the cache;
+    # the peer's in-memory entries expired after 600 s.
+    for event in (IDLE, RESUME):
+        read, _ = _first(ours, event)
+        peer_read, peer_uncached = _first(peer, event)
+        assert read > 20_000 and peer_read == 0 and peer_uncached > 20_000
+        assert mine[event] < theirs[event]
+    # An MCP reconnect: prefixlock's tools stay sorted, the peer's new order misses the prefix.
+    read, uncached = _first(ours, MCP)
+    peer_read, peer_uncached = _first(peer, MCP)
+    assert uncached < 5_000 < peer_uncached and mine[MCP] < theirs[MCP]
+    # A wide turn has no lookback on OpenAI: both read the earlier context on its second
+    # request, and pay the same to within the bytes of their requests.
+    wide = [[r for r in run.requests if r.event == WIDE] for run in (ours, peer)]
+    assert all(len(w) == 2 and w[1].read > 20_000 for w in wide)
+    assert abs(mine[WIDE] - theirs[WIDE]) <= theirs[WIDE] * Decimal("0.05")
+    # The switch: gpt-5-mini pays back within the turn (no write fee), and the turn back goes
+    # to gpt-5 as the user asked (a dearer model is the user's choice, not a saving).
+    models = {int(line["turn"]): line["model"] for line in ours.trace}
+    assert [models[t.index] for t in sc.turns] == [t.model for t in sc.turns]
+    assert any(a.event == SWITCH and a.model == "gpt-5-mini" and b.model == "gpt-5"
+               for a, b in zip(sc.turns, sc.turns[1:], strict=False))
+    assert all(mine.get(e, Decimal(0)) <= theirs.get(e, Decimal(0)) for e in EVENTS), (mine, theirs)
+
+
+def test_the_pings_plan_on_openai_pings_once_through_a_15_minute_gap() -> None:
+    sc = _short()
+    ours = run_prefixlock(sc, PRICES, CachePolicy(idle="pings"))
+    assert not any("prompt_cache_retention" in line["body"] for line in ours.trace)
+    pings = [r for r in ours.requests if r.ping]
+    # One ping 30 s before the 600-s TTL ends; the turn after the gap reads the cache.
+    assert [r.event for r in pings].count(IDLE) == 1
+    assert _first(ours, IDLE)[0] > 20_000
