@@ -22,6 +22,7 @@ the ranks: everything more recent than a live block is live too.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -242,10 +243,16 @@ def stack_ranks(p: Plan, backend: Backend = NUMPY) -> tuple[I64, I64]:
     one pass counts them, and a wavelet matrix of the distinct pairs, weighted by those counts,
     answers every reuse.
     """
-    xp = backend.xp
     n = p.references
     if n == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    if backend.device:
+        xp = backend.xp
+        rank, prev = device_ranks(
+            xp, xp.asarray(p.nodes), xp.asarray(p.req), xp.asarray(p.starts), p.requests
+        )
+        return backend.asnumpy(rank), backend.asnumpy(prev)
+    xp = np
     dt = np.int32 if n < 2**30 else np.int64  # the wavelet matrix's values
     R = p.requests
     nodes = xp.asarray(p.nodes)
@@ -296,7 +303,7 @@ def stack_ranks(p: Plan, backend: Backend = NUMPY) -> tuple[I64, I64]:
         rank[i] = starts[r] - reuses[r] - after_j + again
         del again, reuses, after_j
         prev_req[i] = a
-    return backend.asnumpy(rank), backend.asnumpy(prev_req)
+    return rank, prev_req
 
 
 def concat_plans(plans: list[Plan]) -> Plan:
@@ -534,3 +541,166 @@ def lru_curve(p: Plan, rank: I64, max_capacity: int | None = None) -> Curve:
         total_tokens=int(tok.sum()),
         warmup_unique=int(first_use.sum()),
     )
+
+
+# --- the device pipeline --------------------------------------------------------------------
+#
+# On a GPU every output size that depends on the data (a boolean mask, nonzero, compress,
+# unique, bincount's max) and every int() or bool() of a device value makes the host wait for
+# the device and copy a value back. The functions below keep every shape fixed by the host-side
+# plans, so a whole batch is one queue of kernels and one copy back at the end. They are written
+# against the numpy API through `xp` (numpy itself runs them in the tests, exactly).
+
+
+def _count_less_fixed(xp: Any, values: Any, bits: int, end: Any, bound: Any) -> Any:
+    """#{j < end[q] : values[j] < bound[q]} for every query q: `_count_less` without weights,
+    each level's stable partition a scatter to computed positions instead of `compress` (whose
+    output size the host would read back once per level). Values and bounds below 2**bits."""
+    n = values.shape[0]
+    dt = values.dtype
+    cur = values
+    lo = xp.zeros(end.shape[0], dtype=dt)
+    hi = end.astype(dt)
+    res = xp.zeros(end.shape[0], dtype=dt)
+    zeros = xp.zeros(n + 1, dtype=dt)  # zeros[i]: values before i whose bit is 0
+    idx = xp.arange(n, dtype=dt)
+    for level in range(bits - 1, -1, -1):
+        bit = (cur >> level) & 1
+        zeros[1:] = xp.cumsum(1 - bit, dtype=dt)
+        nz = zeros[n]  # stays on the device: a 0-d array, never read by the host
+        qb = (bound >> level) & 1
+        a = zeros[lo]
+        b = zeros[hi]
+        res += qb * (b - a)
+        lo = a + qb * (lo + nz - 2 * a)
+        hi = b + qb * (hi + nz - 2 * b)
+        del a, b, qb
+        if level:
+            # zeros keep their order at the front, ones after them: element i goes to
+            # zeros[i] if its bit is 0, else nz + (ones before i)
+            before = zeros[:n]
+            pos = before + bit * (nz + idx - 2 * before)
+            nxt = xp.empty(n, dtype=dt)
+            nxt[pos] = cur
+            cur = nxt
+            del before, pos
+        del bit
+    return res
+
+
+def device_ranks(xp: Any, nodes: Any, req: Any, starts: Any, requests: int) -> tuple[Any, Any]:
+    """`stack_ranks` on arrays of module `xp` (nodes, req, starts of a plan), with every shape
+    fixed: the same ranks and previous requests, as int64 arrays of `xp`.
+
+    Where `stack_ranks` keeps only the reused references and their distinct (request, next-use
+    request) pairs (fewer values for the CPU's wavelet matrix), this counts over every
+    reference, a never-reused one carrying the next-use request `requests` (no bound is above
+    it, so it never counts): again[j] = #{p < start of j's request : next-use request of p <
+    that of j}. The reuses before request r are a prefix sum at starts[r]."""
+    n = nodes.shape[0]
+    R = requests
+    dt = np.int32 if n < 2**30 and R < 2**30 else np.int64
+    order = xp.argsort(nodes, kind="stable")
+    by_node = nodes[order]
+    nxt = xp.full(n, n, dtype=np.int64)  # next use of each reference (n: none)
+    nxt[order[:-1]] = xp.where(by_node[1:] == by_node[:-1], order[1:], n)
+    del order, by_node
+    reused = nxt < n
+    target = xp.minimum(nxt, n - 1)
+    a = req  # request of each reference ...
+    r = xp.where(reused, req[target], R)  # ... and of its next use (R: none)
+    again = _count_less_fixed(
+        xp, r.astype(dt), max(1, int(R).bit_length()), starts[a].astype(dt), r.astype(dt)
+    ).astype(np.int64)
+    is_reuse = xp.zeros(n + 1, dtype=np.int64)  # reference i is some reference's next use
+    is_reuse[nxt] = 1  # index n (none) lands in the spare slot
+    before = xp.zeros(n + 1, dtype=np.int64)
+    before[1:] = xp.cumsum(is_reuse[:n], dtype=np.int64)  # reuses before each position
+    del is_reuse
+    j = xp.arange(n, dtype=np.int64)
+    # stream position of j, plus one: its request's blocks run deepest first
+    after_j = starts[a] + starts[a + 1] - j
+    value = starts[r] - before[starts[r]] - after_j + again
+    del again, after_j, before, j
+    slot = xp.where(reused, nxt, n)  # the never-reused write into the spare slot n
+    rank = xp.full(n + 1, int(COLD), dtype=np.int64)
+    rank[slot] = value
+    prev = xp.full(n + 1, -1, dtype=np.int64)
+    prev[slot] = a
+    return rank[:n], prev[:n]
+
+
+def _expire(xp: Any, rank: Any, prev_req: Any, req: Any, times: Any, ttl: Any) -> Any:
+    """`effective_ranks` with a TTL per reference (inf: none), on arrays of module `xp`."""
+    gap = times[req] - times[xp.maximum(prev_req, 0)]
+    return xp.where((prev_req >= 0) & (gap < ttl), rank, int(COLD))
+
+
+def _sorted_bincount(xp: Any, keys: Any, weights: Any, length: int) -> Any:
+    """Integer sums of `weights` per key in 0..length-1 (keys outside are dropped): a stable
+    sort and prefix sums, exact, with an output size the host knows (cupy's bincount reads the
+    largest key back first)."""
+    order = xp.argsort(keys, kind="stable")
+    csum = xp.zeros(keys.shape[0] + 1, dtype=np.int64)
+    csum[1:] = xp.cumsum(weights[order], dtype=np.int64)
+    bounds = xp.searchsorted(keys[order], xp.arange(length + 1, dtype=keys.dtype))
+    return csum[bounds[1:]] - csum[bounds[:-1]]
+
+
+def sweep_curves(
+    groups: Sequence[Sequence[Plan]],
+    ttls: Sequence[float | None],
+    top: int,
+    backend: Backend = NUMPY,
+) -> I64:
+    """Measured LRU hit tokens of many configurations at every per-node capacity 1..top.
+
+    A configuration is a group of plans (its nodes' streams) and a TTL; row g, column C - 1 is
+    the tokens group g's measured references find cached at C blocks per node by rank, summed
+    over its nodes. Exact from each group's longest request up; below it the replay keeps
+    C - 1 blocks of a too-long request, which `lru_curve` adds for one plan. On numpy: one rank
+    pass over all the plans and one bincount per plan. On a device backend: the whole batch in
+    one fixed-shape pass (`device_ranks`, one sorted histogram over every group) and one copy
+    back, whatever the number of groups or wavelet levels."""
+    if len(groups) != len(ttls):
+        raise ValueError("one TTL per group")
+    flat = [q for g in groups for q in g]
+    if not backend.device:
+        ranks = batch_ranks(flat, NUMPY) if flat else []
+        out = np.zeros((len(groups), top), np.int64)
+        k = 0
+        for gi, g in enumerate(groups):
+            total = np.zeros(top + 1, np.float64)
+            for q in g:
+                rank, prev = ranks[k]
+                k += 1
+                eff = effective_ranks(q, rank, prev, ttls[gi])
+                m = q.req >= q.warmup
+                total += np.bincount(
+                    np.minimum(eff[m], top), weights=q.tokens[m], minlength=top + 1
+                )
+            out[gi] = np.rint(np.cumsum(total)[:top]).astype(np.int64)
+        return out
+    xp = backend.xp
+    G = len(groups)
+    big = concat_plans(flat)
+    n = big.references
+    if n == 0:
+        return np.zeros((G, top), np.int64)
+    sizes = [sum(q.references for q in g) for g in groups]
+    group = np.repeat(np.arange(G, dtype=np.int64), sizes)
+    ttl = np.array([np.inf if t is None else t for t in ttls], np.float64)[group]
+    measured = np.concatenate([q.req >= q.warmup for q in flat])
+    # Measured references go to bin group * (top + 1) + min(rank, top); the others past the end.
+    base = np.where(measured, group * (top + 1), G * (top + 1))
+    del group, measured
+    req = xp.asarray(big.req)
+    starts = xp.asarray(big.starts)
+    rank, prev = device_ranks(xp, xp.asarray(big.nodes), req, starts, big.requests)
+    eff = _expire(xp, rank, prev, req, xp.asarray(big.times), xp.asarray(ttl))
+    del rank, prev
+    keys = xp.minimum(xp.asarray(base) + xp.minimum(eff, top), G * (top + 1))
+    del eff
+    hist = _sorted_bincount(xp, keys, xp.asarray(big.tokens), G * (top + 1))
+    curves = xp.cumsum(hist.reshape(G, top + 1)[:, :top], axis=1, dtype=np.int64)
+    return np.asarray(backend.asnumpy(curves), np.int64)

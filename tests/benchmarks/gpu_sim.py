@@ -5,7 +5,8 @@
 A sweep of at least 256 configurations over a Mooncake trace: cluster size (1, 2, 4, 8 nodes) x
 router (round-robin, random with 8 seeds, session affinity) x TTL (none, 60 s, 300 s, 1800 s) x
 cross-tenant sharing... each configuration gives the LRU hit rate at every capacity per node.
-All node streams of a batch of configurations go to the GPU as one array job (engine.batch_ranks).
+All node streams of a batch of configurations go to the GPU as one array job (engine.sweep_curves:
+ranks, TTL and every configuration's curve on the device, one copy back per batch).
 numpy runs the same configurations (or the first --numpy-configs of them when that would take
 long); references per second are compared, and every configuration both backends ran must give
 identical curves. Without cupy or a GPU it measures numpy only and says so (exit code 3).
@@ -78,40 +79,32 @@ def run(
     """Seconds in the engine, references processed, and each configuration's cluster curve:
     measured hit tokens at every per-node capacity from the longest request up (below it the
     replay keeps C - 1 blocks, which engine.lru_curve adds on the host). Plans are built
-    outside the timed part, batch by batch."""
+    outside the timed part, batch by batch; each batch is one engine.sweep_curves call (on a
+    device backend: one fixed-shape pass and one copy back)."""
     base = engine.plan(trace)
     top = base.n_nodes
     longest = int(base.lengths.max())
     spent = 0.0
     refs = 0
     curves: list[np.ndarray] = []
-    pending: list[tuple[int, list[engine.Plan]]] = []
+    pending: list[list[engine.Plan]] = []
+    ttls: list[float | None] = []
     size = 0
 
     def flush() -> None:
         nonlocal size, spent
-        flat = [q for _, qs in pending for q in qs]
         t0 = time.perf_counter()
-        ranks = engine.batch_ranks(flat, backend)
-        k = 0
-        for i, qs in pending:
-            total = np.zeros(top + 1, np.float64)
-            for q in qs:
-                rank, prev = ranks[k]
-                k += 1
-                eff = engine.effective_ranks(q, rank, prev, cfgs[i].ttl)
-                m = q.req >= q.warmup
-                total += np.bincount(
-                    np.minimum(eff[m], top), weights=q.tokens[m], minlength=top + 1
-                )
-            curves.append(np.rint(np.cumsum(total)[longest - 1 : top]).astype(np.int64))
+        out = engine.sweep_curves(pending, ttls, top, backend)
         spent += time.perf_counter() - t0
+        curves.extend(row[longest - 1 :] for row in out)
         pending.clear()
+        ttls.clear()
         size = 0
 
-    for i, cfg in enumerate(cfgs):
+    for cfg in cfgs:
         qs = plans_for(trace, base, cfg)
-        pending.append((i, qs))
+        pending.append(qs)
+        ttls.append(cfg.ttl)
         n = sum(q.references for q in qs)
         size += n
         refs += n
