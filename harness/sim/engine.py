@@ -636,6 +636,77 @@ def _expire(xp: Any, rank: Any, prev_req: Any, req: Any, times: Any, ttl: Any) -
     return xp.where((prev_req >= 0) & (gap < ttl), rank, int(COLD))
 
 
+def _shortfall_fixed(
+    xp: Any,
+    rank: Any,
+    req: Any,
+    starts: Any,
+    resets: npt.NDArray[np.int64],
+    query: Any,
+    width: int,
+    requests: int,
+    chunk_cells: int = 1 << 25,
+) -> Any:
+    """`_shortfall` on arrays of module `xp` with every shape fixed: flags of the references
+    where `query` holds. `starts` (host and device copies alike: the host one for slicing) is
+    given as a host array here, `resets`: requests whose transition is forced to "top C" for
+    every capacity (the last request of each concatenated plan, so no state crosses into the
+    next plan).
+
+    Where `_shortfall` steps back a few requests and forward-fills only what they leave open,
+    this fills every (request, capacity <= width) cell: on a GPU the cells are cheap and the
+    open queries are not rare (conversation_trace leaves 6,016 of 6,022 open after 64 steps).
+    The last non-identity transition before each request is a running maximum of row indices,
+    taken by doubling (log2(rows) elementwise maxima: no accumulate or scan of a data-sized
+    output); requests are taken in chunks of `chunk_cells` cells, the state carried between."""
+    n = rank.shape[0]
+    flags = xp.zeros(n, dtype=bool)
+    if width <= 0 or n == 0:
+        return flags
+    s_dev = xp.asarray(starts)
+    low = rank < width
+    depth = xp.arange(n, dtype=np.int64) - s_dev[req]
+    lead = xp.zeros(n + 1, dtype=np.int64)
+    lead[1:] = xp.cumsum((low & (rank == depth)).astype(np.int64), dtype=np.int64)
+    head = lead[s_dev[1:]] - lead[s_dev[:-1]]  # leading blocks whose rank is their depth
+    del depth, lead
+    lengths = s_dev[1:] - s_dev[:-1]
+    last = rank[s_dev[1:] - 1]
+    reset = xp.asarray(resets)
+    lengths[reset] = 0  # c >= 0 always, and c <= last + 1 below: "top C" for every C
+    last[reset] = width + 1
+    caps = xp.arange(1, width + 1, dtype=np.int64)[None, :]
+    cols = xp.arange(width, dtype=np.int64)
+    carry = xp.full(width, 1, dtype=np.int8)  # no request before: the cache holds the top C
+    step = max(1, chunk_cells // width)
+    for r0 in range(0, requests, step):
+        r1 = min(requests, r0 + step)
+        rows = r1 - r0
+        # Row 0: the state carried in; row k + 1: the transition of request r0 + k (-1: none).
+        val = xp.empty((rows + 1, width), dtype=np.int8)
+        val[0] = carry
+        L = lengths[r0:r1, None]
+        val[1:] = xp.where(
+            caps < L,
+            xp.where(caps <= head[r0:r1, None], -1, 0),
+            xp.where(caps <= last[r0:r1, None] + 1, 1, -1),
+        ).astype(np.int8)
+        row = xp.arange(rows + 1, dtype=np.int32)[:, None]
+        fill = xp.where(val >= 0, row, 0).astype(np.int32)
+        shift = 1
+        while shift <= rows:  # running maximum down the rows, by doubling
+            fill[shift:] = xp.maximum(fill[shift:], fill[:-shift])
+            shift *= 2
+        a, b = int(starts[r0]), int(starts[r1])  # host ints: the references of these requests
+        if b > a:
+            q_row = req[a:b] - r0
+            q_col = xp.minimum(xp.maximum(rank[a:b], 0), width - 1)  # cap - 1, where < width
+            state = val[fill[q_row, q_col], q_col]
+            flags[a:b] = query[a:b] & low[a:b] & (state == 0)
+        carry = val[fill[rows], cols]
+    return flags
+
+
 def _sorted_bincount(xp: Any, keys: Any, weights: Any, length: int) -> Any:
     """Integer sums of `weights` per key in 0..length-1 (keys outside are dropped): a stable
     sort and prefix sums, exact, with an output size the host knows (cupy's bincount reads the
@@ -656,12 +727,12 @@ def sweep_curves(
     """Measured LRU hit tokens of many configurations at every per-node capacity 1..top.
 
     A configuration is a group of plans (its nodes' streams) and a TTL; row g, column C - 1 is
-    the tokens group g's measured references find cached at C blocks per node by rank, summed
-    over its nodes. Exact from each group's longest request up; below it the replay keeps
-    C - 1 blocks of a too-long request, which `lru_curve` adds for one plan. On numpy: one rank
-    pass over all the plans and one bincount per plan. On a device backend: the whole batch in
-    one fixed-shape pass (`device_ranks`, one sorted histogram over every group) and one copy
-    back, whatever the number of groups or wavelet levels."""
+    the tokens group g's measured references find cached at C blocks per node, summed over its
+    nodes: each plan's `lru_curve(...).hit_tokens` (the shortfall below the longest request
+    included), added up. On numpy: one rank pass over all the plans, then a bincount and the
+    shortfall per plan. On a device backend: the whole batch in one fixed-shape pass
+    (`device_ranks`, `_shortfall_fixed`, sorted histograms over every group) and one copy back,
+    whatever the number of groups or wavelet levels."""
     if len(groups) != len(ttls):
         raise ValueError("one TTL per group")
     flat = [q for g in groups for q in g]
@@ -671,6 +742,7 @@ def sweep_curves(
         k = 0
         for gi, g in enumerate(groups):
             total = np.zeros(top + 1, np.float64)
+            lost_total = np.zeros(top, np.float64)
             for q in g:
                 rank, prev = ranks[k]
                 k += 1
@@ -679,7 +751,13 @@ def sweep_curves(
                 total += np.bincount(
                     np.minimum(eff[m], top), weights=q.tokens[m], minlength=top + 1
                 )
+                lost = np.flatnonzero(_shortfall(q, eff, m) & (eff < top))
+                if lost.shape[0]:  # a lost block of rank d changes the capacity d + 1 only
+                    lost_total += np.bincount(eff[lost], weights=q.tokens[lost], minlength=top)[
+                        :top
+                    ]
             out[gi] = np.rint(np.cumsum(total)[:top]).astype(np.int64)
+            out[gi] -= np.rint(lost_total).astype(np.int64)
         return out
     xp = backend.xp
     G = len(groups)
@@ -692,15 +770,25 @@ def sweep_curves(
     ttl = np.array([np.inf if t is None else t for t in ttls], np.float64)[group]
     measured = np.concatenate([q.req >= q.warmup for q in flat])
     # Measured references go to bin group * (top + 1) + min(rank, top); the others past the end.
-    base = np.where(measured, group * (top + 1), G * (top + 1))
-    del group, measured
+    base = xp.asarray(np.where(measured, group * (top + 1), G * (top + 1)))
     req = xp.asarray(big.req)
-    starts = xp.asarray(big.starts)
-    rank, prev = device_ranks(xp, xp.asarray(big.nodes), req, starts, big.requests)
+    tokens = xp.asarray(big.tokens)
+    rank, prev = device_ranks(xp, xp.asarray(big.nodes), req, xp.asarray(big.starts), big.requests)
     eff = _expire(xp, rank, prev, req, xp.asarray(big.times), xp.asarray(ttl))
     del rank, prev
-    keys = xp.minimum(xp.asarray(base) + xp.minimum(eff, top), G * (top + 1))
-    del eff
-    hist = _sorted_bincount(xp, keys, xp.asarray(big.tokens), G * (top + 1))
+    bins = G * (top + 1)
+    keys = xp.minimum(base + xp.minimum(eff, top), bins)
+    hist = _sorted_bincount(xp, keys, tokens, bins)
     curves = xp.cumsum(hist.reshape(G, top + 1)[:, :top], axis=1, dtype=np.int64)
+    del keys, hist
+    # the shortfall: a lost block of rank d changes the capacity d + 1 only (column d)
+    resets = np.cumsum([q.requests for q in flat]) - 1  # each plan's last request
+    width = int(big.lengths.max()) - 1
+    lost = _shortfall_fixed(
+        xp, eff, req, big.starts, resets, xp.asarray(measured), width, big.requests
+    )
+    keys = xp.where(lost & (eff < top), base + xp.minimum(eff, top), bins)
+    del lost, eff
+    lost_hist = _sorted_bincount(xp, keys, tokens, bins)
+    curves -= lost_hist.reshape(G, top + 1)[:, :top]
     return np.asarray(backend.asnumpy(curves), np.int64)

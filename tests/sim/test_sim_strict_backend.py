@@ -186,7 +186,7 @@ STRICT = SimpleNamespace(
     empty=lambda n, dtype: _dev(np.empty(n, dtype)),
     zeros=lambda n, dtype: _dev(np.zeros(n, dtype)),
     full=lambda n, v, dtype: _dev(np.full(n, v, dtype)),
-    arange=lambda n, dtype: _dev(np.arange(n, dtype=dtype)),
+    arange=lambda *bounds, dtype: _dev(np.arange(*bounds, dtype=dtype)),
     argsort=_argsort,
     cumsum=_cumsum,
     where=_where,
@@ -202,7 +202,7 @@ STRICT_BACKEND = Backend("cupy", STRICT, device=True)
 
 
 def test_the_strict_module_refuses_what_cupy_refuses() -> None:
-    a = STRICT.arange(4, np.int64)
+    a = STRICT.arange(4, dtype=np.int64)
     with pytest.raises(Refused):
         np.diff(a)  # a numpy function on device data
     with pytest.raises(Refused):
@@ -289,16 +289,31 @@ def test_sweep_curves_on_the_strict_module_wait_once(
     assert np.array_equal(got, want)
 
 
+def test_sweep_curves_add_up_each_plans_lru_curve(conversation: Trace) -> None:
+    # A sweep row is its nodes' engine.lru_curve hit tokens (the shortfall included), summed.
+    groups, ttls = _groups(conversation.head(1200), 6)
+    top = max(q.n_nodes for g in groups for q in g)
+    rows = engine.sweep_curves(groups, ttls, top, NUMPY)
+    for row, g, ttl in zip(rows, groups, ttls, strict=True):
+        want = np.zeros(top, np.int64)
+        for q in g:
+            rank, prev = engine.stack_ranks(q)
+            curve = engine.lru_curve(q, engine.effective_ranks(q, rank, prev, ttl), top)
+            want += curve.hit_tokens
+        assert np.array_equal(row, want)
+
+
 @pytest.mark.parametrize("name", sorted(GOLDEN["traces"]))
 def test_sweep_curves_on_the_strict_module_match_the_package(name: str) -> None:
     # The device pipeline against kvcache-simulator's own figures (test_sim_parity's golden
-    # file), at every golden capacity from the longest request up (below it the replay keeps
-    # C - 1 blocks: engine.lru_curve's shortfall, not part of a sweep curve).
+    # file) at every golden capacity, those below the longest request (the shortfall) too.
     p = engine.plan(read_trace(DATA / name), warmup=GOLDEN["warmup_fraction"])
+    SYNCS.clear()
     curve = engine.sweep_curves([[p]], [None], p.n_nodes, STRICT_BACKEND)[0]
+    assert SYNCS == ["asnumpy"]
     longest = int(p.lengths.max())
-    points = [pt for pt in GOLDEN["traces"][name]["points"] if pt["capacity"] >= longest]
-    assert len(points) >= 5
+    points = GOLDEN["traces"][name]["points"]
+    assert any(pt["capacity"] < longest and not pt["lru"]["underfilled"] for pt in points)
     for pt in points:
         want = pt["lru"]
         if not want["underfilled"]:
