@@ -735,36 +735,66 @@ def sweep_curves(
     whatever the number of groups or wavelet levels."""
     if len(groups) != len(ttls):
         raise ValueError("one TTL per group")
+    if backend.device:
+        return _device_sweep(groups, ttls, top, backend, blocks=False)[0]
     flat = [q for g in groups for q in g]
-    if not backend.device:
-        ranks = batch_ranks(flat, NUMPY) if flat else []
-        out = np.zeros((len(groups), top), np.int64)
-        k = 0
-        for gi, g in enumerate(groups):
-            total = np.zeros(top + 1, np.float64)
-            lost_total = np.zeros(top, np.float64)
-            for q in g:
-                rank, prev = ranks[k]
-                k += 1
-                eff = effective_ranks(q, rank, prev, ttls[gi])
-                m = q.req >= q.warmup
-                total += np.bincount(
-                    np.minimum(eff[m], top), weights=q.tokens[m], minlength=top + 1
-                )
-                lost = np.flatnonzero(_shortfall(q, eff, m) & (eff < top))
-                if lost.shape[0]:  # a lost block of rank d changes the capacity d + 1 only
-                    lost_total += np.bincount(eff[lost], weights=q.tokens[lost], minlength=top)[
-                        :top
-                    ]
-            out[gi] = np.rint(np.cumsum(total)[:top]).astype(np.int64)
-            out[gi] -= np.rint(lost_total).astype(np.int64)
-        return out
+    ranks = batch_ranks(flat, NUMPY) if flat else []
+    out = np.zeros((len(groups), top), np.int64)
+    k = 0
+    for gi, g in enumerate(groups):
+        total = np.zeros(top + 1, np.float64)
+        lost_total = np.zeros(top, np.float64)
+        for q in g:
+            rank, prev = ranks[k]
+            k += 1
+            eff = effective_ranks(q, rank, prev, ttls[gi])
+            m = q.req >= q.warmup
+            total += np.bincount(np.minimum(eff[m], top), weights=q.tokens[m], minlength=top + 1)
+            lost = np.flatnonzero(_shortfall(q, eff, m) & (eff < top))
+            if lost.shape[0]:  # a lost block of rank d changes the capacity d + 1 only
+                lost_total += np.bincount(eff[lost], weights=q.tokens[lost], minlength=top)[:top]
+        out[gi] = np.rint(np.cumsum(total)[:top]).astype(np.int64)
+        out[gi] -= np.rint(lost_total).astype(np.int64)
+    return out
+
+
+def device_curve(
+    p: Plan, ttl: float | None, backend: Backend, max_capacity: int | None = None
+) -> Curve:
+    """`lru_curve(p, effective_ranks(p, *stack_ranks(p), ttl), max_capacity)` on a device
+    backend: ranks, expiry, shortfall and both curves on the device, one copy back."""
+    top = max(1, p.n_nodes if max_capacity is None else max_capacity)
+    tokens, blocks = _device_sweep([[p]], [ttl], top, backend, blocks=True)
+    w0 = int(p.starts[p.warmup])
+    first_use = np.zeros(p.n_nodes + 1, bool)
+    first_use[p.nodes[:w0]] = True
+    return Curve(
+        capacities=np.arange(1, top + 1, dtype=np.int64),
+        hit_blocks=blocks[0],
+        hit_tokens=tokens[0],
+        total_blocks=p.references - w0,
+        total_tokens=int(p.tokens[w0:].sum()),
+        warmup_unique=int(first_use.sum()),
+    )
+
+
+def _device_sweep(
+    groups: Sequence[Sequence[Plan]],
+    ttls: Sequence[float | None],
+    top: int,
+    backend: Backend,
+    blocks: bool,
+) -> list[I64]:
+    """The device half of `sweep_curves`: the token curves, and with `blocks` the block curves
+    too (the same ranks and shortfall, a second pair of histograms), in one copy back."""
     xp = backend.xp
     G = len(groups)
+    flat = [q for g in groups for q in g]
     big = concat_plans(flat)
     n = big.references
+    kinds = 2 if blocks else 1
     if n == 0:
-        return np.zeros((G, top), np.int64)
+        return [np.zeros((G, top), np.int64)] * kinds
     sizes = [sum(q.references for q in g) for g in groups]
     group = np.repeat(np.arange(G, dtype=np.int64), sizes)
     ttl = np.array([np.inf if t is None else t for t in ttls], np.float64)[group]
@@ -772,23 +802,24 @@ def sweep_curves(
     # Measured references go to bin group * (top + 1) + min(rank, top); the others past the end.
     base = xp.asarray(np.where(measured, group * (top + 1), G * (top + 1)))
     req = xp.asarray(big.req)
-    tokens = xp.asarray(big.tokens)
     rank, prev = device_ranks(xp, xp.asarray(big.nodes), req, xp.asarray(big.starts), big.requests)
     eff = _expire(xp, rank, prev, req, xp.asarray(big.times), xp.asarray(ttl))
     del rank, prev
-    bins = G * (top + 1)
-    keys = xp.minimum(base + xp.minimum(eff, top), bins)
-    hist = _sorted_bincount(xp, keys, tokens, bins)
-    curves = xp.cumsum(hist.reshape(G, top + 1)[:, :top], axis=1, dtype=np.int64)
-    del keys, hist
     # the shortfall: a lost block of rank d changes the capacity d + 1 only (column d)
     resets = np.cumsum([q.requests for q in flat]) - 1  # each plan's last request
     width = int(big.lengths.max()) - 1
     lost = _shortfall_fixed(
         xp, eff, req, big.starts, resets, xp.asarray(measured), width, big.requests
     )
-    keys = xp.where(lost & (eff < top), base + xp.minimum(eff, top), bins)
+    bins = G * (top + 1)
+    keys = xp.minimum(base + xp.minimum(eff, top), bins)
+    lost_keys = xp.where(lost & (eff < top), keys, bins)
     del lost, eff
-    lost_hist = _sorted_bincount(xp, keys, tokens, bins)
-    curves -= lost_hist.reshape(G, top + 1)[:, :top]
-    return np.asarray(backend.asnumpy(curves), np.int64)
+    out = xp.empty((kinds, G, top), dtype=np.int64)
+    weights = [xp.asarray(big.tokens), xp.full(n, 1, dtype=np.int64)][:kinds]
+    for k, w in enumerate(weights):
+        hist = _sorted_bincount(xp, keys, w, bins).reshape(G, top + 1)
+        out[k] = xp.cumsum(hist[:, :top], axis=1, dtype=np.int64)
+        out[k] -= _sorted_bincount(xp, lost_keys, w, bins).reshape(G, top + 1)[:, :top]
+    host = np.asarray(backend.asnumpy(out), np.int64)
+    return [host[k] for k in range(kinds)]

@@ -8,7 +8,7 @@ import pytest
 from prefixlock.errors import UserError
 from prefixlock.sim import cluster, engine
 from prefixlock.sim.backend import NUMPY, cupy_available, get_backend
-from prefixlock.sim.simulate import SimConfig, simulate
+from prefixlock.sim.simulate import SimConfig, lru_curve, simulate
 from prefixlock.sim.trace import Trace
 
 gpu = pytest.mark.skipif(not cupy_available(), reason="needs cupy and a CUDA GPU")
@@ -73,6 +73,15 @@ def test_cupy_sweep_curves_equal_numpy(conversation: Trace) -> None:
     a = engine.sweep_curves(groups, ttls, p.n_nodes, NUMPY)
     b = engine.sweep_curves(groups, ttls, p.n_nodes, cp)
     assert type(b) is np.ndarray and np.array_equal(a, b)
+
+
+@gpu
+@pytest.mark.gpu
+def test_cupy_curve_equals_numpy(mooncake: Trace) -> None:
+    a = lru_curve(mooncake, ttl=60.0)
+    b = lru_curve(mooncake, ttl=60.0, backend=get_backend("cupy"))
+    assert np.array_equal(a.hit_tokens, b.hit_tokens) and np.array_equal(a.hit_blocks, b.hit_blocks)
+    assert a.warmup_unique == b.warmup_unique
 
 
 def test_batched_ranks_equal_separate_ones(synthetic: Trace) -> None:

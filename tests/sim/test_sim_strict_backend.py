@@ -25,7 +25,7 @@ import pytest
 
 from prefixlock.sim import cluster, engine
 from prefixlock.sim.backend import NUMPY, Backend
-from prefixlock.sim.simulate import SimConfig, simulate
+from prefixlock.sim.simulate import SimConfig, lru_curve, simulate
 from prefixlock.sim.trace import Trace, read_trace
 
 DATA = Path(__file__).parent / "data"
@@ -318,3 +318,23 @@ def test_sweep_curves_on_the_strict_module_match_the_package(name: str) -> None:
         want = pt["lru"]
         if not want["underfilled"]:
             assert int(curve[pt["capacity"] - 1]) == want["hit_tokens"], pt["capacity"]
+
+
+@pytest.mark.parametrize("ttl", [None, 60.0])
+def test_the_curve_on_the_strict_module_equals_numpy(mooncake: Trace, ttl: float | None) -> None:
+    # `prefixlock sim --backend cupy`'s curve: simulate.lru_curve on a device backend runs
+    # engine.device_curve (ranks, expiry, shortfall, token and block curves) and copies once.
+    p = engine.plan(mooncake)
+    want = lru_curve(mooncake, ttl=ttl, plan=p)
+    SYNCS.clear()
+    got = lru_curve(mooncake, ttl=ttl, plan=p, backend=STRICT_BACKEND)
+    assert SYNCS == ["asnumpy"]
+    for field in ("capacities", "hit_blocks", "hit_tokens"):
+        assert np.array_equal(getattr(got, field), getattr(want, field)), field
+    assert (got.total_blocks, got.total_tokens, got.warmup_unique) == (
+        want.total_blocks,
+        want.total_tokens,
+        want.warmup_unique,
+    )
+    capped = engine.device_curve(p, ttl, STRICT_BACKEND, max_capacity=500)
+    assert np.array_equal(capped.hit_blocks, want.hit_blocks[:500])
