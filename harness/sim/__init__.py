@@ -10,7 +10,8 @@ the emulator can use `prefixlock.cache.blocks.BlockCache` cheaply):
   `smallest_cluster` (--nodes auto), `lru_curve(trace)` (every capacity).
 - `capacity`: `max_rate` (highest request rate within a p90 TTFT objective, early rejection,
   optional decode / disaggregation).
-- `engine`: the pure array engine (prefix trie, stack ranks, curve); `replay`: FIFO/LRU/LFU/optimal.
+- `engine`: the pure array engine (prefix trie, stack ranks, curve; `sweep_curves`: many
+  configurations' curves in one array job, on the GPU in one pass); `replay`: FIFO/LRU/LFU/optimal.
 - `cluster`: routers (SGLang's cache-aware router, longest-prefix, ttft) and load;
   `models`: architectures, the GPU catalogue and the prefill compute model.
 - `sweep.run_sweep` (processes or Ray), `matrix.run_matrix` (client style x server design).

@@ -1,13 +1,15 @@
 """Array backends of the simulator engine: numpy (default) and cupy (`pip install prefixlock[gpu]`).
 
-The engine's array code is written once against the numpy API and runs on either module; all of
-it is integer arithmetic, so both give bit-identical results. `auto` picks cupy when it imports,
-sees a CUDA device and the trace has at least `AUTO_GPU_MIN_REFERENCES` block references; below
-that the transfers, kernel launches and one synchronisation per bit level of the wavelet matrix
-cost more than numpy's whole pass (numpy does a 300k-reference trace's ranks in tens of
-milliseconds). The threshold is an estimate: no GPU was lent when it was set, so
-tests/benchmarks/gpu_check.sh measures both sides where one is. Every result names the backend
-that computed it.
+The engine's array code is written against the numpy API; all of it is integer arithmetic, so
+both modules give bit-identical results. A backend whose arrays live on a device (`device=True`)
+runs the engine's fixed-shape pipeline (engine.device_ranks, engine.sweep_curves): no boolean
+masks, nonzero, compress or bincount, whose output sizes the host would have to wait for, so a
+whole sweep is one queue of kernels and one copy back. `auto` picks cupy when it imports, sees a
+CUDA device and the trace has at least `AUTO_GPU_MIN_REFERENCES` block references; below that the
+transfers and kernel launches cost more than numpy's whole pass (numpy does a 300k-reference
+trace's ranks in tens of milliseconds). The threshold is an estimate: no GPU was lent when it
+was set, so tests/benchmarks/gpu_check.sh measures both sides where one is. Every result names
+the backend that computed it.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ class Backend:
 
     name: str
     xp: Any  # numpy or cupy
+    device: bool = False  # arrays off the host: the engine keeps every shape fixed by the plan
 
     def asarray(self, a: Any) -> Any:
         return a if self.xp is np else self.xp.asarray(a)
@@ -70,7 +73,7 @@ def get_backend(name: str = "auto", references: int | None = None) -> Backend:
             )
         import cupy
 
-        return Backend("cupy", cupy)
+        return Backend("cupy", cupy, device=True)
     raise UserError(
         f"unknown backend {name!r}; choose from {', '.join(BACKENDS)}", where="--backend"
     )

@@ -22,6 +22,7 @@ the ranks: everything more recent than a live block is live too.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -242,10 +243,16 @@ def stack_ranks(p: Plan, backend: Backend = NUMPY) -> tuple[I64, I64]:
     one pass counts them, and a wavelet matrix of the distinct pairs, weighted by those counts,
     answers every reuse.
     """
-    xp = backend.xp
     n = p.references
     if n == 0:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    if backend.device:
+        xp = backend.xp
+        rank, prev = device_ranks(
+            xp, xp.asarray(p.nodes), xp.asarray(p.req), xp.asarray(p.starts), p.requests
+        )
+        return backend.asnumpy(rank), backend.asnumpy(prev)
+    xp = np
     dt = np.int32 if n < 2**30 else np.int64  # the wavelet matrix's values
     R = p.requests
     nodes = xp.asarray(p.nodes)
@@ -296,7 +303,7 @@ def stack_ranks(p: Plan, backend: Backend = NUMPY) -> tuple[I64, I64]:
         rank[i] = starts[r] - reuses[r] - after_j + again
         del again, reuses, after_j
         prev_req[i] = a
-    return backend.asnumpy(rank), backend.asnumpy(prev_req)
+    return rank, prev_req
 
 
 def concat_plans(plans: list[Plan]) -> Plan:
@@ -534,3 +541,285 @@ def lru_curve(p: Plan, rank: I64, max_capacity: int | None = None) -> Curve:
         total_tokens=int(tok.sum()),
         warmup_unique=int(first_use.sum()),
     )
+
+
+# --- the device pipeline --------------------------------------------------------------------
+#
+# On a GPU every output size that depends on the data (a boolean mask, nonzero, compress,
+# unique, bincount's max) and every int() or bool() of a device value makes the host wait for
+# the device and copy a value back. The functions below keep every shape fixed by the host-side
+# plans, so a whole batch is one queue of kernels and one copy back at the end. They are written
+# against the numpy API through `xp` (numpy itself runs them in the tests, exactly).
+
+
+def _count_less_fixed(xp: Any, values: Any, bits: int, end: Any, bound: Any) -> Any:
+    """#{j < end[q] : values[j] < bound[q]} for every query q: `_count_less` without weights,
+    each level's stable partition a scatter to computed positions instead of `compress` (whose
+    output size the host would read back once per level). Values and bounds below 2**bits."""
+    n = values.shape[0]
+    dt = values.dtype
+    cur = values
+    lo = xp.zeros(end.shape[0], dtype=dt)
+    hi = end.astype(dt)
+    res = xp.zeros(end.shape[0], dtype=dt)
+    zeros = xp.zeros(n + 1, dtype=dt)  # zeros[i]: values before i whose bit is 0
+    idx = xp.arange(n, dtype=dt)
+    for level in range(bits - 1, -1, -1):
+        bit = (cur >> level) & 1
+        zeros[1:] = xp.cumsum(1 - bit, dtype=dt)
+        nz = zeros[n]  # stays on the device: a 0-d array, never read by the host
+        qb = (bound >> level) & 1
+        a = zeros[lo]
+        b = zeros[hi]
+        res += qb * (b - a)
+        lo = a + qb * (lo + nz - 2 * a)
+        hi = b + qb * (hi + nz - 2 * b)
+        del a, b, qb
+        if level:
+            # zeros keep their order at the front, ones after them: element i goes to
+            # zeros[i] if its bit is 0, else nz + (ones before i)
+            before = zeros[:n]
+            pos = before + bit * (nz + idx - 2 * before)
+            nxt = xp.empty(n, dtype=dt)
+            nxt[pos] = cur
+            cur = nxt
+            del before, pos
+        del bit
+    return res
+
+
+def device_ranks(xp: Any, nodes: Any, req: Any, starts: Any, requests: int) -> tuple[Any, Any]:
+    """`stack_ranks` on arrays of module `xp` (nodes, req, starts of a plan), with every shape
+    fixed: the same ranks and previous requests, as int64 arrays of `xp`.
+
+    Where `stack_ranks` keeps only the reused references and their distinct (request, next-use
+    request) pairs (fewer values for the CPU's wavelet matrix), this counts over every
+    reference, a never-reused one carrying the next-use request `requests` (no bound is above
+    it, so it never counts): again[j] = #{p < start of j's request : next-use request of p <
+    that of j}. The reuses before request r are a prefix sum at starts[r]."""
+    n = nodes.shape[0]
+    R = requests
+    dt = np.int32 if n < 2**30 and R < 2**30 else np.int64
+    order = xp.argsort(nodes, kind="stable")
+    by_node = nodes[order]
+    nxt = xp.full(n, n, dtype=np.int64)  # next use of each reference (n: none)
+    nxt[order[:-1]] = xp.where(by_node[1:] == by_node[:-1], order[1:], n)
+    del order, by_node
+    reused = nxt < n
+    target = xp.minimum(nxt, n - 1)
+    a = req  # request of each reference ...
+    r = xp.where(reused, req[target], R)  # ... and of its next use (R: none)
+    again = _count_less_fixed(
+        xp, r.astype(dt), max(1, int(R).bit_length()), starts[a].astype(dt), r.astype(dt)
+    ).astype(np.int64)
+    is_reuse = xp.zeros(n + 1, dtype=np.int64)  # reference i is some reference's next use
+    is_reuse[nxt] = 1  # index n (none) lands in the spare slot
+    before = xp.zeros(n + 1, dtype=np.int64)
+    before[1:] = xp.cumsum(is_reuse[:n], dtype=np.int64)  # reuses before each position
+    del is_reuse
+    j = xp.arange(n, dtype=np.int64)
+    # stream position of j, plus one: its request's blocks run deepest first
+    after_j = starts[a] + starts[a + 1] - j
+    value = starts[r] - before[starts[r]] - after_j + again
+    del again, after_j, before, j
+    slot = xp.where(reused, nxt, n)  # the never-reused write into the spare slot n
+    rank = xp.full(n + 1, int(COLD), dtype=np.int64)
+    rank[slot] = value
+    prev = xp.full(n + 1, -1, dtype=np.int64)
+    prev[slot] = a
+    return rank[:n], prev[:n]
+
+
+def _expire(xp: Any, rank: Any, prev_req: Any, req: Any, times: Any, ttl: Any) -> Any:
+    """`effective_ranks` with a TTL per reference (inf: none), on arrays of module `xp`."""
+    gap = times[req] - times[xp.maximum(prev_req, 0)]
+    return xp.where((prev_req >= 0) & (gap < ttl), rank, int(COLD))
+
+
+def _shortfall_fixed(
+    xp: Any,
+    rank: Any,
+    req: Any,
+    starts: Any,
+    resets: npt.NDArray[np.int64],
+    query: Any,
+    width: int,
+    requests: int,
+    chunk_cells: int = 1 << 25,
+) -> Any:
+    """`_shortfall` on arrays of module `xp` with every shape fixed: flags of the references
+    where `query` holds. `starts` (host and device copies alike: the host one for slicing) is
+    given as a host array here, `resets`: requests whose transition is forced to "top C" for
+    every capacity (the last request of each concatenated plan, so no state crosses into the
+    next plan).
+
+    Where `_shortfall` steps back a few requests and forward-fills only what they leave open,
+    this fills every (request, capacity <= width) cell: on a GPU the cells are cheap and the
+    open queries are not rare (conversation_trace leaves 6,016 of 6,022 open after 64 steps).
+    The last non-identity transition before each request is a running maximum of row indices,
+    taken by doubling (log2(rows) elementwise maxima: no accumulate or scan of a data-sized
+    output); requests are taken in chunks of `chunk_cells` cells, the state carried between."""
+    n = rank.shape[0]
+    flags = xp.zeros(n, dtype=bool)
+    if width <= 0 or n == 0:
+        return flags
+    s_dev = xp.asarray(starts)
+    low = rank < width
+    depth = xp.arange(n, dtype=np.int64) - s_dev[req]
+    lead = xp.zeros(n + 1, dtype=np.int64)
+    lead[1:] = xp.cumsum((low & (rank == depth)).astype(np.int64), dtype=np.int64)
+    head = lead[s_dev[1:]] - lead[s_dev[:-1]]  # leading blocks whose rank is their depth
+    del depth, lead
+    lengths = s_dev[1:] - s_dev[:-1]
+    last = rank[s_dev[1:] - 1]
+    reset = xp.asarray(resets)
+    lengths[reset] = 0  # c >= 0 always, and c <= last + 1 below: "top C" for every C
+    last[reset] = width + 1
+    caps = xp.arange(1, width + 1, dtype=np.int64)[None, :]
+    cols = xp.arange(width, dtype=np.int64)
+    carry = xp.full(width, 1, dtype=np.int8)  # no request before: the cache holds the top C
+    step = max(1, chunk_cells // width)
+    for r0 in range(0, requests, step):
+        r1 = min(requests, r0 + step)
+        rows = r1 - r0
+        # Row 0: the state carried in; row k + 1: the transition of request r0 + k (-1: none).
+        val = xp.empty((rows + 1, width), dtype=np.int8)
+        val[0] = carry
+        L = lengths[r0:r1, None]
+        val[1:] = xp.where(
+            caps < L,
+            xp.where(caps <= head[r0:r1, None], -1, 0),
+            xp.where(caps <= last[r0:r1, None] + 1, 1, -1),
+        ).astype(np.int8)
+        row = xp.arange(rows + 1, dtype=np.int32)[:, None]
+        fill = xp.where(val >= 0, row, 0).astype(np.int32)
+        shift = 1
+        while shift <= rows:  # running maximum down the rows, by doubling
+            fill[shift:] = xp.maximum(fill[shift:], fill[:-shift])
+            shift *= 2
+        a, b = int(starts[r0]), int(starts[r1])  # host ints: the references of these requests
+        if b > a:
+            q_row = req[a:b] - r0
+            q_col = xp.minimum(xp.maximum(rank[a:b], 0), width - 1)  # cap - 1, where < width
+            state = val[fill[q_row, q_col], q_col]
+            flags[a:b] = query[a:b] & low[a:b] & (state == 0)
+        carry = val[fill[rows], cols]
+    return flags
+
+
+def _sorted_bincount(xp: Any, keys: Any, weights: Any, length: int) -> Any:
+    """Integer sums of `weights` per key in 0..length-1 (keys outside are dropped): a stable
+    sort and prefix sums, exact, with an output size the host knows (cupy's bincount reads the
+    largest key back first)."""
+    order = xp.argsort(keys, kind="stable")
+    csum = xp.zeros(keys.shape[0] + 1, dtype=np.int64)
+    csum[1:] = xp.cumsum(weights[order], dtype=np.int64)
+    bounds = xp.searchsorted(keys[order], xp.arange(length + 1, dtype=keys.dtype))
+    return csum[bounds[1:]] - csum[bounds[:-1]]
+
+
+def sweep_curves(
+    groups: Sequence[Sequence[Plan]],
+    ttls: Sequence[float | None],
+    top: int,
+    backend: Backend = NUMPY,
+) -> I64:
+    """Measured LRU hit tokens of many configurations at every per-node capacity 1..top.
+
+    A configuration is a group of plans (its nodes' streams) and a TTL; row g, column C - 1 is
+    the tokens group g's measured references find cached at C blocks per node, summed over its
+    nodes: each plan's `lru_curve(...).hit_tokens` (the shortfall below the longest request
+    included), added up. On numpy: one rank pass over all the plans, then a bincount and the
+    shortfall per plan. On a device backend: the whole batch in one fixed-shape pass
+    (`device_ranks`, `_shortfall_fixed`, sorted histograms over every group) and one copy back,
+    whatever the number of groups or wavelet levels."""
+    if len(groups) != len(ttls):
+        raise ValueError("one TTL per group")
+    if backend.device:
+        return _device_sweep(groups, ttls, top, backend, blocks=False)[0]
+    flat = [q for g in groups for q in g]
+    ranks = batch_ranks(flat, NUMPY) if flat else []
+    out = np.zeros((len(groups), top), np.int64)
+    k = 0
+    for gi, g in enumerate(groups):
+        total = np.zeros(top + 1, np.float64)
+        lost_total = np.zeros(top, np.float64)
+        for q in g:
+            rank, prev = ranks[k]
+            k += 1
+            eff = effective_ranks(q, rank, prev, ttls[gi])
+            m = q.req >= q.warmup
+            total += np.bincount(np.minimum(eff[m], top), weights=q.tokens[m], minlength=top + 1)
+            lost = np.flatnonzero(_shortfall(q, eff, m) & (eff < top))
+            if lost.shape[0]:  # a lost block of rank d changes the capacity d + 1 only
+                lost_total += np.bincount(eff[lost], weights=q.tokens[lost], minlength=top)[:top]
+        out[gi] = np.rint(np.cumsum(total)[:top]).astype(np.int64)
+        out[gi] -= np.rint(lost_total).astype(np.int64)
+    return out
+
+
+def device_curve(
+    p: Plan, ttl: float | None, backend: Backend, max_capacity: int | None = None
+) -> Curve:
+    """`lru_curve(p, effective_ranks(p, *stack_ranks(p), ttl), max_capacity)` on a device
+    backend: ranks, expiry, shortfall and both curves on the device, one copy back."""
+    top = max(1, p.n_nodes if max_capacity is None else max_capacity)
+    tokens, blocks = _device_sweep([[p]], [ttl], top, backend, blocks=True)
+    w0 = int(p.starts[p.warmup])
+    first_use = np.zeros(p.n_nodes + 1, bool)
+    first_use[p.nodes[:w0]] = True
+    return Curve(
+        capacities=np.arange(1, top + 1, dtype=np.int64),
+        hit_blocks=blocks[0],
+        hit_tokens=tokens[0],
+        total_blocks=p.references - w0,
+        total_tokens=int(p.tokens[w0:].sum()),
+        warmup_unique=int(first_use.sum()),
+    )
+
+
+def _device_sweep(
+    groups: Sequence[Sequence[Plan]],
+    ttls: Sequence[float | None],
+    top: int,
+    backend: Backend,
+    blocks: bool,
+) -> list[I64]:
+    """The device half of `sweep_curves`: the token curves, and with `blocks` the block curves
+    too (the same ranks and shortfall, a second pair of histograms), in one copy back."""
+    xp = backend.xp
+    G = len(groups)
+    flat = [q for g in groups for q in g]
+    big = concat_plans(flat)
+    n = big.references
+    kinds = 2 if blocks else 1
+    if n == 0:
+        return [np.zeros((G, top), np.int64)] * kinds
+    sizes = [sum(q.references for q in g) for g in groups]
+    group = np.repeat(np.arange(G, dtype=np.int64), sizes)
+    ttl = np.array([np.inf if t is None else t for t in ttls], np.float64)[group]
+    measured = np.concatenate([q.req >= q.warmup for q in flat])
+    # Measured references go to bin group * (top + 1) + min(rank, top); the others past the end.
+    base = xp.asarray(np.where(measured, group * (top + 1), G * (top + 1)))
+    req = xp.asarray(big.req)
+    rank, prev = device_ranks(xp, xp.asarray(big.nodes), req, xp.asarray(big.starts), big.requests)
+    eff = _expire(xp, rank, prev, req, xp.asarray(big.times), xp.asarray(ttl))
+    del rank, prev
+    # the shortfall: a lost block of rank d changes the capacity d + 1 only (column d)
+    resets = np.cumsum([q.requests for q in flat]) - 1  # each plan's last request
+    width = int(big.lengths.max()) - 1
+    lost = _shortfall_fixed(
+        xp, eff, req, big.starts, resets, xp.asarray(measured), width, big.requests
+    )
+    bins = G * (top + 1)
+    keys = xp.minimum(base + xp.minimum(eff, top), bins)
+    lost_keys = xp.where(lost & (eff < top), keys, bins)
+    del lost, eff
+    out = xp.empty((kinds, G, top), dtype=np.int64)
+    weights = [xp.asarray(big.tokens), xp.full(n, 1, dtype=np.int64)][:kinds]
+    for k, w in enumerate(weights):
+        hist = _sorted_bincount(xp, keys, w, bins).reshape(G, top + 1)
+        out[k] = xp.cumsum(hist[:, :top], axis=1, dtype=np.int64)
+        out[k] -= _sorted_bincount(xp, lost_keys, w, bins).reshape(G, top + 1)[:, :top]
+    host = np.asarray(backend.asnumpy(out), np.int64)
+    return [host[k] for k in range(kinds)]

@@ -450,6 +450,8 @@ def lru_curve(
 
     `plan`: `engine.plan(trace, warmup=warmup, share=share)` where the caller has it already."""
     p = engine.plan(trace, warmup=warmup, share=share) if plan is None else plan
+    if backend.device:  # the whole curve on the device, one copy back
+        return engine.device_curve(p, ttl, backend, max_capacity)
     rank, prev = engine.stack_ranks(p, backend)
     return engine.lru_curve(p, engine.effective_ranks(p, rank, prev, ttl), max_capacity)
 

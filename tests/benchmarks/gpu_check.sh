@@ -1,14 +1,24 @@
 #!/usr/bin/env bash
-# GPU checks of the KV-prefix simulator: the cupy == numpy parity tests and the GPU sweep benchmark.
+# GPU checks of the KV-prefix simulator: cupy == numpy parity tests and the GPU sweep benchmark.
 #
 #   OUT=/some/dir tests/benchmarks/gpu_check.sh
 #
-# Installs nothing (no network): it uses the Python in $PYTHON, else .venv/bin/python, else python3,
-# and needs cupy already importable there for the GPU half. Everything it prints also lands under
-# $OUT (default ./gpu-results): environment.txt, parity.txt (+ parity.xml), bench.txt, bench.json,
-# summary.txt. Exit code: 0 all GPU checks ran and passed; 1 a check failed; 3 no usable GPU/cupy
-# (the numpy half still ran and its figures are written).
-# Extra arguments for the benchmark can be passed in GPU_SIM_ARGS (e.g. "--configs 512").
+# Installs nothing from the network. What it needs where it runs:
+# - a Python with numpy and pytest: $PYTHON, else .venv/bin/python, else python3 (on the lent
+#   H200 machine python3 is /opt/torch/.venv/bin/python3, which has numpy, pytest and
+#   cupy-cuda13x 14.x preinstalled: nothing has to travel but this repo);
+# - cupy importable there, for the GPU half. Where it is not and the repo root holds a folder
+#   .whl/ of wheels (cupy-cuda12x or cupy-cuda13x and fastrlock, downloaded beside the repo with
+#   `pip download --no-deps --only-binary=:all: --python-version 3.12 --platform
+#   manylinux2014_x86_64 -d .whl NAME==VERSION` and carried with the run), they are installed
+#   with --no-index into a temporary folder first;
+# - prefixlock importable: if it is not installed in that Python, a temporary folder that links
+#   `prefixlock` to harness/ goes on PYTHONPATH (the simulator needs nothing but numpy).
+# Everything it prints also lands under $OUT (default ./gpu-results): environment.txt,
+# parity.txt (+ parity.xml), gpu-tests.txt, bench.txt, bench.json, summary.txt.
+# Exit code: 0 every GPU check ran and passed; 1 a check failed; 3 no usable GPU or cupy (the
+# numpy half and the CPU stand-in of the cupy pipeline still ran, and passed).
+# Extra arguments for the benchmark go in GPU_SIM_ARGS (e.g. "--configs 512").
 set -u
 cd "$(dirname "$0")/../.."
 OUT="${OUT:-./gpu-results}"
@@ -17,14 +27,32 @@ PY="${PYTHON:-}"
 if [ -z "$PY" ]; then
   if [ -x .venv/bin/python ]; then PY=.venv/bin/python; else PY=python3; fi
 fi
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
 export PYTHONPATH="$PWD${PYTHONPATH:+:$PYTHONPATH}"
+
+if ! "$PY" -c 'import numpy, pytest' 2>/dev/null; then
+  echo "gpu_check: $PY lacks numpy or pytest; set PYTHON to a Python that has both" \
+    | tee "$OUT/summary.txt"
+  exit 1
+fi
+if ! "$PY" -c 'import cupy' 2>/dev/null && compgen -G ".whl/*.whl" >/dev/null; then
+  echo "cupy not importable: installing the carried wheels in .whl/ (no index)"
+  "$PY" -m pip install -q --no-index --no-deps --no-compile --target "$TMP/site" .whl/*.whl \
+    && export PYTHONPATH="$TMP/site:$PYTHONPATH"
+fi
+if ! "$PY" -c 'import prefixlock.sim' 2>/dev/null; then
+  mkdir -p "$TMP/pkg" && ln -s "$PWD/harness" "$TMP/pkg/prefixlock"
+  export PYTHONPATH="$TMP/pkg:$PYTHONPATH"
+fi
 
 {
   echo "date: $(date -u +%FT%TZ)"
   echo "python: $PY ($("$PY" -c 'import sys; print(sys.version.split()[0])' 2>&1))"
   "$PY" - <<'PYEOF' 2>&1
 import numpy
-print("numpy", numpy.__version__)
+import prefixlock.sim.engine as engine
+print("numpy", numpy.__version__, "; prefixlock from", engine.__file__)
 try:
     import cupy
     print("cupy", cupy.__version__)
@@ -41,12 +69,26 @@ PYEOF
 cat "$OUT/environment.txt"
 
 have_gpu=$("$PY" -c 'from prefixlock.sim.backend import cupy_available; print(int(cupy_available()))' 2>/dev/null || echo 0)
+if [ "$have_gpu" != "1" ]; then
+  echo "no GPU: cupy is not importable or sees no CUDA device (see environment.txt);"
+  echo "the GPU tests and the cupy benchmark are skipped, the CPU stand-in and numpy still run"
+fi
 
-# Parity: the gpu-marked tests run only where cupy sees a device; the rest always run.
-"$PY" -m pytest tests/sim/test_sim_backend.py -q -p no:cacheprovider --junitxml="$OUT/parity.xml" \
-  > "$OUT/parity.txt" 2>&1
+# Parity: the cupy path run on numpy standing in for cupy (always), and the real cupy tests
+# (marked gpu; they skip without a GPU).
+"$PY" -m pytest tests/sim/test_sim_backend.py tests/sim/test_sim_strict_backend.py -q \
+  -p no:cacheprovider -rs --junitxml="$OUT/parity.xml" > "$OUT/parity.txt" 2>&1
 parity_rc=$?
-tail -n 5 "$OUT/parity.txt"
+tail -n 8 "$OUT/parity.txt"
+gpu_rc=0
+if [ "$have_gpu" = "1" ]; then
+  # With a GPU the gpu-marked tests must all run: a skip there is a failure.
+  "$PY" -m pytest tests/sim/test_sim_backend.py -m gpu -q -p no:cacheprovider -rs \
+    > "$OUT/gpu-tests.txt" 2>&1
+  gpu_rc=$?
+  if grep -q "skipped" "$OUT/gpu-tests.txt"; then gpu_rc=1; fi
+  tail -n 5 "$OUT/gpu-tests.txt"
+fi
 
 # Benchmark: >= 256 configurations on the GPU, numpy on a subset, curves compared.
 # shellcheck disable=SC2086
@@ -54,7 +96,7 @@ tail -n 5 "$OUT/parity.txt"
 bench_rc=$?
 cat "$OUT/bench.txt"
 
-if [ "$parity_rc" -ne 0 ] || { [ "$bench_rc" -ne 0 ] && [ "$bench_rc" -ne 3 ]; }; then
+if [ "$parity_rc" -ne 0 ] || [ "$gpu_rc" -ne 0 ] || { [ "$bench_rc" -ne 0 ] && [ "$bench_rc" -ne 3 ]; }; then
   rc=1
 elif [ "$have_gpu" != "1" ] || [ "$bench_rc" -eq 3 ]; then
   rc=3
@@ -64,6 +106,7 @@ fi
 {
   echo "gpu available: $have_gpu"
   echo "parity tests exit code: $parity_rc"
+  echo "gpu tests exit code: $gpu_rc$([ "$have_gpu" = "1" ] || echo ' (not run: no GPU)')"
   echo "benchmark exit code: $bench_rc"
   echo "result: $rc (0 passed on GPU, 1 failed, 3 no GPU: numpy only)"
 } | tee "$OUT/summary.txt"

@@ -5,7 +5,8 @@
 A sweep of at least 256 configurations over a Mooncake trace: cluster size (1, 2, 4, 8 nodes) x
 router (round-robin, random with 8 seeds, session affinity) x TTL (none, 60 s, 300 s, 1800 s) x
 cross-tenant sharing... each configuration gives the LRU hit rate at every capacity per node.
-All node streams of a batch of configurations go to the GPU as one array job (engine.batch_ranks).
+All node streams of a batch of configurations go to the GPU as one array job (engine.sweep_curves:
+ranks, TTL and every configuration's curve on the device, one copy back per batch).
 numpy runs the same configurations (or the first --numpy-configs of them when that would take
 long); references per second are compared, and every configuration both backends ran must give
 identical curves. Without cupy or a GPU it measures numpy only and says so (exit code 3).
@@ -18,6 +19,7 @@ import itertools
 import json
 import sys
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,11 +29,21 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from prefixlock.sim import cluster, engine  # noqa: E402
-from prefixlock.sim.backend import NUMPY, Backend, cupy_available, get_backend  # noqa: E402
+from prefixlock.sim.backend import (  # noqa: E402
+    AUTO_GPU_MIN_REFERENCES,
+    NUMPY,
+    Backend,
+    cupy_available,
+    get_backend,
+)
 from prefixlock.sim.trace import Trace, read_trace  # noqa: E402
 
+# The full Mooncake conversation trace where it is: shared/ beside the checkout or a folder
+# above it (as bench_sim looks), or .gpu-data/ in the repo (an ignored folder a device run can
+# carry: only the repo travels there); else the 3,000-request slice the tests ship.
 TRACES = [
-    ROOT.parent / "shared" / "data" / "mooncake" / "conversation_trace.jsonl",
+    *(d / "shared" / "data" / "mooncake" / "conversation_trace.jsonl" for d in ROOT.parents),
+    ROOT / ".gpu-data" / "conversation_trace.jsonl",
     ROOT / "tests" / "sim" / "data" / "conversation_head3000.jsonl.gz",
 ]
 
@@ -76,42 +88,32 @@ def run(
     trace: Trace, cfgs: list[Config], backend: Backend, batch_refs: int
 ) -> tuple[float, int, list[np.ndarray]]:
     """Seconds in the engine, references processed, and each configuration's cluster curve:
-    measured hit tokens at every per-node capacity from the longest request up (below it the
-    replay keeps C - 1 blocks, which engine.lru_curve adds on the host). Plans are built
-    outside the timed part, batch by batch."""
+    measured hit tokens at every per-node capacity (the shortfall below the longest request
+    included). Plans are built outside the timed part, batch by batch; each batch is one
+    engine.sweep_curves call (on a device backend: one fixed-shape pass and one copy back)."""
     base = engine.plan(trace)
     top = base.n_nodes
-    longest = int(base.lengths.max())
     spent = 0.0
     refs = 0
     curves: list[np.ndarray] = []
-    pending: list[tuple[int, list[engine.Plan]]] = []
+    pending: list[list[engine.Plan]] = []
+    ttls: list[float | None] = []
     size = 0
 
     def flush() -> None:
         nonlocal size, spent
-        flat = [q for _, qs in pending for q in qs]
         t0 = time.perf_counter()
-        ranks = engine.batch_ranks(flat, backend)
-        k = 0
-        for i, qs in pending:
-            total = np.zeros(top + 1, np.float64)
-            for q in qs:
-                rank, prev = ranks[k]
-                k += 1
-                eff = engine.effective_ranks(q, rank, prev, cfgs[i].ttl)
-                m = q.req >= q.warmup
-                total += np.bincount(
-                    np.minimum(eff[m], top), weights=q.tokens[m], minlength=top + 1
-                )
-            curves.append(np.rint(np.cumsum(total)[longest - 1 : top]).astype(np.int64))
+        out = engine.sweep_curves(pending, ttls, top, backend)
         spent += time.perf_counter() - t0
+        curves.extend(out)
         pending.clear()
+        ttls.clear()
         size = 0
 
-    for i, cfg in enumerate(cfgs):
+    for cfg in cfgs:
         qs = plans_for(trace, base, cfg)
-        pending.append((i, qs))
+        pending.append(qs)
+        ttls.append(cfg.ttl)
         n = sum(q.references for q in qs)
         size += n
         refs += n
@@ -122,6 +124,36 @@ def run(
     return spent, refs, curves
 
 
+def _best(f: Callable[[], object], repeat: int = 3) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+def crossover(trace: Trace, gpu: Backend, copies: Sequence[int]) -> list[dict[str, float]]:
+    """Ranks of one stream of k copies of the trace (engine.stack_ranks, copy back included)
+    on numpy and on the GPU, best of 3 after a warm-up: where the GPU starts to win, which is
+    what backend.AUTO_GPU_MIN_REFERENCES should be."""
+    base = engine.plan(trace)
+    rows = []
+    for k in copies:
+        p = engine.concat_plans([base] * k)
+        engine.stack_ranks(p, gpu)  # warm-up: kernels compile for these shapes' dtypes
+        t_np = _best(lambda p=p: engine.stack_ranks(p, NUMPY))  # type: ignore[misc]
+        t_gpu = _best(lambda p=p: engine.stack_ranks(p, gpu))  # type: ignore[misc]
+        rows.append(
+            {"references": p.references, "numpy_s": t_np, "gpu_s": t_gpu, "speedup": t_np / t_gpu}
+        )
+        print(
+            f"  ranks of {p.references:>11,} references: numpy {t_np * 1e3:9.1f} ms, "
+            f"GPU {t_gpu * 1e3:8.1f} ms ({t_np / t_gpu:.1f}x)"
+        )
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trace", default=None)
@@ -129,6 +161,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--numpy-configs", type=int, default=16)
     ap.add_argument(
         "--batch-refs", type=int, default=20_000_000, help="references per GPU array job"
+    )
+    ap.add_argument(
+        "--crossover", default="1,4,16,64", help="copies of the trace timed as one stream"
+    )
+    ap.add_argument(
+        "--stand-in",
+        action="store_true",
+        help="without a GPU, run the GPU half on numpy standing in for cupy (checks the "
+        "script and the device pipeline's results on a CPU; its speed means nothing)",
     )
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
@@ -154,8 +195,14 @@ def main(argv: list[str] | None = None) -> int:
     )
 
     rc = 0
+    cp: Backend | None = None
     if cupy_available():
         cp = get_backend("cupy")
+    elif args.stand_in:
+        cp = Backend("numpy standing in for cupy", np, device=True)
+        report["stand_in"] = True
+        print("no GPU: the GPU half runs on numpy standing in for cupy (timings mean nothing)")
+    if cp is not None:
         run(trace, cfgs[:2], cp, args.batch_refs)  # warm-up: kernels compile on first use
         t_gpu, refs_gpu, curves_gpu = run(trace, cfgs, cp, args.batch_refs)
         same = all(np.array_equal(a, b) for a, b in zip(curves_np, curves_gpu[:n_np], strict=True))
@@ -164,9 +211,11 @@ def main(argv: list[str] | None = None) -> int:
             "seconds": t_gpu,
             "refs_per_s": refs_gpu / t_gpu,
             "parity_with_numpy": same,
+            "speedup_vs_numpy": (refs_gpu / t_gpu) / (refs_np / t_np),
         }
+        label = "cupy" if cp.xp is not np else "stand-in"
         print(
-            f"cupy:  {len(cfgs)} configurations, {refs_gpu:,} references in {t_gpu:.2f} s = "
+            f"{label}:  {len(cfgs)} configurations, {refs_gpu:,} references in {t_gpu:.2f} s = "
             f"{refs_gpu / t_gpu:,.0f} refs/s ({(refs_gpu / t_gpu) / (refs_np / t_np):.1f}x numpy)"
         )
         print(
@@ -174,10 +223,15 @@ def main(argv: list[str] | None = None) -> int:
             f"{'identical' if same else 'DIFFERENT'}"
         )
         rc = 0 if same else 1
-    else:
-        report["cupy"] = "unavailable (no cupy or no CUDA device)"
+        print(f"crossover (one trace, auto uses numpy below {AUTO_GPU_MIN_REFERENCES:,}):")
+        rows = crossover(trace, cp, [int(k) for k in args.crossover.split(",") if k])
+        wins = [r["references"] for r in rows if r["speedup"] > 1]
+        report["crossover"] = {"rows": rows, "gpu_wins_from": min(wins) if wins else None}
+    if cp is None or cp.xp is np:
+        if cp is None:
+            report["cupy"] = "unavailable (no cupy or no CUDA device)"
         print("cupy: unavailable (no cupy or no CUDA device); numpy figures only")
-        rc = 3
+        rc = rc or 3
     if args.json:
         Path(args.json).write_text(json.dumps(report, indent=1) + "\n")
     return rc

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from prefixlock.errors import UserError
-from prefixlock.sim import engine
+from prefixlock.sim import cluster, engine
 from prefixlock.sim.backend import NUMPY, cupy_available, get_backend
-from prefixlock.sim.simulate import SimConfig, simulate
+from prefixlock.sim.simulate import SimConfig, lru_curve, simulate
 from prefixlock.sim.trace import Trace
 
 gpu = pytest.mark.skipif(not cupy_available(), reason="needs cupy and a CUDA GPU")
@@ -57,6 +57,31 @@ def test_cupy_simulation_equals_numpy(conversation: Trace) -> None:
         b = simulate(conversation, cfg, cp).to_dict()
         a.pop("backend"), b.pop("backend")
         assert a == b
+
+
+@gpu
+@pytest.mark.gpu
+def test_cupy_sweep_curves_equal_numpy(conversation: Trace) -> None:
+    # The whole sweep on the device (ranks, TTL, shortfall, every curve), one copy back.
+    trace = conversation.head(1500)
+    p = engine.plan(trace)
+    node = np.arange(p.requests) % 4
+    subs = [cluster.sub_plan(p, node == i)[0] for i in range(4)]
+    groups = [[p], subs, [engine.plan(trace, share=False)], subs]
+    ttls = [None, None, 120.0, 30.0]
+    cp = get_backend("cupy")
+    a = engine.sweep_curves(groups, ttls, p.n_nodes, NUMPY)
+    b = engine.sweep_curves(groups, ttls, p.n_nodes, cp)
+    assert type(b) is np.ndarray and np.array_equal(a, b)
+
+
+@gpu
+@pytest.mark.gpu
+def test_cupy_curve_equals_numpy(mooncake: Trace) -> None:
+    a = lru_curve(mooncake, ttl=60.0)
+    b = lru_curve(mooncake, ttl=60.0, backend=get_backend("cupy"))
+    assert np.array_equal(a.hit_tokens, b.hit_tokens) and np.array_equal(a.hit_blocks, b.hit_blocks)
+    assert a.warmup_unique == b.warmup_unique
 
 
 def test_batched_ranks_equal_separate_ones(synthetic: Trace) -> None:

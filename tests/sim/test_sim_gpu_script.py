@@ -32,6 +32,25 @@ def test_gpu_sim_numpy_path(tmp_path: Path) -> None:
     assert report["numpy"]["refs_per_s"] > 0 and report["configs"] == 6
 
 
+def test_gpu_sim_gpu_half_on_a_stand_in(tmp_path: Path) -> None:
+    # The GPU half (device pipeline, parity, crossover, report) run with numpy standing in for
+    # cupy, so a lent GPU's minutes are not spent finding a bug in the script.
+    if cupy_available():
+        pytest.skip("a GPU is present: gpu_check.sh runs the real thing")
+    sys.path.insert(0, str(ROOT / "tests" / "benchmarks"))
+    try:
+        import gpu_sim
+    finally:
+        sys.path.pop(0)
+    out = tmp_path / "b.json"
+    argv = ["--trace", str(SLICE), "--configs", "5", "--numpy-configs", "5", "--stand-in"]
+    rc = gpu_sim.main([*argv, "--crossover", "1,2", "--batch-refs", "200000", "--json", str(out)])
+    assert rc == 3  # still no GPU
+    report = json.loads(out.read_text())
+    assert report["stand_in"] and report["cupy"]["parity_with_numpy"] is True
+    assert [r["references"] for r in report["crossover"]["rows"]] == [80_619, 161_238]
+
+
 @pytest.mark.skipif(os.name != "posix", reason="bash script")
 def test_gpu_check_script_writes_results(tmp_path: Path) -> None:
     env = {

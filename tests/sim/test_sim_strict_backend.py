@@ -4,31 +4,67 @@
 silently slowly: a numpy function applied to a device array (cupy raises on the implicit
 device-to-host conversion), a host array mixed into a device operation or used as an index (an
 implicit transfer), a sort kind other than 'stable', an array module function outside the short
-list the engine needs (each one is in cupy 14 with the keywords used here). The engine run on it
-must give exactly the numpy backend's ranks; the real cupy check runs in test_sim_backend.py where
-a GPU exists.
+list the engine needs (each one is in cupy 14 with the keywords used here: argsort, cumsum,
+searchsorted, where, minimum/maximum, full/zeros/empty/arange). It also records every point where
+cupy would make the host wait for the device: a copy back (asnumpy), a device value read as a
+Python scalar (int, float, bool, index, item), and the operations whose output size depends on
+the data (flatnonzero, nonzero, compress, bincount, unique, boolean-mask indexing). The engine run
+on it must give exactly the numpy backend's results with only the copies back at the end; the
+real cupy check runs in test_sim_backend.py where a GPU exists.
 """
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import pytest
 
-from prefixlock.sim import engine
+from prefixlock.sim import cluster, engine
 from prefixlock.sim.backend import NUMPY, Backend
-from prefixlock.sim.simulate import SimConfig, simulate
-from prefixlock.sim.trace import Trace
+from prefixlock.sim.simulate import SimConfig, lru_curve, simulate
+from prefixlock.sim.trace import Trace, read_trace
+
+DATA = Path(__file__).parent / "data"
+GOLDEN = json.loads((Path(__file__).parent / "golden" / "kvcache_simulator.json").read_text())
 
 
 class Refused(TypeError):
     """What cupy would refuse (or do only through a hidden transfer)."""
 
 
+SYNCS: list[str] = []  # every host wait, in order: what the device pipeline must not grow
+
+
 class DeviceArray(np.ndarray):
     """A numpy array standing in for a device array."""
+
+    def __bool__(self) -> bool:
+        SYNCS.append("bool")
+        return bool(_host(self))
+
+    def __int__(self) -> int:
+        SYNCS.append("int")
+        return int(_host(self))
+
+    def __float__(self) -> float:
+        SYNCS.append("float")
+        return float(_host(self))
+
+    def __index__(self) -> int:
+        SYNCS.append("index")
+        return int(_host(self))
+
+    def item(self, *args: Any) -> Any:
+        SYNCS.append("item")
+        return _host(self).item(*args)
+
+    def tolist(self) -> Any:
+        SYNCS.append("tolist")
+        return _host(self).tolist()
 
     def __array_function__(self, func: Any, types: Any, args: Any, kwargs: Any) -> Any:
         raise Refused(f"numpy.{func.__name__} on a device array (implicit device-to-host copy)")
@@ -43,6 +79,11 @@ class DeviceArray(np.ndarray):
 
     def __getitem__(self, idx: Any) -> Any:
         _device_only(idx if isinstance(idx, tuple) else (idx,), "indexing")
+        if any(
+            getattr(i, "dtype", None) == np.bool_
+            for i in (idx if isinstance(idx, tuple) else (idx,))
+        ):
+            SYNCS.append("boolean mask")
         return _dev(_host(self)[_host_index(idx)])
 
     def __setitem__(self, idx: Any, value: Any) -> None:
@@ -87,6 +128,8 @@ def _argsort(a: Any, axis: int = -1, kind: str | None = None) -> Any:
 
 
 def _cumsum(a: Any, axis: int | None = None, dtype: Any = None) -> Any:
+    if axis is None and a.ndim != 1:
+        raise Refused("cumsum without an axis flattens: say which axis")
     _on_device(a)
     return _dev(np.cumsum(_host(a), axis=axis, dtype=dtype))
 
@@ -104,21 +147,30 @@ def _concatenate(arrays: list[Any]) -> Any:
 
 def _flatnonzero(a: Any) -> Any:
     _on_device(a)
+    SYNCS.append("flatnonzero")
     return _dev(np.flatnonzero(_host(a)))
 
 
 def _compress(condition: Any, a: Any) -> Any:
     _on_device(condition, a)
+    SYNCS.append("compress")
     return _dev(np.compress(_host(condition), _host(a)))
 
 
 def _bincount(x: Any, minlength: int = 0) -> Any:
     _on_device(x)
+    SYNCS.append("bincount")  # cupy reads max(x) back to size the output
     return _dev(np.bincount(_host(x), minlength=minlength))
+
+
+def _searchsorted(a: Any, v: Any, side: Literal["left", "right"] = "left") -> Any:
+    _on_device(a, v)
+    return _dev(np.searchsorted(_host(a), _host(v), side=side))
 
 
 def _asnumpy(a: Any) -> Any:
     _on_device(a)
+    SYNCS.append("asnumpy")
     return np.array(_host(a))
 
 
@@ -134,7 +186,7 @@ STRICT = SimpleNamespace(
     empty=lambda n, dtype: _dev(np.empty(n, dtype)),
     zeros=lambda n, dtype: _dev(np.zeros(n, dtype)),
     full=lambda n, v, dtype: _dev(np.full(n, v, dtype)),
-    arange=lambda n, dtype: _dev(np.arange(n, dtype=dtype)),
+    arange=lambda *bounds, dtype: _dev(np.arange(*bounds, dtype=dtype)),
     argsort=_argsort,
     cumsum=_cumsum,
     where=_where,
@@ -142,12 +194,15 @@ STRICT = SimpleNamespace(
     flatnonzero=_flatnonzero,
     compress=_compress,
     bincount=_bincount,
+    searchsorted=_searchsorted,
+    minimum=np.minimum,  # ufuncs: DeviceArray.__array_ufunc__ refuses host operands
+    maximum=np.maximum,
 )
-STRICT_BACKEND = Backend("cupy", STRICT)
+STRICT_BACKEND = Backend("cupy", STRICT, device=True)
 
 
 def test_the_strict_module_refuses_what_cupy_refuses() -> None:
-    a = STRICT.arange(4, np.int64)
+    a = STRICT.arange(4, dtype=np.int64)
     with pytest.raises(Refused):
         np.diff(a)  # a numpy function on device data
     with pytest.raises(Refused):
@@ -159,10 +214,31 @@ def test_the_strict_module_refuses_what_cupy_refuses() -> None:
     assert isinstance(a + 1, DeviceArray) and isinstance(a[1], DeviceArray)
 
 
+def test_the_strict_module_records_host_waits() -> None:
+    # The CPU engine's wavelet matrix partitions each level with compress: on a GPU the host
+    # reads each output size back, once per level. The stand-in must see that.
+    values = STRICT.asarray(np.array([5, 1, 7, 3, 0, 6, 2, 4], np.int32))
+    end = STRICT.asarray(np.array([8, 4, 6], np.int32))
+    bound = STRICT.asarray(np.array([4, 6, 1], np.int32))
+    SYNCS.clear()
+    got = engine._count_less(STRICT, values, 3, end, bound)
+    assert SYNCS.count("compress") == 2 * 2  # levels 2 and 1, two compress calls each
+    SYNCS.clear()
+    fixed = engine._count_less_fixed(STRICT, values, 3, end, bound)
+    assert SYNCS == []  # the device pipeline's version never waits
+    assert np.array_equal(STRICT.asnumpy(got), [4, 3, 1])
+    assert np.array_equal(STRICT.asnumpy(fixed), [4, 3, 1])
+    SYNCS.clear()
+    bool(values[0] > 1), int(values[1]), values[values > 2]
+    assert SYNCS == ["bool", "int", "boolean mask"]
+
+
 def test_stack_ranks_on_the_strict_module_equal_numpy(mooncake: Trace) -> None:
     p = engine.plan(mooncake.head(700))
     r_np, prev_np = engine.stack_ranks(p, NUMPY)
+    SYNCS.clear()
     r_dev, prev_dev = engine.stack_ranks(p, STRICT_BACKEND)
+    assert SYNCS == ["asnumpy", "asnumpy"]  # ranks and previous requests, copied back once
     assert type(r_dev) is np.ndarray and type(prev_dev) is np.ndarray  # back on the host
     assert r_dev.dtype == r_np.dtype and prev_dev.dtype == prev_np.dtype
     assert np.array_equal(r_np, r_dev) and np.array_equal(prev_np, prev_dev)
@@ -179,3 +255,86 @@ def test_batched_ranks_and_simulation_on_the_strict_module(synthetic: Trace) -> 
     y = simulate(synthetic.head(600), cfg, STRICT_BACKEND).to_dict()
     assert y.pop("backend") == "cupy" and x.pop("backend") == "numpy"
     assert x == y
+
+
+def _groups(trace: Trace, n: int) -> tuple[list[list[engine.Plan]], list[float | None]]:
+    """`n` configurations of a sweep: 1, 2 or 3 nodes (round-robin), private or shared blocks,
+    four TTLs."""
+    groups, ttls = [], []
+    for k in range(n):
+        p = engine.plan(trace, share=k % 2 == 0)
+        nodes = 1 + k % 3
+        node = np.arange(p.requests) % nodes
+        groups.append(
+            [cluster.sub_plan(p, node == i)[0] for i in range(nodes)] if nodes > 1 else [p]
+        )
+        ttls.append((None, 30.0, 120.0, 600.0)[k % 4])
+    return groups, ttls
+
+
+@pytest.mark.parametrize(("requests", "configs"), [(250, 3), (3000, 9)])
+def test_sweep_curves_on_the_strict_module_wait_once(
+    conversation: Trace, requests: int, configs: int
+) -> None:
+    # More configurations and more wavelet levels (3000 requests: 12 bits, 250: 8) must not add
+    # a single host wait: the whole sweep comes back in one copy.
+    trace = conversation.head(requests)
+    groups, ttls = _groups(trace, configs)
+    top = engine.plan(trace).n_nodes
+    want = engine.sweep_curves(groups, ttls, top, NUMPY)
+    SYNCS.clear()
+    got = engine.sweep_curves(groups, ttls, top, STRICT_BACKEND)
+    assert SYNCS == ["asnumpy"]
+    assert type(got) is np.ndarray and got.shape == (configs, top)
+    assert np.array_equal(got, want)
+
+
+def test_sweep_curves_add_up_each_plans_lru_curve(conversation: Trace) -> None:
+    # A sweep row is its nodes' engine.lru_curve hit tokens (the shortfall included), summed.
+    groups, ttls = _groups(conversation.head(1200), 6)
+    top = max(q.n_nodes for g in groups for q in g)
+    rows = engine.sweep_curves(groups, ttls, top, NUMPY)
+    for row, g, ttl in zip(rows, groups, ttls, strict=True):
+        want = np.zeros(top, np.int64)
+        for q in g:
+            rank, prev = engine.stack_ranks(q)
+            curve = engine.lru_curve(q, engine.effective_ranks(q, rank, prev, ttl), top)
+            want += curve.hit_tokens
+        assert np.array_equal(row, want)
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN["traces"]))
+def test_sweep_curves_on_the_strict_module_match_the_package(name: str) -> None:
+    # The device pipeline against kvcache-simulator's own figures (test_sim_parity's golden
+    # file) at every golden capacity, those below the longest request (the shortfall) too.
+    p = engine.plan(read_trace(DATA / name), warmup=GOLDEN["warmup_fraction"])
+    SYNCS.clear()
+    curve = engine.sweep_curves([[p]], [None], p.n_nodes, STRICT_BACKEND)[0]
+    assert SYNCS == ["asnumpy"]
+    longest = int(p.lengths.max())
+    points = GOLDEN["traces"][name]["points"]
+    assert any(pt["capacity"] < longest and not pt["lru"]["underfilled"] for pt in points)
+    for pt in points:
+        want = pt["lru"]
+        if not want["underfilled"]:
+            assert int(curve[pt["capacity"] - 1]) == want["hit_tokens"], pt["capacity"]
+
+
+@pytest.mark.parametrize("ttl", [None, 60.0])
+def test_the_curve_on_the_strict_module_equals_numpy(mooncake: Trace, ttl: float | None) -> None:
+    # `prefixlock sim --backend cupy`'s curve: simulate.lru_curve on a device backend runs
+    # engine.device_curve (ranks, expiry, shortfall, token and block curves) and copies once.
+    p = engine.plan(mooncake)
+    want = lru_curve(mooncake, ttl=ttl, plan=p)
+    SYNCS.clear()
+    got = lru_curve(mooncake, ttl=ttl, plan=p, backend=STRICT_BACKEND)
+    assert SYNCS == ["asnumpy"]
+    for field in ("capacities", "hit_blocks", "hit_tokens"):
+        assert np.array_equal(getattr(got, field), getattr(want, field)), field
+    assert (got.total_blocks, got.total_tokens, got.warmup_unique) == (
+        want.total_blocks,
+        want.total_tokens,
+        want.warmup_unique,
+    )
+    capped = engine.device_curve(p, ttl, STRICT_BACKEND, max_capacity=500)
+    assert np.array_equal(capped.hit_blocks, want.hit_blocks[:500])
