@@ -2,7 +2,9 @@
 
 `plan_idle` prices doing nothing, keep-alive pings and a 1-hour TTL over the idle gaps you
 expect (here: a day of 40 turns with some coffee breaks and a lunch) and picks the cheapest;
-`allow_switch` reads the guard's switch quote. Pure: no emulator, no key.
+`switch_action` reads the guard's switch quote: switch, stay on the warm model, or (the default
+`switch="auto"`) delegate the turn's work to a subagent on the new model when the quote's
+subagent alternative beats both. Pure: no emulator, no key.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from prefixlock.guard.policy import CachePolicy, plan_idle
-from prefixlock.guard.quote import Quote
+from prefixlock.guard.quote import Alternative, Quote
 from prefixlock.prices import PriceTable
 from prefixlock.settings import Settings
 
@@ -26,14 +28,18 @@ def main() -> None:
     settings = Settings(ttl=plan.ttl)  # what the session is created with
     print(f"settings.ttl={settings.ttl}, pings={'on' if plan.mode == 'pings' else 'off'}",
           f"max_idle={plan.max_idle}")
-    # A quote as Session.quote_switch returns it: 29K cached tokens, break-even in 9 turns.
+    # A quote as Session.quote_switch returns it: 29K cached tokens, break-even in 9 requests,
+    # and its subagent alternative (priced by guard.economics): cheaper than switching, and the
+    # advisor says cheaper than staying too.
+    subagent = Alternative("subagent", "run the work in a subagent on claude-haiku-4-5",
+                           Decimal("0.0119"), {"cheaper": "subagent", "task": {"turns": 3},
+                                               "advice": {"recommend": True}})
     quote = Quote("switch_model", "s1", "state", "claude-sonnet-4-6", "claude-haiku-4-5",
-                  29_000, Decimal("0.0553"), None, None, 9, 280.0, 29_500, 0.0)
-    policy = CachePolicy()
-    print("one turn on haiku:", "switch" if policy.allow_switch(quote, 1) else "stay warm")
-    print("the rest of the day on haiku:",
-          "switch" if policy.allow_switch(quote, 30) else "stay warm")
-
+                  29_000, Decimal("0.0553"), None, None, 9, 280.0, 29_500, 0.0, (subagent,))
+    for policy in (CachePolicy(), CachePolicy(switch="quote")):
+        # "delegate": `await s.delegate(prompt, agent=policy.delegate_agent, model=new)`.
+        print(f"switch={policy.switch}: one turn on haiku:", policy.switch_action(quote, 1),
+              "| the rest of the day on haiku:", policy.switch_action(quote, 30))
 
 if __name__ == "__main__":
     main()
