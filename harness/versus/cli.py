@@ -42,13 +42,13 @@ def run_versus_command(args: argparse.Namespace) -> int:
         say(f"venv of {name} (built with pip on first use)")
         return str(python_for(known[name]))
 
-    rows = [("prefixlock", CachePolicy(idle=args.idle))]
+    rows = [("prefixlock", CachePolicy(idle=args.idle, switch=args.switch))]
     if args.idle == "auto":  # the runner-up the auto plan turned down, measured beside it
         plan = idle_plan(PriceTable.builtin(), CachePolicy())
         other: Literal["pings", "1h"] = min(
             ("pings", "1h"), key=lambda m: (m == plan.mode, plan.expected[m])
         )
-        rows.append((f"prefixlock-{other}", CachePolicy(idle=other)))
+        rows.append((f"prefixlock-{other}", CachePolicy(idle=other, switch=args.switch)))
     result = run_versus(
         suite(tuple(BUILTIN_PROMPTS)), names, python, policies=rows,
         progress=lambda line: say(f"running {line}"),

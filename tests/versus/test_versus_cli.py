@@ -14,6 +14,7 @@ from tests.helpers.cli import run_cli
         (("--peers", "anthropic-sdk,crewai"), ("--peers", "crewai", "langchain")),
         (("--proxy",), ("--proxy",)),
         (("--provider", "openai"), ("--provider",)),
+        (("--switch", "sometimes"), ("--switch", "sometimes")),
     ],
 )
 def test_bad_flags_are_one_line(args: tuple[str, ...], names: tuple[str, ...]) -> None:
