@@ -237,6 +237,11 @@ class SubagentDelegator:
         rules = SUBAGENT_RULES.format(cap=definition.summary_tokens)
         return FrozenPrefix(system=[definition.system, rules], tools=tools)
 
+    def prefix_of(self, agent: str, parent_prefix: FrozenPrefix | None = None) -> FrozenPrefix:
+        """The prefix a subagent of `agent` gets under a parent with `parent_prefix`
+        (`prefixlock.delegation.subagent_prefix`): what its siblings share in the cache."""
+        return self.prefix_for(self.registry.get(agent), parent_prefix)
+
     def _make_agent(self, parent: ParentSession, prefix: FrozenPrefix, model: str,
                     definition: AgentDefinition) -> SubagentAgent:
         from prefixlock.settings import Settings

@@ -334,6 +334,22 @@ def _accepts_on_event(delegator: Delegator) -> bool:
     )
 
 
+def subagent_prefix(
+    delegator: Delegator, agent: str, parent_prefix: FrozenPrefix | None = None
+) -> FrozenPrefix | None:
+    """The frozen prefix `delegator` gives a subagent of `agent` under a parent with
+    `parent_prefix` (its system prompt and tools, what every sibling of that agent sends first),
+    or None when the delegator cannot say. A delegator may offer it as
+    `prefix_of(agent, parent_prefix)` (the `agents` package does)."""
+    from .prefix import FrozenPrefix
+
+    method = getattr(delegator, "prefix_of", None)
+    if method is None:
+        return None
+    found = method(agent, parent_prefix)
+    return found if isinstance(found, FrozenPrefix) else None
+
+
 def find_delegator(explicit: Delegator | None = None) -> Delegator:
     """The explicit delegator, else the first one registered under `prefixlock.delegators`."""
     if explicit is not None:

@@ -752,6 +752,13 @@ def _configure(p: argparse.ArgumentParser) -> None:
         help="with --versus: prefixlock's idle policy (CachePolicy.idle; default auto; 1h is "
         "Anthropic's 1-hour TTL, 24h OpenAI's extended retention)",
     )
+    p.add_argument(
+        "--switch",
+        choices=["auto", "quote", "always"],
+        default="auto",
+        help="with --versus: prefixlock's model-switch policy (CachePolicy.switch; default "
+        "auto: switch, stay or delegate by the quote)",
+    )
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -15,6 +15,11 @@ Pure decisions from the guard's figures:
   only when the new model pays back the re-written context within the requests of the turns the
   user plans on it (`break_even_turns` counts requests); otherwise the turn stays on the warm
   model. A switch to a model no cheaper per request is not made to save money and is followed.
+  `switch_action` adds delegation (`switch="auto"`, the default): when the switch does
+  not pay back and the quote's subagent alternative (priced by guard.economics) costs less than
+  both switching and staying, the work runs in a subagent on the new model
+  (`Session.delegate(..., agent=policy.delegate_agent, model=...)`) and only its summary
+  reaches the warm conversation.
 Tool lists need no policy: a prefix keeps its tools sorted by name, so an MCP server that
 reconnects and lists the same tools in another order changes no byte (its quote re-bills
 nothing).
@@ -32,7 +37,11 @@ from ..settings import Settings
 from .quote import Quote
 
 IdleMode = Literal["auto", "pings", "1h", "24h", "off"]
-SwitchMode = Literal["quote", "always"]
+SwitchMode = Literal["auto", "quote", "always"]
+SwitchAction = Literal["switch", "stay", "delegate"]
+# The built-in agent that inherits the session's tools (agents/builtin/general.md): a turn's
+# work delegated instead of a switch needs whatever tools the turn would have used.
+DELEGATE_AGENT = "general"
 TTL_5M = 300.0
 TTL_1H = 3600.0
 TTL_24H = 24 * 3600.0
@@ -175,11 +184,25 @@ class CachePolicy:
     """The user's policy at cache-costly events (see the module docstring)."""
 
     idle: IdleMode = "auto"
-    switch: SwitchMode = "quote"
+    switch: SwitchMode = "auto"
+    delegate_agent: str = DELEGATE_AGENT  # the agent `switch="auto"` delegates a turn to
+
+    def switch_action(self, quote: Quote, turns_on_new_model: int) -> SwitchAction:
+        """What to do with the user's move to the quote's model for `turns_on_new_model` turns.
+
+        `switch` when `allow_switch` says so (it pays back, or re-bills nothing, or the user
+        set `always`). Otherwise `delegate` when the policy is `auto` and the quote's subagent
+        alternative is cheaper than the switch and than doing the work here on the warm model
+        (the advisor's verdict); else `stay`."""
+        if self.allow_switch(quote, turns_on_new_model):
+            return "switch"
+        if self.switch == "auto" and delegation_pays(quote):
+            return "delegate"
+        return "stay"
 
     def allow_switch(self, quote: Quote, turns_on_new_model: int) -> bool:
-        """Switch now? `always` does; `quote` only when the switch re-bills nothing or pays
-        for itself within the user turns planned on the new model.
+        """Switch now? `always` does; `quote` and `auto` only when the switch re-bills nothing
+        or pays for itself within the user turns planned on the new model.
 
         The quote's break-even counts requests (each re-reads the context and bills its output
         at the new prices); a user turn is as many requests as the session's recent turns made
@@ -204,3 +227,15 @@ def requests_per_turn(quote: Quote) -> int:
         if isinstance(task, dict) and isinstance(task.get("turns"), int):
             return max(int(task["turns"]), 1)
     return 1
+
+
+def delegation_pays(quote: Quote) -> bool:
+    """True when the quote's subagent alternative costs less than switching (the quote's
+    comparison) and than staying on the warm model (the delegation advisor's verdict)."""
+    for alt in quote.alternatives:
+        if alt.kind != "subagent":
+            continue
+        advice = alt.detail.get("advice")
+        recommended = isinstance(advice, dict) and advice.get("recommend") is True
+        return alt.detail.get("cheaper") == "subagent" and recommended
+    return False

@@ -59,13 +59,13 @@ def run_versus_command(args: argparse.Namespace) -> int:
         say(f"venv of {name} (built with pip on first use)")
         return str(python_for(known[name]))
 
-    rows = [("prefixlock", CachePolicy(idle=args.idle))]
+    rows = [("prefixlock", CachePolicy(idle=args.idle, switch=args.switch))]
     if args.idle == "auto":  # the runner-up the auto plan turned down, measured beside it
         long_mode: Literal["1h", "24h"] = "24h" if "24h" in plan.expected else "1h"
         other: Literal["pings", "1h", "24h"] = min(
             ("pings", long_mode), key=lambda m: (m == plan.mode, plan.expected[m])
         )
-        rows.append((f"prefixlock-{other}", CachePolicy(idle=other)))
+        rows.append((f"prefixlock-{other}", CachePolicy(idle=other, switch=args.switch)))
     scenarios = tuple(on_provider(s, args.provider) for s in suite(tuple(BUILTIN_PROMPTS)))
     result = run_versus(
         scenarios, names, python, policies=rows,

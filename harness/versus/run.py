@@ -15,7 +15,7 @@ import contextlib
 import json
 import subprocess
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -24,11 +24,14 @@ from typing import TYPE_CHECKING, Any
 from .scenario import Scenario, shuffled
 
 if TYPE_CHECKING:
+    from ..clock import ManualClock
     from ..emulator import Emulator
     from ..emulator.model import Script
     from ..guard.policy import CachePolicy, IdlePlan
+    from ..prefix import FrozenPrefix
     from ..prices import PriceTable
     from ..settings import Settings
+    from ..tools import Tool, ToolSpec
 
 START = 1_800_000_000.0
 KEY = "versus-key"
@@ -155,6 +158,74 @@ def _tool_dicts() -> list[dict[str, Any]]:
     return [json.loads(canonical_json(spec.to_dict())) for spec in TOOL_SPECS]
 
 
+def _delegate_spec() -> ToolSpec:
+    from ..tools import ToolSpec
+    from .scenario import DELEGATE_TOOL
+
+    return ToolSpec(
+        DELEGATE_TOOL["name"], DELEGATE_TOOL["description"], DELEGATE_TOOL["input_schema"]
+    )
+
+
+def subagent_start(parent: FrozenPrefix) -> dict[str, Any]:
+    """What a peer's subagents get (the `subagent` field of the start message): the system
+    prompt and tools prefixlock's delegator gives a subagent of the scenario's agent under
+    `parent`, so every client's subagents send the same prefix."""
+    from ..canonical import canonical_json
+    from ..delegation import find_delegator, subagent_prefix
+    from .scenario import SUBAGENT_AGENT
+
+    sub = subagent_prefix(find_delegator(), SUBAGENT_AGENT, parent)
+    if sub is None:
+        raise RuntimeError("the delegator cannot say what prefix its subagents get")
+    return {
+        "agent": SUBAGENT_AGENT,
+        "system": "\n\n".join(sub.system),
+        "tools": [json.loads(canonical_json(spec.to_dict())) for spec in sub.tools],
+    }
+
+
+# Time to first token while a subagents turn runs (seconds on the emulator's clock): a cache
+# write becomes readable only when the response that made it starts, so requests sent together
+# on a cold prefix all miss it, and a request sent after a response started reads it.
+FIRST_TOKEN_SECONDS = 1.0
+# Real seconds the requests in flight must stay the same before the clock moves on: parallel
+# requests are sent within milliseconds of each other, so all of them are held by then.
+SETTLE_SECONDS = 0.2
+
+
+@contextlib.contextmanager
+def first_token_latency(emu: Emulator, clock: ManualClock) -> Iterator[None]:
+    """While the block runs, every response starts FIRST_TOKEN_SECONDS after its request (on
+    the clock), and the clock moves on once the requests in flight have settled: what is sent
+    together overlaps, what waits for a response does not."""
+    import threading
+    import time
+
+    emu.inject("latency", count=1_000_000, seconds=FIRST_TOKEN_SECONDS)
+    stop = threading.Event()
+
+    def tick() -> None:
+        seen, since = 0, time.monotonic()
+        while not stop.is_set():
+            n = emu.in_flight
+            if n != seen:
+                seen, since = n, time.monotonic()
+            elif n and time.monotonic() - since >= SETTLE_SECONDS:
+                clock.advance(FIRST_TOKEN_SECONDS)
+                seen = 0
+            stop.wait(0.005)
+
+    ticker = threading.Thread(target=tick, name="first-token", daemon=True)
+    ticker.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        ticker.join()
+        emu.clear_faults()
+
+
 PLAN_TURNS = 100  # the idle plan prices the rates over this many turns
 SESSION_TURNS = 32  # the built-in session's user turns
 SESSIONS_PER_PLAN = round(PLAN_TURNS / SESSION_TURNS)
@@ -208,10 +279,11 @@ def run_prefixlock(
 
     from ..agent import Agent
     from ..clock import ManualClock
+    from ..delegation import find_delegator
     from ..emulator import Emulator, EmulatorConfig
     from ..emulator.workspace import Workspace, demo_prefix
     from ..settings import Settings
-    from .scenario import COMPACT_TOKENS, RESUME
+    from .scenario import COMPACT_TOKENS, RESUME, SUBAGENTS
 
     plan = idle_plan(prices, policy, scenario.base_model)
     if settings is None:
@@ -232,9 +304,14 @@ def run_prefixlock(
     ):
         workspace = Workspace(clock)
         tools = {t.name: t for t in workspace.tools()}
+        # The model's `delegate` calls run in the delegator. Offered where the peers offer it
+        # too (the Anthropic peers; the OpenAI peers have no `delegate` yet): the same tools.
+        extra: list[Tool | ToolSpec] = (
+            [_delegate_spec()] if scenario.provider == "anthropic" else []
+        )
         first = scenario.turns[0].model
         agent = Agent(
-            demo_prefix(workspace),
+            demo_prefix(workspace).replace(tools=[*tools.values(), *extra]),
             model=first,
             api_key=KEY,
             base_url=emu.base_url,
@@ -242,6 +319,7 @@ def run_prefixlock(
             prices=prices,
             settings=chosen,
             store=Path(tmp) / "sessions.db",
+            delegator=find_delegator(),
         )
 
         def mark(turn: int, before: int) -> None:
@@ -279,9 +357,11 @@ def run_prefixlock(
                             await idle(s, t.gap_before, t.index)
                     if t.tool_order_seed is not None:  # an MCP server reconnected
                         order = shuffled(sorted(tools), t.tool_order_seed)
-                        quote = s.quote_tools([tools[n] for n in order])
-                        s.change_tools([tools[n] for n in order], quote=quote)
+                        listed: list[Tool | ToolSpec] = [*(tools[n] for n in order), *extra]
+                        quote = s.quote_tools(listed)
+                        s.change_tools(listed, quote=quote)
                         notes.append(f"turn {t.index + 1} tools: {quote.summary()}")
+                    delegate_to: str | None = None
                     if s.model != t.model:
                         run_len = 1
                         for later in scenario.turns[t.index + 1 :]:
@@ -289,15 +369,29 @@ def run_prefixlock(
                                 break
                             run_len += 1
                         quote = s.quote_switch(t.model, next_message=t.prompt)
-                        if policy.allow_switch(quote, run_len):
+                        action = policy.switch_action(quote, run_len)
+                        if action == "switch":
                             s.switch_model(t.model, quote=quote)
-                            notes.append(f"turn {t.index + 1} switched: {quote.summary()}")
-                        else:
-                            notes.append(f"turn {t.index + 1} stayed: {quote.summary()}")
+                        elif action == "delegate":
+                            # The turn's work runs in a subagent on the user's model; the warm
+                            # conversation gets the call and the summary (Session.delegate).
+                            delegate_to = t.model
+                        verb = {"switch": "switched", "stay": "stayed",
+                                "delegate": "delegated"}[action]
+                        notes.append(f"turn {t.index + 1} {verb}: {quote.summary()}")
                     before = len(_served(emu, scenario.provider))
                     compactions = s.compactions
-                    async for _event in s.send(t.prompt):
-                        pass
+                    if delegate_to is not None:
+                        result = await s.delegate(
+                            t.prompt, agent=policy.delegate_agent, model=delegate_to
+                        )
+                        if not result.ok:
+                            raise RuntimeError(f"turn {t.index + 1}: {result.summary}")
+                    else:
+                        with (first_token_latency(emu, clock) if t.event == SUBAGENTS
+                              else contextlib.nullcontext()):
+                            async for _event in s.send(t.prompt):
+                                pass
                     mark(t.index, before)
                     if s.compactions > compactions:
                         compacted.append(t.index)
@@ -318,8 +412,8 @@ def run_peer(
     """The scenario through a peer process (`command` starts it; see prefixlock.versus.peers)."""
     from ..clock import ManualClock
     from ..emulator import Emulator, EmulatorConfig
-    from ..emulator.workspace import Workspace, system_prompt
-    from .scenario import COMPACT_TOKENS
+    from ..emulator.workspace import Workspace, demo_prefix, system_prompt
+    from .scenario import COMPACT_TOKENS, DELEGATE_TOOL, SUBAGENTS
 
     clock = ManualClock(START)
     turn_of: list[int] = []
@@ -330,6 +424,7 @@ def run_peer(
         config=EmulatorConfig(), clock=clock, prices=prices, script=_script(scenario)
     ) as emu:
         workspace = Workspace(clock)
+        parent = demo_prefix(workspace).replace(tools=[*workspace.tools(), _delegate_spec()])
         proc = subprocess.Popen(
             list(command),
             stdin=subprocess.PIPE,
@@ -356,21 +451,27 @@ def run_peer(
 
         try:
             send({"op": "start", "system": system_prompt(), "base_url": emu.base_url,
-                  "api_key": KEY, "compact_tokens": COMPACT_TOKENS, "session": scenario.name})
+                  "api_key": KEY, "compact_tokens": COMPACT_TOKENS,
+                  "session": scenario.name,
+                  # A local tool the peer adds after the server's tools; its calls run the
+                  # peer's own subagents, with this system prompt and these (server) tools.
+                  "delegate_tool": DELEGATE_TOOL, "subagent": subagent_start(parent)})
             for t in scenario.turns:
                 if t.index > 0:
                     clock.advance(t.gap_before)
                 if t.tool_order_seed is not None:
                     order = shuffled(sorted(by_name), t.tool_order_seed)
                 before = len(_served(emu, scenario.provider))
-                send({"op": "turn", "prompt": t.prompt, "model": t.model,
-                      "tools": [by_name[n] for n in order]})
-                while True:
-                    msg = read()
-                    if msg["op"] == "done":
-                        break
-                    content = workspace.run(str(msg["name"]), dict(msg["input"]))
-                    send({"op": "result", "content": content})
+                with (first_token_latency(emu, clock) if t.event == SUBAGENTS
+                      else contextlib.nullcontext()):
+                    send({"op": "turn", "prompt": t.prompt, "model": t.model,
+                          "tools": [by_name[n] for n in order]})
+                    while True:
+                        msg = read()
+                        if msg["op"] == "done":
+                            break
+                        content = workspace.run(str(msg["name"]), dict(msg["input"]))
+                        send({"op": "result", "content": content})
                 turn_of.extend([t.index] * (len(_served(emu, scenario.provider)) - before))
             send({"op": "end"})
             proc.wait(timeout=60)

@@ -36,7 +36,9 @@ RESUME = "resume"  # the client process ended; the session is continued next day
 # the context size, so it is marked after prefixlock's run (`mark_compactions`), where the
 # product's own `Settings(compact_at=...)` fired, and the peers are driven with that mark.
 COMPACT = "compaction"
-EVENTS = (STEADY, IDLE, LONG_IDLE, SWITCH, MCP, WIDE, COMPACT, RESUME)
+# An extra user turn that asks for side tasks run in parallel by subagents on one cold prefix.
+SUBAGENTS = "subagents"
+EVENTS = (STEADY, IDLE, LONG_IDLE, SWITCH, MCP, WIDE, SUBAGENTS, COMPACT, RESUME)
 
 # An explicit compaction threshold in input tokens (an assumption, README.md): the built-in
 # session peaks near 60K tokens, far below sonnet-4-6's 1M window, so the suite plays it as if
@@ -49,6 +51,7 @@ LONG_IDLE_RATE = 0.03
 SWITCH_RATE = 0.04
 MCP_RATE = 0.02
 WIDE_RATE = 0.03  # an extra user turn, inserted before a built-in one
+SUBAGENTS_RATE = 0.03  # an extra user turn, inserted before a built-in one
 IDLE_BUCKETS = (6 * 60.0, 9 * 60.0, 15 * 60.0, 25 * 60.0, 40 * 60.0)
 LONG_IDLE_SECONDS = 90 * 60.0
 RESUME_SECONDS = 14 * 3600.0
@@ -66,6 +69,65 @@ WIDE_FILES = (
     "invoice/reports.py", "invoice/tax.py", "invoice/totals.py", "tests/conftest.py",
     "tests/test_totals.py",
 )
+
+# The subagents turn: the model hands four independent checks to four subagents in one reply
+# (four parallel `delegate` calls). Every subagent is the same agent: one system prompt and one
+# tool list, not yet cached (a cold prefix), each with its own task; each plays its task's
+# scripted steps (read-only tools, so the order they run in changes nothing), and its answer is
+# the tool_result the parent's next request carries.
+SUBAGENT_AGENT = "general"  # the built-in agent that inherits the session's tools
+SUBAGENTS_PROMPT = (
+    "Before the release, hand these four side checks to subagents in parallel and give me "
+    "their findings."
+)
+SUBAGENT_TASKS: tuple[tuple[str, tuple[tuple[str, dict[str, str]], ...], str], ...] = (
+    (
+        "Side check 1 of 4: list every place under invoice/ that rounds with round() and say "
+        "whether it rounds money.",
+        (("grep", {"pattern": "round(", "path": "invoice"}),
+         ("read_file", {"path": "invoice/credit_notes.py"})),
+        "invoice/credit_notes.py:9 rounds a credit note's total with round(); it is money.",
+    ),
+    (
+        "Side check 2 of 4: read invoice/tax.py and list the tax rates it defines, with their "
+        "regions.",
+        (("read_file", {"path": "invoice/tax.py"}),),
+        "invoice/tax.py defines the VAT rates per region; Jersey is zero-rated.",
+    ),
+    (
+        "Side check 3 of 4: which tests in tests/test_totals.py and tests/test_discounts.py "
+        "cover vouchers?",
+        (("grep", {"pattern": "voucher", "path": "tests"}),
+         ("read_file", {"path": "tests/test_discounts.py"})),
+        "The voucher cases are in tests/test_discounts.py; tests/test_totals.py has none.",
+    ),
+    (
+        "Side check 4 of 4: find where fetch_rates is called and whether any caller still uses "
+        "the old name.",
+        (("grep", {"pattern": "fetch_rates", "path": "."}),
+         ("read_file", {"path": "invoice/rates.py"})),
+        "fetch_rates is defined in invoice/rates.py and called from invoice/convert.py.",
+    ),
+)
+# The `delegate` tool every client's session offers (the same schema for all): a task, and the
+# agent that runs it (one agent here, as in Claude Code's general-purpose Task subagent).
+DELEGATE_TOOL: dict[str, Any] = {
+    "name": "delegate",
+    "description": (
+        "Hand a self-contained task to a subagent that works with its own context and the same "
+        "tools, and returns only its final answer. Call it several times in one reply to run "
+        "independent tasks in parallel."
+    ),
+    "input_schema": {
+        "type": "object",
+        "properties": {
+            "agent": {"type": "string", "enum": [SUBAGENT_AGENT],
+                      "description": "which subagent runs it"},
+            "task": {"type": "string", "description": "the task, self-contained"},
+        },
+        "required": ["task"],
+    },
+}
 
 
 @dataclass(frozen=True)
@@ -136,6 +198,21 @@ class Scenario:
                     Step(text="They fit together: models and money at the bottom, rates and "
                               "tax above them, totals, discounts and credit notes on top."),
                 ]
+            elif t.event == SUBAGENTS:
+                (first_task, _, _), *more_tasks = SUBAGENT_TASKS
+                steps = [
+                    Step(
+                        text="Handing the four checks to subagents at once.",
+                        tool="delegate",
+                        input={"task": first_task, "agent": SUBAGENT_AGENT},
+                        parallel=[Call(tool="delegate", input={"task": task, "agent":
+                                                               SUBAGENT_AGENT})
+                                  for task, _, _ in more_tasks],
+                    ),
+                    Step(text="All four checks are back: money is rounded by hand in one place "
+                              "(credit notes), the tax table and the voucher tests are in "
+                              "order, and nothing calls the old fetch_rates name."),
+                ]
             else:
                 own = t.index if t.script_turn is None else t.script_turn
                 steps = list(base.rules[own].steps)
@@ -143,6 +220,13 @@ class Scenario:
             # has fewer user turns, and the turn must still play its own steps. A request no
             # rule matches (a compaction's summary) gets the script's plain default text.
             rules.append(Rule(match=rf"\A{re.escape(t.prompt)}\Z", steps=steps))
+        if any(t.event == SUBAGENTS for t in self.turns):
+            # Each subagent's conversation starts with its task: its steps are found by it.
+            for task, calls, answer in SUBAGENT_TASKS:
+                sub_steps = [Step(text=f"Checking with {name}.", tool=name, input=dict(args))
+                             for name, args in calls]
+                sub_steps.append(Step(text=answer))
+                rules.append(Rule(match=rf"\A{re.escape(task)}\Z", steps=sub_steps))
         return base.model_copy(update={"rules": rules, "prompts": [t.prompt for t in self.turns]})
 
 
@@ -157,6 +241,11 @@ def scripted(prompts: tuple[str, ...], seed: int, name: str) -> Scenario:
     # Wide turns come from their own stream, so adding them left the other draws as they were.
     wide_rng = random.Random(seed * 7919 + 1)
     forced_wide = wide_rng.choice([i for i in range(2, n - 1) if i not in forced])
+    # Subagents turns too (their own stream: the draws above stay as they were).
+    sub_rng = random.Random(seed * 7919 + 2)
+    forced_sub = sub_rng.choice(
+        [i for i in range(2, n - 1) if i not in forced and i != forced_wide]
+    )
     turns: list[Turn] = []
     seen: set[str] = set()
     for i, prompt in enumerate(prompts):
@@ -166,6 +255,8 @@ def scripted(prompts: tuple[str, ...], seed: int, name: str) -> Scenario:
         seen.add(prompt)
         if i > 1 and (i == forced_wide or wide_rng.random() < WIDE_RATE):
             turns.append(Turn(index=len(turns), prompt=WIDE_PROMPT, event=WIDE))
+        if i > 1 and (i == forced_sub or sub_rng.random() < SUBAGENTS_RATE):
+            turns.append(Turn(index=len(turns), prompt=SUBAGENTS_PROMPT, event=SUBAGENTS))
         event = forced.get(i, STEADY)
         if event == STEADY and i > 0:
             r = rng.random()
@@ -241,7 +332,11 @@ def on_provider(scenario: Scenario, provider: str) -> Scenario:
     if provider not in PROVIDER_MODELS:
         raise ValueError(f"no scenario models for provider {provider!r}")
     base, cheaper = PROVIDER_MODELS[provider]
+    # The OpenAI peers do not offer the `delegate` tool yet, so the subagents turns are left
+    # out there (the remaining turns keep their numbers in order).
+    kept = [t for t in scenario.turns if provider == "anthropic" or t.event != SUBAGENTS]
     turns = tuple(
-        replace(t, model=cheaper if t.model == SWITCH_MODEL else base) for t in scenario.turns
+        replace(t, index=i, model=cheaper if t.model == SWITCH_MODEL else base)
+        for i, t in enumerate(kept)
     )
     return replace(scenario, turns=turns, provider=provider)

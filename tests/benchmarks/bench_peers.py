@@ -3,7 +3,8 @@
 [--trace-dir DIR]).
 
 Both built-in scenario sessions (prefixlock.versus.scenario.suite: idle gaps, an idle past an
-hour, model switches, MCP reconnects, wide turns of 12 parallel tool calls, a resume next day;
+hour, model switches, MCP reconnects, wide turns of 12 parallel tool calls, turns that hand
+four side tasks to parallel subagents on a cold prefix, a resume next day;
 rates and sources in harness/versus/README.md) run through prefixlock (its default CachePolicy,
 and the idle plan's runner-up forced) and through each peer in its own venv: the anthropic SDK
 loop with automatic cache_control, pydantic-ai with its Anthropic cache settings, LangChain with

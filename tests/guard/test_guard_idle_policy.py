@@ -143,3 +143,34 @@ def test_pings_on_openai_are_spaced_by_its_ttl_and_a_foreign_long_option_is_refu
     # On Anthropic nothing changed: the long option is the 1-hour TTL.
     assert "1h" in plan_idle([900.0], turns=1, context_tokens=1, written_per_turn=1,
                              price=SONNET).expected
+
+
+def _priced(rebilled: int, break_even: int | None, cheaper: str, recommend: bool) -> Quote:
+    alt = Alternative("subagent", "", Decimal("0.01"), {
+        "task": {"turns": 3}, "cheaper": cheaper, "advice": {"recommend": recommend},
+    })
+    return Quote("switch_model", "s", "x", "a", "b", rebilled, Decimal("0.05"), None, None,
+                 break_even, 100.0, 30_000, 0.0, (alt,))
+
+
+def test_auto_delegates_only_when_the_subagent_beats_both_switching_and_staying() -> None:
+    auto = CachePolicy()
+    assert auto.switch == "auto"
+    # A one-turn excursion that does not pay back (6 requests > 3): the subagent is cheaper
+    # than the switch and than staying, so the turn's work is delegated.
+    assert auto.switch_action(_priced(29_000, 6, "subagent", True), 1) == "delegate"
+    # Cheaper than the switch but not than staying on the warm model: stay.
+    assert auto.switch_action(_priced(29_000, 6, "subagent", False), 1) == "stay"
+    # The switch is the cheaper of the two: stay (the switch itself does not pay back).
+    assert auto.switch_action(_priced(29_000, 6, "switch", True), 1) == "stay"
+    # A switch that pays back within the planned turns is made, whatever the subagent costs.
+    assert auto.switch_action(_priced(29_000, 6, "subagent", True), 2) == "switch"
+    # A cold cache loses nothing: switch.
+    assert auto.switch_action(_priced(0, None, "subagent", True), 1) == "switch"
+    # A quote without a subagent alternative: stay.
+    assert auto.switch_action(_quote(29_000, None), 1) == "stay"
+    # The user's other settings never delegate.
+    assert CachePolicy(switch="quote").switch_action(_priced(29_000, 6, "subagent", True), 1) \
+        == "stay"
+    assert CachePolicy(switch="always").switch_action(_priced(29_000, 6, "subagent", True), 1) \
+        == "switch"

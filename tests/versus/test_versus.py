@@ -4,10 +4,12 @@ with this interpreter, which has the SDK; the benchmark gives each peer its own 
 
 from __future__ import annotations
 
+import json
 import re
 import sys
 from dataclasses import replace
 from decimal import Decimal
+from typing import Any
 
 from prefixlock.emulator import BUILTIN_PROMPTS
 from prefixlock.guard.policy import CachePolicy
@@ -21,6 +23,8 @@ from prefixlock.versus.scenario import (
     MCP,
     RESUME,
     STEADY,
+    SUBAGENT_TASKS,
+    SUBAGENTS,
     SWITCH,
     SWITCH_MODEL,
     WIDE,
@@ -52,7 +56,8 @@ def test_scenarios_are_seeded_data_with_every_rare_event() -> None:
             if t.event == SWITCH and t.model != SWITCH_MODEL:
                 assert sc.turns[t.index - 1].model == SWITCH_MODEL
         # Every built-in turn is played once, in order; wide turns come in between.
-        assert [t.script_turn for t in sc.turns if t.event != WIDE] == list(
+        assert events[SUBAGENTS] >= 1
+        assert [t.script_turn for t in sc.turns if t.event not in (WIDE, SUBAGENTS)] == list(
             range(len(BUILTIN_PROMPTS))
         )
         for t in sc.turns:
@@ -70,27 +75,54 @@ def test_a_wide_turn_reads_twelve_files_in_one_reply_of_the_sessions_script() ->
     script = sc.script(BUILTIN)
     # Each turn's steps are found by its prompt's text (a compacted history has fewer user
     # turns); the prompt the user types twice says "again" the second time.
-    prompts = [t.prompt for t in sc.turns if t.event != WIDE]
+    prompts = [t.prompt for t in sc.turns if t.event not in (WIDE, SUBAGENTS)]
     assert len(set(prompts)) == len(prompts) and "Run the whole suite again." in prompts
-    assert [r.turn for r in script.rules] == [None] * len(sc.turns)
+    # One rule a turn, then one for each subagent's task (its conversation starts with it).
+    assert len(script.rules) == len(sc.turns) + len(SUBAGENT_TASKS)
+    assert [r.turn for r in script.rules] == [None] * len(script.rules)
+    turn_rules, task_rules = script.rules[: len(sc.turns)], script.rules[len(sc.turns):]
     assert all(rule.match and re.search(rule.match, t.prompt)
-               for t, rule in zip(sc.turns, script.rules, strict=True))
-    for t, rule in zip(sc.turns, script.rules, strict=True):
-        if t.event == WIDE:
+               for t, rule in zip(sc.turns, turn_rules, strict=True))
+    for (task, calls, _), rule in zip(SUBAGENT_TASKS, task_rules, strict=True):
+        assert rule.match and re.search(rule.match, task)
+        assert [(st.tool, st.input) for st in rule.steps[:-1]] == [(n, a) for n, a in calls]
+    for t, rule in zip(sc.turns, turn_rules, strict=True):
+        if t.event == SUBAGENTS:
+            first = rule.steps[0]
+            assert first.tool == "delegate" and len(first.parallel) == len(SUBAGENT_TASKS) - 1
+        elif t.event == WIDE:
             first = rule.steps[0]
             assert first.tool == "read_file" and len(first.parallel) == len(WIDE_FILES) - 1
         else:
             assert rule.steps == BUILTIN.rules[t.script_turn or 0].steps
 
 
+IDLE_TURN = 13
+
+
 def _short() -> tuple[Turn, ...]:
-    # 12 built-in turns and a wide one, with one switch, one reconnect, one resume and a
-    # 15-minute gap.
+    # 12 built-in turns, a wide one and a subagents one, with one switch, one reconnect, one
+    # resume and a 15-minute gap.
     sc = scripted(tuple(BUILTIN_PROMPTS[:12]), 3, "short")
     turns = list(sc.turns)
-    assert turns[12].event == STEADY
-    turns[12] = replace(turns[12], event=IDLE, gap_before=900.0)
+    assert len(turns) == 14 and turns[IDLE_TURN].event == STEADY
+    turns[IDLE_TURN] = replace(turns[IDLE_TURN], event=IDLE, gap_before=900.0)
     return tuple(turns)
+
+
+def _tool_calls(body: dict[str, Any], prompt: str) -> list[tuple[str, str]]:
+    """The (name, input) of every tool call after the user's `prompt` in a request body."""
+    calls: list[tuple[str, str]] = []
+    seen = False
+    for msg in body["messages"]:
+        content = msg["content"]
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        if msg["role"] == "user" and any(b.get("text") == prompt for b in blocks):
+            seen, calls = True, []
+        elif seen and msg["role"] == "assistant":
+            calls += [(b["name"], json.dumps(b["input"], sort_keys=True))
+                      for b in blocks if b["type"] == "tool_use"]
+    return calls
 
 
 def test_prefixlock_and_the_sdk_peer_on_the_same_turns() -> None:
@@ -100,7 +132,7 @@ def test_prefixlock_and_the_sdk_peer_on_the_same_turns() -> None:
     ours = run_prefixlock(sc, PRICES, CachePolicy())  # the default: its plan is pings
     peer = run_peer(sc, PRICES, "anthropic-sdk", [sys.executable, str(PEERS[0].path)])
     # Same work: the same user turns, answered by the same script.
-    assert {r.turn for r in ours.requests} == {r.turn for r in peer.requests} == set(range(13))
+    assert {r.turn for r in ours.requests} == {r.turn for r in peer.requests} == set(range(14))
     assert all(r.trace for r in (ours, peer))
     assert all(line["body"]["cache_control"] == {"type": "ephemeral"} for line in peer.trace)
     mine, theirs = ours.by_event(), peer.by_event()
@@ -113,11 +145,24 @@ def test_prefixlock_and_the_sdk_peer_on_the_same_turns() -> None:
     assert mine[MCP] < theirs[MCP]
     # The 15-minute gap: prefixlock's keep-alive pinged, and the turn paid no re-write.
     pings = [r for r in ours.requests if r.ping]
-    assert pings and all(r.turn == 12 for r in pings if r.event == IDLE)
+    assert pings and all(r.turn == IDLE_TURN for r in pings if r.event == IDLE)
     assert mine[IDLE] < theirs[IDLE]
     # Resume after 14 h: both re-write (no client can keep a cache overnight).
     assert mine[RESUME] <= theirs[RESUME] * Decimal("1.01")
-    assert any("stayed" in n or "switched" in n for n in ours.notes)
+    # The one-turn excursion to haiku: the quote says a subagent on haiku costs less than
+    # switching and than staying, so the default policy (switch="auto") delegates the turn's
+    # work. The subagent plays the turn's scripted steps: the same tool calls as the peer's
+    # switched turn, on haiku; the warm conversation stays on sonnet.
+    away = next(t for t in sc.turns if t.model == SWITCH_MODEL)
+    assert any(n.startswith(f"turn {away.index + 1} delegated") for n in ours.notes)
+    ours_away = [row for row in ours.trace if row["turn"] == away.index]
+    peer_away = [row for row in peer.trace if row["turn"] == away.index]
+    assert {row["model"] for row in ours_away} == {row["model"] for row in peer_away} \
+        == {SWITCH_MODEL}
+    assert _tool_calls(ours_away[-1]["body"], away.prompt) == _tool_calls(
+        peer_away[-1]["body"], away.prompt
+    ) != []
+    assert len(ours_away) == len(peer_away)
     # The wide turn: twelve parallel reads add 25 blocks to its second request. The peer's one
     # breakpoint is past the 20-block lookback and re-writes the whole context; prefixlock's
     # second breakpoint keeps it read.
@@ -127,6 +172,32 @@ def test_prefixlock_and_the_sdk_peer_on_the_same_turns() -> None:
     assert len(ours_wide) == len(peer_wide) == 2
     assert peer_wide[1].written > 20_000 > ours_wide[1].written
     assert mine[WIDE] < theirs[WIDE]
+    # The subagents turn: four parallel `delegate` calls on a cold subagent prefix. Every
+    # subagent plays its task's steps (the same tool calls for both clients). The peer's four
+    # first requests are in flight together and each writes the shared prefix; prefixlock's
+    # delegator lets the first one warm it, and the other three read it.
+    fan = next(t.index for t in sc.turns if t.event == SUBAGENTS)
+    for run in (ours, peer):
+        rows = [row for row in run.trace if row["turn"] == fan]
+        for task, calls, _ in SUBAGENT_TASKS:
+            own = [row for row in rows if _tool_calls(row["body"], task) or
+                   row["body"]["messages"][0]["content"] in (task, [{"type": "text",
+                                                                     "text": task}])]
+            assert [json.loads(a) for _, a in _tool_calls(own[-1]["body"], task)] == [
+                a for _, a in calls]
+
+    def firsts(run: ClientRun) -> list[tuple[int, int]]:
+        return [(r["usage"]["cache_read"], r["usage"]["cache_write_5m"]) for r in run.trace
+                if r["turn"] == fan and len(r["body"]["messages"]) == 1]
+
+    ours_first, peer_firsts = firsts(ours), firsts(peer)
+    assert len(ours_first) == len(peer_firsts) == len(SUBAGENT_TASKS)
+    shared = ours_first[0][1]
+    assert shared > 1_024  # past sonnet's cache minimum: the prefix is cacheable
+    assert sorted(r for r, _ in ours_first) == [0] + [ours_first[1][0]] * 3
+    assert ours_first[1][0] > shared * 0.9 and all(w < 100 for _, w in ours_first[1:])
+    assert all(r == 0 and w > shared * 0.9 for r, w in peer_firsts)
+    assert mine[SUBAGENTS] < theirs[SUBAGENTS]
     # The policy's goal, on this short session too: never more than the peer on any event.
     assert all(mine.get(e, Decimal(0)) <= theirs.get(e, Decimal(0)) for e in EVENTS), (mine, theirs)
 

@@ -16,6 +16,7 @@ from tests.helpers.cli import run_cli
         (("--provider", "openai", "--peers", "langchain"), ("--peers", "langchain", "openai")),
         (("--provider", "openai", "--idle", "1h"), ("--idle", "1h", "24h")),
         (("--idle", "24h"), ("--idle", "24h", "1h")),
+        (("--switch", "sometimes"), ("--switch", "sometimes")),
     ],
 )
 def test_bad_flags_are_one_line(args: tuple[str, ...], names: tuple[str, ...]) -> None:

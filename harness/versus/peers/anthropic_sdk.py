@@ -6,6 +6,12 @@ top-level `cache_control: {"type": "ephemeral"}` on every request, which places 
 at the last cacheable block and moves it forward as the conversation grows. The system prompt
 and tools are sent as the environment gives them.
 
+Subagents: the start message's `delegate_tool` is offered after the server's tools; the
+model's `delegate` calls of one reply run at once, each a loop of its own on
+`anthropic.AsyncAnthropic` with the start message's `subagent` system prompt and tools and the
+same automatic caching, gathered with `asyncio.gather` (Anthropic's docs for concurrent
+requests); each subagent's final text is its call's tool_result.
+
 Compaction: none (the SDK has none; the loop ignores `compact_tokens`, and the session never
 reaches the model's window).
 
@@ -17,6 +23,7 @@ loop writes `tool` (id, name, input) and reads `result` (content); a turn ends w
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from typing import Any
@@ -41,24 +48,75 @@ def _plain(block: Any) -> dict[str, Any]:
     return {"type": "tool_use", "id": block.id, "name": block.name, "input": block.input}
 
 
+def _remote(use: dict[str, Any]) -> str:
+    """A tool call answered by the tool server (one question and answer on the pipe)."""
+    _write({"op": "tool", "id": use["id"], "name": use["name"], "input": use["input"]})
+    return str(_read()["content"])
+
+
+async def _subagent(
+    client: Any, model: str, sub: dict[str, Any], task: str, pipe: asyncio.Lock
+) -> str:
+    """One subagent: its own conversation on the subagent prompt and tools; its final text."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": task}]
+    text = ""
+    for _ in range(25):
+        reply = await client.messages.create(
+            model=model,
+            max_tokens=4096,
+            system=sub["system"],
+            tools=sub["tools"],
+            messages=messages,
+            extra_body={"cache_control": {"type": "ephemeral"}},
+        )
+        content = [_plain(b) for b in reply.content]
+        messages.append({"role": "assistant", "content": content})
+        text = "".join(b["text"] for b in content if b["type"] == "text")
+        uses = [b for b in content if b["type"] == "tool_use"]
+        if not uses:
+            break
+        results = []
+        for use in uses:
+            async with pipe:  # siblings share the pipe: one question and answer at a time
+                answer = await asyncio.to_thread(_remote, use)
+            results.append({"type": "tool_result", "tool_use_id": use["id"], "content": answer})
+        messages.append({"role": "user", "content": results})
+    return text
+
+
+async def _delegated(start: dict[str, Any], model: str, tasks: list[str]) -> list[str]:
+    """The reply's `delegate` calls, run at once (asyncio.gather of the subagents' loops)."""
+    import anthropic
+
+    pipe = asyncio.Lock()
+    async with anthropic.AsyncAnthropic(
+        api_key=start["api_key"], base_url=start["base_url"]
+    ) as client:
+        return list(await asyncio.gather(
+            *(_subagent(client, model, start["subagent"], task, pipe) for task in tasks)
+        ))
+
+
 def main() -> None:
     import anthropic
 
     start = _read()
     client = anthropic.Anthropic(api_key=start["api_key"], base_url=start["base_url"])
     system: str = start["system"]
+    delegate = start.get("delegate_tool")
     messages: list[dict[str, Any]] = []
     while True:
         msg = _read()
         if msg["op"] == "end":
             break
         messages.append({"role": "user", "content": msg["prompt"]})
+        tools = [*msg["tools"], delegate] if delegate else msg["tools"]
         for _ in range(25):
             reply = client.messages.create(
                 model=msg["model"],
                 max_tokens=4096,
                 system=system,
-                tools=msg["tools"],
+                tools=tools,
                 messages=messages,  # type: ignore[arg-type]
                 # Automatic prompt caching (Anthropic's docs): one top-level cache_control.
                 extra_body={"cache_control": {"type": "ephemeral"}},
@@ -68,13 +126,20 @@ def main() -> None:
             uses = [b for b in content if b["type"] == "tool_use"]
             if not uses:
                 break
-            results = []
+            answers: dict[str, str] = {}
+            subtasks = [u for u in uses if delegate and u["name"] == delegate["name"]]
+            if subtasks:
+                found = asyncio.run(_delegated(
+                    start, msg["model"], [str(u["input"].get("task", "")) for u in subtasks]
+                ))
+                answers.update(zip((u["id"] for u in subtasks), found, strict=True))
             for use in uses:
-                _write({"op": "tool", "id": use["id"], "name": use["name"], "input": use["input"]})
-                answer = _read()
-                results.append(
-                    {"type": "tool_result", "tool_use_id": use["id"], "content": answer["content"]}
-                )
+                if use["id"] not in answers:
+                    answers[use["id"]] = _remote(use)
+            results = [
+                {"type": "tool_result", "tool_use_id": use["id"], "content": answers[use["id"]]}
+                for use in uses
+            ]
             messages.append({"role": "user", "content": results})
         _write({"op": "done"})
     client.close()
