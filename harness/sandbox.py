@@ -1,10 +1,13 @@
 """Run the coding assistant's shell commands confined, bounded and without the user's secrets.
 
 On Linux a command runs under bubblewrap (`bwrap`): the whole filesystem read-only, the
-workspace (and any extra path the user names) writable, a private `/tmp`, the home directory
-hidden behind an empty one, a new PID namespace (the command sees none of our processes, so no
-`/proc/$PPID/environ`), no capabilities, and optionally no network. The environment is built
-from an allow-list (PATH, HOME, LANG, ...), so no key of any spelling reaches the command.
+workspace (and any extra path the user names) writable, a private `/tmp` (the toolchains and
+venvs its PATH names there shown read-only), an empty `/run` and every other unix socket outside
+the workspace covered (abstract sockets go only with the network: `network=False`), the
+credential stores in the home directory hidden, a new PID namespace (the command sees none of
+our processes, so no `/proc/$PPID/environ`), no capabilities, and optionally no network. The
+environment is built from an allow-list (PATH, HOME, LANG, ...), so no key of any spelling
+reaches the command.
 
 Where bubblewrap is missing or cannot run, a command is refused with one line that says why and
 how to opt out; the user may choose `mode="off"` (no isolation, the environment still scrubbed),
@@ -28,6 +31,7 @@ import functools
 import os
 import shutil
 import signal
+import stat
 import subprocess
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -199,6 +203,70 @@ def _cap_drop() -> list[str]:
     return ["--cap-drop", "ALL"] if os.geteuid() == 0 else []
 
 
+# Directories the sandbox replaces with empty ones; a socket under them needs no cover.
+_TMP_DIRS = ("/tmp",)
+_RUN_DIRS = ("/run", "/var/run")
+
+
+def _hidden_dir(path: str) -> bool:
+    return any(path == d or path.startswith(d + "/") for d in (*_TMP_DIRS, *_RUN_DIRS))
+
+
+def _needed_under_hidden(env: Mapping[str, str]) -> list[str]:
+    """Directories under /tmp or /run the command needs: each PATH entry's prefix (`bin`'s
+    parent: a venv's or toolchain's lib/ comes with it), a venv's base interpreter
+    (pyvenv.cfg's `home`), VIRTUAL_ENV, and the real /etc/resolv.conf. Real paths, existing
+    directories (or that one file), never /tmp or /run as a whole."""
+    wanted: list[str] = []
+
+    def add(entry: str, *, prefix: bool) -> None:
+        if not os.path.isabs(entry):
+            return
+        real = os.path.realpath(entry)
+        if prefix and os.path.basename(real) == "bin":
+            real = os.path.dirname(real)
+        if not _hidden_dir(real) or real in (*_TMP_DIRS, *_RUN_DIRS) or real in wanted:
+            return
+        if not os.path.exists(real):
+            return
+        wanted.append(real)
+        cfg = os.path.join(real, "pyvenv.cfg")
+        with contextlib.suppress(OSError, UnicodeDecodeError), open(cfg, encoding="utf-8") as fh:
+            for line in fh:
+                key, _, value = line.partition("=")
+                if key.strip() == "home" and value.strip():
+                    add(value.strip(), prefix=True)
+
+    for entry in env.get("PATH", "").split(os.pathsep):
+        add(entry, prefix=True)
+    add(env.get("VIRTUAL_ENV", ""), prefix=False)
+    resolv = os.path.realpath("/etc/resolv.conf")
+    if resolv != "/etc/resolv.conf" and os.path.isfile(resolv):
+        add(resolv, prefix=False)
+    return wanted
+
+
+def _bound_sockets() -> list[str]:
+    """Paths of the unix sockets bound on this machine (this network namespace's
+    /proc/net/unix), that exist as sockets now. Abstract ones (`@name`) have no path: only a
+    network namespace (network=False) hides those."""
+    found: list[str] = []
+    try:
+        with open("/proc/net/unix", encoding="utf-8", errors="surrogateescape") as fh:
+            next(fh, None)
+            rows = [line.split(None, 7) for line in fh]
+    except OSError:
+        return found
+    for row in rows:
+        if len(row) < 8 or not row[7].startswith("/"):
+            continue
+        path = row[7].rstrip("\n")
+        with contextlib.suppress(OSError):
+            if stat.S_ISSOCK(os.lstat(path).st_mode) and path not in found:
+                found.append(path)
+    return found
+
+
 class _Capture:
     """The first `head` and the last `tail` bytes of a stream, and how many were seen."""
 
@@ -289,7 +357,22 @@ class Sandbox:
         root = str(self.root)
         args = [program, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
                 "--tmpfs", "/tmp"]  # fmt: skip
-        home = self.env().get("HOME")
+        env = self.env()
+        # Daemons' sockets (docker.sock, dbus, systemd's, the user's runtime dir) live in /run:
+        # an empty one. /var/run is a link to it nearly everywhere; a real directory is covered.
+        for run in _RUN_DIRS:
+            if os.path.isdir(run) and not os.path.islink(run):
+                args += ["--tmpfs", run]
+        # What the command needs from the hidden places, back read-only: a toolchain or venv
+        # its PATH names, and the resolver configuration /etc/resolv.conf may point into /run.
+        for path in _needed_under_hidden(env):
+            args += ["--ro-bind", path, path]
+        # Sockets bound elsewhere (a database's in /var/lib, say) are covered with /dev/null:
+        # connect() needs a socket there. Those in the workspace are the project's own.
+        for sock in _bound_sockets():
+            if not Path(sock).is_relative_to(self.root) and not _hidden_dir(sock):
+                args += ["--ro-bind", "/dev/null", sock]
+        home = env.get("HOME")
         home_dir = home if home and home != "/" and os.path.isdir(home) else None
         if self.options.home == "hidden" and home_dir:
             args += ["--tmpfs", home_dir]

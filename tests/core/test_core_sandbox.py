@@ -341,3 +341,86 @@ def test_options_from_a_settings_table() -> None:
     with pytest.raises(SandboxError, match="must be absolute"):
         SandboxOptions(writable=("rel",))
 
+
+
+# -- sockets: unix sockets outside the workspace are out of reach --------------------------------
+
+
+def _listening(path: str) -> socket.socket:
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(path)
+    server.listen()
+    return server
+
+
+@needs_bwrap
+async def test_unix_sockets_outside_the_workspace_are_hidden(ws_root: Path) -> None:
+    """A daemon's socket (docker's /var/run/docker.sock, say) is not a socket in the sandbox:
+    /run is an empty tmpfs, and a socket bound anywhere else outside the workspace is covered
+    with /dev/null. One in the workspace stays (the project's own server)."""
+    places = [d for d in ("/run", "/var/tmp") if os.access(d, os.W_OK)]
+    if not places:
+        pytest.skip("neither /run nor /var/tmp is writable here")
+    paths = [f"{d}/prefixlock-test-{os.getpid()}.sock" for d in places]
+    servers = [_listening(p) for p in paths]
+    inside = _listening(str(ws_root / "own.sock"))
+    try:
+        checks = "; ".join(f"test -S {p} && echo reachable {p}" for p in paths)
+        res = await Sandbox(ws_root).run(
+            f"{checks}; test -S own.sock && echo own-ok", timeout=30, limit=4000
+        )
+    finally:
+        for server, path in zip([*servers, inside], [*paths, "own.sock"], strict=True):
+            server.close()
+            with contextlib.suppress(OSError):
+                os.unlink(path if os.path.isabs(path) else ws_root / path)
+    assert "reachable" not in res.output and "own-ok" in res.output, res.output
+
+
+@needs_bwrap
+async def test_abstract_sockets_only_vanish_without_network(ws_root: Path) -> None:
+    """Abstract unix sockets live in the network namespace: `network=False` hides them (the
+    sandbox's /proc/net/unix no longer lists ours); with the network on they are reachable."""
+    name = f"prefixlock-test-{os.getpid()}"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind("\0" + name)
+    server.listen()
+    probe = f"grep -c @{name} /proc/net/unix"
+    try:
+        on = await Sandbox(ws_root).run(probe, timeout=30, limit=4000)
+        off = await Sandbox(ws_root, SandboxOptions(network=False)).run(
+            probe, timeout=30, limit=4000
+        )
+    finally:
+        server.close()
+    assert on.output.strip() == "1" and off.output.strip() == "0", (on.output, off.output)
+
+
+# -- toolchains under /tmp ----------------------------------------------------------------------
+
+
+@needs_bwrap
+async def test_a_toolchain_under_tmp_still_runs_while_tmp_stays_private(tmp_path: Path) -> None:
+    """A CI checkout in /tmp whose venv is in /tmp too: the PATH entry's prefix (bin/'s parent,
+    with its lib/) shows read-only; the rest of /tmp stays private."""
+    assert str(tmp_path).startswith("/tmp/"), "pytest's tmp_path is expected under /tmp"
+    tool = tmp_path / "ci" / ".venv"
+    (tool / "bin").mkdir(parents=True)
+    (tool / "lib").mkdir()
+    (tool / "lib" / "data.txt").write_text("lib-ok\n")
+    script = tool / "bin" / "hello-tool"
+    script.write_text(f"#!/bin/sh\ncat {tool}/lib/data.txt\n")
+    script.chmod(0o755)
+    (tmp_path / "private.txt").write_text("not for the sandbox\n")
+    root = tmp_path / "ws"
+    root.mkdir()
+    environ = {"PATH": f"{tool / 'bin'}:/usr/bin:/bin", "HOME": "/"}
+    res = await Sandbox(root, environ=environ).run(
+        f"hello-tool; cat {tmp_path}/private.txt; touch {tool}/lib/new && echo wrote; "
+        "touch made-here && echo ws-writable",
+        timeout=30,
+        limit=4000,
+    )
+    assert "lib-ok" in res.output and "ws-writable" in res.output, res.output
+    assert "not for the sandbox" not in res.output and "wrote" not in res.output
+    assert not (tool / "lib" / "new").exists()
