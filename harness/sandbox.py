@@ -33,12 +33,19 @@ import shutil
 import signal
 import stat
 import subprocess
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from .errors import PrefixlockError
+from .proclimit import (
+    DEFAULT_MAX_PROCESSES,
+    PidsCgroup,
+    pid_namespace_members,
+    process_cap_problem,
+    rlimit_shell,
+)
 
 SandboxMode = Literal["bwrap", "off"]
 MODES: tuple[SandboxMode, ...] = ("bwrap", "off")
@@ -81,6 +88,10 @@ ENV_ALLOW: tuple[str, ...] = (
 
 # How long leftover output may take to drain once the command is dead or done.
 _DRAIN_SECONDS = 2.0
+# How often a running command's process count is looked at, and (RLIMIT_NPROC, where the count
+# is of processes in its PID namespace, not the kernel's own) how near the cap counts as at it.
+_CAP_POLL_SECONDS = 0.1
+_RLIMIT_SLACK = 2
 _CHUNK = 1 << 16
 
 
@@ -102,6 +113,8 @@ class SandboxOptions:
     there (pyenv, nvm, rustup) still run; "hidden" puts an empty directory over all of $HOME;
     "visible" hides nothing.
     program: the bubblewrap executable.
+    max_processes: how many tasks (processes and threads) a command may have at once; a
+    command that reaches it (a fork bomb) is stopped. 0: no cap. See prefixlock.proclimit.
     """
 
     mode: SandboxMode = "bwrap"
@@ -110,6 +123,7 @@ class SandboxOptions:
     writable: tuple[str, ...] = ()
     home: HomeMode = "secrets"
     program: str = "bwrap"
+    max_processes: int = DEFAULT_MAX_PROCESSES
 
     def __post_init__(self) -> None:
         if self.home not in HOME_MODES:
@@ -121,12 +135,18 @@ class SandboxOptions:
         for path in self.writable:
             if not os.path.isabs(path):
                 raise SandboxError(f"sandbox writable path {path!r} must be absolute")
+        if not isinstance(self.max_processes, int) or not (
+            self.max_processes == 0 or self.max_processes >= 8
+        ):
+            raise SandboxError(
+                f"sandbox max_processes {self.max_processes!r}: expected 0 (no cap) or 8 or more"
+            )
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, object], where: str = "sandbox") -> SandboxOptions:
         """Options from a settings table (`[sandbox]` in a TOML file, say); a wrong key or type
         is a SandboxError naming `where` and the field."""
-        known = {"mode", "network", "env", "writable", "home", "program"}
+        known = {"mode", "network", "env", "writable", "home", "program", "max_processes"}
         for key in data:
             if key not in known:
                 names = ", ".join(sorted(known))
@@ -142,6 +162,11 @@ class SandboxOptions:
                 if not isinstance(data[key], bool):
                     raise SandboxError(f"{where}.{key}: expected true or false")
                 kwargs[key] = data[key]
+        if "max_processes" in data:
+            value = data["max_processes"]
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise SandboxError(f"{where}.max_processes: expected a whole number")
+            kwargs["max_processes"] = value
         for key in ("env", "writable"):
             if key in data:
                 value = data[key]
@@ -162,6 +187,7 @@ class RunOutcome:
     timed_out: bool
     cut_bytes: int  # bytes dropped between head and tail (0: the whole output is there)
     total_bytes: int
+    killed_for: str = ""  # why it was stopped before its end, other than the timeout
 
 
 def scrubbed_env(
@@ -185,7 +211,7 @@ def bwrap_problem(program: str = "bwrap") -> str | None:
 @functools.lru_cache(maxsize=8)
 def _probe(path: str) -> str | None:
     probe = [path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid",
-             "--die-with-parent", "--new-session", *_cap_drop(), "true"]  # fmt: skip
+             "--die-with-parent", "--new-session", *_cap_drop(), *_userns(), "true"]  # fmt: skip
     name = os.path.basename(path)
     try:
         done = subprocess.run(probe, capture_output=True, timeout=20, check=False)
@@ -195,6 +221,12 @@ def _probe(path: str) -> str | None:
         why = done.stderr.decode("utf-8", "replace").strip().splitlines()
         return f"{name} cannot run here: {why[-1] if why else f'exit {done.returncode}'}"
     return None
+
+
+def _userns() -> list[str]:
+    # Not root: a user namespace of its own (bwrap makes one anyway unless installed setuid),
+    # so the RLIMIT_NPROC set inside counts the sandbox's tasks only.
+    return [] if os.geteuid() == 0 else ["--unshare-user"]
 
 
 def _cap_drop() -> list[str]:
@@ -339,10 +371,24 @@ class Sandbox:
 
     def describe(self) -> str:
         """One line for a status bar or a log: how commands run."""
+        why = self.cap_problem()
+        cap = f"; processes not capped: {why}" if why else (
+            f", at most {self.options.max_processes} processes")
         if self.options.mode == "off":
-            return "sandbox off: commands run unconfined (environment scrubbed)"
+            return f"sandbox off: commands run unconfined (environment scrubbed){cap}"
         net = "network on" if self.options.network else "no network"
-        return f"bubblewrap sandbox: workspace writable, rest read-only, {net}"
+        return f"bubblewrap sandbox: workspace writable, rest read-only, {net}{cap}"
+
+    def cap_problem(self) -> str | None:
+        """Why a command's process count is not capped here (None: it is)."""
+        if self.options.max_processes == 0:
+            return "max_processes is 0"
+        return process_cap_problem(sandboxed=self.options.mode == "bwrap")
+
+    def _rlimit(self) -> bool:
+        """The cap is RLIMIT_NPROC inside the sandbox's user namespace (not root)."""
+        return self.options.mode == "bwrap" and self.options.max_processes > 0 and (
+            os.geteuid() != 0)
 
     def env(self) -> dict[str, str]:
         """The command's environment: the allow-listed variables only."""
@@ -353,6 +399,8 @@ class Sandbox:
         shell = ["/bin/sh", "-c", command]
         if self.options.mode == "off":
             return shell
+        if self._rlimit():
+            shell = rlimit_shell(command, self.options.max_processes)
         program = shutil.which(self.options.program) or self.options.program
         root = str(self.root)
         args = [program, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
@@ -393,20 +441,26 @@ class Sandbox:
                     args += ["--ro-bind", "/dev/null", secret]
         args += ["--chdir", root, "--setenv", "TMPDIR", "/tmp"]
         args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
-                 "--new-session", *_cap_drop()]  # fmt: skip
+                 "--new-session", *_cap_drop(), *_userns()]  # fmt: skip
         if not self.options.network:
             args.append("--unshare-net")
         return [*args, "--", *shell]
 
     async def run(self, command: str, *, timeout: float, limit: int) -> RunOutcome:
         """Run `command` in the root; output capped at `limit` bytes (head and tail kept);
-        every process of it ended at `timeout` seconds or when it is cancelled."""
+        every process of it ended at `timeout` seconds, when it is cancelled, or when it
+        reaches the process cap (`max_processes`)."""
         self.check()
+        cap = self.options.max_processes
+        cgroup = PidsCgroup.create(cap) if cap else None
+        argv = self.argv(command)
+        if cgroup is not None:
+            argv = cgroup.wrap(argv)
         read_fd, write_fd = os.pipe()
         inode = os.fstat(read_fd).st_ino
         try:
             proc = await asyncio.create_subprocess_exec(
-                *self.argv(command),
+                *argv,
                 cwd=self.root,
                 env=self.env(),
                 stdin=asyncio.subprocess.DEVNULL,
@@ -416,6 +470,8 @@ class Sandbox:
             )
         except BaseException:
             os.close(read_fd)
+            if cgroup is not None:
+                cgroup.remove()
             raise
         finally:
             os.close(write_fd)
@@ -426,6 +482,13 @@ class Sandbox:
         capture = _Capture(limit)
         deadline = loop.time() + timeout
         waiter = asyncio.ensure_future(proc.wait())
+        kill = functools.partial(self._kill, proc, inode, cgroup)
+        capped: list[str] = []
+        watch = (
+            asyncio.ensure_future(self._watch_cap(proc, cgroup, kill, capped))
+            if cgroup is not None or self._rlimit()
+            else None
+        )
         timed_out = False
         try:
             transport, _ = await loop.connect_read_pipe(
@@ -436,10 +499,10 @@ class Sandbox:
                 # The command is done; what it started may still hold the output open.
                 ended = await _pump(reader, capture, loop.time() + 0.2, None)
                 if ended != "eof":
-                    self._kill(proc, inode)
+                    kill()
             elif ended == "timeout":
                 timed_out = True
-                self._kill(proc, inode)
+                kill()
             if not timed_out:
                 # The output closed but the command may still run (it closed its stdout).
                 try:
@@ -448,32 +511,80 @@ class Sandbox:
                     )
                 except TimeoutError:
                     timed_out = True
-                    self._kill(proc, inode)
+                    kill()
             await _pump(reader, capture, loop.time() + _DRAIN_SECONDS, None)
             await waiter
         except BaseException:  # cancelled (the user stopped the turn), or anything unexpected
-            self._kill(proc, inode)
+            kill()
             with contextlib.suppress(ProcessLookupError, asyncio.CancelledError):
                 await asyncio.shield(waiter)
             raise
         finally:
+            if watch is not None:
+                watch.cancel()
             if transport is not None:
                 transport.close()
             else:
                 pipe.close()
+            if cgroup is not None:
+                # What the command left running (detached, its output closed) goes with it,
+                # as it does with the sandbox's PID namespace.
+                cgroup.kill()
+                await _remove(cgroup)
         text, cut = capture.text()
+        if capped and not timed_out:
+            return RunOutcome(None, text, False, cut, capture.total, capped[0])
         return RunOutcome(None if timed_out else proc.returncode, text, timed_out, cut,
                           capture.total)  # fmt: skip
 
-    def _kill(self, proc: asyncio.subprocess.Process, inode: int) -> None:
+    async def _watch_cap(
+        self,
+        proc: asyncio.subprocess.Process,
+        cgroup: PidsCgroup | None,
+        kill: Callable[[], None],
+        capped: list[str],
+    ) -> None:
+        """Stop the command once it reaches the process cap: at the wall a fork bomb only
+        spins (each fork refused, retried) until its timeout."""
+        cap = self.options.max_processes
+        while proc.returncode is None:
+            await asyncio.sleep(_CAP_POLL_SECONDS)
+            if cgroup is not None:
+                reached = cgroup.reached()
+            else:  # RLIMIT_NPROC: the wall is where the namespace's count stops growing
+                members = pid_namespace_members(proc.pid)
+                reached = members is not None and members >= cap - _RLIMIT_SLACK
+            if reached:
+                capped.append(
+                    f"it reached the limit of {cap} processes (a fork bomb?); raise the "
+                    "sandbox's max_processes if it needs more"
+                )
+                kill()
+                return
+
+    def _kill(
+        self, proc: asyncio.subprocess.Process, inode: int, cgroup: PidsCgroup | None = None
+    ) -> None:
         """End the command and all it started. Sandboxed, killing bwrap takes its PID
-        namespace down with it; unsandboxed, the group and every holder of the output pipe."""
+        namespace down with it; unsandboxed, the group and every holder of the output pipe;
+        with a pids cgroup, every process in it too."""
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
+        if cgroup is not None:
+            cgroup.kill()
         if self.options.mode == "off":
             for pid in _pipe_holders(inode):
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGKILL)
+
+
+async def _remove(cgroup: PidsCgroup) -> None:
+    """Remove a killed command's cgroup once its processes have exited (a moment)."""
+    for _ in range(100):
+        if cgroup.remove():
+            return
+        cgroup.kill()
+        await asyncio.sleep(0.02)
 
 
 async def _pump(

@@ -91,9 +91,12 @@ class CommandResult:
     output: str
     timed_out: bool
     truncated: bool
+    killed_for: str = ""  # why it was stopped early, other than the timeout (the process cap)
 
     def render(self) -> str:
         status = "timed out (killed)" if self.timed_out else f"exit code {self.exit_code}"
+        if self.killed_for:
+            status = f"killed: {self.killed_for}"
         body = self.output if self.output else "(no output)"
         return f"$ {self.command}\n{body}\n[{status}]"
 
@@ -713,7 +716,12 @@ class Workspace:
         await self._ask(ApprovalRequest("run", "run_command", f"run: {command}", command))
         outcome = await self.sandbox.run(command, timeout=limit, limit=self.output_limit)
         return CommandResult(
-            command, outcome.exit_code, outcome.output, outcome.timed_out, outcome.cut_bytes > 0
+            command,
+            outcome.exit_code,
+            outcome.output,
+            outcome.timed_out,
+            outcome.cut_bytes > 0,
+            outcome.killed_for,
         )
 
     # -- tools ----------------------------------------------------------------------------------
@@ -799,7 +807,7 @@ class Workspace:
                 timeout: seconds before the command is killed
             """
             result = await ws.run(command, timeout)
-            if result.timed_out:
+            if result.timed_out or result.killed_for:
                 # A failure, not a result: the tool's error (is_error) for the model and the
                 # screen, with what the command printed before it was killed.
                 raise WorkspaceError(result.render())

@@ -22,6 +22,7 @@ from prefixlock.sandbox import (
     ENV_ALLOW,
     Sandbox,
     SandboxError,
+    SandboxMode,
     SandboxOptions,
     scrubbed_env,
 )
@@ -424,3 +425,70 @@ async def test_a_toolchain_under_tmp_still_runs_while_tmp_stays_private(tmp_path
     assert "lib-ok" in res.output and "ws-writable" in res.output, res.output
     assert "not for the sandbox" not in res.output and "wrote" not in res.output
     assert not (tool / "lib" / "new").exists()
+
+
+# -- the process cap: a fork bomb meets a wall and is stopped ------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_fork_bomb_is_stopped_at_the_process_cap(ws_root: Path, mode: str) -> None:
+    """The classic `:(){ :|:& };:` while the command waits: it stops at the cap (64 here),
+    is killed well before the timeout, says why, and leaves nothing behind."""
+    sandbox = Sandbox(ws_root, SandboxOptions(mode=mode, max_processes=64))  # type: ignore[arg-type]
+    why = sandbox.cap_problem()
+    if why:  # never run a fork bomb nothing caps: it would take the machine
+        pytest.skip(f"no process cap here: {why}")
+    marker = f"3599.{os.getpid()}{len(mode)}6"
+    started = time.monotonic()
+    out = await sandbox.run(
+        f"bash -c ':(){{ :|:& }};:'; sleep {marker}", timeout=60, limit=4000
+    )
+    took = time.monotonic() - started
+    assert "limit of 64 processes" in out.killed_for, out
+    assert not out.timed_out and out.exit_code is None
+    assert took < 20, took
+    assert _gone(marker)
+    assert subprocess.run(["true"], check=False).returncode == 0  # the machine still forks
+
+
+async def test_a_build_under_the_cap_is_untouched(ws_root: Path) -> None:
+    """Many processes, one after another, never more than a few at once: no stop."""
+    sandbox = Sandbox(ws_root, SandboxOptions(mode="off", max_processes=16))
+    out = await sandbox.run("for i in $(seq 40); do true & wait; done; echo fine", timeout=60,
+                            limit=4000)  # fmt: skip
+    assert out.exit_code == 0 and out.killed_for == "" and "fine" in out.output
+
+
+def test_the_cap_option_is_checked() -> None:
+    assert SandboxOptions.from_mapping({"max_processes": 200}).max_processes == 200
+    with pytest.raises(SandboxError, match=r"sandbox.max_processes: expected a whole number"):
+        SandboxOptions.from_mapping({"max_processes": "many"})
+    with pytest.raises(SandboxError, match=r"expected 0 \(no cap\) or 8 or more"):
+        SandboxOptions(max_processes=3)
+    assert "processes" in Sandbox(Path("/"), SandboxOptions(mode="off")).describe()
+
+
+async def test_the_run_tool_reports_the_cap_as_an_error(ws_root: Path) -> None:
+    from tests.helpers.sandbox import BWRAP_PROBLEM
+
+    mode: SandboxMode = "bwrap" if BWRAP_PROBLEM is None else "off"
+    ws = Workspace(ws_root, allow={"run"}, sandbox=SandboxOptions(mode=mode, max_processes=32))
+    if why := ws.sandbox.cap_problem():
+        pytest.skip(f"no process cap here: {why}")
+    run = next(t for t in ws.tools() if t.name == "run_command")
+    with pytest.raises(WorkspaceError, match=r"\[killed: it reached the limit of 32 processes"):
+        await run.fn(command="bash -c ':(){ :|:& };:'; sleep 60", timeout=60)
+
+
+@needs_bwrap
+async def test_the_command_cannot_leave_its_cgroup(ws_root: Path) -> None:
+    sandbox = Sandbox(ws_root, SandboxOptions(max_processes=64))
+    if os.geteuid() != 0 or sandbox.cap_problem():
+        pytest.skip("the cap is a pids cgroup only as root")
+    out = await sandbox.run(
+        "for f in $(find /sys/fs/cgroup -maxdepth 3 -name cgroup.procs); do echo 0 > $f; done "
+        "2>/dev/null; grep -E '(pids|^0:)' /proc/self/cgroup",
+        timeout=30,
+        limit=4000,
+    )
+    assert "prefixlock-" in out.output, out.output
