@@ -19,8 +19,9 @@ but nothing falls back to it on its own:
 
 Every run streams the output into a head and a tail of bounded size (a flood never sits in
 memory), and ends the command's every process at the timeout, detached ones included: in the
-sandbox the PID namespace dies with its first process; unsandboxed, the process group and every
-process still holding the output pipe are killed.
+sandbox the PID namespace dies with its first process; unsandboxed, the command runs under a
+child-subreaper helper (prefixlock/reaper.py) that ends every process below it, detached ones
+too, and the process group and every holder of the output pipe are killed as well.
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ import shutil
 import signal
 import stat
 import subprocess
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,6 +94,8 @@ _DRAIN_SECONDS = 2.0
 # is of processes in its PID namespace, not the kernel's own) how near the cap counts as at it.
 _CAP_POLL_SECONDS = 0.1
 _RLIMIT_SLACK = 2
+# Seconds the unsandboxed command's helper has to end its tree before it is killed itself.
+_REAPER_GRACE = 2.0
 _CHUNK = 1 << 16
 
 
@@ -221,6 +225,14 @@ def _probe(path: str) -> str | None:
         why = done.stderr.decode("utf-8", "replace").strip().splitlines()
         return f"{name} cannot run here: {why[-1] if why else f'exit {done.returncode}'}"
     return None
+
+
+def _reaper() -> list[str]:
+    """The helper an unsandboxed command runs under (prefixlock/reaper.py, this Python, no
+    site: it starts light); nothing where this Python cannot be named."""
+    if not sys.executable:
+        return []
+    return [sys.executable, "-I", "-S", str(Path(__file__).with_name("reaper.py"))]
 
 
 def _userns() -> list[str]:
@@ -398,7 +410,8 @@ class Sandbox:
         """The program line that runs `command` (a shell command line)."""
         shell = ["/bin/sh", "-c", command]
         if self.options.mode == "off":
-            return shell
+            # Under the subreaper helper: what the command detaches is still found and ended.
+            return [*_reaper(), *shell]
         if self._rlimit():
             shell = rlimit_shell(command, self.options.max_processes)
         program = shutil.which(self.options.program) or self.options.program
@@ -568,14 +581,25 @@ class Sandbox:
         """End the command and all it started. Sandboxed, killing bwrap takes its PID
         namespace down with it; unsandboxed, the group and every holder of the output pipe;
         with a pids cgroup, every process in it too."""
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
+        if self.options.mode == "off" and _reaper() and proc.returncode is None:
+            # The helper ends the whole tree, orphans included, then itself; SIGKILL would
+            # leave the orphans to init. If it has not gone in a moment, it is killed anyway.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(proc.pid, signal.SIGTERM)
+            asyncio.get_running_loop().call_later(_REAPER_GRACE, _killpg, proc)
+        else:
+            _killpg(proc)
         if cgroup is not None:
             cgroup.kill()
         if self.options.mode == "off":
             for pid in _pipe_holders(inode):
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGKILL)
+
+
+def _killpg(proc: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
 
 
 async def _remove(cgroup: PidsCgroup) -> None:
