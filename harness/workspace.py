@@ -297,15 +297,33 @@ class Workspace:
             return False
         return real == self.root or real.is_relative_to(self.root)
 
-    def _walk(self, start: Path) -> Iterator[Path]:
-        """Files under `start`, sorted, skipping SKIP_DIRS and anything resolving outside."""
-        for dirpath, dirnames, filenames in os.walk(start, followlinks=False):
-            dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
-            base = Path(dirpath)
-            for name in sorted(filenames):
-                p = base / name
-                if self._inside(p):
-                    yield p
+    def _walk(self, start: Path, shown: str) -> Iterator[Path]:
+        """Files under the directory `start` (resolved, inside the root), sorted, skipping
+        SKIP_DIRS and links resolving outside. Every directory is listed from a descriptor
+        opened from its parent's without following links (`start` from the root's): one
+        swapped for a link mid-walk is skipped, so no name from outside is ever listed."""
+        yield from self._walk_fd(self._open_dir(start, shown), start)
+
+    def _walk_fd(self, fd: int, base: Path) -> Iterator[Path]:
+        try:
+            with os.scandir(fd) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+            subdirs = []
+            for entry in entries:
+                with contextlib.suppress(OSError):  # gone since the listing
+                    if entry.is_dir(follow_symlinks=False):
+                        if entry.name not in SKIP_DIRS:
+                            subdirs.append(entry.name)
+                    elif not entry.is_symlink() or self._inside(base / entry.name):
+                        yield base / entry.name
+            for name in subdirs:
+                try:
+                    sub = os.open(name, _DIR_FLAGS | os.O_NONBLOCK, dir_fd=fd)
+                except OSError:
+                    continue  # gone, or swapped for a link or a file since the listing
+                yield from self._walk_fd(sub, base / name)
+        finally:
+            os.close(fd)
 
     def _open_dir(self, real_dir: Path, shown: str, *, create: bool = False) -> int:
         """A descriptor of a directory already resolved inside the root, opened one component
@@ -438,14 +456,25 @@ class Workspace:
         real = self.resolve(path)
         if not real.is_dir():
             raise WorkspaceError(f"{path}: not a directory")
+        # Listed through a descriptor opened from the root without following links: a
+        # directory swapped for a link since the check is refused, not listed.
+        fd = self._open_dir(real, path)
+        try:
+            with os.scandir(fd) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        finally:
+            os.close(fd)
         rows = []
-        for entry in sorted(real.iterdir(), key=lambda p: p.name):
-            if entry.is_symlink() and not self._inside(entry):
-                rows.append(f"{entry.name} -> (outside the workspace)")
-            elif entry.is_dir():
-                rows.append(entry.name + "/")
-            else:
-                rows.append(entry.name)
+        for entry in entries:
+            try:
+                if entry.is_symlink() and not self._inside(real / entry.name):
+                    rows.append(f"{entry.name} -> (outside the workspace)")
+                elif entry.is_dir():
+                    rows.append(entry.name + "/")
+                else:
+                    rows.append(entry.name)
+            except OSError:
+                continue  # gone since the listing
         return _cap("\n".join(rows) or "(empty directory)", self.output_limit)[0]
 
     def glob(self, pattern: str, path: str = ".") -> str:
@@ -454,7 +483,7 @@ class Workspace:
         if Path(pattern).is_absolute() or ".." in Path(pattern).parts:
             raise WorkspaceError(f"pattern {pattern!r} must be relative and stay in the workspace")
         found = []
-        for p in self._walk(start):
+        for p in self._walk(start, path) if start.is_dir() else ():
             rel = p.relative_to(start).as_posix()
             # fnmatch's '*' crosses '/', so '**/*.py' would miss top-level files; accept both.
             if fnmatch.fnmatchcase(rel, pattern) or (
@@ -499,7 +528,7 @@ class Workspace:
         stopped early (output cap, or the budget, checked every 1,024 lines)."""
         rx = re.compile(pattern)
         start = self.resolve(path)
-        files = [start] if start.is_file() else self._walk(start)
+        files = [start] if not start.is_dir() else self._walk(start, path)
         size = 0
         deadline = self.clock() + self.grep_seconds
         for f in files:

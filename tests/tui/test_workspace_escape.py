@@ -171,3 +171,46 @@ def test_a_symlink_loop_breaks_nothing_but_itself(tmp_path: Path) -> None:
     assert ws.list_dir("src").splitlines()[0] == "a.py"
     with pytest.raises(WorkspaceError):
         ws.read("src/loop1")
+
+
+def test_names_from_outside_never_show_in_a_listing(layout: tuple[Path, Path]) -> None:
+    """list_dir and glob walk from directory descriptors opened without following links: a
+    directory swapped for a link after its check lists nothing from outside."""
+    root, outside = layout
+    (outside / "outside-name.txt").write_text("x\n")
+    for call in (lambda ws: ws.list_dir("d"), lambda ws: ws.glob("*", "d")):
+        ws = SwapAfterCheck(root)
+        ws.swap = _dir_to_link(root, outside)
+        shown = _refusal(call, ws)  # type: ignore[arg-type]
+        assert "outside-name" not in shown, shown
+        assert "changed while in use" in shown
+        (root / "d").unlink()
+        (root / "d.real").rename(root / "d")
+
+
+def test_a_listing_during_a_swap_loop_never_names_outside(layout: tuple[Path, Path]) -> None:
+    root, outside = layout
+    (outside / "outside-name.txt").write_text("x\n")
+    (root / "d" / "sub").mkdir()
+    ws = Workspace(root)
+    stop = threading.Event()
+
+    def flip() -> None:
+        while not stop.is_set():
+            (root / "d" / "sub").rename(root / "d" / "sub.real")
+            (root / "d" / "sub").symlink_to(outside)
+            (root / "d" / "sub").unlink()
+            (root / "d" / "sub.real").rename(root / "d" / "sub")
+
+    flipper = threading.Thread(target=flip)
+    flipper.start()
+    seen: list[str] = []
+    try:
+        end = time.monotonic() + 1.5
+        while time.monotonic() < end:
+            seen.append(_refusal(ws.list_dir, "d/sub"))
+            seen.append(_refusal(lambda p: ws.glob("**/*", p), "d"))
+    finally:
+        stop.set()
+        flipper.join()
+    assert not any("outside-name" in s for s in seen), [s for s in seen if "outside" in s][:3]
