@@ -214,3 +214,58 @@ def test_a_listing_during_a_swap_loop_never_names_outside(layout: tuple[Path, Pa
         stop.set()
         flipper.join()
     assert not any("outside-name" in s for s in seen), [s for s in seen if "outside" in s][:3]
+
+
+# -- read deny rules (`Read(.env)`) hold for folder-wide tools too -------------------------------
+
+
+@pytest.fixture
+def with_secrets(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    (root / "keys").mkdir(parents=True)
+    (root / ".env").write_text("API_TOKEN=secret-1\n")
+    (root / "keys" / "server.pem").write_text("TOKEN secret-2\n")
+    (root / "app.py").write_text("TOKEN = os.environ['API_TOKEN']\n")
+    return root
+
+
+def _deny(rel: str) -> str | None:
+    """A deny matcher as the settings give one: the rule's text, or None."""
+    if rel == ".env":
+        return "Read(.env)"
+    if rel == "keys" or rel.startswith("keys/"):
+        return "Read(keys/)"
+    return None
+
+
+@pytest.mark.parametrize("child", [True, False])
+def test_denied_paths_are_left_out_of_grep_glob_and_list_dir(
+    with_secrets: Path, child: bool
+) -> None:
+    ws = Workspace(with_secrets, read_denied=_deny, grep_process=child)
+    found = ws.grep("TOKEN")
+    assert "secret" not in found and "app.py:1:" in found
+    assert "2 paths left out (denied by Read(.env), Read(keys/))" in found
+    globbed = ws.glob("**/*")
+    assert ".env" not in globbed.split("\n") and "server.pem" not in globbed
+    assert "app.py" in globbed and "left out (denied by" in globbed
+    listed = ws.list_dir(".")
+    assert ".env" not in listed.split("\n") and "keys/" not in listed.split("\n")
+    assert "2 entries left out (denied by Read(.env), Read(keys/))" in listed
+    with pytest.raises(WorkspaceError, match=r"denied by Read\(\.env\)"):
+        ws.read(".env")
+    with pytest.raises(WorkspaceError, match=r"denied by Read\(keys/\)"):
+        ws.grep("TOKEN", "keys/server.pem")
+    nothing = ws.grep("secret")
+    assert "secret-" not in nothing and nothing.startswith("no matches")
+
+
+def test_the_chat_wires_its_read_rules_into_the_workspace(with_secrets: Path) -> None:
+    from prefixlock.tui.backend import BackendOptions, ChatBackend
+    from prefixlock.tui.settings import ChatSettings, Rule
+
+    deny = (Rule("Read", ".env", "Read(.env)", "settings.toml (permissions.deny[0])"),)
+    backend = ChatBackend(
+        BackendOptions(workspace=with_secrets, chat_settings=ChatSettings(deny=deny))
+    )
+    assert "secret-1" not in backend.workspace.grep("TOKEN")
