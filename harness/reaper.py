@@ -10,9 +10,7 @@ SIGKILLs every descendant, rounds until none is left, reaps them and exits with 
 status (128 + signal when killed). This is what the PID namespace gives a sandboxed command.
 """
 
-from __future__ import annotations
-
-import contextlib
+# Few imports, none heavy (no contextlib, no __future__): this starts before every command.
 import ctypes
 import os
 import signal
@@ -37,11 +35,13 @@ def _descendants(me: int) -> list[int]:
         for entry in procs:
             if not entry.name.isdigit():
                 continue
-            with contextlib.suppress(OSError, ValueError, IndexError):
+            try:
                 with open(f"/proc/{entry.name}/stat", "rb") as fh:
                     # "pid (comm) state ppid ...": comm may hold spaces and parentheses.
                     ppid = int(fh.read().rpartition(b")")[2].split()[1])
-                parents.setdefault(ppid, []).append(int(entry.name))
+            except (OSError, ValueError, IndexError):
+                continue  # gone since the listing
+            parents.setdefault(ppid, []).append(int(entry.name))
     found, todo = [], [me]
     while todo:
         for child in parents.get(todo.pop(), []):
@@ -50,23 +50,31 @@ def _descendants(me: int) -> list[int]:
     return found
 
 
-def _reap() -> None:
-    with contextlib.suppress(ChildProcessError):
+def _reap() -> bool:
+    """Reap the children that have exited; False once there is no child at all (then there
+    is no descendant either: an orphan below comes to us, a subreaper)."""
+    try:
         while os.waitpid(-1, os.WNOHANG)[0] > 0:
             pass
+    except ChildProcessError:
+        return False
+    return True
 
 
 def _end_all() -> None:
     """SIGKILL every descendant until none is left (one may fork while the round goes)."""
     me = os.getpid()
     for _ in range(10_000):
+        if not _reap():
+            return
         below = _descendants(me)
         if not below:
             return
         for pid in below:
-            with contextlib.suppress(ProcessLookupError, PermissionError):
+            try:
                 os.kill(pid, signal.SIGKILL)
-        _reap()
+            except (ProcessLookupError, PermissionError):
+                continue  # gone already
 
 
 def _status(wait_status: int) -> int:
