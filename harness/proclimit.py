@@ -103,6 +103,7 @@ class PidsCgroup:
         where = _hierarchy()
         if where is None:
             return None
+        _sweep(where.parent)
         path = where.parent / f"prefixlock-{os.getpid()}-{next(_names)}"
         try:
             path.mkdir()
@@ -168,6 +169,24 @@ class PidsCgroup:
         except OSError:
             return False
         return True
+
+
+_swept: set[Path] = set()
+
+
+def _sweep(parent: Path) -> None:
+    """Remove, once per process, the empty cgroups of ours whose process is gone (killed
+    before it could remove them)."""
+    if parent in _swept:
+        return
+    _swept.add(parent)
+    with contextlib.suppress(OSError):
+        for entry in parent.iterdir():
+            owner = entry.name.split("-")
+            ours = len(owner) == 3 and owner[0] == "prefixlock" and owner[1].isdigit()
+            if ours and not os.path.exists(f"/proc/{owner[1]}"):
+                with contextlib.suppress(OSError):  # busy: left alone
+                    entry.rmdir()
 
 
 def pid_namespace_members(pid: int) -> int | None:

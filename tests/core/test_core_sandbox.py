@@ -506,3 +506,19 @@ async def test_the_command_cannot_leave_its_cgroup(ws_root: Path) -> None:
         limit=4000,
     )
     assert "prefixlock-" in out.output, out.output
+
+
+def test_cgroups_left_by_a_killed_process_are_swept(ws_root: Path) -> None:
+    from prefixlock import proclimit
+
+    where = proclimit._hierarchy()
+    if where is None:
+        pytest.skip("no pids cgroup can be made here")
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    stale = where.parent / f"prefixlock-{gone.pid}-0"
+    stale.mkdir()
+    proclimit._swept.discard(where.parent)
+    made = proclimit.PidsCgroup.create(64)
+    assert made is not None and made.remove()
+    assert not stale.exists()
