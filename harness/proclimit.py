@@ -220,7 +220,8 @@ def rlimit_shell(command: str, limit: int) -> list[str]:
 
 
 def process_cap_problem(*, sandboxed: bool) -> str | None:
-    """Why a command's process count cannot be capped here (None: it can)."""
+    """Why a command's process count cannot be capped here (None: it can). `sandboxed`: the
+    command gets a user namespace of its own (where RLIMIT_NPROC counts it alone)."""
     if _hierarchy() is not None:
         return None
     if os.geteuid() == 0:
@@ -231,6 +232,7 @@ def process_cap_problem(*, sandboxed: bool) -> str | None:
     if sandboxed:
         return None
     return (
-        "unsandboxed, RLIMIT_NPROC would count all of this user's processes, and no pids "
-        "cgroup can be made here"
+        "no user namespace of the command's own (unsandboxed, or bubblewrap cannot make one), "
+        "so RLIMIT_NPROC would count all of this user's processes; and no pids cgroup can be "
+        "made here"
     )

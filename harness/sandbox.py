@@ -215,7 +215,7 @@ def bwrap_problem(program: str = "bwrap") -> str | None:
 @functools.lru_cache(maxsize=8)
 def _probe(path: str) -> str | None:
     probe = [path, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--unshare-pid",
-             "--die-with-parent", "--new-session", *_cap_drop(), *_userns(), "true"]  # fmt: skip
+             "--die-with-parent", "--new-session", *_cap_drop(), "true"]  # fmt: skip
     name = os.path.basename(path)
     try:
         done = subprocess.run(probe, capture_output=True, timeout=20, check=False)
@@ -235,10 +235,24 @@ def _reaper() -> list[str]:
     return [sys.executable, "-I", "-S", str(Path(__file__).with_name("reaper.py"))]
 
 
-def _userns() -> list[str]:
+@functools.lru_cache(maxsize=8)
+def _userns_works(path: str) -> bool:
+    """Whether bubblewrap can give a command a user namespace of its own here (not root; a
+    setuid bwrap on a kernel without unprivileged user namespaces cannot)."""
+    if os.geteuid() == 0:
+        return False
+    probe = [path, "--ro-bind", "/", "/", "--unshare-user", "--unshare-pid",
+             "--die-with-parent", "true"]  # fmt: skip
+    try:
+        return subprocess.run(probe, capture_output=True, timeout=20, check=False).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def _userns(program: str) -> list[str]:
     # Not root: a user namespace of its own (bwrap makes one anyway unless installed setuid),
     # so the RLIMIT_NPROC set inside counts the sandbox's tasks only.
-    return [] if os.geteuid() == 0 else ["--unshare-user"]
+    return ["--unshare-user"] if _userns_works(program) else []
 
 
 def _cap_drop() -> list[str]:
@@ -395,12 +409,13 @@ class Sandbox:
         """Why a command's process count is not capped here (None: it is)."""
         if self.options.max_processes == 0:
             return "max_processes is 0"
-        return process_cap_problem(sandboxed=self.options.mode == "bwrap")
+        return process_cap_problem(sandboxed=self._rlimit())
 
     def _rlimit(self) -> bool:
         """The cap is RLIMIT_NPROC inside the sandbox's user namespace (not root)."""
+        program = shutil.which(self.options.program) or self.options.program
         return self.options.mode == "bwrap" and self.options.max_processes > 0 and (
-            os.geteuid() != 0)
+            _userns_works(program))
 
     def env(self) -> dict[str, str]:
         """The command's environment: the allow-listed variables only."""
@@ -454,7 +469,7 @@ class Sandbox:
                     args += ["--ro-bind", "/dev/null", secret]
         args += ["--chdir", root, "--setenv", "TMPDIR", "/tmp"]
         args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
-                 "--new-session", *_cap_drop(), *_userns()]  # fmt: skip
+                 "--new-session", *_cap_drop(), *_userns(program)]  # fmt: skip
         if not self.options.network:
             args.append("--unshare-net")
         return [*args, "--", *shell]
