@@ -229,8 +229,9 @@ def _probe(path: str) -> str | None:
 
 def _reaper() -> list[str]:
     """The helper an unsandboxed command runs under (prefixlock/reaper.py, this Python, no
-    site: it starts light); nothing where this Python cannot be named."""
-    if not sys.executable:
+    site: it starts light); nothing off Linux (no subreapers) or where this Python cannot be
+    named."""
+    if not sys.executable or not sys.platform.startswith("linux"):
         return []
     return [sys.executable, "-I", "-S", str(Path(__file__).with_name("reaper.py"))]
 
