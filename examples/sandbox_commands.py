@@ -1,5 +1,6 @@
 """Commands run confined: bubblewrap where it works, a one-line refusal where it does not, and
-the unconfined mode only when chosen. Keys in this process never reach the command.
+the unconfined mode only when chosen. Keys in this process never reach the command, and a fork
+bomb is stopped at the process cap.
 
 Runs offline in a temporary directory.
 """
@@ -34,6 +35,16 @@ async def main() -> None:
         print(out.output)
         print(f"exit {out.exit_code}, {out.total_bytes:,} bytes, {out.cut_bytes:,} cut")
         print("written in the workspace:", (root / "made.txt").read_text().strip())
+        # A fork bomb meets the process cap (32 here) and is stopped at once, not at its
+        # timeout; where nothing can cap the count, it is not run at all.
+        capped = Sandbox(root, SandboxOptions(mode=sandbox.options.mode, max_processes=32),
+                         environ=environ)  # fmt: skip
+        why = capped.cap_problem()
+        if why:
+            print(f"no process cap here: {why}")
+        else:
+            out = await capped.run("bash -c ':(){ :|:& };:'; sleep 60", timeout=30, limit=200)
+            print(f"fork bomb stopped: {out.killed_for}")
 
 
 if __name__ == "__main__":

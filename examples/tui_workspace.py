@@ -1,4 +1,5 @@
-"""The workspace-confined coding tools: read, search, edit with a diff, refuse escapes.
+"""The workspace-confined coding tools: read, search, edit with a diff, refuse escapes, and
+keep a path a read rule denies (`Read(.env)`) out of folder-wide searches.
 
 Runs offline in a temporary directory; the approval callback here approves edits and declines
 commands, the way a user answering the TUI's prompt would.
@@ -22,7 +23,12 @@ async def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / "app.py").write_text("def greet():\n    return 'hello'\n")
-        ws = Workspace(root, approve=ask)
+        (root / ".env").write_text("TOKEN=return-of-the-secret\n")
+
+        def read_denied(rel: str) -> str | None:  # what the settings' deny rules answer
+            return "Read(.env)" if rel == ".env" else None
+
+        ws = Workspace(root, approve=ask, read_denied=read_denied)
         tools = {t.name: t for t in ws.tools()}
         print(await tools["grep"].invoke({"pattern": "return"}))
         print(

@@ -1,10 +1,13 @@
 """Run the coding assistant's shell commands confined, bounded and without the user's secrets.
 
 On Linux a command runs under bubblewrap (`bwrap`): the whole filesystem read-only, the
-workspace (and any extra path the user names) writable, a private `/tmp`, the home directory
-hidden behind an empty one, a new PID namespace (the command sees none of our processes, so no
-`/proc/$PPID/environ`), no capabilities, and optionally no network. The environment is built
-from an allow-list (PATH, HOME, LANG, ...), so no key of any spelling reaches the command.
+workspace (and any extra path the user names) writable, a private `/tmp` (the toolchains and
+venvs its PATH names there shown read-only), an empty `/run` and every other unix socket outside
+the workspace covered (abstract sockets go only with the network: `network=False`), the
+credential stores in the home directory hidden, a new PID namespace (the command sees none of
+our processes, so no `/proc/$PPID/environ`), no capabilities, and optionally no network. The
+environment is built from an allow-list (PATH, HOME, LANG, ...), so no key of any spelling
+reaches the command.
 
 Where bubblewrap is missing or cannot run, a command is refused with one line that says why and
 how to opt out; the user may choose `mode="off"` (no isolation, the environment still scrubbed),
@@ -16,8 +19,9 @@ but nothing falls back to it on its own:
 
 Every run streams the output into a head and a tail of bounded size (a flood never sits in
 memory), and ends the command's every process at the timeout, detached ones included: in the
-sandbox the PID namespace dies with its first process; unsandboxed, the process group and every
-process still holding the output pipe are killed.
+sandbox the PID namespace dies with its first process; unsandboxed, the command runs under a
+child-subreaper helper (prefixlock/reaper.py) that ends every process below it, detached ones
+too, and the process group and every holder of the output pipe are killed as well.
 """
 
 from __future__ import annotations
@@ -28,13 +32,22 @@ import functools
 import os
 import shutil
 import signal
+import stat
 import subprocess
-from collections.abc import Mapping
+import sys
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from .errors import PrefixlockError
+from .proclimit import (
+    DEFAULT_MAX_PROCESSES,
+    PidsCgroup,
+    pid_namespace_members,
+    process_cap_problem,
+    rlimit_shell,
+)
 
 SandboxMode = Literal["bwrap", "off"]
 MODES: tuple[SandboxMode, ...] = ("bwrap", "off")
@@ -77,6 +90,12 @@ ENV_ALLOW: tuple[str, ...] = (
 
 # How long leftover output may take to drain once the command is dead or done.
 _DRAIN_SECONDS = 2.0
+# How often a running command's process count is looked at, and (RLIMIT_NPROC, where the count
+# is of processes in its PID namespace, not the kernel's own) how near the cap counts as at it.
+_CAP_POLL_SECONDS = 0.1
+_RLIMIT_SLACK = 2
+# Seconds the unsandboxed command's helper has to end its tree before it is killed itself.
+_REAPER_GRACE = 2.0
 _CHUNK = 1 << 16
 
 
@@ -98,6 +117,8 @@ class SandboxOptions:
     there (pyenv, nvm, rustup) still run; "hidden" puts an empty directory over all of $HOME;
     "visible" hides nothing.
     program: the bubblewrap executable.
+    max_processes: how many tasks (processes and threads) a command may have at once; a
+    command that reaches it (a fork bomb) is stopped. 0: no cap. See prefixlock.proclimit.
     """
 
     mode: SandboxMode = "bwrap"
@@ -106,6 +127,7 @@ class SandboxOptions:
     writable: tuple[str, ...] = ()
     home: HomeMode = "secrets"
     program: str = "bwrap"
+    max_processes: int = DEFAULT_MAX_PROCESSES
 
     def __post_init__(self) -> None:
         if self.home not in HOME_MODES:
@@ -117,12 +139,18 @@ class SandboxOptions:
         for path in self.writable:
             if not os.path.isabs(path):
                 raise SandboxError(f"sandbox writable path {path!r} must be absolute")
+        if not isinstance(self.max_processes, int) or not (
+            self.max_processes == 0 or self.max_processes >= 8
+        ):
+            raise SandboxError(
+                f"sandbox max_processes {self.max_processes!r}: expected 0 (no cap) or 8 or more"
+            )
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, object], where: str = "sandbox") -> SandboxOptions:
         """Options from a settings table (`[sandbox]` in a TOML file, say); a wrong key or type
         is a SandboxError naming `where` and the field."""
-        known = {"mode", "network", "env", "writable", "home", "program"}
+        known = {"mode", "network", "env", "writable", "home", "program", "max_processes"}
         for key in data:
             if key not in known:
                 names = ", ".join(sorted(known))
@@ -138,6 +166,11 @@ class SandboxOptions:
                 if not isinstance(data[key], bool):
                     raise SandboxError(f"{where}.{key}: expected true or false")
                 kwargs[key] = data[key]
+        if "max_processes" in data:
+            value = data["max_processes"]
+            if not isinstance(value, int) or isinstance(value, bool):
+                raise SandboxError(f"{where}.max_processes: expected a whole number")
+            kwargs["max_processes"] = value
         for key in ("env", "writable"):
             if key in data:
                 value = data[key]
@@ -158,6 +191,7 @@ class RunOutcome:
     timed_out: bool
     cut_bytes: int  # bytes dropped between head and tail (0: the whole output is there)
     total_bytes: int
+    killed_for: str = ""  # why it was stopped before its end, other than the timeout
 
 
 def scrubbed_env(
@@ -193,10 +227,103 @@ def _probe(path: str) -> str | None:
     return None
 
 
+def _reaper() -> list[str]:
+    """The helper an unsandboxed command runs under (prefixlock/reaper.py, this Python, no
+    site: it starts light); nothing off Linux (no subreapers) or where this Python cannot be
+    named."""
+    if not sys.executable or not sys.platform.startswith("linux"):
+        return []
+    return [sys.executable, "-I", "-S", str(Path(__file__).with_name("reaper.py"))]
+
+
+@functools.lru_cache(maxsize=8)
+def _userns_works(path: str) -> bool:
+    """Whether bubblewrap can give a command a user namespace of its own here (not root; a
+    setuid bwrap on a kernel without unprivileged user namespaces cannot)."""
+    if os.geteuid() == 0:
+        return False
+    probe = [path, "--ro-bind", "/", "/", "--unshare-user", "--unshare-pid",
+             "--die-with-parent", "true"]  # fmt: skip
+    try:
+        return subprocess.run(probe, capture_output=True, timeout=20, check=False).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def _userns(program: str) -> list[str]:
+    # Not root: a user namespace of its own (bwrap makes one anyway unless installed setuid),
+    # so the RLIMIT_NPROC set inside counts the sandbox's tasks only.
+    return ["--unshare-user"] if _userns_works(program) else []
+
+
 def _cap_drop() -> list[str]:
     # As root bwrap keeps capabilities (it makes no user namespace): a command with
     # CAP_SYS_ADMIN could remount the read-only tree. Unprivileged, it has none to drop.
     return ["--cap-drop", "ALL"] if os.geteuid() == 0 else []
+
+
+# Directories the sandbox replaces with empty ones; a socket under them needs no cover.
+_TMP_DIRS = ("/tmp",)
+_RUN_DIRS = ("/run", "/var/run")
+
+
+def _hidden_dir(path: str) -> bool:
+    return any(path == d or path.startswith(d + "/") for d in (*_TMP_DIRS, *_RUN_DIRS))
+
+
+def _needed_under_hidden(env: Mapping[str, str]) -> list[str]:
+    """Directories under /tmp or /run the command needs: each PATH entry's prefix (`bin`'s
+    parent: a venv's or toolchain's lib/ comes with it), a venv's base interpreter
+    (pyvenv.cfg's `home`), VIRTUAL_ENV, and the real /etc/resolv.conf. Real paths, existing
+    directories (or that one file), never /tmp or /run as a whole."""
+    wanted: list[str] = []
+
+    def add(entry: str, *, prefix: bool) -> None:
+        if not os.path.isabs(entry):
+            return
+        real = os.path.realpath(entry)
+        if prefix and os.path.basename(real) == "bin":
+            real = os.path.dirname(real)
+        if not _hidden_dir(real) or real in (*_TMP_DIRS, *_RUN_DIRS) or real in wanted:
+            return
+        if not os.path.exists(real):
+            return
+        wanted.append(real)
+        cfg = os.path.join(real, "pyvenv.cfg")
+        with contextlib.suppress(OSError, UnicodeDecodeError), open(cfg, encoding="utf-8") as fh:
+            for line in fh:
+                key, _, value = line.partition("=")
+                if key.strip() == "home" and value.strip():
+                    add(value.strip(), prefix=True)
+
+    for entry in env.get("PATH", "").split(os.pathsep):
+        add(entry, prefix=True)
+    add(env.get("VIRTUAL_ENV", ""), prefix=False)
+    resolv = os.path.realpath("/etc/resolv.conf")
+    if resolv != "/etc/resolv.conf" and os.path.isfile(resolv):
+        add(resolv, prefix=False)
+    return wanted
+
+
+def _bound_sockets() -> list[str]:
+    """Paths of the unix sockets bound on this machine (this network namespace's
+    /proc/net/unix), that exist as sockets now. Abstract ones (`@name`) have no path: only a
+    network namespace (network=False) hides those."""
+    found: list[str] = []
+    try:
+        with open("/proc/net/unix", encoding="utf-8", errors="surrogateescape") as fh:
+            next(fh, None)
+            rows = [line.split(None, 7) for line in fh]
+    except OSError:
+        return found
+    for row in rows:
+        if len(row) < 8 or not row[7].startswith("/"):
+            continue
+        path = row[7].rstrip("\n")
+        with contextlib.suppress(OSError):
+            if stat.S_ISSOCK(os.lstat(path).st_mode) and path not in found:
+                found.append(path)
+    return found
 
 
 class _Capture:
@@ -271,10 +398,25 @@ class Sandbox:
 
     def describe(self) -> str:
         """One line for a status bar or a log: how commands run."""
+        why = self.cap_problem()
+        cap = f"; processes not capped: {why}" if why else (
+            f", at most {self.options.max_processes} processes")
         if self.options.mode == "off":
-            return "sandbox off: commands run unconfined (environment scrubbed)"
+            return f"sandbox off: commands run unconfined (environment scrubbed){cap}"
         net = "network on" if self.options.network else "no network"
-        return f"bubblewrap sandbox: workspace writable, rest read-only, {net}"
+        return f"bubblewrap sandbox: workspace writable, rest read-only, {net}{cap}"
+
+    def cap_problem(self) -> str | None:
+        """Why a command's process count is not capped here (None: it is)."""
+        if self.options.max_processes == 0:
+            return "max_processes is 0"
+        return process_cap_problem(sandboxed=self._rlimit())
+
+    def _rlimit(self) -> bool:
+        """The cap is RLIMIT_NPROC inside the sandbox's user namespace (not root)."""
+        program = shutil.which(self.options.program) or self.options.program
+        return self.options.mode == "bwrap" and self.options.max_processes > 0 and (
+            _userns_works(program))
 
     def env(self) -> dict[str, str]:
         """The command's environment: the allow-listed variables only."""
@@ -284,12 +426,30 @@ class Sandbox:
         """The program line that runs `command` (a shell command line)."""
         shell = ["/bin/sh", "-c", command]
         if self.options.mode == "off":
-            return shell
+            # Under the subreaper helper: what the command detaches is still found and ended.
+            return [*_reaper(), *shell]
+        if self._rlimit():
+            shell = rlimit_shell(command, self.options.max_processes)
         program = shutil.which(self.options.program) or self.options.program
         root = str(self.root)
         args = [program, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
                 "--tmpfs", "/tmp"]  # fmt: skip
-        home = self.env().get("HOME")
+        env = self.env()
+        # Daemons' sockets (docker.sock, dbus, systemd's, the user's runtime dir) live in /run:
+        # an empty one. /var/run is a link to it nearly everywhere; a real directory is covered.
+        for run in _RUN_DIRS:
+            if os.path.isdir(run) and not os.path.islink(run):
+                args += ["--tmpfs", run]
+        # What the command needs from the hidden places, back read-only: a toolchain or venv
+        # its PATH names, and the resolver configuration /etc/resolv.conf may point into /run.
+        for path in _needed_under_hidden(env):
+            args += ["--ro-bind", path, path]
+        # Sockets bound elsewhere (a database's in /var/lib, say) are covered with /dev/null:
+        # connect() needs a socket there. Those in the workspace are the project's own.
+        for sock in _bound_sockets():
+            if not Path(sock).is_relative_to(self.root) and not _hidden_dir(sock):
+                args += ["--ro-bind", "/dev/null", sock]
+        home = env.get("HOME")
         home_dir = home if home and home != "/" and os.path.isdir(home) else None
         if self.options.home == "hidden" and home_dir:
             args += ["--tmpfs", home_dir]
@@ -310,20 +470,26 @@ class Sandbox:
                     args += ["--ro-bind", "/dev/null", secret]
         args += ["--chdir", root, "--setenv", "TMPDIR", "/tmp"]
         args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
-                 "--new-session", *_cap_drop()]  # fmt: skip
+                 "--new-session", *_cap_drop(), *_userns(program)]  # fmt: skip
         if not self.options.network:
             args.append("--unshare-net")
         return [*args, "--", *shell]
 
     async def run(self, command: str, *, timeout: float, limit: int) -> RunOutcome:
         """Run `command` in the root; output capped at `limit` bytes (head and tail kept);
-        every process of it ended at `timeout` seconds or when it is cancelled."""
+        every process of it ended at `timeout` seconds, when it is cancelled, or when it
+        reaches the process cap (`max_processes`)."""
         self.check()
+        cap = self.options.max_processes
+        cgroup = PidsCgroup.create(cap) if cap else None
+        argv = self.argv(command)
+        if cgroup is not None:
+            argv = cgroup.wrap(argv)
         read_fd, write_fd = os.pipe()
         inode = os.fstat(read_fd).st_ino
         try:
             proc = await asyncio.create_subprocess_exec(
-                *self.argv(command),
+                *argv,
                 cwd=self.root,
                 env=self.env(),
                 stdin=asyncio.subprocess.DEVNULL,
@@ -333,6 +499,8 @@ class Sandbox:
             )
         except BaseException:
             os.close(read_fd)
+            if cgroup is not None:
+                cgroup.remove()
             raise
         finally:
             os.close(write_fd)
@@ -343,6 +511,13 @@ class Sandbox:
         capture = _Capture(limit)
         deadline = loop.time() + timeout
         waiter = asyncio.ensure_future(proc.wait())
+        kill = functools.partial(self._kill, proc, inode, cgroup)
+        capped: list[str] = []
+        watch = (
+            asyncio.ensure_future(self._watch_cap(proc, cgroup, kill, capped))
+            if cgroup is not None or self._rlimit()
+            else None
+        )
         timed_out = False
         try:
             transport, _ = await loop.connect_read_pipe(
@@ -353,10 +528,10 @@ class Sandbox:
                 # The command is done; what it started may still hold the output open.
                 ended = await _pump(reader, capture, loop.time() + 0.2, None)
                 if ended != "eof":
-                    self._kill(proc, inode)
+                    kill()
             elif ended == "timeout":
                 timed_out = True
-                self._kill(proc, inode)
+                kill()
             if not timed_out:
                 # The output closed but the command may still run (it closed its stdout).
                 try:
@@ -365,32 +540,91 @@ class Sandbox:
                     )
                 except TimeoutError:
                     timed_out = True
-                    self._kill(proc, inode)
+                    kill()
             await _pump(reader, capture, loop.time() + _DRAIN_SECONDS, None)
             await waiter
         except BaseException:  # cancelled (the user stopped the turn), or anything unexpected
-            self._kill(proc, inode)
+            kill()
             with contextlib.suppress(ProcessLookupError, asyncio.CancelledError):
                 await asyncio.shield(waiter)
             raise
         finally:
+            if watch is not None:
+                watch.cancel()
             if transport is not None:
                 transport.close()
             else:
                 pipe.close()
+            if cgroup is not None:
+                # What the command left running (detached, its output closed) goes with it,
+                # as it does with the sandbox's PID namespace.
+                cgroup.kill()
+                await _remove(cgroup)
         text, cut = capture.text()
+        if capped and not timed_out:
+            return RunOutcome(None, text, False, cut, capture.total, capped[0])
         return RunOutcome(None if timed_out else proc.returncode, text, timed_out, cut,
                           capture.total)  # fmt: skip
 
-    def _kill(self, proc: asyncio.subprocess.Process, inode: int) -> None:
+    async def _watch_cap(
+        self,
+        proc: asyncio.subprocess.Process,
+        cgroup: PidsCgroup | None,
+        kill: Callable[[], None],
+        capped: list[str],
+    ) -> None:
+        """Stop the command once it reaches the process cap: at the wall a fork bomb only
+        spins (each fork refused, retried) until its timeout."""
+        cap = self.options.max_processes
+        while proc.returncode is None:
+            await asyncio.sleep(_CAP_POLL_SECONDS)
+            if cgroup is not None:
+                reached = cgroup.reached()
+            else:  # RLIMIT_NPROC: the wall is where the namespace's count stops growing
+                members = pid_namespace_members(proc.pid)
+                reached = members is not None and members >= cap - _RLIMIT_SLACK
+            if reached:
+                capped.append(
+                    f"it reached the limit of {cap} processes (a fork bomb?); raise the "
+                    "sandbox's max_processes if it needs more"
+                )
+                kill()
+                return
+
+    def _kill(
+        self, proc: asyncio.subprocess.Process, inode: int, cgroup: PidsCgroup | None = None
+    ) -> None:
         """End the command and all it started. Sandboxed, killing bwrap takes its PID
-        namespace down with it; unsandboxed, the group and every holder of the output pipe."""
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
+        namespace down with it; unsandboxed, the group and every holder of the output pipe;
+        with a pids cgroup, every process in it too."""
+        if self.options.mode == "off" and _reaper() and proc.returncode is None:
+            # The helper ends the whole tree, orphans included, then itself; SIGKILL would
+            # leave the orphans to init. If it has not gone in a moment, it is killed anyway.
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(proc.pid, signal.SIGTERM)
+            asyncio.get_running_loop().call_later(_REAPER_GRACE, _killpg, proc)
+        else:
+            _killpg(proc)
+        if cgroup is not None:
+            cgroup.kill()
         if self.options.mode == "off":
             for pid in _pipe_holders(inode):
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGKILL)
+
+
+def _killpg(proc: asyncio.subprocess.Process) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+
+
+async def _remove(cgroup: PidsCgroup) -> None:
+    """Remove a killed command's cgroup once its processes have exited (a moment)."""
+    for _ in range(100):
+        if cgroup.remove():
+            return
+        cgroup.kill()
+        await asyncio.sleep(0.02)
 
 
 async def _pump(

@@ -91,9 +91,12 @@ class CommandResult:
     output: str
     timed_out: bool
     truncated: bool
+    killed_for: str = ""  # why it was stopped early, other than the timeout (the process cap)
 
     def render(self) -> str:
         status = "timed out (killed)" if self.timed_out else f"exit code {self.exit_code}"
+        if self.killed_for:
+            status = f"killed: {self.killed_for}"
         body = self.output if self.output else "(no output)"
         return f"$ {self.command}\n{body}\n[{status}]"
 
@@ -151,6 +154,19 @@ def _cap(text: str, limit: int) -> tuple[str, bool]:
     return f"{text[:head]}\n[... {cut} characters cut ...]\n{text[-tail:]}", True
 
 
+def _glob_ok(f: Path, rel: str, glob: str | None) -> bool:
+    """grep's `glob` filter: the file's name or its workspace-relative path matches."""
+    return not glob or fnmatch.fnmatchcase(f.name, glob) or fnmatch.fnmatchcase(rel, glob)
+
+
+def _left_out(rules: list[str], one: str, many: str) -> str:
+    """The note a folder-wide tool adds when read rules kept paths out of its answer."""
+    if not rules:
+        return ""
+    n = len(rules)
+    return f"\n[{n} {one if n == 1 else many} left out (denied by {', '.join(sorted(set(rules)))})]"
+
+
 def unified_diff(path: str, before: str, after: str, *, context: int = 3) -> str:
     """A unified diff of one file, paths shown as a/<path> and b/<path>."""
     lines = difflib.unified_diff(
@@ -185,6 +201,9 @@ class Workspace:
     refused. `run_timeout` bounds a command's seconds; `output_limit` caps the characters any
     tool returns. `sandbox` confines commands (see prefixlock.sandbox): "bwrap" by default,
     refused where bubblewrap cannot run; "off" only when the user chooses it.
+    `read_denied` maps a workspace-relative path to the deny rule that keeps it from being
+    read (or None): read_file and grep on it are refused, and list_dir, glob and grep over a
+    folder leave it out and say how many they left out.
     """
 
     def __init__(
@@ -199,6 +218,7 @@ class Workspace:
         grep_seconds: float = 10.0,
         clock: Callable[[], float] = time.monotonic,
         grep_process: bool = True,
+        read_denied: Callable[[str], str | None] | None = None,
         sandbox: SandboxOptions | SandboxMode = "bwrap",
     ) -> None:
         resolved = Path(root).expanduser().resolve()
@@ -215,6 +235,9 @@ class Workspace:
         self.grep_seconds = grep_seconds  # one grep's wall-clock budget, checked per line
         self.clock = clock
         self.grep_process = grep_process  # match in a child process killed past the budget
+        # The settings' read deny rules (`Read(.env)`): workspace-relative path -> the rule
+        # that denies reading it, or None. Folder-wide tools leave such paths out and say so.
+        self.read_denied = read_denied
         self._sandbox_choice = sandbox
         self._sandbox: Sandbox | None = None
 
@@ -294,15 +317,46 @@ class Workspace:
             return False
         return real == self.root or real.is_relative_to(self.root)
 
-    def _walk(self, start: Path) -> Iterator[Path]:
-        """Files under `start`, sorted, skipping SKIP_DIRS and anything resolving outside."""
-        for dirpath, dirnames, filenames in os.walk(start, followlinks=False):
-            dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
-            base = Path(dirpath)
-            for name in sorted(filenames):
-                p = base / name
-                if self._inside(p):
-                    yield p
+    def _denied(self, rel: str) -> str | None:
+        return self.read_denied(rel) if self.read_denied is not None else None
+
+    def _refuse_denied(self, real: Path, shown: str) -> None:
+        if rule := self._denied(self.relative(real)):
+            raise WorkspaceError(f"{shown}: reading it is denied by {rule}")
+
+    def _walk(
+        self, start: Path, shown: str, hidden: list[str] | None = None
+    ) -> Iterator[Path]:
+        """Files under the directory `start` (resolved, inside the root), sorted, skipping
+        SKIP_DIRS and links resolving outside. Every directory is listed from a descriptor
+        opened from its parent's without following links (`start` from the root's): one
+        swapped for a link mid-walk is skipped, so no name from outside is ever listed.
+        A directory a read rule denies is not entered; its rule goes to `hidden`."""
+        yield from self._walk_fd(self._open_dir(start, shown), start, hidden)
+
+    def _walk_fd(self, fd: int, base: Path, hidden: list[str] | None) -> Iterator[Path]:
+        try:
+            with os.scandir(fd) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+            subdirs = []
+            for entry in entries:
+                with contextlib.suppress(OSError):  # gone since the listing
+                    if entry.is_dir(follow_symlinks=False):
+                        rule = self._denied(self.relative(base / entry.name))
+                        if rule and hidden is not None:
+                            hidden.append(rule)
+                        elif entry.name not in SKIP_DIRS:
+                            subdirs.append(entry.name)
+                    elif not entry.is_symlink() or self._inside(base / entry.name):
+                        yield base / entry.name
+            for name in subdirs:
+                try:
+                    sub = os.open(name, _DIR_FLAGS | os.O_NONBLOCK, dir_fd=fd)
+                except OSError:
+                    continue  # gone, or swapped for a link or a file since the listing
+                yield from self._walk_fd(sub, base / name, hidden)
+        finally:
+            os.close(fd)
 
     def _open_dir(self, real_dir: Path, shown: str, *, create: bool = False) -> int:
         """A descriptor of a directory already resolved inside the root, opened one component
@@ -387,6 +441,7 @@ class Workspace:
         if offset < 1:
             raise WorkspaceError("offset counts from 1")
         real = self.resolve(path)
+        self._refuse_denied(real, path)
         # One descriptor, checked at open time, for the size test and the read alike.
         with os.fdopen(self._open_regular(real, path), "rb") as fh:
             if os.fstat(fh.fileno()).st_size > self.max_read_bytes:
@@ -435,15 +490,31 @@ class Workspace:
         real = self.resolve(path)
         if not real.is_dir():
             raise WorkspaceError(f"{path}: not a directory")
-        rows = []
-        for entry in sorted(real.iterdir(), key=lambda p: p.name):
-            if entry.is_symlink() and not self._inside(entry):
-                rows.append(f"{entry.name} -> (outside the workspace)")
-            elif entry.is_dir():
-                rows.append(entry.name + "/")
-            else:
-                rows.append(entry.name)
-        return _cap("\n".join(rows) or "(empty directory)", self.output_limit)[0]
+        # Listed through a descriptor opened from the root without following links: a
+        # directory swapped for a link since the check is refused, not listed.
+        fd = self._open_dir(real, path)
+        try:
+            with os.scandir(fd) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        finally:
+            os.close(fd)
+        rows: list[str] = []
+        hidden: list[str] = []
+        for entry in entries:
+            if rule := self._denied(self.relative(real / entry.name)):
+                hidden.append(rule)
+                continue
+            try:
+                if entry.is_symlink() and not self._inside(real / entry.name):
+                    rows.append(f"{entry.name} -> (outside the workspace)")
+                elif entry.is_dir():
+                    rows.append(entry.name + "/")
+                else:
+                    rows.append(entry.name)
+            except OSError:
+                continue  # gone since the listing
+        shown = _cap("\n".join(rows) or "(empty directory)", self.output_limit)[0]
+        return shown + _left_out(hidden, "entry", "entries")
 
     def glob(self, pattern: str, path: str = ".") -> str:
         """Workspace-relative paths of files matching a glob such as '**/*.py', sorted."""
@@ -451,16 +522,21 @@ class Workspace:
         if Path(pattern).is_absolute() or ".." in Path(pattern).parts:
             raise WorkspaceError(f"pattern {pattern!r} must be relative and stay in the workspace")
         found = []
-        for p in self._walk(start):
+        hidden: list[str] = []
+        for p in self._walk(start, path, hidden) if start.is_dir() else ():
             rel = p.relative_to(start).as_posix()
             # fnmatch's '*' crosses '/', so '**/*.py' would miss top-level files; accept both.
             if fnmatch.fnmatchcase(rel, pattern) or (
                 pattern.startswith("**/") and fnmatch.fnmatchcase(rel, pattern[3:])
             ):
-                found.append(p.relative_to(self.root).as_posix())
+                if rule := self._denied(self.relative(p)):
+                    hidden.append(rule)
+                else:
+                    found.append(self.relative(p))
+        note = _left_out(hidden, "path", "paths")
         if not found:
-            return f"no files match {pattern!r}"
-        return _cap("\n".join(found), self.output_limit)[0]
+            return f"no files match {pattern!r}{note}"
+        return _cap("\n".join(found), self.output_limit)[0] + note
 
     def grep(self, pattern: str, path: str = ".", glob: str | None = None) -> str:
         """Lines matching a regular expression, as 'file:line: text', in path order."""
@@ -468,11 +544,28 @@ class Workspace:
             re.compile(pattern)
         except re.error as exc:
             raise WorkspaceError(f"bad regular expression {pattern!r}: {exc}") from exc
-        self.resolve(path)  # a path outside is refused here, with the usual message
+        real = self.resolve(path)  # a path outside is refused here, with the usual message
+        hidden: list[str] = []
+        files: list[str] | None = None
+        if self.read_denied is not None:
+            # The rules live in this process: the files to search are chosen here (denied
+            # ones left out) and handed to the search, wherever it runs.
+            if not real.is_dir():
+                self._refuse_denied(real, path)
+            else:
+                files = []
+                for f in self._walk(real, path, hidden):
+                    rel = self.relative(f)
+                    if not _glob_ok(f, rel, glob):
+                        continue
+                    if rule := self._denied(rel):
+                        hidden.append(rule)
+                    else:
+                        files.append(rel)
         events = (
-            self._grep_in_child(pattern, path, glob)
+            self._grep_in_child(pattern, path, glob, files)
             if self.grep_process
-            else self._grep_rows(pattern, path, glob)
+            else self._grep_rows(pattern, path, glob, files)
         )
         hits: list[str] = []
         stopped = ""
@@ -481,27 +574,32 @@ class Workspace:
                 hits.append(text)
             else:
                 stopped = text
+        note = _left_out(hidden, "path", "paths")
         if stopped and hits:
             hits.append(f"[{stopped}; narrow the path or the pattern]")
         elif stopped:
-            return f"no matches for {pattern!r} before the search {stopped}"
+            return f"no matches for {pattern!r} before the search {stopped}{note}"
         if not hits:
-            return f"no matches for {pattern!r}"
-        return _cap("\n".join(hits), self.output_limit)[0]
+            return f"no matches for {pattern!r}{note}"
+        return _cap("\n".join(hits), self.output_limit)[0] + note
 
     def _grep_rows(
-        self, pattern: str, path: str, glob: str | None
+        self, pattern: str, path: str, glob: str | None, files: list[str] | None = None
     ) -> Iterator[tuple[Literal["hit", "stop"], str]]:
         """grep's search in this process: ("hit", row) per match, then ("stop", why) if it
         stopped early (output cap, or the budget, checked every 1,024 lines)."""
         rx = re.compile(pattern)
         start = self.resolve(path)
-        files = [start] if start.is_file() else self._walk(start)
+        targets: Iterable[Path]
+        if files is not None:  # chosen by the caller (read rules applied)
+            targets = [self.root / rel for rel in files]
+        else:
+            targets = [start] if not start.is_dir() else self._walk(start, path)
         size = 0
         deadline = self.clock() + self.grep_seconds
-        for f in files:
+        for f in targets:
             rel = f.relative_to(self.root).as_posix() if f != self.root else f.name
-            if glob and not (fnmatch.fnmatchcase(f.name, glob) or fnmatch.fnmatchcase(rel, glob)):
+            if not _glob_ok(f, rel, glob):
                 continue
             if not f.is_file():
                 continue  # a FIFO or a device would block the read forever
@@ -530,7 +628,7 @@ class Workspace:
                         return
 
     def _grep_in_child(
-        self, pattern: str, path: str, glob: str | None
+        self, pattern: str, path: str, glob: str | None, files: list[str] | None = None
     ) -> Iterator[tuple[Literal["hit", "stop"], str]]:
         """`_grep_rows` in a child Python, killed if it outlives the budget: `re` cannot be
         interrupted (and holds the GIL), so one catastrophic pattern such as `(a+)+$` on a
@@ -538,7 +636,7 @@ class Workspace:
         as JSON lines, so those found before a kill are kept."""
         request = {
             "root": str(self.root),
-            "args": [pattern, path, glob],
+            "args": [pattern, path, glob, files],
             "output_limit": self.output_limit,
             "grep_seconds": self.grep_seconds,
         }
@@ -713,7 +811,12 @@ class Workspace:
         await self._ask(ApprovalRequest("run", "run_command", f"run: {command}", command))
         outcome = await self.sandbox.run(command, timeout=limit, limit=self.output_limit)
         return CommandResult(
-            command, outcome.exit_code, outcome.output, outcome.timed_out, outcome.cut_bytes > 0
+            command,
+            outcome.exit_code,
+            outcome.output,
+            outcome.timed_out,
+            outcome.cut_bytes > 0,
+            outcome.killed_for,
         )
 
     # -- tools ----------------------------------------------------------------------------------
@@ -799,7 +902,7 @@ class Workspace:
                 timeout: seconds before the command is killed
             """
             result = await ws.run(command, timeout)
-            if result.timed_out:
+            if result.timed_out or result.killed_for:
                 # A failure, not a result: the tool's error (is_error) for the model and the
                 # screen, with what the command printed before it was killed.
                 raise WorkspaceError(result.render())

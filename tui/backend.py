@@ -150,7 +150,10 @@ class ChatBackend:
             allowed={a for a in options.allow if a in ("write", "run")},  # type: ignore[misc]
         )
         self.workspace = Workspace(
-            options.workspace, approve=self._approve, sandbox=options.sandbox or "bwrap"
+            options.workspace,
+            approve=self._approve,
+            sandbox=options.sandbox or "bwrap",
+            read_denied=self._read_denied,  # folder-wide reads leave denied paths out too
         )
         self.undo = UndoJournal(self.workspace.root)
         # Said to the user when a setting decides an approval (the app shows it as a note).
@@ -317,6 +320,12 @@ class ChatBackend:
                 self.workspace.root, self.options.user_dir, reserved=[c.name for c in COMMANDS]
             )
         return self.custom_commands
+
+    def _read_denied(self, rel: str) -> str | None:
+        """The read deny rule's text for a workspace-relative path (the rules as they are
+        now: /permissions may change them)."""
+        rule = self.permissions.read_denied(rel)
+        return rule.text if rule is not None else None
 
     def _guard_reads(self, tool: Tool) -> Tool:
         """A read tool that refuses a path the settings deny (`Read(.env)`); same spec, so

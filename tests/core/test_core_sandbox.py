@@ -22,6 +22,7 @@ from prefixlock.sandbox import (
     ENV_ALLOW,
     Sandbox,
     SandboxError,
+    SandboxMode,
     SandboxOptions,
     scrubbed_env,
 )
@@ -96,7 +97,7 @@ CHILD = textwrap.dedent(
     from prefixlock.workspace import Workspace
     ws = Workspace(sys.argv[1], allow={"run"}, sandbox=sys.argv[2])
     res = asyncio.run(ws.run(
-        "cat /proc/$PPID/environ; for f in /proc/[0-9]*/environ; do cat $f; done 2>/dev/null"
+        "cat /proc/$PPID/environ /proc/[0-9]*/environ 2>/dev/null | tr '\\\\0' '\\\\n' | grep KEY"
     ))
     sys.stdout.write(res.output)
     """
@@ -241,13 +242,27 @@ async def test_a_finished_command_leaves_nothing_holding_its_output(
     assert _gone(marker)
 
 
-@needs_bwrap
-async def test_a_detached_child_that_closed_its_output_dies_too(ws_root: Path) -> None:
-    marker = f"3599.{os.getpid()}3"
-    res = await Workspace(ws_root, allow={"run"}, run_timeout=30).run(
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_detached_child_that_closed_its_output_dies_too(ws_root: Path, mode: str) -> None:
+    """Nothing holds the output and it left the process group: the PID namespace takes it
+    (bwrap); unsandboxed, the subreaper helper finds it (max_processes=0: no cgroup to help)."""
+    marker = f"3599.{os.getpid()}{len(mode)}3"
+    options = SandboxOptions(mode=mode, max_processes=0)  # type: ignore[arg-type]
+    res = await Workspace(ws_root, allow={"run"}, run_timeout=30, sandbox=options).run(
         f"setsid sh -c 'exec >/dev/null 2>&1 </dev/null; sleep {marker}' & echo bye"
     )
-    assert res.exit_code == 0 and _gone(marker)
+    assert res.exit_code == 0 and "bye" in res.output and _gone(marker)
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_silent_detached_child_dies_at_the_timeout(ws_root: Path, mode: str) -> None:
+    marker = f"3599.{os.getpid()}{len(mode)}7"
+    options = SandboxOptions(mode=mode, max_processes=0)  # type: ignore[arg-type]
+    # 2 s: time for the shell to start the child on a loaded machine, not a sleep.
+    res = await Workspace(ws_root, allow={"run"}, run_timeout=2, sandbox=options).run(
+        f"setsid sh -c 'exec >/dev/null 2>&1 </dev/null; sleep {marker}' & sleep {marker}"
+    )
+    assert res.timed_out and _gone(marker)
 
 
 @needs_bwrap
@@ -341,3 +356,169 @@ def test_options_from_a_settings_table() -> None:
     with pytest.raises(SandboxError, match="must be absolute"):
         SandboxOptions(writable=("rel",))
 
+
+
+# -- sockets: unix sockets outside the workspace are out of reach --------------------------------
+
+
+def _listening(path: str) -> socket.socket:
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(path)
+    server.listen()
+    return server
+
+
+@needs_bwrap
+async def test_unix_sockets_outside_the_workspace_are_hidden(ws_root: Path) -> None:
+    """A daemon's socket (docker's /var/run/docker.sock, say) is not a socket in the sandbox:
+    /run is an empty tmpfs, and a socket bound anywhere else outside the workspace is covered
+    with /dev/null. One in the workspace stays (the project's own server)."""
+    places = [d for d in ("/run", "/var/tmp") if os.access(d, os.W_OK)]
+    if not places:
+        pytest.skip("neither /run nor /var/tmp is writable here")
+    paths = [f"{d}/prefixlock-test-{os.getpid()}.sock" for d in places]
+    servers = [_listening(p) for p in paths]
+    inside = _listening(str(ws_root / "own.sock"))
+    try:
+        checks = "; ".join(f"test -S {p} && echo reachable {p}" for p in paths)
+        res = await Sandbox(ws_root).run(
+            f"{checks}; test -S own.sock && echo own-ok", timeout=30, limit=4000
+        )
+    finally:
+        for server, path in zip([*servers, inside], [*paths, "own.sock"], strict=True):
+            server.close()
+            with contextlib.suppress(OSError):
+                os.unlink(path if os.path.isabs(path) else ws_root / path)
+    assert "reachable" not in res.output and "own-ok" in res.output, res.output
+
+
+@needs_bwrap
+async def test_abstract_sockets_only_vanish_without_network(ws_root: Path) -> None:
+    """Abstract unix sockets live in the network namespace: `network=False` hides them (the
+    sandbox's /proc/net/unix no longer lists ours); with the network on they are reachable."""
+    name = f"prefixlock-test-{os.getpid()}"
+    server = socket.socket(socket.AF_UNIX)
+    server.bind("\0" + name)
+    server.listen()
+    probe = f"grep -c @{name} /proc/net/unix"
+    try:
+        on = await Sandbox(ws_root).run(probe, timeout=30, limit=4000)
+        off = await Sandbox(ws_root, SandboxOptions(network=False)).run(
+            probe, timeout=30, limit=4000
+        )
+    finally:
+        server.close()
+    assert on.output.strip() == "1" and off.output.strip() == "0", (on.output, off.output)
+
+
+# -- toolchains under /tmp ----------------------------------------------------------------------
+
+
+@needs_bwrap
+async def test_a_toolchain_under_tmp_still_runs_while_tmp_stays_private(tmp_path: Path) -> None:
+    """A CI checkout in /tmp whose venv is in /tmp too: the PATH entry's prefix (bin/'s parent,
+    with its lib/) shows read-only; the rest of /tmp stays private."""
+    assert str(tmp_path).startswith("/tmp/"), "pytest's tmp_path is expected under /tmp"
+    tool = tmp_path / "ci" / ".venv"
+    (tool / "bin").mkdir(parents=True)
+    (tool / "lib").mkdir()
+    (tool / "lib" / "data.txt").write_text("lib-ok\n")
+    script = tool / "bin" / "hello-tool"
+    script.write_text(f"#!/bin/sh\ncat {tool}/lib/data.txt\n")
+    script.chmod(0o755)
+    (tmp_path / "private.txt").write_text("not for the sandbox\n")
+    root = tmp_path / "ws"
+    root.mkdir()
+    environ = {"PATH": f"{tool / 'bin'}:/usr/bin:/bin", "HOME": "/"}
+    res = await Sandbox(root, environ=environ).run(
+        f"hello-tool; cat {tmp_path}/private.txt; touch {tool}/lib/new && echo wrote; "
+        "touch made-here && echo ws-writable",
+        timeout=30,
+        limit=4000,
+    )
+    assert "lib-ok" in res.output and "ws-writable" in res.output, res.output
+    assert "not for the sandbox" not in res.output and "wrote" not in res.output
+    assert not (tool / "lib" / "new").exists()
+
+
+# -- the process cap: a fork bomb meets a wall and is stopped ------------------------------------
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_fork_bomb_is_stopped_at_the_process_cap(ws_root: Path, mode: str) -> None:
+    """The classic `:(){ :|:& };:` while the command waits: it stops at the cap (64 here),
+    is killed well before the timeout, says why, and leaves nothing behind."""
+    sandbox = Sandbox(ws_root, SandboxOptions(mode=mode, max_processes=64))  # type: ignore[arg-type]
+    why = sandbox.cap_problem()
+    if why:  # never run a fork bomb nothing caps: it would take the machine
+        pytest.skip(f"no process cap here: {why}")
+    marker = f"3599.{os.getpid()}{len(mode)}6"
+    started = time.monotonic()
+    out = await sandbox.run(
+        f"bash -c ':(){{ :|:& }};:'; sleep {marker}", timeout=60, limit=4000
+    )
+    took = time.monotonic() - started
+    assert "limit of 64 processes" in out.killed_for, out
+    assert not out.timed_out and out.exit_code is None
+    assert took < 20, took
+    assert _gone(marker)
+    assert subprocess.run(["true"], check=False).returncode == 0  # the machine still forks
+
+
+async def test_a_build_under_the_cap_is_untouched(ws_root: Path) -> None:
+    """Many processes, one after another, never more than a few at once: no stop."""
+    sandbox = Sandbox(ws_root, SandboxOptions(mode="off", max_processes=16))
+    out = await sandbox.run("for i in $(seq 40); do true & wait; done; echo fine", timeout=60,
+                            limit=4000)  # fmt: skip
+    assert out.exit_code == 0 and out.killed_for == "" and "fine" in out.output
+
+
+def test_the_cap_option_is_checked() -> None:
+    assert SandboxOptions.from_mapping({"max_processes": 200}).max_processes == 200
+    with pytest.raises(SandboxError, match=r"sandbox.max_processes: expected a whole number"):
+        SandboxOptions.from_mapping({"max_processes": "many"})
+    with pytest.raises(SandboxError, match=r"expected 0 \(no cap\) or 8 or more"):
+        SandboxOptions(max_processes=3)
+    assert "processes" in Sandbox(Path("/"), SandboxOptions(mode="off")).describe()
+
+
+async def test_the_run_tool_reports_the_cap_as_an_error(ws_root: Path) -> None:
+    from tests.helpers.sandbox import BWRAP_PROBLEM
+
+    mode: SandboxMode = "bwrap" if BWRAP_PROBLEM is None else "off"
+    ws = Workspace(ws_root, allow={"run"}, sandbox=SandboxOptions(mode=mode, max_processes=32))
+    if why := ws.sandbox.cap_problem():
+        pytest.skip(f"no process cap here: {why}")
+    run = next(t for t in ws.tools() if t.name == "run_command")
+    with pytest.raises(WorkspaceError, match=r"\[killed: it reached the limit of 32 processes"):
+        await run.fn(command="bash -c ':(){ :|:& };:'; sleep 60", timeout=60)
+
+
+@needs_bwrap
+async def test_the_command_cannot_leave_its_cgroup(ws_root: Path) -> None:
+    sandbox = Sandbox(ws_root, SandboxOptions(max_processes=64))
+    if os.geteuid() != 0 or sandbox.cap_problem():
+        pytest.skip("the cap is a pids cgroup only as root")
+    out = await sandbox.run(
+        "for f in $(find /sys/fs/cgroup -maxdepth 3 -name cgroup.procs); do echo 0 > $f; done "
+        "2>/dev/null; grep -E '(pids|^0:)' /proc/self/cgroup",
+        timeout=30,
+        limit=4000,
+    )
+    assert "prefixlock-" in out.output, out.output
+
+
+def test_cgroups_left_by_a_killed_process_are_swept(ws_root: Path) -> None:
+    from prefixlock import proclimit
+
+    where = proclimit._hierarchy()
+    if where is None:
+        pytest.skip("no pids cgroup can be made here")
+    gone = subprocess.Popen(["true"])
+    gone.wait()
+    stale = where.parent / f"prefixlock-{gone.pid}-0"
+    stale.mkdir()
+    proclimit._swept.discard(where.parent)
+    made = proclimit.PidsCgroup.create(64)
+    assert made is not None and made.remove()
+    assert not stale.exists()

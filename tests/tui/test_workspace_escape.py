@@ -171,3 +171,101 @@ def test_a_symlink_loop_breaks_nothing_but_itself(tmp_path: Path) -> None:
     assert ws.list_dir("src").splitlines()[0] == "a.py"
     with pytest.raises(WorkspaceError):
         ws.read("src/loop1")
+
+
+def test_names_from_outside_never_show_in_a_listing(layout: tuple[Path, Path]) -> None:
+    """list_dir and glob walk from directory descriptors opened without following links: a
+    directory swapped for a link after its check lists nothing from outside."""
+    root, outside = layout
+    (outside / "outside-name.txt").write_text("x\n")
+    for call in (lambda ws: ws.list_dir("d"), lambda ws: ws.glob("*", "d")):
+        ws = SwapAfterCheck(root)
+        ws.swap = _dir_to_link(root, outside)
+        shown = _refusal(call, ws)  # type: ignore[arg-type]
+        assert "outside-name" not in shown, shown
+        assert "changed while in use" in shown
+        (root / "d").unlink()
+        (root / "d.real").rename(root / "d")
+
+
+def test_a_listing_during_a_swap_loop_never_names_outside(layout: tuple[Path, Path]) -> None:
+    root, outside = layout
+    (outside / "outside-name.txt").write_text("x\n")
+    (root / "d" / "sub").mkdir()
+    ws = Workspace(root)
+    stop = threading.Event()
+
+    def flip() -> None:
+        while not stop.is_set():
+            (root / "d" / "sub").rename(root / "d" / "sub.real")
+            (root / "d" / "sub").symlink_to(outside)
+            (root / "d" / "sub").unlink()
+            (root / "d" / "sub.real").rename(root / "d" / "sub")
+
+    flipper = threading.Thread(target=flip)
+    flipper.start()
+    seen: list[str] = []
+    try:
+        end = time.monotonic() + 1.5
+        while time.monotonic() < end:
+            seen.append(_refusal(ws.list_dir, "d/sub"))
+            seen.append(_refusal(lambda p: ws.glob("**/*", p), "d"))
+    finally:
+        stop.set()
+        flipper.join()
+    assert not any("outside-name" in s for s in seen), [s for s in seen if "outside" in s][:3]
+
+
+# -- read deny rules (`Read(.env)`) hold for folder-wide tools too -------------------------------
+
+
+@pytest.fixture
+def with_secrets(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    (root / "keys").mkdir(parents=True)
+    (root / ".env").write_text("API_TOKEN=secret-1\n")
+    (root / "keys" / "server.pem").write_text("TOKEN secret-2\n")
+    (root / "app.py").write_text("TOKEN = os.environ['API_TOKEN']\n")
+    return root
+
+
+def _deny(rel: str) -> str | None:
+    """A deny matcher as the settings give one: the rule's text, or None."""
+    if rel == ".env":
+        return "Read(.env)"
+    if rel == "keys" or rel.startswith("keys/"):
+        return "Read(keys/)"
+    return None
+
+
+@pytest.mark.parametrize("child", [True, False])
+def test_denied_paths_are_left_out_of_grep_glob_and_list_dir(
+    with_secrets: Path, child: bool
+) -> None:
+    ws = Workspace(with_secrets, read_denied=_deny, grep_process=child)
+    found = ws.grep("TOKEN")
+    assert "secret" not in found and "app.py:1:" in found
+    assert "2 paths left out (denied by Read(.env), Read(keys/))" in found
+    globbed = ws.glob("**/*")
+    assert ".env" not in globbed.split("\n") and "server.pem" not in globbed
+    assert "app.py" in globbed and "left out (denied by" in globbed
+    listed = ws.list_dir(".")
+    assert ".env" not in listed.split("\n") and "keys/" not in listed.split("\n")
+    assert "2 entries left out (denied by Read(.env), Read(keys/))" in listed
+    with pytest.raises(WorkspaceError, match=r"denied by Read\(\.env\)"):
+        ws.read(".env")
+    with pytest.raises(WorkspaceError, match=r"denied by Read\(keys/\)"):
+        ws.grep("TOKEN", "keys/server.pem")
+    nothing = ws.grep("secret")
+    assert "secret-" not in nothing and nothing.startswith("no matches")
+
+
+def test_the_chat_wires_its_read_rules_into_the_workspace(with_secrets: Path) -> None:
+    from prefixlock.tui.backend import BackendOptions, ChatBackend
+    from prefixlock.tui.settings import ChatSettings, Rule
+
+    deny = (Rule("Read", ".env", "Read(.env)", "settings.toml (permissions.deny[0])"),)
+    backend = ChatBackend(
+        BackendOptions(workspace=with_secrets, chat_settings=ChatSettings(deny=deny))
+    )
+    assert "secret-1" not in backend.workspace.grep("TOKEN")
