@@ -17,13 +17,18 @@ list changes later changes nothing by itself: `refresh(session)` lists again and
 differs from what the session's prefix holds, returns the change with the guard's quote
 (`s.quote_tools`), applied only by `change.apply()` (`s.change_tools` with that quote).
 Stdio servers and streamable HTTP servers both work.
+
+`open_servers(stack, configs, gate=...)` opens the servers the settings files name
+(`[mcp_servers]`, `.mcp.json`), each tool named `mcp__SERVER__TOOL` as in Claude Code, for the
+chat and `prefixlock run` alike; `gate` (the permission rules' `Permissions.refuse_tool`) is
+asked before every call, so a deny rule naming an MCP tool refuses it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -36,6 +41,10 @@ if TYPE_CHECKING:
 
     from .guard.quote import Quote
     from .session import Session
+    from .settings_files import McpServerConfig
+
+#: Asked before each call with the tool's (prefixed) name: a reason to refuse it, or None.
+Gate = Callable[[str], "str | None"]
 
 
 class McpToolError(Exception):
@@ -65,10 +74,13 @@ class ToolListChange:
 class McpServer:
     """A connection to one MCP server and the tools it offered when opened."""
 
-    def __init__(self, connect: Any, label: str, *, prefix: str = "") -> None:
+    def __init__(
+        self, connect: Any, label: str, *, prefix: str = "", gate: Gate | None = None
+    ) -> None:
         self._connect = connect  # an async context manager yielding (read, write, ...)
         self.label = label
         self.prefix = prefix  # prepended to each tool name ("" keeps the server's names)
+        self.gate = gate  # asked before each call (permission rules); None: every call runs
         self.tools: tuple[Tool, ...] = ()
         self._stack: contextlib.AsyncExitStack | None = None
         self._session: ClientSession | None = None
@@ -81,6 +93,7 @@ class McpServer:
         *,
         env: Mapping[str, str] | None = None,
         prefix: str = "",
+        gate: Gate | None = None,
     ) -> McpServer:
         """A server run as a subprocess speaking MCP over its stdin/stdout."""
         from mcp import StdioServerParameters, stdio_client
@@ -88,14 +101,23 @@ class McpServer:
         params = StdioServerParameters(
             command=command, args=list(args), env=dict(env) if env is not None else None
         )
-        return cls(stdio_client(params, errlog=_errlog()), f"stdio:{command}", prefix=prefix)
+        return cls(stdio_client(params, errlog=_errlog()), f"stdio:{command}", prefix=prefix,
+                   gate=gate)
 
     @classmethod
-    def http(cls, url: str, *, prefix: str = "") -> McpServer:
+    def http(cls, url: str, *, prefix: str = "", gate: Gate | None = None) -> McpServer:
         """A server reached over streamable HTTP at `url`."""
         from mcp.client.streamable_http import streamable_http_client
 
-        return cls(streamable_http_client(url), url, prefix=prefix)
+        return cls(streamable_http_client(url), url, prefix=prefix, gate=gate)
+
+    @classmethod
+    def from_config(cls, config: McpServerConfig, *, gate: Gate | None = None) -> McpServer:
+        """The server a settings entry names; its tools are `mcp__NAME__TOOL`."""
+        prefix = f"mcp__{config.name}__"
+        if config.url is not None:
+            return cls.http(config.url, prefix=prefix, gate=gate)
+        return cls.stdio(config.command, config.args, env=config.env, prefix=prefix, gate=gate)
 
     async def __aenter__(self) -> McpServer:
         try:
@@ -143,6 +165,9 @@ class McpServer:
         local = check_tool_name(f"{self.prefix}{name}")
 
         async def call(**arguments: Any) -> str:
+            refused = self.gate(local) if self.gate is not None else None
+            if refused is not None:  # the model reads this as the tool's error
+                raise McpToolError(f"{local}: refused ({refused})")
             result = await self._require().call_tool(name, arguments)
             text = "\n".join(
                 str(getattr(c, "text", "")) or f"[{getattr(c, 'type', 'content')}]"
@@ -169,6 +194,32 @@ class McpServer:
             return None
         quote = session.quote_tools(add=[*added, *changed], remove=removed)
         return ToolListChange(session, quote, added, removed, changed)
+
+
+async def open_servers(
+    stack: contextlib.AsyncExitStack,
+    configs: Iterable[McpServerConfig],
+    *,
+    gate: Gate | None = None,
+) -> list[McpServer]:
+    """Open each configured server on `stack` (closed with it) and list its tools. One that
+    does not start is a ConfigError naming its settings entry (the CLI's one line, exit 2)."""
+    opened: list[McpServer] = []
+    for cfg in configs:
+        server = McpServer.from_config(cfg, gate=gate)
+        try:
+            await stack.enter_async_context(server)
+        except ConfigError:
+            raise
+        except Exception as exc:
+            what = cfg.url or cfg.command
+            table = "mcpServers" if cfg.source.endswith(".mcp.json") else "mcp_servers"
+            raise ConfigError(
+                f"MCP server {cfg.name!r} ({what}) did not start: {type(exc).__name__}: {exc}",
+                where=f"{cfg.source}: {table}.{cfg.name}",
+            ) from None
+        opened.append(server)
+    return opened
 
 
 def _errlog() -> Any:

@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.app import App
 
+from prefixlock.custom_commands import expand_line
 from prefixlock.errors import PrefixlockError
+from prefixlock.settings_files import EFFORTS, MODES, PermissionMode
 
 from .commands import Parsed
 from .quotes import QuoteRows, quote_rows
 from .screens import ConfirmScreen
-from .settings import EFFORTS, MODES, PermissionMode
 
 if TYPE_CHECKING:
     from .backend import ChatBackend
@@ -48,8 +49,8 @@ class ProjectCommands(App[None]):
         custom = self.backend.custom_commands or {}
         if parsed.command is None or parsed.command not in custom or parsed.error:
             return parsed
-        words = parsed.text.split(None, 1)
-        return Parsed(None, text=custom[parsed.command].expand(words[1] if len(words) > 1 else ""))
+        text = expand_line(parsed.text, custom)
+        return parsed if text is None else Parsed(None, text=text)
 
     async def note_setting(self, text: str) -> None:
         """A write or command a setting decided without asking: said, never silent."""

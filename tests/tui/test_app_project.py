@@ -18,12 +18,12 @@ from tui_drive import conversation_text, ready, say, wait_for_screen
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, Rule, Script, Step
 from prefixlock.errors import ConfigError
+from prefixlock.settings_files import ChatSettings, McpServerConfig, parse_rule
 from prefixlock.tui.app import ChatApp
 from prefixlock.tui.backend import BackendOptions, ChatBackend
 from prefixlock.tui.preview import PreviewScreen
 from prefixlock.tui.prompt_input import PromptInput
 from prefixlock.tui.screens import ApprovalScreen, ConfirmScreen, HelpScreen
-from prefixlock.tui.settings import ChatSettings, McpServerConfig, parse_rule
 from prefixlock.workspace import ApprovalRequest
 
 LEGACY = b"a = 1\r\nb = 2\r\ncaf\xe9 = 'Latin-1'\r\nno final newline"

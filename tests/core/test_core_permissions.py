@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from prefixlock.tui.permissions import Permissions, command_matches, path_matches, split_command
-from prefixlock.tui.settings import MODES, ChatSettings, PermissionMode, Rule, parse_rule
+from prefixlock.permissions import Permissions, command_matches, path_matches, split_command
+from prefixlock.settings_files import MODES, ChatSettings, PermissionMode, Rule, parse_rule
 from prefixlock.workspace import ApprovalRequest
 
 

@@ -1,5 +1,6 @@
-"""`.prefixlock/settings.toml` and the Claude Code `settings.json` shape: merged user < project,
-every mistake one line naming the file and the field, exit 2 before the screen opens."""
+"""`.prefixlock/settings.toml`, the Claude Code `settings.json` shape and `.mcp.json` (read by the
+chat and `prefixlock run`): merged user < project, every mistake one line naming the file and
+the field, flags over the `[sandbox]` table."""
 
 from __future__ import annotations
 
@@ -9,8 +10,7 @@ from pathlib import Path
 import pytest
 
 from prefixlock.errors import ConfigError
-from prefixlock.tui.settings import SANDBOX_HOOK, load_settings
-from tests.helpers.cli import run_cli
+from prefixlock.settings_files import SANDBOX_HOOK, load_settings
 
 
 def write(path: Path, text: str) -> Path:
@@ -87,41 +87,3 @@ def test_a_bad_file_is_one_line_naming_the_file_and_field(
     line = str(err.value)
     assert line.startswith(f"{path}{where}: "), line
     assert says in line and "\n" not in line
-
-
-def test_chat_exits_2_on_a_bad_settings_file_and_takes_its_model(tmp_path: Path) -> None:
-    ws, home = tmp_path / "ws", tmp_path / "home"
-    ws.mkdir()
-    home.mkdir()
-    store = str(tmp_path / "s.sqlite")
-    bad = write(ws / ".prefixlock" / "settings.toml", 'permission_mode = "always"\n')
-    ran = run_cli("chat", "--workspace", str(ws), "--store", store, env={"HOME": str(home)})
-    assert ran.returncode == 2 and "Traceback" not in ran.stderr
-    assert len(ran.stderr.strip().splitlines()) == 1
-    assert f"{bad}: permission_mode: must be one of" in ran.stderr
-    # A model the settings name that no price table knows: the file is named, not --model.
-    bad.write_text('model = "claude-opsu-9"\n')
-    ran = run_cli("chat", "--workspace", str(ws), "--store", store, env={"HOME": str(home)})
-    assert ran.returncode == 2 and f"{bad}: model: unknown model 'claude-opsu-9'" in ran.stderr
-    # A user-level file is read from the home folder.
-    bad.unlink()
-    write(home / ".claude" / "settings.json", "[1, 2]")
-    ran = run_cli("chat", "--workspace", str(ws), "--store", store, env={"HOME": str(home)})
-    assert ran.returncode == 2 and "settings.json: must be a JSON object" in ran.stderr
-    assert not Path(store).exists()  # nothing written before the screen opens
-
-
-def test_backend_options_take_the_settings_model_and_effort(tmp_path: Path) -> None:
-    import argparse
-
-    from prefixlock.tui.cli import _configure, backend_options
-    from prefixlock.tui.settings import ChatSettings
-
-    parser = argparse.ArgumentParser()
-    _configure(parser)
-    cs = ChatSettings(model="claude-haiku-4-5", effort="high")
-    opts = backend_options(parser.parse_args([]), tmp_path, cs)
-    assert opts.model == "claude-haiku-4-5" and opts.settings is not None
-    assert opts.settings.effort == "high" and opts.chat_settings is cs
-    flag = backend_options(parser.parse_args(["--model", "claude-sonnet-4-6"]), tmp_path, cs)
-    assert flag.model == "claude-sonnet-4-6"  # the command line wins
