@@ -379,10 +379,18 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
     # Flags beat the settings files: --model over their model.
     model = args.model or file_settings.model or DEFAULT_RUN_MODEL
     prices = PriceTable.default(args.prices)
+    from_file = args.model is None and file_settings.model is not None
+    if from_file and ":" not in model and prices.lookup(model) is None:
+        # As in the chat: a typo in a settings file is named there, not sent to a provider.
+        raise UnknownModelError(
+            f"unknown model {model!r}; `prefixlock models` lists the priced ones "
+            "(openai-compat:NAME for any other)",
+            where=f"{file_settings.model_source}: model",
+        )
     try:
         route = resolve_route(model, _base_url(args.base_url), prices)
     except UnknownModelError as exc:
-        if args.model is None and file_settings.model is not None:
+        if from_file:
             raise exc.at(f"{file_settings.model_source}: model") from None
         raise
     max_dollars = _dollars(args.max_dollars)

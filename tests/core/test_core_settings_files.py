@@ -87,3 +87,71 @@ def test_a_bad_file_is_one_line_naming_the_file_and_field(
     line = str(err.value)
     assert line.startswith(f"{path}{where}: "), line
     assert says in line and "\n" not in line
+
+
+def test_mcp_json_is_read_between_the_user_and_the_project_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    write(home / ".prefixlock" / "settings.toml", '[mcp_servers.docs]\ncommand = "old"\n')
+    write(ws / ".mcp.json", json.dumps({"mcpServers": {
+        "docs": {"type": "stdio", "command": "${TOOLS}/docs", "args": ["--port", "${PORT:-7}"],
+                 "env": {"TOKEN": "${TOKEN:-}"}},
+        "web": {"type": "http", "url": "https://mcp.example.com/mcp"},
+        "inv": {"command": "inv-server"},
+    }}))
+    write(ws / ".prefixlock" / "settings.toml", '[mcp_servers.inv]\ncommand = "inv2"\n')
+    monkeypatch.setenv("TOOLS", "/opt/tools")  # `${TOOLS}` comes from the environment
+    monkeypatch.delenv("PORT", raising=False)
+    monkeypatch.delenv("TOKEN", raising=False)
+    s = load_settings(ws, home)
+    by_name = {m.name: m for m in s.mcp_servers}
+    docs = by_name["docs"]  # .mcp.json over the user's file
+    assert (docs.command, docs.args, docs.env) == ("/opt/tools/docs", ("--port", "7"),
+                                                   {"TOKEN": ""})
+    assert docs.source == str(ws / ".mcp.json")
+    assert by_name["web"].url == "https://mcp.example.com/mcp" and by_name["web"].command == ""
+    assert by_name["inv"].command == "inv2"  # the project's settings.toml over .mcp.json
+    assert str(ws / ".mcp.json") in s.sources
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "says"),
+    [
+        ('{"mcpServers": {"a": {"args": []}}}', ": mcpServers.a.command", "non-empty text"),
+        ('{"mcpServers": {"a": {"command": "x", "cwd": "/"}}}', ": mcpServers.a.cwd",
+         "unknown key (known: type, command, args, env, url)"),
+        ('{"mcpServers": {"a": {"type": "sse", "url": "http://h/sse"}}}', ": mcpServers.a.type",
+         "must be stdio or http"),
+        ('{"mcpServers": {"a": {"type": "http", "url": "h:1"}}}', ": mcpServers.a.url",
+         "not an http(s) URL"),
+        ('{"mcpServers": {"a": {"command": "${NO_SUCH_VAR_H18A}"}}}', ": mcpServers.a",
+         "${NO_SUCH_VAR_H18A} is not set"),
+        ('{"mcpServers": {"a b": {"command": "x"}}}', ": mcpServers.a b", "a server name is"),
+        ('{"servers": {}}', ": servers", "unknown key (known: mcpServers)"),
+        ('{"mcpServers": [1]}', ": mcpServers", "must be an object of servers"),
+        ('{\n"mcpServers": {,}}', ":2", "malformed JSON"),
+    ],
+)
+def test_a_bad_mcp_json_is_one_line_naming_the_field(
+    tmp_path: Path, text: str, where: str, says: str
+) -> None:
+    path = write(tmp_path / ".mcp.json", text)
+    with pytest.raises(ConfigError) as err:
+        load_settings(tmp_path)
+    line = str(err.value)
+    assert line.startswith(f"{path}{where}: "), line
+    assert says in line and "\n" not in line
+
+
+def test_sandbox_flags_win_over_the_sandbox_table() -> None:
+    from prefixlock.settings_files import ChatSettings, sandbox_options
+
+    table = ChatSettings(sandbox={"mode": "off", "network": True, "env": ["TERM"]})
+    opts = sandbox_options(table)
+    assert (opts.mode, opts.network, opts.env) == ("off", True, ("TERM",))
+    flagged = sandbox_options(table, "bwrap", no_network=True)
+    assert (flagged.mode, flagged.network, flagged.env) == ("bwrap", False, ("TERM",))
+    assert sandbox_options(None).mode == "bwrap"
+    with pytest.raises(ConfigError, match=r"^settings: \[sandbox\]: unknown key 'net'"):
+        sandbox_options(ChatSettings(sandbox={"net": False}))

@@ -328,6 +328,20 @@ async def test_mcp_server_tools_are_pinned_in_the_prefix_and_called(make: Factor
         assert app.backend.session.prefix.fingerprint == fp
 
 
+async def test_a_deny_rule_naming_an_mcp_tool_refuses_it(make: Factory) -> None:
+    pytest.importorskip("mcp")
+    server = McpServerConfig("inv", sys.executable, (MCP_SERVER,), None, "settings.toml")
+    deny = (parse_rule("mcp__inv__total", "settings.toml", "permissions.deny[0]"),)
+    app = make(ChatSettings(mcp_servers=(server,), deny=deny))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        assert "mcp__inv__total" in app.backend.session.prefix.tool_names()  # still pinned
+        await say(app, pilot, "invoice total")
+        out, err = tool_results(app)[-1]
+        assert err and "mcp__inv__total: refused (denied by mcp__inv__total" in out
+        assert "settings.toml: permissions.deny[0]" in out
+
+
 async def test_an_mcp_server_that_does_not_start_is_one_note(make: Factory) -> None:
     bad = McpServerConfig("gone", sys.executable, ("-c", "raise SystemExit(3)"), None,
                           "settings.toml")
