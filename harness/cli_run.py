@@ -26,7 +26,9 @@ if TYPE_CHECKING:
     from decimal import Decimal
 
     from .clock import Clock
+    from .mcp_tools import McpServer
     from .permissions import Permissions
+    from .session import Session
     from .settings_files import ChatSettings
     from .tools import Tool
     from .workspace import ApprovalRequest, Decision
@@ -190,6 +192,14 @@ def _configure_run(p: argparse.ArgumentParser) -> None:
         "accept-edits, plan (read-only) or bypass",
     )
     add_sandbox_flags(p, default=None)
+    p.add_argument(
+        "--tool-changes",
+        choices=("quote", "always"),
+        default="quote",
+        help="when an MCP server changes its tool list mid-run: quote (default; take the new "
+        "list only if it re-bills no cached tokens, else keep the pinned one) or always "
+        "(CachePolicy.tools)",
+    )
     p.add_argument(
         "--emulator",
         action="store_true",
@@ -360,7 +370,7 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
 
     from .agent import Agent
     from .errors import ConfigError, MissingKeyError, ProviderError
-    from .events import ProviderFault, StoreWriteFailed, ToolCall, TurnComplete
+    from .events import ProviderFault, StoreWriteFailed, ToolCall, ToolResult, TurnComplete
     from .prefix import FrozenPrefix
     from .prices import PriceTable
     from .providers import resolve_route
@@ -372,7 +382,8 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
 
     from .custom_commands import expand_task, load_commands
     from .errors import UnknownModelError
-    from .mcp_tools import open_servers
+    from .guard.policy import CachePolicy
+    from .mcp_tools import announced_changes, open_servers
     from .permissions import Permissions
 
     file_settings = _load_settings(args)
@@ -408,6 +419,7 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
         effort=file_settings.effort,
     )
     permissions = Permissions(file_settings, allowed=set(args.allow))
+    policy = CachePolicy(tools=args.tool_changes)
     tools, instructions = _workspace_tools(args, file_settings, permissions)
     # A `/name` task is a custom command, expanded as the chat expands it (a malformed
     # command file or an unknown name: one line, exit 2).
@@ -454,9 +466,25 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
                                      gate=permissions.refuse_tool)
             mcp_tools = [t for server in mcp for t in server.tools]
             prefix = FrozenPrefix(system=system_blocks, tools=[*tools, *mcp_tools])
-            return await converse(prefix)
+            return await converse(prefix, mcp)
 
-    async def converse(prefix: FrozenPrefix) -> tuple[str, str, str | None]:
+    async def follow_tool_changes(s: Session, mcp: list[McpServer]) -> None:
+        for change in await announced_changes(mcp, s):
+            quote = change.quote
+            if policy.allow_tools(quote):
+                change.apply(policy="allow")
+                print(f"prefixlock: MCP tools changed ({change.describe()}): the next request "
+                      f"has them (re-bills {quote.tokens_rebilled:,} cached tokens)",
+                      file=sys.stderr)
+            else:
+                cost = f"${quote.dollars:.4f}" if quote.dollars is not None else "unpriced"
+                print(f"prefixlock: MCP tools changed ({change.describe()}): kept the pinned "
+                      f"list (moving would re-bill {quote.tokens_rebilled:,} cached tokens, "
+                      f"{cost}; --tool-changes always takes such changes)", file=sys.stderr)
+
+    async def converse(
+        prefix: FrozenPrefix, mcp: list[McpServer]
+    ) -> tuple[str, str, str | None]:
         agent = Agent(
             prefix,
             model=model,
@@ -479,6 +507,10 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
                     print(f"  {event.message} (retrying: {event.retrying})", file=sys.stderr)
                 elif isinstance(event, StoreWriteFailed):  # said once by the recorder
                     print(f"prefixlock: {event.message}", file=sys.stderr)
+                elif isinstance(event, ToolResult) and mcp:
+                    # A tool may have made a server change its list: the next request goes
+                    # with it or not, as the cache policy says (said on stderr either way).
+                    await follow_tool_changes(s, mcp)
             result = answer, s.ledger.summary(), limit
         # Closing tried the refused writes once more; what is still refused is lost now.
         lost = int(getattr(session.recorder, "pending_writes", 0))

@@ -16,6 +16,10 @@ the same prefix bytes on every run whatever order it lists them in. A call goes 
 list changes later changes nothing by itself: `refresh(session)` lists again and, when the list
 differs from what the session's prefix holds, returns the change with the guard's quote
 (`s.quote_tools`), applied only by `change.apply()` (`s.change_tools` with that quote).
+A server that sends `notifications/tools/list_changed` sets `server.list_changed`;
+`announced_changes(servers, session)` refreshes just those servers. The chat offers each such
+change with its quote (like an edited instruction file); `prefixlock run` applies it when
+`CachePolicy.allow_tools` says so and otherwise keeps the pinned list.
 Stdio servers and streamable HTTP servers both work.
 
 `open_servers(stack, configs, gate=...)` opens the servers the settings files name
@@ -61,6 +65,19 @@ class ToolListChange:
     removed: tuple[str, ...]
     changed: tuple[Tool, ...]
 
+    def describe(self) -> str:
+        """What changed, for the user: `added mcp__inv__discount; removed ...`."""
+        parts = [
+            f"{label} {', '.join(names)}"
+            for label, names in (
+                ("added", [t.name for t in self.added]),
+                ("removed", list(self.removed)),
+                ("changed", [t.name for t in self.changed]),
+            )
+            if names
+        ]
+        return "; ".join(parts)
+
     def apply(self, *, policy: str | None = None) -> Quote:
         """Move the session to the new list (its quote, or `policy="allow"`)."""
         return self.session.change_tools(
@@ -82,6 +99,9 @@ class McpServer:
         self.prefix = prefix  # prepended to each tool name ("" keeps the server's names)
         self.gate = gate  # asked before each call (permission rules); None: every call runs
         self.tools: tuple[Tool, ...] = ()
+        # The server announced a new tool list (tools/list_changed) since it was last listed.
+        self.list_changed = False
+        self._listed: set[str] = set()  # every tool name it ever listed (they may be pinned)
         self._stack: contextlib.AsyncExitStack | None = None
         self._session: ClientSession | None = None
 
@@ -129,7 +149,9 @@ class McpServer:
         stack = contextlib.AsyncExitStack()
         try:
             streams = await stack.enter_async_context(self._connect)
-            session = await stack.enter_async_context(ClientSession(streams[0], streams[1]))
+            session = await stack.enter_async_context(
+                ClientSession(streams[0], streams[1], message_handler=self._on_message)
+            )
             await session.initialize()
             self._stack, self._session = stack, session
             self.tools = await self._list()
@@ -148,13 +170,22 @@ class McpServer:
             await self._stack.aclose()
         self._stack = self._session = None
 
+    async def _on_message(self, message: object) -> None:
+        from mcp import types
+
+        if isinstance(message, types.ToolListChangedNotification):
+            self.list_changed = True  # acted on where it is safe: see announced_changes
+
     async def _list(self) -> tuple[Tool, ...]:
         session = self._require()
+        self.list_changed = False  # cleared before the call: a notice during it still counts
         listed = await session.list_tools()
-        return tuple(
+        tools = tuple(
             sorted((self._tool(t.name, t.description or "", t.input_schema)
                     for t in listed.tools), key=lambda t: t.name)
         )
+        self._listed.update(t.name for t in tools)
+        return tools
 
     def _require(self) -> ClientSession:
         if self._session is None:
@@ -184,7 +215,9 @@ class McpServer:
         """List the server's tools again. None when the session's prefix already holds exactly
         them; else the change, priced by the guard (nothing is applied)."""
         fresh = {t.name: t for t in await self._list()}
-        held = {t.name: t for t in session.prefix.tools if t.name in {x.name for x in self.tools}}
+        # Every name this server ever listed: a tool it dropped while the user kept the old
+        # list is still the server's (and still a removal to offer).
+        held = {t.name: t for t in session.prefix.tools if t.name in self._listed}
         self.tools = tuple(fresh[n] for n in sorted(fresh))
         added = tuple(fresh[n] for n in sorted(set(fresh) - set(held)))
         removed = tuple(sorted(set(held) - set(fresh)))
@@ -194,6 +227,20 @@ class McpServer:
             return None
         quote = session.quote_tools(add=[*added, *changed], remove=removed)
         return ToolListChange(session, quote, added, removed, changed)
+
+
+async def announced_changes(
+    servers: Iterable[McpServer], session: Session
+) -> list[ToolListChange]:
+    """The priced tool-list changes of the servers that announced one (tools/list_changed)
+    since they were last listed; the others are not asked. Nothing is applied."""
+    changes = []
+    for server in servers:
+        if server.list_changed:
+            change = await server.refresh(session)
+            if change is not None:
+                changes.append(change)
+    return changes
 
 
 async def open_servers(

@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # each is imported where it is used: the chat starts without 
     from prefixlock.agents.registry import AgentRegistry
     from prefixlock.agents.runner import SubagentDelegator
     from prefixlock.emulator import Emulator
-    from prefixlock.mcp_tools import McpServer
+    from prefixlock.mcp_tools import McpServer, ToolListChange
     from prefixlock.session import Session
     from prefixlock.store.database import SessionStore
 
@@ -668,6 +668,19 @@ class ChatBackend:
 
     def decline_instructions(self, fresh: str) -> None:
         self._declined_instructions = fresh
+
+    async def tool_list_changes(self) -> list[ToolListChange]:
+        """The MCP servers' announced tool-list changes (tools/list_changed), each priced by
+        the guard; none is applied (the app offers each, like an edited instruction file). A
+        declined one is not offered again until the server announces another change."""
+        from prefixlock.mcp_tools import announced_changes
+
+        if not self.mcp_servers or self._session is None:
+            return []
+        return await announced_changes(self.mcp_servers, self.session)
+
+    def apply_tool_change(self, change: ToolListChange) -> None:
+        change.apply()
 
     def quote_effort(self, effort: str | None) -> Quote:
         return self.session.quote_effort(effort=effort)

@@ -90,6 +90,34 @@ class ProjectCommands(App[None]):
             )
         self.refresh_panel()
 
+    async def offer_tool_changes(self) -> None:
+        """Before a message goes out: an MCP server that announced a new tool list is offered
+        like an edited instruction file, with the guard's price; moved only on a yes."""
+        try:
+            changes = await self.backend.tool_list_changes()
+        except Exception as exc:  # a server that died or answers nonsense: said, not fatal
+            await self.add_note(f"MCP tools: {type(exc).__name__}: {exc}", "error")
+            return
+        for change in changes:
+            what = change.describe()
+            rows = quote_rows(change.quote)
+            rows = QuoteRows((("changed", what), *rows.rows), rows.advice, rows.warns)
+            ok = await self.push_screen_wait(
+                ConfirmScreen("An MCP server changed its tools: put the new list in the prefix?",
+                              rows)
+            )
+            if ok:
+                self.backend.apply_tool_change(change)
+                await self.add_note(f"the prefix now holds the new MCP tools ({what})", "warn")
+            else:
+                await self.add_note(
+                    f"kept the MCP tools the session started with ({what} not taken; offered "
+                    "again if the server changes its list again)",
+                    "info",
+                )
+        if changes:
+            self.refresh_panel()
+
     # -- commands -------------------------------------------------------------------------------
 
     async def cmd_undo(self, args: tuple[str, ...]) -> None:

@@ -10,9 +10,11 @@ Pure decisions from the guard's figures:
   only when the new model pays back the re-written context within the requests of the turns the
   user plans on it (`break_even_turns` counts requests); otherwise the turn stays on the warm
   model.
-Tool lists need no policy: a prefix keeps its tools sorted by name, so an MCP server that
-reconnects and lists the same tools in another order changes no byte (its quote re-bills
-nothing).
+- tool lists: an MCP server whose tool list changes mid-session (`McpServer.refresh`) is a
+  priced prefix change. `allow_tools` applies it under `tools="always"`; under "quote" (the
+  default) only when it re-bills nothing (a cold cache), so a warm session keeps its pinned
+  tools. A prefix keeps its tools sorted by name, so a server that lists the same tools in
+  another order changes no byte at all.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from .quote import Quote
 
 IdleMode = Literal["auto", "pings", "1h", "off"]
 SwitchMode = Literal["quote", "always"]
+ToolsMode = Literal["quote", "always"]
 TTL_5M = 300.0
 TTL_1H = 3600.0
 
@@ -132,6 +135,13 @@ class CachePolicy:
 
     idle: IdleMode = "auto"
     switch: SwitchMode = "quote"
+    tools: ToolsMode = "quote"
+
+    def allow_tools(self, quote: Quote) -> bool:
+        """Move to a server's new tool list now? `always` does; `quote` only when the move
+        re-bills nothing (new tools are a capability, not a saving: no break-even to wait
+        for, so a warm cache is kept)."""
+        return self.tools == "always" or not quote.warns
 
     def allow_switch(self, quote: Quote, turns_on_new_model: int) -> bool:
         """Switch now? `always` does; `quote` only when the switch re-bills nothing or pays

@@ -34,6 +34,12 @@ def emulator() -> Iterator[Any]:
             Step(text="Asking.", tool="mcp__inv__total", input={"number": "INV-7"}),
             Step(text="Answered."),
         ]),
+        Rule(match="grow", steps=[
+            Step(text="Growing.", tool="mcp__inv__grow"),
+            Step(text="Discounting.", tool="mcp__inv__discount",
+                 input={"number": "INV-7", "percent": 10}),
+            Step(text="Grown."),
+        ]),
         Rule(match="", steps=[Step(text="Hello.")]),
     ])  # fmt: skip
     with Emulator.start(script=script) as emu:
@@ -195,3 +201,29 @@ def test_mcp_servers_from_mcp_json_are_pinned_and_deny_rules_refuse_them(
     ran = run_cli(*args, env=env)
     assert ran.returncode == 2
     assert f"{ws / '.mcp.json'}: mcpServers.gone: MCP server 'gone'" in ran.stderr
+
+
+@pytest.mark.parametrize("policy", ["quote", "always"])
+def test_a_changed_mcp_tool_list_follows_the_cache_policy(
+    tmp_path: Path, emulator: Any, policy: str
+) -> None:
+    pytest.importorskip("mcp")
+    ws, home = _workspace(tmp_path)
+    _write(ws / ".prefixlock" / "settings.toml",
+           f'[mcp_servers.inv]\ncommand = "{sys.executable}"\nargs = ["{MCP_SERVER}"]\n')
+    # A system prompt long enough to be cached: the change would re-bill a warm cache.
+    system = _write(tmp_path / "system.txt", "You answer questions about invoices.\n" * 400)
+    ran = _run(emulator, ws, home, "--model", "claude-sonnet-4-6", "--system", f"@{system}",
+               "--tool-changes", policy, task="grow the tools")
+    assert ran.returncode == 0, ran.stderr
+    said = [line for line in ran.stderr.splitlines() if "MCP tools changed" in line]
+    assert len(said) == 1 and "(added mcp__inv__discount)" in said[0]
+    tools = {t["name"] for t in emulator.served()[-1].body["tools"]}
+    discount = _tool_results(emulator)[-1]
+    if policy == "always":
+        assert "the next request has them (re-bills" in said[0]
+        assert "mcp__inv__discount" in tools and "INV-7 discounted 10%" in discount
+    else:
+        assert "kept the pinned list (moving would re-bill" in said[0]
+        assert "--tool-changes always" in said[0]
+        assert "mcp__inv__discount" not in tools and "INV-7 discounted" not in discount

@@ -59,6 +59,10 @@ SCRIPT = Script(rules=[
         Step(text="Reading.", tool="read_file", input={"path": ".env"}),
         Step(text="Read."),
     ]),
+    Rule(match="grow", steps=[
+        Step(text="Growing.", tool="mcp__inv__grow"),
+        Step(text="Grown."),
+    ]),
     Rule(match="invoice", steps=[
         Step(text="Asking.", tool="mcp__inv__total", input={"number": "INV-7"}),
         Step(text="It is 12.30."),
@@ -340,6 +344,38 @@ async def test_a_deny_rule_naming_an_mcp_tool_refuses_it(make: Factory) -> None:
         out, err = tool_results(app)[-1]
         assert err and "mcp__inv__total: refused (denied by mcp__inv__total" in out
         assert "settings.toml: permissions.deny[0]" in out
+
+
+async def test_a_changed_mcp_tool_list_is_offered_priced_never_taken_silently(
+    make: Factory,
+) -> None:
+    pytest.importorskip("mcp")
+    server = McpServerConfig("inv", sys.executable, (MCP_SERVER,), None, "settings.toml")
+    app = make(ChatSettings(mcp_servers=(server,)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        start = app.backend.session.prefix
+        await say(app, pilot, "grow the tools")  # the server adds `discount` and says so
+        assert app.backend.session.prefix.fingerprint == start.fingerprint
+        prompt = app.query_one("#prompt", PromptInput)
+        prompt.value = "hello again"
+        await pilot.press("enter")
+        dialog = await wait_for_screen(app, pilot, ConfirmScreen)
+        assert "MCP server changed its tools" in dialog.title_text
+        assert dict(dialog.rows.rows)["changed"] == "added mcp__inv__discount"
+        await pilot.press("n")
+        await say(app, pilot, "and again")  # declined: not offered again
+        assert app.backend.session.prefix.fingerprint == start.fingerprint
+        assert "kept the MCP tools the session started with" in conversation_text(app)
+        # The server announces again: offered again; accepted, the tool is in the prefix.
+        await say(app, pilot, "grow the tools")
+        prompt.value = "next"
+        await pilot.press("enter")
+        dialog = await wait_for_screen(app, pilot, ConfirmScreen)
+        await pilot.press("y")
+        await say(app, pilot, "done")
+        assert "mcp__inv__discount" in app.backend.session.prefix.tool_names()
+        assert "the prefix now holds the new MCP tools" in conversation_text(app)
 
 
 async def test_an_mcp_server_that_does_not_start_is_one_note(make: Factory) -> None:
