@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.helpers.cli import Ran, run_cli
+from tests.helpers.files import write
 
 KEY = "sk-ant-run-settings-secret"
 MCP_SERVER = str(Path(__file__).resolve().parent.parent / "helpers" / "mcp_server.py")
@@ -44,12 +45,6 @@ def emulator() -> Iterator[Any]:
     ])  # fmt: skip
     with Emulator.start(script=script) as emu:
         yield emu
-
-
-def _write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
 
 
 def _workspace(tmp_path: Path) -> tuple[Path, Path]:
@@ -98,11 +93,11 @@ def test_settings_rules_mode_model_effort_and_sandbox_reach_run(
     ws, home = _workspace(tmp_path)
     # The user's file names the model and effort; the project's allows the edit and the
     # command and turns the sandbox off (a later file wins a scalar, rules add up).
-    _write(home / ".prefixlock" / "settings.toml",
+    write(home / ".prefixlock" / "settings.toml",
            'model = "claude-haiku-4-5"\neffort = "low"\n')
-    _write(ws / ".claude" / "settings.json", json.dumps(
+    write(ws / ".claude" / "settings.json", json.dumps(
         {"permissions": {"allow": ["Edit(note.txt)", "Bash(echo:*)"]}}))
-    _write(ws / ".prefixlock" / "settings.toml", '[sandbox]\nmode = "off"\n')
+    write(ws / ".prefixlock" / "settings.toml", '[sandbox]\nmode = "off"\n')
     ran = _run(emulator, ws, home, "--tools", "all")
     assert ran.returncode == 0, ran.stderr
     assert "refused" not in ran.stderr
@@ -115,7 +110,7 @@ def test_settings_rules_mode_model_effort_and_sandbox_reach_run(
 
 def test_flags_beat_settings_and_deny_rules_hold(tmp_path: Path, emulator: Any) -> None:
     ws, home = _workspace(tmp_path)
-    _write(ws / ".prefixlock" / "settings.toml", (
+    write(ws / ".prefixlock" / "settings.toml", (
         'model = "claude-haiku-4-5"\npermission_mode = "plan"\n'
         '[permissions]\ndeny = ["Bash(echo:*)"]\n[sandbox]\nmode = "off"\n'
     ))
@@ -137,7 +132,7 @@ def test_flags_beat_settings_and_deny_rules_hold(tmp_path: Path, emulator: Any) 
 
 def test_a_bad_settings_file_or_model_is_one_line_exit_2(tmp_path: Path, emulator: Any) -> None:
     ws, home = _workspace(tmp_path)
-    bad = _write(ws / ".prefixlock" / "settings.toml", 'permission_mode = "always"\n')
+    bad = write(ws / ".prefixlock" / "settings.toml", 'permission_mode = "always"\n')
     ran = _run(emulator, ws, home)
     assert ran.returncode == 2 and ran.stdout == ""
     assert ran.stderr.strip().splitlines() == [
@@ -155,7 +150,7 @@ def test_a_bad_settings_file_or_model_is_one_line_exit_2(tmp_path: Path, emulato
 
 def test_a_slash_task_runs_a_custom_command(tmp_path: Path, emulator: Any) -> None:
     ws, home = _workspace(tmp_path)
-    _write(ws / ".prefixlock" / "commands" / "review.md",
+    write(ws / ".prefixlock" / "commands" / "review.md",
            "---\ndescription: Review a file\n---\nReview $1 for typos, then say hello.\n")
     ran = _run(emulator, ws, home, "--model", "claude-sonnet-4-6", task="/review note.txt")
     assert ran.returncode == 0, ran.stderr
@@ -177,7 +172,7 @@ def test_mcp_servers_from_mcp_json_are_pinned_and_deny_rules_refuse_them(
 ) -> None:
     pytest.importorskip("mcp")
     ws, home = _workspace(tmp_path)
-    _write(ws / ".mcp.json", json.dumps(
+    write(ws / ".mcp.json", json.dumps(
         {"mcpServers": {"inv": {"command": "${PY}", "args": [MCP_SERVER]}}}))
     env = {"ANTHROPIC_API_KEY": KEY, "HOME": str(home), "PY": sys.executable}
     args = ("run", "invoice total", "--workspace", str(ws), "--base-url", emulator.base_url,
@@ -188,7 +183,7 @@ def test_mcp_servers_from_mcp_json_are_pinned_and_deny_rules_refuse_them(
     assert {"mcp__inv__add", "mcp__inv__total"} <= set(tools)
     assert _tool_results(emulator) == [json.dumps("INV-7: 12.30")]
     # A deny rule naming the server (Claude Code's form) refuses its tools.
-    _write(ws / ".claude" / "settings.local.json",
+    write(ws / ".claude" / "settings.local.json",
            json.dumps({"permissions": {"deny": ["mcp__inv"]}}))
     ran = run_cli(*args, env=env)
     assert ran.returncode == 0, ran.stderr
@@ -197,7 +192,7 @@ def test_mcp_servers_from_mcp_json_are_pinned_and_deny_rules_refuse_them(
     # A server that does not start: one line naming its entry, exit 2.
     (ws / ".claude" / "settings.local.json").unlink()
     gone = {"command": sys.executable, "args": ["-c", "raise SystemExit(3)"]}
-    _write(ws / ".mcp.json", json.dumps({"mcpServers": {"gone": gone}}))
+    write(ws / ".mcp.json", json.dumps({"mcpServers": {"gone": gone}}))
     ran = run_cli(*args, env=env)
     assert ran.returncode == 2
     assert f"{ws / '.mcp.json'}: mcpServers.gone: MCP server 'gone'" in ran.stderr
@@ -209,10 +204,10 @@ def test_a_changed_mcp_tool_list_follows_the_cache_policy(
 ) -> None:
     pytest.importorskip("mcp")
     ws, home = _workspace(tmp_path)
-    _write(ws / ".prefixlock" / "settings.toml",
+    write(ws / ".prefixlock" / "settings.toml",
            f'[mcp_servers.inv]\ncommand = "{sys.executable}"\nargs = ["{MCP_SERVER}"]\n')
     # A system prompt long enough to be cached: the change would re-bill a warm cache.
-    system = _write(tmp_path / "system.txt", "You answer questions about invoices.\n" * 400)
+    system = write(tmp_path / "system.txt", "You answer questions about invoices.\n" * 400)
     ran = _run(emulator, ws, home, "--model", "claude-sonnet-4-6", "--system", f"@{system}",
                "--tool-changes", policy, task="grow the tools")
     assert ran.returncode == 0, ran.stderr

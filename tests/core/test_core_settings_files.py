@@ -11,12 +11,7 @@ import pytest
 
 from prefixlock.errors import ConfigError
 from prefixlock.settings_files import SANDBOX_HOOK, load_settings
-
-
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
+from tests.helpers.files import write
 
 
 def test_project_wins_rules_add_up_and_the_claude_shape_is_read(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.cli import Ran, run_cli
+from tests.helpers.files import write
 
 KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "PREFIXLOCK_API_KEY")
 
@@ -126,18 +127,12 @@ def test_the_sandbox_flags_reach_the_chats_workspace(tmp_path: Path) -> None:
     assert ChatBackend(default).workspace.sandbox.options == SandboxOptions()
 
 
-def _write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text)
-    return path
-
-
 def test_chat_exits_2_on_a_bad_settings_file_and_takes_its_model(tmp_path: Path) -> None:
     ws, home = tmp_path / "ws", tmp_path / "home"
     ws.mkdir()
     home.mkdir()
     store = str(tmp_path / "s.sqlite")
-    bad = _write(ws / ".prefixlock" / "settings.toml", 'permission_mode = "always"\n')
+    bad = write(ws / ".prefixlock" / "settings.toml", 'permission_mode = "always"\n')
     ran = run_cli("chat", "--workspace", str(ws), "--store", store, env={"HOME": str(home)})
     assert ran.returncode == 2 and "Traceback" not in ran.stderr
     assert len(ran.stderr.strip().splitlines()) == 1
@@ -148,7 +143,7 @@ def test_chat_exits_2_on_a_bad_settings_file_and_takes_its_model(tmp_path: Path)
     assert ran.returncode == 2 and f"{bad}: model: unknown model 'claude-opsu-9'" in ran.stderr
     # A user-level file is read from the home folder.
     bad.unlink()
-    _write(home / ".claude" / "settings.json", "[1, 2]")
+    write(home / ".claude" / "settings.json", "[1, 2]")
     ran = run_cli("chat", "--workspace", str(ws), "--store", store, env={"HOME": str(home)})
     assert ran.returncode == 2 and "settings.json: must be a JSON object" in ran.stderr
     assert not Path(store).exists()  # nothing written before the screen opens
