@@ -165,6 +165,11 @@ def test_a_slash_task_runs_a_custom_command(tmp_path: Path, emulator: Any) -> No
     ran = _run(emulator, ws, home, "--model", "claude-sonnet-4-6", task="//reveiw is a typo")
     assert ran.returncode == 0, ran.stderr
     assert "/reveiw is a typo" in json.dumps(emulator.served()[-1].body["messages"][0])
+    # A malformed command file: one line naming it, before anything is sent.
+    bad = write(ws / ".claude" / "commands" / "fix.md", "---\ndescription: [oops\n---\nFix.\n")
+    ran = _run(emulator, ws, home, task="/review note.txt")
+    assert ran.returncode == 2 and len(ran.stderr.strip().splitlines()) == 1
+    assert f"{bad}:2: malformed front matter" in ran.stderr
 
 
 def test_mcp_servers_from_mcp_json_are_pinned_and_deny_rules_refuse_them(
@@ -196,6 +201,7 @@ def test_mcp_servers_from_mcp_json_are_pinned_and_deny_rules_refuse_them(
     ran = run_cli(*args, env=env)
     assert ran.returncode == 2
     assert f"{ws / '.mcp.json'}: mcpServers.gone: MCP server 'gone'" in ran.stderr
+    assert len(ran.stderr.strip().splitlines()) == 1, ran.stderr
 
 
 @pytest.mark.parametrize("policy", ["quote", "always"])
