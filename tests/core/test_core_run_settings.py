@@ -41,6 +41,10 @@ def emulator() -> Iterator[Any]:
                  input={"number": "INV-7", "percent": 10}),
             Step(text="Grown."),
         ]),
+        Rule(match="read env", steps=[
+            Step(text="Reading.", tool="read_file", input={"path": ".env"}),
+            Step(text="Read."),
+        ]),
         Rule(match="", steps=[Step(text="Hello.")]),
     ])  # fmt: skip
     with Emulator.start(script=script) as emu:
@@ -128,6 +132,17 @@ def test_flags_beat_settings_and_deny_rules_hold(tmp_path: Path, emulator: Any) 
     ran = _run(emulator, ws, home, "--tools", "all", "--allow", "write")
     assert (ws / "note.txt").read_text() == "a draft\n"
     assert "plan mode is read-only" in ran.stderr
+
+
+def test_read_deny_rules_guard_the_read_tools(tmp_path: Path, emulator: Any) -> None:
+    ws, home = _workspace(tmp_path)
+    (ws / ".env").write_text("TOKEN=hunter2\n")
+    write(home / ".claude" / "settings.json",
+          json.dumps({"permissions": {"deny": ["Read(.env)"]}}))  # a user-level rule
+    ran = _run(emulator, ws, home, "--model", "claude-sonnet-4-6", task="read env")
+    assert ran.returncode == 0, ran.stderr
+    [result] = _tool_results(emulator)
+    assert "reading it is denied by Read(.env)" in result and "hunter2" not in result
 
 
 def test_a_bad_settings_file_or_model_is_one_line_exit_2(tmp_path: Path, emulator: Any) -> None:
