@@ -1,11 +1,15 @@
 """MCP tools pinned into the frozen prefix: a stdio MCP server (the official `mcp` package,
-`pip install prefixlock[mcp]`) offers two tools; they join the prefix, sorted, and the model
-calls one. When the server's list changes, `refresh` prices the prefix change before anything
-moves. Offline: the server is a subprocess, the model the emulator's script."""
+`pip install prefixlock[mcp]`) named in a Claude Code `.mcp.json` offers its tools; they join
+the prefix as `mcp__invoices__*`, sorted, and the model calls one. A deny rule in
+`.claude/settings.json` refuses one tool. When the server announces a new tool list
+(tools/list_changed), `announced_changes` prices the prefix change and the cache policy decides
+before anything moves. Offline: the server is a subprocess, the model the emulator's script."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 import sys
 from pathlib import Path
 
@@ -14,7 +18,7 @@ from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, Rule, Script, Step
 
 SERVER = '''
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 
 app = MCPServer("invoices")
 
@@ -28,17 +32,21 @@ def discount(number: str, percent: int) -> str:
     return f"{number} discounted {percent}%"
 
 @app.tool()
-def grow() -> str:
+async def grow(ctx: Context) -> str:
     """Offer one more tool."""
     app.add_tool(discount)
+    await ctx.session.send_tool_list_changed()
     return "added discount"
 
 app.run()
 '''
 SCRIPT = Script(rules=[
-    Rule(match="total", steps=[Step(text="Asking.", tool="total", input={"number": "INV-7"}),
-                               Step(text="It is 12.30.")]),
-    Rule(match="grow", steps=[Step(text="Growing.", tool="grow"), Step(text="Grown.")]),
+    Rule(match="total", steps=[
+        Step(text="Asking.", tool="mcp__invoices__total", input={"number": "INV-7"}),
+        Step(text="It is 12.30."),
+    ]),
+    Rule(match="grow", steps=[Step(text="Growing.", tool="mcp__invoices__grow"),
+                              Step(text="Grown.")]),
 ])
 
 
@@ -48,25 +56,39 @@ async def main() -> None:
     except ImportError:
         print("install prefixlock[mcp] to run this example")
         return
-    from prefixlock.mcp_tools import McpServer
+    from prefixlock.guard.policy import CachePolicy
+    from prefixlock.mcp_tools import announced_changes, open_servers
+    from prefixlock.permissions import Permissions
+    from prefixlock.settings_files import load_settings
 
     Path("invoice_server.py").write_text(SERVER)
-    async with McpServer.stdio(sys.executable, ["invoice_server.py"]) as server:
-        print("MCP tools:", [t.name for t in server.tools])
-        prefix = FrozenPrefix(system="You answer about invoices.\n" * 150, tools=server.tools)
+    Path(".mcp.json").write_text(json.dumps(
+        {"mcpServers": {"invoices": {"command": sys.executable, "args": ["invoice_server.py"]}}}
+    ))
+    Path(".claude").mkdir(exist_ok=True)
+    Path(".claude/settings.json").write_text(json.dumps(
+        {"permissions": {"deny": ["mcp__invoices__total"]}}
+    ))
+    settings = load_settings(Path("."))  # what `prefixlock chat` and `prefixlock run` read
+    permissions = Permissions(settings)
+    async with contextlib.AsyncExitStack() as stack:
+        servers = await open_servers(stack, settings.mcp_servers, gate=permissions.refuse_tool)
+        tools = [t for server in servers for t in server.tools]
+        print("MCP tools:", [t.name for t in tools])
+        prefix = FrozenPrefix(system="You answer about invoices.\n" * 150, tools=tools)
         with Emulator.start(clock=ManualClock(), script=SCRIPT) as emu:
             agent = Agent(prefix, model="claude-sonnet-4-6", base_url=emu.base_url,
                           api_key="test-key", clock=emu.clock)
             async with agent.session() as s:
                 async for event in s.send("total of INV-7?"):
                     if isinstance(event, ToolResult):
-                        print(f"{event.name} -> {event.content}")
+                        print(f"{event.name} -> {event.content}")  # refused by the rule
                 await s.ask("grow the tools")
-                change = await server.refresh(s)
-                if change is not None:
-                    print("the server's tools changed:", [t.name for t in change.added])
+                for change in await announced_changes(servers, s):
+                    print("the server's tools changed:", change.describe())
                     print(change.quote.summary())
-                    change.apply()
+                    if CachePolicy(tools="always").allow_tools(change.quote):
+                        change.apply(policy="allow")
                 print("prefix tools now:", list(s.prefix.tool_names()))
 
 

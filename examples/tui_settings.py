@@ -11,9 +11,9 @@ import json
 import tempfile
 from pathlib import Path
 
-from prefixlock.tui.custom_commands import load_commands
-from prefixlock.tui.permissions import Permissions
-from prefixlock.tui.settings import load_settings
+from prefixlock.custom_commands import load_commands
+from prefixlock.permissions import Permissions
+from prefixlock.settings_files import load_settings
 from prefixlock.tui.undo import UndoJournal
 from prefixlock.workspace import ApprovalRequest
 

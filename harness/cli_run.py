@@ -5,20 +5,35 @@ registration of `prefixlock demo`, whose module (prefixlock.demo) is too big to 
 `run` sends one task to a model, runs its tool calls, prints the final answer and one summary
 line (tokens read / written / uncached, hit rate, cost, saved). With no API key for the model's
 provider it runs on the in-process emulator (a scripted model) and says so on stderr.
+
+It reads what the chat reads (prefixlock.settings_files: model, effort, permission mode and
+rules, MCP servers, `[sandbox]`; the instruction files; custom commands for a `/name` task), and
+its flags win over the settings. Headless there is nobody to ask: a write or command that the
+chat would ask about is refused (the model reads why) unless `--allow`, `--permission-mode` or
+an allow rule lets it through; deny rules and plan mode hold whatever the flags say.
 """
 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
 from .command import Command, add_fork_wait_flags, add_sandbox_flags, deferred
+from .settings_files import MODES
 
 if TYPE_CHECKING:
     from decimal import Decimal
 
     from .clock import Clock
+    from .mcp_tools import McpServer
+    from .permissions import Permissions
+    from .session import Session
+    from .settings_files import ChatSettings
     from .tools import Tool
+    from .workspace import ApprovalRequest, Decision
+
+DEFAULT_RUN_MODEL = "claude-opus-4-7"
 
 
 def _configure_models(p: argparse.ArgumentParser) -> None:
@@ -115,12 +130,17 @@ MODELS_COMMAND = Command("show the price table", _configure_models, _run_models,
 
 
 def _configure_run(p: argparse.ArgumentParser) -> None:
-    p.add_argument("task", help="what to ask the model")
+    p.add_argument(
+        "task",
+        help="what to ask the model; '/NAME ARGS' runs a custom command from .claude/commands "
+        "or .prefixlock/commands ('//' for a task that starts with '/')",
+    )
     p.add_argument(
         "--model",
-        default="claude-opus-4-7",
-        help="model id (claude-*, gpt-*, deepseek-*, or anthropic:/openai:/"
-        "openai-responses:/openai-compat: followed by any id)",
+        default=None,
+        help=f"model id (default: the settings' model, else {DEFAULT_RUN_MODEL}; claude-*, "
+        "gpt-*, deepseek-*, or anthropic:/openai:/openai-responses:/openai-compat: followed by "
+        "any id)",
     )
     p.add_argument("--base-url", metavar="URL", help="API base URL (OpenAI-compatible servers)")
     p.add_argument(
@@ -149,18 +169,37 @@ def _configure_run(p: argparse.ArgumentParser) -> None:
         "--workspace",
         default=".",
         metavar="DIR",
-        help="the directory the tools may use (default: the current one); its AGENTS.md, "
-        "CLAUDE.md and CONVENTIONS.md join the prompt as in the chat",
+        help="the directory the tools may use (default: the current one); as in the chat, its "
+        "AGENTS.md, CLAUDE.md and CONVENTIONS.md join the prompt and its settings files "
+        "(.prefixlock/settings.toml, .claude/settings.json, .claude/settings.local.json, "
+        ".mcp.json; also ~/.claude/settings.json, ~/.prefixlock/settings.toml) are read",
     )
     p.add_argument(
         "--allow",
         action="append",
         choices=("write", "run"),
         default=[],
-        help="with --tools all: let the model write files / run commands (repeatable); "
-        "headless, nobody is asked, so anything not allowed is refused",
+        help="with --tools all: let the model write files / run commands (repeatable). "
+        "Headless, nobody is asked: a write or command not allowed by this, "
+        "--permission-mode or a settings allow rule (e.g. Bash(npm test:*)) is refused; deny "
+        "rules and plan mode always hold",
     )
-    add_sandbox_flags(p, default="bwrap")
+    p.add_argument(
+        "--permission-mode",
+        choices=MODES,
+        default=None,
+        help="over the settings' mode: ask (default; headless, what would be asked is refused), "
+        "accept-edits, plan (read-only) or bypass",
+    )
+    add_sandbox_flags(p, default=None)
+    p.add_argument(
+        "--tool-changes",
+        choices=("quote", "always"),
+        default="quote",
+        help="when an MCP server changes its tool list mid-run: quote (default; take the new "
+        "list only if it re-bills no cached tokens, else keep the pinned one) or always "
+        "(CachePolicy.tools)",
+    )
     p.add_argument(
         "--emulator",
         action="store_true",
@@ -238,31 +277,91 @@ def _check_store(args: argparse.Namespace, clock: Clock | None = None) -> str | 
     return path
 
 
-def _workspace_tools(args: argparse.Namespace) -> tuple[list[Tool], str]:
-    """The tools `--tools` names on `--workspace`, and its instruction files' text. With
-    commands on offer and no usable sandbox: one line now, not a refusal mid-task."""
+def _workspace_tools(
+    args: argparse.Namespace, settings: ChatSettings, permissions: Permissions
+) -> tuple[list[Tool], str]:
+    """The tools `--tools` names on `--workspace` (reads guarded by the settings' Read deny
+    rules, writes and commands by the headless approver), and its instruction files' text.
+    With commands allowed and no usable sandbox: one line now, not a refusal mid-task."""
     from .errors import ConfigError
     from .instructions import project_instructions
-    from .sandbox import SandboxError, SandboxOptions
+    from .sandbox import SandboxError
+    from .settings_files import sandbox_options
     from .workspace import Workspace, WorkspaceError
 
     if args.allow and args.tools != "all":
         raise ConfigError("needs --tools all (read tools never ask)", where="--allow")
     if args.tools == "none":
         return [], ""
-    options = SandboxOptions(mode=args.sandbox, network=not args.no_network)
+    options = sandbox_options(settings, args.sandbox, args.no_network)
     try:
-        ws = Workspace(args.workspace, allow=args.allow, sandbox=options)
+        # No allow-set on the workspace: every write and command reaches the approver, so
+        # the deny rules hold over --allow, as in the chat.
+        ws = Workspace(
+            args.workspace, approve=_headless_approver(permissions), sandbox=options,
+            read_denied=permissions.read_rule,  # Read(...) deny rules, folder-wide tools too
+        )
     except WorkspaceError as exc:
         raise ConfigError(str(exc), where="--workspace") from None
+    instructions = project_instructions(ws.root)
     if args.tools == "read":
-        return ws.read_only_tools(), project_instructions(ws.root)
-    if "run" in args.allow:
+        return ws.read_only_tools(), instructions
+    if _commands_may_run(permissions):
         try:
             ws.sandbox.check()
         except SandboxError as exc:
             raise ConfigError(f"{exc} (--sandbox off)", where="--sandbox") from None
-    return ws.tools(), project_instructions(ws.root)
+    return ws.tools(), instructions
+
+
+def _commands_may_run(permissions: Permissions) -> bool:
+    """Could any command run without a dialog (flag, mode or an allow rule)?"""
+    if "run" in permissions.allowed or permissions.mode == "bypass":
+        return True
+    return any(r.tool == "Bash" for r in permissions.settings.allow)
+
+
+def _headless_approver(
+    permissions: Permissions,
+) -> Callable[[ApprovalRequest], Awaitable[Decision]]:
+    """The workspace's approval callback with nobody to ask: what the rules, the mode and the
+    flags allow goes ahead; everything else is refused, the reason said on stderr and to the
+    model (as the tool's error)."""
+    import sys
+
+    from .workspace import WorkspaceError
+
+    async def approve(request: ApprovalRequest) -> Decision:
+        ruling = permissions.decide(request)
+        if ruling.verdict == "allow":
+            return "once"
+        if ruling.verdict == "deny":
+            why = f"{request.summary}: refused ({ruling.reason})"
+        else:
+            flag = "--allow write" if request.action == "write" else "--allow run"
+            rule = "Edit(src/**)" if request.action == "write" else "Bash(npm test:*)"
+            why = (
+                f"{request.summary}: refused (prefixlock run has nobody to ask: allow it with "
+                f"{flag}, --permission-mode or a permissions.allow rule such as {rule})"
+            )
+        print(f"prefixlock: {why}", file=sys.stderr)
+        raise WorkspaceError(why)
+
+    return approve
+
+
+def _load_settings(args: argparse.Namespace) -> ChatSettings:
+    """The settings files for `--workspace` (user level from the home folder); a bad one is
+    a ConfigError naming it (exit 2). `--permission-mode` wins over theirs."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    from .settings_files import load_settings
+
+    settings = load_settings(Path(args.workspace).expanduser(), Path.home())
+    if args.permission_mode is not None:
+        settings = replace(settings, permission_mode=args.permission_mode)
+    return settings
 
 
 def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
@@ -274,7 +373,7 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
 
     from .agent import Agent
     from .errors import ConfigError, MissingKeyError, ProviderError
-    from .events import ProviderFault, StoreWriteFailed, ToolCall, TurnComplete
+    from .events import ProviderFault, StoreWriteFailed, ToolCall, ToolResult, TurnComplete
     from .prefix import FrozenPrefix
     from .prices import PriceTable
     from .providers import resolve_route
@@ -282,8 +381,32 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
 
     if not args.task.strip():
         raise ConfigError("the task is empty: say what the model should do", where="task")
+    from pathlib import Path
+
+    from .custom_commands import expand_task, load_commands
+    from .errors import UnknownModelError
+    from .guard.policy import CachePolicy
+    from .mcp_tools import announced_changes, open_servers
+    from .permissions import Permissions
+
+    file_settings = _load_settings(args)
+    # Flags beat the settings files: --model over their model.
+    model = args.model or file_settings.model or DEFAULT_RUN_MODEL
     prices = PriceTable.default(args.prices)
-    route = resolve_route(args.model, _base_url(args.base_url), prices)
+    from_file = args.model is None and file_settings.model is not None
+    if from_file and ":" not in model and prices.lookup(model) is None:
+        # As in the chat: a typo in a settings file is named there, not sent to a provider.
+        raise UnknownModelError(
+            f"unknown model {model!r}; `prefixlock models` lists the priced ones "
+            "(openai-compat:NAME for any other)",
+            where=f"{file_settings.model_source}: model",
+        )
+    try:
+        route = resolve_route(model, _base_url(args.base_url), prices)
+    except UnknownModelError as exc:
+        if from_file:
+            raise exc.at(f"{file_settings.model_source}: model") from None
+        raise
     max_dollars = _dollars(args.max_dollars)
     if max_dollars is not None and prices.lookup(route.model) is None:
         # The loop stops on the session's dollars; an unpriced model never has any.
@@ -294,12 +417,21 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
         )
     if args.max_turns < 1:
         raise ConfigError("must be at least 1", where="--max-turns")
-    settings = Settings(ttl=args.ttl, max_turns=args.max_turns, max_dollars=max_dollars)
+    settings = Settings(
+        ttl=args.ttl, max_turns=args.max_turns, max_dollars=max_dollars,
+        effort=file_settings.effort,
+    )
+    permissions = Permissions(file_settings, allowed=set(args.allow))
+    policy = CachePolicy(tools=args.tool_changes)
+    tools, instructions = _workspace_tools(args, file_settings, permissions)
+    # A `/name` task is a custom command, expanded as the chat expands it (a malformed
+    # command file or an unknown name: one line, exit 2).
+    commands, _ = load_commands(Path(args.workspace).expanduser(), Path.home())
+    task = expand_task(args.task, commands)
     store_path = _check_store(args, clock)
-    tools, instructions = _workspace_tools(args)
     system = _read_system(args.system)
     # The project's instruction files: a system block of their own, as in the chat.
-    prefix = FrozenPrefix(system=(system, instructions) if instructions else system, tools=tools)
+    system_blocks = (system, instructions) if instructions else system
 
     stack = contextlib.ExitStack()
     base_url, api_key = args.base_url, None
@@ -330,9 +462,35 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
         )
 
     async def go() -> tuple[str, str, str | None]:
+        async with contextlib.AsyncExitStack() as servers:
+            # The settings' MCP servers, listed once: their tools pinned in the prefix, each
+            # call asking the permission rules first.
+            mcp = await open_servers(servers, file_settings.mcp_servers,
+                                     gate=permissions.refuse_tool)
+            mcp_tools = [t for server in mcp for t in server.tools]
+            prefix = FrozenPrefix(system=system_blocks, tools=[*tools, *mcp_tools])
+            return await converse(prefix, mcp)
+
+    async def follow_tool_changes(s: Session, mcp: list[McpServer]) -> None:
+        for change in await announced_changes(mcp, s):
+            quote = change.quote
+            if policy.allow_tools(quote):
+                change.apply(policy="allow")
+                print(f"prefixlock: MCP tools changed ({change.describe()}): the next request "
+                      f"has them (re-bills {quote.tokens_rebilled:,} cached tokens)",
+                      file=sys.stderr)
+            else:
+                cost = f"${quote.dollars:.4f}" if quote.dollars is not None else "unpriced"
+                print(f"prefixlock: MCP tools changed ({change.describe()}): kept the pinned "
+                      f"list (moving would re-bill {quote.tokens_rebilled:,} cached tokens, "
+                      f"{cost}; --tool-changes always takes such changes)", file=sys.stderr)
+
+    async def converse(
+        prefix: FrozenPrefix, mcp: list[McpServer]
+    ) -> tuple[str, str, str | None]:
         agent = Agent(
             prefix,
-            model=args.model,
+            model=model,
             api_key=api_key,
             base_url=base_url,
             prices=prices,
@@ -343,7 +501,7 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
         fresh = args.resume is None
         session = agent.session() if fresh else agent.resume(args.resume, fork=args.fork)
         async with session as s:
-            async for event in s.send(args.task):
+            async for event in s.send(task):
                 if isinstance(event, TurnComplete):
                     answer, limit = event.text, event.limit_hit
                 elif args.verbose and isinstance(event, ToolCall):
@@ -352,6 +510,10 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
                     print(f"  {event.message} (retrying: {event.retrying})", file=sys.stderr)
                 elif isinstance(event, StoreWriteFailed):  # said once by the recorder
                     print(f"prefixlock: {event.message}", file=sys.stderr)
+                elif isinstance(event, ToolResult) and mcp:
+                    # A tool may have made a server change its list: the next request goes
+                    # with it or not, as the cache policy says (said on stderr either way).
+                    await follow_tool_changes(s, mcp)
             result = answer, s.ledger.summary(), limit
         # Closing tried the refused writes once more; what is still refused is lost now.
         lost = int(getattr(session.recorder, "pending_writes", 0))

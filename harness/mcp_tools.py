@@ -16,14 +16,23 @@ the same prefix bytes on every run whatever order it lists them in. A call goes 
 list changes later changes nothing by itself: `refresh(session)` lists again and, when the list
 differs from what the session's prefix holds, returns the change with the guard's quote
 (`s.quote_tools`), applied only by `change.apply()` (`s.change_tools` with that quote).
+A server that sends `notifications/tools/list_changed` sets `server.list_changed`;
+`announced_changes(servers, session)` refreshes just those servers. The chat offers each such
+change with its quote (like an edited instruction file); `prefixlock run` applies it when
+`CachePolicy.allow_tools` says so and otherwise keeps the pinned list.
 Stdio servers and streamable HTTP servers both work.
+
+`open_servers(stack, configs, gate=...)` opens the servers the settings files name
+(`[mcp_servers]`, `.mcp.json`), each tool named `mcp__SERVER__TOOL` as in Claude Code, for the
+chat and `prefixlock run` alike; `gate` (the permission rules' `Permissions.refuse_tool`) is
+asked before every call, so a deny rule naming an MCP tool refuses it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -36,6 +45,10 @@ if TYPE_CHECKING:
 
     from .guard.quote import Quote
     from .session import Session
+    from .settings_files import McpServerConfig
+
+#: Asked before each call with the tool's (prefixed) name: a reason to refuse it, or None.
+Gate = Callable[[str], "str | None"]
 
 
 class McpToolError(Exception):
@@ -52,6 +65,19 @@ class ToolListChange:
     removed: tuple[str, ...]
     changed: tuple[Tool, ...]
 
+    def describe(self) -> str:
+        """What changed, for the user: `added mcp__inv__discount; removed ...`."""
+        parts = [
+            f"{label} {', '.join(names)}"
+            for label, names in (
+                ("added", [t.name for t in self.added]),
+                ("removed", list(self.removed)),
+                ("changed", [t.name for t in self.changed]),
+            )
+            if names
+        ]
+        return "; ".join(parts)
+
     def apply(self, *, policy: str | None = None) -> Quote:
         """Move the session to the new list (its quote, or `policy="allow"`)."""
         return self.session.change_tools(
@@ -65,11 +91,17 @@ class ToolListChange:
 class McpServer:
     """A connection to one MCP server and the tools it offered when opened."""
 
-    def __init__(self, connect: Any, label: str, *, prefix: str = "") -> None:
+    def __init__(
+        self, connect: Any, label: str, *, prefix: str = "", gate: Gate | None = None
+    ) -> None:
         self._connect = connect  # an async context manager yielding (read, write, ...)
         self.label = label
         self.prefix = prefix  # prepended to each tool name ("" keeps the server's names)
+        self.gate = gate  # asked before each call (permission rules); None: every call runs
         self.tools: tuple[Tool, ...] = ()
+        # The server announced a new tool list (tools/list_changed) since it was last listed.
+        self.list_changed = False
+        self._listed: set[str] = set()  # every tool name it ever listed (they may be pinned)
         self._stack: contextlib.AsyncExitStack | None = None
         self._session: ClientSession | None = None
 
@@ -81,6 +113,7 @@ class McpServer:
         *,
         env: Mapping[str, str] | None = None,
         prefix: str = "",
+        gate: Gate | None = None,
     ) -> McpServer:
         """A server run as a subprocess speaking MCP over its stdin/stdout."""
         from mcp import StdioServerParameters, stdio_client
@@ -88,14 +121,23 @@ class McpServer:
         params = StdioServerParameters(
             command=command, args=list(args), env=dict(env) if env is not None else None
         )
-        return cls(stdio_client(params, errlog=_errlog()), f"stdio:{command}", prefix=prefix)
+        return cls(stdio_client(params, errlog=_errlog()), f"stdio:{command}", prefix=prefix,
+                   gate=gate)
 
     @classmethod
-    def http(cls, url: str, *, prefix: str = "") -> McpServer:
+    def http(cls, url: str, *, prefix: str = "", gate: Gate | None = None) -> McpServer:
         """A server reached over streamable HTTP at `url`."""
         from mcp.client.streamable_http import streamable_http_client
 
-        return cls(streamable_http_client(url), url, prefix=prefix)
+        return cls(streamable_http_client(url), url, prefix=prefix, gate=gate)
+
+    @classmethod
+    def from_config(cls, config: McpServerConfig, *, gate: Gate | None = None) -> McpServer:
+        """The server a settings entry names; its tools are `mcp__NAME__TOOL`."""
+        prefix = f"mcp__{config.name}__"
+        if config.url is not None:
+            return cls.http(config.url, prefix=prefix, gate=gate)
+        return cls.stdio(config.command, config.args, env=config.env, prefix=prefix, gate=gate)
 
     async def __aenter__(self) -> McpServer:
         try:
@@ -107,7 +149,9 @@ class McpServer:
         stack = contextlib.AsyncExitStack()
         try:
             streams = await stack.enter_async_context(self._connect)
-            session = await stack.enter_async_context(ClientSession(streams[0], streams[1]))
+            session = await stack.enter_async_context(
+                ClientSession(streams[0], streams[1], message_handler=self._on_message)
+            )
             await session.initialize()
             self._stack, self._session = stack, session
             self.tools = await self._list()
@@ -126,13 +170,22 @@ class McpServer:
             await self._stack.aclose()
         self._stack = self._session = None
 
+    async def _on_message(self, message: object) -> None:
+        from mcp import types
+
+        if isinstance(message, types.ToolListChangedNotification):
+            self.list_changed = True  # acted on where it is safe: see announced_changes
+
     async def _list(self) -> tuple[Tool, ...]:
         session = self._require()
+        self.list_changed = False  # cleared before the call: a notice during it still counts
         listed = await session.list_tools()
-        return tuple(
+        tools = tuple(
             sorted((self._tool(t.name, t.description or "", t.input_schema)
                     for t in listed.tools), key=lambda t: t.name)
         )
+        self._listed.update(t.name for t in tools)
+        return tools
 
     def _require(self) -> ClientSession:
         if self._session is None:
@@ -143,6 +196,9 @@ class McpServer:
         local = check_tool_name(f"{self.prefix}{name}")
 
         async def call(**arguments: Any) -> str:
+            refused = self.gate(local) if self.gate is not None else None
+            if refused is not None:  # the model reads this as the tool's error
+                raise McpToolError(f"{local}: refused ({refused})")
             result = await self._require().call_tool(name, arguments)
             text = "\n".join(
                 str(getattr(c, "text", "")) or f"[{getattr(c, 'type', 'content')}]"
@@ -159,7 +215,9 @@ class McpServer:
         """List the server's tools again. None when the session's prefix already holds exactly
         them; else the change, priced by the guard (nothing is applied)."""
         fresh = {t.name: t for t in await self._list()}
-        held = {t.name: t for t in session.prefix.tools if t.name in {x.name for x in self.tools}}
+        # Every name this server ever listed: a tool it dropped while the user kept the old
+        # list is still the server's (and still a removal to offer).
+        held = {t.name: t for t in session.prefix.tools if t.name in self._listed}
         self.tools = tuple(fresh[n] for n in sorted(fresh))
         added = tuple(fresh[n] for n in sorted(set(fresh) - set(held)))
         removed = tuple(sorted(set(held) - set(fresh)))
@@ -169,6 +227,46 @@ class McpServer:
             return None
         quote = session.quote_tools(add=[*added, *changed], remove=removed)
         return ToolListChange(session, quote, added, removed, changed)
+
+
+async def announced_changes(
+    servers: Iterable[McpServer], session: Session
+) -> list[ToolListChange]:
+    """The priced tool-list changes of the servers that announced one (tools/list_changed)
+    since they were last listed; the others are not asked. Nothing is applied."""
+    changes = []
+    for server in servers:
+        if server.list_changed:
+            change = await server.refresh(session)
+            if change is not None:
+                changes.append(change)
+    return changes
+
+
+async def open_servers(
+    stack: contextlib.AsyncExitStack,
+    configs: Iterable[McpServerConfig],
+    *,
+    gate: Gate | None = None,
+) -> list[McpServer]:
+    """Open each configured server on `stack` (closed with it) and list its tools. One that
+    does not start is a ConfigError naming its settings entry (the CLI's one line, exit 2)."""
+    opened: list[McpServer] = []
+    for cfg in configs:
+        server = McpServer.from_config(cfg, gate=gate)
+        try:
+            await stack.enter_async_context(server)
+        except ConfigError:
+            raise
+        except Exception as exc:
+            what = cfg.url or cfg.command
+            table = "mcpServers" if cfg.source.endswith(".mcp.json") else "mcp_servers"
+            raise ConfigError(
+                f"MCP server {cfg.name!r} ({what}) did not start: {type(exc).__name__}: {exc}",
+                where=f"{cfg.source}: {table}.{cfg.name}",
+            ) from None
+        opened.append(server)
+    return opened
 
 
 def _errlog() -> Any:

@@ -484,6 +484,7 @@ class ChatApp(ProjectCommands, App[None]):
             next_text: str | None = text
             while next_text is not None:
                 await self.offer_instructions(next_text)
+                await self.offer_tool_changes()
                 await self.conversation.mount(UserMessage(next_text))
                 message = await self.attach_mentions(next_text)
                 if self.delegate_next is not None:

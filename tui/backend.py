@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from prefixlock.clock import Clock, SystemClock
+from prefixlock.custom_commands import CustomCommand, load_commands
 from prefixlock.delegation import DelegationResult, ParentSession
 from prefixlock.errors import ConfigError, MissingKeyError, UnknownModelError, UserError
 from prefixlock.events import Event, SubagentFinish, SubagentStart, ToolCall, UsageReport
@@ -25,17 +26,16 @@ from prefixlock.guard.quote import Quote
 from prefixlock.instructions import INSTRUCTION_FILES as INSTRUCTION_FILES
 from prefixlock.instructions import INSTRUCTION_LIMIT as INSTRUCTION_LIMIT
 from prefixlock.instructions import project_instructions as project_instructions
+from prefixlock.permissions import Permissions
 from prefixlock.prefix import FrozenPrefix
 from prefixlock.prices import PriceTable
 from prefixlock.providers import Sleep
 from prefixlock.sandbox import SandboxOptions
 from prefixlock.settings import Settings
+from prefixlock.settings_files import ChatSettings
 from prefixlock.tools import Tool, ToolLike
 from prefixlock.workspace import ApprovalRequest, Approver, Decision, Workspace, WorkspaceError
 
-from .custom_commands import CustomCommand, load_commands
-from .permissions import Permissions
-from .settings import ChatSettings
 from .state import CacheState, PanelView, format_dollars
 from .undo import UndoJournal
 
@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # each is imported where it is used: the chat starts without 
     from prefixlock.agents.registry import AgentRegistry
     from prefixlock.agents.runner import SubagentDelegator
     from prefixlock.emulator import Emulator
-    from prefixlock.mcp_tools import McpServer
+    from prefixlock.mcp_tools import McpServer, ToolListChange
     from prefixlock.session import Session
     from prefixlock.store.database import SessionStore
 
@@ -111,7 +111,7 @@ class BackendOptions:
     emulator: Emulator | None = None  # one already running (tests share one across app runs)
     sleep: Sleep | None = None  # the transport's sleep between retries (tests advance a clock)
     settings: Settings | None = None  # None: the defaults
-    # The settings files' content (prefixlock.tui.settings.load_settings): permission mode and
+    # The settings files' content (prefixlock.settings_files.load_settings): permission mode and
     # rules, MCP servers. None: the defaults (ask before every write and command).
     chat_settings: ChatSettings | None = None
     # The home folder for user-level custom commands (~/.claude/commands...); None: project only.
@@ -324,28 +324,7 @@ class ChatBackend:
     def _read_denied(self, rel: str) -> str | None:
         """The read deny rule's text for a workspace-relative path (the rules as they are
         now: /permissions may change them)."""
-        rule = self.permissions.read_denied(rel)
-        return rule.text if rule is not None else None
-
-    def _guard_reads(self, tool: Tool) -> Tool:
-        """A read tool that refuses a path the settings deny (`Read(.env)`); same spec, so
-        the prefix bytes are the workspace's own."""
-        if tool.name not in ("read_file", "grep", "glob", "list_dir"):
-            return tool
-        inner, ws, perms = tool.fn, self.workspace, self.permissions
-
-        def guarded(**kwargs: Any) -> Any:
-            path = str(kwargs.get("path", "."))
-            try:
-                rel = ws.relative(ws.resolve(path))
-            except WorkspaceError:  # outside the root: the tool itself says so
-                return inner(**kwargs)
-            rule = perms.read_denied(rel)
-            if rule is not None:
-                raise WorkspaceError(f"{path}: reading it is denied by {rule.text}")
-            return inner(**kwargs)
-
-        return Tool(tool.spec, guarded, tool.args_model, tool.context_param)
+        return self.permissions.read_rule(rel)
 
     async def _open_mcp_servers(self) -> None:
         """Start the settings' stdio MCP servers and list their tools (once: pinned in the
@@ -365,24 +344,14 @@ class ChatBackend:
             raise
 
     async def _hold_mcp_servers(self, opened: asyncio.Future[None], close: asyncio.Event) -> None:
-        from prefixlock.mcp_tools import McpServer
+        from prefixlock.mcp_tools import open_servers
 
         try:
             async with contextlib.AsyncExitStack() as stack:
-                for cfg in self.chat_settings.mcp_servers:
-                    server = McpServer.stdio(cfg.command, cfg.args, env=cfg.env,
-                                             prefix=f"mcp__{cfg.name}__")
-                    try:
-                        await stack.enter_async_context(server)
-                    except ConfigError:
-                        raise
-                    except Exception as exc:
-                        raise ConfigError(
-                            f"MCP server {cfg.name!r} ({cfg.command}) did not start: "
-                            f"{type(exc).__name__}: {exc}",
-                            where=f"{cfg.source}: mcp_servers.{cfg.name}",
-                        ) from None
-                    self.mcp_servers.append(server)
+                # Each call asks the permission rules first (a deny rule naming the tool).
+                self.mcp_servers = await open_servers(
+                    stack, self.chat_settings.mcp_servers, gate=self.permissions.refuse_tool
+                )
                 opened.set_result(None)
                 await close.wait()
         except BaseException as exc:
@@ -394,7 +363,7 @@ class ChatBackend:
             self.mcp_servers = []
 
     def prefix(self) -> FrozenPrefix:
-        tools: list[ToolLike] = [self._guard_reads(t) for t in self.workspace.tools()]
+        tools: list[ToolLike] = list(self.workspace.tools())
         if self.delegator is not None:
             tools.append(self.delegator.tool())
         for server in self.mcp_servers:  # listed once, at start: pinned in the prefix
@@ -666,7 +635,7 @@ class ChatBackend:
         return result.text()
 
     def permissions_text(self) -> str:
-        from .settings import describe
+        from prefixlock.settings_files import describe
 
         allowed = sorted(self.permissions.allowed)
         text = describe(self.chat_settings).replace(
@@ -705,6 +674,19 @@ class ChatBackend:
 
     def decline_instructions(self, fresh: str) -> None:
         self._declined_instructions = fresh
+
+    async def tool_list_changes(self) -> list[ToolListChange]:
+        """The MCP servers' announced tool-list changes (tools/list_changed), each priced by
+        the guard; none is applied (the app offers each, like an edited instruction file). A
+        declined one is not offered again until the server announces another change."""
+        from prefixlock.mcp_tools import announced_changes
+
+        if not self.mcp_servers or self._session is None:
+            return []
+        return await announced_changes(self.mcp_servers, self.session)
+
+    def apply_tool_change(self, change: ToolListChange) -> None:
+        change.apply()
 
     def quote_effort(self, effort: str | None) -> Quote:
         return self.session.quote_effort(effort=effort)

@@ -10,10 +10,9 @@ from prefixlock.command import Command, add_fork_wait_flags, add_sandbox_flags
 if TYPE_CHECKING:  # typing only: the backend's imports are heavy, `prefixlock --help` stays fast
     from pathlib import Path
 
-    from prefixlock.sandbox import SandboxOptions
+    from prefixlock.settings_files import ChatSettings
 
     from .backend import BackendOptions
-    from .settings import ChatSettings
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
@@ -76,8 +75,7 @@ def _run(args: argparse.Namespace) -> int:
             where="--base-url",
         )
     from prefixlock.errors import UnknownModelError
-
-    from .settings import load_settings
+    from prefixlock.settings_files import load_settings
 
     # Settings files (user and project level): a bad one is one line naming it, exit 2.
     chat_settings = load_settings(workspace, Path.home())
@@ -104,6 +102,7 @@ def backend_options(
     from pathlib import Path
 
     from prefixlock.settings import Settings
+    from prefixlock.settings_files import sandbox_options
 
     from .backend import DEFAULT_MODEL, BackendOptions, default_store_path
 
@@ -121,31 +120,11 @@ def backend_options(
         api_key="" if args.offline else None,
         base_url=None if args.offline else args.base_url,
         allow=tuple(args.allow),
-        sandbox=_sandbox_options(args, cs),
+        sandbox=sandbox_options(cs, args.sandbox, args.no_network),
         settings=Settings(effort=cs.effort) if cs is not None and cs.effort else None,
         chat_settings=cs,
         user_dir=Path.home() if cs is not None else None,
     )
-
-
-def _sandbox_options(args: argparse.Namespace, cs: ChatSettings | None) -> SandboxOptions:
-    """The settings' `[sandbox]` table (validated by the sandbox itself), then the flags."""
-    from dataclasses import replace
-
-    from prefixlock.errors import ConfigError
-    from prefixlock.sandbox import SandboxError, SandboxOptions
-
-    options = SandboxOptions()
-    if cs is not None and cs.sandbox:
-        try:
-            options = SandboxOptions.from_mapping(cs.sandbox, where="[sandbox]")
-        except SandboxError as exc:
-            raise ConfigError(str(exc), where="settings") from None
-    if args.sandbox is not None:
-        options = replace(options, mode=args.sandbox)
-    if args.no_network:
-        options = replace(options, network=False)
-    return options
 
 
 def _is_http_url(value: str) -> bool:

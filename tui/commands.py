@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from .settings import EFFORTS, MODES
+from prefixlock.settings_files import EFFORTS, MODES
 
 
 @dataclass(frozen=True)

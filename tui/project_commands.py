@@ -17,12 +17,13 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.app import App
 
+from prefixlock.custom_commands import expand_line
 from prefixlock.errors import PrefixlockError
+from prefixlock.settings_files import EFFORTS, MODES, PermissionMode
 
 from .commands import Parsed
 from .quotes import QuoteRows, quote_rows
 from .screens import ConfirmScreen
-from .settings import EFFORTS, MODES, PermissionMode
 
 if TYPE_CHECKING:
     from .backend import ChatBackend
@@ -48,8 +49,8 @@ class ProjectCommands(App[None]):
         custom = self.backend.custom_commands or {}
         if parsed.command is None or parsed.command not in custom or parsed.error:
             return parsed
-        words = parsed.text.split(None, 1)
-        return Parsed(None, text=custom[parsed.command].expand(words[1] if len(words) > 1 else ""))
+        text = expand_line(parsed.text, custom)
+        return parsed if text is None else Parsed(None, text=text)
 
     async def note_setting(self, text: str) -> None:
         """A write or command a setting decided without asking: said, never silent."""
@@ -88,6 +89,34 @@ class ProjectCommands(App[None]):
                 "info",
             )
         self.refresh_panel()
+
+    async def offer_tool_changes(self) -> None:
+        """Before a message goes out: an MCP server that announced a new tool list is offered
+        like an edited instruction file, with the guard's price; moved only on a yes."""
+        try:
+            changes = await self.backend.tool_list_changes()
+        except Exception as exc:  # a server that died or answers nonsense: said, not fatal
+            await self.add_note(f"MCP tools: {type(exc).__name__}: {exc}", "error")
+            return
+        for change in changes:
+            what = change.describe()
+            rows = quote_rows(change.quote)
+            rows = QuoteRows((("changed", what), *rows.rows), rows.advice, rows.warns)
+            ok = await self.push_screen_wait(
+                ConfirmScreen("An MCP server changed its tools: put the new list in the prefix?",
+                              rows)
+            )
+            if ok:
+                self.backend.apply_tool_change(change)
+                await self.add_note(f"the prefix now holds the new MCP tools ({what})", "warn")
+            else:
+                await self.add_note(
+                    f"kept the MCP tools the session started with ({what} not taken; offered "
+                    "again if the server changes its list again)",
+                    "info",
+                )
+        if changes:
+            self.refresh_panel()
 
     # -- commands -------------------------------------------------------------------------------
 

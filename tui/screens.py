@@ -12,10 +12,10 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
+from prefixlock.custom_commands import CustomCommand
 from prefixlock.workspace import ApprovalRequest, Decision
 
 from .commands import COMMANDS, KEYS
-from .custom_commands import CustomCommand
 from .quotes import QuoteRows
 
 

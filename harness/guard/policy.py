@@ -20,9 +20,11 @@ Pure decisions from the guard's figures:
   both switching and staying, the work runs in a subagent on the new model
   (`Session.delegate(..., agent=policy.delegate_agent, model=...)`) and only its summary
   reaches the warm conversation.
-Tool lists need no policy: a prefix keeps its tools sorted by name, so an MCP server that
-reconnects and lists the same tools in another order changes no byte (its quote re-bills
-nothing).
+- tool lists: an MCP server whose tool list changes mid-session (`McpServer.refresh`) is a
+  priced prefix change. `allow_tools` applies it under `tools="always"`; under "quote" (the
+  default) only when it re-bills nothing (a cold cache), so a warm session keeps its pinned
+  tools. A prefix keeps its tools sorted by name, so a server that lists the same tools in
+  another order changes no byte at all.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ SwitchAction = Literal["switch", "stay", "delegate"]
 # The built-in agent that inherits the session's tools (agents/builtin/general.md): a turn's
 # work delegated instead of a switch needs whatever tools the turn would have used.
 DELEGATE_AGENT = "general"
+ToolsMode = Literal["quote", "always"]
 TTL_5M = 300.0
 TTL_1H = 3600.0
 TTL_24H = 24 * 3600.0
@@ -186,6 +189,13 @@ class CachePolicy:
     idle: IdleMode = "auto"
     switch: SwitchMode = "auto"
     delegate_agent: str = DELEGATE_AGENT  # the agent `switch="auto"` delegates a turn to
+    tools: ToolsMode = "quote"
+
+    def allow_tools(self, quote: Quote) -> bool:
+        """Move to a server's new tool list now? `always` does; `quote` only when the move
+        re-bills nothing (new tools are a capability, not a saving: no break-even to wait
+        for, so a warm cache is kept)."""
+        return self.tools == "always" or not quote.warns
 
     def switch_action(self, quote: Quote, turns_on_new_model: int) -> SwitchAction:
         """What to do with the user's move to the quote's model for `turns_on_new_model` turns.

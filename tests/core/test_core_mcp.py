@@ -17,6 +17,7 @@ import pytest
 from prefixlock import Agent, FrozenPrefix, PrefixChanged, ToolResult
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, Rule, Script, Step
+from prefixlock.guard.policy import CachePolicy
 
 SERVER = str(Path(__file__).resolve().parent.parent / "helpers" / "mcp_server.py")
 SYSTEM = "You answer questions about invoices with the tools you have.\n" * 150
@@ -30,7 +31,7 @@ SCRIPT = Script(rules=[
 
 async def test_mcp_tools_in_the_prefix_and_a_changed_list_is_priced() -> None:
     pytest.importorskip("mcp")
-    from prefixlock.mcp_tools import McpServer
+    from prefixlock.mcp_tools import McpServer, announced_changes
 
     async with McpServer.stdio(sys.executable, [SERVER]) as server:
         names = [t.name for t in server.tools]
@@ -48,11 +49,18 @@ async def test_mcp_tools_in_the_prefix_and_a_changed_list_is_priced() -> None:
                 bad = next(e for e in failed if isinstance(e, ToolResult))
                 assert bad.is_error and "McpToolError" in bad.content and "fail" in bad.content
                 assert await server.refresh(s) is None  # unchanged: nothing to price
-                await s.ask("grow the tools")  # the server now offers `discount`
-                change = await server.refresh(s)
-                assert change is not None
+                assert not server.list_changed and await announced_changes([server], s) == []
+                await s.ask("grow the tools")  # the server now offers `discount`, and says so
+                assert server.list_changed  # its tools/list_changed notification
+                [change] = await announced_changes([server], s)
+                assert not server.list_changed  # listed again: asked once per announcement
+                assert await announced_changes([server], s) == []
                 assert [t.name for t in change.added] == ["discount"] and not change.removed
+                assert change.describe() == "added discount"
                 assert change.quote.action == "change_tools" and change.quote.warns
+                # A warm cache: the default policy keeps the pinned list, "always" moves.
+                assert not CachePolicy().allow_tools(change.quote)
+                assert CachePolicy(tools="always").allow_tools(change.quote)
                 assert "discount" not in s.prefix.tool_names()  # nothing applied yet
                 change.apply()
                 assert "discount" in s.prefix.tool_names()

@@ -1,9 +1,10 @@
 """A small MCP server over stdio for tests (official `mcp` package): two invoice tools, and
-`grow`, which adds a `discount` tool, so the server's tool list changes mid-session."""
+`grow`, which adds a `discount` tool and says so (tools/list_changed), so the server's tool
+list changes mid-session."""
 
 from __future__ import annotations
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 
 app = MCPServer("invoices")
 
@@ -26,9 +27,10 @@ def discount(number: str, percent: int) -> str:
 
 
 @app.tool()
-def grow() -> str:
+async def grow(ctx: Context) -> str:
     """Offer one more tool."""
     app.add_tool(discount)
+    await ctx.session.send_tool_list_changed()  # as a server should: the client may re-list
     return "added discount"
 
 

@@ -18,12 +18,12 @@ from tui_drive import conversation_text, ready, say, wait_for_screen
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, Rule, Script, Step
 from prefixlock.errors import ConfigError
+from prefixlock.settings_files import ChatSettings, McpServerConfig, parse_rule
 from prefixlock.tui.app import ChatApp
 from prefixlock.tui.backend import BackendOptions, ChatBackend
 from prefixlock.tui.preview import PreviewScreen
 from prefixlock.tui.prompt_input import PromptInput
 from prefixlock.tui.screens import ApprovalScreen, ConfirmScreen, HelpScreen
-from prefixlock.tui.settings import ChatSettings, McpServerConfig, parse_rule
 from prefixlock.workspace import ApprovalRequest
 
 LEGACY = b"a = 1\r\nb = 2\r\ncaf\xe9 = 'Latin-1'\r\nno final newline"
@@ -58,6 +58,10 @@ SCRIPT = Script(rules=[
     Rule(match="read env", steps=[
         Step(text="Reading.", tool="read_file", input={"path": ".env"}),
         Step(text="Read."),
+    ]),
+    Rule(match="grow", steps=[
+        Step(text="Growing.", tool="mcp__inv__grow"),
+        Step(text="Grown."),
     ]),
     Rule(match="invoice", steps=[
         Step(text="Asking.", tool="mcp__inv__total", input={"number": "INV-7"}),
@@ -326,6 +330,52 @@ async def test_mcp_server_tools_are_pinned_in_the_prefix_and_called(make: Factor
         out, err = tool_results(app)[-1]
         assert out == "INV-7: 12.30" and not err
         assert app.backend.session.prefix.fingerprint == fp
+
+
+async def test_a_deny_rule_naming_an_mcp_tool_refuses_it(make: Factory) -> None:
+    pytest.importorskip("mcp")
+    server = McpServerConfig("inv", sys.executable, (MCP_SERVER,), None, "settings.toml")
+    deny = (parse_rule("mcp__inv__total", "settings.toml", "permissions.deny[0]"),)
+    app = make(ChatSettings(mcp_servers=(server,), deny=deny))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        assert "mcp__inv__total" in app.backend.session.prefix.tool_names()  # still pinned
+        await say(app, pilot, "invoice total")
+        out, err = tool_results(app)[-1]
+        assert err and "mcp__inv__total: refused (denied by mcp__inv__total" in out
+        assert "settings.toml: permissions.deny[0]" in out
+
+
+async def test_a_changed_mcp_tool_list_is_offered_priced_never_taken_silently(
+    make: Factory,
+) -> None:
+    pytest.importorskip("mcp")
+    server = McpServerConfig("inv", sys.executable, (MCP_SERVER,), None, "settings.toml")
+    app = make(ChatSettings(mcp_servers=(server,)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        start = app.backend.session.prefix
+        await say(app, pilot, "grow the tools")  # the server adds `discount` and says so
+        assert app.backend.session.prefix.fingerprint == start.fingerprint
+        prompt = app.query_one("#prompt", PromptInput)
+        prompt.value = "hello again"
+        await pilot.press("enter")
+        dialog = await wait_for_screen(app, pilot, ConfirmScreen)
+        assert "MCP server changed its tools" in dialog.title_text
+        assert dict(dialog.rows.rows)["changed"] == "added mcp__inv__discount"
+        await pilot.press("n")
+        await say(app, pilot, "and again")  # declined: not offered again
+        assert app.backend.session.prefix.fingerprint == start.fingerprint
+        assert "kept the MCP tools the session started with" in conversation_text(app)
+        # The server announces again: offered again; accepted, the tool is in the prefix.
+        await say(app, pilot, "grow the tools")
+        prompt.value = "next"
+        await pilot.press("enter")
+        dialog = await wait_for_screen(app, pilot, ConfirmScreen)
+        await pilot.press("y")
+        await say(app, pilot, "done")
+        assert "mcp__inv__discount" in app.backend.session.prefix.tool_names()
+        assert "the prefix now holds the new MCP tools" in conversation_text(app)
 
 
 async def test_an_mcp_server_that_does_not_start_is_one_note(make: Factory) -> None:

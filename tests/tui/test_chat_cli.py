@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tests.helpers.cli import Ran, run_cli
+from tests.helpers.files import write
 
 KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "PREFIXLOCK_API_KEY")
 
@@ -124,3 +125,41 @@ def test_the_sandbox_flags_reach_the_chats_workspace(tmp_path: Path) -> None:
     assert ChatBackend(chosen).workspace.sandbox.options.mode == "off"
     default = backend_options(parser.parse_args([]), tmp_path)
     assert ChatBackend(default).workspace.sandbox.options == SandboxOptions()
+
+
+def test_chat_exits_2_on_a_bad_settings_file_and_takes_its_model(tmp_path: Path) -> None:
+    ws, home = tmp_path / "ws", tmp_path / "home"
+    ws.mkdir()
+    home.mkdir()
+    store = str(tmp_path / "s.sqlite")
+    bad = write(ws / ".prefixlock" / "settings.toml", 'permission_mode = "always"\n')
+    ran = run_cli("chat", "--workspace", str(ws), "--store", store, env={"HOME": str(home)})
+    assert ran.returncode == 2 and "Traceback" not in ran.stderr
+    assert len(ran.stderr.strip().splitlines()) == 1
+    assert f"{bad}: permission_mode: must be one of" in ran.stderr
+    # A model the settings name that no price table knows: the file is named, not --model.
+    bad.write_text('model = "claude-opsu-9"\n')
+    ran = run_cli("chat", "--workspace", str(ws), "--store", store, env={"HOME": str(home)})
+    assert ran.returncode == 2 and f"{bad}: model: unknown model 'claude-opsu-9'" in ran.stderr
+    # A user-level file is read from the home folder.
+    bad.unlink()
+    write(home / ".claude" / "settings.json", "[1, 2]")
+    ran = run_cli("chat", "--workspace", str(ws), "--store", store, env={"HOME": str(home)})
+    assert ran.returncode == 2 and "settings.json: must be a JSON object" in ran.stderr
+    assert not Path(store).exists()  # nothing written before the screen opens
+
+
+def test_backend_options_take_the_settings_model_and_effort(tmp_path: Path) -> None:
+    import argparse
+
+    from prefixlock.settings_files import ChatSettings
+    from prefixlock.tui.cli import _configure, backend_options
+
+    parser = argparse.ArgumentParser()
+    _configure(parser)
+    cs = ChatSettings(model="claude-haiku-4-5", effort="high")
+    opts = backend_options(parser.parse_args([]), tmp_path, cs)
+    assert opts.model == "claude-haiku-4-5" and opts.settings is not None
+    assert opts.settings.effort == "high" and opts.chat_settings is cs
+    flag = backend_options(parser.parse_args(["--model", "claude-sonnet-4-6"]), tmp_path, cs)
+    assert flag.model == "claude-sonnet-4-6"  # the command line wins

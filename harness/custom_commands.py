@@ -8,18 +8,21 @@ after the command, `$1`..`$9` its words; with neither, the arguments go after th
 The expansion is sent as the user's message, never into the prefix, so a command costs no
 cache. Project files win over user-level ones (`~/.claude/commands`, `~/.prefixlock/commands`),
 `.prefixlock` over `.claude`; a built-in command's name cannot be taken.
+
+The chat expands a typed `/name args` (`expand_line`); `prefixlock run "/review src/x.py"`
+expands its task the same way (`expand_task`, which also refuses a `/name` no file defines).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 import yaml
 
-from prefixlock.errors import ConfigError
+from .errors import ConfigError
 
 COMMAND_DIRS = (Path(".claude") / "commands", Path(".prefixlock") / "commands")
 FILE_LIMIT = 256_000  # bytes: a command file is a prompt, not a data set
@@ -76,6 +79,40 @@ def load_commands(
                     continue
                 found[name] = parse_command(name, _read(path), str(path))
     return found, notes
+
+
+def expand_line(line: str, commands: Mapping[str, CustomCommand]) -> str | None:
+    """The message a line invoking a custom command (`/name arguments`) sends, or None when
+    the line invokes none of `commands`."""
+    stripped = line.strip()
+    if not stripped.startswith("/") or stripped.startswith("//"):
+        return None
+    words = stripped[1:].split(None, 1)
+    command = commands.get(words[0].lower()) if words else None
+    if command is None:
+        return None
+    return command.expand(words[1] if len(words) > 1 else "")
+
+
+def expand_task(task: str, commands: Mapping[str, CustomCommand]) -> str:
+    """A headless task: `/name args` becomes the command's message, `//text` the text
+    `/text`; a `/name` that no command file defines is a ConfigError (a typo must not reach
+    the model as a task). A leading `/` before a path (`/tmp/x ...`) is left as it is."""
+    stripped = task.strip()
+    if stripped.startswith("//"):
+        return stripped[1:]
+    expanded = expand_line(stripped, commands)
+    if expanded is not None:
+        return expanded
+    head = stripped[1:].split(None, 1)[0].lower() if stripped[1:].strip() else ""
+    if stripped.startswith("/") and _NAME.match(head):
+        known = ", ".join(f"/{n}" for n in sorted(commands)) or "none"
+        raise ConfigError(
+            f"no custom command /{head} in {' or '.join(str(d) for d in COMMAND_DIRS)} "
+            f"(found: {known}); '//' sends a task that starts with '/'",
+            where="task",
+        )
+    return task
 
 
 def _read(path: Path) -> str:

@@ -1,9 +1,12 @@
-"""The chat's settings files: `.prefixlock/settings.toml` and the Claude Code `settings.json` shape.
+"""The settings files of `prefixlock chat` and `prefixlock run`: `.prefixlock/settings.toml`,
+the Claude Code `settings.json` shape, and Claude Code's project MCP file `.mcp.json`.
 
-Read, lowest precedence first (a later file wins a scalar; permission rules add up):
+Read, lowest precedence first (a later file wins a scalar; permission rules add up; an MCP
+server of the same name is replaced):
 
     ~/.claude/settings.json          ~/.prefixlock/settings.toml          (user level)
-    .claude/settings.json   .claude/settings.local.json   .prefixlock/settings.toml  (project)
+    .mcp.json   .claude/settings.json   .claude/settings.local.json   .prefixlock/settings.toml
+                                                                      (project)
 
 `settings.toml`:
 
@@ -12,8 +15,8 @@ Read, lowest precedence first (a later file wins a scalar; permission rules add 
     permission_mode = "ask"              # ask | accept-edits | plan | bypass
 
     [permissions]
-    allow = ["Bash(npm test:*)", "Edit(src/**)"]
-    deny  = ["Bash(rm:*)", "Read(.env)"]
+    allow = ["Bash(npm test:*)", "Edit(src/**)", "mcp__files__read"]
+    deny  = ["Bash(rm:*)", "Read(.env)", "mcp__files__delete"]
 
     [mcp_servers.files]                   # stdio MCP servers, tools pinned in the prefix
     command = "python"
@@ -23,21 +26,28 @@ Read, lowest precedence first (a later file wins a scalar; permission rules add 
 
 From a Claude Code `settings.json` the keys that fit are read (`model`, `permissions.allow`,
 `permissions.deny`, `permissions.defaultMode`); its other keys (hooks, env...) are Claude Code's
-own and left alone. An unknown key in a `settings.toml` is a typo and an error. Every error is
-one `ConfigError` naming the file and the field (the CLI prints it and exits 2).
+own and left alone. `.mcp.json` is `{"mcpServers": {NAME: {"command", "args", "env"}}}` (or
+`"type": "http"` with a `"url"`); `${VAR}` and `${VAR:-default}` in its strings are taken from
+the environment, as Claude Code does. An unknown key in a `settings.toml` or a server entry is
+a typo and an error. Every error is one `ConfigError` naming the file and the field (the CLI
+prints it and exits 2). Command-line flags beat all of these (`sandbox_options`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Literal, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
-from prefixlock.errors import ConfigError
+from .errors import ConfigError
+
+if TYPE_CHECKING:
+    from .sandbox import SandboxMode, SandboxOptions
 
 PermissionMode = Literal["ask", "accept-edits", "plan", "bypass"]
 MODES: tuple[PermissionMode, ...] = ("ask", "accept-edits", "plan", "bypass")
@@ -58,13 +68,18 @@ RULE_TOOLS = frozenset(
 )
 WRITE_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 READ_TOOLS = frozenset({"Read", "Grep", "Glob", "LS"})
-_RULE = re.compile(r"^(?P<tool>[A-Za-z][A-Za-z0-9_-]*)(?:\((?P<pattern>.*)\))?$", re.DOTALL)
+# A tool name, then an optional (pattern); `mcp__server__*` may end in `*`.
+_RULE = re.compile(r"^(?P<tool>[A-Za-z][A-Za-z0-9_-]*\*?)(?:\((?P<pattern>.*)\))?$", re.DOTALL)
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 
 #: The `[sandbox]` table's hook: settings keep the table as read (`ChatSettings.sandbox`, plain
 #: TOML values) and do not interpret it. The command sandbox (prefixlock.sandbox, issue 18's
 #: sandbox part) owns its options and their validation; it reads this table from here.
 SANDBOX_HOOK = "sandbox"
+#: Claude Code's project MCP file, in the workspace root.
+MCP_JSON = ".mcp.json"
+# `${VAR}` or `${VAR:-default}` in a `.mcp.json` string.
+_ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 
 
 @dataclass(frozen=True)
@@ -79,13 +94,15 @@ class Rule:
 
 @dataclass(frozen=True)
 class McpServerConfig:
-    """A stdio MCP server from `[mcp_servers.NAME]`."""
+    """An MCP server from `[mcp_servers.NAME]` or `.mcp.json`: a stdio command, or (from
+    `.mcp.json`, `"type": "http"`) a streamable HTTP `url` (then `command` is "")."""
 
     name: str
     command: str
     args: tuple[str, ...] = ()
     env: Mapping[str, str] | None = None
     source: str = ""
+    url: str | None = None
 
 
 @dataclass(frozen=True)
@@ -117,6 +134,7 @@ def settings_files(workspace: Path, user_dir: Path | None) -> list[Path]:
             user_dir / ".prefixlock" / "settings.toml",
         ]
     files += [
+        workspace / MCP_JSON,
         workspace / ".claude" / "settings.json",
         workspace / ".claude" / "settings.local.json",
         workspace / ".prefixlock" / "settings.toml",
@@ -150,6 +168,8 @@ def read_settings_file(path: Path) -> ChatSettings:
         raise ConfigError("cannot read settings: not UTF-8 text", where=str(path)) from None
     if path.suffix == ".toml":
         return parse_toml(text, str(path))
+    if path.name == MCP_JSON:
+        return parse_mcp_json(text, str(path))
     return parse_claude_json(text, str(path))
 
 
@@ -206,12 +226,7 @@ def parse_toml(text: str, source: str) -> ChatSettings:
 
 def parse_claude_json(text: str, source: str) -> ChatSettings:
     """The keys of a Claude Code settings file that mean something here."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"malformed JSON: {exc.msg}", where=f"{source}:{exc.lineno}") from None
-    if not isinstance(data, dict):
-        raise ConfigError("must be a JSON object", where=source)
+    data = _json_object(text, source)
     out = ChatSettings(sources=(source,))
     if "model" in data:
         out = replace(out, model=_text(data["model"], source, "model"), model_source=source)
@@ -232,6 +247,61 @@ def parse_claude_json(text: str, source: str) -> ChatSettings:
         allow=_rules(perms.get("allow", []), source, "permissions.allow"),
         deny=_rules(perms.get("deny", []), source, "permissions.deny"),
     )
+
+
+def _json_object(text: str, source: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"malformed JSON: {exc.msg}", where=f"{source}:{exc.lineno}") from None
+    if not isinstance(data, dict):
+        raise ConfigError("must be a JSON object", where=source)
+    return data
+
+
+def parse_mcp_json(
+    text: str, source: str, environ: Mapping[str, str] | None = None
+) -> ChatSettings:
+    """Claude Code's `.mcp.json`: its `mcpServers`, checked as `[mcp_servers]` entries are
+    (`environ`, default os.environ, fills `${VAR}` references)."""
+    data = _json_object(text, source)
+    for key in data:
+        if key != "mcpServers":
+            raise ConfigError("unknown key (known: mcpServers)", where=f"{source}: {key}")
+    servers = data.get("mcpServers", {})
+    if not isinstance(servers, dict):
+        raise ConfigError("must be an object of servers", where=f"{source}: mcpServers")
+    env = os.environ if environ is None else environ
+    return ChatSettings(
+        mcp_servers=tuple(
+            _server(name, _expand_env(spec, env, f"{source}: mcpServers.{name}"), source,
+                    table="mcpServers")
+            for name, spec in servers.items()
+        ),
+        sources=(source,),
+    )
+
+
+def _expand_env(value: object, environ: Mapping[str, str], at: str) -> object:
+    """`value` with `${VAR}` / `${VAR:-default}` filled in its strings (lists and objects
+    followed); an unset variable without a default is an error naming it."""
+    if isinstance(value, str):
+
+        def fill(found: re.Match[str]) -> str:
+            name, default = found.group(1), found.group(2)
+            if name in environ:
+                return environ[name]
+            if default is not None:
+                return default
+            raise ConfigError(f"${{{name}}} is not set in the environment (and has no "
+                              f"':-default')", where=at)
+
+        return _ENV_REF.sub(fill, value)
+    if isinstance(value, list):
+        return [_expand_env(v, environ, at) for v in value]
+    if isinstance(value, dict):
+        return {k: _expand_env(v, environ, at) for k, v in value.items()}
+    return value
 
 
 def merge(low: ChatSettings, high: ChatSettings) -> ChatSettings:
@@ -268,8 +338,13 @@ def parse_rule(text: object, source: str, where: str) -> Rule:
             "mcp__SERVER[__TOOL])",
             where=at,
         )
+    if tool.endswith("*") and not (tool.startswith("mcp__") and tool.endswith("__*")):
+        raise ConfigError(f"malformed rule {text!r}: only mcp__SERVER__* ends in '*'", where=at)
     if pattern is not None and not pattern.strip():
         pattern = None  # "Bash()" is "Bash"
+    if tool.startswith("mcp__") and pattern is not None:
+        raise ConfigError(f"an MCP rule takes no (pattern): {text!r} (mcp__SERVER[__TOOL])",
+                          where=at)
     return Rule(tool, pattern.strip() if pattern else None, text.strip(), at)
 
 
@@ -293,16 +368,34 @@ def _effort(value: object, source: str) -> str:
     return str(value)
 
 
-def _server(name: str, spec: object, source: str) -> McpServerConfig:
-    at = f"{source}: mcp_servers.{name}"
+def _server(name: str, spec: object, source: str, table: str = "mcp_servers") -> McpServerConfig:
+    """One server entry; `table` is where it sits (`mcp_servers`, or `.mcp.json`'s
+    `mcpServers`, whose entries may also say `"type"`: stdio, or http with a `url`)."""
+    at = f"{source}: {table}.{name}"
     if not _SERVER_NAME.match(name):
         raise ConfigError("a server name is letters, digits, '_' and '-' (1 to 40)", where=at)
     if not isinstance(spec, dict):
         raise ConfigError("must be a table (command, args, env)", where=at)
+    known = ("command", "args", "env") if table == "mcp_servers" else (
+        "type", "command", "args", "env", "url")
     for key in spec:
-        if key not in ("command", "args", "env"):
-            raise ConfigError("unknown key (known: command, args, env)", where=f"{at}.{key}")
-    command = _text(spec.get("command"), source, f"mcp_servers.{name}.command")
+        if key not in known:
+            raise ConfigError(f"unknown key (known: {', '.join(known)})", where=f"{at}.{key}")
+    kind = spec.get("type", "stdio")
+    if kind not in ("stdio", "http"):
+        raise ConfigError(f"must be stdio or http (the transports supported here), got {kind!r}",
+                          where=f"{at}.type")
+    if kind == "http":
+        url = _text(spec.get("url"), source, f"{table}.{name}.url")
+        if not re.match(r"^https?://[^/\s]+", url):
+            raise ConfigError(f"not an http(s) URL: {url!r}", where=f"{at}.url")
+        extra = [k for k in ("command", "args", "env") if k in spec]
+        if extra:
+            raise ConfigError("an http server has a url, not a command", where=f"{at}.{extra[0]}")
+        return McpServerConfig(name, "", (), None, source, url=url)
+    if "url" in spec:
+        raise ConfigError('a url needs "type": "http"', where=f"{at}.url")
+    command = _text(spec.get("command"), source, f"{table}.{name}.command")
     args = spec.get("args", [])
     if not isinstance(args, list) or not all(isinstance(a, str) for a in args):
         raise ConfigError("must be a list of strings", where=f"{at}.args")
@@ -312,6 +405,26 @@ def _server(name: str, spec: object, source: str) -> McpServerConfig:
     ):
         raise ConfigError("must be a table of strings", where=f"{at}.env")
     return McpServerConfig(name, command, tuple(args), env, source)
+
+
+def sandbox_options(
+    settings: ChatSettings | None, mode: SandboxMode | None = None, no_network: bool = False
+) -> SandboxOptions:
+    """How commands run: the settings' `[sandbox]` table (validated by the sandbox itself),
+    then the command line's `--sandbox MODE` and `--no-network`, which win."""
+    from .sandbox import SandboxError, SandboxOptions
+
+    options = SandboxOptions()
+    if settings is not None and settings.sandbox:
+        try:
+            options = SandboxOptions.from_mapping(settings.sandbox, where="[sandbox]")
+        except SandboxError as exc:
+            raise ConfigError(str(exc), where="settings") from None
+    if mode is not None:
+        options = replace(options, mode=mode)
+    if no_network:
+        options = replace(options, network=False)
+    return options
 
 
 def describe(settings: ChatSettings) -> str:

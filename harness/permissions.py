@@ -1,5 +1,8 @@
-"""Which writes and commands go ahead without asking: the permission mode and the settings'
-allow / deny rules, applied to the workspace's approval requests (pure, no I/O).
+"""Which writes, commands, reads and MCP tool calls go ahead without asking: the permission
+mode and the settings' allow / deny rules, applied to the workspace's approval requests, to the
+read tools' paths and to MCP tool names (the decisions are pure, no I/O). Used by the chat
+(which asks the user when the answer is "ask") and by `prefixlock run` (which has nobody to ask
+and refuses).
 
 Order: a deny rule always wins (even in bypass mode and over "always this session"); plan mode
 refuses every write and every command not allow-listed; bypass allows the rest; accept-edits
@@ -12,6 +15,11 @@ is, and denied when any one is; command substitution (`$(...)`, backticks) or an
 redirection is never allowed by a rule (it is asked). Path rules (`Edit(src/**)`,
 `Read(.env)`) match the workspace-relative path: `*` within a folder, `**` across folders, a
 pattern without `/` any file of that name, a leading `/` or `./` the workspace root.
+
+MCP tools (`mcp__SERVER__TOOL`) are named by Claude Code's forms: `mcp__SERVER__TOOL` one tool,
+`mcp__SERVER` or `mcp__SERVER__*` every tool of that server. A deny rule refuses the call (in
+every mode); plan mode runs only allow-listed ones; otherwise they run without a dialog (the
+server is one the user configured, and its tools are pinned in the prefix).
 """
 
 from __future__ import annotations
@@ -22,9 +30,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Literal
 
-from prefixlock.workspace import Action, ApprovalRequest
-
-from .settings import READ_TOOLS, WRITE_TOOLS, ChatSettings, PermissionMode, Rule
+from .settings_files import READ_TOOLS, WRITE_TOOLS, ChatSettings, PermissionMode, Rule
+from .workspace import Action, ApprovalRequest
 
 Verdict = Literal["allow", "deny", "ask"]
 
@@ -113,6 +120,28 @@ class Permissions:
         """The deny rule that keeps `path` (workspace-relative) from being read, if any."""
         return first_path_rule([r for r in self.settings.deny if r.tool in READ_TOOLS], path)
 
+    def decide_tool(self, name: str) -> Ruling:
+        """An MCP tool call by its prefixed name (see the module docstring)."""
+        hit = first_tool_rule(self.settings.deny, name)
+        if hit is not None:
+            return Ruling("deny", f"denied by {hit.text} ({hit.source})")
+        allowed = first_tool_rule(self.settings.allow, name)
+        if self.mode == "plan" and allowed is None:
+            return Ruling("deny", "plan mode is read-only: only allow-listed MCP tools run")
+        return Ruling("allow", f"allowed by {allowed.text}" if allowed else "not denied")
+
+    def refuse_tool(self, name: str) -> str | None:
+        """Why an MCP tool call is refused now, or None (an `McpServer` gate: the mode and the
+        rules are read at each call, so `/permissions plan` holds at once)."""
+        ruling = self.decide_tool(name)
+        return ruling.reason if ruling.verdict == "deny" else None
+
+    def read_rule(self, path: str) -> str | None:
+        """The text of the deny rule that keeps `path` from being read (the workspace's
+        `read_denied`: it refuses the path and leaves it out of folder-wide listings)."""
+        rule = self.read_denied(path)
+        return rule.text if rule is not None else None
+
 
 def split_command(command: str) -> list[str]:
     """The simple commands of a command line, stripped, empty ones dropped."""
@@ -157,6 +186,19 @@ def path_matches(pattern: str | None, path: str) -> bool:
 
 def first_path_rule(rules: Iterable[Rule], path: str) -> Rule | None:
     return next((r for r in rules if path_matches(r.pattern, path)), None)
+
+
+def tool_matches(rule_tool: str, name: str) -> bool:
+    """Does an MCP rule's tool (`mcp__srv`, `mcp__srv__*`, `mcp__srv__tool`) name `name`?"""
+    if not rule_tool.startswith("mcp__"):
+        return False
+    if rule_tool.endswith("__*"):
+        return name.startswith(rule_tool[:-1])
+    return name == rule_tool or name.startswith(rule_tool + "__")
+
+
+def first_tool_rule(rules: Iterable[Rule], name: str) -> Rule | None:
+    return next((r for r in rules if tool_matches(r.tool, name)), None)
 
 
 @lru_cache(maxsize=256)

@@ -2,8 +2,19 @@
 
 from __future__ import annotations
 
-from prefixlock.tui.permissions import Permissions, command_matches, path_matches, split_command
-from prefixlock.tui.settings import MODES, ChatSettings, PermissionMode, Rule, parse_rule
+import re
+
+import pytest
+
+from prefixlock.errors import ConfigError
+from prefixlock.permissions import (
+    Permissions,
+    command_matches,
+    path_matches,
+    split_command,
+    tool_matches,
+)
+from prefixlock.settings_files import MODES, ChatSettings, PermissionMode, Rule, parse_rule
 from prefixlock.workspace import ApprovalRequest
 
 
@@ -89,3 +100,33 @@ def test_path_rules() -> None:
     denied = p.read_denied("keys/server.pem")
     assert denied is not None and denied.text == "Read(**/*.pem)"
     assert p.read_denied("README.md") is None
+
+
+def test_mcp_rules_name_a_tool_or_a_whole_server() -> None:
+    assert tool_matches("mcp__inv", "mcp__inv__total")
+    assert tool_matches("mcp__inv__*", "mcp__inv__total")
+    assert tool_matches("mcp__inv__total", "mcp__inv__total")
+    assert not tool_matches("mcp__inv__total", "mcp__inv__totals")
+    assert not tool_matches("mcp__in", "mcp__inv__total")  # a server name, not a prefix
+    assert not tool_matches("Bash", "mcp__inv__total")
+    p = perms("bypass", allow=("mcp__inv",), deny=("mcp__inv__fail",))
+    ruling = p.decide_tool("mcp__inv__fail")
+    assert ruling.verdict == "deny" and "mcp__inv__fail (settings.toml" in ruling.reason
+    assert p.refuse_tool("mcp__inv__fail") == ruling.reason
+    assert p.refuse_tool("mcp__inv__total") is None
+    # Plan mode runs only allow-listed MCP tools; other modes run them unless denied.
+    plan = perms("plan", allow=("mcp__inv__total",))
+    assert plan.refuse_tool("mcp__inv__total") is None
+    assert "read-only" in (plan.refuse_tool("mcp__inv__add") or "")
+    assert perms("ask").refuse_tool("mcp__inv__add") is None
+    # Tool rules never touch commands or writes, and Bash rules never touch MCP tools.
+    both = perms(deny=("mcp__inv", "Bash(rm:*)"))
+    assert both.decide(run("ls")).verdict == "ask"
+    assert both.refuse_tool("mcp__other__rm") is None
+
+
+def test_malformed_mcp_rules_are_refused() -> None:
+    for text, says in (("mcp__inv__total(x)", "takes no (pattern)"),
+                       ("Bash*", "unknown tool"), ("mcp__inv*", "only mcp__SERVER__*")):
+        with pytest.raises(ConfigError, match=re.escape(says)):
+            parse_rule(text, "s.toml", "permissions.deny[0]")
