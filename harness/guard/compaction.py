@@ -62,11 +62,27 @@ def compacted(
     check_placement(placement)
     text = SUMMARY_HEADER + summary
     if placement == "system":
-        return CompactionPlan(prefix.replace(system=[*prefix.system, text]), ())
+        # A later compaction replaces the earlier summary (its request read that summary, so
+        # the new one covers it) rather than stacking summaries in the prefix.
+        return CompactionPlan(prefix.replace(system=[*base_system(prefix), text]), ())
     return CompactionPlan(
         prefix,
         (Message.user(text), Message.assistant("Understood. Continuing from the summary.")),
     )
+
+
+def base_system(prefix: FrozenPrefix) -> tuple[str, ...]:
+    """The system blocks without an earlier compaction's summary (placement "system")."""
+    system = prefix.system
+    return system[:-1] if system and system[-1].startswith(SUMMARY_HEADER) else system
+
+
+def shrinks_below(request_tokens: int, history_tokens: int, limit: float) -> bool:
+    """Would compacting bring a context of `request_tokens`, `history_tokens` of which a
+    compaction replaces (the messages and an earlier summary), under `limit`? When the rest
+    (tools, system) is already past it, compacting every turn would pay a summary each time and
+    never get under. Pure arithmetic on the estimate quotes use."""
+    return request_tokens - history_tokens + estimate_summary_tokens(history_tokens) < limit
 
 
 def estimate_summary_tokens(history_tokens: int) -> int:

@@ -130,3 +130,21 @@ async def test_a_summary_over_an_expired_cache_writes_none_of_the_history() -> N
     assert of(cold, UsageReport)[0].predicted_read == 0  # the guard predicted it so
     # The compacted prefix reads the tools and system the summary request wrote.
     assert of(after, UsageReport)[0].usage.cache_read >= last_prefix
+
+
+async def test_a_second_compaction_replaces_the_first_summary() -> None:
+    """The second summary request reads the first summary (in the system prompt) and covers
+    it: the prefix holds one summary, not a growing stack of them."""
+    with start_emulator() as emu:
+        async with agent(emu).session() as s:
+            await run_turns(emu, s, 3)
+            await s.compact(policy="allow")
+            first = s.prefix.system
+            await run_turns(emu, s, 3, start=4)
+            await s.compact(policy="allow")
+            second_request = emu.requests[-1].body
+            second = s.prefix.system
+    assert len(first) == len(second) == 2
+    assert first[0] == second[0]
+    assert first[1] in [b["text"] for b in second_request["system"]]
+    assert second[1].startswith("Summary of the earlier conversation")
