@@ -1,6 +1,8 @@
 """A scripted model for the emulator: replies and tool calls by turn or by matching the user text.
 
 Scripts are YAML or JSON files (`prefixlock serve --script FILE`) or built in Python as here.
+`summary` makes a client's compaction request ("Summarize this conversation so far ...") get a
+summary of realistic length (the same text whoever asks) instead of the one-line default.
 """
 
 from __future__ import annotations
@@ -9,7 +11,7 @@ import anthropic
 from anthropic.types import Message, MessageParam, TextBlock, ToolParam
 
 from prefixlock.clock import ManualClock
-from prefixlock.emulator import Emulator, Rule, Script, Step
+from prefixlock.emulator import Emulator, Rule, Script, Step, Summary
 
 SCRIPT = Script(
     rules=[
@@ -21,7 +23,8 @@ SCRIPT = Script(
                 Step(text="The README describes an invoice service."),
             ],
         ),
-    ]
+    ],
+    summary=Summary(tokens=400),
 )
 TOOLS: list[ToolParam] = [
     {"name": "read_file", "description": "Read a file", "input_schema": {"type": "object"}}
@@ -66,6 +69,14 @@ def main() -> None:
             messages=[{"role": "user", "content": "How is the weather?"}],
         )
         print("by match   ", first_text(other))
+        summary = client.messages.create(
+            model="claude-sonnet-4-6",
+            max_tokens=1000,
+            messages=[*messages, {"role": "assistant", "content": first_text(second)},
+                      {"role": "user", "content": "Summarize this conversation so far."}],
+        )
+        print("summary    ", summary.usage.output_tokens, "output tokens:",
+              first_text(summary).splitlines()[0])
 
 
 if __name__ == "__main__":

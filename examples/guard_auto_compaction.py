@@ -2,8 +2,9 @@
 
 `Settings(compact_at=0.8)` compacts (cache-aligned, quoted and budgeted like `s.compact()`)
 before the turn that follows a request which filled 80% of the model's context window, as
-coding agents auto-compact. A tiny threshold here makes it happen on the second turn. Without
-it, a request that would not fit gets a `ContextWindowWarning` before it is sent.
+coding agents auto-compact, when compacting gets the context under the threshold (a prompt
+past it alone is never compacted). A tiny threshold here makes it happen on the second turn.
+Without it, a request that would not fit gets a `ContextWindowWarning` before it is sent.
 """
 
 from __future__ import annotations
@@ -23,11 +24,11 @@ async def main() -> None:
     with Emulator.start(clock=ManualClock()) as emu:
         agent = Agent(prefix, model="claude-haiku-4-5", api_key="emulator",
                       base_url=emu.base_url, clock=emu.clock,
-                      settings=Settings(compact_at=0.001))  # 200 of haiku's 200,000 tokens
+                      settings=Settings(compact_at=0.003))  # 600 of haiku's 200,000 tokens
         price = agent.prices.require("claude-haiku-4-5")
         print(f"context window {price.context_window:,} ({price.context_window_source})")
         async with agent.session() as s:
-            await s.ask("Explain the invoice module. " * 10)
+            await s.ask("Explain the invoice module. " * 100)
             async for e in s.send("And the tax module?"):
                 if isinstance(e, PrefixChanged):
                     print(f"compacted before the turn: {e.reason}, new prefix "

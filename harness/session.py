@@ -68,7 +68,12 @@ from .events import (
 from .guard.actions import PricedActions
 from .guard.budget import CacheBudget
 from .guard.cacheguard import CacheGuard, caches_whole_prompts
-from .guard.compaction import DEFAULT_INSTRUCTION, SummaryPlacement
+from .guard.compaction import (
+    DEFAULT_INSTRUCTION,
+    SummaryPlacement,
+    base_system,
+    shrinks_below,
+)
 from .guard.economics import TaskProfile
 from .guard.keepalive import KeepAlive
 from .guard.keepalive_runner import KeepAliveRunner
@@ -84,6 +89,7 @@ from .state import SessionAgent, SessionState
 from .store.database import SessionStore
 from .store.recorder import Recorder, recorder_for
 from .telemetry import Telemetry
+from .tokenizer import count_tokens
 from .tools import Tool, ToolLike, ToolSpec
 from .transcript import Message, Transcript, text_block, thaw, tool_result_block
 from .wire import WireRequest
@@ -510,7 +516,13 @@ class Session:
             return False  # just compacted: the summary request read the old, long history
         price = self.agent.prices.lookup(self.model)
         window = price.context_window if price is not None else None
-        return window is not None and s.requests[-1].input_tokens >= at * window
+        if window is None or s.requests[-1].input_tokens < at * window:
+            return False
+        # Only when compacting gets the context under the threshold (a prefix past it alone
+        # would compact, and pay a summary, before every turn).
+        summary = s.prefix.system[len(base_system(s.prefix)):]
+        history = s.transcript.tokens + sum(count_tokens(t) for t in summary)
+        return shrinks_below(s.requests[-1].input_tokens, history, at * window)
 
     def _before_send(self, request: WireRequest) -> list[Event]:
         """`request` goes out now: the guard predicts it (CacheBudgetExceeded: nothing is

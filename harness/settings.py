@@ -68,7 +68,8 @@ class Settings:
     openai_breakpoints: bool = True
     # Compact automatically (cache-aligned, prefixlock.guard.compaction) before a turn once the
     # last request filled this fraction of the model's context window, as coding agents
-    # auto-compact. Quoted and budgeted like a compaction asked for by hand. None: never.
+    # auto-compact, when compacting gets the context under it (never for a prefix past it alone).
+    # Quoted and budgeted like a compaction asked for by hand. None: never.
     compact_at: float | None = None
 
     def __post_init__(self) -> None:

@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
     from .model import Script as Script
     from .model import ScriptedModel as ScriptedModel
     from .model import Step as Step
+    from .model import Summary as Summary
     from .server import Emulator as Emulator
     from .server import RecordedRequest as RecordedRequest
 

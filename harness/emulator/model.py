@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..tokenizer import count_tokens
+from ..tokenizer import count_tokens, pieces
 from ._data import read_yaml
 
 if TYPE_CHECKING:
@@ -76,12 +76,70 @@ class Rule(BaseModel):
         return value
 
 
+# What a client sends to compact a conversation: prefixlock's instruction ("Summarize this
+# conversation so far"), LangChain's SummarizationMiddleware ("Messages to summarize:" over the
+# "conversation history"), Claude Code's ("a detailed summary of the conversation so far").
+SUMMARY_REQUEST = (
+    r"summari[sz]e (this|the) conversation|conversation history|messages to summari[sz]e"
+    r"|summary of the conversation"
+)
+# The sections a coding agent's compaction summary has (task, decisions, files, state, next).
+_SUMMARY_LINES = (
+    "## Task\nWhat the user asked for, in their words, and the goal behind it.",
+    "## Decisions\nThe choices made so far and why; the options turned down and why.",
+    "## Files\nEvery file read or edited, with what changed in each.",
+    "## State\nWhat was run last and what it showed; what the user has reviewed.",
+    "## Next\nContinue with the user's next request from this summary; re-read a file before "
+    "editing it, since its exact text is not kept here.",
+)
+
+
+class Summary(BaseModel):
+    """How the model answers a request to summarize the conversation (a client compacting): a
+    summary of `tokens` output tokens, the same text whoever asks, as a real model writes one
+    of about that length instead of a one-line default."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    match: str = SUMMARY_REQUEST  # on the latest user text, case-insensitive
+    tokens: int = Field(ge=1)
+
+    @pydantic.field_validator("match")
+    @classmethod
+    def _valid_regex(cls, value: str) -> str:
+        try:
+            re.compile(value)
+        except re.error as exc:
+            raise ValueError(f"not a regular expression: {exc}") from None
+        return value
+
+    def asks(self, text: str) -> bool:
+        return re.search(self.match, text, re.I) is not None
+
+    def text(self) -> str:
+        return summary_text(self.tokens)
+
+
+@functools.cache
+def summary_text(tokens: int) -> str:
+    """A deterministic summary of `tokens` tokens (by prefixlock.tokenizer): the sections of a
+    coding session's summary, then numbered notes until the length is reached."""
+    parts = list(_SUMMARY_LINES)
+    n = 1
+    while count_tokens("\n\n".join(parts)) < tokens:
+        parts.append(f"- note {n}: a step of the earlier work, kept so it is not repeated.")
+        n += 1
+    return "".join(pieces("\n\n".join(parts))[:tokens])
+
+
 class Script(BaseModel):
     """A whole script; `prompts` are the user messages of the session it was written for.
 
     As a file (`prefixlock serve --script FILE`, YAML or JSON, checked field by field)::
 
         default: "Done."                  # the reply to a turn no rule covers
+        summary: {tokens: 2500}           # a request to summarize the conversation (a client
+                                          # compacting) gets a summary of that many tokens
         rules:
           - match: "deploy"               # a regular expression on the user's latest text
             steps:                        # (case-insensitive); match rules are tried first
@@ -107,6 +165,8 @@ class Script(BaseModel):
     rules: list[Rule] = Field(default_factory=list)
     prompts: list[str] = Field(default_factory=list)
     default: str = "Understood. Nothing else to do here."
+    # None: a summary request is a turn like any other (a rule, or `default`).
+    summary: Summary | None = None
     # A turn no rule covers is explored with whatever tools the request offers
     # (prefixlock.emulator.explore) instead of getting `default`.
     explore: bool = False
@@ -184,7 +244,21 @@ class ScriptedModel:
                 return rule
         return None
 
+    def _summary(self, conv: Conversation) -> Reply | None:
+        """The summary, when the latest user text asks for one that no match rule covers (a
+        turn-number rule would give the compaction request some turn's tool calls)."""
+        summary = self.script.summary
+        if summary is None or conv.step or not summary.asks(conv.user_text):
+            return None
+        for rule in self.script.rules:
+            if rule.match is not None and re.search(rule.match, conv.user_text, re.I):
+                return None
+        return Reply(summary.text())
+
     def reply(self, conv: Conversation) -> Reply:
+        summary = self._summary(conv)
+        if summary is not None:
+            return summary
         rule = self._rule(conv)
         if rule is None and self.script.explore:
             return self._explore(conv)

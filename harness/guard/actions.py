@@ -27,6 +27,7 @@ from ..errors import ConfigError, PrefixError, UserError
 from ..events import Event, PrefixChanged, SwitchWarning
 from ..prefix import FrozenPrefix
 from ..providers import Reply, SDKProvider, SessionInfo, make_builder, resolve_route
+from ..providers.anthropic import without_message_breakpoints
 from ..settings import Settings, settings_dict
 from ..state import SessionAgent, SessionState
 from ..store.recorder import Recorder
@@ -60,10 +61,11 @@ def hypothetical_request(
     settings: Settings,
     messages: Sequence[Message],
     info: SessionInfo,
+    volatile: Sequence[str] = (),
 ) -> WireRequest:
     """The request session `info` would send with these parts (nothing is sent)."""
     # A fresh builder: the live one's incremental memo must not see hypothetical turns.
-    return make_builder(api, model).build_request(prefix, messages, settings, info)
+    return make_builder(api, model).build_request(prefix, messages, settings, info, volatile)
 
 
 class PricedActions:
@@ -359,19 +361,19 @@ class PricedActions:
         summary_tokens = estimate_summary_tokens(s.transcript.tokens)
         plan = compacted(s.prefix, "x " * summary_tokens, placement)
         messages = [*plan.messages, Message.user(next_message or "(next message)")]
-        # The summary request itself: reads the cached history, writes the instruction.
-        summary_req = hypothetical_request(
-            s.provider.api,
-            s.model,
-            s.prefix,
-            s.settings,
-            summary_messages(s.transcript.messages, DEFAULT_INSTRUCTION),
-            s.info,
+        # The summary request itself: reads the cached history; the instruction is not cached.
+        _, extra = self._summary_request(
+            hypothetical_request(
+                s.provider.api,
+                s.model,
+                s.prefix,
+                s.settings,
+                summary_messages(s.transcript.messages, s.pending_results),
+                s.info,
+                (DEFAULT_INSTRUCTION,),
+            ),
+            summary_tokens,
         )
-        guard = self.tracker.guard
-        pred = guard.predict(summary_req, s.clock.now())
-        price = guard.price(s.model)
-        extra = Decimal(0) if price is None else price.cost(pred.usage(summary_tokens))
         return self._price(
             "compact",
             api=s.provider.api,
@@ -383,6 +385,26 @@ class PricedActions:
             with_messages=messages,
             extra=extra,
         )
+
+    def _summary_request(
+        self, request: WireRequest, summary_tokens: int
+    ) -> tuple[WireRequest, Decimal]:
+        """The cheaper way to send a summary request, by the guard's prediction, and its cost:
+        as built (the history read from the cache, its new tail written), or, on Anthropic,
+        with no breakpoint in the messages (the history plain input at 1x). Nothing reads the
+        history after a compaction, so once the cache has expired (an idle gap with keep-alive
+        off, a resume) a write at 1.25x would be paid for nothing."""
+        guard = self.tracker.guard
+        price = guard.price(request.model)
+        if price is None:
+            return request, Decimal(0)
+        now = self.state.clock.now()
+        options = [request]
+        if request.api == "anthropic":
+            options.append(without_message_breakpoints(request))
+        costs = [price.cost(guard.predict(r, now).usage(summary_tokens)) for r in options]
+        best = min(range(len(options)), key=lambda i: (costs[i], i))  # ties: as built
+        return options[best], costs[best]
 
     async def compact(
         self,
@@ -402,8 +424,14 @@ class PricedActions:
         self._authorize(q, quote, policy, "compacting")
         if not s.transcript.messages:
             raise UserError("nothing to compact: the session has no messages", where="compact")
-        messages = summary_messages(s.transcript.messages, instruction, s.pending_results)
-        built = s.provider.build_request(s.prefix, messages, s.settings, s.info)
+        # The instruction goes after the last breakpoint (volatile): it is read once, by this
+        # request, so writing it to the cache would cost 1.25x for nothing.
+        history = s.transcript.messages
+        pending = summary_messages(history, s.pending_results)[len(history):]
+        as_built = s.provider.build_request(
+            s.prefix, history, s.settings, s.info, (instruction,), pending
+        )
+        built, _ = self._summary_request(as_built, estimate_summary_tokens(s.transcript.tokens))
         request = dataclasses.replace(built, meta={**built.meta, "kind": "summary"})
         events = s.take_queued()
         reply, started = await send(request, events)

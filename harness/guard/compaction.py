@@ -1,8 +1,9 @@
 """Cache-aligned compaction: summarize a long session with a request that reads its cache.
 
 The summary request is the session's next request exactly (same prefix, same history, same
-breakpoints) with the compaction instruction appended as the newest user turn, so everything
-before the instruction is read from the cache and only the instruction is new. The compacted
+breakpoints) with the compaction instruction appended as the newest user turn after the last
+breakpoint (as volatile text), so everything before it is read from the cache and the
+instruction, read once, is billed as plain input rather than written. The compacted
 session then starts from a new frozen prefix: by default the old system blocks plus one block
 holding the summary (tools unchanged, so their cache entry still serves), and an empty
 transcript; or, with `placement="messages"`, the same prefix and a transcript that opens with
@@ -17,7 +18,7 @@ from typing import Literal
 
 from ..errors import UserError
 from ..prefix import FrozenPrefix
-from ..transcript import Message, text_block
+from ..transcript import Message
 
 DEFAULT_INSTRUCTION = (
     "Summarize this conversation so far so that the work can continue from the summary alone: "
@@ -47,11 +48,11 @@ class CompactionPlan:
 
 
 def summary_messages(
-    history: Sequence[Message], instruction: str, pending_blocks: Sequence[dict[str, object]] = ()
+    history: Sequence[Message], pending_blocks: Sequence[dict[str, object]] = ()
 ) -> list[Message]:
-    """The history plus the instruction as the newest user turn (tool results first, if any)."""
-    blocks = [*pending_blocks, text_block(instruction)]
-    return [*history, Message.user(blocks)]
+    """The history the summary request carries before its instruction: with the tool results
+    still owed to the model as a user turn, if any (the instruction joins that turn)."""
+    return [*history, Message.user(list(pending_blocks))] if pending_blocks else list(history)
 
 
 def compacted(
@@ -61,11 +62,27 @@ def compacted(
     check_placement(placement)
     text = SUMMARY_HEADER + summary
     if placement == "system":
-        return CompactionPlan(prefix.replace(system=[*prefix.system, text]), ())
+        # A later compaction replaces the earlier summary (its request read that summary, so
+        # the new one covers it) rather than stacking summaries in the prefix.
+        return CompactionPlan(prefix.replace(system=[*base_system(prefix), text]), ())
     return CompactionPlan(
         prefix,
         (Message.user(text), Message.assistant("Understood. Continuing from the summary.")),
     )
+
+
+def base_system(prefix: FrozenPrefix) -> tuple[str, ...]:
+    """The system blocks without an earlier compaction's summary (placement "system")."""
+    system = prefix.system
+    return system[:-1] if system and system[-1].startswith(SUMMARY_HEADER) else system
+
+
+def shrinks_below(request_tokens: int, history_tokens: int, limit: float) -> bool:
+    """Would compacting bring a context of `request_tokens`, `history_tokens` of which a
+    compaction replaces (the messages and an earlier summary), under `limit`? When the rest
+    (tools, system) is already past it, compacting every turn would pay a summary each time and
+    never get under. Pure arithmetic on the estimate quotes use."""
+    return request_tokens - history_tokens + estimate_summary_tokens(history_tokens) < limit
 
 
 def estimate_summary_tokens(history_tokens: int) -> int:

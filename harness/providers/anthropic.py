@@ -225,6 +225,35 @@ class AnthropicBuilder:
             units.append(Unit("messages", len(units), chain, n, total))
 
 
+def without_message_breakpoints(request: WireRequest) -> WireRequest:
+    """`request` with no cache_control in its messages (the tools' and system's breakpoints
+    kept): the history is sent as plain input and nothing of it is written. For a one-off
+    request over a cold history (a compaction's summary after the cache expired), where a write
+    at 1.25x would never be read. Pure."""
+    messages = []
+    for msg in request.body["messages"]:
+        content = msg["content"]
+        if isinstance(content, list) and any("cache_control" in b for b in content):
+            content = [{k: v for k, v in b.items() if k != "cache_control"} for b in content]
+            msg = {**msg, "content": content}
+        messages.append(msg)
+    units = tuple(
+        Unit(u.section, u.position, u.chain, u.tokens, u.end)
+        if u.section == "messages" and u.breakpoint is not None
+        else u
+        for u in request.units
+    )
+    return WireRequest(
+        api=request.api,
+        model=request.model,
+        path=request.path,
+        body={**request.body, "messages": messages},
+        units=units,
+        cache_key=request.cache_key,
+        meta=request.meta,
+    )
+
+
 class AnthropicStream:
     """Accumulates Anthropic SSE events (as dicts) into text deltas and a final `Reply`."""
 

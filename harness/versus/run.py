@@ -483,4 +483,17 @@ def run_peer(
                 if stream is not None:
                     stream.close()
         rows, trace = _bill(emu, prices, turn_of, scenario, name)
-    return ClientRun(name, scenario.name, rows, trace)
+    return ClientRun(name, scenario.name, rows, trace, compacted=shrunk(trace))
+
+
+def shrunk(trace: Sequence[dict[str, Any]]) -> list[int]:
+    """The turns where a peer compacted: a request carried fewer messages than the one before
+    (its summary request, or its first request on the shortened history)."""
+    out: list[int] = []
+    before: int | None = None
+    for row in trace:
+        n = len(row["body"].get("messages") or ())
+        if before is not None and n < before and int(row["turn"]) not in out:
+            out.append(int(row["turn"]))
+        before = n
+    return out

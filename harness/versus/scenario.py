@@ -44,6 +44,10 @@ EVENTS = (STEADY, IDLE, LONG_IDLE, SWITCH, MCP, WIDE, SUBAGENTS, COMPACT, RESUME
 # session peaks near 60K tokens, far below sonnet-4-6's 1M window, so the suite plays it as if
 # its window were ~52K and compacts at Claude Code's recorded 77.6% of the window.
 COMPACT_TOKENS = 40_000
+# A real model's summary of a ~40K-token coding session (an assumption inside the range that
+# recorded compactions show: README.md): the emulator answers every client's summary request
+# with this many output tokens, the same text whoever asks.
+SUMMARY_TOKENS = 2_500
 
 # Per user turn (see README.md for the sources). Idle gaps are drawn from the buckets below.
 IDLE_RATE = 0.15
@@ -182,7 +186,7 @@ class Scenario:
     def script(self, base: Script) -> Script:
         """The emulator's script for this session: each turn plays its turn of `base` (the
         built-in session), a wide turn its twelve parallel reads, by the turn's number here."""
-        from ..emulator.model import Call, Rule, Step
+        from ..emulator.model import Call, Rule, Step, Summary
 
         rules = []
         for t in self.turns:
@@ -218,7 +222,8 @@ class Scenario:
                 steps = list(base.rules[own].steps)
             # Matched by the prompt's text, not the turn number: after a compaction the history
             # has fewer user turns, and the turn must still play its own steps. A request no
-            # rule matches (a compaction's summary) gets the script's plain default text.
+            # rule matches gets the script's default text; a compaction's summary request, a
+            # summary of SUMMARY_TOKENS.
             rules.append(Rule(match=rf"\A{re.escape(t.prompt)}\Z", steps=steps))
         if any(t.event == SUBAGENTS for t in self.turns):
             # Each subagent's conversation starts with its task: its steps are found by it.
@@ -227,7 +232,11 @@ class Scenario:
                              for name, args in calls]
                 sub_steps.append(Step(text=answer))
                 rules.append(Rule(match=rf"\A{re.escape(task)}\Z", steps=sub_steps))
-        return base.model_copy(update={"rules": rules, "prompts": [t.prompt for t in self.turns]})
+        return base.model_copy(update={
+            "rules": rules,
+            "prompts": [t.prompt for t in self.turns],
+            "summary": Summary(tokens=SUMMARY_TOKENS),
+        })
 
 
 def scripted(prompts: tuple[str, ...], seed: int, name: str) -> Scenario:
@@ -301,9 +310,15 @@ def suite(prompts: tuple[str, ...], seeds: tuple[int, ...] = (15, 27)) -> tuple[
 
 
 def mark_compactions(scenario: Scenario, turns: set[int]) -> Scenario:
-    """`scenario` with the steady turns in `turns` (0-based) marked as compaction turns."""
+    """`scenario` with its steady turns from the first to the last of `turns` (0-based: where
+    each client compacted) marked as compaction turns: every client's summary request and the
+    write of its compacted context fall in the row, whichever turn its own threshold fired on
+    (README.md)."""
+    if not turns:
+        return scenario
+    first, last = min(turns), max(turns)
     out = [
-        replace(t, event=COMPACT) if t.index in turns and t.event == STEADY else t
+        replace(t, event=COMPACT) if first <= t.index <= last and t.event == STEADY else t
         for t in scenario.turns
     ]
     return replace(scenario, turns=tuple(out))

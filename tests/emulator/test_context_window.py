@@ -113,14 +113,15 @@ def test_the_guard_warns_before_a_request_past_the_window(emulator: Emulator) ->
 def test_settings_compact_at_compacts_before_the_turn_that_crosses_it(
     emulator: Emulator,
 ) -> None:
-    # haiku's window is 200,000 tokens: 0.001 of it is 200, which the first turn passes.
+    # haiku's window is 200,000 tokens: 0.003 of it is 600, which the first turn passes, and
+    # the system prompt with a summary in place of the history stays under.
     agent = Agent(FrozenPrefix(system="You are terse. " * 40), model="claude-haiku-4-5",
                   api_key="k", base_url=emulator.base_url, clock=ManualClock(),
-                  settings=Settings(retries=0, compact_at=0.001))
+                  settings=Settings(retries=0, compact_at=0.003))
 
     async def run() -> tuple[list[Event], int, list[str]]:
         async with agent.session() as s:
-            first = [e async for e in s.send("Explain the invoice module. " * 20)]
+            first = [e async for e in s.send("Explain the invoice module. " * 100)]
             assert s.compactions == 0 and not any(isinstance(e, PrefixChanged) for e in first)
             second = [e async for e in s.send("And the tax module?")]
             kinds = [str(r.meta.get("kind", "turn")) for r in s.requests]
@@ -133,3 +134,21 @@ def test_settings_compact_at_compacts_before_the_turn_that_crosses_it(
     # The summary request is priced and ledgered like any request, before the turn's own.
     assert kinds == ["turn", "summary", "turn"]
     assert any(isinstance(e, UsageReport) for e in events[: events.index(changed[0])])
+
+
+def test_compact_at_never_compacts_a_context_its_prefix_alone_fills(emulator: Emulator) -> None:
+    """A threshold under the system prompt (a small-window model, a long prompt): compacting
+    could never get under it, so it is not done, rather than a summary paid every turn."""
+    agent = Agent(FrozenPrefix(system="You are terse. " * 400), model="claude-haiku-4-5",
+                  api_key="k", base_url=emulator.base_url, clock=ManualClock(),
+                  settings=Settings(retries=0, compact_at=0.003))  # 600 tokens
+
+    async def run() -> tuple[int, list[str]]:
+        async with agent.session() as s:
+            for i in range(3):
+                async for _ in s.send(f"Explain module {i}. " * 30):
+                    pass
+            return s.compactions, [str(r.meta.get("kind", "turn")) for r in s.requests]
+
+    compactions, kinds = asyncio.run(run())
+    assert compactions == 0 and kinds == ["turn"] * 3

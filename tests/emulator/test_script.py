@@ -185,3 +185,34 @@ def test_parallel_tool_calls_reach_the_client_as_blocks_of_one_reply() -> None:
         ]
         done = client.messages.create(model="claude-sonnet-4-6", max_tokens=50, messages=msgs)
         assert first_text(done) == "Read them all."
+
+
+def _conv(text: str, turn: int = 3) -> Conversation:
+    return Conversation(user_turn=turn, user_text=text, step=0, tools=("run_tests",))
+
+
+def test_a_summary_request_gets_a_summary_of_the_scripted_length() -> None:
+    from prefixlock.emulator.model import Summary
+
+    turn_rule = Rule(turn=3, steps=[Step(text="Turn three.", tool="run_tests")])
+    asked = Rule(match="summarize what changed", steps=[Step(text="Only the diff.")])
+    script = Script(rules=[asked, turn_rule], summary=Summary(tokens=300))
+    model = ScriptedModel(script)
+    ours = model.reply(_conv("Summarize this conversation so far so that the work can go on."))
+    langchain = model.reply(_conv("<messages>\nMessages to summarize:\n...</messages>", turn=1))
+    assert ours.output_tokens == 300 and not ours.tool_calls
+    assert langchain.text == ours.text  # the same summary whoever asks, whatever came before
+    # A user's own request that a match rule covers keeps its rule; other turns are untouched.
+    assert model.reply(_conv("Run it and summarize what changed.")).text == "Only the diff."
+    assert model.reply(_conv("Run the tests.")).tool_calls
+    # Without `summary` a summary request is a turn like any other (here: turn 3's rule).
+    plain = ScriptedModel(Script(rules=[turn_rule]))
+    assert plain.reply(_conv("Summarize this conversation so far.")).tool_calls
+
+
+def test_a_summary_with_a_bad_pattern_names_the_field(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text("summary: {tokens: 10, match: '('}\n")
+    with pytest.raises(ConfigError) as e:
+        Script.load(path)
+    assert "summary" in str(e.value)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from guardkit import agent, of, run_turns, sent, start_emulator, turn
+from guardkit import advance, agent, of, run_turns, sent, start_emulator, turn
 
 from prefixlock.cache.units import anthropic_units
 from prefixlock.events import CacheBreak, PrefixChanged, SwitchWarning, UsageReport
@@ -79,3 +79,72 @@ async def test_an_unknown_placement_is_refused_before_anything_is_sent() -> None
             assert e.value.where == "placement"
             assert sent(emu) == n_sent and s.prefix is prefix
             assert len(s.transcript) == n_messages
+
+
+async def test_the_summary_instruction_is_read_once_not_written() -> None:
+    """The instruction follows the last breakpoint: billed as plain input, never as a cache
+    write (no later request reads it: the session moves to the compacted prefix)."""
+    with start_emulator() as emu:
+        async with agent(emu).session() as s:
+            await run_turns(emu, s, 4)
+            events = await s.compact(policy="allow")
+            body = emu.requests[-1].body
+    last = body["messages"][-1]
+    assert last["role"] == "user"
+    instruction = last["content"][-1]
+    assert "Summarize this conversation" in instruction["text"]
+    assert "cache_control" not in instruction
+    units = anthropic_units(body)
+    usage = of(events, UsageReport)[0].usage
+    assert usage.uncached_input == units[-1].end - units[-2].end > 0
+    assert usage.cache_read + usage.cache_write_5m == units[-2].end
+
+
+async def test_a_summary_over_an_expired_cache_writes_none_of_the_history() -> None:
+    """Past the TTL nothing of the history is cached; nothing reads it after the compaction
+    either, so the summary request sends it as plain input (1x) instead of writing it
+    (1.25x). The tools and system keep their breakpoints: the compacted prefix reads them."""
+    with start_emulator() as emu:
+        async with agent(emu).session() as s:
+            await run_turns(emu, s, 6)
+            warm = await s.compact(policy="allow")
+            warm_body = emu.requests[-1].body
+            await run_turns(emu, s, 6, start=7)
+            advance(emu, 600.0)  # past the 5-minute TTL, no keep-alive
+            history = s.transcript.tokens
+            quote = s.quote_compaction()
+            cold = await s.compact(quote=quote)
+            cold_body = emu.requests[-1].body
+            after = await turn(s, "Go on.")
+    # Warm: the history is read and its tail carries the breakpoint.
+    assert of(warm, UsageReport)[0].usage.cache_read > 0
+    assert any("cache_control" in b for m in warm_body["messages"] for b in m["content"])
+    # Cold: no breakpoint in the messages; the history is billed once, at the base rate.
+    assert not any("cache_control" in b for m in cold_body["messages"] for b in m["content"])
+    assert "cache_control" in cold_body["system"][-1]
+    usage = of(cold, UsageReport)[0].usage
+    assert usage.uncached_input >= history
+    units = anthropic_units(cold_body)
+    last_prefix = max(u.end for u in units if u.section != "messages")
+    assert usage.cache_write_5m == last_prefix and usage.cache_read == 0
+    assert of(cold, UsageReport)[0].predicted_read == 0  # the guard predicted it so
+    # The compacted prefix reads the tools and system the summary request wrote.
+    assert of(after, UsageReport)[0].usage.cache_read >= last_prefix
+
+
+async def test_a_second_compaction_replaces_the_first_summary() -> None:
+    """The second summary request reads the first summary (in the system prompt) and covers
+    it: the prefix holds one summary, not a growing stack of them."""
+    with start_emulator() as emu:
+        async with agent(emu).session() as s:
+            await run_turns(emu, s, 3)
+            await s.compact(policy="allow")
+            first = s.prefix.system
+            await run_turns(emu, s, 3, start=4)
+            await s.compact(policy="allow")
+            second_request = emu.requests[-1].body
+            second = s.prefix.system
+    assert len(first) == len(second) == 2
+    assert first[0] == second[0]
+    assert first[1] in [b["text"] for b in second_request["system"]]
+    assert second[1].startswith("Summary of the earlier conversation")

@@ -15,7 +15,7 @@ from prefixlock.emulator import BUILTIN_PROMPTS
 from prefixlock.guard.policy import CachePolicy
 from prefixlock.prices import PriceTable
 from prefixlock.versus.peers import PEERS
-from prefixlock.versus.run import ClientRun, run_peer, run_prefixlock
+from prefixlock.versus.run import ClientRun, run_peer, run_prefixlock, shrunk
 from prefixlock.versus.scenario import (
     COMPACT,
     EVENTS,
@@ -25,6 +25,7 @@ from prefixlock.versus.scenario import (
     STEADY,
     SUBAGENT_TASKS,
     SUBAGENTS,
+    SUMMARY_TOKENS,
     SWITCH,
     SWITCH_MODEL,
     WIDE,
@@ -220,6 +221,8 @@ def test_prefixlock_compacts_by_its_own_setting_and_the_turns_play_on() -> None:
     summary = [row for row in ours.trace
                if row["turn"] == at and "Summarize this conversation" in str(row["body"])]
     assert len(summary) == 1 and summary[0]["event"] == COMPACT
+    # The scripted model answers it as a real model would: a summary of SUMMARY_TOKENS.
+    assert summary[0]["usage"]["output"] == SUMMARY_TOKENS
     # After the compaction every turn still plays its own scripted steps: the same requests
     # as without it, plus the summary; and the turns after it read a shorter context.
     def per_turn(run: ClientRun) -> dict[int, int]:
@@ -250,3 +253,28 @@ def test_the_idle_plan_from_the_documented_rates_prices_the_hours_cold_writes() 
     cold = (sonnet.input_cost(prefix, "write_1h") - sonnet.input_cost(prefix, "write_5m"))
     assert plan.expected["1h"] > cold / PLAN_TURNS > 0
     assert plan.mode == min(("off", "pings", "1h"), key=lambda m: plan.expected[m])
+
+
+def test_the_compaction_row_spans_every_clients_compaction() -> None:
+    """Clients compact on different turns (each by its own count): the steady turns from the
+    first to the last of them are the row, so each client's summary request is in it."""
+    turns = tuple(
+        Turn(i, f"p{i}", IDLE if i == 3 else STEADY, 600.0 if i == 3 else 45.0) for i in range(7)
+    )
+    from prefixlock.versus.scenario import Scenario
+
+    marked = mark_compactions(Scenario("s", turns), {2, 4})
+    assert [t.event for t in marked.turns] == [
+        STEADY, STEADY, COMPACT, IDLE, COMPACT, STEADY, STEADY
+    ]
+    assert mark_compactions(Scenario("s", turns), set()).turns == turns
+
+
+def test_a_peers_compaction_is_where_its_history_got_shorter() -> None:
+    def row(turn: int, messages: int) -> dict[str, object]:
+        return {"turn": turn, "body": {"messages": [{}] * messages}}
+
+    # LangChain's shape: a one-message summary request, then the summary and 20 kept messages.
+    trace = [row(0, 1), row(0, 3), row(1, 5), row(1, 7), row(2, 1), row(2, 21), row(3, 23)]
+    assert shrunk(trace) == [2]
+    assert shrunk([row(0, 1), row(1, 3)]) == []

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from prefixlock.versus.report import VersusResult
 from prefixlock.versus.run import Billed, ClientRun
-from prefixlock.versus.scenario import IDLE, MCP, STEADY, Scenario, Turn
+from prefixlock.versus.scenario import COMPACT, IDLE, MCP, STEADY, Scenario, Turn
 
 
 def _run(client: str, costs: dict[str, str]) -> ClientRun:
@@ -66,3 +66,22 @@ def test_the_table_fits_80_columns_with_six_clients_and_the_legend_names_them() 
     # Clashing short names stay unique; an unknown client keeps its first 8 characters.
     assert short_names(["pydantic-ai", "pydantic-ai-openai", "crewai-tools"]) == {
         "pydantic-ai": "pyd-ai", "pydantic-ai-openai": "pyd-ai2", "crewai-tools": "crewai-t"}
+
+
+def test_the_compaction_row_is_compared_with_the_peers_that_compact() -> None:
+    """A peer that never compacts keeps the whole history: its compaction-row turns carry no
+    summary, and it pays for the longer context in the later rows instead."""
+    sc = Scenario("s", (Turn(0, "a"), Turn(1, "b", COMPACT)))
+    ours = _run("prefixlock", {STEADY: "1.00", COMPACT: "0.30"})
+    ours.compacted = [1]
+    compacting = _run("langchain", {STEADY: "1.20", COMPACT: "0.35"})
+    compacting.compacted = [1]
+    keeps_all = _run("anthropic-sdk", {STEADY: "1.40", COMPACT: "0.20"})
+    result = VersusResult((sc,), [ours, compacting, keeps_all], {})
+    assert result.compacts("langchain") and not result.compacts("anthropic-sdk")
+    assert result.worse_events() == []
+    cheaper = _run("langchain", {STEADY: "1.20", COMPACT: "0.25"})
+    cheaper.compacted = [1]
+    result = VersusResult((sc,), [ours, cheaper, keeps_all], {})
+    assert result.worse_events() == [COMPACT]
+    assert result.to_dict()["clients"]["anthropic-sdk"]["compacts"] is False
