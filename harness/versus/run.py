@@ -304,11 +304,8 @@ def run_prefixlock(
     ):
         workspace = Workspace(clock)
         tools = {t.name: t for t in workspace.tools()}
-        # The model's `delegate` calls run in the delegator. Offered where the peers offer it
-        # too (the Anthropic peers; the OpenAI peers have no `delegate` yet): the same tools.
-        extra: list[Tool | ToolSpec] = (
-            [_delegate_spec()] if scenario.provider == "anthropic" else []
-        )
+        # The model's `delegate` calls run in the delegator; every peer offers the same tool.
+        extra: list[Tool | ToolSpec] = [_delegate_spec()]
         first = scenario.turns[0].model
         agent = Agent(
             demo_prefix(workspace).replace(tools=[*tools.values(), *extra]),

@@ -347,11 +347,7 @@ def on_provider(scenario: Scenario, provider: str) -> Scenario:
     if provider not in PROVIDER_MODELS:
         raise ValueError(f"no scenario models for provider {provider!r}")
     base, cheaper = PROVIDER_MODELS[provider]
-    # The OpenAI peers do not offer the `delegate` tool yet, so the subagents turns are left
-    # out there (the remaining turns keep their numbers in order).
-    kept = [t for t in scenario.turns if provider == "anthropic" or t.event != SUBAGENTS]
     turns = tuple(
-        replace(t, index=i, model=cheaper if t.model == SWITCH_MODEL else base)
-        for i, t in enumerate(kept)
+        replace(t, model=cheaper if t.model == SWITCH_MODEL else base) for t in scenario.turns
     )
     return replace(scenario, turns=turns, provider=provider)

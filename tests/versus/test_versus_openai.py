@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 from dataclasses import replace
 from decimal import Decimal
+from typing import Any
 
 import pytest
 
@@ -37,14 +38,13 @@ def test_the_openai_scenarios_are_the_same_turns_on_openai_models() -> None:
     for sc in suite(tuple(BUILTIN_PROMPTS)):
         oa = on_provider(sc, "openai")
         assert oa.provider == "openai" and oa.base_model == "gpt-5"
-        # The same turns, less the subagents ones (the OpenAI peers have no `delegate` yet).
-        kept = [t for t in sc.turns if t.event != SUBAGENTS]
-        assert len(kept) < len(sc.turns)
-        assert [(t.prompt, t.event, t.gap_before, t.tool_order_seed) for t in oa.turns] == [
-            (t.prompt, t.event, t.gap_before, t.tool_order_seed) for t in kept
+        # The same turns, the subagents ones included (every OpenAI peer offers `delegate`).
+        assert any(t.event == SUBAGENTS for t in oa.turns)
+        assert [(t.index, t.prompt, t.event, t.gap_before, t.tool_order_seed)
+                for t in oa.turns] == [
+            (t.index, t.prompt, t.event, t.gap_before, t.tool_order_seed) for t in sc.turns
         ]
-        assert [t.index for t in oa.turns] == list(range(len(kept)))
-        cheap = {i for i, t in enumerate(kept) if t.model != sc.base_model}
+        cheap = {i for i, t in enumerate(sc.turns) if t.model != sc.base_model}
         assert cheap and {t.index for t in oa.turns if t.model == "gpt-5-mini"} == cheap
         assert {t.model for t in oa.turns} == {"gpt-5", "gpt-5-mini"}
     with pytest.raises(ValueError):
@@ -63,6 +63,10 @@ def _short() -> Scenario:
     return on_provider(replace(sc, turns=tuple(turns)), "openai")
 
 
+def _tool_names(body: dict[str, Any]) -> set[str]:
+    return {str(t["function"]["name"]) for t in body.get("tools", [])}
+
+
 def _first(run: ClientRun, event: str) -> tuple[int, int]:
     """(read, uncached) of the first real request of the first turn with `event`."""
     r = next(r for r in run.requests if r.event == event and not r.ping)
@@ -76,10 +80,12 @@ def test_prefixlock_and_the_openai_sdk_peer_on_the_same_turns() -> None:
     ours = run_prefixlock(sc, PRICES, CachePolicy())
     sdk = next(p for p in PEERS if p.name == "openai-sdk")
     peer = run_peer(sc, PRICES, "openai-sdk", [sys.executable, str(sdk.path)])
-    assert {r.turn for r in ours.requests} == {r.turn for r in peer.requests} == set(range(13))
+    assert {r.turn for r in ours.requests} == {r.turn for r in peer.requests} == set(range(14))
     # prefixlock: one stable key for the session (across the resume too) and the plan's
     # retention on every request; the peer: its own stable key, the default retention.
-    keys = {line["body"]["prompt_cache_key"] for line in ours.trace}
+    # (The conversation's requests offer `delegate`; its subagents' have a key of their own.)
+    keys = {line["body"]["prompt_cache_key"] for line in ours.trace
+            if "delegate" in _tool_names(line["body"])}
     assert len(keys) == 1
     assert all(line["body"]["prompt_cache_retention"] == "24h" for line in ours.trace)
     assert all(line["body"]["prompt_cache_key"] == "session-short" for line in peer.trace)
@@ -101,6 +107,21 @@ def test_prefixlock_and_the_openai_sdk_peer_on_the_same_turns() -> None:
     wide = [[r for r in run.requests if r.event == WIDE] for run in (ours, peer)]
     assert all(len(w) == 2 and w[1].read > 20_000 for w in wide)
     assert abs(mine[WIDE] - theirs[WIDE]) <= theirs[WIDE] * Decimal("0.05")
+    # The subagents turn: four parallel `delegate` calls on a cold subagent prefix. The peer's
+    # four first requests leave together and each misses it; prefixlock's delegator lets the
+    # first one warm it (no write fee on OpenAI: the warming costs only its own miss), and
+    # the other three read it.
+    fan = next(t.index for t in sc.turns if t.event == SUBAGENTS)
+
+    def firsts(run: ClientRun) -> list[int]:
+        return [int(line["usage"]["cache_read"]) for line in run.trace
+                if line["turn"] == fan and len(line["body"]["messages"]) == 2]
+
+    ours_first, peer_firsts = firsts(ours), firsts(peer)
+    assert len(ours_first) == len(peer_firsts) == 4
+    assert ours_first[0] == 0 and all(r > 1_024 for r in ours_first[1:])
+    assert peer_firsts == [0, 0, 0, 0]
+    assert mine[SUBAGENTS] < theirs[SUBAGENTS]
     # The switch: gpt-5-mini pays back within the turn (no write fee), and the turn back goes
     # to gpt-5 as the user asked (a dearer model is the user's choice, not a saving).
     models = {int(line["turn"]): line["model"] for line in ours.trace}

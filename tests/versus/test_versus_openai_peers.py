@@ -6,6 +6,7 @@ cache exactly when the peer asked for the day-long retention."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -14,7 +15,16 @@ from prefixlock.prices import PriceTable
 from prefixlock.versus.peers import peers_of
 from prefixlock.versus.peers.envs import VenvUnavailable, python_for
 from prefixlock.versus.run import run_peer
-from prefixlock.versus.scenario import IDLE, MCP, Scenario, Turn, on_provider
+from prefixlock.versus.scenario import (
+    IDLE,
+    MCP,
+    SUBAGENT_TASKS,
+    SUBAGENTS,
+    SUBAGENTS_PROMPT,
+    Scenario,
+    Turn,
+    on_provider,
+)
 
 pytestmark = [pytest.mark.thirdparty, pytest.mark.slow]
 
@@ -53,3 +63,55 @@ def test_each_openai_peer_sends_its_documented_cache_settings(name: str) -> None
         assert ("input" in body) == (api == "openai-responses")
     idle = next(r for r in run.requests if r.event == IDLE)
     assert (idle.read > 0) == (retention == "24h")
+
+
+def _subagents_turn() -> Scenario:
+    return on_provider(
+        Scenario("fan", (Turn(0, BUILTIN_PROMPTS[0]),
+                         Turn(1, SUBAGENTS_PROMPT, event=SUBAGENTS))),
+        "openai",
+    )
+
+
+def _user_text(body: dict[str, Any]) -> str:
+    """The first user message's text (Chat Completions or Responses)."""
+    items = body.get("messages") or body["input"]
+    first = next(m for m in items if m.get("role") == "user")
+    content = first["content"]
+    if isinstance(content, str):
+        return content
+    return "".join(str(part.get("text", "")) for part in content)
+
+
+def _tool_names(body: dict[str, Any]) -> set[str]:
+    return {str(t.get("name") or t["function"]["name"]) for t in body.get("tools", [])}
+
+
+@pytest.mark.parametrize("name", [p.name for p in peers_of("openai")])
+def test_each_openai_peer_runs_the_four_subagents_in_parallel(name: str) -> None:
+    peer = next(p for p in peers_of("openai") if p.name == name)
+    try:
+        python = python_for(peer)
+    except VenvUnavailable as exc:
+        pytest.skip(str(exc))
+    run = run_peer(_subagents_turn(), PriceTable.builtin(), name,
+                   [str(python), str(peer.path)])
+    parent = [line for line in run.trace
+              if _user_text(line["body"]) == BUILTIN_PROMPTS[0]]
+    # The session offers `delegate` after the server's tools on every request; a subagent gets
+    # the `general` agent's tools, without it.
+    assert parent and all("delegate" in _tool_names(line["body"]) for line in parent)
+    fan = [line for line in run.trace if line["turn"] == 1 and line not in parent]
+    assert {_user_text(line["body"]) for line in fan} == {t for t, _, _ in SUBAGENT_TASKS}
+    for task, calls, _ in SUBAGENT_TASKS:
+        own = [line for line in fan if _user_text(line["body"]) == task]
+        # Each subagent plays its task's steps: one request per tool call, and its answer.
+        assert len(own) == len(calls) + 1
+        assert all("delegate" not in _tool_names(line["body"]) for line in own)
+        assert all(line["body"]["prompt_cache_key"] == "session-fan" for line in own)
+    # Sent together on a cold prefix: all four first requests leave before any response starts,
+    # so none of them reads the subagents' prefix.
+    firsts = [r for r, line in zip(run.requests, run.trace, strict=True)
+              if line in fan and len(line["body"].get("messages") or line["body"]["input"])
+              <= 2]
+    assert len(firsts) == len(SUBAGENT_TASKS) and all(r.read == 0 for r in firsts)

@@ -11,6 +11,11 @@ message) and the documented `keep=("messages", 20)`, as in the Anthropic LangCha
 conversation is the agent state's `messages`, passed back each turn; each turn builds the agent
 with the tools in the order the tool server listed them and the model the user picked. Same
 line protocol as anthropic_sdk.py; `start` also carries `session` (the cache key).
+Subagents: LangChain's multi-agent page's "subagents as tools": a `delegate` tool (the start
+message's schema) whose function invokes a sub-agent (`create_agent` on the same ChatOpenAI,
+so the same cache key and retention, with the start message's `subagent` prompt and tools)
+and returns its last message; the agent's tool node runs the tool calls of one reply
+concurrently.
 """
 
 from __future__ import annotations
@@ -57,19 +62,40 @@ def main() -> None:
 
         return call
 
-    while True:
-        msg = _read()
-        if msg["op"] == "end":
-            break
-        tools = [
+    def remote_tools(specs: list[dict[str, Any]]) -> list[Any]:
+        return [
             StructuredTool.from_function(
                 func=remote(t["name"]),
                 name=t["name"],
                 description=t["description"],
                 args_schema=t["input_schema"],
             )
-            for t in msg["tools"]
+            for t in specs
         ]
+
+    def delegation(model: Any) -> list[Any]:
+        """The `delegate` tool: each call invokes the sub-agent (subagents as tools)."""
+        spec = start.get("delegate_tool")
+        if not spec:
+            return []
+        sub_agent = create_agent(
+            model,
+            tools=remote_tools(start["subagent"]["tools"]),
+            system_prompt=start["subagent"]["system"],
+        )
+
+        def delegate(task: str, agent: str = "") -> str:
+            state = sub_agent.invoke({"messages": [HumanMessage(task)]})
+            return str(state["messages"][-1].text)
+
+        return [StructuredTool.from_function(func=delegate, name=spec["name"],
+                                             description=spec["description"],
+                                             args_schema=spec["input_schema"])]
+
+    while True:
+        msg = _read()
+        if msg["op"] == "end":
+            break
         model = ChatOpenAI(
             model=msg["model"],
             api_key=start["api_key"],
@@ -77,6 +103,7 @@ def main() -> None:
             max_tokens=4096,
             model_kwargs={"prompt_cache_key": key, "prompt_cache_retention": "24h"},
         )
+        tools = [*remote_tools(msg["tools"]), *delegation(model)]
         agent = create_agent(
             model,
             tools=tools,

@@ -16,11 +16,20 @@ base URL, such as the emulator's, it sends none, so the key is set as above.) Tr
 Compaction: OpenAI's server-side compaction, as ModelSettings documents it:
 `context_management=[{"type": "compaction", "compact_threshold": N}]` with the suite's
 threshold (the response then carries a compaction item, and the next input continues from it).
+Subagents: agents as tools, as the SDK's multi-agent docs show: the sub-agent (the start
+message's `subagent` instructions and tools, the same ModelSettings, so the same cache key,
+retention and compaction) becomes the `delegate` tool with `Agent.as_tool(...)`, with
+`parameters` (a Pydantic model of the call's `task` and `agent`) and an `input_builder` that
+gives the sub-agent the task as its input. The tool's advertised schema is set to the start
+message's `delegate_tool` schema (as_tool would otherwise send its own strict rendering of the
+model, and every client must offer the same tool); the Runner runs the function calls of one
+reply concurrently, so the four subagents run at once.
 Same line protocol as anthropic_sdk.py; `start` also carries `session` (the cache key).
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 import threading
@@ -42,6 +51,7 @@ def _write(obj: dict[str, Any]) -> None:
 
 def main() -> None:
     from openai import AsyncOpenAI
+    from pydantic import BaseModel
 
     from agents import (
         Agent,
@@ -65,23 +75,24 @@ def main() -> None:
     )
     history: list[Any] = []
 
-    # Tools may run concurrently: one question and its answer on the pipe at a time.
+    # Tools may run concurrently (the subagents' too): one question and its answer on the pipe
+    # at a time, asked from a worker thread so the event loop keeps serving the others.
     pipe = threading.Lock()
 
     def remote(name: str) -> Any:
-        async def call(_ctx: Any, arguments: str) -> str:
+        def ask(arguments: str) -> str:
             with pipe:
                 _write({"op": "tool", "id": "", "name": name,
                         "input": json.loads(arguments or "{}")})
                 return str(_read()["content"])
 
+        async def call(_ctx: Any, arguments: str) -> str:
+            return await asyncio.to_thread(ask, arguments)
+
         return call
 
-    while True:
-        msg = _read()
-        if msg["op"] == "end":
-            break
-        tools = [
+    def remote_tools(specs: list[dict[str, Any]]) -> list[Any]:
+        return [
             FunctionTool(
                 name=t["name"],
                 description=t["description"],
@@ -89,13 +100,49 @@ def main() -> None:
                 on_invoke_tool=remote(t["name"]),
                 strict_json_schema=False,  # the tool server's schemas, as it lists them
             )
-            for t in msg["tools"]
+            for t in specs
         ]
+
+    class DelegateInput(BaseModel):
+        task: str
+        agent: str | None = None
+
+    def task_of(options: Any) -> str:
+        return str(options["params"]["task"])
+
+    def delegation(model: Any) -> list[Any]:
+        """The `delegate` tool: the sub-agent as a tool (agents as tools)."""
+        spec = start.get("delegate_tool")
+        if not spec:
+            return []
+        sub_agent = Agent(
+            name=start["subagent"]["agent"],
+            instructions=start["subagent"]["system"],
+            tools=remote_tools(start["subagent"]["tools"]),
+            model=model,
+            model_settings=settings,
+        )
+        tool = sub_agent.as_tool(
+            tool_name=spec["name"],
+            tool_description=spec["description"],
+            parameters=DelegateInput,
+            input_builder=task_of,
+            max_turns=25,
+        )
+        tool.params_json_schema = spec["input_schema"]
+        tool.strict_json_schema = False
+        return [tool]
+
+    while True:
+        msg = _read()
+        if msg["op"] == "end":
+            break
+        model = OpenAIResponsesModel(model=msg["model"], openai_client=client)
         agent = Agent(
             name="assistant",
             instructions=start["system"],
-            tools=tools,
-            model=OpenAIResponsesModel(model=msg["model"], openai_client=client),
+            tools=[*remote_tools(msg["tools"]), *delegation(model)],
+            model=model,
             model_settings=settings,
         )
         result = Runner.run_sync(

@@ -11,6 +11,12 @@ them (tools in the order the tool server listed them). Retention: the default (i
 guide's extended retention (`prompt_cache_retention="24h"`) is an opt-in this loop leaves off,
 as the SDK's examples do.
 
+Subagents: the start message's `delegate_tool` is offered after the server's tools; the
+model's `delegate` calls of one reply run at once, each a loop of its own on
+`openai.AsyncOpenAI` with the start message's `subagent` system prompt and tools and the same
+`prompt_cache_key`, gathered with `asyncio.gather` (the SDK's async client, as its README shows
+for concurrent requests); each subagent's final text is its call's tool message.
+
 Compaction: none (the SDK has none; the session never reaches the model's window).
 
 Protocol: the same line protocol as anthropic_sdk.py; `start` also carries `session` (the
@@ -19,6 +25,7 @@ session's name, used as the cache key).
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sys
 from typing import Any
@@ -48,11 +55,80 @@ def _function(tool: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def _assistant(out: Any, calls: list[Any]) -> dict[str, Any]:
+    """The reply as the next request's assistant message."""
+    turn: dict[str, Any] = {"role": "assistant", "content": out.content}
+    if calls:
+        turn["tool_calls"] = [
+            {
+                "id": c.id,
+                "type": "function",
+                "function": {"name": c.function.name, "arguments": c.function.arguments},
+            }
+            for c in calls
+        ]
+    return turn
+
+
+def _remote(call: Any) -> str:
+    """A tool call answered by the tool server (one question and answer on the pipe)."""
+    _write({"op": "tool", "id": call.id, "name": call.function.name,
+            "input": json.loads(call.function.arguments or "{}")})
+    return str(_read()["content"])
+
+
+async def _subagent(
+    client: Any, model: str, key: str, sub: dict[str, Any], task: str, pipe: asyncio.Lock
+) -> str:
+    """One subagent: its own conversation on the subagent prompt and tools; its final text."""
+    from openai.types.chat import ChatCompletionMessageFunctionToolCall as FunctionCall
+
+    messages: list[dict[str, Any]] = [
+        {"role": "system", "content": sub["system"]},
+        {"role": "user", "content": task},
+    ]
+    tools = [_function(t) for t in sub["tools"]]
+    text = ""
+    for _ in range(25):
+        reply = await client.chat.completions.create(
+            model=model,
+            messages=messages,
+            tools=tools,
+            max_completion_tokens=4096,
+            prompt_cache_key=key,
+        )
+        out = reply.choices[0].message
+        calls = [c for c in out.tool_calls or [] if isinstance(c, FunctionCall)]
+        messages.append(_assistant(out, calls))
+        text = out.content or ""
+        if not calls:
+            break
+        for c in calls:
+            async with pipe:  # siblings share the pipe: one question and answer at a time
+                answer = await asyncio.to_thread(_remote, c)
+            messages.append({"role": "tool", "tool_call_id": c.id, "content": answer})
+    return text
+
+
+async def _delegated(start: dict[str, Any], model: str, key: str, tasks: list[str]) -> list[str]:
+    """The reply's `delegate` calls, run at once (asyncio.gather of the subagents' loops)."""
+    import openai
+
+    pipe = asyncio.Lock()
+    async with openai.AsyncOpenAI(
+        api_key=start["api_key"], base_url=start["base_url"] + "/v1"
+    ) as client:
+        return list(await asyncio.gather(
+            *(_subagent(client, model, key, start["subagent"], task, pipe) for task in tasks)
+        ))
+
+
 def main() -> None:
     import openai
     from openai.types.chat import ChatCompletionMessageFunctionToolCall as FunctionCall
 
     start = _read()
+    delegate = start.get("delegate_tool")
     client = openai.OpenAI(api_key=start["api_key"], base_url=start["base_url"] + "/v1")
     key = f"session-{start['session']}"
     messages: list[dict[str, Any]] = [{"role": "system", "content": start["system"]}]
@@ -61,7 +137,7 @@ def main() -> None:
         if msg["op"] == "end":
             break
         messages.append({"role": "user", "content": msg["prompt"]})
-        tools = [_function(t) for t in msg["tools"]]
+        tools = [_function(t) for t in (*msg["tools"], *([delegate] if delegate else []))]
         for _ in range(25):
             reply = client.chat.completions.create(
                 model=msg["model"],
@@ -75,26 +151,20 @@ def main() -> None:
             calls = [
                 c for c in out.tool_calls or [] if isinstance(c, FunctionCall)
             ]
-            turn: dict[str, Any] = {"role": "assistant", "content": out.content}
-            if calls:
-                turn["tool_calls"] = [
-                    {
-                        "id": c.id,
-                        "type": "function",
-                        "function": {"name": c.function.name, "arguments": c.function.arguments},
-                    }
-                    for c in calls
-                ]
-            messages.append(turn)
+            messages.append(_assistant(out, calls))
             if not calls:
                 break
+            answers: dict[str, str] = {}
+            subtasks = [c for c in calls if delegate and c.function.name == delegate["name"]]
+            if subtasks:
+                tasks = [str(json.loads(c.function.arguments or "{}").get("task", ""))
+                         for c in subtasks]
+                found = asyncio.run(_delegated(start, msg["model"], key, tasks))
+                answers.update(zip((c.id for c in subtasks), found, strict=True))
             for c in calls:
-                _write({"op": "tool", "id": c.id, "name": c.function.name,
-                        "input": json.loads(c.function.arguments or "{}")})
-                answer = _read()
-                messages.append(
-                    {"role": "tool", "tool_call_id": c.id, "content": answer["content"]}
-                )
+                if c.id not in answers:
+                    answers[c.id] = _remote(c)
+                messages.append({"role": "tool", "tool_call_id": c.id, "content": answers[c.id]})
         _write({"op": "done"})
     client.close()
 

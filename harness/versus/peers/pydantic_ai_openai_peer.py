@@ -7,7 +7,12 @@ OpenAI's cache-routing key) and `openai_prompt_cache_retention="24h"` (OpenAI's 
 retention, a setting pydantic-ai documents beside it). The conversation is carried in
 `message_history` as the docs show; each turn builds the Agent with the tools in the order the
 tool server listed them and the model the user picked. Same line protocol as anthropic_sdk.py;
-`start` also carries `session` (the cache key). Compaction: none (pydantic-ai's history
+`start` also carries `session` (the cache key).
+Subagents: agent delegation as pydantic-ai's multi-agent page shows it: a `delegate` tool (the
+start message's schema) whose function awaits `sub_agent.run(task, usage=ctx.usage)`, the
+sub-agent built with the start message's `subagent` instructions and tools, the same model and
+the same cache settings (key and retention); pydantic-ai runs the tool calls of one reply
+concurrently. Compaction: none (pydantic-ai's history
 processors are functions the user writes; no summarizer is configured).
 """
 
@@ -33,7 +38,7 @@ def _write(obj: dict[str, Any]) -> None:
 
 
 def main() -> None:
-    from pydantic_ai import Agent, Tool
+    from pydantic_ai import Agent, RunContext, Tool
     from pydantic_ai.models.openai import OpenAIChatModel, OpenAIChatModelSettings
     from pydantic_ai.providers.openai import OpenAIProvider
 
@@ -58,23 +63,44 @@ def main() -> None:
 
         return call
 
-    while True:
-        msg = _read()
-        if msg["op"] == "end":
-            break
-        tools = [
+    def remote_tools(specs: list[dict[str, Any]]) -> list[Any]:
+        return [
             Tool.from_schema(
                 remote(t["name"]),
                 name=t["name"],
                 description=t["description"],
                 json_schema=t["input_schema"],
             )
-            for t in msg["tools"]
+            for t in specs
         ]
+
+    def delegation(model: str) -> list[Any]:
+        """The `delegate` tool: each call runs the sub-agent (agent delegation)."""
+        spec = start.get("delegate_tool")
+        if not spec:
+            return []
+        sub_agent = Agent(
+            OpenAIChatModel(model, provider=provider),
+            instructions=start["subagent"]["system"],
+            tools=remote_tools(start["subagent"]["tools"]),
+            model_settings=settings,
+        )
+
+        async def delegate(ctx: RunContext[None], task: str, agent: str = "") -> str:
+            result = await sub_agent.run(task, usage=ctx.usage)
+            return str(result.output)
+
+        return [Tool.from_schema(delegate, name=spec["name"], description=spec["description"],
+                                 json_schema=spec["input_schema"], takes_ctx=True)]
+
+    while True:
+        msg = _read()
+        if msg["op"] == "end":
+            break
         agent = Agent(
             OpenAIChatModel(msg["model"], provider=provider),
             instructions=start["system"],
-            tools=tools,
+            tools=[*remote_tools(msg["tools"]), *delegation(msg["model"])],
             model_settings=settings,
         )
         result = agent.run_sync(msg["prompt"], message_history=history)
