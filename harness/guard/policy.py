@@ -200,15 +200,20 @@ class CachePolicy:
     def switch_action(self, quote: Quote, turns_on_new_model: int) -> SwitchAction:
         """What to do with the user's move to the quote's model for `turns_on_new_model` turns.
 
-        `switch` when `allow_switch` says so (it pays back, or re-bills nothing, or the user
-        set `always`). Otherwise `delegate` when the policy is `auto` and the quote's subagent
-        alternative is cheaper than the switch and than doing the work here on the warm model
-        (the advisor's verdict); else `stay`."""
+        Under `auto`, a one-turn excursion that re-bills a warm cache is delegated whenever
+        the quote's subagent alternative (priced for one turn's work) is cheaper than the
+        switch and than doing the work here on the warm model (the advisor's verdict), even
+        when the switch would pay back: the cheapest way to do that turn on the new model.
+        Otherwise `switch` when `allow_switch` says so (it pays back, re-bills nothing, goes
+        to a model no cheaper, or the user set `always`); then `delegate` as above for a
+        longer stay that does not pay back; else `stay`."""
+        delegate = self.switch == "auto" and quote.warns and delegation_pays(quote)
+        cheaper_model = quote.steady_saving is None or quote.steady_saving > 0
+        if delegate and cheaper_model and turns_on_new_model <= 1:
+            return "delegate"
         if self.allow_switch(quote, turns_on_new_model):
             return "switch"
-        if self.switch == "auto" and delegation_pays(quote):
-            return "delegate"
-        return "stay"
+        return "delegate" if delegate else "stay"
 
     def allow_switch(self, quote: Quote, turns_on_new_model: int) -> bool:
         """Switch now? `always` does; `quote` and `auto` only when the switch re-bills nothing

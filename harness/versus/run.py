@@ -446,13 +446,14 @@ def run_peer(
             data: dict[str, Any] = json.loads(line)
             return data
 
+        sub_start = subagent_start(parent)
         try:
             send({"op": "start", "system": system_prompt(), "base_url": emu.base_url,
                   "api_key": KEY, "compact_tokens": COMPACT_TOKENS,
                   "session": scenario.name,
                   # A local tool the peer adds after the server's tools; its calls run the
                   # peer's own subagents, with this system prompt and these (server) tools.
-                  "delegate_tool": DELEGATE_TOOL, "subagent": subagent_start(parent)})
+                  "delegate_tool": DELEGATE_TOOL, "subagent": sub_start})
             for t in scenario.turns:
                 if t.index > 0:
                     clock.advance(t.gap_before)
@@ -480,17 +481,47 @@ def run_peer(
                 if stream is not None:
                     stream.close()
         rows, trace = _bill(emu, prices, turn_of, scenario, name)
-    return ClientRun(name, scenario.name, rows, trace, compacted=shrunk(trace))
+    compacted = shrunk(trace, subagent_system=str(sub_start["system"]))
+    return ClientRun(name, scenario.name, rows, trace, compacted=compacted)
 
 
-def shrunk(trace: Sequence[dict[str, Any]]) -> list[int]:
-    """The turns where a peer compacted: a request carried fewer messages than the one before
-    (its summary request, or its first request on the shortened history)."""
+def shrunk(trace: Sequence[dict[str, Any]], *, subagent_system: str = "") -> list[int]:
+    """The turns where a peer compacted: a request of the main conversation carried fewer
+    messages than the one before (its summary request, or its first request on the shortened
+    history). A subagent's requests (their system prompt is `subagent_system`) are another
+    conversation and are skipped: their short histories are no compaction."""
     out: list[int] = []
     before: int | None = None
     for row in trace:
-        n = len(row["body"].get("messages") or ())
+        body = row["body"]
+        if subagent_system and _system_text(body).startswith(subagent_system.strip()):
+            continue
+        items = body.get("messages") or body.get("input") or ()
+        n = len(items) if isinstance(items, list) else 1
         if before is not None and n < before and int(row["turn"]) not in out:
             out.append(int(row["turn"]))
         before = n
     return out
+
+
+def _system_text(body: dict[str, Any]) -> str:
+    """A request's system prompt on any of the wire APIs (Anthropic `system`, Responses
+    `instructions`, Chat Completions' leading system or developer message), stripped."""
+
+    def text(value: Any) -> str:
+        if isinstance(value, str):
+            return value
+        if isinstance(value, list):
+            return "".join(str(p.get("text", "")) for p in value if isinstance(p, dict))
+        return ""
+
+    if "system" in body:
+        return text(body["system"]).strip()
+    if "instructions" in body:
+        return text(body["instructions"]).strip()
+    messages = body.get("messages") or body.get("input") or ()
+    if isinstance(messages, list) and messages and isinstance(messages[0], dict):
+        first = messages[0]
+        if first.get("role") in ("system", "developer"):
+            return text(first.get("content")).strip()
+    return ""

@@ -165,6 +165,14 @@ def test_auto_delegates_only_when_the_subagent_beats_both_switching_and_staying(
     assert auto.switch_action(_priced(29_000, 6, "switch", True), 1) == "stay"
     # A switch that pays back within the planned turns is made, whatever the subagent costs.
     assert auto.switch_action(_priced(29_000, 6, "subagent", True), 2) == "switch"
+    # A one-turn excursion whose switch pays back within the turn (2 requests <= 3): the
+    # subagent is cheaper still, so it does the turn (seen on OpenAI, where no write fee makes
+    # every switch pay back fast); when the switch is the cheaper, it switches.
+    assert auto.switch_action(_priced(29_000, 2, "subagent", True), 1) == "delegate"
+    assert auto.switch_action(_priced(29_000, 2, "switch", True), 1) == "switch"
+    # Back to a model no cheaper per request: the user's choice of model, followed.
+    back = replace(_priced(29_000, None, "subagent", True), steady_saving=Decimal("-0.004"))
+    assert auto.switch_action(back, 1) == "switch"
     # A cold cache loses nothing: switch.
     assert auto.switch_action(_priced(0, None, "subagent", True), 1) == "switch"
     # A quote without a subagent alternative: stay.

@@ -278,3 +278,20 @@ def test_a_peers_compaction_is_where_its_history_got_shorter() -> None:
     trace = [row(0, 1), row(0, 3), row(1, 5), row(1, 7), row(2, 1), row(2, 21), row(3, 23)]
     assert shrunk(trace) == [2]
     assert shrunk([row(0, 1), row(1, 3)]) == []
+    # A subagents turn: the subagents' own short conversations (their system prompt) are not a
+    # compaction of the main one (the SDK peer never compacts; it was counted as compacting).
+    sub = "You are a subagent."
+
+    def on(turn: int, messages: int, system: object) -> dict[str, object]:
+        return {"turn": turn, "body": {"system": system, "messages": [{}] * messages}}
+
+    main = "You are Forge."
+    trace = [on(0, 1, main), on(0, 3, main), on(1, 1, [{"text": sub}]), on(1, 3, sub),
+             on(1, 5, main), on(2, 7, main)]
+    assert shrunk(trace, subagent_system=sub) == []
+    assert shrunk(trace) == [1]  # without knowing the subagents' prompt, as before
+    # Chat Completions: the system prompt is the first message.
+    chat = [{"turn": 0, "body": {"messages": [{"role": "system", "content": main}, {}, {}]}},
+            {"turn": 1, "body": {"messages": [{"role": "system", "content": sub}, {}]}},
+            {"turn": 1, "body": {"messages": [{"role": "system", "content": main}, {}, {}, {}]}}]
+    assert shrunk(chat, subagent_system=sub) == []

@@ -103,10 +103,11 @@ def test_prefixlock_and_the_openai_sdk_peer_on_the_same_turns() -> None:
     peer_read, peer_uncached = _first(peer, MCP)
     assert uncached < 5_000 < peer_uncached and mine[MCP] < theirs[MCP]
     # A wide turn has no lookback on OpenAI: both read the earlier context on its second
-    # request, and pay the same to within the bytes of their requests.
+    # request; prefixlock pays no more (to within the bytes of its requests; its context is
+    # shorter here, the switched turn having left only a subagent's summary).
     wide = [[r for r in run.requests if r.event == WIDE] for run in (ours, peer)]
     assert all(len(w) == 2 and w[1].read > 20_000 for w in wide)
-    assert abs(mine[WIDE] - theirs[WIDE]) <= theirs[WIDE] * Decimal("0.05")
+    assert mine[WIDE] <= theirs[WIDE] * Decimal("1.05")
     # The subagents turn: four parallel `delegate` calls on a cold subagent prefix. The peer's
     # four first requests leave together and each misses it; prefixlock's delegator lets the
     # first one warm it (no write fee on OpenAI: the warming costs only its own miss), and
@@ -122,12 +123,13 @@ def test_prefixlock_and_the_openai_sdk_peer_on_the_same_turns() -> None:
     assert ours_first[0] == 0 and all(r > 1_024 for r in ours_first[1:])
     assert peer_firsts == [0, 0, 0, 0]
     assert mine[SUBAGENTS] < theirs[SUBAGENTS]
-    # The switch: gpt-5-mini pays back within the turn (no write fee), and the turn back goes
-    # to gpt-5 as the user asked (a dearer model is the user's choice, not a saving).
-    models = {int(line["turn"]): line["model"] for line in ours.trace}
-    assert [models[t.index] for t in sc.turns] == [t.model for t in sc.turns]
-    assert any(a.event == SWITCH and a.model == "gpt-5-mini" and b.model == "gpt-5"
-               for a, b in zip(sc.turns, sc.turns[1:], strict=False))
+    # The switch: on OpenAI it would pay back within the turn (no write fee), but the quote's
+    # subagent on gpt-5-mini is cheaper still (CachePolicy.switch_action): the turn's work runs
+    # there, and the conversation stays on gpt-5.
+    switch = next(t.index for t in sc.turns if t.event == SWITCH)
+    assert any(n.startswith(f"turn {switch + 1} delegated") for n in ours.notes), ours.notes
+    assert "gpt-5-mini" in {line["model"] for line in ours.trace if line["turn"] == switch}
+    assert {line["model"] for line in ours.trace if line["turn"] != switch} == {"gpt-5"}
     assert all(mine.get(e, Decimal(0)) <= theirs.get(e, Decimal(0)) for e in EVENTS), (mine, theirs)
 
 
