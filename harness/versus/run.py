@@ -494,7 +494,8 @@ def shrunk(trace: Sequence[dict[str, Any]], *, subagent_system: str = "") -> lis
     before: int | None = None
     for row in trace:
         body = row["body"]
-        if subagent_system and _system_text(body).startswith(subagent_system.strip()):
+        # In, not at the start: a framework may put its own preamble first (pydantic-ai does).
+        if subagent_system and subagent_system.strip()[:200] in _system_text(body):
             continue
         items = body.get("messages") or body.get("input") or ()
         n = len(items) if isinstance(items, list) else 1

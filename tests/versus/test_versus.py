@@ -286,7 +286,8 @@ def test_a_peers_compaction_is_where_its_history_got_shorter() -> None:
         return {"turn": turn, "body": {"system": system, "messages": [{}] * messages}}
 
     main = "You are Forge."
-    trace = [on(0, 1, main), on(0, 3, main), on(1, 1, [{"text": sub}]), on(1, 3, sub),
+    trace = [on(0, 1, main), on(0, 3, main), on(1, 1, [{"text": "Preamble. "}, {"text": sub}]),
+             on(1, 3, sub),
              on(1, 5, main), on(2, 7, main)]
     assert shrunk(trace, subagent_system=sub) == []
     assert shrunk(trace) == [1]  # without knowing the subagents' prompt, as before
