@@ -127,3 +127,18 @@ def test_mcp_calls_ask_unless_a_rule_the_mode_or_the_user_allows_them() -> None:
     # Headless (run's gate): what would be asked is refused, saying how to allow it.
     refused = _perms().refuse_tool("mcp__inv__add") or ""
     assert "nobody to ask" in refused and "--allow mcp" in refused and "mcp__inv" in refused
+
+
+def test_a_user_settings_toml_spells_the_keys_its_own_way(tmp_path: Path) -> None:
+    ws, home = tmp_path / "ws", tmp_path / "home"
+    ws.mkdir()
+    (home / ".prefixlock").mkdir(parents=True)
+    _mcp_json(ws / ".mcp.json", a=["x"], b=["y"])
+    (home / ".prefixlock" / "settings.toml").write_text(
+        'enabled_project_mcp_servers = ["a"]\ndisabled_project_mcp_servers = ["b"]\n')
+    settings = load_settings(ws, home)
+    verdicts = {s.name: consent(s, settings).verdict for s in settings.mcp_servers}
+    assert verdicts == {"a": "approved", "b": "declined"}
+    (home / ".prefixlock" / "settings.toml").write_text("enable_all_project_mcp_servers = 1\n")
+    with pytest.raises(ConfigError, match="enable_all_project_mcp_servers: must be true"):
+        load_settings(ws, home)
