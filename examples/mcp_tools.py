@@ -1,9 +1,12 @@
 """MCP tools pinned into the frozen prefix: a stdio MCP server (the official `mcp` package,
 `pip install prefixlock[mcp]`) named in a Claude Code `.mcp.json` offers its tools; they join
 the prefix as `mcp__invoices__*`, sorted, and the model calls one. A deny rule in
-`.claude/settings.json` refuses one tool. When the server announces a new tool list
-(tools/list_changed), `announced_changes` prices the prefix change and the cache policy decides
-before anything moves. Offline: the server is a subprocess, the model the emulator's script."""
+`.claude/settings.json` refuses one tool. The server is the project's, so it starts only once
+the user consents (here `enabledMcpjsonServers` in the local `.claude/settings.local.json`),
+and its tools run only when allowed (an allow rule: headless, nobody is asked). When the server
+announces a new tool list (tools/list_changed), `announced_changes` prices the prefix change and
+the cache policy decides before anything moves. Offline: the server is a subprocess, the model
+the emulator's script."""
 
 from __future__ import annotations
 
@@ -57,6 +60,7 @@ async def main() -> None:
         print("install prefixlock[mcp] to run this example")
         return
     from prefixlock.guard.policy import CachePolicy
+    from prefixlock.mcp_consent import consent
     from prefixlock.mcp_tools import announced_changes, open_servers
     from prefixlock.permissions import Permissions
     from prefixlock.settings_files import load_settings
@@ -70,9 +74,19 @@ async def main() -> None:
         {"permissions": {"deny": ["mcp__invoices__total"]}}
     ))
     settings = load_settings(Path("."))  # what `prefixlock chat` and `prefixlock run` read
-    permissions = Permissions(settings)
+    # A server the project's own files declare waits for the user's consent.
+    print("consent:", [consent(c, settings).verdict for c in settings.mcp_servers])
+    # The user's local settings (not committed) approve it and allow one of its tools.
+    Path(".claude/settings.local.json").write_text(json.dumps(
+        {"enabledMcpjsonServers": ["invoices"],
+         "permissions": {"allow": ["mcp__invoices__grow"]}}
+    ))
+    settings = load_settings(Path("."))
+    startable = [c for c in settings.mcp_servers if consent(c, settings).starts]
+    print("consent:", [consent(c, settings).verdict for c in settings.mcp_servers])
+    permissions = Permissions(settings)  # headless gate: a call nobody allowed is refused
     async with contextlib.AsyncExitStack() as stack:
-        servers = await open_servers(stack, settings.mcp_servers, gate=permissions.refuse_tool)
+        servers = await open_servers(stack, startable, gate=permissions.refuse_tool)
         tools = [t for server in servers for t in server.tools]
         print("MCP tools:", [t.name for t in tools])
         prefix = FrozenPrefix(system="You answer about invoices.\n" * 150, tools=tools)

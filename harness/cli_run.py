@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from .mcp_tools import McpServer
     from .permissions import Permissions
     from .session import Session
-    from .settings_files import ChatSettings
+    from .settings_files import ChatSettings, McpServerConfig
     from .tools import Tool
     from .workspace import ApprovalRequest, Decision
 
@@ -177,12 +177,23 @@ def _configure_run(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--allow",
         action="append",
-        choices=("write", "run"),
+        choices=("write", "run", "mcp"),
         default=[],
-        help="with --tools all: let the model write files / run commands (repeatable). "
-        "Headless, nobody is asked: a write or command not allowed by this, "
-        "--permission-mode or a settings allow rule (e.g. Bash(npm test:*)) is refused; deny "
-        "rules and plan mode always hold",
+        help="let the model write files / run commands (with --tools all) / call MCP tools "
+        "(repeatable). Headless, nobody is asked: a write, command or MCP tool call not allowed "
+        "by this, --permission-mode or a settings allow rule (e.g. Bash(npm test:*), "
+        "mcp__SERVER) is refused; deny rules and plan mode always hold",
+    )
+    p.add_argument(
+        "--mcp-trust",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="start the project's MCP server NAME (declared by the workspace's .mcp.json or "
+        "project settings; repeatable). Without consent (this, enabledMcpjsonServers or "
+        "enableAllProjectMcpServers in your own or .claude/settings.local.json settings, or "
+        "a yes in prefixlock chat) a project's server is not started; servers from your own "
+        "settings files always start",
     )
     p.add_argument(
         "--permission-mode",
@@ -289,7 +300,7 @@ def _workspace_tools(
     from .settings_files import sandbox_options
     from .workspace import Workspace, WorkspaceError
 
-    if args.allow and args.tools != "all":
+    if set(args.allow) - {"mcp"} and args.tools != "all":
         raise ConfigError("needs --tools all (read tools never ask)", where="--allow")
     if args.tools == "none":
         return [], ""
@@ -348,6 +359,57 @@ def _headless_approver(
         raise WorkspaceError(why)
 
     return approve
+
+
+def _headless_gate(permissions: Permissions) -> Callable[[str], str | None]:
+    """The MCP servers' gate with nobody to ask: a refusal is said on stderr as well as to
+    the model (as the tool's error), like a refused write or command."""
+    import sys
+
+    def gate(name: str) -> str | None:
+        refused = permissions.refuse_tool(name)
+        if refused is not None:
+            print(f"prefixlock: {name}: refused ({refused})", file=sys.stderr)
+        return refused
+
+    return gate
+
+
+def _consented_servers(
+    args: argparse.Namespace, settings: ChatSettings
+) -> list[McpServerConfig]:
+    """The MCP servers that may start: the user's own, and the project's that the user
+    approved (`--mcp-trust`, the settings keys, a yes in the chat). Each project server left
+    out is one stderr line saying how to approve it; `--mcp-trust` naming a server no file
+    declares is a user error (exit 2)."""
+    import sys
+    from pathlib import Path
+
+    from .errors import ConfigError
+    from .mcp_consent import ConsentFile, consent, consent_path, how_to_approve
+    from .store.database import default_path
+
+    declared = {c.name for c in settings.mcp_servers}
+    for name in args.mcp_trust:
+        if name not in declared:
+            known = ", ".join(sorted(declared)) or "none"
+            raise ConfigError(f"no MCP server named {name!r} is declared (declared: {known})",
+                              where="--mcp-trust")
+    store = Path(args.store).expanduser() if args.store else default_path()
+    answers = ConsentFile(consent_path(store, Path(args.workspace).expanduser())).answers
+    started = []
+    for config in settings.mcp_servers:
+        verdict = consent(config, settings, answers, args.mcp_trust)
+        if verdict.starts:
+            started.append(config)
+            continue
+        why = "declined" if verdict.verdict == "declined" else "not approved"
+        print(
+            f"prefixlock: MCP server {config.name!r} from {config.source} not started "
+            f"({why}: a project's server needs your consent; {how_to_approve(config)})",
+            file=sys.stderr,
+        )
+    return started
 
 
 def _load_settings(args: argparse.Namespace) -> ChatSettings:
@@ -421,7 +483,11 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
         ttl=args.ttl, max_turns=args.max_turns, max_dollars=max_dollars,
         effort=file_settings.effort,
     )
-    permissions = Permissions(file_settings, allowed=set(args.allow))
+    permissions = Permissions(
+        file_settings, allowed={a for a in args.allow if a != "mcp"},
+        allow_mcp="mcp" in args.allow,
+    )
+    mcp_configs = _consented_servers(args, file_settings)
     policy = CachePolicy(tools=args.tool_changes)
     tools, instructions = _workspace_tools(args, file_settings, permissions)
     # A `/name` task is a custom command, expanded as the chat expands it (a malformed
@@ -465,8 +531,7 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
         async with contextlib.AsyncExitStack() as servers:
             # The settings' MCP servers, listed once: their tools pinned in the prefix, each
             # call asking the permission rules first.
-            mcp = await open_servers(servers, file_settings.mcp_servers,
-                                     gate=permissions.refuse_tool)
+            mcp = await open_servers(servers, mcp_configs, gate=_headless_gate(permissions))
             mcp_tools = [t for server in mcp for t in server.tools]
             prefix = FrozenPrefix(system=system_blocks, tools=[*tools, *mcp_tools])
             return await converse(prefix, mcp)

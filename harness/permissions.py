@@ -17,9 +17,11 @@ redirection is never allowed by a rule (it is asked). Path rules (`Edit(src/**)`
 pattern without `/` any file of that name, a leading `/` or `./` the workspace root.
 
 MCP tools (`mcp__SERVER__TOOL`) are named by Claude Code's forms: `mcp__SERVER__TOOL` one tool,
-`mcp__SERVER` or `mcp__SERVER__*` every tool of that server. A deny rule refuses the call (in
-every mode); plan mode runs only allow-listed ones; otherwise they run without a dialog (the
-server is one the user configured, and its tools are pinned in the prefix).
+`mcp__SERVER` or `mcp__SERVER__*` every tool of that server. As in Claude Code, a call is asked
+about unless something allows it: a deny rule refuses it (in every mode); plan mode runs only
+allow-listed ones; bypass runs the rest; an allow rule, `--allow mcp`, or the user's "always"
+for that tool this session allows it; otherwise ask (accept-edits allows file edits only, so
+it still asks). The chat asks in a dialog; `prefixlock run` has nobody to ask and refuses.
 """
 
 from __future__ import annotations
@@ -55,6 +57,9 @@ class Permissions:
     settings: ChatSettings = field(default_factory=ChatSettings)
     allowed: set[Action] = field(default_factory=set)  # "always this session", --allow, /allow
     mode: PermissionMode = "ask"
+    # MCP tools the user allowed with "always" this session (their prefixed names).
+    allowed_tools: set[str] = field(default_factory=set)
+    allow_mcp: bool = False  # every MCP tool (`--allow mcp`); deny rules and plan mode hold
 
     def __post_init__(self) -> None:
         self.mode = self.settings.mode
@@ -128,13 +133,28 @@ class Permissions:
         allowed = first_tool_rule(self.settings.allow, name)
         if self.mode == "plan" and allowed is None:
             return Ruling("deny", "plan mode is read-only: only allow-listed MCP tools run")
-        return Ruling("allow", f"allowed by {allowed.text}" if allowed else "not denied")
+        if allowed is not None:
+            return Ruling("allow", f"allowed by {allowed.text}")
+        if self.mode == "bypass":
+            return Ruling("allow", "bypass mode")
+        if self.allow_mcp or name in self.allowed_tools:
+            return Ruling("allow", "allowed for this session")
+        return Ruling("ask", "")
 
     def refuse_tool(self, name: str) -> str | None:
-        """Why an MCP tool call is refused now, or None (an `McpServer` gate: the mode and the
-        rules are read at each call, so `/permissions plan` holds at once)."""
+        """Why an MCP tool call is refused now with nobody to ask, or None (the headless
+        `McpServer` gate of `prefixlock run`: the mode and the rules are read at each call).
+        What would be asked is refused, saying how to allow it."""
         ruling = self.decide_tool(name)
-        return ruling.reason if ruling.verdict == "deny" else None
+        if ruling.verdict == "allow":
+            return None
+        if ruling.verdict == "deny":
+            return ruling.reason
+        server = name.split("__")[1] if name.count("__") >= 2 else name
+        return (
+            "prefixlock run has nobody to ask: allow it with --allow mcp, --permission-mode "
+            f"bypass or a permissions.allow rule such as {name} or mcp__{server}"
+        )
 
     def read_rule(self, path: str) -> str | None:
         """The text of the deny rule that keeps `path` from being read (the workspace's

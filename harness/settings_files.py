@@ -25,11 +25,17 @@ server of the same name is replaced):
     [sandbox]                             # handed as is to the command sandbox (SANDBOX_HOOK)
 
 From a Claude Code `settings.json` the keys that fit are read (`model`, `permissions.allow`,
-`permissions.deny`, `permissions.defaultMode`); its other keys (hooks, env...) are Claude Code's
+`permissions.deny`, `permissions.defaultMode`, and the project-MCP consent keys
+`enableAllProjectMcpServers`, `enabledMcpjsonServers`, `disabledMcpjsonServers`, which a
+settings.toml spells `enable_all_project_mcp_servers`, `enabled_project_mcp_servers`,
+`disabled_project_mcp_servers`); its other keys (hooks, env...) are Claude Code's
 own and left alone. `.mcp.json` is `{"mcpServers": {NAME: {"command", "args", "env"}}}` (or
 `"type": "http"` with a `"url"`); `${VAR}` and `${VAR:-default}` in its strings are taken from
 the environment, as Claude Code does. An unknown key in a `settings.toml` or a server entry is
-a typo and an error. Every error is one `ConfigError` naming the file and the field (the CLI
+a typo and an error. MCP servers declared by the project's files are marked `project`: they
+start only with the user's consent (prefixlock.mcp_consent), and the consent keys count only
+from the user's files and `.claude/settings.local.json`, never from a file the repository
+ships. Every error is one `ConfigError` naming the file and the field (the CLI
 prints it and exits 2). Command-line flags beat all of these (`sandbox_options`).
 """
 
@@ -76,6 +82,12 @@ _SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 #: TOML values) and do not interpret it. The command sandbox (prefixlock.sandbox, issue 18's
 #: sandbox part) owns its options and their validation; it reads this table from here.
 SANDBOX_HOOK = "sandbox"
+#: The keys that approve or refuse the project's MCP servers (see ChatSettings): Claude Code's
+#: names in a settings.json, and ours in a settings.toml.
+JSON_CONSENT_KEYS = ("enableAllProjectMcpServers", "enabledMcpjsonServers",
+                     "disabledMcpjsonServers")
+TOML_CONSENT_KEYS = ("enable_all_project_mcp_servers", "enabled_project_mcp_servers",
+                     "disabled_project_mcp_servers")
 #: Claude Code's project MCP file, in the workspace root.
 MCP_JSON = ".mcp.json"
 # `${VAR}` or `${VAR:-default}` in a `.mcp.json` string.
@@ -103,6 +115,10 @@ class McpServerConfig:
     env: Mapping[str, str] | None = None
     source: str = ""
     url: str | None = None
+    # Declared by the project's own files (`.mcp.json`, the project's settings.toml or
+    # .claude/settings.json): a cloned repository's, started only with the user's consent
+    # (prefixlock.mcp_consent). Set by `load_settings`; a config built in code is the caller's.
+    project: bool = False
 
 
 @dataclass(frozen=True)
@@ -118,6 +134,12 @@ class ChatSettings:
     mcp_servers: tuple[McpServerConfig, ...] = ()
     sandbox: Mapping[str, Any] = field(default_factory=dict)  # see SANDBOX_HOOK
     sources: tuple[str, ...] = ()  # the files read, lowest precedence first
+    # Consent to the project's MCP servers (Claude Code's enableAllProjectMcpServers,
+    # enabledMcpjsonServers, disabledMcpjsonServers). Honoured only from the user's files and
+    # the project's local .claude/settings.local.json: the repository cannot approve itself.
+    enable_all_project_mcp: bool | None = None
+    enabled_project_mcp: tuple[str, ...] = ()
+    disabled_project_mcp: tuple[str, ...] = ()
 
     @property
     def mode(self) -> PermissionMode:
@@ -146,7 +168,10 @@ def load_settings(workspace: Path, user_dir: Path | None = None) -> ChatSettings
     """Read and merge every settings file that exists; a bad one raises ConfigError."""
     merged = ChatSettings()
     seen: set[Path] = set()
-    for path in settings_files(workspace, user_dir):
+    files = settings_files(workspace, user_dir)
+    user_files = set(files[:2]) if user_dir is not None else set()
+    local = workspace / ".claude" / "settings.local.json"  # the user's, not committed
+    for path in files:
         if not path.is_file():
             continue
         real = path.resolve()
@@ -154,6 +179,13 @@ def load_settings(workspace: Path, user_dir: Path | None = None) -> ChatSettings
             continue
         seen.add(real)
         layer = read_settings_file(path)
+        if path not in user_files:
+            # The project's servers wait for consent; its shared files cannot give it.
+            layer = replace(layer, mcp_servers=tuple(
+                replace(s, project=True) for s in layer.mcp_servers))
+            if path != local:
+                layer = replace(layer, enable_all_project_mcp=None, enabled_project_mcp=(),
+                                disabled_project_mcp=())
         merged = merge(merged, layer)
     return merged
 
@@ -181,7 +213,8 @@ def parse_toml(text: str, source: str) -> ChatSettings:
         where = f"{source}:{found.group(1)}" if found else source
         message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
         raise ConfigError(f"malformed TOML: {message}", where=where) from None
-    known = {"model", "effort", "permission_mode", "permissions", "mcp_servers", SANDBOX_HOOK}
+    known = {"model", "effort", "permission_mode", "permissions", "mcp_servers", SANDBOX_HOOK,
+             *TOML_CONSENT_KEYS}
     for key in data:
         if key not in known:
             raise ConfigError(
@@ -221,7 +254,7 @@ def parse_toml(text: str, source: str) -> ChatSettings:
     sandbox = data.get(SANDBOX_HOOK, {})
     if not isinstance(sandbox, dict):
         raise ConfigError("must be a table", where=f"{source}: {SANDBOX_HOOK}")
-    return replace(out, sandbox=sandbox)
+    return _consent_keys(replace(out, sandbox=sandbox), data, source, TOML_CONSENT_KEYS)
 
 
 def parse_claude_json(text: str, source: str) -> ChatSettings:
@@ -242,11 +275,31 @@ def parse_claude_json(text: str, source: str) -> ChatSettings:
                 where=f"{source}: permissions.defaultMode",
             )
         out = replace(out, permission_mode=CLAUDE_MODES[mode])
-    return replace(
+    out = replace(
         out,
         allow=_rules(perms.get("allow", []), source, "permissions.allow"),
         deny=_rules(perms.get("deny", []), source, "permissions.deny"),
     )
+    return _consent_keys(out, data, source, JSON_CONSENT_KEYS)
+
+
+def _consent_keys(
+    out: ChatSettings, data: Mapping[str, Any], source: str, keys: tuple[str, str, str]
+) -> ChatSettings:
+    """The three project-MCP consent keys, by their names in this kind of file."""
+    every, enabled, disabled = keys
+    if every in data:
+        if not isinstance(data[every], bool):
+            raise ConfigError(f"must be true or false, got {data[every]!r}",
+                              where=f"{source}: {every}")
+        out = replace(out, enable_all_project_mcp=data[every])
+    names: list[tuple[str, ...]] = []
+    for key in (enabled, disabled):
+        value = data.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise ConfigError("must be a list of server names", where=f"{source}: {key}")
+        names.append(tuple(value))
+    return replace(out, enabled_project_mcp=names[0], disabled_project_mcp=names[1])
 
 
 def _json_object(text: str, source: str) -> dict[str, Any]:
@@ -319,6 +372,11 @@ def merge(low: ChatSettings, high: ChatSettings) -> ChatSettings:
         mcp_servers=tuple(servers[n] for n in sorted(servers)),
         sandbox={**low.sandbox, **high.sandbox},
         sources=low.sources + high.sources,
+        enable_all_project_mcp=(high.enable_all_project_mcp
+                                if high.enable_all_project_mcp is not None
+                                else low.enable_all_project_mcp),
+        enabled_project_mcp=low.enabled_project_mcp + high.enabled_project_mcp,
+        disabled_project_mcp=low.disabled_project_mcp + high.disabled_project_mcp,
     )
 
 

@@ -43,7 +43,7 @@ from prefixlock.events import (
 )
 from prefixlock.workspace import ApprovalRequest, Decision
 
-from .approval_flow import TOOL_ACTIONS, decision_note, preview
+from .approval_flow import TOOL_ACTIONS, McpCallRequest, decision_note, mcp_request, preview
 from .backend import ChatBackend
 from .commands import COMMANDS, Parsed, parse
 from .input_history import InputHistory, history_path
@@ -52,7 +52,7 @@ from .model_picker import ModelPickerScreen
 from .project_commands import ProjectCommands
 from .prompt_input import PromptArea, PromptInput
 from .quotes import quote_rows
-from .screens import ApprovalScreen, ConfirmScreen, HelpScreen, SwitchScreen
+from .screens import ApprovalScreen, ConfirmScreen, HelpScreen, McpConsentScreen, SwitchScreen
 from .widgets import (
     AssistantMessage,
     CachePanel,
@@ -160,6 +160,27 @@ class ChatApp(ProjectCommands, App[None]):
         self.backend.approve = self.ask_approval
         self.backend.notify = self.note_setting
         self.conversation.anchor()  # stay at the bottom as entries stream in
+        if self.backend.mcp_to_ask():
+            # A dialog is answered through the app's own message loop: asked from a worker,
+            # and the session starts once every project server has its answer.
+            self.run_worker(self._ask_mcp_then_start(), group="mcp-consent")
+            return
+        await self._start_session()
+
+    async def _ask_mcp_then_start(self) -> None:
+        """Ask about each MCP server the project declares before anything starts it."""
+        from prefixlock.mcp_consent import command_line
+
+        for config in self.backend.mcp_to_ask():
+            approved = await self.push_screen_wait(
+                McpConsentScreen(config.name, command_line(config), config.source)
+            )
+            self.backend.answer_mcp(config, bool(approved))
+            shown = "started" if approved else "not started (remembered for this project)"
+            await self.add_note(f"MCP server {config.name!r}: {shown}", "approval")
+        await self._start_session()
+
+    async def _start_session(self) -> None:
         try:
             await self.backend.start()
         except PrefixlockError as exc:
@@ -175,7 +196,7 @@ class ChatApp(ProjectCommands, App[None]):
             gc.freeze()
         await self.load_history()
         await self.note_resumed_prefix()
-        for note in self.backend.command_notes:
+        for note in [*self.backend.command_notes, *self.backend.mcp_notes]:
             await self.add_note(note, "warn")
         if self.backend.offline:
             await self.add_note(
@@ -377,7 +398,7 @@ class ChatApp(ProjectCommands, App[None]):
     async def _reached_top(self) -> None:
         await self.show_earlier()
 
-    async def ask_approval(self, request: ApprovalRequest) -> Decision:
+    async def ask_approval(self, request: ApprovalRequest | McpCallRequest) -> Decision:
         """A modal dialog, answered by the user: the deferred calls' question, and the
         workspace's own callback for an action that reaches it unapproved."""
         loop = asyncio.get_running_loop()
@@ -404,6 +425,9 @@ class ChatApp(ProjectCommands, App[None]):
         turn; again while the resumed turn stops on more."""
         while calls := self.backend.pending_approvals():
             for call in calls:
+                if call.name in self.backend.mcp_tool_names():
+                    await self._settle_mcp_call(call)
+                    continue
                 action = TOOL_ACTIONS.get(call.name)
                 if action is not None and action in self.backend.permissions.allowed:
                     self.backend.decide(call, "once")  # "always" was chosen for an earlier one
@@ -428,6 +452,20 @@ class ChatApp(ProjectCommands, App[None]):
                     raise
                 self.backend.decide(call, decision)
             await self.stream(self.backend.resume_turn(), resumed=True)
+
+    async def _settle_mcp_call(self, call: ToolCall) -> None:
+        """An MCP tool call the session deferred: the dialog shows the server, the tool and
+        the arguments, unless a setting or an earlier "always" decides it by now (the gate
+        applies that ruling when the call runs)."""
+        if self.backend.permissions.decide_tool(call.name).verdict != "ask":
+            self.backend.decide(call, "once", ask_again=True)
+            return
+        try:
+            decision = await self.ask_approval(mcp_request(call))
+        except asyncio.CancelledError:
+            await self.add_note("turn cancelled: the waiting tool calls did not run", "warn")
+            raise
+        self.backend.decide(call, decision)
 
     async def attach_mentions(self, text: str) -> str:
         """The message with the content of each `@path` it mentions attached (the user

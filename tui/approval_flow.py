@@ -14,7 +14,9 @@ the same code that will write (the workspace asks before it changes anything).
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from prefixlock.events import ToolCall
 from prefixlock.workspace import Action, ApprovalRequest, Decision, Workspace
@@ -56,6 +58,24 @@ async def preview(workspace: Workspace, call: ToolCall) -> ApprovalRequest | str
             return asked[0]
         return f"{type(exc).__name__}: {exc}"
     return asked[0] if asked else f"{call.name} ran without asking"  # pragma: no cover
+
+
+@dataclass(frozen=True)
+class McpCallRequest:
+    """What the user is asked before an MCP tool call: the server, the tool, the arguments."""
+
+    tool: str  # mcp__SERVER__TOOL
+    summary: str  # "inv: total (mcp__inv__total)"
+    detail: str  # the arguments, as JSON
+    action: str = "mcp"
+
+
+def mcp_request(call: ToolCall) -> McpCallRequest:
+    """The dialog's question for an MCP tool call (`mcp__SERVER__TOOL`)."""
+    _, server, tool = [*call.name.split("__", 2), "", ""][:3]
+    arguments = json.dumps(call.input, indent=2, ensure_ascii=False, sort_keys=True)
+    return McpCallRequest(call.name, f"MCP server {server}: {tool} ({call.name})",
+                          f"arguments:\n{arguments}")
 
 
 def decision_note(summary: str, decision: Decision) -> str:

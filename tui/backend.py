@@ -26,13 +26,14 @@ from prefixlock.guard.quote import Quote
 from prefixlock.instructions import INSTRUCTION_FILES as INSTRUCTION_FILES
 from prefixlock.instructions import INSTRUCTION_LIMIT as INSTRUCTION_LIMIT
 from prefixlock.instructions import project_instructions as project_instructions
+from prefixlock.mcp_consent import ConsentFile, command_line, consent, consent_path
 from prefixlock.permissions import Permissions
 from prefixlock.prefix import FrozenPrefix
 from prefixlock.prices import PriceTable
 from prefixlock.providers import Sleep
 from prefixlock.sandbox import SandboxOptions
 from prefixlock.settings import Settings
-from prefixlock.settings_files import ChatSettings
+from prefixlock.settings_files import ChatSettings, McpServerConfig
 from prefixlock.tools import Tool, ToolLike
 from prefixlock.workspace import ApprovalRequest, Approver, Decision, Workspace, WorkspaceError
 
@@ -148,6 +149,7 @@ class ChatBackend:
         self.permissions = Permissions(
             self.chat_settings,
             allowed={a for a in options.allow if a in ("write", "run")},  # type: ignore[misc]
+            allow_mcp="mcp" in options.allow,
         )
         self.workspace = Workspace(
             options.workspace,
@@ -164,6 +166,10 @@ class ChatBackend:
         self.custom_commands: dict[str, CustomCommand] | None = None
         self.command_notes: list[str] = []
         self.mcp_servers: list[McpServer] = []
+        # The user's answers about the project's MCP servers, kept beside the store per
+        # workspace (prefixlock.mcp_consent); notes on the ones not started, for the app.
+        self.mcp_consent = ConsentFile(consent_path(options.store_path, self.workspace.root))
+        self.mcp_notes: list[str] = []
         self._mcp_task: asyncio.Task[None] | None = None
         self._mcp_close = asyncio.Event()
         self.model = options.model
@@ -343,14 +349,61 @@ class ChatBackend:
             self._mcp_task = None
             raise
 
+    def mcp_to_ask(self) -> list[McpServerConfig]:
+        """The project's MCP servers the user has not answered about yet (the app asks before
+        `start()`; one not answered does not start)."""
+        return [c for c in self.chat_settings.mcp_servers
+                if consent(c, self.chat_settings, self.mcp_consent.answers).verdict == "ask"]
+
+    def answer_mcp(self, config: McpServerConfig, approved: bool) -> None:
+        """The user's answer about a project server, remembered for this project."""
+        self.mcp_consent.remember(config, approved)
+        if self.mcp_consent.warning:
+            self.mcp_notes.append(self.mcp_consent.warning)
+            self.mcp_consent.warning = None
+
+    def _startable_mcp(self) -> list[McpServerConfig]:
+        """The servers that may start: the user's own and the approved project ones; a note
+        for each project server left out."""
+        started = []
+        for config in self.chat_settings.mcp_servers:
+            verdict = consent(config, self.chat_settings, self.mcp_consent.answers)
+            if verdict.starts:
+                started.append(config)
+            else:
+                self.mcp_notes.append(
+                    f"MCP server {config.name!r} from {config.source} not started "
+                    f"({'declined' if verdict.verdict == 'declined' else 'not approved'}: "
+                    f"{verdict.reason or 'no answer'}; `{command_line(config)}`). "
+                    "enabledMcpjsonServers in .claude/settings.local.json approves it"
+                )
+        return started
+
+    def _mcp_gate(self, name: str) -> str | None:
+        """Asked before each MCP tool call: deny rules and plan mode refuse; a call that needs
+        the user runs only when the dialog approved it (the session deferred it)."""
+        ruling = self.permissions.decide_tool(name)
+        if ruling.verdict == "deny":
+            return ruling.reason
+        if ruling.verdict == "allow":
+            return None
+        if self._granted.get(name, 0) > 0:
+            self._granted[name] -= 1
+            return None
+        return "not approved by the user"
+
+    def mcp_tool_names(self) -> set[str]:
+        """Every MCP tool name the session may call (what the servers list now)."""
+        return {t.name for server in self.mcp_servers for t in server.tools}
+
     async def _hold_mcp_servers(self, opened: asyncio.Future[None], close: asyncio.Event) -> None:
         from prefixlock.mcp_tools import open_servers
 
         try:
             async with contextlib.AsyncExitStack() as stack:
-                # Each call asks the permission rules first (a deny rule naming the tool).
+                # Each call asks the permission rules first, then the user (_mcp_gate).
                 self.mcp_servers = await open_servers(
-                    stack, self.chat_settings.mcp_servers, gate=self.permissions.refuse_tool
+                    stack, self._startable_mcp(), gate=self._mcp_gate
                 )
                 opened.set_result(None)
                 await close.wait()
@@ -518,6 +571,10 @@ class ChatBackend:
         required = self.session.approvals.required
         required.difference_update(TOOL_ACTIONS)
         required.update(gated_tools(self.permissions.allowed))
+        # MCP tools wait for the user unless a rule, the mode or "always" decides them.
+        mcp = self.mcp_tool_names()
+        required.difference_update(mcp)
+        required.update(n for n in mcp if self.permissions.decide_tool(n).verdict == "ask")
 
     def pending_approvals(self) -> list[ToolCall]:
         """The calls the stopped turn waits on (empty when no turn waits)."""
@@ -531,6 +588,8 @@ class ChatBackend:
 
         if decision == "session" and call.name in TOOL_ACTIONS:
             self.permissions.allowed.add(TOOL_ACTIONS[call.name])
+        elif decision == "session" and call.name.startswith("mcp__"):
+            self.permissions.allowed_tools.add(call.name)
         if decision in (True, "once", "session"):
             self.session.approve(call.id)
             if not ask_again:

@@ -39,9 +39,10 @@ def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--allow",
         action="append",
-        choices=("write", "run"),
+        choices=("write", "run", "mcp"),
         default=[],
-        help="do not ask before writes / commands (repeatable)",
+        help="do not ask before writes / commands / MCP tool calls (repeatable; deny rules "
+        "and plan mode still hold)",
     )
     add_sandbox_flags(p, default=None)
     p.add_argument(

@@ -15,6 +15,7 @@ from textual.widgets import Button, Static
 from prefixlock.custom_commands import CustomCommand
 from prefixlock.workspace import ApprovalRequest, Decision
 
+from .approval_flow import McpCallRequest
 from .commands import COMMANDS, KEYS
 from .quotes import QuoteRows
 
@@ -39,12 +40,13 @@ class ApprovalScreen(ModalScreen[Decision]):
         Binding("escape", "answer('deny')", "no", show=False),
     ]
 
-    def __init__(self, request: ApprovalRequest) -> None:
+    def __init__(self, request: ApprovalRequest | McpCallRequest) -> None:
         super().__init__(classes="dialog-screen")
         self.request = request
 
     def compose(self) -> ComposeResult:
-        kind = "write a file" if self.request.action == "write" else "run a command"
+        kind = {"write": "write a file", "mcp": "call an MCP tool"}.get(
+            self.request.action, "run a command")
         with Vertical(classes="dialog", id="approval"):
             yield Static(Text(f"The agent wants to {kind}", style="bold"), classes="dialog-title")
             yield Static(Text(self.request.summary), classes="dialog-summary")
@@ -60,6 +62,38 @@ class ApprovalScreen(ModalScreen[Decision]):
 
     def action_answer(self, decision: str) -> None:
         self.dismiss("session" if decision == "session" else decision == "once")
+
+
+class McpConsentScreen(ModalScreen[bool]):
+    """Start an MCP server that the project's files declare? (a cloned repository's command
+    would run on the user's machine). Answered once per server and project."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("y", "answer(True)", "start it"),
+        Binding("n", "answer(False)", "do not start"),
+        Binding("escape", "answer(False)", "no", show=False),
+    ]
+
+    def __init__(self, name: str, command: str, source: str) -> None:
+        super().__init__(classes="dialog-screen")
+        self.server, self.command, self.source = name, command, source
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id="mcp-consent"):
+            yield Static(Text(f"Start the project's MCP server {self.server!r}?", style="bold"),
+                         classes="dialog-title")
+            yield Static(Text(f"declared by {self.source}"), classes="dialog-summary")
+            with VerticalScroll(classes="dialog-detail"):
+                yield Static(Text(f"it runs: {self.command}"), markup=False)
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Start (y)", id="yes", variant="warning")
+                yield Button("Don't start (n)", id="no")
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id == "yes")
+
+    def action_answer(self, value: bool) -> None:
+        self.dismiss(value)
 
 
 class SwitchScreen(ModalScreen[str]):

@@ -114,15 +114,17 @@ def test_mcp_rules_name_a_tool_or_a_whole_server() -> None:
     assert ruling.verdict == "deny" and "mcp__inv__fail (settings.toml" in ruling.reason
     assert p.refuse_tool("mcp__inv__fail") == ruling.reason
     assert p.refuse_tool("mcp__inv__total") is None
-    # Plan mode runs only allow-listed MCP tools; other modes run them unless denied.
+    # Plan mode runs only allow-listed MCP tools; in ask mode an MCP call is asked about (as
+    # in Claude Code), so headless it is refused.
     plan = perms("plan", allow=("mcp__inv__total",))
     assert plan.refuse_tool("mcp__inv__total") is None
     assert "read-only" in (plan.refuse_tool("mcp__inv__add") or "")
-    assert perms("ask").refuse_tool("mcp__inv__add") is None
+    assert perms("ask").decide_tool("mcp__inv__add").verdict == "ask"
+    assert "nobody to ask" in (perms("ask").refuse_tool("mcp__inv__add") or "")
     # Tool rules never touch commands or writes, and Bash rules never touch MCP tools.
     both = perms(deny=("mcp__inv", "Bash(rm:*)"))
     assert both.decide(run("ls")).verdict == "ask"
-    assert both.refuse_tool("mcp__other__rm") is None
+    assert both.decide_tool("mcp__other__rm").verdict == "ask"
 
 
 def test_malformed_mcp_rules_are_refused() -> None:

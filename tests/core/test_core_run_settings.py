@@ -195,8 +195,10 @@ def test_mcp_servers_from_mcp_json_are_pinned_and_deny_rules_refuse_them(
     write(ws / ".mcp.json", json.dumps(
         {"mcpServers": {"inv": {"command": "${PY}", "args": [MCP_SERVER]}}}))
     env = {"ANTHROPIC_API_KEY": KEY, "HOME": str(home), "PY": sys.executable}
+    # A project's server, trusted on the command line; its tool calls allowed by --allow mcp
+    # (headless, an MCP call nobody allowed is refused: see the consent tests below).
     args = ("run", "invoice total", "--workspace", str(ws), "--base-url", emulator.base_url,
-            "--model", "claude-sonnet-4-6")
+            "--model", "claude-sonnet-4-6", "--mcp-trust", "inv", "--allow", "mcp")
     ran = run_cli(*args, env=env)
     assert ran.returncode == 0, ran.stderr
     tools = [t["name"] for t in emulator.served()[-1].body["tools"]]
@@ -213,7 +215,7 @@ def test_mcp_servers_from_mcp_json_are_pinned_and_deny_rules_refuse_them(
     (ws / ".claude" / "settings.local.json").unlink()
     gone = {"command": sys.executable, "args": ["-c", "raise SystemExit(3)"]}
     write(ws / ".mcp.json", json.dumps({"mcpServers": {"gone": gone}}))
-    ran = run_cli(*args, env=env)
+    ran = run_cli(*args[:-4], "--mcp-trust", "gone", env=env)
     assert ran.returncode == 2
     assert f"{ws / '.mcp.json'}: mcpServers.gone: MCP server 'gone'" in ran.stderr
     assert len(ran.stderr.strip().splitlines()) == 1, ran.stderr
@@ -230,7 +232,8 @@ def test_a_changed_mcp_tool_list_follows_the_cache_policy(
     # A system prompt long enough to be cached: the change would re-bill a warm cache.
     system = write(tmp_path / "system.txt", "You answer questions about invoices.\n" * 400)
     ran = _run(emulator, ws, home, "--model", "claude-sonnet-4-6", "--system", f"@{system}",
-               "--tool-changes", policy, task="grow the tools")
+               "--tool-changes", policy, "--mcp-trust", "inv", "--allow", "mcp",
+               task="grow the tools")
     assert ran.returncode == 0, ran.stderr
     said = [line for line in ran.stderr.splitlines() if "MCP tools changed" in line]
     assert len(said) == 1 and "(added mcp__inv__discount)" in said[0]
@@ -243,3 +246,49 @@ def test_a_changed_mcp_tool_list_follows_the_cache_policy(
         assert "kept the pinned list (moving would re-bill" in said[0]
         assert "--tool-changes always" in said[0]
         assert "mcp__inv__discount" not in tools and "INV-7 discounted" not in discount
+
+
+def _marking_server(ws: Path, marker: Path) -> None:
+    """A repository's `.mcp.json` whose server writes `marker` as soon as it starts (then
+    serves the test tools): the marker says whether the process ever ran."""
+    code = (f"import pathlib, runpy, sys; pathlib.Path({str(marker)!r}).write_text('ran'); "
+            f"sys.argv = [{MCP_SERVER!r}]; runpy.run_path({MCP_SERVER!r}, run_name='__main__')")
+    write(ws / ".mcp.json", json.dumps(
+        {"mcpServers": {"inv": {"command": sys.executable, "args": ["-c", code]}}}))
+
+
+def test_a_project_mcp_server_never_starts_without_consent(tmp_path: Path, emulator: Any) -> None:
+    pytest.importorskip("mcp")
+    ws, home = _workspace(tmp_path)
+    marker = tmp_path / "marker"
+    _marking_server(ws, marker)
+    args = ("--model", "claude-sonnet-4-6")
+    ran = _run(emulator, ws, home, *args, task="invoice total")
+    assert ran.returncode == 0, ran.stderr
+    assert not marker.exists()
+    said = [line for line in ran.stderr.splitlines() if "MCP server" in line]
+    assert len(said) == 1 and "'inv'" in said[0] and "not started" in said[0]
+    assert "--mcp-trust inv" in said[0] and "enabledMcpjsonServers" in said[0]
+    assert "mcp__inv__total" not in {t["name"] for t in emulator.served()[-1].body["tools"]}
+    # The repository's own settings cannot approve it.
+    write(ws / ".claude" / "settings.json", json.dumps({"enableAllProjectMcpServers": True}))
+    ran = _run(emulator, ws, home, *args, task="invoice total")
+    assert ran.returncode == 0 and not marker.exists()
+    # Naming a server nobody declared is a user error: one line, exit 2, nothing started.
+    ran = _run(emulator, ws, home, *args, "--mcp-trust", "nope", task="invoice total")
+    assert ran.returncode == 2 and "--mcp-trust: no MCP server named 'nope'" in ran.stderr
+    assert len(ran.stderr.strip().splitlines()) == 1 and not marker.exists()
+    # Approved in the user's local settings: it starts; its call, asked in the chat, is
+    # refused headless until a rule allows it.
+    write(ws / ".claude" / "settings.local.json",
+          json.dumps({"enabledMcpjsonServers": ["inv"]}))
+    ran = _run(emulator, ws, home, *args, task="invoice total")
+    assert ran.returncode == 0, ran.stderr
+    assert marker.exists()
+    assert "mcp__inv__total: refused (prefixlock run has nobody to ask" in ran.stderr
+    assert "nobody to ask" in _tool_results(emulator)[0]
+    write(ws / ".claude" / "settings.local.json", json.dumps(
+        {"enabledMcpjsonServers": ["inv"], "permissions": {"allow": ["mcp__inv__total"]}}))
+    ran = _run(emulator, ws, home, *args, task="invoice total")
+    assert ran.returncode == 0, ran.stderr
+    assert _tool_results(emulator) == [json.dumps("INV-7: 12.30")]

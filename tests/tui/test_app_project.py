@@ -13,17 +13,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tui_drive import conversation_text, ready, say, wait_for_screen
+from tui_drive import conversation_text, open_dialog, ready, say, wait_for_screen
 
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, Rule, Script, Step
 from prefixlock.errors import ConfigError
-from prefixlock.settings_files import ChatSettings, McpServerConfig, parse_rule
+from prefixlock.settings_files import ChatSettings, McpServerConfig, load_settings, parse_rule
 from prefixlock.tui.app import ChatApp
 from prefixlock.tui.backend import BackendOptions, ChatBackend
 from prefixlock.tui.preview import PreviewScreen
 from prefixlock.tui.prompt_input import PromptInput
-from prefixlock.tui.screens import ApprovalScreen, ConfirmScreen, HelpScreen
+from prefixlock.tui.screens import ApprovalScreen, ConfirmScreen, HelpScreen, McpConsentScreen
 from prefixlock.workspace import ApprovalRequest
 
 LEGACY = b"a = 1\r\nb = 2\r\ncaf\xe9 = 'Latin-1'\r\nno final newline"
@@ -90,9 +90,9 @@ def make(project: Path, tmp_path: Path) -> Iterator[Factory]:
     clock = ManualClock(1_800_000_000.0)
     with Emulator.start(clock=clock, script=SCRIPT) as emu:
 
-        def build(settings: ChatSettings | None = None) -> ChatApp:
+        def build(settings: ChatSettings | None = None, store: str = "s.sqlite") -> ChatApp:
             opts = BackendOptions(
-                workspace=project, store_path=tmp_path / "s.sqlite", session_id="proj-session",
+                workspace=project, store_path=tmp_path / store, session_id="proj-session",
                 api_key="", clock=clock, emulator=emu, chat_settings=settings,
             )
             return ChatApp(ChatBackend(opts), blink=False)
@@ -376,6 +376,74 @@ async def test_a_changed_mcp_tool_list_is_offered_priced_never_taken_silently(
         await say(app, pilot, "done")
         assert "mcp__inv__discount" in app.backend.session.prefix.tool_names()
         assert "the prefix now holds the new MCP tools" in conversation_text(app)
+
+
+async def test_an_mcp_tool_call_asks_showing_server_tool_and_arguments(make: Factory) -> None:
+    # Claude Code asks before an MCP tool runs unless a rule allows it: so does the chat.
+    pytest.importorskip("mcp")
+    server = McpServerConfig("inv", sys.executable, (MCP_SERVER,), None, "settings.toml")
+    app = make(ChatSettings(mcp_servers=(server,)))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        dialog = await open_dialog(app, pilot, "invoice total", ApprovalScreen)
+        assert dialog.request.action == "mcp"
+        assert "MCP server inv: total (mcp__inv__total)" in dialog.request.summary
+        assert '"number": "INV-7"' in dialog.request.detail
+        await pilot.press("n")  # declined: the server is never called
+        await say(app, pilot, "", answer="n")
+        out, err = tool_results(app)[-1]
+        assert err and "declined" in out
+        dialog = await open_dialog(app, pilot, "invoice total", ApprovalScreen)
+        await pilot.press("a")  # always, for this tool, this session
+        await say(app, pilot, "", answer="n")
+        assert tool_results(app)[-1] == ("INV-7: 12.30", False)
+        # Asked no more: a dialog now would be answered "n" and the call would fail.
+        await say(app, pilot, "invoice total", answer="n")
+        assert tool_results(app)[-1] == ("INV-7: 12.30", False)
+
+
+def _marking_mcp_json(project: Path, marker: Path) -> None:
+    """The repository's `.mcp.json`: a server that writes `marker` once it starts."""
+    import json
+
+    code = (f"import pathlib, runpy, sys; pathlib.Path({str(marker)!r}).write_text('ran'); "
+            f"sys.argv = [{MCP_SERVER!r}]; runpy.run_path({MCP_SERVER!r}, run_name='__main__')")
+    (project / ".mcp.json").write_text(json.dumps(
+        {"mcpServers": {"inv": {"command": sys.executable, "args": ["-c", code]}}}))
+
+
+async def test_a_project_mcp_server_starts_only_after_the_user_says_yes(
+    make: Factory, project: Path, tmp_path: Path
+) -> None:
+    pytest.importorskip("mcp")
+    marker = tmp_path / "marker"
+    _marking_mcp_json(project, marker)
+    settings = load_settings(project)  # what `prefixlock chat` reads
+    app = make(settings)
+    async with app.run_test(size=(120, 40)) as pilot:
+        dialog = await wait_for_screen(app, pilot, McpConsentScreen)
+        assert dialog.server == "inv" and dialog.source == str(project / ".mcp.json")
+        assert sys.executable in dialog.command and "runpy" in dialog.command
+        assert not marker.exists() and not app.ready  # nothing runs while the user reads
+        await pilot.press("n")
+        await ready(app, pilot)
+        assert "mcp__inv__total" not in app.backend.session.prefix.tool_names()
+        assert "MCP server 'inv': not started" in conversation_text(app)
+    assert not marker.exists()
+    # Remembered for this project, outside it: not asked again, still not started.
+    again = ChatBackend(BackendOptions(workspace=project, store_path=tmp_path / "s.sqlite",
+                                       api_key="", chat_settings=settings))
+    assert again.mcp_to_ask() == [] and again._startable_mcp() == []
+    assert not any(p.name != ".mcp.json" and "consent" in p.name for p in project.rglob("*"))
+    # Another data folder (another user's answers): asked; yes starts it.
+    app = make(settings, store="other/s.sqlite")
+    async with app.run_test(size=(120, 40)) as pilot:
+        await wait_for_screen(app, pilot, McpConsentScreen)
+        assert not marker.exists()
+        await pilot.press("y")
+        await ready(app, pilot)
+        assert "mcp__inv__total" in app.backend.session.prefix.tool_names()
+    assert marker.exists()
 
 
 async def test_an_mcp_server_that_does_not_start_is_one_note(make: Factory) -> None:
