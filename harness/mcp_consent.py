@@ -86,10 +86,9 @@ def consent(
 
 def consent_path(store_path: Path | None, workspace: Path) -> Path | None:
     """Where the answers for `workspace` are kept, or None (no store: in memory only)."""
-    if store_path is None:
-        return None
-    digest = hashlib.sha256(str(workspace.resolve()).encode()).hexdigest()[:16]
-    return store_path.parent / "mcp-consent" / f"{digest}.json"
+    from .store.database import project_file
+
+    return project_file(store_path, workspace, "mcp-consent", ".json")
 
 
 class ConsentFile:

@@ -8,7 +8,6 @@ the file is rewritten to its newest `limit` entries when it grows past twice tha
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 
@@ -17,10 +16,9 @@ LIMIT = 500
 
 def history_path(store_path: Path | None, workspace: Path) -> Path | None:
     """Where the history of `workspace` lives, or None (no store: the history is in memory)."""
-    if store_path is None:
-        return None
-    digest = hashlib.sha256(str(workspace.resolve()).encode()).hexdigest()[:16]
-    return store_path.parent / "history" / f"{digest}.jsonl"
+    from prefixlock.store.database import project_file
+
+    return project_file(store_path, workspace, "history", ".jsonl")
 
 
 class InputHistory:

@@ -211,6 +211,16 @@ def default_path() -> Path:
     return Path(base) / "prefixlock" / "sessions.sqlite"
 
 
+def project_file(store_path: Path | None, workspace: Path, kind: str, suffix: str) -> Path | None:
+    """A per-project file kept beside the session store, never in the repository (the chat's
+    input history, the MCP consent answers): `<store folder>/<kind>/<hash of workspace><suffix>`.
+    None when there is no store (kept in memory only)."""
+    if store_path is None:
+        return None
+    digest = hashlib.sha256(str(workspace.resolve()).encode()).hexdigest()[:16]
+    return store_path.parent / kind / f"{digest}{suffix}"
+
+
 def _scrub(value: Any) -> Any:
     """Drop key-like fields from metadata, however deep (API keys never reach the store)."""
     if isinstance(value, Mapping):
