@@ -310,15 +310,18 @@ def suite(prompts: tuple[str, ...], seeds: tuple[int, ...] = (15, 27)) -> tuple[
 
 
 def mark_compactions(scenario: Scenario, turns: set[int]) -> Scenario:
-    """`scenario` with its steady turns from the first to the last of `turns` (0-based: where
-    each client compacted) marked as compaction turns: every client's summary request and the
-    write of its compacted context fall in the row, whichever turn its own threshold fired on
-    (README.md)."""
+    """`scenario` with the turns in `turns` (0-based: where each client compacted), whatever
+    their other event, and the steady turns between the first and the last of them marked as
+    compaction turns: every client's summary request and the write of its compacted context
+    fall in the row, whichever turn its own threshold fired on (README.md). A compaction on an
+    idle-gap turn was counted in the idle-gap row before, for that client only, so the
+    compaction row compared one client's summary with another's plain turn."""
     if not turns:
         return scenario
     first, last = min(turns), max(turns)
     out = [
-        replace(t, event=COMPACT) if first <= t.index <= last and t.event == STEADY else t
+        replace(t, event=COMPACT)
+        if t.index in turns or (first <= t.index <= last and t.event == STEADY) else t
         for t in scenario.turns
     ]
     return replace(scenario, turns=tuple(out))

@@ -267,6 +267,11 @@ def test_the_compaction_row_spans_every_clients_compaction() -> None:
     assert [t.event for t in marked.turns] == [
         STEADY, STEADY, COMPACT, IDLE, COMPACT, STEADY, STEADY
     ]
+    # A client that compacted on the idle-gap turn: that turn is in the row for every client.
+    marked = mark_compactions(Scenario("s", turns), {3, 4})
+    assert [t.event for t in marked.turns] == [
+        STEADY, STEADY, STEADY, COMPACT, COMPACT, STEADY, STEADY
+    ]
     assert mark_compactions(Scenario("s", turns), set()).turns == turns
 
 
