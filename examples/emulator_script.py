@@ -39,6 +39,7 @@ def first_text(message: Message) -> str:
 
 
 def main() -> None:
+    # prefixlock: ignore[PL101] the emulator's clock; a reply's content never holds its time
     with Emulator.start(clock=ManualClock(), script=SCRIPT) as emu:
         client = anthropic.Anthropic(api_key="any-key", base_url=emu.base_url)
         messages: list[MessageParam] = [{"role": "user", "content": "What is in this repo?"}]

@@ -484,6 +484,7 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
         effort=file_settings.effort,
     )
     permissions = Permissions(
+        # prefixlock: ignore[PL201] membership only; the instructions never read it
         file_settings, allowed={a for a in args.allow if a != "mcp"},
         allow_mcp="mcp" in args.allow,
     )

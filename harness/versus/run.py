@@ -292,6 +292,7 @@ def run_prefixlock(
         settings = Settings(compact_at=COMPACT_TOKENS / window)
     base = settings
     chosen = plan.settings(base)  # the 1-hour TTL or the day-long retention, if chosen
+    # prefixlock: ignore[PL101] the emulator's clock; the workspace's tool definitions never read it
     clock = ManualClock(START)
     turn_of: list[int] = []
     compacted: list[int] = []
@@ -412,6 +413,7 @@ def run_peer(
     from ..emulator.workspace import Workspace, demo_prefix, system_prompt
     from .scenario import COMPACT_TOKENS, DELEGATE_TOOL, SUBAGENTS
 
+    # prefixlock: ignore[PL101] the emulator's clock; the workspace's tool definitions never read it
     clock = ManualClock(START)
     turn_of: list[int] = []
     tools = _tool_dicts()
