@@ -18,6 +18,7 @@ from tui_drive import conversation_text, open_dialog, ready, say, wait_for_scree
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, Rule, Script, Step
 from prefixlock.errors import ConfigError
+from prefixlock.sandbox import SandboxOptions
 from prefixlock.settings_files import ChatSettings, McpServerConfig, load_settings, parse_rule
 from prefixlock.tui.app import ChatApp
 from prefixlock.tui.backend import BackendOptions, ChatBackend
@@ -25,6 +26,7 @@ from prefixlock.tui.preview import PreviewScreen
 from prefixlock.tui.prompt_input import PromptInput
 from prefixlock.tui.screens import ApprovalScreen, ConfirmScreen, HelpScreen, McpConsentScreen
 from prefixlock.workspace import ApprovalRequest
+from tests.helpers.sandbox import BWRAP_PROBLEM
 
 LEGACY = b"a = 1\r\nb = 2\r\ncaf\xe9 = 'Latin-1'\r\nno final newline"
 MCP_SERVER = str(Path(__file__).resolve().parent.parent / "helpers" / "mcp_server.py")
@@ -94,6 +96,8 @@ def make(project: Path, tmp_path: Path) -> Iterator[Factory]:
             opts = BackendOptions(
                 workspace=project, store_path=tmp_path / store, session_id="proj-session",
                 api_key="", clock=clock, emulator=emu, chat_settings=settings,
+                # bubblewrap where it runs, unconfined elsewhere (the sandbox has its own suite)
+                sandbox=SandboxOptions(mode="bwrap" if BWRAP_PROBLEM is None else "off"),
             )
             return ChatApp(ChatBackend(opts), blink=False)
 
