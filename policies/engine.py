@@ -151,6 +151,9 @@ def _time_limit(seconds: float) -> Any:
 
     def _expire(signum: int, frame: object) -> None:
         fired.append(True)
+        # Raised while a gc callback or a finalizer runs, the exception is lost (Python prints
+        # it as unraisable) and the analysis would go on: fire again soon, until it lands.
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
         raise _Timeout
 
     old = signal.signal(signal.SIGALRM, _expire)
@@ -182,6 +185,8 @@ def lint_file(path: str, kind: str, model: str | None, prices_path: str | None =
     try:
         with _time_limit(0 if kind == "trace" else budget) as fired:
             found, hidden = _lint_file(path, kind, model, prices_path, provider)
+        if fired:  # the timer fired but its exception was lost: over budget all the same
+            return _overran(path, budget)
     except SystemError:
         if not fired:
             raise
