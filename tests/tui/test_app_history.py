@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from tui_drive import AppFactory, ready
+from tui_drive import AppFactory, ready, still
 
 from prefixlock.clock import ManualClock
 from prefixlock.tui.app import HISTORY_BATCH, ChatApp
@@ -83,8 +83,13 @@ async def test_a_long_session_shows_its_newest_entries_and_the_rest_on_scrolling
         # that was at the top instead of jumping to the oldest one.
         was_top = _entries(app)[0]
         app.conversation.scroll_home(animate=False)
-        await pilot.pause()
-        await pilot.pause()
+        # The batch is mounted, laid out, then the view is put back on `was_top` after a
+        # refresh: on a loaded machine that can take more than two pauses.
+        for _ in range(250):
+            await pilot.pause(0.02)
+            if len(_entries(app)) == 2 * HISTORY_BATCH and app.conversation.scroll_y > 0:
+                break
+        await still(app, pilot)
         assert len(_entries(app)) == 2 * HISTORY_BATCH
         assert _entries(app)[HISTORY_BATCH] is was_top
         assert app.conversation.scroll_y == was_top.virtual_region.y > 0
