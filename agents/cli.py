@@ -8,8 +8,12 @@ from prefixlock.command import Command
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--root", default=".", help="project root (reads .prefixlock/agents and "
-                   ".claude/agents under it; default: the current directory)")
+    p.add_argument(
+        "--root",
+        default=".",
+        help="project root (reads .prefixlock/agents and "
+        ".claude/agents under it; default: the current directory)",
+    )
     p.add_argument("--json", action="store_true", help="print JSON")
     sub = p.add_subparsers(dest="agents_cmd", metavar="ACTION")
     sub.add_parser("list", help="list the agent definitions and where each comes from")
@@ -18,29 +22,48 @@ def _configure(p: argparse.ArgumentParser) -> None:
     adv = sub.add_parser(
         "advise", help="should a task run in a subagent? both costs, the break-even, a verdict"
     )
-    adv.add_argument("--parent-model", default="claude-opus-4-7",
-                     help="the parent session's model (default claude-opus-4-7)")
-    adv.add_argument("--context", type=int, required=True,
-                     help="tokens of the parent's cached context")
-    adv.add_argument("--ttl-left", type=float, default=300.0,
-                     help="seconds the parent's cache stays warm (0: cold)")
-    adv.add_argument("--later-turns", type=int, default=10,
-                     help="parent turns after the task (they re-read what it appended)")
+    adv.add_argument(
+        "--parent-model",
+        default="claude-opus-4-7",
+        help="the parent session's model (default claude-opus-4-7)",
+    )
+    adv.add_argument(
+        "--context", type=int, required=True, help="tokens of the parent's cached context"
+    )
+    adv.add_argument(
+        "--ttl-left",
+        type=float,
+        default=300.0,
+        help="seconds the parent's cache stays warm (0: cold)",
+    )
+    adv.add_argument(
+        "--later-turns",
+        type=int,
+        default=10,
+        help="parent turns after the task (they re-read what it appended)",
+    )
     need = adv.add_mutually_exclusive_group(required=True)
     need.add_argument("--task-context", type=int, help="tokens of the parent context it needs")
-    need.add_argument("--task-share", type=float,
-                      help="share of the parent context it needs (0..1)")
+    need.add_argument(
+        "--task-share", type=float, help="share of the parent context it needs (0..1)"
+    )
     adv.add_argument("--new", type=int, default=10_000, help="new tokens the task brings in")
-    adv.add_argument("--turns", type=int, default=4,
-                     help="model requests the task takes (default 4)")
+    adv.add_argument(
+        "--turns", type=int, default=4, help="model requests the task takes (default 4)"
+    )
     adv.add_argument("--output", type=int, default=1_000, help="output tokens over the task")
     adv.add_argument("--summary", type=int, default=500, help="tokens of the returned summary")
     adv.add_argument("--duration", type=float, default=0.0, help="seconds the task runs")
-    adv.add_argument("--model", default=None,
-                     help="subagent model (default: the agent's model, else haiku)")
+    adv.add_argument(
+        "--model", default=None, help="subagent model (default: the agent's model, else haiku)"
+    )
     adv.add_argument("--agent", default=None, help="take the model and prefix from this agent")
-    adv.add_argument("--prefix-tokens", type=int, default=None,
-                     help="the subagent's prefix tokens (default: the agent's, else 2000)")
+    adv.add_argument(
+        "--prefix-tokens",
+        type=int,
+        default=None,
+        help="the subagent's prefix tokens (default: the agent's, else 2000)",
+    )
     adv.add_argument("--prices", metavar="FILE", help="a JSON price file over the built-in one")
 
 
@@ -109,9 +132,13 @@ def _advise(args: argparse.Namespace, reg: object) -> int:
         raise UserError("must be a positive number of tokens", where="--context")
     # Negative counts would price as negative dollars: refuse them by the flag's name.
     for flag, value, least in (
-        ("--turns", args.turns, 1), ("--new", args.new, 0), ("--output", args.output, 0),
-        ("--summary", args.summary, 0), ("--duration", args.duration, 0),
-        ("--ttl-left", args.ttl_left, 0), ("--later-turns", args.later_turns, 0),
+        ("--turns", args.turns, 1),
+        ("--new", args.new, 0),
+        ("--output", args.output, 0),
+        ("--summary", args.summary, 0),
+        ("--duration", args.duration, 0),
+        ("--ttl-left", args.ttl_left, 0),
+        ("--later-turns", args.later_turns, 0),
         ("--prefix-tokens", prefix_tokens if args.prefix_tokens is not None else 0, 0),
     ):
         if value < least:
@@ -123,13 +150,20 @@ def _advise(args: argparse.Namespace, reg: object) -> int:
     else:
         needed = args.task_context
         if not 0 <= needed <= args.context:
-            raise UserError(f"must be between 0 and --context ({args.context:,})",
-                            where="--task-context")
-    parent = ParentState(args.parent_model, table.require(args.parent_model), args.context,
-                         args.ttl_left, args.later_turns)
+            raise UserError(
+                f"must be between 0 and --context ({args.context:,})", where="--task-context"
+            )
+    parent = ParentState(
+        args.parent_model,
+        table.require(args.parent_model),
+        args.context,
+        args.ttl_left,
+        args.later_turns,
+    )
     task = TaskProfile(needed, args.new, args.turns, args.output, args.summary, args.duration)
-    sub = SubagentPlan(table.resolve(model), table.require(model),
-                       2000 if prefix_tokens is None else prefix_tokens)
+    sub = SubagentPlan(
+        table.resolve(model), table.require(model), 2000 if prefix_tokens is None else prefix_tokens
+    )
     a = advise(parent, task, sub)
     if args.json:
         print(json.dumps(a.to_dict(), indent=2))

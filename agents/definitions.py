@@ -203,8 +203,9 @@ def parse_definition(
     limits = data.get("limits")
     if limits is not None:
         if not isinstance(limits, dict):
-            raise UserError("limits must be a mapping (turns, dollars, summary_tokens)",
-                            where=at("limits"))
+            raise UserError(
+                "limits must be a mapping (turns, dollars, summary_tokens)", where=at("limits")
+            )
         where = at("limits")
         for key, value in limits.items():
             if key == "turns":

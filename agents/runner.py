@@ -182,11 +182,16 @@ class SubagentDelegator:
         schema = dict(t.spec.input_schema)
         props = dict(schema.get("properties", {}))
         props["task"] = {"type": "string", "description": "the task, self-contained"}
-        props["agent"] = {"type": "string", "enum": names, "default": default,
-                          "description": "which subagent runs it"}
+        props["agent"] = {
+            "type": "string",
+            "enum": names,
+            "default": default,
+            "description": "which subagent runs it",
+        }
         schema["properties"] = props
-        return Tool(ToolSpec(DELEGATE_TOOL, description, schema), t.fn, t.args_model,
-                    t.context_param)
+        return Tool(
+            ToolSpec(DELEGATE_TOOL, description, schema), t.fn, t.args_model, t.context_param
+        )
 
     # -- building a subagent -------------------------------------------------------------------
 
@@ -232,8 +237,11 @@ class SubagentDelegator:
         for name in missing:
             if (definition.source, name) not in self._reported:
                 self._reported.add((definition.source, name))
-                log.warning("%s: tool %r is not available here; the subagent runs without it",
-                            definition.source, name)
+                log.warning(
+                    "%s: tool %r is not available here; the subagent runs without it",
+                    definition.source,
+                    name,
+                )
         rules = SUBAGENT_RULES.format(cap=definition.summary_tokens)
         return FrozenPrefix(system=[definition.system, rules], tools=tools)
 
@@ -242,8 +250,9 @@ class SubagentDelegator:
         (`prefixlock.delegation.subagent_prefix`): what its siblings share in the cache."""
         return self.prefix_for(self.registry.get(agent), parent_prefix)
 
-    def _make_agent(self, parent: ParentSession, prefix: FrozenPrefix, model: str,
-                    definition: AgentDefinition) -> SubagentAgent:
+    def _make_agent(
+        self, parent: ParentSession, prefix: FrozenPrefix, model: str, definition: AgentDefinition
+    ) -> SubagentAgent:
         from prefixlock.settings import Settings
 
         factory = self._agent_factory
@@ -306,17 +315,32 @@ class SubagentDelegator:
         try:
             definition = self.registry.get(agent)
         except UserError as exc:
-            return self._failed(agent, model or parent_model, task, depth, "unknown agent",
-                                str(exc), on_event, first_response, run_id)
+            return self._failed(
+                agent,
+                model or parent_model,
+                task,
+                depth,
+                "unknown agent",
+                str(exc),
+                on_event,
+                first_response,
+                run_id,
+            )
         chosen = model or definition.model or parent_model
         if ":" not in chosen:  # an alias (haiku) reads as the model id it stands for
             table = self.prices or (owner.prices if owner else None) or PriceTable.default()
             chosen = table.resolve(chosen)
         if depth > self.max_depth:
             return self._failed(
-                definition.name, chosen, task, depth, "depth",
+                definition.name,
+                chosen,
+                task,
+                depth,
+                "depth",
                 f"nesting depth limit {self.max_depth} reached; do the task yourself",
-                on_event, first_response, run_id,
+                on_event,
+                first_response,
+                run_id,
             )
         start = DelegationResult(definition.name, chosen, task, "", depth=depth, run_id=run_id)
         if on_event is not None:
@@ -357,8 +381,11 @@ class SubagentDelegator:
                         if on_event is not None:
                             # Live, tagged with who yielded it; deeper subagents' events are
                             # tagged already and pass through as they are.
-                            on_event(ev if isinstance(ev, SubagentEvent)
-                                     else SubagentEvent(definition.name, depth, ev, run_id))
+                            on_event(
+                                ev
+                                if isinstance(ev, SubagentEvent)
+                                else SubagentEvent(definition.name, depth, ev, run_id)
+                            )
                         if isinstance(ev, UsageReport):
                             usage = usage + ev.usage
                             requests += 1
@@ -387,17 +414,29 @@ class SubagentDelegator:
             if body:
                 summary += f" Partial answer: {body}"
         elif limit is not None:
-            what = {"turns": f"turn limit {definition.max_turns}",
-                    "dollars": f"dollar limit ${definition.max_dollars}"}.get(limit, limit)
+            what = {
+                "turns": f"turn limit {definition.max_turns}",
+                "dollars": f"dollar limit ${definition.max_dollars}",
+            }.get(limit, limit)
             summary = f"[subagent {definition.name} stopped at its {what}] {body}".rstrip()
             error = limit
         else:
             summary = body or f"[subagent {definition.name} returned no answer]"
         summary, summary_tokens = cap_summary(summary, definition.summary_tokens)
         result = DelegationResult(
-            name=definition.name, model=chosen, task=task, summary=summary, usage=usage,
-            cost=cost, requests=requests, turns=requests, summary_tokens=summary_tokens,
-            error=error, depth=depth, session_id=session_id, run_id=run_id,
+            name=definition.name,
+            model=chosen,
+            task=task,
+            summary=summary,
+            usage=usage,
+            cost=cost,
+            requests=requests,
+            turns=requests,
+            summary_tokens=summary_tokens,
+            error=error,
+            depth=depth,
+            session_id=session_id,
+            run_id=run_id,
         )
         result = _with_events(result)
         self.results.append(result)
@@ -416,14 +455,32 @@ class SubagentDelegator:
         if first is not None:
             first.set()
 
-    def _failed(self, name: str, model: str, task: str, depth: int, error: str, message: str,
-                on_event: EventSink | None, first: asyncio.Event | None,
-                run_id: str = "") -> DelegationResult:
+    def _failed(
+        self,
+        name: str,
+        model: str,
+        task: str,
+        depth: int,
+        error: str,
+        message: str,
+        on_event: EventSink | None,
+        first: asyncio.Event | None,
+        run_id: str = "",
+    ) -> DelegationResult:
         summary = f"[subagent {name} not run: {message}]"
-        result = _with_events(DelegationResult(
-            name, model, task, summary, cost=Decimal(0), error=error, depth=depth,
-            summary_tokens=count_tokens(summary), run_id=run_id,
-        ))
+        result = _with_events(
+            DelegationResult(
+                name,
+                model,
+                task,
+                summary,
+                cost=Decimal(0),
+                error=error,
+                depth=depth,
+                summary_tokens=count_tokens(summary),
+                run_id=run_id,
+            )
+        )
         if first is not None:
             first.set()
         if on_event is not None:
@@ -453,11 +510,14 @@ class SubagentDelegator:
             tasks = [tasks]
         # Every delegate() coordinates on its prefix: the first to start warms it, the others
         # wait for its first response (see delegate). Without warm_first, nobody waits.
-        results = await asyncio.gather(*(
-            self.delegate(parent, t, agent=agent, model=model, on_event=on_event,
-                          coordinate=warm_first)
-            for t in tasks
-        ))
+        results = await asyncio.gather(
+            *(
+                self.delegate(
+                    parent, t, agent=agent, model=model, on_event=on_event, coordinate=warm_first
+                )
+                for t in tasks
+            )
+        )
         return list(results)
 
 

@@ -29,10 +29,17 @@ color: purple
 You review code. Report problems as path:line with one sentence each.
 """
 
-SCRIPT = Script(rules=[Rule(match="^Review", steps=[
-    Step(text="Reading.", tool="read_file", input={"path": "calc.py"}),
-    Step(text="calc.py:2 divides without checking for zero."),
-])])
+SCRIPT = Script(
+    rules=[
+        Rule(
+            match="^Review",
+            steps=[
+                Step(text="Reading.", tool="read_file", input={"path": "calc.py"}),
+                Step(text="calc.py:2 divides without checking for zero."),
+            ],
+        )
+    ]
+)
 
 
 async def main() -> None:
@@ -57,8 +64,14 @@ async def main() -> None:
     clock = ManualClock()
     with Emulator.start(config=EmulatorConfig(), clock=clock, script=SCRIPT) as emu:
         delegator = SubagentDelegator(registry, root=project)
-        agent = Agent(FrozenPrefix(system="parent"), model="claude-opus-4-7", api_key="test-key",
-                      base_url=emu.base_url, clock=clock, delegator=delegator)
+        agent = Agent(
+            FrozenPrefix(system="parent"),
+            model="claude-opus-4-7",
+            api_key="test-key",
+            base_url=emu.base_url,
+            clock=clock,
+            delegator=delegator,
+        )
         async with agent.session() as s:
             r = await s.delegate("Review calc.py", agent="reviewer")
         ok = "ok" if r.ok else f"failed: {r.error}"

@@ -25,21 +25,36 @@ from prefixlock.workspace import Workspace
 SCRIPT = Script(
     rules=[
         # The parent: on "TODO" it delegates the search instead of reading files itself.
-        Rule(match="list the TODOs", steps=[
-            Step(text="I'll ask the explorer.", tool="delegate",
-                 input={"task": "FIND: every TODO under src, with path:line", "agent": "explorer"}),
-            Step(text="The explorer found two TODOs in src/app.py."),
-        ]),
+        Rule(
+            match="list the TODOs",
+            steps=[
+                Step(
+                    text="I'll ask the explorer.",
+                    tool="delegate",
+                    input={
+                        "task": "FIND: every TODO under src, with path:line",
+                        "agent": "explorer",
+                    },
+                ),
+                Step(text="The explorer found two TODOs in src/app.py."),
+            ],
+        ),
         # The explorer subagent: grep, read, answer.
-        Rule(match="^FIND", steps=[
-            Step(text="Searching.", tool="grep", input={"pattern": "TODO", "path": "src"}),
-            Step(text="Reading.", tool="read_file", input={"path": "src/app.py"}),
-            Step(text="src/app.py:1 TODO validate input; src/app.py:3 TODO retry on timeout."),
-        ]),
-        Rule(match="^SUMMARIZE", steps=[
-            Step(text="Reading.", tool="read_file", input={"path": "README.md"}),
-            Step(text="A demo app that fetches and validates records."),
-        ]),
+        Rule(
+            match="^FIND",
+            steps=[
+                Step(text="Searching.", tool="grep", input={"pattern": "TODO", "path": "src"}),
+                Step(text="Reading.", tool="read_file", input={"path": "src/app.py"}),
+                Step(text="src/app.py:1 TODO validate input; src/app.py:3 TODO retry on timeout."),
+            ],
+        ),
+        Rule(
+            match="^SUMMARIZE",
+            steps=[
+                Step(text="Reading.", tool="read_file", input={"path": "README.md"}),
+                Step(text="A demo app that fetches and validates records."),
+            ],
+        ),
     ],
     default="Noted.",
 )
@@ -63,8 +78,14 @@ async def main() -> None:
             system="You are a careful coding assistant. " * 400,
             tools=[*Workspace(root).read_only_tools(), delegator.tool()],
         )
-        agent = Agent(prefix, model="claude-opus-4-7", api_key="test-key",
-                      base_url=emu.base_url, clock=clock, delegator=delegator)
+        agent = Agent(
+            prefix,
+            model="claude-opus-4-7",
+            api_key="test-key",
+            base_url=emu.base_url,
+            clock=clock,
+            delegator=delegator,
+        )
         async with agent.session() as s:
             await s.ask("Hello, we are working on the demo app.")
             async for ev in s.send("Please list the TODOs in the code."):
@@ -75,12 +96,13 @@ async def main() -> None:
                     print(f"  {'  ' * ev.depth}[{ev.name}] {ev.event.name}({ev.event.input})")
                 elif isinstance(ev, SubagentFinish):
                     print(f"subagent {ev.name} finished: {ev.summary!r}")
-                    print(f"  cost ${ev.cost:.5f}, hit rate {ev.hit_rate:.0%}, "
-                          f"compression {ev.compression:.0f}x")
+                    print(
+                        f"  cost ${ev.cost:.5f}, hit rate {ev.hit_rate:.0%}, "
+                        f"compression {ev.compression:.0f}x"
+                    )
             # Ask the advisor first: the live parent's model, context and TTL left against
             # what the task needs (here little of the context, so a subagent pays).
-            need = TaskProfile(context_tokens=300, new_tokens=2_000, turns=2,
-                               duration_seconds=30)
+            need = TaskProfile(context_tokens=300, new_tokens=2_000, turns=2, duration_seconds=30)
             advice = advise_session(s, need, agent="summarizer")
             print(f"advisor: {advice.reason}")
             if advice.recommend:
@@ -91,11 +113,16 @@ async def main() -> None:
             await s.ask("Thanks, carry on.")
             section = s.ledger.subagents  # the parent ledger's subagent section
             print(f"parent: {s.ledger.summary()}")
-            print(f"subagents: {len(section)} runs, cost ${section.cost:.5f}, "
-                  f"compression {section.compression:.0f}x")
+            print(
+                f"subagents: {len(section)} runs, cost ${section.cost:.5f}, "
+                f"compression {section.compression:.0f}x"
+            )
             parent_bodies = [r.body for r in emu.requests if r.model == "claude-opus-4-7"]
-            same = all(b["system"] == parent_bodies[0]["system"]
-                       and b["tools"] == parent_bodies[0]["tools"] for b in parent_bodies)
+            same = all(
+                b["system"] == parent_bodies[0]["system"]
+                and b["tools"] == parent_bodies[0]["tools"]
+                for b in parent_bodies
+            )
             print(f"parent prefix bytes unchanged over {len(parent_bodies)} requests: {same}")
             assert same
 

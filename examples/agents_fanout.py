@@ -33,15 +33,23 @@ async def main() -> None:
     with Emulator.start(config=EmulatorConfig(), clock=clock, script=script) as emu:
         delegator = SubagentDelegator(AgentRegistry([CHECKER]))
         shared = delegator.prefix_for(CHECKER).tokens
-        agent = Agent(FrozenPrefix(system="parent"), model="claude-opus-4-7", api_key="test-key",
-                      base_url=emu.base_url, clock=clock, delegator=delegator)
+        agent = Agent(
+            FrozenPrefix(system="parent"),
+            model="claude-opus-4-7",
+            api_key="test-key",
+            base_url=emu.base_url,
+            clock=clock,
+            delegator=delegator,
+        )
         async with agent.session() as s:
             tasks = [f"Check module {i} for unused imports." for i in range(4)]
             results = await delegator.fan_out(s, tasks, agent="checker")
         print(f"shared subagent prefix: {shared:,} tokens")
         for i, r in enumerate(results):
-            print(f"subagent {i}: wrote {r.usage.cache_write:,}, read {r.usage.cache_read:,} "
-                  f"tokens, ${r.cost:.5f}")
+            print(
+                f"subagent {i}: wrote {r.usage.cache_write:,}, read {r.usage.cache_read:,} "
+                f"tokens, ${r.cost:.5f}"
+            )
         writes = sum(r.usage.cache_write for r in results)
         total = sum((r.cost for r in results if r.cost is not None), start=0)
         print(f"cache writes in all: {writes:,} tokens (one prefix write), cost ${total:.5f}")

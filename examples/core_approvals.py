@@ -14,16 +14,28 @@ def pay(number: str) -> str:
     return f"paid {number}"
 
 
-SCRIPT = Script(rules=[Rule(match="pay", steps=[
-    Step(text="Paying it.", tool="pay", input={"number": "INV-7"}),
-    Step(text="Done: INV-7 is paid."),
-])])
+SCRIPT = Script(
+    rules=[
+        Rule(
+            match="pay",
+            steps=[
+                Step(text="Paying it.", tool="pay", input={"number": "INV-7"}),
+                Step(text="Done: INV-7 is paid."),
+            ],
+        )
+    ]
+)
 
 
 def main() -> None:
     with Emulator.start(clock=ManualClock(), script=SCRIPT) as emu:
-        agent = Agent(FrozenPrefix(system="You pay invoices.", tools=[pay]), model="gpt-5",
-                      base_url=emu.base_url, api_key="test-key", clock=emu.clock)
+        agent = Agent(
+            FrozenPrefix(system="You pay invoices.", tools=[pay]),
+            model="gpt-5",
+            base_url=emu.base_url,
+            api_key="test-key",
+            clock=emu.clock,
+        )
         with agent.sync_session() as s:
             s.require_approval("pay")
             for event in s.send("pay INV-7"):

@@ -13,9 +13,15 @@ SYSTEM = "You answer questions about the shop's invoices.\n" * 150
 
 def main() -> None:
     with Emulator.start(clock=ManualClock()) as emu:
-        agent = Agent(FrozenPrefix(system=SYSTEM), model="claude-sonnet-4-6",
-                      base_url=emu.base_url, api_key="test-key", clock=emu.clock,
-                      settings=Settings(retries=1), fallback=["claude-haiku-4-5", "gpt-5"])
+        agent = Agent(
+            FrozenPrefix(system=SYSTEM),
+            model="claude-sonnet-4-6",
+            base_url=emu.base_url,
+            api_key="test-key",
+            clock=emu.clock,
+            settings=Settings(retries=1),
+            fallback=["claude-haiku-4-5", "gpt-5"],
+        )
         with agent.sync_session() as s:
             s.ask("How many invoices are open?")
             emu.inject("529", count=2)  # the next request and its retry are overloaded
@@ -23,8 +29,9 @@ def main() -> None:
                 if isinstance(event, ModelFallback):
                     q = event.quote
                     print(f"fell back {event.failed_model} -> {event.model}: {event.error}")
-                    print(f"  priced as a switch: {q.tokens_rebilled} tokens re-billed, "
-                          f"${q.dollars}")
+                    print(
+                        f"  priced as a switch: {q.tokens_rebilled} tokens re-billed, ${q.dollars}"
+                    )
                 elif isinstance(event, CacheBreak):
                     print(f"  cache break: {event.cause}, {event.tokens_rebilled} tokens")
             print(f"now on {s.session.model}: {s.last_text[:60]}")

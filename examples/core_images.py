@@ -38,8 +38,14 @@ async def main() -> None:
         store = SessionStore(Path(tmp, "sessions.sqlite"))
         with Emulator.start(clock=ManualClock()) as emu:
             for model in ("claude-sonnet-4-6", "openai-responses:gpt-5"):
-                agent = Agent(FrozenPrefix(system=SYSTEM), model=model, base_url=emu.base_url,
-                              api_key="test-key", clock=emu.clock, store=store)
+                agent = Agent(
+                    FrozenPrefix(system=SYSTEM),
+                    model=model,
+                    base_url=emu.base_url,
+                    api_key="test-key",
+                    clock=emu.clock,
+                    store=store,
+                )
                 turns: list[str | list[UserPart]] = [
                     ["What is wrong in this screenshot?", Image.from_path(shot)],
                     ["And what does this invoice total?", Document.from_path(invoice)],
@@ -49,15 +55,19 @@ async def main() -> None:
                     for turn in turns:
                         events = [e async for e in s.send(turn)]
                         u = [e for e in events if isinstance(e, UsageReport)][-1].usage
-                        print(f"{model:24} prompt {u.input_total:5} tokens, "
-                              f"{u.cache_read:5} read from the cache")
+                        print(
+                            f"{model:24} prompt {u.input_total:5} tokens, "
+                            f"{u.cache_read:5} read from the cache"
+                        )
                     sid = s.id
                 async with agent.resume(sid) as again:  # same bytes: the cache stays warm
                     events = [e async for e in again.send("One more question.")]
                     u = [e for e in events if isinstance(e, UsageReport)][-1].usage
                     print(f"{model:24} resumed: {u.cache_read} of {u.input_total} read")
-        print(f"store: {store.stats()['blob_bytes']:,} blob bytes for "
-              f"{shot.stat().st_size + invoice.stat().st_size:,} bytes of files, 2 sessions")
+        print(
+            f"store: {store.stats()['blob_bytes']:,} blob bytes for "
+            f"{shot.stat().st_size + invoice.stat().st_size:,} bytes of files, 2 sessions"
+        )
         store.close()
 
 

@@ -38,19 +38,33 @@ def lookup(ctx: RunContext[Books], number: str) -> int:
     return ctx.deps.totals[number]
 
 
-SCRIPT = Script(rules=[Rule(match="extract", steps=[
-    Step(text="Looking it up.", tool="lookup", input={"number": "INV-7"}),
-    Step(tool="final_Invoice", input={"number": "INV-7", "total_cents": -1}),  # invalid: retried
-    Step(tool="final_Invoice", input={"number": "INV-7", "total_cents": 12_345}),
-])])
+SCRIPT = Script(
+    rules=[
+        Rule(
+            match="extract",
+            steps=[
+                Step(text="Looking it up.", tool="lookup", input={"number": "INV-7"}),
+                Step(
+                    tool="final_Invoice", input={"number": "INV-7", "total_cents": -1}
+                ),  # invalid: retried
+                Step(tool="final_Invoice", input={"number": "INV-7", "total_cents": 12_345}),
+            ],
+        )
+    ]
+)
 SYSTEM = "You extract invoice data.\n" * 200
 
 
 async def main() -> None:
     prefix = FrozenPrefix(system=SYSTEM, tools=[lookup, output_tool(Invoice)])
     with Emulator.start(clock=ManualClock(), script=SCRIPT) as emu:
-        agent = Agent(prefix, model="claude-sonnet-4-6", base_url=emu.base_url,
-                      api_key="test-key", clock=emu.clock)
+        agent = Agent(
+            prefix,
+            model="claude-sonnet-4-6",
+            base_url=emu.base_url,
+            api_key="test-key",
+            clock=emu.clock,
+        )
         async with agent.session() as s:
             await s.ask("Hello")
             invoice = await s.run("extract INV-7", Invoice, deps=Books())

@@ -12,8 +12,13 @@ SYSTEM = "You review invoices for rounding errors and answer briefly.\n" * 120
 
 def main() -> None:
     with Emulator.start(clock=ManualClock()) as emu:
-        agent = Agent(FrozenPrefix(system=SYSTEM), model="claude-sonnet-4-6",
-                      base_url=emu.base_url, api_key="test-key", clock=emu.clock)
+        agent = Agent(
+            FrozenPrefix(system=SYSTEM),
+            model="claude-sonnet-4-6",
+            base_url=emu.base_url,
+            api_key="test-key",
+            clock=emu.clock,
+        )
         with agent.sync_session() as s:
             s.ask("Check invoice 7")
             quote = s.quote_switch("claude-haiku-4-5", next_message="Check invoice 8")
@@ -26,8 +31,10 @@ def main() -> None:
             for event in s.send("Check invoice 8"):
                 if isinstance(event, SwitchWarning):
                     q = event.quote  # a Quote, typed
-                    print(f"switched {q.old_model} -> {q.new_model}: {q.tokens_rebilled} tokens "
-                          f"re-billed, ${q.dollars}")
+                    print(
+                        f"switched {q.old_model} -> {q.new_model}: {q.tokens_rebilled} tokens "
+                        f"re-billed, ${q.dollars}"
+                    )
             print(s.ledger.summary())
 
 

@@ -18,10 +18,17 @@ def lookup(number: str) -> str:
     return f"invoice {number}: 12.30"
 
 
-SCRIPT = Script(rules=[Rule(match="check", steps=[
-    Step(text="Looking.", tool="lookup", input={"number": "INV-7"}),
-    Step(text="It is 12.30."),
-])])
+SCRIPT = Script(
+    rules=[
+        Rule(
+            match="check",
+            steps=[
+                Step(text="Looking.", tool="lookup", input={"number": "INV-7"}),
+                Step(text="It is 12.30."),
+            ],
+        )
+    ]
+)
 
 
 async def main() -> None:
@@ -36,16 +43,24 @@ async def main() -> None:
     provider = TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     with Emulator.start(clock=ManualClock(), script=SCRIPT) as emu:
-        agent = Agent(FrozenPrefix(system="You answer about invoices.\n" * 150, tools=[lookup]),
-                      model="claude-sonnet-4-6", base_url=emu.base_url, api_key="test-key",
-                      clock=emu.clock, tracer=provider.get_tracer("example"))
+        agent = Agent(
+            FrozenPrefix(system="You answer about invoices.\n" * 150, tools=[lookup]),
+            model="claude-sonnet-4-6",
+            base_url=emu.base_url,
+            api_key="test-key",
+            clock=emu.clock,
+            tracer=provider.get_tracer("example"),
+        )
         async with agent.session() as s:
             await s.ask("hello")
             await s.ask("check INV-7")
     for span in exporter.get_finished_spans():
         a = span.attributes or {}
-        cache = {k.removeprefix("prefixlock."): v for k, v in a.items()
-                 if k.startswith("prefixlock.cache") or k == "prefixlock.cost.dollars"}
+        cache = {
+            k.removeprefix("prefixlock."): v
+            for k, v in a.items()
+            if k.startswith("prefixlock.cache") or k == "prefixlock.cost.dollars"
+        }
         print(f"{span.name:28} {cache}")
 
 

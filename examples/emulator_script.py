@@ -73,11 +73,18 @@ def main() -> None:
         summary = client.messages.create(
             model="claude-sonnet-4-6",
             max_tokens=1000,
-            messages=[*messages, {"role": "assistant", "content": first_text(second)},
-                      {"role": "user", "content": "Summarize this conversation so far."}],
+            messages=[
+                *messages,
+                {"role": "assistant", "content": first_text(second)},
+                {"role": "user", "content": "Summarize this conversation so far."},
+            ],
         )
-        print("summary    ", summary.usage.output_tokens, "output tokens:",
-              first_text(summary).splitlines()[0])
+        print(
+            "summary    ",
+            summary.usage.output_tokens,
+            "output tokens:",
+            first_text(summary).splitlines()[0],
+        )
 
 
 if __name__ == "__main__":

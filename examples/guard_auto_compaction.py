@@ -22,17 +22,24 @@ from prefixlock.settings import Settings
 async def main() -> None:
     prefix = FrozenPrefix(system="You are a careful coding assistant. " * 40)
     with Emulator.start(clock=ManualClock()) as emu:
-        agent = Agent(prefix, model="claude-haiku-4-5", api_key="emulator",
-                      base_url=emu.base_url, clock=emu.clock,
-                      settings=Settings(compact_at=0.003))  # 600 of haiku's 200,000 tokens
+        agent = Agent(
+            prefix,
+            model="claude-haiku-4-5",
+            api_key="emulator",
+            base_url=emu.base_url,
+            clock=emu.clock,
+            settings=Settings(compact_at=0.003),
+        )  # 600 of haiku's 200,000 tokens
         price = agent.prices.require("claude-haiku-4-5")
         print(f"context window {price.context_window:,} ({price.context_window_source})")
         async with agent.session() as s:
             await s.ask("Explain the invoice module. " * 100)
             async for e in s.send("And the tax module?"):
                 if isinstance(e, PrefixChanged):
-                    print(f"compacted before the turn: {e.reason}, new prefix "
-                          f"{e.new_fingerprint[:12]}")
+                    print(
+                        f"compacted before the turn: {e.reason}, new prefix "
+                        f"{e.new_fingerprint[:12]}"
+                    )
                 elif isinstance(e, UsageReport):
                     print(f"request of {e.usage.input_total} input tokens")
             print(f"compactions: {s.compactions}")

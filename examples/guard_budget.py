@@ -16,9 +16,14 @@ async def main() -> None:
     prefix = FrozenPrefix(system="You are a careful coding assistant. " * 600)
     clock = ManualClock()  # advanced by hand below: no real waiting
     with Emulator.start(clock=clock) as emu:
-        agent = Agent(prefix, model="claude-opus-4-7", api_key="emulator",
-                      base_url=emu.base_url, clock=emu.clock,
-                      budget=CacheBudget(session_dollars=Decimal("0.01"), action_tokens=1000))
+        agent = Agent(
+            prefix,
+            model="claude-opus-4-7",
+            api_key="emulator",
+            base_url=emu.base_url,
+            clock=emu.clock,
+            budget=CacheBudget(session_dollars=Decimal("0.01"), action_tokens=1000),
+        )
         async with agent.session() as s:
             await s.ask("Hello.")
             await s.ask("Go on.")

@@ -19,8 +19,13 @@ async def main() -> None:
     prefix = FrozenPrefix(system="You are a careful coding assistant. " * 500)
     clock = ManualClock()  # advanced by hand below: no real waiting
     with Emulator.start(clock=clock) as emu:
-        agent = Agent(prefix, model="claude-opus-4-7", api_key="emulator",
-                      base_url=emu.base_url, clock=emu.clock)
+        agent = Agent(
+            prefix,
+            model="claude-opus-4-7",
+            api_key="emulator",
+            base_url=emu.base_url,
+            clock=emu.clock,
+        )
         async with agent.session() as s:
             for i in range(6):
                 await s.ask(f"Step {i}: keep going with the task.")

@@ -19,8 +19,13 @@ async def main() -> None:
     prefix = FrozenPrefix(system="You are a careful coding assistant. " * 600)
     clock = ManualClock()  # advanced by hand below: no real waiting
     with Emulator.start(clock=clock) as emu:
-        agent = Agent(prefix, model="claude-opus-4-7", api_key="emulator",
-                      base_url=emu.base_url, clock=emu.clock)
+        agent = Agent(
+            prefix,
+            model="claude-opus-4-7",
+            api_key="emulator",
+            base_url=emu.base_url,
+            clock=emu.clock,
+        )
         async with agent.session() as s:
             await s.ask("Look at the repository, please.")
             ka = s.enable_keepalive(max_spend="0.25", margin=30)

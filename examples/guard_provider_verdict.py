@@ -33,9 +33,14 @@ async def main() -> None:
     prefix = FrozenPrefix(system="You are a careful coding assistant. " * 400, tools=[read_file])
     clock = ManualClock()  # advanced by hand below: no real waiting
     with Emulator.start(clock=clock) as emu:
-        agent = Agent(prefix, model="claude-opus-4-7", api_key="emulator",
-                      base_url=emu.base_url, clock=emu.clock,
-                      settings=Settings(cache_diagnostics=True))
+        agent = Agent(
+            prefix,
+            model="claude-opus-4-7",
+            api_key="emulator",
+            base_url=emu.base_url,
+            clock=emu.clock,
+            settings=Settings(cache_diagnostics=True),
+        )
         async with agent.session() as s:
             for i in range(3):
                 await s.ask(f"Question {i}: what is in README.md?")
@@ -43,8 +48,10 @@ async def main() -> None:
             s.change_tools(add=[grep], policy="allow")  # a new tool re-bills everything
             async for e in s.send("Now search for TODO."):
                 if isinstance(e, CacheBreak):
-                    print(f"miss: ours={e.cause!r}, provider's={e.provider_verdict!r}, "
-                          f"{e.tokens_rebilled:,} tokens re-billed")
+                    print(
+                        f"miss: ours={e.cause!r}, provider's={e.provider_verdict!r}, "
+                        f"{e.tokens_rebilled:,} tokens re-billed"
+                    )
 
 
 if __name__ == "__main__":

@@ -16,10 +16,17 @@ from prefixlock.emulator import Emulator, Rule, Script, Step
 from prefixlock.events import CacheBreak, SwitchWarning, UsageReport
 from prefixlock.guard.quote import QuoteRequired
 
-SCRIPT = Script(rules=[Rule(match=".", steps=[
-    Step(text="Reading it.", tool="read_file", input={"path": "src/app.py"}),
-    Step(text="Done: the loop exits early on an empty list."),
-])])
+SCRIPT = Script(
+    rules=[
+        Rule(
+            match=".",
+            steps=[
+                Step(text="Reading it.", tool="read_file", input={"path": "src/app.py"}),
+                Step(text="Done: the loop exits early on an empty list."),
+            ],
+        )
+    ]
+)
 
 
 @tool
@@ -32,8 +39,13 @@ async def main() -> None:
     prefix = FrozenPrefix(system="You are a careful coding assistant. " * 400, tools=[read_file])
     clock = ManualClock()  # advanced by hand below: no real waiting
     with Emulator.start(clock=clock, script=SCRIPT) as emu:
-        agent = Agent(prefix, model="claude-opus-4-7", api_key="emulator",
-                      base_url=emu.base_url, clock=emu.clock)
+        agent = Agent(
+            prefix,
+            model="claude-opus-4-7",
+            api_key="emulator",
+            base_url=emu.base_url,
+            clock=emu.clock,
+        )
         async with agent.session() as s:
             for i in range(12):
                 await s.ask(f"Turn {i}: what does f{i} do?")

@@ -34,8 +34,9 @@ async def main() -> None:
     prefix = FrozenPrefix(system="You are a careful coding assistant. " * 600, tools=[read_file])
     clock = ManualClock()
     with Emulator.start(clock=clock) as emu:
-        agent = Agent(prefix, model="claude-opus-4-7", api_key="emulator",
-                      base_url=emu.base_url, clock=clock)
+        agent = Agent(
+            prefix, model="claude-opus-4-7", api_key="emulator", base_url=emu.base_url, clock=clock
+        )
         async with agent.session() as s:
             for i in range(3):
                 await s.ask(f"Question {i}: what is in README.md?")

@@ -43,14 +43,21 @@ async def grow(ctx: Context) -> str:
 
 app.run()
 '''
-SCRIPT = Script(rules=[
-    Rule(match="total", steps=[
-        Step(text="Asking.", tool="mcp__invoices__total", input={"number": "INV-7"}),
-        Step(text="It is 12.30."),
-    ]),
-    Rule(match="grow", steps=[Step(text="Growing.", tool="mcp__invoices__grow"),
-                              Step(text="Grown.")]),
-])
+SCRIPT = Script(
+    rules=[
+        Rule(
+            match="total",
+            steps=[
+                Step(text="Asking.", tool="mcp__invoices__total", input={"number": "INV-7"}),
+                Step(text="It is 12.30."),
+            ],
+        ),
+        Rule(
+            match="grow",
+            steps=[Step(text="Growing.", tool="mcp__invoices__grow"), Step(text="Grown.")],
+        ),
+    ]
+)
 
 
 async def main() -> None:
@@ -66,21 +73,27 @@ async def main() -> None:
     from prefixlock.settings_files import load_settings
 
     Path("invoice_server.py").write_text(SERVER)
-    Path(".mcp.json").write_text(json.dumps(
-        {"mcpServers": {"invoices": {"command": sys.executable, "args": ["invoice_server.py"]}}}
-    ))
+    Path(".mcp.json").write_text(
+        json.dumps(
+            {"mcpServers": {"invoices": {"command": sys.executable, "args": ["invoice_server.py"]}}}
+        )
+    )
     Path(".claude").mkdir(exist_ok=True)
-    Path(".claude/settings.json").write_text(json.dumps(
-        {"permissions": {"deny": ["mcp__invoices__total"]}}
-    ))
+    Path(".claude/settings.json").write_text(
+        json.dumps({"permissions": {"deny": ["mcp__invoices__total"]}})
+    )
     settings = load_settings(Path("."))  # what `prefixlock chat` and `prefixlock run` read
     # A server the project's own files declare waits for the user's consent.
     print("consent:", [consent(c, settings).verdict for c in settings.mcp_servers])
     # The user's local settings (not committed) approve it and allow one of its tools.
-    Path(".claude/settings.local.json").write_text(json.dumps(
-        {"enabledMcpjsonServers": ["invoices"],
-         "permissions": {"allow": ["mcp__invoices__grow"]}}
-    ))
+    Path(".claude/settings.local.json").write_text(
+        json.dumps(
+            {
+                "enabledMcpjsonServers": ["invoices"],
+                "permissions": {"allow": ["mcp__invoices__grow"]},
+            }
+        )
+    )
     settings = load_settings(Path("."))
     startable = [c for c in settings.mcp_servers if consent(c, settings).starts]
     print("consent:", [consent(c, settings).verdict for c in settings.mcp_servers])
@@ -91,8 +104,13 @@ async def main() -> None:
         print("MCP tools:", [t.name for t in tools])
         prefix = FrozenPrefix(system="You answer about invoices.\n" * 150, tools=tools)
         with Emulator.start(clock=ManualClock(), script=SCRIPT) as emu:
-            agent = Agent(prefix, model="claude-sonnet-4-6", base_url=emu.base_url,
-                          api_key="test-key", clock=emu.clock)
+            agent = Agent(
+                prefix,
+                model="claude-sonnet-4-6",
+                base_url=emu.base_url,
+                api_key="test-key",
+                clock=emu.clock,
+            )
             async with agent.session() as s:
                 async for event in s.send("total of INV-7?"):
                     if isinstance(event, ToolResult):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from prefixlock.policies import lint_source
 from prefixlock.policies.fixes import apply_edits
 
-SOURCE = '''import datetime
+SOURCE = """import datetime
 import json
 
 SKILLS = {"search", "edit", "review"}
@@ -28,7 +28,7 @@ def build_system(config: dict) -> str:
 def next_user_turn(question: str) -> dict:
     # A date in the newest user turn is fine: nothing after it is cached yet.
     return {"role": "user", "content": f"(today is {datetime.date.today()}) {question}"}
-'''
+"""
 
 findings = lint_source(SOURCE, "agent.py")
 for f in findings:

@@ -31,10 +31,22 @@ def session_records() -> list[dict[str, object]]:
             "messages": json.loads(json.dumps(messages)),
             "cache_control": {"type": "ephemeral"},
         }
-        out.append({"session_id": "example", "seq": turn, "time": 1_800_000_000.0 + 40 * turn,
-                    "provider": "anthropic", "api": "anthropic", "model": body["model"],
-                    "path": "/v1/messages", "body": body, "usage": {}, "raw_usage": {},
-                    "cost": None, "cache_key": None})
+        out.append(
+            {
+                "session_id": "example",
+                "seq": turn,
+                "time": 1_800_000_000.0 + 40 * turn,
+                "provider": "anthropic",
+                "api": "anthropic",
+                "model": body["model"],
+                "path": "/v1/messages",
+                "body": body,
+                "usage": {},
+                "raw_usage": {},
+                "cost": None,
+                "cache_key": None,
+            }
+        )
         messages.append({"role": "assistant", "content": f"Module {turn} parses the config."})
     return out
 

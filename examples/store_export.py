@@ -25,8 +25,14 @@ async def record(path: Path) -> str:
     prefix = FrozenPrefix(system="You are a careful coding assistant. " * 400)
     store = SessionStore(path)
     with Emulator.start(clock=ManualClock()) as emu:
-        agent = Agent(prefix, model="claude-sonnet-4-6", api_key="emulator",
-                      base_url=emu.base_url, clock=emu.clock, store=store)
+        agent = Agent(
+            prefix,
+            model="claude-sonnet-4-6",
+            api_key="emulator",
+            base_url=emu.base_url,
+            clock=emu.clock,
+            store=store,
+        )
         async with agent.session("example-session") as s:
             for i in range(3):
                 await s.ask(f"Step {i}.")
@@ -42,8 +48,14 @@ def run(path: Path, tmp: Path) -> None:
     prefixlock(["sessions", "--store", str(path), "export", sid, "--jsonl", "-o", str(trace)])
     for line in trace.read_text().splitlines():
         r = json.loads(line)
-        print(r["seq"], r["model"], r["usage"]["cache_read"], "read,", len(r["body"]["messages"]),
-              "messages, $" + r["cost"])
+        print(
+            r["seq"],
+            r["model"],
+            r["usage"]["cache_read"],
+            "read,",
+            len(r["body"]["messages"]),
+            "messages, $" + r["cost"],
+        )
     code = prefixlock(["sessions", "--store", str(path), "show", "no-such-session"])
     print("unknown id -> exit code", code)
 

@@ -24,10 +24,16 @@ from prefixlock.store.database import SessionBusyError, SessionStore
 async def main(path: Path) -> None:
     prefix = FrozenPrefix(system="You are a careful coding assistant. " * 200)
     with Emulator.start(clock=ManualClock()) as emu:
+
         def make_agent() -> Agent:
-            return Agent(prefix, model="claude-opus-4-7", api_key="emulator",
-                         base_url=emu.base_url, clock=emu.clock,
-                         store=SessionStore(path, clock=emu.clock))
+            return Agent(
+                prefix,
+                model="claude-opus-4-7",
+                api_key="emulator",
+                base_url=emu.base_url,
+                clock=emu.clock,
+                store=SessionStore(path, clock=emu.clock),
+            )
 
         async with make_agent().session() as s:
             await s.ask("Step 1, please.")
@@ -45,8 +51,10 @@ async def main(path: Path) -> None:
             async with second.resume(session_id, fork=True) as fork:
                 await fork.ask("Step 2, in the fork.")
                 await first.ask("Step 2, in the original.")
-                print(f"original {first.id}: {len(first.transcript)} messages; "
-                      f"fork {fork.id}: {len(fork.transcript)} messages")
+                print(
+                    f"original {first.id}: {len(first.transcript)} messages; "
+                    f"fork {fork.id}: {len(fork.transcript)} messages"
+                )
 
 
 if __name__ == "__main__":

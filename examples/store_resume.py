@@ -24,9 +24,16 @@ from prefixlock.store.database import SessionStore
 async def main(path: Path) -> None:
     prefix = FrozenPrefix(system="You are a careful coding assistant. " * 500)
     with Emulator.start(clock=ManualClock()) as emu:
+
         def make_agent() -> Agent:
-            return Agent(prefix, model="claude-opus-4-7", api_key="emulator",
-                         base_url=emu.base_url, clock=emu.clock, store=SessionStore(path))
+            return Agent(
+                prefix,
+                model="claude-opus-4-7",
+                api_key="emulator",
+                base_url=emu.base_url,
+                clock=emu.clock,
+                store=SessionStore(path),
+            )
 
         async with make_agent().session() as s:
             for i in range(4):
@@ -38,8 +45,10 @@ async def main(path: Path) -> None:
         async with make_agent().resume(session_id) as again:
             async for e in again.send("Step 4, please."):
                 if isinstance(e, UsageReport):
-                    print(f"resumed turn {again.turn}: read {e.usage.cache_read} cached tokens "
-                          f"of {e.usage.input_total} (predicted {e.predicted_read})")
+                    print(
+                        f"resumed turn {again.turn}: read {e.usage.cache_read} cached tokens "
+                        f"of {e.usage.input_total} (predicted {e.predicted_read})"
+                    )
                     break
 
 

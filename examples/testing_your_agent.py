@@ -21,10 +21,19 @@ def my_agent_prefix() -> FrozenPrefix:  # the code under test
 
 
 async def main() -> None:
-    model = TestModel(Script(rules=[Rule(match="refund", steps=[
-        Step(text="Checking.", tool="lookup", input={"number": "A-1"}),
-        Step(text="Refund approved."),
-    ])]))
+    model = TestModel(
+        Script(
+            rules=[
+                Rule(
+                    match="refund",
+                    steps=[
+                        Step(text="Checking.", tool="lookup", input={"number": "A-1"}),
+                        Step(text="Refund approved."),
+                    ],
+                )
+            ]
+        )
+    )
     agent = model.agent(my_agent_prefix(), model="claude-sonnet-4-6")
     async with agent.session() as s:
         answer = await s.ask("refund order A-1")

@@ -266,8 +266,11 @@ class SyncSession:
         output_retries: int = DEFAULT_RETRIES,
     ) -> OutputT:
         """`Session.run`: a turn's validated `output_type` object."""
-        return self._run(self.session.run(text, output_type, deps=deps, volatile=volatile,
-                                          output_retries=output_retries))
+        return self._run(
+            self.session.run(
+                text, output_type, deps=deps, volatile=volatile, output_retries=output_retries
+            )
+        )
 
     def require_approval(self, *tools: str) -> None:
         """`Session.require_approval`: calls of these tools wait for approve/deny."""

@@ -9,6 +9,7 @@ imports `prefixlock.sim.cli` and nothing of the other products. `prefixlock --he
 command's module for its help line: a command module imports only argparse-level code at its
 top, and the packages around them name their exports lazily.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -204,8 +205,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         status = f" (HTTP {exc.status})" if exc.status else ""
         if exc.status in (401, 403):
             # A refused key or a model the key may not use: the user's to fix, like a bad flag.
-            print(f"prefixlock: error: the provider refused the API key{status}: {exc}",
-                  file=sys.stderr)
+            print(
+                f"prefixlock: error: the provider refused the API key{status}: {exc}",
+                file=sys.stderr,
+            )
             return 2
         print(f"prefixlock: provider error{status}: {exc}", file=sys.stderr)
         return 1

@@ -309,7 +309,9 @@ def _workspace_tools(
         # No allow-set on the workspace: every write and command reaches the approver, so
         # the deny rules hold over --allow, as in the chat.
         ws = Workspace(
-            args.workspace, approve=_headless_approver(permissions), sandbox=options,
+            args.workspace,
+            approve=_headless_approver(permissions),
+            sandbox=options,
             read_denied=permissions.read_rule,  # Read(...) deny rules, folder-wide tools too
         )
     except WorkspaceError as exc:
@@ -375,9 +377,7 @@ def _headless_gate(permissions: Permissions) -> Callable[[str], str | None]:
     return gate
 
 
-def _consented_servers(
-    args: argparse.Namespace, settings: ChatSettings
-) -> list[McpServerConfig]:
+def _consented_servers(args: argparse.Namespace, settings: ChatSettings) -> list[McpServerConfig]:
     """The MCP servers that may start: the user's own, and the project's that the user
     approved (`--mcp-trust`, the settings keys, a yes in the chat). Each project server left
     out is one stderr line saying how to approve it; `--mcp-trust` naming a server no file
@@ -393,8 +393,9 @@ def _consented_servers(
     for name in args.mcp_trust:
         if name not in declared:
             known = ", ".join(sorted(declared)) or "none"
-            raise ConfigError(f"no MCP server named {name!r} is declared (declared: {known})",
-                              where="--mcp-trust")
+            raise ConfigError(
+                f"no MCP server named {name!r} is declared (declared: {known})", where="--mcp-trust"
+            )
     store = Path(args.store).expanduser() if args.store else default_path()
     answers = ConsentFile(consent_path(store, Path(args.workspace).expanduser())).answers
     started = []
@@ -480,12 +481,15 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
     if args.max_turns < 1:
         raise ConfigError("must be at least 1", where="--max-turns")
     settings = Settings(
-        ttl=args.ttl, max_turns=args.max_turns, max_dollars=max_dollars,
+        ttl=args.ttl,
+        max_turns=args.max_turns,
+        max_dollars=max_dollars,
         effort=file_settings.effort,
     )
     permissions = Permissions(
+        file_settings,
         # prefixlock: ignore[PL201] membership only; the instructions never read it
-        file_settings, allowed={a for a in args.allow if a != "mcp"},
+        allowed={a for a in args.allow if a != "mcp"},
         allow_mcp="mcp" in args.allow,
     )
     mcp_configs = _consented_servers(args, file_settings)
@@ -542,18 +546,21 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
             quote = change.quote
             if policy.allow_tools(quote):
                 change.apply(policy="allow")
-                print(f"prefixlock: MCP tools changed ({change.describe()}): the next request "
-                      f"has them (re-bills {quote.tokens_rebilled:,} cached tokens)",
-                      file=sys.stderr)
+                print(
+                    f"prefixlock: MCP tools changed ({change.describe()}): the next request "
+                    f"has them (re-bills {quote.tokens_rebilled:,} cached tokens)",
+                    file=sys.stderr,
+                )
             else:
                 cost = f"${quote.dollars:.4f}" if quote.dollars is not None else "unpriced"
-                print(f"prefixlock: MCP tools changed ({change.describe()}): kept the pinned "
-                      f"list (moving would re-bill {quote.tokens_rebilled:,} cached tokens, "
-                      f"{cost}; --tool-changes always takes such changes)", file=sys.stderr)
+                print(
+                    f"prefixlock: MCP tools changed ({change.describe()}): kept the pinned "
+                    f"list (moving would re-bill {quote.tokens_rebilled:,} cached tokens, "
+                    f"{cost}; --tool-changes always takes such changes)",
+                    file=sys.stderr,
+                )
 
-    async def converse(
-        prefix: FrozenPrefix, mcp: list[McpServer]
-    ) -> tuple[str, str, str | None]:
+    async def converse(prefix: FrozenPrefix, mcp: list[McpServer]) -> tuple[str, str, str | None]:
         agent = Agent(
             prefix,
             model=model,

@@ -52,9 +52,7 @@ def add_sandbox_flags(p: argparse.ArgumentParser, default: str | None) -> None:
         help="how commands run: bwrap (default; workspace writable, rest read-only, no access "
         "to this process or its keys) or off (unconfined: your explicit choice)",
     )
-    p.add_argument(
-        "--no-network", action="store_true", help="commands run without network access"
-    )
+    p.add_argument("--no-network", action="store_true", help="commands run without network access")
 
 
 def add_fork_wait_flags(p: argparse.ArgumentParser, elsewhere: str) -> None:

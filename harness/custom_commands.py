@@ -138,16 +138,18 @@ def parse_command(name: str, text: str, source: str) -> CustomCommand:
     if lines and lines[0].strip() == "---":
         close = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
         if close is None:
-            raise ConfigError("front matter opened on line 1 is never closed with '---'",
-                              where=f"{source}:1")
+            raise ConfigError(
+                "front matter opened on line 1 is never closed with '---'", where=f"{source}:1"
+            )
         try:
             loaded = yaml.safe_load("\n".join(lines[1:close]))
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line = mark.line + 2 if mark is not None else 2
             problem = getattr(exc, "problem", None) or "not YAML"
-            raise ConfigError(f"malformed front matter: {problem}",
-                              where=f"{source}:{line}") from None
+            raise ConfigError(
+                f"malformed front matter: {problem}", where=f"{source}:{line}"
+            ) from None
         if loaded is not None and not isinstance(loaded, dict):
             raise ConfigError("front matter must be a mapping of keys", where=f"{source}:2")
         meta = loaded or {}

@@ -89,8 +89,9 @@ class DelegationResult:
         )
 
     def start_event(self) -> SubagentStart:
-        return SubagentStart(name=self.name, model=self.model, task=self.task, depth=self.depth,
-                             run_id=self.run_id)
+        return SubagentStart(
+            name=self.name, model=self.model, task=self.task, depth=self.depth, run_id=self.run_id
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return {

@@ -121,8 +121,9 @@ class McpServer:
         params = StdioServerParameters(
             command=command, args=list(args), env=dict(env) if env is not None else None
         )
-        return cls(stdio_client(params, errlog=_errlog()), f"stdio:{command}", prefix=prefix,
-                   gate=gate)
+        return cls(
+            stdio_client(params, errlog=_errlog()), f"stdio:{command}", prefix=prefix, gate=gate
+        )
 
     @classmethod
     def http(cls, url: str, *, prefix: str = "", gate: Gate | None = None) -> McpServer:
@@ -181,8 +182,10 @@ class McpServer:
         self.list_changed = False  # cleared before the call: a notice during it still counts
         listed = await session.list_tools()
         tools = tuple(
-            sorted((self._tool(t.name, t.description or "", t.input_schema)
-                    for t in listed.tools), key=lambda t: t.name)
+            sorted(
+                (self._tool(t.name, t.description or "", t.input_schema) for t in listed.tools),
+                key=lambda t: t.name,
+            )
         )
         self._listed.update(t.name for t in tools)
         return tools
@@ -221,17 +224,16 @@ class McpServer:
         self.tools = tuple(fresh[n] for n in sorted(fresh))
         added = tuple(fresh[n] for n in sorted(set(fresh) - set(held)))
         removed = tuple(sorted(set(held) - set(fresh)))
-        changed = tuple(fresh[n] for n in sorted(set(fresh) & set(held))
-                        if fresh[n].spec != held[n])
+        changed = tuple(
+            fresh[n] for n in sorted(set(fresh) & set(held)) if fresh[n].spec != held[n]
+        )
         if not (added or removed or changed):
             return None
         quote = session.quote_tools(add=[*added, *changed], remove=removed)
         return ToolListChange(session, quote, added, removed, changed)
 
 
-async def announced_changes(
-    servers: Iterable[McpServer], session: Session
-) -> list[ToolListChange]:
+async def announced_changes(servers: Iterable[McpServer], session: Session) -> list[ToolListChange]:
     """The priced tool-list changes of the servers that announced one (tools/list_changed)
     since they were last listed; the others are not asked. Nothing is applied."""
     changes = []

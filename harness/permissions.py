@@ -199,8 +199,10 @@ def path_matches(pattern: str | None, path: str) -> bool:
     if not anchored:  # a bare name: that name at any depth, or anything under such a folder
         pat = "**/" + pat
     regex = _glob(pat, across=False)
-    return regex.fullmatch(rel) is not None or regex.fullmatch(rel + "/") is not None or any(
-        regex.fullmatch(rel[: i]) is not None for i, ch in enumerate(rel) if ch == "/"
+    return (
+        regex.fullmatch(rel) is not None
+        or regex.fullmatch(rel + "/") is not None
+        or any(regex.fullmatch(rel[:i]) is not None for i, ch in enumerate(rel) if ch == "/")
     )
 
 

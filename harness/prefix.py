@@ -154,9 +154,7 @@ class FrozenPrefix:
         return {"system": list(self._system), "tools": [t.to_dict() for t in self._tools]}
 
     @classmethod
-    def from_dict(
-        cls, data: Mapping[str, Any], runners: Iterable[Tool] = ()
-    ) -> FrozenPrefix:
+    def from_dict(cls, data: Mapping[str, Any], runners: Iterable[Tool] = ()) -> FrozenPrefix:
         """Rebuild a prefix from `to_dict()` output, re-attaching Python runners by name."""
         by_name = {r.name: r for r in runners}
         tools: list[ToolLike] = []

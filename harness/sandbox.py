@@ -131,9 +131,7 @@ class SandboxOptions:
 
     def __post_init__(self) -> None:
         if self.home not in HOME_MODES:
-            raise SandboxError(
-                f"sandbox home {self.home!r} is not one of {', '.join(HOME_MODES)}"
-            )
+            raise SandboxError(f"sandbox home {self.home!r} is not one of {', '.join(HOME_MODES)}")
         if self.mode not in MODES:
             raise SandboxError(f"sandbox mode {self.mode!r} is not one of {', '.join(MODES)}")
         for path in self.writable:
@@ -399,8 +397,11 @@ class Sandbox:
     def describe(self) -> str:
         """One line for a status bar or a log: how commands run."""
         why = self.cap_problem()
-        cap = f"; processes not capped: {why}" if why else (
-            f", at most {self.options.max_processes} processes")
+        cap = (
+            f"; processes not capped: {why}"
+            if why
+            else (f", at most {self.options.max_processes} processes")
+        )
         if self.options.mode == "off":
             return f"sandbox off: commands run unconfined (environment scrubbed){cap}"
         net = "network on" if self.options.network else "no network"
@@ -415,8 +416,11 @@ class Sandbox:
     def _rlimit(self) -> bool:
         """The cap is RLIMIT_NPROC inside the sandbox's user namespace (not root)."""
         program = shutil.which(self.options.program) or self.options.program
-        return self.options.mode == "bwrap" and self.options.max_processes > 0 and (
-            _userns_works(program))
+        return (
+            self.options.mode == "bwrap"
+            and self.options.max_processes > 0
+            and (_userns_works(program))
+        )
 
     def env(self) -> dict[str, str]:
         """The command's environment: the allow-listed variables only."""

@@ -381,8 +381,9 @@ class Session:
                 )
             s.turn += 1
             self.approvals.clear()  # calls left undecided got their error result above
-            state = _TurnState(s.turn, volatile=() if in_history else tuple(volatile),
-                               deps=deps, output=output)
+            state = _TurnState(
+                s.turn, volatile=() if in_history else tuple(volatile), deps=deps, output=output
+            )
             state.span = self.telemetry.turn(state.turn, self.model)
             s.pending_results = []
             pending = [Message.user(blocks)]
@@ -520,7 +521,7 @@ class Session:
             return False
         # Only when compacting gets the context under the threshold (a prefix past it alone
         # would compact, and pay a summary, before every turn).
-        summary = s.prefix.system[len(base_system(s.prefix)):]
+        summary = s.prefix.system[len(base_system(s.prefix)) :]
         history = s.transcript.tokens + sum(count_tokens(t) for t in summary)
         return shrinks_below(s.requests[-1].input_tokens, history, at * window)
 
@@ -532,9 +533,7 @@ class Session:
         self.pings.active_again(now)
         return self.state.take_queued()
 
-    async def _send_aside(
-        self, request: WireRequest, events: list[Event]
-    ) -> tuple[Reply, float]:
+    async def _send_aside(self, request: WireRequest, events: list[Event]) -> tuple[Reply, float]:
         """Send a request outside a turn (a compaction's summary), as a turn's request goes:
         apart from pings, predicted and budgeted first. Returns its reply and when it went."""
         async with self.pings.turn():
@@ -620,7 +619,9 @@ class Session:
     # ---- tools ---------------------------------------------------------------------------
 
     async def _run_tools(
-        self, calls: Sequence[Mapping[str, Any]], results: list[dict[str, Any]],
+        self,
+        calls: Sequence[Mapping[str, Any]],
+        results: list[dict[str, Any]],
         state: _TurnState,
     ) -> AsyncIterator[Event]:
         """Run the model's tool calls concurrently; results and events in call order. Calls
@@ -739,8 +740,13 @@ class Session:
         """Send a turn and return its validated `output_type` object (its `output_tool` must
         be in the prefix). Raises OutputError when the model gives no valid one within
         `output_retries`, UserError when the turn stops without one (a limit, an approval)."""
-        async for event in self.send(text, volatile=volatile, output_type=output_type,
-                                     deps=deps, output_retries=output_retries):
+        async for event in self.send(
+            text,
+            volatile=volatile,
+            output_type=output_type,
+            deps=deps,
+            output_retries=output_retries,
+        ):
             if isinstance(event, TurnComplete):
                 value = event.meta.get("output")
                 if isinstance(value, output_type):
@@ -788,8 +794,9 @@ class Session:
                 is_error = True
             self.state.pending_results.append(tool_result_block(d.call.id, content, is_error))
             yield ToolResult(d.call.id, d.call.name, content, is_error)
-        async for event in self.send("", output_type=output_type, deps=deps,
-                                     output_retries=output_retries):
+        async for event in self.send(
+            "", output_type=output_type, deps=deps, output_retries=output_retries
+        ):
             yield event
 
     # ---- delegation ----------------------------------------------------------------------

@@ -69,8 +69,20 @@ EFFORTS = ("minimal", "low", "medium", "high", "max")
 # Write, MultiEdit and NotebookEdit the file writes; Read, Grep, Glob and LS the reads. WebFetch,
 # WebSearch and Task rules are accepted (a shared Claude file has them) and match nothing here.
 RULE_TOOLS = frozenset(
-    {"Bash", "Edit", "Write", "MultiEdit", "NotebookEdit", "Read", "Grep", "Glob", "LS",
-     "WebFetch", "WebSearch", "Task"}
+    {
+        "Bash",
+        "Edit",
+        "Write",
+        "MultiEdit",
+        "NotebookEdit",
+        "Read",
+        "Grep",
+        "Glob",
+        "LS",
+        "WebFetch",
+        "WebSearch",
+        "Task",
+    }
 )
 WRITE_TOOLS = frozenset({"Edit", "Write", "MultiEdit", "NotebookEdit"})
 READ_TOOLS = frozenset({"Read", "Grep", "Glob", "LS"})
@@ -84,10 +96,16 @@ _SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 SANDBOX_HOOK = "sandbox"
 #: The keys that approve or refuse the project's MCP servers (see ChatSettings): Claude Code's
 #: names in a settings.json, and ours in a settings.toml.
-JSON_CONSENT_KEYS = ("enableAllProjectMcpServers", "enabledMcpjsonServers",
-                     "disabledMcpjsonServers")
-TOML_CONSENT_KEYS = ("enable_all_project_mcp_servers", "enabled_project_mcp_servers",
-                     "disabled_project_mcp_servers")
+JSON_CONSENT_KEYS = (
+    "enableAllProjectMcpServers",
+    "enabledMcpjsonServers",
+    "disabledMcpjsonServers",
+)
+TOML_CONSENT_KEYS = (
+    "enable_all_project_mcp_servers",
+    "enabled_project_mcp_servers",
+    "disabled_project_mcp_servers",
+)
 #: Claude Code's project MCP file, in the workspace root.
 MCP_JSON = ".mcp.json"
 # `${VAR}` or `${VAR:-default}` in a `.mcp.json` string.
@@ -181,11 +199,16 @@ def load_settings(workspace: Path, user_dir: Path | None = None) -> ChatSettings
         layer = read_settings_file(path)
         if path not in user_files:
             # The project's servers wait for consent; its shared files cannot give it.
-            layer = replace(layer, mcp_servers=tuple(
-                replace(s, project=True) for s in layer.mcp_servers))
+            layer = replace(
+                layer, mcp_servers=tuple(replace(s, project=True) for s in layer.mcp_servers)
+            )
             if path != local:
-                layer = replace(layer, enable_all_project_mcp=None, enabled_project_mcp=(),
-                                disabled_project_mcp=())
+                layer = replace(
+                    layer,
+                    enable_all_project_mcp=None,
+                    enabled_project_mcp=(),
+                    disabled_project_mcp=(),
+                )
         merged = merge(merged, layer)
     return merged
 
@@ -213,8 +236,15 @@ def parse_toml(text: str, source: str) -> ChatSettings:
         where = f"{source}:{found.group(1)}" if found else source
         message = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(exc))
         raise ConfigError(f"malformed TOML: {message}", where=where) from None
-    known = {"model", "effort", "permission_mode", "permissions", "mcp_servers", SANDBOX_HOOK,
-             *TOML_CONSENT_KEYS}
+    known = {
+        "model",
+        "effort",
+        "permission_mode",
+        "permissions",
+        "mcp_servers",
+        SANDBOX_HOOK,
+        *TOML_CONSENT_KEYS,
+    }
     for key in data:
         if key not in known:
             raise ConfigError(
@@ -238,8 +268,9 @@ def parse_toml(text: str, source: str) -> ChatSettings:
         raise ConfigError("must be a table (allow, deny)", where=f"{source}: permissions")
     for key in perms:
         if key not in ("allow", "deny"):
-            raise ConfigError("unknown key (known: allow, deny)",
-                              where=f"{source}: permissions.{key}")
+            raise ConfigError(
+                "unknown key (known: allow, deny)", where=f"{source}: permissions.{key}"
+            )
     out = replace(
         out,
         allow=_rules(perms.get("allow", []), source, "permissions.allow"),
@@ -248,9 +279,9 @@ def parse_toml(text: str, source: str) -> ChatSettings:
     servers = data.get("mcp_servers", {})
     if not isinstance(servers, dict):
         raise ConfigError("must be a table of servers", where=f"{source}: mcp_servers")
-    out = replace(out, mcp_servers=tuple(
-        _server(name, spec, source) for name, spec in servers.items()
-    ))
+    out = replace(
+        out, mcp_servers=tuple(_server(name, spec, source) for name, spec in servers.items())
+    )
     sandbox = data.get(SANDBOX_HOOK, {})
     if not isinstance(sandbox, dict):
         raise ConfigError("must be a table", where=f"{source}: {SANDBOX_HOOK}")
@@ -265,8 +296,9 @@ def parse_claude_json(text: str, source: str) -> ChatSettings:
         out = replace(out, model=_text(data["model"], source, "model"), model_source=source)
     perms = data.get("permissions", {})
     if not isinstance(perms, dict):
-        raise ConfigError("must be an object (allow, deny, defaultMode)",
-                          where=f"{source}: permissions")
+        raise ConfigError(
+            "must be an object (allow, deny, defaultMode)", where=f"{source}: permissions"
+        )
     mode = perms.get("defaultMode")
     if mode is not None:
         if mode not in CLAUDE_MODES:
@@ -290,8 +322,9 @@ def _consent_keys(
     every, enabled, disabled = keys
     if every in data:
         if not isinstance(data[every], bool):
-            raise ConfigError(f"must be true or false, got {data[every]!r}",
-                              where=f"{source}: {every}")
+            raise ConfigError(
+                f"must be true or false, got {data[every]!r}", where=f"{source}: {every}"
+            )
         out = replace(out, enable_all_project_mcp=data[every])
     names: list[tuple[str, ...]] = []
     for key in (enabled, disabled):
@@ -327,8 +360,12 @@ def parse_mcp_json(
     env = os.environ if environ is None else environ
     return ChatSettings(
         mcp_servers=tuple(
-            _server(name, _expand_env(spec, env, f"{source}: mcpServers.{name}"), source,
-                    table="mcpServers")
+            _server(
+                name,
+                _expand_env(spec, env, f"{source}: mcpServers.{name}"),
+                source,
+                table="mcpServers",
+            )
             for name, spec in servers.items()
         ),
         sources=(source,),
@@ -346,8 +383,9 @@ def _expand_env(value: object, environ: Mapping[str, str], at: str) -> object:
                 return environ[name]
             if default is not None:
                 return default
-            raise ConfigError(f"${{{name}}} is not set in the environment (and has no "
-                              f"':-default')", where=at)
+            raise ConfigError(
+                f"${{{name}}} is not set in the environment (and has no ':-default')", where=at
+            )
 
         return _ENV_REF.sub(fill, value)
     if isinstance(value, list):
@@ -372,9 +410,11 @@ def merge(low: ChatSettings, high: ChatSettings) -> ChatSettings:
         mcp_servers=tuple(servers[n] for n in sorted(servers)),
         sandbox={**low.sandbox, **high.sandbox},
         sources=low.sources + high.sources,
-        enable_all_project_mcp=(high.enable_all_project_mcp
-                                if high.enable_all_project_mcp is not None
-                                else low.enable_all_project_mcp),
+        enable_all_project_mcp=(
+            high.enable_all_project_mcp
+            if high.enable_all_project_mcp is not None
+            else low.enable_all_project_mcp
+        ),
         enabled_project_mcp=low.enabled_project_mcp + high.enabled_project_mcp,
         disabled_project_mcp=low.disabled_project_mcp + high.disabled_project_mcp,
     )
@@ -384,8 +424,7 @@ def parse_rule(text: object, source: str, where: str) -> Rule:
     """`Tool` or `Tool(pattern)`; `mcp__server` / `mcp__server__tool` name MCP tools."""
     at = f"{source}: {where}"
     if not isinstance(text, str) or not text.strip():
-        raise ConfigError(f"a rule must be text such as 'Bash(npm test:*)', got {text!r}",
-                          where=at)
+        raise ConfigError(f"a rule must be text such as 'Bash(npm test:*)', got {text!r}", where=at)
     found = _RULE.match(text.strip())
     if found is None:
         raise ConfigError(f"malformed rule {text!r}: expected Tool or Tool(pattern)", where=at)
@@ -401,15 +440,17 @@ def parse_rule(text: object, source: str, where: str) -> Rule:
     if pattern is not None and not pattern.strip():
         pattern = None  # "Bash()" is "Bash"
     if tool.startswith("mcp__") and pattern is not None:
-        raise ConfigError(f"an MCP rule takes no (pattern): {text!r} (mcp__SERVER[__TOOL])",
-                          where=at)
+        raise ConfigError(
+            f"an MCP rule takes no (pattern): {text!r} (mcp__SERVER[__TOOL])", where=at
+        )
     return Rule(tool, pattern.strip() if pattern else None, text.strip(), at)
 
 
 def _rules(value: object, source: str, key: str) -> tuple[Rule, ...]:
     if not isinstance(value, list):
-        raise ConfigError("must be a list of rules such as 'Bash(npm test:*)'",
-                          where=f"{source}: {key}")
+        raise ConfigError(
+            "must be a list of rules such as 'Bash(npm test:*)'", where=f"{source}: {key}"
+        )
     return tuple(parse_rule(v, source, f"{key}[{i}]") for i, v in enumerate(value))
 
 
@@ -421,8 +462,9 @@ def _text(value: object, source: str, key: str) -> str:
 
 def _effort(value: object, source: str) -> str:
     if value not in EFFORTS:
-        raise ConfigError(f"must be one of {', '.join(EFFORTS)}, got {value!r}",
-                          where=f"{source}: effort")
+        raise ConfigError(
+            f"must be one of {', '.join(EFFORTS)}, got {value!r}", where=f"{source}: effort"
+        )
     return str(value)
 
 
@@ -434,15 +476,20 @@ def _server(name: str, spec: object, source: str, table: str = "mcp_servers") ->
         raise ConfigError("a server name is letters, digits, '_' and '-' (1 to 40)", where=at)
     if not isinstance(spec, dict):
         raise ConfigError("must be a table (command, args, env)", where=at)
-    known = ("command", "args", "env") if table == "mcp_servers" else (
-        "type", "command", "args", "env", "url")
+    known = (
+        ("command", "args", "env")
+        if table == "mcp_servers"
+        else ("type", "command", "args", "env", "url")
+    )
     for key in spec:
         if key not in known:
             raise ConfigError(f"unknown key (known: {', '.join(known)})", where=f"{at}.{key}")
     kind = spec.get("type", "stdio")
     if kind not in ("stdio", "http"):
-        raise ConfigError(f"must be stdio or http (the transports supported here), got {kind!r}",
-                          where=f"{at}.type")
+        raise ConfigError(
+            f"must be stdio or http (the transports supported here), got {kind!r}",
+            where=f"{at}.type",
+        )
     if kind == "http":
         url = _text(spec.get("url"), source, f"{table}.{name}.url")
         if not re.match(r"^https?://[^/\s]+", url):
@@ -495,7 +542,5 @@ def describe(settings: ChatSettings) -> str:
         lines.append(f"effort: {settings.effort}")
     if settings.mcp_servers:
         lines.append("MCP servers: " + ", ".join(s.name for s in settings.mcp_servers))
-    lines.append(
-        "settings read: " + (", ".join(settings.sources) if settings.sources else "none")
-    )
+    lines.append("settings read: " + (", ".join(settings.sources) if settings.sources else "none"))
     return "\n".join(lines)

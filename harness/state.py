@@ -58,10 +58,12 @@ class SessionAgent(Protocol):
     def fallback(self) -> tuple[str, ...]:
         """Models to move to, in order, when the provider fails after its retries."""
         ...
+
     @property
     def tracer(self) -> Tracer | None:
         """OpenTelemetry tracer for the session's spans (None: off; prefixlock.telemetry)."""
         ...
+
     @property
     def api_key(self) -> str | None:
         """The key given to the agent (None: read from the environment); a subagent on the

@@ -57,8 +57,9 @@ class Telemetry:
             },
         )
 
-    def end_turn(self, span: Span | None, stop_reason: str | None, error: BaseException | None
-                 ) -> None:
+    def end_turn(
+        self, span: Span | None, stop_reason: str | None, error: BaseException | None
+    ) -> None:
         if span is None:
             return
         if stop_reason is not None:
@@ -80,8 +81,9 @@ class Telemetry:
             },
         )
 
-    def end_request(self, span: Span | None, row: LedgerRow | None,
-                    error: BaseException | None = None) -> None:
+    def end_request(
+        self, span: Span | None, row: LedgerRow | None, error: BaseException | None = None
+    ) -> None:
         if span is None:
             return
         if row is not None:

@@ -324,9 +324,7 @@ class Workspace:
         if rule := self._denied(self.relative(real)):
             raise WorkspaceError(f"{shown}: reading it is denied by {rule}")
 
-    def _walk(
-        self, start: Path, shown: str, hidden: list[str] | None = None
-    ) -> Iterator[Path]:
+    def _walk(self, start: Path, shown: str, hidden: list[str] | None = None) -> Iterator[Path]:
         """Files under the directory `start` (resolved, inside the root), sorted, skipping
         SKIP_DIRS and links resolving outside. Every directory is listed from a descriptor
         opened from its parent's without following links (`start` from the root's): one
@@ -666,9 +664,12 @@ class Workspace:
                     left = deadline - time.monotonic()
                     if left <= 0:
                         proc.kill()
-                        yield "stop", (
-                            f"stopped after {self.grep_seconds:g} s: the pattern is too slow "
-                            "(nested repeats such as (a+)+ backtrack without end)"
+                        yield (
+                            "stop",
+                            (
+                                f"stopped after {self.grep_seconds:g} s: the pattern is too slow "
+                                "(nested repeats such as (a+)+ backtrack without end)"
+                            ),
                         )
                         return
                     if not sel.select(left):
@@ -743,11 +744,11 @@ class Workspace:
             undecodable = (
                 "; the file is not valid UTF-8 (read_file shows its stray bytes as U+FFFD), so "
                 "choose an old_string without them"
-                if _SURROGATE.search(before) else ""
+                if _SURROGATE.search(before)
+                else ""
             )
             raise WorkspaceError(
-                f"{path}: old_string was not found; read the file and copy it exactly"
-                + undecodable
+                f"{path}: old_string was not found; read the file and copy it exactly" + undecodable
             )
         if count > 1 and not replace_all:
             raise WorkspaceError(

@@ -165,8 +165,9 @@ def from_table(table: Mapping[str, Any], source: str, root: str) -> LintConfig:
     if "per-file-ignores" in table:
         pfi = table["per-file-ignores"]
         if not isinstance(pfi, Mapping):
-            raise ConfigError("expected a table of glob = [codes]",
-                              where=where + "per-file-ignores")
+            raise ConfigError(
+                "expected a table of glob = [codes]", where=where + "per-file-ignores"
+            )
         cfg = replace(
             cfg,
             per_file_ignores=tuple(
@@ -183,8 +184,10 @@ def from_table(table: Mapping[str, Any], source: str, root: str) -> LintConfig:
     if "provider" in table:
         provider = _string(table["provider"], where + "provider")
         if provider not in PROVIDERS:
-            raise ConfigError(f"unknown provider {provider!r} (one of {', '.join(PROVIDERS)})",
-                              where=where + "provider")
+            raise ConfigError(
+                f"unknown provider {provider!r} (one of {', '.join(PROVIDERS)})",
+                where=where + "provider",
+            )
         cfg = replace(cfg, provider=provider)
     if "baseline" in table:
         base = _string(table["baseline"], where + "baseline")

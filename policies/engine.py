@@ -41,8 +41,20 @@ _DOC_NAMES = re.compile(
 )
 # Dot-folders that agents read their configuration from: walked like any other folder (other
 # dot-folders are caches, virtual environments and VCS data).
-AGENT_DOT_DIRS = frozenset({".claude", ".github", ".cursor", ".prefixlock", ".codex",
-                            ".gemini", ".windsurf", ".clinerules", ".continue", ".roo"})
+AGENT_DOT_DIRS = frozenset(
+    {
+        ".claude",
+        ".github",
+        ".cursor",
+        ".prefixlock",
+        ".codex",
+        ".gemini",
+        ".windsurf",
+        ".clinerules",
+        ".continue",
+        ".roo",
+    }
+)
 # Folders of installed third-party code: not the project's prompts.
 _VENDORED = frozenset({"node_modules", "__pycache__", "site-packages"})
 # Bounds on one file's analysis (traces excepted: their checks stream line by line).
@@ -96,9 +108,13 @@ def discover(paths: Sequence[str], config: LintConfig) -> list[tuple[str, str]]:
             rootp = Path(root)
             # Exclusions apply below the path given, not to the folders above it.
             rel = rootp.relative_to(p)
-            dirs[:] = sorted(d for d in dirs if not config.excluded(rootp / d, rel / d)
-                             and (not d.startswith(".") or d in AGENT_DOT_DIRS)
-                             and d not in _VENDORED)
+            dirs[:] = sorted(
+                d
+                for d in dirs
+                if not config.excluded(rootp / d, rel / d)
+                and (not d.startswith(".") or d in AGENT_DOT_DIRS)
+                and d not in _VENDORED
+            )
             for name in sorted(files):
                 fp = rootp / name
                 fk = kind_of(fp)
@@ -144,8 +160,11 @@ def _time_limit(seconds: float) -> Any:
     True once the timer fired: an exception raised inside C code (the `ast` constructor) can
     surface as a SystemError instead of the _Timeout itself."""
     fired: list[bool] = []
-    if seconds <= 0 or not hasattr(signal, "setitimer") or (
-            threading.current_thread() is not threading.main_thread()):
+    if (
+        seconds <= 0
+        or not hasattr(signal, "setitimer")
+        or (threading.current_thread() is not threading.main_thread())
+    ):
         yield fired
         return
 
@@ -166,17 +185,29 @@ def _time_limit(seconds: float) -> Any:
 
 
 def _overran(path: str, budget: float) -> tuple[list[Finding], int]:
-    return [Finding(path, 1, 1, "PL906", f"analysis took over {budget:g} s and was "
-                    "stopped; nothing in this file was checked")], 0
+    return [
+        Finding(
+            path,
+            1,
+            1,
+            "PL906",
+            f"analysis took over {budget:g} s and was stopped; nothing in this file was checked",
+        )
+    ], 0
 
 
 def _binary(head: bytes) -> bool:
     return b"\x00" in head
 
 
-def lint_file(path: str, kind: str, model: str | None, prices_path: str | None = None,
-              provider: str | None = None,
-              time_s: float | None = None) -> tuple[list[Finding], int]:
+def lint_file(
+    path: str,
+    kind: str,
+    model: str | None,
+    prices_path: str | None = None,
+    provider: str | None = None,
+    time_s: float | None = None,
+) -> tuple[list[Finding], int]:
     """Findings of one file after its inline/front-matter/sidecar suppressions, and how many
     those suppressions hid. A file whose analysis overruns a bound (recursion, `time_s`, the
     findings cap) is one PL906 finding; the run goes on."""
@@ -192,27 +223,56 @@ def lint_file(path: str, kind: str, model: str | None, prices_path: str | None =
             raise
         return _overran(path, budget)
     except RecursionError:
-        return [Finding(path, 1, 1, "PL906", "nested too deeply to analyse (recursion limit); "
-                        "nothing in this file was checked")], 0
+        return [
+            Finding(
+                path,
+                1,
+                1,
+                "PL906",
+                "nested too deeply to analyse (recursion limit); nothing in this file was checked",
+            )
+        ], 0
     except _Timeout:
         return _overran(path, budget)
     except MemoryError:
-        return [Finding(path, 1, 1, "PL906", "out of memory while analysing; nothing in this "
-                        "file was checked")], 0
+        return [
+            Finding(
+                path,
+                1,
+                1,
+                "PL906",
+                "out of memory while analysing; nothing in this file was checked",
+            )
+        ], 0
     if len(found) > MAX_FINDINGS_PER_FILE:
-        found = [*found[:MAX_FINDINGS_PER_FILE], Finding(
-            path, found[MAX_FINDINGS_PER_FILE].line, 1, "PL906",
-            f"more findings not shown: a file stops being reported at "
-            f"{MAX_FINDINGS_PER_FILE} findings")]
+        found = [
+            *found[:MAX_FINDINGS_PER_FILE],
+            Finding(
+                path,
+                found[MAX_FINDINGS_PER_FILE].line,
+                1,
+                "PL906",
+                f"more findings not shown: a file stops being reported at "
+                f"{MAX_FINDINGS_PER_FILE} findings",
+            ),
+        ]
     return found, hidden
 
 
-def _lint_file(path: str, kind: str, model: str | None, prices_path: str | None,
-               provider: str | None) -> tuple[list[Finding], int]:
+def _lint_file(
+    path: str, kind: str, model: str | None, prices_path: str | None, provider: str | None
+) -> tuple[list[Finding], int]:
     if not _regular(Path(path)):
         # Named on the command line: opening a FIFO would block, a device never end.
-        return [Finding(path, 1, 1, "PL903", "not a regular file (a FIFO, socket, device or "
-                        "broken link); skipped")], 0
+        return [
+            Finding(
+                path,
+                1,
+                1,
+                "PL903",
+                "not a regular file (a FIFO, socket, device or broken link); skipped",
+            )
+        ], 0
     prices = _prices(prices_path)
     sup = Suppressions()
     sidecar = path + SIDECAR_SUFFIX
@@ -241,8 +301,16 @@ def _lint_file(path: str, kind: str, model: str | None, prices_path: str | None,
             lines = source_lines(text)
             parse_inline(path, lines, sup)
             if kind == "python" and len(data) > MAX_PYTHON_BYTES:
-                findings = [Finding(path, 1, 1, "PL906", f"{len(data):,} bytes of Python, over "
-                                    f"the {MAX_PYTHON_BYTES:,}-byte bound; not analysed")]
+                findings = [
+                    Finding(
+                        path,
+                        1,
+                        1,
+                        "PL906",
+                        f"{len(data):,} bytes of Python, over "
+                        f"the {MAX_PYTHON_BYTES:,}-byte bound; not analysed",
+                    )
+                ]
             elif kind == "python":
                 findings = check_python(path, text, model, prices, _module_loader(path))
             elif kind == "js":
@@ -276,8 +344,12 @@ def _module_loader(path: str) -> Callable[[str], ast.Module | None]:
     return load
 
 
-def _chunk(paths: list[tuple[str, str]], model: str | None, prices_path: str | None,
-           provider: str | None = None) -> tuple[list[Finding], int]:
+def _chunk(
+    paths: list[tuple[str, str]],
+    model: str | None,
+    prices_path: str | None,
+    provider: str | None = None,
+) -> tuple[list[Finding], int]:
     out: list[Finding] = []
     hidden = 0
     for path, kind in paths:
@@ -287,8 +359,9 @@ def _chunk(paths: list[tuple[str, str]], model: str | None, prices_path: str | N
     return out, hidden
 
 
-def lint_paths(paths: Sequence[str], config: LintConfig, jobs: int = 1,
-               prices_path: str | None = None) -> Result:
+def lint_paths(
+    paths: Sequence[str], config: LintConfig, jobs: int = 1, prices_path: str | None = None
+) -> Result:
     files = discover(paths, config)
     traces = [(p, k) for p, k in files if k == "trace"]
     others = [(p, k) for p, k in files if k != "trace"]
@@ -297,11 +370,15 @@ def lint_paths(paths: Sequence[str], config: LintConfig, jobs: int = 1,
     if jobs > 1 and len(files) > 1:
         tasks: list[list[tuple[str, str]]] = [[t] for t in traces]
         size = max(1, len(others) // (jobs * 4) or 1)
-        tasks += [others[i:i + size] for i in range(0, len(others), size)]
+        tasks += [others[i : i + size] for i in range(0, len(others), size)]
         with ProcessPoolExecutor(max_workers=jobs) as pool:
-            for part, n in pool.map(_chunk, tasks, [config.model] * len(tasks),
-                                    [prices_path] * len(tasks),
-                                    [config.provider] * len(tasks)):
+            for part, n in pool.map(
+                _chunk,
+                tasks,
+                [config.model] * len(tasks),
+                [prices_path] * len(tasks),
+                [config.provider] * len(tasks),
+            ):
                 raw.extend(part)
                 suppressed += n
     else:
@@ -334,8 +411,9 @@ def read_baseline(path: str) -> set[str]:
     except OSError as exc:
         raise ConfigError(f"cannot read baseline: {exc.strerror}", where=path) from None
     except json.JSONDecodeError as exc:
-        raise ConfigError(f"invalid baseline JSON: {exc.msg}",
-                          where=f"{path}:{exc.lineno}") from None
+        raise ConfigError(
+            f"invalid baseline JSON: {exc.msg}", where=f"{path}:{exc.lineno}"
+        ) from None
     if not isinstance(data, dict) or not isinstance(data.get("findings"), list):
         raise ConfigError("expected an object with a 'findings' list", where=path)
     return {str(e.get("fingerprint")) for e in data["findings"] if isinstance(e, dict)}

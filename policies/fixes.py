@@ -27,15 +27,17 @@ def apply_edits(text: str, edits: Sequence[Edit]) -> tuple[str, int]:
     for e in edits:
         if e.line - 1 >= len(starts) or e.end_line - 1 >= len(starts):
             continue
-        spans.append((_offset(starts, e.line, e.col), _offset(starts, e.end_line, e.end_col),
-                      e.text))
+        spans.append(
+            (_offset(starts, e.line, e.col), _offset(starts, e.end_line, e.end_col), e.text)
+        )
     # Apply from the end so earlier offsets stay valid; insertions at the same point keep order.
     spans = sorted(set(spans), key=lambda s: (s[0], s[1]))
     chosen: list[tuple[int, int, str]] = []
     last_end = -1
     for s in spans:
-        if s[0] < last_end or (chosen and s[0] == chosen[-1][0] and s[1] > s[0]
-                                and chosen[-1][1] > chosen[-1][0]):
+        if s[0] < last_end or (
+            chosen and s[0] == chosen[-1][0] and s[1] > s[0] and chosen[-1][1] > chosen[-1][0]
+        ):
             continue
         chosen.append(s)
         last_end = max(last_end, s[1])

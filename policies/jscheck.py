@@ -27,28 +27,64 @@ from .meaning import kind_of_name, words
 
 JS_SUFFIXES = frozenset({".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx"})
 
-_CODE = {"time": "PL101", "date": "PL102", "random": "PL103", "vcs": "PL104",
-         "filetree": "PL105", "runtime": "PL106"}
+_CODE = {
+    "time": "PL101",
+    "date": "PL102",
+    "random": "PL103",
+    "vcs": "PL104",
+    "filetree": "PL105",
+    "runtime": "PL106",
+}
 _SOURCES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("date", re.compile(r"\.(toLocaleDateString|toDateString)\s*\(|\.toISOString\(\)\s*\."
-                        r"(split|slice|substring)\s*\(\s*['\"]?(T|0\s*,\s*10)")),
-    ("time", re.compile(r"\bnew\s+Date\s*\(\s*\)|\bDate\.now\s*\(|\bperformance\.now\s*\(|"
-                        r"\b(dayjs|moment)\s*\(\s*\)")),
-    ("random", re.compile(r"\bMath\.random\s*\(|\brandomUUID\s*\(|\buuid(v4|\.v4)?\s*\(|"
-                          r"\bnanoid\s*\(|\brandomBytes\s*\(")),
+    (
+        "date",
+        re.compile(
+            r"\.(toLocaleDateString|toDateString)\s*\(|\.toISOString\(\)\s*\."
+            r"(split|slice|substring)\s*\(\s*['\"]?(T|0\s*,\s*10)"
+        ),
+    ),
+    (
+        "time",
+        re.compile(
+            r"\bnew\s+Date\s*\(\s*\)|\bDate\.now\s*\(|\bperformance\.now\s*\(|"
+            r"\b(dayjs|moment)\s*\(\s*\)"
+        ),
+    ),
+    (
+        "random",
+        re.compile(
+            r"\bMath\.random\s*\(|\brandomUUID\s*\(|\buuid(v4|\.v4)?\s*\(|"
+            r"\bnanoid\s*\(|\brandomBytes\s*\("
+        ),
+    ),
     ("vcs", re.compile(r"""\b(exec|execSync|execa|spawnSync|\$)\s*\(?\s*[`'"]git\b""")),
     ("filetree", re.compile(r"\b(readdirSync|readdir|globSync|glob|fg|fastGlob)\s*\(")),
-    ("runtime", re.compile(r"\bprocess\.(pid|memoryUsage|cpuUsage|uptime|hrtime)\b|"
-                           r"\bos\.(loadavg|freemem|uptime)\s*\(")),
+    (
+        "runtime",
+        re.compile(
+            r"\bprocess\.(pid|memoryUsage|cpuUsage|uptime|hrtime)\b|"
+            r"\bos\.(loadavg|freemem|uptime)\s*\("
+        ),
+    ),
 )
 # Orders decided outside the program: a directory listing or glob (the filesystem's order,
 # PL203) and the environment's keys (the launcher's order, PL201). JS objects, Maps and Sets
 # keep insertion order, so `Object.keys(x)` or `new Set(x)` is unordered only when `x` is.
 _ORDER_SOURCES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("listing", re.compile(r"\b(readdirSync|readdir|opendirSync|opendir|globSync|glob|fg|"
-                           r"fastGlob|globby)\s*\(")),
-    ("unordered", re.compile(r"\bObject\.(keys|values|entries)\s*\(\s*process\.env\b|"
-                             r"\bfor\s*\(\s*(const|let|var)\s+\w+\s+in\s+process\.env\b")),
+    (
+        "listing",
+        re.compile(
+            r"\b(readdirSync|readdir|opendirSync|opendir|globSync|glob|fg|"
+            r"fastGlob|globby)\s*\("
+        ),
+    ),
+    (
+        "unordered",
+        re.compile(
+            r"\bObject\.(keys|values|entries)\s*\(\s*process\.env\b|"
+            r"\bfor\s*\(\s*(const|let|var)\s+\w+\s+in\s+process\.env\b"
+        ),
+    ),
 )
 _ORDER_CODE = {"listing": "PL203", "unordered": "PL201"}
 _SORTED = re.compile(r"\.(sort|toSorted)\s*\(|\b(sortBy|orderBy)\s*\(")
@@ -58,11 +94,48 @@ _IDENT = re.compile(r"[A-Za-z_$][\w$]*")
 # Names (of a variable, property or function) whose template literal is a prompt prefix.
 _PREFIX_WORDS = frozenset({"system", "instructions", "preamble", "persona"})
 _PROMPT_WORDS = frozenset({"prompt", "prompts"})
-_USER_WORDS = frozenset({"user", "query", "question", "turn", "reminder", "message", "input",
-                         "observation", "result", "env", "environment", "details", "context"})
-_KEYWORDS = frozenset({"const", "let", "var", "return", "await", "new", "typeof", "function",
-                       "async", "export", "default", "if", "else", "this", "true", "false",
-                       "null", "undefined", "of", "in", "as"})
+_USER_WORDS = frozenset(
+    {
+        "user",
+        "query",
+        "question",
+        "turn",
+        "reminder",
+        "message",
+        "input",
+        "observation",
+        "result",
+        "env",
+        "environment",
+        "details",
+        "context",
+    }
+)
+_KEYWORDS = frozenset(
+    {
+        "const",
+        "let",
+        "var",
+        "return",
+        "await",
+        "new",
+        "typeof",
+        "function",
+        "async",
+        "export",
+        "default",
+        "if",
+        "else",
+        "this",
+        "true",
+        "false",
+        "null",
+        "undefined",
+        "of",
+        "in",
+        "as",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -99,7 +172,7 @@ def scan(text: str) -> tuple[list[Template], str]:
                 break
             if c == "$" and i + 1 < n and text[i + 1] == "{":
                 j = expression(i + 2)
-                holes.append((i + 2, text[i + 2:j]))
+                holes.append((i + 2, text[i + 2 : j]))
                 i = j + 1
                 continue
             i += 1
@@ -213,11 +286,15 @@ def _order(expr: str, env: dict[str, str]) -> str | None:
     return None
 
 
-_BINDING = re.compile(r"(?:\b(?:const|let|var)\s+|\bthis\.|^\s*|[{,]\s*)"
-                      r"(?P<name>[A-Za-z_$][\w$]*)\s*(?::\s*[\w<>\[\]|. ]+)?\s*[=:]\s*$")
-_FUNCTION = re.compile(r"(?:function\s*\*?\s*(?P<f>[A-Za-z_$][\w$]*)|"
-                       r"(?P<m>[A-Za-z_$][\w$]*)\s*(?:=\s*(?:async\s*)?)?\([^()]*\)\s*"
-                       r"(?::\s*[^={]+)?(?:=>)?\s*)\{?\s*$")
+_BINDING = re.compile(
+    r"(?:\b(?:const|let|var)\s+|\bthis\.|^\s*|[{,]\s*)"
+    r"(?P<name>[A-Za-z_$][\w$]*)\s*(?::\s*[\w<>\[\]|. ]+)?\s*[=:]\s*$"
+)
+_FUNCTION = re.compile(
+    r"(?:function\s*\*?\s*(?P<f>[A-Za-z_$][\w$]*)|"
+    r"(?P<m>[A-Za-z_$][\w$]*)\s*(?:=\s*(?:async\s*)?)?\([^()]*\)\s*"
+    r"(?::\s*[^={]+)?(?:=>)?\s*)\{?\s*$"
+)
 
 
 def _is_prefix_name(name: str) -> bool | None:
@@ -245,7 +322,7 @@ def _enclosing_function(code: str, start: int) -> str | None:
         elif ch == "{":
             if depth == 0:
                 ls = code.rfind("\n", 0, i) + 1
-                fm = _FUNCTION.search(code[ls:i + 1])
+                fm = _FUNCTION.search(code[ls : i + 1])
                 return (fm.group("f") or fm.group("m")) if fm else None
             depth -= 1
     return None
@@ -270,17 +347,22 @@ def _statement_end(code: str, i: int) -> int:
         elif depth == 0 and c == "\n":
             before = code[i:j].rstrip()
             after = code[j:].lstrip()
-            if before and before[-1] not in "+=(,?:&|" and not after.startswith(
-                    ("+", ".", "?", ":", "&&", "||")):
+            if (
+                before
+                and before[-1] not in "+=(,?:&|"
+                and not after.startswith(("+", ".", "?", ":", "&&", "||"))
+            ):
                 return j
         j += 1
     return n
 
 
 # A binding or property, read forwards: `const NAME = `, `NAME += `, `this.NAME = `, `NAME: `.
-_ASSIGN = re.compile(r"(?:\b(?:const|let|var)\s+|\bthis\.|(?<=[{,;\n])[ \t]*)"
-                     r"(?P<name>[A-Za-z_$][\w$]*)\s*(?::\s*[\w<>\[\]|. ]+?\s*(?==))?"
-                     r"\s*(?P<op>\+?=(?![=>])|:(?![:]))")
+_ASSIGN = re.compile(
+    r"(?:\b(?:const|let|var)\s+|\bthis\.|(?<=[{,;\n])[ \t]*)"
+    r"(?P<name>[A-Za-z_$][\w$]*)\s*(?::\s*[\w<>\[\]|. ]+?\s*(?==))?"
+    r"\s*(?P<op>\+?=(?![=>])|:(?![:]))"
+)
 
 
 def _owner(code: str, start: int) -> str | None:
@@ -295,8 +377,9 @@ def _owner(code: str, start: int) -> str | None:
         name = _enclosing_function(code, start)
         if name is not None:
             return name
-        arrow = _BINDING.search(re.sub(r"(async\s*)?\([^()]*\)\s*(:[^=]*)?=>\s*\(?\s*$", "",
-                                       before))
+        arrow = _BINDING.search(
+            re.sub(r"(async\s*)?\([^()]*\)\s*(:[^=]*)?=>\s*\(?\s*$", "", before)
+        )
         if arrow:
             return arrow.group("name")
     return None
@@ -316,8 +399,11 @@ def check_js(path: str, text: str) -> list[Finding]:
 
     # Local constants bound to volatile values: `const now = new Date().toISOString();`.
     env: dict[str, str] = {}
-    for m in re.finditer(r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=;\n]+)?=\s*"
-                         r"([^;\n]+)", text):
+    for m in re.finditer(
+        r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=;\n]+)?=\s*"
+        r"([^;\n]+)",
+        text,
+    ):
         kind = _kind(m.group(2), env)
         if kind is not None:
             env[m.group(1)] = kind
@@ -326,18 +412,18 @@ def check_js(path: str, text: str) -> list[Finding]:
     for m in re.finditer(r"\breturn\b", code):
         end = _statement_end(code, m.end())
         fn = _enclosing_function(code, m.start())
-        kind = _kind(text[m.end():end], env)
+        kind = _kind(text[m.end() : end], env)
         if fn is not None and kind is not None and fn not in env:
             env[fn] = kind
     # Local names holding an order from outside (`const files = readdirSync(dir)`), unless
     # sorted there or later in place (`files.sort()`).
     order_env: dict[str, str] = {}
-    for m in re.finditer(r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=;\n]+)?=\s*",
-                         code):
-        rhs = text[m.end():_statement_end(code, m.end())]
+    for m in re.finditer(r"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*(?::[^=;\n]+)?=\s*", code):
+        rhs = text[m.end() : _statement_end(code, m.end())]
         kind = _order(rhs, order_env)
         if kind is not None and not re.search(
-                rf"\b{re.escape(m.group(1))}\s*\.\s*sort\s*\(", code[m.end():]):
+            rf"\b{re.escape(m.group(1))}\s*\.\s*sort\s*\(", code[m.end() :]
+        ):
             order_env[m.group(1)] = kind
     out: list[Finding] = []
     seen: set[int] = set()
@@ -351,8 +437,16 @@ def check_js(path: str, text: str) -> list[Finding]:
 
     def add(off: int, code_: str, message: str) -> None:
         line, col = pos(off)
-        out.append(Finding(path, line, col, code_, message,
-                           source_line=lines[line - 1] if line <= len(lines) else ""))
+        out.append(
+            Finding(
+                path,
+                line,
+                col,
+                code_,
+                message,
+                source_line=lines[line - 1] if line <= len(lines) else "",
+            )
+        )
 
     for m in _ASSIGN.finditer(code):
         name = m.group("name")
@@ -363,21 +457,28 @@ def check_js(path: str, text: str) -> list[Finding]:
         start = m.end()
         while start < len(code) and code[start] in " \t":
             start += 1
-        rhs = plain[start:_statement_end(code, start)]
+        rhs = plain[start : _statement_end(code, start)]
         if not rhs.strip():
             continue
         order = _order(rhs, order_env)
         if order is not None:
             seen.add(start)
-            add(start, _ORDER_CODE[order],
+            add(
+                start,
+                _ORDER_CODE[order],
                 f"{' '.join(rhs.split())[:60]} ({order}: an order from outside the "
-                f"program) reaches `{name}`, part of the prefix; sort it")
+                f"program) reaches `{name}`, part of the prefix; sort it",
+            )
         # String concatenation into a prompt: `SYSTEM = "..." + new Date().toISOString()`.
         kind = _kind(rhs, env) if prefix and "+" in rhs else None
         if kind is not None:
             seen.add(start)
-            add(start, _CODE[kind], f"{' '.join(rhs.split())[:60]} ({kind}) is concatenated into "
-                f"`{name}`, a prompt prefix")
+            add(
+                start,
+                _CODE[kind],
+                f"{' '.join(rhs.split())[:60]} ({kind}) is concatenated into "
+                f"`{name}`, a prompt prefix",
+            )
     for t in sorted(templates, key=lambda t: t.start):
         name = _owner(code, t.start)
         if name is None or not _is_prefix_name(name):
@@ -391,12 +492,20 @@ def check_js(path: str, text: str) -> list[Finding]:
                 continue
             seen.add(off)
             if kind is not None:
-                add(off - 2, _CODE[kind], f"${{{expr.strip()[:60]}}} ({kind}) is "
-                    f"interpolated into `{name}`, a prompt prefix")
+                add(
+                    off - 2,
+                    _CODE[kind],
+                    f"${{{expr.strip()[:60]}}} ({kind}) is "
+                    f"interpolated into `{name}`, a prompt prefix",
+                )
             if order is not None:
-                add(off - 2, _ORDER_CODE[order], f"${{{expr.strip()[:60]}}} ({order}: an "
+                add(
+                    off - 2,
+                    _ORDER_CODE[order],
+                    f"${{{expr.strip()[:60]}}} ({order}: an "
                     f"order from outside the program) is interpolated into `{name}`, a "
-                    "prompt prefix; sort it")
+                    "prompt prefix; sort it",
+                )
     # A template filled by string replacement: `prompt.replace("{{CURRENT_DATE}}", new
     # Date().toLocaleDateString())`. The slot's braces say it is a template being rendered.
     for m in _REPLACE.finditer(text):
@@ -407,10 +516,17 @@ def check_js(path: str, text: str) -> list[Finding]:
         if kind is None:
             continue
         line, col = pos(m.start() + 1)
-        out.append(Finding(path, line, col, _CODE[kind],
-                           f"{expr.strip()[:60]} ({kind}) fills the template slot "
-                           f"{m.group('slot')} of a prompt",
-                           source_line=lines[line - 1] if line <= len(lines) else ""))
+        out.append(
+            Finding(
+                path,
+                line,
+                col,
+                _CODE[kind],
+                f"{expr.strip()[:60]} ({kind}) fills the template slot "
+                f"{m.group('slot')} of a prompt",
+                source_line=lines[line - 1] if line <= len(lines) else "",
+            )
+        )
     return sorted(out, key=lambda f: (f.line, f.col))
 
 

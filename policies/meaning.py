@@ -17,43 +17,186 @@ _SPLIT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
 # Words that turn a volatile-sounding name into a setting about it (`time_limit`, `date_format`)
 # or into something else entirely (`commit_message_style`).
-_SETTING = frozenset({
-    "limit", "limits", "out", "budget", "zone", "tz", "format", "fmt", "formats", "pattern",
-    "style", "locale", "type", "types", "field", "fields", "column", "key", "keys", "label",
-    "max", "min", "maximum", "minimum", "unit", "units", "parser", "parse", "regex", "re",
-    "template", "templates", "instructions", "instruction", "guidelines", "rules", "rule",
-    "convention", "conventions", "prompt", "prompts", "policy", "tool", "tools", "schema",
-    "example", "examples", "sitter", "sep", "separator", "delay", "window", "ttl", "seconds",
-    "ms", "interval", "spent", "sleep", "wait", "range", "expiry", "expires", "threshold",
-    "strategy", "enabled", "enable", "mode", "option", "options", "flag", "config", "setting",
-    "settings", "path", "dir", "description", "desc", "help", "doc", "docs",
-    "url", "hook", "hooks", "agent", "agents", "command", "commands",
-    "skill", "skills", "id", "ids",
-})
+_SETTING = frozenset(
+    {
+        "limit",
+        "limits",
+        "out",
+        "budget",
+        "zone",
+        "tz",
+        "format",
+        "fmt",
+        "formats",
+        "pattern",
+        "style",
+        "locale",
+        "type",
+        "types",
+        "field",
+        "fields",
+        "column",
+        "key",
+        "keys",
+        "label",
+        "max",
+        "min",
+        "maximum",
+        "minimum",
+        "unit",
+        "units",
+        "parser",
+        "parse",
+        "regex",
+        "re",
+        "template",
+        "templates",
+        "instructions",
+        "instruction",
+        "guidelines",
+        "rules",
+        "rule",
+        "convention",
+        "conventions",
+        "prompt",
+        "prompts",
+        "policy",
+        "tool",
+        "tools",
+        "schema",
+        "example",
+        "examples",
+        "sitter",
+        "sep",
+        "separator",
+        "delay",
+        "window",
+        "ttl",
+        "seconds",
+        "ms",
+        "interval",
+        "spent",
+        "sleep",
+        "wait",
+        "range",
+        "expiry",
+        "expires",
+        "threshold",
+        "strategy",
+        "enabled",
+        "enable",
+        "mode",
+        "option",
+        "options",
+        "flag",
+        "config",
+        "setting",
+        "settings",
+        "path",
+        "dir",
+        "description",
+        "desc",
+        "help",
+        "doc",
+        "docs",
+        "url",
+        "hook",
+        "hooks",
+        "agent",
+        "agents",
+        "command",
+        "commands",
+        "skill",
+        "skills",
+        "id",
+        "ids",
+    }
+)
 
-_TIME = frozenset({"now", "timestamp", "timestamps", "datetime", "clock", "utcnow", "ts",
-                   "hour", "hours", "minute", "minutes"})
+_TIME = frozenset(
+    {
+        "now",
+        "timestamp",
+        "timestamps",
+        "datetime",
+        "clock",
+        "utcnow",
+        "ts",
+        "hour",
+        "hours",
+        "minute",
+        "minutes",
+    }
+)
 # What may stand beside "time" in a name that still means the clock reading itself.
-_TIME_DECOR = frozenset({"current", "cur", "date", "utc", "local", "iso", "str", "string",
-                         "text", "formatted", "system", "now", "today", "the", "of", "day"})
+_TIME_DECOR = frozenset(
+    {
+        "current",
+        "cur",
+        "date",
+        "utc",
+        "local",
+        "iso",
+        "str",
+        "string",
+        "text",
+        "formatted",
+        "system",
+        "now",
+        "today",
+        "the",
+        "of",
+        "day",
+    }
+)
 _DATE = frozenset({"date", "today", "todays", "weekday", "dow"})
 _RANDOM = frozenset({"uuid", "uuid4", "guid", "nonce", "random", "rand", "salt", "buster"})
-_RANDOM_ID_OWNERS = frozenset({"request", "trace", "run", "message", "msg", "span",
-                               "correlation", "invocation", "call", "event"})
+_RANDOM_ID_OWNERS = frozenset(
+    {
+        "request",
+        "trace",
+        "run",
+        "message",
+        "msg",
+        "span",
+        "correlation",
+        "invocation",
+        "call",
+        "event",
+    }
+)
 _VCS = frozenset({"git", "branch", "commit", "commits", "sha", "diff", "vcs", "hg", "svn"})
 _VCS_STATUS_OWNERS = frozenset({"repo", "repository", "working", "worktree", "workspace"})
 _TREE = frozenset({"tree", "listing", "ls", "filetree", "dirtree"})
 _FILES = frozenset({"files", "filelist", "entries", "contents"})
-_FILES_OWNERS = frozenset({"project", "repo", "repository", "open", "workspace", "dir",
-                           "directory", "folder", "cwd", "changed", "modified", "recent",
-                           "visible", "current"})
+_FILES_OWNERS = frozenset(
+    {
+        "project",
+        "repo",
+        "repository",
+        "open",
+        "workspace",
+        "dir",
+        "directory",
+        "folder",
+        "cwd",
+        "changed",
+        "modified",
+        "recent",
+        "visible",
+        "current",
+    }
+)
 _RUNTIME_ALONE = frozenset({"pid", "uptime", "elapsed", "loadavg"})
 _RUNTIME_PAIRS = (
-    ({"memory", "mem", "cpu", "disk", "token", "tokens", "cost"}, {"usage", "used", "count",
-                                                                   "so", "total", "left",
-                                                                   "remaining", "spent"}),
-    ({"turn", "turns", "step", "steps", "iteration", "iterations", "round"},
-     {"count", "number", "num", "n", "index", "idx", "left", "remaining", "current"}),
+    (
+        {"memory", "mem", "cpu", "disk", "token", "tokens", "cost"},
+        {"usage", "used", "count", "so", "total", "left", "remaining", "spent"},
+    ),
+    (
+        {"turn", "turns", "step", "steps", "iteration", "iterations", "round"},
+        {"count", "number", "num", "n", "index", "idx", "left", "remaining", "current"},
+    ),
     ({"load"}, {"avg", "average"}),
 )
 

@@ -22,8 +22,15 @@ _SARIF_LEVEL = {"error": "error", "warning": "warning", "note": "note"}
 _GITHUB_LEVEL = {"error": "error", "warning": "warning", "note": "notice"}
 
 
-def text(findings: Sequence[Finding], *, show_source: bool = True, fixed: int = 0,
-         suppressed: int = 0, baselined: int = 0, files: int = 0) -> str:
+def text(
+    findings: Sequence[Finding],
+    *,
+    show_source: bool = True,
+    fixed: int = 0,
+    suppressed: int = 0,
+    baselined: int = 0,
+    files: int = 0,
+) -> str:
     lines: list[str] = []
     for f in findings:
         lines.append(f"{f.path}:{f.line}:{f.col}: {f.code} [{f.severity}] {f.message}")
@@ -60,24 +67,28 @@ def text(findings: Sequence[Finding], *, show_source: bool = True, fixed: int = 
 def as_json(findings: Sequence[Finding]) -> str:
     out = []
     for f, fp in zip(findings, fingerprints(list(findings)), strict=True):
-        out.append({
-            "path": f.path,
-            "line": f.line,
-            "column": f.col,
-            "end_line": f.end_line,
-            "end_column": f.end_col,
-            "code": f.code,
-            "name": RULES[f.code].name,
-            "severity": f.severity,
-            "message": f.message,
-            "session": f.session,
-            "fingerprint": fp,
-            "fix": None if f.fix is None else {
-                "safe": f.fix.safe,
-                "description": f.fix.description,
-                "edits": [e.__dict__ for e in f.fix.edits],
-            },
-        })
+        out.append(
+            {
+                "path": f.path,
+                "line": f.line,
+                "column": f.col,
+                "end_line": f.end_line,
+                "end_column": f.end_col,
+                "code": f.code,
+                "name": RULES[f.code].name,
+                "severity": f.severity,
+                "message": f.message,
+                "session": f.session,
+                "fingerprint": fp,
+                "fix": None
+                if f.fix is None
+                else {
+                    "safe": f.fix.safe,
+                    "description": f.fix.description,
+                    "edits": [e.__dict__ for e in f.fix.edits],
+                },
+            }
+        )
     return json.dumps(out, indent=2, ensure_ascii=False) + "\n"
 
 
@@ -122,43 +133,58 @@ def sarif(findings: Sequence[Finding]) -> str:
             "ruleIndex": index[f.code],
             "level": _SARIF_LEVEL.get(f.severity, "warning"),
             "message": {"text": f.message},
-            "locations": [{
-                "physicalLocation": {
-                    "artifactLocation": {"uri": _uri(f.path)},
-                    "region": region,
+            "locations": [
+                {
+                    "physicalLocation": {
+                        "artifactLocation": {"uri": _uri(f.path)},
+                        "region": region,
+                    }
                 }
-            }],
+            ],
             "partialFingerprints": {"prefixlockFingerprint/v1": fp},
         }
         if f.fix is not None and f.fix.edits:
-            result["fixes"] = [{
-                "description": {"text": f.fix.description},
-                "artifactChanges": [{
-                    "artifactLocation": {"uri": _uri(f.path)},
-                    "replacements": [{
-                        "deletedRegion": {"startLine": e.line, "startColumn": e.col + 1,
-                                          "endLine": e.end_line, "endColumn": e.end_col + 1},
-                        "insertedContent": {"text": e.text},
-                    } for e in f.fix.edits],
-                }],
-            }]
+            result["fixes"] = [
+                {
+                    "description": {"text": f.fix.description},
+                    "artifactChanges": [
+                        {
+                            "artifactLocation": {"uri": _uri(f.path)},
+                            "replacements": [
+                                {
+                                    "deletedRegion": {
+                                        "startLine": e.line,
+                                        "startColumn": e.col + 1,
+                                        "endLine": e.end_line,
+                                        "endColumn": e.end_col + 1,
+                                    },
+                                    "insertedContent": {"text": e.text},
+                                }
+                                for e in f.fix.edits
+                            ],
+                        }
+                    ],
+                }
+            ]
         results.append(result)
     log = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {
-                "driver": {
-                    "name": "prefixlock-lint",
-                    "informationUri": INFO_URI,
-                    "version": VERSION,
-                    "semanticVersion": VERSION,
-                    "rules": [_sarif_rule(r) for r in rules],
-                }
-            },
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "prefixlock-lint",
+                        "informationUri": INFO_URI,
+                        "version": VERSION,
+                        "semanticVersion": VERSION,
+                        "rules": [_sarif_rule(r) for r in rules],
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
     }
     return json.dumps(log, indent=2, ensure_ascii=False) + "\n"
 

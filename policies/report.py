@@ -70,13 +70,19 @@ def unit_bytes(api: str, body: Mapping[str, Any]) -> list[tuple[str, str, bytes]
         for mi, m in enumerate(body.get("messages") or []):
             role = str(m.get("role", ""))
             for bi, b in enumerate(as_blocks(m.get("content"))):
-                out.append(("messages", f"message {mi} ({role}) block {bi}",
-                            message_unit_data(role, canonical_bytes(without_cache_control(b)))))
+                out.append(
+                    (
+                        "messages",
+                        f"message {mi} ({role}) block {bi}",
+                        message_unit_data(role, canonical_bytes(without_cache_control(b))),
+                    )
+                )
         return out
     out.append(("settings", "settings", openai_settings(body)))
     if body.get("instructions") is not None:
-        out.append(("system", "instructions", canonical_bytes({"instructions":
-                                                                body["instructions"]})))
+        out.append(
+            ("system", "instructions", canonical_bytes({"instructions": body["instructions"]}))
+        )
     for t in body.get("tools") or []:
         out.append(("tools", "tool", canonical_bytes(t)))
     items = body.get("messages")
@@ -165,9 +171,14 @@ class TraceReport:
         return {
             "path": self.path,
             "sessions": [
-                {"session": s.session, "model": s.model, "requests": s.requests,
-                 "rebilled_tokens": s.rebilled_tokens, "rebilled_dollars": str(s.dollars),
-                 "breaks": [b.to_dict() for b in s.breaks]}
+                {
+                    "session": s.session,
+                    "model": s.model,
+                    "requests": s.requests,
+                    "rebilled_tokens": s.rebilled_tokens,
+                    "rebilled_dollars": str(s.dollars),
+                    "breaks": [b.to_dict() for b in s.breaks],
+                }
                 for s in self.sessions
             ],
             "bad_lines": [{"line": n, "message": m} for n, m in self.bad_lines],
@@ -192,7 +203,8 @@ def _dollars(price: Price | None, tokens: int, units: list[Unit], api: str) -> D
     else:
         kind = "write_5m" if price.cache_write_5m is not None else "uncached"
     return (price.input_cost(tokens, kind) - price.input_cost(tokens, "read")).quantize(
-        Decimal("0.000001"))
+        Decimal("0.000001")
+    )
 
 
 def _ttl(prev: _Prev, price: Price | None) -> int:
@@ -240,17 +252,23 @@ def _past_floor(prev: _Prev, idx: int) -> bool:
     return pos >= floor
 
 
-def diagnose_all(prev: _Prev, rec: Record, pieces: list[tuple[str, str, bytes]],
-                 units: list[Unit], price: Price | None,
-                 new_price: Price | None = None) -> list[Break]:
+def diagnose_all(
+    prev: _Prev,
+    rec: Record,
+    pieces: list[tuple[str, str, bytes]],
+    units: list[Unit],
+    price: Price | None,
+    new_price: Price | None = None,
+) -> list[Break]:
     """Every cache break between two consecutive requests: the first divergence (with the
     other parts that changed too), and the missing breakpoint that kept the rest unread."""
     out: list[Break] = []
     main = diagnose(prev, rec, pieces, units, price, new_price)
     readable = readable_tokens(prev.rec.api, prev.units, price)
     if main is not None:
-        others = [d.message.split(":")[0].split(" (")[0] for d in compare(view_of(prev.rec),
-                                                                     view_of(rec))]
+        others = [
+            d.message.split(":")[0].split(" (")[0] for d in compare(view_of(prev.rec), view_of(rec))
+        ]
         others = [o for o in others if not o.startswith(main.cause.split()[0])]
         if others:
             main.detail += "; also " + "; ".join(dict.fromkeys(others))
@@ -260,16 +278,32 @@ def diagnose_all(prev: _Prev, rec: Record, pieces: list[tuple[str, str, bytes]],
         if main is not None and main.cause == "model changed":
             kept = 0
         if kept > 0:
-            out.append(Break(rec.session, rec.seq, rec.line, "no breakpoint",
-                             "the previous request set no cache_control, so nothing was "
-                             "written to read back", None, "whole request", kept,
-                             _dollars(price, kept, units, rec.api), _reported_read(rec)))
+            out.append(
+                Break(
+                    rec.session,
+                    rec.seq,
+                    rec.line,
+                    "no breakpoint",
+                    "the previous request set no cache_control, so nothing was "
+                    "written to read back",
+                    None,
+                    "whole request",
+                    kept,
+                    _dollars(price, kept, units, rec.api),
+                    _reported_read(rec),
+                )
+            )
     return out
 
 
-def diagnose(prev: _Prev, rec: Record, pieces: list[tuple[str, str, bytes]],
-             units: list[Unit], price: Price | None,
-             new_price: Price | None = None) -> Break | None:
+def diagnose(
+    prev: _Prev,
+    rec: Record,
+    pieces: list[tuple[str, str, bytes]],
+    units: list[Unit],
+    price: Price | None,
+    new_price: Price | None = None,
+) -> Break | None:
     """The first cache break between two consecutive requests, if any.
 
     `price` is the previous request's model (its minimum and TTL decide what was cached);
@@ -279,10 +313,18 @@ def diagnose(prev: _Prev, rec: Record, pieces: list[tuple[str, str, bytes]],
     sess, seq = rec.session, rec.seq
     reported = _reported_read(rec)
     if prev.rec.model != rec.model:
-        return Break(sess, seq, rec.line, "model changed",
-                     f"{prev.rec.model} -> {rec.model}; the cache is per model", 0, "model",
-                     readable, _dollars(new_price or price, readable, units, rec.api),
-                     reported)
+        return Break(
+            sess,
+            seq,
+            rec.line,
+            "model changed",
+            f"{prev.rec.model} -> {rec.model}; the cache is per model",
+            0,
+            "model",
+            readable,
+            _dollars(new_price or price, readable, units, rec.api),
+            reported,
+        )
     # First differing piece, and the byte offset in the stream of pieces.
     offset = 0
     idx = None
@@ -300,25 +342,47 @@ def diagnose(prev: _Prev, rec: Record, pieces: list[tuple[str, str, bytes]],
         gap = rec.time - prev.rec.time
     if idx is None:
         if gap is not None and gap > _ttl(prev, price) and readable:
-            return Break(sess, seq, rec.line, "ttl expired",
-                         f"{gap:.0f} s idle, past the {_ttl(prev, price)} s TTL", None,
-                         "whole prefix", readable, _dollars(price, readable, units, rec.api),
-                         reported)
-        if (rec.api != "anthropic" and prev.rec.cache_key is not None
-                and prev.rec.cache_key != rec.cache_key and readable):
-            return Break(sess, seq, rec.line, "cache key changed",
-                         f"{prev.rec.cache_key!r} -> {rec.cache_key!r}: routed to another "
-                         "machine", None, "prompt_cache_key", readable,
-                         _dollars(price, readable, units, rec.api), reported)
+            return Break(
+                sess,
+                seq,
+                rec.line,
+                "ttl expired",
+                f"{gap:.0f} s idle, past the {_ttl(prev, price)} s TTL",
+                None,
+                "whole prefix",
+                readable,
+                _dollars(price, readable, units, rec.api),
+                reported,
+            )
+        if (
+            rec.api != "anthropic"
+            and prev.rec.cache_key is not None
+            and prev.rec.cache_key != rec.cache_key
+            and readable
+        ):
+            return Break(
+                sess,
+                seq,
+                rec.line,
+                "cache key changed",
+                f"{prev.rec.cache_key!r} -> {rec.cache_key!r}: routed to another machine",
+                None,
+                "prompt_cache_key",
+                readable,
+                _dollars(price, readable, units, rec.api),
+                reported,
+            )
         return None
     section, label, old = prev.pieces[idx]
     new = pieces[idx][2] if idx < len(pieces) else b""
-    within = next((k for k in range(min(len(old), len(new))) if old[k] != new[k]),
-                  min(len(old), len(new)))
+    within = next(
+        (k for k in range(min(len(old), len(new))) if old[k] != new[k]), min(len(old), len(new))
+    )
     byte = offset + within
     # Tokens still matching: the units before the divergent piece (settings have no unit).
-    unit_pos = sum(1 for s, _, _ in prev.pieces[:idx]
-                   if not (s == "settings" and rec.api == "anthropic"))
+    unit_pos = sum(
+        1 for s, _, _ in prev.pieces[:idx] if not (s == "settings" and rec.api == "anthropic")
+    )
     common = prev.units[unit_pos - 1].end if unit_pos > 0 and unit_pos - 1 < len(prev.units) else 0
     if rec.api != "anthropic":
         common = whole_blocks(common)
@@ -340,20 +404,44 @@ def diagnose(prev: _Prev, rec: Record, pieces: list[tuple[str, str, bytes]],
         at = max(0, within)
         text_at = new_text
         detail = f"'{snippet(text_at, min(at, len(text_at)))}'" + volatile_hint(
-            text_at[max(0, at - 12):at + 24])
+            text_at[max(0, at - 12) : at + 24]
+        )
     if gap is not None and gap > _ttl(prev, price) and readable:
         detail += f"; also {gap:.0f} s idle, past the TTL"
         rebilled = readable
     if rebilled == 0 and reported is None:
-        return Break(sess, seq, rec.line, cause, detail + " (nothing cached was lost)", byte,
-                     label, 0, Decimal(0) if price else None, reported)
-    return Break(sess, seq, rec.line, cause, detail, byte, label, rebilled,
-                 _dollars(price, rebilled, units, rec.api), reported)
+        return Break(
+            sess,
+            seq,
+            rec.line,
+            cause,
+            detail + " (nothing cached was lost)",
+            byte,
+            label,
+            0,
+            Decimal(0) if price else None,
+            reported,
+        )
+    return Break(
+        sess,
+        seq,
+        rec.line,
+        cause,
+        detail,
+        byte,
+        label,
+        rebilled,
+        _dollars(price, rebilled, units, rec.api),
+        reported,
+    )
 
 
-def build_report(path: str, prices: PriceTable | None,
-                 records: Iterable[Record | Bad] | None = None,
-                 provider: str | None = None) -> TraceReport:
+def build_report(
+    path: str,
+    prices: PriceTable | None,
+    records: Iterable[Record | Bad] | None = None,
+    provider: str | None = None,
+) -> TraceReport:
     """The report of one trace; `provider` decides the wire format of ambiguous raw bodies."""
     sessions: dict[str, SessionReport] = {}
     prev: dict[str, _Prev] = {}
@@ -396,8 +484,10 @@ def render_summary(reports: list[TraceReport]) -> str:
     rows = by_cause(reports)
     requests = sum(s.requests for r in reports for s in r.sessions)
     sessions = sum(len(r.sessions) for r in reports)
-    out = [f"summary: {requests} request(s) in {sessions} session(s), "
-           f"{sum(n for _, n, _, _ in rows)} cache break(s)"]
+    out = [
+        f"summary: {requests} request(s) in {sessions} session(s), "
+        f"{sum(n for _, n, _, _ in rows)} cache break(s)"
+    ]
     for cause, n, tokens, dollars in rows:
         out.append(f"  {cause}: {n} break(s), {tokens:,} tokens re-billed, ${dollars:.4f}")
     if not rows:
@@ -412,10 +502,15 @@ _RUN = 3
 def _break_line(b: Break) -> str:
     money = "unpriced" if b.dollars is None else f"${b.dollars:.4f}"
     at = "-" if b.byte is None else f"byte {b.byte:,}"
-    return (f"  request {b.seq} (line {b.line}): {b.cause} at {at} in {b.where}: "
-            f"{b.detail}; re-billed {b.rebilled_tokens:,} tokens, {money}"
-            + ("" if b.reported_cache_read is None
-               else f" (reported cache read {b.reported_cache_read:,})"))
+    return (
+        f"  request {b.seq} (line {b.line}): {b.cause} at {at} in {b.where}: "
+        f"{b.detail}; re-billed {b.rebilled_tokens:,} tokens, {money}"
+        + (
+            ""
+            if b.reported_cache_read is None
+            else f" (reported cache read {b.reported_cache_read:,})"
+        )
+    )
 
 
 def _runs(breaks: list[Break]) -> list[list[Break]]:
@@ -433,9 +528,11 @@ def render_text(report: TraceReport) -> str:
     total_t = 0
     total_d = Decimal(0)
     for s in report.sessions:
-        out.append(f"session {s.session} ({s.model}, {s.requests} requests): "
-                   f"{len(s.breaks)} cache break(s), {s.rebilled_tokens:,} tokens re-billed, "
-                   f"${s.dollars:.4f}")
+        out.append(
+            f"session {s.session} ({s.model}, {s.requests} requests): "
+            f"{len(s.breaks)} cache break(s), {s.rebilled_tokens:,} tokens re-billed, "
+            f"${s.dollars:.4f}"
+        )
         for run in _runs(s.breaks):
             if len(run) < _RUN:
                 out.extend(_break_line(b) for b in run)
@@ -444,10 +541,12 @@ def render_text(report: TraceReport) -> str:
             rest = run[1:]
             tokens = sum(b.rebilled_tokens for b in rest)
             dollars = sum((b.dollars or Decimal(0) for b in rest), Decimal(0))
-            out.append(f"  ... and {len(rest)} more {run[0].cause} break(s) in "
-                       f"{run[0].where}, requests {rest[0].seq}-{rest[-1].seq} (lines "
-                       f"{rest[0].line}-{rest[-1].line}): {tokens:,} tokens re-billed, "
-                       f"${dollars:.4f}")
+            out.append(
+                f"  ... and {len(rest)} more {run[0].cause} break(s) in "
+                f"{run[0].where}, requests {rest[0].seq}-{rest[-1].seq} (lines "
+                f"{rest[0].line}-{rest[-1].line}): {tokens:,} tokens re-billed, "
+                f"${dollars:.4f}"
+            )
         total_t += s.rebilled_tokens
         total_d += s.dollars
     for n, m in report.bad_lines:

@@ -78,10 +78,10 @@ _MOVE = (
     "moves each line of the system prompt that holds such a value to the front of the last "
     "user message of the same call (the prompt and the message list written in the call, or "
     "in local variables used only there, the list built after the prompt), and rewrites the "
-    "rest of the prompt as an f-string. The prompt may be an f-string, `\"...\".format(...)` "
+    'rest of the prompt as an f-string. The prompt may be an f-string, `"...".format(...)` '
     "with plain fields (`{}`, `{0}`, `{name}`, with `!r` and a constant format spec), a `+` "
-    "chain, `\"\\n\".join([...])` of a literal list with a constant separator, or "
-    "`\"...\" % values` with only `%s`, `%d`, `%r` and `%%`; where the new code could behave "
+    'chain, `"\\n".join([...])` of a literal list with a constant separator, or '
+    '`"..." % values` with only `%s`, `%d`, `%r` and `%%`; where the new code could behave '
     "differently (a `+` operand or join item not known to be a str, `%d` written as "
     "`int(x)`, a single value after `%` that could be a tuple) the fix's description says "
     "so. Attribute or index fields, `*args`/`**kwargs`, a computed `.format()` argument "
@@ -92,7 +92,10 @@ _MOVE = (
 _RULES: tuple[Rule, ...] = (
     # PL1xx: volatile values in the prefix
     Rule(
-        "PL101", "time-in-prefix", "volatile", ERROR,
+        "PL101",
+        "time-in-prefix",
+        "volatile",
+        ERROR,
         "Current time (to the second or minute) flows into the prompt prefix",
         "Finds a clock reading (`datetime.now()`, `time.time()`, `{{ now }}`, a strftime with "
         "hours/minutes/seconds) that reaches the system prompt, instructions, tool definitions "
@@ -102,12 +105,15 @@ _RULES: tuple[Rule, ...] = (
         "ever read from the cache: each turn re-bills the whole prompt at the write price.",
         _FACT_OPENCODE + " " + _FACT_BYTES,
         "```python\nnow = datetime.now()\n"
-        "client.messages.create(system=f\"Time: {now}\\n{RULES}\", ...)\n```",
+        'client.messages.create(system=f"Time: {now}\\n{RULES}", ...)\n```',
         _MOVE,
         "unsafe",
     ),
     Rule(
-        "PL102", "date-in-prefix", "volatile", WARNING,
+        "PL102",
+        "date-in-prefix",
+        "volatile",
+        WARNING,
         "Today's date flows into the prompt prefix",
         "Finds a date (`date.today()`, `strftime('%Y-%m-%d')`, `{{ date }}`) that reaches the "
         "prefix. A year in prose, or a date in the newest user turn, is not flagged. Severity "
@@ -115,24 +121,30 @@ _RULES: tuple[Rule, ...] = (
         "The prefix changes once a day: the first request after midnight, and every session "
         "that spans it, re-bills the whole prompt; sessions of different days never share it.",
         _FACT_BYTES + " " + _FACT_ORDER,
-        "```python\nsystem = f\"Today is {date.today():%Y-%m-%d}. {RULES}\"\n```",
+        '```python\nsystem = f"Today is {date.today():%Y-%m-%d}. {RULES}"\n```',
         _MOVE,
         "unsafe",
     ),
     Rule(
-        "PL103", "random-id-in-prefix", "volatile", ERROR,
+        "PL103",
+        "random-id-in-prefix",
+        "volatile",
+        ERROR,
         "A random value (uuid, nonce, random number, request id) flows into the prefix",
         "Finds `uuid.uuid4()`, `random.*`, `secrets.*`, `os.urandom` or a `{{ request_id }}` / "
         "`{{ nonce }}` placeholder that reaches the prefix.",
         "A fresh random value makes every request unique from that byte on: the hit rate drops "
         "to zero.",
         _FACT_OPENCODE,
-        "```python\nsystem = f\"Request {uuid.uuid4()}\\n{RULES}\"\n```",
+        '```python\nsystem = f"Request {uuid.uuid4()}\\n{RULES}"\n```',
         _MOVE + " If the id is for tracing, send it in request metadata or headers.",
         "unsafe",
     ),
     Rule(
-        "PL104", "vcs-state-in-prefix", "volatile", WARNING,
+        "PL104",
+        "vcs-state-in-prefix",
+        "volatile",
+        WARNING,
         "Version-control state (git status, branch, commit, diff) flows into the prefix",
         "Finds `git` invoked through subprocess (or GitPython/pygit2 repository objects) and "
         "`{{ git_status }}`-style placeholders whose output reaches the prefix.",
@@ -140,13 +152,16 @@ _RULES: tuple[Rule, ...] = (
         "is re-written many times a session.",
         _FACT_ORDER + " DESIGN.md: 'Volatile facts (date, git status, file changes, reminders) "
         "are appended as new content in the newest user turn, never written into the prefix.'",
-        "```python\nstatus = subprocess.check_output([\"git\", \"status\"], text=True)\n"
+        '```python\nstatus = subprocess.check_output(["git", "status"], text=True)\n'
         "system = RULES + status\n```",
         _MOVE,
         "unsafe",
     ),
     Rule(
-        "PL105", "file-tree-in-prefix", "volatile", WARNING,
+        "PL105",
+        "file-tree-in-prefix",
+        "volatile",
+        WARNING,
         "A directory listing or file tree flows into the prefix",
         "Finds `os.listdir`, `os.walk`, `os.scandir`, `glob.glob`, `Path.iterdir/glob/rglob` "
         "and `{{ file_tree }}`-style placeholders that reach the prefix. A glob with no "
@@ -155,31 +170,37 @@ _RULES: tuple[Rule, ...] = (
         "The listing changes whenever the agent creates or deletes a file, which it does "
         "mid-session; every change re-bills the prompt from that point.",
         _FACT_ORDER,
-        "```python\nfiles = \"\\n\".join(sorted(os.listdir(root)))\nsystem = RULES + files\n```",
+        '```python\nfiles = "\\n".join(sorted(os.listdir(root)))\nsystem = RULES + files\n```',
         _MOVE + " Or give the model a list-files tool.",
         "unsafe",
     ),
     Rule(
-        "PL106", "runtime-stats-in-prefix", "volatile", WARNING,
+        "PL106",
+        "runtime-stats-in-prefix",
+        "volatile",
+        WARNING,
         "Runtime statistics (pid, memory, load, elapsed time, counters) flow into the prefix",
         "Finds `os.getpid()`, `psutil.*`, `os.getloadavg()`, `time.perf_counter()`, "
         "`shutil.disk_usage()`, `resource.getrusage()` and `{{ memory_usage }}`-style "
         "placeholders that reach the prefix.",
         "These change every call or every process, so the prefix never repeats.",
         _FACT_BYTES,
-        "```python\nsystem = f\"pid {os.getpid()} load {os.getloadavg()[0]}\\n{RULES}\"\n```",
+        '```python\nsystem = f"pid {os.getpid()} load {os.getloadavg()[0]}\\n{RULES}"\n```',
         _MOVE,
         "unsafe",
     ),
     # PL2xx: ordering
     Rule(
-        "PL201", "unordered-collection-in-prefix", "ordering", ERROR,
+        "PL201",
+        "unordered-collection-in-prefix",
+        "ordering",
+        ERROR,
         "A set, a dict built from one, or the environment is iterated into the prompt or tools",
         "Finds iteration over a set (set literal, `set()`, set comprehension, `frozenset`), "
         "over a dict whose keys came from one (`{n: spec(n) for n in names}`, "
         "`dict.fromkeys(names)`), or over `os.environ` / `sys.modules` (keys, values, items), "
         "whose order reaches the prefix: `', '.join(skills)`, `tools=list(tool_set)`, a loop "
-        "appending to a prompt list. A lookup by key (`os.environ[\"X\"]`, `.get(...)`) is "
+        'appending to a prompt list. A lookup by key (`os.environ["X"]`, `.get(...)`) is '
         "not an order. A dict from `json.load`, `**kwargs` or `vars()` keeps the order its "
         "file or call site wrote, the same on every run, and is not flagged here (PL202 "
         "covers it when it is serialised from a parameter).",
@@ -187,13 +208,16 @@ _RULES: tuple[Rule, ...] = (
         "runs of the same agent send different bytes and never share a cache entry. The "
         "environment's order is the launching process's and differs between shells.",
         _FACT_SORT,
-        "```python\nSKILLS = {\"search\", \"edit\", \"run\"}\n"
-        "system = \"Skills: \" + \", \".join(SKILLS)\n```",
+        '```python\nSKILLS = {"search", "edit", "run"}\n'
+        'system = "Skills: " + ", ".join(SKILLS)\n```',
         "Wrap the set in `sorted(...)`. Joining strings is fixed automatically.",
         "safe",
     ),
     Rule(
-        "PL202", "json-without-sorted-keys", "ordering", WARNING,
+        "PL202",
+        "json-without-sorted-keys",
+        "ordering",
+        WARNING,
         "`json.dumps` without `sort_keys=True` flows into the prefix",
         "Finds `json.dumps(...)` calls without `sort_keys=True` whose text reaches the system "
         "prompt or the tool definitions, when the key order comes from unstable input: a dict "
@@ -209,20 +233,26 @@ _RULES: tuple[Rule, ...] = (
         "safe",
     ),
     Rule(
-        "PL203", "unsorted-listing-in-prefix", "ordering", WARNING,
+        "PL203",
+        "unsorted-listing-in-prefix",
+        "ordering",
+        WARNING,
         "A directory listing reaches the prefix in filesystem order",
         "Finds `os.listdir`, `glob.glob`, `os.scandir`, `Path.iterdir/glob/rglob` whose result "
         "reaches the prefix without `sorted(...)`.",
         "Directory order is arbitrary and differs between machines and file systems, so two "
         "machines with the same files send different prompts.",
         _FACT_SORT,
-        "```python\nsystem = RULES + \"\\n\".join(os.listdir(\"docs\"))\n```",
+        '```python\nsystem = RULES + "\\n".join(os.listdir("docs"))\n```',
         "Wrap the listing in `sorted(...)` (applied by `--fix`). The listing is still volatile "
         "(PL105).",
         "safe",
     ),
     Rule(
-        "PL204", "tool-definitions-not-canonical", "ordering", NOTE,
+        "PL204",
+        "tool-definitions-not-canonical",
+        "ordering",
+        NOTE,
         "Tool definitions in a data file are not in canonical order",
         "In a JSON tool-definition or request file, finds a `tools` list that is not sorted by "
         "name, or schema objects whose keys are not sorted.",
@@ -231,14 +261,17 @@ _RULES: tuple[Rule, ...] = (
         "edits and disagrees with code that loads the same tools in name order.",
         "Anthropic's prompt caching docs, what invalidates the cache: tool definitions (name, "
         "description, schema, order) -> miss at every level. " + _FACT_SORT,
-        "```json\n{\"tools\": [{\"name\": \"write\"}, {\"name\": \"read\"}]}\n```",
+        '```json\n{"tools": [{"name": "write"}, {"name": "read"}]}\n```',
         "Sort the tools by name and the schema keys (applied by `--fix`, which rewrites the "
         "JSON file with two-space indentation).",
         "safe",
     ),
     # PL3xx: layout
     Rule(
-        "PL301", "dynamic-before-static", "layout", WARNING,
+        "PL301",
+        "dynamic-before-static",
+        "layout",
+        WARNING,
         "Per-session or per-project content comes before static instructions",
         "Finds a system prompt whose first part is dynamic (a function argument, file contents "
         "read at run time, a per-project template variable) followed by a static part that "
@@ -248,13 +281,16 @@ _RULES: tuple[Rule, ...] = (
         "again for every project or session, although it never changes; put first, it would "
         "be one entry every session reads.",
         _FACT_ORDER + " " + _FACT_BYTES,
-        "```python\nsystem = f\"{project_notes}\\n\\n{LONG_STATIC_RULES}\"\n```",
+        '```python\nsystem = f"{project_notes}\\n\\n{LONG_STATIC_RULES}"\n```',
         "Put the static instructions first and the dynamic context after them (or in a later "
         "system block).",
         "none",
     ),
     Rule(
-        "PL303", "history-rewritten-in-place", "layout", WARNING,
+        "PL303",
+        "history-rewritten-in-place",
+        "layout",
+        WARNING,
         "Code rewrites earlier messages of the conversation depending on their position",
         "Finds a loop over the conversation (`history`, `messages`, `conversation`..., an "
         "agent's `memory.steps`, or a list of message parts drawn from one in the same "
@@ -271,14 +307,17 @@ _RULES: tuple[Rule, ...] = (
         "everything from there on, again each time the window moves.",
         _FACT_BYTES + " " + _FACT_ORDER,
         "```python\nfor idx, entry in enumerate(history):\n    if idx < len(history) - 5:\n"
-        "        entry = entry.copy()\n        entry[\"content\"] = \"(omitted)\"\n```",
+        '        entry = entry.copy()\n        entry["content"] = "(omitted)"\n```',
         "Rewrite in large steps (mask many old messages at once, every N turns), or mask "
         "before a message is first sent, or put a cache breakpoint just before the oldest "
         "message you may rewrite so the stable prefix above it stays cached.",
         "none",
     ),
     Rule(
-        "PL304", "per-request-content-before-history", "layout", WARNING,
+        "PL304",
+        "per-request-content-before-history",
+        "layout",
+        WARNING,
         "Content computed from the current message is sent before the conversation history",
         "Finds a part of the messages computed from the current message (a function that "
         "reads `cur_messages`, `current_query`, `latest_input`..., or calls one in the same "
@@ -301,7 +340,10 @@ _RULES: tuple[Rule, ...] = (
         "none",
     ),
     Rule(
-        "PL305", "side-request-with-another-prefix", "layout", WARNING,
+        "PL305",
+        "side-request-with-another-prefix",
+        "layout",
+        WARNING,
         "A side request sends the conversation as text under its own system prompt",
         "Finds, in one function, a message list written out with a system message first (or "
         "sent with a `system=` argument) and a message whose content is text drawn from the "
@@ -318,17 +360,20 @@ _RULES: tuple[Rule, ...] = (
         "the price.",
         _FACT_BYTES + " Field reports on agent clients: 'Claude Code ... keeps the tool "
         "list fixed, and its compaction request reuses the parent's exact prefix.'",
-        "```python\ntext = \"\".join(m[\"content\"] for m in history)\n"
+        '```python\ntext = "".join(m["content"] for m in history)\n'
         "client.messages.create(model=MODEL, max_tokens=500, system=SUMMARIZE,\n"
-        "                       messages=[{\"role\": \"user\", \"content\": text}])\n```",
+        '                       messages=[{"role": "user", "content": text}])\n```',
         "Send the session's own tools, system prompt and history unchanged and put the "
-        "side task (\"summarise the conversation above\") in a final user turn, on the "
+        'side task ("summarise the conversation above") in a final user turn, on the '
         "session's model; or accept the cost on a cheaper model, where no cache is shared "
         "anyway.",
         "none",
     ),
     Rule(
-        "PL302", "mode-dependent-start", "layout", WARNING,
+        "PL302",
+        "mode-dependent-start",
+        "layout",
+        WARNING,
         "The prompt starts with text that depends on a mode or flag",
         "Finds a system prompt whose very first piece is a conditional (`A if plan else B`, "
         "`MODES[mode]`, a template starting with an `{% if %}` that has an else/elif branch "
@@ -349,7 +394,10 @@ _RULES: tuple[Rule, ...] = (
     ),
     # PL4xx: breakpoints
     Rule(
-        "PL401", "too-many-breakpoints", "breakpoints", ERROR,
+        "PL401",
+        "too-many-breakpoints",
+        "breakpoints",
+        ERROR,
         "More cache breakpoints in one request than the provider takes",
         "Anthropic: counts `cache_control` markers (block level plus the top-level automatic "
         "one) in a request body or a literal request in code; more than 4 is an error. OpenAI "
@@ -363,11 +411,11 @@ _RULES: tuple[Rule, ...] = (
         "request writes creates no entry, so nothing is ever read there.",
         "Anthropic's prompt caching docs: 'At most 4 breakpoints per request; the top-level one "
         "uses one slot.' " + _FACT_GPT56,
-        "```json\n{\"system\": [{\"text\": \"a\", \"cache_control\": {...}},\n"
+        '```json\n{"system": [{"text": "a", "cache_control": {...}},\n'
         "  ... five of them]}\n```\n"
-        "```python\nclient.chat.completions.create(model=\"gpt-5.6-terra\", messages=[\n"
-        "    {\"role\": \"system\", \"content\": [{\"type\": \"text\", \"text\": RULES,\n"
-        "     \"prompt_cache_breakpoint\": {\"mode\": \"explicit\"}}],  # never written\n"
+        '```python\nclient.chat.completions.create(model="gpt-5.6-terra", messages=[\n'
+        '    {"role": "system", "content": [{"type": "text", "text": RULES,\n'
+        '     "prompt_cache_breakpoint": {"mode": "explicit"}}],  # never written\n'
         "    ... three more marked examples, then the question])\n```",
         "Keep breakpoints after the tools, after the system prompt, and on the newest message "
         "(OpenAI: on the end of the system prompt and the last stable message; its own "
@@ -375,7 +423,10 @@ _RULES: tuple[Rule, ...] = (
         "none",
     ),
     Rule(
-        "PL402", "breakpoint-on-volatile-block", "breakpoints", WARNING,
+        "PL402",
+        "breakpoint-on-volatile-block",
+        "breakpoints",
+        WARNING,
         "A cache breakpoint sits on a block that changes every request",
         "Finds `cache_control` (Anthropic) or `prompt_cache_breakpoint` (OpenAI gpt-5.6 and "
         "later) on a block whose content is volatile in code (the newest message of a literal "
@@ -390,26 +441,32 @@ _RULES: tuple[Rule, ...] = (
         "request (timestamp, one-off question): you pay the write every time and never read it.' "
         "The openai SDK's PromptCacheBreakpoint docs: 'Marks the exact end of a reusable "
         "prompt prefix.'",
-        "```python\n{\"type\": \"text\", \"text\": f\"now: {now}\",\n"
-        "  \"cache_control\": {\"type\": \"ephemeral\"}}\n```",
+        '```python\n{"type": "text", "text": f"now: {now}",\n'
+        '  "cache_control": {"type": "ephemeral"}}\n```',
         "Move the breakpoint to the last stable block before it.",
         "none",
     ),
     Rule(
-        "PL403", "ttl-order", "breakpoints", ERROR,
+        "PL403",
+        "ttl-order",
+        "breakpoints",
+        ERROR,
         "A 1h cache entry comes after a 5m one",
         "Finds a breakpoint with `ttl: 1h` later in hashing order (tools, system, messages) "
         "than a breakpoint with the default or `5m` TTL.",
         "Longer TTLs must come before shorter ones; the request is rejected or the 1h entry "
         "cannot be kept.",
         "Anthropic's prompt caching docs: 'Longer TTLs must come before shorter ones.'",
-        "```json\n{\"system\": [{\"text\": \"a\", \"cache_control\": {\"type\": \"ephemeral\"}},\n"
-        "  {\"text\": \"b\", \"cache_control\": {\"type\": \"ephemeral\", \"ttl\": \"1h\"}}]}\n```",
+        '```json\n{"system": [{"text": "a", "cache_control": {"type": "ephemeral"}},\n'
+        '  {"text": "b", "cache_control": {"type": "ephemeral", "ttl": "1h"}}]}\n```',
         "Give the earlier breakpoints the 1h TTL, or drop the late 1h one.",
         "none",
     ),
     Rule(
-        "PL404", "lookback-exceeded", "breakpoints", WARNING,
+        "PL404",
+        "lookback-exceeded",
+        "breakpoints",
+        WARNING,
         "More than 20 blocks between cache breakpoints",
         "Finds, in a trace, a request whose breakpoints are all more than 20 blocks after "
         "every breakpoint of the previous request of the session (same model, tools and "
@@ -424,7 +481,10 @@ _RULES: tuple[Rule, ...] = (
         "none",
     ),
     Rule(
-        "PL405", "prefix-below-minimum", "breakpoints", WARNING,
+        "PL405",
+        "prefix-below-minimum",
+        "breakpoints",
+        WARNING,
         "The cacheable prefix is shorter than the model's minimum",
         "Counts the tokens up to the last breakpoint (or the whole prompt for automatic "
         "caching) and compares them with the model's minimum cacheable length from the price "
@@ -439,7 +499,10 @@ _RULES: tuple[Rule, ...] = (
         "none",
     ),
     Rule(
-        "PL406", "no-breakpoint", "breakpoints", WARNING,
+        "PL406",
+        "no-breakpoint",
+        "breakpoints",
+        WARNING,
         "A request has no cache breakpoint, or none after the stable part",
         "Finds an Anthropic Messages request (a body or a `messages.create` call) with no "
         "`cache_control`, neither on a block nor at the top level, whose system prompt alone "
@@ -455,19 +518,21 @@ _RULES: tuple[Rule, ...] = (
         "breakpoint, so without a mark nothing is cached at all.",
         "Anthropic's prompt caching docs: 'Caching is switched on by cache_control ... on a "
         "content block (explicit breakpoint), or once at the top level of the request "
-        "(automatic).' "
-        + _FACT_GPT56,
-        "```python\nclient.messages.create(model=\"claude-sonnet-5\",\n"
+        "(automatic).' " + _FACT_GPT56,
+        '```python\nclient.messages.create(model="claude-sonnet-5",\n'
         "                       system=LONG, messages=msgs)\n"
-        "client.chat.completions.create(model=\"gpt-5.6-terra\", messages=msgs,\n"
-        "    prompt_cache_options={\"mode\": \"explicit\"})\n```",
-        "Add top-level `cache_control={\"type\": \"ephemeral\"}` or mark the last system block. "
-        "OpenAI: mark the end of the system prompt with `\"prompt_cache_breakpoint\": {\"mode\": "
-        "\"explicit\"}`, or use the implicit mode.",
+        'client.chat.completions.create(model="gpt-5.6-terra", messages=msgs,\n'
+        '    prompt_cache_options={"mode": "explicit"})\n```',
+        'Add top-level `cache_control={"type": "ephemeral"}` or mark the last system block. '
+        'OpenAI: mark the end of the system prompt with `"prompt_cache_breakpoint": {"mode": '
+        '"explicit"}`, or use the implicit mode.',
         "none",
     ),
     Rule(
-        "PL407", "breakpoint-on-model-output", "breakpoints", ERROR,
+        "PL407",
+        "breakpoint-on-model-output",
+        "breakpoints",
+        ERROR,
         "An OpenAI prompt_cache_breakpoint sits on an assistant message",
         "Finds `prompt_cache_breakpoint` on a content part of an assistant message in a Chat "
         "Completions or Responses request (a literal call, a body file or a trace).",
@@ -479,14 +544,17 @@ _RULES: tuple[Rule, ...] = (
         "takes only the user, system and developer roles. The shorthand input message and "
         "Chat's assistant message reuse the input text part, so for them the rule follows "
         "prefixlock's emulator and prefixlock.cache.units.breakpoint_eligible.",
-        "```python\n{\"role\": \"assistant\",\n"
-        " \"content\": [{\"type\": \"text\", \"text\": answer,\n"
-        "              \"prompt_cache_breakpoint\": {\"mode\": \"explicit\"}}]}\n```",
+        '```python\n{"role": "assistant",\n'
+        ' "content": [{"type": "text", "text": answer,\n'
+        '              "prompt_cache_breakpoint": {"mode": "explicit"}}]}\n```',
         "Mark the user or tool message after it instead (the same prefix plus that message).",
         "none",
     ),
     Rule(
-        "PL408", "retention-with-cache-ttl", "breakpoints", WARNING,
+        "PL408",
+        "retention-with-cache-ttl",
+        "breakpoints",
+        WARNING,
         "prompt_cache_retention is sent together with prompt_cache_options.ttl",
         "Finds an OpenAI request (a literal call, a body file or a trace) that sets both the "
         "deprecated `prompt_cache_retention` and `prompt_cache_options.ttl`.",
@@ -499,14 +567,17 @@ _RULES: tuple[Rule, ...] = (
         "prompt_cache_options.ttl instead ... This field expresses a maximum retention policy, "
         "while prompt_cache_options.ttl expresses a minimum cache lifetime. The two fields are "
         "independent and do not interact.'",
-        "```python\nclient.responses.create(model=\"gpt-5.6-terra\", input=items,\n"
-        "    prompt_cache_retention=\"24h\", prompt_cache_options={\"ttl\": \"12h\"})\n```",
+        '```python\nclient.responses.create(model="gpt-5.6-terra", input=items,\n'
+        '    prompt_cache_retention="24h", prompt_cache_options={"ttl": "12h"})\n```',
         "Drop `prompt_cache_retention`; keep `prompt_cache_options.ttl`.",
         "none",
     ),
     # PL5xx: traces
     Rule(
-        "PL501", "model-changed", "traces", ERROR,
+        "PL501",
+        "model-changed",
+        "traces",
+        ERROR,
         "The model changed in the middle of a session",
         "Compares consecutive requests of a session in a trace.",
         "The cache is per model: the next request re-bills the whole prompt.",
@@ -518,7 +589,10 @@ _RULES: tuple[Rule, ...] = (
         "none",
     ),
     Rule(
-        "PL502", "system-changed", "traces", ERROR,
+        "PL502",
+        "system-changed",
+        "traces",
+        ERROR,
         "The system prompt changed in the middle of a session",
         "Compares the system blocks (and OpenAI instructions / system messages) of "
         "consecutive requests; names the first differing byte and what it looks like.",
@@ -530,19 +604,24 @@ _RULES: tuple[Rule, ...] = (
         "none",
     ),
     Rule(
-        "PL503", "tools-changed", "traces", ERROR,
+        "PL503",
+        "tools-changed",
+        "traces",
+        ERROR,
         "The tool definitions or their order changed in the middle of a session",
         "Compares tool definitions of consecutive requests.",
         "Tool changes (name, description, schema, order) invalidate every cache level.",
         "Anthropic's prompt caching docs, what invalidates the cache: tool definitions -> miss, "
         "miss, miss; OpenAI: 'The prefix changes with: model, tools (and their order)'.",
         "A tool list built from a set comes out in a different order on request 3.",
-        "Keep one tool list per session; prefer `tool_choice` / allowed tools over removing "
-        "tools.",
+        "Keep one tool list per session; prefer `tool_choice` / allowed tools over removing tools.",
         "none",
     ),
     Rule(
-        "PL504", "settings-changed", "traces", WARNING,
+        "PL504",
+        "settings-changed",
+        "traces",
+        WARNING,
         "tool_choice, thinking, effort or another prefix setting changed mid-session",
         "Compares tool_choice, thinking, output_config (Anthropic) and parallel_tool_calls, "
         "response_format, reasoning effort, verbosity (OpenAI) between consecutive requests.",
@@ -556,7 +635,10 @@ _RULES: tuple[Rule, ...] = (
         "none",
     ),
     Rule(
-        "PL505", "history-rewritten", "traces", ERROR,
+        "PL505",
+        "history-rewritten",
+        "traces",
+        ERROR,
         "Earlier messages were edited instead of appended to",
         "Checks that each request's messages start with the previous request's messages "
         "(ignoring where cache_control or prompt_cache_breakpoint sits), up to what the "
@@ -579,7 +661,10 @@ _RULES: tuple[Rule, ...] = (
         "none",
     ),
     Rule(
-        "PL506", "missing-cache-key", "traces", WARNING,
+        "PL506",
+        "missing-cache-key",
+        "traces",
+        WARNING,
         "OpenAI-format requests send no prompt_cache_key",
         "Finds sessions of OpenAI Chat Completions / Responses / compatible requests without "
         "`prompt_cache_key`.",
@@ -588,12 +673,15 @@ _RULES: tuple[Rule, ...] = (
         "OpenAI's prompt caching docs on routing, and 'OpenCode behind a third-party OpenAI "
         "proxy got ~0% hits because it sent no promptCacheKey ... sending the session id as the "
         "key made requests ~87% cheaper.'",
-        "`{\"model\": \"gpt-5.4\", \"messages\": [...]}` with no key.",
+        '`{"model": "gpt-5.4", "messages": [...]}` with no key.',
         "Send the session id as `prompt_cache_key`.",
         "none",
     ),
     Rule(
-        "PL507", "cache-key-changed", "traces", ERROR,
+        "PL507",
+        "cache-key-changed",
+        "traces",
+        ERROR,
         "prompt_cache_key changed in the middle of a session",
         "Compares prompt_cache_key between consecutive requests of a session.",
         "A new key routes the request to another machine, which does not hold the prefix.",
@@ -604,7 +692,10 @@ _RULES: tuple[Rule, ...] = (
         "none",
     ),
     Rule(
-        "PL508", "idle-gap-past-ttl", "traces", WARNING,
+        "PL508",
+        "idle-gap-past-ttl",
+        "traces",
+        WARNING,
         "The gap between two requests is longer than the cache TTL",
         "Compares the time between consecutive requests of a session with the TTL (the "
         "breakpoint's 5m/1h for Anthropic, the price table's TTL otherwise).",
@@ -618,7 +709,10 @@ _RULES: tuple[Rule, ...] = (
     ),
     # PL6xx: agent files
     Rule(
-        "PL601", "skill-model-differs", "agent-files", WARNING,
+        "PL601",
+        "skill-model-differs",
+        "agent-files",
+        WARNING,
         "A skill or command file switches to a model other than the session's",
         "Reads YAML front matter of skill/command files and compares `model:` with the "
         "session model (`--model`, or `model` in `[tool.prefixlock.lint]`; without one, "
@@ -632,7 +726,10 @@ _RULES: tuple[Rule, ...] = (
         "none",
     ),
     Rule(
-        "PL602", "subagent-model-differs", "agent-files", NOTE,
+        "PL602",
+        "subagent-model-differs",
+        "agent-files",
+        NOTE,
         "A subagent file names a model other than the session's",
         "Reads YAML front matter of agent files and compares `model:` with the session model "
         "(`--model`, or `model` in `[tool.prefixlock.lint]`; without one, nothing is "
@@ -650,7 +747,10 @@ _RULES: tuple[Rule, ...] = (
     ),
     # PL9xx: input the linter could not read
     Rule(
-        "PL901", "syntax-error", "input", ERROR,
+        "PL901",
+        "syntax-error",
+        "input",
+        ERROR,
         "A Python file could not be parsed",
         "Reports the syntax error with its line; other files are still linted.",
         "Nothing in the file was checked.",
@@ -660,7 +760,10 @@ _RULES: tuple[Rule, ...] = (
         "none",
     ),
     Rule(
-        "PL902", "invalid-data", "input", ERROR,
+        "PL902",
+        "invalid-data",
+        "input",
+        ERROR,
         "Front matter, YAML, JSON or TOML could not be parsed",
         "Reports the parse error with its line; the rest of the file and other files are "
         "still linted where possible.",
@@ -671,7 +774,10 @@ _RULES: tuple[Rule, ...] = (
         "none",
     ),
     Rule(
-        "PL903", "unreadable-file", "input", WARNING,
+        "PL903",
+        "unreadable-file",
+        "input",
+        WARNING,
         "A binary or non-UTF-8 file was given",
         "Reports files that contain NUL bytes or are not valid UTF-8.",
         "Prompts are text; a binary file here is usually a wrong path.",
@@ -681,7 +787,10 @@ _RULES: tuple[Rule, ...] = (
         "none",
     ),
     Rule(
-        "PL904", "malformed-trace-line", "input", ERROR,
+        "PL904",
+        "malformed-trace-line",
+        "input",
+        ERROR,
         "A trace line is not a JSON request record",
         "Reports truncated or invalid JSONL lines with their line number; the other lines are "
         "still checked.",
@@ -692,7 +801,10 @@ _RULES: tuple[Rule, ...] = (
         "none",
     ),
     Rule(
-        "PL905", "suppression-without-reason", "input", WARNING,
+        "PL905",
+        "suppression-without-reason",
+        "input",
+        WARNING,
         "An inline suppression gives no reason",
         "Finds `prefixlock: ignore[CODE]` comments (or front-matter / sidecar entries) with no "
         "reason text. They do not suppress anything.",
@@ -704,7 +816,10 @@ _RULES: tuple[Rule, ...] = (
         "none",
     ),
     Rule(
-        "PL906", "analysis-failed", "input", WARNING,
+        "PL906",
+        "analysis-failed",
+        "input",
+        WARNING,
         "A file could not be analysed within the linter's bounds",
         "Reports a file whose analysis hit a bound: nesting deeper than Python's recursion "
         "limit (deeply nested JSON, thousands of chained `+` terms), more time than the "

@@ -64,7 +64,10 @@ def parse_inline(path: str, lines: list[str], into: Suppressions | None = None) 
             if not reason:
                 sup.problems.append(
                     Finding(
-                        path, i, m.start() + 1, "PL905",
+                        path,
+                        i,
+                        m.start() + 1,
+                        "PL905",
                         f"suppression of {', '.join(codes)} has no reason; it is not applied",
                         source_line=text,
                     )
@@ -79,9 +82,7 @@ def parse_inline(path: str, lines: list[str], into: Suppressions | None = None) 
     return sup
 
 
-def parse_front_matter(
-    path: str, meta: Mapping[str, Any], line: int, into: Suppressions
-) -> None:
+def parse_front_matter(path: str, meta: Mapping[str, Any], line: int, into: Suppressions) -> None:
     value = meta.get(FRONT_MATTER_KEY)
     if value is None:
         return
@@ -98,8 +99,13 @@ def parse_front_matter(
     for code, reason in items:
         if not reason.strip():
             into.problems.append(
-                Finding(path, line, 1, "PL905",
-                        f"front-matter suppression of {code} has no reason; it is not applied")
+                Finding(
+                    path,
+                    line,
+                    1,
+                    "PL905",
+                    f"front-matter suppression of {code} has no reason; it is not applied",
+                )
             )
         else:
             into.add(0, [code])
@@ -114,18 +120,28 @@ def parse_sidecar(path: str, text: str, into: Suppressions) -> None:
         m = _SIDECAR_LINE.match(line)
         if not m:
             into.problems.append(
-                Finding(sidecar, i, 1, "PL905",
-                        "sidecar line is not 'CODE[@LINE] reason'; it is not applied",
-                        source_line=raw)
+                Finding(
+                    sidecar,
+                    i,
+                    1,
+                    "PL905",
+                    "sidecar line is not 'CODE[@LINE] reason'; it is not applied",
+                    source_line=raw,
+                )
             )
             continue
         code = m.group("code").upper()
         reason = m.group("reason").strip()
         if not reason:
             into.problems.append(
-                Finding(sidecar, i, 1, "PL905",
-                        f"sidecar suppression of {code} has no reason; it is not applied",
-                        source_line=raw)
+                Finding(
+                    sidecar,
+                    i,
+                    1,
+                    "PL905",
+                    f"sidecar suppression of {code} has no reason; it is not applied",
+                    source_line=raw,
+                )
             )
             continue
         into.add(int(m.group("line")) if m.group("line") else 0, [code])

@@ -44,14 +44,32 @@ _CONTEXT_NAMES = re.compile(
     r"workspace\w*|user\w*|task|question|query|input|docs?)"
 )
 FINDINGS_CAP = 500  # per file; the engine adds one PL906 for the rest
-_CODE = {"time": "PL101", "date": "PL102", "random": "PL103", "vcs": "PL104",
-         "filetree": "PL105", "runtime": "PL106"}
+_CODE = {
+    "time": "PL101",
+    "date": "PL102",
+    "random": "PL103",
+    "vcs": "PL104",
+    "filetree": "PL105",
+    "runtime": "PL106",
+}
 _USER_FILE = re.compile(r"(?i)(^|[_\-.])(user|turn|reminder|query|question|followup)([_\-.]|$)")
 _USER_KEY = re.compile(r"(?i)(user|reminder|turn|query|question|followup)")
-_PREFIX_KEYS = re.compile(r"(?i)^(system|system_?prompt|instructions|preamble|prompt|"
-                          r"developer|description|tools|body|template)$")
-_TEXT_EXT = {".md", ".markdown", ".mdc", ".txt", ".prompt", ".j2", ".jinja", ".jinja2", ".tmpl",
-             ".tpl"}
+_PREFIX_KEYS = re.compile(
+    r"(?i)^(system|system_?prompt|instructions|preamble|prompt|"
+    r"developer|description|tools|body|template)$"
+)
+_TEXT_EXT = {
+    ".md",
+    ".markdown",
+    ".mdc",
+    ".txt",
+    ".prompt",
+    ".j2",
+    ".jinja",
+    ".jinja2",
+    ".tmpl",
+    ".tpl",
+}
 _TIME_FMT = re.compile(r"%[HIMSfpXcTrRsz]")
 
 
@@ -89,9 +107,26 @@ def classify(expr: str, which: str) -> str:
         m = re.search(r"strftime\(\s*['\"]([^'\"]*)", expr)
         fmt = m.group(1) if m else ""
         return "time" if (not fmt or _TIME_FMT.search(fmt)) else "date"
-    idents = [i for i in _IDENT.findall(expr) if i not in ("if", "else", "and", "or", "not",
-                                                              "in", "is", "for", "endif",
-                                                              "endfor", "set", "true", "false")]
+    idents = [
+        i
+        for i in _IDENT.findall(expr)
+        if i
+        not in (
+            "if",
+            "else",
+            "and",
+            "or",
+            "not",
+            "in",
+            "is",
+            "for",
+            "endif",
+            "endfor",
+            "set",
+            "true",
+            "false",
+        )
+    ]
     for ident in idents:
         kind = kind_of_name(ident)
         if kind is not None:
@@ -123,8 +158,14 @@ def placeholders(text: str, line0: int = 1, single_brace: bool = True) -> Iterat
                 continue
         kind = classify(expr, which)
         idx = bisect.bisect_right(line_starts, m.start()) - 1
-        yield Placeholder(kind, m.group(0), line0 + idx, m.start() - line_starts[idx] + 1,
-                          tuple(_IDENT.findall(expr)), m.start())
+        yield Placeholder(
+            kind,
+            m.group(0),
+            line0 + idx,
+            m.start() - line_starts[idx] + 1,
+            tuple(_IDENT.findall(expr)),
+            m.start(),
+        )
 
 
 def _is_user_file(path: str, meta: Mapping[str, Any] | None) -> bool:
@@ -134,11 +175,24 @@ def _is_user_file(path: str, meta: Mapping[str, Any] | None) -> bool:
     return bool(_USER_FILE.search(stem))
 
 
-_TOOL_TEXT_KEYS = frozenset({"description", "docstring", "signature", "summary", "name",
-                             "instructions", "usage"})
+_TOOL_TEXT_KEYS = frozenset(
+    {"description", "docstring", "signature", "summary", "name", "instructions", "usage"}
+)
 _CLAUDE_CODE_ALIASES = frozenset({"sonnet", "opus", "haiku"})
-_AGENT_FOLDERS = frozenset({".claude", ".cursor", ".github", ".codex", ".gemini", "agents",
-                            "commands", "subagents", "prompts", "chatmodes"})
+_AGENT_FOLDERS = frozenset(
+    {
+        ".claude",
+        ".cursor",
+        ".github",
+        ".codex",
+        ".gemini",
+        "agents",
+        "commands",
+        "subagents",
+        "prompts",
+        "chatmodes",
+    }
+)
 
 
 def _in_agent_folder(path: str) -> bool:
@@ -150,8 +204,7 @@ def _is_command_file(path: str, meta: Mapping[str, Any] | None) -> bool:
     what it runs (!`git status`) lands in the newest turn, not in the prefix."""
     parts = [p.lower() for p in PurePath(path).parts[:-1]]
     kind = str(meta.get("type", "")).lower() if meta else ""
-    return ("commands" in parts or kind == "command"
-            or PurePath(path).name == "SKILL.md")
+    return "commands" in parts or kind == "command" or PurePath(path).name == "SKILL.md"
 
 
 def split_front_matter(text: str) -> tuple[str | None, int, str, int]:
@@ -163,13 +216,14 @@ def split_front_matter(text: str) -> tuple[str | None, int, str, int]:
         return None, 0, text, 1
     for i in range(1, len(lines)):
         if lines[i].strip() in ("---", "..."):
-            return "\n".join(lines[1:i]), 2, "\n".join(lines[i + 1:]), i + 2
+            return "\n".join(lines[1:i]), 2, "\n".join(lines[i + 1 :]), i + 2
     return None, 0, text, 1
 
 
 class _TextChecker:
-    def __init__(self, path: str, text: str, model: str | None, prices: PriceTable | None,
-                 sup: Suppressions) -> None:
+    def __init__(
+        self, path: str, text: str, model: str | None, prices: PriceTable | None, sup: Suppressions
+    ) -> None:
         self.path = path
         self.text = text
         self.lines = source_lines(text)
@@ -181,8 +235,9 @@ class _TextChecker:
     def line(self, n: int) -> str:
         return self.lines[n - 1] if 0 < n <= len(self.lines) else ""
 
-    def flag_volatile(self, text: str, line0: int, where: str, col_shift: int = 0,
-                      single_brace: bool = True) -> None:
+    def flag_volatile(
+        self, text: str, line0: int, where: str, col_shift: int = 0, single_brace: bool = True
+    ) -> None:
         seen = {(f.line, f.col, f.code) for f in self.out}
         for p in placeholders(text, line0, single_brace):
             code = _CODE.get(p.kind)
@@ -194,34 +249,56 @@ class _TextChecker:
             seen.add((p.line, col, code))
             if len(self.out) > FINDINGS_CAP:
                 break  # the engine reports the cap; reading on would only cost time
-            self.out.append(Finding(self.path, p.line, col, code,
-                                    f"placeholder {p.text} ({p.kind}) is rendered into the "
-                                    f"{where}", source_line=self.line(p.line)))
+            self.out.append(
+                Finding(
+                    self.path,
+                    p.line,
+                    col,
+                    code,
+                    f"placeholder {p.text} ({p.kind}) is rendered into the {where}",
+                    source_line=self.line(p.line),
+                )
+            )
 
     def layout(self, text: str, line0: int, single_brace: bool = True) -> None:
-        stripped = re.sub(r"\{#.*?#\}|<!--.*?-->", lambda m: " " * len(m.group(0)), text,
-                          flags=re.S)
+        stripped = re.sub(
+            r"\{#.*?#\}|<!--.*?-->", lambda m: " " * len(m.group(0)), text, flags=re.S
+        )
         first = re.search(r"\S", stripped)
-        if first is not None and _mode_switch(stripped[first.start():]):
+        if first is not None and _mode_switch(stripped[first.start() :]):
             line = line0 + text.count("\n", 0, first.start())
-            self.out.append(Finding(self.path, line, 1, "PL302",
-                                    "the prompt starts with a mode-dependent `{% if %}` block; "
-                                    "every mode gets its own cache entry",
-                                    source_line=self.line(line)))
+            self.out.append(
+                Finding(
+                    self.path,
+                    line,
+                    1,
+                    "PL302",
+                    "the prompt starts with a mode-dependent `{% if %}` block; "
+                    "every mode gets its own cache entry",
+                    source_line=self.line(line),
+                )
+            )
         # The first context placeholder, among the first few: one found further down has
         # volatile ones before it, already reported.
         for p in itertools.islice(placeholders(text, line0, single_brace), 200):
             if p.kind in _CODE or p.kind == "other":
                 continue
-            after = _PLACEHOLDER.sub("", text[p.offset + len(p.text):]).strip()
+            after = _PLACEHOLDER.sub("", text[p.offset + len(p.text) :]).strip()
             # Worth moving only when the static part could be a cache entry every session
             # shares: it reaches the model's minimum by itself.
             if len(after) >= 500 and (tokens := count_tokens(after)) >= self._minimum():
-                self.out.append(Finding(self.path, p.line, p.col, "PL301",
-                                        f"dynamic context {p.text} comes before {len(after)} "
-                                        f"characters (about {tokens} tokens) of static "
-                                        "instructions; put them first",
-                                        source_line=self.line(p.line)))
+                self.out.append(
+                    Finding(
+                        self.path,
+                        p.line,
+                        p.col,
+                        "PL301",
+                        f"dynamic context {p.text} comes before {len(after)} "
+                        f"characters (about {tokens} tokens) of static "
+                        "instructions; put them first",
+                        source_line=self.line(p.line),
+                    )
+                )
             break
 
     def _minimum(self) -> int:
@@ -253,18 +330,36 @@ class _TextChecker:
                 break
         parts = {p.lower() for p in PurePath(self.path).parts}
         kind = str(meta.get("type", "")).lower()
-        is_skill = (kind in ("skill", "command") or "skills" in parts or "commands" in parts
-                    or PurePath(self.path).name == "SKILL.md")
+        is_skill = (
+            kind in ("skill", "command")
+            or "skills" in parts
+            or "commands" in parts
+            or PurePath(self.path).name == "SKILL.md"
+        )
         if is_skill:
-            self.out.append(Finding(self.path, line, 1, "PL601",
-                                    f"skill switches the session from {self.model} to {model}: "
-                                    "one full uncached turn there and one back",
-                                    source_line=self.line(line)))
+            self.out.append(
+                Finding(
+                    self.path,
+                    line,
+                    1,
+                    "PL601",
+                    f"skill switches the session from {self.model} to {model}: "
+                    "one full uncached turn there and one back",
+                    source_line=self.line(line),
+                )
+            )
         else:
-            self.out.append(Finding(self.path, line, 1, "PL602",
-                                    f"subagent runs on {model}, not the session's {self.model}: "
-                                    "it cannot read the parent's cache",
-                                    source_line=self.line(line)))
+            self.out.append(
+                Finding(
+                    self.path,
+                    line,
+                    1,
+                    "PL602",
+                    f"subagent runs on {model}, not the session's {self.model}: "
+                    "it cannot read the parent's cache",
+                    source_line=self.line(line),
+                )
+            )
 
     # --- file kinds -------------------------------------------------------------------------------
 
@@ -277,23 +372,37 @@ class _TextChecker:
             except yaml.YAMLError as exc:
                 mark = getattr(exc, "problem_mark", None)
                 line = fm_line + (mark.line if mark is not None else 0)
-                self.out.append(Finding(self.path, line, 1, "PL902",
-                                        f"invalid YAML front matter: "
-                                        f"{getattr(exc, 'problem', None) or exc}",
-                                        source_line=self.line(line)))
+                self.out.append(
+                    Finding(
+                        self.path,
+                        line,
+                        1,
+                        "PL902",
+                        f"invalid YAML front matter: {getattr(exc, 'problem', None) or exc}",
+                        source_line=self.line(line),
+                    )
+                )
                 loaded = None
             if loaded is not None and not isinstance(loaded, Mapping):
-                self.out.append(Finding(self.path, fm_line, 1, "PL902",
-                                        "front matter is not a mapping",
-                                        source_line=self.line(fm_line)))
+                self.out.append(
+                    Finding(
+                        self.path,
+                        fm_line,
+                        1,
+                        "PL902",
+                        "front matter is not a mapping",
+                        source_line=self.line(fm_line),
+                    )
+                )
             elif isinstance(loaded, Mapping):
                 meta = loaded
                 parse_front_matter(self.path, meta, fm_line, self.sup)
                 self.agent_file(meta, fm_line)
                 desc = meta.get("description")
                 if isinstance(desc, str):
-                    self.flag_volatile(desc, fm_line, "agent description (part of the tool "
-                                       "definitions)")
+                    self.flag_volatile(
+                        desc, fm_line, "agent description (part of the tool definitions)"
+                    )
         if _is_user_file(self.path, meta) or _is_command_file(self.path, meta):
             return
         where = "agent's system prompt" if meta and "name" in meta else "prompt prefix"
@@ -324,9 +433,16 @@ class _TextChecker:
         except yaml.YAMLError as exc:
             mark = getattr(exc, "problem_mark", None)
             line = (mark.line + 1) if mark is not None else 1
-            self.out.append(Finding(self.path, line, 1, "PL902",
-                                    f"invalid YAML: {getattr(exc, 'problem', None) or exc}",
-                                    source_line=self.line(line)))
+            self.out.append(
+                Finding(
+                    self.path,
+                    line,
+                    1,
+                    "PL902",
+                    f"invalid YAML: {getattr(exc, 'problem', None) or exc}",
+                    source_line=self.line(line),
+                )
+            )
             return
         for data in docs:
             if isinstance(data, Mapping):
@@ -339,8 +455,11 @@ class _TextChecker:
         except tomllib.TOMLDecodeError as exc:
             m = re.search(r"line (\d+)", str(exc))
             line = int(m.group(1)) if m else 1
-            self.out.append(Finding(self.path, line, 1, "PL902", f"invalid TOML: {exc}",
-                                    source_line=self.line(line)))
+            self.out.append(
+                Finding(
+                    self.path, line, 1, "PL902", f"invalid TOML: {exc}", source_line=self.line(line)
+                )
+            )
             return
         self.structured(data, self._locate)
 
@@ -348,8 +467,16 @@ class _TextChecker:
         try:
             data = json.loads(self.text)
         except json.JSONDecodeError as exc:
-            self.out.append(Finding(self.path, exc.lineno, exc.colno, "PL902",
-                                    f"invalid JSON: {exc.msg}", source_line=self.line(exc.lineno)))
+            self.out.append(
+                Finding(
+                    self.path,
+                    exc.lineno,
+                    exc.colno,
+                    "PL902",
+                    f"invalid JSON: {exc.msg}",
+                    source_line=self.line(exc.lineno),
+                )
+            )
             return None
         self.structured(data, self._locate)
         self.tool_order(data)
@@ -390,18 +517,49 @@ class _TextChecker:
         line, _ = self._locate('"tools"') if isinstance(data, Mapping) else (1, 0)
         idx = self.text.find('"tools"')
         line = self.text.count("\n", 0, idx) + 1 if idx >= 0 else 1
-        self.out.append(Finding(self.path, line, 1, "PL204",
-                                f"{what}; canonical order keeps the prefix bytes stable",
-                                source_line=self.line(line),
-                                fix=Fix((), safe=True, description="sort tools and schema keys",
-                                        whole_file=new_text)))
+        self.out.append(
+            Finding(
+                self.path,
+                line,
+                1,
+                "PL204",
+                f"{what}; canonical order keeps the prefix bytes stable",
+                source_line=self.line(line),
+                fix=Fix(
+                    (), safe=True, description="sort tools and schema keys", whole_file=new_text
+                ),
+            )
+        )
 
 
 _IF_TAG = re.compile(r"\{%-?\s*if\b(?P<cond>.*?)-?%\}", re.S)
 _BLOCK_TAG = re.compile(r"\{%-?\s*(?P<kw>if|elif|else|endif)\b.*?-?%\}", re.S)
-_MODE_WORDS = frozenset({"mode", "plan", "act", "persona", "variant", "role", "style", "agent",
-                         "kind", "type", "is", "use", "enable", "enabled", "allow", "strict",
-                         "debug", "verbose", "reasoning", "thinking", "flavor", "profile"})
+_MODE_WORDS = frozenset(
+    {
+        "mode",
+        "plan",
+        "act",
+        "persona",
+        "variant",
+        "role",
+        "style",
+        "agent",
+        "kind",
+        "type",
+        "is",
+        "use",
+        "enable",
+        "enabled",
+        "allow",
+        "strict",
+        "debug",
+        "verbose",
+        "reasoning",
+        "thinking",
+        "flavor",
+        "profile",
+    }
+)
 
 
 def _mode_switch(text: str) -> bool:
@@ -411,8 +569,7 @@ def _mode_switch(text: str) -> bool:
     m = _IF_TAG.match(text)
     if m is None:
         return False
-    if any(w in _MODE_WORDS for ident in _IDENT.findall(m.group("cond"))
-           for w in words(ident)):
+    if any(w in _MODE_WORDS for ident in _IDENT.findall(m.group("cond")) for w in words(ident)):
         return True
     depth = 0
     for tag in _BLOCK_TAG.finditer(text):
@@ -463,7 +620,7 @@ def _structured_where(root: Any, path: tuple[Any, ...]) -> str | None:
             if idx == len(node) - 1:
                 return None
             role = msg.get("role") if isinstance(msg, Mapping) else None
-            rest = [str(x) for x in path[i + 2:]]
+            rest = [str(x) for x in path[i + 2 :]]
             if "tool_result" in json.dumps(msg) or role == "tool":
                 return None
             if role in ("system", "developer"):
@@ -485,9 +642,11 @@ def _structured_where(root: Any, path: tuple[Any, ...]) -> str | None:
 
 
 def _is_tool(t: Any) -> bool:
-    return (isinstance(t, Mapping) and "name" in t and bool(
-        {"input_schema", "parameters", "inputSchema"} & set(t))) or (
-        isinstance(t, Mapping) and isinstance(t.get("function"), Mapping))
+    return (
+        isinstance(t, Mapping)
+        and "name" in t
+        and bool({"input_schema", "parameters", "inputSchema"} & set(t))
+    ) or (isinstance(t, Mapping) and isinstance(t.get("function"), Mapping))
 
 
 def _tool_name(t: Mapping[str, Any]) -> str:
@@ -548,9 +707,13 @@ def _indent_of(text: str) -> int:
     return len(m.group(1)) if m else 2
 
 
-def check_text(path: str, text: str, model: str | None = None,
-               prices: PriceTable | None = None,
-               sup: Suppressions | None = None) -> tuple[list[Finding], Any]:
+def check_text(
+    path: str,
+    text: str,
+    model: str | None = None,
+    prices: PriceTable | None = None,
+    sup: Suppressions | None = None,
+) -> tuple[list[Finding], Any]:
     """Lint one prompt/template/data file. Returns findings and parsed JSON data (if any)."""
     checker = _TextChecker(path, text, model, prices, sup or Suppressions())
     suffix = PurePath(path).suffix.lower()

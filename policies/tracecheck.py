@@ -60,8 +60,11 @@ class Bad:
     text: str
 
 
-_PROVIDER_API = {"anthropic": "anthropic", "openai": "openai-chat",
-                 "openai-responses": "openai-responses"}
+_PROVIDER_API = {
+    "anthropic": "anthropic",
+    "openai": "openai-chat",
+    "openai-responses": "openai-responses",
+}
 
 
 def detect_api(body: Mapping[str, Any], provider: str | None = None) -> str:
@@ -77,8 +80,9 @@ def detect_api(body: Mapping[str, Any], provider: str | None = None) -> str:
         content = m.get("content") if isinstance(m, Mapping) else None
         if isinstance(content, list):
             for b in content:
-                if isinstance(b, Mapping) and (b.get("type") in ("tool_use", "tool_result")
-                                               or "cache_control" in b):
+                if isinstance(b, Mapping) and (
+                    b.get("type") in ("tool_use", "tool_result") or "cache_control" in b
+                ):
                     return "anthropic"
     tools = body.get("tools") or []
     if tools and isinstance(tools[0], Mapping) and "input_schema" in tools[0]:
@@ -125,8 +129,9 @@ def body_problem(body: Mapping[str, Any], where: str = "") -> str | None:
     return None
 
 
-def parse_record(raw: Any, line: int, default_session: str,
-                 provider: str | None = None) -> Record | str:
+def parse_record(
+    raw: Any, line: int, default_session: str, provider: str | None = None
+) -> Record | str:
     """A Record from a decoded JSON line, or an error message."""
     if not isinstance(raw, Mapping):
         return "not a JSON object"
@@ -165,8 +170,17 @@ def parse_record(raw: Any, line: int, default_session: str,
         session = default_session
         if isinstance(meta, Mapping) and isinstance(meta.get("user_id"), str):
             session = meta["user_id"]
-        return Record(line, session, line, None, api, str(raw.get("model", "")), raw,
-                      None, key if isinstance(key, str) else None)
+        return Record(
+            line,
+            session,
+            line,
+            None,
+            api,
+            str(raw.get("model", "")),
+            raw,
+            None,
+            key if isinstance(key, str) else None,
+        )
     return "neither a prefixlock trace record nor a request body"
 
 
@@ -187,11 +201,12 @@ def iter_lines(path: str) -> Iterator[tuple[int, bytes]]:
         yield from enumerate(fh, start=1)
 
 
-def read_records(path: str, lines: Iterable[tuple[int, bytes]] | None = None,
-                 provider: str | None = None) -> Iterator[Record | Bad]:
+def read_records(
+    path: str, lines: Iterable[tuple[int, bytes]] | None = None, provider: str | None = None
+) -> Iterator[Record | Bad]:
     """Records of a trace file, with a Bad for each line that cannot be read."""
     default_session = os.path.basename(path)  # raw bodies: one session per file
-    for i, raw in (lines if lines is not None else iter_lines(path)):
+    for i, raw in lines if lines is not None else iter_lines(path):
         if not raw.strip():
             continue
         try:
@@ -201,13 +216,15 @@ def read_records(path: str, lines: Iterable[tuple[int, bytes]] | None = None,
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             # JSONDecodeError is a ValueError; RecursionError: nested past the stack.
             text = raw[:200].decode("utf-8", "replace").rstrip("\n")
-            msg = "nested too deeply" if isinstance(exc, RecursionError) else \
-                getattr(exc, "msg", str(exc))
+            msg = (
+                "nested too deeply"
+                if isinstance(exc, RecursionError)
+                else getattr(exc, "msg", str(exc))
+            )
             if isinstance(exc, json.JSONDecodeError):  # "Unterminated string starting at"
                 msg += f"{'' if msg.endswith(' at') else ' at'} column {exc.colno}"
             truncated = not raw.endswith(b"\n")
-            yield Bad(i, f"malformed trace line{' (truncated)' if truncated else ''}: {msg}",
-                      text)
+            yield Bad(i, f"malformed trace line{' (truncated)' if truncated else ''}: {msg}", text)
             continue
         rec = parse_record(data, i, default_session, provider)
         if isinstance(rec, str):
@@ -264,8 +281,11 @@ def view_of(rec: Record) -> View:
         tools = [_strip_cc(t) for t in b.get("tools") or []]
         system = _blocks(b.get("system")) if b.get("system") is not None else []
         settings = {k: b[k] for k in ANTHROPIC_SETTINGS if k in b}
-        msgs = [(str(m.get("role", "")), _blocks(m.get("content")))
-                for m in b.get("messages") or [] if isinstance(m, Mapping)]
+        msgs = [
+            (str(m.get("role", "")), _blocks(m.get("content")))
+            for m in b.get("messages") or []
+            if isinstance(m, Mapping)
+        ]
         v = View(rec.api, rec.model, tools, system, settings, msgs, None)
         pos = 0
         raw_parts: list[Any] = list(b.get("tools") or [])
@@ -299,8 +319,9 @@ def view_of(rec: Record) -> View:
             marks.append((i, str(m.get("role", m.get("type", "")))))
     if rec.api == "openai-responses":
         system = [b["instructions"]] if b.get("instructions") is not None else []
-        msgs = [(str(m.get("role", m.get("type", ""))), [m]) for m in items
-                if isinstance(m, Mapping)]
+        msgs = [
+            (str(m.get("role", m.get("type", ""))), [m]) for m in items if isinstance(m, Mapping)
+        ]
     else:
         system = []
         msgs = []
@@ -312,16 +333,27 @@ def view_of(rec: Record) -> View:
             else:
                 msgs.append((str(m.get("role", "")), [m]))
     key = b.get("prompt_cache_key")
-    v = View(rec.api, rec.model, list(b.get("tools") or []), system, settings, msgs,
-             key if isinstance(key, str) else rec.cache_key, items=items, marks=marks)
+    v = View(
+        rec.api,
+        rec.model,
+        list(b.get("tools") or []),
+        system,
+        settings,
+        msgs,
+        key if isinstance(key, str) else rec.cache_key,
+        items=items,
+        marks=marks,
+    )
     opts = b.get("prompt_cache_options")
-    v.retention_and_ttl = (b.get("prompt_cache_retention") is not None
-                           and isinstance(opts, Mapping) and "ttl" in opts)
+    v.retention_and_ttl = (
+        b.get("prompt_cache_retention") is not None and isinstance(opts, Mapping) and "ttl" in opts
+    )
     if openai_explicit_cache(rec.model or str(b.get("model", ""))):
         v.mode = openai_cache_options(b)[0]
         if v.mode != "explicit":
-            v.implicit = next((i for i in range(len(items) - 1, -1, -1)
-                               if breakpoint_eligible(items[i])), None)
+            v.implicit = next(
+                (i for i in range(len(items) - 1, -1, -1) if breakpoint_eligible(items[i])), None
+            )
     return v
 
 
@@ -329,7 +361,7 @@ def first_diff(a: str, b: str) -> int:
     n = min(len(a), len(b))
     i = 0
     step = 4096
-    while i < n and a[i:i + step] == b[i:i + step]:
+    while i < n and a[i : i + step] == b[i : i + step]:
         i += step
     while i < n and a[i] == b[i]:
         i += 1
@@ -338,7 +370,7 @@ def first_diff(a: str, b: str) -> int:
 
 def snippet(text: str, at: int, width: int = 24) -> str:
     lo = max(0, at - width)
-    return (text[lo:at] + "|" + text[at:at + width]).replace("\n", "\\n")
+    return (text[lo:at] + "|" + text[at : at + width]).replace("\n", "\\n")
 
 
 def tools_change(prev: list[Any], cur: list[Any]) -> str:
@@ -442,25 +474,40 @@ def compare(prev: View, cur: View) -> list[Diff]:
     """What changed between two consecutive requests of a session, in cache order."""
     out: list[Diff] = []
     if prev.model != cur.model:
-        out.append(Diff("PL501", f"model changed from {prev.model} to {cur.model}: the cache "
-                                 "is per model"))
+        out.append(
+            Diff("PL501", f"model changed from {prev.model} to {cur.model}: the cache is per model")
+        )
     if prev.tools != cur.tools:
         out.append(Diff("PL503", f"tools changed ({tools_change(prev.tools, cur.tools)})"))
     if prev.system != cur.system:
         a, b = _ENC.encode(prev.system), _ENC.encode(cur.system)
         at = first_diff(a, b)
-        out.append(Diff("PL502", f"system prompt changed at byte {at}: "
-                                 f"'{snippet(b, at)}'{volatile_hint(b[max(0, at - 12):at + 24])}"))
+        out.append(
+            Diff(
+                "PL502",
+                f"system prompt changed at byte {at}: "
+                f"'{snippet(b, at)}'{volatile_hint(b[max(0, at - 12) : at + 24])}",
+            )
+        )
     if prev.settings != cur.settings:
-        keys = sorted(k for k in set(prev.settings) | set(cur.settings)
-                      if prev.settings.get(k) != cur.settings.get(k))
+        keys = sorted(
+            k
+            for k in set(prev.settings) | set(cur.settings)
+            if prev.settings.get(k) != cur.settings.get(k)
+        )
         out.append(Diff("PL504", f"{', '.join(keys)} changed"))
     n = len(prev.messages)
     change = first_change(prev, cur) if cur.messages[:n] != prev.messages else None
     floor = reusable_floor(prev)
     if change is not None and not (floor is not None and change >= floor):
-        idx = next((i for i, (x, y) in enumerate(zip(prev.messages, cur.messages, strict=False))
-                    if x != y), min(n, len(cur.messages)))
+        idx = next(
+            (
+                i
+                for i, (x, y) in enumerate(zip(prev.messages, cur.messages, strict=False))
+                if x != y
+            ),
+            min(n, len(cur.messages)),
+        )
         if idx >= len(cur.messages):
             what = f"history shortened from {n} to {len(cur.messages)} messages"
         else:
@@ -544,36 +591,61 @@ def check_openai_body(v: View, written_before: Collection[int] | None = None) ->
     None for a lone request body, whose history is unknown."""
     out: list[Diff] = []
     if v.retention_and_ttl:
-        out.append(Diff("PL408", "prompt_cache_retention and prompt_cache_options.ttl are both "
-                                 "set: the retention is deprecated in favour of the TTL, and "
-                                 "the two are separate limits (a maximum and a minimum "
-                                 "lifetime), not one setting"))
+        out.append(
+            Diff(
+                "PL408",
+                "prompt_cache_retention and prompt_cache_options.ttl are both "
+                "set: the retention is deprecated in favour of the TTL, and "
+                "the two are separate limits (a maximum and a minimum "
+                "lifetime), not one setting",
+            )
+        )
     if not v.mode:
         return out
     for i, role in v.marks:
         if role == "assistant":
-            out.append(Diff("PL407", f"prompt_cache_breakpoint on input item {i}, an assistant "
-                                     "message: breakpoints go on system, developer, user or "
-                                     "tool content, never on the model's output"))
+            out.append(
+                Diff(
+                    "PL407",
+                    f"prompt_cache_breakpoint on input item {i}, an assistant "
+                    "message: breakpoints go on system, developer, user or "
+                    "tool content, never on the model's output",
+                )
+            )
             break
     if v.mode == "explicit" and not any(role != "assistant" for _, role in v.marks):
-        out.append(Diff("PL406", "prompt_cache_options.mode is explicit and no content block "
-                                 "carries prompt_cache_breakpoint: nothing is cached"))
+        out.append(
+            Diff(
+                "PL406",
+                "prompt_cache_options.mode is explicit and no content block "
+                "carries prompt_cache_breakpoint: nothing is cached",
+            )
+        )
     _, unwritten = openai_writes(v)
     never = [i for i in unwritten if written_before is None or i not in written_before]
     if never:
         room = openai.explicit_room(v.mode)
-        why = ("this request does not write them" if written_before is None
-               else "no request of the session wrote them, so they are never read")
-        out.append(Diff("PL401", f"{len(unwritten) + room} explicit cache breakpoints; a "
-                                 f"request in {v.mode} mode writes only the latest {room}: the "
-                                 f"mark(s) on input item(s) {_items_named(v, never)} are "
-                                 f"wasted ({why})", WARNING))
+        why = (
+            "this request does not write them"
+            if written_before is None
+            else "no request of the session wrote them, so they are never read"
+        )
+        out.append(
+            Diff(
+                "PL401",
+                f"{len(unwritten) + room} explicit cache breakpoints; a "
+                f"request in {v.mode} mode writes only the latest {room}: the "
+                f"mark(s) on input item(s) {_items_named(v, never)} are "
+                f"wasted ({why})",
+                WARNING,
+            )
+        )
     return out
 
 
-def check_body(v: View, price: Price | None, memo: TokenMemo,
-               written_before: Collection[int] | None = None) -> list[Diff]:
+def check_body(
+    v: View, price: Price | None, memo: TokenMemo, written_before: Collection[int] | None = None
+) -> list[Diff]:
     """Single-request checks: breakpoint count and order, minimum length, no breakpoint
     (`written_before`: see check_openai_body)."""
     out: list[Diff] = []
@@ -593,12 +665,16 @@ def check_body(v: View, price: Price | None, memo: TokenMemo,
     if bps and max(p for p, _ in bps) < stable - 1:
         last = max(p for p, _ in bps)
         ends = memo.block_ends(v)
-        where = (f"tool {last}" if last < len(v.tools)
-                 else f"system block {last - len(v.tools)}")
-        out.append(Diff("PL406", f"the last breakpoint is on {where}: the {stable - 1 - last} "
-                                 "tool/system block(s) after it (about "
-                                 f"{ends[stable - 1] - ends[last]} tokens) and the "
-                                 "conversation are never cached"))
+        where = f"tool {last}" if last < len(v.tools) else f"system block {last - len(v.tools)}"
+        out.append(
+            Diff(
+                "PL406",
+                f"the last breakpoint is on {where}: the {stable - 1 - last} "
+                "tool/system block(s) after it (about "
+                f"{ends[stable - 1] - ends[last]} tokens) and the "
+                "conversation are never cached",
+            )
+        )
     if price is None:
         return out
     ends = memo.block_ends(v)
@@ -607,12 +683,20 @@ def check_body(v: View, price: Price | None, memo: TokenMemo,
         last = max(p for p, _ in bps)
         cached = ends[last] if last < len(ends) else total
         if cached < price.min_cacheable_tokens:
-            out.append(Diff("PL405", f"the prefix up to the last breakpoint is about {cached} "
-                                     f"tokens, under {price.model}'s minimum of "
-                                     f"{price.min_cacheable_tokens}: nothing is cached"))
+            out.append(
+                Diff(
+                    "PL405",
+                    f"the prefix up to the last breakpoint is about {cached} "
+                    f"tokens, under {price.model}'s minimum of "
+                    f"{price.min_cacheable_tokens}: nothing is cached",
+                )
+            )
     elif total >= price.min_cacheable_tokens:
-        out.append(Diff("PL406", f"no cache_control in a request of about {total} tokens: "
-                                 "nothing is cached"))
+        out.append(
+            Diff(
+                "PL406", f"no cache_control in a request of about {total} tokens: nothing is cached"
+            )
+        )
     return out
 
 
@@ -672,24 +756,34 @@ class TraceLinter:
             return None
         return self.prices.lookup(model or self.default_model or "")
 
-    def emit(self, rec: Record, code: str, message: str, source: str = "",
-             severity: str = "") -> None:
+    def emit(
+        self, rec: Record, code: str, message: str, source: str = "", severity: str = ""
+    ) -> None:
         key = (rec.session, code)
         a = self.agg.get(key)
         if a is not None:
             a.count += 1
             return
-        self.agg[key] = _Agg(Finding(self.path, rec.line, 1, code,
-                                     f"session {rec.session}, request {rec.seq}: {message}",
-                                     source_line=source, session=rec.session,
-                                     severity=severity))
+        self.agg[key] = _Agg(
+            Finding(
+                self.path,
+                rec.line,
+                1,
+                code,
+                f"session {rec.session}, request {rec.seq}: {message}",
+                source_line=source,
+                session=rec.session,
+                severity=severity,
+            )
+        )
 
     def feed(self, item: Record | Bad) -> None:
         if isinstance(item, Bad):
             self.bad_count += 1
             if len(self.bad) < MAX_BAD_LINES:
-                self.bad.append(Finding(self.path, item.line, 1, "PL904", item.message,
-                                        source_line=item.text))
+                self.bad.append(
+                    Finding(self.path, item.line, 1, "PL904", item.message, source_line=item.text)
+                )
             return
         self.records += 1
         rec = item
@@ -726,8 +820,11 @@ class TraceLinter:
                 gap = rec.time - prec.time
                 ttl = ttl_of(pv, self.price(prec.model))
                 if gap > ttl:
-                    self.emit(rec, "PL508", f"{gap:.0f} s since the previous request, past the "
-                                            f"{ttl} s cache TTL")
+                    self.emit(
+                        rec,
+                        "PL508",
+                        f"{gap:.0f} s since the previous request, past the {ttl} s cache TTL",
+                    )
             self.lookback(rec, pv, v)
             self.volatile_breakpoint(rec, pv, v)
         self.prev[rec.session] = (rec, v)
@@ -739,11 +836,17 @@ class TraceLinter:
             return
         q = max(p for p, _ in pv.breakpoints)
         reach = anthropic.LOOKBACK
-        if not any(q <= c <= q + reach for c, _ in v.breakpoints) and max(
-                c for c, _ in v.breakpoints) > q + reach:
+        if (
+            not any(q <= c <= q + reach for c, _ in v.breakpoints)
+            and max(c for c, _ in v.breakpoints) > q + reach
+        ):
             gap = max(c for c, _ in v.breakpoints) - q
-            self.emit(rec, "PL404", f"the newest breakpoint is {gap} blocks after the previous "
-                                    f"request's; the {reach}-block lookback cannot reach it")
+            self.emit(
+                rec,
+                "PL404",
+                f"the newest breakpoint is {gap} blocks after the previous "
+                f"request's; the {reach}-block lookback cannot reach it",
+            )
 
     def volatile_breakpoint(self, rec: Record, pv: View, v: View) -> None:
         st = self.sys_bp_changes.setdefault(rec.session, [0, 0])
@@ -760,40 +863,64 @@ class TraceLinter:
         if self.bad_count > len(self.bad):
             last = out[-1]
             what = "" if self.records else "; no line is a request record: is this a trace?"
-            out[-1] = last.with_(message=f"{last.message} ({self.bad_count - len(self.bad)} "
-                                         f"more unreadable lines not listed{what})")
+            out[-1] = last.with_(
+                message=f"{last.message} ({self.bad_count - len(self.bad)} "
+                f"more unreadable lines not listed{what})"
+            )
         for session, rec in self.keyless.items():
             if session not in self.keyed:
-                self.emit(rec, "PL506", "no prompt_cache_key: requests may land on machines "
-                                        "without the prefix")
+                self.emit(
+                    rec,
+                    "PL506",
+                    "no prompt_cache_key: requests may land on machines without the prefix",
+                )
         for a in self.agg.values():
             f = a.first
             if a.count > 1:
                 more = a.count - 1
-                f = f.with_(message=f"{f.message} (and {more} more time{'s' if more > 1 else ''} "
-                                    "in this session)")
+                f = f.with_(
+                    message=f"{f.message} (and {more} more time{'s' if more > 1 else ''} "
+                    "in this session)"
+                )
             out.append(f)
         return out
 
 
-def check_trace(path: str, prices: PriceTable | None, model: str | None = None,
-                provider: str | None = None,
-                lines: Iterable[tuple[int, bytes]] | None = None) -> list[Finding]:
+def check_trace(
+    path: str,
+    prices: PriceTable | None,
+    model: str | None = None,
+    provider: str | None = None,
+    lines: Iterable[tuple[int, bytes]] | None = None,
+) -> list[Finding]:
     """Lint one trace file."""
     linter = TraceLinter(path, prices, model)
     for item in read_records(path, lines, provider):
-        if (isinstance(item, Bad) and linter.records == 0 and linter.bad_count == 0
-                and item.message.startswith("neither")):
+        if (
+            isinstance(item, Bad)
+            and linter.records == 0
+            and linter.bad_count == 0
+            and item.message.startswith("neither")
+        ):
             # Valid JSON of another shape on the first line: some other JSONL, not a trace.
-            return [Finding(path, item.line, 1, "PL904", "not a request trace: the first "
-                            "line is neither a prefixlock trace record nor a request body",
-                            source_line=item.text)]
+            return [
+                Finding(
+                    path,
+                    item.line,
+                    1,
+                    "PL904",
+                    "not a request trace: the first "
+                    "line is neither a prefixlock trace record nor a request body",
+                    source_line=item.text,
+                )
+            ]
         linter.feed(item)
     return linter.finish()
 
 
-def check_request_file(path: str, body: Mapping[str, Any], prices: PriceTable | None,
-                       model: str | None = None) -> list[Finding]:
+def check_request_file(
+    path: str, body: Mapping[str, Any], prices: PriceTable | None, model: str | None = None
+) -> list[Finding]:
     """Breakpoint checks on one request body stored as a JSON file."""
     rec = parse_record(body, 1, path)
     if isinstance(rec, str):
@@ -804,5 +931,4 @@ def check_request_file(path: str, body: Mapping[str, Any], prices: PriceTable | 
 
 
 def looks_like_request(data: Any) -> bool:
-    return isinstance(data, Mapping) and "model" in data and (
-        "messages" in data or "input" in data)
+    return isinstance(data, Mapping) and "model" in data and ("messages" in data or "input" in data)

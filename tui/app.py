@@ -138,7 +138,10 @@ class ChatApp(ProjectCommands, App[None]):
         b = self.backend
         history = InputHistory(history_path(b.options.store_path, b.workspace.root))
         yield PromptArea(
-            root=b.workspace.root, history=history, blink=self.blink, id="input-area",
+            root=b.workspace.root,
+            history=history,
+            blink=self.blink,
+            id="input-area",
             placeholder="Message, /command or @file (enter sends, ctrl+j new line)",
         )
         yield Footer()
@@ -301,15 +304,18 @@ class ChatApp(ProjectCommands, App[None]):
         indented one level deeper per depth), else in the conversation. `parent_run` is the
         run id of the subagent whose stream carried the start (a nested run)."""
         sub = SubagentEntry(ev.name, ev.model, ev.task, ev.depth, run_id=ev.run_id)
-        parent = next(
-            (s for s in reversed(self._subagents) if s.run_id == parent_run), None
-        ) if parent_run else None
+        parent = (
+            next((s for s in reversed(self._subagents) if s.run_id == parent_run), None)
+            if parent_run
+            else None
+        )
         if parent is None:
             parent = next((s for s in reversed(self._subagents) if s.depth == ev.depth - 1), None)
         # The `delegate` call that started this run (in the caller's own tool lines) shows the
         # run's progress on its folded line until the summary comes back.
-        line = delegate_line((parent.tools if parent is not None else self._tools).values(),
-                             ev.task)
+        line = delegate_line(
+            (parent.tools if parent is not None else self._tools).values(), ev.task
+        )
         if line is not None:
             sub.link(line)
         if parent is not None:
@@ -447,8 +453,9 @@ class ChatApp(ProjectCommands, App[None]):
                     decision = await self.ask_approval(request)
                 except asyncio.CancelledError:
                     # The calls stay unanswered: the next message gives them an error result.
-                    await self.add_note("turn cancelled: the waiting tool calls did not run",
-                                        "warn")
+                    await self.add_note(
+                        "turn cancelled: the waiting tool calls did not run", "warn"
+                    )
                     raise
                 self.backend.decide(call, decision)
             await self.stream(self.backend.resume_turn(), resumed=True)
@@ -498,8 +505,7 @@ class ChatApp(ProjectCommands, App[None]):
             if self.busy:
                 self.queued.append(parsed.text)
                 await self.add_note(
-                    f"queued (sent when the running turn ends; ctrl+c cancels it): "
-                    f"{parsed.text}",
+                    f"queued (sent when the running turn ends; ctrl+c cancels it): {parsed.text}",
                     "info",
                 )
                 self.refresh_header()
@@ -527,9 +533,7 @@ class ChatApp(ProjectCommands, App[None]):
                 message = await self.attach_mentions(next_text)
                 if self.delegate_next is not None:
                     model, self.delegate_next = self.delegate_next, None
-                    await self.stream(
-                        self.backend.delegate(message, agent="explorer", model=model)
-                    )
+                    await self.stream(self.backend.delegate(message, agent="explorer", model=model))
                 else:
                     await self.stream(self.backend.send(message))
                     await self.settle_approvals()

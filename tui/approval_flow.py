@@ -74,8 +74,9 @@ def mcp_request(call: ToolCall) -> McpCallRequest:
     """The dialog's question for an MCP tool call (`mcp__SERVER__TOOL`)."""
     _, server, tool = [*call.name.split("__", 2), "", ""][:3]
     arguments = json.dumps(call.input, indent=2, ensure_ascii=False, sort_keys=True)
-    return McpCallRequest(call.name, f"MCP server {server}: {tool} ({call.name})",
-                          f"arguments:\n{arguments}")
+    return McpCallRequest(
+        call.name, f"MCP server {server}: {tool} ({call.name})", f"arguments:\n{arguments}"
+    )
 
 
 def decision_note(summary: str, decision: Decision) -> str:

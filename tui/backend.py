@@ -352,8 +352,11 @@ class ChatBackend:
     def mcp_to_ask(self) -> list[McpServerConfig]:
         """The project's MCP servers the user has not answered about yet (the app asks before
         `start()`; one not answered does not start)."""
-        return [c for c in self.chat_settings.mcp_servers
-                if consent(c, self.chat_settings, self.mcp_consent.answers).verdict == "ask"]
+        return [
+            c
+            for c in self.chat_settings.mcp_servers
+            if consent(c, self.chat_settings, self.mcp_consent.answers).verdict == "ask"
+        ]
 
     def answer_mcp(self, config: McpServerConfig, approved: bool) -> None:
         """The user's answer about a project server, remembered for this project."""
@@ -636,8 +639,9 @@ class ChatBackend:
                 yield ev
             result = await run  # its exception, if any, is the caller's
             if not finished:  # a delegator that does not stream: its pair at the end
-                yield SubagentStart(result.name, result.model, task, result.depth,
-                                    run_id=result.run_id)
+                yield SubagentStart(
+                    result.name, result.model, task, result.depth, run_id=result.run_id
+                )
                 yield result.finish_event()
         finally:
             live.sink = None
@@ -699,7 +703,8 @@ class ChatBackend:
         allowed = sorted(self.permissions.allowed)
         text = describe(self.chat_settings).replace(
             f"permission mode: {self.chat_settings.mode}",
-            f"permission mode: {self.permissions.mode}", 1,
+            f"permission mode: {self.permissions.mode}",
+            1,
         )
         if allowed:
             text += "\nallowed for this session: " + ", ".join(allowed)
@@ -886,7 +891,10 @@ class ChatBackend:
         from .model_picker import picker_rows
 
         return picker_rows(
-            self.prices, self.model, self.panel_view().warm_seconds or 0.0, self.quote_switch,
+            self.prices,
+            self.model,
+            self.panel_view().warm_seconds or 0.0,
+            self.quote_switch,
             self.clock.now(),
         )
 
@@ -972,8 +980,10 @@ def stored_tool_line(call: Mapping[str, Any], result: Mapping[str, Any] | None) 
     if result is None:
         return f"▸ {head} (no result stored)"
     raw = result.get("content", "")
-    content = raw if isinstance(raw, str) else " ".join(
-        str(b.get("text", "")) for b in raw if isinstance(b, Mapping)
+    content = (
+        raw
+        if isinstance(raw, str)
+        else " ".join(str(b.get("text", "")) for b in raw if isinstance(b, Mapping))
     )
     lines = content.count("\n") + 1 if content else 0
     first = _short(content.splitlines()[0] if content else "", 40)

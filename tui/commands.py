@@ -107,9 +107,7 @@ def parse(line: str, custom: Collection[str] = ()) -> Parsed:
     if name == "undo" and args not in ((), ("force",)):
         return Parsed(name, args, stripped, error="usage: /undo [force]")
     if name == "permissions" and (len(args) > 1 or (args and args[0] not in MODES)):
-        return Parsed(
-            name, args, stripped, error=f"usage: /permissions [{'|'.join(MODES)}]"
-        )
+        return Parsed(name, args, stripped, error=f"usage: /permissions [{'|'.join(MODES)}]")
     if name == "effort" and (len(args) > 1 or (args and args[0] not in (*EFFORTS, "default"))):
         return Parsed(name, args, stripped, error=f"usage: /effort [{'|'.join(EFFORTS)}|default]")
     if name == "model" and len(args) > 1:

@@ -104,7 +104,7 @@ def candidates(ctx: Context, files: Sequence[str]) -> list[Candidate]:
 def apply(text: str, ctx: Context, value: str) -> tuple[str, int]:
     """`text` with the context's word replaced by `value` (and a space after it); returns the
     new text and the cursor offset after the insertion."""
-    tail = text[ctx.end:]
+    tail = text[ctx.end :]
     insert = value if tail.startswith(" ") else value + " "
     return text[: ctx.start] + insert + tail, ctx.start + len(insert)
 
@@ -161,8 +161,10 @@ def _walk_files(root: Path, patterns: list[str], limit: int) -> list[str]:
         rel_dir = os.path.relpath(folder, root)
         prefix = "" if rel_dir == "." else rel_dir.replace(os.sep, "/") + "/"
         dirs[:] = sorted(
-            d for d in dirs
-            if not d.startswith(".") and d not in SKIP_DIRS
+            d
+            for d in dirs
+            if not d.startswith(".")
+            and d not in SKIP_DIRS
             and not _ignored(d, prefix + d, patterns)
         )
         for f in sorted(files):

@@ -38,7 +38,11 @@ class GitCheckpoint:
         try:
             out = subprocess.run(
                 ["git", "rev-parse", "--show-toplevel", "--show-prefix"],
-                cwd=root, capture_output=True, text=True, timeout=30, check=True,
+                cwd=root,
+                capture_output=True,
+                text=True,
+                timeout=30,
+                check=True,
             ).stdout.splitlines()
         except (OSError, subprocess.SubprocessError):
             return None
@@ -53,8 +57,13 @@ class GitCheckpoint:
             "GIT_OBJECT_DIRECTORY": str(self.store / "objects"),
         }
         return subprocess.run(
-            ["git", *args], cwd=self.top, input=data, capture_output=True, env=env,
-            timeout=120, check=True,
+            ["git", *args],
+            cwd=self.top,
+            input=data,
+            capture_output=True,
+            env=env,
+            timeout=120,
+            check=True,
         ).stdout
 
     def snapshot(self) -> str | None:
@@ -74,11 +83,17 @@ class GitCheckpoint:
             return None
         if not paths:
             return self._git("write-tree").decode().strip()
-        blobs = self._git("hash-object", "-w", "--no-filters", "--stdin-paths",
-                          data="\n".join(paths).encode()).decode().split()
+        blobs = (
+            self._git(
+                "hash-object", "-w", "--no-filters", "--stdin-paths", data="\n".join(paths).encode()
+            )
+            .decode()
+            .split()
+        )
         entries = b"".join(
             f"{'100755' if os.access(self.top / p, os.X_OK) else '100644'} {b}\t".encode()
-            + os.fsencode(p) + b"\0"
+            + os.fsencode(p)
+            + b"\0"
             for p, b in zip(paths, blobs, strict=True)
         )
         self._git("update-index", "--add", "-z", "--index-info", data=entries)
@@ -92,7 +107,7 @@ class GitCheckpoint:
             if not head.startswith(b":"):
                 continue
             old_mode, _new_mode, old_sha, _new_sha, _status = head[1:].decode().split()
-            rel = os.fsdecode(name)[len(self.prefix):]
+            rel = os.fsdecode(name)[len(self.prefix) :]
             if set(old_sha) == {"0"}:
                 found.append(Change(rel, None, None))
             else:

@@ -16,11 +16,31 @@ from pathlib import Path
 from prefixlock.workspace import SKIP_DIRS
 
 LANGUAGES = {
-    ".py": "Python", ".ts": "TypeScript", ".tsx": "TypeScript", ".js": "JavaScript",
-    ".jsx": "JavaScript", ".mjs": "JavaScript", ".go": "Go", ".rs": "Rust", ".java": "Java",
-    ".kt": "Kotlin", ".rb": "Ruby", ".php": "PHP", ".c": "C", ".h": "C", ".cc": "C++",
-    ".cpp": "C++", ".hpp": "C++", ".cs": "C#", ".swift": "Swift", ".scala": "Scala",
-    ".sh": "Shell", ".ex": "Elixir", ".exs": "Elixir", ".lua": "Lua", ".zig": "Zig",
+    ".py": "Python",
+    ".ts": "TypeScript",
+    ".tsx": "TypeScript",
+    ".js": "JavaScript",
+    ".jsx": "JavaScript",
+    ".mjs": "JavaScript",
+    ".go": "Go",
+    ".rs": "Rust",
+    ".java": "Java",
+    ".kt": "Kotlin",
+    ".rb": "Ruby",
+    ".php": "PHP",
+    ".c": "C",
+    ".h": "C",
+    ".cc": "C++",
+    ".cpp": "C++",
+    ".hpp": "C++",
+    ".cs": "C#",
+    ".swift": "Swift",
+    ".scala": "Scala",
+    ".sh": "Shell",
+    ".ex": "Elixir",
+    ".exs": "Elixir",
+    ".lua": "Lua",
+    ".zig": "Zig",
 }
 SCAN_LIMIT = 20_000  # files looked at: a huge tree is sampled, not walked whole
 
@@ -105,9 +125,7 @@ def _scan(root: Path) -> tuple[Counter[str], list[tuple[str, int]]]:
     per_folder: Counter[str] = Counter()
     seen = 0
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(
-            d for d in dirnames if d not in SKIP_DIRS and not d.startswith(".")
-        )
+        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS and not d.startswith("."))
         rel = Path(dirpath).relative_to(root)
         for name in filenames:
             seen += 1

@@ -47,7 +47,7 @@ class InputHistory:
                 continue
             if isinstance(value, str) and value.strip():
                 entries.append(value)
-        return entries[-self.limit:]
+        return entries[-self.limit :]
 
     def add(self, text: str) -> None:
         """Remember a sent message (not a repeat of the last one) and stop browsing."""
@@ -63,7 +63,7 @@ class InputHistory:
             with self.path.open("a", encoding="utf-8") as fh:
                 fh.write(json.dumps(text) + "\n")
             if len(self.entries) > 2 * self.limit:
-                self.entries = self.entries[-self.limit:]
+                self.entries = self.entries[-self.limit :]
                 tmp = self.path.with_suffix(".tmp")
                 tmp.write_text("".join(json.dumps(e) + "\n" for e in self.entries), "utf-8")
                 tmp.replace(self.path)

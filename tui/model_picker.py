@@ -69,8 +69,19 @@ def picker_rows(
                 # there (an earlier switch) that is still warm.
                 if ahead is not None and ahead.read > 0 and ahead.expires_at is not None:
                     warm = max(0.0, ahead.expires_at - now)
-        rows.append(ModelRow(p.model, p.provider, p.input, p.cache_read, p.output, is_current,
-                             warm, dollars, note))
+        rows.append(
+            ModelRow(
+                p.model,
+                p.provider,
+                p.input,
+                p.cache_read,
+                p.output,
+                is_current,
+                warm,
+                dollars,
+                note,
+            )
+        )
     rows.sort(key=lambda r: (not r.current, r.provider, r.input, r.model))
     return rows
 
@@ -131,8 +142,7 @@ class ModelPickerScreen(ModalScreen[str | None]):
         with Vertical(classes="dialog", id="model-picker"):
             yield Static(Text("Switch model", style="bold"), classes="dialog-title")
             yield Static(Text(HEADER, style="dim"), classes="picker-header")
-            yield OptionList(*(Option(row_text(r), id=r.model) for r in self.rows),
-                             id="model-list")
+            yield OptionList(*(Option(row_text(r), id=r.model) for r in self.rows), id="model-list")
             yield Static(Text(HINT), classes="dialog-hint")
 
     def on_mount(self) -> None:

@@ -103,8 +103,9 @@ class ProjectCommands(App[None]):
             rows = quote_rows(change.quote)
             rows = QuoteRows((("changed", what), *rows.rows), rows.advice, rows.warns)
             ok = await self.push_screen_wait(
-                ConfirmScreen("An MCP server changed its tools: put the new list in the prefix?",
-                              rows)
+                ConfirmScreen(
+                    "An MCP server changed its tools: put the new list in the prefix?", rows
+                )
             )
             if ok:
                 self.backend.apply_tool_change(change)
@@ -223,4 +224,3 @@ def _write_atomic(path: Path, data: bytes) -> None:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-

@@ -88,12 +88,20 @@ class PromptInput(TextArea):
             return self.prompt
 
     def __init__(
-        self, *, root: Path | None = None, history: InputHistory | None = None,
-        placeholder: str = "", id: str | None = None,
+        self,
+        *,
+        root: Path | None = None,
+        history: InputHistory | None = None,
+        placeholder: str = "",
+        id: str | None = None,
     ) -> None:
         super().__init__(
-            placeholder=placeholder, id=id, soft_wrap=True, tab_behavior="focus",
-            show_line_numbers=False, highlight_cursor_line=False,
+            placeholder=placeholder,
+            id=id,
+            soft_wrap=True,
+            tab_behavior="focus",
+            show_line_numbers=False,
+            highlight_cursor_line=False,
         )
         self.root = root
         self.input_history = history if history is not None else InputHistory()
@@ -176,8 +184,12 @@ class PromptInput(TextArea):
             return
         loc = self.cursor_location
         nav = self.navigator
-        if (not select and self.input_history.browsing and nav.is_last_document_line(loc)
-                and nav.is_last_wrapped_line(loc)):
+        if (
+            not select
+            and self.input_history.browsing
+            and nav.is_last_document_line(loc)
+            and nav.is_last_wrapped_line(loc)
+        ):
             recalled = self.input_history.next()
             if recalled is not None:
                 self.value = recalled
@@ -213,7 +225,7 @@ class PromptInput(TextArea):
 
     def _context_text(self) -> str:
         ctx = self._word
-        return self.text[ctx.start:ctx.end] if ctx is not None else ""
+        return self.text[ctx.start : ctx.end] if ctx is not None else ""
 
     @on(TextArea.Changed)
     @on(TextArea.SelectionChanged)
@@ -240,7 +252,7 @@ class PromptInput(TextArea):
             return
         text, offset = apply(self.text, ctx, chosen.value)
         start, end = self._location(ctx.start), self._location(ctx.end)
-        self.replace(text[ctx.start:offset], start, end, maintain_selection_offset=False)
+        self.replace(text[ctx.start : offset], start, end, maintain_selection_offset=False)
         self.move_cursor(self._location(offset))
         if listing := self.completion:
             listing.hide()
@@ -271,13 +283,16 @@ class PromptArea(Vertical):
     """The completion list above the prompt, docked at the bottom of the screen."""
 
     def __init__(
-        self, *, root: Path | None, history: InputHistory, placeholder: str, blink: bool = True,
+        self,
+        *,
+        root: Path | None,
+        history: InputHistory,
+        placeholder: str,
+        blink: bool = True,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
-        self._prompt = PromptInput(
-            root=root, history=history, placeholder=placeholder, id="prompt"
-        )
+        self._prompt = PromptInput(root=root, history=history, placeholder=placeholder, id="prompt")
         # Off in snapshot tests: deterministic frames (a reactive: set before mounting).
         self._prompt.set_reactive(TextArea.cursor_blink, blink)
 

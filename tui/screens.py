@@ -30,6 +30,7 @@ def quote_table(rows: QuoteRows) -> Text:
         table.append(rows.advice, style="italic")
     return table
 
+
 class ApprovalScreen(ModalScreen[Decision]):
     """Ask before a write, an edit or a command: yes once, allow for the session, or no."""
 
@@ -46,7 +47,8 @@ class ApprovalScreen(ModalScreen[Decision]):
 
     def compose(self) -> ComposeResult:
         kind = {"write": "write a file", "mcp": "call an MCP tool"}.get(
-            self.request.action, "run a command")
+            self.request.action, "run a command"
+        )
         with Vertical(classes="dialog", id="approval"):
             yield Static(Text(f"The agent wants to {kind}", style="bold"), classes="dialog-title")
             yield Static(Text(self.request.summary), classes="dialog-summary")
@@ -80,8 +82,10 @@ class McpConsentScreen(ModalScreen[bool]):
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="mcp-consent"):
-            yield Static(Text(f"Start the project's MCP server {self.server!r}?", style="bold"),
-                         classes="dialog-title")
+            yield Static(
+                Text(f"Start the project's MCP server {self.server!r}?", style="bold"),
+                classes="dialog-title",
+            )
             yield Static(Text(f"declared by {self.source}"), classes="dialog-summary")
             with VerticalScroll(classes="dialog-detail"):
                 yield Static(Text(f"it runs: {self.command}"), markup=False)
@@ -167,8 +171,9 @@ def help_text(custom: Mapping[str, CustomCommand] | None = None) -> Text:
         t.append(f" /{c.name} {c.args}".ljust(22), style="bold")
         t.append(f"{c.help}\n")
     if custom:
-        t.append("\nCustom commands (.claude/commands, .prefixlock/commands)\n",
-                 style="bold underline")
+        t.append(
+            "\nCustom commands (.claude/commands, .prefixlock/commands)\n", style="bold underline"
+        )
         for name in sorted(custom):
             cmd = custom[name]
             t.append(f" /{name} {cmd.argument_hint}".ljust(22), style="bold")

@@ -205,7 +205,7 @@ class ToolEntry(PlainCollapsible):
         """A running call's live state on its folded line (a `delegate` call: its subagent's
         name and figures so far), ahead of the arguments so it survives 80 columns."""
         if not self.done:
-            args = self.base_title[len(self.tool_name):].strip()
+            args = self.base_title[len(self.tool_name) :].strip()
             self.title = f"{self.tool_name} {progress}" + (f"  {args}" if args else "")
             self.body.update(Text(f"(running: {progress})"))
 
@@ -216,8 +216,7 @@ class ToolEntry(PlainCollapsible):
         mark = "✗" if failed else "✓"
         first = _one_line(content.splitlines()[0] if content else "", 40)
         # A `delegate` call names its subagent rather than repeating the task its entry shows.
-        head = (f"{self.tool_name} ⎇ {self.subagent_name}" if self.subagent_name
-                else self.base_title)
+        head = f"{self.tool_name} ⎇ {self.subagent_name}" if self.subagent_name else self.base_title
         self.title = f"{mark} {head}  → {first} ({lines} lines)"
         if failed:
             self.add_class("error")
@@ -249,9 +248,7 @@ class SubagentEntry(PlainCollapsible):
 
     DEFAULT_CLASSES = "entry subagent"
 
-    def __init__(
-        self, name: str, model: str, task: str, depth: int = 1, run_id: str = ""
-    ) -> None:
+    def __init__(self, name: str, model: str, task: str, depth: int = 1, run_id: str = "") -> None:
         self.agent_name = name
         self.run_id = run_id  # routes the run's events here (parallel runs of one agent)
         self.model = model
@@ -378,8 +375,9 @@ def repeats_summary(text: str, summary: str) -> bool:
 def delegate_line(entries: Iterable[ToolEntry], task: str) -> ToolEntry | None:
     """The running `delegate` call a subagent run that just started belongs to: the oldest one
     not yet linked to a run, the one whose task argument is `task` first (parallel calls)."""
-    free = [e for e in entries
-            if e.tool_name == "delegate" and not e.done and e.subagent_run is None]
+    free = [
+        e for e in entries if e.tool_name == "delegate" and not e.done and e.subagent_run is None
+    ]
     same = [e for e in free if str(e.args.get("task", "")) == task]
     found = same or free
     return found[0] if found else None

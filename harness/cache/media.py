@@ -53,9 +53,7 @@ OPENAI_SHORT_SIDE = 768
 PAGE_PX = (1275, 1650)
 
 # A content value that may hold a medium says so in its JSON: the quick test before a walk.
-_HINT = re.compile(
-    rb'"type":\s*"(?:image|document|image_url|input_image|input_file|file)"'
-)
+_HINT = re.compile(rb'"type":\s*"(?:image|document|image_url|input_image|input_file|file)"')
 
 
 # ---- what a payload is ------------------------------------------------------------------
@@ -238,8 +236,10 @@ class Medium:
         if self.kind == "text":
             return count_tokens(self.text)
         if self.kind == "pdf":
-            return pdf_tokens(rule, self.data) if self.data is not None else (
-                image_tokens(rule, *PAGE_PX, "high")
+            return (
+                pdf_tokens(rule, self.data)
+                if self.data is not None
+                else (image_tokens(rule, *PAGE_PX, "high"))
             )
         info = sniff_image(self.data) if self.data is not None else None
         if info is None:

@@ -109,9 +109,7 @@ def select_writes(
     return [*explicit[-room:], *implicit], list(explicit[:-room])
 
 
-def breakpoint_read(
-    units: Sequence[Unit], present: Callable[[Unit], bool], min_tokens: int
-) -> int:
+def breakpoint_read(units: Sequence[Unit], present: Callable[[Unit], bool], min_tokens: int) -> int:
     """Position of the unit whose entry the request reads, or -1.
 
     Entries exist only where breakpoints were written, and one is matched only exactly at its

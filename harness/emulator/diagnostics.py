@@ -141,9 +141,7 @@ class DiagnosticsMemory:
         return Divergence("hit")
 
 
-def anthropic_diagnostics(
-    ref: str | None, divergence: Divergence | None
-) -> dict[str, Any] | None:
+def anthropic_diagnostics(ref: str | None, divergence: Divergence | None) -> dict[str, Any] | None:
     """The message's `diagnostics` (None: null, nothing diverged)."""
     if divergence is None or divergence.kind in ("hit", "unavailable"):
         return None  # an unchanged request is no divergence, whether or not it was read

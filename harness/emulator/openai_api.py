@@ -309,9 +309,7 @@ def check_function_outputs(body: Mapping[str, Any]) -> None:
         if call_id not in answered:
             # https://github.com/router-for-me/CLIProxyAPI/issues/2368 quotes this body whole
             # (type invalid_request_error, param input, code null).
-            raise ApiError(
-                400, f"No tool output found for function call {call_id}.", param="input"
-            )
+            raise ApiError(400, f"No tool output found for function call {call_id}.", param="input")
 
 
 def compact_threshold(body: Mapping[str, Any]) -> int | None:

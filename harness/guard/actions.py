@@ -303,7 +303,9 @@ class PricedActions:
         """change_tools / change_prefix: the quote must be for this move; a cache gone cold
         since is priced again; a warm one needs the quote (or policy); then the move."""
         check_quote(
-            quote, action=f"change_{what}", state=self.state.fingerprint(),
+            quote,
+            action=f"change_{what}",
+            state=self.state.fingerprint(),
             target=prefix.fingerprint,
         )
         q = self._current(quote, lambda: self.quote_move(what, prefix, None))
@@ -427,7 +429,7 @@ class PricedActions:
         # The instruction goes after the last breakpoint (volatile): it is read once, by this
         # request, so writing it to the cache would cost 1.25x for nothing.
         history = s.transcript.messages
-        pending = summary_messages(history, s.pending_results)[len(history):]
+        pending = summary_messages(history, s.pending_results)[len(history) :]
         as_built = s.provider.build_request(
             s.prefix, history, s.settings, s.info, (instruction,), pending
         )

@@ -237,8 +237,10 @@ def advise(parent: ParentState, task: TaskProfile, sub: SubagentPlan) -> Delegat
     )
     if be_tokens is not None and be_frac is not None and be_frac >= 1:
         # A share over 100% reads as nonsense: say what it means.
-        pays = (f"delegating pays even if the task needs all of the parent's context "
-                f"(break-even {be_tokens:,} tokens)")
+        pays = (
+            f"delegating pays even if the task needs all of the parent's context "
+            f"(break-even {be_tokens:,} tokens)"
+        )
     elif be_tokens is not None and be_frac is not None:
         pays = f"delegating pays while the task needs under {be_tokens:,} tokens ({be_frac:.0%})"
     elif be_tokens is not None:

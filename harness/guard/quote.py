@@ -142,9 +142,7 @@ def _fmt(d: Decimal | None) -> str:
 
 def _steady(price: Price, context: int, new: int, output: int) -> Decimal:
     """$ of one warm turn: the context read, the new tokens written, the output."""
-    return (
-        context * price.cache_read + new * price.write_5m + output * price.output
-    ) / MILLION
+    return (context * price.cache_read + new * price.write_5m + output * price.output) / MILLION
 
 
 def price_action(
@@ -180,13 +178,9 @@ def price_action(
     rebilled = max(p_without.read - p_with.read, 0)
     old_price = guard.price(without.model)
     new_price = guard.price(with_.model)
-    next_without = (
-        None if old_price is None else old_price.cost(p_without.usage(output_tokens))
-    )
+    next_without = None if old_price is None else old_price.cost(p_without.usage(output_tokens))
     next_with = (
-        None
-        if new_price is None
-        else new_price.cost(p_with.usage(output_tokens)) + extra_dollars
+        None if new_price is None else new_price.cost(p_with.usage(output_tokens)) + extra_dollars
     )
     dollars = (
         None
@@ -289,9 +283,7 @@ def _subagent_alternative(
     parent = economics.ParentState(
         model=old.model, price=old, context_tokens=context, ttl_left_seconds=warm
     )
-    plan = economics.SubagentPlan(
-        model=new.model, price=new, prefix_tokens=SUBAGENT_PREFIX_TOKENS
-    )
+    plan = economics.SubagentPlan(model=new.model, price=new, prefix_tokens=SUBAGENT_PREFIX_TOKENS)
     advice = economics.advise(parent, task, plan)
     switched = economics.ParentState(
         model=new.model, price=new, context_tokens=context, ttl_left_seconds=0.0
@@ -343,6 +335,4 @@ def check_quote(quote: Quote | None, *, action: str, state: str, target: object 
             where="quote",
         )
     if target is not None and quote.target is not None and quote.target != target:
-        raise StaleQuote(
-            f"this quote is for {quote.target!r}, not {target!r}", where="quote"
-        )
+        raise StaleQuote(f"this quote is for {quote.target!r}, not {target!r}", where="quote")

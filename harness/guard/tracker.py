@@ -160,14 +160,22 @@ class GuardTracker:
         return row, self._report(row, brk)
 
     def pinged(
-        self, ping: WireRequest, pred: Prediction, usage: Usage, now: float,
+        self,
+        ping: WireRequest,
+        pred: Prediction,
+        usage: Usage,
+        now: float,
         previous: WireRequest,
     ) -> LedgerRow:
         """A keep-alive ping came back: the guard sees it refresh the cache; a ledger row of
         kind "ping" (a ping is no turn: no report, and no miss of its own)."""
         self.guard.observe(ping, pred, usage, now, request_index=len(self.state.ledger))
         return self.state.ledger.record(
-            ping, usage, time=now, previous=previous, predicted_read=pred.read,
+            ping,
+            usage,
+            time=now,
+            previous=previous,
+            predicted_read=pred.read,
             meta={"kind": "ping"},
         )
 

@@ -44,9 +44,7 @@ class Decode:
 
     def check(self) -> Decode:
         if self.batch < 1:
-            raise UserError(
-                f"decode batch must be >= 1, got {self.batch}", where="--decode-batch"
-            )
+            raise UserError(f"decode batch must be >= 1, got {self.batch}", where="--decode-batch")
         if not 0.0 < self.decode_share < 1.0:
             raise UserError(
                 f"decode share must be in (0, 1), got {self.decode_share}", where="--disaggregate"
@@ -156,7 +154,13 @@ def _probe(
     per_s = 1.0 / window if window > 0 else 0.0
     p90_all = float(np.percentile(everyone[m], 90)) if m.any() else float("nan")
     return r, Point(
-        s, offered * per_s, got * per_s, 1 - got / max(offered, 1), p90, tpot, p90_all,
+        s,
+        offered * per_s,
+        got * per_s,
+        1 - got / max(offered, 1),
+        p90,
+        tpot,
+        p90_all,
         ld.overloaded,
     )
 

@@ -201,8 +201,12 @@ def configure(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--jobs", type=int, default=None, help="worker processes for sweeps")
     g.add_argument("--address", default=None, help="Ray cluster address (with --executor ray)")
-    g.add_argument("--seed", type=int, default=0,
-                   help="seed of the random router and synthetic workloads (default 0)")
+    g.add_argument(
+        "--seed",
+        type=int,
+        default=0,
+        help="seed of the random router and synthetic workloads (default 0)",
+    )
     g.add_argument("--no-progress", action="store_true", help="no progress bar")
     g = p.add_argument_group("synthetic workloads (sim synthetic, sim matrix)")
     g.add_argument("--sessions", type=int, default=80, help="synthetic sessions (per client style)")
@@ -339,7 +343,6 @@ def _configs(args: argparse.Namespace, block_size: int) -> list[tuple[Any, bool]
             share=not args.no_sharing,
             nodes=max(nodes, 1),
             router=router,
-
             load_threshold=args.load_threshold,
             cache_threshold=args.cache_threshold,
             balance_abs_threshold=args.balance_abs_threshold,
@@ -384,9 +387,7 @@ def _pct(x: float) -> str:
     return f"{100 * x:.2f}%"
 
 
-def _table(
-    title: str, header: Sequence[str], rows: Sequence[Sequence[str]], left: int = 1
-) -> str:
+def _table(title: str, header: Sequence[str], rows: Sequence[Sequence[str]], left: int = 1) -> str:
     """A plain text table, the first `left` columns left-aligned and the others right-aligned.
     Printed whole, never cut to the terminal's width; the simulator needs no console library."""
     widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
@@ -478,8 +479,7 @@ def run(args: argparse.Namespace) -> int:
             results.append(r)
         # label each row with the cluster it ran on ('auto' resolved)
         configs = [
-            replace(c, nodes=int(r.config["nodes"]))
-            for c, r in zip(configs, results, strict=True)
+            replace(c, nodes=int(r.config["nodes"])) for c, r in zip(configs, results, strict=True)
         ]
     else:
         from .sweep import run_sweep  # processes or Ray: only for a sweep
@@ -634,27 +634,46 @@ def _max_rate(args: argparse.Namespace, trace: Any, configs: list[Any], backend:
         )
     title = (
         f"{trace.name}: highest request rate with p90 TTFT <= {args.slo_ttft:g} s"
-        + ("" if decode is None else f" (decode modelled, batch {decode.batch}"
-           + (", disaggregated)" if decode.disaggregated else ", co-located)"))
+        + (
+            ""
+            if decode is None
+            else f" (decode modelled, batch {decode.batch}"
+            + (", disaggregated)" if decode.disaggregated else ", co-located)")
+        )
         + f"\nnode: {caps[0].result.node}"
     )
     header = (
-        "config", "router used", "req/s", "vs first", "trace speed", "hit tok",
-        "TTFT p90 s", "TPOT ms", "util max",
+        "config",
+        "router used",
+        "req/s",
+        "vs first",
+        "trace speed",
+        "hit tok",
+        "TTFT p90 s",
+        "TPOT ms",
+        "util max",
     )
     print(_table(title, header, rows), flush=True)
     print()
     curve_rows = [
-        (c.label, f"{p.offered_rps:,.3f}", f"{p.served_rps:,.3f}", f"{p.rejected:.1%}",
-         f"{p.ttft_p90_s:,.2f}")
+        (
+            c.label,
+            f"{p.offered_rps:,.3f}",
+            f"{p.served_rps:,.3f}",
+            f"{p.rejected:.1%}",
+            f"{p.ttft_p90_s:,.2f}",
+        )
         for c in caps
         for p in c.curve
     ]
-    print(_table(
-        "with early rejection (a request is turned away when its TTFT would exceed the objective)",
-        ("config", "offered req/s", "served req/s", "rejected", "served TTFT p90 s"),
-        curve_rows,
-    ))
+    print(
+        _table(
+            "with early rejection"
+            " (a request is turned away when its TTFT would exceed the objective)",
+            ("config", "offered req/s", "served req/s", "rejected", "served TTFT p90 s"),
+            curve_rows,
+        )
+    )
     if args.json_out:
         payload = {
             "trace": trace.name,
@@ -683,7 +702,9 @@ def _plot_rates(caps: list[Any], title: str, slo: float, path: str) -> None:
     fig, ax = plt.subplots(figsize=(7, 4))
     for c in caps:
         ax.plot(
-            [p.offered_rps for p in c.curve], [p.served_rps for p in c.curve], marker="o",
+            [p.offered_rps for p in c.curve],
+            [p.served_rps for p in c.curve],
+            marker="o",
             label=f"{c.label}: {c.max_rps:.2f} req/s",
         )
         ax.axvline(c.max_rps, linestyle=":", color=ax.lines[-1].get_color())

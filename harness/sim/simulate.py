@@ -342,9 +342,7 @@ def simulate(
                 hb[rows], ht[rows] = rp.hit_blocks, rp.hit_tokens
                 tier_tok[rows, 0] = rp.hit_tokens
                 underfilled |= sub.warmup > 0 and not rp.filled
-    res = _report(
-        trace, p, cfg, arch, node, hb, ht, fetched, tier_tok, underfilled, backend, keep
-    )
+    res = _report(trace, p, cfg, arch, node, hb, ht, fetched, tier_tok, underfilled, backend, keep)
     return replace(res, router_used=router_used, notes=notes + res.notes)
 
 
@@ -410,9 +408,7 @@ def _report(
         cached_tokens=int(ht[m].sum()),
         prefill_tokens=int((length_tok - ht)[m].sum()),
         prefill_gpu_s=float(service[m].sum() * gpus),
-        prefill_gpu_s_saved=float(
-            (full - compute.prefill_seconds(length_tok, ht))[m].sum() * gpus
-        ),
+        prefill_gpu_s_saved=float((full - compute.prefill_seconds(length_tok, ht))[m].sum() * gpus),
         ttft_mean_s=float(tm.mean()),
         ttft_p50_s=_percentile(tm, 50),
         ttft_p99_s=_percentile(tm, 99),

@@ -66,9 +66,7 @@ class _Bad(Exception):
     pass
 
 
-def _batches(
-    path: str | os.PathLike[str], batch: int
-) -> Iterator[tuple[list[int], list[str]]]:
+def _batches(path: str | os.PathLike[str], batch: int) -> Iterator[tuple[list[int], list[str]]]:
     """(line numbers, stripped texts) of the non-empty lines, `batch` lines at a time."""
     numbers: list[int] = []
     texts: list[str] = []

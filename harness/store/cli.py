@@ -59,9 +59,7 @@ def _run(args: argparse.Namespace) -> int:
             # to it too, so the list shows them and the total.
             sub_costs = {r.id: _subagent_cost(store.subagents(r.id)) for r in records}
             if args.json:
-                print(json.dumps(
-                    [_record_dict(r, sub_costs[r.id]) for r in records], indent=2
-                ))
+                print(json.dumps([_record_dict(r, sub_costs[r.id]) for r in records], indent=2))
                 return 0
             if not records:
                 print(f"no sessions in {store.path}")

@@ -527,9 +527,7 @@ class SessionStore:
 
     def _version(self, db: sqlite3.Connection) -> int | None:
         """The store's schema version (None: an empty file); refuses newer and foreign files."""
-        tables = {
-            r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")
-        }
+        tables = {r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type='table'")}
         version: int | None = None
         if "schema_version" in tables:
             row = db.execute("SELECT MAX(version) FROM schema_version").fetchone()
@@ -855,9 +853,7 @@ class SessionStore:
             )
 
     def _session_row(self, db: sqlite3.Connection, session_id: str) -> tuple[int, int]:
-        row = db.execute(
-            "SELECT epoch, turns FROM sessions WHERE id=?", (session_id,)
-        ).fetchone()
+        row = db.execute("SELECT epoch, turns FROM sessions WHERE id=?", (session_id,)).fetchone()
         if row is None:
             raise UnknownSessionError(f"unknown session id {session_id!r}", where=str(self.path))
         return int(row[0]), int(row[1])
@@ -911,9 +907,7 @@ class SessionStore:
         return seq
 
     @_locked
-    def set_model(
-        self, session_id: str, model: str, time: float, route: str | None = None
-    ) -> None:
+    def set_model(self, session_id: str, model: str, time: float, route: str | None = None) -> None:
         """The session moved to another model (`route`: its provider-qualified id)."""
         with self._tx() as db:
             self._session_row(db, session_id)
@@ -1032,9 +1026,7 @@ class SessionStore:
             held = self._lease_row(db, session_id)
             if held is not None and held.alive(now):
                 raise SessionBusyError(session_id, held, str(self.path))
-            lease = Lease(
-                session_id, uuid.uuid4().hex, os.getpid(), socket.gethostname(), now, now
-            )
+            lease = Lease(session_id, uuid.uuid4().hex, os.getpid(), socket.gethostname(), now, now)
             db.execute(
                 "INSERT OR REPLACE INTO leases(session_id, token, pid, host, acquired, heartbeat) "
                 "VALUES (?, ?, ?, ?, ?, ?)",

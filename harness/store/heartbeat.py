@@ -75,7 +75,9 @@ class Heartbeat:
     def start(self) -> None:
         if self._thread is None:
             self._thread = threading.Thread(
-                target=self.run, args=(self._stop,), name="prefixlock-lease-heartbeat",
+                target=self.run,
+                args=(self._stop,),
+                name="prefixlock-lease-heartbeat",
                 daemon=True,
             )
             self._thread.start()

@@ -29,9 +29,7 @@ class Recorder(Protocol):
     @property
     def store(self) -> SessionStore | None: ...
 
-    def keep(
-        self, request: WireRequest, row: LedgerRow, kind: str, brk: CacheBreak | None
-    ) -> None:
+    def keep(self, request: WireRequest, row: LedgerRow, kind: str, brk: CacheBreak | None) -> None:
         """A request of the running turn (kind "turn" or "abandoned"), written with it."""
         ...
 
@@ -81,9 +79,7 @@ class StoreRecorder:
         self._backlog: list[Callable[[], object]] = []
         self._failing = False
 
-    def keep(
-        self, request: WireRequest, row: LedgerRow, kind: str, brk: CacheBreak | None
-    ) -> None:
+    def keep(self, request: WireRequest, row: LedgerRow, kind: str, brk: CacheBreak | None) -> None:
         self._unstored.append(self._new_request(request, row, kind, brk))
 
     def turn_done(self) -> None:
@@ -252,9 +248,7 @@ class NullRecorder:
 
     store: SessionStore | None = None
 
-    def keep(
-        self, request: WireRequest, row: LedgerRow, kind: str, brk: CacheBreak | None
-    ) -> None:
+    def keep(self, request: WireRequest, row: LedgerRow, kind: str, brk: CacheBreak | None) -> None:
         pass
 
     def turn_done(self) -> None:

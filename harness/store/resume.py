@@ -141,7 +141,12 @@ def _restore(session: Session, loaded: LoadedSession) -> None:
     else:
         units = WireRequest(last.api, last.model, last.path, last.body).recomputed_units()
     req = WireRequest(
-        last.api, last.model, last.path, last.body, units, last.cache_key,
+        last.api,
+        last.model,
+        last.path,
+        last.body,
+        units,
+        last.cache_key,
         {"prefix": state.prefix.fingerprint, "session": state.id, "resumed": True},
     )
     echo: Mapping[str, Any] | None = None

@@ -42,9 +42,7 @@ def wait_seconds(value: str | None, *, resume: str | None, fork: bool) -> float:
     return seconds
 
 
-def wait_until_free(
-    store: SessionStore, session_id: str, seconds: float, say: TextIO
-) -> None:
+def wait_until_free(store: SessionStore, session_id: str, seconds: float, say: TextIO) -> None:
     """Wait up to `seconds` for whoever holds `session_id` to close it, saying so once on
     `say`; SessionBusyError if it is still held when the time is up. Takes nothing: the
     lease is given back at once for the session that resumes it."""

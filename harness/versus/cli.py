@@ -68,7 +68,10 @@ def run_versus_command(args: argparse.Namespace) -> int:
         rows.append((f"prefixlock-{other}", CachePolicy(idle=other, switch=args.switch)))
     scenarios = tuple(on_provider(s, args.provider) for s in suite(tuple(BUILTIN_PROMPTS)))
     result = run_versus(
-        scenarios, names, python, policies=rows,
+        scenarios,
+        names,
+        python,
+        policies=rows,
         progress=lambda line: say(f"running {line}"),
     )
     if out is not None:

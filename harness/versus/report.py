@@ -109,9 +109,7 @@ class VersusResult:
         ours = self.by_event(client)
         out = []
         for e in EVENTS:
-            peers = [
-                self.by_event(c)[e] for c in self.peers() if e != COMPACT or self.compacts(c)
-            ]
+            peers = [self.by_event(c)[e] for c in self.peers() if e != COMPACT or self.compacts(c)]
             if peers and ours[e] > min(peers):
                 out.append(e)
         return out
@@ -190,7 +188,7 @@ def run_versus(
             these.append(run_peer(sc, prices, name, [python, str(known[name].path)]))
         # Where the first prefixlock row and the peers compacted marks the compaction turns;
         # every client is measured on the same marked turns.
-        sc = mark_compactions(sc, {t for r in these[:1] + these[len(rows):] for t in r.compacted})
+        sc = mark_compactions(sc, {t for r in these[:1] + these[len(rows) :] for t in r.compacted})
         marked.append(sc)
         for run in these:
             run.relabel(sc)
@@ -249,8 +247,9 @@ def render(result: VersusResult, console: Any = None) -> None:
     for e in EVENTS:
         if counts[e]:
             table.add_row(e, str(counts[e]), *(cell(c, e) for c in result.clients))
-    table.add_row("total", str(turns), *(f"{result.total(c):.4f}" for c in result.clients),
-                  style="bold")
+    table.add_row(
+        "total", str(turns), *(f"{result.total(c):.4f}" for c in result.clients), style="bold"
+    )
     console.print(table)
     for c in result.clients:
         console.print(f"  {short[c]} = {c}: {result.peer_config.get(c, '')}")
@@ -266,6 +265,5 @@ def render(result: VersusResult, console: Any = None) -> None:
             console.print(
                 f"{c} ${result.total(c):.4f} vs the cheapest peer ({best}) "
                 f"${result.total(best):.4f}: {margin:.2f}x cheaper; "
-                + (f"paid more on: {', '.join(worse)}" if worse else
-                   "never more on any event type")
+                + (f"paid more on: {', '.join(worse)}" if worse else "never more on any event type")
             )

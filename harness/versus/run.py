@@ -374,8 +374,9 @@ def run_prefixlock(
                             # The turn's work runs in a subagent on the user's model; the warm
                             # conversation gets the call and the summary (Session.delegate).
                             delegate_to = t.model
-                        verb = {"switch": "switched", "stay": "stayed",
-                                "delegate": "delegated"}[action]
+                        verb = {"switch": "switched", "stay": "stayed", "delegate": "delegated"}[
+                            action
+                        ]
                         notes.append(f"turn {t.index + 1} {verb}: {quote.summary()}")
                     before = len(_served(emu, scenario.provider))
                     compactions = s.compactions
@@ -386,8 +387,11 @@ def run_prefixlock(
                         if not result.ok:
                             raise RuntimeError(f"turn {t.index + 1}: {result.summary}")
                     else:
-                        with (first_token_latency(emu, clock) if t.event == SUBAGENTS
-                              else contextlib.nullcontext()):
+                        with (
+                            first_token_latency(emu, clock)
+                            if t.event == SUBAGENTS
+                            else contextlib.nullcontext()
+                        ):
                             async for _event in s.send(t.prompt):
                                 pass
                     mark(t.index, before)
@@ -450,22 +454,39 @@ def run_peer(
 
         sub_start = subagent_start(parent)
         try:
-            send({"op": "start", "system": system_prompt(), "base_url": emu.base_url,
-                  "api_key": KEY, "compact_tokens": COMPACT_TOKENS,
-                  "session": scenario.name,
-                  # A local tool the peer adds after the server's tools; its calls run the
-                  # peer's own subagents, with this system prompt and these (server) tools.
-                  "delegate_tool": DELEGATE_TOOL, "subagent": sub_start})
+            send(
+                {
+                    "op": "start",
+                    "system": system_prompt(),
+                    "base_url": emu.base_url,
+                    "api_key": KEY,
+                    "compact_tokens": COMPACT_TOKENS,
+                    "session": scenario.name,
+                    # A local tool the peer adds after the server's tools; its calls run the
+                    # peer's own subagents, with this system prompt and these (server) tools.
+                    "delegate_tool": DELEGATE_TOOL,
+                    "subagent": sub_start,
+                }
+            )
             for t in scenario.turns:
                 if t.index > 0:
                     clock.advance(t.gap_before)
                 if t.tool_order_seed is not None:
                     order = shuffled(sorted(by_name), t.tool_order_seed)
                 before = len(_served(emu, scenario.provider))
-                with (first_token_latency(emu, clock) if t.event == SUBAGENTS
-                      else contextlib.nullcontext()):
-                    send({"op": "turn", "prompt": t.prompt, "model": t.model,
-                          "tools": [by_name[n] for n in order]})
+                with (
+                    first_token_latency(emu, clock)
+                    if t.event == SUBAGENTS
+                    else contextlib.nullcontext()
+                ):
+                    send(
+                        {
+                            "op": "turn",
+                            "prompt": t.prompt,
+                            "model": t.model,
+                            "tools": [by_name[n] for n in order],
+                        }
+                    )
                     while True:
                         msg = read()
                         if msg["op"] == "done":

@@ -64,13 +64,20 @@ RESUME_SECONDS = 14 * 3600.0
 # (parallel tool use). Its next request adds 1 assistant message of 13 blocks (text + 12
 # tool_use) and 1 user message of 12 tool_result blocks: 25 blocks, past the 20-block lookback.
 WIDE_PROMPT = (
-    "Read all the invoice modules and their main tests at once, then tell me how they fit "
-    "together."
+    "Read all the invoice modules and their main tests at once, then tell me how they fit together."
 )
 WIDE_FILES = (
-    "invoice/__init__.py", "invoice/convert.py", "invoice/credit_notes.py",
-    "invoice/discounts.py", "invoice/models.py", "invoice/money.py", "invoice/rates.py",
-    "invoice/reports.py", "invoice/tax.py", "invoice/totals.py", "tests/conftest.py",
+    "invoice/__init__.py",
+    "invoice/convert.py",
+    "invoice/credit_notes.py",
+    "invoice/discounts.py",
+    "invoice/models.py",
+    "invoice/money.py",
+    "invoice/rates.py",
+    "invoice/reports.py",
+    "invoice/tax.py",
+    "invoice/totals.py",
+    "tests/conftest.py",
     "tests/test_totals.py",
 )
 
@@ -88,8 +95,10 @@ SUBAGENT_TASKS: tuple[tuple[str, tuple[tuple[str, dict[str, str]], ...], str], .
     (
         "Side check 1 of 4: list every place under invoice/ that rounds with round() and say "
         "whether it rounds money.",
-        (("grep", {"pattern": "round(", "path": "invoice"}),
-         ("read_file", {"path": "invoice/credit_notes.py"})),
+        (
+            ("grep", {"pattern": "round(", "path": "invoice"}),
+            ("read_file", {"path": "invoice/credit_notes.py"}),
+        ),
         "invoice/credit_notes.py:9 rounds a credit note's total with round(); it is money.",
     ),
     (
@@ -101,15 +110,19 @@ SUBAGENT_TASKS: tuple[tuple[str, tuple[tuple[str, dict[str, str]], ...], str], .
     (
         "Side check 3 of 4: which tests in tests/test_totals.py and tests/test_discounts.py "
         "cover vouchers?",
-        (("grep", {"pattern": "voucher", "path": "tests"}),
-         ("read_file", {"path": "tests/test_discounts.py"})),
+        (
+            ("grep", {"pattern": "voucher", "path": "tests"}),
+            ("read_file", {"path": "tests/test_discounts.py"}),
+        ),
         "The voucher cases are in tests/test_discounts.py; tests/test_totals.py has none.",
     ),
     (
         "Side check 4 of 4: find where fetch_rates is called and whether any caller still uses "
         "the old name.",
-        (("grep", {"pattern": "fetch_rates", "path": "."}),
-         ("read_file", {"path": "invoice/rates.py"})),
+        (
+            ("grep", {"pattern": "fetch_rates", "path": "."}),
+            ("read_file", {"path": "invoice/rates.py"}),
+        ),
         "fetch_rates is defined in invoice/rates.py and called from invoice/convert.py.",
     ),
 )
@@ -125,8 +138,11 @@ DELEGATE_TOOL: dict[str, Any] = {
     "input_schema": {
         "type": "object",
         "properties": {
-            "agent": {"type": "string", "enum": [SUBAGENT_AGENT],
-                      "description": "which subagent runs it"},
+            "agent": {
+                "type": "string",
+                "enum": [SUBAGENT_AGENT],
+                "description": "which subagent runs it",
+            },
             "task": {"type": "string", "description": "the task, self-contained"},
         },
         "required": ["task"],
@@ -199,8 +215,10 @@ class Scenario:
                         input={"path": first},
                         parallel=[Call(tool="read_file", input={"path": p}) for p in more],
                     ),
-                    Step(text="They fit together: models and money at the bottom, rates and "
-                              "tax above them, totals, discounts and credit notes on top."),
+                    Step(
+                        text="They fit together: models and money at the bottom, rates and "
+                        "tax above them, totals, discounts and credit notes on top."
+                    ),
                 ]
             elif t.event == SUBAGENTS:
                 (first_task, _, _), *more_tasks = SUBAGENT_TASKS
@@ -209,13 +227,16 @@ class Scenario:
                         text="Handing the four checks to subagents at once.",
                         tool="delegate",
                         input={"task": first_task, "agent": SUBAGENT_AGENT},
-                        parallel=[Call(tool="delegate", input={"task": task, "agent":
-                                                               SUBAGENT_AGENT})
-                                  for task, _, _ in more_tasks],
+                        parallel=[
+                            Call(tool="delegate", input={"task": task, "agent": SUBAGENT_AGENT})
+                            for task, _, _ in more_tasks
+                        ],
                     ),
-                    Step(text="All four checks are back: money is rounded by hand in one place "
-                              "(credit notes), the tax table and the voucher tests are in "
-                              "order, and nothing calls the old fetch_rates name."),
+                    Step(
+                        text="All four checks are back: money is rounded by hand in one place "
+                        "(credit notes), the tax table and the voucher tests are in "
+                        "order, and nothing calls the old fetch_rates name."
+                    ),
                 ]
             else:
                 own = t.index if t.script_turn is None else t.script_turn
@@ -228,15 +249,19 @@ class Scenario:
         if any(t.event == SUBAGENTS for t in self.turns):
             # Each subagent's conversation starts with its task: its steps are found by it.
             for task, calls, answer in SUBAGENT_TASKS:
-                sub_steps = [Step(text=f"Checking with {name}.", tool=name, input=dict(args))
-                             for name, args in calls]
+                sub_steps = [
+                    Step(text=f"Checking with {name}.", tool=name, input=dict(args))
+                    for name, args in calls
+                ]
                 sub_steps.append(Step(text=answer))
                 rules.append(Rule(match=rf"\A{re.escape(task)}\Z", steps=sub_steps))
-        return base.model_copy(update={
-            "rules": rules,
-            "prompts": [t.prompt for t in self.turns],
-            "summary": Summary(tokens=SUMMARY_TOKENS),
-        })
+        return base.model_copy(
+            update={
+                "rules": rules,
+                "prompts": [t.prompt for t in self.turns],
+                "summary": Summary(tokens=SUMMARY_TOKENS),
+            }
+        )
 
 
 def scripted(prompts: tuple[str, ...], seed: int, name: str) -> Scenario:
@@ -321,7 +346,8 @@ def mark_compactions(scenario: Scenario, turns: set[int]) -> Scenario:
     first, last = min(turns), max(turns)
     out = [
         replace(t, event=COMPACT)
-        if t.index in turns or (first <= t.index <= last and t.event == STEADY) else t
+        if t.index in turns or (first <= t.index <= last and t.event == STEADY)
+        else t
         for t in scenario.turns
     ]
     return replace(scenario, turns=tuple(out))

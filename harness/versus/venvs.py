@@ -54,8 +54,15 @@ def ensure_venv(
         shutil.rmtree(venv, ignore_errors=True)  # a half-built one from an interrupted run
         steps = [
             [sys.executable, "-m", "venv", str(venv)],
-            [str(venv_python(venv)), "-m", "pip", "install", "-q",
-             "--disable-pip-version-check", *requirements],
+            [
+                str(venv_python(venv)),
+                "-m",
+                "pip",
+                "install",
+                "-q",
+                "--disable-pip-version-check",
+                *requirements,
+            ],
         ]
         for cmd in steps:
             try:

@@ -82,8 +82,13 @@ class Analysis:
         return ctx.findings.in_order()
 
 
-def check_python(path: str, text: str, model: str | None = None,
-                 prices: PriceTable | None = None, load: Load | None = None) -> list[Finding]:
+def check_python(
+    path: str,
+    text: str,
+    model: str | None = None,
+    prices: PriceTable | None = None,
+    load: Load | None = None,
+) -> list[Finding]:
     """Lint one Python source file. A syntax error is a PL901 finding. `load` gives the syntax
     tree of a module this one imports (by dotted name), where the engine can find it."""
     lines = source_lines(text)
@@ -91,8 +96,16 @@ def check_python(path: str, text: str, model: str | None = None,
         tree = ast.parse(text, filename=path)
     except SyntaxError as exc:
         line = exc.lineno or 1
-        return [Finding(path, line, (exc.offset or 1), "PL901", f"syntax error: {exc.msg}",
-                        source_line=lines[line - 1] if 0 < line <= len(lines) else "")]
+        return [
+            Finding(
+                path,
+                line,
+                (exc.offset or 1),
+                "PL901",
+                f"syntax error: {exc.msg}",
+                source_line=lines[line - 1] if 0 < line <= len(lines) else "",
+            )
+        ]
     except ValueError as exc:  # null bytes
         return [Finding(path, 1, 1, "PL903", f"cannot parse: {exc}")]
     if not _interesting(text):
@@ -122,28 +135,49 @@ def _char_columns(findings: list[Finding], lines: list[str]) -> list[Finding]:
 
     def convert(fix: Fix) -> Fix:
         if id(fix) not in fixes:
-            edits = tuple(replace(e, col=col(e.line, e.col), end_col=col(e.end_line, e.end_col))
-                          for e in fix.edits)
+            edits = tuple(
+                replace(e, col=col(e.line, e.col), end_col=col(e.end_line, e.end_col))
+                for e in fix.edits
+            )
             fixes[id(fix)] = replace(fix, edits=edits)
         return fixes[id(fix)]
 
     out = []
     for f in findings:
         end_col = None if f.end_col is None else col(f.end_line or f.line, f.end_col - 1) + 1
-        out.append(replace(f, col=col(f.line, f.col - 1) + 1, end_col=end_col,
-                           fix=None if f.fix is None else convert(f.fix)))
+        out.append(
+            replace(
+                f,
+                col=col(f.line, f.col - 1) + 1,
+                end_col=end_col,
+                fix=None if f.fix is None else convert(f.fix),
+            )
+        )
     return out
 
 
 _WRITES_CONTENT = re.compile(
     r"""(\[\s*["'](content|text)["']\s*\]|\.(\w*_)?(content|text|observations?|images?|"""
-    r"""screenshots?))\s*[+]?=[^=]""")
+    r"""screenshots?))\s*[+]?=[^=]"""
+)
 _CURRENT_MESSAGE = re.compile(
-    r"(?i)(cur|current|latest|incoming|pending)_?(message|msg|query|input|request|question|turn)")
+    r"(?i)(cur|current|latest|incoming|pending)_?(message|msg|query|input|request|question|turn)"
+)
 _SYSTEM_ROLE = re.compile(r"""role["']?\s*[:=]\s*["']system|\bsystem\s*=|Role\.SYSTEM\b""")
-_HINTS = ("system", "tools", "instructions", "preamble", "messages", "prompt", "cache_control",
-          "role",
-          "input_schema", "parameters", "FrozenPrefix", "description")
+_HINTS = (
+    "system",
+    "tools",
+    "instructions",
+    "preamble",
+    "messages",
+    "prompt",
+    "cache_control",
+    "role",
+    "input_schema",
+    "parameters",
+    "FrozenPrefix",
+    "description",
+)
 
 
 def _interesting(text: str) -> bool:

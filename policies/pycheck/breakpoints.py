@@ -52,8 +52,9 @@ class AnthropicBreakpoints:
         elif isinstance(node, ast.Name) and node.id in self.ctx.scope.list_literals:
             self._marks(self.ctx.scope.list_literals[node.id], section, out)
 
-    def check(self, node: ast.expr, anthropic: bool, kw: dict[str, ast.expr],
-              env: dict[str, Taints]) -> None:
+    def check(
+        self, node: ast.expr, anthropic: bool, kw: dict[str, ast.expr], env: dict[str, Taints]
+    ) -> None:
         ctx = self.ctx
         lists = ctx.scope.list_literals
         marks: list[Mark] = []
@@ -81,9 +82,12 @@ class AnthropicBreakpoints:
                 continue
             text = dict_get(d, "text") or dict_get(d, "content")
             if kinds(self.ev.ev(text, env)) & VOLATILE:
-                ctx.flag(d, "PL402",
-                         f"cache breakpoint on a {section} block whose content changes "
-                         "every request: the write is paid and never read")
+                ctx.flag(
+                    d,
+                    "PL402",
+                    f"cache breakpoint on a {section} block whose content changes "
+                    "every request: the write is paid and never read",
+                )
         price = ctx.price(kw.get("model"))
         if price is not None and price.provider != "anthropic":
             anthropic = False
@@ -91,21 +95,28 @@ class AnthropicBreakpoints:
         if price is not None and anthropic and system_text is not None and count > 0:
             tokens = count_tokens(system_text)
             if "tools" not in kw and tokens < price.min_cacheable_tokens:
-                ctx.flag(node, "PL405",
-                         f"the cached prefix is about {tokens} tokens, under "
-                         f"{price.model}'s minimum of {price.min_cacheable_tokens}: "
-                         "nothing is cached")
+                ctx.flag(
+                    node,
+                    "PL405",
+                    f"the cached prefix is about {tokens} tokens, under "
+                    f"{price.model}'s minimum of {price.min_cacheable_tokens}: "
+                    "nothing is cached",
+                )
         if anthropic and top is None and marks and self._stable_tail_unmarked(kw, marks):
-            ctx.flag(node, "PL406",
-                     "every cache breakpoint sits before the end of the system prompt: "
-                     "the rest of it and the conversation are never cached")
+            ctx.flag(
+                node,
+                "PL406",
+                "every cache breakpoint sits before the end of the system prompt: "
+                "the rest of it and the conversation are never cached",
+            )
         if anthropic and count == 0 and "system" in kw and self._no_hidden_marks(kw):
             # Only a prefix known to be long enough to cache: its system prompt alone reaches
             # the model's minimum (the smallest of any Claude model when none is named).
             minimum = price.min_cacheable_tokens if price is not None else LOWEST_MINIMUM
             if system_text is not None and count_tokens(system_text) >= minimum:
-                ctx.flag(node, "PL406",
-                         "Anthropic request without cache_control: nothing is cached")
+                ctx.flag(
+                    node, "PL406", "Anthropic request without cache_control: nothing is cached"
+                )
 
     def _stable_tail_unmarked(self, kw: dict[str, ast.expr], marks: list[Mark]) -> bool:
         """True when the visible breakpoints all sit on tools or on an earlier system block
@@ -120,17 +131,22 @@ class AnthropicBreakpoints:
         if isinstance(msgs, ast.Name):
             msgs = lists.get(msgs.id)
         if not isinstance(msgs, ast.List) or not all(
-                isinstance(e, ast.Dict) and None not in e.keys
-                and isinstance(dict_get(e, "content"), _TEXT)
-                for e in msgs.elts):
+            isinstance(e, ast.Dict)
+            and None not in e.keys
+            and isinstance(dict_get(e, "content"), _TEXT)
+            for e in msgs.elts
+        ):
             return False  # a breakpoint may hide in messages built elsewhere
         if not any(s == "system" for s, _, _ in marks):
             return True  # only the tools are marked
         if not isinstance(system, ast.List) or not system.elts:
             return False
         last = system.elts[-1]
-        return isinstance(last, ast.Dict) and None not in last.keys and not any(
-            d is last for _, d, _ in marks)
+        return (
+            isinstance(last, ast.Dict)
+            and None not in last.keys
+            and not any(d is last for _, d, _ in marks)
+        )
 
     def _no_hidden_marks(self, kw: dict[str, ast.expr]) -> bool:
         """True when every part that could carry cache_control is visible and carries none."""
@@ -159,8 +175,6 @@ class AnthropicBreakpoints:
         return True
 
 
-
-
 class OpenAIBreakpoints:
     """Checks the gpt-5.6 caching options of one literal Chat Completions or Responses
     request. Only a request that uses `prompt_cache_breakpoint` or `prompt_cache_options`
@@ -171,8 +185,9 @@ class OpenAIBreakpoints:
         self.ctx = ctx
         self.ev = ev
 
-    def _marks(self, kw: dict[str, ast.expr]
-               ) -> tuple[list[tuple[int, str | None, ast.Dict]], int, bool]:
+    def _marks(
+        self, kw: dict[str, ast.expr]
+    ) -> tuple[list[tuple[int, str | None, ast.Dict]], int, bool]:
         """(marks as (item index, role, marked part), item count, every item visible) of the
         literal `messages` / `input` of an OpenAI request. Not visible: an item or a content
         list built elsewhere, which may carry marks of its own. The visible marks are a lower
@@ -211,12 +226,18 @@ class OpenAIBreakpoints:
     def check(self, node: ast.expr, kw: dict[str, ast.expr], env: dict[str, Taints]) -> None:
         ctx = self.ctx
         opts = kw.get("prompt_cache_options")
-        if (kw.get("prompt_cache_retention") is not None and isinstance(opts, ast.Dict)
-                and dict_get(opts, "ttl") is not None):
-            ctx.flag(node, "PL408",
-                     "prompt_cache_retention and prompt_cache_options.ttl are both set: "
-                     "the retention is deprecated in favour of the TTL, and the two are "
-                     "separate limits (a maximum and a minimum lifetime)")
+        if (
+            kw.get("prompt_cache_retention") is not None
+            and isinstance(opts, ast.Dict)
+            and dict_get(opts, "ttl") is not None
+        ):
+            ctx.flag(
+                node,
+                "PL408",
+                "prompt_cache_retention and prompt_cache_options.ttl are both set: "
+                "the retention is deprecated in favour of the TTL, and the two are "
+                "separate limits (a maximum and a minimum lifetime)",
+            )
         if "messages" not in kw and "input" not in kw:
             return
         marks, n_items, visible = self._marks(kw)
@@ -225,23 +246,37 @@ class OpenAIBreakpoints:
         mode: str | None = "implicit"  # the documented default
         if opts is not None:
             given = dict_get(opts, "mode") if isinstance(opts, ast.Dict) else None
-            mode = (const_str(given) if given is not None
-                    else "implicit" if isinstance(opts, ast.Dict) else None)
+            mode = (
+                const_str(given)
+                if given is not None
+                else "implicit"
+                if isinstance(opts, ast.Dict)
+                else None
+            )
         for i, role, part in marks:
             if role == "assistant":
-                ctx.flag(part, "PL407",
-                         "prompt_cache_breakpoint on an assistant message: breakpoints "
-                         "go on system, developer, user or tool content, never on the "
-                         "model's output")
+                ctx.flag(
+                    part,
+                    "PL407",
+                    "prompt_cache_breakpoint on an assistant message: breakpoints "
+                    "go on system, developer, user or tool content, never on the "
+                    "model's output",
+                )
             elif i < n_items - 1 and kinds(self.ev.ev(dict_get(part, "text"), env)) & VOLATILE:
-                ctx.flag(part, "PL402",
-                         "prompt_cache_breakpoint on text that changes every request: "
-                         "the write is paid (1.25x) and never read")
+                ctx.flag(
+                    part,
+                    "PL402",
+                    "prompt_cache_breakpoint on text that changes every request: "
+                    "the write is paid (1.25x) and never read",
+                )
         kept = [(i, part) for i, role, part in marks if role != "assistant"]
         if mode == "explicit" and visible and not kept:
-            ctx.flag(node, "PL406",
-                     "prompt_cache_options mode is explicit and no content block carries "
-                     "prompt_cache_breakpoint: nothing is cached")
+            ctx.flag(
+                node,
+                "PL406",
+                "prompt_cache_options mode is explicit and no content block carries "
+                "prompt_cache_breakpoint: nothing is cached",
+            )
         if mode not in ("implicit", "explicit"):
             return
         room = 4 if mode == "explicit" else 3
@@ -252,7 +287,11 @@ class OpenAIBreakpoints:
         if len(kept) > room:
             _, first = kept[0]
             wasted = len(kept) - room
-            ctx.flag(first, "PL401",
-                     f"{len(kept)} explicit cache breakpoints; a request in {mode} mode "
-                     f"writes only the latest {room}: {wasted} mark(s), the first here, "
-                     "are never written", severity=WARNING)
+            ctx.flag(
+                first,
+                "PL401",
+                f"{len(kept)} explicit cache breakpoints; a request in {mode} mode "
+                f"writes only the latest {room}: {wasted} mark(s), the first here, "
+                "are never written",
+                severity=WARNING,
+            )

@@ -74,8 +74,14 @@ class Context:
     findings: Findings = field(default_factory=Findings)
 
     @classmethod
-    def of(cls, path: str, tree: ast.Module, lines: list[str], model: str | None,
-           prices: PriceTable | None) -> Context:
+    def of(
+        cls,
+        path: str,
+        tree: ast.Module,
+        lines: list[str],
+        model: str | None,
+        prices: PriceTable | None,
+    ) -> Context:
         ctx = cls(path, lines, model, prices)
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
@@ -88,8 +94,11 @@ class Context:
                 for a in node.names:
                     ctx.imports[a.asname or a.name] = f"{node.module}.{a.name}"
         for stmt in tree.body:
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(
-                    stmt.targets[0], ast.Name):
+            if (
+                isinstance(stmt, ast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+            ):
                 name = stmt.targets[0].id
                 s = static_text(stmt.value, ctx.consts)
                 if s is not None:
@@ -120,5 +129,14 @@ class Context:
     def flag(self, node: ast.AST, code: str, message: str, severity: str = "") -> None:
         """A finding at `node` (its first character), with the rule's severity unless given."""
         line = getattr(node, "lineno", 1)
-        self.findings.add(Finding(self.path, line, getattr(node, "col_offset", 0) + 1, code,
-                                  message, severity=severity, source_line=self.line(line)))
+        self.findings.add(
+            Finding(
+                self.path,
+                line,
+                getattr(node, "col_offset", 0) + 1,
+                code,
+                message,
+                severity=severity,
+                source_line=self.line(line),
+            )
+        )

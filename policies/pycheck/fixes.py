@@ -26,31 +26,45 @@ Prompt: TypeAlias = tuple[list[Atom], list[str]]  # and notes on where the rebui
 _FORMATTER = string.Formatter()
 # Where a prompt rebuilt as an f-string may behave differently from the original: said in the
 # fix's description.
-_NOTE_CONCAT = ("operands of + not known to be str become {x}: the same text for any str, while "
-                "a value that + refused (TypeError) is now printed")
-_NOTE_JOIN = ("join items not known to be str become {x}: the same text for any str, while a "
-              "value that join refused (TypeError) is now printed")
-_NOTE_PERCENT_D = ("%d becomes {int(x)}: the same text for any number, while a str that %d "
-                   "refused is now converted")
-_NOTE_PERCENT_ONE = ("the single value after % becomes one field: a tuple there, which % "
-                     "unpacked, is now printed whole")
+_NOTE_CONCAT = (
+    "operands of + not known to be str become {x}: the same text for any str, while "
+    "a value that + refused (TypeError) is now printed"
+)
+_NOTE_JOIN = (
+    "join items not known to be str become {x}: the same text for any str, while a "
+    "value that join refused (TypeError) is now printed"
+)
+_NOTE_PERCENT_D = (
+    "%d becomes {int(x)}: the same text for any number, while a str that %d "
+    "refused is now converted"
+)
+_NOTE_PERCENT_ONE = (
+    "the single value after % becomes one field: a tuple there, which % "
+    "unpacked, is now printed whole"
+)
 
 
 def taint_fix(t: Taint) -> Fix | None:
     """The fix of an order or json taint, made where the taint arises."""
     if t.kind in ORDER and t.fix_span is not None:
         l1, c1, l2, c2 = t.fix_span
-        return Fix((Edit(l1, c1, l1, c1, "sorted("), Edit(l2, c2, l2, c2, ")")),
-                   safe=t.kind == "listing" or t.fix_join,
-                   description="wrap in sorted(...)")
+        return Fix(
+            (Edit(l1, c1, l1, c1, "sorted("), Edit(l2, c2, l2, c2, ")")),
+            safe=t.kind == "listing" or t.fix_join,
+            description="wrap in sorted(...)",
+        )
     if t.kind == "json":
         # Insert before the closing parenthesis of the json.dumps call.
-        return Fix((Edit(t.end_line, t.end_col - 1, t.end_line, t.end_col - 1,
-                         ", sort_keys=True"),), safe=True, description="add sort_keys=True")
+        return Fix(
+            (Edit(t.end_line, t.end_col - 1, t.end_line, t.end_col - 1, ", sort_keys=True"),),
+            safe=True,
+            description="add sort_keys=True",
+        )
     return None
 
 
 # --- the prompt as atoms ----------------------------------------------------------------------
+
 
 class PromptText:
     """Reads a prompt expression as atoms: literal text and values, in order."""
@@ -91,10 +105,12 @@ class PromptText:
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
             return node.func.id in ("str", "repr") and len(node.args) == 1
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            return (node.func.attr in ("format", "join")
-                    and const_str(node.func.value) is not None)
-        return (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)
-                and const_str(node.left) is not None)
+            return node.func.attr in ("format", "join") and const_str(node.func.value) is not None
+        return (
+            isinstance(node, ast.BinOp)
+            and isinstance(node.op, ast.Mod)
+            and const_str(node.left) is not None
+        )
 
     def _concat_atoms(self, node: ast.BinOp, env: dict[str, Taints]) -> Prompt | None:
         operands: list[ast.expr] = []
@@ -111,15 +127,23 @@ class PromptText:
         return None if found is None else (found[0], [_NOTE_CONCAT] if found[1] else [])
 
     def _join_atoms(self, sep: str, call: ast.Call, env: dict[str, Taints]) -> Prompt | None:
-        if call.keywords or len(call.args) != 1 or not isinstance(call.args[0],
-                                                                   (ast.List, ast.Tuple)):
+        if (
+            call.keywords
+            or len(call.args) != 1
+            or not isinstance(call.args[0], (ast.List, ast.Tuple))
+        ):
             return None  # a generator, a name, ...: the items are not visible
         # A starred item is not visible; a constant that is not a str makes the join raise.
         found = self._items(call.args[0].elts, sep, (ast.Starred, ast.Constant), env)
         return None if found is None else (found[0], [_NOTE_JOIN] if found[1] else [])
 
-    def _items(self, items: list[ast.expr], sep: str, refused: tuple[type[ast.expr], ...],
-               env: dict[str, Taints]) -> tuple[list[Atom], bool] | None:
+    def _items(
+        self,
+        items: list[ast.expr],
+        sep: str,
+        refused: tuple[type[ast.expr], ...],
+        env: dict[str, Taints],
+    ) -> tuple[list[Atom], bool] | None:
         """The atoms of `items` put together with `sep` between them, and whether any item is
         not known to be a str; None when an item other than a str literal is `refused`."""
         atoms: list[Atom] = []
@@ -138,8 +162,9 @@ class PromptText:
                 unknown = unknown or not self._is_text(e, env)
         return atoms, unknown
 
-    def _percent_atoms(self, template: str, right: ast.expr,
-                       env: dict[str, Taints]) -> Prompt | None:
+    def _percent_atoms(
+        self, template: str, right: ast.expr, env: dict[str, Taints]
+    ) -> Prompt | None:
         values = list(right.elts) if isinstance(right, ast.Tuple) else [right]
         if any(isinstance(v, ast.Starred) for v in values):
             return None
@@ -149,7 +174,7 @@ class PromptText:
         pos = n = 0
         while (j := template.find("%", pos)) >= 0:
             text.append(template[pos:j])
-            c = template[j + 1:j + 2]
+            c = template[j + 1 : j + 2]
             pos = j + 2
             if c == "%":
                 text.append("%")
@@ -175,30 +200,36 @@ class PromptText:
         if n != len(values):
             return None  # % raises: not all arguments converted
         if not isinstance(right, ast.Tuple) and not (
-                self._is_text(right, env) or isinstance(right, ast.Constant)):
+            self._is_text(right, env) or isinstance(right, ast.Constant)
+        ):
             notes.append(_NOTE_PERCENT_ONE)
         return atoms, sorted(set(notes))
 
 
 def _value(expr: ast.expr, conversion: int = -1, spec: str = "") -> Atom:
     """An f-string field for `expr`; a str or int literal printed as is becomes text."""
-    if (isinstance(expr, ast.Constant) and type(expr.value) in (str, int) and not spec
-            and conversion in (-1, ord("s"))):
+    if (
+        isinstance(expr, ast.Constant)
+        and type(expr.value) in (str, int)
+        and not spec
+        and conversion in (-1, ord("s"))
+    ):
         return str(expr.value)
-    return ast.FormattedValue(expr, conversion,
-                              ast.JoinedStr([ast.Constant(spec)]) if spec else None)
+    return ast.FormattedValue(
+        expr, conversion, ast.JoinedStr([ast.Constant(spec)]) if spec else None
+    )
 
 
 def _fstring_atoms(node: ast.JoinedStr) -> list[Atom]:
-    return [v if isinstance(v, ast.FormattedValue) else (const_str(v) or "")
-            for v in node.values]
+    return [v if isinstance(v, ast.FormattedValue) else (const_str(v) or "") for v in node.values]
 
 
 def _format_atoms(template: str, call: ast.Call) -> Prompt | None:
     """`template.format(...)` with simple fields ({}, {0}, {name}, with !conversion and a
     constant :spec): str.format formats each as an f-string field does."""
-    if (any(isinstance(a, ast.Starred) for a in call.args)
-            or any(k.arg is None for k in call.keywords)):
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    ):
         return None  # *args / **kwargs: the fields' values are not visible
     try:
         parsed = list(_FORMATTER.parse(template))
@@ -233,13 +264,16 @@ def _format_atoms(template: str, call: ast.Call) -> Prompt | None:
         atoms.append(_value(value, -1 if conv is None else ord(conv), spec))
     # Each argument is evaluated once by .format(); the f-string evaluates it once per field.
     # Only names and constants may be used twice or not at all.
-    if any(uses.get(id(v), 0) != 1 and not isinstance(v, (ast.Name, ast.Constant))
-           for v in [*call.args, *named.values()]):
+    if any(
+        uses.get(id(v), 0) != 1 and not isinstance(v, (ast.Name, ast.Constant))
+        for v in [*call.args, *named.values()]
+    ):
         return None
     return atoms, []
 
 
 # --- the move fix ------------------------------------------------------------------------------
+
 
 class MoveFix:
     """The unsafe fix that moves the volatile lines of a request's system prompt to its newest
@@ -267,11 +301,16 @@ class MoveFix:
                 system = scope.single_use.get(system.id, system)
             if isinstance(msgs, ast.Name):
                 msgs = scope.single_use.get(msgs.id, msgs)
-        if (not isinstance(system, (ast.JoinedStr, ast.Call, ast.BinOp))
-                or not isinstance(msgs, ast.List) or not msgs.elts):
+        if (
+            not isinstance(system, (ast.JoinedStr, ast.Call, ast.BinOp))
+            or not isinstance(msgs, ast.List)
+            or not msgs.elts
+        ):
             return None
-        if msgs is not kw.get("messages", kw.get("input")) and (
-                msgs.end_lineno or msgs.lineno) < system.lineno:
+        if (
+            msgs is not kw.get("messages", kw.get("input"))
+            and (msgs.end_lineno or msgs.lineno) < system.lineno
+        ):
             return None  # the list is built first: a moved value may not be bound there yet
         last = msgs.elts[-1]
         if not isinstance(last, ast.Dict) or const_str(dict_get(last, "role")) != "user":
@@ -285,8 +324,14 @@ class MoveFix:
         atoms, notes = prompt
         return self._move_lines(system, content, atoms, notes, env)
 
-    def _move_lines(self, system: ast.expr, content: ast.expr, atoms: list[Atom],
-                    notes: list[str], env: dict[str, Taints]) -> Fix | None:
+    def _move_lines(
+        self,
+        system: ast.expr,
+        content: ast.expr,
+        atoms: list[Atom],
+        notes: list[str],
+        env: dict[str, Taints],
+    ) -> Fix | None:
         """Split the prompt's atoms into lines, move the lines that hold a volatile value to
         the front of the newest user message, and rewrite both as f-strings."""
         lines: list[list[Atom]] = [[]]
@@ -303,8 +348,10 @@ class MoveFix:
         keep: list[Atom] = []
         moved: list[Atom] = []
         for ln in lines:
-            volatile = any(isinstance(a, ast.FormattedValue)
-                           and kinds(self.ev.ev(a, env)) & VOLATILE for a in ln)
+            volatile = any(
+                isinstance(a, ast.FormattedValue) and kinds(self.ev.ev(a, env)) & VOLATILE
+                for a in ln
+            )
             (moved if volatile else keep).extend(ln)
 
         def static(atoms: list[Atom]) -> int:
@@ -327,8 +374,11 @@ class MoveFix:
         description = "move the volatile line into the newest user message"
         if notes:
             description += " (" + "; ".join(notes) + ")"
-        return Fix((_replace(system, new_system), _replace(content, new_content)),
-                   safe=False, description=description)
+        return Fix(
+            (_replace(system, new_system), _replace(content, new_content)),
+            safe=False,
+            description=description,
+        )
 
 
 def _single_use(fn: Function) -> dict[str, ast.expr]:
@@ -342,12 +392,18 @@ def _single_use(fn: Function) -> dict[str, ast.expr]:
                     loads[n.id] = loads.get(n.id, 0) + 1
                 else:
                     stores.setdefault(n.id, []).append(None)  # for, with, augmented, ...
-            elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(
-                    n.targets[0], ast.Name):
+            elif (
+                isinstance(n, ast.Assign)
+                and len(n.targets) == 1
+                and isinstance(n.targets[0], ast.Name)
+            ):
                 stores.setdefault(n.targets[0].id, []).append(n.value)
     # An `x = value` statement is seen twice above: as the Assign and as its Store name.
-    return {name: vals[0] for name, vals in stores.items()
-            if len(vals) == 2 and vals[0] is not None and loads.get(name) == 1}
+    return {
+        name: vals[0]
+        for name, vals in stores.items()
+        if len(vals) == 2 and vals[0] is not None and loads.get(name) == 1
+    }
 
 
 def _build(atoms: list[Atom]) -> ast.expr:
@@ -366,5 +422,6 @@ def _build(atoms: list[Atom]) -> ast.expr:
 
 
 def _replace(node: ast.expr, text: str) -> Edit:
-    return Edit(node.lineno, node.col_offset, node.end_lineno or node.lineno,
-                node.end_col_offset or 0, text)
+    return Edit(
+        node.lineno, node.col_offset, node.end_lineno or node.lineno, node.end_col_offset or 0, text
+    )

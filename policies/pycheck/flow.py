@@ -25,8 +25,9 @@ _MUTATORS = ("append", "extend", "insert", "add", "update", "write", "setdefault
 class Flow:
     """Walks bodies of statements, updating an environment (name -> taints) as they run."""
 
-    def __init__(self, ctx: Context, ev: Evaluator,
-                 check: Callable[[ast.stmt, dict[str, Taints]], None]) -> None:
+    def __init__(
+        self, ctx: Context, ev: Evaluator, check: Callable[[ast.stmt, dict[str, Taints]], None]
+    ) -> None:
         self.ctx = ctx
         self.ev = ev
         self.check = check  # the sink check of one statement
@@ -35,8 +36,9 @@ class Flow:
         self.module_lists: dict[str, ast.List] = {}
         self._nested: dict[int, list[Function]] = {}
 
-    def run(self, body: Sequence[ast.stmt], env: dict[str, Taints], depth: int,
-            loop: Taints) -> None:
+    def run(
+        self, body: Sequence[ast.stmt], env: dict[str, Taints], depth: int, loop: Taints
+    ) -> None:
         for stmt in body:
             self.stmt(stmt, env, depth, loop)
 
@@ -49,14 +51,20 @@ class Flow:
         if isinstance(stmt, ast.Assign):
             ts = ev(stmt.value, env) | loop
             alias = self._func_alias(stmt.value)
-            elts = (self.ev.elements(stmt.value, env)
-                    if any(isinstance(t, (ast.Tuple, ast.List)) for t in stmt.targets) else None)
+            elts = (
+                self.ev.elements(stmt.value, env)
+                if any(isinstance(t, (ast.Tuple, ast.List)) for t in stmt.targets)
+                else None
+            )
             for t in stmt.targets:
                 if alias and isinstance(t, ast.Name):
                     self.ctx.scope.local_funcs[t.id] = alias
-                if (elts is not None and isinstance(t, (ast.Tuple, ast.List))
-                        and len(t.elts) == len(elts)
-                        and not any(isinstance(e, ast.Starred) for e in t.elts)):
+                if (
+                    elts is not None
+                    and isinstance(t, (ast.Tuple, ast.List))
+                    and len(t.elts) == len(elts)
+                    and not any(isinstance(e, ast.Starred) for e in t.elts)
+                ):
                     # Element by element: a set in the third element reaches only the third
                     # name.
                     for target, e_ts in zip(t.elts, elts, strict=True):
@@ -106,13 +114,16 @@ class Flow:
         elif isinstance(stmt, ast.Return) and self.ctx.scope.summary is not None:
             summary = self.ctx.scope.summary
             value = stmt.value
-            elts = (self.ev.elements(value, env) if isinstance(value, ast.Tuple) else None)
+            elts = self.ev.elements(value, env) if isinstance(value, ast.Tuple) else None
             summary.add_return(ev(value, env), elts)
 
     def _func_alias(self, value: ast.expr) -> list[Summary]:
         """Local functions a name is bound to (`step = a_step if x else b_step`)."""
-        names = [value] if isinstance(value, ast.Name) else (
-            [value.body, value.orelse] if isinstance(value, ast.IfExp) else [])
+        names = (
+            [value]
+            if isinstance(value, ast.Name)
+            else ([value.body, value.orelse] if isinstance(value, ast.IfExp) else [])
+        )
         local = self.ctx.scope.local_funcs
         out: list[Summary] = []
         for n in names:
@@ -138,9 +149,20 @@ class Flow:
             ev.bind(expr.func.value, ts, env, replace_=False)
         elif meth == "shuffle" and expr.args:
             # random.shuffle(x) / rng.shuffle(x): the list order is now random.
-            ev.bind(expr.args[0], ev.ev(expr.args[0], env) | {
-                at(expr, "unordered", "a list shuffled by " + (dotted(expr.func) or "shuffle"),
-                   once)}, env, replace_=False)
+            ev.bind(
+                expr.args[0],
+                ev.ev(expr.args[0], env)
+                | {
+                    at(
+                        expr,
+                        "unordered",
+                        "a list shuffled by " + (dotted(expr.func) or "shuffle"),
+                        once,
+                    )
+                },
+                env,
+                replace_=False,
+            )
         elif meth == "sort":
             target = expr.func.value
             if isinstance(target, ast.Name):
@@ -159,8 +181,11 @@ class Flow:
                 env[a.arg] = frozenset({at(a, "param", a.arg)})
         nested = self._nested.get(id(fn))
         if nested is None:
-            nested = [sub for sub in ast.walk(fn) if sub is not fn
-                      and isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef))]
+            nested = [
+                sub
+                for sub in ast.walk(fn)
+                if sub is not fn and isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef))
+            ]
             self._nested[id(fn)] = nested
         # Nested functions get summaries of their own (kept across rounds), so a value passed
         # to one (`step(model, f"...{now}")`) is followed into the request it builds.
@@ -168,11 +193,11 @@ class Flow:
         for sub in nested:
             skey = f"{key}.<locals>.{sub.name}"
             if skey not in summaries:
-                summaries[skey] = Summary([a.arg for a in [*sub.args.args,
-                                                           *sub.args.kwonlyargs]])
+                summaries[skey] = Summary([a.arg for a in [*sub.args.args, *sub.args.kwonlyargs]])
             local.setdefault(sub.name, []).append(summaries[skey])
-        scope = self.ctx.scope = Scope(fn, fn.name, cls, summaries[key],
-                                       dict(self.module_lists), local)
+        scope = self.ctx.scope = Scope(
+            fn, fn.name, cls, summaries[key], dict(self.module_lists), local
+        )
         self.run(fn.body, env, 0, EMPTY)
         shared = dict(local)
         for sub in nested:
@@ -180,8 +205,12 @@ class Flow:
             for a in [*sub.args.args, *sub.args.kwonlyargs]:
                 inner[a.arg] = frozenset({at(a, "param", a.arg)})
             # The outer function's locals are not the nested one's (single_use).
-            self.ctx.scope = replace(scope, name=sub.name,
-                                     summary=summaries[f"{key}.<locals>.{sub.name}"],
-                                     local_funcs=shared, single_use={})
+            self.ctx.scope = replace(
+                scope,
+                name=sub.name,
+                summary=summaries[f"{key}.<locals>.{sub.name}"],
+                local_funcs=shared,
+                single_use={},
+            )
             self.run(sub.body, inner, 0, EMPTY)
         self.ctx.scope = Scope()

@@ -17,12 +17,23 @@ from ..meaning import words
 from .context import Context
 from .syntax import names_in, walk_no_defs
 
-_HISTORY_WORDS = frozenset({"history", "messages", "conversation", "transcript", "turns",
-                            "msgs", "chat"})
+_HISTORY_WORDS = frozenset(
+    {"history", "messages", "conversation", "transcript", "turns", "msgs", "chat"}
+)
 _CONTENT_KEYS = frozenset({"content", "text"})
 # Words of an attribute that holds what a message shows the model (`observations_images`).
-_CONTENT_WORDS = frozenset({"content", "text", "observation", "observations", "image",
-                            "images", "screenshot", "screenshots"})
+_CONTENT_WORDS = frozenset(
+    {
+        "content",
+        "text",
+        "observation",
+        "observations",
+        "image",
+        "images",
+        "screenshot",
+        "screenshots",
+    }
+)
 # Words of an item attribute that give its place in the conversation (`step.step_number`).
 _POSITION_WORDS = frozenset({"step", "number", "index", "idx", "turn", "position", "seq"})
 _COPIES = frozenset({"copy", "deepcopy", "dict"})
@@ -35,8 +46,12 @@ def _history_iter(node: ast.expr, derived: dict[str, ast.expr]) -> tuple[ast.exp
     enumerated = False
     seen: set[str] = set()
     while True:
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args and (
-                node.func.id in ("enumerate", "reversed", "list", "tuple", "zip", "cast")):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.args
+            and (node.func.id in ("enumerate", "reversed", "list", "tuple", "zip", "cast"))
+        ):
             enumerated = enumerated or node.func.id == "enumerate"
             # cast(T, value) keeps the value; the others take their first argument
             node = node.args[-1] if node.func.id == "cast" else node.args[0]
@@ -56,11 +71,18 @@ def _derived_lists(tree: ast.AST) -> dict[str, ast.expr]:
     messages or message parts drawn from another collection."""
     out: dict[str, ast.expr] = {}
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
-                node.targets[0], ast.Name):
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+        ):
             value = node.value
-            while isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and (
-                    value.func.id in ("cast", "list")) and value.args:
+            while (
+                isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Name)
+                and (value.func.id in ("cast", "list"))
+                and value.args
+            ):
                 value = value.args[-1]
             if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
                 out[node.targets[0].id] = value
@@ -80,8 +102,6 @@ def _root(node: ast.expr) -> str | None:
     while isinstance(node, (ast.Subscript, ast.Attribute)):
         node = node.value
     return node.id if isinstance(node, ast.Name) else None
-
-
 
 
 def _is_copy_of(value: ast.expr, aliases: set[str]) -> bool:
@@ -107,11 +127,18 @@ def _content_write(stmt: ast.stmt, aliases: set[str]) -> ast.expr | None:
     elif isinstance(stmt, (ast.AugAssign, ast.AnnAssign)):
         targets = [stmt.target]
     for t in targets:
-        if isinstance(t, ast.Subscript) and isinstance(t.slice, ast.Constant) and (
-                t.slice.value in _CONTENT_KEYS) and _root(t.value) in aliases:
+        if (
+            isinstance(t, ast.Subscript)
+            and isinstance(t.slice, ast.Constant)
+            and (t.slice.value in _CONTENT_KEYS)
+            and _root(t.value) in aliases
+        ):
             return t
-        if isinstance(t, ast.Attribute) and (t.attr in _CONTENT_KEYS or set(
-                words(t.attr)) & _CONTENT_WORDS) and _root(t.value) in aliases:
+        if (
+            isinstance(t, ast.Attribute)
+            and (t.attr in _CONTENT_KEYS or set(words(t.attr)) & _CONTENT_WORDS)
+            and _root(t.value) in aliases
+        ):
             return t
     return None
 
@@ -132,24 +159,43 @@ class _Loop:
         # pick messages by how many came before, wherever in the loop they stand.
         self.budget: set[str] = set()
         for sub in ast.walk(loop):
-            if (isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute)
-                    and sub.func.attr in _MUTATORS and isinstance(sub.func.value, ast.Name)):
+            if (
+                isinstance(sub, ast.Call)
+                and isinstance(sub.func, ast.Attribute)
+                and sub.func.attr in _MUTATORS
+                and isinstance(sub.func.value, ast.Name)
+            ):
                 self.accumulated.add(sub.func.value.id)
-            elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name) and (
-                    isinstance(sub.op, ast.Sub) or (isinstance(sub.value, ast.Constant)
-                                                    and isinstance(sub.value.value, int))):
+            elif (
+                isinstance(sub, ast.AugAssign)
+                and isinstance(sub.target, ast.Name)
+                and (
+                    isinstance(sub.op, ast.Sub)
+                    or (isinstance(sub.value, ast.Constant) and isinstance(sub.value.value, int))
+                )
+            ):
                 self.budget.add(sub.target.id)  # a counter, not text being built
-        self.budget_tests = [sub.test for sub in ast.walk(loop) if isinstance(sub, ast.If)
-                             and any(isinstance(c, ast.Compare) and names_in(c) & self.budget
-                                     for c in ast.walk(sub.test))]
+        self.budget_tests = [
+            sub.test
+            for sub in ast.walk(loop)
+            if isinstance(sub, ast.If)
+            and any(
+                isinstance(c, ast.Compare) and names_in(c) & self.budget for c in ast.walk(sub.test)
+            )
+        ]
 
-    def writes(self, body: list[ast.stmt], conditions: list[ast.expr]) -> Iterator[
-            tuple[ast.expr, list[ast.expr]]]:
+    def writes(
+        self, body: list[ast.stmt], conditions: list[ast.expr]
+    ) -> Iterator[tuple[ast.expr, list[ast.expr]]]:
         """Content writes to the loop's message (or a copy of it, or a part of it), with the
         `if` tests that decide whether each runs."""
         for stmt in body:
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(
-                    stmt.targets[0], ast.Name) and _is_copy_of(stmt.value, self.aliases):
+            if (
+                isinstance(stmt, ast.Assign)
+                and len(stmt.targets) == 1
+                and isinstance(stmt.targets[0], ast.Name)
+                and _is_copy_of(stmt.value, self.aliases)
+            ):
                 self.aliases.add(stmt.targets[0].id)
                 continue
             target = _content_write(stmt, self.aliases)
@@ -173,25 +219,35 @@ class _Loop:
         for c in conditions:  # `step.step_number <= current - 2`: the item's own place
             for n in ast.walk(c):
                 if isinstance(n, ast.Compare) and any(
-                        isinstance(a, ast.Attribute) and _root(a) in self.aliases
-                        and set(words(a.attr)) & _POSITION_WORDS
-                        for a in ast.walk(n)):
+                    isinstance(a, ast.Attribute)
+                    and _root(a) in self.aliases
+                    and set(words(a.attr)) & _POSITION_WORDS
+                    for a in ast.walk(n)
+                ):
                     return True
         return any(names_in(c) & chooser for c in conditions) or any(
             isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len"
-            for c in conditions for n in ast.walk(c))
+            for c in conditions
+            for n in ast.walk(c)
+        )
 
 
 def _memory_steps(node: ast.expr) -> bool:
     """`agent.memory.steps`: an agent's memory of its steps is its conversation."""
-    return isinstance(node, ast.Attribute) and node.attr == "steps" and isinstance(
-        node.value, ast.Attribute) and node.value.attr == "memory"
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "steps"
+        and isinstance(node.value, ast.Attribute)
+        and node.value.attr == "memory"
+    )
 
 
 def _loops(tree: ast.Module) -> Iterator[tuple[ast.For | ast.AsyncFor, dict[str, ast.expr]]]:
     """Every `for` loop, with the derived lists of the function it stands in."""
-    scopes: list[ast.AST] = [tree, *(n for n in ast.walk(tree)
-                                     if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)))]
+    scopes: list[ast.AST] = [
+        tree,
+        *(n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))),
+    ]
     for scope in scopes:
         derived = _derived_lists(scope) if scope is not tree else {}
         for node in walk_no_defs(scope):  # a nested function is a scope of its own
@@ -208,8 +264,11 @@ def check_history(tree: ast.Module, ctx: Context) -> None:
         loop = _Loop(node, enumerated)
         for target, conditions in loop.writes(node.body, []):
             if loop.selective(conditions):
-                ctx.flag(target, "PL303",
-                         f"an earlier message of `{name}` is rewritten in place, chosen by "
-                         "its position or by later messages: once rewritten, every request "
-                         "misses the cache from that message on")
+                ctx.flag(
+                    target,
+                    "PL303",
+                    f"an earlier message of `{name}` is rewritten in place, chosen by "
+                    "its position or by later messages: once rewritten, every request "
+                    "misses the cache from that message on",
+                )
                 break

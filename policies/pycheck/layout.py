@@ -41,9 +41,13 @@ class LayoutCheck:
             return out
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
             return self.pieces(node.left, env) + self.pieces(node.right, env)
-        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "join" and node.args
-                and isinstance(node.args[0], (ast.List, ast.Tuple))):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "join"
+            and node.args
+            and isinstance(node.args[0], (ast.List, ast.Tuple))
+        ):
             res: list[Piece] = []
             for e in node.args[0].elts:
                 res.extend(self.pieces(e, env))
@@ -65,9 +69,12 @@ class LayoutCheck:
             return [("static", len(ctx.consts[node.id]), node)]
         if isinstance(node, ast.IfExp):
             return [("mode", 0, node)]
-        if (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
-                and node.value.id in ctx.dict_consts
-                and not isinstance(node.slice, ast.Constant)):
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in ctx.dict_consts
+            and not isinstance(node.slice, ast.Constant)
+        ):
             return [("mode", 0, node)]
         found = kinds(self.ev.ev(node, env))
         if found & VOLATILE:
@@ -77,29 +84,41 @@ class LayoutCheck:
         return [("static", 0, node)]
 
     def check(self, node: ast.AST, env: dict[str, Taints]) -> None:
-        ps = [p for p in self.pieces(node, env) if not (p[0] == "static" and p[1] == 0
-                                                       and const_str(p[2]) == "")]
+        ps = [
+            p
+            for p in self.pieces(node, env)
+            if not (p[0] == "static" and p[1] == 0 and const_str(p[2]) == "")
+        ]
         if not ps:
             return
         first = ps[0]
         after = sum(n for k, n, _ in ps[1:] if k == "static")
         if first[0] == "mode" and after > 0:
-            self.ctx.flag(first[2], "PL302",
-                          "the prompt starts with mode-dependent text; every mode gets its "
-                          f"own cache entry for the {after} static characters after it")
+            self.ctx.flag(
+                first[2],
+                "PL302",
+                "the prompt starts with mode-dependent text; every mode gets its "
+                f"own cache entry for the {after} static characters after it",
+            )
         for i, (kind, _, n) in enumerate(ps):
             if kind != "dynamic":
                 continue
-            rest = sum(k2 for kd, k2, _ in ps[i + 1:] if kd == "static")
+            rest = sum(k2 for kd, k2, _ in ps[i + 1 :] if kd == "static")
             # Worth moving only when the static part could be a cache entry of its own,
             # shared by every session: it reaches the model's minimum by itself.
-            tokens = count_tokens("".join(self._text(p[2]) for p in ps[i + 1:]
-                                          if p[0] == "static")) if rest >= 200 else 0
+            tokens = (
+                count_tokens("".join(self._text(p[2]) for p in ps[i + 1 :] if p[0] == "static"))
+                if rest >= 200
+                else 0
+            )
             if rest >= 200 and tokens >= self._minimum():
-                self.ctx.flag(n, "PL301",
-                              f"dynamic content comes before {rest} characters (about "
-                              f"{tokens} tokens) of static instructions; put the static "
-                              "part first")
+                self.ctx.flag(
+                    n,
+                    "PL301",
+                    f"dynamic content comes before {rest} characters (about "
+                    f"{tokens} tokens) of static instructions; put the static "
+                    "part first",
+                )
             break
 
     def check_tools(self, node: ast.expr) -> None:
@@ -107,13 +126,25 @@ class LayoutCheck:
         picked by a mode (`PLAN_TOOLS if plan_mode else TOOLS`, `TOOLS_BY_MODE[mode]`) gives
         each mode a prefix that shares nothing."""
         if isinstance(node, ast.IfExp) and _names_a_mode(node.test):
-            self.ctx.flag(node, "PL302", "the tool list depends on a mode or flag: the tools "
-                          "come first in the prefix, so the modes share no cached prefix")
-        elif (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
-              and node.value.id in self.ctx.dict_consts
-              and not isinstance(node.slice, ast.Constant) and _names_a_mode(node.slice)):
-            self.ctx.flag(node, "PL302", "the tool list is looked up by a mode: the tools "
-                          "come first in the prefix, so the modes share no cached prefix")
+            self.ctx.flag(
+                node,
+                "PL302",
+                "the tool list depends on a mode or flag: the tools "
+                "come first in the prefix, so the modes share no cached prefix",
+            )
+        elif (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in self.ctx.dict_consts
+            and not isinstance(node.slice, ast.Constant)
+            and _names_a_mode(node.slice)
+        ):
+            self.ctx.flag(
+                node,
+                "PL302",
+                "the tool list is looked up by a mode: the tools "
+                "come first in the prefix, so the modes share no cached prefix",
+            )
 
     def _text(self, node: ast.AST) -> str:
         s = const_str(node)
@@ -126,15 +157,30 @@ class LayoutCheck:
         return price.min_cacheable_tokens if price is not None else LOWEST_MINIMUM
 
 
-_MODE_WORDS = frozenset({"mode", "modes", "plan", "planning", "readonly", "architect", "ask",
-                         "act", "acting", "agentic", "yolo", "safe"})
+_MODE_WORDS = frozenset(
+    {
+        "mode",
+        "modes",
+        "plan",
+        "planning",
+        "readonly",
+        "architect",
+        "ask",
+        "act",
+        "acting",
+        "agentic",
+        "yolo",
+        "safe",
+    }
+)
 
 
 def _names_a_mode(test: ast.AST) -> bool:
     """A test that reads a mode or flag by name (`plan_mode`, `self.mode == "ask"`)."""
     for n in ast.walk(test):
-        name = n.id if isinstance(n, ast.Name) else (n.attr if isinstance(n, ast.Attribute)
-                                                    else None)
+        name = (
+            n.id if isinstance(n, ast.Name) else (n.attr if isinstance(n, ast.Attribute) else None)
+        )
         if name is not None and set(words(name)) & _MODE_WORDS:
             return True
     return False

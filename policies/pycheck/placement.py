@@ -22,10 +22,10 @@ from .context import Context
 from .syntax import operands, walk_no_defs
 
 _CURRENT = frozenset({"cur", "current", "latest", "incoming", "pending"})
-_MESSAGE = frozenset({"message", "messages", "msg", "msgs", "query", "input", "request",
-                      "question", "turn"})
-_HISTORY = frozenset({"history", "done", "past", "previous", "prior", "conversation",
-                      "transcript"})
+_MESSAGE = frozenset(
+    {"message", "messages", "msg", "msgs", "query", "input", "request", "question", "turn"}
+)
+_HISTORY = frozenset({"history", "done", "past", "previous", "prior", "conversation", "transcript"})
 
 Load = Callable[[str], ast.Module | None]
 
@@ -58,15 +58,24 @@ def _is_history(node: ast.AST) -> bool:
 
 def _functions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
     """Module functions and methods by their own name (a method is called as `self.name()`)."""
-    return {n.name: n for n in ast.walk(tree)
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return {
+        n.name: n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
 
 
 def _per_request(fns: dict[str, ast.FunctionDef | ast.AsyncFunctionDef]) -> set[str]:
     """The functions whose result depends on the current message, to a fixed point."""
-    calls = {name: {c for n in ast.walk(fn) if isinstance(n, ast.Call)
-                    and (c := _name(n.func)) is not None and c in fns and c != name}
-             for name, fn in fns.items()}
+    calls = {
+        name: {
+            c
+            for n in ast.walk(fn)
+            if isinstance(n, ast.Call)
+            and (c := _name(n.func)) is not None
+            and c in fns
+            and c != name
+        }
+        for name, fn in fns.items()
+    }
     found = {name for name, fn in fns.items() if _reads_current(fn)}
     changed = True
     while changed:
@@ -85,8 +94,6 @@ def _calls_any(node: ast.AST, names: set[str]) -> str | None:
     return None
 
 
-
-
 def _field_order(cls: ast.ClassDef) -> list[str] | None:
     """The fields a method of the class joins into one list, in order (`self.a + self.b`)."""
     for fn in cls.body:
@@ -95,9 +102,16 @@ def _field_order(cls: ast.ClassDef) -> list[str] | None:
         for n in ast.walk(fn):
             if isinstance(n, ast.Return) and n.value is not None:
                 parts = operands(n.value)
-                if parts and len(parts) >= 3 and all(
-                        isinstance(p, ast.Attribute) and isinstance(p.value, ast.Name)
-                        and p.value.id == "self" for p in parts):
+                if (
+                    parts
+                    and len(parts) >= 3
+                    and all(
+                        isinstance(p, ast.Attribute)
+                        and isinstance(p.value, ast.Name)
+                        and p.value.id == "self"
+                        for p in parts
+                    )
+                ):
                     return [p.attr for p in parts if isinstance(p, ast.Attribute)]
     return None
 
@@ -116,12 +130,12 @@ def _class(name: str, tree: ast.Module, ctx: Context, load: Load | None) -> ast.
     return next((n for n in other.body if isinstance(n, ast.ClassDef) and n.name == cls), None)
 
 
-
-
 def _message(what: str, history: str, where: str) -> str:
-    return (f"per-request content ({what}, computed from the current message) is placed "
-            f"before the conversation history (`{history}`){where}: the prefix changes there "
-            "on every request and the history after it is written again each time")
+    return (
+        f"per-request content ({what}, computed from the current message) is placed "
+        f"before the conversation history (`{history}`){where}: the prefix changes there "
+        "on every request and the history after it is written again each time"
+    )
 
 
 def check_placement(tree: ast.Module, ctx: Context, load: Load | None = None) -> None:
@@ -133,8 +147,9 @@ def check_placement(tree: ast.Module, ctx: Context, load: Load | None = None) ->
         local: dict[str, str] = {}  # local name -> the per-request call it holds
         fields: dict[str, dict[str, tuple[str, ast.AST]]] = {}  # obj -> field -> kind, node
         classes: dict[str, str] = {}  # obj -> class name
-        nodes = sorted(walk_no_defs(fn), key=lambda n: (getattr(n, "lineno", 0),
-                                                 getattr(n, "col_offset", 0)))
+        nodes = sorted(
+            walk_no_defs(fn), key=lambda n: (getattr(n, "lineno", 0), getattr(n, "col_offset", 0))
+        )
         for node in nodes:
             if not isinstance(node, ast.Assign) or len(node.targets) != 1:
                 continue
@@ -147,11 +162,17 @@ def check_placement(tree: ast.Module, ctx: Context, load: Load | None = None) ->
                     # Computed here from the current message (`rank(self.cur_messages)`).
                     func = _name(value.func) if isinstance(value, ast.Call) else None
                     local[target.id] = func or target.id
-                if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and (
-                        value.func.id[:1].isupper()):
+                if (
+                    isinstance(value, ast.Call)
+                    and isinstance(value.func, ast.Name)
+                    and (value.func.id[:1].isupper())
+                ):
                     classes[target.id] = value.func.id
-            elif isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and (
-                    target.value.id != "self"):
+            elif (
+                isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and (target.value.id != "self")
+            ):
                 kept = fields.setdefault(target.value.id, {})
                 if call is not None:
                     kept[target.attr] = (f"`{call}()`", node)
@@ -164,7 +185,8 @@ def check_placement(tree: ast.Module, ctx: Context, load: Load | None = None) ->
             first: tuple[str, ast.AST] | None = None
             for p in parts:
                 call = _calls_any(p, per_request) or (
-                    local.get(p.id) if isinstance(p, ast.Name) else None)
+                    local.get(p.id) if isinstance(p, ast.Name) else None
+                )
                 if first is None and call is not None:
                     first = (f"`{call}()`", p)
                 elif first is not None and _is_history(p):
@@ -179,8 +201,18 @@ def check_placement(tree: ast.Module, ctx: Context, load: Load | None = None) ->
                 continue
             history = [f for f, (k, _) in kinds.items() if k == "history" and f in order]
             for f, (kind, node) in kinds.items():
-                if kind != "history" and f in order and history and (
-                        order.index(f) < min(order.index(h) for h in history)):
-                    ctx.flag(node, "PL304", _message(
-                        kind, f"{obj}.{history[0]}",
-                        f" by `{classes[obj]}` (`{obj}.{f}` before `{obj}.{history[0]}`)"))
+                if (
+                    kind != "history"
+                    and f in order
+                    and history
+                    and (order.index(f) < min(order.index(h) for h in history))
+                ):
+                    ctx.flag(
+                        node,
+                        "PL304",
+                        _message(
+                            kind,
+                            f"{obj}.{history[0]}",
+                            f" by `{classes[obj]}` (`{obj}.{f}` before `{obj}.{history[0]}`)",
+                        ),
+                    )

@@ -18,19 +18,37 @@ from ..meaning import words
 from .context import Context
 from .syntax import names_in, operands, walk_no_defs
 
-_HISTORY_WORDS = frozenset({"history", "messages", "conversation", "transcript", "turns",
-                            "msgs", "chat", "done"})
-_SEND_WORDS = frozenset({"send", "create", "completion", "completions", "complete", "chat",
-                         "invoke", "generate", "ask", "query", "request", "call", "acreate",
-                         "ainvoke", "stream"})
+_HISTORY_WORDS = frozenset(
+    {"history", "messages", "conversation", "transcript", "turns", "msgs", "chat", "done"}
+)
+_SEND_WORDS = frozenset(
+    {
+        "send",
+        "create",
+        "completion",
+        "completions",
+        "complete",
+        "chat",
+        "invoke",
+        "generate",
+        "ask",
+        "query",
+        "request",
+        "call",
+        "acreate",
+        "ainvoke",
+        "stream",
+    }
+)
 
 
 def _is_history(node: ast.expr) -> bool:
-    name = node.id if isinstance(node, ast.Name) else (
-        node.attr if isinstance(node, ast.Attribute) else None)
+    name = (
+        node.id
+        if isinstance(node, ast.Name)
+        else (node.attr if isinstance(node, ast.Attribute) else None)
+    )
     return name is not None and bool(set(words(name)) & _HISTORY_WORDS)
-
-
 
 
 def _role_and_content(node: ast.expr) -> tuple[str | None, ast.expr | None]:
@@ -38,36 +56,63 @@ def _role_and_content(node: ast.expr) -> tuple[str | None, ast.expr | None]:
     `role=` (`ChatMessage(role=MessageRole.SYSTEM, ...)`)."""
     items: list[tuple[str, ast.expr]] = []
     if isinstance(node, ast.Dict):
-        items = [(k.value, v) for k, v in zip(node.keys, node.values, strict=True)
-                 if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+        items = [
+            (k.value, v)
+            for k, v in zip(node.keys, node.values, strict=True)
+            if isinstance(k, ast.Constant) and isinstance(k.value, str)
+        ]
     elif isinstance(node, ast.Call):
         items = [(k.arg, k.value) for k in node.keywords if k.arg]
     fields = dict(items)
     role = fields.get("role")
     if isinstance(role, ast.Attribute):  # an enum member: MessageRole.SYSTEM
         return role.attr.lower(), fields.get("content")
-    return (role.value if isinstance(role, ast.Constant) and isinstance(role.value, str)
-            else None), fields.get("content")
+    return (
+        role.value if isinstance(role, ast.Constant) and isinstance(role.value, str) else None
+    ), fields.get("content")
 
 
 # Words of a side task: a function or prompt named so makes a request that is not the turn.
-_SIDE_WORDS = frozenset({"plan", "planning", "summary", "summarize", "summarise",
-                         "summarization", "summarisation", "title", "classify", "classifier",
-                         "compress", "compact", "compaction", "condense", "judge", "critic",
-                         "critique", "reflect", "reflection"})
-
-
+_SIDE_WORDS = frozenset(
+    {
+        "plan",
+        "planning",
+        "summary",
+        "summarize",
+        "summarise",
+        "summarization",
+        "summarisation",
+        "title",
+        "classify",
+        "classifier",
+        "compress",
+        "compact",
+        "compaction",
+        "condense",
+        "judge",
+        "critic",
+        "critique",
+        "reflect",
+        "reflection",
+    }
+)
 
 
 def _side_named(fn: ast.FunctionDef | ast.AsyncFunctionDef, system: ast.AST) -> bool:
-    names = [fn.name, *(n.value for n in ast.walk(system)
-                        if isinstance(n, ast.Constant) and isinstance(n.value, str)
-                        and len(n.value) < 60)]
+    names = [
+        fn.name,
+        *(
+            n.value
+            for n in ast.walk(system)
+            if isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 60
+        ),
+    ]
     return any(set(words(x)) & _SIDE_WORDS for x in names)
 
 
-def _history_under_other_system(fn: ast.FunctionDef | ast.AsyncFunctionDef, value: ast.expr,
-                                 messages: dict[str, list[ast.expr]]) -> bool:
+def _history_under_other_system(
+    fn: ast.FunctionDef | ast.AsyncFunctionDef, value: ast.expr, messages: dict[str, list[ast.expr]]
+) -> bool:
     """`[system_msg] + history + [ask]` in a side-task function: the history as messages,
     after a system message of the side task's own."""
     parts = operands(value)
@@ -81,10 +126,9 @@ def _history_under_other_system(fn: ast.FunctionDef | ast.AsyncFunctionDef, valu
     if not found:
         return False
     content = found[0]
-    return any(isinstance(p, (ast.Name, ast.Attribute)) and _is_history(p) for p in parts[1:]
-               ) and _side_named(fn, content)
-
-
+    return any(
+        isinstance(p, (ast.Name, ast.Attribute)) and _is_history(p) for p in parts[1:]
+    ) and _side_named(fn, content)
 
 
 def _history_text(fn: ast.AST) -> set[str]:
@@ -98,19 +142,27 @@ def _history_text(fn: ast.AST) -> set[str]:
                 if isinstance(sub, (ast.AugAssign, ast.Assign)) and names_in(sub.value) & items:
                     targets = [sub.target] if isinstance(sub, ast.AugAssign) else sub.targets
                     out |= {t.id for t in targets if isinstance(t, ast.Name)}
-        elif isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
-                node.targets[0], ast.Name) and not isinstance(
-                    node.value, (ast.List, ast.Dict)) and any(
+        elif (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and not isinstance(node.value, (ast.List, ast.Dict))
+            and any(
                 isinstance(n, (ast.Name, ast.Attribute)) and _is_history(n)
-                for n in ast.walk(node.value)):
+                for n in ast.walk(node.value)
+            )
+        ):
             out.add(node.targets[0].id)
     return out
 
 
 def _sends(call: ast.Call) -> bool:
     func = call.func
-    name = func.attr if isinstance(func, ast.Attribute) else (
-        func.id if isinstance(func, ast.Name) else "")
+    name = (
+        func.attr
+        if isinstance(func, ast.Attribute)
+        else (func.id if isinstance(func, ast.Name) else "")
+    )
     return bool(set(words(name)) & _SEND_WORDS)
 
 
@@ -122,8 +174,11 @@ def check_side_requests(tree: ast.Module, ctx: Context) -> None:
         bound: dict[str, list[ast.expr]] = {}  # single-name bindings (a name may have several)
         text: set[str] | None = None
         for node in walk_no_defs(fn):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(
-                    node.targets[0], ast.Name):
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+            ):
                 bound.setdefault(node.targets[0].id, []).append(node.value)
                 if isinstance(node.value, ast.List):
                     lists[node.targets[0].id] = node.value
@@ -136,13 +191,19 @@ def check_side_requests(tree: ast.Module, ctx: Context) -> None:
                     above = [v for v in bound.get(arg.id, []) if v.lineno < node.lineno]
                     value = max(above, key=lambda v: v.lineno) if above else arg
                 if _history_under_other_system(fn, value, bound):
-                    ctx.flag(node, "PL305",
-                             "a side request sends the conversation under a system message "
-                             "of its own: none of it is read from the session's cache; send "
-                             "it after the session's own prefix instead")
+                    ctx.flag(
+                        node,
+                        "PL305",
+                        "a side request sends the conversation under a system message "
+                        "of its own: none of it is read from the session's cache; send "
+                        "it after the session's own prefix instead",
+                    )
                     break
-                msgs = lists.get(arg.id) if isinstance(arg, ast.Name) else (
-                    arg if isinstance(arg, ast.List) else None)
+                msgs = (
+                    lists.get(arg.id)
+                    if isinstance(arg, ast.Name)
+                    else (arg if isinstance(arg, ast.List) else None)
+                )
                 if msgs is None or not msgs.elts:
                     continue
                 first_role, _ = _role_and_content(msgs.elts[0])
@@ -151,11 +212,14 @@ def check_side_requests(tree: ast.Module, ctx: Context) -> None:
                     continue
                 if text is None:
                     text = _history_text(fn)
-                for m in msgs.elts[0 if own_system else 1:]:
+                for m in msgs.elts[0 if own_system else 1 :]:
                     _, content = _role_and_content(m)
                     if content is not None and names_in(content) & text:
-                        ctx.flag(node, "PL305",
-                                 "a side request sends the conversation as text under its own "
-                                 "system prompt: none of it is read from the session's cache; "
-                                 "send it after the session's own prefix instead")
+                        ctx.flag(
+                            node,
+                            "PL305",
+                            "a side request sends the conversation as text under its own "
+                            "system prompt: none of it is read from the session's cache; "
+                            "send it after the session's own prefix instead",
+                        )
                         break

@@ -88,24 +88,36 @@ class SinkCheck:
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             value = stmt.value
             for t in targets:
-                name = t.id if isinstance(t, ast.Name) else (
-                    t.attr if isinstance(t, ast.Attribute) else None)
+                name = (
+                    t.id
+                    if isinstance(t, ast.Name)
+                    else (t.attr if isinstance(t, ast.Attribute) else None)
+                )
                 if name and value is not None and _SYSTEM_NAME.match(name):
-                    self.report(self.ev.ev(value, env), Sink(f"system prompt ({name})",
-                                                             stmt.lineno, scope.in_function))
+                    self.report(
+                        self.ev.ev(value, env),
+                        Sink(f"system prompt ({name})", stmt.lineno, scope.in_function),
+                    )
                     self.layout.check(value, env)
-        if (isinstance(stmt, ast.Return) and stmt.value is not None
-                and scope.summary is not None and scope.name
-                and _SYSTEM_FUNC.search(scope.name)):
-            self.report(self.ev.ev(stmt.value, env),
-                        Sink(f"system prompt (returned by {scope.name}())", stmt.lineno, True))
+        if (
+            isinstance(stmt, ast.Return)
+            and stmt.value is not None
+            and scope.summary is not None
+            and scope.name
+            and _SYSTEM_FUNC.search(scope.name)
+        ):
+            self.report(
+                self.ev.ev(stmt.value, env),
+                Sink(f"system prompt (returned by {scope.name}())", stmt.lineno, True),
+            )
             self.layout.check(stmt.value, env)
 
     def _expressions(self, root: ast.AST, env: dict[str, Taints]) -> None:
         sites = self._sites.get(id(root))
         if sites is None:
             sites = self._sites[id(root)] = [
-                n for n in walk_no_defs(root) if isinstance(n, (ast.Call, ast.Dict))]
+                n for n in walk_no_defs(root) if isinstance(n, (ast.Call, ast.Dict))
+            ]
         for node in sites:
             if isinstance(node, ast.Call):
                 self.check_call(node, env)
@@ -118,13 +130,11 @@ class SinkCheck:
         in_function = self.ctx.scope.in_function
         if role in ("system", "developer"):
             content = dict_get(node, "content")
-            self.report(self.ev.ev(content, env), Sink(f"{role} message", node.lineno,
-                                                       in_function))
+            self.report(self.ev.ev(content, env), Sink(f"{role} message", node.lineno, in_function))
             if content is not None:
                 self.layout.check(content, env)
         elif "name" in keys and keys & {"input_schema", "parameters", "inputSchema"}:
-            self.report(self.ev.ev(node, env), Sink("tool definition", node.lineno,
-                                                    in_function))
+            self.report(self.ev.ev(node, env), Sink("tool definition", node.lineno, in_function))
         elif "model" in keys and keys & {"system", "messages", "instructions", "input"}:
             # A request body built as a dict and splatted into the SDK call.
             kw = {k: v for k in keys if (v := dict_get(node, k)) is not None}
@@ -146,22 +156,33 @@ class SinkCheck:
             content = node.args[1] if len(node.args) > 1 else kw.get("content")
             if content is not None:
                 role = const_str(role_arg)
-                self.report(self.ev.ev(content, env),
-                            Sink(f"{role} message", node.lineno, self.ctx.scope.in_function))
+                self.report(
+                    self.ev.ev(content, env),
+                    Sink(f"{role} message", node.lineno, self.ctx.scope.in_function),
+                )
         if "description" in kw and _TOOL_CALL.search(q):
-            self.report(self.ev.ev(kw["description"], env),
-                        Sink("tool description", node.lineno, self.ctx.scope.in_function))
+            self.report(
+                self.ev.ev(kw["description"], env),
+                Sink("tool description", node.lineno, self.ctx.scope.in_function),
+            )
         self.check_request(node, kw, env, q.endswith(("messages.create", "messages.stream")))
 
-    def check_request(self, node: ast.expr, kw: dict[str, ast.expr], env: dict[str, Taints],
-                anthropic: bool) -> None:
+    def check_request(
+        self, node: ast.expr, kw: dict[str, ast.expr], env: dict[str, Taints], anthropic: bool
+    ) -> None:
         """The prefix parts of one request, given as call keywords or body-dict entries."""
         move = self.move.build(kw, env)
         for name, where in _PREFIX_KWARGS.items():
             if name in kw:
-                self.report(self.ev.ev(kw[name], env),
-                            Sink(where, node.lineno, self.ctx.scope.in_function,
-                                 move if name in ("system", "instructions") else None))
+                self.report(
+                    self.ev.ev(kw[name], env),
+                    Sink(
+                        where,
+                        node.lineno,
+                        self.ctx.scope.in_function,
+                        move if name in ("system", "instructions") else None,
+                    ),
+                )
                 if name in ("system", "instructions", "system_prompt"):
                     self.layout.check(kw[name], env)
                 elif name == "tools":
@@ -192,9 +213,12 @@ class SinkCheck:
             content = dict_get(e, "content")
             if content is None or _is_tool_result(content):
                 continue
-            self.report(self.ev.ev(content, env),
-                        Sink(f"earlier {role or 'message'} message {i}", e.lineno,
-                             self.ctx.scope.in_function))
+            self.report(
+                self.ev.ev(content, env),
+                Sink(
+                    f"earlier {role or 'message'} message {i}", e.lineno, self.ctx.scope.in_function
+                ),
+            )
 
     def argument(self, ts: Taints, where: str, line: int) -> None:
         """A call passes `ts` to a parameter that reaches the sink `where`."""
@@ -226,13 +250,27 @@ class SinkCheck:
             fix = taint_fix(t)
             if fix is None and t.kind in VOLATILE:
                 fix = sink.move
-            ctx.findings.add(Finding(ctx.path, t.line, t.col + 1, code, msg, severity=severity,
-                                     end_line=t.end_line, end_col=t.end_col + 1,
-                                     source_line=ctx.line(t.line), fix=fix))
+            ctx.findings.add(
+                Finding(
+                    ctx.path,
+                    t.line,
+                    t.col + 1,
+                    code,
+                    msg,
+                    severity=severity,
+                    end_line=t.end_line,
+                    end_col=t.end_col + 1,
+                    source_line=ctx.line(t.line),
+                    fix=fix,
+                )
+            )
 
 
 def _is_tool_result(content: ast.expr) -> bool:
     if isinstance(content, ast.List):
-        return all(isinstance(b, ast.Dict) and const_str(dict_get(b, "type")) in
-                   ("tool_result", "function_call_output") for b in content.elts)
+        return all(
+            isinstance(b, ast.Dict)
+            and const_str(dict_get(b, "type")) in ("tool_result", "function_call_output")
+            for b in content.elts
+        )
     return False

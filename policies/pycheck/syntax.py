@@ -52,8 +52,7 @@ def walk_no_defs(node: ast.AST) -> Iterator[ast.AST]:
         n = stack.pop()
         yield n
         for c in ast.iter_child_nodes(n):
-            if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
-                                  ast.Lambda)):
+            if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
                 stack.append(c)
 
 
@@ -86,12 +85,19 @@ def static_text(node: ast.expr | None, consts: Mapping[str, str]) -> str | None:
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         a, b = static_text(node.left, consts), static_text(node.right, consts)
         return None if a is None or b is None else a + b
-    if (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)
-            and isinstance(node.right, ast.Constant) and isinstance(node.right.value, int)):
+    if (
+        isinstance(node, ast.BinOp)
+        and isinstance(node.op, ast.Mult)
+        and isinstance(node.right, ast.Constant)
+        and isinstance(node.right.value, int)
+    ):
         a = static_text(node.left, consts)
         return None if a is None else a * min(node.right.value, 10_000)
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
-            node.func.attr in ("strip", "lstrip", "rstrip")):
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and (node.func.attr in ("strip", "lstrip", "rstrip"))
+    ):
         return static_text(node.func.value, consts)
     if isinstance(node, ast.List):
         parts: list[str] = []

@@ -80,8 +80,7 @@ def kinds(ts: Taints) -> set[str]:
 
 
 def span(node: ast.expr) -> Span:
-    return (node.lineno, node.col_offset, node.end_lineno or node.lineno,
-            node.end_col_offset or 0)
+    return (node.lineno, node.col_offset, node.end_lineno or node.lineno, node.end_col_offset or 0)
 
 
 @dataclass
@@ -130,28 +129,61 @@ _DATE = {"datetime.date.today": "date.today()"}
 _RANDOM_PREFIXES = ("random.", "secrets.", "uuid.uuid1", "uuid.uuid4", "nanoid.", "shortuuid.")
 _RANDOM = {"os.urandom": "os.urandom()"}
 _RUNTIME = {
-    "os.getpid", "os.getppid", "os.getloadavg", "os.times", "time.perf_counter",
-    "time.perf_counter_ns", "time.monotonic", "time.monotonic_ns", "time.process_time",
-    "resource.getrusage", "shutil.disk_usage", "threading.active_count", "gc.get_count",
-    "tracemalloc.get_traced_memory", "os.cpu_times",
+    "os.getpid",
+    "os.getppid",
+    "os.getloadavg",
+    "os.times",
+    "time.perf_counter",
+    "time.perf_counter_ns",
+    "time.monotonic",
+    "time.monotonic_ns",
+    "time.process_time",
+    "resource.getrusage",
+    "shutil.disk_usage",
+    "threading.active_count",
+    "gc.get_count",
+    "tracemalloc.get_traced_memory",
+    "os.cpu_times",
 }
 # Mappings whose iteration order is decided outside the program.
-_UNORDERED_MAPPINGS = {"os.environ": "os.environ (in the launching process's order)",
-                       "sys.modules": "sys.modules (in import order)"}
+_UNORDERED_MAPPINGS = {
+    "os.environ": "os.environ (in the launching process's order)",
+    "sys.modules": "sys.modules (in import order)",
+}
 _LISTING = {"os.listdir", "os.scandir", "glob.glob", "glob.iglob", "os.walk"}
 _LISTING_METHODS = {"iterdir", "glob", "rglob", "walk"}
 # Plugin registries: their order is the order packages were found on disk (PL203 when it
 # reaches the tools or the prompt unsorted; what they are is the installation, not a tree).
-_REGISTRIES = {"importlib.metadata.entry_points", "pkgutil.iter_modules",
-               "pkg_resources.iter_entry_points", "pluggy.PluginManager.list_name_plugin"}
+_REGISTRIES = {
+    "importlib.metadata.entry_points",
+    "pkgutil.iter_modules",
+    "pkg_resources.iter_entry_points",
+    "pluggy.PluginManager.list_name_plugin",
+}
 _SUBPROCESS = {
-    "subprocess.run", "subprocess.check_output", "subprocess.Popen", "subprocess.call",
-    "subprocess.check_call", "subprocess.getoutput", "subprocess.getstatusoutput", "os.popen",
+    "subprocess.run",
+    "subprocess.check_output",
+    "subprocess.Popen",
+    "subprocess.call",
+    "subprocess.check_call",
+    "subprocess.getoutput",
+    "subprocess.getstatusoutput",
+    "os.popen",
     "os.system",
 }
 _VCS_OBJECTS = {"git.Repo", "pygit2.Repository", "dulwich.repo.Repo"}
 _SCALAR_BUILTINS = {
-    "len", "min", "max", "sum", "any", "all", "bool", "int", "float", "abs", "round",
+    "len",
+    "min",
+    "max",
+    "sum",
+    "any",
+    "all",
+    "bool",
+    "int",
+    "float",
+    "abs",
+    "round",
 }
 _TIME_DIRECTIVES = re.compile(r"%[HIMSfpXcTrRsz]")
 _DATE_DIRECTIVES = re.compile(r"%[dFDxjaAbBheUWuwVG]")
@@ -160,8 +192,7 @@ _DATE_DIRECTIVES = re.compile(r"%[dFDxjaAbBheUWuwVG]")
 def _downgrade(ts: Taints) -> Taints:
     """A clock reading reduced to its date."""
     return frozenset(
-        replace(t, kind="date", desc=t.desc + " (date part)") if t.kind == "time" else t
-        for t in ts
+        replace(t, kind="date", desc=t.desc + " (date part)") if t.kind == "time" else t for t in ts
     )
 
 
@@ -178,8 +209,12 @@ def _by_format(ts: Taints, fmt: str | None) -> Taints:
 def _names_files(pattern: ast.expr) -> bool:
     """A glob pattern with no wildcard written in it (`glob(name)` of a configured file name or
     pattern list): it looks up files someone named, it does not list a tree."""
-    return not any(isinstance(n, ast.Constant) and isinstance(n.value, str)
-                   and any(c in n.value for c in "*?[") for n in ast.walk(pattern))
+    return not any(
+        isinstance(n, ast.Constant)
+        and isinstance(n.value, str)
+        and any(c in n.value for c in "*?[")
+        for n in ast.walk(pattern)
+    )
 
 
 def _listed(node: ast.Call, desc: str, once: bool, glob: bool = False) -> set[Taint]:
@@ -197,7 +232,8 @@ def _with_fix(ts: Taints, arg: ast.expr, join: bool) -> Taints:
     where = span(arg)
     return frozenset(
         replace(t, fix_span=where, fix_join=join)
-        if t.kind == "unordered" and t.fix_span is None else t
+        if t.kind == "unordered" and t.fix_span is None
+        else t
         for t in ts
     )
 
@@ -278,9 +314,19 @@ class Evaluator:
         if q in _UNORDERED_MAPPINGS:
             # Iterated, its order is the launcher's (environment) or the import path's
             # (modules): it differs between machines and runs.
-            return frozenset({replace(at(node, "unordered", _UNORDERED_MAPPINGS[q],
-                                         not self.ctx.scope.in_function),
-                                      fix_span=None)})
+            return frozenset(
+                {
+                    replace(
+                        at(
+                            node,
+                            "unordered",
+                            _UNORDERED_MAPPINGS[q],
+                            not self.ctx.scope.in_function,
+                        ),
+                        fix_span=None,
+                    )
+                }
+            )
         if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
             cls = self.ctx.scope.cls
             if cls is not None:
@@ -307,11 +353,13 @@ class Evaluator:
 
     def ev_Set(self, node: ast.Set, env: dict[str, Taints]) -> Taints:
         return self.union(node.elts, env) | {
-            at(node, "unordered", "a set literal", not self.ctx.scope.in_function)}
+            at(node, "unordered", "a set literal", not self.ctx.scope.in_function)
+        }
 
     def ev_SetComp(self, node: ast.SetComp, env: dict[str, Taints]) -> Taints:
         return self._comp(node, env) | {
-            at(node, "unordered", "a set comprehension", not self.ctx.scope.in_function)}
+            at(node, "unordered", "a set comprehension", not self.ctx.scope.in_function)
+        }
 
     def ev_ListComp(self, node: ast.ListComp, env: dict[str, Taints]) -> Taints:
         return self._comp(node, env)
@@ -323,13 +371,15 @@ class Evaluator:
         inner, out = self._generators(node.generators, env)
         return frozenset(out | self.ev(node.key, inner) | self.ev(node.value, inner))
 
-    def _comp(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp,
-              env: dict[str, Taints]) -> Taints:
+    def _comp(
+        self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp, env: dict[str, Taints]
+    ) -> Taints:
         inner, out = self._generators(node.generators, env)
         return frozenset(out | self.ev(node.elt, inner))
 
-    def _generators(self, generators: list[ast.comprehension],
-                    env: dict[str, Taints]) -> tuple[dict[str, Taints], set[Taint]]:
+    def _generators(
+        self, generators: list[ast.comprehension], env: dict[str, Taints]
+    ) -> tuple[dict[str, Taints], set[Taint]]:
         """A comprehension's scope after its `for` clauses, and the order taints of what they
         iterate: those go to the result, the loop targets are bound without them."""
         inner = dict(env)
@@ -345,8 +395,9 @@ class Evaluator:
         # A `**mapping` splat passes every key, but a callee such as a template's render()
         # uses only the keys its text names, unknown here: its values are not assumed to
         # reach the result (they do when the mapping is what is passed: `f(vars)`).
-        args_t = self.union([*node.args, *(k.value for k in node.keywords if k.arg is not None)],
-                            env)
+        args_t = self.union(
+            [*node.args, *(k.value for k in node.keywords if k.arg is not None)], env
+        )
         once = not self.ctx.scope.in_function
         # Sources.
         if q in _TIME:
@@ -354,8 +405,9 @@ class Evaluator:
         if q in _DATE:
             return args_t | {at(node, "date", _DATE[q], once)}
         if q == "time.strftime" and len(node.args) == 1:
-            return _by_format(frozenset({at(node, "time", "time.strftime()", once)}),
-                              const_str(node.args[0]))
+            return _by_format(
+                frozenset({at(node, "time", "time.strftime()", once)}), const_str(node.args[0])
+            )
         if q in _RANDOM or q.startswith(_RANDOM_PREFIXES):
             return args_t | {at(node, "random", q + "()", once)}
         if q in _RUNTIME or q.startswith("psutil."):
@@ -363,19 +415,25 @@ class Evaluator:
         if q in _LISTING:
             return args_t | _listed(node, q + "()", once, glob=q.startswith("glob."))
         if q in _REGISTRIES:
-            return args_t | {replace(at(node, "listing", f"the plugin registry {q}()", once),
-                                     fix_span=span(node))}
+            return args_t | {
+                replace(
+                    at(node, "listing", f"the plugin registry {q}()", once), fix_span=span(node)
+                )
+            }
         if q in _VCS_OBJECTS:
             return args_t | {at(node, "vcs", q + "()", once)}
         if q in _SUBPROCESS and _mentions_git(node, self.ctx.consts):
             return args_t | {at(node, "vcs", "git output via " + q + "()", once)}
-        if q == "open" or (isinstance(node.func, ast.Attribute)
-                           and node.func.attr in ("read_text", "read_bytes")):
+        if q == "open" or (
+            isinstance(node.func, ast.Attribute) and node.func.attr in ("read_text", "read_bytes")
+        ):
             # A file's contents are not a listing, even when its path came from one.
-            recv_t = self.ev(node.func.value, env) if isinstance(node.func, ast.Attribute) \
-                else EMPTY
+            recv_t = (
+                self.ev(node.func.value, env) if isinstance(node.func, ast.Attribute) else EMPTY
+            )
             return drop(args_t | recv_t, {"filetree", "listing"}) | {
-                at(node, "file", "file contents", once)}
+                at(node, "file", "file contents", once)
+            }
         # Order-changing builtins.
         if q == "sorted":
             return drop(args_t, ORDER)
@@ -416,13 +474,15 @@ class Evaluator:
             return ts
         if name is None:
             node = value.func if isinstance(value, ast.Call) else value
-            name = node.attr if isinstance(node, ast.Attribute) else (
-                node.id if isinstance(node, ast.Name) else None)
+            name = (
+                node.attr
+                if isinstance(node, ast.Attribute)
+                else (node.id if isinstance(node, ast.Name) else None)
+            )
         kind = kind_of_name(name) if name else None
         if kind is None:
             return ts
-        return ts | {at(value, kind, f"a value named `{name}`",
-                        not self.ctx.scope.in_function)}
+        return ts | {at(value, kind, f"a value named `{name}`", not self.ctx.scope.in_function)}
 
     def _unstable_keys(self, arg: ast.expr | None, env: dict[str, Taints]) -> bool:
         """Whether the key order of what json.dumps serialises may change between runs: the
@@ -430,20 +490,26 @@ class Evaluator:
         out with literal keys, here or as a module constant, keeps its order."""
         if arg is None or isinstance(arg, (ast.Dict, ast.Constant, ast.JoinedStr)):
             return False
-        if isinstance(arg, ast.Name) and (arg.id in self.ctx.scope.dict_literals
-                                          or (arg.id in self.ctx.dict_consts
-                                              and arg.id not in env)):
+        if isinstance(arg, ast.Name) and (
+            arg.id in self.ctx.scope.dict_literals
+            or (arg.id in self.ctx.dict_consts and arg.id not in env)
+        ):
             return False
         ts = self.ev(arg, env)
         if kinds(ts) & ORDER:
             return True
         # A dict passed in as it is: its key order is the caller's, unknown here. A value
         # computed from a parameter (a schema generated from a class) has its own order.
-        return isinstance(arg, ast.Name) and any(
-            t.kind == "param" and t.desc == arg.id for t in ts)
+        return isinstance(arg, ast.Name) and any(t.kind == "param" and t.desc == arg.id for t in ts)
 
-    def _method(self, node: ast.Call, func: ast.Attribute, args_t: Taints,
-                env: dict[str, Taints], once: bool) -> Taints:
+    def _method(
+        self,
+        node: ast.Call,
+        func: ast.Attribute,
+        args_t: Taints,
+        env: dict[str, Taints],
+        once: bool,
+    ) -> Taints:
         meth = func.attr
         recv = self.ev(func.value, env)
         # `.walk()`/`.glob()` of a path object; a module's function of that name
@@ -471,7 +537,8 @@ class Evaluator:
         if meth in ("sort",):
             return EMPTY
         if meth in ("get", "pop", "setdefault") and (
-                self.ctx.qualname(func.value) in _UNORDERED_MAPPINGS):
+            self.ctx.qualname(func.value) in _UNORDERED_MAPPINGS
+        ):
             return args_t  # one entry, looked up by its key
         if isinstance(func.value, ast.Name) and func.value.id in ("self", "cls"):
             summ = self.summaries.get(f"{self.ctx.scope.cls}.{meth}")
@@ -520,8 +587,11 @@ class Evaluator:
                 summ = local[0]
             elif not local:
                 summ = self.summaries.get(func.id)
-        elif (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
-              and func.value.id in ("self", "cls")):
+        elif (
+            isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+            and func.value.id in ("self", "cls")
+        ):
             summ = self.summaries.get(f"{self.ctx.scope.cls}.{func.attr}")
             skip_self = True
         if summ is None or summ.elts is None or summ.elts_mixed:
@@ -529,8 +599,9 @@ class Evaluator:
         amap = self._arguments(summ, node, skip_self)
         return [self._resolve(e, amap, env) for e in summ.elts]
 
-    def apply_summary(self, summ: Summary, node: ast.Call, env: dict[str, Taints],
-                      skip_self: bool) -> Taints:
+    def apply_summary(
+        self, summ: Summary, node: ast.Call, env: dict[str, Taints], skip_self: bool
+    ) -> Taints:
         amap = self._arguments(summ, node, skip_self)
         out: set[Taint] = set(self._resolve(summ.returns, amap, env))
         if self.ctx.reporting and summ.param_sinks and self.argument_sink is not None:

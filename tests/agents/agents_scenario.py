@@ -32,17 +32,24 @@ KEY = "test-key-parent-0123456789"
 SPAWN_TURNS = (8, 12, 16)
 TURNS = 25
 TASKS = {
-    8: ("A", "TASK-A: find every TODO under src and say where each one is.",
-        [("grep", {"pattern": "TODO", "path": "src"}),
-         ("read_file", {"path": "src/billing.py"})],
-        "Two TODOs: src/billing.py:3 (rounding) and src/billing.py:40 (currency)."),
-    12: ("B", "TASK-B: explain how the ledger writes its records.",
-         [("glob", {"pattern": "**/*.py"}),
-          ("read_file", {"path": "src/ledger_io.py"})],
-         "src/ledger_io.py writes one JSON line per record, fsyncs, then renames."),
-    16: ("C", "TASK-C: summarize the architecture notes.",
-         [("read_file", {"path": "docs/ARCH.md"})],
-         "docs/ARCH.md: three layers (io, billing, api); billing is pure."),
+    8: (
+        "A",
+        "TASK-A: find every TODO under src and say where each one is.",
+        [("grep", {"pattern": "TODO", "path": "src"}), ("read_file", {"path": "src/billing.py"})],
+        "Two TODOs: src/billing.py:3 (rounding) and src/billing.py:40 (currency).",
+    ),
+    12: (
+        "B",
+        "TASK-B: explain how the ledger writes its records.",
+        [("glob", {"pattern": "**/*.py"}), ("read_file", {"path": "src/ledger_io.py"})],
+        "src/ledger_io.py writes one JSON line per record, fsyncs, then renames.",
+    ),
+    16: (
+        "C",
+        "TASK-C: summarize the architecture notes.",
+        [("read_file", {"path": "docs/ARCH.md"})],
+        "docs/ARCH.md: three layers (io, billing, api); billing is pure.",
+    ),
 }
 
 
@@ -58,15 +65,21 @@ def make_workspace(root: Path) -> Path:
     (root / "src").mkdir(parents=True, exist_ok=True)
     (root / "docs").mkdir(exist_ok=True)
     (root / "src/billing.py").write_text(
-        "import decimal\n\n# TODO: rounding mode\n" + _filler("billing", 36)
-        + "\n# TODO: currency table\n" + _filler("billing_tail", 90) + "\n"
+        "import decimal\n\n# TODO: rounding mode\n"
+        + _filler("billing", 36)
+        + "\n# TODO: currency table\n"
+        + _filler("billing_tail", 90)
+        + "\n"
     )
     (root / "src/ledger_io.py").write_text(_filler("ledger", 140) + "\n")
     (root / "docs/ARCH.md").write_text(
-        "# Architecture\n\n" + "\n".join(
+        "# Architecture\n\n"
+        + "\n".join(
             f"Layer note {i}: the io layer hands records to billing, which stays pure, "
-            f"and the api layer formats totals for clients (note {i})." for i in range(120)
-        ) + "\n"
+            f"and the api layer formats totals for clients (note {i})."
+            for i in range(120)
+        )
+        + "\n"
     )
     return root
 
@@ -84,30 +97,53 @@ def user_text(turn: int, mode: str) -> str:
     marker = ""
     if turn in TASKS:
         letter = TASKS[turn][0]
-        marker = {"delegate": f" DELEGATE-{letter}", "self": f" SELF-{letter}",
-                  "none": f" PLAIN-{letter}"}[mode]
-    return (f"Turn {turn}:{marker} please continue with the billing work; keep notes short "
-            f"and mention anything surprising you notice in step {turn}.")
+        marker = {
+            "delegate": f" DELEGATE-{letter}",
+            "self": f" SELF-{letter}",
+            "none": f" PLAIN-{letter}",
+        }[mode]
+    return (
+        f"Turn {turn}:{marker} please continue with the billing work; keep notes short "
+        f"and mention anything surprising you notice in step {turn}."
+    )
 
 
 def script() -> Script:
     rules: list[Rule] = []
     for turn, (letter, task, calls, answer) in TASKS.items():
         del turn
-        rules.append(Rule(match=f"DELEGATE-{letter}", steps=[
-            Step(text="Handing this to the explorer.", tool="delegate",
-                 input={"task": task, "agent": "explorer"}),
-            Step(text=f"The explorer reports: {answer}"),
-        ]))
-        rules.append(Rule(match=f"SELF-{letter}", steps=[
-            *[Step(text="Looking.", tool=name, input=args) for name, args in calls],
-            Step(text=answer),
-        ]))
+        rules.append(
+            Rule(
+                match=f"DELEGATE-{letter}",
+                steps=[
+                    Step(
+                        text="Handing this to the explorer.",
+                        tool="delegate",
+                        input={"task": task, "agent": "explorer"},
+                    ),
+                    Step(text=f"The explorer reports: {answer}"),
+                ],
+            )
+        )
+        rules.append(
+            Rule(
+                match=f"SELF-{letter}",
+                steps=[
+                    *[Step(text="Looking.", tool=name, input=args) for name, args in calls],
+                    Step(text=answer),
+                ],
+            )
+        )
         # The subagent's own script: the same tool calls, then the summary.
-        rules.append(Rule(match=f"^TASK-{letter}", steps=[
-            *[Step(text="Looking.", tool=name, input=args) for name, args in calls],
-            Step(text=answer),
-        ]))
+        rules.append(
+            Rule(
+                match=f"^TASK-{letter}",
+                steps=[
+                    *[Step(text="Looking.", tool=name, input=args) for name, args in calls],
+                    Step(text=answer),
+                ],
+            )
+        )
     return Script(rules=rules, default="Noted; continuing with the billing work.")
 
 
@@ -127,8 +163,9 @@ class Run:
         return self.parent_cost + sub
 
     def parent_bodies(self) -> list[Mapping[str, Any]]:
-        return [r.body for r in self.emulator_requests
-                if r.model == PARENT_MODEL and r.status == 200]
+        return [
+            r.body for r in self.emulator_requests if r.model == PARENT_MODEL and r.status == 200
+        ]
 
 
 async def run_session(root: Path, mode: str) -> Run:
@@ -141,8 +178,14 @@ async def run_session(root: Path, mode: str) -> Run:
             system=system_prompt(),
             tools=[*Workspace(root).read_only_tools(), delegator.tool()],
         )
-        agent = Agent(prefix, model=PARENT_MODEL, api_key=KEY, base_url=emu.base_url,
-                      clock=clock, delegator=delegator)
+        agent = Agent(
+            prefix,
+            model=PARENT_MODEL,
+            api_key=KEY,
+            base_url=emu.base_url,
+            clock=clock,
+            delegator=delegator,
+        )
         events: list[Event] = []
         async with agent.session() as s:
             for turn in range(1, TURNS + 1):
@@ -152,8 +195,9 @@ async def run_session(root: Path, mode: str) -> Run:
             cost = s.ledger.cost
             assert cost is not None
             section = getattr(s.ledger, "subagents", None) or SubagentSection()
-            return Run(list(emu.requests), s.ledger.hit_rate, cost, section, events,
-                       list(s.requests))
+            return Run(
+                list(emu.requests), s.ledger.hit_rate, cost, section, events, list(s.requests)
+            )
 
 
 def strip_cache_control(value: Any) -> Any:

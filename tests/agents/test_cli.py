@@ -33,26 +33,68 @@ def test_malformed_file_is_one_line_exit_2(
 
 
 def test_advise_matches_the_library(capsys: pytest.CaptureFixture[str]) -> None:
-    args = ["agents", "--json", "advise", "--context", "100000", "--task-share", "0.8",
-            "--new", "9000", "--turns", "3", "--output", "1500", "--summary", "400",
-            "--duration", "60", "--model", "claude-sonnet-4-6", "--prefix-tokens", "3000"]
+    args = [
+        "agents",
+        "--json",
+        "advise",
+        "--context",
+        "100000",
+        "--task-share",
+        "0.8",
+        "--new",
+        "9000",
+        "--turns",
+        "3",
+        "--output",
+        "1500",
+        "--summary",
+        "400",
+        "--duration",
+        "60",
+        "--model",
+        "claude-sonnet-4-6",
+        "--prefix-tokens",
+        "3000",
+    ]
     assert main(args) == 0
     a = json.loads(capsys.readouterr().out)
     assert a["recommend"] is False
     assert a["parent_cost"] == "0.30150" and a["subagent_cost"] == "0.42495"
     assert a["break_even_context_tokens"] == 51_620
-    assert main(["agents", "advise", "--context", "100000", "--task-share", "0.05",
-                 "--agent", "explorer"]) == 0
+    assert (
+        main(
+            [
+                "agents",
+                "advise",
+                "--context",
+                "100000",
+                "--task-share",
+                "0.05",
+                "--agent",
+                "explorer",
+            ]
+        )
+        == 0
+    )
     assert "delegate to claude-haiku-4-5" in capsys.readouterr().out
     assert main(["agents", "advise", "--context", "100000", "--task-share", "2"]) == 2
     assert "--task-share" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize("flag,value", [
-    ("--turns", "0"), ("--new", "-1"), ("--output", "-5"), ("--summary", "-1"),
-    ("--duration", "-1"), ("--ttl-left", "-3"), ("--later-turns", "-1"),
-    ("--prefix-tokens", "-10"), ("--task-context", "200000"),
-])
+@pytest.mark.parametrize(
+    "flag,value",
+    [
+        ("--turns", "0"),
+        ("--new", "-1"),
+        ("--output", "-5"),
+        ("--summary", "-1"),
+        ("--duration", "-1"),
+        ("--ttl-left", "-3"),
+        ("--later-turns", "-1"),
+        ("--prefix-tokens", "-10"),
+        ("--task-context", "200000"),
+    ],
+)
 def test_advise_refuses_counts_out_of_range(
     flag: str, value: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -23,16 +23,22 @@ from prefixlock.workspace import Workspace
 TASK = {"task": "FIND: the TODOs", "agent": "explorer"}
 SCRIPT = Script(
     rules=[
-        Rule(match="go", steps=[
-            Step(text="One.", tool="delegate", input=TASK),
-            Step(text="Two.", tool="delegate", input=TASK),
-            Step(text="Three.", tool="delegate", input=TASK),
-            Step(text="Done."),
-        ]),
-        Rule(match="^FIND", steps=[
-            Step(text="Searching.", tool="grep", input={"pattern": "TODO", "path": "src"}),
-            Step(text="found " * 50),
-        ]),
+        Rule(
+            match="go",
+            steps=[
+                Step(text="One.", tool="delegate", input=TASK),
+                Step(text="Two.", tool="delegate", input=TASK),
+                Step(text="Three.", tool="delegate", input=TASK),
+                Step(text="Done."),
+            ],
+        ),
+        Rule(
+            match="^FIND",
+            steps=[
+                Step(text="Searching.", tool="grep", input={"pattern": "TODO", "path": "src"}),
+                Step(text="found " * 50),
+            ],
+        ),
     ],
     default="ok",
 )
@@ -43,10 +49,18 @@ async def _run(root: Path, cap: Decimal | None) -> tuple[TurnComplete, Decimal, 
     (root / "src" / "a.py").write_text("# TODO x\n" * 200)
     with Emulator.start(clock=ManualClock(), script=SCRIPT) as emu:
         d = SubagentDelegator(root=root)
-        prefix = FrozenPrefix(system="You are careful. " * 300,
-                              tools=[*Workspace(root).tools(), d.tool()])
-        a = Agent(prefix, model="claude-haiku-4-5", base_url=emu.base_url, api_key="test-key",
-                  clock=emu.clock, delegator=d, settings=Settings(max_dollars=cap))
+        prefix = FrozenPrefix(
+            system="You are careful. " * 300, tools=[*Workspace(root).tools(), d.tool()]
+        )
+        a = Agent(
+            prefix,
+            model="claude-haiku-4-5",
+            base_url=emu.base_url,
+            api_key="test-key",
+            clock=emu.clock,
+            delegator=d,
+            settings=Settings(max_dollars=cap),
+        )
         async with a.session() as s:
             events = [e async for e in s.send("go")]
             last = events[-1]

@@ -49,8 +49,13 @@ async def test_no_delegator_is_a_config_error(
     monkeypatch: pytest.MonkeyPatch, emulator: Emulator
 ) -> None:
     monkeypatch.setattr(delegation, "entry_points", lambda group: [])
-    agent = Agent(FrozenPrefix(system="p"), model="claude-opus-4-7", api_key="test-key",
-                  base_url=emulator.base_url, clock=emulator.clock)
+    agent = Agent(
+        FrozenPrefix(system="p"),
+        model="claude-opus-4-7",
+        api_key="test-key",
+        base_url=emulator.base_url,
+        clock=emulator.clock,
+    )
     async with agent.session() as s:
         with pytest.raises(ConfigError, match="no delegator") as info:
             await s.delegate("anything")

@@ -21,12 +21,18 @@ from prefixlock.store.database import SessionStore
 from prefixlock.workspace import Workspace
 from tests.agents.agents_scenario import KEY, PARENT_MODEL, make_workspace
 
-SCRIPT = Script(rules=[
-    Rule(match="^REVIEW", steps=[
-        Step(text="reading", tool="read_file", input={"path": "src/billing.py"}),
-        Step(text="Reviewed: billing.py has two TODOs and no tests."),
-    ]),
-], default="Fine.")
+SCRIPT = Script(
+    rules=[
+        Rule(
+            match="^REVIEW",
+            steps=[
+                Step(text="reading", tool="read_file", input={"path": "src/billing.py"}),
+                Step(text="Reviewed: billing.py has two TODOs and no tests."),
+            ],
+        ),
+    ],
+    default="Fine.",
+)
 
 
 @pytest.fixture(scope="module")
@@ -36,8 +42,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _figures(results: Sequence[DelegationResult]) -> list[tuple[object, ...]]:
     return [
-        (r.name, r.model, r.usage.to_dict(), r.cost, r.hit_rate, r.compression, r.error,
-         r.run_id)
+        (r.name, r.model, r.usage.to_dict(), r.cost, r.hit_rate, r.compression, r.error, r.run_id)
         for r in results
     ]
 
@@ -49,8 +54,15 @@ def _parent_factory(emu: Emulator, workspace: Path) -> Callable[[SessionStore], 
     )
 
     def parent(store: SessionStore) -> Agent:
-        return Agent(prefix, model=PARENT_MODEL, api_key=KEY, base_url=emu.base_url,
-                     clock=emu.clock, delegator=SubagentDelegator(root=workspace), store=store)
+        return Agent(
+            prefix,
+            model=PARENT_MODEL,
+            api_key=KEY,
+            base_url=emu.base_url,
+            clock=emu.clock,
+            delegator=SubagentDelegator(root=workspace),
+            store=store,
+        )
 
     return parent
 
@@ -65,8 +77,7 @@ async def test_subagent_runs_are_stored_and_restored(
         store = SessionStore(db)
         async with parent(store).session("subs") as s:
             await s.ask("first turn")
-            await s.delegate("REVIEW src/billing.py", agent="explorer",
-                             model="claude-sonnet-4-6")
+            await s.delegate("REVIEW src/billing.py", agent="explorer", model="claude-sonnet-4-6")
             # A failing run is stored too, with its error.
             await s.delegate("REVIEW src/billing.py", agent="no-such-agent")
             before = list(s.ledger.subagents.results)
@@ -123,21 +134,37 @@ async def test_a_delegate_tool_call_is_stored_with_its_turn(
     workspace: Path, tmp_path: Path
 ) -> None:
     db = tmp_path / "sessions.sqlite"
-    script = Script(rules=[
-        Rule(match="^Please review", steps=[
-            Step(text="Handing it over.", tool="delegate",
-                 input={"task": "REVIEW src/billing.py", "agent": "explorer"}),
-            Step(text="Done."),
-        ]),
-        *SCRIPT.rules,
-    ], default="Fine.")
+    script = Script(
+        rules=[
+            Rule(
+                match="^Please review",
+                steps=[
+                    Step(
+                        text="Handing it over.",
+                        tool="delegate",
+                        input={"task": "REVIEW src/billing.py", "agent": "explorer"},
+                    ),
+                    Step(text="Done."),
+                ],
+            ),
+            *SCRIPT.rules,
+        ],
+        default="Fine.",
+    )
     with Emulator.start(config=EmulatorConfig(), clock=ManualClock(), script=script) as emu:
         d = SubagentDelegator(root=workspace)
         prefix = FrozenPrefix(system="Parent rules. " * 400, tools=[d.tool()])
 
         def parent(store: SessionStore) -> Agent:
-            return Agent(prefix, model=PARENT_MODEL, api_key=KEY, base_url=emu.base_url,
-                         clock=emu.clock, delegator=d, store=store)
+            return Agent(
+                prefix,
+                model=PARENT_MODEL,
+                api_key=KEY,
+                base_url=emu.base_url,
+                clock=emu.clock,
+                delegator=d,
+                store=store,
+            )
 
         store = SessionStore(db)
         async with parent(store).session("tool") as s:
@@ -166,8 +193,15 @@ async def test_sessions_list_and_show_count_the_subagents_cost(
             system="Parent rules. " * 800, tools=Workspace(workspace).read_only_tools()
         )
         store = SessionStore(db)
-        agent = Agent(prefix, model=PARENT_MODEL, api_key=KEY, base_url=emu.base_url,
-                      clock=emu.clock, delegator=SubagentDelegator(root=workspace), store=store)
+        agent = Agent(
+            prefix,
+            model=PARENT_MODEL,
+            api_key=KEY,
+            base_url=emu.base_url,
+            clock=emu.clock,
+            delegator=SubagentDelegator(root=workspace),
+            store=store,
+        )
         async with agent.session("paid") as s:
             await s.ask("first turn")
             await s.delegate("REVIEW src/billing.py", agent="explorer")

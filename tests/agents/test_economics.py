@@ -14,15 +14,22 @@ OPUS = PRICES.require("claude-opus-4-7")  # in 5, write 6.25, read 0.50, out 25 
 SONNET = PRICES.require("claude-sonnet-4-6")  # in 3, write 3.75, read 0.30, out 15
 HAIKU = PRICES.require("haiku")  # in 1, write 1.25, read 0.10, out 5
 
-PARENT = ParentState("claude-opus-4-7", OPUS, context_tokens=100_000, ttl_left_seconds=300,
-                     later_turns=10)
+PARENT = ParentState(
+    "claude-opus-4-7", OPUS, context_tokens=100_000, ttl_left_seconds=300, later_turns=10
+)
 SUB = SubagentPlan("claude-sonnet-4-6", SONNET, prefix_tokens=3_000)
 
 
 def task(context: int) -> TaskProfile:
     # 3 turns, 9,000 new tokens, 1,500 output tokens, a 400-token summary, 60 s.
-    return TaskProfile(context_tokens=context, new_tokens=9_000, turns=3, output_tokens=1_500,
-                       summary_tokens=400, duration_seconds=60)
+    return TaskProfile(
+        context_tokens=context,
+        new_tokens=9_000,
+        turns=3,
+        output_tokens=1_500,
+        summary_tokens=400,
+        duration_seconds=60,
+    )
 
 
 def M(x: str) -> Decimal:

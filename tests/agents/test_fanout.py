@@ -39,8 +39,14 @@ async def _fan_out(
     with Emulator.start(config=config, clock=clock, script=script) as emu:
         delegator = SubagentDelegator(_reference_agent())
         shared = delegator.prefix_for(delegator.registry.get("checker")).tokens
-        agent = Agent(FrozenPrefix(system="parent"), model="claude-opus-4-7", api_key="test-key",
-                      base_url=emu.base_url, clock=clock, delegator=delegator)
+        agent = Agent(
+            FrozenPrefix(system="parent"),
+            model="claude-opus-4-7",
+            api_key="test-key",
+            base_url=emu.base_url,
+            clock=clock,
+            delegator=delegator,
+        )
         async with agent.session() as s:
             job: asyncio.Future[Any]
             if from_code:
@@ -71,11 +77,18 @@ HAIKU_IN, HAIKU_WRITE, HAIKU_READ = Decimal("1.00"), Decimal("1.25"), Decimal("0
 
 
 def _input_dollars(usages: list[dict[str, int]]) -> Decimal:
-    return sum(
-        (u["input_tokens"] * HAIKU_IN + u["cache_creation_input_tokens"] * HAIKU_WRITE
-         + u["cache_read_input_tokens"] * HAIKU_READ for u in usages),
-        Decimal(0),
-    ) / 1_000_000
+    return (
+        sum(
+            (
+                u["input_tokens"] * HAIKU_IN
+                + u["cache_creation_input_tokens"] * HAIKU_WRITE
+                + u["cache_read_input_tokens"] * HAIKU_READ
+                for u in usages
+            ),
+            Decimal(0),
+        )
+        / 1_000_000
+    )
 
 
 @pytest.mark.parametrize("from_code", [False, True], ids=["fan_out", "gathered-delegate"])
@@ -126,8 +139,14 @@ async def test_openai_siblings_share_a_cache_key_and_read_the_prefix() -> None:
     script = Script(default="No unused imports.")
     with Emulator.start(config=EmulatorConfig(), clock=clock, script=script) as emu:
         delegator = SubagentDelegator(_reference_agent())
-        agent = Agent(FrozenPrefix(system="parent"), model="gpt-5-mini", api_key="test-key",
-                      base_url=emu.base_url + "/v1", clock=clock, delegator=delegator)
+        agent = Agent(
+            FrozenPrefix(system="parent"),
+            model="gpt-5-mini",
+            api_key="test-key",
+            base_url=emu.base_url + "/v1",
+            clock=clock,
+            delegator=delegator,
+        )
         async with agent.session() as s:
             results = await delegator.fan_out(s, TASKS, agent="checker", model="gpt-5-mini")
         keys = {r.body.get("prompt_cache_key") for r in emu.requests if r.status == 200}

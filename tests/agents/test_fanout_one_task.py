@@ -16,8 +16,13 @@ from prefixlock.prefix import FrozenPrefix
 async def test_one_task_as_a_string_is_one_subagent() -> None:
     with Emulator.start(clock=ManualClock(), script=Script(default="Nothing found.")) as emu:
         delegator = SubagentDelegator()
-        agent = Agent(FrozenPrefix(system="parent"), model="claude-opus-4-7", api_key="test-key",
-                      base_url=emu.base_url, delegator=delegator)
+        agent = Agent(
+            FrozenPrefix(system="parent"),
+            model="claude-opus-4-7",
+            api_key="test-key",
+            base_url=emu.base_url,
+            delegator=delegator,
+        )
         async with agent.session() as s:
             results = await delegator.fan_out(s, "check the imports", agent="explorer")
         assert len(results) == 1 and results[0].error is None

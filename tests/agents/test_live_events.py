@@ -42,21 +42,40 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _script() -> Script:
-    return Script(rules=[
-        Rule(match="^Please find", steps=[
-            Step(text="Handing it over.", tool="delegate",
-                 input={"task": "FIND the TODOs", "agent": "explorer"}),
-            Step(text="Done: " + ANSWER),
-        ]),
-        Rule(match="^FIND", steps=[
-            Step(text="Searching.", tool="grep", input={"pattern": "TODO", "path": "src"}),
-            Step(text=ANSWER),
-        ]),
-        Rule(match="^NEST", steps=[
-            Step(text="nesting", tool="delegate", input={"task": "NEST deeper", "agent": "nester"}),
-            Step(text="nested done"),
-        ]),
-    ], default="Fine.")
+    return Script(
+        rules=[
+            Rule(
+                match="^Please find",
+                steps=[
+                    Step(
+                        text="Handing it over.",
+                        tool="delegate",
+                        input={"task": "FIND the TODOs", "agent": "explorer"},
+                    ),
+                    Step(text="Done: " + ANSWER),
+                ],
+            ),
+            Rule(
+                match="^FIND",
+                steps=[
+                    Step(text="Searching.", tool="grep", input={"pattern": "TODO", "path": "src"}),
+                    Step(text=ANSWER),
+                ],
+            ),
+            Rule(
+                match="^NEST",
+                steps=[
+                    Step(
+                        text="nesting",
+                        tool="delegate",
+                        input={"task": "NEST deeper", "agent": "nester"},
+                    ),
+                    Step(text="nested done"),
+                ],
+            ),
+        ],
+        default="Fine.",
+    )
 
 
 def _kind(ev: Event) -> str:
@@ -84,8 +103,14 @@ async def test_subagent_events_stream_live_before_the_tool_result(
     with Emulator.start(config=EmulatorConfig(), clock=ManualClock(), script=_script()) as emu:
         d = SubagentDelegator(root=workspace)
         prefix = FrozenPrefix(system="Parent rules. " * 400, tools=[d.tool()])
-        agent = Agent(prefix, model=PARENT_MODEL, api_key=KEY, base_url=emu.base_url,
-                      clock=emu.clock, delegator=d if explicit else None)
+        agent = Agent(
+            prefix,
+            model=PARENT_MODEL,
+            api_key=KEY,
+            base_url=emu.base_url,
+            clock=emu.clock,
+            delegator=d if explicit else None,
+        )
         seen: list[Event] = []
         sub_requests_when: dict[str, int] = {}
         async with agent.session() as s:
@@ -102,20 +127,35 @@ async def test_subagent_events_stream_live_before_the_tool_result(
             section = subagent_section(s)
 
     assert _kinds(seen) == [
-        "TextDelta", "UsageReport", "ToolCall:delegate",
+        "TextDelta",
+        "UsageReport",
+        "ToolCall:delegate",
         "SubagentStart",
-        "sub1:TextDelta", "sub1:UsageReport", "sub1:ToolCall:grep", "sub1:ToolResult:grep",
-        "sub1:TextDelta", "sub1:UsageReport", "sub1:CacheBreak", "sub1:TurnComplete",
+        "sub1:TextDelta",
+        "sub1:UsageReport",
+        "sub1:ToolCall:grep",
+        "sub1:ToolResult:grep",
+        "sub1:TextDelta",
+        "sub1:UsageReport",
+        "sub1:CacheBreak",
+        "sub1:TurnComplete",
         "SubagentFinish",
         "ToolResult:delegate",
-        "TextDelta", "UsageReport", "CacheBreak", "TurnComplete",
+        "TextDelta",
+        "UsageReport",
+        "CacheBreak",
+        "TurnComplete",
     ]
     # The start came before the subagent sent anything; the finish after both its requests.
     assert sub_requests_when == {"start": 0, "finish": 2}
     start = next(e for e in seen if isinstance(e, SubagentStart))
     finish = next(e for e in seen if isinstance(e, SubagentFinish))
     assert (start.name, start.model, start.task, start.depth) == (
-        "explorer", SUB_MODEL, "FIND the TODOs", 1)
+        "explorer",
+        SUB_MODEL,
+        "FIND the TODOs",
+        1,
+    )
     nested = [e for e in seen if isinstance(e, SubagentEvent)]
     assert {(e.name, e.depth) for e in nested} == {("explorer", 1)}
     # The nested usage is the subagent's, and adds up to what its SubagentFinish reports.
@@ -142,16 +182,25 @@ async def test_nested_subagents_stream_with_their_depth(workspace: Path) -> None
     )
     with Emulator.start(config=EmulatorConfig(), clock=ManualClock(), script=_script()) as emu:
         d = SubagentDelegator(AgentRegistry([nester]), root=workspace, max_depth=2)
-        agent = Agent(FrozenPrefix(system="parent", tools=[d.tool()]), model=PARENT_MODEL,
-                      api_key=KEY, base_url=emu.base_url, clock=emu.clock, delegator=d)
+        agent = Agent(
+            FrozenPrefix(system="parent", tools=[d.tool()]),
+            model=PARENT_MODEL,
+            api_key=KEY,
+            base_url=emu.base_url,
+            clock=emu.clock,
+            delegator=d,
+        )
         async with agent.session() as s:
             seen = [ev async for ev in s.send("NEST top")]
 
     subagent_kinds = [
-        _kind(e) for e in seen
+        _kind(e)
+        for e in seen
         if isinstance(e, SubagentStart | SubagentFinish)
-        or (isinstance(e, SubagentEvent)
-            and isinstance(e.event, SubagentStart | SubagentFinish | ToolResult))
+        or (
+            isinstance(e, SubagentEvent)
+            and isinstance(e.event, SubagentStart | SubagentFinish | ToolResult)
+        )
     ]
     # Depth 1 delegates to depth 2, whose delegation hits the depth limit (2) at depth 3.
     assert subagent_kinds == [
@@ -164,35 +213,58 @@ async def test_nested_subagents_stream_with_their_depth(workspace: Path) -> None
         "sub1:ToolResult:delegate",
         "SubagentFinish",
     ]
-    starts = [e.event for e in seen
-              if isinstance(e, SubagentEvent) and isinstance(e.event, SubagentStart)]
+    starts = [
+        e.event for e in seen if isinstance(e, SubagentEvent) and isinstance(e.event, SubagentStart)
+    ]
     assert [x.depth for x in starts] == [2, 3]
-    finishes = [e.event for e in seen
-                if isinstance(e, SubagentEvent) and isinstance(e.event, SubagentFinish)]
+    finishes = [
+        e.event
+        for e in seen
+        if isinstance(e, SubagentEvent) and isinstance(e.event, SubagentFinish)
+    ]
     assert [(f.depth, f.error) for f in finishes] == [(3, "depth"), (2, None)]
     top = [e for e in seen if isinstance(e, SubagentFinish)]
     assert [(f.depth, f.error, f.summary) for f in top] == [(1, None, "nested done")]
     # Depth 1's cost charged to the parent: its own requests plus its subagent's (depth 2);
     # the depth-3 call never ran and costs nothing.
-    own = sum(e.event.cost for e in seen if isinstance(e, SubagentEvent) and e.depth == 1
-              and isinstance(e.event, UsageReport) and e.event.cost is not None)
+    own = sum(
+        e.event.cost
+        for e in seen
+        if isinstance(e, SubagentEvent)
+        and e.depth == 1
+        and isinstance(e.event, UsageReport)
+        and e.event.cost is not None
+    )
     assert own > 0 and finishes[1].cost is not None and finishes[1].cost > 0
     assert finishes[0].cost == 0
     assert top[0].cost == own + finishes[1].cost
     assert top[0].usage.input_total == sum(
-        e.event.usage.input_total for e in seen
-        if isinstance(e, SubagentEvent) and e.depth == 1 and isinstance(e.event, UsageReport))
+        e.event.usage.input_total
+        for e in seen
+        if isinstance(e, SubagentEvent) and e.depth == 1 and isinstance(e.event, UsageReport)
+    )
     top_kinds = [k for k in _kinds(seen) if not k.startswith("sub")]
-    assert top_kinds[top_kinds.index("SubagentFinish"):] == [
-        "SubagentFinish", "ToolResult:delegate", "TextDelta", "UsageReport", "CacheBreak",
-        "TurnComplete"]
+    assert top_kinds[top_kinds.index("SubagentFinish") :] == [
+        "SubagentFinish",
+        "ToolResult:delegate",
+        "TextDelta",
+        "UsageReport",
+        "CacheBreak",
+        "TurnComplete",
+    ]
 
 
 async def test_a_caller_that_stops_mid_delegation_stops_the_subagent(workspace: Path) -> None:
     with Emulator.start(config=EmulatorConfig(), clock=ManualClock(), script=_script()) as emu:
         d = SubagentDelegator(root=workspace)
-        agent = Agent(FrozenPrefix(system="parent", tools=[d.tool()]), model=PARENT_MODEL,
-                      api_key=KEY, base_url=emu.base_url, clock=emu.clock, delegator=d)
+        agent = Agent(
+            FrozenPrefix(system="parent", tools=[d.tool()]),
+            model=PARENT_MODEL,
+            api_key=KEY,
+            base_url=emu.base_url,
+            clock=emu.clock,
+            delegator=d,
+        )
         async with agent.session() as s:
             stream = s.send("Please find the TODOs")
             async for ev in stream:

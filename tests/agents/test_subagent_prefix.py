@@ -23,11 +23,13 @@ def test_general_inherits_the_parents_tools_and_model_but_not_delegate() -> None
     # Every tool runs the parent's own runner: a turn's edits land in the same workspace.
     assert all(sub.runner(n) is parent.runner(n) is not None for n in sub.tool_names())
 
+
 class _Plain:
     """A delegator that offers no prefix_of."""
 
-    async def delegate(self, parent: ParentSession, task: str, *, agent: str = "explorer",
-                       model: str | None = None) -> DelegationResult:
+    async def delegate(
+        self, parent: ParentSession, task: str, *, agent: str = "explorer", model: str | None = None
+    ) -> DelegationResult:
         return DelegationResult(agent, model or "m", task, "done")
 
 

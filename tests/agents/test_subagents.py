@@ -70,11 +70,16 @@ async def test_three_subagents_keep_the_parent_cache_and_cost_less(workspace: Pa
     assert "billing_tail line 5" in in_parent_wire
     assert len(in_parent.parent_bodies()) == 25 + 5  # its five tool rounds
     # The hit rate the ledger reports is the emulator's own count for the parent's requests.
-    usage = [r.usage for r in with_subagents.emulator_requests
-             if r.model == PARENT_MODEL and r.status == 200 and r.usage]
+    usage = [
+        r.usage
+        for r in with_subagents.emulator_requests
+        if r.model == PARENT_MODEL and r.status == 200 and r.usage
+    ]
     read = sum(u["cache_read_input_tokens"] for u in usage)
-    total = sum(u["input_tokens"] + u["cache_creation_input_tokens"]
-                + u["cache_read_input_tokens"] for u in usage)
+    total = sum(
+        u["input_tokens"] + u["cache_creation_input_tokens"] + u["cache_read_input_tokens"]
+        for u in usage
+    )
     assert with_subagents.parent_hit_rate == pytest.approx(read / total)
     # The parent's messages hold the call and the summary only, never the subagent's work.
     wire = json.dumps(strip_cache_control(bodies[-1]["messages"]))
@@ -108,28 +113,48 @@ def _prefix_bytes(request: WireRequest) -> tuple[bytes, bytes]:
 
 
 def _emu_script() -> Script:
-    return Script(rules=[
-        Rule(match="^LOOP", steps=[Step(text="again", tool="grep", input={"pattern": "x"})] * 9),
-        Rule(match="^NEST", steps=[
-            Step(text="nesting", tool="delegate", input={"task": "NEST deeper", "agent": "nester"}),
-            Step(text="nested done"),
-        ]),
-        Rule(match="^REVIEW", steps=[
-            Step(text="reading", tool="read_file", input={"path": "src/billing.py"}),
-            Step(text="Reviewed: billing.py has two TODOs and no tests."),
-        ]),
-    ], default="Fine.")
+    return Script(
+        rules=[
+            Rule(
+                match="^LOOP", steps=[Step(text="again", tool="grep", input={"pattern": "x"})] * 9
+            ),
+            Rule(
+                match="^NEST",
+                steps=[
+                    Step(
+                        text="nesting",
+                        tool="delegate",
+                        input={"task": "NEST deeper", "agent": "nester"},
+                    ),
+                    Step(text="nested done"),
+                ],
+            ),
+            Rule(
+                match="^REVIEW",
+                steps=[
+                    Step(text="reading", tool="read_file", input={"path": "src/billing.py"}),
+                    Step(text="Reviewed: billing.py has two TODOs and no tests."),
+                ],
+            ),
+        ],
+        default="Fine.",
+    )
 
 
 async def test_code_path_appends_a_pair_and_keeps_the_prefix(workspace: Path) -> None:
-    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(),
-                        script=_emu_script()) as emu:
+    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(), script=_emu_script()) as emu:
         d = SubagentDelegator(root=workspace)
         prefix = FrozenPrefix(
             system="Parent rules. " * 800, tools=Workspace(workspace).read_only_tools()
         )
-        agent = Agent(prefix, model=PARENT_MODEL, api_key=KEY, base_url=emu.base_url,
-                      clock=emu.clock, delegator=d)
+        agent = Agent(
+            prefix,
+            model=PARENT_MODEL,
+            api_key=KEY,
+            base_url=emu.base_url,
+            clock=emu.clock,
+            delegator=d,
+        )
         async with agent.session() as s:
             await s.ask("first turn")
             before = len(s.transcript)
@@ -162,11 +187,16 @@ async def test_claude_code_agent_file_loads_and_runs(workspace: Path, tmp_path: 
     )
     registry = AgentRegistry.discover(project)
     assert registry.warnings and "color" in registry.warnings[0]
-    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(),
-                        script=_emu_script()) as emu:
+    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(), script=_emu_script()) as emu:
         d = SubagentDelegator(registry, root=workspace)
-        agent = Agent(FrozenPrefix(system="parent"), model=PARENT_MODEL, api_key=KEY,
-                      base_url=emu.base_url, clock=emu.clock, delegator=d)
+        agent = Agent(
+            FrozenPrefix(system="parent"),
+            model=PARENT_MODEL,
+            api_key=KEY,
+            base_url=emu.base_url,
+            clock=emu.clock,
+            delegator=d,
+        )
         async with agent.session() as s:
             result = await s.delegate("REVIEW the billing module", agent="reviewer")
     assert result.ok and result.summary.startswith("Reviewed:")
@@ -185,12 +215,17 @@ async def test_failures_and_limits_come_back_as_error_summaries(workspace: Path)
         "---\nname: nester\ntools: delegate\nmodel: haiku\n---\nNest.\n", "nester.md"
     )
     registry = AgentRegistry([loop_agent, nester])
-    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(),
-                        script=_emu_script()) as emu:
+    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(), script=_emu_script()) as emu:
         d = SubagentDelegator(registry, root=workspace, max_depth=2)
-        agent = Agent(FrozenPrefix(system="parent"), model=PARENT_MODEL, api_key=KEY,
-                      base_url=emu.base_url, clock=emu.clock, delegator=d,
-                      settings=Settings(retries=0))
+        agent = Agent(
+            FrozenPrefix(system="parent"),
+            model=PARENT_MODEL,
+            api_key=KEY,
+            base_url=emu.base_url,
+            clock=emu.clock,
+            delegator=d,
+            settings=Settings(retries=0),
+        )
         async with agent.session() as s:
             # Turn limit: the looper keeps calling tools; it stops after 3 requests.
             result = await s.delegate("LOOP forever", agent="looper")
@@ -219,11 +254,16 @@ async def test_dollar_limit_stops_the_subagent(workspace: Path) -> None:
         "---\nname: cheap\ntools: grep\nmodel: opus\nlimits: {dollars: 0.000001}\n---\nLoop.\n",
         "cheap.md",
     )
-    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(),
-                        script=_emu_script()) as emu:
+    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(), script=_emu_script()) as emu:
         d = SubagentDelegator(AgentRegistry([cheap]), root=workspace)
-        agent = Agent(FrozenPrefix(system="parent"), model=PARENT_MODEL, api_key=KEY,
-                      base_url=emu.base_url, clock=emu.clock, delegator=d)
+        agent = Agent(
+            FrozenPrefix(system="parent"),
+            model=PARENT_MODEL,
+            api_key=KEY,
+            base_url=emu.base_url,
+            clock=emu.clock,
+            delegator=d,
+        )
         async with agent.session() as s:
             text = (await s.delegate("LOOP", agent="cheap")).summary
     assert "dollar limit $0.000001" in text
@@ -231,11 +271,16 @@ async def test_dollar_limit_stops_the_subagent(workspace: Path) -> None:
 
 
 async def test_key_in_a_task_is_redacted(workspace: Path) -> None:
-    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(),
-                        script=_emu_script()) as emu:
+    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(), script=_emu_script()) as emu:
         d = SubagentDelegator(root=workspace)
-        agent = Agent(FrozenPrefix(system="parent"), model=PARENT_MODEL, api_key=KEY,
-                      base_url=emu.base_url, clock=emu.clock, delegator=d)
+        agent = Agent(
+            FrozenPrefix(system="parent"),
+            model=PARENT_MODEL,
+            api_key=KEY,
+            base_url=emu.base_url,
+            clock=emu.clock,
+            delegator=d,
+        )
         async with agent.session() as s:
             await s.delegate(f"REVIEW with key {KEY}", agent="explorer")
             assert KEY not in json.dumps([m.to_dict() for m in s.transcript])
@@ -247,11 +292,16 @@ async def test_summary_is_capped(workspace: Path) -> None:
         "---\nname: short\ntools: read_file\nmodel: haiku\nlimits: {summary_tokens: 8}\n---\nS.\n",
         "short.md",
     )
-    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(),
-                        script=_emu_script()) as emu:
+    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(), script=_emu_script()) as emu:
         d = SubagentDelegator(AgentRegistry([short]), root=workspace)
-        agent = Agent(FrozenPrefix(system="parent"), model=PARENT_MODEL, api_key=KEY,
-                      base_url=emu.base_url, clock=emu.clock, delegator=d)
+        agent = Agent(
+            FrozenPrefix(system="parent"),
+            model=PARENT_MODEL,
+            api_key=KEY,
+            base_url=emu.base_url,
+            clock=emu.clock,
+            delegator=d,
+        )
         async with agent.session() as s:
             events = [e async for e in s.send("plain turn")]
             text = (await s.delegate("REVIEW", agent="short")).summary
@@ -269,8 +319,14 @@ async def test_advise_session_reads_the_live_parent(workspace: Path) -> None:
     with Emulator.start(config=EmulatorConfig(), clock=clock, script=_emu_script()) as emu:
         d = SubagentDelegator(root=workspace)
         prefix = FrozenPrefix(system="Parent rules. " * 2000)
-        agent = Agent(prefix, model=PARENT_MODEL, api_key=KEY, base_url=emu.base_url,
-                      clock=emu.clock, delegator=d)
+        agent = Agent(
+            prefix,
+            model=PARENT_MODEL,
+            api_key=KEY,
+            base_url=emu.base_url,
+            clock=emu.clock,
+            delegator=d,
+        )
         async with agent.session() as s:
             assert parent_state(s).ttl_left_seconds == 0  # nothing sent yet: cold
             await s.ask("first turn")
@@ -279,11 +335,13 @@ async def test_advise_session_reads_the_live_parent(workspace: Path) -> None:
             last = s.ledger.rows[-1].usage
             assert state.context_tokens == last.input_total + last.output
             assert state.ttl_left_seconds == 200  # 5m TTL, 100 s after the last request
-            small = advise_session(s, TaskProfile(context_tokens=200, new_tokens=20_000,
-                                                  turns=4, duration_seconds=60))
+            small = advise_session(
+                s, TaskProfile(context_tokens=200, new_tokens=20_000, turns=4, duration_seconds=60)
+            )
             assert small.recommend and small.subagent_model == "claude-haiku-4-5"
-            slow = advise_session(s, TaskProfile(context_tokens=200, new_tokens=500,
-                                                 turns=2, duration_seconds=600))
+            slow = advise_session(
+                s, TaskProfile(context_tokens=200, new_tokens=500, turns=2, duration_seconds=600)
+            )
             assert slow.subagent_items["parent cache re-write"] > 0
 
 
@@ -300,9 +358,15 @@ async def test_code_path_delegation_is_stored_at_once_and_resumes_warm(
         )
 
         def parent_agent(store: SessionStore) -> Agent:
-            return Agent(prefix, model=PARENT_MODEL, api_key=KEY, base_url=emu.base_url,
-                         clock=emu.clock, delegator=SubagentDelegator(root=workspace),
-                         store=store)
+            return Agent(
+                prefix,
+                model=PARENT_MODEL,
+                api_key=KEY,
+                base_url=emu.base_url,
+                clock=emu.clock,
+                delegator=SubagentDelegator(root=workspace),
+                store=store,
+            )
 
         store = SessionStore(db)
         async with parent_agent(store).session("deleg") as s:

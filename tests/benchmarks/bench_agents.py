@@ -30,23 +30,29 @@ async def _figures() -> dict[str, float]:
         wall = time.perf_counter() - t0
         out[f"{mode}_hit"] = run.parent_hit_rate
         out[f"{mode}_cost"] = float(run.total_cost)
-        label = {"none": "without side tasks", "delegate": "3 tasks in subagents",
-                 "self": "3 tasks in the main session"}[mode]
+        label = {
+            "none": "without side tasks",
+            "delegate": "3 tasks in subagents",
+            "self": "3 tasks in the main session",
+        }[mode]
         sub = ""
         if len(run.subagents):
             s = run.subagents
-            sub = (f"; subagents ${s.cost:.4f}, their hit rate {s.hit_rate:.1%}, "
-                   f"compression {s.compression:.0f}x")
-        print(f"{label:<28} main hit rate {run.parent_hit_rate:.2%}, main ${run.parent_cost:.4f}, "
-              f"total ${run.total_cost:.4f}{sub} ({wall:.1f}s)")
+            sub = (
+                f"; subagents ${s.cost:.4f}, their hit rate {s.hit_rate:.1%}, "
+                f"compression {s.compression:.0f}x"
+            )
+        print(
+            f"{label:<28} main hit rate {run.parent_hit_rate:.2%}, main ${run.parent_cost:.4f}, "
+            f"total ${run.total_cost:.4f}{sub} ({wall:.1f}s)"
+        )
     return out
 
 
 def test_bench_agents() -> None:
     f = asyncio.run(_figures())
     print(f"hit-rate change from spawning: {100 * (f['delegate_hit'] - f['none_hit']):+.2f} points")
-    print(f"cost vs doing the tasks in the main session: "
-          f"{f['delegate_cost'] / f['self_cost']:.0%}")
+    print(f"cost vs doing the tasks in the main session: {f['delegate_cost'] / f['self_cost']:.0%}")
     assert abs(f["delegate_hit"] - f["none_hit"]) <= 0.01
     assert f["delegate_cost"] < f["self_cost"]
 

@@ -57,8 +57,9 @@ def concurrent_streams(emu: Emulator, n: int = CLIENTS) -> dict[str, Any]:
             barrier.wait()
             t0 = time.perf_counter()
             try:
-                with c.stream("POST", emu.base_url + "/v1/messages", json=_stream_body(i),
-                              headers=HEADERS) as r:
+                with c.stream(
+                    "POST", emu.base_url + "/v1/messages", json=_stream_body(i), headers=HEADERS
+                ) as r:
                     text = "".join(r.iter_text())
                 done[i] = r.status_code == 200 and "event: message_stop" in text
             except httpx.HTTPError as exc:
@@ -123,18 +124,24 @@ def memory_over_requests(n: int = REQUESTS) -> dict[str, Any]:
                 gc.collect()
                 marks[i + 1] = _rss()
     first, last = marks[n // 5], marks[n]
-    return {"requests": n, "after_first_mb": first / 2**20, "after_all_mb": last / 2**20,
-            "growth": last / first - 1}
+    return {
+        "requests": n,
+        "after_first_mb": first / 2**20,
+        "after_all_mb": last / 2**20,
+        "growth": last / first - 1,
+    }
 
 
 def _burst(config: EmulatorConfig) -> None:
     with Emulator.start(config=config, clock=ManualClock()) as emu:
         got = concurrent_streams(emu)
         threads = emu.worker_threads
-    print(f"\n{got['clients']} concurrent streaming clients on {config.workers} workers: "
-          f"{got['complete']} complete, {len(got['errors'])} errors, wall {got['wall_s']:.2f} s "
-          f"(threads and clients made), slowest request {got['slowest_s']:.2f} s, "
-          f"{threads} worker threads")
+    print(
+        f"\n{got['clients']} concurrent streaming clients on {config.workers} workers: "
+        f"{got['complete']} complete, {len(got['errors'])} errors, wall {got['wall_s']:.2f} s "
+        f"(threads and clients made), slowest request {got['slowest_s']:.2f} s, "
+        f"{threads} worker threads"
+    )
     assert not got["errors"], got["errors"][:3]
     assert got["complete"] == CLIENTS
     assert threads <= config.workers
@@ -150,9 +157,11 @@ def test_300_concurrent_streams_on_100_workers_all_complete() -> None:
 
 def test_memory_flat_over_20000_requests() -> None:
     got = memory_over_requests()
-    print(f"\n{got['requests']} requests: {got['after_first_mb']:.1f} MiB resident after "
-          f"{got['requests'] // 5}, {got['after_all_mb']:.1f} MiB after all "
-          f"({got['growth']:+.0%})")
+    print(
+        f"\n{got['requests']} requests: {got['after_first_mb']:.1f} MiB resident after "
+        f"{got['requests'] // 5}, {got['after_all_mb']:.1f} MiB after all "
+        f"({got['growth']:+.0%})"
+    )
     assert got["growth"] < 0.25
 
 

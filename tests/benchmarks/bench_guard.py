@@ -47,13 +47,19 @@ async def switch_agreement() -> None:
     input_a = sonnet.cost(Usage(ua.uncached_input, ua.cache_read, ua.cache_write_5m, 0, 0))
     assert q.dollars is not None and q.with_action is not None
     print("1. switch quote vs emulator (Opus 4.7 -> Sonnet 4.6 after turn 20)")
-    print(f"   tokens re-billed: quote {q.tokens_rebilled:,}, emulator {ub.cache_read:,} "
-          f"({(q.tokens_rebilled - ub.cache_read) / ub.cache_read:+.3%})")
-    print(f"   re-bill dollars:  quote ${q.dollars:.5f}, emulator ${billed:.5f} "
-          f"({float((q.dollars - billed) / billed):+.3%})")
+    print(
+        f"   tokens re-billed: quote {q.tokens_rebilled:,}, emulator {ub.cache_read:,} "
+        f"({(q.tokens_rebilled - ub.cache_read) / ub.cache_read:+.3%})"
+    )
+    print(
+        f"   re-bill dollars:  quote ${q.dollars:.5f}, emulator ${billed:.5f} "
+        f"({float((q.dollars - billed) / billed):+.3%})"
+    )
     wi = q.with_action.input_dollars or Decimal(0)
-    print(f"   next-turn input:  quote ${wi:.5f}, emulator ${input_a:.5f} "
-          f"({float((wi - input_a) / input_a):+.3%})")
+    print(
+        f"   next-turn input:  quote ${wi:.5f}, emulator ${input_a:.5f} "
+        f"({float((wi - input_a) / input_a):+.3%})"
+    )
     print(f"   break-even {q.break_even_turns} turns, warm {q.warm_seconds:.0f}s")
 
 
@@ -79,8 +85,10 @@ def guard_cost() -> None:
                 if k >= 3:
                     tb, tg = tb + t1 - t0, tg + t2 - t1
                 msgs.append(Message.assistant(f"answer {k}"))
-            print(f"   {api:<12} {r.input_tokens:>9,} tokens: build {tb / 5 * 1e3:6.2f}  "
-                  f"guard {tg / 5 * 1e3:6.2f}")
+            print(
+                f"   {api:<12} {r.input_tokens:>9,} tokens: build {tb / 5 * 1e3:6.2f}  "
+                f"guard {tg / 5 * 1e3:6.2f}"
+            )
 
 
 async def store_growth() -> None:
@@ -104,10 +112,14 @@ async def store_growth() -> None:
         store.close()
         size = path.stat().st_size
     kept = stats["blob_bytes"] + stats["skeleton_bytes"]
-    print(f"   60 turns, {len(bodies)} requests: sent {sent / 1e6:.1f} MB, "
-          f"kept {kept / 1e6:.2f} MB ({kept / last:.2f}x the last body), file {size / 1e6:.2f} MB")
-    print(f"   whole turn incl. emulator round trips {t_write / 60 * 1e3:.1f} ms; "
-          f"rebuilding all {len(bodies)} bodies {t_read * 1e3:.0f} ms")
+    print(
+        f"   60 turns, {len(bodies)} requests: sent {sent / 1e6:.1f} MB, "
+        f"kept {kept / 1e6:.2f} MB ({kept / last:.2f}x the last body), file {size / 1e6:.2f} MB"
+    )
+    print(
+        f"   whole turn incl. emulator round trips {t_write / 60 * 1e3:.1f} ms; "
+        f"rebuilding all {len(bodies)} bodies {t_read * 1e3:.0f} ms"
+    )
 
 
 def test_bench_guard() -> None:

@@ -101,11 +101,17 @@ def make_python(root: Path, n: int) -> int:
 def make_trace(path: Path, megabytes: int) -> tuple[int, int]:
     """Append-only Anthropic sessions (a few with faults) until the file reaches `megabytes`."""
     rng = random.Random(2)
-    handbook = "".join(f"Rule {k}: keep changes small and reviewed; explain why.\n"
-                       for k in range(120))
-    tools = [{"name": f"tool_{k}", "description": f"Tool number {k}.",
-              "input_schema": {"type": "object", "properties": {"x": {"type": "string"}}}}
-             for k in range(8)]
+    handbook = "".join(
+        f"Rule {k}: keep changes small and reviewed; explain why.\n" for k in range(120)
+    )
+    tools = [
+        {
+            "name": f"tool_{k}",
+            "description": f"Tool number {k}.",
+            "input_schema": {"type": "object", "properties": {"x": {"type": "string"}}},
+        }
+        for k in range(8)
+    ]
     target = megabytes * 1_000_000
     written = 0
     lines = 0
@@ -122,20 +128,40 @@ def make_trace(path: Path, megabytes: int) -> tuple[int, int]:
                     system = f"Time: {seq}\n" + handbook  # a fault in some sessions
                 if session % 11 == 5 and seq == 30:
                     model = "claude-haiku-4-5"
-                body = {"model": model, "max_tokens": 1024, "tools": tools,
-                        "system": [{"type": "text", "text": system,
-                                    "cache_control": {"type": "ephemeral"}}],
-                        "messages": messages, "cache_control": {"type": "ephemeral"}}
-                rec = {"session_id": f"s{session}", "seq": seq, "time": t0 + seq * 20,
-                       "provider": "anthropic", "api": "anthropic", "model": model,
-                       "path": "/v1/messages", "body": body, "usage": {}, "raw_usage": {},
-                       "cost": None, "cache_key": None}
+                body = {
+                    "model": model,
+                    "max_tokens": 1024,
+                    "tools": tools,
+                    "system": [
+                        {"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}
+                    ],
+                    "messages": messages,
+                    "cache_control": {"type": "ephemeral"},
+                }
+                rec = {
+                    "session_id": f"s{session}",
+                    "seq": seq,
+                    "time": t0 + seq * 20,
+                    "provider": "anthropic",
+                    "api": "anthropic",
+                    "model": model,
+                    "path": "/v1/messages",
+                    "body": body,
+                    "usage": {},
+                    "raw_usage": {},
+                    "cost": None,
+                    "cache_key": None,
+                }
                 line = json.dumps(rec) + "\n"
                 fh.write(line)
                 written += len(line)
                 lines += 1
-                messages.append({"role": "assistant", "content": [
-                    {"type": "text", "text": "Looked. " * rng.randint(20, 60)}]})
+                messages.append(
+                    {
+                        "role": "assistant",
+                        "content": [{"type": "text", "text": "Looked. " * rng.randint(20, 60)}],
+                    }
+                )
                 if written >= target:
                     break
             session += 1
@@ -170,12 +196,16 @@ def run(files: int = 2000, trace_mb: int = 100, jobs: int = 2) -> dict[str, floa
         by_code: dict[str, int] = {}
         for f in result.findings:
             by_code[f.code] = by_code.get(f.code, 0) + 1
-        print(f"inputs: {files} Python files ({py_bytes / 1e6:.1f} MB), trace "
-              f"{tr_bytes / 1e6:.1f} MB in {tr_lines} requests (generated in {gen_s:.1f} s)")
+        print(
+            f"inputs: {files} Python files ({py_bytes / 1e6:.1f} MB), trace "
+            f"{tr_bytes / 1e6:.1f} MB in {tr_lines} requests (generated in {gen_s:.1f} s)"
+        )
         print(f"baseline (ast.parse + json.loads, 1 process): {base_s:.2f} s")
-        print(f"lint with {jobs} jobs: {lint_s:.2f} s "
-              f"({lint_s / base_s:.2f}x the baseline), {len(result.findings)} findings: "
-              + ", ".join(f"{k} {v}" for k, v in sorted(by_code.items())))
+        print(
+            f"lint with {jobs} jobs: {lint_s:.2f} s "
+            f"({lint_s / base_s:.2f}x the baseline), {len(result.findings)} findings: "
+            + ", ".join(f"{k} {v}" for k, v in sorted(by_code.items()))
+        )
         print(f"limit {LIMIT_S:.0f} s: {'PASS' if lint_s < LIMIT_S else 'FAIL'}")
         return {"lint_s": lint_s, "baseline_s": base_s, "findings": len(result.findings)}
 

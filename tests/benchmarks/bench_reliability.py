@@ -101,8 +101,12 @@ async def cut_streams(model: str, turns: int, db: Path) -> Row:
     with SessionStore(db, read_only=True) as ro:
         stored = len(ro.usage_rows("cut"))
     ok = rows == billed == stored and breaks == 0
-    return row(f"faults on every request, {model} (ledger {rows}, stored {stored}, billed "
-               f"{billed}; {breaks} breaks)", turns, turns if ok else 0)
+    return row(
+        f"faults on every request, {model} (ledger {rows}, stored {stored}, billed "
+        f"{billed}; {breaks} breaks)",
+        turns,
+        turns if ok else 0,
+    )
 
 
 # -- 2. concurrent sessions on one store ----------------------------------------------------------
@@ -124,7 +128,10 @@ def messages(db: Path, sid: str) -> list[str]:
 def worker(db: Path, sid: str, turns: int, mode: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, WORKER, str(db), sid, str(turns), mode],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
 
 
@@ -146,8 +153,11 @@ def many_sessions(db: Path, workers: int, turns: int) -> Row:
         kept = messages(db, sid)
         mine = sum(f"plain turn {i} from this process" in kept for i in range(turns))
         held += got.get("busy") is False and len(kept) == 4 + 4 * turns and mine == turns
-    return row(f"{workers} processes at once, each its own session, one store "
-               f"({turns} turns each)", workers, held)
+    return row(
+        f"{workers} processes at once, each its own session, one store ({turns} turns each)",
+        workers,
+        held,
+    )
 
 
 def one_session(db: Path, rounds: int, second: str) -> Row:
@@ -180,8 +190,7 @@ def one_session(db: Path, rounds: int, second: str) -> Row:
             ok = got2.get("id") == sid and len(kept) == 4 + 4 * 4
             ok = ok and len(hold) == len(wait) == 2 and max(hold) < min(wait)
         held += ok and got1.get("busy") is False
-    how = ("the second forks it" if second == "fork"
-           else "the second waits (--wait), then goes on")
+    how = "the second forks it" if second == "fork" else "the second waits (--wait), then goes on"
     return row(f"two processes resume one session: {how}; nothing lost", rounds, held)
 
 
@@ -204,15 +213,20 @@ def kills(db: Path, rounds: int, rng: random.Random) -> Row:
         held += n % 4 == 0 and n == 4 * turns
     after = finish(worker(db, sid, 1, "plain"), "after the SIGKILLs")
     taken = after.get("busy") is False
-    return row(f"SIGKILL at random points (whole turns only; lease taken over: {taken})",
-               rounds, held if taken else 0)
+    return row(
+        f"SIGKILL at random points (whole turns only; lease taken over: {taken})",
+        rounds,
+        held if taken else 0,
+    )
 
 
 # -- 4. full disks ----------------------------------------------------------------------------
 
 
 async def filled_turns(
-    db: Path, turns: int, full: Callable[[SessionStore], None],
+    db: Path,
+    turns: int,
+    full: Callable[[SessionStore], None],
     room: Callable[[SessionStore], None],
 ) -> tuple[int, int, int, list[dict[str, Any]]]:
     """A session whose store fills after its first turn, for `turns` turns, then has room
@@ -240,8 +254,11 @@ def _stored_matches(db: Path, rows: int, billed: int, transcript: list[dict[str,
     with SessionStore(db, read_only=True) as ro:
         kept = len(ro.usage_rows("full"))
         same = [Message.from_dict(m).to_dict() for m in ro.load("full").messages] == transcript
-    return f"stored {kept} == ledger {rows} == billed {billed}" if (
-        kept == rows == billed and same) else f"MISMATCH stored {kept}, ledger {rows}"
+    return (
+        f"stored {kept} == ledger {rows} == billed {billed}"
+        if (kept == rows == billed and same)
+        else f"MISMATCH stored {kept}, ledger {rows}"
+    )
 
 
 async def disk_full_pages(db: Path, turns: int) -> Row:
@@ -255,8 +272,11 @@ async def disk_full_pages(db: Path, turns: int) -> Row:
     )
     what = _stored_matches(db, rows, billed, transcript)
     ok = said == 1 and not what.startswith("MISMATCH")
-    return row(f"disk full mid-session, SQLite page limit ({what}; said {said}x)",
-               turns, turns if ok else 0)
+    return row(
+        f"disk full mid-session, SQLite page limit ({what}; said {said}x)",
+        turns,
+        turns if ok else 0,
+    )
 
 
 async def disk_full_tmpfs(where: Path, turns: int) -> Row:
@@ -264,15 +284,18 @@ async def disk_full_tmpfs(where: Path, turns: int) -> Row:
         with tmpfs(where, "1m") as mnt:
             filler: list[Path] = []
             said, rows, billed, transcript = await filled_turns(
-                mnt / "s.sqlite", turns, lambda _: filler.append(fill(mnt)),
+                mnt / "s.sqlite",
+                turns,
+                lambda _: filler.append(fill(mnt)),
                 lambda _: filler.pop().unlink(),
             )
             what = _stored_matches(mnt / "s.sqlite", rows, billed, transcript)
     except CannotMount as why:
         return row(f"disk full mid-session, real 1 MiB tmpfs: SKIPPED ({why})", 0, 0)
     ok = said == 1 and not what.startswith("MISMATCH")
-    return row(f"disk full mid-session, real 1 MiB tmpfs ({what}; said {said}x)",
-               turns, turns if ok else 0)
+    return row(
+        f"disk full mid-session, real 1 MiB tmpfs ({what}; said {said}x)", turns, turns if ok else 0
+    )
 
 
 # -- 5. read-only filesystem ------------------------------------------------------------------
@@ -288,8 +311,10 @@ async def read_only(where: Path, sessions: int) -> Row:
             held, tried = 0, 0
             ran = run_cli("sessions", "--store", str(db), "list")
             _saw("read-only", ran.stderr)
-            tried, held = 1, int(ran.returncode == 0 and all(
-                f"ro{i}" in ran.stdout for i in range(sessions)))
+            tried, held = (
+                1,
+                int(ran.returncode == 0 and all(f"ro{i}" in ran.stdout for i in range(sessions))),
+            )
             for i in range(sessions):
                 for cmd in (("show", f"ro{i}"), ("export", f"ro{i}", "--jsonl")):
                     ran = run_cli("sessions", "--store", str(db), *cmd)
@@ -303,8 +328,9 @@ async def read_only(where: Path, sessions: int) -> Row:
                 held += "read-only" in str(err) and len(str(err).splitlines()) == 1
     except CannotMount as why:
         return row(f"store on a read-only filesystem: SKIPPED ({why})", 0, 0)
-    return row("store on a read-only tmpfs (list, show, export; a write open is one line)",
-               tried, held)
+    return row(
+        "store on a read-only tmpfs (list, show, export; a write open is one line)", tried, held
+    )
 
 
 # -- 6. bad input -----------------------------------------------------------------------------
@@ -321,8 +347,7 @@ def bad_input(folder: Path) -> Row:
             faults.append(f"{' '.join(args)}: {fault}")
     for f in faults:
         print(f"  bad input not refused cleanly: {f}", file=sys.stderr)
-    return row("bad input over every command: exit 2, one line, nothing written",
-               len(BAD), held)
+    return row("bad input over every command: exit 2, one line, nothing written", len(BAD), held)
 
 
 def main() -> int:

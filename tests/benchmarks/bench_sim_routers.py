@@ -146,8 +146,9 @@ class HeapNodeCache:
         return hit
 
 
-def _serve_all(cache_cls: type, p: Plan, node: np.ndarray, nodes: int, cap: int | None,
-               ttl: float | None) -> np.ndarray:
+def _serve_all(
+    cache_cls: type, p: Plan, node: np.ndarray, nodes: int, cap: int | None, ttl: float | None
+) -> np.ndarray:
     """Every request through its node's cache, in trace order: the cache work a router does."""
     parent = p.parent.tolist()
     caches = [cache_cls(p.n_nodes + 1, cap, parent, ttl) for _ in range(nodes)]
@@ -185,15 +186,19 @@ def run(runs: int = 3) -> list[tuple[str, float, float]]:
     rows = []
     for router, cap, ttl in CASES:
         routed = cluster.simulate_aware(
-            p, router=router, nodes=4, capacity=cap, ttl=ttl, compute=compute,
-            transfer_s_per_block=per_block, block_size=trace.block_size,
+            p,
+            router=router,
+            nodes=4,
+            capacity=cap,
+            ttl=ttl,
+            compute=compute,
+            transfer_s_per_block=per_block,
+            block_size=trace.block_size,
         )
         t_new, new = _best(
             partial(_serve_all, cluster.NodeCache, p, routed.node, 4, cap, ttl), runs
         )
-        t_old, old = _best(
-            partial(_serve_all, HeapNodeCache, p, routed.node, 4, cap, ttl), runs
-        )
+        t_old, old = _best(partial(_serve_all, HeapNodeCache, p, routed.node, 4, cap, ttl), runs)
         assert np.array_equal(new, old), (router, cap, ttl)
         # the router's own hits (a ttft copy aside) are what the caches served
         assert np.array_equal(routed.hit_blocks - routed.fetched_blocks, new), (router, cap)

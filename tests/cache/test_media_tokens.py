@@ -56,8 +56,15 @@ def test_image_headers() -> None:
     gif = b"GIF89a" + (40).to_bytes(2, "little") + (30).to_bytes(2, "little") + b"\x00" * 8
     found_gif = sniff_image(gif)
     assert found_gif is not None and found_gif.width == 40
-    jpeg = (b"\xff\xd8\xff\xe0\x00\x10" + b"J" * 14 + b"\xff\xc0\x00\x11\x08"
-            + (480).to_bytes(2, "big") + (640).to_bytes(2, "big") + b"\x03" + b"\x00" * 9)
+    jpeg = (
+        b"\xff\xd8\xff\xe0\x00\x10"
+        + b"J" * 14
+        + b"\xff\xc0\x00\x11\x08"
+        + (480).to_bytes(2, "big")
+        + (640).to_bytes(2, "big")
+        + b"\x03"
+        + b"\x00" * 9
+    )
     found = sniff_image(jpeg)
     assert found is not None and (found.width, found.height) == (640, 480)
     assert sniff_image(b"plain text, no picture") is None
@@ -101,8 +108,14 @@ def test_store_keeps_each_payload_once_and_restores_it_exactly() -> None:
     png = sample_png(6000, 60, seed=4)
     block = _anthropic_image(png)
     url = "data:image/png;base64," + block["source"]["data"]
-    value = {"content": [block, {"type": "image_url", "image_url": {"url": url}},
-                         {"type": "text", "text": "\x00media:deadbeef:"}, "\x00\x00x"]}
+    value = {
+        "content": [
+            block,
+            {"type": "image_url", "image_url": {"url": url}},
+            {"type": "text", "text": "\x00media:deadbeef:"},
+            "\x00\x00x",
+        ]
+    }
     kept: dict[str, str] = {}
     out = extern(value, kept.__setitem__)
     assert len(kept) == 1  # the raw base64 and the data URL share one blob

@@ -235,11 +235,17 @@ def test_unreadable_price_file_is_one_line_config_error(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("fault", "code", "line"),
     [
-        (ProviderError("overloaded_error: Overloaded", status=529, retryable=True), 1,
-         "prefixlock: provider error (HTTP 529): overloaded_error: Overloaded"),
+        (
+            ProviderError("overloaded_error: Overloaded", status=529, retryable=True),
+            1,
+            "prefixlock: provider error (HTTP 529): overloaded_error: Overloaded",
+        ),
         # A refused key is the user's to fix, like a bad flag.
-        (ProviderError("invalid x-api-key", status=401), 2,
-         "prefixlock: error: the provider refused the API key (HTTP 401): invalid x-api-key"),
+        (
+            ProviderError("invalid x-api-key", status=401),
+            2,
+            "prefixlock: error: the provider refused the API key (HTTP 401): invalid x-api-key",
+        ),
     ],
 )
 def test_cli_reports_a_provider_fault_in_one_line(
@@ -290,4 +296,3 @@ def test_tool_names_at_the_limits_and_non_text_names() -> None:
 
     with pytest.raises(PrefixError, match=r"'look\.up' must match"):
         tool(name="look.up")(lookup)
-

@@ -45,8 +45,17 @@ HEAVY = (
 )
 
 NAMES = [
-    "demo", "run", "chat", "sessions", "models", "analyze",
-    "agents", "lint", "serve", "sim", "proxy",
+    "demo",
+    "run",
+    "chat",
+    "sessions",
+    "models",
+    "analyze",
+    "agents",
+    "lint",
+    "serve",
+    "sim",
+    "proxy",
 ]
 
 

@@ -24,9 +24,15 @@ SYSTEM = "You answer questions about the shop's invoices.\n" * 150
 
 
 def agent_for(emu: Emulator, fallback: tuple[str, ...]) -> Agent:
-    return Agent(FrozenPrefix(system=SYSTEM), model="claude-sonnet-4-6", base_url=emu.base_url,
-                 api_key="test-key", clock=emu.clock, settings=Settings(retries=1),
-                 fallback=fallback)
+    return Agent(
+        FrozenPrefix(system=SYSTEM),
+        model="claude-sonnet-4-6",
+        base_url=emu.base_url,
+        api_key="test-key",
+        clock=emu.clock,
+        settings=Settings(retries=1),
+        fallback=fallback,
+    )
 
 
 async def test_a_failing_provider_falls_back_as_a_priced_switch() -> None:
@@ -62,5 +68,9 @@ async def test_without_a_fallback_left_the_error_is_raised() -> None:
 
 def test_an_unknown_fallback_model_fails_at_once() -> None:
     with pytest.raises(UnknownModelError):
-        Agent(FrozenPrefix(system="s"), model="claude-sonnet-4-6", api_key="k",
-              fallback=["no-such-model-9"])
+        Agent(
+            FrozenPrefix(system="s"),
+            model="claude-sonnet-4-6",
+            api_key="k",
+            fallback=["no-such-model-9"],
+        )

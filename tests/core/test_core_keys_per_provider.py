@@ -45,6 +45,7 @@ async def test_a_switch_to_another_provider_does_not_take_the_key() -> None:
 
 
 def test_with_a_base_url_one_key_serves_every_model() -> None:
-    agent = Agent(PREFIX, model="claude-sonnet-4-6", api_key="gateway-key",
-                  base_url="http://127.0.0.1:9")
+    agent = Agent(
+        PREFIX, model="claude-sonnet-4-6", api_key="gateway-key", base_url="http://127.0.0.1:9"
+    )
     assert agent.provider("gpt-5.4").transport._key == "gateway-key"

@@ -21,12 +21,19 @@ from prefixlock.guard.policy import CachePolicy
 
 SERVER = str(Path(__file__).resolve().parent.parent / "helpers" / "mcp_server.py")
 SYSTEM = "You answer questions about invoices with the tools you have.\n" * 150
-SCRIPT = Script(rules=[
-    Rule(match="total", steps=[Step(text="Asking.", tool="total", input={"number": "INV-7"}),
-                               Step(text="It is 12.30.")]),
-    Rule(match="grow", steps=[Step(text="Growing.", tool="grow"), Step(text="Grown.")]),
-    Rule(match="fail", steps=[Step(text="Trying.", tool="fail"), Step(text="It failed.")]),
-])
+SCRIPT = Script(
+    rules=[
+        Rule(
+            match="total",
+            steps=[
+                Step(text="Asking.", tool="total", input={"number": "INV-7"}),
+                Step(text="It is 12.30."),
+            ],
+        ),
+        Rule(match="grow", steps=[Step(text="Growing.", tool="grow"), Step(text="Grown.")]),
+        Rule(match="fail", steps=[Step(text="Trying.", tool="fail"), Step(text="It failed.")]),
+    ]
+)
 
 
 async def test_mcp_tools_in_the_prefix_and_a_changed_list_is_priced() -> None:
@@ -39,8 +46,13 @@ async def test_mcp_tools_in_the_prefix_and_a_changed_list_is_priced() -> None:
         assert "title" not in str(server.tools[0].spec.input_schema)
         prefix = FrozenPrefix(system=SYSTEM, tools=server.tools)
         with Emulator.start(clock=ManualClock(), script=SCRIPT) as emu:
-            agent = Agent(prefix, model="claude-sonnet-4-6", base_url=emu.base_url,
-                          api_key="test-key", clock=emu.clock)
+            agent = Agent(
+                prefix,
+                model="claude-sonnet-4-6",
+                base_url=emu.base_url,
+                api_key="test-key",
+                clock=emu.clock,
+            )
             async with agent.session() as s:
                 events = [e async for e in s.send("total of INV-7?")]
                 result = next(e for e in events if isinstance(e, ToolResult))
@@ -84,8 +96,9 @@ async def _http_server() -> AsyncIterator[str]:
     sock.listen(16)
     port = sock.getsockname()[1]
     app = mcp_server.app.streamable_http_app(host="127.0.0.1")
-    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="on",
-                                           timeout_graceful_shutdown=5))
+    server = uvicorn.Server(
+        uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5)
+    )
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
         yield f"http://127.0.0.1:{port}/mcp"
@@ -104,16 +117,29 @@ async def test_mcp_over_streamable_http_is_pinned_and_a_changed_list_is_priced()
             names = [t.name for t in server.tools]
             assert names == sorted(names) == ["inv_add", "inv_fail", "inv_grow", "inv_total"]
             prefix = FrozenPrefix(system=SYSTEM, tools=server.tools)
-            script = Script(rules=[
-                Rule(match="total", steps=[
-                    Step(text="Asking.", tool="inv_total", input={"number": "INV-7"}),
-                    Step(text="It is 12.30.")]),
-                Rule(match="grow", steps=[Step(text="Growing.", tool="inv_grow"),
-                                          Step(text="Grown.")]),
-            ])
+            script = Script(
+                rules=[
+                    Rule(
+                        match="total",
+                        steps=[
+                            Step(text="Asking.", tool="inv_total", input={"number": "INV-7"}),
+                            Step(text="It is 12.30."),
+                        ],
+                    ),
+                    Rule(
+                        match="grow",
+                        steps=[Step(text="Growing.", tool="inv_grow"), Step(text="Grown.")],
+                    ),
+                ]
+            )
             with Emulator.start(clock=ManualClock(), script=script) as emu:
-                agent = Agent(prefix, model="gpt-5", base_url=emu.base_url,
-                              api_key="test-key", clock=emu.clock)
+                agent = Agent(
+                    prefix,
+                    model="gpt-5",
+                    base_url=emu.base_url,
+                    api_key="test-key",
+                    clock=emu.clock,
+                )
                 async with agent.session() as s:
                     events = [e async for e in s.send("total of INV-7?")]
                     result = next(e for e in events if isinstance(e, ToolResult))

@@ -24,8 +24,15 @@ from prefixlock.settings_files import ChatSettings, McpServerConfig, load_settin
 
 
 def _mcp_json(path: Path, **servers: list[str]) -> None:
-    path.write_text(json.dumps({"mcpServers": {
-        name: {"command": cmd[0], "args": cmd[1:]} for name, cmd in servers.items()}}))
+    path.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    name: {"command": cmd[0], "args": cmd[1:]} for name, cmd in servers.items()
+                }
+            }
+        )
+    )
 
 
 def test_project_servers_are_marked_and_cannot_approve_themselves(tmp_path: Path) -> None:
@@ -34,29 +41,37 @@ def test_project_servers_are_marked_and_cannot_approve_themselves(tmp_path: Path
     (home / ".prefixlock").mkdir(parents=True)
     _mcp_json(ws / ".mcp.json", evil=["sh", "-c", "touch x"])
     (home / ".prefixlock" / "settings.toml").write_text(
-        '[mcp_servers.mine]\ncommand = "python"\nargs = ["srv.py"]\n')
+        '[mcp_servers.mine]\ncommand = "python"\nargs = ["srv.py"]\n'
+    )
     # The repository's shared files say "approve everything": ignored.
-    (ws / ".claude" / "settings.json").write_text(json.dumps(
-        {"enableAllProjectMcpServers": True, "enabledMcpjsonServers": ["evil"]}))
+    (ws / ".claude" / "settings.json").write_text(
+        json.dumps({"enableAllProjectMcpServers": True, "enabledMcpjsonServers": ["evil"]})
+    )
     (ws / ".prefixlock").mkdir()
     (ws / ".prefixlock" / "settings.toml").write_text(
-        'enable_all_project_mcp_servers = true\n[mcp_servers.tool]\ncommand = "x"\n')
+        'enable_all_project_mcp_servers = true\n[mcp_servers.tool]\ncommand = "x"\n'
+    )
     settings = load_settings(ws, home)
     by_name = {s.name: s for s in settings.mcp_servers}
     assert by_name["evil"].project and by_name["tool"].project and not by_name["mine"].project
     assert settings.enable_all_project_mcp is None and settings.enabled_project_mcp == ()
     assert [consent(by_name[n], settings).verdict for n in ("evil", "tool", "mine")] == [
-        "ask", "ask", "trusted"]
+        "ask",
+        "ask",
+        "trusted",
+    ]
     # The project's local file (the user's, not committed) and the user's files count.
-    (ws / ".claude" / "settings.local.json").write_text(json.dumps(
-        {"enabledMcpjsonServers": ["evil"], "disabledMcpjsonServers": ["tool"]}))
+    (ws / ".claude" / "settings.local.json").write_text(
+        json.dumps({"enabledMcpjsonServers": ["evil"], "disabledMcpjsonServers": ["tool"]})
+    )
     settings = load_settings(ws, home)
     by_name = {s.name: s for s in settings.mcp_servers}
     assert consent(by_name["evil"], settings).verdict == "approved"
     assert consent(by_name["tool"], settings).verdict == "declined"
     (home / ".claude").mkdir()
-    (home / ".claude" / "settings.json").write_text(json.dumps(
-        {"enableAllProjectMcpServers": True}))
+    (home / ".claude" / "settings.json").write_text(
+        json.dumps({"enableAllProjectMcpServers": True})
+    )
     (ws / ".claude" / "settings.local.json").unlink()
     settings = load_settings(ws, home)
     assert all(consent(s, settings).starts for s in settings.mcp_servers)
@@ -90,8 +105,7 @@ def test_answers_are_remembered_per_project_outside_it_and_per_command(tmp_path:
     answers = ConsentFile(path).answers  # read back from the file
     assert consent(server, ChatSettings(), answers).verdict == "approved"
     # The repository changes what the server runs: asked again.
-    changed = McpServerConfig("inv", sys.executable, ("other.py",), {"K": "v w"}, "x",
-                              project=True)
+    changed = McpServerConfig("inv", sys.executable, ("other.py",), {"K": "v w"}, "x", project=True)
     assert fingerprint(changed) != fingerprint(server)
     assert consent(changed, ChatSettings(), answers).verdict == "ask"
     ConsentFile(path).remember(server, False)
@@ -100,13 +114,16 @@ def test_answers_are_remembered_per_project_outside_it_and_per_command(tmp_path:
     assert ConsentFile(path).answers == {}
 
 
-def _perms(mode: str = "ask", allow: tuple[str, ...] = (), deny: tuple[str, ...] = ()
-           ) -> Permissions:
-    return Permissions(ChatSettings(
-        permission_mode=mode,  # type: ignore[arg-type]
-        allow=tuple(parse_rule(r, "s.toml", "permissions.allow") for r in allow),
-        deny=tuple(parse_rule(r, "s.toml", "permissions.deny") for r in deny),
-    ))
+def _perms(
+    mode: str = "ask", allow: tuple[str, ...] = (), deny: tuple[str, ...] = ()
+) -> Permissions:
+    return Permissions(
+        ChatSettings(
+            permission_mode=mode,  # type: ignore[arg-type]
+            allow=tuple(parse_rule(r, "s.toml", "permissions.allow") for r in allow),
+            deny=tuple(parse_rule(r, "s.toml", "permissions.deny") for r in deny),
+        )
+    )
 
 
 def test_mcp_calls_ask_unless_a_rule_the_mode_or_the_user_allows_them() -> None:
@@ -135,7 +152,8 @@ def test_a_user_settings_toml_spells_the_keys_its_own_way(tmp_path: Path) -> Non
     (home / ".prefixlock").mkdir(parents=True)
     _mcp_json(ws / ".mcp.json", a=["x"], b=["y"])
     (home / ".prefixlock" / "settings.toml").write_text(
-        'enabled_project_mcp_servers = ["a"]\ndisabled_project_mcp_servers = ["b"]\n')
+        'enabled_project_mcp_servers = ["a"]\ndisabled_project_mcp_servers = ["b"]\n'
+    )
     settings = load_settings(ws, home)
     verdicts = {s.name: consent(s, settings).verdict for s in settings.mcp_servers}
     assert verdicts == {"a": "approved", "b": "declined"}

@@ -34,8 +34,14 @@ PDF = sample_pdf(["Invoice INV-7", "Total 123.45 EUR"])
 
 
 def agent_for(emu: Emulator, model: str, store: SessionStore | None = None) -> Agent:
-    return Agent(FrozenPrefix(system=SYSTEM), model=model, base_url=emu.base_url,
-                 api_key="test-key", clock=emu.clock, store=store)
+    return Agent(
+        FrozenPrefix(system=SYSTEM),
+        model=model,
+        base_url=emu.base_url,
+        api_key="test-key",
+        clock=emu.clock,
+        store=store,
+    )
 
 
 async def _turns(s: Any, turns: list[Any]) -> list[list[Any]]:
@@ -44,11 +50,18 @@ async def _turns(s: Any, turns: list[Any]) -> list[list[Any]]:
 
 def _plain(messages: list[Any]) -> str:
     """Messages without their breakpoint markers (which move from turn to turn), as bytes."""
-    return json.dumps([
-        {**m, "content": [{k: v for k, v in b.items() if k != "cache_control"}
-                          for b in m["content"]]}
-        for m in messages
-    ], sort_keys=True)
+    return json.dumps(
+        [
+            {
+                **m,
+                "content": [
+                    {k: v for k, v in b.items() if k != "cache_control"} for b in m["content"]
+                ],
+            }
+            for m in messages
+        ],
+        sort_keys=True,
+    )
 
 
 def _usage(events: list[Any]) -> UsageReport:
@@ -64,8 +77,7 @@ TURNS: list[Any] = [
 
 @pytest.mark.parametrize(
     ("model", "rule"),
-    [("claude-sonnet-4-6", "anthropic"), ("gpt-5", "openai"),
-     ("openai-responses:gpt-5", "openai")],
+    [("claude-sonnet-4-6", "anthropic"), ("gpt-5", "openai"), ("openai-responses:gpt-5", "openai")],
 )
 async def test_media_is_counted_by_rule_and_cached(model: str, rule: str) -> None:
     with Emulator.start(clock=ManualClock()) as emu:
@@ -73,8 +85,11 @@ async def test_media_is_counted_by_rule_and_cached(model: str, rule: str) -> Non
             turns = await _turns(s, TURNS)
             plain = await _turns(s, ["no picture here"])
         bodies = [r.body for r in emu.requests]
-    image = anthropic_image_tokens(1000, 800) if rule == "anthropic" else (
-        openai_image_tokens(1000, 800))
+    image = (
+        anthropic_image_tokens(1000, 800)
+        if rule == "anthropic"
+        else (openai_image_tokens(1000, 800))
+    )
     doc = pdf_tokens("anthropic" if rule == "anthropic" else "openai", PDF)
     u = [_usage(t).usage for t in turns]
     total = [x.uncached_input + x.cache_read + x.cache_write_5m + x.cache_write_1h for x in u]
@@ -129,8 +144,9 @@ async def test_resumed_session_sends_the_same_bytes_and_the_store_keeps_one_copy
     assert _plain(resumed["messages"][:3]) == _plain(expected.body["messages"][:3])
     assert _usage(events).usage.cache_read > 3_000  # the cache stayed warm
     # Every stored body comes back exact (the image restored from its one blob) ...
-    assert stored[0]["messages"][0]["content"][1]["source"]["data"] == base64.b64encode(
-        big).decode()
+    assert (
+        stored[0]["messages"][0]["content"][1]["source"]["data"] == base64.b64encode(big).decode()
+    )
     # ... and the store holds the base64 once, not once per message and request row.
     assert blob_bytes < len(base64.b64encode(big)) * 1.5 + 60_000
 
@@ -181,8 +197,12 @@ async def test_detail_low_is_openai_only_and_counted_by_it(model: str) -> None:
     with Emulator.start(clock=ManualClock()) as emu:
         async with agent_for(emu, model).session() as s:
             plain = _usage([e async for e in s.send("hello")]).usage
-            events = [e async for e in s.send(
-                ["small?", Image.from_bytes(sample_png(2000, 2000), detail="low")])]
+            events = [
+                e
+                async for e in s.send(
+                    ["small?", Image.from_bytes(sample_png(2000, 2000), detail="low")]
+                )
+            ]
             request = s.previous_request
         body = emu.requests[-1].body
     assert request is not None
@@ -204,5 +224,8 @@ def test_detail_must_be_one_of_three() -> None:
 
 def test_text_document_is_text() -> None:
     block = Document.from_text("hello world", title="notes").block()
-    assert block == {"type": "document", "title": "notes",
-                     "source": {"type": "text", "media_type": "text/plain", "data": "hello world"}}
+    assert block == {
+        "type": "document",
+        "title": "notes",
+        "source": {"type": "text", "media_type": "text/plain", "data": "hello world"},
+    }

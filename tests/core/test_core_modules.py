@@ -134,7 +134,7 @@ def test_transcript_append_only_and_fork() -> None:
     "message",
     [
         Message.user("plain"),
-        Message.assistant("ünïcode \"quoted\" \\ and \n lines"),
+        Message.assistant('ünïcode "quoted" \\ and \n lines'),
         Message.user([]),
         Message.assistant(
             [

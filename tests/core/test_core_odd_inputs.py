@@ -85,8 +85,12 @@ def test_a_lone_surrogate_in_the_system_prompt_is_a_prefix_error() -> None:
 async def test_bad_user_text_is_a_user_error_and_sends_nothing(
     emu: Emulator, text: Any, volatile: tuple[str, ...], match: str
 ) -> None:
-    agent = Agent(FrozenPrefix(system="s " * 300), model="claude-sonnet-4-6",
-                  api_key="test-key", base_url=emu.base_url)
+    agent = Agent(
+        FrozenPrefix(system="s " * 300),
+        model="claude-sonnet-4-6",
+        api_key="test-key",
+        base_url=emu.base_url,
+    )
     async with agent.session() as s:
         with pytest.raises(UserError, match=match):
             async for _ in s.send(text, volatile=volatile):
@@ -96,8 +100,12 @@ async def test_bad_user_text_is_a_user_error_and_sends_nothing(
 
 
 async def test_a_tool_result_with_a_lone_surrogate_does_not_fail_the_turn(emu: Emulator) -> None:
-    agent = Agent(FrozenPrefix(system="s " * 300, tools=[read_file]), model="claude-sonnet-4-6",
-                  api_key="test-key", base_url=emu.base_url)
+    agent = Agent(
+        FrozenPrefix(system="s " * 300, tools=[read_file]),
+        model="claude-sonnet-4-6",
+        api_key="test-key",
+        base_url=emu.base_url,
+    )
     async with agent.session() as s:
         events = [e async for e in s.send("Please read x.")]
         result = next(e for e in events if isinstance(e, ToolResult))
@@ -114,8 +122,12 @@ def test_an_agent_without_a_frozen_prefix_is_a_prefix_error(prefix: Any) -> None
 
 
 def test_a_closed_sync_session_says_so(emu: Emulator) -> None:
-    agent = Agent(FrozenPrefix(system="s " * 300), model="claude-sonnet-4-6",
-                  api_key="test-key", base_url=emu.base_url)
+    agent = Agent(
+        FrozenPrefix(system="s " * 300),
+        model="claude-sonnet-4-6",
+        api_key="test-key",
+        base_url=emu.base_url,
+    )
     with agent.sync_session() as s:
         assert s.ask("Hello.") == "Done."
     # It was RuntimeError('Event loop is closed') and a "never awaited" warning.

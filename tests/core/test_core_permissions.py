@@ -19,8 +19,7 @@ from prefixlock.workspace import ApprovalRequest
 
 
 def rules(*texts: str) -> tuple[Rule, ...]:
-    return tuple(parse_rule(t, "settings.toml", f"permissions.x[{i}]") for i, t in
-                 enumerate(texts))
+    return tuple(parse_rule(t, "settings.toml", f"permissions.x[{i}]") for i, t in enumerate(texts))
 
 
 def run(cmd: str) -> ApprovalRequest:
@@ -31,10 +30,10 @@ def write(path: str) -> ApprovalRequest:
     return ApprovalRequest("write", "edit_file", f"edit {path}", "diff", path)
 
 
-def perms(mode: PermissionMode = "ask", allow: tuple[str, ...] = (),
-          deny: tuple[str, ...] = ()) -> Permissions:
-    return Permissions(ChatSettings(permission_mode=mode, allow=rules(*allow),
-                                    deny=rules(*deny)))
+def perms(
+    mode: PermissionMode = "ask", allow: tuple[str, ...] = (), deny: tuple[str, ...] = ()
+) -> Permissions:
+    return Permissions(ChatSettings(permission_mode=mode, allow=rules(*allow), deny=rules(*deny)))
 
 
 def test_bash_rule_semantics() -> None:
@@ -128,7 +127,10 @@ def test_mcp_rules_name_a_tool_or_a_whole_server() -> None:
 
 
 def test_malformed_mcp_rules_are_refused() -> None:
-    for text, says in (("mcp__inv__total(x)", "takes no (pattern)"),
-                       ("Bash*", "unknown tool"), ("mcp__inv*", "only mcp__SERVER__*")):
+    for text, says in (
+        ("mcp__inv__total(x)", "takes no (pattern)"),
+        ("Bash*", "unknown tool"),
+        ("mcp__inv*", "only mcp__SERVER__*"),
+    ):
         with pytest.raises(ConfigError, match=re.escape(says)):
             parse_rule(text, "s.toml", "permissions.deny[0]")

@@ -162,4 +162,3 @@ def test_windows_line_ends_and_unicode_spaces_cost_tokens() -> None:
     assert count_tokens("a\r\nb") == count_tokens("a\nb") == 3
     assert count_tokens("x\u00a0y") == 3
     assert count_tokens("\r" * 8) == 1
-

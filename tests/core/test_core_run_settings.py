@@ -79,8 +79,9 @@ def _tool_results(emulator: Any) -> list[str]:
 
 def test_headless_refuses_what_the_chat_would_ask(tmp_path: Path, emulator: Any) -> None:
     ws, home = _workspace(tmp_path)
-    ran = _run(emulator, ws, home, "--tools", "all", "--model", "claude-sonnet-4-6",
-               "--sandbox", "off")
+    ran = _run(
+        emulator, ws, home, "--tools", "all", "--model", "claude-sonnet-4-6", "--sandbox", "off"
+    )
     assert ran.returncode == 0, ran.stderr
     assert (ws / "note.txt").read_text() == "a draft\n"  # nothing written
     said = [line for line in ran.stderr.splitlines() if "refused" in line]
@@ -97,10 +98,11 @@ def test_settings_rules_mode_model_effort_and_sandbox_reach_run(
     ws, home = _workspace(tmp_path)
     # The user's file names the model and effort; the project's allows the edit and the
     # command and turns the sandbox off (a later file wins a scalar, rules add up).
-    write(home / ".prefixlock" / "settings.toml",
-           'model = "claude-haiku-4-5"\neffort = "low"\n')
-    write(ws / ".claude" / "settings.json", json.dumps(
-        {"permissions": {"allow": ["Edit(note.txt)", "Bash(echo:*)"]}}))
+    write(home / ".prefixlock" / "settings.toml", 'model = "claude-haiku-4-5"\neffort = "low"\n')
+    write(
+        ws / ".claude" / "settings.json",
+        json.dumps({"permissions": {"allow": ["Edit(note.txt)", "Bash(echo:*)"]}}),
+    )
     write(ws / ".prefixlock" / "settings.toml", '[sandbox]\nmode = "off"\n')
     ran = _run(emulator, ws, home, "--tools", "all")
     assert ran.returncode == 0, ran.stderr
@@ -114,13 +116,27 @@ def test_settings_rules_mode_model_effort_and_sandbox_reach_run(
 
 def test_flags_beat_settings_and_deny_rules_hold(tmp_path: Path, emulator: Any) -> None:
     ws, home = _workspace(tmp_path)
-    write(ws / ".prefixlock" / "settings.toml", (
-        'model = "claude-haiku-4-5"\npermission_mode = "plan"\n'
-        '[permissions]\ndeny = ["Bash(echo:*)"]\n[sandbox]\nmode = "off"\n'
-    ))
+    write(
+        ws / ".prefixlock" / "settings.toml",
+        (
+            'model = "claude-haiku-4-5"\npermission_mode = "plan"\n'
+            '[permissions]\ndeny = ["Bash(echo:*)"]\n[sandbox]\nmode = "off"\n'
+        ),
+    )
     # --permission-mode over plan; --allow run cannot lift the deny rule.
-    ran = _run(emulator, ws, home, "--tools", "all", "--model", "claude-sonnet-4-6",
-               "--permission-mode", "accept-edits", "--allow", "run")
+    ran = _run(
+        emulator,
+        ws,
+        home,
+        "--tools",
+        "all",
+        "--model",
+        "claude-sonnet-4-6",
+        "--permission-mode",
+        "accept-edits",
+        "--allow",
+        "run",
+    )
     assert ran.returncode == 0, ran.stderr
     assert emulator.served()[-1].body["model"] == "claude-sonnet-4-6"
     assert (ws / "note.txt").read_text() == "a final\n"
@@ -137,8 +153,9 @@ def test_flags_beat_settings_and_deny_rules_hold(tmp_path: Path, emulator: Any) 
 def test_read_deny_rules_guard_the_read_tools(tmp_path: Path, emulator: Any) -> None:
     ws, home = _workspace(tmp_path)
     (ws / ".env").write_text("TOKEN=hunter2\n")
-    write(home / ".claude" / "settings.json",
-          json.dumps({"permissions": {"deny": ["Read(.env)"]}}))  # a user-level rule
+    write(
+        home / ".claude" / "settings.json", json.dumps({"permissions": {"deny": ["Read(.env)"]}})
+    )  # a user-level rule
     ran = _run(emulator, ws, home, "--model", "claude-sonnet-4-6", task="read env")
     assert ran.returncode == 0, ran.stderr
     [result] = _tool_results(emulator)
@@ -157,7 +174,7 @@ def test_a_bad_settings_file_or_model_is_one_line_exit_2(tmp_path: Path, emulato
     bad.write_text('model = "claude-opsu-9"\n')
     ran = _run(emulator, ws, home)
     assert ran.returncode == 2 and f"{bad}: model: unknown model" in ran.stderr
-    bad.write_text('[sandbox]\nnet = false\n')
+    bad.write_text("[sandbox]\nnet = false\n")
     ran = _run(emulator, ws, home, "--tools", "all")
     assert ran.returncode == 2 and "unknown key 'net'" in ran.stderr
     assert len(ran.stderr.strip().splitlines()) == 1
@@ -165,8 +182,10 @@ def test_a_bad_settings_file_or_model_is_one_line_exit_2(tmp_path: Path, emulato
 
 def test_a_slash_task_runs_a_custom_command(tmp_path: Path, emulator: Any) -> None:
     ws, home = _workspace(tmp_path)
-    write(ws / ".prefixlock" / "commands" / "review.md",
-           "---\ndescription: Review a file\n---\nReview $1 for typos, then say hello.\n")
+    write(
+        ws / ".prefixlock" / "commands" / "review.md",
+        "---\ndescription: Review a file\n---\nReview $1 for typos, then say hello.\n",
+    )
     ran = _run(emulator, ws, home, "--model", "claude-sonnet-4-6", task="/review note.txt")
     assert ran.returncode == 0, ran.stderr
     sent = emulator.served()[-1].body["messages"][0]["content"]
@@ -192,21 +211,36 @@ def test_mcp_servers_from_mcp_json_are_pinned_and_deny_rules_refuse_them(
 ) -> None:
     pytest.importorskip("mcp")
     ws, home = _workspace(tmp_path)
-    write(ws / ".mcp.json", json.dumps(
-        {"mcpServers": {"inv": {"command": "${PY}", "args": [MCP_SERVER]}}}))
+    write(
+        ws / ".mcp.json",
+        json.dumps({"mcpServers": {"inv": {"command": "${PY}", "args": [MCP_SERVER]}}}),
+    )
     env = {"ANTHROPIC_API_KEY": KEY, "HOME": str(home), "PY": sys.executable}
     # A project's server, trusted on the command line; its tool calls allowed by --allow mcp
     # (headless, an MCP call nobody allowed is refused: see the consent tests below).
-    args = ("run", "invoice total", "--workspace", str(ws), "--base-url", emulator.base_url,
-            "--model", "claude-sonnet-4-6", "--mcp-trust", "inv", "--allow", "mcp")
+    args = (
+        "run",
+        "invoice total",
+        "--workspace",
+        str(ws),
+        "--base-url",
+        emulator.base_url,
+        "--model",
+        "claude-sonnet-4-6",
+        "--mcp-trust",
+        "inv",
+        "--allow",
+        "mcp",
+    )
     ran = run_cli(*args, env=env)
     assert ran.returncode == 0, ran.stderr
     tools = [t["name"] for t in emulator.served()[-1].body["tools"]]
     assert {"mcp__inv__add", "mcp__inv__total"} <= set(tools)
     assert _tool_results(emulator) == [json.dumps("INV-7: 12.30")]
     # A deny rule naming the server (Claude Code's form) refuses its tools.
-    write(ws / ".claude" / "settings.local.json",
-           json.dumps({"permissions": {"deny": ["mcp__inv"]}}))
+    write(
+        ws / ".claude" / "settings.local.json", json.dumps({"permissions": {"deny": ["mcp__inv"]}})
+    )
     ran = run_cli(*args, env=env)
     assert ran.returncode == 0, ran.stderr
     result = _tool_results(emulator)[0]
@@ -227,13 +261,28 @@ def test_a_changed_mcp_tool_list_follows_the_cache_policy(
 ) -> None:
     pytest.importorskip("mcp")
     ws, home = _workspace(tmp_path)
-    write(ws / ".prefixlock" / "settings.toml",
-           f'[mcp_servers.inv]\ncommand = "{sys.executable}"\nargs = ["{MCP_SERVER}"]\n')
+    write(
+        ws / ".prefixlock" / "settings.toml",
+        f'[mcp_servers.inv]\ncommand = "{sys.executable}"\nargs = ["{MCP_SERVER}"]\n',
+    )
     # A system prompt long enough to be cached: the change would re-bill a warm cache.
     system = write(tmp_path / "system.txt", "You answer questions about invoices.\n" * 400)
-    ran = _run(emulator, ws, home, "--model", "claude-sonnet-4-6", "--system", f"@{system}",
-               "--tool-changes", policy, "--mcp-trust", "inv", "--allow", "mcp",
-               task="grow the tools")
+    ran = _run(
+        emulator,
+        ws,
+        home,
+        "--model",
+        "claude-sonnet-4-6",
+        "--system",
+        f"@{system}",
+        "--tool-changes",
+        policy,
+        "--mcp-trust",
+        "inv",
+        "--allow",
+        "mcp",
+        task="grow the tools",
+    )
     assert ran.returncode == 0, ran.stderr
     said = [line for line in ran.stderr.splitlines() if "MCP tools changed" in line]
     assert len(said) == 1 and "(added mcp__inv__discount)" in said[0]
@@ -251,10 +300,14 @@ def test_a_changed_mcp_tool_list_follows_the_cache_policy(
 def _marking_server(ws: Path, marker: Path) -> None:
     """A repository's `.mcp.json` whose server writes `marker` as soon as it starts (then
     serves the test tools): the marker says whether the process ever ran."""
-    code = (f"import pathlib, runpy, sys; pathlib.Path({str(marker)!r}).write_text('ran'); "
-            f"sys.argv = [{MCP_SERVER!r}]; runpy.run_path({MCP_SERVER!r}, run_name='__main__')")
-    write(ws / ".mcp.json", json.dumps(
-        {"mcpServers": {"inv": {"command": sys.executable, "args": ["-c", code]}}}))
+    code = (
+        f"import pathlib, runpy, sys; pathlib.Path({str(marker)!r}).write_text('ran'); "
+        f"sys.argv = [{MCP_SERVER!r}]; runpy.run_path({MCP_SERVER!r}, run_name='__main__')"
+    )
+    write(
+        ws / ".mcp.json",
+        json.dumps({"mcpServers": {"inv": {"command": sys.executable, "args": ["-c", code]}}}),
+    )
 
 
 def test_a_project_mcp_server_never_starts_without_consent(tmp_path: Path, emulator: Any) -> None:
@@ -280,15 +333,18 @@ def test_a_project_mcp_server_never_starts_without_consent(tmp_path: Path, emula
     assert len(ran.stderr.strip().splitlines()) == 1 and not marker.exists()
     # Approved in the user's local settings: it starts; its call, asked in the chat, is
     # refused headless until a rule allows it.
-    write(ws / ".claude" / "settings.local.json",
-          json.dumps({"enabledMcpjsonServers": ["inv"]}))
+    write(ws / ".claude" / "settings.local.json", json.dumps({"enabledMcpjsonServers": ["inv"]}))
     ran = _run(emulator, ws, home, *args, task="invoice total")
     assert ran.returncode == 0, ran.stderr
     assert marker.exists()
     assert "mcp__inv__total: refused (prefixlock run has nobody to ask" in ran.stderr
     assert "nobody to ask" in _tool_results(emulator)[0]
-    write(ws / ".claude" / "settings.local.json", json.dumps(
-        {"enabledMcpjsonServers": ["inv"], "permissions": {"allow": ["mcp__inv__total"]}}))
+    write(
+        ws / ".claude" / "settings.local.json",
+        json.dumps(
+            {"enabledMcpjsonServers": ["inv"], "permissions": {"allow": ["mcp__inv__total"]}}
+        ),
+    )
     ran = _run(emulator, ws, home, *args, task="invoice total")
     assert ran.returncode == 0, ran.stderr
     assert _tool_results(emulator) == [json.dumps("INV-7: 12.30")]

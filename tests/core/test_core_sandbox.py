@@ -324,9 +324,7 @@ async def test_without_bubblewrap_commands_are_refused_in_one_line(ws_root: Path
         asked.append(request)
         return True
 
-    ws = Workspace(
-        ws_root, approve=approve, sandbox=SandboxOptions(program="/nonexistent/bwrap")
-    )
+    ws = Workspace(ws_root, approve=approve, sandbox=SandboxOptions(program="/nonexistent/bwrap"))
     with pytest.raises(WorkspaceError) as caught:
         await ws.run("touch ran")
     message = str(caught.value)
@@ -343,8 +341,13 @@ async def test_without_bubblewrap_commands_are_refused_in_one_line(ws_root: Path
 
 def test_options_from_a_settings_table() -> None:
     opts = SandboxOptions.from_mapping(
-        {"mode": "off", "network": False, "env": ["CARGO_HOME"], "writable": ["/var/cache/x"],
-         "home": "hidden"}
+        {
+            "mode": "off",
+            "network": False,
+            "env": ["CARGO_HOME"],
+            "writable": ["/var/cache/x"],
+            "home": "hidden",
+        }
     )
     assert opts == SandboxOptions("off", False, ("CARGO_HOME",), ("/var/cache/x",), "hidden")
     with pytest.raises(SandboxError, match=r"settings.sandbox: unknown key 'net'"):
@@ -355,7 +358,6 @@ def test_options_from_a_settings_table() -> None:
         SandboxOptions.from_mapping({"mode": "docker"})
     with pytest.raises(SandboxError, match="must be absolute"):
         SandboxOptions(writable=("rel",))
-
 
 
 # -- sockets: unix sockets outside the workspace are out of reach --------------------------------
@@ -454,9 +456,7 @@ async def test_a_fork_bomb_is_stopped_at_the_process_cap(ws_root: Path, mode: st
         pytest.skip(f"no process cap here: {why}")
     marker = f"3599.{os.getpid()}{len(mode)}6"
     started = time.monotonic()
-    out = await sandbox.run(
-        f"bash -c ':(){{ :|:& }};:'; sleep {marker}", timeout=60, limit=4000
-    )
+    out = await sandbox.run(f"bash -c ':(){{ :|:& }};:'; sleep {marker}", timeout=60, limit=4000)
     took = time.monotonic() - started
     assert "limit of 64 processes" in out.killed_for, out
     assert not out.timed_out and out.exit_code is None

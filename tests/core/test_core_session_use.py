@@ -28,6 +28,7 @@ SCRIPT = Script(
     default="Done.",
 )
 
+
 @pytest.fixture
 def emu() -> Iterator[Emulator]:
     with Emulator.start(clock=ManualClock(), script=SCRIPT) as e:
@@ -66,7 +67,6 @@ async def test_a_send_the_caller_stopped_reading_does_not_block_the_next(emu: Em
         async for _event in s.send("Hello."):
             break  # abandoned at its first event, its generator not closed
         assert await s.ask("Again.") == "Done."
-
 
 
 async def test_a_turn_cancelled_while_its_tool_runs_leaves_no_task_behind(emu: Emulator) -> None:

@@ -16,27 +16,44 @@ from tests.helpers.files import write
 
 def test_project_wins_rules_add_up_and_the_claude_shape_is_read(tmp_path: Path) -> None:
     home, ws = tmp_path / "home", tmp_path / "ws"
-    write(home / ".prefixlock" / "settings.toml", (
-        'model = "claude-haiku-4-5"\neffort = "low"\npermission_mode = "accept-edits"\n'
-        '[permissions]\nallow = ["Bash(make:*)"]\n'
-        '[mcp_servers.files]\ncommand = "python"\nargs = ["a.py"]\n'
-    ))
-    write(ws / ".claude" / "settings.json", json.dumps({
-        "permissions": {"allow": ["Bash(npm test:*)", "WebFetch(domain:x.org)"],
-                        "deny": ["Read(.env)"], "defaultMode": "plan"},
-        "hooks": {"PreToolUse": []},  # Claude Code's own: left alone
-    }))
-    write(ws / ".prefixlock" / "settings.toml", (
-        'model = "claude-sonnet-4-6"\n[permissions]\ndeny = ["Bash(rm:*)"]\n'
-        '[mcp_servers.files]\ncommand = "python3"\n[sandbox]\nnetwork = false\n'
-    ))
+    write(
+        home / ".prefixlock" / "settings.toml",
+        (
+            'model = "claude-haiku-4-5"\neffort = "low"\npermission_mode = "accept-edits"\n'
+            '[permissions]\nallow = ["Bash(make:*)"]\n'
+            '[mcp_servers.files]\ncommand = "python"\nargs = ["a.py"]\n'
+        ),
+    )
+    write(
+        ws / ".claude" / "settings.json",
+        json.dumps(
+            {
+                "permissions": {
+                    "allow": ["Bash(npm test:*)", "WebFetch(domain:x.org)"],
+                    "deny": ["Read(.env)"],
+                    "defaultMode": "plan",
+                },
+                "hooks": {"PreToolUse": []},  # Claude Code's own: left alone
+            }
+        ),
+    )
+    write(
+        ws / ".prefixlock" / "settings.toml",
+        (
+            'model = "claude-sonnet-4-6"\n[permissions]\ndeny = ["Bash(rm:*)"]\n'
+            '[mcp_servers.files]\ncommand = "python3"\n[sandbox]\nnetwork = false\n'
+        ),
+    )
     s = load_settings(ws, home)
     assert s.model == "claude-sonnet-4-6"
     assert s.model_source.endswith("ws/.prefixlock/settings.toml")
     assert s.effort == "low"  # only the user file sets it
     assert s.mode == "plan"  # the project's Claude file named a mode; its toml did not
-    assert [r.text for r in s.allow] == ["Bash(make:*)", "Bash(npm test:*)",
-                                         "WebFetch(domain:x.org)"]
+    assert [r.text for r in s.allow] == [
+        "Bash(make:*)",
+        "Bash(npm test:*)",
+        "WebFetch(domain:x.org)",
+    ]
     assert [r.text for r in s.deny] == ["Read(.env)", "Bash(rm:*)"]
     assert [(m.name, m.command, m.args) for m in s.mcp_servers] == [("files", "python3", ())]
     assert s.sandbox == {"network": False} and SANDBOX_HOOK == "sandbox"
@@ -49,24 +66,56 @@ def test_project_wins_rules_add_up_and_the_claude_shape_is_read(tmp_path: Path) 
 @pytest.mark.parametrize(
     ("name", "text", "where", "says"),
     [
-        (".prefixlock/settings.toml", 'model = "x"\npermission_mode = yolo\n', ":2",
-         "malformed TOML"),
-        (".prefixlock/settings.toml", 'permision_mode = "plan"\n', ": permision_mode",
-         "unknown setting"),
-        (".prefixlock/settings.toml", 'permission_mode = "yolo"\n', ": permission_mode",
-         "must be one of ask, accept-edits, plan, bypass"),
+        (
+            ".prefixlock/settings.toml",
+            'model = "x"\npermission_mode = yolo\n',
+            ":2",
+            "malformed TOML",
+        ),
+        (
+            ".prefixlock/settings.toml",
+            'permision_mode = "plan"\n',
+            ": permision_mode",
+            "unknown setting",
+        ),
+        (
+            ".prefixlock/settings.toml",
+            'permission_mode = "yolo"\n',
+            ": permission_mode",
+            "must be one of ask, accept-edits, plan, bypass",
+        ),
         (".prefixlock/settings.toml", 'effort = "extreme"\n', ": effort", "must be one of"),
-        (".prefixlock/settings.toml", '[permissions]\nallow = ["Bsh(ls)"]\n',
-         ": permissions.allow[0]", "unknown tool 'Bsh'"),
-        (".prefixlock/settings.toml", '[permissions]\ndeny = "Bash(rm:*)"\n',
-         ": permissions.deny", "must be a list"),
-        (".prefixlock/settings.toml", '[mcp_servers.x]\nargs = ["a"]\n',
-         ": mcp_servers.x.command", "non-empty text"),
-        (".prefixlock/settings.toml", '[sandbox]\n', "", None),  # an empty table is fine
-        (".claude/settings.json", '{"permissions": {"allow": [1]}}', ": permissions.allow[0]",
-         "a rule must be text"),
-        (".claude/settings.json", '{"permissions": {"defaultMode": "yes"}}',
-         ": permissions.defaultMode", "must be one of default, acceptEdits"),
+        (
+            ".prefixlock/settings.toml",
+            '[permissions]\nallow = ["Bsh(ls)"]\n',
+            ": permissions.allow[0]",
+            "unknown tool 'Bsh'",
+        ),
+        (
+            ".prefixlock/settings.toml",
+            '[permissions]\ndeny = "Bash(rm:*)"\n',
+            ": permissions.deny",
+            "must be a list",
+        ),
+        (
+            ".prefixlock/settings.toml",
+            '[mcp_servers.x]\nargs = ["a"]\n',
+            ": mcp_servers.x.command",
+            "non-empty text",
+        ),
+        (".prefixlock/settings.toml", "[sandbox]\n", "", None),  # an empty table is fine
+        (
+            ".claude/settings.json",
+            '{"permissions": {"allow": [1]}}',
+            ": permissions.allow[0]",
+            "a rule must be text",
+        ),
+        (
+            ".claude/settings.json",
+            '{"permissions": {"defaultMode": "yes"}}',
+            ": permissions.defaultMode",
+            "must be one of default, acceptEdits",
+        ),
         (".claude/settings.json", '{\n  "model": "x",\n}', ":3", "malformed JSON"),
     ],
 )
@@ -89,12 +138,23 @@ def test_mcp_json_is_read_between_the_user_and_the_project_files(
 ) -> None:
     home, ws = tmp_path / "home", tmp_path / "ws"
     write(home / ".prefixlock" / "settings.toml", '[mcp_servers.docs]\ncommand = "old"\n')
-    write(ws / ".mcp.json", json.dumps({"mcpServers": {
-        "docs": {"type": "stdio", "command": "${TOOLS}/docs", "args": ["--port", "${PORT:-7}"],
-                 "env": {"TOKEN": "${TOKEN:-}"}},
-        "web": {"type": "http", "url": "https://mcp.example.com/mcp"},
-        "inv": {"command": "inv-server"},
-    }}))
+    write(
+        ws / ".mcp.json",
+        json.dumps(
+            {
+                "mcpServers": {
+                    "docs": {
+                        "type": "stdio",
+                        "command": "${TOOLS}/docs",
+                        "args": ["--port", "${PORT:-7}"],
+                        "env": {"TOKEN": "${TOKEN:-}"},
+                    },
+                    "web": {"type": "http", "url": "https://mcp.example.com/mcp"},
+                    "inv": {"command": "inv-server"},
+                }
+            }
+        ),
+    )
     write(ws / ".prefixlock" / "settings.toml", '[mcp_servers.inv]\ncommand = "inv2"\n')
     monkeypatch.setenv("TOOLS", "/opt/tools")  # `${TOOLS}` comes from the environment
     monkeypatch.delenv("PORT", raising=False)
@@ -102,8 +162,11 @@ def test_mcp_json_is_read_between_the_user_and_the_project_files(
     s = load_settings(ws, home)
     by_name = {m.name: m for m in s.mcp_servers}
     docs = by_name["docs"]  # .mcp.json over the user's file
-    assert (docs.command, docs.args, docs.env) == ("/opt/tools/docs", ("--port", "7"),
-                                                   {"TOKEN": ""})
+    assert (docs.command, docs.args, docs.env) == (
+        "/opt/tools/docs",
+        ("--port", "7"),
+        {"TOKEN": ""},
+    )
     assert docs.source == str(ws / ".mcp.json")
     assert by_name["web"].url == "https://mcp.example.com/mcp" and by_name["web"].command == ""
     assert by_name["inv"].command == "inv2"  # the project's settings.toml over .mcp.json
@@ -114,14 +177,26 @@ def test_mcp_json_is_read_between_the_user_and_the_project_files(
     ("text", "where", "says"),
     [
         ('{"mcpServers": {"a": {"args": []}}}', ": mcpServers.a.command", "non-empty text"),
-        ('{"mcpServers": {"a": {"command": "x", "cwd": "/"}}}', ": mcpServers.a.cwd",
-         "unknown key (known: type, command, args, env, url)"),
-        ('{"mcpServers": {"a": {"type": "sse", "url": "http://h/sse"}}}', ": mcpServers.a.type",
-         "must be stdio or http"),
-        ('{"mcpServers": {"a": {"type": "http", "url": "h:1"}}}', ": mcpServers.a.url",
-         "not an http(s) URL"),
-        ('{"mcpServers": {"a": {"command": "${NO_SUCH_VAR_H18A}"}}}', ": mcpServers.a",
-         "${NO_SUCH_VAR_H18A} is not set"),
+        (
+            '{"mcpServers": {"a": {"command": "x", "cwd": "/"}}}',
+            ": mcpServers.a.cwd",
+            "unknown key (known: type, command, args, env, url)",
+        ),
+        (
+            '{"mcpServers": {"a": {"type": "sse", "url": "http://h/sse"}}}',
+            ": mcpServers.a.type",
+            "must be stdio or http",
+        ),
+        (
+            '{"mcpServers": {"a": {"type": "http", "url": "h:1"}}}',
+            ": mcpServers.a.url",
+            "not an http(s) URL",
+        ),
+        (
+            '{"mcpServers": {"a": {"command": "${NO_SUCH_VAR_H18A}"}}}',
+            ": mcpServers.a",
+            "${NO_SUCH_VAR_H18A} is not set",
+        ),
         ('{"mcpServers": {"a b": {"command": "x"}}}', ": mcpServers.a b", "a server name is"),
         ('{"servers": {}}', ": servers", "unknown key (known: mcpServers)"),
         ('{"mcpServers": [1]}', ": mcpServers", "must be an object of servers"),

@@ -65,25 +65,41 @@ def pay(number: str) -> str:
 
 
 GOOD: dict[str, Any] = {"number": "INV-7", "total_cents": 12_345}
-SCRIPT = Script(rules=[
-    Rule(match="extract", steps=[
-        Step(text="Looking it up.", tool="lookup", input={"number": "INV-7"}),
-        Step(text="", tool="final_Invoice", input={"number": "INV-7", "total_cents": -5}),
-        Step(text="", tool="final_Invoice", input=GOOD),
-    ]),
-    Rule(match="chatty", steps=[Step(text="The total is 123.45.")]),
-    Rule(match="calling the tool final_Invoice", steps=[Step(tool="final_Invoice", input=GOOD)]),
-    Rule(match="pay", steps=[
-        Step(text="Paying.", tool="pay", input={"number": "INV-7"}),
-        Step(text="Payment done."),
-    ]),
-])
+SCRIPT = Script(
+    rules=[
+        Rule(
+            match="extract",
+            steps=[
+                Step(text="Looking it up.", tool="lookup", input={"number": "INV-7"}),
+                Step(text="", tool="final_Invoice", input={"number": "INV-7", "total_cents": -5}),
+                Step(text="", tool="final_Invoice", input=GOOD),
+            ],
+        ),
+        Rule(match="chatty", steps=[Step(text="The total is 123.45.")]),
+        Rule(
+            match="calling the tool final_Invoice", steps=[Step(tool="final_Invoice", input=GOOD)]
+        ),
+        Rule(
+            match="pay",
+            steps=[
+                Step(text="Paying.", tool="pay", input={"number": "INV-7"}),
+                Step(text="Payment done."),
+            ],
+        ),
+    ]
+)
 
 
 def agent_for(emu: Emulator, model: str) -> Agent:
     prefix = FrozenPrefix(system=SYSTEM, tools=[lookup, pay, output_tool(Invoice)])
-    return Agent(prefix, model=model, base_url=emu.base_url, api_key="test-key",
-                 clock=emu.clock, settings=Settings(max_turns=6))
+    return Agent(
+        prefix,
+        model=model,
+        base_url=emu.base_url,
+        api_key="test-key",
+        clock=emu.clock,
+        settings=Settings(max_turns=6),
+    )
 
 
 @pytest.mark.parametrize("model", ["claude-sonnet-4-6", "gpt-5"])

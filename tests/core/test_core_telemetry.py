@@ -26,11 +26,18 @@ def broken(number: str) -> str:
     raise RuntimeError("disk on fire")
 
 
-SCRIPT = Script(rules=[Rule(match="check", steps=[
-    Step(text="Looking.", tool="lookup", input={"number": "INV-7"}),
-    Step(text="Again.", tool="broken", input={"number": "INV-7"}),
-    Step(text="It is 12.30."),
-])])
+SCRIPT = Script(
+    rules=[
+        Rule(
+            match="check",
+            steps=[
+                Step(text="Looking.", tool="lookup", input={"number": "INV-7"}),
+                Step(text="Again.", tool="broken", input={"number": "INV-7"}),
+                Step(text="It is 12.30."),
+            ],
+        )
+    ]
+)
 
 
 async def test_spans_per_turn_request_and_tool() -> None:
@@ -43,9 +50,14 @@ async def test_spans_per_turn_request_and_tool() -> None:
     provider.add_span_processor(SimpleSpanProcessor(exporter))
     tracer = provider.get_tracer("test")
     with Emulator.start(clock=ManualClock(), script=SCRIPT) as emu:
-        agent = Agent(FrozenPrefix(system=SYSTEM, tools=[lookup, broken]),
-                      model="claude-sonnet-4-6", base_url=emu.base_url, api_key=SECRET,
-                      clock=emu.clock, tracer=tracer)
+        agent = Agent(
+            FrozenPrefix(system=SYSTEM, tools=[lookup, broken]),
+            model="claude-sonnet-4-6",
+            base_url=emu.base_url,
+            api_key=SECRET,
+            clock=emu.clock,
+            tracer=tracer,
+        )
         async with agent.session() as s:
             await s.ask("hello")
             await s.ask("check INV-7")
@@ -80,8 +92,13 @@ async def test_spans_per_turn_request_and_tool() -> None:
 
 async def test_off_by_default_no_opentelemetry_needed() -> None:
     with Emulator.start(clock=ManualClock(), script=SCRIPT) as emu:
-        agent = Agent(FrozenPrefix(system="s", tools=[lookup, broken]), model="gpt-5",
-                      base_url=emu.base_url, api_key="k", clock=emu.clock)
+        agent = Agent(
+            FrozenPrefix(system="s", tools=[lookup, broken]),
+            model="gpt-5",
+            base_url=emu.base_url,
+            api_key="k",
+            clock=emu.clock,
+        )
         async with agent.session() as s:
             assert s.telemetry.tracer is None
             assert await s.ask("check INV-7") == "It is 12.30."

@@ -25,14 +25,21 @@ class Refund(pydantic.BaseModel):
     approved: bool
 
 
-SCRIPT = Script(rules=[
-    Rule(match="refund", steps=[
-        Step(text="Checking.", tool="lookup", input={"number": "A-1"}),
-        Step(text="Refund approved."),
-    ]),
-    Rule(match="decide", steps=[Step(tool="final_Refund", input={"number": "A-1",
-                                                                   "approved": True})]),
-])
+SCRIPT = Script(
+    rules=[
+        Rule(
+            match="refund",
+            steps=[
+                Step(text="Checking.", tool="lookup", input={"number": "A-1"}),
+                Step(text="Refund approved."),
+            ],
+        ),
+        Rule(
+            match="decide",
+            steps=[Step(tool="final_Refund", input={"number": "A-1", "approved": True})],
+        ),
+    ]
+)
 
 
 @pytest.fixture

@@ -50,8 +50,13 @@ def _closed_port() -> int:
 @pytest.mark.parametrize("model", ["claude-haiku-4-5", "gpt-5"])
 def test_a_connection_error_names_the_url(model: str) -> None:
     url = f"http://127.0.0.1:{_closed_port()}"
-    agent = Agent(FrozenPrefix(system="s"), model=model, api_key="secret-key-123",
-                  base_url=url, settings=Settings(retries=0))
+    agent = Agent(
+        FrozenPrefix(system="s"),
+        model=model,
+        api_key="secret-key-123",
+        base_url=url,
+        settings=Settings(retries=0),
+    )
     with agent.sync_session() as s, pytest.raises(ProviderError) as caught:
         s.ask("hello")
     message = str(caught.value)
@@ -61,8 +66,13 @@ def test_a_connection_error_names_the_url(model: str) -> None:
 
 def test_sync_session_quotes_and_switches_like_the_async_one() -> None:
     with Emulator.start(clock=ManualClock()) as emu:
-        agent = Agent(FrozenPrefix(system=SYSTEM), model="claude-sonnet-4-6",
-                      base_url=emu.base_url, api_key="test-key", clock=emu.clock)
+        agent = Agent(
+            FrozenPrefix(system=SYSTEM),
+            model="claude-sonnet-4-6",
+            base_url=emu.base_url,
+            api_key="test-key",
+            clock=emu.clock,
+        )
         with agent.sync_session() as s:
             s.ask("Check invoice 7")
             quote = s.quote_switch("claude-haiku-4-5", next_message="and invoice 8")
@@ -87,8 +97,9 @@ def lambda_free(text: str) -> str:
 
 
 def test_delegation_result_is_typed() -> None:
-    result = DelegationResult(name="explorer", model="m", task="t", summary="[subagent x]",
-                              error="turns")
+    result = DelegationResult(
+        name="explorer", model="m", task="t", summary="[subagent x]", error="turns"
+    )
     assert not result.ok and result.error == "turns"
     assert DelegationResult(name="e", model="m", task="t", summary="done").ok
 
@@ -113,7 +124,14 @@ def test_agent_http_client_is_the_sdk_client_type() -> None:
 
     import prefixlock
 
-    hints = typing.get_type_hints(prefixlock.Agent.__init__, globalns={
-        **{n: getattr(prefixlock, n) for n in prefixlock.__all__}, **vars(typing),
-        **vars(sys.modules["prefixlock.agent"]), "httpx2": httpx2, "Tracer": object})
+    hints = typing.get_type_hints(
+        prefixlock.Agent.__init__,
+        globalns={
+            **{n: getattr(prefixlock, n) for n in prefixlock.__all__},
+            **vars(typing),
+            **vars(sys.modules["prefixlock.agent"]),
+            "httpx2": httpx2,
+            "Tracer": object,
+        },
+    )
     assert hints["http_client"] == httpx2.AsyncClient | None

@@ -185,9 +185,7 @@ async def test_compatible_api_under_a_path_other_than_v1(
         assert await s.ask("hi") == "hello"
     assert route.call_count == 1
     # A bare host still gets /v1 (the emulator, https://api.deepseek.com).
-    bare = router.post("http://127.0.0.1:9/v1/chat/completions").mock(
-        return_value=sse.chat("hey")
-    )
+    bare = router.post("http://127.0.0.1:9/v1/chat/completions").mock(return_value=sse.chat("hey"))
     agent = Agent(
         PREFIX,
         model="openai-compat:gemma",

@@ -41,8 +41,9 @@ def _stamp(i: int) -> list[str]:
 async def _run(
     emu: Emulator, model: str, volatile: bool, store: SessionStore | None = None
 ) -> Agent:
-    agent = Agent(PREFIX, model=model, api_key="test-key", base_url=emu.base_url,
-                  clock=emu.clock, store=store)
+    agent = Agent(
+        PREFIX, model=model, api_key="test-key", base_url=emu.base_url, clock=emu.clock, store=store
+    )
     async with agent.session("s") as s:
         for i in range(4):
             assert isinstance(emu.clock, ManualClock)
@@ -65,8 +66,13 @@ async def test_deepseek_reads_grow_with_volatile_text(
     volatile: bool, expected: list[tuple[int, int]]
 ) -> None:
     with Emulator.start(clock=ManualClock()) as emu:
-        agent = Agent(PREFIX, model="deepseek-v4-flash", api_key="test-key",
-                      base_url=emu.base_url, clock=emu.clock)
+        agent = Agent(
+            PREFIX,
+            model="deepseek-v4-flash",
+            api_key="test-key",
+            base_url=emu.base_url,
+            clock=emu.clock,
+        )
         async with agent.session("s") as s:
             for i in range(4):
                 assert isinstance(emu.clock, ManualClock)
@@ -113,8 +119,9 @@ async def test_breakpoint_and_block_caches_keep_volatile_text_off_the_transcript
     model: str,
 ) -> None:
     with Emulator.start(clock=ManualClock()) as emu:
-        agent = Agent(PREFIX, model=model, api_key="test-key", base_url=emu.base_url,
-                      clock=emu.clock)
+        agent = Agent(
+            PREFIX, model=model, api_key="test-key", base_url=emu.base_url, clock=emu.clock
+        )
         async with agent.session("s") as s:
             await s.ask("Step 0.", volatile=_stamp(0))
             await s.ask("Step 1.")

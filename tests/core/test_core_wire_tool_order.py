@@ -21,8 +21,9 @@ from prefixlock.emulator import Emulator
 
 
 @tool
-def read_file(path: str, offset: int = 0, limit: int | None = None,
-              mode: Literal["text", "bytes"] = "text") -> str:
+def read_file(
+    path: str, offset: int = 0, limit: int | None = None, mode: Literal["text", "bytes"] = "text"
+) -> str:
     """Read part of a file.
 
     Args:
@@ -45,12 +46,14 @@ def test_pydantic_schema_is_not_canonical_to_begin_with() -> None:
     assert not _in_order(read_file.spec.to_dict())
 
 
-@pytest.mark.parametrize("model", ["claude-sonnet-4-6", "gpt-5.4", "openai-responses:gpt-5.4",
-                                   "gpt-5.6-terra"])
+@pytest.mark.parametrize(
+    "model", ["claude-sonnet-4-6", "gpt-5.4", "openai-responses:gpt-5.4", "gpt-5.6-terra"]
+)
 async def test_tools_on_the_wire_are_canonical(emulator: Emulator, model: str) -> None:
     prefix = FrozenPrefix(system="You help.", tools=[read_file])
-    agent = Agent(prefix, model=model, api_key="test-key", base_url=emulator.base_url,
-                  clock=emulator.clock)
+    agent = Agent(
+        prefix, model=model, api_key="test-key", base_url=emulator.base_url, clock=emulator.clock
+    )
     async with agent.session("s") as s:
         await s.ask("hello")
         built = s.requests[-1].body

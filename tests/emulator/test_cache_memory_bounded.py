@@ -99,14 +99,14 @@ def test_served_emulator_drops_expired_entries_of_every_api_key() -> None:
             "messages": [{"role": "user", "content": "Why did the export stop?"}],
         }
         for i in range(12):
-            client = anthropic.Anthropic(
-                api_key=f"key-{i}", base_url=emu.base_url, max_retries=0
-            )
+            client = anthropic.Anthropic(api_key=f"key-{i}", base_url=emu.base_url, max_retries=0)
             client.messages.create(**body)
             chat_client(emu).chat.completions.create(
                 model="gpt-5.4",
-                messages=[{"role": "system", "content": f"{i} {SYSTEM}"},
-                          {"role": "user", "content": "Why did the export stop?"}],
+                messages=[
+                    {"role": "system", "content": f"{i} {SYSTEM}"},
+                    {"role": "user", "content": "Why did the export stop?"},
+                ],
             )
         assert sum(len(m) for m in emu.anthropic_cache.machines) == 12
         clock.advance(601.0)  # past every entry's TTL (5 minutes, OpenAI's 10)

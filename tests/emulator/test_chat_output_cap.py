@@ -31,11 +31,13 @@ def test_the_cap_cuts_and_bills_the_reply(emulator: Emulator, field: str, cap: i
     assert full.usage is not None and full.usage.completion_tokens > 3
     assert full.choices[0].finish_reason == "stop"
     if field == "max_tokens":  # refused by reasoning models (gpt-5 and later)
-        cut = client.chat.completions.create(model="gpt-4.1", messages=_chat(question),
-                                             max_tokens=cap)
+        cut = client.chat.completions.create(
+            model="gpt-4.1", messages=_chat(question), max_tokens=cap
+        )
     else:
-        cut = client.chat.completions.create(model="gpt-5.4", messages=_chat(question),
-                                             max_completion_tokens=cap)
+        cut = client.chat.completions.create(
+            model="gpt-5.4", messages=_chat(question), max_completion_tokens=cap
+        )
     assert cut.usage is not None and cut.usage.completion_tokens == cap
     assert cut.choices[0].finish_reason == "length"
     text = cut.choices[0].message.content or ""
@@ -47,8 +49,11 @@ def test_a_cap_that_fits_changes_nothing(emulator: Emulator) -> None:
     question = "Why did the payroll export stop at midnight?"
     full = client.chat.completions.create(model="gpt-5.4", messages=_chat(question))
     assert full.usage is not None
-    same = client.chat.completions.create(model="gpt-5.4", messages=_chat(question),
-                                          max_completion_tokens=full.usage.completion_tokens)
+    same = client.chat.completions.create(
+        model="gpt-5.4",
+        messages=_chat(question),
+        max_completion_tokens=full.usage.completion_tokens,
+    )
     assert same.usage is not None and same.usage.completion_tokens == full.usage.completion_tokens
     assert same.choices[0].finish_reason == "stop"
     assert same.choices[0].message.content == full.choices[0].message.content
@@ -59,8 +64,9 @@ def test_a_tool_call_past_the_cap_is_not_returned(emulator: Emulator) -> None:
     question = "Read config.yaml and tell me the export hour."
     full = client.chat.completions.create(model="gpt-5.4", messages=_chat(question), tools=TOOLS)
     assert full.choices[0].message.tool_calls, "the scripted model calls a tool first"
-    cut = client.chat.completions.create(model="gpt-5.4", messages=_chat(question), tools=TOOLS,
-                                         max_completion_tokens=1)
+    cut = client.chat.completions.create(
+        model="gpt-5.4", messages=_chat(question), tools=TOOLS, max_completion_tokens=1
+    )
     assert cut.usage is not None and cut.usage.completion_tokens == 1
     assert cut.choices[0].finish_reason == "length" and not cut.choices[0].message.tool_calls
 
@@ -69,9 +75,13 @@ def test_streamed_deepseek_reply_is_cut_and_read_back_as_cut(emulator: Emulator)
     """DeepSeek stores a unit through the reply as returned: the cut one is what is read."""
     client = chat_client(emulator)
     chat = _chat("Why did the payroll export stop at midnight?")
-    stream = client.chat.completions.create(model="deepseek-v4-flash", messages=chat,
-                                            max_tokens=2, stream=True,
-                                            stream_options={"include_usage": True})
+    stream = client.chat.completions.create(
+        model="deepseek-v4-flash",
+        messages=chat,
+        max_tokens=2,
+        stream=True,
+        stream_options={"include_usage": True},
+    )
     text, finish, usage = "", None, None
     for chunk in stream:
         for choice in chunk.choices:
@@ -80,8 +90,7 @@ def test_streamed_deepseek_reply_is_cut_and_read_back_as_cut(emulator: Emulator)
         usage = chunk.usage or usage
     assert usage is not None and usage.completion_tokens == 2 and finish == "length"
     assert count_tokens(text) == 2
-    chat = [*chat, {"role": "assistant", "content": text},
-            {"role": "user", "content": "Go on."}]
+    chat = [*chat, {"role": "assistant", "content": text}, {"role": "user", "content": "Go on."}]
     again = client.chat.completions.create(model="deepseek-v4-flash", messages=chat)
     ends = [u.end for u in openai_units({"model": "deepseek-v4-flash", "messages": chat})]
     assert again.usage is not None and again.usage.model_extra is not None

@@ -34,8 +34,11 @@ def _text_over(tokens: int) -> str:
 
 
 def test_windows_are_in_the_table_with_their_source() -> None:
-    for model, window in (("claude-haiku-4-5", 200_000), ("gpt-4o", 128_000),
-                          ("claude-opus-4-7", 1_000_000)):
+    for model, window in (
+        ("claude-haiku-4-5", 200_000),
+        ("gpt-4o", 128_000),
+        ("claude-opus-4-7", 1_000_000),
+    ):
         price = PRICES.require(model)
         assert price.context_window == window
         assert price.context_window_source.startswith("https://")
@@ -45,16 +48,20 @@ def test_anthropic_prompt_past_the_window_is_a_400(emulator: Emulator) -> None:
     client = anthropic.Anthropic(api_key="k", base_url=emulator.base_url, max_retries=0)
     text = _text_over(200_000)
     with pytest.raises(anthropic.BadRequestError) as exc:
-        client.messages.create(model="claude-haiku-4-5", max_tokens=16,
-                               messages=[{"role": "user", "content": text}])
+        client.messages.create(
+            model="claude-haiku-4-5", max_tokens=16, messages=[{"role": "user", "content": text}]
+        )
     assert isinstance(exc.value.body, dict)
     assert exc.value.body["error"]["message"].startswith("prompt is too long: ")
     assert exc.value.body["error"]["message"].endswith(" tokens > 200000 maximum")
     # Fits alone, but not with the output cap.
     fits = _text_over(180_000)  # under 198,000 tokens
     with pytest.raises(anthropic.BadRequestError, match="exceed context limit"):
-        client.messages.create(model="claude-haiku-4-5", max_tokens=21_000,
-                               messages=[{"role": "user", "content": fits}])
+        client.messages.create(
+            model="claude-haiku-4-5",
+            max_tokens=21_000,
+            messages=[{"role": "user", "content": fits}],
+        )
 
 
 def test_openai_past_the_window_and_responses_truncation_auto(emulator: Emulator) -> None:
@@ -69,8 +76,9 @@ def test_openai_past_the_window_and_responses_truncation_auto(emulator: Emulator
     # The messages fit but not with the completion's cap: worded with both counts.
     fits = _text_over(110_000)  # under 121,000 tokens
     with pytest.raises(openai.BadRequestError) as exc:
-        client.chat.completions.create(model="gpt-4o", max_tokens=20_000,
-                                       messages=[{"role": "user", "content": fits}])
+        client.chat.completions.create(
+            model="gpt-4o", max_tokens=20_000, messages=[{"role": "user", "content": fits}]
+        )
     assert isinstance(exc.value.body, dict)
     assert exc.value.body["code"] == "context_length_exceeded"
     assert re.fullmatch(
@@ -84,15 +92,22 @@ def test_openai_past_the_window_and_responses_truncation_auto(emulator: Emulator
     with pytest.raises(openai.BadRequestError, match="exceeds the context window"):
         client.responses.create(model="gpt-4o", input=[old, new])  # type: ignore[list-item]
     r = client.responses.create(
-        model="gpt-4o", input=[old, new], truncation="auto"  # type: ignore[call-overload]
+        model="gpt-4o",
+        input=[old, new],
+        truncation="auto",  # type: ignore[call-overload]
     )
     assert r.usage is not None and r.usage.input_tokens < 1000  # the oldest item was dropped
 
 
 def test_the_guard_warns_before_a_request_past_the_window(emulator: Emulator) -> None:
-    agent = Agent(FrozenPrefix(system="You are terse."), model="claude-haiku-4-5",
-                  api_key="k", base_url=emulator.base_url, clock=ManualClock(),
-                  settings=Settings(retries=0, max_tokens=1024))
+    agent = Agent(
+        FrozenPrefix(system="You are terse."),
+        model="claude-haiku-4-5",
+        api_key="k",
+        base_url=emulator.base_url,
+        clock=ManualClock(),
+        settings=Settings(retries=0, max_tokens=1024),
+    )
     events: list[Event] = []
 
     async def run() -> None:
@@ -115,9 +130,14 @@ def test_settings_compact_at_compacts_before_the_turn_that_crosses_it(
 ) -> None:
     # haiku's window is 200,000 tokens: 0.003 of it is 600, which the first turn passes, and
     # the system prompt with a summary in place of the history stays under.
-    agent = Agent(FrozenPrefix(system="You are terse. " * 40), model="claude-haiku-4-5",
-                  api_key="k", base_url=emulator.base_url, clock=ManualClock(),
-                  settings=Settings(retries=0, compact_at=0.003))
+    agent = Agent(
+        FrozenPrefix(system="You are terse. " * 40),
+        model="claude-haiku-4-5",
+        api_key="k",
+        base_url=emulator.base_url,
+        clock=ManualClock(),
+        settings=Settings(retries=0, compact_at=0.003),
+    )
 
     async def run() -> tuple[list[Event], int, list[str]]:
         async with agent.session() as s:
@@ -139,9 +159,14 @@ def test_settings_compact_at_compacts_before_the_turn_that_crosses_it(
 def test_compact_at_never_compacts_a_context_its_prefix_alone_fills(emulator: Emulator) -> None:
     """A threshold under the system prompt (a small-window model, a long prompt): compacting
     could never get under it, so it is not done, rather than a summary paid every turn."""
-    agent = Agent(FrozenPrefix(system="You are terse. " * 400), model="claude-haiku-4-5",
-                  api_key="k", base_url=emulator.base_url, clock=ManualClock(),
-                  settings=Settings(retries=0, compact_at=0.003))  # 600 tokens
+    agent = Agent(
+        FrozenPrefix(system="You are terse. " * 400),
+        model="claude-haiku-4-5",
+        api_key="k",
+        base_url=emulator.base_url,
+        clock=ManualClock(),
+        settings=Settings(retries=0, compact_at=0.003),
+    )  # 600 tokens
 
     async def run() -> tuple[int, list[str]]:
         async with agent.session() as s:

@@ -28,9 +28,7 @@ def demo_result() -> DemoResult:
 
 
 @pytest.fixture(scope="module")
-def demo_out(
-    demo_result: DemoResult, tmp_path_factory: pytest.TempPathFactory
-) -> DemoOut:
+def demo_out(demo_result: DemoResult, tmp_path_factory: pytest.TempPathFactory) -> DemoOut:
     """`prefixlock demo --json --trace-dir DIR` on the module's demo run."""
     trace_dir = tmp_path_factory.mktemp("traces")
     buf = io.StringIO()

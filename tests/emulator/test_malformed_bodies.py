@@ -33,10 +33,15 @@ def _post(emu: Emulator, path: str, raw: bytes) -> httpx.Response:
 @pytest.mark.parametrize("path", PATHS)
 def test_deep_json_and_lone_surrogates_are_400(emulator: Emulator, path: str) -> None:
     deep = b"[" * 100_000 + b"]" * 100_000
-    lone = json.dumps({"model": "claude-sonnet-4-6", "max_tokens": 5, "messages": [
-        {"role": "user", "content": "broken \ud800 half"}]}).encode()
+    lone = json.dumps(
+        {
+            "model": "claude-sonnet-4-6",
+            "max_tokens": 5,
+            "messages": [{"role": "user", "content": "broken \ud800 half"}],
+        }
+    ).encode()
     pair = lone.replace(b"\\ud800", b"\\ud83d\\ude00")  # a whole pair is one valid character
-    for raw in (deep, lone, b"{\"model\": ", b"\xff\xfe"):
+    for raw in (deep, lone, b'{"model": ', b"\xff\xfe"):
         r = _post(emulator, path, raw)
         assert r.status_code == 400, (raw[:40], r.text)
         assert "error" in r.json()
@@ -51,13 +56,30 @@ JSON = st.recursive(
     max_leaves=20,
 )
 VALID: dict[str, dict[str, Any]] = {
-    "anthropic": {"model": "claude-sonnet-4-6", "max_tokens": 5,
-                  "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}]},
+    "anthropic": {
+        "model": "claude-sonnet-4-6",
+        "max_tokens": 5,
+        "messages": [{"role": "user", "content": [{"type": "text", "text": "hi"}]}],
+    },
     "openai-chat": {"model": "gpt-5.4", "messages": [{"role": "user", "content": "hi"}]},
     "openai-responses": {"model": "gpt-5.4", "input": [{"role": "user", "content": "hi"}]},
 }
-KEYS = ("model", "messages", "input", "content", "role", "tools", "system", "type", "max_tokens",
-        "tool_calls", "previous_response_id", "conversation", "cache_control", "text")
+KEYS = (
+    "model",
+    "messages",
+    "input",
+    "content",
+    "role",
+    "tools",
+    "system",
+    "type",
+    "max_tokens",
+    "tool_calls",
+    "previous_response_id",
+    "conversation",
+    "cache_control",
+    "text",
+)
 
 
 def _mutate(value: Any, path: list[int], key: str, new: Any) -> Any:
@@ -71,7 +93,7 @@ def _mutate(value: Any, path: list[int], key: str, new: Any) -> Any:
         if not path:
             return [*value, new]
         i = path[0] % len(value)
-        return [*value[:i], _mutate(value[i], path[1:], key, new), *value[i + 1:]]
+        return [*value[:i], _mutate(value[i], path[1:], key, new), *value[i + 1 :]]
     return new
 
 
@@ -96,8 +118,10 @@ def test_any_mutated_body_is_answered_or_refused_never_crashes(
 def test_a_client_that_stops_sending_its_body_is_dropped() -> None:
     with Emulator.start(EmulatorConfig(read_timeout_s=0.2), ManualClock()) as emu:
         with socket.create_connection(("127.0.0.1", emu.port), timeout=5) as s:
-            s.sendall(b"POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/json"
-                      b"\r\nx-api-key: k\r\ncontent-length: 100\r\n\r\n{\"model\"")
+            s.sendall(
+                b"POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-type: application/json"
+                b'\r\nx-api-key: k\r\ncontent-length: 100\r\n\r\n{"model"'
+            )
             assert s.recv(1024) == b""  # closed by the server, nothing answered
         assert emu.requests[-1].status == 408
         # The server still serves others.

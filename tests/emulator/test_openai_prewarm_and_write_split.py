@@ -31,8 +31,12 @@ def body(question: str, **options: Any) -> dict[str, Any]:
     return {
         "model": MODEL,
         "input": [
-            {"role": "developer", "content": [
-                {"type": "input_text", "text": SYSTEM, "prompt_cache_breakpoint": dict(MARK)}]},
+            {
+                "role": "developer",
+                "content": [
+                    {"type": "input_text", "text": SYSTEM, "prompt_cache_breakpoint": dict(MARK)}
+                ],
+            },
             {"role": "user", "content": [{"type": "input_text", "text": question}]},
         ],
         "prompt_cache_key": "session-1",
@@ -86,8 +90,9 @@ def test_prewarm_is_responses_only_and_a_boolean(emulator: Emulator) -> None:
         )
     assert err.value.param == "prompt_cache_options.prewarm"
     with pytest.raises(openai.BadRequestError) as err:
-        client.responses.create(**body("hello"), extra_body={
-            "prompt_cache_options": {"prewarm": "yes"}})
+        client.responses.create(
+            **body("hello"), extra_body={"prompt_cache_options": {"prewarm": "yes"}}
+        )
     assert err.value.param == "prompt_cache_options.prewarm"
 
 
@@ -116,13 +121,17 @@ def test_default_ttl_writes_are_all_thirty_minute(emulator: Emulator) -> None:
     split = usage.input_tokens_details.cache_write_tokens_details
     assert split is not None
     assert (split.ttl_30m_tokens, split.ttl_12h_tokens) == (
-        usage.input_tokens_details.cache_write_tokens, 0)
+        usage.input_tokens_details.cache_write_tokens,
+        0,
+    )
 
 
 def test_chat_and_older_models_report_no_split(emulator: Emulator) -> None:
     client = sdk(emulator)
-    chat = client.chat.completions.create(model=MODEL, messages=[
-        {"role": "system", "content": SYSTEM}, {"role": "user", "content": "hello"}])
+    chat = client.chat.completions.create(
+        model=MODEL,
+        messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": "hello"}],
+    )
     assert chat.usage is not None and chat.usage.prompt_tokens_details is not None
     assert "cache_write_tokens_details" not in chat.usage.prompt_tokens_details.model_dump()
     assert from_openai_chat(chat.usage.model_dump()).cache_write_5m > 0
@@ -133,8 +142,11 @@ def test_chat_and_older_models_report_no_split(emulator: Emulator) -> None:
 
 def test_usage_parser_takes_the_split() -> None:
     def raw(details: dict[str, Any]) -> dict[str, Any]:
-        return {"input_tokens": 3000, "output_tokens": 5,
-                "input_tokens_details": {"cached_tokens": 1000, **details}}
+        return {
+            "input_tokens": 3000,
+            "output_tokens": 5,
+            "input_tokens_details": {"cached_tokens": 1000, **details},
+        }
 
     split = {"cache_write_tokens_details": {"ttl_30m_tokens": 1200, "ttl_12h_tokens": 300}}
     u = from_openai_responses(raw(split))  # no total: the split's sum

@@ -31,17 +31,31 @@ async def run_tests(target: str) -> str:
 
 SCRIPT = Script(
     rules=[
-        Rule(match="flaky", steps=[Step(text="Looking.", tool="run_tests", input={"target": "a"}),
-                                   Step(text="Not flaky.")]),
-        Rule(turn=1, steps=[Step(text="Running them.", tool="run_tests", input={"target": "t"}),
-                            Step(text="Again, to be sure.", tool="run_tests",
-                                 input={"target": "t"}),
-                            Step(text="All green.")]),
+        Rule(
+            match="flaky",
+            steps=[
+                Step(text="Looking.", tool="run_tests", input={"target": "a"}),
+                Step(text="Not flaky."),
+            ],
+        ),
+        Rule(
+            turn=1,
+            steps=[
+                Step(text="Running them.", tool="run_tests", input={"target": "t"}),
+                Step(text="Again, to be sure.", tool="run_tests", input={"target": "t"}),
+                Step(text="All green."),
+            ],
+        ),
     ],
     default="Nothing to do.",
 )
-MODELS = ["claude-sonnet-4-6", "gpt-5.4", "openai-responses:gpt-5.4", "gpt-5.6-terra",
-          "openai-responses:gpt-5.6-terra"]
+MODELS = [
+    "claude-sonnet-4-6",
+    "gpt-5.4",
+    "openai-responses:gpt-5.4",
+    "gpt-5.6-terra",
+    "openai-responses:gpt-5.6-terra",
+]
 
 
 async def session(model: str) -> list[tuple[int, list[str], str]]:
@@ -49,8 +63,13 @@ async def session(model: str) -> list[tuple[int, list[str], str]]:
     clock = ManualClock()
     out: list[tuple[int, list[str], str]] = []
     with Emulator.start(config=EmulatorConfig(), clock=clock, script=SCRIPT) as emu:
-        agent = Agent(FrozenPrefix(system="You run tests. " * 40, tools=[run_tests]),
-                      model=model, api_key="test-key", base_url=emu.base_url, clock=clock)
+        agent = Agent(
+            FrozenPrefix(system="You run tests. " * 40, tools=[run_tests]),
+            model=model,
+            api_key="test-key",
+            base_url=emu.base_url,
+            clock=clock,
+        )
         async with agent.session() as s:
             for turn, text in enumerate(["Run the tests.", "Is test_eur flaky?", "Thanks."]):
                 before = len(s.requests)
@@ -79,8 +98,11 @@ async def test_volatile_text_does_not_restart_the_script(model: str) -> None:
 
 
 def _tool_call(call_id: str) -> dict[str, Any]:
-    return {"id": call_id, "type": "function",
-            "function": {"name": "run_tests", "arguments": '{"target": "t"}'}}
+    return {
+        "id": call_id,
+        "type": "function",
+        "function": {"name": "run_tests", "arguments": '{"target": "t"}'},
+    }
 
 
 @pytest.fixture
@@ -91,8 +113,9 @@ def scripted() -> Iterator[Emulator]:
 
 def test_chat_text_after_a_tool_result_continues_the_step(scripted: Emulator) -> None:
     sdk = openai.OpenAI(api_key="test-key", base_url=scripted.openai_base_url, max_retries=0)
-    tools: list[Any] = [{"type": "function", "function": {
-        "name": "run_tests", "parameters": {"type": "object"}}}]
+    tools: list[Any] = [
+        {"type": "function", "function": {"name": "run_tests", "parameters": {"type": "object"}}}
+    ]
     messages: list[Any] = [
         {"role": "user", "content": "Run the tests."},
         {"role": "user", "content": "Now: 12:00:00"},
@@ -113,12 +136,25 @@ def test_responses_text_after_a_tool_output_continues_the_step(scripted: Emulato
     items: list[Any] = [
         {"role": "user", "content": "Is test_eur flaky?"},
         {"role": "user", "content": "Now: 12:00:00"},
-        {"type": "function_call", "call_id": "c1", "name": "run_tests",
-         "arguments": '{"target": "a"}'},
+        {
+            "type": "function_call",
+            "call_id": "c1",
+            "name": "run_tests",
+            "arguments": '{"target": "a"}',
+        },
         {"type": "function_call_output", "call_id": "c1", "output": "3 passed"},
         {"role": "user", "content": "Now: 12:00:05"},
     ]
-    resp = sdk.responses.create(model="gpt-5.4", input=items, tools=[
-        {"type": "function", "name": "run_tests", "parameters": {"type": "object"},
-         "strict": False}])
+    resp = sdk.responses.create(
+        model="gpt-5.4",
+        input=items,
+        tools=[
+            {
+                "type": "function",
+                "name": "run_tests",
+                "parameters": {"type": "object"},
+                "strict": False,
+            }
+        ],
+    )
     assert resp.output_text == "Not flaky."

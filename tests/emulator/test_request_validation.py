@@ -67,8 +67,11 @@ ANTHROPIC_CASES: dict[str, tuple[list[dict[str, Any]], dict[str, Any], str]] = {
         "messages.0.content.1.text: cache_control cannot be set for empty text blocks",
     ),
     "empty user message": (
-        [{"role": "user", "content": ""}, {"role": "assistant", "content": "ok"},
-         _user(_text("hi"))],
+        [
+            {"role": "user", "content": ""},
+            {"role": "assistant", "content": "ok"},
+            _user(_text("hi")),
+        ],
         {},
         "messages.0: all messages must have non-empty content except for the optional final "
         "assistant message",
@@ -79,16 +82,26 @@ ANTHROPIC_CASES: dict[str, tuple[list[dict[str, Any]], dict[str, Any], str]] = {
         "A maximum of 4 blocks with cache_control may be provided. Found 5.",
     ),
     "1h after 5m": (
-        [_user(_text("a", cache_control=EPH),
-               _text("b", cache_control={"type": "ephemeral", "ttl": "1h"}))],
+        [
+            _user(
+                _text("a", cache_control=EPH),
+                _text("b", cache_control={"type": "ephemeral", "ttl": "1h"}),
+            )
+        ],
         {},
         "messages.0.content.1.cache_control.ttl: a ttl='1h' cache_control block must not come "
         "after a ttl='5m' cache_control block. Note that blocks are processed in the following "
         "order: `tools`, `system`, `messages`.",
     ),
     "image of an unknown media type": (
-        [_user({"type": "image", "source": {"type": "base64", "media_type": "image/bmp",
-                                            "data": "Qk0="}})],
+        [
+            _user(
+                {
+                    "type": "image",
+                    "source": {"type": "base64", "media_type": "image/bmp", "data": "Qk0="},
+                }
+            )
+        ],
         {},
         "messages.0.content.0.image.source.base64.media_type: Input should be 'image/jpeg', "
         "'image/png', 'image/gif' or 'image/webp'",
@@ -132,19 +145,27 @@ def test_anthropic_accepts_the_valid_forms(emulator: Emulator) -> None:
 CALL = {"id": "call_1", "type": "function", "function": {"name": "read", "arguments": "{}"}}
 OPENAI_CASES: dict[str, tuple[dict[str, Any], str, str | None, str | None]] = {
     "tool message without tool_calls": (
-        {"model": "gpt-4.1", "messages": [
-            {"role": "user", "content": "hi"},
-            {"role": "tool", "tool_call_id": "call_1", "content": "x"}]},
+        {
+            "model": "gpt-4.1",
+            "messages": [
+                {"role": "user", "content": "hi"},
+                {"role": "tool", "tool_call_id": "call_1", "content": "x"},
+            ],
+        },
         "Invalid parameter: messages with role 'tool' must be a response to a preceeding "
         "message with 'tool_calls'.",
         "messages.[1].role",
         None,
     ),
     "tool_calls not answered": (
-        {"model": "gpt-4.1", "messages": [
-            {"role": "user", "content": "hi"},
-            {"role": "assistant", "tool_calls": [CALL]},
-            {"role": "user", "content": "and?"}]},
+        {
+            "model": "gpt-4.1",
+            "messages": [
+                {"role": "user", "content": "hi"},
+                {"role": "assistant", "tool_calls": [CALL]},
+                {"role": "user", "content": "and?"},
+            ],
+        },
         "An assistant message with 'tool_calls' must be followed by tool messages responding "
         "to each 'tool_call_id'. The following tool_call_ids did not have response messages: "
         "call_1",
@@ -195,8 +216,8 @@ def test_openai_responses_refuses_a_call_without_its_output(emulator: Emulator) 
     call: Any = {"type": "function_call", "call_id": "call_7", "name": "read", "arguments": "{}"}
     with pytest.raises(openai.BadRequestError) as exc:
         client.responses.create(
-            model="gpt-5.4", input=[{"role": "user", "content": "hi"}, call,
-                                    {"role": "user", "content": "and?"}],
+            model="gpt-5.4",
+            input=[{"role": "user", "content": "hi"}, call, {"role": "user", "content": "and?"}],
         )
     assert exc.value.body == {
         "message": "No tool output found for function call call_7.",
@@ -207,7 +228,8 @@ def test_openai_responses_refuses_a_call_without_its_output(emulator: Emulator) 
     # Answered, the same input is served.
     output: Any = {"type": "function_call_output", "call_id": "call_7", "output": "print(1)"}
     reply = client.responses.create(
-        model="gpt-5.4", input=[{"role": "user", "content": "hi"}, call, output],
+        model="gpt-5.4",
+        input=[{"role": "user", "content": "hi"}, call, output],
     )
     assert reply.status == "completed"
 
@@ -220,7 +242,8 @@ def test_a_continuation_answers_the_call_of_the_response_it_continues(
     client = openai.OpenAI(api_key="k", base_url=emulator.openai_base_url, max_retries=0)
     call: Any = {"type": "function_call", "call_id": "call_8", "name": "read", "arguments": "{}"}
     items: Any = [
-        {"role": "user", "content": "hi"}, call,
+        {"role": "user", "content": "hi"},
+        call,
         {"type": "function_call_output", "call_id": "call_8", "output": "x"},
     ]
     first = client.responses.create(model="gpt-5.4", input=items)
@@ -237,6 +260,7 @@ def test_a_continuation_answers_the_call_of_the_response_it_continues(
 
 # ---- images and documents (prefixlock.emulator.media_checks) ---------------------------------
 
+
 def _png_b64() -> str:
     import base64
 
@@ -247,19 +271,22 @@ def _png_b64() -> str:
 
 MEDIA_ANTHROPIC: dict[str, tuple[dict[str, Any], str]] = {
     "png bytes sent as jpeg": (
-        {"type": "image", "source": {"type": "base64", "media_type": "image/jpeg",
-                                     "data": "PNG"}},
+        {"type": "image", "source": {"type": "base64", "media_type": "image/jpeg", "data": "PNG"}},
         "messages.0.content.0.image.source.base64: The image was specified using the image/jpeg "
         "media type, but the image appears to be a image/png image",
     ),
     "not base64": (
-        {"type": "image", "source": {"type": "base64", "media_type": "image/png",
-                                     "data": "@@not base64@@"}},
+        {
+            "type": "image",
+            "source": {"type": "base64", "media_type": "image/png", "data": "@@not base64@@"},
+        },
         "messages.0.content.0.image.source.base64.data: Invalid base64 data",
     ),
     "a document that is not a PDF": (
-        {"type": "document", "source": {"type": "base64", "media_type": "application/pdf",
-                                        "data": "PNG"}},
+        {
+            "type": "document",
+            "source": {"type": "base64", "media_type": "application/pdf", "data": "PNG"},
+        },
         "messages.0.content.0.document.source.base64.data: The PDF specified was not valid.",
     ),
 }
@@ -273,8 +300,11 @@ def test_anthropic_refuses_bad_media(emulator: Emulator, case: str) -> None:
         source["data"] = _png_b64()
     client = anthropic.Anthropic(base_url=emulator.base_url, api_key="k", max_retries=0)
     with pytest.raises(anthropic.BadRequestError) as err:
-        client.messages.create(model="claude-sonnet-4-6", max_tokens=10,
-                               **_args([_user({**block, "source": source})], {}))
+        client.messages.create(
+            model="claude-sonnet-4-6",
+            max_tokens=10,
+            **_args([_user({**block, "source": source})], {}),
+        )
     body = err.value.body
     assert isinstance(body, dict)
     assert body["error"]["message"] == message
@@ -282,25 +312,30 @@ def test_anthropic_refuses_bad_media(emulator: Emulator, case: str) -> None:
 
 MEDIA_OPENAI: dict[str, tuple[str, dict[str, Any], str]] = {
     "chat: a data URL of a text file": (
-        "chat", {"type": "image_url", "image_url": {"url": "data:image/png;base64,aGVsbG8="}},
+        "chat",
+        {"type": "image_url", "image_url": {"url": "data:image/png;base64,aGVsbG8="}},
         "You uploaded an unsupported image. Please make sure your image has one of the "
         "following formats: ['png', 'jpeg', 'gif', 'webp'].",
     ),
     "chat: detail medium": (
-        "chat", {"type": "image_url", "image_url": {"url": "PNG", "detail": "medium"}},
+        "chat",
+        {"type": "image_url", "image_url": {"url": "PNG", "detail": "medium"}},
         "Invalid value: 'medium'. Supported values are: 'low', 'high', and 'auto'.",
     ),
     "chat: a file part without data": (
-        "chat", {"type": "file", "file": {"filename": "a.pdf"}},
+        "chat",
+        {"type": "file", "file": {"filename": "a.pdf"}},
         "Missing required parameter: one of 'messages[0].content[0].file.file_data', "
         "'messages[0].content[0].file.file_id'.",
     ),
     "responses: an image without its URL": (
-        "responses", {"type": "input_image", "detail": "auto"},
+        "responses",
+        {"type": "input_image", "detail": "auto"},
         "Missing required parameter: 'input[0].content[0].image_url'.",
     ),
     "responses: an image URL that is a path": (
-        "responses", {"type": "input_image", "detail": "auto", "image_url": "/tmp/cat.png"},
+        "responses",
+        {"type": "input_image", "detail": "auto", "image_url": "/tmp/cat.png"},
         "Invalid 'input[0].content[0].image_url': expected a URL.",
     ),
 }

@@ -32,7 +32,9 @@ def _items(response: Any) -> Any:
 def test_past_the_threshold_the_response_carries_a_compaction_item(emulator: Emulator) -> None:
     client = _client(emulator)
     first = client.responses.create(
-        model="gpt-5.4", instructions=INSTRUCTIONS, input=LONG,
+        model="gpt-5.4",
+        instructions=INSTRUCTIONS,
+        input=LONG,
         context_management=COMPACT,  # type: ignore[arg-type]
     )
     assert first.usage is not None and first.usage.input_tokens > 2000
@@ -45,8 +47,11 @@ def test_past_the_threshold_the_response_carries_a_compaction_item(emulator: Emu
 
     # By previous_response_id: the next prompt starts at the compaction item.
     chained = client.responses.create(
-        model="gpt-5.4", instructions=INSTRUCTIONS, previous_response_id=first.id,
-        input="Which step failed?", context_management=COMPACT,  # type: ignore[arg-type]
+        model="gpt-5.4",
+        instructions=INSTRUCTIONS,
+        previous_response_id=first.id,
+        input="Which step failed?",
+        context_management=COMPACT,  # type: ignore[arg-type]
     )
     assert chained.usage is not None
     assert chained.usage.input_tokens < first.usage.input_tokens / 4
@@ -56,14 +61,16 @@ def test_past_the_threshold_the_response_carries_a_compaction_item(emulator: Emu
     # rendered, so the prompt is the same size as the chained one...
     question: Any = {"role": "user", "content": "Which step failed?"}
     appended = client.responses.create(
-        model="gpt-5.4", instructions=INSTRUCTIONS,
+        model="gpt-5.4",
+        instructions=INSTRUCTIONS,
         input=[{"role": "user", "content": LONG}, *_items(first), question],
     )
     assert appended.usage is not None
     assert appended.usage.input_tokens == chained.usage.input_tokens
     # ... and dropping them (the guide's latency tip) changes nothing.
     pruned = client.responses.create(
-        model="gpt-5.4", instructions=INSTRUCTIONS,
+        model="gpt-5.4",
+        instructions=INSTRUCTIONS,
         input=[*_items(first), question],
     )
     assert pruned.usage is not None
@@ -73,11 +80,14 @@ def test_past_the_threshold_the_response_carries_a_compaction_item(emulator: Emu
 def test_under_the_threshold_or_without_one_nothing_is_compacted(emulator: Emulator) -> None:
     client = _client(emulator)
     short = client.responses.create(
-        model="gpt-5.4", input="hi", context_management=COMPACT,  # type: ignore[arg-type]
+        model="gpt-5.4",
+        input="hi",
+        context_management=COMPACT,  # type: ignore[arg-type]
     )
     assert [item.type for item in short.output] == ["message"]
     unset = client.responses.create(
-        model="gpt-5.4", input=LONG,
+        model="gpt-5.4",
+        input=LONG,
         context_management=[{"type": "compaction"}],
     )
     assert [item.type for item in unset.output] == ["message"]
@@ -87,7 +97,9 @@ def test_the_stream_says_it_is_compacting(emulator: Emulator) -> None:
     client = _client(emulator)
     kinds: list[str] = []
     with client.responses.stream(
-        model="gpt-5.4", input=LONG, context_management=COMPACT,  # type: ignore[arg-type]
+        model="gpt-5.4",
+        input=LONG,
+        context_management=COMPACT,  # type: ignore[arg-type]
     ) as stream:
         for event in stream:
             kinds.append(event.type)

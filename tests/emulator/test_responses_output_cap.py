@@ -63,11 +63,13 @@ def test_a_cap_that_fits_changes_nothing(emulator: Emulator) -> None:
 def test_a_tool_call_past_the_cap_is_not_returned(emulator: Emulator) -> None:
     client = chat_client(emulator)
     question = "Read config.yaml and tell me the export hour."
-    full = client.responses.create(model="gpt-5.4", instructions=SYSTEM, input=question,
-                                   tools=TOOLS)
+    full = client.responses.create(
+        model="gpt-5.4", instructions=SYSTEM, input=question, tools=TOOLS
+    )
     assert any(item.type == "function_call" for item in full.output), "the script calls a tool"
-    cut = client.responses.create(model="gpt-5.4", instructions=SYSTEM, input=question,
-                                  tools=TOOLS, max_output_tokens=16)
+    cut = client.responses.create(
+        model="gpt-5.4", instructions=SYSTEM, input=question, tools=TOOLS, max_output_tokens=16
+    )
     assert cut.usage is not None and cut.usage.output_tokens <= 16
     assert cut.status == "incomplete"
     assert not any(item.type == "function_call" for item in cut.output)
@@ -75,8 +77,9 @@ def test_a_tool_call_past_the_cap_is_not_returned(emulator: Emulator) -> None:
 
 def test_a_streamed_reply_ends_incomplete(emulator: Emulator) -> None:
     client = chat_client(emulator)
-    stream = client.responses.create(model="gpt-5.4", instructions=SYSTEM, input=QUESTION,
-                                     max_output_tokens=16, stream=True)
+    stream = client.responses.create(
+        model="gpt-5.4", instructions=SYSTEM, input=QUESTION, max_output_tokens=16, stream=True
+    )
     text, kinds, final = "", [], None
     for event in stream:
         kinds.append(event.type)
@@ -109,6 +112,7 @@ def test_a_prewarm_bills_no_output_whatever_the_cap(emulator: Emulator) -> None:
 def test_a_cap_under_16_is_refused(emulator: Emulator, cap: int) -> None:
     client = chat_client(emulator)
     with pytest.raises(openai.BadRequestError) as err:
-        client.responses.create(model="gpt-5.4", instructions=SYSTEM, input=QUESTION,
-                                max_output_tokens=cap)
+        client.responses.create(
+            model="gpt-5.4", instructions=SYSTEM, input=QUESTION, max_output_tokens=cap
+        )
     assert "max_output_tokens" in str(err.value)

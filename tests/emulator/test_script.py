@@ -164,11 +164,24 @@ def test_the_documented_script_format_loads_and_behaves(tmp_path: Path) -> None:
 def test_parallel_tool_calls_reach_the_client_as_blocks_of_one_reply() -> None:
     """A step with `parallel` calls answers with several tool_use blocks in one message; the
     client sends all their results in one user message and the turn goes on."""
-    script = Script(rules=[Rule(turn=1, steps=[
-        Step(text="Reading.", tool="run_tests", input={"target": "a"},
-             parallel=[Call(tool="run_tests", input={"target": f"t{i}"}) for i in range(11)]),
-        Step(text="Read them all."),
-    ])])
+    script = Script(
+        rules=[
+            Rule(
+                turn=1,
+                steps=[
+                    Step(
+                        text="Reading.",
+                        tool="run_tests",
+                        input={"target": "a"},
+                        parallel=[
+                            Call(tool="run_tests", input={"target": f"t{i}"}) for i in range(11)
+                        ],
+                    ),
+                    Step(text="Read them all."),
+                ],
+            )
+        ]
+    )
     with Emulator.start(clock=ManualClock(), script=script) as emu:
         client = anthropic.Anthropic(api_key="k", base_url=emu.base_url, max_retries=0)
         msgs: list[MessageParam] = [{"role": "user", "content": "go"}]
@@ -179,9 +192,12 @@ def test_parallel_tool_calls_reach_the_client_as_blocks_of_one_reply() -> None:
         assert len(uses) == 12 and reply.stop_reason == "tool_use"
         msgs += [
             {"role": "assistant", "content": reply.content},
-            {"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": u.id, "content": "ok"} for u in uses
-            ]},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "tool_result", "tool_use_id": u.id, "content": "ok"} for u in uses
+                ],
+            },
         ]
         done = client.messages.create(model="claude-sonnet-4-6", max_tokens=50, messages=msgs)
         assert first_text(done) == "Read them all."

@@ -121,7 +121,8 @@ def _read_response(sock: socket.socket) -> bytes:
         data += sock.recv(65536)
     head, _, body = data.partition(b"\r\n\r\n")
     length = next(
-        int(line.split(b":")[1]) for line in head.split(b"\r\n")
+        int(line.split(b":")[1])
+        for line in head.split(b"\r\n")
         if line.lower().startswith(b"content-length:")
     )
     while len(body) < length:

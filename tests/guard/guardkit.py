@@ -51,9 +51,7 @@ def prefix(system: str = SYSTEM, tools: Sequence[Any] = (read_file,)) -> FrozenP
 
 
 def start_emulator(**config: Any) -> Emulator:
-    return Emulator.start(
-        config=EmulatorConfig(**config), clock=ManualClock(), script=SCRIPT
-    )
+    return Emulator.start(config=EmulatorConfig(**config), clock=ManualClock(), script=SCRIPT)
 
 
 def agent(

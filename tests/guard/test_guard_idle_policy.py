@@ -25,8 +25,9 @@ def test_pings_in_counts_one_ping_per_period_while_the_user_is_away() -> None:
 
 
 def test_no_gaps_past_the_ttl_needs_nothing() -> None:
-    plan = plan_idle([45.0] * 30, turns=30, context_tokens=30_000, written_per_turn=2_000,
-                     price=SONNET)
+    plan = plan_idle(
+        [45.0] * 30, turns=30, context_tokens=30_000, written_per_turn=2_000, price=SONNET
+    )
     assert plan.mode == "off"
     assert plan.expected["off"] == 0
 
@@ -63,19 +64,36 @@ def test_the_one_hour_ttl_also_pays_its_premium_on_each_sessions_cold_prefix_wri
 
 
 def test_a_forced_mode_is_kept_and_bad_turns_refused() -> None:
-    plan = plan_idle([400.0], turns=1, context_tokens=10_000, written_per_turn=100,
-                     price=SONNET, mode="off")
+    plan = plan_idle(
+        [400.0], turns=1, context_tokens=10_000, written_per_turn=100, price=SONNET, mode="off"
+    )
     assert plan.mode == "off"
     with pytest.raises(ValueError):
         plan_idle([], turns=0, context_tokens=1, written_per_turn=1, price=SONNET)
 
 
 def _quote(rebilled: int, break_even: int | None, per_turn: int | None = None) -> Quote:
-    alts = () if per_turn is None else (
-        Alternative("subagent", "", Decimal("0.01"), {"task": {"turns": per_turn}}),
+    alts = (
+        ()
+        if per_turn is None
+        else (Alternative("subagent", "", Decimal("0.01"), {"task": {"turns": per_turn}}),)
     )
-    return Quote("switch_model", "s", "x", "a", "b", rebilled, Decimal("0.05"), None, None,
-                 break_even, 100.0, 30_000, 0.0, alts)
+    return Quote(
+        "switch_model",
+        "s",
+        "x",
+        "a",
+        "b",
+        rebilled,
+        Decimal("0.05"),
+        None,
+        None,
+        break_even,
+        100.0,
+        30_000,
+        0.0,
+        alts,
+    )
 
 
 def test_switch_only_when_the_quote_pays_back_within_the_planned_turns() -> None:
@@ -113,8 +131,14 @@ def test_on_openai_the_long_option_is_the_day_long_retention_at_no_premium() -> 
     # gpt-5: in-memory entries live 600 s (the price table); no write fee.
     assert GPT5.cache_ttl_seconds == 600 and GPT5.cache_write_5m is None
     gaps = [45.0] * 90 + [360.0, 540.0, 900.0, 1500.0, 2400.0] * 1 + [5400.0] * 3 + [50_400.0] * 2
-    plan = plan_idle(gaps, turns=100, context_tokens=33_000, written_per_turn=2_000,
-                     cold_tokens=66_000, price=GPT5)
+    plan = plan_idle(
+        gaps,
+        turns=100,
+        context_tokens=33_000,
+        written_per_turn=2_000,
+        cold_tokens=66_000,
+        price=GPT5,
+    )
     assert set(plan.expected) == {"off", "pings", "24h"}
     assert plan.mode == "24h" and plan.retention == "24h" and plan.ttl == "5m"
     assert plan.expected["24h"] == 0  # no gap past a day, and no write premium
@@ -124,33 +148,57 @@ def test_on_openai_the_long_option_is_the_day_long_retention_at_no_premium() -> 
     settings = plan.settings(Settings())
     assert settings.retention == "24h" and settings.ttl == "5m"
     # Past a day, even the long retention loses the cache.
-    past = plan_idle([30 * 3600.0], turns=1, context_tokens=33_000, written_per_turn=2_000,
-                     price=GPT5)
+    past = plan_idle(
+        [30 * 3600.0], turns=1, context_tokens=33_000, written_per_turn=2_000, price=GPT5
+    )
     assert past.expected["24h"] == miss
 
 
 def test_pings_on_openai_are_spaced_by_its_ttl_and_a_foreign_long_option_is_refused() -> None:
     assert pings_in(900, None, 30, ttl=600) == 1  # one ping at 570 s
     assert pings_in(900, None, 30) == 3  # the 5-minute TTL would need three
-    plan = plan_idle([900.0], turns=1, context_tokens=33_000, written_per_turn=2_000,
-                     price=GPT5, mode="pings")
+    plan = plan_idle(
+        [900.0], turns=1, context_tokens=33_000, written_per_turn=2_000, price=GPT5, mode="pings"
+    )
     assert plan.expected["pings"] == GPT5.input_cost(33_000, "read")  # one read, no re-write
     with pytest.raises(ValueError, match="24h"):
         plan_idle([900.0], turns=1, context_tokens=1, written_per_turn=1, price=GPT5, mode="1h")
     with pytest.raises(ValueError, match="1h"):
-        plan_idle([900.0], turns=1, context_tokens=1, written_per_turn=1, price=SONNET,
-                  mode="24h")
+        plan_idle([900.0], turns=1, context_tokens=1, written_per_turn=1, price=SONNET, mode="24h")
     # On Anthropic nothing changed: the long option is the 1-hour TTL.
-    assert "1h" in plan_idle([900.0], turns=1, context_tokens=1, written_per_turn=1,
-                             price=SONNET).expected
+    assert (
+        "1h"
+        in plan_idle([900.0], turns=1, context_tokens=1, written_per_turn=1, price=SONNET).expected
+    )
 
 
 def _priced(rebilled: int, break_even: int | None, cheaper: str, recommend: bool) -> Quote:
-    alt = Alternative("subagent", "", Decimal("0.01"), {
-        "task": {"turns": 3}, "cheaper": cheaper, "advice": {"recommend": recommend},
-    })
-    return Quote("switch_model", "s", "x", "a", "b", rebilled, Decimal("0.05"), None, None,
-                 break_even, 100.0, 30_000, 0.0, (alt,))
+    alt = Alternative(
+        "subagent",
+        "",
+        Decimal("0.01"),
+        {
+            "task": {"turns": 3},
+            "cheaper": cheaper,
+            "advice": {"recommend": recommend},
+        },
+    )
+    return Quote(
+        "switch_model",
+        "s",
+        "x",
+        "a",
+        "b",
+        rebilled,
+        Decimal("0.05"),
+        None,
+        None,
+        break_even,
+        100.0,
+        30_000,
+        0.0,
+        (alt,),
+    )
 
 
 def test_auto_delegates_only_when_the_subagent_beats_both_switching_and_staying() -> None:
@@ -178,7 +226,10 @@ def test_auto_delegates_only_when_the_subagent_beats_both_switching_and_staying(
     # A quote without a subagent alternative: stay.
     assert auto.switch_action(_quote(29_000, None), 1) == "stay"
     # The user's other settings never delegate.
-    assert CachePolicy(switch="quote").switch_action(_priced(29_000, 6, "subagent", True), 1) \
-        == "stay"
-    assert CachePolicy(switch="always").switch_action(_priced(29_000, 6, "subagent", True), 1) \
+    assert (
+        CachePolicy(switch="quote").switch_action(_priced(29_000, 6, "subagent", True), 1) == "stay"
+    )
+    assert (
+        CachePolicy(switch="always").switch_action(_priced(29_000, 6, "subagent", True), 1)
         == "switch"
+    )

@@ -11,9 +11,7 @@ from prefixlock.events import CacheBreak, Event, KeepAlivePing, UsageReport
 from prefixlock.guard.keepalive import KeepAlive
 
 
-async def _idle(
-    minutes: int, max_spend: str
-) -> tuple[list[KeepAlivePing], list[Event], KeepAlive]:
+async def _idle(minutes: int, max_spend: str) -> tuple[list[KeepAlivePing], list[Event], KeepAlive]:
     with start_emulator() as emu:
         async with agent(emu).session() as s:
             await run_turns(emu, s, 5)

@@ -70,18 +70,24 @@ class Conversation:
     def request(self, n: int) -> WireRequest:
         if self.family == "anthropic":
             ttl = {"ttl": "1h"} if n % 3 == 0 else {}
-            system = [{"type": "text", "text": self.system,
-                       "cache_control": {"type": "ephemeral", **ttl}}]
+            system = [
+                {"type": "text", "text": self.system, "cache_control": {"type": "ephemeral", **ttl}}
+            ]
             messages: list[dict[str, Any]] = [
                 {"role": role, "content": [{"type": "text", "text": b} for b in blocks]}
                 for role, blocks in self.msgs
             ]
             if messages and n % 4:
                 messages[-1]["content"][-1]["cache_control"] = {"type": "ephemeral"}
-            body: dict[str, Any] = {"model": self.model, "max_tokens": 10, "system": system,
-                                    "messages": messages}
-            return WireRequest("anthropic", self.model, "/v1/messages", body,
-                               tuple(anthropic_units(body)))
+            body: dict[str, Any] = {
+                "model": self.model,
+                "max_tokens": 10,
+                "system": system,
+                "messages": messages,
+            }
+            return WireRequest(
+                "anthropic", self.model, "/v1/messages", body, tuple(anthropic_units(body))
+            )
         items: list[dict[str, Any]] = [{"role": "system", "content": self.system}]
         for role, blocks in self.msgs:
             part: dict[str, Any] = {"type": "text", "text": blocks[0]}
@@ -92,8 +98,7 @@ class Conversation:
         if self.family == "gpt-5.6" and n % 5 == 0:
             body["prompt_cache_options"] = {"mode": "explicit"}
         api = "openai-compat" if self.family == "deepseek" else "openai-chat"
-        return WireRequest(api, self.model, "/v1/chat/completions", body,
-                           tuple(openai_units(body)))
+        return WireRequest(api, self.model, "/v1/chat/completions", body, tuple(openai_units(body)))
 
 
 class Served:
@@ -113,15 +118,17 @@ class Served:
             return Usage(a.input_tokens, a.cache_read, a.write_5m, a.write_1h, 5)
         ttl = float(price.cache_ttl_seconds)
         if req.api == "openai-compat":
-            d = self.deepseek.lookup("key", price.model, units, minimum, ttl, now,
-                                     openai_reply_chain(units, echo))
+            d = self.deepseek.lookup(
+                "key", price.model, units, minimum, ttl, now, openai_reply_chain(units, echo)
+            )
             self.deepseek.commit(d.pending, now)
             return Usage(d.miss_tokens, d.hit_tokens, 0, 0, 5)
         tokens = openai_tokens(req.body)
         if price.model.startswith("gpt-5.6"):
             mode, request_ttl = openai_cache_options(req.body)
-            o = self.openai.lookup_breakpoints("key", price.model, units, tokens, "k", mode,
-                                               request_ttl, minimum, now)
+            o = self.openai.lookup_breakpoints(
+                "key", price.model, units, tokens, "k", mode, request_ttl, minimum, now
+            )
         else:
             o = self.openai.lookup("key", price.model, tokens, "k", minimum, ttl, now)
         self.openai.commit(o.pending, now)

@@ -59,8 +59,9 @@ async def test_nothing_is_asked_where_the_api_has_no_diagnostics(model: str) -> 
             n = sent(emu)
             bodies = [r.body for r in emu.requests[:n]]
     assert n == 4
-    assert not any("comparison_response_id" in (b.get("prompt_cache_options") or {})
-                   for b in bodies)
+    assert not any(
+        "comparison_response_id" in (b.get("prompt_cache_options") or {}) for b in bodies
+    )
     assert not any("prompt_cache_diagnostics" in b or "diagnostics" in b for b in bodies)
 
 
@@ -112,7 +113,8 @@ def test_the_documented_request_fields_are_sent() -> None:
     body = {"model": "gpt-5.6-terra", "input": [], "prompt_cache_options": {"mode": "explicit"}}
     sent_body, headers = diagnostics_request("openai-responses", body, "resp_1")
     assert sent_body["prompt_cache_options"] == {
-        "mode": "explicit", "comparison_response_id": "resp_1"
+        "mode": "explicit",
+        "comparison_response_id": "resp_1",
     }
     assert headers == {} and body["prompt_cache_options"] == {"mode": "explicit"}
     for api, model in [("openai-chat", "gpt-5.6-terra"), ("openai-responses", "gpt-5.4")]:
@@ -122,8 +124,11 @@ def test_the_documented_request_fields_are_sent() -> None:
 def test_the_documented_reply_shapes_are_read() -> None:
     # As the providers' SDK types describe them (anthropic.types.Diagnostics,
     # openai.types.responses.Response.prompt_cache_diagnostics).
-    anth = {"diagnostics": {"cache_miss_reason": {"type": "tools_changed",
-                                                  "cache_missed_input_tokens": 9000}}}
+    anth = {
+        "diagnostics": {
+            "cache_miss_reason": {"type": "tools_changed", "cache_missed_input_tokens": 9000}
+        }
+    }
     assert provider_verdict("anthropic", anth) == "tools_changed"
     pending = {"diagnostics": {"cache_miss_reason": None}}
     assert provider_verdict("anthropic", pending) is None
@@ -162,8 +167,9 @@ def test_the_emulator_refuses_diagnostics_fields_the_api_does_not_have() -> None
         options = {**chat, "prompt_cache_options": {"comparison_response_id": "resp_1"}}
         no_chat = httpx.post(url, json=options, headers=headers)
         made_up = httpx.post(url, json={**chat, "prompt_cache_diagnostics": {}}, headers=headers)
-        fine = httpx.post(url, json={**chat, "prompt_cache_options": {"ttl": "30m"}},
-                          headers=headers)
+        fine = httpx.post(
+            url, json={**chat, "prompt_cache_options": {"ttl": "30m"}}, headers=headers
+        )
     assert no_chat.status_code == 400
     assert "prompt_cache_options.comparison_response_id" in no_chat.text
     assert made_up.status_code == 400 and "prompt_cache_diagnostics" in made_up.text

@@ -20,10 +20,16 @@ SYSTEM = [{"type": "text", "text": "rules " * 3000, "cache_control": {"type": "e
 
 
 def req(messages: list[dict[str, Any]], **extra: Any) -> WireRequest:
-    body = {"model": "claude-opus-4-7", "max_tokens": 100, "system": SYSTEM,
-            "messages": messages, **extra}
-    return WireRequest("anthropic", "claude-opus-4-7", "/v1/messages", body,
-                       tuple(anthropic_units(body)))
+    body = {
+        "model": "claude-opus-4-7",
+        "max_tokens": 100,
+        "system": SYSTEM,
+        "messages": messages,
+        **extra,
+    }
+    return WireRequest(
+        "anthropic", "claude-opus-4-7", "/v1/messages", body, tuple(anthropic_units(body))
+    )
 
 
 def msgs(n: int, mark_last: bool = True) -> list[dict[str, Any]]:
@@ -86,7 +92,9 @@ def test_a_bad_budget_limit_names_its_field() -> None:
     from prefixlock.errors import UserError
 
     bad: list[tuple[str, Any]] = [
-        ("session_tokens", -1), ("action_dollars", "lots"), ("session_dollars", float("nan"))
+        ("session_tokens", -1),
+        ("action_dollars", "lots"),
+        ("session_dollars", float("nan")),
     ]
     for field, value in bad:
         with pytest.raises(UserError) as e:
@@ -127,15 +135,21 @@ def test_incremental_openai_tokens_equal_the_full_count() -> None:
     bodies = []
     for i in range(6):
         messages = [*messages, {"role": "user", "content": f"question {i} " * 30}]
-        bodies.append({"model": "gpt-5.4", "messages": messages, "tools": [
-            {"type": "function", "function": {"name": "t", "parameters": {}}}]})
+        bodies.append(
+            {
+                "model": "gpt-5.4",
+                "messages": messages,
+                "tools": [{"type": "function", "function": {"name": "t", "parameters": {}}}],
+            }
+        )
         messages = [*messages, {"role": "assistant", "content": f"answer {i}"}]
     rewritten = [*bodies[2]["messages"][:-1], {"role": "user", "content": "rewritten"}]
     bodies.append({**bodies[2], "messages": rewritten})  # history rewritten: recomputed
     bodies.append({"model": "gpt-5.4", "instructions": "be brief", "input": "hello " * 300})
     for body in bodies:
-        r = WireRequest("openai-chat", "gpt-5.4", "/v1/chat/completions", body,
-                        tuple(openai_units(body)))
+        r = WireRequest(
+            "openai-chat", "gpt-5.4", "/v1/chat/completions", body, tuple(openai_units(body))
+        )
         n, keys = g._blocks(r)
         full = openai_tokens(body)
         assert n == len(full) and len(keys) == len(full) // 128

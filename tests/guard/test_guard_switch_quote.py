@@ -49,12 +49,30 @@ async def test_switch_quote_matches_what_the_emulator_bills() -> None:
     # The next turn's input dollars with and without the switch, against the emulator's usage.
     opus = PRICES.require(OPUS)
     assert quote.with_action is not None and quote.without_action is not None
-    assert within(quote.with_action.input_dollars or 0, sonnet.cost(first_a.usage.__class__(
-        first_a.usage.uncached_input, first_a.usage.cache_read, first_a.usage.cache_write_5m,
-        first_a.usage.cache_write_1h, 0)))
-    assert within(quote.without_action.input_dollars or 0, opus.cost(first_b.usage.__class__(
-        first_b.usage.uncached_input, first_b.usage.cache_read, first_b.usage.cache_write_5m,
-        first_b.usage.cache_write_1h, 0)))
+    assert within(
+        quote.with_action.input_dollars or 0,
+        sonnet.cost(
+            first_a.usage.__class__(
+                first_a.usage.uncached_input,
+                first_a.usage.cache_read,
+                first_a.usage.cache_write_5m,
+                first_a.usage.cache_write_1h,
+                0,
+            )
+        ),
+    )
+    assert within(
+        quote.without_action.input_dollars or 0,
+        opus.cost(
+            first_b.usage.__class__(
+                first_b.usage.uncached_input,
+                first_b.usage.cache_read,
+                first_b.usage.cache_write_5m,
+                first_b.usage.cache_write_1h,
+                0,
+            )
+        ),
+    )
     # The warning and the explained miss come with the first request on the new model.
     assert [w.quote for w in of(events_a, SwitchWarning)] == [quote]
     assert of(events_a, PrefixChanged)[0].model == SONNET
@@ -143,19 +161,27 @@ async def test_default_subagent_alternative_matches_a_hand_computation() -> None
     s0 = 2000 + k
     sub_reads = Decimal((new + out) * (t - 1)) / 2 + (t - 1) * s0
     sub = (
-        sub_reads * sonnet.cache_read + (new + s0) * sonnet.write_5m + out * sonnet.output
-        + 500 * opus.write_5m + 10 * 500 * opus.cache_read
+        sub_reads * sonnet.cache_read
+        + (new + s0) * sonnet.write_5m
+        + out * sonnet.output
+        + 500 * opus.write_5m
+        + 10 * 500 * opus.cache_read
     ) / m
     # Switching this session: the first turn writes the whole context on Sonnet, the second
     # reads it; the task's tokens are re-read on 10 later turns.
     switch_reads = Decimal(c * (t - 1)) + Decimal((new + out) * (t - 1)) / 2
     switch = (
-        switch_reads * sonnet.cache_read + (new + c) * sonnet.write_5m + out * sonnet.output
+        switch_reads * sonnet.cache_read
+        + (new + c) * sonnet.write_5m
+        + out * sonnet.output
         + 10 * (new + out) * sonnet.cache_read
     ) / m
     (alt,) = [a for a in q.alternatives if a.kind == "subagent"]
     assert alt.detail["task"] == {
-        "context_tokens": k, "new_tokens": new, "turns": t, "output_tokens": out,
+        "context_tokens": k,
+        "new_tokens": new,
+        "turns": t,
+        "output_tokens": out,
         "summary_tokens": 500,
     }
     assert alt.dollars == sub and Decimal(alt.detail["switch_cost"]) == switch

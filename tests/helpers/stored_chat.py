@@ -15,7 +15,11 @@ from prefixlock.workspace import Workspace
 
 
 async def store_chat_session(
-    store_path: Path, workspace: Path, base_url: str, clock: ManualClock, turns: int,
+    store_path: Path,
+    workspace: Path,
+    base_url: str,
+    clock: ManualClock,
+    turns: int,
     session_id: str = "long-session",
     system: str = SYSTEM_PROMPT,
 ) -> str:
@@ -34,7 +38,11 @@ async def store_chat_session(
     with SessionStore(store_path) as store:
         prefix = FrozenPrefix(system=system, tools=tools)
         agent = Agent(
-            prefix, model="claude-sonnet-4-6", api_key="k", base_url=base_url, clock=clock,
+            prefix,
+            model="claude-sonnet-4-6",
+            api_key="k",
+            base_url=base_url,
+            clock=clock,
             store=store,
         )
         async with agent.session(session_id) as s:

@@ -61,12 +61,17 @@ def describe(result: DelegationResult, event: SwitchWarning | ModelFallback) -> 
 
 async def typed_features() -> None:
     """Structured output, deps and approval on the in-process test model."""
-    script = Script(rules=[
-        Rule(match="count", steps=[
-            Step(tool="counted", input={"text": "a b c"}),
-            Step(tool="final_Count", input={"words": 3}),
-        ]),
-    ])
+    script = Script(
+        rules=[
+            Rule(
+                match="count",
+                steps=[
+                    Step(tool="counted", input={"text": "a b c"}),
+                    Step(tool="final_Count", input={"words": 3}),
+                ],
+            ),
+        ]
+    )
     model = TestModel(script)
     prefix = FrozenPrefix(system="You count words. " * 500, tools=[counted, output_tool(Count)])
     agent = model.agent(prefix, "gpt-5")

@@ -11,22 +11,33 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-HANDBOOK = "".join(f"Rule {i}: read the file before editing it and explain the change.\n"
-                   for i in range(350))
+HANDBOOK = "".join(
+    f"Rule {i}: read the file before editing it and explain the change.\n" for i in range(350)
+)
 TOOLS = [
-    {"name": "grep", "description": "Search files.",
-     "input_schema": {"properties": {"pattern": {"type": "string"}}, "type": "object"}},
-    {"name": "read_file", "description": "Read a file.",
-     "input_schema": {"properties": {"path": {"type": "string"}}, "type": "object"}},
+    {
+        "name": "grep",
+        "description": "Search files.",
+        "input_schema": {"properties": {"pattern": {"type": "string"}}, "type": "object"},
+    },
+    {
+        "name": "read_file",
+        "description": "Read a file.",
+        "input_schema": {"properties": {"path": {"type": "string"}}, "type": "object"},
+    },
 ]
 CC = {"type": "ephemeral"}
 
 Mutator = Callable[[int, dict[str, Any], dict[str, Any]], None]
 
 
-def anthropic_bodies(turns: int = 4, model: str = "claude-sonnet-4-6",
-                     mutate: Mutator | None = None, blocks_per_turn: int = 1,
-                     handbook: str = HANDBOOK) -> list[dict[str, Any]]:
+def anthropic_bodies(
+    turns: int = 4,
+    model: str = "claude-sonnet-4-6",
+    mutate: Mutator | None = None,
+    blocks_per_turn: int = 1,
+    handbook: str = HANDBOOK,
+) -> list[dict[str, Any]]:
     """Bodies of an append-only session with a system breakpoint and automatic caching."""
     messages: list[dict[str, Any]] = []
     out = []
@@ -34,8 +45,14 @@ def anthropic_bodies(turns: int = 4, model: str = "claude-sonnet-4-6",
         if blocks_per_turn == 1:
             messages.append({"role": "user", "content": f"Question {t}: why does test_{t} fail?"})
         else:
-            messages.append({"role": "user", "content": [
-                {"type": "text", "text": f"part {t}.{k}"} for k in range(blocks_per_turn)]})
+            messages.append(
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "text", "text": f"part {t}.{k}"} for k in range(blocks_per_turn)
+                    ],
+                }
+            )
         body: dict[str, Any] = {
             "model": model,
             "max_tokens": 1024,
@@ -52,8 +69,9 @@ def anthropic_bodies(turns: int = 4, model: str = "claude-sonnet-4-6",
     return out
 
 
-def openai_bodies(turns: int = 4, key: str | None = "sess-1",
-                  mutate: Mutator | None = None) -> list[dict[str, Any]]:
+def openai_bodies(
+    turns: int = 4, key: str | None = "sess-1", mutate: Mutator | None = None
+) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = [{"role": "system", "content": HANDBOOK}]
     out = []
     for t in range(turns):
@@ -72,30 +90,46 @@ def openai_bodies(turns: int = 4, key: str | None = "sess-1",
 MARK = {"mode": "explicit"}
 
 
-def gpt56_bodies(turns: int = 4, mode: str = "implicit", tail_mark: bool = True,
-                 keep_marks: bool = False, mutate: Mutator | None = None,
-                 api: str = "openai-chat") -> list[dict[str, Any]]:
+def gpt56_bodies(
+    turns: int = 4,
+    mode: str = "implicit",
+    tail_mark: bool = True,
+    keep_marks: bool = False,
+    mutate: Mutator | None = None,
+    api: str = "openai-chat",
+) -> list[dict[str, Any]]:
     """An append-only gpt-5.6 session the way prefixlock's builder sends it: a
     `prompt_cache_breakpoint` on the system prompt and one on the newest user message (moved
     there each turn, so earlier messages lose theirs; `keep_marks` leaves them in place)."""
-    system = {"role": "system" if api == "openai-chat" else "developer",
-              "content": [{"type": "text" if api == "openai-chat" else "input_text",
-                           "text": HANDBOOK, "prompt_cache_breakpoint": dict(MARK)}]}
+    system = {
+        "role": "system" if api == "openai-chat" else "developer",
+        "content": [
+            {
+                "type": "text" if api == "openai-chat" else "input_text",
+                "text": HANDBOOK,
+                "prompt_cache_breakpoint": dict(MARK),
+            }
+        ],
+    }
     history: list[dict[str, Any]] = []
     out = []
     for t in range(turns):
-        part: dict[str, Any] = {"type": "text" if api == "openai-chat" else "input_text",
-                "text": f"Question {t}: why does test_{t} fail?"}
+        part: dict[str, Any] = {
+            "type": "text" if api == "openai-chat" else "input_text",
+            "text": f"Question {t}: why does test_{t} fail?",
+        }
         history.append({"role": "user", "content": [part]})
         items = json.loads(json.dumps([system, *history]))
         if tail_mark:
             items[-1]["content"][-1]["prompt_cache_breakpoint"] = dict(MARK)
             if keep_marks:
                 part["prompt_cache_breakpoint"] = dict(MARK)
-        body: dict[str, Any] = {"model": "gpt-5.6-terra",
-                                "messages" if api == "openai-chat" else "input": items,
-                                "prompt_cache_key": "sess-1",
-                                "prompt_cache_options": {"mode": mode, "ttl": "30m"}}
+        body: dict[str, Any] = {
+            "model": "gpt-5.6-terra",
+            "messages" if api == "openai-chat" else "input": items,
+            "prompt_cache_key": "sess-1",
+            "prompt_cache_options": {"mode": mode, "ttl": "30m"},
+        }
         record: dict[str, Any] = {"seq": t, "time": 1_000.0 + 30 * t}
         if mutate is not None:
             mutate(t, body, record)
@@ -104,8 +138,9 @@ def gpt56_bodies(turns: int = 4, mode: str = "implicit", tail_mark: bool = True,
     return out
 
 
-def write_trace(path: Path, items: list[dict[str, Any]], session: str = "s1",
-                api: str | None = None) -> Path:
+def write_trace(
+    path: Path, items: list[dict[str, Any]], session: str = "s1", api: str | None = None
+) -> Path:
     """prefixlock's JSONL trace format, one request a line."""
     lines = []
     for it in items:
@@ -138,14 +173,16 @@ def write_raw(path: Path, items: list[dict[str, Any]]) -> Path:
 
 # --- the trace part of the corpus (tests/policies/corpus/positive/traces) ----------------------
 
-SHORT_HANDBOOK = "".join(f"Rule {i}: read the file first, then explain the change.\n"
-                         for i in range(90))  # ~1,300 tokens: over claude-sonnet-4-6's minimum
+SHORT_HANDBOOK = "".join(
+    f"Rule {i}: read the file first, then explain the change.\n" for i in range(90)
+)  # ~1,300 tokens: over claude-sonnet-4-6's minimum
 
 
 def _at_least(t0: int, fn: Mutator) -> Mutator:
     def m(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
         if t >= t0:
             fn(t, body, rec)
+
     return m
 
 
@@ -155,6 +192,7 @@ def _set(key: str, value: Any) -> Callable[[int, dict[str, Any], dict[str, Any]]
 
 def corpus_traces() -> dict[str, tuple[str, list[dict[str, Any]]]]:
     """name -> (format, records): one documented cache breaker per trace."""
+
     def system_edit(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
         body["system"][0]["text"] = "Updated rules.\n" + body["system"][0]["text"]
 
@@ -168,9 +206,10 @@ def corpus_traces() -> dict[str, tuple[str, list[dict[str, Any]]]]:
         body["prompt_cache_key"] = f"request-{t}"
 
     def clock(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
-        body["system"] = [{"type": "text", "text": body["system"][0]["text"]},
-                          {"type": "text", "text": f"Current time: 10:0{t}:00",
-                           "cache_control": dict(CC)}]
+        body["system"] = [
+            {"type": "text", "text": body["system"][0]["text"]},
+            {"type": "text", "text": f"Current time: 10:0{t}:00", "cache_control": dict(CC)},
+        ]
 
     def short(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
         body["model"] = "claude-opus-4-7"  # minimum 2,048 tokens
@@ -185,10 +224,14 @@ def corpus_traces() -> dict[str, tuple[str, list[dict[str, Any]]]]:
     return {
         "t01_model_switch.jsonl": ("trace", a(_at_least(2, _set("model", "claude-opus-4-8")))),
         "t02_system_edited.jsonl": ("trace", a(_at_least(2, system_edit))),
-        "t03_tools_reordered.jsonl": ("trace", a(_at_least(2, lambda t, b, r: b.__setitem__(
-            "tools", list(reversed(b["tools"])))))),
-        "t04_tool_choice_changed.jsonl": ("trace", a(_at_least(2, _set(
-            "tool_choice", {"type": "any"})))),
+        "t03_tools_reordered.jsonl": (
+            "trace",
+            a(_at_least(2, lambda t, b, r: b.__setitem__("tools", list(reversed(b["tools"]))))),
+        ),
+        "t04_tool_choice_changed.jsonl": (
+            "trace",
+            a(_at_least(2, _set("tool_choice", {"type": "any"}))),
+        ),
         "t05_history_rewritten.jsonl": ("trace", a(_at_least(2, history_edit))),
         "t06_openai_no_cache_key.jsonl": ("raw", openai_bodies(3, key=None)),
         "t07_cache_key_rotates.jsonl": ("trace", openai_bodies(3, mutate=rotate)),

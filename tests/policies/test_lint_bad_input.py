@@ -40,13 +40,17 @@ def one_error_line(capsys: pytest.CaptureFixture[str]) -> str:
     return err
 
 
-@pytest.mark.parametrize("args, names", [
-    (["--model", "claude-sonet-4-6"], ["--model", "'claude-sonet-4-6'", "--prices"]),
-    (["--output", "missing-dir/out.txt"], ["missing-dir/out.txt", "cannot write"]),
-    (["--write-baseline", "missing-dir/b.json"], ["missing-dir/b.json", "cannot write"]),
-])
-def test_usage_errors_are_one_line_exit_2(proj: Path, capsys: pytest.CaptureFixture[str],
-                                          args: list[str], names: list[str]) -> None:
+@pytest.mark.parametrize(
+    "args, names",
+    [
+        (["--model", "claude-sonet-4-6"], ["--model", "'claude-sonet-4-6'", "--prices"]),
+        (["--output", "missing-dir/out.txt"], ["missing-dir/out.txt", "cannot write"]),
+        (["--write-baseline", "missing-dir/b.json"], ["missing-dir/b.json", "cannot write"]),
+    ],
+)
+def test_usage_errors_are_one_line_exit_2(
+    proj: Path, capsys: pytest.CaptureFixture[str], args: list[str], names: list[str]
+) -> None:
     assert main(["lint", "a.py", *args]) == 2
     err = one_error_line(capsys)
     for name in names:
@@ -54,8 +58,7 @@ def test_usage_errors_are_one_line_exit_2(proj: Path, capsys: pytest.CaptureFixt
     assert not (proj / "missing-dir").exists()
 
 
-def test_unknown_provider_is_a_usage_error(proj: Path,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
+def test_unknown_provider_is_a_usage_error(proj: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["lint", "a.py", "--provider", "azure"]) == 2
     assert "--provider: unknown provider 'azure'" in one_error_line(capsys)
     assert main(["lint", "--report", "a.py", "--provider", "azure"]) == 2
@@ -63,12 +66,16 @@ def test_unknown_provider_is_a_usage_error(proj: Path,
     assert main(["lint", "a.py", "--provider", "anthropic"]) == 1
 
 
-@pytest.mark.parametrize("key, value, names", [
-    ("model", '"claude-sonet-4-6"', ["[tool.prefixlock.lint].model", "'claude-sonet-4-6'"]),
-    ("provider", '"azure"', ["[tool.prefixlock.lint].provider", "'azure'"]),
-])
-def test_config_model_and_provider_are_checked(proj: Path, capsys: pytest.CaptureFixture[str],
-                                               key: str, value: str, names: list[str]) -> None:
+@pytest.mark.parametrize(
+    "key, value, names",
+    [
+        ("model", '"claude-sonet-4-6"', ["[tool.prefixlock.lint].model", "'claude-sonet-4-6'"]),
+        ("provider", '"azure"', ["[tool.prefixlock.lint].provider", "'azure'"]),
+    ],
+)
+def test_config_model_and_provider_are_checked(
+    proj: Path, capsys: pytest.CaptureFixture[str], key: str, value: str, names: list[str]
+) -> None:
     (proj / "pyproject.toml").write_text(f"[tool.prefixlock.lint]\n{key} = {value}\n")
     assert main(["lint", "a.py"]) == 2
     err = one_error_line(capsys)
@@ -82,8 +89,9 @@ def test_known_model_and_alias_are_accepted(proj: Path) -> None:
     assert main(["lint", "a.py", "--model", "claude-haiku-4-5"]) == 1
 
 
-def test_fix_writes_nothing_when_the_baseline_is_bad(proj: Path,
-                                                    capsys: pytest.CaptureFixture[str]) -> None:
+def test_fix_writes_nothing_when_the_baseline_is_bad(
+    proj: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (proj / "base.json").write_text("{not json")
     assert main(["lint", "a.py", "--fix", "--baseline", "base.json"]) == 2
     assert "base.json" in one_error_line(capsys)
@@ -126,9 +134,9 @@ def _trace_with(tmp_path: Path, patch: dict[str, Any], raw: bool) -> Path:
 
 @pytest.mark.parametrize("raw", [False, True], ids=["export", "raw"])
 @pytest.mark.parametrize("name, patch, message", BAD_BODIES, ids=[b[0] for b in BAD_BODIES])
-def test_misshapen_request_is_a_finding_on_its_line(tmp_path: Path, name: str,
-                                                    patch: dict[str, Any], message: str,
-                                                    raw: bool) -> None:
+def test_misshapen_request_is_a_finding_on_its_line(
+    tmp_path: Path, name: str, patch: dict[str, Any], message: str, raw: bool
+) -> None:
     path = _trace_with(tmp_path, patch, raw)
     found = check_trace(str(path), PRICES)
     (bad,) = [f for f in found if f.code == "PL904"]
@@ -138,12 +146,16 @@ def test_misshapen_request_is_a_finding_on_its_line(tmp_path: Path, name: str,
     assert sum(s.requests for s in report.sessions) == 2  # lines 1 and 3 are still read
 
 
-@pytest.mark.parametrize("text, message", [
-    ('{"model": "claude-sonnet-4-6", "system": NaN, "messages": []}', "NaN"),
-    ('{"model": "claude-sonnet-4-6", "system": "\\ud800", "messages": []}', "surrogate"),
-])
-def test_non_json_values_are_a_finding_on_their_line(tmp_path: Path, text: str,
-                                                     message: str) -> None:
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ('{"model": "claude-sonnet-4-6", "system": NaN, "messages": []}', "NaN"),
+        ('{"model": "claude-sonnet-4-6", "system": "\\ud800", "messages": []}', "surrogate"),
+    ],
+)
+def test_non_json_values_are_a_finding_on_their_line(
+    tmp_path: Path, text: str, message: str
+) -> None:
     good = json.dumps(anthropic_bodies(1)[0])
     path = tmp_path / "t.jsonl"
     path.write_text(f"{good}\n{text}\n{good}\n")
@@ -181,7 +193,8 @@ def test_json_error_names_the_column(tmp_path: Path) -> None:
 
 
 def test_report_reads_ambiguous_raw_bodies_with_the_provider_given(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A proxy model id and plain messages say nothing about the wire format: --provider
     decides, as in lint. Read as Anthropic, a session without cache_control loses what a
     breakpoint would have cached; read as OpenAI Chat it is cached automatically."""
@@ -211,15 +224,15 @@ def _price_file(path: Path, model: str) -> Path:
     return path
 
 
-def test_each_run_uses_its_own_price_file(proj: Path,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def test_each_run_uses_its_own_price_file(proj: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A model priced only in --prices gets its minimum-length check, also when an earlier
     run in the same process used another price file."""
     (proj / "r.py").write_text(
         "def ask(client, q):\n    return client.messages.create(\n"
         "        model='claude-house-2', max_tokens=5, system='Be brief.',\n"
         "        cache_control={'type': 'ephemeral'},\n"
-        "        messages=[{'role': 'user', 'content': q}])\n")
+        "        messages=[{'role': 'user', 'content': q}])\n"
+    )
     one = _price_file(proj / "one.json", "claude-house-1")
     two = _price_file(proj / "two.json", "claude-house-2")
     assert main(["lint", "r.py", "--prices", str(one)]) == 0  # claude-house-2 is unpriced
@@ -230,14 +243,20 @@ def test_each_run_uses_its_own_price_file(proj: Path,
 
 
 def test_malformed_sidecar_line_is_reported_not_ignored(
-        proj: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    body = {"model": "claude-sonnet-4-6", "max_tokens": 5,
-            "messages": [{"role": "user", "content": "x"}],
-            "system": [{"type": "text", "text": "s", "cache_control": {"type": "ephemeral"}}
-                       for _ in range(5)]}
+    proj: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = {
+        "model": "claude-sonnet-4-6",
+        "max_tokens": 5,
+        "messages": [{"role": "user", "content": "x"}],
+        "system": [
+            {"type": "text", "text": "s", "cache_control": {"type": "ephemeral"}} for _ in range(5)
+        ],
+    }
     (proj / "req.json").write_text(json.dumps(body))
     (proj / "req.json.prefixlock-ignore").write_text(
-        "# fixtures for the API's error\nignore PL401 because it is a fixture\n")
+        "# fixtures for the API's error\nignore PL401 because it is a fixture\n"
+    )
     assert main(["lint", "req.json", "--select", "PL401,PL905", "--no-source"]) == 1
     out = capsys.readouterr().out
     assert "req.json.prefixlock-ignore:2:1: PL905" in out and "CODE[@LINE] reason" in out

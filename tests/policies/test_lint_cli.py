@@ -17,14 +17,14 @@ from prefixlock.policies.rules import RULES
 CORPUS = Path(__file__).parent / "corpus"
 SCHEMA = json.loads((Path(__file__).parent / "sarif-schema-2.1.0.json").read_text("utf-8"))
 
-TIME_IN_SYSTEM = '''import datetime
+TIME_IN_SYSTEM = """import datetime
 
 
 def build():
     now = datetime.datetime.now()
     system_prompt = f"It is {now}. Be brief."
     return system_prompt
-'''
+"""
 
 
 def lint(*args: str) -> int:
@@ -57,8 +57,14 @@ def test_list_rules_and_explain(capsys: pytest.CaptureFixture[str]) -> None:
         assert code in out
     assert lint("--explain", "PL201") == 0
     doc = capsys.readouterr().out
-    for section in ("## What it does", "## Why it matters", "Source: ", "## Example",
-                    "## Fix", "Fix safety: safe"):
+    for section in (
+        "## What it does",
+        "## Why it matters",
+        "Source: ",
+        "## Example",
+        "## Fix",
+        "Fix safety: safe",
+    ):
         assert section in doc
     # Sources name public documentation, not the project's own notes (users do not have them).
     assert all("FACTS" not in r.doc() for r in RULES.values())
@@ -82,7 +88,8 @@ def test_select_and_ignore(proj: Path, capsys: pytest.CaptureFixture[str]) -> No
 def test_pyproject_config(proj: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (proj / "pyproject.toml").write_text(
         '[tool.prefixlock.lint]\nignore = ["PL102"]\nmodel = "claude-sonnet-4-6"\n'
-        '[tool.prefixlock.lint.per-file-ignores]\n"legacy/*" = ["PL101"]\n')
+        '[tool.prefixlock.lint.per-file-ignores]\n"legacy/*" = ["PL101"]\n'
+    )
     (proj / "legacy").mkdir()
     shutil.copy(proj / "agent.py", proj / "legacy" / "old.py")
     assert lint("legacy") == 0
@@ -122,8 +129,7 @@ def test_json_output(proj: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_sarif_validates_against_the_official_schema(capsys: pytest.CaptureFixture[str]) -> None:
-    assert lint(str(CORPUS / "positive"), "--model", "claude-sonnet-4-6", "--format",
-                "sarif") == 1
+    assert lint(str(CORPUS / "positive"), "--model", "claude-sonnet-4-6", "--format", "sarif") == 1
     log = json.loads(capsys.readouterr().out)
     jsonschema.Draft4Validator(SCHEMA).validate(log)
     run = log["runs"][0]
@@ -137,8 +143,9 @@ def test_sarif_validates_against_the_official_schema(capsys: pytest.CaptureFixtu
     assert any("fixes" in r for r in run["results"])
 
 
-def test_sarif_fingerprint_ignores_line_moves(proj: Path,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_sarif_fingerprint_ignores_line_moves(
+    proj: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     lint("agent.py", "--format", "sarif")
     before = json.loads(capsys.readouterr().out)["runs"][0]["results"][0]
     (proj / "agent.py").write_text("# a comment\n\n" + TIME_IN_SYSTEM)
@@ -159,10 +166,11 @@ def test_output_file_written(proj: Path) -> None:
     assert json.loads((proj / "out.json").read_text())[0]["code"] == "PL101"
 
 
-def test_inline_suppression_needs_a_reason(proj: Path,
-                                           capsys: pytest.CaptureFixture[str]) -> None:
-    src = TIME_IN_SYSTEM.replace("now = datetime.datetime.now()",
-                                 "now = datetime.datetime.now()  # prefixlock: ignore[PL101]")
+def test_inline_suppression_needs_a_reason(proj: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    src = TIME_IN_SYSTEM.replace(
+        "now = datetime.datetime.now()",
+        "now = datetime.datetime.now()  # prefixlock: ignore[PL101]",
+    )
     (proj / "agent.py").write_text(src)
     assert lint("agent.py") == 1
     out = capsys.readouterr().out
@@ -173,14 +181,20 @@ def test_inline_suppression_needs_a_reason(proj: Path,
 
 
 def test_front_matter_and_sidecar_suppression(proj: Path) -> None:
-    (proj / "sys.md").write_text("---\nprefixlock-ignore:\n  PL101: rendered once per release\n"
-                                 "---\nIt is {{ now }}.\n")
+    (proj / "sys.md").write_text(
+        "---\nprefixlock-ignore:\n  PL101: rendered once per release\n---\nIt is {{ now }}.\n"
+    )
     assert lint("sys.md") == 0
     (proj / "sys2.md").write_text("---\nprefixlock-ignore: [PL101]\n---\nIt is {{ now }}.\n")
     assert lint("sys2.md") == 1
-    body = {"model": "claude-sonnet-4-6", "max_tokens": 5, "messages": [{"role": "user",
-            "content": "x"}], "system": [{"type": "text", "text": "s", "cache_control": {
-                "type": "ephemeral"}} for _ in range(5)]}
+    body = {
+        "model": "claude-sonnet-4-6",
+        "max_tokens": 5,
+        "messages": [{"role": "user", "content": "x"}],
+        "system": [
+            {"type": "text", "text": "s", "cache_control": {"type": "ephemeral"}} for _ in range(5)
+        ],
+    }
     (proj / "req.json").write_text(json.dumps(body))
     assert lint("req.json", "--select", "PL401") == 1
     (proj / "req.json.prefixlock-ignore").write_text("PL401 a fixture for the API's error\n")
@@ -191,8 +205,10 @@ def test_baseline(proj: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert lint("agent.py", "--write-baseline", "base.json") == 0
     assert lint("agent.py", "--baseline", "base.json") == 0
     assert "1 in the baseline" in capsys.readouterr().out
-    (proj / "agent.py").write_text(TIME_IN_SYSTEM + "\nimport time\n\ndef more():\n"
-                                   "    system = f'{time.time()}'\n    return system\n")
+    (proj / "agent.py").write_text(
+        TIME_IN_SYSTEM + "\nimport time\n\ndef more():\n"
+        "    system = f'{time.time()}'\n    return system\n"
+    )
     assert lint("agent.py", "--baseline", "base.json") == 1
     out = capsys.readouterr().out
     assert "time.time()" in out and "datetime.now()" not in out
@@ -201,13 +217,19 @@ def test_baseline(proj: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_safe_fixes_sort_and_canonicalize(proj: Path) -> None:
-    for name in ("p12_set_join.py", "p14_json_dumps_config.py", "p10_glob_unsorted.py",
-                 "p36_tools.json"):
+    for name in (
+        "p12_set_join.py",
+        "p14_json_dumps_config.py",
+        "p10_glob_unsorted.py",
+        "p36_tools.json",
+    ):
         shutil.copy(CORPUS / "positive" / name, proj / name)
     assert lint(".", "--fix") == 1  # PL105 (a listing is still volatile) remains
     assert '", ".join(sorted(SKILLS))' in (proj / "p12_set_join.py").read_text()
-    assert "json.dumps(config, indent=2, sort_keys=True)" in (
-        proj / "p14_json_dumps_config.py").read_text()
+    assert (
+        "json.dumps(config, indent=2, sort_keys=True)"
+        in (proj / "p14_json_dumps_config.py").read_text()
+    )
     assert "sorted(glob.glob(" in (proj / "p10_glob_unsorted.py").read_text()
     tools = json.loads((proj / "p36_tools.json").read_text())["tools"]
     assert [t["name"] for t in tools] == ["read_file", "write_file"]
@@ -217,7 +239,7 @@ def test_safe_fixes_sort_and_canonicalize(proj: Path) -> None:
 
 
 def test_unsafe_fix_moves_volatile_line_to_newest_turn(proj: Path) -> None:
-    src = '''import datetime
+    src = """import datetime
 
 RULES = "Follow the rules."
 
@@ -231,7 +253,7 @@ def ask(client, question):
         system=f"You are a helper.\\nCurrent time: {now}\\n{RULES}",
         messages=[{"role": "user", "content": question}],
     )
-'''
+"""
     (proj / "move.py").write_text(src)
     assert lint("move.py", "--fix") == 1  # unsafe fixes need the extra flag
     assert (proj / "move.py").read_text() == src
@@ -263,6 +285,7 @@ def test_report_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     def switch(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
         if t >= 2:
             body["model"] = "claude-haiku-4-5"
+
     p = write_trace(tmp_path / "t.jsonl", anthropic_bodies(3, mutate=switch))
     assert lint("--report", str(p)) == 0
     out = capsys.readouterr().out
@@ -275,10 +298,11 @@ def test_report_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
 
 
 def test_directory_walk_skips_project_docs_and_code_blocks(
-        proj: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    proj: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (proj / "agent.py").unlink()
     (proj / "README.md").write_text("Run `TAG=$(git rev-parse HEAD)`; today is {date}.\n")
-    (proj / "guide.md").write_text("Example:\n\n```python\nf\"Today is {date}\"\n```\n")
+    (proj / "guide.md").write_text('Example:\n\n```python\nf"Today is {date}"\n```\n')
     assert lint(".") == 0
     assert lint("README.md") == 1  # named explicitly, it is linted
     assert "PL102" in capsys.readouterr().out
@@ -287,7 +311,7 @@ def test_directory_walk_skips_project_docs_and_code_blocks(
 def test_severity_follows_frequency_and_position() -> None:
     from prefixlock.policies.engine import lint_source
 
-    src = '''import datetime
+    src = """import datetime
 import subprocess
 
 STARTED = datetime.datetime.now()
@@ -302,7 +326,7 @@ def build(client, q):
         tools=[{"name": "x", "description": f"Branch {branch}", "input_schema": {}}],
         messages=[{"role": "user", "content": f"{datetime.datetime.now()} {q}"}],
     )
-'''
+"""
     sev = {(f.code, f.line): f.severity for f in lint_source(src, "s.py")}
     assert sev[("PL102", 8)] == "warning"  # a date in the system prompt
     assert sev[("PL104", 9)] == "error"  # git state in a tool description: first in the prefix

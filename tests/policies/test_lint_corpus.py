@@ -14,7 +14,8 @@ from prefixlock.policies.rules import RULES
 
 CORPUS = Path(__file__).parent / "corpus"
 EXPECTED: dict[str, list[str]] = tomllib.loads(
-    (CORPUS / "expected.toml").read_text(encoding="utf-8"))["positive"]
+    (CORPUS / "expected.toml").read_text(encoding="utf-8")
+)["positive"]
 CONFIG = LintConfig(model="claude-sonnet-4-6", root=str(CORPUS))
 
 
@@ -32,7 +33,8 @@ def test_positive_case(rel: str) -> None:
     path = CORPUS / "positive" / rel
     result = lint_paths([str(path)], CONFIG)
     assert sorted(f.code for f in result.findings) == sorted(EXPECTED[rel]), [
-        (f.code, f.line, f.message) for f in result.findings]
+        (f.code, f.line, f.message) for f in result.findings
+    ]
     for f in result.findings:
         assert f.path == str(path)
         assert f.line >= 1 and f.col >= 1
@@ -54,9 +56,11 @@ def test_whole_corpus_in_parallel_matches_serial() -> None:
     serial = lint_paths(kinds, CONFIG, jobs=1).findings
     parallel = lint_paths(kinds, CONFIG, jobs=2).findings
     assert [(f.path, f.line, f.code) for f in serial] == [
-        (f.path, f.line, f.code) for f in parallel]
+        (f.path, f.line, f.code) for f in parallel
+    ]
     assert Counter(f.code for f in serial) == Counter(
-        c for codes in EXPECTED.values() for c in codes)
+        c for codes in EXPECTED.values() for c in codes
+    )
 
 
 def test_every_rule_is_covered_by_the_corpus() -> None:
@@ -73,4 +77,5 @@ def test_trace_corpus_is_what_the_generator_writes(tmp_path: Path) -> None:
     for fresh in write_corpus(tmp_path):
         committed = CORPUS / "positive" / "traces" / fresh.name
         assert committed.read_text(encoding="utf-8") == fresh.read_text(encoding="utf-8"), (
-            f"regenerate with: python tests/policies/lint_tracegen.py ({fresh.name})")
+            f"regenerate with: python tests/policies/lint_tracegen.py ({fresh.name})"
+        )

@@ -70,8 +70,12 @@ def test_report_names_every_naive_break_with_dollars(traces: Path) -> None:
         previous = recorded[seq - 1]["usage"]
         assert tokens[seq] == previous["uncached_input"] > 20_000
     hand = sum(
-        (Decimal(recorded[seq - 1]["usage"]["uncached_input"]) * LOSS_PER_MTOK[models[seq]]
-         / 1_000_000 for seq in range(1, len(recorded))),
+        (
+            Decimal(recorded[seq - 1]["usage"]["uncached_input"])
+            * LOSS_PER_MTOK[models[seq]]
+            / 1_000_000
+            for seq in range(1, len(recorded))
+        ),
         Decimal(0),
     )
     assert abs(session.dollars - hand) <= Decimal("0.000001") * len(session.breaks)
@@ -104,7 +108,6 @@ def test_static_lint_finds_the_naive_clients_habits_in_the_demo_source() -> None
     start = src.index("def _run_naive")
     first = src[:start].count("\n") + 1
     last = first + inspect.getsource(demo._run_naive).count("\n")
-    found = [f for f in lint_source(src, "demo.py", "claude-sonnet-4-6")
-             if first <= f.line <= last]
+    found = [f for f in lint_source(src, "demo.py", "claude-sonnet-4-6") if first <= f.line <= last]
     codes = {f.code for f in found}
     assert {"PL101", "PL201"} <= codes, found  # time in the system prompt, shuffled tools

@@ -10,8 +10,7 @@ from prefixlock.policies.engine import lint_source
 from prefixlock.policies.findings import Edit
 from prefixlock.policies.fixes import apply_edits
 
-names = st.lists(st.from_regex(r"[a-z]{1,8}", fullmatch=True), min_size=1, max_size=6,
-                 unique=True)
+names = st.lists(st.from_regex(r"[a-z]{1,8}", fullmatch=True), min_size=1, max_size=6, unique=True)
 
 
 def _module(skills: list[str], keys: list[str], sort_keys: bool, sorted_join: bool) -> str:
@@ -21,9 +20,11 @@ def _module(skills: list[str], keys: list[str], sort_keys: bool, sorted_join: bo
     # The dict comes in as a parameter: its key order is the caller's, not known here (a
     # dict written out with literal keys keeps its order and is not flagged).
     dumps = f"json.dumps(cfg{', sort_keys=True' if sort_keys else ''})"
-    return (f"import json\n\nSKILLS = {literal}\nCFG = {cfg}\n\n\n"
-            f"def render(cfg):\n    return {dumps}\n\n\n"
-            f"system_prompt = 'Skills: ' + ', '.join({join}) + '\\n' + render(CFG)\n")
+    return (
+        f"import json\n\nSKILLS = {literal}\nCFG = {cfg}\n\n\n"
+        f"def render(cfg):\n    return {dumps}\n\n\n"
+        f"system_prompt = 'Skills: ' + ', '.join({join}) + '\\n' + render(CFG)\n"
+    )
 
 
 def _safe_edits(src: str) -> list[Edit]:
@@ -32,8 +33,9 @@ def _safe_edits(src: str) -> list[Edit]:
 
 @settings(max_examples=60, deadline=None)
 @given(names, names, st.booleans(), st.booleans())
-def test_safe_fixes_silence_and_are_idempotent(skills: list[str], keys: list[str],
-                                               sort_keys: bool, sorted_join: bool) -> None:
+def test_safe_fixes_silence_and_are_idempotent(
+    skills: list[str], keys: list[str], sort_keys: bool, sorted_join: bool
+) -> None:
     src = _module(skills, keys, sort_keys, sorted_join)
     before = {f.code for f in lint_source(src, "m.py")}
     assert ("PL201" in before) == (not sorted_join)

@@ -13,18 +13,41 @@ from prefixlock.policies.jscheck import check_js
 from prefixlock.policies.meaning import kind_of_name, words
 
 
-@pytest.mark.parametrize("name, kind", [
-    ("current_date_time", "time"), ("date_time", "time"), ("today_str", "date"),
-    ("timestamp_utc", "time"), ("utc_now", "time"), ("iso_date", "date"),
-    ("current_branch", "vcs"), ("repo_tree", "filetree"), ("cwd_listing", "filetree"),
-    ("currentTime", "time"), ("getGitStatus", "vcs"), ("CURRENT_DATE", "date"),
-    ("request-id", "random"), ("memory_usage", "runtime"), ("turn_count", "runtime"),
-    ("project_files", "filetree"), ("file_tree", "filetree"), ("nonce", "random"),
-    # Settings about a value, and words that only look like one.
-    ("time_limit", None), ("date_format", None), ("update", None), ("timeout", None),
-    ("tree_sitter", None), ("session_id", None), ("max_time", None), ("user_name", None),
-    ("TIME_FORMAT", None), ("files", None), ("step", None),
-])
+@pytest.mark.parametrize(
+    "name, kind",
+    [
+        ("current_date_time", "time"),
+        ("date_time", "time"),
+        ("today_str", "date"),
+        ("timestamp_utc", "time"),
+        ("utc_now", "time"),
+        ("iso_date", "date"),
+        ("current_branch", "vcs"),
+        ("repo_tree", "filetree"),
+        ("cwd_listing", "filetree"),
+        ("currentTime", "time"),
+        ("getGitStatus", "vcs"),
+        ("CURRENT_DATE", "date"),
+        ("request-id", "random"),
+        ("memory_usage", "runtime"),
+        ("turn_count", "runtime"),
+        ("project_files", "filetree"),
+        ("file_tree", "filetree"),
+        ("nonce", "random"),
+        # Settings about a value, and words that only look like one.
+        ("time_limit", None),
+        ("date_format", None),
+        ("update", None),
+        ("timeout", None),
+        ("tree_sitter", None),
+        ("session_id", None),
+        ("max_time", None),
+        ("user_name", None),
+        ("TIME_FORMAT", None),
+        ("files", None),
+        ("step", None),
+    ],
+)
 def test_names_are_read_by_their_words(name: str, kind: str | None) -> None:
     assert kind_of_name(name) == kind
 
@@ -34,28 +57,33 @@ def test_words_split_snake_camel_kebab_and_digits() -> None:
     assert words("HTTPServerTime") == ["http", "server", "time"]
 
 
-@pytest.mark.parametrize("template, code", [
-    ("System: today is {{ today_str }}.", "PL102"),
-    ("Now {{ current_date_time }}.", "PL101"),
-    ("Branch {{ current_branch }}", "PL104"),
-    ("Layout:\n{{ repo_tree }}", "PL105"),
-    ("{% for f in cwd_listing %}{{ f }}{% endfor %}", "PL105"),
-])
+@pytest.mark.parametrize(
+    "template, code",
+    [
+        ("System: today is {{ today_str }}.", "PL102"),
+        ("Now {{ current_date_time }}.", "PL101"),
+        ("Branch {{ current_branch }}", "PL104"),
+        ("Layout:\n{{ repo_tree }}", "PL105"),
+        ("{% for f in cwd_listing %}{{ f }}{% endfor %}", "PL105"),
+    ],
+)
 def test_template_placeholders_by_meaning(template: str, code: str) -> None:
     assert [f.code for f in lint_source(template, "system.j2")] == [code]
 
 
 def test_python_names_by_meaning_through_fstring_and_format() -> None:
-    src = ('def build(today_str, repo):\n'
-           '    system_prompt = f"Today is {today_str}."\n'
-           '    return system_prompt\n\n\n'
-           'def other(b):\n'
-           '    system_prompt = "On {branch}".format(branch=get_current_branch(b))\n'
-           '    return system_prompt\n')
+    src = (
+        "def build(today_str, repo):\n"
+        '    system_prompt = f"Today is {today_str}."\n'
+        "    return system_prompt\n\n\n"
+        "def other(b):\n"
+        '    system_prompt = "On {branch}".format(branch=get_current_branch(b))\n'
+        "    return system_prompt\n"
+    )
     assert [(f.line, f.code) for f in lint_source(src, "p.py")] == [(2, "PL102"), (7, "PL104")]
 
 
-TS = '''// a comment `${new Date()}` is not code
+TS = """// a comment `${new Date()}` is not code
 const re = /`[a-z]+/g;
 const now = new Date().toISOString();
 export const SYSTEM_PROMPT = `You are an agent.
@@ -66,7 +94,7 @@ function buildSystemPrompt(cwd: string): string {
 const userMessage = `Time: ${new Date()}`;
 const body = { system: `Date ${new Date().toLocaleDateString()}`, content: `${Math.random()}` };
 const filled = template.replace("{{CURRENT_DATE}}", new Date().toLocaleDateString());
-'''
+"""
 
 
 def test_typescript_prompt_builders() -> None:
@@ -80,23 +108,27 @@ def test_walk_reads_agent_dot_folders_and_skips_exact_document_names(tmp_path: P
     agents = tmp_path / ".claude" / "agents"
     agents.mkdir(parents=True)
     (agents / "security-auditor.md").write_text(
-        "---\nname: auditor\nmodel: opus\n---\nAudit the code.\n")
+        "---\nname: auditor\nmodel: opus\n---\nAudit the code.\n"
+    )
     (tmp_path / ".git").mkdir()
     (tmp_path / ".git" / "x.md").write_text("{{ now }}\n")
     (tmp_path / "node_modules").mkdir()
     (tmp_path / "node_modules" / "p.j2").write_text("{{ now }}\n")
     (tmp_path / "history.py").write_text(
-        "import datetime\nsystem_prompt = f'{datetime.datetime.now()}'\n")
+        "import datetime\nsystem_prompt = f'{datetime.datetime.now()}'\n"
+    )
     rules = tmp_path / ".cursor" / "rules"
     rules.mkdir(parents=True)
     (rules / "style.mdc").write_text("---\ndescription: style\n---\nBranch {{ git_branch }}\n")
     (tmp_path / "README.md").write_text("Today is {{ now }}.\n")
     (tmp_path / "SECURITY.md").write_text("Today is {{ now }}.\n")
     result = lint_paths([str(tmp_path)], LintConfig(model="claude-sonnet-4-6"), jobs=1)
-    got = sorted((Path(f.path).relative_to(tmp_path).as_posix(), f.code)
-                 for f in result.findings)
-    assert got == [(".claude/agents/security-auditor.md", "PL602"),
-                   (".cursor/rules/style.mdc", "PL104"), ("history.py", "PL101")]
+    got = sorted((Path(f.path).relative_to(tmp_path).as_posix(), f.code) for f in result.findings)
+    assert got == [
+        (".claude/agents/security-auditor.md", "PL602"),
+        (".cursor/rules/style.mdc", "PL104"),
+        ("history.py", "PL101"),
+    ]
 
 
 def test_markdown_agent_and_command_bodies() -> None:
@@ -108,10 +140,17 @@ def test_markdown_agent_and_command_bodies() -> None:
     assert [f.code for f in lint_source("Today {date}.\n", "prompts/sys.txt")] == ["PL102"]
 
 
-@pytest.mark.parametrize("model, flagged", [
-    ("sonnet", False), ("inherit", False), ("sonnet[1m]", False), ("opus", True),
-    ("haiku", True), ("claude-sonnet-4-6", False),
-])
+@pytest.mark.parametrize(
+    "model, flagged",
+    [
+        ("sonnet", False),
+        ("inherit", False),
+        ("sonnet[1m]", False),
+        ("opus", True),
+        ("haiku", True),
+        ("claude-sonnet-4-6", False),
+    ],
+)
 def test_claude_code_model_aliases(tmp_path: Path, model: str, flagged: bool) -> None:
     p = tmp_path / "agents" / "a.md"
     p.parent.mkdir()
@@ -131,7 +170,7 @@ def test_if_around_optional_data_is_not_a_mode_switch() -> None:
 
 
 def test_tuple_elements_flow_separately_and_add_makes_no_set() -> None:
-    src = '''def parts():
+    src = """def parts():
     return "You are X.", ["a", "b"], {"c", "d"}
 
 
@@ -141,27 +180,33 @@ def build(registry):
     system_prompt = text + ", ".join(registry)
     return client.messages.create(model="m", system=system_prompt, tools=tools,
                                   messages=[{"role": "user", "content": str(skills)}])
-'''
+"""
     assert lint_source(src, "t.py") == []
     unordered = src.replace("tools=tools", "tools=list(skills)")
     assert [f.code for f in lint_source(unordered, "t.py")] == ["PL201"]
 
 
 def test_json_dumps_of_a_dict_in_a_stable_order_is_not_flagged() -> None:
-    stable = ('import json\n\n\ndef build(schema_cls):\n'
-              '    schema = schema_cls.model_json_schema()\n'
-              '    payload = {"name": "x", "schema": schema}\n'
-              '    system_prompt = json.dumps(payload) + json.dumps(make(schema_cls))\n'
-              '    return system_prompt\n')
+    stable = (
+        "import json\n\n\ndef build(schema_cls):\n"
+        "    schema = schema_cls.model_json_schema()\n"
+        '    payload = {"name": "x", "schema": schema}\n'
+        "    system_prompt = json.dumps(payload) + json.dumps(make(schema_cls))\n"
+        "    return system_prompt\n"
+    )
     assert lint_source(stable, "j.py") == []
-    passed_in = ('import json\n\n\ndef build(config):\n'
-                 '    system_prompt = json.dumps(config)\n    return system_prompt\n')
+    passed_in = (
+        "import json\n\n\ndef build(config):\n"
+        "    system_prompt = json.dumps(config)\n    return system_prompt\n"
+    )
     assert [f.code for f in lint_source(passed_in, "j.py")] == ["PL202"]
 
 
 def test_no_breakpoint_only_on_a_prompt_long_enough_to_cache() -> None:
-    call = ('def call(client, q):\n    return client.messages.create(model="claude-sonnet-4-6",'
-            ' max_tokens=9, system={s!r}, messages=[{{"role": "user", "content": q}}])\n')
+    call = (
+        'def call(client, q):\n    return client.messages.create(model="claude-sonnet-4-6",'
+        ' max_tokens=9, system={s!r}, messages=[{{"role": "user", "content": q}}])\n'
+    )
     assert lint_source(call.format(s="Be brief."), "c.py") == []
     long_prompt = "Always explain the root cause before proposing a fix. " * 200
     assert [f.code for f in lint_source(call.format(s=long_prompt), "c.py")] == ["PL406"]
@@ -171,22 +216,28 @@ def test_a_mapping_splatted_into_a_render_is_not_assumed_used() -> None:
     """`Template(t).render(**vars)`: the template names the keys it uses, unknown here; a
     clock reading among the variables is not assumed to reach the prompt (mini-swe-agent
     passes elapsed_seconds to every template, and its system templates never use it)."""
-    src = ('import time\n\n\ndef system(tpl, start):\n'
-           '    tvars = {"elapsed": int(time.time() - start), "task": "x"}\n'
-           '    system_prompt = Template(tpl).render(**tvars)\n    return system_prompt\n')
+    src = (
+        "import time\n\n\ndef system(tpl, start):\n"
+        '    tvars = {"elapsed": int(time.time() - start), "task": "x"}\n'
+        "    system_prompt = Template(tpl).render(**tvars)\n    return system_prompt\n"
+    )
     assert lint_source(src, "r.py") == []
     passed = src.replace("render(**tvars)", "render(tvars)")
     assert [f.code for f in lint_source(passed, "r.py")] == ["PL101"]
 
 
 def test_plugin_registry_order_into_the_tools() -> None:
-    src = ('from importlib.metadata import entry_points\n\n\n'
-           'def tools():\n'
-           "    return [ep.load().spec for ep in entry_points(group='agent.tools')]\n\n\n"
-           'def ask(client, q):\n'
-           '    return client.messages.create(model="m", tools=tools(),\n'
-           '                                  messages=[{"role": "user", "content": q}])\n')
+    src = (
+        "from importlib.metadata import entry_points\n\n\n"
+        "def tools():\n"
+        "    return [ep.load().spec for ep in entry_points(group='agent.tools')]\n\n\n"
+        "def ask(client, q):\n"
+        '    return client.messages.create(model="m", tools=tools(),\n'
+        '                                  messages=[{"role": "user", "content": q}])\n'
+    )
     assert [f.code for f in lint_source(src, "plugins.py")] == ["PL203"]
-    fixed = src.replace("for ep in entry_points(group='agent.tools')",
-                        "for ep in sorted(entry_points(group='agent.tools'), key=str)")
+    fixed = src.replace(
+        "for ep in entry_points(group='agent.tools')",
+        "for ep in sorted(entry_points(group='agent.tools'), key=str)",
+    )
     assert lint_source(fixed, "plugins.py") == []

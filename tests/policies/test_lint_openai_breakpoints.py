@@ -47,8 +47,14 @@ def test_marks_kept_in_the_history_were_written_when_they_were_newest(tmp_path: 
     # latest three explicit ones, but each older one was written by an earlier request.
     bodies = gpt56_bodies(5, keep_marks=True)
     items = bodies[-1]["body"]["messages"]
-    assert sum("prompt_cache_breakpoint" in m["content"][0] for m in items
-               if isinstance(m["content"], list)) == 6
+    assert (
+        sum(
+            "prompt_cache_breakpoint" in m["content"][0]
+            for m in items
+            if isinstance(m["content"], list)
+        )
+        == 6
+    )
     assert codes(write_trace(tmp_path / "t.jsonl", bodies)) == []
     # The same last request alone: its history is unknown, the two earliest marks are not
     # written by it.
@@ -60,16 +66,21 @@ def test_marks_kept_in_the_history_were_written_when_they_were_newest(tmp_path: 
 
 def _five_examples(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
     if t == 2:
-        examples = [{"role": "user", "content": [{"type": "text", "text": f"Example {k}.",
-                                                  "prompt_cache_breakpoint": dict(MARK)}]}
-                    for k in range(5)]
+        examples = [
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": f"Example {k}.", "prompt_cache_breakpoint": dict(MARK)}
+                ],
+            }
+            for k in range(5)
+        ]
         body["messages"][1:1] = examples
 
 
 def test_marks_no_request_writes_are_reported_once(tmp_path: Path) -> None:
     bodies = gpt56_bodies(4, mutate=_five_examples)
-    found = [f for f in findings(write_trace(tmp_path / "t.jsonl", bodies))
-             if f.code == "PL401"]
+    found = [f for f in findings(write_trace(tmp_path / "t.jsonl", bodies)) if f.code == "PL401"]
     assert len(found) == 1
     assert found[0].severity == "warning"
     assert "request 2:" in found[0].message
@@ -96,20 +107,32 @@ def test_assistant_mark_and_retention_with_ttl(tmp_path: Path) -> None:
     def mutate(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
         body["prompt_cache_retention"] = "24h"
         if t >= 1:  # the first answer, marked, from the request that first sends it on
-            body["messages"][2] = {"role": "assistant", "content": [
-                {"type": "text", "text": "Answer 0.", "prompt_cache_breakpoint": dict(MARK)}]}
+            body["messages"][2] = {
+                "role": "assistant",
+                "content": [
+                    {"type": "text", "text": "Answer 0.", "prompt_cache_breakpoint": dict(MARK)}
+                ],
+            }
 
     assert codes(write_trace(tmp_path / "t.jsonl", gpt56_bodies(3, mutate=mutate))) == [
-        "PL407", "PL408"]
+        "PL407",
+        "PL408",
+    ]
     # Retention alone (older models, or no TTL in the options) is not this rule's business.
-    bodies = gpt56_bodies(3, mutate=lambda t, b, r: b.update(
-        prompt_cache_retention="24h", prompt_cache_options={"mode": "implicit"}))
+    bodies = gpt56_bodies(
+        3,
+        mutate=lambda t, b, r: b.update(
+            prompt_cache_retention="24h", prompt_cache_options={"mode": "implicit"}
+        ),
+    )
     assert codes(write_trace(tmp_path / "r.jsonl", bodies)) == []
 
 
 def test_older_models_know_no_breakpoints(tmp_path: Path) -> None:
-    bodies = gpt56_bodies(3, mutate=lambda t, b, r: b.update(
-        model="gpt-5.4", prompt_cache_options={"mode": "explicit"}))
+    bodies = gpt56_bodies(
+        3,
+        mutate=lambda t, b, r: b.update(model="gpt-5.4", prompt_cache_options={"mode": "explicit"}),
+    )
     for b in bodies:
         b["body"]["messages"][0]["content"][0].pop("prompt_cache_breakpoint")
         b["body"]["messages"][-1]["content"][0].pop("prompt_cache_breakpoint")
@@ -126,7 +149,7 @@ def test_request_body_file(tmp_path: Path) -> None:
     assert main(["lint", str(path), "--ignore", "PL406"]) == 0
 
 
-PY_CALL = '''
+PY_CALL = """
 MARK = {{"mode": "explicit"}}
 RULES = "Cite the file and line of every claim. " * 100
 
@@ -142,23 +165,28 @@ def ask(client, q):
         ],
         prompt_cache_options={options},
     )
-'''
+"""
 
 
 def _py(n_examples: int, options: str) -> list[Finding]:
     examples = "\n".join(
         f'            {{"role": "user", "content": [{{"type": "text", "text": "e{k}", '
-        f'"prompt_cache_breakpoint": MARK}}]}},' for k in range(n_examples))
+        f'"prompt_cache_breakpoint": MARK}}]}},'
+        for k in range(n_examples)
+    )
     return check_python("a.py", PY_CALL.format(examples=examples, options=options))
 
 
-@pytest.mark.parametrize(("n", "options", "expected"), [
-    (2, '{"mode": "implicit"}', []),  # three explicit marks: all written
-    (3, '{"mode": "implicit"}', ["PL401"]),  # four: the system's is not
-    (3, '{"mode": "explicit"}', []),  # explicit mode writes four
-    (4, '{"mode": "explicit"}', ["PL401"]),
-    (9, "OPTIONS", []),  # the mode is not known: nothing said
-])
+@pytest.mark.parametrize(
+    ("n", "options", "expected"),
+    [
+        (2, '{"mode": "implicit"}', []),  # three explicit marks: all written
+        (3, '{"mode": "implicit"}', ["PL401"]),  # four: the system's is not
+        (3, '{"mode": "explicit"}', []),  # explicit mode writes four
+        (4, '{"mode": "explicit"}', ["PL401"]),
+        (9, "OPTIONS", []),  # the mode is not known: nothing said
+    ],
+)
 def test_python_mark_count(n: int, options: str, expected: list[str]) -> None:
     found = _py(n, options)
     assert [f.code for f in found] == expected
@@ -169,12 +197,17 @@ def test_python_mark_count(n: int, options: str, expected: list[str]) -> None:
 
 def test_python_explicit_mode_with_messages_built_elsewhere_is_not_judged() -> None:
     src = PY_CALL.replace('{{"role": "system"', '*history, {{"role": "system"').replace(
-        '"prompt_cache_breakpoint": MARK}}]}},\n{examples}', '}}]}},')
-    assert [f.code for f in check_python("a.py", src.format(
-        examples="", options='{"mode": "explicit"}'))] == []
+        '"prompt_cache_breakpoint": MARK}}]}},\n{examples}', "}}]}},"
+    )
+    assert [
+        f.code
+        for f in check_python("a.py", src.format(examples="", options='{"mode": "explicit"}'))
+    ] == []
     without = src.replace("*history, ", "")
-    assert [f.code for f in check_python("a.py", without.format(
-        examples="", options='{"mode": "explicit"}'))] == ["PL406"]
+    assert [
+        f.code
+        for f in check_python("a.py", without.format(examples="", options='{"mode": "explicit"}'))
+    ] == ["PL406"]
 
 
 @pytest.mark.parametrize("code", ["PL407", "PL408"])

@@ -14,7 +14,7 @@ import pytest
 
 from prefixlock.cli import main
 
-CYRILLIC = '''import json
+CYRILLIC = """import json
 
 SKILLS = {"поиск", "правка"}
 
@@ -22,7 +22,7 @@ SKILLS = {"поиск", "правка"}
 def build(cfg: dict[str, str]) -> str:
     system_prompt = "Навыки: " + ", ".join(SKILLS) + " Конфиг: " + json.dumps(cfg)
     return system_prompt
-'''
+"""
 
 
 @pytest.fixture()
@@ -37,11 +37,12 @@ def test_safe_fix_on_a_non_ascii_line_gives_the_intended_code(proj: Path) -> Non
     new = (proj / "a.py").read_text(encoding="utf-8")
     compile(new, "a.py", "exec")
     assert new == CYRILLIC.replace("join(SKILLS)", "join(sorted(SKILLS))").replace(
-        "json.dumps(cfg)", "json.dumps(cfg, sort_keys=True)")
+        "json.dumps(cfg)", "json.dumps(cfg, sort_keys=True)"
+    )
 
 
 def test_unsafe_fix_on_a_non_ascii_prompt(proj: Path) -> None:
-    src = '''import datetime
+    src = """import datetime
 
 RULES = "Отвечай кратко."
 
@@ -52,9 +53,11 @@ def ask(client, question):
         model="claude-sonnet-4-6", max_tokens=100, cache_control={"type": "ephemeral"},
         SYSTEM_AND_MESSAGES
     )
-'''.replace("SYSTEM_AND_MESSAGES",  # one line: the user message comes after Cyrillic text
-              'system=f"Ты — помощник. Правила ниже.\\nСейчас: {now}\\n{RULES}", '
-              'messages=[{"role": "user", "content": question}],')
+""".replace(
+        "SYSTEM_AND_MESSAGES",  # one line: the user message comes after Cyrillic text
+        'system=f"Ты — помощник. Правила ниже.\\nСейчас: {now}\\n{RULES}", '
+        'messages=[{"role": "user", "content": question}],',
+    )
     (proj / "m.py").write_text(src, encoding="utf-8")
     assert main(["lint", "m.py", "--unsafe-fixes"]) == 0
     new = (proj / "m.py").read_text(encoding="utf-8")
@@ -65,8 +68,9 @@ def ask(client, question):
 
 def test_columns_count_characters(proj: Path, capsys: pytest.CaptureFixture[str]) -> None:
     line = '    system_prompt = f"Привет, мир {datetime.datetime.now()}"'
-    (proj / "u.py").write_text(f"import datetime\n\n\ndef f():\n{line}\n"
-                               "    return system_prompt\n", encoding="utf-8")
+    (proj / "u.py").write_text(
+        f"import datetime\n\n\ndef f():\n{line}\n    return system_prompt\n", encoding="utf-8"
+    )
     col = line.index("datetime.datetime.now()") + 1
     assert main(["lint", "u.py", "--format", "sarif"]) == 1
     (result,) = json.loads(capsys.readouterr().out)["runs"][0]["results"]
@@ -79,15 +83,21 @@ def test_columns_count_characters(proj: Path, capsys: pytest.CaptureFixture[str]
     assert "    | " + " " * (col - 1) + "^" in out.splitlines()  # the caret under the call
 
 
-def test_form_feed_page_break_keeps_line_numbers(proj: Path,
-                                                 capsys: pytest.CaptureFixture[str]) -> None:
-    src = ("import datetime\n\x0c\n# page two\n\n\ndef f():\n"
-           "    system_prompt = f'now {datetime.datetime.now()}'\n    return system_prompt\n")
+def test_form_feed_page_break_keeps_line_numbers(
+    proj: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    src = (
+        "import datetime\n\x0c\n# page two\n\n\ndef f():\n"
+        "    system_prompt = f'now {datetime.datetime.now()}'\n    return system_prompt\n"
+    )
     (proj / "ff.py").write_text(src)
     assert main(["lint", "ff.py"]) == 1
     out = capsys.readouterr().out
     assert "ff.py:7:" in out and "system_prompt = f'now" in out  # the right source line
-    (proj / "ff.py").write_text(src.replace(
-        "system_prompt = f'now {datetime.datetime.now()}'",
-        "system_prompt = f'now {datetime.datetime.now()}'  # prefixlock: ignore[PL101] a demo"))
+    (proj / "ff.py").write_text(
+        src.replace(
+            "system_prompt = f'now {datetime.datetime.now()}'",
+            "system_prompt = f'now {datetime.datetime.now()}'  # prefixlock: ignore[PL101] a demo",
+        )
+    )
     assert main(["lint", "ff.py"]) == 0  # the suppression is on the finding's line

@@ -25,10 +25,10 @@ MIN_FINDINGS = 5
 
 
 def _lint() -> list[tuple[str, int, str]]:
-    result = lint_paths([str(REAL)], LintConfig(model="claude-sonnet-4-6", root=str(REAL)),
-                        jobs=2)
-    return sorted((Path(f.path).relative_to(REAL).as_posix(), f.line, f.code)
-                  for f in result.findings)
+    result = lint_paths([str(REAL)], LintConfig(model="claude-sonnet-4-6", root=str(REAL)), jobs=2)
+    return sorted(
+        (Path(f.path).relative_to(REAL).as_posix(), f.line, f.code) for f in result.findings
+    )
 
 
 def precision() -> dict[str, tuple[int, int]]:
@@ -75,7 +75,8 @@ def test_every_label_says_why() -> None:
         # A breaker counted as found is one of the true findings.
         if b["detected_by"]:
             assert {"file": b["file"], "line": b["line"], "code": b["detected_by"]} in [
-                {k: f[k] for k in ("file", "line", "code")} for f in FINDINGS if f["label"]], b
+                {k: f[k] for k in ("file", "line", "code")} for f in FINDINGS if f["label"]
+            ], b
 
 
 def test_precision_of_every_rule_with_enough_findings() -> None:

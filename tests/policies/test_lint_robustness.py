@@ -18,8 +18,10 @@ from prefixlock.policies import engine
 from prefixlock.policies.config import LintConfig
 from prefixlock.policies.engine import lint_file, lint_paths
 
-TIME_IN_SYSTEM = ('import datetime\n\n\ndef build():\n    now = datetime.datetime.now()\n'
-                  '    system_prompt = f"It is {now}."\n    return system_prompt\n')
+TIME_IN_SYSTEM = (
+    "import datetime\n\n\ndef build():\n    now = datetime.datetime.now()\n"
+    '    system_prompt = f"It is {now}."\n    return system_prompt\n'
+)
 
 
 @pytest.fixture()
@@ -113,15 +115,19 @@ def test_exit_codes(proj: Path, capsys: pytest.CaptureFixture[str]) -> None:
     capsys.readouterr()
 
 
-@pytest.mark.parametrize("content, words", [
-    (b"", "empty trace"),
-    (b"\n\n", "empty trace"),
-    (b"not json at all\nstill not\n", "no request records (2 unreadable line(s)"),
-    (b'{"a": 1}\n', "no request records (1 unreadable line(s)"),
-    (b"\x00\x01\x02binary", "binary file"),
-])
+@pytest.mark.parametrize(
+    "content, words",
+    [
+        (b"", "empty trace"),
+        (b"\n\n", "empty trace"),
+        (b"not json at all\nstill not\n", "no request records (2 unreadable line(s)"),
+        (b'{"a": 1}\n', "no request records (1 unreadable line(s)"),
+        (b"\x00\x01\x02binary", "binary file"),
+    ],
+)
 def test_report_on_a_trace_without_requests_is_an_input_error(
-        proj: Path, capsys: pytest.CaptureFixture[str], content: bytes, words: str) -> None:
+    proj: Path, capsys: pytest.CaptureFixture[str], content: bytes, words: str
+) -> None:
     (proj / "t.jsonl").write_bytes(content)
     assert main(["lint", "--report", "t.jsonl"]) == 2
     err = capsys.readouterr().err.strip()
@@ -130,7 +136,8 @@ def test_report_on_a_trace_without_requests_is_an_input_error(
 
 
 def test_report_on_a_folder_or_unreadable_file_is_an_input_error(
-        proj: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    proj: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["lint", "--report", str(proj)]) == 2
     assert "not a regular file" in capsys.readouterr().err
     if os.geteuid() != 0:  # root reads anything
@@ -140,14 +147,20 @@ def test_report_on_a_folder_or_unreadable_file_is_an_input_error(
         assert "cannot read trace" in capsys.readouterr().err
 
 
-def test_report_leads_with_a_summary_by_cause(proj: Path,
-                                              capsys: pytest.CaptureFixture[str]) -> None:
+def test_report_leads_with_a_summary_by_cause(
+    proj: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """A naive trace (the date in the system prompt changes every request) is one summary
     line per cause, then one line per run of the same cause, not one per request."""
 
     def drift(t: int, body: dict[str, object], rec: dict[str, object]) -> None:
-        body["system"] = [{"type": "text", "text": f"Today is day {t}. " + "Rules. " * 800,
-                           "cache_control": {"type": "ephemeral"}}]
+        body["system"] = [
+            {
+                "type": "text",
+                "text": f"Today is day {t}. " + "Rules. " * 800,
+                "cache_control": {"type": "ephemeral"},
+            }
+        ]
         if t == 7:
             body["model"] = "claude-haiku-4-5"
 
@@ -169,8 +182,9 @@ def test_report_leads_with_a_summary_by_cause(proj: Path,
 def test_a_large_python_module_is_not_parsed(proj: Path) -> None:
     """A syntax tree costs ~140 bytes per byte of source, built in one uninterruptible call:
     a 5 MB generated module is one PL906, quickly and without the memory."""
-    lines = "".join(f'system_prompt_{i} = f"It is {{datetime.datetime.now()}}"\n'
-                    for i in range(100_000))
+    lines = "".join(
+        f'system_prompt_{i} = f"It is {{datetime.datetime.now()}}"\n' for i in range(100_000)
+    )
     (proj / "gen.py").write_text("import datetime\n" + lines)
     t0 = time.perf_counter()
     (f,) = lint_file(str(proj / "gen.py"), "python", None)[0]

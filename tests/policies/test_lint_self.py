@@ -17,7 +17,10 @@ def test_repository_lints_clean_but_for_the_naive_demo_client() -> None:
     config = load_file(ROOT / "pyproject.toml")  # [tool.prefixlock.lint], as the CLI reads it
     result = lint_paths(paths, config, jobs=2)
     assert result.files > 100
-    outside = [(f.path, f.line, f.code, f.message) for f in result.findings
-               if Path(f.path) != ROOT / "harness" / "demo.py"]
+    outside = [
+        (f.path, f.line, f.code, f.message)
+        for f in result.findings
+        if Path(f.path) != ROOT / "harness" / "demo.py"
+    ]
     assert outside == []
     assert {f.code for f in result.findings} == {"PL101", "PL201"}

@@ -30,13 +30,15 @@ def _from_turn_2(setting: dict[str, Any]) -> Any:
     def mutate(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
         if t >= 2:
             body.update(setting)
+
     return mutate
 
 
 @pytest.mark.parametrize("name", sorted(ANTHROPIC))
 def test_anthropic_setting_changed_mid_session(tmp_path: Path, name: str) -> None:
-    path = write_trace(tmp_path / "t.jsonl",
-                       anthropic_bodies(4, mutate=_from_turn_2(ANTHROPIC[name])))
+    path = write_trace(
+        tmp_path / "t.jsonl", anthropic_bodies(4, mutate=_from_turn_2(ANTHROPIC[name]))
+    )
     (found,) = check_trace(str(path), PRICES)
     assert found.code == "PL504" and found.line == 3
     key = next(iter(ANTHROPIC[name]))
@@ -58,7 +60,8 @@ def test_openai_setting_changed_mid_session(tmp_path: Path, name: str) -> None:
 
 def test_unchanged_settings_are_not_flagged(tmp_path: Path) -> None:
     setting = ANTHROPIC["thinking"]
-    path = write_trace(tmp_path / "t.jsonl",
-                       anthropic_bodies(4, mutate=lambda t, body, rec: body.update(setting)))
+    path = write_trace(
+        tmp_path / "t.jsonl", anthropic_bodies(4, mutate=lambda t, body, rec: body.update(setting))
+    )
     assert check_trace(str(path), PRICES) == []
     assert build_report(str(path), PRICES).sessions[0].breaks == []

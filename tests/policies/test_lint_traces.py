@@ -38,8 +38,10 @@ def test_raw_bodies_are_read_as_one_session(tmp_path: Path) -> None:
     def late_model(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
         if t == 2:
             body["model"] = "claude-haiku-4-5"
-    assert codes(write_raw(tmp_path / "raw2.jsonl", anthropic_bodies(3, mutate=late_model))) \
-        == ["PL501"]
+
+    assert codes(write_raw(tmp_path / "raw2.jsonl", anthropic_bodies(3, mutate=late_model))) == [
+        "PL501"
+    ]
 
 
 def _mut(fn: Any) -> Any:
@@ -56,6 +58,7 @@ def case(name: str, expected: list[str]) -> Callable[[Mutator], Mutator]:
     def deco(fn: Mutator) -> Mutator:
         CASES[name] = (fn, expected)
         return fn
+
     return deco
 
 
@@ -97,8 +100,10 @@ def _gap(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
 
 @case("time_in_system_with_breakpoint", ["PL402", "PL502"])
 def _clock(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
-    body["system"] = [{"type": "text", "text": body["system"][0]["text"]},
-                      {"type": "text", "text": f"Current time: 10:0{t}:00", "cache_control": CC}]
+    body["system"] = [
+        {"type": "text", "text": body["system"][0]["text"]},
+        {"type": "text", "text": f"Current time: 10:0{t}:00", "cache_control": CC},
+    ]
 
 
 @case("no_breakpoint", ["PL406"])
@@ -143,15 +148,17 @@ def test_openai_without_key_and_with_changing_key(tmp_path: Path) -> None:
 
     def rotate(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
         body["prompt_cache_key"] = f"req-{t}"
-    assert codes(write_trace(tmp_path / "rot.jsonl", openai_bodies(3, mutate=rotate))) == [
-        "PL507"]
+
+    assert codes(write_trace(tmp_path / "rot.jsonl", openai_bodies(3, mutate=rotate))) == ["PL507"]
 
 
 def test_repeated_finding_reported_once_with_count(tmp_path: Path) -> None:
     def every(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
         body["system"][0]["text"] += f" (turn {t})"
-    found = check_trace(str(write_trace(tmp_path / "s.jsonl",
-                                        anthropic_bodies(5, mutate=every))), PRICES)
+
+    found = check_trace(
+        str(write_trace(tmp_path / "s.jsonl", anthropic_bodies(5, mutate=every))), PRICES
+    )
     pl502 = [f for f in found if f.code == "PL502"]
     assert len(pl502) == 1
     assert pl502[0].line == 2 and "3 more times" in pl502[0].message
@@ -177,6 +184,7 @@ def test_truncated_line_reported_rest_still_checked(tmp_path: Path) -> None:
 
 # --- the report -------------------------------------------------------------------------------
 
+
 def test_report_names_first_divergent_byte_cause_tokens_and_dollars(tmp_path: Path) -> None:
     p = write_trace(tmp_path / "s.jsonl", anthropic_bodies(4, mutate=CASES["system_changed"][0]))
     rep = build_report(str(p), PRICES)
@@ -187,8 +195,9 @@ def test_report_names_first_divergent_byte_cause_tokens_and_dollars(tmp_path: Pa
     assert br.byte is not None and tools_bytes < br.byte < tools_bytes + 40
     assert br.rebilled_tokens > 1000
     price = PRICES.require("claude-sonnet-4-6")
-    expected = (price.input_cost(br.rebilled_tokens, "write_5m")
-                - price.input_cost(br.rebilled_tokens, "read"))
+    expected = price.input_cost(br.rebilled_tokens, "write_5m") - price.input_cost(
+        br.rebilled_tokens, "read"
+    )
     assert br.dollars == expected.quantize(Decimal("0.000001"))
     text = render_text(rep)
     assert "system prompt changed" in text and "$" in text
@@ -208,12 +217,18 @@ def test_report_append_only_session_has_no_breaks(tmp_path: Path) -> None:
 def test_raw_openai_chat_and_responses_bodies(tmp_path: Path) -> None:
     def drift(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
         body["messages"][0]["content"] += f" (request {t})"
-    assert codes(write_raw(tmp_path / "chat.jsonl", openai_bodies(3, mutate=drift))) == [
-        "PL502"]
+
+    assert codes(write_raw(tmp_path / "chat.jsonl", openai_bodies(3, mutate=drift))) == ["PL502"]
     responses: list[dict[str, Any]] = [
-        {"body": {"model": "gpt-5.4", "instructions": "Be brief. " * 200,
-                  "input": [{"role": "user", "content": f"q{i}"} for i in range(n)]}}
-        for n in (1, 2, 3)]
+        {
+            "body": {
+                "model": "gpt-5.4",
+                "instructions": "Be brief. " * 200,
+                "input": [{"role": "user", "content": f"q{i}"} for i in range(n)],
+            }
+        }
+        for n in (1, 2, 3)
+    ]
     for i, r in enumerate(responses):
         r["seq"], r["time"] = i, 0.0
     assert codes(write_raw(tmp_path / "resp.jsonl", responses)) == ["PL506"]
@@ -221,8 +236,9 @@ def test_raw_openai_chat_and_responses_bodies(tmp_path: Path) -> None:
 
 def test_other_jsonl_is_not_a_trace(tmp_path: Path) -> None:
     p = tmp_path / "mooncake.jsonl"
-    p.write_text("".join(json.dumps({"timestamp": i, "hash_ids": [1, 2]}) + "\n"
-                         for i in range(500)))
+    p.write_text(
+        "".join(json.dumps({"timestamp": i, "hash_ids": [1, 2]}) + "\n" for i in range(500))
+    )
     (only,) = check_trace(str(p), PRICES)
     assert only.code == "PL904" and "not a request trace" in only.message
 
@@ -239,8 +255,12 @@ def test_report_shows_reported_cache_reads(tmp_path: Path) -> None:
     lines = [json.loads(x) for x in p.read_text().splitlines()]
     for rec in lines:  # raw Anthropic usage only: parsed with prefixlock.usage
         rec["usage"] = {}
-        rec["raw_usage"] = {"input_tokens": 5, "cache_read_input_tokens": 0,
-                            "cache_creation_input_tokens": 4000, "output_tokens": 9}
+        rec["raw_usage"] = {
+            "input_tokens": 5,
+            "cache_read_input_tokens": 0,
+            "cache_creation_input_tokens": 4000,
+            "output_tokens": 9,
+        }
     p.write_text("".join(json.dumps(x) + "\n" for x in lines))
     (br,) = build_report(str(p), PRICES).sessions[0].breaks
     assert br.reported_cache_read == 0

@@ -10,7 +10,7 @@ import pytest
 
 from prefixlock.cli import main
 
-SRC = '''import datetime
+SRC = """import datetime
 
 RULES = "Follow the project rules and explain every change before you make it."
 
@@ -31,12 +31,12 @@ def logged(client, question):
     return client.messages.create(model="claude-sonnet-4-6", max_tokens=100,
                                   cache_control={"type": "ephemeral"},
                                   system=system, messages=[{"role": "user", "content": question}])
-'''
+"""
 
 
-def test_moves_the_line_through_local_variables(tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch,
-                                                capsys: pytest.CaptureFixture[str]) -> None:
+def test_moves_the_line_through_local_variables(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "a.py").write_text(SRC)
     assert main(["lint", "a.py", "--fix"]) == 1
@@ -48,8 +48,10 @@ def test_moves_the_line_through_local_variables(tmp_path: Path,
     compile(new, "a.py", "exec")
     ask, logged = new.split("def logged")
     assert "    system = f'You are a careful coding assistant.\\n{RULES}'\n" in ask
-    assert ('    messages = [*history, {"role": "user", "content": '
-            "f'Current time: {now}\\n' + question}]\n") in ask
+    assert (
+        '    messages = [*history, {"role": "user", "content": '
+        "f'Current time: {now}\\n' + question}]\n"
+    ) in ask
     # The prompt of `logged` is printed as well: it is left for a person to move.
     assert logged == SRC.split("def logged")[1]
     assert "a.py:16:11: PL101" in out and "(1 fixed)" in out

@@ -44,14 +44,19 @@ async def record(tmp_path: Path, model: str, volatile: bool = True) -> tuple[Pat
     """A 4-turn session (the emulator's script calls tools in the first turns, so volatile text
     also rides on tool-result requests), exported as prefixlock's JSONL trace; with the cache
     reads the emulator reported, request by request."""
-    prefix = FrozenPrefix(system="You are a careful coding assistant. " * 400,
-                          tools=[list_files])
+    prefix = FrozenPrefix(system="You are a careful coding assistant. " * 400, tools=[list_files])
     store = SessionStore(tmp_path / "store.sqlite")
     clock = ManualClock()
     try:
         with Emulator.start(clock=clock) as emu:
-            agent = Agent(prefix, model=model, api_key="test-key", base_url=emu.base_url,
-                          clock=clock, store=store)
+            agent = Agent(
+                prefix,
+                model=model,
+                api_key="test-key",
+                base_url=emu.base_url,
+                clock=clock,
+                store=store,
+            )
             async with agent.session("s") as s:
                 for i in range(4):
                     clock.advance(30)
@@ -67,13 +72,19 @@ async def record(tmp_path: Path, model: str, volatile: bool = True) -> tuple[Pat
     return path, reads
 
 
-MODELS = ["claude-sonnet-4-6", "gpt-5.4", "openai-responses:gpt-5.4", "gpt-5.6-terra",
-          "openai-responses:gpt-5.6-terra"]
+MODELS = [
+    "claude-sonnet-4-6",
+    "gpt-5.4",
+    "openai-responses:gpt-5.4",
+    "gpt-5.6-terra",
+    "openai-responses:gpt-5.6-terra",
+]
 
 
 @pytest.mark.parametrize("model", MODELS)
-async def test_prefixlock_volatile_text_is_not_a_history_rewrite(tmp_path: Path,
-                                                                 model: str) -> None:
+async def test_prefixlock_volatile_text_is_not_a_history_rewrite(
+    tmp_path: Path, model: str
+) -> None:
     path, reads = await record(tmp_path, model)
     bodies = [json.loads(line)["body"] for line in path.read_text().splitlines()]
     assert len(bodies) > 4  # tool steps too
@@ -148,12 +159,14 @@ def test_anthropic_edit_before_the_breakpoint_is_still_pl505(tmp_path: Path) -> 
 
 def test_anthropic_without_breakpoints_still_reports_edits(tmp_path: Path) -> None:
     """Nothing was cached, but the rewrite is a bug waiting for the first breakpoint."""
+
     def drop(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
         del body["cache_control"]
         del body["system"][0]["cache_control"]
         if t == 2:
             body["messages"][-1]["content"] += " (edited)"
             body["messages"][0]["content"] += " (edited)"
+
     assert "PL505" in _codes(write_trace(tmp_path / "t.jsonl", anthropic_bodies(3, mutate=drop)))
 
 
@@ -168,16 +181,17 @@ def test_openai_automatic_newest_message_may_change_earlier_may_not(tmp_path: Pa
     def earlier(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
         volatile(t, body, rec)
         if t == 3:
-            body["messages"][1]["content"] = "Reminder: be brief. " + body["messages"][1][
-                "content"]
+            body["messages"][1]["content"] = "Reminder: be brief. " + body["messages"][1]["content"]
 
-    assert _codes(write_trace(tmp_path / "bad.jsonl", openai_bodies(4, mutate=earlier))) \
-        == ["PL505"]
+    assert _codes(write_trace(tmp_path / "bad.jsonl", openai_bodies(4, mutate=earlier))) == [
+        "PL505"
+    ]
 
 
 @pytest.mark.parametrize("mode", ["implicit", "explicit"])
-def test_gpt56_volatile_after_the_mark_is_clean_the_marked_item_is_not(tmp_path: Path,
-                                                                       mode: str) -> None:
+def test_gpt56_volatile_after_the_mark_is_clean_the_marked_item_is_not(
+    tmp_path: Path, mode: str
+) -> None:
     def volatile(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
         body["messages"].append({"role": "user", "content": f"Now: 10:0{t}"})
 

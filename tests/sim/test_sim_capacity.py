@@ -75,9 +75,26 @@ def test_decode_colocated_and_disaggregated(conversation: Trace) -> None:
 def test_max_rate_on_the_command_line(tmp_path: Path) -> None:
     out, png = tmp_path / "cap.json", tmp_path / "rate.png"
     ran = run_cli(
-        "sim", str(CONVERSATION), "--limit", "600", "--max-rate", "--slo-ttft", "10",
-        "--nodes", "4", "--capacity", "476", "--router", "random,sglang", "--price", "none",
-        "--json", str(out), "--rate-plot", str(png), "--no-progress",
+        "sim",
+        str(CONVERSATION),
+        "--limit",
+        "600",
+        "--max-rate",
+        "--slo-ttft",
+        "10",
+        "--nodes",
+        "4",
+        "--capacity",
+        "476",
+        "--router",
+        "random,sglang",
+        "--price",
+        "none",
+        "--json",
+        str(out),
+        "--rate-plot",
+        str(png),
+        "--no-progress",
     )
     assert ran.returncode == 0, ran.stderr
     assert "highest request rate with p90 TTFT <= 10 s" in ran.stdout

@@ -24,10 +24,13 @@ from prefixlock.sim.simulate import SimConfig, lru_curve, simulate
 from prefixlock.sim.trace import Trace, read_trace
 
 ROOT = Path(__file__).resolve().parents[2]
-FULL = next(
-    (d / "shared" / "data" / "mooncake" for d in ROOT.parents if (d / "shared").is_dir()),
-    ROOT.parent / "shared" / "data" / "mooncake",
-) / "conversation_trace.jsonl"
+FULL = (
+    next(
+        (d / "shared" / "data" / "mooncake" for d in ROOT.parents if (d / "shared").is_dir()),
+        ROOT.parent / "shared" / "data" / "mooncake",
+    )
+    / "conversation_trace.jsonl"
+)
 PAPER_GLOBAL = 0.375
 FIG9 = json.loads((Path(__file__).parent / "golden" / "mooncake_fig9.json").read_text("utf-8"))
 SYNTHETIC = Path(__file__).parent / "data" / "synthetic_trace.jsonl.gz"

@@ -36,9 +36,7 @@ def test_load_of_a_stable_and_an_overloaded_queue() -> None:
 def test_conversation_on_one_default_node_warns() -> None:
     # Golden: the Mooncake conversation trace on the default node is several times more than
     # it can prefill, and the command says so beside the TTFT instead of printing it plain.
-    ran = run_cli(
-        *["sim", str(CONVERSATION), "--capacity", "10000", "--no-progress"]
-    )
+    ran = run_cli(*["sim", str(CONVERSATION), "--capacity", "10000", "--no-progress"])
     assert ran.returncode == 0, ran.stderr
     assert "util max" in ran.stdout and "queue s/s" in ran.stdout
     assert "warning (lru cap=10000): overloaded" in ran.stderr
@@ -72,8 +70,19 @@ def test_nodes_auto_is_the_smallest_cluster_meeting_the_objective(conversation: 
 def test_nodes_auto_on_the_command_line() -> None:
     ran = run_cli(
         *[
-            "sim", str(CONVERSATION), "--limit", "800", "--capacity", "4000",
-            "--router", "round-robin", "--nodes", "auto", "--slo-ttft", "5", "--no-progress",
+            "sim",
+            str(CONVERSATION),
+            "--limit",
+            "800",
+            "--capacity",
+            "4000",
+            "--router",
+            "round-robin",
+            "--nodes",
+            "auto",
+            "--slo-ttft",
+            "5",
+            "--no-progress",
         ]
     )
     assert ran.returncode == 0, ran.stderr

@@ -15,9 +15,7 @@ FAST = (1e-3, 0.0)  # a millisecond per computed token, no attention term: easy 
 
 
 def _trace(rows: list[tuple[float, list[int]]]) -> Trace:
-    return from_requests(
-        [(t, ids, 10 * len(ids), 1, -1, 0, 0) for t, ids in rows], block_size=10
-    )
+    return from_requests([(t, ids, 10 * len(ids), 1, -1, 0, 0) for t, ids in rows], block_size=10)
 
 
 def _route(rows: list[tuple[float, list[int]]], nodes: int, **kw: object) -> list[int]:

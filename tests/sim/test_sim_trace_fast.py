@@ -18,8 +18,18 @@ from hypothesis import strategies as st
 from prefixlock.sim import tracefile as trace_mod
 from prefixlock.sim.trace import Trace, TraceError, read_trace
 
-FIELDS = ("ids", "tokens", "starts", "times", "input_len", "output_len", "session", "tenant",
-          "model", "cache_key")
+FIELDS = (
+    "ids",
+    "tokens",
+    "starts",
+    "times",
+    "input_len",
+    "output_len",
+    "session",
+    "tenant",
+    "model",
+    "cache_key",
+)
 
 
 def _read(path: Path, paths: int, monkeypatch: pytest.MonkeyPatch, **kw: Any) -> Trace | str:
@@ -46,7 +56,10 @@ def _same(path: Path, monkeypatch: pytest.MonkeyPatch, **kw: Any) -> Trace | str
             a, b = getattr(fast, f), getattr(slow, f)
             assert a.dtype == b.dtype and np.array_equal(a, b), f
         assert (fast.block_size, fast.skipped, fast.models, fast.name) == (
-            slow.block_size, slow.skipped, slow.models, slow.name
+            slow.block_size,
+            slow.skipped,
+            slow.models,
+            slow.name,
         )
     return slow
 
@@ -58,8 +71,14 @@ def _write(path: Path, lines: list[str]) -> Path:
 
 def test_the_usual_lines_take_the_fast_path(tmp_path: Path) -> None:
     lines = [
-        json.dumps({"timestamp": 3 * i, "input_length": 700, "output_length": 2,
-                    "hash_ids": [0, 10 * i + 1, 10 * i + 2]})
+        json.dumps(
+            {
+                "timestamp": 3 * i,
+                "input_length": 700,
+                "output_length": 2,
+                "hash_ids": [0, 10 * i + 1, 10 * i + 2],
+            }
+        )
         for i in range(5)
     ]
     got = trace_mod._split_hash_ids(lines)
@@ -176,8 +195,12 @@ def test_plain_traces_read_fast_and_the_same(
 
 def _published(i: int, ids: list[int] | None = None) -> str:
     return json.dumps(
-        {"timestamp": 7 * i, "input_length": 1000 + i, "output_length": i % 5,
-         "hash_ids": ids if ids is not None else [0, 3 * i + 1, 3 * i + 2]}
+        {
+            "timestamp": 7 * i,
+            "input_length": 1000 + i,
+            "output_length": i % 5,
+            "hash_ids": ids if ids is not None else [0, 3 * i + 1, 3 * i + 2],
+        }
     )
 
 

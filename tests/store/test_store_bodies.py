@@ -52,8 +52,20 @@ async def test_export_writes_the_trace_format(tmp_path: Path) -> None:
         n = store.export_jsonl("s1", fh)
     lines = [json.loads(x) for x in out.read_text().splitlines()]
     assert n == len(lines) == len(bodies) == 6
-    keys = {"session_id", "seq", "time", "provider", "api", "model", "path", "body", "usage",
-            "raw_usage", "cost", "cache_key"}
+    keys = {
+        "session_id",
+        "seq",
+        "time",
+        "provider",
+        "api",
+        "model",
+        "path",
+        "body",
+        "usage",
+        "raw_usage",
+        "cost",
+        "cache_key",
+    }
     for i, (line, body) in enumerate(zip(lines, bodies, strict=True)):
         assert set(line) == keys and line["seq"] == i and line["session_id"] == "s1"
         assert canonical_bytes(line["body"]) == canonical_bytes(body)
@@ -126,18 +138,33 @@ def test_the_store_can_be_used_from_another_thread(tmp_path: Path) -> None:
     from prefixlock.usage import Usage
 
     store = SessionStore(tmp_path / "t.sqlite")
-    store.create_session("t", model="m", api="anthropic", provider="anthropic", prefix={},
-                         prefix_fingerprint="f", created=0.0)
+    store.create_session(
+        "t",
+        model="m",
+        api="anthropic",
+        provider="anthropic",
+        prefix={},
+        prefix_fingerprint="f",
+        created=0.0,
+    )
     errors: list[BaseException] = []
 
     def write(n: int) -> None:
         try:
             for i in range(5):
-                req = NewRequest("turn", float(i), "anthropic", "anthropic", "m", "/v1/messages",
-                                 {"messages": [{"role": "user", "content": f"{n}-{i}"}]},
-                                 Usage(1, 0, 0, 0, 1))
-                store.record_turn("t", requests=[req], messages=[], first_index=0, model="m",
-                                  time=float(i))
+                req = NewRequest(
+                    "turn",
+                    float(i),
+                    "anthropic",
+                    "anthropic",
+                    "m",
+                    "/v1/messages",
+                    {"messages": [{"role": "user", "content": f"{n}-{i}"}]},
+                    Usage(1, 0, 0, 0, 1),
+                )
+                store.record_turn(
+                    "t", requests=[req], messages=[], first_index=0, model="m", time=float(i)
+                )
         except BaseException as exc:
             errors.append(exc)
 
@@ -177,13 +204,22 @@ def _long_body_store(path: Path) -> list[dict[str, Any]]:
         for i in range(1_203)
     ]
     with SessionStore(path) as store:
-        store.create_session("long", model="m", api="anthropic", provider="anthropic",
-                             prefix={}, prefix_fingerprint="f", created=0.0)
+        store.create_session(
+            "long",
+            model="m",
+            api="anthropic",
+            provider="anthropic",
+            prefix={},
+            prefix_fingerprint="f",
+            created=0.0,
+        )
         body = {"model": "m", "max_tokens": 5, "messages": messages}
-        req = NewRequest("turn", 0.0, "anthropic", "anthropic", "m", "/v1/messages", body,
-                         Usage(1, 2, 3, 0, 4))
-        store.record_turn("long", requests=[req], messages=messages, first_index=0,
-                          model="m", time=0.0)
+        req = NewRequest(
+            "turn", 0.0, "anthropic", "anthropic", "m", "/v1/messages", body, Usage(1, 2, 3, 0, 4)
+        )
+        store.record_turn(
+            "long", requests=[req], messages=messages, first_index=0, model="m", time=0.0
+        )
     return messages
 
 

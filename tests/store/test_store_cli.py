@@ -97,7 +97,9 @@ def test_console_script(db: Path) -> None:
     exe = Path(sys.executable).parent / "prefixlock"
     proc = subprocess.run(
         [str(exe), "sessions", "--store", str(db), "show", "missing-id"],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert proc.returncode == 2 and "unknown session id" in proc.stderr
 

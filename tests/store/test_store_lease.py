@@ -153,7 +153,14 @@ def test_the_cli_refuses_a_busy_session_in_one_line_and_forks_it(tmp_path: Path)
             (line,) = ran.stderr.strip().splitlines()
             assert "s1" in line and "--fork" in line and "Traceback" not in ran.stderr
         ran = run_cli(
-            "run", "Go on.", "--emulator", "--resume", "s1", "--fork", "--store", str(db),
+            "run",
+            "Go on.",
+            "--emulator",
+            "--resume",
+            "s1",
+            "--fork",
+            "--store",
+            str(db),
             cwd=tmp_path,
         )
         assert ran.returncode == 0, ran.stderr

@@ -25,8 +25,13 @@ from prefixlock.store.heartbeat import LEASE_RENEW_S, Heartbeat
 def _session(db: Path, clock: ManualClock, sid: str = "s1") -> None:
     with SessionStore(db, clock=clock) as store:
         store.create_session(
-            sid, model="claude-opus-4-7", api="anthropic", provider="anthropic",
-            prefix={"system": []}, prefix_fingerprint="fp", created=clock.now(),
+            sid,
+            model="claude-opus-4-7",
+            api="anthropic",
+            provider="anthropic",
+            prefix={"system": []},
+            prefix_fingerprint="fp",
+            created=clock.now(),
         )
 
 

@@ -38,14 +38,13 @@ def db(tmp_path: Path) -> Path:
     return path
 
 
-def test_run_wait_is_bounded_and_says_so_once(
-    db: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_run_wait_is_bounded_and_says_so_once(db: Path, capsys: pytest.CaptureFixture[str]) -> None:
     clock = ManualClock()
     with SessionStore(db) as holder:
         holder.acquire("s1")  # open in another chat, for good
-        args = _run_args("Go on.", "--emulator", "--resume", "s1", "--store", str(db),
-                         "--wait", "90")
+        args = _run_args(
+            "Go on.", "--emulator", "--resume", "s1", "--store", str(db), "--wait", "90"
+        )
         start = clock.now()
         with pytest.raises(SessionBusyError) as err:
             _run_run(args, clock)
@@ -65,11 +64,23 @@ def test_run_wait_resumes_once_the_holder_has_gone(
     # --wait without a value waits the default 300 s: the holder's heartbeat is still fresh
     # then. A wait as long as LEASE_STALE_S outlasts it.
     with pytest.raises(SessionBusyError):
-        _run_run(_run_args("Go on.", "--emulator", "--resume", "s1", "--store", str(db),
-                           "--wait"), clock)
+        _run_run(
+            _run_args("Go on.", "--emulator", "--resume", "s1", "--store", str(db), "--wait"), clock
+        )
     assert "waiting up to 300 s" in capsys.readouterr().err
-    code = _run_run(_run_args("Go on.", "--emulator", "--resume", "s1", "--store", str(db),
-                              "--wait", str(LEASE_STALE_S)), clock)
+    code = _run_run(
+        _run_args(
+            "Go on.",
+            "--emulator",
+            "--resume",
+            "s1",
+            "--store",
+            str(db),
+            "--wait",
+            str(LEASE_STALE_S),
+        ),
+        clock,
+    )
     assert code == 0
     err = capsys.readouterr().err
     assert "waiting up to 900 s" in err and "Traceback" not in err
@@ -88,8 +99,9 @@ def test_chat_wait_before_the_screen(db: Path, capsys: pytest.CaptureFixture[str
     with SessionStore(db) as holder:
         holder.acquire("s1")
         backend = make_backend(
-            BackendOptions(store_path=db, resume="s1", wait=30.0, clock=clock, api_key="",
-                           workspace=db.parent)
+            BackendOptions(
+                store_path=db, resume="s1", wait=30.0, clock=clock, api_key="", workspace=db.parent
+            )
         )
         start = clock.now()
         with pytest.raises(SessionBusyError) as err:

@@ -57,8 +57,13 @@ def _fill(store: SessionStore, sid: str, turns: int) -> None:
     """A long stored session written straight through the store API (no emulator needed)."""
     pfx = prefix()
     store.create_session(
-        sid, model="claude-opus-4-7", api="anthropic", provider="anthropic",
-        prefix=pfx.to_dict(), prefix_fingerprint=pfx.fingerprint, created=0.0,
+        sid,
+        model="claude-opus-4-7",
+        api="anthropic",
+        provider="anthropic",
+        prefix=pfx.to_dict(),
+        prefix_fingerprint=pfx.fingerprint,
+        created=0.0,
     )
     messages: list[dict[str, object]] = []
     for t in range(1, turns + 1):
@@ -75,8 +80,18 @@ def _fill(store: SessionStore, sid: str, turns: int) -> None:
         usage = Usage(uncached_input=10, cache_read=1000 * t, cache_write_5m=60, output=40)
         store.record_turn(
             sid,
-            requests=[NewRequest("turn", float(t), "anthropic", "anthropic", "claude-opus-4-7",
-                                 "/v1/messages", body, usage)],
+            requests=[
+                NewRequest(
+                    "turn",
+                    float(t),
+                    "anthropic",
+                    "anthropic",
+                    "claude-opus-4-7",
+                    "/v1/messages",
+                    body,
+                    usage,
+                )
+            ],
             messages=new,
             first_index=len(messages),
             model="claude-opus-4-7",
@@ -99,8 +114,14 @@ def test_usage_rows_of_a_500_turn_session_are_fast(tmp_path: Path) -> None:
         assert len(rows) == 500 and rows[-1].usage.cache_read == 500_000
         assert not any("blobs" in q for q in queries) and len(queries) <= 3
     # The whole resume (prefix, transcript, last body, ledger) stays well under a second.
-    a = Agent(prefix(), model="claude-opus-4-7", api_key="test-key",
-              base_url="http://127.0.0.1:9", clock=ManualClock(600.0), store=SessionStore(db))
+    a = Agent(
+        prefix(),
+        model="claude-opus-4-7",
+        api_key="test-key",
+        base_url="http://127.0.0.1:9",
+        clock=ManualClock(600.0),
+        store=SessionStore(db),
+    )
     t0 = time.perf_counter()
     s = a.resume("long")
     took = time.perf_counter() - t0

@@ -17,12 +17,21 @@ def _v1_store(path: Path) -> None:
     """A store as schema version 1 wrote it: no subagents table, version 1."""
     with SessionStore(path) as store:
         store.create_session(
-            "old", model="claude-opus-4-7", api="anthropic", provider="anthropic",
-            prefix={"system": "s", "tools": []}, prefix_fingerprint="fp", created=1.0,
+            "old",
+            model="claude-opus-4-7",
+            api="anthropic",
+            provider="anthropic",
+            prefix={"system": "s", "tools": []},
+            prefix_fingerprint="fp",
+            created=1.0,
         )
         store.record_turn(
-            "old", requests=[], messages=[{"role": "user", "content": "hi"}], first_index=0,
-            model="claude-opus-4-7", time=2.0,
+            "old",
+            requests=[],
+            messages=[{"role": "user", "content": "hi"}],
+            first_index=0,
+            model="claude-opus-4-7",
+            time=2.0,
         )
     con = sqlite3.connect(path)
     con.execute("DROP TABLE subagents")
@@ -51,7 +60,12 @@ def test_a_version_1_store_opens_and_migrates(tmp_path: Path) -> None:
         assert store.session("old").turns == 1
         assert len(store.load("old").messages) == 1
         store.record_turn(
-            "old", requests=[], messages=[], first_index=1, model="claude-opus-4-7", time=3.0,
+            "old",
+            requests=[],
+            messages=[],
+            first_index=1,
+            model="claude-opus-4-7",
+            time=3.0,
             subagents=[{"name": "explorer", "model": "claude-haiku-4-5", "cost": "0.01"}],
         )
         assert [r["name"] for r in store.subagents("old")] == ["explorer"]

@@ -36,21 +36,39 @@ def test_stored_bodies_round_trip(steps: list[tuple[int, list[Any], bool, bool]]
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "s.sqlite"
         with SessionStore(path) as store:
-            store.create_session("p", model="m", api="anthropic", provider="anthropic",
-                                 prefix={}, prefix_fingerprint="f", created=0.0)
+            store.create_session(
+                "p",
+                model="m",
+                api="anthropic",
+                provider="anthropic",
+                prefix={},
+                prefix_fingerprint="f",
+                created=0.0,
+            )
             for i, b in enumerate(bodies):
-                req = NewRequest("turn", float(i), "anthropic", "anthropic", "m", "/v1/messages",
-                                 b, Usage(1, 2, 3, 0, 4))
+                req = NewRequest(
+                    "turn",
+                    float(i),
+                    "anthropic",
+                    "anthropic",
+                    "m",
+                    "/v1/messages",
+                    b,
+                    Usage(1, 2, 3, 0, 4),
+                )
                 if i % 3 == 2:
                     store.record_request("p", req)
                 else:
-                    store.record_turn("p", requests=[req], messages=[], first_index=0,
-                                      model="m", time=float(i))
+                    store.record_turn(
+                        "p", requests=[req], messages=[], first_index=0, model="m", time=float(i)
+                    )
             in_order = [canonical_bytes(r.body) for r in store.requests("p")]
         # A fresh connection has no cache: every body is rebuilt from the deltas on disk.
         with SessionStore(path, read_only=True) as store:
-            backwards = [store._body("p", r.seq, _skel(store, r.seq)) for r in
-                         reversed(list(store.requests("p")))]
+            backwards = [
+                store._body("p", r.seq, _skel(store, r.seq))
+                for r in reversed(list(store.requests("p")))
+            ]
     expected = [canonical_bytes(b) for b in bodies]
     assert in_order == expected
     assert [canonical_bytes(b) for b in reversed(backwards)] == expected

@@ -20,8 +20,13 @@ def test_a_store_on_a_read_only_filesystem_is_listed_shown_and_exported(small_di
     db = small_disk / "s.sqlite"
     with SessionStore(db) as store:
         store.create_session(
-            "kept", model="claude-opus-4-7", api="anthropic", provider="anthropic",
-            prefix={"system": []}, prefix_fingerprint="fp", created=1.0,
+            "kept",
+            model="claude-opus-4-7",
+            api="anthropic",
+            provider="anthropic",
+            prefix={"system": []},
+            prefix_fingerprint="fp",
+            created=1.0,
         )
     remount_read_only(small_disk)
     listed = run_cli("sessions", "--store", str(db), "list")

@@ -25,7 +25,10 @@ KIT = str(Path(storekit.__file__).resolve())
 
 def _py(*args: str, **kw: Any) -> subprocess.Popen[str]:
     proc: subprocess.Popen[str] = subprocess.Popen(
-        [sys.executable, KIT, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [sys.executable, KIT, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         **kw,
     )
     return proc

@@ -116,35 +116,80 @@ async def test_a_turn_sent_after_the_compaction_is_what_the_resume_extends(
 def test_the_store_hands_back_the_requests_that_may_still_hold_entries(tmp_path: Path) -> None:
     """Only while the current epoch has sent nothing; pings included (they refresh entries);
     within the longest TTL of any provider before the last of them, at most EARLIER_MAX."""
-    body = {"model": "claude-opus-4-7", "max_tokens": 8,
-            "messages": [{"role": "user", "content": "hi"}]}
+    body = {
+        "model": "claude-opus-4-7",
+        "max_tokens": 8,
+        "messages": [{"role": "user", "content": "hi"}],
+    }
 
     def req(kind: str, t: float) -> NewRequest:
-        return NewRequest(kind, t, "anthropic", "anthropic", "claude-opus-4-7", "/v1/messages",
-                          body, Usage(10, 0, 0, 0, 1))
+        return NewRequest(
+            kind,
+            t,
+            "anthropic",
+            "anthropic",
+            "claude-opus-4-7",
+            "/v1/messages",
+            body,
+            Usage(10, 0, 0, 0, 1),
+        )
 
     with SessionStore(tmp_path / "s.sqlite") as store:
-        store.create_session("s", model="claude-opus-4-7", api="anthropic",
-                             provider="anthropic", prefix={"system": "", "tools": []},
-                             prefix_fingerprint="p0", created=0.0)
+        store.create_session(
+            "s",
+            model="claude-opus-4-7",
+            api="anthropic",
+            provider="anthropic",
+            prefix={"system": "", "tools": []},
+            prefix_fingerprint="p0",
+            created=0.0,
+        )
         times = [0.0, 50_000.0, 90_000.0]
-        store.record_turn("s", requests=[req("turn", t) for t in times], messages=[],
-                          first_index=0, model="claude-opus-4-7", time=times[-1])
+        store.record_turn(
+            "s",
+            requests=[req("turn", t) for t in times],
+            messages=[],
+            first_index=0,
+            model="claude-opus-4-7",
+            time=times[-1],
+        )
         store.record_request("s", req("ping", 95_000.0))
-        store.new_epoch("s", prefix={"system": "", "tools": []}, prefix_fingerprint="p1",
-                        messages=[], model="claude-opus-4-7", time=100_000.0,
-                        requests=[req("summary", 100_000.0)])
+        store.new_epoch(
+            "s",
+            prefix={"system": "", "tools": []},
+            prefix_fingerprint="p1",
+            messages=[],
+            model="claude-opus-4-7",
+            time=100_000.0,
+            requests=[req("summary", 100_000.0)],
+        )
         loaded = store.load("s")
         assert loaded.last_request is None
         window = [(r.kind, r.time) for r in loaded.earlier_requests]
         assert 100_000.0 - EARLIER_HORIZON_S > 0.0  # the first request is past the horizon
-        assert window == [("turn", 50_000.0), ("turn", 90_000.0), ("ping", 95_000.0),
-                          ("summary", 100_000.0)]
-        store.record_turn("s", requests=[req("turn", 100_100.0)], messages=[], first_index=0,
-                          model="claude-opus-4-7", time=100_100.0)
+        assert window == [
+            ("turn", 50_000.0),
+            ("turn", 90_000.0),
+            ("ping", 95_000.0),
+            ("summary", 100_000.0),
+        ]
+        store.record_turn(
+            "s",
+            requests=[req("turn", 100_100.0)],
+            messages=[],
+            first_index=0,
+            model="claude-opus-4-7",
+            time=100_100.0,
+        )
         again = store.load("s")
         assert again.last_request is not None and again.earlier_requests == []
-        store.new_epoch("s", prefix={"system": "", "tools": []}, prefix_fingerprint="p2",
-                        messages=[], model="claude-opus-4-7", time=100_200.0,
-                        requests=[req("turn", 100_000.0 + i) for i in range(EARLIER_MAX)])
+        store.new_epoch(
+            "s",
+            prefix={"system": "", "tools": []},
+            prefix_fingerprint="p2",
+            messages=[],
+            model="claude-opus-4-7",
+            time=100_200.0,
+            requests=[req("turn", 100_000.0 + i) for i in range(EARLIER_MAX)],
+        )
         assert len(store.load("s").earlier_requests) == EARLIER_MAX

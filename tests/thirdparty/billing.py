@@ -34,8 +34,14 @@ def emulator_trace(emulator: Emulator) -> list[dict[str, Any]]:
     out = []
     for rec in emulator.requests:
         line: dict[str, Any] = {
-            "api": rec.api, "path": rec.path, "status": rec.status, "time": rec.time,
-            "key_id": rec.key_id, "body": rec.body, "usage": rec.usage, "error": rec.error,
+            "api": rec.api,
+            "path": rec.path,
+            "status": rec.status,
+            "time": rec.time,
+            "key_id": rec.key_id,
+            "body": rec.body,
+            "usage": rec.usage,
+            "error": rec.error,
             "stream": rec.stream,
         }
         prev = rec.body.get("previous_response_id") if isinstance(rec.body, dict) else None
@@ -79,8 +85,11 @@ def _since_compaction(items: list[Any]) -> list[Any]:
     """OpenAI's compaction guide: "the latest compaction item carries the necessary context",
     so what comes before the most recent `compaction` item is not part of the prompt."""
     last = max(
-        (i for i, item in enumerate(items)
-         if isinstance(item, Mapping) and item.get("type") == "compaction"),
+        (
+            i
+            for i, item in enumerate(items)
+            if isinstance(item, Mapping) and item.get("type") == "compaction"
+        ),
         default=0,
     )
     return items[last:]

@@ -46,8 +46,10 @@ def thirdparty_python(
 ) -> Path:
     """The python of a venv with `requirements` installed, building it on first use."""
     return ensure_venv(
-        (root or cache_root()) / env_key(requirements), requirements,
-        what="the third-party venv", timeout=timeout,
+        (root or cache_root()) / env_key(requirements),
+        requirements,
+        what="the third-party venv",
+        timeout=timeout,
     )
 
 

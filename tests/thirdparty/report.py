@@ -17,11 +17,16 @@ from tests.thirdparty.test_clients import CLIENTS, CLIENTS_DIR
 def main() -> None:
     python = thirdparty_python()
     for name in sorted(CLIENTS):
-        with Emulator.start(config=EmulatorConfig(), clock=ManualClock()) as emu, \
-                tempfile.TemporaryDirectory() as cwd:
+        with (
+            Emulator.start(config=EmulatorConfig(), clock=ManualClock()) as emu,
+            tempfile.TemporaryDirectory() as cwd,
+        ):
             done = subprocess.run(
                 [str(python), str(CLIENTS_DIR / f"{name}.py"), emu.base_url, "sk-fake"],
-                capture_output=True, text=True, cwd=cwd, timeout=600,
+                capture_output=True,
+                text=True,
+                cwd=cwd,
+                timeout=600,
             )
             trace = emulator_trace(emu)
         hits = " ".join(f"{b.hit_rate:.3f}" for b in bills(trace))

@@ -24,7 +24,10 @@ def trace(emulator: Emulator) -> list[dict[str, object]]:
     for question in ("Is this diff safe?", "And the migration?"):
         messages.append({"role": "user", "content": question})
         reply = claude.messages.create(
-            model="claude-sonnet-4-6", max_tokens=64, system=system, messages=messages  # type: ignore[arg-type]
+            model="claude-sonnet-4-6",
+            max_tokens=64,
+            system=system,  # type: ignore[arg-type]
+            messages=messages,  # type: ignore[arg-type]
         )
         messages.append({"role": "assistant", "content": reply.content[0].text})  # type: ignore[union-attr]
     gpt = openai.OpenAI(api_key="k-o", base_url=emulator.openai_base_url, max_retries=0)
@@ -58,12 +61,17 @@ def test_a_compacted_continuation_is_billed_from_its_compaction_item(emulator: E
     gpt = openai.OpenAI(api_key="k-o", base_url=emulator.openai_base_url, max_retries=0)
     compact: Any = [{"type": "compaction", "compact_threshold": 6000}]
     first = gpt.responses.create(
-        model="gpt-5.4", instructions=SYSTEM, input="Here is the diff, line by line. " * 400,
+        model="gpt-5.4",
+        instructions=SYSTEM,
+        input="Here is the diff, line by line. " * 400,
         context_management=compact,
     )
     assert first.output[0].type == "compaction"
     second = gpt.responses.create(
-        model="gpt-5.4", instructions=SYSTEM, input="And now?", previous_response_id=first.id,
+        model="gpt-5.4",
+        instructions=SYSTEM,
+        input="And now?",
+        previous_response_id=first.id,
         context_management=compact,
     )
     assert [item.type for item in second.output] == ["message"]

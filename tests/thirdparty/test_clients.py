@@ -54,7 +54,11 @@ def test_client_completes_every_turn_billed_by_the_documented_rules(
     env.update({"NO_PROXY": "127.0.0.1,localhost", "OPENAI_AGENTS_DISABLE_TRACING": "1"})
     done = subprocess.run(
         [str(client_python), str(CLIENTS_DIR / f"{client}.py"), emulator.base_url, key],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert done.returncode == 0, done.stderr[-3000:]
     reported = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]

@@ -17,7 +17,9 @@ from prefixlock.workspace import ApprovalRequest, Workspace
 
 def _results(app: Any) -> list[dict[str, Any]]:
     return [
-        b for m in app.backend.session.transcript.messages for b in m.blocks
+        b
+        for m in app.backend.session.transcript.messages
+        for b in m.blocks
         if b.get("type") == "tool_result"
     ]
 
@@ -73,8 +75,9 @@ async def test_ctrl_c_during_the_question_closes_it_and_the_session_goes_on(
 async def test_preview_is_what_the_workspace_would_ask_and_never_acts(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("one\ntwo\n")
     ws = Workspace(tmp_path)
-    edit = await preview(ws, ToolCall("c1", "edit_file", {
-        "path": "a.txt", "old_string": "two", "new_string": "TWO"}))
+    edit = await preview(
+        ws, ToolCall("c1", "edit_file", {"path": "a.txt", "old_string": "two", "new_string": "TWO"})
+    )
     assert isinstance(edit, ApprovalRequest)
     assert edit.summary == "edit a.txt (+1 -1)" and "+TWO" in edit.detail
     assert (tmp_path / "a.txt").read_text() == "one\ntwo\n"
@@ -82,8 +85,9 @@ async def test_preview_is_what_the_workspace_would_ask_and_never_acts(tmp_path: 
     assert isinstance(run, ApprovalRequest) and run.detail == "touch ran"
     assert not (tmp_path / "ran").exists()
     # A call that can only fail has nothing to approve: its error, for the model.
-    missing = await preview(ws, ToolCall("c3", "edit_file", {
-        "path": "a.txt", "old_string": "nope", "new_string": "x"}))
+    missing = await preview(
+        ws, ToolCall("c3", "edit_file", {"path": "a.txt", "old_string": "nope", "new_string": "x"})
+    )
     assert isinstance(missing, str) and "not found" in missing
     outside = await preview(ws, ToolCall("c4", "write_file", {"path": "../x", "content": "x"}))
     assert isinstance(outside, str) and "outside" in outside

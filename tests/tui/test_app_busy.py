@@ -50,8 +50,11 @@ async def test_slow_client_preparation_leaves_the_screen_live_and_queues_input(
         assert users == ["› hello", "› look around"]
         # Both turns reached the model, in order.
         texts = [
-            b.get("text") for m in app.backend.session.transcript.messages
-            if m.role == "user" for b in m.blocks if b.get("type") == "text"
+            b.get("text")
+            for m in app.backend.session.transcript.messages
+            if m.role == "user"
+            for b in m.blocks
+            if b.get("type") == "text"
         ]
         assert texts == ["hello", "look around"]
         assert "connecting" not in str(app.query_one("#header").render())

@@ -156,9 +156,9 @@ async def test_keepalive_pings_keep_an_idle_cache_warm(
         assert view.hit_rate < ledger.hit_rate  # the pings' reads no longer inflate it
         ping_cost = sum((r.cost for r in pings if r.cost is not None), Decimal(0))
         assert ping_cost > 0
-        assert view.saved == sum(
-            (r.saved for r in own if r.saved is not None), Decimal(0)
-        ) - ping_cost
+        assert (
+            view.saved == sum((r.saved for r in own if r.saved is not None), Decimal(0)) - ping_cost
+        )
         assert ledger.saved is not None and view.saved < ledger.saved
 
 

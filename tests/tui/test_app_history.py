@@ -54,7 +54,8 @@ def resumed(make_app: AppFactory, stored: Stored) -> Resumed:
 def _entries(app: ChatApp) -> list[Any]:
     """The history entries on screen, top to bottom (not the app's own notes)."""
     return [
-        w for w in app.conversation.children
+        w
+        for w in app.conversation.children
         if not isinstance(w, EarlierEntries) and "offline" not in str(w.render())
     ]
 

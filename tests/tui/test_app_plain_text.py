@@ -23,14 +23,20 @@ def chat_emulator(clock: ManualClock) -> Iterator[Any]:
 
     base = Script.load(SCRIPT_PATH)
     rules = [
-        Rule(match="bracket grep", steps=[
-            Step(text="Searching.", tool="grep", input={"pattern": "main([", "path": "."}),
-            Step(text="Searched for `main([` [bold]done[/bold]."),
-        ]),
-        Rule(match="bracket path", steps=[
-            Step(text="Reading.", tool="read_file", input={"path": "app/[id]/page.tsx"}),
-            Step(text="Read it."),
-        ]),
+        Rule(
+            match="bracket grep",
+            steps=[
+                Step(text="Searching.", tool="grep", input={"pattern": "main([", "path": "."}),
+                Step(text="Searched for `main([` [bold]done[/bold]."),
+            ],
+        ),
+        Rule(
+            match="bracket path",
+            steps=[
+                Step(text="Reading.", tool="read_file", input={"path": "app/[id]/page.tsx"}),
+                Step(text="Read it."),
+            ],
+        ),
     ]
     script = base.model_copy(update={"rules": rules + list(base.rules)})
     with Emulator.start(clock=clock, script=script) as emu:

@@ -31,45 +31,85 @@ from tests.helpers.sandbox import BWRAP_PROBLEM
 LEGACY = b"a = 1\r\nb = 2\r\ncaf\xe9 = 'Latin-1'\r\nno final newline"
 MCP_SERVER = str(Path(__file__).resolve().parent.parent / "helpers" / "mcp_server.py")
 
-SCRIPT = Script(rules=[
-    Rule(match="edit legacy", steps=[
-        Step(text="Editing.", tool="edit_file",
-             input={"path": "legacy.txt", "old_string": "b = 2", "new_string": "b = 3"}),
-        Step(text="Edited."),
-    ]),
-    Rule(match="make module", steps=[
-        Step(text="Writing.", tool="write_file",
-             input={"path": "pkg/new/mod.py", "content": "X = 1\n"}),
-        Step(text="Written."),
-    ]),
-    Rule(match="echo twice", steps=[
-        Step(text="Running.", tool="run_command", input={"command": "echo ok && echo fine"}),
-        Step(text="Ran."),
-    ]),
-    Rule(match="edit then run", steps=[
-        Step(text="Editing.", tool="edit_file",
-             input={"path": "legacy.txt", "old_string": "a = 1", "new_string": "a = 2"}),
-        Step(text="Running.", tool="run_command", input={"command": "echo ok"}),
-        Step(text="Done."),
-    ]),
-    Rule(match="format it", steps=[
-        Step(text="Formatting.", tool="run_command",
-             input={"command": "printf 'def main():\\n    return 2\\n' > src/app.py"}),
-        Step(text="Formatted."),
-    ]),
-    Rule(match="read env", steps=[
-        Step(text="Reading.", tool="read_file", input={"path": ".env"}),
-        Step(text="Read."),
-    ]),
-    Rule(match="grow", steps=[
-        Step(text="Growing.", tool="mcp__inv__grow"),
-        Step(text="Grown."),
-    ]),
-    Rule(match="invoice", steps=[
-        Step(text="Asking.", tool="mcp__inv__total", input={"number": "INV-7"}),
-        Step(text="It is 12.30."),
-    ]),
-])
+SCRIPT = Script(
+    rules=[
+        Rule(
+            match="edit legacy",
+            steps=[
+                Step(
+                    text="Editing.",
+                    tool="edit_file",
+                    input={"path": "legacy.txt", "old_string": "b = 2", "new_string": "b = 3"},
+                ),
+                Step(text="Edited."),
+            ],
+        ),
+        Rule(
+            match="make module",
+            steps=[
+                Step(
+                    text="Writing.",
+                    tool="write_file",
+                    input={"path": "pkg/new/mod.py", "content": "X = 1\n"},
+                ),
+                Step(text="Written."),
+            ],
+        ),
+        Rule(
+            match="echo twice",
+            steps=[
+                Step(
+                    text="Running.", tool="run_command", input={"command": "echo ok && echo fine"}
+                ),
+                Step(text="Ran."),
+            ],
+        ),
+        Rule(
+            match="edit then run",
+            steps=[
+                Step(
+                    text="Editing.",
+                    tool="edit_file",
+                    input={"path": "legacy.txt", "old_string": "a = 1", "new_string": "a = 2"},
+                ),
+                Step(text="Running.", tool="run_command", input={"command": "echo ok"}),
+                Step(text="Done."),
+            ],
+        ),
+        Rule(
+            match="format it",
+            steps=[
+                Step(
+                    text="Formatting.",
+                    tool="run_command",
+                    input={"command": "printf 'def main():\\n    return 2\\n' > src/app.py"},
+                ),
+                Step(text="Formatted."),
+            ],
+        ),
+        Rule(
+            match="read env",
+            steps=[
+                Step(text="Reading.", tool="read_file", input={"path": ".env"}),
+                Step(text="Read."),
+            ],
+        ),
+        Rule(
+            match="grow",
+            steps=[
+                Step(text="Growing.", tool="mcp__inv__grow"),
+                Step(text="Grown."),
+            ],
+        ),
+        Rule(
+            match="invoice",
+            steps=[
+                Step(text="Asking.", tool="mcp__inv__total", input={"number": "INV-7"}),
+                Step(text="It is 12.30."),
+            ],
+        ),
+    ]
+)
 
 Factory = Callable[..., ChatApp]
 
@@ -94,8 +134,13 @@ def make(project: Path, tmp_path: Path) -> Iterator[Factory]:
 
         def build(settings: ChatSettings | None = None, store: str = "s.sqlite") -> ChatApp:
             opts = BackendOptions(
-                workspace=project, store_path=tmp_path / store, session_id="proj-session",
-                api_key="", clock=clock, emulator=emu, chat_settings=settings,
+                workspace=project,
+                store_path=tmp_path / store,
+                session_id="proj-session",
+                api_key="",
+                clock=clock,
+                emulator=emu,
+                chat_settings=settings,
                 # bubblewrap where it runs, unconfined elsewhere (the sandbox has its own suite)
                 sandbox=SandboxOptions(mode="bwrap" if BWRAP_PROBLEM is None else "off"),
             )
@@ -105,8 +150,9 @@ def make(project: Path, tmp_path: Path) -> Iterator[Factory]:
 
 
 def rules(*texts: str) -> tuple[Any, ...]:
-    return tuple(parse_rule(t, "settings.toml", f"permissions.allow[{i}]")
-                 for i, t in enumerate(texts))
+    return tuple(
+        parse_rule(t, "settings.toml", f"permissions.allow[{i}]") for i, t in enumerate(texts)
+    )
 
 
 def tool_results(app: ChatApp) -> list[tuple[str, bool]]:
@@ -116,8 +162,11 @@ def tool_results(app: ChatApp) -> list[tuple[str, bool]]:
         for block in msg.blocks:
             if block.get("type") == "tool_result":
                 content = block.get("content", "")
-                text = content if isinstance(content, str) else " ".join(
-                    str(b.get("text", "")) for b in content)
+                text = (
+                    content
+                    if isinstance(content, str)
+                    else " ".join(str(b.get("text", "")) for b in content)
+                )
                 out.append((text, bool(block.get("is_error"))))
     return out
 
@@ -173,9 +222,7 @@ async def test_always_keeps_asking_nothing_but_deny_still_holds(make: Factory) -
         assert ruling.verdict == "deny"
 
 
-async def test_undo_puts_every_byte_back_and_tells_the_model(
-    make: Factory, project: Path
-) -> None:
+async def test_undo_puts_every_byte_back_and_tells_the_model(make: Factory, project: Path) -> None:
     app = make()
     async with app.run_test(size=(120, 40)) as pilot:
         await say(app, pilot, "edit legacy", answer="y")
@@ -410,10 +457,13 @@ def _marking_mcp_json(project: Path, marker: Path) -> None:
     """The repository's `.mcp.json`: a server that writes `marker` once it starts."""
     import json
 
-    code = (f"import pathlib, runpy, sys; pathlib.Path({str(marker)!r}).write_text('ran'); "
-            f"sys.argv = [{MCP_SERVER!r}]; runpy.run_path({MCP_SERVER!r}, run_name='__main__')")
-    (project / ".mcp.json").write_text(json.dumps(
-        {"mcpServers": {"inv": {"command": sys.executable, "args": ["-c", code]}}}))
+    code = (
+        f"import pathlib, runpy, sys; pathlib.Path({str(marker)!r}).write_text('ran'); "
+        f"sys.argv = [{MCP_SERVER!r}]; runpy.run_path({MCP_SERVER!r}, run_name='__main__')"
+    )
+    (project / ".mcp.json").write_text(
+        json.dumps({"mcpServers": {"inv": {"command": sys.executable, "args": ["-c", code]}}})
+    )
 
 
 async def test_a_project_mcp_server_starts_only_after_the_user_says_yes(
@@ -435,8 +485,11 @@ async def test_a_project_mcp_server_starts_only_after_the_user_says_yes(
         assert "MCP server 'inv': not started" in conversation_text(app)
     assert not marker.exists()
     # Remembered for this project, outside it: not asked again, still not started.
-    again = ChatBackend(BackendOptions(workspace=project, store_path=tmp_path / "s.sqlite",
-                                       api_key="", chat_settings=settings))
+    again = ChatBackend(
+        BackendOptions(
+            workspace=project, store_path=tmp_path / "s.sqlite", api_key="", chat_settings=settings
+        )
+    )
     assert again.mcp_to_ask() == [] and again._startable_mcp() == []
     assert not any(p.name != ".mcp.json" and "consent" in p.name for p in project.rglob("*"))
     # Another data folder (another user's answers): asked; yes starts it.
@@ -451,8 +504,9 @@ async def test_a_project_mcp_server_starts_only_after_the_user_says_yes(
 
 
 async def test_an_mcp_server_that_does_not_start_is_one_note(make: Factory) -> None:
-    bad = McpServerConfig("gone", sys.executable, ("-c", "raise SystemExit(3)"), None,
-                          "settings.toml")
+    bad = McpServerConfig(
+        "gone", sys.executable, ("-c", "raise SystemExit(3)"), None, "settings.toml"
+    )
     app = make(ChatSettings(mcp_servers=(bad,)))
     async with app.run_test(size=(120, 40)) as pilot:
         for _ in range(500):
@@ -517,4 +571,3 @@ async def test_in_a_git_workspace_undo_puts_back_what_a_command_changed(
         await say(app, pilot, "/undo")
         assert (project / "src" / "app.py").read_bytes() == before
         assert "restored src/app.py" in conversation_text(app)
-

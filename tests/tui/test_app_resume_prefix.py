@@ -16,8 +16,13 @@ async def test_resuming_a_session_with_another_prefix_shows_a_note_with_the_cost
     make_app: AppFactory, tmp_path: Path, workspace: Path, chat_emulator: Any, clock: ManualClock
 ) -> None:
     sid = await store_chat_session(
-        tmp_path / "sessions.sqlite", workspace, chat_emulator.base_url, clock, 1,
-        session_id="older-prompt", system=SYSTEM_PROMPT + " (an older version of the prompt)",
+        tmp_path / "sessions.sqlite",
+        workspace,
+        chat_emulator.base_url,
+        clock,
+        1,
+        session_id="older-prompt",
+        system=SYSTEM_PROMPT + " (an older version of the prompt)",
     )
     app = make_app(resume=sid)
     async with app.run_test(size=(120, 40)) as pilot:

@@ -412,8 +412,12 @@ async def test_a_delegate_line_follows_its_own_run_and_marks_a_failed_one(
             ToolCall("c2", "delegate", {"task": "map docs", "agent": "explorer"}),
             SubagentStart("explorer", haiku, "map docs", 1, run_id="r2"),
             SubagentStart("explorer", haiku, "map src", 1, run_id="r1"),
-            SubagentEvent("explorer", 1, UsageReport(1, 1, haiku, u, Decimal("0.0011"),
-                                                     Decimal("0.002")), "r2"),
+            SubagentEvent(
+                "explorer",
+                1,
+                UsageReport(1, 1, haiku, u, Decimal("0.0011"), Decimal("0.002")),
+                "r2",
+            ),
         ]
         for ev in events:
             await app.on_session_event(ev)
@@ -421,10 +425,20 @@ async def test_a_delegate_line_follows_its_own_run_and_marks_a_failed_one(
         assert str(lines["c1"].title).startswith("delegate ⎇ explorer … working (claude-haiku")
         assert str(lines["c2"].title).startswith("delegate ⎇ explorer … 1 req, $0.0011")
         for ev in (
-            SubagentFinish("explorer", haiku, "src: one module", u, Decimal("0.0011"), 0.9, 5.0,
-                           run_id="r1"),
-            SubagentFinish("explorer", haiku, "[subagent explorer stopped at its turn limit 3]",
-                           u, Decimal("0.0011"), 0.9, 5.0, error="turns", run_id="r2"),
+            SubagentFinish(
+                "explorer", haiku, "src: one module", u, Decimal("0.0011"), 0.9, 5.0, run_id="r1"
+            ),
+            SubagentFinish(
+                "explorer",
+                haiku,
+                "[subagent explorer stopped at its turn limit 3]",
+                u,
+                Decimal("0.0011"),
+                0.9,
+                5.0,
+                error="turns",
+                run_id="r2",
+            ),
             ToolResult("c1", "delegate", "src: one module"),
             ToolResult("c2", "delegate", "[subagent explorer stopped at its turn limit 3]"),
         ):

@@ -39,13 +39,27 @@ def test_help_lists_the_options(tmp_path: Path) -> None:
 
 def test_base_url_without_a_key_or_not_a_url_exit_2(tmp_path: Path) -> None:
     store = str(tmp_path / "s.sqlite")
-    nokey = chat("--model", "openai-compat:llama", "--base-url", "http://127.0.0.1:9/v1",
-                 "--store", store, cwd=tmp_path)
+    nokey = chat(
+        "--model",
+        "openai-compat:llama",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+        "--store",
+        store,
+        cwd=tmp_path,
+    )
     assert nokey.returncode == 2 and "Traceback" not in nokey.stderr
     assert len(nokey.stderr.strip().splitlines()) == 1
     assert "set PREFIXLOCK_API_KEY" in nokey.stderr and "127.0.0.1:9" in nokey.stderr
-    bad = chat("--model", "openai-compat:llama", "--base-url", "localhost:8000",
-               "--store", store, cwd=tmp_path)
+    bad = chat(
+        "--model",
+        "openai-compat:llama",
+        "--base-url",
+        "localhost:8000",
+        "--store",
+        store,
+        cwd=tmp_path,
+    )
     assert bad.returncode == 2 and "--base-url" in bad.stderr and "localhost:8000" in bad.stderr
     assert not (tmp_path / "s.sqlite").exists()  # nothing written before the screen opens
 

@@ -44,7 +44,11 @@ def test_apply_replaces_the_word_and_leaves_one_space() -> None:
 def test_ranking_prefix_then_file_name_then_substring() -> None:
     files = ["docs/app.md", "src/app.py", "app.py", "tests/test_app.py", "zapp.txt"]
     assert [c.value for c in file_candidates("app", files)] == [
-        "@app.py", "@src/app.py", "@docs/app.md", "@zapp.txt", "@tests/test_app.py"
+        "@app.py",
+        "@src/app.py",
+        "@docs/app.md",
+        "@zapp.txt",
+        "@tests/test_app.py",
     ]
     assert [c.value for c in command_candidates("c")] == ["/compact", "/cost", "/clear"]
 

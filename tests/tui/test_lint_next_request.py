@@ -17,9 +17,17 @@ from prefixlock.tui.backend import BackendOptions, ChatBackend
 async def test_lint_before_the_first_turn_finds_nothing_in_prefixlock_tools(
     workspace: Path, tmp_path: Path, clock: ManualClock, chat_emulator: Any, model: str
 ) -> None:
-    backend = ChatBackend(BackendOptions(
-        model=model, workspace=workspace, store_path=tmp_path / "sessions.sqlite",
-        session_id="lint-test", api_key="", clock=clock, emulator=chat_emulator))
+    backend = ChatBackend(
+        BackendOptions(
+            model=model,
+            workspace=workspace,
+            store_path=tmp_path / "sessions.sqlite",
+            session_id="lint-test",
+            api_key="",
+            clock=clock,
+            emulator=chat_emulator,
+        )
+    )
     await backend.start()
     try:
         assert backend.session.prefix.tools  # the built-in tools (and delegate) are linted

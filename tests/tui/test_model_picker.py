@@ -76,8 +76,13 @@ def test_rows_mark_a_model_warm_when_the_guard_predicts_a_read_there() -> None:
     by = {r.model: r for r in rows}
     assert by[HAIKU].warm_seconds == 240.0 and by[HAIKU].switch_dollars == Decimal("0.0123")
     assert by[SONNET].warm_seconds == 100.0 and rows[0].model == SONNET
-    line = str(row_text(ModelRow(HAIKU, "anthropic", Decimal(1), Decimal("0.1"), Decimal(5),
-                                 False, 240.0, Decimal(0))))
+    line = str(
+        row_text(
+            ModelRow(
+                HAIKU, "anthropic", Decimal(1), Decimal("0.1"), Decimal(5), False, 240.0, Decimal(0)
+            )
+        )
+    )
     assert "warm  4:00" in line and line.endswith("free")
 
 

@@ -21,8 +21,11 @@ async def test_parallel_runs_of_one_agent_fill_their_own_entries(make_app: AppFa
         # A fan-out on the emulator; without warming first both runs start before either's
         # first request returns, so their events interleave after both starts.
         results = await delegator.fan_out(
-            app.backend.session, ["find TODO in src", "find TODO in docs"],
-            agent=agent, warm_first=False, on_event=events.append,
+            app.backend.session,
+            ["find TODO in src", "find TODO in docs"],
+            agent=agent,
+            warm_first=False,
+            on_event=events.append,
         )
         assert len(results) == 2 and all(r.ok for r in results)
         starts = [e for e in events if isinstance(e, SubagentStart)]
@@ -38,8 +41,13 @@ async def test_parallel_runs_of_one_agent_fill_their_own_entries(make_app: AppFa
         entries = list(app.query(SubagentEntry))
         assert len(entries) == 2 and {e.run_id for e in entries} == run_ids
         for entry in entries:
-            own = [e for e in events if isinstance(e, SubagentEvent) and e.run_id == entry.run_id
-                   and isinstance(e.event, UsageReport)]
+            own = [
+                e
+                for e in events
+                if isinstance(e, SubagentEvent)
+                and e.run_id == entry.run_id
+                and isinstance(e.event, UsageReport)
+            ]
             assert own and entry.requests == len(own)  # its own requests, not its sibling's
             assert entry.finished
         assert not app._subagents

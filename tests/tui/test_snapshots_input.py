@@ -58,9 +58,7 @@ def test_multiline_prompt(snap_compare: Any, make_app: AppFactory, size: tuple[i
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_command_completion(
-    snap_compare: Any, make_app: AppFactory, size: tuple[int, int]
-) -> None:
+def test_command_completion(snap_compare: Any, make_app: AppFactory, size: tuple[int, int]) -> None:
     assert snap_compare(make_app(), terminal_size=size, run_before=_completion)
 
 

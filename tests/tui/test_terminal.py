@@ -143,4 +143,3 @@ def test_chat_in_tmux_answers_and_shows_the_hit_rate(tmux: Tmux, tmp_path: Path)
         time.sleep(0.2)
     else:
         raise AssertionError("ctrl+q did not quit the app")
-

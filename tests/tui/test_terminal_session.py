@@ -22,11 +22,15 @@ from test_terminal import KEY_VARS, Tmux
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 
-CALC = (b"# -*- coding: latin-1 -*-\r\n# caf\xe9: the sum of two numbers\r\n"
-        b"def add(a, b):\r\n    return a - b\r\n")
+CALC = (
+    b"# -*- coding: latin-1 -*-\r\n# caf\xe9: the sum of two numbers\r\n"
+    b"def add(a, b):\r\n    return a - b\r\n"
+)
 FIXED = CALC.replace(b"return a - b", b"return a + b")
-TESTS = "import unittest\n\nfrom calc import add\n\n\nclass T(unittest.TestCase):\n" \
-        "    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n"
+TESTS = (
+    "import unittest\n\nfrom calc import add\n\n\nclass T(unittest.TestCase):\n"
+    "    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n"
+)
 
 
 def _exe() -> list[str]:
@@ -67,7 +71,9 @@ def served(tmp_path: Path) -> Iterator[str]:
     env = {k: v for k, v in os.environ.items() if k not in KEY_VARS}
     proc = subprocess.Popen(
         [*_exe(), "serve", "--script", str(script), "--port", str(port)],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env=env,
     )
     try:
         deadline = time.monotonic() + 60
@@ -95,11 +101,22 @@ def term() -> Iterator[Tmux]:
 
 
 def _chat(tmux: Tmux, name: str, ws: Path, store: Path, url: str, *extra: str) -> None:
-    args = [*_exe(), "chat", "--workspace", str(ws), "--store", str(store), "--base-url", url,
-            *extra]
+    args = [
+        *_exe(),
+        "chat",
+        "--workspace",
+        str(ws),
+        "--store",
+        str(store),
+        "--base-url",
+        url,
+        *extra,
+    ]
     unset = " ".join(f"-u {k}" for k in KEY_VARS)
-    cmd = (f"env {unset} ANTHROPIC_API_KEY=emulator-key HOME={shlex.quote(str(ws.parent))} "
-           f"TERM=xterm-256color {shlex.join(args)}; sleep 30")
+    cmd = (
+        f"env {unset} ANTHROPIC_API_KEY=emulator-key HOME={shlex.quote(str(ws.parent))} "
+        f"TERM=xterm-256color {shlex.join(args)}; sleep 30"
+    )
     tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "40", cmd)
 
 

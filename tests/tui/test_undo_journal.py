@@ -82,14 +82,17 @@ def test_custom_command_expansion_and_precedence(tmp_path: Path) -> None:
 
 
 def test_init_finds_the_test_commands_of_several_ecosystems(tmp_path: Path) -> None:
-    (tmp_path / "package.json").write_text(json.dumps({"scripts": {"test": "vitest",
-                                                                   "lint": "eslint ."}}))
+    (tmp_path / "package.json").write_text(
+        json.dumps({"scripts": {"test": "vitest", "lint": "eslint ."}})
+    )
     (tmp_path / "Cargo.toml").write_text("[package]\n")
     (tmp_path / "Makefile").write_text("all:\n\ttrue\ntest:\n\tcargo test\n")
     (tmp_path / "web").mkdir()
     (tmp_path / "web" / "a.ts").write_text("")
     assert find_test_commands(tmp_path) == [
-        ("Tests", "npm test"), ("Lint", "npm run lint"), ("Tests", "cargo test"),
+        ("Tests", "npm test"),
+        ("Lint", "npm run lint"),
+        ("Tests", "cargo test"),
         ("Tests (make)", "make test"),
     ]
     draft = draft_agents_md(tmp_path)
@@ -126,7 +129,8 @@ def test_in_a_git_repo_what_a_command_changed_is_undone_too(tmp_path: Path) -> N
     assert (ws / "tool.sh").stat().st_mode & 0o777 == 0o755
     assert not (ws / "new.txt").exists() and "new.txt" in result.removed
     assert (ws / "build" / "out.o").exists()  # ignored by git: not the journal's
-    status = subprocess.run(["git", "status", "--porcelain"], cwd=root, capture_output=True,
-                            text=True, check=True).stdout
+    status = subprocess.run(
+        ["git", "status", "--porcelain"], cwd=root, capture_output=True, text=True, check=True
+    ).stdout
     assert "A " not in status and "M " not in status  # the user's index is untouched
     j.close()

@@ -81,9 +81,11 @@ def test_a_wide_turn_reads_twelve_files_in_one_reply_of_the_sessions_script() ->
     # One rule a turn, then one for each subagent's task (its conversation starts with it).
     assert len(script.rules) == len(sc.turns) + len(SUBAGENT_TASKS)
     assert [r.turn for r in script.rules] == [None] * len(script.rules)
-    turn_rules, task_rules = script.rules[: len(sc.turns)], script.rules[len(sc.turns):]
-    assert all(rule.match and re.search(rule.match, t.prompt)
-               for t, rule in zip(sc.turns, turn_rules, strict=True))
+    turn_rules, task_rules = script.rules[: len(sc.turns)], script.rules[len(sc.turns) :]
+    assert all(
+        rule.match and re.search(rule.match, t.prompt)
+        for t, rule in zip(sc.turns, turn_rules, strict=True)
+    )
     for (task, calls, _), rule in zip(SUBAGENT_TASKS, task_rules, strict=True):
         assert rule.match and re.search(rule.match, task)
         assert [(st.tool, st.input) for st in rule.steps[:-1]] == [(n, a) for n, a in calls]
@@ -121,8 +123,11 @@ def _tool_calls(body: dict[str, Any], prompt: str) -> list[tuple[str, str]]:
         if msg["role"] == "user" and any(b.get("text") == prompt for b in blocks):
             seen, calls = True, []
         elif seen and msg["role"] == "assistant":
-            calls += [(b["name"], json.dumps(b["input"], sort_keys=True))
-                      for b in blocks if b["type"] == "tool_use"]
+            calls += [
+                (b["name"], json.dumps(b["input"], sort_keys=True))
+                for b in blocks
+                if b["type"] == "tool_use"
+            ]
     return calls
 
 
@@ -158,11 +163,14 @@ def test_prefixlock_and_the_sdk_peer_on_the_same_turns() -> None:
     assert any(n.startswith(f"turn {away.index + 1} delegated") for n in ours.notes)
     ours_away = [row for row in ours.trace if row["turn"] == away.index]
     peer_away = [row for row in peer.trace if row["turn"] == away.index]
-    assert {row["model"] for row in ours_away} == {row["model"] for row in peer_away} \
-        == {SWITCH_MODEL}
-    assert _tool_calls(ours_away[-1]["body"], away.prompt) == _tool_calls(
-        peer_away[-1]["body"], away.prompt
-    ) != []
+    assert (
+        {row["model"] for row in ours_away} == {row["model"] for row in peer_away} == {SWITCH_MODEL}
+    )
+    assert (
+        _tool_calls(ours_away[-1]["body"], away.prompt)
+        == _tool_calls(peer_away[-1]["body"], away.prompt)
+        != []
+    )
     assert len(ours_away) == len(peer_away)
     # The wide turn: twelve parallel reads add 25 blocks to its second request. The peer's one
     # breakpoint is past the 20-block lookback and re-writes the whole context; prefixlock's
@@ -181,15 +189,22 @@ def test_prefixlock_and_the_sdk_peer_on_the_same_turns() -> None:
     for run in (ours, peer):
         rows = [row for row in run.trace if row["turn"] == fan]
         for task, calls, _ in SUBAGENT_TASKS:
-            own = [row for row in rows if _tool_calls(row["body"], task) or
-                   row["body"]["messages"][0]["content"] in (task, [{"type": "text",
-                                                                     "text": task}])]
+            own = [
+                row
+                for row in rows
+                if _tool_calls(row["body"], task)
+                or row["body"]["messages"][0]["content"] in (task, [{"type": "text", "text": task}])
+            ]
             assert [json.loads(a) for _, a in _tool_calls(own[-1]["body"], task)] == [
-                a for _, a in calls]
+                a for _, a in calls
+            ]
 
     def firsts(run: ClientRun) -> list[tuple[int, int]]:
-        return [(r["usage"]["cache_read"], r["usage"]["cache_write_5m"]) for r in run.trace
-                if r["turn"] == fan and len(r["body"]["messages"]) == 1]
+        return [
+            (r["usage"]["cache_read"], r["usage"]["cache_write_5m"])
+            for r in run.trace
+            if r["turn"] == fan and len(r["body"]["messages"]) == 1
+        ]
 
     ours_first, peer_firsts = firsts(ours), firsts(peer)
     assert len(ours_first) == len(peer_firsts) == len(SUBAGENT_TASKS)
@@ -218,11 +233,15 @@ def test_prefixlock_compacts_by_its_own_setting_and_the_turns_play_on() -> None:
     assert [t.index for t in marked.turns if t.event == COMPACT] == ours.compacted
     ours.relabel(marked)
     assert {r.turn for r in ours.requests if r.event == COMPACT} == set(ours.compacted)
-    summary = [row for row in ours.trace
-               if row["turn"] == at and "Summarize this conversation" in str(row["body"])]
+    summary = [
+        row
+        for row in ours.trace
+        if row["turn"] == at and "Summarize this conversation" in str(row["body"])
+    ]
     assert len(summary) == 1 and summary[0]["event"] == COMPACT
     # The scripted model answers it as a real model would: a summary of SUMMARY_TOKENS.
     assert summary[0]["usage"]["output"] == SUMMARY_TOKENS
+
     # After the compaction every turn still plays its own scripted steps: the same requests
     # as without it, plus the summary; and the turns after it read a shorter context.
     def per_turn(run: ClientRun) -> dict[int, int]:
@@ -250,7 +269,7 @@ def test_the_idle_plan_from_the_documented_rates_prices_the_hours_cold_writes() 
     # Each session's first write of its prefix is billed at 2x under the hour (not 1.25x):
     prefix = demo_prefix(Workspace()).tokens * SESSIONS_PER_PLAN
     sonnet = PRICES.require("claude-sonnet-4-6")
-    cold = (sonnet.input_cost(prefix, "write_1h") - sonnet.input_cost(prefix, "write_5m"))
+    cold = sonnet.input_cost(prefix, "write_1h") - sonnet.input_cost(prefix, "write_5m")
     assert plan.expected["1h"] > cold / PLAN_TURNS > 0
     assert plan.mode == min(("off", "pings", "1h"), key=lambda m: plan.expected[m])
 
@@ -265,12 +284,24 @@ def test_the_compaction_row_spans_every_clients_compaction() -> None:
 
     marked = mark_compactions(Scenario("s", turns), {2, 4})
     assert [t.event for t in marked.turns] == [
-        STEADY, STEADY, COMPACT, IDLE, COMPACT, STEADY, STEADY
+        STEADY,
+        STEADY,
+        COMPACT,
+        IDLE,
+        COMPACT,
+        STEADY,
+        STEADY,
     ]
     # A client that compacted on the idle-gap turn: that turn is in the row for every client.
     marked = mark_compactions(Scenario("s", turns), {3, 4})
     assert [t.event for t in marked.turns] == [
-        STEADY, STEADY, STEADY, COMPACT, COMPACT, STEADY, STEADY
+        STEADY,
+        STEADY,
+        STEADY,
+        COMPACT,
+        COMPACT,
+        STEADY,
+        STEADY,
     ]
     assert mark_compactions(Scenario("s", turns), set()).turns == turns
 
@@ -291,13 +322,20 @@ def test_a_peers_compaction_is_where_its_history_got_shorter() -> None:
         return {"turn": turn, "body": {"system": system, "messages": [{}] * messages}}
 
     main = "You are Forge."
-    trace = [on(0, 1, main), on(0, 3, main), on(1, 1, [{"text": "Preamble. "}, {"text": sub}]),
-             on(1, 3, sub),
-             on(1, 5, main), on(2, 7, main)]
+    trace = [
+        on(0, 1, main),
+        on(0, 3, main),
+        on(1, 1, [{"text": "Preamble. "}, {"text": sub}]),
+        on(1, 3, sub),
+        on(1, 5, main),
+        on(2, 7, main),
+    ]
     assert shrunk(trace, subagent_system=sub) == []
     assert shrunk(trace) == [1]  # without knowing the subagents' prompt, as before
     # Chat Completions: the system prompt is the first message.
-    chat = [{"turn": 0, "body": {"messages": [{"role": "system", "content": main}, {}, {}]}},
-            {"turn": 1, "body": {"messages": [{"role": "system", "content": sub}, {}]}},
-            {"turn": 1, "body": {"messages": [{"role": "system", "content": main}, {}, {}, {}]}}]
+    chat = [
+        {"turn": 0, "body": {"messages": [{"role": "system", "content": main}, {}, {}]}},
+        {"turn": 1, "body": {"messages": [{"role": "system", "content": sub}, {}]}},
+        {"turn": 1, "body": {"messages": [{"role": "system", "content": main}, {}, {}, {}]}},
+    ]
     assert shrunk(chat, subagent_system=sub) == []

@@ -40,17 +40,19 @@ def test_the_openai_scenarios_are_the_same_turns_on_openai_models() -> None:
         assert oa.provider == "openai" and oa.base_model == "gpt-5"
         # The same turns, the subagents ones included (every OpenAI peer offers `delegate`).
         assert any(t.event == SUBAGENTS for t in oa.turns)
-        assert [(t.index, t.prompt, t.event, t.gap_before, t.tool_order_seed)
-                for t in oa.turns] == [
-            (t.index, t.prompt, t.event, t.gap_before, t.tool_order_seed) for t in sc.turns
-        ]
+        assert [
+            (t.index, t.prompt, t.event, t.gap_before, t.tool_order_seed) for t in oa.turns
+        ] == [(t.index, t.prompt, t.event, t.gap_before, t.tool_order_seed) for t in sc.turns]
         cheap = {i for i, t in enumerate(sc.turns) if t.model != sc.base_model}
         assert cheap and {t.index for t in oa.turns if t.model == "gpt-5-mini"} == cheap
         assert {t.model for t in oa.turns} == {"gpt-5", "gpt-5-mini"}
     with pytest.raises(ValueError):
         on_provider(sc, "gemini")
     assert [p.name for p in peers_of("openai")] == [
-        "openai-sdk", "openai-agents", "pydantic-ai-openai", "langchain-openai"
+        "openai-sdk",
+        "openai-agents",
+        "pydantic-ai-openai",
+        "langchain-openai",
     ]
 
 
@@ -84,8 +86,11 @@ def test_prefixlock_and_the_openai_sdk_peer_on_the_same_turns() -> None:
     # prefixlock: one stable key for the session (across the resume too) and the plan's
     # retention on every request; the peer: its own stable key, the default retention.
     # (The conversation's requests offer `delegate`; its subagents' have a key of their own.)
-    keys = {line["body"]["prompt_cache_key"] for line in ours.trace
-            if "delegate" in _tool_names(line["body"])}
+    keys = {
+        line["body"]["prompt_cache_key"]
+        for line in ours.trace
+        if "delegate" in _tool_names(line["body"])
+    }
     assert len(keys) == 1
     assert all(line["body"]["prompt_cache_retention"] == "24h" for line in ours.trace)
     assert all(line["body"]["prompt_cache_key"] == "session-short" for line in peer.trace)
@@ -115,8 +120,11 @@ def test_prefixlock_and_the_openai_sdk_peer_on_the_same_turns() -> None:
     fan = next(t.index for t in sc.turns if t.event == SUBAGENTS)
 
     def firsts(run: ClientRun) -> list[int]:
-        return [int(line["usage"]["cache_read"]) for line in run.trace
-                if line["turn"] == fan and len(line["body"]["messages"]) == 2]
+        return [
+            int(line["usage"]["cache_read"])
+            for line in run.trace
+            if line["turn"] == fan and len(line["body"]["messages"]) == 2
+        ]
 
     ours_first, peer_firsts = firsts(ours), firsts(peer)
     assert len(ours_first) == len(peer_firsts) == 4

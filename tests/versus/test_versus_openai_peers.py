@@ -39,8 +39,11 @@ SHAPES = {
 
 def _four_turns() -> Scenario:
     turns = tuple(Turn(i, p) for i, p in enumerate(BUILTIN_PROMPTS[:4]))
-    turns = (*turns[:2], replace(turns[2], event=MCP, tool_order_seed=5),
-             replace(turns[3], event=IDLE, gap_before=900.0))
+    turns = (
+        *turns[:2],
+        replace(turns[2], event=MCP, tool_order_seed=5),
+        replace(turns[3], event=IDLE, gap_before=900.0),
+    )
     return on_provider(Scenario("four", turns), "openai")
 
 
@@ -67,8 +70,7 @@ def test_each_openai_peer_sends_its_documented_cache_settings(name: str) -> None
 
 def _subagents_turn() -> Scenario:
     return on_provider(
-        Scenario("fan", (Turn(0, BUILTIN_PROMPTS[0]),
-                         Turn(1, SUBAGENTS_PROMPT, event=SUBAGENTS))),
+        Scenario("fan", (Turn(0, BUILTIN_PROMPTS[0]), Turn(1, SUBAGENTS_PROMPT, event=SUBAGENTS))),
         "openai",
     )
 
@@ -94,10 +96,8 @@ def test_each_openai_peer_runs_the_four_subagents_in_parallel(name: str) -> None
         python = python_for(peer)
     except VenvUnavailable as exc:
         pytest.skip(str(exc))
-    run = run_peer(_subagents_turn(), PriceTable.builtin(), name,
-                   [str(python), str(peer.path)])
-    parent = [line for line in run.trace
-              if _user_text(line["body"]) == BUILTIN_PROMPTS[0]]
+    run = run_peer(_subagents_turn(), PriceTable.builtin(), name, [str(python), str(peer.path)])
+    parent = [line for line in run.trace if _user_text(line["body"]) == BUILTIN_PROMPTS[0]]
     # The session offers `delegate` after the server's tools on every request; a subagent gets
     # the `general` agent's tools, without it.
     assert parent and all("delegate" in _tool_names(line["body"]) for line in parent)
@@ -111,7 +111,9 @@ def test_each_openai_peer_runs_the_four_subagents_in_parallel(name: str) -> None
         assert all(line["body"]["prompt_cache_key"] == "session-fan" for line in own)
     # Sent together on a cold prefix: all four first requests leave before any response starts,
     # so none of them reads the subagents' prefix.
-    firsts = [r for r, line in zip(run.requests, run.trace, strict=True)
-              if line in fan and len(line["body"].get("messages") or line["body"]["input"])
-              <= 2]
+    firsts = [
+        r
+        for r, line in zip(run.requests, run.trace, strict=True)
+        if line in fan and len(line["body"].get("messages") or line["body"]["input"]) <= 2
+    ]
     assert len(firsts) == len(SUBAGENT_TASKS) and all(r.read == 0 for r in firsts)

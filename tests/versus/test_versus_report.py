@@ -44,11 +44,18 @@ def test_the_table_fits_80_columns_with_six_clients_and_the_legend_names_them() 
     from prefixlock.versus.report import render, short_names
 
     sc = Scenario("s", (Turn(0, "a"), Turn(1, "b", IDLE, 600.0), Turn(2, "c", MCP)))
-    clients = ["prefixlock", "prefixlock-pings", "openai-sdk", "openai-agents",
-               "pydantic-ai-openai", "langchain-openai"]
+    clients = [
+        "prefixlock",
+        "prefixlock-pings",
+        "openai-sdk",
+        "openai-agents",
+        "pydantic-ai-openai",
+        "langchain-openai",
+    ]
     costs = {STEADY: "12.3456", IDLE: "0.20", MCP: "0.10"}
-    result = VersusResult((sc,), [_run(c, costs) for c in clients],
-                          {c: f"config of {c}" for c in clients})
+    result = VersusResult(
+        (sc,), [_run(c, costs) for c in clients], {c: f"config of {c}" for c in clients}
+    )
     out = io.StringIO()
     render(result, Console(file=out, width=80, color_system=None))
     lines = out.getvalue().splitlines()
@@ -65,7 +72,10 @@ def test_the_table_fits_80_columns_with_six_clients_and_the_legend_names_them() 
     assert set(data["clients"]) == set(clients)  # --json keeps the whole names
     # Clashing short names stay unique; an unknown client keeps its first 8 characters.
     assert short_names(["pydantic-ai", "pydantic-ai-openai", "crewai-tools"]) == {
-        "pydantic-ai": "pyd-ai", "pydantic-ai-openai": "pyd-ai2", "crewai-tools": "crewai-t"}
+        "pydantic-ai": "pyd-ai",
+        "pydantic-ai-openai": "pyd-ai2",
+        "crewai-tools": "crewai-t",
+    }
 
 
 def test_the_compaction_row_is_compared_with_the_peers_that_compact() -> None:

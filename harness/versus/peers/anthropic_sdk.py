@@ -92,9 +92,11 @@ async def _delegated(start: dict[str, Any], model: str, tasks: list[str]) -> lis
     async with anthropic.AsyncAnthropic(
         api_key=start["api_key"], base_url=start["base_url"]
     ) as client:
-        return list(await asyncio.gather(
-            *(_subagent(client, model, start["subagent"], task, pipe) for task in tasks)
-        ))
+        return list(
+            await asyncio.gather(
+                *(_subagent(client, model, start["subagent"], task, pipe) for task in tasks)
+            )
+        )
 
 
 def main() -> None:
@@ -129,9 +131,11 @@ def main() -> None:
             answers: dict[str, str] = {}
             subtasks = [u for u in uses if delegate and u["name"] == delegate["name"]]
             if subtasks:
-                found = asyncio.run(_delegated(
-                    start, msg["model"], [str(u["input"].get("task", "")) for u in subtasks]
-                ))
+                found = asyncio.run(
+                    _delegated(
+                        start, msg["model"], [str(u["input"].get("task", "")) for u in subtasks]
+                    )
+                )
                 answers.update(zip((u["id"] for u in subtasks), found, strict=True))
             for use in uses:
                 if use["id"] not in answers:

@@ -25,6 +25,8 @@ def peer_home(peer: Peer, root: Path | None = None) -> Path:
 def python_for(peer: Peer, root: Path | None = None) -> Path:
     """The interpreter of `peer`'s venv, building the venv first if needed."""
     return ensure_venv(
-        peer_home(peer, root), peer.requirements, what=f"the venv of peer {peer.name}",
+        peer_home(peer, root),
+        peer.requirements,
+        what=f"the venv of peer {peer.name}",
         timeout=900,
     )

@@ -84,9 +84,14 @@ def main() -> None:
             state = sub_agent.invoke({"messages": [HumanMessage(task)]})
             return str(state["messages"][-1].text)
 
-        return [StructuredTool.from_function(func=delegate, name=spec["name"],
-                                             description=spec["description"],
-                                             args_schema=spec["input_schema"])]
+        return [
+            StructuredTool.from_function(
+                func=delegate,
+                name=spec["name"],
+                description=spec["description"],
+                args_schema=spec["input_schema"],
+            )
+        ]
 
     while True:
         msg = _read()

@@ -82,8 +82,9 @@ def main() -> None:
     def remote(name: str) -> Any:
         def ask(arguments: str) -> str:
             with pipe:
-                _write({"op": "tool", "id": "", "name": name,
-                        "input": json.loads(arguments or "{}")})
+                _write(
+                    {"op": "tool", "id": "", "name": name, "input": json.loads(arguments or "{}")}
+                )
                 return str(_read()["content"])
 
         async def call(_ctx: Any, arguments: str) -> str:

@@ -72,8 +72,14 @@ def _assistant(out: Any, calls: list[Any]) -> dict[str, Any]:
 
 def _remote(call: Any) -> str:
     """A tool call answered by the tool server (one question and answer on the pipe)."""
-    _write({"op": "tool", "id": call.id, "name": call.function.name,
-            "input": json.loads(call.function.arguments or "{}")})
+    _write(
+        {
+            "op": "tool",
+            "id": call.id,
+            "name": call.function.name,
+            "input": json.loads(call.function.arguments or "{}"),
+        }
+    )
     return str(_read()["content"])
 
 
@@ -118,9 +124,11 @@ async def _delegated(start: dict[str, Any], model: str, key: str, tasks: list[st
     async with openai.AsyncOpenAI(
         api_key=start["api_key"], base_url=start["base_url"] + "/v1"
     ) as client:
-        return list(await asyncio.gather(
-            *(_subagent(client, model, key, start["subagent"], task, pipe) for task in tasks)
-        ))
+        return list(
+            await asyncio.gather(
+                *(_subagent(client, model, key, start["subagent"], task, pipe) for task in tasks)
+            )
+        )
 
 
 def main() -> None:
@@ -148,17 +156,16 @@ def main() -> None:
                 prompt_cache_key=key,
             )
             out = reply.choices[0].message
-            calls = [
-                c for c in out.tool_calls or [] if isinstance(c, FunctionCall)
-            ]
+            calls = [c for c in out.tool_calls or [] if isinstance(c, FunctionCall)]
             messages.append(_assistant(out, calls))
             if not calls:
                 break
             answers: dict[str, str] = {}
             subtasks = [c for c in calls if delegate and c.function.name == delegate["name"]]
             if subtasks:
-                tasks = [str(json.loads(c.function.arguments or "{}").get("task", ""))
-                         for c in subtasks]
+                tasks = [
+                    str(json.loads(c.function.arguments or "{}").get("task", "")) for c in subtasks
+                ]
                 found = asyncio.run(_delegated(start, msg["model"], key, tasks))
                 answers.update(zip((c.id for c in subtasks), found, strict=True))
             for c in calls:

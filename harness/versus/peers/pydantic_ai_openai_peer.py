@@ -90,8 +90,15 @@ def main() -> None:
             result = await sub_agent.run(task, usage=ctx.usage)
             return str(result.output)
 
-        return [Tool.from_schema(delegate, name=spec["name"], description=spec["description"],
-                                 json_schema=spec["input_schema"], takes_ctx=True)]
+        return [
+            Tool.from_schema(
+                delegate,
+                name=spec["name"],
+                description=spec["description"],
+                json_schema=spec["input_schema"],
+                takes_ctx=True,
+            )
+        ]
 
     while True:
         msg = _read()

@@ -18,10 +18,18 @@ for turn, question in enumerate(QUESTIONS, 1):
     for m in messages:
         if m["role"] == "user":
             m["content"] = [{"type": "text", "text": m["content"][0]["text"]}]
-    messages.append({"role": "user", "content": [
-        {"type": "text", "text": question, "cache_control": {"type": "ephemeral"}}]})
-    kwargs: Any = {"model": "claude-sonnet-4-6", "max_tokens": 256, "system": system,
-                   "messages": messages}
+    messages.append(
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": question, "cache_control": {"type": "ephemeral"}}],
+        }
+    )
+    kwargs: Any = {
+        "model": "claude-sonnet-4-6",
+        "max_tokens": 256,
+        "system": system,
+        "messages": messages,
+    }
     if turn < len(QUESTIONS):
         reply = client.messages.create(**kwargs)
     else:  # the last turn streams

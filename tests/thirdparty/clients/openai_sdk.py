@@ -13,8 +13,12 @@ base, key = args()
 client = openai.OpenAI(api_key=key, base_url=base + "/v1", max_retries=0)
 previous: str | None = None
 for turn, question in enumerate(QUESTIONS, 1):
-    kwargs: Any = {"model": "gpt-5.4", "instructions": SYSTEM, "input": question,
-                   "previous_response_id": previous}
+    kwargs: Any = {
+        "model": "gpt-5.4",
+        "instructions": SYSTEM,
+        "input": question,
+        "previous_response_id": previous,
+    }
     if turn < len(QUESTIONS):
         resp = client.responses.create(**kwargs)
     else:  # the last turn streams
@@ -22,8 +26,12 @@ for turn, question in enumerate(QUESTIONS, 1):
             resp = stream.get_final_response()
     previous = resp.id
     usage = resp.usage
-    report(turn, resp.output_text, api="responses",
-           cached=usage.input_tokens_details.cached_tokens if usage else None)
+    report(
+        turn,
+        resp.output_text,
+        api="responses",
+        cached=usage.input_tokens_details.cached_tokens if usage else None,
+    )
 
 messages: list[Any] = [{"role": "system", "content": SYSTEM}]
 for turn, question in enumerate(QUESTIONS, len(QUESTIONS) + 1):

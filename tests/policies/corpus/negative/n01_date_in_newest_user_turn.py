@@ -1,4 +1,5 @@
 """A date belongs in the newest user turn: the prefix stays constant."""
+
 from datetime import date
 from pathlib import Path
 

@@ -4,8 +4,16 @@ import datetime
 def history(call_id: str, question: str) -> list[dict]:
     return [
         {"role": "user", "content": "List the files."},
-        {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call_id,
-                                      "content": f"listed at {datetime.datetime.now()}"}]},
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": call_id,
+                    "content": f"listed at {datetime.datetime.now()}",
+                }
+            ],
+        },
         {"role": "user", "content": question},
     ]
 

@@ -1,4 +1,5 @@
 """Prompt parts loaded from the package's own directory, in sorted order: stable bytes."""
+
 from pathlib import Path
 
 PARTS_DIR = Path(__file__).parent / "prompt_parts"

@@ -3,8 +3,12 @@ parts are cached; the newest user turn after them is not a prefix."""
 
 HANDBOOK = "Read the failing test before editing any file. " * 150
 TOOLS = [
-    {"name": "grep", "description": "Search the workspace.", "input_schema": {"type": "object"},
-     "cache_control": {"type": "ephemeral", "ttl": "1h"}},
+    {
+        "name": "grep",
+        "description": "Search the workspace.",
+        "input_schema": {"type": "object"},
+        "cache_control": {"type": "ephemeral", "ttl": "1h"},
+    },
 ]
 
 
@@ -13,7 +17,9 @@ def ask(client, question):
         model="claude-sonnet-4-6",
         max_tokens=1024,
         tools=TOOLS,
-        system=[{"type": "text", "text": "You are a careful engineer."},
-                {"type": "text", "text": HANDBOOK, "cache_control": {"type": "ephemeral"}}],
+        system=[
+            {"type": "text", "text": "You are a careful engineer."},
+            {"type": "text", "text": HANDBOOK, "cache_control": {"type": "ephemeral"}},
+        ],
         messages=[{"role": "user", "content": question}],
     )

@@ -12,8 +12,10 @@ def ask(client, history, question):
     return client.chat.completions.create(
         model="gpt-5.6-terra",
         messages=[
-            {"role": "system", "content": [
-                {"type": "text", "text": RULES, "prompt_cache_breakpoint": MARK}]},
+            {
+                "role": "system",
+                "content": [{"type": "text", "text": RULES, "prompt_cache_breakpoint": MARK}],
+            },
             *history,
             {"role": "user", "content": question},
         ],
@@ -27,11 +29,20 @@ def ask_with_time(client, question):
     return client.chat.completions.create(
         model="gpt-5.6-terra",
         messages=[
-            {"role": "system", "content": [
-                {"type": "text", "text": RULES, "prompt_cache_breakpoint": MARK}]},
-            {"role": "user", "content": [
-                {"type": "text", "text": f"{question}\nNow: {now:%H:%M}",
-                 "prompt_cache_breakpoint": MARK}]},
+            {
+                "role": "system",
+                "content": [{"type": "text", "text": RULES, "prompt_cache_breakpoint": MARK}],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {
+                        "type": "text",
+                        "text": f"{question}\nNow: {now:%H:%M}",
+                        "prompt_cache_breakpoint": MARK,
+                    }
+                ],
+            },
         ],
         prompt_cache_key="session-1",
     )
@@ -42,14 +53,30 @@ def ask_three_examples(client, examples, question):
         model="gpt-5.6-terra",
         instructions=RULES,
         input=[
-            {"role": "user", "content": [
-                {"type": "input_text", "text": examples[0], "prompt_cache_breakpoint": MARK}]},
-            {"role": "user", "content": [
-                {"type": "input_text", "text": examples[1], "prompt_cache_breakpoint": MARK}]},
-            {"role": "user", "content": [
-                {"type": "input_text", "text": examples[2], "prompt_cache_breakpoint": MARK}]},
-            {"role": "user", "content": [
-                {"type": "input_text", "text": question, "prompt_cache_breakpoint": MARK}]},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "input_text", "text": examples[0], "prompt_cache_breakpoint": MARK}
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "input_text", "text": examples[1], "prompt_cache_breakpoint": MARK}
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "input_text", "text": examples[2], "prompt_cache_breakpoint": MARK}
+                ],
+            },
+            {
+                "role": "user",
+                "content": [
+                    {"type": "input_text", "text": question, "prompt_cache_breakpoint": MARK}
+                ],
+            },
         ],
         prompt_cache_key="session-1",
         prompt_cache_options={"ttl": "12h"},

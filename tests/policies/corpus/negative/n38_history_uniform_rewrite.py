@@ -12,5 +12,6 @@ def as_blocks(history):
 
 
 def ask(client, history):
-    return client.messages.create(model="claude-sonnet-4-6", max_tokens=512,
-                                  messages=as_blocks(history))
+    return client.messages.create(
+        model="claude-sonnet-4-6", max_tokens=512, messages=as_blocks(history)
+    )

@@ -6,6 +6,9 @@ SYSTEM = "You are a careful coding assistant."
 
 def summarize(client, history):
     reply = client.messages.create(
-        model="claude-sonnet-4-6", max_tokens=1024, system=SYSTEM,
-        messages=[*history, {"role": "user", "content": "Summarise the conversation so far."}])
+        model="claude-sonnet-4-6",
+        max_tokens=1024,
+        system=SYSTEM,
+        messages=[*history, {"role": "user", "content": "Summarise the conversation so far."}],
+    )
     return reply.content[0].text

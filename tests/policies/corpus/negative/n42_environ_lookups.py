@@ -12,5 +12,6 @@ def build_system():
 
 
 def ask(client, messages):
-    return client.messages.create(model="claude-sonnet-4-6", max_tokens=512,
-                                  system=build_system(), messages=messages)
+    return client.messages.create(
+        model="claude-sonnet-4-6", max_tokens=512, system=build_system(), messages=messages
+    )

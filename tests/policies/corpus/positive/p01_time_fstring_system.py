@@ -1,4 +1,5 @@
 """The issue's example: a clock reading assigned to a name, formatted into system=."""
+
 import datetime
 
 import anthropic

@@ -8,6 +8,12 @@ def call(client, question):
             {"type": "text", "text": "Part three.", "cache_control": {"type": "ephemeral"}},
             {"type": "text", "text": "Part four.", "cache_control": {"type": "ephemeral"}},
         ],
-        messages=[{"role": "user", "content": [
-            {"type": "text", "text": question, "cache_control": {"type": "ephemeral"}}]}],
+        messages=[
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": question, "cache_control": {"type": "ephemeral"}}
+                ],
+            }
+        ],
     )

@@ -7,8 +7,11 @@ def call(client, question):
         max_tokens=256,
         system=[
             {"type": "text", "text": "Stable handbook text."},
-            {"type": "text", "text": f"Clock: {time.time()}",
-             "cache_control": {"type": "ephemeral"}},
+            {
+                "type": "text",
+                "text": f"Clock: {time.time()}",
+                "cache_control": {"type": "ephemeral"},
+            },
         ],
         messages=[{"role": "user", "content": question}],
     )

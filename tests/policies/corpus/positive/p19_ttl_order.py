@@ -10,8 +10,7 @@ def call(client, question):
         max_tokens=256,
         system=[
             {"type": "text", "text": HANDBOOK, "cache_control": {"type": "ephemeral"}},
-            {"type": "text", "text": GLOSSARY,
-             "cache_control": {"type": "ephemeral", "ttl": "1h"}},
+            {"type": "text", "text": GLOSSARY, "cache_control": {"type": "ephemeral", "ttl": "1h"}},
         ],
         messages=[{"role": "user", "content": question}],
     )

@@ -3,8 +3,12 @@
 HANDBOOK = "Read the failing test before editing any file. " * 150
 TOOLS = [
     {"name": "grep", "description": "Search the workspace.", "input_schema": {"type": "object"}},
-    {"name": "read_file", "description": "Read one file.", "input_schema": {"type": "object"},
-     "cache_control": {"type": "ephemeral"}},
+    {
+        "name": "read_file",
+        "description": "Read one file.",
+        "input_schema": {"type": "object"},
+        "cache_control": {"type": "ephemeral"},
+    },
 ]
 
 

@@ -9,11 +9,17 @@ def ask(client, question):
     return client.chat.completions.create(
         model="gpt-5.6-terra",
         messages=[
-            {"role": "system", "content": [
-                {"type": "text", "text": RULES},
-                {"type": "text", "text": f"Clock: {time.time()}",
-                 "prompt_cache_breakpoint": {"mode": "explicit"}},
-            ]},
+            {
+                "role": "system",
+                "content": [
+                    {"type": "text", "text": RULES},
+                    {
+                        "type": "text",
+                        "text": f"Clock: {time.time()}",
+                        "prompt_cache_breakpoint": {"mode": "explicit"},
+                    },
+                ],
+            },
             {"role": "user", "content": question},
         ],
         prompt_cache_key="session-1",

@@ -9,10 +9,16 @@ def follow_up(client, first_question, first_answer, question):
         instructions=RULES,
         input=[
             {"role": "user", "content": first_question},
-            {"role": "assistant", "content": [
-                {"type": "output_text", "text": first_answer,
-                 "prompt_cache_breakpoint": {"mode": "explicit"}},
-            ]},
+            {
+                "role": "assistant",
+                "content": [
+                    {
+                        "type": "output_text",
+                        "text": first_answer,
+                        "prompt_cache_breakpoint": {"mode": "explicit"},
+                    },
+                ],
+            },
             {"role": "user", "content": question},
         ],
         prompt_cache_key="session-1",

@@ -12,5 +12,6 @@ def masked(history, keep=5):
 
 
 def ask(client, history):
-    return client.messages.create(model="claude-sonnet-4-6", max_tokens=512,
-                                  messages=masked(history))
+    return client.messages.create(
+        model="claude-sonnet-4-6", max_tokens=512, messages=masked(history)
+    )

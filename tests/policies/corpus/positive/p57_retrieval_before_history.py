@@ -14,8 +14,10 @@ class Chat:
     def retrieved(self):
         question = self.cur_messages[-1]["content"]
         docs = self.index.search(question, k=5)
-        return [{"role": "user", "content": "\n\n".join(docs)},
-                {"role": "assistant", "content": "Noted."}]
+        return [
+            {"role": "user", "content": "\n\n".join(docs)},
+            {"role": "assistant", "content": "Noted."},
+        ]
 
     def send(self):
         context = self.retrieved()

@@ -10,5 +10,6 @@ def summarize(client, history):
         text += f"{message['role']}: {message['content']}\n"
     reply = client.chat.completions.create(
         model="gpt-5.6-terra",
-        messages=[{"role": "system", "content": SUMMARIZE}, {"role": "user", "content": text}])
+        messages=[{"role": "system", "content": SUMMARIZE}, {"role": "user", "content": text}],
+    )
     return reply.choices[0].message.content

@@ -3,8 +3,12 @@ results that lose their image are rewritten, and the prefix changes there."""
 
 
 def drop_old_images(messages, keep=3):
-    results = [part for message in messages for part in message["content"]
-               if part.get("type") == "tool_result"]
+    results = [
+        part
+        for message in messages
+        for part in message["content"]
+        if part.get("type") == "tool_result"
+    ]
     to_remove = sum(1 for r in results for c in r["content"] if c["type"] == "image") - keep
     for result in results:
         kept = []
