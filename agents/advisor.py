@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from prefixlock.billing.prices import PriceTable
 from prefixlock.cache.anthropic import DEFAULT_TTL, ttl_seconds
 from prefixlock.guard.economics import (
     DelegationAdvice,
@@ -20,7 +21,6 @@ from prefixlock.guard.economics import (
     TaskProfile,
     advise,
 )
-from prefixlock.prices import PriceTable
 
 from .runner import SubagentDelegator
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from prefixlock.command import Command
+from prefixlock.cli.command import Command
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
@@ -111,10 +111,10 @@ def _run(args: argparse.Namespace) -> int:
 def _advise(args: argparse.Namespace, reg: object) -> int:
     import json
 
+    from prefixlock.billing.prices import PriceTable
     from prefixlock.errors import UserError
     from prefixlock.guard.economics import ParentState, SubagentPlan, TaskProfile, advise
     from prefixlock.prefix import FrozenPrefix
-    from prefixlock.prices import PriceTable
 
     from .registry import AgentRegistry
 

@@ -25,10 +25,10 @@ from typing import Any
 
 import yaml
 
+from prefixlock.billing.money import parse_dollars
 from prefixlock.errors import UserError
-from prefixlock.money import parse_dollars
 
-# Claude Code's tool names -> the workspace tools (prefixlock.workspace).
+# Claude Code's tool names -> the workspace tools (prefixlock.coding.workspace).
 CLAUDE_TOOL_NAMES: Mapping[str, str] = {
     "Read": "read_file",
     "LS": "list_dir",

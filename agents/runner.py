@@ -23,6 +23,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from prefixlock.billing.prices import PriceTable
+from prefixlock.billing.usage import Usage
 from prefixlock.delegation import (
     DelegationResult,
     ParentSession,
@@ -33,11 +35,9 @@ from prefixlock.delegation import (
 from prefixlock.errors import UserError
 from prefixlock.events import Event, SubagentEvent, TextDelta, TurnComplete, UsageReport
 from prefixlock.prefix import FrozenPrefix
-from prefixlock.prices import PriceTable
 from prefixlock.providers import SessionInfo, cache_key_for
 from prefixlock.tokenizer import count_tokens, pieces
 from prefixlock.tools import Tool, ToolSpec, make_tool
-from prefixlock.usage import Usage
 
 from .definitions import AgentDefinition
 from .registry import AgentRegistry
@@ -133,7 +133,7 @@ class SubagentDelegator:
         self.root = Path(root) if root is not None else None
         self._pool: dict[str, Tool] = {}
         if self.root is not None:
-            from prefixlock.workspace import Workspace
+            from prefixlock.coding.workspace import Workspace
 
             for t in Workspace(self.root).read_only_tools():
                 self._pool[t.name] = t

@@ -8,7 +8,7 @@ claude-sonnet-4-6: one task needs 80% of the parent's context, the other 5%.
 from __future__ import annotations
 
 from prefixlock.agents import ParentState, SubagentPlan, TaskProfile, advise
-from prefixlock.prices import PriceTable
+from prefixlock.billing.prices import PriceTable
 
 
 def main() -> None:

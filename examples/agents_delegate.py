@@ -17,10 +17,10 @@ from pathlib import Path
 from prefixlock.agent import Agent
 from prefixlock.agents import SubagentDelegator, TaskProfile, advise_session
 from prefixlock.clock import ManualClock
+from prefixlock.coding.workspace import Workspace
 from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
 from prefixlock.events import SubagentEvent, SubagentFinish, SubagentStart, ToolCall
 from prefixlock.prefix import FrozenPrefix
-from prefixlock.workspace import Workspace
 
 SCRIPT = Script(
     rules=[

@@ -6,7 +6,7 @@ example to a few seconds; `prefixlock demo` runs all 32 turns.
 
 from __future__ import annotations
 
-from prefixlock.demo import CLIENTS, SERVERS, run_demo
+from prefixlock.cli.demo import CLIENTS, SERVERS, run_demo
 from prefixlock.emulator import BUILTIN_PROMPTS
 
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from prefixlock.billing.prices import PriceTable
 from prefixlock.guard.policy import CachePolicy, plan_idle
 from prefixlock.guard.quote import Alternative, Quote
-from prefixlock.prices import PriceTable
 from prefixlock.settings import Settings
 
 

@@ -66,11 +66,11 @@ async def main() -> None:
     except ImportError:
         print("install prefixlock[mcp] to run this example")
         return
+    from prefixlock.coding.mcp_consent import consent
+    from prefixlock.coding.mcp_tools import announced_changes, open_servers
+    from prefixlock.coding.permissions import Permissions
+    from prefixlock.coding.settings_files import load_settings
     from prefixlock.guard.policy import CachePolicy
-    from prefixlock.mcp_consent import consent
-    from prefixlock.mcp_tools import announced_changes, open_servers
-    from prefixlock.permissions import Permissions
-    from prefixlock.settings_files import load_settings
 
     Path("invoice_server.py").write_text(SERVER)
     Path(".mcp.json").write_text(

@@ -11,8 +11,8 @@ import json
 import tempfile
 from pathlib import Path
 
+from prefixlock.billing.prices import PriceTable
 from prefixlock.policies import build_report, check_trace, render_summary, render_text
-from prefixlock.prices import PriceTable
 
 HANDBOOK = "".join(f"Rule {i}: read before you edit, and say why.\n" for i in range(150))
 

@@ -12,7 +12,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from prefixlock.sandbox import Sandbox, SandboxError, SandboxOptions
+from prefixlock.coding.sandbox import Sandbox, SandboxError, SandboxOptions
 
 
 async def main() -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from prefixlock import FrozenPrefix
 from prefixlock.agent import Agent
-from prefixlock.cli import main as prefixlock
+from prefixlock.cli.main import main as prefixlock
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator
 from prefixlock.store.database import SessionStore

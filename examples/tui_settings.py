@@ -11,11 +11,11 @@ import json
 import tempfile
 from pathlib import Path
 
-from prefixlock.custom_commands import load_commands
-from prefixlock.permissions import Permissions
-from prefixlock.settings_files import load_settings
+from prefixlock.coding.custom_commands import load_commands
+from prefixlock.coding.permissions import Permissions
+from prefixlock.coding.settings_files import load_settings
+from prefixlock.coding.workspace import ApprovalRequest
 from prefixlock.tui.undo import UndoJournal
-from prefixlock.workspace import ApprovalRequest
 
 
 def main() -> None:

@@ -11,7 +11,7 @@ import asyncio
 import tempfile
 from pathlib import Path
 
-from prefixlock.workspace import ApprovalRequest, Decision, Workspace, WorkspaceError
+from prefixlock.coding.workspace import ApprovalRequest, Decision, Workspace, WorkspaceError
 
 
 async def ask(request: ApprovalRequest) -> Decision:

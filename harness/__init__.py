@@ -16,12 +16,20 @@ if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
     from .agent import RunResult as RunResult
     from .agent import SyncSession as SyncSession
     from .approvals import Approvals as Approvals
+    from .billing.ledger import Ledger as Ledger
+    from .billing.ledger import LedgerRow as LedgerRow
+    from .billing.prices import Price as Price
+    from .billing.prices import PriceTable as PriceTable
+    from .billing.usage import Usage as Usage
+    from .billing.usage import parse_usage as parse_usage
     from .canonical import canonical_bytes as canonical_bytes
     from .canonical import canonical_json as canonical_json
     from .canonical import fingerprint as fingerprint
     from .clock import Clock as Clock
     from .clock import ManualClock as ManualClock
     from .clock import SystemClock as SystemClock
+    from .coding.workspace import Workspace as Workspace
+    from .coding.workspace import WorkspaceError as WorkspaceError
     from .context import RunContext as RunContext
     from .delegation import DelegationResult as DelegationResult
     from .delegation import Delegator as Delegator
@@ -61,16 +69,12 @@ if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
     from .guard.quote import Quote as Quote
     from .guard.quote import QuoteRequired as QuoteRequired
     from .guard.quote import StaleQuote as StaleQuote
-    from .ledger import Ledger as Ledger
-    from .ledger import LedgerRow as LedgerRow
     from .media import Document as Document
     from .media import Image as Image
     from .media import UserPart as UserPart
     from .output import OutputError as OutputError
     from .output import output_tool as output_tool
     from .prefix import FrozenPrefix as FrozenPrefix
-    from .prices import Price as Price
-    from .prices import PriceTable as PriceTable
     from .providers import SDKProvider as SDKProvider
     from .providers import SessionInfo as SessionInfo
     from .providers import make_provider as make_provider
@@ -87,11 +91,7 @@ if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
     from .tools import tool as tool
     from .transcript import Message as Message
     from .transcript import Transcript as Transcript
-    from .usage import Usage as Usage
-    from .usage import parse_usage as parse_usage
     from .wire import WireRequest as WireRequest
-    from .workspace import Workspace as Workspace
-    from .workspace import WorkspaceError as WorkspaceError
 
 
 __getattr__, __dir__ = lazy_exports(__name__)

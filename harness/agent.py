@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING, TypeVar, Unpack
 
 import pydantic
 
+from .billing.ledger import Ledger
+from .billing.prices import PriceTable
 from .clock import Clock, SystemClock
 from .errors import ConfigError, PrefixError, UserError
 from .events import Event, ToolCall
 from .guard.compaction import DEFAULT_INSTRUCTION, SummaryPlacement
-from .ledger import Ledger
 from .media import UserPart
 from .output import DEFAULT_RETRIES
 from .prefix import FrozenPrefix
-from .prices import PriceTable
 from .providers import SDKProvider, Sleep, make_provider, resolve_route
 from .session import Session
 from .settings import Settings, SettingsChanges

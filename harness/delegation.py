@@ -23,12 +23,12 @@ from decimal import Decimal
 from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
+from .billing.usage import Usage
 from .errors import ConfigError
 from .events import Event, SubagentFinish, SubagentStart
-from .usage import Usage
 
 if TYPE_CHECKING:  # the ledger holds a SubagentSection: it imports this module
-    from .ledger import Ledger
+    from .billing.ledger import Ledger
     from .prefix import FrozenPrefix
 
 ENTRY_POINT_GROUP = "prefixlock.delegators"

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from .usage import Usage
+from .billing.usage import Usage
 
 if TYPE_CHECKING:  # the guard's quote imports this module's events
     from .guard.quote import Quote

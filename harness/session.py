@@ -46,6 +46,7 @@ from typing import Any, TypeVar, Unpack
 import pydantic
 
 from .approvals import Approvals
+from .billing.ledger import Ledger, LedgerRow
 from .clock import Clock
 from .context import RunContext
 from .delegation import (
@@ -79,7 +80,6 @@ from .guard.keepalive import KeepAlive
 from .guard.keepalive_runner import KeepAliveRunner
 from .guard.quote import Quote
 from .guard.tracker import GuardTracker
-from .ledger import Ledger, LedgerRow
 from .media import UserPart, user_blocks
 from .output import DEFAULT_RETRIES, OutputRun
 from .prefix import FrozenPrefix

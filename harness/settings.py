@@ -12,8 +12,8 @@ from dataclasses import dataclass, fields, replace
 from decimal import Decimal
 from typing import Any, Literal, TypedDict, Unpack
 
+from .billing.money import parse_dollars
 from .errors import ConfigError
-from .money import parse_dollars
 
 TTL = Literal["5m", "1h"]
 _TTLS = ("5m", "1h")

@@ -16,12 +16,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .billing.ledger import Ledger
+from .billing.prices import PriceTable
 from .canonical import canonical_bytes, fingerprint
 from .clock import Clock
 from .events import Event
-from .ledger import Ledger
 from .prefix import FrozenPrefix
-from .prices import PriceTable
 from .providers import SDKProvider, SessionInfo
 from .settings import Settings, settings_dict
 from .transcript import Transcript

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from opentelemetry.context import Context
     from opentelemetry.trace import Span, Tracer
 
-    from .ledger import LedgerRow
+    from .billing.ledger import LedgerRow
 
 PROVIDER_NAMES = {  # our api -> gen_ai.provider.name
     "anthropic": "anthropic",

@@ -27,6 +27,7 @@ import threading
 import zlib
 from typing import TYPE_CHECKING
 
+from .billing.prices import PriceTable
 from .clock import Clock, ManualClock
 from .emulator import intake
 from .emulator.answers import Answer, error_answer, json_answer, response_answer
@@ -35,7 +36,6 @@ from .emulator.config import EmulatorConfig
 from .emulator.core import EmulatorCore
 from .emulator.intake import RecordedRequest
 from .emulator.model import Rule, Script, Step
-from .prices import PriceTable
 
 if TYPE_CHECKING:
     import httpx2

@@ -1,7 +1,7 @@
 """`prefixlock lint`: the command line of the policy linter.
 
 Exit codes: 0 no findings, 1 findings, 2 usage or configuration error (raised as UserError and
-printed by prefixlock.cli as one line). Heavy imports stay inside `run`.
+printed by prefixlock.cli.main as one line). Heavy imports stay inside `run`.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import os
 import sys
 from typing import Any
 
-from prefixlock.command import Command
+from prefixlock.cli.command import Command
 
 FORMATS = ("text", "json", "sarif", "github")
 
@@ -115,8 +115,8 @@ def _read_report(rep: Any, trace: str, prices: Any, provider: str | None) -> Any
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from prefixlock.billing.prices import PriceTable
     from prefixlock.errors import UnknownModelError, UserError
-    from prefixlock.prices import PriceTable
 
     from . import config as cfgmod
     from . import output

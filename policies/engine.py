@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from prefixlock.billing.prices import PriceTable
 from prefixlock.errors import ConfigError, UserError
-from prefixlock.prices import PriceTable
 
 from .config import LintConfig
 from .findings import Finding, fingerprints, sort_key, source_lines

@@ -21,6 +21,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from prefixlock.billing.prices import Price, PriceTable
+from prefixlock.billing.usage import Usage, parse_usage
 from prefixlock.cache.anthropic import shortest_ttl
 from prefixlock.cache.ceiling import cacheable, readable
 from prefixlock.cache.openai import whole_blocks
@@ -37,8 +39,6 @@ from prefixlock.cache.units import (
     without_cache_control,
 )
 from prefixlock.canonical import canonical_bytes
-from prefixlock.prices import Price, PriceTable
-from prefixlock.usage import Usage, parse_usage
 
 from .tracecheck import (
     Bad,

@@ -22,7 +22,7 @@ from typing import Any
 
 import yaml
 
-from prefixlock.prices import PriceTable
+from prefixlock.billing.prices import PriceTable
 from prefixlock.tokenizer import count_tokens
 
 from .findings import Finding, Fix, source_lines

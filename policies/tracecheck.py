@@ -16,6 +16,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from prefixlock.billing.prices import Price, PriceTable
 from prefixlock.cache import anthropic, openai
 from prefixlock.cache.units import (
     OPENAI_PREFIX_SETTINGS,
@@ -26,7 +27,6 @@ from prefixlock.cache.units import (
     openai_items,
     without_breakpoints,
 )
-from prefixlock.prices import Price, PriceTable
 from prefixlock.tokenizer import count_tokens
 
 from .findings import Finding

@@ -64,10 +64,10 @@ PURE = (
     "prefixlock.transcript",
     "prefixlock.wire",
     "prefixlock.events",
-    "prefixlock.usage",
-    "prefixlock.money",
-    "prefixlock.ledger",
-    "prefixlock.prices",
+    "prefixlock.billing.usage",
+    "prefixlock.billing.money",
+    "prefixlock.billing.ledger",
+    "prefixlock.billing.prices",
     "prefixlock.cache.*",
     "prefixlock.guard.budget",
     "prefixlock.guard.cacheguard",
@@ -241,6 +241,37 @@ def test_dependency_direction() -> None:
                 continue
             if _product(imported) not in ALLOWED[_product(module)]:
                 wrong.append(f"{module} imports {imported}")
+    assert not wrong, wrong
+
+
+def _layer(module: str) -> str:
+    """Inside the core: the command line (`prefixlock.cli` and each product's `cli` module), the
+    coding-tools runtime (`prefixlock.coding`), and the SDK library (the rest)."""
+    if module == "prefixlock.cli" or module.startswith("prefixlock.cli.") or module.endswith(".cli"):
+        return "cli"
+    if module == "prefixlock.coding" or module.startswith("prefixlock.coding."):
+        return "coding"
+    return "library"
+
+
+# Which layers of the core each layer may import. The package root (`prefixlock/__init__.py`)
+# is the public facade: it names `Workspace` among its lazy exports, and is left out.
+LAYERS = {
+    "library": {"library"},
+    "coding": {"library", "coding"},
+    "cli": {"library", "coding", "cli"},
+}
+
+
+def test_the_library_never_imports_the_coding_runtime_or_the_command_line() -> None:
+    wrong = []
+    for module in MODULES:
+        if module == "prefixlock" or _product(module) != "core":
+            continue
+        for imported in _imports(module, top_level=False):
+            if imported.startswith("prefixlock") and _product(imported) == "core":
+                if _layer(imported) not in LAYERS[_layer(module)]:
+                    wrong.append(f"{module} ({_layer(module)}) imports {imported}")
     assert not wrong, wrong
 
 

@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Collapsible, Footer, Static, TextArea
 
+from prefixlock.coding.workspace import ApprovalRequest, Decision
 from prefixlock.errors import PrefixlockError
 from prefixlock.events import (
     CacheBreak,
@@ -41,7 +42,6 @@ from prefixlock.events import (
     TurnComplete,
     UsageReport,
 )
-from prefixlock.workspace import ApprovalRequest, Decision
 
 from .approval_flow import TOOL_ACTIONS, McpCallRequest, decision_note, mcp_request, preview
 from .backend import ChatBackend
@@ -172,7 +172,7 @@ class ChatApp(ProjectCommands, App[None]):
 
     async def _ask_mcp_then_start(self) -> None:
         """Ask about each MCP server the project declares before anything starts it."""
-        from prefixlock.mcp_consent import command_line
+        from prefixlock.coding.mcp_consent import command_line
 
         for config in self.backend.mcp_to_ask():
             approved = await self.push_screen_wait(

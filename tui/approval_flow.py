@@ -18,8 +18,8 @@ import json
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from prefixlock.coding.workspace import Action, ApprovalRequest, Decision, Workspace
 from prefixlock.events import ToolCall
-from prefixlock.workspace import Action, ApprovalRequest, Decision, Workspace
 
 #: The workspace tools that act, and the action each needs allowed.
 TOOL_ACTIONS: dict[str, Action] = {

@@ -17,25 +17,31 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
+from prefixlock.billing.prices import PriceTable
 from prefixlock.clock import Clock, SystemClock
-from prefixlock.custom_commands import CustomCommand, load_commands
+from prefixlock.coding.custom_commands import CustomCommand, load_commands
+from prefixlock.coding.instructions import INSTRUCTION_FILES as INSTRUCTION_FILES
+from prefixlock.coding.instructions import INSTRUCTION_LIMIT as INSTRUCTION_LIMIT
+from prefixlock.coding.instructions import project_instructions as project_instructions
+from prefixlock.coding.mcp_consent import ConsentFile, command_line, consent, consent_path
+from prefixlock.coding.permissions import Permissions
+from prefixlock.coding.sandbox import SandboxOptions
+from prefixlock.coding.settings_files import ChatSettings, McpServerConfig
+from prefixlock.coding.workspace import (
+    ApprovalRequest,
+    Approver,
+    Decision,
+    Workspace,
+    WorkspaceError,
+)
 from prefixlock.delegation import DelegationResult, ParentSession
 from prefixlock.errors import ConfigError, MissingKeyError, UnknownModelError, UserError
 from prefixlock.events import Event, SubagentFinish, SubagentStart, ToolCall, UsageReport
 from prefixlock.guard.quote import Quote
-from prefixlock.instructions import INSTRUCTION_FILES as INSTRUCTION_FILES
-from prefixlock.instructions import INSTRUCTION_LIMIT as INSTRUCTION_LIMIT
-from prefixlock.instructions import project_instructions as project_instructions
-from prefixlock.mcp_consent import ConsentFile, command_line, consent, consent_path
-from prefixlock.permissions import Permissions
 from prefixlock.prefix import FrozenPrefix
-from prefixlock.prices import PriceTable
 from prefixlock.providers import Sleep
-from prefixlock.sandbox import SandboxOptions
 from prefixlock.settings import Settings
-from prefixlock.settings_files import ChatSettings, McpServerConfig
 from prefixlock.tools import Tool, ToolLike
-from prefixlock.workspace import ApprovalRequest, Approver, Decision, Workspace, WorkspaceError
 
 from .state import CacheState, PanelView, format_dollars
 from .undo import UndoJournal
@@ -44,8 +50,8 @@ if TYPE_CHECKING:  # each is imported where it is used: the chat starts without 
     from prefixlock.agent import Agent
     from prefixlock.agents.registry import AgentRegistry
     from prefixlock.agents.runner import SubagentDelegator
+    from prefixlock.coding.mcp_tools import McpServer, ToolListChange
     from prefixlock.emulator import Emulator
-    from prefixlock.mcp_tools import McpServer, ToolListChange
     from prefixlock.session import Session
     from prefixlock.store.database import SessionStore
 
@@ -112,8 +118,8 @@ class BackendOptions:
     emulator: Emulator | None = None  # one already running (tests share one across app runs)
     sleep: Sleep | None = None  # the transport's sleep between retries (tests advance a clock)
     settings: Settings | None = None  # None: the defaults
-    # The settings files' content (prefixlock.settings_files.load_settings): permission mode and
-    # rules, MCP servers. None: the defaults (ask before every write and command).
+    # The settings files' content (prefixlock.coding.settings_files.load_settings): permission
+    # mode and rules, MCP servers. None: the defaults (ask before every write and command).
     chat_settings: ChatSettings | None = None
     # The home folder for user-level custom commands (~/.claude/commands...); None: project only.
     user_dir: Path | None = None
@@ -167,7 +173,7 @@ class ChatBackend:
         self.command_notes: list[str] = []
         self.mcp_servers: list[McpServer] = []
         # The user's answers about the project's MCP servers, kept beside the store per
-        # workspace (prefixlock.mcp_consent); notes on the ones not started, for the app.
+        # workspace (prefixlock.coding.mcp_consent); notes on the ones not started, for the app.
         self.mcp_consent = ConsentFile(consent_path(options.store_path, self.workspace.root))
         self.mcp_notes: list[str] = []
         self._mcp_task: asyncio.Task[None] | None = None
@@ -400,7 +406,7 @@ class ChatBackend:
         return {t.name for server in self.mcp_servers for t in server.tools}
 
     async def _hold_mcp_servers(self, opened: asyncio.Future[None], close: asyncio.Event) -> None:
-        from prefixlock.mcp_tools import open_servers
+        from prefixlock.coding.mcp_tools import open_servers
 
         try:
             async with contextlib.AsyncExitStack() as stack:
@@ -698,7 +704,7 @@ class ChatBackend:
         return result.text()
 
     def permissions_text(self) -> str:
-        from prefixlock.settings_files import describe
+        from prefixlock.coding.settings_files import describe
 
         allowed = sorted(self.permissions.allowed)
         text = describe(self.chat_settings).replace(
@@ -743,7 +749,7 @@ class ChatBackend:
         """The MCP servers' announced tool-list changes (tools/list_changed), each priced by
         the guard; none is applied (the app offers each, like an edited instruction file). A
         declined one is not offered again until the server announces another change."""
-        from prefixlock.mcp_tools import announced_changes
+        from prefixlock.coding.mcp_tools import announced_changes
 
         if not self.mcp_servers or self._session is None:
             return []

@@ -5,12 +5,12 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from prefixlock.command import Command, add_fork_wait_flags, add_sandbox_flags
+from prefixlock.cli.command import Command, add_fork_wait_flags, add_sandbox_flags
 
 if TYPE_CHECKING:  # typing only: the backend's imports are heavy, `prefixlock --help` stays fast
     from pathlib import Path
 
-    from prefixlock.settings_files import ChatSettings
+    from prefixlock.coding.settings_files import ChatSettings
 
     from .backend import BackendOptions
 
@@ -75,8 +75,8 @@ def _run(args: argparse.Namespace) -> int:
             f"not an http(s) URL: {args.base_url!r} (e.g. http://localhost:8000/v1)",
             where="--base-url",
         )
+    from prefixlock.coding.settings_files import load_settings
     from prefixlock.errors import UnknownModelError
-    from prefixlock.settings_files import load_settings
 
     # Settings files (user and project level): a bad one is one line naming it, exit 2.
     chat_settings = load_settings(workspace, Path.home())
@@ -102,8 +102,8 @@ def backend_options(
     """The backend's options from the parsed command line (which wins) and the settings."""
     from pathlib import Path
 
+    from prefixlock.coding.settings_files import sandbox_options
     from prefixlock.settings import Settings
-    from prefixlock.settings_files import sandbox_options
 
     from .backend import DEFAULT_MODEL, BackendOptions, default_store_path
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from prefixlock.settings_files import EFFORTS, MODES
+from prefixlock.coding.settings_files import EFFORTS, MODES
 
 
 @dataclass(frozen=True)

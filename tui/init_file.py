@@ -13,7 +13,7 @@ import tomllib
 from collections import Counter
 from pathlib import Path
 
-from prefixlock.workspace import SKIP_DIRS
+from prefixlock.coding.workspace import SKIP_DIRS
 
 LANGUAGES = {
     ".py": "Python",

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from prefixlock.coding.workspace import Workspace
 from prefixlock.errors import PrefixlockError
-from prefixlock.workspace import Workspace
 
 # A mention starts a word; trailing punctuation of the sentence is not part of the path.
 _MENTION = re.compile(r"(?:^|(?<=\s))@([^\s]+)")

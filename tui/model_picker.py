@@ -21,9 +21,9 @@ from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
+from prefixlock.billing.prices import Price
 from prefixlock.errors import PrefixlockError
 from prefixlock.guard.quote import Quote
-from prefixlock.prices import Price
 
 from .state import format_dollars
 

@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.app import App
 
-from prefixlock.custom_commands import expand_line
+from prefixlock.coding.custom_commands import expand_line
+from prefixlock.coding.settings_files import EFFORTS, MODES, PermissionMode
 from prefixlock.errors import PrefixlockError
-from prefixlock.settings_files import EFFORTS, MODES, PermissionMode
 
 from .commands import Parsed
 from .quotes import QuoteRows, quote_rows
@@ -70,7 +70,7 @@ class ProjectCommands(App[None]):
         if change is None:
             return
         fresh, prefix, quote = change
-        from prefixlock.instructions import changed_instruction_files
+        from prefixlock.coding.instructions import changed_instruction_files
 
         names = ", ".join(changed_instruction_files(self.backend.instructions, fresh))
         rows = quote_rows(quote)

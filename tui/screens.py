@@ -12,8 +12,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from prefixlock.custom_commands import CustomCommand
-from prefixlock.workspace import ApprovalRequest, Decision
+from prefixlock.coding.custom_commands import CustomCommand
+from prefixlock.coding.workspace import ApprovalRequest, Decision
 
 from .approval_flow import McpCallRequest
 from .commands import COMMANDS, KEYS

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
+from prefixlock.billing.usage import Usage
 from prefixlock.events import (
     CacheBreak,
     Event,
@@ -20,10 +21,9 @@ from prefixlock.events import (
     SubagentFinish,
     UsageReport,
 )
-from prefixlock.usage import Usage
 
 if TYPE_CHECKING:  # types only: this module stays free of the store's I/O
-    from prefixlock.ledger import Ledger
+    from prefixlock.billing.ledger import Ledger
     from prefixlock.store.database import UsageRow
 
 ZERO = Decimal(0)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from itertools import groupby
 
-from ..usage import Usage
+from ..billing.usage import Usage
 from .model import Request
 from .pricing import Pricer, normalize
 

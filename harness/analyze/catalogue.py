@@ -9,7 +9,7 @@ import json
 from functools import cache
 from importlib import resources
 
-from ..prices import PriceTable
+from ..billing.prices import PriceTable
 
 ARCHIVE = "data/prices_archive.json"
 
@@ -22,6 +22,6 @@ def archive() -> PriceTable:
 
 def table(override: str | None = None) -> PriceTable:
     """Archive, then the current built-in table, then the user's file."""
-    from .. import pricefile
+    from ..billing import pricefile
 
     return archive().merged(pricefile.default(override))

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import argparse
 
-from ..command import Command
+from ..cli.command import Command
 
 
 def configure(p: argparse.ArgumentParser) -> None:

@@ -1,8 +1,8 @@
 """The normalised request model every log reader produces (TRANSCRIPTS.md §3.2).
 
 One `Request` is one billed API call, de-duplicated as its format requires, with disjoint input
-counters (uncached + read + write = input, as `prefixlock.usage.Usage`). A reader also returns
-the `Notes` of what it skipped and why, so that nothing is dropped silently.
+counters (uncached + read + write = input, as `prefixlock.billing.usage.Usage`). A reader also
+returns the `Notes` of what it skipped and why, so that nothing is dropped silently.
 """
 
 from __future__ import annotations

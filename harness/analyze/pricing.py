@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
 
-from ..prices import Price, PriceTable
-from ..usage import Usage
+from ..billing.prices import Price, PriceTable
+from ..billing.usage import Usage
 from .model import Request
 
 _DATE = re.compile(r"(-\d{8}|-\d{4}-\d{2}-\d{2}|@\d{8}|@latest|-latest)$")

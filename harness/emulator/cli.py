@@ -6,7 +6,7 @@ import argparse
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ..command import Command
+from ..cli.command import Command
 
 if TYPE_CHECKING:
     from .config import EmulatorConfig

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..billing.prices import Price, PriceTable
 from ..cache.units import (
     anthropic_units,
     openai_cache_options,
@@ -28,7 +29,6 @@ from ..cache.units import (
     openai_tokens,
     openai_units,
 )
-from ..prices import Price, PriceTable
 from . import anthropic_api, openai_api
 from .answers import Answer, Event, error_answer, json_answer
 from .apierror import ApiError

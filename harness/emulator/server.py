@@ -23,8 +23,8 @@ import time
 from http.server import BaseHTTPRequestHandler, HTTPServer
 from typing import Any
 
+from ..billing.prices import PriceTable
 from ..clock import Clock, ManualClock, SystemClock
-from ..prices import PriceTable
 from . import intake
 from .answers import Answer, error_answer, json_answer, response_answer
 from .apierror import ApiError

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from ..billing.money import parse_dollars
 from ..errors import UserError
-from ..money import parse_dollars
 
 _RAISE = " (raise the limit with session.budget = CacheBudget(...) to go on)"
 

@@ -20,6 +20,8 @@ from decimal import Decimal
 from functools import partial
 from typing import Any
 
+from ..billing.prices import Price, PriceTable
+from ..billing.usage import Usage
 from ..cache import anthropic, deepseek, openai
 from ..cache.blocks import BlockCache
 from ..cache.media import unit_token_ids
@@ -38,8 +40,6 @@ from ..cache.units import (
     without_breakpoints,
 )
 from ..events import CacheBreak, ContextWindowWarning
-from ..prices import Price, PriceTable
-from ..usage import Usage
 from ..wire import WireRequest
 from .budget import CacheBudget
 

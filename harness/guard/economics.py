@@ -36,7 +36,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from decimal import ROUND_FLOOR, Decimal
 
-from ..prices import MILLION, Price
+from ..billing.prices import MILLION, Price
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,9 @@ import contextlib
 from collections.abc import AsyncIterator
 from decimal import Decimal
 
+from ..billing.money import parse_dollars
 from ..errors import ProviderError, UserError
 from ..events import Event, KeepAlivePing
-from ..money import parse_dollars
 from ..state import SessionState
 from ..store.recorder import Recorder
 from ..wire import WireRequest

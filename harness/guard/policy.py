@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
-from ..prices import Price
+from ..billing.prices import Price
 from ..settings import Settings
 from .quote import Quote
 

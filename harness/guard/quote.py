@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from ..billing.prices import MILLION, Price
 from ..errors import UserError
-from ..prices import MILLION, Price
 from ..wire import WireRequest
 from .cacheguard import CacheGuard, Prediction
 from .economics import TaskProfile

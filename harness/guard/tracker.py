@@ -16,14 +16,14 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
+from ..billing.ledger import LedgerRow
+from ..billing.usage import Usage, parse_usage
 from ..events import CacheBreak, Event, UsageReport
-from ..ledger import LedgerRow
 from ..providers import AttemptProgress, Reply
 from ..providers.transport import ESTIMATE_KEY
 from ..state import SessionState
 from ..tokenizer import count_tokens
 from ..transcript import Message
-from ..usage import Usage, parse_usage
 from ..wire import WireRequest
 from .cacheguard import CacheGuard, Prediction, provider_verdict
 from .quote import Quote

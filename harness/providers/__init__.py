@@ -10,13 +10,13 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
 
+from ..billing.prices import PriceTable
+from ..billing.usage import Usage, parse_usage
 from ..errors import ProviderError
 from ..events import Event
 from ..prefix import FrozenPrefix
-from ..prices import PriceTable
 from ..settings import Settings
 from ..transcript import Message, Transcript
-from ..usage import Usage, parse_usage
 from ..wire import WireRequest
 from .anthropic import AnthropicBuilder, AnthropicStream
 from .base import (

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..billing.usage import from_anthropic
 from ..cache.media import unit_tokens
 from ..cache.units import Unit, anthropic_message_settings, message_unit_data
 from ..canonical import canonical_bytes, canonical_copy, canonical_json, chain_hash
@@ -23,7 +24,6 @@ from ..prefix import FrozenPrefix
 from ..settings import Settings
 from ..tokenizer import count_tokens
 from ..transcript import Message, Transcript, thaw
-from ..usage import from_anthropic
 from ..wire import WireRequest
 from ._incremental import ChainMemo, MessageParts, with_breakpoint
 from .base import Reply, SessionInfo, memo, parse_tool_input, remember

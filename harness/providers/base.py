@@ -4,7 +4,7 @@ incremental.
 
 A provider has three parts kept apart: a pure request builder (prefix + transcript + settings ->
 `WireRequest`), a transport (the official SDK's async client, streaming, our retries), and usage
-parsing (`prefixlock.usage`).
+parsing (`prefixlock.billing.usage`).
 """
 
 from __future__ import annotations
@@ -15,11 +15,11 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from ..billing.usage import Usage
 from ..events import ProviderFault, TextDelta
 from ..prefix import FrozenPrefix
 from ..settings import Settings
 from ..transcript import Message, Transcript
-from ..usage import Usage
 from ..wire import WireRequest
 
 

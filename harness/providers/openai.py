@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..billing.usage import from_openai_chat, from_openai_responses
 from ..cache.media import unit_tokens
 from ..cache.units import (
     BREAKPOINT_FIELD,
@@ -42,7 +43,6 @@ from ..prefix import FrozenPrefix
 from ..settings import Settings
 from ..tokenizer import count_tokens
 from ..transcript import Message, Transcript
-from ..usage import from_openai_chat, from_openai_responses
 from ..wire import WireRequest
 from ._incremental import ChainMemo, MessageParts, with_breakpoint
 from .base import Reply, SessionInfo, memo, parse_tool_input, remember

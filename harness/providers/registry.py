@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from ..billing.prices import PriceTable
 from ..errors import ConfigError, MissingKeyError, UnknownModelError
-from ..prices import PriceTable
 
 PREFIXES = {
     "anthropic": "anthropic",

@@ -22,12 +22,12 @@ from urllib.parse import urlsplit
 
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 
+from ..billing.usage import Usage
 from ..canonical import canonical_json
 from ..errors import ProviderError
 from ..events import ProviderFault, TextDelta
 from ..settings import Settings
 from ..tokenizer import count_tokens
-from ..usage import Usage
 from .anthropic import AnthropicStream
 from .base import AttemptProgress, Reply, StreamItem, StreamProgress
 from .diagnostics import diagnostics_request

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING, Any
 
-from ..command import Command
+from ..cli.command import Command
 
 if TYPE_CHECKING:
     from .server import ProxyConfig

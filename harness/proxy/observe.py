@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from ..billing.prices import PriceTable
+from ..billing.usage import Usage, parse_usage
 from ..cache.units import anthropic_units, openai_units
 from ..guard.cacheguard import CacheGuard, Prediction
-from ..prices import PriceTable
-from ..usage import Usage, parse_usage
 from ..wire import WireRequest
 
 # Which API a request path speaks; others pass through unobserved.

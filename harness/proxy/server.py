@@ -24,10 +24,10 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from ..billing.prices import PriceTable
 from ..clock import Clock, SystemClock
 from ..errors import ConfigError
 from ..guard.keepalive import KeepAlive, plan_ping
-from ..prices import PriceTable
 from ..wire import WireRequest
 from .observe import Observed, Observer, StreamUsage, api_of, reply_usage, trace_line, wire_request
 from .repair import repair

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from ..command import Command
+from ..cli.command import Command
 from ..errors import UserError
 
 

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from ..billing.prices import PriceTable
 from ..errors import UserError
-from ..prices import PriceTable
 from . import cluster, engine, models
 from .backend import NUMPY, Backend
 from .replay import POLICIES, replay

@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from ..command import Command
+from ..cli.command import Command
 
 if TYPE_CHECKING:
     from decimal import Decimal

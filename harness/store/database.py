@@ -33,10 +33,10 @@ from decimal import Decimal
 from pathlib import Path
 from typing import IO, Any, Concatenate, ParamSpec, TypeVar
 
+from ..billing.usage import Usage
 from ..canonical import canonical_bytes
 from ..clock import Clock, SystemClock, pause
 from ..errors import UserError
-from ..usage import Usage
 from . import mediablobs
 from .heartbeat import Heartbeat
 

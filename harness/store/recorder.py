@@ -15,8 +15,8 @@ import sqlite3
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from ..billing.ledger import LedgerRow
 from ..events import CacheBreak, StoreWriteFailed
-from ..ledger import LedgerRow
 from ..settings import settings_dict
 from ..state import SessionState
 from ..wire import WireRequest

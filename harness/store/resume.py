@@ -18,6 +18,7 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ..billing.ledger import LedgerRow
 from ..canonical import canonical_bytes
 from ..delegation import DelegationResult
 from ..errors import ProviderError, UserError
@@ -25,7 +26,6 @@ from ..events import ResumedPrefixDiffers
 from ..guard.actions import hypothetical_request
 from ..guard.quote import Quote
 from ..guard.tracker import chat_echo
-from ..ledger import LedgerRow
 from ..prefix import FrozenPrefix
 from ..providers import Reply
 from ..session import Session

@@ -11,11 +11,11 @@ from typing import Literal
 
 
 def run_versus_command(args: argparse.Namespace) -> int:
-    from ..demo import trace_dir
+    from ..billing.prices import PriceTable
+    from ..cli.demo import trace_dir
     from ..emulator import BUILTIN_PROMPTS
     from ..errors import ConfigError
     from ..guard.policy import CachePolicy
-    from ..prices import PriceTable
     from .peers import PEERS, peers_of
     from .peers.envs import python_for
     from .report import render, run_versus, write_traces

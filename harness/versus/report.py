@@ -157,7 +157,7 @@ def run_versus(
     """Each scenario through prefixlock (once per named policy; default: CachePolicy()) and
     through each named peer. `python_for(peer)` gives the interpreter of the peer's venv, or
     raises with the reason it has none."""
-    from ..prices import PriceTable
+    from ..billing.prices import PriceTable
     from .peers import PEERS
     from .run import run_peer, run_prefixlock
     from .scenario import mark_compactions

@@ -24,12 +24,12 @@ from typing import TYPE_CHECKING, Any
 from .scenario import Scenario, shuffled
 
 if TYPE_CHECKING:
+    from ..billing.prices import PriceTable
     from ..clock import ManualClock
     from ..emulator import Emulator
     from ..emulator.model import Script
     from ..guard.policy import CachePolicy, IdlePlan
     from ..prefix import FrozenPrefix
-    from ..prices import PriceTable
     from ..settings import Settings
     from ..tools import Tool, ToolSpec
 
@@ -106,7 +106,7 @@ def _is_ping(api: str, body: dict[str, Any]) -> bool:
 def _bill(
     emu: Emulator, prices: PriceTable, turn_of: Sequence[int], scenario: Scenario, client: str
 ) -> tuple[list[Billed], list[dict[str, Any]]]:
-    from ..usage import parse_usage
+    from ..billing.usage import parse_usage
 
     rows: list[Billed] = []
     trace: list[dict[str, Any]] = []

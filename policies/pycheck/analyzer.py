@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
-from prefixlock.prices import PriceTable
+from prefixlock.billing.prices import PriceTable
 
 from ..findings import Finding, Fix, source_lines
 from .context import Context, Scope

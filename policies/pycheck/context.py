@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
-from prefixlock.prices import Price, PriceTable
+from prefixlock.billing.prices import Price, PriceTable
 
 from ..findings import Finding
 from .syntax import Function, const_str, dotted, static_text

@@ -172,7 +172,7 @@ async def run_session(root: Path, mode: str) -> Run:
     clock = ManualClock()
     with Emulator.start(config=EmulatorConfig(), clock=clock, script=script()) as emu:
         delegator = SubagentDelegator(root=root)
-        from prefixlock.workspace import Workspace
+        from prefixlock.coding.workspace import Workspace
 
         prefix = FrozenPrefix(
             system=system_prompt(),

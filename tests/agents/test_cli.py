@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from prefixlock.cli import main
+from prefixlock.cli.main import main
 
 
 def test_list_and_show(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

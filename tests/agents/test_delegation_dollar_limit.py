@@ -15,10 +15,10 @@ from prefixlock import Settings
 from prefixlock.agent import Agent
 from prefixlock.agents import SubagentDelegator
 from prefixlock.clock import ManualClock
+from prefixlock.coding.workspace import Workspace
 from prefixlock.emulator import Emulator, Rule, Script, Step
 from prefixlock.events import TurnComplete
 from prefixlock.prefix import FrozenPrefix
-from prefixlock.workspace import Workspace
 
 TASK = {"task": "FIND: the TODOs", "agent": "explorer"}
 SCRIPT = Script(

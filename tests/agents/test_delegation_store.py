@@ -12,13 +12,13 @@ import pytest
 
 from prefixlock.agent import Agent
 from prefixlock.agents import SubagentDelegator
-from prefixlock.cli import main
+from prefixlock.cli.main import main
 from prefixlock.clock import ManualClock
+from prefixlock.coding.workspace import Workspace
 from prefixlock.delegation import DelegationResult
 from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
 from prefixlock.prefix import FrozenPrefix
 from prefixlock.store.database import SessionStore
-from prefixlock.workspace import Workspace
 from tests.agents.agents_scenario import KEY, PARENT_MODEL, make_workspace
 
 SCRIPT = Script(

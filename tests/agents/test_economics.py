@@ -6,8 +6,8 @@ from decimal import Decimal
 
 import pytest
 
+from prefixlock.billing.prices import PriceTable
 from prefixlock.guard.economics import ParentState, SubagentPlan, TaskProfile, advise
-from prefixlock.prices import PriceTable
 
 PRICES = PriceTable.default()
 OPUS = PRICES.require("claude-opus-4-7")  # in 5, write 6.25, read 0.50, out 25 ($/M)

@@ -13,13 +13,13 @@ from prefixlock.agent import Agent
 from prefixlock.agents import AgentRegistry, SubagentDelegator, parse_definition
 from prefixlock.canonical import canonical_bytes
 from prefixlock.clock import ManualClock
+from prefixlock.coding.workspace import Workspace
 from prefixlock.delegation import subagent_section
 from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
 from prefixlock.events import SubagentFinish, SubagentStart, ToolResult, UsageReport
 from prefixlock.prefix import FrozenPrefix
 from prefixlock.settings import Settings
 from prefixlock.wire import WireRequest
-from prefixlock.workspace import Workspace
 from tests.agents.agents_scenario import (
     KEY,
     PARENT_MODEL,

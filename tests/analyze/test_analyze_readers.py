@@ -136,7 +136,7 @@ async def store(tmp_path: Path) -> Path:
 
 
 def test_prefixlock_store_and_its_export_read_alike(store: Path, tmp_path: Path) -> None:
-    from prefixlock.cli import main
+    from prefixlock.cli.main import main
 
     direct = analyze([store], jobs=1).report
     assert direct["totals"]["requests"] == 6

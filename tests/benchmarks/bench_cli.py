@@ -64,7 +64,7 @@ def _trace() -> Path | None:
 def _prefixlock() -> list[str]:
     """The console script next to this interpreter (what a user runs), else `-m`."""
     script = Path(sys.executable).with_name("prefixlock")
-    return [str(script)] if script.exists() else [sys.executable, "-m", "prefixlock.cli"]
+    return [str(script)] if script.exists() else [sys.executable, "-m", "prefixlock.cli.main"]
 
 
 def _measure(

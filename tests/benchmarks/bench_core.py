@@ -11,13 +11,13 @@ from __future__ import annotations
 import statistics
 import time
 
-from prefixlock.ledger import Ledger
+from prefixlock.billing.ledger import Ledger
+from prefixlock.billing.usage import Usage
 from prefixlock.prefix import FrozenPrefix
 from prefixlock.providers import SessionInfo, make_builder
 from prefixlock.settings import Settings
 from prefixlock.tokenizer import count_tokens
 from prefixlock.transcript import Message, Transcript, text_block, tool_result_block, tool_use_block
-from prefixlock.usage import Usage
 
 APIS = ("anthropic", "openai-chat", "openai-responses", "openai-compat")
 SIZES = (10_000, 100_000, 1_000_000)

@@ -20,16 +20,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "guard"))
 
 from guardkit import advance, agent, of, run_turns, start_emulator, turn
 
+from prefixlock.billing.prices import PriceTable
+from prefixlock.billing.usage import Usage
 from prefixlock.canonical import canonical_bytes
 from prefixlock.events import UsageReport
 from prefixlock.guard.cacheguard import CacheGuard
 from prefixlock.prefix import FrozenPrefix
-from prefixlock.prices import PriceTable
 from prefixlock.providers import SessionInfo, make_builder
 from prefixlock.settings import Settings
 from prefixlock.store.database import SessionStore
 from prefixlock.transcript import Message
-from prefixlock.usage import Usage
 
 
 async def switch_agreement() -> None:

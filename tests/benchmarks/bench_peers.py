@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import sys
 
-from prefixlock.cli import main
+from prefixlock.cli.main import main
 
 if __name__ == "__main__":
     sys.exit(main(["demo", "--versus", "peers", *sys.argv[1:]]))

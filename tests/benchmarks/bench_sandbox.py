@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from prefixlock.sandbox import Sandbox, SandboxMode, SandboxOptions
-from prefixlock.workspace import SKIP_DIRS, Workspace
+from prefixlock.coding.sandbox import Sandbox, SandboxMode, SandboxOptions
+from prefixlock.coding.workspace import SKIP_DIRS, Workspace
 
 BOMB = "bash -c ':(){ :|:& };:'; sleep 600"
 TIMEOUT = 60.0

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from prefixlock.agent import Agent
-from prefixlock.cli import main
+from prefixlock.billing.prices import PriceTable
+from prefixlock.cli.main import main
 from prefixlock.errors import (
     ConfigError,
     MissingKeyError,
@@ -20,7 +21,6 @@ from prefixlock.errors import (
     UnknownModelError,
 )
 from prefixlock.prefix import FrozenPrefix
-from prefixlock.prices import PriceTable
 from prefixlock.providers import find_key, resolve_route
 from prefixlock.tools import ToolSpec, tool
 from tests.helpers.cli import Ran, run_cli
@@ -252,8 +252,8 @@ def test_cli_reports_a_provider_fault_in_one_line(
     fault: ProviderError, code: int, line: str, monkeypatch: pytest.MonkeyPatch, capsys: Any
 ) -> None:
     # What any subcommand raises once the provider's retries ran out: one line, no traceback.
-    from prefixlock import cli
-    from prefixlock.command import Command
+    from prefixlock.cli import main as cli
+    from prefixlock.cli.command import Command
 
     def fail(args: Any) -> int:
         raise fault

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from prefixlock import cli
-from prefixlock.command import Command
+from prefixlock.cli import main as cli
+from prefixlock.cli.command import Command
 
 # What a listing or a parser must never pull in: the SDKs, pydantic, the TUI, numpy, and the
 # products behind the commands (their packages name their exports lazily).
@@ -39,7 +39,7 @@ HEAVY = (
     "prefixlock.agents.registry",
     "prefixlock.tui.app",
     "prefixlock.policies.engine",
-    "prefixlock.demo",
+    "prefixlock.cli.demo",
     "prefixlock.sim.simulate",
     "prefixlock.sim.trace",
 )
@@ -69,7 +69,7 @@ def _fresh(code: str) -> Any:
 
 MODULES_AFTER = """
 import contextlib, io, json, sys
-from prefixlock.cli import main
+from prefixlock.cli.main import main
 with contextlib.redirect_stdout(io.StringIO()) as out:
     try:
         main({argv!r})
@@ -88,7 +88,7 @@ def test_help_imports_no_heavy_module(argv: list[str]) -> None:
         assert "usage: prefixlock sim" in seen["out"] and "--curve" in seen["out"]
         assert "prefixlock.sim.cli" in seen["modules"]
         # Only the chosen command is imported.
-        others = ("prefixlock.cli_run", "prefixlock.store.cli", "prefixlock.policies.cli")
+        others = ("prefixlock.cli.run", "prefixlock.store.cli", "prefixlock.policies.cli")
         assert not set(others) & set(seen["modules"])
     else:
         # Every command listed, in its order, with its help line.
@@ -102,7 +102,7 @@ def test_a_listed_command_still_runs_in_the_same_process() -> None:
     """After `--help` listed every command, `agents list` runs in the same process."""
     code = """
 import contextlib, io, json, sys
-from prefixlock.cli import main
+from prefixlock.cli.main import main
 with contextlib.redirect_stdout(io.StringIO()):
     try:
         main(["--help"])
@@ -180,11 +180,11 @@ def test_a_broken_command_module_is_not_hidden(
 def test_deferred_command_imports_its_module_only_when_used() -> None:
     code = """
 import argparse, json, sys
-from prefixlock.cli_run import DEMO_COMMAND
-before = "prefixlock.demo" in sys.modules
+from prefixlock.cli.run import DEMO_COMMAND
+before = "prefixlock.cli.demo" in sys.modules
 p = argparse.ArgumentParser()
 DEMO_COMMAND.configure(p)
-print(json.dumps({"before": before, "after": "prefixlock.demo" in sys.modules,
+print(json.dumps({"before": before, "after": "prefixlock.cli.demo" in sys.modules,
                   "flags": sorted(p._option_string_actions)}))
 """
     seen = _fresh(code)

@@ -7,13 +7,13 @@ import json
 from decimal import Decimal
 from pathlib import Path
 
-from prefixlock.ledger import Ledger
+from prefixlock.billing.ledger import Ledger
+from prefixlock.billing.prices import PriceTable
+from prefixlock.billing.usage import Usage
 from prefixlock.prefix import FrozenPrefix
-from prefixlock.prices import PriceTable
 from prefixlock.providers import SessionInfo, make_builder
 from prefixlock.settings import Settings
 from prefixlock.transcript import Message, Transcript
-from prefixlock.usage import Usage
 from prefixlock.wire import WireRequest
 
 SYSTEM = "Keep every byte of the prefix stable. " * 400  # ~3,200 tokens

@@ -38,7 +38,7 @@ SCRIPT = Script(
 
 async def test_mcp_tools_in_the_prefix_and_a_changed_list_is_priced() -> None:
     pytest.importorskip("mcp")
-    from prefixlock.mcp_tools import McpServer, announced_changes
+    from prefixlock.coding.mcp_tools import McpServer, announced_changes
 
     async with McpServer.stdio(sys.executable, [SERVER]) as server:
         names = [t.name for t in server.tools]
@@ -110,7 +110,7 @@ async def _http_server() -> AsyncIterator[str]:
 
 async def test_mcp_over_streamable_http_is_pinned_and_a_changed_list_is_priced() -> None:
     pytest.importorskip("mcp")
-    from prefixlock.mcp_tools import McpServer
+    from prefixlock.coding.mcp_tools import McpServer
 
     async with _http_server() as url:
         async with McpServer.http(url, prefix="inv_") as server:

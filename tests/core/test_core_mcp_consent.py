@@ -1,7 +1,7 @@
-"""Consent to a project's MCP servers (prefixlock.mcp_consent) and the MCP tool-call rulings
-(prefixlock.permissions): a repository's `.mcp.json` or project settings cannot start a server
-or approve itself; the user's files, local settings and remembered answers can; MCP calls ask
-unless a rule, the mode or the user allows them."""
+"""Consent to a project's MCP servers (prefixlock.coding.mcp_consent) and the MCP tool-call
+rulings (prefixlock.coding.permissions): a repository's `.mcp.json` or project settings cannot
+start a server or approve itself; the user's files, local settings and remembered answers can;
+MCP calls ask unless a rule, the mode or the user allows them."""
 
 from __future__ import annotations
 
@@ -11,16 +11,21 @@ from pathlib import Path
 
 import pytest
 
-from prefixlock.errors import ConfigError
-from prefixlock.mcp_consent import (
+from prefixlock.coding.mcp_consent import (
     ConsentFile,
     command_line,
     consent,
     consent_path,
     fingerprint,
 )
-from prefixlock.permissions import Permissions
-from prefixlock.settings_files import ChatSettings, McpServerConfig, load_settings, parse_rule
+from prefixlock.coding.permissions import Permissions
+from prefixlock.coding.settings_files import (
+    ChatSettings,
+    McpServerConfig,
+    load_settings,
+    parse_rule,
+)
+from prefixlock.errors import ConfigError
 
 
 def _mcp_json(path: Path, **servers: list[str]) -> None:

@@ -11,15 +11,15 @@ from typing import Any
 
 import pytest
 
+from prefixlock.billing.prices import PriceTable
+from prefixlock.billing.usage import Usage, parse_usage
 from prefixlock.cache.units import anthropic_units, openai_units
 from prefixlock.canonical import canonical_bytes, chain_hash, fingerprint
 from prefixlock.errors import ConfigError, PrefixError, UnknownModelError
 from prefixlock.prefix import FrozenPrefix
-from prefixlock.prices import PriceTable
 from prefixlock.tokenizer import count_tokens, tokenize
 from prefixlock.tools import make_tool, tool
 from prefixlock.transcript import Message, Transcript
-from prefixlock.usage import Usage, parse_usage
 
 
 def test_canonical_bytes() -> None:

@@ -1,5 +1,5 @@
-"""prefixlock.money.parse_dollars: the one rule for a dollar amount (limits, caps, prices), and the
-places that use it keeping their own field names and error classes."""
+"""prefixlock.billing.money.parse_dollars: the one rule for a dollar amount (limits, caps,
+prices), and the places that use it keeping their own field names and error classes."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 
 from prefixlock.agents.definitions import parse_definition
+from prefixlock.billing.money import parse_dollars
+from prefixlock.billing.prices import PriceTable
 from prefixlock.errors import ConfigError, UserError
-from prefixlock.money import parse_dollars
-from prefixlock.prices import PriceTable
 
 
 @pytest.mark.parametrize(

@@ -6,16 +6,16 @@ import re
 
 import pytest
 
-from prefixlock.errors import ConfigError
-from prefixlock.permissions import (
+from prefixlock.coding.permissions import (
     Permissions,
     command_matches,
     path_matches,
     split_command,
     tool_matches,
 )
-from prefixlock.settings_files import MODES, ChatSettings, PermissionMode, Rule, parse_rule
-from prefixlock.workspace import ApprovalRequest
+from prefixlock.coding.settings_files import MODES, ChatSettings, PermissionMode, Rule, parse_rule
+from prefixlock.coding.workspace import ApprovalRequest
+from prefixlock.errors import ConfigError
 
 
 def rules(*texts: str) -> tuple[Rule, ...]:

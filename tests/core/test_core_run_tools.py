@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from prefixlock.sandbox import SandboxMode
+from prefixlock.coding.sandbox import SandboxMode
 from tests.helpers.cli import run_cli
 from tests.helpers.sandbox import MODES
 

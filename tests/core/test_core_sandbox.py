@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from prefixlock.sandbox import (
+from prefixlock.coding.sandbox import (
     ENV_ALLOW,
     Sandbox,
     SandboxError,
@@ -26,7 +26,7 @@ from prefixlock.sandbox import (
     SandboxOptions,
     scrubbed_env,
 )
-from prefixlock.workspace import ApprovalRequest, Decision, Workspace, WorkspaceError
+from prefixlock.coding.workspace import ApprovalRequest, Decision, Workspace, WorkspaceError
 from tests.helpers.sandbox import MODES, needs_bwrap
 
 SECRETS = {
@@ -94,7 +94,7 @@ async def test_no_key_of_any_spelling_reaches_the_command(
 CHILD = textwrap.dedent(
     """
     import asyncio, sys
-    from prefixlock.workspace import Workspace
+    from prefixlock.coding.workspace import Workspace
     ws = Workspace(sys.argv[1], allow={"run"}, sandbox=sys.argv[2])
     res = asyncio.run(ws.run(
         "cat /proc/$PPID/environ /proc/[0-9]*/environ 2>/dev/null | tr '\\\\0' '\\\\n' | grep KEY"
@@ -509,7 +509,7 @@ async def test_the_command_cannot_leave_its_cgroup(ws_root: Path) -> None:
 
 
 def test_cgroups_left_by_a_killed_process_are_swept(ws_root: Path) -> None:
-    from prefixlock import proclimit
+    from prefixlock.coding import proclimit
 
     where = proclimit._hierarchy()
     if where is None:

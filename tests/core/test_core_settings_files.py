@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from prefixlock.coding.settings_files import SANDBOX_HOOK, load_settings
 from prefixlock.errors import ConfigError
-from prefixlock.settings_files import SANDBOX_HOOK, load_settings
 from tests.helpers.files import write
 
 
@@ -215,7 +215,7 @@ def test_a_bad_mcp_json_is_one_line_naming_the_field(
 
 
 def test_sandbox_flags_win_over_the_sandbox_table() -> None:
-    from prefixlock.settings_files import ChatSettings, sandbox_options
+    from prefixlock.coding.settings_files import ChatSettings, sandbox_options
 
     table = ChatSettings(sandbox={"mode": "off", "network": True, "env": ["TERM"]})
     opts = sandbox_options(table)

@@ -16,15 +16,15 @@ import pytest
 import respx
 
 from prefixlock.agent import Agent
-from prefixlock.cli import main
+from prefixlock.billing.ledger import Ledger
+from prefixlock.billing.prices import PriceTable
+from prefixlock.billing.usage import Usage
+from prefixlock.cli.main import main
 from prefixlock.errors import ConfigError, PrefixError, ProviderError
-from prefixlock.ledger import Ledger
 from prefixlock.prefix import FrozenPrefix
-from prefixlock.prices import PriceTable
 from prefixlock.providers import resolve_route
 from prefixlock.settings import Settings
 from prefixlock.tools import tool
-from prefixlock.usage import Usage
 from tests.helpers import sse_responses as sse
 from tests.helpers.cli import Ran, run_cli
 from tests.helpers.httpx_bridge import async_client

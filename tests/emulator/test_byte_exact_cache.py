@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from prefixlock.billing.usage import Usage
 from prefixlock.cache.units import anthropic_units, unit_bytes
 from prefixlock.canonical import canonical_bytes
 from prefixlock.emulator import Emulator
 from prefixlock.guard.cacheguard import CacheGuard
-from prefixlock.usage import Usage
 from prefixlock.wire import WireRequest
 from tests.helpers.sdk import anthropic, openai
 

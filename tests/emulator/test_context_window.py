@@ -9,12 +9,12 @@ import re
 import pytest
 
 from prefixlock.agent import Agent
+from prefixlock.billing.prices import PriceTable
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator
 from prefixlock.errors import PrefixlockError
 from prefixlock.events import ContextWindowWarning, Event, PrefixChanged, UsageReport
 from prefixlock.prefix import FrozenPrefix
-from prefixlock.prices import PriceTable
 from prefixlock.settings import Settings
 from prefixlock.tokenizer import count_tokens
 from tests.helpers.sdk import anthropic, openai

@@ -11,12 +11,12 @@ from typing import Any
 
 import pytest
 
+from prefixlock.billing.prices import PriceTable
 from prefixlock.cache.units import anthropic_units, openai_tokens
 from prefixlock.emulator.answers import response_answer
 from prefixlock.emulator.config import EmulatorConfig, FaultSpec
 from prefixlock.emulator.core import EmulatorCore
 from prefixlock.emulator.faults import FaultQueue, plan_fault
-from prefixlock.prices import PriceTable
 
 NOW = 1_800_000_000.0
 SYSTEM = "You are a careful coding assistant. Follow the repository conventions. " * 120

@@ -13,11 +13,11 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from prefixlock import demo
-from prefixlock.cli import main
-from prefixlock.demo import DemoResult, render, run_demo
+from prefixlock.cli import demo
+from prefixlock.billing.usage import Usage
+from prefixlock.cli.demo import DemoResult, render, run_demo
+from prefixlock.cli.main import main
 from prefixlock.emulator import BUILTIN_PROMPTS
-from prefixlock.usage import Usage
 
 DemoOut = tuple[dict[str, Any], Path]  # the figures printed by `demo --json`, the trace folder
 

@@ -13,11 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from prefixlock.billing.prices import PriceTable
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, EmulatorConfig
 from prefixlock.emulator.apierror import ApiError
 from prefixlock.emulator.core import EmulatorCore
-from prefixlock.prices import PriceTable
 
 PATHS = ("/v1/messages", "/v1/chat/completions", "/v1/responses", "/v1/messages/count_tokens")
 

@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
+from prefixlock.billing.prices import PriceTable
+from prefixlock.billing.usage import Usage, from_openai_chat, from_openai_responses
 from prefixlock.cache.units import openai_units
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, EmulatorConfig
 from prefixlock.guard.cacheguard import CacheGuard
-from prefixlock.prices import PriceTable
-from prefixlock.usage import Usage, from_openai_chat, from_openai_responses
 from prefixlock.wire import WireRequest
 from tests.helpers.sdk import openai
 

@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from prefixlock.billing.usage import from_openai_chat, from_openai_responses
 from prefixlock.cache.units import openai_units
 from prefixlock.emulator import Emulator
-from prefixlock.usage import from_openai_chat, from_openai_responses
 from tests.helpers.sdk import openai
 
 MODEL = "gpt-5.6-terra"

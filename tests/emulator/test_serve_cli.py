@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from prefixlock.cli import main
+from prefixlock.cli.main import main
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, EmulatorConfig
 from prefixlock.emulator.cli import DEFAULT_PORT, SERVE_COMMAND, config_from_args
@@ -53,7 +53,7 @@ def test_bad_config_through_the_console_script(tmp_path: Path) -> None:
     path = tmp_path / "emu.yaml"
     path.write_text("anthropic:\n  capacity_blocks: -1\n")
     proc = subprocess.run(
-        [sys.executable, "-m", "prefixlock.cli", "serve", "--config", str(path)],
+        [sys.executable, "-m", "prefixlock.cli.main", "serve", "--config", str(path)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -78,7 +78,7 @@ def test_serve_answers_the_sdk(tmp_path: Path) -> None:
     path = tmp_path / "emu.json"
     path.write_text('{"port": 0}')
     proc = subprocess.Popen(
-        [sys.executable, "-m", "prefixlock.cli", "serve", "--config", str(path)],
+        [sys.executable, "-m", "prefixlock.cli.main", "serve", "--config", str(path)],
         stdout=subprocess.PIPE,
         text=True,
     )

@@ -9,9 +9,9 @@ from decimal import Decimal
 
 import pytest
 
+from prefixlock.billing.prices import PriceTable
 from prefixlock.guard.policy import CachePolicy, pings_in, plan_idle, requests_per_turn
 from prefixlock.guard.quote import Alternative, Quote
-from prefixlock.prices import PriceTable
 from prefixlock.settings import Settings
 
 SONNET = PriceTable.builtin().require("claude-sonnet-4-6")

@@ -13,10 +13,10 @@ from typing import Any
 
 from guardkit import advance, agent, of, run_turns, start_emulator, turn
 
+from prefixlock.billing.prices import PriceTable
+from prefixlock.billing.usage import Usage
 from prefixlock.events import CacheBreak, Event, KeepAlivePing, UsageReport
 from prefixlock.guard.keepalive import plan_ping
-from prefixlock.prices import PriceTable
-from prefixlock.usage import Usage
 
 MODEL = "gpt-5.6-terra"
 

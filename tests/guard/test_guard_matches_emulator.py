@@ -11,6 +11,8 @@ from typing import Any
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from prefixlock.billing.prices import PriceTable
+from prefixlock.billing.usage import Usage
 from prefixlock.cache.units import (
     anthropic_units,
     openai_cache_options,
@@ -24,8 +26,6 @@ from prefixlock.emulator.promptcache import (
     OpenAIPromptCache,
 )
 from prefixlock.guard import CacheGuard
-from prefixlock.prices import PriceTable
-from prefixlock.usage import Usage
 from prefixlock.wire import WireRequest
 
 PRICES = PriceTable.default()

@@ -8,12 +8,12 @@ from decimal import Decimal
 import pytest
 from guardkit import advance, agent, of, prefix
 
+from prefixlock.billing.usage import Usage
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
 from prefixlock.events import CacheBreak, Event, UsageReport
 from prefixlock.session import Session
 from prefixlock.settings import Settings
-from prefixlock.usage import Usage
 
 # One answer per user turn: each turn is one request, so volatile text cannot send the
 # scripted model round a tool loop, and no prefix passes the per-minute routing limit.

@@ -179,7 +179,7 @@ def test_the_emulator_refuses_diagnostics_fields_the_api_does_not_have() -> None
 async def test_the_store_keeps_both_verdicts(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from prefixlock.cli import main
+    from prefixlock.cli.main import main
     from prefixlock.store.database import SessionStore
 
     db = tmp_path / "s.sqlite"

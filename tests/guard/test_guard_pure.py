@@ -8,12 +8,12 @@ from typing import Any
 import pytest
 from guardkit import agent, of, start_emulator, turn
 
+from prefixlock.billing.usage import Usage
 from prefixlock.cache.units import anthropic_units
 from prefixlock.events import CacheBreak, UsageReport
 from prefixlock.guard import CacheBudget, CacheBudgetExceeded, CacheGuard
 from prefixlock.guard.cacheguard import provider_verdict
 from prefixlock.settings import Settings
-from prefixlock.usage import Usage
 from prefixlock.wire import WireRequest
 
 SYSTEM = [{"type": "text", "text": "rules " * 3000, "cache_control": {"type": "ephemeral"}}]

@@ -7,9 +7,9 @@ from decimal import Decimal
 import pytest
 from guardkit import advance, agent, of, run_turns, sent, start_emulator, turn
 
+from prefixlock.billing.prices import PriceTable
 from prefixlock.events import CacheBreak, PrefixChanged, SwitchWarning, UsageReport
 from prefixlock.guard.quote import QuoteRequired
-from prefixlock.prices import PriceTable
 
 OPUS, SONNET = "claude-opus-4-7", "claude-sonnet-4-6"
 PRICES = PriceTable.default()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from prefixlock.sandbox import bwrap_problem
+from prefixlock.coding.sandbox import bwrap_problem
 
 BWRAP_PROBLEM = bwrap_problem()
 needs_bwrap = pytest.mark.skipif(BWRAP_PROBLEM is not None, reason=f"{BWRAP_PROBLEM}")

@@ -6,12 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from prefixlock.agent import Agent
+from prefixlock.billing.prices import PriceTable
 from prefixlock.clock import ManualClock
+from prefixlock.coding.workspace import Workspace
 from prefixlock.prefix import FrozenPrefix
-from prefixlock.prices import PriceTable
 from prefixlock.store.database import SessionStore
 from prefixlock.tui.backend import SYSTEM_PROMPT
-from prefixlock.workspace import Workspace
 
 
 async def store_chat_session(

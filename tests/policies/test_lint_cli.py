@@ -11,7 +11,7 @@ from typing import Any
 import jsonschema  # type: ignore[import-untyped]
 import pytest
 
-from prefixlock.cli import main
+from prefixlock.cli.main import main
 from prefixlock.policies.rules import RULES
 
 CORPUS = Path(__file__).parent / "corpus"

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from prefixlock.billing.prices import PriceTable
 from prefixlock.policies.report import build_report, render_text
 from prefixlock.policies.tracecheck import check_trace
-from prefixlock.prices import PriceTable
 
 TURNS = 6
 SWITCH_AT = 3  # sonnet before this user turn, haiku from it on
@@ -29,7 +29,7 @@ LOSS_PER_MTOK = {"claude-sonnet-4-6": Decimal("2.70"), "claude-haiku-4-5": Decim
 
 @pytest.fixture(scope="module")
 def traces(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from prefixlock.demo import run_demo, write_traces
+    from prefixlock.cli.demo import run_demo, write_traces
     from prefixlock.emulator import BUILTIN_PROMPTS
 
     out = tmp_path_factory.mktemp("demo")
@@ -101,7 +101,7 @@ def test_static_lint_finds_the_naive_clients_habits_in_the_demo_source() -> None
     """The same habits, found in the demo's source before any request is sent."""
     import inspect
 
-    import prefixlock.demo as demo
+    import prefixlock.cli.demo as demo
     from prefixlock.policies.engine import lint_source
 
     src = inspect.getsource(demo)

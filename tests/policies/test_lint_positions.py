@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from prefixlock.cli import main
+from prefixlock.cli.main import main
 
 CYRILLIC = """import json
 

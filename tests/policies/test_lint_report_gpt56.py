@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from prefixlock.billing.prices import PriceTable
 from prefixlock.cache.units import openai_units
 from prefixlock.policies.report import readable_tokens, unit_bytes, units_of
-from prefixlock.prices import PriceTable
 
 SYSTEM = "You are a meticulous assistant for the invoice service repository. " * 110
 

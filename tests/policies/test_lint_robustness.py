@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from lint_tracegen import anthropic_bodies, write_trace
 
-from prefixlock.cli import main
+from prefixlock.cli.main import main
 from prefixlock.policies import engine
 from prefixlock.policies.config import LintConfig
 from prefixlock.policies.engine import lint_file, lint_paths

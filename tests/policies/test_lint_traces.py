@@ -11,9 +11,9 @@ from typing import Any
 import pytest
 from lint_tracegen import CC, TOOLS, anthropic_bodies, openai_bodies, write_raw, write_trace
 
+from prefixlock.billing.prices import PriceTable
 from prefixlock.policies.report import build_report, render_text
 from prefixlock.policies.tracecheck import check_trace
-from prefixlock.prices import PriceTable
 
 PRICES = PriceTable.builtin()
 
@@ -253,7 +253,7 @@ def test_many_bad_lines_are_capped(tmp_path: Path) -> None:
 def test_report_shows_reported_cache_reads(tmp_path: Path) -> None:
     p = write_trace(tmp_path / "s.jsonl", anthropic_bodies(3, mutate=CASES["system_changed"][0]))
     lines = [json.loads(x) for x in p.read_text().splitlines()]
-    for rec in lines:  # raw Anthropic usage only: parsed with prefixlock.usage
+    for rec in lines:  # raw Anthropic usage only: parsed with prefixlock.billing.usage
         rec["usage"] = {}
         rec["raw_usage"] = {
             "input_tokens": 5,

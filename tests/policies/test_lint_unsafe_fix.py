@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from prefixlock.cli import main
+from prefixlock.cli.main import main
 
 SRC = """import datetime
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from prefixlock.cli import main
+from prefixlock.cli.main import main
 from prefixlock.policies.engine import lint_source
 
 HEAD = """import datetime

@@ -23,11 +23,11 @@ from lint_tracegen import anthropic_bodies, gpt56_bodies, openai_bodies, write_t
 
 from prefixlock import FrozenPrefix
 from prefixlock.agent import Agent
+from prefixlock.billing.prices import PriceTable
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator
 from prefixlock.policies.report import build_report
 from prefixlock.policies.tracecheck import check_trace
-from prefixlock.prices import PriceTable
 from prefixlock.store.database import SessionStore
 from prefixlock.tools import tool
 

@@ -29,7 +29,7 @@ def test_the_command_serves_reports_and_stops(tmp_path: Path) -> None:
             [
                 sys.executable,
                 "-c",
-                "from prefixlock.cli import main; raise SystemExit(main())",
+                "from prefixlock.cli.main import main; raise SystemExit(main())",
                 "proxy",
                 "--port",
                 "0",

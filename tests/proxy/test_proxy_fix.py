@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from prefixlock.billing.prices import PriceTable
+from prefixlock.cli.demo import FLAVORS, _run_naive, _run_prefixlock
 from prefixlock.clock import ManualClock
-from prefixlock.demo import FLAVORS, _run_naive, _run_prefixlock
 from prefixlock.emulator import BUILTIN_PROMPTS, Emulator, EmulatorConfig
-from prefixlock.prices import PriceTable
 from prefixlock.proxy import Proxy, ProxyConfig
 from prefixlock.proxy.repair import DEFAULT_FIXES
 from prefixlock.store.database import SessionStore
@@ -110,7 +110,7 @@ def test_bad_flags_are_one_line_errors(args: tuple[str, ...], where: str) -> Non
 
 
 def test_demo_proxy_rows() -> None:
-    from prefixlock.demo import PROXY_ROWS, run_proxy_demo
+    from prefixlock.cli.demo import PROXY_ROWS, run_proxy_demo
 
     result = run_proxy_demo(prompts=PROMPTS[:2], switch_at=99, servers=("cache-aware",))
     cells = result.to_dict()["rows"]

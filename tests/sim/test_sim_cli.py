@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from prefixlock.cli import main
+from prefixlock.cli.main import main
 from prefixlock.sim.simulate import SimConfig
 from prefixlock.sim.sweep import run_sweep
 from prefixlock.sim.trace import Trace

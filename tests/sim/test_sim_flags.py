@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from prefixlock.cli import main
+from prefixlock.cli.main import main
 from prefixlock.errors import UserError
 from prefixlock.sim import models
 from prefixlock.sim.simulate import SimConfig, simulate

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from prefixlock.cli import main
+from prefixlock.cli.main import main
 from prefixlock.errors import UserError
 from prefixlock.sim.simulate import SimConfig, simulate
 from prefixlock.sim.trace import Trace, TraceError, read_trace

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from prefixlock.cli import main
+from prefixlock.cli.main import main
 from prefixlock.sim.matrix import SERVERS, run_matrix
 from prefixlock.sim.synthetic import Workload
 

@@ -19,14 +19,14 @@ import pytest
 from guardkit import advance, agent
 
 from prefixlock import Settings
+from prefixlock.billing.ledger import LedgerRow
+from prefixlock.billing.prices import PriceTable
+from prefixlock.billing.usage import parse_usage
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
 from prefixlock.events import CacheBreak, Event, TextDelta, UsageReport
-from prefixlock.ledger import LedgerRow
-from prefixlock.prices import PriceTable
 from prefixlock.session import Session
 from prefixlock.store.database import SessionStore
-from prefixlock.usage import parse_usage
 
 # A one-chunk answer: the caller's first text delta is the whole output, so the output tokens
 # counted locally are those the emulator billed, and the costs can be compared exactly.

@@ -134,8 +134,8 @@ async def test_a_store_path_is_enough(tmp_path: Path) -> None:
 def test_the_store_can_be_used_from_another_thread(tmp_path: Path) -> None:
     import threading
 
+    from prefixlock.billing.usage import Usage
     from prefixlock.store.database import NewRequest
-    from prefixlock.usage import Usage
 
     store = SessionStore(tmp_path / "t.sqlite")
     store.create_session(
@@ -195,8 +195,8 @@ async def test_resume_after_a_switch_continues_on_the_new_model(tmp_path: Path) 
 
 
 def _long_body_store(path: Path) -> list[dict[str, Any]]:
+    from prefixlock.billing.usage import Usage
     from prefixlock.store.database import NewRequest
-    from prefixlock.usage import Usage
 
     # More messages than one blob query asks for, with repeats (the same short answer).
     messages = [

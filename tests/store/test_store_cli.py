@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from guardkit import agent, start_emulator
 
-from prefixlock.cli import main
+from prefixlock.cli.main import main
 from prefixlock.store.database import SessionStore
 from tests.store.storekit import newer_store
 

@@ -19,9 +19,9 @@ import pytest
 from guardkit import advance, agent, start_emulator, turn
 
 from prefixlock import Settings
+from prefixlock.billing.usage import parse_usage
 from prefixlock.events import CacheBreak, UsageReport
 from prefixlock.store.database import SessionStore
-from prefixlock.usage import parse_usage
 
 MODELS = ["claude-opus-4-7", "gpt-5.4", "openai-responses:gpt-5.4"]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from guardkit import agent, start_emulator, turn
 
-from prefixlock.cli_run import _configure_run, _run_run
+from prefixlock.cli.run import _configure_run, _run_run
 from prefixlock.clock import ManualClock
 from prefixlock.store.database import LEASE_STALE_S, SessionBusyError, SessionStore
 from prefixlock.transcript import Message

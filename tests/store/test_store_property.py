@@ -9,9 +9,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from prefixlock.billing.usage import Usage
 from prefixlock.canonical import canonical_bytes
 from prefixlock.store.database import NewRequest, SessionStore
-from prefixlock.usage import Usage
 
 item = st.fixed_dictionaries(
     {"role": st.sampled_from(["user", "assistant"]), "content": st.text(max_size=12)}

@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from prefixlock.billing.prices import PriceTable
+from prefixlock.billing.usage import Usage, parse_usage
 from prefixlock.guard import CacheGuard
-from prefixlock.prices import PriceTable
 from prefixlock.proxy.observe import wire_request
-from prefixlock.usage import Usage, parse_usage
 
 if TYPE_CHECKING:
     from prefixlock.emulator import Emulator

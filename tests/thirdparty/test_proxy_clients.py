@@ -28,12 +28,12 @@ from pathlib import Path
 import pytest
 
 from prefixlock import Agent, FrozenPrefix
+from prefixlock.billing.prices import PriceTable
+from prefixlock.billing.usage import Usage, parse_usage
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator
-from prefixlock.prices import PriceTable
 from prefixlock.proxy import Proxy, ProxyConfig
 from prefixlock.proxy.repair import DEFAULT_FIXES
-from prefixlock.usage import Usage, parse_usage
 from tests.thirdparty.env import EnvUnavailable, thirdparty_python
 
 pytestmark = [pytest.mark.thirdparty, pytest.mark.slow]

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from prefixlock.clock import ManualClock
-from prefixlock.sandbox import SandboxOptions
+from prefixlock.coding.sandbox import SandboxOptions
 from prefixlock.tui.app import ChatApp
 from prefixlock.tui.backend import SCRIPT_PATH, BackendOptions, ChatBackend
 from tests.helpers.sandbox import BWRAP_PROBLEM

@@ -16,16 +16,21 @@ import pytest
 from tui_drive import conversation_text, open_dialog, ready, say, wait_for_screen
 
 from prefixlock.clock import ManualClock
+from prefixlock.coding.sandbox import SandboxOptions
+from prefixlock.coding.settings_files import (
+    ChatSettings,
+    McpServerConfig,
+    load_settings,
+    parse_rule,
+)
+from prefixlock.coding.workspace import ApprovalRequest
 from prefixlock.emulator import Emulator, Rule, Script, Step
 from prefixlock.errors import ConfigError
-from prefixlock.sandbox import SandboxOptions
-from prefixlock.settings_files import ChatSettings, McpServerConfig, load_settings, parse_rule
 from prefixlock.tui.app import ChatApp
 from prefixlock.tui.backend import BackendOptions, ChatBackend
 from prefixlock.tui.preview import PreviewScreen
 from prefixlock.tui.prompt_input import PromptInput
 from prefixlock.tui.screens import ApprovalScreen, ConfirmScreen, HelpScreen, McpConsentScreen
-from prefixlock.workspace import ApprovalRequest
 from tests.helpers.sandbox import BWRAP_PROBLEM
 
 LEGACY = b"a = 1\r\nb = 2\r\ncaf\xe9 = 'Latin-1'\r\nno final newline"

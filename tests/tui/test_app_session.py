@@ -16,6 +16,7 @@ from tui_drive import (
     wait_for_screen,
 )
 
+from prefixlock.billing.usage import Usage
 from prefixlock.clock import ManualClock
 from prefixlock.events import (
     Event,
@@ -37,7 +38,6 @@ from prefixlock.tui.widgets import (
     SubagentText,
     ToolEntry,
 )
-from prefixlock.usage import Usage
 
 
 def panel_text(app: Any) -> str:

@@ -128,7 +128,7 @@ def test_the_sandbox_flags_reach_the_chats_workspace(tmp_path: Path) -> None:
     """`chat --sandbox off --no-network`: the user's explicit choice, carried to the tools."""
     import argparse
 
-    from prefixlock.sandbox import SandboxOptions
+    from prefixlock.coding.sandbox import SandboxOptions
     from prefixlock.tui.backend import ChatBackend
     from prefixlock.tui.cli import _configure, backend_options
 
@@ -166,7 +166,7 @@ def test_chat_exits_2_on_a_bad_settings_file_and_takes_its_model(tmp_path: Path)
 def test_backend_options_take_the_settings_model_and_effort(tmp_path: Path) -> None:
     import argparse
 
-    from prefixlock.settings_files import ChatSettings
+    from prefixlock.coding.settings_files import ChatSettings
     from prefixlock.tui.cli import _configure, backend_options
 
     parser = argparse.ArgumentParser()

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from prefixlock.coding.workspace import Workspace
 from prefixlock.tui.completion import (
     Context,
     apply,
@@ -20,7 +21,6 @@ from prefixlock.tui.completion import (
 )
 from prefixlock.tui.input_history import InputHistory
 from prefixlock.tui.mentions import expand_mentions, mentioned
-from prefixlock.workspace import Workspace
 
 
 def test_context_is_a_leading_command_or_a_mention_anywhere() -> None:

@@ -63,7 +63,7 @@ async def test_the_picker_shows_prices_warm_caches_and_quotes_before_a_switch(
 
 
 def test_rows_mark_a_model_warm_when_the_guard_predicts_a_read_there() -> None:
-    from prefixlock.prices import PriceTable
+    from prefixlock.billing.prices import PriceTable
 
     class Ahead:
         read, expires_at = 1200, 1_000_240.0

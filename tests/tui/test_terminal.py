@@ -62,7 +62,11 @@ def _command(workspace: Path, store: Path) -> str:
     exe = (
         [str(script)]
         if script.exists()
-        else [sys.executable, "-c", "import sys; from prefixlock.cli import main; sys.exit(main())"]
+        else [
+            sys.executable,
+            "-c",
+            "import sys; from prefixlock.cli.main import main; sys.exit(main())",
+        ]
     )
     args = [*exe, "chat", "--workspace", str(workspace), "--store", str(store)]
     unset = " ".join(f"-u {k}" for k in KEY_VARS)

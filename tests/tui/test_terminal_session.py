@@ -37,7 +37,11 @@ def _exe() -> list[str]:
     script = Path(sys.executable).with_name("prefixlock")
     if script.exists():
         return [str(script)]
-    return [sys.executable, "-c", "import sys; from prefixlock.cli import main; sys.exit(main())"]
+    return [
+        sys.executable,
+        "-c",
+        "import sys; from prefixlock.cli.main import main; sys.exit(main())",
+    ]
 
 
 def _free_port() -> int:

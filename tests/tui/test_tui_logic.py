@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from prefixlock.billing.usage import Usage
 from prefixlock.events import CacheBreak, SubagentFinish, UsageReport
 from prefixlock.tui.commands import COMMANDS, KEYS, complete, parse
 from prefixlock.tui.screens import help_text
 from prefixlock.tui.state import CacheState, format_countdown, sparkline
-from prefixlock.usage import Usage
 
 
 def test_parse_messages_and_commands() -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from prefixlock.custom_commands import load_commands, parse_command
+from prefixlock.coding.custom_commands import load_commands, parse_command
 from prefixlock.errors import ConfigError
 from prefixlock.tui.init_file import draft_agents_md, find_test_commands
 from prefixlock.tui.undo import UndoError, UndoJournal

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from prefixlock.workspace import ApprovalRequest, Decision, Workspace, WorkspaceError
+from prefixlock.coding.workspace import ApprovalRequest, Decision, Workspace, WorkspaceError
 
 
 class Recorder:

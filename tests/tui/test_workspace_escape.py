@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from prefixlock.workspace import Workspace, WorkspaceError
+from prefixlock.coding.workspace import Workspace, WorkspaceError
 
 
 @pytest.fixture
@@ -261,7 +261,7 @@ def test_denied_paths_are_left_out_of_grep_glob_and_list_dir(
 
 
 def test_the_chat_wires_its_read_rules_into_the_workspace(with_secrets: Path) -> None:
-    from prefixlock.settings_files import ChatSettings, Rule
+    from prefixlock.coding.settings_files import ChatSettings, Rule
     from prefixlock.tui.backend import BackendOptions, ChatBackend
 
     deny = (Rule("Read", ".env", "Read(.env)", "settings.toml (permissions.deny[0])"),)

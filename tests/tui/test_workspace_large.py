@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from prefixlock.workspace import GREP_KILL_GRACE, Workspace, WorkspaceError
+from prefixlock.coding.workspace import GREP_KILL_GRACE, Workspace, WorkspaceError
 
 
 @pytest.fixture

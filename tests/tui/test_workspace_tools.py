@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from prefixlock.canonical import canonical_json
-from prefixlock.sandbox import SandboxMode
-from prefixlock.workspace import ApprovalRequest, Decision, Workspace, WorkspaceError
+from prefixlock.coding.sandbox import SandboxMode
+from prefixlock.coding.workspace import ApprovalRequest, Decision, Workspace, WorkspaceError
 from tests.helpers.sandbox import MODES
 
 

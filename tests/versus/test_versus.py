@@ -11,9 +11,9 @@ from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
+from prefixlock.billing.prices import PriceTable
 from prefixlock.emulator import BUILTIN_PROMPTS
 from prefixlock.guard.policy import CachePolicy
-from prefixlock.prices import PriceTable
 from prefixlock.versus.peers import PEERS
 from prefixlock.versus.run import ClientRun, run_peer, run_prefixlock, shrunk
 from prefixlock.versus.scenario import (

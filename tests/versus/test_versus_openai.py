@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
+from prefixlock.billing.prices import PriceTable
 from prefixlock.emulator import BUILTIN_PROMPTS
 from prefixlock.guard.policy import CachePolicy
-from prefixlock.prices import PriceTable
 from prefixlock.versus.peers import PEERS, peers_of
 from prefixlock.versus.run import ClientRun, idle_plan, run_peer, run_prefixlock
 from prefixlock.versus.scenario import (

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
+from prefixlock.billing.prices import PriceTable
 from prefixlock.emulator import BUILTIN_PROMPTS
-from prefixlock.prices import PriceTable
 from prefixlock.versus.peers import peers_of
 from prefixlock.versus.peers.envs import VenvUnavailable, python_for
 from prefixlock.versus.run import run_peer

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import yaml
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 COMMAND_DIRS = (Path(".claude") / "commands", Path(".prefixlock") / "commands")
 FILE_LIMIT = 256_000  # bytes: a command file is a prompt, not a data set

@@ -1,12 +1,12 @@
 """`prefixlock models` (the price table) and `prefixlock run` (one headless task); and the
-registration of `prefixlock demo`, whose module (prefixlock.demo) is too big to load for
+registration of `prefixlock demo`, whose module (prefixlock.cli.demo) is too big to load for
 `prefixlock --help`.
 
 `run` sends one task to a model, runs its tool calls, prints the final answer and one summary
 line (tokens read / written / uncached, hit rate, cost, saved). With no API key for the model's
 provider it runs on the in-process emulator (a scripted model) and says so on stderr.
 
-It reads what the chat reads (prefixlock.settings_files: model, effort, permission mode and
+It reads what the chat reads (prefixlock.coding.settings_files: model, effort, permission mode and
 rules, MCP servers, `[sandbox]`; the instruction files; custom commands for a `/name` task), and
 its flags win over the settings. Headless there is nobody to ask: a write or command that the
 chat would ask about is refused (the model reads why) unless `--allow`, `--permission-mode` or
@@ -19,19 +19,19 @@ import argparse
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING
 
+from ..coding.settings_files import MODES
 from .command import Command, add_fork_wait_flags, add_sandbox_flags, deferred
-from .settings_files import MODES
 
 if TYPE_CHECKING:
     from decimal import Decimal
 
-    from .clock import Clock
-    from .mcp_tools import McpServer
-    from .permissions import Permissions
-    from .session import Session
-    from .settings_files import ChatSettings, McpServerConfig
-    from .tools import Tool
-    from .workspace import ApprovalRequest, Decision
+    from ..clock import Clock
+    from ..coding.mcp_tools import McpServer
+    from ..coding.permissions import Permissions
+    from ..coding.settings_files import ChatSettings, McpServerConfig
+    from ..coding.workspace import ApprovalRequest, Decision
+    from ..session import Session
+    from ..tools import Tool
 
 DEFAULT_RUN_MODEL = "claude-opus-4-7"
 
@@ -50,7 +50,7 @@ def _run_models(args: argparse.Namespace) -> int:
     from rich.console import Console
     from rich.table import Table
 
-    from .prices import PriceTable
+    from ..billing.prices import PriceTable
 
     table = PriceTable.default(args.prices)
     if args.json:
@@ -230,7 +230,7 @@ def _configure_run(p: argparse.ArgumentParser) -> None:
 
 
 def _read_system(value: str) -> str:
-    from .userfiles import read_user_text
+    from ..userfiles import read_user_text
 
     if not value.startswith("@"):
         return value
@@ -239,8 +239,8 @@ def _read_system(value: str) -> str:
 
 def _dollars(value: str | None) -> Decimal | None:
     """`--max-dollars` as Decimal: a finite, non-negative amount (`nan` is not one)."""
-    from .errors import ConfigError
-    from .money import parse_dollars
+    from ..billing.money import parse_dollars
+    from ..errors import ConfigError
 
     if value is None:
         return None
@@ -252,7 +252,7 @@ def _base_url(value: str | None) -> str | None:
     later as a connection error that does not say what was wrong."""
     from urllib.parse import urlsplit
 
-    from .errors import ConfigError
+    from ..errors import ConfigError
 
     if value is None:
         return None
@@ -270,8 +270,8 @@ def _check_store(args: argparse.Namespace, clock: Clock | None = None) -> str | 
     once that process has closed it, waiting on `clock`)."""
     import sys
 
-    from .store.database import SessionBusyError, SessionStore, default_path
-    from .store.waiting import wait_seconds, wait_until_free
+    from ..store.database import SessionBusyError, SessionStore, default_path
+    from ..store.waiting import wait_seconds, wait_until_free
 
     wait = wait_seconds(args.wait, resume=args.resume, fork=args.fork)
     if args.store is None and args.resume is None:
@@ -294,11 +294,11 @@ def _workspace_tools(
     """The tools `--tools` names on `--workspace` (reads guarded by the settings' Read deny
     rules, writes and commands by the headless approver), and its instruction files' text.
     With commands allowed and no usable sandbox: one line now, not a refusal mid-task."""
-    from .errors import ConfigError
-    from .instructions import project_instructions
-    from .sandbox import SandboxError
-    from .settings_files import sandbox_options
-    from .workspace import Workspace, WorkspaceError
+    from ..coding.instructions import project_instructions
+    from ..coding.sandbox import SandboxError
+    from ..coding.settings_files import sandbox_options
+    from ..coding.workspace import Workspace, WorkspaceError
+    from ..errors import ConfigError
 
     if set(args.allow) - {"mcp"} and args.tools != "all":
         raise ConfigError("needs --tools all (read tools never ask)", where="--allow")
@@ -342,7 +342,7 @@ def _headless_approver(
     model (as the tool's error)."""
     import sys
 
-    from .workspace import WorkspaceError
+    from ..coding.workspace import WorkspaceError
 
     async def approve(request: ApprovalRequest) -> Decision:
         ruling = permissions.decide(request)
@@ -385,9 +385,9 @@ def _consented_servers(args: argparse.Namespace, settings: ChatSettings) -> list
     import sys
     from pathlib import Path
 
-    from .errors import ConfigError
-    from .mcp_consent import ConsentFile, consent, consent_path, how_to_approve
-    from .store.database import default_path
+    from ..coding.mcp_consent import ConsentFile, consent, consent_path, how_to_approve
+    from ..errors import ConfigError
+    from ..store.database import default_path
 
     declared = {c.name for c in settings.mcp_servers}
     for name in args.mcp_trust:
@@ -419,7 +419,7 @@ def _load_settings(args: argparse.Namespace) -> ChatSettings:
     from dataclasses import replace
     from pathlib import Path
 
-    from .settings_files import load_settings
+    from ..coding.settings_files import load_settings
 
     settings = load_settings(Path(args.workspace).expanduser(), Path.home())
     if args.permission_mode is not None:
@@ -434,23 +434,23 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
     import os
     import sys
 
-    from .agent import Agent
-    from .errors import ConfigError, MissingKeyError, ProviderError
-    from .events import ProviderFault, StoreWriteFailed, ToolCall, ToolResult, TurnComplete
-    from .prefix import FrozenPrefix
-    from .prices import PriceTable
-    from .providers import resolve_route
-    from .settings import Settings
+    from ..agent import Agent
+    from ..billing.prices import PriceTable
+    from ..errors import ConfigError, MissingKeyError, ProviderError
+    from ..events import ProviderFault, StoreWriteFailed, ToolCall, ToolResult, TurnComplete
+    from ..prefix import FrozenPrefix
+    from ..providers import resolve_route
+    from ..settings import Settings
 
     if not args.task.strip():
         raise ConfigError("the task is empty: say what the model should do", where="task")
     from pathlib import Path
 
-    from .custom_commands import expand_task, load_commands
-    from .errors import UnknownModelError
-    from .guard.policy import CachePolicy
-    from .mcp_tools import announced_changes, open_servers
-    from .permissions import Permissions
+    from ..coding.custom_commands import expand_task, load_commands
+    from ..coding.mcp_tools import announced_changes, open_servers
+    from ..coding.permissions import Permissions
+    from ..errors import UnknownModelError
+    from ..guard.policy import CachePolicy
 
     file_settings = _load_settings(args)
     # Flags beat the settings files: --model over their model.
@@ -510,7 +510,7 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
     # vLLM or Ollama must not be silently replaced by a scripted model.
     if args.emulator or (args.base_url is None and not os.environ.get(route.key_var)):
         try:
-            from .emulator import EXPLORER, Emulator
+            from ..emulator import EXPLORER, Emulator
         except ImportError:  # no emulator in this install: the key is required
             Emulator = None  # type: ignore[assignment,misc]
         if Emulator is not None:
@@ -617,7 +617,7 @@ RUN_COMMAND = Command(
 
 
 DEMO_COMMAND = deferred(
-    "prefixlock.demo",
+    "prefixlock.cli.demo",
     help="run the offline demo: prefixlock vs a naive client, on a cache-aware and a crude server",
     order=5,
     configure="_configure",

@@ -1,7 +1,7 @@
 """Consent to the MCP servers a project declares (`.mcp.json`, the project's settings files).
 
 A cloned repository must not start a process on the user's machine by being opened: a server
-marked `project` (prefixlock.settings_files) starts only when the user agreed, as Claude Code
+marked `project` (prefixlock.coding.settings_files) starts only when the user agreed, as Claude Code
 asks once per project server. What decides, first match wins (`consent`, pure):
 
     a server from the user's own files, or built in code      trusted
@@ -86,7 +86,7 @@ def consent(
 
 def consent_path(store_path: Path | None, workspace: Path) -> Path | None:
     """Where the answers for `workspace` are kept, or None (no store: in memory only)."""
-    from .store.database import project_file
+    from ..store.database import project_file
 
     return project_file(store_path, workspace, "mcp-consent", ".json")
 

@@ -23,13 +23,13 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from .cache.ceiling import readable
-from .cache.prefix import shared_units
-from .cache.rules import writes_at_breakpoints
-from .delegation import SubagentSection
+from ..cache.ceiling import readable
+from ..cache.prefix import shared_units
+from ..cache.rules import writes_at_breakpoints
+from ..delegation import SubagentSection
+from ..wire import WireRequest
 from .prices import Price, PriceTable
 from .usage import Usage
-from .wire import WireRequest
 
 
 @dataclass(frozen=True)

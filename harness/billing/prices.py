@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
-from .errors import ConfigError, UnknownModelError
+from ..errors import ConfigError, UnknownModelError
 from .money import parse_dollars
 from .usage import Usage
 

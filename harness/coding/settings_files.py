@@ -33,7 +33,7 @@ own and left alone. `.mcp.json` is `{"mcpServers": {NAME: {"command", "args", "e
 `"type": "http"` with a `"url"`); `${VAR}` and `${VAR:-default}` in its strings are taken from
 the environment, as Claude Code does. An unknown key in a `settings.toml` or a server entry is
 a typo and an error. MCP servers declared by the project's files are marked `project`: they
-start only with the user's consent (prefixlock.mcp_consent), and the consent keys count only
+start only with the user's consent (prefixlock.coding.mcp_consent), and the consent keys count only
 from the user's files and `.claude/settings.local.json`, never from a file the repository
 ships. Every error is one `ConfigError` naming the file and the field (the CLI
 prints it and exits 2). Command-line flags beat all of these (`sandbox_options`).
@@ -50,7 +50,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal, cast
 
-from .errors import ConfigError
+from ..errors import ConfigError
 
 if TYPE_CHECKING:
     from .sandbox import SandboxMode, SandboxOptions
@@ -91,7 +91,7 @@ _RULE = re.compile(r"^(?P<tool>[A-Za-z][A-Za-z0-9_-]*\*?)(?:\((?P<pattern>.*)\))
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 
 #: The `[sandbox]` table's hook: settings keep the table as read (`ChatSettings.sandbox`, plain
-#: TOML values) and do not interpret it. The command sandbox (prefixlock.sandbox, issue 18's
+#: TOML values) and do not interpret it. The command sandbox (prefixlock.coding.sandbox, issue 18's
 #: sandbox part) owns its options and their validation; it reads this table from here.
 SANDBOX_HOOK = "sandbox"
 #: The keys that approve or refuse the project's MCP servers (see ChatSettings): Claude Code's
@@ -135,7 +135,8 @@ class McpServerConfig:
     url: str | None = None
     # Declared by the project's own files (`.mcp.json`, the project's settings.toml or
     # .claude/settings.json): a cloned repository's, started only with the user's consent
-    # (prefixlock.mcp_consent). Set by `load_settings`; a config built in code is the caller's.
+    # (prefixlock.coding.mcp_consent). Set by `load_settings`; a config built in code is the
+    # caller's.
     project: bool = False
 
 

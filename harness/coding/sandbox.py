@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from .errors import PrefixlockError
+from ..errors import PrefixlockError
 from .proclimit import (
     DEFAULT_MAX_PROCESSES,
     PidsCgroup,
@@ -118,7 +118,7 @@ class SandboxOptions:
     "visible" hides nothing.
     program: the bubblewrap executable.
     max_processes: how many tasks (processes and threads) a command may have at once; a
-    command that reaches it (a fork bomb) is stopped. 0: no cap. See prefixlock.proclimit.
+    command that reaches it (a fork bomb) is stopped. 0: no cap. See prefixlock.coding.proclimit.
     """
 
     mode: SandboxMode = "bwrap"

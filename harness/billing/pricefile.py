@@ -10,9 +10,9 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
-from .errors import ConfigError
+from ..errors import ConfigError
+from ..userfiles import read_user_text
 from .prices import ENV_VAR, PriceTable
-from .userfiles import read_user_text
 
 
 def load_file(path: str | os.PathLike[str]) -> PriceTable:

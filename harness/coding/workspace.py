@@ -32,11 +32,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Literal
 
-from .errors import PrefixlockError
+from ..errors import PrefixlockError
 
 if TYPE_CHECKING:
+    from ..tools import Tool
     from .sandbox import Sandbox, SandboxMode, SandboxOptions
-    from .tools import Tool
 
 Action = Literal["write", "run"]
 #: What an approval callback answers: True/"once" = go ahead this time, "session" = go ahead and
@@ -106,7 +106,7 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _NEW_FILE_FLAGS = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 
-# grep's child process: the module is named on its command line (it is prefixlock.workspace
+# grep's child process: the module is named on its command line (it is prefixlock.coding.workspace
 # once installed); it runs `_grep_rows` and writes each event as a JSON line.
 _GREP_CHILD = "import sys, importlib; importlib.import_module(sys.argv[1])._grep_child()"
 # Seconds past `grep_seconds` before the child is killed (its start-up, and its own stop).
@@ -199,7 +199,7 @@ class Workspace:
     `approve` is awaited before each write, edit or command unless its action is in `allow`
     (the actions the user allowed for the session); with no callback, an action not allowed is
     refused. `run_timeout` bounds a command's seconds; `output_limit` caps the characters any
-    tool returns. `sandbox` confines commands (see prefixlock.sandbox): "bwrap" by default,
+    tool returns. `sandbox` confines commands (see prefixlock.coding.sandbox): "bwrap" by default,
     refused where bubblewrap cannot run; "off" only when the user chooses it.
     `read_denied` maps a workspace-relative path to the deny rule that keeps it from being
     read (or None): read_file and grep on it are refused, and list_dir, glob and grep over a
@@ -824,7 +824,7 @@ class Workspace:
 
     def read_only_tools(self) -> list[Tool]:
         """read_file, list_dir, glob, grep: safe for explorers and subagents."""
-        from .tools import make_tool
+        from ..tools import make_tool
 
         ws = self
 
@@ -869,7 +869,7 @@ class Workspace:
 
     def write_tools(self) -> list[Tool]:
         """edit_file, write_file, run_command: each asks before acting unless allowed."""
-        from .tools import make_tool
+        from ..tools import make_tool
 
         ws = self
 

@@ -20,8 +20,8 @@ from collections.abc import Callable, Sequence
 from types import ModuleType
 from typing import Any, NamedTuple, NoReturn
 
+from ..errors import ProviderError, UserError
 from .command import Command
-from .errors import ProviderError, UserError
 
 GROUP = "prefixlock.commands"
 

@@ -37,14 +37,14 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from .errors import ConfigError
-from .tools import Tool, ToolSpec, check_tool_name, strip_titles
+from ..errors import ConfigError
+from ..tools import Tool, ToolSpec, check_tool_name, strip_titles
 
 if TYPE_CHECKING:
     from mcp import ClientSession
 
-    from .guard.quote import Quote
-    from .session import Session
+    from ..guard.quote import Quote
+    from ..session import Session
     from .settings_files import McpServerConfig
 
 #: Asked before each call with the tool's (prefixed) name: a reason to refuse it, or None.

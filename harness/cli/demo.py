@@ -25,9 +25,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .emulator import Emulator, EmulatorConfig, RecordedRequest
-    from .prices import PriceTable
-    from .usage import Usage
+    from ..billing.prices import PriceTable
+    from ..billing.usage import Usage
+    from ..emulator import Emulator, EmulatorConfig, RecordedRequest
 
 
 @dataclass(frozen=True)
@@ -178,7 +178,7 @@ class DemoResult:
 def _bill(
     emu: Emulator, prices: PriceTable, turn_of: Sequence[int], session_id: str, flavor: Flavor
 ) -> tuple[list[RequestCost], list[dict[str, Any]]]:
-    from .usage import parse_usage
+    from ..billing.usage import parse_usage
 
     rows: list[RequestCost] = []
     trace: list[dict[str, Any]] = []
@@ -256,10 +256,10 @@ def _run_prefixlock(
 ) -> tuple[Run, SwitchNote | None]:
     import asyncio
 
-    from .agent import Agent
-    from .clock import ManualClock
-    from .emulator import Emulator
-    from .emulator.workspace import Workspace, demo_prefix
+    from ..agent import Agent
+    from ..clock import ManualClock
+    from ..emulator import Emulator
+    from ..emulator.workspace import Workspace, demo_prefix
 
     clock = ManualClock(START)
     turn_of: list[int] = []
@@ -340,13 +340,13 @@ def _run_naive(
     import anthropic
     import openai
 
-    from .clock import ManualClock
-    from .emulator import Emulator
-    from .emulator.workspace import TOOL_SPECS, Workspace, system_prompt
+    from ..clock import ManualClock
+    from ..emulator import Emulator
+    from ..emulator.workspace import TOOL_SPECS, Workspace, system_prompt
 
     clock = ManualClock(START)
     rng = random.Random(7)
-    from .canonical import canonical_json
+    from ..canonical import canonical_json
 
     # Plain JSON data (the specs hold frozen mappings).
     anthropic_tools = [json.loads(canonical_json(spec.to_dict())) for spec in TOOL_SPECS]
@@ -368,7 +368,7 @@ def _run_naive(
         emu = stack.enter_context(Emulator.start(config=config, clock=clock, prices=prices))
         base_url = emu.base_url
         if fixes is not None:
-            from .proxy.server import Proxy, ProxyConfig
+            from ..proxy.server import Proxy, ProxyConfig
 
             proxy = stack.enter_context(
                 Proxy.start(
@@ -467,7 +467,7 @@ def _run_naive(
 
 
 def server_configs() -> dict[str, EmulatorConfig]:
-    from .emulator import EmulatorConfig
+    from ..emulator import EmulatorConfig
 
     return {"cache-aware": EmulatorConfig(), "crude": EmulatorConfig.crude()}
 
@@ -480,9 +480,9 @@ def run_demo(
     `prompts` defaults to the built-in session; `switch_at` is the 0-based user turn before which
     both clients switch model (past the last turn: no switch).
     """
-    from .emulator import BUILTIN_PROMPTS
-    from .emulator.workspace import Workspace, demo_prefix
-    from .prices import PriceTable
+    from ..billing.prices import PriceTable
+    from ..emulator import BUILTIN_PROMPTS
+    from ..emulator.workspace import Workspace, demo_prefix
 
     prompts = tuple(prompts if prompts is not None else BUILTIN_PROMPTS)
     flavor = FLAVORS[provider]
@@ -547,9 +547,9 @@ def run_proxy_demo(
 ) -> ProxyDemoResult:
     """The built-in session by prefixlock, and by two clients one cannot change, each direct and
     through the proxy with its default repairs."""
-    from .emulator import BUILTIN_PROMPTS
-    from .prices import PriceTable
-    from .proxy.repair import DEFAULT_FIXES
+    from ..billing.prices import PriceTable
+    from ..emulator import BUILTIN_PROMPTS
+    from ..proxy.repair import DEFAULT_FIXES
 
     prompts = tuple(prompts if prompts is not None else BUILTIN_PROMPTS)
     flavor = FLAVORS[provider]
@@ -609,7 +609,7 @@ def render_proxy(result: ProxyDemoResult, console: Any = None) -> None:
 def trace_dir(directory: str | Path) -> Path:
     """Create `directory` for the traces (checked before the demo runs, not after); a path that
     cannot hold them is a one-line ConfigError naming it."""
-    from .errors import ConfigError
+    from ..errors import ConfigError
 
     out = Path(directory)
     try:
@@ -627,8 +627,8 @@ def trace_dir(directory: str | Path) -> Path:
 def write_traces(result: DemoResult, directory: str | Path) -> list[Path]:
     """Each run's requests as JSONL in the trace format (one request a line), written atomically:
     each file goes to a temporary name beside it and is renamed into place when complete."""
-    from .atomicfile import replacing_text
-    from .errors import ConfigError
+    from ..atomicfile import replacing_text
+    from ..errors import ConfigError
 
     out = trace_dir(directory)
     written: list[Path] = []
@@ -763,11 +763,11 @@ def _configure(p: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     if args.versus:
-        from .versus.cli import run_versus_command
+        from ..versus.cli import run_versus_command
 
         return run_versus_command(args)
     if args.proxy:
-        from .errors import ConfigError
+        from ..errors import ConfigError
 
         if args.trace_dir:
             raise ConfigError("not available with --proxy", where="--trace-dir")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from .errors import UserError
+from ..errors import UserError
 
 
 def parse_dollars(
