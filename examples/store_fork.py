@@ -18,7 +18,8 @@ from prefixlock import FrozenPrefix
 from prefixlock.agent import Agent
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator
-from prefixlock.store.database import SessionBusyError, SessionStore
+from prefixlock.store.database import SessionStore
+from prefixlock.store.leases import SessionBusyError
 
 
 async def main(path: Path) -> None:

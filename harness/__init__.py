@@ -84,7 +84,7 @@ if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
     from .settings import SettingsChanges as SettingsChanges
     from .state import SessionAgent as SessionAgent
     from .store.database import SessionStore as SessionStore
-    from .store.database import StoreError as StoreError
+    from .store.errors import StoreError as StoreError
     from .tools import Tool as Tool
     from .tools import ToolLike as ToolLike
     from .tools import ToolSpec as ToolSpec

@@ -29,7 +29,8 @@ from .prefix import FrozenPrefix
 from .providers import SDKProvider, Sleep, make_provider, resolve_route
 from .session import Session
 from .settings import Settings, SettingsChanges
-from .store.database import Lease, SessionStore
+from .store.database import SessionStore
+from .store.leases import Lease
 from .store.resume import refuse_stored_id, resume_session
 from .transcript import Transcript
 

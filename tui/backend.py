@@ -302,7 +302,8 @@ class ChatBackend:
             self.registry = AgentRegistry.discover(self.workspace.root)
         self.load_custom_commands()  # a malformed command file: file:line, exit 2
         if self.options.store_path is not None:
-            from prefixlock.store.database import SessionBusyError, SessionStore
+            from prefixlock.store.database import SessionStore
+            from prefixlock.store.leases import SessionBusyError
             from prefixlock.store.waiting import wait_until_free
 
             # Not a store (another file, a newer schema, a folder): one line now, not a

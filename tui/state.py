@@ -24,7 +24,7 @@ from prefixlock.events import (
 
 if TYPE_CHECKING:  # types only: this module stays free of the store's I/O
     from prefixlock.billing.ledger import Ledger
-    from prefixlock.store.database import UsageRow
+    from prefixlock.store.records import UsageRow
 
 ZERO = Decimal(0)
 

@@ -270,7 +270,8 @@ def _check_store(args: argparse.Namespace, clock: Clock | None = None) -> str | 
     once that process has closed it, waiting on `clock`)."""
     import sys
 
-    from ..store.database import SessionBusyError, SessionStore, default_path
+    from ..store.database import SessionStore, default_path
+    from ..store.leases import SessionBusyError
     from ..store.waiting import wait_seconds, wait_until_free
 
     wait = wait_seconds(args.wait, resume=args.resume, fork=args.fork)

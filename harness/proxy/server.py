@@ -551,7 +551,7 @@ class Proxy:
             self._trace.flush()
         if self.store is None:
             return
-        from ..store.database import NewRequest
+        from ..store.records import NewRequest
 
         provider = "anthropic" if seen.api == "anthropic" else "openai"
         if seen.seq == 0:

@@ -41,7 +41,8 @@ def _run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from ..errors import UserError
-    from .database import SessionStore, UnknownSessionError, default_path
+    from .database import SessionStore, default_path
+    from .errors import UnknownSessionError
 
     action = getattr(args, "sessions_command", None)
     if action is None:
@@ -194,7 +195,7 @@ def _money(amount: Decimal | None) -> str:
 
 
 def _record_dict(r: object, subagent_cost: Decimal | None) -> dict[str, object]:
-    from .database import SessionRecord
+    from .records import SessionRecord
 
     assert isinstance(r, SessionRecord)
     total = None if subagent_cost is None else r.cost + subagent_cost

@@ -1,7 +1,7 @@
 """The lease heartbeat: renewed on a timer while a store holds a session's lease.
 
 A lease held on another host is known to be alive only by its heartbeat (see
-`database.LEASE_STALE_S`). Writes renew it, but a chat left open and idle writes nothing: without
+`leases.LEASE_STALE_S`). Writes renew it, but a chat left open and idle writes nothing: without
 a timer, another host would take it over after LEASE_STALE_S and the open chat's next turn
 would be refused. `Heartbeat` renews every `every` seconds of the store's clock, from a daemon
 thread that wakes every `poll` real seconds (so it works under a TUI, a script's event loop or a

@@ -20,7 +20,8 @@ from ..events import CacheBreak, StoreWriteFailed
 from ..settings import settings_dict
 from ..state import SessionState
 from ..wire import WireRequest
-from .database import NewRequest, SessionStore
+from .database import SessionStore
+from .records import NewRequest
 
 
 class Recorder(Protocol):

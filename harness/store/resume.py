@@ -33,14 +33,9 @@ from ..settings import settings_from
 from ..state import SessionAgent
 from ..transcript import Message, Transcript
 from ..wire import WireRequest
-from .database import (
-    Lease,
-    LoadedSession,
-    StoredRequest,
-    StoreError,
-    UnknownSessionError,
-    UsageRow,
-)
+from .errors import StoreError, UnknownSessionError
+from .leases import Lease
+from .records import LoadedSession, StoredRequest, UsageRow
 
 
 def resume_session(

@@ -12,7 +12,8 @@ import math
 from typing import TextIO
 
 from ..errors import ConfigError
-from .database import Lease, SessionStore
+from .database import SessionStore
+from .leases import Lease
 
 DEFAULT_WAIT_S = 300.0  # `--wait` without a value
 

@@ -44,7 +44,8 @@ from guardkit import advance, agent, start_emulator, turn
 
 from prefixlock import Settings
 from prefixlock.events import CacheBreak
-from prefixlock.store.database import SessionStore, StoreError
+from prefixlock.store.database import SessionStore
+from prefixlock.store.errors import StoreError
 from prefixlock.transcript import Message
 from tests.helpers.bad_input import BAD, make_folder, run_row
 from tests.helpers.cli import run_cli

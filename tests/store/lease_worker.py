@@ -17,7 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "guard"))
 
 from guardkit import advance, agent, start_emulator
 
-from prefixlock.store.database import SessionBusyError, SessionStore
+from prefixlock.store.database import SessionStore
+from prefixlock.store.leases import SessionBusyError
 
 
 async def main(store: str, session_id: str, turns: int, mode: str) -> dict[str, object]:

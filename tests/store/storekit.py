@@ -20,7 +20,8 @@ from guardkit import prefix
 from prefixlock.agent import Agent
 from prefixlock.clock import ManualClock
 from prefixlock.events import UsageReport
-from prefixlock.store.database import SCHEMA_VERSION, SessionStore
+from prefixlock.store.database import SessionStore
+from prefixlock.store.schema import SCHEMA_VERSION
 
 API_KEY = "test-key"  # the key the in-process sessions use: caches are per key
 

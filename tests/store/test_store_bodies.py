@@ -11,7 +11,8 @@ import pytest
 from guardkit import advance, agent, start_emulator
 
 from prefixlock.canonical import canonical_bytes
-from prefixlock.store.database import SessionStore, StoreError, UnknownSessionError
+from prefixlock.store.database import SessionStore
+from prefixlock.store.errors import StoreError, UnknownSessionError
 from tests.store.storekit import newer_store
 
 
@@ -135,7 +136,7 @@ def test_the_store_can_be_used_from_another_thread(tmp_path: Path) -> None:
     import threading
 
     from prefixlock.billing.usage import Usage
-    from prefixlock.store.database import NewRequest
+    from prefixlock.store.records import NewRequest
 
     store = SessionStore(tmp_path / "t.sqlite")
     store.create_session(
@@ -196,7 +197,7 @@ async def test_resume_after_a_switch_continues_on_the_new_model(tmp_path: Path) 
 
 def _long_body_store(path: Path) -> list[dict[str, Any]]:
     from prefixlock.billing.usage import Usage
-    from prefixlock.store.database import NewRequest
+    from prefixlock.store.records import NewRequest
 
     # More messages than one blob query asks for, with repeats (the same short answer).
     messages = [

@@ -123,7 +123,7 @@ def test_export_to_an_unwritable_place_is_one_line(
 def test_a_store_path_that_cannot_be_a_store_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from prefixlock.store.database import StoreError
+    from prefixlock.store.errors import StoreError
 
     blocker = tmp_path / "file"
     blocker.write_text("not a folder")

@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 from guardkit import agent, start_emulator, turn
 
-from prefixlock.store.database import Lease, SessionBusyError, SessionStore
+from prefixlock.store.database import SessionStore
+from prefixlock.store.leases import Lease, SessionBusyError
 from prefixlock.transcript import Message
 from tests.helpers.cli import run_cli
 

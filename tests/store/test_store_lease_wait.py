@@ -13,13 +13,9 @@ import pytest
 from guardkit import advance, agent, start_emulator, turn
 
 from prefixlock.clock import ManualClock
-from prefixlock.store.database import (
-    LEASE_STALE_S,
-    Lease,
-    SessionBusyError,
-    SessionStore,
-)
+from prefixlock.store.database import SessionStore
 from prefixlock.store.heartbeat import LEASE_RENEW_S, Heartbeat
+from prefixlock.store.leases import LEASE_STALE_S, Lease, SessionBusyError
 
 
 def _session(db: Path, clock: ManualClock, sid: str = "s1") -> None:

@@ -14,7 +14,8 @@ from guardkit import agent, start_emulator, turn
 
 from prefixlock.cli.run import _configure_run, _run_run
 from prefixlock.clock import ManualClock
-from prefixlock.store.database import LEASE_STALE_S, SessionBusyError, SessionStore
+from prefixlock.store.database import SessionStore
+from prefixlock.store.leases import LEASE_STALE_S, SessionBusyError
 from prefixlock.transcript import Message
 from tests.helpers.cli import run_cli
 

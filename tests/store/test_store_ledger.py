@@ -11,7 +11,8 @@ from prefixlock.agent import Agent
 from prefixlock.billing.usage import Usage
 from prefixlock.clock import ManualClock
 from prefixlock.events import KeepAlivePing
-from prefixlock.store.database import NewRequest, SessionStore
+from prefixlock.store.database import SessionStore
+from prefixlock.store.records import NewRequest
 from prefixlock.transcript import Message, text_block
 
 

@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from prefixlock.store.database import SCHEMA_VERSION, SessionStore, StoreError
+from prefixlock.store.database import SessionStore
+from prefixlock.store.errors import StoreError
+from prefixlock.store.schema import SCHEMA_VERSION
 from tests.store.storekit import newer_store
 
 

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from prefixlock.billing.usage import Usage
 from prefixlock.canonical import canonical_bytes
-from prefixlock.store.database import NewRequest, SessionStore
+from prefixlock.store.database import SessionStore
+from prefixlock.store.records import NewRequest
 
 item = st.fixed_dictionaries(
     {"role": st.sampled_from(["user", "assistant"]), "content": st.text(max_size=12)}

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from prefixlock.store.database import SessionStore, StoreError
+from prefixlock.store.database import SessionStore
+from prefixlock.store.errors import StoreError
 from tests.helpers.cli import run_cli
 from tests.helpers.mounts import remount_read_only
 

@@ -20,7 +20,9 @@ from guardkit import advance, agent, grep, of, read_file, run_turns, start_emula
 from prefixlock.billing.usage import Usage
 from prefixlock.events import CacheBreak, UsageReport
 from prefixlock.guard.compaction import SummaryPlacement
-from prefixlock.store.database import EARLIER_HORIZON_S, EARLIER_MAX, NewRequest, SessionStore
+from prefixlock.store.database import SessionStore
+from prefixlock.store.reads import EARLIER_HORIZON_S, EARLIER_MAX
+from prefixlock.store.records import NewRequest
 
 Move = Literal["compact-system", "compact-messages", "tools"]
 

@@ -88,7 +88,7 @@ def test_every_app_binding_is_in_the_help() -> None:
 
 
 def test_restore_folds_stored_rows_by_turn_pings_apart() -> None:
-    from prefixlock.store.database import UsageRow
+    from prefixlock.store.records import UsageRow
 
     def row(
         seq: int, turn: int, kind: str, read: int, new: int, cause: str | None = None

@@ -1,0 +1,111 @@
+"""A request's exact wire body, stored deduplicated: each element of the body's big lists
+(messages, input items, tools, system blocks) is a blob (`blobs`), and the request row keeps a
+skeleton: the rest of the body plus the lists' blob hashes, each list as a delta on the previous
+request's (kept: the common prefix's length; added: the rest). A long session's store grows
+with its new content, not with the square of its length, and the body comes back exact.
+
+A body is the request as the session built it: with `Settings(cache_diagnostics=True)` the
+transport also sends the id of the previous response (prefixlock.providers.diagnostics), which
+changes on every request and is no part of what the cache sees; it is not kept.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Mapping
+from typing import Any
+
+from ..canonical import canonical_bytes
+from . import blobs
+
+LIST_KEYS = ("messages", "input", "tools", "system")
+
+Refs = dict[str, list[str]]  # a request's lists as blob hashes, by body key
+# The refs of the requests written or read lately, by (session id, seq): requests are written
+# and read in order, so each is rebuilt from the one before. One per store connection; it must
+# be cleared when a transaction rolls back (it may hold rows that were rolled back).
+RefsCache = dict[tuple[str, int], Refs]
+_CACHE_MAX = 64
+_CACHE_KEEP = 8  # the newest kept when it is full
+
+
+def skeleton(
+    db: sqlite3.Connection,
+    cache: RefsCache,
+    session_id: str,
+    seq: int,
+    body: Mapping[str, Any],
+) -> str:
+    """Store request `seq`'s list items as blobs; the skeleton its row keeps."""
+    rest: dict[str, Any] = {}
+    refs: Refs = {}
+    for k, v in body.items():
+        if k in LIST_KEYS and isinstance(v, (list, tuple)):
+            refs[k] = [blobs.put(db, item) for item in v]
+        else:
+            rest[k] = v
+    prev = _refs(db, cache, session_id, seq - 1) if seq > 0 else {}
+    encoded: dict[str, dict[str, Any]] = {}
+    for k, hashes in refs.items():
+        base = prev.get(k, [])
+        keep = 0
+        for a, b in zip(base, hashes, strict=False):
+            if a != b:
+                break
+            keep += 1
+        encoded[k] = {"keep": keep, "add": hashes[keep:]} if keep else {"add": hashes}
+    cache[(session_id, seq)] = refs
+    return canonical_bytes({"rest": rest, "lists": encoded}).decode("utf-8")
+
+
+def body(
+    db: sqlite3.Connection, cache: RefsCache, session_id: str, seq: int, skeleton: str, where: str
+) -> dict[str, Any]:
+    """Request `seq`'s exact body, from its row's `skeleton`."""
+    data = json.loads(skeleton)
+    out: dict[str, Any] = dict(data["rest"])
+    for k, hashes in _refs(db, cache, session_id, seq).items():
+        out[k] = blobs.values(db, hashes, where)
+    return out
+
+
+def _refs(db: sqlite3.Connection, cache: RefsCache, session_id: str, seq: int) -> Refs:
+    """The full blob-hash lists of request `seq`, rebuilt from the deltas."""
+    cached = cache.get((session_id, seq))
+    if cached is not None:
+        return cached
+    # Walk back to a request whose lists need no base (or one already rebuilt).
+    # One query, read lazily newest first: a long session walks back hundreds of rows.
+    chain: list[tuple[int, dict[str, Any]]] = []
+    base: Refs = {}
+    rows = db.execute(
+        "SELECT seq, skeleton FROM requests WHERE session_id=? AND seq<=? ORDER BY seq DESC",
+        (session_id, seq),
+    )
+    expected = seq
+    for s, skel in rows:
+        hit = cache.get((session_id, expected))
+        if hit is not None:
+            base = hit
+            break
+        if s != expected:  # a gap: nothing older can be a base
+            break
+        lists = json.loads(skel).get("lists", {})
+        chain.append((s, lists))
+        if all("keep" not in v for v in lists.values()):
+            break
+        expected -= 1
+    else:
+        hit = cache.get((session_id, expected))
+        if hit is not None:
+            base = hit
+    rows.close()
+    for s, lists in reversed(chain):
+        full = {k: base.get(k, [])[: v.get("keep", 0)] + list(v["add"]) for k, v in lists.items()}
+        base = full
+        cache[(session_id, s)] = full
+    if len(cache) > _CACHE_MAX:  # keep the newest few: requests are read in order
+        for key in sorted(cache)[:-_CACHE_KEEP]:
+            del cache[key]
+    return base
