@@ -42,8 +42,8 @@ def parent_state(session: Session, *, later_turns: int = 10) -> ParentState:
         return ParentState(model, prices.require(model), 0, 0.0, later_turns)
     last = rows[-1]
     context = last.usage.input_total + last.usage.output
-    ttl = ttl_seconds(session.settings.ttl or DEFAULT_TTL)
-    left = max(last.time + ttl - session.clock.now(), 0.0)
+    ttl = ttl_seconds(session.state.settings.ttl or DEFAULT_TTL)
+    left = max(last.time + ttl - session.state.clock.now(), 0.0)
     return ParentState(model, prices.require(model), context, left, later_turns)
 
 

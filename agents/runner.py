@@ -372,10 +372,9 @@ class SubagentDelegator:
             async with sub_agent.session() as sub:
                 session_id = str(getattr(sub, "id", ""))
                 self._depth[id(sub)] = depth
-                if isinstance(getattr(sub, "info", None), SessionInfo):
-                    sub.info = _SiblingInfo(
-                        session_id, cache_key_for(f"subagents/{prefix.fingerprint}/{chosen}")
-                    )
+                sub.state.info = _SiblingInfo(
+                    session_id, cache_key_for(f"subagents/{prefix.fingerprint}/{chosen}")
+                )
                 try:
                     async for ev in sub.send(task):
                         if on_event is not None:

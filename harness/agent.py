@@ -8,12 +8,13 @@ continued through `prefixlock.store.resume`. `Session` is importable from here t
 from __future__ import annotations
 
 import asyncio
+import functools
 import os
 import uuid
-from collections.abc import Awaitable, Callable, Coroutine, Iterable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING, TypeVar, Unpack
+from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 import pydantic
 
@@ -21,14 +22,14 @@ from .billing.ledger import Ledger
 from .billing.prices import PriceTable
 from .clock import Clock, SystemClock
 from .errors import ConfigError, PrefixError, UserError
-from .events import Event, ToolCall
-from .guard.compaction import DEFAULT_INSTRUCTION, SummaryPlacement
+from .events import Event
+from .guard.actions import PricedActionMethods
 from .media import UserPart
-from .output import DEFAULT_RETRIES
 from .prefix import FrozenPrefix
 from .providers import SDKProvider, Sleep, make_provider, resolve_route
-from .session import Session
-from .settings import Settings, SettingsChanges
+from .session import ApprovalMethods, Session
+from .settings import Settings
+from .state import StateField
 from .store.database import SessionStore
 from .store.leases import Lease
 from .store.resume import refuse_stored_id, resume_session
@@ -38,16 +39,13 @@ if TYPE_CHECKING:
     import httpx2
     from opentelemetry.trace import Tracer
 
-    from .delegation import DelegationResult, Delegator
+    from .delegation import Delegator
     from .guard.budget import CacheBudget
-    from .guard.economics import TaskProfile
-    from .guard.quote import Quote
-    from .tools import Tool, ToolLike, ToolSpec
 
 __all__ = ["Agent", "RunResult", "Session", "SyncSession"]
 
 _T = TypeVar("_T")
-OutputT = TypeVar("OutputT", bound=pydantic.BaseModel)
+P = ParamSpec("P")
 
 
 class Agent:
@@ -200,11 +198,41 @@ def _loop_running() -> bool:
     return True
 
 
-class SyncSession:
-    """A session for scripts: the same loop, run to completion on a private event loop."""
+def _blocking(
+    method: Callable[Concatenate[Session, P], Coroutine[Any, Any, _T]],
+) -> Callable[Concatenate[SyncSession, P], _T]:
+    """`Session.<method>` for scripts: the same arguments, run to completion on the sync
+    session's loop; its signature and docstring are the session method's."""
+
+    @functools.wraps(method)
+    def blocking(self: SyncSession, /, *args: P.args, **kwargs: P.kwargs) -> _T:
+        return self._run(method(self.session, *args, **kwargs))
+
+    blocking.__qualname__ = f"SyncSession.{method.__name__}"
+    blocking.__module__ = __name__
+    return blocking
+
+
+class SyncSession(PricedActionMethods, ApprovalMethods):
+    """A session for scripts: the same loop, run to completion on a private event loop.
+
+    It shares its session's state and collaborators, so what needs no request is the session's
+    own code: the priced actions (`quote_switch`, `switch_model`, ... `quote_compaction`:
+    `prefixlock.guard.actions.PricedActionMethods`), approvals (`require_approval`, `approve`,
+    `deny`, `pending_approvals`) and the state's `id`, `ledger`, `transcript` and `last_text`.
+    The async methods it runs (`ask`, `run`, `delegate`, `compact`, `keepalive_tick`) are
+    `Session`'s, wrapped once each by `_blocking`."""
+
+    id = StateField[str]()
+    ledger = StateField[Ledger]("Usage and cost of every request, and of the subagents.")
+    transcript = StateField[Transcript]("The conversation so far.")
+    last_text = StateField[str]("The text of the last reply.")
 
     def __init__(self, session: Session) -> None:
         self.session = session
+        self.state = session.state
+        self.actions = session.actions
+        self.approvals = session.approvals
         self._loop = asyncio.new_event_loop()
 
     def __enter__(self) -> SyncSession:
@@ -257,36 +285,6 @@ class SyncSession:
 
         return self._run(collect())
 
-    def run(
-        self,
-        text: str | Sequence[UserPart],
-        output_type: type[OutputT],
-        *,
-        deps: object = None,
-        volatile: Sequence[str] = (),
-        output_retries: int = DEFAULT_RETRIES,
-    ) -> OutputT:
-        """`Session.run`: a turn's validated `output_type` object."""
-        return self._run(
-            self.session.run(
-                text, output_type, deps=deps, volatile=volatile, output_retries=output_retries
-            )
-        )
-
-    def require_approval(self, *tools: str) -> None:
-        """`Session.require_approval`: calls of these tools wait for approve/deny."""
-        self.session.require_approval(*tools)
-
-    @property
-    def pending_approvals(self) -> list[ToolCall]:
-        return self.session.pending_approvals
-
-    def approve(self, call_id: str) -> None:
-        self.session.approve(call_id)
-
-    def deny(self, call_id: str, reason: str = "") -> None:
-        self.session.deny(call_id, reason)
-
     def resume(
         self, *, output_type: type[pydantic.BaseModel] | None = None, deps: object = None
     ) -> list[Event]:
@@ -308,117 +306,8 @@ class SyncSession:
             except StopAsyncIteration:
                 return
 
-    def ask(self, text: str | Sequence[UserPart], *, volatile: Sequence[str] = ()) -> str:
-        return self._run(self.session.ask(text, volatile=volatile))
-
-    def delegate(
-        self, task: str, agent: str = "explorer", model: str | None = None
-    ) -> DelegationResult:
-        """`Session.delegate` for scripts: run `task` in a subagent; its result (`ok`,
-        `summary`, `cost`, `error`)."""
-        return self._run(self.session.delegate(task, agent, model))
-
-    def compact(
-        self,
-        *,
-        instruction: str = DEFAULT_INSTRUCTION,
-        quote: Quote | None = None,
-        policy: str | None = None,
-        placement: SummaryPlacement = "system",
-    ) -> list[Event]:
-        """`Session.compact` for scripts (GUARD+STORE)."""
-        return self._run(
-            self.session.compact(
-                instruction=instruction, quote=quote, policy=policy, placement=placement
-            )
-        )
-
-    # The priced actions are synchronous on `Session` already; these pass them through so a
-    # script needs no `.session` (same arguments, same quotes, same errors).
-
-    def quote_switch(
-        self, model: str, *, next_message: str | None = None, task: TaskProfile | None = None
-    ) -> Quote:
-        """`Session.quote_switch`: price moving to `model` before doing it."""
-        return self.session.quote_switch(model, next_message=next_message, task=task)
-
-    def switch_model(
-        self, model: str, *, quote: Quote | None = None, policy: str | None = None
-    ) -> Quote:
-        """`Session.switch_model`: a warm cache needs the quote (or policy='allow')."""
-        return self.session.switch_model(model, quote=quote, policy=policy)
-
-    def quote_tools(
-        self,
-        tools: Iterable[ToolLike] | None = None,
-        *,
-        add: Iterable[ToolLike] | Tool | ToolSpec = (),
-        remove: Iterable[str] | str = (),
-        next_message: str | None = None,
-    ) -> Quote:
-        """`Session.quote_tools`: price a new tool set."""
-        return self.session.quote_tools(tools, add=add, remove=remove, next_message=next_message)
-
-    def change_tools(
-        self,
-        tools: Iterable[ToolLike] | None = None,
-        *,
-        add: Iterable[ToolLike] | Tool | ToolSpec = (),
-        remove: Iterable[str] | str = (),
-        quote: Quote | None = None,
-        policy: str | None = None,
-    ) -> Quote:
-        """`Session.change_tools`: move to a new tool set."""
-        return self.session.change_tools(tools, add=add, remove=remove, quote=quote, policy=policy)
-
-    def quote_prefix(self, prefix: FrozenPrefix, *, next_message: str | None = None) -> Quote:
-        """`Session.quote_prefix`: price moving to another frozen prefix."""
-        return self.session.quote_prefix(prefix, next_message=next_message)
-
-    def change_prefix(
-        self, prefix: FrozenPrefix, *, quote: Quote | None = None, policy: str | None = None
-    ) -> Quote:
-        """`Session.change_prefix`: move to `prefix`."""
-        return self.session.change_prefix(prefix, quote=quote, policy=policy)
-
-    def quote_effort(
-        self, *, next_message: str | None = None, **changes: Unpack[SettingsChanges]
-    ) -> Quote:
-        """`Session.quote_effort`: price a settings change."""
-        return self.session.quote_effort(next_message=next_message, **changes)
-
-    def change_effort(
-        self,
-        *,
-        quote: Quote | None = None,
-        policy: str | None = None,
-        **changes: Unpack[SettingsChanges],
-    ) -> Quote:
-        """`Session.change_effort`: apply a settings change."""
-        return self.session.change_effort(quote=quote, policy=policy, **changes)
-
-    def quote_compaction(
-        self, *, placement: SummaryPlacement = "system", next_message: str | None = None
-    ) -> Quote:
-        """`Session.quote_compaction`: price compacting now."""
-        return self.session.quote_compaction(placement=placement, next_message=next_message)
-
-    def keepalive_tick(self) -> list[Event]:
-        """`Session.keepalive_tick` for scripts (GUARD+STORE)."""
-        return self._run(self.session.keepalive_tick())
-
-    @property
-    def ledger(self) -> Ledger:
-        return self.session.ledger
-
-    @property
-    def transcript(self) -> Transcript:
-        return self.session.transcript
-
-    @property
-    def last_text(self) -> str:
-        return self.session.last_text
-
-    @property
-    def id(self) -> str:
-        return self.session.id
+    ask = _blocking(Session.ask)
+    run = _blocking(Session.run)
+    delegate = _blocking(Session.delegate)
+    compact = _blocking(Session.compact)
+    keepalive_tick = _blocking(Session.keepalive_tick)

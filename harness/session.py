@@ -18,8 +18,16 @@ A session owns its state (`prefixlock.state.SessionState`) and collaborators tha
 - `pings` (`prefixlock.guard.keepalive_runner.KeepAliveRunner`): keep-alive pings, never during
   a turn;
 - `actions` (`prefixlock.guard.actions.PricedActions`): quotes and applies model switches, tool,
-  prefix and settings changes and compaction; the session's `quote_*`, `switch_model`,
-  `change_*` and `compact` are thin wrappers around it.
+  prefix and settings changes and compaction; the session's `quote_*`, `switch_model` and
+  `change_*` come from `PricedActionMethods` (written once there for this class and
+  `prefixlock.agent.SyncSession`), `compact` is its own (it sends the summary request);
+- `approvals` (`prefixlock.approvals.Approvals`): tool calls waiting for the caller;
+  `require_approval`, `approve`, `deny` and `pending_approvals` come from `ApprovalMethods`,
+  shared with `SyncSession` the same way.
+What the session is now (`prefix`, `model`, `transcript`, `ledger`, `requests`...) is its
+state's, read through `prefixlock.state.StateField`s; the rest of the state and what the
+collaborators hold are reached through them (`s.state.settings`, `s.pings.keepalive`,
+`s.recorder.store`, `s.actions.quotes`).
 A session is made by an agent (`prefixlock.state.SessionAgent`, `prefixlock.agent.Agent`);
 `prefixlock.store.resume` rebuilds one from the store. Tools that are not Python functions of
 the prefix go in `tool_handlers` (e.g. `delegate`, `prefixlock.delegation`).
@@ -34,20 +42,18 @@ from collections.abc import (
     AsyncIterator,
     Awaitable,
     Callable,
-    Iterable,
     Mapping,
     Sequence,
 )
 from dataclasses import dataclass, field
 from decimal import Decimal
 from types import TracebackType
-from typing import Any, TypeVar, Unpack
+from typing import Any, TypeVar
 
 import pydantic
 
 from .approvals import Approvals
 from .billing.ledger import Ledger, LedgerRow
-from .clock import Clock
 from .context import RunContext
 from .delegation import (
     DelegationResult,
@@ -66,7 +72,7 @@ from .events import (
     ToolResult,
     TurnComplete,
 )
-from .guard.actions import PricedActions
+from .guard.actions import PricedActionMethods, PricedActions
 from .guard.budget import CacheBudget
 from .guard.cacheguard import CacheGuard, caches_whole_prompts
 from .guard.compaction import (
@@ -75,7 +81,6 @@ from .guard.compaction import (
     base_system,
     shrinks_below,
 )
-from .guard.economics import TaskProfile
 from .guard.keepalive import KeepAlive
 from .guard.keepalive_runner import KeepAliveRunner
 from .guard.quote import Quote
@@ -83,14 +88,11 @@ from .guard.tracker import GuardTracker
 from .media import UserPart, user_blocks
 from .output import DEFAULT_RETRIES, OutputRun
 from .prefix import FrozenPrefix
-from .providers import AttemptProgress, Reply, SDKProvider, SessionInfo, StreamProgress
-from .settings import Settings, SettingsChanges
-from .state import SessionAgent, SessionState
-from .store.database import SessionStore
+from .providers import AttemptProgress, Reply, SDKProvider, StreamProgress
+from .state import SessionAgent, SessionState, StateField, WritableStateField
 from .store.recorder import Recorder, recorder_for
 from .telemetry import Telemetry
 from .tokenizer import count_tokens
-from .tools import Tool, ToolLike, ToolSpec
 from .transcript import Message, Transcript, text_block, thaw, tool_result_block
 from .wire import WireRequest
 
@@ -123,12 +125,54 @@ class _OpenStream:
     pending: Sequence[Message]
 
 
-class Session:
+class ApprovalMethods:
+    """Tool approval as a session offers it (prefixlock.approvals), written once: `Session` and
+    `prefixlock.agent.SyncSession` inherit these, and `approvals` is the session's (a sync
+    session's is its session's)."""
+
+    approvals: Approvals
+
+    def require_approval(self, *tools: str) -> None:
+        """Calls of these tools (any tool: the prefix's, `delegate`, MCP ones; "*" for all)
+        wait for `approve`/`deny` and `resume()`."""
+        self.approvals.require(tools)
+
+    @property
+    def pending_approvals(self) -> list[ToolCall]:
+        """The tool calls waiting for a decision, in call order."""
+        return list(self.approvals.pending.values())
+
+    def approve(self, call_id: str) -> None:
+        """Let waiting call `call_id` run at the next `resume()`."""
+        self.approvals.decide(call_id, True)
+
+    def deny(self, call_id: str, reason: str = "") -> None:
+        """Answer waiting call `call_id` with an error result saying `reason`, at `resume()`."""
+        self.approvals.decide(call_id, False, reason)
+
+
+class Session(PricedActionMethods, ApprovalMethods):
     """One conversation on a frozen prefix. Use `async with agent.session() as s`."""
+
+    # What the session is now: its state's fields (prefixlock.state), read-only but for the
+    # transcript (assigning a fork is the only way to edit the past).
+    id = StateField[str]()
+    prefix = StateField[FrozenPrefix](
+        "The prefix the session runs on (changed only by a priced action or a compaction)."
+    )
+    model = StateField[str]("The model the session runs on (changed by `switch_model`).")
+    transcript = WritableStateField[Transcript]("The conversation so far.")
+    ledger = StateField[Ledger]("Usage and cost of every request, and of the subagents.")
+    requests = StateField[list[WireRequest]]("The requests sent, in order.")
+    previous_request = StateField[WireRequest | None](
+        "The last request sent (what the cache guard compares the next one with)."
+    )
+    turn = StateField[int]("User turns so far (a resumed session counts from its stored ones).")
+    compactions = StateField[int]("How many times the history was compacted.")
+    last_text = StateField[str]("The text of the last reply.")
 
     def __init__(self, agent: SessionAgent, session_id: str, provider: SDKProvider) -> None:
         self.agent = agent
-        self.id = session_id
         self.state = SessionState(
             session_id, agent.clock, agent.prices, agent.prefix, agent.settings, provider
         )
@@ -136,7 +180,6 @@ class Session:
         self.recorder: Recorder = recorder_for(agent.open_store(), self.state)
         self.pings = KeepAliveRunner(self.state, self.tracker, self.recorder)
         self.actions = PricedActions(self.state, agent, self.tracker, self.recorder)
-        self.last_text = ""
         # Tool handlers that are not runners of the prefix (e.g. `delegate`), by tool name.
         self.tool_handlers: dict[str, ToolHandler] = {}
         self.closed = False  # aclose() ran: the session sends nothing more
@@ -164,7 +207,8 @@ class Session:
             self.tool_handlers["delegate"] = delegate_tool_handler(self)
 
     def __repr__(self) -> str:
-        return f"Session({self.id}, {self.provider.route.label}, {len(self.transcript)} messages)"
+        label = self.state.provider.route.label
+        return f"Session({self.id}, {label}, {len(self.transcript)} messages)"
 
     async def __aenter__(self) -> Session:
         return self
@@ -184,85 +228,18 @@ class Session:
         finally:
             self.recorder.release()  # another process may write the session now
         await self.actions.close_retired()  # providers left behind by switch_model
-        await self.provider.aclose()
+        await self.state.provider.aclose()
 
-    # ---- what the session is now (its state, read-only but for a few) ----------------------
-
-    @property
-    def prefix(self) -> FrozenPrefix:
-        """The prefix the session runs on (changed only by a priced action or a compaction)."""
-        return self.state.prefix
-
-    @property
-    def provider(self) -> SDKProvider:
-        return self.state.provider
-
-    @property
-    def model(self) -> str:
-        return self.state.model
-
-    @property
-    def settings(self) -> Settings:
-        return self.state.settings
-
-    @property
-    def clock(self) -> Clock:
-        return self.state.clock
-
-    @property
-    def info(self) -> SessionInfo:
-        """What the request builders know of the session (its id, its cache key)."""
-        return self.state.info
-
-    @info.setter
-    def info(self, value: SessionInfo) -> None:
-        self.state.info = value
-
-    @property
-    def transcript(self) -> Transcript:
-        return self.state.transcript
-
-    @transcript.setter
-    def transcript(self, value: Transcript) -> None:  # a fork: the only way to edit the past
-        self.state.transcript = value
-
-    @property
-    def ledger(self) -> Ledger:
-        return self.state.ledger
-
-    @property
-    def requests(self) -> list[WireRequest]:
-        """The requests sent, in order."""
-        return self.state.requests
-
-    @property
-    def turn(self) -> int:
-        return self.state.turn
-
-    @property
-    def compactions(self) -> int:
-        return self.state.compactions
-
-    @property
-    def queued_events(self) -> list[Event]:
-        """Events waiting for the next send (warnings of priced actions, late reports)."""
-        return self.state.queued_events
-
-    @property
-    def previous_request(self) -> WireRequest | None:
-        """The last request sent (what the cache guard compares the next one with)."""
-        return self.state.previous_request
-
-    @property
-    def cost(self) -> Decimal | None:
-        return self.ledger.cost
+    # ---- what the session is beyond its state ----------------------------------------------
 
     @property
     def guard(self) -> CacheGuard:
+        """The cache guard that predicts each request and names every miss."""
         return self.tracker.guard
 
     @property
     def budget(self) -> CacheBudget:
+        """The cache-miss budget, enforced before each request and action (assignable)."""
         return self.tracker.guard.budget
 
     @budget.setter
@@ -270,16 +247,8 @@ class Session:
         self.tracker.guard.budget = value
 
     @property
-    def store(self) -> SessionStore | None:
-        return self.recorder.store
-
-    @property
-    def quotes(self) -> list[Quote]:
-        """Every quote this session made, in order."""
-        return self.actions.quotes
-
-    @property
     def delegator(self) -> Delegator | None:
+        """The agent's delegator (what `delegate` runs subagents with; a ParentSession's)."""
         return self.agent.delegator
 
     @property
@@ -400,15 +369,15 @@ class Session:
                     request = self._build_next_request(pending, state.volatile)
                     for event in self._before_send(request):
                         yield event
-                    started_at = self.clock.now()
+                    started_at = s.clock.now()
                     reply: Reply | None = None
                     progress = StreamProgress()
                     self._open_stream = _OpenStream(request, progress, started_at, state, pending)
                     span = self.telemetry.request(
-                        state.span, self.provider.api, self.model, len(self.requests)
+                        state.span, s.provider.api, s.model, len(s.requests)
                     )
                     try:
-                        async for item in self.provider.stream(request, progress):
+                        async for item in s.provider.stream(request, progress):
                             if isinstance(item, Reply):
                                 reply = item
                             else:
@@ -446,7 +415,7 @@ class Session:
                     for event in events:
                         yield event
                     state.text = reply.text
-                    self.last_text = reply.text
+                    s.last_text = reply.text
                     calls = reply.tool_uses()
                     if not calls and state.output is not None:
                         # Text instead of the output tool: remind it (counts as an attempt).
@@ -495,16 +464,16 @@ class Session:
         the guard's own rule (api plus the price table's provider: openai-compat to anything
         but OpenAI), so the requests sent and the guard's predictions follow the same model,
         also after a model switch."""
-        return caches_whole_prompts(
-            self.provider.api, self.agent.prices.lookup(self.model), self.model
-        )
+        s = self.state
+        return caches_whole_prompts(s.provider.api, self.agent.prices.lookup(s.model), s.model)
 
     def _build_next_request(
         self, pending: Sequence[Message], volatile: Sequence[str] = ()
     ) -> WireRequest:
         """The next request: the transcript plus the not-yet-sent messages. Pure."""
-        return self.provider.build_request(
-            self.prefix, self.transcript, self.settings, self.info, volatile, pending
+        s = self.state
+        return s.provider.build_request(
+            s.prefix, s.transcript, s.settings, s.info, volatile, pending
         )
 
     def _compaction_due(self) -> bool:
@@ -528,7 +497,7 @@ class Session:
     def _before_send(self, request: WireRequest) -> list[Event]:
         """`request` goes out now: the guard predicts it (CacheBudgetExceeded: nothing is
         sent), an idle stretch of keep-alive ends, and the queued events come first."""
-        now = self.clock.now()
+        now = self.state.clock.now()
         self.tracker.before(request, now)
         self.pings.active_again(now)
         return self.state.take_queued()
@@ -538,8 +507,8 @@ class Session:
         apart from pings, predicted and budgeted first. Returns its reply and when it went."""
         async with self.pings.turn():
             events.extend(self._before_send(request))
-            started = self.clock.now()
-            return await self.provider.complete(request, events), started
+            started = self.state.clock.now()
+            return await self.state.provider.complete(request, events), started
 
     def _record_turn(
         self, request: WireRequest, pending: Sequence[Message], reply: Reply, row: LedgerRow
@@ -565,9 +534,10 @@ class Session:
 
     def _limit_reached(self, state: _TurnState) -> str | None:
         """'turns' or 'dollars' when the loop must stop before the next request."""
-        if state.requests >= self.settings.max_turns:
+        settings = self.state.settings
+        if state.requests >= settings.max_turns:
             return "turns"
-        cap = self.settings.max_dollars
+        cap = settings.max_dollars
         if cap is not None and self._dollars_spent() >= cap:
             return "dollars"
         return None
@@ -702,12 +672,12 @@ class Session:
         quote, a SwitchWarning when the cache was warm), or None when none is left."""
         while self.fallbacks:
             model = self.fallbacks.pop(0)
-            failed = self.provider.route.label
+            failed = self.state.provider.route.label
             if model == failed:
                 continue
-            quote = self.actions.quote_switch(model)
-            self.actions.switch_model(model, quote=quote)
-            return ModelFallback(failed, self.provider.route.label, str(error), quote)
+            quote = self.quote_switch(model)
+            self.switch_model(model, quote=quote)
+            return ModelFallback(failed, self.state.provider.route.label, str(error), quote)
         return None
 
     def _stop_after_tools(self, state: _TurnState) -> list[Event]:
@@ -757,22 +727,6 @@ class Session:
                     + f") without a {output_type.__name__}"
                 )
         raise UserError("the turn ended without completing")  # send always completes
-
-    def require_approval(self, *tools: str) -> None:
-        """Calls of these tools (any tool: the prefix's, `delegate`, MCP ones; "*" for all)
-        wait for `approve`/`deny` and `resume()`."""
-        self.approvals.require(tools)
-
-    @property
-    def pending_approvals(self) -> list[ToolCall]:
-        """The tool calls waiting for a decision, in call order."""
-        return list(self.approvals.pending.values())
-
-    def approve(self, call_id: str) -> None:
-        self.approvals.decide(call_id, True)
-
-    def deny(self, call_id: str, reason: str = "") -> None:
-        self.approvals.decide(call_id, False, reason)
 
     async def resume(
         self,
@@ -833,82 +787,7 @@ class Session:
                 final = event.text
         return final
 
-    # ---- priced actions (prefixlock.guard.actions) ---------------------------------------
-    # An action that would lose cached tokens raises QuoteRequired unless it is given its
-    # quote (made for the current state) or policy="allow"; a quote for another state raises
-    # StaleQuote. On a cold cache it costs nothing extra and proceeds without a SwitchWarning.
-
-    def quote_switch(
-        self, model: str, *, next_message: str | None = None, task: TaskProfile | None = None
-    ) -> Quote:
-        """Price switching this session to `model` before doing it. `next_message` makes the
-        next-turn figures exact. The quote compares the switch with running the work in a
-        subagent on `model`: `task` (a prefixlock.guard.economics.TaskProfile) names that work; by
-        default it is one user turn like the recent ones (`quote.default_task`)."""
-        return self.actions.quote_switch(model, next_message=next_message, task=task)
-
-    def switch_model(
-        self, model: str, *, quote: Quote | None = None, policy: str | None = None
-    ) -> Quote:
-        """Move the session to `model`. A warm cache needs the quote (or policy='allow')."""
-        return self.actions.switch_model(model, quote=quote, policy=policy)
-
-    def quote_tools(
-        self,
-        tools: Iterable[ToolLike] | None = None,
-        *,
-        add: Iterable[ToolLike] | Tool | ToolSpec = (),
-        remove: Iterable[str] | str = (),
-        next_message: str | None = None,
-    ) -> Quote:
-        """Price a new tool set (the whole list, or tools added / removed by name)."""
-        prefix = self.actions.with_tools(tools, add, remove)
-        return self.actions.quote_move("tools", prefix, next_message)
-
-    def change_tools(
-        self,
-        tools: Iterable[ToolLike] | None = None,
-        *,
-        add: Iterable[ToolLike] | Tool | ToolSpec = (),
-        remove: Iterable[str] | str = (),
-        quote: Quote | None = None,
-        policy: str | None = None,
-    ) -> Quote:
-        """Move the session to a new tool set. A warm cache needs the quote (or policy)."""
-        prefix = self.actions.with_tools(tools, add, remove)
-        return self.actions.apply_move("tools", prefix, quote, policy)
-
-    def quote_prefix(self, prefix: FrozenPrefix, *, next_message: str | None = None) -> Quote:
-        """Price moving the session to another frozen prefix (system prompt and/or tools)."""
-        return self.actions.quote_move("prefix", prefix, next_message)
-
-    def change_prefix(
-        self, prefix: FrozenPrefix, *, quote: Quote | None = None, policy: str | None = None
-    ) -> Quote:
-        """Move the session to `prefix`. A warm cache needs the quote (or policy='allow')."""
-        return self.actions.apply_move("prefix", prefix, quote, policy)
-
-    def quote_effort(
-        self, *, next_message: str | None = None, **changes: Unpack[SettingsChanges]
-    ) -> Quote:
-        """Price a settings change (effort, TTL...): what it does to the cache."""
-        return self.actions.quote_effort(next_message, changes)
-
-    def change_effort(
-        self,
-        *,
-        quote: Quote | None = None,
-        policy: str | None = None,
-        **changes: Unpack[SettingsChanges],
-    ) -> Quote:
-        """Apply a settings change. One that breaks a warm cache needs its quote (or policy)."""
-        return self.actions.change_effort(quote, policy, changes)
-
-    def quote_compaction(
-        self, *, placement: SummaryPlacement = "system", next_message: str | None = None
-    ) -> Quote:
-        """Price compacting now: the summary request plus the next turn on the new prefix."""
-        return self.actions.quote_compaction(placement, next_message)
+    # ---- compaction (the other priced actions: PricedActionMethods) ------------------------
 
     async def compact(
         self,
@@ -920,7 +799,9 @@ class Session:
     ) -> list[Event]:
         """Summarize with a request that reads the cache, then move to the compacted prefix.
 
-        Returns the events (usage of the summary request, warnings, PrefixChanged).
+        A warm cache needs the quote (`quote_compaction()`) or policy='allow', as the other
+        priced actions do. Returns the events (usage of the summary request, warnings,
+        PrefixChanged).
         """
         return await self.actions.compact(
             self._send_aside,
@@ -932,20 +813,6 @@ class Session:
 
     # ---- keep-alive (prefixlock.guard.keepalive_runner) ----------------------------------
 
-    @property
-    def keepalive(self) -> KeepAlive | None:
-        """The keep-alive settings and totals (None: pings are off; set None to stop them)."""
-        return self.pings.keepalive
-
-    @keepalive.setter
-    def keepalive(self, value: KeepAlive | None) -> None:
-        self.pings.keepalive = value
-
-    @property
-    def turn_in_flight(self) -> bool:
-        """A turn (or compaction) is running or waiting to send: pings skip meanwhile."""
-        return self.pings.turn_in_flight
-
     def enable_keepalive(
         self,
         max_spend: Decimal | float | str = Decimal("0.50"),
@@ -955,12 +822,9 @@ class Session:
     ) -> KeepAlive:
         """Turn keep-alive pings on (drive them with `await keepalive_tick()`). The cap is
         for the whole session: pings already in the ledger (a resumed session's restored rows
-        included) count toward it."""
+        included) count toward it. `s.pings.keepalive` is the returned settings and totals
+        (set it to None to stop); `s.pings.next_ping_at()` says when the next ping is due."""
         return self.pings.enable(max_spend, margin, max_idle)
-
-    def next_ping_at(self) -> float | None:
-        """When the next keep-alive ping is due (None: none will be)."""
-        return self.pings.next_ping_at()
 
     async def keepalive_tick(self) -> list[Event]:
         """Send a ping if one is due now and still pays; returns its KeepAlivePing event."""

@@ -7,6 +7,9 @@ The session (`prefixlock.session.Session`) owns one and hands it to its collabor
 tracker, the store recorder, the keep-alive runner, the priced actions) when it makes them, so
 they read and change it explicitly and none of them reaches back into the session.
 
+`StateField` shows a field of the state on the object that holds it: `s.prefix` is
+`s.state.prefix`, on `Session` and `SyncSession` alike, with no property written for each.
+
 `SessionAgent` is what a session needs of its agent (`prefixlock.agent.Agent` is one), and so
 what resume needs to rebuild a session from the store.
 """
@@ -14,7 +17,7 @@ what resume needs to rebuild a session from the store.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Never, Protocol, Self, TypeVar, overload
 
 from .billing.ledger import Ledger
 from .billing.prices import PriceTable
@@ -101,6 +104,7 @@ class SessionState:
     # Events for the caller that arose outside a turn's stream (a warning of a priced action,
     # an abandoned request's report): yielded before the next request.
     queued_events: list[Event] = field(default_factory=list)
+    last_text: str = ""  # the text of the last reply
 
     def __post_init__(self) -> None:
         self.info = SessionInfo(self.id)
@@ -136,3 +140,47 @@ class SessionState:
             ]
         )
         return fingerprint(data)
+
+
+T = TypeVar("T")
+
+
+class _HoldsState(Protocol):
+    @property
+    def state(self) -> SessionState: ...
+
+
+class StateField(Generic[T]):
+    """A read-only attribute that is the holder's `state` field (or property) of the same
+    name: `prefix = StateField[FrozenPrefix]("...")` in a class body makes `s.prefix` read
+    `s.state.prefix`. `T` is that field's type (tests/core/test_core_exports.py checks it);
+    assigning raises AttributeError, as a property without a setter does."""
+
+    def __init__(self, doc: str | None = None) -> None:
+        self.__doc__ = doc
+        self.name = ""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        if name not in SessionState.__dataclass_fields__ and not hasattr(SessionState, name):
+            raise TypeError(f"{owner.__name__}.{name}: SessionState has no {name!r}")
+        self.name = name
+
+    @overload
+    def __get__(self, holder: None, owner: type) -> Self: ...
+    @overload
+    def __get__(self, holder: _HoldsState, owner: type) -> T: ...
+    def __get__(self, holder: _HoldsState | None, owner: type) -> T | Self:
+        if holder is None:
+            return self
+        value: T = getattr(holder.state, self.name)
+        return value
+
+    def __set__(self, holder: _HoldsState, value: Never) -> None:
+        raise AttributeError(f"{type(holder).__name__}.{self.name} is read-only")
+
+
+class WritableStateField(StateField[T]):
+    """A `StateField` that may be assigned: `s.transcript = fork` sets `s.state.transcript`."""
+
+    def __set__(self, holder: _HoldsState, value: T) -> None:
+        setattr(holder.state, self.name, value)

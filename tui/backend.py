@@ -487,7 +487,7 @@ class ChatBackend:
         import anthropic  # noqa: F401  (imported here so the first request finds them loaded)
         import openai  # noqa: F401
 
-        self.session.provider.transport.client()
+        self.session.state.provider.transport.client()
 
     def pending_switch(self) -> str | None:
         """The `--model` asked for with `--resume` when the session resumed on another model."""
@@ -787,7 +787,7 @@ class ChatBackend:
             if on:
                 self._session.enable_keepalive()
             else:
-                self._session.keepalive = None
+                self._session.pings.keepalive = None
         if not on:
             return "keep-alive off"
         return "keep-alive on: idle pings keep the cache warm (spend capped at $0.50)"
@@ -853,7 +853,7 @@ class ChatBackend:
                                 "session_id": s.id,
                                 "seq": i,
                                 "time": row.time if row else self.clock.now(),
-                                "provider": s.provider.route.provider,
+                                "provider": s.state.provider.route.provider,
                                 "api": req.api,
                                 "model": req.model,
                                 "path": req.path,
@@ -870,8 +870,8 @@ class ChatBackend:
                 what = f"{len(lines)} requests of this session"
             else:
                 path = Path(tmp) / "next_request.json"
-                req = s.provider.build_request(
-                    s.prefix, [Message.user("(next message)")], s.settings, s.info
+                req = s.state.provider.build_request(
+                    s.prefix, [Message.user("(next message)")], s.state.settings, s.state.info
                 )
                 path.write_text(json.dumps(req.body, default=str), encoding="utf-8")
                 what = "the next request (no turn sent yet)"

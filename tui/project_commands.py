@@ -138,7 +138,7 @@ class ProjectCommands(App[None]):
 
     async def cmd_effort(self, args: tuple[str, ...]) -> None:
         if not args:
-            current = self.backend.session.settings.effort or "the model's default"
+            current = self.backend.session.state.settings.effort or "the model's default"
             await self.add_note(
                 f"effort: {current}; /effort {'|'.join(EFFORTS)}|default changes it "
                 "(priced first: it changes what the provider caches)",

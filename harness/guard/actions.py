@@ -6,12 +6,15 @@
 - change settings (effort, TTL...): `quote_effort` / `change_effort`
 - compact the history: `quote_compaction` / `compact`
 
-`PricedActions` works on the session's state (`prefixlock.state.SessionState`): a quote builds
-the next request both ways and prices the difference with the session's guard; an action that
-would lose cached tokens raises QuoteRequired unless it is given its quote (made for the current
-state) or `policy="allow"`; on a cold cache it costs nothing extra and proceeds without a
-SwitchWarning. A move queues its events (SwitchWarning, PrefixChanged) for the next send and
-tells the store (`prefixlock.store.recorder`). The session's public methods are thin wrappers.
+`PricedActionMethods` is those methods as a session offers them, each signature written once:
+`Session` and the script-facing `SyncSession` both inherit it (`compact` sends a request, so it
+is the session's own). They call the session's `PricedActions`, which works on the session's
+state (`prefixlock.state.SessionState`): a quote builds the next request both ways and prices
+the difference with the session's guard; an action that would lose cached tokens raises
+QuoteRequired unless it is given its quote (made for the current state) or `policy="allow"`; on
+a cold cache it costs nothing extra and proceeds without a SwitchWarning. A move queues its
+events (SwitchWarning, PrefixChanged) for the next send and tells the store
+(`prefixlock.store.recorder`).
 """
 
 from __future__ import annotations
@@ -20,7 +23,7 @@ import asyncio
 import dataclasses
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import Any, Unpack
 
 from ..canonical import canonical_bytes, fingerprint
 from ..errors import ConfigError, PrefixError, UserError
@@ -28,7 +31,7 @@ from ..events import Event, PrefixChanged, SwitchWarning
 from ..prefix import FrozenPrefix
 from ..providers import Reply, SDKProvider, SessionInfo, make_builder, resolve_route
 from ..providers.anthropic import without_message_breakpoints
-from ..settings import Settings, settings_dict
+from ..settings import Settings, SettingsChanges, settings_dict
 from ..state import SessionAgent, SessionState
 from ..store.recorder import Recorder
 from ..tools import Tool, ToolLike, ToolSpec, as_spec
@@ -193,9 +196,8 @@ class PricedActions:
 
     # ---- model -------------------------------------------------------------------------------
 
-    def quote_switch(
-        self, model: str, *, next_message: str | None = None, task: TaskProfile | None = None
-    ) -> Quote:
+    def price_switch(self, model: str, next_message: str | None, task: TaskProfile | None) -> Quote:
+        """The quote of switching to `model` (compared with a subagent doing `task` there)."""
         route = resolve_route(model, self.agent.base_url, self.agent.prices)
         return self._price(
             "switch_model",
@@ -208,9 +210,9 @@ class PricedActions:
             task=task,
         )
 
-    def switch_model(
-        self, model: str, *, quote: Quote | None = None, policy: str | None = None
-    ) -> Quote:
+    def apply_switch(self, model: str, quote: Quote | None, policy: str | None) -> Quote:
+        """Move to `model`: a provider for it, the old one closed; a warm cache needs the quote
+        (or policy)."""
         s = self.state
         route = resolve_route(model, self.agent.base_url, self.agent.prices)
         if s.settings.max_dollars is not None and self.agent.prices.lookup(route.model) is None:
@@ -222,7 +224,7 @@ class PricedActions:
                 where="settings.max_dollars",
             )
         check_quote(quote, action="switch_model", state=s.fingerprint(), target=route.label)
-        q = self._current(quote, lambda: self.quote_switch(model))
+        q = self._current(quote, lambda: self.price_switch(model, None, None))
         self._authorize(q, quote, policy, f"switching to {route.model}")
         if route.label == s.provider.route.label:
             return q
@@ -283,7 +285,7 @@ class PricedActions:
             del current[name]
         return prefix.replace(tools=list(current.values()))
 
-    def quote_move(self, what: str, prefix: FrozenPrefix, next_message: str | None) -> Quote:
+    def price_move(self, what: str, prefix: FrozenPrefix, next_message: str | None) -> Quote:
         """The quote of action `change_{what}` (tools, prefix): the same model and settings on
         `prefix`."""
         s = self.state
@@ -308,7 +310,7 @@ class PricedActions:
             state=self.state.fingerprint(),
             target=prefix.fingerprint,
         )
-        q = self._current(quote, lambda: self.quote_move(what, prefix, None))
+        q = self._current(quote, lambda: self.price_move(what, prefix, None))
         self._authorize(q, quote, policy, f"changing the {what}")
         s = self.state
         old_fp = s.prefix.fingerprint
@@ -331,7 +333,8 @@ class PricedActions:
                 f"unknown setting in {sorted(changes)}; settings are: {known}", where="settings"
             ) from None
 
-    def quote_effort(self, next_message: str | None, changes: Mapping[str, Any]) -> Quote:
+    def price_settings(self, changes: Mapping[str, Any], next_message: str | None) -> Quote:
+        """The quote of the settings with `changes` (same model and prefix)."""
         s = self.state
         new_settings = self._changed_settings(changes)
         return self._price(
@@ -344,13 +347,14 @@ class PricedActions:
             target=fingerprint(canonical_bytes(settings_dict(new_settings))),
         )
 
-    def change_effort(
-        self, quote: Quote | None, policy: str | None, changes: Mapping[str, Any]
+    def apply_settings(
+        self, changes: Mapping[str, Any], quote: Quote | None, policy: str | None
     ) -> Quote:
+        """Apply `changes` to the settings; one that breaks a warm cache needs its quote."""
         new_settings = self._changed_settings(changes)
         target = fingerprint(canonical_bytes(settings_dict(new_settings)))
         check_quote(quote, action="change_effort", state=self.state.fingerprint(), target=target)
-        q = self._current(quote, lambda: self.quote_effort(None, changes))
+        q = self._current(quote, lambda: self.price_settings(changes, None))
         self._authorize(q, quote, policy, "changing effort / settings")
         self.state.settings = new_settings
         self._warn("change_effort", q)
@@ -358,7 +362,8 @@ class PricedActions:
 
     # ---- compaction --------------------------------------------------------------------------
 
-    def quote_compaction(self, placement: SummaryPlacement, next_message: str | None) -> Quote:
+    def price_compaction(self, placement: SummaryPlacement, next_message: str | None) -> Quote:
+        """The quote of compacting now: the summary request plus the next turn after it."""
         s = self.state
         summary_tokens = estimate_summary_tokens(s.transcript.tokens)
         plan = compacted(s.prefix, "x " * summary_tokens, placement)
@@ -422,7 +427,7 @@ class PricedActions:
         s = self.state
         check_placement(placement)  # before anything is sent
         check_quote(quote, action="compact", state=s.fingerprint())
-        q = self._current(quote, lambda: self.quote_compaction(placement, None))
+        q = self._current(quote, lambda: self.price_compaction(placement, None))
         self._authorize(q, quote, policy, "compacting")
         if not s.transcript.messages:
             raise UserError("nothing to compact: the session has no messages", where="compact")
@@ -455,3 +460,88 @@ class PricedActions:
         events.append(PrefixChanged("compaction", old_fp, new_fp, s.model))
         self.recorder.compacted(request, row, self.tracker.last_break)
         return events
+
+
+class PricedActionMethods:
+    """The priced actions as a session offers them, each written once: `Session` and
+    `SyncSession` inherit these, and `actions` is the session's `PricedActions` (a sync
+    session's is its session's).
+
+    An action that would lose cached tokens raises QuoteRequired unless it is given its quote
+    (made for the current state) or policy="allow"; a quote for another state raises
+    StaleQuote. On a cold cache it costs nothing extra and proceeds without a SwitchWarning."""
+
+    actions: PricedActions
+
+    def quote_switch(
+        self, model: str, *, next_message: str | None = None, task: TaskProfile | None = None
+    ) -> Quote:
+        """Price switching this session to `model` before doing it. `next_message` makes the
+        next-turn figures exact. The quote compares the switch with running the work in a
+        subagent on `model`: `task` (a prefixlock.guard.economics.TaskProfile) names that work;
+        by default it is one user turn like the recent ones (`quote.default_task`)."""
+        return self.actions.price_switch(model, next_message, task)
+
+    def switch_model(
+        self, model: str, *, quote: Quote | None = None, policy: str | None = None
+    ) -> Quote:
+        """Move the session to `model`. A warm cache needs the quote (or policy='allow')."""
+        return self.actions.apply_switch(model, quote, policy)
+
+    def quote_tools(
+        self,
+        tools: Iterable[ToolLike] | None = None,
+        *,
+        add: Iterable[ToolLike] | Tool | ToolSpec = (),
+        remove: Iterable[str] | str = (),
+        next_message: str | None = None,
+    ) -> Quote:
+        """Price a new tool set (the whole list, or tools added / removed by name)."""
+        prefix = self.actions.with_tools(tools, add, remove)
+        return self.actions.price_move("tools", prefix, next_message)
+
+    def change_tools(
+        self,
+        tools: Iterable[ToolLike] | None = None,
+        *,
+        add: Iterable[ToolLike] | Tool | ToolSpec = (),
+        remove: Iterable[str] | str = (),
+        quote: Quote | None = None,
+        policy: str | None = None,
+    ) -> Quote:
+        """Move the session to a new tool set. A warm cache needs the quote (or policy)."""
+        prefix = self.actions.with_tools(tools, add, remove)
+        return self.actions.apply_move("tools", prefix, quote, policy)
+
+    def quote_prefix(self, prefix: FrozenPrefix, *, next_message: str | None = None) -> Quote:
+        """Price moving the session to another frozen prefix (system prompt and/or tools)."""
+        return self.actions.price_move("prefix", prefix, next_message)
+
+    def change_prefix(
+        self, prefix: FrozenPrefix, *, quote: Quote | None = None, policy: str | None = None
+    ) -> Quote:
+        """Move the session to `prefix`. A warm cache needs the quote (or policy='allow')."""
+        return self.actions.apply_move("prefix", prefix, quote, policy)
+
+    def quote_effort(
+        self, *, next_message: str | None = None, **changes: Unpack[SettingsChanges]
+    ) -> Quote:
+        """Price a settings change (effort, TTL...): what it does to the cache."""
+        return self.actions.price_settings(changes, next_message)
+
+    def change_effort(
+        self,
+        *,
+        quote: Quote | None = None,
+        policy: str | None = None,
+        **changes: Unpack[SettingsChanges],
+    ) -> Quote:
+        """Apply a settings change. One that breaks a warm cache needs its quote (or policy)."""
+        return self.actions.apply_settings(changes, quote, policy)
+
+    def quote_compaction(
+        self, *, placement: SummaryPlacement = "system", next_message: str | None = None
+    ) -> Quote:
+        """Price compacting now: the summary request plus the next turn on the new prefix
+        (`compact(quote=)` does it)."""
+        return self.actions.price_compaction(placement, next_message)

@@ -158,7 +158,7 @@ def _restore_ledger(session: Session) -> None:
     """The ledger answers for the whole stored session, not only what follows the resume:
     its rows come back from the store's usage rows (no request body is rebuilt), and the
     subagent runs charged to it."""
-    store = session.store
+    store = session.recorder.store
     if store is None:
         return
     ledger = session.ledger

@@ -327,7 +327,7 @@ def run_prefixlock(
             """The user is away: the clock runs; the session's keep-alive pings when due."""
             end = clock.now() + seconds
             while clock.now() < end:
-                due = s.next_ping_at() if s.keepalive is not None else None
+                due = s.pings.next_ping_at() if s.pings.keepalive is not None else None
                 step = end - clock.now() if due is None else max(min(due, end) - clock.now(), 0)
                 clock.advance(step)
                 before = len(_served(emu, scenario.provider))

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import prefixlock
+from prefixlock.state import SessionState, StateField
 
 # What a user writes `from prefixlock import ...` for (the issue names these).
 NAMED = [
@@ -87,16 +88,30 @@ def _namespace() -> dict[str, Any]:
     return names
 
 
-def _annotated(cls: type) -> Iterator[tuple[str, Callable[..., Any] | type]]:
-    """(where, object) for each public method, property and the dataclass fields of `cls`."""
+def _annotated(cls: type) -> Iterator[tuple[str, Callable[..., Any] | type | dict[str, Any]]]:
+    """(where, object or hints) for each public method, property, state field and the
+    dataclass fields of `cls`, its bases' from `prefixlock` included (`Session` and
+    `SyncSession` share the priced actions and approvals through them)."""
     yield f"{cls.__name__}", cls
-    for name, member in vars(cls).items():
-        if name.startswith("_") and name != "__init__":
+    seen: set[str] = set()
+    for owner in cls.__mro__:
+        if not owner.__module__.startswith("prefixlock"):
             continue
-        if isinstance(member, property) and member.fget is not None:
-            yield f"{cls.__name__}.{name}", member.fget
-        elif inspect.isfunction(member):
-            yield f"{cls.__name__}.{name}", member
+        for name, member in vars(owner).items():
+            if (name.startswith("_") and name != "__init__") or name in seen:
+                continue
+            seen.add(name)
+            if isinstance(member, property) and member.fget is not None:
+                yield f"{cls.__name__}.{name}", member.fget
+            elif isinstance(member, StateField):
+                yield f"{cls.__name__}.{name}", {name: _declared(member)}
+            elif inspect.isfunction(member):
+                yield f"{cls.__name__}.{name}", member
+
+
+def _declared(field: StateField[Any]) -> Any:
+    """The type a `StateField[T]()` was declared with."""
+    return typing.get_args(field.__orig_class__)[0]  # type: ignore[attr-defined]
 
 
 def _classes(hint: Any) -> Iterator[type]:
@@ -111,12 +126,19 @@ def test_every_type_in_the_public_signatures_is_exported() -> None:
     unexported: set[str] = set()
     for cls_name in SURFACE:
         cls = getattr(prefixlock, cls_name)
-        module = sys.modules[cls.__module__]
         for where, obj in _annotated(cls):
             if isinstance(obj, type) and not dataclasses.is_dataclass(obj):
                 continue
+            # Names resolve in the module that wrote the annotation (a base's, the session
+            # method a sync one wraps).
+            written = inspect.unwrap(obj) if callable(obj) else cls
+            module = sys.modules[written.__module__]
             try:
-                hints = typing.get_type_hints(obj, globalns={**_namespace(), **vars(module)})
+                hints = (
+                    obj  # a state field's declared type
+                    if isinstance(obj, dict)
+                    else typing.get_type_hints(obj, globalns={**_namespace(), **vars(module)})
+                )
             except NameError as exc:  # a name only its module imports (for type checking)
                 unexported.add(f"{exc.name} ({where})")
                 continue
@@ -125,3 +147,23 @@ def test_every_type_in_the_public_signatures_is_exported() -> None:
                     if found.__module__.startswith("prefixlock") and id(found) not in exported:
                         unexported.add(f"{found.__module__}.{found.__qualname__} ({where})")
     assert not unexported, sorted(unexported)
+
+
+def test_each_state_field_is_declared_with_the_state_s_type() -> None:
+    """`s.prefix` is `s.state.prefix` (`StateField`): what a user sees typed on `Session` and
+    `SyncSession` is the type the state holds."""
+    state_types = typing.get_type_hints(SessionState)
+    for name, value in vars(SessionState).items():
+        if isinstance(value, property) and value.fget is not None:
+            state_types[name] = typing.get_type_hints(value.fget)["return"]
+    fields = [
+        (cls.__name__, name, member)
+        for cls in (prefixlock.Session, prefixlock.SyncSession)
+        for name, member in vars(cls).items()
+        if isinstance(member, StateField)
+    ]
+    assert {"prefix", "model", "transcript", "ledger", "requests", "previous_request"} <= {
+        name for cls_name, name, _ in fields if cls_name == "Session"
+    }
+    for cls_name, name, member in fields:
+        assert _declared(member) == state_types[name], f"{cls_name}.{name}"

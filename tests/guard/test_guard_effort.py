@@ -21,7 +21,7 @@ async def test_effort_change_is_quoted_and_named() -> None:
             with pytest.raises(QuoteRequired):
                 s.change_effort(effort="high")
             s.change_effort(effort="high", quote=quote)
-            assert s.settings.effort == "high"
+            assert s.state.settings.effort == "high"
             events = await turn(s, "think harder about f4")
     first = of(events, UsageReport)[0]
     assert first.predicted_read == first.usage.cache_read == quote.with_action.read
@@ -35,6 +35,6 @@ async def test_a_setting_that_does_not_touch_the_cache_needs_no_quote() -> None:
         async with agent(emu).session() as s:
             await run_turns(emu, s, 2)
             q = s.change_effort(max_tokens=2000)  # output limit: not part of the cached prefix
-            assert not q.warns and s.settings.max_tokens == 2000
+            assert not q.warns and s.state.settings.max_tokens == 2000
             events = await turn(s, "go on")
     assert not of(events, CacheBreak) and not of(events, SwitchWarning)

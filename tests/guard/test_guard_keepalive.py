@@ -55,7 +55,7 @@ async def test_no_ping_on_a_cold_or_fresh_cache() -> None:
             assert await s.keepalive_tick() == []  # nothing sent yet
             await run_turns(emu, s, 2)
             assert await s.keepalive_tick() == []  # not due: the cache has minutes left
-            assert s.next_ping_at() is not None
+            assert s.pings.next_ping_at() is not None
             advance(emu, 600)
             assert await s.keepalive_tick() == []  # already expired: nothing to keep
 
@@ -84,7 +84,7 @@ async def test_a_bad_spend_cap_is_a_user_error() -> None:
                 assert e.value.where == "keepalive.max_spend"
             with pytest.raises(UserError, match="seconds"):
                 s.enable_keepalive("0.10", margin=-5)
-            assert s.keepalive is None  # nothing half set up
+            assert s.pings.keepalive is None  # nothing half set up
 
 
 async def test_a_failed_ping_is_reported_once_and_not_retried_every_tick() -> None:

@@ -51,14 +51,14 @@ async def test_a_turn_waits_for_the_ping_in_flight() -> None:
             await _settle(emu)
             # The turn has sent nothing while the ping is in flight (requests count on arrival).
             assert emu.in_flight == 1 and len(emu.requests) == n + 1 and not send.done()
-            assert s.turn_in_flight
+            assert s.pings.turn_in_flight
             _clock(emu).advance(5)
             assert len(of(await ping, KeepAlivePing)) == 1
             events = await send
             assert of(events, TurnComplete)
             kinds = [bool(r.body.get("max_tokens") == 0) for r in emu.requests[n:]]
             assert kinds == [True, False, False]  # the ping, then the turn's two requests
-            assert not s.turn_in_flight
+            assert not s.pings.turn_in_flight
 
 
 async def test_a_ping_is_skipped_while_a_turn_is_in_flight() -> None:
@@ -77,7 +77,7 @@ async def test_a_ping_is_skipped_while_a_turn_is_in_flight() -> None:
             _clock(emu).advance(5)
             await send
             assert all(r.body.get("max_tokens") != 0 for r in emu.requests[n:])
-            assert s.keepalive is not None and s.keepalive.pings == 0
+            assert s.pings.keepalive is not None and s.pings.keepalive.pings == 0
             # Once the turn is over, pings go out again when due.
             _clock(emu).advance(275)
             assert len(of(await s.keepalive_tick(), KeepAlivePing)) == 1
@@ -90,8 +90,8 @@ async def test_a_turn_stream_left_half_read_does_not_block_the_next_turn() -> No
             left = s.send("Turn 3: look at src/app.py again.")
             assert isinstance(left, AsyncGenerator)
             await left.__anext__()  # the caller reads one event, keeps the stream, moves on
-            assert s.turn_in_flight
+            assert s.pings.turn_in_flight
             events = await asyncio.wait_for(turn(s, "Turn 4: and f4?"), timeout=10)
             assert of(events, TurnComplete)
             await left.aclose()
-            assert not s.turn_in_flight
+            assert not s.pings.turn_in_flight

@@ -52,7 +52,7 @@ async def _next_turn(
             async with agent(emu, model=model, store=SessionStore(db)).resume("s") as again:
                 assert again.prefix.fingerprint == s.prefix.fingerprint
                 again.enable_keepalive()
-                ping_at = again.next_ping_at()  # nothing worth keeping warm yet, as live
+                ping_at = again.pings.next_ping_at()  # nothing worth keeping warm yet, as live
                 events = await turn(again, "Go on.")
                 verified = again.resume_verified
     report = of(events, UsageReport)[0]

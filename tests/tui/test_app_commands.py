@@ -31,9 +31,9 @@ async def test_countdown_goes_cold_and_keepalive_toggles(
         app.refresh_panel()
         assert "cold" in panel(app)
         await say(app, pilot, "/keepalive on")
-        assert "keep-alive on" in panel(app) and app.backend.session.keepalive is not None
+        assert "keep-alive on" in panel(app) and app.backend.session.pings.keepalive is not None
         await say(app, pilot, "/keepalive off")
-        assert "keep-alive off" in panel(app) and app.backend.session.keepalive is None
+        assert "keep-alive off" in panel(app) and app.backend.session.pings.keepalive is None
 
 
 async def test_switch_then_next_turn_shows_the_miss_cause(make_app: AppFactory) -> None:

@@ -364,10 +364,10 @@ async def test_effort_change_is_priced_before_it_happens(make: Factory) -> None:
         prompt.value = "/effort high"
         await pilot.press("enter")
         await wait_for_screen(app, pilot, ConfirmScreen)
-        assert app.backend.session.settings.effort is None  # not before the answer
+        assert app.backend.session.state.settings.effort is None  # not before the answer
         await pilot.press("y")
         await say(app, pilot, "/effort")
-        assert app.backend.session.settings.effort == "high"
+        assert app.backend.session.state.settings.effort == "high"
         assert "effort: high" in conversation_text(app)
         await say(app, pilot, "/effort extreme")
         assert "usage: /effort" in conversation_text(app)
