@@ -454,7 +454,7 @@ class Session(PricedActionMethods, ApprovalMethods):
     def _volatile_in_history(self) -> bool:
         """Does volatile text stay in the history on this session's provider?
 
-        DeepSeek's cache (FACTS.md) stores whole prompts: a hit needs a full match of a unit
+        DeepSeek's cache (docs/providers.md#deepseek-cache-units): a hit is a full match of a unit
         stored at the end of a request's input and of its output. Both end after volatile text
         sent on the wire only, so dropping it next turn leaves nothing but the fixed prefix to
         match and the conversation is re-billed every request. Kept in the user message, each

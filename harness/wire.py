@@ -2,8 +2,8 @@
 
 Built by a provider's pure request builder, checked by the cache guard, sent by the transport,
 and stored byte-exact by the session store. Units are usually computed incrementally by the
-builder (only the new content of a turn is hashed); `cacheunits` recomputes them from scratch and
-both must agree.
+builder (only the new content of a turn is hashed); `prefixlock.cache.units` recomputes them from
+scratch and both must agree.
 """
 
 from __future__ import annotations

@@ -1,9 +1,10 @@
 """The rule catalogue: every lint rule's stable code, default severity and documentation.
 
 Codes never change meaning once published (SARIF consumers and baselines key on them). Each
-rule rests on a provider behaviour or a reported failure; the `source` field quotes which one,
-naming where it is documented (the provider's prompt caching docs, or field reports on agent
-clients) rather than the project's own notes, which users do not have. Pure data, no I/O.
+rule rests on a provider behaviour or a reported failure; the `source` field says which one and
+where it is documented (the provider's prompt caching docs, an SDK's docstrings, or field
+reports on agent clients), with the section of the repository's docs/providers.md (or
+docs/design.md) that records it. Pure data, no I/O.
 """
 
 from __future__ import annotations
@@ -15,7 +16,8 @@ ERROR = "error"
 WARNING = "warning"
 NOTE = "note"
 SEVERITIES = (ERROR, WARNING, NOTE)
-# Tokens: the smallest documented Claude cache minimum (FACTS.md), for rules that need a
+# Tokens: the smallest documented Claude cache minimum (docs/providers.md#anthropic-minimums),
+# for rules that need a
 # prefix known to be cacheable when no model is named.
 LOWEST_MINIMUM = 1024
 
@@ -48,29 +50,32 @@ class Rule:
 
 
 _FACT_BYTES = (
-    "Anthropic's prompt caching docs: 'The prefix is hashed in the order tools -> system -> "
-    "messages; an entry ... matches only byte-for-byte.'"
+    "Anthropic's prompt caching docs (docs/providers.md#anthropic-breakpoints): the prefix is "
+    "hashed in the order tools, system, messages, and an entry matches only byte for byte."
 )
 _FACT_OPENCODE = (
-    "Field reports on agent clients: 'A plugin that injected the current time (to the "
-    "second) and random message ids into the prompt drove the Anthropic hit rate to 0%.'"
+    "Field reports on agent clients (docs/providers.md#opencode): an OpenCode plugin that put "
+    "the current time (to the second) and random message ids into the prompt drove the "
+    "Anthropic hit rate to 0%."
 )
 _FACT_ORDER = (
-    "Field reports on agent clients: 'Claude Code orders its prompt from least to most "
-    "volatile ... It appends reminders as messages instead of editing earlier content.'"
+    "Field reports on agent clients (docs/providers.md#claude-code): Claude Code orders its "
+    "prompt from least to most volatile, and appends reminders as messages instead of editing "
+    "earlier content."
 )
 _FACT_SORT = (
-    "Field reports on agent clients: 'An unsorted list of agents/skills in a tool "
-    "description changed on every call and broke caching in another agent: sort every list "
-    "that enters the prefix.'"
+    "Field reports on agent clients (docs/providers.md#sorted-lists): an unsorted list of "
+    "agents or skills in a tool description changed on every call and broke caching; sort "
+    "every list that enters the prefix."
 )
 _FACT_GPT56 = (
-    "OpenAI's prompt caching docs: 'gpt-5.6 and later: write 1.25x, read 0.1x, explicit "
-    "breakpoints (prompt_cache_breakpoint on a content block, at most 4 writes), modes "
-    "implicit/explicit'; the openai SDK's PromptCacheOptions docs: 'With implicit, OpenAI "
-    "creates one implicit breakpoint and writes up to the latest three explicit breakpoints ... "
-    "With explicit ... writes up to the latest four explicit breakpoints. If there are no "
-    "explicit breakpoints, the request does not use prompt caching.'"
+    "OpenAI's prompt caching docs (docs/providers.md#openai-breakpoints): gpt-5.6 and later "
+    "write at 1.25x and read at 0.1x, with explicit breakpoints (prompt_cache_breakpoint on a "
+    "content block, at most 4 writes) and two modes, implicit and explicit. The openai SDK's "
+    "PromptCacheOptions docs: 'With implicit, OpenAI creates one implicit breakpoint and "
+    "writes up to the latest three explicit breakpoints ... With explicit ... writes up to the "
+    "latest four explicit breakpoints. If there are no explicit breakpoints, the request does "
+    "not use prompt caching.'"
 )
 _MOVE = (
     "Keep the prefix constant and append the value to the newest user turn instead (the "
@@ -150,8 +155,8 @@ _RULES: tuple[Rule, ...] = (
         "`{{ git_status }}`-style placeholders whose output reaches the prefix.",
         "Working-tree state changes with every edit and commit an agent makes, so the prefix "
         "is re-written many times a session.",
-        _FACT_ORDER + " DESIGN.md: 'Volatile facts (date, git status, file changes, reminders) "
-        "are appended as new content in the newest user turn, never written into the prefix.'",
+        _FACT_ORDER + " prefixlock's design (docs/design.md#transcript): volatile facts (date, "
+        "git status, file changes, reminders) go in the newest user turn, never into the prefix.",
         '```python\nstatus = subprocess.check_output(["git", "status"], text=True)\n'
         "system = RULES + status\n```",
         _MOVE,
@@ -227,7 +232,8 @@ _RULES: tuple[Rule, ...] = (
         "order and is not flagged.",
         "Key order follows dict insertion order, which changes with the code path that built "
         "the dict (merges, config loading order); canonical JSON keeps the bytes identical.",
-        _FACT_BYTES + " DESIGN.md: 'JSON with sorted keys and fixed separators.'",
+        _FACT_BYTES + " prefixlock's canonical bytes (docs/design.md#canonical-bytes): JSON "
+        "with sorted keys and fixed separators.",
         "```python\nsystem = RULES + json.dumps(config)\n```",
         "Add `sort_keys=True` (applied by `--fix`).",
         "safe",
@@ -259,8 +265,9 @@ _RULES: tuple[Rule, ...] = (
         "Tool order and schema bytes are part of the cached prefix ('tool definitions (name, "
         "description, schema, order)' invalidate everything). A hand-kept order drifts with "
         "edits and disagrees with code that loads the same tools in name order.",
-        "Anthropic's prompt caching docs, what invalidates the cache: tool definitions (name, "
-        "description, schema, order) -> miss at every level. " + _FACT_SORT,
+        "Anthropic's prompt caching docs, what invalidates the cache "
+        "(docs/providers.md#anthropic-invalidation): a change to the tool definitions (name, "
+        "description, schema, order) misses at every level. " + _FACT_SORT,
         '```json\n{"tools": [{"name": "write"}, {"name": "read"}]}\n```',
         "Sort the tools by name and the schema keys (applied by `--fix`, which rewrites the "
         "JSON file with two-space indentation).",
@@ -358,8 +365,9 @@ _RULES: tuple[Rule, ...] = (
         "conversation it carries is billed (and, above the minimum, written) again, on every "
         "summary; on the session's model the same text could have been read at a tenth of "
         "the price.",
-        _FACT_BYTES + " Field reports on agent clients: 'Claude Code ... keeps the tool "
-        "list fixed, and its compaction request reuses the parent's exact prefix.'",
+        _FACT_BYTES + " Field reports on agent clients (docs/providers.md#claude-code): "
+        "Claude Code keeps its tool list fixed, and its compaction request reuses the parent's "
+        "exact prefix.",
         '```python\ntext = "".join(m["content"] for m in history)\n'
         "client.messages.create(model=MODEL, max_tokens=500, system=SUMMARIZE,\n"
         '                       messages=[{"role": "user", "content": text}])\n```',
@@ -384,8 +392,8 @@ _RULES: tuple[Rule, ...] = (
         "Switching mode changes the first bytes, so no two modes share any cached prefix; for "
         "OpenAI the first ~256 tokens also pick the machine, so modes land on different "
         "machines.",
-        _FACT_BYTES + " OpenAI's prompt caching docs: 'Requests are routed by a hash of the "
-        "first ~256 tokens combined with prompt_cache_key.'",
+        _FACT_BYTES + " OpenAI's prompt caching docs (docs/providers.md#openai-routing): a "
+        "request is routed by a hash of its first ~256 tokens combined with prompt_cache_key.",
         "```python\nsystem = (PLAN_HEADER if plan else ACT_HEADER) + RULES\n```",
         "Start with the shared static text; state the mode in a later block or the newest user "
         "turn. Send one tool list in every mode and refuse a tool the mode forbids when it is "
@@ -409,8 +417,8 @@ _RULES: tuple[Rule, ...] = (
         "Anthropic allows at most 4 breakpoints per request (the top-level one takes a slot). "
         "OpenAI accepts any number but writes only the latest ones: an earlier mark that no "
         "request writes creates no entry, so nothing is ever read there.",
-        "Anthropic's prompt caching docs: 'At most 4 breakpoints per request; the top-level one "
-        "uses one slot.' " + _FACT_GPT56,
+        "Anthropic's prompt caching docs (docs/providers.md#anthropic-breakpoints): at most 4 "
+        "breakpoints per request, and the top-level one uses one of them. " + _FACT_GPT56,
         '```json\n{"system": [{"text": "a", "cache_control": {...}},\n'
         "  ... five of them]}\n```\n"
         '```python\nclient.chat.completions.create(model="gpt-5.6-terra", messages=[\n'
@@ -437,10 +445,10 @@ _RULES: tuple[Rule, ...] = (
         "A write happens at the breakpoint each time and is never read: you pay 1.25x-2x for "
         "nothing. OpenAI matches a breakpoint only exactly, with no fallback to a shorter "
         "prefix.",
-        "Anthropic's prompt caching docs: 'Never place a breakpoint on a block that changes next "
-        "request (timestamp, one-off question): you pay the write every time and never read it.' "
-        "The openai SDK's PromptCacheBreakpoint docs: 'Marks the exact end of a reusable "
-        "prompt prefix.'",
+        "Anthropic's prompt caching docs (docs/providers.md#anthropic-breakpoints): a breakpoint "
+        "on a block that changes on the next request (a timestamp, a one-off question) pays the "
+        "write every time and is never read. The openai SDK's PromptCacheBreakpoint docs: "
+        "'Marks the exact end of a reusable prompt prefix.'",
         '```python\n{"type": "text", "text": f"now: {now}",\n'
         '  "cache_control": {"type": "ephemeral"}}\n```',
         "Move the breakpoint to the last stable block before it.",
@@ -456,7 +464,8 @@ _RULES: tuple[Rule, ...] = (
         "than a breakpoint with the default or `5m` TTL.",
         "Longer TTLs must come before shorter ones; the request is rejected or the 1h entry "
         "cannot be kept.",
-        "Anthropic's prompt caching docs: 'Longer TTLs must come before shorter ones.'",
+        "Anthropic's prompt caching docs (docs/providers.md#anthropic-breakpoints): a longer "
+        "TTL must come before a shorter one.",
         '```json\n{"system": [{"text": "a", "cache_control": {"type": "ephemeral"}},\n'
         '  {"text": "b", "cache_control": {"type": "ephemeral", "ttl": "1h"}}]}\n```',
         "Give the earlier breakpoints the 1h TTL, or drop the late 1h one.",
@@ -473,8 +482,9 @@ _RULES: tuple[Rule, ...] = (
         "system), so no breakpoint can look back far enough to find the cached entry.",
         "A read looks back at most 20 block positions from each breakpoint for an earlier "
         "write; further back, the entry is not found and the whole prefix is written again.",
-        "Anthropic's prompt caching docs: 'A read looks back at most 20 block positions from each "
-        "breakpoint ... a turn that adds 20+ blocks needs another breakpoint.'",
+        "Anthropic's prompt caching docs (docs/providers.md#anthropic-breakpoints): a read looks "
+        "back at most 20 block positions from each breakpoint, so a turn that adds 20 or more "
+        "blocks needs another breakpoint.",
         "A turn that appends 25 tool_use/tool_result blocks and moves its only breakpoint to "
         "the end.",
         "Add an intermediate breakpoint within 20 blocks of the previous one.",
@@ -491,8 +501,10 @@ _RULES: tuple[Rule, ...] = (
         "table.",
         "Below the minimum nothing is cached and no error is raised; both cache counters stay "
         "0, so every request pays full price silently.",
-        "Anthropic's prompt caching docs: 'Below the model's minimum length nothing is cached "
-        "and no error is raised (both counters 0).' Minimums 512-4,096 by model; OpenAI 1,024.",
+        "Anthropic's prompt caching docs (docs/providers.md#anthropic-minimums): below the "
+        "model's minimum length nothing is cached and no error is raised (both counters 0); "
+        "minimums 512-4,096 by model. OpenAI's minimum is 1,024 "
+        "(docs/providers.md#openai-routing).",
         "A 300-token system prompt with a breakpoint on claude-opus-4-7 (minimum 2,048).",
         "Accept it (short prompts cost little), or put stable material (examples, docs) into "
         "the prefix until it passes the minimum.",
@@ -516,9 +528,9 @@ _RULES: tuple[Rule, ...] = (
         "the full prompt, and whatever follows the last breakpoint (here: the rest of the "
         "system prompt) is re-billed on every turn. OpenAI's explicit mode drops its own "
         "breakpoint, so without a mark nothing is cached at all.",
-        "Anthropic's prompt caching docs: 'Caching is switched on by cache_control ... on a "
-        "content block (explicit breakpoint), or once at the top level of the request "
-        "(automatic).' " + _FACT_GPT56,
+        "Anthropic's prompt caching docs (docs/providers.md#anthropic-breakpoints): caching is "
+        "switched on by cache_control on a content block (an explicit breakpoint), or once at "
+        "the top level of the request (automatic). " + _FACT_GPT56,
         '```python\nclient.messages.create(model="claude-sonnet-5",\n'
         "                       system=LONG, messages=msgs)\n"
         'client.chat.completions.create(model="gpt-5.6-terra", messages=msgs,\n'
@@ -539,11 +551,12 @@ _RULES: tuple[Rule, ...] = (
         "Breakpoints mark the end of a reusable input prefix; the model's own output cannot "
         "carry one. OpenAI's implicit breakpoint only ever lands on an input message or tool "
         "output, and the emulator answers a marked assistant message with a 400.",
-        "The openai SDK (3.57) types give the field to input parts only: a Responses assistant "
-        "output message's `output_text` parts have none, and the typed input `Message` item "
-        "takes only the user, system and developer roles. The shorthand input message and "
-        "Chat's assistant message reuse the input text part, so for them the rule follows "
-        "prefixlock's emulator and prefixlock.cache.units.breakpoint_eligible.",
+        "The openai SDK (3.57) types (docs/providers.md#openai-breakpoints) give the field to "
+        "input parts only: a Responses assistant output message's `output_text` parts have "
+        "none, and the typed input `Message` item takes only the user, system and developer "
+        "roles. The shorthand input message and Chat's assistant message reuse the input text "
+        "part, so for them the rule follows prefixlock's emulator and "
+        "prefixlock.cache.units.breakpoint_eligible.",
         '```python\n{"role": "assistant",\n'
         ' "content": [{"type": "text", "text": answer,\n'
         '              "prompt_cache_breakpoint": {"mode": "explicit"}}]}\n```',
@@ -563,9 +576,10 @@ _RULES: tuple[Rule, ...] = (
         "a minimum lifetime (`30m`, `12h` on Responses). Sending both reads as one setting "
         "but asks for two, which can contradict each other (`in_memory` with `12h`); "
         "prefixlock's emulator refuses the combination with a 400.",
-        "The openai SDK (3.57) docs of `prompt_cache_retention`: 'Deprecated. Use "
-        "prompt_cache_options.ttl instead ... This field expresses a maximum retention policy, "
-        "while prompt_cache_options.ttl expresses a minimum cache lifetime. The two fields are "
+        "The openai SDK (3.57) docs of `prompt_cache_retention` "
+        "(docs/providers.md#openai-retention): 'Deprecated. Use prompt_cache_options.ttl "
+        "instead ... This field expresses a maximum retention policy, while "
+        "prompt_cache_options.ttl expresses a minimum cache lifetime. The two fields are "
         "independent and do not interact.'",
         '```python\nclient.responses.create(model="gpt-5.6-terra", input=items,\n'
         '    prompt_cache_retention="24h", prompt_cache_options={"ttl": "12h"})\n```',
@@ -581,9 +595,10 @@ _RULES: tuple[Rule, ...] = (
         "The model changed in the middle of a session",
         "Compares consecutive requests of a session in a trace.",
         "The cache is per model: the next request re-bills the whole prompt.",
-        "Anthropic's prompt caching docs, what invalidates the cache: 'model | everything (cache "
-        "is per model)'; Field reports on agent clients: 'Switching model ... costs one full "
-        "uncached turn.'",
+        "Anthropic's prompt caching docs, what invalidates the cache "
+        "(docs/providers.md#anthropic-invalidation): a model change misses everything, as the "
+        "cache is per model. Field reports on agent clients (docs/providers.md#claude-code): "
+        "switching model costs one full uncached turn.",
         "Request 7 uses claude-opus-4-7, request 8 claude-sonnet-4-6, same transcript.",
         "Switch through a quote (prefixlock's guard), or delegate the work to a subagent.",
         "none",
@@ -611,8 +626,11 @@ _RULES: tuple[Rule, ...] = (
         "The tool definitions or their order changed in the middle of a session",
         "Compares tool definitions of consecutive requests.",
         "Tool changes (name, description, schema, order) invalidate every cache level.",
-        "Anthropic's prompt caching docs, what invalidates the cache: tool definitions -> miss, "
-        "miss, miss; OpenAI: 'The prefix changes with: model, tools (and their order)'.",
+        "Anthropic's prompt caching docs, what invalidates the cache "
+        "(docs/providers.md#anthropic-invalidation): a tool definition change misses the tools, "
+        "system and messages levels. OpenAI's prompt caching docs "
+        "(docs/providers.md#openai-prefix): the prefix changes with the model and the tools "
+        "(and their order).",
         "A tool list built from a set comes out in a different order on request 3.",
         "Keep one tool list per session; prefer `tool_choice` / allowed tools over removing tools.",
         "none",
@@ -627,9 +645,11 @@ _RULES: tuple[Rule, ...] = (
         "response_format, reasoning effort, verbosity (OpenAI) between consecutive requests.",
         "These settings are part of the cached prefix: Anthropic misses the message level, "
         "OpenAI the whole prompt.",
-        "Anthropic's prompt caching docs, what invalidates the cache (tool_choice, thinking "
-        "config -> messages miss); OpenAI: 'The prefix changes with: ... parallel_tool_calls, "
-        "response format, reasoning effort, verbosity.'",
+        "Anthropic's prompt caching docs, what invalidates the cache "
+        "(docs/providers.md#anthropic-invalidation): a change to tool_choice or the thinking "
+        "config misses the messages level. OpenAI's prompt caching docs "
+        "(docs/providers.md#openai-prefix): the prefix changes with parallel_tool_calls, the "
+        "response format, the reasoning effort and the verbosity.",
         "Request 4 sets tool_choice {type: any} after three requests with auto.",
         "Keep settings fixed for a session.",
         "none",
@@ -670,9 +690,10 @@ _RULES: tuple[Rule, ...] = (
         "`prompt_cache_key`.",
         "Requests are routed by a hash of the first tokens combined with the key; without a "
         "stable key, a busy prefix spills onto other machines and misses.",
-        "OpenAI's prompt caching docs on routing, and 'OpenCode behind a third-party OpenAI "
-        "proxy got ~0% hits because it sent no promptCacheKey ... sending the session id as the "
-        "key made requests ~87% cheaper.'",
+        "OpenAI's prompt caching docs on routing (docs/providers.md#openai-routing). Field "
+        "reports on agent clients (docs/providers.md#opencode): OpenCode behind a third-party "
+        "OpenAI proxy got ~0% hits because it sent no promptCacheKey; sending the session id as "
+        "the key made requests ~87% cheaper.",
         '`{"model": "gpt-5.4", "messages": [...]}` with no key.',
         "Send the session id as `prompt_cache_key`.",
         "none",
@@ -685,8 +706,9 @@ _RULES: tuple[Rule, ...] = (
         "prompt_cache_key changed in the middle of a session",
         "Compares prompt_cache_key between consecutive requests of a session.",
         "A new key routes the request to another machine, which does not hold the prefix.",
-        "OpenAI's prompt caching docs: 'A stable per-session prompt_cache_key is the documented "
-        "way to keep affinity.'",
+        "OpenAI's prompt caching docs (docs/providers.md#openai-routing): a stable "
+        "prompt_cache_key per session is the documented way to keep requests on the machine "
+        "that holds their prefix.",
         "A key built from a per-request id.",
         "Use one key per session (the session id).",
         "none",
@@ -700,9 +722,10 @@ _RULES: tuple[Rule, ...] = (
         "Compares the time between consecutive requests of a session with the TTL (the "
         "breakpoint's 5m/1h for Anthropic, the price table's TTL otherwise).",
         "The entry expired: the next request writes the whole prefix again.",
-        "Anthropic's prompt caching docs: 'TTL counts from the start of the request and is "
-        "refreshed free on each hit'; Aider 'can send keep-alive pings (max_tokens=1) every "
-        "4m55s'.",
+        "Anthropic's prompt caching docs (docs/providers.md#anthropic-cache-lifetime): the TTL "
+        "counts from the start of the request and is refreshed free on each hit. Field reports "
+        "on agent clients (docs/providers.md#aider): Aider can send keep-alive pings "
+        "(max_tokens=1) every 4m55s.",
         "Requests at 12:00:00 and 12:07:30 with 5-minute breakpoints.",
         "Use the 1h TTL for slow sessions, or keep-alive pings when the next turn is worth it.",
         "none",
@@ -719,8 +742,8 @@ _RULES: tuple[Rule, ...] = (
         "nothing is compared).",
         "A skill runs inside the session: switching the model costs one full uncached turn "
         "and, on return, another one.",
-        "Field reports on agent clients: 'Switching model, effort, fast mode or MCP "
-        "tools costs one full uncached turn.'",
+        "Field reports on agent clients (docs/providers.md#claude-code): in Claude Code, "
+        "switching model, effort, fast mode or MCP tools costs one full uncached turn.",
         "```markdown\n---\nname: review\nmodel: claude-haiku-4-5\n---\n```",
         "Drop `model:` (inherit the session's), or run the work as a subagent.",
         "none",
@@ -739,8 +762,9 @@ _RULES: tuple[Rule, ...] = (
         "A subagent on another model never reads the parent's cache; only a fork with the "
         "same model and prefix does. Often intended (a cheaper model), so this is a note: "
         "check that the delegation pays for its cold start.",
-        "Field reports on agent clients: 'their first request does not read the "
-        "parent's cache ... A fork (same prefix) does read it.'",
+        "Field reports on agent clients (docs/providers.md#claude-code): a Claude Code "
+        "subagent's first request does not read the parent's cache; a fork (same prefix) "
+        "does.",
         "```markdown\n---\nname: explorer\nmodel: claude-opus-4-7\n---\n```",
         "Use `model: inherit`, or keep it and accept the cold start.",
         "none",
@@ -754,7 +778,8 @@ _RULES: tuple[Rule, ...] = (
         "A Python file could not be parsed",
         "Reports the syntax error with its line; other files are still linted.",
         "Nothing in the file was checked.",
-        "Linter behaviour (issue 6: bad input reported with file and line).",
+        "Linter behaviour: bad input is reported as a finding with its file and line, and "
+        "the rest is still linted (policies/README.md, Command line).",
         "`def f(:`",
         "Fix the syntax error.",
         "none",
@@ -768,7 +793,8 @@ _RULES: tuple[Rule, ...] = (
         "Reports the parse error with its line; the rest of the file and other files are "
         "still linted where possible.",
         "The file's prompt or agent settings were not checked.",
-        "Linter behaviour (issue 6).",
+        "Linter behaviour: bad input is reported as a finding with its file and line, and "
+        "the rest is still linted (policies/README.md, Command line).",
         "```markdown\n---\nmodel: [unclosed\n---\n```",
         "Fix the syntax.",
         "none",
@@ -781,7 +807,8 @@ _RULES: tuple[Rule, ...] = (
         "A binary or non-UTF-8 file was given",
         "Reports files that contain NUL bytes or are not valid UTF-8.",
         "Prompts are text; a binary file here is usually a wrong path.",
-        "Linter behaviour (issue 6).",
+        "Linter behaviour: bad input is reported as a finding with its file and line, and "
+        "the rest is still linted (policies/README.md, Command line).",
         "`prefixlock lint logo.png`",
         "Exclude the file.",
         "none",
@@ -795,7 +822,8 @@ _RULES: tuple[Rule, ...] = (
         "Reports truncated or invalid JSONL lines with their line number; the other lines are "
         "still checked.",
         "The request on that line was not checked, and the session comparison skips it.",
-        "Linter behaviour (issue 6).",
+        "Linter behaviour: bad input is reported as a finding with its file and line, and "
+        "the rest is still linted (policies/README.md, Command line).",
         "A trace cut off in the middle of its last line.",
         "Re-export the trace.",
         "none",
@@ -810,7 +838,8 @@ _RULES: tuple[Rule, ...] = (
         "reason text. They do not suppress anything.",
         "A suppressed cache break costs money every request; the reason records why it is "
         "accepted.",
-        "Linter policy (issue 6: suppression requires a reason).",
+        "Linter policy: a suppression must say why, or it suppresses nothing "
+        "(policies/README.md, Suppressions).",
         "`# prefixlock: ignore[PL101]`",
         "Write the reason after the bracket: `# prefixlock: ignore[PL101] pinned per deploy`.",
         "none",
@@ -827,7 +856,9 @@ _RULES: tuple[Rule, ...] = (
         "other files.",
         "Nothing (or, at the findings cap, not everything) in the file was checked; one "
         "pathological file must not hide the findings of the rest.",
-        "Linter behaviour (issue 17: robustness on real code).",
+        "Linter behaviour: a file past one of the bounds (recursion, time, findings, size) is "
+        "reported and the run goes on with the other files (policies/README.md, Command "
+        "line).",
         "A generated 5 MB JSON file nested 10,000 levels deep.",
         "Exclude generated files (`exclude` in `[tool.prefixlock.lint]`), or split the file.",
         "none",

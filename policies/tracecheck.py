@@ -451,11 +451,11 @@ def reusable_floor(v: View) -> int | None:
     vLLM and other compatible servers) reads any stored prefix in fixed steps, and gpt-5.6's
     implicit breakpoint sits on the newest input message the same way, so only that newest
     message may change (its own tokens are the most it re-bills; explicit marks after it still
-    count). DeepSeek is not like that: it stores whole units at the end of each request's input
-    and output (FACTS.md; the emulator's DeepSeekPromptCache), both of which end in that newest
-    message, so dropping it leaves only the fixed prefix readable and every edit is a loss.
-    An Anthropic request without any breakpoint cached nothing, so it gives no floor here:
-    an edit is still reported, as it will cost once breakpoints are added (PL406 says so)."""
+    count). DeepSeek is not like that: it stores whole units at the end of each request's input and
+    output (docs/providers.md#deepseek-cache-units; the emulator's DeepSeekPromptCache), both of
+    which end in that newest message, so dropping it leaves only the fixed prefix readable and every
+    edit is a loss. An Anthropic request without any breakpoint cached nothing, so it gives no floor
+    here: an edit is still reported, as it will cost once breakpoints are added (PL406 says so)."""
     if "deepseek" in v.model.lower():
         return None
     if v.api == "anthropic":

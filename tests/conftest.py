@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from prefixlock.emulator import Emulator
 
 
-# ---- emulator fixtures (EMULATOR, issue 3) ----------------------------------------------------
+# ---- emulator fixtures -------------------------------------------------------------------------
 @pytest.fixture
 def emulator() -> Iterator[Emulator]:
     """A local provider emulator on 127.0.0.1 with a ManualClock (`emulator.clock.advance(s)`).

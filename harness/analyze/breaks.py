@@ -1,5 +1,5 @@
 """Cache breaks: which requests re-billed a prefix the previous request left readable, why,
-how sure, and what it cost (TRANSCRIPTS.md §3.3-3.4). Pure.
+how sure, and what it cost (docs/session-logs.md#cache-breaks). Pure.
 
 Per (session, thread), in time order. The previous request leaves `expected` tokens readable:
 on Anthropic everything up to its last breakpoint (its read + write; Claude Code puts the

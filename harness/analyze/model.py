@@ -1,4 +1,5 @@
-"""The normalised request model every log reader produces (TRANSCRIPTS.md §3.2).
+"""The normalised request model every log reader produces (see
+docs/session-logs.md#normalised-requests).
 
 One `Request` is one billed API call, de-duplicated as its format requires, with disjoint input
 counters (uncached + read + write = input, as `prefixlock.billing.usage.Usage`). A reader also

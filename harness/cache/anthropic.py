@@ -2,8 +2,9 @@
 
 An entry is written only at a breakpoint (`cache_control`, TTL 5m or 1h) whose prefix reaches the
 model's minimum; a read finds, from each such breakpoint, the nearest earlier entry at most 20 block
-positions back, and the furthest of those wins (FACTS.md). The guard (its model of the cache) and
-the emulator (the cache it serves) both call these functions, each with its own `present`.
+positions back, and the furthest of those wins (docs/providers.md#anthropic-breakpoints). The
+guard (its model of the cache) and the emulator (the cache it serves) both call these functions,
+each with its own `present`.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
 """DeepSeek's prompt cache: whole stored units, best effort.
 
 A hit needs a full match of a stored prefix unit, and the longest one wins. A request whose
-input reaches the minimum stores three units (FACTS.md: "at the end of each request's input and
-output, and for common prefixes"): its whole input, its input through the reply as the client
-sends it back (`units.openai_reply_chain`), so the next turn reads through the previous reply,
-and its fixed part (settings, system, tools), the prefix every later request shares. The guard
-and the emulator both call these.
+input reaches the minimum stores three units (at the end of each request's input and output, and
+for common prefixes: docs/providers.md#deepseek-cache-units): its whole input, its input through
+the reply as the client sends it back (`units.openai_reply_chain`), so the next turn reads through
+the previous reply, and its fixed part (settings, system, tools), the prefix every later request
+shares. The guard and the emulator both call these.
 """
 
 from __future__ import annotations

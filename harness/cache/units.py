@@ -179,7 +179,7 @@ OPENAI_PREFIX_SETTINGS = (
 
 
 def openai_settings(body: Mapping[str, Any]) -> bytes:
-    """Request settings that change OpenAI's cached prefix (FACTS.md), canonical."""
+    """Settings that change OpenAI's cached prefix (docs/providers.md#openai-prefix), canonical."""
     return unit_bytes({k: body[k] for k in OPENAI_PREFIX_SETTINGS if k in body})
 
 
@@ -317,8 +317,8 @@ def openai_reply_chain(units: Sequence[Unit], echo: Mapping[str, Any]) -> str:
     the client sends it back (one message: one unit, as `openai_units` cuts a prompt).
 
     DeepSeek stores a unit at the end of each request's output as well as its input
-    (FACTS.md), so the next turn reads through the previous reply; the emulator stores this
-    chain and the guard predicts from it."""
+    (docs/providers.md#deepseek-cache-units), so the next turn reads through the previous
+    reply; the emulator stores this chain and the guard predicts from it."""
     return chain_hash(units[-1].chain if units else "", unit_bytes(echo))
 
 

@@ -91,8 +91,8 @@ _RULE = re.compile(r"^(?P<tool>[A-Za-z][A-Za-z0-9_-]*\*?)(?:\((?P<pattern>.*)\))
 _SERVER_NAME = re.compile(r"^[A-Za-z0-9_-]{1,40}$")
 
 #: The `[sandbox]` table's hook: settings keep the table as read (`ChatSettings.sandbox`, plain
-#: TOML values) and do not interpret it. The command sandbox (prefixlock.coding.sandbox, issue 18's
-#: sandbox part) owns its options and their validation; it reads this table from here.
+#: TOML values) and do not interpret it. The command sandbox (prefixlock.coding.sandbox) owns
+#: its options and their validation; it reads this table from here.
 SANDBOX_HOOK = "sandbox"
 #: The keys that approve or refuse the project's MCP servers (see ChatSettings): Claude Code's
 #: names in a settings.json, and ours in a settings.toml.

@@ -683,7 +683,8 @@ def chat_echo(reply: Reply) -> dict[str, Any]:
     Null fields a client drops (`refusal`) are left out. Tool-call arguments are compact JSON
     with sorted keys, the form a client that parses and re-serializes them (prefixlock.providers)
     sends too, so the echo is byte-equal whether a client copies the message or rebuilds it;
-    DeepSeek's cache (FACTS.md: a unit at the end of each request's output) matches it."""
+    DeepSeek's cache (docs/providers.md#deepseek-cache-units: a unit at the end of each request's
+    output) matches it."""
     message: dict[str, Any] = {"role": "assistant", "content": reply.text or None}
     if reply.tool_calls:
         message["tool_calls"] = [

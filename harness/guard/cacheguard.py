@@ -8,8 +8,8 @@ compares the prediction with the reported usage: whatever is still missing is "u
 (provider-side eviction or routing), carried beside the provider's own verdict when the response
 has one (Anthropic cache diagnostics, OpenAI prompt_cache_diagnostics).
 
-The rules are prefixlock.cache's `anthropic`, `openai` and `deepseek` (FACTS.md), the functions
-the emulator serves, asked here of the guard's own model of the cache.
+The rules are prefixlock.cache's `anthropic`, `openai` and `deepseek` (docs/providers.md), the
+functions the emulator serves, asked here of the guard's own model of the cache.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ class _TokenState:
 
 
 class _OpenAIUnitData:
-    """The bytes of each unit of an OpenAI body, by index, in `cacheunits.openai_units` order
+    """The bytes of each unit of an OpenAI body, by index, in `cache.units.openai_units` order
     (a test pins the two together); nothing is serialized until asked for."""
 
     def __init__(self, body: Mapping[str, Any]) -> None:
@@ -245,7 +245,7 @@ class CacheGuard:
         if st is not None and st.model == req.model:
             c = shared_units(st.units, units)
         data = _OpenAIUnitData(req.body)
-        if len(data) != len(units):  # not the shape cacheunits cut: do it the slow way
+        if len(data) != len(units):  # not the shape cache.units cut: do it the slow way
             tokens = openai_tokens(req.body)
             ends: list[int] = []
             c = 0

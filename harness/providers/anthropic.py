@@ -1,12 +1,13 @@
 """Anthropic Messages: pure request building with explicit cache breakpoints, and the stream
 parser that turns SSE events into text deltas and one `Reply`.
 
-Breakpoints (at most 4, FACTS.md): the last tool, the last system block, the conversation tail,
+Breakpoints (at most 4): the last tool, the last system block, the conversation tail,
 and a second conversation breakpoint at the previous request's tail when this turn added 20 or
 more blocks (a read looks back only 20 block positions from a breakpoint, so the tail alone would
 no longer find the previous write). Volatile text (a date reminder, a one-off note) is appended
 after the tail breakpoint on this request only: it never carries one, since it changes next turn.
 1h entries come before 5m ones (the prefix TTL may be longer than the conversation's, not shorter).
+Anthropic's rules: docs/providers.md#anthropic-breakpoints.
 """
 
 from __future__ import annotations

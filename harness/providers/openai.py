@@ -392,7 +392,7 @@ class _OpenAIBuilder:
         when volatile text follows it (OpenAI's own breakpoint then sits on the volatile text,
         which the next request never matches). Never on assistant output, never on volatile
         text; two marks, within the three explicit writes that implicit mode leaves. The
-        implicit breakpoint's unit is labelled as OpenAI will place it, as cacheunits does."""
+        implicit breakpoint's unit is labelled as OpenAI will place it, as cache.units does."""
         marks: list[int] = []
         if settings.openai_breakpoints:
             if n_system:

@@ -4,24 +4,24 @@ What a coding agent (Claude Code, Codex CLI) sends looks little like a chat: a l
 (system prompt and tool definitions, then project memory), then a long run of requests in one
 turn, each appending a tool result of very uneven size; a human idles between turns; the context
 is compacted near the window; subagents start cold on their own prefix. Each knob below names the
-figure it is calibrated on (see /work/shared/TRANSCRIPTS.md and data/transcripts/, their licenses
-beside them; `CALIBRATION` repeats the sources for the command's output):
+figure it is calibrated on (the public logs in tests/analyze/data/, their licenses beside them, and
+docs/session-logs.md#claude-code; `CALIBRATION` repeats the sources for the command's output):
 
 - shared prefix 11,500 tokens: a second subagent of the same type read 11,454 tokens written by
   the first (ccv-5c0375b4, Claude Code 1.0.108), i.e. system prompt + tools common to sessions;
 - first request about 18-19K tokens: that session's first main request carried 18,768 input
-  tokens (the issue's survey: real sessions start at 15-25K); the session part is lognormal
-  around 7,000 tokens;
+  tokens (real sessions are reported to start at 15-25K, not checked on a public log); the
+  session part is lognormal around 7,000 tokens;
 - growth per request: median 423, p90 2,959 tokens in that session: the model's output
   (lognormal, median 120) plus a lognormal tool result (median 280, sigma 1.6: heavy-tailed, a
   file dump or a test log now and then);
 - gaps within a turn: median 8.7 s, p90 43 s (that session): lognormal median 8.7 s, sigma 1.2;
-- idle gaps: a human pause between turns; Claude Code issue #74547 found 77% of cache resets came
-  after more than 5 minutes idle: one request in 25 ends a turn, followed by a lognormal idle
+- idle gaps: a human pause between turns; a study in claude-code#74547 found 77% of cache resets
+  came after more than 5 minutes idle: one request in 25 ends a turn, followed by a lognormal idle
   with median 6 minutes;
-- requests per session: 100+ in the issue's survey of coding sessions: lognormal median 80,
-  sigma 0.8 (mean about 110);
-- compaction: `compactMetadata` preTokens 155,252 -> postTokens 15,316 (TRANSCRIPTS.md): past
+- requests per session: 100+ as reported for coding sessions (not measured on a public log):
+  lognormal median 80, sigma 0.8 (mean about 110);
+- compaction: `compactMetadata` preTokens 155,252 -> postTokens 15,316 (a Claude Code log): past
   `compact_at` tokens the history is replaced by a summary of `compact_to` tokens, a new chain
   after the shared prefix (the cache misses it once);
 - subagents: a subagent's first request wrote 12,802 tokens with nothing read (cold start on its
@@ -42,10 +42,11 @@ from ..errors import UserError
 from .trace import Trace, from_requests
 
 CALIBRATION = (
-    "calibrated on data/transcripts/claude-code/ccv-5c0375b4 (first request 18,768 tokens, "
-    "growth median 423 / p90 2,959 tokens, gaps median 8.7 s / p90 43 s, subagent prefix "
-    "12,802 and shared 11,454 tokens) and TRANSCRIPTS.md (compaction 155,252 -> 15,316 tokens; "
-    "77% of cache resets after >5 min idle, claude-code#74547)"
+    "calibrated on the public Claude Code log tests/analyze/data/claude-code/ccv-5c0375b4 "
+    "(first request 18,768 tokens, growth median 423 / p90 2,959 tokens, gaps median 8.7 s / "
+    "p90 43 s, subagent prefix 12,802 and shared 11,454 tokens) and published reports "
+    "(compaction 155,252 -> 15,316 tokens in a Claude Code log; 77% of cache resets after "
+    ">5 min idle, claude-code#74547; see docs/session-logs.md)"
 )
 
 

@@ -30,7 +30,7 @@ from .tracefile import _records
 
 
 def anthropic_token_ids(body: Mapping[str, Any]) -> list[int]:
-    """Token ids of an Anthropic body in hashing order (the cut of cacheunits.anthropic_units)."""
+    """Token ids of an Anthropic body in hashing order (the cut of cache.units.anthropic_units)."""
     out: list[int] = []
     for t in body.get("tools") or []:
         out.extend(tokenize(canonical_bytes(without_cache_control(t)).decode("utf-8")))

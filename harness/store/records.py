@@ -38,7 +38,7 @@ class StoredRequest:
     detail: str = ""
 
     def trace(self) -> dict[str, Any]:
-        """This request as one line of the JSONL trace format (TEAM.md)."""
+        """This request as one line of the JSONL trace format (docs/design.md#jsonl-traces)."""
         return {
             "session_id": self.session_id,
             "seq": self.seq,

@@ -72,7 +72,8 @@ async def _fan_out(
         return usages, shared
 
 
-# Haiku 4.5 input rates, $ per million tokens (../shared/FACTS.md): uncached, 5m write, read.
+# Haiku 4.5 input rates, $ per million tokens (docs/providers.md#anthropic-prices): uncached, 5m
+# write, read.
 HAIKU_IN, HAIKU_WRITE, HAIKU_READ = Decimal("1.00"), Decimal("1.25"), Decimal("0.10")
 
 

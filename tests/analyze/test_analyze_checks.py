@@ -1,5 +1,6 @@
-"""TRANSCRIPTS.md §3.6, the checks `prefixlock analyze` must pass, on the public fixtures in
-data/ (licenses beside them) and synthetic logs for each quirk (tests/analyze/logkit.py)."""
+"""The checks `prefixlock analyze` must pass (docs/session-logs.md#checks), on the public
+fixtures in data/ (licenses beside them) and synthetic logs for each quirk
+(tests/analyze/logkit.py)."""
 
 from __future__ import annotations
 

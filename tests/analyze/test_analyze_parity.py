@@ -1,7 +1,7 @@
-"""Token totals equal ccusage's on the Claude Code fixtures, by its documented de-duplication
-rule (Rust `push_deduped_entry`, TRANSCRIPTS.md §1.1), written here independently of the reader:
-one entry per hash(message.id, requestId); on a collision prefer the non-sidechain entry, then
-the larger total, then the one with `speed`. A naive sum of every usage line (what
+"""Token totals equal ccusage's on the Claude Code fixtures, by its documented de-duplication rule
+(Rust `push_deduped_entry`; docs/session-logs.md#claude-code), written here independently of the
+reader: one entry per hash(message.id, requestId); on a collision prefer the non-sidechain entry,
+then the larger total, then the one with `speed`. A naive sum of every usage line (what
 cacheeconomics does) overcounts, and the reader makes that impossible.
 tests/benchmarks/bench_analyze.py runs the real ccusage from npm where it installs."""
 

@@ -68,7 +68,8 @@ def _script(kind: str) -> Any:
 
 
 def _hand_cost(kind: str, requests: int) -> Decimal:
-    """Dollars from FACTS.md's per-million prices, written out by hand."""
+    """Dollars from the per-million prices in docs/providers.md#anthropic-prices, written out by
+    hand."""
     total = Decimal(0)
     for n in range(requests):
         if kind == "anthropic":  # claude-opus-4-7: in 5, 5m write 6.25, read 0.50, out 25

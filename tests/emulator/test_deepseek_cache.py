@@ -1,8 +1,9 @@
 """DeepSeek-style caching stores a unit at the end of each request's output, not just its input.
 
-FACTS.md: units are stored at the end of each request's input and output, and for common
-prefixes. The next turn carries the previous reply back as an assistant message, so it reads
-through that reply and misses only what is new. Exact counters through the official `openai` SDK.
+DeepSeek stores units at the end of each request's input and output, and for common prefixes
+(docs/providers.md#deepseek-cache-units). The next turn carries the previous reply back as an
+assistant message, so it reads through that reply and misses only what is new. Exact counters
+through the official `openai` SDK.
 """
 
 from __future__ import annotations

@@ -58,7 +58,7 @@ def chat(user: str, *, marked: bool = False, model: str = MODEL, **extra: Any) -
 
 
 def end_of(body: dict[str, Any], item: int) -> int:
-    """Tokens from the start of the prompt through input item `item` (cacheunits' count)."""
+    """Tokens from the start of the prompt through input item `item` (cache.units' count)."""
     units = openai_units(body)
     first = len(units) - len(body.get("messages") or body.get("input") or [])
     return units[first + item].end

@@ -1,7 +1,8 @@
 """DeepSeek through the Agent: each request reads through the previous reply, as predicted.
 
-DeepSeek stores a unit at the end of each request's output (FACTS.md); the guard is told the
-reply as the next request carries it back and predicts that read exactly, tool calls included.
+DeepSeek stores a unit at the end of each request's output (docs/providers.md#deepseek-cache-units);
+the guard is told the reply as the next request carries it back and predicts that read exactly, tool
+calls included.
 """
 
 from __future__ import annotations

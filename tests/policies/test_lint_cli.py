@@ -4,6 +4,7 @@ fixes and bad input."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -66,9 +67,18 @@ def test_list_rules_and_explain(capsys: pytest.CaptureFixture[str]) -> None:
         "Fix safety: safe",
     ):
         assert section in doc
-    # Sources name public documentation, not the project's own notes (users do not have them).
-    assert all("FACTS" not in r.doc() for r in RULES.values())
-    assert "Anthropic's prompt caching docs" in RULES["PL101"].doc()
+    # Sources name public documentation and the section of the repository's docs that records
+    # it; never notes a user does not have, nor an internal tracker number.
+    for r in RULES.values():
+        assert not re.search(r"FACTS|DESIGN\.md|shared/|\bissues? \d", r.doc()), r.code
+        assert re.search(r"docs/(providers|design)\.md#[a-z0-9-]+|policies/README\.md", r.source)
+    assert "Anthropic's prompt caching docs (docs/providers.md#" in RULES["PL101"].doc()
+    assert lint("--explain", "PL104") == 0
+    doc = capsys.readouterr().out
+    assert "Source: Field reports on agent clients (docs/providers.md#claude-code)" in doc
+    assert "prefixlock's design (docs/design.md#transcript): volatile facts" in doc
+    assert lint("--explain", "PL901") == 0
+    assert "bad input is reported as a finding with its file and line" in capsys.readouterr().out
     assert lint("--explain", "PL000") == 2
 
 

@@ -23,7 +23,7 @@ TURNS = 6
 SWITCH_AT = 3  # sonnet before this user turn, haiku from it on
 # Dollars per million tokens re-billed: the uncached input price minus the cache-read price
 # (the naive client sets no breakpoint, so what it re-sends is billed as plain input), from
-# ../shared/FACTS.md: sonnet 4.6 $3 - $0.30, haiku 4.5 $1 - $0.10.
+# docs/providers.md#anthropic-prices: sonnet 4.6 $3 - $0.30, haiku 4.5 $1 - $0.10.
 LOSS_PER_MTOK = {"claude-sonnet-4-6": Decimal("2.70"), "claude-haiku-4-5": Decimal("0.90")}
 
 
