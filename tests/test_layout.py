@@ -224,7 +224,7 @@ def _product(module: str) -> str:
     return "core"
 
 
-# Which products each product may import (DESIGN.md: the dependency direction).
+# Which products each product may import (docs/design.md#dependency-direction).
 ALLOWED = {
     "core": {"core"},
     "agents": {"core", "agents"},
