@@ -247,7 +247,11 @@ def test_dependency_direction() -> None:
 def _layer(module: str) -> str:
     """Inside the core: the command line (`prefixlock.cli` and each product's `cli` module), the
     coding-tools runtime (`prefixlock.coding`), and the SDK library (the rest)."""
-    if module == "prefixlock.cli" or module.startswith("prefixlock.cli.") or module.endswith(".cli"):
+    if (
+        module == "prefixlock.cli"
+        or module.startswith("prefixlock.cli.")
+        or module.endswith(".cli")
+    ):
         return "cli"
     if module == "prefixlock.coding" or module.startswith("prefixlock.coding."):
         return "coding"
@@ -269,9 +273,12 @@ def test_the_library_never_imports_the_coding_runtime_or_the_command_line() -> N
         if module == "prefixlock" or _product(module) != "core":
             continue
         for imported in _imports(module, top_level=False):
-            if imported.startswith("prefixlock") and _product(imported) == "core":
-                if _layer(imported) not in LAYERS[_layer(module)]:
-                    wrong.append(f"{module} ({_layer(module)}) imports {imported}")
+            if (
+                imported.startswith("prefixlock")
+                and _product(imported) == "core"
+                and _layer(imported) not in LAYERS[_layer(module)]
+            ):
+                wrong.append(f"{module} ({_layer(module)}) imports {imported}")
     assert not wrong, wrong
 
 

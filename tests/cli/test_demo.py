@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from prefixlock.cli import demo
 from prefixlock.billing.usage import Usage
+from prefixlock.cli import demo
 from prefixlock.cli.demo import DemoResult, render, run_demo
 from prefixlock.cli.main import main
 from prefixlock.emulator import BUILTIN_PROMPTS

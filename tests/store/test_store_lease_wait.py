@@ -10,7 +10,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from guardkit import advance, agent, start_emulator, turn
 
 from prefixlock.clock import ManualClock
 from prefixlock.store.database import (
@@ -20,6 +19,7 @@ from prefixlock.store.database import (
     SessionStore,
 )
 from prefixlock.store.heartbeat import LEASE_RENEW_S, Heartbeat
+from tests.helpers.guardkit import advance, agent, start_emulator, turn
 
 
 def _session(db: Path, clock: ManualClock, sid: str = "s1") -> None:

@@ -10,13 +10,13 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from guardkit import agent, start_emulator, turn
 
 from prefixlock.cli.run import _configure_run, _run_run
 from prefixlock.clock import ManualClock
 from prefixlock.store.database import LEASE_STALE_S, SessionBusyError, SessionStore
 from prefixlock.transcript import Message
 from tests.helpers.cli import run_cli
+from tests.helpers.guardkit import agent, start_emulator, turn
 
 
 async def _stored(db: Path) -> None:

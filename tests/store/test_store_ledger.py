@@ -5,14 +5,13 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from guardkit import agent, of, prefix, run_turns, start_emulator, turn
-
 from prefixlock.agent import Agent
 from prefixlock.billing.usage import Usage
 from prefixlock.clock import ManualClock
 from prefixlock.events import KeepAlivePing
 from prefixlock.store.database import NewRequest, SessionStore
 from prefixlock.transcript import Message, text_block
+from tests.helpers.guardkit import agent, of, prefix, run_turns, start_emulator, turn
 
 
 async def test_resumed_ledger_holds_the_whole_session(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from prefixlock.store.database import SCHEMA_VERSION, SessionStore, StoreError
-from tests.store.storekit import newer_store
+from tests.helpers.storekit import newer_store
 
 
 def _v1_store(path: Path) -> None:

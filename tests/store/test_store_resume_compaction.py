@@ -15,12 +15,21 @@ from pathlib import Path
 from typing import Literal
 
 import pytest
-from guardkit import advance, agent, grep, of, read_file, run_turns, start_emulator, turn
 
 from prefixlock.billing.usage import Usage
 from prefixlock.events import CacheBreak, UsageReport
 from prefixlock.guard.compaction import SummaryPlacement
 from prefixlock.store.database import EARLIER_HORIZON_S, EARLIER_MAX, NewRequest, SessionStore
+from tests.helpers.guardkit import (
+    advance,
+    agent,
+    grep,
+    of,
+    read_file,
+    run_turns,
+    start_emulator,
+    turn,
+)
 
 Move = Literal["compact-system", "compact-messages", "tools"]
 
