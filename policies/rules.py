@@ -6,6 +6,8 @@ naming where it is documented (the provider's prompt caching docs, or field repo
 clients) rather than the project's own notes, which users do not have. Pure data, no I/O.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Iterable

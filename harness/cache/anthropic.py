@@ -6,6 +6,8 @@ positions back, and the furthest of those wins (FACTS.md). The guard (its model 
 the emulator (the cache it serves) both call these functions, each with its own `present`.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence

@@ -9,6 +9,8 @@ after the tail breakpoint on this request only: it never carries one, since it c
 1h entries come before 5m ones (the prefix TTL may be longer than the conversation's, not shorter).
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence

@@ -32,6 +32,8 @@ beside them; `CALIBRATION` repeats the sources for the command's output):
 Deterministic for a seed; pure (numpy only).
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from dataclasses import dataclass
