@@ -9,7 +9,9 @@
   module says it is pure with one comment line right after its docstring (a blank line between):
   `# pure: imports no I/O (tests/test_layout.py checks it)`; the list checked is read from those
   markers, and a marker in any other form or place fails;
-- tests, benchmarks and examples name no machine-specific absolute path.
+- tests, benchmarks and examples name no machine-specific absolute path;
+- the tests are one package: shared code imported as `tests.<folder>.<module>`, never by a bare
+  name, and nothing puts a folder on the import path.
 """
 
 from __future__ import annotations
@@ -295,6 +297,50 @@ def _io_imports(module: str) -> list[str]:
 def test_pure_modules_import_no_io() -> None:
     found = {m: _io_imports(m) for m in _pure_modules()}
     assert not {m: bad for m, bad in found.items() if bad}
+
+
+def _test_code() -> list[Path]:
+    """The suite's own Python: not the linter's corpus (data it reads) and not the third-party
+    clients (scripts run in their own venv, importing their sibling `_common` as scripts do)."""
+    return [
+        path
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        if "corpus" not in path.parts and not path.is_relative_to(THIRDPARTY_CLIENTS)
+    ]
+
+
+def test_the_tests_are_one_package() -> None:
+    """Every folder of the suite's code is a package, a test imports shared code by its package
+    name (`tests.helpers.guardkit`), and no test edits the import path: a child process that
+    needs the repository runs from its root (`cwd`, `python -m tests.<folder>.<module>`)."""
+    code = _test_code()
+    folders = {d for path in code for d in path.parents if d.is_relative_to(ROOT / "tests")}
+    missing = sorted(str(d.relative_to(ROOT)) for d in folders if not (d / "__init__.py").is_file())
+    # Names that only resolve with a test folder on the import path (`tests` itself is the root).
+    local = {path.stem for path in code} | {d.name for d in folders} - {"tests", "__init__"}
+    bare, path_edits = [], []
+    for path in code:
+        source = path.read_text("utf-8")
+        tree = ast.parse(source)
+        for node in _import_nodes(tree.body, top_level=False):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif not node.level and node.module:
+                names = [node.module]
+            bare += [
+                f"{path.relative_to(ROOT)}:{node.lineno}: {name}"
+                for name in names
+                if name.split(".")[0] in local
+            ]
+        path_edits += [
+            f"{path.relative_to(ROOT)}:{n}"
+            for n, line in enumerate(source.splitlines(), 1)
+            if re.search(r"\bsys\.path\b", line)
+        ]
+    assert not missing, f"test folders without __init__.py: {missing}"
+    assert not bare, f"imported by a bare name (use tests.<folder>.<module>): {bare}"
+    assert not path_edits, f"the import path edited: {path_edits}"
 
 
 MACHINE_PATH = re.compile(r"""["'](/work|/root|/home|/Users|/tmp/pytest-of-)[/"']""")
