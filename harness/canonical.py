@@ -5,6 +5,8 @@ give the same bytes on every machine and in every process. Sets and frozensets a
 their canonical form, since their iteration order changes between runs (hash randomization).
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import hashlib

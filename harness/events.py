@@ -1,6 +1,8 @@
 """Typed events of the agent loop. The CLI, the TUI and user code consume the same stream;
 nothing prints from inside the core."""
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -7,6 +7,8 @@ its own), which lands near 4 characters a token. Token ids are CRC32 of the piec
 two machines give the same ids. Counts reported by a real provider always win over these.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import re

@@ -6,6 +6,8 @@ which the cache guard reports as a rewritten history. Each message keeps its can
 token count, computed once, so that building the next request costs only the new content.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence

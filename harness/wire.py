@@ -6,6 +6,8 @@ builder (only the new content of a turn is hashed); `prefixlock.cache.units` rec
 scratch and both must agree.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Mapping

@@ -7,6 +7,8 @@ reports on agent clients), with the section of the repository's docs/providers.m
 docs/design.md) that records it. Pure data, no I/O.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -5,14 +5,21 @@
 - the dependency direction: the SDK core imports nothing of agents, policies or tui; agents and
   policies import only the core; tui may import all three;
 - the pure modules (request building, cache rules and prediction, pricing, lint rules, the
-  simulator's engine) import no I/O, directly or through the package modules they import;
-- tests, benchmarks and examples name no machine-specific absolute path.
+  simulator's engine) import no I/O, directly or through the package modules they import. A
+  module says it is pure with one comment line right after its docstring (a blank line between):
+  `# pure: imports no I/O (tests/test_layout.py checks it)`; the list checked is read from those
+  markers, and a marker in any other form or place fails;
+- tests, benchmarks and examples name no machine-specific absolute path;
+- the tests are one package: shared code imported as `tests.<folder>.<module>`, never by a bare
+  name, and nothing puts a folder on the import path.
 """
 
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 import tomllib
 from collections.abc import Iterator
 from functools import cache
@@ -43,65 +50,10 @@ IO_MODULES = frozenset(
     }
 )  # fmt: skip
 
-# The pure parts (globs over module names). Each may import other package modules only if
-# those are free of I/O too.
-PURE = (
-    "prefixlock.canonical",
-    "prefixlock.analyze.model",
-    "prefixlock.analyze.records",
-    "prefixlock.analyze.claude_code",
-    "prefixlock.analyze.codex",
-    "prefixlock.analyze.gemini",
-    "prefixlock.analyze.opencode",
-    "prefixlock.analyze.prefixlock_trace",
-    "prefixlock.analyze.pricing",
-    "prefixlock.analyze.breaks",
-    "prefixlock.analyze.collect",
-    "prefixlock.analyze.report",
-    "prefixlock.analyze.html",
-    "prefixlock.analyze.export",
-    "prefixlock.tokenizer",
-    "prefixlock.transcript",
-    "prefixlock.wire",
-    "prefixlock.events",
-    "prefixlock.billing.usage",
-    "prefixlock.billing.money",
-    "prefixlock.billing.ledger",
-    "prefixlock.billing.prices",
-    "prefixlock.cache.*",
-    "prefixlock.guard.budget",
-    "prefixlock.guard.cacheguard",
-    "prefixlock.guard.compaction",
-    "prefixlock.guard.economics",
-    "prefixlock.guard.quote",
-    "prefixlock.providers.anthropic",
-    "prefixlock.providers.openai",
-    "prefixlock.emulator.anthropic_api",
-    "prefixlock.emulator.openai_api",
-    "prefixlock.emulator.promptcache",
-    "prefixlock.emulator.core",
-    "prefixlock.emulator.intake",
-    "prefixlock.emulator.media_checks",
-    "prefixlock.store.mediablobs",
-    "prefixlock.emulator.faults",
-    "prefixlock.emulator.answers",
-    "prefixlock.emulator.model",
-    "prefixlock.emulator.config",
-    "prefixlock.guard.keepalive",
-    "prefixlock.policies.pycheck.*",
-    "prefixlock.sim.agents",
-    "prefixlock.sim.backend",
-    "prefixlock.sim.capacity",
-    "prefixlock.sim.cluster",
-    "prefixlock.sim.engine",
-    "prefixlock.sim.matrix",
-    "prefixlock.sim.models",
-    "prefixlock.sim.replay",
-    "prefixlock.sim.simulate",
-    "prefixlock.sim.synthetic",
-    "prefixlock.sim.trace",
-    "prefixlock.policies.rules",
-)
+# The line a pure module carries right after its docstring (see the module docstring above).
+PURE_MARKER = "# pure: imports no I/O (tests/test_layout.py checks it)"
+# Any comment that starts like the marker: each must be the marker, in its place.
+PURE_LIKE = re.compile(r"#\s*pure\b", re.IGNORECASE)
 
 
 def _module_files() -> Iterator[tuple[str, Path]]:
@@ -279,16 +231,44 @@ def test_the_library_never_imports_the_coding_runtime_or_the_command_line() -> N
     assert not wrong, wrong
 
 
+def _pure_marker(path: Path) -> tuple[bool, list[str]]:
+    """Whether the module at `path` is marked pure, and what is wrong with its marker-like
+    comments (another form, another place, a module without a docstring)."""
+    source = path.read_text("utf-8")
+    tree = ast.parse(source)
+    first = tree.body[0] if tree.body else None
+    has_doc = (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    )
+    lines = source.splitlines()
+    # The marker's place: the docstring, one blank line, the marker.
+    place = first.end_lineno + 2 if first is not None and has_doc and first.end_lineno else 0
+    marked = 0 < place <= len(lines) and lines[place - 1] == PURE_MARKER and not lines[place - 2]
+    wrong = []
+    comments = tokenize.generate_tokens(io.StringIO(source).readline)
+    for token in comments:
+        if token.type != tokenize.COMMENT or not PURE_LIKE.match(token.string):
+            continue
+        line = token.start[0]
+        if not (marked and line == place):
+            rel = path.relative_to(ROOT)
+            wrong.append(
+                f"{rel}:{line}: {token.string!r} (the marker is {PURE_MARKER!r}, "
+                "alone on the line after the docstring and a blank line)"
+            )
+    return marked, wrong
+
+
 def _pure_modules() -> list[str]:
-    found = []
-    for pattern in PURE:
-        if pattern.endswith(".*"):
-            base = pattern[:-2]
-            found += [m for m in MODULES if m.startswith(base + ".")]
-        else:
-            assert pattern in MODULES, f"{pattern} is listed as pure but does not exist"
-            found.append(pattern)
-    return found
+    return [module for module, path in MODULES.items() if _pure_marker(path)[0]]
+
+
+def test_pure_markers_have_one_form_and_one_place() -> None:
+    wrong = [w for path in MODULES.values() for w in _pure_marker(path)[1]]
+    assert not wrong, wrong
+    assert _pure_modules(), "no module is marked pure: the marker text changed?"
 
 
 def _io_imports(module: str) -> list[str]:
@@ -314,6 +294,50 @@ def _io_imports(module: str) -> list[str]:
 def test_pure_modules_import_no_io() -> None:
     found = {m: _io_imports(m) for m in _pure_modules()}
     assert not {m: bad for m, bad in found.items() if bad}
+
+
+def _test_code() -> list[Path]:
+    """The suite's own Python: not the linter's corpus (data it reads) and not the third-party
+    clients (scripts run in their own venv, importing their sibling `_common` as scripts do)."""
+    return [
+        path
+        for path in sorted((ROOT / "tests").rglob("*.py"))
+        if "corpus" not in path.parts and not path.is_relative_to(THIRDPARTY_CLIENTS)
+    ]
+
+
+def test_the_tests_are_one_package() -> None:
+    """Every folder of the suite's code is a package, a test imports shared code by its package
+    name (`tests.helpers.guardkit`), and no test edits the import path: a child process that
+    needs the repository runs from its root (`cwd`, `python -m tests.<folder>.<module>`)."""
+    code = _test_code()
+    folders = {d for path in code for d in path.parents if d.is_relative_to(ROOT / "tests")}
+    missing = sorted(str(d.relative_to(ROOT)) for d in folders if not (d / "__init__.py").is_file())
+    # Names that only resolve with a test folder on the import path (`tests` itself is the root).
+    local = {path.stem for path in code} | {d.name for d in folders} - {"tests", "__init__"}
+    bare, path_edits = [], []
+    for path in code:
+        source = path.read_text("utf-8")
+        tree = ast.parse(source)
+        for node in _import_nodes(tree.body, top_level=False):
+            names: list[str] = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif not node.level and node.module:
+                names = [node.module]
+            bare += [
+                f"{path.relative_to(ROOT)}:{node.lineno}: {name}"
+                for name in names
+                if name.split(".")[0] in local
+            ]
+        path_edits += [
+            f"{path.relative_to(ROOT)}:{n}"
+            for n, line in enumerate(source.splitlines(), 1)
+            if re.search(r"\bsys\.path\b", line)
+        ]
+    assert not missing, f"test folders without __init__.py: {missing}"
+    assert not bare, f"imported by a bare name (use tests.<folder>.<module>): {bare}"
+    assert not path_edits, f"the import path edited: {path_edits}"
 
 
 MACHINE_PATH = re.compile(r"""["'](/work|/root|/home|/Users|/tmp/pytest-of-)[/"']""")

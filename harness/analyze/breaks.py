@@ -14,6 +14,8 @@ evidence. Dollars lost = the request's cost minus its cost had the expected toke
 request's ceiling cost.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -9,6 +9,8 @@ own threads. Human prompts, compaction boundaries and rewinds (a prompt re-paren
 earlier node) are read from the structure. Pure: the caller hands in the lines.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import re

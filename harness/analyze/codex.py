@@ -10,6 +10,8 @@ skipped (ccusage#1349). `input_tokens` includes `cached_input_tokens`; reasoning
 Pure: the caller hands in the lines.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -3,6 +3,8 @@ continue or fork copying history into a new file) is counted once, in the earlie
 the first request each file adds is marked so that a read drop there can be laid to the resume.
 Pure."""
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections import Counter

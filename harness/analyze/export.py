@@ -12,6 +12,8 @@ sessions of the same model (the warm system prompt the logs show across sessions
 from writing to the stream it is handed.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import json

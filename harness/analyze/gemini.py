@@ -7,6 +7,8 @@ check: the overlap is subtracted when total = input + output + thoughts + tool).
 implicit cache has no write fee, so there are no writes. Pure.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping

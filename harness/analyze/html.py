@@ -4,6 +4,8 @@ summary of where the money went, then a timeline per session: one stacked bar pe
 it outlasted the cache TTL, and each cache break marked in its cause's colour. Pure: returns
 the text. No prompt or output text appears (the report holds none unless --show-text)."""
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from html import escape

@@ -6,6 +6,8 @@ counters (uncached + read + write = input, as `prefixlock.billing.usage.Usage`).
 returns the `Notes` of what it skipped and why, so that nothing is dropped silently.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections import Counter

@@ -7,6 +7,8 @@ request per model call. `agent: "compaction"` or `summary: true` marks a compact
 whose `parentID` is set is a subagent of that session.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping

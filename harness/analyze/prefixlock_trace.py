@@ -2,6 +2,8 @@
 store exports and the emulator's recorded sessions use (session_id, seq, time, model, usage with
 disjoint counters), and the store's requests themselves. Pure: the caller reads the rows."""
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping

@@ -8,6 +8,8 @@ neither stays unpriced (None), never $0. A write whose TTL the log does not say 
 the TTL given (`--ttl`, 5 minutes by default). Pure.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import re

@@ -3,6 +3,8 @@ and counted, a record split by raw newlines is rejoined (up to 200 lines, JSON's
 as the writer left control characters in), and a trailing partial line (a live write in
 progress) is ignored quietly. Pure: it reads an iterable of text lines."""
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import json

@@ -4,6 +4,8 @@ Every dollar figure is a list-price estimate; an unpriced model's tokens are cou
 and its rows say "unpriced", never $0. A source without cache counters has hit rate None (N/A),
 never 0%. Pure."""
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections import Counter

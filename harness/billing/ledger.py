@@ -14,6 +14,8 @@ what was read, with the cause the guard names (or "unexplained"); after a model 
 previously cached tokens are re-billed with cause "model".
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import dataclasses

@@ -6,6 +6,8 @@ make the thing useless). Anything else is a UserError naming the field, never a 
 reached. Pure: no I/O.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from decimal import Decimal

@@ -5,6 +5,8 @@ explicitly or by PREFIXLOCK_PRICES) overrides or adds models. An unknown model i
 $0: `lookup()` returns None and callers report it as unpriced, `require()` raises a clear error.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping

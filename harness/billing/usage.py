@@ -6,6 +6,8 @@ prompt into hit and miss. Mixing the two formulas is the classic way to report a
 so every parser lands in the same disjoint fields here.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Mapping

@@ -7,6 +7,8 @@ guard (its model of the cache) and the emulator (the cache it serves) both call 
 each with its own `present`.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence

@@ -10,6 +10,8 @@ Entries may carry a TTL (refreshed on read, as Anthropic documents) and are evic
 LFU when the capacity (in blocks) is reached. Pure: time is passed in, nothing is read from a clock.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import heapq

@@ -6,6 +6,8 @@ Nothing under the model's minimum. The ledger (over the part two requests share)
 report (over what a request left) both measure against it.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Sequence

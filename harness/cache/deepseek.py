@@ -8,6 +8,8 @@ the previous reply, and its fixed part (settings, system, tools), the prefix eve
 shares. The guard and the emulator both call these.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence

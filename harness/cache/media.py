@@ -20,6 +20,8 @@ tokenize differently at the same place) and returns what it found; `content_toke
 `content_token_ids` count the stand-in text as text and each medium by its rule. Pure.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import base64

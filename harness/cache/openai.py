@@ -7,6 +7,8 @@ at breakpoints (at most four a request) and match one only exactly at its end; `
 which units carry one (`openai_breakpoint_labels`). The guard and the emulator both call these.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from array import array

@@ -5,6 +5,8 @@ n units exactly when their n-th chains are equal, and equality only ever stops o
 length can be found by bisection. Pure.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Sequence

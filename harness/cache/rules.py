@@ -3,6 +3,8 @@
 model's price entry and the model id.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from typing import Literal

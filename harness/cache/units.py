@@ -25,6 +25,8 @@ content part counts at the end of its message. What the caches do with units is 
 `openai` and `deepseek`.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import json

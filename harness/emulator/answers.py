@@ -6,6 +6,8 @@ body or half its events and then a dropped connection; an `sse-error` stream is 
 and then the error event each API sends.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import json

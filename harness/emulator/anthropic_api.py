@@ -1,5 +1,7 @@
 """Anthropic Messages wire format: request checks, the response body and its SSE events. Pure."""
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import json

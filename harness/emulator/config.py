@@ -5,6 +5,8 @@ field by field: a mistake names the file and the field and the CLI exits 2. Ever
 default that behaves like the real providers, so `EmulatorConfig()` is the cache-aware server.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Literal

@@ -12,6 +12,8 @@ and the plan carries it exactly as the client gets it:
 - DeepSeek (Chat Completions): `prompt_cache_hit_tokens` and `prompt_cache_miss_tokens`.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import itertools

@@ -4,6 +4,8 @@ Pure: a FaultQueue is plain state (the server holds it under its lock), and `pla
 the fault a request drew into what the server does instead of, or to, the normal response.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Iterable

@@ -5,6 +5,8 @@ request to plan, or the ApiError to answer. Each step notes what it learned on t
 RecordedRequest, so the record of a rejected request shows how far it got.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import json

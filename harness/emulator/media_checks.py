@@ -9,6 +9,8 @@ image of the four formats, and a file part without its data, URL or id. What the
 fetch themselves (URLs, file ids) is taken as given: the emulator fetches nothing.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Mapping

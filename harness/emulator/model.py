@@ -15,6 +15,8 @@ the request offers (`prefixlock.emulator.explore`); `EXPLORER` is such a script 
 by `prefixlock run` on the emulator.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import functools

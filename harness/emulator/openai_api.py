@@ -6,6 +6,8 @@ tokens, which sit in `prompt_tokens_details` (chat) or `input_tokens_details` (r
 DeepSeek reports `prompt_cache_hit_tokens` and `prompt_cache_miss_tokens` instead.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import hashlib

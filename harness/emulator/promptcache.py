@@ -10,6 +10,8 @@ Writes are two-phase (`lookup` then `commit`): an entry becomes readable only wh
 that wrote it starts, so parallel requests on a cold prefix all pay the write, as Anthropic says.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import hashlib

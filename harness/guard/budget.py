@@ -1,6 +1,8 @@
 """The cache-miss budget: how many cached tokens (or dollars) a session may re-bill, in all and
 per action, checked before a request is sent or a priced action is taken. Pure."""
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from dataclasses import dataclass

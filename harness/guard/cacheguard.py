@@ -12,6 +12,8 @@ The rules are prefixlock.cache's `anthropic`, `openai` and `deepseek` (docs/prov
 functions the emulator serves, asked here of the guard's own model of the cache.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Mapping, Sequence

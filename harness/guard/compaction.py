@@ -10,6 +10,8 @@ transcript; or, with `placement="messages"`, the same prefix and a transcript th
 the summary. Pure: building requests and prefixes only; the session sends.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -31,6 +31,8 @@ not depend on it, so the break-even is the K at which the two are equal: the mos
 a task may need for delegating to pay.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from dataclasses import dataclass, field

@@ -13,6 +13,8 @@ of reading them), and never past the spend cap. `plan_ping` decides, purely, fro
 model of the cache and the clock's time; the session's `keepalive_tick()` sends.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Mapping

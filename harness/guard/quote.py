@@ -11,6 +11,8 @@ anyway; run the work in a subagent, priced with `prefixlock.guard.economics`). P
 nothing extra and the session neither asks for confirmation nor emits a SwitchWarning.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import math

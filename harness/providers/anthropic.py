@@ -10,6 +10,8 @@ after the tail breakpoint on this request only: it never carries one, since it c
 Anthropic's rules: docs/providers.md#anthropic-breakpoints.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence

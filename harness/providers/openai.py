@@ -18,6 +18,8 @@ as content-part lists, so marking one later changes no byte the cache hashes. Ol
 the same bytes as before.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence

@@ -32,6 +32,8 @@ docs/session-logs.md#claude-code; `CALIBRATION` repeats the sources for the comm
 Deterministic for a seed; pure (numpy only).
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -12,6 +12,8 @@ was set, so tests/benchmarks/gpu_check.sh measures both sides where one is. Ever
 the backend that computed it.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from dataclasses import dataclass

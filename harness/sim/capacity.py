@@ -15,6 +15,8 @@ output x step / batch seconds. Disaggregated, a share of the nodes only decodes 
 the step time while their load stays under 1) and the others only prefill. Pure.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace

@@ -8,6 +8,8 @@ Mooncake's Conductor) are simulated request by request with one `NodeCache` per 
 queue per node; their ties go by load, then to a seeded random draw. All of it is pure.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import random

@@ -20,6 +20,8 @@ that exactly. A TTL adds one condition (the block was used less than TTL seconds
 the ranks: everything more recent than a live block is live too.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Sequence

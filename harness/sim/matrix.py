@@ -10,6 +10,8 @@ and the load balance beside them (max/mean requests per node); `summary` measure
 a tight client on a good server costs several times less than either alone.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Sequence

@@ -18,6 +18,8 @@ parallel, sized so the weights fit). The default MFU 0.45 reproduces the earlier
 Llama-3.3-70B in FP8 on 2 x H100 prefilling about 12.3k tokens/s at a 5k-token prompt. Pure.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import math

@@ -11,6 +11,8 @@ Pure Python over lists: these loops are inherently sequential. Results are per r
 metrics module can window, price and time them.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import heapq

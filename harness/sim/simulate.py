@@ -6,6 +6,8 @@ per node, and dollars under a price table. `lru_curve(trace, ...)` gives the LRU
 capacity in one pass. Pure: the trace is already in memory and nothing is printed.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import math

@@ -15,6 +15,8 @@ and everything before it, model included), the same shape as a Mooncake trace. D
 a seed; pure.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from dataclasses import dataclass, replace

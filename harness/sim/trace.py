@@ -10,6 +10,8 @@ Reading files is the simulator's only I/O and lives in `tracefile` (`read_trace`
 here hand over to it), so this module and the engine that uses it stay pure.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable

@@ -11,6 +11,8 @@ request reads the cache as before. A string of the value that itself starts with
 with a second NUL (and read back without it), so no user text is ever taken for a reference.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import hashlib

@@ -6,6 +6,8 @@ the reporting pass over the module and every function. Raises PL901 (a syntax er
 (a file that cannot be parsed); the analyses raise the rest.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import ast

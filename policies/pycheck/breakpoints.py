@@ -10,6 +10,8 @@ explicit breakpoints than the mode writes), PL402, PL406 (explicit mode without 
 PL407 (a breakpoint on an assistant message) and PL408 (retention and TTL both set).
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import ast

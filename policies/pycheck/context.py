@@ -2,6 +2,8 @@
 the model and prices), where the walk stands (`Scope`), which pass runs, and the findings. Raises
 no rule itself; the analyses add their findings here."""
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import ast

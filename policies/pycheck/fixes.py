@@ -9,6 +9,8 @@ from an f-string, `.format`, a `+` chain, `"sep".join([...])` or `%`. Raises no 
 `sinks` attaches these fixes to its findings.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import ast

@@ -8,6 +8,8 @@ and its nested functions with summaries of their own. Each simple statement (and
 statement's head) is handed to the sink check when the pass checks sinks. Raises no rule itself.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import ast

@@ -8,6 +8,8 @@ A rewrite applied to every message alike (a format conversion that depends only 
 itself) gives the same bytes every time and is not flagged. Pure: a syntax tree in, findings out.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import ast

@@ -7,6 +7,8 @@ that reaches the model's cache minimum by itself, so it could be an entry every 
 and PL302 (a prompt that starts with mode-dependent text).
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import ast

@@ -12,6 +12,8 @@ through a `load` callable the engine passes in, from the module the class is imp
 Pure: syntax trees in, findings out.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import ast

@@ -10,6 +10,8 @@ by a loop that builds the text or an expression over it), passed to a call that 
 a syntax tree in, findings out.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import ast

@@ -11,6 +11,8 @@ Raises the taint rules: PL101-PL106 (a volatile value in the prefix) and PL201-P
 unordered one); a request found here is also handed to the layout and breakpoint checks.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import ast

@@ -2,6 +2,8 @@
 literal dict entries, a walk that stays out of nested definitions, the names in a node, the parts of
 a list written in order, and the text of a prompt written as constants. Raises no rule."""
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import ast

@@ -8,6 +8,8 @@ summaries. Raises no rule itself: a taint names the rule it becomes where it rea
 (`CODE_OF`: PL101-PL106 volatile, PL201-PL203 unordered), which `sinks` reports.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import ast

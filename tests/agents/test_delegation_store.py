@@ -19,7 +19,7 @@ from prefixlock.delegation import DelegationResult
 from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
 from prefixlock.prefix import FrozenPrefix
 from prefixlock.store.database import SessionStore
-from tests.agents.agents_scenario import KEY, PARENT_MODEL, make_workspace
+from tests.helpers.agents_scenario import KEY, PARENT_MODEL, make_workspace
 
 SCRIPT = Script(
     rules=[

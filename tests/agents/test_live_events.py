@@ -30,7 +30,7 @@ from prefixlock.events import (
     UsageReport,
 )
 from prefixlock.prefix import FrozenPrefix
-from tests.agents.agents_scenario import KEY, PARENT_MODEL, make_workspace
+from tests.helpers.agents_scenario import KEY, PARENT_MODEL, make_workspace
 
 SUB_MODEL = "claude-haiku-4-5"
 ANSWER = "Two TODOs in src/billing.py."

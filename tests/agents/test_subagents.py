@@ -20,7 +20,7 @@ from prefixlock.events import SubagentFinish, SubagentStart, ToolResult, UsageRe
 from prefixlock.prefix import FrozenPrefix
 from prefixlock.settings import Settings
 from prefixlock.wire import WireRequest
-from tests.agents.agents_scenario import (
+from tests.helpers.agents_scenario import (
     KEY,
     PARENT_MODEL,
     SPAWN_TURNS,

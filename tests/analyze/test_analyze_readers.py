@@ -10,12 +10,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from guardkit import agent, start_emulator
 
 from prefixlock.analyze.analysis import analyze
 from prefixlock.analyze.sources import default_roots, find_files
 from prefixlock.store.database import SessionStore
 from tests.analyze.logkit import CCV, CODEX, at, write
+from tests.helpers.guardkit import agent, start_emulator
 
 
 def _gemini_messages() -> list[dict[str, object]]:

@@ -4,21 +4,17 @@ measured in the same run: the same session without the side tasks (hit rate) and
 tasks done in the main session (cost). Also warm-then-fan-out against a cold parallel start.
 
     .venv/bin/python -m pytest tests/benchmarks/bench_agents.py -s
-    .venv/bin/python tests/benchmarks/bench_agents.py
+    .venv/bin/python -m tests.benchmarks.bench_agents
 """
 
 from __future__ import annotations
 
 import asyncio
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parent.parent))  # the repository root, when run as a script
-
-from tests.agents.agents_scenario import make_workspace, run_session  # noqa: E402
+from tests.helpers.agents_scenario import make_workspace, run_session
 
 
 async def _figures() -> dict[str, float]:

@@ -1,4 +1,4 @@
-"""Figures for the cache guard and the session store (run: python tests/benchmarks/bench_guard.py).
+"""Figures for the cache guard and the session store (run: python -m tests.benchmarks.bench_guard).
 
 1. Switch quote vs what the emulator bills: a 30-turn session switched Opus -> Sonnet at turn
    20, against a twin session that stays (the baseline of the same run).
@@ -10,15 +10,10 @@
 from __future__ import annotations
 
 import asyncio
-import sys
 import tempfile
 import time
 from decimal import Decimal
 from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "guard"))
-
-from guardkit import advance, agent, of, run_turns, start_emulator, turn
 
 from prefixlock.billing.prices import PriceTable
 from prefixlock.billing.usage import Usage
@@ -30,6 +25,7 @@ from prefixlock.providers import SessionInfo, make_builder
 from prefixlock.settings import Settings
 from prefixlock.store.database import SessionStore
 from prefixlock.transcript import Message
+from tests.helpers.guardkit import advance, agent, of, run_turns, start_emulator, turn
 
 
 async def switch_agreement() -> None:

@@ -1,5 +1,5 @@
-"""Reliability figures: nothing lost, nothing double-counted, no tracebacks (run: python
-tests/benchmarks/bench_reliability.py [--turns N] [--kills N] [--workers N]).
+"""Reliability figures: nothing lost, nothing double-counted, no tracebacks (run: python -m
+tests.benchmarks.bench_reliability [--turns N] [--kills N] [--workers N]).
 
 Prints ONE table, tried / held / failed, for:
 1. Fault injection on each wire API (a cut stream or an SSE error on every request): ledger
@@ -14,8 +14,8 @@ Prints ONE table, tried / held / failed, for:
    rows are written once there is room (stored == ledger == billed).
 5. A store on a read-only filesystem (a tmpfs remounted read-only; skipped likewise): sessions
    list / show / export work, opening it to write is one line.
-6. The bad-input table over every command (tests/helpers/bad_input.py, as tests/test_bad_input.py
-   runs it): exit 2, one line, nothing written.
+6. The bad-input table over every command (tests/helpers/bad_input.py, as
+   tests/cli/test_bad_input.py runs it): exit 2, one line, nothing written.
 Then the tracebacks seen anywhere (every process's stderr, every command's, unraisable
 exceptions in this one). Exit 1 if anything failed or any traceback was seen.
 """
@@ -37,11 +37,6 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))  # the repository root
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "guard"))
-
-from guardkit import advance, agent, start_emulator, turn
-
 from prefixlock import Settings
 from prefixlock.events import CacheBreak
 from prefixlock.store.database import SessionStore
@@ -49,10 +44,11 @@ from prefixlock.store.errors import StoreError
 from prefixlock.transcript import Message
 from tests.helpers.bad_input import BAD, make_folder, run_row
 from tests.helpers.cli import run_cli
+from tests.helpers.guardkit import advance, agent, start_emulator, turn
 from tests.helpers.mounts import CannotMount, fill, remount_read_only, tmpfs
 
 ROOT = Path(__file__).resolve().parents[2]
-WORKER = str(ROOT / "tests" / "store" / "lease_worker.py")
+WORKER = ("-m", "tests.store.lease_worker")  # run from ROOT, where `tests` imports
 Row = tuple[str, int, int, int]
 TRACEBACKS: list[str] = []  # where each traceback was seen
 
@@ -128,7 +124,8 @@ def messages(db: Path, sid: str) -> list[str]:
 
 def worker(db: Path, sid: str, turns: int, mode: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, WORKER, str(db), sid, str(turns), mode],
+        [sys.executable, *WORKER, str(db), sid, str(turns), mode],
+        cwd=ROOT,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

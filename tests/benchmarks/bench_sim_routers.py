@@ -16,7 +16,6 @@ else the 3,000-request slice shipped in tests/sim/data.
 from __future__ import annotations
 
 import heapq
-import sys
 import time
 from collections.abc import Callable
 from functools import partial
@@ -24,12 +23,11 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+from prefixlock.sim import cluster, engine, models
+from prefixlock.sim.engine import Plan
+from prefixlock.sim.trace import read_trace
 
-from prefixlock.sim import cluster, engine, models  # noqa: E402
-from prefixlock.sim.engine import Plan  # noqa: E402
-from prefixlock.sim.trace import read_trace  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 TRACES = [
     ROOT.parent / "shared" / "data" / "mooncake" / "conversation_trace.jsonl",

@@ -2,7 +2,7 @@
 500-turn session in under a second.
 
 Run: `.venv/bin/python -m pytest tests/benchmarks/bench_tui.py -s` or
-`.venv/bin/python tests/benchmarks/bench_tui.py`. Figures are printed; each is compared with a
+`.venv/bin/python -m tests.benchmarks.bench_tui`. Figures are printed; each is compared with a
 baseline measured in the same run (keypress latency with no stream; the store's own `load`).
 """
 
@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import statistics
-import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator
@@ -19,14 +18,9 @@ from pathlib import Path
 
 from prefixlock.clock import ManualClock
 from prefixlock.events import Event, TextDelta, TurnComplete
-
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:  # `tests/agents` would shadow the `agents` package otherwise
-    sys.path.insert(0, str(ROOT))
-
-from prefixlock.tui.app import ChatApp  # noqa: E402
-from prefixlock.tui.backend import SCRIPT_PATH, BackendOptions, ChatBackend  # noqa: E402
-from prefixlock.tui.widgets import AssistantMessage  # noqa: E402
+from prefixlock.tui.app import ChatApp
+from prefixlock.tui.backend import SCRIPT_PATH, BackendOptions, ChatBackend
+from prefixlock.tui.widgets import AssistantMessage
 
 RATE = 2000  # tokens per second
 SECONDS = 3.0

@@ -25,18 +25,17 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
-
-from prefixlock.sim import cluster, engine  # noqa: E402
-from prefixlock.sim.backend import (  # noqa: E402
+from prefixlock.sim import cluster, engine
+from prefixlock.sim.backend import (
     AUTO_GPU_MIN_REFERENCES,
     NUMPY,
     Backend,
     cupy_available,
     get_backend,
 )
-from prefixlock.sim.trace import Trace, read_trace  # noqa: E402
+from prefixlock.sim.trace import Trace, read_trace
+
+ROOT = Path(__file__).resolve().parents[2]
 
 # The full Mooncake conversation trace where it is: shared/ beside the checkout or a folder
 # above it (as bench_sim looks), or .gpu-data/ in the repo (an ignored folder a device run can

@@ -60,9 +60,8 @@ def prefixes() -> list[FrozenPrefix]:
 '''
 
 CHILD = r"""
-import json, sys
-sys.path.insert(0, sys.argv[1])
-from tools_under_test import prefixes
+import json, runpy, sys
+prefixes = runpy.run_path(sys.argv[1] + "/tools_under_test.py")["prefixes"]
 print(json.dumps([[p.fingerprint, [s.data.hex() for s in p.segments]] for p in prefixes()]))
 """
 

@@ -5,10 +5,21 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from guardkit import SYSTEM, advance, agent, grep, of, prefix, run_turns, sent, start_emulator, turn
 
 from prefixlock.events import CacheBreak, UsageReport
 from prefixlock.guard import CacheBudget, CacheBudgetExceeded
+from tests.helpers.guardkit import (
+    SYSTEM,
+    advance,
+    agent,
+    grep,
+    of,
+    prefix,
+    run_turns,
+    sent,
+    start_emulator,
+    turn,
+)
 
 
 async def _miss_after(action: str) -> tuple[list[CacheBreak], list[UsageReport]]:

@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import pytest
-from guardkit import advance, agent, of, run_turns, sent, start_emulator, turn
 
 from prefixlock.cache.units import anthropic_units
 from prefixlock.events import CacheBreak, PrefixChanged, SwitchWarning, UsageReport
 from prefixlock.guard.quote import QuoteRequired
+from tests.helpers.guardkit import advance, agent, of, run_turns, sent, start_emulator, turn
 
 
 async def test_compaction_reads_the_cache_and_starts_a_new_prefix() -> None:

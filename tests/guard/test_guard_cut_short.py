@@ -3,9 +3,8 @@ the guard names the dropped history instead of failing on it."""
 
 from __future__ import annotations
 
-from test_guard_pure import msgs, observe, req
-
 from prefixlock.guard import CacheGuard
+from tests.guard.test_guard_pure import msgs, observe, req
 
 
 def test_a_request_cut_short_is_a_history_change() -> None:

@@ -7,9 +7,8 @@ calls included.
 
 from __future__ import annotations
 
-from guardkit import advance, agent, of, start_emulator, turn
-
 from prefixlock.events import CacheBreak, Event
+from tests.helpers.guardkit import advance, agent, of, start_emulator, turn
 
 
 async def test_every_request_reads_through_the_previous_reply() -> None:

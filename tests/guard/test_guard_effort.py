@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from guardkit import agent, of, run_turns, start_emulator, turn
 
 from prefixlock.events import CacheBreak, SwitchWarning, UsageReport
 from prefixlock.guard.quote import QuoteRequired
+from tests.helpers.guardkit import agent, of, run_turns, start_emulator, turn
 
 
 async def test_effort_change_is_quoted_and_named() -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from guardkit import advance, agent, of, run_turns, start_emulator, turn
 
 from prefixlock.events import CacheBreak, Event, KeepAlivePing, UsageReport
 from prefixlock.guard.keepalive import KeepAlive
+from tests.helpers.guardkit import advance, agent, of, run_turns, start_emulator, turn
 
 
 async def _idle(minutes: int, max_spend: str) -> tuple[list[KeepAlivePing], list[Event], KeepAlive]:

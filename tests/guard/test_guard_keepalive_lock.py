@@ -10,11 +10,10 @@ import asyncio
 import time
 from collections.abc import AsyncGenerator
 
-from guardkit import agent, of, run_turns, sent, start_emulator, turn
-
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator
 from prefixlock.events import KeepAlivePing, TurnComplete
+from tests.helpers.guardkit import agent, of, run_turns, sent, start_emulator, turn
 
 
 async def _until_held(emu: Emulator, arrived: int) -> None:

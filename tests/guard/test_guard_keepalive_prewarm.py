@@ -11,12 +11,11 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from guardkit import advance, agent, of, run_turns, start_emulator, turn
-
 from prefixlock.billing.prices import PriceTable
 from prefixlock.billing.usage import Usage
 from prefixlock.events import CacheBreak, Event, KeepAlivePing, UsageReport
 from prefixlock.guard.keepalive import plan_ping
+from tests.helpers.guardkit import advance, agent, of, run_turns, start_emulator, turn
 
 MODEL = "gpt-5.6-terra"
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from guardkit import advance, agent, of, prefix
 
 from prefixlock.billing.usage import Usage
 from prefixlock.clock import ManualClock
@@ -14,6 +13,7 @@ from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
 from prefixlock.events import CacheBreak, Event, UsageReport
 from prefixlock.session import Session
 from prefixlock.settings import Settings
+from tests.helpers.guardkit import advance, agent, of, prefix
 
 # One answer per user turn: each turn is one request, so volatile text cannot send the
 # scripted model round a tool loop, and no prefix passes the per-minute routing limit.

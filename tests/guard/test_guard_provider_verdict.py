@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from guardkit import agent, grep, of, run_turns, sent, start_emulator, turn
 
 from prefixlock.events import CacheBreak
 from prefixlock.guard.cacheguard import provider_verdict
 from prefixlock.providers.diagnostics import ANTHROPIC_BETA, diagnostics_request
 from prefixlock.settings import Settings
+from tests.helpers.guardkit import agent, grep, of, run_turns, sent, start_emulator, turn
 
 DIAG = Settings(cache_diagnostics=True)
 

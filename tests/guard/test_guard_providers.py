@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from guardkit import advance, agent, of, run_turns, start_emulator, turn
 
 from prefixlock.events import CacheBreak, UsageReport
 from prefixlock.settings import Settings
+from tests.helpers.guardkit import advance, agent, of, run_turns, start_emulator, turn
 
 
 @pytest.mark.parametrize(

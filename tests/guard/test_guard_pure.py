@@ -6,7 +6,6 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
-from guardkit import agent, of, start_emulator, turn
 
 from prefixlock.billing.usage import Usage
 from prefixlock.cache.units import anthropic_units
@@ -15,6 +14,7 @@ from prefixlock.guard import CacheBudget, CacheBudgetExceeded, CacheGuard
 from prefixlock.guard.cacheguard import provider_verdict
 from prefixlock.settings import Settings
 from prefixlock.wire import WireRequest
+from tests.helpers.guardkit import agent, of, start_emulator, turn
 
 SYSTEM = [{"type": "text", "text": "rules " * 3000, "cache_control": {"type": "ephemeral"}}]
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from guardkit import advance, agent, of, run_turns, sent, start_emulator, turn
 
 from prefixlock.billing.prices import PriceTable
 from prefixlock.events import CacheBreak, PrefixChanged, SwitchWarning, UsageReport
 from prefixlock.guard.quote import QuoteRequired
+from tests.helpers.guardkit import advance, agent, of, run_turns, sent, start_emulator, turn
 
 OPUS, SONNET = "claude-opus-4-7", "claude-sonnet-4-6"
 PRICES = PriceTable.default()

@@ -10,10 +10,10 @@ from __future__ import annotations
 from decimal import Decimal
 
 import pytest
-from guardkit import agent, run_turns, start_emulator
 
 from prefixlock import Settings
 from prefixlock.errors import ConfigError
+from tests.helpers.guardkit import agent, run_turns, start_emulator
 
 
 async def test_switch_to_an_unpriced_model_under_a_dollar_limit_is_refused() -> None:

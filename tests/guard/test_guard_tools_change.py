@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from guardkit import agent, grep, of, run_turns, sent, start_emulator, turn
 
 from prefixlock.events import CacheBreak, PrefixChanged, SwitchWarning
 from prefixlock.guard.quote import QuoteRequired, StaleQuote
+from tests.helpers.guardkit import agent, grep, of, run_turns, sent, start_emulator, turn
 
 
 async def test_added_tool_is_priced_and_declining_sends_nothing() -> None:

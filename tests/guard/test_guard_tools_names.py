@@ -8,9 +8,9 @@ does not hold is an error, not a quote of nothing.
 from __future__ import annotations
 
 import pytest
-from guardkit import agent, grep, read_file, run_turns, start_emulator
 
 from prefixlock.errors import PrefixError
+from tests.helpers.guardkit import agent, grep, read_file, run_turns, start_emulator
 
 
 async def test_one_name_or_one_tool_alone_and_unknown_names() -> None:

@@ -2,7 +2,7 @@
 ONE line on stderr (argparse's usage errors say one `error:` line after the usage, which is
 allowed), no traceback, and nothing written under the working folder.
 
-Shared by tests/test_bad_input.py (one test per row) and tests/benchmarks/bench_reliability.py
+Shared by tests/cli/test_bad_input.py (one test per row) and tests/benchmarks/bench_reliability.py
 (the figures table's row). Every row runs in `make_folder`'s folder, as a user runs it
 (tests/helpers/cli.run_cli), with PREFIXLOCK_STORE naming the folder's store.
 """

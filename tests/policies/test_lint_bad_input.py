@@ -14,12 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lint_tracegen import anthropic_bodies, write_trace
 
 from prefixlock.billing.prices import PriceTable
 from prefixlock.cli.main import main
 from prefixlock.policies.report import build_report
 from prefixlock.policies.tracecheck import check_trace
+from tests.policies.lint_tracegen import anthropic_bodies, write_trace
 
 PRICES = PriceTable.builtin()
 SET_JOIN = 'SKILLS = {"a", "b"}\nsystem_prompt = "Skills: " + ", ".join(SKILLS)\n'

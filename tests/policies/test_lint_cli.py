@@ -290,7 +290,7 @@ def test_bad_input_reported_rest_linted(proj: Path, capsys: pytest.CaptureFixtur
 
 
 def test_report_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from lint_tracegen import anthropic_bodies, write_trace
+    from tests.policies.lint_tracegen import anthropic_bodies, write_trace
 
     def switch(t: int, body: dict[str, Any], rec: dict[str, Any]) -> None:
         if t >= 2:

@@ -72,7 +72,7 @@ def test_every_rule_is_covered_by_the_corpus() -> None:
 
 
 def test_trace_corpus_is_what_the_generator_writes(tmp_path: Path) -> None:
-    from lint_tracegen import write_corpus
+    from tests.policies.lint_tracegen import write_corpus
 
     for fresh in write_corpus(tmp_path):
         committed = CORPUS / "positive" / "traces" / fresh.name

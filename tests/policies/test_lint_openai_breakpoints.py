@@ -13,13 +13,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lint_tracegen import MARK, gpt56_bodies, write_raw, write_trace
 
 from prefixlock.billing.prices import PriceTable
 from prefixlock.cli.main import main
 from prefixlock.policies.findings import Finding
 from prefixlock.policies.pycheck import check_python
 from prefixlock.policies.tracecheck import check_trace
+from tests.policies.lint_tracegen import MARK, gpt56_bodies, write_raw, write_trace
 
 PRICES = PriceTable.builtin()
 

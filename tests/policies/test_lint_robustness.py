@@ -11,12 +11,12 @@ import time
 from pathlib import Path
 
 import pytest
-from lint_tracegen import anthropic_bodies, write_trace
 
 from prefixlock.cli.main import main
 from prefixlock.policies import engine
 from prefixlock.policies.config import LintConfig
 from prefixlock.policies.engine import lint_file, lint_paths
+from tests.policies.lint_tracegen import anthropic_bodies, write_trace
 
 TIME_IN_SYSTEM = (
     "import datetime\n\n\ndef build():\n    now = datetime.datetime.now()\n"

@@ -7,11 +7,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lint_tracegen import anthropic_bodies, openai_bodies, write_trace
 
 from prefixlock.billing.prices import PriceTable
 from prefixlock.policies.report import build_report
 from prefixlock.policies.tracecheck import check_trace
+from tests.policies.lint_tracegen import anthropic_bodies, openai_bodies, write_trace
 
 PRICES = PriceTable.builtin()
 

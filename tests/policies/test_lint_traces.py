@@ -9,11 +9,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lint_tracegen import CC, TOOLS, anthropic_bodies, openai_bodies, write_raw, write_trace
 
 from prefixlock.billing.prices import PriceTable
 from prefixlock.policies.report import build_report, render_text
 from prefixlock.policies.tracecheck import check_trace
+from tests.policies.lint_tracegen import (
+    CC,
+    TOOLS,
+    anthropic_bodies,
+    openai_bodies,
+    write_raw,
+    write_trace,
+)
 
 PRICES = PriceTable.builtin()
 

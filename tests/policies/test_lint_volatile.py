@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from lint_tracegen import anthropic_bodies, gpt56_bodies, openai_bodies, write_trace
 
 from prefixlock import FrozenPrefix
 from prefixlock.agent import Agent
@@ -30,6 +29,7 @@ from prefixlock.policies.report import build_report
 from prefixlock.policies.tracecheck import check_trace
 from prefixlock.store.database import SessionStore
 from prefixlock.tools import tool
+from tests.policies.lint_tracegen import anthropic_bodies, gpt56_bodies, openai_bodies, write_trace
 
 PRICES = PriceTable.builtin()
 

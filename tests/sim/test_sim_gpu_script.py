@@ -17,11 +17,8 @@ SLICE = ROOT / "tests" / "sim" / "data" / "conversation_head3000.jsonl.gz"
 
 
 def test_gpu_sim_numpy_path(tmp_path: Path) -> None:
-    sys.path.insert(0, str(ROOT / "tests" / "benchmarks"))
-    try:
-        import gpu_sim
-    finally:
-        sys.path.pop(0)
+    from tests.benchmarks import gpu_sim
+
     assert len(gpu_sim.configs(256)) == 256
     out = tmp_path / "b.json"
     rc = gpu_sim.main(
@@ -37,11 +34,8 @@ def test_gpu_sim_gpu_half_on_a_stand_in(tmp_path: Path) -> None:
     # cupy, so a lent GPU's minutes are not spent finding a bug in the script.
     if cupy_available():
         pytest.skip("a GPU is present: gpu_check.sh runs the real thing")
-    sys.path.insert(0, str(ROOT / "tests" / "benchmarks"))
-    try:
-        import gpu_sim
-    finally:
-        sys.path.pop(0)
+    from tests.benchmarks import gpu_sim
+
     out = tmp_path / "b.json"
     argv = ["--trace", str(SLICE), "--configs", "5", "--numpy-configs", "5", "--stand-in"]
     rc = gpu_sim.main([*argv, "--crossover", "1,2", "--batch-refs", "200000", "--json", str(out)])

@@ -1,15 +1,12 @@
-"""The store tests share the guard tests' scripted session (tests/guard/guardkit.py), and a
+"""The store tests share the guard tests' scripted session (tests/helpers/guardkit.py), and a
 small real filesystem (`small_disk`) for the full-disk and read-only cases."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "guard"))
 
 from tests.helpers.mounts import CannotMount, tmpfs
 

@@ -1,9 +1,10 @@
 """A process that resumes a stored session and runs turns on it (tests/store/test_store_lease.py).
 
-`python lease_worker.py STORE SESSION TURNS MODE`: resumes SESSION (MODE "fork": a busy one is
-forked instead; "wait": a busy one is waited for, up to 120 s, saying "waiting" on a line of
-its own; "hold": after the resume it prints "held" and waits for a line on stdin before its
-turns), runs TURNS turns on its own emulator, prints one JSON line: what it did.
+`python -m tests.store.lease_worker STORE SESSION TURNS MODE` (from the repository root):
+resumes SESSION (MODE "fork": a busy one is forked instead; "wait": a busy one is waited for,
+up to 120 s, saying "waiting" on a line of its own; "hold": after the resume it prints "held"
+and waits for a line on stdin before its turns), runs TURNS turns on its own emulator, prints
+one JSON line: what it did.
 """
 
 from __future__ import annotations
@@ -11,14 +12,10 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "guard"))
-
-from guardkit import advance, agent, start_emulator
 
 from prefixlock.store.database import SessionStore
 from prefixlock.store.leases import SessionBusyError
+from tests.helpers.guardkit import advance, agent, start_emulator
 
 
 async def main(store: str, session_id: str, turns: int, mode: str) -> dict[str, object]:

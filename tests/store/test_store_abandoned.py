@@ -16,7 +16,6 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from guardkit import advance, agent
 
 from prefixlock import Settings
 from prefixlock.billing.ledger import LedgerRow
@@ -27,6 +26,7 @@ from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
 from prefixlock.events import CacheBreak, Event, TextDelta, UsageReport
 from prefixlock.session import Session
 from prefixlock.store.database import SessionStore
+from tests.helpers.guardkit import advance, agent
 
 # A one-chunk answer: the caller's first text delta is the whole output, so the output tokens
 # counted locally are those the emulator billed, and the costs can be compared exactly.

@@ -8,12 +8,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from guardkit import advance, agent, start_emulator
 
 from prefixlock.canonical import canonical_bytes
 from prefixlock.store.database import SessionStore
 from prefixlock.store.errors import StoreError, UnknownSessionError
-from tests.store.storekit import newer_store
+from tests.helpers.guardkit import advance, agent, start_emulator
+from tests.helpers.storekit import newer_store
 
 
 async def _session(
@@ -98,7 +98,7 @@ def test_newer_schema_and_garbage_are_refused_untouched(tmp_path: Path) -> None:
 
 
 async def test_the_cause_of_each_miss_is_stored(tmp_path: Path) -> None:
-    from guardkit import grep
+    from tests.helpers.guardkit import grep
 
     db = str(tmp_path / "s.sqlite")
     with start_emulator() as emu:

@@ -10,11 +10,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from guardkit import agent, start_emulator
 
 from prefixlock.cli.main import main
 from prefixlock.store.database import SessionStore
-from tests.store.storekit import newer_store
+from tests.helpers.guardkit import agent, start_emulator
+from tests.helpers.storekit import newer_store
 
 
 @pytest.fixture

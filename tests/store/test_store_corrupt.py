@@ -11,10 +11,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from guardkit import agent, start_emulator, turn
-
 from prefixlock.store.database import SessionStore
 from tests.helpers.cli import run_cli
+from tests.helpers.guardkit import agent, start_emulator, turn
 
 PAGE = 4096
 

@@ -16,13 +16,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from guardkit import advance, agent, start_emulator, turn
 
 from prefixlock import Settings
 from prefixlock.billing.usage import parse_usage
 from prefixlock.events import CacheBreak, UsageReport
 from prefixlock.store.database import SessionStore
+from tests.helpers.guardkit import advance, agent, start_emulator, turn
 
+ROOT = Path(__file__).resolve().parents[2]
 MODELS = ["claude-opus-4-7", "gpt-5.4", "openai-responses:gpt-5.4"]
 
 
@@ -66,9 +67,8 @@ async def test_cut_and_failed_streams_are_ledgered_and_break_nothing(
 
 
 SCRIPT = """
-import asyncio, sys
-sys.path.insert(0, {guard!r})
-from guardkit import advance, agent, start_emulator, turn
+import asyncio
+from tests.helpers.guardkit import advance, agent, start_emulator, turn
 
 async def main():
     with start_emulator() as emu:
@@ -86,9 +86,9 @@ print("done")
 
 @pytest.mark.parametrize("model", ["openai-responses:gpt-5.4", "gpt-5.4"])
 def test_no_aclose_traceback_at_exit_after_cut_streams(model: str) -> None:
-    guard = str(Path(__file__).resolve().parent.parent / "guard")
     ran = subprocess.run(
-        [sys.executable, "-c", SCRIPT.format(guard=guard, model=model)],
+        [sys.executable, "-c", SCRIPT.format(model=model)],
+        cwd=ROOT,  # where `tests` imports
         capture_output=True,
         text=True,
         timeout=120,

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from guardkit import advance, agent, start_emulator, turn
-
 from prefixlock.events import StoreWriteFailed, TurnComplete
 from prefixlock.store.database import SessionStore
 from prefixlock.transcript import Message
 from tests.helpers.cli import run_cli
+from tests.helpers.guardkit import advance, agent, start_emulator, turn
 from tests.helpers.mounts import fill
 
 

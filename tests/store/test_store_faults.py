@@ -13,12 +13,12 @@ from pathlib import Path
 from typing import Literal
 
 import pytest
-from guardkit import agent, start_emulator, turn
 
 from prefixlock import Settings
 from prefixlock.errors import ProviderError
 from prefixlock.events import TextDelta, ToolCall
 from prefixlock.store.database import SessionStore
+from tests.helpers.guardkit import agent, start_emulator, turn
 
 
 def _stored_cost(store: SessionStore, sid: str) -> Decimal:

@@ -17,14 +17,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from guardkit import agent, start_emulator, turn
 
 from prefixlock.store.database import SessionStore
 from prefixlock.store.leases import Lease, SessionBusyError
 from prefixlock.transcript import Message
 from tests.helpers.cli import run_cli
+from tests.helpers.guardkit import agent, start_emulator, turn
 
-WORKER = str(Path(__file__).resolve().parent / "lease_worker.py")
+ROOT = Path(__file__).resolve().parents[2]
+WORKER = ("-m", "tests.store.lease_worker")  # run from ROOT, where `tests` imports
 
 
 async def _stored(db: Path, sid: str = "s1", turns: int = 2) -> None:
@@ -97,7 +98,8 @@ def test_a_lease_on_another_host_expires_with_its_heartbeat() -> None:
 
 def _worker(db: Path, sid: str, turns: int, mode: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, WORKER, str(db), sid, str(turns), mode],
+        [sys.executable, *WORKER, str(db), sid, str(turns), mode],
+        cwd=ROOT,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -10,12 +10,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from guardkit import advance, agent, start_emulator, turn
 
 from prefixlock.clock import ManualClock
 from prefixlock.store.database import SessionStore
 from prefixlock.store.heartbeat import LEASE_RENEW_S, Heartbeat
 from prefixlock.store.leases import LEASE_STALE_S, Lease, SessionBusyError
+from tests.helpers.guardkit import advance, agent, start_emulator, turn
 
 
 def _session(db: Path, clock: ManualClock, sid: str = "s1") -> None:

@@ -10,7 +10,6 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from guardkit import agent, start_emulator, turn
 
 from prefixlock.cli.run import _configure_run, _run_run
 from prefixlock.clock import ManualClock
@@ -18,6 +17,7 @@ from prefixlock.store.database import SessionStore
 from prefixlock.store.leases import LEASE_STALE_S, SessionBusyError
 from prefixlock.transcript import Message
 from tests.helpers.cli import run_cli
+from tests.helpers.guardkit import agent, start_emulator, turn
 
 
 async def _stored(db: Path) -> None:

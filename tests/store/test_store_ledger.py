@@ -5,8 +5,6 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from guardkit import agent, of, prefix, run_turns, start_emulator, turn
-
 from prefixlock.agent import Agent
 from prefixlock.billing.usage import Usage
 from prefixlock.clock import ManualClock
@@ -14,6 +12,7 @@ from prefixlock.events import KeepAlivePing
 from prefixlock.store.database import SessionStore
 from prefixlock.store.records import NewRequest
 from prefixlock.transcript import Message, text_block
+from tests.helpers.guardkit import agent, of, prefix, run_turns, start_emulator, turn
 
 
 async def test_resumed_ledger_holds_the_whole_session(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import pytest
 from prefixlock.store.database import SessionStore
 from prefixlock.store.errors import StoreError
 from prefixlock.store.schema import SCHEMA_VERSION
-from tests.store.storekit import newer_store
+from tests.helpers.storekit import newer_store
 
 
 def _v1_store(path: Path) -> None:

@@ -12,20 +12,21 @@ import time
 from pathlib import Path
 from typing import Any
 
-from guardkit import advance, agent, start_emulator
-
 from prefixlock.canonical import canonical_bytes
 from prefixlock.events import UsageReport
 from prefixlock.store.database import SessionStore
 from prefixlock.transcript import Message
-from tests.store import storekit
+from tests.helpers import storekit
+from tests.helpers.guardkit import advance, agent, start_emulator
 
-KIT = str(Path(storekit.__file__).resolve())
+ROOT = Path(__file__).resolve().parents[2]
+KIT = ("-m", "tests.helpers.storekit")  # run from ROOT, where `tests` imports
 
 
 def _py(*args: str, **kw: Any) -> subprocess.Popen[str]:
     proc: subprocess.Popen[str] = subprocess.Popen(
-        [sys.executable, KIT, *args],
+        [sys.executable, *KIT, *args],
+        cwd=ROOT,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,

@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Literal
 
 import pytest
-from guardkit import advance, agent, grep, of, read_file, run_turns, start_emulator, turn
 
 from prefixlock.billing.usage import Usage
 from prefixlock.events import CacheBreak, UsageReport
@@ -23,6 +22,16 @@ from prefixlock.guard.compaction import SummaryPlacement
 from prefixlock.store.database import SessionStore
 from prefixlock.store.reads import EARLIER_HORIZON_S, EARLIER_MAX
 from prefixlock.store.records import NewRequest
+from tests.helpers.guardkit import (
+    advance,
+    agent,
+    grep,
+    of,
+    read_file,
+    run_turns,
+    start_emulator,
+    turn,
+)
 
 Move = Literal["compact-system", "compact-messages", "tools"]
 

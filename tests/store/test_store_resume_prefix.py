@@ -10,10 +10,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from guardkit import SYSTEM, advance, agent, prefix, start_emulator, turn
-
 from prefixlock.events import CacheBreak, PrefixChanged, ResumedPrefixDiffers, UsageReport
 from prefixlock.store.database import SessionStore
+from tests.helpers.guardkit import SYSTEM, advance, agent, prefix, start_emulator, turn
 
 PREFIX_B = prefix(system=SYSTEM + " Rule B: answer in French.")
 

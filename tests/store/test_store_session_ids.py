@@ -11,10 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from guardkit import agent, start_emulator, turn
 
 from prefixlock.store.database import SessionStore
 from prefixlock.store.errors import StoreError
+from tests.helpers.guardkit import agent, start_emulator, turn
 
 
 async def test_a_new_session_with_a_stored_id_is_refused(tmp_path: Path) -> None:

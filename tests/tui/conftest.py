@@ -36,7 +36,7 @@ def workspace(tmp_path: Path) -> Path:
     return root
 
 
-from tui_drive import AppFactory  # noqa: E402
+from tests.helpers.tui_drive import AppFactory  # noqa: E402
 
 
 @pytest.fixture

@@ -7,12 +7,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tui_drive import AppFactory, conversation_text, open_dialog, ready, say, settle
-
 from prefixlock.coding.workspace import ApprovalRequest, Workspace
 from prefixlock.events import ToolCall
 from prefixlock.tui.approval_flow import gated_tools, preview
 from prefixlock.tui.screens import ApprovalScreen
+from tests.helpers.tui_drive import AppFactory, conversation_text, open_dialog, ready, say, settle
 
 
 def _results(app: Any) -> list[dict[str, Any]]:

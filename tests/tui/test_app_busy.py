@@ -7,10 +7,9 @@ from __future__ import annotations
 import asyncio
 import threading
 
-from tui_drive import AppFactory, conversation_text, ready, settle
-
 from prefixlock.tui.prompt_input import PromptInput
 from prefixlock.tui.widgets import UserMessage
+from tests.helpers.tui_drive import AppFactory, conversation_text, ready, settle
 
 
 async def test_slow_client_preparation_leaves_the_screen_live_and_queues_input(

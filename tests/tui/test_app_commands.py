@@ -6,11 +6,10 @@ import re
 from decimal import Decimal
 from typing import Any
 
-from tui_drive import AppFactory, conversation_text, open_dialog, say, settle
-
 from prefixlock.clock import ManualClock
 from prefixlock.tui.screens import ConfirmScreen, SwitchScreen
 from prefixlock.tui.widgets import CachePanel, ToolEntry
+from tests.helpers.tui_drive import AppFactory, conversation_text, open_dialog, say, settle
 
 
 def panel(app: Any) -> str:

@@ -3,9 +3,8 @@ dialog."""
 
 from __future__ import annotations
 
-from tui_drive import AppFactory, say, still
-
 from prefixlock.tui.screens import HelpScreen
+from tests.helpers.tui_drive import AppFactory, say, still
 
 
 async def test_the_view_follows_after_scrolling_back_and_after_a_dialog(

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from tui_drive import AppFactory, ready, still
 
 from prefixlock.clock import ManualClock
 from prefixlock.tui.app import HISTORY_BATCH, ChatApp
 from prefixlock.tui.widgets import EarlierEntries
 from tests.helpers.stored_chat import store_chat_session
+from tests.helpers.tui_drive import AppFactory, ready, still
 
 Stored = Callable[[int], Awaitable[str]]
 

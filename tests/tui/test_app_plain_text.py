@@ -9,11 +9,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tui_drive import AppFactory, conversation_text, say
 
 from prefixlock.clock import ManualClock
 from prefixlock.tui.backend import SCRIPT_PATH
 from prefixlock.tui.widgets import SubagentEntry, ToolEntry
+from tests.helpers.tui_drive import AppFactory, conversation_text, say
 
 
 @pytest.fixture

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tui_drive import conversation_text, open_dialog, ready, say, wait_for_screen
 
 from prefixlock.clock import ManualClock
 from prefixlock.coding.sandbox import SandboxOptions
@@ -32,6 +31,7 @@ from prefixlock.tui.preview import PreviewScreen
 from prefixlock.tui.prompt_input import PromptInput
 from prefixlock.tui.screens import ApprovalScreen, ConfirmScreen, HelpScreen, McpConsentScreen
 from tests.helpers.sandbox import BWRAP_PROBLEM
+from tests.helpers.tui_drive import conversation_text, open_dialog, ready, say, wait_for_screen
 
 LEGACY = b"a = 1\r\nb = 2\r\ncaf\xe9 = 'Latin-1'\r\nno final newline"
 MCP_SERVER = str(Path(__file__).resolve().parent.parent / "helpers" / "mcp_server.py")

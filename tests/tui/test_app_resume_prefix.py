@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tui_drive import AppFactory, conversation_text, ready, say
-
 from prefixlock.clock import ManualClock
 from prefixlock.tui.backend import SYSTEM_PROMPT
 from tests.helpers.stored_chat import store_chat_session
+from tests.helpers.tui_drive import AppFactory, conversation_text, ready, say
 
 
 async def test_resuming_a_session_with_another_prefix_shows_a_note_with_the_cost(

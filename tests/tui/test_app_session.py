@@ -6,16 +6,6 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from tui_drive import (
-    AppFactory,
-    conversation_text,
-    open_dialog,
-    ready,
-    say,
-    settle,
-    wait_for_screen,
-)
-
 from prefixlock.billing.usage import Usage
 from prefixlock.clock import ManualClock
 from prefixlock.events import (
@@ -37,6 +27,15 @@ from prefixlock.tui.widgets import (
     SubagentEntry,
     SubagentText,
     ToolEntry,
+)
+from tests.helpers.tui_drive import (
+    AppFactory,
+    conversation_text,
+    open_dialog,
+    ready,
+    say,
+    settle,
+    wait_for_screen,
 )
 
 

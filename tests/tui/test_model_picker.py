@@ -7,7 +7,10 @@ from __future__ import annotations
 from decimal import Decimal
 
 from textual.widgets import OptionList
-from tui_drive import (
+
+from prefixlock.tui.model_picker import ModelPickerScreen, ModelRow, picker_rows, row_text
+from prefixlock.tui.screens import SwitchScreen
+from tests.helpers.tui_drive import (
     AppFactory,
     conversation_text,
     open_dialog,
@@ -16,9 +19,6 @@ from tui_drive import (
     settle,
     wait_for_screen,
 )
-
-from prefixlock.tui.model_picker import ModelPickerScreen, ModelRow, picker_rows, row_text
-from prefixlock.tui.screens import SwitchScreen
 
 HAIKU, SONNET = "claude-haiku-4-5", "claude-sonnet-4-6"
 

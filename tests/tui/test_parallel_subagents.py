@@ -3,10 +3,9 @@
 
 from __future__ import annotations
 
-from tui_drive import AppFactory, ready
-
 from prefixlock.events import Event, SubagentEvent, SubagentFinish, SubagentStart, UsageReport
 from prefixlock.tui.widgets import SubagentEntry
+from tests.helpers.tui_drive import AppFactory, ready
 
 
 async def test_parallel_runs_of_one_agent_fill_their_own_entries(make_app: AppFactory) -> None:

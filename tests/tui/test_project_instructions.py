@@ -7,11 +7,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from tui_drive import AppFactory, ready, settle, wait_for_screen
-
 from prefixlock.tui.backend import SYSTEM_PROMPT, project_instructions
 from prefixlock.tui.prompt_input import PromptInput
 from prefixlock.tui.screens import ConfirmScreen
+from tests.helpers.tui_drive import AppFactory, ready, settle, wait_for_screen
 
 
 def test_instruction_files_in_order_each_named(tmp_path: Path) -> None:

@@ -8,10 +8,10 @@ import json
 from pathlib import Path
 
 from textual import events
-from tui_drive import AppFactory, conversation_text, ready, settle
 
 from prefixlock.tui.app import ChatApp
 from prefixlock.tui.prompt_input import CompletionList, PromptInput
+from tests.helpers.tui_drive import AppFactory, conversation_text, ready, settle
 
 
 def _prompt(app: ChatApp) -> PromptInput:

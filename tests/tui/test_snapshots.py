@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from tui_drive import AppFactory, open_dialog, say, settle
 
 from prefixlock.tui.screens import SwitchScreen
+from tests.helpers.tui_drive import AppFactory, open_dialog, say, settle
 
 SIZES = [(80, 24), (120, 40)]
 

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 from textual.pilot import Pilot
-from tui_drive import AppFactory, open_dialog, say, settle, still
 
 from prefixlock.tui.model_picker import ModelPickerScreen
 from prefixlock.tui.prompt_input import PromptInput
+from tests.helpers.tui_drive import AppFactory, open_dialog, say, settle, still
 
 SIZES = [(80, 24), (120, 40)]
 

@@ -8,9 +8,9 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from tui_drive import AppFactory, conversation_text, say
 
 from tests.helpers.cli import run_cli
+from tests.helpers.tui_drive import AppFactory, conversation_text, say
 
 BREAKS = [
     "UPDATE requests SET usage='{not json' WHERE session_id='first-session'",

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tui_drive import AppFactory, conversation_text, say
-
 from prefixlock.store.database import SessionStore
+from tests.helpers.tui_drive import AppFactory, conversation_text, say
 
 
 def _limit(store: SessionStore, full: bool) -> None:

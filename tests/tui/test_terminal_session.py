@@ -18,7 +18,8 @@ from decimal import Decimal
 from pathlib import Path
 
 import pytest
-from test_terminal import KEY_VARS, Tmux
+
+from tests.tui.test_terminal import KEY_VARS, Tmux
 
 pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 

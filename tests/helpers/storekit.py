@@ -1,8 +1,9 @@
 """Set-up shared by the store tests, and a small runner for their subprocesses.
 
-`python storekit.py run DB URL ID TURNS NOW` runs TURNS turns of the scripted session into the
-store at DB; `python storekit.py resume DB URL ID TEXT NOW` resumes session ID in this new
-process and sends one turn. Both print one JSON line with what they saw.
+`python -m tests.helpers.storekit run DB URL ID TURNS NOW` (from the repository root) runs TURNS
+turns of the scripted session into the store at DB; `python -m tests.helpers.storekit resume DB
+URL ID TEXT NOW` resumes session ID in this new process and sends one turn. Both print one JSON
+line with what they saw.
 """
 
 from __future__ import annotations
@@ -13,15 +14,12 @@ import sqlite3
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "guard"))
-
-from guardkit import prefix
-
 from prefixlock.agent import Agent
 from prefixlock.clock import ManualClock
 from prefixlock.events import UsageReport
 from prefixlock.store.database import SessionStore
 from prefixlock.store.schema import SCHEMA_VERSION
+from tests.helpers.guardkit import prefix
 
 API_KEY = "test-key"  # the key the in-process sessions use: caches are per key
 

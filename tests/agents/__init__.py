@@ -1,0 +1,1 @@
+"""Tests of prefixlock.agents: subagent definitions, delegation, fan-out."""

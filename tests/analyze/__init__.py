@@ -1,0 +1,1 @@
+"""Tests of prefixlock.analyze: session-log readers, cache-break checks, reports."""

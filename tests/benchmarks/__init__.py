@@ -1,0 +1,1 @@
+"""Benchmarks, not collected by default: run under pytest or as scripts (see each)."""

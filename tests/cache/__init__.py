@@ -1,0 +1,1 @@
+"""Tests of prefixlock.cache: the providers' cache rules."""

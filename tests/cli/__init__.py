@@ -1,0 +1,1 @@
+"""Tests of prefixlock.cli: the `prefixlock` command line (main, run, demo, bad input)."""

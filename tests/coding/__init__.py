@@ -1,0 +1,1 @@
+"""Tests of prefixlock.coding: workspace tools, sandbox, permissions, settings, MCP."""

@@ -1,0 +1,1 @@
+"""Tests of the SDK core: the agent loop, sessions, builders, exports."""

@@ -1,0 +1,1 @@
+"""Tests of prefixlock.emulator: the local provider emulator."""

@@ -1,0 +1,1 @@
+"""Tests of prefixlock.guard: the cache guard."""

@@ -1,0 +1,1 @@
+"""A user's programs against the installed package (run by .ci/install-check)."""

@@ -1,0 +1,1 @@
+"""Tests of prefixlock.proxy: the local proxy that measures and repairs caching."""

@@ -1,0 +1,1 @@
+"""Tests of prefixlock.sim: the KV-prefix cache simulator."""

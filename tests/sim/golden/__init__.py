@@ -1,0 +1,1 @@
+"""Golden figures of the simulator tests, and the scripts (run by hand) that made them."""

@@ -1,0 +1,1 @@
+"""Tests of prefixlock.store: the session store."""

@@ -1,0 +1,1 @@
+"""Third-party clients (clients/, run in their own venv) on the emulator and proxy."""

@@ -1,0 +1,1 @@
+"""Tests of prefixlock.tui: the chat app."""

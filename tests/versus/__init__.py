@@ -1,0 +1,1 @@
+"""Tests of prefixlock.versus: prefixlock against the best-configured peer clients."""
