@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from prefixlock.billing.prices import PriceTable
+from prefixlock.cache.defaults import UNPRICED_TTL_SECONDS, model_ttl
 from prefixlock.clock import Clock, SystemClock
 from prefixlock.coding.custom_commands import CustomCommand, load_commands
 from prefixlock.coding.instructions import INSTRUCTION_FILES as INSTRUCTION_FILES
@@ -261,9 +262,8 @@ class ChatBackend:
         self.permissions.allowed.add(action)
 
     def _ttl(self, model: str) -> float:
-        price = self.prices.lookup(model)
-        ttl = getattr(price, "cache_ttl_seconds", None) if price else None
-        return float(ttl or 300)
+        # A price entry with no lifetime (0) is read as the default one, as no entry is.
+        return float(model_ttl(self.prices.lookup(model)) or UNPRICED_TTL_SECONDS)
 
     @property
     def provider_label(self) -> str:

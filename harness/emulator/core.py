@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..billing.prices import Price, PriceTable
+from ..cache.openai import retention_seconds
 from ..cache.units import (
     anthropic_units,
     openai_cache_options,
@@ -311,9 +312,7 @@ class EmulatorCore:
         (Chat Completions to a DeepSeek model), OpenAI's breakpoint cache (gpt-5.6 and later) or
         OpenAI's automatic prefix cache (earlier models and other providers)."""
         mod = openai_api
-        ttl = float(price.cache_ttl_seconds)
-        if body.get("prompt_cache_retention") == "24h":
-            ttl = 24 * 3600.0  # extended retention keeps prefixes for a day
+        ttl = retention_seconds(body.get("prompt_cache_retention"), float(price.cache_ttl_seconds))
         if price.provider == "deepseek" and not responses:
             units = openai_units(body)
             ds = self.deepseek_cache.lookup(

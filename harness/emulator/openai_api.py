@@ -14,7 +14,8 @@ import re
 from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
-from ..cache.units import BREAKPOINT_FIELD
+from ..cache import openai
+from ..cache.units import BREAKPOINT_FIELD, OPENAI_CACHE_MODES, OPENAI_DEFAULT_TTL
 from ..canonical import canonical_json
 from ..tokenizer import pieces
 from .apierror import ApiError
@@ -142,7 +143,10 @@ _OPTION_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "prompt_cache_key": (lambda v: isinstance(v, str), "a string"),
     "stream": (lambda v: isinstance(v, bool), "a boolean"),
     "stream_options": (lambda v: isinstance(v, Mapping), "an object"),
-    "prompt_cache_retention": (lambda v: v in ("in_memory", "24h"), "'in_memory' or '24h'"),
+    "prompt_cache_retention": (
+        lambda v: v in openai.RETENTIONS,
+        " or ".join(repr(r) for r in openai.RETENTIONS),
+    ),
 }
 
 
@@ -396,12 +400,10 @@ def _check_state_fields(body: Mapping[str, Any]) -> None:
 # generating output: the Responses API only (the SDK's Chat PromptCacheOptions has neither).
 CACHE_OPTION_FIELDS = frozenset({"mode", "ttl"})
 RESPONSES_CACHE_OPTION_FIELDS = CACHE_OPTION_FIELDS | {"comparison_response_id", "prewarm"}
-CACHE_MODES = ("implicit", "explicit")
-# Request-level TTLs by API (the SDK's PromptCacheOptions: Chat takes 30m only, Responses
-# also 12h); a breakpoint may ask for either on both.
-CHAT_TTLS = ("30m",)
-RESPONSES_TTLS = ("30m", "12h")
-BREAKPOINT_TTLS = ("30m", "12h")
+# Request-level TTLs by API (the SDK's PromptCacheOptions: Chat takes the default 30m only,
+# Responses every TTL); a breakpoint may ask for any on both.
+CHAT_TTLS = (OPENAI_DEFAULT_TTL,)
+RESPONSES_TTLS = BREAKPOINT_TTLS = tuple(openai.TTL_SECONDS)
 
 
 def check_prompt_cache(body: Mapping[str, Any], *, responses: bool, explicit_model: bool) -> None:
@@ -435,11 +437,12 @@ def check_prompt_cache(body: Mapping[str, Any], *, responses: bool, explicit_mod
                 f"{type(opts['prewarm']).__name__}",
                 param="prompt_cache_options.prewarm",
             )
-        if "mode" in opts and opts["mode"] not in CACHE_MODES:
+        if "mode" in opts and opts["mode"] not in OPENAI_CACHE_MODES:
+            modes = " or ".join(repr(m) for m in OPENAI_CACHE_MODES)
             raise ApiError(
                 400,
                 f"Invalid value for 'prompt_cache_options.mode': {opts['mode']!r}; "
-                "expected 'implicit' or 'explicit'",
+                f"expected {modes}",
                 param="prompt_cache_options.mode",
             )
         ttls = RESPONSES_TTLS if responses else CHAT_TTLS

@@ -1,12 +1,13 @@
 """Anthropic Messages: pure request building with explicit cache breakpoints, and the stream
 parser that turns SSE events into text deltas and one `Reply`.
 
-Breakpoints (at most 4, FACTS.md): the last tool, the last system block, the conversation tail,
-and a second conversation breakpoint at the previous request's tail when this turn added 20 or
-more blocks (a read looks back only 20 block positions from a breakpoint, so the tail alone would
-no longer find the previous write). Volatile text (a date reminder, a one-off note) is appended
-after the tail breakpoint on this request only: it never carries one, since it changes next turn.
-1h entries come before 5m ones (the prefix TTL may be longer than the conversation's, not shorter).
+Breakpoints (at most `MAX_BREAKPOINTS`, prefixlock.cache.anthropic): the last tool, the last
+system block, the conversation tail, and a second conversation breakpoint at the previous
+request's tail when this turn added `LOOKBACK` or more blocks (a read looks back only that many
+block positions from a breakpoint, so the tail alone would no longer find the previous write).
+Volatile text (a date reminder, a one-off note) is appended after the tail breakpoint on this
+request only: it never carries one, since it changes next turn. 1h entries come before 5m ones
+(the prefix TTL may be longer than the conversation's, not shorter).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..billing.usage import from_anthropic
+from ..cache.anthropic import LOOKBACK, MAX_BREAKPOINTS
 from ..cache.media import unit_tokens
 from ..cache.units import Unit, anthropic_message_settings, message_unit_data
 from ..canonical import canonical_bytes, canonical_copy, canonical_json, chain_hash
@@ -28,8 +30,6 @@ from ..wire import WireRequest
 from ._incremental import ChainMemo, MessageParts, with_breakpoint
 from .base import Reply, SessionInfo, memo, parse_tool_input, remember
 
-MAX_BREAKPOINTS = 4
-LOOKBACK_BLOCKS = 20
 _MEMO_KEY = "anthropic.parts"
 OPENAI_ONLY = "detail"  # a key of an image block only OpenAI reads (prefixlock.media.Image)
 _ROLE_TOKENS = {role: count_tokens(role + "\x00") for role in ("user", "assistant")}
@@ -152,7 +152,7 @@ class AnthropicBuilder:
             if prev is not None and len(marks) + 2 <= MAX_BREAKPOINTS:
                 tail_pos = memo_.message_unit_range(tail_msg)[1] - 1
                 prev_pos = memo_.message_unit_range(prev)[1] - 1
-                if tail_pos - prev_pos >= LOOKBACK_BLOCKS:
+                if tail_pos - prev_pos >= LOOKBACK:
                     self._mark(units, wire, part, prev, ttl)
         if volatile:
             self._append_volatile(units, wire, volatile)
