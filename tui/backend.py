@@ -41,6 +41,7 @@ from prefixlock.events import Event, SubagentFinish, SubagentStart, ToolCall, Us
 from prefixlock.guard.quote import Quote
 from prefixlock.prefix import FrozenPrefix
 from prefixlock.providers import Sleep
+from prefixlock.providers.registry import KEY_VAR_NAMES
 from prefixlock.settings import Settings
 from prefixlock.tools import Tool, ToolLike
 
@@ -58,7 +59,6 @@ if TYPE_CHECKING:  # each is imported where it is used: the chat starts without 
 
     from .model_picker import ModelRow
 
-KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "PREFIXLOCK_API_KEY")
 DEFAULT_MODEL = "claude-sonnet-4-6"
 SCRIPT_PATH = Path(__file__).with_name("data") / "chat_script.yaml"
 
@@ -87,7 +87,7 @@ provider's prompt cache keeps serving them.
 
 def api_key_from_env(env: dict[str, str] | None = None) -> str | None:
     source = os.environ if env is None else env
-    for var in KEY_VARS:
+    for var in KEY_VAR_NAMES:
         value = source.get(var)
         if value:
             return value
