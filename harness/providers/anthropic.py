@@ -25,10 +25,10 @@ from ..events import TextDelta
 from ..prefix import FrozenPrefix
 from ..settings import Settings
 from ..tokenizer import count_tokens
-from ..transcript import Message, Transcript, thaw
+from ..transcript import Message, thaw
 from ..wire import WireRequest
-from ._incremental import ChainMemo, MessageParts, with_breakpoint
-from .base import Reply, SessionInfo, memo, parse_tool_input, remember
+from ._incremental import Built, Draft, IncrementalBuilder, MessageParts, with_breakpoint
+from .base import Reply, memo, parse_tool_input, remember
 
 _MEMO_KEY = "anthropic.parts"
 OPENAI_ONLY = "detail"  # a key of an image block only OpenAI reads (prefixlock.media.Image)
@@ -72,22 +72,33 @@ class _PrefixPart:
     total: int
 
 
-class AnthropicBuilder:
+class AnthropicBuilder(IncrementalBuilder[_PrefixPart]):
     """Builds Anthropic Messages requests, incrementally (see `_incremental`)."""
 
     api = "anthropic"
     path = "/v1/messages"
 
     def __init__(self, model: str) -> None:
-        self.model = model
-        self._prefix_memo: dict[tuple[str, str, bytes], _PrefixPart] = {}
-        self._chain = ChainMemo(_message_parts)
+        super().__init__(model, _message_parts)
 
-    def _prefix_part(self, prefix: FrozenPrefix, ttl: str, settings_bytes: bytes) -> _PrefixPart:
+    def _head(self, settings: Settings) -> dict[str, Any]:
+        head: dict[str, Any] = {"model": self.model, "max_tokens": settings.max_tokens}
+        if settings.temperature is not None:
+            head["temperature"] = settings.temperature
+        if settings.effort is not None:
+            head["output_config"] = {"effort": settings.effort}
+        return head
+
+    def _prefix_part(
+        self, prefix: FrozenPrefix, settings: Settings, head: dict[str, Any]
+    ) -> _PrefixPart:
+        ttl = settings.effective_prefix_ttl
+        settings_bytes = anthropic_message_settings(head)
         key = (prefix.fingerprint, ttl, settings_bytes)
-        part = self._prefix_memo.get(key)
-        if part is not None:
-            return part
+        return self._remembered(key, lambda: self._make_prefix_part(prefix, ttl, settings_bytes))
+
+    @staticmethod
+    def _make_prefix_part(prefix: FrozenPrefix, ttl: str, settings_bytes: bytes) -> _PrefixPart:
         # Canonical key order: the SDK sends the dicts' insertion order, and a tool's schema is
         # rendered into the prompt as sent; pydantic's field order is not the order the store
         # keeps and the guard compares (canonical bytes).
@@ -108,39 +119,16 @@ class AnthropicBuilder:
             tools[-1] = canonical_copy({**tools[-1], "cache_control": cc})
         if system:
             system[-1] = {**system[-1], "cache_control": cc}
-        part = _PrefixPart(tools, system, tuple(units), chain_hash(chain, settings_bytes), total)
-        if len(self._prefix_memo) > 8:  # a session moves to a new prefix rarely; keep a few
-            self._prefix_memo.clear()
-        self._prefix_memo[key] = part
-        return part
+        return _PrefixPart(tools, system, tuple(units), chain_hash(chain, settings_bytes), total)
 
-    def build_request(
-        self,
-        prefix: FrozenPrefix,
-        transcript: Transcript | Sequence[Message],
-        settings: Settings,
-        session: SessionInfo,
-        volatile: Sequence[str] = (),
-        pending: Sequence[Message] = (),
-    ) -> WireRequest:
-        """The request for the next turn: the transcript, then `pending` messages (not yet in
-        the transcript). Pure: same inputs, same bytes."""
-        head: dict[str, Any] = {"model": self.model, "max_tokens": settings.max_tokens}
-        if settings.temperature is not None:
-            head["temperature"] = settings.temperature
-        if settings.effort is not None:
-            head["output_config"] = {"effort": settings.effort}
-        part = self._prefix_part(
-            prefix, settings.effective_prefix_ttl, anthropic_message_settings(head)
-        )
+    def _body(self, draft: Draft[_PrefixPart]) -> Built:
+        part, volatile = draft.part, draft.volatile
         memo_ = self._chain
-        memo_.sync(transcript, pending, part.seed, len(part.units), part.total)
         messages = memo_.messages
-
         units: list[Unit] = list(part.units)
         units.extend(memo_.units)
         wire: list[dict[str, Any]] = list(memo_.wire)
-        ttl = settings.ttl
+        ttl = draft.settings.ttl
         marks = [u for u in part.units if u.breakpoint is not None]
         n = len(messages)
         tail_msg = n - 1
@@ -157,7 +145,7 @@ class AnthropicBuilder:
         if volatile:
             self._append_volatile(units, wire, volatile)
 
-        body: dict[str, Any] = dict(head)
+        body: dict[str, Any] = dict(draft.head)
         # In the order the cache hashes them: tools, system, messages.
         if part.tools:
             body["tools"] = part.tools
@@ -165,14 +153,7 @@ class AnthropicBuilder:
             body["system"] = part.system
         body["messages"] = wire
         body["stream"] = True
-        return WireRequest(
-            api=self.api,
-            model=self.model,
-            path=self.path,
-            body=body,
-            units=tuple(units),
-            meta={"prefix": prefix.fingerprint, "session": session.id, "volatile": len(volatile)},
-        )
+        return body, units, None
 
     def _mark(
         self,
