@@ -250,8 +250,9 @@ class EmulatorCore:
             diagnostics = openai_diagnostics(ref, reason)
             self.diagnostics.remember(rid, price.model, units)
         chunk = self.config.stream_chunk_chars
+        done = mod.Replied(reply, usage, rid, created, cut)
         if resolved is not None:
-            resp = mod.response_object(request, reply, usage, rid, created, cut=cut)
+            resp = mod.response_object(request, done)
             if diagnostics is not None:
                 resp[OPENAI_FIELD] = diagnostics
             threshold = mod.compact_threshold(body)
@@ -274,7 +275,7 @@ class EmulatorCore:
                 cached.machine,
                 "openai-responses",
             )
-        completion = mod.chat_completion(body, reply, usage, rid, created, cut=cut)
+        completion = mod.chat_completion(body, done)
         if diagnostics is not None:
             completion[OPENAI_FIELD] = diagnostics
         events = None

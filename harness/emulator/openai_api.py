@@ -12,6 +12,7 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..cache import openai
@@ -700,22 +701,28 @@ def chat_echo(reply: Reply) -> dict[str, Any]:
     return message
 
 
-def chat_completion(
-    body: Mapping[str, Any],
-    reply: Reply,
-    usage: Mapping[str, Any],
-    rid: str,
-    created: int,
-    *,
-    cut: bool = False,
-) -> dict[str, Any]:
-    """`cut`: the reply stopped at the request's output cap (finish reason `length`)."""
+@dataclass(frozen=True)
+class Replied:
+    """What a response reports of the model's reply, in either API's shape: the reply, its
+    usage, the response id, when it was created, and whether it stopped at the request's
+    output cap (`cut`)."""
+
+    reply: Reply
+    usage: Mapping[str, Any]
+    rid: str
+    created: int
+    cut: bool = False
+
+
+def chat_completion(body: Mapping[str, Any], done: Replied) -> dict[str, Any]:
+    """A cut reply finishes with reason `length`."""
+    reply = done.reply
     message: dict[str, Any] = {**chat_echo(reply), "refusal": None}
-    finish = "length" if cut else "tool_calls" if reply.tool_calls else "stop"
+    finish = "length" if done.cut else "tool_calls" if reply.tool_calls else "stop"
     return {
-        "id": rid,
+        "id": done.rid,
         "object": "chat.completion",
-        "created": created,
+        "created": done.created,
         "model": body["model"],
         "choices": [
             {
@@ -725,7 +732,7 @@ def chat_completion(
                 "logprobs": None,
             }
         ],
-        "usage": dict(usage),
+        "usage": dict(done.usage),
         "system_fingerprint": "fp_emulator",
     }
 
@@ -773,17 +780,10 @@ def chat_chunks(
     return out
 
 
-def response_object(
-    body: Mapping[str, Any],
-    reply: Reply,
-    usage: Mapping[str, Any],
-    rid: str,
-    created: int,
-    *,
-    cut: bool = False,
-) -> dict[str, Any]:
-    """`cut`: the reply stopped at `max_output_tokens`: the response and its message are
+def response_object(body: Mapping[str, Any], done: Replied) -> dict[str, Any]:
+    """A cut reply (stopped at `max_output_tokens`) makes the response and its message
     `incomplete`, with that reason in `incomplete_details`, as the API reports it."""
+    reply, rid, cut = done.reply, done.rid, done.cut
     status = "incomplete" if cut else "completed"
     output: list[dict[str, Any]] = []
     if reply.text:
@@ -812,7 +812,7 @@ def response_object(
     return {
         "id": rid,
         "object": "response",
-        "created_at": created,
+        "created_at": done.created,
         "status": status,
         "model": body["model"],
         "output": output,
@@ -832,7 +832,7 @@ def response_object(
         "reasoning": {"effort": None, "summary": None},
         "text": {"format": {"type": "text"}},
         "truncation": body.get("truncation") or "disabled",
-        "usage": dict(usage),
+        "usage": dict(done.usage),
         "store": body.get("store", True),
     }
 
