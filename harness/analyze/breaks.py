@@ -183,11 +183,11 @@ def _signals(
     if r.compaction:
         found.append(Signal("compaction", "high", r.compaction))
     if row.gap is not None and row.gap > row.ttl:
-        split = write_kind in ("5m", "1h") or opts.ttl != "auto"
+        split = write_kind in anthropic.TTL_LABELS or opts.ttl != "auto"
         sure = split and row.gap >= 1.2 * row.ttl
         said = (
             f"prev write ephemeral_{write_kind}"
-            if write_kind in ("5m", "1h")
+            if write_kind in anthropic.TTL_LABELS
             else (f"--ttl {opts.ttl}" if opts.ttl != "auto" else "write TTL not in the log")
         )
         found.append(
