@@ -8,6 +8,8 @@ from prefixlock.cli.command import Command
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
+    from prefixlock.cache.anthropic import ttl_seconds
+
     p.add_argument(
         "--root",
         default=".",
@@ -33,7 +35,7 @@ def _configure(p: argparse.ArgumentParser) -> None:
     adv.add_argument(
         "--ttl-left",
         type=float,
-        default=300.0,
+        default=ttl_seconds(None),  # a fresh write at the default TTL
         help="seconds the parent's cache stays warm (0: cold)",
     )
     adv.add_argument(

@@ -36,6 +36,7 @@ from prefixlock.errors import UserError
 from prefixlock.events import Event, SubagentEvent, TextDelta, TurnComplete, UsageReport
 from prefixlock.prefix import FrozenPrefix
 from prefixlock.providers import SessionInfo, cache_key_for
+from prefixlock.redact import redact
 from prefixlock.tokenizer import count_tokens, pieces
 from prefixlock.tools import Tool, ToolSpec, make_tool
 
@@ -59,6 +60,7 @@ SUBAGENT_RULES = (
 )
 
 EventSink = Callable[[Event], None]
+REDACTED = "[redacted]"  # where the parent's API key stood in a task, a summary or an error
 
 
 @dataclass(frozen=True)
@@ -71,13 +73,6 @@ class _SiblingInfo(SessionInfo):
     @property
     def cache_key(self) -> str:
         return self.shared_key
-
-
-def _redact(text: str, secrets: Iterable[str]) -> str:
-    for s in secrets:
-        if s and len(s) >= 6:
-            text = text.replace(s, "[redacted]")
-    return text
 
 
 def cap_summary(text: str, max_tokens: int) -> tuple[str, int]:
@@ -310,7 +305,7 @@ class SubagentDelegator:
             agent = self.default_agent()
         owner = _parent_agent(parent)
         secrets = [owner.api_key] if owner is not None and owner.api_key else []
-        task = _redact(task, secrets)
+        task = redact(task, secrets, REDACTED)
         parent_model = parent.model
         try:
             definition = self.registry.get(agent)
@@ -404,10 +399,10 @@ class SubagentDelegator:
                     below = nested.cost
                     cost = None if cost is None or below is None else cost + below
         except Exception as exc:  # a subagent must never crash its parent: report, don't raise
-            error = f"{type(exc).__name__}: {_redact(str(exc), secrets)}"
+            error = f"{type(exc).__name__}: {redact(str(exc), secrets, REDACTED)}"
         finally:
             self._release(key, warming, first_response)
-        body = _redact(final or "".join(text_parts), secrets).strip()
+        body = redact(final or "".join(text_parts), secrets, REDACTED).strip()
         if error is not None:
             summary = f"[subagent {definition.name} failed: {error}]"
             if body:

@@ -10,16 +10,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 from decimal import Decimal
-from typing import Any, Literal, TypedDict, Unpack
+from typing import Any, TypedDict, Unpack
 
 from .billing.money import parse_dollars
+from .cache import anthropic, openai
+from .cache.units import OPENAI_CACHE_MODES, OPENAI_DEFAULT_MODE
+from .cache.units import OpenAICacheMode as OpenAICacheMode
 from .errors import ConfigError
 
-TTL = Literal["5m", "1h"]
-_TTLS = ("5m", "1h")
-_RETENTIONS = ("in_memory", "24h")
-OpenAICacheMode = Literal["implicit", "explicit"]
-_OPENAI_MODES = ("implicit", "explicit")
+TTL = anthropic.TTL
 
 
 @dataclass(frozen=True)
@@ -42,7 +41,7 @@ class Settings:
     nothing).
     """
 
-    ttl: TTL = "5m"
+    ttl: TTL = anthropic.DEFAULT_TTL
     prefix_ttl: TTL | None = None
     max_tokens: int = 4096
     max_turns: int = 25  # model requests per `send()`
@@ -64,7 +63,7 @@ class Settings:
     # Off by default: it adds a field (and on Anthropic a beta header) to every request; the
     # documented names are in prefixlock.providers.diagnostics.
     cache_diagnostics: bool = False
-    openai_cache_mode: OpenAICacheMode = "implicit"
+    openai_cache_mode: OpenAICacheMode = OPENAI_DEFAULT_MODE
     openai_breakpoints: bool = True
     # Compact automatically (cache-aligned, prefixlock.guard.compaction) before a turn once the
     # last request filled this fraction of the model's context window, as coding agents
@@ -79,9 +78,10 @@ class Settings:
                 f"{self.compact_at!r}",
                 where="settings.compact_at",
             )
-        if self.openai_cache_mode not in _OPENAI_MODES:
+        if self.openai_cache_mode not in OPENAI_CACHE_MODES:
             raise ConfigError(
-                f"openai_cache_mode must be implicit or explicit, got {self.openai_cache_mode!r}",
+                f"openai_cache_mode must be {' or '.join(OPENAI_CACHE_MODES)}, got "
+                f"{self.openai_cache_mode!r}",
                 where="settings.openai_cache_mode",
             )
         if self.openai_cache_mode == "explicit" and not self.openai_breakpoints:
@@ -90,20 +90,21 @@ class Settings:
                 "openai_breakpoints on, or use the implicit mode",
                 where="settings.openai_breakpoints",
             )
-        if self.ttl not in _TTLS:
-            raise ConfigError(f"ttl must be 5m or 1h, got {self.ttl!r}", where="settings.ttl")
-        if self.prefix_ttl is not None and self.prefix_ttl not in _TTLS:
+        ttls = " or ".join(anthropic.TTL_LABELS)
+        if self.ttl not in anthropic.TTL_LABELS:
+            raise ConfigError(f"ttl must be {ttls}, got {self.ttl!r}", where="settings.ttl")
+        if self.prefix_ttl is not None and self.prefix_ttl not in anthropic.TTL_LABELS:
             raise ConfigError(
-                f"prefix_ttl must be 5m or 1h, got {self.prefix_ttl!r}", where="settings.prefix_ttl"
+                f"prefix_ttl must be {ttls}, got {self.prefix_ttl!r}", where="settings.prefix_ttl"
             )
         if self.prefix_ttl == "5m" and self.ttl == "1h":
             raise ConfigError(
                 "a 1h conversation TTL cannot follow a 5m prefix TTL (longer TTLs come first)",
                 where="settings.ttl",
             )
-        if self.retention is not None and self.retention not in _RETENTIONS:
+        if self.retention is not None and self.retention not in openai.RETENTIONS:
             raise ConfigError(
-                f"retention must be in_memory or 24h, got {self.retention!r}",
+                f"retention must be {' or '.join(openai.RETENTIONS)}, got {self.retention!r}",
                 where="settings.retention",
             )
         for name, least in (("max_tokens", 1), ("max_turns", 1), ("retries", 0)):

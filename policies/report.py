@@ -25,6 +25,7 @@ from prefixlock.billing.prices import Price, PriceTable
 from prefixlock.billing.usage import Usage, parse_usage
 from prefixlock.cache.anthropic import shortest_ttl
 from prefixlock.cache.ceiling import cacheable, readable
+from prefixlock.cache.defaults import model_min_tokens, model_ttl
 from prefixlock.cache.openai import whole_blocks
 from prefixlock.cache.rules import writes_at_breakpoints
 from prefixlock.cache.units import (
@@ -110,7 +111,7 @@ def readable_tokens(api: str, units: list[Unit], price: Price | None) -> int:
     """
     if not units:
         return 0
-    minimum = price.min_cacheable_tokens if price else 1024
+    minimum = model_min_tokens(price)
     breakpoints = writes_at_breakpoints(api, price.model if price is not None else "")
     if breakpoints and not any(u.breakpoint is not None for u in units):
         return cacheable(units[-1].end, minimum)
@@ -210,7 +211,7 @@ def _dollars(price: Price | None, tokens: int, units: list[Unit], api: str) -> D
 def _ttl(prev: _Prev, price: Price | None) -> int:
     if prev.rec.api == "anthropic":
         return int(shortest_ttl(u.breakpoint for u in prev.units if u.breakpoint is not None))
-    return price.cache_ttl_seconds if price else 300
+    return model_ttl(price)
 
 
 def reported_usage(rec: Record) -> Usage | None:

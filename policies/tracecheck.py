@@ -18,6 +18,7 @@ from typing import Any
 
 from prefixlock.billing.prices import Price, PriceTable
 from prefixlock.cache import anthropic, openai
+from prefixlock.cache.defaults import model_ttl
 from prefixlock.cache.units import (
     OPENAI_PREFIX_SETTINGS,
     breakpoint_eligible,
@@ -299,12 +300,13 @@ def view_of(rec: Record) -> View:
             raw_parts += c if isinstance(c, list) else [{}]
         for pos, part in enumerate(raw_parts):
             if isinstance(part, Mapping) and isinstance(part.get("cache_control"), Mapping):
-                v.breakpoints.append((pos, str(part["cache_control"].get("ttl", "5m"))))
+                ttl = part["cache_control"].get("ttl", anthropic.DEFAULT_TTL)
+                v.breakpoints.append((pos, str(ttl)))
         v.block_count = len(raw_parts)
         top = b.get("cache_control")
         if isinstance(top, Mapping) and raw_parts:
             v.top_level_cc = True
-            v.breakpoints.append((len(raw_parts) - 1, str(top.get("ttl", "5m"))))
+            v.breakpoints.append((len(raw_parts) - 1, str(top.get("ttl", anthropic.DEFAULT_TTL))))
         return v
     settings = {k: b[k] for k in OPENAI_PREFIX_SETTINGS if k in b}
     # The breakpoint marker is left out, as the cache leaves it out of the hash: a client that
@@ -557,7 +559,7 @@ def ttl_of(v: View, price: Price | None) -> int:
     """Seconds what a request wrote stays whole without a hit."""
     if v.api == "anthropic":
         return int(anthropic.shortest_ttl(t for _, t in v.breakpoints))
-    return price.cache_ttl_seconds if price else 300
+    return model_ttl(price)
 
 
 def openai_writes(v: View) -> tuple[list[int], list[int]]:
@@ -652,8 +654,9 @@ def check_body(
     if v.api != "anthropic":
         return check_openai_body(v, written_before)
     bps = v.breakpoints
-    if len(bps) > 4:
-        out.append(Diff("PL401", f"{len(bps)} cache breakpoints; the limit is 4"))
+    if len(bps) > anthropic.MAX_BREAKPOINTS:
+        limit = anthropic.MAX_BREAKPOINTS
+        out.append(Diff("PL401", f"{len(bps)} cache breakpoints; the limit is {limit}"))
     seen_short = False
     for _, ttl in bps:
         if ttl == "1h" and seen_short:

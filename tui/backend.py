@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from prefixlock.billing.prices import PriceTable
+from prefixlock.cache.defaults import UNPRICED_TTL_SECONDS, model_ttl
 from prefixlock.clock import Clock, SystemClock
 from prefixlock.coding.custom_commands import CustomCommand, load_commands
 from prefixlock.coding.instructions import INSTRUCTION_FILES as INSTRUCTION_FILES
@@ -40,6 +41,7 @@ from prefixlock.events import Event, SubagentFinish, SubagentStart, ToolCall, Us
 from prefixlock.guard.quote import Quote
 from prefixlock.prefix import FrozenPrefix
 from prefixlock.providers import Sleep
+from prefixlock.providers.registry import KEY_VAR_NAMES
 from prefixlock.settings import Settings
 from prefixlock.tools import Tool, ToolLike
 
@@ -57,7 +59,6 @@ if TYPE_CHECKING:  # each is imported where it is used: the chat starts without 
 
     from .model_picker import ModelRow
 
-KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "PREFIXLOCK_API_KEY")
 DEFAULT_MODEL = "claude-sonnet-4-6"
 SCRIPT_PATH = Path(__file__).with_name("data") / "chat_script.yaml"
 
@@ -86,7 +87,7 @@ provider's prompt cache keeps serving them.
 
 def api_key_from_env(env: dict[str, str] | None = None) -> str | None:
     source = os.environ if env is None else env
-    for var in KEY_VARS:
+    for var in KEY_VAR_NAMES:
         value = source.get(var)
         if value:
             return value
@@ -261,9 +262,8 @@ class ChatBackend:
         self.permissions.allowed.add(action)
 
     def _ttl(self, model: str) -> float:
-        price = self.prices.lookup(model)
-        ttl = getattr(price, "cache_ttl_seconds", None) if price else None
-        return float(ttl or 300)
+        # A price entry with no lifetime (0) is read as the default one, as no entry is.
+        return float(model_ttl(self.prices.lookup(model)) or UNPRICED_TTL_SECONDS)
 
     @property
     def provider_label(self) -> str:

@@ -13,6 +13,7 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from prefixlock.billing.usage import Usage
+from prefixlock.cache.defaults import UNPRICED_TTL_SECONDS
 from prefixlock.events import (
     CacheBreak,
     Event,
@@ -82,9 +83,9 @@ class CacheState:
     every hit); the caller passes the model's TTL and the clock time of each request.
     """
 
-    def __init__(self, model: str, ttl: float = 300.0) -> None:
+    def __init__(self, model: str, ttl: float = UNPRICED_TTL_SECONDS) -> None:
         self.model = model
-        self.ttl = ttl
+        self.ttl = float(ttl)
         self.keepalive = False
         self.turns: list[TurnFigures] = []
         self.total = Usage()

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..errors import UserError
 from . import catalogue, sources
-from .breaks import Options, Row
+from .breaks import TTL_CHOICES, Options, Row
 from .breaks import analyze as find_breaks
 from .collect import Collected, merge
 from .pricing import Pricer
@@ -48,8 +48,8 @@ def analyze(
     show_text: bool = False,
 ) -> Analysis:
     """The cache report of the logs under `paths` (default: the standard locations)."""
-    if ttl not in ("auto", "5m", "30m", "1h"):
-        raise UserError(f"unknown TTL {ttl!r} (auto, 5m, 30m, 1h)", where="--ttl")
+    if ttl not in TTL_CHOICES:
+        raise UserError(f"unknown TTL {ttl!r} ({', '.join(TTL_CHOICES)})", where="--ttl")
     table = catalogue.table(prices)
     files = sources.find_files([str(p) for p in paths], source)
     got = merge(sources.read_all(files, jobs, show_text))

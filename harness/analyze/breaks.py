@@ -24,11 +24,20 @@ from decimal import Decimal
 from itertools import groupby
 
 from ..billing.usage import Usage
+from ..cache import anthropic, openai
+from ..cache.units import OPENAI_DEFAULT_TTL
 from .model import Request
 from .pricing import Pricer, normalize
 
-TTL_SECONDS = {"5m": 300, "30m": 1800, "1h": 3600}
-OPENAI_TTL = 600  # in-memory retention, "5-10 minutes" (best effort)
+# The TTLs `--ttl` may name, shortest first: Anthropic's two and OpenAI's breakpoint default.
+_OPENAI_DEFAULT = (OPENAI_DEFAULT_TTL, openai.TTL_SECONDS[OPENAI_DEFAULT_TTL])
+TTL_SECONDS = {
+    label: int(seconds)
+    for label, seconds in sorted(
+        [*anthropic.TTL_SECONDS.items(), _OPENAI_DEFAULT], key=lambda item: item[1]
+    )
+}
+TTL_CHOICES = ("auto", *TTL_SECONDS)
 AVOIDABLE = {"model_switch", "ttl_expiry", "history_rewrite", "prefix_change"}
 
 
@@ -80,7 +89,7 @@ def reusable(prev: Request, provider: str) -> int:
     if provider == "anthropic":
         return prev.read + prev.write
     t = prev.input_total
-    return 0 if t < 1024 else 1024 + (t - 1024) // 128 * 128
+    return openai.cached_tokens(t // openai.BLOCK_TOKENS, t, openai.MIN_TOKENS)
 
 
 def _fmt(seconds: float) -> str:
@@ -160,10 +169,10 @@ def _ttl(opts: Options, write_kind: str | None, provider: str) -> int:
     if opts.ttl != "auto":
         return TTL_SECONDS[opts.ttl]
     if write_kind == "1h":
-        return 3600
+        return int(anthropic.ttl_seconds("1h"))
     if provider == "openai":
-        return OPENAI_TTL
-    return 300
+        return openai.IN_MEMORY_SECONDS
+    return int(anthropic.ttl_seconds(None))
 
 
 def _signals(
@@ -176,11 +185,11 @@ def _signals(
     if r.compaction:
         found.append(Signal("compaction", "high", r.compaction))
     if row.gap is not None and row.gap > row.ttl:
-        split = write_kind in ("5m", "1h") or opts.ttl != "auto"
+        split = write_kind in anthropic.TTL_LABELS or opts.ttl != "auto"
         sure = split and row.gap >= 1.2 * row.ttl
         said = (
             f"prev write ephemeral_{write_kind}"
-            if write_kind in ("5m", "1h")
+            if write_kind in anthropic.TTL_LABELS
             else (f"--ttl {opts.ttl}" if opts.ttl != "auto" else "write TTL not in the log")
         )
         found.append(

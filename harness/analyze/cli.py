@@ -16,6 +16,8 @@ from ..cli.command import Command
 
 
 def configure(p: argparse.ArgumentParser) -> None:
+    from .breaks import TTL_CHOICES
+
     p.add_argument(
         "paths",
         nargs="*",
@@ -47,7 +49,7 @@ def configure(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--ttl",
         default="auto",
-        choices=["auto", "5m", "30m", "1h"],
+        choices=TTL_CHOICES,
         help="cache TTL for gaps and unsplit writes (auto: from each write's split)",
     )
     p.add_argument(

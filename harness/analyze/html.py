@@ -11,6 +11,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from ..cache.defaults import UNPRICED_TTL_SECONDS
 from .report import headline
 
 COLORS = {
@@ -57,7 +58,7 @@ def _timeline(reqs: list[dict[str, Any]]) -> str:
     x: float = 40
     parts: list[str] = []
     for r in reqs:
-        gap, ttl = r["gap_s"], r["ttl_s"] or 300
+        gap, ttl = r["gap_s"], r["ttl_s"] or UNPRICED_TTL_SECONDS
         if gap is not None and gap > 0:
             # Width grows with the gap relative to the TTL, so a long idle stands out.
             w = max(2, min(GAP_MAX, int(6 * gap / ttl) + 2))

@@ -7,11 +7,15 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Collection, Iterable
 from typing import TYPE_CHECKING, Any
 
 from .report import CAUSES, SCHEMA_VERSION, headline
+from .report import usd_text as _usd
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from .analysis import Analysis
 
 CSV_FIELDS = (
@@ -69,13 +73,6 @@ def attach_prompts(report: dict[str, Any], result: Analysis) -> None:
             t["prompt"] = text
 
 
-def _usd(value: str | None, unpriced: Any = None) -> str:
-    if value is None:
-        n = unpriced["tokens"] if unpriced else 0
-        return f"unpriced ({n:,} tok)"
-    return f"${float(value):,.4f}"
-
-
 def _pct(x: float | None) -> str:
     return "N/A" if x is None else f"{x:.1%}"
 
@@ -96,6 +93,30 @@ def _tok(d: dict[str, Any]) -> str:
     return f"{t['cache_read']:,} / {w:,} / {t['uncached_input']:,}"
 
 
+# The figures of a group of requests (a session, a turn, an agent, a model, a day): `_figures`.
+TOKENS = "read / write / uncached"
+FIGURES = ("reqs", TOKENS, "hit%", "$", "$ lost")
+
+
+def _figures(d: dict[str, Any]) -> list[str]:
+    return [
+        str(d["requests"]),
+        _tok(d),
+        _hit(d),
+        _usd(d["usd"], d["unpriced"]),
+        _usd(d["lost_usd"]),
+    ]
+
+
+def _table(title: str, columns: Iterable[str], right: Collection[str] = ()) -> Table:
+    from rich.table import Table
+
+    tab = Table(title=title)
+    for col in columns:
+        tab.add_column(col, justify="right" if col in right else "left")
+    return tab
+
+
 def to_table(
     report: dict[str, Any],
     by: str = "session",
@@ -104,7 +125,6 @@ def to_table(
     color: bool = False,
 ) -> str:
     from rich.console import Console
-    from rich.table import Table
 
     buf = io.StringIO()
     console = Console(
@@ -113,48 +133,22 @@ def to_table(
     if session is not None and by == "session":
         by = "turn"
     if by == "session":
-        tab = Table(title="Sessions (hit% cumulative / latest request)")
-        for col in (
-            "session",
-            "source",
-            "agents",
-            "reqs",
-            "read / write / uncached",
-            "hit%",
-            "$",
-            "$ lost",
-            "breaks by cause",
-            "top break",
-        ):
-            tab.add_column(col, justify="right" if col in ("reqs", "$", "$ lost") else "left")
+        tab = _table(
+            "Sessions (hit% cumulative / latest request)",
+            ("session", "source", "agents", *FIGURES, "breaks by cause", "top break"),
+            right=("reqs", "$", "$ lost"),
+        )
         for s in report["sessions"]:
             tab.add_row(
                 s["session"][:12],
                 s["source"],
                 str(len(s["threads"])),
-                str(s["requests"]),
-                _tok(s),
-                _hit(s),
-                _usd(s["usd"], s["unpriced"]),
-                _usd(s["lost_usd"]),
+                *_figures(s),
                 _breaks(s),
                 s["top_break"] or "-",
             )
     elif by == "turn":
-        tab = Table(title="Turns")
-        for col in (
-            "session",
-            "turn",
-            "time",
-            "model",
-            "reqs",
-            "read / write / uncached",
-            "hit%",
-            "$",
-            "lost",
-            "why",
-        ):
-            tab.add_column(col)
+        tab = _table("Turns", ("session", "turn", "time", "model", *FIGURES[:-1], "lost", "why"))
         for t in report["turns"]:
             why = _breaks(t)
             if "prompt" in t:
@@ -164,28 +158,14 @@ def to_table(
                 str(t["turn"]),
                 (t["first"] or "")[11:19],
                 ",".join(t["models"])[:28],
-                str(t["requests"]),
-                _tok(t),
-                _hit(t),
-                _usd(t["usd"], t["unpriced"]),
-                _usd(t["lost_usd"]),
+                *_figures(t),
                 why,
             )
     elif by == "request":
-        tab = Table(title="Requests")
-        for col in (
-            "session",
-            "thread",
-            "time",
-            "gap",
-            "model",
-            "read / write / uncached",
-            "out",
-            "hit%",
-            "$",
-            "break",
-        ):
-            tab.add_column(col)
+        tab = _table(
+            "Requests",
+            ("session", "thread", "time", "gap", "model", TOKENS, "out", "hit%", "$", "break"),
+        )
         for r in report["requests"]:
             w = r["cache_write_5m"] + r["cache_write_1h"] + r["cache_write_unsplit"]
             tab.add_row(
@@ -209,19 +189,9 @@ def to_table(
             groups = list(report["models"].items())
         else:
             groups = list(report["days"].items())
-        tab = Table(title=f"By {by}")
-        for col in (by, "reqs", "read / write / uncached", "hit%", "$", "$ lost", "breaks"):
-            tab.add_column(col)
+        tab = _table(f"By {by}", (by, *FIGURES, "breaks"))
         for name, d in groups:
-            tab.add_row(
-                name,
-                str(d["requests"]),
-                _tok(d),
-                _hit(d),
-                _usd(d["usd"], d["unpriced"]),
-                _usd(d["lost_usd"]),
-                _breaks(d),
-            )
+            tab.add_row(name, *_figures(d), _breaks(d))
     console.print(tab)
     costly = sorted(
         (
@@ -232,18 +202,10 @@ def to_table(
         key=lambda b: -float(b["usd_lost"] or 0),
     )[:top]
     if costly:
-        bt = Table(title="Costliest cache breaks (list price estimate)")
-        for col in (
-            "at",
-            "session",
-            "thread",
-            "cause",
-            "confidence",
-            "re-billed",
-            "$ lost",
-            "evidence",
-        ):
-            bt.add_column(col)
+        bt = _table(
+            "Costliest cache breaks (list price estimate)",
+            ("at", "session", "thread", "cause", "confidence", "re-billed", "$ lost", "evidence"),
+        )
         for b in costly:
             bt.add_row(
                 (b["at"] or "")[:19],

@@ -17,7 +17,7 @@ from typing import Any
 
 from .breaks import AVOIDABLE, Row
 from .collect import Collected
-from .model import NOTE_TEXT
+from .model import NOTE_TEXT, Request
 
 SCHEMA_VERSION = 1
 CAUSES = (
@@ -226,14 +226,21 @@ def _day(row: Row) -> str:
     return "unknown" if ts is None else datetime.fromtimestamp(ts, UTC).date().isoformat()
 
 
-def request_dict(row: Row) -> dict[str, Any]:
-    r = row.req
+def _place(r: Request) -> dict[str, Any]:
+    """Where a request stands: its log, session, thread, turn and de-duplication key."""
     return {
         "source": r.source,
         "session": r.session,
         "thread": r.thread,
         "turn": r.turn,
         "key": r.key,
+    }
+
+
+def request_dict(row: Row) -> dict[str, Any]:
+    r = row.req
+    return {
+        **_place(r),
         "first": iso(r.first_ts),
         "last": iso(r.last_ts),
         "model": r.raw_model,
@@ -261,11 +268,7 @@ def request_dict(row: Row) -> dict[str, Any]:
 def break_dict(row: Row) -> dict[str, Any]:
     r = row.req
     return {
-        "source": r.source,
-        "session": r.session,
-        "thread": r.thread,
-        "turn": r.turn,
-        "key": r.key,
+        **_place(r),
         "at": iso(r.first_ts),
         "model": r.raw_model,
         "cause": row.cause,
@@ -363,7 +366,7 @@ def headline(report: dict[str, Any]) -> str:
     t = report["totals"]
     n = len(report["sessions"])
     hit = "N/A" if t["hit_rate"] is None else f"{t['hit_rate']:.1%}"
-    money = _usd_text(t["usd"], t["unpriced"])
+    money = usd_text(t["usd"], t["unpriced"])
     parts = [
         f"{n} session{'s' * (n != 1)}, {money} (list price estimate), {hit} of input from cache"
     ]
@@ -382,7 +385,8 @@ def headline(report: dict[str, Any]) -> str:
     return "; ".join(parts)
 
 
-def _usd_text(value: str | None, unpriced: Any = None) -> str:
+def usd_text(value: str | None, unpriced: Any = None) -> str:
+    """Dollars as the report prints them (an unpriced figure names its tokens)."""
     if value is None:
         n = unpriced["tokens"] if unpriced else 0
         return f"unpriced ({n:,} tok)"

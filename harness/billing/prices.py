@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
+from ..cache.defaults import UNPRICED_MIN_TOKENS, UNPRICED_TTL_SECONDS
 from ..errors import ConfigError, UnknownModelError
 from .money import parse_dollars
 from .usage import Usage
@@ -131,9 +132,11 @@ def _price_from(entry: Mapping[str, Any], where: str) -> Price:
         if entry.get("cache_write_1h") is None
         else _decimal(entry["cache_write_1h"], f"{here}.cache_write_1h"),
         min_cacheable_tokens=_int(
-            entry.get("min_cacheable_tokens", 1024), f"{here}.min_cacheable_tokens"
+            entry.get("min_cacheable_tokens", UNPRICED_MIN_TOKENS), f"{here}.min_cacheable_tokens"
         ),
-        cache_ttl_seconds=_int(entry.get("cache_ttl_seconds", 300), f"{here}.cache_ttl_seconds"),
+        cache_ttl_seconds=_int(
+            entry.get("cache_ttl_seconds", UNPRICED_TTL_SECONDS), f"{here}.cache_ttl_seconds"
+        ),
         date=str(entry.get("date", "")),
         source=str(entry.get("source", "")),
         note=str(entry.get("note", "")),

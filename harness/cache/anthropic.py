@@ -1,24 +1,29 @@
 """Anthropic's prompt cache: which entry a request reads and which entries it writes.
 
 An entry is written only at a breakpoint (`cache_control`, TTL 5m or 1h) whose prefix reaches the
-model's minimum; a read finds, from each such breakpoint, the nearest earlier entry at most 20 block
-positions back, and the furthest of those wins (docs/providers.md#anthropic-breakpoints). The
-guard (its model of the cache) and the emulator (the cache it serves) both call these functions,
-each with its own `present`.
+model's minimum; a request carries at most `MAX_BREAKPOINTS` of them; a read finds, from each such
+breakpoint, the nearest earlier entry at most `LOOKBACK` (20) block positions back, and the
+furthest of those wins (docs/providers.md#anthropic-breakpoints). The guard (its model of the
+cache), the emulator (the cache it serves), the request builder and the proxy (where they place
+breakpoints) all use these.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Literal, get_args
 
 from .prefix import Write
 from .units import Unit
 
 LOOKBACK = 20  # block positions a read looks back from each breakpoint
-DEFAULT_TTL = "5m"
-TTL_SECONDS = {"5m": 300.0, "1h": 3600.0}
+MAX_BREAKPOINTS = 4  # cache_control marks one request may carry (a top-level one included)
+TTL = Literal["5m", "1h"]  # what a cache_control mark's `ttl` may say
+DEFAULT_TTL: TTL = "5m"  # a mark without `ttl`
+TTL_SECONDS: Mapping[str, float] = {"5m": 300.0, "1h": 3600.0}
+TTL_LABELS: tuple[TTL, ...] = get_args(TTL)  # TTL_SECONDS's keys (a test keeps them equal)
 
 
 def ttl_seconds(label: str | None) -> float:

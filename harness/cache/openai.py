@@ -5,6 +5,11 @@ keyed by a chained hash from a hash of the model, and a later prompt reads its l
 that are stored; a read under the minimum counts nothing. gpt-5.6 and later write entries only
 at breakpoints (at most four a request) and match one only exactly at its end; `units` labels
 which units carry one (`openai_breakpoint_labels`). The guard and the emulator both call these.
+
+How long a block lives: up to gpt-5.5, the model's in-memory retention (the price table's
+`cache_ttl_seconds`; "5-10 minutes" of inactivity, `IN_MEMORY_SECONDS` where the model is not
+known), or a day with `prompt_cache_retention="24h"` (`retention_seconds`); from gpt-5.6, a
+breakpoint's own TTL (`TTL_SECONDS`, 30 minutes by default).
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -20,14 +25,26 @@ from .prefix import Write
 from .units import IMPLICIT, OPENAI_DEFAULT_TTL, Unit
 
 BLOCK_TOKENS = 128
+MIN_TOKENS = 1024  # the shortest prompt OpenAI caches (a model's own is in the price table)
 MAX_WRITES = 4  # cache writes per request, the implicit one included (gpt-5.6 and later)
 TTL_SECONDS = {"30m": 1800.0, "12h": 43200.0}  # gpt-5.6 and later, by breakpoint TTL
+# `prompt_cache_retention` (up to gpt-5.5): "in_memory", the default, keeps a block the model's
+# in-memory retention; "24h" (extended retention) a day.
+RETENTIONS = ("in_memory", "24h")
+EXTENDED_RETENTION_SECONDS = 24 * 3600.0
+IN_MEMORY_SECONDS = 600  # "5-10 minutes" (best effort): the longer figure
 
 K = TypeVar("K")
 T = TypeVar("T")
 
 
 # ---- up to gpt-5.5: whole blocks -------------------------------------------------------------
+
+
+def retention_seconds(retention: object, in_memory: float) -> float:
+    """How long a block of a request with `prompt_cache_retention` `retention` (None: not sent)
+    lives: a day for "24h", else the model's in-memory retention `in_memory`."""
+    return EXTENDED_RETENTION_SECONDS if retention == "24h" else in_memory
 
 
 def block_keys(

@@ -33,7 +33,7 @@ import json
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, get_args
 
 from ..canonical import canonical_bytes, canonical_json, chain_hash
 from ..tokenizer import count_tokens
@@ -199,6 +199,9 @@ def openai_items(body: Mapping[str, Any]) -> list[Any]:
 BREAKPOINT_FIELD = "prompt_cache_breakpoint"
 IMPLICIT = "implicit"  # Unit.breakpoint of the breakpoint OpenAI places itself (implicit mode)
 OPENAI_DEFAULT_TTL = "30m"
+OpenAICacheMode = Literal["implicit", "explicit"]  # prompt_cache_options.mode
+OPENAI_CACHE_MODES: tuple[OpenAICacheMode, ...] = get_args(OpenAICacheMode)
+OPENAI_DEFAULT_MODE: OpenAICacheMode = "implicit"
 _GPT = re.compile(r"^(?:[a-z-]+:)?gpt-(\d+)(?:\.(\d+))?")
 
 
@@ -212,8 +215,8 @@ def openai_cache_options(body: Mapping[str, Any]) -> tuple[str, str]:
     """(mode, request TTL) of a gpt-5.6-family body, defaults filled in (implicit, 30m)."""
     opts = body.get("prompt_cache_options")
     if not isinstance(opts, Mapping):
-        return "implicit", OPENAI_DEFAULT_TTL
-    return str(opts.get("mode", "implicit")), str(opts.get("ttl", OPENAI_DEFAULT_TTL))
+        return OPENAI_DEFAULT_MODE, OPENAI_DEFAULT_TTL
+    return str(opts.get("mode", OPENAI_DEFAULT_MODE)), str(opts.get("ttl", OPENAI_DEFAULT_TTL))
 
 
 def _parts_key(item: Mapping[str, Any]) -> str:

@@ -130,6 +130,8 @@ MODELS_COMMAND = Command("show the price table", _configure_models, _run_models,
 
 
 def _configure_run(p: argparse.ArgumentParser) -> None:
+    from ..cache.anthropic import DEFAULT_TTL, TTL_LABELS
+
     p.add_argument(
         "task",
         help="what to ask the model; '/NAME ARGS' runs a custom command from .claude/commands "
@@ -156,7 +158,7 @@ def _configure_run(p: argparse.ArgumentParser) -> None:
         default="You are a concise, careful assistant.",
         help="system prompt text (or @FILE to read it from a file)",
     )
-    p.add_argument("--ttl", choices=("5m", "1h"), default="5m", help="Anthropic cache TTL")
+    p.add_argument("--ttl", choices=TTL_LABELS, default=DEFAULT_TTL, help="Anthropic cache TTL")
     p.add_argument("--prices", metavar="FILE", help="a JSON price file over the built-in one")
     p.add_argument(
         "--tools",

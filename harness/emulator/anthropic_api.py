@@ -8,6 +8,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from ..cache import anthropic
 from ..cache.units import Unit, as_blocks
 from .apierror import ApiError
 from .media_checks import check_anthropic_base64, check_anthropic_text_document
@@ -93,8 +94,9 @@ def _check_block(block: Any, where: str) -> None:
 def _check_cache_control(cc: Any, where: str) -> None:
     if not isinstance(cc, Mapping) or cc.get("type") != "ephemeral":
         raise ApiError(400, f"{where}: expected {{'type': 'ephemeral'}}")
-    if cc.get("ttl", "5m") not in ("5m", "1h"):
-        raise ApiError(400, f"{where}.ttl: Input should be '5m' or '1h'")
+    if cc.get("ttl", anthropic.DEFAULT_TTL) not in anthropic.TTL_LABELS:
+        labels = " or ".join(repr(t) for t in anthropic.TTL_LABELS)
+        raise ApiError(400, f"{where}.ttl: Input should be {labels}")
     extra = set(cc) - {"type", "ttl"}
     if extra:
         raise ApiError(400, f"{where}.{sorted(extra)[0]}: Extra inputs are not permitted")
@@ -351,7 +353,9 @@ def _late_1h(body: Mapping[str, Any]) -> str:
     """The path of the first explicit ttl='1h' mark after a ttl='5m' one ("" when none)."""
     seen_5m = False
     for path, cc in _marks(body):
-        ttl = cc.get("ttl", "5m") if isinstance(cc, Mapping) else "5m"
+        ttl = anthropic.DEFAULT_TTL
+        if isinstance(cc, Mapping):
+            ttl = cc.get("ttl", ttl)
         if ttl == "5m":
             seen_5m = True
         elif ttl == "1h" and seen_5m:

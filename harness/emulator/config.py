@@ -56,7 +56,7 @@ class AnthropicCacheConfig(BaseModel):
     capacity_blocks: int | None = Field(default=None, gt=0)
     policy: Literal["lru", "fifo", "lfu"] = "lru"
     lookback_blocks: int = Field(default=anthropic.LOOKBACK, gt=0)
-    max_breakpoints: int = Field(default=4, gt=0)
+    max_breakpoints: int = Field(default=anthropic.MAX_BREAKPOINTS, gt=0)
 
 
 class OpenAICacheConfig(BaseModel):

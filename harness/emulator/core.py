@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..billing.prices import Price, PriceTable
+from ..cache.openai import retention_seconds
 from ..cache.units import (
     anthropic_units,
     openai_cache_options,
@@ -251,8 +252,9 @@ class EmulatorCore:
             diagnostics = openai_diagnostics(ref, reason)
             self.diagnostics.remember(rid, price.model, units)
         chunk = self.config.stream_chunk_chars
+        done = mod.Replied(reply, usage, rid, created, cut)
         if resolved is not None:
-            resp = mod.response_object(request, reply, usage, rid, created, cut=cut)
+            resp = mod.response_object(request, done)
             if diagnostics is not None:
                 resp[OPENAI_FIELD] = diagnostics
             threshold = mod.compact_threshold(body)
@@ -275,7 +277,7 @@ class EmulatorCore:
                 cached.machine,
                 "openai-responses",
             )
-        completion = mod.chat_completion(body, reply, usage, rid, created, cut=cut)
+        completion = mod.chat_completion(body, done)
         if diagnostics is not None:
             completion[OPENAI_FIELD] = diagnostics
         events = None
@@ -313,9 +315,7 @@ class EmulatorCore:
         (Chat Completions to a DeepSeek model), OpenAI's breakpoint cache (gpt-5.6 and later) or
         OpenAI's automatic prefix cache (earlier models and other providers)."""
         mod = openai_api
-        ttl = float(price.cache_ttl_seconds)
-        if body.get("prompt_cache_retention") == "24h":
-            ttl = 24 * 3600.0  # extended retention keeps prefixes for a day
+        ttl = retention_seconds(body.get("prompt_cache_retention"), float(price.cache_ttl_seconds))
         if price.provider == "deepseek" and not responses:
             units = openai_units(body)
             ds = self.deepseek_cache.lookup(

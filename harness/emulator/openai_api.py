@@ -14,9 +14,11 @@ import hashlib
 import json
 import re
 from collections.abc import Callable, Collection, Mapping
+from dataclasses import dataclass
 from typing import Any
 
-from ..cache.units import BREAKPOINT_FIELD
+from ..cache import openai
+from ..cache.units import BREAKPOINT_FIELD, OPENAI_CACHE_MODES, OPENAI_DEFAULT_TTL
 from ..canonical import canonical_json
 from ..tokenizer import pieces
 from .apierror import ApiError
@@ -144,7 +146,10 @@ _OPTION_TYPES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "prompt_cache_key": (lambda v: isinstance(v, str), "a string"),
     "stream": (lambda v: isinstance(v, bool), "a boolean"),
     "stream_options": (lambda v: isinstance(v, Mapping), "an object"),
-    "prompt_cache_retention": (lambda v: v in ("in_memory", "24h"), "'in_memory' or '24h'"),
+    "prompt_cache_retention": (
+        lambda v: v in openai.RETENTIONS,
+        " or ".join(repr(r) for r in openai.RETENTIONS),
+    ),
 }
 
 
@@ -398,12 +403,10 @@ def _check_state_fields(body: Mapping[str, Any]) -> None:
 # generating output: the Responses API only (the SDK's Chat PromptCacheOptions has neither).
 CACHE_OPTION_FIELDS = frozenset({"mode", "ttl"})
 RESPONSES_CACHE_OPTION_FIELDS = CACHE_OPTION_FIELDS | {"comparison_response_id", "prewarm"}
-CACHE_MODES = ("implicit", "explicit")
-# Request-level TTLs by API (the SDK's PromptCacheOptions: Chat takes 30m only, Responses
-# also 12h); a breakpoint may ask for either on both.
-CHAT_TTLS = ("30m",)
-RESPONSES_TTLS = ("30m", "12h")
-BREAKPOINT_TTLS = ("30m", "12h")
+# Request-level TTLs by API (the SDK's PromptCacheOptions: Chat takes the default 30m only,
+# Responses every TTL); a breakpoint may ask for any on both.
+CHAT_TTLS = (OPENAI_DEFAULT_TTL,)
+RESPONSES_TTLS = BREAKPOINT_TTLS = tuple(openai.TTL_SECONDS)
 
 
 def check_prompt_cache(body: Mapping[str, Any], *, responses: bool, explicit_model: bool) -> None:
@@ -437,11 +440,12 @@ def check_prompt_cache(body: Mapping[str, Any], *, responses: bool, explicit_mod
                 f"{type(opts['prewarm']).__name__}",
                 param="prompt_cache_options.prewarm",
             )
-        if "mode" in opts and opts["mode"] not in CACHE_MODES:
+        if "mode" in opts and opts["mode"] not in OPENAI_CACHE_MODES:
+            modes = " or ".join(repr(m) for m in OPENAI_CACHE_MODES)
             raise ApiError(
                 400,
                 f"Invalid value for 'prompt_cache_options.mode': {opts['mode']!r}; "
-                "expected 'implicit' or 'explicit'",
+                f"expected {modes}",
                 param="prompt_cache_options.mode",
             )
         ttls = RESPONSES_TTLS if responses else CHAT_TTLS
@@ -700,22 +704,28 @@ def chat_echo(reply: Reply) -> dict[str, Any]:
     return message
 
 
-def chat_completion(
-    body: Mapping[str, Any],
-    reply: Reply,
-    usage: Mapping[str, Any],
-    rid: str,
-    created: int,
-    *,
-    cut: bool = False,
-) -> dict[str, Any]:
-    """`cut`: the reply stopped at the request's output cap (finish reason `length`)."""
+@dataclass(frozen=True)
+class Replied:
+    """What a response reports of the model's reply, in either API's shape: the reply, its
+    usage, the response id, when it was created, and whether it stopped at the request's
+    output cap (`cut`)."""
+
+    reply: Reply
+    usage: Mapping[str, Any]
+    rid: str
+    created: int
+    cut: bool = False
+
+
+def chat_completion(body: Mapping[str, Any], done: Replied) -> dict[str, Any]:
+    """A cut reply finishes with reason `length`."""
+    reply = done.reply
     message: dict[str, Any] = {**chat_echo(reply), "refusal": None}
-    finish = "length" if cut else "tool_calls" if reply.tool_calls else "stop"
+    finish = "length" if done.cut else "tool_calls" if reply.tool_calls else "stop"
     return {
-        "id": rid,
+        "id": done.rid,
         "object": "chat.completion",
-        "created": created,
+        "created": done.created,
         "model": body["model"],
         "choices": [
             {
@@ -725,7 +735,7 @@ def chat_completion(
                 "logprobs": None,
             }
         ],
-        "usage": dict(usage),
+        "usage": dict(done.usage),
         "system_fingerprint": "fp_emulator",
     }
 
@@ -773,17 +783,10 @@ def chat_chunks(
     return out
 
 
-def response_object(
-    body: Mapping[str, Any],
-    reply: Reply,
-    usage: Mapping[str, Any],
-    rid: str,
-    created: int,
-    *,
-    cut: bool = False,
-) -> dict[str, Any]:
-    """`cut`: the reply stopped at `max_output_tokens`: the response and its message are
+def response_object(body: Mapping[str, Any], done: Replied) -> dict[str, Any]:
+    """A cut reply (stopped at `max_output_tokens`) makes the response and its message
     `incomplete`, with that reason in `incomplete_details`, as the API reports it."""
+    reply, rid, cut = done.reply, done.rid, done.cut
     status = "incomplete" if cut else "completed"
     output: list[dict[str, Any]] = []
     if reply.text:
@@ -812,7 +815,7 @@ def response_object(
     return {
         "id": rid,
         "object": "response",
-        "created_at": created,
+        "created_at": done.created,
         "status": status,
         "model": body["model"],
         "output": output,
@@ -832,7 +835,7 @@ def response_object(
         "reasoning": {"effort": None, "summary": None},
         "text": {"format": {"type": "text"}},
         "truncation": body.get("truncation") or "disabled",
-        "usage": dict(usage),
+        "usage": dict(done.usage),
         "store": body.get("store", True),
     }
 

@@ -26,6 +26,7 @@ from ..billing.prices import Price, PriceTable
 from ..billing.usage import Usage
 from ..cache import anthropic, deepseek, openai
 from ..cache.blocks import BlockCache
+from ..cache.defaults import model_min_tokens, model_ttl
 from ..cache.media import unit_token_ids
 from ..cache.prefix import shared_units
 from ..cache.rules import Rules, rules_for
@@ -54,7 +55,7 @@ CAUSES = (
     "key_order",  # a block was re-sent with its free-form JSON's keys reordered (same content)
     "history",  # an earlier message was rewritten (not an append)
     "ttl",  # the entry expired while the session was idle
-    "lookback",  # a turn added more blocks than the 20-block lookback reaches
+    "lookback",  # a turn added more blocks than Anthropic's lookback reaches
     "breakpoint",  # gpt-5.6+: the changed suffix's shared prefix ended at no cached breakpoint
     "below_minimum",  # the prefix is shorter than the model's minimum cacheable length
     "unexplained",  # the provider read less than its own rules allow: eviction or routing
@@ -226,14 +227,10 @@ class CacheGuard:
         return self.prices.lookup(model)
 
     def min_tokens(self, model: str, api: str) -> int:
-        p = self.price(model)
-        if p is not None:
-            return p.min_cacheable_tokens
-        return 1024
+        return model_min_tokens(self.price(model))
 
     def ttl_seconds(self, model: str) -> float:
-        p = self.price(model)
-        return float(p.cache_ttl_seconds) if p is not None else 300.0
+        return float(model_ttl(self.price(model)))
 
     def _blocks(self, req: WireRequest) -> tuple[int, list[str]]:
         """(prompt tokens, 128-token block keys) of an OpenAI-style request, incrementally.
@@ -455,7 +452,11 @@ class CacheGuard:
         if read_any > read:
             return ceiling, "ttl", f"cache entry expired after {now - prev.time:.0f}s idle"
         if req.api == "anthropic":
-            return ceiling, "lookback", "the turn added more blocks than the 20-block lookback"
+            return (
+                ceiling,
+                "lookback",
+                f"the turn added more blocks than the {self.lookback}-block lookback",
+            )
         return ceiling, "unexplained", "not read although unchanged and unexpired"
 
     def window_warning(self, req: WireRequest, output_cap: int) -> ContextWindowWarning | None:

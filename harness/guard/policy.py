@@ -35,6 +35,8 @@ from decimal import Decimal
 from typing import Literal
 
 from ..billing.prices import Price
+from ..cache import anthropic, openai
+from ..cache.defaults import UNPRICED_TTL_SECONDS, model_ttl
 from ..settings import Settings
 from .quote import Quote
 
@@ -45,9 +47,6 @@ SwitchAction = Literal["switch", "stay", "delegate"]
 # work delegated instead of a switch needs whatever tools the turn would have used.
 DELEGATE_AGENT = "general"
 ToolsMode = Literal["quote", "always"]
-TTL_5M = 300.0
-TTL_1H = 3600.0
-TTL_24H = 24 * 3600.0
 
 
 def extended_retention(price: Price) -> bool:
@@ -68,7 +67,7 @@ class IdlePlan:
     reason: str
 
     @property
-    def ttl(self) -> Literal["5m", "1h"]:
+    def ttl(self) -> anthropic.TTL:
         return "1h" if self.mode == "1h" else "5m"
 
     @property
@@ -86,7 +85,9 @@ class IdlePlan:
         return base
 
 
-def pings_in(gap: float, max_idle: float | None, margin: float, ttl: float = TTL_5M) -> int:
+def pings_in(
+    gap: float, max_idle: float | None, margin: float, ttl: float = UNPRICED_TTL_SECONDS
+) -> int:
     """Pings a session sends during an idle `gap`: one each time the cache (entries living
     `ttl` seconds) is `margin` seconds from expiring, while the idle time is under `max_idle`
     and the user is still away."""
@@ -126,7 +127,7 @@ def plan_idle(
         raise ValueError("turns must be at least 1")
     if min(context_tokens, written_per_turn, cold_tokens) < 0:
         raise ValueError("token counts cannot be negative")
-    ttl = float(price.cache_ttl_seconds) if price.cache_ttl_seconds > 0 else TTL_5M
+    ttl = float(model_ttl(price) or UNPRICED_TTL_SECONDS)
     loss = price.input_cost(context_tokens, "write_5m") - price.input_cost(context_tokens, "read")
     ping = price.input_cost(context_tokens, "read")
     off = sum((loss for g in gaps if g > ttl), Decimal(0))
@@ -134,7 +135,7 @@ def plan_idle(
     if extended_retention(price):
         # A day-long retention bills as in memory: no premium, only gaps past a day lose.
         long_mode = "24h"
-        long_cost = sum((loss for g in gaps if g > TTL_24H), Decimal(0))
+        long_cost = sum((loss for g in gaps if g > openai.EXTENDED_RETENTION_SECONDS), Decimal(0))
     else:
         long_mode = "1h"
         loss_1h = price.input_cost(context_tokens, "write_1h") - price.input_cost(
@@ -143,7 +144,7 @@ def plan_idle(
         # A 1-hour TTL bills every write at its price: the turns' new messages and the cold
         # writes of each session's prefix (leaving those out made it look cheaper than it is).
         premium = turns * written_per_turn + cold_tokens
-        long_cost = sum((loss_1h for g in gaps if g > TTL_1H), Decimal(0)) + (
+        long_cost = sum((loss_1h for g in gaps if g > anthropic.ttl_seconds("1h")), Decimal(0)) + (
             price.input_cost(premium, "write_1h") - price.input_cost(premium, "write_5m")
         )
     # Pings: try stopping at each observed gap (and never stopping); keep the cheapest.

@@ -7,16 +7,14 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from ..billing.prices import PriceTable
 from ..billing.usage import Usage, parse_usage
 from ..errors import ProviderError
 from ..events import Event
-from ..prefix import FrozenPrefix
 from ..settings import Settings
-from ..transcript import Message, Transcript
 from ..wire import WireRequest
 from .anthropic import AnthropicBuilder, AnthropicStream
 from .base import (
@@ -65,6 +63,8 @@ class SDKProvider:
         self.api = route.api
         self.model = route.model
         self.builder = make_builder(route.api, route.model)
+        # Requests are the builder's own (pure: same inputs, same bytes).
+        self.build_request = self.builder.build_request
         self.transport = Transport(
             route.api,
             api_key,
@@ -76,17 +76,6 @@ class SDKProvider:
 
     def __repr__(self) -> str:
         return f"SDKProvider({self.route.label}, base_url={self.route.base_url!r})"
-
-    def build_request(
-        self,
-        prefix: FrozenPrefix,
-        transcript: Transcript | Sequence[Message],
-        settings: Settings,
-        session: SessionInfo,
-        volatile: Sequence[str] = (),
-        pending: Sequence[Message] = (),
-    ) -> WireRequest:
-        return self.builder.build_request(prefix, transcript, settings, session, volatile, pending)
 
     def stream(
         self, request: WireRequest, progress: StreamProgress | None = None

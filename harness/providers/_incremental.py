@@ -10,17 +10,24 @@ checked by its chained content hash instead, in O(1).
 
 Bodies share these per-message dicts between requests (that is what makes building cheap):
 treat a `WireRequest.body` as read-only, and copy before changing anything in it.
+
+`IncrementalBuilder` is what every builder shares: the order of a build (settings, the prefix's
+part, the transcript's, then the body) and a few prefix parts kept by key.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from ..cache.units import Section, Unit
 from ..canonical import chain_hash
+from ..prefix import FrozenPrefix
+from ..settings import Settings
 from ..transcript import Message, Transcript
+from ..wire import WireRequest
+from .base import SessionInfo
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,3 +173,96 @@ class ChainMemo:
 
 def with_breakpoint(unit: Unit, ttl: str) -> Unit:
     return Unit(unit.section, unit.position, unit.chain, unit.tokens, unit.end, ttl)
+
+
+class PrefixPart(Protocol):
+    """What a builder's prefix part tells the memo: its units and where the messages start."""
+
+    @property
+    def units(self) -> tuple[Unit, ...]: ...
+
+    @property
+    def seed(self) -> str: ...  # the chain the first message unit extends
+
+    @property
+    def total(self) -> int: ...  # tokens before the first message unit
+
+
+P = TypeVar("P", bound=PrefixPart)
+
+
+@dataclass(frozen=True)
+class Draft(Generic[P]):
+    """A build's inputs to its body: the prefix part, the request settings the body carries
+    (`head`), the session's settings and info, and the volatile texts."""
+
+    part: P
+    head: dict[str, Any]
+    settings: Settings
+    session: SessionInfo
+    volatile: Sequence[str]
+
+
+Built = tuple[dict[str, Any], list[Unit], str | None]  # body, units, prompt cache key
+
+
+class IncrementalBuilder(Generic[P]):
+    """A pure request builder: a subclass says how settings, the prefix and the body look on its
+    wire API (`_head`, `_prefix_part`, `_body`); the transcript's part comes from a `ChainMemo`
+    of its message conversion."""
+
+    api: str
+    path: str
+
+    def __init__(self, model: str, convert: Callable[[Message], MessageParts]) -> None:
+        self.model = model
+        self._chain = ChainMemo(convert)
+        self._prefix_memo: dict[Hashable, P] = {}
+
+    def build_request(
+        self,
+        prefix: FrozenPrefix,
+        transcript: Transcript | Sequence[Message],
+        settings: Settings,
+        session: SessionInfo,
+        volatile: Sequence[str] = (),
+        pending: Sequence[Message] = (),
+    ) -> WireRequest:
+        """The request for the next turn: the transcript, then `pending` messages (not yet in
+        the transcript). Pure: same inputs, same bytes."""
+        head = self._head(settings)
+        part = self._prefix_part(prefix, settings, head)
+        self._chain.sync(transcript, pending, part.seed, len(part.units), part.total)
+        body, units, cache_key = self._body(Draft(part, head, settings, session, volatile))
+        return WireRequest(
+            api=self.api,
+            model=self.model,
+            path=self.path,
+            body=body,
+            units=tuple(units),
+            cache_key=cache_key,
+            meta={"prefix": prefix.fingerprint, "session": session.id, "volatile": len(volatile)},
+        )
+
+    def _remembered(self, key: Hashable, make: Callable[[], P]) -> P:
+        """The prefix part for `key`, made once: a session moves to a new prefix rarely, so a
+        few are kept."""
+        part = self._prefix_memo.get(key)
+        if part is None:
+            part = make()
+            if len(self._prefix_memo) > 8:
+                self._prefix_memo.clear()
+            self._prefix_memo[key] = part
+        return part
+
+    # Subclasses define these.
+    def _head(self, settings: Settings) -> dict[str, Any]:
+        """The request settings the body carries (model-level fields)."""
+        raise NotImplementedError
+
+    def _prefix_part(self, prefix: FrozenPrefix, settings: Settings, head: dict[str, Any]) -> P:
+        raise NotImplementedError
+
+    def _body(self, draft: Draft[P]) -> Built:
+        """The request's body, units and prompt cache key; `self._chain` is synced."""
+        raise NotImplementedError

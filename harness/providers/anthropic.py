@@ -1,13 +1,14 @@
 """Anthropic Messages: pure request building with explicit cache breakpoints, and the stream
 parser that turns SSE events into text deltas and one `Reply`.
 
-Breakpoints (at most 4): the last tool, the last system block, the conversation tail,
-and a second conversation breakpoint at the previous request's tail when this turn added 20 or
-more blocks (a read looks back only 20 block positions from a breakpoint, so the tail alone would
-no longer find the previous write). Volatile text (a date reminder, a one-off note) is appended
-after the tail breakpoint on this request only: it never carries one, since it changes next turn.
-1h entries come before 5m ones (the prefix TTL may be longer than the conversation's, not shorter).
-Anthropic's rules: docs/providers.md#anthropic-breakpoints.
+Breakpoints (at most `MAX_BREAKPOINTS`, prefixlock.cache.anthropic): the last tool, the last
+system block, the conversation tail, and a second conversation breakpoint at the previous
+request's tail when this turn added `LOOKBACK` or more blocks (a read looks back only that many
+block positions from a breakpoint, so the tail alone would no longer find the previous write).
+Volatile text (a date reminder, a one-off note) is appended after the tail breakpoint on this
+request only: it never carries one, since it changes next turn. 1h entries come before 5m ones
+(the prefix TTL may be longer than the conversation's, not shorter). Anthropic's rules:
+docs/providers.md#anthropic-breakpoints.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..billing.usage import from_anthropic
+from ..cache.anthropic import LOOKBACK, MAX_BREAKPOINTS
 from ..cache.media import unit_tokens
 from ..cache.units import Unit, anthropic_message_settings, message_unit_data
 from ..canonical import canonical_bytes, canonical_copy, canonical_json, chain_hash
@@ -26,13 +28,11 @@ from ..events import TextDelta
 from ..prefix import FrozenPrefix
 from ..settings import Settings
 from ..tokenizer import count_tokens
-from ..transcript import Message, Transcript, thaw
+from ..transcript import Message, thaw
 from ..wire import WireRequest
-from ._incremental import ChainMemo, MessageParts, with_breakpoint
-from .base import Reply, SessionInfo, memo, parse_tool_input, remember
+from ._incremental import Built, Draft, IncrementalBuilder, MessageParts, with_breakpoint
+from .base import Reply, memo, parse_tool_input, remember
 
-MAX_BREAKPOINTS = 4
-LOOKBACK_BLOCKS = 20
 _MEMO_KEY = "anthropic.parts"
 OPENAI_ONLY = "detail"  # a key of an image block only OpenAI reads (prefixlock.media.Image)
 _ROLE_TOKENS = {role: count_tokens(role + "\x00") for role in ("user", "assistant")}
@@ -75,22 +75,33 @@ class _PrefixPart:
     total: int
 
 
-class AnthropicBuilder:
+class AnthropicBuilder(IncrementalBuilder[_PrefixPart]):
     """Builds Anthropic Messages requests, incrementally (see `_incremental`)."""
 
     api = "anthropic"
     path = "/v1/messages"
 
     def __init__(self, model: str) -> None:
-        self.model = model
-        self._prefix_memo: dict[tuple[str, str, bytes], _PrefixPart] = {}
-        self._chain = ChainMemo(_message_parts)
+        super().__init__(model, _message_parts)
 
-    def _prefix_part(self, prefix: FrozenPrefix, ttl: str, settings_bytes: bytes) -> _PrefixPart:
+    def _head(self, settings: Settings) -> dict[str, Any]:
+        head: dict[str, Any] = {"model": self.model, "max_tokens": settings.max_tokens}
+        if settings.temperature is not None:
+            head["temperature"] = settings.temperature
+        if settings.effort is not None:
+            head["output_config"] = {"effort": settings.effort}
+        return head
+
+    def _prefix_part(
+        self, prefix: FrozenPrefix, settings: Settings, head: dict[str, Any]
+    ) -> _PrefixPart:
+        ttl = settings.effective_prefix_ttl
+        settings_bytes = anthropic_message_settings(head)
         key = (prefix.fingerprint, ttl, settings_bytes)
-        part = self._prefix_memo.get(key)
-        if part is not None:
-            return part
+        return self._remembered(key, lambda: self._make_prefix_part(prefix, ttl, settings_bytes))
+
+    @staticmethod
+    def _make_prefix_part(prefix: FrozenPrefix, ttl: str, settings_bytes: bytes) -> _PrefixPart:
         # Canonical key order: the SDK sends the dicts' insertion order, and a tool's schema is
         # rendered into the prompt as sent; pydantic's field order is not the order the store
         # keeps and the guard compares (canonical bytes).
@@ -111,39 +122,16 @@ class AnthropicBuilder:
             tools[-1] = canonical_copy({**tools[-1], "cache_control": cc})
         if system:
             system[-1] = {**system[-1], "cache_control": cc}
-        part = _PrefixPart(tools, system, tuple(units), chain_hash(chain, settings_bytes), total)
-        if len(self._prefix_memo) > 8:  # a session moves to a new prefix rarely; keep a few
-            self._prefix_memo.clear()
-        self._prefix_memo[key] = part
-        return part
+        return _PrefixPart(tools, system, tuple(units), chain_hash(chain, settings_bytes), total)
 
-    def build_request(
-        self,
-        prefix: FrozenPrefix,
-        transcript: Transcript | Sequence[Message],
-        settings: Settings,
-        session: SessionInfo,
-        volatile: Sequence[str] = (),
-        pending: Sequence[Message] = (),
-    ) -> WireRequest:
-        """The request for the next turn: the transcript, then `pending` messages (not yet in
-        the transcript). Pure: same inputs, same bytes."""
-        head: dict[str, Any] = {"model": self.model, "max_tokens": settings.max_tokens}
-        if settings.temperature is not None:
-            head["temperature"] = settings.temperature
-        if settings.effort is not None:
-            head["output_config"] = {"effort": settings.effort}
-        part = self._prefix_part(
-            prefix, settings.effective_prefix_ttl, anthropic_message_settings(head)
-        )
+    def _body(self, draft: Draft[_PrefixPart]) -> Built:
+        part, volatile = draft.part, draft.volatile
         memo_ = self._chain
-        memo_.sync(transcript, pending, part.seed, len(part.units), part.total)
         messages = memo_.messages
-
         units: list[Unit] = list(part.units)
         units.extend(memo_.units)
         wire: list[dict[str, Any]] = list(memo_.wire)
-        ttl = settings.ttl
+        ttl = draft.settings.ttl
         marks = [u for u in part.units if u.breakpoint is not None]
         n = len(messages)
         tail_msg = n - 1
@@ -155,12 +143,12 @@ class AnthropicBuilder:
             if prev is not None and len(marks) + 2 <= MAX_BREAKPOINTS:
                 tail_pos = memo_.message_unit_range(tail_msg)[1] - 1
                 prev_pos = memo_.message_unit_range(prev)[1] - 1
-                if tail_pos - prev_pos >= LOOKBACK_BLOCKS:
+                if tail_pos - prev_pos >= LOOKBACK:
                     self._mark(units, wire, part, prev, ttl)
         if volatile:
             self._append_volatile(units, wire, volatile)
 
-        body: dict[str, Any] = dict(head)
+        body: dict[str, Any] = dict(draft.head)
         # In the order the cache hashes them: tools, system, messages.
         if part.tools:
             body["tools"] = part.tools
@@ -168,14 +156,7 @@ class AnthropicBuilder:
             body["system"] = part.system
         body["messages"] = wire
         body["stream"] = True
-        return WireRequest(
-            api=self.api,
-            model=self.model,
-            path=self.path,
-            body=body,
-            units=tuple(units),
-            meta={"prefix": prefix.fingerprint, "session": session.id, "volatile": len(volatile)},
-        )
+        return body, units, None
 
     def _mark(
         self,

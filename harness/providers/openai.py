@@ -44,10 +44,9 @@ from ..events import TextDelta
 from ..prefix import FrozenPrefix
 from ..settings import Settings
 from ..tokenizer import count_tokens
-from ..transcript import Message, Transcript
-from ..wire import WireRequest
-from ._incremental import ChainMemo, MessageParts, with_breakpoint
-from .base import Reply, SessionInfo, memo, parse_tool_input, remember
+from ..transcript import Message
+from ._incremental import Built, Draft, IncrementalBuilder, MessageParts, with_breakpoint
+from .base import Reply, memo, parse_tool_input, remember
 from .diagnostics import OPENAI_FIELD as DIAGNOSTICS_FIELD
 
 
@@ -267,35 +266,33 @@ class _PrefixPart:
     total: int
 
 
-class _OpenAIBuilder:
+class _OpenAIBuilder(IncrementalBuilder[_PrefixPart]):
     api = "openai-chat"
     path = "/v1/chat/completions"
 
     def __init__(self, model: str) -> None:
-        self.model = model
+        super().__init__(model, self._parts)
         # gpt-5.6 and later: breakpoints and prompt_cache_options (see the module docstring).
         self.explicit = openai_explicit_cache(model)
-        self._prefix_memo: dict[tuple[str, bytes], _PrefixPart] = {}
-        self._chain = ChainMemo(self._parts)
 
-    # Subclasses define these.
+    # Subclasses define these (and `_head`).
     def _parts(self, message: Message) -> MessageParts:
         raise NotImplementedError
 
     def _tool(self, spec: Mapping[str, Any]) -> dict[str, Any]:
         raise NotImplementedError
 
-    def _head(self, settings: Settings) -> dict[str, Any]:
-        raise NotImplementedError
-
     def _split_system(self, prefix: FrozenPrefix) -> tuple[str | None, list[dict[str, Any]]]:
         raise NotImplementedError
 
-    def _prefix_part(self, prefix: FrozenPrefix, settings_bytes: bytes) -> _PrefixPart:
+    def _prefix_part(
+        self, prefix: FrozenPrefix, settings: Settings, head: dict[str, Any]
+    ) -> _PrefixPart:
+        settings_bytes = openai_settings(head)
         key = (prefix.fingerprint, settings_bytes)
-        part = self._prefix_memo.get(key)
-        if part is not None:
-            return part
+        return self._remembered(key, lambda: self._make_prefix_part(prefix, settings_bytes))
+
+    def _make_prefix_part(self, prefix: FrozenPrefix, settings_bytes: bytes) -> _PrefixPart:
         # Canonical key order: the SDK sends the dicts' insertion order, and a tool's schema is
         # rendered into the prompt as sent (pydantic's field order is not canonical).
         tools = [canonical_copy(self._tool(t.to_dict())) for t in prefix.tools]
@@ -313,27 +310,11 @@ class _OpenAIBuilder:
             chain = chain_hash(chain, data)
             total += n
             units.append(Unit(section, len(units), chain, n, total))
-        part = _PrefixPart(tools, system, instructions, tuple(units), chain, total)
-        if len(self._prefix_memo) > 8:
-            self._prefix_memo.clear()
-        self._prefix_memo[key] = part
-        return part
+        return _PrefixPart(tools, system, instructions, tuple(units), chain, total)
 
-    def build_request(
-        self,
-        prefix: FrozenPrefix,
-        transcript: Transcript | Sequence[Message],
-        settings: Settings,
-        session: SessionInfo,
-        volatile: Sequence[str] = (),
-        pending: Sequence[Message] = (),
-    ) -> WireRequest:
-        """The request for the next turn: the transcript, then `pending` messages (not yet in
-        the transcript). Pure: same inputs, same bytes."""
-        head = self._head(settings)
-        part = self._prefix_part(prefix, openai_settings(head))
+    def _body(self, draft: Draft[_PrefixPart]) -> Built:
+        part, settings, volatile = draft.part, draft.settings, draft.volatile
         memo_ = self._chain
-        memo_.sync(transcript, pending, part.seed, len(part.units), part.total)
         units = list(part.units)
         units.extend(memo_.units)
         items: list[dict[str, Any]] = [*part.system, *memo_.wire]
@@ -354,8 +335,8 @@ class _OpenAIBuilder:
         if part.tools:
             body["tools"] = part.tools
         body[self._items_key] = items
-        body.update(head)
-        key = session.cache_key if settings.send_cache_key else None
+        body.update(draft.head)
+        key = draft.session.cache_key if settings.send_cache_key else None
         if key is not None:
             body["prompt_cache_key"] = key
         if self.explicit:
@@ -366,15 +347,7 @@ class _OpenAIBuilder:
             }
         elif settings.retention is not None and self.api != "openai-compat":
             body["prompt_cache_retention"] = settings.retention
-        return WireRequest(
-            api=self.api,
-            model=self.model,
-            path=self.path,
-            body=body,
-            units=tuple(units),
-            cache_key=key,
-            meta={"prefix": prefix.fingerprint, "session": session.id, "volatile": len(volatile)},
-        )
+        return body, units, key
 
     _items_key = "messages"
 

@@ -31,6 +31,7 @@ KEY_VARS = {
     "deepseek": "DEEPSEEK_API_KEY",
     "custom": "PREFIXLOCK_API_KEY",
 }
+KEY_VAR_NAMES = tuple(dict.fromkeys(KEY_VARS.values()))  # each variable once, in that order
 _OPENAI_MODEL = re.compile(r"^(gpt-|o\d|chatgpt-|codex-|ft:gpt-)")
 
 

@@ -15,7 +15,6 @@ import asyncio
 import dataclasses
 import json
 import random
-import re
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
@@ -26,6 +25,7 @@ from ..billing.usage import Usage
 from ..canonical import canonical_json
 from ..errors import ProviderError
 from ..events import ProviderFault, TextDelta
+from ..redact import redact
 from ..settings import Settings
 from ..tokenizer import count_tokens
 from .anthropic import AnthropicStream
@@ -102,14 +102,6 @@ def _error_of(body: Any) -> tuple[str | None, str | None]:
     return None, None
 
 
-def _scrub(text: str, secret: str | None) -> str:
-    """`text` with every whole occurrence of `secret` masked. Whole: a short key such as `x`
-    (local servers accept any) must not turn "exist" into "e***ist"."""
-    if not secret:
-        return text
-    return re.sub(rf"(?<![\w-]){re.escape(secret)}(?![\w-])", "***", text)
-
-
 def classify(exc: BaseException, api: str, secret: str | None = None) -> Fault:
     """Turn an SDK or HTTP exception into a `Fault`; re-raise anything that is not one."""
     import anthropic
@@ -125,7 +117,7 @@ def classify(exc: BaseException, api: str, secret: str | None = None) -> Fault:
             status = _ERROR_TYPES.get(kind or "", 500)
         headers = exc.response.headers if exc.response is not None else None
         text = f"{api}: HTTP {status} {kind or ''}: {msg or 'error'}".replace("  ", " ")
-        return Fault(_scrub(text, secret), status, is_retryable(status), retry_after(headers))
+        return Fault(redact(text, [secret]), status, is_retryable(status), retry_after(headers))
     if isinstance(exc, (anthropic.APIConnectionError, openai.APIConnectionError)):
         name = "timeout" if "Timeout" in type(exc).__name__ else "connection error"
         # Which server could not be reached: the base URL is the usual mistake (a typo, a
@@ -134,12 +126,12 @@ def classify(exc: BaseException, api: str, secret: str | None = None) -> Fault:
         request = getattr(exc, "request", None)
         url = getattr(request, "url", None)
         where = f" to {str(url).split('?')[0]}" if url is not None else ""
-        return Fault(_scrub(f"{api}: {name}{where}", secret), None, True)
+        return Fault(redact(f"{api}: {name}{where}", [secret]), None, True)
     if isinstance(exc, (anthropic.APIError, openai.APIError)):  # mid-stream error, no status
         kind, msg = _error_of(getattr(exc, "body", None))
         status = _ERROR_TYPES.get(kind or "", 500)
         text = f"{api}: stream error {kind or ''}: {msg or 'error'}"
-        return Fault(_scrub(text, secret), status, is_retryable(status))
+        return Fault(redact(text, [secret]), status, is_retryable(status))
     if isinstance(exc, (httpx2.TransportError, asyncio.IncompleteReadError, ConnectionError)):
         return Fault(f"{api}: stream cut ({type(exc).__name__})", None, True)
     if isinstance(exc, json.JSONDecodeError):  # the SDK could not read an SSE event's data
@@ -322,7 +314,7 @@ class Transport:
             err_kind, msg = _error_of(failed)
             status = _ERROR_TYPES.get(err_kind or "", 500)
             raise Fault(
-                _scrub(f"{self.api}: stream error {err_kind}: {msg}", self._key),
+                redact(f"{self.api}: stream error {err_kind}: {msg}", [self._key]),
                 status,
                 is_retryable(status),
             )

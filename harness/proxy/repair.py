@@ -17,9 +17,10 @@ The rules (each one switchable by name, see FIXES):
   stamp in the system prompt, tools in a new order: nothing after them is ever read again, so a
   breakpoint there would only pay the write premium), and the tail moves back one message when
   the client rewrites its last message.
-- `second-breakpoint` (Anthropic, with `breakpoints`): when a request adds 20 or more blocks
-  after the previous request's tail, a breakpoint on that tail too, since the provider looks
-  back only 20 blocks from a breakpoint for an earlier write.
+- `second-breakpoint` (Anthropic, with `breakpoints`): when a request adds `LOOKBACK` (20) or
+  more blocks after the previous request's tail, a breakpoint on that tail too, since the
+  provider looks back only that many blocks from a breakpoint for an earlier write
+  (prefixlock.cache.anthropic).
 - `keepalive`: sessions that go idle while warm are pinged before their cache expires (the
   server runs it; nothing changes in the client's requests).
 """
@@ -31,12 +32,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..cache.anthropic import LOOKBACK
 from .jsonspan import JsonSpanError, Path, spans
 from .sessions import History, Match, instructions, part_hash
 
 FIXES = ("cache-key", "breakpoints", "second-breakpoint", "keepalive")
 DEFAULT_FIXES = ("cache-key", "breakpoints", "second-breakpoint")
-LOOKBACK = 20  # blocks Anthropic looks back from a breakpoint for an earlier write
 _MARK = b'"cache_control":{"type":"ephemeral"}'
 _UNMARKABLE = ("thinking", "redacted_thinking")
 

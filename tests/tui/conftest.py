@@ -20,9 +20,9 @@ from tests.helpers.sandbox import BWRAP_PROBLEM
 def _no_api_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     """The app runs on the emulator and says why; a key in the environment must not change
     what the tests (and the snapshots) see."""
-    from prefixlock.tui.backend import KEY_VARS
+    from prefixlock.providers.registry import KEY_VAR_NAMES
 
-    for var in KEY_VARS:
+    for var in KEY_VAR_NAMES:
         monkeypatch.delenv(var, raising=False)
 
 

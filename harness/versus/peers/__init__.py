@@ -1,7 +1,10 @@
 """Peer clients: each a script that imports only its own framework, run in its own venv.
 
 `PEERS` names each peer, its script (beside this file) and the packages its venv needs;
-`prefixlock.versus.peers.envs` builds the venvs (pip, the same cache folder every run).
+`prefixlock.versus.peers.envs` builds the venvs (pip, the same cache folder every run). The
+scripts share the modules beside them, which they import by bare name: `peer_protocol` (the line
+protocol with the driver), `peer_langchain` and `peer_pydantic_ai` (the agent loop of each
+framework's Anthropic and OpenAI peer).
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Peer: a bare agent loop on the official `anthropic` SDK, cached as Anthropic documents.
 
 Run by `prefixlock.versus` as a separate process with its own interpreter (its own venv: this
-file imports nothing from prefixlock). Caching is Anthropic's documented automatic caching: a
-top-level `cache_control: {"type": "ephemeral"}` on every request, which places the breakpoint
-at the last cacheable block and moves it forward as the conversation grows. The system prompt
-and tools are sent as the environment gives them.
+file imports nothing from prefixlock, only `peer_protocol` beside it). Caching is Anthropic's
+documented automatic caching: a top-level `cache_control: {"type": "ephemeral"}` on every
+request, which places the breakpoint at the last cacheable block and moves it forward as the
+conversation grows. The system prompt and tools are sent as the environment gives them.
 
 Subagents: the start message's `delegate_tool` is offered after the server's tools; the
 model's `delegate` calls of one reply run at once, each a loop of its own on
@@ -15,31 +15,18 @@ requests); each subagent's final text is its call's tool_result.
 Compaction: none (the SDK has none; the loop ignores `compact_tokens`, and the session never
 reaches the model's window).
 
-Protocol (one JSON object a line): stdin gives `start` (system, base_url, api_key,
-compact_tokens: the suite's compaction threshold, for peers that compact), then `turn`
-(prompt, model, tools in the order the tool server listed them) or `end`; for each tool call the
-loop writes `tool` (id, name, input) and reads `result` (content); a turn ends with `done`.
+Protocol: the line protocol of peer_protocol.py.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
-import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-
-def _read() -> dict[str, Any]:
-    line = sys.stdin.readline()
-    if not line:
-        raise SystemExit(0)
-    data: dict[str, Any] = json.loads(line)
-    return data
-
-
-def _write(obj: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
+if TYPE_CHECKING:
+    from . import peer_protocol
+else:  # run as a script, in its own venv: this folder is on the path
+    import peer_protocol
 
 
 def _plain(block: Any) -> dict[str, Any]:
@@ -49,14 +36,11 @@ def _plain(block: Any) -> dict[str, Any]:
 
 
 def _remote(use: dict[str, Any]) -> str:
-    """A tool call answered by the tool server (one question and answer on the pipe)."""
-    _write({"op": "tool", "id": use["id"], "name": use["name"], "input": use["input"]})
-    return str(_read()["content"])
+    """A tool call answered by the tool server."""
+    return peer_protocol.ask_tool(use["name"], use["input"], use["id"])
 
 
-async def _subagent(
-    client: Any, model: str, sub: dict[str, Any], task: str, pipe: asyncio.Lock
-) -> str:
+async def _subagent(client: Any, model: str, sub: dict[str, Any], task: str) -> str:
     """One subagent: its own conversation on the subagent prompt and tools; its final text."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": task}]
     text = ""
@@ -77,8 +61,7 @@ async def _subagent(
             break
         results = []
         for use in uses:
-            async with pipe:  # siblings share the pipe: one question and answer at a time
-                answer = await asyncio.to_thread(_remote, use)
+            answer = await peer_protocol.ask_tool_async(use["name"], use["input"], use["id"])
             results.append({"type": "tool_result", "tool_use_id": use["id"], "content": answer})
         messages.append({"role": "user", "content": results})
     return text
@@ -88,13 +71,12 @@ async def _delegated(start: dict[str, Any], model: str, tasks: list[str]) -> lis
     """The reply's `delegate` calls, run at once (asyncio.gather of the subagents' loops)."""
     import anthropic
 
-    pipe = asyncio.Lock()
     async with anthropic.AsyncAnthropic(
         api_key=start["api_key"], base_url=start["base_url"]
     ) as client:
         return list(
             await asyncio.gather(
-                *(_subagent(client, model, start["subagent"], task, pipe) for task in tasks)
+                *(_subagent(client, model, start["subagent"], task) for task in tasks)
             )
         )
 
@@ -102,15 +84,12 @@ async def _delegated(start: dict[str, Any], model: str, tasks: list[str]) -> lis
 def main() -> None:
     import anthropic
 
-    start = _read()
+    start = peer_protocol.read()
     client = anthropic.Anthropic(api_key=start["api_key"], base_url=start["base_url"])
     system: str = start["system"]
     delegate = start.get("delegate_tool")
     messages: list[dict[str, Any]] = []
-    while True:
-        msg = _read()
-        if msg["op"] == "end":
-            break
+    for msg in peer_protocol.turns():
         messages.append({"role": "user", "content": msg["prompt"]})
         tools = [*msg["tools"], delegate] if delegate else msg["tools"]
         for _ in range(25):
@@ -145,7 +124,6 @@ def main() -> None:
                 for use in uses
             ]
             messages.append({"role": "user", "content": results})
-        _write({"op": "done"})
     client.close()
 
 

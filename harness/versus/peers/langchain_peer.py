@@ -1,127 +1,39 @@
 """Peer: a LangChain agent (`create_agent`) on ChatAnthropic with AnthropicPromptCachingMiddleware.
 
 Run by `prefixlock.versus` in its own venv (`langchain`, `langchain-anthropic`; nothing from
-prefixlock). Caching is what LangChain's Anthropic middleware page documents:
-`AnthropicPromptCachingMiddleware(ttl="5m")` in the agent's middleware; compaction is its
-`SummarizationMiddleware` with a token trigger (the suite's threshold, sent in the start message)
-and the documented `keep=("messages", 20)`. The conversation is the
-agent state's `messages`, passed back each turn; each turn builds the agent with the tools in the
-order the tool server listed them and the model the user picked. Same line protocol as
-anthropic_sdk.py. Subagents: LangChain's multi-agent page's "subagents as tools": a `delegate`
-tool (the start message's schema) whose function invokes a sub-agent (`create_agent` with the
-start message's `subagent` prompt and tools and the same caching middleware) and returns its
-last message; the agent's tool node runs the tool calls of one reply concurrently.
+prefixlock, only `peer_langchain` and `peer_protocol` beside it). Caching is what LangChain's
+Anthropic middleware page documents: `AnthropicPromptCachingMiddleware(ttl="5m")` in the agent's
+middleware (the sub-agent's too). The agent loop, its compaction (`SummarizationMiddleware`)
+and its subagents (subagents as tools) are peer_langchain.py's, shared with the OpenAI
+LangChain peer. Same line protocol as anthropic_sdk.py (peer_protocol.py).
 """
 
 from __future__ import annotations
 
-import json
-import sys
-import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-
-def _read() -> dict[str, Any]:
-    line = sys.stdin.readline()
-    if not line:
-        raise SystemExit(0)
-    data: dict[str, Any] = json.loads(line)
-    return data
-
-
-def _write(obj: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
+if TYPE_CHECKING:
+    from . import peer_langchain, peer_protocol
+else:  # run as a script, in its own venv: this folder is on the path
+    import peer_langchain
+    import peer_protocol
 
 
 def main() -> None:
-    from langchain.agents import create_agent
-    from langchain.agents.middleware import SummarizationMiddleware
     from langchain_anthropic import ChatAnthropic
     from langchain_anthropic.middleware import AnthropicPromptCachingMiddleware
-    from langchain_core.messages import HumanMessage
-    from langchain_core.tools import StructuredTool
 
-    start = _read()
-    history: list[Any] = []
+    start = peer_protocol.read()
 
-    # The framework runs parallel tool calls concurrently (threads): one question and its
-    # answer on the pipe at a time.
-    pipe = threading.Lock()
-
-    def remote(name: str) -> Any:
-        def call(**kwargs: Any) -> str:
-            with pipe:
-                _write({"op": "tool", "id": "", "name": name, "input": kwargs})
-                return str(_read()["content"])
-
-        return call
-
-    def remote_tools(specs: list[dict[str, Any]]) -> list[Any]:
-        return [
-            StructuredTool.from_function(
-                func=remote(t["name"]),
-                name=t["name"],
-                description=t["description"],
-                args_schema=t["input_schema"],
-            )
-            for t in specs
-        ]
-
-    def delegation(model: Any) -> list[Any]:
-        """The `delegate` tool: each call invokes the sub-agent (subagents as tools)."""
-        spec = start.get("delegate_tool")
-        if not spec:
-            return []
-        sub_agent = create_agent(
-            model,
-            tools=remote_tools(start["subagent"]["tools"]),
-            system_prompt=start["subagent"]["system"],
-            middleware=[AnthropicPromptCachingMiddleware(ttl="5m")],
-        )
-
-        def delegate(task: str, agent: str = "") -> str:
-            state = sub_agent.invoke({"messages": [HumanMessage(task)]})
-            return str(state["messages"][-1].text)
-
-        return [
-            StructuredTool.from_function(
-                func=delegate,
-                name=spec["name"],
-                description=spec["description"],
-                args_schema=spec["input_schema"],
-            )
-        ]
-
-    while True:
-        msg = _read()
-        if msg["op"] == "end":
-            break
-        model = ChatAnthropic(
-            model=msg["model"],
+    def chat_model(model: str) -> Any:
+        return ChatAnthropic(
+            model=model,
             api_key=start["api_key"],
             base_url=start["base_url"],
             max_tokens=4096,
         )
-        tools = [*remote_tools(msg["tools"]), *delegation(model)]
-        agent = create_agent(
-            model,
-            tools=tools,
-            system_prompt=start["system"],
-            middleware=[
-                AnthropicPromptCachingMiddleware(ttl="5m"),
-                # Compaction as LangChain's middleware page shows it: summarize past a token
-                # trigger, keep the last 20 messages. The trigger is the suite's threshold.
-                SummarizationMiddleware(
-                    model=model,
-                    trigger=("tokens", int(start["compact_tokens"])),
-                    keep=("messages", 20),
-                ),
-            ],
-        )
-        state = agent.invoke({"messages": [*history, HumanMessage(msg["prompt"])]})
-        history = list(state["messages"])
-        _write({"op": "done"})
+
+    peer_langchain.run(start, chat_model, lambda: [AnthropicPromptCachingMiddleware(ttl="5m")])
 
 
 if __name__ == "__main__":

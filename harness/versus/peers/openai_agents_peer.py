@@ -1,6 +1,7 @@
 """Peer: an openai-agents Agent run by its Runner, cached with the settings its docs document.
 
-Run by `prefixlock.versus` in its own venv (`openai-agents`; nothing from prefixlock). The Agent
+Run by `prefixlock.versus` in its own venv (`openai-agents`; nothing from prefixlock, only
+`peer_protocol` beside it). The Agent
 runs on the Responses API (`OpenAIResponsesModel`, the SDK's default for OpenAI) with
 `ModelSettings(prompt_cache_retention="24h", extra_args={"prompt_cache_key": ...})`:
 `prompt_cache_retention` is the ModelSettings field the SDK documents for OpenAI's extended
@@ -24,29 +25,19 @@ gives the sub-agent the task as its input. The tool's advertised schema is set t
 message's `delegate_tool` schema (as_tool would otherwise send its own strict rendering of the
 model, and every client must offer the same tool); the Runner runs the function calls of one
 reply concurrently, so the four subagents run at once.
-Same line protocol as anthropic_sdk.py; `start` also carries `session` (the cache key).
+Same line protocol as anthropic_sdk.py (peer_protocol.py); the cache key is its
+`cache_key(start)`.
 """
 
 from __future__ import annotations
 
-import asyncio
 import json
-import sys
-import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-
-def _read() -> dict[str, Any]:
-    line = sys.stdin.readline()
-    if not line:
-        raise SystemExit(0)
-    data: dict[str, Any] = json.loads(line)
-    return data
-
-
-def _write(obj: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
+if TYPE_CHECKING:
+    from . import peer_protocol
+else:  # run as a script, in its own venv: this folder is on the path
+    import peer_protocol
 
 
 def main() -> None:
@@ -63,32 +54,23 @@ def main() -> None:
     )
 
     set_tracing_disabled(True)
-    start = _read()
+    start = peer_protocol.read()
     client = AsyncOpenAI(api_key=start["api_key"], base_url=start["base_url"] + "/v1")
     settings = ModelSettings(
         max_tokens=4096,
         prompt_cache_retention="24h",
-        extra_args={"prompt_cache_key": f"session-{start['session']}"},
+        extra_args={"prompt_cache_key": peer_protocol.cache_key(start)},
         context_management=[
             {"type": "compaction", "compact_threshold": int(start["compact_tokens"])}
         ],
     )
     history: list[Any] = []
 
-    # Tools may run concurrently (the subagents' too): one question and its answer on the pipe
-    # at a time, asked from a worker thread so the event loop keeps serving the others.
-    pipe = threading.Lock()
-
+    # Tools may run concurrently (the subagents' too): each is asked from a worker thread, so
+    # the event loop keeps serving the others.
     def remote(name: str) -> Any:
-        def ask(arguments: str) -> str:
-            with pipe:
-                _write(
-                    {"op": "tool", "id": "", "name": name, "input": json.loads(arguments or "{}")}
-                )
-                return str(_read()["content"])
-
         async def call(_ctx: Any, arguments: str) -> str:
-            return await asyncio.to_thread(ask, arguments)
+            return await peer_protocol.ask_tool_async(name, json.loads(arguments or "{}"))
 
         return call
 
@@ -134,10 +116,7 @@ def main() -> None:
         tool.strict_json_schema = False
         return [tool]
 
-    while True:
-        msg = _read()
-        if msg["op"] == "end":
-            break
+    for msg in peer_protocol.turns():
         model = OpenAIResponsesModel(model=msg["model"], openai_client=client)
         agent = Agent(
             name="assistant",
@@ -150,7 +129,6 @@ def main() -> None:
             agent, [*history, {"role": "user", "content": msg["prompt"]}], max_turns=25
         )
         history = result.to_input_list()
-        _write({"op": "done"})
 
 
 if __name__ == "__main__":

@@ -2,14 +2,14 @@
 prompt-caching guide documents.
 
 Run by `prefixlock.versus` as a separate process with its own interpreter (its own venv: this
-file imports nothing from prefixlock). OpenAI caches every prompt of 1,024+ tokens on its own;
-what the guide asks of a client is a stable prefix and a stable `prompt_cache_key` (requests are
-routed by the prefix's first tokens combined with the key, so one key per session keeps its
-requests on the machine that holds its cache). The loop sends the session's id as
-`prompt_cache_key` on every request, and the system prompt and tools as the environment gives
-them (tools in the order the tool server listed them). Retention: the default (in memory); the
-guide's extended retention (`prompt_cache_retention="24h"`) is an opt-in this loop leaves off,
-as the SDK's examples do.
+file imports nothing from prefixlock, only `peer_protocol` beside it). OpenAI caches every
+prompt of 1,024+ tokens on its own; what the guide asks of a client is a stable prefix and a
+stable `prompt_cache_key` (requests are routed by the prefix's first tokens combined with the
+key, so one key per session keeps its requests on the machine that holds its cache). The loop
+sends the session's id as `prompt_cache_key` on every request, and the system prompt and tools
+as the environment gives them (tools in the order the tool server listed them). Retention: the
+default (in memory); the guide's extended retention (`prompt_cache_retention="24h"`) is an
+opt-in this loop leaves off, as the SDK's examples do.
 
 Subagents: the start message's `delegate_tool` is offered after the server's tools; the
 model's `delegate` calls of one reply run at once, each a loop of its own on
@@ -19,29 +19,19 @@ for concurrent requests); each subagent's final text is its call's tool message.
 
 Compaction: none (the SDK has none; the session never reaches the model's window).
 
-Protocol: the same line protocol as anthropic_sdk.py; `start` also carries `session` (the
-session's name, used as the cache key).
+Protocol: the line protocol of peer_protocol.py; the cache key is its `cache_key(start)`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
-import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-
-def _read() -> dict[str, Any]:
-    line = sys.stdin.readline()
-    if not line:
-        raise SystemExit(0)
-    data: dict[str, Any] = json.loads(line)
-    return data
-
-
-def _write(obj: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
+if TYPE_CHECKING:
+    from . import peer_protocol
+else:  # run as a script, in its own venv: this folder is on the path
+    import peer_protocol
 
 
 def _function(tool: dict[str, Any]) -> dict[str, Any]:
@@ -71,21 +61,16 @@ def _assistant(out: Any, calls: list[Any]) -> dict[str, Any]:
 
 
 def _remote(call: Any) -> str:
-    """A tool call answered by the tool server (one question and answer on the pipe)."""
-    _write(
-        {
-            "op": "tool",
-            "id": call.id,
-            "name": call.function.name,
-            "input": json.loads(call.function.arguments or "{}"),
-        }
-    )
-    return str(_read()["content"])
+    """A tool call answered by the tool server."""
+    return peer_protocol.ask_tool(call.function.name, _arguments(call), call.id)
 
 
-async def _subagent(
-    client: Any, model: str, key: str, sub: dict[str, Any], task: str, pipe: asyncio.Lock
-) -> str:
+def _arguments(call: Any) -> dict[str, Any]:
+    arguments: dict[str, Any] = json.loads(call.function.arguments or "{}")
+    return arguments
+
+
+async def _subagent(client: Any, model: str, key: str, sub: dict[str, Any], task: str) -> str:
     """One subagent: its own conversation on the subagent prompt and tools; its final text."""
     from openai.types.chat import ChatCompletionMessageFunctionToolCall as FunctionCall
 
@@ -110,8 +95,7 @@ async def _subagent(
         if not calls:
             break
         for c in calls:
-            async with pipe:  # siblings share the pipe: one question and answer at a time
-                answer = await asyncio.to_thread(_remote, c)
+            answer = await peer_protocol.ask_tool_async(c.function.name, _arguments(c), c.id)
             messages.append({"role": "tool", "tool_call_id": c.id, "content": answer})
     return text
 
@@ -120,13 +104,12 @@ async def _delegated(start: dict[str, Any], model: str, key: str, tasks: list[st
     """The reply's `delegate` calls, run at once (asyncio.gather of the subagents' loops)."""
     import openai
 
-    pipe = asyncio.Lock()
     async with openai.AsyncOpenAI(
         api_key=start["api_key"], base_url=start["base_url"] + "/v1"
     ) as client:
         return list(
             await asyncio.gather(
-                *(_subagent(client, model, key, start["subagent"], task, pipe) for task in tasks)
+                *(_subagent(client, model, key, start["subagent"], task) for task in tasks)
             )
         )
 
@@ -135,15 +118,12 @@ def main() -> None:
     import openai
     from openai.types.chat import ChatCompletionMessageFunctionToolCall as FunctionCall
 
-    start = _read()
+    start = peer_protocol.read()
     delegate = start.get("delegate_tool")
     client = openai.OpenAI(api_key=start["api_key"], base_url=start["base_url"] + "/v1")
-    key = f"session-{start['session']}"
+    key = peer_protocol.cache_key(start)
     messages: list[dict[str, Any]] = [{"role": "system", "content": start["system"]}]
-    while True:
-        msg = _read()
-        if msg["op"] == "end":
-            break
+    for msg in peer_protocol.turns():
         messages.append({"role": "user", "content": msg["prompt"]})
         tools = [_function(t) for t in (*msg["tools"], *([delegate] if delegate else []))]
         for _ in range(25):
@@ -163,16 +143,13 @@ def main() -> None:
             answers: dict[str, str] = {}
             subtasks = [c for c in calls if delegate and c.function.name == delegate["name"]]
             if subtasks:
-                tasks = [
-                    str(json.loads(c.function.arguments or "{}").get("task", "")) for c in subtasks
-                ]
+                tasks = [str(_arguments(c).get("task", "")) for c in subtasks]
                 found = asyncio.run(_delegated(start, msg["model"], key, tasks))
                 answers.update(zip((c.id for c in subtasks), found, strict=True))
             for c in calls:
                 if c.id not in answers:
                     answers[c.id] = _remote(c)
                 messages.append({"role": "tool", "tool_call_id": c.id, "content": answers[c.id]})
-        _write({"op": "done"})
     client.close()
 
 

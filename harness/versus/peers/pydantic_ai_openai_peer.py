@@ -1,118 +1,42 @@
 """Peer: a pydantic-ai Agent on OpenAI, cached with pydantic-ai's documented OpenAI settings.
 
 Run by `prefixlock.versus` in its own venv (`pydantic-ai-slim[openai]`; nothing from
-prefixlock). The model is `OpenAIChatModel` (Chat Completions) with `OpenAIChatModelSettings`:
-`openai_prompt_cache_key` (a stable key for the session, which pydantic-ai documents as
-OpenAI's cache-routing key) and `openai_prompt_cache_retention="24h"` (OpenAI's extended
-retention, a setting pydantic-ai documents beside it). The conversation is carried in
-`message_history` as the docs show; each turn builds the Agent with the tools in the order the
-tool server listed them and the model the user picked. Same line protocol as anthropic_sdk.py;
-`start` also carries `session` (the cache key).
-Subagents: agent delegation as pydantic-ai's multi-agent page shows it: a `delegate` tool (the
-start message's schema) whose function awaits `sub_agent.run(task, usage=ctx.usage)`, the
-sub-agent built with the start message's `subagent` instructions and tools, the same model and
-the same cache settings (key and retention); pydantic-ai runs the tool calls of one reply
-concurrently. Compaction: none (pydantic-ai's history
-processors are functions the user writes; no summarizer is configured).
+prefixlock, only `peer_pydantic_ai` and `peer_protocol` beside it). The model is
+`OpenAIChatModel` (Chat Completions) with `OpenAIChatModelSettings`: `openai_prompt_cache_key`
+(a stable key for the session, which pydantic-ai documents as OpenAI's cache-routing key) and
+`openai_prompt_cache_retention="24h"` (OpenAI's extended retention, a setting pydantic-ai
+documents beside it), for the agent and its sub-agent alike. The agent loop and its subagents
+(agent delegation) are peer_pydantic_ai.py's, shared with the Anthropic pydantic-ai peer. Same
+line protocol as anthropic_sdk.py (peer_protocol.py); the cache key is its `cache_key(start)`.
 """
 
 from __future__ import annotations
 
-import json
-import sys
-import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-
-def _read() -> dict[str, Any]:
-    line = sys.stdin.readline()
-    if not line:
-        raise SystemExit(0)
-    data: dict[str, Any] = json.loads(line)
-    return data
-
-
-def _write(obj: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(obj) + "\n")
-    sys.stdout.flush()
+if TYPE_CHECKING:
+    from . import peer_protocol, peer_pydantic_ai
+else:  # run as a script, in its own venv: this folder is on the path
+    import peer_protocol
+    import peer_pydantic_ai
 
 
 def main() -> None:
-    from pydantic_ai import Agent, RunContext, Tool
     from pydantic_ai.models.openai import OpenAIChatModel, OpenAIChatModelSettings
     from pydantic_ai.providers.openai import OpenAIProvider
 
-    start = _read()
+    start = peer_protocol.read()
     provider = OpenAIProvider(api_key=start["api_key"], base_url=start["base_url"] + "/v1")
     settings = OpenAIChatModelSettings(
         max_tokens=4096,
-        openai_prompt_cache_key=f"session-{start['session']}",
+        openai_prompt_cache_key=peer_protocol.cache_key(start),
         openai_prompt_cache_retention="24h",
     )
-    history: list[Any] = []
 
-    # The framework runs parallel tool calls concurrently (threads): one question and its
-    # answer on the pipe at a time.
-    pipe = threading.Lock()
+    def model_of(model: str) -> Any:
+        return OpenAIChatModel(model, provider=provider)
 
-    def remote(name: str) -> Any:
-        def call(**kwargs: Any) -> str:
-            with pipe:
-                _write({"op": "tool", "id": "", "name": name, "input": kwargs})
-                return str(_read()["content"])
-
-        return call
-
-    def remote_tools(specs: list[dict[str, Any]]) -> list[Any]:
-        return [
-            Tool.from_schema(
-                remote(t["name"]),
-                name=t["name"],
-                description=t["description"],
-                json_schema=t["input_schema"],
-            )
-            for t in specs
-        ]
-
-    def delegation(model: str) -> list[Any]:
-        """The `delegate` tool: each call runs the sub-agent (agent delegation)."""
-        spec = start.get("delegate_tool")
-        if not spec:
-            return []
-        sub_agent = Agent(
-            OpenAIChatModel(model, provider=provider),
-            instructions=start["subagent"]["system"],
-            tools=remote_tools(start["subagent"]["tools"]),
-            model_settings=settings,
-        )
-
-        async def delegate(ctx: RunContext[None], task: str, agent: str = "") -> str:
-            result = await sub_agent.run(task, usage=ctx.usage)
-            return str(result.output)
-
-        return [
-            Tool.from_schema(
-                delegate,
-                name=spec["name"],
-                description=spec["description"],
-                json_schema=spec["input_schema"],
-                takes_ctx=True,
-            )
-        ]
-
-    while True:
-        msg = _read()
-        if msg["op"] == "end":
-            break
-        agent = Agent(
-            OpenAIChatModel(msg["model"], provider=provider),
-            instructions=start["system"],
-            tools=[*remote_tools(msg["tools"]), *delegation(msg["model"])],
-            model_settings=settings,
-        )
-        result = agent.run_sync(msg["prompt"], message_history=history)
-        history = result.all_messages()
-        _write({"op": "done"})
+    peer_pydantic_ai.run(start, model_of, settings)
 
 
 if __name__ == "__main__":
