@@ -7,6 +7,8 @@ placeholder key such as `x`, which accepts any) is masked only where it stands a
 inside words would turn "exist" into "e***ist" and leave nothing readable. Pure.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 import re

@@ -10,6 +10,8 @@ retention) is each provider's rule: `anthropic.ttl_seconds`, `openai.TTL_SECONDS
 `openai.retention_seconds`. Pure.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from typing import Protocol

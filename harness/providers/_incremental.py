@@ -15,6 +15,8 @@ treat a `WireRequest.body` as read-only, and copy before changing anything in it
 part, the transcript's, then the body) and a few prefix parts kept by key.
 """
 
+# pure: imports no I/O (tests/test_layout.py checks it)
+
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
