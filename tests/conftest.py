@@ -10,6 +10,9 @@ import pytest
 
 from prefixlock.clock import ManualClock
 
+# `serial` tests run alone under pytest-xdist (tests/helpers/serial.py).
+pytest_plugins = ["tests.helpers.serial"]
+
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Everything loaded so far (the SDKs' thousands of pydantic models, the test modules)

@@ -16,7 +16,11 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+# A real terminal's timing is part of what these check: they run alone (tests/helpers/serial.py).
+pytestmark = [
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+    pytest.mark.serial,
+]
 
 KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "PREFIXLOCK_API_KEY")
 
@@ -120,7 +124,8 @@ def test_chat_in_tmux_answers_and_shows_the_hit_rate(tmux: Tmux, tmp_path: Path)
     tmux("send-keys", "-t", "chat", "Enter")
     pane = tmux.wait_for(lambda t: "answers are canned" in t, "the answer to the pasted message")
     lines = pane.splitlines()
-    first = next(i for i, line in enumerate(lines) if "› pasted one" in line)
+    first = next((i for i, line in enumerate(lines) if "› pasted one" in line), None)
+    assert first is not None, pane
     assert "pasted two" in lines[first + 1] and "typed three" in lines[first + 2], pane
 
     tmux("send-keys", "-t", "chat", "-l", "hello")

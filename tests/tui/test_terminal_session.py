@@ -21,7 +21,11 @@ import pytest
 
 from tests.tui.test_terminal import KEY_VARS, Tmux
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+# A real terminal's timing is part of what these check: they run alone (tests/helpers/serial.py).
+pytestmark = [
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+    pytest.mark.serial,
+]
 
 CALC = (
     b"# -*- coding: latin-1 -*-\r\n# caf\xe9: the sum of two numbers\r\n"
