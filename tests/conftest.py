@@ -10,8 +10,8 @@ import pytest
 
 from prefixlock.clock import ManualClock
 
-# `serial` tests run alone under pytest-xdist (tests/helpers/serial.py).
-pytest_plugins = ["tests.helpers.serial"]
+# How many xdist workers, and `serial` tests alone (tests/helpers/parallel.py).
+pytest_plugins = ["tests.helpers.parallel"]
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -84,7 +84,9 @@ def test_chat_in_tmux_answers_and_shows_the_hit_rate(tmux: Tmux, tmp_path: Path)
     (ws / "README.md").write_text("# demo\n")
     (ws / "src" / "app.py").write_text("def main():\n    return 1\n")
     cmd = _command(ws, tmp_path / "sessions.sqlite")
-    env = {k: v for k, v in os.environ.items() if k not in KEY_VARS}
+    # No key, and no COLUMNS/LINES (pytest-xdist's workers set 80x24): the app sizes itself
+    # to the tmux window, as in a user's terminal.
+    env = {k: v for k, v in os.environ.items() if k not in (*KEY_VARS, "COLUMNS", "LINES")}
     subprocess.run(
         [
             "tmux",

@@ -77,7 +77,9 @@ def served(tmp_path: Path) -> Iterator[str]:
         '      - text: "Status: all good."\n'
     )
     port = _free_port()
-    env = {k: v for k, v in os.environ.items() if k not in KEY_VARS}
+    # No key, and no COLUMNS/LINES (pytest-xdist's workers set 80x24): the app sizes itself
+    # to the tmux window, as in a user's terminal.
+    env = {k: v for k, v in os.environ.items() if k not in (*KEY_VARS, "COLUMNS", "LINES")}
     proc = subprocess.Popen(
         [*_exe(), "serve", "--script", str(script), "--port", str(port)],
         stdout=subprocess.DEVNULL,

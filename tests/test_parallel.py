@@ -1,4 +1,4 @@
-"""The lock that lets a `serial` test run alone under pytest-xdist (tests/helpers/serial.py),
+"""The lock that lets a `serial` test run alone under pytest-xdist (tests/helpers/parallel.py),
 probed with non-blocking locks: no thread waits and nothing sleeps."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.serial import run_alone
+from tests.helpers.parallel import run_alone
 
 
 def _can_lock(path: Path, mode: int) -> bool:
