@@ -10,6 +10,9 @@ import pytest
 
 from prefixlock.clock import ManualClock
 
+# How many xdist workers, and `serial` tests alone (tests/helpers/parallel.py).
+pytest_plugins = ["tests.helpers.parallel"]
+
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Everything loaded so far (the SDKs' thousands of pydantic models, the test modules)

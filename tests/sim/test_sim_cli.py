@@ -120,6 +120,7 @@ def test_process_sweep_equals_serial(synthetic: Trace) -> None:
     assert sorted(done) == list(range(1, len(configs) + 1))
 
 
+@pytest.mark.slow  # starts a Ray cluster
 def test_ray_sweep_equals_serial(synthetic: Trace) -> None:
     ray = pytest.importorskip("ray")
     trace = synthetic.head(200)

@@ -45,6 +45,7 @@ def test_gpu_sim_gpu_half_on_a_stand_in(tmp_path: Path) -> None:
     assert [r["references"] for r in report["crossover"]["rows"]] == [80_619, 161_238]
 
 
+@pytest.mark.slow  # the whole GPU check script, numpy half and stand-in
 @pytest.mark.skipif(os.name != "posix", reason="bash script")
 def test_gpu_check_script_writes_results(tmp_path: Path) -> None:
     env = {

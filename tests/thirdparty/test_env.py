@@ -10,6 +10,7 @@ import pytest
 from tests.thirdparty.env import EnvUnavailable, env_key, thirdparty_python
 
 
+@pytest.mark.slow  # runs pip
 def test_an_uninstallable_set_is_unavailable_with_pips_reason(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

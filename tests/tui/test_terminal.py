@@ -16,7 +16,11 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+# A real terminal's timing is part of what these check: they run alone (tests/helpers/serial.py).
+pytestmark = [
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+    pytest.mark.serial,
+]
 
 KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "PREFIXLOCK_API_KEY")
 
@@ -80,7 +84,9 @@ def test_chat_in_tmux_answers_and_shows_the_hit_rate(tmux: Tmux, tmp_path: Path)
     (ws / "README.md").write_text("# demo\n")
     (ws / "src" / "app.py").write_text("def main():\n    return 1\n")
     cmd = _command(ws, tmp_path / "sessions.sqlite")
-    env = {k: v for k, v in os.environ.items() if k not in KEY_VARS}
+    # No key, and no COLUMNS/LINES (pytest-xdist's workers set 80x24): the app sizes itself
+    # to the tmux window, as in a user's terminal.
+    env = {k: v for k, v in os.environ.items() if k not in (*KEY_VARS, "COLUMNS", "LINES")}
     subprocess.run(
         [
             "tmux",
@@ -120,7 +126,8 @@ def test_chat_in_tmux_answers_and_shows_the_hit_rate(tmux: Tmux, tmp_path: Path)
     tmux("send-keys", "-t", "chat", "Enter")
     pane = tmux.wait_for(lambda t: "answers are canned" in t, "the answer to the pasted message")
     lines = pane.splitlines()
-    first = next(i for i, line in enumerate(lines) if "› pasted one" in line)
+    first = next((i for i, line in enumerate(lines) if "› pasted one" in line), None)
+    assert first is not None, pane
     assert "pasted two" in lines[first + 1] and "typed three" in lines[first + 2], pane
 
     tmux("send-keys", "-t", "chat", "-l", "hello")

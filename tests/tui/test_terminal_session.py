@@ -21,7 +21,11 @@ import pytest
 
 from tests.tui.test_terminal import KEY_VARS, Tmux
 
-pytestmark = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+# A real terminal's timing is part of what these check: they run alone (tests/helpers/serial.py).
+pytestmark = [
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+    pytest.mark.serial,
+]
 
 CALC = (
     b"# -*- coding: latin-1 -*-\r\n# caf\xe9: the sum of two numbers\r\n"
@@ -73,7 +77,9 @@ def served(tmp_path: Path) -> Iterator[str]:
         '      - text: "Status: all good."\n'
     )
     port = _free_port()
-    env = {k: v for k, v in os.environ.items() if k not in KEY_VARS}
+    # No key, and no COLUMNS/LINES (pytest-xdist's workers set 80x24): the app sizes itself
+    # to the tmux window, as in a user's terminal.
+    env = {k: v for k, v in os.environ.items() if k not in (*KEY_VARS, "COLUMNS", "LINES")}
     proc = subprocess.Popen(
         [*_exe(), "serve", "--script", str(script), "--port", str(port)],
         stdout=subprocess.DEVNULL,

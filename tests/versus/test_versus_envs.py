@@ -27,6 +27,7 @@ def test_a_ready_peer_venv_is_reused_and_a_changed_set_gets_its_own(
     assert peer_home(Peer("p", "p.py", ("a>=2",), "")) != home
 
 
+@pytest.mark.slow  # runs pip
 def test_an_unbuildable_peer_venv_names_the_peer_and_pips_reason(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
