@@ -26,6 +26,15 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     return 2 * len(os.sched_getaffinity(0))
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    # `-s` asks to see what the tests print (a benchmark's figures): xdist's workers would keep
+    # it, so such a run stays in this process.
+    if config.option.capture == "no" and getattr(config.option, "dist", "no") != "no":
+        config.option.dist = "no"
+        config.option.numprocesses = 0
+
+
 @contextmanager
 def _flock(path: Path, mode: int) -> Iterator[None]:
     fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
