@@ -3,8 +3,9 @@
 Public surface (import the module you need; this package imports nothing heavy on its own, so
 the emulator can use `prefixlock.cache.blocks.BlockCache` cheaply):
 
-- `trace`: `read_trace` (Mooncake or prefixlock JSONL), `Trace`; `synthetic.generate(Workload)`;
-  `agents.generate_agents(AgentWorkload)` (coding-agent sessions calibrated on real logs).
+- `tracefile`: `read_trace` (Mooncake or prefixlock JSONL); `trace`: `Trace`;
+  `synthetic.generate(Workload)`; `agents.generate_agents(AgentWorkload)` (coding-agent sessions
+  calibrated on real logs).
 - `simulate`: `simulate(trace, SimConfig(...)) -> SimResult` (hit rates, TTFT with per-node
   utilisation, queue growth and an overload warning, GPU-hour and API dollars),
   `smallest_cluster` (--nodes auto), `lru_curve(trace)` (every capacity).

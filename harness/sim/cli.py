@@ -370,7 +370,7 @@ def _configs(args: argparse.Namespace, block_size: int) -> list[tuple[Any, bool]
 
 
 def _read(args: argparse.Namespace, show: bool) -> Any:
-    from .trace import read_trace
+    from .tracefile import read_trace
 
     with _progress(show, "reading trace (lines)", None) as tick:
         return read_trace(
