@@ -16,5 +16,8 @@ the emulator can use `prefixlock.cache.blocks.BlockCache` cheaply):
 - `cluster`: routers (SGLang's cache-aware router, longest-prefix, ttft) and load;
   `models`: architectures, the GPU catalogue and the prefill compute model.
 - `sweep.run_sweep` (processes or Ray), `matrix.run_matrix` (client style x server design).
-- `backend.get_backend('auto'|'numpy'|'cupy')`; `cache.BlockCache` (the emulator's prompt cache).
+- `backend.get_backend('auto'|'numpy'|'cupy')`.
+
+The `prefixlock sim` command is `cli` (the run, step by step), `flags` (its flags) and `report`
+(its tables, JSON and plots).
 """
