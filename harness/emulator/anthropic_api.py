@@ -350,6 +350,7 @@ def _marks(body: Mapping[str, Any]) -> list[tuple[str, Any]]:
 
 
 def _mark_ttl(cc: Any) -> str:
+    """A `cache_control` mark's TTL label (the default when it names none)."""
     ttl = cc.get("ttl", anthropic.DEFAULT_TTL) if isinstance(cc, Mapping) else anthropic.DEFAULT_TTL
     return str(ttl)
 
