@@ -21,7 +21,7 @@ from prefixlock.analyze.export import write_trace
 from prefixlock.analyze.html import page
 from prefixlock.analyze.report import headline
 from prefixlock.sim.simulate import SimConfig, simulate
-from prefixlock.sim.trace import read_trace
+from prefixlock.sim.tracefile import read_trace
 
 T0 = datetime(2026, 3, 2, 9, 0, tzinfo=UTC)
 MODEL = "claude-sonnet-4-5-20250929"

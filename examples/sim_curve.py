@@ -12,7 +12,7 @@ from pathlib import Path
 from prefixlock.sim import engine
 from prefixlock.sim.replay import replay
 from prefixlock.sim.simulate import lru_curve
-from prefixlock.sim.trace import read_trace
+from prefixlock.sim.tracefile import read_trace
 
 TRACE = (
     Path(__file__).resolve().parent.parent

@@ -18,7 +18,7 @@ from prefixlock.agent import Agent
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator
 from prefixlock.sim.simulate import SimConfig, simulate
-from prefixlock.sim.trace import read_trace
+from prefixlock.sim.tracefile import read_trace
 from prefixlock.store.database import SessionStore
 
 SYSTEM = "You are a careful coding assistant. Read before you edit. " * 120

@@ -15,7 +15,7 @@ from pathlib import Path
 from prefixlock.sim.backend import get_backend
 from prefixlock.sim.simulate import SimConfig
 from prefixlock.sim.sweep import run_sweep
-from prefixlock.sim.trace import read_trace
+from prefixlock.sim.tracefile import read_trace
 
 TRACE = Path(__file__).resolve().parent.parent / "tests/sim/data/conversation_head3000.jsonl.gz"
 

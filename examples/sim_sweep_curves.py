@@ -16,7 +16,7 @@ import numpy as np
 
 from prefixlock.sim import cluster, engine
 from prefixlock.sim.backend import get_backend
-from prefixlock.sim.trace import read_trace
+from prefixlock.sim.tracefile import read_trace
 
 TRACE = Path(__file__).resolve().parent.parent / "tests/sim/data/conversation_head3000.jsonl.gz"
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from prefixlock.sim.models import arch, blocks_for_bytes
 from prefixlock.sim.simulate import SimConfig, simulate
-from prefixlock.sim.trace import read_trace
+from prefixlock.sim.tracefile import read_trace
 
 TRACE = (
     Path(__file__).resolve().parent.parent

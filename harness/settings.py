@@ -97,7 +97,7 @@ class Settings:
             raise ConfigError(
                 f"prefix_ttl must be {ttls}, got {self.prefix_ttl!r}", where="settings.prefix_ttl"
             )
-        if self.prefix_ttl == "5m" and self.ttl == "1h":
+        if anthropic.late_longer_ttl((self.effective_prefix_ttl, self.ttl)) is not None:
             raise ConfigError(
                 "a 1h conversation TTL cannot follow a 5m prefix TTL (longer TTLs come first)",
                 where="settings.ttl",

@@ -14,14 +14,17 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from prefixlock.cache import openai
+from prefixlock.cache.anthropic import LOOKBACK, MAX_BREAKPOINTS
+from prefixlock.cache.defaults import UNPRICED_MIN_TOKENS
+
 ERROR = "error"
 WARNING = "warning"
 NOTE = "note"
 SEVERITIES = (ERROR, WARNING, NOTE)
-# Tokens: the smallest documented Claude cache minimum (docs/providers.md#anthropic-minimums),
-# for rules that need a
-# prefix known to be cacheable when no model is named.
-LOWEST_MINIMUM = 1024
+# Tokens: the minimum of a model without a price entry, for rules that need a prefix known to be
+# cacheable when no model is named.
+LOWEST_MINIMUM = UNPRICED_MIN_TOKENS
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,8 @@ _FACT_SORT = (
 _FACT_GPT56 = (
     "OpenAI's prompt caching docs (docs/providers.md#openai-breakpoints): gpt-5.6 and later "
     "write at 1.25x and read at 0.1x, with explicit breakpoints (prompt_cache_breakpoint on a "
-    "content block, at most 4 writes) and two modes, implicit and explicit. The openai SDK's "
+    f"content block, at most {openai.MAX_WRITES} writes) and two modes, implicit and explicit. "
+    "The openai SDK's "
     "PromptCacheOptions docs: 'With implicit, OpenAI creates one implicit breakpoint and "
     "writes up to the latest three explicit breakpoints ... With explicit ... writes up to the "
     "latest four explicit breakpoints. If there are no explicit breakpoints, the request does "
@@ -410,17 +414,20 @@ _RULES: tuple[Rule, ...] = (
         ERROR,
         "More cache breakpoints in one request than the provider takes",
         "Anthropic: counts `cache_control` markers (block level plus the top-level automatic "
-        "one) in a request body or a literal request in code; more than 4 is an error. OpenAI "
-        "gpt-5.6 and later: counts `prompt_cache_breakpoint` marks and reports, as a warning, "
-        "the ones a request does not write (all but the latest 3 in implicit mode, where a "
-        "mark on the newest message is the implicit breakpoint's own write, or the latest 4 "
-        "in explicit mode). In a trace, a mark an earlier request of the session wrote is "
-        "not reported: matching considers the conversation's latest 80 breakpoints.",
-        "Anthropic allows at most 4 breakpoints per request (the top-level one takes a slot). "
+        f"one) in a request body or a literal request in code; more than {MAX_BREAKPOINTS} is an "
+        "error. OpenAI gpt-5.6 and later: counts `prompt_cache_breakpoint` marks and reports, as "
+        f"a warning, the ones a request does not write (all but the latest {openai.MAX_WRITES - 1} "
+        "in implicit mode, where a mark on the newest message is the implicit breakpoint's own "
+        f"write, or the latest {openai.MAX_WRITES} in explicit mode). In a trace, a mark an "
+        "earlier request of the session wrote is not reported: matching considers the "
+        "conversation's latest 80 breakpoints.",
+        f"Anthropic allows at most {MAX_BREAKPOINTS} breakpoints per request (the top-level one "
+        "takes a slot). "
         "OpenAI accepts any number but writes only the latest ones: an earlier mark that no "
         "request writes creates no entry, so nothing is ever read there.",
-        "Anthropic's prompt caching docs (docs/providers.md#anthropic-breakpoints): at most 4 "
-        "breakpoints per request, and the top-level one uses one of them. " + _FACT_GPT56,
+        "Anthropic's prompt caching docs (docs/providers.md#anthropic-breakpoints): at most "
+        f"{MAX_BREAKPOINTS} breakpoints per request, and the top-level one uses one of them. "
+        + _FACT_GPT56,
         '```json\n{"system": [{"text": "a", "cache_control": {...}},\n'
         "  ... five of them]}\n```\n"
         '```python\nclient.chat.completions.create(model="gpt-5.6-terra", messages=[\n'
@@ -478,18 +485,19 @@ _RULES: tuple[Rule, ...] = (
         "lookback-exceeded",
         "breakpoints",
         WARNING,
-        "More than 20 blocks between cache breakpoints",
-        "Finds, in a trace, a request whose breakpoints are all more than 20 blocks after "
+        f"More than {LOOKBACK} blocks between cache breakpoints",
+        f"Finds, in a trace, a request whose breakpoints are all more than {LOOKBACK} blocks after "
         "every breakpoint of the previous request of the session (same model, tools and "
         "system), so no breakpoint can look back far enough to find the cached entry.",
-        "A read looks back at most 20 block positions from each breakpoint for an earlier "
+        f"A read looks back at most {LOOKBACK} block positions from each breakpoint for an earlier "
         "write; further back, the entry is not found and the whole prefix is written again.",
         "Anthropic's prompt caching docs (docs/providers.md#anthropic-breakpoints): a read looks "
-        "back at most 20 block positions from each breakpoint, so a turn that adds 20 or more "
+        f"back at most {LOOKBACK} block positions from each breakpoint, so a turn that adds "
+        f"{LOOKBACK} or more "
         "blocks needs another breakpoint.",
         "A turn that appends 25 tool_use/tool_result blocks and moves its only breakpoint to "
         "the end.",
-        "Add an intermediate breakpoint within 20 blocks of the previous one.",
+        f"Add an intermediate breakpoint within {LOOKBACK} blocks of the previous one.",
         "none",
     ),
     Rule(
@@ -505,7 +513,8 @@ _RULES: tuple[Rule, ...] = (
         "0, so every request pays full price silently.",
         "Anthropic's prompt caching docs (docs/providers.md#anthropic-minimums): below the "
         "model's minimum length nothing is cached and no error is raised (both counters 0); "
-        "minimums 512-4,096 by model. OpenAI's minimum is 1,024 "
+        "minimums 512-4,096 by model. OpenAI's minimum is "
+        f"{openai.MIN_TOKENS:,} "
         "(docs/providers.md#openai-routing).",
         "A 300-token system prompt with a breakpoint on claude-opus-4-7 (minimum 2,048).",
         "Accept it (short prompts cost little), or put stable material (examples, docs) into "
@@ -520,9 +529,9 @@ _RULES: tuple[Rule, ...] = (
         "A request has no cache breakpoint, or none after the stable part",
         "Finds an Anthropic Messages request (a body or a `messages.create` call) with no "
         "`cache_control`, neither on a block nor at the top level, whose system prompt alone "
-        "is known to reach the model's minimum (a literal or module constant; the smallest "
-        "Claude minimum when no model is named); and one whose breakpoints all sit before "
-        "the end of its stable part (the tools and the system prompt), e.g. only on a tool "
+        "is known to reach the model's minimum (a literal or module constant; "
+        f"{LOWEST_MINIMUM:,} tokens when no model is named); and one whose breakpoints all sit "
+        "before the end of its stable part (the tools and the system prompt), e.g. only on a tool "
         "definition. For OpenAI gpt-5.6 and later: a request with `prompt_cache_options` "
         "mode `explicit` and no `prompt_cache_breakpoint` on any input content (in code, only "
         "when every message is written out).",

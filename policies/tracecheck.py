@@ -657,13 +657,8 @@ def check_body(
     if len(bps) > anthropic.MAX_BREAKPOINTS:
         limit = anthropic.MAX_BREAKPOINTS
         out.append(Diff("PL401", f"{len(bps)} cache breakpoints; the limit is {limit}"))
-    seen_short = False
-    for _, ttl in bps:
-        if ttl == "1h" and seen_short:
-            out.append(Diff("PL403", "a 1h breakpoint after a 5m one; longer TTLs come first"))
-            break
-        if ttl != "1h":
-            seen_short = True
+    if anthropic.late_longer_ttl(ttl for _, ttl in bps) is not None:
+        out.append(Diff("PL403", "a 1h breakpoint after a 5m one; longer TTLs come first"))
     stable = len(v.tools) + len(v.system)  # tools and system blocks come first
     if bps and max(p for p, _ in bps) < stable - 1:
         last = max(p for p, _ in bps)

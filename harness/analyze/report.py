@@ -218,9 +218,6 @@ def _merged(cells: dict[Any, Totals], key: Callable[[Any], Any]) -> dict[Any, To
     return out
 
 
-_DAYS: dict[int, str] = {}
-
-
 def _day(row: Row) -> str:
     ts = row.req.first_ts
     return "unknown" if ts is None else datetime.fromtimestamp(ts, UTC).date().isoformat()

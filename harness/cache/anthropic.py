@@ -3,7 +3,8 @@
 An entry is written only at a breakpoint (`cache_control`, TTL 5m or 1h) whose prefix reaches the
 model's minimum; a request carries at most `MAX_BREAKPOINTS` of them; a read finds, from each such
 breakpoint, the nearest earlier entry at most `LOOKBACK` (20) block positions back, and the
-furthest of those wins (docs/providers.md#anthropic-breakpoints). The guard (its model of the
+furthest of those wins; a longer TTL must come before a shorter one (`late_longer_ttl`)
+(docs/providers.md#anthropic-breakpoints). The guard (its model of the
 cache), the emulator (the cache it serves), the request builder and the proxy (where they place
 breakpoints) all use these.
 """
@@ -35,6 +36,21 @@ def shortest_ttl(labels: Iterable[str | None]) -> float:
     """How long what a request wrote stays whole without a hit: its shortest-lived entry's TTL
     (the default when it marked nothing)."""
     return min((ttl_seconds(label) for label in labels), default=TTL_SECONDS[DEFAULT_TTL])
+
+
+def late_longer_ttl(labels: Iterable[str | None]) -> int | None:
+    """Where the TTL order breaks: the index of the first of `labels` (the breakpoints' TTLs in
+    processing order: tools, system, messages) that outlives a label before it, or None.
+
+    A longer TTL must come before a shorter one, so Anthropic refuses a 1h mark after a 5m one.
+    A label that is not a TTL (None included) counts as the default, as `ttl_seconds` reads it."""
+    shortest = float("inf")
+    for i, label in enumerate(labels):
+        seconds = ttl_seconds(label)
+        if seconds > shortest:
+            return i
+        shortest = min(shortest, seconds)
+    return None
 
 
 def eligible(units: Sequence[Unit], min_tokens: int) -> list[Unit]:

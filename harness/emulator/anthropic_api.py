@@ -349,46 +349,37 @@ def _marks(body: Mapping[str, Any]) -> list[tuple[str, Any]]:
     return marks
 
 
-def _late_1h(body: Mapping[str, Any]) -> str:
-    """The path of the first explicit ttl='1h' mark after a ttl='5m' one ("" when none)."""
-    seen_5m = False
-    for path, cc in _marks(body):
-        ttl = anthropic.DEFAULT_TTL
-        if isinstance(cc, Mapping):
-            ttl = cc.get("ttl", ttl)
-        if ttl == "5m":
-            seen_5m = True
-        elif ttl == "1h" and seen_5m:
-            return path
-    return ""
+def _mark_ttl(cc: Any) -> str:
+    """A `cache_control` mark's TTL label (the default when it names none)."""
+    ttl = cc.get("ttl", anthropic.DEFAULT_TTL) if isinstance(cc, Mapping) else anthropic.DEFAULT_TTL
+    return str(ttl)
 
 
 def check_breakpoints(units: Sequence[Unit], limit: int, body: Mapping[str, Any]) -> None:
     """At most `limit` breakpoints (the top-level automatic one takes a slot too), and longer
     TTLs before shorter ones."""
-    bps = [u for u in units if u.breakpoint is not None]
-    count = len(_marks(body)) + (1 if "cache_control" in body else 0)
+    marks = _marks(body)
+    count = len(marks) + (1 if "cache_control" in body else 0)
     if count > limit:
         # The API's wording, quoted in https://github.com/tghamm/Anthropic.SDK/issues/50
         raise ApiError(
             400,
             f"A maximum of {limit} blocks with cache_control may be provided. Found {count}.",
         )
-    seen_5m = False
-    for u in bps:
-        if u.breakpoint == "5m":
-            seen_5m = True
-        elif u.breakpoint == "1h" and seen_5m:
-            # The API's wording, with the offending block's path, quoted in
-            # https://github.com/cnighswonger/claude-code-cache-fix/issues/44
-            path = _late_1h(body)
-            where = f"{path}.cache_control.ttl" if path else "cache_control.ttl"
-            raise ApiError(
-                400,
-                f"{where}: a ttl='1h' cache_control block must not come after a ttl='5m' "
-                "cache_control block. Note that blocks are processed in the following order: "
-                "`tools`, `system`, `messages`.",
-            )
+    if anthropic.late_longer_ttl(u.breakpoint for u in units if u.breakpoint is not None) is None:
+        return
+    # The API's wording, with the offending block's path, quoted in
+    # https://github.com/cnighswonger/claude-code-cache-fix/issues/44; the units place the
+    # top-level automatic mark, the explicit marks name a path (none when the late one is the
+    # automatic mark).
+    late = anthropic.late_longer_ttl(_mark_ttl(cc) for _, cc in marks)
+    where = f"{marks[late][0]}.cache_control.ttl" if late is not None else "cache_control.ttl"
+    raise ApiError(
+        400,
+        f"{where}: a ttl='1h' cache_control block must not come after a ttl='5m' "
+        "cache_control block. Note that blocks are processed in the following order: "
+        "`tools`, `system`, `messages`.",
+    )
 
 
 def conversation(body: Mapping[str, Any]) -> Conversation:

@@ -3,8 +3,9 @@
 Public surface (import the module you need; this package imports nothing heavy on its own, so
 the emulator can use `prefixlock.cache.blocks.BlockCache` cheaply):
 
-- `trace`: `read_trace` (Mooncake or prefixlock JSONL), `Trace`; `synthetic.generate(Workload)`;
-  `agents.generate_agents(AgentWorkload)` (coding-agent sessions calibrated on real logs).
+- `tracefile`: `read_trace` (Mooncake or prefixlock JSONL); `trace`: `Trace`;
+  `synthetic.generate(Workload)`; `agents.generate_agents(AgentWorkload)` (coding-agent sessions
+  calibrated on real logs).
 - `simulate`: `simulate(trace, SimConfig(...)) -> SimResult` (hit rates, TTFT with per-node
   utilisation, queue growth and an overload warning, GPU-hour and API dollars),
   `smallest_cluster` (--nodes auto), `lru_curve(trace)` (every capacity).
@@ -15,5 +16,8 @@ the emulator can use `prefixlock.cache.blocks.BlockCache` cheaply):
 - `cluster`: routers (SGLang's cache-aware router, longest-prefix, ttft) and load;
   `models`: architectures, the GPU catalogue and the prefill compute model.
 - `sweep.run_sweep` (processes or Ray), `matrix.run_matrix` (client style x server design).
-- `backend.get_backend('auto'|'numpy'|'cupy')`; `cache.BlockCache` (the emulator's prompt cache).
+- `backend.get_backend('auto'|'numpy'|'cupy')`.
+
+The `prefixlock sim` command is `cli` (the run, step by step), `flags` (its flags) and `report`
+(its tables, JSON and plots).
 """

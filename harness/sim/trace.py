@@ -6,26 +6,22 @@ blocks of request r in prompt order, `tokens` the tokens each block holds (the l
 partial). Three sources produce one: Mooncake JSONL (`hash_ids` of 512-token blocks), prefixlock's
 own JSONL traces (see `prefixlock_trace`) and the synthetic workload generator (`synthetic`).
 
-Reading files is the simulator's only I/O and lives in `tracefile` (`read_trace` and `sniff`
-here hand over to it), so this module and the engine that uses it stay pure.
+Reading files is the simulator's only I/O and lives in `tracefile` (`read_trace`, `sniff`), so
+this module and the engine that uses it stay pure.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from itertools import chain
-from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
 
 from ..errors import UserError
-
-if TYPE_CHECKING:
-    import os
 
 I64 = npt.NDArray[np.int64]
 I32 = npt.NDArray[np.int32]
@@ -173,36 +169,3 @@ def from_requests(
         name=name,
         cache_key=np.full(len(rows), -1, np.int64),
     )
-
-
-# Reading is I/O: `tracefile` does it; these two are the usual way in.
-def read_trace(
-    path: str | os.PathLike[str],
-    *,
-    fmt: str = "auto",
-    skip_bad: bool = False,
-    block_size: int | None = None,
-    limit: int = 0,
-    on_progress: Callable[[int], None] | None = None,
-) -> Trace:
-    """Read a Mooncake or prefixlock trace (format sniffed from the first line unless given).
-    A malformed line stops the read with its line number and what is wrong, or, with
-    `skip_bad=True`, is skipped and counted in `Trace.skipped`. `on_progress(lines_read)` is
-    called now and then on long Mooncake traces."""
-    from . import tracefile
-
-    return tracefile.read_trace(
-        path,
-        fmt=fmt,
-        skip_bad=skip_bad,
-        block_size=block_size,
-        limit=limit,
-        on_progress=on_progress,
-    )
-
-
-def sniff(path: str | os.PathLike[str]) -> str:
-    """'mooncake' or 'prefixlock', from the first non-empty line."""
-    from . import tracefile
-
-    return tracefile.sniff(path)

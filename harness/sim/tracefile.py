@@ -501,8 +501,9 @@ def read_trace(
     on_progress: Callable[[int], None] | None = None,
 ) -> Trace:
     """Read a Mooncake or prefixlock trace (format sniffed from the first line unless given).
-
-    `on_progress(lines_read)` is called now and then on long Mooncake traces."""
+    A malformed line stops the read with its line number and what is wrong, or, with
+    `skip_bad=True`, is skipped and counted in `Trace.skipped`. `on_progress(lines_read)` is
+    called now and then on long Mooncake traces."""
     if block_size is not None and block_size <= 0:
         raise TraceError(
             f"must be a positive number of tokens, got {block_size}", where="--block-size"

@@ -33,7 +33,7 @@ import threading
 import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import IO, Any, Concatenate, ParamSpec, TypeVar
+from typing import IO, Any, Concatenate, ParamSpec, TypeVar, Unpack
 
 from ..clock import Clock, SystemClock, pause
 from . import bodies, leases, reads, schema, writes
@@ -160,33 +160,11 @@ class SessionStore:
     # -- writing ---------------------------------------------------------------------------------
 
     @_locked
-    def create_session(
-        self,
-        session_id: str,
-        *,
-        model: str,
-        api: str,
-        provider: str,
-        prefix: Mapping[str, Any],
-        prefix_fingerprint: str,
-        created: float,
-        settings: Mapping[str, Any] | None = None,
-        meta: Mapping[str, Any] | None = None,
-    ) -> None:
-        """Register a session (idempotent: an existing id is left as it is)."""
+    def create_session(self, session_id: str, **new: Unpack[writes.NewSession]) -> None:
+        """Register a session (idempotent: an existing id is left as it is): its model, api,
+        provider, prefix and its fingerprint, creation time, and optional settings and meta."""
         with self._tx() as db:
-            writes.create_session(
-                db,
-                session_id,
-                model=model,
-                api=api,
-                provider=provider,
-                prefix=prefix,
-                prefix_fingerprint=prefix_fingerprint,
-                created=created,
-                settings=settings,
-                meta=meta,
-            )
+            writes.create_session(db, session_id, **new)
 
     @_locked
     def record_turn(

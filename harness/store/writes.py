@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NotRequired, TypedDict, Unpack
 
 from ..canonical import canonical_bytes
 from . import blobs, bodies
@@ -43,36 +43,37 @@ def _json(value: Any) -> str:
     return canonical_bytes(value).decode("utf-8")
 
 
-def create_session(
-    db: sqlite3.Connection,
-    session_id: str,
-    *,
-    model: str,
-    api: str,
-    provider: str,
-    prefix: Mapping[str, Any],
-    prefix_fingerprint: str,
-    created: float,
-    settings: Mapping[str, Any] | None,
-    meta: Mapping[str, Any] | None,
-) -> None:
+class NewSession(TypedDict):
+    """A new session's row besides its id: the fields `SessionStore.create_session` takes."""
+
+    model: str
+    api: str
+    provider: str
+    prefix: Mapping[str, Any]
+    prefix_fingerprint: str
+    created: float
+    settings: NotRequired[Mapping[str, Any] | None]
+    meta: NotRequired[Mapping[str, Any] | None]
+
+
+def create_session(db: sqlite3.Connection, session_id: str, **new: Unpack[NewSession]) -> None:
     """Register a session (idempotent: an existing id is left as it is)."""
     if db.execute("SELECT 1 FROM sessions WHERE id=?", (session_id,)).fetchone():
         return
-    _put_prefix(db, prefix_fingerprint, prefix)
+    _put_prefix(db, new["prefix_fingerprint"], new["prefix"])
     db.execute(
         "INSERT INTO sessions(id, created, updated, model, api, provider, prefix_fp, "
         "settings, meta) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             session_id,
-            created,
-            created,
-            model,
-            api,
-            provider,
-            prefix_fingerprint,
-            _json(_scrub(settings or {})),
-            _json(_scrub(meta or {})),
+            new["created"],
+            new["created"],
+            new["model"],
+            new["api"],
+            new["provider"],
+            new["prefix_fingerprint"],
+            _json(_scrub(new.get("settings") or {})),
+            _json(_scrub(new.get("meta") or {})),
         ),
     )
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import ast
 
+from prefixlock.cache.anthropic import MAX_BREAKPOINTS, late_longer_ttl
 from prefixlock.tokenizer import count_tokens
 
 from ..rules import LOWEST_MINIMUM, WARNING
@@ -64,15 +65,19 @@ class AnthropicBreakpoints:
             self._marks(kw.get(section), section, marks)
         top = kw.get("cache_control")
         count = len(marks) + (1 if top is not None else 0)
-        if count > 4:
-            ctx.flag(node, "PL401", f"{count} cache breakpoints in one request; the limit is 4")
-        seen_short = False
-        for _, d, ttl in marks:
-            if ttl == "1h" and seen_short:
-                ctx.flag(d, "PL403", "a 1h breakpoint after a 5m one; longer TTLs must come first")
-                break
-            if ttl != "1h":
-                seen_short = True
+        if count > MAX_BREAKPOINTS:
+            ctx.flag(
+                node,
+                "PL401",
+                f"{count} cache breakpoints in one request; the limit is {MAX_BREAKPOINTS}",
+            )
+        late = late_longer_ttl(ttl for _, _, ttl in marks)
+        if late is not None:
+            ctx.flag(
+                marks[late][1],
+                "PL403",
+                "a 1h breakpoint after a 5m one; longer TTLs must come first",
+            )
         last_msg = None
         msgs = kw.get("messages")
         if isinstance(msgs, ast.Name):

@@ -59,7 +59,7 @@ def test_parity_with_package_on_full_traces() -> None:
 
     from prefixlock.sim import engine
     from prefixlock.sim.replay import replay
-    from prefixlock.sim.trace import read_trace
+    from prefixlock.sim.tracefile import read_trace
 
     for name in ("conversation", "synthetic"):
         path = _trace_path(name)
@@ -112,7 +112,7 @@ def test_parity_with_package_on_full_traces() -> None:
 
 def _ours_curve(path: Path) -> tuple[float, Curve]:
     from prefixlock.sim import engine
-    from prefixlock.sim.trace import read_trace
+    from prefixlock.sim.tracefile import read_trace
 
     t0 = time.perf_counter()
     trace = read_trace(path)
@@ -176,7 +176,7 @@ MEMORY_SCRIPT = r"""
 import json, resource, sys, time
 from prefixlock.sim import engine
 from prefixlock.sim.simulate import SimConfig, simulate
-from prefixlock.sim.trace import read_trace
+from prefixlock.sim.tracefile import read_trace
 t0 = time.perf_counter()
 trace = read_trace(sys.argv[1])
 p = engine.plan(trace)

@@ -25,7 +25,7 @@ import numpy as np
 
 from prefixlock.sim import cluster, engine, models
 from prefixlock.sim.engine import Plan
-from prefixlock.sim.trace import read_trace
+from prefixlock.sim.tracefile import read_trace
 
 ROOT = Path(__file__).resolve().parents[2]
 

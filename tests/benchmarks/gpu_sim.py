@@ -33,7 +33,8 @@ from prefixlock.sim.backend import (
     cupy_available,
     get_backend,
 )
-from prefixlock.sim.trace import Trace, read_trace
+from prefixlock.sim.trace import Trace
+from prefixlock.sim.tracefile import read_trace
 
 ROOT = Path(__file__).resolve().parents[2]
 

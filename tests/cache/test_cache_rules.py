@@ -93,6 +93,23 @@ def test_anthropic_ttls() -> None:
     assert anthropic.shortest_ttl(["1h", "5m"]) == 300.0
 
 
+@pytest.mark.parametrize(
+    ("labels", "late"),
+    [
+        ([], None),
+        (["1h", "1h", "5m", None, "5m"], None),  # longer first: fine
+        (["5m", "1h"], 1),
+        ([None, "1h"], 1),  # no label is the default 5m
+        (["1h", "5m", "1h", "1h"], 2),  # the first late one
+        (["10m", "1h"], 1),  # a label that is not a TTL reads as the default
+    ],
+)
+def test_anthropic_a_longer_ttl_must_come_before_a_shorter_one(
+    labels: list[str | None], late: int | None
+) -> None:
+    assert anthropic.late_longer_ttl(labels) == late
+
+
 # ---- OpenAI up to gpt-5.5: blocks -------------------------------------------------------------
 
 

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from prefixlock.sim.trace import Trace, read_trace
+from prefixlock.sim.trace import Trace
+from prefixlock.sim.tracefile import read_trace
 
 DATA = Path(__file__).parent / "data"
 SLICES = {

@@ -14,7 +14,8 @@ from prefixlock.sim import models
 from prefixlock.sim.simulate import SimConfig, simulate
 from prefixlock.sim.sweep import run_sweep
 from prefixlock.sim.synthetic import Workload, generate
-from prefixlock.sim.trace import Trace, read_trace
+from prefixlock.sim.trace import Trace
+from prefixlock.sim.tracefile import read_trace
 
 
 def _trace(tmp_path: Path) -> Path:

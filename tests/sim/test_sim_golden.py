@@ -21,7 +21,8 @@ import pytest
 
 from prefixlock.sim import engine
 from prefixlock.sim.simulate import SimConfig, lru_curve, simulate
-from prefixlock.sim.trace import Trace, read_trace
+from prefixlock.sim.trace import Trace
+from prefixlock.sim.tracefile import read_trace
 
 ROOT = Path(__file__).resolve().parents[2]
 FULL = (

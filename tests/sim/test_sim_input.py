@@ -10,7 +10,8 @@ import pytest
 from prefixlock.cli.main import main
 from prefixlock.errors import UserError
 from prefixlock.sim.simulate import SimConfig, simulate
-from prefixlock.sim.trace import Trace, TraceError, read_trace
+from prefixlock.sim.trace import Trace, TraceError
+from prefixlock.sim.tracefile import read_trace
 
 
 def _write(path: Path, lines: list[str]) -> Path:

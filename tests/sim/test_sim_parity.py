@@ -17,7 +17,7 @@ import pytest
 
 from prefixlock.sim import engine
 from prefixlock.sim.replay import replay
-from prefixlock.sim.trace import read_trace
+from prefixlock.sim.tracefile import read_trace
 
 DATA = Path(__file__).parent / "data"
 

@@ -26,7 +26,8 @@ import pytest
 from prefixlock.sim import cluster, engine
 from prefixlock.sim.backend import NUMPY, Backend
 from prefixlock.sim.simulate import SimConfig, lru_curve, simulate
-from prefixlock.sim.trace import Trace, read_trace
+from prefixlock.sim.trace import Trace
+from prefixlock.sim.tracefile import read_trace
 
 DATA = Path(__file__).parent / "data"
 GOLDEN = json.loads((Path(__file__).parent / "golden" / "kvcache_simulator.json").read_text())

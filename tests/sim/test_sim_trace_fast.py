@@ -16,7 +16,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from prefixlock.sim import tracefile as trace_mod
-from prefixlock.sim.trace import Trace, TraceError, read_trace
+from prefixlock.sim.trace import Trace, TraceError
+from prefixlock.sim.tracefile import read_trace
 
 FIELDS = (
     "ids",

@@ -13,7 +13,8 @@ from prefixlock.sim.matrix import run_matrix, summary
 from prefixlock.sim.prefixlock_trace import read_prefixlock
 from prefixlock.sim.simulate import SimConfig, simulate
 from prefixlock.sim.synthetic import Workload, generate
-from prefixlock.sim.trace import TraceError, read_trace, sniff
+from prefixlock.sim.trace import TraceError
+from prefixlock.sim.tracefile import read_trace, sniff
 
 
 def test_generator_is_deterministic_and_ordered() -> None:

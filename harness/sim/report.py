@@ -1,0 +1,364 @@
+"""What `prefixlock sim` prints and writes: its plain-text tables, the JSON results and the PNG
+plots, and the check that an output path can be written before any work is done.
+
+The tables are printed whole, never cut to the terminal's width: the simulator needs no console
+library. numpy and matplotlib are imported only by the functions that need them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from ..errors import UserError
+
+if TYPE_CHECKING:
+    from .capacity import Capacity, Decode
+    from .engine import Curve
+    from .matrix import Cell
+    from .simulate import SimConfig, SimResult
+    from .trace import Trace
+
+# One row a configuration: the replay's figures, in the order of `replay_row`.
+REPLAY_HEADER = (
+    "config",
+    "router used",
+    "hit tok",
+    "hit blk",
+    "prefill tok",
+    "GPU-s saved",
+    "TTFT mean/p90/p99 s",
+    "util max",
+    "queue s/s",
+    "load max/mean req|tok",
+    "GPU $ (no cache)",
+    "API $ (no cache)",
+)
+RATE_HEADER = (
+    "config",
+    "router used",
+    "req/s",
+    "vs first",
+    "trace speed",
+    "hit tok",
+    "TTFT p90 s",
+    "TPOT ms",
+    "util max",
+)
+CURVE_POINTS = (0.001, 0.01, 0.05, 0.1, 0.25, 0.5, 1.0)  # shares of the unique blocks
+JSON_CURVE_POINTS = 600  # capacities of the LRU curve written to --json, spaced geometrically
+
+
+def check_output(path: str | None, where: str) -> None:
+    """Refuse an output path that cannot be written before any work is done."""
+    from pathlib import Path
+
+    if path is None:
+        return
+    target = Path(path)
+    if target.is_dir():
+        raise UserError(f"{path} is a directory", where=where)
+    if not target.parent.is_dir():
+        raise UserError(f"cannot write {path}: no directory {target.parent}", where=where)
+    if not os.access(target.parent, os.W_OK):
+        raise UserError(f"cannot write {path}: directory not writable", where=where)
+
+
+def write_json(path: str, payload: Any, where: str = "--json") -> None:
+    """`payload` as indented JSON at `path`, whole or not at all (numpy floats as floats)."""
+    from ..atomicfile import write_bytes
+
+    data = json.dumps(payload, indent=1, default=float).encode("utf-8")
+    try:
+        write_bytes(path, data)
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror}", where=where) from None
+
+
+def pct(x: float) -> str:
+    """A rate as a percentage with two decimals."""
+    return f"{100 * x:.2f}%"
+
+
+def table(title: str, header: Sequence[str], rows: Sequence[Sequence[str]], left: int = 1) -> str:
+    """A plain text table, the first `left` columns left-aligned and the others right-aligned."""
+    widths = [max(len(cell) for cell in column) for column in zip(header, *rows, strict=True)]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(
+            cell.ljust(w) if i < left else cell.rjust(w)
+            for i, (cell, w) in enumerate(zip(cells, widths, strict=True))
+        ).rstrip()
+
+    return "\n".join([title, line(header), line(["-" * w for w in widths]), *map(line, rows)])
+
+
+# ---- a replay ------------------------------------------------------------------------------------
+
+
+def replay_title(trace: Trace, results: Sequence[SimResult], backend_choice: str) -> str:
+    """The trace, the nodes and the backends the results ran on (`backend_choice`: --backend)."""
+    from .backend import AUTO_GPU_MIN_REFERENCES
+
+    return (
+        f"{trace.name}: {trace.requests:,} requests, "
+        f"{trace.references:,} blocks of {trace.block_size} tokens"
+        + (f", {trace.skipped} bad lines skipped" if trace.skipped else "")
+        + "".join(f"\nnode: {n}" for n in dict.fromkeys(r.node for r in results))
+        + f"\nbackend: {', '.join(dict.fromkeys(r.backend for r in results))}"
+        + (
+            f" (auto: numpy below {AUTO_GPU_MIN_REFERENCES:,} references)"
+            if backend_choice == "auto"
+            else ""
+        )
+    )
+
+
+def replay_row(cfg: SimConfig, r: SimResult) -> tuple[str, ...]:
+    """One configuration's row under `REPLAY_HEADER`."""
+    money = "-" if r.dollars is None else f"{r.dollars:,.2f} ({r.dollars_without_cache:,.2f})"
+    return (
+        cfg.label() + (" (underfilled)" if r.underfilled else ""),
+        r.router_used,
+        pct(r.hit_rate_tokens),
+        pct(r.hit_rate_blocks),
+        f"{r.prefill_tokens:,}",
+        f"{r.prefill_gpu_s_saved:,.0f}",
+        f"{r.ttft_mean_s:,.2f} / {r.ttft_p90_s:,.2f} / {r.ttft_p99_s:,.2f}",
+        f"{max(r.node_utilisation, default=0.0):.0%}" + (" !" if r.overloaded else ""),
+        f"{r.queue_growth_s_per_s:+.2f}",
+        f"{r.load_max_mean_requests:.2f} | {r.load_max_mean_tokens:.2f}",
+        f"{r.gpu_dollars:,.2f} ({r.gpu_dollars_without_cache:,.2f})",
+        money,
+    )
+
+
+def print_replay(
+    trace: Trace,
+    configs: Sequence[SimConfig],
+    results: Sequence[SimResult],
+    backend_choice: str,
+) -> None:
+    """The results table on stdout, then each configuration's notes and warnings on stderr."""
+    rows = [replay_row(cfg, r) for cfg, r in zip(configs, results, strict=True)]
+    print(table(replay_title(trace, results, backend_choice), REPLAY_HEADER, rows), flush=True)
+    for cfg, r in zip(configs, results, strict=True):
+        for note in dict.fromkeys(r.notes):
+            print(f"note ({cfg.label()}): {note}", file=sys.stderr)
+        for warning in r.warnings:
+            print(f"warning ({cfg.label()}): {warning}", file=sys.stderr)
+
+
+def curve_table(curve: Curve) -> str:
+    """The one-pass LRU curve at a few shares of the trace's unique blocks."""
+    top = int(curve.capacities[-1])
+    points = []
+    for frac in CURVE_POINTS:
+        c = max(1, int(top * frac))
+        tr_, br_ = curve.at(c)
+        points.append((f"{c:,}", f"{frac:.1%}", pct(tr_), pct(br_)))
+    columns = ("capacity (blocks)", "share of unique", "hit (tokens)", "hit (blocks)")
+    return table("LRU hit rate at every capacity (one pass)", columns, points, left=0)
+
+
+def replay_payload(
+    trace: Trace, backend: str, results: Iterable[SimResult], curve: Curve
+) -> dict[str, Any]:
+    """The replay's --json: the trace, each result, and the LRU curve at `JSON_CURVE_POINTS`
+    capacities."""
+    import numpy as np
+
+    idx = np.unique(np.geomspace(1, len(curve.capacities), JSON_CURVE_POINTS).astype(np.int64)) - 1
+    return {
+        "trace": {
+            "name": trace.name,
+            "requests": trace.requests,
+            "blocks": trace.references,
+            "block_size": trace.block_size,
+            "skipped": trace.skipped,
+        },
+        "backend": backend,
+        "results": [r.to_dict() for r in results],
+        "lru_curve": {
+            "capacities": curve.capacities[idx].tolist(),
+            "hit_rate_tokens": curve.token_rate[idx].tolist(),
+            "hit_rate_blocks": curve.block_rate[idx].tolist(),
+            "warmup_unique_blocks": curve.warmup_unique,
+        },
+    }
+
+
+def plot_curve(curve: Curve, title: str, path: str) -> None:
+    """--plot: the LRU hit rate by capacity, on a log scale."""
+    plt = _pyplot("--plot")
+    fig, ax = plt.subplots(figsize=(7, 4))
+    ax.plot(curve.capacities, curve.token_rate, label="tokens")
+    ax.plot(curve.capacities, curve.block_rate, label="blocks", linestyle="--")
+    ax.set_xscale("log")
+    ax.set_xlabel("capacity (blocks)")
+    ax.set_ylabel("LRU hit rate")
+    ax.set_title(f"{title}: LRU hit rate by capacity")
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    _save(fig, plt, path, "--plot")
+
+
+# ---- --max-rate ----------------------------------------------------------------------------------
+
+
+def rate_title(trace: Trace, caps: Sequence[Capacity], slo: float, decode: Decode | None) -> str:
+    """The objective, the decode model if any, and the node the rates were found on."""
+    return (
+        f"{trace.name}: highest request rate with p90 TTFT <= {slo:g} s"
+        + (
+            ""
+            if decode is None
+            else f" (decode modelled, batch {decode.batch}"
+            + (", disaggregated)" if decode.disaggregated else ", co-located)")
+        )
+        + f"\nnode: {caps[0].result.node}"
+    )
+
+
+def rate_row(c: Capacity, base: float) -> tuple[str, ...]:
+    """One configuration's row under `RATE_HEADER` (`base`: the first one's rate)."""
+    r = c.result
+    at = next((p for p in c.curve if p.speedup == c.speedup), c.curve[0])
+    return (
+        c.label,
+        r.router_used,
+        f"{c.max_rps:,.3f}",
+        f"{c.max_rps / base - 1:+.0%}" if base else "-",
+        f"{c.speedup:,.3g}x",
+        pct(r.hit_rate_tokens),
+        f"{r.ttft_p90_s:,.2f}",
+        "-" if at.tpot_p90_s is None else f"{1000 * at.tpot_p90_s:,.1f}",
+        f"{max(r.node_utilisation, default=0.0):.0%}",
+    )
+
+
+def rejection_table(caps: Sequence[Capacity]) -> str:
+    """Each configuration's offered-vs-served curve with early rejection."""
+    rows = [
+        (
+            c.label,
+            f"{p.offered_rps:,.3f}",
+            f"{p.served_rps:,.3f}",
+            f"{p.rejected:.1%}",
+            f"{p.ttft_p90_s:,.2f}",
+        )
+        for c in caps
+        for p in c.curve
+    ]
+    return table(
+        "with early rejection (a request is turned away when its TTFT would exceed the objective)",
+        ("config", "offered req/s", "served req/s", "rejected", "served TTFT p90 s"),
+        rows,
+    )
+
+
+def print_rates(trace: Trace, caps: Sequence[Capacity], slo: float, decode: Decode | None) -> None:
+    """The highest rates, then the curves with early rejection."""
+    base = caps[0].max_rps
+    rows = [rate_row(c, base) for c in caps]
+    print(table(rate_title(trace, caps, slo, decode), RATE_HEADER, rows), flush=True)
+    print()
+    print(rejection_table(caps))
+
+
+def rates_payload(trace: Trace, caps: Iterable[Capacity], slo: float) -> dict[str, Any]:
+    """--max-rate's --json: each configuration's rate, speed-up, result and curve."""
+    return {
+        "trace": trace.name,
+        "slo_ttft_s": slo,
+        "capacities": [
+            {
+                "config": c.label,
+                "max_rps": c.max_rps,
+                "speedup": c.speedup,
+                "result": c.result.to_dict(),
+                "curve": [p.__dict__ for p in c.curve],
+            }
+            for c in caps
+        ],
+    }
+
+
+def plot_rates(caps: Sequence[Capacity], title: str, slo: float, path: str) -> None:
+    """--rate-plot: offered vs served rate of each configuration, its highest rate marked."""
+    plt = _pyplot("--rate-plot")
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for c in caps:
+        ax.plot(
+            [p.offered_rps for p in c.curve],
+            [p.served_rps for p in c.curve],
+            marker="o",
+            label=f"{c.label}: {c.max_rps:.2f} req/s",
+        )
+        ax.axvline(c.max_rps, linestyle=":", color=ax.lines[-1].get_color())
+    ax.set_xlabel("offered requests/s")
+    ax.set_ylabel(f"served within {slo:g} s TTFT (req/s)")
+    ax.set_title(f"{title}: throughput under a p90 TTFT objective")
+    ax.grid(True, alpha=0.3)
+    ax.legend(fontsize=8)
+    _save(fig, plt, path, "--rate-plot")
+
+
+# ---- sim matrix ----------------------------------------------------------------------------------
+
+
+def print_matrix(
+    cells: Sequence[Cell], ratios: dict[str, float], sessions: int, price: str
+) -> None:
+    """One row a client style, three columns a server design (cache-aware first), then each
+    cell's cost relative to a stable client on a cache-aware server."""
+    servers = sorted({c.server for c in cells}, key=lambda s: s != "cache-aware")
+    header = ["client style"]
+    for s in servers:
+        header += [f"{s}: hit", f"{s}: $", f"{s}: load max/mean"]
+    rows = []
+    for style in dict.fromkeys(c.style for c in cells):
+        row = [style]
+        for s in servers:
+            c = next(c for c in cells if c.style == style and c.server == s)
+            row += [pct(c.hit_rate), f"{c.dollars:,.2f}", f"{c.load_max_mean_requests:.2f}"]
+        rows.append(row)
+    title = f"client x server: {sessions} sessions per style, priced as {price}"
+    print(table(title, header, rows))
+    print(
+        "Cost relative to a stable client on a cache-aware server: "
+        + ", ".join(f"{k} {v:.1f}x" for k, v in ratios.items())
+    )
+
+
+# ---- plots ---------------------------------------------------------------------------------------
+
+
+def _pyplot(where: str) -> Any:
+    """matplotlib's pyplot on the Agg backend, or a UserError naming `where` without it."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        raise UserError(
+            f"{where} needs matplotlib: pip install 'prefixlock[plot]'", where=where
+        ) from None
+    return plt
+
+
+def _save(fig: Any, plt: Any, path: str, where: str) -> None:
+    """`fig` as a PNG at `path`, whole or not at all, then closed."""
+    from ..atomicfile import replacing
+
+    try:
+        with replacing(path) as fh:
+            fig.savefig(fh, dpi=110, bbox_inches="tight", format="png")
+    except OSError as exc:
+        raise UserError(f"cannot write {path}: {exc.strerror}", where=where) from None
+    finally:
+        plt.close(fig)
