@@ -9,7 +9,7 @@ from typing import Any
 from prefixlock.clock import ManualClock
 from prefixlock.tui.screens import ConfirmScreen, SwitchScreen
 from prefixlock.tui.widgets import CachePanel, ToolEntry
-from tests.helpers.tui_drive import AppFactory, conversation_text, open_dialog, say, settle
+from tests.helpers.tui_drive import AppFactory, conversation_text, open_dialog, say, settle, still
 
 
 def panel(app: Any) -> str:
@@ -230,6 +230,7 @@ async def test_the_header_shows_a_long_session_id_at_80_columns(make_app: AppFac
     app = make_app(session_id=sid)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(app, pilot)
+        await still(app, pilot)  # what is painted is checked
         header = app.query_one("#header")
         shown = "".join(seg.text for seg in header.render_line(0))
         # The whole id, as `--resume` needs it (it used to be cut with '…').

@@ -46,6 +46,7 @@ def resumed(make_app: AppFactory, stored: Stored) -> Resumed:
         app = make_app(resume=await stored(turns))
         async with app.run_test(size=(120, 40)) as pilot:
             await ready(app, pilot)
+            await still(app, pilot)  # the batches mounted to fill the screen, laid out
             yield app, pilot
 
     return open_app
