@@ -48,10 +48,19 @@ async def test_countdown_goes_cold_and_keepalive_toggles(
         assert "keep-alive off" in panel(app) and app.backend.session.pings.keepalive is None
 
 
-async def test_switch_then_next_turn_shows_the_miss_cause(make_app: AppFactory) -> None:
+async def test_the_switch_dialog_cancels_or_switches_and_a_cold_cache_is_not_asked(
+    make_app: AppFactory, clock: ManualClock
+) -> None:
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await say(app, pilot, "hello")
+        # "c" keeps the model.
+        await open_dialog(app, pilot, "/model claude-haiku-4-5", SwitchScreen)
+        await pilot.press("c")
+        await settle(app, pilot)
+        assert app.backend.session.model == "claude-sonnet-4-6"
+        assert "kept claude-sonnet-4-6" in conversation_text(app)
+        # "s" switches; the next turn shows the miss and its cause.
         await open_dialog(app, pilot, "/model claude-haiku-4-5", SwitchScreen)
         await pilot.press("s")
         await settle(app, pilot)
@@ -60,22 +69,10 @@ async def test_switch_then_next_turn_shows_the_miss_cause(make_app: AppFactory) 
         await say(app, pilot, "hello")
         assert "model" in panel(app).split("last miss")[1]
         assert "cache miss: model" in conversation_text(app)
-
-
-async def test_cancel_keeps_the_model_and_cold_switch_does_not_ask(
-    make_app: AppFactory, clock: ManualClock
-) -> None:
-    app = make_app()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await say(app, pilot, "hello")
-        await open_dialog(app, pilot, "/model claude-haiku-4-5", SwitchScreen)
-        await pilot.press("c")
-        await settle(app, pilot)
-        assert app.backend.session.model == "claude-sonnet-4-6"
         clock.advance(3600)  # the cache is cold: switching costs nothing extra, no dialog
-        await say(app, pilot, "/model claude-haiku-4-5")
+        await say(app, pilot, "/model claude-sonnet-4-6")
         assert not isinstance(app.screen, SwitchScreen)
-        assert app.backend.session.model == "claude-haiku-4-5"
+        assert app.backend.session.model == "claude-sonnet-4-6"
         assert "cache was cold" in conversation_text(app)
 
 
