@@ -1,9 +1,12 @@
-"""Fixtures for the chat app's tests: a small workspace, a deterministic app on the emulator,
-and helpers that drive it like a user (type, press enter, answer dialogs)."""
+"""Fixtures for the chat's tests: a small workspace (and a small Python project), the emulator
+with a ManualClock, and on them a deterministic app (driven like a user,
+tests/helpers/tui_drive.py) or a started backend (driven without the screen,
+tests/helpers/backend_drive.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
@@ -11,9 +14,13 @@ import pytest
 
 from prefixlock.clock import ManualClock
 from prefixlock.coding.sandbox import SandboxOptions
+from prefixlock.coding.settings_files import ChatSettings
 from prefixlock.tui.app import ChatApp
 from prefixlock.tui.backend import SCRIPT_PATH, BackendOptions, ChatBackend
+from tests.helpers.backend_drive import BackendChat, ChatOpener, OptionsFactory, started
 from tests.helpers.sandbox import BWRAP_PROBLEM
+from tests.helpers.tui_drive import AppFactory
+from tests.tui.project_script import PROJECT_SCRIPT, make_project
 
 
 @pytest.fixture(autouse=True)
@@ -36,9 +43,6 @@ def workspace(tmp_path: Path) -> Path:
     return root
 
 
-from tests.helpers.tui_drive import AppFactory  # noqa: E402
-
-
 @pytest.fixture
 def clock() -> ManualClock:
     return ManualClock(1_800_000_000.0)
@@ -55,8 +59,11 @@ def chat_emulator(clock: ManualClock) -> Iterator[Any]:
 
 
 @pytest.fixture
-def make_app(workspace: Path, tmp_path: Path, clock: ManualClock, chat_emulator: Any) -> AppFactory:
-    """A ChatApp on the emulator with a ManualClock, a fixed session id and a store in tmp."""
+def chat_options(
+    workspace: Path, tmp_path: Path, clock: ManualClock, chat_emulator: Any
+) -> OptionsFactory:
+    """The chat's options on the emulator with a ManualClock, a fixed session id and a store
+    in tmp (what `make_app` and `open_chat` run on)."""
 
     async def no_sleep(seconds: float) -> None:
         clock.advance(seconds)  # retries wait on the test's clock, never in real time
@@ -67,8 +74,8 @@ def make_app(workspace: Path, tmp_path: Path, clock: ManualClock, chat_emulator:
         resume: str | None = None,
         model: str = "claude-sonnet-4-6",
         switch_to: str | None = None,
-    ) -> ChatApp:
-        opts = BackendOptions(
+    ) -> BackendOptions:
+        return BackendOptions(
             model=model,
             workspace=workspace,
             store_path=tmp_path / "sessions.sqlite",
@@ -83,6 +90,61 @@ def make_app(workspace: Path, tmp_path: Path, clock: ManualClock, chat_emulator:
             # these tests pin the chat's behaviour; the sandbox has its own suite.
             sandbox=SandboxOptions(mode="bwrap" if BWRAP_PROBLEM is None else "off"),
         )
-        return ChatApp(ChatBackend(opts), blink=False)
 
     return build
+
+
+@pytest.fixture
+def make_app(chat_options: OptionsFactory) -> AppFactory:
+    """A ChatApp on `chat_options` (the keywords are theirs)."""
+
+    def build(**options: Any) -> ChatApp:
+        return ChatApp(ChatBackend(chat_options(**options)), blink=False)
+
+    return build
+
+
+@pytest.fixture
+def open_chat(chat_options: OptionsFactory) -> ChatOpener:
+    """`async with open_chat(**options) as chat:` a started backend on `chat_options`, driven
+    without the screen (tests/helpers/backend_drive.py)."""
+
+    def open_(**options: Any) -> AbstractAsyncContextManager[BackendChat]:
+        return started(chat_options(**options))
+
+    return open_
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A small Python project (tests/tui/project_script.py)."""
+    return make_project(tmp_path / "proj")
+
+
+@pytest.fixture
+def project_options(project: Path, tmp_path: Path) -> Iterator[OptionsFactory]:
+    """Options for the chat in `project`, on an emulator running the project's script (its
+    edits, writes, commands and MCP calls); `store` names the store under tmp."""
+    from prefixlock.emulator import Emulator
+
+    clock = ManualClock(1_800_000_000.0)
+
+    async def no_sleep(seconds: float) -> None:
+        clock.advance(seconds)
+
+    with Emulator.start(clock=clock, script=PROJECT_SCRIPT) as emu:
+
+        def build(settings: ChatSettings | None = None, store: str = "s.sqlite") -> BackendOptions:
+            return BackendOptions(
+                workspace=project,
+                store_path=tmp_path / store,
+                session_id="proj-session",
+                api_key="",
+                clock=clock,
+                emulator=emu,
+                sleep=no_sleep,
+                chat_settings=settings,
+                sandbox=SandboxOptions(mode="bwrap" if BWRAP_PROBLEM is None else "off"),
+            )
+
+        yield build

@@ -23,17 +23,15 @@ def _results(app: Any) -> list[dict[str, Any]]:
     ]
 
 
-async def test_a_write_waits_on_the_session_and_a_denial_reaches_the_model(
-    make_app: AppFactory, workspace: Path
-) -> None:
+async def test_the_dialog_answers_a_waiting_write(make_app: AppFactory, workspace: Path) -> None:
+    """ "n" declines the write (nothing written, the model told), "a" approves it and every
+    later write of the session. (The session's side: tests/tui/test_backend_permissions.py.)"""
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(app, pilot)
         s = app.backend.session
         await open_dialog(app, pilot, "add a note", ApprovalScreen)
-        # The turn stopped with the call pending on the session (the SDK's approvals).
-        assert [c.name for c in s.pending_approvals] == ["write_file"]
-        assert {"edit_file", "write_file", "run_command"} <= s.approvals.required
+        assert [c.name for c in s.pending_approvals] == ["write_file"]  # the turn waits
         assert not (workspace / "NOTES.md").exists()
         await pilot.press("n")
         await settle(app, pilot)
@@ -47,11 +45,8 @@ async def test_a_write_waits_on_the_session_and_a_denial_reaches_the_model(
         await pilot.press("a")
         await settle(app, pilot)
         assert (workspace / "NOTES.md").exists()
-        assert "write_file" not in s.approvals.required
-        assert "run_command" in s.approvals.required
-        (workspace / "NOTES.md").unlink()
-        await say(app, pilot, "add a note", answer="n")  # "n" would refuse if it were asked
-        assert (workspace / "NOTES.md").exists()
+        assert "create NOTES.md (+3 -0): allowed for the session" in conversation_text(app)
+        assert "write" in app.backend.permissions.allowed
 
 
 async def test_ctrl_c_during_the_question_closes_it_and_the_session_goes_on(

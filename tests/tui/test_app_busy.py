@@ -9,7 +9,7 @@ import threading
 
 from prefixlock.tui.prompt_input import PromptInput
 from prefixlock.tui.widgets import UserMessage
-from tests.helpers.tui_drive import AppFactory, conversation_text, ready, settle
+from tests.helpers.tui_drive import AppFactory, conversation_text, ready, settle, type_keys, until
 
 
 async def test_slow_client_preparation_leaves_the_screen_live_and_queues_input(
@@ -32,13 +32,13 @@ async def test_slow_client_preparation_leaves_the_screen_live_and_queues_input(
         assert "connecting…" in str(app.query_one("#header").render())
         prompt = app.query_one("#prompt", PromptInput)
         prompt.focus()
-        await pilot.press(*"hello")
+        await type_keys(pilot, *"hello")
         await pilot.press("enter")
         # The loop is free while the client is prepared: keys still reach the prompt.
-        await pilot.press(*"look around")
+        await type_keys(pilot, *"look around")
         assert prompt.value == "look around"
         await pilot.press("enter")
-        await pilot.pause(0.1)
+        await until(lambda: bool(app.queued), "the message to be queued")
         assert app.queued == ["look around"]
         assert "queued" in conversation_text(app)
         assert "1 queued" in str(app.query_one("#header").render())
@@ -80,7 +80,7 @@ async def test_ctrl_c_cancels_a_running_turn_and_keeps_what_was_queued(
         await pilot.press("enter")
         prompt.value = "and then this"
         await pilot.press("enter")
-        await pilot.pause(0.1)
+        await until(lambda: bool(app.queued), "the message to be queued")
         assert app.busy and app.queued == ["and then this"]
         await pilot.press("ctrl+c")
         await settle(app, pilot)

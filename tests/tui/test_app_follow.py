@@ -3,8 +3,18 @@ dialog."""
 
 from __future__ import annotations
 
+from textual.pilot import Pilot
+
+from prefixlock.tui.app import ChatApp
 from prefixlock.tui.screens import HelpScreen
-from tests.helpers.tui_drive import AppFactory, say, still
+from tests.helpers.tui_drive import AppFactory, say, still, wait_for_screen
+
+
+async def say_and_look(app: ChatApp, pilot: Pilot[None], text: str, answer: str = "y") -> None:
+    """A turn, then the screen once it stops moving: the scroll position is what is checked,
+    and the anchored scroll follows the turn's last layout pass."""
+    await say(app, pilot, text, answer=answer)
+    await still(app, pilot)
 
 
 async def test_the_view_follows_after_scrolling_back_and_after_a_dialog(
@@ -14,6 +24,7 @@ async def test_the_view_follows_after_scrolling_back_and_after_a_dialog(
     async with app.run_test(size=(80, 24)) as pilot:
         for _ in range(3):
             await say(app, pilot, "look around")
+        await still(app, pilot)
         conv = app.conversation
         assert conv.max_scroll_y > 0 and conv.scroll_y == conv.max_scroll_y
         # The user reads back (wheel), then returns to the end.
@@ -23,7 +34,7 @@ async def test_the_view_follows_after_scrolling_back_and_after_a_dialog(
         assert conv.scroll_y < conv.max_scroll_y
         await pilot.press("end")
         await still(app, pilot)
-        await say(app, pilot, "look around")
+        await say_and_look(app, pilot, "look around")
         assert conv.scroll_y == conv.max_scroll_y
         # With the wheel: up a few notches, then down past the end (the last notches move
         # nothing; each still released the anchor, and the view stopped following).
@@ -34,14 +45,13 @@ async def test_the_view_follows_after_scrolling_back_and_after_a_dialog(
         for _ in range(40):
             conv._scroll_down_for_pointer(animate=False)
         await still(app, pilot)
-        await say(app, pilot, "look around")
+        await say_and_look(app, pilot, "look around")
         assert conv.scroll_y == conv.max_scroll_y
         # A dialog opened and closed.
         await pilot.press("f1")
-        await pilot.pause(0.2)
-        assert isinstance(app.screen, HelpScreen)
+        await wait_for_screen(app, pilot, HelpScreen)
         await pilot.press("escape")
-        await say(app, pilot, "look around")
+        await say_and_look(app, pilot, "look around")
         assert conv.scroll_y == conv.max_scroll_y
 
 
@@ -53,23 +63,24 @@ async def test_the_view_follows_after_page_down_at_the_end(make_app: AppFactory)
     async with app.run_test(size=(80, 24)) as pilot:
         for _ in range(2):
             await say(app, pilot, "look around")
+        await still(app, pilot)
         conv = app.conversation
         assert conv.max_scroll_y > 0 and conv.scroll_y == conv.max_scroll_y
         await pilot.press("pageup")
         await pilot.press("pagedown", "pagedown")  # back to the end, then once more
         await still(app, pilot)
         assert conv.scroll_y == conv.max_scroll_y
-        await say(app, pilot, "look around")
+        await say_and_look(app, pilot, "look around")
         assert conv.scroll_y == conv.max_scroll_y
         conv._scroll_down_for_pointer(animate=False)  # a wheel notch at the end
-        await say(app, pilot, "look around")
+        await say_and_look(app, pilot, "look around")
         assert conv.scroll_y == conv.max_scroll_y
         # Reading back is left alone: new output does not pull the view down.
         await pilot.press("pageup")
         await still(app, pilot)
         where = conv.scroll_y
         assert where < conv.max_scroll_y
-        await say(app, pilot, "look around")
+        await say_and_look(app, pilot, "look around")
         assert conv.scroll_y == where < conv.max_scroll_y
 
 
@@ -80,10 +91,10 @@ async def test_the_view_follows_after_an_approval_dialog_mid_turn(make_app: AppF
     async with app.run_test(size=(80, 24)) as pilot:
         for _ in range(3):
             await say(app, pilot, "look around")
+        await still(app, pilot)
         conv = app.conversation
         for answer in ("y", "n"):
-            await say(app, pilot, "write a note", answer=answer)
-            await still(app, pilot)
+            await say_and_look(app, pilot, "write a note", answer=answer)
             assert conv.scroll_y == conv.max_scroll_y > 0
-            await say(app, pilot, "look around")
+            await say_and_look(app, pilot, "look around")
             assert conv.scroll_y == conv.max_scroll_y

@@ -15,7 +15,7 @@ from prefixlock.clock import ManualClock
 from prefixlock.tui.app import HISTORY_BATCH, ChatApp
 from prefixlock.tui.widgets import EarlierEntries
 from tests.helpers.stored_chat import store_chat_session
-from tests.helpers.tui_drive import AppFactory, ready, still
+from tests.helpers.tui_drive import AppFactory, ready, still, until
 
 Stored = Callable[[int], Awaitable[str]]
 
@@ -46,6 +46,7 @@ def resumed(make_app: AppFactory, stored: Stored) -> Resumed:
         app = make_app(resume=await stored(turns))
         async with app.run_test(size=(120, 40)) as pilot:
             await ready(app, pilot)
+            await still(app, pilot)  # the batches mounted to fill the screen, laid out
             yield app, pilot
 
     return open_app
@@ -86,10 +87,11 @@ async def test_a_long_session_shows_its_newest_entries_and_the_rest_on_scrolling
         app.conversation.scroll_home(animate=False)
         # The batch is mounted, laid out, then the view is put back on `was_top` after a
         # refresh: on a loaded machine that can take more than two pauses.
-        for _ in range(250):
-            await pilot.pause(0.02)
-            if len(_entries(app)) == 2 * HISTORY_BATCH and app.conversation.scroll_y > 0:
-                break
+        await until(
+            lambda: len(_entries(app)) == 2 * HISTORY_BATCH and app.conversation.scroll_y > 0,
+            "the next batch, and the view back on its entry",
+            5.0,
+        )
         await still(app, pilot)
         assert len(_entries(app)) == 2 * HISTORY_BATCH
         assert _entries(app)[HISTORY_BATCH] is was_top

@@ -1,163 +1,48 @@
-"""The chat's project features on the emulator, driven like a user: permission settings decide
-writes and commands (and say so), /undo puts files back byte for byte, custom slash commands
-expand into the user's message, edited instruction files are a priced change the user accepts,
-/init drafts AGENTS.md, /effort is priced, MCP servers' tools are pinned in the prefix."""
+"""The chat's project features on screen: a setting that decides a write or a command shows no
+dialog and a note names the rule, /permissions sets and shows the mode, a custom slash command
+typed in the prompt sends its file's message and is in the help, an edited instruction file is
+offered in a priced dialog, /init shows its draft (and asks again before overwriting), /effort
+is priced in a dialog, /undo says what it put back, an MCP call and a server's new tool list are
+asked about, a project's MCP server starts only after a yes, quitting mid-turn keeps what was
+billed. (The logic behind them, on the backend: tests/tui/test_backend_*.py.)"""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from prefixlock.clock import ManualClock
-from prefixlock.coding.sandbox import SandboxOptions
-from prefixlock.coding.settings_files import (
-    ChatSettings,
-    McpServerConfig,
-    load_settings,
-    parse_rule,
-)
-from prefixlock.coding.workspace import ApprovalRequest
-from prefixlock.emulator import Emulator, Rule, Script, Step
-from prefixlock.errors import ConfigError
+from prefixlock.coding.settings_files import ChatSettings, McpServerConfig, load_settings
 from prefixlock.tui.app import ChatApp
 from prefixlock.tui.backend import BackendOptions, ChatBackend
 from prefixlock.tui.preview import PreviewScreen
 from prefixlock.tui.prompt_input import PromptInput
 from prefixlock.tui.screens import ApprovalScreen, ConfirmScreen, HelpScreen, McpConsentScreen
-from tests.helpers.sandbox import BWRAP_PROBLEM
-from tests.helpers.tui_drive import conversation_text, open_dialog, ready, say, wait_for_screen
-
-LEGACY = b"a = 1\r\nb = 2\r\ncaf\xe9 = 'Latin-1'\r\nno final newline"
-MCP_SERVER = str(Path(__file__).resolve().parent.parent / "helpers" / "mcp_server.py")
-
-SCRIPT = Script(
-    rules=[
-        Rule(
-            match="edit legacy",
-            steps=[
-                Step(
-                    text="Editing.",
-                    tool="edit_file",
-                    input={"path": "legacy.txt", "old_string": "b = 2", "new_string": "b = 3"},
-                ),
-                Step(text="Edited."),
-            ],
-        ),
-        Rule(
-            match="make module",
-            steps=[
-                Step(
-                    text="Writing.",
-                    tool="write_file",
-                    input={"path": "pkg/new/mod.py", "content": "X = 1\n"},
-                ),
-                Step(text="Written."),
-            ],
-        ),
-        Rule(
-            match="echo twice",
-            steps=[
-                Step(
-                    text="Running.", tool="run_command", input={"command": "echo ok && echo fine"}
-                ),
-                Step(text="Ran."),
-            ],
-        ),
-        Rule(
-            match="edit then run",
-            steps=[
-                Step(
-                    text="Editing.",
-                    tool="edit_file",
-                    input={"path": "legacy.txt", "old_string": "a = 1", "new_string": "a = 2"},
-                ),
-                Step(text="Running.", tool="run_command", input={"command": "echo ok"}),
-                Step(text="Done."),
-            ],
-        ),
-        Rule(
-            match="format it",
-            steps=[
-                Step(
-                    text="Formatting.",
-                    tool="run_command",
-                    input={"command": "printf 'def main():\\n    return 2\\n' > src/app.py"},
-                ),
-                Step(text="Formatted."),
-            ],
-        ),
-        Rule(
-            match="read env",
-            steps=[
-                Step(text="Reading.", tool="read_file", input={"path": ".env"}),
-                Step(text="Read."),
-            ],
-        ),
-        Rule(
-            match="grow",
-            steps=[
-                Step(text="Growing.", tool="mcp__inv__grow"),
-                Step(text="Grown."),
-            ],
-        ),
-        Rule(
-            match="invoice",
-            steps=[
-                Step(text="Asking.", tool="mcp__inv__total", input={"number": "INV-7"}),
-                Step(text="It is 12.30."),
-            ],
-        ),
-    ]
+from tests.helpers.backend_drive import OptionsFactory
+from tests.helpers.tui_drive import (
+    conversation_text,
+    open_dialog,
+    ready,
+    say,
+    settle,
+    until,
+    wait_for_screen,
 )
+from tests.tui.project_script import LEGACY, MCP_SERVER, inv_server, rules
 
 Factory = Callable[..., ChatApp]
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    root = tmp_path / "proj"
-    (root / "src").mkdir(parents=True)
-    (root / "src" / "app.py").write_text("def main():\n    return 1\n")
-    (root / "legacy.txt").write_bytes(LEGACY)
-    (root / ".env").write_text("DATABASE_URL=postgres://secret\n")
-    (root / "pyproject.toml").write_text('[project]\nname = "proj"\n')
-    (root / "tests").mkdir()
-    (root / "tests" / "test_app.py").write_text("def test_main():\n    assert True\n")
-    return root
+def make(project_options: OptionsFactory) -> Factory:
+    """A ChatApp in the project (tests/tui/project_script.py); the keywords are the options'."""
 
+    def build(settings: ChatSettings | None = None, store: str = "s.sqlite") -> ChatApp:
+        return ChatApp(ChatBackend(project_options(settings, store)), blink=False)
 
-@pytest.fixture
-def make(project: Path, tmp_path: Path) -> Iterator[Factory]:
-    clock = ManualClock(1_800_000_000.0)
-    with Emulator.start(clock=clock, script=SCRIPT) as emu:
-
-        def build(settings: ChatSettings | None = None, store: str = "s.sqlite") -> ChatApp:
-            opts = BackendOptions(
-                workspace=project,
-                store_path=tmp_path / store,
-                session_id="proj-session",
-                api_key="",
-                clock=clock,
-                emulator=emu,
-                chat_settings=settings,
-                # bubblewrap where it runs, unconfined elsewhere (the sandbox has its own suite)
-                sandbox=SandboxOptions(mode="bwrap" if BWRAP_PROBLEM is None else "off"),
-            )
-            return ChatApp(ChatBackend(opts), blink=False)
-
-        yield build
-
-
-def rules(*texts: str) -> tuple[Any, ...]:
-    return tuple(
-        parse_rule(t, "settings.toml", f"permissions.allow[{i}]") for i, t in enumerate(texts)
-    )
+    return build
 
 
 def tool_results(app: ChatApp) -> list[tuple[str, bool]]:
@@ -184,70 +69,37 @@ def last_user_text(app: ChatApp) -> str:
     return ""
 
 
-async def test_settings_allow_and_deny_without_asking_and_say_which_rule(
-    make: Factory, project: Path
+async def test_a_setting_decides_without_a_dialog_and_a_note_names_the_rule(
+    make: Factory,
 ) -> None:
-    settings = ChatSettings(
-        allow=rules("Bash(echo:*)"),
-        deny=rules("Edit(legacy.txt)", "Read(.env)"),
-    )
-    app = make(settings)
+    app = make(ChatSettings(allow=rules("Bash(echo:*)")))
     async with app.run_test(size=(120, 40)) as pilot:
         # "n" would decline a dialog: the command ran, so no dialog was shown.
         await say(app, pilot, "echo twice", answer="n")
         out, err = tool_results(app)[-1]
         assert not err and "ok\nfine" in out
         assert "run: echo ok && echo fine: allowed by Bash(echo:*)" in conversation_text(app)
-        await say(app, pilot, "edit legacy", answer="y")  # "y" would approve a dialog
-        out, err = tool_results(app)[-1]
-        assert err and "denied by Edit(legacy.txt) (settings.toml: permissions.allow[0])" in out
-        assert (project / "legacy.txt").read_bytes() == LEGACY
-        await say(app, pilot, "read env")
-        out, err = tool_results(app)[-1]
-        assert err and "denied by Read(.env)" in out and "secret" not in out
-        # The permission mode can change for the session: plan is read-only.
+        # The permission mode can change for the session (what it does:
+        # tests/tui/test_backend_permissions.py).
         await say(app, pilot, "/permissions plan")
-        await say(app, pilot, "make module", answer="y")
-        out, err = tool_results(app)[-1]
-        assert err and "plan mode is read-only" in out
-        assert not (project / "pkg").exists()
+        assert app.backend.permissions.mode == "plan"
         await say(app, pilot, "/permissions")
         assert "permission mode: plan" in conversation_text(app)
 
 
-async def test_always_keeps_asking_nothing_but_deny_still_holds(make: Factory) -> None:
-    app = make(ChatSettings(deny=rules("Bash(rm:*)")))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await say(app, pilot, "echo twice", answer="a")  # always, for this session
-        assert "run" in app.backend.permissions.allowed
-        assert app.backend.workspace.allowed == set()  # every command still reaches the rules
-        ruling = app.backend.permissions.decide(
-            ApprovalRequest("run", "run_command", "run: ls; rm -rf /", "ls; rm -rf /")
-        )
-        assert ruling.verdict == "deny"
-
-
-async def test_undo_puts_every_byte_back_and_tells_the_model(make: Factory, project: Path) -> None:
+async def test_undo_says_what_it_put_back(make: Factory, project: Path) -> None:
     app = make()
     async with app.run_test(size=(120, 40)) as pilot:
         await say(app, pilot, "edit legacy", answer="y")
-        assert (project / "legacy.txt").read_bytes() == LEGACY.replace(b"b = 2", b"b = 3")
-        await say(app, pilot, "make module", answer="y")
-        assert (project / "pkg" / "new" / "mod.py").read_text() == "X = 1\n"
-        await say(app, pilot, "/undo")  # the newest turn that wrote: make module
-        assert not (project / "pkg").exists()  # the file and the folders made for it
-        assert "removed pkg/new/mod.py" in conversation_text(app)
+        assert (project / "legacy.txt").read_bytes() != LEGACY
         await say(app, pilot, "/undo")
-        assert (project / "legacy.txt").read_bytes() == LEGACY  # CRLF, Latin-1, no final \n
+        assert (project / "legacy.txt").read_bytes() == LEGACY
+        assert "undid the turn 'edit legacy': restored legacy.txt" in conversation_text(app)
         await say(app, pilot, "/undo")
-        assert "nothing to undo" in conversation_text(app)
-        await say(app, pilot, "hello")
-        sent = last_user_text(app)
-        assert sent.startswith("[prefixlock: the user ran /undo")
-        assert "pkg/new/mod.py" in sent and "legacy.txt" in sent and sent.endswith("hello")
+        assert "/undo: nothing to undo" in conversation_text(app)
 
 
-async def test_custom_commands_expand_into_the_message_not_the_prefix(
+async def test_a_custom_command_typed_in_the_prompt_sends_its_message_and_is_in_the_help(
     make: Factory, project: Path
 ) -> None:
     cmds = project / ".prefixlock" / "commands"
@@ -256,40 +108,24 @@ async def test_custom_commands_expand_into_the_message_not_the_prefix(
         "---\ndescription: Review a file for bugs\nargument-hint: FILE\n---\n"
         "Review $ARGUMENTS carefully; start with $1.\n"
     )
-    (project / ".claude" / "commands" / "git").mkdir(parents=True)
-    (project / ".claude" / "commands" / "git" / "summary.md").write_text("Summarize the diff.")
+    (project / ".claude" / "commands").mkdir(parents=True)
     (project / ".claude" / "commands" / "help.md").write_text("Not the real help.")
     app = make()
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(app, pilot)
-        fp = app.backend.session.prefix.fingerprint
         assert "/help is a built-in command; file ignored" in conversation_text(app)
         await say(app, pilot, "/review src/app.py legacy.txt")
         assert last_user_text(app) == (
             "Review src/app.py legacy.txt carefully; start with src/app.py."
         )
-        await say(app, pilot, "/git:summary staged only")
-        assert last_user_text(app) == "Summarize the diff.\n\nstaged only"
-        assert app.backend.session.prefix.fingerprint == fp
         await say(app, pilot, "/help")
         screen = await wait_for_screen(app, pilot, HelpScreen)
         body = str(screen.body)
         assert "/review FILE" in body and "Review a file for bugs" in body
-        assert "/git:summary" in body and "Not the real help" not in body
+        assert "Not the real help" not in body
 
 
-def test_a_malformed_command_file_stops_the_start_naming_file_and_line(project: Path) -> None:
-    cmds = project / ".claude" / "commands"
-    cmds.mkdir(parents=True)
-    (cmds / "bad.md").write_text("---\ndescription: [unclosed\n---\nBody\n")
-    backend = ChatBackend(BackendOptions(workspace=project, api_key=""))
-    with pytest.raises(ConfigError) as err:
-        backend.check()
-    assert str(err.value).startswith(f"{cmds / 'bad.md'}:")
-    assert "malformed front matter" in str(err.value)
-
-
-async def test_edited_instructions_are_priced_and_applied_only_when_accepted(
+async def test_an_edited_instruction_file_is_offered_in_a_priced_dialog(
     make: Factory, project: Path
 ) -> None:
     (project / "AGENTS.md").write_text("Answer briefly.\n")
@@ -298,29 +134,23 @@ async def test_edited_instructions_are_priced_and_applied_only_when_accepted(
         await say(app, pilot, "hello")
         start = app.backend.session.prefix
         (project / "AGENTS.md").write_text("Answer in detail.\n")
-        prompt = app.query_one("#prompt", PromptInput)
-        prompt.value = "hello again"
-        await pilot.press("enter")
-        dialog = await wait_for_screen(app, pilot, ConfirmScreen)
+        dialog = await open_dialog(app, pilot, "hello again", ConfirmScreen)
         assert "AGENTS.md changed" in dialog.title_text
         labels = dict(dialog.rows.rows)
         assert labels["changed"] == "AGENTS.md"
         assert int(labels["tokens re-billed"].replace(",", "")) > 0
+        assert app.backend.session.ledger.rows and len(app.backend.session.requests) == 1
         await pilot.press("n")
-        await say(app, pilot, "and again")  # the declined version is not offered again
+        await settle(app, pilot)  # the message goes out once the dialog is answered
+        assert len(app.backend.session.requests) == 2
         assert app.backend.session.prefix.fingerprint == start.fingerprint
         assert "kept the instructions the session started with" in conversation_text(app)
-        # A new file (none at start) is offered too; accepted, it is in the prefix.
-        (project / "CLAUDE.md").write_text("Use tabs.\n")
-        prompt.value = "next"
-        await pilot.press("enter")
-        dialog = await wait_for_screen(app, pilot, ConfirmScreen)
-        assert dict(dialog.rows.rows)["changed"] == "AGENTS.md, CLAUDE.md"
+        (project / "AGENTS.md").write_text("Answer in limericks.\n")
+        await open_dialog(app, pilot, "next", ConfirmScreen)
         await pilot.press("y")
-        await say(app, pilot, "done")
-        system = app.backend.session.prefix.system
-        assert "Answer in detail." in system[1] and "Use tabs." in system[1]
-        assert app.backend.session.prefix.fingerprint != start.fingerprint
+        await settle(app, pilot)
+        assert "Answer in limericks." in app.backend.session.prefix.system[1]
+        assert "the prefix now holds the new AGENTS.md" in conversation_text(app)
         assert "cache miss" in conversation_text(app)  # the move was billed, and said so
 
 
@@ -345,10 +175,10 @@ async def test_init_shows_the_draft_and_asks_again_before_overwriting(
         await pilot.press("enter")
         await wait_for_screen(app, pilot, PreviewScreen)
         await pilot.press("y")
-        for _ in range(100):  # the second dialog: overwrite?
-            await pilot.pause(0.02)
-            if isinstance(app.screen, PreviewScreen) and "overwrite" in app.screen.title_text:
-                break
+        await until(  # the second dialog
+            lambda: isinstance(app.screen, PreviewScreen) and "overwrite" in app.screen.title_text,
+            "the dialog asking to overwrite",
+        )
         assert isinstance(app.screen, PreviewScreen) and app.screen.body == "mine\n"
         await pilot.press("n")
         await say(app, pilot, "/cost")
@@ -373,72 +203,10 @@ async def test_effort_change_is_priced_before_it_happens(make: Factory) -> None:
         assert "usage: /effort" in conversation_text(app)
 
 
-async def test_mcp_server_tools_are_pinned_in_the_prefix_and_called(make: Factory) -> None:
-    pytest.importorskip("mcp")
-    server = McpServerConfig("inv", sys.executable, (MCP_SERVER,), None, "settings.toml")
-    app = make(ChatSettings(mcp_servers=(server,)))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await ready(app, pilot)
-        names = app.backend.session.prefix.tool_names()
-        assert {"mcp__inv__add", "mcp__inv__fail", "mcp__inv__total"} <= set(names)
-        fp = app.backend.session.prefix.fingerprint
-        await say(app, pilot, "invoice total")
-        out, err = tool_results(app)[-1]
-        assert out == "INV-7: 12.30" and not err
-        assert app.backend.session.prefix.fingerprint == fp
-
-
-async def test_a_deny_rule_naming_an_mcp_tool_refuses_it(make: Factory) -> None:
-    pytest.importorskip("mcp")
-    server = McpServerConfig("inv", sys.executable, (MCP_SERVER,), None, "settings.toml")
-    deny = (parse_rule("mcp__inv__total", "settings.toml", "permissions.deny[0]"),)
-    app = make(ChatSettings(mcp_servers=(server,), deny=deny))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await ready(app, pilot)
-        assert "mcp__inv__total" in app.backend.session.prefix.tool_names()  # still pinned
-        await say(app, pilot, "invoice total")
-        out, err = tool_results(app)[-1]
-        assert err and "mcp__inv__total: refused (denied by mcp__inv__total" in out
-        assert "settings.toml: permissions.deny[0]" in out
-
-
-async def test_a_changed_mcp_tool_list_is_offered_priced_never_taken_silently(
-    make: Factory,
-) -> None:
-    pytest.importorskip("mcp")
-    server = McpServerConfig("inv", sys.executable, (MCP_SERVER,), None, "settings.toml")
-    app = make(ChatSettings(mcp_servers=(server,)))
-    async with app.run_test(size=(120, 40)) as pilot:
-        await ready(app, pilot)
-        start = app.backend.session.prefix
-        await say(app, pilot, "grow the tools")  # the server adds `discount` and says so
-        assert app.backend.session.prefix.fingerprint == start.fingerprint
-        prompt = app.query_one("#prompt", PromptInput)
-        prompt.value = "hello again"
-        await pilot.press("enter")
-        dialog = await wait_for_screen(app, pilot, ConfirmScreen)
-        assert "MCP server changed its tools" in dialog.title_text
-        assert dict(dialog.rows.rows)["changed"] == "added mcp__inv__discount"
-        await pilot.press("n")
-        await say(app, pilot, "and again")  # declined: not offered again
-        assert app.backend.session.prefix.fingerprint == start.fingerprint
-        assert "kept the MCP tools the session started with" in conversation_text(app)
-        # The server announces again: offered again; accepted, the tool is in the prefix.
-        await say(app, pilot, "grow the tools")
-        prompt.value = "next"
-        await pilot.press("enter")
-        dialog = await wait_for_screen(app, pilot, ConfirmScreen)
-        await pilot.press("y")
-        await say(app, pilot, "done")
-        assert "mcp__inv__discount" in app.backend.session.prefix.tool_names()
-        assert "the prefix now holds the new MCP tools" in conversation_text(app)
-
-
-async def test_an_mcp_tool_call_asks_showing_server_tool_and_arguments(make: Factory) -> None:
+async def test_an_mcp_call_and_a_new_tool_list_are_asked_about(make: Factory) -> None:
     # Claude Code asks before an MCP tool runs unless a rule allows it: so does the chat.
     pytest.importorskip("mcp")
-    server = McpServerConfig("inv", sys.executable, (MCP_SERVER,), None, "settings.toml")
-    app = make(ChatSettings(mcp_servers=(server,)))
+    app = make(ChatSettings(mcp_servers=(inv_server(),)))
     async with app.run_test(size=(120, 40)) as pilot:
         await ready(app, pilot)
         dialog = await open_dialog(app, pilot, "invoice total", ApprovalScreen)
@@ -446,16 +214,28 @@ async def test_an_mcp_tool_call_asks_showing_server_tool_and_arguments(make: Fac
         assert "MCP server inv: total (mcp__inv__total)" in dialog.request.summary
         assert '"number": "INV-7"' in dialog.request.detail
         await pilot.press("n")  # declined: the server is never called
-        await say(app, pilot, "", answer="n")
+        await settle(app, pilot, answer="n")
         out, err = tool_results(app)[-1]
         assert err and "declined" in out
-        dialog = await open_dialog(app, pilot, "invoice total", ApprovalScreen)
-        await pilot.press("a")  # always, for this tool, this session
-        await say(app, pilot, "", answer="n")
-        assert tool_results(app)[-1] == ("INV-7: 12.30", False)
-        # Asked no more: a dialog now would be answered "n" and the call would fail.
-        await say(app, pilot, "invoice total", answer="n")
-        assert tool_results(app)[-1] == ("INV-7: 12.30", False)
+        assert "MCP server inv: total (mcp__inv__total): declined" in conversation_text(app)
+        # The server announces a new tool list: offered with its price before the next
+        # message, in a dialog; "n" keeps the prefix.
+        start = app.backend.session.prefix
+        await say(app, pilot, "grow the tools")
+        offer = await open_dialog(app, pilot, "hello again", ConfirmScreen)
+        assert "MCP server changed its tools" in offer.title_text
+        assert dict(offer.rows.rows)["changed"] == "added mcp__inv__discount"
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert app.backend.session.prefix.fingerprint == start.fingerprint
+        assert "kept the MCP tools the session started with" in conversation_text(app)
+        # Announced again and taken: the tool is in the prefix.
+        await say(app, pilot, "grow the tools")
+        await open_dialog(app, pilot, "next", ConfirmScreen)
+        await pilot.press("y")
+        await settle(app, pilot)
+        assert "mcp__inv__discount" in app.backend.session.prefix.tool_names()
+        assert "the prefix now holds the new MCP tools" in conversation_text(app)
 
 
 def _marking_mcp_json(project: Path, marker: Path) -> None:
@@ -513,11 +293,8 @@ async def test_an_mcp_server_that_does_not_start_is_one_note(make: Factory) -> N
         "gone", sys.executable, ("-c", "raise SystemExit(3)"), None, "settings.toml"
     )
     app = make(ChatSettings(mcp_servers=(bad,)))
-    async with app.run_test(size=(120, 40)) as pilot:
-        for _ in range(500):
-            await pilot.pause(0.02)
-            if "cannot start the session" in conversation_text(app):
-                break
+    async with app.run_test(size=(120, 40)):
+        await until(lambda: "cannot start the session" in conversation_text(app), "the note")
         text = conversation_text(app)
         assert "settings.toml: mcp_servers.gone: MCP server 'gone'" in text
         assert not isinstance(app.screen, ApprovalScreen)
@@ -536,43 +313,13 @@ async def test_quitting_mid_turn_stores_the_requests_already_billed(
         await pilot.press("enter")
         await wait_for_screen(app, pilot, ApprovalScreen)  # the edit
         await pilot.press("y")
-        for _ in range(500):  # the command's dialog: the turn is mid-flight
-            await pilot.pause(0.02)
-            if isinstance(app.screen, ApprovalScreen) and app.screen.request.action == "run":
-                break
+        await until(  # the command's dialog: the turn is mid-flight
+            lambda: isinstance(app.screen, ApprovalScreen) and app.screen.request.action == "run",
+            "the command's dialog",
+        )
         billed = [r.cost for r in app.backend.session.ledger.rows]
         assert len(billed) == 2
         app.exit()
     with SessionStore(tmp_path / "s.sqlite") as st:
         stored = [u.cost for u in st.usage_rows("proj-session")]
     assert stored == billed  # nothing billed is missing from the store
-
-
-@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
-async def test_in_a_git_workspace_undo_puts_back_what_a_command_changed(
-    make: Factory, project: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import threading
-
-    from prefixlock.tui.git_checkpoint import GitCheckpoint
-
-    # The real snapshot runs; we only note where: hashing a big tree takes seconds, so it must
-    # never run on the UI thread (before the command, and again at the turn's end).
-    real_snapshot = GitCheckpoint.snapshot
-    threads: list[bool] = []
-
-    def noting_snapshot(self: GitCheckpoint) -> str | None:
-        threads.append(threading.current_thread() is threading.main_thread())
-        return real_snapshot(self)
-
-    monkeypatch.setattr(GitCheckpoint, "snapshot", noting_snapshot)
-    subprocess.run(["git", "init", "-q", str(project)], check=True)
-    before = (project / "src" / "app.py").read_bytes()
-    app = make()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await say(app, pilot, "format it", answer="y")
-        assert (project / "src" / "app.py").read_text() == "def main():\n    return 2\n"
-        assert threads == [False, False]  # both snapshots, neither on the UI thread
-        await say(app, pilot, "/undo")
-        assert (project / "src" / "app.py").read_bytes() == before
-        assert "restored src/app.py" in conversation_text(app)

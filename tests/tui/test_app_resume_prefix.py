@@ -1,4 +1,6 @@
-"""A resumed session stored with another prefix than the chat's: kept, and the chat says so."""
+"""A resumed session stored with another prefix than the chat's: kept, and the chat says so.
+(When the backend finds the prefixes differ, and what moving costs:
+tests/tui/test_backend_session.py.)"""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ from typing import Any
 from prefixlock.clock import ManualClock
 from prefixlock.tui.backend import SYSTEM_PROMPT
 from tests.helpers.stored_chat import store_chat_session
-from tests.helpers.tui_drive import AppFactory, conversation_text, ready, say
+from tests.helpers.tui_drive import AppFactory, conversation_text, ready
 
 
 async def test_resuming_a_session_with_another_prefix_shows_a_note_with_the_cost(
@@ -31,19 +33,3 @@ async def test_resuming_a_session_with_another_prefix_shows_a_note_with_the_cost
         text = conversation_text(app)
         assert "resumes on its stored prefix" in text and "prefix differs" in text
         assert "cached tokens" in text
-
-
-async def test_resuming_a_session_the_chat_stored_shows_no_such_note(
-    make_app: AppFactory,
-) -> None:
-    first = make_app(session_id="chat-made")
-    async with first.run_test(size=(120, 40)) as pilot:
-        await ready(first, pilot)
-        await say(first, pilot, "hello")
-        await pilot.press("ctrl+q")
-    app = make_app(resume="chat-made")
-    async with app.run_test(size=(120, 40)) as pilot:
-        await ready(app, pilot)
-        session = app.backend.session
-        assert session is not None and not session.resumed_prefix_differs
-        assert "prefix differs" not in conversation_text(app)

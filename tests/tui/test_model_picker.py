@@ -14,7 +14,6 @@ from tests.helpers.tui_drive import (
     AppFactory,
     conversation_text,
     open_dialog,
-    ready,
     say,
     settle,
     wait_for_screen,
@@ -29,33 +28,29 @@ async def _choose(pilot: object, picker: ModelPickerScreen, model: str) -> None:
     await pilot.press("enter")  # type: ignore[attr-defined]
 
 
-async def test_the_picker_shows_prices_warm_caches_and_quotes_before_a_switch(
+async def test_the_picker_lists_the_models_and_a_choice_goes_through_the_priced_switch(
     make_app: AppFactory,
 ) -> None:
+    """The rows are the backend's (what they hold: tests/tui/test_backend_commands.py); a
+    model chosen opens the switch dialog before anything changes; escape keeps the model."""
     app = make_app()
     async with app.run_test(size=(120, 40)) as pilot:
-        await ready(app, pilot)
         await say(app, pilot, "hello")
         picker = await open_dialog(app, pilot, "/model", ModelPickerScreen)
-        rows = {r.model: r for r in picker.rows}
-        assert set(rows) == {p.model for p in app.backend.prices}
-        assert picker.rows[0].model == SONNET and rows[SONNET].current
-        warm = app.backend.panel_view().warm_seconds
-        assert warm is not None and rows[SONNET].warm_seconds == warm > 0
-        price = app.backend.prices.lookup(HAIKU)
-        assert price is not None and rows[HAIKU].input == price.input
-        quote = app.backend.session.quote_switch(HAIKU)
-        assert quote.warns and rows[HAIKU].switch_dollars == quote.dollars
-        assert rows[HAIKU].warm_seconds == 0  # never used in this session
-        shown = str(row_text(rows[HAIKU]))
-        assert f"${price.input:.2f}" in shown and "cold" in shown and "+$0.0" in shown
+        assert picker.rows == app.backend.model_rows()
+        listing = picker.query_one("#model-list", OptionList)
+        assert listing.option_count == len(picker.rows)
+        assert str(listing.get_option_at_index(0).prompt) == str(row_text(picker.rows[0]))
+        assert picker.rows[0].model == SONNET and picker.rows[0].current
         await _choose(pilot, picker, HAIKU)
         await wait_for_screen(app, pilot, SwitchScreen)  # priced before it happens
         assert app.backend.session.model == SONNET
         await pilot.press("s")
         await settle(app, pilot)
         assert app.backend.session.model == HAIKU
-        picker = await open_dialog(app, pilot, "/model", ModelPickerScreen)
+        await pilot.press("ctrl+o")  # the picker's key
+        picker = await wait_for_screen(app, pilot, ModelPickerScreen)
+        assert picker.rows[0].model == HAIKU and picker.rows[0].current
         await pilot.press("escape")
         await settle(app, pilot)
         assert app.backend.session.model == HAIKU
@@ -84,12 +79,3 @@ def test_rows_mark_a_model_warm_when_the_guard_predicts_a_read_there() -> None:
         )
     )
     assert "warm  4:00" in line and line.endswith("free")
-
-
-async def test_ctrl_o_opens_the_picker(make_app: AppFactory) -> None:
-    app = make_app()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await ready(app, pilot)
-        await pilot.press("ctrl+o")
-        picker = await wait_for_screen(app, pilot, ModelPickerScreen)
-        assert picker.rows[0].current

@@ -1,16 +1,14 @@
 """AGENTS.md / CLAUDE.md / CONVENTIONS.md at the workspace root are read into the frozen prefix
 at session start (a system block of their own, after the app's prompt), once; an edit later is
-quoted and applied only when accepted (tests/tui/test_app_project.py)."""
+quoted and applied only when accepted (tests/tui/test_backend_project.py, and the dialog in
+test_app_project.py)."""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 
-from prefixlock.tui.backend import SYSTEM_PROMPT, project_instructions
-from prefixlock.tui.prompt_input import PromptInput
-from prefixlock.tui.screens import ConfirmScreen
-from tests.helpers.tui_drive import AppFactory, ready, settle, wait_for_screen
+from prefixlock.tui.backend import project_instructions
 
 
 def test_instruction_files_in_order_each_named(tmp_path: Path) -> None:
@@ -25,30 +23,6 @@ def test_instruction_files_in_order_each_named(tmp_path: Path) -> None:
     )
     (tmp_path / "AGENTS.md").write_text("x" * 70_000)
     assert "[AGENTS.md cut at 64,000 bytes]" in project_instructions(tmp_path)
-
-
-async def test_the_session_prefix_carries_agents_md_and_keeps_it(
-    make_app: AppFactory, workspace: Path
-) -> None:
-    (workspace / "AGENTS.md").write_text("Always answer in haiku.\n")
-    app = make_app()
-    async with app.run_test(size=(120, 40)) as pilot:
-        await ready(app, pilot)
-        prefix = app.backend.session.prefix
-        assert prefix.system[0] == SYSTEM_PROMPT
-        assert prefix.system[1] == (
-            "# Project instructions from AGENTS.md\n\nAlways answer in haiku."
-        )
-        # Edited mid-session: the change is quoted before the next message; declined, the
-        # prefix (and its cache) is unchanged, never silently moved.
-        (workspace / "AGENTS.md").write_text("Answer in limericks.\n")
-        app.query_one("#prompt", PromptInput).value = "hello"
-        await pilot.press("enter")
-        await wait_for_screen(app, pilot, ConfirmScreen)
-        await pilot.press("n")
-        await settle(app, pilot)
-        assert app.backend.session.prefix.fingerprint == prefix.fingerprint
-        assert app.backend.session.ledger.rows
 
 
 def test_an_instruction_file_linking_out_of_the_workspace_is_not_read(tmp_path: Path) -> None:

@@ -11,7 +11,7 @@ from textual import events
 
 from prefixlock.tui.app import ChatApp
 from prefixlock.tui.prompt_input import CompletionList, PromptInput
-from tests.helpers.tui_drive import AppFactory, conversation_text, ready, settle
+from tests.helpers.tui_drive import AppFactory, conversation_text, ready, settle, type_keys, until
 
 
 def _prompt(app: ChatApp) -> PromptInput:
@@ -36,7 +36,7 @@ async def test_ctrl_j_and_a_paste_keep_newlines_and_enter_sends_them_all(
         await ready(app, pilot)
         prompt = _prompt(app)
         prompt.focus()
-        await pilot.press(*"first", "ctrl+j", *"second")
+        await type_keys(pilot, *"first", "ctrl+j", *"second")
         assert prompt.value == "first\nsecond"  # not sent: a newline
         app.post_message(events.Paste("\npasted one\npasted two"))  # as the driver does
         await pilot.pause()
@@ -57,12 +57,12 @@ async def test_up_and_down_recall_sent_messages_and_keep_them_per_workspace(
         prompt = _prompt(app)
         prompt.focus()
         for line in ("hello", "two\nlines"):
-            await pilot.press(*line.split("\n")[0])
+            await type_keys(pilot, *line.split("\n")[0])
             if "\n" in line:
-                await pilot.press("ctrl+j", *line.split("\n")[1])
+                await type_keys(pilot, "ctrl+j", *line.split("\n")[1])
             await pilot.press("enter")
             await settle(app, pilot)
-        await pilot.press(*"draft")
+        await type_keys(pilot, *"draft")
         await pilot.press("up")
         assert prompt.value == "two\nlines"
         # The cursor is on the recalled text's last line: Up moves within it first.
@@ -128,7 +128,7 @@ async def test_an_at_mention_completes_a_workspace_file_and_sends_its_content(
         listing = app.query_one("#completion", CompletionList)
         prompt.focus()
         fingerprint = app.backend.session.prefix.fingerprint
-        await pilot.press(*"explain @app")
+        await type_keys(pilot, *"explain @app")
         await prompt.files_listed()
         await pilot.pause()
         assert [c.value for c in listing.items] == ["@src/app.py"]
@@ -171,11 +171,11 @@ async def test_keys_that_arrive_together_stay_in_order(make_app: AppFactory) -> 
         await ready(app, pilot)
         prompt = _prompt(app)
         prompt.focus()
-        await pilot.press(*"one")
+        await type_keys(pilot, *"one")
         for key in ("ctrl+j", "alt+enter", "shift+enter"):
             app.post_message(events.Key(key, "\n" if key == "ctrl+j" else None))
             for ch in "ab":
                 app.post_message(events.Key(ch, ch))
-        await pilot.pause(0.2)
+        await until(lambda: len(prompt.value) >= len("one\nab\nab\nab"), "the keys", 5.0)
         assert prompt.value == "one\nab\nab\nab"
         assert app.backend.session.turn == 0  # none of them sent the message

@@ -13,7 +13,7 @@ import pytest
 from textual.pilot import Pilot
 
 from prefixlock.tui.screens import SwitchScreen
-from tests.helpers.tui_drive import AppFactory, open_dialog, say, settle
+from tests.helpers.tui_drive import AppFactory, open_dialog, say, settle, still
 
 SIZES = [(80, 24), (120, 40)]
 
@@ -22,20 +22,21 @@ async def _conversation(pilot: Pilot[None]) -> None:
     app: Any = pilot.app
     await say(app, pilot, "hello")
     await say(app, pilot, "look around")
+    await still(app, pilot)
 
 
 async def _switch_dialog(pilot: Pilot[None]) -> None:
     app: Any = pilot.app
     await say(app, pilot, "hello")
     await open_dialog(app, pilot, "/model claude-haiku-4-5", SwitchScreen)
-    await pilot.pause()
+    await still(app, pilot)
 
 
 async def _help(pilot: Pilot[None]) -> None:
     app: Any = pilot.app
     await settle(app, pilot)
     await pilot.press("f1")
-    await pilot.pause()
+    await still(app, pilot)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
@@ -54,9 +55,10 @@ def test_help_screen(snap_compare: Any, make_app: AppFactory, size: tuple[int, i
 
 
 async def _conversation_light(pilot: Pilot[None]) -> None:
+    app: Any = pilot.app
     await _conversation(pilot)
     await pilot.press("ctrl+t")
-    await pilot.pause()
+    await still(app, pilot)
 
 
 def test_main_screen_light_theme(snap_compare: Any, make_app: AppFactory) -> None:

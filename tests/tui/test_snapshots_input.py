@@ -13,7 +13,7 @@ from textual.pilot import Pilot
 
 from prefixlock.tui.model_picker import ModelPickerScreen
 from prefixlock.tui.prompt_input import PromptInput
-from tests.helpers.tui_drive import AppFactory, open_dialog, say, settle, still
+from tests.helpers.tui_drive import AppFactory, open_dialog, say, settle, still, type_keys
 
 SIZES = [(80, 24), (120, 40)]
 
@@ -22,8 +22,8 @@ async def _multiline(pilot: Pilot[None]) -> None:
     app: Any = pilot.app
     await say(app, pilot, "hello")
     app.query_one("#prompt", PromptInput).focus()
-    await pilot.press(*"Fix the failing test", "ctrl+j", *"in src/app.py", "ctrl+j")
-    await pilot.press(*"and explain why")
+    await type_keys(pilot, *"Fix the failing test", "ctrl+j", *"in src/app.py", "ctrl+j")
+    await type_keys(pilot, *"and explain why")
     await still(app, pilot)
 
 
@@ -31,7 +31,7 @@ async def _completion(pilot: Pilot[None]) -> None:
     app: Any = pilot.app
     await settle(app, pilot)
     app.query_one("#prompt", PromptInput).focus()
-    await pilot.press("/", "c")
+    await type_keys(pilot, "/", "c")
     await still(app, pilot)
 
 
@@ -40,7 +40,7 @@ async def _mention(pilot: Pilot[None]) -> None:
     await settle(app, pilot)
     prompt = app.query_one("#prompt", PromptInput)
     prompt.focus()
-    await pilot.press(*"explain @", "s")
+    await type_keys(pilot, *"explain @s")
     await prompt.files_listed()
     await still(app, pilot)
 

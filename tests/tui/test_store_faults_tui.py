@@ -1,44 +1,27 @@
-"""A malformed row in the store is one line: `/resume` says so and the open session goes on;
-`chat --resume` exits 2 before the screen opens."""
+"""Store faults as the chat shows them: `/resume` of a malformed session is one note and the
+open session goes on; a store that stops taking writes is one note naming it; `chat --resume`
+of a malformed session exits 2 before the screen opens. (The faults themselves, on the
+backend: tests/tui/test_backend_store_faults.py.)"""
 
 from __future__ import annotations
 
 import asyncio
-import sqlite3
 from pathlib import Path
 
 import pytest
 
+from prefixlock.events import StoreWriteFailed
+from tests.helpers.backend_drive import ChatOpener
 from tests.helpers.cli import run_cli
-from tests.helpers.tui_drive import AppFactory, conversation_text, say
-
-BREAKS = [
-    "UPDATE requests SET usage='{not json' WHERE session_id='first-session'",
-    "UPDATE blobs SET data=X'7b6e6f74' WHERE hash IN "
-    "(SELECT blob FROM messages WHERE session_id='first-session')",
-    "UPDATE sessions SET settings='[' WHERE id='first-session'",
-]
+from tests.helpers.tui_drive import AppFactory, conversation_text, ready, say
+from tests.tui.test_backend_store_faults import BREAKS, break_store, store_first_session
 
 
-async def _stored_session(make_app: AppFactory) -> None:
-    first = make_app(session_id="first-session")
-    async with first.run_test(size=(120, 40)) as pilot:
-        await say(first, pilot, "hello")
-
-
-def _break(store: Path, sql: str) -> None:
-    con = sqlite3.connect(store)
-    with con:
-        con.execute(sql)
-    con.close()
-
-
-@pytest.mark.parametrize("sql", BREAKS)
 async def test_resume_of_a_malformed_session_is_a_note(
-    make_app: AppFactory, tmp_path: Path, sql: str
+    make_app: AppFactory, open_chat: ChatOpener, tmp_path: Path
 ) -> None:
-    await _stored_session(make_app)
-    _break(tmp_path / "sessions.sqlite", sql)
+    await store_first_session(open_chat)
+    break_store(tmp_path / "sessions.sqlite", BREAKS[0])
     app = make_app(session_id="second-session")
     async with app.run_test(size=(120, 40)) as pilot:
         await say(app, pilot, "/resume first-session")
@@ -49,13 +32,22 @@ async def test_resume_of_a_malformed_session_is_a_note(
         assert len(app.backend.session.ledger.rows) == 1
 
 
+async def test_a_store_write_failure_is_a_note(make_app: AppFactory) -> None:
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        said = "session store /x/s.sqlite: write failed (disk full); 2 writes kept in memory"
+        await app.on_session_event(StoreWriteFailed(said, 2))
+        assert conversation_text(app).count(said) == 1
+
+
 @pytest.mark.parametrize("sql", BREAKS)
 def test_chat_resume_of_a_malformed_session_exits_2(
-    make_app: AppFactory, tmp_path: Path, sql: str
+    open_chat: ChatOpener, tmp_path: Path, sql: str
 ) -> None:
-    asyncio.run(_stored_session(make_app))
+    asyncio.run(store_first_session(open_chat))
     store = tmp_path / "sessions.sqlite"
-    _break(store, sql)
+    break_store(store, sql)
     ran = run_cli("chat", "--resume", "first-session", "--store", str(store), cwd=tmp_path)
     assert ran.returncode == 2, ran.stderr
     assert "malformed" in ran.stderr and len(ran.stderr.strip().splitlines()) == 1

@@ -22,6 +22,9 @@ pytestmark = [
     pytest.mark.serial,
 ]
 
+# How often a wait looks at the pane again (a capture is a short tmux call).
+POLL = 0.05
+
 KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "PREFIXLOCK_API_KEY")
 
 
@@ -48,7 +51,7 @@ class Tmux:
             text = self.pane()
             if check(text):
                 return text
-            time.sleep(0.2)
+            time.sleep(POLL)
         raise AssertionError(f"timed out waiting for {what}; the pane shows:\n{text}")
 
 
@@ -151,6 +154,6 @@ def test_chat_in_tmux_answers_and_shows_the_hit_rate(tmux: Tmux, tmp_path: Path)
     while time.monotonic() < deadline:  # the app exits; the pane's `sleep` remains
         if tmux("list-panes", "-t", "chat", "-F", "#{pane_current_command}").strip() == "sleep":
             break
-        time.sleep(0.2)
+        time.sleep(POLL)
     else:
         raise AssertionError("ctrl+q did not quit the app")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tui.test_terminal import KEY_VARS, Tmux
+from tests.tui.test_terminal import KEY_VARS, POLL, Tmux
 
 # A real terminal's timing is part of what these check: they run alone (tests/helpers/serial.py).
 pytestmark = [
@@ -95,7 +95,7 @@ def served(tmp_path: Path) -> Iterator[str]:
             except OSError:
                 if time.monotonic() > deadline or proc.poll() is not None:
                     raise AssertionError("prefixlock serve did not start") from None
-                time.sleep(0.2)
+                time.sleep(POLL)
         yield f"http://127.0.0.1:{port}"
     finally:
         proc.terminate()
@@ -145,7 +145,7 @@ def _quit(tmux: Tmux, name: str) -> None:
     while time.monotonic() < deadline:  # the app exits; the pane's `sleep` remains
         if tmux("list-panes", "-t", name, "-F", "#{pane_current_command}").strip() == "sleep":
             return
-        time.sleep(0.2)
+        time.sleep(POLL)
     raise AssertionError("ctrl+q did not quit the app")
 
 
@@ -160,7 +160,7 @@ def _wait(tmux: Tmux, name: str, text: str, limit: float = 60.0) -> str:
         pane = _pane(tmux, name)
         if text in pane:
             return pane
-        time.sleep(0.2)
+        time.sleep(POLL)
     raise AssertionError(f"timed out waiting for {text!r}; the pane shows:\n{pane}")
 
 
@@ -245,11 +245,11 @@ def test_edit_run_tests_undo_and_resume_in_a_real_terminal(
         if len(rows) >= stored + 3:
             break
         assert time.monotonic() < deadline, _pane(tmux, "two")
-        time.sleep(0.2)
+        time.sleep(POLL)
     assert (ws / "calc.py").read_bytes() == FIXED
     shown = format_dollars(sum((u.cost for u in rows if u.cost is not None), Decimal(0)))
     deadline = time.monotonic() + 10
     while _panel_main(_pane(tmux, "two")) != shown:  # panel = the stored ledger
         assert time.monotonic() < deadline, (_pane(tmux, "two"), shown)
-        time.sleep(0.2)
+        time.sleep(POLL)
     _quit(tmux, "two")

@@ -1,0 +1,92 @@
+"""What the chat's commands answer, on its backend: /cost, /sessions, /lint (this session's
+requests as a trace), /agents (and a Claude Code agent file's unused keys), /compact (priced,
+and the session goes on), /model (the picker's rows and quotes; an unknown model refused),
+/resume of an unknown session (the open one goes on). (The commands typed on screen and their
+dialogs: tests/tui/test_app_commands.py and test_model_picker.py.)"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from prefixlock.errors import PrefixlockError, UnknownModelError
+from prefixlock.tui.model_picker import row_text
+from tests.helpers.backend_drive import ChatOpener
+
+HAIKU, SONNET = "claude-haiku-4-5", "claude-sonnet-4-6"
+
+
+async def test_cost_sessions_lint_agents_and_compact(open_chat: ChatOpener) -> None:
+    async with open_chat() as chat:
+        backend = chat.backend
+        await chat.say("hello")
+        await chat.say("look around")
+        assert "saved by the cache" in backend.cost_text()
+        assert "tui-test-session" in backend.sessions_text()
+        # The linter reads this session's requests as a trace (not some other input).
+        sent = len(backend.session.requests)
+        assert sent == 4 and re.search(
+            rf"lint: (no findings|\d+ finding\(s\)) in {sent} requests of this session",
+            backend.lint_text(),
+        )
+        assert "explorer" in backend.agents_text()
+        quote = backend.quote_compact()
+        assert quote.tokens_rebilled > 0
+        assert "compacted" in await backend.compact(quote)
+        compacted = len(backend.session.requests)
+        await chat.say("hello")  # the session goes on after compaction
+        assert len(backend.session.requests) == compacted + 1
+
+
+async def test_agents_lists_a_claude_code_file_and_its_unused_keys(
+    open_chat: ChatOpener, workspace: Path
+) -> None:
+    """A Claude Code agent file in the workspace is offered; a key prefixlock does not use is
+    reported where the user looks (the listing), not only to a log nobody sees."""
+    folder = workspace / ".claude" / "agents"
+    folder.mkdir(parents=True)
+    (folder / "reviewer.md").write_text(
+        "---\nname: reviewer\ndescription: Reviews code.\nmodel: haiku\ncolor: blue\n"
+        "tools: Read, Grep\n---\nReview the code you are given.\n"
+    )
+    async with open_chat() as chat:
+        text = chat.backend.agents_text()
+        assert "reviewer [haiku]: Reviews code." in text
+        assert "reviewer.md: key 'color' is not used by prefixlock (kept, ignored)" in text
+
+
+async def test_the_model_rows_show_prices_warm_caches_and_what_a_switch_rebills(
+    open_chat: ChatOpener,
+) -> None:
+    async with open_chat() as chat:
+        backend = chat.backend
+        await chat.say("hello")
+        rows = backend.model_rows()
+        by = {r.model: r for r in rows}
+        assert set(by) == {p.model for p in backend.prices}
+        assert rows[0].model == SONNET and by[SONNET].current
+        warm = backend.panel_view().warm_seconds
+        assert warm is not None and by[SONNET].warm_seconds == warm > 0
+        price = backend.prices.lookup(HAIKU)
+        assert price is not None and by[HAIKU].input == price.input
+        quote = backend.session.quote_switch(HAIKU)
+        assert quote.warns and by[HAIKU].switch_dollars == quote.dollars
+        assert by[HAIKU].warm_seconds == 0  # never used in this session
+        shown = str(row_text(by[HAIKU]))
+        assert f"${price.input:.2f}" in shown and "cold" in shown and "+$0.0" in shown
+
+
+async def test_an_unknown_model_or_session_is_refused_and_the_session_goes_on(
+    open_chat: ChatOpener,
+) -> None:
+    async with open_chat() as chat:
+        backend = chat.backend
+        with pytest.raises(UnknownModelError, match="/model lists the priced ones"):
+            backend.quote_switch("not-a-model-id")
+        with pytest.raises(PrefixlockError, match="no-such-session"):
+            await backend.resume("no-such-session")
+        assert backend.session_id == "tui-test-session"
+        await chat.say("hello")
+        assert backend.session.ledger.rows
