@@ -27,18 +27,6 @@ def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
 
 
 @pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The tests of a module that share a module- or session-scoped fixture go to one worker
-    (`--dist loadgroup`), so the fixture (a whole demo run, a big session) is built once, not
-    once per worker."""
-    for item in items:
-        info = getattr(item, "_fixtureinfo", None)
-        defs = info.name2fixturedefs.values() if info is not None else ()
-        if any(d[-1].scope in ("module", "session") for d in defs if d and d[-1].baseid):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
-
-
-@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     # `-s` asks to see what the tests print (a benchmark's figures): xdist's workers would keep
     # it, so such a run stays in this process.
