@@ -72,26 +72,37 @@ class BackendChat:
 
     def tool_results(self) -> list[tuple[str, bool]]:
         """(content, is_error) of every tool result the model was sent, in order."""
-        out: list[tuple[str, bool]] = []
-        for msg in self.backend.session.transcript.messages:
-            for block in msg.blocks:
-                if block.get("type") == "tool_result":
-                    content = block.get("content", "")
-                    text = (
-                        content
-                        if isinstance(content, str)
-                        else " ".join(str(b.get("text", "")) for b in content)
-                    )
-                    out.append((text, bool(block.get("is_error"))))
-        return out
+        return tool_results(self.backend)
 
     def last_user_text(self) -> str:
         """The text of the newest user message the model got (tool results aside)."""
-        for msg in reversed(self.backend.session.transcript.messages):
-            texts = [str(b.get("text", "")) for b in msg.blocks if b.get("type") == "text"]
-            if msg.role == "user" and texts:
-                return "\n".join(texts)
-        raise AssertionError("no user message")
+        return last_user_text(self.backend)
+
+
+def tool_results(backend: ChatBackend) -> list[tuple[str, bool]]:
+    """(content, is_error) of every tool result the model was sent, in order (the app's
+    tests pass `app.backend`)."""
+    out: list[tuple[str, bool]] = []
+    for msg in backend.session.transcript.messages:
+        for block in msg.blocks:
+            if block.get("type") == "tool_result":
+                content = block.get("content", "")
+                text = (
+                    content
+                    if isinstance(content, str)
+                    else " ".join(str(b.get("text", "")) for b in content)
+                )
+                out.append((text, bool(block.get("is_error"))))
+    return out
+
+
+def last_user_text(backend: ChatBackend) -> str:
+    """The text of the newest user message the model got (tool results aside)."""
+    for msg in reversed(backend.session.transcript.messages):
+        texts = [str(b.get("text", "")) for b in msg.blocks if b.get("type") == "text"]
+        if msg.role == "user" and texts:
+            return "\n".join(texts)
+    raise AssertionError("no user message")
 
 
 ChatOpener = Callable[..., AbstractAsyncContextManager[BackendChat]]

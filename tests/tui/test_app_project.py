@@ -20,7 +20,7 @@ from prefixlock.tui.backend import BackendOptions, ChatBackend
 from prefixlock.tui.preview import PreviewScreen
 from prefixlock.tui.prompt_input import PromptInput
 from prefixlock.tui.screens import ApprovalScreen, ConfirmScreen, HelpScreen, McpConsentScreen
-from tests.helpers.backend_drive import OptionsFactory
+from tests.helpers.backend_drive import OptionsFactory, last_user_text, tool_results
 from tests.helpers.tui_drive import (
     conversation_text,
     open_dialog,
@@ -45,30 +45,6 @@ def make(project_options: OptionsFactory) -> Factory:
     return build
 
 
-def tool_results(app: ChatApp) -> list[tuple[str, bool]]:
-    """(content, is_error) of every tool result the model was sent, in order."""
-    out: list[tuple[str, bool]] = []
-    for msg in app.backend.session.transcript.messages:
-        for block in msg.blocks:
-            if block.get("type") == "tool_result":
-                content = block.get("content", "")
-                text = (
-                    content
-                    if isinstance(content, str)
-                    else " ".join(str(b.get("text", "")) for b in content)
-                )
-                out.append((text, bool(block.get("is_error"))))
-    return out
-
-
-def last_user_text(app: ChatApp) -> str:
-    for msg in reversed(app.backend.session.transcript.messages):
-        texts = [str(b.get("text", "")) for b in msg.blocks if b.get("type") == "text"]
-        if msg.role == "user" and texts:
-            return "\n".join(texts)
-    return ""
-
-
 async def test_a_setting_decides_without_a_dialog_and_a_note_names_the_rule(
     make: Factory,
 ) -> None:
@@ -76,7 +52,7 @@ async def test_a_setting_decides_without_a_dialog_and_a_note_names_the_rule(
     async with app.run_test(size=(120, 40)) as pilot:
         # "n" would decline a dialog: the command ran, so no dialog was shown.
         await say(app, pilot, "echo twice", answer="n")
-        out, err = tool_results(app)[-1]
+        out, err = tool_results(app.backend)[-1]
         assert not err and "ok\nfine" in out
         assert "run: echo ok && echo fine: allowed by Bash(echo:*)" in conversation_text(app)
         # The permission mode can change for the session (what it does:
@@ -115,7 +91,7 @@ async def test_a_custom_command_typed_in_the_prompt_sends_its_message_and_is_in_
         await ready(app, pilot)
         assert "/help is a built-in command; file ignored" in conversation_text(app)
         await say(app, pilot, "/review src/app.py legacy.txt")
-        assert last_user_text(app) == (
+        assert last_user_text(app.backend) == (
             "Review src/app.py legacy.txt carefully; start with src/app.py."
         )
         await say(app, pilot, "/help")
@@ -215,7 +191,7 @@ async def test_an_mcp_call_and_a_new_tool_list_are_asked_about(make: Factory) ->
         assert '"number": "INV-7"' in dialog.request.detail
         await pilot.press("n")  # declined: the server is never called
         await settle(app, pilot, answer="n")
-        out, err = tool_results(app)[-1]
+        out, err = tool_results(app.backend)[-1]
         assert err and "declined" in out
         assert "MCP server inv: total (mcp__inv__total): declined" in conversation_text(app)
         # The server announces a new tool list: offered with its price before the next

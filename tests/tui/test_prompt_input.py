@@ -11,21 +11,12 @@ from textual import events
 
 from prefixlock.tui.app import ChatApp
 from prefixlock.tui.prompt_input import CompletionList, PromptInput
+from tests.helpers.backend_drive import last_user_text
 from tests.helpers.tui_drive import AppFactory, conversation_text, ready, settle, type_keys, until
 
 
 def _prompt(app: ChatApp) -> PromptInput:
     return app.query_one("#prompt", PromptInput)
-
-
-def _last_user_text(app: ChatApp) -> str:
-    """The text the model got in the session's newest user message."""
-    for msg in reversed(app.backend.session.transcript.messages):
-        if msg.role == "user":
-            texts = [str(b.get("text", "")) for b in msg.blocks if b.get("type") == "text"]
-            if texts:
-                return "\n".join(texts)
-    raise AssertionError("no user message")
 
 
 async def test_ctrl_j_and_a_paste_keep_newlines_and_enter_sends_them_all(
@@ -44,7 +35,7 @@ async def test_ctrl_j_and_a_paste_keep_newlines_and_enter_sends_them_all(
         assert app.backend.session.turn == 0  # a paste never sends
         await pilot.press("enter")
         await settle(app, pilot)
-        assert _last_user_text(app) == "first\nsecond\npasted one\npasted two"
+        assert last_user_text(app.backend) == "first\nsecond\npasted one\npasted two"
         assert prompt.value == ""
 
 
@@ -136,7 +127,7 @@ async def test_an_at_mention_completes_a_workspace_file_and_sends_its_content(
         assert prompt.value == "explain @src/app.py "
         await pilot.press("enter")
         await settle(app, pilot)
-        sent = _last_user_text(app)
+        sent = last_user_text(app.backend)
         assert sent.startswith("explain @src/app.py")
         assert '<file path="src/app.py">' in sent and "def main():" in sent
         # The content went with the message, not into the cached prefix.
@@ -156,7 +147,7 @@ async def test_a_mention_outside_the_workspace_is_not_attached(
         prompt.focus()
         await pilot.press("enter")
         await settle(app, pilot)
-        assert "top secret" not in _last_user_text(app)
+        assert "top secret" not in last_user_text(app.backend)
         shown = conversation_text(app)
         assert "@../secret.txt: not attached" in shown
 
