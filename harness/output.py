@@ -111,9 +111,12 @@ class OutputRun(Generic[OutputT]):
             return f"Invalid {self.output_type.__name__}, fix and call again:\n{_errors(exc)}", True
         return ACCEPTED, False
 
-    def reminder(self) -> str:
-        """What the model is told when it answered in text instead of calling the tool."""
-        self._failed("answered in text without calling the output tool")
+    def reminder(self, text: str = "") -> str:
+        """What the model is told when it answered in `text` instead of calling the tool (the
+        error, once the retries are spent, quotes the reply: the cause is there)."""
+        said = " ".join(text.split())
+        quoted = repr(said[:160] + ("..." if len(said) > 160 else "")) if said else "nothing"
+        self._failed(f"the model answered in text without calling {self.tool_name}: {quoted}")
         return f"Give the final answer by calling the tool {self.tool_name}."
 
     def _failed(self, error: str) -> None:

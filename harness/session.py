@@ -419,7 +419,7 @@ class Session(PricedActionMethods, ApprovalMethods):
                     calls = reply.tool_uses()
                     if not calls and state.output is not None:
                         # Text instead of the output tool: remind it (counts as an attempt).
-                        pending = [Message.user([text_block(state.output.reminder())])]
+                        pending = [Message.user([text_block(state.output.reminder(reply.text))])]
                         continue
                     if not calls:
                         self.recorder.turn_done()

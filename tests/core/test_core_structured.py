@@ -184,3 +184,44 @@ async def test_a_tool_that_needs_approval_stops_the_turn(decision: str) -> None:
     assert result.content in last_body  # the model got the decision's result
     done = resumed[-1]
     assert isinstance(done, TurnComplete) and done.text == "Payment done."
+
+
+TWO_INVOICES = Script(
+    rules=[
+        Rule(
+            match="extract INV-7",
+            steps=[
+                Step(text="Looking it up.", tool="lookup", input={"number": "INV-7"}),
+                Step(tool="final_Invoice", input=GOOD),
+            ],
+        ),
+        Rule(
+            match="extract INV-8",
+            steps=[Step(tool="final_Invoice", input={"number": "INV-8", "total_cents": 800})],
+        ),
+        Rule(match="thanks", steps=[Step(text="You are welcome.")]),
+    ]
+)
+
+
+@pytest.mark.parametrize("model", ["claude-sonnet-4-6", "gpt-5", "openai-responses:gpt-5"])
+async def test_a_structured_turn_after_a_structured_turn(model: str) -> None:
+    """The output tool's result rides in front of the next user text (one Anthropic message, a
+    tool message then a user message on OpenAI): the emulator reads that text as a new turn, as
+    the real APIs do, so a second `run` is answered by its own rule."""
+    with Emulator.start(clock=ManualClock(), script=TWO_INVOICES) as emu:
+        async with agent_for(emu, model).session() as s:
+            first = await s.run("extract INV-7", Invoice, deps=Ledger())
+            second = await s.run("extract INV-8", Invoice)
+            third = await s.ask("thanks")
+    assert first == Invoice(**GOOD)
+    assert second == Invoice(number="INV-8", total_cents=800)
+    assert third == "You are welcome."
+
+
+async def test_text_instead_of_the_output_tool_names_the_reply() -> None:
+    """The error says what the model did (its text), not only that the tool was not called."""
+    with Emulator.start(clock=ManualClock(), script=SCRIPT) as emu:
+        async with agent_for(emu, "claude-sonnet-4-6").session() as s:
+            with pytest.raises(OutputError, match=r"final_Invoice: .The total is 123\.45\."):
+                await s.run("chatty again", Invoice, output_retries=0)
