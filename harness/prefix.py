@@ -8,6 +8,7 @@ sessions only move to one through a priced action of the cache guard.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -161,9 +162,7 @@ class FrozenPrefix:
         for t in data.get("tools", []):
             spec = as_spec(t)
             runner = by_name.get(spec.name)
-            tools.append(
-                Tool(spec, runner.fn, runner.args_model, runner.context_param) if runner else spec
-            )
+            tools.append(dataclasses.replace(runner, spec=spec) if runner else spec)
         return cls(system=list(data.get("system", [])), tools=tools)
 
     def replace(

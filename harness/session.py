@@ -52,7 +52,7 @@ from typing import Any, TypeVar
 
 import pydantic
 
-from .approvals import Approvals
+from .approvals import Approvals, StoppedTurn, check_required
 from .billing.ledger import Ledger, LedgerRow
 from .context import RunContext
 from .delegation import (
@@ -132,10 +132,14 @@ class ApprovalMethods:
 
     approvals: Approvals
 
+    state: SessionState
+
     def require_approval(self, *tools: str) -> None:
-        """Calls of these tools (any tool: the prefix's, `delegate`, MCP ones; "*" for all)
-        wait for `approve`/`deny` and `resume()`."""
-        self.approvals.require(tools)
+        """Calls of these tools (any tool of the prefix: its own, `delegate`, MCP ones; "*"
+        for all) wait for `approve`/`deny` and `resume()`. A name that is not a tool of the
+        prefix raises UserError naming the known tools (`@tool(requires_approval=True)`
+        declares it on the tool instead)."""
+        self.approvals.require(check_required(tools, self.state.prefix))
 
     @property
     def pending_approvals(self) -> list[ToolCall]:
@@ -600,7 +604,7 @@ class Session(PricedActionMethods, ApprovalMethods):
         for call in calls:
             event = ToolCall(str(call["id"]), str(call["name"]), dict(thaw(call.get("input", {}))))
             yield event
-            if self.approvals.needs(event.name) and not _is_output(state, event.name):
+            if self.approvals.needs(event.name, self.prefix) and not _is_output(state, event.name):
                 self.approvals.defer(event)
             else:
                 runnable.append(call)
@@ -690,6 +694,12 @@ class Session(PricedActionMethods, ApprovalMethods):
                 TurnComplete(state.turn, state.text, "output", meta={"output": value}),
             ]
         if self.approvals.pending:
+            output = state.output
+            self.approvals.stopped = StoppedTurn(
+                state.deps,
+                output.output_type if output is not None else None,
+                output.retries if output is not None else DEFAULT_RETRIES,
+            )
             return [
                 ApprovalRequired(tuple(self.approvals.pending.values())),
                 TurnComplete(state.turn, state.text, "approval"),
@@ -733,12 +743,21 @@ class Session(PricedActionMethods, ApprovalMethods):
         *,
         output_type: type[pydantic.BaseModel] | None = None,
         deps: object = None,
-        output_retries: int = DEFAULT_RETRIES,
+        output_retries: int | None = None,
     ) -> AsyncGenerator[Event, None]:
         """Continue a turn stopped for approval: run the approved calls, answer the denied
-        ones with an error result (the reason), and send the results on (a new turn)."""
+        ones with an error result (the reason), and send the results on (a new turn).
+
+        The approved calls and the turn that goes on get the stopped turn's `deps` and output
+        type (what its `send`/`run` was given) unless these arguments give others."""
+        stopped = self.approvals.stopped or StoppedTurn(self.deps, None, DEFAULT_RETRIES)
         decided = self.approvals.take_decided()
-        state = _TurnState(self.turn, deps=self.deps if deps is None else deps)
+        deps = stopped.deps if deps is None else deps
+        if output_type is None:
+            output_type = stopped.output_type
+            output_retries = stopped.output_retries if output_retries is None else output_retries
+        output_retries = DEFAULT_RETRIES if output_retries is None else output_retries
+        state = _TurnState(self.turn, deps=deps)
         for d in decided:
             if d.approved:
                 call = {"id": d.call.id, "name": d.call.name, "input": d.call.input}

@@ -94,12 +94,17 @@ class Tool:
     # The first parameter, when it is annotated RunContext[...]: filled by the session, never
     # in the schema (prefixlock.context).
     context_param: str | None = field(default=None, compare=False, repr=False)
+    # Every call waits for the caller's approval (prefixlock.approvals). Not part of the spec:
+    # approving changes no byte the provider caches.
+    requires_approval: bool = field(default=False, compare=False)
 
     @property
     def name(self) -> str:
+        """The tool's name, as the model calls it."""
         return self.spec.name
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the function itself, as if it were not a tool."""
         return self.fn(*args, **kwargs)
 
     async def invoke(
@@ -175,7 +180,11 @@ def strip_titles(schema: Any) -> Any:
 
 
 def make_tool(
-    fn: Callable[..., Any], *, name: str | None = None, description: str | None = None
+    fn: Callable[..., Any],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    requires_approval: bool = False,
 ) -> Tool:
     """Build a `Tool` from a function (what `@tool` does)."""
     tool_name = name or getattr(fn, "__name__", None)
@@ -226,7 +235,7 @@ def make_tool(
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise PrefixError(f"tool {tool_name!r}: schema is not serializable: {first}") from exc
     spec = ToolSpec(tool_name, description or doc_desc, schema)
-    return Tool(spec, fn, model, context_param)
+    return Tool(spec, fn, model, context_param, requires_approval)
 
 
 def _is_context(hint: Any) -> bool:
@@ -237,7 +246,7 @@ def _is_context(hint: Any) -> bool:
 def tool(fn: Callable[..., Any], /) -> Tool: ...
 @overload
 def tool(
-    *, name: str | None = None, description: str | None = None
+    *, name: str | None = None, description: str | None = None, requires_approval: bool = False
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
@@ -247,13 +256,19 @@ def tool(
     *,
     name: str | None = None,
     description: str | None = None,
+    requires_approval: bool = False,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
-    """Decorator: turn a function into a `Tool` (schema from type hints and docstring)."""
+    """Decorator: turn a function into a `Tool` (schema from type hints and docstring).
+
+    `@tool` or `@tool(name=..., description=..., requires_approval=True)`. The description
+    is the docstring's text and each parameter's description its entry in the docstring's
+    parameter section (Google, NumPy, Sphinx or Epydoc style). `requires_approval`: every
+    call waits for the caller (`ApprovalRequired`, then `approve`/`deny` and `resume()`)."""
     if fn is not None:
         return make_tool(fn)
 
     def wrap(f: Callable[..., Any]) -> Tool:
-        return make_tool(f, name=name, description=description)
+        return make_tool(f, name=name, description=description, requires_approval=requires_approval)
 
     return wrap
 
