@@ -94,6 +94,7 @@ from .store.recorder import Recorder, recorder_for
 from .telemetry import Telemetry
 from .tokenizer import count_tokens
 from .transcript import Message, Transcript, text_block, thaw, tool_result_block
+from .turn import Turn
 from .wire import WireRequest
 
 ToolHandler = Callable[[Mapping[str, Any]], Awaitable[str]]
@@ -314,7 +315,7 @@ class Session(PricedActionMethods, ApprovalMethods):
         )
         turn = self._send(content, volatile, output, self.deps if deps is None else deps)
         self._sends.add(turn)
-        return turn
+        return Turn(turn)  # `await s.send()` says how to use it
 
     async def _send(
         self,

@@ -1,6 +1,7 @@
 """Tools: a Python function turned into a tool spec whose schema is the same on every run.
 
-`@tool` reads the function's type hints and docstring, builds a pydantic model of its arguments
+`@tool` reads the function's type hints and docstring (parsed by `docstring-parser`: Google,
+NumPy, Sphinx and Epydoc styles), builds a pydantic model of its arguments
 and takes that model's JSON schema, so the schema depends on the code only. Invoking a tool
 validates the arguments with the same model; sync and async functions both work.
 """
@@ -148,26 +149,18 @@ def _positional_only(fn: Callable[..., Any]) -> list[str]:
 
 
 def _docstring_parts(doc: str) -> tuple[str, dict[str, str]]:
-    """Split a docstring into its description and per-argument text (Google style `Args:`)."""
-    doc = inspect.cleandoc(doc)
-    lines = doc.splitlines()
-    desc: list[str] = []
-    args: dict[str, str] = {}
-    i = 0
-    while i < len(lines) and lines[i].strip() not in ("Args:", "Arguments:", "Parameters:"):
-        desc.append(lines[i])
-        i += 1
-    current: str | None = None
-    for line in lines[i + 1 :]:
-        if line and not line.startswith(" ") and line.rstrip().endswith(":"):
-            break  # next section (Returns:, Raises:)
-        m = re.match(r"^\s+(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$", line)
-        if m and (current is None or len(line) - len(line.lstrip()) <= 4):
-            current = m.group(1)
-            args[current] = m.group(2).strip()
-        elif current and line.strip():
-            args[current] = (args[current] + " " + line.strip()).strip()
-    return "\n".join(desc).strip(), args
+    """A docstring's description and each parameter's text, in any style `docstring-parser`
+    reads (Google `Args:`, NumPy `Parameters` with dashes, Sphinx `:param x:`, Epydoc
+    `@param x:`). Sections other than the parameters (returns, raises) are not described to
+    the model; a parameter's wrapped lines become one line."""
+    import docstring_parser
+
+    try:
+        parsed = docstring_parser.parse(doc)
+    except docstring_parser.ParseError:  # not a docstring it can read: all of it describes
+        return inspect.cleandoc(doc).strip(), {}
+    args = {p.arg_name: " ".join(p.description.split()) for p in parsed.params if p.description}
+    return (parsed.description or "").strip(), args
 
 
 def strip_titles(schema: Any) -> Any:
