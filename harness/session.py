@@ -379,7 +379,11 @@ class Session(PricedActionMethods, ApprovalMethods):
                     progress = StreamProgress()
                     self._open_stream = _OpenStream(request, progress, started_at, state, pending)
                     span = self.telemetry.request(
-                        state.span, s.provider.api, s.model, len(s.requests)
+                        state.span,
+                        s.provider.api,
+                        s.model,
+                        len(s.requests),
+                        s.provider.route.base_url,
                     )
                     try:
                         async for item in s.provider.stream(request, progress):
@@ -414,7 +418,7 @@ class Session(PricedActionMethods, ApprovalMethods):
                         raise ProviderError("stream ended without a reply", retryable=True)
                     state.requests += 1
                     row, events = self.tracker.completed(request, reply, started_at)
-                    self.telemetry.end_request(span, row)
+                    self.telemetry.end_request(span, row, reply=reply)
                     self._record_turn(request, pending, reply, row)
                     events = [*retried, *events]  # their reports, after the reply is recorded
                     for event in events:

@@ -39,12 +39,36 @@ class StaleQuote(UserError):
 
 @dataclass(frozen=True)
 class Alternative:
-    """A cheaper way to get the same result, with its price."""
+    """A cheaper way to get the same result, with its price.
+
+    `kind` "wait": make the change after the cache expires (`after_seconds`), re-writing the
+    same tokens then. `kind` "subagent": run the work in a subagent on the new model instead of
+    switching this session; `dollars` is the subagent's cost, `switch_cost` the same work done
+    by switching, `beats_switch` and `saving` compare the two, `task` is the work assumed.
+    Money is `Decimal` dollars. `detail` holds the same figures as JSON-ready data (money as
+    strings) plus the advisor's full breakdown (`detail["advice"]`)."""
 
     kind: str  # "wait" | "subagent"
     text: str
     dollars: Decimal | None = None  # what the alternative costs (or saves, for "wait")
     detail: dict[str, Any] = field(default_factory=dict)
+    switch_cost: Decimal | None = None  # "subagent": the same work switching this session
+    task: TaskProfile | None = None  # "subagent": the work the prices assume
+    after_seconds: float | None = None  # "wait": when the cache expires
+
+    @property
+    def saving(self) -> Decimal | None:
+        """ "subagent": what it saves against switching (negative: switching is cheaper)."""
+        if self.switch_cost is None or self.dollars is None:
+            return None
+        return self.switch_cost - self.dollars
+
+    @property
+    def beats_switch(self) -> bool | None:
+        """ "subagent": is the subagent cheaper than switching this session? (None: no
+        comparison, another kind.)"""
+        saving = self.saving
+        return None if saving is None else saving > 0
 
 
 @dataclass(frozen=True)
@@ -214,6 +238,7 @@ def price_action(
                 f"pause anyway: the {rebilled:,} tokens are re-written then either way",
                 dollars,
                 {"after_seconds": warm},
+                after_seconds=warm,
             )
         )
     if subagent and action == "switch_model" and rebilled > 0 and old_price and new_price:
@@ -321,6 +346,8 @@ def _subagent_alternative(
             },
             "advice": advice.to_dict(),
         },
+        switch_cost=switch,
+        task=task,
     )
 
 
