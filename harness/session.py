@@ -161,7 +161,7 @@ class Session(PricedActionMethods, ApprovalMethods):
 
     # What the session is now: its state's fields (prefixlock.state), read-only but for the
     # transcript (assigning a fork is the only way to edit the past).
-    id = StateField[str]()
+    id = StateField[str]("The session's id (the store's key: `agent.resume(id)`).")
     prefix = StateField[FrozenPrefix](
         "The prefix the session runs on (changed only by a priced action or a compaction)."
     )
@@ -227,6 +227,8 @@ class Session(PricedActionMethods, ApprovalMethods):
         await self.aclose()
 
     async def aclose(self) -> None:
+        """Close the session: a turn left half-read is billed, the store lease released, the
+        client closed."""
         self.closed = True
         try:
             self._settle_stream("stopped", stopped_turn=True)  # a turn left half-read is billed

@@ -78,6 +78,7 @@ class ToolSpec:
         return hash(self.name)
 
     def to_dict(self) -> dict[str, Any]:
+        """Plain data: name, description, input_schema."""
         return {
             "name": self.name,
             "description": self.description,

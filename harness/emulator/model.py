@@ -307,7 +307,7 @@ class ScriptedModel:
     """Answers requests from a script, deterministically."""
 
     def __init__(self, script: Script | None = None) -> None:
-        self.script = script if script is not None else builtin_script()
+        self.script: Script = script if script is not None else builtin_script()
 
     def _rule(self, conv: Conversation) -> Rule | None:
         for rule in self.script.rules:

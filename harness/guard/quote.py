@@ -104,12 +104,14 @@ class Quote:
 
     @property
     def extra_dollars(self) -> Decimal | None:
+        """What the next turn costs more with the action than without it (None when unpriced)."""
         if self.next_turn_with is None or self.next_turn_without is None:
             return None
         return self.next_turn_with - self.next_turn_without
 
     @property
     def alternative(self) -> Alternative | None:
+        """The cheapest alternative, if any (a subagent that beats the switch comes first)."""
         return self.alternatives[0] if self.alternatives else None
 
     def summary(self) -> str:
@@ -138,6 +140,7 @@ class Quote:
         return line
 
     def to_dict(self) -> dict[str, Any]:
+        """Plain data (JSON-ready; money as strings)."""
         return {
             "action": self.action,
             "old_model": self.old_model,
