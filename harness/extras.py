@@ -39,7 +39,7 @@ class MissingExtraError(UserError, ModuleNotFoundError):
             f"{what} needs the {top!r} package, which is not installed: "
             f"pip install 'prefixlock[{extra}]'"
         )
-        self.name = top
+        self.name: str | None = top
 
 
 def extra_for(module: str | None) -> str | None:

@@ -26,7 +26,7 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field
@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 class Call(BaseModel):
     """A further tool call in the same reply (parallel tool use)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
 
     tool: str
     input: dict[str, Any] = Field(default_factory=dict)
@@ -51,7 +51,7 @@ class Step(BaseModel):
     """One model reply: text, and optionally a tool call (`tool`, `input`) and further calls
     made in the same reply (`parallel`), as a model that uses tools in parallel does."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
 
     text: str = ""
     tool: str | None = None
@@ -62,7 +62,7 @@ class Step(BaseModel):
 class Rule(BaseModel):
     """Steps for a user turn number, or for user text matching `match`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
 
     turn: int | None = Field(default=None, ge=1)
     match: str | None = None
@@ -102,7 +102,7 @@ class Summary(BaseModel):
     summary of `tokens` output tokens, the same text whoever asks, as a real model writes one
     of about that length instead of a one-line default."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
 
     match: str = SUMMARY_REQUEST  # on the latest user text, case-insensitive
     tokens: int = Field(ge=1)
@@ -163,7 +163,7 @@ class Script(BaseModel):
               - text: "Both read."
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
 
     rules: list[Rule] = Field(default_factory=list)
     prompts: list[str] = Field(default_factory=list)
@@ -218,10 +218,12 @@ class Turns:
     messages of their own)."""
 
     def __init__(self) -> None:
-        self.turn, self.text, self.step = 0, "", 0
+        self.turn: int = 0
+        self.text: str = ""
+        self.step: int = 0
         self.results: list[str] = []
         self.history: list[tuple[str, str]] = []
-        self.after = ""  # what the latest user message continues: "turn", "tool", "aside", ""
+        self.after: str = ""  # what the latest user message continues: turn, tool, aside, ""
 
     def user(self, text: str) -> None:
         """A user message's text (an aside when it follows tool results)."""
@@ -404,7 +406,7 @@ class ScriptedModel:
 class _Turn(BaseModel):
     """One turn of the built-in session's file: the user's prompt and the model's steps."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
 
     prompt: str
     steps: list[Step] = Field(min_length=1)
