@@ -28,6 +28,8 @@ if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
     from .clock import Clock as Clock
     from .clock import ManualClock as ManualClock
     from .clock import SystemClock as SystemClock
+    from .coding.mcp_tools import McpServer as McpServer
+    from .coding.mcp_tools import ToolListChange as ToolListChange
     from .coding.workspace import Workspace as Workspace
     from .coding.workspace import WorkspaceError as WorkspaceError
     from .context import RunContext as RunContext
@@ -59,6 +61,7 @@ if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
     from .events import ToolResult as ToolResult
     from .events import TurnComplete as TurnComplete
     from .events import UsageReport as UsageReport
+    from .extras import MissingExtraError as MissingExtraError
     from .guard.budget import CacheBudget as CacheBudget
     from .guard.budget import CacheBudgetExceeded as CacheBudgetExceeded
     from .guard.cacheguard import CacheGuard as CacheGuard

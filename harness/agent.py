@@ -49,7 +49,27 @@ P = ParamSpec("P")
 
 
 class Agent:
-    """A frozen prefix, a model and settings: the factory of sessions."""
+    """A frozen prefix, a model and settings: the factory of sessions.
+
+    - `prefix`: the `FrozenPrefix` every session starts on (system prompt and tools).
+    - `model`: a model id (`claude-*`, `gpt-*`, `o*`, `deepseek-*`, a price-table alias) or
+      `api:model` (`anthropic:`, `openai:`, `openai-responses:`, `openai-compat:`); the
+      provider comes from it. Unknown ids raise UnknownModelError here.
+    - `api_key`: the key (None: ANTHROPIC_API_KEY, OPENAI_API_KEY, DEEPSEEK_API_KEY, or
+      PREFIXLOCK_API_KEY with a custom `base_url`; missing: MissingKeyError).
+    - `base_url`: where requests go (None: the provider's API; the emulator's `base_url`).
+    - `clock`: the time sessions read (`SystemClock`; `ManualClock` in tests).
+    - `prices`: the price table (the built-in dated one, or PREFIXLOCK_PRICES).
+    - `settings`: `Settings` (TTLs, limits, effort, compaction...).
+    - `http_client`: the SDKs' own `httpx2.AsyncClient` (a proxy, custom TLS, TestModel's).
+    - `sleep`: what retries wait with (tests pass one that records instead of sleeping).
+    - `store`: a `SessionStore` or its path: turns are recorded and `resume(id)` works.
+    - `budget`: a `CacheBudget` (the cache-miss budget enforced before each request).
+    - `delegator`: what runs `delegate` (default: prefixlock.agents' subagents, if installed).
+    - `fallback`: models to move to, in order, when a request fails after its retries (each a
+      priced model switch: `ModelFallback`).
+    - `tracer`: an OpenTelemetry `Tracer` for spans per turn, request and tool (extra `otel`).
+    """
 
     def __init__(
         self,
@@ -171,6 +191,8 @@ class Agent:
         return resume_session(self, session_id, fork=fork, wait=wait, on_wait=on_wait)
 
     def sync_session(self, session_id: str | None = None) -> SyncSession:
+        """A blocking session for scripts (`with agent.sync_session() as s`): the same priced
+        actions and approvals as the async one."""
         return SyncSession(self.session(session_id))
 
     def run_sync(
@@ -184,6 +206,9 @@ class Agent:
 
 @dataclass
 class RunResult:
+    """`agent.run_sync(task)`'s answer: the final text, the session's ledger, the turn's
+    events and the (closed) session."""
+
     text: str
     ledger: Ledger
     events: list[Event]
@@ -223,7 +248,7 @@ class SyncSession(PricedActionMethods, ApprovalMethods):
     The async methods it runs (`ask`, `run`, `delegate`, `compact`, `keepalive_tick`) are
     `Session`'s, wrapped once each by `_blocking`."""
 
-    id = StateField[str]()
+    id = StateField[str]("The session's id (the store's key: `agent.resume(id)`).")
     ledger = StateField[Ledger]("Usage and cost of every request, and of the subagents.")
     transcript = StateField[Transcript]("The conversation so far.")
     last_text = StateField[str]("The text of the last reply.")
@@ -264,6 +289,7 @@ class SyncSession(PricedActionMethods, ApprovalMethods):
         return self._loop.run_until_complete(work)
 
     def close(self) -> None:
+        """Close the session (its client, its store lease) and the event loop it runs on."""
         if not self._loop.is_closed():
             if not _loop_running():  # else nothing ran here: there is nothing to close
                 self._loop.run_until_complete(self.session.aclose())

@@ -10,6 +10,9 @@ from typing import Protocol
 
 
 class Clock(Protocol):
+    """What a session reads the time from: `SystemClock` (the default) or `ManualClock` (tests,
+    the emulator's controlled time)."""
+
     def now(self) -> float:
         """Seconds since the epoch (or since any fixed origin)."""
         ...
@@ -19,6 +22,7 @@ class SystemClock:
     """The real wall clock."""
 
     def now(self) -> float:
+        """The wall-clock time, in seconds since the epoch."""
         return time.time()
 
 
@@ -30,10 +34,12 @@ class ManualClock:
         self._lock = threading.Lock()
 
     def now(self) -> float:
+        """The clock's current time, in seconds."""
         with self._lock:
             return self._now
 
     def advance(self, seconds: float) -> float:
+        """Move the clock forward by `seconds`."""
         if seconds < 0:
             raise ValueError("a clock does not go backwards")
         with self._lock:
@@ -41,6 +47,7 @@ class ManualClock:
             return self._now
 
     def set(self, when: float) -> None:
+        """Set the clock to `when` (ValueError if that is in its past)."""
         with self._lock:
             if when < self._now:
                 raise ValueError("a clock does not go backwards")

@@ -72,9 +72,11 @@ class DelegationResult:
 
     @property
     def ok(self) -> bool:
+        """Did the subagent finish its task (no `error`)?"""
         return self.error is None
 
     def finish_event(self) -> SubagentFinish:
+        """The `SubagentFinish` event that reports this result."""
         return SubagentFinish(
             name=self.name,
             model=self.model,
@@ -89,11 +91,13 @@ class DelegationResult:
         )
 
     def start_event(self) -> SubagentStart:
+        """The `SubagentStart` event of this run."""
         return SubagentStart(
             name=self.name, model=self.model, task=self.task, depth=self.depth, run_id=self.run_id
         )
 
     def to_dict(self) -> dict[str, Any]:
+        """Plain data (JSON-ready; money as strings)."""
         return {
             "name": self.name,
             "model": self.model,

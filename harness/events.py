@@ -22,11 +22,16 @@ class Event:
 
 @dataclass(frozen=True)
 class TextDelta(Event):
+    """A piece of the model's text as it streams (joined, they are the reply's text)."""
+
     text: str
 
 
 @dataclass(frozen=True)
 class ToolCall(Event):
+    """The model calls tool `name` with `input` (call `id`); its `ToolResult` follows, or an
+    `ApprovalRequired` when the tool waits for the caller."""
+
     id: str
     name: str
     input: dict[str, Any]
@@ -34,6 +39,9 @@ class ToolCall(Event):
 
 @dataclass(frozen=True)
 class ToolResult(Event):
+    """What tool call `id` returned to the model (`content`; `is_error`: it failed, was
+    denied or is unknown, and the model is told so)."""
+
     id: str
     name: str
     content: str
@@ -75,6 +83,8 @@ class SwitchWarning(Event):
 
 @dataclass(frozen=True)
 class SubagentStart(Event):
+    """A subagent (`name`, on `model`, `depth` levels down) starts on `task`."""
+
     name: str
     model: str
     task: str
@@ -86,6 +96,9 @@ class SubagentStart(Event):
 
 @dataclass(frozen=True)
 class SubagentFinish(Event):
+    """A subagent finished: its summary (what the parent gets), usage, cost, hit rate and
+    compression; `error` names why it stopped short (None: it succeeded)."""
+
     name: str
     model: str
     summary: str
@@ -150,6 +163,8 @@ class ContextWindowWarning(Event):
 
 @dataclass(frozen=True)
 class KeepAlivePing(Event):
+    """A keep-alive ping was sent: the tokens it read from the cache and what it cost."""
+
     read_tokens: int
     cost: Decimal | None
 
@@ -209,6 +224,10 @@ class ApprovalRequired(Event):
 
 @dataclass(frozen=True)
 class TurnComplete(Event):
+    """The turn ended: its number, the final text and `stop_reason` ("end_turn", "output"
+    for a structured output in `meta["output"]`, "approval" for calls waiting, "limit" with
+    `limit_hit`, or the provider's reason)."""
+
     turn: int
     text: str
     stop_reason: str

@@ -69,6 +69,7 @@ class Image:
 
     @classmethod
     def from_path(cls, path: str | Path, *, detail: Detail | None = None) -> Image:
+        """An image from a file (its type from the bytes)."""
         return cls.from_bytes(_read(path, "image"), detail=detail)
 
     @classmethod
@@ -103,6 +104,7 @@ class Document:
     def from_bytes(
         cls, data: bytes, media_type: str | None = None, *, title: str | None = None
     ) -> Document:
+        """A PDF document from its bytes."""
         if media_type is None:
             media_type = PDF if data[:5] == b"%PDF-" else "text/plain"
         if media_type == PDF:
@@ -125,12 +127,14 @@ class Document:
 
     @classmethod
     def from_text(cls, text: str, *, title: str | None = None) -> Document:
+        """A plain-text document."""
         if not text:
             raise UserError("the document is empty", where="document")
         return cls("text/plain", text, title=title)
 
     @classmethod
     def from_path(cls, path: str | Path, *, title: str | None = None) -> Document:
+        """A document from a file (PDF, or plain text)."""
         p = Path(path)
         media = PDF if p.suffix.lower() == ".pdf" else None
         return cls.from_bytes(_read(p, "document"), media, title=p.name if title is None else title)

@@ -47,7 +47,13 @@ def output_tool(
 ) -> Tool:
     """The tool the model calls to give its final answer as `output_type`. Put it in the frozen
     prefix (`FrozenPrefix(tools=[..., output_tool(Invoice)])`): the schema is then cached with
-    the rest of the prefix and never changes between turns."""
+    the rest of the prefix and never changes between turns.
+
+    Its name is `final_<ClassName>` (`final_Invoice`), the name `run(text, Invoice)` and
+    `send(text, output_type=Invoice)` look for (`name=` picks another, for a tool called
+    outside them); its
+    description says to answer by calling it, with the model's docstring (`description=`
+    replaces it); its input schema is the model's JSON schema without pydantic's titles."""
     if not (isinstance(output_type, type) and issubclass(output_type, pydantic.BaseModel)):
         raise UserError(
             f"an output type must be a pydantic BaseModel subclass, got {output_type!r}",
@@ -111,9 +117,12 @@ class OutputRun(Generic[OutputT]):
             return f"Invalid {self.output_type.__name__}, fix and call again:\n{_errors(exc)}", True
         return ACCEPTED, False
 
-    def reminder(self) -> str:
-        """What the model is told when it answered in text instead of calling the tool."""
-        self._failed("answered in text without calling the output tool")
+    def reminder(self, text: str = "") -> str:
+        """What the model is told when it answered in `text` instead of calling the tool (the
+        error, once the retries are spent, quotes the reply: the cause is there)."""
+        said = " ".join(text.split())
+        quoted = repr(said[:160] + ("..." if len(said) > 160 else "")) if said else "nothing"
+        self._failed(f"the model answered in text without calling {self.tool_name}: {quoted}")
         return f"Give the final answer by calling the tool {self.tool_name}."
 
     def _failed(self, error: str) -> None:

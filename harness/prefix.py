@@ -8,6 +8,7 @@ sessions only move to one through a priced action of the cache guard.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -122,17 +123,21 @@ class FrozenPrefix:
 
     @property
     def system(self) -> tuple[str, ...]:
+        """The system prompt's blocks."""
         return self._system
 
     @property
     def tools(self) -> tuple[ToolSpec, ...]:
+        """The tools' specs, sorted by name."""
         return self._tools
 
     @property
     def segments(self) -> tuple[PrefixSegment, ...]:
+        """The segments (`system`, `tools`), each with its canonical bytes and fingerprint."""
         return self._segments
 
     def segment(self, name: str) -> PrefixSegment:
+        """The segment called `name` (`system` or `tools`)."""
         for seg in self._segments:
             if seg.name == name:
                 return seg
@@ -140,6 +145,7 @@ class FrozenPrefix:
 
     @property
     def tokens(self) -> int:
+        """The prefix's size in tokens (prefixlock's tokenizer)."""
         return sum(s.tokens for s in self._segments)
 
     def runner(self, name: str) -> Tool | None:
@@ -147,6 +153,7 @@ class FrozenPrefix:
         return self._runners.get(name)
 
     def tool_names(self) -> tuple[str, ...]:
+        """The tools' names, sorted as they are sent."""
         return tuple(t.name for t in self._tools)
 
     def to_dict(self) -> dict[str, Any]:
@@ -161,9 +168,7 @@ class FrozenPrefix:
         for t in data.get("tools", []):
             spec = as_spec(t)
             runner = by_name.get(spec.name)
-            tools.append(
-                Tool(spec, runner.fn, runner.args_model, runner.context_param) if runner else spec
-            )
+            tools.append(dataclasses.replace(runner, spec=spec) if runner else spec)
         return cls(system=list(data.get("system", [])), tools=tools)
 
     def replace(

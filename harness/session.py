@@ -52,7 +52,7 @@ from typing import Any, TypeVar
 
 import pydantic
 
-from .approvals import Approvals
+from .approvals import Approvals, StoppedTurn, check_required
 from .billing.ledger import Ledger, LedgerRow
 from .context import RunContext
 from .delegation import (
@@ -94,6 +94,7 @@ from .store.recorder import Recorder, recorder_for
 from .telemetry import Telemetry
 from .tokenizer import count_tokens
 from .transcript import Message, Transcript, text_block, thaw, tool_result_block
+from .turn import Turn
 from .wire import WireRequest
 
 ToolHandler = Callable[[Mapping[str, Any]], Awaitable[str]]
@@ -132,10 +133,14 @@ class ApprovalMethods:
 
     approvals: Approvals
 
+    state: SessionState
+
     def require_approval(self, *tools: str) -> None:
-        """Calls of these tools (any tool: the prefix's, `delegate`, MCP ones; "*" for all)
-        wait for `approve`/`deny` and `resume()`."""
-        self.approvals.require(tools)
+        """Calls of these tools (any tool of the prefix: its own, `delegate`, MCP ones; "*"
+        for all) wait for `approve`/`deny` and `resume()`. A name that is not a tool of the
+        prefix raises UserError naming the known tools (`@tool(requires_approval=True)`
+        declares it on the tool instead)."""
+        self.approvals.require(check_required(tools, self.state.prefix))
 
     @property
     def pending_approvals(self) -> list[ToolCall]:
@@ -156,7 +161,7 @@ class Session(PricedActionMethods, ApprovalMethods):
 
     # What the session is now: its state's fields (prefixlock.state), read-only but for the
     # transcript (assigning a fork is the only way to edit the past).
-    id = StateField[str]()
+    id = StateField[str]("The session's id (the store's key: `agent.resume(id)`).")
     prefix = StateField[FrozenPrefix](
         "The prefix the session runs on (changed only by a priced action or a compaction)."
     )
@@ -222,6 +227,8 @@ class Session(PricedActionMethods, ApprovalMethods):
         await self.aclose()
 
     async def aclose(self) -> None:
+        """Close the session: a turn left half-read is billed, the store lease released, the
+        client closed."""
         self.closed = True
         try:
             self._settle_stream("stopped", stopped_turn=True)  # a turn left half-read is billed
@@ -310,7 +317,7 @@ class Session(PricedActionMethods, ApprovalMethods):
         )
         turn = self._send(content, volatile, output, self.deps if deps is None else deps)
         self._sends.add(turn)
-        return turn
+        return Turn(turn)  # `await s.send()` says how to use it
 
     async def _send(
         self,
@@ -374,7 +381,11 @@ class Session(PricedActionMethods, ApprovalMethods):
                     progress = StreamProgress()
                     self._open_stream = _OpenStream(request, progress, started_at, state, pending)
                     span = self.telemetry.request(
-                        state.span, s.provider.api, s.model, len(s.requests)
+                        state.span,
+                        s.provider.api,
+                        s.model,
+                        len(s.requests),
+                        s.provider.route.base_url,
                     )
                     try:
                         async for item in s.provider.stream(request, progress):
@@ -409,7 +420,7 @@ class Session(PricedActionMethods, ApprovalMethods):
                         raise ProviderError("stream ended without a reply", retryable=True)
                     state.requests += 1
                     row, events = self.tracker.completed(request, reply, started_at)
-                    self.telemetry.end_request(span, row)
+                    self.telemetry.end_request(span, row, reply=reply)
                     self._record_turn(request, pending, reply, row)
                     events = [*retried, *events]  # their reports, after the reply is recorded
                     for event in events:
@@ -419,7 +430,7 @@ class Session(PricedActionMethods, ApprovalMethods):
                     calls = reply.tool_uses()
                     if not calls and state.output is not None:
                         # Text instead of the output tool: remind it (counts as an attempt).
-                        pending = [Message.user([text_block(state.output.reminder())])]
+                        pending = [Message.user([text_block(state.output.reminder(reply.text))])]
                         continue
                     if not calls:
                         self.recorder.turn_done()
@@ -600,7 +611,7 @@ class Session(PricedActionMethods, ApprovalMethods):
         for call in calls:
             event = ToolCall(str(call["id"]), str(call["name"]), dict(thaw(call.get("input", {}))))
             yield event
-            if self.approvals.needs(event.name) and not _is_output(state, event.name):
+            if self.approvals.needs(event.name, self.prefix) and not _is_output(state, event.name):
                 self.approvals.defer(event)
             else:
                 runnable.append(call)
@@ -690,6 +701,12 @@ class Session(PricedActionMethods, ApprovalMethods):
                 TurnComplete(state.turn, state.text, "output", meta={"output": value}),
             ]
         if self.approvals.pending:
+            output = state.output
+            self.approvals.stopped = StoppedTurn(
+                state.deps,
+                output.output_type if output is not None else None,
+                output.retries if output is not None else DEFAULT_RETRIES,
+            )
             return [
                 ApprovalRequired(tuple(self.approvals.pending.values())),
                 TurnComplete(state.turn, state.text, "approval"),
@@ -733,12 +750,21 @@ class Session(PricedActionMethods, ApprovalMethods):
         *,
         output_type: type[pydantic.BaseModel] | None = None,
         deps: object = None,
-        output_retries: int = DEFAULT_RETRIES,
+        output_retries: int | None = None,
     ) -> AsyncGenerator[Event, None]:
         """Continue a turn stopped for approval: run the approved calls, answer the denied
-        ones with an error result (the reason), and send the results on (a new turn)."""
+        ones with an error result (the reason), and send the results on (a new turn).
+
+        The approved calls and the turn that goes on get the stopped turn's `deps` and output
+        type (what its `send`/`run` was given) unless these arguments give others."""
+        stopped = self.approvals.stopped or StoppedTurn(self.deps, None, DEFAULT_RETRIES)
         decided = self.approvals.take_decided()
-        state = _TurnState(self.turn, deps=self.deps if deps is None else deps)
+        deps = stopped.deps if deps is None else deps
+        if output_type is None:
+            output_type = stopped.output_type
+            output_retries = stopped.output_retries if output_retries is None else output_retries
+        output_retries = DEFAULT_RETRIES if output_retries is None else output_retries
+        state = _TurnState(self.turn, deps=deps)
         for d in decided:
             if d.approved:
                 call = {"id": d.call.id, "name": d.call.name, "input": d.call.input}

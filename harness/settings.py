@@ -130,6 +130,7 @@ class Settings:
 
     @property
     def effective_prefix_ttl(self) -> TTL:
+        """The TTL of the prefix's breakpoints (`prefix_ttl`, else `ttl`)."""
         return self.prefix_ttl or self.ttl
 
     def with_(self, **changes: Unpack[SettingsChanges]) -> Settings:

@@ -44,19 +44,40 @@ class SessionAgent(Protocol):
     switch, a resumed session's stored route)."""
 
     @property
-    def prefix(self) -> FrozenPrefix: ...
+    def prefix(self) -> FrozenPrefix:
+        """The prefix new sessions start on."""
+        ...
+
     @property
-    def prices(self) -> PriceTable: ...
+    def prices(self) -> PriceTable:
+        """The price table sessions are billed with."""
+        ...
+
     @property
-    def settings(self) -> Settings: ...
+    def settings(self) -> Settings:
+        """The settings sessions start with."""
+        ...
+
     @property
-    def clock(self) -> Clock: ...
+    def clock(self) -> Clock:
+        """The clock sessions read."""
+        ...
+
     @property
-    def base_url(self) -> str | None: ...
+    def base_url(self) -> str | None:
+        """Where requests go (None: the provider's own API)."""
+        ...
+
     @property
-    def budget(self) -> CacheBudget | None: ...
+    def budget(self) -> CacheBudget | None:
+        """The cache-miss budget sessions start with."""
+        ...
+
     @property
-    def delegator(self) -> Delegator | None: ...
+    def delegator(self) -> Delegator | None:
+        """What runs `delegate` (None: no subagents)."""
+        ...
+
     @property
     def fallback(self) -> tuple[str, ...]:
         """Models to move to, in order, when the provider fails after its retries."""

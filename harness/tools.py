@@ -1,6 +1,7 @@
 """Tools: a Python function turned into a tool spec whose schema is the same on every run.
 
-`@tool` reads the function's type hints and docstring, builds a pydantic model of its arguments
+`@tool` reads the function's type hints and docstring (parsed by `docstring-parser`: Google,
+NumPy, Sphinx and Epydoc styles), builds a pydantic model of its arguments
 and takes that model's JSON schema, so the schema depends on the code only. Invoking a tool
 validates the arguments with the same model; sync and async functions both work.
 """
@@ -77,6 +78,7 @@ class ToolSpec:
         return hash(self.name)
 
     def to_dict(self) -> dict[str, Any]:
+        """Plain data: name, description, input_schema."""
         return {
             "name": self.name,
             "description": self.description,
@@ -94,12 +96,17 @@ class Tool:
     # The first parameter, when it is annotated RunContext[...]: filled by the session, never
     # in the schema (prefixlock.context).
     context_param: str | None = field(default=None, compare=False, repr=False)
+    # Every call waits for the caller's approval (prefixlock.approvals). Not part of the spec:
+    # approving changes no byte the provider caches.
+    requires_approval: bool = field(default=False, compare=False)
 
     @property
     def name(self) -> str:
+        """The tool's name, as the model calls it."""
         return self.spec.name
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the function itself, as if it were not a tool."""
         return self.fn(*args, **kwargs)
 
     async def invoke(
@@ -143,26 +150,18 @@ def _positional_only(fn: Callable[..., Any]) -> list[str]:
 
 
 def _docstring_parts(doc: str) -> tuple[str, dict[str, str]]:
-    """Split a docstring into its description and per-argument text (Google style `Args:`)."""
-    doc = inspect.cleandoc(doc)
-    lines = doc.splitlines()
-    desc: list[str] = []
-    args: dict[str, str] = {}
-    i = 0
-    while i < len(lines) and lines[i].strip() not in ("Args:", "Arguments:", "Parameters:"):
-        desc.append(lines[i])
-        i += 1
-    current: str | None = None
-    for line in lines[i + 1 :]:
-        if line and not line.startswith(" ") and line.rstrip().endswith(":"):
-            break  # next section (Returns:, Raises:)
-        m = re.match(r"^\s+(\w+)\s*(?:\([^)]*\))?\s*:\s*(.*)$", line)
-        if m and (current is None or len(line) - len(line.lstrip()) <= 4):
-            current = m.group(1)
-            args[current] = m.group(2).strip()
-        elif current and line.strip():
-            args[current] = (args[current] + " " + line.strip()).strip()
-    return "\n".join(desc).strip(), args
+    """A docstring's description and each parameter's text, in any style `docstring-parser`
+    reads (Google `Args:`, NumPy `Parameters` with dashes, Sphinx `:param x:`, Epydoc
+    `@param x:`). Sections other than the parameters (returns, raises) are not described to
+    the model; a parameter's wrapped lines become one line."""
+    import docstring_parser
+
+    try:
+        parsed = docstring_parser.parse(doc)
+    except docstring_parser.ParseError:  # not a docstring it can read: all of it describes
+        return inspect.cleandoc(doc).strip(), {}
+    args = {p.arg_name: " ".join(p.description.split()) for p in parsed.params if p.description}
+    return (parsed.description or "").strip(), args
 
 
 def strip_titles(schema: Any) -> Any:
@@ -175,7 +174,11 @@ def strip_titles(schema: Any) -> Any:
 
 
 def make_tool(
-    fn: Callable[..., Any], *, name: str | None = None, description: str | None = None
+    fn: Callable[..., Any],
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    requires_approval: bool = False,
 ) -> Tool:
     """Build a `Tool` from a function (what `@tool` does)."""
     tool_name = name or getattr(fn, "__name__", None)
@@ -226,7 +229,7 @@ def make_tool(
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise PrefixError(f"tool {tool_name!r}: schema is not serializable: {first}") from exc
     spec = ToolSpec(tool_name, description or doc_desc, schema)
-    return Tool(spec, fn, model, context_param)
+    return Tool(spec, fn, model, context_param, requires_approval)
 
 
 def _is_context(hint: Any) -> bool:
@@ -237,7 +240,7 @@ def _is_context(hint: Any) -> bool:
 def tool(fn: Callable[..., Any], /) -> Tool: ...
 @overload
 def tool(
-    *, name: str | None = None, description: str | None = None
+    *, name: str | None = None, description: str | None = None, requires_approval: bool = False
 ) -> Callable[[Callable[..., Any]], Tool]: ...
 
 
@@ -247,13 +250,19 @@ def tool(
     *,
     name: str | None = None,
     description: str | None = None,
+    requires_approval: bool = False,
 ) -> Tool | Callable[[Callable[..., Any]], Tool]:
-    """Decorator: turn a function into a `Tool` (schema from type hints and docstring)."""
+    """Decorator: turn a function into a `Tool` (schema from type hints and docstring).
+
+    `@tool` or `@tool(name=..., description=..., requires_approval=True)`. The description
+    is the docstring's text and each parameter's description its entry in the docstring's
+    parameter section (Google, NumPy, Sphinx or Epydoc style). `requires_approval`: every
+    call waits for the caller (`ApprovalRequired`, then `approve`/`deny` and `resume()`)."""
     if fn is not None:
         return make_tool(fn)
 
     def wrap(f: Callable[..., Any]) -> Tool:
-        return make_tool(f, name=name, description=description)
+        return make_tool(f, name=name, description=description, requires_approval=requires_approval)
 
     return wrap
 

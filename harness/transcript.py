@@ -64,6 +64,7 @@ class Message:
 
     @classmethod
     def make(cls, role: Role, content: str | Sequence[Mapping[str, Any]]) -> Message:
+        """A message of `role` from text or content blocks (each needs a `type`)."""
         raw = [text_block(content)] if isinstance(content, str) else list(content)
         for block in raw:
             if "type" not in block:
@@ -72,10 +73,12 @@ class Message:
 
     @classmethod
     def user(cls, content: str | Sequence[Mapping[str, Any]]) -> Message:
+        """A user message."""
         return cls.make("user", content)
 
     @classmethod
     def assistant(cls, content: str | Sequence[Mapping[str, Any]]) -> Message:
+        """An assistant message."""
         return cls.make("assistant", content)
 
     @cached_property
@@ -101,6 +104,7 @@ class Message:
 
     @property
     def tokens(self) -> int:
+        """The message's size in tokens."""
         return sum(self.block_tokens)
 
     @property
@@ -109,13 +113,16 @@ class Message:
         return "".join(str(b["text"]) for b in self.blocks if b.get("type") == "text")
 
     def tool_uses(self) -> list[Mapping[str, Any]]:
+        """The tool calls this message makes."""
         return [b for b in self.blocks if b.get("type") == "tool_use"]
 
     def to_dict(self) -> dict[str, Any]:
+        """Plain data in Anthropic's message shape."""
         return {"role": self.role, "content": [thaw(b) for b in self.blocks]}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Message:
+        """A Message from `to_dict()` output."""
         role = data.get("role")
         if role not in ("user", "assistant"):
             raise ValueError(f"message role must be user or assistant, got {role!r}")
@@ -138,12 +145,14 @@ class Transcript:
             self.append(m)
 
     def append(self, message: Message) -> None:
+        """Add a message at the end (the past never changes)."""
         parent = self._chains[-1] if self._chains else ""
         self._messages.append(message)
         self._chains.append(chain_hash(parent, message.data))
         self._tokens.append((self._tokens[-1] if self._tokens else 0) + message.tokens)
 
     def extend(self, messages: Sequence[Message]) -> None:
+        """Add messages at the end, in order."""
         for m in messages:
             self.append(m)
 
@@ -158,10 +167,12 @@ class Transcript:
 
     @property
     def messages(self) -> tuple[Message, ...]:
+        """The messages, in order."""
         return tuple(self._messages)
 
     @property
     def tokens(self) -> int:
+        """The transcript's size in tokens."""
         return self._tokens[-1] if self._tokens else 0
 
     def chain(self, upto: int | None = None) -> str:

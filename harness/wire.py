@@ -48,4 +48,5 @@ class WireRequest:
         return tuple(openai_units(self.body))
 
     def breakpoints(self) -> list[Unit]:
+        """The units that carry a cache breakpoint."""
         return [u for u in self.units if u.breakpoint is not None]

@@ -53,10 +53,12 @@ class LedgerRow:
 
     @property
     def priced(self) -> bool:
+        """Is the request's model in the price table?"""
         return self.cost is not None
 
     @property
     def saved(self) -> Decimal | None:
+        """Dollars the cache saved on this request (None when unpriced)."""
         if self.cost is None or self.cost_without_cache is None:
             return None
         return self.cost_without_cache - self.cost
@@ -149,6 +151,7 @@ class Ledger:
 
     @property
     def rows(self) -> tuple[LedgerRow, ...]:
+        """One row per request, in order."""
         return tuple(self._rows)
 
     def __len__(self) -> int:
@@ -159,6 +162,7 @@ class Ledger:
 
     @property
     def usage(self) -> Usage:
+        """The session's tokens, summed over its requests."""
         return sum((r.usage for r in self._rows), Usage())
 
     @property
@@ -179,6 +183,7 @@ class Ledger:
 
     @property
     def unpriced_models(self) -> tuple[str, ...]:
+        """Models of requests the price table does not know (their cost is unknown, never $0)."""
         return tuple(sorted({r.model for r in self._rows if r.cost is None}))
 
     @property
@@ -201,6 +206,8 @@ class Ledger:
 
     @property
     def cost_without_cache(self) -> Decimal | None:
+        """Dollars the same requests would cost with nothing read from the cache (None while any
+        is unpriced)."""
         if self.unpriced_models:
             return None
         return sum(
@@ -210,6 +217,8 @@ class Ledger:
 
     @property
     def saved(self) -> Decimal | None:
+        """Dollars the cache saved: `cost_without_cache - cost` (None while any request is
+        unpriced)."""
         cost, without = self.cost, self.cost_without_cache
         if cost is None or without is None:
             return None

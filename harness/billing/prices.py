@@ -54,10 +54,13 @@ class Price:
 
     @property
     def write_5m(self) -> Decimal:
+        """Dollars per million tokens written to the 5-minute cache (the input price where writes
+        cost nothing extra)."""
         return self.input if self.cache_write_5m is None else self.cache_write_5m
 
     @property
     def write_1h(self) -> Decimal:
+        """Dollars per million tokens written to the 1-hour cache."""
         if self.cache_write_1h is not None:
             return self.cache_write_1h
         return self.write_5m
@@ -157,6 +160,7 @@ class PriceTable:
 
     @classmethod
     def from_data(cls, data: Any, where: str = "prices") -> PriceTable:
+        """A table from a price file's parsed data (a mistake names the field)."""
         if not isinstance(data, Mapping) or not isinstance(data.get("models"), list):
             raise ConfigError("expected an object with a 'models' list", where=where)
         prices: dict[str, Price] = {}
@@ -192,6 +196,7 @@ class PriceTable:
         return pricefile.default(override)
 
     def merged(self, other: PriceTable) -> PriceTable:
+        """This table with another's models added or overriding."""
         return PriceTable({**self._prices, **other._prices}, {**self._aliases, **other._aliases})
 
     def resolve(self, model: str) -> str:
@@ -204,9 +209,11 @@ class PriceTable:
         return self._aliases.get(name, name)
 
     def lookup(self, model: str) -> Price | None:
+        """The price of `model` (an alias or a dated id resolves), or None when unknown."""
         return self._prices.get(self.resolve(model))
 
     def require(self, model: str) -> Price:
+        """The price of `model`; UnknownModelError naming it when the table lacks it."""
         price = self.lookup(model)
         if price is None:
             known = ", ".join(sorted(self._prices))
@@ -224,4 +231,5 @@ class PriceTable:
 
     @property
     def aliases(self) -> Mapping[str, str]:
+        """Alternative model ids and the model each resolves to."""
         return dict(self._aliases)

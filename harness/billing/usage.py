@@ -28,10 +28,12 @@ class Usage:
 
     @property
     def cache_write(self) -> int:
+        """Tokens written to the cache, both TTLs."""
         return self.cache_write_5m + self.cache_write_1h
 
     @property
     def input_total(self) -> int:
+        """All input tokens: read, written and uncached."""
         return self.uncached_input + self.cache_read + self.cache_write
 
     @property
@@ -50,6 +52,7 @@ class Usage:
         )
 
     def to_dict(self) -> dict[str, int]:
+        """Plain data (JSON-ready)."""
         return {
             "uncached_input": self.uncached_input,
             "cache_read": self.cache_read,
@@ -60,6 +63,7 @@ class Usage:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], raw: Mapping[str, Any] | None = None) -> Usage:
+        """A Usage from `to_dict()` output."""
         return cls(
             int(data.get("uncached_input", 0)),
             int(data.get("cache_read", 0)),

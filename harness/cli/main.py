@@ -21,6 +21,7 @@ from types import ModuleType
 from typing import Any, NamedTuple, NoReturn
 
 from ..errors import ProviderError, UserError
+from ..extras import MissingExtraError, extra_for
 from .command import Command
 
 GROUP = "prefixlock.commands"
@@ -198,6 +199,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if flag is not None and sub is not None and flag in sub._option_string_actions:
             exc = exc.at(flag)
         print(f"prefixlock: error: {exc}", file=sys.stderr)
+        return 2
+    except ModuleNotFoundError as exc:  # an optional extra the command needs
+        needed = extra_for(exc.name)
+        if needed is None:
+            raise
+        missing = MissingExtraError(str(exc.name), needed, f"prefixlock {argv[0]}")
+        print(f"prefixlock: error: {missing}", file=sys.stderr)
         return 2
     except ProviderError as exc:
         # Retries ran out (or the fault was not retryable): report it, not a traceback. Exit 1,

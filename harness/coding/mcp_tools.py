@@ -38,6 +38,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigError
+from ..extras import need
 from ..tools import Tool, ToolSpec, check_tool_name, strip_titles
 
 if TYPE_CHECKING:
@@ -116,6 +117,7 @@ class McpServer:
         gate: Gate | None = None,
     ) -> McpServer:
         """A server run as a subprocess speaking MCP over its stdin/stdout."""
+        need("mcp", "mcp", "McpServer")
         from mcp import StdioServerParameters, stdio_client
 
         params = StdioServerParameters(
@@ -128,6 +130,7 @@ class McpServer:
     @classmethod
     def http(cls, url: str, *, prefix: str = "", gate: Gate | None = None) -> McpServer:
         """A server reached over streamable HTTP at `url`."""
+        need("mcp", "mcp", "McpServer")
         from mcp.client.streamable_http import streamable_http_client
 
         return cls(streamable_http_client(url), url, prefix=prefix, gate=gate)
@@ -141,12 +144,9 @@ class McpServer:
         return cls.stdio(config.command, config.args, env=config.env, prefix=prefix, gate=gate)
 
     async def __aenter__(self) -> McpServer:
-        try:
-            from mcp import ClientSession
-        except ImportError as exc:  # the optional extra
-            raise ConfigError(
-                "MCP tools need the `mcp` package: pip install 'prefixlock[mcp]'", where="mcp"
-            ) from exc
+        need("mcp", "mcp", "McpServer")
+        from mcp import ClientSession
+
         stack = contextlib.AsyncExitStack()
         try:
             streams = await stack.enter_async_context(self._connect)

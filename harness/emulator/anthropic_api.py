@@ -12,7 +12,7 @@ from ..cache import anthropic
 from ..cache.units import Unit, as_blocks
 from .apierror import ApiError
 from .media_checks import check_anthropic_base64, check_anthropic_text_document
-from .model import Conversation, Reply, offered_tools
+from .model import Conversation, Reply, Turns, offered_tools
 from .openai_api import one_of
 from .promptcache import AnthropicOutcome
 
@@ -384,24 +384,21 @@ def check_breakpoints(units: Sequence[Unit], limit: int, body: Mapping[str, Any]
 
 def conversation(body: Mapping[str, Any]) -> Conversation:
     """The scripted model's view of an Anthropic request."""
-    turn = 0
-    text = ""
-    step = 0
-    results: list[str] = []
+    t = Turns()
     for msg in body.get("messages") or []:
         blocks = as_blocks(msg.get("content"))
         if msg.get("role") == "user":
             texts = [str(b.get("text", "")) for b in blocks if b.get("type") == "text"]
-            if texts and not any(b.get("type") == "tool_result" for b in blocks):
-                turn += 1
-                text = "\n".join(texts)
-                step = 0
-                results = []
-            results += [_result_text(b) for b in blocks if b.get("type") == "tool_result"]
+            for b in blocks:
+                if b.get("type") == "tool_result":
+                    t.result(_result_text(b))
+            if texts:
+                t.user("\n".join(texts))  # beside tool results: an aside (model.Turns)
+            t.after = ""  # each Anthropic message is read on its own
         else:
-            step += 1
+            t.reply()
     tools, schemas = offered_tools(body.get("tools") or [], "input_schema")
-    return Conversation(turn, text, step, tools, tuple(results), schemas)
+    return t.conversation(tools, schemas)
 
 
 def _result_text(block: Mapping[str, Any]) -> str:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import errno
+import socket
 import sys
 from typing import TYPE_CHECKING, Any
 
@@ -78,6 +80,17 @@ def config_from_args(args: argparse.Namespace) -> EmulatorConfig:
     return config.model_copy(update=updates) if updates else config
 
 
+def _check_free(host: str, port: int) -> None:
+    """OSError when `host:port` cannot be bound (a port in use), tried as the server binds it
+    (address reuse on, as http.server sets it); port 0 picks a free one."""
+    if port == 0:
+        return
+    family = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0][0]
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe.bind((host, port))
+
+
 def _run(args: argparse.Namespace) -> int:
     from ..errors import ConfigError
     from .server import Emulator
@@ -85,10 +98,12 @@ def _run(args: argparse.Namespace) -> int:
     config = config_from_args(args)
     emu = Emulator(config)
     try:
+        _check_free(config.host, config.port)  # before the server half-builds itself
         emu.serve_in_background()
     except OSError as exc:
+        hint = " (pick another with --port)" if exc.errno == errno.EADDRINUSE else ""
         raise ConfigError(
-            f"cannot listen: {exc.strerror}", where=f"{config.host}:{config.port}"
+            f"cannot listen: {exc.strerror or exc}{hint}", where=f"{config.host}:{config.port}"
         ) from None
     print(f"prefixlock emulator on {emu.base_url}", flush=True)
     print(f"  Anthropic: ANTHROPIC_BASE_URL={emu.base_url}", flush=True)

@@ -94,15 +94,19 @@ class EmulatorCore:
     ) -> None:
         self.config = config
         self.prices = prices
-        self.model = ScriptedModel(script)
-        self.anthropic_cache = AnthropicPromptCache(config.anthropic, config.seed)
+        self.model: ScriptedModel = ScriptedModel(script)
+        self.anthropic_cache: AnthropicPromptCache = AnthropicPromptCache(
+            config.anthropic, config.seed
+        )
         # Every response's model and unit hashes, for clients that ask why they missed.
-        self.diagnostics = DiagnosticsMemory()
-        self.openai_cache = OpenAIPromptCache(config.openai, config.seed)
-        self.deepseek_cache = DeepSeekPromptCache(config.openai.capacity_blocks)
-        self.faults = FaultQueue(config.faults)
+        self.diagnostics: DiagnosticsMemory = DiagnosticsMemory()
+        self.openai_cache: OpenAIPromptCache = OpenAIPromptCache(config.openai, config.seed)
+        self.deepseek_cache: DeepSeekPromptCache = DeepSeekPromptCache(
+            config.openai.capacity_blocks
+        )
+        self.faults: FaultQueue = FaultQueue(config.faults)
         # The Responses API's stored responses and conversations.
-        self.responses = ResponsesState(config.stored_responses)
+        self.responses: ResponsesState = ResponsesState(config.stored_responses)
         self._ids = itertools.count(1)
 
     def next_id(self, prefix: str) -> str:

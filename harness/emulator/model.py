@@ -19,13 +19,14 @@ by `prefixlock run` on the emulator.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import pydantic
 from pydantic import BaseModel, ConfigDict, Field
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
 class Call(BaseModel):
     """A further tool call in the same reply (parallel tool use)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
 
     tool: str
     input: dict[str, Any] = Field(default_factory=dict)
@@ -50,7 +51,7 @@ class Step(BaseModel):
     """One model reply: text, and optionally a tool call (`tool`, `input`) and further calls
     made in the same reply (`parallel`), as a model that uses tools in parallel does."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
 
     text: str = ""
     tool: str | None = None
@@ -61,7 +62,7 @@ class Step(BaseModel):
 class Rule(BaseModel):
     """Steps for a user turn number, or for user text matching `match`."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
 
     turn: int | None = Field(default=None, ge=1)
     match: str | None = None
@@ -101,7 +102,7 @@ class Summary(BaseModel):
     summary of `tokens` output tokens, the same text whoever asks, as a real model writes one
     of about that length instead of a one-line default."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
 
     match: str = SUMMARY_REQUEST  # on the latest user text, case-insensitive
     tokens: int = Field(ge=1)
@@ -162,7 +163,7 @@ class Script(BaseModel):
               - text: "Both read."
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
 
     rules: list[Rule] = Field(default_factory=list)
     prompts: list[str] = Field(default_factory=list)
@@ -183,7 +184,12 @@ class Script(BaseModel):
 
 @dataclass(frozen=True)
 class Conversation:
-    """What the model needs from a request, whatever the wire format."""
+    """What the model needs from a request, whatever the wire format (`Turns` builds one).
+
+    `user_turn`, `user_text`, `step` and `results` read every text sent beside tool results as
+    part of the turn those results belong to; `history` keeps each such text (an `aside`) so
+    that the scripted model can read one as a new turn when the turn it follows had nothing
+    left to do (`ScriptedModel.resolve`)."""
 
     user_turn: int  # number of user messages with text (1-based turn of the latest)
     user_text: str  # text of the latest user message with text
@@ -193,6 +199,74 @@ class Conversation:
     results: tuple[str, ...] = ()
     # Input schema of each offered tool, by name (where the wire format carries one).
     schemas: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    # The request's messages as the model reads them, in order: ("turn", text) a user message
+    # that starts a turn, ("aside", text) user text sent after tool results, ("reply", "") an
+    # assistant reply, ("result", text) a tool result.
+    history: tuple[tuple[str, str], ...] = ()
+
+
+class Turns:
+    """Where a request's conversation is in the script, read message by message.
+
+    A user message with text and no tool results starts a turn. User text sent after tool
+    results (in the same Anthropic message; an OpenAI user message after the `tool` messages or
+    `function_call_output` items) is an aside: a client's volatile facts (the time, git status)
+    that continue the turn, or the user's next question after a turn that ended on a tool call
+    (a structured output's tool, a call stopped for approval). Which one it is depends on the
+    script, so the aside is kept in `history` and `ScriptedModel.resolve` decides. A further
+    user message right after a question or an aside joins it (the question's blocks, sent as
+    messages of their own)."""
+
+    def __init__(self) -> None:
+        self.turn: int = 0
+        self.text: str = ""
+        self.step: int = 0
+        self.results: list[str] = []
+        self.history: list[tuple[str, str]] = []
+        self.after: str = ""  # what the latest user message continues: turn, tool, aside, ""
+
+    def user(self, text: str) -> None:
+        """A user message's text (an aside when it follows tool results)."""
+        if self.after in ("turn", "aside"):
+            kind, before = self.history[-1]
+            joined = f"{before}\n{text}" if text else before
+            self.history[-1] = (kind, joined)
+            if self.after == "turn":
+                self.text = joined
+            return
+        if self.after == "tool":
+            self.history.append(("aside", text))
+            self.after = "aside"
+            return
+        self.turn += 1
+        self.text, self.step, self.results = text, 0, []
+        self.history.append(("turn", text))
+        self.after = "turn"
+
+    def reply(self) -> None:
+        """An assistant reply."""
+        self.step += 1
+        self.history.append(("reply", ""))
+        self.after = ""
+
+    def result(self, text: str) -> None:
+        """A tool result."""
+        self.results.append(text)
+        self.history.append(("result", text))
+        self.after = "tool"
+
+    def conversation(
+        self, tools: tuple[str, ...], schemas: Mapping[str, Mapping[str, Any]]
+    ) -> Conversation:
+        return Conversation(
+            self.turn,
+            self.text,
+            self.step,
+            tools,
+            tuple(self.results),
+            schemas,
+            tuple(self.history),
+        )
 
 
 def offered_tools(
@@ -235,7 +309,7 @@ class ScriptedModel:
     """Answers requests from a script, deterministically."""
 
     def __init__(self, script: Script | None = None) -> None:
-        self.script = script if script is not None else builtin_script()
+        self.script: Script = script if script is not None else builtin_script()
 
     def _rule(self, conv: Conversation) -> Rule | None:
         for rule in self.script.rules:
@@ -257,7 +331,39 @@ class ScriptedModel:
                 return None
         return Reply(summary.text())
 
+    def resolve(self, conv: Conversation) -> Conversation:
+        """`conv` with each aside that follows a finished turn read as a new turn: the user's
+        next message, sent beside the tool results the last turn still owed (as a real model
+        answers the newest question). An aside while the turn has steps left continues it."""
+        if not any(kind == "aside" for kind, _ in conv.history):
+            return conv
+        now = dataclasses.replace(conv, user_turn=0, user_text="", step=0, results=())
+        for kind, text in conv.history:
+            if kind == "turn" or (kind == "aside" and self._finished(now)):
+                now = dataclasses.replace(
+                    now, user_turn=now.user_turn + 1, user_text=text, step=0, results=()
+                )
+            elif kind == "reply":
+                now = dataclasses.replace(now, step=now.step + 1)
+            elif kind == "result":
+                now = dataclasses.replace(now, results=(*now.results, text))
+        return now
+
+    def _finished(self, conv: Conversation) -> bool:
+        """Has the turn nothing left to do: its next reply would be text without a tool call?"""
+        if conv.user_turn == 0 or self._summary(conv) is not None:
+            return True
+        rule = self._rule(conv)
+        if rule is None and self.script.explore:
+            from . import explore
+
+            results = conv.results[: conv.step]
+            return explore.next_call(conv.user_text, conv.tools, conv.schemas, results) is None
+        return rule is None or conv.step >= len(rule.steps)
+
     def reply(self, conv: Conversation) -> Reply:
+        """The model's answer to the request `conv` describes."""
+        conv = self.resolve(conv)
         summary = self._summary(conv)
         if summary is not None:
             return summary
@@ -300,7 +406,7 @@ class ScriptedModel:
 class _Turn(BaseModel):
     """One turn of the built-in session's file: the user's prompt and the model's steps."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
 
     prompt: str
     steps: list[Step] = Field(min_length=1)

@@ -23,7 +23,7 @@ from ..canonical import canonical_json
 from ..tokenizer import pieces
 from .apierror import ApiError
 from .media_checks import check_openai_part
-from .model import Conversation, Reply, offered_tools
+from .model import Conversation, Reply, Turns, offered_tools
 
 CHAT_FIELDS = frozenset(
     {
@@ -515,42 +515,8 @@ def _text_of(content: Any) -> str:
     return ""
 
 
-class _Turns:
-    """Where a conversation is in the script, counted as on the Anthropic API.
-
-    There a user message starts a turn when it carries text and no tool results, and volatile
-    facts a client sends (the time, git status) ride in the same message as the question or
-    the tool results. OpenAI clients send them as a user message of their own after it (after
-    the `tool` messages / `function_call_output` items): such a message continues what it
-    follows instead of starting a turn, or an agent loop that adds one after every tool result
-    would restart the script at every request and call the same tool until max_turns."""
-
-    def __init__(self) -> None:
-        self.turn, self.text, self.step = 0, "", 0
-        self.results: list[str] = []
-        self.after = ""  # what the latest user message continues: "turn", "tool" or ""
-
-    def user(self, text: str) -> None:
-        if self.after == "tool":
-            return  # sent beside the tool results: the same step, as in one Anthropic message
-        if self.after == "turn":
-            self.text = f"{self.text}\n{text}" if text else self.text  # the question's blocks
-            return
-        self.turn += 1
-        self.text, self.step, self.results = text, 0, []
-        self.after = "turn"
-
-    def reply(self) -> None:
-        self.step += 1
-        self.after = ""
-
-    def result(self, text: str) -> None:
-        self.results.append(text)
-        self.after = "tool"
-
-
 def conversation_chat(body: Mapping[str, Any]) -> Conversation:
-    t = _Turns()
+    t = Turns()
     for msg in body.get("messages") or []:
         role = msg.get("role")
         if role == "user":
@@ -563,14 +529,14 @@ def conversation_chat(body: Mapping[str, Any]) -> Conversation:
         spec.get("function") or {} for spec in body.get("tools") or [] if isinstance(spec, Mapping)
     ]
     tools, schemas = offered_tools(functions, "parameters")
-    return Conversation(t.turn, t.text, t.step, tools, tuple(t.results), schemas)
+    return t.conversation(tools, schemas)
 
 
 def conversation_responses(body: Mapping[str, Any]) -> Conversation:
     raw = body.get("input")
     if isinstance(raw, str):
         raw = [{"role": "user", "content": raw}]
-    t = _Turns()
+    t = Turns()
     in_step = False  # one reply may be several items: a message, then its function calls
     for item in raw or []:
         kind = item.get("type", "message")
@@ -590,7 +556,7 @@ def conversation_responses(body: Mapping[str, Any]) -> Conversation:
         else:
             in_step = False
     tools, schemas = offered_tools(body.get("tools") or [], "parameters")
-    return Conversation(t.turn, t.text, t.step, tools, tuple(t.results), schemas)
+    return t.conversation(tools, schemas)
 
 
 def chat_output_limit(body: Mapping[str, Any]) -> int | None:

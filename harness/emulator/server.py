@@ -90,6 +90,7 @@ class Emulator:
         return emu
 
     def serve_in_background(self) -> None:
+        """Start serving on a background thread (OSError when the address cannot be bound)."""
         self._server = _make_server(self)
         bypass_proxies(self.config.host)
         self._thread = threading.Thread(
@@ -107,6 +108,7 @@ class Emulator:
             self._server.server_close()
 
     def close(self) -> None:
+        """Stop serving and close the listening socket."""
         if self._server is not None:
             self._server.shutdown()
             self._server.server_close()
@@ -123,6 +125,7 @@ class Emulator:
 
     @property
     def port(self) -> int:
+        """The port it listens on."""
         if self._server is None:
             raise RuntimeError("the emulator is not serving")
         return int(self._server.server_address[1])
@@ -134,6 +137,7 @@ class Emulator:
 
     @property
     def openai_base_url(self) -> str:
+        """The base URL for the OpenAI SDK (`.../v1`)."""
         return self.base_url + "/v1"
 
     # ---- test controls ---------------------------------------------------------------------
@@ -156,6 +160,7 @@ class Emulator:
             self.core.faults.add(spec)
 
     def clear_faults(self) -> None:
+        """Drop every fault injected and not yet served."""
         with self._lock:
             self.core.faults.clear()
 

@@ -83,9 +83,11 @@ class Prediction:
 
     @property
     def input_total(self) -> int:
+        """All input tokens the request is predicted to send."""
         return self.read + self.write_5m + self.write_1h + self.uncached
 
     def usage(self, output: int = 0) -> Usage:
+        """The prediction as a Usage (with `output` output tokens)."""
         return Usage(self.uncached, self.read, self.write_5m, self.write_1h, output)
 
 
@@ -224,12 +226,15 @@ class CacheGuard:
     # -- rules --------------------------------------------------------------------------------
 
     def price(self, model: str) -> Price | None:
+        """The price of `model`, or None when the table lacks it."""
         return self.prices.lookup(model)
 
     def min_tokens(self, model: str, api: str) -> int:
+        """The fewest tokens `model` caches."""
         return model_min_tokens(self.price(model))
 
     def ttl_seconds(self, model: str) -> float:
+        """How long `model`'s cache entries live unread, in seconds."""
         return float(model_ttl(self.price(model)))
 
     def _blocks(self, req: WireRequest) -> tuple[int, list[str]]:
@@ -650,14 +655,17 @@ class CacheGuard:
 
     @property
     def last_model(self) -> str | None:
+        """The model of the last request (None before any)."""
         return self._last.model if self._last else None
 
     @property
     def last_cached_tokens(self) -> int:
+        """Tokens the last request left cached (0 before any)."""
         return self._last.cached_end if self._last else 0
 
     @property
     def last_time(self) -> float | None:
+        """When the last request was sent (None before any)."""
         return self._last.time if self._last else None
 
     def warm_until(self, req: WireRequest, now: float) -> float | None:

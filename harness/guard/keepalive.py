@@ -45,6 +45,7 @@ class KeepAlive:
         self.max_spend = Decimal(str(self.max_spend))
 
     def record(self, now: float, read_tokens: int, cost: Decimal) -> None:
+        """Count a ping sent at `now`: tokens it read and what it cost."""
         self.pings += 1
         self.read_tokens += read_tokens
         self.spent += cost

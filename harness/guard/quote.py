@@ -39,12 +39,36 @@ class StaleQuote(UserError):
 
 @dataclass(frozen=True)
 class Alternative:
-    """A cheaper way to get the same result, with its price."""
+    """A cheaper way to get the same result, with its price.
+
+    `kind` "wait": make the change after the cache expires (`after_seconds`), re-writing the
+    same tokens then. `kind` "subagent": run the work in a subagent on the new model instead of
+    switching this session; `dollars` is the subagent's cost, `switch_cost` the same work done
+    by switching, `beats_switch` and `saving` compare the two, `task` is the work assumed.
+    Money is `Decimal` dollars. `detail` holds the same figures as JSON-ready data (money as
+    strings) plus the advisor's full breakdown (`detail["advice"]`)."""
 
     kind: str  # "wait" | "subagent"
     text: str
     dollars: Decimal | None = None  # what the alternative costs (or saves, for "wait")
     detail: dict[str, Any] = field(default_factory=dict)
+    switch_cost: Decimal | None = None  # "subagent": the same work switching this session
+    task: TaskProfile | None = None  # "subagent": the work the prices assume
+    after_seconds: float | None = None  # "wait": when the cache expires
+
+    @property
+    def saving(self) -> Decimal | None:
+        """ "subagent": what it saves against switching (negative: switching is cheaper)."""
+        if self.switch_cost is None or self.dollars is None:
+            return None
+        return self.switch_cost - self.dollars
+
+    @property
+    def beats_switch(self) -> bool | None:
+        """ "subagent": is the subagent cheaper than switching this session? (None: no
+        comparison, another kind.)"""
+        saving = self.saving
+        return None if saving is None else saving > 0
 
 
 @dataclass(frozen=True)
@@ -80,12 +104,14 @@ class Quote:
 
     @property
     def extra_dollars(self) -> Decimal | None:
+        """What the next turn costs more with the action than without it (None when unpriced)."""
         if self.next_turn_with is None or self.next_turn_without is None:
             return None
         return self.next_turn_with - self.next_turn_without
 
     @property
     def alternative(self) -> Alternative | None:
+        """The cheapest alternative, if any (a subagent that beats the switch comes first)."""
         return self.alternatives[0] if self.alternatives else None
 
     def summary(self) -> str:
@@ -114,6 +140,7 @@ class Quote:
         return line
 
     def to_dict(self) -> dict[str, Any]:
+        """Plain data (JSON-ready; money as strings)."""
         return {
             "action": self.action,
             "old_model": self.old_model,
@@ -214,6 +241,7 @@ def price_action(
                 f"pause anyway: the {rebilled:,} tokens are re-written then either way",
                 dollars,
                 {"after_seconds": warm},
+                after_seconds=warm,
             )
         )
     if subagent and action == "switch_model" and rebilled > 0 and old_price and new_price:
@@ -321,6 +349,8 @@ def _subagent_alternative(
             },
             "advice": advice.to_dict(),
         },
+        switch_cost=switch,
+        task=task,
     )
 
 

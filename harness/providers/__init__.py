@@ -103,9 +103,11 @@ class SDKProvider:
         self.transport.ask_diagnostics(previous_id)
 
     def parse_usage(self, raw: Any) -> Usage:
+        """One normalized Usage from this API's usage object."""
         return parse_usage(self.api, raw)
 
     async def aclose(self) -> None:
+        """Close the official SDK's client."""
         await self.transport.aclose()
 
 

@@ -37,6 +37,7 @@ class SessionInfo:
 
     @property
     def cache_key(self) -> str:
+        """The stable `prompt_cache_key` sent for this session."""
         return cache_key_for(self.id)
 
 

@@ -121,6 +121,7 @@ class SessionStore:
 
     @_locked
     def close(self) -> None:
+        """Close the database."""
         if self.heartbeat_timer is not None:
             self.heartbeat_timer.stop()
         for session_id in list(self._held):  # a store closed under an open session
@@ -340,6 +341,7 @@ class SessionStore:
 
     @_locked
     def session(self, session_id: str) -> SessionRecord:
+        """The stored session `session_id` (UnknownSessionError when there is none)."""
         return reads.session(self._db, session_id, self._where)
 
     def requests(self, session_id: str) -> Iterator[StoredRequest]:

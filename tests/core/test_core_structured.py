@@ -184,3 +184,105 @@ async def test_a_tool_that_needs_approval_stops_the_turn(decision: str) -> None:
     assert result.content in last_body  # the model got the decision's result
     done = resumed[-1]
     assert isinstance(done, TurnComplete) and done.text == "Payment done."
+
+
+TWO_INVOICES = Script(
+    rules=[
+        Rule(
+            match="extract INV-7",
+            steps=[
+                Step(text="Looking it up.", tool="lookup", input={"number": "INV-7"}),
+                Step(tool="final_Invoice", input=GOOD),
+            ],
+        ),
+        Rule(
+            match="extract INV-8",
+            steps=[Step(tool="final_Invoice", input={"number": "INV-8", "total_cents": 800})],
+        ),
+        Rule(match="thanks", steps=[Step(text="You are welcome.")]),
+    ]
+)
+
+
+@pytest.mark.parametrize("model", ["claude-sonnet-4-6", "gpt-5", "openai-responses:gpt-5"])
+async def test_a_structured_turn_after_a_structured_turn(model: str) -> None:
+    """The output tool's result rides in front of the next user text (one Anthropic message, a
+    tool message then a user message on OpenAI): the emulator reads that text as a new turn, as
+    the real APIs do, so a second `run` is answered by its own rule."""
+    with Emulator.start(clock=ManualClock(), script=TWO_INVOICES) as emu:
+        async with agent_for(emu, model).session() as s:
+            first = await s.run("extract INV-7", Invoice, deps=Ledger())
+            second = await s.run("extract INV-8", Invoice)
+            third = await s.ask("thanks")
+    assert first == Invoice(**GOOD)
+    assert second == Invoice(number="INV-8", total_cents=800)
+    assert third == "You are welcome."
+
+
+async def test_text_instead_of_the_output_tool_names_the_reply() -> None:
+    """The error says what the model did (its text), not only that the tool was not called."""
+    with Emulator.start(clock=ManualClock(), script=SCRIPT) as emu:
+        async with agent_for(emu, "claude-sonnet-4-6").session() as s:
+            with pytest.raises(OutputError, match=r"final_Invoice: .The total is 123\.45\."):
+                await s.run("chatty again", Invoice, output_retries=0)
+
+
+class Books:
+    """A dependency the approved tool writes to."""
+
+    def __init__(self) -> None:
+        self.paid: list[str] = []
+
+
+@tool(requires_approval=True)
+def settle(ctx: RunContext[Books], number: str) -> str:
+    """Settle an invoice (always asks first)."""
+    ctx.deps.paid.append(number)
+    return f"settled {number}"
+
+
+SETTLE = Script(
+    rules=[
+        Rule(
+            match="settle",
+            steps=[
+                Step(text="Settling.", tool="settle", input={"number": "INV-7"}),
+                Step(text="Settled."),
+            ],
+        )
+    ]
+)
+
+
+def settle_agent(emu: Emulator, model: str) -> Agent:
+    prefix = FrozenPrefix(system=SYSTEM, tools=[lookup, pay, settle, output_tool(Invoice)])
+    return Agent(prefix, model=model, base_url=emu.base_url, api_key="test-key", clock=emu.clock)
+
+
+@pytest.mark.parametrize("model", ["claude-sonnet-4-6", "gpt-5"])
+async def test_approval_declared_on_the_tool_and_resume_keeps_the_turns_deps(model: str) -> None:
+    """`@tool(requires_approval=True)` stops the turn with no `require_approval` call, and
+    `resume()` with no arguments runs the approved call with the deps the turn was sent with."""
+    books = Books()
+    with Emulator.start(clock=ManualClock(), script=SETTLE) as emu:
+        async with settle_agent(emu, model).session() as s:
+            events = [e async for e in s.send("settle INV-7", deps=books)]
+            assert isinstance(events[-1], TurnComplete) and events[-1].stop_reason == "approval"
+            assert books.paid == []  # nothing ran before the decision
+            s.approve(s.pending_approvals[0].id)
+            resumed = [e async for e in s.resume()]
+    result = next(e for e in resumed if isinstance(e, ToolResult))
+    assert result.content == "settled INV-7" and not result.is_error
+    assert books.paid == ["INV-7"]
+    assert isinstance(resumed[-1], TurnComplete) and resumed[-1].text == "Settled."
+
+
+async def test_require_approval_refuses_a_name_the_prefix_lacks() -> None:
+    """A typo would let the tool run unasked: the name is checked and the error names the
+    tools there are."""
+    with Emulator.start(clock=ManualClock(), script=SETTLE) as emu:
+        async with settle_agent(emu, "claude-sonnet-4-6").session() as s:
+            with pytest.raises(UserError, match=r"no tool 'Pay'.*did you mean 'pay'.*lookup"):
+                s.require_approval("Pay")
+            s.require_approval("pay", "*")  # known names and "every tool" are accepted
+            assert {"pay", "*"} <= s.approvals.required

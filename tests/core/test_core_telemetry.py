@@ -4,6 +4,8 @@ emulator; nothing of the prompt, the tool input or the key is an attribute."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from prefixlock import Agent, FrozenPrefix, tool
@@ -61,6 +63,7 @@ async def test_spans_per_turn_request_and_tool() -> None:
         async with agent.session() as s:
             await s.ask("hello")
             await s.ask("check INV-7")
+        port = emu.port
     spans = exporter.get_finished_spans()
     names = [sp.name for sp in spans]
     assert names.count("invoke_agent prefixlock") == 2
@@ -83,6 +86,18 @@ async def test_spans_per_turn_request_and_tool() -> None:
     assert a["prefixlock.cache.predicted"] == a["prefixlock.cache.read"]
     assert float(a["prefixlock.cost.dollars"]) > 0  # type: ignore[arg-type]
     assert turns[1].attributes is not None and turns[1].attributes["prefixlock.stop_reason"]
+    # The conventions' span kinds and response attributes (issue: INTERNAL, no id, no reason).
+    from opentelemetry.trace import SpanKind
+
+    assert all(sp.kind is SpanKind.CLIENT for sp in chats)
+    assert all(sp.kind is SpanKind.INTERNAL for sp in [*turns, *tools.values()])
+    assert a["server.address"] == "127.0.0.1" and a["server.port"] == port
+    assert isinstance(a["gen_ai.response.id"], str) and a["gen_ai.response.id"]
+    assert tuple(a["gen_ai.response.finish_reasons"]) == ("tool_use",)  # type: ignore[arg-type]
+    last = chats[-1].attributes or {}
+    assert tuple(last["gen_ai.response.finish_reasons"]) == ("end_turn",)  # type: ignore[arg-type]
+    assert len({(sp.attributes or {})["gen_ai.response.id"] for sp in chats}) == len(chats)
+    _check_against_the_conventions(spans)
     bad = tools["execute_tool broken"]
     assert bad.attributes is not None and bad.attributes["error.type"] == "tool_error"
     # Only names, ids, counts and dollars: no prompt, tool input or key.
@@ -102,3 +117,27 @@ async def test_off_by_default_no_opentelemetry_needed() -> None:
         async with agent.session() as s:
             assert s.telemetry.tracer is None
             assert await s.ask("check INV-7") == "It is 12.30."
+
+
+def _check_against_the_conventions(spans: Any) -> None:
+    """Every `gen_ai.*`, `server.*` and `error.*` attribute is one the OpenTelemetry semantic
+    conventions define (their Python package's attribute list), with a value they allow where
+    they list the values; ours are namespaced `prefixlock.*`."""
+    from opentelemetry.semconv._incubating.attributes import gen_ai_attributes as gen_ai
+    from opentelemetry.semconv.attributes import error_attributes, server_attributes
+
+    defined = {
+        getattr(module, name)
+        for module in (gen_ai, server_attributes, error_attributes)
+        for name in dir(module)
+        if name.isupper() and isinstance(getattr(module, name), str)
+    }
+    operations = {v.value for v in gen_ai.GenAiOperationNameValues}
+    providers = {v.value for v in gen_ai.GenAiProviderNameValues}
+    for sp in spans:
+        attributes = dict(sp.attributes or {})
+        for key in attributes:
+            assert key in defined or key.startswith("prefixlock."), key
+        assert attributes["gen_ai.operation.name"] in operations
+        if "gen_ai.provider.name" in attributes:
+            assert attributes["gen_ai.provider.name"] in providers
