@@ -20,6 +20,19 @@ class UnknownSessionError(StoreError):
     """No session with that id in the store."""
 
 
+class StoreWriteLost(StoreError):
+    """A session closed while its store still refused writes of work the provider billed (a
+    full disk, a read-only file): those rows are lost, and the caller is told so."""
+
+    def __init__(self, pending: int, cause: str, where: str) -> None:
+        self.pending = pending
+        super().__init__(
+            f"{pending} write(s) still refused at exit were not stored ({cause}); the "
+            "session's billed requests since then are missing from the store",
+            where=where,
+        )
+
+
 @contextlib.contextmanager
 def corruption(where: str) -> Iterator[None]:
     """A damaged file (a page that does not parse) is found only when a query reads that
@@ -27,10 +40,12 @@ def corruption(where: str) -> Iterator[None]:
     try:
         yield
     except sqlite3.DatabaseError as exc:
-        if isinstance(exc, (sqlite3.OperationalError, sqlite3.IntegrityError)):
+        if isinstance(exc, (sqlite3.OperationalError, sqlite3.IntegrityError)) and not _damage(exc):
             raise  # a full disk, a lock: not damage (the recorder keeps and retries)
+        # Its message quotes the damaged text (long, maybe many lines): the column is enough.
+        said = str(exc).split(" with text", 1)[0] if _damage(exc) else str(exc)
         raise StoreError(
-            f"the store file is corrupted ({exc}): move it aside (prefixlock starts a new "
+            f"the store file is corrupted ({said}): move it aside (prefixlock starts a new "
             "one there) and restore a backup, or recover what is readable with "
             "`sqlite3 FILE .recover`",
             where=where,
@@ -42,6 +57,12 @@ def corruption(where: str) -> Iterator[None]:
             "`sqlite3 FILE .recover`",
             where=where,
         ) from None
+
+
+def _damage(exc: sqlite3.DatabaseError) -> bool:
+    """Whether an OperationalError is damage in the file (a flipped bit in a text value reads
+    as "Could not decode to UTF-8 column ..."), not a lock or a full disk."""
+    return str(exc).startswith("Could not decode to UTF-8")
 
 
 # What decoding a hand-edited or half-written row raises: bad JSON or UTF-8 (ValueError), a
