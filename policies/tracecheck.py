@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -189,6 +190,9 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON value")
 
 
+_SURROGATE = re.compile(rb"\\u[dD]|\xed[\xa0-\xbf]")
+
+
 def _has_lone_surrogate(data: Any) -> bool:
     try:
         json.dumps(data, ensure_ascii=False).encode("utf-8")
@@ -212,7 +216,9 @@ def read_records(
             continue
         try:
             data = json.loads(raw, parse_constant=_no_constant)
-            if (b"\\ud" in raw or b"\\uD" in raw) and _has_lone_surrogate(data):
+            # A lone surrogate comes as a \u escape or as its UTF-8 form (\xed\xa0-\xbf...),
+            # which json.loads decodes from bytes with "surrogatepass".
+            if _SURROGATE.search(raw) and _has_lone_surrogate(data):
                 raise ValueError("a \\u escape is half of a surrogate pair, not a character")
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             # JSONDecodeError is a ValueError; RecursionError: nested past the stack.
