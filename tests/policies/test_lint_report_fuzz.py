@@ -38,3 +38,14 @@ def crashes(folder: Path, count: int, seed: int = 0) -> list[str]:
 def test_mutated_traces_never_end_in_a_traceback(tmp_path: Path) -> None:
     bad = crashes(tmp_path, QUICK, seed=1)
     assert bad == [], f"{len(bad)} of {QUICK}: {bad[:3]}"
+
+
+def test_a_number_out_of_range_is_one_line_naming_the_line(tmp_path: Path) -> None:
+    good = sorted(CORPUS.glob("*.jsonl"))[0].read_bytes().splitlines()
+    bad = good[0].replace(b'"max_tokens":', b'"max_tokens": 1e999, "x":', 1)
+    assert bad != good[0]
+    trace = tmp_path / "t.jsonl"
+    trace.write_bytes(b"\n".join([bad, *good[1:]]) + b"\n")
+    ran = run_cli("lint", "--report", str(trace), cwd=tmp_path)
+    assert "Traceback" not in ran.stderr and ran.returncode in (0, 1, 2)
+    assert "out of range" in ran.stdout + ran.stderr
