@@ -220,14 +220,28 @@ class Observer:
         *,
         repairs: tuple[str, ...] = (),
         status: int = 200,
+        output: int = 0,
     ) -> Observed:
-        """Account one answered request (`raw_usage` as the provider reported it, or None)."""
+        """Account one request the upstream may have billed (`raw_usage` as the provider
+        reported it). Call it for every such request, whatever the client did.
+
+        `raw_usage=None`: billed, usage unknown (the client hung up, or the stream was cut
+        before the provider reported usage). The row is the guard's predicted input counters
+        and `output` (the output tokens known to have been generated, e.g. counted from the
+        deltas passed on), flagged as an estimate. The guard does not learn cache entries
+        from it: what the provider stored is unknown (nothing, when it was cut before its
+        usage), and predicting the next request from entries it may never have written made
+        false `unexplained` breaks; predicting less is never a false break."""
         guard = self.guard(session_id)
         estimated = raw_usage is None
-        usage = pred.usage() if raw_usage is None else parse_usage(req.api, raw_usage)
+        usage = pred.usage(output) if raw_usage is None else parse_usage(req.api, raw_usage)
+        brk = None
         if raw_usage is None:
-            usage = Usage.from_dict(usage.to_dict(), {"prefixlock_estimate": True})
-        brk = guard.observe(req, pred, usage, now)
+            usage = Usage.from_dict(
+                usage.to_dict(), {"prefixlock_estimate": True, "billed_usage_unknown": True}
+            )
+        else:
+            brk = guard.observe(req, pred, usage, now)
         price = self.prices.lookup(req.model)
         cost = price.cost(usage) if price is not None else None
         without = price.cost_without_cache(usage) if price is not None else None
