@@ -35,8 +35,9 @@ def api_of(path: str) -> str | None:
 
 # Sessions whose guard and figures are kept in memory (the least recently used beyond are
 # dropped: their rows are in the store; one that comes back starts a fresh guard). A guard keeps
-# its session's last body (to explain the next miss), so unbounded they grew with every session.
-MAX_SESSIONS = 2_048
+# its session's last body (to explain the next miss; tens of KB in a long session), so unbounded
+# they grew with every session; 256 is far more sessions than one machine's agents run at once.
+MAX_SESSIONS = 256
 
 
 class StreamUsage:

@@ -500,6 +500,9 @@ def soak(db: Path, requests: int, long_turns: int) -> Row:
             n += 1
             if n in (1_000, requests):
                 marks[n] = _rss_mb()
+            if n % 10_000 == 0:  # progress, for a long soak
+                rss = _rss_mb()
+                print(f"  soak: {n:,} requests, RSS {rss:.0f} MB", file=sys.stderr, flush=True)
             if n >= requests:
                 break
         session += 1
