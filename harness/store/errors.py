@@ -43,7 +43,7 @@ def corruption(where: str) -> Iterator[None]:
         if isinstance(exc, (sqlite3.OperationalError, sqlite3.IntegrityError)) and not _damage(exc):
             raise  # a full disk, a lock: not damage (the recorder keeps and retries)
         # Its message quotes the damaged text (long, maybe many lines): the column is enough.
-        said = str(exc).split(" with text", 1)[0] if _damage(exc) else str(exc)
+        said = one_line(str(exc).split(" with text", 1)[0])
         raise StoreError(
             f"the store file is corrupted ({said}): move it aside (prefixlock starts a new "
             "one there) and restore a backup, or recover what is readable with "
@@ -52,7 +52,8 @@ def corruption(where: str) -> Iterator[None]:
         ) from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:  # a damaged stored value
         raise StoreError(
-            f"the store file is corrupted (a stored value does not decode: {exc}): move it "
+            f"the store file is corrupted (a stored value does not decode: {one_line(str(exc))}): "
+            "move it "
             "aside and restore a backup, or recover what is readable with "
             "`sqlite3 FILE .recover`",
             where=where,
@@ -60,9 +61,18 @@ def corruption(where: str) -> Iterator[None]:
 
 
 def _damage(exc: sqlite3.DatabaseError) -> bool:
-    """Whether an OperationalError is damage in the file (a flipped bit in a text value reads
-    as "Could not decode to UTF-8 column ..."), not a lock or a full disk."""
-    return str(exc).startswith("Could not decode to UTF-8")
+    """Whether an OperationalError is damage in the file, not a lock or a full disk: a flipped
+    bit in a text value reads as "Could not decode to UTF-8 column ...", one in the schema as a
+    column or table that is not there."""
+    text = str(exc)
+    return text.startswith(("Could not decode to UTF-8", "no such column", "no such table"))
+
+
+def one_line(text: str, limit: int = 240) -> str:
+    """SQLite's message as one short line (a damaged schema's quotes its SQL, newlines and
+    all)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
 # What decoding a hand-edited or half-written row raises: bad JSON or UTF-8 (ValueError), a

@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-from .errors import StoreError
+from .errors import StoreError, one_line
 
 SCHEMA_VERSION = 3
 # What each version adds over the one before (a store of an older version is migrated on open).
@@ -137,15 +137,22 @@ def connect(path: Path, *, read_only: bool) -> sqlite3.Connection:
         db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
         return _prepared(db, read_only=False, where=where)
     except sqlite3.OperationalError as exc:
+        if str(exc).startswith(("Could not decode", "no such column", "no such table")):
+            raise StoreError(
+                f"not a readable prefixlock session store ({one_line(str(exc))}); the file was "
+                "left untouched",
+                where=where,
+            ) from None
         raise StoreError(
-            f"cannot open the session store ({exc}); a full disk, or a read-only file or "
-            "folder? "
+            f"cannot open the session store ({one_line(str(exc))}); a full disk, or a read-only "
+            "file or folder? "
             "`prefixlock sessions` can still read it. The file was left untouched",
             where=where,
         ) from None
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
         raise StoreError(
-            f"not a readable prefixlock session store ({exc}); the file was left untouched",
+            f"not a readable prefixlock session store ({one_line(str(exc))}); the file was left "
+            "untouched",
             where=where,
         ) from None
 
