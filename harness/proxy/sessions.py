@@ -148,7 +148,7 @@ class SessionTracker:
     prefixes (and responses, and sessions' last requests) are forgotten first (a forgotten
     session continues as a new one)."""
 
-    def __init__(self, max_prefixes: int = 50_000, max_sessions: int = 4_096) -> None:
+    def __init__(self, max_prefixes: int = 50_000, max_sessions: int = 1_024) -> None:
         self.max_prefixes = max_prefixes
         self.max_sessions = max_sessions
         # chain digest -> session id (the id string shared by all of a session's entries)
