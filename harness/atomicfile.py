@@ -6,14 +6,21 @@ is fsynced after (best effort) so the rename survives a crash. Any failure remov
 temporary file and leaves the target as it was. The new file keeps the old one's permission
 bits, or gets the usual ones (0666 less the umask) when it is new, not mkstemp's private 0600.
 
+What the path names is written, not the name itself: a symlink is followed (its target is
+replaced, the link stays), and a FIFO, a device or a socket is written straight into (`-o
+/dev/stdout`, `--json /dev/null` as root, a named pipe), since renaming over it would put a
+regular file in its place; that write cannot be atomic. A directory is refused.
+
 Errors are OSError: each caller says them in its own words (which flag, which file).
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import os
+import stat
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -33,7 +40,17 @@ def _mode_for(target: Path) -> int:
 def replacing(path: str | os.PathLike[str], *, mode: int | None = None) -> Iterator[BinaryIO]:
     """A binary file that replaces `path` when the block ends without an exception, with
     permission bits `mode` (default: the old file's, or the usual ones for a new file)."""
-    target = Path(path)
+    target = Path(os.path.realpath(path))  # through symlinks: the link is the user's
+    try:
+        kind = target.stat().st_mode
+    except FileNotFoundError:
+        kind = stat.S_IFREG
+    if stat.S_ISDIR(kind):
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), str(path))
+    if not stat.S_ISREG(kind):
+        with open(target, "wb") as fh:  # a FIFO or device: what reads it gets the bytes
+            yield fh
+        return
     mode = _mode_for(target) if mode is None else mode
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
     try:

@@ -231,11 +231,15 @@ class Session(PricedActionMethods, ApprovalMethods):
         client closed."""
         self.closed = True
         try:
-            self._settle_stream("stopped", stopped_turn=True)  # a turn left half-read is billed
+            try:
+                self._settle_stream("stopped", stopped_turn=True)  # a turn left half-read is billed
+            finally:
+                # Another process may write the session now; raises StoreWriteLost when billed
+                # work could not be stored (the providers are closed all the same).
+                self.recorder.release()
         finally:
-            self.recorder.release()  # another process may write the session now
-        await self.actions.close_retired()  # providers left behind by switch_model
-        await self.state.provider.aclose()
+            await self.actions.close_retired()  # providers left behind by switch_model
+            await self.state.provider.aclose()
 
     # ---- what the session is beyond its state ----------------------------------------------
 

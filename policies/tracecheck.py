@@ -11,7 +11,9 @@ request, with a count. Pure apart from `iter_lines`, which reads the file.
 from __future__ import annotations
 
 import json
+import math
 import os
+import re
 from collections.abc import Collection, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -189,6 +191,16 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not a JSON value")
 
 
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e999 reads as inf, which no JSON writer can write back
+        raise ValueError(f"number {text[:20]} is out of range")
+    return value
+
+
+_SURROGATE = re.compile(rb"\\u[dD]|\xed[\xa0-\xbf]")
+
+
 def _has_lone_surrogate(data: Any) -> bool:
     try:
         json.dumps(data, ensure_ascii=False).encode("utf-8")
@@ -211,8 +223,10 @@ def read_records(
         if not raw.strip():
             continue
         try:
-            data = json.loads(raw, parse_constant=_no_constant)
-            if (b"\\ud" in raw or b"\\uD" in raw) and _has_lone_surrogate(data):
+            data = json.loads(raw, parse_constant=_no_constant, parse_float=_finite)
+            # A lone surrogate comes as a \u escape or as its UTF-8 form (\xed\xa0-\xbf...),
+            # which json.loads decodes from bytes with "surrogatepass".
+            if _SURROGATE.search(raw) and _has_lone_surrogate(data):
                 raise ValueError("a \\u escape is half of a surrogate pair, not a character")
         except (ValueError, UnicodeDecodeError, RecursionError) as exc:
             # JSONDecodeError is a ValueError; RecursionError: nested past the stack.

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from ..coding.settings_files import ChatSettings, McpServerConfig
     from ..coding.workspace import ApprovalRequest, Decision
     from ..session import Session
+    from ..store.database import SessionStore
     from ..tools import Tool
 
 DEFAULT_RUN_MODEL = "claude-opus-4-7"
@@ -266,29 +267,36 @@ def _base_url(value: str | None) -> str | None:
     return value
 
 
-def _check_store(args: argparse.Namespace, clock: Clock | None = None) -> str | None:
+def _check_store(args: argparse.Namespace, clock: Clock | None = None) -> SessionStore | None:
     """`--store` / `--resume` / `--fork` / `--wait`, checked before any work: the store opens,
-    the session exists, and it is not open in another process (unless forked; with --wait,
-    once that process has closed it, waiting on `clock`)."""
+    the session exists, and it is not open in another process (unless forked). With --wait,
+    once that process has closed it (waiting on `clock`), the lease is taken here and kept: the
+    resume works under it, so another waiter cannot take it in between. The store is returned
+    open; the caller closes it."""
     import sys
 
     from ..store.database import SessionStore, default_path
     from ..store.leases import SessionBusyError
-    from ..store.waiting import wait_seconds, wait_until_free
+    from ..store.waiting import announcer, wait_seconds
 
     wait = wait_seconds(args.wait, resume=args.resume, fork=args.fork)
     if args.store is None and args.resume is None:
         return None
     path = str(args.store) if args.store is not None else str(default_path())
-    with SessionStore(path, clock=clock) as store:
+    store = SessionStore(path, clock=clock)
+    try:
         if args.resume:
             store.session(args.resume)  # UnknownSessionError names the id
             held = store.lease(args.resume)
-            if held is not None and wait > 0:
-                wait_until_free(store, args.resume, wait, sys.stderr)
+            if wait > 0:  # taken now even when free: a free session can be taken by another
+                say = announcer(args.resume, wait, sys.stderr)
+                store.acquire(args.resume, wait=wait, on_wait=say, reserve=True)
             elif held is not None and not args.fork:
                 raise SessionBusyError(args.resume, held, str(store.path))
-    return path
+    except BaseException:
+        store.close()
+        raise
+    return store
 
 
 def _workspace_tools(
@@ -444,6 +452,7 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
     from ..prefix import FrozenPrefix
     from ..providers import resolve_route
     from ..settings import Settings
+    from ..store.errors import StoreWriteLost
 
     if not args.task.strip():
         raise ConfigError("the task is empty: say what the model should do", where="task")
@@ -502,12 +511,14 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
     # command file or an unknown name: one line, exit 2).
     commands, _ = load_commands(Path(args.workspace).expanduser(), Path.home())
     task = expand_task(args.task, commands)
-    store_path = _check_store(args, clock)
     system = _read_system(args.system)
     # The project's instruction files: a system block of their own, as in the chat.
     system_blocks = (system, instructions) if instructions else system
 
     stack = contextlib.ExitStack()
+    store = _check_store(args, clock)
+    if store is not None:
+        stack.enter_context(store)
     base_url, api_key = args.base_url, None
     # No key: the emulator stands in, unless the user named a server (--base-url): a local
     # vLLM or Ollama must not be silently replaced by a scripted model.
@@ -563,7 +574,12 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
                     file=sys.stderr,
                 )
 
+    # What the run answered, kept for when closing the session raises StoreWriteLost.
+    lost_result: tuple[str, str, str | None] = ("", "", None)
+    unstored = False
+
     async def converse(prefix: FrozenPrefix, mcp: list[McpServer]) -> tuple[str, str, str | None]:
+        nonlocal unstored
         agent = Agent(
             prefix,
             model=model,
@@ -571,11 +587,21 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
             base_url=base_url,
             prices=prices,
             settings=settings,
-            store=store_path,
+            store=store,
         )
-        answer, limit = "", None
         fresh = args.resume is None
         session = agent.session() if fresh else agent.resume(args.resume, fork=args.fork)
+        try:
+            result = await _converse_in(session, mcp)
+        except StoreWriteLost as lost:  # the answer stands; the store misses billed work
+            print(f"prefixlock: session store {lost}", file=sys.stderr)
+            unstored = True
+            result = lost_result
+        return result
+
+    async def _converse_in(session: Session, mcp: list[McpServer]) -> tuple[str, str, str | None]:
+        nonlocal lost_result
+        answer, limit = "", None
         async with session as s:
             async for event in s.send(task):
                 if isinstance(event, TurnComplete):
@@ -590,15 +616,7 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
                     # A tool may have made a server change its list: the next request goes
                     # with it or not, as the cache policy says (said on stderr either way).
                     await follow_tool_changes(s, mcp)
-            result = answer, s.ledger.summary(), limit
-        # Closing tried the refused writes once more; what is still refused is lost now.
-        lost = int(getattr(session.recorder, "pending_writes", 0))
-        if lost and session.recorder.store is not None:
-            print(
-                f"prefixlock: session store {session.recorder.store.path}: {lost} write(s) "
-                "still refused at exit were not stored",
-                file=sys.stderr,
-            )
+            result = lost_result = answer, s.ledger.summary(), limit
         return result
 
     with stack:
@@ -611,7 +629,7 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
     if limit is not None:
         print(f"prefixlock: stopped by the {limit} limit", file=sys.stderr)
     print(summary)
-    return 0
+    return 1 if unstored else 0
 
 
 RUN_COMMAND = Command(

@@ -292,7 +292,13 @@ class Workspace:
             raise WorkspaceError("a path is required")
         if "\x00" in path:
             raise WorkspaceError(f"path {path!r} contains a NUL byte")
-        raw = Path(path).expanduser()
+        try:
+            raw = Path(path).expanduser()
+        except RuntimeError:  # "~nosuchuser/x": no such user to expand
+            raise WorkspaceError(
+                f"path {path!r} names a home folder that does not exist; give a path under "
+                "the workspace"
+            ) from None
         candidate = raw if raw.is_absolute() else self.root / raw
         try:
             real = candidate.resolve(strict=False)

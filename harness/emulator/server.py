@@ -252,8 +252,9 @@ class _Server(HTTPServer):
     request_queue_size = 1024
 
     def __init__(self, address: tuple[str, int], handler: type[_Handler], workers: int) -> None:
-        super().__init__(address, handler)
+        # Made first: a failed bind (a busy port) closes the server from inside `__init__`.
         self.pool = WorkerPool(workers, name="emulator-worker")
+        super().__init__(address, handler)
         self._stopping = threading.Event()
         self._stopped = threading.Event()
         self._stopped.set()  # not serving yet: `shutdown` has nothing to wait for

@@ -9,7 +9,8 @@ sessions name theirs (system changed, tools changed, model switch, expired, look
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections import OrderedDict
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -32,11 +33,23 @@ def api_of(path: str) -> str | None:
     return ROUTES.get(path.split("?", 1)[0].rstrip("/"))
 
 
-class StreamUsage:
-    """Reads usage (and a Responses id) out of an SSE stream fed chunk by chunk, as it passes."""
+# Sessions whose guard and figures are kept in memory (the least recently used beyond are
+# dropped: their rows are in the store; one that comes back starts a fresh guard). A guard keeps
+# its session's last body (to explain the next miss; tens of KB in a long session), so unbounded
+# they grew with every session; 256 is far more sessions than one machine's agents run at once.
+MAX_SESSIONS = 256
 
-    def __init__(self, api: str) -> None:
+
+class StreamUsage:
+    """Reads usage (and a Responses id) out of an SSE stream fed chunk by chunk, as it passes.
+
+    `on_response_id` is called once, as soon as the stream names its response (Responses API
+    `response.created`, before the answer ends): the server links it to the session there, so
+    a client continuing with `previous_response_id` at once still finds its session."""
+
+    def __init__(self, api: str, on_response_id: Callable[[str], None] | None = None) -> None:
         self.api = api
+        self._on_response_id = on_response_id
         self._buf = b""
         self.raw: dict[str, Any] | None = None
         self.response_id: str | None = None
@@ -74,8 +87,11 @@ class StreamUsage:
                 self.raw = doc["usage"]
         elif isinstance(doc.get("response"), dict):
             response = doc["response"]
-            if isinstance(response.get("id"), str):
-                self.response_id = response["id"]
+            rid = response.get("id")
+            if isinstance(rid, str) and rid != self.response_id:
+                self.response_id = rid
+                if self._on_response_id is not None:
+                    self._on_response_id(rid)
             if isinstance(response.get("usage"), dict):
                 self.raw = response["usage"]
 
@@ -172,17 +188,23 @@ class SessionFigures:
 
 
 class Observer:
-    """Per-session guards and figures. Not thread-safe: the server calls it from one thread."""
+    """Per-session guards and figures, for the `max_sessions` sessions used most recently. Not
+    thread-safe: the server calls it from one thread."""
 
-    def __init__(self, prices: PriceTable) -> None:
+    def __init__(self, prices: PriceTable, max_sessions: int = MAX_SESSIONS) -> None:
         self.prices = prices
-        self.sessions: dict[str, SessionFigures] = {}
-        self._guards: dict[str, CacheGuard] = {}
+        self.max_sessions = max_sessions
+        self.sessions: OrderedDict[str, SessionFigures] = OrderedDict()
+        self._guards: OrderedDict[str, CacheGuard] = OrderedDict()
 
     def guard(self, session_id: str) -> CacheGuard:
         guard = self._guards.get(session_id)
         if guard is None:
             guard = self._guards[session_id] = CacheGuard(self.prices)
+            while len(self._guards) > self.max_sessions:
+                self._guards.popitem(last=False)
+        else:
+            self._guards.move_to_end(session_id)
         return guard
 
     def predict(self, session_id: str, req: WireRequest, now: float) -> Prediction:
@@ -199,20 +221,38 @@ class Observer:
         *,
         repairs: tuple[str, ...] = (),
         status: int = 200,
+        output: int = 0,
     ) -> Observed:
-        """Account one answered request (`raw_usage` as the provider reported it, or None)."""
-        guard = self._guards[session_id]
+        """Account one request the upstream may have billed (`raw_usage` as the provider
+        reported it). Call it for every such request, whatever the client did.
+
+        `raw_usage=None`: billed, usage unknown (the client hung up, or the stream was cut
+        before the provider reported usage). The row is the guard's predicted input counters
+        and `output` (the output tokens known to have been generated, e.g. counted from the
+        deltas passed on), flagged as an estimate. The guard does not learn cache entries
+        from it: what the provider stored is unknown (nothing, when it was cut before its
+        usage), and predicting the next request from entries it may never have written made
+        false `unexplained` breaks; predicting less is never a false break."""
+        guard = self.guard(session_id)
         estimated = raw_usage is None
-        usage = pred.usage() if raw_usage is None else parse_usage(req.api, raw_usage)
+        usage = pred.usage(output) if raw_usage is None else parse_usage(req.api, raw_usage)
+        brk = None
         if raw_usage is None:
-            usage = Usage.from_dict(usage.to_dict(), {"prefixlock_estimate": True})
-        brk = guard.observe(req, pred, usage, now)
+            usage = Usage.from_dict(
+                usage.to_dict(), {"prefixlock_estimate": True, "billed_usage_unknown": True}
+            )
+        else:
+            brk = guard.observe(req, pred, usage, now)
         price = self.prices.lookup(req.model)
         cost = price.cost(usage) if price is not None else None
         without = price.cost_without_cache(usage) if price is not None else None
         figs = self.sessions.get(session_id)
         if figs is None:
             figs = self.sessions[session_id] = SessionFigures(session_id, client, req.api)
+            while len(self.sessions) > self.max_sessions:
+                self.sessions.popitem(last=False)
+        else:
+            self.sessions.move_to_end(session_id)
         figs.model = req.model
         figs.requests += 1
         figs.input_total += usage.input_total

@@ -8,6 +8,16 @@ session. System prompts and tools are left out of the chain on purpose: a client
 time into its system prompt or shuffles its tools still has one conversation, which is what the
 repairs and the figures need to see. Responses API requests that continue a stored response
 (`previous_response_id`) belong to that response's session.
+
+Two conversations of one key that open with the same message are told apart by the
+conversation's own ids where the client sends any (`session_scope`: a session header, the
+Responses `conversation`, Anthropic `metadata.user_id`, a `prompt_cache_key` it set itself),
+and otherwise by what a new conversation looks like: a request of one conversation item that
+matches a session already past its first request opens a new session, not a rewrite of that
+one's history.
+
+Bounded: the oldest prefixes, responses and sessions are forgotten first (a forgotten session
+continues as a new one); a prefix is kept as a 16-byte digest.
 """
 
 from __future__ import annotations
@@ -74,6 +84,32 @@ def part_hash(value: Any) -> str | None:
     return hashlib.sha256(canonical_bytes(_strip_markers(value))).hexdigest()[:24]
 
 
+# Headers a client names its conversation with (lower case), the first one present wins.
+SESSION_HEADERS = ("x-session-id", "session-id", "session_id", "x-claude-code-session-id")
+
+
+def session_scope(api: str, body: Mapping[str, Any], headers: Mapping[str, str]) -> str:
+    """The conversation's own id, from the client's headers (lower-cased names) or body ("" when
+    it sends none): requests with different ones are never one session."""
+    for name in SESSION_HEADERS:
+        value = headers.get(name)
+        if value:
+            return f"h:{value}"
+    conv = body.get("conversation") if api == "openai-responses" else None
+    if isinstance(conv, Mapping):
+        conv = conv.get("id")
+    if isinstance(conv, str) and conv:
+        return f"c:{conv}"
+    meta = body.get("metadata") if api == "anthropic" else None
+    user = meta.get("user_id") if isinstance(meta, Mapping) else None
+    if isinstance(user, str) and user:
+        return f"u:{user}"
+    key = body.get("prompt_cache_key") if api != "anthropic" else None
+    if isinstance(key, str) and key:
+        return f"k:{key}"
+    return ""
+
+
 @dataclass(frozen=True)
 class History:
     """A session's previous request, as much of it as the repairs compare against."""
@@ -109,13 +145,17 @@ def instructions(api: str, body: Mapping[str, Any]) -> Any:
 
 class SessionTracker:
     """Assigns requests to sessions; remembers each session's last request. Bounded: the oldest
-    prefixes are forgotten first (a forgotten session continues as a new one)."""
+    prefixes (and responses, and sessions' last requests) are forgotten first (a forgotten
+    session continues as a new one)."""
 
-    def __init__(self, max_prefixes: int = 200_000) -> None:
+    def __init__(self, max_prefixes: int = 50_000, max_sessions: int = 1_024) -> None:
         self.max_prefixes = max_prefixes
-        self._prefixes: OrderedDict[str, str] = OrderedDict()  # chain hash -> session id
+        self.max_sessions = max_sessions
+        # chain digest -> session id (the id string shared by all of a session's entries)
+        self._prefixes: OrderedDict[bytes, str] = OrderedDict()
         self._responses: OrderedDict[str, str] = OrderedDict()  # response id -> session id
-        self._last: dict[str, History] = {}
+        self._last: OrderedDict[str, History] = OrderedDict()
+        self._opened = 0  # sessions opened with a first message another session had
 
     @staticmethod
     def _chain(client: str, api: str, items: Sequence[str]) -> list[str]:
@@ -126,27 +166,57 @@ class SessionTracker:
             out.append(h)
         return out
 
-    def identify(self, api: str, body: Mapping[str, Any], client: str) -> Match:
-        """The session `body` (sent with the key hashing to `client`) continues, or a new one."""
+    @staticmethod
+    def _key(chain_hash: str) -> bytes:
+        return bytes.fromhex(chain_hash[:32])
+
+    def identify(
+        self,
+        api: str,
+        body: Mapping[str, Any],
+        client: str,
+        headers: Mapping[str, str] | None = None,
+    ) -> Match:
+        """The session `body` (sent with the key hashing to `client`, and `headers` with
+        lower-cased names) continues, or a new one."""
         items = tuple(item_hash(i) for i in conversation(api, body))
         previous = body.get("previous_response_id") if api == "openai-responses" else None
         if isinstance(previous, str) and previous in self._responses:
             sid = self._responses[previous]
             return Match(sid, False, self._last.get(sid), items)
-        chain = self._chain(client, api, items)
-        for h in reversed(chain):
-            found = self._prefixes.get(h)
-            if found is not None:
-                self._prefixes.move_to_end(h)
-                return Match(found, False, self._last.get(found), items)
-        seed = chain[0] if chain else self._chain(client, api, ["(empty)"])[0]
+        scope = session_scope(api, body, headers or {})
+        chain = self._chain(client + scope, api, items)
+        for depth in range(len(chain), 0, -1):
+            key = self._key(chain[depth - 1])
+            found = self._prefixes.get(key)
+            if found is None:
+                continue
+            last = self._last.get(found)
+            if len(items) == 1 and last is not None and len(last.items) > 1:
+                break  # a new conversation opening with the message that one opened with
+            self._prefixes.move_to_end(key)
+            return Match(found, False, last, items)
+        else:
+            seed = chain[0] if chain else self._chain(client + scope, api, ["(empty)"])[0]
+            return Match("px-" + seed[:16], True, None, items)
+        self._opened += 1
+        seed = hashlib.sha256(f"{chain[0]}\x00{self._opened}".encode()).hexdigest()
         return Match("px-" + seed[:16], True, None, items)
 
-    def remember(self, match: Match, api: str, body: Mapping[str, Any], client: str) -> History:
+    def remember(
+        self,
+        match: Match,
+        api: str,
+        body: Mapping[str, Any],
+        client: str,
+        headers: Mapping[str, str] | None = None,
+    ) -> History:
         """`body` went out as `match.session_id`'s latest request: later ones continue it."""
-        for h in self._chain(client, api, match.items):
-            self._prefixes[h] = match.session_id
-            self._prefixes.move_to_end(h)
+        scope = session_scope(api, body, headers or {})
+        for h in self._chain(client + scope, api, match.items):
+            key = self._key(h)
+            self._prefixes[key] = match.session_id
+            self._prefixes.move_to_end(key)
         while len(self._prefixes) > self.max_prefixes:
             self._prefixes.popitem(last=False)
         count = match.history.requests if match.history else 0
@@ -158,10 +228,15 @@ class SessionTracker:
             requests=count + 1,
         )
         self._last[match.session_id] = hist
+        self._last.move_to_end(match.session_id)
+        while len(self._last) > self.max_sessions:
+            self._last.popitem(last=False)
         return hist
 
     def link_response(self, response_id: str, session_id: str) -> None:
-        """A Responses API reply: a later request naming it continues `session_id`."""
+        """A Responses API reply: a later request naming it continues `session_id`. Call it as
+        soon as the id is known (`StreamUsage(on_response_id=)`), not after the answer ends."""
         self._responses[response_id] = session_id
+        self._responses.move_to_end(response_id)
         while len(self._responses) > self.max_prefixes:
             self._responses.popitem(last=False)

@@ -431,8 +431,8 @@ def _csv(value: str, kind: Callable[[str], Any], where: str) -> list[Any]:
     out = []
     for part in value.split(","):
         part = part.strip()
-        if not part:
-            continue
+        if not part:  # "1,,2": a value lost to a typo must not shrink the sweep unsaid
+            raise UserError(f"an empty item in the list {value!r}", where=where)
         try:
             out.append(kind(part))
         except ValueError:

@@ -28,6 +28,7 @@ Refs = dict[str, list[str]]  # a request's lists as blob hashes, by body key
 RefsCache = dict[tuple[str, int], Refs]
 _CACHE_MAX = 64
 _CACHE_KEEP = 8  # the newest kept when it is full
+_WRITE_MAX = 256  # sessions whose last written request's lists are kept for the next write
 
 
 def skeleton(
@@ -55,7 +56,13 @@ def skeleton(
                 break
             keep += 1
         encoded[k] = {"keep": keep, "add": hashes[keep:]} if keep else {"add": hashes}
+    # The next write of this session needs this request's lists, not the one before: kept per
+    # session, the cache stays as small as the sessions written lately (it grew with every
+    # write, and was trimmed only by a read that missed).
+    cache.pop((session_id, seq - 1), None)
     cache[(session_id, seq)] = refs
+    while len(cache) > _WRITE_MAX:
+        del cache[next(iter(cache))]  # the oldest written
     return canonical_bytes({"rest": rest, "lists": encoded}).decode("utf-8")
 
 

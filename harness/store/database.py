@@ -113,6 +113,7 @@ class SessionStore:
         # The blob-hash lists of the requests written or read lately (bodies.RefsCache).
         self._refs_cache: bodies.RefsCache = {}
         self._held: dict[str, str] = {}  # session id -> the token of the lease this store holds
+        self._reserved: set[str] = set()  # held leases the next acquire takes as they are
         # One connection, used from whichever thread the session runs on (a TUI worker, an
         # event loop): every public method holds this lock.
         self._lock = threading.RLock()
@@ -276,16 +277,23 @@ class SessionStore:
         *,
         wait: float = 0.0,
         on_wait: Callable[[Lease | None], object] | None = None,
+        reserve: bool = False,
     ) -> Lease:
         """Take the lease on `session_id` for this store (this process). A live holder (another
         process, or another session of this one) raises SessionBusyError, after waiting up to
         `wait` seconds of the store's clock for it to close; `on_wait(holder)` is called once
-        when the wait starts (to say so). The store's lock is not held while waiting."""
+        when the wait starts (to say so). The store's lock is not held while waiting.
+        `reserve=True`: the lease is held for the session that resumes it next on this store
+        (its own acquire keeps it), so a command that waited keeps its place."""
         deadline = self.clock.now() + max(0.0, wait)
         told = False
         while True:
             try:
-                return self._try_acquire(session_id)
+                lease = self._try_acquire(session_id)
+                if reserve:
+                    with self._lock:
+                        self._reserved.add(session_id)
+                return lease
             except SessionBusyError as busy:
                 left = deadline - self.clock.now()
                 if left <= 0:
@@ -302,7 +310,10 @@ class SessionStore:
     @_locked
     def _try_acquire(self, session_id: str) -> Lease:
         with self._tx() as db:
-            lease = leases.take(db, session_id, self.clock.now(), self._where)
+            # A lease taken ahead for the one resume that follows (`acquire(reserve=True)`).
+            mine = self._held.get(session_id) if session_id in self._reserved else None
+            lease = leases.take(db, session_id, self.clock.now(), self._where, mine)
+        self._reserved.discard(session_id)
         self._held[session_id] = lease.token
         if self.heartbeat_timer is None or not self.heartbeat_timer.running:
             self.heartbeat_timer = Heartbeat(_renewer(self), self.clock)
@@ -313,6 +324,7 @@ class SessionStore:
     def release(self, session_id: str) -> None:
         """Give back this store's lease on `session_id` (nothing if it holds none)."""
         token = self._held.pop(session_id, None)
+        self._reserved.discard(session_id)
         if not self._held and self.heartbeat_timer is not None:
             self.heartbeat_timer.stop()
         if token is None or self.read_only:

@@ -20,6 +20,19 @@ class UnknownSessionError(StoreError):
     """No session with that id in the store."""
 
 
+class StoreWriteLost(StoreError):
+    """A session closed while its store still refused writes of work the provider billed (a
+    full disk, a read-only file): those rows are lost, and the caller is told so."""
+
+    def __init__(self, pending: int, cause: str, where: str) -> None:
+        self.pending = pending
+        super().__init__(
+            f"{pending} write(s) still refused at exit were not stored ({cause}); the "
+            "session's billed requests since then are missing from the store",
+            where=where,
+        )
+
+
 @contextlib.contextmanager
 def corruption(where: str) -> Iterator[None]:
     """A damaged file (a page that does not parse) is found only when a query reads that
@@ -27,21 +40,39 @@ def corruption(where: str) -> Iterator[None]:
     try:
         yield
     except sqlite3.DatabaseError as exc:
-        if isinstance(exc, (sqlite3.OperationalError, sqlite3.IntegrityError)):
+        if isinstance(exc, (sqlite3.OperationalError, sqlite3.IntegrityError)) and not _damage(exc):
             raise  # a full disk, a lock: not damage (the recorder keeps and retries)
+        # Its message quotes the damaged text (long, maybe many lines): the column is enough.
+        said = one_line(str(exc).split(" with text", 1)[0])
         raise StoreError(
-            f"the store file is corrupted ({exc}): move it aside (prefixlock starts a new "
+            f"the store file is corrupted ({said}): move it aside (prefixlock starts a new "
             "one there) and restore a backup, or recover what is readable with "
             "`sqlite3 FILE .recover`",
             where=where,
         ) from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:  # a damaged stored value
         raise StoreError(
-            f"the store file is corrupted (a stored value does not decode: {exc}): move it "
+            f"the store file is corrupted (a stored value does not decode: {one_line(str(exc))}): "
+            "move it "
             "aside and restore a backup, or recover what is readable with "
             "`sqlite3 FILE .recover`",
             where=where,
         ) from None
+
+
+def _damage(exc: sqlite3.DatabaseError) -> bool:
+    """Whether an OperationalError is damage in the file, not a lock or a full disk: a flipped
+    bit in a text value reads as "Could not decode to UTF-8 column ...", one in the schema as a
+    column or table that is not there."""
+    text = str(exc)
+    return text.startswith(("Could not decode to UTF-8", "no such column", "no such table"))
+
+
+def one_line(text: str, limit: int = 240) -> str:
+    """SQLite's message as one short line (a damaged schema's quotes its SQL, newlines and
+    all)."""
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 3] + "..."
 
 
 # What decoding a hand-edited or half-written row raises: bad JSON or UTF-8 (ValueError), a

@@ -112,10 +112,16 @@ def live(db: sqlite3.Connection, session_id: str, now: float) -> Lease | None:
     return held if held is not None and held.alive(now) else None
 
 
-def take(db: sqlite3.Connection, session_id: str, now: float, where: str) -> Lease:
+def take(
+    db: sqlite3.Connection, session_id: str, now: float, where: str, mine: str | None = None
+) -> Lease:
     """A new lease on `session_id` for this process; SessionBusyError while a live holder has
-    it."""
+    it. `mine`: the token of the lease the caller holds already, which is kept (renewed):
+    the lease a `--wait` got is the one the resume then works under."""
     held = _row(db, session_id)
+    if held is not None and mine is not None and held.token == mine:
+        db.execute("UPDATE leases SET heartbeat=? WHERE session_id=?", (now, session_id))
+        return Lease(held.session_id, held.token, held.pid, held.host, held.acquired, now)
     if held is not None and held.alive(now):
         raise SessionBusyError(session_id, held, where)
     lease = Lease(session_id, uuid.uuid4().hex, os.getpid(), socket.gethostname(), now, now)

@@ -21,6 +21,7 @@ from ..settings import settings_dict
 from ..state import SessionState
 from ..wire import WireRequest
 from .database import SessionStore
+from .errors import StoreWriteLost
 from .records import NewRequest
 
 
@@ -79,6 +80,7 @@ class StoreRecorder:
         # turn, so what was billed is never dropped. `_failing`: the failure was said.
         self._backlog: list[Callable[[], object]] = []
         self._failing = False
+        self._refusal = ""  # the store's last refusal, said if it still refuses at close
 
     def keep(self, request: WireRequest, row: LedgerRow, kind: str, brk: CacheBreak | None) -> None:
         self._unstored.append(self._new_request(request, row, kind, brk))
@@ -203,11 +205,15 @@ class StoreRecorder:
         self._created = True
 
     def release(self) -> None:
+        """Give the session back; StoreWriteLost if billed work still cannot be written (the
+        lease is given back first)."""
         if self._backlog:
-            self._flush()  # a last try; what still fails is reported, not raised at close
+            self._flush()  # a last try
         if self._created:
             with contextlib.suppress(sqlite3.OperationalError):  # taken over once we exit
                 self.store.release(self.state.id)
+        if self._backlog:
+            raise StoreWriteLost(len(self._backlog), self._refusal, str(self.store.path))
 
     def _write(self, fn: Callable[..., object], *args: Any, **kwargs: Any) -> None:
         """Write now, after whatever the store refused before (kept in order)."""
@@ -219,6 +225,7 @@ class StoreRecorder:
             try:
                 self._backlog[0]()
             except sqlite3.OperationalError as exc:
+                self._refusal = str(exc)
                 # Disk full, a read-only file, a lock held too long: the provider billed it,
                 # so it stays here and is tried again after the next turn. Said once.
                 if not self._failing:

@@ -11,7 +11,7 @@ import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
-from .errors import StoreError
+from .errors import StoreError, one_line
 
 SCHEMA_VERSION = 3
 # What each version adds over the one before (a store of an older version is migrated on open).
@@ -131,29 +131,48 @@ def connect(path: Path, *, read_only: bool) -> sqlite3.Connection:
             ) from None
     try:
         if path.exists():
-            # Check the file with a connection that can write nothing, not even SQLite's
-            # -wal/-shm side files: a newer or broken store must stay exactly as it is.
-            probe = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro&immutable=1", uri=True)
-            try:
-                _version(probe, where)
-            finally:
-                probe.close()
+            _probe(path, where)
         if read_only:
             return _connect_read_only(path)
         db = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
         return _prepared(db, read_only=False, where=where)
     except sqlite3.OperationalError as exc:
+        if str(exc).startswith(("Could not decode", "no such column", "no such table")):
+            raise StoreError(
+                f"not a readable prefixlock session store ({one_line(str(exc))}); the file was "
+                "left untouched",
+                where=where,
+            ) from None
         raise StoreError(
-            f"cannot open the session store ({exc}); a full disk, or a read-only file or "
-            "folder? "
+            f"cannot open the session store ({one_line(str(exc))}); a full disk, or a read-only "
+            "file or folder? "
             "`prefixlock sessions` can still read it. The file was left untouched",
             where=where,
         ) from None
-    except sqlite3.DatabaseError as exc:
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:
         raise StoreError(
-            f"not a readable prefixlock session store ({exc}); the file was left untouched",
+            f"not a readable prefixlock session store ({one_line(str(exc))}); the file was left "
+            "untouched",
             where=where,
         ) from None
+
+
+def _probe(path: Path, where: str) -> None:
+    """Check the file's version before it is opened for writing, with a connection that cannot
+    write it: a newer or foreign store must stay exactly as it is, side files included. A
+    store in use has its -wal file: it is read through the WAL and its locks (`immutable`
+    ignores both, and reads a store another process is writing as "malformed"). Without one,
+    nobody has it open, and `immutable` reads it creating nothing beside it."""
+    wal = path.with_name(path.name + "-wal")
+    uri = path.resolve().as_uri()
+    if wal.exists():
+        probe = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=30)
+    else:
+        probe = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True)
+    try:
+        _version(probe, where)
+    finally:
+        probe.close()
 
 
 def _connect_read_only(path: Path) -> sqlite3.Connection:
@@ -162,12 +181,15 @@ def _connect_read_only(path: Path) -> sqlite3.Connection:
     fails with "unable to open database file". Without a -wal file the main file is the
     whole store, so it is opened `immutable` there (nobody can change it meanwhile)."""
     uri = path.resolve().as_uri()
-    db = sqlite3.connect(f"{uri}?mode=ro", uri=True, isolation_level=None, check_same_thread=False)
+    # A busy store (another process checkpointing) is waited for, not refused.
+    db = sqlite3.connect(
+        f"{uri}?mode=ro", uri=True, isolation_level=None, check_same_thread=False, timeout=30
+    )
     try:
         return _prepared(db, read_only=True, where=str(path))
-    except sqlite3.OperationalError:
+    except sqlite3.OperationalError as exc:
         wal = path.with_name(path.name + "-wal")
-        if wal.exists() and wal.stat().st_size > 0:
+        if "unable to open" not in str(exc) or (wal.exists() and wal.stat().st_size > 0):
             raise
     db = sqlite3.connect(
         f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None, check_same_thread=False

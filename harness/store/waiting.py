@@ -1,14 +1,16 @@
 """`--wait` on `prefixlock chat --resume` and `prefixlock run --resume`: the value checked, the
 busy session waited for (bounded), and the one line said while waiting.
 
-The wait itself is `SessionStore.acquire(wait=)` on the store's clock; here the lease is taken
-and given straight back, before any work, so that a session still busy when the time is up is
-one line and exit 2 (SessionBusyError), and the command then resumes it as usual.
+The wait itself is `SessionStore.acquire(wait=, reserve=True)` on the store's clock, and the
+store is then given to the Agent that resumes: the lease a waiter gets is the one it works
+under (taking it and giving it back before resuming let another waiter take it in between). A
+session still busy when the time is up is one line and exit 2 (SessionBusyError).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import TextIO
 
 from ..errors import ConfigError
@@ -43,10 +45,9 @@ def wait_seconds(value: str | None, *, resume: str | None, fork: bool) -> float:
     return seconds
 
 
-def wait_until_free(store: SessionStore, session_id: str, seconds: float, say: TextIO) -> None:
-    """Wait up to `seconds` for whoever holds `session_id` to close it, saying so once on
-    `say`; SessionBusyError if it is still held when the time is up. Takes nothing: the
-    lease is given back at once for the session that resumes it."""
+def announcer(session_id: str, seconds: float, say: TextIO) -> Callable[[Lease | None], None]:
+    """The `on_wait` of a wait for `session_id`: says once on `say` who holds it and for how
+    long this process waits."""
 
     def note(holder: Lease | None) -> None:
         who = holder.describe() if holder is not None else "another process"
@@ -57,5 +58,13 @@ def wait_until_free(store: SessionStore, session_id: str, seconds: float, say: T
             flush=True,
         )
 
-    store.acquire(session_id, wait=seconds, on_wait=note)
+    return note
+
+
+def wait_until_free(store: SessionStore, session_id: str, seconds: float, say: TextIO) -> None:
+    """Wait up to `seconds` for whoever holds `session_id` to close it, saying so once on
+    `say`; SessionBusyError if it is still held when the time is up. Takes nothing: the
+    lease is given back at once, so another waiter may take it before the caller resumes
+    (`prefixlock run` keeps it instead: `acquire(wait=, reserve=True)`)."""
+    store.acquire(session_id, wait=seconds, on_wait=announcer(session_id, seconds, say))
     store.release(session_id)

@@ -14,6 +14,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from ..atomicfile import replacing_text
 from ..guard.policy import CachePolicy
 from .run import ClientRun
 from .scenario import COMPACT, EVENTS, Scenario
@@ -202,7 +203,7 @@ def write_traces(result: VersusResult, directory: Path) -> list[Path]:
     out = []
     for client in result.clients:
         path = directory / f"{client}.jsonl"
-        with open(path, "w", encoding="utf-8") as fh:
+        with replacing_text(path) as fh:
             for run in result.runs:
                 if run.client == client:
                     for line in run.trace:

@@ -16,6 +16,16 @@ Prints ONE table, tried / held / failed, for:
    list / show / export work, opening it to write is one line.
 6. The bad-input table over every command (tests/helpers/bad_input.py, as
    tests/cli/test_bad_input.py runs it): exit 2, one line, nothing written.
+7. Opening a store while another writer writes and checkpoints it (never "malformed"); flipped
+   bits in a store (every read a result or one StoreError); 8 `run --resume ID --wait` at once
+   (all go on, in turn); a session closed on a full disk raises StoreWriteLost.
+8. Fuzzed inputs (tests/helpers/fuzz.py, seeded, `--fuzz` each, 1,000 by default):
+   `lint --report` and the emulator's intake; no traceback, no 5xx. A crowd of slowloris
+   connections on the emulator stays within its worker bound.
+9. The proxy's bookkeeping soaked (`--soak` requests, 100,000 by default: session tracking,
+   guards, figures, the store), in one-request and in long sessions: RSS after 1,000 and after
+   all of them (printed), held when it grew less than 32 MB from the first to the last.
+`--only GROUPS` runs some (comma list of faults, stores, bad, fuzz, soak).
 Then the tracebacks seen anywhere (every process's stderr, every command's, unraisable
 exceptions in this one). Exit 1 if anything failed or any traceback was seen.
 """
@@ -348,32 +358,217 @@ def bad_input(folder: Path) -> Row:
     return row("bad input over every command: exit 2, one line, nothing written", len(BAD), held)
 
 
+def busy_opens(db: Path) -> Row:
+    from tests.store.test_store_busy_open import (
+        test_opening_a_store_while_another_process_writes_it_never_fails as probe,
+    )
+
+    db.mkdir()
+    try:
+        probe(db)
+    except AssertionError as exc:
+        print(f"  busy store: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return row("open a store another writer writes (150 opens)", 1, 0)
+    return row("open a store another writer writes (150 opens)", 1, 1)
+
+
+def bit_flips(folder: Path, count: int) -> Row:
+    from tests.store import test_store_bit_flips as flips
+
+    good = folder / "good.sqlite"
+    asyncio.run(flips._store(good))
+    data = good.read_bytes()
+    rng = random.Random(32)
+    held = 0
+    for i in range(count):
+        bad = folder / f"f{i}.sqlite"
+        mutated = flips._flipped(data, rng)
+        bad.write_bytes(mutated)
+        ok = True
+        for read_only in (True, False):
+            try:
+                flips._read_everything(bad, read_only=read_only)
+            except StoreError as exc:
+                ok = ok and "\n" not in str(exc)
+            except Exception as exc:
+                print(f"  flip {i}: {type(exc).__name__}: {str(exc)[:100]}", file=sys.stderr)
+                ok = False
+        held += ok
+        bad.unlink()
+    return row("flipped bits in a store: a result or one StoreError", count, held)
+
+
+def waiters(folder: Path) -> Row:
+    from tests.store.test_store_wait_queue import WAITERS, test_eight_waiters_all_resume_in_turn
+
+    folder.mkdir()
+    try:
+        test_eight_waiters_all_resume_in_turn(folder)
+    except AssertionError as exc:
+        print(f"  waiters: {str(exc).splitlines()[0]}", file=sys.stderr)
+        return row(f"{WAITERS} run --resume ID --wait at once", WAITERS, 0)
+    return row(f"{WAITERS} run --resume ID --wait at once", WAITERS, WAITERS)
+
+
+def fuzzed(folder: Path, count: int) -> list[Row]:
+    from prefixlock.emulator import Emulator, EmulatorConfig
+    from tests.emulator.test_emulator_fuzz import BODIES, server_faults, slowloris_threads
+    from tests.policies.test_lint_report_fuzz import crashes
+
+    folder.mkdir()
+    lint = crashes(folder, count, seed=7)
+    with Emulator.start(EmulatorConfig()) as emu:
+        emu_bad = server_faults(emu, max(1, count // len(BODIES)), seed=7)
+    for b in [*lint, *emu_bad][:10]:
+        print(f"  fuzz: {b[:200]}", file=sys.stderr)
+    tried = max(1, count // len(BODIES)) * len(BODIES)
+    most = slowloris_threads(400, workers=16)
+    return [
+        row("lint --report, fuzzed traces: no traceback", count, count - len(lint)),
+        row("emulator intake, fuzzed bodies: no 5xx", tried, tried - len(emu_bad)),
+        row(f"emulator, 400 slowloris: threads <= 18 (saw {most})", 1, int(most <= 18)),
+    ]
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def soak(db: Path, requests: int, long_turns: int) -> Row:
+    """The proxy's bookkeeping over `requests` requests: session tracking, a guard and figures
+    per session, every request recorded to the store (as the proxy's accounting does)."""
+    from decimal import Decimal as D
+
+    from prefixlock.billing.prices import PriceTable
+    from prefixlock.proxy.observe import Observer, wire_request
+    from prefixlock.proxy.sessions import SessionTracker
+    from prefixlock.store.records import NewRequest
+
+    store = SessionStore(db)
+    store._db.execute("PRAGMA synchronous=OFF")  # memory is measured here, not durability
+    tracker, observer = SessionTracker(), Observer(PriceTable.default())
+    system = "You are a careful coding agent. " * 200
+    marks: dict[int, float] = {}
+    seen_sessions: set[str] = set()
+    n = 0
+    session = 0
+    while n < requests:
+        turns = 1 if session % 2 == 0 else long_turns  # one-request and long sessions
+        msgs: list[dict[str, Any]] = []
+        for t in range(turns):
+            msgs = [*msgs, {"role": "user", "content": f"s{session} t{t} " + "w" * 300}]
+            body = {"model": "claude-sonnet-4-6", "max_tokens": 100, "system": system}
+            body["messages"] = list(msgs)
+            m = tracker.identify("anthropic", body, "client")
+            tracker.remember(m, "anthropic", body, "client")
+            req = wire_request("anthropic", "/v1/messages", body)
+            now = 1_000.0 + n
+            pred = observer.predict(m.session_id, req, now)
+            raw = {"input_tokens": 50, "cache_read_input_tokens": pred.read, "output_tokens": 20}
+            seen = observer.observe(m.session_id, "client", req, pred, raw, now)
+            if m.session_id not in seen_sessions:
+                seen_sessions.add(m.session_id)
+                store.create_session(
+                    m.session_id,
+                    model=seen.model,
+                    api="anthropic",
+                    provider="anthropic",
+                    prefix={"system": [], "tools": []},
+                    prefix_fingerprint="proxy",
+                    created=now,
+                )
+            store.record_request(
+                m.session_id,
+                NewRequest(
+                    kind="turn",
+                    time=now,
+                    provider="anthropic",
+                    api="anthropic",
+                    model=seen.model,
+                    path="/v1/messages",
+                    body=body,
+                    usage=seen.usage,
+                    cost=seen.cost or D(0),
+                    cost_without_cache=seen.cost_without_cache or D(0),
+                ),
+            )
+            msgs.append({"role": "assistant", "content": f"answer {t}"})
+            n += 1
+            if n in (1_000, requests):
+                marks[n] = _rss_mb()
+            if n % 10_000 == 0:  # progress, for a long soak
+                rss = _rss_mb()
+                print(f"  soak: {n:,} requests, RSS {rss:.0f} MB", file=sys.stderr, flush=True)
+            if n >= requests:
+                break
+        session += 1
+    store.close()
+    first, last = marks.get(1_000, 0.0), marks[requests]
+    print(
+        f"  proxy bookkeeping RSS: {first:.0f} MB at 1,000 requests, {last:.0f} MB at "
+        f"{requests:,} ({session:,} sessions)",
+        file=sys.stderr,
+    )
+    grew = last - first
+    return row(
+        f"proxy bookkeeping, {requests:,} requests: RSS grew {grew:.0f} MB (< 32)",
+        1,
+        int(grew < 32),
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--turns", type=int, default=20)
     parser.add_argument("--kills", type=int, default=6)
     parser.add_argument("--workers", type=int, default=4)
+    parser.add_argument("--fuzz", type=int, default=1_000)
+    parser.add_argument("--soak", type=int, default=100_000)
+    parser.add_argument("--only", default="faults,stores,bad,fuzz,soak")
     args = parser.parse_args()
+    only = set(args.only.split(","))
     rng = random.Random(19)
     rows: list[Row] = []
     with tempfile.TemporaryDirectory() as tmp:
         t = Path(tmp)
-        with watched("fault injection"):
-            for model in ("claude-opus-4-7", "gpt-5.4", "openai-responses:gpt-5.4"):
-                name = model.replace(":", "_")
-                rows.append(asyncio.run(cut_streams(model, args.turns, t / f"{name}.sqlite")))
-        rows.append(many_sessions(t / "many.sqlite", args.workers, 3))
-        rows.append(one_session(t / "fork.sqlite", 2, "fork"))
-        rows.append(one_session(t / "wait.sqlite", 2, "wait"))
-        rows.append(kills(t / "kills.sqlite", args.kills, rng))
-        with watched("disk full"):
-            rows.append(asyncio.run(disk_full_pages(t / "full.sqlite", args.turns // 2)))
-            rows.append(asyncio.run(disk_full_tmpfs(t / "fullmnt", args.turns // 2)))
-        with watched("read-only"):
-            rows.append(asyncio.run(read_only(t / "romnt", 3)))
-        bad = t / "bad"
-        bad.mkdir()
-        rows.append(bad_input(bad))
+        if "soak" in only:  # first: what the other probes leave in memory is not counted
+            rows.append(soak(t / "soak.sqlite", args.soak, 40))
+        if "fuzz" in only:
+            with watched("fuzz"):
+                rows.extend(fuzzed(t / "fuzz", args.fuzz))
+        if "stores" in only:
+            with watched("stores"):
+                rows.append(busy_opens(t / "busy"))
+                flips = t / "flips"
+                flips.mkdir()
+                rows.append(bit_flips(flips, args.fuzz))
+                rows.append(waiters(t / "waiters"))
+        if "faults" in only:
+            with watched("fault injection"):
+                for model in ("claude-opus-4-7", "gpt-5.4", "openai-responses:gpt-5.4"):
+                    name = model.replace(":", "_")
+                    rows.append(asyncio.run(cut_streams(model, args.turns, t / f"{name}.sqlite")))
+            rows.append(many_sessions(t / "many.sqlite", args.workers, 3))
+            rows.append(one_session(t / "fork.sqlite", 2, "fork"))
+            rows.append(one_session(t / "wait.sqlite", 2, "wait"))
+            rows.append(kills(t / "kills.sqlite", args.kills, rng))
+            with watched("disk full"):
+                rows.append(asyncio.run(disk_full_pages(t / "full.sqlite", args.turns // 2)))
+                rows.append(asyncio.run(disk_full_tmpfs(t / "fullmnt", args.turns // 2)))
+            with watched("read-only"):
+                rows.append(asyncio.run(read_only(t / "romnt", 3)))
+        if "bad" in only:
+            bad = t / "bad"
+            bad.mkdir()
+            rows.append(bad_input(bad))
+    return _table(rows)
+
+
+def _table(rows: list[Row]) -> int:
     rows.append(row("tracebacks seen (any process, any command)", 1, 0 if TRACEBACKS else 1))
     width = max(len(r[0]) for r in rows)
     print(f"{'scenario':<{width}}  {'tried':>5}  {'held':>5}  {'failed':>6}")

@@ -61,3 +61,47 @@ def test_an_existing_file_keeps_its_mode_and_a_new_one_gets_the_umask(tmp_path: 
 def test_a_folder_that_cannot_be_written_is_an_oserror(tmp_path: Path) -> None:
     with pytest.raises(OSError):
         write_bytes(tmp_path / "no-such-folder" / "f", b"x")
+
+
+def test_a_symlink_is_written_through_and_stays_a_link(tmp_path: Path) -> None:
+    real = tmp_path / "real.json"
+    real.write_text("old")
+    link = tmp_path / "link.json"
+    link.symlink_to(real)
+    write_text(link, "new")
+    assert link.is_symlink() and os.readlink(link) == str(real)
+    assert real.read_text() == "new"
+    dangling = tmp_path / "dangling.json"
+    dangling.symlink_to(tmp_path / "made.json")
+    write_text(dangling, "made")
+    assert dangling.is_symlink() and (tmp_path / "made.json").read_text() == "made"
+
+
+def test_a_fifo_gets_the_bytes_and_stays_a_fifo(tmp_path: Path) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)  # a reader is there: no wait to open
+    try:
+        write_bytes(fifo, b"through the pipe")
+        assert os.read(reader, 100) == b"through the pipe"
+    finally:
+        os.close(reader)
+    assert stat.S_ISFIFO(fifo.lstat().st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["pipe"]
+
+
+def test_a_device_is_written_into_not_replaced(tmp_path: Path) -> None:
+    link = tmp_path / "null"
+    link.symlink_to("/dev/null")
+    write_text(link, "discarded")  # as root, renaming over /dev/null would replace it
+    assert stat.S_ISCHR(os.stat("/dev/null").st_mode)
+    assert link.is_symlink() and [p.name for p in tmp_path.iterdir()] == ["null"]
+
+
+def test_a_directory_is_refused_and_left_as_it_was(tmp_path: Path) -> None:
+    folder = tmp_path / "out"
+    folder.mkdir()
+    with pytest.raises(IsADirectoryError):
+        write_text(folder, "x")
+    assert folder.is_dir() and list(folder.iterdir()) == []
+    assert [p.name for p in tmp_path.iterdir()] == ["out"]

@@ -55,6 +55,7 @@ BAD: list[tuple[str, ...]] = [
     ("sim", "trace.jsonl", "--capacity", ""),
     ("sim", "trace.jsonl", "--capacity", "x"),
     ("sim", "trace.jsonl", "--capacity", "-5"),
+    ("sim", "trace.jsonl", "--capacity", "1,,2"),
     ("sim", "trace.jsonl", "--nodes", "0"),
     ("sim", "trace.jsonl", "--nodes", ""),
     ("sim", "trace.jsonl", "--policy", "nope"),

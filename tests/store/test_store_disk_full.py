@@ -97,7 +97,8 @@ def test_run_on_a_full_filesystem_says_so_in_one_line(small_disk: Path) -> None:
             "run", "Look around.", "--emulator", "--store", str(db), cwd=small_disk.parent
         )
     assert keeper.path == db
-    assert ran.returncode == 0, ran.stderr
+    assert ran.returncode == 1, ran.stderr  # the answer stands, but billed work is lost
+    assert "Look around" in ran.stdout or ran.stdout.strip()
     said = [ln for ln in ran.stderr.splitlines() if "write failed" in ln]
     assert len(said) == 1 and said[0].startswith(f"prefixlock: session store {db}"), ran.stderr
     # Still full when the run ends: what was kept in memory is lost, and that is said too.
@@ -114,3 +115,32 @@ def test_opening_a_store_on_a_full_filesystem_is_one_line(small_disk: Path) -> N
     assert ran.returncode == 2 and "Traceback" not in ran.stderr
     (line,) = ran.stderr.strip().splitlines()
     assert str(db) in line and "full disk" in line
+
+
+async def test_closing_while_the_disk_is_still_full_raises_and_the_store_still_opens(
+    tmp_path: Path,
+) -> None:
+    from prefixlock.store.errors import StoreWriteLost
+
+    db = tmp_path / "s.sqlite"
+    store = SessionStore(db)
+    with start_emulator() as emu:
+        s = agent(emu, store=store).session("lost")
+        raised = None
+        try:
+            async with s:
+                await turn(s, "Stored normally.")
+                _fill(store, full=True)
+                for i in range(4):
+                    await turn(s, f"Acknowledged, never stored ({i}).")
+                    advance(emu, 30)
+        except StoreWriteLost as exc:
+            raised = exc
+        assert raised is not None, "billed turns were lost without a word to the caller"
+        assert raised.pending >= 1 and str(db) in str(raised) and "\n" not in str(raised)
+    store.close()
+    with SessionStore(db, read_only=True) as ro:  # intact, and never refused as malformed
+        assert ro.session("lost").turns >= 1
+    with SessionStore(db) as again:
+        again.acquire("lost")  # the lease was given back despite the failure
+        again.release("lost")
