@@ -46,6 +46,28 @@ def _configure(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--json", action="store_true", help="with --stats: print JSON")
     p.add_argument("-q", "--quiet", action="store_true", help="no line per request on stderr")
+    limits = p.add_argument_group("limits and timeouts (seconds, bytes)")
+    for flag, default, what in _LIMITS:
+        limits.add_argument(
+            flag,
+            type=int if flag.startswith("--max") else float,
+            default=default,
+            metavar="N",
+            help=f"{what} (default {default:,})",
+        )
+
+
+# (flag, default, help): each is a ProxyConfig field of the same name.
+_LIMITS = [
+    ("--connect-timeout", 10.0, "to connect to the upstream"),
+    ("--read-timeout", 600.0, "to wait for the upstream's next bytes"),
+    ("--total-timeout", 1800.0, "for a whole exchange, streamed answer included"),
+    ("--max-body", 32 * 1024 * 1024, "largest request body, refused 413 before it is read"),
+    ("--max-head", 64 * 1024, "largest request head, refused 431"),
+    ("--header-timeout", 15.0, "for a client to send a request head"),
+    ("--body-timeout", 30.0, "between two parts of a request body"),
+    ("--idle-timeout", 30.0, "an idle keep-alive connection stays open"),
+]
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -63,8 +85,20 @@ def _run(args: argparse.Namespace) -> int:
     if not 0 <= args.port < 65536:
         raise ConfigError("must be between 0 and 65535", where="--port")
     upstream_url(args.upstream)
+    limits = {}
+    for flag, _, _ in _LIMITS:
+        name = flag[2:].replace("-", "_")
+        value = getattr(args, name)
+        if not value > 0:
+            raise ConfigError("must be above 0", where=flag)
+        limits[name] = value
     config = ProxyConfig(
-        upstream=args.upstream, fixes=fixes, host=args.host, port=args.port, trace=args.trace
+        upstream=args.upstream,
+        fixes=fixes,
+        host=args.host,
+        port=args.port,
+        trace=args.trace,
+        **limits,
     )
     return _serve(config, args)
 
