@@ -35,9 +35,10 @@ def _configure(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--store",
-        metavar="PATH",
+        metavar="PATH|URL",
         help="the session store to record to (default: $PREFIXLOCK_STORE, else "
-        "prefixlock/sessions.sqlite under $XDG_DATA_HOME or ~/.local/share)",
+        "prefixlock/sessions.sqlite under $XDG_DATA_HOME or ~/.local/share), or "
+        "postgresql://... shared by several proxy instances",
     )
     p.add_argument("--no-store", action="store_true", help="record nothing to the store")
     p.add_argument("--trace", metavar="FILE", help="append every request to FILE (JSONL trace)")
@@ -108,9 +109,12 @@ def _serve(config: ProxyConfig, args: argparse.Namespace) -> int:
 
     from ..errors import ConfigError
     from ..store.database import SessionStore
+    from ..store.postgres import PostgresStore, is_url
     from .server import Proxy
 
-    store = None if args.no_store else SessionStore(args.store)
+    store: SessionStore | PostgresStore | None = None
+    if not args.no_store:
+        store = PostgresStore(args.store) if is_url(args.store) else SessionStore(args.store)
 
     def line(text: str) -> None:
         if not args.quiet:
@@ -144,11 +148,14 @@ def _serve(config: ProxyConfig, args: argparse.Namespace) -> int:
 
 
 def _stats(args: argparse.Namespace) -> int:
-    import json
     from pathlib import Path
 
     from ..store.database import SessionStore, default_path
+    from ..store.postgres import PostgresStore, is_url
 
+    if is_url(args.store):
+        with PostgresStore(args.store) as shared:
+            return _show(args, shared.stats(), "the PostgreSQL store")
     path = Path(args.store).expanduser() if args.store else default_path()
     if not path.exists():
         print("[]" if args.json else f"no proxy sessions yet (no store at {path})")
@@ -180,11 +187,17 @@ def _stats(args: argparse.Namespace) -> int:
                     "breaks": breaks,
                 }
             )
+    return _show(args, rows, str(path))
+
+
+def _show(args: argparse.Namespace, rows: list[dict[str, Any]], where: str) -> int:
+    import json
+
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0
     if not rows:
-        print(f"no proxy sessions in {path}")
+        print(f"no proxy sessions in {where}")
         return 0
     print(
         f"{'session':<20} {'model':<22} {'reqs':>5} {'hit':>6} {'cost':>10} {'saved':>10}  breaks"

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from uvicorn.server import Server
 
     from ..store.database import SessionStore
+    from ..store.postgres import PostgresStore
 
 Scope = MutableMapping[str, Any]
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
@@ -157,7 +158,7 @@ class Proxy:
         *,
         clock: Clock | None = None,
         prices: PriceTable | None = None,
-        store: SessionStore | None = None,
+        store: SessionStore | PostgresStore | None = None,
         http_client: Callable[[], httpx2.AsyncClient] | None = None,
         on_observed: Callable[[str], None] | None = None,
     ) -> None:
@@ -167,6 +168,12 @@ class Proxy:
         self.prices = prices or PriceTable.default()
         self.store = store
         self.tracker = SessionTracker()
+        if store is not None and type(store).__name__ == "PostgresStore":
+            from ..store.postgres import PostgresStore
+            from .shared import SharedTracker
+
+            assert isinstance(store, PostgresStore)
+            self.tracker = SharedTracker(store)  # sessions shared with the other instances
         self.observer = Observer(self.prices)
         self.exchanges: list[Exchange] = []
         self.errors: list[str] = []  # accounting failures (never the request's): shown by tests
