@@ -13,6 +13,7 @@ from ..cli.command import Command
 
 if TYPE_CHECKING:
     from .server import ProxyConfig
+    from .team import Budgets
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
@@ -56,6 +57,18 @@ def _configure(p: argparse.ArgumentParser) -> None:
             metavar="N",
             help=f"{what} (default {default:,})",
         )
+
+    team = p.add_argument_group("a team's budgets (dollars per UTC day)")
+    team.add_argument("--budget-key", metavar="DOLLARS", help="per API key (by its hash)")
+    team.add_argument(
+        "--budget-user", metavar="DOLLARS", help="per user (the x-prefixlock-user header)"
+    )
+    team.add_argument(
+        "--budget-warn",
+        action="store_true",
+        help="over a budget, forward and warn (an x-prefixlock-budget header) instead of "
+        "refusing with 429",
+    )
 
 
 # (flag, default, help): each is a ProxyConfig field of the same name.
@@ -101,10 +114,29 @@ def _run(args: argparse.Namespace) -> int:
         trace=args.trace,
         **limits,
     )
-    return _serve(config, args)
+    return _serve(config, args, _budgets(args))
 
 
-def _serve(config: ProxyConfig, args: argparse.Namespace) -> int:
+def _budgets(args: argparse.Namespace) -> Budgets:
+    from decimal import Decimal, InvalidOperation
+
+    from ..errors import ConfigError
+    from .team import Budgets
+
+    limits: dict[str, Decimal | None] = {}
+    for flag in ("--budget-key", "--budget-user"):
+        raw = getattr(args, flag[2:].replace("-", "_"))
+        try:
+            value = None if raw is None else Decimal(raw)
+        except InvalidOperation:
+            raise ConfigError(f"not a dollar amount: {raw!r}", where=flag) from None
+        if value is not None and not (value.is_finite() and value > 0):
+            raise ConfigError("must be a dollar amount above 0", where=flag)
+        limits[flag] = value
+    return Budgets(limits["--budget-key"], limits["--budget-user"], refuse=not args.budget_warn)
+
+
+def _serve(config: ProxyConfig, args: argparse.Namespace, budgets: Budgets) -> int:
     import sys
 
     from ..errors import ConfigError
@@ -121,7 +153,7 @@ def _serve(config: ProxyConfig, args: argparse.Namespace) -> int:
             print(text, file=sys.stderr, flush=True)
 
     try:
-        proxy = Proxy.start(config, store=store, on_observed=line)
+        proxy = Proxy.start(config, store=store, on_observed=line, budgets=budgets)
     except OSError as exc:
         if store is not None:
             store.close()
@@ -132,7 +164,8 @@ def _serve(config: ProxyConfig, args: argparse.Namespace) -> int:
     print(
         f"prefixlock proxy on {proxy.base_url} -> {proxy.upstream}; repairs: {fixes}.\n"
         f"  Anthropic clients: ANTHROPIC_BASE_URL={proxy.base_url}   "
-        f"OpenAI clients: OPENAI_BASE_URL={proxy.openai_base_url}",
+        f"OpenAI clients: OPENAI_BASE_URL={proxy.openai_base_url}   "
+        f"dashboard: {proxy.base_url}/dashboard",
         file=sys.stderr,
         flush=True,
     )

@@ -60,11 +60,11 @@ def parse_body(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
     return doc, None
 
 
-def error_body(api: str | None, kind: str, message: str) -> bytes:
+def error_body(api: str | None, kind: str, message: str, code: str = "") -> bytes:
     """An error document in the shape the client's API uses (`kind`: the provider's type)."""
     text = f"prefixlock proxy: {message}"
     if api == "anthropic" or api is None:
         doc: dict[str, Any] = {"type": "error", "error": {"type": kind, "message": text}}
     else:
-        doc = {"error": {"message": text, "type": kind, "param": None, "code": None}}
+        doc = {"error": {"message": text, "type": kind, "param": None, "code": code or None}}
     return json.dumps(doc).encode()

@@ -21,6 +21,7 @@ import asyncio
 import concurrent.futures
 import json
 import threading
+import time
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import dataclass, replace
 from decimal import Decimal
@@ -37,9 +38,11 @@ from .intake import TOO_DEEP, error_body, parse_body
 from .observe import Observed, Observer, StreamUsage, api_of, reply_usage, trace_line, wire_request
 from .repair import repair
 from .sessions import Match, SessionTracker, client_hash
+from .team import Budgets, TeamLedger, Who, budget_error, lost_dollars, who
 
 if TYPE_CHECKING:
     import httpx2
+    from opentelemetry.trace import Tracer
     from uvicorn.server import Server
 
     from ..store.database import SessionStore
@@ -64,6 +67,8 @@ _DROP_REQUEST = {
     "accept-encoding",
     "proxy-authorization",
     "expect",
+    "x-prefixlock-user",  # addressed to the proxy (team.who), not the provider
+    "x-prefixlock-agent",
 }
 _DROP_RESPONSE = {b"connection", b"keep-alive", b"transfer-encoding", b"trailer", b"upgrade"}
 _OFF_LOOP = 1 << 20  # bodies over 1 MiB are parsed and repaired on a thread
@@ -143,6 +148,9 @@ class _Job:
     exchange: Exchange
     reply: tuple[dict[str, Any] | None, str | None]
     keep: dict[str, str] | None  # headers to ping with (the keepalive repair)
+    whom: Who
+    started_ns: int  # wall clock, for the span
+    ended_ns: int
 
 
 class _Timeout(Exception):
@@ -161,6 +169,8 @@ class Proxy:
         store: SessionStore | PostgresStore | None = None,
         http_client: Callable[[], httpx2.AsyncClient] | None = None,
         on_observed: Callable[[str], None] | None = None,
+        budgets: Budgets | None = None,
+        tracer: Tracer | None = None,
     ) -> None:
         self.config = config or ProxyConfig()
         self.upstream = upstream_url(self.config.upstream)
@@ -176,6 +186,12 @@ class Proxy:
             self.tracker = SharedTracker(store)  # sessions shared with the other instances
         self.observer = Observer(self.prices)
         self.exchanges: list[Exchange] = []
+        self.team = TeamLedger(self.prices)  # under self._lock
+        self.budgets = budgets or Budgets()
+        self.tracer = tracer
+        from .metrics import Metrics
+
+        self.metrics = Metrics()
         self.errors: list[str] = []  # accounting failures (never the request's): shown by tests
         self._make_client = http_client
         self._on_observed = on_observed
@@ -313,6 +329,9 @@ class Proxy:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return
+        if scope["method"] == "GET" and scope["path"] in ("/metrics", "/dashboard"):
+            await self._page(scope["path"], send)  # served, not forwarded nor counted
+            return
         with self._lock:
             self._in_flight += 1
         try:
@@ -328,13 +347,14 @@ class Proxy:
         if scope["query_string"]:
             target += "?" + scope["query_string"].decode("latin-1")
         method = scope["method"]
+        started_ns = time.time_ns()
         api = api_of(target) if method == "POST" and c.observe else None
         headers: dict[str, str] = {}
         for name, value in scope["headers"]:
             headers[name.decode("latin-1")] = value.decode("latin-1")
         length = headers.get("content-length")
         if length is not None and length.isdigit() and int(length) > c.max_body:
-            await _reply(
+            await self._refuse(
                 send,
                 413,
                 api,
@@ -350,7 +370,17 @@ class Proxy:
         with self._lock:
             self.exchanges.append(exchange)
         now = self.clock.now()
-        client = ""
+        client = client_hash(_key_of(headers)) if api is not None else ""
+        whom = who(headers, client)
+        warning = None
+        if api is not None and (self.budgets.per_key or self.budgets.per_user):
+            with self._lock:
+                warning = self.budgets.over(self.team, whom, now)
+            if warning is not None and self.budgets.refuse:
+                kind, code = budget_error(api)
+                exchange.status = 429
+                await self._refuse(send, 429, api, kind, warning, code)
+                return
         body: dict[str, Any] | None = None
         match: Match | None = None
         send_raw = raw
@@ -362,14 +392,12 @@ class Proxy:
             )
             if isinstance(prepared, str):
                 exchange.status = 400
-                await _reply(send, 400, api, "invalid_request_error", prepared)
+                await self._refuse(send, 400, api, "invalid_request_error", prepared)
                 return
             body, match, client, send_raw, exchange.repairs = prepared
             exchange.session_id = match.session_id
-        elif api is not None:
-            client = client_hash(_key_of(headers))
         forward = asyncio.create_task(
-            self._forward(method, target, headers, send_raw, api, send, exchange)
+            self._forward(method, target, headers, send_raw, api, send, exchange, warning)
         )
         gone = asyncio.create_task(_until_disconnect(receive))
         await asyncio.wait({forward, gone}, return_when=asyncio.FIRST_COMPLETED)
@@ -400,8 +428,47 @@ class Proxy:
                 exchange,
                 reply,
                 keep,
+                whom,
+                started_ns,
+                time.time_ns(),
             )
             self._worker.submit(self._account, job)
+
+    async def _refuse(
+        self, send: Send, status: int, api: str | None, kind: str, message: str, code: str = ""
+    ) -> None:
+        self.metrics.refused.labels(str(status)).inc()
+        await _reply(send, status, api, kind, message, code)
+
+    async def _page(self, target: str, send: Send) -> None:
+        """/metrics (Prometheus text) or /dashboard (HTML)."""
+        if target == "/metrics":
+            self.metrics.in_flight.set(self._in_flight)
+            data = self.metrics.render()
+            kind = b"text/plain; version=0.0.4; charset=utf-8"
+        else:
+            data = (await asyncio.to_thread(self.dashboard)).encode()
+            kind = b"text/html; charset=utf-8"
+        headers = [(b"content-type", kind), (b"content-length", str(len(data)).encode())]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": data, "more_body": False})
+
+    def dashboard(self) -> str:
+        """The /dashboard page. Sessions come from the shared store when there is one (every
+        instance's), else from this proxy's figures; spend by key, user and agent and the
+        dollars lost by cause are this instance's."""
+        from ..store.postgres import PostgresStore
+        from .dashboard import render
+
+        self._worker.submit(lambda: None).result()  # what was answered so far, accounted
+        if isinstance(self.store, PostgresStore):
+            sessions = self.store.stats()
+        else:
+            sessions = [f.to_dict() for f in self.observer.sessions.values()]
+        with self._lock:
+            team = self.team.rows()
+            lost = dict(self.team.total.lost)
+        return render(sessions, team, lost, self.upstream)
 
     def _hung_up(self, exchange: Exchange) -> None:
         """The client hung up before its whole answer went out, and the upstream request was
@@ -471,6 +538,7 @@ class Proxy:
         api: str | None,
         send: Send,
         exchange: Exchange,
+        warning: str | None = None,
     ) -> tuple[dict[str, Any] | None, str | None]:
         """Send upstream, relay the answer to the client; return (usage, response id)."""
         import httpx2
@@ -494,6 +562,8 @@ class Proxy:
                     head = [
                         (k, v) for k, v in response.headers.raw if k.lower() not in _DROP_RESPONSE
                     ]
+                    if warning is not None:  # a budget in warn mode: forwarded, and said so
+                        head.append((b"x-prefixlock-budget", warning.encode("ascii", "replace")))
                     await send(
                         {
                             "type": "http.response.start",
@@ -536,7 +606,7 @@ class Proxy:
             )
             if not started:
                 exchange.status = 504
-                await _reply(
+                await self._refuse(
                     send,
                     504,
                     api,
@@ -547,7 +617,7 @@ class Proxy:
         except httpx2.HTTPError as exc:
             if not started:
                 exchange.status = 502
-                await _reply(
+                await self._refuse(
                     send,
                     502,
                     api,
@@ -606,6 +676,12 @@ class Proxy:
             status=exchange.status,
         )
         self._record(seen, job.client, "abandoned" if exchange.cancelled else "turn")
+        lost = lost_dollars(self.prices, seen.model, seen.rebilled) if seen.cause else Decimal(0)
+        with self._lock:
+            self.team.add(job.whom, seen)
+        self.metrics.observed(seen, job.whom, lost)
+        if self.tracer is not None:
+            self._span(job, seen)
         if job.keep is not None and not exchange.cancelled:
             warm = self._warm.get(match.session_id)
             ka = warm.ka if warm else KeepAlive(max_spend=Decimal(self.config.keepalive_spend))
@@ -613,6 +689,40 @@ class Proxy:
             self._warm[match.session_id] = _Warm(req, job.client, job.keep, ka)
         if self._on_observed is not None:
             self._on_observed(self._summary(seen, exchange.cancelled))
+
+    def _span(self, job: _Job, seen: Observed) -> None:
+        """One `chat <model>` span per request (GenAI conventions plus the cache's figures, as
+        prefixlock's own sessions emit them: prefixlock.telemetry)."""
+        from ..telemetry import PROVIDER_NAMES
+
+        assert self.tracer is not None
+        u = seen.usage
+        attributes: dict[str, Any] = {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": PROVIDER_NAMES.get(seen.api, seen.api),
+            "gen_ai.request.model": seen.model,
+            "gen_ai.conversation.id": seen.session_id,
+            "gen_ai.usage.input_tokens": u.input_total,
+            "gen_ai.usage.output_tokens": u.output,
+            "gen_ai.usage.cache_read.input_tokens": u.cache_read,
+            "gen_ai.usage.cache_creation.input_tokens": u.cache_write,
+            "prefixlock.cache.read": u.cache_read,
+            "prefixlock.cache.written": u.cache_write,
+            "prefixlock.cache.predicted": seen.predicted_read,
+            "prefixlock.cache.rebilled": seen.rebilled,
+            "prefixlock.proxy.key": job.whom.key,
+            "prefixlock.proxy.user": job.whom.user,
+            "prefixlock.proxy.agent": job.whom.agent,
+            "http.response.status_code": seen.status,
+        }
+        if seen.cause is not None:
+            attributes["prefixlock.cache.cause"] = seen.cause
+        if seen.cost is not None:
+            attributes["prefixlock.cost.dollars"] = float(seen.cost)
+        span = self.tracer.start_span(
+            f"chat {seen.model}", attributes=attributes, start_time=job.started_ns
+        )
+        span.end(end_time=job.ended_ns)
 
     def _record(self, seen: Observed, client: str, kind: str) -> None:
         if self._trace is not None:
@@ -769,9 +879,11 @@ async def _until_disconnect(receive: Receive) -> None:
         pass
 
 
-async def _reply(send: Send, status: int, api: str | None, kind: str, message: str) -> None:
+async def _reply(
+    send: Send, status: int, api: str | None, kind: str, message: str, code: str = ""
+) -> None:
     """An error answer of the proxy's own, in the shape of the client's API."""
-    data = error_body(api, kind, message)
+    data = error_body(api, kind, message, code)
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": data, "more_body": False})
