@@ -9,6 +9,7 @@ import json
 import socket
 import uuid
 from collections.abc import Iterator
+from decimal import Decimal
 from typing import Any
 
 import httpx2
@@ -153,6 +154,7 @@ def test_two_instances_on_one_postgres_are_one_proxy(
         assert a.errors == [] and b.errors == []
         keys = {json.dumps(r.body.get("prompt_cache_key")) for r in emu.requests}
         total, read = _upstream_totals(emu)
+        pages = [a.dashboard(), b.dashboard()]  # either instance shows the shared sessions
     assert len(keys) == 1  # one key for the session, from either instance
     ran = run_cli("proxy", "--stats", "--json", "--store", database)
     assert ran.returncode == 0, ran.stderr
@@ -162,6 +164,9 @@ def test_two_instances_on_one_postgres_are_one_proxy(
     assert session["hit_rate"] == one["hit_rate"]  # as through one instance
     assert session["cost"] == one["cost"]
     assert stamped or session["hit_rate"] > 0.5
+    for page in pages:
+        assert session["session_id"] in page and page.count("<td>px-") == 1
+        assert f"{session['hit_rate']:.1%}" in page and f"${Decimal(session['cost']):.4f}" in page
 
 
 def test_an_unreachable_postgres_is_one_line_and_exit_2() -> None:
