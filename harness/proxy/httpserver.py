@@ -26,13 +26,18 @@ from uvicorn.server import Server
 
 # The app ends a relayed answer the upstream cut by returning before its end: uvicorn then
 # closes the connection (the client sees a cut answer, as it would have directly) and logs it
-# as an app error. It is the proxy's intended behaviour, so that one message is not logged.
+# as an app error. It is the proxy's intended behaviour, so that message is not logged, nor the
+# cancellation of streams still open when the proxy stops.
 _CUT = "ASGI callable returned without completing response."
 
 
 class _DropCut(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
-        return record.msg != _CUT
+        if record.msg == _CUT or str(record.msg).startswith("Cancel %s running task"):
+            return False
+        # Streams still open when the proxy stops are cancelled: that is the stop, not a fault.
+        exc = record.exc_info[1] if record.exc_info else None
+        return not isinstance(exc, asyncio.CancelledError)
 
 
 _log = logging.getLogger("uvicorn.error")
