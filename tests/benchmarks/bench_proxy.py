@@ -17,23 +17,47 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 import httpx2
 
+from prefixlock.billing.prices import PriceTable
+from prefixlock.billing.usage import parse_usage
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, Script
 from prefixlock.tokenizer import count_tokens
 
 N = int(os.environ.get("PREFIXLOCK_BENCH_N", "200"))
-HEADERS = {"x-api-key": "bench-key", "content-type": "application/json"}
+# LiteLLM's proxy wants its master key as the client's key; the others forward it unread.
+LITELLM_VERSION = "1.108.7"
+MASTER = "sk-bench-master-key-0123456789abcdef"
+HEADERS = {"x-api-key": MASTER, "content-type": "application/json"}
+# LiteLLM at its documented best for a client that sets no hints: cache_control injected on the
+# system message and the last message (docs.litellm.ai, "Auto-Inject Prompt Caching Checkpoints").
+LITELLM_CONFIG = """
+model_list:
+  - model_name: claude-sonnet-4-6
+    litellm_params:
+      model: anthropic/claude-sonnet-4-6
+      api_base: {upstream}
+      api_key: os.environ/ANTHROPIC_API_KEY
+      cache_control_injection_points:
+        - location: message
+          role: system
+        - location: message
+          index: -1
+general_settings:
+  master_key: {master}
+"""
 ANSWER_TOKENS = 300
 # Seconds between rounds: a client's think time plus a provider's answer time (seconds for
 # 100K tokens), in which the proxy accounts the previous request off the request's path. At
@@ -122,15 +146,15 @@ asyncio.run(main())
 """
 
 
-def _spawn(args: list[str], url: str, stack: contextlib.ExitStack) -> None:
-    """`python ARGS` in its own process, as a user runs it; wait until `url` accepts."""
-    proc = subprocess.Popen(
-        [sys.executable, *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
-    )
+def _spawn(
+    args: list[str], url: str, stack: contextlib.ExitStack, env: dict[str, str] | None = None
+) -> None:
+    """`ARGS` in its own process, as a user runs it; wait until `url` accepts."""
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     stack.callback(proc.wait, 30)
     stack.callback(proc.terminate)
     host, port = url.rsplit("/", 1)[1].split(":")
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180
     while time.monotonic() < deadline:
         try:
             socket.create_connection((host, int(port)), timeout=1).close()
@@ -140,6 +164,97 @@ def _spawn(args: list[str], url: str, stack: contextlib.ExitStack) -> None:
                 raise RuntimeError(f"{' '.join(args)} exited {proc.returncode}") from None
             time.sleep(0.1)
     raise RuntimeError(f"{' '.join(args)} did not start")
+
+
+def litellm() -> tuple[str | None, str]:
+    """(LiteLLM's `litellm` command, "") from a venv of its own (built from PyPI once, kept
+    under ~/.cache/prefixlock), or (None, why it is not there). $PREFIXLOCK_LITELLM names one."""
+    if os.environ.get("PREFIXLOCK_LITELLM"):
+        return os.environ["PREFIXLOCK_LITELLM"], ""
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    venv = cache / "prefixlock" / f"litellm-{LITELLM_VERSION}"
+    exe = venv / "bin" / "litellm"
+    if not exe.exists():
+        try:
+            subprocess.run(
+                [sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True
+            )
+            subprocess.run(
+                [str(venv / "bin" / "pip"), "install", "-q", f"litellm[proxy]=={LITELLM_VERSION}"],
+                check=True,
+                capture_output=True,
+                timeout=1200,
+            )
+        except (subprocess.SubprocessError, OSError) as exc:
+            shutil.rmtree(venv, ignore_errors=True)
+            return None, f"LiteLLM {LITELLM_VERSION} did not install from PyPI: {exc}"
+    return str(exe), ""
+
+
+def _litellm_proxy(exe: str, upstream: str, stack: contextlib.ExitStack, tmp: str) -> str:
+    config = Path(tmp) / "litellm.yaml"
+    config.write_text(LITELLM_CONFIG.format(upstream=upstream, master=MASTER))
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {
+        **os.environ,
+        "ANTHROPIC_API_KEY": "sk-upstream",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",  # no network: its bundled price map
+    }
+    _spawn([exe, "--config", str(config), "--port", str(port)], url, stack, env)
+    return url
+
+
+def _prefixlock_proxy(upstream: str, fix: bool, stack: contextlib.ExitStack) -> str:
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    cmd = ["proxy", "--port", str(port), "--upstream", upstream, "--no-store", "-q"]
+    _spawn(
+        [sys.executable, "-m", "prefixlock.cli.main", *cmd, *(["--fix"] if fix else [])], url, stack
+    )
+    return url
+
+
+def savings(turns: int = 20) -> dict[str, tuple[float, Decimal]]:
+    """{path: (hit rate, dollars)} of a client with no cache hints (a 10K-token system prompt,
+    `turns` turns) to the emulator: direct, through `prefixlock proxy --fix`, through LiteLLM
+    (when it installs)."""
+    price = PriceTable.default().lookup("claude-sonnet-4-6")
+    assert price is not None
+    para = "Follow the repository's conventions, run the tests, explain each change briefly. "
+    out: dict[str, tuple[float, Decimal]] = {}
+    with (
+        contextlib.ExitStack() as stack,
+        tempfile.TemporaryDirectory() as tmp,
+        Emulator.start(clock=ManualClock()) as emu,
+        httpx2.Client(trust_env=False, timeout=120) as c,
+    ):
+        paths = {
+            "direct": emu.base_url,
+            "prefixlock proxy --fix": _prefixlock_proxy(emu.base_url, True, stack),
+        }
+        exe, _ = litellm()
+        if exe is not None:
+            paths["LiteLLM, injection points"] = _litellm_proxy(exe, emu.base_url, stack, tmp)
+        for name, url in paths.items():
+            system = f"[{name}] You are a coding agent. " + para * 700  # its own cache
+            messages: list[dict[str, Any]] = []
+            total = read = 0
+            cost = Decimal(0)
+            for turn in range(turns):
+                messages.append({"role": "user", "content": f"Step {turn}: carry on."})
+                body = {"model": "claude-sonnet-4-6", "max_tokens": 200, "system": system}
+                r = c.post(
+                    url + "/v1/messages", headers=HEADERS, json={**body, "messages": messages}
+                )
+                assert r.status_code == 200, r.text
+                usage = parse_usage("anthropic", r.json()["usage"])
+                total, read = total + usage.input_total, read + usage.cache_read
+                cost += price.cost(usage)
+                messages.append({"role": "assistant", "content": r.json()["content"]})
+                emu.clock.advance(15)  # type: ignore[attr-defined]
+            out[name] = (read / total, cost)
+    return out
 
 
 def _recorded(raw: bytes, stream_raw: bytes) -> tuple[bytes, bytes]:
@@ -172,14 +287,11 @@ def measure(n: int = N) -> dict[str, dict[str, float]]:
         answers.write_text(json.dumps([whole.hex(), stream.hex()]))
         port = _free_port()
         upstream = f"http://127.0.0.1:{port}"
-        _spawn(["-c", _REPLAY, str(answers), str(port)], upstream, stack)
-        proxies = {}
-        for name, fix in (("observe", []), ("--fix", ["--fix"])):
-            port = _free_port()
-            url = f"http://127.0.0.1:{port}"
-            cmd = ["proxy", "--port", str(port), "--upstream", upstream, "--no-store", "-q"]
-            _spawn(["-m", "prefixlock.cli.main", *cmd, *fix], url, stack)
-            proxies[name] = url + "/v1/messages"
+        _spawn([sys.executable, "-c", _REPLAY, str(answers), str(port)], upstream, stack)
+        proxies = {
+            "observe": _prefixlock_proxy(upstream, False, stack) + "/v1/messages",
+            "--fix": _prefixlock_proxy(upstream, True, stack) + "/v1/messages",
+        }
         client = stack.enter_context(httpx2.Client(trust_env=False, timeout=120))
         direct = upstream + "/v1/messages"
         ways = [
@@ -188,6 +300,12 @@ def measure(n: int = N) -> dict[str, dict[str, float]]:
             ("--fix", proxies["--fix"], False),
             ("--fix, stream", proxies["--fix"], True),
         ]
+        exe, why = litellm()
+        if exe is None:
+            print(f"LiteLLM left out: {why}")
+        else:
+            url = _litellm_proxy(exe, upstream, stack, tmp) + "/v1/messages"
+            ways += [("LiteLLM", url, False), ("LiteLLM, stream", url, True)]
         added: dict[str, list[float]] = {w[0]: [] for w in ways}
         base: dict[str, list[float]] = {w[0]: [] for w in ways}
         for _, url, streaming in ways:  # warm connections
@@ -214,6 +332,9 @@ def measure(n: int = N) -> dict[str, dict[str, float]]:
 def test_bench_proxy() -> None:
     tokens = count_tokens(json.dumps(_body()))
     assert tokens > 100_000
+    print("\na client with no cache hints, 20 turns, 10K-token system prompt:")
+    for name, (rate, dollars) in savings().items():
+        print(f"  {name:<28} {rate:6.1%}  ${dollars:.4f}")
     figures = measure()
     print(
         f"\nproxy overhead, {tokens:,}-token requests, {N} rounds, {ANSWER_TOKENS}-token answers:"
