@@ -23,7 +23,7 @@ import json
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from decimal import Decimal
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -38,7 +38,7 @@ from .intake import TOO_DEEP, error_body, parse_body
 from .observe import Observed, Observer, StreamUsage, api_of, reply_usage, trace_line, wire_request
 from .repair import repair
 from .sessions import Match, SessionTracker, client_hash
-from .team import Budgets, TeamLedger, Who, budget_error, lost_dollars, who
+from .team import DAY, Budgets, TeamLedger, Who, budget_error, lost_dollars, who
 
 if TYPE_CHECKING:
     import httpx2
@@ -374,8 +374,7 @@ class Proxy:
         whom = who(headers, client)
         warning = None
         if api is not None and (self.budgets.per_key or self.budgets.per_user):
-            with self._lock:
-                warning = self.budgets.over(self.team, whom, now)
+            warning = await asyncio.to_thread(self._over_budget, whom, now)
             if warning is not None and self.budgets.refuse:
                 kind, code = budget_error(api)
                 exchange.status = 429
@@ -469,6 +468,16 @@ class Proxy:
             team = self.team.rows()
             lost = dict(self.team.total.lost)
         return render(sessions, team, lost, self.upstream)
+
+    def _over_budget(self, whom: Who, now: float) -> str | None:
+        from ..store.postgres import PostgresStore
+
+        store = self.store
+        if isinstance(store, PostgresStore):  # every instance's spend
+            since = now - now % DAY
+            return self.budgets.over(lambda kind, name: store.spent(kind, name, since), whom)
+        with self._lock:
+            return self.budgets.over(lambda kind, name: self.team.spent(kind, name, now), whom)
 
     def _hung_up(self, exchange: Exchange) -> None:
         """The client hung up before its whole answer went out, and the upstream request was
@@ -675,7 +684,7 @@ class Proxy:
             repairs=job.repairs,
             status=exchange.status,
         )
-        self._record(seen, job.client, "abandoned" if exchange.cancelled else "turn")
+        self._record(seen, job.client, "abandoned" if exchange.cancelled else "turn", job.whom)
         lost = lost_dollars(self.prices, seen.model, seen.rebilled) if seen.cause else Decimal(0)
         with self._lock:
             self.team.add(job.whom, seen)
@@ -724,7 +733,7 @@ class Proxy:
         )
         span.end(end_time=job.ended_ns)
 
-    def _record(self, seen: Observed, client: str, kind: str) -> None:
+    def _record(self, seen: Observed, client: str, kind: str, whom: Who | None = None) -> None:
         if self._trace is not None:
             self._trace.write(json.dumps(trace_line(seen), sort_keys=True) + "\n")
             self._trace.flush()
@@ -745,26 +754,30 @@ class Proxy:
                 meta={"source": "proxy", "client": client, "upstream": self.upstream},
             )
         meta = {"repairs": list(seen.repairs), "estimated": seen.estimated}
-        self.store.record_request(
-            seen.session_id,
-            NewRequest(
-                kind=kind,
-                time=seen.time,
-                provider=provider,
-                api=seen.api,
-                model=seen.model,
-                path=seen.path,
-                body=seen.body,
-                usage=seen.usage,
-                cost=seen.cost,
-                cost_without_cache=seen.cost_without_cache,
-                cache_key=seen.body.get("prompt_cache_key"),
-                predicted_read=seen.predicted_read,
-                cause=seen.cause,
-                rebilled=seen.rebilled,
-                detail=json.dumps(meta, sort_keys=True) if not seen.detail else seen.detail,
-            ),
+        record = NewRequest(
+            kind=kind,
+            time=seen.time,
+            provider=provider,
+            api=seen.api,
+            model=seen.model,
+            path=seen.path,
+            body=seen.body,
+            usage=seen.usage,
+            cost=seen.cost,
+            cost_without_cache=seen.cost_without_cache,
+            cache_key=seen.body.get("prompt_cache_key"),
+            predicted_read=seen.predicted_read,
+            cause=seen.cause,
+            rebilled=seen.rebilled,
+            detail=json.dumps(meta, sort_keys=True) if not seen.detail else seen.detail,
         )
+        from ..store.postgres import PostgresStore
+
+        if isinstance(self.store, PostgresStore):
+            attributed = {} if whom is None else asdict(whom)
+            self.store.record_request(seen.session_id, record, attributed)
+        else:
+            self.store.record_request(seen.session_id, record)
 
     # ---- keep-alive (the keepalive repair) -------------------------------------------------
 

@@ -13,7 +13,7 @@ a request is refused in the provider's own error shape (HTTP 429, Anthropic's
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
@@ -118,18 +118,19 @@ class Budgets:
     per_user: Decimal | None = None
     refuse: bool = True  # False: warn only
 
-    def over(self, ledger: TeamLedger, whom: Who, now: float) -> str | None:
-        """Why `whom` is over a budget today, or None."""
+    def over(self, spent: Callable[[str, str], Decimal], whom: Who) -> str | None:
+        """Why `whom` is over a budget today, or None (`spent(kind, name)`: today's dollars
+        for a key hash or user: `TeamLedger.spent`, or the shared store's)."""
         for kind, name, limit in (
             ("key", whom.key, self.per_key),
             ("user", whom.user, self.per_user),
         ):
             if limit is None or not name:
                 continue
-            spent = ledger.spent(kind, name, now)
-            if spent >= limit:
+            dollars = spent(kind, name)
+            if dollars >= limit:
                 return (
-                    f"the daily budget of ${limit} for {kind} {name} is spent (${spent:.4f} "
+                    f"the daily budget of ${limit} for {kind} {name} is spent (${dollars:.4f} "
                     "today, UTC)"
                 )
         return None

@@ -48,9 +48,14 @@ CREATE TABLE IF NOT EXISTS proxy_requests (
     predicted_read bigint,
     cause text,
     rebilled bigint NOT NULL,
-    detail text NOT NULL
+    detail text NOT NULL,
+    key_hash text NOT NULL DEFAULT '',
+    user_name text NOT NULL DEFAULT '',
+    agent text NOT NULL DEFAULT ''
 );
 CREATE INDEX IF NOT EXISTS proxy_requests_session ON proxy_requests (session_id, id);
+CREATE INDEX IF NOT EXISTS proxy_requests_user ON proxy_requests (user_name, time);
+CREATE INDEX IF NOT EXISTS proxy_requests_key ON proxy_requests (key_hash, time);
 CREATE TABLE IF NOT EXISTS proxy_prefixes (chain text PRIMARY KEY, session_id text NOT NULL);
 CREATE TABLE IF NOT EXISTS proxy_history (session_id text PRIMARY KEY, history jsonb NOT NULL);
 CREATE TABLE IF NOT EXISTS proxy_responses (
@@ -121,14 +126,19 @@ class PostgresStore:
                 (session_id, created, model, api, provider, json.dumps(dict(meta or {}))),
             )
 
-    def record_request(self, session_id: str, request: NewRequest) -> int:
+    def record_request(
+        self, session_id: str, request: NewRequest, who: Mapping[str, str] | None = None
+    ) -> int:
+        """Write one request; `who`: its key hash, user and agent (`proxy.team.Who`)."""
         u = request.usage
+        who = who or {}
         with self._lock:
             row = self._db.execute(
                 "INSERT INTO proxy_requests (session_id, kind, time, api, model, path, "
                 "input_total, cache_read, output, usage, cost, cost_without_cache, cache_key, "
-                "predicted_read, cause, rebilled, detail) VALUES "
-                "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING id",
+                "predicted_read, cause, rebilled, detail, key_hash, user_name, agent) VALUES "
+                "(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s) "
+                "RETURNING id",
                 (
                     session_id,
                     request.kind,
@@ -147,9 +157,24 @@ class PostgresStore:
                     request.cause,
                     request.rebilled,
                     request.detail,
+                    who.get("key", ""),
+                    who.get("user", ""),
+                    who.get("agent", ""),
                 ),
             ).fetchone()
         return int(row[0]) if row else 0
+
+    def spent(self, kind: str, name: str, since: float) -> Decimal:
+        """Dollars recorded since `since` for the key hash (`kind` "key") or user ("user"),
+        by every instance: what a shared budget is checked against."""
+        column = {"key": "key_hash", "user": "user_name"}[kind]
+        with self._lock:
+            row = self._db.execute(
+                f"SELECT coalesce(sum(cost), 0) FROM proxy_requests "
+                f"WHERE {column} = %s AND time >= %s",
+                (name, since),
+            ).fetchone()
+        return Decimal(row[0]) if row else Decimal(0)
 
     # ---- what `proxy --stats` reads --------------------------------------------------------
 

@@ -19,6 +19,7 @@ from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator
 from prefixlock.proxy import Proxy, ProxyConfig
 from prefixlock.proxy.repair import DEFAULT_FIXES
+from prefixlock.proxy.team import Budgets
 from prefixlock.store.postgres import PostgresStore
 from tests.helpers.cli import run_cli
 from tests.proxy import pgserver
@@ -179,3 +180,42 @@ def test_an_unreachable_postgres_is_one_line_and_exit_2() -> None:
     (line,) = ran.stderr.strip().splitlines()
     assert "--store" in line and f"127.0.0.1:{port}/proxy" in line
     assert "secret" not in line  # the password is never printed
+
+
+def test_a_budget_counts_every_instances_spend(database: str) -> None:
+    limit = Decimal("0.02")
+    budgets = Budgets(per_user=limit)
+    with (
+        Emulator.start(clock=ManualClock(1000.0)) as emu,
+        PostgresStore(database) as store_a,
+        PostgresStore(database) as store_b,
+        Proxy.start(
+            ProxyConfig(upstream=emu.base_url), clock=emu.clock, store=store_a, budgets=budgets
+        ) as a,
+        Proxy.start(
+            ProxyConfig(upstream=emu.base_url), clock=emu.clock, store=store_b, budgets=budgets
+        ) as b,
+        httpx2.Client(trust_env=False, timeout=60) as c,
+    ):
+        statuses = []
+        for turn in range(20):
+            spent = store_a.spent("user", "alice", 0.0)
+            body = {
+                "model": "claude-sonnet-4-6",
+                "max_tokens": 16,
+                "system": SYSTEM,
+                "messages": [{"role": "user", "content": f"question {turn}"}],
+            }
+            headers = {"x-api-key": KEY, "x-prefixlock-user": "alice"}
+            r = c.post((a, b)[turn % 2].base_url + "/v1/messages", json=body, headers=headers)
+            statuses.append(r.status_code)
+            # Refused exactly once the two instances together have spent the budget.
+            assert r.status_code == (429 if spent >= limit else 200)
+            a.settle()
+            b.settle()
+            if r.status_code == 429:
+                break
+        assert statuses[-1] == 429
+        # Neither instance alone had spent it: per-instance budgets would have let it pass.
+        for px in (a, b):
+            assert px.team.spent("user", "alice", emu.clock.now()) < limit
