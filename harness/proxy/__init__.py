@@ -8,8 +8,9 @@ one with the cache guard's causes, and records it to the session store and a JSO
 repairs only insert cache hints (`prompt_cache_key`, `cache_control`), never content.
 
 Pure parts: `jsonspan` (byte offsets in a JSON body), `sessions` (session detection), `repair`
-(which hints go where) and `observe` (usage and figures); `server` moves the bytes; `cli` is the
-command.
+(which hints go where), `observe` (usage and figures), `sse` (the event-stream decoder) and
+`intake` (what is refused, in which error shape); `server` is the ASGI app that moves the bytes,
+`httpserver` the uvicorn server under it with its limits; `cli` is the command.
 """
 
 from __future__ import annotations

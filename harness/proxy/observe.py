@@ -20,6 +20,7 @@ from ..billing.usage import Usage, parse_usage
 from ..cache.units import anthropic_units, openai_units
 from ..guard.cacheguard import CacheGuard, Prediction
 from ..wire import WireRequest
+from .sse import SSEDecoder
 
 # Which API a request path speaks; others pass through unobserved.
 ROUTES = {
@@ -50,26 +51,18 @@ class StreamUsage:
     def __init__(self, api: str, on_response_id: Callable[[str], None] | None = None) -> None:
         self.api = api
         self._on_response_id = on_response_id
-        self._buf = b""
+        self._sse = SSEDecoder()
         self.raw: dict[str, Any] | None = None
         self.response_id: str | None = None
         self.events = 0
 
     def feed(self, chunk: bytes) -> None:
-        self._buf += chunk
-        while True:
-            cut = self._buf.find(b"\n\n")
-            if cut < 0:
-                return
-            event, self._buf = self._buf[:cut], self._buf[cut + 2 :]
+        for event in self._sse.feed(chunk):
             self.events += 1
-            if b'"usage"' in event or b'"response.created"' in event:
-                self._event(event)
+            if '"usage"' in event.data or '"response.created"' in event.data:
+                self._event(event.data)
 
-    def _event(self, event: bytes) -> None:
-        data = b"".join(
-            line[5:].strip() for line in event.split(b"\n") if line.startswith(b"data:")
-        )
+    def _event(self, data: str) -> None:
         try:
             doc = json.loads(data)
         except ValueError:

@@ -1,24 +1,29 @@
-"""The proxy's HTTP side: accepts clients on 127.0.0.1, forwards each request to the upstream
-(a provider or the emulator) with httpx2, passes the answer back byte for byte (a stream chunk by
-chunk, as it arrives), and hands what it saw to the observer.
+"""The proxy: an ASGI app on uvicorn (`httpserver`) that forwards each request to the upstream (a
+provider or the emulator) with httpx2, relays the answer byte for byte (a stream chunk by chunk,
+as it arrives), and hands what it saw to the observer.
 
-An asyncio server, so concurrent clients and long streams cost no thread each, and a client
-that disconnects cancels its upstream request at once: a watcher on the client's socket sees the
-end of file and cancels the task that forwards (httpx2 then closes the upstream connection). The
+Limits come before work: a body whose declared length is over `max_body` is answered 413 before
+a byte of it is read (a chunked one when it passes the limit), a body that stops arriving for
+`body_timeout` seconds 408, and the upstream has connect, read and total timeouts (504 naming the
+upstream and the timeout). Without repairs the body is not parsed on the request's path at all:
+it goes out as it came, and session detection, pricing and recording run on one worker thread
+after the answer, in arrival order. With repairs it is parsed before forwarding (off the event
+loop when large, so one huge body does not stall other clients), and a body that is not a JSON
+object the proxy can read is answered 400 in the client's API's error shape, as the provider
+would answer it. A client that hangs up cancels its upstream request at once (`_hung_up`). The
 client's key travels in the forwarded headers only: the proxy keeps a one-way hash of it
-(`sessions.client_hash`), never the key, and never logs headers. Accounting (the guard, the
-store, the trace) runs on one worker thread after the answer went out, off the request's path.
+(`sessions.client_hash`), never the key, and never logs headers.
 """
 
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import contextlib
 import json
 import threading
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+import time
+from collections.abc import Awaitable, Callable, Mapping, MutableMapping
+from dataclasses import asdict, dataclass, replace
 from decimal import Decimal
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -29,14 +34,23 @@ from ..clock import Clock, SystemClock
 from ..errors import ConfigError
 from ..guard.keepalive import KeepAlive, plan_ping
 from ..wire import WireRequest
+from .intake import TOO_DEEP, error_body, parse_body
 from .observe import Observed, Observer, StreamUsage, api_of, reply_usage, trace_line, wire_request
 from .repair import repair
 from .sessions import Match, SessionTracker, client_hash
+from .team import DAY, Budgets, TeamLedger, Who, budget_error, lost_dollars, who
 
 if TYPE_CHECKING:
     import httpx2
+    from opentelemetry.trace import Tracer
+    from uvicorn.server import Server
 
     from ..store.database import SessionStore
+    from ..store.postgres import PostgresStore
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
 
 UPSTREAMS = {"anthropic": "https://api.anthropic.com", "openai": "https://api.openai.com"}
 # Hop-by-hop headers (RFC 9110 7.6.1) and those the proxy sets itself.
@@ -52,16 +66,13 @@ _DROP_REQUEST = {
     "content-length",
     "accept-encoding",
     "proxy-authorization",
+    "expect",
+    "x-prefixlock-user",  # addressed to the proxy (team.who), not the provider
+    "x-prefixlock-agent",
 }
-_DROP_RESPONSE = {
-    "connection",
-    "keep-alive",
-    "transfer-encoding",
-    "trailer",
-    "upgrade",
-    "content-length",
-}
-_MAX_HEAD = 64 * 1024
+_DROP_RESPONSE = {b"connection", b"keep-alive", b"transfer-encoding", b"trailer", b"upgrade"}
+_OFF_LOOP = 1 << 20  # bodies over 1 MiB are parsed and repaired on a thread
+_REPLY_CAP = 16 << 20  # a whole (not streamed) answer is read for usage up to this size
 
 
 def upstream_url(value: str) -> str:
@@ -81,84 +92,21 @@ class ProxyConfig:
     host: str = "127.0.0.1"
     port: int = 0  # 0: any free port
     trace: str | Path | None = None  # append every request as a JSONL trace line here
-    timeout: float = 600.0
     observe: bool = True  # False: a plain forwarder (the benchmark's baseline for the guard)
     keepalive_every: float = 10.0  # seconds between keep-alive checks (with the keepalive fix)
     keepalive_spend: str = "0.50"  # dollars of pings per session at most
-
-
-class _ClientGone(Exception):
-    """The client closed its connection while its request was in flight."""
-
-
-@dataclass
-class _Request:
-    method: str
-    target: str
-    headers: list[tuple[str, str]]
-    body: bytes
-    keep_alive: bool
-
-
-@dataclass
-class _Conn:
-    reader: asyncio.StreamReader
-    writer: asyncio.StreamWriter
-    buf: bytearray = field(default_factory=bytearray)
-
-    async def _fill(self) -> bool:
-        data = await self.reader.read(1 << 16)
-        self.buf += data
-        return bool(data)
-
-    async def read_request(self) -> _Request | None:
-        while (end := self.buf.find(b"\r\n\r\n")) < 0:
-            if len(self.buf) > _MAX_HEAD:
-                raise ValueError("request head too large")
-            if not await self._fill():
-                return None
-        head = bytes(self.buf[:end]).decode("latin-1")
-        del self.buf[: end + 4]
-        line, *rest = head.split("\r\n")
-        method, target, version = line.split(" ", 2)
-        headers = []
-        for h in rest:
-            name, _, value = h.partition(":")
-            headers.append((name.strip(), value.strip()))
-        low = {k.lower(): v for k, v in headers}
-        if low.get("transfer-encoding", "").lower() == "chunked":
-            body = await self._chunked()
-        else:
-            length = int(low.get("content-length") or 0)
-            while len(self.buf) < length:
-                if not await self._fill():
-                    raise asyncio.IncompleteReadError(bytes(self.buf), length)
-            body = bytes(self.buf[:length])
-            del self.buf[:length]
-        conn = low.get("connection", "").lower()
-        keep = conn != "close" and (version != "HTTP/1.0" or conn == "keep-alive")
-        return _Request(method, target, headers, body, keep)
-
-    async def _chunked(self) -> bytes:
-        out = bytearray()
-        while True:
-            while (end := self.buf.find(b"\r\n")) < 0:
-                if not await self._fill():
-                    raise asyncio.IncompleteReadError(bytes(out), None)
-            size = int(bytes(self.buf[:end]).split(b";")[0], 16)
-            del self.buf[: end + 2]
-            while len(self.buf) < size + 2:
-                if not await self._fill():
-                    raise asyncio.IncompleteReadError(bytes(out), None)
-            out += self.buf[:size]
-            del self.buf[: size + 2]
-            if size == 0:
-                return bytes(out)
-
-    async def until_gone(self) -> None:
-        """Return when the client closes its end (bytes it sends meanwhile are kept)."""
-        while await self._fill():
-            pass
+    # The upstream: seconds to connect, to wait for its next bytes (the SDKs' own default is
+    # 600), and for a whole exchange, streamed answer included.
+    connect_timeout: float = 10.0
+    read_timeout: float = 600.0
+    total_timeout: float = 1800.0
+    # The clients: the largest body (the Messages API's own request limit is 32 MB) and request
+    # head, seconds to send a head, between two parts of a body, and idle between requests.
+    max_body: int = 32 * 1024 * 1024
+    max_head: int = 64 * 1024
+    header_timeout: float = 15.0
+    body_timeout: float = 30.0
+    idle_timeout: float = 30.0
 
 
 @dataclass
@@ -182,6 +130,31 @@ class Exchange:
     cancelled: bool = False
     session_id: str | None = None
     repairs: tuple[str, ...] = ()
+    answered: bool = False  # the whole answer went to the client
+
+
+@dataclass
+class _Job:
+    """What the worker thread accounts for one request."""
+
+    api: str
+    path: str
+    raw: bytes  # the body as sent upstream
+    body: dict[str, Any] | None  # `raw` parsed, when the request's path parsed it
+    match: Match | None
+    client: str
+    now: float
+    repairs: tuple[str, ...]
+    exchange: Exchange
+    reply: tuple[dict[str, Any] | None, str | None]
+    keep: dict[str, str] | None  # headers to ping with (the keepalive repair)
+    whom: Who
+    started_ns: int  # wall clock, for the span
+    ended_ns: int
+
+
+class _Timeout(Exception):
+    """The upstream did not answer in time (`str(exc)` says which timeout)."""
 
 
 class Proxy:
@@ -193,9 +166,11 @@ class Proxy:
         *,
         clock: Clock | None = None,
         prices: PriceTable | None = None,
-        store: SessionStore | None = None,
+        store: SessionStore | PostgresStore | None = None,
         http_client: Callable[[], httpx2.AsyncClient] | None = None,
         on_observed: Callable[[str], None] | None = None,
+        budgets: Budgets | None = None,
+        tracer: Tracer | None = None,
     ) -> None:
         self.config = config or ProxyConfig()
         self.upstream = upstream_url(self.config.upstream)
@@ -203,8 +178,20 @@ class Proxy:
         self.prices = prices or PriceTable.default()
         self.store = store
         self.tracker = SessionTracker()
+        if store is not None and type(store).__name__ == "PostgresStore":
+            from ..store.postgres import PostgresStore
+            from .shared import SharedTracker
+
+            assert isinstance(store, PostgresStore)
+            self.tracker = SharedTracker(store)  # sessions shared with the other instances
         self.observer = Observer(self.prices)
         self.exchanges: list[Exchange] = []
+        self.team = TeamLedger(self.prices)  # under self._lock
+        self.budgets = budgets or Budgets()
+        self.tracer = tracer
+        from .metrics import Metrics
+
+        self.metrics = Metrics()
         self.errors: list[str] = []  # accounting failures (never the request's): shown by tests
         self._make_client = http_client
         self._on_observed = on_observed
@@ -215,13 +202,12 @@ class Proxy:
         self._worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="proxy-obs")
         self._trace: IO[str] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._server: asyncio.Server | None = None
+        self._server: Server | None = None
         self._thread: threading.Thread | None = None
         self._ready = threading.Event()
         self._stop: asyncio.Event | None = None
         self._startup_error: BaseException | None = None
         self._port = 0
-        self._connections: dict[asyncio.Task[None], asyncio.StreamWriter] = {}
         self._warm: dict[str, _Warm] = {}  # the worker thread's
         self.pings: list[str] = []  # session ids, one per keep-alive ping sent
 
@@ -229,52 +215,71 @@ class Proxy:
 
     @classmethod
     def start(cls, config: ProxyConfig | None = None, **kwargs: Any) -> Proxy:
+        """Listen now (a busy port raises OSError here) and serve from a background thread."""
+        from .httpserver import listen
+
         proxy = cls(config, **kwargs)
-        proxy._thread = threading.Thread(target=proxy.serve_forever, daemon=True)
+        sock = listen(proxy.config.host, proxy.config.port)
+        proxy._port = int(sock.getsockname()[1])
+        proxy._thread = threading.Thread(target=proxy._serve, args=(sock,), daemon=True)
         proxy._thread.start()
         proxy._ready.wait(30)
         if proxy._startup_error is not None:
             raise proxy._startup_error
         return proxy
 
-    def serve_forever(self) -> None:
-        asyncio.run(self._main())
+    def _serve(self, sock: Any) -> None:
+        asyncio.run(self._main(sock))
 
-    async def _main(self) -> None:
+    async def _main(self, sock: Any) -> None:
         import httpx2
+
+        from .httpserver import server
 
         self._loop = asyncio.get_running_loop()
         self._stop = asyncio.Event()
+        c = self.config
         try:
-            if self.config.trace is not None:
-                self._trace = open(self.config.trace, "a", encoding="utf-8")  # noqa: SIM115
+            if c.trace is not None:
+                self._trace = open(c.trace, "a", encoding="utf-8")  # noqa: SIM115
             self._client = (
                 self._make_client()
                 if self._make_client is not None
-                else httpx2.AsyncClient(timeout=self.config.timeout, trust_env=False)
+                else httpx2.AsyncClient(
+                    timeout=httpx2.Timeout(
+                        c.read_timeout, connect=c.connect_timeout, pool=c.connect_timeout
+                    ),
+                    trust_env=False,
+                )
             )
-            self._server = await asyncio.start_server(
-                self._connection, self.config.host, self.config.port, limit=1 << 20
+            self._server = server(
+                self,
+                header_timeout=c.header_timeout,
+                idle_timeout=c.idle_timeout,
+                max_head=c.max_head,
             )
-            self._port = int(self._server.sockets[0].getsockname()[1])
+            serving = asyncio.create_task(self._server.serve(sockets=[sock]))
+            while not self._server.started and not serving.done():
+                await asyncio.sleep(0.005)
+            if serving.done():
+                serving.result()
         except BaseException as exc:
             self._startup_error = exc
             self._ready.set()
+            sock.close()
             raise
         self._ready.set()
         ticker = None
-        if "keepalive" in self.config.fixes and self.config.keepalive_every > 0:
+        if "keepalive" in c.fixes and c.keepalive_every > 0:
             ticker = asyncio.create_task(self._keepalive_loop())
         try:
             await self._stop.wait()
         finally:
             if ticker is not None:
                 ticker.cancel()
-            self._server.close()
-            # Idle keep-alive connections would outlive the server: end them first.
-            for writer in list(self._connections.values()):
-                writer.transport.abort()
-            await asyncio.gather(*self._connections, return_exceptions=True)
+            self._server.should_exit = True
+            await serving
+            sock.close()
             await self._client.aclose()
             self._worker.shutdown(wait=True)
             if self._trace is not None:
@@ -305,7 +310,8 @@ class Proxy:
     @property
     def base_url(self) -> str:
         """For the Anthropic SDK; the OpenAI SDK takes `openai_base_url`."""
-        return f"http://{self.config.host}:{self._port}"
+        host = f"[{self.config.host}]" if ":" in self.config.host else self.config.host
+        return f"http://{host}:{self._port}"
 
     @property
     def openai_base_url(self) -> str:
@@ -318,234 +324,416 @@ class Proxy:
             self._idle.wait_for(lambda: self._in_flight == 0, timeout)
         self._worker.submit(lambda: None).result()
 
-    # ---- connections -----------------------------------------------------------------------
+    # ---- the ASGI app ----------------------------------------------------------------------
 
-    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        sock = writer.get_extra_info("socket")
-        if sock is not None:
-            import socket
-
-            with contextlib.suppress(OSError):
-                sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        conn = _Conn(reader, writer)
-        task = asyncio.current_task()
-        if task is not None:
-            self._connections[task] = writer
-            task.add_done_callback(lambda t: self._connections.pop(t, None))
-        try:
-            while True:
-                request = await conn.read_request()
-                if request is None:
-                    break
-                if not await self._exchange(conn, request) or not request.keep_alive:
-                    break
-        except (ConnectionError, asyncio.IncompleteReadError, ValueError, _ClientGone):
-            pass
-        finally:
-            writer.close()
-
-    async def _exchange(self, conn: _Conn, request: _Request) -> bool:
-        """Forward one request; False when the connection cannot be used again."""
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            return
+        if scope["method"] == "GET" and scope["path"] in ("/metrics", "/dashboard"):
+            await self._page(scope["path"], send)  # served, not forwarded nor counted
+            return
         with self._lock:
             self._in_flight += 1
         try:
-            return await self._exchange_counted(conn, request)
+            await self._exchange(scope, receive, send)
         finally:
             with self._idle:
                 self._in_flight -= 1
                 self._idle.notify_all()
 
-    async def _exchange_counted(self, conn: _Conn, request: _Request) -> bool:
-        path = request.target
-        api = api_of(path) if request.method == "POST" and self.config.observe else None
-        exchange = Exchange(api, path)
+    async def _exchange(self, scope: Scope, receive: Receive, send: Send) -> None:
+        c = self.config
+        target = scope["raw_path"].decode("latin-1")
+        if scope["query_string"]:
+            target += "?" + scope["query_string"].decode("latin-1")
+        method = scope["method"]
+        started_ns = time.time_ns()
+        api = api_of(target) if method == "POST" and c.observe else None
+        headers: dict[str, str] = {}
+        for name, value in scope["headers"]:
+            headers[name.decode("latin-1")] = value.decode("latin-1")
+        length = headers.get("content-length")
+        if length is not None and length.isdigit() and int(length) > c.max_body:
+            await self._refuse(
+                send,
+                413,
+                api,
+                "request_too_large",
+                f"the request body is {int(length):,} bytes, over the proxy's limit of "
+                f"{c.max_body:,} bytes (--max-body)",
+            )
+            return
+        raw = await self._read_body(receive, send, api)
+        if raw is None:
+            return
+        exchange = Exchange(api, target)
         with self._lock:
             self.exchanges.append(exchange)
-        headers = {k.lower(): v for k, v in request.headers}
-        send = request.body
+        now = self.clock.now()
+        client = client_hash(_key_of(headers)) if api is not None else ""
+        whom = who(headers, client)
+        warning = None
+        if api is not None and (self.budgets.per_key or self.budgets.per_user):
+            warning = await asyncio.to_thread(self._over_budget, whom, now)
+            if warning is not None and self.budgets.refuse:
+                kind, code = budget_error(api)
+                exchange.status = 429
+                await self._refuse(send, 429, api, kind, warning, code)
+                return
         body: dict[str, Any] | None = None
         match: Match | None = None
-        client = ""
-        repairs: tuple[str, ...] = ()
-        now = self.clock.now()
-        if api is not None:
-            with contextlib.suppress(ValueError):
-                parsed = json.loads(request.body)
-                body = parsed if isinstance(parsed, dict) else None
-        if api is not None and body is not None:
-            client = client_hash(_key_of(headers))
-            with self._lock:
-                match = self.tracker.identify(api, body, client)
-                if self.config.fixes:
-                    fixed = repair(api, body, request.body, match, self.config.fixes)
-                    send, repairs = fixed.raw, fixed.applied
-                self.tracker.remember(match, api, body, client)
-            exchange.session_id, exchange.repairs = match.session_id, repairs
-        forward = asyncio.create_task(self._forward(conn, request, headers, send, api, exchange))
-        gone = asyncio.create_task(conn.until_gone())
-        done, _ = await asyncio.wait({forward, gone}, return_when=asyncio.FIRST_COMPLETED)
-        if forward not in done:
-            # The client hung up first: stop the upstream request now.
+        send_raw = raw
+        if api is not None and c.fixes:
+            prepared = (
+                await asyncio.to_thread(self._prepare, api, raw, headers)
+                if len(raw) > _OFF_LOOP
+                else self._prepare(api, raw, headers)
+            )
+            if isinstance(prepared, str):
+                exchange.status = 400
+                await self._refuse(send, 400, api, "invalid_request_error", prepared)
+                return
+            body, match, client, send_raw, exchange.repairs = prepared
+            exchange.session_id = match.session_id
+        forward = asyncio.create_task(
+            self._forward(method, target, headers, send_raw, api, send, exchange, warning)
+        )
+        gone = asyncio.create_task(_until_disconnect(receive))
+        await asyncio.wait({forward, gone}, return_when=asyncio.FIRST_COMPLETED)
+        if not forward.done() and not exchange.answered:
             forward.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await forward
-            exchange.cancelled = True
+            await asyncio.gather(forward, return_exceptions=True)
+            self._hung_up(exchange)
         else:
-            gone.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await gone
-        stream_usage: tuple[dict[str, Any] | None, str | None] = (None, None)
+            await asyncio.gather(forward, return_exceptions=True)
+        gone.cancel()
+        await asyncio.gather(gone, return_exceptions=True)
+        reply: tuple[dict[str, Any] | None, str | None] = (None, None)
         if forward.done() and not forward.cancelled() and forward.exception() is None:
-            stream_usage = forward.result()
-        if match is not None and body is not None and (exchange.status or exchange.cancelled):
-            sent = body if send is request.body else json.loads(send)
+            reply = forward.result()
+        if api is not None and (exchange.status or exchange.cancelled):
             keep = None
-            if "keepalive" in self.config.fixes:
+            if "keepalive" in c.fixes:
                 keep = {k: v for k, v in headers.items() if k not in _DROP_REQUEST}
-            self._worker.submit(
-                self._account,
+            job = _Job(
+                api,
+                target,
+                send_raw,
+                body if send_raw is raw else None,
                 match,
                 client,
-                api or "",
-                path,
-                sent,
-                stream_usage,
                 now,
-                repairs,
+                exchange.repairs,
                 exchange,
+                reply,
                 keep,
+                whom,
+                started_ns,
+                time.time_ns(),
             )
-        if exchange.cancelled:
-            return False
-        exc = forward.exception() if forward.done() and not forward.cancelled() else None
-        if isinstance(exc, _ClientGone | ConnectionError):
-            return False
-        return exc is None
+            self._worker.submit(self._account, job)
+
+    async def _refuse(
+        self, send: Send, status: int, api: str | None, kind: str, message: str, code: str = ""
+    ) -> None:
+        self.metrics.refused.labels(str(status)).inc()
+        await _reply(send, status, api, kind, message, code)
+
+    async def _page(self, target: str, send: Send) -> None:
+        """/metrics (Prometheus text) or /dashboard (HTML)."""
+        if target == "/metrics":
+            self.metrics.in_flight.set(self._in_flight)
+            data = self.metrics.render()
+            kind = b"text/plain; version=0.0.4; charset=utf-8"
+        else:
+            data = (await asyncio.to_thread(self.dashboard)).encode()
+            kind = b"text/html; charset=utf-8"
+        headers = [(b"content-type", kind), (b"content-length", str(len(data)).encode())]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": data, "more_body": False})
+
+    def dashboard(self) -> str:
+        """The /dashboard page. Sessions come from the shared store when there is one (every
+        instance's), else from this proxy's figures; spend by key, user and agent and the
+        dollars lost by cause are this instance's."""
+        from ..store.postgres import PostgresStore
+        from .dashboard import render
+
+        self._worker.submit(lambda: None).result()  # what was answered so far, accounted
+        if isinstance(self.store, PostgresStore):
+            sessions = self.store.stats()
+        else:
+            sessions = [f.to_dict() for f in self.observer.sessions.values()]
+        with self._lock:
+            team = self.team.rows()
+            lost = dict(self.team.total.lost)
+        return render(sessions, team, lost, self.upstream)
+
+    def _over_budget(self, whom: Who, now: float) -> str | None:
+        from ..store.postgres import PostgresStore
+
+        store = self.store
+        if isinstance(store, PostgresStore):  # every instance's spend
+            since = now - now % DAY
+            return self.budgets.over(lambda kind, name: store.spent(kind, name, since), whom)
+        with self._lock:
+            return self.budgets.over(lambda kind, name: self.team.spent(kind, name, now), whom)
+
+    def _hung_up(self, exchange: Exchange) -> None:
+        """The client hung up before its whole answer went out, and the upstream request was
+        cancelled. The upstream may have billed it: the worker records a row for it all the
+        same (kind "abandoned", usage as far as the stream showed it, else the guard's
+        estimate), so the store and --stats see the request."""
+        exchange.cancelled = True
+
+    async def _read_body(self, receive: Receive, send: Send, api: str | None) -> bytes | None:
+        """The request body, or None when it was refused (413, 408) or the client left."""
+        c = self.config
+        parts: list[bytes] = []
+        size = 0
+        while True:
+            try:
+                message = await asyncio.wait_for(receive(), c.body_timeout)
+            except TimeoutError:
+                await _reply(
+                    send,
+                    408,
+                    api,
+                    "request_timeout",
+                    f"the request body stopped arriving for {c.body_timeout:g} s (--body-timeout)",
+                )
+                return None
+            if message["type"] != "http.request":
+                return None  # the client left before sending it all
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > c.max_body:
+                await _reply(
+                    send,
+                    413,
+                    api,
+                    "request_too_large",
+                    f"the request body is over the proxy's limit of {c.max_body:,} bytes "
+                    "(--max-body)",
+                )
+                return None
+            parts.append(chunk)
+            if not message.get("more_body", False):
+                return parts[0] if len(parts) == 1 else b"".join(parts)
+
+    def _prepare(
+        self, api: str, raw: bytes, headers: Mapping[str, str]
+    ) -> tuple[dict[str, Any], Match, str, bytes, tuple[str, ...]] | str:
+        """Parse, identify and repair a body (for --fix); a string says why it is refused."""
+        body, why = parse_body(raw)
+        if body is None:
+            return why or "the request body cannot be read"
+        client = client_hash(_key_of(headers))
+        try:
+            with self._lock:
+                match = self.tracker.identify(api, body, client)
+                fixed = repair(api, body, raw, match, self.config.fixes)
+                self.tracker.remember(match, api, body, client)
+        except RecursionError:
+            return TOO_DEEP
+        return body, match, client, fixed.raw, fixed.applied
 
     async def _forward(
         self,
-        conn: _Conn,
-        request: _Request,
+        method: str,
+        target: str,
         headers: Mapping[str, str],
-        send: bytes,
+        data: bytes,
         api: str | None,
+        send: Send,
         exchange: Exchange,
+        warning: str | None = None,
     ) -> tuple[dict[str, Any] | None, str | None]:
-        """Send upstream, write the answer to the client; return (usage, response id)."""
+        """Send upstream, relay the answer to the client; return (usage, response id)."""
         import httpx2
 
         assert self._client is not None
-        out_headers = {k: v for k, v in headers.items() if k not in _DROP_REQUEST}
-        out_headers["accept-encoding"] = "identity"  # usage is read from the bytes passing by
-        url = self.upstream + request.target
-        upstream = self._client.build_request(
-            request.method, url, headers=out_headers, content=send
+        c = self.config
+        out = {k: v for k, v in headers.items() if k not in _DROP_REQUEST}
+        out["accept-encoding"] = "identity"  # usage is read from the bytes passing by
+        request = self._client.build_request(
+            method, self.upstream + target, headers=out, content=data
         )
-        writer = conn.writer
+        started = False
         try:
-            response = await self._client.send(upstream, stream=True)
-        except httpx2.HTTPError as exc:
-            exchange.status = 502
-            await self._write_error(writer, api, f"upstream unreachable ({type(exc).__name__})")
-            return None, None
-        try:
-            exchange.status = response.status_code
-            head = [f"HTTP/1.1 {response.status_code} {response.reason_phrase}\r\n"]
-            for name, value in response.headers.multi_items():
-                if name.lower() not in _DROP_RESPONSE:
-                    head.append(f"{name}: {value}\r\n")
-            streaming = response.headers.get("content-type", "").startswith("text/event-stream")
-            if not streaming:
-                data = await response.aread()
-                head.append(f"content-length: {len(data)}\r\n\r\n")
-                writer.write("".join(head).encode("latin-1") + data)
-                await writer.drain()
-                return (
-                    reply_usage(api, data) if api and response.status_code == 200 else (None, None)
+            async with asyncio.timeout(c.total_timeout):
+                try:
+                    response = await self._client.send(request, stream=True)
+                except httpx2.TimeoutException as exc:
+                    raise _Timeout(_which(exc, c)) from None
+                try:
+                    exchange.status = response.status_code
+                    head = [
+                        (k, v) for k, v in response.headers.raw if k.lower() not in _DROP_RESPONSE
+                    ]
+                    if warning is not None:  # a budget in warn mode: forwarded, and said so
+                        head.append((b"x-prefixlock-budget", warning.encode("ascii", "replace")))
+                    await send(
+                        {
+                            "type": "http.response.start",
+                            "status": response.status_code,
+                            "headers": head,
+                        }
+                    )
+                    started = True
+                    kind = response.headers.get("content-type", "")
+                    streaming = kind.startswith("text/event-stream")
+                    reading = StreamUsage(api) if api is not None and streaming else None
+                    whole: list[bytes] | None = [] if api is not None and not streaming else None
+                    size = 0
+                    try:
+                        async for chunk in response.aiter_raw():
+                            if not chunk:
+                                continue
+                            await send(
+                                {"type": "http.response.body", "body": chunk, "more_body": True}
+                            )
+                            if reading is not None:
+                                reading.feed(chunk)
+                            elif whole is not None:
+                                size += len(chunk)
+                                if size <= _REPLY_CAP:
+                                    whole.append(chunk)
+                                else:
+                                    whole = None  # too large to read for usage
+                    except httpx2.TimeoutException as exc:
+                        raise _Timeout(_which(exc, c)) from None
+                    await send({"type": "http.response.body", "body": b"", "more_body": False})
+                    exchange.answered = True
+                finally:
+                    await response.aclose()
+        except (_Timeout, TimeoutError) as exc:
+            which = (
+                str(exc)
+                if isinstance(exc, _Timeout)
+                else f"total timeout ({c.total_timeout:g} s, --total-timeout)"
+            )
+            if not started:
+                exchange.status = 504
+                await self._refuse(
+                    send,
+                    504,
+                    api,
+                    "timeout_error",
+                    f"the upstream {self.upstream} did not answer within the {which}",
                 )
-            head.append("transfer-encoding: chunked\r\n\r\n")
-            writer.write("".join(head).encode("latin-1"))
-            await writer.drain()
-            reading = StreamUsage(api or "")
-            async for chunk in response.aiter_raw():
-                if not chunk:
-                    continue
-                writer.write(f"{len(chunk):x}\r\n".encode() + chunk + b"\r\n")
-                await writer.drain()
-                if api is not None:
-                    reading.feed(chunk)
-            writer.write(b"0\r\n\r\n")
-            await writer.drain()
+            return None, None  # mid-answer: returning unfinished cuts the client's answer too
+        except httpx2.HTTPError as exc:
+            if not started:
+                exchange.status = 502
+                await self._refuse(
+                    send,
+                    502,
+                    api,
+                    "api_error",
+                    f"upstream unreachable: {self.upstream} ({type(exc).__name__}: {exc})",
+                )
+            return None, None
+        if api is None or response.status_code != 200:
+            return None, None
+        if reading is not None:
             return reading.raw, reading.response_id
-        except httpx2.HTTPError:
-            # The upstream cut its answer: the client sees a cut answer too.
-            writer.transport.abort()
-            raise ConnectionError("upstream cut the response") from None
-        finally:
-            await response.aclose()
-
-    async def _write_error(
-        self, writer: asyncio.StreamWriter, api: str | None, message: str
-    ) -> None:
-        text = f"prefixlock proxy: {message}"
-        if api == "anthropic":
-            doc: dict[str, Any] = {"type": "error", "error": {"type": "api_error", "message": text}}
-        else:
-            doc = {"error": {"message": text, "type": "api_error", "code": None}}
-        data = json.dumps(doc).encode()
-        writer.write(
-            b"HTTP/1.1 502 Bad Gateway\r\ncontent-type: application/json\r\n"
-            + f"content-length: {len(data)}\r\n\r\n".encode()
-            + data
-        )
-        await writer.drain()
+        if whole is not None:
+            return reply_usage(api, b"".join(whole))
+        return None, None
 
     # ---- accounting (the worker thread) ----------------------------------------------------
 
-    def _account(
-        self,
-        match: Match,
-        client: str,
-        api: str,
-        path: str,
-        body: dict[str, Any],
-        reply: tuple[dict[str, Any] | None, str | None],
-        now: float,
-        repairs: tuple[str, ...],
-        exchange: Exchange,
-        keep: dict[str, str] | None = None,
-    ) -> None:
+    def _account(self, job: _Job) -> None:
         try:
-            raw_usage, response_id = reply
-            if response_id is not None:
-                with self._lock:
-                    self.tracker.link_response(response_id, match.session_id)
-            if exchange.status not in (0, 200) and not exchange.cancelled:
-                return  # an error answer: nothing was billed or cached
-            req = wire_request(api, path.split("?", 1)[0], body)
-            pred = self.observer.predict(match.session_id, req, now)
-            seen = self.observer.observe(
-                match.session_id,
-                client,
-                req,
-                pred,
-                raw_usage,
-                now,
-                repairs=repairs,
-                status=exchange.status,
-            )
-            self._record(seen, client, "abandoned" if exchange.cancelled else "turn")
-            if keep is not None and not exchange.cancelled:
-                warm = self._warm.get(match.session_id)
-                ka = warm.ka if warm else KeepAlive(max_spend=Decimal(self.config.keepalive_spend))
-                ka.active_again(now)
-                self._warm[match.session_id] = _Warm(req, client, keep, ka)
-            if self._on_observed is not None:
-                self._on_observed(self._summary(seen, exchange.cancelled))
+            self._account_job(job)
         except Exception as exc:  # accounting must never take the proxy down
             self.errors.append(f"{type(exc).__name__}: {exc}")
 
-    def _record(self, seen: Observed, client: str, kind: str) -> None:
+    def _account_job(self, job: _Job) -> None:
+        exchange = job.exchange
+        body, match = job.body, job.match
+        if body is None:
+            body, _ = parse_body(job.raw)
+            if body is None:
+                return  # not JSON the proxy can read: the upstream answered it (400)
+        if match is None:
+            # Observing only: the body was forwarded unread; detect its session now, in order.
+            try:
+                with self._lock:
+                    match = self.tracker.identify(job.api, body, job.client)
+                    self.tracker.remember(match, job.api, body, job.client)
+            except RecursionError:
+                return
+            exchange.session_id = match.session_id
+        raw_usage, response_id = job.reply
+        if response_id is not None:
+            with self._lock:
+                self.tracker.link_response(response_id, match.session_id)
+        if exchange.status not in (0, 200) and not exchange.cancelled:
+            return  # an error answer: nothing was billed or cached
+        req = wire_request(job.api, job.path.split("?", 1)[0], body)
+        pred = self.observer.predict(match.session_id, req, job.now)
+        seen = self.observer.observe(
+            match.session_id,
+            job.client,
+            req,
+            pred,
+            raw_usage,
+            job.now,
+            repairs=job.repairs,
+            status=exchange.status,
+        )
+        self._record(seen, job.client, "abandoned" if exchange.cancelled else "turn", job.whom)
+        lost = lost_dollars(self.prices, seen.model, seen.rebilled) if seen.cause else Decimal(0)
+        with self._lock:
+            self.team.add(job.whom, seen)
+        self.metrics.observed(seen, job.whom, lost)
+        if self.tracer is not None:
+            self._span(job, seen)
+        if job.keep is not None and not exchange.cancelled:
+            warm = self._warm.get(match.session_id)
+            ka = warm.ka if warm else KeepAlive(max_spend=Decimal(self.config.keepalive_spend))
+            ka.active_again(job.now)
+            self._warm[match.session_id] = _Warm(req, job.client, job.keep, ka)
+        if self._on_observed is not None:
+            self._on_observed(self._summary(seen, exchange.cancelled))
+
+    def _span(self, job: _Job, seen: Observed) -> None:
+        """One `chat <model>` span per request (GenAI conventions plus the cache's figures, as
+        prefixlock's own sessions emit them: prefixlock.telemetry)."""
+        from ..telemetry import PROVIDER_NAMES
+
+        assert self.tracer is not None
+        u = seen.usage
+        attributes: dict[str, Any] = {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": PROVIDER_NAMES.get(seen.api, seen.api),
+            "gen_ai.request.model": seen.model,
+            "gen_ai.conversation.id": seen.session_id,
+            "gen_ai.usage.input_tokens": u.input_total,
+            "gen_ai.usage.output_tokens": u.output,
+            "gen_ai.usage.cache_read.input_tokens": u.cache_read,
+            "gen_ai.usage.cache_creation.input_tokens": u.cache_write,
+            "prefixlock.cache.read": u.cache_read,
+            "prefixlock.cache.written": u.cache_write,
+            "prefixlock.cache.predicted": seen.predicted_read,
+            "prefixlock.cache.rebilled": seen.rebilled,
+            "prefixlock.proxy.key": job.whom.key,
+            "prefixlock.proxy.user": job.whom.user,
+            "prefixlock.proxy.agent": job.whom.agent,
+            "http.response.status_code": seen.status,
+        }
+        if seen.cause is not None:
+            attributes["prefixlock.cache.cause"] = seen.cause
+        if seen.cost is not None:
+            attributes["prefixlock.cost.dollars"] = float(seen.cost)
+        span = self.tracer.start_span(
+            f"chat {seen.model}", attributes=attributes, start_time=job.started_ns
+        )
+        span.end(end_time=job.ended_ns)
+
+    def _record(self, seen: Observed, client: str, kind: str, whom: Who | None = None) -> None:
         if self._trace is not None:
             self._trace.write(json.dumps(trace_line(seen), sort_keys=True) + "\n")
             self._trace.flush()
@@ -566,26 +754,30 @@ class Proxy:
                 meta={"source": "proxy", "client": client, "upstream": self.upstream},
             )
         meta = {"repairs": list(seen.repairs), "estimated": seen.estimated}
-        self.store.record_request(
-            seen.session_id,
-            NewRequest(
-                kind=kind,
-                time=seen.time,
-                provider=provider,
-                api=seen.api,
-                model=seen.model,
-                path=seen.path,
-                body=seen.body,
-                usage=seen.usage,
-                cost=seen.cost,
-                cost_without_cache=seen.cost_without_cache,
-                cache_key=seen.body.get("prompt_cache_key"),
-                predicted_read=seen.predicted_read,
-                cause=seen.cause,
-                rebilled=seen.rebilled,
-                detail=json.dumps(meta, sort_keys=True) if not seen.detail else seen.detail,
-            ),
+        record = NewRequest(
+            kind=kind,
+            time=seen.time,
+            provider=provider,
+            api=seen.api,
+            model=seen.model,
+            path=seen.path,
+            body=seen.body,
+            usage=seen.usage,
+            cost=seen.cost,
+            cost_without_cache=seen.cost_without_cache,
+            cache_key=seen.body.get("prompt_cache_key"),
+            predicted_read=seen.predicted_read,
+            cause=seen.cause,
+            rebilled=seen.rebilled,
+            detail=json.dumps(meta, sort_keys=True) if not seen.detail else seen.detail,
         )
+        from ..store.postgres import PostgresStore
+
+        if isinstance(self.store, PostgresStore):
+            attributed = {} if whom is None else asdict(whom)
+            self.store.record_request(seen.session_id, record, attributed)
+        else:
+            self.store.record_request(seen.session_id, record)
 
     # ---- keep-alive (the keepalive repair) -------------------------------------------------
 
@@ -606,7 +798,7 @@ class Proxy:
         pinged = []
         for sid, ping, headers in due:
             sent = asyncio.run_coroutine_threadsafe(self._send_ping(ping, headers), self._loop)
-            status, raw_usage = sent.result(self.config.timeout)
+            status, raw_usage = sent.result(self.config.total_timeout)
             self._worker.submit(self._account_ping, sid, ping, status, raw_usage, now).result()
             pinged.append(sid)
         return pinged
@@ -692,3 +884,29 @@ def _key_of(headers: Mapping[str, str]) -> str | None:
         return key
     auth = headers.get("authorization", "")
     return auth[7:] if auth.lower().startswith("bearer ") else (auth or None)
+
+
+async def _until_disconnect(receive: Receive) -> None:
+    """Return when the client hangs up (uvicorn also says so once the answer is complete)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+async def _reply(
+    send: Send, status: int, api: str | None, kind: str, message: str, code: str = ""
+) -> None:
+    """An error answer of the proxy's own, in the shape of the client's API."""
+    data = error_body(api, kind, message, code)
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": data, "more_body": False})
+
+
+def _which(exc: Exception, c: ProxyConfig) -> str:
+    import httpx2
+
+    if isinstance(exc, httpx2.ConnectTimeout | httpx2.PoolTimeout):
+        return f"connect timeout ({c.connect_timeout:g} s, --connect-timeout)"
+    if isinstance(exc, httpx2.WriteTimeout):
+        return f"write timeout ({c.read_timeout:g} s, --read-timeout)"
+    return f"read timeout ({c.read_timeout:g} s, --read-timeout)"

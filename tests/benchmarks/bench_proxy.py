@@ -1,34 +1,68 @@
-"""The proxy's overhead: added latency per request and per streamed token against a direct
-connection to the emulator, in the same run, with 100K-token requests.
+"""The proxy's overhead: latency added per request against a direct connection to the emulator,
+in the same run, with ~100K-token requests, streaming and not.
 
-Three ways to the same emulator, requests alternated so drift hits all alike: direct (the
+Three ways to the same emulator, interleaved so that drift hits all alike: direct (the
 baseline), through `prefixlock proxy` observing only, and through `prefixlock proxy --fix` (its
-baseline is the repaired body sent directly, so the emulator does the same work both ways).
-Accounting (the guard, the store) runs after the answer, off the request's path, and is not in
-these figures; the session detection and the repairs are.
+baseline is the repaired body sent directly, so the emulator does the same work both ways), each
+as a whole answer and as a stream. The overhead of one request is its time through the proxy
+less the time of the direct request made just before it; the figures are the median and 95th
+percentile of those differences over `PREFIXLOCK_BENCH_N` rounds (default 200). The proxy's
+accounting (the guard) runs after each answer on its worker thread, in its own process.
 
 Run: `.venv/bin/python -m pytest tests/benchmarks/bench_proxy.py -s` or as a script.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
+import shutil
+import socket
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 import httpx2
 
+from prefixlock.billing.prices import PriceTable
+from prefixlock.billing.usage import parse_usage
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, Script
-from prefixlock.proxy import Proxy, ProxyConfig
-from prefixlock.proxy.repair import DEFAULT_FIXES, repair
-from prefixlock.proxy.sessions import SessionTracker, client_hash
 from prefixlock.tokenizer import count_tokens
 
-N = 12
-HEADERS = {"x-api-key": "bench-key", "content-type": "application/json"}
-ANSWER_TOKENS = 2000
+N = int(os.environ.get("PREFIXLOCK_BENCH_N", "200"))
+# LiteLLM's proxy wants its master key as the client's key; the others forward it unread.
+LITELLM_VERSION = "1.108.7"
+MASTER = "sk-bench-master-key-0123456789abcdef"
+HEADERS = {"x-api-key": MASTER, "content-type": "application/json"}
+# LiteLLM at its documented best for a client that sets no hints: cache_control injected on the
+# system message and the last message (docs.litellm.ai, "Auto-Inject Prompt Caching Checkpoints").
+LITELLM_CONFIG = """
+model_list:
+  - model_name: claude-sonnet-4-6
+    litellm_params:
+      model: anthropic/claude-sonnet-4-6
+      api_base: {upstream}
+      api_key: os.environ/ANTHROPIC_API_KEY
+      cache_control_injection_points:
+        - location: message
+          role: system
+        - location: message
+          index: -1
+general_settings:
+  master_key: {master}
+"""
+ANSWER_TOKENS = 300
+# Seconds between rounds: a client's think time plus a provider's answer time (seconds for
+# 100K tokens), in which the proxy accounts the previous request off the request's path. At
+# 0 the accounting of one request runs during the next and is timed with it.
+THINK = float(os.environ.get("PREFIXLOCK_BENCH_THINK", "0.25"))
 
 
 def _body() -> dict[str, Any]:
@@ -67,76 +101,249 @@ def _time(client: httpx2.Client, url: str, raw: bytes, stream: bool) -> float:
     return time.perf_counter() - start
 
 
-def test_bench_proxy() -> None:
-    body = _body()
-    tokens = count_tokens(json.dumps(body))
-    assert tokens > 100_000
-    raw = json.dumps(body).encode()
-    stream_raw = json.dumps({**body, "stream": True}).encode()
-    # The body as --fix sends it (a fresh session: breakpoints on tools, system and tail).
-    tracker = SessionTracker()
-    match = tracker.identify("anthropic", body, client_hash("bench-key"))
-    fixed = repair("anthropic", body, raw, match, DEFAULT_FIXES).raw
+def _pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+# A replaying upstream, run in its own process: it answers each request with the emulator's own
+# recorded answer (a stream event by event, yielding between events), in well under a
+# millisecond, so that the differences measured are the proxy's and not the emulator's noise.
+_REPLAY = """
+import asyncio, json, sys
+whole, stream = (bytes.fromhex(x) for x in json.load(open(sys.argv[1])))
+events = [e + b"\\n\\n" for e in stream.split(b"\\n\\n") if e]
+async def serve(reader, writer):
+    try:
+        while True:
+            head = await reader.readuntil(b"\\r\\n\\r\\n")
+            length = int(head.lower().split(b"content-length:")[1].split(b"\\r\\n")[0])
+            body = await reader.readexactly(length)
+            if b'"stream": true' in body:
+                writer.write(b"HTTP/1.1 200 OK\\r\\ncontent-type: text/event-stream\\r\\n"
+                             b"transfer-encoding: chunked\\r\\n\\r\\n")
+                for e in events:
+                    writer.write(b"%x\\r\\n%s\\r\\n" % (len(e), e))
+                    await writer.drain()
+                    await asyncio.sleep(0)
+                writer.write(b"0\\r\\n\\r\\n")
+            else:
+                writer.write(b"HTTP/1.1 200 OK\\r\\ncontent-type: application/json\\r\\n"
+                             b"content-length: %d\\r\\n\\r\\n%s" % (len(whole), whole))
+            await writer.drain()
+    except (asyncio.IncompleteReadError, ConnectionError):
+        writer.close()
+async def main():
+    server = await asyncio.start_server(serve, "127.0.0.1", int(sys.argv[2]))
+    await server.serve_forever()
+asyncio.run(main())
+"""
+
+
+def _spawn(
+    args: list[str], url: str, stack: contextlib.ExitStack, env: dict[str, str] | None = None
+) -> None:
+    """`ARGS` in its own process, as a user runs it; wait until `url` accepts."""
+    proc = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    stack.callback(proc.wait, 30)
+    stack.callback(proc.terminate)
+    host, port = url.rsplit("/", 1)[1].split(":")
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        try:
+            socket.create_connection((host, int(port)), timeout=1).close()
+            return
+        except OSError:
+            if proc.poll() is not None:
+                raise RuntimeError(f"{' '.join(args)} exited {proc.returncode}") from None
+            time.sleep(0.1)
+    raise RuntimeError(f"{' '.join(args)} did not start")
+
+
+def litellm() -> tuple[str | None, str]:
+    """(LiteLLM's `litellm` command, "") from a venv of its own (built from PyPI once, kept
+    under ~/.cache/prefixlock), or (None, why it is not there). $PREFIXLOCK_LITELLM names one."""
+    if os.environ.get("PREFIXLOCK_LITELLM"):
+        return os.environ["PREFIXLOCK_LITELLM"], ""
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    venv = cache / "prefixlock" / f"litellm-{LITELLM_VERSION}"
+    exe = venv / "bin" / "litellm"
+    if not exe.exists():
+        try:
+            subprocess.run(
+                [sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True
+            )
+            subprocess.run(
+                [str(venv / "bin" / "pip"), "install", "-q", f"litellm[proxy]=={LITELLM_VERSION}"],
+                check=True,
+                capture_output=True,
+                timeout=1200,
+            )
+        except (subprocess.SubprocessError, OSError) as exc:
+            shutil.rmtree(venv, ignore_errors=True)
+            return None, f"LiteLLM {LITELLM_VERSION} did not install from PyPI: {exc}"
+    return str(exe), ""
+
+
+def _litellm_proxy(exe: str, upstream: str, stack: contextlib.ExitStack, tmp: str) -> str:
+    config = Path(tmp) / "litellm.yaml"
+    config.write_text(LITELLM_CONFIG.format(upstream=upstream, master=MASTER))
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {
+        **os.environ,
+        "ANTHROPIC_API_KEY": "sk-upstream",
+        "LITELLM_LOCAL_MODEL_COST_MAP": "True",  # no network: its bundled price map
+    }
+    _spawn([exe, "--config", str(config), "--port", str(port)], url, stack, env)
+    return url
+
+
+def _prefixlock_proxy(upstream: str, fix: bool, stack: contextlib.ExitStack) -> str:
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    cmd = ["proxy", "--port", str(port), "--upstream", upstream, "--no-store", "-q"]
+    _spawn(
+        [sys.executable, "-m", "prefixlock.cli.main", *cmd, *(["--fix"] if fix else [])], url, stack
+    )
+    return url
+
+
+def savings(turns: int = 20) -> dict[str, tuple[float, Decimal]]:
+    """{path: (hit rate, dollars)} of a client with no cache hints (a 10K-token system prompt,
+    `turns` turns) to the emulator: direct, through `prefixlock proxy --fix`, through LiteLLM
+    (when it installs)."""
+    price = PriceTable.default().lookup("claude-sonnet-4-6")
+    assert price is not None
+    para = "Follow the repository's conventions, run the tests, explain each change briefly. "
+    out: dict[str, tuple[float, Decimal]] = {}
+    with (
+        contextlib.ExitStack() as stack,
+        tempfile.TemporaryDirectory() as tmp,
+        Emulator.start(clock=ManualClock()) as emu,
+        httpx2.Client(trust_env=False, timeout=120) as c,
+    ):
+        paths = {
+            "direct": emu.base_url,
+            "prefixlock proxy --fix": _prefixlock_proxy(emu.base_url, True, stack),
+        }
+        exe, _ = litellm()
+        if exe is not None:
+            paths["LiteLLM, injection points"] = _litellm_proxy(exe, emu.base_url, stack, tmp)
+        for name, url in paths.items():
+            system = f"[{name}] You are a coding agent. " + para * 700  # its own cache
+            messages: list[dict[str, Any]] = []
+            total = read = 0
+            cost = Decimal(0)
+            for turn in range(turns):
+                messages.append({"role": "user", "content": f"Step {turn}: carry on."})
+                body = {"model": "claude-sonnet-4-6", "max_tokens": 200, "system": system}
+                r = c.post(
+                    url + "/v1/messages", headers=HEADERS, json={**body, "messages": messages}
+                )
+                assert r.status_code == 200, r.text
+                usage = parse_usage("anthropic", r.json()["usage"])
+                total, read = total + usage.input_total, read + usage.cache_read
+                cost += price.cost(usage)
+                messages.append({"role": "assistant", "content": r.json()["content"]})
+                emu.clock.advance(15)  # type: ignore[attr-defined]
+            out[name] = (read / total, cost)
+    return out
+
+
+def _recorded(raw: bytes, stream_raw: bytes) -> tuple[bytes, bytes]:
+    """The emulator's answers to the two bodies (whole, and the stream's bytes)."""
     script = Script(default="token " * ANSWER_TOKENS)
     with (
         Emulator.start(clock=ManualClock(), script=script) as emu,
-        Proxy.start(ProxyConfig(upstream=emu.base_url), clock=emu.clock) as observing,
-        Proxy.start(
-            ProxyConfig(upstream=emu.base_url, fixes=frozenset(DEFAULT_FIXES)), clock=emu.clock
-        ) as fixing,
-        httpx2.Client(trust_env=False, timeout=120) as client,
+        httpx2.Client(trust_env=False, timeout=120) as c,
     ):
-        direct_url = emu.base_url + "/v1/messages"
-        ways = {
-            "direct": (direct_url, raw),
-            "proxy": (observing.base_url + "/v1/messages", raw),
-            "direct (repaired body)": (direct_url, fixed),
-            "proxy --fix": (fixing.base_url + "/v1/messages", raw),
+        whole = c.post(emu.base_url + "/v1/messages", content=raw, headers=HEADERS).content
+        with c.stream(
+            "POST", emu.base_url + "/v1/messages", content=stream_raw, headers=HEADERS
+        ) as r:
+            stream = b"".join(r.iter_raw())
+    return whole, stream
+
+
+def measure(n: int = N) -> dict[str, dict[str, float]]:
+    """{way: {"p50": ms, "p95": ms, "direct_p50": ms}} of the overhead over `n` rounds.
+
+    The upstream and each proxy (`prefixlock proxy --no-store -q`) run in processes of their
+    own, as users run them: in one process they would share one interpreter lock, and the
+    figures would time that contention instead of the proxy."""
+    body = _body()
+    raw = json.dumps(body).encode()
+    stream_raw = json.dumps({**body, "stream": True}).encode()
+    whole, stream = _recorded(raw, stream_raw)
+    with contextlib.ExitStack() as stack, tempfile.TemporaryDirectory() as tmp:
+        answers = Path(tmp) / "answers.json"
+        answers.write_text(json.dumps([whole.hex(), stream.hex()]))
+        port = _free_port()
+        upstream = f"http://127.0.0.1:{port}"
+        _spawn([sys.executable, "-c", _REPLAY, str(answers), str(port)], upstream, stack)
+        proxies = {
+            "observe": _prefixlock_proxy(upstream, False, stack) + "/v1/messages",
+            "--fix": _prefixlock_proxy(upstream, True, stack) + "/v1/messages",
         }
-        times: dict[str, list[float]] = {k: [] for k in ways}
-        streams: dict[str, list[float]] = {"direct": [], "proxy": []}
-        for url, data in ways.values():  # warm connections and caches
-            _time(client, url, data, False)
-        settle = {"proxy": observing.settle, "proxy --fix": fixing.settle}
-        for _ in range(N):
-            for name, (url, data) in ways.items():
-                times[name].append(_time(client, url, data, False))
-                # The proxy accounts after answering, on a thread of this process, which the
-                # emulator shares here (not so with a real provider): let it finish untimed.
-                settle.get(name, lambda: None)()
-            streams["direct"].append(_time(client, direct_url, stream_raw, True))
-            streams["proxy"].append(
-                _time(client, observing.base_url + "/v1/messages", stream_raw, True)
-            )
-            observing.settle()
-        observing.settle()
-        fixing.settle()
-        assert observing.errors == [] and fixing.errors == []
-    med = {k: statistics.median(v) for k, v in times.items()}
-    smed = {k: statistics.median(v) for k, v in streams.items()}
-    added = med["proxy"] - med["direct"]
-    added_fix = med["proxy --fix"] - med["direct (repaired body)"]
-    # A stream pays the per-request overhead once; what is left is per streamed token.
-    per_token = (smed["proxy"] - smed["direct"] - added) / ANSWER_TOKENS
-    print(f"\nproxy overhead, {tokens:,}-token requests (median of {N}):")
-    print(f"  direct            {med['direct'] * 1000:8.1f} ms (baseline)")
+        client = stack.enter_context(httpx2.Client(trust_env=False, timeout=120))
+        direct = upstream + "/v1/messages"
+        ways = [
+            ("observe", proxies["observe"], False),
+            ("observe, stream", proxies["observe"], True),
+            ("--fix", proxies["--fix"], False),
+            ("--fix, stream", proxies["--fix"], True),
+        ]
+        exe, why = litellm()
+        if exe is None:
+            print(f"LiteLLM left out: {why}")
+        else:
+            url = _litellm_proxy(exe, upstream, stack, tmp) + "/v1/messages"
+            ways += [("LiteLLM", url, False), ("LiteLLM, stream", url, True)]
+        added: dict[str, list[float]] = {w[0]: [] for w in ways}
+        base: dict[str, list[float]] = {w[0]: [] for w in ways}
+        for _, url, streaming in ways:  # warm connections
+            _time(client, direct, stream_raw if streaming else raw, streaming)
+            _time(client, url, stream_raw if streaming else raw, streaming)
+        for _ in range(n):
+            for name, url, streaming in ways:
+                time.sleep(THINK)
+                data = stream_raw if streaming else raw
+                before = _time(client, direct, data, streaming)
+                through = _time(client, url, data, streaming)
+                base[name].append(before)
+                added[name].append(through - before)
+    return {
+        name: {
+            "p50": _pct(v, 0.5) * 1000,
+            "p95": _pct(v, 0.95) * 1000,
+            "direct_p50": statistics.median(base[name]) * 1000,
+        }
+        for name, v in added.items()
+    }
+
+
+def test_bench_proxy() -> None:
+    tokens = count_tokens(json.dumps(_body()))
+    assert tokens > 100_000
+    print("\na client with no cache hints, 20 turns, 10K-token system prompt:")
+    for name, (rate, dollars) in savings().items():
+        print(f"  {name:<28} {rate:6.1%}  ${dollars:.4f}")
+    figures = measure()
     print(
-        f"  proxy (observe)   {med['proxy'] * 1000:8.1f} ms  +{added * 1000:.1f} ms/request "
-        f"({med['proxy'] / med['direct']:.2f}x)"
+        f"\nproxy overhead, {tokens:,}-token requests, {N} rounds, {ANSWER_TOKENS}-token answers:"
     )
-    print(
-        f"  proxy --fix       {med['proxy --fix'] * 1000:8.1f} ms  +{added_fix * 1000:.1f} "
-        f"ms/request vs the repaired body direct ({med['direct (repaired body)'] * 1000:.1f} ms)"
-    )
-    print(
-        f"  stream of {ANSWER_TOKENS} tokens: direct {smed['direct'] * 1000:.1f} ms, proxy "
-        f"{smed['proxy'] * 1000:.1f} ms: {per_token * 1e6:+.1f} us per streamed token "
-        "beyond the per-request overhead"
-    )
-    # What a user can expect: a proxied request costs at most twice a direct one to the local
-    # emulator (a real provider takes seconds for 100K tokens, so this is the worst case).
-    assert med["proxy"] < 2 * med["direct"]
-    assert med["proxy --fix"] < 2 * med["direct (repaired body)"]
+    for name, f in figures.items():
+        print(
+            f"  {name:<16} +{f['p50']:6.1f} ms p50  +{f['p95']:6.1f} ms p95  "
+            f"(direct p50 {f['direct_p50']:.1f} ms)"
+        )
 
 
 if __name__ == "__main__":

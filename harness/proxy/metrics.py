@@ -1,0 +1,62 @@
+"""`/metrics`: the proxy's Prometheus counters (prometheus_client, one registry per proxy).
+
+`prefixlock_proxy_requests_total{api,status}`, `..._input_tokens_total{api,model}`,
+`..._cache_read_tokens_total{api,model}`, `..._cost_dollars_total{user,agent}`,
+`..._lost_dollars_total{cause}` (re-billed prefix beyond its cache price),
+`..._refused_total{status}` (answered by the proxy itself: 400, 408, 413, 429, 502, 504) and the
+`..._in_flight` gauge.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from .observe import Observed
+from .team import Who
+
+
+class Metrics:
+    def __init__(self) -> None:
+        from prometheus_client import CollectorRegistry, Counter, Gauge
+
+        self.registry = CollectorRegistry()
+        r = self.registry
+        self.requests = Counter(
+            "prefixlock_proxy_requests", "Requests forwarded", ["api", "status"], registry=r
+        )
+        self.input = Counter(
+            "prefixlock_proxy_input_tokens", "Input tokens billed", ["api", "model"], registry=r
+        )
+        self.read = Counter(
+            "prefixlock_proxy_cache_read_tokens",
+            "Input tokens read from the cache",
+            ["api", "model"],
+            registry=r,
+        )
+        self.cost = Counter(
+            "prefixlock_proxy_cost_dollars", "Dollars spent", ["user", "agent"], registry=r
+        )
+        self.lost = Counter(
+            "prefixlock_proxy_lost_dollars",
+            "Dollars lost to cache breaks, by cause",
+            ["cause"],
+            registry=r,
+        )
+        self.refused = Counter(
+            "prefixlock_proxy_refused", "Requests the proxy answered itself", ["status"], registry=r
+        )
+        self.in_flight = Gauge("prefixlock_proxy_in_flight", "Requests in flight", registry=r)
+
+    def observed(self, seen: Observed, whom: Who, lost: Decimal) -> None:
+        self.requests.labels(seen.api, str(seen.status)).inc()
+        self.input.labels(seen.api, seen.model).inc(seen.usage.input_total)
+        self.read.labels(seen.api, seen.model).inc(seen.usage.cache_read)
+        if seen.cost is not None:
+            self.cost.labels(whom.user or "-", whom.agent or "-").inc(float(seen.cost))
+        if seen.cause is not None:
+            self.lost.labels(seen.cause).inc(float(lost))
+
+    def render(self) -> bytes:
+        from prometheus_client import generate_latest
+
+        return generate_latest(self.registry)
