@@ -40,7 +40,9 @@ def make(project_options: OptionsFactory) -> Factory:
     """A ChatApp in the project (tests/tui/project_script.py); the keywords are the options'."""
 
     def build(settings: ChatSettings | None = None, store: str = "s.sqlite") -> ChatApp:
-        return ChatApp(ChatBackend(project_options(settings, store)), blink=False)
+        return ChatApp(
+            ChatBackend(project_options(settings, store)), blink=False, typeahead_grace=0.0
+        )
 
     return build
 

@@ -1,0 +1,72 @@
+"""The chat's fixes seen in a real terminal: each drives `prefixlock chat` under tmux (keys by
+send-keys, the screen by capture-pane) through what a user hit. Skipped where tmux is not
+installed."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.tui.test_terminal import KEY_VARS, Tmux, _command
+
+pytestmark = [
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+    pytest.mark.serial,
+]
+
+
+@pytest.fixture
+def tmux() -> Iterator[Tmux]:
+    t = Tmux()
+    try:
+        yield t
+    finally:
+        t("kill-server")
+
+
+def _workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    (ws / "src").mkdir(parents=True)
+    (ws / "README.md").write_text("# demo\n")
+    (ws / "src" / "app.py").write_text("def main():\n    return 1\n")
+    return ws
+
+
+def _open_chat(tmux: Tmux, ws: Path, store: Path, *, width: int = 120) -> None:
+    """`prefixlock chat` on the built-in emulator (no key), in a tmux window."""
+    env = {k: v for k, v in os.environ.items() if k not in (*KEY_VARS, "COLUMNS", "LINES")}
+    cmd = _command(ws, store)
+    subprocess.run(
+        ["tmux", "-L", tmux.socket, "new-session", "-d", "-s", "chat", "-x", str(width),
+         "-y", "40", cmd],
+        check=True, env=env, timeout=20,
+    )  # fmt: skip
+    tmux.wait_for(lambda t: "No API key found" in t, "the app to open on the emulator")
+
+
+def test_keys_typed_on_after_enter_do_not_answer_the_dialog(tmux: Tmux, tmp_path: Path) -> None:
+    """Type "run the tests", Enter, go on typing "and also" as the approval dialog opens: the
+    "a" once answered "allow for the session" and later commands ran unasked. Now the typing
+    lands in the prompt, the dialog waits for it to stop (it says so), and only then answers."""
+    _open_chat(tmux, _workspace(tmp_path), tmp_path / "s.sqlite")
+    tmux("send-keys", "-t", "chat", "-l", "run the tests")
+    tmux("send-keys", "-t", "chat", "Enter")
+    tmux.wait_for(
+        lambda t: "wants to run a command" in t and "finish typing" in t, "the approval dialog"
+    )
+    tmux("send-keys", "-t", "chat", "-l", "and also")
+    tmux.wait_for(
+        lambda t: "wants to run a command" in t and "finish typing" not in t,
+        "the dialog to arm once the typing stopped",
+    )
+    assert "allowed for the session" not in tmux.pane()
+    tmux("send-keys", "-t", "chat", "n")
+    pane = tmux.wait_for(lambda t: "echo 3 passed: declined" in t, "the declined command")
+    assert "allowed for the session" not in pane
+    prompt_line = [line for line in pane.splitlines() if "and also" in line]
+    assert prompt_line, pane  # the typed text is in the prompt, not lost and not an answer
