@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Collapsible, Footer, Static, TextArea
 
+from prefixlock.cache.defaults import model_min_tokens
 from prefixlock.coding.workspace import ApprovalRequest, Decision
 from prefixlock.errors import PrefixlockError
 from prefixlock.events import (
@@ -787,7 +788,7 @@ class ChatApp(ProjectCommands, App[None]):
         except PrefixlockError as exc:
             await self.add_note(f"/model: {exc}", "error")
             return
-        rows = quote_rows(quote)
+        rows = quote_rows(quote, model_min_tokens(self.backend.prices.lookup(target)))
         if not rows.warns:
             await self.backend.switch_model(target, quote)
             self.refresh_header()

@@ -5,6 +5,7 @@ installed."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from collections.abc import Iterator
@@ -70,3 +71,30 @@ def test_keys_typed_on_after_enter_do_not_answer_the_dialog(tmux: Tmux, tmp_path
     assert "allowed for the session" not in pane
     prompt_line = [line for line in pane.splitlines() if "and also" in line]
     assert prompt_line, pane  # the typed text is in the prompt, not lost and not an answer
+
+
+def test_a_switch_below_the_new_models_minimum_says_nothing_will_be_cached(
+    tmux: Tmux, tmp_path: Path
+) -> None:
+    """sonnet -> haiku on a chat of ~2K tokens: haiku caches from 4,096 tokens, so the quote
+    once said "break-even 2 turns" and the panel "warm" while every haiku turn missed."""
+    _open_chat(tmux, _workspace(tmp_path), tmp_path / "s.sqlite")
+    tmux("send-keys", "-t", "chat", "-l", "hello")
+    tmux("send-keys", "-t", "chat", "Enter")
+    tmux.wait_for(lambda t: "Hello!" in t, "the first answer")
+    tmux("send-keys", "-t", "chat", "-l", "/model claude-haiku-4-5")
+    tmux("send-keys", "-t", "chat", "Enter")
+    pane = tmux.wait_for(
+        lambda t: "Switch (s)" in t and "finish typing" not in t, "the armed switch dialog"
+    )
+    assert "below minimum: not cached" in pane, pane
+    assert re.search(r"break-even\s+never", pane), pane
+    tmux("send-keys", "-t", "chat", "s")
+    tmux.wait_for(lambda t: "Switch (s)" not in t, "the switch")
+    tmux("send-keys", "-t", "chat", "-l", "hello again")
+    tmux("send-keys", "-t", "chat", "Enter")
+    pane = tmux.wait_for(
+        lambda t: re.search(r"warm\s+below minimum:\s+▏?\s*not cached", t) is not None,
+        "the panel on the haiku turn",
+    )
+    assert not re.search(r"warm\s+\d+:\d\d warm", pane), pane
