@@ -51,7 +51,7 @@ from .input_history import InputHistory, history_path
 from .mentions import expand_mentions
 from .model_picker import ModelPickerScreen
 from .project_commands import ProjectCommands
-from .prompt_input import PromptArea, PromptInput
+from .prompt_input import PromptArea, PromptInput, use_alt_enter_parser
 from .quotes import quote_rows
 from .screens import (
     TYPEAHEAD_GRACE,
@@ -110,6 +110,7 @@ class ChatApp(ProjectCommands, App[None]):
         freeze_heap: bool = False,
         typeahead_grace: float = TYPEAHEAD_GRACE,
     ) -> None:
+        use_alt_enter_parser()  # before the driver starts: Alt+Enter adds a line in tmux/xterm
         super().__init__()
         self.backend = backend
         # How long a dialog waits for typing to stop before it takes answers (screens.py).
@@ -855,7 +856,12 @@ class ChatApp(ProjectCommands, App[None]):
             return
         expand = any(e.collapsed for e in entries)
         for e in entries:
-            e.collapsed = not expand
+            # Without the Collapsible's watcher, which scrolls each entry into view (animated,
+            # releasing the view's anchor): a view that was following new output went on
+            # following none. The view stays where it was; at the end, it stays there.
+            e.set_reactive(Collapsible.collapsed, not expand)
+            e._update_collapsed(not expand)
+            e.refresh(layout=True)
 
     def action_page_conversation(self, direction: int) -> None:
         if direction < 0:

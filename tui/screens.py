@@ -41,7 +41,9 @@ class FreshKeysScreen(ModalScreen[ResultT]):
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self.shown_at: float | None = None
+        # Made right before it is pushed: a key read after this was typed with the dialog
+        # coming up (the grace covers those the user could not have seen it for).
+        self.shown_at = _time.get_time()
         self.armed = False
         self._arm_at = 0.0
 
@@ -50,7 +52,6 @@ class FreshKeysScreen(ModalScreen[ResultT]):
         return float(getattr(self.app, "typeahead_grace", TYPEAHEAD_GRACE))
 
     def on_mount(self) -> None:
-        self.shown_at = _time.get_time()
         if self.grace <= 0:
             self.armed = True
             return
@@ -78,11 +79,12 @@ class FreshKeysScreen(ModalScreen[ResultT]):
         restarts the wait before the dialog arms."""
         if not (key in _TEXT_KEYS or (character is not None and character.isprintable())):
             return False  # ctrl+c and the like act as always
-        if self.shown_at is None or at < self.shown_at:
+        if at < self.shown_at:
             return True
-        if self.armed:
+        if self.armed or self.grace <= 0:
             return False
-        self._wait(at)
+        if self.is_mounted:  # else on_mount starts the wait
+            self._wait(at)
         return True
 
 

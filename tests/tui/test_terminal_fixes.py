@@ -8,7 +8,7 @@ import os
 import re
 import shutil
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -98,3 +98,45 @@ def test_a_switch_below_the_new_models_minimum_says_nothing_will_be_cached(
         "the panel on the haiku turn",
     )
     assert not re.search(r"warm\s+\d+:\d\d warm", pane), pane
+
+
+def test_alt_enter_adds_a_line_in_tmux(tmux: Tmux, tmp_path: Path) -> None:
+    """tmux (as xterm) sends Alt+Enter as ESC CR, which sent the message."""
+    _open_chat(tmux, _workspace(tmp_path), tmp_path / "s.sqlite")
+    tmux("send-keys", "-t", "chat", "-l", "first line")
+    tmux("send-keys", "-t", "chat", "M-Enter")
+    tmux("send-keys", "-t", "chat", "-l", "second line")
+    pane = tmux.wait_for(lambda t: "second line" in t, "the second line in the prompt")
+    lines = pane.splitlines()
+    at = next(i for i, line in enumerate(lines) if "second line" in line)
+    assert "first line" in lines[at - 1] and "› first line" not in pane, pane
+    tmux("send-keys", "-t", "chat", "Enter")
+    pane = tmux.wait_for(lambda t: "› first line" in t, "the two-line message sent")
+    lines = pane.splitlines()
+    at = next(i for i, line in enumerate(lines) if "› first line" in line)
+    assert "second line" in lines[at + 1], pane
+
+
+def _asked_and_answered(asked: str) -> Callable[[str], bool]:
+    return lambda pane: asked in pane and "Ask me to" in pane
+
+
+def test_the_view_follows_new_replies_after_ctrl_r(tmux: Tmux, tmp_path: Path) -> None:
+    """Ctrl+R unfolds the tool entries; the view then stopped following: the next reply went
+    on below the screen."""
+    _open_chat(tmux, _workspace(tmp_path), tmp_path / "s.sqlite")
+    for i in range(3):
+        tmux("send-keys", "-t", "chat", "-l", f"look around {i}")
+        tmux("send-keys", "-t", "chat", "Enter")
+        tmux.wait_for(_asked_and_answered(f"look around {i}"), f"answer {i}")
+    before = tmux.pane()
+    tmux("send-keys", "-t", "chat", "C-r")
+    tmux.wait_for(lambda t: t != before and "src/" in t, "the tool entries unfolded")
+    tmux("send-keys", "-t", "chat", "-l", "look around last")
+    tmux("send-keys", "-t", "chat", "Enter")
+
+    def answered_on_screen(pane: str) -> bool:
+        at = pane.find("› look around last")
+        return at >= 0 and "Ask me to" in pane[at:]
+
+    tmux.wait_for(answered_on_screen, "the last answer on screen, below its question")
