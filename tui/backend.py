@@ -415,8 +415,14 @@ class ChatBackend:
         try:
             async with contextlib.AsyncExitStack() as stack:
                 # Each call asks the permission rules first, then the user (_mcp_gate).
+                # A server that fails is left out, said in one line with its log (its
+                # stderr goes there, never over the screen); the session starts without it.
                 self.mcp_servers = await open_servers(
-                    stack, self._startable_mcp(), gate=self._mcp_gate
+                    stack,
+                    self._startable_mcp(),
+                    gate=self._mcp_gate,
+                    log_dir=self.mcp_log_dir,
+                    on_failure=self._mcp_failed,
                 )
                 opened.set_result(None)
                 await close.wait()
@@ -427,6 +433,18 @@ class ChatBackend:
             opened.set_exception(exc)
         finally:
             self.mcp_servers = []
+
+    @property
+    def mcp_log_dir(self) -> Path:
+        """Where the MCP servers' stderr is kept: beside the session store."""
+        store = self.options.store_path
+        return (Path(store).expanduser().parent if store else self.workspace.root) / "mcp-logs"
+
+    def _mcp_failed(self, config: McpServerConfig, why: str) -> None:
+        from prefixlock.coding.mcp_tools import server_log
+
+        log = server_log(self.mcp_log_dir, config.name)
+        self.mcp_notes.append(f"{why}; the session goes on without it (its log: {log})")
 
     def prefix(self) -> FrozenPrefix:
         tools: list[ToolLike] = list(self.workspace.tools())

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -38,10 +40,15 @@ def _workspace(tmp_path: Path) -> Path:
     return ws
 
 
-def _open_chat(tmux: Tmux, ws: Path, store: Path, *, width: int = 120) -> None:
-    """`prefixlock chat` on the built-in emulator (no key), in a tmux window."""
+def _open_chat(
+    tmux: Tmux, ws: Path, store: Path, *, width: int = 120, home: Path | None = None
+) -> None:
+    """`prefixlock chat` on the built-in emulator (no key), in a tmux window (`home`: the
+    user's home folder it sees)."""
     env = {k: v for k, v in os.environ.items() if k not in (*KEY_VARS, "COLUMNS", "LINES")}
     cmd = _command(ws, store)
+    if home is not None:
+        cmd = f"HOME={shlex.quote(str(home))} {cmd}"
     subprocess.run(
         ["tmux", "-L", tmux.socket, "new-session", "-d", "-s", "chat", "-x", str(width),
          "-y", "40", cmd],
@@ -140,3 +147,23 @@ def test_the_view_follows_new_replies_after_ctrl_r(tmux: Tmux, tmp_path: Path) -
         return at >= 0 and "Ask me to" in pane[at:]
 
     tmux.wait_for(answered_on_screen, "the last answer on screen, below its question")
+
+
+def test_a_failing_mcp_server_is_one_line_and_the_chat_goes_on(tmux: Tmux, tmp_path: Path) -> None:
+    """A server that fails (npm printing its errors) once drew its output over the screen and
+    left a chat that ignored every message: now one line names it and its log."""
+    home = tmp_path / "home"
+    (home / ".prefixlock").mkdir(parents=True)
+    fail = "import sys; sys.stderr.write('npm ERR! code E404\\n' * 5); raise SystemExit(1)"
+    (home / ".prefixlock" / "settings.toml").write_text(
+        f'[mcp_servers.broken]\ncommand = "{sys.executable}"\nargs = ["-c", "{fail}"]\n'
+    )
+    _open_chat(tmux, _workspace(tmp_path), tmp_path / "s.sqlite", home=home)
+    pane = tmux.wait_for(lambda t: "MCP server 'broken'" in t, "the failing server's note")
+    assert "npm ERR" not in pane and "cannot start the session" not in pane, pane
+    assert "mcp-logs" in pane, pane
+    tmux("send-keys", "-t", "chat", "-l", "hello")
+    tmux("send-keys", "-t", "chat", "Enter")
+    pane = tmux.wait_for(lambda t: "Hello!" in t, "an answer: the chat goes on")
+    assert "npm ERR" not in pane
+    assert "npm ERR! code E404" in (tmp_path / "mcp-logs" / "broken.log").read_text()
