@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal
@@ -23,6 +23,7 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Collapsible, Footer, Static, TextArea
 
+from prefixlock.cache.defaults import model_min_tokens
 from prefixlock.coding.workspace import ApprovalRequest, Decision
 from prefixlock.errors import PrefixlockError
 from prefixlock.events import (
@@ -50,9 +51,17 @@ from .input_history import InputHistory, history_path
 from .mentions import expand_mentions
 from .model_picker import ModelPickerScreen
 from .project_commands import ProjectCommands
-from .prompt_input import PromptArea, PromptInput
+from .prompt_input import PromptArea, PromptInput, use_alt_enter_parser
 from .quotes import quote_rows
-from .screens import ApprovalScreen, ConfirmScreen, HelpScreen, McpConsentScreen, SwitchScreen
+from .screens import (
+    TYPEAHEAD_GRACE,
+    ApprovalScreen,
+    ConfirmScreen,
+    FreshKeysScreen,
+    HelpScreen,
+    McpConsentScreen,
+    SwitchScreen,
+)
 from .widgets import (
     AssistantMessage,
     CachePanel,
@@ -99,9 +108,13 @@ class ChatApp(ProjectCommands, App[None]):
         tick: float = 1.0,
         blink: bool = True,
         freeze_heap: bool = False,
+        typeahead_grace: float = TYPEAHEAD_GRACE,
     ) -> None:
+        use_alt_enter_parser()  # before the driver starts: Alt+Enter adds a line in tmux/xterm
         super().__init__()
         self.backend = backend
+        # How long a dialog waits for typing to stop before it takes answers (screens.py).
+        self.typeahead_grace = typeahead_grace
         self.freeze_heap = freeze_heap  # `prefixlock chat` sets it: the app owns the process
         self.tick = tick
         self.blink = blink
@@ -403,6 +416,32 @@ class ChatApp(ProjectCommands, App[None]):
     @on(Conversation.ReachedTop)
     async def _reached_top(self) -> None:
         await self.show_earlier()
+
+    async def on_event(self, event: events.Event) -> None:
+        # A key typed before a dialog appeared, or still part of that typing, is no answer:
+        # it goes to the prompt, as the user meant it (screens.FreshKeysScreen).
+        if (
+            isinstance(event, events.Key)
+            and not event.is_forwarded
+            and isinstance(self.screen, FreshKeysScreen)
+            and self.screen.typed_ahead(event.key, event.character, event.time)
+        ):
+            self._type_ahead(event)
+            return
+        await super().on_event(event)
+
+    def _type_ahead(self, event: events.Key) -> None:
+        """A key typed during a turn, into the prompt under the dialog: text is inserted,
+        Enter queues the message (sent when the turn ends), Backspace deletes."""
+        prompt = self.screen_stack[0].query_one("#prompt", PromptInput)
+        if event.key == "enter":
+            prompt.submit()
+        elif event.key == "backspace":
+            prompt.action_delete_left()
+        elif event.key == "space":
+            prompt.insert(" ")
+        elif event.character is not None and event.character.isprintable():
+            prompt.insert(event.character)
 
     async def ask_approval(self, request: ApprovalRequest | McpCallRequest) -> Decision:
         """A modal dialog, answered by the user: the deferred calls' question, and the
@@ -750,7 +789,7 @@ class ChatApp(ProjectCommands, App[None]):
         except PrefixlockError as exc:
             await self.add_note(f"/model: {exc}", "error")
             return
-        rows = quote_rows(quote)
+        rows = quote_rows(quote, model_min_tokens(self.backend.prices.lookup(target)))
         if not rows.warns:
             await self.backend.switch_model(target, quote)
             self.refresh_header()
@@ -817,7 +856,12 @@ class ChatApp(ProjectCommands, App[None]):
             return
         expand = any(e.collapsed for e in entries)
         for e in entries:
-            e.collapsed = not expand
+            # Without the Collapsible's watcher, which scrolls each entry into view (animated,
+            # releasing the view's anchor): a view that was following new output went on
+            # following none. The view stays where it was; at the end, it stays there.
+            e.set_reactive(Collapsible.collapsed, not expand)
+            e._update_collapsed(not expand)
+            e.refresh(layout=True)
 
     def action_page_conversation(self, direction: int) -> None:
         if direction < 0:

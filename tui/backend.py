@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from prefixlock.billing.prices import PriceTable
-from prefixlock.cache.defaults import UNPRICED_TTL_SECONDS, model_ttl
+from prefixlock.cache.defaults import UNPRICED_TTL_SECONDS, model_min_tokens, model_ttl
 from prefixlock.clock import Clock, SystemClock
 from prefixlock.coding.custom_commands import CustomCommand, load_commands
 from prefixlock.coding.instructions import INSTRUCTION_FILES as INSTRUCTION_FILES
@@ -181,7 +181,7 @@ class ChatBackend:
         self._mcp_close = asyncio.Event()
         self.model = options.model
         self.session_id = options.session_id or options.resume or "(new)"
-        self.state = CacheState(self.model, self._ttl(self.model))
+        self.state = CacheState(self.model, self._ttl(self.model), self._min_tokens)
         self.keepalive = False
         self.emulator: Emulator | None = None
         self.agent: Agent | None = None
@@ -260,6 +260,9 @@ class ChatBackend:
         """Stop asking before writes / commands for the rest of the session (deny rules and
         plan mode still hold)."""
         self.permissions.allowed.add(action)
+
+    def _min_tokens(self, model: str) -> int:
+        return model_min_tokens(self.prices.lookup(model))
 
     def _ttl(self, model: str) -> float:
         # A price entry with no lifetime (0) is read as the default one, as no entry is.
@@ -412,8 +415,14 @@ class ChatBackend:
         try:
             async with contextlib.AsyncExitStack() as stack:
                 # Each call asks the permission rules first, then the user (_mcp_gate).
+                # A server that fails is left out, said in one line with its log (its
+                # stderr goes there, never over the screen); the session starts without it.
                 self.mcp_servers = await open_servers(
-                    stack, self._startable_mcp(), gate=self._mcp_gate
+                    stack,
+                    self._startable_mcp(),
+                    gate=self._mcp_gate,
+                    log_dir=self.mcp_log_dir,
+                    on_failure=self._mcp_failed,
                 )
                 opened.set_result(None)
                 await close.wait()
@@ -424,6 +433,18 @@ class ChatBackend:
             opened.set_exception(exc)
         finally:
             self.mcp_servers = []
+
+    @property
+    def mcp_log_dir(self) -> Path:
+        """Where the MCP servers' stderr is kept: beside the session store."""
+        store = self.options.store_path
+        return (Path(store).expanduser().parent if store else self.workspace.root) / "mcp-logs"
+
+    def _mcp_failed(self, config: McpServerConfig, why: str) -> None:
+        from prefixlock.coding.mcp_tools import server_log
+
+        log = server_log(self.mcp_log_dir, config.name)
+        self.mcp_notes.append(f"{why}; the session goes on without it (its log: {log})")
 
     def prefix(self) -> FrozenPrefix:
         tools: list[ToolLike] = list(self.workspace.tools())
@@ -519,7 +540,7 @@ class ChatBackend:
         s = self.session
         self.session_id = s.id
         self.model = s.model
-        self.state = CacheState(self.model, self._ttl(self.model))
+        self.state = CacheState(self.model, self._ttl(self.model), self._min_tokens)
         # The totals of a resumed session come from its ledger, which the store restored for
         # the whole session; the per-turn figures (sparkline, last turn, countdown, last miss)
         # are folded from the stored rows' turns, which the ledger does not keep.

@@ -25,8 +25,12 @@ def _money(value: object) -> str:
     return "unpriced" if value is None else format_dollars(Decimal(str(value)))
 
 
-def quote_rows(quote: Quote) -> QuoteRows:
-    """Rows for a switch or compaction quote: tokens re-billed, dollars, break-even, warm time."""
+def quote_rows(quote: Quote, min_tokens: int = 0) -> QuoteRows:
+    """Rows for a switch or compaction quote: tokens re-billed, dollars, break-even, warm time.
+    `min_tokens`: the new model's minimum cacheable prompt (Price.min_cacheable_tokens); a
+    next request shorter than it is never cached there, so no turn reads what the switch
+    re-bills and nothing breaks even."""
+    below = 0 < quote.context_tokens < min_tokens
     rows: list[tuple[str, str]] = [
         ("tokens re-billed", f"{quote.tokens_rebilled:,}"),
         ("re-bill dollars", _money(quote.dollars)),
@@ -36,10 +40,19 @@ def quote_rows(quote: Quote) -> QuoteRows:
         ),
         (
             "break-even",
-            "never" if quote.break_even_turns is None else f"{quote.break_even_turns} turns",
+            "never"
+            if quote.break_even_turns is None or below
+            else f"{quote.break_even_turns} turns",
         ),
         ("cache warm for", format_countdown(quote.warm_seconds)),
     ]
+    if below:
+        rows.append(
+            (
+                "new model cache",
+                f"below minimum: not cached ({quote.context_tokens:,} < {min_tokens:,} tokens)",
+            )
+        )
     advice = ""
     alt = quote.alternative
     if alt is not None:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from rich.text import Text
+from textual import _time
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
@@ -19,6 +20,73 @@ from .approval_flow import McpCallRequest
 from .commands import COMMANDS, KEYS
 from .quotes import QuoteRows
 
+ResultT = TypeVar("ResultT")
+
+#: Seconds without a key a dialog waits before it takes answers: a key typed within them is the
+#: typing that began before the dialog appeared (people type 3-8 keys a second), and goes to
+#: the prompt. The app passes its own (`ChatApp(typeahead_grace=...)`).
+TYPEAHEAD_GRACE = 0.4
+#: Keys that could answer a dialog or are text: taken from the dialog while it is not armed.
+_TEXT_KEYS = frozenset({"enter", "space", "backspace", "escape", "tab"})
+
+
+class FreshKeysScreen(ModalScreen[ResultT]):
+    """A dialog that answers only keys typed after it was shown.
+
+    A key typed before the dialog appeared (queued while the app was busy) is never an
+    answer; nor is one that continues that typing: the dialog arms once `grace` seconds pass
+    without a key, and until then says so in a line of its own. The app hands the keys the
+    dialog does not take to the prompt (`ChatApp.on_event`), where typed-ahead text belongs.
+    """
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        # Made right before it is pushed: a key read after this was typed with the dialog
+        # coming up (the grace covers those the user could not have seen it for).
+        self.shown_at = _time.get_time()
+        self.armed = False
+        self._arm_at = 0.0
+
+    @property
+    def grace(self) -> float:
+        return float(getattr(self.app, "typeahead_grace", TYPEAHEAD_GRACE))
+
+    def on_mount(self) -> None:
+        if self.grace <= 0:
+            self.armed = True
+            return
+        hint = Static(
+            Text("finish typing: keys go to the prompt", style="dim italic"),
+            classes="dialog-hint",
+            id="typeahead-hint",
+        )
+        self.query_one(".dialog").mount(hint)
+        self._wait(self.shown_at)
+
+    def _wait(self, since: float) -> None:
+        self._arm_at = since + self.grace
+        self.set_timer(self.grace, self._maybe_arm)
+
+    def _maybe_arm(self) -> None:
+        if self.armed or _time.get_time() < self._arm_at:
+            return
+        self.armed = True
+        for hint in self.query("#typeahead-hint"):
+            hint.remove()
+
+    def typed_ahead(self, key: str, character: str | None, at: float) -> bool:
+        """Is this key (pressed at `at`) typing that began before the dialog? Such a key
+        restarts the wait before the dialog arms."""
+        if not (key in _TEXT_KEYS or (character is not None and character.isprintable())):
+            return False  # ctrl+c and the like act as always
+        if at < self.shown_at:
+            return True
+        if self.armed or self.grace <= 0:
+            return False
+        if self.is_mounted:  # else on_mount starts the wait
+            self._wait(at)
+        return True
+
 
 def quote_table(rows: QuoteRows) -> Text:
     """A quote's rows as an aligned two-column text, its advice in italics (both dialogs)."""
@@ -31,7 +99,7 @@ def quote_table(rows: QuoteRows) -> Text:
     return table
 
 
-class ApprovalScreen(ModalScreen[Decision]):
+class ApprovalScreen(FreshKeysScreen[Decision]):
     """Ask before a write, an edit or a command: yes once, allow for the session, or no."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -66,7 +134,7 @@ class ApprovalScreen(ModalScreen[Decision]):
         self.dismiss("session" if decision == "session" else decision == "once")
 
 
-class McpConsentScreen(ModalScreen[bool]):
+class McpConsentScreen(FreshKeysScreen[bool]):
     """Start an MCP server that the project's files declare? (a cloned repository's command
     would run on the user's machine). Answered once per server and project."""
 
@@ -100,7 +168,7 @@ class McpConsentScreen(ModalScreen[bool]):
         self.dismiss(value)
 
 
-class SwitchScreen(ModalScreen[str]):
+class SwitchScreen(FreshKeysScreen[str]):
     """The cache guard's price of a model switch, and three ways out: switch, delegate, cancel."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -135,7 +203,7 @@ class SwitchScreen(ModalScreen[str]):
         self.dismiss(choice)
 
 
-class ConfirmScreen(ModalScreen[bool]):
+class ConfirmScreen(FreshKeysScreen[bool]):
     """A priced action (compaction) shown before it happens: go ahead or cancel."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

@@ -7,7 +7,7 @@ testable against the session's ledger without a terminal.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import TYPE_CHECKING
@@ -74,6 +74,9 @@ class PanelView:
     last_miss: str | None
     keepalive: bool
     requests: int
+    # The last request was shorter than its model's minimum cacheable prompt, and nothing was
+    # read or written: the countdown would be another model's (or no) cache.
+    below_minimum: bool = False
 
 
 class CacheState:
@@ -83,9 +86,17 @@ class CacheState:
     every hit); the caller passes the model's TTL and the clock time of each request.
     """
 
-    def __init__(self, model: str, ttl: float = UNPRICED_TTL_SECONDS) -> None:
+    def __init__(
+        self,
+        model: str,
+        ttl: float = UNPRICED_TTL_SECONDS,
+        min_tokens: Callable[[str], int] | None = None,
+    ) -> None:
         self.model = model
         self.ttl = float(ttl)
+        # A model's minimum cacheable prompt, in tokens (None: not known here).
+        self.min_tokens = min_tokens
+        self.below_minimum = False
         self.keepalive = False
         self.turns: list[TurnFigures] = []
         self.total = Usage()
@@ -140,8 +151,11 @@ class CacheState:
         t.usage = t.usage + ev.usage
         t.cost += ev.cost or ZERO
         t.requests += 1
-        if now is not None and (ev.usage.cache_read or ev.usage.cache_write):
+        cached = bool(ev.usage.cache_read or ev.usage.cache_write)
+        if now is not None and cached:
             self.last_request_at = now
+        floor = self.min_tokens(ev.model) if self.min_tokens is not None else 0
+        self.below_minimum = not cached and 0 < ev.usage.input_total < floor
 
     def restore(self, rows: Iterable[UsageRow]) -> None:
         """Fold a resumed session's stored requests (oldest first), so its per-turn figures,
@@ -209,6 +223,7 @@ class CacheState:
             last_miss=self.last_miss.describe() if self.last_miss else None,
             keepalive=self.keepalive,
             requests=requests,
+            below_minimum=self.below_minimum,
         )
 
 

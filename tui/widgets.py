@@ -456,7 +456,10 @@ class CachePanel(Static):
         t.append(f" read  {format_tokens(v.last_read):>7}\n")
         t.append(f" write {format_tokens(v.last_written):>7}\n")
         t.append(f" new   {format_tokens(v.last_uncached):>7}\n")
-        t.append(f"warm   {format_countdown(v.warm_seconds)}\n")
+        if v.below_minimum:
+            t.append("warm   below minimum:\n       not cached\n")
+        else:
+            t.append(f"warm   {format_countdown(v.warm_seconds)}\n")
         t.append("cost\n", style="bold")
         t.append(f" main  {format_dollars(v.cost_main):>9}\n")
         t.append(f" sub   {format_dollars(v.cost_sub):>9}\n")

@@ -427,12 +427,15 @@ def _consented_servers(args: argparse.Namespace, settings: ChatSettings) -> list
 def _load_settings(args: argparse.Namespace) -> ChatSettings:
     """The settings files for `--workspace` (user level from the home folder); a bad one is
     a ConfigError naming it (exit 2). `--permission-mode` wins over theirs."""
+    import sys
     from dataclasses import replace
     from pathlib import Path
 
-    from ..coding.settings_files import load_settings
+    from ..coding.settings_files import ignored_notes, load_settings
 
     settings = load_settings(Path(args.workspace).expanduser(), Path.home())
+    for note in ignored_notes(settings):
+        print(f"prefixlock: {note}", file=sys.stderr)
     if args.permission_mode is not None:
         settings = replace(settings, permission_mode=args.permission_mode)
     return settings

@@ -34,6 +34,7 @@ import contextlib
 import sys
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -115,8 +116,10 @@ class McpServer:
         env: Mapping[str, str] | None = None,
         prefix: str = "",
         gate: Gate | None = None,
+        errlog: Any = None,
     ) -> McpServer:
-        """A server run as a subprocess speaking MCP over its stdin/stdout."""
+        """A server run as a subprocess speaking MCP over its stdin/stdout; its stderr goes to
+        `errlog` (an open file; None: this process's stderr)."""
         need("mcp", "mcp", "McpServer")
         from mcp import StdioServerParameters, stdio_client
 
@@ -124,7 +127,10 @@ class McpServer:
             command=command, args=list(args), env=dict(env) if env is not None else None
         )
         return cls(
-            stdio_client(params, errlog=_errlog()), f"stdio:{command}", prefix=prefix, gate=gate
+            stdio_client(params, errlog=errlog or _errlog()),
+            f"stdio:{command}",
+            prefix=prefix,
+            gate=gate,
         )
 
     @classmethod
@@ -136,12 +142,16 @@ class McpServer:
         return cls(streamable_http_client(url), url, prefix=prefix, gate=gate)
 
     @classmethod
-    def from_config(cls, config: McpServerConfig, *, gate: Gate | None = None) -> McpServer:
+    def from_config(
+        cls, config: McpServerConfig, *, gate: Gate | None = None, errlog: Any = None
+    ) -> McpServer:
         """The server a settings entry names; its tools are `mcp__NAME__TOOL`."""
         prefix = f"mcp__{config.name}__"
         if config.url is not None:
             return cls.http(config.url, prefix=prefix, gate=gate)
-        return cls.stdio(config.command, config.args, env=config.env, prefix=prefix, gate=gate)
+        return cls.stdio(
+            config.command, config.args, env=config.env, prefix=prefix, gate=gate, errlog=errlog
+        )
 
     async def __aenter__(self) -> McpServer:
         need("mcp", "mcp", "McpServer")
@@ -250,12 +260,21 @@ async def open_servers(
     configs: Iterable[McpServerConfig],
     *,
     gate: Gate | None = None,
+    log_dir: Path | None = None,
+    on_failure: Callable[[McpServerConfig, str], None] | None = None,
 ) -> list[McpServer]:
     """Open each configured server on `stack` (closed with it) and list its tools. One that
-    does not start is a ConfigError naming its settings entry (the CLI's one line, exit 2)."""
+    does not start is a ConfigError naming its settings entry (the CLI's one line, exit 2);
+    with `on_failure`, it is left out and `on_failure(config, why)` told instead, so the
+    others and the session go on. With `log_dir`, each stdio server's stderr goes to
+    `log_dir/NAME.log` (`server_log`), never over a screen."""
     opened: list[McpServer] = []
     for cfg in configs:
-        server = McpServer.from_config(cfg, gate=gate)
+        log: Any = None
+        if log_dir is not None and cfg.url is None:
+            log_dir.mkdir(parents=True, exist_ok=True)
+            log = stack.enter_context(server_log(log_dir, cfg.name).open("a", encoding="utf-8"))
+        server = McpServer.from_config(cfg, gate=gate, errlog=log)
         try:
             await stack.enter_async_context(server)
         except ConfigError:
@@ -263,12 +282,18 @@ async def open_servers(
         except Exception as exc:
             what = cfg.url or cfg.command
             table = "mcpServers" if cfg.source.endswith(".mcp.json") else "mcp_servers"
-            raise ConfigError(
-                f"MCP server {cfg.name!r} ({what}) did not start: {type(exc).__name__}: {exc}",
-                where=f"{cfg.source}: {table}.{cfg.name}",
-            ) from None
+            why = f"MCP server {cfg.name!r} ({what}) did not start: {type(exc).__name__}: {exc}"
+            if on_failure is not None:
+                on_failure(cfg, why)
+                continue
+            raise ConfigError(why, where=f"{cfg.source}: {table}.{cfg.name}") from None
         opened.append(server)
     return opened
+
+
+def server_log(log_dir: Path, name: str) -> Path:
+    """Where a stdio server's stderr is kept."""
+    return log_dir / f"{name}.log"
 
 
 def _errlog() -> Any:

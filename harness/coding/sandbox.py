@@ -36,11 +36,12 @@ import stat
 import subprocess
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
 from ..errors import PrefixlockError
+from .environ_scrub import hide_initial_environ
 from .proclimit import (
     DEFAULT_MAX_PROCESSES,
     PidsCgroup,
@@ -48,28 +49,17 @@ from .proclimit import (
     process_cap_problem,
     rlimit_shell,
 )
+from .sandbox_policy import home_secret_paths, workspace_read_only_names
 
 SandboxMode = Literal["bwrap", "off"]
 MODES: tuple[SandboxMode, ...] = ("bwrap", "off")
 HomeMode = Literal["secrets", "hidden", "visible"]
-HOME_MODES: tuple[HomeMode, ...] = ("secrets", "hidden", "visible")
-
-#: What `home="secrets"` hides under $HOME: where CLIs keep keys, tokens and passwords.
-HOME_SECRETS: tuple[str, ...] = (
-    ".aws",
-    ".azure",
-    ".config",  # gh, gcloud, op, hub, and most other CLIs' tokens
-    ".docker",
-    ".git-credentials",
-    ".gnupg",
-    ".kube",
-    ".netrc",
-    ".npmrc",
-    ".password-store",
-    ".pgpass",
-    ".pypirc",
-    ".ssh",
-)
+#: Strictest first.
+HOME_MODES: tuple[HomeMode, ...] = ("hidden", "secrets", "visible")
+#: The private /tmp's size and the largest file a command may write, in MiB, by default: room
+#: for a build's temporaries and a large fixture, far below a machine's memory and disk.
+DEFAULT_TMP_MB = 1024
+DEFAULT_MAX_FILE_MB = 1024
 
 #: Variables a command sees (when set): what shells, compilers and test runners need to behave,
 #: nothing that authenticates. Locale variables (LC_*) pass too.
@@ -109,25 +99,33 @@ class SandboxOptions:
 
     mode: "bwrap" (the default; refused where bubblewrap cannot run) or "off" (the user's
     explicit choice: commands run unconfined, with the scrubbed environment).
-    network: False adds a network namespace with only a loopback device.
+    network: False (the default) gives the command a network namespace with only a loopback
+    device; True shares the host's network (all or nothing: there is no per-domain filter).
     env: names of extra variables passed through (on top of ENV_ALLOW).
     writable: extra absolute paths the command may write (a cache directory, say).
-    home: "secrets" (the default) hides the usual credential stores under $HOME (~/.aws,
-    ~/.ssh, ~/.netrc, ...; HOME_SECRETS) and leaves the rest read-only, so toolchains installed
-    there (pyenv, nvm, rustup) still run; "hidden" puts an empty directory over all of $HOME;
-    "visible" hides nothing.
+    home: "secrets" (the default) hides the credential stores of common tools under $HOME
+    (prefixlock.coding.sandbox_policy.HOME_SECRETS) and leaves the rest read-only, so
+    toolchains installed there (pyenv, nvm, rustup) still run; "hidden" puts an empty directory
+    over all of $HOME; "visible" hides nothing.
     program: the bubblewrap executable.
     max_processes: how many tasks (processes and threads) a command may have at once; a
     command that reaches it (a fork bomb) is stopped. 0: no cap. See prefixlock.coding.proclimit.
+    memory_mb: each process's data size (RLIMIT_DATA: heap and private writable mappings);
+    None: half the machine's memory; 0: no cap.
+    tmp_mb: the size of the private `/tmp` (a tmpfs lives in memory); 0: the kernel's default.
+    max_file_mb: the largest file a command may write (RLIMIT_FSIZE); 0: no cap.
     """
 
     mode: SandboxMode = "bwrap"
-    network: bool = True
+    network: bool = False
     env: tuple[str, ...] = ()
     writable: tuple[str, ...] = ()
     home: HomeMode = "secrets"
     program: str = "bwrap"
     max_processes: int = DEFAULT_MAX_PROCESSES
+    memory_mb: int | None = None
+    tmp_mb: int = DEFAULT_TMP_MB
+    max_file_mb: int = DEFAULT_MAX_FILE_MB
 
     def __post_init__(self) -> None:
         if self.home not in HOME_MODES:
@@ -143,41 +141,115 @@ class SandboxOptions:
             raise SandboxError(
                 f"sandbox max_processes {self.max_processes!r}: expected 0 (no cap) or 8 or more"
             )
+        for key in BOUND_KEYS:
+            value = getattr(self, key)
+            if value is None and key == "memory_mb":
+                continue
+            if (
+                not isinstance(value, int)
+                or isinstance(value, bool)
+                or not (value == 0 or value >= 16)
+            ):
+                raise SandboxError(
+                    f"sandbox {key} {value!r}: expected 0 (no cap) or 16 (MiB) or more"
+                )
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, object], where: str = "sandbox") -> SandboxOptions:
         """Options from a settings table (`[sandbox]` in a TOML file, say); a wrong key or type
         is a SandboxError naming `where` and the field."""
-        known = {"mode", "network", "env", "writable", "home", "program", "max_processes"}
-        for key in data:
-            if key not in known:
-                names = ", ".join(sorted(known))
-                raise SandboxError(f"{where}: unknown key {key!r} (known: {names})")
-        kwargs: dict[str, object] = {}
-        for key in ("mode", "home", "program"):
-            if key in data:
-                if not isinstance(data[key], str):
-                    raise SandboxError(f"{where}.{key}: expected a string")
-                kwargs[key] = data[key]
-        for key in ("network",):
-            if key in data:
-                if not isinstance(data[key], bool):
-                    raise SandboxError(f"{where}.{key}: expected true or false")
-                kwargs[key] = data[key]
-        if "max_processes" in data:
-            value = data["max_processes"]
+        return cls(**_checked_table(data, where))  # type: ignore[arg-type]
+
+    def memory_limit(self) -> int | None:
+        """RLIMIT_DATA in bytes (None: no cap)."""
+        if self.memory_mb == 0:
+            return None
+        if self.memory_mb is None:
+            with contextlib.suppress(ValueError, OSError, AttributeError):
+                return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 2
+            return None
+        return self.memory_mb << 20
+
+
+#: The sizes in MiB a `[sandbox]` table may bound (0: no cap).
+BOUND_KEYS = ("memory_mb", "tmp_mb", "max_file_mb")
+#: Every key of a `[sandbox]` table.
+TABLE_KEYS = ("mode", "network", "env", "writable", "home", "program", "max_processes",
+              *BOUND_KEYS)  # fmt: skip
+
+
+def _checked_table(data: Mapping[str, object], where: str) -> dict[str, object]:
+    """A `[sandbox]` table's values, type-checked (a SandboxError names `where` and the key)."""
+    for key in data:
+        if key not in TABLE_KEYS:
+            names = ", ".join(sorted(TABLE_KEYS))
+            raise SandboxError(f"{where}: unknown key {key!r} (known: {names})")
+    kwargs: dict[str, object] = {}
+    for key in ("mode", "home", "program"):
+        if key in data:
+            if not isinstance(data[key], str):
+                raise SandboxError(f"{where}.{key}: expected a string")
+            kwargs[key] = data[key]
+    if "network" in data:
+        if not isinstance(data["network"], bool):
+            raise SandboxError(f"{where}.network: expected true or false")
+        kwargs["network"] = data["network"]
+    for key in ("max_processes", *BOUND_KEYS):
+        if key in data:
+            value = data[key]
             if not isinstance(value, int) or isinstance(value, bool):
-                raise SandboxError(f"{where}.max_processes: expected a whole number")
-            kwargs["max_processes"] = value
-        for key in ("env", "writable"):
-            if key in data:
-                value = data[key]
-                if not isinstance(value, list | tuple) or not all(
-                    isinstance(v, str) for v in value
-                ):
-                    raise SandboxError(f"{where}.{key}: expected a list of strings")
-                kwargs[key] = tuple(value)
-        return cls(**kwargs)  # type: ignore[arg-type]
+                raise SandboxError(f"{where}.{key}: expected a whole number")
+            kwargs[key] = value
+    for key in ("env", "writable"):
+        if key in data:
+            value = data[key]
+            if not isinstance(value, list | tuple) or not all(isinstance(v, str) for v in value):
+                raise SandboxError(f"{where}.{key}: expected a list of strings")
+            kwargs[key] = tuple(value)
+    return kwargs
+
+
+def tightened(
+    options: SandboxOptions, data: Mapping[str, object], where: str
+) -> tuple[SandboxOptions, list[str]]:
+    """`options` with a table from a file the user does not own (a repository's, or one a
+    command could write) applied only where it makes the sandbox stricter; and one note per
+    key left out. A bad key or type is still a SandboxError naming `where`."""
+    table = _checked_table(data, where)
+    changes: dict[str, object] = {}
+    notes: list[str] = []
+
+    def ignore(key: str, why: str) -> None:
+        notes.append(f"{where}.{key} ignored: {why}")
+
+    for key, value in table.items():
+        if key == "mode":
+            if value == "bwrap":
+                changes["mode"] = value
+            else:
+                ignore(key, "only your own settings (~/.prefixlock) may turn the sandbox off")
+        elif key == "network":
+            if value is False:
+                changes["network"] = False
+            else:
+                ignore(key, "only your own settings may open the network")
+        elif key == "home":
+            strict = HOME_MODES.index(str(value)) < HOME_MODES.index(options.home)
+            if value == options.home or strict:
+                changes["home"] = value
+            else:
+                ignore(key, "only your own settings may show more of the home folder")
+        elif key in ("program", "env", "writable"):
+            ignore(key, "only your own settings may set it")
+        else:
+            current = getattr(options, key)
+            if current is None:  # the automatic memory cap
+                current = (options.memory_limit() or 0) >> 20
+            if isinstance(value, int) and value > 0 and (current == 0 or value <= current):
+                changes[key] = value
+            elif value != current:
+                ignore(key, "only your own settings may raise a limit")
+    return replace(options, **changes), notes  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -324,6 +396,103 @@ def _bound_sockets() -> list[str]:
     return found
 
 
+def _homes(home_dir: str | None) -> list[str]:
+    """The home folders whose secrets are covered: $HOME's, and the account's own when it
+    differs."""
+    found = [home_dir] if home_dir else []
+    with contextlib.suppress(KeyError, ImportError):
+        import pwd
+
+        real = pwd.getpwuid(os.getuid()).pw_dir
+        if real and real != "/" and os.path.isdir(real) and real not in found:
+            found.append(real)
+    return found
+
+
+def _cover_secrets(root: Path, home_dir: str) -> list[str]:
+    """bwrap arguments that cover each credential store under `home_dir` (an empty directory
+    over a directory, /dev/null over a file); a workspace inside one stays visible."""
+    args: list[str] = []
+    for name in home_secret_paths():
+        secret = os.path.join(home_dir, name)
+        if root.is_relative_to(secret):
+            continue  # a workspace under ~/.config stays visible (its own choice)
+        if os.path.isdir(secret) and not os.path.islink(secret):
+            args += ["--tmpfs", secret]
+        elif os.path.lexists(secret):
+            real = os.path.realpath(secret)
+            if os.path.isdir(real):
+                args += ["--tmpfs", real]
+            elif os.path.exists(real):
+                args += ["--ro-bind", "/dev/null", real]
+    return args
+
+
+def protected_paths(root: Path) -> list[str]:
+    """The workspace's read-only entries that exist (sandbox_policy.WORKSPACE_READ_ONLY), as
+    real paths inside the root (a link to elsewhere in it is followed; one out of it points
+    at what is read-only anyway), with each direct subfolder's `.git` (a nested repository)."""
+    found: list[str] = []
+
+    def add(path: str) -> None:
+        if not os.path.lexists(path):
+            return
+        real = os.path.realpath(path)
+        inside = real == str(root) or Path(real).is_relative_to(root)
+        if inside and real != str(root) and os.path.exists(real) and real not in found:
+            found.append(real)
+
+    for name in workspace_read_only_names():
+        add(os.path.join(root, name))
+    with contextlib.suppress(OSError), os.scandir(root) as entries:
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False) and entry.name != ".git":
+                add(os.path.join(entry.path, ".git"))
+    return found
+
+
+def present_protected(root: Path) -> set[str]:
+    """Which read-only names are present in the root now (links and broken links too)."""
+    return {n for n in workspace_read_only_names() if os.path.lexists(os.path.join(root, n))}
+
+
+def remove_created(root: Path, names: list[str]) -> None:
+    """Remove what a command created under a read-only name (it ran and is gone: nothing
+    races the removal). Links are removed, never followed."""
+    for name in names:
+        path = os.path.join(root, name)
+        with contextlib.suppress(FileNotFoundError):
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            else:
+                os.unlink(path)
+
+
+@functools.lru_cache(maxsize=8)
+def _sizes_tmpfs(program: str) -> bool:
+    """Whether this bubblewrap knows `--size` (0.5 and later)."""
+    try:
+        done = subprocess.run([program, "--help"], capture_output=True, timeout=20, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return b"--size" in done.stdout + done.stderr
+
+
+def _tmp_size(program: str, tmp_mb: int) -> list[str]:
+    return ["--size", str(tmp_mb << 20)] if tmp_mb and _sizes_tmpfs(program) else []
+
+
+def _set_limits(data: int | None, fsize: int | None) -> None:
+    """In the child before exec: the memory and file-size caps (inherited by bwrap and all it
+    starts; root is bound by both)."""
+    import resource
+
+    if data is not None:
+        resource.setrlimit(resource.RLIMIT_DATA, (data, data))
+    if fsize is not None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+
+
 class _Capture:
     """The first `head` and the last `tail` bytes of a stream, and how many were seen."""
 
@@ -402,10 +571,27 @@ class Sandbox:
             if why
             else (f", at most {self.options.max_processes} processes")
         )
+        bounds = self._bounds()
         if self.options.mode == "off":
-            return f"sandbox off: commands run unconfined (environment scrubbed){cap}"
+            return f"sandbox off: commands run unconfined (environment scrubbed){cap}{bounds}"
         net = "network on" if self.options.network else "no network"
-        return f"bubblewrap sandbox: workspace writable, rest read-only, {net}{cap}"
+        return (
+            "bubblewrap sandbox: workspace writable (except .git and tool settings), rest "
+            f"read-only, {net}{cap}{bounds}"
+        )
+
+    def _bounds(self) -> str:
+        memory = self.options.memory_limit()
+        parts = [f"{memory >> 20} MiB of memory a process" if memory else "memory not capped"]
+        if self.options.mode == "bwrap":
+            program = shutil.which(self.options.program) or self.options.program
+            tmp = self.options.tmp_mb
+            parts.append(
+                f"{tmp} MiB /tmp" if tmp and _sizes_tmpfs(program) else "/tmp size not capped"
+            )
+        file_mb = self.options.max_file_mb
+        parts.append(f"files up to {file_mb} MiB" if file_mb else "file size not capped")
+        return "; " + ", ".join(parts)
 
     def cap_problem(self) -> str | None:
         """Why a command's process count is not capped here (None: it is)."""
@@ -437,7 +623,7 @@ class Sandbox:
         program = shutil.which(self.options.program) or self.options.program
         root = str(self.root)
         args = [program, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-                "--tmpfs", "/tmp"]  # fmt: skip
+                *_tmp_size(program, self.options.tmp_mb), "--tmpfs", "/tmp"]  # fmt: skip
         env = self.env()
         # Daemons' sockets (docker.sock, dbus, systemd's, the user's runtime dir) live in /run:
         # an empty one. /var/run is a link to it nearly everywhere; a real directory is covered.
@@ -462,16 +648,17 @@ class Sandbox:
             if os.path.exists(path):
                 args += ["--bind", path, path]
         args += ["--bind", root, root]
-        if self.options.home == "secrets" and home_dir:
-            # Last, so no bind above can uncover them.
-            for name in HOME_SECRETS:
-                secret = os.path.join(home_dir, name)
-                if self.root.is_relative_to(secret):
-                    continue  # a workspace under ~/.config stays visible (its own choice)
-                if os.path.isdir(secret) and not os.path.islink(secret):
-                    args += ["--tmpfs", secret]
-                elif os.path.lexists(secret):
-                    args += ["--ro-bind", "/dev/null", secret]
+        # What configures programs the host runs (git hooks, settings, MCP servers) stays
+        # read-only; what the command creates of it is removed when it ends (`run`).
+        for path in protected_paths(self.root):
+            args += ["--ro-bind", path, path]
+        if self.options.home == "secrets":
+            # Last, so no bind above can uncover them; the real home too, if HOME points away.
+            for base in _homes(home_dir):
+                args += _cover_secrets(self.root, base)
+            histfile = (self.environ if self.environ is not None else os.environ).get("HISTFILE")
+            if histfile and os.path.isabs(histfile) and os.path.isfile(histfile):
+                args += ["--ro-bind", "/dev/null", histfile]
         args += ["--chdir", root, "--setenv", "TMPDIR", "/tmp"]
         args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
                  "--new-session", *_cap_drop(), *_userns(program)]  # fmt: skip
@@ -484,11 +671,19 @@ class Sandbox:
         every process of it ended at `timeout` seconds, when it is cancelled, or when it
         reaches the process cap (`max_processes`)."""
         self.check()
+        if self.options.mode == "off":
+            # Unconfined, the command can read our /proc/PID/environ: keys out of it first.
+            hide_initial_environ(self.env())
         cap = self.options.max_processes
         cgroup = PidsCgroup.create(cap) if cap else None
         argv = self.argv(command)
         if cgroup is not None:
             argv = cgroup.wrap(argv)
+        before = present_protected(self.root) if self.options.mode == "bwrap" else None
+        file_mb = self.options.max_file_mb
+        limits = functools.partial(
+            _set_limits, self.options.memory_limit(), file_mb << 20 if file_mb else None
+        )
         read_fd, write_fd = os.pipe()
         inode = os.fstat(read_fd).st_ino
         try:
@@ -500,6 +695,7 @@ class Sandbox:
                 stdout=write_fd,
                 stderr=write_fd,
                 start_new_session=True,  # its own process group and session
+                preexec_fn=limits,
             )
         except BaseException:
             os.close(read_fd)
@@ -564,6 +760,14 @@ class Sandbox:
                 # as it does with the sandbox's PID namespace.
                 cgroup.kill()
                 await _remove(cgroup)
+            if before is not None:
+                created = sorted(present_protected(self.root) - before)
+                remove_created(self.root, created)
+                if created:
+                    capture.feed(
+                        f"\n[prefixlock removed {', '.join(created)}: the sandbox keeps git "
+                        "metadata and tool settings read-only; run that step yourself]\n".encode()
+                    )
         text, cut = capture.text()
         if capped and not timed_out:
             return RunOutcome(None, text, False, cut, capture.total, capped[0])

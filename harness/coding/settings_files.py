@@ -22,7 +22,7 @@ server of the same name is replaced):
     command = "python"
     args = ["server.py"]
 
-    [sandbox]                             # handed as is to the command sandbox (SANDBOX_HOOK)
+    [sandbox]                             # the command sandbox's options (SANDBOX_HOOK)
 
 From a Claude Code `settings.json` the keys that fit are read (`model`, `permissions.allow`,
 `permissions.deny`, `permissions.defaultMode`, and the project-MCP consent keys
@@ -36,11 +36,15 @@ a typo and an error. MCP servers declared by the project's files are marked `pro
 start only with the user's consent (prefixlock.coding.mcp_consent), and the consent keys count only
 from the user's files and `.claude/settings.local.json`, never from a file the repository
 ships. Every error is one `ConfigError` naming the file and the field (the CLI
-prints it and exits 2). Command-line flags beat all of these (`sandbox_options`).
+prints it and exits 2). A project's file (one the repository ships, or one a command could
+write) cannot loosen the sandbox or skip approvals: its `[sandbox]` keys count only where they
+tighten, and its `accept-edits` / `bypass` mode not at all (`ignored` says what was left out).
+Command-line flags beat all of these (`sandbox_options`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -152,7 +156,13 @@ class ChatSettings:
     deny: tuple[Rule, ...] = ()
     mcp_servers: tuple[McpServerConfig, ...] = ()
     sandbox: Mapping[str, Any] = field(default_factory=dict)  # see SANDBOX_HOOK
+    # `[sandbox]` tables of the project's files (file, table), lowest precedence first: they
+    # may only make the sandbox stricter (`sandbox_options`).
+    project_sandbox: tuple[tuple[str, Mapping[str, Any]], ...] = ()
     sources: tuple[str, ...] = ()  # the files read, lowest precedence first
+    # What was read and not honoured, one line each (a repository's file cannot loosen the
+    # sandbox or skip approvals).
+    ignored: tuple[str, ...] = ()
     # Consent to the project's MCP servers (Claude Code's enableAllProjectMcpServers,
     # enabledMcpjsonServers, disabledMcpjsonServers). Honoured only from the user's files and
     # the project's local .claude/settings.local.json: the repository cannot approve itself.
@@ -199,6 +209,7 @@ def load_settings(workspace: Path, user_dir: Path | None = None) -> ChatSettings
         seen.add(real)
         layer = read_settings_file(path)
         if path not in user_files:
+            layer = _project_layer(layer, str(path))
             # The project's servers wait for consent; its shared files cannot give it.
             layer = replace(
                 layer, mcp_servers=tuple(replace(s, project=True) for s in layer.mcp_servers)
@@ -212,6 +223,33 @@ def load_settings(workspace: Path, user_dir: Path | None = None) -> ChatSettings
                 )
         merged = merge(merged, layer)
     return merged
+
+
+#: Permission modes a project's file may set: the ones that ask as much or more.
+PROJECT_MODES: tuple[PermissionMode, ...] = ("ask", "plan")
+
+
+def _project_layer(layer: ChatSettings, source: str) -> ChatSettings:
+    """A file in the workspace (shipped by the repository, or writable by what runs there):
+    its `[sandbox]` table kept apart (it may only tighten), and a permission mode that skips
+    approvals left out, said in `ignored`."""
+    ignored: list[str] = []
+    mode = layer.permission_mode
+    if mode is not None and mode not in PROJECT_MODES:
+        ignored.append(
+            f"{source}: permission mode {mode!r} ignored: a mode that skips approvals counts "
+            "only from your own settings (~/.prefixlock/settings.toml, ~/.claude/settings.json) "
+            "or --permission-mode"
+        )
+        mode = None
+    table = ((source, layer.sandbox),) if layer.sandbox else ()
+    return replace(
+        layer,
+        permission_mode=mode,
+        sandbox={},
+        project_sandbox=table,
+        ignored=tuple(ignored),
+    )
 
 
 def read_settings_file(path: Path) -> ChatSettings:
@@ -410,7 +448,9 @@ def merge(low: ChatSettings, high: ChatSettings) -> ChatSettings:
         deny=low.deny + high.deny,
         mcp_servers=tuple(servers[n] for n in sorted(servers)),
         sandbox={**low.sandbox, **high.sandbox},
+        project_sandbox=low.project_sandbox + high.project_sandbox,
         sources=low.sources + high.sources,
+        ignored=low.ignored + high.ignored,
         enable_all_project_mcp=(
             high.enable_all_project_mcp
             if high.enable_all_project_mcp is not None
@@ -516,21 +556,34 @@ def _server(name: str, spec: object, source: str, table: str = "mcp_servers") ->
 def sandbox_options(
     settings: ChatSettings | None, mode: SandboxMode | None = None, no_network: bool = False
 ) -> SandboxOptions:
-    """How commands run: the settings' `[sandbox]` table (validated by the sandbox itself),
-    then the command line's `--sandbox MODE` and `--no-network`, which win."""
-    from .sandbox import SandboxError, SandboxOptions
+    """How commands run: the `[sandbox]` table of the user's own files (validated by the
+    sandbox itself), then the project's tables where they make it stricter, then the command
+    line's `--sandbox MODE` and `--no-network`, which win over every file."""
+    return sandbox_options_noted(settings, mode, no_network)[0]
+
+
+def sandbox_options_noted(
+    settings: ChatSettings | None, mode: SandboxMode | None = None, no_network: bool = False
+) -> tuple[SandboxOptions, list[str]]:
+    """`sandbox_options`, and one line for each project `[sandbox]` key left out."""
+    from .sandbox import SandboxError, SandboxOptions, tightened
 
     options = SandboxOptions()
-    if settings is not None and settings.sandbox:
+    notes: list[str] = []
+    if settings is not None:
         try:
-            options = SandboxOptions.from_mapping(settings.sandbox, where="[sandbox]")
+            if settings.sandbox:
+                options = SandboxOptions.from_mapping(settings.sandbox, where="[sandbox]")
+            for source, table in settings.project_sandbox:
+                options, left_out = tightened(options, table, f"{source}: [sandbox]")
+                notes += left_out
         except SandboxError as exc:
             raise ConfigError(str(exc), where="settings") from None
     if mode is not None:
         options = replace(options, mode=mode)
     if no_network:
         options = replace(options, network=False)
-    return options
+    return options, notes
 
 
 def describe(settings: ChatSettings) -> str:
@@ -544,4 +597,14 @@ def describe(settings: ChatSettings) -> str:
     if settings.mcp_servers:
         lines.append("MCP servers: " + ", ".join(s.name for s in settings.mcp_servers))
     lines.append("settings read: " + (", ".join(settings.sources) if settings.sources else "none"))
+    lines += [f"ignored: {note}" for note in ignored_notes(settings)]
     return "\n".join(lines)
+
+
+def ignored_notes(settings: ChatSettings) -> list[str]:
+    """One line for each setting read and not honoured (a project's file asked to loosen the
+    sandbox or to skip approvals)."""
+    notes = list(settings.ignored)
+    with contextlib.suppress(ConfigError):  # a bad table is reported where options are made
+        notes += sandbox_options_noted(settings)[1]
+    return notes

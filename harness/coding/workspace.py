@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Literal
 
 from ..errors import PrefixlockError
+from .sandbox_policy import is_protected
 
 if TYPE_CHECKING:
     from ..tools import Tool
@@ -265,17 +266,22 @@ class Workspace:
         self.allowed.discard(action)
 
     async def _ask(self, request: ApprovalRequest) -> None:
-        if request.action in self.allowed:
+        # A write to git metadata or a tool's settings (a hook, an MCP server) would run on
+        # the host later: asked every time, whatever was allowed for the session.
+        guarded = request.action == "write" and is_protected(request.path or "")
+        if request.action in self.allowed and not guarded:
             return
         if self.approve is None:
             raise WorkspaceError(
                 f"{request.summary}: refused; the user has not allowed "
                 f"{'writing files' if request.action == 'write' else 'running commands'}"
                 " in this session"
+                + (" (git metadata and tool settings are asked every time)" if guarded else "")
             )
         decision = await self.approve(request)
         if decision == "session":
-            self.allow(request.action)
+            if not guarded:
+                self.allow(request.action)
         elif decision is True or decision == "once":
             return
         else:

@@ -1,25 +1,47 @@
 """Content-addressed blobs: a value (a message, an item of a request body's list) kept once under
-the SHA-256 of its canonical JSON, however many rows name it. An image's or a document's base64
-goes to a blob of its own, once for every value that holds it (`mediablobs`)."""
+the SHA-256 of its JSON, however many rows name it. An image's or a document's base64 goes to a
+blob of its own, once for every value that holds it (`mediablobs`).
+
+The JSON keeps every object's keys in the order the value has them: a tool call's arguments
+come back in the model's order, as they went on the wire (a provider's cache reads them as
+written, so a resume that re-sent them sorted would miss from that message on)."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ..canonical import canonical_bytes
 from . import mediablobs
 from .errors import StoreError, malformed_row
 
 _BATCH = 500  # hashes a query asks for (SQLite allows 999 parameters in old builds)
 
 
+def _plain(value: Any) -> Any:
+    # A frozen block (a read-only mapping) or a set: what the JSON encoder cannot take as is.
+    if isinstance(value, Mapping):
+        return dict(value)
+    if isinstance(value, (set, frozenset)):
+        return sorted(value, key=repr)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+_ENCODER = json.JSONEncoder(
+    separators=(",", ":"), ensure_ascii=False, allow_nan=False, default=_plain
+)
+
+
+def ordered_bytes(value: Any) -> bytes:
+    """`value` as compact JSON, keys in the value's own order."""
+    return _ENCODER.encode(value).encode("utf-8")
+
+
 def put(db: sqlite3.Connection, value: Any) -> str:
     """Store `value` (if not already there); its hash."""
-    data = canonical_bytes(value)
+    data = ordered_bytes(value)
     if mediablobs.may_hold_media(data):
 
         def put_media(h: str, payload: str) -> None:
@@ -28,7 +50,7 @@ def put(db: sqlite3.Connection, value: Any) -> str:
                 (h, payload.encode("utf-8")),
             )
 
-        data = canonical_bytes(mediablobs.extern(value, put_media))
+        data = ordered_bytes(mediablobs.extern(value, put_media))
     h = hashlib.sha256(data).hexdigest()
     db.execute("INSERT OR IGNORE INTO blobs(hash, data) VALUES (?, ?)", (h, data))
     return h

@@ -7,6 +7,9 @@ with its new content, not with the square of its length, and the body comes back
 A body is the request as the session built it: with `Settings(cache_diagnostics=True)` the
 transport also sends the id of the previous response (prefixlock.providers.diagnostics), which
 changes on every request and is no part of what the cache sees; it is not kept.
+
+Keys keep their order (`blobs.ordered_bytes`): the skeleton holds the body's key order, and a
+body comes back with its keys where they were, nested ones (a tool call's arguments) included.
 """
 
 from __future__ import annotations
@@ -16,7 +19,6 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
-from ..canonical import canonical_bytes
 from . import blobs
 
 LIST_KEYS = ("messages", "input", "tools", "system")
@@ -63,7 +65,8 @@ def skeleton(
     cache[(session_id, seq)] = refs
     while len(cache) > _WRITE_MAX:
         del cache[next(iter(cache))]  # the oldest written
-    return canonical_bytes({"rest": rest, "lists": encoded}).decode("utf-8")
+    skel = {"rest": rest, "lists": encoded, "order": list(body)}
+    return blobs.ordered_bytes(skel).decode("utf-8")
 
 
 def body(
@@ -74,6 +77,9 @@ def body(
     out: dict[str, Any] = dict(data["rest"])
     for k, hashes in _refs(db, cache, session_id, seq).items():
         out[k] = blobs.values(db, hashes, where)
+    order = data.get("order")  # absent from rows written before it was kept
+    if isinstance(order, list) and set(order) == set(out):
+        out = {k: out[k] for k in order}
     return out
 
 

@@ -16,12 +16,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..billing.ledger import LedgerRow
-from ..canonical import canonical_bytes
+from ..cache.units import unit_bytes
 from ..delegation import DelegationResult
-from ..errors import ProviderError, UserError
+from ..errors import ConfigError, ProviderError, UserError
 from ..events import ResumedPrefixDiffers
 from ..guard.actions import hypothetical_request
 from ..guard.quote import Quote
@@ -29,13 +30,15 @@ from ..guard.tracker import chat_echo
 from ..prefix import FrozenPrefix
 from ..providers import Reply
 from ..session import Session
-from ..settings import settings_from
+from ..settings import TTL, Settings, SettingsChanges, settings_from
 from ..state import SessionAgent
 from ..transcript import Message, Transcript
 from ..wire import WireRequest
 from .errors import StoreError, UnknownSessionError
 from .leases import Lease
 from .records import LoadedSession, StoredRequest, UsageRow
+
+TTLS: tuple[TTL, ...] = ("5m", "1h")
 
 
 def resume_session(
@@ -119,15 +122,28 @@ def _restore(session: Session, loaded: LoadedSession) -> None:
     if reply is not None:
         msgs = msgs[:-1]
     # Rebuild that request from the restored prefix, transcript and settings: equal bytes
-    # mean the next request extends it exactly, so it will read what it cached.
-    again: WireRequest | None
-    try:
-        again = hypothetical_request(
-            last.api, last.model, state.prefix, state.settings, msgs, state.info
-        )
-    except (ValueError, KeyError, TypeError):
-        again = None
-    verified = again is not None and again.body_bytes == canonical_bytes(last.body)
+    # mean the next request extends it exactly, so it will read what it cached. The settings
+    # that shape a request (effort, output limit, temperature; the TTLs, which only place
+    # breakpoints) are the ones it went out with: a change made mid-session (`/effort`)
+    # lives in the requests, not in the session's row.
+    again: WireRequest | None = None
+    verified = False
+    sent = _sent_settings(last.api, last.body, state.settings)
+    for settings in _candidates(sent):
+        try:
+            built = hypothetical_request(
+                last.api, last.model, state.prefix, settings, msgs, state.info
+            )
+        except (ValueError, KeyError, TypeError):
+            continue
+        if again is None:
+            again = built
+        if same_request(built.body, last.body):
+            again, verified = built, True
+            state.settings = settings
+            break
+    else:
+        state.settings = sent
     session.resume_verified = verified
     # The last request's units tell the guard what is cached. Equal bytes give equal units,
     # so a verified rebuild's (computed incrementally) spare hashing the body again.
@@ -152,6 +168,53 @@ def _restore(session: Session, loaded: LoadedSession) -> None:
     session.tracker.replayed()
     state.requests.append(req)
     state.ledger.restore((), last=req)
+
+
+def same_request(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Do two request bodies read as the same prompt to a provider's cache? Structure in any
+    key order; a tool call's arguments and a tool's schema in the order written (they are
+    rendered into the prompt as sent: prefixlock.cache.units.unit_bytes)."""
+    return unit_bytes(a) == unit_bytes(b)
+
+
+def _sent_settings(api: str, body: Mapping[str, Any], base: Settings) -> Settings:
+    """`base` with the effort, output limit and temperature a stored request was sent with
+    (each API spells them its own way)."""
+    if api == "anthropic":
+        limit, effort = body.get("max_tokens"), _get(body.get("output_config"), "effort")
+    elif api == "openai-responses":
+        limit, effort = body.get("max_output_tokens"), _get(body.get("reasoning"), "effort")
+    else:
+        limit = body.get("max_completion_tokens", body.get("max_tokens"))
+        effort = body.get("reasoning_effort")
+    changes: SettingsChanges = {"effort": effort if isinstance(effort, str) else None}
+    temperature = body.get("temperature")
+    changes["temperature"] = float(temperature) if isinstance(temperature, int | float) else None
+    if isinstance(limit, int) and not isinstance(limit, bool):
+        changes["max_tokens"] = limit
+    try:
+        return base.with_(**changes)
+    except (TypeError, ValueError):
+        return base
+
+
+def _get(value: object, key: str) -> object:
+    return value.get(key) if isinstance(value, Mapping) else None
+
+
+def _candidates(sent: Settings) -> list[Settings]:
+    """The settings to rebuild the last request with, likeliest first: as sent, then each
+    TTL pair (the breakpoints' TTL is in the body only where it is 1h)."""
+    out = [sent]
+    for ttl in TTLS:
+        for prefix_ttl in (None, *TTLS):
+            try:
+                other = replace(sent, ttl=ttl, prefix_ttl=prefix_ttl)
+            except ConfigError:  # a 1h conversation after a 5m prefix: never sent
+                continue
+            if other != sent:
+                out.append(other)
+    return out
 
 
 def _restore_ledger(session: Session) -> None:

@@ -56,7 +56,9 @@ def test_project_wins_rules_add_up_and_the_claude_shape_is_read(tmp_path: Path) 
     ]
     assert [r.text for r in s.deny] == ["Read(.env)", "Bash(rm:*)"]
     assert [(m.name, m.command, m.args) for m in s.mcp_servers] == [("files", "python3", ())]
-    assert s.sandbox == {"network": False} and SANDBOX_HOOK == "sandbox"
+    # A project's [sandbox] table is kept apart: it may only make the sandbox stricter.
+    assert s.sandbox == {} and SANDBOX_HOOK == "sandbox"
+    assert [t for _, t in s.project_sandbox] == [{"network": False}]
     assert len(s.sources) == 3
     # Without a home folder only the project's files count; no file at all: the defaults.
     assert load_settings(ws).effort is None

@@ -99,7 +99,9 @@ def make_app(chat_options: OptionsFactory) -> AppFactory:
     """A ChatApp on `chat_options` (the keywords are theirs)."""
 
     def build(**options: Any) -> ChatApp:
-        return ChatApp(ChatBackend(chat_options(**options)), blink=False)
+        # Dialogs arm at once (a pilot answers right after one shows); the typed-ahead rule
+        # itself is tested with its own grace in test_app_approvals.py and under tmux.
+        return ChatApp(ChatBackend(chat_options(**options)), blink=False, typeahead_grace=0.0)
 
     return build
 

@@ -11,7 +11,15 @@ from prefixlock.coding.workspace import ApprovalRequest, Workspace
 from prefixlock.events import ToolCall
 from prefixlock.tui.approval_flow import gated_tools, preview
 from prefixlock.tui.screens import ApprovalScreen
-from tests.helpers.tui_drive import AppFactory, conversation_text, open_dialog, ready, say, settle
+from tests.helpers.tui_drive import (
+    AppFactory,
+    conversation_text,
+    open_dialog,
+    ready,
+    say,
+    settle,
+    type_keys,
+)
 
 
 def _results(app: Any) -> list[dict[str, Any]]:
@@ -88,3 +96,45 @@ async def test_preview_is_what_the_workspace_would_ask_and_never_acts(tmp_path: 
     assert not (tmp_path.parent / "x").exists()
     assert gated_tools({"write"}) == {"run_command"}
     assert gated_tools(()) == {"edit_file", "write_file", "run_command"}
+
+
+async def test_keys_typed_before_the_dialog_go_to_the_prompt_not_the_answer(
+    make_app: AppFactory, workspace: Path
+) -> None:
+    """Type "run the tests", Enter, keep typing "and also": the "a" must not answer "allow
+    for the session". A key queued before the dialog appeared, or typed before typing
+    stopped (the dialog arms after a pause), lands in the prompt; Enter there queues the
+    message; only a key after the pause answers."""
+    from textual import _time, events
+
+    from prefixlock.tui.prompt_input import PromptInput
+
+    app = make_app()
+    app.typeahead_grace = 30.0  # not armed until the test arms it: no real time passes
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
+        dialog = await open_dialog(app, pilot, "add a note", ApprovalScreen)
+        assert not dialog.armed and dialog.query("#typeahead-hint")
+        early = events.Key("a", "a")
+        early.time = dialog.shown_at - 0.05  # pressed before the dialog showed, read after
+        app.post_message(early)
+        await type_keys(pilot, "n", "d", "space", "a", "l", "s", "o")
+        prompt = app.query_one("#prompt", PromptInput)
+        assert app.screen is dialog and prompt.value == "and also"
+        await type_keys(pilot, "enter")
+        assert app.queued == ["and also"] and prompt.value == ""
+        # The pause: armed, the hint gone; now a key answers.
+        dialog._arm_at = _time.get_time()
+        dialog._maybe_arm()
+        await pilot.pause()
+        assert dialog.armed and not dialog.query("#typeahead-hint")
+        late = events.Key("a", "a")
+        late.time = dialog.shown_at - 0.05  # still: a key from before the dialog never answers
+        app.post_message(late)
+        await pilot.pause()
+        assert app.screen is dialog and prompt.value == "a"
+        await pilot.press("n")
+        await settle(app, pilot)
+        assert "create NOTES.md (+3 -0): declined" in conversation_text(app)
+        assert "write" not in app.backend.permissions.allowed
+        assert not (workspace / "NOTES.md").exists()

@@ -98,3 +98,20 @@ async def test_the_view_follows_after_an_approval_dialog_mid_turn(make_app: AppF
             assert conv.scroll_y == conv.max_scroll_y > 0
             await say_and_look(app, pilot, "look around")
             assert conv.scroll_y == conv.max_scroll_y
+
+
+async def test_the_view_follows_after_ctrl_r(make_app: AppFactory) -> None:
+    """Ctrl+R unfolds (and folds) every tool entry; the view at the end once stopped
+    following the replies after it."""
+    app = make_app()
+    async with app.run_test(size=(80, 24)) as pilot:
+        for _ in range(3):
+            await say(app, pilot, "look around")
+        await still(app, pilot)
+        conv = app.conversation
+        assert conv.scroll_y == conv.max_scroll_y
+        for _ in range(2):  # unfold, then fold again
+            await pilot.press("ctrl+r")
+            await still(app, pilot)
+            await say_and_look(app, pilot, "look around")
+            assert conv.max_scroll_y > 0 and conv.scroll_y == conv.max_scroll_y

@@ -40,7 +40,9 @@ def make(project_options: OptionsFactory) -> Factory:
     """A ChatApp in the project (tests/tui/project_script.py); the keywords are the options'."""
 
     def build(settings: ChatSettings | None = None, store: str = "s.sqlite") -> ChatApp:
-        return ChatApp(ChatBackend(project_options(settings, store)), blink=False)
+        return ChatApp(
+            ChatBackend(project_options(settings, store)), blink=False, typeahead_grace=0.0
+        )
 
     return build
 
@@ -264,16 +266,33 @@ async def test_a_project_mcp_server_starts_only_after_the_user_says_yes(
     assert marker.exists()
 
 
-async def test_an_mcp_server_that_does_not_start_is_one_note(make: Factory) -> None:
+async def test_an_mcp_server_that_does_not_start_is_one_note_and_the_session_goes_on(
+    make: Factory,
+) -> None:
+    """One failing server once killed the session ("cannot start the session", every message
+    ignored after it) and its output was drawn over the screen: now the session starts with
+    the others, one note says which failed and where its log is, and its stderr is there."""
     bad = McpServerConfig(
-        "gone", sys.executable, ("-c", "raise SystemExit(3)"), None, "settings.toml"
+        "gone",
+        sys.executable,
+        ("-c", "import sys; sys.stderr.write('npm ERR! not found\\n'); raise SystemExit(3)"),
+        None,
+        "settings.toml",
     )
-    app = make(ChatSettings(mcp_servers=(bad,)))
-    async with app.run_test(size=(120, 40)):
-        await until(lambda: "cannot start the session" in conversation_text(app), "the note")
+    app = make(ChatSettings(mcp_servers=(bad, inv_server())))
+    async with app.run_test(size=(120, 40)) as pilot:
+        await ready(app, pilot)
         text = conversation_text(app)
-        assert "settings.toml: mcp_servers.gone: MCP server 'gone'" in text
+        assert "cannot start the session" not in text
+        notes = [line for line in text.splitlines() if "MCP server 'gone'" in line]
+        assert len(notes) == 1 and "did not start" in notes[0], text
+        log = app.backend.mcp_log_dir / "gone.log"
+        assert str(log) in text.replace("\n", "")
+        assert "npm ERR! not found" in log.read_text()
+        assert "mcp__inv__total" in app.backend.session.prefix.tool_names()
         assert not isinstance(app.screen, ApprovalScreen)
+        await say(app, pilot, "hello")  # the session answers
+        assert "› hello\nUnderstood" in conversation_text(app)
 
 
 async def test_quitting_mid_turn_stores_the_requests_already_billed(

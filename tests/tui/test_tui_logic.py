@@ -154,3 +154,29 @@ def test_a_stored_tool_call_is_one_line_with_its_result() -> None:
     line = stored_tool_line(tool_use_block("t2", "read_file", {"path": "../x"}), refused)
     assert line.startswith("▸ ✗ read_file path=../x → path '../x' is outside")
     assert stored_tool_line(call, None) == "▸ delegate ⎇ explorer (no result stored)"
+
+
+def test_a_prompt_below_the_models_minimum_is_not_cached_and_the_quote_says_so() -> None:
+    """The sonnet-to-haiku case: haiku caches from 4,096 tokens; a 2,000-token prompt is
+    never cached there, so the switch never breaks even and the panel does not say "warm"
+    (the countdown was sonnet's)."""
+    from prefixlock.guard.quote import Quote
+    from prefixlock.tui.quotes import quote_rows
+
+    floors = {"claude-sonnet-4-6": 1024, "claude-haiku-4-5": 4096}
+    st = CacheState("claude-sonnet-4-6", ttl=300, min_tokens=floors.__getitem__)
+    st.apply(_report(1, 0, Usage(100, 0, 2000, 0, 50), "0.01", "0.008"), now=1000.0)
+    assert not st.view(now=1010.0).below_minimum
+    haiku = UsageReport(2, 1, "claude-haiku-4-5", Usage(2100, 0, 0, 0, 30), None, None)
+    st.apply(haiku, now=1020.0)
+    view = st.view(now=1030.0)
+    assert view.below_minimum
+    quote = Quote(
+        "switch_model", "s", "x", "claude-sonnet-4-6", "claude-haiku-4-5", 2000,
+        Decimal("0.002"), Decimal("0.003"), Decimal("0.004"), 2, 280.0, 2100, 0.0,
+    )  # fmt: skip
+    rows = dict(quote_rows(quote, 4096).rows)
+    assert rows["break-even"] == "never"
+    assert rows["new model cache"] == "below minimum: not cached (2,100 < 4,096 tokens)"
+    above = dict(quote_rows(quote, 1024).rows)
+    assert above["break-even"] == "2 turns" and "new model cache" not in above
