@@ -17,10 +17,11 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..coding.settings_files import MODES
 from .command import Command, add_fork_wait_flags, add_sandbox_flags, deferred
+from .headless import OUTPUT_FORMATS
 
 if TYPE_CHECKING:
     from decimal import Decimal
@@ -32,6 +33,7 @@ if TYPE_CHECKING:
     from ..coding.workspace import ApprovalRequest, Decision
     from ..session import Session
     from ..tools import Tool
+    from .headless import Denial
 
 DEFAULT_RUN_MODEL = "claude-opus-4-7"
 
@@ -134,8 +136,19 @@ def _configure_run(p: argparse.ArgumentParser) -> None:
 
     p.add_argument(
         "task",
-        help="what to ask the model; '/NAME ARGS' runs a custom command from .claude/commands "
-        "or .prefixlock/commands ('//' for a task that starts with '/')",
+        help="what to ask the model ('-' reads it from standard input); '/NAME ARGS' runs a "
+        "custom command from .claude/commands or .prefixlock/commands ('//' for a task that "
+        "starts with '/')",
+    )
+    p.add_argument(
+        "--output-format",
+        choices=OUTPUT_FORMATS,
+        default="text",
+        help="text (default): the answer on stdout, the summary and session id on stderr; "
+        "json: one result object on stdout; stream-json: one JSON object per line as the run "
+        "goes (Claude Code's shapes, docs/run-output.md). Exit codes: 0 done, 1 provider "
+        "failure, 2 user error, 3 stopped by --max-turns/--max-dollars, 4 done with a write, "
+        "command or MCP call refused",
     )
     p.add_argument(
         "--model",
@@ -292,7 +305,10 @@ def _check_store(args: argparse.Namespace, clock: Clock | None = None) -> str | 
 
 
 def _workspace_tools(
-    args: argparse.Namespace, settings: ChatSettings, permissions: Permissions
+    args: argparse.Namespace,
+    settings: ChatSettings,
+    permissions: Permissions,
+    denials: list[Denial],
 ) -> tuple[list[Tool], str]:
     """The tools `--tools` names on `--workspace` (reads guarded by the settings' Read deny
     rules, writes and commands by the headless approver), and its instruction files' text.
@@ -313,7 +329,7 @@ def _workspace_tools(
         # the deny rules hold over --allow, as in the chat.
         ws = Workspace(
             args.workspace,
-            approve=_headless_approver(permissions),
+            approve=_headless_approver(permissions, denials),
             sandbox=options,
             read_denied=permissions.read_rule,  # Read(...) deny rules, folder-wide tools too
         )
@@ -338,14 +354,15 @@ def _commands_may_run(permissions: Permissions) -> bool:
 
 
 def _headless_approver(
-    permissions: Permissions,
+    permissions: Permissions, denials: list[Denial]
 ) -> Callable[[ApprovalRequest], Awaitable[Decision]]:
     """The workspace's approval callback with nobody to ask: what the rules, the mode and the
     flags allow goes ahead; everything else is refused, the reason said on stderr and to the
-    model (as the tool's error)."""
+    model (as the tool's error), and kept in `denials` (the run's exit code and JSON say it)."""
     import sys
 
     from ..coding.workspace import WorkspaceError
+    from .headless import Denial
 
     async def approve(request: ApprovalRequest) -> Decision:
         ruling = permissions.decide(request)
@@ -361,20 +378,24 @@ def _headless_approver(
                 f"{flag}, --permission-mode or a permissions.allow rule such as {rule})"
             )
         print(f"prefixlock: {why}", file=sys.stderr)
+        denials.append(Denial(request.tool, request.summary, why))
         raise WorkspaceError(why)
 
     return approve
 
 
-def _headless_gate(permissions: Permissions) -> Callable[[str], str | None]:
+def _headless_gate(permissions: Permissions, denials: list[Denial]) -> Callable[[str], str | None]:
     """The MCP servers' gate with nobody to ask: a refusal is said on stderr as well as to
     the model (as the tool's error), like a refused write or command."""
     import sys
+
+    from .headless import Denial
 
     def gate(name: str) -> str | None:
         refused = permissions.refuse_tool(name)
         if refused is not None:
             print(f"prefixlock: {name}: refused ({refused})", file=sys.stderr)
+            denials.append(Denial(name, name, refused))
         return refused
 
     return gate
@@ -436,18 +457,29 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
     import contextlib
     import os
     import sys
+    import time
+    from pathlib import Path
 
     from ..agent import Agent
     from ..billing.prices import PriceTable
+    from ..billing.usage import Usage
     from ..errors import ConfigError, MissingKeyError, ProviderError
-    from ..events import ProviderFault, StoreWriteFailed, ToolCall, ToolResult, TurnComplete
+    from ..events import (
+        ProviderFault,
+        StoreWriteFailed,
+        ToolCall,
+        ToolResult,
+        TurnComplete,
+    )
     from ..prefix import FrozenPrefix
     from ..providers import resolve_route
     from ..settings import Settings
+    from .headless import EXIT_LIMIT, EXIT_REFUSED, HeadlessTranscript, exit_code
 
+    if args.task == "-":
+        args.task = _read_stdin_task()
     if not args.task.strip():
         raise ConfigError("the task is empty: say what the model should do", where="task")
-    from pathlib import Path
 
     from ..coding.custom_commands import expand_task, load_commands
     from ..coding.mcp_tools import announced_changes, open_servers
@@ -497,7 +529,8 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
     )
     mcp_configs = _consented_servers(args, file_settings)
     policy = CachePolicy(tools=args.tool_changes)
-    tools, instructions = _workspace_tools(args, file_settings, permissions)
+    denials: list[Denial] = []
+    tools, instructions = _workspace_tools(args, file_settings, permissions, denials)
     # A `/name` task is a custom command, expanded as the chat expands it (a malformed
     # command file or an unknown name: one line, exit 2).
     commands, _ = load_commands(Path(args.workspace).expanduser(), Path.home())
@@ -535,11 +568,18 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
             f"no API key for {route.label}{at}: set {route.key_var}{hint}", where=route.key_var
         )
 
+    started = time.monotonic()
+    out = _Output(args.output_format)
+    report: HeadlessTranscript | None = None
+    ended: dict[str, Any] = {"usage": Usage(), "cost": None, "hit_rate": 0.0}
+
     async def go() -> tuple[str, str, str | None]:
         async with contextlib.AsyncExitStack() as servers:
             # The settings' MCP servers, listed once: their tools pinned in the prefix, each
             # call asking the permission rules first.
-            mcp = await open_servers(servers, mcp_configs, gate=_headless_gate(permissions))
+            mcp = await open_servers(
+                servers, mcp_configs, gate=_headless_gate(permissions, denials)
+            )
             mcp_tools = [t for server in mcp for t in server.tools]
             prefix = FrozenPrefix(system=system_blocks, tools=[*tools, *mcp_tools])
             return await converse(prefix, mcp)
@@ -563,6 +603,13 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
                     file=sys.stderr,
                 )
 
+    def begin(s: Session, prefix: FrozenPrefix) -> HeadlessTranscript:
+        nonlocal report
+        report = HeadlessTranscript(s.id, s.model, denials=denials)
+        cwd = str(Path(args.workspace).expanduser().resolve())
+        out.line(report.init(cwd, [t.name for t in prefix.tools], permissions.mode))
+        return report
+
     async def converse(prefix: FrozenPrefix, mcp: list[McpServer]) -> tuple[str, str, str | None]:
         agent = Agent(
             prefix,
@@ -577,7 +624,11 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
         fresh = args.resume is None
         session = agent.session() if fresh else agent.resume(args.resume, fork=args.fork)
         async with session as s:
+            print(f"prefixlock: session {s.id}", file=sys.stderr)
+            transcript = begin(s, prefix)
             async for event in s.send(task):
+                for line in transcript.feed(event):
+                    out.line(line)
                 if isinstance(event, TurnComplete):
                     answer, limit = event.text, event.limit_hit
                 elif args.verbose and isinstance(event, ToolCall):
@@ -591,6 +642,7 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
                     # with it or not, as the cache policy says (said on stderr either way).
                     await follow_tool_changes(s, mcp)
             result = answer, s.ledger.summary(), limit
+            ended.update(usage=s.ledger.usage, cost=s.ledger.cost, hit_rate=s.ledger.hit_rate)
         # Closing tried the refused writes once more; what is still refused is lost now.
         lost = int(getattr(session.recorder, "pending_writes", 0))
         if lost and session.recorder.store is not None:
@@ -601,17 +653,80 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
             )
         return result
 
+    answer, summary, limit, error = "", "", None, None
     with stack:
         try:
             answer, summary, limit = asyncio.run(go())
         except ProviderError as exc:
-            print(f"prefixlock: provider error: {exc}", file=sys.stderr)
-            return 1
-    print(answer)
+            error = f"provider error: {exc}"
+            print(f"prefixlock: {error}", file=sys.stderr)
+    if report is not None:
+        for line in report.finish():
+            out.line(line)
+        result = report.result(
+            answer=answer,
+            limit=limit,
+            error=error,
+            usage=ended["usage"],
+            cost=ended["cost"],
+            hit_rate=ended["hit_rate"],
+            duration_ms=int((time.monotonic() - started) * 1000),
+        )
+        out.result(result)
+    if error is None and args.output_format == "text":
+        print(answer)
     if limit is not None:
-        print(f"prefixlock: stopped by the {limit} limit", file=sys.stderr)
-    print(summary)
-    return 0
+        print(f"prefixlock: stopped by the {limit} limit (exit {EXIT_LIMIT})", file=sys.stderr)
+    if denials and error is None and limit is None:
+        n = len(denials)
+        print(
+            f"prefixlock: exit {EXIT_REFUSED}: the model finished, but {n} write(s), "
+            "command(s) or MCP call(s) were not allowed",
+            file=sys.stderr,
+        )
+    if summary:
+        print(summary, file=sys.stderr)
+    return exit_code(limit, error, denials)
+
+
+def _read_stdin_task() -> str:
+    """`run -`: the task is standard input, whole (a terminal is not a task: say so)."""
+    import sys
+
+    from ..errors import ConfigError
+
+    if sys.stdin is None or sys.stdin.isatty():
+        why = "'-' reads the task from standard input, which is a terminal"
+        raise ConfigError(why, where="task")
+    try:
+        return sys.stdin.read()
+    except UnicodeDecodeError as exc:
+        why = f"standard input is not UTF-8 text ({exc.reason})"
+        raise ConfigError(why, where="task") from None
+
+
+class _Output:
+    """Prints the JSON lines of `--output-format`: each `stream-json` line as it comes
+    (flushed, for a reader on a pipe), the `json` result alone at the end."""
+
+    def __init__(self, fmt: str) -> None:
+        self.fmt = fmt
+
+    def line(self, obj: dict[str, Any]) -> None:
+        if self.fmt == "stream-json":
+            self._print(obj)
+
+    def result(self, obj: dict[str, Any]) -> None:
+        if self.fmt in ("json", "stream-json"):
+            self._print(obj)
+
+    @staticmethod
+    def _print(obj: dict[str, Any]) -> None:
+        import json
+        import sys
+
+        sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
 
 
 RUN_COMMAND = Command(
