@@ -193,7 +193,7 @@ class ChatBackend:
         # The project's instruction files, read once now (a block of the frozen prefix); an
         # edit later is offered as a priced prefix change (instructions_change), never taken
         # silently. A version the user declined is not offered again.
-        self.instructions = project_instructions(self.workspace.root)
+        self.instructions = project_instructions(self.workspace.root, self.options.user_dir)
         self._declined_instructions: str | None = None
         self.sub_costs: list[tuple[str, Decimal | None]] = []
 
@@ -723,7 +723,7 @@ class ChatBackend:
         """The instruction files changed since the session's prefix was made: (the new
         text, the prefix with it, the guard's quote for moving there); None when they did
         not, or the user already declined this very version."""
-        fresh = project_instructions(self.workspace.root)
+        fresh = project_instructions(self.workspace.root, self.options.user_dir)
         if fresh == self.instructions or fresh == self._declined_instructions:
             return None
         system = list(self.session.prefix.system)

@@ -313,6 +313,8 @@ def _workspace_tools(
     """The tools `--tools` names on `--workspace` (reads guarded by the settings' Read deny
     rules, writes and commands by the headless approver), and its instruction files' text.
     With commands allowed and no usable sandbox: one line now, not a refusal mid-task."""
+    from pathlib import Path
+
     from ..coding.instructions import project_instructions
     from ..coding.sandbox import SandboxError
     from ..coding.settings_files import sandbox_options
@@ -335,7 +337,7 @@ def _workspace_tools(
         )
     except WorkspaceError as exc:
         raise ConfigError(str(exc), where="--workspace") from None
-    instructions = project_instructions(ws.root)
+    instructions = project_instructions(ws.root, Path.home())
     if args.tools == "read":
         return ws.read_only_tools(), instructions
     if _commands_may_run(permissions):
