@@ -46,6 +46,7 @@ from prefixlock.events import (
 from .approval_flow import TOOL_ACTIONS, McpCallRequest, decision_note, mcp_request, preview
 from .backend import ChatBackend
 from .commands import COMMANDS, Parsed, parse
+from .completion import custom_candidates
 from .input_history import InputHistory, history_path
 from .mentions import expand_mentions
 from .model_picker import ModelPickerScreen
@@ -189,6 +190,8 @@ class ChatApp(ProjectCommands, App[None]):
         except PrefixlockError as exc:
             await self.add_note(f"cannot start the session: {exc}", "error")
             return
+        prompt = self.query_one("#prompt", PromptInput)
+        prompt.custom_commands = custom_candidates(self.backend.custom_commands or {})
         self.preparing = True
         self.refresh_header()
         self.run_worker(self._prepare(), group="prepare")
