@@ -202,7 +202,11 @@ class ChatApp(ProjectCommands, App[None]):
             gc.freeze()
         await self.load_history()
         await self.note_resumed_prefix()
-        for note in [*self.backend.command_notes, *self.backend.mcp_notes]:
+        for note in [
+            *self.backend.command_notes,
+            *self.backend.mcp_notes,
+            *self.backend.hook_notes,
+        ]:
             await self.add_note(note, "warn")
         if self.backend.offline:
             await self.add_note(

@@ -37,7 +37,15 @@ from prefixlock.coding.workspace import (
 )
 from prefixlock.delegation import DelegationResult, ParentSession
 from prefixlock.errors import ConfigError, MissingKeyError, UnknownModelError, UserError
-from prefixlock.events import Event, SubagentFinish, SubagentStart, ToolCall, UsageReport
+from prefixlock.events import (
+    Event,
+    SubagentFinish,
+    SubagentStart,
+    ToolCall,
+    ToolResult,
+    TurnComplete,
+    UsageReport,
+)
 from prefixlock.guard.quote import Quote
 from prefixlock.prefix import FrozenPrefix
 from prefixlock.providers import Sleep
@@ -52,6 +60,7 @@ if TYPE_CHECKING:  # each is imported where it is used: the chat starts without 
     from prefixlock.agent import Agent
     from prefixlock.agents.registry import AgentRegistry
     from prefixlock.agents.runner import SubagentDelegator
+    from prefixlock.coding.hooks import HookRunner
     from prefixlock.coding.mcp_tools import McpServer, ToolListChange
     from prefixlock.emulator import Emulator
     from prefixlock.session import Session
@@ -124,6 +133,9 @@ class BackendOptions:
     chat_settings: ChatSettings | None = None
     # The home folder for user-level custom commands (~/.claude/commands...); None: project only.
     user_dir: Path | None = None
+    # Run the hooks of the workspace's own Claude Code settings (prefixlock.coding.hooks);
+    # the user's own hooks (user_dir) always run.
+    trust_hooks: bool = False
 
 
 def default_store_path() -> Path:
@@ -196,6 +208,10 @@ class ChatBackend:
         self.instructions = project_instructions(self.workspace.root, self.options.user_dir)
         self._declined_instructions: str | None = None
         self.sub_costs: list[tuple[str, Decimal | None]] = []
+        # Claude Code's hooks (read at start); what is not run is said in `hook_notes`.
+        self.hooks: HookRunner | None = None
+        self.hook_notes: list[str] = []
+        self._hooks_started = False
 
     @property
     def session(self) -> Session:
@@ -425,6 +441,26 @@ class ChatBackend:
         finally:
             self.mcp_servers = []
 
+    def load_hooks(self) -> HookRunner:
+        """Claude Code's hooks for this workspace; a malformed `hooks` value is a ConfigError
+        naming the file and field. A repository's own hooks wait for `--trust-hooks`."""
+        from prefixlock.coding.hooks import HookRunner, load_hooks
+
+        if self.hooks is None:
+            found, notes = load_hooks(self.workspace.root, self.options.user_dir)
+            self.hooks = HookRunner(
+                found, self.workspace.root, trust_project=self.options.trust_hooks
+            )
+            self.hook_notes = list(notes)
+            if self.hooks.untrusted:
+                n = len(self.hooks.untrusted)
+                self.hook_notes.append(
+                    f"{n} hook(s) of the workspace's .claude settings not run: a repository's "
+                    "hooks run on this machine, outside the sandbox (prefixlock chat "
+                    "--trust-hooks runs them)"
+                )
+        return self.hooks
+
     def prefix(self) -> FrozenPrefix:
         tools: list[ToolLike] = list(self.workspace.tools())
         if self.delegator is not None:
@@ -432,6 +468,10 @@ class ChatBackend:
         for server in self.mcp_servers:  # listed once, at start: pinned in the prefix
             tools.extend(server.tools)
         system = (SYSTEM_PROMPT, self.instructions) if self.instructions else SYSTEM_PROMPT
+        if self.hooks is not None:
+            # Hooks around each call; the specs, and so the prefix's bytes, are unchanged.
+            root, hooks = self.workspace.root, self.hooks
+            tools = [hooks.wrap([t], root)[0] if isinstance(t, Tool) else t for t in tools]
         return FrozenPrefix(system=system, tools=tools)
 
     async def start(self) -> None:
@@ -439,6 +479,7 @@ class ChatBackend:
         from prefixlock.agent import Agent
 
         self.load_custom_commands()
+        self.load_hooks()
         await self._open_mcp_servers()
         base_url = self.options.base_url
         if self.offline and self.options.emulator is not None:
@@ -563,13 +604,48 @@ class ChatBackend:
             text = "\n".join([*self.pending_context, "", text])
             self.pending_context = []
         try:
-            async for ev in self.session.send(text):
-                yield ev
+            hooks = self.hooks
+            if hooks is not None:
+                hooks.session_id = self.session.id
+                start = None
+                if not self._hooks_started:
+                    start = "resume" if self.options.resume else "startup"
+                    self._hooks_started = True
+                blocked, text = await hooks.prompt(text, start=start)
+                await self._say_hook_notes()
+                if blocked is not None:
+                    await self._say(f"UserPromptSubmit hook: the message was not sent: {blocked}")
+                    return
+            message: str | None = text
+            while message is not None:
+                answer, limit = "", None
+                async for ev in self.session.send(message):
+                    if isinstance(ev, TurnComplete):
+                        answer, limit = ev.text, ev.limit_hit
+                    yield ev
+                    if isinstance(ev, ToolResult):
+                        await self._say_hook_notes()
+                message = None
+                if hooks is not None and limit is None and not self.pending_approvals():
+                    # A Stop hook may send the model on (its reason is the next message).
+                    message = await hooks.stop(answer)
+                    await self._say_hook_notes()
+                    if message is not None:
+                        await self._say(f"Stop hook: going on: {message}")
         finally:
             # A turn stopped on calls waiting for the user goes on in resume_turn: its writes
             # belong to this turn's record (one /undo undoes the whole turn).
             if not self.pending_approvals():
                 await self._end_turn()
+
+    async def _say(self, note: str) -> None:
+        if self.notify is not None:
+            await self.notify(note)
+
+    async def _say_hook_notes(self) -> None:
+        if self.hooks is not None:
+            for note in self.hooks.take_notes():
+                await self._say(note)
 
     # -- approvals: the SDK's deferred tool calls (prefixlock.approvals) -------------------------
 

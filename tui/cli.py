@@ -46,6 +46,13 @@ def _configure(p: argparse.ArgumentParser) -> None:
     )
     add_sandbox_flags(p, default=None)
     p.add_argument(
+        "--trust-hooks",
+        action="store_true",
+        help="run the hooks of the workspace's own .claude settings (they run on this "
+        "machine, outside the sandbox: without this flag they are listed, not run); the "
+        "hooks of ~/.claude/settings.json always run",
+    )
+    p.add_argument(
         "--base-url",
         metavar="URL",
         default=None,
@@ -125,6 +132,7 @@ def backend_options(
         settings=Settings(effort=cs.effort) if cs is not None and cs.effort else None,
         chat_settings=cs,
         user_dir=Path.home() if cs is not None else None,
+        trust_hooks=args.trust_hooks,
     )
 
 

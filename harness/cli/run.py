@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from decimal import Decimal
 
     from ..clock import Clock
+    from ..coding.hooks import HookRunner
     from ..coding.mcp_tools import McpServer
     from ..coding.permissions import Permissions
     from ..coding.settings_files import ChatSettings, McpServerConfig
@@ -211,6 +212,13 @@ def _configure_run(p: argparse.ArgumentParser) -> None:
         "settings files always start",
     )
     p.add_argument(
+        "--trust-hooks",
+        action="store_true",
+        help="run the hooks of the workspace's own .claude/settings.json and "
+        "settings.local.json (they run on this machine, outside the sandbox: without this "
+        "flag they are listed, not run); the hooks of ~/.claude/settings.json always run",
+    )
+    p.add_argument(
         "--permission-mode",
         choices=MODES,
         default=None,
@@ -346,6 +354,30 @@ def _workspace_tools(
         except SandboxError as exc:
             raise ConfigError(f"{exc} (--sandbox off)", where="--sandbox") from None
     return ws.tools(), instructions
+
+
+def _hooks(args: argparse.Namespace) -> HookRunner:
+    """Claude Code's hooks for `--workspace` (a malformed `hooks` value: one line, exit 2);
+    what is not run is said on stderr now."""
+    import sys
+    from pathlib import Path
+
+    from ..coding.hooks import HookRunner, load_hooks
+
+    root = Path(args.workspace).expanduser().resolve()
+    found, notes = load_hooks(root, Path.home())
+    runner = HookRunner(found, root, trust_project=args.trust_hooks)
+    for note in notes:
+        print(f"prefixlock: {note}", file=sys.stderr)
+    if runner.untrusted:
+        where = sorted({h.source.split(" (")[0].split(": ")[0] for h in runner.untrusted})
+        print(
+            f"prefixlock: {len(runner.untrusted)} hook(s) of the workspace's settings not run "
+            f"({', '.join(where)}): a repository's hooks run on this machine, outside the "
+            "sandbox; --trust-hooks runs them",
+            file=sys.stderr,
+        )
+    return runner
 
 
 def _commands_may_run(permissions: Permissions) -> bool:
@@ -533,6 +565,7 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
     policy = CachePolicy(tools=args.tool_changes)
     denials: list[Denial] = []
     tools, instructions = _workspace_tools(args, file_settings, permissions, denials)
+    hooks = _hooks(args)
     # A `/name` task is a custom command, expanded as the chat expands it (a malformed
     # command file or an unknown name: one line, exit 2).
     commands, _ = load_commands(Path(args.workspace).expanduser(), Path.home())
@@ -583,7 +616,9 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
                 servers, mcp_configs, gate=_headless_gate(permissions, denials)
             )
             mcp_tools = [t for server in mcp for t in server.tools]
-            prefix = FrozenPrefix(system=system_blocks, tools=[*tools, *mcp_tools])
+            # Hooks around each call; the specs, and so the prefix's bytes, are unchanged.
+            wrapped = hooks.wrap([*tools, *mcp_tools], Path(args.workspace).expanduser().resolve())
+            prefix = FrozenPrefix(system=system_blocks, tools=wrapped)
             return await converse(prefix, mcp)
 
     async def follow_tool_changes(s: Session, mcp: list[McpServer]) -> None:
@@ -612,6 +647,10 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
         out.line(report.init(cwd, [t.name for t in prefix.tools], permissions.mode))
         return report
 
+    def say_hook_notes() -> None:
+        for note in hooks.take_notes():
+            print(f"prefixlock: {note}", file=sys.stderr)
+
     async def converse(prefix: FrozenPrefix, mcp: list[McpServer]) -> tuple[str, str, str | None]:
         agent = Agent(
             prefix,
@@ -628,21 +667,36 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
         async with session as s:
             print(f"prefixlock: session {s.id}", file=sys.stderr)
             transcript = begin(s, prefix)
-            async for event in s.send(task):
-                for line in transcript.feed(event):
-                    out.line(line)
-                if isinstance(event, TurnComplete):
-                    answer, limit = event.text, event.limit_hit
-                elif args.verbose and isinstance(event, ToolCall):
-                    print(f"  tool {event.name} {event.input}", file=sys.stderr)
-                elif args.verbose and isinstance(event, ProviderFault):
-                    print(f"  {event.message} (retrying: {event.retrying})", file=sys.stderr)
-                elif isinstance(event, StoreWriteFailed):  # said once by the recorder
-                    print(f"prefixlock: {event.message}", file=sys.stderr)
-                elif isinstance(event, ToolResult) and mcp:
-                    # A tool may have made a server change its list: the next request goes
-                    # with it or not, as the cache policy says (said on stderr either way).
-                    await follow_tool_changes(s, mcp)
+            hooks.session_id = s.id
+            blocked, first = await hooks.prompt(task, start="startup" if fresh else "resume")
+            message: str | None = first
+            say_hook_notes()
+            if blocked is not None:
+                print(f"prefixlock: UserPromptSubmit hook: {blocked}", file=sys.stderr)
+                denials.append(Denial("UserPromptSubmit", task[:80], blocked))
+            while blocked is None and message is not None:
+                async for event in s.send(message):
+                    for line in transcript.feed(event):
+                        out.line(line)
+                    if isinstance(event, TurnComplete):
+                        answer, limit = event.text, event.limit_hit
+                    elif args.verbose and isinstance(event, ToolCall):
+                        print(f"  tool {event.name} {event.input}", file=sys.stderr)
+                    elif args.verbose and isinstance(event, ProviderFault):
+                        print(f"  {event.message} (retrying: {event.retrying})", file=sys.stderr)
+                    elif isinstance(event, StoreWriteFailed):  # said once by the recorder
+                        print(f"prefixlock: {event.message}", file=sys.stderr)
+                    elif isinstance(event, ToolResult):
+                        say_hook_notes()
+                        if mcp:
+                            # A tool may have made a server change its list: the next request
+                            # goes with it or not, as the cache policy says (said either way).
+                            await follow_tool_changes(s, mcp)
+                # A Stop hook may send the model on (its reason is the next message).
+                message = await hooks.stop(answer) if limit is None else None
+                say_hook_notes()
+                if message is not None:
+                    print(f"prefixlock: Stop hook: going on: {message}", file=sys.stderr)
             result = answer, s.ledger.summary(), limit
             ended.update(usage=s.ledger.usage, cost=s.ledger.cost, hit_rate=s.ledger.hit_rate)
         # Closing tried the refused writes once more; what is still refused is lost now.

@@ -28,8 +28,8 @@ From a Claude Code `settings.json` the keys that fit are read (`model`, `permiss
 `permissions.deny`, `permissions.defaultMode`, and the project-MCP consent keys
 `enableAllProjectMcpServers`, `enabledMcpjsonServers`, `disabledMcpjsonServers`, which a
 settings.toml spells `enable_all_project_mcp_servers`, `enabled_project_mcp_servers`,
-`disabled_project_mcp_servers`); its other keys (hooks, env...) are Claude Code's
-own and left alone. `.mcp.json` is `{"mcpServers": {NAME: {"command", "args", "env"}}}` (or
+`disabled_project_mcp_servers`); `hooks` is prefixlock.coding.hooks'; other keys
+are left alone. `.mcp.json` is `{"mcpServers": {NAME: {"command", "args", "env"}}}` (or
 `"type": "http"` with a `"url"`); `${VAR}` and `${VAR:-default}` in its strings are taken from
 the environment, as Claude Code does. An unknown key in a `settings.toml` or a server entry is
 a typo and an error. MCP servers declared by the project's files are marked `project`: they
