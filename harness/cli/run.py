@@ -404,6 +404,8 @@ def _headless_approver(
             return "once"
         if ruling.verdict == "deny":
             why = f"{request.summary}: refused ({ruling.reason})"
+        elif ruling.reason:  # an ask rule: no flag or mode makes it allowed
+            why = f"{request.summary}: refused ({ruling.reason}: prefixlock run has nobody to ask)"
         else:
             flag = "--allow write" if request.action == "write" else "--allow run"
             rule = "Edit(src/**)" if request.action == "write" else "Bash(npm test:*)"

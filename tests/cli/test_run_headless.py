@@ -148,3 +148,20 @@ def test_a_refused_write_exits_4_and_is_listed(tmp_path: Path, editor: Any) -> N
     assert (tmp_path / "note.txt").read_text() == "draft\n"
     assert "exit 4: the model finished, but 1 write(s)" in ran.stderr
     assert KEY not in ran.stdout + ran.stderr
+
+
+def test_an_ask_rule_is_refused_headless_even_with_allow(tmp_path: Path, editor: Any) -> None:
+    (tmp_path / "note.txt").write_text("draft\n")
+    (tmp_path / ".claude").mkdir()
+    (tmp_path / ".claude" / "settings.json").write_text(
+        json.dumps({"permissions": {"ask": ["Edit(note.txt)"]}})
+    )
+    ran = run_cli(
+        "run", "fix the note", "--tools", "all", "--allow", "write", "--workspace", str(tmp_path),
+        "--model", "claude-sonnet-4-6", "--base-url", editor.base_url,
+        "--output-format", "json", env={"ANTHROPIC_API_KEY": KEY},
+    )  # fmt: skip
+    assert ran.returncode == 4, ran.stderr
+    (denial,) = json.loads(ran.stdout)["permission_denials"]
+    assert "asked by Edit(note.txt)" in denial["reason"]
+    assert (tmp_path / "note.txt").read_text() == "draft\n"
