@@ -703,6 +703,21 @@ class ChatApp(ProjectCommands, App[None]):
         await self.note_resumed_prefix()
         self.refresh_panel()
 
+    async def cmd_new(self, args: tuple[str, ...]) -> None:
+        if self.busy:
+            await self.add_note("wait for the running turn to finish", "warn")
+            return
+        previous = self.backend.session_id
+        await self.backend.new_session()
+        await self.action_clear()
+        self.refresh_header()
+        await self.add_note(
+            f"new session {self.backend.session_id} on the same prefix (its first request reads "
+            f"the cache); /resume {previous} goes back",
+            "info",
+        )
+        self.refresh_panel()
+
     async def cmd_lint(self, args: tuple[str, ...]) -> None:
         await self.add_note(self.backend.lint_text(), "info")
 

@@ -557,8 +557,12 @@ class ChatBackend:
         )
 
     def _bind_session(self) -> None:
+        from prefixlock.coding.recent_sessions import record
+
         s = self.session
         self.session_id = s.id
+        if self.store is not None:  # for --continue and the session picker
+            record(self.options.store_path, self.workspace.root, s.id, self.clock.now())
         self.model = s.model
         self.state = CacheState(self.model, self._ttl(self.model))
         # The totals of a resumed session come from its ledger, which the store restored for
@@ -891,6 +895,18 @@ class ChatBackend:
             )
         out.append("/resume ID continues one (it reads the cache while it is warm)")
         return "\n".join(out)
+
+    async def new_session(self) -> None:
+        """Close this session and open a new one on the same prefix: its first request reads
+        the prefix this session cached (same tools, system and instructions)."""
+        if self.agent is None:
+            raise ConfigError("the session has not started", where="/new")
+        old, self._session = self._session, self.agent.session()
+        if old is not None:
+            await old.aclose()
+        self.options.resume = None
+        self._hooks_started = False  # SessionStart hooks run again for the new session
+        self._bind_session()
 
     async def resume(self, session_id: str) -> None:
         if self.agent is None or self.store is None:

@@ -28,6 +28,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("cost", "", "dollars: main, subagents, saved by the cache"),
     CommandSpec("sessions", "", "list stored sessions"),
     CommandSpec("resume", "ID", "resume a stored session (reads its cache)"),
+    CommandSpec("new", "", "start a new session on the same prefix (its cache stays warm)"),
     CommandSpec("keepalive", "on|off", "keep the cache warm while idle"),
     CommandSpec("lint", "", "run the policy linter on the prefix"),
     CommandSpec("allow", "write|run", "stop asking before writes or commands"),

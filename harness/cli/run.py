@@ -249,6 +249,12 @@ def _configure_run(p: argparse.ArgumentParser) -> None:
         "else prefixlock/sessions.sqlite under $XDG_DATA_HOME or ~/.local/share)",
     )
     p.add_argument("--resume", metavar="ID", help="continue stored session ID with the task")
+    p.add_argument(
+        "--continue",
+        dest="continue_",
+        action="store_true",
+        help="continue the newest stored session of --workspace (as `claude --continue`)",
+    )
     add_fork_wait_flags(p, "process")
 
 
@@ -380,6 +386,33 @@ def _hooks(args: argparse.Namespace) -> HookRunner:
     return runner
 
 
+def _newest_session(args: argparse.Namespace) -> str:
+    """`--continue`: the newest stored session started in `--workspace` (one line when there
+    is none, or with --resume)."""
+    from pathlib import Path
+
+    from ..coding.recent_sessions import recent
+    from ..errors import ConfigError
+    from ..store.database import SessionStore, default_path
+
+    if args.resume is not None:
+        raise ConfigError("give --resume ID or --continue, not both", where="--continue")
+    store = Path(args.store).expanduser() if args.store else default_path()
+    workspace = Path(args.workspace).expanduser().resolve()
+    ids = recent(store, workspace)
+    if ids and store.exists():
+        with SessionStore(str(store)) as opened:
+            known = {r.id for r in opened.sessions()}
+        ids = [i for i in ids if i in known]
+    if not ids:
+        raise ConfigError(
+            f"no stored session of {workspace} in {store} (start one with --store, or name one "
+            "with --resume ID; `prefixlock sessions list` lists them)",
+            where="--continue",
+        )
+    return ids[0]
+
+
 def _commands_may_run(permissions: Permissions) -> bool:
     """Could any command run without a dialog (flag, mode or an allow rule)?"""
     if "run" in permissions.allowed or permissions.mode == "bypass":
@@ -499,6 +532,7 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
     from ..agent import Agent
     from ..billing.prices import PriceTable
     from ..billing.usage import Usage
+    from ..coding.recent_sessions import record as record_session
     from ..errors import ConfigError, MissingKeyError, ProviderError
     from ..events import (
         ProviderFault,
@@ -572,6 +606,8 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
     # command file or an unknown name: one line, exit 2).
     commands, _ = load_commands(Path(args.workspace).expanduser(), Path.home())
     task = expand_task(args.task, commands)
+    if args.continue_:
+        args.resume = _newest_session(args)
     store_path = _check_store(args, clock)
     system = _read_system(args.system)
     # The project's instruction files: a system block of their own, as in the chat.
@@ -606,6 +642,7 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
         )
 
     started = time.monotonic()
+    workspace_root = Path(args.workspace).expanduser().resolve()
     out = _Output(args.output_format)
     report: HeadlessTranscript | None = None
     ended: dict[str, Any] = {"usage": Usage(), "cost": None, "hit_rate": 0.0}
@@ -668,6 +705,8 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
         session = agent.session() if fresh else agent.resume(args.resume, fork=args.fork)
         async with session as s:
             print(f"prefixlock: session {s.id}", file=sys.stderr)
+            if store_path is not None:  # for --continue and the chat's session picker
+                record_session(Path(store_path), workspace_root, s.id, time.time())
             transcript = begin(s, prefix)
             hooks.session_id = s.id
             blocked, first = await hooks.prompt(task, start="startup" if fresh else "resume")

@@ -165,3 +165,22 @@ def test_an_ask_rule_is_refused_headless_even_with_allow(tmp_path: Path, editor:
     (denial,) = json.loads(ran.stdout)["permission_denials"]
     assert "asked by Edit(note.txt)" in denial["reason"]
     assert (tmp_path / "note.txt").read_text() == "draft\n"
+
+
+def test_continue_resumes_the_newest_session_of_the_workspace(tmp_path: Path) -> None:
+    store = str(tmp_path / "s.sqlite")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    none = _run(tmp_path / "b", "--continue", "--store", store)
+    assert none.returncode == 2 and "--continue: no stored session of" in none.stderr
+    first = _run(tmp_path / "a", "--store", store, "--output-format", "json")
+    assert first.returncode == 0, first.stderr
+    sid = json.loads(first.stdout)["session_id"]
+    again = run_cli(
+        "run", "Where is the tokenizer configured?", "--workspace", str(tmp_path / "a" / "ws"),
+        "--continue", "--store", store, "--output-format", "json", cwd=tmp_path,
+    )  # fmt: skip
+    assert again.returncode == 0, again.stderr
+    result = json.loads(again.stdout)
+    assert result["session_id"] == sid
+    assert result["usage"]["cache_read_input_tokens"] > 0
