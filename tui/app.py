@@ -81,7 +81,8 @@ class ChatApp(ProjectCommands, App[None]):
         Binding("ctrl+o", "model", "model"),
         Binding("ctrl+r", "toggle_tools", "tools"),
         Binding("ctrl+l", "clear", "clear", show=False),
-        Binding("ctrl+g", "keepalive", "keep-alive", show=False),
+        Binding("ctrl+g", "external_editor", "editor", show=False),
+        Binding("f2", "keepalive", "keep-alive", show=False),
         Binding("ctrl+t", "theme_toggle", "theme", show=False),
         Binding("escape", "cancel_turn", "cancel", show=False),
         # Ctrl+C cancels a running turn; before the prompt's own copy binding (priority), and
@@ -501,6 +502,11 @@ class ChatApp(ProjectCommands, App[None]):
             await self.handle_line(event.value)
 
     async def handle_line(self, line: str) -> None:
+        if line.startswith("!") and self.ready:
+            # Bash mode, as in Claude Code: the command runs now, in the sandbox; its output
+            # goes with the next message.
+            self.run_shell(line[1:].strip())
+            return
         parsed = self.expand_custom(parse(line, self.backend.custom_commands or ()))
         if not self.ready and parsed.command not in ("help", "quit"):
             await self.add_note("the session is not open yet", "warn")
@@ -521,6 +527,15 @@ class ChatApp(ProjectCommands, App[None]):
             self.run_turn(parsed.text)
             return
         await self.run_command(parsed)
+
+    @work(group="shell")
+    async def run_shell(self, command: str) -> None:
+        try:
+            shown = await self.backend.shell(command)
+        except PrefixlockError as exc:
+            await self.add_note(f"!{command}: {exc}", "error")
+            return
+        await self.add_note(f"$ {command}\n{shown}\n(sent with your next message)", "info")
 
     def set_busy(self, busy: bool) -> None:
         self.busy = busy
@@ -850,6 +865,28 @@ class ChatApp(ProjectCommands, App[None]):
     async def action_clear(self) -> None:
         self._earlier = []  # cleared history does not come back by scrolling up
         await self.conversation.remove_children()
+
+    async def action_external_editor(self) -> None:
+        """Edit the prompt in $VISUAL / $EDITOR (the app suspended while it runs)."""
+        from textual.app import SuspendNotSupported
+
+        from .external_editor import edit_text
+
+        prompt = self.screen_stack[0].query_one("#prompt", PromptInput)
+        try:
+            try:
+                with self.suspend():
+                    edited = edit_text(prompt.value)
+            except SuspendNotSupported:  # no terminal to hand over (a test's headless app)
+                edited = edit_text(prompt.value)
+        except PrefixlockError as exc:
+            await self.add_note(str(exc), "error")
+            return
+        if edited is None:
+            await self.add_note("the editor failed: the prompt is unchanged", "warn")
+            return
+        prompt.value = edited
+        prompt.focus()
 
     async def action_keepalive(self) -> None:
         await self.cmd_keepalive(())

@@ -896,6 +896,28 @@ class ChatBackend:
         out.append("/resume ID continues one (it reads the cache while it is warm)")
         return "\n".join(out)
 
+    async def shell(self, command: str) -> str:
+        """`!command`: run what the user typed in the workspace's sandbox (no dialog: the user
+        typed it), snapshot for /undo first, and keep its output as context for the next
+        message (in that message, never the prefix). Returns the output as shown."""
+        from prefixlock.coding.workspace import CommandResult
+
+        if not command.strip():
+            raise ConfigError("type a command after '!'", where="!")
+        await asyncio.to_thread(self.undo.before_command)
+        ws = self.workspace
+        outcome = await ws.sandbox.run(command, timeout=ws.run_timeout, limit=ws.output_limit)
+        shown = CommandResult(
+            command,
+            outcome.exit_code,
+            outcome.output,
+            outcome.timed_out,
+            outcome.cut_bytes > 0,
+            outcome.killed_for,
+        ).render()
+        self.pending_context.append(f"[The user ran `{command}` in the workspace]\n{shown}")
+        return shown
+
     async def new_session(self) -> None:
         """Close this session and open a new one on the same prefix: its first request reads
         the prefix this session cached (same tools, system and instructions)."""
