@@ -42,6 +42,7 @@ from prefixlock.events import (
     TurnComplete,
     UsageReport,
 )
+from prefixlock.media import Image
 
 from .approval_flow import TOOL_ACTIONS, McpCallRequest, decision_note, mcp_request, preview
 from .backend import ChatBackend
@@ -115,6 +116,7 @@ class ChatApp(ProjectCommands, App[None]):
         self.preparing = False
         # Messages typed while a turn runs, sent in order when it ends (never dropped).
         self.queued: list[str] = []
+        self.next_images: list[Image] = []  # the images of the message about to be sent
         self._pinging = False
         self.delegate_next: str | None = None  # model chosen in the switch dialog's "subagent"
         self._assistant: AssistantMessage | None = None
@@ -484,12 +486,14 @@ class ChatApp(ProjectCommands, App[None]):
 
     async def attach_mentions(self, text: str) -> str:
         """The message with the content of each `@path` it mentions attached (the user
-        message carries them, never the prefix); a note says what was attached."""
+        message carries them, never the prefix); a note says what was attached. Images
+        (mentioned or dropped) wait in `next_images` for the message's send."""
         expanded = await asyncio.to_thread(expand_mentions, text, self.backend.workspace)
         if expanded.attached:
             await self.add_note("attached: " + ", ".join(expanded.attached), "info")
         for problem in expanded.problems:
             await self.add_note(problem, "warn")
+        self.next_images = expanded.images
         return expanded.message
 
     # -- input ----------------------------------------------------------------------------------
@@ -557,7 +561,8 @@ class ChatApp(ProjectCommands, App[None]):
                     model, self.delegate_next = self.delegate_next, None
                     await self.stream(self.backend.delegate(message, agent="explorer", model=model))
                 else:
-                    await self.stream(self.backend.send(message))
+                    images, self.next_images = self.next_images, []
+                    await self.stream(self.backend.send(message, images))
                     await self.settle_approvals()
                 next_text = self.queued.pop(0) if self.queued else None
                 self.refresh_header()

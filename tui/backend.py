@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 import os
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -47,6 +47,7 @@ from prefixlock.events import (
     UsageReport,
 )
 from prefixlock.guard.quote import Quote
+from prefixlock.media import Image, UserPart
 from prefixlock.prefix import FrozenPrefix
 from prefixlock.providers import Sleep
 from prefixlock.providers.registry import KEY_VAR_NAMES
@@ -599,7 +600,7 @@ class ChatBackend:
         elif isinstance(ev, SubagentFinish):
             self.sub_costs.append((ev.name, ev.cost))
 
-    async def send(self, text: str) -> AsyncIterator[Event]:
+    async def send(self, text: str, images: Sequence[Image] = ()) -> AsyncIterator[Event]:
         """One turn. What the model must know first (files put back by /undo) goes ahead of
         the user's text in the same message; the files the turn writes are journaled."""
         self._gate()
@@ -621,9 +622,10 @@ class ChatBackend:
                     await self._say(f"UserPromptSubmit hook: the message was not sent: {blocked}")
                     return
             message: str | None = text
+            parts: list[UserPart] = [text, *images]
             while message is not None:
                 answer, limit = "", None
-                async for ev in self.session.send(message):
+                async for ev in self.session.send(parts if images else message):
                     if isinstance(ev, TurnComplete):
                         answer, limit = ev.text, ev.limit_hit
                     yield ev
@@ -633,6 +635,7 @@ class ChatBackend:
                 if hooks is not None and limit is None and not self.pending_approvals():
                     # A Stop hook may send the model on (its reason is the next message).
                     message = await hooks.stop(answer)
+                    images = ()  # the images went with the first message
                     await self._say_hook_notes()
                     if message is not None:
                         await self._say(f"Stop hook: going on: {message}")
