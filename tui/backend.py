@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
@@ -134,6 +135,9 @@ class BackendOptions:
     chat_settings: ChatSettings | None = None
     # The home folder for user-level custom commands (~/.claude/commands...); None: project only.
     user_dir: Path | None = None
+    # Compact before a message once the context passes this share of the model's window
+    # (0: never; `/compact` still does it on demand).
+    auto_compact_at: float = 0.85
     # Run the hooks of the workspace's own Claude Code settings (prefixlock.coding.hooks);
     # the user's own hooks (user_dir) always run.
     trust_hooks: bool = False
@@ -603,6 +607,9 @@ class ChatBackend:
     async def send(self, text: str, images: Sequence[Image] = ()) -> AsyncIterator[Event]:
         """One turn. What the model must know first (files put back by /undo) goes ahead of
         the user's text in the same message; the files the turn writes are journaled."""
+        note = await self.auto_compact()
+        if note is not None:
+            await self._say(note)
         self._gate()
         self.undo.begin(text)
         if self.pending_context:
@@ -766,7 +773,31 @@ class ChatBackend:
         """The panel's figures; whole-session totals are the session ledger's own."""
         self.state.keepalive = self.keepalive
         ledger = self._session.ledger if self._session is not None else None
-        return self.state.view(self.clock.now(), ledger=ledger)
+        view = self.state.view(self.clock.now(), ledger=ledger)
+        return dataclasses.replace(view, context_window=self.context_window())
+
+    def context_window(self) -> int | None:
+        """The current model's context window in tokens (None: the price table lacks it)."""
+        price = self.prices.lookup(self.model)
+        return price.context_window if price is not None else None
+
+    async def auto_compact(self) -> str | None:
+        """Compact before the next message when the context is past `auto_compact_at` of
+        the window (as Claude Code and Codex do near the limit): priced by the guard's quote
+        and said in a note. None when it is not due (or the window is unknown)."""
+        share = self.options.auto_compact_at
+        window = self.context_window()
+        used = self.state.context_tokens
+        if not share or not window or used < share * window or self._session is None:
+            return None
+        quote = self.quote_compact()
+        await self.compact(quote)
+        self.state.context_tokens = 0  # the next request is the summary's size
+        cost = f"${quote.dollars:.4f}" if quote.dollars is not None else "unpriced"
+        return (
+            f"auto-compacted at {used / window:.0%} of the {window:,}-token window "
+            f"(threshold {share:.0%}): re-bills {quote.tokens_rebilled:,} cached tokens, {cost}"
+        )
 
     # -- commands -------------------------------------------------------------------------------
 

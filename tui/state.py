@@ -74,6 +74,15 @@ class PanelView:
     last_miss: str | None
     keepalive: bool
     requests: int
+    context_tokens: int = 0  # the newest request's input plus its output: the next one's floor
+    context_window: int | None = None  # the model's (None: not in the price table)
+
+
+def context_share(v: PanelView) -> float | None:
+    """How full the model's context window is, 0..1 (None: the window is not known)."""
+    if not v.context_window:
+        return None
+    return v.context_tokens / v.context_window
 
 
 class CacheState:
@@ -99,6 +108,7 @@ class CacheState:
         self.last_miss: MissInfo | None = None
         self.last_request_at: float | None = None
         self.unpriced = False
+        self.context_tokens = 0
 
     # -- folding events -------------------------------------------------------------------------
 
@@ -128,6 +138,7 @@ class CacheState:
         self.model = ev.model
         self.requests += 1
         self.total = self.total + ev.usage
+        self.context_tokens = ev.usage.input_total + ev.usage.output
         if ev.cost is None:
             self.unpriced = True
         else:
@@ -209,6 +220,7 @@ class CacheState:
             last_miss=self.last_miss.describe() if self.last_miss else None,
             keepalive=self.keepalive,
             requests=requests,
+            context_tokens=self.context_tokens,
         )
 
 
