@@ -43,10 +43,12 @@ from prefixlock.events import (
     TurnComplete,
     UsageReport,
 )
+from prefixlock.media import Image
 
 from .approval_flow import TOOL_ACTIONS, McpCallRequest, decision_note, mcp_request, preview
 from .backend import ChatBackend
 from .commands import COMMANDS, Parsed, parse
+from .completion import custom_candidates
 from .input_history import InputHistory, history_path
 from .mentions import expand_mentions
 from .model_picker import ModelPickerScreen
@@ -89,7 +91,8 @@ class ChatApp(ProjectCommands, App[None]):
         Binding("ctrl+o", "model", "model"),
         Binding("ctrl+r", "toggle_tools", "tools"),
         Binding("ctrl+l", "clear", "clear", show=False),
-        Binding("ctrl+g", "keepalive", "keep-alive", show=False),
+        Binding("ctrl+g", "external_editor", "editor", show=False),
+        Binding("f2", "keepalive", "keep-alive", show=False),
         Binding("ctrl+t", "theme_toggle", "theme", show=False),
         Binding("escape", "cancel_turn", "cancel", show=False),
         # Ctrl+C cancels a running turn; before the prompt's own copy binding (priority), and
@@ -126,6 +129,7 @@ class ChatApp(ProjectCommands, App[None]):
         self.preparing = False
         # Messages typed while a turn runs, sent in order when it ends (never dropped).
         self.queued: list[str] = []
+        self.next_images: list[Image] = []  # the images of the message about to be sent
         self._pinging = False
         self.delegate_next: str | None = None  # model chosen in the switch dialog's "subagent"
         self._assistant: AssistantMessage | None = None
@@ -202,6 +206,8 @@ class ChatApp(ProjectCommands, App[None]):
         except PrefixlockError as exc:
             await self.add_note(f"cannot start the session: {exc}", "error")
             return
+        prompt = self.query_one("#prompt", PromptInput)
+        prompt.custom_commands = custom_candidates(self.backend.custom_commands or {})
         self.preparing = True
         self.refresh_header()
         self.run_worker(self._prepare(), group="prepare")
@@ -212,7 +218,11 @@ class ChatApp(ProjectCommands, App[None]):
             gc.freeze()
         await self.load_history()
         await self.note_resumed_prefix()
-        for note in [*self.backend.command_notes, *self.backend.mcp_notes]:
+        for note in [
+            *self.backend.command_notes,
+            *self.backend.mcp_notes,
+            *self.backend.hook_notes,
+        ]:
             await self.add_note(note, "warn")
         if self.backend.offline:
             await self.add_note(
@@ -515,12 +525,14 @@ class ChatApp(ProjectCommands, App[None]):
 
     async def attach_mentions(self, text: str) -> str:
         """The message with the content of each `@path` it mentions attached (the user
-        message carries them, never the prefix); a note says what was attached."""
+        message carries them, never the prefix); a note says what was attached. Images
+        (mentioned or dropped) wait in `next_images` for the message's send."""
         expanded = await asyncio.to_thread(expand_mentions, text, self.backend.workspace)
         if expanded.attached:
             await self.add_note("attached: " + ", ".join(expanded.attached), "info")
         for problem in expanded.problems:
             await self.add_note(problem, "warn")
+        self.next_images = expanded.images
         return expanded.message
 
     # -- input ----------------------------------------------------------------------------------
@@ -533,6 +545,11 @@ class ChatApp(ProjectCommands, App[None]):
             await self.handle_line(event.value)
 
     async def handle_line(self, line: str) -> None:
+        if line.startswith("!") and self.ready:
+            # Bash mode, as in Claude Code: the command runs now, in the sandbox; its output
+            # goes with the next message.
+            self.run_shell(line[1:].strip())
+            return
         parsed = self.expand_custom(parse(line, self.backend.custom_commands or ()))
         if not self.ready and parsed.command not in ("help", "quit"):
             await self.add_note("the session is not open yet", "warn")
@@ -554,6 +571,15 @@ class ChatApp(ProjectCommands, App[None]):
             return
         await self.run_command(parsed)
 
+    @work(group="shell")
+    async def run_shell(self, command: str) -> None:
+        try:
+            shown = await self.backend.shell(command)
+        except PrefixlockError as exc:
+            await self.add_note(f"!{command}: {exc}", "error")
+            return
+        await self.add_note(f"$ {command}\n{shown}\n(sent with your next message)", "info")
+
     def set_busy(self, busy: bool) -> None:
         self.busy = busy
         self.refresh_header()
@@ -574,7 +600,8 @@ class ChatApp(ProjectCommands, App[None]):
                     model, self.delegate_next = self.delegate_next, None
                     await self.stream(self.backend.delegate(message, agent="explorer", model=model))
                 else:
-                    await self.stream(self.backend.send(message))
+                    images, self.next_images = self.next_images, []
+                    await self.stream(self.backend.send(message, images))
                     await self.settle_approvals()
                 next_text = self.queued.pop(0) if self.queued else None
                 self.refresh_header()
@@ -735,6 +762,21 @@ class ChatApp(ProjectCommands, App[None]):
         await self.note_resumed_prefix()
         self.refresh_panel()
 
+    async def cmd_new(self, args: tuple[str, ...]) -> None:
+        if self.busy:
+            await self.add_note("wait for the running turn to finish", "warn")
+            return
+        previous = self.backend.session_id
+        await self.backend.new_session()
+        await self.action_clear()
+        self.refresh_header()
+        await self.add_note(
+            f"new session {self.backend.session_id} on the same prefix (its first request reads "
+            f"the cache); /resume {previous} goes back",
+            "info",
+        )
+        self.refresh_panel()
+
     async def cmd_lint(self, args: tuple[str, ...]) -> None:
         await self.add_note(self.backend.lint_text(), "info")
 
@@ -872,6 +914,28 @@ class ChatApp(ProjectCommands, App[None]):
     async def action_clear(self) -> None:
         self._earlier = []  # cleared history does not come back by scrolling up
         await self.conversation.remove_children()
+
+    async def action_external_editor(self) -> None:
+        """Edit the prompt in $VISUAL / $EDITOR (the app suspended while it runs)."""
+        from textual.app import SuspendNotSupported
+
+        from .external_editor import edit_text
+
+        prompt = self.screen_stack[0].query_one("#prompt", PromptInput)
+        try:
+            try:
+                with self.suspend():
+                    edited = edit_text(prompt.value)
+            except SuspendNotSupported:  # no terminal to hand over (a test's headless app)
+                edited = edit_text(prompt.value)
+        except PrefixlockError as exc:
+            await self.add_note(str(exc), "error")
+            return
+        if edited is None:
+            await self.add_note("the editor failed: the prompt is unchanged", "warn")
+            return
+        prompt.value = edited
+        prompt.focus()
 
     async def action_keepalive(self) -> None:
         await self.cmd_keepalive(())

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import os
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -37,8 +38,17 @@ from prefixlock.coding.workspace import (
 )
 from prefixlock.delegation import DelegationResult, ParentSession
 from prefixlock.errors import ConfigError, MissingKeyError, UnknownModelError, UserError
-from prefixlock.events import Event, SubagentFinish, SubagentStart, ToolCall, UsageReport
+from prefixlock.events import (
+    Event,
+    SubagentFinish,
+    SubagentStart,
+    ToolCall,
+    ToolResult,
+    TurnComplete,
+    UsageReport,
+)
 from prefixlock.guard.quote import Quote
+from prefixlock.media import Image, UserPart
 from prefixlock.prefix import FrozenPrefix
 from prefixlock.providers import Sleep
 from prefixlock.providers.registry import KEY_VAR_NAMES
@@ -52,6 +62,7 @@ if TYPE_CHECKING:  # each is imported where it is used: the chat starts without 
     from prefixlock.agent import Agent
     from prefixlock.agents.registry import AgentRegistry
     from prefixlock.agents.runner import SubagentDelegator
+    from prefixlock.coding.hooks import HookRunner
     from prefixlock.coding.mcp_tools import McpServer, ToolListChange
     from prefixlock.emulator import Emulator
     from prefixlock.session import Session
@@ -124,6 +135,12 @@ class BackendOptions:
     chat_settings: ChatSettings | None = None
     # The home folder for user-level custom commands (~/.claude/commands...); None: project only.
     user_dir: Path | None = None
+    # Compact before a message once the context passes this share of the model's window
+    # (0: never; `/compact` still does it on demand).
+    auto_compact_at: float = 0.85
+    # Run the hooks of the workspace's own Claude Code settings (prefixlock.coding.hooks);
+    # the user's own hooks (user_dir) always run.
+    trust_hooks: bool = False
 
 
 def default_store_path() -> Path:
@@ -193,9 +210,13 @@ class ChatBackend:
         # The project's instruction files, read once now (a block of the frozen prefix); an
         # edit later is offered as a priced prefix change (instructions_change), never taken
         # silently. A version the user declined is not offered again.
-        self.instructions = project_instructions(self.workspace.root)
+        self.instructions = project_instructions(self.workspace.root, self.options.user_dir)
         self._declined_instructions: str | None = None
         self.sub_costs: list[tuple[str, Decimal | None]] = []
+        # Claude Code's hooks (read at start); what is not run is said in `hook_notes`.
+        self.hooks: HookRunner | None = None
+        self.hook_notes: list[str] = []
+        self._hooks_started = False
 
     @property
     def session(self) -> Session:
@@ -446,6 +467,26 @@ class ChatBackend:
         log = server_log(self.mcp_log_dir, config.name)
         self.mcp_notes.append(f"{why}; the session goes on without it (its log: {log})")
 
+    def load_hooks(self) -> HookRunner:
+        """Claude Code's hooks for this workspace; a malformed `hooks` value is a ConfigError
+        naming the file and field. A repository's own hooks wait for `--trust-hooks`."""
+        from prefixlock.coding.hooks import HookRunner, load_hooks
+
+        if self.hooks is None:
+            found, notes = load_hooks(self.workspace.root, self.options.user_dir)
+            self.hooks = HookRunner(
+                found, self.workspace.root, trust_project=self.options.trust_hooks
+            )
+            self.hook_notes = list(notes)
+            if self.hooks.untrusted:
+                n = len(self.hooks.untrusted)
+                self.hook_notes.append(
+                    f"{n} hook(s) of the workspace's .claude settings not run: a repository's "
+                    "hooks run on this machine, outside the sandbox (prefixlock chat "
+                    "--trust-hooks runs them)"
+                )
+        return self.hooks
+
     def prefix(self) -> FrozenPrefix:
         tools: list[ToolLike] = list(self.workspace.tools())
         if self.delegator is not None:
@@ -453,6 +494,10 @@ class ChatBackend:
         for server in self.mcp_servers:  # listed once, at start: pinned in the prefix
             tools.extend(server.tools)
         system = (SYSTEM_PROMPT, self.instructions) if self.instructions else SYSTEM_PROMPT
+        if self.hooks is not None:
+            # Hooks around each call; the specs, and so the prefix's bytes, are unchanged.
+            root, hooks = self.workspace.root, self.hooks
+            tools = [hooks.wrap([t], root)[0] if isinstance(t, Tool) else t for t in tools]
         return FrozenPrefix(system=system, tools=tools)
 
     async def start(self) -> None:
@@ -460,6 +505,7 @@ class ChatBackend:
         from prefixlock.agent import Agent
 
         self.load_custom_commands()
+        self.load_hooks()
         await self._open_mcp_servers()
         base_url = self.options.base_url
         if self.offline and self.options.emulator is not None:
@@ -537,8 +583,12 @@ class ChatBackend:
         )
 
     def _bind_session(self) -> None:
+        from prefixlock.coding.recent_sessions import record
+
         s = self.session
         self.session_id = s.id
+        if self.store is not None:  # for --continue and the session picker
+            record(self.options.store_path, self.workspace.root, s.id, self.clock.now())
         self.model = s.model
         self.state = CacheState(self.model, self._ttl(self.model), self._min_tokens)
         # The totals of a resumed session come from its ledger, which the store restored for
@@ -575,22 +625,62 @@ class ChatBackend:
         elif isinstance(ev, SubagentFinish):
             self.sub_costs.append((ev.name, ev.cost))
 
-    async def send(self, text: str) -> AsyncIterator[Event]:
+    async def send(self, text: str, images: Sequence[Image] = ()) -> AsyncIterator[Event]:
         """One turn. What the model must know first (files put back by /undo) goes ahead of
         the user's text in the same message; the files the turn writes are journaled."""
+        note = await self.auto_compact()
+        if note is not None:
+            await self._say(note)
         self._gate()
         self.undo.begin(text)
         if self.pending_context:
             text = "\n".join([*self.pending_context, "", text])
             self.pending_context = []
         try:
-            async for ev in self.session.send(text):
-                yield ev
+            hooks = self.hooks
+            if hooks is not None:
+                hooks.session_id = self.session.id
+                start = None
+                if not self._hooks_started:
+                    start = "resume" if self.options.resume else "startup"
+                    self._hooks_started = True
+                blocked, text = await hooks.prompt(text, start=start)
+                await self._say_hook_notes()
+                if blocked is not None:
+                    await self._say(f"UserPromptSubmit hook: the message was not sent: {blocked}")
+                    return
+            message: str | None = text
+            parts: list[UserPart] = [text, *images]
+            while message is not None:
+                answer, limit = "", None
+                async for ev in self.session.send(parts if images else message):
+                    if isinstance(ev, TurnComplete):
+                        answer, limit = ev.text, ev.limit_hit
+                    yield ev
+                    if isinstance(ev, ToolResult):
+                        await self._say_hook_notes()
+                message = None
+                if hooks is not None and limit is None and not self.pending_approvals():
+                    # A Stop hook may send the model on (its reason is the next message).
+                    message = await hooks.stop(answer)
+                    images = ()  # the images went with the first message
+                    await self._say_hook_notes()
+                    if message is not None:
+                        await self._say(f"Stop hook: going on: {message}")
         finally:
             # A turn stopped on calls waiting for the user goes on in resume_turn: its writes
             # belong to this turn's record (one /undo undoes the whole turn).
             if not self.pending_approvals():
                 await self._end_turn()
+
+    async def _say(self, note: str) -> None:
+        if self.notify is not None:
+            await self.notify(note)
+
+    async def _say_hook_notes(self) -> None:
+        if self.hooks is not None:
+            for note in self.hooks.take_notes():
+                await self._say(note)
 
     # -- approvals: the SDK's deferred tool calls (prefixlock.approvals) -------------------------
 
@@ -704,7 +794,31 @@ class ChatBackend:
         """The panel's figures; whole-session totals are the session ledger's own."""
         self.state.keepalive = self.keepalive
         ledger = self._session.ledger if self._session is not None else None
-        return self.state.view(self.clock.now(), ledger=ledger)
+        view = self.state.view(self.clock.now(), ledger=ledger)
+        return dataclasses.replace(view, context_window=self.context_window())
+
+    def context_window(self) -> int | None:
+        """The current model's context window in tokens (None: the price table lacks it)."""
+        price = self.prices.lookup(self.model)
+        return price.context_window if price is not None else None
+
+    async def auto_compact(self) -> str | None:
+        """Compact before the next message when the context is past `auto_compact_at` of
+        the window (as Claude Code and Codex do near the limit): priced by the guard's quote
+        and said in a note. None when it is not due (or the window is unknown)."""
+        share = self.options.auto_compact_at
+        window = self.context_window()
+        used = self.state.context_tokens
+        if not share or not window or used < share * window or self._session is None:
+            return None
+        quote = self.quote_compact()
+        await self.compact(quote)
+        self.state.context_tokens = 0  # the next request is the summary's size
+        cost = f"${quote.dollars:.4f}" if quote.dollars is not None else "unpriced"
+        return (
+            f"auto-compacted at {used / window:.0%} of the {window:,}-token window "
+            f"(threshold {share:.0%}): re-bills {quote.tokens_rebilled:,} cached tokens, {cost}"
+        )
 
     # -- commands -------------------------------------------------------------------------------
 
@@ -744,7 +858,7 @@ class ChatBackend:
         """The instruction files changed since the session's prefix was made: (the new
         text, the prefix with it, the guard's quote for moving there); None when they did
         not, or the user already declined this very version."""
-        fresh = project_instructions(self.workspace.root)
+        fresh = project_instructions(self.workspace.root, self.options.user_dir)
         if fresh == self.instructions or fresh == self._declined_instructions:
             return None
         system = list(self.session.prefix.system)
@@ -836,6 +950,40 @@ class ChatBackend:
             )
         out.append("/resume ID continues one (it reads the cache while it is warm)")
         return "\n".join(out)
+
+    async def shell(self, command: str) -> str:
+        """`!command`: run what the user typed in the workspace's sandbox (no dialog: the user
+        typed it), snapshot for /undo first, and keep its output as context for the next
+        message (in that message, never the prefix). Returns the output as shown."""
+        from prefixlock.coding.workspace import CommandResult
+
+        if not command.strip():
+            raise ConfigError("type a command after '!'", where="!")
+        await asyncio.to_thread(self.undo.before_command)
+        ws = self.workspace
+        outcome = await ws.sandbox.run(command, timeout=ws.run_timeout, limit=ws.output_limit)
+        shown = CommandResult(
+            command,
+            outcome.exit_code,
+            outcome.output,
+            outcome.timed_out,
+            outcome.cut_bytes > 0,
+            outcome.killed_for,
+        ).render()
+        self.pending_context.append(f"[The user ran `{command}` in the workspace]\n{shown}")
+        return shown
+
+    async def new_session(self) -> None:
+        """Close this session and open a new one on the same prefix: its first request reads
+        the prefix this session cached (same tools, system and instructions)."""
+        if self.agent is None:
+            raise ConfigError("the session has not started", where="/new")
+        old, self._session = self._session, self.agent.session()
+        if old is not None:
+            await old.aclose()
+        self.options.resume = None
+        self._hooks_started = False  # SessionStart hooks run again for the new session
+        self._bind_session()
 
     async def resume(self, session_id: str) -> None:
         if self.agent is None or self.store is None:

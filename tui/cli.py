@@ -24,7 +24,20 @@ def _configure(p: argparse.ArgumentParser) -> None:
         help="model id (default claude-sonnet-4-6); with --resume, offered as a priced switch "
         "from the stored session's model",
     )
-    p.add_argument("--resume", metavar="ID", default=None, help="resume a stored session")
+    p.add_argument(
+        "--resume",
+        metavar="ID",
+        nargs="?",
+        const="",
+        default=None,
+        help="resume a stored session (without ID: pick one from a list, this workspace's first)",
+    )
+    p.add_argument(
+        "--continue",
+        dest="continue_",
+        action="store_true",
+        help="continue the newest session started in this workspace (as `claude --continue`)",
+    )
     add_fork_wait_flags(p, "chat")
     p.add_argument(
         "--workspace", type=Path, default=None, help="workspace root (default: current directory)"
@@ -46,6 +59,13 @@ def _configure(p: argparse.ArgumentParser) -> None:
     )
     add_sandbox_flags(p, default=None)
     p.add_argument(
+        "--trust-hooks",
+        action="store_true",
+        help="run the hooks of the workspace's own .claude settings (they run on this "
+        "machine, outside the sandbox: without this flag they are listed, not run); the "
+        "hooks of ~/.claude/settings.json always run",
+    )
+    p.add_argument(
         "--base-url",
         metavar="URL",
         default=None,
@@ -66,10 +86,14 @@ def _run(args: argparse.Namespace) -> int:
     from .app import ChatApp
     from .backend import make_backend
 
-    wait = wait_seconds(args.wait, resume=args.resume, fork=args.fork)
     workspace = (args.workspace or Path.cwd()).resolve()
     if not workspace.is_dir():
         raise UserError("not a directory", where=f"--workspace {args.workspace}")
+    if args.continue_ or args.resume == "":
+        args.resume = _chosen_session(args, workspace)
+        if args.resume is None:
+            return 0  # left the picker without choosing: nothing to open
+    wait = wait_seconds(args.wait, resume=args.resume, fork=args.fork)
     if args.base_url is not None and not _is_http_url(args.base_url):
         raise UserError(
             f"not an http(s) URL: {args.base_url!r} (e.g. http://localhost:8000/v1)",
@@ -125,7 +149,38 @@ def backend_options(
         settings=Settings(effort=cs.effort) if cs is not None and cs.effort else None,
         chat_settings=cs,
         user_dir=Path.home() if cs is not None else None,
+        trust_hooks=args.trust_hooks,
     )
+
+
+def _chosen_session(args: argparse.Namespace, workspace: Path) -> str | None:
+    """`--continue`: the newest session of `workspace`; `--resume` alone: the one picked in
+    the list (None: the user left it). No stored session: one line, exit 2."""
+    from prefixlock.coding.recent_sessions import recent
+    from prefixlock.errors import UserError
+    from prefixlock.store.database import SessionStore
+
+    from .backend import default_store_path
+    from .session_picker import SessionPickerApp, picker_rows
+
+    flag = "--continue" if args.continue_ else "--resume"
+    if args.continue_ and args.resume is not None:
+        raise UserError("give --resume [ID] or --continue, not both", where="--continue")
+    store = args.store or default_store_path()
+    records = []
+    if store.exists():
+        with SessionStore(str(store)) as opened:
+            records = opened.sessions()
+    rows = picker_rows(records, recent(store, workspace))
+    if args.continue_:
+        rows = [r for r in rows if r.here]
+    if not rows:
+        here = f" of {workspace}" if args.continue_ else ""
+        raise UserError(f"no stored session{here} in {store}", where=flag)
+    if args.continue_:
+        return rows[0].id
+    chosen: str | None = SessionPickerApp(rows).run()
+    return chosen
 
 
 def _is_http_url(value: str) -> bool:

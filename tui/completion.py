@@ -13,11 +13,15 @@ from __future__ import annotations
 import fnmatch
 import os
 import subprocess
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .commands import COMMANDS
+
+if TYPE_CHECKING:
+    from prefixlock.coding.custom_commands import CustomCommand
 
 MAX_FILES = 20_000  # listed per workspace: enough to complete in, bounded on a huge tree
 MAX_SHOWN = 8  # candidates shown under the prompt at a time
@@ -65,14 +69,31 @@ def context_at(text: str, offset: int) -> Context | None:
     return None
 
 
-def command_candidates(word: str) -> list[Candidate]:
-    """Commands whose name starts with `word`, with their synopsis."""
+def command_candidates(word: str, custom: Sequence[Candidate] = ()) -> list[Candidate]:
+    """Commands whose name starts with `word`, with their synopsis: the chat's own, then the
+    project's and the user's custom commands (`custom_candidates`)."""
     w = word.lower()
-    return [
+    own = [
         Candidate(f"/{c.name}", f"{c.args} {c.help}".strip())
         for c in COMMANDS
         if c.name.startswith(w)
     ]
+    return own + [c for c in custom if c.value[1:].lower().startswith(w)]
+
+
+def custom_candidates(commands: Mapping[str, CustomCommand]) -> list[Candidate]:
+    """The custom commands (`.claude/commands/*.md`, `.prefixlock/commands/*.md`, the user's)
+    as completions, sorted, each with its argument hint, description and file. A name the chat
+    itself uses stays the chat's (it runs first), so it is not offered twice."""
+    builtin = {c.name for c in COMMANDS}
+    out = []
+    for name in sorted(commands):
+        if name in builtin:
+            continue
+        c = commands[name]
+        what = " ".join(p for p in (c.argument_hint, c.description) if p)
+        out.append(Candidate(f"/{name}", f"{what} ({c.source})".strip()))
+    return out
 
 
 def file_candidates(word: str, files: Sequence[str], limit: int = MAX_SHOWN) -> list[Candidate]:
@@ -95,9 +116,11 @@ def file_candidates(word: str, files: Sequence[str], limit: int = MAX_SHOWN) -> 
     return [Candidate(f"@{p}") for _, _, p in ranked[:limit]]
 
 
-def candidates(ctx: Context, files: Sequence[str]) -> list[Candidate]:
+def candidates(
+    ctx: Context, files: Sequence[str], custom: Sequence[Candidate] = ()
+) -> list[Candidate]:
     if ctx.kind == "command":
-        return command_candidates(ctx.word)[:MAX_SHOWN]
+        return command_candidates(ctx.word, custom)[:MAX_SHOWN]
     return file_candidates(ctx.word, files)
 
 

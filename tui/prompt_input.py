@@ -132,6 +132,8 @@ class PromptInput(TextArea):
         self.root = root
         self.input_history = history if history is not None else InputHistory()
         self.files: list[str] = []  # the workspace's files, listed in a thread
+        # The custom commands (completion.custom_candidates), set once the session has them.
+        self.custom_commands: list[Candidate] = []
         self._listing: asyncio.Task[None] | None = None
         self._word: Context | None = None
 
@@ -266,7 +268,7 @@ class PromptInput(TextArea):
         if ctx is not None and ctx.kind == "file" and self.root is not None:
             self._list_files(fresh=self._word is None or self._word.kind != "file")
         self._word = ctx
-        found = candidates(ctx, self.files) if ctx is not None else []
+        found = candidates(ctx, self.files, self.custom_commands) if ctx is not None else []
         if [c.value for c in found] == [c.value for c in listing.items] and listing.display:
             return  # the same list: keep the highlight where the user moved it
         listing.show(found)

@@ -77,6 +77,15 @@ class PanelView:
     # The last request was shorter than its model's minimum cacheable prompt, and nothing was
     # read or written: the countdown would be another model's (or no) cache.
     below_minimum: bool = False
+    context_tokens: int = 0  # the newest request's input plus its output: the next one's floor
+    context_window: int | None = None  # the model's (None: not in the price table)
+
+
+def context_share(v: PanelView) -> float | None:
+    """How full the model's context window is, 0..1 (None: the window is not known)."""
+    if not v.context_window:
+        return None
+    return v.context_tokens / v.context_window
 
 
 class CacheState:
@@ -110,6 +119,7 @@ class CacheState:
         self.last_miss: MissInfo | None = None
         self.last_request_at: float | None = None
         self.unpriced = False
+        self.context_tokens = 0
 
     # -- folding events -------------------------------------------------------------------------
 
@@ -139,6 +149,7 @@ class CacheState:
         self.model = ev.model
         self.requests += 1
         self.total = self.total + ev.usage
+        self.context_tokens = ev.usage.input_total + ev.usage.output
         if ev.cost is None:
             self.unpriced = True
         else:
@@ -224,6 +235,7 @@ class CacheState:
             keepalive=self.keepalive,
             requests=requests,
             below_minimum=self.below_minimum,
+            context_tokens=self.context_tokens,
         )
 
 

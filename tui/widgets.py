@@ -29,7 +29,14 @@ from prefixlock.events import (
     UsageReport,
 )
 
-from .state import PanelView, format_countdown, format_dollars, format_tokens, sparkline
+from .state import (
+    PanelView,
+    context_share,
+    format_countdown,
+    format_dollars,
+    format_tokens,
+    sparkline,
+)
 
 
 def _one_line(text: str, width: int = 60) -> str:
@@ -465,6 +472,14 @@ class CachePanel(Static):
         t.append(f" sub   {format_dollars(v.cost_sub):>9}\n")
         t.append(f" saved {format_dollars(v.saved):>9}\n")
         t.append(f"keep-alive {'on' if v.keepalive else 'off'}\n")
+        share = context_share(v)
+        if share is None:
+            t.append(f"context {format_tokens(v.context_tokens)}\n")
+        else:
+            window = format_tokens(v.context_window or 0)
+            t.append(
+                f"context {share:4.0%} of {window}\n", style="bold red" if share >= 0.8 else ""
+            )
         t.append("last miss\n", style="bold")
         t.append(f" {v.last_miss or 'none'}")
         self.update(t)

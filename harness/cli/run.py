@@ -17,15 +17,17 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..coding.settings_files import MODES
 from .command import Command, add_fork_wait_flags, add_sandbox_flags, deferred
+from .headless import OUTPUT_FORMATS
 
 if TYPE_CHECKING:
     from decimal import Decimal
 
     from ..clock import Clock
+    from ..coding.hooks import HookRunner
     from ..coding.mcp_tools import McpServer
     from ..coding.permissions import Permissions
     from ..coding.settings_files import ChatSettings, McpServerConfig
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
     from ..session import Session
     from ..store.database import SessionStore
     from ..tools import Tool
+    from .headless import Denial
 
 DEFAULT_RUN_MODEL = "claude-opus-4-7"
 
@@ -135,8 +138,19 @@ def _configure_run(p: argparse.ArgumentParser) -> None:
 
     p.add_argument(
         "task",
-        help="what to ask the model; '/NAME ARGS' runs a custom command from .claude/commands "
-        "or .prefixlock/commands ('//' for a task that starts with '/')",
+        help="what to ask the model ('-' reads it from standard input); '/NAME ARGS' runs a "
+        "custom command from .claude/commands or .prefixlock/commands ('//' for a task that "
+        "starts with '/')",
+    )
+    p.add_argument(
+        "--output-format",
+        choices=OUTPUT_FORMATS,
+        default="text",
+        help="text (default): the answer on stdout, the summary and session id on stderr; "
+        "json: one result object on stdout; stream-json: one JSON object per line as the run "
+        "goes (Claude Code's shapes, docs/run-output.md). Exit codes: 0 done, 1 provider "
+        "failure, 2 user error, 3 stopped by --max-turns/--max-dollars, 4 done with a write, "
+        "command or MCP call refused",
     )
     p.add_argument(
         "--model",
@@ -199,6 +213,13 @@ def _configure_run(p: argparse.ArgumentParser) -> None:
         "settings files always start",
     )
     p.add_argument(
+        "--trust-hooks",
+        action="store_true",
+        help="run the hooks of the workspace's own .claude/settings.json and "
+        "settings.local.json (they run on this machine, outside the sandbox: without this "
+        "flag they are listed, not run); the hooks of ~/.claude/settings.json always run",
+    )
+    p.add_argument(
         "--permission-mode",
         choices=MODES,
         default=None,
@@ -229,6 +250,12 @@ def _configure_run(p: argparse.ArgumentParser) -> None:
         "else prefixlock/sessions.sqlite under $XDG_DATA_HOME or ~/.local/share)",
     )
     p.add_argument("--resume", metavar="ID", help="continue stored session ID with the task")
+    p.add_argument(
+        "--continue",
+        dest="continue_",
+        action="store_true",
+        help="continue the newest stored session of --workspace (as `claude --continue`)",
+    )
     add_fork_wait_flags(p, "process")
 
 
@@ -300,11 +327,16 @@ def _check_store(args: argparse.Namespace, clock: Clock | None = None) -> Sessio
 
 
 def _workspace_tools(
-    args: argparse.Namespace, settings: ChatSettings, permissions: Permissions
+    args: argparse.Namespace,
+    settings: ChatSettings,
+    permissions: Permissions,
+    denials: list[Denial],
 ) -> tuple[list[Tool], str]:
     """The tools `--tools` names on `--workspace` (reads guarded by the settings' Read deny
     rules, writes and commands by the headless approver), and its instruction files' text.
     With commands allowed and no usable sandbox: one line now, not a refusal mid-task."""
+    from pathlib import Path
+
     from ..coding.instructions import project_instructions
     from ..coding.sandbox import SandboxError
     from ..coding.settings_files import sandbox_options
@@ -321,13 +353,13 @@ def _workspace_tools(
         # the deny rules hold over --allow, as in the chat.
         ws = Workspace(
             args.workspace,
-            approve=_headless_approver(permissions),
+            approve=_headless_approver(permissions, denials),
             sandbox=options,
             read_denied=permissions.read_rule,  # Read(...) deny rules, folder-wide tools too
         )
     except WorkspaceError as exc:
         raise ConfigError(str(exc), where="--workspace") from None
-    instructions = project_instructions(ws.root)
+    instructions = project_instructions(ws.root, Path.home())
     if args.tools == "read":
         return ws.read_only_tools(), instructions
     if _commands_may_run(permissions):
@@ -338,6 +370,57 @@ def _workspace_tools(
     return ws.tools(), instructions
 
 
+def _hooks(args: argparse.Namespace) -> HookRunner:
+    """Claude Code's hooks for `--workspace` (a malformed `hooks` value: one line, exit 2);
+    what is not run is said on stderr now."""
+    import sys
+    from pathlib import Path
+
+    from ..coding.hooks import HookRunner, load_hooks
+
+    root = Path(args.workspace).expanduser().resolve()
+    found, notes = load_hooks(root, Path.home())
+    runner = HookRunner(found, root, trust_project=args.trust_hooks)
+    for note in notes:
+        print(f"prefixlock: {note}", file=sys.stderr)
+    if runner.untrusted:
+        where = sorted({h.source.split(" (")[0].split(": ")[0] for h in runner.untrusted})
+        print(
+            f"prefixlock: {len(runner.untrusted)} hook(s) of the workspace's settings not run "
+            f"({', '.join(where)}): a repository's hooks run on this machine, outside the "
+            "sandbox; --trust-hooks runs them",
+            file=sys.stderr,
+        )
+    return runner
+
+
+def _newest_session(args: argparse.Namespace) -> str:
+    """`--continue`: the newest stored session started in `--workspace` (one line when there
+    is none, or with --resume)."""
+    from pathlib import Path
+
+    from ..coding.recent_sessions import recent
+    from ..errors import ConfigError
+    from ..store.database import SessionStore, default_path
+
+    if args.resume is not None:
+        raise ConfigError("give --resume ID or --continue, not both", where="--continue")
+    store = Path(args.store).expanduser() if args.store else default_path()
+    workspace = Path(args.workspace).expanduser().resolve()
+    ids = recent(store, workspace)
+    if ids and store.exists():
+        with SessionStore(str(store)) as opened:
+            known = {r.id for r in opened.sessions()}
+        ids = [i for i in ids if i in known]
+    if not ids:
+        raise ConfigError(
+            f"no stored session of {workspace} in {store} (start one with --store, or name one "
+            "with --resume ID; `prefixlock sessions list` lists them)",
+            where="--continue",
+        )
+    return ids[0]
+
+
 def _commands_may_run(permissions: Permissions) -> bool:
     """Could any command run without a dialog (flag, mode or an allow rule)?"""
     if "run" in permissions.allowed or permissions.mode == "bypass":
@@ -346,14 +429,15 @@ def _commands_may_run(permissions: Permissions) -> bool:
 
 
 def _headless_approver(
-    permissions: Permissions,
+    permissions: Permissions, denials: list[Denial]
 ) -> Callable[[ApprovalRequest], Awaitable[Decision]]:
     """The workspace's approval callback with nobody to ask: what the rules, the mode and the
     flags allow goes ahead; everything else is refused, the reason said on stderr and to the
-    model (as the tool's error)."""
+    model (as the tool's error), and kept in `denials` (the run's exit code and JSON say it)."""
     import sys
 
     from ..coding.workspace import WorkspaceError
+    from .headless import Denial
 
     async def approve(request: ApprovalRequest) -> Decision:
         ruling = permissions.decide(request)
@@ -361,6 +445,8 @@ def _headless_approver(
             return "once"
         if ruling.verdict == "deny":
             why = f"{request.summary}: refused ({ruling.reason})"
+        elif ruling.reason:  # an ask rule: no flag or mode makes it allowed
+            why = f"{request.summary}: refused ({ruling.reason}: prefixlock run has nobody to ask)"
         else:
             flag = "--allow write" if request.action == "write" else "--allow run"
             rule = "Edit(src/**)" if request.action == "write" else "Bash(npm test:*)"
@@ -369,20 +455,24 @@ def _headless_approver(
                 f"{flag}, --permission-mode or a permissions.allow rule such as {rule})"
             )
         print(f"prefixlock: {why}", file=sys.stderr)
+        denials.append(Denial(request.tool, request.summary, why))
         raise WorkspaceError(why)
 
     return approve
 
 
-def _headless_gate(permissions: Permissions) -> Callable[[str], str | None]:
+def _headless_gate(permissions: Permissions, denials: list[Denial]) -> Callable[[str], str | None]:
     """The MCP servers' gate with nobody to ask: a refusal is said on stderr as well as to
     the model (as the tool's error), like a refused write or command."""
     import sys
+
+    from .headless import Denial
 
     def gate(name: str) -> str | None:
         refused = permissions.refuse_tool(name)
         if refused is not None:
             print(f"prefixlock: {name}: refused ({refused})", file=sys.stderr)
+            denials.append(Denial(name, name, refused))
         return refused
 
     return gate
@@ -447,19 +537,31 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
     import contextlib
     import os
     import sys
+    import time
+    from pathlib import Path
 
     from ..agent import Agent
     from ..billing.prices import PriceTable
+    from ..billing.usage import Usage
+    from ..coding.recent_sessions import record as record_session
     from ..errors import ConfigError, MissingKeyError, ProviderError
-    from ..events import ProviderFault, StoreWriteFailed, ToolCall, ToolResult, TurnComplete
+    from ..events import (
+        ProviderFault,
+        StoreWriteFailed,
+        ToolCall,
+        ToolResult,
+        TurnComplete,
+    )
     from ..prefix import FrozenPrefix
     from ..providers import resolve_route
     from ..settings import Settings
     from ..store.errors import StoreWriteLost
+    from .headless import EXIT_LIMIT, EXIT_REFUSED, HeadlessTranscript, exit_code
 
+    if args.task == "-":
+        args.task = _read_stdin_task()
     if not args.task.strip():
         raise ConfigError("the task is empty: say what the model should do", where="task")
-    from pathlib import Path
 
     from ..coding.custom_commands import expand_task, load_commands
     from ..coding.mcp_tools import announced_changes, open_servers
@@ -509,11 +611,15 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
     )
     mcp_configs = _consented_servers(args, file_settings)
     policy = CachePolicy(tools=args.tool_changes)
-    tools, instructions = _workspace_tools(args, file_settings, permissions)
+    denials: list[Denial] = []
+    tools, instructions = _workspace_tools(args, file_settings, permissions, denials)
+    hooks = _hooks(args)
     # A `/name` task is a custom command, expanded as the chat expands it (a malformed
     # command file or an unknown name: one line, exit 2).
     commands, _ = load_commands(Path(args.workspace).expanduser(), Path.home())
     task = expand_task(args.task, commands)
+    if args.continue_:
+        args.resume = _newest_session(args)
     system = _read_system(args.system)
     # The project's instruction files: a system block of their own, as in the chat.
     system_blocks = (system, instructions) if instructions else system
@@ -549,13 +655,23 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
             f"no API key for {route.label}{at}: set {route.key_var}{hint}", where=route.key_var
         )
 
+    started = time.monotonic()
+    workspace_root = Path(args.workspace).expanduser().resolve()
+    out = _Output(args.output_format)
+    report: HeadlessTranscript | None = None
+    ended: dict[str, Any] = {"usage": Usage(), "cost": None, "hit_rate": 0.0}
+
     async def go() -> tuple[str, str, str | None]:
         async with contextlib.AsyncExitStack() as servers:
             # The settings' MCP servers, listed once: their tools pinned in the prefix, each
             # call asking the permission rules first.
-            mcp = await open_servers(servers, mcp_configs, gate=_headless_gate(permissions))
+            mcp = await open_servers(
+                servers, mcp_configs, gate=_headless_gate(permissions, denials)
+            )
             mcp_tools = [t for server in mcp for t in server.tools]
-            prefix = FrozenPrefix(system=system_blocks, tools=[*tools, *mcp_tools])
+            # Hooks around each call; the specs, and so the prefix's bytes, are unchanged.
+            wrapped = hooks.wrap([*tools, *mcp_tools], Path(args.workspace).expanduser().resolve())
+            prefix = FrozenPrefix(system=system_blocks, tools=wrapped)
             return await converse(prefix, mcp)
 
     async def follow_tool_changes(s: Session, mcp: list[McpServer]) -> None:
@@ -581,6 +697,17 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
     lost_result: tuple[str, str, str | None] = ("", "", None)
     unstored = False
 
+    def begin(s: Session, prefix: FrozenPrefix) -> HeadlessTranscript:
+        nonlocal report
+        report = HeadlessTranscript(s.id, s.model, denials=denials)
+        cwd = str(Path(args.workspace).expanduser().resolve())
+        out.line(report.init(cwd, [t.name for t in prefix.tools], permissions.mode))
+        return report
+
+    def say_hook_notes() -> None:
+        for note in hooks.take_notes():
+            print(f"prefixlock: {note}", file=sys.stderr)
+
     async def converse(prefix: FrozenPrefix, mcp: list[McpServer]) -> tuple[str, str, str | None]:
         nonlocal unstored
         agent = Agent(
@@ -605,34 +732,122 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
     async def _converse_in(session: Session, mcp: list[McpServer]) -> tuple[str, str, str | None]:
         nonlocal lost_result
         answer, limit = "", None
+        fresh = args.resume is None
         async with session as s:
-            async for event in s.send(task):
-                if isinstance(event, TurnComplete):
-                    answer, limit = event.text, event.limit_hit
-                elif args.verbose and isinstance(event, ToolCall):
-                    print(f"  tool {event.name} {event.input}", file=sys.stderr)
-                elif args.verbose and isinstance(event, ProviderFault):
-                    print(f"  {event.message} (retrying: {event.retrying})", file=sys.stderr)
-                elif isinstance(event, StoreWriteFailed):  # said once by the recorder
-                    print(f"prefixlock: {event.message}", file=sys.stderr)
-                elif isinstance(event, ToolResult) and mcp:
-                    # A tool may have made a server change its list: the next request goes
-                    # with it or not, as the cache policy says (said on stderr either way).
-                    await follow_tool_changes(s, mcp)
+            print(f"prefixlock: session {s.id}", file=sys.stderr)
+            if store is not None:  # for --continue and the chat's session picker
+                record_session(Path(store.path), workspace_root, s.id, time.time())
+            transcript = begin(s, prefix)
+            hooks.session_id = s.id
+            blocked, first = await hooks.prompt(task, start="startup" if fresh else "resume")
+            message: str | None = first
+            say_hook_notes()
+            if blocked is not None:
+                print(f"prefixlock: UserPromptSubmit hook: {blocked}", file=sys.stderr)
+                denials.append(Denial("UserPromptSubmit", task[:80], blocked))
+            while blocked is None and message is not None:
+                async for event in s.send(message):
+                    for line in transcript.feed(event):
+                        out.line(line)
+                    if isinstance(event, TurnComplete):
+                        answer, limit = event.text, event.limit_hit
+                    elif args.verbose and isinstance(event, ToolCall):
+                        print(f"  tool {event.name} {event.input}", file=sys.stderr)
+                    elif args.verbose and isinstance(event, ProviderFault):
+                        print(f"  {event.message} (retrying: {event.retrying})", file=sys.stderr)
+                    elif isinstance(event, StoreWriteFailed):  # said once by the recorder
+                        print(f"prefixlock: {event.message}", file=sys.stderr)
+                    elif isinstance(event, ToolResult):
+                        say_hook_notes()
+                        if mcp:
+                            # A tool may have made a server change its list: the next request
+                            # goes with it or not, as the cache policy says (said either way).
+                            await follow_tool_changes(s, mcp)
+                # A Stop hook may send the model on (its reason is the next message).
+                message = await hooks.stop(answer) if limit is None else None
+                say_hook_notes()
+                if message is not None:
+                    print(f"prefixlock: Stop hook: going on: {message}", file=sys.stderr)
+            ended.update(usage=s.ledger.usage, cost=s.ledger.cost, hit_rate=s.ledger.hit_rate)
             result = lost_result = answer, s.ledger.summary(), limit
         return result
 
+    answer, summary, limit, error = "", "", None, None
     with stack:
         try:
             answer, summary, limit = asyncio.run(go())
         except ProviderError as exc:
-            print(f"prefixlock: provider error: {exc}", file=sys.stderr)
-            return 1
-    print(answer)
+            error = f"provider error: {exc}"
+            print(f"prefixlock: {error}", file=sys.stderr)
+    if report is not None:
+        for line in report.finish():
+            out.line(line)
+        result = report.result(
+            answer=answer,
+            limit=limit,
+            error=error,
+            usage=ended["usage"],
+            cost=ended["cost"],
+            hit_rate=ended["hit_rate"],
+            duration_ms=int((time.monotonic() - started) * 1000),
+        )
+        out.result(result)
+    if error is None and args.output_format == "text":
+        print(answer)
     if limit is not None:
-        print(f"prefixlock: stopped by the {limit} limit", file=sys.stderr)
-    print(summary)
-    return 1 if unstored else 0
+        print(f"prefixlock: stopped by the {limit} limit (exit {EXIT_LIMIT})", file=sys.stderr)
+    if denials and error is None and limit is None:
+        n = len(denials)
+        print(
+            f"prefixlock: exit {EXIT_REFUSED}: the model finished, but {n} write(s), "
+            "command(s) or MCP call(s) were not allowed",
+            file=sys.stderr,
+        )
+    if summary:
+        print(summary, file=sys.stderr)
+    if unstored:
+        return 1  # the answer stands, but the store lost billed work (said above)
+    return exit_code(limit, error, denials)
+
+
+def _read_stdin_task() -> str:
+    """`run -`: the task is standard input, whole (a terminal is not a task: say so)."""
+    import sys
+
+    from ..errors import ConfigError
+
+    if sys.stdin is None or sys.stdin.isatty():
+        why = "'-' reads the task from standard input, which is a terminal"
+        raise ConfigError(why, where="task")
+    try:
+        return sys.stdin.read()
+    except UnicodeDecodeError as exc:
+        why = f"standard input is not UTF-8 text ({exc.reason})"
+        raise ConfigError(why, where="task") from None
+
+
+class _Output:
+    """Prints the JSON lines of `--output-format`: each `stream-json` line as it comes
+    (flushed, for a reader on a pipe), the `json` result alone at the end."""
+
+    def __init__(self, fmt: str) -> None:
+        self.fmt = fmt
+
+    def line(self, obj: dict[str, Any]) -> None:
+        if self.fmt == "stream-json":
+            self._print(obj)
+
+    def result(self, obj: dict[str, Any]) -> None:
+        if self.fmt in ("json", "stream-json"):
+            self._print(obj)
+
+    @staticmethod
+    def _print(obj: dict[str, Any]) -> None:
+        import json
+        import sys
+
+        sys.stdout.write(json.dumps(obj, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
 
 
 RUN_COMMAND = Command(

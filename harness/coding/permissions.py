@@ -4,9 +4,11 @@ read tools' paths and to MCP tool names (the decisions are pure, no I/O). Used b
 (which asks the user when the answer is "ask") and by `prefixlock run` (which has nobody to ask
 and refuses).
 
-Order: a deny rule always wins (even in bypass mode and over "always this session"); plan mode
-refuses every write and every command not allow-listed; bypass allows the rest; accept-edits
-allows writes; an allow rule, or the user's "always" for this session, allows; else ask.
+Order: a deny rule always wins (even in bypass mode and over "always this session"); then an ask
+rule (`permissions.ask`, as in Claude Code) asks whatever else would allow (the chat's dialog;
+`prefixlock run` refuses, naming the rule); plan mode refuses every write and every command
+not allow-listed; bypass allows the rest; accept-edits allows writes; an allow rule, or the
+user's "always" for this session, allows; else ask.
 
 Command rules follow Claude Code: `Bash(npm test)` is that exact command, `Bash(npm test:*)`
 that command and any arguments after it, a `*` elsewhere matches anything. A command line
@@ -76,6 +78,9 @@ class Permissions:
             return Ruling("deny", f"denied by {hit.text} ({hit.source})")
         if self.mode == "plan":
             return Ruling("deny", "plan mode is read-only: no file is written")
+        hit = first_path_rule([r for r in self.settings.ask if r.tool in WRITE_TOOLS], path)
+        if hit is not None:
+            return Ruling("ask", f"asked by {hit.text} ({hit.source})")
         if self.mode == "bypass":
             return Ruling("allow", "bypass mode")
         if self.mode == "accept-edits":
@@ -94,6 +99,11 @@ class Permissions:
             for rule in bash_deny:
                 if command_matches(rule.pattern, part):
                     return Ruling("deny", f"denied by {rule.text} ({rule.source})")
+        bash_ask = [r for r in self.settings.ask if r.tool == "Bash"]
+        for part in [command.strip(), *parts]:
+            for rule in bash_ask:
+                if command_matches(rule.pattern, part) and self.mode != "plan":
+                    return Ruling("ask", f"asked by {rule.text} ({rule.source})")
         allowed_by = self._allow_rule(command, parts)
         if self.mode == "plan":
             if allowed_by is not None:
@@ -130,6 +140,9 @@ class Permissions:
         hit = first_tool_rule(self.settings.deny, name)
         if hit is not None:
             return Ruling("deny", f"denied by {hit.text} ({hit.source})")
+        hit = first_tool_rule(self.settings.ask, name)
+        if hit is not None and self.mode != "plan":
+            return Ruling("ask", f"asked by {hit.text} ({hit.source})")
         allowed = first_tool_rule(self.settings.allow, name)
         if self.mode == "plan" and allowed is None:
             return Ruling("deny", "plan mode is read-only: only allow-listed MCP tools run")
@@ -150,6 +163,8 @@ class Permissions:
             return None
         if ruling.verdict == "deny":
             return ruling.reason
+        if ruling.reason:  # an ask rule: no flag makes it allowed
+            return f"{ruling.reason}: prefixlock run has nobody to ask"
         server = name.split("__")[1] if name.count("__") >= 2 else name
         return (
             "prefixlock run has nobody to ask: allow it with --allow mcp, --permission-mode "

@@ -28,8 +28,8 @@ From a Claude Code `settings.json` the keys that fit are read (`model`, `permiss
 `permissions.deny`, `permissions.defaultMode`, and the project-MCP consent keys
 `enableAllProjectMcpServers`, `enabledMcpjsonServers`, `disabledMcpjsonServers`, which a
 settings.toml spells `enable_all_project_mcp_servers`, `enabled_project_mcp_servers`,
-`disabled_project_mcp_servers`); its other keys (hooks, env...) are Claude Code's
-own and left alone. `.mcp.json` is `{"mcpServers": {NAME: {"command", "args", "env"}}}` (or
+`disabled_project_mcp_servers`); `hooks` is prefixlock.coding.hooks'; other keys
+are left alone. `.mcp.json` is `{"mcpServers": {NAME: {"command", "args", "env"}}}` (or
 `"type": "http"` with a `"url"`); `${VAR}` and `${VAR:-default}` in its strings are taken from
 the environment, as Claude Code does. An unknown key in a `settings.toml` or a server entry is
 a typo and an error. MCP servers declared by the project's files are marked `project`: they
@@ -154,6 +154,7 @@ class ChatSettings:
     permission_mode: PermissionMode | None = None  # None: not set here ("ask")
     allow: tuple[Rule, ...] = ()
     deny: tuple[Rule, ...] = ()
+    ask: tuple[Rule, ...] = ()  # asked even when an allow rule, the mode or "always" would allow
     mcp_servers: tuple[McpServerConfig, ...] = ()
     sandbox: Mapping[str, Any] = field(default_factory=dict)  # see SANDBOX_HOOK
     # `[sandbox]` tables of the project's files (file, table), lowest precedence first: they
@@ -304,16 +305,17 @@ def parse_toml(text: str, source: str) -> ChatSettings:
         out = replace(out, permission_mode=cast(PermissionMode, mode))
     perms = data.get("permissions", {})
     if not isinstance(perms, dict):
-        raise ConfigError("must be a table (allow, deny)", where=f"{source}: permissions")
+        raise ConfigError("must be a table (allow, deny, ask)", where=f"{source}: permissions")
     for key in perms:
-        if key not in ("allow", "deny"):
+        if key not in ("allow", "deny", "ask"):
             raise ConfigError(
-                "unknown key (known: allow, deny)", where=f"{source}: permissions.{key}"
+                "unknown key (known: allow, deny, ask)", where=f"{source}: permissions.{key}"
             )
     out = replace(
         out,
         allow=_rules(perms.get("allow", []), source, "permissions.allow"),
         deny=_rules(perms.get("deny", []), source, "permissions.deny"),
+        ask=_rules(perms.get("ask", []), source, "permissions.ask"),
     )
     servers = data.get("mcp_servers", {})
     if not isinstance(servers, dict):
@@ -350,6 +352,7 @@ def parse_claude_json(text: str, source: str) -> ChatSettings:
         out,
         allow=_rules(perms.get("allow", []), source, "permissions.allow"),
         deny=_rules(perms.get("deny", []), source, "permissions.deny"),
+        ask=_rules(perms.get("ask", []), source, "permissions.ask"),
     )
     return _consent_keys(out, data, source, JSON_CONSENT_KEYS)
 
@@ -446,6 +449,7 @@ def merge(low: ChatSettings, high: ChatSettings) -> ChatSettings:
         permission_mode=high.permission_mode or low.permission_mode,
         allow=low.allow + high.allow,
         deny=low.deny + high.deny,
+        ask=low.ask + high.ask,
         mcp_servers=tuple(servers[n] for n in sorted(servers)),
         sandbox={**low.sandbox, **high.sandbox},
         project_sandbox=low.project_sandbox + high.project_sandbox,
@@ -589,7 +593,8 @@ def sandbox_options_noted(
 def describe(settings: ChatSettings) -> str:
     """The settings in force, for `/permissions`."""
     lines = [f"permission mode: {settings.mode}"]
-    for label, group in (("allow", settings.allow), ("deny", settings.deny)):
+    groups = (("allow", settings.allow), ("ask", settings.ask), ("deny", settings.deny))
+    for label, group in groups:
         if group:
             lines.append(f"{label}: " + ", ".join(r.text for r in group))
     if settings.effort:

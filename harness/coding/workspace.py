@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Literal
 
 from ..errors import PrefixlockError
+from .instructions import NestedInstructions
 from .sandbox_policy import is_protected
 
 if TYPE_CHECKING:
@@ -226,6 +227,7 @@ class Workspace:
         if not resolved.is_dir():
             raise WorkspaceError(f"workspace root {str(root)!r} is not a directory")
         self.root = resolved
+        self.nested = NestedInstructions(resolved)
         self.approve = approve
         self.allowed: set[Action] = set()
         for action in allow:
@@ -848,7 +850,11 @@ class Workspace:
                 offset: first line to show, counting from 1
                 limit: how many lines to show at most
             """
-            return ws.read(path, offset, limit)
+            text = ws.read(path, offset, limit)
+            # A subfolder's own CLAUDE.md/AGENTS.md, the first time a file under it is read:
+            # in the result, where it costs no cached prefix (prefixlock.coding.instructions).
+            nested = ws.nested.for_read(path)
+            return f"{text}\n\n{nested}" if nested else text
 
         def list_dir(path: str = ".") -> str:
             """List a directory in the workspace; directories end with '/'.

@@ -51,7 +51,7 @@ def test_run_explores_the_workspace_on_the_emulator(tmp_path: Path, model: str) 
     # (arguments in schema order, which is canonical on the wire: path before pattern)
     assert re.search(r"grep\([^)]*pattern='tokenizer'", out) and "src/train.py:1:" in out
     assert "read_file(path='tokenizer_config.py')" in out and "VOCAB_SIZE = 32000" in out
-    summary = out.strip().splitlines()[-1]
+    summary = proc.stderr.strip().splitlines()[-1]  # stdout is the answer alone
     m = re.match(r"(\d+) requests: read ([\d,]+), written ([\d,]+)", summary)
     assert m, summary
     requests, read = int(m.group(1)), int(m.group(2).replace(",", ""))

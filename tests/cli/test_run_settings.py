@@ -82,7 +82,7 @@ def test_headless_refuses_what_the_chat_would_ask(tmp_path: Path, emulator: Any)
     ran = _run(
         emulator, ws, home, "--tools", "all", "--model", "claude-sonnet-4-6", "--sandbox", "off"
     )
-    assert ran.returncode == 0, ran.stderr
+    assert ran.returncode == 4, ran.stderr  # done, with a refusal
     assert (ws / "note.txt").read_text() == "a draft\n"  # nothing written
     said = [line for line in ran.stderr.splitlines() if "refused" in line]
     assert len(said) == 2  # the edit and the command, one line each
@@ -137,7 +137,7 @@ def test_flags_beat_settings_and_deny_rules_hold(tmp_path: Path, emulator: Any) 
         "--allow",
         "run",
     )
-    assert ran.returncode == 0, ran.stderr
+    assert ran.returncode == 4, ran.stderr  # done, with a refusal
     assert emulator.served()[-1].body["model"] == "claude-sonnet-4-6"
     assert (ws / "note.txt").read_text() == "a final\n"
     refused = [line for line in ran.stderr.splitlines() if "refused" in line]
@@ -242,7 +242,7 @@ def test_mcp_servers_from_mcp_json_are_pinned_and_deny_rules_refuse_them(
         ws / ".claude" / "settings.local.json", json.dumps({"permissions": {"deny": ["mcp__inv"]}})
     )
     ran = run_cli(*args, env=env)
-    assert ran.returncode == 0, ran.stderr
+    assert ran.returncode == 4, ran.stderr  # done, with a refusal
     result = _tool_results(emulator)[0]
     assert "mcp__inv__total: refused (denied by mcp__inv" in result
     # A server that does not start: one line naming its entry, exit 2.
@@ -335,7 +335,7 @@ def test_a_project_mcp_server_never_starts_without_consent(tmp_path: Path, emula
     # refused headless until a rule allows it.
     write(ws / ".claude" / "settings.local.json", json.dumps({"enabledMcpjsonServers": ["inv"]}))
     ran = _run(emulator, ws, home, *args, task="invoice total")
-    assert ran.returncode == 0, ran.stderr
+    assert ran.returncode == 4, ran.stderr  # done, with a refusal
     assert marker.exists()
     assert "mcp__inv__total: refused (prefixlock run has nobody to ask" in ran.stderr
     assert "nobody to ask" in _tool_results(emulator)[0]

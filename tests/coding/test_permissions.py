@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 import pytest
 
@@ -134,3 +135,40 @@ def test_malformed_mcp_rules_are_refused() -> None:
     ):
         with pytest.raises(ConfigError, match=re.escape(says)):
             parse_rule(text, "s.toml", "permissions.deny[0]")
+
+
+def test_ask_rules_ask_over_allow_rules_modes_and_always() -> None:
+    settings = ChatSettings(
+        allow=rules("Bash", "Edit", "mcp__db"),
+        ask=rules("Bash(git push:*)", "Edit(migrations/**)", "mcp__db__drop"),
+    )
+    for mode in ("ask", "accept-edits", "bypass"):
+        p = Permissions(replace(settings, permission_mode=mode))
+        p.allowed.update({"run", "write"})
+        p.allow_mcp = True
+        push = p.decide(run("make && git push origin main"))
+        assert push.verdict == "ask" and "asked by Bash(git push:*)" in push.reason
+        assert p.decide(run("make")).verdict == "allow"
+        assert p.decide(write("migrations/0001.py")).verdict == "ask"
+        assert p.decide(write("src/a.py")).verdict == "allow"
+        assert p.decide_tool("mcp__db__drop").verdict == "ask"
+        assert p.decide_tool("mcp__db__query").verdict == "allow"
+        assert "asked by mcp__db__drop" in (p.refuse_tool("mcp__db__drop") or "")
+    # Deny beats ask; plan mode still refuses.
+    p = Permissions(replace(settings, deny=rules("Bash(git push --force:*)")))
+    assert p.decide(run("git push --force")).verdict == "deny"
+    plan = Permissions(replace(settings, permission_mode="plan"))
+    assert plan.decide(write("migrations/0001.py")).verdict == "deny"
+
+
+def test_ask_rules_are_read_from_both_file_shapes() -> None:
+    from prefixlock.coding.settings_files import describe, parse_claude_json, parse_toml
+
+    toml = parse_toml('[permissions]\nask = ["Bash(npm publish:*)"]\n', "s.toml")
+    claude = parse_claude_json('{"permissions": {"ask": ["Edit(.github/**)"]}}', "s.json")
+    assert [r.text for r in toml.ask] == ["Bash(npm publish:*)"]
+    assert [r.source for r in claude.ask] == ["s.json: permissions.ask[0]"]
+    assert "ask: Bash(npm publish:*)" in describe(toml)
+    with pytest.raises(ConfigError) as err:
+        parse_toml('[permissions]\nask = ["Bash(("]\n', "s.toml")
+    assert "permissions.ask" in str(err.value.where)

@@ -159,7 +159,7 @@ def test_cli_prices_file_models_run_on_the_emulator(tmp_path: Path) -> None:
         "run", "hi", "--tools", "none", "--model", "claude-house-1", "--prices", str(prices)
     )
     assert proc.returncode == 0, proc.stderr
-    summary = proc.stdout.strip().splitlines()[-1]
+    summary = proc.stderr.strip().splitlines()[-1]  # the answer alone is on stdout
     assert summary.startswith("1 request:") and "cost $" in summary, summary
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+from typing import Any
 
 from prefixlock.tui.prompt_input import PromptInput
 from prefixlock.tui.widgets import UserMessage
@@ -66,9 +67,9 @@ async def test_ctrl_c_cancels_a_running_turn_and_keeps_what_was_queued(
     gate = asyncio.Event()
     send = app.backend.send
 
-    async def held(text: str):  # type: ignore[no-untyped-def]
+    async def held(text: str, images: Any = ()):  # type: ignore[no-untyped-def]
         await gate.wait()  # a turn that is still running when ctrl+c comes
-        async for ev in send(text):
+        async for ev in send(text, images):
             yield ev
 
     app.backend.send = held  # type: ignore[method-assign]

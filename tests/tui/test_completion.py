@@ -115,3 +115,19 @@ def test_mentions_attach_files_and_folders_and_leave_other_words(tmp_path: Path)
     assert '<folder path="src">\na.py\n</folder>' in out.message
     gone = expand_mentions("read @missing.py", Workspace(tmp_path))
     assert gone.message == "read @missing.py" and "no such file" in gone.problems[0]
+
+
+def test_custom_commands_are_candidates_after_the_chats_own() -> None:
+    from prefixlock.coding.custom_commands import CustomCommand
+    from prefixlock.tui.completion import command_candidates, custom_candidates
+
+    custom = custom_candidates(
+        {
+            "model": CustomCommand("model", "shadowed", "", "x", ".claude/commands/model.md"),
+            "mine": CustomCommand("mine", "Do my thing", "ARG", "x", "~/.claude/commands/mine.md"),
+        }
+    )
+    assert [c.value for c in custom] == ["/mine"]
+    assert custom[0].help == "ARG Do my thing (~/.claude/commands/mine.md)"
+    assert [c.value for c in command_candidates("mi", custom)] == ["/mine"]
+    assert [c.value for c in command_candidates("mode", custom)] == ["/model"]

@@ -170,3 +170,29 @@ async def test_keys_that_arrive_together_stay_in_order(make_app: AppFactory) -> 
         await until(lambda: len(prompt.value) >= len("one\nab\nab\nab"), "the keys", 5.0)
         assert prompt.value == "one\nab\nab\nab"
         assert app.backend.session.turn == 0  # none of them sent the message
+
+
+async def test_custom_commands_complete_beside_the_chats_own(
+    make_app: AppFactory, workspace: Path
+) -> None:
+    commands = workspace / ".claude" / "commands"
+    commands.mkdir(parents=True)
+    (commands / "review.md").write_text(
+        "---\ndescription: Review a file for bugs\nargument-hint: FILE\n---\nReview $ARGUMENTS\n"
+    )
+    (commands / "cost.md").write_text("Not offered: the chat's /cost runs first.\n")
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(app, pilot)
+        prompt = _prompt(app)
+        listing = app.query_one("#completion", CompletionList)
+        prompt.focus()
+        await pilot.press("/", "r", "e")
+        await pilot.pause()
+        shown = {c.value: c.help for c in listing.items}
+        assert "/review" in shown and "/resume" in shown
+        assert shown["/review"].startswith("FILE Review a file for bugs (")
+        prompt.value = ""
+        await pilot.press("/", "c", "o", "s")
+        await pilot.pause()
+        assert [c.value for c in listing.items] == ["/cost"]
