@@ -35,6 +35,7 @@ if TYPE_CHECKING:
 
     from .delegation import Delegator
     from .guard.budget import CacheBudget
+    from .guard.policy import CachePolicy
     from .store.database import SessionStore
 
 
@@ -57,6 +58,12 @@ class SessionAgent(Protocol):
     def budget(self) -> CacheBudget | None: ...
     @property
     def delegator(self) -> Delegator | None: ...
+    @property
+    def policy(self) -> CachePolicy:
+        """What the session does at cache-costly events with no other setting (the end of a
+        turn: prefixlock.guard.turn_end)."""
+        ...
+
     @property
     def fallback(self) -> tuple[str, ...]:
         """Models to move to, in order, when the provider fails after its retries."""
