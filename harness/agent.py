@@ -20,6 +20,7 @@ import pydantic
 
 from .billing.ledger import Ledger
 from .billing.prices import PriceTable
+from .cache.keys import KeyShards
 from .clock import Clock, SystemClock
 from .errors import ConfigError, PrefixError, UserError
 from .events import Event
@@ -97,6 +98,7 @@ class Agent:
         self.delegator = delegator
         # What every session does at cache-costly events unless told otherwise.
         self.policy = policy or CachePolicy()
+        self.key_shards = KeyShards()  # OpenAI cache keys of this agent's sessions
         self.tracer = tracer  # OpenTelemetry spans per turn, request, tool (prefixlock.telemetry)
         if isinstance(fallback, str):  # one model, not its letters
             fallback = (fallback,)

@@ -91,7 +91,7 @@ from .guard.turn_end_runner import TurnEndRunner
 from .media import UserPart, user_blocks
 from .output import DEFAULT_RETRIES, OutputRun
 from .prefix import FrozenPrefix
-from .providers import AttemptProgress, Reply, SDKProvider, StreamProgress
+from .providers import AttemptProgress, Reply, SDKProvider, SessionInfo, StreamProgress
 from .state import SessionAgent, SessionState, StateField, WritableStateField
 from .store.recorder import Recorder, recorder_for
 from .telemetry import Telemetry
@@ -179,6 +179,11 @@ class Session(PricedActionMethods, ApprovalMethods):
         self.state = SessionState(
             session_id, agent.clock, agent.prices, agent.prefix, agent.settings, provider
         )
+        # OpenAI's prompt_cache_key: the agent's prefix family, one shard per session running
+        # at once (prefixlock.cache.keys).
+        self._family = agent.prefix.fingerprint
+        shard = agent.key_shards.take(self._family, session_id, agent.clock.now())
+        self.state.info = SessionInfo(session_id, self._family, shard)
         self.tracker = GuardTracker(self.state, CacheGuard(agent.prices, budget=agent.budget))
         self.recorder: Recorder = recorder_for(agent.open_store(), self.state)
         self.pings = KeepAliveRunner(self.state, self.tracker, self.recorder)
@@ -227,6 +232,7 @@ class Session(PricedActionMethods, ApprovalMethods):
 
     async def aclose(self) -> None:
         self.closed = True
+        self.agent.key_shards.release(self._family, self.id)
         try:
             self._settle_stream("stopped", stopped_turn=True)  # a turn left half-read is billed
         finally:
@@ -506,6 +512,7 @@ class Session(PricedActionMethods, ApprovalMethods):
         now = self.state.clock.now()
         self.tracker.before(request, now)
         self.pings.active_again(now)
+        self.agent.key_shards.sent(self._family, self.id, now)
         return self.state.take_queued()
 
     async def _send_aside(self, request: WireRequest, events: list[Event]) -> tuple[Reply, float]:

@@ -33,6 +33,7 @@ from .wire import WireRequest
 if TYPE_CHECKING:
     from opentelemetry.trace import Tracer
 
+    from .cache.keys import KeyShards
     from .delegation import Delegator
     from .guard.budget import CacheBudget
     from .guard.policy import CachePolicy
@@ -58,6 +59,11 @@ class SessionAgent(Protocol):
     def budget(self) -> CacheBudget | None: ...
     @property
     def delegator(self) -> Delegator | None: ...
+    @property
+    def key_shards(self) -> KeyShards:
+        """The OpenAI cache-key shards of the agent's sessions (prefixlock.cache.keys)."""
+        ...
+
     @property
     def policy(self) -> CachePolicy:
         """What the session does at cache-costly events with no other setting (the end of a
