@@ -19,7 +19,7 @@ ping and holds an hour, so it wins whenever some gaps run past ten minutes.
 
 The expected gaps are the user's own: the gaps between turns of their recent sessions in the
 session store (`turn_gaps`), with `DEFAULT_TURN_GAPS` (measured on public logs,
-docs/savings.md) filling in while they have fewer than `MIN_OWN_GAPS`.
+docs/savings.md) beside them as a prior that a long history outweighs.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -41,7 +41,6 @@ from .policy import pings_in
 # claude-code-log's compact-after-rewind fixture and 9000, 74700 in ccusage's alpha chat
 # (docs/savings.md has the command and the sources).
 DEFAULT_TURN_GAPS: tuple[float, ...] = (120.0, 480.0, 600.0, 1200.0, 9000.0, 74700.0)
-MIN_OWN_GAPS = 6  # below this many of the user's own gaps, the defaults fill in
 HISTORY_SESSIONS = 20  # the user's most recent sessions read for their gaps
 
 TurnEnd = Literal["seal", "pings", "off"]
@@ -74,9 +73,8 @@ def turn_gaps(rows: Iterable[tuple[int, str, float]]) -> list[float]:
 
 
 def expected_gaps(own: Sequence[float]) -> list[float]:
-    """The gaps to plan with: the user's own, with the defaults while they have few."""
-    if len(own) >= MIN_OWN_GAPS:
-        return list(own)
+    """The gaps to plan with: the user's own, and the defaults as a prior (six gaps' weight),
+    so that a history without a long gap yet does not rule one out."""
     return [*own, *DEFAULT_TURN_GAPS]
 
 

@@ -25,6 +25,7 @@ from ..store.recorder import Recorder
 from ..wire import WireRequest
 from .keepalive import KeepAlive, ping_request
 from .keepalive_runner import KeepAliveRunner
+from .policy import extended_retention
 from .tracker import GuardTracker
 from .turn_end import (
     HISTORY_SESSIONS,
@@ -74,6 +75,18 @@ class TurnEndRunner:
         self._due: float | None = None  # when the planned seal goes out
         self._planned_pings: KeepAlive | None = None  # pings this runner turned on
         pings.turn_end = self
+        self.keep_for_a_day()
+
+    def keep_for_a_day(self) -> None:
+        """On an OpenAI model whose day-long retention bills as in-memory caching, ask for it
+        (`prompt_cache_retention="24h"`): it keeps what every gap under a day would lose, at no
+        premium, so the policy (`idle` "auto" or "24h") takes it unless the user set one."""
+        s = self.state
+        price = self.agent.prices.lookup(s.model)
+        if price is None or not extended_retention(price) or s.settings.retention is not None:
+            return
+        if self.policy.idle in ("auto", "24h") and s.provider.api != "openai-compat":
+            s.settings = s.settings.with_(retention="24h")
 
     @property
     def policy(self) -> CachePolicy:
@@ -141,10 +154,13 @@ class TurnEndRunner:
         if self.pings.keepalive is not None and self.pings.keepalive is not self._planned_pings:
             return  # the user turned pings on: theirs alone, never a seal beside them
         if plan.mode == "pings":
+            # Pings the user asked for run while they pay (keepalive.plan_ping); chosen by the
+            # plan, they stop at the idle time it found cheapest.
+            cap = plan.max_idle if self.policy.idle == "auto" else None
             if self.pings.keepalive is None:
-                self._planned_pings = self.pings.enable(PING_CAP, MARGIN, plan.max_idle)
+                self._planned_pings = self.pings.enable(PING_CAP, MARGIN, cap)
             else:
-                self.pings.keepalive.max_idle = plan.max_idle
+                self.pings.keepalive.max_idle = cap
         elif plan.mode == "seal" and s.provider.api == "anthropic":
             self.pings.keepalive = self._planned_pings = None  # a seal, not pings, this gap
             self._due = now + model_ttl(price) - MARGIN

@@ -13,7 +13,6 @@ from prefixlock.events import CacheBreak, Event, KeepAlivePing, UsageReport
 from prefixlock.guard.policy import CachePolicy
 from prefixlock.guard.turn_end import (
     DEFAULT_TURN_GAPS,
-    MIN_OWN_GAPS,
     expected_gaps,
     plan_turn_end,
     turn_gaps,
@@ -30,10 +29,14 @@ def test_turn_gaps_run_from_a_turns_last_request_to_the_next_turns_first() -> No
     assert turn_gaps(rows) == [600.0, 88.0]
 
 
-def test_the_defaults_fill_in_only_while_the_user_has_few_gaps() -> None:
+def test_the_defaults_are_a_prior_beside_the_users_own_gaps() -> None:
     assert expected_gaps([30.0]) == [30.0, *DEFAULT_TURN_GAPS]
-    own = [45.0] * MIN_OWN_GAPS
-    assert expected_gaps(own) == own
+
+
+def test_a_history_of_gaps_past_the_hour_turns_the_seal_off() -> None:
+    gaps = expected_gaps([5 * 3600.0] * 60)  # a user who comes back the next morning
+    plan = plan_turn_end(gaps, context_tokens=40_000, answer_tokens=300, price=SONNET)
+    assert plan.mode == "off"
 
 
 def test_long_gaps_seal_short_gaps_do_nothing() -> None:
@@ -68,7 +71,7 @@ async def _session_after(
         a = agent(emu, store=tmp / "s.db")
         assert a.policy == CachePolicy()  # no setting: the default policy
         async with a.session() as old:
-            for i in range(MIN_OWN_GAPS + 1):
+            for i in range(40):
                 await turn(old, f"earlier {i}")
                 advance(emu, history_gap)
         async with a.session() as s:
@@ -102,7 +105,22 @@ async def test_the_default_agent_writes_the_turns_end_at_1h_when_gaps_are_long(
     assert first.usage.cache_read > 0 and not of(events, CacheBreak)
 
 
-async def test_the_default_agent_writes_nothing_more_when_gaps_are_short(tmp_path: Path) -> None:
-    extra, ticks, events = await _session_after(45.0, tmp_path)
-    assert extra == [] and ticks == []
-    assert [b.cause for b in of(events, CacheBreak)][:1] == ["ttl"]  # the gap the user rarely takes
+async def test_the_default_agent_writes_nothing_more_when_gaps_are_past_the_hour(
+    tmp_path: Path,
+) -> None:
+    extra, ticks, events = await _session_after(5 * 3600.0, tmp_path)
+    assert extra == [] and ticks == []  # a 1-hour write would expire before they come back
+    assert [b.cause for b in of(events, CacheBreak)][:1] == ["ttl"]
+
+
+async def test_a_user_back_within_the_ttl_costs_no_write(tmp_path: Path) -> None:
+    with start_emulator() as emu:
+        async with agent(emu, store=tmp_path / "s.db").session() as s:
+            await turn(s, "look at src/app.py")
+            advance(emu, 200)
+            assert await s.keepalive_tick() == []  # not due yet
+            n = len(emu.requests)
+            await turn(s, "and f7?")  # back before the write was due: none goes out
+            assert len(emu.requests) == n + 2
+            advance(emu, 290)
+            assert len(of(await s.keepalive_tick(), KeepAlivePing)) == 1  # this turn's
