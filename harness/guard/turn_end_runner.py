@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal
 from ..cache.defaults import model_ttl
 from ..errors import ProviderError
 from ..events import Event, KeepAlivePing, ProviderFault
+from ..providers import SDKProvider
 from ..state import SessionAgent, SessionState
 from ..store.errors import StoreError
 from ..store.recorder import Recorder
@@ -73,6 +74,10 @@ class TurnEndRunner:
         self._own: list[float] = []  # this process's gaps of this session
         self._ended: float | None = None  # when the last turn ended
         self._due: float | None = None  # when the planned seal goes out
+        self._model: str | None = None  # the model of the last turn
+        self._home: str | None = None  # the model the user left for this one, while away
+        self._home_left: float | None = None  # when the home model's cache was last used
+        self._home_due: float | None = None  # when its 1-hour write goes out
         self._planned_pings: KeepAlive | None = None  # pings this runner turned on
         pings.turn_end = self
         self.keep_for_a_day()
@@ -96,6 +101,14 @@ class TurnEndRunner:
         if self._ended is not None:
             self._own.append(max(now - self._ended, 0.0))
         self._ended = None
+        self._home_due = None
+        model = self.state.model
+        if self._model is not None and model != self._model:
+            # An excursion: the model the user left is where they may well come back to.
+            self._home = None if model == self._home else self._model
+            rows = self.state.ledger.rows
+            self._home_left = rows[-1].time if rows else None  # its cache's last refresh
+        self._model = model
         self._due = None  # the user is back before the seal: nothing to write at 1h
 
     def gaps(self) -> list[float]:
@@ -136,7 +149,7 @@ class TurnEndRunner:
         s = self.state
         now = s.clock.now()
         self._ended = now
-        self._due = None
+        self._due = self._home_due = None
         last = self._base()
         price = self.agent.prices.lookup(s.model)
         if last is None or price is None or not last.units:
@@ -164,31 +177,53 @@ class TurnEndRunner:
         elif plan.mode == "seal" and s.provider.api == "anthropic":
             self.pings.keepalive = self._planned_pings = None  # a seal, not pings, this gap
             self._due = now + model_ttl(price) - MARGIN
+            home = self._home
+            home_price = None if home is None else self.agent.prices.lookup(home)
+            if home_price is not None and self._home_left is not None:
+                # The model left for this turn: its entries expire on their own clock.
+                self._home_due = max(self._home_left + model_ttl(home_price) - MARGIN, now)
 
     def due_at(self) -> float | None:
-        """When the planned seal goes out (None: none is planned)."""
-        return self._due
+        """When the next planned seal goes out (None: none is planned)."""
+        return min((t for t in (self._due, self._home_due) if t is not None), default=None)
 
     async def tick(self) -> list[Event]:
-        """Send the planned seal if it is due and the user has not come back."""
+        """Send the planned seals that are due, if the user has not come back."""
         now = self.state.clock.now()
-        if self._due is None or now < self._due or self.pings.turn_in_flight:
+        due = self.due_at()
+        if due is None or now < due or self.pings.turn_in_flight:
             return []
-        self._due = None
         ka = self.pings.keepalive
-        if ka is not None and ka is not self._planned_pings:
-            return []  # the user turned pings on since: theirs alone
         last = self._base()
-        if last is None:
+        if (ka is not None and ka is not self._planned_pings) or last is None:
+            self._due = self._home_due = None  # the user turned pings on: theirs alone
             return []
+        events: list[Event] = []
         async with self.pings.turn():
-            return await self._seal(last)
+            if self._home_due is not None and now >= self._home_due:
+                self._home_due = None
+                home = self._home
+                if home is not None and home != self.state.model:
+                    # After a one-turn excursion the user may come back to the model they
+                    # left: its cache of the conversation is kept for the hour too (the
+                    # write is of the excursion's messages, which the turn back would write
+                    # anyway).
+                    provider = self.agent.provider(home)
+                    try:
+                        events += await self._seal(last, provider)
+                    finally:
+                        await provider.aclose()
+            if self._due is not None and now >= self._due:
+                self._due = None
+                events += await self._seal(last, self.state.provider)
+        return events
 
-    async def _seal(self, last: WireRequest) -> list[Event]:
-        """Write the conversation with its final answer at the 1-hour TTL, output-free."""
+    async def _seal(self, last: WireRequest, provider: SDKProvider) -> list[Event]:
+        """Write the conversation with its final answer at the 1-hour TTL, output-free, on
+        `provider`'s model."""
         s = self.state
         settings = s.settings.with_(ttl="1h", prefix_ttl="1h")
-        built = s.provider.build_request(s.prefix, s.transcript, settings, s.info, (SEAL_NOTE,))
+        built = provider.build_request(s.prefix, s.transcript, settings, s.info, (SEAL_NOTE,))
         seal = ping_request(built)
         now = s.clock.now()
         pred = self.tracker.guard.predict(seal, now)
@@ -196,7 +231,7 @@ class TurnEndRunner:
             return []  # the cache is cold already: nothing left to keep
         events: list[Event] = []
         try:
-            reply = await s.provider.complete(seal, events)
+            reply = await provider.complete(seal, events)
         except ProviderError as exc:
             events.append(ProviderFault(exc.status, f"turn-end cache write: {exc}", 1, False))
             return events

@@ -124,3 +124,30 @@ async def test_a_user_back_within_the_ttl_costs_no_write(tmp_path: Path) -> None
             assert len(emu.requests) == n + 2
             advance(emu, 290)
             assert len(of(await s.keepalive_tick(), KeepAlivePing)) == 1  # this turn's
+
+
+async def test_after_a_one_turn_excursion_the_model_left_is_kept_for_the_hour_too(
+    tmp_path: Path,
+) -> None:
+    """The user moves to another model for one turn and walks away: the conversation is written
+    at 1h on both models, so coming back to the first one 30 minutes later reads it."""
+    with start_emulator() as emu:
+        async with agent(emu, store=tmp_path / "s.db").session() as s:
+            await turn(s, "look at src/app.py")
+            advance(emu, 45)
+            s.switch_model("claude-sonnet-4-6", quote=s.quote_switch("claude-sonnet-4-6"))
+            await turn(s, "and f3?")
+            before = len(emu.requests)
+            for _ in range(60):  # 30 minutes in 30 s steps
+                advance(emu, 30)
+                await s.keepalive_tick()
+            seals = emu.requests[before:]
+            assert sorted(r.body["model"] for r in seals) == [
+                "claude-opus-4-7",
+                "claude-sonnet-4-6",
+            ]
+            assert all(r.body["max_tokens"] == 0 for r in seals)
+            s.switch_model("claude-opus-4-7", quote=s.quote_switch("claude-opus-4-7"))
+            events = await turn(s, "back on opus: what about f7?")
+    first = of(events, UsageReport)[0]
+    assert first.usage.cache_read > 0 and not of(events, CacheBreak)
