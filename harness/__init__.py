@@ -68,6 +68,7 @@ if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
     from .guard.cacheguard import Prediction as Prediction
     from .guard.economics import TaskProfile as TaskProfile
     from .guard.keepalive import KeepAlive as KeepAlive
+    from .guard.policy import CachePolicy as CachePolicy
     from .guard.quote import Alternative as Alternative
     from .guard.quote import Quote as Quote
     from .guard.quote import QuoteRequired as QuoteRequired

@@ -20,10 +20,12 @@ import pydantic
 
 from .billing.ledger import Ledger
 from .billing.prices import PriceTable
+from .cache.keys import KeyShards
 from .clock import Clock, SystemClock
 from .errors import ConfigError, PrefixError, UserError
 from .events import Event
 from .guard.actions import PricedActionMethods
+from .guard.policy import CachePolicy
 from .media import UserPart
 from .prefix import FrozenPrefix
 from .providers import SDKProvider, Sleep, make_provider, resolve_route
@@ -88,6 +90,7 @@ class Agent:
         delegator: Delegator | None = None,
         fallback: Sequence[str] = (),
         tracer: Tracer | None = None,
+        policy: CachePolicy | None = None,
     ) -> None:
         if not isinstance(prefix, FrozenPrefix):  # Agent("You are...") fails here, not at send
             raise PrefixError(
@@ -113,6 +116,9 @@ class Agent:
         self.store = store  # a SessionStore, or its path (opened by open_store)
         self.budget = budget  # the cache-miss budget of each session (prefixlock.guard.budget)
         self.delegator = delegator
+        # What every session does at cache-costly events unless told otherwise.
+        self.policy = policy or CachePolicy()
+        self.key_shards = KeyShards()  # OpenAI cache keys of this agent's sessions
         self.tracer = tracer  # OpenTelemetry spans per turn, request, tool (prefixlock.telemetry)
         if isinstance(fallback, str):  # one model, not its letters
             fallback = (fallback,)

@@ -17,6 +17,8 @@ A session owns its state (`prefixlock.state.SessionState`) and collaborators tha
 - `recorder` (`prefixlock.store.recorder.Recorder`): writes turns, pings and moves to the store;
 - `pings` (`prefixlock.guard.keepalive_runner.KeepAliveRunner`): keep-alive pings, never during
   a turn;
+- `turn_end` (`prefixlock.guard.turn_end_runner.TurnEndRunner`): what a turn's end writes for
+  the gap to the next turn (the agent's `CachePolicy`: a 1-hour write, pings or nothing);
 - `actions` (`prefixlock.guard.actions.PricedActions`): quotes and applies model switches, tool,
   prefix and settings changes and compaction; the session's `quote_*`, `switch_model` and
   `change_*` come from `PricedActionMethods` (written once there for this class and
@@ -85,10 +87,11 @@ from .guard.keepalive import KeepAlive
 from .guard.keepalive_runner import KeepAliveRunner
 from .guard.quote import Quote
 from .guard.tracker import GuardTracker
+from .guard.turn_end_runner import TurnEndRunner
 from .media import UserPart, user_blocks
 from .output import DEFAULT_RETRIES, OutputRun
 from .prefix import FrozenPrefix
-from .providers import AttemptProgress, Reply, SDKProvider, StreamProgress
+from .providers import AttemptProgress, Reply, SDKProvider, SessionInfo, StreamProgress
 from .state import SessionAgent, SessionState, StateField, WritableStateField
 from .store.recorder import Recorder, recorder_for
 from .telemetry import Telemetry
@@ -181,9 +184,15 @@ class Session(PricedActionMethods, ApprovalMethods):
         self.state = SessionState(
             session_id, agent.clock, agent.prices, agent.prefix, agent.settings, provider
         )
+        # OpenAI's prompt_cache_key: the agent's prefix family, one shard per session running
+        # at once (prefixlock.cache.keys).
+        self._family = agent.prefix.fingerprint
+        shard = agent.key_shards.take(self._family, session_id, agent.clock.now())
+        self.state.info = SessionInfo(session_id, self._family, shard)
         self.tracker = GuardTracker(self.state, CacheGuard(agent.prices, budget=agent.budget))
         self.recorder: Recorder = recorder_for(agent.open_store(), self.state)
         self.pings = KeepAliveRunner(self.state, self.tracker, self.recorder)
+        self.turn_end = TurnEndRunner(self.state, self.tracker, self.recorder, self.pings, agent)
         self.actions = PricedActions(self.state, agent, self.tracker, self.recorder)
         # Tool handlers that are not runners of the prefix (e.g. `delegate`), by tool name.
         self.tool_handlers: dict[str, ToolHandler] = {}
@@ -230,6 +239,7 @@ class Session(PricedActionMethods, ApprovalMethods):
         """Close the session: a turn left half-read is billed, the store lease released, the
         client closed."""
         self.closed = True
+        self.agent.key_shards.release(self._family, self.id)
         try:
             try:
                 self._settle_stream("stopped", stopped_turn=True)  # a turn left half-read is billed
@@ -360,6 +370,7 @@ class Session(PricedActionMethods, ApprovalMethods):
                     where="text",
                 )
             s.turn += 1
+            self.turn_end.turn_started(s.clock.now())
             self.approvals.clear()  # calls left undecided got their error result above
             state = _TurnState(
                 s.turn, volatile=() if in_history else tuple(volatile), deps=deps, output=output
@@ -439,6 +450,7 @@ class Session(PricedActionMethods, ApprovalMethods):
                     if not calls:
                         self.recorder.turn_done()
                         state.stop_reason = reply.stop_reason
+                        self.turn_end.meet_next_turn()
                         for event in s.take_queued():  # a store write that failed
                             yield event
                         yield TurnComplete(state.turn, reply.text, reply.stop_reason)
@@ -515,6 +527,7 @@ class Session(PricedActionMethods, ApprovalMethods):
         now = self.state.clock.now()
         self.tracker.before(request, now)
         self.pings.active_again(now)
+        self.agent.key_shards.sent(self._family, self.id, now)
         return self.state.take_queued()
 
     async def _send_aside(self, request: WireRequest, events: list[Event]) -> tuple[Reply, float]:

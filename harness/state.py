@@ -33,8 +33,10 @@ from .wire import WireRequest
 if TYPE_CHECKING:
     from opentelemetry.trace import Tracer
 
+    from .cache.keys import KeyShards
     from .delegation import Delegator
     from .guard.budget import CacheBudget
+    from .guard.policy import CachePolicy
     from .store.database import SessionStore
 
 
@@ -76,6 +78,17 @@ class SessionAgent(Protocol):
     @property
     def delegator(self) -> Delegator | None:
         """What runs `delegate` (None: no subagents)."""
+        ...
+
+    @property
+    def key_shards(self) -> KeyShards:
+        """The OpenAI cache-key shards of the agent's sessions (prefixlock.cache.keys)."""
+        ...
+
+    @property
+    def policy(self) -> CachePolicy:
+        """What the session does at cache-costly events with no other setting (the end of a
+        turn: prefixlock.guard.turn_end)."""
         ...
 
     @property

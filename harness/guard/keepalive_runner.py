@@ -14,6 +14,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from decimal import Decimal
+from typing import Protocol
 
 from ..billing.money import parse_dollars
 from ..errors import ProviderError, UserError
@@ -23,6 +24,14 @@ from ..store.recorder import Recorder
 from ..wire import WireRequest
 from .keepalive import KeepAlive, plan_ping
 from .tracker import GuardTracker
+
+
+class SealSource(Protocol):
+    """What the runner asks of a turn end's planned write (TurnEndRunner)."""
+
+    def due_at(self) -> float | None: ...
+
+    async def tick(self) -> list[Event]: ...
 
 
 class KeepAliveRunner:
@@ -35,6 +44,9 @@ class KeepAliveRunner:
         self.keepalive: KeepAlive | None = None  # None: pings are off
         self._send_lock = asyncio.Lock()
         self._turns_running = 0
+        # The end of a turn's planned 1-hour write (prefixlock.guard.turn_end_runner), sent
+        # by the same ticks as the pings, never together with one.
+        self.turn_end: SealSource | None = None
 
     @contextlib.asynccontextmanager
     async def turn(self) -> AsyncIterator[None]:
@@ -76,10 +88,13 @@ class KeepAliveRunner:
         return ka
 
     def next_ping_at(self) -> float | None:
+        """When the next ping, or the turn end's planned 1-hour write, is due (None: none)."""
+        seal = None if self.turn_end is None else self.turn_end.due_at()
         if self.keepalive is None:
-            return None
+            return seal
         now = self.state.clock.now()
-        return plan_ping(self.tracker.guard, self._ping_base(), self.keepalive, now).due_at
+        due = plan_ping(self.tracker.guard, self._ping_base(), self.keepalive, now).due_at
+        return min((t for t in (seal, due) if t is not None), default=None)
 
     def _ping_base(self) -> WireRequest | None:
         """The request a ping repeats: the last one, if it still has the session's prefix and
@@ -96,10 +111,17 @@ class KeepAliveRunner:
         return last
 
     async def tick(self) -> list[Event]:
-        """Send a ping if one is due now and still pays; returns its KeepAlivePing event."""
+        """Send the turn end's 1-hour write if it is due, else a ping if one is due now and
+        still pays; returns its KeepAlivePing event."""
+        if self.turn_in_flight or self._send_lock.locked():
+            return []  # a turn is in flight (it keeps the cache warm itself) or a ping is
+        if self.turn_end is not None:
+            sealed = await self.turn_end.tick()
+            if sealed:
+                return sealed
         ka = self.keepalive
         if ka is None or self.turn_in_flight or self._send_lock.locked():
-            return []  # a turn is in flight (it keeps the cache warm itself) or a ping is
+            return []
         async with self._send_lock:
             return await self._ping(ka)
 

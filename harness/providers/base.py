@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from ..billing.usage import Usage
+from ..cache.keys import family_key
 from ..events import ProviderFault, TextDelta
 from ..prefix import FrozenPrefix
 from ..settings import Settings
@@ -31,13 +32,19 @@ def cache_key_for(session_id: str) -> str:
 
 @dataclass(frozen=True)
 class SessionInfo:
-    """The session a request is built for. Only its id enters a request (as the cache key)."""
+    """The session a request is built for. Only its cache key enters a request: its prefix
+    family's (`family`, `shard`: prefixlock.cache.keys) when it has one, else its id's."""
 
     id: str
+    family: str | None = None
+    shard: int = 0
 
     @property
     def cache_key(self) -> str:
-        """The stable `prompt_cache_key` sent for this session."""
+        """The `prompt_cache_key` sent for this session: its prefix family's (shared across
+        sessions and resumes of one agent's frozen prefix), else one of its own."""
+        if self.family is not None:
+            return family_key(self.family, self.shard)
         return cache_key_for(self.id)
 
 

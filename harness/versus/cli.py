@@ -7,7 +7,6 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Literal
 
 
 def run_versus_command(args: argparse.Namespace) -> int:
@@ -15,11 +14,10 @@ def run_versus_command(args: argparse.Namespace) -> int:
     from ..cli.demo import trace_dir
     from ..emulator import BUILTIN_PROMPTS
     from ..errors import ConfigError
-    from ..guard.policy import CachePolicy
+    from ..guard.policy import CachePolicy, extended_retention
     from .peers import PEERS, peers_of
     from .peers.envs import python_for
     from .report import render, run_versus, write_traces
-    from .run import idle_plan
     from .scenario import PROVIDER_MODELS, on_provider, suite
 
     if args.proxy:
@@ -44,12 +42,14 @@ def run_versus_command(args: argparse.Namespace) -> int:
                 f"{args.provider} peers are: {', '.join(mine)}",
                 where="--peers",
             )
-    prices = PriceTable.builtin()
     base_model = PROVIDER_MODELS[args.provider][0]
-    try:
-        plan = idle_plan(prices, CachePolicy(idle=args.idle), base_model)
-    except ValueError as exc:  # a long option the model does not have (1h on OpenAI)
-        raise ConfigError(str(exc), where="--idle") from None
+    long_option = "24h" if extended_retention(PriceTable.builtin().require(base_model)) else "1h"
+    if args.idle in ("1h", "24h") and args.idle != long_option:
+        raise ConfigError(
+            f"idle {args.idle!r} is not available on {base_model}: its long option is "
+            f"{long_option!r}",
+            where="--idle",
+        )
     out = trace_dir(args.trace_dir) if args.trace_dir else None
 
     def say(line: str) -> None:
@@ -59,13 +59,8 @@ def run_versus_command(args: argparse.Namespace) -> int:
         say(f"venv of {name} (built with pip on first use)")
         return str(python_for(known[name]))
 
+    # prefixlock as an Agent with this policy (no --idle, no --switch: the default one).
     rows = [("prefixlock", CachePolicy(idle=args.idle, switch=args.switch))]
-    if args.idle == "auto":  # the runner-up the auto plan turned down, measured beside it
-        long_mode: Literal["1h", "24h"] = "24h" if "24h" in plan.expected else "1h"
-        other: Literal["pings", "1h", "24h"] = min(
-            ("pings", long_mode), key=lambda m: (m == plan.mode, plan.expected[m])
-        )
-        rows.append((f"prefixlock-{other}", CachePolicy(idle=other, switch=args.switch)))
     scenarios = tuple(on_provider(s, args.provider) for s in suite(tuple(BUILTIN_PROMPTS)))
     result = run_versus(
         scenarios,

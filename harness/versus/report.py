@@ -186,7 +186,7 @@ def run_versus(
             these.append(run)
         for name, python in pythons.items():
             progress(f"{sc.name}: {name}")
-            these.append(run_peer(sc, prices, name, [python, str(known[name].path)]))
+            these.append(run_peer(sc, prices, name, known[name].command(python)))
         # Where the first prefixlock row and the peers compacted marks the compaction turns;
         # every client is measured on the same marked turns.
         sc = mark_compactions(sc, {t for r in these[:1] + these[len(rows) :] for t in r.compacted})

@@ -1,12 +1,15 @@
 """Drive a scenario through prefixlock and through peer clients, against one emulator each.
 
 Everything runs on the emulator's ManualClock: an idle gap of forty minutes is a clock advance,
-not a wait. prefixlock is driven as a user would drive it: its guard's quotes and the user's
-`CachePolicy` (prefixlock.guard.policy) decide at each event, with keep-alive pings sent by the
-session's own `keepalive_tick()` while the clock runs through a gap. A peer is a separate process
-(its own interpreter and packages: see prefixlock.versus.peers) speaking a line protocol: this
-side is the user and the tool server (it sends each turn's prompt, model and tool list, and
-answers tool calls from the emulator's workspace), so every client does the same work.
+not a wait. prefixlock is an `Agent` with no settings beyond the suite's compaction threshold:
+its `CachePolicy()` decides at each event (the end of a turn: prefixlock.guard.turn_end), and
+this side only runs the clock through a gap, calling the session's `keepalive_tick()` when the
+session says something is due (`s.pings.next_ping_at()`), as `run_keepalive` would in real time.
+The user's moves are the user's: a switch of model is made (quoted first, as the API requires
+while the cache is warm), an MCP server's new tool list is offered to the session. A peer is a
+separate process (its own interpreter and packages: see prefixlock.versus.peers) speaking a line
+protocol: this side is the user and the tool server (it sends each turn's prompt, model and tool
+list, and answers tool calls from the emulator's workspace), so every client does the same work.
 """
 
 from __future__ import annotations
@@ -28,16 +31,13 @@ if TYPE_CHECKING:
     from ..clock import ManualClock
     from ..emulator import Emulator
     from ..emulator.model import Script
-    from ..guard.policy import CachePolicy, IdlePlan
+    from ..guard.policy import CachePolicy
     from ..prefix import FrozenPrefix
     from ..settings import Settings
     from ..tools import Tool, ToolSpec
 
 START = 1_800_000_000.0
 KEY = "versus-key"
-# What a user turn writes to the cache (its new messages and tool results): the built-in
-# session's mean is 1,730 tokens; a user plans with a round figure like this one.
-TURN_TOKENS = 2_000  # any non-empty key works with the emulator
 
 
 @dataclass
@@ -226,48 +226,6 @@ def first_token_latency(emu: Emulator, clock: ManualClock) -> Iterator[None]:
         emu.clear_faults()
 
 
-PLAN_TURNS = 100  # the idle plan prices the rates over this many turns
-SESSION_TURNS = 32  # the built-in session's user turns
-SESSIONS_PER_PLAN = round(PLAN_TURNS / SESSION_TURNS)
-
-
-def expected_gaps() -> list[float]:
-    """The idle gaps of PLAN_TURNS user turns at the documented rates (from the rates, not from
-    a session's draws: the policy does not see the future), every idle bucket equally often."""
-    from . import scenario as sc
-
-    gaps = [sc.THINK_SECONDS] * PLAN_TURNS
-    idle = round(PLAN_TURNS * sc.IDLE_RATE)
-    for i in range(idle):
-        gaps[i] = sc.IDLE_BUCKETS[i % len(sc.IDLE_BUCKETS)]
-    long_idle = round(PLAN_TURNS * sc.LONG_IDLE_RATE)
-    for i in range(idle, idle + long_idle):
-        gaps[i] = sc.LONG_IDLE_SECONDS
-    resumes = SESSIONS_PER_PLAN  # one resume per session
-    for i in range(idle + long_idle, idle + long_idle + resumes):
-        gaps[i] = sc.RESUME_SECONDS
-    return gaps
-
-
-def idle_plan(prices: PriceTable, policy: CachePolicy, model: str | None = None) -> IdlePlan:
-    """The session's idle plan from the expected gaps and the prices of `model` (default: the
-    Anthropic scenarios' base model)."""
-    from ..emulator.workspace import Workspace, demo_prefix
-    from ..guard.policy import plan_idle
-    from .scenario import BASE_MODEL
-
-    prefix_tokens = demo_prefix(Workspace()).tokens
-    return plan_idle(
-        expected_gaps(),
-        turns=PLAN_TURNS,
-        context_tokens=prefix_tokens * 3 // 2,  # a typical context mid-session (prefix + talk)
-        written_per_turn=TURN_TOKENS,
-        cold_tokens=prefix_tokens * SESSIONS_PER_PLAN,  # each session's first write
-        price=prices.require(model or BASE_MODEL),
-        mode=policy.idle,
-    )
-
-
 def run_prefixlock(
     scenario: Scenario,
     prices: PriceTable,
@@ -285,18 +243,15 @@ def run_prefixlock(
     from ..settings import Settings
     from .scenario import COMPACT_TOKENS, RESUME, SUBAGENTS
 
-    plan = idle_plan(prices, policy, scenario.base_model)
     if settings is None:
         # The product's own auto-compaction, at the suite's explicit threshold (README.md).
         window = prices.require(scenario.base_model).context_window or 1_000_000
         settings = Settings(compact_at=COMPACT_TOKENS / window)
-    base = settings
-    chosen = plan.settings(base)  # the 1-hour TTL or the day-long retention, if chosen
     # prefixlock: ignore[PL101] the emulator's clock; the workspace's tool definitions never read it
     clock = ManualClock(START)
     turn_of: list[int] = []
     compacted: list[int] = []
-    notes = [f"idle plan {plan.reason}"]
+    notes: list[str] = []
     with (
         tempfile.TemporaryDirectory() as tmp,
         Emulator.start(
@@ -315,19 +270,21 @@ def run_prefixlock(
             base_url=emu.base_url,
             clock=clock,
             prices=prices,
-            settings=chosen,
+            settings=settings,
             store=Path(tmp) / "sessions.db",
             delegator=find_delegator(),
+            policy=policy,
         )
 
         def mark(turn: int, before: int) -> None:
             turn_of.extend([turn] * (len(_served(emu, scenario.provider)) - before))
 
         async def idle(s: Any, seconds: float, turn: int) -> None:
-            """The user is away: the clock runs; the session's keep-alive pings when due."""
+            """The user is away: the clock runs; the session sends what its policy planned
+            (a turn end's 1-hour write, or pings) when it says it is due."""
             end = clock.now() + seconds
             while clock.now() < end:
-                due = s.pings.next_ping_at() if s.pings.keepalive is not None else None
+                due = s.pings.next_ping_at()
                 step = end - clock.now() if due is None else max(min(due, end) - clock.now(), 0)
                 clock.advance(step)
                 before = len(_served(emu, scenario.provider))
@@ -335,22 +292,18 @@ def run_prefixlock(
                 mark(turn, before)
                 if due is not None and clock.now() < due and step == 0:
                     clock.advance(1.0)
-
-        def keepalive(s: Any) -> None:
-            if plan.mode == "pings":
-                s.enable_keepalive(Decimal("1000"), max_idle=plan.max_idle)
+                if due is not None and s.pings.next_ping_at() == due and clock.now() >= due:
+                    clock.advance(1.0)  # nothing more is due at this instant
 
         async def drive() -> None:
             async with contextlib.AsyncExitStack() as stack:
                 s = await stack.enter_async_context(agent.session(f"versus-{scenario.name}"))
-                keepalive(s)
                 for t in scenario.turns:
                     if t.index > 0:
                         if t.event == RESUME:
                             await stack.aclose()  # the process ends; the user comes back later
                             clock.advance(t.gap_before)
                             s = await stack.enter_async_context(agent.resume(s.id))
-                            keepalive(s)
                         else:
                             await idle(s, t.gap_before, t.index)
                     if t.tool_order_seed is not None:  # an MCP server reconnected
@@ -359,41 +312,20 @@ def run_prefixlock(
                         quote = s.quote_tools(listed)
                         s.change_tools(listed, quote=quote)
                         notes.append(f"turn {t.index + 1} tools: {quote.summary()}")
-                    delegate_to: str | None = None
                     if s.model != t.model:
-                        run_len = 1
-                        for later in scenario.turns[t.index + 1 :]:
-                            if later.model != t.model:
-                                break
-                            run_len += 1
+                        # The user moves to another model: quoted, then made.
                         quote = s.quote_switch(t.model, next_message=t.prompt)
-                        action = policy.switch_action(quote, run_len)
-                        if action == "switch":
-                            s.switch_model(t.model, quote=quote)
-                        elif action == "delegate":
-                            # The turn's work runs in a subagent on the user's model; the warm
-                            # conversation gets the call and the summary (Session.delegate).
-                            delegate_to = t.model
-                        verb = {"switch": "switched", "stay": "stayed", "delegate": "delegated"}[
-                            action
-                        ]
-                        notes.append(f"turn {t.index + 1} {verb}: {quote.summary()}")
+                        s.switch_model(t.model, quote=quote)
+                        notes.append(f"turn {t.index + 1} switched: {quote.summary()}")
                     before = len(_served(emu, scenario.provider))
                     compactions = s.compactions
-                    if delegate_to is not None:
-                        result = await s.delegate(
-                            t.prompt, agent=policy.delegate_agent, model=delegate_to
-                        )
-                        if not result.ok:
-                            raise RuntimeError(f"turn {t.index + 1}: {result.summary}")
-                    else:
-                        with (
-                            first_token_latency(emu, clock)
-                            if t.event == SUBAGENTS
-                            else contextlib.nullcontext()
-                        ):
-                            async for _event in s.send(t.prompt):
-                                pass
+                    with (
+                        first_token_latency(emu, clock)
+                        if t.event == SUBAGENTS
+                        else contextlib.nullcontext()
+                    ):
+                        async for _event in s.send(t.prompt):
+                            pass
                     mark(t.index, before)
                     if s.compactions > compactions:
                         compacted.append(t.index)

@@ -13,10 +13,10 @@ import pytest
 import respx
 
 from prefixlock.agent import Agent
+from prefixlock.cache.keys import family_key
 from prefixlock.canonical import canonical_bytes
 from prefixlock.events import ToolResult, TurnComplete
 from prefixlock.prefix import FrozenPrefix
-from prefixlock.providers import cache_key_for
 from tests.helpers import sse_responses as sse
 
 M = Decimal(1_000_000)
@@ -154,7 +154,8 @@ async def test_twenty_turns(
                 for b in sent
             }
             keys = {b["prompt_cache_key"] for b in sent}
-            assert keys == {cache_key_for("session-20")}
+            # One key all session long: its prefix family's (prefixlock.cache.keys).
+            assert keys == {family_key(s.agent.prefix.fingerprint, 0)}
         assert len(prefix_parts) == 1
         for req, b in zip(s.requests, sent, strict=True):
             assert canonical_bytes(b) == req.body_bytes

@@ -20,13 +20,33 @@ class Peer:
     requirements: tuple[str, ...]  # what its venv installs (pip requirement strings)
     config: str  # how it is configured for caching, per its own docs
     provider: str = "anthropic"  # the API it speaks: the scenarios of this provider drive it
+    args: tuple[str, ...] = ()  # given to its script (`--long`: its documented longer TTL)
+    venv: str | None = None  # the peer whose venv it runs in (None: its own)
 
     @property
     def path(self) -> Path:
         return Path(__file__).with_name(self.script)
 
+    def command(self, python: str) -> list[str]:
+        """How the driver starts it with the interpreter of its venv."""
+        return [python, str(self.path), *self.args]
 
-PEERS = (
+
+def long_ttl(peer: Peer, config: str) -> Peer:
+    """`peer` with its documented longer TTL (Anthropic's 1 hour, OpenAI's 24-hour retention),
+    in the same venv: every peer is measured in both rows."""
+    return Peer(
+        f"{peer.name}-{'24h' if peer.provider == 'openai' else '1h'}",
+        peer.script,
+        peer.requirements,
+        config,
+        peer.provider,
+        ("--long",),
+        peer.name,
+    )
+
+
+_DEFAULT_TTL = (
     Peer(
         "anthropic-sdk",
         "anthropic_sdk.py",
@@ -82,6 +102,31 @@ PEERS = (
         '"prompt_cache_retention": "24h"}), '
         'middleware=[SummarizationMiddleware(trigger=("tokens", N), keep=("messages", 20))])',
         "openai",
+    ),
+)
+
+
+PEERS: tuple[Peer, ...] = (
+    *_DEFAULT_TTL,
+    long_ttl(
+        _DEFAULT_TTL[0],
+        'anthropic SDK loop, top-level cache_control {"type": "ephemeral", "ttl": "1h"}',
+    ),
+    long_ttl(
+        _DEFAULT_TTL[1],
+        'pydantic-ai Agent, AnthropicModelSettings(anthropic_cache_instructions="1h", '
+        'anthropic_cache_tool_definitions="1h", anthropic_cache_messages="1h")',
+    ),
+    long_ttl(
+        _DEFAULT_TTL[2],
+        "langchain create_agent(ChatAnthropic, "
+        'middleware=[AnthropicPromptCachingMiddleware(ttl="1h"), '
+        'SummarizationMiddleware(trigger=("tokens", N), keep=("messages", 20))])',
+    ),
+    long_ttl(
+        _DEFAULT_TTL[3],
+        "openai SDK loop on Chat Completions, prompt_cache_key=<session id>, "
+        'prompt_cache_retention="24h" on every request',
     ),
 )
 

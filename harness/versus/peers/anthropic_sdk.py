@@ -40,6 +40,13 @@ def _remote(use: dict[str, Any]) -> str:
     return peer_protocol.ask_tool(use["name"], use["input"], use["id"])
 
 
+def _mark() -> dict[str, str]:
+    """The top-level automatic cache_control: 5 minutes, or the documented 1 hour (`--long`)."""
+    if peer_protocol.long_ttl():
+        return {"type": "ephemeral", "ttl": "1h"}
+    return {"type": "ephemeral"}
+
+
 async def _subagent(client: Any, model: str, sub: dict[str, Any], task: str) -> str:
     """One subagent: its own conversation on the subagent prompt and tools; its final text."""
     messages: list[dict[str, Any]] = [{"role": "user", "content": task}]
@@ -51,7 +58,7 @@ async def _subagent(client: Any, model: str, sub: dict[str, Any], task: str) -> 
             system=sub["system"],
             tools=sub["tools"],
             messages=messages,
-            extra_body={"cache_control": {"type": "ephemeral"}},
+            extra_body={"cache_control": _mark()},
         )
         content = [_plain(b) for b in reply.content]
         messages.append({"role": "assistant", "content": content})
@@ -100,7 +107,7 @@ def main() -> None:
                 tools=tools,
                 messages=messages,  # type: ignore[arg-type]
                 # Automatic prompt caching (Anthropic's docs): one top-level cache_control.
-                extra_body={"cache_control": {"type": "ephemeral"}},
+                extra_body={"cache_control": _mark()},
             )
             content = [_plain(b) for b in reply.content]
             messages.append({"role": "assistant", "content": content})

@@ -19,7 +19,8 @@ def cache_root() -> Path:
 
 
 def peer_home(peer: Peer, root: Path | None = None) -> Path:
-    return (root or cache_root()) / f"{peer.name}-{env_key(peer.requirements)}"
+    name = peer.venv or peer.name  # a peer's longer-TTL row runs in the peer's own venv
+    return (root or cache_root()) / f"{name}-{env_key(peer.requirements)}"
 
 
 def python_for(peer: Peer, root: Path | None = None) -> Path:

@@ -33,7 +33,8 @@ def main() -> None:
             max_tokens=4096,
         )
 
-    peer_langchain.run(start, chat_model, lambda: [AnthropicPromptCachingMiddleware(ttl="5m")])
+    ttl = "1h" if peer_protocol.long_ttl() else "5m"
+    peer_langchain.run(start, chat_model, lambda: [AnthropicPromptCachingMiddleware(ttl=ttl)])
 
 
 if __name__ == "__main__":

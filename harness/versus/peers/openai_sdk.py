@@ -70,6 +70,11 @@ def _arguments(call: Any) -> dict[str, Any]:
     return arguments
 
 
+def _retention() -> dict[str, Any]:
+    """The guide's extended retention with `--long` (the peer's longer-TTL row), else none."""
+    return {"prompt_cache_retention": "24h"} if peer_protocol.long_ttl() else {}
+
+
 async def _subagent(client: Any, model: str, key: str, sub: dict[str, Any], task: str) -> str:
     """One subagent: its own conversation on the subagent prompt and tools; its final text."""
     from openai.types.chat import ChatCompletionMessageFunctionToolCall as FunctionCall
@@ -87,6 +92,7 @@ async def _subagent(client: Any, model: str, key: str, sub: dict[str, Any], task
             tools=tools,
             max_completion_tokens=4096,
             prompt_cache_key=key,
+            **_retention(),
         )
         out = reply.choices[0].message
         calls = [c for c in out.tool_calls or [] if isinstance(c, FunctionCall)]
@@ -134,6 +140,7 @@ def main() -> None:
                 max_completion_tokens=4096,
                 # The guide's one knob for a multi-turn session: a stable cache key.
                 prompt_cache_key=key,
+                **_retention(),
             )
             out = reply.choices[0].message
             calls = [c for c in out.tool_calls or [] if isinstance(c, FunctionCall)]

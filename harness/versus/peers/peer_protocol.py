@@ -71,6 +71,12 @@ def turns() -> Iterator[dict[str, Any]]:
         write({"op": "done"})
 
 
+def long_ttl() -> bool:
+    """Run with the framework's documented longer TTL (`--long`: Anthropic's 1 hour, OpenAI's
+    24-hour retention) instead of its default."""
+    return "--long" in sys.argv[1:]
+
+
 def cache_key(start: dict[str, Any]) -> str:
     """The stable per-session `prompt_cache_key` the OpenAI peers send."""
     return f"session-{start['session']}"

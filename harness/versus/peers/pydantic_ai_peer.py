@@ -26,11 +26,12 @@ def main() -> None:
 
     start = peer_protocol.read()
     provider = AnthropicProvider(api_key=start["api_key"], base_url=start["base_url"])
+    ttl: Any = "1h" if peer_protocol.long_ttl() else True  # True: the default 5 minutes
     settings = AnthropicModelSettings(
         max_tokens=4096,
-        anthropic_cache_instructions=True,
-        anthropic_cache_tool_definitions=True,
-        anthropic_cache_messages=True,
+        anthropic_cache_instructions=ttl,
+        anthropic_cache_tool_definitions=ttl,
+        anthropic_cache_messages=ttl,
     )
 
     def model_of(model: str) -> Any:

@@ -1,0 +1,145 @@
+"""What a turn's end writes: the per-write TTL decision for the gap before the user's next turn.
+
+Inside a tool loop the next request follows in seconds, so every request writes its tail at the
+model's default TTL (Anthropic: 5 minutes). The end of a turn (the model's final answer) is
+where the user may walk away. The request that ended the turn cannot know it did (the reply
+decides), so at that point the session may send one more, output-free request: the
+conversation including the final answer, written at the 1-hour TTL (`seal`), when the turn's
+5-minute entries are about to expire and the user has not come back. It reads
+everything the turn wrote (a read, 0.1x) and writes only the answer at 2x; the next turn then
+finds that entry for up to an hour. Anthropic accepts the 1h marks here because every mark of
+that request is 1h (a 1h mark may not follow a 5m one; docs/providers.md#anthropic-breakpoints).
+
+`plan_turn_end` prices, over the expected gaps, the three ways to meet the next turn: nothing
+(a gap past the TTL re-writes the context), the 1h seal (sent when the turn's entries are a
+margin from expiring and the user is still away: a gap shorter than that costs nothing), and
+keep-alive pings (one each TTL minus the margin while the user is away, up to a cap chosen
+here). It picks the cheapest; pings and the seal are never both. On Anthropic a seal costs one
+ping and holds an hour, so it wins whenever some gaps run past ten minutes.
+
+The expected gaps are the user's own: the gaps between turns of their recent sessions in the
+session store (`turn_gaps`), with `DEFAULT_TURN_GAPS` (measured on public logs,
+docs/savings.md) beside them as a prior that a long history outweighs.
+"""
+
+# pure: imports no I/O (tests/test_layout.py checks it)
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Literal
+
+from ..billing.prices import Price
+from ..cache import anthropic
+from ..cache.defaults import model_ttl
+from .policy import pings_in
+
+# User-turn gaps (seconds) in the public sample logs, as `prefixlock analyze --by request`
+# reports them (`gap_s` of the first request of each user turn): 120, 480, 600, 1200 in
+# claude-code-log's compact-after-rewind fixture and 9000, 74700 in ccusage's alpha chat
+# (docs/savings.md has the command and the sources).
+DEFAULT_TURN_GAPS: tuple[float, ...] = (120.0, 480.0, 600.0, 1200.0, 9000.0, 74700.0)
+HISTORY_SESSIONS = 20  # the user's most recent sessions read for their gaps
+
+TurnEnd = Literal["seal", "pings", "off"]
+
+
+@dataclass(frozen=True)
+class TurnEndPlan:
+    """How the end of a turn meets the next one, and the expected cost per turn of each way."""
+
+    mode: TurnEnd
+    max_idle: float | None  # pings: stop pinging after this many idle seconds
+    expected: dict[str, Decimal]  # way -> expected dollars per turn over a cache that stays
+    reason: str
+
+
+def turn_gaps(rows: Iterable[tuple[int, str, float]]) -> list[float]:
+    """Gaps between user turns, from one session's requests as (turn, kind, time) in order:
+    from the last request of a turn to the first of the next. Pings, seals and summaries are
+    not turns."""
+    gaps: list[float] = []
+    last_turn: int | None = None
+    last_time = 0.0
+    for turn, kind, time in rows:
+        if kind != "turn":
+            continue
+        if last_turn is not None and turn > last_turn:
+            gaps.append(max(time - last_time, 0.0))
+        last_turn, last_time = turn, time
+    return gaps
+
+
+def expected_gaps(own: Sequence[float]) -> list[float]:
+    """The gaps to plan with: the user's own, and the defaults as a prior (six gaps' weight),
+    so that a history without a long gap yet does not rule one out."""
+    return [*own, *DEFAULT_TURN_GAPS]
+
+
+def plan_turn_end(
+    gaps: Sequence[float],
+    *,
+    context_tokens: int,
+    answer_tokens: int,
+    price: Price,
+    margin: float = 30.0,
+    mode: Literal["auto", "seal", "pings", "off"] = "auto",
+) -> TurnEndPlan:
+    """The cheapest way from a turn's end to the next turn, over the expected `gaps`.
+
+    `context_tokens`: what the turn left cached (the next turn reads it if it is still there);
+    `answer_tokens`: the final answer, which the seal writes at 1h (the next turn would
+    otherwise write it at the default TTL). Only a model with a 1-hour write price can seal."""
+    if not gaps:
+        raise ValueError("plan_turn_end needs at least one expected gap")
+    if min(context_tokens, answer_tokens) < 0:
+        raise ValueError("token counts cannot be negative")
+    ttl = float(model_ttl(price))
+    n = len(gaps)
+    read = price.input_cost(context_tokens, "read")
+    loss = price.input_cost(context_tokens, "write_5m") - read
+    off = sum((loss for g in gaps if g > ttl), Decimal(0)) / n
+    costs: dict[str, Decimal] = {"off": off}
+    can_seal = price.cache_write_1h is not None and price.provider == "anthropic"
+    if can_seal:
+        due = ttl - margin  # the seal goes out only when the user is still away by then
+        hour = anthropic.ttl_seconds("1h")
+        # The seal reads the context, writes the answer at 1h (instead of the next turn's 5m
+        # write of it), and a gap past its hour loses the context anyway.
+        seal = (
+            read
+            + price.input_cost(answer_tokens, "write_1h")
+            - price.input_cost(answer_tokens, "write_5m")
+        )
+        total = sum((seal for g in gaps if g > due), Decimal(0))
+        total += sum((loss for g in gaps if g > due + hour), Decimal(0))
+        costs["seal"] = total / n
+    best: tuple[Decimal, float | None] | None = None
+    for cap in [*sorted({*gaps, 0.0}), None]:
+        total = Decimal(0)
+        for g in gaps:
+            k = pings_in(g, cap, margin, ttl)
+            total += k * read
+            if g > k * (ttl - margin) + ttl:
+                total += loss
+        if best is None or total < best[0]:
+            best = (total, cap)
+    assert best is not None
+    costs["pings"] = best[0] / n
+    if mode == "auto":
+        # Ties go to doing nothing, then to the seal (no background pings to drive).
+        order: tuple[TurnEnd, ...] = ("off", "seal", "pings")
+        chosen: TurnEnd = min((m for m in order if m in costs), key=costs.__getitem__)
+    elif mode == "seal" and not can_seal:
+        raise ValueError(f"{price.model} has no 1-hour cache write: it cannot seal a turn")
+    else:
+        chosen = mode
+    parts = ", ".join(f"{m} ${c:.4f}" for m, c in costs.items())
+    return TurnEndPlan(
+        chosen,
+        best[1] if chosen == "pings" else None,
+        costs,
+        f"{chosen}: ${costs[chosen]:.4f}/turn expected over {n} gaps ({parts})",
+    )
