@@ -145,10 +145,17 @@ def placeholders(text: str, line0: int = 1, single_brace: bool = True) -> Iterat
         line_starts.append(m.end())
     import bisect
 
-    for m in _PLACEHOLDER.finditer(text):
+    found = list(_PLACEHOLDER.finditer(text))
+    # A text with `str.format` fields (`{tools}`) and no Jinja tags is rendered by
+    # `str.format`, where `{{name}}` is an escape: literal braces, not a slot.
+    formatted = single_brace and any(m.lastgroup == "fmt" for m in found)
+    formatted = formatted and not any(m.lastgroup == "tag" for m in found)
+    for m in found:
         which = m.lastgroup or ""
         expr = m.group(which) or ""
         if which == "fmt" and not single_brace:
+            continue
+        if which == "jinja" and formatted and _IDENT.fullmatch(expr):
             continue
         if which == "tag":
             loop = re.match(r"\s*for\s+[\w, ]+\s+in\s+(.*)", expr, re.S)
