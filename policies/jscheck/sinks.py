@@ -54,6 +54,10 @@ _USER_WORDS = frozenset(
     }
 )
 _TOOLS_WORDS = frozenset({"tools", "functions"})
+# Names of the current request: written into the prefix, they change it every request (PL304).
+_REQUEST = frozenset({"query", "question"})
+_CURRENT = frozenset({"user", "current", "latest", "incoming", "new"})
+_REQUEST_PARTS = frozenset({"message", "input", "request", "prompt", "text"})
 _SYSTEM_ROLES = frozenset({"system", "developer"})
 _LC_SYSTEM = frozenset({"SystemMessage", "SystemMessagePromptTemplate", "SystemChatMessage"})
 _COMPOSE = frozenset({"template_string", "binary_expression", "array"})
@@ -261,9 +265,41 @@ class SinkCheck:
     def text_sink(self, value: Node, sink: str, at: Node, volatile_only: bool = False) -> None:
         sink_line = self.src.pos(at)[0]
         for leaf in self._leaves(value, set()):
+            if not volatile_only:
+                self._per_request(leaf, sink, sink_line)
             for taint in sorted(self.ev.taints(leaf), key=_order_key):
                 if taint.kind in VOLATILE or (taint.kind in ORDER and not volatile_only):
                     self._add(leaf, taint, sink, sink_line)
+
+    def _per_request(self, leaf: Node, sink: str, sink_line: int) -> None:
+        """PL304: the current request (`${query}`, `userMessage`) written into the prefix."""
+        inner = unwrap(leaf.named_children[0]) if leaf.type == "template_substitution" else leaf
+        if inner.type == "member_expression":
+            name = self.src.text(inner.child_by_field_name("property"))
+        elif inner.type in ("identifier", "shorthand_property_identifier"):
+            name = self.src.text(inner)
+        else:
+            return
+        ws = set(words(name))
+        if not (ws & _REQUEST or (ws & _CURRENT and ws & _REQUEST_PARTS)):
+            return
+        key = (leaf.id, "PL304")
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        line, col = self.src.pos(leaf)
+        self.out.append(
+            Finding(
+                self.src.path,
+                line,
+                col,
+                "PL304",
+                f"`{name}` (the current request) is written into {sink} (line {sink_line}), "
+                "ahead of the conversation history: the prefix changes there on every request "
+                "and the whole history is sent again uncached; put it in the newest user message",
+                source_line=self.lines[line - 1] if line <= len(self.lines) else "",
+            )
+        )
 
     def order_sink(self, value: Node, sink: str, at: Node) -> None:
         sink_line = self.src.pos(at)[0]
