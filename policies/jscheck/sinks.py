@@ -265,6 +265,13 @@ class SinkCheck:
     def text_sink(self, value: Node, sink: str, at: Node, volatile_only: bool = False) -> None:
         sink_line = self.src.pos(at)[0]
         for leaf in self._leaves(value, set()):
+            inner = leaf
+            if leaf.type == "template_substitution" and leaf.named_children:
+                inner = unwrap(leaf.named_children[0])
+            if inner.type == "call_expression" and prefix_name(callee_name(self.src, inner)):
+                # A prompt builder's own return values are a sink where it is defined:
+                # reported there once, not again at each call.
+                continue
             if not volatile_only:
                 self._per_request(leaf, sink, sink_line)
             for taint in sorted(self.ev.taints(leaf), key=_order_key):

@@ -26,6 +26,7 @@ from .side import check_side_requests
 from .sinks import SinkCheck
 from .syntax import Function
 from .taint import EMPTY, Evaluator, Summary, Taints
+from .windows import check_windows
 
 
 class Analysis:
@@ -115,6 +116,7 @@ def check_python(
     ctx = Context.of(path, tree, lines, model, prices)
     if _WRITES_CONTENT.search(text):  # the walk for PL303 only where a message is edited
         check_history(tree, ctx)
+    check_windows(tree, ctx)
     if _CURRENT_MESSAGE.search(text):  # PL304 needs a part computed from the current message
         check_placement(tree, ctx, load)
     if _SYSTEM_ROLE.search(text):  # PL305 needs a system prompt written out
@@ -168,6 +170,9 @@ _CURRENT_MESSAGE = re.compile(
 _SYSTEM_ROLE = re.compile(r"""role["']?\s*[:=]\s*["']system|\bsystem\s*=|Role\.SYSTEM\b""")
 _HINTS = (
     "system",
+    "System",
+    "instruction",
+    "backstory",
     "tools",
     "instructions",
     "preamble",
