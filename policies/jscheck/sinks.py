@@ -66,9 +66,13 @@ _COMPOSE = frozenset({"template_string", "binary_expression", "array"})
 def prefix_name(name: str) -> bool | None:
     """True: names a prompt prefix; False: a user turn; None: says nothing."""
     ws = set(words(name))
+    if "reminder" in ws:
+        return False  # a system reminder travels in the user's turn
+    if ws & _PREFIX_WORDS:
+        return True  # `systemMessage`, `contextSystemPrompt`: named for the system prompt
     if ws & _USER_WORDS:
         return False
-    if ws & _PREFIX_WORDS or ws & _PROMPT_WORDS:
+    if ws & _PROMPT_WORDS:
         return True
     return None
 

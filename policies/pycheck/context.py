@@ -7,13 +7,14 @@ no rule itself; the analyses add their findings here."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from prefixlock.billing.prices import Price, PriceTable
 
 from ..findings import Finding
 from .syntax import Function, const_str, dotted, static_text
-from .taint import Summary
+from .taint import Summary, Taints
 
 
 @dataclass
@@ -81,6 +82,9 @@ class Context:
     # Session state an agent framework substitutes into `{key}` of an instruction (ADK):
     # `ctx.state["key"] = value`.
     state_values: dict[str, ast.expr] = field(default_factory=dict)
+    # What a function of another module returns (`pkg.helpers.now_str` -> its taints, with
+    # lines of that module), where the engine can find the module; None when it cannot.
+    foreign: Callable[[str], Taints] | None = None
     scope: Scope = field(default_factory=Scope)
     checking: bool = False
     reporting: bool = False

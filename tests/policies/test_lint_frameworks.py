@@ -4,7 +4,10 @@ LangGraph, pydantic-ai, OpenAI Agents, Google ADK, AutoGen, CrewAI, LlamaIndex),
 
 from __future__ import annotations
 
-from prefixlock.policies.engine import lint_source
+from pathlib import Path
+
+from prefixlock.policies.config import LintConfig
+from prefixlock.policies.engine import lint_paths, lint_source
 
 
 def _codes(src: str, path: str = "agent.py") -> list[tuple[int, str]]:
@@ -156,3 +159,30 @@ def test_side_request_with_a_system_prompt_of_its_own() -> None:
         "    return client.messages.create(model='m', system=system_prompt, messages=messages)\n"
     )
     assert _codes(src) == [(2, "PL305")]
+
+
+def test_clock_and_git_output_made_in_a_helper_module(tmp_path: Path) -> None:
+    app = tmp_path / "app"
+    app.mkdir()
+    (app / "helpers.py").write_text(
+        "import subprocess\n"
+        "from datetime import datetime\n"
+        "def stamp() -> str:\n"
+        "    return datetime.now().strftime('%Y-%m-%d %H:%M')\n"
+        "def describe_changes() -> str:\n"
+        "    return subprocess.run(['git', 'diff', '--stat'], capture_output=True).stdout\n"
+        "def rules() -> str:\n"
+        "    return 'Be brief.'\n"
+    )
+    (app / "agent.py").write_text(
+        "from .helpers import describe_changes, rules, stamp\n"
+        "def build_system_prompt() -> str:\n"
+        "    return f'{rules()} As of {stamp()}.\\n{describe_changes()}'\n"
+    )
+    result = lint_paths([str(app)], LintConfig(), jobs=1)
+    # Neither name says what it returns: the values are followed into the helper module.
+    assert [(Path(f.path).name, f.line, f.code) for f in result.findings] == [
+        ("agent.py", 3, "PL101"),
+        ("agent.py", 3, "PL104"),
+    ]
+    assert "made in helpers, line 4" in result.findings[0].message
