@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from ..findings import Finding
 from .sinks import SinkCheck
-from .structure import check_windows
+from .structure import check_side_requests, check_windows
 from .syntax import JS_SUFFIXES, parse
 from .values import Evaluator, Loader, Module
 
@@ -25,5 +25,5 @@ def check_js(path: str, text: str, load: Loader | None = None) -> list[Finding]:
     src = parse(path, text)
     module = Module(src, load)
     ev = Evaluator(module)
-    found = SinkCheck(src, ev).run() + check_windows(src)
+    found = SinkCheck(src, ev).run() + check_windows(src) + check_side_requests(src)
     return sorted(found, key=lambda f: (f.line, f.col, f.code))

@@ -133,6 +133,7 @@ class SinkCheck:
                 self.text_sink(value, f"`{name}`", at)
         elif tools_name(name) and v.type not in FUNCTIONS:
             self.order_sink(value, f"`{name}`", at)
+            self._mode_tools(value, name)
 
     def _returns(self, fn: Node, name: str) -> None:
         body = fn.child_by_field_name("body")
@@ -281,6 +282,39 @@ class SinkCheck:
             for taint in sorted(self.ev.taints(leaf), key=_order_key):
                 if taint.kind in VOLATILE or (taint.kind in ORDER and not volatile_only):
                     self._add(leaf, taint, sink, sink_line)
+
+    def _mode_tools(self, value: Node, name: str) -> None:
+        """PL302: a tool list picked by a mode (`mode === "plan" ? readOnly : all`,
+        `TOOLS[mode]`, `.filter((t) => t.modes.includes(mode))`)."""
+        v = unwrap(value)
+        nodes = [v]
+        if v.type == "identifier":
+            _, vals, _ = self.ev.m.lookup(v, self.src.text(v))
+            nodes += [unwrap(x) for x in vals or []]
+        for node in nodes:
+            for n in walk(node):
+                if n.type in ("identifier", "property_identifier") and "mode" in words(
+                    self.src.text(n)
+                ):
+                    key = (value.id, "PL302")
+                    if key in self._seen:
+                        return
+                    self._seen.add(key)
+                    line, col = self.src.pos(value)
+                    self.out.append(
+                        Finding(
+                            self.src.path,
+                            line,
+                            col,
+                            "PL302",
+                            f"`{name}` is chosen by `{self.src.text(n)}`: switching modes "
+                            "changes the tool definitions, the first part of the prefix, and "
+                            "every cache level misses; send one tool list and restrict tools "
+                            "by instruction",
+                            source_line=self.lines[line - 1] if line <= len(self.lines) else "",
+                        )
+                    )
+                    return
 
     def _per_request(self, leaf: Node, sink: str, sink_line: int) -> None:
         """PL304: the current request (`${query}`, `userMessage`) written into the prefix."""

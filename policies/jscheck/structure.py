@@ -33,7 +33,7 @@ def _is_history(src: Source, node: Node | None) -> bool:
     node = unwrap(node)
     if node.type == "member_expression":
         name = src.text(node.child_by_field_name("property"))
-    elif node.type == "identifier":
+    elif node.type in ("identifier", "shorthand_property_identifier"):
         name = src.text(node)
     else:
         return False
@@ -104,6 +104,103 @@ def check_windows(src: Source) -> list[Finding]:
                     add(n, f"the history is loaded capped to a message count (`{_short(src, n)}`)")
                     break
     return out
+
+
+_SIDE = frozenset(
+    {
+        "summary",
+        "summarize",
+        "summarise",
+        "summarization",
+        "title",
+        "compress",
+        "compact",
+        "compaction",
+        "condense",
+        "classify",
+        "judge",
+        "critique",
+        "reflect",
+        "plan",
+        "planning",
+    }
+)
+_SEND = frozenset(
+    {"create", "generateText", "streamText", "generateObject", "streamObject", "invoke", "stream"}
+)
+
+
+def check_side_requests(src: Source) -> list[Finding]:
+    """PL305: a side request (summary, title, compaction) that sends the conversation as its
+    messages under a system prompt written for it: nothing of the session's cached prefix is
+    read, so the whole history is billed uncached."""
+    lines = source_lines(src.data.decode("utf-8", "replace"))
+    out: list[Finding] = []
+    for n in walk(src.root):
+        if n.type != "call_expression" or callee_name(src, n) not in _SEND:
+            continue
+        args = arguments(n)
+        body = unwrap(args[0]) if args else None
+        if body is None or body.type != "object":
+            continue
+        pairs: dict[str | None, Node | None] = {
+            key_name(src, p.child_by_field_name("key")): p.child_by_field_name("value")
+            for p in body.named_children
+            if p.type == "pair"
+        }
+        for p in body.named_children:
+            if p.type == "shorthand_property_identifier":
+                pairs[src.text(p)] = p
+        system = pairs.get("system") or pairs.get("instructions")
+        sent = pairs.get("messages")
+        if (
+            system is None
+            or sent is None
+            or unwrap(system).type not in ("string", "template_string")
+        ):
+            continue
+        if not any(_is_history(src, x) for x in _parts(sent)):
+            continue
+        fn = _enclosing_name(src, n)
+        texts = [fn, src.text(system)[:80]]
+        if not any(set(words(t)) & _SIDE for t in texts if t):
+            continue
+        line, col = src.pos(n)
+        out.append(
+            Finding(
+                src.path,
+                line,
+                col,
+                "PL305",
+                "a side request sends the conversation under a system prompt written for it: "
+                "none of it is read from the session's cache; send it after the session's own "
+                "prefix (its system prompt and tools) instead",
+                source_line=lines[line - 1] if line <= len(lines) else "",
+            )
+        )
+    return out
+
+
+def _parts(node: Node) -> list[Node]:
+    node = unwrap(node)
+    if node.type == "array":
+        return [unwrap(c) for c in node.named_children]
+    return [node]
+
+
+def _enclosing_name(src: Source, node: Node) -> str:
+    p = node.parent
+    while p is not None:
+        if p.type in ("function_declaration", "method_definition"):
+            return src.text(p.child_by_field_name("name"))
+        if (
+            p.type in ("arrow_function", "function_expression")
+            and p.parent is not None
+            and p.parent.type == "variable_declarator"
+        ):
+            return src.text(p.parent.child_by_field_name("name"))
+        p = p.parent
+    return ""
 
 
 def _in_budget_loop(src: Source, node: Node) -> bool:

@@ -201,3 +201,31 @@ def test_walk_reads_dot_folders_and_skips_vcs_caches_and_virtualenvs(tmp_path: P
     assert [Path(f.path).relative_to(tmp_path).as_posix() for f in result.findings] == [
         "app/lib/.server/llm.ts"
     ]
+
+
+def test_tools_chosen_per_mode_and_side_requests() -> None:
+    ts = (
+        'import Anthropic from "@anthropic-ai/sdk";\n'
+        "const client = new Anthropic();\n"
+        "const READ_ONLY = [readTool, grepTool];\n"
+        "const ALL = [...READ_ONLY, editTool, bashTool];\n"
+        "const TOOLS_BY_MODE: Record<string, Tool[]> = { plan: READ_ONLY, act: ALL };\n"
+        "export async function turn(mode: string, system: string, messages: Msg[]) {\n"
+        "  const tools = TOOLS_BY_MODE[mode];\n"
+        '  return client.messages.create({ model: "m", system, tools, messages });\n'
+        "}\n"
+        "export async function summarizeConversation(messages: Msg[]) {\n"
+        "  return client.messages.create({\n"
+        '    model: "m",\n'
+        '    system: "Summarize the conversation so far in five bullet points.",\n'
+        "    messages,\n"
+        "  });\n"
+        "}\n"
+        "export async function main(messages: Msg[]) {\n"
+        "  const tools = ALL;\n"
+        '  return client.messages.create({ model: "m", system: "You code.", tools, messages });\n'
+        "}\n"
+    )
+    # The mode picks the tools (the first part of the prefix); the summariser sends the
+    # history under its own system prompt; the main turn is fine.
+    assert _codes(ts) == [(7, "PL302"), (11, "PL305")]
