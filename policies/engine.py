@@ -25,7 +25,8 @@ from prefixlock.errors import ConfigError, UserError
 
 from .config import LintConfig
 from .findings import Finding, fingerprints, sort_key, source_lines
-from .jscheck import JS_SUFFIXES, check_js
+from .jscheck import JS_SUFFIXES, Module, check_js
+from .jscheck.syntax import parse as parse_js
 from .pycheck import check_python
 from .suppress import SIDECAR_SUFFIX, Suppressions, parse_inline, parse_sidecar
 from .textcheck import FINDINGS_CAP, TEXT_SUFFIXES, check_text
@@ -39,24 +40,48 @@ _DOC_NAMES = re.compile(
     r"(?i)^(readme|changelog|changes|history|contributing|license|licence|copying|notice|"
     r"code_of_conduct|security|authors|citation)(\.(md|markdown|txt|rst))?$"
 )
-# Dot-folders that agents read their configuration from: walked like any other folder (other
-# dot-folders are caches, virtual environments and VCS data).
-AGENT_DOT_DIRS = frozenset(
+# Folders that hold no project source: version control data, caches, installed third-party
+# code and virtual environments (also found by their `pyvenv.cfg`). Every other folder is read,
+# dot-folders included: agents read `.claude`, `.cursor` or `.github`, and web frameworks keep
+# server code in folders such as Remix's `app/lib/.server/`.
+_SKIPPED_DIRS = frozenset(
     {
-        ".claude",
-        ".github",
-        ".cursor",
-        ".prefixlock",
-        ".codex",
-        ".gemini",
-        ".windsurf",
-        ".clinerules",
-        ".continue",
-        ".roo",
+        ".git",
+        ".hg",
+        ".svn",
+        ".jj",
+        ".bzr",
+        "node_modules",
+        "bower_components",
+        "__pycache__",
+        "site-packages",
+        ".venv",
+        "venv",
+        ".tox",
+        ".nox",
+        ".eggs",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+        ".hypothesis",
+        ".cache",
+        ".next",
+        ".nuxt",
+        ".svelte-kit",
+        ".turbo",
+        ".parcel-cache",
+        ".yarn",
+        ".pnpm-store",
+        ".gradle",
+        ".idea",
     }
 )
-# Folders of installed third-party code: not the project's prompts.
-_VENDORED = frozenset({"node_modules", "__pycache__", "site-packages"})
+
+
+def _skipped_dir(path: Path, name: str) -> bool:
+    return name in _SKIPPED_DIRS or name.endswith(".egg-info") or (path / "pyvenv.cfg").is_file()
+
+
 # Bounds on one file's analysis (traces excepted: their checks stream line by line).
 FILE_TIME_S = 10.0
 MAX_FINDINGS_PER_FILE = FINDINGS_CAP
@@ -111,9 +136,7 @@ def discover(paths: Sequence[str], config: LintConfig) -> list[tuple[str, str]]:
             dirs[:] = sorted(
                 d
                 for d in dirs
-                if not config.excluded(rootp / d, rel / d)
-                and (not d.startswith(".") or d in AGENT_DOT_DIRS)
-                and d not in _VENDORED
+                if not config.excluded(rootp / d, rel / d) and not _skipped_dir(rootp / d, d)
             )
             for name in sorted(files):
                 fp = rootp / name
@@ -314,7 +337,7 @@ def _lint_file(
             elif kind == "python":
                 findings = check_python(path, text, model, prices, _module_loader(path))
             elif kind == "js":
-                findings = check_js(path, text)
+                findings = check_js(path, text, _js_module)
             else:
                 findings, parsed = check_text(path, text, model, prices, sup)
                 if looks_like_request(parsed):
@@ -342,6 +365,47 @@ def _module_loader(path: str) -> Callable[[str], ast.Module | None]:
         return None
 
     return load
+
+
+_JS_TRIES = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".mts", ".cjs", ".cts")
+_JS_INDEX = ("/index.ts", "/index.tsx", "/index.js", "/index.jsx", "/index.mjs")
+_JS_MODULES: dict[str, Module | None] = {}  # per process: a helper module is parsed once
+
+
+def _js_module(importer: str, spec: str) -> Module | None:
+    """The TypeScript/JavaScript module `importer` imports as `spec`: relative paths (with or
+    without a suffix; `./x.js` names `x.ts` in TypeScript's ESM style, a folder its index) and
+    the `@/` / `~/` aliases of a `src` folder in a folder above; None when not a project file."""
+    base = Path(importer).parent
+    if spec.startswith((".", "/")):
+        roots = [base / spec]
+    elif spec.startswith(("@/", "~/")):
+        roots = [p / "src" / spec[2:] for p in list(base.resolve().parents)[:8]]
+        roots += [p / spec[2:] for p in list(base.resolve().parents)[:8]]
+    elif spec.startswith("src/"):
+        roots = [p / spec for p in list(base.resolve().parents)[:8]]
+    else:
+        return None
+    for root in roots:
+        stem = str(root)
+        stems = [stem]
+        if stem.endswith((".js", ".jsx", ".mjs", ".cjs")):
+            stems.append(stem.rsplit(".", 1)[0])
+        for st in stems:
+            for tail in (*_JS_TRIES, *_JS_INDEX):
+                cand = st + tail
+                key = os.path.normpath(cand)
+                if key in _JS_MODULES:
+                    return _JS_MODULES[key]
+                cp = Path(cand)
+                if cp.suffix.lower() in JS_SUFFIXES and cp.is_file() and _regular(cp):
+                    mod = None
+                    with contextlib.suppress(OSError, UnicodeDecodeError):
+                        if cp.stat().st_size <= MAX_PYTHON_BYTES:
+                            mod = Module(parse_js(cand, cp.read_text(encoding="utf-8")), _js_module)
+                    _JS_MODULES[key] = mod
+                    return mod
+    return None
 
 
 def _chunk(

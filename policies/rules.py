@@ -313,7 +313,11 @@ _RULES: tuple[Rule, ...] = (
         "`i < keep_last`, `step.step_number <= current - 2`), by what later messages hold (a "
         "set the same loop fills) or by a budget counted down across messages "
         "(`images_to_remove -= 1`). A rewrite that treats every message alike is not "
-        "flagged: it gives the same bytes every time.",
+        "flagged: it gives the same bytes every time. Also a history cut to a window: "
+        "`messages[-n:]` (Python) or `messages.slice(-n)` sent as the conversation, a fill "
+        "from the newest message back while a budget lasts, messages popped from the front "
+        "while over a budget, older messages rebuilt by position, LangChain.js "
+        "`trimMessages`, a loader given a message cap.",
         "The cache matches a prefix byte for byte. A message sent as written on one request "
         "and rewritten on a later one (old observations masked as the window slides, "
         "outdated file views elided) changes the prefix at that message: the request re-bills "

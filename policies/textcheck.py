@@ -38,6 +38,7 @@ _PLACEHOLDER = re.compile(
     r"|(?<![{\w])\{(?P<fmt>[A-Za-z_][A-Za-z0-9_.]*)(?:![rsa])?(?::[^{}\n]*)?\}(?!\})"
 )
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_FORMAT_FIELD = re.compile(r"(?<![{\w])\{[A-Za-z_][A-Za-z0-9_.]*(?:![rsa])?(?::[^{}\n]*)?\}(?!\})")
 
 _CONTEXT_NAMES = re.compile(
     r"(?i)(context|project\w*|repo_?map|memory_?file|claude_?md|agents_?md|readme|notes|"
@@ -145,10 +146,15 @@ def placeholders(text: str, line0: int = 1, single_brace: bool = True) -> Iterat
         line_starts.append(m.end())
     import bisect
 
+    # A text with `str.format` fields (`{tools}`) and no Jinja tags is rendered by
+    # `str.format`, where `{{name}}` is an escape: literal braces, not a slot.
+    formatted = single_brace and "{%" not in text and _FORMAT_FIELD.search(text) is not None
     for m in _PLACEHOLDER.finditer(text):
         which = m.lastgroup or ""
         expr = m.group(which) or ""
         if which == "fmt" and not single_brace:
+            continue
+        if which == "jinja" and formatted and _IDENT.fullmatch(expr):
             continue
         if which == "tag":
             loop = re.match(r"\s*for\s+[\w, ]+\s+in\s+(.*)", expr, re.S)

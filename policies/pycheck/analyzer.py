@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 
 from prefixlock.billing.prices import PriceTable
@@ -26,6 +26,7 @@ from .side import check_side_requests
 from .sinks import SinkCheck
 from .syntax import Function
 from .taint import EMPTY, Evaluator, Summary, Taints
+from .windows import check_windows
 
 
 class Analysis:
@@ -113,14 +114,41 @@ def check_python(
     if not _interesting(text):
         return []
     ctx = Context.of(path, tree, lines, model, prices)
+    if load is not None:
+        ctx.foreign = _foreign_returns(load, model, prices)
     if _WRITES_CONTENT.search(text):  # the walk for PL303 only where a message is edited
         check_history(tree, ctx)
+    check_windows(tree, ctx)
     if _CURRENT_MESSAGE.search(text):  # PL304 needs a part computed from the current message
         check_placement(tree, ctx, load)
     if _SYSTEM_ROLE.search(text):  # PL305 needs a system prompt written out
         check_side_requests(tree, ctx)
     found = Analysis(tree, ctx).run()
     return found if text.isascii() else _char_columns(found, lines)
+
+
+def _foreign_returns(
+    load: Load, model: str | None, prices: PriceTable | None
+) -> Callable[[str], Taints]:
+    """`pkg.mod.func` -> the taints `func` returns, from an analysis of `pkg.mod` (found by
+    `load`, analysed once, one level deep: its own imports are read by name only)."""
+    analysed: dict[str, Analysis | None] = {}
+
+    def returns(origin: str) -> Taints:
+        module, _, name = origin.rpartition(".")
+        if module not in analysed:
+            tree = load(module)
+            analysis = None
+            if tree is not None:
+                lines = source_lines(ast.unparse(tree))
+                analysis = Analysis(tree, Context.of(module, tree, lines, model, prices))
+                analysis.run()
+            analysed[module] = analysis
+        found = analysed[module]
+        summ = found.ev.summaries.get(name) if found is not None else None
+        return summ.returns if summ is not None else EMPTY
+
+    return returns
 
 
 def _char_columns(findings: list[Finding], lines: list[str]) -> list[Finding]:
@@ -168,6 +196,9 @@ _CURRENT_MESSAGE = re.compile(
 _SYSTEM_ROLE = re.compile(r"""role["']?\s*[:=]\s*["']system|\bsystem\s*=|Role\.SYSTEM\b""")
 _HINTS = (
     "system",
+    "System",
+    "instruction",
+    "backstory",
     "tools",
     "instructions",
     "preamble",

@@ -7,13 +7,14 @@ no rule itself; the analyses add their findings here."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from prefixlock.billing.prices import Price, PriceTable
 
 from ..findings import Finding
 from .syntax import Function, const_str, dotted, static_text
-from .taint import Summary
+from .taint import Summary, Taints
 
 
 @dataclass
@@ -57,6 +58,10 @@ class Findings:
         return sorted(self._by_place.values(), key=lambda f: (f.line, f.col, f.code))
 
 
+_PROMPT_DECORATORS = frozenset({"system_prompt", "instructions", "instruction", "dynamic_prompt"})
+_PROMPT_FUNC_KWARGS = frozenset({"instructions", "system_prompt", "instruction", "system_message"})
+
+
 @dataclass
 class Context:
     """One file under analysis. `checking`: the sinks are checked (the last summary round and
@@ -70,6 +75,16 @@ class Context:
     modules: set[str] = field(default_factory=set)  # names bound by `import x` (not objects)
     consts: dict[str, str] = field(default_factory=dict)  # module-level string constants
     dict_consts: set[str] = field(default_factory=set)  # module-level dict literals
+    # Functions whose return value is a system prompt by how they are used, whatever their
+    # name: passed as `instructions=`/`system_prompt=`/`instruction=` (OpenAI Agents, LangChain,
+    # ADK) or decorated `@agent.system_prompt`/`@agent.instructions` (pydantic-ai).
+    prompt_funcs: set[str] = field(default_factory=set)
+    # Session state an agent framework substitutes into `{key}` of an instruction (ADK):
+    # `ctx.state["key"] = value`.
+    state_values: dict[str, ast.expr] = field(default_factory=dict)
+    # What a function of another module returns (`pkg.helpers.now_str` -> its taints, with
+    # lines of that module), where the engine can find the module; None when it cannot.
+    foreign: Callable[[str], Taints] | None = None
     scope: Scope = field(default_factory=Scope)
     checking: bool = False
     reporting: bool = False
@@ -86,6 +101,23 @@ class Context:
     ) -> Context:
         ctx = cls(path, lines, model, prices)
         for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                for dec in node.decorator_list:
+                    d = dotted(dec.func if isinstance(dec, ast.Call) else dec) or ""
+                    if d.rsplit(".", 1)[-1] in _PROMPT_DECORATORS and "." in d:
+                        ctx.prompt_funcs.add(node.name)
+            elif isinstance(node, ast.Call):
+                for k in node.keywords:
+                    if k.arg in _PROMPT_FUNC_KWARGS and isinstance(k.value, ast.Name):
+                        ctx.prompt_funcs.add(k.value.id)
+            elif isinstance(node, ast.Assign):
+                for t in node.targets:
+                    if (
+                        isinstance(t, ast.Subscript)
+                        and (dotted(t.value) or "").rsplit(".", 1)[-1] == "state"
+                        and const_str(t.slice) is not None
+                    ):
+                        ctx.state_values[str(const_str(t.slice))] = node.value
             if isinstance(node, ast.Import):
                 for a in node.names:
                     ctx.imports[a.asname or a.name.split(".")[0]] = (

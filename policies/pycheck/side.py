@@ -133,6 +133,22 @@ def _history_under_other_system(
     ) and _side_named(fn, content)
 
 
+def _history_with_own_system(fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call) -> bool:
+    """`create(system="Summarise ...", messages=history)` in a side task: the history as the
+    messages of a request whose system prompt is text written for that request."""
+    kw = {k.arg: k.value for k in call.keywords if k.arg}
+    system = kw.get("system", kw.get("instructions"))
+    sent = kw.get("messages", kw.get("input"))
+    if system is None or sent is None:
+        return False
+    if not isinstance(system, (ast.Constant, ast.JoinedStr)):
+        return False  # a name may well be the session's own system prompt
+    return any(
+        isinstance(p, (ast.Name, ast.Attribute)) and _is_history(p)
+        for p in operands(sent) or [sent]
+    ) and _side_named(fn, system)
+
+
 def _history_text(fn: ast.AST) -> set[str]:
     """Local names whose value is text drawn from the conversation: built in a loop over a
     history-named collection from the loop's item, or assigned from an expression over one."""
@@ -192,6 +208,15 @@ def check_side_requests(tree: ast.Module, ctx: Context) -> None:
                 if isinstance(arg, ast.Name):  # the binding that reaches the call: the last above
                     above = [v for v in bound.get(arg.id, []) if v.lineno < node.lineno]
                     value = max(above, key=lambda v: v.lineno) if above else arg
+                if _history_with_own_system(fn, node):
+                    ctx.flag(
+                        node,
+                        "PL305",
+                        "a side request sends the conversation under a system prompt written "
+                        "for it: none of it is read from the session's cache; send it after "
+                        "the session's own prefix instead",
+                    )
+                    break
                 if _history_under_other_system(fn, value, bound):
                     ctx.flag(
                         node,

@@ -20,13 +20,14 @@ import re
 from dataclasses import dataclass
 
 from ..findings import Finding, Fix
+from ..meaning import kind_of_name
 from ..rules import ERROR, NOTE, RULES, WARNING
 from .breakpoints import AnthropicBreakpoints, OpenAIBreakpoints
 from .context import Context
 from .fixes import MoveFix, taint_fix
 from .layout import LayoutCheck
 from .syntax import const_str, dict_get, dict_keys, walk_no_defs
-from .taint import CODE_OF, VOLATILE, Evaluator, Taints
+from .taint import CODE_OF, VOLATILE, Evaluator, Taint, Taints
 
 _SYSTEM_NAME = re.compile(
     r"(?i)^(system|system_?prompt|system_?message|system_?text|sys_?prompt|instructions|"
@@ -46,6 +47,21 @@ _PREFIX_KWARGS = {
     "tools": "tool definitions",
     "functions": "tool definitions",
 }
+# Framework message and agent types whose text is the system prompt: LangChain's
+# `SystemMessage(content)` and `SystemMessagePromptTemplate.from_template(t)`; the keywords of
+# agent constructors that become it (AutoGen `system_message=`, ADK `instruction=`, CrewAI
+# `backstory=`, and `role=`/`goal=` of a CrewAI `Agent`).
+_SYSTEM_MESSAGE_CALL = re.compile(
+    r"(^|\.)(SystemMessage|SystemChatMessage|SystemMessagePromptTemplate\.from_template)$"
+)
+_AGENT_KWARGS = {
+    "system_message": "system message",
+    "instruction": "agent instruction",
+    "backstory": "agent backstory",
+}
+_CREW_AGENT_KWARGS = {"role": "agent role", "goal": "agent goal"}
+# ADK substitutes `{key}` (and `{key?}`) of an instruction from the session state.
+_STATE_SLOT = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\??\}(?!\})")
 _COMPOUND = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try)
 
 
@@ -106,7 +122,7 @@ class SinkCheck:
             and stmt.value is not None
             and scope.summary is not None
             and scope.name
-            and _SYSTEM_FUNC.search(scope.name)
+            and (_SYSTEM_FUNC.search(scope.name) or scope.name in self.ctx.prompt_funcs)
         ):
             self.report(
                 self.ev.ev(stmt.value, env),
@@ -162,12 +178,65 @@ class SinkCheck:
                     self.ev.ev(content, env),
                     Sink(f"{role} message", node.lineno, self.ctx.scope.in_function),
                 )
+        in_function = self.ctx.scope.in_function
+        if _SYSTEM_MESSAGE_CALL.search(q):
+            text = node.args[0] if node.args else (kw.get("content") or kw.get("template"))
+            if text is not None:
+                short = q.rsplit(".", 1)[-1] if "from_template" not in q else "system template"
+                self.report(
+                    self.ev.ev(text, env),
+                    Sink(f"system message ({short})", node.lineno, in_function),
+                )
+        if q.endswith("from_messages") and node.args and isinstance(node.args[0], ast.List):
+            # LangChain `ChatPromptTemplate.from_messages([("system", text), ...])`.
+            for e in node.args[0].elts:
+                if (
+                    isinstance(e, (ast.Tuple, ast.List))
+                    and len(e.elts) == 2
+                    and const_str(e.elts[0]) in ("system", "developer")
+                ):
+                    self.report(
+                        self.ev.ev(e.elts[1], env),
+                        Sink("system message (prompt template)", e.lineno, in_function),
+                    )
+        for name, where in _AGENT_KWARGS.items():
+            if name in kw:
+                self.report(self.ev.ev(kw[name], env), Sink(where, node.lineno, in_function))
+        if q.rsplit(".", 1)[-1] == "Agent":
+            for name, where in _CREW_AGENT_KWARGS.items():
+                if name in kw:
+                    self.report(self.ev.ev(kw[name], env), Sink(where, node.lineno, in_function))
+        slots = const_str(kw.get("instruction"))
+        if slots is not None:
+            self._state_slots(slots, node, env)
         if "description" in kw and _TOOL_CALL.search(q):
             self.report(
                 self.ev.ev(kw["description"], env),
                 Sink("tool description", node.lineno, self.ctx.scope.in_function),
             )
         self.check_request(node, kw, env, q.endswith(("messages.create", "messages.stream")))
+
+    def _state_slots(self, text: str, node: ast.Call, env: dict[str, Taints]) -> None:
+        """`{key}` slots of an ADK instruction: the state value set for the key in this module,
+        else the key's name read by its meaning (`{current_time}`, `{_time}`)."""
+        for m in _STATE_SLOT.finditer(text):
+            key = m.group(1)
+            value = self.ctx.state_values.get(key)
+            where = Sink(f"agent instruction (state slot {{{key}}})", node.lineno, True)
+            if value is not None:
+                self.report(self.ev.ev(value, env), where)
+                continue
+            kind = kind_of_name(key)
+            if kind is not None:
+                t = Taint(
+                    kind,
+                    node.lineno,
+                    node.col_offset,
+                    node.lineno,
+                    node.col_offset,
+                    f"the state value {{{key}}} ({kind}, by its name)",
+                )
+                self.report(frozenset({t}), where)
 
     def check_request(
         self, node: ast.expr, kw: dict[str, ast.expr], env: dict[str, Taints], anthropic: bool

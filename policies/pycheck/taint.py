@@ -465,6 +465,22 @@ class Evaluator:
             return frozenset(out)
         if isinstance(node.func, ast.Name) and node.func.id in self.summaries:
             return self.apply_summary(self.summaries[node.func.id], node, env, skip_self=False)
+        origin = self.ctx.imports.get(node.func.id) if isinstance(node.func, ast.Name) else None
+        if origin and "." in origin and self.ctx.foreign is not None:
+            # A function of another module of the project: what it returns, placed at the call
+            # (the finding belongs to this file) and saying where the value is made.
+            made = self.ctx.foreign(origin)
+            if made:
+                module = origin.rsplit(".", 1)[0]
+                # Volatile values only: an order in another module (an environment copied
+                # for a subprocess) seldom survives into what the function returns.
+                found = {
+                    at(node, t.kind, f"{t.desc} (made in {module}, line {t.line})", once)
+                    for t in made
+                    if t.kind in VOLATILE
+                }
+                if found:
+                    return args_t | found
         # A function of another module is known by its name (`get_tree_output(ws)`).
         return self.named(node, args_t, None)
 

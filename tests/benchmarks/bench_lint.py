@@ -1,10 +1,13 @@
-"""Benchmark: lint 2,000 Python files and a 100 MB trace on 2 worker processes, under a minute.
+"""Benchmark: lint 2,000 Python files, 500 TypeScript files and a 100 MB trace on 2 worker
+processes, under a minute.
 
 Run with `.venv/bin/python -m pytest tests/benchmarks/bench_lint.py -s` or as a script
-(`.venv/bin/python tests/benchmarks/bench_lint.py [--files N] [--trace-mb M] [--jobs J]`).
-The inputs are generated into a temporary directory. The baseline, measured in the same run, is
-what reading the same inputs costs at all: `ast.parse` of every file and `json.loads` of every
-trace line, on one process.
+(`.venv/bin/python tests/benchmarks/bench_lint.py [--files N] [--ts-files T] [--trace-mb M]
+[--jobs J]`). The inputs are generated into a temporary directory; the TypeScript modules import
+a helper module of their folder, so values are followed across files. The baseline, measured in
+the same run, is what reading the same inputs costs at all: `ast.parse` of every Python file,
+a tree-sitter parse of every TypeScript file and `json.loads` of every trace line, on one
+process.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 
 from prefixlock.policies.config import LintConfig
 from prefixlock.policies.engine import lint_paths
+from prefixlock.policies.jscheck.syntax import parse as parse_ts
 
 LIMIT_S = 60.0
 
@@ -79,6 +83,73 @@ def unrelated_{i}(path: str) -> str:
     out = subprocess.run(["ls", path], capture_output=True, text=True).stdout
     return out.strip()
 '''
+
+
+_TS_HELPER = """import { execSync } from "node:child_process";
+import { readdirSync } from "node:fs";
+
+export function repoState(): string {
+  return execSync("git status --porcelain").toString().trim();
+}
+
+export const skillFiles = () => readdirSync("skills").filter((f) => f.endsWith(".md"));
+"""
+
+_TS_MODULE = """import Anthropic from "@anthropic-ai/sdk";
+import {{ repoState, skillFiles }} from "./helper";
+
+const RULES_{i} = "Follow the project conventions and explain each change. ".repeat(20);
+
+function today_{i}(): string {{
+  return new Date().toISOString().split("T")[0];
+}}
+
+export function buildSystemPrompt_{i}(name: string): string {{
+  const parts: string[] = [RULES_{i}, `You are ${{name}}.`];
+  parts.push({part});
+  return parts.join("\\n");
+}}
+
+export function helper_{i}(values: number[]): number {{
+  let total = 0;
+  for (const v of values) {{
+    total += v % 3 === 0 ? v * 2 : -1;
+  }}
+  return total;
+}}
+
+export async function ask_{i}(client: Anthropic, question: string, history: any[]) {{
+  const recent = {window};
+  return client.messages.create({{
+    model: "claude-sonnet-4-6",
+    max_tokens: 512,
+    system: buildSystemPrompt_{i}("agent"),
+    tools: {tools},
+    messages: [...recent, {{ role: "user", content: question }}],
+  }});
+}}
+"""
+
+
+def make_typescript(root: Path, n: int) -> int:
+    rng = random.Random(3)
+    size = 0
+    for i in range(n):
+        d = root / f"app{i // 100}"
+        if not d.exists():
+            d.mkdir()
+            (d / "helper.ts").write_text(_TS_HELPER, encoding="utf-8")
+        text = _TS_MODULE.format(
+            i=i,
+            part=rng.choice(
+                ['"Be brief."', f"`Today: ${{today_{i}()}}`", "`Repo: ${repoState()}`"]
+            ),
+            window=rng.choice(["history", "history.slice(-20)"]),
+            tools=rng.choice(["[]", "skillFiles().map((f) => ({ name: f }))"]),
+        )
+        (d / f"agent_{i}.ts").write_text(text, encoding="utf-8")
+        size += len(text)
+    return size
 
 
 def make_python(root: Path, n: int) -> int:
@@ -172,19 +243,24 @@ def baseline(py_root: Path, trace: Path) -> float:
     t = time.perf_counter()
     for p in sorted(py_root.rglob("*.py")):
         ast.parse(p.read_text(encoding="utf-8"))
+    for p in sorted(py_root.rglob("*.ts")):
+        parse_ts(str(p), p.read_text(encoding="utf-8"))
     with trace.open("rb") as fh:
         for line in fh:
             json.loads(line)
     return time.perf_counter() - t
 
 
-def run(files: int = 2000, trace_mb: int = 100, jobs: int = 2) -> dict[str, float]:
+def run(
+    files: int = 2000, trace_mb: int = 100, jobs: int = 2, ts_files: int = 500
+) -> dict[str, float]:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         py_root = root / "src"
         py_root.mkdir()
         t = time.perf_counter()
         py_bytes = make_python(py_root, files)
+        ts_bytes = make_typescript(py_root, ts_files)
         trace = root / "trace.jsonl"
         tr_bytes, tr_lines = make_trace(trace, trace_mb)
         gen_s = time.perf_counter() - t
@@ -197,10 +273,11 @@ def run(files: int = 2000, trace_mb: int = 100, jobs: int = 2) -> dict[str, floa
         for f in result.findings:
             by_code[f.code] = by_code.get(f.code, 0) + 1
         print(
-            f"inputs: {files} Python files ({py_bytes / 1e6:.1f} MB), trace "
+            f"inputs: {files} Python files ({py_bytes / 1e6:.1f} MB), {ts_files} TypeScript "
+            f"files ({ts_bytes / 1e6:.1f} MB), trace "
             f"{tr_bytes / 1e6:.1f} MB in {tr_lines} requests (generated in {gen_s:.1f} s)"
         )
-        print(f"baseline (ast.parse + json.loads, 1 process): {base_s:.2f} s")
+        print(f"baseline (ast.parse, tree-sitter, json.loads, 1 process): {base_s:.2f} s")
         print(
             f"lint with {jobs} jobs: {lint_s:.2f} s "
             f"({lint_s / base_s:.2f}x the baseline), {len(result.findings)} findings: "
@@ -221,5 +298,6 @@ if __name__ == "__main__":
     ap.add_argument("--files", type=int, default=2000)
     ap.add_argument("--trace-mb", type=int, default=100)
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--ts-files", type=int, default=500)
     a = ap.parse_args()
-    run(a.files, a.trace_mb, a.jobs)
+    run(a.files, a.trace_mb, a.jobs, a.ts_files)

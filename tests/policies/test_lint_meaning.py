@@ -241,3 +241,12 @@ def test_plugin_registry_order_into_the_tools() -> None:
         "for ep in sorted(entry_points(group='agent.tools'), key=str)",
     )
     assert lint_source(fixed, "plugins.py") == []
+
+
+def test_double_braces_in_a_str_format_template_are_literal() -> None:
+    # With `str.format` fields beside it, `{{step_number}}` renders as the text `{step_number}`.
+    fmt = "You are an agent. Tools: {tools}\nThis is step {{step_number}}.\n"
+    assert lint_source(fmt, "prompts/system.txt") == []
+    # Without them (a Jinja or mustache template) it is a slot filled per step.
+    jinja = "You are an agent.\nThis is step {{step_number}}.\n"
+    assert [f.code for f in lint_source(jinja, "prompts/system.txt")] == ["PL106"]

@@ -1,0 +1,29 @@
+"""TypeScript/JavaScript prompt builders (`.ts .tsx .js .jsx .mjs .cjs .mts .cts`), read with
+tree-sitter's grammars: volatile values and outside orders that reach a prompt prefix or a tool
+list (`sinks`, following values with `values`), and the structure of requests (`structure`:
+history windows, per-request content before the history, tools chosen per mode, side requests
+with another prefix). Pure: text in, findings out; another file of the project is read only
+through the loader the engine passes in.
+"""
+
+# pure: imports no I/O (tests/test_layout.py checks it)
+
+from __future__ import annotations
+
+from ..findings import Finding
+from .sinks import SinkCheck
+from .structure import check_side_requests, check_windows
+from .syntax import JS_SUFFIXES, parse
+from .values import Evaluator, Loader, Module
+
+__all__ = ["JS_SUFFIXES", "Loader", "Module", "check_js"]
+
+
+def check_js(path: str, text: str, load: Loader | None = None) -> list[Finding]:
+    """The findings of one TypeScript/JavaScript file; `load(path, specifier)` resolves its
+    relative imports to parsed modules (values are followed into them)."""
+    src = parse(path, text)
+    module = Module(src, load)
+    ev = Evaluator(module)
+    found = SinkCheck(src, ev).run() + check_windows(src) + check_side_requests(src)
+    return sorted(found, key=lambda f: (f.line, f.col, f.code))

@@ -1,0 +1,405 @@
+"""Where a TypeScript/JavaScript value becomes the cached prefix, and the findings of volatile
+values (PL101-PL106) and outside orders (PL201, PL203) that reach one.
+
+Sinks: a variable, property, class field or function named like a system prompt (`SYSTEM_PROMPT`,
+`systemPrompt:`, `this.instructions =`, `function buildSystemPrompt()`'s return values); the
+`system` / `instructions` field of a request (Anthropic and OpenAI SDKs, the Vercel AI SDK's
+`generateText`/`streamText`, OpenAI Agents' `new Agent({ instructions })`); a message with role
+`system` or `developer`; LangChain.js `new SystemMessage(x)`, `["system", x]` pairs of
+`ChatPromptTemplate.fromMessages` and `SystemMessagePromptTemplate.fromTemplate(x)`; a template
+slot filled by `.replace("{{CURRENT_DATE}}", value)`; and, for orders only, a `tools` list.
+A finding stands where the value enters the prompt (the `${...}` or the `+` operand, followed
+into local template literals and joined arrays) and names the line that makes the value and
+the line of the sink.
+"""
+
+# pure: imports no I/O (tests/test_layout.py checks it)
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from ..findings import Finding, source_lines
+from ..meaning import words
+from .syntax import FUNCTIONS, Source, arguments, callee_name, key_name, string_value, unwrap, walk
+from .values import CODE_OF, ORDER, VOLATILE, Evaluator, Taint, is_slot
+
+_PREFIX_WORDS = frozenset({"system", "instructions", "instruction", "preamble", "persona"})
+_PROMPT_WORDS = frozenset({"prompt", "prompts"})
+_USER_WORDS = frozenset(
+    {
+        "user",
+        "query",
+        "question",
+        "turn",
+        "reminder",
+        "message",
+        "input",
+        "observation",
+        "result",
+        "env",
+        "environment",
+        "details",
+        "context",
+        "summary",
+        "title",
+        "log",
+        "error",
+        "pending",
+        "queued",
+        "queue",
+        "on",
+        "handle",
+        "handler",
+    }
+)
+_TOOLS_WORDS = frozenset({"tools", "functions"})
+# Names of the current request: written into the prefix, they change it every request (PL304).
+_REQUEST = frozenset({"query", "question"})
+_CURRENT = frozenset({"user", "current", "latest", "incoming", "new"})
+_REQUEST_PARTS = frozenset({"message", "input", "request", "prompt", "text"})
+_SYSTEM_ROLES = frozenset({"system", "developer"})
+_LC_SYSTEM = frozenset({"SystemMessage", "SystemMessagePromptTemplate", "SystemChatMessage"})
+_COMPOSE = frozenset({"template_string", "binary_expression", "array"})
+
+
+def prefix_name(name: str) -> bool | None:
+    """True: names a prompt prefix; False: a user turn; None: says nothing."""
+    ws = set(words(name))
+    if "reminder" in ws:
+        return False  # a system reminder travels in the user's turn
+    if ws & _PREFIX_WORDS:
+        return True  # `systemMessage`, `contextSystemPrompt`: named for the system prompt
+    if ws & _USER_WORDS:
+        return False
+    if ws & _PROMPT_WORDS:
+        return True
+    return None
+
+
+def tools_name(name: str) -> bool:
+    ws = words(name)
+    return bool(ws) and ws[-1] in _TOOLS_WORDS
+
+
+class SinkCheck:
+    def __init__(self, src: Source, ev: Evaluator) -> None:
+        self.src = src
+        self.ev = ev
+        self.lines = source_lines(src.data.decode("utf-8", "replace"))
+        self.out: list[Finding] = []
+        self._seen: set[tuple[int, str]] = set()
+
+    # --- finding the sinks -----------------------------------------------------------------
+
+    def run(self) -> list[Finding]:
+        src = self.src
+        for n in walk(src.root):
+            t = n.type
+            if t == "variable_declarator":
+                decl = n.child_by_field_name("name")
+                if decl is not None and decl.type == "identifier":
+                    self._named(src.text(decl), n.child_by_field_name("value"), n)
+            elif t in ("assignment_expression", "augmented_assignment_expression"):
+                left = n.child_by_field_name("left")
+                if left is not None and left.type == "member_expression":
+                    name = src.text(left.child_by_field_name("property"))
+                else:
+                    name = src.text(left) if left is not None else ""
+                self._named(name, n.child_by_field_name("right"), n)
+            elif t in ("public_field_definition", "field_definition"):
+                name_node = n.child_by_field_name("name") or n.child_by_field_name("property")
+                self._named(src.text(name_node), n.child_by_field_name("value"), n)
+            elif t in ("function_declaration", "method_definition"):
+                name_node = n.child_by_field_name("name")
+                if name_node is not None and prefix_name(src.text(name_node)):
+                    self._returns(n, src.text(name_node))
+            elif t == "object":
+                self._object(n)
+            elif t == "array":
+                self._pair_message(n)
+            elif t in ("new_expression", "call_expression"):
+                self._call(n)
+        return self.out
+
+    def _named(self, name: str, value: Node | None, at: Node) -> None:
+        if value is None or not name:
+            return
+        v = unwrap(value)
+        if prefix_name(name):
+            if v.type in FUNCTIONS:
+                self._returns(v, name)
+            else:
+                self.text_sink(value, f"`{name}`", at)
+        elif tools_name(name) and v.type not in FUNCTIONS:
+            self.order_sink(value, f"`{name}`", at)
+            self._mode_tools(value, name)
+
+    def _returns(self, fn: Node, name: str) -> None:
+        body = fn.child_by_field_name("body")
+        if body is None:
+            return
+        if body.type != "statement_block":
+            self.text_sink(body, f"`{name}()`", fn)
+            return
+        for r in walk(body):
+            if r.type == "return_statement" and r.named_children:
+                # Only this function's own returns (not those of callbacks inside it).
+                p = r.parent
+                while p is not None and p.id != fn.id and p.type not in FUNCTIONS:
+                    p = p.parent
+                if p is not None and p.id == fn.id:
+                    self.text_sink(r.named_children[0], f"`{name}()`", fn)
+
+    def _object(self, obj: Node) -> None:
+        src = self.src
+        pairs = {
+            key_name(src, p.child_by_field_name("key")): p.child_by_field_name("value")
+            for p in obj.named_children
+            if p.type == "pair"
+        }
+        role = string_value(src, pairs.get("role"))
+        if role is not None:
+            content = pairs.get("content")
+            if role in _SYSTEM_ROLES and content is not None:
+                self.text_sink(content, f"a {role} message", obj)
+            return
+        call = obj.parent.parent if obj.parent is not None else None
+        called = (
+            callee_name(src, call) if call is not None and call.type == "call_expression" else ""
+        )
+        for key, value in pairs.items():
+            if key is None or value is None:
+                continue
+            if key in ("prompt", "prompts"):
+                # `prompt:` is the user's turn in the Vercel AI SDK (`generateText`,
+                # `streamText`) and most completion APIs.
+                continue
+            if key in ("content", "text") and called in _LC_SYSTEM:
+                self.text_sink(value, f"`{called}`", obj)
+            else:
+                self._named(key, value, obj)
+        for p in obj.named_children:
+            if p.type == "shorthand_property_identifier":
+                name = src.text(p)
+                if prefix_name(name):
+                    self.text_sink(p, f"`{name}`", obj)
+                elif tools_name(name):
+                    self.order_sink(p, f"`{name}`", obj)
+            elif p.type == "method_definition":
+                pass  # handled as a method
+
+    def _pair_message(self, arr: Node) -> None:
+        # LangChain.js `["system", text]` in `ChatPromptTemplate.fromMessages([...])`.
+        items = arr.named_children
+        if len(items) == 2 and string_value(self.src, items[0]) in _SYSTEM_ROLES:
+            parent = arr.parent
+            if parent is not None and parent.type == "array":
+                self.text_sink(items[1], "a system message", arr)
+
+    def _call(self, call: Node) -> None:
+        src = self.src
+        name = callee_name(src, call)
+        args = arguments(call)
+        if name in _LC_SYSTEM or (
+            name in ("fromTemplate",) and "System" in src.text(call.child_by_field_name("function"))
+        ):
+            if args and unwrap(args[0]).type != "object":
+                self.text_sink(args[0], f"`{name}`", call)
+        elif name in ("replace", "replaceAll") and len(args) >= 2:
+            slot = string_value(src, args[0])
+            if slot is not None and is_slot(slot):
+                self.text_sink(args[1], f"the template slot {slot}", call, volatile_only=True)
+
+    # --- reporting -------------------------------------------------------------------------
+
+    def _leaves(self, node: Node, seen: set[int]) -> list[Node]:
+        """Where values enter a text: template holes and `+` operands, followed into local
+        compositions (a template literal or array bound to a name, `.join`)."""
+        n = unwrap(node)
+        if n.id in seen:
+            return []
+        seen.add(n.id)
+        src = self.src
+        t = n.type
+        if t == "template_string":
+            out: list[Node] = []
+            for c in n.named_children:
+                if c.type == "template_substitution" and c.named_children:
+                    inner = unwrap(c.named_children[0])
+                    if inner.type in ("identifier", "call_expression", "template_string"):
+                        sub = self._leaves(inner, seen)
+                        out += [c] if sub == [inner] else sub
+                    else:
+                        out.append(c)
+            return out
+        if t == "binary_expression" and src.text(n.child_by_field_name("operator")) == "+":
+            return self._leaves_of(
+                [n.child_by_field_name("left"), n.child_by_field_name("right")], seen
+            )
+        if t == "ternary_expression":
+            return self._leaves_of(
+                [n.child_by_field_name("consequence"), n.child_by_field_name("alternative")], seen
+            )
+        if t == "array":
+            return self._leaves_of(n.named_children, seen)
+        if t == "identifier":
+            _, vals, _ = self.ev.m.lookup(n, src.text(n))
+            if vals and any(unwrap(v).type in _COMPOSE or _is_join(src, v) for v in vals):
+                return self._leaves_of(vals, seen)
+            return [n]
+        if t == "call_expression" and _is_join(src, n):
+            fn = unwrap(n.child_by_field_name("function"))  # type: ignore[arg-type]
+            name = callee_name(src, n)
+            out = self._leaves(fn.child_by_field_name("object"), seen)  # type: ignore[arg-type]
+            if name in ("replace", "replaceAll"):
+                args = arguments(n)
+                out += self._leaves(args[1], seen) if len(args) > 1 else []
+            elif name == "concat":
+                out += self._leaves_of(arguments(n), seen)
+            return out
+        return [n]
+
+    def _leaves_of(self, nodes: list[Node | None] | list[Node], seen: set[int]) -> list[Node]:
+        out: list[Node] = []
+        for x in nodes:
+            if x is not None:
+                out += self._leaves(x, seen)
+        return out
+
+    def text_sink(self, value: Node, sink: str, at: Node, volatile_only: bool = False) -> None:
+        sink_line = self.src.pos(at)[0]
+        for leaf in self._leaves(value, set()):
+            inner = leaf
+            if leaf.type == "template_substitution" and leaf.named_children:
+                inner = unwrap(leaf.named_children[0])
+            if inner.type == "call_expression" and prefix_name(callee_name(self.src, inner)):
+                # A prompt builder's own return values are a sink where it is defined:
+                # reported there once, not again at each call.
+                continue
+            if not volatile_only:
+                self._per_request(leaf, sink, sink_line)
+            for taint in sorted(self.ev.taints(leaf), key=_order_key):
+                if taint.kind in VOLATILE or (taint.kind in ORDER and not volatile_only):
+                    self._add(leaf, taint, sink, sink_line)
+
+    def _mode_tools(self, value: Node, name: str) -> None:
+        """PL302: a tool list picked by a mode (`mode === "plan" ? readOnly : all`,
+        `TOOLS[mode]`, `.filter((t) => t.modes.includes(mode))`)."""
+        v = unwrap(value)
+        nodes = [v]
+        if v.type == "identifier":
+            _, vals, _ = self.ev.m.lookup(v, self.src.text(v))
+            nodes += [unwrap(x) for x in vals or []]
+        for node in nodes:
+            for n in walk(node):
+                if n.type in ("identifier", "property_identifier") and "mode" in words(
+                    self.src.text(n)
+                ):
+                    key = (value.id, "PL302")
+                    if key in self._seen:
+                        return
+                    self._seen.add(key)
+                    line, col = self.src.pos(value)
+                    self.out.append(
+                        Finding(
+                            self.src.path,
+                            line,
+                            col,
+                            "PL302",
+                            f"`{name}` is chosen by `{self.src.text(n)}`: switching modes "
+                            "changes the tool definitions, the first part of the prefix, and "
+                            "every cache level misses; send one tool list and restrict tools "
+                            "by instruction",
+                            source_line=self.lines[line - 1] if line <= len(self.lines) else "",
+                        )
+                    )
+                    return
+
+    def _per_request(self, leaf: Node, sink: str, sink_line: int) -> None:
+        """PL304: the current request (`${query}`, `userMessage`) written into the prefix."""
+        inner = unwrap(leaf.named_children[0]) if leaf.type == "template_substitution" else leaf
+        if inner.type == "member_expression":
+            name = self.src.text(inner.child_by_field_name("property"))
+        elif inner.type in ("identifier", "shorthand_property_identifier"):
+            name = self.src.text(inner)
+        else:
+            return
+        ws = set(words(name))
+        if not (ws & _REQUEST or (ws & _CURRENT and ws & _REQUEST_PARTS)):
+            return
+        key = (leaf.id, "PL304")
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        line, col = self.src.pos(leaf)
+        self.out.append(
+            Finding(
+                self.src.path,
+                line,
+                col,
+                "PL304",
+                f"`{name}` (the current request) is written into {sink} (line {sink_line}), "
+                "ahead of the conversation history: the prefix changes there on every request "
+                "and the whole history is sent again uncached; put it in the newest user message",
+                source_line=self.lines[line - 1] if line <= len(self.lines) else "",
+            )
+        )
+
+    def order_sink(self, value: Node, sink: str, at: Node) -> None:
+        sink_line = self.src.pos(at)[0]
+        for taint in sorted(self.ev.taints(value), key=_order_key):
+            if taint.kind in ORDER:
+                self._add(unwrap(value), taint, sink, sink_line, tools=True)
+
+    def _add(
+        self, leaf: Node, taint: Taint, sink: str, sink_line: int, tools: bool = False
+    ) -> None:
+        code = CODE_OF[taint.kind]
+        key = (leaf.id, code)
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        line, col = self.src.pos(leaf)
+        where = f"line {taint.line}" + (f" of {taint.path}" if taint.path else "")
+        text = " ".join(self.src.text(leaf).split())
+        text = text if len(text) <= 50 else text[:47] + "..."
+        if taint.kind in ORDER:
+            what = "a directory listing" if taint.kind == "listing" else "an unordered collection"
+            msg = (
+                f"{text} carries {what} ({taint.what}, {where}) into {sink} "
+                f"(line {sink_line}), part of the prefix{' (the tool list)' if tools else ''}; "
+                "sort it"
+            )
+        else:
+            msg = (
+                f"{text} is a {taint.kind} value ({taint.what}, {where}) that reaches {sink} "
+                f"(line {sink_line}), part of the prompt prefix"
+            )
+        self.out.append(
+            Finding(
+                self.src.path,
+                line,
+                col,
+                code,
+                msg,
+                source_line=self.lines[line - 1] if line <= len(self.lines) else "",
+            )
+        )
+
+
+def _is_join(src: Source, node: Node) -> bool:
+    n = unwrap(node)
+    return n.type == "call_expression" and callee_name(src, n) in (
+        "join",
+        "replace",
+        "replaceAll",
+        "concat",
+        "trim",
+        "trimEnd",
+        "trimStart",
+    )
+
+
+def _order_key(t: Taint) -> tuple[str, int, str]:
+    return (CODE_OF.get(t.kind, "~"), t.line, t.what)

@@ -1,0 +1,161 @@
+"""TypeScript/JavaScript syntax trees: tree-sitter's grammars chosen by file suffix, and the
+few node helpers the checks share (text, position, scope, names).
+
+tree-sitter is a maintained incremental parser with published grammars for TypeScript, TSX and
+JavaScript (JSX included); it recovers from syntax errors, so a file with one bad line is still
+read around it.
+"""
+
+# pure: imports no I/O (tests/test_layout.py checks it)
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import tree_sitter_javascript
+import tree_sitter_typescript
+from tree_sitter import Language, Node, Parser
+
+JS_SUFFIXES = frozenset({".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx"})
+
+FUNCTIONS = frozenset(
+    {
+        "function_declaration",
+        "generator_function_declaration",
+        "function_expression",
+        "function",
+        "generator_function",
+        "arrow_function",
+        "method_definition",
+    }
+)
+# Wrappers that leave their operand's value as it is.
+TRANSPARENT = frozenset(
+    {
+        "parenthesized_expression",
+        "await_expression",
+        "as_expression",
+        "satisfies_expression",
+        "non_null_expression",
+        "type_assertion",
+        "spread_element",
+    }
+)
+
+
+@functools.cache
+def _language(kind: str) -> Language:
+    if kind == "tsx":
+        return Language(tree_sitter_typescript.language_tsx())
+    if kind == "ts":
+        return Language(tree_sitter_typescript.language_typescript())
+    return Language(tree_sitter_javascript.language())
+
+
+def grammar_of(path: str) -> str:
+    low = path.lower()
+    if low.endswith(".tsx"):
+        return "tsx"
+    if low.endswith((".ts", ".mts", ".cts")):
+        return "ts"
+    return "js"
+
+
+@dataclass
+class Source:
+    """One parsed file: its path, bytes and tree, and byte offsets of its lines."""
+
+    path: str
+    data: bytes
+    root: Node
+    line_starts: list[int]
+
+    def text(self, node: Node | None) -> str:
+        if node is None:
+            return ""
+        return self.data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    def pos(self, node: Node) -> tuple[int, int]:
+        """1-based line and column (in characters) of a node's start."""
+        row, col = node.start_point
+        start = self.line_starts[row] if row < len(self.line_starts) else 0
+        return row + 1, len(self.data[start : start + col].decode("utf-8", "replace")) + 1
+
+
+def parse(path: str, text: str) -> Source:
+    data = text.encode("utf-8")
+    tree = Parser(_language(grammar_of(path))).parse(data)
+    starts = [0]
+    for i, b in enumerate(data):
+        if b == 10:
+            starts.append(i + 1)
+    return Source(path, data, tree.root_node, starts)
+
+
+def walk(node: Node) -> Iterator[Node]:
+    """Every node below `node` (itself included), in source order."""
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        yield n
+        stack.extend(reversed(n.children))
+
+
+def scope_of(node: Node) -> Node:
+    """The function (or the program) whose body holds `node`."""
+    p = node.parent
+    while p is not None:
+        if p.type in FUNCTIONS or p.parent is None:
+            return p
+        p = p.parent
+    return node
+
+
+def unwrap(node: Node) -> Node:
+    while node.type in TRANSPARENT and node.named_child_count:
+        node = node.named_children[0]
+    return node
+
+
+def string_value(src: Source, node: Node | None) -> str | None:
+    """The text of a string literal, or of a template literal without substitutions."""
+    if node is None:
+        return None
+    node = unwrap(node)
+    if node.type == "string" or (
+        node.type == "template_string"
+        and not any(c.type == "template_substitution" for c in node.children)
+    ):
+        return src.text(node)[1:-1]
+    return None
+
+
+def key_name(src: Source, node: Node | None) -> str | None:
+    """The name of a property key (`system:`, `"system":`, `["system"]` as a literal)."""
+    if node is None:
+        return None
+    if node.type in ("property_identifier", "identifier", "private_property_identifier"):
+        return src.text(node)
+    return string_value(src, node)
+
+
+def callee_name(src: Source, call: Node) -> str:
+    """The last name of what a call or `new` calls: `execSync`, `toISOString`, `Date`."""
+    fn = call.child_by_field_name("function") or call.child_by_field_name("constructor")
+    if fn is None:
+        return ""
+    fn = unwrap(fn)
+    if fn.type == "member_expression":
+        return src.text(fn.child_by_field_name("property"))
+    if fn.type in ("identifier", "property_identifier"):
+        return src.text(fn)
+    return ""
+
+
+def arguments(call: Node) -> list[Node]:
+    args = call.child_by_field_name("arguments")
+    if args is None or args.type != "arguments":
+        return []
+    return [a for a in args.named_children if a.type != "comment"]

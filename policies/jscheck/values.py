@@ -1,0 +1,626 @@
+"""What a TypeScript/JavaScript expression carries: the volatile values (a clock reading, a date,
+a random id, git output, a file listing, editor state, runtime statistics) and the orders from
+outside the program (a directory listing, the environment's keys) that reach it.
+
+Values are followed as the Python analysis follows them: through template literals, `+` and
+`+=`, arrays and the `push`es into them, `.join`, `.replace(slot, value)`, local and module
+bindings, class fields (`this.x = ...`), the return values of the file's functions (arguments
+bound to their parameters) and, through a loader the engine supplies, bindings and functions
+imported from other files of the project. A name with no value of its own is read by its
+meaning (`currentBranch`, `todayStr`, `openTabs`: see `meaning`).
+"""
+
+# pure: imports no I/O (tests/test_layout.py checks it)
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from ..meaning import kind_of_name
+from .syntax import (
+    FUNCTIONS,
+    Source,
+    arguments,
+    callee_name,
+    key_name,
+    scope_of,
+    string_value,
+    unwrap,
+    walk,
+)
+
+VOLATILE = frozenset({"time", "date", "random", "vcs", "filetree", "runtime"})
+ORDER = frozenset({"listing", "unordered"})
+CODE_OF = {
+    "time": "PL101",
+    "date": "PL102",
+    "random": "PL103",
+    "vcs": "PL104",
+    "filetree": "PL105",
+    "runtime": "PL106",
+    "unordered": "PL201",
+    "listing": "PL203",
+}
+
+
+@dataclass(frozen=True)
+class Taint:
+    kind: str  # a key of CODE_OF, or "param" (the function's parameter number `line`)
+    line: int
+    what: str  # the source text that makes the value
+    path: str = ""  # the other file it is made in, when imported
+
+
+Taints = frozenset[Taint]
+EMPTY: Taints = frozenset()
+
+_CLOCK_CALLS = {
+    "Date.now": "time",
+    "performance.now": "time",
+    "process.hrtime": "runtime",
+    "process.uptime": "runtime",
+    "process.memoryUsage": "runtime",
+    "process.cpuUsage": "runtime",
+    "os.loadavg": "runtime",
+    "os.freemem": "runtime",
+    "os.uptime": "runtime",
+    "os.cpus": "runtime",
+    "Math.random": "random",
+    "crypto.randomUUID": "random",
+    "crypto.randomBytes": "random",
+}
+_RANDOM_FUNCS = frozenset(
+    {"randomUUID", "uuidv4", "uuid", "v4", "nanoid", "randomBytes", "ulid", "cuid", "createId"}
+)
+_NOW_FUNCS = frozenset({"dayjs", "moment"})
+_SHELL_FUNCS = frozenset(
+    {"execSync", "exec", "execa", "execaSync", "spawnSync", "spawn", "execFileSync", "execFile"}
+)
+_LISTING_FUNCS = frozenset(
+    {
+        "readdirSync",
+        "readdir",
+        "opendirSync",
+        "opendir",
+        "globSync",
+        "glob",
+        "fg",
+        "fastGlob",
+        "globby",
+        "globbySync",
+    }
+)
+# Methods that turn a clock reading into a date (`toISOString().split("T")[0]` also does).
+_DATE_METHODS = frozenset({"toLocaleDateString", "toDateString", "getDate", "getDay"})
+_SORTS = frozenset({"sort", "toSorted", "sortBy", "orderBy", "localeCompare"})
+# Editor state an extension reads: which files are open, visible or active changes as the
+# user works.
+_EDITOR = re.compile(
+    r"\b(activeTextEditor|visibleTextEditors|textDocuments|tabGroups|activeTab|"
+    r"activeNotebookEditor)\b"
+)
+_SLOT = re.compile(r"\{\{?\s*[A-Za-z_][\w.]*\s*\}\}?|\$\{[A-Za-z_]\w*\}|%[A-Za-z_]\w*%|<[A-Z_]+>")
+_GIT = re.compile(r"^\s*git\b")
+
+Loader = Callable[[str, str], "Module | None"]  # (from file, specifier) -> module
+
+
+class Module:
+    """One file's bindings, read once: what each name is assigned (per function scope),
+    functions by name, class fields, imports and exports."""
+
+    def __init__(self, src: Source, load: Loader | None = None) -> None:
+        self.src = src
+        self.load = load
+        self.values: dict[tuple[int, str], list[Node]] = {}
+        self.functions: dict[tuple[int, str], Node] = {}
+        self.imports: dict[str, tuple[str, str]] = {}  # local name -> (specifier, name)
+        self.sorted_later: set[tuple[int, str]] = set()
+        self._index()
+
+    def _bind(self, scope: Node, name: str, value: Node | None) -> None:
+        if value is None:
+            return
+        v = unwrap(value)
+        if v.type in FUNCTIONS:
+            self.functions.setdefault((scope.id, name), v)
+            return
+        self.values.setdefault((scope.id, name), []).append(value)
+
+    def _index(self) -> None:
+        src = self.src
+        for n in walk(src.root):
+            t = n.type
+            if t == "variable_declarator":
+                name = n.child_by_field_name("name")
+                value = n.child_by_field_name("value")
+                if name is not None and name.type == "identifier":
+                    self._bind(scope_of(n), src.text(name), value)
+                elif name is not None and name.type == "object_pattern" and value is not None:
+                    self._destructure(n, name, value)
+            elif t in ("assignment_expression", "augmented_assignment_expression"):
+                left = n.child_by_field_name("left")
+                right = n.child_by_field_name("right")
+                if left is None:
+                    continue
+                if left.type == "identifier":
+                    self._bind(self._owner_scope(n, src.text(left)), src.text(left), right)
+                elif left.type == "member_expression":
+                    obj = left.child_by_field_name("object")
+                    if obj is not None and obj.type == "this":
+                        self._bind(
+                            src.root,
+                            "this." + src.text(left.child_by_field_name("property")),
+                            right,
+                        )
+            elif t in ("function_declaration", "generator_function_declaration"):
+                name = n.child_by_field_name("name")
+                if name is not None:
+                    self.functions.setdefault((scope_of(n).id, src.text(name)), n)
+            elif t == "method_definition":
+                name = n.child_by_field_name("name")
+                if name is not None:
+                    self.functions.setdefault((src.root.id, "this." + src.text(name)), n)
+            elif t in ("public_field_definition", "field_definition"):
+                name = n.child_by_field_name("name") or n.child_by_field_name("property")
+                value = n.child_by_field_name("value")
+                if name is not None:
+                    self._bind(src.root, "this." + src.text(name), value)
+            elif t == "call_expression":
+                self._index_call(n)
+            elif t == "import_statement":
+                self._index_import(n)
+
+    def _owner_scope(self, node: Node, name: str) -> Node:
+        """The scope that declares `name`, seen from `node` (the program when none does)."""
+        s: Node | None = scope_of(node)
+        while s is not None:
+            if (s.id, name) in self.values or (s.id, name) in self.functions:
+                return s
+            if s.parent is None:
+                return s
+            s = scope_of(s)
+        return self.src.root
+
+    def _destructure(self, decl: Node, pattern: Node, value: Node) -> None:
+        # `const { a, b: c } = require("./x")` imports; `const { a } = obj` reads obj.
+        v = unwrap(value)
+        spec = None
+        if v.type == "call_expression" and callee_name(self.src, v) == "require":
+            args = arguments(v)
+            spec = string_value(self.src, args[0]) if args else None
+        for p in pattern.named_children:
+            if p.type == "shorthand_property_identifier_pattern":
+                local = remote = self.src.text(p)
+            elif p.type == "pair_pattern":
+                remote = key_name(self.src, p.child_by_field_name("key")) or ""
+                val = p.child_by_field_name("value")
+                local = self.src.text(val) if val is not None and val.type == "identifier" else ""
+            else:
+                continue
+            if not local:
+                continue
+            if spec is not None:
+                self.imports[local] = (spec, remote)
+            else:
+                self._bind(scope_of(decl), local, value)
+
+    def _index_call(self, n: Node) -> None:
+        fn = n.child_by_field_name("function")
+        if fn is None or fn.type != "member_expression":
+            return
+        obj = fn.child_by_field_name("object")
+        prop = self.src.text(fn.child_by_field_name("property"))
+        if obj is None or obj.type != "identifier":
+            return
+        name = self.src.text(obj)
+        if prop in ("push", "unshift", "concat"):
+            scope = self._owner_scope(n, name)
+            for a in arguments(n):
+                self._bind(scope, name, a)
+        elif prop in ("sort",):
+            self.sorted_later.add((self._owner_scope(n, name).id, name))
+
+    def _index_import(self, n: Node) -> None:
+        source = n.child_by_field_name("source")
+        spec = string_value(self.src, source)
+        if spec is None:
+            return
+        for c in walk(n):
+            if c.type == "import_specifier":
+                name = c.child_by_field_name("name")
+                alias = c.child_by_field_name("alias") or name
+                if name is not None and alias is not None:
+                    self.imports[self.src.text(alias)] = (spec, self.src.text(name))
+            elif c.type == "namespace_import":
+                ids = [x for x in c.named_children if x.type == "identifier"]
+                if ids:
+                    self.imports[self.src.text(ids[0])] = (spec, "*")
+            elif c.type == "import_clause":
+                for x in c.named_children:
+                    if x.type == "identifier":
+                        self.imports[self.src.text(x)] = (spec, "default")
+
+    # --- lookups ---------------------------------------------------------------------------
+
+    def lookup(self, node: Node, name: str) -> tuple[Node | None, list[Node] | None, Node | None]:
+        """(scope, values, function) bound to `name` as seen from `node`."""
+        s: Node | None = scope_of(node) if node.parent is not None else node
+        while s is not None:
+            vals = self.values.get((s.id, name))
+            fn = self.functions.get((s.id, name))
+            if vals is not None or fn is not None:
+                return s, vals, fn
+            if s.parent is None:
+                break
+            s = scope_of(s)
+        return None, None, None
+
+    def export(self, name: str) -> tuple[list[Node] | None, Node | None]:
+        """What a top-level name of this module is bound to (`default` too)."""
+        root = self.src.root
+        if name == "default":
+            for n in root.named_children:
+                if n.type == "export_statement":
+                    d = n.child_by_field_name("declaration") or n.child_by_field_name("value")
+                    if d is not None and d.type in FUNCTIONS:
+                        return None, d
+                    if d is not None and d.type == "identifier":
+                        name = self.src.text(d)
+                        break
+                    if d is not None:
+                        return [d], None
+        return self.values.get((root.id, name)), self.functions.get((root.id, name))
+
+
+class Evaluator:
+    """The taints of expressions of one module (and of the modules it imports)."""
+
+    def __init__(self, module: Module, depth: int = 0, cache: dict[str, Module] | None = None):
+        self.m = module
+        self.src = module.src
+        self.depth = depth
+        self._memo: dict[int, Taints] = {}
+        self._busy: set[int] = set()
+        self._returns: dict[int, Taints] = {}
+        self._others: dict[str, Evaluator | None] = {}
+
+    # --- the entry point -------------------------------------------------------------------
+
+    def taints(self, node: Node | None) -> Taints:
+        if node is None:
+            return EMPTY
+        key = node.id
+        got = self._memo.get(key)
+        if got is not None:
+            return got
+        if key in self._busy:
+            return EMPTY
+        self._busy.add(key)
+        try:
+            out = self._eval(node)
+        finally:
+            self._busy.discard(key)
+        self._memo[key] = out
+        return out
+
+    def _union(self, nodes: Iterable[Node | None]) -> Taints:
+        out: set[Taint] = set()
+        for n in nodes:
+            out |= self.taints(n)
+        return frozenset(out)
+
+    def _make(self, kind: str, node: Node) -> Taints:
+        return frozenset({Taint(kind, self.src.pos(node)[0], _short(self.src.text(node)))})
+
+    # --- expressions -----------------------------------------------------------------------
+
+    def _eval(self, node: Node) -> Taints:
+        t = node.type
+        src = self.src
+        if t in ("string", "number", "true", "false", "null", "undefined", "regex", "comment"):
+            return EMPTY
+        if t in FUNCTIONS or t in ("class", "class_declaration"):
+            return EMPTY
+        if t in (
+            "parenthesized_expression",
+            "await_expression",
+            "as_expression",
+            "satisfies_expression",
+            "non_null_expression",
+            "type_assertion",
+            "spread_element",
+            "template_substitution",
+            "sequence_expression",
+        ):
+            kids = [c for c in node.named_children if not c.type.startswith("type")]
+            return self.taints(kids[-1]) if kids else EMPTY
+        if t == "template_string":
+            return self._union(c for c in node.named_children if c.type == "template_substitution")
+        if t == "binary_expression":
+            op = src.text(node.child_by_field_name("operator"))
+            if op in ("+", "||", "??"):
+                return self._union(
+                    [node.child_by_field_name("left"), node.child_by_field_name("right")]
+                )
+            return EMPTY
+        if t == "ternary_expression":
+            return self._union(
+                [node.child_by_field_name("consequence"), node.child_by_field_name("alternative")]
+            )
+        if t in ("array", "object"):
+            return self._union(
+                c.child_by_field_name("value") if c.type == "pair" else c
+                for c in node.named_children
+            )
+        if t == "shorthand_property_identifier":
+            return self._name(node, src.text(node))
+        if t == "identifier":
+            return self._name(node, src.text(node))
+        if t == "member_expression":
+            return self._member(node)
+        if t == "subscript_expression":
+            return self.taints(node.child_by_field_name("object"))
+        if t == "new_expression":
+            return self._new(node)
+        if t == "call_expression":
+            return self._call(node)
+        if t == "jsx_expression":
+            return self._union(node.named_children)
+        return EMPTY
+
+    def _name(self, node: Node, name: str) -> Taints:
+        if name in ("undefined", "NaN", "Infinity"):
+            return EMPTY
+        scope, vals, fn = self.m.lookup(node, name)
+        if vals is not None:
+            got = self._union(vals)
+            if scope is not None and (scope.id, name) in self.m.sorted_later:
+                got = frozenset(x for x in got if x.kind not in ORDER)
+            if got:
+                return got
+        elif fn is not None:
+            return EMPTY  # a function passed as a value, not text
+        elif name in self.m.imports:
+            got = self._imported(name, None)
+            if got:
+                return got
+        param = self._param(node, name)
+        if param is not None:
+            return frozenset({Taint("param", param, name)}) | self._by_meaning(node, name)
+        return self._by_meaning(node, name)
+
+    def _by_meaning(self, node: Node, name: str) -> Taints:
+        kind = kind_of_name(name)
+        if kind is None:
+            return EMPTY
+        return frozenset({Taint(kind, self.src.pos(node)[0], f"{name} (by its name)")})
+
+    def _param(self, node: Node, name: str) -> int | None:
+        """The position of `name` among the parameters of the function enclosing `node`."""
+        fn = scope_of(node)
+        if fn.type not in FUNCTIONS:
+            return None
+        params = fn.child_by_field_name("parameters") or fn.child_by_field_name("parameter")
+        if params is None:
+            return None
+        if params.type == "identifier":
+            return 0 if self.src.text(params) == name else None
+        for i, p in enumerate(params.named_children):
+            pat = p.child_by_field_name("pattern") or p
+            if pat.type == "identifier" and self.src.text(pat) == name:
+                return i
+        return None
+
+    def _member(self, node: Node) -> Taints:
+        src = self.src
+        text = src.text(node)
+        obj = node.child_by_field_name("object")
+        prop = src.text(node.child_by_field_name("property"))
+        if _EDITOR.search(prop):
+            return self._make("filetree", node)
+        if text in ("process.pid", "process.ppid"):
+            return self._make("runtime", node)
+        if obj is not None and obj.type == "this":
+            _, vals, _ = self.m.lookup(src.root, "this." + prop)
+            got = self._union(vals or [])
+            return got or self._by_meaning(node, prop)
+        if obj is not None and obj.type == "identifier" and obj.text is not None:
+            name = src.text(obj)
+            if name in self.m.imports and self.m.imports[name][1] == "*":
+                return self._imported(name, prop) or self._by_meaning(node, prop)
+        got = self.taints(obj)
+        return got or self._by_meaning(node, prop)
+
+    def _new(self, node: Node) -> Taints:
+        ctor = self.src.text(node.child_by_field_name("constructor"))
+        args = arguments(node)
+        if ctor == "Date":
+            return self._make("time", node) if not args else self._union(args)
+        if ctor == "Set" or ctor == "Map":
+            return self._union(args)
+        return self._union(args)
+
+    def _call(self, node: Node) -> Taints:
+        src = self.src
+        fn = node.child_by_field_name("function")
+        if fn is None:
+            return EMPTY
+        fn = unwrap(fn)
+        ftext = src.text(fn)
+        name = callee_name(src, node)
+        args = arguments(node)
+        simple = re.sub(r"\s+", "", ftext)
+        if simple in _CLOCK_CALLS:
+            return self._make(_CLOCK_CALLS[simple], node)
+        if name in _RANDOM_FUNCS and (fn.type == "identifier" or simple.startswith("crypto.")):
+            return self._make("random", node)
+        if name in _NOW_FUNCS and not args:
+            return self._make("time", node)
+        if name in _SHELL_FUNCS:
+            first = string_value(src, args[0]) if args else None
+            if first is None and args and unwrap(args[0]).type == "template_string":
+                first = src.text(unwrap(args[0]))[1:]
+            if first is not None and _GIT.match(first):
+                return self._make("vcs", node)
+            return self._union(args)
+        if name in _LISTING_FUNCS:
+            return self._make("listing", node) | self._make("filetree", node)
+        if simple in ("Object.keys", "Object.values", "Object.entries") and args:
+            if re.sub(r"\s+", "", src.text(args[0])) == "process.env":
+                return self._make("unordered", node)
+            return self.taints(args[0])
+        if fn.type == "member_expression":
+            return self._method(node, fn, name, args)
+        if fn.type == "identifier":
+            return self._function_call(node, name, args)
+        return self._union(args)
+
+    def _method(self, node: Node, fn: Node, name: str, args: list[Node]) -> Taints:
+        src = self.src
+        obj = fn.child_by_field_name("object")
+        if obj is not None and obj.type == "this":
+            _, _, f = self.m.lookup(src.root, "this." + name)
+            if f is not None:
+                return self._apply(f, args, node) or self._by_meaning(fn, name)
+            return self._by_meaning(fn, name) | self._union(args)
+        if obj is not None and obj.type == "identifier":
+            oname = src.text(obj)
+            if oname in self.m.imports and self.m.imports[oname][1] == "*":
+                return self._imported(oname, name, args, node) or self._by_meaning(fn, name)
+            if oname in ("git", "simpleGit") and name in ("status", "diff", "log", "branch"):
+                return self._make("vcs", node)
+        recv = self.taints(obj)
+        if name in _SORTS:
+            return frozenset(x for x in recv if x.kind not in ORDER)
+        if name in _DATE_METHODS or (
+            name in ("split", "slice", "substring", "substr")
+            and _is_iso(src, obj)
+            and _date_cut(src, args)
+        ):
+            return frozenset(
+                Taint("date", x.line, x.what, x.path) if x.kind == "time" else x for x in recv
+            )
+        if name in ("map", "filter", "forEach", "reduce", "flatMap", "find", "some", "every"):
+            return recv
+        if name in ("replace", "replaceAll") and len(args) >= 2:
+            return recv | self.taints(args[1])
+        if recv:
+            return recv | self._union(a for a in args if unwrap(a).type not in FUNCTIONS)
+        named = self._by_meaning(fn, name)
+        if named:
+            return named
+        if name in ("join", "concat", "toString", "trim", "format", "stringify", "String"):
+            return self._union(args)
+        if obj is not None and src.text(obj) in ("JSON", "path", "String", "util"):
+            return self._union(a for a in args if unwrap(a).type not in FUNCTIONS)
+        return EMPTY
+
+    def _function_call(self, node: Node, name: str, args: list[Node]) -> Taints:
+        _, vals, f = self.m.lookup(node, name)
+        if f is not None:
+            return self._apply(f, args, node) or self._by_meaning(node, name)
+        if vals is None and name in self.m.imports:
+            got = self._imported(name, None, args, node)
+            if got:
+                return got
+        if name in ("String", "encodeURIComponent", "JSON", "structuredClone"):
+            return self._union(args)
+        named = self._by_meaning(node, name)
+        return named | self._union(a for a in args if unwrap(a).type not in FUNCTIONS)
+
+    def returns(self, fn: Node) -> Taints:
+        """The taints a function returns, with `param` taints for its parameters."""
+        got = self._returns.get(fn.id)
+        if got is not None:
+            return got
+        self._returns[fn.id] = EMPTY  # recursion
+        body = fn.child_by_field_name("body")
+        out: set[Taint] = set()
+        if body is not None and body.type != "statement_block":
+            out |= self.taints(body)
+        elif body is not None:
+            for n in walk(body):
+                if n.type == "return_statement" and scope_of(n).id == fn.id:
+                    kids = n.named_children
+                    if kids:
+                        out |= self.taints(kids[0])
+        self._returns[fn.id] = frozenset(out)
+        return self._returns[fn.id]
+
+    def _apply(self, fn: Node, args: list[Node], at: Node) -> Taints:
+        out: set[Taint] = set()
+        for x in self.returns(fn):
+            if x.kind == "param":
+                if x.line < len(args):
+                    out |= self.taints(args[x.line])
+            else:
+                out.add(x)
+        return frozenset(out)
+
+    # --- other modules ---------------------------------------------------------------------
+
+    def _other(self, spec: str) -> Evaluator | None:
+        if spec in self._others:
+            return self._others[spec]
+        ev = None
+        if self.m.load is not None and self.depth < 4:
+            mod = self.m.load(self.src.path, spec)
+            if mod is not None:
+                ev = Evaluator(mod, self.depth + 1)
+        self._others[spec] = ev
+        return ev
+
+    def _imported(
+        self, local: str, member: str | None, args: list[Node] | None = None, at: Node | None = None
+    ) -> Taints:
+        spec, remote = self.m.imports[local]
+        if not spec.startswith((".", "/", "@/", "~/", "src/")):
+            return EMPTY
+        ev = self._other(spec)
+        if ev is None:
+            return EMPTY
+        name = member if remote == "*" and member is not None else remote
+        vals, fn = ev.m.export(name)
+        out: set[Taint] = set()
+        if fn is not None:
+            for x in ev.returns(fn):
+                if x.kind == "param":
+                    if args is not None and x.line < len(args):
+                        out |= self.taints(args[x.line])
+                else:
+                    out.add(x)
+            if args is None:
+                out = set()  # a function value, not called
+        elif vals is not None:
+            out |= ev._union(vals)
+        path = ev.src.path
+        return frozenset(Taint(x.kind, x.line, x.what, x.path or path) for x in out)
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _is_iso(src: Source, node: Node | None) -> bool:
+    return node is not None and "toISOString" in src.text(node)
+
+
+def _date_cut(src: Source, args: list[Node]) -> bool:
+    """`split("T")` or `slice(0, 10)`: the date part of an ISO timestamp."""
+    if not args:
+        return False
+    first = string_value(src, args[0])
+    if first == "T":
+        return True
+    return len(args) >= 2 and src.text(args[0]) == "0" and src.text(args[1]) == "10"
+
+
+def is_slot(text: str) -> bool:
+    """A template slot: `{{CURRENT_DATE}}`, `{date}`, `${today}`, `%DATE%`, `<DATE>`."""
+    return bool(_SLOT.search(text))

@@ -1,0 +1,246 @@
+"""PL303 in Python: the conversation cut to a window. A history kept to its last messages
+(`messages[-n:]`, `history[-3:]`, `[system, *messages[-k:]]`), one filled from the newest message
+back while a token budget lasts (`for m in reversed(messages): ... if used > budget: break`),
+one emptied from the front while over a budget (`while count(messages) > max: messages.pop(0)`),
+or one whose older messages are rebuilt by their position (`for i, m in enumerate(messages): if i
+< len(messages) - 3: out.append({"role": ..., "content": short})`) sends a different first
+message after the system prompt once it is full: every request then misses the cache from there
+to the end.
+
+A slice counts where it becomes the conversation sent: passed as `messages=`/`input=`/
+`history=`/`chat_history=`, returned, or bound to a name of the history. A history is a name
+whose words include `messages`, `history`, `conversation`, `chat`, `turns`, `transcript` or
+`msgs`. Pure: a syntax tree in, findings out.
+"""
+
+# pure: imports no I/O (tests/test_layout.py checks it)
+
+from __future__ import annotations
+
+import ast
+
+from ..findings import Finding
+from ..meaning import words
+from .context import Context
+
+_HISTORY = frozenset({"history", "messages", "conversation", "chat", "turns", "transcript", "msgs"})
+_SENT_KWARGS = frozenset({"messages", "input", "history", "chat_history", "contents"})
+_BUDGET = frozenset({"budget", "max", "limit", "tokens", "token", "window", "remaining", "left"})
+
+
+def _name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Subscript):  # state["messages"]
+        key = node.slice
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            return key.value
+    return None
+
+
+def _is_history(node: ast.AST) -> bool:
+    name = _name(node)
+    if name is None:
+        return False
+    ws = set(words(name))
+    return bool(ws & _HISTORY) and "system" not in ws
+
+
+def _from_end(lower: ast.expr | None) -> bool:
+    """`-n` or `len(x) - n`: a bound counted from the end."""
+    if isinstance(lower, ast.UnaryOp) and isinstance(lower.op, ast.USub):
+        return True
+    return (
+        isinstance(lower, ast.BinOp)
+        and isinstance(lower.op, ast.Sub)
+        and isinstance(lower.left, ast.Call)
+        and isinstance(lower.left.func, ast.Name)
+        and lower.left.func.id == "len"
+    )
+
+
+def check_windows(tree: ast.Module, ctx: Context) -> None:
+    # `history` alone may be any log (test runs, prices): a slice of one counts only in a
+    # file that builds chat messages (it mentions a `role`) or when passed as `messages=`.
+    chat = any("role" in line for line in ctx.lines)
+    parents: dict[int, ast.AST] = {}
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            parents[id(child)] = node
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(node.slice, ast.Slice)
+            and node.slice.upper is None
+            and _from_end(node.slice.lower)
+            and _is_history(node.value)
+            and _sent(node, parents, chat)
+        ):
+            _add(ctx, node, f"the conversation is cut to its last messages (`{_src(node)}`)")
+        elif isinstance(node, (ast.For, ast.AsyncFor)) and _budget_loop(node):
+            _add(
+                ctx,
+                node,
+                "the conversation is filled from the newest message back while a budget lasts",
+            )
+        elif isinstance(node, ast.While) and _drops_front(node):
+            _add(ctx, node, "messages are dropped from the front while over a budget")
+        elif isinstance(node, (ast.For, ast.AsyncFor)) and _rebuilt_by_position(node):
+            _add(ctx, node, "older messages are rebuilt by their position in the conversation")
+
+
+def _sent(node: ast.AST, parents: dict[int, ast.AST], chat: bool) -> bool:
+    """Whether the value at `node` becomes the conversation sent (through list displays,
+    `+` and starred items): passed as `messages=` and the like, or, in a file that builds chat
+    messages, returned or bound to a name of the history."""
+    cur: ast.AST = node
+    while True:
+        parent = parents.get(id(cur))
+        if parent is None:
+            return False
+        if isinstance(parent, (ast.List, ast.Tuple, ast.Starred, ast.BinOp)):
+            cur = parent
+            continue
+        if isinstance(parent, ast.keyword):
+            return parent.arg in _SENT_KWARGS
+        if not chat:
+            return False
+        if isinstance(parent, ast.Return):
+            return True
+        if isinstance(parent, (ast.Assign, ast.AnnAssign)):
+            targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+            return any(_is_history(t) for t in targets)
+        if isinstance(parent, ast.Dict):
+            for k, v in zip(parent.keys, parent.values, strict=True):
+                if v is cur and isinstance(k, ast.Constant) and k.value in _SENT_KWARGS:
+                    return True
+            return False
+        return False
+
+
+def _budget_words(node: ast.AST) -> bool:
+    return any(
+        set(words(n.id)) & _BUDGET for n in ast.walk(node) if isinstance(n, ast.Name)
+    ) or any(set(words(n.attr)) & _BUDGET for n in ast.walk(node) if isinstance(n, ast.Attribute))
+
+
+def _budget_loop(loop: ast.For | ast.AsyncFor) -> bool:
+    """`for m in reversed(history)` (or `history[::-1]`) with a `break` under a comparison with a
+    budget."""
+    it = loop.iter
+    backwards = (
+        isinstance(it, ast.Call)
+        and isinstance(it.func, ast.Name)
+        and it.func.id == "reversed"
+        and it.args
+        and _is_history(it.args[0])
+    ) or (
+        isinstance(it, ast.Subscript)
+        and isinstance(it.slice, ast.Slice)
+        and isinstance(it.slice.step, ast.UnaryOp)
+        and _is_history(it.value)
+    )
+    if not backwards:
+        return False
+    for n in ast.walk(loop):
+        if (
+            isinstance(n, ast.If)
+            and isinstance(n.test, ast.Compare)
+            and _budget_words(n.test)
+            and any(isinstance(b, ast.Break) for b in ast.walk(n))
+        ):
+            return True
+    return False
+
+
+def _drops_front(loop: ast.While) -> bool:
+    """`while <over a budget>:` that pops, deletes or slices off the first message."""
+    if not (isinstance(loop.test, ast.Compare) and _budget_words(loop.test)):
+        return False
+    for n in ast.walk(loop):
+        if (
+            isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and n.func.attr == "pop"
+            and n.args
+            and isinstance(n.args[0], ast.Constant)
+            and n.args[0].value in (0, 1)
+            and _is_history(n.func.value)
+        ):
+            return True
+        if isinstance(n, ast.Delete) and any(
+            isinstance(t, ast.Subscript) and _is_history(t.value) for t in n.targets
+        ):
+            return True
+        if (
+            isinstance(n, ast.Assign)
+            and isinstance(n.value, ast.Subscript)
+            and isinstance(n.value.slice, ast.Slice)
+            and n.value.slice.lower is not None
+            and _is_history(n.value.value)
+        ):
+            return True
+    return False
+
+
+def _rebuilt_by_position(loop: ast.For | ast.AsyncFor) -> bool:
+    """`for i, m in enumerate(history):` where an `if` on `i` appends a newly built message."""
+    it = loop.iter
+    if not (
+        isinstance(it, ast.Call)
+        and isinstance(it.func, ast.Name)
+        and it.func.id == "enumerate"
+        and it.args
+        and _is_history(it.args[0])
+        and isinstance(loop.target, ast.Tuple)
+        and loop.target.elts
+        and isinstance(loop.target.elts[0], ast.Name)
+    ):
+        return False
+    index = loop.target.elts[0].id
+    for n in ast.walk(loop):
+        if not isinstance(n, ast.If):
+            continue
+        if not any(isinstance(x, ast.Name) and x.id == index for x in ast.walk(n.test)):
+            continue
+        for s in n.body:
+            for c in ast.walk(s):
+                if (
+                    isinstance(c, ast.Call)
+                    and isinstance(c.func, ast.Attribute)
+                    and c.func.attr in ("append", "insert")
+                    and c.args
+                    and _builds_message(c.args[-1])
+                ):
+                    return True
+    return False
+
+
+def _builds_message(node: ast.expr) -> bool:
+    if isinstance(node, ast.Dict):
+        return any(isinstance(k, ast.Constant) and k.value == "content" for k in node.keys)
+    if isinstance(node, ast.Call):
+        return any(k.arg == "content" for k in node.keywords)
+    return False
+
+
+def _src(node: ast.AST) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= 50 else text[:47] + "..."
+
+
+def _add(ctx: Context, node: ast.stmt | ast.expr, what: str) -> None:
+    ctx.findings.add(
+        Finding(
+            ctx.path,
+            node.lineno,
+            node.col_offset + 1,
+            "PL303",
+            f"{what}: once the window is full the first message after the system prompt changes "
+            "every turn, and every request misses the cache from there on; summarise or cut "
+            "the history in large steps instead",
+            source_line=ctx.line(node.lineno),
+        )
+    )
