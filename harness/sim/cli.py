@@ -162,6 +162,7 @@ def _configs(args: argparse.Namespace, block_size: int) -> list[tuple[SimConfig,
             gpu=args.gpu,
             gpus=args.tp,
             mfu=args.mfu,
+            overhead_s=args.overhead,
             weight_precision=args.weight_precision,
             gpu_price=args.gpu_price,
             dram_gbps=args.dram_gbps,
@@ -301,6 +302,7 @@ def _sweep(
             executor=args.executor,
             jobs=args.jobs,
             address=args.address,
+            connect_timeout=args.connect_timeout,
             on_done=tick,
             backend=backend.name,
         )
@@ -385,6 +387,7 @@ def _decode(args: argparse.Namespace) -> Decode | None:
         disaggregated=args.disaggregate is not None,
         decode_share=args.disaggregate if args.disaggregate is not None else 0.5,
         tpot_slo_s=args.slo_tpot,
+        chunk_tokens=args.chunk_tokens,
     ).check()
 
 
@@ -407,9 +410,7 @@ def _matrix(args: argparse.Namespace) -> int:
     ratios = summary(cells)
     report.print_matrix(cells, ratios, args.sessions, price)
     if args.json_out:
-        report.write_json(
-            args.json_out, {"cells": [c.__dict__ for c in cells], "relative_cost": ratios}
-        )
+        report.write_json(args.json_out, report.matrix_payload(cells, ratios))
     return 0
 
 

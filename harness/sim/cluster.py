@@ -306,7 +306,7 @@ def simulate_aware(
     nodes: int,
     capacity: int | None,
     ttl: float | None,
-    compute: tuple[float, float],
+    compute: tuple[float, ...],
     load_threshold: float = 2.0,
     transfer_s_per_block: float = 0.0,
     seed: int = 0,
@@ -327,6 +327,13 @@ def simulate_aware(
     ttft: the node with the lowest queue + prefill of the uncached part, where a node may copy a
     longer prefix from another node at `transfer_s_per_block`, overlapped with compute
     (Mooncake's Conductor).
+
+    A request's blocks enter its node's cache when its prefill finishes, as in vLLM and SGLang
+    (a block is reusable once its KV is computed), and its hit is matched when its prefill
+    starts (the engines match a waiting request when they schedule it): a router that reads the
+    caches sees only finished prefills, and a request queued behind one with the same prefix on
+    its node finds that prefix. The router's own view (SGLang's approximate trees) is updated
+    when it routes, as sgl-router does.
     """
     if router not in AWARE:
         raise UserError(f"unknown cache-aware router {router!r}", where="--router")
@@ -349,12 +356,23 @@ def simulate_aware(
     out_fetch = [0] * p.requests
     order = range(nodes)
     first_time = times[0] if times else 0.0
+    # each node's prefills under way, in finish order (FIFO): (finish time, blocks)
+    pending: list[deque[tuple[float, list[int]]]] = [deque() for _ in range(nodes)]
+
+    def finish(n: int, until: float) -> None:
+        q, cache = pending[n], caches[n]
+        while q and q[0][0] <= until:
+            done, dpath = q.popleft()
+            cache.serve(dpath, done)
+
     for r in range(p.requests):
         if on_progress is not None and r % 2000 == 0:
             on_progress(r)
         s, e = starts[r], starts[r + 1]
         path = nodes_list[s:e]
         now = times[r]
+        for i in order:
+            finish(i, now)
         base = ctok[s]
         cum = [c - base for c in ctok[s : e + 1]]  # tokens in the first k blocks
         length = cum[-1]
@@ -411,7 +429,12 @@ def simulate_aware(
             n = _pick([i for i in order if cost[i][0] == low], rng)
             if cost[n][1]:
                 fetch = best_m - match[n]
-        hit = caches[n].serve(path, now)
+        # matched when its prefill starts, after every earlier prefill on its node finished
+        start = busy[n] if busy[n] > now else now
+        finish(n, start)
+        hit = caches[n].peek(path, start)
+        if fetch:
+            fetch = max(0, fetch - max(0, hit - match[n]))
         used = hit + fetch
         out_node[r] = n
         out_hb[r] = used
@@ -420,8 +443,9 @@ def simulate_aware(
         service = seconds(compute, length, cum[used])
         if fetch:
             service = max(service, fetch * transfer_s_per_block)
-        busy[n] = max(busy[n], now) + service
+        busy[n] = start + service
         inflight[n].append(busy[n])
+        pending[n].append((busy[n], path))
     return Routed(
         np.array(out_node, np.int64),
         np.array(out_hb, np.int64),

@@ -101,19 +101,16 @@ def table(title: str, header: Sequence[str], rows: Sequence[Sequence[str]], left
 
 def replay_title(trace: Trace, results: Sequence[SimResult], backend_choice: str) -> str:
     """The trace, the nodes and the backends the results ran on (`backend_choice`: --backend)."""
-    from .backend import AUTO_GPU_MIN_REFERENCES
+    from .backend import auto_note
 
+    chosen = results[0].backend if results else "numpy"
     return (
         f"{trace.name}: {trace.requests:,} requests, "
         f"{trace.references:,} blocks of {trace.block_size} tokens"
         + (f", {trace.skipped} bad lines skipped" if trace.skipped else "")
         + "".join(f"\nnode: {n}" for n in dict.fromkeys(r.node for r in results))
         + f"\nbackend: {', '.join(dict.fromkeys(r.backend for r in results))}"
-        + (
-            f" (auto: numpy below {AUTO_GPU_MIN_REFERENCES:,} references)"
-            if backend_choice == "auto"
-            else ""
-        )
+        + (f" ({auto_note(trace.references, chosen)})" if backend_choice == "auto" else "")
     )
 
 
@@ -164,31 +161,44 @@ def curve_table(curve: Curve) -> str:
     return table("LRU hit rate at every capacity (one pass)", columns, points, left=0)
 
 
+def trace_info(trace: Trace) -> dict[str, Any]:
+    """The --json `trace` object."""
+    return {
+        "name": trace.name,
+        "requests": trace.requests,
+        "blocks": trace.references,
+        "block_size": trace.block_size,
+        "skipped": trace.skipped,
+    }
+
+
 def replay_payload(
-    trace: Trace, backend: str, results: Iterable[SimResult], curve: Curve
+    trace: Trace,
+    backend: str,
+    results: Iterable[SimResult],
+    curve: Curve,
+    warnings: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The replay's --json: the trace, each result, and the LRU curve at `JSON_CURVE_POINTS`
-    capacities."""
+    """The replay's --json (schema.SCHEMA, mode "replay"): the trace, each result, and the LRU
+    curve at `JSON_CURVE_POINTS` capacities."""
     import numpy as np
 
+    from .schema import envelope
+
     idx = np.unique(np.geomspace(1, len(curve.capacities), JSON_CURVE_POINTS).astype(np.int64)) - 1
-    return {
-        "trace": {
-            "name": trace.name,
-            "requests": trace.requests,
-            "blocks": trace.references,
-            "block_size": trace.block_size,
-            "skipped": trace.skipped,
-        },
-        "backend": backend,
-        "results": [r.to_dict() for r in results],
-        "lru_curve": {
+    return envelope(
+        "replay",
+        [r.to_dict() for r in results],
+        trace=trace_info(trace),
+        backend=backend,
+        warnings=list(warnings),
+        lru_curve={
             "capacities": curve.capacities[idx].tolist(),
             "hit_rate_tokens": curve.token_rate[idx].tolist(),
             "hit_rate_blocks": curve.block_rate[idx].tolist(),
             "warmup_unique_blocks": curve.warmup_unique,
         },
-    }
+    )
 
 
 def plot_curve(curve: Curve, title: str, path: str) -> None:
@@ -269,12 +279,17 @@ def print_rates(trace: Trace, caps: Sequence[Capacity], slo: float, decode: Deco
     print(rejection_table(caps))
 
 
-def rates_payload(trace: Trace, caps: Iterable[Capacity], slo: float) -> dict[str, Any]:
-    """--max-rate's --json: each configuration's rate, speed-up, result and curve."""
-    return {
-        "trace": trace.name,
-        "slo_ttft_s": slo,
-        "capacities": [
+def rates_payload(
+    trace: Trace, caps: Iterable[Capacity], slo: float, warnings: Sequence[str] = ()
+) -> dict[str, Any]:
+    """--max-rate's --json (schema.SCHEMA, mode "max-rate"): each configuration's rate, speed-up,
+    result and curve."""
+    from .schema import envelope
+
+    caps = list(caps)
+    return envelope(
+        "max-rate",
+        [
             {
                 "config": c.label,
                 "max_rps": c.max_rps,
@@ -284,7 +299,18 @@ def rates_payload(trace: Trace, caps: Iterable[Capacity], slo: float) -> dict[st
             }
             for c in caps
         ],
-    }
+        trace=trace_info(trace),
+        backend=caps[0].result.backend if caps else None,
+        warnings=list(warnings),
+        slo_ttft_s=slo,
+    )
+
+
+def matrix_payload(cells: Iterable[Cell], ratios: dict[str, float]) -> dict[str, Any]:
+    """`sim matrix`'s --json (schema.SCHEMA, mode "matrix")."""
+    from .schema import envelope
+
+    return envelope("matrix", [c.__dict__ for c in cells], relative_cost=dict(ratios))
 
 
 def plot_rates(caps: Sequence[Capacity], title: str, slo: float, path: str) -> None:

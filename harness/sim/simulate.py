@@ -50,6 +50,7 @@ class SimConfig:
     gpu: str = "h100"  # models.GPUS
     gpus: int = 0  # GPUs per node (tensor parallel); 0: the fewest that hold the weights
     mfu: float = models.DEFAULT_MFU
+    overhead_s: float = models.DEFAULT_OVERHEAD_S  # fixed prefill seconds a request
     weight_precision: str = "fp8"
     gpu_price: float | None = None  # $ per GPU-hour; None: the catalogue's assumed price
     dram_gbps: float = 25.0  # GB/s host-to-GPU for a DRAM hit (overlapped with compute)
@@ -146,6 +147,7 @@ class SimConfig:
             gpus=self.gpus,
             mfu=self.mfu,
             weight_precision=self.weight_precision,
+            overhead_s=self.overhead_s,
         )
 
     @property
@@ -239,6 +241,17 @@ def _percentile(values: F64, q: float) -> float:
     a, b = s[below], s[above]
     diff = b - a
     return float(b - diff * (1 - gamma) if gamma >= 0.5 else a + diff * gamma)
+
+
+def degenerate_times(times: F64) -> str | None:
+    """A warning when the arrival times cannot support a latency or load figure."""
+    if times.shape[0] > 1 and float(times[-1]) == float(times[0]):
+        return (
+            f"all {times.shape[0]:,} requests arrive at the same instant: the trace has no "
+            "timing, so utilisation reads 0% and TTFT is one burst's queue, not a serving "
+            "latency (hit rates are unaffected)"
+        )
+    return None
 
 
 def simulate(
@@ -399,7 +412,7 @@ def _report(
         dollars0 = float(length_tok[m].sum() * float(price.input) + out * float(price.output)) / 1e6
     tm = ttft[m] if m.any() else np.zeros(1)
     ld = cluster.load(node, p.times, service, ttft, cfg.nodes, p.warmup)
-    warnings = [w for w in (ld.warning(cfg.nodes),) if w]
+    warnings = [w for w in (ld.warning(cfg.nodes), degenerate_times(p.times)) if w]
     return SimResult(
         config={k: v for k, v in asdict(cfg).items()},
         requests=R,

@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
+import socket
+import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Any
@@ -20,6 +23,7 @@ from .simulate import SimConfig, SimResult, simulate
 from .trace import Trace
 
 EXECUTORS = ("process", "serial", "ray")
+CONNECT_TIMEOUT_S = 30.0
 
 _TRACE: Trace | None = None
 _BACKEND = "numpy"
@@ -45,12 +49,18 @@ def run_sweep(
     address: str | None = None,
     on_done: Callable[[int], None] | None = None,
     backend: str = "numpy",
+    connect_timeout: float = CONNECT_TIMEOUT_S,
 ) -> list[SimResult]:
-    """Results of `configs` over `trace`, in order, each on the array `backend` named."""
+    """Results of `configs` over `trace`, in order, each on the array `backend` named.
+    `connect_timeout`: seconds to reach a Ray cluster at `address` before giving up."""
     for c in configs:
         c.check()
     if jobs is not None and jobs < 1:
         raise UserError(f"must be at least 1, got {jobs}", where="--jobs")
+    if not 0 < connect_timeout < float("inf"):
+        raise UserError(
+            f"must be positive seconds, got {connect_timeout}", where="--connect-timeout"
+        )
     if executor == "serial" or (executor == "process" and (len(configs) <= 1 or jobs == 1)):
         out = []
         for i, c in enumerate(configs):
@@ -75,7 +85,7 @@ def run_sweep(
                     on_done(done)
         return [r for r in results if r is not None]
     if executor == "ray":
-        return _ray_sweep(trace, configs, address, on_done, backend)
+        return _ray_sweep(trace, configs, address, on_done, backend, connect_timeout)
     raise UserError(
         f"unknown executor {executor!r}; choose from {', '.join(EXECUTORS)}", where="--executor"
     )
@@ -87,6 +97,7 @@ def _ray_sweep(
     address: str | None,
     on_done: Callable[[int], None] | None,
     backend: str,
+    connect_timeout: float = CONNECT_TIMEOUT_S,
 ) -> list[SimResult]:
     try:
         import ray
@@ -99,8 +110,9 @@ def _ray_sweep(
         kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
         if address:
             kwargs["address"] = address
+            reach(address, connect_timeout)
         try:
-            ray.init(**kwargs)
+            within(lambda: ray.init(**kwargs), connect_timeout, f"connecting to Ray at {address}")
         except (ConnectionError, TimeoutError, ValueError) as exc:
             # an address with no cluster behind it, or one Ray cannot parse
             raise UserError(
@@ -125,6 +137,60 @@ def _ray_sweep(
     finally:
         if started:
             ray.shutdown()
+
+
+def reach(address: str, timeout: float) -> None:
+    """Refuse, within `timeout` seconds, a Ray address nothing listens at (Ray itself retries
+    for minutes). 'auto' and 'local' are Ray's own words and pass."""
+    if address in ("auto", "local"):
+        return
+    hostport = address.split("://", 1)[-1].rstrip("/")
+    host, _, port = hostport.rpartition(":")
+    if not host or not port.isdigit() or not 0 < int(port) < 65536:
+        raise UserError(
+            f"not a Ray address: {address!r} (use HOST:PORT or ray://HOST:PORT)", where="--address"
+        )
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as exc:
+        why = "timed out" if isinstance(exc, TimeoutError) else (exc.strerror or str(exc))
+        raise UserError(
+            f"cannot reach the Ray cluster at {hostport} within {timeout:g} s: {why}",
+            where="--address",
+        ) from None
+
+
+def within(call: Callable[[], Any], timeout: float, what: str) -> Any:
+    """`call()` in a helper thread, given up after `timeout` seconds with a UserError; SIGTERM
+    ends the wait (Ray's own handlers would otherwise swallow it while it connects)."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:  # handed to the caller's thread below
+            box["error"] = exc
+
+    worker = threading.Thread(target=run, daemon=True)
+    main = threading.current_thread() is threading.main_thread()
+    old = signal.getsignal(signal.SIGTERM) if main else None
+
+    def terminate(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    if main:
+        signal.signal(signal.SIGTERM, terminate)
+    try:
+        worker.start()
+        worker.join(timeout)
+    finally:
+        if main:
+            signal.signal(signal.SIGTERM, old)
+    if worker.is_alive():
+        raise UserError(f"gave up {what} after {timeout:g} s", where="--connect-timeout")
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
 
 
 def _ray_task(trace: Trace, config: SimConfig, backend: str) -> SimResult:

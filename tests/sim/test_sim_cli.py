@@ -142,7 +142,8 @@ def test_matrix_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> N
     for style in ("stable", "timestamp", "shuffled-tools", "model-switch"):
         assert style in text
     data = json.loads(out.read_text())
-    assert len(data["cells"]) == 8 and "stable/crude" in data["relative_cost"]
+    assert data["mode"] == "matrix"
+    assert len(data["results"]) == 8 and "stable/crude" in data["relative_cost"]
 
 
 def test_synthetic_workload_command(capsys: pytest.CaptureFixture[str]) -> None:
