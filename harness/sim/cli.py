@@ -15,6 +15,7 @@ read the trace, build the configurations, simulate them, report (`report` prints
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -46,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
     trace = _workload(args, show)
     backend = get_backend(args.backend, references=trace.references)
     chosen = _configs(args, trace.block_size)
+    _check_memory(args, trace, [c for c, _ in chosen])
     if args.max_rate:
         return _max_rate(args, trace, [c for c, _ in chosen], backend)
     configs, results, plan = _simulate(args, trace, chosen, backend, show)
@@ -54,6 +56,33 @@ def run(args: argparse.Namespace) -> int:
 
 
 # ---- the inputs ----------------------------------------------------------------------------------
+
+
+def available_memory() -> float:
+    """Bytes of memory the system can give this run now (Linux MemAvailable; elsewhere the
+    free physical pages)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return float(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return float(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return float("inf")
+
+
+def _check_memory(args: argparse.Namespace, trace: Trace, configs: list[SimConfig]) -> None:
+    """Refuse, before the engine starts, a run that would not fit in memory (--max-memory)."""
+    from .cluster import AWARE
+    from .memory import check_fits
+    from .models import parse_bytes
+
+    budget = parse_bytes(args.max_memory, "--max-memory") if args.max_memory else available_memory()
+    aware = any(c.nodes > 1 and c.router in AWARE for c in configs)
+    check_fits(trace.requests, trace.references, budget, aware=aware)
 
 
 def _check_flags(args: argparse.Namespace) -> None:

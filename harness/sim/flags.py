@@ -252,6 +252,13 @@ def _output_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument("--jobs", type=int, default=None, help="worker processes for sweeps")
     g.add_argument("--address", default=None, help="Ray cluster address (with --executor ray)")
     g.add_argument(
+        "--max-memory",
+        default=None,
+        metavar="SIZE",
+        help="memory the run may use, e.g. 16GB (default: what the system has available); a "
+        "run estimated past it is refused before it starts",
+    )
+    g.add_argument(
         "--connect-timeout",
         type=float,
         default=30.0,
