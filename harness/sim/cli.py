@@ -359,7 +359,39 @@ def _report(
         report.write_json(args.json_out, report.replay_payload(trace, backend.name, results, curve))
     if args.plot:
         assert curve is not None
+        _plot(args, trace, configs, curve, plan, backend)
+
+
+def _plot(
+    args: argparse.Namespace,
+    trace: Trace,
+    configs: list[SimConfig],
+    curve: Curve,
+    plan: Plan | None,
+    backend: Backend,
+) -> None:
+    """--plot: the one-pool curve, and the first multi-node configuration's cluster and nodes
+    where its router has a one-pass curve (else the plot says it shows the pool only)."""
+    from . import report
+    from .cluster import STATELESS
+    from .simulate import cluster_curve, node_curves
+
+    multi = next((c for c in configs if c.nodes > 1), None)
+    if multi is None:
         report.plot_curve(curve, trace.name, args.plot)
+        return
+    if multi.router not in STATELESS:
+        note = (
+            f"one pool only: {multi.label()} places requests by cache state, so its cluster "
+            "has no one-pass curve (its hit rate at its capacity is in the table)"
+        )
+        report.plot_curve(curve, trace.name, args.plot, note=note)
+        return
+    nodes = node_curves(trace, multi, plan, backend)
+    label = f"{multi.nodes} nodes, {multi.router}"
+    report.plot_curve(
+        curve, trace.name, args.plot, nodes, cluster_curve(nodes), label, f"cluster: {label}"
+    )
 
 
 def _curve(

@@ -201,18 +201,49 @@ def replay_payload(
     )
 
 
-def plot_curve(curve: Curve, title: str, path: str) -> None:
-    """--plot: the LRU hit rate by capacity, on a log scale."""
+def plot_curve(
+    curve: Curve,
+    title: str,
+    path: str,
+    nodes: Sequence[Curve] = (),
+    cluster: Curve | None = None,
+    cluster_label: str = "",
+    note: str = "",
+) -> None:
+    """--plot: the LRU hit rate (tokens) by capacity, on a log scale: the whole trace in one
+    cache, and for a multi-node run the cluster (hits of every node over every request, at that
+    capacity per node) and each node's own curve, each line labelled for what it is."""
     plt = _pyplot("--plot")
-    fig, ax = plt.subplots(figsize=(7, 4))
-    ax.plot(curve.capacities, curve.token_rate, label="tokens")
-    ax.plot(curve.capacities, curve.block_rate, label="blocks", linestyle="--")
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for i, c in enumerate(nodes):
+        ax.plot(
+            c.capacities,
+            c.token_rate,
+            linewidth=0.8,
+            alpha=0.6,
+            label=f"node {i} (its own requests)" if len(nodes) <= 8 or i == 0 else None,
+        )
+    if cluster is not None:
+        ax.plot(
+            cluster.capacities,
+            cluster.token_rate,
+            linewidth=2.2,
+            color="black",
+            label=f"cluster: {cluster_label}, capacity per node",
+        )
+    ax.plot(
+        curve.capacities,
+        curve.token_rate,
+        linewidth=2.0,
+        linestyle="--",
+        label="one pool: every request in one cache",
+    )
     ax.set_xscale("log")
-    ax.set_xlabel("capacity (blocks)")
-    ax.set_ylabel("LRU hit rate")
-    ax.set_title(f"{title}: LRU hit rate by capacity")
+    ax.set_xlabel("capacity of each cache (blocks)")
+    ax.set_ylabel("LRU hit rate (tokens)")
+    ax.set_title(f"{title}: LRU hit rate by capacity" + (f"\n{note}" if note else ""), fontsize=9)
     ax.grid(True, alpha=0.3)
-    ax.legend()
+    ax.legend(fontsize=7)
     _save(fig, plt, path, "--plot")
 
 
@@ -314,22 +345,41 @@ def matrix_payload(cells: Iterable[Cell], ratios: dict[str, float]) -> dict[str,
 
 
 def plot_rates(caps: Sequence[Capacity], title: str, slo: float, path: str) -> None:
-    """--rate-plot: offered vs served rate of each configuration, its highest rate marked."""
+    """--rate-plot: p90 TTFT against the offered rate (every request admitted), with the
+    objective and each configuration's highest rate, where the curve crosses it (the knee); and
+    beside it the served rate with early rejection."""
     plt = _pyplot("--rate-plot")
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.5))
     for c in caps:
-        ax.plot(
-            [p.offered_rps for p in c.curve],
-            [p.served_rps for p in c.curve],
+        pts = sorted(c.curve, key=lambda p: p.offered_rps)
+        (line,) = ax.plot(
+            [p.offered_rps for p in pts],
+            [max(p.ttft_p90_all_s, 1e-3) for p in pts],
             marker="o",
             label=f"{c.label}: {c.max_rps:.2f} req/s",
         )
-        ax.axvline(c.max_rps, linestyle=":", color=ax.lines[-1].get_color())
+        ax.axvline(c.max_rps, linestyle=":", color=line.get_color())
+        bx.plot(
+            [p.offered_rps for p in pts],
+            [p.served_rps for p in pts],
+            marker="o",
+            color=line.get_color(),
+        )
+    ax.axhline(slo, color="red", linestyle="--", label=f"objective: p90 TTFT {slo:g} s")
+    ax.set_yscale("log")
     ax.set_xlabel("offered requests/s")
-    ax.set_ylabel(f"served within {slo:g} s TTFT (req/s)")
-    ax.set_title(f"{title}: throughput under a p90 TTFT objective")
+    ax.set_ylabel("p90 TTFT, every request admitted (s)")
+    ax.set_title("TTFT against rate: the knee is where it crosses the objective", fontsize=9)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7)
+    top = max((p.offered_rps for c in caps for p in c.curve), default=1.0)
+    bx.plot([0, top], [0, top], color="grey", linewidth=0.8, label="served = offered")
+    bx.set_xlabel("offered requests/s")
+    bx.set_ylabel(f"served within {slo:g} s TTFT (req/s)")
+    bx.set_title("served with early rejection", fontsize=9)
+    bx.grid(True, alpha=0.3)
+    bx.legend(fontsize=7)
+    fig.suptitle(f"{title}: throughput under a p90 TTFT objective", fontsize=10)
     _save(fig, plt, path, "--rate-plot")
 
 

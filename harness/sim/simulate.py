@@ -467,6 +467,48 @@ def lru_curve(
     return engine.lru_curve(p, engine.effective_ranks(p, rank, prev, ttl), max_capacity)
 
 
+def node_curves(
+    trace: Trace, config: SimConfig, plan: engine.Plan | None = None, backend: Backend = NUMPY
+) -> list[engine.Curve]:
+    """The LRU curve of each node of `config`'s cluster (a router that ignores cache state), every
+    curve over the same capacities 1..(the trace's distinct blocks), each node's own requests
+    measured; `cluster_curve` adds them up. A cache-aware router's placement depends on the
+    cache size, so it has no one-pass curve: refused."""
+    cfg = config.check()
+    if cfg.router not in cluster.STATELESS:
+        raise UserError(
+            f"the {cfg.router} router places requests by cache state, so its cluster has no "
+            "one-pass curve",
+            where="--router",
+        )
+    p = engine.plan(trace, warmup=cfg.warmup, share=cfg.share) if plan is None else plan
+    if cfg.nodes == 1:
+        return [lru_curve(trace, ttl=cfg.ttl, backend=backend, plan=p)]
+    keys = trace.session if cfg.router == "session" else trace.keys()
+    node = cluster.assign(cfg.router, cfg.nodes, keys, trace.ids[trace.starts[:-1]], cfg.seed)
+    top = max(1, p.n_nodes)
+    out = []
+    for n in range(cfg.nodes):
+        sub, _ = cluster.sub_plan(p, node == n)
+        rank, prev = engine.stack_ranks(sub, backend)
+        out.append(engine.lru_curve(sub, engine.effective_ranks(sub, rank, prev, cfg.ttl), top))
+    return out
+
+
+def cluster_curve(curves: list[engine.Curve]) -> engine.Curve:
+    """The cluster's hit rate at each capacity per node: every node's hits over every node's
+    measured blocks and tokens."""
+    first = curves[0]
+    return engine.Curve(
+        capacities=first.capacities,
+        hit_blocks=np.sum([c.hit_blocks for c in curves], axis=0).astype(np.int64),
+        hit_tokens=np.sum([c.hit_tokens for c in curves], axis=0).astype(np.int64),
+        total_blocks=sum(c.total_blocks for c in curves),
+        total_tokens=sum(c.total_tokens for c in curves),
+        warmup_unique=max(c.warmup_unique for c in curves),
+    )
+
+
 def smallest_cluster(
     trace: Trace,
     config: SimConfig,
