@@ -81,8 +81,26 @@ def _check_memory(args: argparse.Namespace, trace: Trace, configs: list[SimConfi
     from .models import parse_bytes
 
     budget = parse_bytes(args.max_memory, "--max-memory") if args.max_memory else available_memory()
-    aware = any(c.nodes > 1 and c.router in AWARE for c in configs)
-    check_fits(trace.requests, trace.references, budget, aware=aware)
+    caches = max(
+        (c.nodes * (2 if c.router == "sglang" else 1) for c in configs if c.router in AWARE),
+        default=0,
+    )
+    caches = caches if any(c.nodes > 1 for c in configs) else 0
+    distinct = None
+    if caches and trace.references:
+        import numpy as np
+
+        # ids are dense in Mooncake traces: the largest bounds the distinct ones cheaply; else
+        # count them (a sort, small beside the run it guards)
+        distinct = min(trace.references, int(trace.ids.max()) + 1)
+        try:
+            check_fits(
+                trace.requests, trace.references, budget, aware_caches=caches, distinct=distinct
+            )
+            return
+        except UserError:
+            distinct = int(np.unique(trace.ids).shape[0])
+    check_fits(trace.requests, trace.references, budget, aware_caches=caches, distinct=distinct)
 
 
 def _check_flags(args: argparse.Namespace) -> None:

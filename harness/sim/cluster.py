@@ -12,7 +12,6 @@ queue per node; their ties go by load, then to a seeded random draw. All of it i
 
 from __future__ import annotations
 
-import random
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -294,9 +293,27 @@ class SGLang:
     max_tree_tokens: int = 2**22
 
 
-def _pick(candidates: list[int], rng: random.Random) -> int:
+_M64 = (1 << 64) - 1
+
+
+class TieBreak:
+    """The seeded draws that break ties between equally good nodes: splitmix64 on a counter, so
+    the compiled routers (`routers_jit`) draw exactly the same numbers."""
+
+    def __init__(self, seed: int) -> None:
+        self.state = (seed * 0x9E3779B97F4A7C15) & _M64
+
+    def below(self, n: int) -> int:
+        self.state = (self.state + 0x9E3779B97F4A7C15) & _M64
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+        return (z ^ (z >> 31)) % n
+
+
+def _pick(candidates: list[int], rng: TieBreak) -> int:
     """One of equally good nodes, drawn with the run's seeded generator (never node 0 first)."""
-    return candidates[0] if len(candidates) == 1 else candidates[rng.randrange(len(candidates))]
+    return candidates[0] if len(candidates) == 1 else candidates[rng.below(len(candidates))]
 
 
 def simulate_aware(
@@ -313,8 +330,12 @@ def simulate_aware(
     sglang: SGLang | None = None,
     block_size: int = 1,
     on_progress: Callable[[int], None] | None = None,
+    compiled: bool | None = None,
 ) -> Routed:
     """Route and serve request by request with one cache and one FIFO queue per node.
+
+    `compiled`: run `routers_jit` (numba) instead of this loop, with identical results; None
+    uses it when numba imports.
 
     `compute`: `models.Compute.scalar()`, the prefill seconds model. Every tie between nodes is
     broken by load (queue seconds, or in-flight requests for sglang) and then at random with
@@ -337,12 +358,44 @@ def simulate_aware(
     """
     if router not in AWARE:
         raise UserError(f"unknown cache-aware router {router!r}", where="--router")
-    rng = random.Random(seed)
+    sg = sglang or SGLang()
+    tree_cap = max(1, sg.max_tree_tokens // max(block_size, 1))
+    from . import routers_jit
+
+    if compiled is None:
+        compiled = routers_jit.AVAILABLE
+    if compiled:
+        if not routers_jit.AVAILABLE:
+            raise UserError(
+                "the compiled routers need numba: pip install 'prefixlock[fast]'", where="--router"
+            )
+        node, hb, ht, fetched = routers_jit.route(
+            router,
+            p.nodes,
+            p.starts,
+            p.tokens,
+            p.times,
+            p.n_nodes,
+            nodes,
+            capacity,
+            ttl,
+            compute,
+            load_threshold,
+            transfer_s_per_block,
+            seed,
+            sg.cache_threshold,
+            sg.balance_abs_threshold,
+            sg.balance_rel_threshold,
+            sg.eviction_interval_s,
+            tree_cap,
+        )
+        if on_progress is not None:
+            on_progress(p.requests)
+        return Routed(node, hb, ht, fetched)
+    rng = TieBreak(seed)
     parent = p.parent.tolist()
     caches = [NodeCache(p.n_nodes + 1, capacity, parent, ttl) for _ in range(nodes)]
-    sg = sglang or SGLang()
     trees = [NodeCache(p.n_nodes + 1, None, parent, None) for _ in range(nodes)]
-    tree_cap = max(1, sg.max_tree_tokens // max(block_size, 1))
     next_evict = sg.eviction_interval_s
     inflight: list[deque[float]] = [deque() for _ in range(nodes)]
     busy = [0.0] * nodes

@@ -4,9 +4,10 @@ fit.
 Measured on this repository's 2-core test machine (tests/benchmarks/bench_sim_scale.py): a run of
 the array engine (plan, stack ranks, per-node sub-plans, the one-pass curve, the result's
 per-request arrays) peaks at about 120 bytes per block reference and 100 per request on top of
-the interpreter; the request-by-request routers hold each reference once more as a Python int in
-a list (about 40 bytes) and several lists per request. The estimate errs high by design: a
-refused run costs a message, a run that runs out of memory costs its whole time.
+the interpreter. The compiled cache-aware routers (`routers_jit`) add two int32 links and a
+float64 time per distinct block for each node's cache, and as much again for SGLang's trees:
+16 x nodes (x 2) bytes a distinct block. The estimate errs high by design: a refused run costs a
+message, a run that runs out of memory costs its whole time.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -17,22 +18,36 @@ from ..errors import UserError
 
 BYTES_PER_REFERENCE = 130
 BYTES_PER_REQUEST = 120
-AWARE_BYTES_PER_REFERENCE = 60  # on top, for the cache-aware routers' Python lists
-AWARE_BYTES_PER_REQUEST = 250
+AWARE_BYTES_PER_REQUEST = 100  # the routers' own per-request arrays
+AWARE_BYTES_PER_BLOCK_AND_CACHE = 16
 INTERPRETER_BYTES = 150e6
 
 
-def estimate_bytes(requests: int, references: int, *, aware: bool = False) -> float:
+def estimate_bytes(
+    requests: int, references: int, *, aware_caches: int = 0, distinct: int | None = None
+) -> float:
     """Peak host bytes of simulating a trace of `requests` requests and `references` block
-    references (one configuration at a time, as the CLI runs them)."""
-    per_ref = BYTES_PER_REFERENCE + (AWARE_BYTES_PER_REFERENCE if aware else 0)
-    per_req = BYTES_PER_REQUEST + (AWARE_BYTES_PER_REQUEST if aware else 0)
-    return INTERPRETER_BYTES + per_ref * references + per_req * requests
+    references (one configuration at a time, as the CLI runs them); `aware_caches`: the caches
+    a cache-aware router keeps (nodes, twice that for SGLang's), over `distinct` blocks (at most
+    `references`)."""
+    blocks = references if distinct is None else min(distinct, references)
+    aware = aware_caches * AWARE_BYTES_PER_BLOCK_AND_CACHE * blocks
+    aware += AWARE_BYTES_PER_REQUEST * requests if aware_caches else 0
+    return (
+        INTERPRETER_BYTES + BYTES_PER_REFERENCE * references + BYTES_PER_REQUEST * requests + aware
+    )
 
 
-def check_fits(requests: int, references: int, budget: float, *, aware: bool = False) -> None:
+def check_fits(
+    requests: int,
+    references: int,
+    budget: float,
+    *,
+    aware_caches: int = 0,
+    distinct: int | None = None,
+) -> None:
     """Refuse a run whose estimate exceeds `budget` bytes, saying how many requests would fit."""
-    need = estimate_bytes(requests, references, aware=aware)
+    need = estimate_bytes(requests, references, aware_caches=aware_caches, distinct=distinct)
     if need <= budget:
         return
     per_request = (need - INTERPRETER_BYTES) / max(requests, 1)

@@ -16,7 +16,11 @@ SLICE = Path(__file__).parent / "data" / "synthetic_head1500.jsonl.gz"
 def test_estimate_grows_with_the_trace_and_the_router() -> None:
     small = estimate_bytes(1000, 10_000)
     assert estimate_bytes(2000, 20_000) > small
-    assert estimate_bytes(1000, 10_000, aware=True) > small
+    assert estimate_bytes(1000, 10_000, aware_caches=16) > small
+    # the compiled routers' caches count distinct blocks, not references
+    assert estimate_bytes(10, 10_000, aware_caches=8, distinct=100) < estimate_bytes(
+        10, 10_000, aware_caches=8
+    )
     # 10M requests of 7.5 references each (the scale benchmark's shape) fit in 16 GB
     assert estimate_bytes(10_000_000, 75_000_000) < 16e9
 
