@@ -3,7 +3,9 @@
 `run_sweep(trace, configs, executor=...)` runs each `SimConfig` and returns the results in the
 order given, whatever ran where: `serial` in this process, `process` (the default) over local
 worker processes, `ray` over a Ray cluster (`pip install prefixlock[ray]`; `address=None` starts
-a local one). The trace is shipped once per worker, not once per configuration.
+a local one). The trace is shipped once per worker, not once per configuration. A single
+multi-node configuration whose router ignores cache state is spread over Ray by node instead:
+routed here, then each node's stream served as its own task.
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from typing import Any
 
 from ..errors import UserError
 from .backend import get_backend
-from .simulate import SimConfig, SimResult, simulate
+from .cluster import STATELESS
+from .simulate import SimConfig, SimResult, serve_node, simulate
 from .trace import Trace
 
 EXECUTORS = ("process", "serial", "ray")
@@ -112,7 +115,13 @@ def _ray_sweep(
             kwargs["address"] = address
             reach(address, connect_timeout)
         try:
-            within(lambda: ray.init(**kwargs), connect_timeout, f"connecting to Ray at {address}")
+            if address:
+                # Ray retries an unresponsive cluster for minutes and holds SIGTERM meanwhile
+                within(
+                    lambda: ray.init(**kwargs), connect_timeout, f"connecting to Ray at {address}"
+                )
+            else:  # a local cluster starts in this thread, as Ray expects
+                ray.init(**kwargs)
         except (ConnectionError, TimeoutError, ValueError) as exc:
             # an address with no cluster behind it, or one Ray cannot parse
             raise UserError(
@@ -120,6 +129,18 @@ def _ray_sweep(
             ) from None
         started = True
     try:
+        if len(configs) == 1 and configs[0].nodes > 1 and configs[0].router in STATELESS:
+            # one configuration: route here, then serve each node's stream as its own task
+            node_task = ray.remote(serve_node)
+
+            def spread(fn: Callable[[Any], Any], jobs: list[Any]) -> list[Any]:
+                del fn  # serve_node, already remote
+                return list(ray.get([node_task.remote(job) for job in jobs]))
+
+            result = simulate(trace, configs[0], get_backend(backend), node_map=spread)
+            if on_done:
+                on_done(1)
+            return [result]
         remote = ray.remote(_ray_task)
         ref = ray.put(trace)
         pending = [remote.remote(ref, c, backend) for c in configs]
@@ -161,8 +182,31 @@ def reach(address: str, timeout: float) -> None:
 
 
 def within(call: Callable[[], Any], timeout: float, what: str) -> Any:
-    """`call()` in a helper thread, given up after `timeout` seconds with a UserError; SIGTERM
-    ends the wait (Ray's own handlers would otherwise swallow it while it connects)."""
+    """`call()`, given up after `timeout` seconds with a UserError, SIGTERM ending it (Ray's own
+    handlers would otherwise hold it while it retries). In the main thread a timer signal
+    interrupts the call there (Ray must start in the main thread); elsewhere the call runs in a
+    helper thread that is abandoned."""
+    if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+
+        def expire(signum: int, frame: object) -> None:
+            raise _Expired
+
+        def terminate(signum: int, frame: object) -> None:
+            raise SystemExit(128 + signum)
+
+        old_alarm = signal.signal(signal.SIGALRM, expire)
+        old_term = signal.signal(signal.SIGTERM, terminate)
+        signal.setitimer(signal.ITIMER_REAL, timeout)
+        try:
+            return call()
+        except _Expired:
+            raise UserError(
+                f"gave up {what} after {timeout:g} s", where="--connect-timeout"
+            ) from None
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old_alarm)
+            signal.signal(signal.SIGTERM, old_term)
     box: dict[str, Any] = {}
 
     def run() -> None:
@@ -172,25 +216,17 @@ def within(call: Callable[[], Any], timeout: float, what: str) -> Any:
             box["error"] = exc
 
     worker = threading.Thread(target=run, daemon=True)
-    main = threading.current_thread() is threading.main_thread()
-    old = signal.getsignal(signal.SIGTERM) if main else None
-
-    def terminate(signum: int, frame: object) -> None:
-        raise SystemExit(128 + signum)
-
-    if main:
-        signal.signal(signal.SIGTERM, terminate)
-    try:
-        worker.start()
-        worker.join(timeout)
-    finally:
-        if main:
-            signal.signal(signal.SIGTERM, old)
+    worker.start()
+    worker.join(timeout)
     if worker.is_alive():
         raise UserError(f"gave up {what} after {timeout:g} s", where="--connect-timeout")
     if "error" in box:
         raise box["error"]
     return box.get("value")
+
+
+class _Expired(Exception):
+    """The timer of `within` went off."""
 
 
 def _ray_task(trace: Trace, config: SimConfig, backend: str) -> SimResult:

@@ -4,6 +4,7 @@ at once, and the stuck call is an event nobody sets)."""
 
 from __future__ import annotations
 
+import signal
 import socket
 import threading
 
@@ -44,10 +45,24 @@ def test_a_listening_port_passes_and_auto_is_rays_own() -> None:
 
 def test_a_connect_that_hangs_is_given_up() -> None:
     never = threading.Event()
+    # in the main thread (a timer signal interrupts the call) and in another thread
     with pytest.raises(UserError, match="gave up connecting to Ray") as info:
         within(lambda: never.wait(), 0.01, "connecting to Ray at 10.0.0.1:6379")
-    never.set()
     assert info.value.where == "--connect-timeout"
+    caught: list[BaseException] = []
+
+    def elsewhere() -> None:
+        try:
+            within(lambda: never.wait(), 0.01, "connecting to Ray at 10.0.0.1:6379")
+        except UserError as exc:
+            caught.append(exc)
+
+    t = threading.Thread(target=elsewhere)
+    t.start()
+    t.join(5.0)
+    never.set()
+    assert len(caught) == 1 and "gave up" in str(caught[0])
     assert within(lambda: 7, 5.0, "x") == 7
+    assert signal.getsignal(signal.SIGALRM) is signal.SIG_DFL  # the timer's handler is undone
     with pytest.raises(ConnectionError):
         within(lambda: (_ for _ in ()).throw(ConnectionError("no")), 5.0, "x")
