@@ -374,7 +374,10 @@ def _report(
         print(report.curve_table(curve))
     if args.json_out:
         assert curve is not None
-        report.write_json(args.json_out, report.replay_payload(trace, backend.name, results, curve))
+        every = list(dict.fromkeys(w for r in results for w in r.warnings))
+        report.write_json(
+            args.json_out, report.replay_payload(trace, backend.name, results, curve, every)
+        )
     if args.plot:
         assert curve is not None
         _plot(args, trace, configs, curve, plan, backend)
@@ -449,7 +452,8 @@ def _max_rate(
             tick(1)
     report.print_rates(trace, caps, args.slo_ttft, decode)
     if args.json_out:
-        report.write_json(args.json_out, report.rates_payload(trace, caps, args.slo_ttft))
+        every = list(dict.fromkeys(w for c in caps for w in c.result.warnings))
+        report.write_json(args.json_out, report.rates_payload(trace, caps, args.slo_ttft, every))
     if args.rate_plot:
         report.plot_rates(caps, trace.name, args.slo_ttft, args.rate_plot)
     return 0

@@ -60,8 +60,10 @@ def test_all_equal_timestamps_warn(tmp_path: Path) -> None:
     )
     out = tmp_path / "flat.json"
     assert main(["sim", str(flat), "--price", "none", "--no-progress", "--json", str(out)]) == 0
-    (result,) = json.loads(out.read_text("utf-8"))["results"]
+    data = json.loads(out.read_text("utf-8"))
+    (result,) = data["results"]
     assert any("arrive at the same instant" in w for w in result["warnings"])
+    assert data["warnings"] == result["warnings"]  # the run's warnings, once each
     # a trace with timing has no such warning
     n = 3
     t = Trace(
