@@ -14,7 +14,10 @@ the emulator can use `prefixlock.cache.blocks.BlockCache` cheaply):
 - `engine`: the pure array engine (prefix trie, stack ranks, curve; `sweep_curves`: many
   configurations' curves in one array job, on the GPU in one pass); `replay`: FIFO/LRU/LFU/optimal.
 - `cluster`: routers (SGLang's cache-aware router, longest-prefix, ttft) and load;
-  `models`: architectures, the GPU catalogue and the prefill compute model.
+  `routers_jit`: the same routers compiled with numba (used when it imports);
+  `models`: architectures, the GPU catalogue and the prefill compute model (fitted constants
+  in `models.FIT`); `memory`: a run's memory estimated before it starts.
+- `schema`: the versioned shape of `--json` (`SCHEMA`, `envelope`).
 - `sweep.run_sweep` (processes or Ray), `matrix.run_matrix` (client style x server design).
 - `backend.get_backend('auto'|'numpy'|'cupy')`.
 

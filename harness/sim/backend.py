@@ -47,6 +47,23 @@ class Backend:
 NUMPY = Backend("numpy", np)
 
 
+def auto_note(references: int, chosen: str, gpu: bool | None = None) -> str:
+    """Why `--backend auto` picked `chosen` for a trace of `references` block references, said
+    truthfully: the size rule only decides when a GPU could have been used. `gpu`: whether cupy
+    and a device were found (None: look)."""
+    if chosen != "numpy":
+        return f"auto: {chosen} for {references:,} references"
+    if references < AUTO_GPU_MIN_REFERENCES:
+        return f"auto: numpy below {AUTO_GPU_MIN_REFERENCES:,} references"
+    if gpu is None:
+        gpu = cupy_available()
+    return (
+        "auto: numpy, no usable cupy or CUDA device (pip install 'prefixlock[gpu]')"
+        if not gpu
+        else "auto: numpy"
+    )
+
+
 def cupy_available() -> bool:
     """True when cupy imports and a CUDA device is visible."""
     try:

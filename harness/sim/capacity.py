@@ -7,12 +7,14 @@ request whose predicted TTFT (its node's queue plus its own prefill) would excee
 as Mooncake's early rejection does: the served rate levels off and the rest is rejected.
 
 Decode (optional) is a memory-bound step: each step reads the weights once for the whole batch
-and every request's KV, so a step takes (weights + batch x context x KV bytes) / HBM bandwidth,
-and TPOT is that step time. Co-located with chunked prefill, decode steps share the GPUs with
-prefill chunks: a node busy with prefill for a share u of its time leaves 1 - u to decode, so
-TPOT stretches to step / (1 - u), and each request's decode occupies its node for
-output x step / batch seconds. Disaggregated, a share of the nodes only decodes (their TPOT is
-the step time while their load stays under 1) and the others only prefill. Pure.
+and every request's KV, so a step takes (weights + batch x context x KV bytes) / HBM bandwidth.
+Co-located, as vLLM and SGLang run chunked prefill, a step that carries a prefill chunk of
+`chunk_tokens` tokens takes the decode step plus the chunk's compute: while a node has prefill
+work, every decode step is stalled by a chunk, so the time between tokens (TBT) of the running
+requests jumps from the step to step + chunk, and prefill itself runs at chunk / (step + chunk)
+of its own speed. The p90 TBT is the stalled step once more than a tenth of the steps carry a
+chunk. Disaggregated (Mooncake), a share of the nodes only decodes (TBT is the plain step while
+their load stays under 1) and the others only prefill, undisturbed. Pure.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -42,11 +44,18 @@ class Decode:
     batch: int = 64
     disaggregated: bool = False
     decode_share: float = 0.5  # share of the nodes that only decode, when disaggregated
-    tpot_slo_s: float | None = None  # p90 TPOT objective; None: TPOT reported, not enforced
+    tpot_slo_s: float | None = None  # p90 TBT objective; None: TBT reported, not enforced
+    # Prefill chunk a co-located step carries: vLLM's max_num_batched_tokens for an API server
+    # (2,048 by default; vllm/engine/arg_utils.py).
+    chunk_tokens: int = 2048
 
     def check(self) -> Decode:
         if self.batch < 1:
             raise UserError(f"decode batch must be >= 1, got {self.batch}", where="--decode-batch")
+        if self.chunk_tokens < 1:
+            raise UserError(
+                f"prefill chunk must be >= 1 token, got {self.chunk_tokens}", where="--chunk-tokens"
+            )
         if not 0.0 < self.decode_share < 1.0:
             raise UserError(
                 f"decode share must be in (0, 1), got {self.decode_share}", where="--disaggregate"
@@ -63,7 +72,7 @@ class Point:
     served_rps: float
     rejected: float  # share of the measured requests rejected
     ttft_p90_s: float  # of the served requests
-    tpot_p90_s: float | None
+    tpot_p90_s: float | None  # p90 time between tokens (TBT) of the decoding requests
     ttft_p90_all_s: float = 0.0  # of every request, nobody rejected (what the objective bounds)
     overloaded: bool = False  # a node (prefill with any co-located decode) needs > 100% time
 
@@ -110,6 +119,22 @@ def _decode_step_s(cfg: SimConfig, context: float, batch: int) -> float:
     return (weights + batch * context * kv) / (c.gpus * c.gpu.hbm_bytes_per_s)
 
 
+def stalled_tbt(
+    step_s: float, chunk_s: float, prefill_load: float, steps_needed: float
+) -> tuple[float, float]:
+    """(p90 time between tokens, share of the node's time decode and prefill take together) of a
+    node that spends `prefill_load` of each second on prefill compute in chunks of `chunk_s`
+    seconds, each riding on a decode step of `step_s` seconds, and must run `steps_needed` decode
+    steps a second to keep up with its output tokens."""
+    chunked = prefill_load / chunk_s  # steps a second that carry a chunk
+    busy = chunked * (step_s + chunk_s) + max(0.0, steps_needed - chunked) * step_s
+    if busy >= 1.0:
+        return float("inf"), busy
+    plain = (1.0 - chunked * (step_s + chunk_s)) / step_s  # the GPU's idle time runs steps too
+    stalled_share = chunked / (chunked + plain) if chunked + plain > 0 else 0.0
+    return (step_s + chunk_s if stalled_share > 0.1 else step_s), busy
+
+
 def _probe(
     trace: Trace,
     plan: engine.Plan,
@@ -131,19 +156,26 @@ def _probe(
     lengths = np.diff(np.concatenate([[0], np.cumsum(plan.tokens)])[plan.starts])
     out = trace.output_len.astype(np.float64)
     tpot = None
+    busy_co = 0.0
     if decode is not None:
         step = _decode_step_s(cfg, float(lengths.mean() + out.mean() / 2), decode.batch)
-        occupancy = out * step / decode.batch  # node seconds of each request's decode
+        window = float(arrival[-1] - arrival[plan.warmup]) or 1.0
         if decode.disaggregated:
-            window = float(arrival[-1] - arrival[plan.warmup]) or 1.0
+            occupancy = out * step / decode.batch  # node seconds of each request's decode
             dec_nodes = cfg.nodes - nodes
             load = float(occupancy[plan.warmup :].sum()) / (window * max(dec_nodes, 1))
             tpot = step if load < 1.0 else float("inf")
         else:
-            # decode steps take the GPU time prefill leaves: TPOT stretches by 1 / (1 - u)
-            u = max(r.node_utilisation, default=0.0)
-            tpot = step / (1.0 - u) if u < 1.0 else float("inf")
-            service = service + occupancy
+            # Chunked prefill: each chunk rides on a decode step, which it stalls, and prefill
+            # runs at chunk / (step + chunk) of its speed; decode-only steps fill the rest.
+            c = run_cfg.compute()
+            chunk_s = float(c.compute_seconds(decode.chunk_tokens))
+            w0 = plan.warmup
+            per_node = np.bincount(node[w0:], weights=service[w0:], minlength=nodes) / window
+            steps = float(out[w0:].sum()) / decode.batch / (window * nodes)
+            tbt, busy_co = stalled_tbt(step, chunk_s, float(per_node.max()), steps)
+            tpot = tbt if busy_co < 1.0 else float("inf")
+            service = service * (1.0 + step / chunk_s)
     everyone = cluster.queue_ttft(node, arrival, service, nodes)
     ld = cluster.load(node, arrival, service, everyone, nodes, plan.warmup)
     ok, ttft = admit(node, arrival, service, nodes, slo_s)
@@ -163,7 +195,7 @@ def _probe(
         p90,
         tpot,
         p90_all,
-        ld.overloaded,
+        ld.overloaded or busy_co >= 1.0,
     )
 
 

@@ -15,6 +15,7 @@ read the trace, build the configurations, simulate them, report (`report` prints
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -46,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
     trace = _workload(args, show)
     backend = get_backend(args.backend, references=trace.references)
     chosen = _configs(args, trace.block_size)
+    _check_memory(args, trace, [c for c, _ in chosen])
     if args.max_rate:
         return _max_rate(args, trace, [c for c, _ in chosen], backend)
     configs, results, plan = _simulate(args, trace, chosen, backend, show)
@@ -54,6 +56,51 @@ def run(args: argparse.Namespace) -> int:
 
 
 # ---- the inputs ----------------------------------------------------------------------------------
+
+
+def available_memory() -> float:
+    """Bytes of memory the system can give this run now (Linux MemAvailable; elsewhere the
+    free physical pages)."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return float(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        return float(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (ValueError, OSError, AttributeError):
+        return float("inf")
+
+
+def _check_memory(args: argparse.Namespace, trace: Trace, configs: list[SimConfig]) -> None:
+    """Refuse, before the engine starts, a run that would not fit in memory (--max-memory)."""
+    from .cluster import AWARE
+    from .memory import check_fits
+    from .models import parse_bytes
+
+    budget = parse_bytes(args.max_memory, "--max-memory") if args.max_memory else available_memory()
+    caches = max(
+        (c.nodes * (2 if c.router == "sglang" else 1) for c in configs if c.router in AWARE),
+        default=0,
+    )
+    caches = caches if any(c.nodes > 1 for c in configs) else 0
+    distinct = None
+    if caches and trace.references:
+        import numpy as np
+
+        # ids are dense in Mooncake traces: the largest bounds the distinct ones cheaply; else
+        # count them (a sort, small beside the run it guards)
+        distinct = min(trace.references, int(trace.ids.max()) + 1)
+        try:
+            check_fits(
+                trace.requests, trace.references, budget, aware_caches=caches, distinct=distinct
+            )
+            return
+        except UserError:
+            distinct = int(np.unique(trace.ids).shape[0])
+    check_fits(trace.requests, trace.references, budget, aware_caches=caches, distinct=distinct)
 
 
 def _check_flags(args: argparse.Namespace) -> None:
@@ -162,6 +209,7 @@ def _configs(args: argparse.Namespace, block_size: int) -> list[tuple[SimConfig,
             gpu=args.gpu,
             gpus=args.tp,
             mfu=args.mfu,
+            overhead_s=args.overhead,
             weight_precision=args.weight_precision,
             gpu_price=args.gpu_price,
             dram_gbps=args.dram_gbps,
@@ -301,6 +349,7 @@ def _sweep(
             executor=args.executor,
             jobs=args.jobs,
             address=args.address,
+            connect_timeout=args.connect_timeout,
             on_done=tick,
             backend=backend.name,
         )
@@ -325,10 +374,45 @@ def _report(
         print(report.curve_table(curve))
     if args.json_out:
         assert curve is not None
-        report.write_json(args.json_out, report.replay_payload(trace, backend.name, results, curve))
+        every = list(dict.fromkeys(w for r in results for w in r.warnings))
+        report.write_json(
+            args.json_out, report.replay_payload(trace, backend.name, results, curve, every)
+        )
     if args.plot:
         assert curve is not None
+        _plot(args, trace, configs, curve, plan, backend)
+
+
+def _plot(
+    args: argparse.Namespace,
+    trace: Trace,
+    configs: list[SimConfig],
+    curve: Curve,
+    plan: Plan | None,
+    backend: Backend,
+) -> None:
+    """--plot: the one-pool curve, and the first multi-node configuration's cluster and nodes
+    where its router has a one-pass curve (else the plot says it shows the pool only)."""
+    from . import report
+    from .cluster import STATELESS
+    from .simulate import cluster_curve, node_curves
+
+    multi = next((c for c in configs if c.nodes > 1), None)
+    if multi is None:
         report.plot_curve(curve, trace.name, args.plot)
+        return
+    if multi.router not in STATELESS:
+        note = (
+            f"one pool only: {multi.label()} places requests by cache state, so its cluster "
+            "has no one-pass curve (its hit rate at its capacity is in the table)"
+        )
+        report.plot_curve(curve, trace.name, args.plot, note=note)
+        return
+    nodes = node_curves(trace, multi, plan, backend)
+    label = f"{multi.nodes} nodes, {multi.router}"
+    report.plot_curve(
+        curve, trace.name, args.plot, nodes, cluster_curve(nodes), label, f"cluster: {label}"
+    )
 
 
 def _curve(
@@ -368,7 +452,8 @@ def _max_rate(
             tick(1)
     report.print_rates(trace, caps, args.slo_ttft, decode)
     if args.json_out:
-        report.write_json(args.json_out, report.rates_payload(trace, caps, args.slo_ttft))
+        every = list(dict.fromkeys(w for c in caps for w in c.result.warnings))
+        report.write_json(args.json_out, report.rates_payload(trace, caps, args.slo_ttft, every))
     if args.rate_plot:
         report.plot_rates(caps, trace.name, args.slo_ttft, args.rate_plot)
     return 0
@@ -385,6 +470,7 @@ def _decode(args: argparse.Namespace) -> Decode | None:
         disaggregated=args.disaggregate is not None,
         decode_share=args.disaggregate if args.disaggregate is not None else 0.5,
         tpot_slo_s=args.slo_tpot,
+        chunk_tokens=args.chunk_tokens,
     ).check()
 
 
@@ -407,9 +493,7 @@ def _matrix(args: argparse.Namespace) -> int:
     ratios = summary(cells)
     report.print_matrix(cells, ratios, args.sessions, price)
     if args.json_out:
-        report.write_json(
-            args.json_out, {"cells": [c.__dict__ for c in cells], "relative_cost": ratios}
-        )
+        report.write_json(args.json_out, report.matrix_payload(cells, ratios))
     return 0
 
 

@@ -12,7 +12,6 @@ queue per node; their ties go by load, then to a seeded random draw. All of it i
 
 from __future__ import annotations
 
-import random
 from collections import OrderedDict, deque
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -294,9 +293,27 @@ class SGLang:
     max_tree_tokens: int = 2**22
 
 
-def _pick(candidates: list[int], rng: random.Random) -> int:
+_M64 = (1 << 64) - 1
+
+
+class TieBreak:
+    """The seeded draws that break ties between equally good nodes: splitmix64 on a counter, so
+    the compiled routers (`routers_jit`) draw exactly the same numbers."""
+
+    def __init__(self, seed: int) -> None:
+        self.state = (seed * 0x9E3779B97F4A7C15) & _M64
+
+    def below(self, n: int) -> int:
+        self.state = (self.state + 0x9E3779B97F4A7C15) & _M64
+        z = self.state
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _M64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _M64
+        return (z ^ (z >> 31)) % n
+
+
+def _pick(candidates: list[int], rng: TieBreak) -> int:
     """One of equally good nodes, drawn with the run's seeded generator (never node 0 first)."""
-    return candidates[0] if len(candidates) == 1 else candidates[rng.randrange(len(candidates))]
+    return candidates[0] if len(candidates) == 1 else candidates[rng.below(len(candidates))]
 
 
 def simulate_aware(
@@ -306,15 +323,19 @@ def simulate_aware(
     nodes: int,
     capacity: int | None,
     ttl: float | None,
-    compute: tuple[float, float],
+    compute: tuple[float, ...],
     load_threshold: float = 2.0,
     transfer_s_per_block: float = 0.0,
     seed: int = 0,
     sglang: SGLang | None = None,
     block_size: int = 1,
     on_progress: Callable[[int], None] | None = None,
+    compiled: bool | None = None,
 ) -> Routed:
     """Route and serve request by request with one cache and one FIFO queue per node.
+
+    `compiled`: run `routers_jit` (numba) instead of this loop, with identical results; None
+    uses it when numba imports.
 
     `compute`: `models.Compute.scalar()`, the prefill seconds model. Every tie between nodes is
     broken by load (queue seconds, or in-flight requests for sglang) and then at random with
@@ -327,15 +348,54 @@ def simulate_aware(
     ttft: the node with the lowest queue + prefill of the uncached part, where a node may copy a
     longer prefix from another node at `transfer_s_per_block`, overlapped with compute
     (Mooncake's Conductor).
+
+    A request's blocks enter its node's cache when its prefill finishes, as in vLLM and SGLang
+    (a block is reusable once its KV is computed), and its hit is matched when its prefill
+    starts (the engines match a waiting request when they schedule it): a router that reads the
+    caches sees only finished prefills, and a request queued behind one with the same prefix on
+    its node finds that prefix. The router's own view (SGLang's approximate trees) is updated
+    when it routes, as sgl-router does.
     """
     if router not in AWARE:
         raise UserError(f"unknown cache-aware router {router!r}", where="--router")
-    rng = random.Random(seed)
+    sg = sglang or SGLang()
+    tree_cap = max(1, sg.max_tree_tokens // max(block_size, 1))
+    from . import routers_jit
+
+    if compiled is None:
+        compiled = routers_jit.AVAILABLE
+    if compiled:
+        if not routers_jit.AVAILABLE:
+            raise UserError(
+                "the compiled routers need numba: pip install 'prefixlock[fast]'", where="--router"
+            )
+        node, hb, ht, fetched = routers_jit.route(
+            router,
+            p.nodes,
+            p.starts,
+            p.tokens,
+            p.times,
+            p.n_nodes,
+            nodes,
+            capacity,
+            ttl,
+            compute,
+            load_threshold,
+            transfer_s_per_block,
+            seed,
+            sg.cache_threshold,
+            sg.balance_abs_threshold,
+            sg.balance_rel_threshold,
+            sg.eviction_interval_s,
+            tree_cap,
+        )
+        if on_progress is not None:
+            on_progress(p.requests)
+        return Routed(node, hb, ht, fetched)
+    rng = TieBreak(seed)
     parent = p.parent.tolist()
     caches = [NodeCache(p.n_nodes + 1, capacity, parent, ttl) for _ in range(nodes)]
-    sg = sglang or SGLang()
     trees = [NodeCache(p.n_nodes + 1, None, parent, None) for _ in range(nodes)]
-    tree_cap = max(1, sg.max_tree_tokens // max(block_size, 1))
     next_evict = sg.eviction_interval_s
     inflight: list[deque[float]] = [deque() for _ in range(nodes)]
     busy = [0.0] * nodes
@@ -349,12 +409,23 @@ def simulate_aware(
     out_fetch = [0] * p.requests
     order = range(nodes)
     first_time = times[0] if times else 0.0
+    # each node's prefills under way, in finish order (FIFO): (finish time, blocks)
+    pending: list[deque[tuple[float, list[int]]]] = [deque() for _ in range(nodes)]
+
+    def finish(n: int, until: float) -> None:
+        q, cache = pending[n], caches[n]
+        while q and q[0][0] <= until:
+            done, dpath = q.popleft()
+            cache.serve(dpath, done)
+
     for r in range(p.requests):
         if on_progress is not None and r % 2000 == 0:
             on_progress(r)
         s, e = starts[r], starts[r + 1]
         path = nodes_list[s:e]
         now = times[r]
+        for i in order:
+            finish(i, now)
         base = ctok[s]
         cum = [c - base for c in ctok[s : e + 1]]  # tokens in the first k blocks
         length = cum[-1]
@@ -411,7 +482,12 @@ def simulate_aware(
             n = _pick([i for i in order if cost[i][0] == low], rng)
             if cost[n][1]:
                 fetch = best_m - match[n]
-        hit = caches[n].serve(path, now)
+        # matched when its prefill starts, after every earlier prefill on its node finished
+        start = busy[n] if busy[n] > now else now
+        finish(n, start)
+        hit = caches[n].peek(path, start)
+        if fetch:
+            fetch = max(0, fetch - max(0, hit - match[n]))
         used = hit + fetch
         out_node[r] = n
         out_hb[r] = used
@@ -420,8 +496,9 @@ def simulate_aware(
         service = seconds(compute, length, cum[used])
         if fetch:
             service = max(service, fetch * transfer_s_per_block)
-        busy[n] = max(busy[n], now) + service
+        busy[n] = start + service
         inflight[n].append(busy[n])
+        pending[n].append((busy[n], path))
     return Routed(
         np.array(out_node, np.int64),
         np.array(out_hb, np.int64),

@@ -156,7 +156,18 @@ def _max_rate_flags(g: argparse._ArgumentGroup) -> None:
         help="with --decode: this share of the nodes only decodes, the rest only prefill",
     )
     g.add_argument(
-        "--slo-tpot", type=float, default=None, help="p90 TPOT objective in seconds (--decode)"
+        "--slo-tbt",
+        "--slo-tpot",
+        dest="slo_tpot",
+        type=float,
+        default=None,
+        help="p90 time-between-tokens objective in seconds (--decode)",
+    )
+    g.add_argument(
+        "--chunk-tokens",
+        type=int,
+        default=2048,
+        help="prefill chunk a co-located decode step carries (--decode; default 2048, vLLM's)",
     )
     g.add_argument("--rate-plot", default=None, help="draw offered vs served rate to this PNG")
 
@@ -165,7 +176,7 @@ def _compute_flags(p: argparse.ArgumentParser) -> None:
     """What one node is (GPUs, tensor parallelism, MFU, weight precision), its price, its
     links."""
     g = p.add_argument_group("compute (one node = one model instance)")
-    g.add_argument("--gpu", default="h100", help="h100, h200 or b200 (default h100)")
+    g.add_argument("--gpu", default="h100", help="a800, h100, h200 or b200 (default h100)")
     g.add_argument(
         "--tp",
         type=int,
@@ -173,7 +184,16 @@ def _compute_flags(p: argparse.ArgumentParser) -> None:
         help="GPUs per node (tensor parallel); default: the fewest that hold the weights",
     )
     g.add_argument(
-        "--mfu", type=float, default=0.45, help="model FLOPs utilisation of prefill (0.45)"
+        "--mfu",
+        type=float,
+        default=0.59,
+        help="model FLOPs utilisation of prefill's compute (0.59, fitted to Mooncake Fig. 14)",
+    )
+    g.add_argument(
+        "--overhead",
+        type=float,
+        default=0.096,
+        help="fixed prefill seconds a request (0.096, fitted to Mooncake Fig. 14)",
     )
     g.add_argument(
         "--weight-precision", default="fp8", help="weights: bf16, fp8, ... (sizes TP, picks peak)"
@@ -231,6 +251,19 @@ def _output_flags(p: argparse.ArgumentParser) -> None:
     )
     g.add_argument("--jobs", type=int, default=None, help="worker processes for sweeps")
     g.add_argument("--address", default=None, help="Ray cluster address (with --executor ray)")
+    g.add_argument(
+        "--max-memory",
+        default=None,
+        metavar="SIZE",
+        help="memory the run may use, e.g. 16GB (default: what the system has available); a "
+        "run estimated past it is refused before it starts",
+    )
+    g.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=30.0,
+        help="seconds to reach the Ray cluster at --address before giving up (30)",
+    )
     g.add_argument(
         "--seed",
         type=int,

@@ -13,9 +13,20 @@ Prefill FLOPs of the tokens c+1..n of an n-token prompt whose first c are cached
   multi-head attention on the decompressed keys (dqk = nope + rope dims, dv = V head dim).
 The last token is always computed: an engine needs its logits, so at most n - 1 tokens are cached.
 
-Seconds = FLOPs / (GPUs x peak dense FLOP/s x MFU), for an instance of `gpus` GPUs (tensor
-parallel, sized so the weights fit). The default MFU 0.45 reproduces the earlier anchor:
-Llama-3.3-70B in FP8 on 2 x H100 prefilling about 12.3k tokens/s at a 5k-token prompt. Pure.
+Seconds = a fixed cost per request + FLOPs / (GPUs x peak dense FLOP/s x MFU), for an instance of
+`gpus` GPUs (tensor parallel, sized so the weights fit); a mixture-of-experts model runs its
+linear layers at `MOE_EFFICIENCY` of a dense model's rate. The fixed cost makes the achieved MFU
+a function of the tokens computed: about 0.19 at 410 tokens, 0.59 at 128K. The constants are fitted
+from published points (`FIT` names each; tests/sim/test_sim_serving.py checks them):
+- MFU 0.59 and 96 ms a request: Mooncake (Qin et al., FAST'25) Fig. 14, prefill of a
+  LLaMA2-70B-shaped model on 8 x A800: 27.5 s for a 128K prompt, 0.14 s for an 8K prompt 95%
+  cached (two points, two unknowns);
+- held out: Llama-3.3-70B in FP8 on 2 x H100 at a 5k-token prompt, about 12.3k tokens/s (the model
+  gives 12.4k);
+- MoE efficiency 0.41: SGLang's DeepSeek-V3 deployment on H100s (LMSYS blog, 2025-05-05, "Deploying
+  DeepSeek with PD Disaggregation and Large-scale Expert Parallelism on 96 H100 GPUs"): 52.3k input
+  tokens/s per 8-GPU prefill node at 2,000-token inputs, 6.54K per GPU, in a saturated server
+  whose batches amortise the fixed cost (`Compute.saturated_tokens_per_gpu`). Pure.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -143,6 +154,8 @@ class Arch:
 CATALOGUE: dict[str, Arch] = {
     a.name: a
     for a in (
+        # LLaMA2-70B: the model shape Mooncake's experiments use (a dummy model of it)
+        Arch("llama-2-70b", 80, 8192, 64, 8, 128, 28672, 32000),
         Arch("llama-3.1-8b", 32, 4096, 32, 8, 128, 14336, 128256),
         Arch("llama-3.3-70b", 80, 8192, 64, 8, 128, 28672, 128256),
         Arch("llama-3.1-405b", 126, 16384, 128, 8, 128, 53248, 128256),
@@ -236,6 +249,16 @@ GPUS: dict[str, GPU] = {
             "3.35 TB/s, BF16 1,979 and FP8 3,958 TFLOPS with sparsity",
         ),
         GPU(
+            "a800",
+            80e9,
+            312e12,
+            312e12,  # Ampere has no FP8 tensor cores: FP8 weights run at the BF16 rate
+            2.039e12,
+            1.50,
+            "NVIDIA A100 Tensor Core GPU datasheet, SXM4 80GB (2021; read 2026-12-04; the A800 is "
+            "the A100 with NVLink cut to 400 GB/s): 80 GB HBM2e, 2,039 GB/s, BF16 312 TFLOPS dense",
+        ),
+        GPU(
             "h200",
             141e9,
             989e12,
@@ -261,7 +284,16 @@ GPUS: dict[str, GPU] = {
 # Share of an instance's HBM the weights may take; the rest holds KV cache and activations.
 WEIGHT_SHARE = 0.75
 TP_SIZES = (1, 2, 4, 8, 16, 32, 64)
-DEFAULT_MFU = 0.45
+DEFAULT_MFU = 0.59
+DEFAULT_OVERHEAD_S = 0.096
+MOE_EFFICIENCY = 0.41
+# Each fitted constant and the published point it comes from (the module docstring says how).
+FIT = {
+    "mfu": "Mooncake FAST'25 Fig. 14: 27.5 s at 128K and 0.14 s at 8K 95% cached, 8 x A800",
+    "overhead_s": "the same two points",
+    "moe_efficiency": "LMSYS blog 2025-05-05: DeepSeek-V3 prefill 52.3k tokens/s per 8 x H100 "
+    "node at 2,000-token inputs",
+}
 
 
 def arch(name: str) -> Arch:
@@ -304,6 +336,8 @@ class Compute:
     gpus: int
     mfu: float = DEFAULT_MFU
     weight_precision: str = "fp8"
+    overhead_s: float = DEFAULT_OVERHEAD_S  # fixed cost of each request's prefill
+    moe_efficiency: float = MOE_EFFICIENCY  # a MoE model's linear layers, against a dense one's
 
     @classmethod
     def build(
@@ -314,49 +348,83 @@ class Compute:
         gpus: int = 0,
         mfu: float = DEFAULT_MFU,
         weight_precision: str = "fp8",
+        overhead_s: float = DEFAULT_OVERHEAD_S,
     ) -> Compute:
         a, g = arch(model), gpu(gpu_name)
         if not 0.0 < mfu <= 1.0:
             raise UserError(f"MFU must be in (0, 1], got {mfu}", where="--mfu")
+        if not 0.0 <= overhead_s < 3600.0:
+            raise UserError(
+                f"the per-request overhead must be >= 0 seconds, got {overhead_s}",
+                where="--overhead",
+            )
         need = instance_gpus(a, g, weight_precision)
         if gpus and gpus < need:
             raise UserError(
                 f"{a.name} in {weight_precision} needs at least {need} x {g.name}, got {gpus}",
                 where="--tp",
             )
-        return cls(a, g, gpus or need, mfu, weight_precision)
+        return cls(a, g, gpus or need, mfu, weight_precision, overhead_s)
 
     @property
     def flops_per_s(self) -> float:
         return self.gpus * self.gpu.peak(self.weight_precision) * self.mfu
 
+    @property
+    def linear_slowdown(self) -> float:
+        """How much slower than a dense model's the linear layers run (1 for a dense model)."""
+        return 1.0 / self.moe_efficiency if self.arch.experts else 1.0
+
+    def compute_seconds(
+        self, length: npt.ArrayLike, cached: npt.ArrayLike = 0
+    ) -> npt.NDArray[np.float64]:
+        """Seconds of GPU work of the tokens computed, without the fixed per-request cost."""
+        lin, pair = self.scalar()[:2]
+        n = np.asarray(length, np.float64)
+        c = np.minimum(np.asarray(cached, np.float64), np.maximum(n - 1.0, 0.0))
+        out: npt.NDArray[np.float64] = lin * (n - c) + pair * (n * (n + 1.0) - c * (c + 1.0)) / 2.0
+        return out
+
     def prefill_seconds(
         self, length: npt.ArrayLike, cached: npt.ArrayLike = 0
     ) -> npt.NDArray[np.float64]:
         """Seconds to prefill `length` tokens of which the first `cached` are already cached."""
-        out: npt.NDArray[np.float64] = self.arch.flops(length, cached) / self.flops_per_s
+        out: npt.NDArray[np.float64] = self.overhead_s + self.compute_seconds(length, cached)
         return out
 
-    def scalar(self) -> tuple[float, float]:
-        """(seconds per computed token of the linear layers, seconds per attention pair): the
-        request-by-request routers evaluate the same formula on plain floats."""
+    def saturated_tokens_per_gpu(self, length: int) -> float:
+        """Prefill tokens/s per GPU of a server kept full of `length`-token prompts, whose large
+        batches amortise the fixed per-request cost."""
+        return length / (float(self.compute_seconds(length)) * self.gpus)
+
+    def scalar(self) -> tuple[float, float, float]:
+        """(seconds per computed token of the linear layers, seconds per attention pair, fixed
+        seconds per request): the request-by-request routers evaluate the same formula on plain
+        floats."""
         fps = self.flops_per_s
         return (
-            2.0 * float(self.arch.params(active=True, embeddings=False)) / fps,
+            2.0
+            * float(self.arch.params(active=True, embeddings=False))
+            / fps
+            * self.linear_slowdown,
             float(self.arch.attention_flops_per_pair) / fps,
+            self.overhead_s,
         )
 
     def describe(self) -> str:
+        moe = f", MoE linear x{self.moe_efficiency:g}" if self.arch.experts else ""
         return (
             f"{self.arch.name} ({self.weight_precision} weights) on {self.gpus} x "
-            f"{self.gpu.name.upper()} at MFU {self.mfu:g}"
+            f"{self.gpu.name.upper()} at MFU {self.mfu:g} + {1000 * self.overhead_s:g} ms a "
+            f"request{moe}"
         )
 
 
-def seconds(coef: tuple[float, float], n: int, c: int) -> float:
+def seconds(coef: tuple[float, ...], n: int, c: int) -> float:
     """`Compute.prefill_seconds` of one request in plain floats, for the per-request routers."""
     c = min(c, n - 1) if n > 0 else 0
-    return coef[0] * (n - c) + coef[1] * ((n * (n + 1) - c * (c + 1)) / 2.0)
+    fixed = coef[2] if len(coef) > 2 else 0.0
+    return fixed + coef[0] * (n - c) + coef[1] * ((n * (n + 1) - c * (c + 1)) / 2.0)
 
 
 _SIZE = re.compile(r"^\s*([0-9]*\.?[0-9]+)\s*([kmgt]i?b?|b)?\s*$", re.I)

@@ -101,19 +101,16 @@ def table(title: str, header: Sequence[str], rows: Sequence[Sequence[str]], left
 
 def replay_title(trace: Trace, results: Sequence[SimResult], backend_choice: str) -> str:
     """The trace, the nodes and the backends the results ran on (`backend_choice`: --backend)."""
-    from .backend import AUTO_GPU_MIN_REFERENCES
+    from .backend import auto_note
 
+    chosen = results[0].backend if results else "numpy"
     return (
         f"{trace.name}: {trace.requests:,} requests, "
         f"{trace.references:,} blocks of {trace.block_size} tokens"
         + (f", {trace.skipped} bad lines skipped" if trace.skipped else "")
         + "".join(f"\nnode: {n}" for n in dict.fromkeys(r.node for r in results))
         + f"\nbackend: {', '.join(dict.fromkeys(r.backend for r in results))}"
-        + (
-            f" (auto: numpy below {AUTO_GPU_MIN_REFERENCES:,} references)"
-            if backend_choice == "auto"
-            else ""
-        )
+        + (f" ({auto_note(trace.references, chosen)})" if backend_choice == "auto" else "")
     )
 
 
@@ -164,45 +161,89 @@ def curve_table(curve: Curve) -> str:
     return table("LRU hit rate at every capacity (one pass)", columns, points, left=0)
 
 
+def trace_info(trace: Trace) -> dict[str, Any]:
+    """The --json `trace` object."""
+    return {
+        "name": trace.name,
+        "requests": trace.requests,
+        "blocks": trace.references,
+        "block_size": trace.block_size,
+        "skipped": trace.skipped,
+    }
+
+
 def replay_payload(
-    trace: Trace, backend: str, results: Iterable[SimResult], curve: Curve
+    trace: Trace,
+    backend: str,
+    results: Iterable[SimResult],
+    curve: Curve,
+    warnings: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """The replay's --json: the trace, each result, and the LRU curve at `JSON_CURVE_POINTS`
-    capacities."""
+    """The replay's --json (schema.SCHEMA, mode "replay"): the trace, each result, and the LRU
+    curve at `JSON_CURVE_POINTS` capacities."""
     import numpy as np
 
+    from .schema import envelope
+
     idx = np.unique(np.geomspace(1, len(curve.capacities), JSON_CURVE_POINTS).astype(np.int64)) - 1
-    return {
-        "trace": {
-            "name": trace.name,
-            "requests": trace.requests,
-            "blocks": trace.references,
-            "block_size": trace.block_size,
-            "skipped": trace.skipped,
-        },
-        "backend": backend,
-        "results": [r.to_dict() for r in results],
-        "lru_curve": {
+    return envelope(
+        "replay",
+        [r.to_dict() for r in results],
+        trace=trace_info(trace),
+        backend=backend,
+        warnings=list(warnings),
+        lru_curve={
             "capacities": curve.capacities[idx].tolist(),
             "hit_rate_tokens": curve.token_rate[idx].tolist(),
             "hit_rate_blocks": curve.block_rate[idx].tolist(),
             "warmup_unique_blocks": curve.warmup_unique,
         },
-    }
+    )
 
 
-def plot_curve(curve: Curve, title: str, path: str) -> None:
-    """--plot: the LRU hit rate by capacity, on a log scale."""
+def plot_curve(
+    curve: Curve,
+    title: str,
+    path: str,
+    nodes: Sequence[Curve] = (),
+    cluster: Curve | None = None,
+    cluster_label: str = "",
+    note: str = "",
+) -> None:
+    """--plot: the LRU hit rate (tokens) by capacity, on a log scale: the whole trace in one
+    cache, and for a multi-node run the cluster (hits of every node over every request, at that
+    capacity per node) and each node's own curve, each line labelled for what it is."""
     plt = _pyplot("--plot")
-    fig, ax = plt.subplots(figsize=(7, 4))
-    ax.plot(curve.capacities, curve.token_rate, label="tokens")
-    ax.plot(curve.capacities, curve.block_rate, label="blocks", linestyle="--")
+    fig, ax = plt.subplots(figsize=(8, 4.5))
+    for i, c in enumerate(nodes):
+        ax.plot(
+            c.capacities,
+            c.token_rate,
+            linewidth=0.8,
+            alpha=0.6,
+            label=f"node {i} (its own requests)" if len(nodes) <= 8 or i == 0 else None,
+        )
+    if cluster is not None:
+        ax.plot(
+            cluster.capacities,
+            cluster.token_rate,
+            linewidth=2.2,
+            color="black",
+            label=f"cluster: {cluster_label}, capacity per node",
+        )
+    ax.plot(
+        curve.capacities,
+        curve.token_rate,
+        linewidth=2.0,
+        linestyle="--",
+        label="one pool: every request in one cache",
+    )
     ax.set_xscale("log")
-    ax.set_xlabel("capacity (blocks)")
-    ax.set_ylabel("LRU hit rate")
-    ax.set_title(f"{title}: LRU hit rate by capacity")
+    ax.set_xlabel("capacity of each cache (blocks)")
+    ax.set_ylabel("LRU hit rate (tokens)")
+    ax.set_title(f"{title}: LRU hit rate by capacity" + (f"\n{note}" if note else ""), fontsize=9)
     ax.grid(True, alpha=0.3)
-    ax.legend()
+    ax.legend(fontsize=7)
     _save(fig, plt, path, "--plot")
 
 
@@ -269,12 +310,17 @@ def print_rates(trace: Trace, caps: Sequence[Capacity], slo: float, decode: Deco
     print(rejection_table(caps))
 
 
-def rates_payload(trace: Trace, caps: Iterable[Capacity], slo: float) -> dict[str, Any]:
-    """--max-rate's --json: each configuration's rate, speed-up, result and curve."""
-    return {
-        "trace": trace.name,
-        "slo_ttft_s": slo,
-        "capacities": [
+def rates_payload(
+    trace: Trace, caps: Iterable[Capacity], slo: float, warnings: Sequence[str] = ()
+) -> dict[str, Any]:
+    """--max-rate's --json (schema.SCHEMA, mode "max-rate"): each configuration's rate, speed-up,
+    result and curve."""
+    from .schema import envelope
+
+    caps = list(caps)
+    return envelope(
+        "max-rate",
+        [
             {
                 "config": c.label,
                 "max_rps": c.max_rps,
@@ -284,26 +330,56 @@ def rates_payload(trace: Trace, caps: Iterable[Capacity], slo: float) -> dict[st
             }
             for c in caps
         ],
-    }
+        trace=trace_info(trace),
+        backend=caps[0].result.backend if caps else None,
+        warnings=list(warnings),
+        slo_ttft_s=slo,
+    )
+
+
+def matrix_payload(cells: Iterable[Cell], ratios: dict[str, float]) -> dict[str, Any]:
+    """`sim matrix`'s --json (schema.SCHEMA, mode "matrix")."""
+    from .schema import envelope
+
+    return envelope("matrix", [c.__dict__ for c in cells], relative_cost=dict(ratios))
 
 
 def plot_rates(caps: Sequence[Capacity], title: str, slo: float, path: str) -> None:
-    """--rate-plot: offered vs served rate of each configuration, its highest rate marked."""
+    """--rate-plot: p90 TTFT against the offered rate (every request admitted), with the
+    objective and each configuration's highest rate, where the curve crosses it (the knee); and
+    beside it the served rate with early rejection."""
     plt = _pyplot("--rate-plot")
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, (ax, bx) = plt.subplots(1, 2, figsize=(11, 4.5))
     for c in caps:
-        ax.plot(
-            [p.offered_rps for p in c.curve],
-            [p.served_rps for p in c.curve],
+        pts = sorted(c.curve, key=lambda p: p.offered_rps)
+        (line,) = ax.plot(
+            [p.offered_rps for p in pts],
+            [max(p.ttft_p90_all_s, 1e-3) for p in pts],
             marker="o",
             label=f"{c.label}: {c.max_rps:.2f} req/s",
         )
-        ax.axvline(c.max_rps, linestyle=":", color=ax.lines[-1].get_color())
+        ax.axvline(c.max_rps, linestyle=":", color=line.get_color())
+        bx.plot(
+            [p.offered_rps for p in pts],
+            [p.served_rps for p in pts],
+            marker="o",
+            color=line.get_color(),
+        )
+    ax.axhline(slo, color="red", linestyle="--", label=f"objective: p90 TTFT {slo:g} s")
+    ax.set_yscale("log")
     ax.set_xlabel("offered requests/s")
-    ax.set_ylabel(f"served within {slo:g} s TTFT (req/s)")
-    ax.set_title(f"{title}: throughput under a p90 TTFT objective")
+    ax.set_ylabel("p90 TTFT, every request admitted (s)")
+    ax.set_title("TTFT against rate: the knee is where it crosses the objective", fontsize=9)
     ax.grid(True, alpha=0.3)
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=7)
+    top = max((p.offered_rps for c in caps for p in c.curve), default=1.0)
+    bx.plot([0, top], [0, top], color="grey", linewidth=0.8, label="served = offered")
+    bx.set_xlabel("offered requests/s")
+    bx.set_ylabel(f"served within {slo:g} s TTFT (req/s)")
+    bx.set_title("served with early rejection", fontsize=9)
+    bx.grid(True, alpha=0.3)
+    bx.legend(fontsize=7)
+    fig.suptitle(f"{title}: throughput under a p90 TTFT objective", fontsize=10)
     _save(fig, plt, path, "--rate-plot")
 
 

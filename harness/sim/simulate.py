@@ -50,6 +50,7 @@ class SimConfig:
     gpu: str = "h100"  # models.GPUS
     gpus: int = 0  # GPUs per node (tensor parallel); 0: the fewest that hold the weights
     mfu: float = models.DEFAULT_MFU
+    overhead_s: float = models.DEFAULT_OVERHEAD_S  # fixed prefill seconds a request
     weight_precision: str = "fp8"
     gpu_price: float | None = None  # $ per GPU-hour; None: the catalogue's assumed price
     dram_gbps: float = 25.0  # GB/s host-to-GPU for a DRAM hit (overlapped with compute)
@@ -146,6 +147,7 @@ class SimConfig:
             gpus=self.gpus,
             mfu=self.mfu,
             weight_precision=self.weight_precision,
+            overhead_s=self.overhead_s,
         )
 
     @property
@@ -241,6 +243,72 @@ def _percentile(values: F64, q: float) -> float:
     return float(b - diff * (1 - gamma) if gamma >= 0.5 else a + diff * gamma)
 
 
+def degenerate_times(times: F64) -> str | None:
+    """A warning when the arrival times cannot support a latency or load figure."""
+    if times.shape[0] > 1 and float(times[-1]) == float(times[0]):
+        return (
+            f"all {times.shape[0]:,} requests arrive at the same instant: the trace has no "
+            "timing, so utilisation reads 0% and TTFT is one burst's queue, not a serving "
+            "latency (hit rates are unaffected)"
+        )
+    return None
+
+
+NodeJob = tuple[engine.Plan, "SimConfig", "Backend | str"]
+NodeMap = Callable[
+    [Callable[[NodeJob], tuple[I64, I64, bool]], list[NodeJob]], list[tuple[I64, I64, bool]]
+]
+
+
+def serve_node(job: NodeJob) -> tuple[I64, I64, bool]:
+    """One node's stream through its cache: (hit blocks per request, tokens found in each tier
+    per request (requests x 3), whether the cache never filled in the warm-up). A router that
+    ignores cache state makes the nodes independent, so these can run anywhere (the backend by
+    name where the job travels)."""
+    from .backend import get_backend
+
+    sub, cfg, named = job
+    backend = get_backend(named) if isinstance(named, str) else named
+    cap = cfg.total_capacity
+    underfilled = False
+    if cfg.policy == "lru":
+        if cap is None and cfg.ttl is None:
+            # Unbounded, no TTL: a block is cached iff used before; no ranks needed.
+            hit = np.ones(sub.references + 1, bool)
+            hit[_first_uses(sub)] = False
+            hit = hit[:-1]
+            eff = None
+        else:
+            rank, prev = engine.stack_ranks(sub, backend)
+            eff = engine.effective_ranks(sub, rank, prev, cfg.ttl)
+            hit = engine.hit_mask(sub, eff, cap)
+        hits = np.flatnonzero(hit)
+        r_hit = sub.req[hits]
+        hb = np.bincount(r_hit, minlength=sub.requests).astype(np.int64)
+        tiers = cfg.tiers or (cap if cap is not None else 0, 0, 0)
+        tier = _tier_of(eff[hits], tiers) if cap is not None and eff is not None else 0
+        # Tokens each request finds in each tier, one count for all three (float sums of
+        # integers: exact).
+        per_tier = np.bincount(
+            r_hit * 3 + tier, weights=sub.tokens[hits], minlength=3 * sub.requests
+        )
+        tier_tok = np.rint(per_tier).astype(np.int64).reshape(-1, 3)
+        if cap is not None and sub.warmup > 0:
+            warm = int((_first_uses(sub) < int(sub.starts[sub.warmup])).sum())
+            underfilled = cap > warm
+        return hb, tier_tok, underfilled
+    if cap is None:
+        raise UserError(f"{cfg.policy} needs a capacity", where="--capacity")
+    rp = replay(sub, cfg.policy, cap, cfg.ttl)
+    tier_tok = np.zeros((sub.requests, 3), np.int64)
+    tier_tok[:, 0] = rp.hit_tokens
+    return (
+        np.asarray(rp.hit_blocks, np.int64),
+        tier_tok,
+        bool(sub.warmup > 0 and not rp.filled),
+    )
+
+
 def simulate(
     trace: Trace,
     config: SimConfig,
@@ -248,8 +316,13 @@ def simulate(
     on_progress: Callable[[int], None] | None = None,
     plan: engine.Plan | None = None,
     keep: list[tuple[I64, F64, F64]] | None = None,
+    node_map: NodeMap | None = None,
 ) -> SimResult:
     """Replay `trace` through the cache and cluster of `config`.
+
+    `node_map(fn, jobs)`: how the nodes' streams are served when a router that ignores cache
+    state placed them (default: one after another here; the Ray sweep spreads them over its
+    cluster). Every job is `(sub-plan, config, backend name)` and `fn` is `serve_node`.
 
     `keep`: a list that receives (node, arrival, service seconds) per request, for callers that
     replay the queues themselves (`capacity`).
@@ -307,43 +380,26 @@ def simulate(
                 router_used, why = cluster.keyed_router_note(cfg.router, keys)
                 notes.append(why)
             node = cluster.assign(cfg.router, cfg.nodes, keys, first, cfg.seed)
-        for n in range(cfg.nodes):
-            sub, rows = cluster.sub_plan(p, node == n) if cfg.nodes > 1 else (p, np.arange(R))
-            if sub.requests == 0:
-                continue
-            if cfg.policy == "lru":
-                if cap is None and cfg.ttl is None:
-                    # Unbounded, no TTL: a block is cached iff used before; no ranks needed.
-                    hit = np.ones(sub.references + 1, bool)
-                    hit[_first_uses(sub)] = False
-                    hit = hit[:-1]
-                else:
-                    rank, prev = engine.stack_ranks(sub, backend)
-                    eff = engine.effective_ranks(sub, rank, prev, cfg.ttl)
-                    hit = engine.hit_mask(sub, eff, cap)
-                hits = np.flatnonzero(hit)
-                r_hit = sub.req[hits]
-                hb[rows] = np.bincount(r_hit, minlength=sub.requests)
-                tiers = cfg.tiers or (cap if cap is not None else 0, 0, 0)
-                tier = _tier_of(eff[hits], tiers) if cap is not None else 0
-                # Tokens each request finds in each tier, one count for all three (float sums
-                # of integers: exact).
-                per_tier = np.bincount(
-                    r_hit * 3 + tier, weights=sub.tokens[hits], minlength=3 * sub.requests
-                )
-                tier_tok[rows] = np.rint(per_tier).astype(np.int64).reshape(-1, 3)
-                del hits, r_hit, per_tier
-                ht[rows] = tier_tok[rows].sum(axis=1)
-                if cap is not None and sub.warmup > 0:
-                    warm = int((_first_uses(sub) < int(sub.starts[sub.warmup])).sum())
-                    underfilled |= cap > warm
-            else:
-                if cap is None:
-                    raise UserError(f"{cfg.policy} needs a capacity", where="--capacity")
-                rp = replay(sub, cfg.policy, cap, cfg.ttl)
-                hb[rows], ht[rows] = rp.hit_blocks, rp.hit_tokens
-                tier_tok[rows, 0] = rp.hit_tokens
-                underfilled |= sub.warmup > 0 and not rp.filled
+
+        def part(n: int) -> tuple[engine.Plan, I64]:
+            return cluster.sub_plan(p, node == n) if cfg.nodes > 1 else (p, np.arange(R))
+
+        def keep_node(rows: I64, served: tuple[I64, I64, bool]) -> None:
+            nonlocal underfilled
+            hb[rows], tier_tok[rows] = served[0], served[1]
+            ht[rows] = served[1].sum(axis=1)
+            underfilled |= served[2]
+
+        if node_map is None:  # one node at a time: only one sub-plan in memory
+            for n in range(cfg.nodes):
+                sub, rows = part(n)
+                if sub.requests:
+                    keep_node(rows, serve_node((sub, cfg, backend)))
+        else:  # after routing each node's stream is independent: spread them
+            parts = [(sub, rows) for sub, rows in map(part, range(cfg.nodes)) if sub.requests]
+            done = node_map(serve_node, [(sub, cfg, backend.name) for sub, _ in parts])
+            for (_, rows), served in zip(parts, done, strict=True):
+                keep_node(rows, served)
     res = _report(trace, p, cfg, arch, node, hb, ht, fetched, tier_tok, underfilled, backend, keep)
     return replace(res, router_used=router_used, notes=notes + res.notes)
 
@@ -399,7 +455,7 @@ def _report(
         dollars0 = float(length_tok[m].sum() * float(price.input) + out * float(price.output)) / 1e6
     tm = ttft[m] if m.any() else np.zeros(1)
     ld = cluster.load(node, p.times, service, ttft, cfg.nodes, p.warmup)
-    warnings = [w for w in (ld.warning(cfg.nodes),) if w]
+    warnings = [w for w in (ld.warning(cfg.nodes), degenerate_times(p.times)) if w]
     return SimResult(
         config={k: v for k, v in asdict(cfg).items()},
         requests=R,
@@ -452,6 +508,48 @@ def lru_curve(
         return engine.device_curve(p, ttl, backend, max_capacity)
     rank, prev = engine.stack_ranks(p, backend)
     return engine.lru_curve(p, engine.effective_ranks(p, rank, prev, ttl), max_capacity)
+
+
+def node_curves(
+    trace: Trace, config: SimConfig, plan: engine.Plan | None = None, backend: Backend = NUMPY
+) -> list[engine.Curve]:
+    """The LRU curve of each node of `config`'s cluster (a router that ignores cache state), every
+    curve over the same capacities 1..(the trace's distinct blocks), each node's own requests
+    measured; `cluster_curve` adds them up. A cache-aware router's placement depends on the
+    cache size, so it has no one-pass curve: refused."""
+    cfg = config.check()
+    if cfg.router not in cluster.STATELESS:
+        raise UserError(
+            f"the {cfg.router} router places requests by cache state, so its cluster has no "
+            "one-pass curve",
+            where="--router",
+        )
+    p = engine.plan(trace, warmup=cfg.warmup, share=cfg.share) if plan is None else plan
+    if cfg.nodes == 1:
+        return [lru_curve(trace, ttl=cfg.ttl, backend=backend, plan=p)]
+    keys = trace.session if cfg.router == "session" else trace.keys()
+    node = cluster.assign(cfg.router, cfg.nodes, keys, trace.ids[trace.starts[:-1]], cfg.seed)
+    top = max(1, p.n_nodes)
+    out = []
+    for n in range(cfg.nodes):
+        sub, _ = cluster.sub_plan(p, node == n)
+        rank, prev = engine.stack_ranks(sub, backend)
+        out.append(engine.lru_curve(sub, engine.effective_ranks(sub, rank, prev, cfg.ttl), top))
+    return out
+
+
+def cluster_curve(curves: list[engine.Curve]) -> engine.Curve:
+    """The cluster's hit rate at each capacity per node: every node's hits over every node's
+    measured blocks and tokens."""
+    first = curves[0]
+    return engine.Curve(
+        capacities=first.capacities,
+        hit_blocks=np.sum([c.hit_blocks for c in curves], axis=0).astype(np.int64),
+        hit_tokens=np.sum([c.hit_tokens for c in curves], axis=0).astype(np.int64),
+        total_blocks=sum(c.total_blocks for c in curves),
+        total_tokens=sum(c.total_tokens for c in curves),
+        warmup_unique=max(c.warmup_unique for c in curves),
+    )
 
 
 def smallest_cluster(

@@ -83,14 +83,56 @@ def _batches(path: str | os.PathLike[str], batch: int) -> Iterator[tuple[list[in
         yield numbers, texts
 
 
+# Deepest nesting of arrays and objects a line may have: a trace record needs a handful of levels;
+# past Python's recursion limit the parser would end in a RecursionError instead of a message.
+MAX_DEPTH = 200
+
+
+def _depth(text: str) -> int:
+    """Deepest nesting of `text`'s arrays and objects, brackets inside strings not counted."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def _shallow(texts: list[str]) -> bool:
+    """No line could nest past `MAX_DEPTH` (a bracket count, no parse)."""
+    return all(t.count("[") + t.count("{") <= MAX_DEPTH for t in texts)
+
+
+def _loads(text: str) -> Any:
+    """`json.loads`, refusing nesting past `MAX_DEPTH` with a JSONDecodeError-like message."""
+    if text.count("[") + text.count("{") > MAX_DEPTH and _depth(text) > MAX_DEPTH:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels")
+    try:
+        return json.loads(text)
+    except RecursionError:
+        raise ValueError(f"nested deeper than {MAX_DEPTH} levels") from None
+
+
 def _parse(numbers: list[int], texts: list[str]) -> Iterator[tuple[int, Any, str | None]]:
     """(line number, parsed value, error) of each line: all lines parsed as one JSON array (one
     call into the C parser instead of one per line); a batch that does not parse into exactly
     one value per line is parsed again line by line, so a bad line is still reported with its
     own number."""
     try:
-        values = json.loads("[" + ",".join(texts) + "]")
-    except json.JSONDecodeError:
+        values = json.loads("[" + ",".join(texts) + "]") if _shallow(texts) else None
+    except (json.JSONDecodeError, RecursionError):
         values = None
     if isinstance(values, list) and len(values) == len(texts):
         for no, value in zip(numbers, values, strict=True):
@@ -98,9 +140,13 @@ def _parse(numbers: list[int], texts: list[str]) -> Iterator[tuple[int, Any, str
         return
     for no, text in zip(numbers, texts, strict=True):
         try:
-            yield no, json.loads(text), None
+            value = _loads(text)
         except json.JSONDecodeError as exc:
             yield no, None, f"invalid JSON ({exc.msg} at column {exc.colno})"
+        except ValueError as exc:
+            yield no, None, str(exc)
+        else:
+            yield no, value, None
 
 
 def _records(
@@ -263,8 +309,8 @@ def _mooncake_records(
     if fast is not None:
         rest, ids, counts = fast
         try:
-            values = json.loads("[" + ",".join(rest) + "]")
-        except json.JSONDecodeError:
+            values = json.loads("[" + ",".join(rest) + "]") if _shallow(rest) else None
+        except (json.JSONDecodeError, RecursionError):
             values = None
         if isinstance(values, list) and len(values) == len(texts):
             bounds = np.cumsum([0, *counts]).tolist()
@@ -279,8 +325,9 @@ def _int(rec: dict[str, Any], key: str, default: int | None = None) -> int:
     v = rec.get(key, default)
     if v is None:
         raise _Bad(f"missing field {key!r}")
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or v != int(v):
-        raise _Bad(f"field {key!r} must be an integer, got {v!r}")
+    ok = isinstance(v, (int, float)) and not isinstance(v, bool) and abs(v) < 2**62
+    if not ok or v != int(v):
+        raise _Bad(f"field {key!r} must be an integer below 2**62, got {v!r}"[:200])
     return int(v)
 
 
@@ -420,16 +467,22 @@ def read_mooncake(
                         raise _Bad("'hash_ids' must be a non-empty list")
                     ids = interner.ids(hash_ids)
                 ts = rec.get("timestamp", 0)
-                if isinstance(ts, bool) or not isinstance(ts, (int, float)) or ts != ts:
-                    raise _Bad(f"'timestamp' must be a number, got {ts!r}")
+                if (
+                    isinstance(ts, bool)
+                    or not isinstance(ts, (int, float))
+                    or not abs(ts) < 1e15  # NaN, infinities and ms past year 30,000
+                ):
+                    raise _Bad(f"'timestamp' must be a finite number of ms, got {ts!r}"[:200])
                 inp = rec.get("input_length")
                 if type(inp) is not int:  # the common case skips the full check
                     inp = _int(rec, "input_length")
-                if inp <= 0:
-                    raise _Bad(f"'input_length' must be positive, got {inp}")
+                if not 0 < inp < 2**62:
+                    raise _Bad(f"'input_length' must be positive, below 2**62, got {inp}"[:200])
                 out = rec.get("output_length", 0)
-                if type(out) is not int:
+                if type(out) is not int or not 0 <= out < 2**62:
                     out = _int(rec, "output_length", 0)
+                    if out < 0:
+                        raise _Bad(f"'output_length' must be >= 0, got {out}")
                 bs = rec.get("block_size")
                 if bs is not None:
                     if isinstance(bs, bool) or not isinstance(bs, int) or bs <= 0:
@@ -440,7 +493,13 @@ def read_mooncake(
                 sess = rec.get("session_id", rec.get("session"))
                 sid = -1 if sess is None else sessions.setdefault(str(sess), len(sessions))
                 tenant = rec.get("tenant", 0)
-                tid = tenant if isinstance(tenant, int) and not isinstance(tenant, bool) else 0
+                tid = (
+                    tenant
+                    if isinstance(tenant, int)
+                    and not isinstance(tenant, bool)
+                    and 0 <= tenant < 2**62
+                    else 0
+                )
             except _Bad as exc:
                 if skip_bad:
                     skipped += 1

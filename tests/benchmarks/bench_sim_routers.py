@@ -22,6 +22,7 @@ from functools import partial
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from prefixlock.sim import cluster, engine, models
 from prefixlock.sim.engine import Plan
@@ -213,6 +214,40 @@ def test_node_cache_faster_than_before_with_identical_results() -> None:
     rows = run()
     # The capacity-bound cases are where the heap did most of its work.
     assert all(old / new > 1.5 for label, new, old in rows if "cap=5000" in label)
+
+
+def test_compiled_routers_faster_with_identical_results() -> None:
+    # sim.routers_jit against the Python loop in the same run, on the same trace and nodes
+    from prefixlock.sim import routers_jit
+
+    if not routers_jit.AVAILABLE:
+        pytest.skip("numba not installed")
+    trace = read_trace(next(p for p in TRACES if p.exists()))
+    p = engine.plan(trace)
+    compute = models.Compute.build("llama-3.3-70b").scalar()
+
+    def place(router: str, compiled: bool) -> np.ndarray:
+        return cluster.simulate_aware(
+            p,
+            router=router,
+            nodes=8,
+            capacity=5000,
+            ttl=None,
+            compute=compute,
+            block_size=512,
+            compiled=compiled,
+        ).node
+
+    place("sglang", True)  # compile or load once
+    for router in ("sglang", "ttft"):
+        t_loop, loop = _best(partial(place, router, False), 1)
+        t_jit, jit = _best(partial(place, router, True), 3)
+        assert np.array_equal(loop, jit)
+        print(
+            f"\n{router}, {trace.requests:,} requests on 8 nodes: loop {t_loop:.2f} s, "
+            f"compiled {t_jit:.3f} s ({t_loop / t_jit:.0f}x), identical placement"
+        )
+        assert t_loop / t_jit > 5
 
 
 if __name__ == "__main__":

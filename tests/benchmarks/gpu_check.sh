@@ -18,7 +18,8 @@
 # parity.txt (+ parity.xml), gpu-tests.txt, bench.txt, bench.json, summary.txt.
 # Exit code: 0 every GPU check ran and passed; 1 a check failed; 3 no usable GPU or cupy (the
 # numpy half and the CPU stand-in of the cupy pipeline still ran, and passed).
-# Extra arguments for the benchmark go in GPU_SIM_ARGS (e.g. "--configs 512").
+# Arguments for the benchmark go in GPU_SIM_ARGS (default "--configs 1024 --curve-requests
+# 10000000"; e.g. "--configs 512").
 set -u
 cd "$(dirname "$0")/../.."
 OUT="${OUT:-./gpu-results}"
@@ -90,9 +91,12 @@ if [ "$have_gpu" = "1" ]; then
   tail -n 5 "$OUT/gpu-tests.txt"
 fi
 
-# Benchmark: >= 256 configurations on the GPU, numpy on a subset, curves compared.
+# Benchmark: 1,024 configurations on the GPU (references/s and the ratio to one numpy core),
+# numpy on a subset, curves compared; then the CLI's LRU curve on 10M generated requests, numpy
+# against the GPU. GPU_SIM_ARGS replaces these arguments.
 # shellcheck disable=SC2086
-"$PY" tests/benchmarks/gpu_sim.py --json "$OUT/bench.json" ${GPU_SIM_ARGS:-} > "$OUT/bench.txt" 2>&1
+"$PY" tests/benchmarks/gpu_sim.py --json "$OUT/bench.json" \
+  ${GPU_SIM_ARGS:---configs 1024 --curve-requests 10000000} > "$OUT/bench.txt" 2>&1
 bench_rc=$?
 cat "$OUT/bench.txt"
 

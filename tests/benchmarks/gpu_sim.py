@@ -154,6 +154,69 @@ def crossover(trace: Trace, gpu: Backend, copies: Sequence[int]) -> list[dict[st
     return rows
 
 
+def session_trace(requests: int, turns: int = 8, seed: int = 0) -> Trace:
+    """`requests` chat requests built without a file: sessions of `turns` turns over 8 shared
+    4-block system prompts, each turn one 512-token block longer than the last, sessions
+    interleaved by Poisson arrivals (about 7.5 references a request)."""
+    rng = np.random.default_rng(seed)
+    sessions = max(1, requests // turns)
+    n = sessions * turns
+    s = np.repeat(np.arange(sessions, dtype=np.int64), turns)
+    j = np.tile(np.arange(turns, dtype=np.int64), sessions)
+    start = rng.uniform(0.0, sessions / 50.0, sessions)  # 50 new sessions a second
+    times = start[s] + j * 30.0 + rng.exponential(5.0, n)
+    times = times + j * 1e-9  # a session's turns stay in order
+    order = np.argsort(times, kind="stable")
+    s, j, times = s[order], j[order], times[order] - times[order][0]
+    lengths = 4 + j
+    starts = np.zeros(n + 1, np.int64)
+    np.cumsum(lengths, out=starts[1:])
+    k = np.arange(int(starts[-1]), dtype=np.int64) - np.repeat(starts[:-1], lengths)
+    sr = np.repeat(s, lengths)
+    ids = np.where(k < 4, (sr % 8) * 4 + k + 1, 1000 + sr * turns + k - 4)
+    return Trace(
+        ids,
+        np.full(ids.shape[0], 512, np.int32),
+        starts,
+        times,
+        lengths * 512,
+        np.full(n, 200, np.int64),
+        s,
+        np.zeros(n, np.int64),
+        np.zeros(n, np.int64),
+        512,
+        name=f"sessions-{n}",
+    )
+
+
+def cli_curve(requests: int, backend: Backend) -> dict[str, object]:
+    """The CLI's LRU curve (simulate.lru_curve) on `requests` generated requests: numpy against
+    `backend`, whole curves compared."""
+    from prefixlock.sim.simulate import lru_curve
+
+    trace = session_trace(requests)
+    plan = engine.plan(trace, warmup=0.5)
+    t0 = time.perf_counter()
+    ours = lru_curve(trace, backend=NUMPY, plan=plan)
+    t_np = time.perf_counter() - t0
+    lru_curve(session_trace(2000), backend=backend)  # warm-up: kernels compile on first use
+    t0 = time.perf_counter()
+    theirs = lru_curve(trace, backend=backend, plan=plan)
+    t_dev = time.perf_counter() - t0
+    same = bool(
+        np.array_equal(ours.token_rate, theirs.token_rate)
+        and np.array_equal(ours.block_rate, theirs.block_rate)
+    )
+    return {
+        "requests": trace.requests,
+        "references": trace.references,
+        "numpy_s": t_np,
+        "device_s": t_dev,
+        "speedup_vs_numpy": t_np / t_dev,
+        "identical": same,
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--trace", default=None)
@@ -170,6 +233,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="without a GPU, run the GPU half on numpy standing in for cupy (checks the "
         "script and the device pipeline's results on a CPU; its speed means nothing)",
+    )
+    ap.add_argument(
+        "--curve-requests",
+        type=int,
+        default=0,
+        help="also time the CLI's LRU curve on this many generated requests, numpy vs the GPU",
     )
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
@@ -227,6 +296,30 @@ def main(argv: list[str] | None = None) -> int:
         rows = crossover(trace, cp, [int(k) for k in args.crossover.split(",") if k])
         wins = [r["references"] for r in rows if r["speedup"] > 1]
         report["crossover"] = {"rows": rows, "gpu_wins_from": min(wins) if wins else None}
+        if args.curve_requests > 0:
+            c = cli_curve(args.curve_requests, cp)
+            report["cli_curve"] = c
+            print(
+                f"CLI LRU curve, {c['requests']:,} requests ({c['references']:,} references): "
+                f"numpy {c['numpy_s']:.2f} s, {label} {c['device_s']:.2f} s = "
+                f"{c['speedup_vs_numpy']:.1f}x numpy; curves "
+                f"{'identical' if c['identical'] else 'DIFFERENT'}"
+            )
+            rc = rc if c["identical"] else 1
+        if cp.xp is not np:
+            sweep = report["cupy"]
+            assert isinstance(sweep, dict)
+            targets = {
+                "sweep >= 1e9 references/s": sweep["refs_per_s"] >= 1e9,
+                "sweep >= 50x numpy": sweep["speedup_vs_numpy"] >= 50,
+            }
+            if "cli_curve" in report:
+                cc = report["cli_curve"]
+                assert isinstance(cc, dict)
+                targets["CLI curve >= 10x numpy"] = cc["speedup_vs_numpy"] >= 10
+            report["targets"] = targets
+            for name, met in targets.items():
+                print(f"target {name}: {'met' if met else 'NOT met'}")
     if cp is None or cp.xp is np:
         if cp is None:
             report["cupy"] = "unavailable (no cupy or no CUDA device)"

@@ -100,6 +100,7 @@ def test_max_rate_on_the_command_line(tmp_path: Path) -> None:
     assert "highest request rate with p90 TTFT <= 10 s" in ran.stdout
     assert "with early rejection" in ran.stdout
     data = json.loads(out.read_text())
-    configs = [c["config"] for c in data["capacities"]]
+    assert data["mode"] == "max-rate"
+    configs = [c["config"] for c in data["results"]]
     assert configs == ["lru cap=476 4xrandom", "lru cap=476 4xsglang"]
     assert png.read_bytes()[:4] == b"\x89PNG"

@@ -92,8 +92,9 @@ def test_peak_mfu_and_catalogue_sources() -> None:
     node = models.Compute.build("qwen3-32b", "h200", mfu=0.5)
     assert node.gpus == 1  # 32.8 GB FP8 on 141 GB
     assert node.flops_per_s == 1979e12 * 0.5
+    # the compute at the peak times the MFU, plus the fixed cost of a request
     assert float(node.prefill_seconds(4096)) == pytest.approx(
-        (255_636_453_457_920 + 17_596_481_011_712) / (1979e12 * 0.5)
+        models.DEFAULT_OVERHEAD_S + (255_636_453_457_920 + 17_596_481_011_712) / (1979e12 * 0.5)
     )
     for g in models.GPUS.values():
         assert "datasheet" in g.source and "2026-" in g.source

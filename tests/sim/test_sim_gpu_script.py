@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from prefixlock.sim.backend import cupy_available
@@ -43,6 +44,19 @@ def test_gpu_sim_gpu_half_on_a_stand_in(tmp_path: Path) -> None:
     report = json.loads(out.read_text())
     assert report["stand_in"] and report["cupy"]["parity_with_numpy"] is True
     assert [r["references"] for r in report["crossover"]["rows"]] == [80_619, 161_238]
+
+
+def test_cli_curve_on_generated_requests_on_a_stand_in(tmp_path: Path) -> None:
+    # gpu_check.sh's CLI-curve comparison (10M requests on a GPU) at 20,000 requests on numpy
+    # standing in for cupy: the device curve equals numpy's at every capacity.
+    from prefixlock.sim.backend import Backend
+    from tests.benchmarks import gpu_sim
+
+    t = gpu_sim.session_trace(20_000)
+    assert t.requests == 20_000 and 7 <= t.references / t.requests <= 8
+    assert (np.diff(t.times) >= 0).all()
+    c = gpu_sim.cli_curve(20_000, Backend("stand-in", np, device=True))
+    assert c["identical"] is True and c["requests"] == 20_000
 
 
 @pytest.mark.slow  # the whole GPU check script, numpy half and stand-in

@@ -30,5 +30,5 @@ def test_matrix_command_prints_and_writes_the_load(
     out = tmp_path / "m.json"
     assert main(["sim", "matrix", "--sessions", "12", "--turns", "6", "--json", str(out)]) == 0
     assert "load max/mean" in capsys.readouterr().out
-    cells = json.loads(out.read_text())["cells"]
+    cells = json.loads(out.read_text())["results"]
     assert all(c["load_max_mean_requests"] >= 1.0 for c in cells)

@@ -65,10 +65,17 @@ def test_sglang_balances_only_when_both_thresholds_are_crossed() -> None:
 
 
 def test_ties_are_not_all_node_zero(synthetic: Trace) -> None:
-    # Before, ties went to the lowest index: 540 requests on node 0 and 4 on node 9 of ten.
+    # Before, ties went to the lowest index: 540 requests on node 0 and 4 on node 9 of ten
+    # (max/mean about 7). Over five seeds (the tie-break draws are splitmix64, shared with the
+    # compiled routers) measured max/mean: median 1.12-1.2, worst 1.25-1.6.
     for router in ("sglang", "longest-prefix", "ttft"):
-        r = simulate(synthetic, SimConfig(capacity=3000, nodes=10, router=router, seed=1))
-        assert r.load_max_mean_requests < 1.5, router
+        spread = sorted(
+            simulate(
+                synthetic, SimConfig(capacity=3000, nodes=10, router=router, seed=seed)
+            ).load_max_mean_requests
+            for seed in range(1, 6)
+        )
+        assert spread[2] < 1.3 and spread[-1] < 2.0, (router, spread)
     a = simulate(synthetic.head(400), SimConfig(capacity=3000, nodes=4, router="sglang", seed=1))
     b = simulate(synthetic.head(400), SimConfig(capacity=3000, nodes=4, router="sglang", seed=2))
     again = simulate(

@@ -1,0 +1,187 @@
+"""The serving model against published figures: the prefill cost model's fit (Mooncake Fig. 14,
+SGLang's DeepSeek-V3 deployment), chunked prefill stalling co-located decode, and the capacity
+gain of disaggregation (Mooncake Fig. 1/7), each with its tolerance and why.
+
+Where the simulator does not yet reproduce a published figure (Mooncake Fig. 5's TTFT, Fig. 10's
+local hit rate, SGLang v0.4's router hit rates), the measured value is pinned beside the published
+one so that a change shows; those tests say so and the README's table lists the gap.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from prefixlock.sim import engine, models
+from prefixlock.sim.capacity import Decode, max_rate, stalled_tbt
+from prefixlock.sim.simulate import SimConfig, simulate
+from prefixlock.sim.trace import Trace
+
+# Mooncake (Qin et al., FAST'25) runs a dummy LLaMA2-70B on nodes of 8 x A800-SXM4-80GB.
+MOONCAKE = SimConfig(
+    model="llama-2-70b",
+    gpu="a800",
+    gpus=8,
+    weight_precision="bf16",
+    precision="bf16",
+    price=None,
+)
+
+
+def _a800() -> models.Compute:
+    return models.Compute.build("llama-2-70b", "a800", gpus=8, weight_precision="bf16")
+
+
+def test_fig14_prefill_times_are_the_fit() -> None:
+    # Mooncake Fig. 14: 27.5 s to prefill 128K tokens, 0.14 s for an 8K prompt 95% cached. The
+    # MFU and the fixed cost are solved from these two points, so the tolerance (1%) only
+    # covers the rounding of the constants; the old one-MFU model gave 36.0 s and 0.06 s.
+    node = _a800()
+    assert float(node.prefill_seconds(131_072)) == pytest.approx(27.5, rel=0.01)
+    assert float(node.prefill_seconds(8192, round(8192 * 0.95))) == pytest.approx(0.14, rel=0.01)
+    # the achieved MFU grows with the tokens computed: the fixed cost dominates short prefills
+    achieved = [
+        float(node.arch.flops(n)) / (float(node.prefill_seconds(n)) * 8 * 312e12)
+        for n in (512, 4096, 32_768, 131_072)
+    ]
+    assert achieved == sorted(achieved) and achieved[0] < 0.2 < 0.55 < achieved[-1]
+    assert set(models.FIT) == {"mfu", "overhead_s", "moe_efficiency"}
+
+
+def test_held_out_anchor_llama_fp8_on_h100() -> None:
+    # Not part of the fit: Llama-3.3-70B FP8 on 2 x H100 prefills about 12.3k tokens/s at a
+    # 5k-token prompt; within 2% (the model gives 12.4k), on other GPUs and another precision.
+    node = models.Compute.build("llama-3.3-70b", "h100")
+    assert 5000 / float(node.prefill_seconds(5000)) == pytest.approx(12_300, rel=0.02)
+
+
+def test_deepseek_v3_prefill_per_gpu_with_moe_overhead() -> None:
+    # LMSYS blog 2025-05-05 (DeepSeek-V3 on 96 H100s, PD disaggregation, large-scale EP): 52.3k
+    # input tokens/s per 8-GPU prefill node at 2,000-token inputs = 6.54K per GPU. The MoE
+    # efficiency is fitted to this point (3% covers its rounding); without it the dense-model
+    # rate gives 11.66K at MFU 0.45 (the old model) and more at 0.59.
+    node = models.Compute.build("deepseek-v3", "h100")
+    assert node.saturated_tokens_per_gpu(2000) == pytest.approx(6540, rel=0.03)
+    dense = models.Compute(node.arch, node.gpu, node.gpus, moe_efficiency=1.0)
+    assert dense.saturated_tokens_per_gpu(2000) > 1.8 * node.saturated_tokens_per_gpu(2000)
+    # a dense model is not slowed
+    llama = models.Compute.build("llama-3.3-70b", "h100")
+    assert llama.linear_slowdown == 1.0
+
+
+def test_chunked_prefill_stalls_decode() -> None:
+    # A decode step of 25 ms carrying 190 ms of prefill chunk: once more than a tenth of the
+    # steps carry one, the p90 time between tokens is the stalled step.
+    step, chunk = 0.025, 0.19
+    idle, busy = stalled_tbt(step, chunk, 0.0, 10.0)
+    assert idle == step and busy == pytest.approx(0.25)
+    light = stalled_tbt(step, chunk, 0.05, 10.0)[0]
+    heavy, heavy_busy = stalled_tbt(step, chunk, 0.6, 10.0)
+    assert light == step and heavy == pytest.approx(step + chunk) and heavy_busy < 1.0
+    assert stalled_tbt(step, chunk, 0.95, 10.0)[0] == float("inf")  # no time left to decode
+
+
+def test_fig7_disaggregation_gain_has_the_published_sign_and_size(conversation: Trace) -> None:
+    # Mooncake FAST'25 (abstract, Fig. 1 and Fig. 7): disaggregation with its KV pool raises the
+    # effective request capacity under TTFT and TBT objectives by 59% to 498% against vLLM on the
+    # same GPUs. Here: 4 nodes of 8 x A800 on the first 1,500 requests of the conversation trace;
+    # vLLM-like: co-located chunked prefill (2,048-token chunks), round-robin, a prefix cache in
+    # the HBM the weights leave (953 blocks); Mooncake-like: 3 prefill + 1 decode node, the
+    # Conductor's TTFT router, a 1 TB DRAM pool per node (5,960 blocks). The objectives are ours
+    # (the paper scales its thresholds from an unloaded request's latency): p90 TTFT 30 s, p90
+    # TBT 0.1 s (about 4x the unloaded 24 ms step). Tolerance: the published range. Measured
+    # +159%; the old mean-slowdown decode model gave -3% to -8%.
+    t = conversation.head(1500)
+    tbt = Decode(batch=64, tpot_slo_s=0.1)
+    co = max_rate(
+        t,
+        replace(MOONCAKE, capacity=953, nodes=4, router="round-robin"),
+        slo_s=30.0,
+        decode=tbt,
+    )
+    dis = max_rate(
+        t,
+        replace(MOONCAKE, capacity=5960, nodes=4, router="ttft"),
+        slo_s=30.0,
+        decode=Decode(batch=64, disaggregated=True, decode_share=0.25, tpot_slo_s=0.1),
+    )
+    gain = dis.max_rps / co.max_rps - 1
+    assert 0.59 <= gain <= 4.98, gain
+    assert gain == pytest.approx(1.59, abs=0.15)
+    # What limits the co-located cluster is the TBT: past about 0.8 req/s more than a tenth of
+    # its decode steps carry a 2,048-token chunk and p90 TBT is 0.22 s. Disaggregation alone
+    # (the same cache and router on both sides) gains +76%, also within the published range.
+    alone = max_rate(
+        t,
+        replace(MOONCAKE, capacity=953, nodes=4, router="round-robin"),
+        slo_s=30.0,
+        decode=Decode(batch=64, disaggregated=True, decode_share=0.25, tpot_slo_s=0.1),
+    )
+    assert alone.max_rps / co.max_rps - 1 == pytest.approx(0.76, abs=0.1)
+    loose = max_rate(
+        t,
+        replace(MOONCAKE, capacity=953, nodes=4, router="round-robin"),
+        slo_s=30.0,
+        decode=Decode(batch=64, tpot_slo_s=0.3),
+    )
+    assert loose.max_rps > 1.4 * co.max_rps  # without the TBT bound co-location serves more
+
+
+def _fig5(trace: Trace) -> dict[str, float]:
+    p = engine.plan(trace)
+    return {
+        r: simulate(trace, replace(MOONCAKE, capacity=5960, nodes=16, router=r), plan=p).ttft_mean_s
+        for r in ("random", "round-robin", "sglang", "ttft")
+    }
+
+
+def test_fig5_ttft_order_and_gap(conversation: Trace) -> None:
+    # Mooncake Fig. 5: mean TTFT on 16 nodes, 3.07 s (KVCache-centric) to 19.65 s (random).
+    # The order holds; the level does not: the slice runs the nodes at about a third of their
+    # time, where the paper's replay loads them harder (its replay speed is not published with
+    # the trace). Pinned: measured 0.9-2.5 s on the slice (full trace: 0.96-2.68 s).
+    ttft = _fig5(conversation)
+    assert ttft["random"] > ttft["round-robin"] > ttft["sglang"] > ttft["ttft"]
+    assert 0.5 < ttft["ttft"] < ttft["random"] < 3.07
+
+
+def test_sglang_router_hit_rate_gap() -> None:
+    # SGLang v0.4 blog (2024-12-04): the cache-aware router lifts the cache hit rate from 20% to
+    # 75% against round-robin. On SGLang's generated-shared-prefix workload at its
+    # bench_serving defaults (64 groups of 16 prompts, a 2,048-token system prompt and a
+    # 128-token question), 8 workers: measured 52.6% -> 88.2%. The direction holds; the levels
+    # do not (the blog's workload settings are not all published). Pinned.
+    rng = np.random.default_rng(0)
+    groups, per, bs = 64, 16, 16
+    sys_blocks, q_blocks = 2048 // bs, 128 // bs
+    ids: list[int] = []
+    starts = [0]
+    nxt = groups * sys_blocks + 1
+    for k in rng.permutation(groups * per):
+        g = int(k) // per
+        ids += list(range(g * sys_blocks, (g + 1) * sys_blocks)) + list(range(nxt, nxt + q_blocks))
+        nxt += q_blocks
+        starts.append(len(ids))
+    n = groups * per
+    trace = Trace(
+        np.array(ids, np.int64),
+        np.full(len(ids), bs, np.int32),
+        np.array(starts, np.int64),
+        np.cumsum(rng.exponential(1 / 20.0, n)),
+        np.full(n, 2176, np.int64),
+        np.full(n, 256, np.int64),
+        np.full(n, -1, np.int64),
+        np.zeros(n, np.int64),
+        np.zeros(n, np.int64),
+        bs,
+    )
+    hit = {
+        r: simulate(
+            trace, SimConfig(nodes=8, router=r, model="llama-3.1-8b", price=None, warmup=0.0)
+        ).hit_rate_tokens
+        for r in ("round-robin", "sglang")
+    }
+    assert hit["round-robin"] == pytest.approx(0.526, abs=0.01)
+    assert hit["sglang"] == pytest.approx(0.882, abs=0.01)
