@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from itertools import groupby
 
+from ..billing.prices import MILLION
 from ..billing.usage import Usage
 from ..cache import anthropic, openai
 from ..cache.units import OPENAI_DEFAULT_TTL
@@ -123,11 +124,12 @@ def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
         row = Row(r, usage, usd, usd)
         price = pricer.price(r.raw_model)
         if price is not None:
+            # Price.input_cost's arithmetic, inline: this runs once per request.
             row.parts = {
-                "cache_read": price.input_cost(usage.cache_read, "read"),
-                "cache_write": price.input_cost(usage.cache_write_5m, "write_5m")
-                + price.input_cost(usage.cache_write_1h, "write_1h"),
-                "uncached_input": price.input_cost(usage.uncached_input),
+                "cache_read": usage.cache_read * price.cache_read / MILLION,
+                "cache_write": usage.cache_write_5m * price.write_5m / MILLION
+                + usage.cache_write_1h * price.write_1h / MILLION,
+                "uncached_input": usage.uncached_input * price.input / MILLION,
                 "output": usage.output * price.output / 1_000_000,
             }
         provider = pricer.provider(r.raw_model)

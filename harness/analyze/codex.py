@@ -17,12 +17,46 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import msgspec
+
 from .model import Event, FileResult, Request
-from .records import as_int, iter_records, parse_ts
+from .records import as_int, iter_typed, parse_ts, recode
 
 SOURCE = "codex"
 FALLBACK_MODEL = "gpt-5"
 _FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "cache_write_input_tokens")
+
+
+class Payload(msgspec.Struct):
+    """The fields of a rollout line's payload a report reads (tool calls and message text
+    are skipped, not built)."""
+
+    type: Any = None
+    id: Any = None
+    cwd: Any = None
+    source: Any = None
+    model: Any = None
+    info: Any = None
+
+
+class Line(msgspec.Struct):
+    timestamp: Any = None
+    type: Any = None
+    payload: Payload | None = None
+    usage: Any = None
+
+
+_LINE = msgspec.json.Decoder(Line)
+_decode_line = _LINE.decode
+
+
+def _coerce(obj: dict[str, Any]) -> Line | None:
+    if "payload" in obj and not isinstance(obj["payload"], dict):
+        obj = {**obj, "payload": None}
+    return recode(_LINE.decode, obj)
+
+
+_EMPTY = Payload()
 
 
 def _counts(u: Any) -> tuple[int, int, int, int] | None:
@@ -35,7 +69,7 @@ def _counts(u: Any) -> tuple[int, int, int, int] | None:
     return a, b, c, d
 
 
-def parse(lines: Iterable[str], path: str = "") -> FileResult:
+def parse(lines: Iterable[bytes | str], path: str = "") -> FileResult:
     """The requests, events and notes of one Codex rollout (or `codex exec --json` output)."""
     result = FileResult(path, SOURCE)
     notes = result.notes
@@ -47,43 +81,44 @@ def parse(lines: Iterable[str], path: str = "") -> FileResult:
     replay_second: int | None = None
     turn = 0
     compaction: str | None = None
-    for lineno, rec in iter_records(lines, notes):
-        rtype = rec.get("type")
-        payload: dict[str, Any] = rec["payload"] if isinstance(rec.get("payload"), dict) else {}
-        ts = parse_ts(rec.get("timestamp"))
+    for lineno, rec in iter_typed(lines, notes, _decode_line, _coerce):
+        rtype = rec.type
+        payload = rec.payload or _EMPTY
+        ptype = payload.type
+        if rtype == "response_item":
+            continue
+        ts = parse_ts(rec.timestamp)
         if rtype == "session_meta":
             metas += 1
-            sid = payload.get("id")
+            sid = payload.id
             if isinstance(sid, str) and sid:
                 if metas == 1:
                     session = sid
                 else:
                     parent = sid  # a fork's second session_meta is its parent's
-            if isinstance(payload.get("cwd"), str):
-                result.projects.setdefault(session, payload["cwd"])
-            fork = fork or metas >= 2 or "thread_spawn" in str(payload.get("source", ""))
+            if isinstance(payload.cwd, str):
+                result.projects.setdefault(session, payload.cwd)
+            fork = fork or metas >= 2 or "thread_spawn" in str(payload.source or "")
             continue
         if rtype == "turn_context":
-            if isinstance(payload.get("model"), str):
-                model = payload["model"]
+            if isinstance(payload.model, str):
+                model = payload.model
             continue
-        if rtype == "compacted" or (
-            rtype == "event_msg" and payload.get("type") == "context_compacted"
-        ):
+        if rtype == "compacted" or (rtype == "event_msg" and ptype == "context_compacted"):
             compaction = f"{rtype if rtype == 'compacted' else 'context_compacted'} marker"
             result.events.append(
                 Event(session, _thread(fork, session), "compaction", ts, compaction)
             )
             continue
-        if rtype == "event_msg" and payload.get("type") == "user_message":
+        if rtype == "event_msg" and ptype == "user_message":
             turn += 1
             result.prompts[session] = result.prompts.get(session, 0) + 1
             continue
-        if rtype == "event_msg" and payload.get("type") == "thread_spawn":
+        if rtype == "event_msg" and ptype == "thread_spawn":
             fork = True
             continue
         if rtype == "turn.completed":  # headless `codex exec --json`
-            counts = _counts(rec.get("usage"))
+            counts = _counts(rec.usage)
             if counts is None:
                 notes["invalid_usage"] += 1
                 continue
@@ -92,9 +127,9 @@ def parse(lines: Iterable[str], path: str = "") -> FileResult:
             result.requests.append(req)
             notes["fallback_model"] += req.fallback_model
             continue
-        if rtype != "event_msg" or payload.get("type") != "token_count":
+        if rtype != "event_msg" or ptype != "token_count":
             continue
-        info = payload.get("info")
+        info = payload.info
         if not isinstance(info, dict):
             continue  # rate-limit-only refresh
         notes["usage_lines"] += 1

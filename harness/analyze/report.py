@@ -9,10 +9,11 @@ never 0%. Pure."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
+from functools import lru_cache
 from typing import Any
 
 from .breaks import AVOIDABLE, Row
@@ -26,8 +27,11 @@ CAUSES = (
 )  # fmt: skip
 
 
+_MICRO = Decimal("0.000001")
+
+
 def _money(x: Decimal | None) -> str | None:
-    return None if x is None else str(x.quantize(Decimal("0.000001")))
+    return None if x is None else str(x.quantize(_MICRO))
 
 
 def iso(ts: float | None) -> str | None:
@@ -36,7 +40,7 @@ def iso(ts: float | None) -> str | None:
     return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
 
 
-@dataclass
+@dataclass(slots=True)
 class Totals:
     """Sums over a group of requests."""
 
@@ -126,25 +130,25 @@ class Totals:
     def merge(self, o: Totals) -> None:
         """Add another group's sums (the report sums each request once, into the finest cell,
         and merges cells into every grouping)."""
-        for name in (
-            "requests",
-            "uncached",
-            "read",
-            "write_5m",
-            "write_1h",
-            "write_unsplit",
-            "output",
-            "usd",
-            "ceiling_usd",
-            "lost_usd",
-            "unpriced_tokens",
-            "cold_writes",
-        ):
-            setattr(self, name, getattr(self, name) + getattr(o, name))
+        # Spelled out, not a loop over names: this runs once per cell per grouping.
+        self.requests += o.requests
+        self.uncached += o.uncached
+        self.read += o.read
+        self.write_5m += o.write_5m
+        self.write_1h += o.write_1h
+        self.write_unsplit += o.write_unsplit
+        self.output += o.output
+        self.usd += o.usd
+        self.ceiling_usd += o.ceiling_usd
+        self.lost_usd += o.lost_usd
+        self.unpriced_tokens += o.unpriced_tokens
+        self.cold_writes += o.cold_writes
         self.cache_known = self.cache_known or o.cache_known
-        self.unpriced_models |= o.unpriced_models
+        if o.unpriced_models:
+            self.unpriced_models |= o.unpriced_models
         self.models |= o.models
-        self.breaks.update(o.breaks)
+        if o.breaks:
+            self.breaks.update(o.breaks)
         for d, od in ((self.lost_by_cause, o.lost_by_cause), (self.parts, o.parts)):
             for k, v in od.items():
                 d[k] = d[k] + v if k in d else v
@@ -218,9 +222,14 @@ def _merged(cells: dict[Any, Totals], key: Callable[[Any], Any]) -> dict[Any, To
     return out
 
 
+@lru_cache(maxsize=4096)
+def _date(day: int) -> str:
+    return datetime.fromtimestamp(day * 86400, UTC).date().isoformat()
+
+
 def _day(row: Row) -> str:
     ts = row.req.first_ts
-    return "unknown" if ts is None else datetime.fromtimestamp(ts, UTC).date().isoformat()
+    return "unknown" if ts is None else _date(int(ts // 86400))
 
 
 def _place(r: Request) -> dict[str, Any]:
@@ -281,6 +290,30 @@ def break_dict(row: Row) -> dict[str, Any]:
     }
 
 
+class Rows(Sequence[dict[str, Any]]):
+    """The report's per-request (or per-break) records, made when read: a report of a
+    gigabyte of logs holds its rows once, not again as dicts (the writers stream them)."""
+
+    def __init__(self, rows: list[Row], as_dict: Callable[[Row], dict[str, Any]]):
+        self._rows, self._as_dict = rows, as_dict
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self._as_dict(w) for w in self._rows[i]]
+        return self._as_dict(self._rows[i])
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return map(self._as_dict, self._rows)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 def build(rows: list[Row], got: Collected) -> dict[str, Any]:
     """The whole report as JSON-ready data (schema_version 1)."""
     # Each request is summed once, into its cell; every grouping merges cells.
@@ -296,6 +329,9 @@ def build(rows: list[Row], got: Collected) -> dict[str, Any]:
     days = _merged(cells, lambda c: c[5])
     total = _merged(cells, lambda c: ()).get((), Totals())
     projects = {(w.req.source, w.req.session): w.req.project for w in rows}
+    threads: dict[tuple[str, str], list[str]] = {}
+    for s, sid, th in sorted(agents):
+        threads.setdefault((s, sid), []).append(th)
     events: list[dict[str, Any]] = [
         {
             "session": e.session,
@@ -333,7 +369,7 @@ def build(rows: list[Row], got: Collected) -> dict[str, Any]:
                 "project": projects.get((s, sid), ""),
                 "human_prompts": got.prompts.get((s, sid)),
                 "live_branch_prompts": got.live_prompts.get((s, sid)),
-                "threads": sorted({w for (s2, sid2, w) in agents if (s2, sid2) == (s, sid)}),
+                "threads": threads.get((s, sid), []),
                 **t.to_dict(),
                 "top_break": None if t.top_break is None else t.top_break[1],
             }
@@ -352,8 +388,8 @@ def build(rows: list[Row], got: Collected) -> dict[str, Any]:
         "by_agent": {k: t.to_dict() for k, t in sorted(kinds.items())},
         "models": {k: t.to_dict() for k, t in sorted(models.items())},
         "days": {k: t.to_dict() for k, t in sorted(days.items())},
-        "requests": [request_dict(w) for w in rows],
-        "breaks": [break_dict(w) for w in rows if w.cause is not None],
+        "requests": Rows(rows, request_dict),
+        "breaks": Rows([w for w in rows if w.cause is not None], break_dict),
         "events": sorted(events, key=lambda e: (e["session"], e["at"] or "")),
         "notes": {k: {"count": v, "what": NOTE_TEXT.get(k, k)} for k, v in notes.items()},
     }
