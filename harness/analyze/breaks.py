@@ -7,11 +7,12 @@ breakpoint at the end), on OpenAI and Gemini its input in whole 128-token steps 
 request is a break when it reads less than half of that and at least 2,048 tokens fewer
 (`sensitive`: less than 95% and 2,000 fewer, pydantic-ai's miss flag). The first request of a
 thread is a cold start when it mostly writes: inherent, never "lost". The cause is the first of
-model switch, compaction, TTL expiry after an idle gap, history rewrite (rewind or resume),
-inferred prefix change, unknown that the log supports; every matching signal is kept as
-evidence. Dollars lost = the request's cost minus its cost had the expected tokens been read
-(taken from its writes first, then its uncached input): that counterfactual is also the
-request's ceiling cost.
+model switch, compaction, TTL expiry after an idle gap, history rewrite (rewind or resume), a
+compaction inferred from the whole context shrinking by half or more (low confidence: its
+events are absent), inferred prefix change, unknown that the log supports; every matching
+signal is kept as evidence. Dollars lost = the request's cost minus its cost had the expected
+tokens been read (taken from its writes first, then its uncached input): that counterfactual is
+also the request's ceiling cost.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -40,6 +41,9 @@ TTL_SECONDS = {
 }
 TTL_CHOICES = ("auto", *TTL_SECONDS)
 AVOIDABLE = {"model_switch", "ttl_expiry", "history_rewrite", "prefix_change"}
+# A context at least COMPACT_MIN tokens that falls to COMPACT_RATIO of its size or less, with
+# no event to say why, is read as a compaction (low confidence).
+COMPACT_MIN, COMPACT_RATIO = 20_000, 0.5
 
 
 @dataclass(frozen=True)
@@ -153,7 +157,7 @@ def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
                 and r.read < opts.ratio * row.expected
                 and drop >= opts.min_drop
             ):
-                _attribute(row, floor)
+                _attribute(row, floor, prev.input_total)
             if r.read > 0:
                 floor = r.read if floor is None else min(floor, r.read)
         if r.write_1h:
@@ -222,12 +226,20 @@ def _cold_start(row: Row) -> None:
         row.lost = Decimal(0)
 
 
-def _attribute(row: Row, floor: int | None) -> None:
+def _attribute(row: Row, floor: int | None, before: int) -> None:
     r = row.req
     if row.signals:
         first = row.signals[0]
         row.cause, row.confidence = first.cause, first.confidence
         row.evidence = "; ".join(s.evidence for s in row.signals)
+    elif before >= COMPACT_MIN and r.input_total <= COMPACT_RATIO * before:
+        # The whole context shrank, not only the cached part: a history replaced by its
+        # summary. A log stripped of its compaction events still shows this.
+        row.cause, row.confidence = "compaction", "low"
+        row.evidence = (
+            f"context fell {1 - r.input_total / before:.0%} ({before:,} -> {r.input_total:,} "
+            "tokens) with no compaction event in the log: a compaction inferred from the drop"
+        )
     elif r.read > 0 and floor is not None and r.read <= floor * 1.1:
         row.cause, row.confidence = "prefix_change", "low"
         row.evidence = (

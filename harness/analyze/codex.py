@@ -78,7 +78,9 @@ def parse(lines: Iterable[bytes | str], path: str = "") -> FileResult:
     parent: str | None = None
     model: str | None = None
     prev: tuple[int, int, int, int] | None = None
-    replay_second: int | None = None
+    spawned = False
+    burst = True  # still in a fork's opening burst of rows
+    last_row: float | None = None
     turn = 0
     compaction: str | None = None
     for lineno, rec in iter_typed(lines, notes, _decode_line, _coerce):
@@ -98,7 +100,8 @@ def parse(lines: Iterable[bytes | str], path: str = "") -> FileResult:
                     parent = sid  # a fork's second session_meta is its parent's
             if isinstance(payload.cwd, str):
                 result.projects.setdefault(session, payload.cwd)
-            fork = fork or metas >= 2 or "thread_spawn" in str(payload.source or "")
+            spawned = spawned or "thread_spawn" in str(payload.source or "")
+            fork = fork or metas >= 2 or spawned
             continue
         if rtype == "turn_context":
             if isinstance(payload.model, str):
@@ -115,7 +118,7 @@ def parse(lines: Iterable[bytes | str], path: str = "") -> FileResult:
             result.prompts[session] = result.prompts.get(session, 0) + 1
             continue
         if rtype == "event_msg" and ptype == "thread_spawn":
-            fork = True
+            fork = spawned = True
             continue
         if rtype == "turn.completed":  # headless `codex exec --json`
             counts = _counts(rec.usage)
@@ -138,13 +141,12 @@ def parse(lines: Iterable[bytes | str], path: str = "") -> FileResult:
         if total is None and last is None:
             notes["invalid_usage"] += 1
             continue
-        second = int(ts) if ts is not None else None
-        if fork and replay_second is None and second is not None:
-            replay_second = second
-        if fork and second is not None and second == replay_second:
-            notes["replay_rows"] += 1
-            prev = total if total is not None else prev
-            continue
+        # A fork's opening rows, each within BURST_S of the one before, are its replay when
+        # the parent's log is not at hand (collect.merge matches them by content when it is).
+        burst = (
+            burst and fork and (last_row is None or (ts is not None and ts - last_row <= BURST_S))
+        )
+        last_row = ts if ts is not None else last_row
         if total is not None and total == prev:
             notes["reemits"] += 1
             continue
@@ -165,20 +167,20 @@ def parse(lines: Iterable[bytes | str], path: str = "") -> FileResult:
         row_model = info.get("model") if isinstance(info.get("model"), str) else model
         a, b, c, d = delta
         req = _request(session, fork, path, lineno, ts, row_model, (a, b, c, d), turn)
+        req.fingerprint = (*(total or ()), -1, *(last or ()))
+        req.burst = burst
         if compaction is not None:
             req.compaction, compaction = compaction, None
         result.requests.append(req)
         notes["fallback_model"] += req.fallback_model
-    if parent is not None:
-        # A fork's requests belong to the parent's session, in a thread of their own.
-        for r in result.requests:
-            r.session, r.thread = parent, f"agent:{session[:8]}"
-        for e in result.events:
-            e.session, e.thread = parent, f"agent:{session[:8]}"
-        if session in result.prompts:
-            result.prompts[parent] = result.prompts.pop(session)
-        if session in result.projects:
-            result.projects.setdefault(parent, result.projects.pop(session))
+    # A fork is a session of its own, named after its own thread; a spawned subagent's
+    # requests are that session's agent thread.
+    result.session, result.parent = session, parent
+    thread = f"agent:{session[:8]}" if spawned else "main"
+    for r in result.requests:
+        r.thread = thread
+    for e in result.events:
+        e.thread = thread
     for r in result.requests:
         r.project = result.projects.get(r.session, "")
     if result.requests:
@@ -188,6 +190,9 @@ def parse(lines: Iterable[bytes | str], path: str = "") -> FileResult:
 
 def _thread(fork: bool, session: str) -> str:
     return f"agent:{session[:8]}" if fork else "main"
+
+
+BURST_S = 1.0
 
 
 def _request(

@@ -117,7 +117,8 @@ def test_c9_codex_fork_replay_burst_sets_the_baseline(tmp_path: Path) -> None:
     rep = report(f)
     (r,) = rep["requests"]
     assert (r["uncached_input"], r["cache_read"], r["output"]) == (500, 3500, 200)
-    assert r["session"] == "parent-thread" and r["thread"].startswith("agent:")
+    # A spawned subagent is a session named after its own thread, not its parent's.
+    assert r["session"] == "child-thread" and r["thread"].startswith("agent:")
     assert rep["notes"]["replay_rows"]["count"] == 2
 
 
