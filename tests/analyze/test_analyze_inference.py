@@ -37,13 +37,13 @@ def _parent(tmp: Path) -> Path:
 
 
 def _fork(tmp: Path, replay_at: list[float]) -> Path:
-    live = tuple(p + x for p, x in zip(PARENT[-1], LIVE, strict=True))
+    (pi, pc, po), (li, lc, lo) = PARENT[-1], LIVE
     return write(tmp / "rollout-fork.jsonl", [
         codex_meta("fork-thread", 3600),
         codex_meta("parent-thread", 0),  # a fork carries its parent's session_meta
         _context(0),
         *(codex_count(t, *tot) for t, tot in zip(replay_at, PARENT, strict=True)),
-        codex_count(3700, *live, last=LIVE),
+        codex_count(3700, pi + li, pc + lc, po + lo, last=LIVE),
     ])  # fmt: skip
 
 
