@@ -18,7 +18,8 @@ def report(*paths: Path) -> dict[str, Any]:
     from prefixlock.analyze import analyze
     from prefixlock.analyze.render import to_json
 
-    return json.loads(to_json(analyze(paths, jobs=1).report))
+    rep: dict[str, Any] = json.loads(to_json(analyze(paths, jobs=1).report))
+    return rep
 
 
 def _context(t: float) -> str:
