@@ -12,7 +12,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import msgspec
 
-from .report import CAUSES, SCHEMA_VERSION, Rows, headline
+from .report import CAUSES, SCHEMA_VERSION, Rows, by_loss, headline
 from .report import usd_text as _usd
 
 if TYPE_CHECKING:
@@ -145,15 +145,6 @@ def _figures(d: dict[str, Any]) -> list[str]:
 
 
 SESSION_ROWS = 30  # the session table's rows; the rest are in the headline's totals
-
-
-def by_loss(sessions: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Sessions by dollars lost to cache breaks, then dollars spent, most first (the order
-    of the table and the page)."""
-    return sorted(
-        sessions,
-        key=lambda s: (-float(s["lost_usd"] or 0), -float(s["usd"] or 0), s["first"] or ""),
-    )
 
 
 def _table(title: str, columns: Iterable[str], right: Collection[str] = ()) -> Table:

@@ -308,6 +308,10 @@ class Rows(Sequence[dict[str, Any]]):
     def __iter__(self) -> Iterator[dict[str, Any]]:
         return map(self._as_dict, self._rows)
 
+    def where(self, sessions: set[tuple[str, str]]) -> list[dict[str, Any]]:
+        """The records of these (source, session)s only, the rest never made."""
+        return [self._as_dict(w) for w in self._rows if (w.req.source, w.req.session) in sessions]
+
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Sequence) and list(self) == list(other)
 
@@ -393,6 +397,15 @@ def build(rows: list[Row], got: Collected) -> dict[str, Any]:
         "events": sorted(events, key=lambda e: (e["session"], e["at"] or "")),
         "notes": {k: {"count": v, "what": NOTE_TEXT.get(k, k)} for k, v in notes.items()},
     }
+
+
+def by_loss(sessions: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Sessions by dollars lost to cache breaks, then dollars spent, most first (the order
+    of the table and the page)."""
+    return sorted(
+        sessions,
+        key=lambda s: (-float(s["lost_usd"] or 0), -float(s["usd"] or 0), s["first"] or ""),
+    )
 
 
 def headline(report: dict[str, Any]) -> str:
