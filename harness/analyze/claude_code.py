@@ -20,7 +20,7 @@ from typing import Any
 import msgspec
 
 from .model import Event, FileResult, Request
-from .records import as_int, iter_typed, parse_ts, recode
+from .records import MAX_TOKENS, as_int, iter_typed, parse_ts, recode
 
 SOURCE = "claude-code"
 _AGENT_FILE = re.compile(r"agent-([A-Za-z0-9_.-]+)\.jsonl$")
@@ -120,7 +120,7 @@ def _prompt_text(rec: Line) -> str:
 
 def _count(v: Any) -> int | None:
     # The common case (a plain non-negative int) without a call.
-    return v if type(v) is int and v >= 0 else as_int(v)
+    return v if type(v) is int and 0 <= v < MAX_TOKENS else as_int(v)
 
 
 def _usage(u: Any) -> tuple[int, int, int, int, int, int, bool] | None:

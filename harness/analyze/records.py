@@ -20,6 +20,7 @@ _loads = json.loads
 _decoder = json.JSONDecoder(strict=False)
 # Epoch seconds a timestamp may hold: 1970 up to the end of year 9999 (datetime's range).
 TS_MAX = 253402300800.0
+MAX_TOKENS = 10**15
 T = TypeVar("T")
 _FAST_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
 
@@ -197,6 +198,8 @@ def as_int(value: Any) -> int | None:
     """A token count, or None for null, text, a negative or a boolean."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    if isinstance(value, float) and not 0 <= value < 1e18:  # also NaN and infinity
+    # Also NaN and infinity; no request holds a quadrillion tokens (a count that big is
+    # corruption, and past Decimal's precision when priced).
+    if not 0 <= value < MAX_TOKENS:
         return None
-    return int(value) if value >= 0 else None
+    return int(value)

@@ -220,7 +220,8 @@ def read_file(source: str | None, path: Path, text: bool = False) -> FileResult:
             if path.suffix in (".db", ".sqlite"):
                 return _read_store(path)
             return prefixlock_trace.parse(_lines(path), where)
-    except (OSError, sqlite3.Error, ValueError, UnicodeError):
+    except (OSError, sqlite3.Error, ValueError, UnicodeError, RecursionError):
+        # RecursionError: a JSON document nested deeper than the parser goes.
         res = FileResult(where, src or "unknown")
         res.notes["unreadable_files"] += 1
         return res
