@@ -20,7 +20,7 @@ also the request's ceiling cost.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from itertools import groupby
 
@@ -64,25 +64,27 @@ class Signal:
     evidence: str
 
 
-@dataclass
+PARTS = ("cache_read", "cache_write", "uncached_input", "output")  # the order of Row.parts
+
+
+@dataclass(slots=True)
 class Row:
     """A request with what the analysis found about it."""
 
     req: Request
-    usage: Usage
     usd: Decimal | None
     ceiling_usd: Decimal | None
     expected: int = 0
     gap: float | None = None
     ttl: int = 0
-    signals: list[Signal] = field(default_factory=list)
+    signals: list[Signal] | tuple[()] = ()
     cause: str | None = None  # set on a break
     confidence: str = ""
     evidence: str = ""
     rebilled: int = 0
     lost: Decimal | None = None
     inherent: bool = False
-    parts: dict[str, Decimal] = field(default_factory=dict)  # dollars by what was billed
+    parts: tuple[Decimal, ...] = ()  # dollars by what was billed, in the order of PARTS
 
     @property
     def is_break(self) -> bool:
@@ -125,17 +127,17 @@ def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
     for r in reqs:
         usage = pricer.usage(r)
         usd = pricer.cost(r, usage)
-        row = Row(r, usage, usd, usd)
+        row = Row(r, usd, usd)
         price = pricer.price(r.raw_model)
         if price is not None:
             # Price.input_cost's arithmetic, inline: this runs once per request.
-            row.parts = {
-                "cache_read": usage.cache_read * price.cache_read / MILLION,
-                "cache_write": usage.cache_write_5m * price.write_5m / MILLION
+            row.parts = (
+                usage.cache_read * price.cache_read / MILLION,
+                usage.cache_write_5m * price.write_5m / MILLION
                 + usage.cache_write_1h * price.write_1h / MILLION,
-                "uncached_input": usage.uncached_input * price.input / MILLION,
-                "output": usage.output * price.output / 1_000_000,
-            }
+                usage.uncached_input * price.input / MILLION,
+                usage.output * price.output / 1_000_000,
+            )
         provider = pricer.provider(r.raw_model)
         row.ttl = _ttl(opts, write_kind, provider)
         if prev is None:

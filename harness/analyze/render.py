@@ -103,10 +103,12 @@ def to_csv(report: dict[str, Any]) -> str:
 def attach_prompts(report: dict[str, Any], result: Analysis) -> None:
     """--show-text: each turn row gets its human prompt's first words."""
     texts = result.collected.texts
-    for t in report["turns"]:
+    turns = list(report["turns"])  # made once here, to carry the text
+    for t in turns:
         text = texts.get((t["source"], t["session"], t["turn"]))
         if text is not None:
             t["prompt"] = text
+    report["turns"] = turns
 
 
 def _pct(x: float | None) -> str:

@@ -8,15 +8,14 @@ never 0%. Pure."""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import lru_cache
-from typing import Any
+from typing import Any, Generic, TypeVar
 
-from .breaks import AVOIDABLE, Row
+from .breaks import AVOIDABLE, PARTS, Row
 from .collect import Collected
 from .model import NOTE_TEXT, Request
 
@@ -58,7 +57,7 @@ class Totals:
     unpriced_tokens: int = 0
     unpriced_models: set[str] = field(default_factory=set)
     cold_writes: int = 0
-    breaks: Counter[str] = field(default_factory=Counter)
+    breaks: dict[str, int] = field(default_factory=dict)  # a plain dict: one per group
     lost_by_cause: dict[str, Decimal] = field(default_factory=dict)
     first_ts: float | None = None
     last_ts: float | None = None
@@ -100,7 +99,7 @@ class Totals:
             self.unpriced_models.add(r.raw_model)
         else:
             parts = self.parts
-            for k, v in row.parts.items():
+            for k, v in zip(PARTS, row.parts, strict=False):
                 parts[k] = parts[k] + v if k in parts else v
             self.usd += row.usd
             self.ceiling_usd += row.ceiling_usd if row.ceiling_usd is not None else row.usd
@@ -116,7 +115,7 @@ class Totals:
             if total_in and at >= self.last_hit_ts:
                 self.last_hit, self.last_hit_ts = read / total_in, at
         if row.cause is not None:
-            self.breaks[row.cause] += 1
+            self.breaks[row.cause] = self.breaks.get(row.cause, 0) + 1
             if row.cause.endswith("cold_start"):
                 self.cold_writes += r.write
             if row.lost:
@@ -147,8 +146,8 @@ class Totals:
         if o.unpriced_models:
             self.unpriced_models |= o.unpriced_models
         self.models |= o.models
-        if o.breaks:
-            self.breaks.update(o.breaks)
+        for k, n in o.breaks.items():
+            self.breaks[k] = self.breaks.get(k, 0) + n
         for d, od in ((self.lost_by_cause, o.lost_by_cause), (self.parts, o.parts)):
             for k, v in od.items():
                 d[k] = d[k] + v if k in d else v
@@ -290,11 +289,15 @@ def break_dict(row: Row) -> dict[str, Any]:
     }
 
 
-class Rows(Sequence[dict[str, Any]]):
-    """The report's per-request (or per-break) records, made when read: a report of a
-    gigabyte of logs holds its rows once, not again as dicts (the writers stream them)."""
+Item = TypeVar("Item")
 
-    def __init__(self, rows: list[Row], as_dict: Callable[[Row], dict[str, Any]]):
+
+class Rows(Sequence[dict[str, Any]], Generic[Item]):
+    """The report's per-request, per-break, per-turn and per-agent records, made when read: a
+    report of a gigabyte of logs holds its figures once, not again as dicts (the writers
+    stream them)."""
+
+    def __init__(self, rows: list[Item], as_dict: Callable[[Item], dict[str, Any]]):
         self._rows, self._as_dict = rows, as_dict
 
     def __len__(self) -> int:
@@ -309,13 +312,28 @@ class Rows(Sequence[dict[str, Any]]):
         return map(self._as_dict, self._rows)
 
     def where(self, sessions: set[tuple[str, str]]) -> list[dict[str, Any]]:
-        """The records of these (source, session)s only, the rest never made."""
-        return [self._as_dict(w) for w in self._rows if (w.req.source, w.req.session) in sessions]
+        """The records of these (source, session)s only, the rest never made (rows of
+        requests)."""
+        return [
+            self._as_dict(w)
+            for w in self._rows
+            if isinstance(w, Row) and (w.req.source, w.req.session) in sessions
+        ]
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Sequence) and list(self) == list(other)
 
     __hash__ = None  # type: ignore[assignment]
+
+
+def _turn_dict(item: tuple[tuple[str, str, int], Totals]) -> dict[str, Any]:
+    (s, sid, n), t = item
+    return {"source": s, "session": sid, "turn": n, **t.to_dict()}
+
+
+def _agent_dict(item: tuple[tuple[str, str, str], Totals]) -> dict[str, Any]:
+    (s, sid, th), t = item
+    return {"source": s, "session": sid, "thread": th, **t.to_dict()}
 
 
 def build(rows: list[Row], got: Collected) -> dict[str, Any]:
@@ -379,16 +397,12 @@ def build(rows: list[Row], got: Collected) -> dict[str, Any]:
             }
             for (s, sid), t in sorted(sessions.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0]))
         ],
-        "turns": [
-            {"source": s, "session": sid, "turn": n, **t.to_dict()}
-            for (s, sid, n), t in sorted(turns.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0]))
-        ],
-        "agents": [
-            {"source": s, "session": sid, "thread": th, **t.to_dict()}
-            for (s, sid, th), t in sorted(
-                agents.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0])
-            )
-        ],
+        "turns": Rows(
+            sorted(turns.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0])), _turn_dict
+        ),
+        "agents": Rows(
+            sorted(agents.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0])), _agent_dict
+        ),
         "by_agent": {k: t.to_dict() for k, t in sorted(kinds.items())},
         "models": {k: t.to_dict() for k, t in sorted(models.items())},
         "days": {k: t.to_dict() for k, t in sorted(days.items())},
