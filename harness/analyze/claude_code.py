@@ -25,7 +25,8 @@ from .records import MAX_TOKENS, as_int, iter_typed, parse_ts, recode
 SOURCE = "claude-code"
 _AGENT_FILE = re.compile(r"agent-([A-Za-z0-9_.-]+)\.jsonl$")
 _WRAPPERS = ("<command-", "<local-command-stdout", "<local-command-stderr")
-# Lines of these types carry nothing a report needs (progress, file-history-snapshot, ...).
+# The line types a report reads (and untyped lines); progress, file-history-snapshot and the
+# like are skipped.
 _NEEDED = frozenset(("assistant", "user", "system", "summary"))
 
 

@@ -4,8 +4,10 @@ Codex logs cumulative `total_token_usage` snapshots (`event_msg/token_count`) an
 unchanged snapshot on UI and rate-limit refreshes; a request is a snapshot whose totals
 advanced, its counters the delta. `last_token_usage` is used only when totals are missing or go
 backwards. A forked or subagent rollout (two `session_meta`, or a `thread_spawn`) first replays
-its parent's snapshots in a burst: the rows of that first second set the baseline and are
-skipped (ccusage#1349). `input_tokens` includes `cached_input_tokens`; reasoning is inside
+its parent's snapshots (ccusage#1349): they set the baseline, and each row carries its totals
+(`fingerprint`) and whether it came in the fork's opening burst, for `collect.merge` to drop
+the replay (by content when the parent's rollout was read). A fork is a session named after its
+own thread. `input_tokens` includes `cached_input_tokens`; reasoning is inside
 `output_tokens`. Headless `codex exec --json` lines (`turn.completed`) are one request each.
 Pure: the caller hands in the lines.
 """

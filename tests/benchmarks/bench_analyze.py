@@ -146,11 +146,13 @@ def install_ccusage(folder: Path) -> Path | None:
 def measure(cmd: list[str], env: dict[str, str]) -> tuple[float, float, float]:
     """(wall s, CPU s, peak MB) of one command and its children."""
     start = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    assert proc.returncode == 0, (cmd, proc.stderr.read() if proc.stderr else b"")
+    with tempfile.TemporaryFile() as err:
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        assert proc.returncode == 0, (cmd, err.read())
     # wait4's ru_maxrss is the largest of the process and its waited-for children, in KB.
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024
 
