@@ -126,18 +126,25 @@ def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
     floor: int | None = None  # smallest read after the cold start: the system+tools part
     for r in reqs:
         usage = pricer.usage(r)
-        usd = pricer.cost(r, usage)
-        row = Row(r, usd, usd)
         price = pricer.price(r.raw_model)
+        usd: Decimal | None = None
+        parts: tuple[Decimal, ...] = ()
         if price is not None:
-            # Price.input_cost's arithmetic, inline: this runs once per request.
-            row.parts = (
-                usage.cache_read * price.cache_read / MILLION,
-                usage.cache_write_5m * price.write_5m / MILLION
-                + usage.cache_write_1h * price.write_1h / MILLION,
-                usage.uncached_input * price.input / MILLION,
-                usage.output * price.output / 1_000_000,
+            # Price.cost's and Price.input_cost's arithmetic, each product made once: this runs
+            # once per request.
+            c_unc = usage.uncached_input * price.input
+            c_read = usage.cache_read * price.cache_read
+            c_w5 = usage.cache_write_5m * price.write_5m
+            c_w1 = usage.cache_write_1h * price.write_1h
+            c_out = usage.output * price.output
+            usd = (c_unc + c_read + c_w5 + c_w1 + c_out) / MILLION
+            parts = (
+                c_read / MILLION,
+                c_w5 / MILLION + c_w1 / MILLION,
+                c_unc / MILLION,
+                c_out / MILLION,
             )
+        row = Row(r, usd, usd, parts=parts)
         provider = pricer.provider(r.raw_model)
         row.ttl = _ttl(opts, write_kind, provider)
         if prev is None:

@@ -8,6 +8,7 @@ never 0%. Pure."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -33,10 +34,26 @@ def _money(x: Decimal | None) -> str | None:
     return None if x is None else str(x.quantize(_MICRO))
 
 
+@lru_cache(maxsize=4096)
+def _date(day: int) -> str:
+    return datetime.fromtimestamp(day * 86400, UTC).date().isoformat()
+
+
 def iso(ts: float | None) -> str | None:
+    """`datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds")` with a Z, the
+    same text spelled out by hand: this runs twice per request written."""
     if ts is None:
         return None
-    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    frac, whole = math.modf(ts)
+    sec, us = int(whole), round(frac * 1e6)  # fromtimestamp's rounding to the microsecond
+    if us >= 1_000_000:
+        sec, us = sec + 1, us - 1_000_000
+    elif us < 0:
+        sec, us = sec - 1, us + 1_000_000
+    day, rest = divmod(sec, 86400)
+    return (
+        f"{_date(day)}T{rest // 3600:02d}:{rest // 60 % 60:02d}:{rest % 60:02d}.{us // 1000:03d}Z"
+    )
 
 
 @dataclass(slots=True)
@@ -219,11 +236,6 @@ def _merged(cells: dict[Any, Totals], key: Callable[[Any], Any]) -> dict[Any, To
             m = out[k] = Totals()
         m.merge(t)
     return out
-
-
-@lru_cache(maxsize=4096)
-def _date(day: int) -> str:
-    return datetime.fromtimestamp(day * 86400, UTC).date().isoformat()
 
 
 def _day(row: Row) -> str:
