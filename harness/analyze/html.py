@@ -3,8 +3,9 @@ fetched): a summary of where the money went, the sessions ranked by dollars lost
 timeline for each of the TOP_SESSIONS that lost most: one stacked bar per request (cache read /
 write / uncached input) along a time axis, the idle gap before it drawn as a band shaded red
 where it outlasted the cache TTL, and each cache break marked in its cause's colour. The other
-sessions are one row each in a table a search box filters, so the page stays small (a few MB)
-for thousands of sessions. Pure: returns the text. No prompt or output text appears (the report
+sessions are one row each in a table a search box filters (closed until asked for, so that the
+browser lays it out only then), so the page stays small (a few MB) and quick to open for
+thousands of sessions. Pure: returns the text. No prompt or output text appears (the report
 holds none unless --show-text)."""
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -41,10 +42,11 @@ vertical-align:middle;margin-right:4px;border-radius:2px}
 #rest{font-size:12px}#rest td{padding:1px 6px}
 input#find{font:inherit;padding:3px 6px;width:24em}
 """
-# Filters the table of the other sessions as one types (no network, no library).
+# Filters the table of the other sessions as one types, opening it (no network, no library).
 SCRIPT = """
 const box=document.getElementById('find'),rows=document.querySelectorAll('#rest tr.s');
 box.addEventListener('input',()=>{const q=box.value.toLowerCase();
+document.getElementById('more').open=true;
 for(const r of rows){r.hidden=q!==''&&!r.textContent.toLowerCase().includes(q);}});
 """
 
@@ -261,13 +263,15 @@ def page(report: dict[str, Any], title: str = "prefixlock analyze: cache report"
         out.append(
             f"<h2>The other {len(rest):,} sessions</h2>"
             '<p><input id="find" type="search" placeholder="filter by session, source, '
-            'project, model" aria-label="filter sessions"></p><table id="rest">'
+            'project, model" aria-label="filter sessions"></p>'
+            # Closed until asked for: the browser lays out thousands of rows only then.
+            f'<details id="more"><summary>all {len(rest):,}</summary><table id="rest">'
             '<tr><th class="l">session</th><th class="l">source</th><th>first</th>'
             '<th>requests</th><th>hit%</th><th>$</th><th>$ lost</th><th class="l">top break'
             '</th><th class="l">project, models</th></tr>'
         )
         out.extend(_session_row(s, extra=True) for s in rest)
-        out.append(f"</table><script>{SCRIPT}</script>")
+        out.append(f"</table></details><script>{SCRIPT}</script>")
     notes = "; ".join(f"{v['count']} {v['what']}" for v in report["notes"].values())
     out.append(
         f'<p class="note">{escape(report["price_basis"])}. schema_version '
