@@ -7,11 +7,12 @@ breakpoint at the end), on OpenAI and Gemini its input in whole 128-token steps 
 request is a break when it reads less than half of that and at least 2,048 tokens fewer
 (`sensitive`: less than 95% and 2,000 fewer, pydantic-ai's miss flag). The first request of a
 thread is a cold start when it mostly writes: inherent, never "lost". The cause is the first of
-model switch, compaction, TTL expiry after an idle gap, history rewrite (rewind or resume),
-inferred prefix change, unknown that the log supports; every matching signal is kept as
-evidence. Dollars lost = the request's cost minus its cost had the expected tokens been read
-(taken from its writes first, then its uncached input): that counterfactual is also the
-request's ceiling cost.
+model switch, compaction, TTL expiry after an idle gap, history rewrite (rewind or resume), a
+compaction inferred from the whole context shrinking by half or more (low confidence: its
+events are absent), inferred prefix change, unknown that the log supports; every matching
+signal is kept as evidence. Dollars lost = the request's cost minus its cost had the expected
+tokens been read (taken from its writes first, then its uncached input): that counterfactual is
+also the request's ceiling cost.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -19,10 +20,11 @@ request's ceiling cost.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from decimal import Decimal
 from itertools import groupby
 
+from ..billing.prices import MILLION
 from ..billing.usage import Usage
 from ..cache import anthropic, openai
 from ..cache.units import OPENAI_DEFAULT_TTL
@@ -39,6 +41,9 @@ TTL_SECONDS = {
 }
 TTL_CHOICES = ("auto", *TTL_SECONDS)
 AVOIDABLE = {"model_switch", "ttl_expiry", "history_rewrite", "prefix_change"}
+# A context at least COMPACT_MIN tokens that falls to COMPACT_RATIO of its size or less, with
+# no event to say why, is read as a compaction (low confidence).
+COMPACT_MIN, COMPACT_RATIO = 20_000, 0.5
 
 
 @dataclass(frozen=True)
@@ -59,25 +64,27 @@ class Signal:
     evidence: str
 
 
-@dataclass
+PARTS = ("cache_read", "cache_write", "uncached_input", "output")  # the order of Row.parts
+
+
+@dataclass(slots=True)
 class Row:
     """A request with what the analysis found about it."""
 
     req: Request
-    usage: Usage
     usd: Decimal | None
     ceiling_usd: Decimal | None
     expected: int = 0
     gap: float | None = None
     ttl: int = 0
-    signals: list[Signal] = field(default_factory=list)
+    signals: list[Signal] | tuple[()] = ()
     cause: str | None = None  # set on a break
     confidence: str = ""
     evidence: str = ""
     rebilled: int = 0
     lost: Decimal | None = None
     inherent: bool = False
-    parts: dict[str, Decimal] = field(default_factory=dict)  # dollars by what was billed
+    parts: tuple[Decimal, ...] = ()  # dollars by what was billed, in the order of PARTS
 
     @property
     def is_break(self) -> bool:
@@ -119,17 +126,25 @@ def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
     floor: int | None = None  # smallest read after the cold start: the system+tools part
     for r in reqs:
         usage = pricer.usage(r)
-        usd = pricer.cost(r, usage)
-        row = Row(r, usage, usd, usd)
         price = pricer.price(r.raw_model)
+        usd: Decimal | None = None
+        parts: tuple[Decimal, ...] = ()
         if price is not None:
-            row.parts = {
-                "cache_read": price.input_cost(usage.cache_read, "read"),
-                "cache_write": price.input_cost(usage.cache_write_5m, "write_5m")
-                + price.input_cost(usage.cache_write_1h, "write_1h"),
-                "uncached_input": price.input_cost(usage.uncached_input),
-                "output": usage.output * price.output / 1_000_000,
-            }
+            # Price.cost's and Price.input_cost's arithmetic, each product made once: this runs
+            # once per request.
+            c_unc = usage.uncached_input * price.input
+            c_read = usage.cache_read * price.cache_read
+            c_w5 = usage.cache_write_5m * price.write_5m
+            c_w1 = usage.cache_write_1h * price.write_1h
+            c_out = usage.output * price.output
+            usd = (c_unc + c_read + c_w5 + c_w1 + c_out) / MILLION
+            parts = (
+                c_read / MILLION,
+                c_w5 / MILLION + c_w1 / MILLION,
+                c_unc / MILLION,
+                c_out / MILLION,
+            )
+        row = Row(r, usd, usd, parts=parts)
         provider = pricer.provider(r.raw_model)
         row.ttl = _ttl(opts, write_kind, provider)
         if prev is None:
@@ -151,7 +166,7 @@ def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
                 and r.read < opts.ratio * row.expected
                 and drop >= opts.min_drop
             ):
-                _attribute(row, floor)
+                _attribute(row, floor, prev.input_total)
             if r.read > 0:
                 floor = r.read if floor is None else min(floor, r.read)
         if r.write_1h:
@@ -220,12 +235,20 @@ def _cold_start(row: Row) -> None:
         row.lost = Decimal(0)
 
 
-def _attribute(row: Row, floor: int | None) -> None:
+def _attribute(row: Row, floor: int | None, before: int) -> None:
     r = row.req
     if row.signals:
         first = row.signals[0]
         row.cause, row.confidence = first.cause, first.confidence
         row.evidence = "; ".join(s.evidence for s in row.signals)
+    elif before >= COMPACT_MIN and r.input_total <= COMPACT_RATIO * before:
+        # The whole context shrank, not only the cached part: a history replaced by its
+        # summary. A log stripped of its compaction events still shows this.
+        row.cause, row.confidence = "compaction", "low"
+        row.evidence = (
+            f"context fell {1 - r.input_total / before:.0%} ({before:,} -> {r.input_total:,} "
+            "tokens) with no compaction event in the log: a compaction inferred from the drop"
+        )
     elif r.read > 0 and floor is not None and r.read <= floor * 1.1:
         row.cause, row.confidence = "prefix_change", "low"
         row.evidence = (

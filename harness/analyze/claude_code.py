@@ -17,79 +17,111 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
+import msgspec
+
 from .model import Event, FileResult, Request
-from .records import as_int, iter_records, parse_ts
+from .records import MAX_TOKENS, as_int, iter_typed, parse_ts, recode
 
 SOURCE = "claude-code"
 _AGENT_FILE = re.compile(r"agent-([A-Za-z0-9_.-]+)\.jsonl$")
 _WRAPPERS = ("<command-", "<local-command-stdout", "<local-command-stderr")
-_NEEDED = ('"assistant"', '"user"', '"system"', '"summary"')
+# The line types a report reads (and untyped lines); progress, file-history-snapshot and the
+# like are skipped.
+_NEEDED = frozenset(("assistant", "user", "system", "summary"))
 
 
-def _keep(line: str) -> bool:
-    # Skips progress, file-history-snapshot, queue-operation lines unparsed. A user line is
-    # parsed (its structure matters); the parse of its content is the price of that.
-    return any(t in line for t in _NEEDED)
+class Message(msgspec.Struct):
+    """The fields of `message` a report reads; the content stays raw (undecoded) until a user
+    line needs it, so tool output and assistant text are scanned, never built."""
+
+    id: Any = None
+    model: Any = None
+    usage: Any = msgspec.UNSET
+    content: msgspec.Raw = msgspec.Raw(b"null")
 
 
-_UUID = re.compile(r'"uuid":"([^"]*)"')
-_PARENT = re.compile(r'"parentUuid":(?:null|"([^"]*)")')
-_SESSION = re.compile(r'"sessionId":"([^"]*)"')
-_AGENT = re.compile(r'"agentId":"([^"]*)"')
+class Line(msgspec.Struct, rename={"parent": "parentUuid", "logical_parent": "logicalParentUuid"}):
+    """One transcript line, as far as a report needs it."""
+
+    type: Any = None
+    subtype: Any = None
+    sessionId: Any = None
+    uuid: Any = None
+    parent: Any = None
+    logical_parent: Any = None
+    isSidechain: Any = None
+    agentId: Any = None
+    cwd: Any = None
+    timestamp: Any = None
+    requestId: Any = None
+    isMeta: Any = None
+    isCompactSummary: Any = None
+    isApiErrorMessage: Any = None
+    costUSD: Any = None
+    compactMetadata: Any = None
+    compact_metadata: Any = None
+    message: Message | None = None
 
 
-def _tool_result(line: str) -> dict[str, Any] | None:
-    """The structure of a user line that only carries tool results (most of a log's bytes),
-    read with a few searches instead of parsing its content: in JSON text an unescaped
-    `"uuid":"` is a key, never string content, and a tool result's content holds no keys of
-    that name (it is text or text blocks); a line where one appears twice is parsed whole."""
-    if '"tool_result"' not in line or '"isCompactSummary"' in line or '"type":"user"' not in line:
+class Block(msgspec.Struct):
+    type: Any = None
+    text: Any = None
+
+
+_LINE = msgspec.json.Decoder(Line)
+_decode_line = _LINE.decode
+_decode_content = msgspec.json.Decoder(
+    str | list[Block | str | int | float | bool | list[Any] | None]
+).decode
+
+
+def _coerce(obj: dict[str, Any]) -> Line | None:
+    # A `message` that is not an object is no message (the reader ignores it either way).
+    if "message" in obj and not isinstance(obj["message"], dict):
+        obj = {**obj, "message": None}
+    return recode(_LINE.decode, obj)
+
+
+def _content(msg: Message) -> Any:
+    try:
+        return msgspec.json.decode(msg.content)
+    except (msgspec.DecodeError, RecursionError):
         return None
-    if line.count('"uuid":"') != 1 or line.count('"parentUuid":') != 1:
-        return None
-    uuid, parent, session = _UUID.search(line), _PARENT.search(line), _SESSION.search(line)
-    if uuid is None or parent is None or session is None:
-        return None
-    rec: dict[str, Any] = {
-        "type": "user",
-        "uuid": uuid.group(1),
-        "parentUuid": parent.group(1),
-        "sessionId": session.group(1),
-        "isSidechain": '"isSidechain":true' in line,
-    }
-    agent = _AGENT.search(line)
-    if agent is not None:
-        rec["agentId"] = agent.group(1)
-    return rec
 
 
-def _human_prompt(rec: dict[str, Any]) -> bool:
+def _human_prompt(rec: Line) -> bool:
     """A prompt a person typed: not a tool result, not injected (isMeta), not a compaction
     summary, not a slash-command wrapper."""
-    if rec.get("isMeta") or rec.get("isCompactSummary") or rec.get("isSidechain"):
+    if rec.isMeta or rec.isCompactSummary or rec.isSidechain:
         return False
-    msg = rec.get("message")
-    if not isinstance(msg, dict):
+    msg = rec.message
+    if msg is None:
         return False
-    content = msg.get("content")
+    try:
+        content: Any = _decode_content(msg.content)
+    except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
+        return False
     if isinstance(content, str):
         return not content.lstrip().startswith(_WRAPPERS)
-    if not isinstance(content, list):
-        return False
     texts = []
     for block in content:
-        if not isinstance(block, dict) or block.get("type") == "tool_result":
+        if not isinstance(block, Block) or block.type == "tool_result":
             return False
-        if block.get("type") == "text":
-            texts.append(str(block.get("text", "")))
+        if block.type == "text":
+            texts.append(str(block.text if block.text is not None else ""))
     return bool(texts) and not texts[0].lstrip().startswith(_WRAPPERS)
 
 
-def _prompt_text(rec: dict[str, Any]) -> str:
-    content = rec["message"].get("content")
+def _prompt_text(rec: Line) -> str:
+    content = _content(rec.message) if rec.message is not None else None
     if isinstance(content, list):
         content = " ".join(str(b.get("text", "")) for b in content if isinstance(b, dict))
     return " ".join(str(content).split())[:80]
+
+
+def _count(v: Any) -> int | None:
+    # The common case (a plain non-negative int) without a call.
+    return v if type(v) is int and 0 <= v < MAX_TOKENS else as_int(v)
 
 
 def _usage(u: Any) -> tuple[int, int, int, int, int, int, bool] | None:
@@ -97,15 +129,22 @@ def _usage(u: Any) -> tuple[int, int, int, int, int, int, bool] | None:
     field is null or not a count (ccusage rejects such lines)."""
     if not isinstance(u, dict):
         return None
-    inp, out = as_int(u.get("input_tokens")), as_int(u.get("output_tokens"))
+    inp, out = _count(u.get("input_tokens")), _count(u.get("output_tokens"))
     if inp is None or out is None:
         return None
     has_cache = "cache_read_input_tokens" in u or "cache_creation_input_tokens" in u
-    read = as_int(u.get("cache_read_input_tokens", 0))
-    creation = as_int(u.get("cache_creation_input_tokens", 0))
+    read = _count(u.get("cache_read_input_tokens", 0))
+    split = u.get("cache_creation")
+    if "cache_creation_input_tokens" not in u and isinstance(split, dict):
+        # The split without its total: the write is the sum of its parts.
+        w5 = as_int(split.get("ephemeral_5m_input_tokens", 0))
+        w1 = as_int(split.get("ephemeral_1h_input_tokens", 0))
+        if read is None or w5 is None or w1 is None:
+            return None
+        return inp, read, w5, w1, 0, out, True
+    creation = _count(u.get("cache_creation_input_tokens", 0))
     if read is None or creation is None:
         return None
-    split = u.get("cache_creation")
     if isinstance(split, dict):
         # Absent stays absent: only a present split says the TTL. A breakdown larger than
         # the total is clamped to it; the total wins.
@@ -115,7 +154,7 @@ def _usage(u: Any) -> tuple[int, int, int, int, int, int, bool] | None:
     return inp, read, 0, 0, creation, out, has_cache
 
 
-def parse(lines: Iterable[str], path: str = "", text: bool = False) -> FileResult:
+def parse(lines: Iterable[bytes | str], path: str = "", text: bool = False) -> FileResult:
     """The requests, events and notes of one Claude Code transcript; `text`: keep each human
     prompt's first words (--show-text)."""
     result = FileResult(path, SOURCE)
@@ -133,19 +172,23 @@ def parse(lines: Iterable[str], path: str = "", text: bool = False) -> FileResul
     leaf: dict[str, str] = {}  # session -> last main-chain uuid
     msg_ids: dict[str, str] = {}  # message.id -> key of its non-sidechain request
     first = True
-    for lineno, rec in iter_records(lines, notes, _keep, _tool_result):
-        rtype = rec.get("type")
-        session = str(rec.get("sessionId") or path.rsplit("/", 1)[-1].removesuffix(".jsonl"))
-        uuid = rec.get("uuid") if isinstance(rec.get("uuid"), str) else None
-        parent = rec.get("parentUuid") if isinstance(rec.get("parentUuid"), str) else None
-        side = bool(rec.get("isSidechain")) or file_agent is not None
-        if isinstance(rec.get("cwd"), str):
-            result.projects.setdefault(session, rec["cwd"])
+    stem = path.rsplit("/", 1)[-1].removesuffix(".jsonl")
+    for lineno, rec in iter_typed(lines, notes, _decode_line, _coerce):
+        rtype = rec.type
+        if rtype is not None and rtype not in _NEEDED:
+            continue
+        sid = rec.sessionId
+        session = sid if isinstance(sid, str) and sid else (str(sid) if sid else stem)
+        uuid = rec.uuid if isinstance(rec.uuid, str) else None
+        parent = rec.parent if isinstance(rec.parent, str) else None
+        side = bool(rec.isSidechain) or file_agent is not None
+        if isinstance(rec.cwd, str) and session not in result.projects:
+            result.projects[session] = rec.cwd
         # Which thread this line is on.
         if file_agent is not None:
             thread = f"agent:{file_agent}"
         elif side:
-            agent = rec.get("agentId")
+            agent = rec.agentId
             if isinstance(agent, str) and agent:
                 thread = f"agent:{agent}"
             elif parent is not None and parent in thread_of:
@@ -160,12 +203,12 @@ def parse(lines: Iterable[str], path: str = "", text: bool = False) -> FileResul
         if uuid is not None:
             thread_of[uuid] = thread
             if thread == "main":
-                link = parent if parent is not None else rec.get("logicalParentUuid")
+                link = parent if parent is not None else rec.logical_parent
                 parent_of[uuid] = link if isinstance(link, str) else None
                 if isinstance(link, str):
                     has_child.add(link)
-        if rtype == "system" and rec.get("subtype") == "compact_boundary":
-            meta = rec.get("compactMetadata") or rec.get("compact_metadata") or {}
+        if rtype == "system" and rec.subtype == "compact_boundary":
+            meta = rec.compactMetadata or rec.compact_metadata or {}
             meta = meta if isinstance(meta, dict) else {}
             pre = meta.get("preTokens", meta.get("pre_tokens"))
             evidence = f"compact_boundary trigger={meta.get('trigger', '?')} preTokens={pre}"
@@ -173,7 +216,7 @@ def parse(lines: Iterable[str], path: str = "", text: bool = False) -> FileResul
                 evidence += f" postTokens={meta['postTokens']}"
             pending.setdefault((session, thread), {})["compaction"] = evidence
             result.events.append(
-                Event(session, thread, "compaction", parse_ts(rec.get("timestamp")), evidence)
+                Event(session, thread, "compaction", parse_ts(rec.timestamp), evidence)
             )
         elif rtype == "user" and thread == "main" and _human_prompt(rec):
             turns[session] = turns.get(session, 0) + 1
@@ -189,9 +232,9 @@ def parse(lines: Iterable[str], path: str = "", text: bool = False) -> FileResul
                     f"{prev[:8]}"
                 )
                 pending.setdefault((session, thread), {})["rewrite"] = "rewind: " + evidence
-                ts = parse_ts(rec.get("timestamp"))
+                ts = parse_ts(rec.timestamp)
                 result.events.append(Event(session, thread, "history_rewrite", ts, evidence))
-        elif rtype == "assistant" or (rtype is None and isinstance(rec.get("message"), dict)):
+        elif rtype == "assistant" or (rtype is None and rec.message is not None):
             # ccusage's fixtures (and some exports) carry no top-level type: usage decides.
             _assistant(rec, lineno, session, thread, side, path, turns, by_key, msg_ids, result)
             key = _key(rec)
@@ -222,16 +265,16 @@ def parse(lines: Iterable[str], path: str = "", text: bool = False) -> FileResul
     return result
 
 
-def _key(rec: dict[str, Any]) -> str | None:
-    msg = rec.get("message")
-    if not isinstance(msg, dict) or not isinstance(msg.get("id"), str) or not msg["id"]:
+def _key(rec: Line) -> str | None:
+    msg = rec.message
+    if msg is None or not isinstance(msg.id, str) or not msg.id:
         return None
-    rid = rec.get("requestId")
-    return f"{msg['id']}:{rid}" if isinstance(rid, str) and rid else msg["id"]
+    rid = rec.requestId
+    return f"{msg.id}:{rid}" if isinstance(rid, str) and rid else msg.id
 
 
 def _assistant(
-    rec: dict[str, Any],
+    rec: Line,
     lineno: int,
     session: str,
     thread: str,
@@ -243,31 +286,31 @@ def _assistant(
     result: FileResult,
 ) -> None:
     notes = result.notes
-    msg = rec.get("message")
-    if not isinstance(msg, dict) or "usage" not in msg:
+    msg = rec.message
+    if msg is None or msg.usage is msgspec.UNSET:
         return
     notes["usage_lines"] += 1
-    model = msg.get("model")
+    model = msg.model
     if model == "<synthetic>":
         notes["synthetic"] += 1
         return
-    if rec.get("isApiErrorMessage"):
+    if rec.isApiErrorMessage:
         notes["api_errors"] += 1
         return
-    counts = _usage(msg.get("usage"))
+    counts = _usage(msg.usage)
     key = _key(rec)
     if counts is None or key is None or not isinstance(model, str) or not model:
         notes["invalid_usage"] += 1
         return
-    if side and msg["id"] in msg_ids and msg_ids[msg["id"]] != key:
+    if side and msg.id in msg_ids and msg_ids[msg.id] != key:
         notes["sidechain_replays"] += 1  # /btw replays a parent message under a new requestId
         return
     if not side:
-        msg_ids.setdefault(msg["id"], key)
+        msg_ids.setdefault(msg.id, key)
     uncached, read, w5, w1, wu, out, has_cache = counts
-    ts = parse_ts(rec.get("timestamp"))
-    u = msg.get("usage") or {}
-    cost = rec.get("costUSD")
+    ts = parse_ts(rec.timestamp)
+    u = msg.usage if isinstance(msg.usage, dict) else {}
+    cost = rec.costUSD
     req = by_key.get(key)
     if req is None:
         by_key[key] = Request(

@@ -4,8 +4,10 @@ Codex logs cumulative `total_token_usage` snapshots (`event_msg/token_count`) an
 unchanged snapshot on UI and rate-limit refreshes; a request is a snapshot whose totals
 advanced, its counters the delta. `last_token_usage` is used only when totals are missing or go
 backwards. A forked or subagent rollout (two `session_meta`, or a `thread_spawn`) first replays
-its parent's snapshots in a burst: the rows of that first second set the baseline and are
-skipped (ccusage#1349). `input_tokens` includes `cached_input_tokens`; reasoning is inside
+its parent's snapshots (ccusage#1349): they set the baseline, and each row carries its totals
+(`fingerprint`) and whether it came in the fork's opening burst, for `collect.merge` to drop
+the replay (by content when the parent's rollout was read). A fork is a session named after its
+own thread. `input_tokens` includes `cached_input_tokens`; reasoning is inside
 `output_tokens`. Headless `codex exec --json` lines (`turn.completed`) are one request each.
 Pure: the caller hands in the lines.
 """
@@ -17,12 +19,46 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+import msgspec
+
 from .model import Event, FileResult, Request
-from .records import as_int, iter_records, parse_ts
+from .records import as_int, iter_typed, parse_ts, recode
 
 SOURCE = "codex"
 FALLBACK_MODEL = "gpt-5"
 _FIELDS = ("input_tokens", "cached_input_tokens", "output_tokens", "cache_write_input_tokens")
+
+
+class Payload(msgspec.Struct):
+    """The fields of a rollout line's payload a report reads (tool calls and message text
+    are skipped, not built)."""
+
+    type: Any = None
+    id: Any = None
+    cwd: Any = None
+    source: Any = None
+    model: Any = None
+    info: Any = None
+
+
+class Line(msgspec.Struct):
+    timestamp: Any = None
+    type: Any = None
+    payload: Payload | None = None
+    usage: Any = None
+
+
+_LINE = msgspec.json.Decoder(Line)
+_decode_line = _LINE.decode
+
+
+def _coerce(obj: dict[str, Any]) -> Line | None:
+    if "payload" in obj and not isinstance(obj["payload"], dict):
+        obj = {**obj, "payload": None}
+    return recode(_LINE.decode, obj)
+
+
+_EMPTY = Payload()
 
 
 def _counts(u: Any) -> tuple[int, int, int, int] | None:
@@ -35,7 +71,7 @@ def _counts(u: Any) -> tuple[int, int, int, int] | None:
     return a, b, c, d
 
 
-def parse(lines: Iterable[str], path: str = "") -> FileResult:
+def parse(lines: Iterable[bytes | str], path: str = "") -> FileResult:
     """The requests, events and notes of one Codex rollout (or `codex exec --json` output)."""
     result = FileResult(path, SOURCE)
     notes = result.notes
@@ -44,46 +80,50 @@ def parse(lines: Iterable[str], path: str = "") -> FileResult:
     parent: str | None = None
     model: str | None = None
     prev: tuple[int, int, int, int] | None = None
-    replay_second: int | None = None
+    spawned = False
+    burst = True  # still in a fork's opening burst of rows
+    last_row: float | None = None
     turn = 0
     compaction: str | None = None
-    for lineno, rec in iter_records(lines, notes):
-        rtype = rec.get("type")
-        payload: dict[str, Any] = rec["payload"] if isinstance(rec.get("payload"), dict) else {}
-        ts = parse_ts(rec.get("timestamp"))
+    for lineno, rec in iter_typed(lines, notes, _decode_line, _coerce):
+        rtype = rec.type
+        payload = rec.payload or _EMPTY
+        ptype = payload.type
+        if rtype == "response_item":
+            continue
+        ts = parse_ts(rec.timestamp)
         if rtype == "session_meta":
             metas += 1
-            sid = payload.get("id")
+            sid = payload.id
             if isinstance(sid, str) and sid:
                 if metas == 1:
                     session = sid
                 else:
                     parent = sid  # a fork's second session_meta is its parent's
-            if isinstance(payload.get("cwd"), str):
-                result.projects.setdefault(session, payload["cwd"])
-            fork = fork or metas >= 2 or "thread_spawn" in str(payload.get("source", ""))
+            if isinstance(payload.cwd, str):
+                result.projects.setdefault(session, payload.cwd)
+            spawned = spawned or "thread_spawn" in str(payload.source or "")
+            fork = fork or metas >= 2 or spawned
             continue
         if rtype == "turn_context":
-            if isinstance(payload.get("model"), str):
-                model = payload["model"]
+            if isinstance(payload.model, str):
+                model = payload.model
             continue
-        if rtype == "compacted" or (
-            rtype == "event_msg" and payload.get("type") == "context_compacted"
-        ):
+        if rtype == "compacted" or (rtype == "event_msg" and ptype == "context_compacted"):
             compaction = f"{rtype if rtype == 'compacted' else 'context_compacted'} marker"
             result.events.append(
                 Event(session, _thread(fork, session), "compaction", ts, compaction)
             )
             continue
-        if rtype == "event_msg" and payload.get("type") == "user_message":
+        if rtype == "event_msg" and ptype == "user_message":
             turn += 1
             result.prompts[session] = result.prompts.get(session, 0) + 1
             continue
-        if rtype == "event_msg" and payload.get("type") == "thread_spawn":
-            fork = True
+        if rtype == "event_msg" and ptype == "thread_spawn":
+            fork = spawned = True
             continue
         if rtype == "turn.completed":  # headless `codex exec --json`
-            counts = _counts(rec.get("usage"))
+            counts = _counts(rec.usage)
             if counts is None:
                 notes["invalid_usage"] += 1
                 continue
@@ -92,9 +132,9 @@ def parse(lines: Iterable[str], path: str = "") -> FileResult:
             result.requests.append(req)
             notes["fallback_model"] += req.fallback_model
             continue
-        if rtype != "event_msg" or payload.get("type") != "token_count":
+        if rtype != "event_msg" or ptype != "token_count":
             continue
-        info = payload.get("info")
+        info = payload.info
         if not isinstance(info, dict):
             continue  # rate-limit-only refresh
         notes["usage_lines"] += 1
@@ -103,13 +143,12 @@ def parse(lines: Iterable[str], path: str = "") -> FileResult:
         if total is None and last is None:
             notes["invalid_usage"] += 1
             continue
-        second = int(ts) if ts is not None else None
-        if fork and replay_second is None and second is not None:
-            replay_second = second
-        if fork and second is not None and second == replay_second:
-            notes["replay_rows"] += 1
-            prev = total if total is not None else prev
-            continue
+        # A fork's opening rows, each within BURST_S of the one before, are its replay when
+        # the parent's log is not at hand (collect.merge matches them by content when it is).
+        burst = (
+            burst and fork and (last_row is None or (ts is not None and ts - last_row <= BURST_S))
+        )
+        last_row = ts if ts is not None else last_row
         if total is not None and total == prev:
             notes["reemits"] += 1
             continue
@@ -130,20 +169,20 @@ def parse(lines: Iterable[str], path: str = "") -> FileResult:
         row_model = info.get("model") if isinstance(info.get("model"), str) else model
         a, b, c, d = delta
         req = _request(session, fork, path, lineno, ts, row_model, (a, b, c, d), turn)
+        req.fingerprint = (*(total or ()), -1, *(last or ()))
+        req.burst = burst
         if compaction is not None:
             req.compaction, compaction = compaction, None
         result.requests.append(req)
         notes["fallback_model"] += req.fallback_model
-    if parent is not None:
-        # A fork's requests belong to the parent's session, in a thread of their own.
-        for r in result.requests:
-            r.session, r.thread = parent, f"agent:{session[:8]}"
-        for e in result.events:
-            e.session, e.thread = parent, f"agent:{session[:8]}"
-        if session in result.prompts:
-            result.prompts[parent] = result.prompts.pop(session)
-        if session in result.projects:
-            result.projects.setdefault(parent, result.projects.pop(session))
+    # A fork is a session of its own, named after its own thread; a spawned subagent's
+    # requests are that session's agent thread.
+    result.session, result.parent = session, parent
+    thread = f"agent:{session[:8]}" if spawned else "main"
+    for r in result.requests:
+        r.thread = thread
+    for e in result.events:
+        e.thread = thread
     for r in result.requests:
         r.project = result.projects.get(r.session, "")
     if result.requests:
@@ -153,6 +192,9 @@ def parse(lines: Iterable[str], path: str = "") -> FileResult:
 
 def _thread(fork: bool, session: str) -> str:
     return f"agent:{session[:8]}" if fork else "main"
+
+
+BURST_S = 1.0
 
 
 def _request(

@@ -32,7 +32,16 @@ def _start(f: FileResult) -> float:
 def merge(results: Iterable[FileResult]) -> Collected:
     out = Collected()
     seen: set[tuple[str, str]] = set()
-    for f in sorted(results, key=lambda f: (_start(f), f.path)):
+    results = sorted(results, key=lambda f: (_start(f), f.path))
+    # A fork replays its parent's rows: where the parent's log was read, they are known by
+    # their content (whatever their timestamps); where not, by the fork's opening burst.
+    parents = {f.parent for f in results if f.parent is not None}
+    replayed: dict[str, set[tuple[int, ...]]] = {}
+    for f in results:
+        if f.session in parents and f.session is not None:
+            rows = replayed.setdefault(f.session, set())
+            rows.update(r.fingerprint for r in f.requests if r.fingerprint is not None)
+    for f in results:
         out.notes.update(f.notes)
         out.files[f.source] = out.files.get(f.source, 0) + 1
         out.events.extend(f.events)
@@ -43,7 +52,13 @@ def merge(results: Iterable[FileResult]) -> Collected:
         for (s, turn), t in f.texts.items():
             out.texts[(f.source, s, turn)] = t
         first = True
+        parent = replayed.get(f.parent) if f.parent is not None else None
         for r in f.requests:
+            if f.parent is not None and (
+                r.fingerprint in parent if parent is not None else r.burst
+            ):
+                out.notes["replay_rows"] += 1
+                continue
             k = (r.source, r.key)
             if k in seen:
                 out.notes["cross_file_duplicates"] += 1

@@ -44,6 +44,10 @@ class Request:
     compaction: str | None = None  # evidence, e.g. "compact_boundary trigger=auto preTokens=150000"
     rewrite: str | None = None  # evidence of a rewind / branch / resume
     first_in_file: bool = False
+    # Codex: the token_count row's totals (what a fork's replay of it repeats), and whether it
+    # came in a fork's opening burst.
+    fingerprint: tuple[int, ...] | None = None
+    burst: bool = False
 
     @property
     def write(self) -> int:
@@ -84,6 +88,9 @@ class FileResult:
     projects: dict[str, str] = field(default_factory=dict)
     # (session, turn) -> the human prompt's first words; filled only when text was asked for.
     texts: dict[tuple[str, int], str] = field(default_factory=dict)
+    # Codex: the file's own session, and the parent it was forked from (None: not a fork).
+    session: str | None = None
+    parent: str | None = None
 
 
 NOTE_TEXT = {
@@ -99,7 +106,7 @@ NOTE_TEXT = {
     "partial_trailing": "trailing partial line (a write in progress), ignored",
     "rejoined_records": "records split by raw newlines, rejoined",
     "reemits": "Codex token_count rows whose totals did not advance, skipped",
-    "replay_rows": "Codex fork/subagent replay-burst rows, skipped",
+    "replay_rows": "Codex fork/subagent rows replaying the parent's history, skipped",
     "backwards_totals": "Codex totals going backwards (last_token_usage used)",
     "fallback_model": "Codex requests with no model recorded (priced as gpt-5)",
     "unreadable_files": "files that could not be read",

@@ -11,11 +11,94 @@ import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from datetime import UTC
-from typing import Any
+from typing import Any, TypeVar
+
+import msgspec
 
 REJOIN_LINES = 200
 _loads = json.loads
 _decoder = json.JSONDecoder(strict=False)
+# Epoch seconds a timestamp may hold: 1970 up to the end of year 9999 (datetime's range).
+TS_MAX = 253402300800.0
+MAX_TOKENS = 10**15
+T = TypeVar("T")
+_FAST_ERRORS = (msgspec.DecodeError, msgspec.ValidationError, RecursionError)
+
+
+def iter_typed(
+    lines: Iterable[bytes | str],
+    notes: Counter[str],
+    decode: Callable[[bytes], T],
+    coerce: Callable[[dict[str, Any]], T | None],
+) -> Iterator[tuple[int, T]]:
+    """(line number, record) for each JSON object line, decoded by `decode` (a msgspec decoder
+    of only the fields a reader needs: the rest of a line is skipped, not built). A line it
+    cannot take (malformed, split by raw newlines, a field of an unexpected type) goes the
+    forgiving way of `iter_records`, and `coerce` turns the object found into a record (None:
+    nothing usable)."""
+    pending: list[str] = []
+    pending_at = 0
+    last_complete = True
+    n = 0
+    for n, raw in enumerate(lines, 1):
+        if isinstance(raw, str):
+            raw = raw.encode("utf-8", "surrogatepass")
+        last_complete = raw.endswith(b"\n")
+        if not pending:
+            try:
+                rec = decode(raw)
+            except _FAST_ERRORS:
+                pass
+            else:
+                yield n, rec
+                continue
+        text = raw.decode("utf-8", "replace").strip()
+        if not text:
+            continue
+        obj: dict[str, Any] | None
+        if pending:
+            obj = _try("\n".join([*pending, text]), strict=False)
+            if obj is not None:
+                notes["rejoined_records"] += 1
+                pending, at = [], pending_at
+            else:
+                obj, at = _try(text), n
+                if obj is not None:
+                    notes["corrupt_lines"] += 1
+                    pending = []
+                elif len(pending) < REJOIN_LINES:
+                    pending.append(text)
+                    continue
+                else:
+                    notes["corrupt_lines"] += 1
+                    pending = []
+                    obj = _try(text)
+        else:
+            obj, at = _try(text), n
+        if obj is None:
+            pending, pending_at = [text], n
+            continue
+        got = coerce(obj)
+        if got is None:
+            notes["corrupt_lines"] += 1
+            continue
+        yield at, got
+    notes["lines"] += n
+    if pending:
+        # One unfinished last line is a write in progress; anything else was corrupt.
+        if len(pending) == 1 and not last_complete and pending_at == n:
+            notes["partial_trailing"] += 1
+        else:
+            notes["corrupt_lines"] += 1
+
+
+def recode(decode: Callable[[bytes], T], obj: dict[str, Any]) -> T | None:
+    """`obj` (from the forgiving path) as `decode` would have read it, or None when it cannot
+    be (a lone surrogate, a field of the wrong kind)."""
+    try:
+        return decode(msgspec.json.encode(obj))
+    except (*_FAST_ERRORS, UnicodeError, TypeError, OverflowError):
+        return None
 
 
 def iter_records(
@@ -82,7 +165,7 @@ def iter_records(
 def _try(text: str, strict: bool = True) -> dict[str, Any] | None:
     try:
         obj = _loads(text) if strict else _decoder.decode(text)
-    except ValueError:  # JSONDecodeError, or a number too large to convert
+    except (ValueError, RecursionError):  # malformed, a huge number, nesting too deep
         return None
     return obj if isinstance(obj, dict) else None
 
@@ -94,7 +177,8 @@ def parse_ts(value: Any) -> float | None:
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
-        return float(value) / 1000.0 if value > 1e11 else float(value)
+        ts = float(value) / 1000.0 if value > 1e11 else float(value)
+        return ts if 0.0 <= ts < TS_MAX else None
     if not isinstance(value, str) or not value:
         return None
     try:
@@ -103,11 +187,19 @@ def parse_ts(value: Any) -> float | None:
         return None
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
-    return dt.timestamp()
+    try:
+        ts = dt.timestamp()
+    except (OverflowError, ValueError):  # year 1 with a positive offset, and the like
+        return None
+    return ts if 0.0 <= ts < TS_MAX else None
 
 
 def as_int(value: Any) -> int | None:
     """A token count, or None for null, text, a negative or a boolean."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return None
-    return int(value) if value >= 0 else None
+    # Also NaN and infinity; no request holds a quadrillion tokens (a count that big is
+    # corruption, and past Decimal's precision when priced).
+    if not 0 <= value < MAX_TOKENS:
+        return None
+    return int(value)

@@ -8,9 +8,11 @@ import csv
 import io
 import json
 from collections.abc import Collection, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any
 
-from .report import CAUSES, SCHEMA_VERSION, headline
+import msgspec
+
+from .report import CAUSES, SCHEMA_VERSION, Rows, by_loss, headline
 from .report import usd_text as _usd
 
 if TYPE_CHECKING:
@@ -26,16 +28,42 @@ CSV_FIELDS = (
 )  # fmt: skip
 
 
+def _encode(obj: Any) -> str:
+    try:
+        return msgspec.json.encode(obj).decode("utf-8")
+    except (UnicodeError, TypeError, OverflowError):  # a lone surrogate from a file name
+        return json.dumps(obj, default=list)
+
+
+def write_json(report: dict[str, Any], out: IO[str]) -> None:
+    """The report as one JSON document, written as it is made: the per-request and per-break
+    records one at a time, never the whole text in memory."""
+    if len(report["requests"]) <= 2000:  # small: indented, for people reading it
+        out.write(json.dumps(report, indent=1, ensure_ascii=False, default=list) + "\n")
+        return
+    out.write("{")
+    for i, (key, value) in enumerate(report.items()):
+        out.write(("," if i else "") + json.dumps(key) + ":")
+        if isinstance(value, Rows):
+            out.write("[")
+            for j, row in enumerate(value):
+                out.write(("," if j else "") + _encode(row))
+            out.write("]")
+        else:
+            out.write(_encode(value))
+    out.write("}\n")
+
+
 def to_json(report: dict[str, Any]) -> str:
-    # Indented only when small: an indent puts json on its pure-Python encoder (10x slower).
-    small = len(report["requests"]) <= 2000
-    return json.dumps(report, indent=1 if small else None, ensure_ascii=False) + "\n"
+    buf = io.StringIO()
+    write_json(report, buf)
+    return buf.getvalue()
 
 
 JSONL_KINDS = ("sessions", "turns", "agents", "requests", "breaks", "events")
 
 
-def to_jsonl(report: dict[str, Any]) -> str:
+def write_jsonl(report: dict[str, Any], out: IO[str]) -> None:
     """One JSON object a line: a header (schema_version, totals, notes), then one line per
     session, turn, agent, request, break and event, each with its `record` kind."""
     head = {
@@ -46,31 +74,41 @@ def to_jsonl(report: dict[str, Any]) -> str:
         "totals": report["totals"],
         "notes": report["notes"],
     }
-    lines = [json.dumps(head, ensure_ascii=False)]
+    out.write(_encode(head) + "\n")
     for kind in JSONL_KINDS:
         record = kind[:-1]
-        lines.extend(
-            json.dumps({"record": record, **row}, ensure_ascii=False) for row in report[kind]
-        )
-    return "\n".join(lines) + "\n"
+        for row in report[kind]:
+            out.write(_encode({"record": record, **row}) + "\n")
+
+
+def to_jsonl(report: dict[str, Any]) -> str:
+    buf = io.StringIO()
+    write_jsonl(report, buf)
+    return buf.getvalue()
+
+
+def write_csv(report: dict[str, Any], out: IO[str]) -> None:
+    w = csv.writer(out, lineterminator="\n")
+    w.writerow(("schema_version", *CSV_FIELDS))
+    for r in report["requests"]:
+        w.writerow((SCHEMA_VERSION, *("" if r[k] is None else r[k] for k in CSV_FIELDS)))
 
 
 def to_csv(report: dict[str, Any]) -> str:
     buf = io.StringIO()
-    w = csv.writer(buf, lineterminator="\n")
-    w.writerow(("schema_version", *CSV_FIELDS))
-    for r in report["requests"]:
-        w.writerow((SCHEMA_VERSION, *("" if r[k] is None else r[k] for k in CSV_FIELDS)))
+    write_csv(report, buf)
     return buf.getvalue()
 
 
 def attach_prompts(report: dict[str, Any], result: Analysis) -> None:
     """--show-text: each turn row gets its human prompt's first words."""
     texts = result.collected.texts
-    for t in report["turns"]:
+    turns = list(report["turns"])  # made once here, to carry the text
+    for t in turns:
         text = texts.get((t["source"], t["session"], t["turn"]))
         if text is not None:
             t["prompt"] = text
+    report["turns"] = turns
 
 
 def _pct(x: float | None) -> str:
@@ -108,6 +146,9 @@ def _figures(d: dict[str, Any]) -> list[str]:
     ]
 
 
+SESSION_ROWS = 30  # the session table's rows; the rest are in the headline's totals
+
+
 def _table(title: str, columns: Iterable[str], right: Collection[str] = ()) -> Table:
     from rich.table import Table
 
@@ -133,12 +174,20 @@ def to_table(
     if session is not None and by == "session":
         by = "turn"
     if by == "session":
+        ranked = by_loss(report["sessions"])
+        shown = ranked[:SESSION_ROWS]
+        title = "Sessions (hit% cumulative / latest request)"
+        if len(ranked) > len(shown):
+            title = (
+                f"The {len(shown)} of {len(ranked):,} sessions that lost most to cache breaks "
+                "(hit% cumulative / latest request; --format json lists every one)"
+            )
         tab = _table(
-            "Sessions (hit% cumulative / latest request)",
+            title,
             ("session", "source", "agents", *FIGURES, "breaks by cause", "top break"),
             right=("reqs", "$", "$ lost"),
         )
-        for s in report["sessions"]:
+        for s in shown:
             tab.add_row(
                 s["session"][:12],
                 s["source"],
@@ -228,4 +277,15 @@ def to_table(
     return buf.getvalue()
 
 
-__all__ = ["CAUSES", "CSV_FIELDS", "headline", "to_csv", "to_json", "to_jsonl", "to_table"]
+__all__ = [
+    "CAUSES",
+    "CSV_FIELDS",
+    "headline",
+    "to_csv",
+    "to_json",
+    "to_jsonl",
+    "to_table",
+    "write_csv",
+    "write_json",
+    "write_jsonl",
+]

@@ -8,14 +8,15 @@ never 0%. Pure."""
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Callable, Iterable
+import math
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
-from typing import Any
+from functools import lru_cache
+from typing import Any, Generic, TypeVar
 
-from .breaks import AVOIDABLE, Row
+from .breaks import AVOIDABLE, PARTS, Row
 from .collect import Collected
 from .model import NOTE_TEXT, Request
 
@@ -26,17 +27,36 @@ CAUSES = (
 )  # fmt: skip
 
 
+_MICRO = Decimal("0.000001")
+
+
 def _money(x: Decimal | None) -> str | None:
-    return None if x is None else str(x.quantize(Decimal("0.000001")))
+    return None if x is None else str(x.quantize(_MICRO))
+
+
+@lru_cache(maxsize=4096)
+def _date(day: int) -> str:
+    return datetime.fromtimestamp(day * 86400, UTC).date().isoformat()
 
 
 def iso(ts: float | None) -> str | None:
+    """`datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds")` with a Z, the
+    same text spelled out by hand: this runs twice per request written."""
     if ts is None:
         return None
-    return datetime.fromtimestamp(ts, UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    frac, whole = math.modf(ts)
+    sec, us = int(whole), round(frac * 1e6)  # fromtimestamp's rounding to the microsecond
+    if us >= 1_000_000:
+        sec, us = sec + 1, us - 1_000_000
+    elif us < 0:
+        sec, us = sec - 1, us + 1_000_000
+    day, rest = divmod(sec, 86400)
+    return (
+        f"{_date(day)}T{rest // 3600:02d}:{rest // 60 % 60:02d}:{rest % 60:02d}.{us // 1000:03d}Z"
+    )
 
 
-@dataclass
+@dataclass(slots=True)
 class Totals:
     """Sums over a group of requests."""
 
@@ -54,7 +74,7 @@ class Totals:
     unpriced_tokens: int = 0
     unpriced_models: set[str] = field(default_factory=set)
     cold_writes: int = 0
-    breaks: Counter[str] = field(default_factory=Counter)
+    breaks: dict[str, int] = field(default_factory=dict)  # a plain dict: one per group
     lost_by_cause: dict[str, Decimal] = field(default_factory=dict)
     first_ts: float | None = None
     last_ts: float | None = None
@@ -96,7 +116,7 @@ class Totals:
             self.unpriced_models.add(r.raw_model)
         else:
             parts = self.parts
-            for k, v in row.parts.items():
+            for k, v in zip(PARTS, row.parts, strict=False):
                 parts[k] = parts[k] + v if k in parts else v
             self.usd += row.usd
             self.ceiling_usd += row.ceiling_usd if row.ceiling_usd is not None else row.usd
@@ -112,7 +132,7 @@ class Totals:
             if total_in and at >= self.last_hit_ts:
                 self.last_hit, self.last_hit_ts = read / total_in, at
         if row.cause is not None:
-            self.breaks[row.cause] += 1
+            self.breaks[row.cause] = self.breaks.get(row.cause, 0) + 1
             if row.cause.endswith("cold_start"):
                 self.cold_writes += r.write
             if row.lost:
@@ -126,25 +146,25 @@ class Totals:
     def merge(self, o: Totals) -> None:
         """Add another group's sums (the report sums each request once, into the finest cell,
         and merges cells into every grouping)."""
-        for name in (
-            "requests",
-            "uncached",
-            "read",
-            "write_5m",
-            "write_1h",
-            "write_unsplit",
-            "output",
-            "usd",
-            "ceiling_usd",
-            "lost_usd",
-            "unpriced_tokens",
-            "cold_writes",
-        ):
-            setattr(self, name, getattr(self, name) + getattr(o, name))
+        # Spelled out, not a loop over names: this runs once per cell per grouping.
+        self.requests += o.requests
+        self.uncached += o.uncached
+        self.read += o.read
+        self.write_5m += o.write_5m
+        self.write_1h += o.write_1h
+        self.write_unsplit += o.write_unsplit
+        self.output += o.output
+        self.usd += o.usd
+        self.ceiling_usd += o.ceiling_usd
+        self.lost_usd += o.lost_usd
+        self.unpriced_tokens += o.unpriced_tokens
+        self.cold_writes += o.cold_writes
         self.cache_known = self.cache_known or o.cache_known
-        self.unpriced_models |= o.unpriced_models
+        if o.unpriced_models:
+            self.unpriced_models |= o.unpriced_models
         self.models |= o.models
-        self.breaks.update(o.breaks)
+        for k, n in o.breaks.items():
+            self.breaks[k] = self.breaks.get(k, 0) + n
         for d, od in ((self.lost_by_cause, o.lost_by_cause), (self.parts, o.parts)):
             for k, v in od.items():
                 d[k] = d[k] + v if k in d else v
@@ -220,7 +240,7 @@ def _merged(cells: dict[Any, Totals], key: Callable[[Any], Any]) -> dict[Any, To
 
 def _day(row: Row) -> str:
     ts = row.req.first_ts
-    return "unknown" if ts is None else datetime.fromtimestamp(ts, UTC).date().isoformat()
+    return "unknown" if ts is None else _date(int(ts // 86400))
 
 
 def _place(r: Request) -> dict[str, Any]:
@@ -281,6 +301,53 @@ def break_dict(row: Row) -> dict[str, Any]:
     }
 
 
+Item = TypeVar("Item")
+
+
+class Rows(Sequence[dict[str, Any]], Generic[Item]):
+    """The report's per-request, per-break, per-turn and per-agent records, made when read: a
+    report of a gigabyte of logs holds its figures once, not again as dicts (the writers
+    stream them)."""
+
+    def __init__(self, rows: list[Item], as_dict: Callable[[Item], dict[str, Any]]):
+        self._rows, self._as_dict = rows, as_dict
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, i: Any) -> Any:
+        if isinstance(i, slice):
+            return [self._as_dict(w) for w in self._rows[i]]
+        return self._as_dict(self._rows[i])
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return map(self._as_dict, self._rows)
+
+    def where(self, sessions: set[tuple[str, str]]) -> list[dict[str, Any]]:
+        """The records of these (source, session)s only, the rest never made (rows of
+        requests)."""
+        return [
+            self._as_dict(w)
+            for w in self._rows
+            if isinstance(w, Row) and (w.req.source, w.req.session) in sessions
+        ]
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def _turn_dict(item: tuple[tuple[str, str, int], Totals]) -> dict[str, Any]:
+    (s, sid, n), t = item
+    return {"source": s, "session": sid, "turn": n, **t.to_dict()}
+
+
+def _agent_dict(item: tuple[tuple[str, str, str], Totals]) -> dict[str, Any]:
+    (s, sid, th), t = item
+    return {"source": s, "session": sid, "thread": th, **t.to_dict()}
+
+
 def build(rows: list[Row], got: Collected) -> dict[str, Any]:
     """The whole report as JSON-ready data (schema_version 1)."""
     # Each request is summed once, into its cell; every grouping merges cells.
@@ -296,6 +363,9 @@ def build(rows: list[Row], got: Collected) -> dict[str, Any]:
     days = _merged(cells, lambda c: c[5])
     total = _merged(cells, lambda c: ()).get((), Totals())
     projects = {(w.req.source, w.req.session): w.req.project for w in rows}
+    threads: dict[tuple[str, str], list[str]] = {}
+    for s, sid, th in sorted(agents):
+        threads.setdefault((s, sid), []).append(th)
     events: list[dict[str, Any]] = [
         {
             "session": e.session,
@@ -333,30 +403,35 @@ def build(rows: list[Row], got: Collected) -> dict[str, Any]:
                 "project": projects.get((s, sid), ""),
                 "human_prompts": got.prompts.get((s, sid)),
                 "live_branch_prompts": got.live_prompts.get((s, sid)),
-                "threads": sorted({w for (s2, sid2, w) in agents if (s2, sid2) == (s, sid)}),
+                "threads": threads.get((s, sid), []),
                 **t.to_dict(),
                 "top_break": None if t.top_break is None else t.top_break[1],
             }
             for (s, sid), t in sorted(sessions.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0]))
         ],
-        "turns": [
-            {"source": s, "session": sid, "turn": n, **t.to_dict()}
-            for (s, sid, n), t in sorted(turns.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0]))
-        ],
-        "agents": [
-            {"source": s, "session": sid, "thread": th, **t.to_dict()}
-            for (s, sid, th), t in sorted(
-                agents.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0])
-            )
-        ],
+        "turns": Rows(
+            sorted(turns.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0])), _turn_dict
+        ),
+        "agents": Rows(
+            sorted(agents.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0])), _agent_dict
+        ),
         "by_agent": {k: t.to_dict() for k, t in sorted(kinds.items())},
         "models": {k: t.to_dict() for k, t in sorted(models.items())},
         "days": {k: t.to_dict() for k, t in sorted(days.items())},
-        "requests": [request_dict(w) for w in rows],
-        "breaks": [break_dict(w) for w in rows if w.cause is not None],
+        "requests": Rows(rows, request_dict),
+        "breaks": Rows([w for w in rows if w.cause is not None], break_dict),
         "events": sorted(events, key=lambda e: (e["session"], e["at"] or "")),
         "notes": {k: {"count": v, "what": NOTE_TEXT.get(k, k)} for k, v in notes.items()},
     }
+
+
+def by_loss(sessions: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Sessions by dollars lost to cache breaks, then dollars spent, most first (the order
+    of the table and the page)."""
+    return sorted(
+        sessions,
+        key=lambda s: (-float(s["lost_usd"] or 0), -float(s["usd"] or 0), s["first"] or ""),
+    )
 
 
 def headline(report: dict[str, Any]) -> str:

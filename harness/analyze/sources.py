@@ -5,6 +5,7 @@ databases opened read-only. The parsing itself is in the pure reader modules."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import sqlite3
@@ -12,7 +13,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from ..errors import UserError
 from . import claude_code, codex, gemini, opencode, prefixlock_trace
@@ -108,10 +109,17 @@ def sniff(path: Path) -> str | None:
     if path.suffix in (".db", ".sqlite"):
         return _sniff_db(path)
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            head = [fh.readline() for _ in range(30)]
+        fh = open(path, "rb")  # noqa: SIM115 (closed below; lines are read as needed)
     except OSError:
         return None
+    with fh:
+        return _sniff_lines(path, fh)
+
+
+def _sniff_lines(path: Path, fh: IO[bytes]) -> str | None:
+    # The first 30 lines, read from at most the first 4 MB (a tool result can be long), only
+    # as far as the first that tells.
+    head = (line.decode("utf-8", "replace") for line in itertools.islice(_head(fh), 30))
     if path.suffix == ".json":
         text = "".join(head)
         if '"messages"' in text or ('"type"' in text and '"gemini"' in text):
@@ -122,7 +130,7 @@ def sniff(path: Path) -> str | None:
     for line in head:
         try:
             rec = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):
             continue
         if not isinstance(rec, dict):
             continue
@@ -143,6 +151,15 @@ def sniff(path: Path) -> str | None:
         if rec.get("type") in ("gemini", "user") and "id" in rec:
             return "gemini"
     return None
+
+
+def _head(fh: IO[bytes], limit: int = 1 << 22) -> Iterator[bytes]:
+    while limit > 0:
+        line = fh.readline(limit)
+        if not line:
+            return
+        limit -= len(line)
+        yield line
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -175,15 +192,21 @@ def _lines(path: Path) -> Iterator[str]:
         yield from fh
 
 
+def _bytes(path: Path) -> Iterator[bytes]:
+    # Binary lines: the readers decode the UTF-8 themselves, only the fields they need.
+    with open(path, "rb", buffering=1 << 20) as fh:
+        yield from fh
+
+
 def read_file(source: str | None, path: Path, text: bool = False) -> FileResult:
     """One file's FileResult; an unreadable or unknown file is a note, not an error."""
     src = source or sniff(path)
     where = str(path)
     try:
         if src == "claude-code":
-            return claude_code.parse(_lines(path), where, text)
+            return claude_code.parse(_bytes(path), where, text)
         if src == "codex":
-            return codex.parse(_lines(path), where)
+            return codex.parse(_bytes(path), where)
         if src == "gemini":
             if path.suffix == ".json":
                 doc = json.loads(path.read_text("utf-8", errors="replace"))
@@ -197,7 +220,8 @@ def read_file(source: str | None, path: Path, text: bool = False) -> FileResult:
             if path.suffix in (".db", ".sqlite"):
                 return _read_store(path)
             return prefixlock_trace.parse(_lines(path), where)
-    except (OSError, sqlite3.Error, ValueError, UnicodeError):
+    except (OSError, sqlite3.Error, ValueError, UnicodeError, RecursionError):
+        # RecursionError: a JSON document nested deeper than the parser goes.
         res = FileResult(where, src or "unknown")
         res.notes["unreadable_files"] += 1
         return res
@@ -297,13 +321,19 @@ def _read_one(item: tuple[str | None, str, bool]) -> FileResult:
     return read_file(item[0], Path(item[1]), item[2])
 
 
+POOL_BYTES = 32 << 20  # below this, starting processes costs more than it saves
+
+
 def read_all(
     files: Sequence[tuple[str | None, Path]], jobs: int = 1, text: bool = False
 ) -> list[FileResult]:
-    """Every file's result; files spread over `jobs` processes when there are several."""
-    items = [(s, str(p), text) for s, p in files]
-    big = sum(1 for _, p in files if p.is_file() and p.stat().st_size > 1 << 20)
-    if jobs <= 1 or len(items) < 2 or big < 2:
+    """Every file's result; files spread over `jobs` processes when there is enough to read,
+    biggest first, so that no process is left with one long file at the end."""
+    sizes = {p: (p.stat().st_size if p.is_file() else 0) for _, p in files}
+    items = [(s, str(p), text) for s, p in sorted(files, key=lambda f: -sizes[f[1]])]
+    if jobs <= 1 or len(items) < 2 or sum(sizes.values()) < POOL_BYTES:
         return [_read_one(i) for i in items]
     with ProcessPoolExecutor(max_workers=jobs) as pool:
-        return list(pool.map(_read_one, items, chunksize=max(1, len(items) // (jobs * 8))))
+        return list(
+            pool.map(_read_one, items, chunksize=max(1, min(64, len(items) // (jobs * 16))))
+        )

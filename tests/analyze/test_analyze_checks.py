@@ -117,7 +117,8 @@ def test_c9_codex_fork_replay_burst_sets_the_baseline(tmp_path: Path) -> None:
     rep = report(f)
     (r,) = rep["requests"]
     assert (r["uncached_input"], r["cache_read"], r["output"]) == (500, 3500, 200)
-    assert r["session"] == "parent-thread" and r["thread"].startswith("agent:")
+    # A spawned subagent is a session named after its own thread, not its parent's.
+    assert r["session"] == "child-thread" and r["thread"].startswith("agent:")
     assert rep["notes"]["replay_rows"]["count"] == 2
 
 
@@ -239,10 +240,15 @@ def test_c15_no_prompt_or_output_text_in_any_output(tmp_path: Path) -> None:
         assert not [s for s in secrets if s in text]
 
 
-def test_tool_result_lines_read_without_a_parse_give_the_same_structure(
+def test_lines_read_field_by_field_give_the_same_structure_as_lines_parsed_whole(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    import msgspec
+
     from prefixlock.analyze import claude_code
+
+    def whole(line: bytes) -> object:
+        raise msgspec.ValidationError("every line the forgiving way: json.loads, then coerced")
 
     def read(path: Path) -> tuple[object, ...]:
         r = claude_code.parse(path.read_text().splitlines(keepends=True), str(path))
@@ -252,7 +258,7 @@ def test_tool_result_lines_read_without_a_parse_give_the_same_structure(
         return reqs, r.prompts, r.live_prompts, [(e.kind, e.evidence) for e in r.events]
 
     fast = [read(p) for p in (CCV, CCL)]
-    monkeypatch.setattr(claude_code, "_tool_result", lambda line: None)
+    monkeypatch.setattr(claude_code, "_decode_line", whole)
     assert fast == [read(p) for p in (CCV, CCL)]
 
 
