@@ -737,7 +737,7 @@ def _run_run(args: argparse.Namespace, clock: Clock | None = None) -> int:
             print(f"prefixlock: session {s.id}", file=sys.stderr)
             if store is not None:  # for --continue and the chat's session picker
                 record_session(Path(store.path), workspace_root, s.id, time.time())
-            transcript = begin(s, prefix)
+            transcript = begin(s, s.prefix)
             hooks.session_id = s.id
             blocked, first = await hooks.prompt(task, start="startup" if fresh else "resume")
             message: str | None = first

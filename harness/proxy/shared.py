@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..store.postgres import PostgresStore
-from .sessions import History, Match, SessionTracker, conversation, item_hash
+from .sessions import History, Match, SessionTracker, conversation, item_hash, session_scope
 
 
 class SharedTracker(SessionTracker):
@@ -22,12 +22,19 @@ class SharedTracker(SessionTracker):
         super().__init__(max_prefixes)
         self.store = store
 
-    def identify(self, api: str, body: Mapping[str, Any], client: str) -> Match:
+    def identify(
+        self,
+        api: str,
+        body: Mapping[str, Any],
+        client: str,
+        headers: Mapping[str, str] | None = None,
+    ) -> Match:
         items = [item_hash(i) for i in conversation(api, body)]
-        known = self.store.prefixes(self._chain(client, api, items))
+        scope = session_scope(api, body, headers or {})
+        known = self.store.prefixes(self._chain(client + scope, api, items))
         sessions = set(known.values())
         for chain, sid in known.items():
-            self._prefixes[chain] = sid
+            self._prefixes[self._key(chain)] = sid
         previous = body.get("previous_response_id") if api == "openai-responses" else None
         if isinstance(previous, str):
             linked = self.store.response_session(previous)
@@ -43,12 +50,20 @@ class SharedTracker(SessionTracker):
                     tools=doc["tools"],
                     requests=int(doc["requests"]),
                 )
-        return super().identify(api, body, client)
+        return super().identify(api, body, client, headers)
 
-    def remember(self, match: Match, api: str, body: Mapping[str, Any], client: str) -> History:
-        chain = self._chain(client, api, match.items)
-        fresh = [h for h in chain if self._prefixes.get(h) != match.session_id]
-        history = super().remember(match, api, body, client)
+    def remember(
+        self,
+        match: Match,
+        api: str,
+        body: Mapping[str, Any],
+        client: str,
+        headers: Mapping[str, str] | None = None,
+    ) -> History:
+        scope = session_scope(api, body, headers or {})
+        chain = self._chain(client + scope, api, match.items)
+        fresh = [h for h in chain if self._prefixes.get(self._key(h)) != match.session_id]
+        history = super().remember(match, api, body, client, headers)
         self.store.remember_prefixes(fresh, match.session_id)
         self.store.remember_history(
             match.session_id,
