@@ -71,6 +71,9 @@ class Agent:
     - `fallback`: models to move to, in order, when a request fails after its retries (each a
       priced model switch: `ModelFallback`).
     - `tracer`: an OpenTelemetry `Tracer` for spans per turn, request and tool (extra `otel`).
+    - `policy`: the `CachePolicy` that decides idle gaps, switches and tool changes (default:
+      `CachePolicy()`, whose turn end writes the conversation at 1h when this user's gaps say
+      it pays; docs/savings.md).
     """
 
     def __init__(

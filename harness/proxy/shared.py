@@ -32,7 +32,7 @@ class SharedTracker(SessionTracker):
         items = [item_hash(i) for i in conversation(api, body)]
         scope = session_scope(api, body, headers or {})
         known = self.store.prefixes(self._chain(client + scope, api, items))
-        sessions = set(known.values())
+        sessions = list(dict.fromkeys(known.values()))
         for chain, sid in known.items():
             self._prefixes[self._key(chain)] = sid
         previous = body.get("previous_response_id") if api == "openai-responses" else None
@@ -40,7 +40,8 @@ class SharedTracker(SessionTracker):
             linked = self.store.response_session(previous)
             if linked is not None:
                 self._responses[previous] = linked
-                sessions.add(linked)
+                if linked not in sessions:
+                    sessions.append(linked)
         for sid in sessions:
             doc = self.store.history(sid)
             if doc is not None:
