@@ -290,7 +290,7 @@ class ChatApp(ProjectCommands, App[None]):
     def on_tick(self) -> None:
         """Once a second: the countdown, and a keep-alive ping when one is due and pays."""
         self.refresh_panel()
-        if self.backend.keepalive and self.ready and not self.busy and not self._pinging:
+        if self.ready and not self.busy and not self._pinging and self.backend.tick_due():
             self._pinging = True
             self.run_worker(self._keepalive(), group="keepalive")
 

@@ -927,8 +927,19 @@ class ChatBackend:
             return "keep-alive off"
         return "keep-alive on: idle pings keep the cache warm (spend capped at $0.50)"
 
+    def tick_due(self) -> bool:
+        """Is a request of the cache policy due between turns: a keep-alive ping (when turned
+        on), or the turn end's planned 1-hour write (the default `CachePolicy`, on whether
+        keep-alive is on or not)?"""
+        if self._session is None:
+            return False
+        if self.keepalive:
+            return True
+        due = self._session.pings.next_ping_at()
+        return due is not None and due <= self.clock.now()
+
     async def keepalive_tick(self) -> list[Event]:
-        if not self.keepalive or self._session is None:
+        if not self.tick_due() or self._session is None:
             return []
         events = await self._session.keepalive_tick()
         for ev in events:
