@@ -22,6 +22,7 @@ import concurrent.futures
 import json
 import threading
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import asdict, dataclass, replace
 from decimal import Decimal
@@ -72,6 +73,7 @@ _DROP_REQUEST = {
 }
 _DROP_RESPONSE = {b"connection", b"keep-alive", b"transfer-encoding", b"trailer", b"upgrade"}
 _OFF_LOOP = 1 << 20  # bodies over 1 MiB are parsed and repaired on a thread
+MAX_EXCHANGES = 4_096  # the newest exchanges kept in Proxy.exchanges
 _REPLY_CAP = 16 << 20  # a whole (not streamed) answer is read for usage up to this size
 
 
@@ -185,7 +187,9 @@ class Proxy:
             assert isinstance(store, PostgresStore)
             self.tracker = SharedTracker(store)  # sessions shared with the other instances
         self.observer = Observer(self.prices)
-        self.exchanges: list[Exchange] = []
+        # The newest exchanges (tests and the dashboard read them); bounded, so a long-running
+        # proxy does not keep one per request it ever served.
+        self.exchanges: deque[Exchange] = deque(maxlen=MAX_EXCHANGES)
         self.team = TeamLedger(self.prices)  # under self._lock
         self.budgets = budgets or Budgets()
         self.tracer = tracer
@@ -479,6 +483,20 @@ class Proxy:
         with self._lock:
             return self.budgets.over(lambda kind, name: self.team.spent(kind, name, now), whom)
 
+    def _link_early(self, exchange: Exchange) -> Callable[[str], None] | None:
+        """With --fix the session is known before the answer: a Responses id is linked to it
+        as soon as the stream names it (not when the worker accounts the request), so a client
+        that continues at once with `previous_response_id` finds its session."""
+        sid = exchange.session_id
+        if not sid:
+            return None
+
+        def link(response_id: str) -> None:
+            with self._lock:
+                self.tracker.link_response(response_id, sid)
+
+        return link
+
     def _hung_up(self, exchange: Exchange) -> None:
         """The client hung up before its whole answer went out, and the upstream request was
         cancelled. The upstream may have billed it: the worker records a row for it all the
@@ -583,7 +601,11 @@ class Proxy:
                     started = True
                     kind = response.headers.get("content-type", "")
                     streaming = kind.startswith("text/event-stream")
-                    reading = StreamUsage(api) if api is not None and streaming else None
+                    reading = (
+                        StreamUsage(api, on_response_id=self._link_early(exchange))
+                        if api is not None and streaming
+                        else None
+                    )
                     whole: list[bytes] | None = [] if api is not None and not streaming else None
                     size = 0
                     try:
