@@ -24,6 +24,8 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "otel": ("opentelemetry",),
     "plot": ("matplotlib",),
     "ray": ("ray",),
+    "postgres": ("psycopg",),
+    "fast": ("numba",),
 }
 
 

@@ -73,9 +73,11 @@ class PostgresStore:
     """The proxy's records in PostgreSQL. Thread-safe: one connection, used under a lock."""
 
     def __init__(self, url: str) -> None:
-        import psycopg
-
         from ..errors import ConfigError
+        from ..extras import need
+
+        need("psycopg", "postgres", "--store postgresql://")
+        import psycopg
 
         self.url = url
         try:
