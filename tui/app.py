@@ -742,6 +742,9 @@ class ChatApp(ProjectCommands, App[None]):
         await self.add_note(msg, "info")
         self.refresh_panel()
 
+    async def cmd_mcp(self, args: tuple[str, ...]) -> None:
+        await self.add_note(self.backend.mcp_text(), "info")
+
     async def cmd_sessions(self, args: tuple[str, ...]) -> None:
         await self.add_note(self.backend.sessions_text(), "info")
 

@@ -194,6 +194,7 @@ class ChatBackend:
         # workspace (prefixlock.coding.mcp_consent); notes on the ones not started, for the app.
         self.mcp_consent = ConsentFile(consent_path(options.store_path, self.workspace.root))
         self.mcp_notes: list[str] = []
+        self.mcp_failed: dict[str, str] = {}  # server name -> why it did not start
         self._mcp_task: asyncio.Task[None] | None = None
         self._mcp_close = asyncio.Event()
         self.model = options.model
@@ -396,6 +397,32 @@ class ChatBackend:
             self.mcp_notes.append(self.mcp_consent.warning)
             self.mcp_consent.warning = None
 
+    def mcp_text(self) -> str:
+        """`/mcp`: each MCP server the settings declare, where from, and its state (running
+        with its tools, failed with its log, or waiting for consent)."""
+        from prefixlock.coding.mcp_tools import server_log
+
+        configs = self.chat_settings.mcp_servers
+        if not configs:
+            return "no MCP servers declared (.mcp.json, [mcp_servers] in settings.toml)"
+        running = {s.prefix.removeprefix("mcp__").removesuffix("__"): s for s in self.mcp_servers}
+        lines = ["MCP servers:"]
+        for c in configs:
+            if c.name in running:
+                n = len(running[c.name].tools)
+                state = f"running, {n} tool{'s' if n != 1 else ''} pinned in the prefix"
+            elif c.name in self.mcp_failed:
+                log = server_log(self.mcp_log_dir, c.name)
+                state = f"failed: {self.mcp_failed[c.name]} (log: {log})"
+            else:
+                verdict = consent(c, self.chat_settings, self.mcp_consent.answers)
+                state = "declined" if verdict.verdict == "declined" else "not approved"
+                if verdict.starts:
+                    state = "starting"
+            lines.append(f"  {c.name} ({c.source}): {state}")
+            lines.append(f"    runs: {command_line(c)}")
+        return "\n".join(lines)
+
     def _startable_mcp(self) -> list[McpServerConfig]:
         """The servers that may start: the user's own and the approved project ones; a note
         for each project server left out."""
@@ -464,6 +491,7 @@ class ChatBackend:
     def _mcp_failed(self, config: McpServerConfig, why: str) -> None:
         from prefixlock.coding.mcp_tools import server_log
 
+        self.mcp_failed[config.name] = why
         log = server_log(self.mcp_log_dir, config.name)
         self.mcp_notes.append(f"{why}; the session goes on without it (its log: {log})")
 

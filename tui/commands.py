@@ -35,6 +35,7 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("undo", "[force]", "put back the files the last turn wrote"),
     CommandSpec("init", "", "draft an AGENTS.md from the workspace, show it, write it"),
     CommandSpec("permissions", "[MODE]", "show the permission rules, or set the mode"),
+    CommandSpec("mcp", "", "list the MCP servers: running (tools), failed (log), not approved"),
     CommandSpec("effort", "[LEVEL]", "reasoning effort (priced first): minimal..max|default"),
     CommandSpec("clear", "", "clear the view (the session is unchanged)"),
     CommandSpec("help", "", "show every command and key"),

@@ -5,6 +5,8 @@ list is priced and moved to only when taken. (The dialogs: tests/tui/test_app_pr
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from prefixlock.coding.settings_files import ChatSettings, parse_rule
@@ -72,3 +74,22 @@ async def test_a_changed_tool_list_is_priced_and_never_taken_silently(
         backend.apply_tool_change(change)
         await chat.say("done")
         assert "mcp__inv__discount" in backend.session.prefix.tool_names()
+
+
+async def test_mcp_lists_running_failed_and_unapproved_servers(
+    project_options: OptionsFactory,
+) -> None:
+    from prefixlock.coding.settings_files import McpServerConfig
+
+    broken = McpServerConfig("broken", sys.executable, ("-c", "raise SystemExit(3)"), None, "s")
+    stranger = McpServerConfig("stranger", "npx", ("evil",), None, ".mcp.json", project=True)
+    settings = ChatSettings(mcp_servers=(inv_server(), broken, stranger))
+    async with started(project_options(settings)) as chat:
+        text = chat.backend.mcp_text()
+        lines = text.splitlines()
+        inv = next(line for line in lines if line.strip().startswith("inv "))
+        assert "running," in inv and "tools pinned in the prefix" in inv
+        bad = next(line for line in lines if line.strip().startswith("broken "))
+        assert "failed:" in bad and "mcp-logs" in bad
+        assert any(line.strip().startswith("stranger (.mcp.json): not approved") for line in lines)
+        assert "runs: npx evil" in text
