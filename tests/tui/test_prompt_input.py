@@ -89,7 +89,10 @@ async def test_slash_lists_commands_tab_completes_and_enter_runs_one_without_arg
         prompt.focus()
         await pilot.press("/", "m")
         await pilot.pause()
-        assert listing.display and [c.value for c in listing.items] == ["/model"]
+        assert listing.display and [c.value for c in listing.items] == ["/model", "/mcp"]
+        await pilot.press("o")
+        await pilot.pause()
+        assert [c.value for c in listing.items] == ["/model"]
         await pilot.press("tab")
         assert prompt.value == "/model " and not listing.display
         prompt.value = ""
