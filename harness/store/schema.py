@@ -165,10 +165,20 @@ def _probe(path: Path, where: str) -> None:
     nobody has it open, and `immutable` reads it creating nothing beside it."""
     wal = path.with_name(path.name + "-wal")
     uri = path.resolve().as_uri()
-    if wal.exists():
-        probe = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=30)
-    else:
+    if not wal.exists():
         probe = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True)
+        try:
+            _version(probe, where)
+            return
+        except sqlite3.DatabaseError:
+            # A writer opened the store after the check and changed the main file under the
+            # immutable read (a checkpoint): read it again through the WAL and its locks. With
+            # no writer (no -wal now) the file is really damaged, and says so untouched.
+            if not wal.exists():
+                raise
+        finally:
+            probe.close()
+    probe = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=30)
     try:
         _version(probe, where)
     finally:
