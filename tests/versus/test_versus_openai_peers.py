@@ -31,6 +31,7 @@ pytestmark = [pytest.mark.thirdparty, pytest.mark.slow]
 # peer -> (wire API, prompt_cache_retention it sends, server-side compaction threshold sent)
 SHAPES = {
     "openai-sdk": ("openai-chat", None, False),
+    "openai-sdk-24h": ("openai-chat", "24h", False),  # the SDK loop at its documented longer TTL
     "openai-agents": ("openai-responses", "24h", True),
     "pydantic-ai-openai": ("openai-chat", "24h", False),
     "langchain-openai": ("openai-chat", "24h", False),
@@ -55,7 +56,7 @@ def test_each_openai_peer_sends_its_documented_cache_settings(name: str) -> None
         python = python_for(peer)
     except VenvUnavailable as exc:
         pytest.skip(str(exc))
-    run = run_peer(_four_turns(), PriceTable.builtin(), name, [str(python), str(peer.path)])
+    run = run_peer(_four_turns(), PriceTable.builtin(), name, peer.command(str(python)))
     api, retention, compacts = SHAPES[name]
     assert run.trace and {r.turn for r in run.requests} == {0, 1, 2, 3}
     for line in run.trace:
@@ -96,7 +97,7 @@ def test_each_openai_peer_runs_the_four_subagents_in_parallel(name: str) -> None
         python = python_for(peer)
     except VenvUnavailable as exc:
         pytest.skip(str(exc))
-    run = run_peer(_subagents_turn(), PriceTable.builtin(), name, [str(python), str(peer.path)])
+    run = run_peer(_subagents_turn(), PriceTable.builtin(), name, peer.command(str(python)))
     parent = [line for line in run.trace if _user_text(line["body"]) == BUILTIN_PROMPTS[0]]
     # The session offers `delegate` after the server's tools on every request; a subagent gets
     # the `general` agent's tools, without it.
