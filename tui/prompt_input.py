@@ -163,6 +163,14 @@ class PromptInput(TextArea):
         listing = self.completion
         chosen = listing.chosen if listing is not None else None
         if event.key in ("enter", "tab") and chosen is not None:
+            current = context_at(self.text, self._offset()) if self.selection.is_empty else None
+            if current != self._word:
+                # Keys came faster than the list refreshed: it shows what an earlier word
+                # completes (`/mo` while `/model claude-haiku-4-5` is typed). Taking it would
+                # replace that old word; the list is made again from the text as it is now.
+                self.refresh_completion()
+                chosen = listing.chosen if listing is not None else None
+        if event.key in ("enter", "tab") and chosen is not None:
             event.stop()
             event.prevent_default()
             typed = self._context_text()

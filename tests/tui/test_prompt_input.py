@@ -199,3 +199,27 @@ async def test_custom_commands_complete_beside_the_chats_own(
         await pilot.press("/", "c", "o", "s")
         await pilot.pause()
         assert [c.value for c in listing.items] == ["/cost"]
+
+
+async def test_enter_right_after_fast_typing_never_takes_a_stale_completion(
+    make_app: AppFactory,
+) -> None:
+    """The list still showed `/model` for `/mo` when Enter came behind the rest of
+    `/model claude-haiku-4-5` (tmux delivers them together): Enter replaced `/mo` and left
+    `/model del claude-haiku-4-5` in the prompt, sending nothing."""
+    app = make_app()
+    async with app.run_test(size=(100, 30)) as pilot:
+        await ready(app, pilot)
+        prompt = _prompt(app)
+        listing = app.query_one("#completion", CompletionList)
+        prompt.focus()
+        await pilot.press("/", "m", "o")
+        await pilot.pause()
+        assert [c.value for c in listing.items] == ["/model"]
+        sent: list[str] = []
+        prompt.submit = lambda: sent.append(prompt.value)  # type: ignore[method-assign]
+        # The rest of the line lands before the list refreshes, then Enter.
+        prompt.move_cursor(prompt.document.end)
+        prompt.insert("del claude-haiku-4-5")
+        await prompt._on_key(events.Key("enter", None))
+        assert sent == ["/model claude-haiku-4-5"]
