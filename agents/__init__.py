@@ -8,7 +8,8 @@ Names are imported lazily (PEP 562): `prefixlock agents --help` loads none of th
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from prefixlock.lazy import lazy_exports
 
@@ -34,4 +35,7 @@ if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
     from .runner import default_delegator as default_delegator
 
 
+# Annotated so type checkers read the lazy names as the package's own attributes.
+__getattr__: Callable[[str], Any]
+__dir__: Callable[[], list[str]]
 __getattr__, __dir__ = lazy_exports(__name__)

@@ -17,7 +17,7 @@ from prefixlock.errors import UserError
 
 from .definitions import AgentDefinition, load_definition, parse_definition
 
-log = logging.getLogger("prefixlock.agents")
+log: logging.Logger = logging.getLogger("prefixlock.agents")
 
 # (source, key) pairs already reported, so a registry loaded per call does not repeat itself.
 _REPORTED: set[tuple[str, str]] = set()

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from prefixlock.session import Session
     from prefixlock.state import SessionAgent
 
-log = logging.getLogger("prefixlock.agents")
+log: logging.Logger = logging.getLogger("prefixlock.agents")
 
 DELEGATE_TOOL = "delegate"
 DEFAULT_MAX_DEPTH = 2
@@ -90,7 +90,9 @@ class SubagentAgent(Protocol):
     """What the delegator needs of the agent it makes for a subagent (`prefixlock.Agent` is
     one): a fresh session."""
 
-    def session(self, session_id: str | None = None) -> Session: ...
+    def session(self, session_id: str | None = None) -> Session:
+        """A session on the agent's prefix: a fresh one, or the stored `session_id`."""
+        ...
 
 
 # Builds a subagent's agent: called as `factory(prefix, model=, prices=, settings=, clock=,
@@ -124,8 +126,10 @@ class SubagentDelegator:
         `root`: a workspace whose read-only tools (read_file, list_dir, glob, grep) subagents may
         use. `tools`: more tools subagents may name. `agent_factory`: builds the subagent's
         `prefixlock.agent.Agent` (default: that class)."""
-        self.registry = registry if registry is not None else AgentRegistry.discover(root)
-        self.root = Path(root) if root is not None else None
+        self.registry: AgentRegistry = (
+            registry if registry is not None else AgentRegistry.discover(root)
+        )
+        self.root: Path | None = Path(root) if root is not None else None
         self._pool: dict[str, Tool] = {}
         if self.root is not None:
             from prefixlock.coding.workspace import Workspace

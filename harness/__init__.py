@@ -7,7 +7,8 @@ load the provider SDKs: the simulator runs where only numpy (or cupy) is install
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from .lazy import lazy_exports
 
@@ -98,4 +99,7 @@ if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
     from .wire import WireRequest as WireRequest
 
 
+# Annotated so type checkers read the lazy names as the package's own attributes.
+__getattr__: Callable[[str], Any]
+__dir__: Callable[[], list[str]]
 __getattr__, __dir__ = lazy_exports(__name__)

@@ -8,13 +8,12 @@ continued through `prefixlock.store.resume`. `Session` is importable from here t
 from __future__ import annotations
 
 import asyncio
-import functools
 import os
 import uuid
 from collections.abc import Awaitable, Callable, Coroutine, Iterator, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import pydantic
 
@@ -22,14 +21,19 @@ from .billing.ledger import Ledger
 from .billing.prices import PriceTable
 from .cache.keys import KeyShards
 from .clock import Clock, SystemClock
+from .delegation import DelegationResult
 from .errors import ConfigError, PrefixError, UserError
 from .events import Event
 from .guard.actions import PricedActionMethods
+from .guard.compaction import DEFAULT_INSTRUCTION, SummaryPlacement
 from .guard.policy import CachePolicy
+from .guard.quote import Quote
 from .media import UserPart
+from .output import DEFAULT_RETRIES
 from .prefix import FrozenPrefix
 from .providers import SDKProvider, Sleep, make_provider, resolve_route
-from .session import ApprovalMethods, Session
+from .providers.registry import Route
+from .session import ApprovalMethods, OutputT, Session
 from .settings import Settings
 from .state import StateField
 from .store.database import SessionStore
@@ -41,8 +45,13 @@ if TYPE_CHECKING:
     import httpx2
     from opentelemetry.trace import Tracer
 
-    from .delegation import Delegator
+    from .approvals import Approvals
+    from .delegation import DelegationResult, Delegator
+    from .guard.actions import PricedActions
     from .guard.budget import CacheBudget
+    from .guard.compaction import SummaryPlacement
+    from .guard.quote import Quote
+    from .state import SessionState
 
 __all__ = ["Agent", "RunResult", "Session", "SyncSession"]
 
@@ -102,12 +111,12 @@ class Agent:
                 where="prefix",
             )
         self.prefix = prefix
-        self.prices = prices or PriceTable.default()
-        self.settings = settings or Settings()
+        self.prices: PriceTable = prices or PriceTable.default()
+        self.settings: Settings = settings or Settings()
         self.clock: Clock = clock or SystemClock()
         self.base_url = base_url
-        self.route = resolve_route(model, base_url, self.prices)  # unknown ids fail here
-        self.model = self.route.model
+        self.route: Route = resolve_route(model, base_url, self.prices)  # unknown ids fail here
+        self.model: str = self.route.model
         if self.settings.max_dollars is not None and self.prices.lookup(self.model) is None:
             # The dollar limit reads the ledger, which never prices an unknown model: it
             # would silently never stop the loop.
@@ -120,8 +129,8 @@ class Agent:
         self.budget = budget  # the cache-miss budget of each session (prefixlock.guard.budget)
         self.delegator = delegator
         # What every session does at cache-costly events unless told otherwise.
-        self.policy = policy or CachePolicy()
-        self.key_shards = KeyShards()  # OpenAI cache keys of this agent's sessions
+        self.policy: CachePolicy = policy or CachePolicy()
+        self.key_shards: KeyShards = KeyShards()  # OpenAI cache keys of this agent's sessions
         self.tracer = tracer  # OpenTelemetry spans per turn, request, tool (prefixlock.telemetry)
         if isinstance(fallback, str):  # one model, not its letters
             fallback = (fallback,)
@@ -232,21 +241,6 @@ def _loop_running() -> bool:
     return True
 
 
-def _blocking(
-    method: Callable[Concatenate[Session, P], Coroutine[Any, Any, _T]],
-) -> Callable[Concatenate[SyncSession, P], _T]:
-    """`Session.<method>` for scripts: the same arguments, run to completion on the sync
-    session's loop; its signature and docstring are the session method's."""
-
-    @functools.wraps(method)
-    def blocking(self: SyncSession, /, *args: P.args, **kwargs: P.kwargs) -> _T:
-        return self._run(method(self.session, *args, **kwargs))
-
-    blocking.__qualname__ = f"SyncSession.{method.__name__}"
-    blocking.__module__ = __name__
-    return blocking
-
-
 class SyncSession(PricedActionMethods, ApprovalMethods):
     """A session for scripts: the same loop, run to completion on a private event loop.
 
@@ -254,19 +248,21 @@ class SyncSession(PricedActionMethods, ApprovalMethods):
     own code: the priced actions (`quote_switch`, `switch_model`, ... `quote_compaction`:
     `prefixlock.guard.actions.PricedActionMethods`), approvals (`require_approval`, `approve`,
     `deny`, `pending_approvals`) and the state's `id`, `ledger`, `transcript` and `last_text`.
-    The async methods it runs (`ask`, `run`, `delegate`, `compact`, `keepalive_tick`) are
-    `Session`'s, wrapped once each by `_blocking`."""
+    The methods that send requests (`ask`, `run`, `delegate`, `compact`, `keepalive_tick`)
+    are `Session`'s, run to completion."""
 
-    id = StateField[str]("The session's id (the store's key: `agent.resume(id)`).")
-    ledger = StateField[Ledger]("Usage and cost of every request, and of the subagents.")
-    transcript = StateField[Transcript]("The conversation so far.")
-    last_text = StateField[str]("The text of the last reply.")
+    id: StateField[str] = StateField[str]("The session's id (the store's key: `agent.resume(id)`).")
+    ledger: StateField[Ledger] = StateField[Ledger](
+        "Usage and cost of every request, and of the subagents."
+    )
+    transcript: StateField[Transcript] = StateField[Transcript]("The conversation so far.")
+    last_text: StateField[str] = StateField[str]("The text of the last reply.")
 
     def __init__(self, session: Session) -> None:
         self.session = session
-        self.state = session.state
-        self.actions = session.actions
-        self.approvals = session.approvals
+        self.state: SessionState = session.state
+        self.actions: PricedActions = session.actions
+        self.approvals: Approvals = session.approvals
         self._loop = asyncio.new_event_loop()
 
     def __enter__(self) -> SyncSession:
@@ -341,8 +337,50 @@ class SyncSession(PricedActionMethods, ApprovalMethods):
             except StopAsyncIteration:
                 return
 
-    ask = _blocking(Session.ask)
-    run = _blocking(Session.run)
-    delegate = _blocking(Session.delegate)
-    compact = _blocking(Session.compact)
-    keepalive_tick = _blocking(Session.keepalive_tick)
+    # Each method below is `Session`'s, run to completion on this session's loop; written out
+    # (not wrapped) so that type checkers and editors see their signatures.
+    def ask(self, text: str | Sequence[UserPart], *, volatile: Sequence[str] = ()) -> str:
+        """`Session.ask`, run to completion: send a turn, drop the events, return the text."""
+        return self._run(self.session.ask(text, volatile=volatile))
+
+    def run(
+        self,
+        text: str | Sequence[UserPart],
+        output_type: type[OutputT],
+        *,
+        deps: object = None,
+        volatile: Sequence[str] = (),
+        output_retries: int = DEFAULT_RETRIES,
+    ) -> OutputT:
+        """`Session.run`, run to completion: the turn's validated `output_type` object."""
+        return self._run(
+            self.session.run(
+                text, output_type, deps=deps, volatile=volatile, output_retries=output_retries
+            )
+        )
+
+    def delegate(
+        self, task: str, agent: str = "explorer", model: str | None = None
+    ) -> DelegationResult:
+        """`Session.delegate`, run to completion: `task` in an isolated subagent."""
+        return self._run(self.session.delegate(task, agent, model))
+
+    def compact(
+        self,
+        *,
+        instruction: str = DEFAULT_INSTRUCTION,
+        quote: Quote | None = None,
+        policy: str | None = None,
+        placement: SummaryPlacement = "system",
+    ) -> list[Event]:
+        """`Session.compact`, run to completion: summarize, then move to the compacted
+        prefix."""
+        return self._run(
+            self.session.compact(
+                instruction=instruction, quote=quote, policy=policy, placement=placement
+            )
+        )
+
+    def keepalive_tick(self) -> list[Event]:
+        """`Session.keepalive_tick`, run to completion: a ping if one is due and pays."""
+        return self._run(self.session.keepalive_tick())

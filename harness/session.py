@@ -164,24 +164,34 @@ class Session(PricedActionMethods, ApprovalMethods):
 
     # What the session is now: its state's fields (prefixlock.state), read-only but for the
     # transcript (assigning a fork is the only way to edit the past).
-    id = StateField[str]("The session's id (the store's key: `agent.resume(id)`).")
-    prefix = StateField[FrozenPrefix](
+    id: StateField[str] = StateField[str]("The session's id (the store's key: `agent.resume(id)`).")
+    prefix: StateField[FrozenPrefix] = StateField[FrozenPrefix](
         "The prefix the session runs on (changed only by a priced action or a compaction)."
     )
-    model = StateField[str]("The model the session runs on (changed by `switch_model`).")
-    transcript = WritableStateField[Transcript]("The conversation so far.")
-    ledger = StateField[Ledger]("Usage and cost of every request, and of the subagents.")
-    requests = StateField[list[WireRequest]]("The requests sent, in order.")
-    previous_request = StateField[WireRequest | None](
+    model: StateField[str] = StateField[str](
+        "The model the session runs on (changed by `switch_model`)."
+    )
+    transcript: WritableStateField[Transcript] = WritableStateField[Transcript](
+        "The conversation so far."
+    )
+    ledger: StateField[Ledger] = StateField[Ledger](
+        "Usage and cost of every request, and of the subagents."
+    )
+    requests: StateField[list[WireRequest]] = StateField[list[WireRequest]](
+        "The requests sent, in order."
+    )
+    previous_request: StateField[WireRequest | None] = StateField[WireRequest | None](
         "The last request sent (what the cache guard compares the next one with)."
     )
-    turn = StateField[int]("User turns so far (a resumed session counts from its stored ones).")
-    compactions = StateField[int]("How many times the history was compacted.")
-    last_text = StateField[str]("The text of the last reply.")
+    turn: StateField[int] = StateField[int](
+        "User turns so far (a resumed session counts from its stored ones)."
+    )
+    compactions: StateField[int] = StateField[int]("How many times the history was compacted.")
+    last_text: StateField[str] = StateField[str]("The text of the last reply.")
 
     def __init__(self, agent: SessionAgent, session_id: str, provider: SDKProvider) -> None:
         self.agent = agent
-        self.state = SessionState(
+        self.state: SessionState = SessionState(
             session_id, agent.clock, agent.prices, agent.prefix, agent.settings, provider
         )
         # OpenAI's prompt_cache_key: the agent's prefix family, one shard per session running
@@ -189,14 +199,18 @@ class Session(PricedActionMethods, ApprovalMethods):
         self._family = agent.prefix.fingerprint
         shard = agent.key_shards.take(self._family, session_id, agent.clock.now())
         self.state.info = SessionInfo(session_id, self._family, shard)
-        self.tracker = GuardTracker(self.state, CacheGuard(agent.prices, budget=agent.budget))
+        self.tracker: GuardTracker = GuardTracker(
+            self.state, CacheGuard(agent.prices, budget=agent.budget)
+        )
         self.recorder: Recorder = recorder_for(agent.open_store(), self.state)
-        self.pings = KeepAliveRunner(self.state, self.tracker, self.recorder)
-        self.turn_end = TurnEndRunner(self.state, self.tracker, self.recorder, self.pings, agent)
-        self.actions = PricedActions(self.state, agent, self.tracker, self.recorder)
+        self.pings: KeepAliveRunner = KeepAliveRunner(self.state, self.tracker, self.recorder)
+        self.turn_end: TurnEndRunner = TurnEndRunner(
+            self.state, self.tracker, self.recorder, self.pings, agent
+        )
+        self.actions: PricedActions = PricedActions(self.state, agent, self.tracker, self.recorder)
         # Tool handlers that are not runners of the prefix (e.g. `delegate`), by tool name.
         self.tool_handlers: dict[str, ToolHandler] = {}
-        self.closed = False  # aclose() ran: the session sends nothing more
+        self.closed: bool = False  # aclose() ran: the session sends nothing more
         self._sends: weakref.WeakSet[AsyncGenerator[Event, None]] = weakref.WeakSet()
         self._open_stream: _OpenStream | None = None  # a request streaming (or abandoned)
         # Set by a resume (prefixlock.store.resume): continued from the store, and whether the
@@ -212,11 +226,11 @@ class Session(PricedActionMethods, ApprovalMethods):
         # serialized: not in the prefix, a request, the store or a trace).
         self.deps: object = None
         # Tools whose calls wait for the caller's approval (prefixlock.approvals).
-        self.approvals = Approvals()
+        self.approvals: Approvals = Approvals()
         # The agent's fallback chain, consumed in order as the provider fails (a session that
         # fell back stays on the model it moved to).
         self.fallbacks: list[str] = list(agent.fallback)
-        self.telemetry = Telemetry(agent.tracer, session_id)
+        self.telemetry: Telemetry = Telemetry(agent.tracer, session_id)
         if agent.delegator is not None and "delegate" in self.prefix.tool_names():
             self.tool_handlers["delegate"] = delegate_tool_handler(self)
 

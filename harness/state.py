@@ -180,6 +180,8 @@ T = TypeVar("T")
 
 
 class _HoldsState(Protocol):
+    """What a `StateField` reads through: an object holding a `SessionState`."""
+
     @property
     def state(self) -> SessionState: ...
 
@@ -192,7 +194,7 @@ class StateField(Generic[T]):
 
     def __init__(self, doc: str | None = None) -> None:
         self.__doc__ = doc
-        self.name = ""
+        self.name: str = ""
 
     def __set_name__(self, owner: type, name: str) -> None:
         if name not in SessionState.__dataclass_fields__ and not hasattr(SessionState, name):

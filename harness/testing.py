@@ -71,7 +71,9 @@ class TestModel:
         self.clock: Clock = clock if clock is not None else ManualClock()
         prices = prices or PriceTable.default(config.prices)
         # With no script: answer each turn with the script's default reply (no rules).
-        self.core = EmulatorCore(config, prices, script if script is not None else Script())
+        self.core: EmulatorCore = EmulatorCore(
+            config, prices, script if script is not None else Script()
+        )
         self.requests: list[RecordedRequest] = []  # every request, as it arrived
         self._lock = threading.Lock()
         self._ids = 0

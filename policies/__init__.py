@@ -15,7 +15,8 @@ does not load the checks, the price table and the process pool.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from prefixlock.lazy import lazy_exports
 
@@ -36,4 +37,7 @@ if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
     from .tracecheck import check_trace as check_trace
 
 
+# Annotated so type checkers read the lazy names as the package's own attributes.
+__getattr__: Callable[[str], Any]
+__dir__: Callable[[], list[str]]
 __getattr__, __dir__ = lazy_exports(__name__)

@@ -760,8 +760,8 @@ class TraceLinter:
         self.bad: list[Finding] = []
         self.sys_bp_changes: dict[str, list[int]] = {}  # session -> [pairs, changed at bp]
         self.written: dict[str, set[int]] = {}  # gpt-5.6: items a request of the session wrote
-        self.bad_count = 0
-        self.records = 0
+        self.bad_count: int = 0
+        self.records: int = 0
 
     def price(self, model: str) -> Price | None:
         if self.prices is None:

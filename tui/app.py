@@ -84,8 +84,8 @@ HISTORY_BATCH = 12  # a resumed session's entries mounted at a time: more than a
 class ChatApp(ProjectCommands, App[None]):
     """prefixlock's coding assistant."""
 
-    CSS_PATH = "app.tcss"
-    TITLE = "prefixlock chat"
+    CSS_PATH: ClassVar[str | None] = "app.tcss"
+    TITLE: str | None = "prefixlock chat"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "help"),
         Binding("ctrl+o", "model", "model"),
@@ -121,12 +121,12 @@ class ChatApp(ProjectCommands, App[None]):
         self.freeze_heap = freeze_heap  # `prefixlock chat` sets it: the app owns the process
         self.tick = tick
         self.blink = blink
-        self.busy = False
-        self.ready = False  # True once the session is open; input before that waits
+        self.busy: bool = False
+        self.ready: bool = False  # True once the session is open; input before that waits
         # Set once the provider SDK is imported and its client made (in a thread): the first
         # turn waits for it, the screen does not.
-        self.prepared = asyncio.Event()
-        self.preparing = False
+        self.prepared: asyncio.Event = asyncio.Event()
+        self.preparing: bool = False
         # Messages typed while a turn runs, sent in order when it ends (never dropped).
         self.queued: list[str] = []
         self.next_images: list[Image] = []  # the images of the message about to be sent

@@ -155,11 +155,11 @@ class ChatBackend:
     def __init__(self, options: BackendOptions, approve: Approver | None = None) -> None:
         self.options = options
         self.clock: Clock = options.clock or SystemClock()
-        self.prices = PriceTable.default()
+        self.prices: PriceTable = PriceTable.default()
         env_key = self._env_key(options.model)
         key = options.api_key if options.api_key is not None else env_key
-        self.offline = not key and options.base_url is None
-        self.offline_reason = self._offline_reason(env_key) if self.offline else ""
+        self.offline: bool = not key and options.base_url is None
+        self.offline_reason: str = self._offline_reason(env_key) if self.offline else ""
         # Offline, any non-empty key satisfies the emulator. Online, an explicit key is used as
         # given; a key from the environment is left to each provider (None), so switching to
         # another provider's model picks that provider's own variable.
@@ -169,19 +169,19 @@ class ChatBackend:
         # Every write and command reaches _approve (the workspace's own allow-set stays
         # empty): the settings' deny rules hold even after an "always", and /undo snapshots
         # each file before it is written.
-        self.chat_settings = options.chat_settings or ChatSettings()
-        self.permissions = Permissions(
+        self.chat_settings: ChatSettings = options.chat_settings or ChatSettings()
+        self.permissions: Permissions = Permissions(
             self.chat_settings,
             allowed={a for a in options.allow if a in ("write", "run")},  # type: ignore[misc]
             allow_mcp="mcp" in options.allow,
         )
-        self.workspace = Workspace(
+        self.workspace: Workspace = Workspace(
             options.workspace,
             approve=self._approve,
             sandbox=options.sandbox or "bwrap",
             read_denied=self._read_denied,  # folder-wide reads leave denied paths out too
         )
-        self.undo = UndoJournal(self.workspace.root)
+        self.undo: UndoJournal = UndoJournal(self.workspace.root)
         # Said to the user when a setting decides an approval (the app shows it as a note).
         self.notify: Callable[[str], Awaitable[None]] | None = None
         # Told to the model with the next message (an /undo it should know about).
@@ -192,15 +192,17 @@ class ChatBackend:
         self.mcp_servers: list[McpServer] = []
         # The user's answers about the project's MCP servers, kept beside the store per
         # workspace (prefixlock.coding.mcp_consent); notes on the ones not started, for the app.
-        self.mcp_consent = ConsentFile(consent_path(options.store_path, self.workspace.root))
+        self.mcp_consent: ConsentFile = ConsentFile(
+            consent_path(options.store_path, self.workspace.root)
+        )
         self.mcp_notes: list[str] = []
         self.mcp_failed: dict[str, str] = {}  # server name -> why it did not start
         self._mcp_task: asyncio.Task[None] | None = None
         self._mcp_close = asyncio.Event()
-        self.model = options.model
-        self.session_id = options.session_id or options.resume or "(new)"
-        self.state = CacheState(self.model, self._ttl(self.model), self._min_tokens)
-        self.keepalive = False
+        self.model: str = options.model
+        self.session_id: str = options.session_id or options.resume or "(new)"
+        self.state: CacheState = CacheState(self.model, self._ttl(self.model), self._min_tokens)
+        self.keepalive: bool = False
         self.emulator: Emulator | None = None
         self.agent: Agent | None = None
         self._session: Session | None = None
@@ -211,7 +213,7 @@ class ChatBackend:
         # The project's instruction files, read once now (a block of the frozen prefix); an
         # edit later is offered as a priced prefix change (instructions_change), never taken
         # silently. A version the user declined is not offered again.
-        self.instructions = project_instructions(self.workspace.root, self.options.user_dir)
+        self.instructions: str = project_instructions(self.workspace.root, self.options.user_dir)
         self._declined_instructions: str | None = None
         self.sub_costs: list[tuple[str, Decimal | None]] = []
         # Claude Code's hooks (read at start); what is not run is said in `hook_notes`.
@@ -920,6 +922,7 @@ class ChatBackend:
         return await announced_changes(self.mcp_servers, self.session)
 
     def apply_tool_change(self, change: ToolListChange) -> None:
+        """Apply an MCP tool-list change the user accepted (its price was shown first)."""
         change.apply()
 
     def quote_effort(self, effort: str | None) -> Quote:
@@ -1207,4 +1210,5 @@ def stored_tool_line(call: Mapping[str, Any], result: Mapping[str, Any] | None) 
 
 
 def make_backend(options: BackendOptions) -> ChatBackend:
+    """The chat's backend for `options` (the seam tests replace)."""
     return ChatBackend(options)

@@ -130,7 +130,7 @@ class PromptInput(TextArea):
             highlight_cursor_line=False,
         )
         self.root = root
-        self.input_history = history if history is not None else InputHistory()
+        self.input_history: InputHistory = history if history is not None else InputHistory()
         self.files: list[str] = []  # the workspace's files, listed in a thread
         # The custom commands (completion.custom_candidates), set once the session has them.
         self.custom_commands: list[Candidate] = []

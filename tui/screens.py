@@ -43,8 +43,8 @@ class FreshKeysScreen(ModalScreen[ResultT]):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         # Made right before it is pushed: a key read after this was typed with the dialog
         # coming up (the grace covers those the user could not have seen it for).
-        self.shown_at = _time.get_time()
-        self.armed = False
+        self.shown_at: float = _time.get_time()
+        self.armed: bool = False
         self._arm_at = 0.0
 
     @property
@@ -146,7 +146,9 @@ class McpConsentScreen(FreshKeysScreen[bool]):
 
     def __init__(self, name: str, command: str, source: str) -> None:
         super().__init__(classes="dialog-screen")
-        self.server, self.command, self.source = name, command, source
+        self.server: str = name
+        self.command: str = command
+        self.source: str = source
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog", id="mcp-consent"):

@@ -83,8 +83,8 @@ class SessionPickerApp(App[str | None]):
 
     def __init__(self, rows: Sequence[SessionRow], now: float | None = None) -> None:
         super().__init__()
-        self.rows = list(rows)
-        self.now = time.time() if now is None else now
+        self.rows: list[SessionRow] = list(rows)
+        self.now: float = time.time() if now is None else now
 
     def compose(self) -> ComposeResult:
         yield Static(

@@ -101,25 +101,25 @@ class CacheState:
         ttl: float = UNPRICED_TTL_SECONDS,
         min_tokens: Callable[[str], int] | None = None,
     ) -> None:
-        self.model = model
-        self.ttl = float(ttl)
+        self.model: str = model
+        self.ttl: float = float(ttl)
         # A model's minimum cacheable prompt, in tokens (None: not known here).
         self.min_tokens = min_tokens
-        self.below_minimum = False
+        self.below_minimum: bool = False
         self.keepalive = False
         self.turns: list[TurnFigures] = []
-        self.total = Usage()
-        self.cost_main = ZERO
-        self.cost_without_cache_main = ZERO
-        self.cost_sub = ZERO
-        self.cost_sub_without_cache = ZERO
-        self.sub_usage = Usage()
-        self.keepalive_cost = ZERO
-        self.requests = 0
+        self.total: Usage = Usage()
+        self.cost_main: Decimal = ZERO
+        self.cost_without_cache_main: Decimal = ZERO
+        self.cost_sub: Decimal = ZERO
+        self.cost_sub_without_cache: Decimal = ZERO
+        self.sub_usage: Usage = Usage()
+        self.keepalive_cost: Decimal = ZERO
+        self.requests: int = 0
         self.last_miss: MissInfo | None = None
         self.last_request_at: float | None = None
-        self.unpriced = False
-        self.context_tokens = 0
+        self.unpriced: bool = False
+        self.context_tokens: int = 0
 
     # -- folding events -------------------------------------------------------------------------
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any
+from typing import Any, ClassVar
 
 from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
@@ -57,7 +57,7 @@ def tool_title(name: str, args: dict[str, Any]) -> str:
 class UserMessage(Static):
     """What the user typed."""
 
-    DEFAULT_CLASSES = "entry user"
+    DEFAULT_CLASSES: ClassVar[str] = "entry user"
 
     def __init__(self, text: str) -> None:
         super().__init__(Text("› ") + Text(text), markup=False)
@@ -66,7 +66,7 @@ class UserMessage(Static):
 class Note(Static):
     """A line from the app itself: command output, faults, approvals, cache events."""
 
-    DEFAULT_CLASSES = "entry note"
+    DEFAULT_CLASSES: ClassVar[str] = "entry note"
 
     def __init__(self, text: str, kind: str = "info") -> None:
         super().__init__(Text(text), markup=False)
@@ -99,11 +99,11 @@ class MarkdownView(Widget):
     """Markdown rendered with Rich (code blocks highlighted for the current theme), parsed
     when painted and cached until its text or the theme changes."""
 
-    DEFAULT_CSS = "MarkdownView { height: auto; }"
+    DEFAULT_CSS: ClassVar[str] = "MarkdownView { height: auto; }"
 
     def __init__(self, text: str = "", **kwargs: Any) -> None:
         super().__init__(**kwargs)
-        self.text = text
+        self.text: str = text
         self._cache: tuple[str, bool, RichMarkdown] | None = None
 
     def render(self) -> RichMarkdown:
@@ -130,8 +130,8 @@ class AssistantMessage(Vertical):
     what is on screen is exactly the text that arrived.
     """
 
-    DEFAULT_CLASSES = "entry assistant"
-    DEFAULT_CSS = """
+    DEFAULT_CLASSES: ClassVar[str] = "entry assistant"
+    DEFAULT_CSS: ClassVar[str] = """
     AssistantMessage { height: auto; }
     AssistantMessage > MarkdownView.block { margin-bottom: 1; }
     """
@@ -140,7 +140,7 @@ class AssistantMessage(Vertical):
 
     def __init__(self, text: str = "") -> None:
         super().__init__()
-        self.text = text
+        self.text: str = text
         blocks, tail = split_markdown(text)
         self._frozen = len(text) - len(tail)
         self._initial = [MarkdownView(b, classes="block") for b in blocks]
@@ -194,18 +194,18 @@ class PlainCollapsible(Collapsible):
 class ToolEntry(PlainCollapsible):
     """A tool call and its result folded to one line; expand to see the result."""
 
-    DEFAULT_CLASSES = "entry tool"
+    DEFAULT_CLASSES: ClassVar[str] = "entry tool"
 
     def __init__(self, call_id: str, name: str, args: dict[str, Any]) -> None:
         self.call_id = call_id
         self.tool_name = name
         self.args = args
-        self.base_title = tool_title(name, args)
-        self.done = False
+        self.base_title: str = tool_title(name, args)
+        self.done: bool = False
         self.subagent_run: str | None = None  # a `delegate` call: the run it started
         self.subagent_name = ""  # ... and its agent's name
         self.subagent_failed = False  # ... which ended in an error summary (failure, limit)
-        self.body = Static(Text("(running…)"), markup=False, classes="tool-body")
+        self.body: Static = Static(Text("(running…)"), markup=False, classes="tool-body")
         super().__init__(self.body, title=f"{self.base_title}  …", collapsed=True)
 
     def show_progress(self, progress: str) -> None:
@@ -213,7 +213,7 @@ class ToolEntry(PlainCollapsible):
         name and figures so far), ahead of the arguments so it survives 80 columns."""
         if not self.done:
             args = self.base_title[len(self.tool_name) :].strip()
-            self.title = f"{self.tool_name} {progress}" + (f"  {args}" if args else "")
+            self.title: str = f"{self.tool_name} {progress}" + (f"  {args}" if args else "")
             self.body.update(Text(f"(running: {progress})"))
 
     def set_result(self, content: str, is_error: bool) -> None:
@@ -233,16 +233,16 @@ class ToolEntry(PlainCollapsible):
 class SubagentText(PlainCollapsible):
     """One run of a subagent's own text, folded to one line while it streams; expand to read."""
 
-    DEFAULT_CLASSES = "entry tool subagent-text"
+    DEFAULT_CLASSES: ClassVar[str] = "entry tool subagent-text"
 
     def __init__(self) -> None:
-        self.text = ""
-        self.body = Static(Text(""), markup=False, classes="tool-body")
+        self.text: str = ""
+        self.body: Static = Static(Text(""), markup=False, classes="tool-body")
         super().__init__(self.body, title="…", collapsed=True)
 
     def add(self, fragment: str) -> None:
         self.text += fragment
-        self.title = f"… {_one_line(self.text, 56)}"
+        self.title: str = f"… {_one_line(self.text, 56)}"
         self.body.update(Text(self.text[:20_000]))
 
 
@@ -253,24 +253,24 @@ class SubagentEntry(PlainCollapsible):
     Only the figures of the subagent's own requests are shown here; the cache panel counts a
     subagent once, from its SubagentFinish, never from these inner events."""
 
-    DEFAULT_CLASSES = "entry subagent"
+    DEFAULT_CLASSES: ClassVar[str] = "entry subagent"
 
     def __init__(self, name: str, model: str, task: str, depth: int = 1, run_id: str = "") -> None:
         self.agent_name = name
         self.run_id = run_id  # routes the run's events here (parallel runs of one agent)
         self.model = model
         self.depth = depth
-        self.task_line = _one_line(task, 40)
-        self.inner = Vertical(classes="subagent-body")
-        self.summary = Static(Text("(working…)"), markup=False, classes="subagent-summary")
+        self.task_line: str = _one_line(task, 40)
+        self.inner: Vertical = Vertical(classes="subagent-body")
+        self.summary: Static = Static(Text("(working…)"), markup=False, classes="subagent-summary")
         self.tools: dict[str, ToolEntry] = {}
         self._text: SubagentText | None = None
         # Text lines of the request now streaming: a retrying fault removes them (the retry
         # streams that answer again from its start), a UsageReport makes them final.
         self._attempt_text: list[SubagentText] = []
-        self.requests = 0
+        self.requests: int = 0
         self.cost: Decimal | None = Decimal(0)
-        self.finished = False
+        self.finished: bool = False
         self.tool_line: ToolEntry | None = None  # the `delegate` call that started this run
         super().__init__(self.inner, self.summary, title=self._live_title(), collapsed=False)
         self.add_class(f"depth-{min(depth, 4)}")
@@ -325,7 +325,7 @@ class SubagentEntry(PlainCollapsible):
             self.requests += 1
             self.cost = None if self.cost is None or ev.cost is None else self.cost + ev.cost
             if not self.finished:
-                self.title = self._live_title()
+                self.title: str = self._live_title()
                 if self.tool_line is not None:
                     self.tool_line.show_progress(self.progress())
         elif isinstance(ev, CacheBreak):

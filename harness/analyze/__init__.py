@@ -8,7 +8,8 @@ simulator replays. `sources` and `catalogue` hold the file and price-table I/O.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ..lazy import lazy_exports
 
@@ -17,4 +18,7 @@ if TYPE_CHECKING:
     from .analysis import analyze as analyze
     from .model import Request as Request
 
+# Annotated so type checkers read the lazy names as the package's own attributes.
+__getattr__: Callable[[str], Any]
+__dir__: Callable[[], list[str]]
 __getattr__, __dir__ = lazy_exports(__name__)

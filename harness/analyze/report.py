@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import lru_cache
-from typing import Any, Generic, TypeVar
+from typing import Any, ClassVar, Generic, TypeVar
 
 from .breaks import AVOIDABLE, PARTS, Row
 from .collect import Collected
@@ -335,7 +335,7 @@ class Rows(Sequence[dict[str, Any]], Generic[Item]):
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Sequence) and list(self) == list(other)
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__: ClassVar[None] = None  # type: ignore[assignment]
 
 
 def _turn_dict(item: tuple[tuple[str, str, int], Totals]) -> dict[str, Any]:

@@ -76,12 +76,12 @@ class Ledger:
     """Rows of one session (or several: ledgers add up) and the answers over them."""
 
     def __init__(self, prices: PriceTable | None = None) -> None:
-        self.prices = prices or PriceTable.default()
+        self.prices: PriceTable = prices or PriceTable.default()
         self._rows: list[LedgerRow] = []
         self._last: WireRequest | None = None
         # Subagent runs charged to this session (prefixlock.delegation), kept apart from its own
         # rows so that they never blur the session's hit rate.
-        self.subagents = SubagentSection()
+        self.subagents: SubagentSection = SubagentSection()
 
     def record(
         self,

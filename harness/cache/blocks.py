@@ -52,7 +52,7 @@ class BlockCache:
         # `drop_expired` queues it again when it comes due, so a hit costs no push.
         self._expiry: list[tuple[float, int, Hashable]] = []
         self._seq = 0
-        self.evictions = 0
+        self.evictions: int = 0
 
     def __len__(self) -> int:
         return len(self._entries)

@@ -241,13 +241,13 @@ class HookRunner:
     ) -> None:
         self.cwd = cwd
         self.session_id = session_id
-        self.hooks = [h for h in hooks if trust_project or not h.project]
-        self.untrusted = [h for h in hooks if h.project and not trust_project]
+        self.hooks: list[Hook] = [h for h in hooks if trust_project or not h.project]
+        self.untrusted: list[Hook] = [h for h in hooks if h.project and not trust_project]
         base = dict(os.environ if environ is None else environ)
-        self.env = {k: v for k, v in base.items() if not _SECRET.search(k)}
+        self.env: dict[str, str] = {k: v for k, v in base.items() if not _SECRET.search(k)}
         self.env["CLAUDE_PROJECT_DIR"] = str(cwd)
         self.notes: list[str] = []  # said to the user, taken by `take_notes`
-        self.stop_continues = 0
+        self.stop_continues: int = 0
 
     def take_notes(self) -> list[str]:
         notes, self.notes = self.notes, []

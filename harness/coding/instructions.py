@@ -181,7 +181,7 @@ class NestedInstructions:
     once: with the first `read_file` of a file under its folder, appended to that result."""
 
     def __init__(self, root: Path) -> None:
-        self.root = root.resolve()
+        self.root: Path = root.resolve()
         self.given: set[Path] = set()
 
     def for_read(self, path: str) -> str:

@@ -102,7 +102,7 @@ class McpServer:
         self.gate = gate  # asked before each call (permission rules); None: every call runs
         self.tools: tuple[Tool, ...] = ()
         # The server announced a new tool list (tools/list_changed) since it was last listed.
-        self.list_changed = False
+        self.list_changed: bool = False
         self._listed: set[str] = set()  # every tool name it ever listed (they may be pinned)
         self._stack: contextlib.AsyncExitStack | None = None
         self._session: ClientSession | None = None

@@ -227,7 +227,7 @@ class Workspace:
         if not resolved.is_dir():
             raise WorkspaceError(f"workspace root {str(root)!r} is not a directory")
         self.root = resolved
-        self.nested = NestedInstructions(resolved)
+        self.nested: NestedInstructions = NestedInstructions(resolved)
         self.approve = approve
         self.allowed: set[Action] = set()
         for action in allow:

@@ -11,7 +11,8 @@ built-in session (a data file) is read on first use.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ..lazy import lazy_exports
 
@@ -33,4 +34,7 @@ if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
     from .server import RecordedRequest as RecordedRequest
 
 
+# Annotated so type checkers read the lazy names as the package's own attributes.
+__getattr__: Callable[[str], Any]
+__dir__: Callable[[], list[str]]
 __getattr__, __dir__ = lazy_exports(__name__)

@@ -9,7 +9,7 @@ default that behaves like the real providers, so `EmulatorConfig()` is the cache
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -34,7 +34,7 @@ class FaultSpec(BaseModel):
     latency for `latency` faults, measured on the emulator's clock.
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
 
     kind: FaultKind
     count: int = Field(default=1, ge=0)
@@ -49,7 +49,7 @@ class AnthropicCacheConfig(BaseModel):
     routing. One machine (the default) stands for a provider whose routing keeps a prefix where
     its cache is; several with `random` routing is a careless serving setup."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
 
     machines: int = Field(default=1, gt=0)
     routing: Literal["prefix-hash", "random"] = "prefix-hash"
@@ -62,7 +62,7 @@ class AnthropicCacheConfig(BaseModel):
 class OpenAICacheConfig(BaseModel):
     """OpenAI's automatic cache: machines, routing, per-machine capacity (128-token blocks)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
 
     machines: int = Field(default=4, gt=0)
     routing: Literal["prefix-hash", "random", "round-robin"] = "prefix-hash"
@@ -76,7 +76,7 @@ class OpenAICacheConfig(BaseModel):
 class EmulatorConfig(BaseModel):
     """The whole emulator configuration."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config: ClassVar[ConfigDict] = ConfigDict(extra="forbid")
 
     host: str = "127.0.0.1"
     port: int = Field(default=0, ge=0, le=65535)

@@ -44,6 +44,7 @@ class FaultQueue:
             self.add(spec)
 
     def add(self, spec: FaultSpec) -> None:
+        """Queue `spec`'s fault for its next `count` requests."""
         # `count` requests get each fault: a count of 0 is a fault that never fires.
         if spec.count:
             self._active.append(_Active(spec, spec.count, spec.after))

@@ -62,12 +62,12 @@ class AnthropicPromptCache:
     """Per model and per API key; writes at breakpoints; reads look back from each breakpoint."""
 
     def __init__(self, config: AnthropicCacheConfig | None = None, seed: int = 0) -> None:
-        self.config = config or AnthropicCacheConfig()
-        self.machines = [
+        self.config: AnthropicCacheConfig = config or AnthropicCacheConfig()
+        self.machines: list[BlockCache] = [
             BlockCache(self.config.capacity_blocks, self.config.policy)
             for _ in range(self.config.machines)
         ]
-        self.store = self.machines[0]
+        self.store: BlockCache = self.machines[0]
         self._rng = random.Random(seed)
 
     def route(self, scope: str, model: str, units: Sequence[Unit]) -> int:
@@ -170,8 +170,8 @@ class OpenAIPromptCache:
     OpenAI documents, prompt caches are not shared between organizations."""
 
     def __init__(self, config: OpenAICacheConfig | None = None, seed: int = 0) -> None:
-        self.config = config or OpenAICacheConfig()
-        self.machines = [
+        self.config: OpenAICacheConfig = config or OpenAICacheConfig()
+        self.machines: list[BlockCache] = [
             BlockCache(self.config.capacity_blocks, self.config.policy)
             for _ in range(self.config.machines)
         ]
@@ -300,7 +300,7 @@ class DeepSeekPromptCache:
     documents that each user's cache is isolated from others'."""
 
     def __init__(self, capacity: int | None = None) -> None:
-        self.store = BlockCache(capacity, "lru")
+        self.store: BlockCache = BlockCache(capacity, "lru")
 
     def lookup(
         self,

@@ -30,9 +30,11 @@ from .answers import Answer, error_answer, json_answer, response_answer
 from .apierror import ApiError
 from .config import EmulatorConfig, FaultKind, FaultSpec
 from .core import EmulatorCore, Plan
+from .diagnostics import DiagnosticsMemory
 from .faults import Delivery, plan_fault
 from .intake import RecordedRequest
-from .model import Script
+from .model import Script, ScriptedModel
+from .promptcache import AnthropicPromptCache, DeepSeekPromptCache, OpenAIPromptCache
 from .workers import WorkerPool
 
 __all__ = ["PROXY_VARS", "Emulator", "RecordedRequest", "bypass_proxies"]
@@ -60,11 +62,16 @@ class Emulator:
         if script is None and config.script:
             script = Script.load(config.script)
         # The caches, the scripted model, the faults and the ids: used only under `_lock`.
-        core = self.core = EmulatorCore(config, prices, script)
+        core = EmulatorCore(config, prices, script)
+        self.core: EmulatorCore = core
         # The core's own objects, under the names tests and tools read (not to be replaced).
-        self.config, self.prices, self.model = core.config, core.prices, core.model
-        self.anthropic_cache, self.openai_cache = core.anthropic_cache, core.openai_cache
-        self.deepseek_cache, self.diagnostics = core.deepseek_cache, core.diagnostics
+        self.config: EmulatorConfig = core.config
+        self.prices: PriceTable = core.prices
+        self.model: ScriptedModel = core.model
+        self.anthropic_cache: AnthropicPromptCache = core.anthropic_cache
+        self.openai_cache: OpenAIPromptCache = core.openai_cache
+        self.deepseek_cache: DeepSeekPromptCache = core.deepseek_cache
+        self.diagnostics: DiagnosticsMemory = core.diagnostics
         self.requests: list[RecordedRequest] = []
         self._lock = threading.RLock()
         # Signalled whenever `_in_flight` changes (for `wait_in_flight`).

@@ -110,9 +110,9 @@ class Workspace:
     """The fake repository a session works in; tools read and edit it and advance the clock."""
 
     def __init__(self, clock: Clock | None = None) -> None:
-        self.files = dict(FILES)
+        self.files: dict[str, str] = dict(FILES)
         self.clock = clock
-        self.edits = 0
+        self.edits: int = 0
 
     def _spend(self, seconds: float) -> None:
         advance: Callable[[float], Any] | None = getattr(self.clock, "advance", None)

@@ -13,7 +13,8 @@ predictions, ledger rows, misses and the budget of one session's requests), `act
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ..lazy import lazy_exports
 
@@ -29,4 +30,7 @@ if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
     from .quote import StaleQuote as StaleQuote
 
 
+# Annotated so type checkers read the lazy names as the package's own attributes.
+__getattr__: Callable[[str], Any]
+__dir__: Callable[[], list[str]]
 __getattr__, __dir__ = lazy_exports(__name__)

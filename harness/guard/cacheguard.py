@@ -208,8 +208,8 @@ class CacheGuard:
         lookback: int = anthropic.LOOKBACK,
         block_tokens: int = openai.BLOCK_TOKENS,
     ) -> None:
-        self.prices = prices or PriceTable.default()
-        self.budget = budget or CacheBudget()
+        self.prices: PriceTable = prices or PriceTable.default()
+        self.budget: CacheBudget = budget or CacheBudget()
         self.lookback = lookback
         self.block_tokens = block_tokens
         # The guard's picture of the provider's cache. Unbounded: a provider's evictions show up
@@ -217,11 +217,11 @@ class CacheGuard:
         self._cache = BlockCache()
         self._last: _Seen | None = None
         self._ostate: _TokenState | None = None
-        self.rebilled_tokens = 0
-        self.rebilled_dollars = Decimal(0)
+        self.rebilled_tokens: int = 0
+        self.rebilled_dollars: Decimal = Decimal(0)
         self.breaks: list[CacheBreak] = []
-        self.requests = 0
-        self.unexplained_tolerance = 0.02
+        self.requests: int = 0
+        self.unexplained_tolerance: float = 0.02
 
     # -- rules --------------------------------------------------------------------------------
 

@@ -69,7 +69,7 @@ class TurnEndRunner:
         self.pings = pings
         self.agent = agent
         self.plan: TurnEndPlan | None = None  # the last turn's plan
-        self.seals = 0
+        self.seals: int = 0
         self._stored: list[float] | None = None  # gaps of the user's stored sessions
         self._own: list[float] = []  # this process's gaps of this session
         self._ended: float | None = None  # when the last turn ended

@@ -7,7 +7,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..billing.prices import PriceTable
@@ -32,6 +32,9 @@ from .transport import Fault, Sleep, Transport, classify
 
 if TYPE_CHECKING:
     import httpx2
+
+    from ..prefix import FrozenPrefix
+    from ..transcript import Message, Transcript
 
 Builder = AnthropicBuilder | ChatBuilder | ResponsesBuilder
 
@@ -60,12 +63,10 @@ class SDKProvider:
         sleep: Sleep | None = None,
     ) -> None:
         self.route = route
-        self.api = route.api
-        self.model = route.model
-        self.builder = make_builder(route.api, route.model)
-        # Requests are the builder's own (pure: same inputs, same bytes).
-        self.build_request = self.builder.build_request
-        self.transport = Transport(
+        self.api: str = route.api
+        self.model: str = route.model
+        self.builder: Builder = make_builder(route.api, route.model)
+        self.transport: Transport = Transport(
             route.api,
             api_key,
             route.base_url,
@@ -73,6 +74,18 @@ class SDKProvider:
             http_client=http_client,
             sleep=sleep,
         )
+
+    def build_request(
+        self,
+        prefix: FrozenPrefix,
+        transcript: Transcript | Sequence[Message],
+        settings: Settings,
+        session: SessionInfo,
+        volatile: Sequence[str] = (),
+        pending: Sequence[Message] = (),
+    ) -> WireRequest:
+        """The request for the next turn: the builder's own (pure: same inputs, same bytes)."""
+        return self.builder.build_request(prefix, transcript, settings, session, volatile, pending)
 
     def __repr__(self) -> str:
         return f"SDKProvider({self.route.label}, base_url={self.route.base_url!r})"

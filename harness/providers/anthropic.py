@@ -245,10 +245,10 @@ class AnthropicStream:
         self.blocks: list[dict[str, Any]] = []
         self._json: dict[int, list[str]] = {}
         self.usage: dict[str, Any] = {}
-        self.stop_reason = ""
+        self.stop_reason: str = ""
         self.message_id: str | None = None
         self.diagnostics: dict[str, Any] = {}
-        self.done = False
+        self.done: bool = False
 
     def feed(self, event: Mapping[str, Any]) -> TextDelta | None:
         kind = event.get("type")

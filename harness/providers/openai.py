@@ -273,7 +273,7 @@ class _OpenAIBuilder(IncrementalBuilder[_PrefixPart]):
     def __init__(self, model: str) -> None:
         super().__init__(model, self._parts)
         # gpt-5.6 and later: breakpoints and prompt_cache_options (see the module docstring).
-        self.explicit = openai_explicit_cache(model)
+        self.explicit: bool = openai_explicit_cache(model)
 
     # Subclasses define these (and `_head`).
     def _parts(self, message: Message) -> MessageParts:
@@ -562,7 +562,7 @@ class ResponsesStream:
         self.status: str | None = None
         self.message_id: str | None = None
         self.diagnostics: dict[str, Any] = {}
-        self.done = False
+        self.done: bool = False
 
     def feed(self, event: Mapping[str, Any]) -> TextDelta | None:
         kind = event.get("type")

@@ -15,7 +15,8 @@ Pure parts: `jsonspan` (byte offsets in a JSON body), `sessions` (session detect
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ..lazy import lazy_exports
 
@@ -30,4 +31,7 @@ if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
     from .server import ProxyConfig as ProxyConfig
     from .sessions import SessionTracker as SessionTracker
 
+# Annotated so type checkers read the lazy names as the package's own attributes.
+__getattr__: Callable[[str], Any]
+__dir__: Callable[[], list[str]]
 __getattr__, __dir__ = lazy_exports(__name__)

@@ -16,36 +16,40 @@ from .team import Who
 
 
 class Metrics:
+    """The proxy's Prometheus counters and gauges, in a registry of their own."""
+
     def __init__(self) -> None:
         from prometheus_client import CollectorRegistry, Counter, Gauge
 
-        self.registry = CollectorRegistry()
+        self.registry: CollectorRegistry = CollectorRegistry()
         r = self.registry
-        self.requests = Counter(
+        self.requests: Counter = Counter(
             "prefixlock_proxy_requests", "Requests forwarded", ["api", "status"], registry=r
         )
-        self.input = Counter(
+        self.input: Counter = Counter(
             "prefixlock_proxy_input_tokens", "Input tokens billed", ["api", "model"], registry=r
         )
-        self.read = Counter(
+        self.read: Counter = Counter(
             "prefixlock_proxy_cache_read_tokens",
             "Input tokens read from the cache",
             ["api", "model"],
             registry=r,
         )
-        self.cost = Counter(
+        self.cost: Counter = Counter(
             "prefixlock_proxy_cost_dollars", "Dollars spent", ["user", "agent"], registry=r
         )
-        self.lost = Counter(
+        self.lost: Counter = Counter(
             "prefixlock_proxy_lost_dollars",
             "Dollars lost to cache breaks, by cause",
             ["cause"],
             registry=r,
         )
-        self.refused = Counter(
+        self.refused: Counter = Counter(
             "prefixlock_proxy_refused", "Requests the proxy answered itself", ["status"], registry=r
         )
-        self.in_flight = Gauge("prefixlock_proxy_in_flight", "Requests in flight", registry=r)
+        self.in_flight: Gauge = Gauge(
+            "prefixlock_proxy_in_flight", "Requests in flight", registry=r
+        )
 
     def observed(self, seen: Observed, whom: Who, lost: Decimal) -> None:
         self.requests.labels(seen.api, str(seen.status)).inc()

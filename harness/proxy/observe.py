@@ -54,7 +54,7 @@ class StreamUsage:
         self._sse = SSEDecoder()
         self.raw: dict[str, Any] | None = None
         self.response_id: str | None = None
-        self.events = 0
+        self.events: int = 0
 
     def feed(self, chunk: bytes) -> None:
         for event in self._sse.feed(chunk):

@@ -174,28 +174,28 @@ class Proxy:
         budgets: Budgets | None = None,
         tracer: Tracer | None = None,
     ) -> None:
-        self.config = config or ProxyConfig()
-        self.upstream = upstream_url(self.config.upstream)
+        self.config: ProxyConfig = config or ProxyConfig()
+        self.upstream: str = upstream_url(self.config.upstream)
         self.clock: Clock = clock or SystemClock()
-        self.prices = prices or PriceTable.default()
+        self.prices: PriceTable = prices or PriceTable.default()
         self.store = store
-        self.tracker = SessionTracker()
+        self.tracker: SessionTracker = SessionTracker()
         if store is not None and type(store).__name__ == "PostgresStore":
             from ..store.postgres import PostgresStore
             from .shared import SharedTracker
 
             assert isinstance(store, PostgresStore)
             self.tracker = SharedTracker(store)  # sessions shared with the other instances
-        self.observer = Observer(self.prices)
+        self.observer: Observer = Observer(self.prices)
         # The newest exchanges (tests and the dashboard read them); bounded, so a long-running
         # proxy does not keep one per request it ever served.
         self.exchanges: deque[Exchange] = deque(maxlen=MAX_EXCHANGES)
-        self.team = TeamLedger(self.prices)  # under self._lock
-        self.budgets = budgets or Budgets()
+        self.team: TeamLedger = TeamLedger(self.prices)  # under self._lock
+        self.budgets: Budgets = budgets or Budgets()
         self.tracer = tracer
         from .metrics import Metrics
 
-        self.metrics = Metrics()
+        self.metrics: Metrics = Metrics()
         self.errors: list[str] = []  # accounting failures (never the request's): shown by tests
         self._make_client = http_client
         self._on_observed = on_observed

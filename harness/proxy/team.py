@@ -86,7 +86,7 @@ class TeamLedger:
     def __init__(self, prices: PriceTable) -> None:
         self.prices = prices
         self.by_who: dict[Who, Tally] = {}
-        self.total = Tally()
+        self.total: Tally = Tally()
         self._daily: dict[tuple[int, str, str], Decimal] = {}  # (day, "key"|"user", name)
 
     def add(self, whom: Who, seen: Observed) -> None:

@@ -301,7 +301,7 @@ class TieBreak:
     the compiled routers (`routers_jit`) draw exactly the same numbers."""
 
     def __init__(self, seed: int) -> None:
-        self.state = (seed * 0x9E3779B97F4A7C15) & _M64
+        self.state: int = (seed * 0x9E3779B97F4A7C15) & _M64
 
     def below(self, n: int) -> int:
         self.state = (self.state + 0x9E3779B97F4A7C15) & _M64

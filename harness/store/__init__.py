@@ -6,7 +6,8 @@ a session rebuilt from it (`resume`), and `prefixlock sessions` to list, show an
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from ..lazy import lazy_exports
 
@@ -19,4 +20,7 @@ if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
     from .records import StoredRequest as StoredRequest
 
 
+# Annotated so type checkers read the lazy names as the package's own attributes.
+__getattr__: Callable[[str], Any]
+__dir__: Callable[[], list[str]]
 __getattr__, __dir__ = lazy_exports(__name__)

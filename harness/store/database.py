@@ -105,7 +105,7 @@ class SessionStore:
         read_only: bool = False,
         clock: Clock | None = None,
     ):
-        self.path = Path(path).expanduser() if path is not None else default_path()
+        self.path: Path = Path(path).expanduser() if path is not None else default_path()
         self.read_only = read_only
         self.clock: Clock = clock if clock is not None else SystemClock()
         # Renews the held leases' heartbeats while any is held (None: none held yet).

@@ -44,8 +44,8 @@ class Heartbeat:
         self.clock = clock
         self.every = every
         self.poll = poll
-        self.last = clock.now()  # a lease is taken with a fresh heartbeat
-        self.renewals = 0
+        self.last: float = clock.now()  # a lease is taken with a fresh heartbeat
+        self.renewals: int = 0
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 

@@ -285,6 +285,7 @@ class NullRecorder:
 
 
 def recorder_for(store: SessionStore | None, state: SessionState) -> Recorder:
+    """The recorder for a session: into `store`, or nowhere when there is none."""
     return NullRecorder() if store is None else StoreRecorder(store, state)
 
 

@@ -81,7 +81,10 @@ class ClientRun:
 
 
 # The wire APIs a provider's clients are billed on (OpenAI clients use either).
-APIS = {"anthropic": ("anthropic",), "openai": ("openai-chat", "openai-responses")}
+APIS: dict[str, tuple[str, ...]] = {
+    "anthropic": ("anthropic",),
+    "openai": ("openai-chat", "openai-responses"),
+}
 
 
 def _served(emu: Emulator, provider: str) -> list[Any]:

@@ -86,7 +86,7 @@ class SinkCheck:
     def __init__(self, src: Source, ev: Evaluator) -> None:
         self.src = src
         self.ev = ev
-        self.lines = source_lines(src.data.decode("utf-8", "replace"))
+        self.lines: list[str] = source_lines(src.data.decode("utf-8", "replace"))
         self.out: list[Finding] = []
         self._seen: set[tuple[int, str]] = set()
 

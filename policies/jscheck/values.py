@@ -282,7 +282,7 @@ class Evaluator:
 
     def __init__(self, module: Module, depth: int = 0, cache: dict[str, Module] | None = None):
         self.m = module
-        self.src = module.src
+        self.src: Source = module.src
         self.depth = depth
         self._memo: dict[int, Taints] = {}
         self._busy: set[int] = set()

@@ -35,10 +35,10 @@ class Analysis:
     def __init__(self, tree: ast.Module, ctx: Context) -> None:
         self.tree = tree
         self.ctx = ctx
-        self.ev = Evaluator(ctx)
+        self.ev: Evaluator = Evaluator(ctx)
         sinks = SinkCheck(ctx, self.ev)
         self.ev.argument_sink = sinks.argument
-        self.flow = Flow(ctx, self.ev, sinks.statement)
+        self.flow: Flow = Flow(ctx, self.ev, sinks.statement)
 
     def functions(self) -> Iterator[tuple[str, str | None, Function]]:
         """(summary key, class, def) of each module-level function and method."""

@@ -284,7 +284,7 @@ class MoveFix:
     def __init__(self, ctx: Context, ev: Evaluator) -> None:
         self.ctx = ctx
         self.ev = ev
-        self.text = PromptText(ctx)
+        self.text: PromptText = PromptText(ctx)
 
     def build(self, kw: dict[str, ast.expr], env: dict[str, Taints]) -> Fix | None:
         """The fix for a request given as call keywords or body-dict entries, if it has one."""

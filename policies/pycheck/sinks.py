@@ -79,10 +79,10 @@ class SinkCheck:
     def __init__(self, ctx: Context, ev: Evaluator) -> None:
         self.ctx = ctx
         self.ev = ev
-        self.layout = LayoutCheck(ctx, ev)
-        self.anthropic = AnthropicBreakpoints(ctx, ev)
-        self.openai = OpenAIBreakpoints(ctx, ev)
-        self.move = MoveFix(ctx, ev)
+        self.layout: LayoutCheck = LayoutCheck(ctx, ev)
+        self.anthropic: AnthropicBreakpoints = AnthropicBreakpoints(ctx, ev)
+        self.openai: OpenAIBreakpoints = OpenAIBreakpoints(ctx, ev)
+        self.move: MoveFix = MoveFix(ctx, ev)
         # The calls and dicts of each statement, in walk order: a statement is checked in
         # two passes, and a loop's body twice in each.
         self._sites: dict[int, list[ast.Call | ast.Dict]] = {}
