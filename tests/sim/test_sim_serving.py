@@ -74,6 +74,22 @@ def test_deepseek_v3_prefill_per_gpu_with_moe_overhead() -> None:
     assert llama.linear_slowdown == 1.0
 
 
+def test_deepseek_v3_prefill_held_out_on_gb200() -> None:
+    # Held out from the MoE fit (an H100 point): LMSYS blog 2025-09-25, "Deploying DeepSeek on
+    # GB200 NVL72 with PD and Large Scale EP (Part II)": 18,471 input tokens/s per GPU for
+    # prefill at 2,000-token inputs with BF16 attention and FP8 MoE, the same serving setup as
+    # the fit's (SGLang, PD disaggregation, large-scale EP). GB200 per GPU from NVIDIA's GB200
+    # NVL72 datasheet (72 GPUs: 13.4 TB HBM3e at 576 TB/s, FP8 720 and BF16 360 PFLOPS with
+    # sparsity: 5 PF FP8 dense a GPU; some third-party tables give the HGX B200's 4.5, with which
+    # the model gives 14.8K, 20% low). The model gives 16.5K, 11% low; tolerance 15%: a newer
+    # chip's kernels (the blog credits Blackwell-specific GEMM and attention kernels) need not
+    # reach the H100 kernels' share of peak that the MoE efficiency was fitted on.
+    gb200 = models.GPU("gb200", 13.4e12 / 72, 2.5e15, 5e15, 8e12, 0.0, "GB200 NVL72 datasheet")
+    node = models.Compute(models.arch("deepseek-v3"), gb200, 8)
+    assert node.saturated_tokens_per_gpu(2000) == pytest.approx(18_471, rel=0.15)
+    assert node.saturated_tokens_per_gpu(2000) == pytest.approx(16_470, rel=0.01)
+
+
 def test_chunked_prefill_stalls_decode() -> None:
     # A decode step of 25 ms carrying 190 ms of prefill chunk: once more than a tenth of the
     # steps carry one, the p90 time between tokens is the stalled step.
