@@ -26,9 +26,20 @@ from .models import seconds
 I64 = npt.NDArray[np.int64]
 F64 = npt.NDArray[np.float64]
 
-ROUTERS = ("random", "round-robin", "session", "cache-key", "sglang", "longest-prefix", "ttft")
+ROUTERS = (
+    "random",
+    "round-robin",
+    "session",
+    "cache-key",
+    "least-loaded",
+    "sglang",
+    "longest-prefix",
+    "ttft",
+    "ttft-local",
+)
 STATELESS = ("random", "round-robin", "session", "cache-key")
-AWARE = ("sglang", "longest-prefix", "ttft")
+# routed request by request: each choice reads the caches or the queues the earlier ones left
+AWARE = ("least-loaded", "sglang", "longest-prefix", "ttft", "ttft-local")
 
 
 def _mix(x: I64) -> I64:
@@ -347,7 +358,9 @@ def simulate_aware(
     sglang: SGLang's cache-aware router, see `SGLang`; it reads only its own approximate trees.
     ttft: the node with the lowest queue + prefill of the uncached part, where a node may copy a
     longer prefix from another node at `transfer_s_per_block`, overlapped with compute
-    (Mooncake's Conductor).
+    (Mooncake's Conductor, its "global cache-aware" scheduling). ttft-local: the same without
+    copies (Mooncake's "local cache-aware" scheduling, §4.1). least-loaded: the shortest queue,
+    caches ignored (Mooncake's "load-balancing" scheduling).
 
     A request's blocks enter its node's cache when its prefill finishes, as in vLLM and SGLang
     (a block is reusable once its KV is computed), and its hit is matched when its prefill
@@ -468,6 +481,9 @@ def simulate_aware(
                 pool = [i for i in order if match[i] == best_m]
                 least_wait = min(wait[i] for i in pool)
                 n = _pick([i for i in pool if wait[i] == least_wait], rng)
+        elif router == "least-loaded":
+            least_wait = min(wait)
+            n = _pick([i for i in order if wait[i] == least_wait], rng)
         else:
             match = [c.peek(path, now) for c in caches]
             best_m = max(match)
@@ -475,6 +491,9 @@ def simulate_aware(
             cost = []
             for i in order:
                 local = seconds(compute, length, cum[match[i]])
+                if router == "ttft-local":  # no copies between nodes
+                    cost.append((wait[i] + local, False))
+                    continue
                 # the copy overlaps with computing the rest (layer by layer)
                 remote = max(remote_base, (best_m - match[i]) * transfer_s_per_block)
                 cost.append((wait[i] + min(local, remote), remote < local))

@@ -642,47 +642,54 @@ def _shortfall_fixed(
     xp: Any,
     rank: Any,
     req: Any,
-    starts: Any,
-    resets: npt.NDArray[np.int64],
+    s_dev: Any,
+    reset: Any,
+    cuts: tuple[I64, I64],
     query: Any,
     width: int,
     requests: int,
     chunk_cells: int = 1 << 25,
 ) -> Any:
     """`_shortfall` on arrays of module `xp` with every shape fixed: flags of the references
-    where `query` holds. `starts` (host and device copies alike: the host one for slicing) is
-    given as a host array here, `resets`: requests whose transition is forced to "top C" for
-    every capacity (the last request of each concatenated plan, so no state crosses into the
-    next plan).
+    where `query` holds. `s_dev`: the request starts on the device; `reset`: per request, whether
+    its transition is forced to "top C" for every capacity (the last request of each stream, so
+    no state crosses into the next one); `cuts`: request indices and their first references,
+    on the host, where the requests may be cut into chunks (every request when the host knows
+    the starts, else each configuration's first).
 
     Where `_shortfall` steps back a few requests and forward-fills only what they leave open,
     this fills every (request, capacity <= width) cell: on a GPU the cells are cheap and the
     open queries are not rare (conversation_trace leaves 6,016 of 6,022 open after 64 steps).
     The last non-identity transition before each request is a running maximum of row indices,
     taken by doubling (log2(rows) elementwise maxima: no accumulate or scan of a data-sized
-    output); requests are taken in chunks of `chunk_cells` cells, the state carried between."""
+    output); requests are taken in chunks of about `chunk_cells` cells between cuts, the state
+    carried between."""
     n = rank.shape[0]
     flags = xp.zeros(n, dtype=bool)
     if width <= 0 or n == 0:
         return flags
-    s_dev = xp.asarray(starts)
     low = rank < width
     depth = xp.arange(n, dtype=np.int64) - s_dev[req]
     lead = xp.zeros(n + 1, dtype=np.int64)
     lead[1:] = xp.cumsum((low & (rank == depth)).astype(np.int64), dtype=np.int64)
     head = lead[s_dev[1:]] - lead[s_dev[:-1]]  # leading blocks whose rank is their depth
     del depth, lead
-    lengths = s_dev[1:] - s_dev[:-1]
-    last = rank[s_dev[1:] - 1]
-    reset = xp.asarray(resets)
-    lengths[reset] = 0  # c >= 0 always, and c <= last + 1 below: "top C" for every C
-    last[reset] = width + 1
+    # c >= 0 always, and c <= last + 1 below: a reset is "top C" for every C
+    lengths = xp.where(reset, 0, s_dev[1:] - s_dev[:-1])
+    last = xp.where(reset, width + 1, rank[xp.maximum(s_dev[1:] - 1, 0)])
     caps = xp.arange(1, width + 1, dtype=np.int64)[None, :]
     cols = xp.arange(width, dtype=np.int64)
     carry = xp.full(width, 1, dtype=np.int8)  # no request before: the cache holds the top C
     step = max(1, chunk_cells // width)
-    for r0 in range(0, requests, step):
-        r1 = min(requests, r0 + step)
+    cut_req, cut_ref = cuts
+    k = 0
+    r0 = 0
+    while r0 < requests:
+        # the furthest cut within `step` requests, at least the next one
+        k1 = max(k + 1, int(np.searchsorted(cut_req, r0 + step, side="right")) - 1)
+        r1 = int(cut_req[k1]) if k1 < cut_req.shape[0] else requests
+        a = int(cut_ref[k])  # host ints: the references of these requests
+        b = int(cut_ref[k1]) if k1 < cut_req.shape[0] else n
         rows = r1 - r0
         # Row 0: the state carried in; row k + 1: the transition of request r0 + k (-1: none).
         val = xp.empty((rows + 1, width), dtype=np.int8)
@@ -699,13 +706,13 @@ def _shortfall_fixed(
         while shift <= rows:  # running maximum down the rows, by doubling
             fill[shift:] = xp.maximum(fill[shift:], fill[:-shift])
             shift *= 2
-        a, b = int(starts[r0]), int(starts[r1])  # host ints: the references of these requests
         if b > a:
             q_row = req[a:b] - r0
             q_col = xp.minimum(xp.maximum(rank[a:b], 0), width - 1)  # cap - 1, where < width
             state = val[fill[q_row, q_col], q_col]
             flags[a:b] = query[a:b] & low[a:b] & (state == 0)
         carry = val[fill[rows], cols]
+        k, r0 = k1, r1
     return flags
 
 
@@ -793,35 +800,187 @@ def _device_sweep(
     G = len(groups)
     flat = [q for g in groups for q in g]
     big = concat_plans(flat)
-    n = big.references
-    kinds = 2 if blocks else 1
-    if n == 0:
-        return [np.zeros((G, top), np.int64)] * kinds
+    if big.references == 0:
+        return [np.zeros((G, top), np.int64)] * (2 if blocks else 1)
     sizes = [sum(q.references for q in g) for g in groups]
     group = np.repeat(np.arange(G, dtype=np.int64), sizes)
-    ttl = np.array([np.inf if t is None else t for t in ttls], np.float64)[group]
     measured = np.concatenate([q.req >= q.warmup for q in flat])
+    reset = np.zeros(big.requests, bool)
+    ends = np.cumsum([q.requests for q in flat]) - 1  # each plan's last request
+    reset[ends[ends >= 0]] = True
+    every = np.arange(big.requests + 1, dtype=np.int64)
+    return _device_pass(
+        backend,
+        Streams(
+            nodes=xp.asarray(big.nodes),
+            req=xp.asarray(big.req),
+            starts=xp.asarray(big.starts),
+            tokens=xp.asarray(big.tokens),
+            times=xp.asarray(big.times),
+            measured=xp.asarray(measured),
+            group=xp.asarray(group),
+            reset=xp.asarray(reset),
+            cuts=(every, big.starts),
+            width=int(big.lengths.max()) - 1,
+            references=big.references,
+        ),
+        ttls,
+        top,
+        blocks,
+    )
+
+
+@dataclass(frozen=True)
+class Streams:
+    """A batch's node streams laid end to end on the device: per reference its node (distinct
+    across streams), request, tokens, whether it is measured and its configuration; per request
+    its arrival time and whether it ends a stream; the request starts; where the host may cut
+    the requests into chunks (`_shortfall_fixed`); the longest request's length less one."""
+
+    nodes: Any
+    req: Any
+    starts: Any
+    tokens: Any
+    times: Any
+    measured: Any
+    group: Any
+    reset: Any
+    cuts: tuple[I64, I64]
+    width: int
+    references: int
+
+
+def _device_pass(
+    backend: Backend, s: Streams, ttls: Sequence[float | None], top: int, blocks: bool
+) -> list[I64]:
+    """Ranks, expiry, shortfall and the curves of every configuration in `s`: one fixed-shape
+    queue of kernels, one copy back."""
+    xp = backend.xp
+    G = len(ttls)
+    n = s.references
+    ttl = xp.asarray(np.array([np.inf if t is None else t for t in ttls], np.float64))
     # Measured references go to bin group * (top + 1) + min(rank, top); the others past the end.
-    base = xp.asarray(np.where(measured, group * (top + 1), G * (top + 1)))
-    req = xp.asarray(big.req)
-    rank, prev = device_ranks(xp, xp.asarray(big.nodes), req, xp.asarray(big.starts), big.requests)
-    eff = _expire(xp, rank, prev, req, xp.asarray(big.times), xp.asarray(ttl))
+    base = xp.where(s.measured, s.group * (top + 1), G * (top + 1))
+    requests = int(s.starts.shape[0] - 1)
+    rank, prev = device_ranks(xp, s.nodes, s.req, s.starts, requests)
+    eff = _expire(xp, rank, prev, s.req, s.times, ttl[s.group])
     del rank, prev
     # the shortfall: a lost block of rank d changes the capacity d + 1 only (column d)
-    resets = np.cumsum([q.requests for q in flat]) - 1  # each plan's last request
-    width = int(big.lengths.max()) - 1
     lost = _shortfall_fixed(
-        xp, eff, req, big.starts, resets, xp.asarray(measured), width, big.requests
+        xp, eff, s.req, s.starts, s.reset, s.cuts, s.measured, s.width, requests
     )
     bins = G * (top + 1)
     keys = xp.minimum(base + xp.minimum(eff, top), bins)
     lost_keys = xp.where(lost & (eff < top), keys, bins)
     del lost, eff
+    kinds = 2 if blocks else 1
     out = xp.empty((kinds, G, top), dtype=np.int64)
-    weights = [xp.asarray(big.tokens), xp.full(n, 1, dtype=np.int64)][:kinds]
+    weights = [s.tokens, xp.full(n, 1, dtype=np.int64)][:kinds]
     for k, w in enumerate(weights):
         hist = _sorted_bincount(xp, keys, w, bins).reshape(G, top + 1)
         out[k] = xp.cumsum(hist[:, :top], axis=1, dtype=np.int64)
         out[k] -= _sorted_bincount(xp, lost_keys, w, bins).reshape(G, top + 1)[:, :top]
     host = np.asarray(backend.asnumpy(out), np.int64)
     return [host[k] for k in range(kinds)]
+
+
+@dataclass(frozen=True)
+class Resident:
+    """A plan's arrays copied to a device once, for every configuration a sweep routes over it."""
+
+    plan: Plan
+    nodes: Any
+    tokens: Any
+    starts: Any
+    lengths: Any
+    times: Any
+
+
+def resident(p: Plan, backend: Backend) -> Resident:
+    xp = backend.xp
+    return Resident(
+        p,
+        xp.asarray(p.nodes),
+        xp.asarray(p.tokens),
+        xp.asarray(p.starts),
+        xp.asarray(p.lengths),
+        xp.asarray(p.times),
+    )
+
+
+def node_streams(p: Plan, node: I64) -> list[Plan]:
+    """The per-node plans of `p` when request r runs on node `node[r]` (nodes 0..max): the
+    requests of each node in order (`cluster.sub_plan`)."""
+    from .cluster import sub_plan  # cluster builds on this module
+
+    count = int(node.max()) + 1 if node.shape[0] else 1
+    return [sub_plan(p, node == i)[0] for i in range(count)]
+
+
+def sweep_assigned(
+    base: Plan | Resident,
+    assignments: Sequence[I64],
+    ttls: Sequence[float | None],
+    top: int,
+    backend: Backend = NUMPY,
+) -> I64:
+    """`sweep_curves` of configurations that each route `base`'s requests to nodes: row g is
+    the hit tokens at every per-node capacity 1..top of the streams `node_streams(base,
+    assignments[g])` under TTL `ttls[g]`.
+
+    On a device backend the streams are cut out on the device from `base`'s arrays, which a
+    `Resident` keeps there across calls: per configuration only a stable order of the requests
+    by node (a host sort of one int per request) travels, never a per-reference array, and the
+    batch runs as one fixed-shape pass with one copy back."""
+    if len(assignments) != len(ttls):
+        raise ValueError("one TTL per assignment")
+    p = base.plan if isinstance(base, Resident) else base
+    if not backend.device:
+        return sweep_curves([node_streams(p, a) for a in assignments], ttls, top, NUMPY)
+    res = base if isinstance(base, Resident) else resident(p, backend)
+    xp = backend.xp
+    R = p.requests
+    G = len(assignments)
+    if G == 0 or p.references == 0:
+        return np.zeros((G, top), np.int64)
+    nodes = np.stack([np.asarray(a) for a in assignments])
+    span = int(nodes.max()) + 1  # stream ids: configuration * span + node
+    # Device: each configuration's requests ordered by node (one stable sort for the batch),
+    # then every reference of the batch gathered from the resident arrays.
+    flat = xp.asarray(nodes.astype(np.int32 if span < 2**15 else np.int64).reshape(-1))
+    key = xp.arange(G * R, dtype=np.int64) // R * span + flat
+    del flat
+    pick = xp.argsort(key, kind="stable")
+    stream = key[pick]
+    order = pick % R  # the request of the base plan
+    del key, pick
+    starts = xp.zeros(G * R + 1, dtype=np.int64)
+    starts[1:] = xp.cumsum(res.lengths[order], dtype=np.int64)
+    reset = xp.full(G * R, True, dtype=bool)  # the last request of each stream
+    reset[:-1] = stream[1:] != stream[:-1]
+    n = G * p.references
+    j = xp.arange(n, dtype=np.int64)
+    req = xp.searchsorted(starts, j, side="right") - 1
+    src_req = order[req]
+    src = res.starts[src_req] + (j - starts[req])
+    del j
+    configs = np.arange(G + 1, dtype=np.int64)
+    return _device_pass(
+        backend,
+        Streams(
+            nodes=res.nodes[src] + stream[req] * (p.n_nodes + 1),
+            req=req,
+            starts=starts,
+            tokens=res.tokens[src],
+            times=res.times[order],
+            measured=src_req >= p.warmup,
+            group=req // R,
+            reset=reset,
+            cuts=(configs * R, configs * p.references),  # a configuration's first request
+            width=int(p.lengths.max()) - 1,
+            references=n,
+        ),
+        ttls,
+        top,
+        blocks=False,
+    )[0]

@@ -103,9 +103,10 @@ def _routing_flags(g: argparse._ArgumentGroup) -> None:
     g.add_argument(
         "--router",
         default="session",
-        help="random, round-robin, session, cache-key (ignore cache state); sglang (SGLang's "
-        "cache-aware router), longest-prefix (a heuristic reading the real caches), ttft "
-        "(Mooncake's Conductor) (comma list sweeps)",
+        help="random, round-robin, session, cache-key (ignore cache state); least-loaded (the "
+        "shortest queue); sglang (SGLang's cache-aware router), longest-prefix (a heuristic "
+        "reading the real caches), ttft (Mooncake's Conductor), ttft-local (the same without "
+        "copies between nodes) (comma list sweeps)",
     )
     g.add_argument(
         "--load-threshold",

@@ -24,7 +24,7 @@ F64 = npt.NDArray[np.float64]
 # optional: the Python loop in `cluster` is the fallback
 AVAILABLE = find_spec("numba") is not None
 
-ROUTER_CODES = {"sglang": 0, "longest-prefix": 1, "ttft": 2}
+ROUTER_CODES = {"sglang": 0, "longest-prefix": 1, "ttft": 2, "ttft-local": 3, "least-loaded": 4}
 
 
 def _jit(fn: Any) -> Any:
@@ -311,6 +311,14 @@ def _route(
                         cand[k] = i
                         k += 1
                 n = _pick(cand, k, state)
+        elif router == 4:
+            lw = wait.min()
+            k = 0
+            for i in range(N):
+                if wait[i] == lw:
+                    cand[k] = i
+                    k += 1
+            n = _pick(cand, k, state)
         else:
             for i in range(N):
                 match[i] = _peek(nxt, prv, used, count, i, ttl, path, now)
@@ -319,9 +327,13 @@ def _route(
             low = np.inf
             for i in range(N):
                 local = _seconds(lin, pair, fixed, length, ctok[s + match[i]] - base)
-                remote = max(remote_base, (best_m - match[i]) * tps)
-                cost[i] = wait[i] + min(local, remote)
-                remote_better[i] = remote < local
+                if router == 3:  # no copies between nodes
+                    cost[i] = wait[i] + local
+                    remote_better[i] = False
+                else:
+                    remote = max(remote_base, (best_m - match[i]) * tps)
+                    cost[i] = wait[i] + min(local, remote)
+                    remote_better[i] = remote < local
                 if cost[i] < low:
                     low = cost[i]
             k = 0

@@ -19,7 +19,8 @@
 # Exit code: 0 every GPU check ran and passed; 1 a check failed; 3 no usable GPU or cupy (the
 # numpy half and the CPU stand-in of the cupy pipeline still ran, and passed).
 # Arguments for the benchmark go in GPU_SIM_ARGS (default "--configs 1024 --curve-requests
-# 10000000"; e.g. "--configs 512").
+# 10000000 --batch-refs 100000000"; e.g. "--configs 512"). A batch of 100M references takes about
+# 25 GB of device memory.
 set -u
 cd "$(dirname "$0")/../.."
 OUT="${OUT:-./gpu-results}"
@@ -96,7 +97,7 @@ fi
 # against the GPU. GPU_SIM_ARGS replaces these arguments.
 # shellcheck disable=SC2086
 "$PY" tests/benchmarks/gpu_sim.py --json "$OUT/bench.json" \
-  ${GPU_SIM_ARGS:---configs 1024 --curve-requests 10000000} > "$OUT/bench.txt" 2>&1
+  ${GPU_SIM_ARGS:---configs 1024 --curve-requests 10000000 --batch-refs 100000000} > "$OUT/bench.txt" 2>&1
 bench_rc=$?
 cat "$OUT/bench.txt"
 

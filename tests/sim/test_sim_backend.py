@@ -77,6 +77,29 @@ def test_cupy_sweep_curves_equal_numpy(conversation: Trace) -> None:
 
 @gpu
 @pytest.mark.gpu
+def test_cupy_sweep_assigned_equals_numpy(conversation: Trace) -> None:
+    # The streams cut on the device from a resident trace, only the routing sent per batch.
+    trace = conversation.head(1500)
+    p = engine.plan(trace)
+    first = trace.ids[trace.starts[:-1]]
+    keys = np.arange(p.requests, dtype=np.int64) // 8
+    routes = [
+        np.zeros(p.requests, np.int64),
+        cluster.assign("round-robin", 4, keys, first),
+        cluster.assign("random", 8, keys, first, seed=3),
+        cluster.assign("session", 3, keys, first),
+    ]
+    ttls = [None, 60.0, None, 300.0]
+    cp = get_backend("cupy")
+    want = engine.sweep_assigned(p, routes, ttls, p.n_nodes, NUMPY)
+    res = engine.resident(p, cp)
+    got = engine.sweep_assigned(res, routes, ttls, p.n_nodes, cp)
+    again = engine.sweep_assigned(res, routes[::-1], ttls[::-1], p.n_nodes, cp)
+    assert np.array_equal(want, got) and np.array_equal(want[::-1], again)
+
+
+@gpu
+@pytest.mark.gpu
 def test_cupy_curve_equals_numpy(mooncake: Trace) -> None:
     a = lru_curve(mooncake, ttl=60.0)
     b = lru_curve(mooncake, ttl=60.0, backend=get_backend("cupy"))

@@ -4,8 +4,9 @@
   synthetic trace (shipped in data/) within 0.015 of the paper's at every point the figure draws,
   read from the figure's vector paths (golden/mooncake_fig9.json, golden/fig9_from_pdf.py); the
   conversation curve beside it when the full trace is present.
-- Fig. 10, local vs global cache: ten nodes with their own LRU cache each (requests spread at
-  random) against one pool ten times the size. Paper, conversation trace: about 0.17 -> 0.375.
+- Fig. 10, local vs global cache: ten nodes with their own LRU cache each (requests sent to the
+  longest match unless queues are unbalanced) against one pool ten times the size. Paper,
+  conversation trace: 0.169 -> 0.375 (2.22x).
 - Scheduling order (the paper's comparison of random, load-balancing, local cache-aware and
   KVCache-centric scheduling): mean TTFT falls in that order.
 The slice of the conversation trace shipped with the tests always runs; the full trace runs when
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -35,6 +37,14 @@ FULL = (
 PAPER_GLOBAL = 0.375
 FIG9 = json.loads((Path(__file__).parent / "golden" / "mooncake_fig9.json").read_text("utf-8"))
 SYNTHETIC = Path(__file__).parent / "data" / "synthetic_trace.jsonl.gz"
+# Mooncake's nodes: 8 x A800 running a LLaMA-70B (the prefill times matter to the routers)
+A800: dict[str, Any] = {
+    "model": "llama-2-70b",
+    "gpu": "a800",
+    "gpus": 8,
+    "weight_precision": "bf16",
+    "precision": "bf16",
+}
 
 
 def _fig9(curve: engine.Curve, trace: Trace, name: str) -> list[tuple[int, float, float]]:
@@ -71,28 +81,52 @@ def test_fig9_conversation_lru_curve_on_the_full_trace() -> None:
     assert max(gaps) < 0.04 and min(gaps) > -0.005, rows
 
 
+# Mooncake Fig. 10 (§5.3.2): 10 prefill nodes with 3M tokens of cache each; "local": each node
+# reads only its own cache and the scheduler sends a request to the node with the higher prefix
+# match ratio; "global": the ten caches shared. The conversation bars: 2.22x, from about 0.169 to
+# 0.375 (the global bar against Fig. 9's curve; local = 0.375 / 2.22). Here: 5,960 blocks a node
+# (1 TB of DRAM at 320 KB a token, §5.3.1); local routed by longest-prefix (the longest match
+# unless queues differ by more than its default 2 s: the paper's scheduler must balance load too,
+# and does not say how); global as one pool of 59,600 blocks.
+PAPER_LOCAL = 0.375 / 2.22
+
+
 def _local_global(trace: Trace) -> tuple[float, float]:
     p = engine.plan(trace)
-    local = simulate(trace, SimConfig(capacity=5000, nodes=10, router="random", price=None), plan=p)
-    pool = simulate(trace, SimConfig(capacity=50_000, price=None), plan=p)
+    local = simulate(
+        trace,
+        SimConfig(capacity=5960, nodes=10, router="longest-prefix", price=None, **A800),
+        plan=p,
+    )
+    pool = simulate(trace, SimConfig(capacity=59_600, price=None, **A800), plan=p)
     return local.hit_rate_blocks, pool.hit_rate_blocks
+
+
+# Tolerance 0.02 on the local hit rate (12% of it): how the scheduler trades match against load
+# is not published, and the hit rate depends on it (a 1 s threshold gives 0.12, 4 s 0.21 on the
+# full trace); 0.02 is what the default's distance from the paper may be, not the threshold's
+# whole range. The global pool within 0.015 as before.
 
 
 def test_fig10_local_vs_global_on_the_slice(conversation: Trace) -> None:
     local, pool = _local_global(conversation)
-    assert local == pytest.approx(0.1065, abs=0.002)
+    assert local == pytest.approx(0.1484, abs=0.002)
     assert pool == pytest.approx(0.3665, abs=0.002)
-    assert abs(pool - PAPER_GLOBAL) < 0.015 and pool > 3 * local
+    assert abs(local - PAPER_LOCAL) < 0.025  # the first 14 minutes: a colder start
+    assert abs(pool - PAPER_GLOBAL) < 0.015
 
 
+@pytest.mark.slow  # the full trace, 12,031 requests
 def test_fig10_local_vs_global_on_the_full_trace() -> None:
     if not FULL.exists():
         pytest.skip(f"full Mooncake trace {FULL} not present")
     local, pool = _local_global(read_trace(FULL))
-    # measured: 0.110 -> 0.369 (paper about 0.17 -> 0.375)
-    assert local == pytest.approx(0.110, abs=0.002)
-    assert pool == pytest.approx(0.369, abs=0.002)
+    # measured: 0.155 -> 0.375, 2.42x (paper 0.169 -> 0.375, 2.22x)
+    assert local == pytest.approx(0.155, abs=0.002)
+    assert pool == pytest.approx(0.375, abs=0.002)
+    assert abs(local - PAPER_LOCAL) < 0.02
     assert abs(pool - PAPER_GLOBAL) < 0.015
+    assert pool / local == pytest.approx(2.22, rel=0.1)
 
 
 def test_scheduling_order(conversation: Trace) -> None:

@@ -14,7 +14,7 @@ from prefixlock.sim.trace import Trace
 pytestmark = pytest.mark.skipif(not routers_jit.AVAILABLE, reason="numba not installed")
 
 
-@pytest.mark.parametrize("router", ["sglang", "longest-prefix", "ttft"])
+@pytest.mark.parametrize("router", list(routers_jit.ROUTER_CODES))
 @pytest.mark.parametrize(("capacity", "ttl"), [(None, None), (3000, None), (800, 300.0)])
 def test_compiled_equals_the_loop(
     mooncake: Trace, router: str, capacity: int | None, ttl: float | None

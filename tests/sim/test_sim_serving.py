@@ -2,9 +2,10 @@
 SGLang's DeepSeek-V3 deployment), chunked prefill stalling co-located decode, and the capacity
 gain of disaggregation (Mooncake Fig. 1/7), each with its tolerance and why.
 
-Where the simulator does not yet reproduce a published figure (Mooncake Fig. 5's TTFT, Fig. 10's
-local hit rate, SGLang v0.4's router hit rates), the measured value is pinned beside the published
-one so that a change shows; those tests say so and the README's table lists the gap.
+Mooncake Fig. 5's four schedulers are checked by their TTFT relative to each other; where the
+simulator does not reproduce a published level (Fig. 5's absolute TTFT, SGLang v0.4's router hit
+rates), the measured value is pinned beside the published one so that a change shows; those tests
+say why and the README's table lists the gap.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ from prefixlock.sim import engine, models
 from prefixlock.sim.capacity import Decode, max_rate, stalled_tbt
 from prefixlock.sim.simulate import SimConfig, simulate
 from prefixlock.sim.trace import Trace
+from prefixlock.sim.tracefile import read_trace
+from tests.sim.test_sim_golden import FULL
 
 # Mooncake (Qin et al., FAST'25) runs a dummy LLaMA2-70B on nodes of 8 x A800-SXM4-80GB.
 MOONCAKE = SimConfig(
@@ -69,6 +72,22 @@ def test_deepseek_v3_prefill_per_gpu_with_moe_overhead() -> None:
     # a dense model is not slowed
     llama = models.Compute.build("llama-3.3-70b", "h100")
     assert llama.linear_slowdown == 1.0
+
+
+def test_deepseek_v3_prefill_held_out_on_gb200() -> None:
+    # Held out from the MoE fit (an H100 point): LMSYS blog 2025-09-25, "Deploying DeepSeek on
+    # GB200 NVL72 with PD and Large Scale EP (Part II)": 18,471 input tokens/s per GPU for
+    # prefill at 2,000-token inputs with BF16 attention and FP8 MoE, the same serving setup as
+    # the fit's (SGLang, PD disaggregation, large-scale EP). GB200 per GPU from NVIDIA's GB200
+    # NVL72 datasheet (72 GPUs: 13.4 TB HBM3e at 576 TB/s, FP8 720 and BF16 360 PFLOPS with
+    # sparsity: 5 PF FP8 dense a GPU; some third-party tables give the HGX B200's 4.5, with which
+    # the model gives 14.8K, 20% low). The model gives 16.5K, 11% low; tolerance 15%: a newer
+    # chip's kernels (the blog credits Blackwell-specific GEMM and attention kernels) need not
+    # reach the H100 kernels' share of peak that the MoE efficiency was fitted on.
+    gb200 = models.GPU("gb200", 13.4e12 / 72, 2.5e15, 5e15, 8e12, 0.0, "GB200 NVL72 datasheet")
+    node = models.Compute(models.arch("deepseek-v3"), gb200, 8)
+    assert node.saturated_tokens_per_gpu(2000) == pytest.approx(18_471, rel=0.15)
+    assert node.saturated_tokens_per_gpu(2000) == pytest.approx(16_470, rel=0.01)
 
 
 def test_chunked_prefill_stalls_decode() -> None:
@@ -129,30 +148,69 @@ def test_fig7_disaggregation_gain_has_the_published_sign_and_size(conversation: 
     assert loose.max_rps > 1.4 * co.max_rps  # without the TBT bound co-location serves more
 
 
-def _fig5(trace: Trace) -> dict[str, float]:
-    p = engine.plan(trace)
-    return {
-        r: simulate(trace, replace(MOONCAKE, capacity=5960, nodes=16, router=r), plan=p).ttft_mean_s
-        for r in ("random", "round-robin", "sglang", "ttft")
-    }
+# Mooncake Fig. 5 (§4.2): mean TTFT of four prefill schedulers on a cluster of 16 nodes of
+# 8 x A800 replaying the conversation trace at its timestamps (§5.2.1). The paper does not give
+# the cluster's prefill/decode split for this figure; its P/D study (§5.5, Fig. 15) finds about
+# 1:1 best on 16 nodes, so 8 prefill nodes here. Each node caches in the 1 TB of DRAM it reserves
+# (5,960 blocks of 512 tokens at LLaMA-70B's 320 KB a token, §5.3.1). The schedulers: random;
+# "load-balancing", the lightest-loaded instance (least-loaded); "local cache-aware", queue +
+# prefill of the uncached part on each node's own cache (§4.1, ttft-local); "global
+# cache-aware", the same with copies from the node holding the longest prefix (§4.2, ttft).
+FIG5 = {"random": 19.65, "least-loaded": 5.27, "ttft-local": 3.58, "ttft": 3.07}
 
 
-def test_fig5_ttft_order_and_gap(conversation: Trace) -> None:
-    # Mooncake Fig. 5: mean TTFT on 16 nodes, 3.07 s (KVCache-centric) to 19.65 s (random).
-    # The order holds; the level does not: the slice runs the nodes at about a third of their
-    # time, where the paper's replay loads them harder (its replay speed is not published with
-    # the trace). Pinned: measured 0.9-2.5 s on the slice (full trace: 0.96-2.68 s).
+def _fig5(trace: Trace, nodes: int = 8) -> dict[str, float]:
+    p = engine.plan(trace, warmup=0.0)  # the mean over the whole replay
+    cfg = replace(MOONCAKE, capacity=5960, nodes=nodes, warmup=0.0)
+    return {r: simulate(trace, replace(cfg, router=r), plan=p).ttft_mean_s for r in FIG5}
+
+
+def _check_fig5(ttft: dict[str, float]) -> None:
+    assert ttft["random"] > ttft["least-loaded"] > ttft["ttft-local"] > ttft["ttft"]
+    # Each scheduler's mean TTFT over the global cache-aware one's: paper 6.40, 1.72, 1.17.
+    # Tolerance 30%: the split of the 16 nodes is not published, and one prefill node more or
+    # less moves random's ratio by about a fifth (queueing at 60-70% utilisation); the two
+    # cache-aware schedulers' ratio moves by a few percent.
+    for r in ("random", "least-loaded", "ttft-local"):
+        ours, paper = ttft[r] / ttft["ttft"], FIG5[r] / FIG5["ttft"]
+        assert ours == pytest.approx(paper, rel=0.3), (r, ours, paper)
+
+
+def test_fig5_schedulers_relative_ttft_on_the_slice(conversation: Trace) -> None:
+    # The first 3,000 requests (about 14 minutes of the trace): ratios 4.95, 1.42, 1.09.
     ttft = _fig5(conversation)
-    assert ttft["random"] > ttft["round-robin"] > ttft["sglang"] > ttft["ttft"]
-    assert 0.5 < ttft["ttft"] < ttft["random"] < 3.07
+    _check_fig5(ttft)
+    # The level is not reproduced: every scheduler's TTFT is about 2.5x below the paper's
+    # (measured 7.07 / 2.02 / 1.56 / 1.43 s). The paper's replay loads its prefill nodes harder
+    # than this model of them does at the trace's own timing; pinned so a change shows.
+    assert ttft["ttft"] == pytest.approx(1.43, rel=0.05)
+    assert ttft["random"] == pytest.approx(7.07, rel=0.05)
+
+
+@pytest.mark.slow  # the full trace, 12,031 requests
+def test_fig5_schedulers_relative_ttft_on_the_full_trace() -> None:
+    if not FULL.exists():
+        pytest.skip(f"full Mooncake trace {FULL} not present")
+    ttft = _fig5(read_trace(FULL))
+    # measured 6.01 / 1.78 / 1.34 / 1.21 s: ratios 4.97, 1.47, 1.11 (paper 6.40, 1.72, 1.17)
+    _check_fig5(ttft)
+    assert ttft["ttft"] == pytest.approx(1.21, rel=0.05)
 
 
 def test_sglang_router_hit_rate_gap() -> None:
-    # SGLang v0.4 blog (2024-12-04): the cache-aware router lifts the cache hit rate from 20% to
-    # 75% against round-robin. On SGLang's generated-shared-prefix workload at its
-    # bench_serving defaults (64 groups of 16 prompts, a 2,048-token system prompt and a
-    # 128-token question), 8 workers: measured 52.6% -> 88.2%. The direction holds; the levels
-    # do not (the blog's workload settings are not all published). Pinned.
+    # SGLang v0.4 blog (2024-12-04): the cache-aware router lifts the cache hit rate from 20%
+    # (v0.3's --dp-size 8, which deals requests round-robin) to 75% on 8 x A100 with
+    # Llama-3.1-8B, on bench_serving's generated-shared-prefix workload (sglang PR #1990) at its
+    # defaults: 64 groups of 16 prompts, a 2,048-token system prompt and a 128-token question
+    # each, shuffled, and all 1,024 sent at once (request rate inf; the PR's own log shows it).
+    # Modelled as that burst. Measured 52.6% -> 88.2%: the direction holds, the levels do not.
+    # Both are this workload's ceilings for the routing (88.2% = 15/16 of the prompts finding
+    # their 2,048 of 2,176 tokens): the simulator prefills one request at a time, so a request
+    # sees every earlier one's blocks. SGLang prefills a burst in batches (8,192-token chunks,
+    # about 3.6 of these prompts) whose requests share nothing with each other, which can only
+    # lower both; but with the prompts shuffled a group's prompts rarely share a batch, so
+    # batching alone does not bring round-robin to 20%. The rest depends on how SGLang v0.3/0.4
+    # scheduled and counted hits in that run, which the blog does not state. Pinned.
     rng = np.random.default_rng(0)
     groups, per, bs = 64, 16, 16
     sys_blocks, q_blocks = 2048 // bs, 128 // bs
@@ -169,7 +227,7 @@ def test_sglang_router_hit_rate_gap() -> None:
         np.array(ids, np.int64),
         np.full(len(ids), bs, np.int32),
         np.array(starts, np.int64),
-        np.cumsum(rng.exponential(1 / 20.0, n)),
+        np.zeros(n),  # the burst
         np.full(n, 2176, np.int64),
         np.full(n, 256, np.int64),
         np.full(n, -1, np.int64),
@@ -184,4 +242,5 @@ def test_sglang_router_hit_rate_gap() -> None:
         for r in ("round-robin", "sglang")
     }
     assert hit["round-robin"] == pytest.approx(0.526, abs=0.01)
-    assert hit["sglang"] == pytest.approx(0.882, abs=0.01)
+    assert hit["sglang"] == pytest.approx(15 / 16 * 2048 / 2176, abs=1e-9)
+    assert hit["round-robin"] > 0.20 and hit["sglang"] > 0.75  # ceilings above the blog's

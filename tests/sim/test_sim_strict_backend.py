@@ -339,3 +339,41 @@ def test_the_curve_on_the_strict_module_equals_numpy(mooncake: Trace, ttl: float
     )
     capped = engine.device_curve(p, ttl, STRICT_BACKEND, max_capacity=500)
     assert np.array_equal(capped.hit_blocks, want.hit_blocks[:500])
+
+
+@pytest.mark.parametrize(
+    ("requests", "configs"), [(250, 4), pytest.param(3000, 9, marks=pytest.mark.slow)]
+)
+def test_sweep_assigned_cuts_the_streams_on_the_device(
+    conversation: Trace, requests: int, configs: int
+) -> None:
+    # The device pipeline with routing's output as its input: the trace's arrays stay on the
+    # device across batches (a Resident), each configuration sends only its node of every
+    # request, and the per-node streams are cut and laid end to end there. Results equal numpy
+    # on the host-built streams (cluster.sub_plan, engine.sweep_curves); one copy back a batch.
+    trace = conversation.head(requests)
+    p = engine.plan(trace)
+    first = trace.ids[trace.starts[:-1]]
+    keys = np.arange(trace.requests, dtype=np.int64) // 8
+    assignments, ttls = [], []
+    for k in range(configs):
+        nodes = 1 + k % 4
+        router = ("random", "round-robin", "session")[k % 3]
+        assignments.append(cluster.assign(router, nodes, keys, first, seed=k))
+        ttls.append((None, 30.0, 120.0, 600.0)[k % 4])
+    assignments.append(np.full(trace.requests, 2, np.int64))  # nodes 0 and 1 get nothing
+    ttls.append(None)
+    top = p.n_nodes
+    want = engine.sweep_curves(
+        [[cluster.sub_plan(p, a == n)[0] for n in range(int(a.max()) + 1)] for a in assignments],
+        ttls,
+        top,
+        NUMPY,
+    )
+    assert np.array_equal(engine.sweep_assigned(p, assignments, ttls, top, NUMPY), want)
+    res = engine.resident(p, STRICT_BACKEND)
+    for half in (slice(0, configs // 2), slice(configs // 2, None)):  # two batches, one copy in
+        SYNCS.clear()
+        got = engine.sweep_assigned(res, assignments[half], ttls[half], top, STRICT_BACKEND)
+        assert SYNCS == ["asnumpy"]
+        assert np.array_equal(got, want[half])
