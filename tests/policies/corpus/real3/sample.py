@@ -37,10 +37,10 @@ PY = [
     "Skyvern-AI/skyvern", "OthersideAI/self-operating-computer",
 ]  # fmt: skip
 EXT = {"ts": (".ts", ".tsx", ".js", ".mjs", ".cjs"), "py": (".py",)}
-SKIP_DIRS = set(
-    "node_modules dist build out vendor test tests __tests__ e2e fixtures examples example docs "
-    "evals eval benchmarks locales i18n".split()
-)
+SKIP_DIRS = {
+    "node_modules", "dist", "build", "out", "vendor", "test", "tests", "__tests__", "e2e",
+    "fixtures", "examples", "example", "docs", "evals", "eval", "benchmarks", "locales", "i18n",
+}  # fmt: skip
 PATTERN = re.compile(
     r"system_?prompt|system prompt|systemmessage|role[\"']?\s*[:=]\s*[\"']system|messages\.create"
     r"|completions\.create|streamtext|generatetext|acompletion|litellm\.completion",
