@@ -72,6 +72,8 @@ _CLOCK_CALLS = {
     "Math.random": "random",
     "crypto.randomUUID": "random",
     "crypto.randomBytes": "random",
+    # The working directory: a tool's `cd` or a workspace switch changes it mid-session.
+    "process.cwd": "filetree",
 }
 _RANDOM_FUNCS = frozenset(
     {"randomUUID", "uuidv4", "uuid", "v4", "nanoid", "randomBytes", "ulid", "cuid", "createId"}
@@ -101,7 +103,7 @@ _SORTS = frozenset({"sort", "toSorted", "sortBy", "orderBy", "localeCompare"})
 # user works.
 _EDITOR = re.compile(
     r"\b(activeTextEditor|visibleTextEditors|textDocuments|tabGroups|activeTab|"
-    r"activeNotebookEditor)\b"
+    r"activeNotebookEditor|activeEditor|visibleEditors|openEditors|isAttachedToEditor)\b"
 )
 _SLOT = re.compile(r"\{\{?\s*[A-Za-z_][\w.]*\s*\}\}?|\$\{[A-Za-z_]\w*\}|%[A-Za-z_]\w*%|<[A-Z_]+>")
 _GIT = re.compile(r"^\s*git\b")
@@ -455,6 +457,8 @@ class Evaluator:
         name = callee_name(src, node)
         args = arguments(node)
         simple = re.sub(r"\s+", "", ftext)
+        if simple == "process.cwd" and scope_of(node).type == "program":
+            return EMPTY  # read once, as the module loads: fixed for the process
         if simple in _CLOCK_CALLS:
             return self._make(_CLOCK_CALLS[simple], node)
         if name in _RANDOM_FUNCS and (fn.type == "identifier" or simple.startswith("crypto.")):
@@ -506,6 +510,9 @@ class Evaluator:
                 Taint("date", x.line, x.what, x.path) if x.kind == "time" else x for x in recv
             )
         if name in ("map", "filter", "forEach", "reduce", "flatMap", "find", "some", "every"):
+            if name == "filter" and args and _EDITOR.search(src.text(args[0])):
+                # `models.filter((m) => m.isAttachedToEditor())`: the files open right now.
+                return recv | self._make("filetree", node)
             return recv
         if name in ("replace", "replaceAll") and len(args) >= 2:
             return recv | self.taints(args[1])
