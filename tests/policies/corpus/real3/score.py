@@ -60,7 +60,7 @@ def lines_of(f: Finding) -> set[int]:
     """The lines a finding points at: the value's, where its message names one ("is a date
     value (new Date(), line 18)"), else its own. A sink shared by several values is no line of
     any one of them."""
-    named = re.search(r" value \([^()]*(?:\([^()]*\)[^()]*)*, line (\d+)\)", f.message)
+    named = re.search(r" value \(.*?, line (\d+)\) that reaches ", f.message)
     return {int(named.group(1))} if named else {f.line}
 
 
