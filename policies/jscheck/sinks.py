@@ -54,6 +54,7 @@ _USER_WORDS = frozenset(
     }
 )
 _TOOLS_WORDS = frozenset({"tools", "functions"})
+_MEASURES = frozenset({"tokens", "token", "count", "fingerprint", "length", "size", "id", "ids"})
 # Names of the current request: written into the prefix, they change it every request (PL304).
 _REQUEST = frozenset({"query", "question"})
 _CURRENT = frozenset({"user", "current", "latest", "incoming", "new"})
@@ -66,6 +67,8 @@ _COMPOSE = frozenset({"template_string", "binary_expression", "array"})
 def prefix_name(name: str) -> bool | None:
     """True: names a prompt prefix; False: a user turn; None: says nothing."""
     ws = set(words(name))
+    if words(name)[-1:] and words(name)[-1] in _MEASURES:
+        return None  # `systemMessageTokens`, `system_fingerprint`: a count or an id, not text
     if "reminder" in ws:
         return False  # a system reminder travels in the user's turn
     if ws & _PREFIX_WORDS:

@@ -98,6 +98,7 @@ _LISTING_FUNCS = frozenset(
 )
 # Methods that turn a clock reading into a date (`toISOString().split("T")[0]` also does).
 _DATE_METHODS = frozenset({"toLocaleDateString", "toDateString", "getDate", "getDay"})
+_MESSAGE_TEXT = frozenset({"content", "text", "parts", "contentParts"})
 _SORTS = frozenset({"sort", "toSorted", "sortBy", "orderBy", "localeCompare"})
 # Editor state an extension reads: which files are open, visible or active changes as the
 # user works.
@@ -353,6 +354,13 @@ class Evaluator:
         if t == "ternary_expression":
             return self._union(
                 [node.child_by_field_name("consequence"), node.child_by_field_name("alternative")]
+            )
+        if t == "object" and _is_message(src, node):
+            # A chat message: only its text is sent; `id`, `date` and the like are metadata.
+            return self._union(
+                c.child_by_field_name("value")
+                for c in node.named_children
+                if c.type == "pair" and key_name(src, c.child_by_field_name("key")) in _MESSAGE_TEXT
             )
         if t in ("array", "object"):
             return self._union(
@@ -631,3 +639,11 @@ def _date_cut(src: Source, args: list[Node]) -> bool:
 def is_slot(text: str) -> bool:
     """A template slot: `{{CURRENT_DATE}}`, `{date}`, `${today}`, `%DATE%`, `<DATE>`."""
     return bool(_SLOT.search(text))
+
+
+def _is_message(src: Source, node: Node) -> bool:
+    """An object literal with a `role` key: a chat message."""
+    return any(
+        c.type == "pair" and key_name(src, c.child_by_field_name("key")) == "role"
+        for c in node.named_children
+    )

@@ -304,3 +304,24 @@ def test_editor_state_handed_to_a_system_message_builder() -> None:
         "}\n"
     )
     assert _codes(ts) == [(7, "PL105"), (7, "PL105")]
+
+
+def test_message_metadata_and_response_fields_are_not_prompt_text() -> None:
+    # NextChat's createMessage and node-DeepResearch's response chunk: an id, a date and a
+    # `system_fingerprint` travel beside the text, never in it; the content still counts.
+    ts = (
+        "function createMessage(override: Partial<Msg>): Msg {\n"
+        "  return { id: nanoid(), date: new Date().toLocaleString(), role: 'user',"
+        " content: '', ...override };\n"
+        "}\n"
+        "export function systemPrompts(): Msg[] {\n"
+        "  return [createMessage({ role: 'system', content: TEMPLATE })];\n"
+        "}\n"
+        "export function chunk(requestId: string) {\n"
+        "  return { id: requestId, system_fingerprint: 'fp_' + Date.now() };\n"
+        "}\n"
+        "export const systemMessage = { id: uuidv4(), role: 'system',"
+        " content: `Now: ${Date.now()}` };\n"
+    )
+    # The last line's clock is reported (once per sink: the name and the system role).
+    assert sorted(set(_codes(ts))) == [(10, "PL101")]
