@@ -167,7 +167,7 @@ _RANDOM_ID_OWNERS = frozenset(
 )
 _VCS = frozenset({"git", "branch", "commit", "commits", "sha", "diff", "vcs", "hg", "svn"})
 _VCS_STATUS_OWNERS = frozenset({"repo", "repository", "working", "worktree", "workspace"})
-_TREE = frozenset({"tree", "listing", "ls", "filetree", "dirtree"})
+_TREE = frozenset({"tree", "listing", "ls", "filetree", "dirtree", "directories"})
 _FILES = frozenset({"files", "filelist", "entries", "contents"})
 _FILES_OWNERS = frozenset(
     {

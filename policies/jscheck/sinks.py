@@ -54,6 +54,7 @@ _USER_WORDS = frozenset(
     }
 )
 _TOOLS_WORDS = frozenset({"tools", "functions"})
+_MEASURES = frozenset({"tokens", "token", "count", "fingerprint", "length", "size", "id", "ids"})
 # Names of the current request: written into the prefix, they change it every request (PL304).
 _REQUEST = frozenset({"query", "question"})
 _CURRENT = frozenset({"user", "current", "latest", "incoming", "new"})
@@ -66,6 +67,8 @@ _COMPOSE = frozenset({"template_string", "binary_expression", "array"})
 def prefix_name(name: str) -> bool | None:
     """True: names a prompt prefix; False: a user turn; None: says nothing."""
     ws = set(words(name))
+    if words(name)[-1:] and words(name)[-1] in _MEASURES:
+        return None  # `systemMessageTokens`, `system_fingerprint`: a count or an id, not text
     if "reminder" in ws:
         return False  # a system reminder travels in the user's turn
     if ws & _PREFIX_WORDS:
@@ -131,6 +134,7 @@ class SinkCheck:
                 self._returns(v, name)
             else:
                 self.text_sink(value, f"`{name}`", at)
+                self._mode_prompt(value, name)
         elif tools_name(name) and v.type not in FUNCTIONS:
             self.order_sink(value, f"`{name}`", at)
             self._mode_tools(value, name)
@@ -206,6 +210,14 @@ class SinkCheck:
         ):
             if args and unwrap(args[0]).type != "object":
                 self.text_sink(args[0], f"`{name}`", call)
+        elif prefix_name(name) and args and unwrap(args[0]).type == "object":
+            # `chat_systemMessage({ openedURIs, directoryStr })`: what a prompt builder is
+            # handed becomes its text.
+            for p in unwrap(args[0]).named_children:
+                if p.type == "pair" and p.child_by_field_name("value") is not None:
+                    self.text_sink(p.child_by_field_name("value"), f"`{name}()`", call)  # type: ignore[arg-type]
+                elif p.type == "shorthand_property_identifier":
+                    self.text_sink(p, f"`{name}()`", call)
         elif name in ("replace", "replaceAll") and len(args) >= 2:
             slot = string_value(src, args[0])
             if slot is not None and is_slot(slot):
@@ -315,6 +327,35 @@ class SinkCheck:
                         )
                     )
                     return
+
+    def _mode_prompt(self, value: Node, name: str) -> None:
+        """PL302: a system prompt picked by a mode (`chatMode === "build" ? a : b`)."""
+        v = unwrap(value)
+        if v.type != "ternary_expression":
+            return
+        cond = v.child_by_field_name("condition")
+        for n in walk(cond) if cond is not None else []:
+            if n.type in ("identifier", "property_identifier") and "mode" in words(
+                self.src.text(n)
+            ):
+                key = (value.id, "PL302")
+                if key in self._seen:
+                    return
+                self._seen.add(key)
+                line, col = self.src.pos(value)
+                self.out.append(
+                    Finding(
+                        self.src.path,
+                        line,
+                        col,
+                        "PL302",
+                        f"`{name}` is chosen by `{self.src.text(n)}`: switching modes changes "
+                        "the start of the prompt, and every request after the switch misses "
+                        "the cache; keep one prompt and state the mode in the newest user turn",
+                        source_line=self.lines[line - 1] if line <= len(self.lines) else "",
+                    )
+                )
+                return
 
     def _per_request(self, leaf: Node, sink: str, sink_line: int) -> None:
         """PL304: the current request (`${query}`, `userMessage`) written into the prefix."""

@@ -77,6 +77,9 @@ def check_windows(src: Source) -> list[Finding]:
         )
 
     for n in walk(src.root):
+        if n.type == "for_statement" and _reverse_budget_for(src, n):
+            add(n, "the conversation is filled from the newest message back while a budget lasts")
+            continue
         if n.type != "call_expression":
             continue
         name = callee_name(src, n)
@@ -87,6 +90,8 @@ def check_windows(src: Source) -> list[Finding]:
             add(n, "the conversation is trimmed to a budget (`trimMessages`)")
         elif name == "slice" and args and _negative(src, args[0]) and _is_history(src, obj):
             add(n, f"the conversation is cut to its last messages (`{_short(src, n)}`)")
+        elif name == "slice" and len(args) == 1 and _is_history(src, obj) and _moving(src, args[0]):
+            add(n, f"the conversation is cut from a moving position (`{_short(src, n)}`)")
         elif name in ("shift", "splice") and _is_history(src, obj) and _in_budget_loop(src, n):
             add(n, f"messages are dropped while over a budget (`{_short(src, n)}`)")
         else:
@@ -201,6 +206,43 @@ def _enclosing_name(src: Source, node: Node) -> str:
             return src.text(p.parent.child_by_field_name("name"))
         p = p.parent
     return ""
+
+
+_BUDGET = frozenset({"token", "tokens", "budget", "remaining", "limit", "threshold", "max"})
+_COMPARE = frozenset({"<", "<=", ">", ">="})
+_POSITION = frozenset({"index", "idx", "id", "start", "offset", "from", "cut", "slice"})
+
+
+def _moving(src: Source, node: Node) -> bool:
+    """A start index held in a name (`props.messageSliceId`, `startIndex`), not a literal."""
+    node = unwrap(node)
+    if node.type == "member_expression":
+        name = src.text(node.child_by_field_name("property"))
+    elif node.type == "identifier":
+        name = src.text(node)
+    else:
+        return False
+    return bool(set(words(name)) & _POSITION)
+
+
+def _reverse_budget_for(src: Source, loop: Node) -> bool:
+    """`for (let i = msgs.length - 1; ...; i--)` over a history, compared with a budget."""
+    inc = loop.child_by_field_name("increment")
+    if inc is None or not ("--" in src.text(inc) or "-=" in src.text(inc)):
+        return False
+    budget = history = False
+    for n in walk(loop):
+        if n.type == "binary_expression" and src.text(n.child_by_field_name("operator")) in (
+            _COMPARE
+        ):
+            budget = budget or any(
+                set(words(src.text(x))) & _BUDGET
+                for x in walk(n)
+                if x.type in ("identifier", "property_identifier")
+            )
+        elif n.type == "subscript_expression" and _is_history(src, n.child_by_field_name("object")):
+            history = True
+    return budget and history
 
 
 def _in_budget_loop(src: Source, node: Node) -> bool:

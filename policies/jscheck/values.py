@@ -72,6 +72,8 @@ _CLOCK_CALLS = {
     "Math.random": "random",
     "crypto.randomUUID": "random",
     "crypto.randomBytes": "random",
+    # The working directory: a tool's `cd` or a workspace switch changes it mid-session.
+    "process.cwd": "filetree",
 }
 _RANDOM_FUNCS = frozenset(
     {"randomUUID", "uuidv4", "uuid", "v4", "nanoid", "randomBytes", "ulid", "cuid", "createId"}
@@ -96,12 +98,13 @@ _LISTING_FUNCS = frozenset(
 )
 # Methods that turn a clock reading into a date (`toISOString().split("T")[0]` also does).
 _DATE_METHODS = frozenset({"toLocaleDateString", "toDateString", "getDate", "getDay"})
+_MESSAGE_TEXT = frozenset({"content", "text", "parts", "contentParts"})
 _SORTS = frozenset({"sort", "toSorted", "sortBy", "orderBy", "localeCompare"})
 # Editor state an extension reads: which files are open, visible or active changes as the
 # user works.
 _EDITOR = re.compile(
     r"\b(activeTextEditor|visibleTextEditors|textDocuments|tabGroups|activeTab|"
-    r"activeNotebookEditor)\b"
+    r"activeNotebookEditor|activeEditor|visibleEditors|openEditors|isAttachedToEditor)\b"
 )
 _SLOT = re.compile(r"\{\{?\s*[A-Za-z_][\w.]*\s*\}\}?|\$\{[A-Za-z_]\w*\}|%[A-Za-z_]\w*%|<[A-Z_]+>")
 _GIT = re.compile(r"^\s*git\b")
@@ -352,6 +355,13 @@ class Evaluator:
             return self._union(
                 [node.child_by_field_name("consequence"), node.child_by_field_name("alternative")]
             )
+        if t == "object" and _is_message(src, node):
+            # A chat message: only its text is sent; `id`, `date` and the like are metadata.
+            return self._union(
+                c.child_by_field_name("value")
+                for c in node.named_children
+                if c.type == "pair" and key_name(src, c.child_by_field_name("key")) in _MESSAGE_TEXT
+            )
         if t in ("array", "object"):
             return self._union(
                 c.child_by_field_name("value") if c.type == "pair" else c
@@ -455,6 +465,8 @@ class Evaluator:
         name = callee_name(src, node)
         args = arguments(node)
         simple = re.sub(r"\s+", "", ftext)
+        if simple == "process.cwd" and scope_of(node).type == "program":
+            return EMPTY  # read once, as the module loads: fixed for the process
         if simple in _CLOCK_CALLS:
             return self._make(_CLOCK_CALLS[simple], node)
         if name in _RANDOM_FUNCS and (fn.type == "identifier" or simple.startswith("crypto.")):
@@ -506,6 +518,9 @@ class Evaluator:
                 Taint("date", x.line, x.what, x.path) if x.kind == "time" else x for x in recv
             )
         if name in ("map", "filter", "forEach", "reduce", "flatMap", "find", "some", "every"):
+            if name == "filter" and args and _EDITOR.search(src.text(args[0])):
+                # `models.filter((m) => m.isAttachedToEditor())`: the files open right now.
+                return recv | self._make("filetree", node)
             return recv
         if name in ("replace", "replaceAll") and len(args) >= 2:
             return recv | self.taints(args[1])
@@ -624,3 +639,11 @@ def _date_cut(src: Source, args: list[Node]) -> bool:
 def is_slot(text: str) -> bool:
     """A template slot: `{{CURRENT_DATE}}`, `{date}`, `${today}`, `%DATE%`, `<DATE>`."""
     return bool(_SLOT.search(text))
+
+
+def _is_message(src: Source, node: Node) -> bool:
+    """An object literal with a `role` key: a chat message."""
+    return any(
+        c.type == "pair" and key_name(src, c.child_by_field_name("key")) == "role"
+        for c in node.named_children
+    )

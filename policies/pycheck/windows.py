@@ -2,6 +2,7 @@
 (`messages[-n:]`, `history[-3:]`, `[system, *messages[-k:]]`), one filled from the newest message
 back while a token budget lasts (`for m in reversed(messages): ... if used > budget: break`),
 one emptied from the front while over a budget (`while count(messages) > max: messages.pop(0)`),
+a history written back without its middle (`messages = messages[:i] + messages[i + n:]`),
 or one whose older messages are rebuilt by their position (`for i, m in enumerate(messages): if i
 < len(messages) - 3: out.append({"role": ..., "content": short})`) sends a different first
 message after the system prompt once it is full: every request then misses the cache from there
@@ -79,6 +80,8 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             and _sent(node, parents, chat)
         ):
             _add(ctx, node, f"the conversation is cut to its last messages (`{_src(node)}`)")
+        elif isinstance(node, ast.Assign) and _cut_out(node):
+            _add(ctx, node, "messages are cut out of the middle of the conversation")
         elif isinstance(node, (ast.For, ast.AsyncFor)) and _budget_loop(node):
             _add(
                 ctx,
@@ -118,6 +121,28 @@ def _sent(node: ast.AST, parents: dict[int, ast.AST], chat: bool) -> bool:
                     return True
             return False
         return False
+
+
+def _cut_out(node: ast.Assign) -> bool:
+    """`messages = messages[:i] + messages[j:]`: a history written back without its middle."""
+    v = node.value
+    if not (isinstance(v, ast.BinOp) and isinstance(v.op, ast.Add)):
+        return False
+    left, right = v.left, v.right
+    if not (
+        isinstance(left, ast.Subscript)
+        and isinstance(left.slice, ast.Slice)
+        and left.slice.lower is None
+        and left.slice.upper is not None
+        and isinstance(right, ast.Subscript)
+        and isinstance(right.slice, ast.Slice)
+        and right.slice.lower is not None
+        and right.slice.upper is None
+        and _is_history(left.value)
+    ):
+        return False
+    same = ast.unparse(left.value) == ast.unparse(right.value)
+    return same and any(ast.unparse(t) == ast.unparse(left.value) for t in node.targets)
 
 
 def _budget_words(node: ast.AST) -> bool:

@@ -153,3 +153,18 @@ def test_the_rule_docs_example_is_flagged() -> None:
         return [*self.system, *repo_map, *self.history, *self.cur_messages]
 """
     assert [(f.line, f.code) for f in lint_source(src, "c.py")] == [(4, "PL304")]
+
+
+def test_messages_cut_out_of_the_middle() -> None:
+    # gpt-pilot's AgentConvo.trim shape: the history written back without a run of messages.
+    src = """class Convo:
+    def trim(self, trim_index, trim_count):
+        self.messages = self.messages[:trim_index] + self.messages[trim_index + trim_count :]
+        return self
+
+    def drop_last(self, x):
+        self.messages = self.messages[:-x]
+        rows = self.rows[:3] + other[5:]
+        return rows
+"""
+    assert [(f.line, f.code) for f in lint_source(src, "convo.py")] == [(3, "PL303")]

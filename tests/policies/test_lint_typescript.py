@@ -229,3 +229,99 @@ def test_tools_chosen_per_mode_and_side_requests() -> None:
     # The mode picks the tools (the first part of the prefix); the summariser sends the
     # history under its own system prompt; the main turn is fine.
     assert _codes(ts) == [(7, "PL302"), (11, "PL305")]
+
+
+def test_history_filled_backwards_while_a_token_budget_lasts() -> None:
+    # chatbot-ui's build-prompt.ts shape: newest first, `unshift` while tokens remain.
+    ts = (
+        "export function build(chatMessages: Msg[], remainingTokens: number) {\n"
+        "  const finalMessages = [];\n"
+        "  for (let i = chatMessages.length - 1; i >= 0; i--) {\n"
+        "    const messageTokens = count(chatMessages[i].content);\n"
+        "    if (messageTokens <= remainingTokens) {\n"
+        "      remainingTokens -= messageTokens;\n"
+        "      finalMessages.unshift(chatMessages[i]);\n"
+        "    } else break;\n"
+        "  }\n"
+        "  return finalMessages;\n"
+        "}\n"
+        "export function render(rows: Row[]) {\n"
+        "  for (let i = rows.length - 1; i >= 0; i--) { print(rows[i]); }\n"
+        "}\n"
+    )
+    assert _codes(ts) == [(3, "PL303")]
+
+
+def test_history_cut_from_a_moving_index_but_not_from_a_fixed_one() -> None:
+    ts = (
+        "export function cut(processedMessages: Msg[], props: Props) {\n"
+        "  const a = processedMessages.slice(props.messageSliceId);\n"
+        "  const b = processedMessages.slice(1);\n"
+        "  return [a, b];\n"
+        "}\n"
+    )
+    assert _codes(ts) == [(2, "PL303")]
+
+
+def test_system_prompt_chosen_by_a_mode() -> None:
+    ts = (
+        'import { streamText } from "ai";\n'
+        "export function send(chatMode: string, messages: Msg[], model: Model) {\n"
+        "  return streamText({\n"
+        "    model,\n"
+        '    system: chatMode === "build" ? buildPrompt : discussPrompt(),\n'
+        "    messages,\n"
+        "  });\n"
+        "}\n"
+        "export const answer = (ok: boolean) => streamText({ system: ok ? A : B, messages: [] });\n"
+    )
+    assert _codes(ts) == [(5, "PL302")]
+
+
+def test_working_directory_read_per_request_but_not_at_load() -> None:
+    ts = (
+        "const ROOT = process.cwd();\n"
+        "const SYSTEM_PROMPT = `Work in ${ROOT}.`;\n"
+        "export function getSystemPrompt(): string {\n"
+        "  return `You are in ${process.cwd()}.`;\n"
+        "}\n"
+    )
+    assert _codes(ts) == [(4, "PL105")]
+
+
+def test_editor_state_handed_to_a_system_message_builder() -> None:
+    # void's convertToLLMMessageService.ts shape: the open and active files, read from the
+    # editor services, passed to a function named for the system message.
+    ts = (
+        "export class Converter {\n"
+        "  build() {\n"
+        "    const openedURIs = this.modelService.getModels()\n"
+        "      .filter((m) => m.isAttachedToEditor()).map((m) => m.uri.fsPath);\n"
+        "    const activeURI = this.editorService.activeEditor?.resource?.fsPath;\n"
+        "    const mode = this.settings.mode;\n"
+        "    return chat_systemMessage({ openedURIs, activeURI, mode });\n"
+        "  }\n"
+        "}\n"
+    )
+    assert _codes(ts) == [(7, "PL105"), (7, "PL105")]
+
+
+def test_message_metadata_and_response_fields_are_not_prompt_text() -> None:
+    # NextChat's createMessage and node-DeepResearch's response chunk: an id, a date and a
+    # `system_fingerprint` travel beside the text, never in it; the content still counts.
+    ts = (
+        "function createMessage(override: Partial<Msg>): Msg {\n"
+        "  return { id: nanoid(), date: new Date().toLocaleString(), role: 'user',"
+        " content: '', ...override };\n"
+        "}\n"
+        "export function systemPrompts(): Msg[] {\n"
+        "  return [createMessage({ role: 'system', content: TEMPLATE })];\n"
+        "}\n"
+        "export function chunk(requestId: string) {\n"
+        "  return { id: requestId, system_fingerprint: 'fp_' + Date.now() };\n"
+        "}\n"
+        "export const systemMessage = { id: uuidv4(), role: 'system',"
+        " content: `Now: ${Date.now()}` };\n"
+    )
+    # The last line's clock is reported (once per sink: the name and the system role).
+    assert sorted(set(_codes(ts))) == [(10, "PL101")]
