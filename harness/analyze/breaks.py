@@ -151,6 +151,8 @@ def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
         price = pricer.price(r.raw_model)
         usd: Decimal | None = None
         if price is not None:
+            if price.tiers:  # a long context's prices, by the request's whole input
+                price = price.at(usage.input_total)
             # Price.cost's arithmetic spelled out: this runs once per request.
             usd = (
                 usage.uncached_input * price.input
