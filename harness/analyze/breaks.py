@@ -147,19 +147,26 @@ def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
     floor: int | None = None  # smallest read after the cold start: the system+tools part
     unsplit_1h = pricer.unsplit_ttl == "1h"
     for r in reqs:
-        usage = pricer.usage(r)
+        # Pricer.usage's split spelled out, the Usage made only for a counterfactual: this
+        # runs once per request.
+        w5, w1 = r.write_5m, r.write_1h
+        if r.write_unsplit:
+            if unsplit_1h:
+                w1 += r.write_unsplit
+            else:
+                w5 += r.write_unsplit
+        total_in = r.uncached + r.read + w5 + w1
         price = pricer.price(r.raw_model)
         usd: Decimal | None = None
         if price is not None:
             if price.tiers:  # a long context's prices, by the request's whole input
-                price = price.at(usage.input_total)
-            # Price.cost's arithmetic spelled out: this runs once per request.
+                price = price.at(total_in)
             usd = (
-                usage.uncached_input * price.input
-                + usage.cache_read * price.cache_read
-                + usage.cache_write_5m * price.write_5m
-                + usage.cache_write_1h * price.write_1h
-                + usage.output * price.output
+                r.uncached * price.input
+                + r.read * price.cache_read
+                + w5 * price.write_5m
+                + w1 * price.write_1h
+                + r.output * price.output
             ) / MILLION
         row = Row(r, usd, usd, price=price, unsplit_1h=unsplit_1h)
         provider = pricer.provider(r.raw_model)
@@ -170,11 +177,11 @@ def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
             if r.first_ts is not None and prev.last_ts is not None:
                 row.gap = max(r.first_ts - prev.last_ts, 0.0)
             row.signals = _signals(r, prev, row, write_kind, opts)
-            row.expected = min(reusable(prev, provider), r.input_total)
+            row.expected = min(reusable(prev, provider), total_in)
             ceiling_read = max(r.read, row.expected)
             row.rebilled = ceiling_read - r.read
             if row.rebilled and usd is not None:
-                ceiling = _counterfactual(usage, row.rebilled)
+                ceiling = _counterfactual(Usage(r.uncached, r.read, w5, w1, r.output), row.rebilled)
                 row.ceiling_usd = pricer.cost(r, ceiling)
             drop = row.expected - r.read
             if (
