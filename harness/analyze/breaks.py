@@ -176,7 +176,8 @@ def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
         else:
             if r.first_ts is not None and prev.last_ts is not None:
                 row.gap = max(r.first_ts - prev.last_ts, 0.0)
-            row.signals = _signals(r, prev, row, write_kind, opts)
+            # No signal: the shared empty tuple, not an empty list a row.
+            row.signals = _signals(r, prev, row, write_kind, opts) or ()
             row.expected = min(reusable(prev, provider), total_in)
             ceiling_read = max(r.read, row.expected)
             row.rebilled = ceiling_read - r.read

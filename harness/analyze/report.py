@@ -395,6 +395,7 @@ def build(rows: list[Row], got: Collected) -> dict[str, Any]:
     models = _merged(cells, lambda c: c[4])
     days = _merged(cells, lambda c: c[5])
     total = _merged(cells, lambda c: ()).get((), Totals())
+    del cells  # every grouping is made: the finest cells go before the records are
     projects = {(w.req.source, w.req.session): w.req.project for w in rows}
     threads: dict[tuple[str, str], list[str]] = {}
     for s, sid, th in sorted(agents):
