@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 from itertools import groupby
 
-from ..billing.prices import MILLION
+from ..billing.prices import MILLION, Price
 from ..billing.usage import Usage
 from ..cache import anthropic, openai
 from ..cache.units import OPENAI_DEFAULT_TTL
@@ -84,11 +84,32 @@ class Row:
     rebilled: int = 0
     lost: Decimal | None = None
     inherent: bool = False
-    parts: tuple[Decimal, ...] = ()  # dollars by what was billed, in the order of PARTS
+    # The price and the token counts it applies to, kept rather than the dollars by part
+    # (four Decimals a request: the largest share of a big report's memory).
+    price: Price | None = None
+    unsplit_1h: bool = False  # a write of unsaid TTL is priced as 1h (else 5m)
 
     @property
     def is_break(self) -> bool:
         return self.cause is not None
+
+    @property
+    def parts(self) -> tuple[Decimal, ...]:
+        """Dollars by what was billed, in the order of PARTS (empty: unpriced)."""
+        p, r = self.price, self.req
+        if p is None:
+            return ()
+        w5, w1 = r.write_5m, r.write_1h
+        if self.unsplit_1h:
+            w1 += r.write_unsplit
+        else:
+            w5 += r.write_unsplit
+        return (
+            r.read * p.cache_read / MILLION,
+            w5 * p.write_5m / MILLION + w1 * p.write_1h / MILLION,
+            r.uncached * p.input / MILLION,
+            r.output * p.output / MILLION,
+        )
 
 
 def reusable(prev: Request, provider: str) -> int:
@@ -124,27 +145,30 @@ def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
     prev: Request | None = None
     write_kind: str | None = None  # TTL of the newest write in this thread
     floor: int | None = None  # smallest read after the cold start: the system+tools part
+    unsplit_1h = pricer.unsplit_ttl == "1h"
     for r in reqs:
-        usage = pricer.usage(r)
+        # Pricer.usage's split spelled out, the Usage made only for a counterfactual: this
+        # runs once per request.
+        w5, w1 = r.write_5m, r.write_1h
+        if r.write_unsplit:
+            if unsplit_1h:
+                w1 += r.write_unsplit
+            else:
+                w5 += r.write_unsplit
+        total_in = r.uncached + r.read + w5 + w1
         price = pricer.price(r.raw_model)
         usd: Decimal | None = None
-        parts: tuple[Decimal, ...] = ()
         if price is not None:
-            # Price.cost's and Price.input_cost's arithmetic, each product made once: this runs
-            # once per request.
-            c_unc = usage.uncached_input * price.input
-            c_read = usage.cache_read * price.cache_read
-            c_w5 = usage.cache_write_5m * price.write_5m
-            c_w1 = usage.cache_write_1h * price.write_1h
-            c_out = usage.output * price.output
-            usd = (c_unc + c_read + c_w5 + c_w1 + c_out) / MILLION
-            parts = (
-                c_read / MILLION,
-                c_w5 / MILLION + c_w1 / MILLION,
-                c_unc / MILLION,
-                c_out / MILLION,
-            )
-        row = Row(r, usd, usd, parts=parts)
+            if price.tiers:  # a long context's prices, by the request's whole input
+                price = price.at(total_in)
+            usd = (
+                r.uncached * price.input
+                + r.read * price.cache_read
+                + w5 * price.write_5m
+                + w1 * price.write_1h
+                + r.output * price.output
+            ) / MILLION
+        row = Row(r, usd, usd, price=price, unsplit_1h=unsplit_1h)
         provider = pricer.provider(r.raw_model)
         row.ttl = _ttl(opts, write_kind, provider)
         if prev is None:
@@ -152,12 +176,13 @@ def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
         else:
             if r.first_ts is not None and prev.last_ts is not None:
                 row.gap = max(r.first_ts - prev.last_ts, 0.0)
-            row.signals = _signals(r, prev, row, write_kind, opts)
-            row.expected = min(reusable(prev, provider), r.input_total)
+            # No signal: the shared empty tuple, not an empty list a row.
+            row.signals = _signals(r, prev, row, write_kind, opts) or ()
+            row.expected = min(reusable(prev, provider), total_in)
             ceiling_read = max(r.read, row.expected)
             row.rebilled = ceiling_read - r.read
             if row.rebilled and usd is not None:
-                ceiling = _counterfactual(usage, row.rebilled)
+                ceiling = _counterfactual(Usage(r.uncached, r.read, w5, w1, r.output), row.rebilled)
                 row.ceiling_usd = pricer.cost(r, ceiling)
             drop = row.expected - r.read
             if (

@@ -14,6 +14,7 @@ earlier node) are read from the structure. Pure: the caller hands in the lines.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable
 from typing import Any
 
@@ -28,6 +29,8 @@ _WRAPPERS = ("<command-", "<local-command-stdout", "<local-command-stderr")
 # The line types a report reads (and untyped lines); progress, file-history-snapshot and the
 # like are skipped.
 _NEEDED = frozenset(("assistant", "user", "system", "summary"))
+_TOOL_RESULT = b'"type":"tool_result"'
+_intern = sys.intern
 
 
 class Message(msgspec.Struct):
@@ -97,8 +100,13 @@ def _human_prompt(rec: Line) -> bool:
     msg = rec.message
     if msg is None:
         return False
+    raw = bytes(msg.content)
+    if _TOOL_RESULT in raw:
+        # A tool result (by far the most bytes of a transcript) known without decoding it
+        # again; compact JSON is what Claude Code writes, anything else takes the long way.
+        return False
     try:
-        content: Any = _decode_content(msg.content)
+        content: Any = _decode_content(raw)
     except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
         return False
     if isinstance(content, str):
@@ -178,7 +186,8 @@ def parse(lines: Iterable[bytes | str], path: str = "", text: bool = False) -> F
         if rtype is not None and rtype not in _NEEDED:
             continue
         sid = rec.sessionId
-        session = sid if isinstance(sid, str) and sid else (str(sid) if sid else stem)
+        # Interned: every line repeats the session and model, and a request keeps both.
+        session = _intern(sid) if isinstance(sid, str) and sid else (str(sid) if sid else stem)
         uuid = rec.uuid if isinstance(rec.uuid, str) else None
         parent = rec.parent if isinstance(rec.parent, str) else None
         side = bool(rec.isSidechain) or file_agent is not None
@@ -236,10 +245,10 @@ def parse(lines: Iterable[bytes | str], path: str = "", text: bool = False) -> F
                 result.events.append(Event(session, thread, "history_rewrite", ts, evidence))
         elif rtype == "assistant" or (rtype is None and rec.message is not None):
             # ccusage's fixtures (and some exports) carry no top-level type: usage decides.
-            _assistant(rec, lineno, session, thread, side, path, turns, by_key, msg_ids, result)
-            key = _key(rec)
-            req = by_key.get(key) if key else None
-            if req is not None and req.line == lineno:  # a new request: signals land on it
+            req = _assistant(
+                rec, lineno, session, thread, side, path, turns, by_key, msg_ids, result
+            )
+            if req is not None:  # a new request: signals land on it
                 req.first_in_file = first
                 first = False
                 sig = pending.pop((session, thread), None)
@@ -284,36 +293,39 @@ def _assistant(
     by_key: dict[str, Request],
     msg_ids: dict[str, str],
     result: FileResult,
-) -> None:
+) -> Request | None:
+    """Adds one assistant line's usage; the Request when the line starts a new one."""
     notes = result.notes
     msg = rec.message
     if msg is None or msg.usage is msgspec.UNSET:
-        return
+        return None
     notes["usage_lines"] += 1
     model = msg.model
     if model == "<synthetic>":
         notes["synthetic"] += 1
-        return
+        return None
     if rec.isApiErrorMessage:
         notes["api_errors"] += 1
-        return
-    counts = _usage(msg.usage)
+        return None
+    u = msg.usage
+    counts = _usage(u)
     key = _key(rec)
     if counts is None or key is None or not isinstance(model, str) or not model:
         notes["invalid_usage"] += 1
-        return
+        return None
     if side and msg.id in msg_ids and msg_ids[msg.id] != key:
         notes["sidechain_replays"] += 1  # /btw replays a parent message under a new requestId
-        return
+        return None
     if not side:
         msg_ids.setdefault(msg.id, key)
     uncached, read, w5, w1, wu, out, has_cache = counts
+    model = _intern(model)
     ts = parse_ts(rec.timestamp)
-    u = msg.usage if isinstance(msg.usage, dict) else {}
+    speed = u.get("speed")  # `_usage` took only a dict
     cost = rec.costUSD
     req = by_key.get(key)
     if req is None:
-        by_key[key] = Request(
+        req = by_key[key] = Request(
             SOURCE,
             session,
             thread,
@@ -328,14 +340,14 @@ def _assistant(
             wu,
             out,
             has_cache,
-            u.get("speed") if isinstance(u.get("speed"), str) else None,
+            speed if isinstance(speed, str) else None,
             path,
             lineno,
             turns.get(session, 0),
             logged_cost=float(cost) if isinstance(cost, (int, float)) else None,
             sidechain=side,
         )
-        return
+        return req
     notes["duplicate_lines"] += 1
     if ts is not None:
         req.first_ts = ts if req.first_ts is None else min(req.first_ts, ts)
@@ -351,5 +363,6 @@ def _assistant(
             wu,
         )
     req.output = max(req.output, out)
-    if req.speed is None and isinstance(u.get("speed"), str):
-        req.speed = u["speed"]
+    if req.speed is None and isinstance(speed, str):
+        req.speed = speed
+    return None

@@ -11,7 +11,9 @@ returns the `Notes` of what it skipped and why, so that nothing is dropped silen
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
+from operator import attrgetter
+from typing import Any
 
 
 @dataclass(slots=True)
@@ -60,6 +62,14 @@ class Request:
     @property
     def total_tokens(self) -> int:
         return self.input_total + self.output
+
+    def __reduce__(self) -> tuple[type[Request], tuple[Any, ...]]:
+        # Sent from the reading processes as its fields in order: a slotted dataclass's
+        # default pickling sets each field by a Python call.
+        return Request, _request_fields(self)
+
+
+_request_fields = attrgetter(*(f.name for f in fields(Request)))
 
 
 @dataclass(slots=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
-from datetime import UTC
+from datetime import UTC, datetime
 from typing import Any, TypeVar
 
 import msgspec
@@ -172,8 +172,13 @@ def _try(text: str, strict: bool = True) -> dict[str, Any] | None:
 
 def parse_ts(value: Any) -> float | None:
     """Epoch seconds from an ISO-8601 string ('Z' or an offset), epoch seconds or ms."""
-    from datetime import datetime
-
+    if type(value) is str and value:
+        # The common case first: an ISO string (one per request line).
+        try:
+            dt = _fromiso(value)
+        except ValueError:
+            return None
+        return _epoch(dt)
     if isinstance(value, bool):
         return None
     if isinstance(value, (int, float)):
@@ -182,9 +187,16 @@ def parse_ts(value: Any) -> float | None:
     if not isinstance(value, str) or not value:
         return None
     try:
-        dt = datetime.fromisoformat(value)
+        dt = _fromiso(value)
     except ValueError:
         return None
+    return _epoch(dt)
+
+
+_fromiso = datetime.fromisoformat
+
+
+def _epoch(dt: datetime) -> float | None:
     if dt.tzinfo is None:
         dt = dt.replace(tzinfo=UTC)
     try:

@@ -15,6 +15,9 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import IO, Any
 
+import msgspec
+from msgspec import UNSET
+
 from ..errors import UserError
 from . import claude_code, codex, gemini, opencode, prefixlock_trace
 from .model import FileResult
@@ -119,38 +122,56 @@ def sniff(path: Path) -> str | None:
 def _sniff_lines(path: Path, fh: IO[bytes]) -> str | None:
     # The first 30 lines, read from at most the first 4 MB (a tool result can be long), only
     # as far as the first that tells.
-    head = (line.decode("utf-8", "replace") for line in itertools.islice(_head(fh), 30))
     if path.suffix == ".json":
-        text = "".join(head)
+        text = "".join(line.decode("utf-8", "replace") for line in itertools.islice(_head(fh), 30))
         if '"messages"' in text or ('"type"' in text and '"gemini"' in text):
             return "gemini"
         if '"sessionID"' in text:
             return "opencode"
         return None
-    for line in head:
+    for line in itertools.islice(_head(fh), 30):
         try:
-            rec = json.loads(line)
-        except (ValueError, RecursionError):
+            rec = _decode_head(line)
+        except (msgspec.DecodeError, msgspec.ValidationError, RecursionError):
             continue
-        if not isinstance(rec, dict):
-            continue
+        kind = rec.type
         if (
-            "payload" in rec
-            and rec.get("type")
-            in ("session_meta", "turn_context", "event_msg", "response_item", "compacted")
-        ) or rec.get("type") in ("turn.completed", "thread.started", "turn.started"):
+            rec.payload is not UNSET
+            and kind in ("session_meta", "turn_context", "event_msg", "response_item", "compacted")
+        ) or kind in ("turn.completed", "thread.started", "turn.started"):
             return "codex"
-        if "sessionId" in rec and (
-            "message" in rec or rec.get("type") in ("user", "assistant", "summary", "system")
+        if rec.sessionId is not UNSET and (
+            rec.message is not UNSET or kind in ("user", "assistant", "summary", "system")
         ):
             return "claude-code"
-        if rec.get("type") == "summary" and "leafUuid" in rec:
+        if kind == "summary" and rec.leafUuid is not UNSET:
             return "claude-code"
-        if "session_id" in rec and "usage" in rec and "seq" in rec:
+        if UNSET not in (rec.session_id, rec.usage, rec.seq):
             return "prefixlock"
-        if rec.get("type") in ("gemini", "user") and "id" in rec:
+        if kind in ("gemini", "user") and rec.id is not UNSET:
             return "gemini"
     return None
+
+
+_Seen = msgspec.Raw | msgspec.UnsetType
+
+
+class _Head(msgspec.Struct):
+    """What tells the formats apart: a type, and which keys a record has (their values are
+    skipped, not built)."""
+
+    type: Any = None
+    payload: _Seen = UNSET
+    sessionId: _Seen = UNSET
+    message: _Seen = UNSET
+    leafUuid: _Seen = UNSET
+    session_id: _Seen = UNSET
+    usage: _Seen = UNSET
+    seq: _Seen = UNSET
+    id: _Seen = UNSET
+
+
+_decode_head = msgspec.json.Decoder(_Head).decode
 
 
 def _head(fh: IO[bytes], limit: int = 1 << 22) -> Iterator[bytes]:

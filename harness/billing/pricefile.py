@@ -29,8 +29,12 @@ def load_file(path: str | os.PathLike[str]) -> PriceTable:
 
 @cache  # a table is immutable; parsing the shipped one once per process is enough
 def builtin() -> PriceTable:
+    from .prices_update import LazyCatalogue
+
     text = resources.files("prefixlock").joinpath("data/prices.json").read_text("utf-8")
-    return PriceTable.from_data(json.loads(text), "harness/data/prices.json")
+    table = PriceTable.from_data(json.loads(text), "harness/data/prices.json")
+    # A model the table lacks is looked up in the pinned genai-prices snapshot.
+    return table.merged(PriceTable({}, {}, LazyCatalogue()))
 
 
 def default(override: str | os.PathLike[str] | None = None) -> PriceTable:

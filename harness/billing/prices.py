@@ -10,9 +10,9 @@ $0: `lookup()` returns None and callers report it as unpriced, `require()` raise
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..cache.defaults import UNPRICED_MIN_TOKENS, UNPRICED_TTL_SECONDS
 from ..errors import ConfigError, UnknownModelError
@@ -51,6 +51,18 @@ class Price:
     # with where that figure comes from and when it was read.
     context_window: int | None = None
     context_window_source: str = ""
+    # Long-context prices: (start, prices) by rising start; a request whose input (uncached,
+    # read and written together) is more than `start` tokens pays those prices on every
+    # token, the providers' "cliff" rule (gpt-5.4 above 272K input tokens).
+    tiers: tuple[tuple[int, Price], ...] = ()
+
+    def at(self, input_tokens: int) -> Price:
+        """The prices a request of `input_tokens` input tokens pays (this one below the
+        first tier)."""
+        for start, tier in reversed(self.tiers):
+            if input_tokens > start:
+                return tier
+        return self
 
     @property
     def write_5m(self) -> Decimal:
@@ -66,18 +78,20 @@ class Price:
         return self.write_5m
 
     def cost(self, usage: Usage) -> Decimal:
-        """Dollars for one request's usage."""
+        """Dollars for one request's usage (at its long-context prices where it has them)."""
+        p = self.at(usage.input_total) if self.tiers else self
         return (
-            usage.uncached_input * self.input
-            + usage.cache_read * self.cache_read
-            + usage.cache_write_5m * self.write_5m
-            + usage.cache_write_1h * self.write_1h
-            + usage.output * self.output
+            usage.uncached_input * p.input
+            + usage.cache_read * p.cache_read
+            + usage.cache_write_5m * p.write_5m
+            + usage.cache_write_1h * p.write_1h
+            + usage.output * p.output
         ) / MILLION
 
     def cost_without_cache(self, usage: Usage) -> Decimal:
         """What the same request would have cost with no cache at all."""
-        return (usage.input_total * self.input + usage.output * self.output) / MILLION
+        p = self.at(usage.input_total) if self.tiers else self
+        return (usage.input_total * p.input + usage.output * p.output) / MILLION
 
     def input_cost(self, tokens: int, kind: str = "uncached") -> Decimal:
         """Dollars for `tokens` input tokens billed as `kind`: uncached, read, write_5m or
@@ -111,7 +125,36 @@ def _int(value: Any, where: str) -> int:
     return n
 
 
+def _tiers(base: Price, value: Any, here: str) -> tuple[tuple[int, Price], ...]:
+    """`tiers`: a list of {"above": N, and the prices that change}; a price a tier does not
+    name stays the base one."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        raise ConfigError("'tiers' must be a list", where=here)
+    out: list[tuple[int, Price]] = []
+    for i, t in enumerate(value):
+        at = f"{here}.tiers[{i}]"
+        if not isinstance(t, Mapping) or "above" not in t:
+            raise ConfigError("each tier needs 'above' (input tokens)", where=at)
+        start = _int(t["above"], f"{at}.above")
+        if out and start <= out[-1][0]:
+            raise ConfigError("tiers must rise ('above' larger than the tier before)", where=at)
+        changed: dict[str, Any] = {}
+        for key in (*_DECIMAL_FIELDS, *_OPTIONAL_DECIMAL):
+            if t.get(key) is not None:
+                changed[key] = _decimal(t[key], f"{at}.{key}")
+        out.append((start, replace(base, **changed)))
+    return tuple(out)
+
+
 def _price_from(entry: Mapping[str, Any], where: str) -> Price:
+    base = _base_price_from(entry, where)
+    tiers = _tiers(base, entry.get("tiers"), f"{where}: model {base.model!r}")
+    return replace(base, tiers=tiers) if tiers else base
+
+
+def _base_price_from(entry: Mapping[str, Any], where: str) -> Price:
     if not isinstance(entry, Mapping) or not isinstance(entry.get("model"), str):
         raise ConfigError("each model entry needs a string 'model'", where=where)
     name = entry["model"]
@@ -151,12 +194,26 @@ def _price_from(entry: Mapping[str, Any], where: str) -> Price:
     )
 
 
-class PriceTable:
-    """Models by id, with aliases (`haiku` -> `claude-haiku-4-5`)."""
+class Fallback(Protocol):
+    """Where a table looks for a model it does not list (the built-in table: the pinned
+    genai-prices catalogue, `prices_catalogue.Catalogue`)."""
 
-    def __init__(self, prices: Mapping[str, Price], aliases: Mapping[str, str] | None = None):
+    def lookup(self, model: str) -> Price | None: ...
+
+
+class PriceTable:
+    """Models by id, with aliases (`haiku` -> `claude-haiku-4-5`), and optionally a catalogue
+    for models it does not list."""
+
+    def __init__(
+        self,
+        prices: Mapping[str, Price],
+        aliases: Mapping[str, str] | None = None,
+        fallback: Fallback | None = None,
+    ):
         self._prices = dict(prices)
         self._aliases = dict(aliases or {})
+        self._fallback = fallback
 
     @classmethod
     def from_data(cls, data: Any, where: str = "prices") -> PriceTable:
@@ -197,7 +254,11 @@ class PriceTable:
 
     def merged(self, other: PriceTable) -> PriceTable:
         """This table with another's models added or overriding."""
-        return PriceTable({**self._prices, **other._prices}, {**self._aliases, **other._aliases})
+        return PriceTable(
+            {**self._prices, **other._prices},
+            {**self._aliases, **other._aliases},
+            other._fallback or self._fallback,
+        )
 
     def resolve(self, model: str) -> str:
         """The canonical model id for an alias or an id with a provider prefix.
@@ -209,7 +270,16 @@ class PriceTable:
         return self._aliases.get(name, name)
 
     def lookup(self, model: str) -> Price | None:
-        """The price of `model` (an alias or a dated id resolves), or None when unknown."""
+        """The price of `model` (an alias or a dated id resolves): the table's own entry, else
+        the catalogue's; None when neither knows it."""
+        price = self._prices.get(self.resolve(model))
+        if price is None and self._fallback is not None:
+            price = self._fallback.lookup(model)
+        return price
+
+    def listed(self, model: str) -> Price | None:
+        """The table's own entry for `model`, never the catalogue's (a caller that tries
+        spellings of an id tries them all here first)."""
         return self._prices.get(self.resolve(model))
 
     def require(self, model: str) -> Price:

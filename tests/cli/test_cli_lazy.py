@@ -50,6 +50,7 @@ NAMES = [
     "chat",
     "sessions",
     "models",
+    "prices",
     "analyze",
     "agents",
     "lint",
