@@ -195,6 +195,7 @@ class ChatBackend:
         self.mcp_consent = ConsentFile(consent_path(options.store_path, self.workspace.root))
         self.mcp_notes: list[str] = []
         self.mcp_failed: dict[str, str] = {}  # server name -> why it did not start
+        self.mcp_stopped: dict[str, McpServer] = {}  # a restart that failed (tui/mcp_restart.py)
         self._mcp_task: asyncio.Task[None] | None = None
         self._mcp_close = asyncio.Event()
         self.model = options.model
@@ -631,6 +632,9 @@ class ChatBackend:
         if self._session is not None:
             s, self._session = self._session, None
             await s.aclose()
+        for server in list(self.mcp_servers):  # each in a task of its own (a restarted one too)
+            with contextlib.suppress(Exception):  # a server that died: nothing to close
+                await server.__aexit__(None, None, None)
         if self._mcp_task is not None:
             task, self._mcp_task = self._mcp_task, None
             self._mcp_close.set()
