@@ -410,8 +410,13 @@ class ChatBackend:
         lines = ["MCP servers:"]
         for c in configs:
             if c.name in running:
-                n = len(running[c.name].tools)
+                server = running[c.name]
+                n = len(server.tools)
+                if self._session is not None:  # what the prefix holds (a new list not taken)
+                    n = sum(t.startswith(server.prefix) for t in self.session.prefix.tool_names())
                 state = f"running, {n} tool{'s' if n != 1 else ''} pinned in the prefix"
+                if n != len(server.tools):
+                    state += f" ({len(server.tools)} listed by the server now)"
             elif c.name in self.mcp_failed:
                 log = server_log(self.mcp_log_dir, c.name)
                 state = f"failed: {self.mcp_failed[c.name]} (log: {log})"

@@ -77,6 +77,7 @@ async def test_a_restart_with_other_tools_is_priced_and_taken_only_on_yes(
         assert backend.session.prefix.fingerprint == start.fingerprint  # nothing applied yet
         await restarted.leave()  # declined: the server runs on, the prefix is kept
         assert backend.session.prefix.fingerprint == start.fingerprint
+        assert "running, 4 tools pinned in the prefix (5 listed by" in backend.mcp_text()
         await chat.say("invoice total")
         assert chat.tool_results()[-1] == ("INV-7: 12.30", False)
         again = await restart_server(backend, "inv")
