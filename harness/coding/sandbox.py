@@ -17,6 +17,10 @@ but nothing falls back to it on its own:
     sandbox.check()                                   # SandboxError: one line, if unusable
     result = await sandbox.run("pytest -q", timeout=60, limit=30_000)
 
+Each command is bounded: its processes (`max_processes`), each process's memory, the private
+/tmp's size, the largest file, and the bytes it writes to the workspace in all (`max_write_mb`,
+stopped past it: `WriteWatch`).
+
 Every run streams the output into a head and a tail of bounded size (a flood never sits in
 memory), and ends the command's every process at the timeout, detached ones included: in the
 sandbox the PID namespace dies with its first process; unsandboxed, the command runs under a
@@ -35,6 +39,7 @@ import signal
 import stat
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -60,6 +65,9 @@ HOME_MODES: tuple[HomeMode, ...] = ("hidden", "secrets", "visible")
 #: for a build's temporaries and a large fixture, far below a machine's memory and disk.
 DEFAULT_TMP_MB = 1024
 DEFAULT_MAX_FILE_MB = 1024
+#: How much one command may write to the workspace in all, in MiB, by default: a dependency
+#: install fits (a virtualenv with a large framework, node_modules); a runaway loop is stopped.
+DEFAULT_MAX_WRITE_MB = 2048
 
 #: Variables a command sees (when set): what shells, compilers and test runners need to behave,
 #: nothing that authenticates. Locale variables (LC_*) pass too.
@@ -114,6 +122,8 @@ class SandboxOptions:
     None: half the machine's memory; 0: no cap.
     tmp_mb: the size of the private `/tmp` (a tmpfs lives in memory); 0: the kernel's default.
     max_file_mb: the largest file a command may write (RLIMIT_FSIZE); 0: no cap.
+    max_write_mb: how much one command may write to the workspace in all; a command that goes
+    past it is stopped (see `write_watch`); 0: no cap.
     """
 
     mode: SandboxMode = "bwrap"
@@ -126,6 +136,7 @@ class SandboxOptions:
     memory_mb: int | None = None
     tmp_mb: int = DEFAULT_TMP_MB
     max_file_mb: int = DEFAULT_MAX_FILE_MB
+    max_write_mb: int = DEFAULT_MAX_WRITE_MB
 
     def __post_init__(self) -> None:
         if self.home not in HOME_MODES:
@@ -172,7 +183,7 @@ class SandboxOptions:
 
 
 #: The sizes in MiB a `[sandbox]` table may bound (0: no cap).
-BOUND_KEYS = ("memory_mb", "tmp_mb", "max_file_mb")
+BOUND_KEYS = ("memory_mb", "tmp_mb", "max_file_mb", "max_write_mb")
 #: Every key of a `[sandbox]` table.
 TABLE_KEYS = ("mode", "network", "env", "writable", "home", "program", "max_processes",
               *BOUND_KEYS)  # fmt: skip
@@ -591,6 +602,12 @@ class Sandbox:
             )
         file_mb = self.options.max_file_mb
         parts.append(f"files up to {file_mb} MiB" if file_mb else "file size not capped")
+        write_mb = self.options.max_write_mb
+        parts.append(
+            f"{write_mb} MiB written to the workspace a command"
+            if write_mb
+            else "workspace writes not capped"
+        )
         return "; " + ", ".join(parts)
 
     def cap_problem(self) -> str | None:
@@ -718,6 +735,12 @@ class Sandbox:
             if cgroup is not None or self._rlimit()
             else None
         )
+        writes = WriteWatch.start(self.root, self.options.max_write_mb)
+        disk = (
+            asyncio.ensure_future(self._watch_writes(proc, writes, kill, capped))
+            if writes is not None
+            else None
+        )
         timed_out = False
         try:
             transport, _ = await loop.connect_read_pipe(
@@ -751,6 +774,8 @@ class Sandbox:
         finally:
             if watch is not None:
                 watch.cancel()
+            if disk is not None:
+                disk.cancel()
             if transport is not None:
                 transport.close()
             else:
@@ -768,6 +793,11 @@ class Sandbox:
                         f"\n[prefixlock removed {', '.join(created)}: the sandbox keeps git "
                         "metadata and tool settings read-only; run that step yourself]\n".encode()
                     )
+        if writes is not None and not capped:
+            # Between two looks it may have ended past the bound: said, with what to do.
+            over = await asyncio.to_thread(functools.partial(writes.over, final=True))
+            if over is not None:
+                capture.feed(f"\n[prefixlock: {writes.describe(over)}]\n".encode())
         text, cut = capture.text()
         if capped and not timed_out:
             return RunOutcome(None, text, False, cut, capture.total, capped[0])
@@ -799,6 +829,22 @@ class Sandbox:
                 kill()
                 return
 
+    async def _watch_writes(
+        self,
+        proc: asyncio.subprocess.Process,
+        writes: WriteWatch,
+        kill: Callable[[], None],
+        capped: list[str],
+    ) -> None:
+        """Stop the command once it has written more than `max_write_mb` to the workspace."""
+        while proc.returncode is None:
+            await asyncio.sleep(_CAP_POLL_SECONDS)
+            over = await asyncio.to_thread(writes.over)
+            if over is not None and proc.returncode is None:
+                capped.append(writes.describe(over))
+                kill()
+                return
+
     def _kill(
         self, proc: asyncio.subprocess.Process, inode: int, cgroup: PidsCgroup | None = None
     ) -> None:
@@ -819,6 +865,85 @@ class Sandbox:
             for pid in _pipe_holders(inode):
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGKILL)
+
+
+@dataclass
+class WriteWatch:
+    """How much a command has written to the workspace, looked at cheaply and often.
+
+    The bound is on bytes written in all, not a quota: the filesystem's free space is read
+    (one statvfs) at every look, and only when it has fallen by more than the bound since the
+    command started is the workspace walked, counting the blocks of the files changed since
+    then (so what other programs write elsewhere on the disk is never charged to the command).
+    A walk is done at most once a second. Per file, RLIMIT_FSIZE (`max_file_mb`) holds too.
+    """
+
+    root: Path
+    bound: int  # bytes
+    started: float  # wall-clock time the command started (file mtimes are compared to it)
+    free: int  # the filesystem's free bytes then
+    next_walk: float = 0.0
+
+    @classmethod
+    def start(cls, root: Path, bound_mb: int) -> WriteWatch | None:
+        """A watch from now; None where there is no bound, or the free space cannot be read."""
+        if not bound_mb:
+            return None
+        try:
+            free = _free_bytes(root)
+        except OSError:
+            return None
+        return cls(root, bound_mb << 20, time.time() - 1.0, free)
+
+    def over(self, *, final: bool = False) -> int | None:
+        """The bytes written, when more than the bound; None while under it. `final`: the
+        look after the command ended (a walk done just before does not put it off)."""
+        try:
+            fallen = self.free - _free_bytes(self.root)
+        except OSError:
+            return None
+        now = time.monotonic()
+        if fallen <= self.bound or (now < self.next_walk and not final):
+            return None
+        self.next_walk = now + 1.0
+        written = written_since(self.root, self.started)
+        return written if written > self.bound else None
+
+    def describe(self, written: int) -> str:
+        return (
+            f"it wrote {written >> 20} MiB to the workspace, more than the sandbox's "
+            f"max_write_mb ({self.bound >> 20} MiB): what it wrote is still there; raise "
+            "max_write_mb in your own settings if it needs more"
+        )
+
+
+def _free_bytes(path: Path) -> int:
+    st = os.statvfs(path)
+    return st.f_bavail * st.f_frsize
+
+
+def written_since(root: Path, since: float) -> int:
+    """Bytes (allocated blocks) of the files under `root` changed since `since` (wall clock),
+    links not followed."""
+    total = 0
+    folders = [str(root)]
+    while folders:
+        try:
+            entries = os.scandir(folders.pop())
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        folders.append(entry.path)
+                        continue
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if max(st.st_mtime, st.st_ctime) >= since:
+                    total += st.st_blocks * 512
+    return total
 
 
 def _killpg(proc: asyncio.subprocess.Process) -> None:

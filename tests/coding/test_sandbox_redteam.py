@@ -21,7 +21,14 @@ from pathlib import Path
 import pytest
 
 from prefixlock.coding.permissions import Permissions
-from prefixlock.coding.sandbox import RunOutcome, Sandbox, SandboxOptions
+from prefixlock.coding.sandbox import (
+    RunOutcome,
+    Sandbox,
+    SandboxError,
+    SandboxOptions,
+    WriteWatch,
+    tightened,
+)
 from prefixlock.coding.sandbox_policy import HOME_SECRETS, WORKSPACE_READ_ONLY, is_protected
 from prefixlock.coding.settings_files import ignored_notes, load_settings, sandbox_options
 from prefixlock.coding.workspace import ApprovalRequest, Decision, Workspace, WorkspaceError
@@ -411,6 +418,50 @@ async def test_memory_tmp_and_file_size_are_bounded(ws: Path) -> None:
     assert "fine" in small.output  # the control: under the bounds it runs
 
 
+async def test_a_command_that_floods_the_workspace_is_stopped(ws: Path) -> None:
+    # 4 MiB at a time, 160 MiB in all, past a 32 MiB bound: stopped on the way, and said.
+    options = SandboxOptions(max_write_mb=32)
+    res = await _run(
+        ws,
+        "for i in $(seq 1 40); do dd if=/dev/zero of=f$i bs=1M count=4 2>/dev/null; "
+        "sleep 0.05; done; echo end",
+        options,
+    )
+    assert "end" not in res.output, res.output
+    assert "wrote" in res.killed_for and "max_write_mb (32 MiB)" in res.killed_for, res
+    assert sum(f.stat().st_size for f in ws.glob("f*")) < 160 << 20
+    # A burst that ends between two looks is said after it.
+    res = await _run(ws, "dd if=/dev/zero of=g bs=1M count=40 2>/dev/null; echo end", options)
+    assert "max_write_mb (32 MiB)" in res.killed_for + res.output, res
+    # The control: under the bound, nothing is said.
+    res = await _run(ws, "dd if=/dev/zero of=h bs=1M count=8 2>/dev/null; echo end", options)
+    assert "end" in res.output and "max_write_mb" not in res.output and not res.killed_for
+
+
+def test_what_others_write_on_the_disk_is_not_the_commands(tmp_path: Path) -> None:
+    root, elsewhere = tmp_path / "ws", tmp_path / "elsewhere"
+    root.mkdir()
+    elsewhere.mkdir()
+    watch = WriteWatch.start(root, 16)
+    assert watch is not None
+    (elsewhere / "big").write_bytes(os.urandom(24 << 20))  # the disk fills, not the workspace
+    assert watch.over(final=True) is None
+    (root / "big").write_bytes(os.urandom(24 << 20))
+    os.sync()
+    written = watch.over(final=True)
+    assert written is not None and written >= 24 << 20
+
+
+def test_a_project_cannot_raise_the_write_bound(ws: Path) -> None:
+    raised, notes = tightened(SandboxOptions(), {"max_write_mb": 1 << 20}, "settings.toml")
+    assert raised.max_write_mb == SandboxOptions().max_write_mb
+    assert notes == ["settings.toml.max_write_mb ignored: only your own settings may raise a limit"]
+    lowered, _ = tightened(SandboxOptions(), {"max_write_mb": 64}, "settings.toml")
+    assert lowered.max_write_mb == 64
+    with pytest.raises(SandboxError, match="max_write_mb 3: expected 0"):
+        SandboxOptions(max_write_mb=3)
+
+
 def test_the_default_bounds_are_set(ws: Path) -> None:
     options = SandboxOptions()
     memory = options.memory_limit()
@@ -418,3 +469,4 @@ def test_the_default_bounds_are_set(ws: Path) -> None:
     described = Sandbox(ws, options).describe()
     assert "no network" in described and "MiB of memory" in described
     assert "files up to 1024 MiB" in described
+    assert "2048 MiB written to the workspace a command" in described
