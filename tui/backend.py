@@ -55,6 +55,7 @@ from prefixlock.providers.registry import KEY_VAR_NAMES
 from prefixlock.settings import Settings
 from prefixlock.tools import Tool, ToolLike
 
+from .network_approval import NetworkApprovals
 from .state import CacheState, PanelView, format_dollars
 from .undo import UndoJournal
 
@@ -540,6 +541,8 @@ class ChatBackend:
 
         self.load_custom_commands()
         self.load_hooks()
+        # A command that failed without the network may run again with it: the user is asked.
+        self.workspace.sandbox.ask_network = NetworkApprovals(self).ask
         await self._open_mcp_servers()
         base_url = self.options.base_url
         if self.offline and self.options.emulator is not None:

@@ -40,7 +40,7 @@ import stat
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
@@ -54,7 +54,7 @@ from .proclimit import (
     process_cap_problem,
     rlimit_shell,
 )
-from .sandbox_policy import home_secret_paths, workspace_read_only_names
+from .sandbox_policy import home_secret_paths, network_failure, workspace_read_only_names
 
 SandboxMode = Literal["bwrap", "off"]
 MODES: tuple[SandboxMode, ...] = ("bwrap", "off")
@@ -109,6 +109,8 @@ class SandboxOptions:
     explicit choice: commands run unconfined, with the scrubbed environment).
     network: False (the default) gives the command a network namespace with only a loopback
     device; True shares the host's network (all or nothing: there is no per-domain filter).
+    With False, a command that failed for want of it runs once more with it only when the
+    Sandbox's `ask_network` says yes (the chat's dialog).
     env: names of extra variables passed through (on top of ENV_ALLOW).
     writable: extra absolute paths the command may write (a cache directory, say).
     home: "secrets" (the default) hides the credential stores of common tools under $HOME
@@ -558,6 +560,10 @@ class Sandbox:
     root: Path
     options: SandboxOptions = field(default_factory=SandboxOptions)
     environ: Mapping[str, str] | None = None  # None: os.environ at each run
+    # Asked, with the command line, when a command failed for want of the network the sandbox
+    # keeps off: True runs it once more with the host's network (the chat's dialog). None
+    # (headless): never; the output says how the user's own settings open it.
+    ask_network: Callable[[str], Awaitable[bool]] | None = field(default=None, compare=False)
 
     def problem(self) -> str | None:
         """Why a command would be refused (None: it would run)."""
@@ -629,8 +635,9 @@ class Sandbox:
         """The command's environment: the allow-listed variables only."""
         return scrubbed_env(self.environ, self.options.env)
 
-    def argv(self, command: str) -> list[str]:
-        """The program line that runs `command` (a shell command line)."""
+    def argv(self, command: str, *, network: bool | None = None) -> list[str]:
+        """The program line that runs `command` (a shell command line); `network` overrides
+        the options' for this one command."""
         shell = ["/bin/sh", "-c", command]
         if self.options.mode == "off":
             # Under the subreaper helper: what the command detaches is still found and ended.
@@ -679,21 +686,50 @@ class Sandbox:
         args += ["--chdir", root, "--setenv", "TMPDIR", "/tmp"]
         args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
                  "--new-session", *_cap_drop(), *_userns(program)]  # fmt: skip
-        if not self.options.network:
+        if not (self.options.network if network is None else network):
             args.append("--unshare-net")
         return [*args, "--", *shell]
 
     async def run(self, command: str, *, timeout: float, limit: int) -> RunOutcome:
         """Run `command` in the root; output capped at `limit` bytes (head and tail kept);
         every process of it ended at `timeout` seconds, when it is cancelled, or when it
-        reaches the process cap (`max_processes`)."""
+        reaches the process cap (`max_processes`). One that failed for want of the network
+        (off in the sandbox) runs once more with it only when `ask_network` says yes; the
+        network is all or nothing for that command (no per-host filter)."""
+        outcome = await self._run(command, timeout=timeout, limit=limit, network=None)
+        sign = self._network_refusal(outcome)
+        if sign is None:
+            return outcome
+        if self.ask_network is not None and await self.ask_network(command):
+            again = await self._run(command, timeout=timeout, limit=limit, network=True)
+            said = f"[prefixlock: run again with the network, as approved, after: {sign}]\n"
+            return replace(again, output=said + again.output)
+        said = (
+            f"\n[prefixlock: {sign}: the network is off in the sandbox; the user may run it "
+            "with the network when asked, or open it for every command with network = true "
+            "under [sandbox] in their own ~/.prefixlock/settings.toml]\n"
+        )
+        return replace(outcome, output=outcome.output + said)
+
+    def _network_refusal(self, outcome: RunOutcome) -> str | None:
+        """The output's line saying the network was out of reach, for a sandboxed command
+        that failed without it; else None."""
+        if self.options.mode != "bwrap" or self.options.network:
+            return None
+        if outcome.exit_code in (0, None) or outcome.killed_for:
+            return None
+        return network_failure(outcome.output)
+
+    async def _run(
+        self, command: str, *, timeout: float, limit: int, network: bool | None
+    ) -> RunOutcome:
         self.check()
         if self.options.mode == "off":
             # Unconfined, the command can read our /proc/PID/environ: keys out of it first.
             hide_initial_environ(self.env())
         cap = self.options.max_processes
         cgroup = PidsCgroup.create(cap) if cap else None
-        argv = self.argv(command)
+        argv = self.argv(command, network=network)
         if cgroup is not None:
             argv = cgroup.wrap(argv)
         before = present_protected(self.root) if self.options.mode == "bwrap" else None

@@ -16,6 +16,7 @@ import os
 import shutil
 import socket
 import threading
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -29,7 +30,13 @@ from prefixlock.coding.sandbox import (
     WriteWatch,
     tightened,
 )
-from prefixlock.coding.sandbox_policy import HOME_SECRETS, WORKSPACE_READ_ONLY, is_protected
+from prefixlock.coding.sandbox_policy import (
+    HOME_SECRETS,
+    WORKSPACE_READ_ONLY,
+    is_protected,
+    network_failure,
+    network_key,
+)
 from prefixlock.coding.settings_files import ignored_notes, load_settings, sandbox_options
 from prefixlock.coding.workspace import ApprovalRequest, Decision, Workspace, WorkspaceError
 from tests.helpers.sandbox import needs_bwrap
@@ -362,6 +369,94 @@ async def test_the_network_is_off_unless_the_user_opens_it(ws: Path) -> None:
     finally:
         server.close()
     assert "rc=0" not in closed.output and "rc=0" in opened.output
+
+
+@contextlib.contextmanager
+def _listening() -> Iterator[int]:
+    """A server on the host's loopback (reachable only with the host's network): its port."""
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def accept() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                server.accept()[0].close()
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield server.getsockname()[1]
+    finally:
+        server.close()
+
+
+def _fetch(port: int) -> str:
+    """A command that reaches the host's server, or fails resolving a name as a download does
+    without the network (curl, pip and git print the same)."""
+    python = shutil.which("python3") or "python3"
+    reach = (
+        f"import socket; socket.create_connection(('127.0.0.1', {port})).close(); print('reached')"
+    )
+    resolve = "import socket; socket.getaddrinfo('pypi.org', 443)"
+    return f'{python} -c "{reach}" 2>/dev/null || {python} -c "{resolve}"'
+
+
+async def test_a_command_that_needs_the_network_runs_with_it_only_when_the_user_says_so(
+    ws: Path,
+) -> None:
+    asked: list[str] = []
+
+    def answer(yes: bool) -> Callable[[str], Awaitable[bool]]:
+        async def ask(command: str) -> bool:
+            asked.append(command)
+            return yes
+
+        return ask
+
+    with _listening() as port:
+        command = _fetch(port)
+        sandbox = Sandbox(ws, SandboxOptions(), ask_network=answer(False))
+        declined = await sandbox.run(command, timeout=30, limit=20_000)
+        assert asked == [command]
+        assert "reached" not in declined.output and declined.exit_code != 0
+        assert "Temporary failure in name resolution" in declined.output, declined.output
+        assert "the network is off in the sandbox" in declined.output
+        sandbox = Sandbox(ws, SandboxOptions(), ask_network=answer(True))
+        approved = await sandbox.run(command, timeout=30, limit=20_000)
+        assert "reached" in approved.output and approved.exit_code == 0, approved.output
+        assert approved.output.startswith("[prefixlock: run again with the network")
+        # Headless (nobody to ask): never opened; the output says how the user opens it.
+        headless = await _run(ws, command)
+        assert "reached" not in headless.output and "~/.prefixlock/settings.toml" in headless.output
+        # A failure that is not the network's is not a question.
+        asked.clear()
+        other = await sandbox.run("echo no such file; exit 3", timeout=30, limit=20_000)
+        assert asked == [] and other.exit_code == 3
+
+
+async def test_a_repository_cannot_pre_approve_the_network(ws: Path) -> None:
+    # Its settings open the network and allow the command: neither counts, and no file keeps
+    # an "always" for the network (the chat holds it in memory), so nothing can be planted.
+    with _listening() as port:
+        command = _fetch(port)
+        _project_settings(
+            ws,
+            f'[sandbox]\nnetwork = true\n[permissions]\nallow = ["Bash({command.split()[0]}:*)"]\n',
+        )
+        settings = load_settings(ws, None)
+        options = sandbox_options(settings)
+        assert options.network is False
+        assert any("network ignored" in n for n in ignored_notes(settings))
+        res = await _run(ws, command, options)
+        assert "reached" not in res.output and "the network is off" in res.output
+
+
+def test_an_always_covers_the_command_prefix_only() -> None:
+    assert network_key("npm install left-pad") == "npm install"
+    assert network_key("git clone https://x/y.git") == "git clone"
+    assert network_key("curl -sSf https://x") == "curl"
+    assert network_key("./fetch.sh --all") == "./fetch.sh"
+    assert network_failure("fatal: unable to access: Could not resolve host: github.com")
+    assert network_failure("npm ERR! getaddrinfo ENOTFOUND registry.npmjs.org")
+    assert network_failure("error: 3 tests failed") is None
 
 
 async def test_the_host_processes_and_their_environ_are_out_of_sight(
