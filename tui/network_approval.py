@@ -1,10 +1,12 @@
 """The chat's question when a sandboxed command failed for want of the network: run it again
-with the network? (y: once, a: always for this command prefix this session, n: no).
+with the network? (y: once, a: always for this command's program and first argument in this
+chat, n: no).
 
 The sandbox keeps the network off (`prefixlock.coding.sandbox`); a command whose output shows
 it could not reach the network (`sandbox_policy.network_failure`) is offered once more with the
 host's network, all or nothing for that command (no per-host filter). An "always" covers the
-command's prefix (`npm install`, `git clone`: `sandbox_policy.network_key`) and lives only in
+command's program and first argument (`npm install`, `git clone`, `sh fetch.sh`:
+`sandbox_policy.network_key`) and lives only in
 this chat's memory: no file, so no repository and no command can pre-approve it. Headless
 `prefixlock run` has no one to ask, so the network stays off there unless the user's own
 settings open it.
@@ -26,7 +28,7 @@ class NetworkApprovals:
 
     def __init__(self, backend: ChatBackend) -> None:
         self.backend = backend
-        self.always: set[str] = set()  # command prefixes the user let use the network
+        self.always: set[str] = set()  # `network_key`s the user let use the network
 
     async def ask(self, command: str) -> bool:
         key = network_key(command)

@@ -146,12 +146,11 @@ def network_failure(output: str) -> str | None:
 
 
 def network_key(command: str) -> str:
-    """The command prefix an "always" for the network covers: the program, and its subcommand
-    when there is one (`npm install`, `git clone`, `pip install`; `curl` alone)."""
+    """What an "always" for the network covers: the program and its first word that is not an
+    option (`npm install`, `git clone`, `sh fetch.sh`, `curl https://host/file`), so an answer
+    about one script or subcommand never covers a whole interpreter."""
     words = command.split()
     if not words:
         return ""
-    key = words[0]
-    if len(words) > 1 and words[1].isidentifier():
-        key += f" {words[1]}"
-    return key
+    rest = next((w for w in words[1:] if not w.startswith("-")), None)
+    return f"{words[0]} {rest}" if rest else words[0]

@@ -452,7 +452,8 @@ async def test_a_repository_cannot_pre_approve_the_network(ws: Path) -> None:
 def test_an_always_covers_the_command_prefix_only() -> None:
     assert network_key("npm install left-pad") == "npm install"
     assert network_key("git clone https://x/y.git") == "git clone"
-    assert network_key("curl -sSf https://x") == "curl"
+    assert network_key("curl -sSf https://x") == "curl https://x"
+    assert network_key("sh fetch.sh") == "sh fetch.sh"  # never all of `sh`
     assert network_key("./fetch.sh --all") == "./fetch.sh"
     assert network_failure("fatal: unable to access: Could not resolve host: github.com")
     assert network_failure("npm ERR! getaddrinfo ENOTFOUND registry.npmjs.org")

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.coding.test_sandbox_redteam import _fetch, _listening
 from tests.tui.test_terminal import KEY_VARS, POLL, Tmux
 from tests.tui.test_terminal_session import _chat, _exe, _free_port, _quit
 
@@ -53,8 +54,16 @@ def tmux() -> Iterator[Tmux]:
 
 
 @pytest.fixture
-def served(tmp_path: Path) -> Iterator[str]:
-    """`prefixlock serve` whose model asks to run the repository's script on "plant"."""
+def port() -> Iterator[int]:
+    """A server on the host's loopback: reachable from a command only with the network."""
+    with _listening() as number:
+        yield number
+
+
+@pytest.fixture
+def served(tmp_path: Path, port: int) -> Iterator[str]:
+    """`prefixlock serve` whose model asks to run the repository's script on "plant", and a
+    download (`fetch.sh`: it reaches the host's server, or fails resolving a name) on "fetch"."""
     script = tmp_path / "script.yaml"
     script.write_text(
         'default: "OK."\n'
@@ -65,6 +74,12 @@ def served(tmp_path: Path) -> Iterator[str]:
         "        tool: run_command\n"
         "        input: {command: sh tools/setup.sh}\n"
         '      - text: "Planted."\n'
+        '  - match: "fetch"\n'
+        "    steps:\n"
+        '      - text: "Fetching."\n'
+        "        tool: run_command\n"
+        "        input: {command: sh fetch.sh}\n"
+        '      - text: "Fetched."\n'
     )
     port = _free_port()
     env = {k: v for k, v in os.environ.items() if k not in (*KEY_VARS, "COLUMNS", "LINES")}
@@ -134,3 +149,41 @@ def test_an_approved_command_cannot_plant_hooks_settings_or_read_credentials(
     _git(ws, "add", "NOTES.md")
     _git(ws, "commit", "-q", "-m", "notes")
     assert not (ws / "PWNED").exists()
+
+
+def _armed(tmux: Tmux, text: str) -> str:
+    return tmux.wait_for(lambda t: text in t and "finish typing" not in t, f"the armed {text!r}")
+
+
+def test_a_command_gets_the_network_only_when_the_user_says_so(
+    tmux: Tmux, tmp_path: Path, served: str, port: int
+) -> None:
+    """The network is off in the sandbox; a download that failed for it is offered again with
+    the network: "n" leaves it failed, "a" runs it with the network and is not asked again for
+    the same command in this chat."""
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "fetch.sh").write_text(_fetch(port) + "\n")
+    _chat(tmux, "chat", ws, tmp_path / "s.sqlite", served)
+    tmux.wait_for(lambda t: "live: http://127.0.0.1" in t, "the app to open")
+    tmux("send-keys", "-t", "chat", "-l", "fetch it")
+    tmux("send-keys", "-t", "chat", "Enter")
+    _armed(tmux, "wants to run a command")
+    tmux("send-keys", "-t", "chat", "y")
+    _armed(tmux, "It failed without the network")
+    tmux("send-keys", "-t", "chat", "n")
+    tmux.wait_for(lambda t: "Fetched." in t, "the turn's end")
+    pane = tmux.wait_for(
+        lambda t: "run with the network: sh fetch.sh: declined" in t, "the declined note"
+    )
+    tmux("send-keys", "-t", "chat", "-l", "fetch again")
+    tmux("send-keys", "-t", "chat", "Enter")
+    _armed(tmux, "wants to run a command")
+    tmux("send-keys", "-t", "chat", "y")
+    _armed(tmux, "It failed without the network")
+    tmux("send-keys", "-t", "chat", "a")
+    pane = tmux.wait_for(lambda t: t.count("Fetched.") >= 2, "the second turn's end")
+    assert "run with the network: sh fetch.sh: allowed for" in pane, pane
+    tmux("send-keys", "-t", "chat", "C-r")  # unfold the outputs: the second one reached it
+    tmux.wait_for(lambda t: "reached" in t, "the output of the run with the network")
+    assert "always for `sh fetch.sh` commands" not in tmux.pane()  # the dialog is gone
