@@ -5,8 +5,10 @@ the prefix as `mcp__invoices__*`, sorted, and the model calls one. A deny rule i
 the user consents (here `enabledMcpjsonServers` in the local `.claude/settings.local.json`),
 and its tools run only when allowed (an allow rule: headless, nobody is asked). When the server
 announces a new tool list (tools/list_changed), `announced_changes` prices the prefix change and
-the cache policy decides before anything moves. Offline: the server is a subprocess, the model
-the emulator's script."""
+the cache policy decides before anything moves. `server.restart(session)` starts the server
+again: the same tools keep the prefix byte for byte (the next request reads the cache), other
+tools are a priced change, as a refresh is. Offline: the server is a subprocess, the model the
+emulator's script."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ import json
 import sys
 from pathlib import Path
 
-from prefixlock import Agent, FrozenPrefix, ToolResult
+from prefixlock import Agent, FrozenPrefix, ToolResult, UsageReport
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, Rule, Script, Step
 
@@ -115,6 +117,13 @@ async def main() -> None:
                 async for event in s.send("total of INV-7?"):
                     if isinstance(event, ToolResult):
                         print(f"{event.name} -> {event.content}")  # refused by the rule
+                # Restarted (a new process) with the same tools: no byte of the prefix moves.
+                (server,) = servers
+                before = s.prefix.fingerprint
+                assert await server.restart(s) is None and s.prefix.fingerprint == before
+                reports = [e async for e in s.send("total again?") if isinstance(e, UsageReport)]
+                print("after the restart, read from the cache:", reports[0].usage.cache_read)
+                assert reports[0].usage.cache_read > 0
                 await s.ask("grow the tools")
                 for change in await announced_changes(servers, s):
                     print("the server's tools changed:", change.describe())
@@ -122,6 +131,10 @@ async def main() -> None:
                     if CachePolicy(tools="always").allow_tools(change.quote):
                         change.apply(policy="allow")
                 print("prefix tools now:", list(s.prefix.tool_names()))
+                # The new process lists no `discount` (the old one added it): priced, as ever.
+                restarted = await server.restart(s)
+                assert restarted is not None
+                print("restarted:", restarted.describe(), "-", restarted.quote.summary())
 
 
 if __name__ == "__main__":

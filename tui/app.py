@@ -50,6 +50,7 @@ from .backend import ChatBackend
 from .commands import COMMANDS, Parsed, parse
 from .completion import custom_candidates
 from .input_history import InputHistory, history_path
+from .mcp_restart import McpCommands
 from .mentions import expand_mentions
 from .model_picker import ModelPickerScreen
 from .project_commands import ProjectCommands
@@ -81,7 +82,7 @@ from .widgets import (
 HISTORY_BATCH = 12  # a resumed session's entries mounted at a time: more than a screen holds
 
 
-class ChatApp(ProjectCommands, App[None]):
+class ChatApp(ProjectCommands, McpCommands, App[None]):
     """prefixlock's coding assistant."""
 
     CSS_PATH: ClassVar[str | None] = "app.tcss"
@@ -741,9 +742,6 @@ class ChatApp(ProjectCommands, App[None]):
         msg = await self.backend.set_keepalive(on_)
         await self.add_note(msg, "info")
         self.refresh_panel()
-
-    async def cmd_mcp(self, args: tuple[str, ...]) -> None:
-        await self.add_note(self.backend.mcp_text(), "info")
 
     async def cmd_sessions(self, args: tuple[str, ...]) -> None:
         await self.add_note(self.backend.sessions_text(), "info")

@@ -55,6 +55,7 @@ from prefixlock.providers.registry import KEY_VAR_NAMES
 from prefixlock.settings import Settings
 from prefixlock.tools import Tool, ToolLike
 
+from .network_approval import NetworkApprovals
 from .state import CacheState, PanelView, format_dollars
 from .undo import UndoJournal
 
@@ -197,6 +198,7 @@ class ChatBackend:
         )
         self.mcp_notes: list[str] = []
         self.mcp_failed: dict[str, str] = {}  # server name -> why it did not start
+        self.mcp_stopped: dict[str, McpServer] = {}  # a restart that failed (tui/mcp_restart.py)
         self._mcp_task: asyncio.Task[None] | None = None
         self._mcp_close = asyncio.Event()
         self.model: str = options.model
@@ -411,8 +413,13 @@ class ChatBackend:
         lines = ["MCP servers:"]
         for c in configs:
             if c.name in running:
-                n = len(running[c.name].tools)
+                server = running[c.name]
+                n = len(server.tools)
+                if self._session is not None:  # what the prefix holds (a new list not taken)
+                    n = sum(t.startswith(server.prefix) for t in self.session.prefix.tool_names())
                 state = f"running, {n} tool{'s' if n != 1 else ''} pinned in the prefix"
+                if n != len(server.tools):
+                    state += f" ({len(server.tools)} listed by the server now)"
             elif c.name in self.mcp_failed:
                 log = server_log(self.mcp_log_dir, c.name)
                 state = f"failed: {self.mcp_failed[c.name]} (log: {log})"
@@ -536,6 +543,8 @@ class ChatBackend:
 
         self.load_custom_commands()
         self.load_hooks()
+        # A command that failed without the network may run again with it: the user is asked.
+        self.workspace.sandbox.ask_network = NetworkApprovals(self).ask
         await self._open_mcp_servers()
         base_url = self.options.base_url
         if self.offline and self.options.emulator is not None:
@@ -633,6 +642,9 @@ class ChatBackend:
         if self._session is not None:
             s, self._session = self._session, None
             await s.aclose()
+        for server in list(self.mcp_servers):  # each in a task of its own (a restarted one too)
+            with contextlib.suppress(Exception):  # a server that died: nothing to close
+                await server.__aexit__(None, None, None)
         if self._mcp_task is not None:
             task, self._mcp_task = self._mcp_task, None
             self._mcp_close.set()

@@ -35,7 +35,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("undo", "[force]", "put back the files the last turn wrote"),
     CommandSpec("init", "", "draft an AGENTS.md from the workspace, show it, write it"),
     CommandSpec("permissions", "[MODE]", "show the permission rules, or set the mode"),
-    CommandSpec("mcp", "", "list the MCP servers: running (tools), failed (log), not approved"),
+    CommandSpec(
+        "mcp", "[restart NAME]", "list the MCP servers (running, failed, not approved); restart one"
+    ),
     CommandSpec("effort", "[LEVEL]", "reasoning effort (priced first): minimal..max|default"),
     CommandSpec("clear", "", "clear the view (the session is unchanged)"),
     CommandSpec("help", "", "show every command and key"),
@@ -113,6 +115,8 @@ def parse(line: str, custom: Collection[str] = ()) -> Parsed:
         return Parsed(name, args, stripped, error=f"usage: /permissions [{'|'.join(MODES)}]")
     if name == "effort" and (len(args) > 1 or (args and args[0] not in (*EFFORTS, "default"))):
         return Parsed(name, args, stripped, error=f"usage: /effort [{'|'.join(EFFORTS)}|default]")
+    if name == "mcp" and args and (len(args) != 2 or args[0].lower() != "restart"):
+        return Parsed(name, args, stripped, error="usage: /mcp [restart NAME]")
     if name == "model" and len(args) > 1:
         return Parsed(name, args, stripped, error="usage: /model [MODEL]")
     return Parsed(name, args, stripped)

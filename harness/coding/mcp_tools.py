@@ -16,6 +16,9 @@ the same prefix bytes on every run whatever order it lists them in. A call goes 
 list changes later changes nothing by itself: `refresh(session)` lists again and, when the list
 differs from what the session's prefix holds, returns the change with the guard's quote
 (`s.quote_tools`), applied only by `change.apply()` (`s.change_tools` with that quote).
+`restart(session)` stops the server and starts it again (a new process or connection): a
+server that lists the same tools keeps the prefix byte for byte (the pinned tools call the new
+process), one that lists others gives the priced change, as `refresh` does.
 A server that sends `notifications/tools/list_changed` sets `server.list_changed`;
 `announced_changes(servers, session)` refreshes just those servers. The chat offers each such
 change with its quote (like an edited instruction file); `prefixlock run` applies it when
@@ -30,9 +33,11 @@ asked before every call, so a deny rule naming an MCP tool refuses it.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import sys
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -51,6 +56,9 @@ if TYPE_CHECKING:
 
 #: Asked before each call with the tool's (prefixed) name: a reason to refuse it, or None.
 Gate = Callable[[str], "str | None"]
+#: Makes a new transport to the server each time it is opened: a context manager yielding
+#: (read stream, write stream, ...).
+Connect = Callable[[], AbstractAsyncContextManager[Any]]
 
 
 class McpToolError(Exception):
@@ -94,9 +102,9 @@ class McpServer:
     """A connection to one MCP server and the tools it offered when opened."""
 
     def __init__(
-        self, connect: Any, label: str, *, prefix: str = "", gate: Gate | None = None
+        self, connect: Connect, label: str, *, prefix: str = "", gate: Gate | None = None
     ) -> None:
-        self._connect = connect  # an async context manager yielding (read, write, ...)
+        self._connect = connect  # called once per start: a restart needs a fresh transport
         self.label = label
         self.prefix = prefix  # prepended to each tool name ("" keeps the server's names)
         self.gate = gate  # asked before each call (permission rules); None: every call runs
@@ -104,7 +112,8 @@ class McpServer:
         # The server announced a new tool list (tools/list_changed) since it was last listed.
         self.list_changed: bool = False
         self._listed: set[str] = set()  # every tool name it ever listed (they may be pinned)
-        self._stack: contextlib.AsyncExitStack | None = None
+        # The task holding the connection open, and the event that ends it.
+        self._holder: tuple[asyncio.Task[None], asyncio.Event] | None = None
         self._session: ClientSession | None = None
 
     @classmethod
@@ -117,21 +126,29 @@ class McpServer:
         prefix: str = "",
         gate: Gate | None = None,
         errlog: Any = None,
+        log: Path | None = None,
     ) -> McpServer:
         """A server run as a subprocess speaking MCP over its stdin/stdout; its stderr goes to
-        `errlog` (an open file; None: this process's stderr)."""
+        `errlog` (an open file; None: this process's stderr), or appended to the file `log`
+        (opened at each start, closed when the server stops)."""
         need("mcp", "mcp", "McpServer")
         from mcp import StdioServerParameters, stdio_client
 
         params = StdioServerParameters(
             command=command, args=list(args), env=dict(env) if env is not None else None
         )
-        return cls(
-            stdio_client(params, errlog=errlog or _errlog()),
-            f"stdio:{command}",
-            prefix=prefix,
-            gate=gate,
-        )
+
+        @contextlib.asynccontextmanager
+        async def connect() -> AsyncIterator[Any]:
+            with contextlib.ExitStack() as files:
+                out = errlog or _errlog()
+                if log is not None:
+                    log.parent.mkdir(parents=True, exist_ok=True)
+                    out = files.enter_context(log.open("a", encoding="utf-8"))
+                async with stdio_client(params, errlog=out) as streams:
+                    yield streams
+
+        return cls(connect, f"stdio:{command}", prefix=prefix, gate=gate)
 
     @classmethod
     def http(cls, url: str, *, prefix: str = "", gate: Gate | None = None) -> McpServer:
@@ -139,35 +156,28 @@ class McpServer:
         need("mcp", "mcp", "McpServer")
         from mcp.client.streamable_http import streamable_http_client
 
-        return cls(streamable_http_client(url), url, prefix=prefix, gate=gate)
+        return cls(lambda: streamable_http_client(url), url, prefix=prefix, gate=gate)
 
     @classmethod
     def from_config(
-        cls, config: McpServerConfig, *, gate: Gate | None = None, errlog: Any = None
+        cls, config: McpServerConfig, *, gate: Gate | None = None, log: Path | None = None
     ) -> McpServer:
-        """The server a settings entry names; its tools are `mcp__NAME__TOOL`."""
+        """The server a settings entry names; its tools are `mcp__NAME__TOOL`; a stdio
+        server's stderr is appended to `log` (None: this process's stderr)."""
         prefix = f"mcp__{config.name}__"
         if config.url is not None:
             return cls.http(config.url, prefix=prefix, gate=gate)
         return cls.stdio(
-            config.command, config.args, env=config.env, prefix=prefix, gate=gate, errlog=errlog
+            config.command, config.args, env=config.env, prefix=prefix, gate=gate, log=log
         )
 
     async def __aenter__(self) -> McpServer:
         need("mcp", "mcp", "McpServer")
-        from mcp import ClientSession
-
-        stack = contextlib.AsyncExitStack()
+        await self._open()
         try:
-            streams = await stack.enter_async_context(self._connect)
-            session = await stack.enter_async_context(
-                ClientSession(streams[0], streams[1], message_handler=self._on_message)
-            )
-            await session.initialize()
-            self._stack, self._session = stack, session
             self.tools = await self._list()
         except BaseException:
-            await stack.aclose()
+            await self._close()
             raise
         return self
 
@@ -177,9 +187,63 @@ class McpServer:
         exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        if self._stack is not None:
-            await self._stack.aclose()
-        self._stack = self._session = None
+        await self._close()
+
+    async def restart(self, session: Session) -> ToolListChange | None:
+        """Stop the server and start it again, then list its tools. None when `session`'s
+        prefix already holds exactly them: nothing changes, not a byte (the pinned tools now
+        call the new process). Else the change, priced by the guard; nothing is applied, as
+        with `refresh`. A server that does not start again raises and stays stopped."""
+        with contextlib.suppress(Exception):  # a server that crashed: its end is not news
+            await self._close()
+        await self._open()
+        return await self.refresh(session)
+
+    async def _open(self) -> None:
+        # The MCP client's task groups must be left from the task that entered them; the
+        # connection lives in a task of its own, so any task may open, restart or close it.
+        loop = asyncio.get_running_loop()
+        opened: asyncio.Future[ClientSession] = loop.create_future()
+        close = asyncio.Event()
+        task = loop.create_task(self._hold(opened, close), name=f"MCP server {self.label}")
+        try:
+            self._session = await opened
+        except BaseException:
+            close.set()
+            with contextlib.suppress(BaseException):  # its failure is the one raised here
+                await task
+            raise
+        self._holder = (task, close)
+
+    async def _hold(self, opened: asyncio.Future[ClientSession], close: asyncio.Event) -> None:
+        from mcp import ClientSession
+
+        try:
+            async with contextlib.AsyncExitStack() as stack:
+                streams = await stack.enter_async_context(self._connect())
+                session = await stack.enter_async_context(
+                    ClientSession(streams[0], streams[1], message_handler=self._on_message)
+                )
+                await session.initialize()
+                if opened.done():  # the opener was cancelled meanwhile
+                    return
+                opened.set_result(session)
+                await close.wait()
+        except BaseException as exc:
+            if opened.done():
+                raise
+            if isinstance(exc, asyncio.CancelledError):
+                opened.cancel()
+            else:
+                opened.set_exception(exc)
+
+    async def _close(self) -> None:
+        holder, self._holder = self._holder, None
+        self._session = None
+        if holder is not None:
+            task, close = holder
+            close.set()
+            await task
 
     async def _on_message(self, message: object) -> None:
         from mcp import types
@@ -209,6 +273,8 @@ class McpServer:
         local = check_tool_name(f"{self.prefix}{name}")
 
         async def call(**arguments: Any) -> str:
+            if self._session is None:  # stopped (a restart that failed): nothing to ask
+                raise McpToolError(f"{local}: the MCP server {self.label} is not running")
             refused = self.gate(local) if self.gate is not None else None
             if refused is not None:  # the model reads this as the tool's error
                 raise McpToolError(f"{local}: refused ({refused})")
@@ -270,11 +336,8 @@ async def open_servers(
     `log_dir/NAME.log` (`server_log`), never over a screen."""
     opened: list[McpServer] = []
     for cfg in configs:
-        log: Any = None
-        if log_dir is not None and cfg.url is None:
-            log_dir.mkdir(parents=True, exist_ok=True)
-            log = stack.enter_context(server_log(log_dir, cfg.name).open("a", encoding="utf-8"))
-        server = McpServer.from_config(cfg, gate=gate, errlog=log)
+        log = server_log(log_dir, cfg.name) if log_dir is not None else None
+        server = McpServer.from_config(cfg, gate=gate, log=log)
         try:
             await stack.enter_async_context(server)
         except ConfigError:

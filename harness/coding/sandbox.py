@@ -17,6 +17,10 @@ but nothing falls back to it on its own:
     sandbox.check()                                   # SandboxError: one line, if unusable
     result = await sandbox.run("pytest -q", timeout=60, limit=30_000)
 
+Each command is bounded: its processes (`max_processes`), each process's memory, the private
+/tmp's size, the largest file, and the bytes it writes to the workspace in all (`max_write_mb`,
+stopped past it: `WriteWatch`).
+
 Every run streams the output into a head and a tail of bounded size (a flood never sits in
 memory), and ends the command's every process at the timeout, detached ones included: in the
 sandbox the PID namespace dies with its first process; unsandboxed, the command runs under a
@@ -35,7 +39,8 @@ import signal
 import stat
 import subprocess
 import sys
-from collections.abc import Callable, Mapping
+import time
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
@@ -49,7 +54,7 @@ from .proclimit import (
     process_cap_problem,
     rlimit_shell,
 )
-from .sandbox_policy import home_secret_paths, workspace_read_only_names
+from .sandbox_policy import home_secret_paths, network_failure, workspace_read_only_names
 
 SandboxMode = Literal["bwrap", "off"]
 MODES: tuple[SandboxMode, ...] = ("bwrap", "off")
@@ -60,6 +65,9 @@ HOME_MODES: tuple[HomeMode, ...] = ("hidden", "secrets", "visible")
 #: for a build's temporaries and a large fixture, far below a machine's memory and disk.
 DEFAULT_TMP_MB = 1024
 DEFAULT_MAX_FILE_MB = 1024
+#: How much one command may write to the workspace in all, in MiB, by default: a dependency
+#: install fits (a virtualenv with a large framework, node_modules); a runaway loop is stopped.
+DEFAULT_MAX_WRITE_MB = 2048
 
 #: Variables a command sees (when set): what shells, compilers and test runners need to behave,
 #: nothing that authenticates. Locale variables (LC_*) pass too.
@@ -101,6 +109,8 @@ class SandboxOptions:
     explicit choice: commands run unconfined, with the scrubbed environment).
     network: False (the default) gives the command a network namespace with only a loopback
     device; True shares the host's network (all or nothing: there is no per-domain filter).
+    With False, a command that failed for want of it runs once more with it only when the
+    Sandbox's `ask_network` says yes (the chat's dialog).
     env: names of extra variables passed through (on top of ENV_ALLOW).
     writable: extra absolute paths the command may write (a cache directory, say).
     home: "secrets" (the default) hides the credential stores of common tools under $HOME
@@ -114,6 +124,8 @@ class SandboxOptions:
     None: half the machine's memory; 0: no cap.
     tmp_mb: the size of the private `/tmp` (a tmpfs lives in memory); 0: the kernel's default.
     max_file_mb: the largest file a command may write (RLIMIT_FSIZE); 0: no cap.
+    max_write_mb: how much one command may write to the workspace in all; a command that goes
+    past it is stopped (see `write_watch`); 0: no cap.
     """
 
     mode: SandboxMode = "bwrap"
@@ -126,6 +138,7 @@ class SandboxOptions:
     memory_mb: int | None = None
     tmp_mb: int = DEFAULT_TMP_MB
     max_file_mb: int = DEFAULT_MAX_FILE_MB
+    max_write_mb: int = DEFAULT_MAX_WRITE_MB
 
     def __post_init__(self) -> None:
         if self.home not in HOME_MODES:
@@ -172,7 +185,7 @@ class SandboxOptions:
 
 
 #: The sizes in MiB a `[sandbox]` table may bound (0: no cap).
-BOUND_KEYS = ("memory_mb", "tmp_mb", "max_file_mb")
+BOUND_KEYS = ("memory_mb", "tmp_mb", "max_file_mb", "max_write_mb")
 #: Every key of a `[sandbox]` table.
 TABLE_KEYS = ("mode", "network", "env", "writable", "home", "program", "max_processes",
               *BOUND_KEYS)  # fmt: skip
@@ -547,6 +560,10 @@ class Sandbox:
     root: Path
     options: SandboxOptions = field(default_factory=SandboxOptions)
     environ: Mapping[str, str] | None = None  # None: os.environ at each run
+    # Asked, with the command line, when a command failed for want of the network the sandbox
+    # keeps off: True runs it once more with the host's network (the chat's dialog). None
+    # (headless): never; the output says how the user's own settings open it.
+    ask_network: Callable[[str], Awaitable[bool]] | None = field(default=None, compare=False)
 
     def problem(self) -> str | None:
         """Why a command would be refused (None: it would run)."""
@@ -591,6 +608,12 @@ class Sandbox:
             )
         file_mb = self.options.max_file_mb
         parts.append(f"files up to {file_mb} MiB" if file_mb else "file size not capped")
+        write_mb = self.options.max_write_mb
+        parts.append(
+            f"{write_mb} MiB written to the workspace a command"
+            if write_mb
+            else "workspace writes not capped"
+        )
         return "; " + ", ".join(parts)
 
     def cap_problem(self) -> str | None:
@@ -612,8 +635,9 @@ class Sandbox:
         """The command's environment: the allow-listed variables only."""
         return scrubbed_env(self.environ, self.options.env)
 
-    def argv(self, command: str) -> list[str]:
-        """The program line that runs `command` (a shell command line)."""
+    def argv(self, command: str, *, network: bool | None = None) -> list[str]:
+        """The program line that runs `command` (a shell command line); `network` overrides
+        the options' for this one command."""
         shell = ["/bin/sh", "-c", command]
         if self.options.mode == "off":
             # Under the subreaper helper: what the command detaches is still found and ended.
@@ -662,21 +686,50 @@ class Sandbox:
         args += ["--chdir", root, "--setenv", "TMPDIR", "/tmp"]
         args += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent",
                  "--new-session", *_cap_drop(), *_userns(program)]  # fmt: skip
-        if not self.options.network:
+        if not (self.options.network if network is None else network):
             args.append("--unshare-net")
         return [*args, "--", *shell]
 
     async def run(self, command: str, *, timeout: float, limit: int) -> RunOutcome:
         """Run `command` in the root; output capped at `limit` bytes (head and tail kept);
         every process of it ended at `timeout` seconds, when it is cancelled, or when it
-        reaches the process cap (`max_processes`)."""
+        reaches the process cap (`max_processes`). One that failed for want of the network
+        (off in the sandbox) runs once more with it only when `ask_network` says yes; the
+        network is all or nothing for that command (no per-host filter)."""
+        outcome = await self._run(command, timeout=timeout, limit=limit, network=None)
+        sign = self._network_refusal(outcome)
+        if sign is None:
+            return outcome
+        if self.ask_network is not None and await self.ask_network(command):
+            again = await self._run(command, timeout=timeout, limit=limit, network=True)
+            said = f"[prefixlock: run again with the network, as approved, after: {sign}]\n"
+            return replace(again, output=said + again.output)
+        said = (
+            f"\n[prefixlock: {sign}: the network is off in the sandbox; the user may run it "
+            "with the network when asked, or open it for every command with network = true "
+            "under [sandbox] in their own ~/.prefixlock/settings.toml]\n"
+        )
+        return replace(outcome, output=outcome.output + said)
+
+    def _network_refusal(self, outcome: RunOutcome) -> str | None:
+        """The output's line saying the network was out of reach, for a sandboxed command
+        that failed without it; else None."""
+        if self.options.mode != "bwrap" or self.options.network:
+            return None
+        if outcome.exit_code in (0, None) or outcome.killed_for:
+            return None
+        return network_failure(outcome.output)
+
+    async def _run(
+        self, command: str, *, timeout: float, limit: int, network: bool | None
+    ) -> RunOutcome:
         self.check()
         if self.options.mode == "off":
             # Unconfined, the command can read our /proc/PID/environ: keys out of it first.
             hide_initial_environ(self.env())
         cap = self.options.max_processes
         cgroup = PidsCgroup.create(cap) if cap else None
-        argv = self.argv(command)
+        argv = self.argv(command, network=network)
         if cgroup is not None:
             argv = cgroup.wrap(argv)
         before = present_protected(self.root) if self.options.mode == "bwrap" else None
@@ -718,6 +771,12 @@ class Sandbox:
             if cgroup is not None or self._rlimit()
             else None
         )
+        writes = WriteWatch.start(self.root, self.options.max_write_mb)
+        disk = (
+            asyncio.ensure_future(self._watch_writes(proc, writes, kill, capped))
+            if writes is not None
+            else None
+        )
         timed_out = False
         try:
             transport, _ = await loop.connect_read_pipe(
@@ -751,6 +810,8 @@ class Sandbox:
         finally:
             if watch is not None:
                 watch.cancel()
+            if disk is not None:
+                disk.cancel()
             if transport is not None:
                 transport.close()
             else:
@@ -768,6 +829,11 @@ class Sandbox:
                         f"\n[prefixlock removed {', '.join(created)}: the sandbox keeps git "
                         "metadata and tool settings read-only; run that step yourself]\n".encode()
                     )
+        if writes is not None and not capped:
+            # Between two looks it may have ended past the bound: said, with what to do.
+            over = await asyncio.to_thread(functools.partial(writes.over, final=True))
+            if over is not None:
+                capture.feed(f"\n[prefixlock: {writes.describe(over)}]\n".encode())
         text, cut = capture.text()
         if capped and not timed_out:
             return RunOutcome(None, text, False, cut, capture.total, capped[0])
@@ -799,6 +865,22 @@ class Sandbox:
                 kill()
                 return
 
+    async def _watch_writes(
+        self,
+        proc: asyncio.subprocess.Process,
+        writes: WriteWatch,
+        kill: Callable[[], None],
+        capped: list[str],
+    ) -> None:
+        """Stop the command once it has written more than `max_write_mb` to the workspace."""
+        while proc.returncode is None:
+            await asyncio.sleep(_CAP_POLL_SECONDS)
+            over = await asyncio.to_thread(writes.over)
+            if over is not None and proc.returncode is None:
+                capped.append(writes.describe(over))
+                kill()
+                return
+
     def _kill(
         self, proc: asyncio.subprocess.Process, inode: int, cgroup: PidsCgroup | None = None
     ) -> None:
@@ -819,6 +901,85 @@ class Sandbox:
             for pid in _pipe_holders(inode):
                 with contextlib.suppress(ProcessLookupError, PermissionError):
                     os.kill(pid, signal.SIGKILL)
+
+
+@dataclass
+class WriteWatch:
+    """How much a command has written to the workspace, looked at cheaply and often.
+
+    The bound is on bytes written in all, not a quota: the filesystem's free space is read
+    (one statvfs) at every look, and only when it has fallen by more than the bound since the
+    command started is the workspace walked, counting the blocks of the files changed since
+    then (so what other programs write elsewhere on the disk is never charged to the command).
+    A walk is done at most once a second. Per file, RLIMIT_FSIZE (`max_file_mb`) holds too.
+    """
+
+    root: Path
+    bound: int  # bytes
+    started: float  # wall-clock time the command started (file mtimes are compared to it)
+    free: int  # the filesystem's free bytes then
+    next_walk: float = 0.0
+
+    @classmethod
+    def start(cls, root: Path, bound_mb: int) -> WriteWatch | None:
+        """A watch from now; None where there is no bound, or the free space cannot be read."""
+        if not bound_mb:
+            return None
+        try:
+            free = _free_bytes(root)
+        except OSError:
+            return None
+        return cls(root, bound_mb << 20, time.time() - 1.0, free)
+
+    def over(self, *, final: bool = False) -> int | None:
+        """The bytes written, when more than the bound; None while under it. `final`: the
+        look after the command ended (a walk done just before does not put it off)."""
+        try:
+            fallen = self.free - _free_bytes(self.root)
+        except OSError:
+            return None
+        now = time.monotonic()
+        if fallen <= self.bound or (now < self.next_walk and not final):
+            return None
+        self.next_walk = now + 1.0
+        written = written_since(self.root, self.started)
+        return written if written > self.bound else None
+
+    def describe(self, written: int) -> str:
+        return (
+            f"it wrote {written >> 20} MiB to the workspace, more than the sandbox's "
+            f"max_write_mb ({self.bound >> 20} MiB): what it wrote is still there; raise "
+            "max_write_mb in your own settings if it needs more"
+        )
+
+
+def _free_bytes(path: Path) -> int:
+    st = os.statvfs(path)
+    return st.f_bavail * st.f_frsize
+
+
+def written_since(root: Path, since: float) -> int:
+    """Bytes (allocated blocks) of the files under `root` changed since `since` (wall clock),
+    links not followed."""
+    total = 0
+    folders = [str(root)]
+    while folders:
+        try:
+            entries = os.scandir(folders.pop())
+        except OSError:
+            continue
+        with entries:
+            for entry in entries:
+                try:
+                    if entry.is_dir(follow_symlinks=False):
+                        folders.append(entry.path)
+                        continue
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                if max(st.st_mtime, st.st_ctime) >= since:
+                    total += st.st_blocks * 512
+    return total
 
 
 def _killpg(proc: asyncio.subprocess.Process) -> None:

@@ -1,6 +1,7 @@
 """What the command sandbox hides and keeps read-only, in one place: the credential stores of
 common tools under the home folder, and the workspace files that configure programs the host
-runs on its own (git hooks, Claude Code and prefixlock settings, MCP servers, editor tasks).
+runs on its own (git hooks, Claude Code and prefixlock settings, MCP servers, editor tasks),
+and how a command's output shows that it needed the network the sandbox keeps off.
 
 A command that could write `.git/hooks/post-commit` would run unsandboxed at the user's next
 `git commit`; one that could write `.claude/settings.local.json` or `.mcp.json` would start a
@@ -116,3 +117,40 @@ def is_protected(rel: str) -> bool:
 def created_protected(before: set[str], after: set[str]) -> list[str]:
     """The protected names present after a command that were absent before it, sorted."""
     return sorted(after - before)
+
+
+#: What a command prints when it could not reach the network (the sandbox's is off): name
+#: resolution first (curl, git, wget, pip and Python, Node, Go, Rust), then unreachable hosts.
+NETWORK_FAILURES: tuple[str, ...] = (
+    "Could not resolve host",
+    "Temporary failure in name resolution",
+    "Name or service not known",
+    "No address associated with hostname",
+    "nodename nor servname provided",
+    "getaddrinfo EAI_AGAIN",
+    "getaddrinfo ENOTFOUND",
+    "dial tcp: lookup",
+    "failed to lookup address information",
+    "Could not resolve hostname",
+    "unable to resolve host address",
+    "Network is unreachable",
+)
+
+
+def network_failure(output: str) -> str | None:
+    """The line of `output` that says the network could not be reached, or None."""
+    for line in output.splitlines():
+        if any(sign in line for sign in NETWORK_FAILURES):
+            return line.strip()[:200]
+    return None
+
+
+def network_key(command: str) -> str:
+    """What an "always" for the network covers: the program and its first word that is not an
+    option (`npm install`, `git clone`, `sh fetch.sh`, `curl https://host/file`), so an answer
+    about one script or subcommand never covers a whole interpreter."""
+    words = command.split()
+    if not words:
+        return ""
+    rest = next((w for w in words[1:] if not w.startswith("-")), None)
+    return f"{words[0]} {rest}" if rest else words[0]

@@ -16,13 +16,27 @@ import os
 import shutil
 import socket
 import threading
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from prefixlock.coding.permissions import Permissions
-from prefixlock.coding.sandbox import RunOutcome, Sandbox, SandboxOptions
-from prefixlock.coding.sandbox_policy import HOME_SECRETS, WORKSPACE_READ_ONLY, is_protected
+from prefixlock.coding.sandbox import (
+    RunOutcome,
+    Sandbox,
+    SandboxError,
+    SandboxOptions,
+    WriteWatch,
+    tightened,
+)
+from prefixlock.coding.sandbox_policy import (
+    HOME_SECRETS,
+    WORKSPACE_READ_ONLY,
+    is_protected,
+    network_failure,
+    network_key,
+)
 from prefixlock.coding.settings_files import ignored_notes, load_settings, sandbox_options
 from prefixlock.coding.workspace import ApprovalRequest, Decision, Workspace, WorkspaceError
 from tests.helpers.sandbox import needs_bwrap
@@ -357,6 +371,95 @@ async def test_the_network_is_off_unless_the_user_opens_it(ws: Path) -> None:
     assert "rc=0" not in closed.output and "rc=0" in opened.output
 
 
+@contextlib.contextmanager
+def _listening() -> Iterator[int]:
+    """A server on the host's loopback (reachable only with the host's network): its port."""
+    server = socket.create_server(("127.0.0.1", 0))
+
+    def accept() -> None:
+        with contextlib.suppress(OSError):
+            while True:
+                server.accept()[0].close()
+
+    threading.Thread(target=accept, daemon=True).start()
+    try:
+        yield server.getsockname()[1]
+    finally:
+        server.close()
+
+
+def _fetch(port: int) -> str:
+    """A command that reaches the host's server, or fails resolving a name as a download does
+    without the network (curl, pip and git print the same)."""
+    python = shutil.which("python3") or "python3"
+    reach = (
+        f"import socket; socket.create_connection(('127.0.0.1', {port})).close(); print('reached')"
+    )
+    resolve = "import socket; socket.getaddrinfo('pypi.org', 443)"
+    return f'{python} -c "{reach}" 2>/dev/null || {python} -c "{resolve}"'
+
+
+async def test_a_command_that_needs_the_network_runs_with_it_only_when_the_user_says_so(
+    ws: Path,
+) -> None:
+    asked: list[str] = []
+
+    def answer(yes: bool) -> Callable[[str], Awaitable[bool]]:
+        async def ask(command: str) -> bool:
+            asked.append(command)
+            return yes
+
+        return ask
+
+    with _listening() as port:
+        command = _fetch(port)
+        sandbox = Sandbox(ws, SandboxOptions(), ask_network=answer(False))
+        declined = await sandbox.run(command, timeout=30, limit=20_000)
+        assert asked == [command]
+        assert "reached" not in declined.output and declined.exit_code != 0
+        assert "Temporary failure in name resolution" in declined.output, declined.output
+        assert "the network is off in the sandbox" in declined.output
+        sandbox = Sandbox(ws, SandboxOptions(), ask_network=answer(True))
+        approved = await sandbox.run(command, timeout=30, limit=20_000)
+        assert "reached" in approved.output and approved.exit_code == 0, approved.output
+        assert approved.output.startswith("[prefixlock: run again with the network")
+        # Headless (nobody to ask): never opened; the output says how the user opens it.
+        headless = await _run(ws, command)
+        assert "reached" not in headless.output and "~/.prefixlock/settings.toml" in headless.output
+        # A failure that is not the network's is not a question.
+        asked.clear()
+        other = await sandbox.run("echo no such file; exit 3", timeout=30, limit=20_000)
+        assert asked == [] and other.exit_code == 3
+
+
+async def test_a_repository_cannot_pre_approve_the_network(ws: Path) -> None:
+    # Its settings open the network and allow the command: neither counts, and no file keeps
+    # an "always" for the network (the chat holds it in memory), so nothing can be planted.
+    with _listening() as port:
+        command = _fetch(port)
+        _project_settings(
+            ws,
+            f'[sandbox]\nnetwork = true\n[permissions]\nallow = ["Bash({command.split()[0]}:*)"]\n',
+        )
+        settings = load_settings(ws, None)
+        options = sandbox_options(settings)
+        assert options.network is False
+        assert any("network ignored" in n for n in ignored_notes(settings))
+        res = await _run(ws, command, options)
+        assert "reached" not in res.output and "the network is off" in res.output
+
+
+def test_an_always_covers_the_command_prefix_only() -> None:
+    assert network_key("npm install left-pad") == "npm install"
+    assert network_key("git clone https://x/y.git") == "git clone"
+    assert network_key("curl -sSf https://x") == "curl https://x"
+    assert network_key("sh fetch.sh") == "sh fetch.sh"  # never all of `sh`
+    assert network_key("./fetch.sh --all") == "./fetch.sh"
+    assert network_failure("fatal: unable to access: Could not resolve host: github.com")
+    assert network_failure("npm ERR! getaddrinfo ENOTFOUND registry.npmjs.org")
+    assert network_failure("error: 3 tests failed") is None
+
+
 async def test_the_host_processes_and_their_environ_are_out_of_sight(
     ws: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -411,6 +514,50 @@ async def test_memory_tmp_and_file_size_are_bounded(ws: Path) -> None:
     assert "fine" in small.output  # the control: under the bounds it runs
 
 
+async def test_a_command_that_floods_the_workspace_is_stopped(ws: Path) -> None:
+    # 4 MiB at a time, 160 MiB in all, past a 32 MiB bound: stopped on the way, and said.
+    options = SandboxOptions(max_write_mb=32)
+    res = await _run(
+        ws,
+        "for i in $(seq 1 40); do dd if=/dev/zero of=f$i bs=1M count=4 2>/dev/null; "
+        "sleep 0.05; done; echo end",
+        options,
+    )
+    assert "end" not in res.output, res.output
+    assert "wrote" in res.killed_for and "max_write_mb (32 MiB)" in res.killed_for, res
+    assert sum(f.stat().st_size for f in ws.glob("f*")) < 160 << 20
+    # A burst that ends between two looks is said after it.
+    res = await _run(ws, "dd if=/dev/zero of=g bs=1M count=40 2>/dev/null; echo end", options)
+    assert "max_write_mb (32 MiB)" in res.killed_for + res.output, res
+    # The control: under the bound, nothing is said.
+    res = await _run(ws, "dd if=/dev/zero of=h bs=1M count=8 2>/dev/null; echo end", options)
+    assert "end" in res.output and "max_write_mb" not in res.output and not res.killed_for
+
+
+def test_what_others_write_on_the_disk_is_not_the_commands(tmp_path: Path) -> None:
+    root, elsewhere = tmp_path / "ws", tmp_path / "elsewhere"
+    root.mkdir()
+    elsewhere.mkdir()
+    watch = WriteWatch.start(root, 16)
+    assert watch is not None
+    (elsewhere / "big").write_bytes(os.urandom(24 << 20))  # the disk fills, not the workspace
+    assert watch.over(final=True) is None
+    (root / "big").write_bytes(os.urandom(24 << 20))
+    os.sync()
+    written = watch.over(final=True)
+    assert written is not None and written >= 24 << 20
+
+
+def test_a_project_cannot_raise_the_write_bound(ws: Path) -> None:
+    raised, notes = tightened(SandboxOptions(), {"max_write_mb": 1 << 20}, "settings.toml")
+    assert raised.max_write_mb == SandboxOptions().max_write_mb
+    assert notes == ["settings.toml.max_write_mb ignored: only your own settings may raise a limit"]
+    lowered, _ = tightened(SandboxOptions(), {"max_write_mb": 64}, "settings.toml")
+    assert lowered.max_write_mb == 64
+    with pytest.raises(SandboxError, match="max_write_mb 3: expected 0"):
+        SandboxOptions(max_write_mb=3)
+
+
 def test_the_default_bounds_are_set(ws: Path) -> None:
     options = SandboxOptions()
     memory = options.memory_limit()
@@ -418,3 +565,4 @@ def test_the_default_bounds_are_set(ws: Path) -> None:
     described = Sandbox(ws, options).describe()
     assert "no network" in described and "MiB of memory" in described
     assert "files up to 1024 MiB" in described
+    assert "2048 MiB written to the workspace a command" in described

@@ -1,8 +1,12 @@
 """A small MCP server over stdio for tests (official `mcp` package): two invoice tools, and
 `grow`, which adds a `discount` tool and says so (tools/list_changed), so the server's tool
-list changes mid-session."""
+list changes mid-session. With INV_DISCOUNT_IF naming a file that exists when it starts, it
+lists `discount` from the start (a restart after the file appears lists other tools)."""
 
 from __future__ import annotations
+
+import os
+from pathlib import Path
 
 from mcp.server.mcpserver import Context, MCPServer
 
@@ -39,6 +43,9 @@ def fail() -> str:
     """Always fails."""
     raise ValueError("ledger locked")
 
+
+if os.environ.get("INV_DISCOUNT_IF") and Path(os.environ["INV_DISCOUNT_IF"]).exists():
+    app.add_tool(discount)
 
 if __name__ == "__main__":
     app.run()
