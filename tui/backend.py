@@ -582,6 +582,13 @@ class ChatBackend:
         )
         if self.options.resume:
             self._session = self.agent.resume(self.options.resume, fork=self.options.fork)
+            if self.emulator is not None:
+                # The built-in emulator started with this chat, its cache empty: the first
+                # request's miss is this restart, not an eviction on the provider's side.
+                self._session.tracker.guard.provider_restarted(
+                    "the built-in emulator started empty with this chat (its cache lives in "
+                    "the chat's process; `prefixlock serve` keeps it across restarts)"
+                )
         else:
             self._session = self.agent.session(self.options.session_id)
         self._bind_session()

@@ -58,6 +58,7 @@ CAUSES = (
     "lookback",  # a turn added more blocks than Anthropic's lookback reaches
     "breakpoint",  # gpt-5.6+: the changed suffix's shared prefix ended at no cached breakpoint
     "below_minimum",  # the prefix is shorter than the model's minimum cacheable length
+    "restart",  # we restarted the provider (a local emulator): its cache started empty
     "unexplained",  # the provider read less than its own rules allow: eviction or routing
 )
 
@@ -222,6 +223,9 @@ class CacheGuard:
         self.breaks: list[CacheBreak] = []
         self.requests: int = 0
         self.unexplained_tolerance: float = 0.02
+        # Set when we know the provider's cache is empty because we restarted it: the next
+        # request's miss is ours, not the provider's (see `provider_restarted`).
+        self._restarted: str | None = None
 
     # -- rules --------------------------------------------------------------------------------
 
@@ -416,6 +420,8 @@ class CacheGuard:
         ceiling = prev.cached_end
         if read >= ceiling:
             return ceiling, None, ""
+        if self._restarted is not None:
+            return ceiling, "restart", self._restarted
         if prev.cached_key is not None and not self._cache.peek(prev.cached_key, now):
             # What the last request left has expired: any change now costs nothing extra.
             return ceiling, "ttl", f"cache entry expired after {now - prev.time:.0f}s idle"
@@ -565,6 +571,7 @@ class CacheGuard:
         echo: Mapping[str, Any] | None = None,
     ) -> None:
         """Bring the cache model in line with what the provider did for `req`."""
+        self._restarted = None  # the first request after a restart has said so
         model = req.model
         rules = _rules_for(req.api, self.price(model), model)
         units = req.units
@@ -646,6 +653,13 @@ class CacheGuard:
             cached_key,
             req.body,
         )
+
+    def provider_restarted(self, detail: str) -> None:
+        """The provider's cache is known to be empty because we started it again (a chat on
+        the built-in emulator, resumed in a new process): forget every entry, and name the
+        next request's miss as a `restart` with `detail`, never as the provider's eviction."""
+        self._cache = BlockCache()
+        self._restarted = detail
 
     def forget_last(self) -> None:
         """Start a new lineage (after compaction): the next request is not compared to the last."""

@@ -183,3 +183,30 @@ async def test_a_resumed_session_says_when_its_stored_prefix_differs(
         note = chat.backend.resumed_prefix_note()
         assert note is not None and "resumes on its stored prefix" in note
         assert "prefix differs" in note and "cached tokens" in note
+
+
+async def test_a_resume_on_a_fresh_built_in_emulator_blames_the_restart_not_the_provider(
+    chat_options: Any, clock: ManualClock
+) -> None:
+    """Offline, the chat starts its own emulator, so a chat quit and resumed finds an empty
+    cache: the first resumed turn's miss is named `restart` (ours), never `unexplained`
+    ("evicted or routed elsewhere on the provider's side")."""
+    import dataclasses
+
+    from tests.helpers.backend_drive import started
+
+    options = dataclasses.replace(chat_options(), emulator=None)  # the chat's own emulator
+    async with started(options) as chat:
+        await chat.say("hello")
+        await chat.say("look around")
+        session_id = chat.backend.session_id
+    clock.advance(30)
+    resumed = dataclasses.replace(chat_options(resume=session_id), emulator=None)
+    async with started(resumed) as chat:
+        assert chat.backend.emulator is not None
+        await chat.say("hello")
+        breaks = chat.backend.session.tracker.guard.breaks
+        assert [b.cause for b in breaks] == ["restart"], breaks
+        assert "built-in emulator started empty" in breaks[0].detail
+        await chat.say("look around")  # the next turn reads what the first wrote
+        assert [b.cause for b in chat.backend.session.tracker.guard.breaks] == ["restart"]
