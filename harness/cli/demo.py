@@ -746,6 +746,21 @@ def _configure(p: argparse.ArgumentParser) -> None:
         "pydantic-ai-openai, langchain-openai)",
     )
     p.add_argument(
+        "--pairs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="with --versus: run N seed pairs (seeds 1..2N) and print the median, 10th "
+        "percentile and worst of prefixlock's margin per event row and in total (default 1)",
+    )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=0,
+        metavar="J",
+        help="with --versus: clients run at once, each in its own process (default: CPUs)",
+    )
+    p.add_argument(
         "--idle",
         choices=["auto", "pings", "1h", "24h", "off"],
         default="auto",

@@ -334,6 +334,11 @@ def suite(prompts: tuple[str, ...], seeds: tuple[int, ...] = (15, 27)) -> tuple[
     return tuple(scripted(prompts, seed, f"session-{seed}") for seed in seeds)
 
 
+def pair_seeds(pairs: int) -> tuple[int, ...]:
+    """The seeds of `pairs` seed pairs: (1, 2), (3, 4), ... (every draw, none picked)."""
+    return tuple(range(1, 2 * pairs + 1))
+
+
 def mark_compactions(scenario: Scenario, turns: set[int]) -> Scenario:
     """`scenario` with the turns in `turns` (0-based: where each client compacted), whatever
     their other event, and the steady turns between the first and the last of them marked as
