@@ -735,7 +735,7 @@ def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--versus",
         choices=["peers"],
-        help="sessions with idle gaps, model switches, MCP reconnects and a resume, through "
+        help="sessions with idle gaps, model switches, tool-server changes and a resume, through "
         "prefixlock and through peer frameworks configured per their docs (each in its own venv)",
     )
     p.add_argument(
