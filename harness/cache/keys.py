@@ -21,6 +21,9 @@ import hashlib
 from dataclasses import dataclass, field
 
 ACTIVE_SECONDS = 60.0  # a session that sent within this is using its shard
+# A session silent this long is forgotten (a long-running proxy sees sessions that never say
+# they closed); coming back, it takes the lowest free shard again, as a new one would.
+FORGET_SECONDS = 3600.0
 
 
 def family_key(family: str, shard: int) -> str:
@@ -42,6 +45,9 @@ class KeyShards:
         users = self._users.setdefault(family, {})
         if session_id in users:
             return users[session_id][0]
+        for sid, (_, last) in list(users.items()):
+            if last is not None and now - last > FORGET_SECONDS:
+                del users[sid]
         busy = {
             shard
             for sid, (shard, last) in users.items()

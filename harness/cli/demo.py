@@ -735,7 +735,7 @@ def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--versus",
         choices=["peers"],
-        help="sessions with idle gaps, model switches, MCP reconnects and a resume, through "
+        help="sessions with idle gaps, model switches, tool-server changes and a resume, through "
         "prefixlock and through peer frameworks configured per their docs (each in its own venv)",
     )
     p.add_argument(
@@ -744,6 +744,21 @@ def _configure(p: argparse.ArgumentParser) -> None:
         help="with --versus: comma-separated peers (default: all those of --provider; anthropic: "
         "anthropic-sdk, pydantic-ai, langchain; openai: openai-sdk, openai-agents, "
         "pydantic-ai-openai, langchain-openai)",
+    )
+    p.add_argument(
+        "--pairs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="with --versus: run N seed pairs (seeds 1..2N) and print the median, 10th "
+        "percentile and worst of prefixlock's margin per event row and in total (default 1)",
+    )
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=0,
+        metavar="J",
+        help="with --versus: clients run at once, each in its own process (default: CPUs)",
     )
     p.add_argument(
         "--idle",

@@ -18,8 +18,8 @@ here). It picks the cheapest; pings and the seal are never both. On Anthropic a 
 ping and holds an hour, so it wins whenever some gaps run past ten minutes.
 
 The expected gaps are the user's own: the gaps between turns of their recent sessions in the
-session store (`turn_gaps`), with `DEFAULT_TURN_GAPS` (measured on public logs,
-docs/savings.md) beside them as a prior that a long history outweighs.
+session store (`turn_gaps`), with `DEFAULT_TURN_GAPS` (measured on a public trace,
+docs/turn-gaps.md) beside them as a prior that a long history outweighs.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -36,11 +36,23 @@ from ..cache import anthropic
 from ..cache.defaults import model_ttl
 from .policy import pings_in
 
-# User-turn gaps (seconds) in the public sample logs, as `prefixlock analyze --by request`
-# reports them (`gap_s` of the first request of each user turn): 120, 480, 600, 1200 in
-# claude-code-log's compact-after-rewind fixture and 9000, 74700 in ccusage's alpha chat
-# (docs/savings.md has the command and the sources).
-DEFAULT_TURN_GAPS: tuple[float, ...] = (120.0, 480.0, 600.0, 1200.0, 9000.0, 74700.0)
+# User-turn gaps (seconds): the 10 decile midpoints (5%, 15%, ... 95%) of the development half
+# of Mooncake's public conversation trace (2,051 gaps between one conversation's turns; 22.3%
+# past 5 minutes, 4.6% past 10). Ten points: a prior that a user's own history soon outweighs.
+# `python -m prefixlock.versus.rates TRACE` measures them; docs/turn-gaps.md has the source,
+# the split and what the trace leaves out (it spans 59 minutes: no gap past the hour).
+DEFAULT_TURN_GAPS: tuple[float, ...] = (
+    27.0,
+    51.0,
+    66.0,
+    84.0,
+    108.0,
+    138.0,
+    192.0,
+    276.0,
+    387.0,
+    594.0,
+)
 HISTORY_SESSIONS = 20  # the user's most recent sessions read for their gaps
 
 TurnEnd = Literal["seal", "pings", "off"]
@@ -73,8 +85,8 @@ def turn_gaps(rows: Iterable[tuple[int, str, float]]) -> list[float]:
 
 
 def expected_gaps(own: Sequence[float]) -> list[float]:
-    """The gaps to plan with: the user's own, and the defaults as a prior (six gaps' weight),
-    so that a history without a long gap yet does not rule one out."""
+    """The gaps to plan with: the user's own, and the defaults as a prior (ten gaps'
+    weight), so that a history without a long gap yet does not rule one out."""
     return [*own, *DEFAULT_TURN_GAPS]
 
 

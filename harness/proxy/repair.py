@@ -10,7 +10,9 @@ the same block.
 
 The rules (each one switchable by name, see FIXES):
 - `cache-key` (OpenAI Chat Completions and Responses): a request without a `prompt_cache_key`
-  gets one per detected session, so its requests reach the machines that hold its prefix.
+  gets its prefix family's (the server's `KeyShards`, prefixlock.cache.keys): every session
+  of one system prompt and tool list shares it, so a program that runs one session per task
+  reaches the machine that holds the shared prefix; sessions running at once take shards.
 - `breakpoints` (Anthropic, only when the client sets no `cache_control` anywhere): one on the
   last tool, one at the end of the system prompt and one at the conversation's tail. None goes
   at or after a part the session's history shows changing from one request to the next (a time
@@ -98,21 +100,29 @@ def session_cache_key(session_id: str) -> str:
     return f"prefixlock-{session_id}"
 
 
+def prefix_family(api: str, body: Mapping[str, Any], client: str) -> str:
+    """The prefix family of an OpenAI request: its client and the hash of its system prompt
+    and tools (prefixlock.cache.keys): every session of one stable prefix shares its key."""
+    return f"{client}:{part_hash([instructions(api, body), body.get('tools')])}"
+
+
 def repair(
     api: str,
     body: Mapping[str, Any],
     raw: bytes,
     match: Match,
     fixes: Iterable[str],
+    cache_key: str | None = None,
 ) -> Repaired:
-    """Insert the cache markers `fixes` call for into `raw` (the bytes of `body`)."""
+    """Insert the cache markers `fixes` call for into `raw` (the bytes of `body`). `cache_key`:
+    the OpenAI key to insert (the server gives its prefix family's); default, the session's."""
     fixes = frozenset(fixes)
     if api in ("openai-chat", "openai-responses"):
         if "cache-key" not in fixes:
             return Repaired(raw)
         if "prompt_cache_key" in body:
             return Repaired(raw, skipped=("cache-key: the client sets its own",))
-        key = session_cache_key(match.session_id)
+        key = cache_key or session_cache_key(match.session_id)
         edits = _Edits()
         end = raw.rstrip().rfind(b"}")
         sep = b"" if not body else b","

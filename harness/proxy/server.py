@@ -31,13 +31,14 @@ from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from ..billing.prices import PriceTable
+from ..cache.keys import KeyShards, family_key
 from ..clock import Clock, SystemClock
 from ..errors import ConfigError
 from ..guard.keepalive import KeepAlive, plan_ping
 from ..wire import WireRequest
 from .intake import TOO_DEEP, error_body, parse_body
 from .observe import Observed, Observer, StreamUsage, api_of, reply_usage, trace_line, wire_request
-from .repair import repair
+from .repair import prefix_family, repair
 from .sessions import Match, SessionTracker, client_hash
 from .team import DAY, Budgets, TeamLedger, Who, budget_error, lost_dollars, who
 
@@ -180,6 +181,7 @@ class Proxy:
         self.prices: PriceTable = prices or PriceTable.default()
         self.store = store
         self.tracker: SessionTracker = SessionTracker()
+        self.key_shards: KeyShards = KeyShards()  # OpenAI keys by prefix family (cache/keys.py)
         if store is not None and type(store).__name__ == "PostgresStore":
             from ..store.postgres import PostgresStore
             from .shared import SharedTracker
@@ -550,7 +552,12 @@ class Proxy:
         try:
             with self._lock:
                 match = self.tracker.identify(api, body, client)
-                fixed = repair(api, body, raw, match, self.config.fixes)
+                key = None
+                if api != "anthropic":  # OpenAI: the key of the prefix family's shard
+                    family, now = prefix_family(api, body, client), self.clock.now()
+                    key = family_key(family, self.key_shards.take(family, match.session_id, now))
+                    self.key_shards.sent(family, match.session_id, now)
+                fixed = repair(api, body, raw, match, self.config.fixes, key)
                 self.tracker.remember(match, api, body, client)
         except RecursionError:
             return TOO_DEEP

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+import time
 from pathlib import Path
 
 
@@ -18,7 +20,8 @@ def run_versus_command(args: argparse.Namespace) -> int:
     from .peers import PEERS, peers_of
     from .peers.envs import python_for
     from .report import render, run_versus, write_traces
-    from .scenario import PROVIDER_MODELS, on_provider, suite
+    from .scenario import PROVIDER_MODELS, on_provider, pair_seeds, suite
+    from .spread import render_spread, spread
 
     if args.proxy:
         raise ConfigError("not available with --versus", where="--proxy")
@@ -50,6 +53,10 @@ def run_versus_command(args: argparse.Namespace) -> int:
             f"{long_option!r}",
             where="--idle",
         )
+    if args.pairs < 1:
+        raise ConfigError(f"--pairs must be 1 or more, not {args.pairs}", where="--pairs")
+    if args.jobs < 0:
+        raise ConfigError(f"--jobs must be 0 (the CPUs) or more, not {args.jobs}", where="--jobs")
     out = trace_dir(args.trace_dir) if args.trace_dir else None
 
     def say(line: str) -> None:
@@ -61,20 +68,44 @@ def run_versus_command(args: argparse.Namespace) -> int:
 
     # prefixlock as an Agent with this policy (no --idle, no --switch: the default one).
     rows = [("prefixlock", CachePolicy(idle=args.idle, switch=args.switch))]
-    scenarios = tuple(on_provider(s, args.provider) for s in suite(tuple(BUILTIN_PROMPTS)))
+    seeds = pair_seeds(args.pairs)
+    scenarios = tuple(
+        on_provider(s, args.provider) for s in suite(tuple(BUILTIN_PROMPTS), seeds=seeds)
+    )
+    jobs = args.jobs or os.cpu_count() or 1
+    started = time.monotonic()
     result = run_versus(
         scenarios,
         names,
         python,
         policies=rows,
         progress=lambda line: say(f"running {line}"),
+        jobs=jobs,
+        traces=out is not None,
     )
+    wall = time.monotonic() - started
+    groups = [scenarios[i : i + 2] for i in range(0, len(scenarios), 2)]
+    margins = spread(result, [[s.name for s in g] for g in groups])
     if out is not None:
         write_traces(result, Path(out))
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2))
+        data = result.to_dict()
+        data["seeds"] = list(seeds)
+        data["spread"] = margins.to_dict()
+        data["wall_seconds"] = round(wall, 1)
+        print(json.dumps(data, indent=2))
     else:
-        render(result)
+        from rich.console import Console
+
+        console = Console()
+        render(result, console)
+        if args.pairs > 1:
+            render_spread(margins, console)
+        console.print(
+            f"seeds {seeds[0]}-{seeds[-1]}; {len(result.runs)} runs in {wall:.0f} s with "
+            f"{jobs} processes (load average {load:.2f})"
+        )
         if out is not None:
             print(f"wire traces written to {out} (one JSONL file a client)")
     return 0

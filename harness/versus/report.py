@@ -147,6 +147,24 @@ class VersusResult:
         }
 
 
+def _run_one(
+    sc: Scenario, client: str, policy: CachePolicy | None, command: Sequence[str], traces: bool
+) -> ClientRun:
+    """One client through one scenario (a process pool's job: everything in it pickles)."""
+    from ..billing.prices import PriceTable
+    from .run import run_peer, run_prefixlock
+
+    prices = PriceTable.builtin()
+    if policy is not None:
+        run = run_prefixlock(sc, prices, policy)
+        run.client = client
+    else:
+        run = run_peer(sc, prices, client, command)
+    if not traces:
+        run.trace = []  # 50 pairs of full request bodies would not fit in memory
+    return run
+
+
 def run_versus(
     scenarios: Sequence[Scenario],
     peers: Sequence[str],
@@ -154,20 +172,23 @@ def run_versus(
     *,
     policies: Sequence[tuple[str, CachePolicy]] = (),
     progress: Callable[[str], None] = lambda _line: None,
+    jobs: int = 1,
+    traces: bool = True,
 ) -> VersusResult:
     """Each scenario through prefixlock (once per named policy; default: CachePolicy()) and
     through each named peer. `python_for(peer)` gives the interpreter of the peer's venv, or
-    raises with the reason it has none."""
-    from ..billing.prices import PriceTable
+    raises with the reason it has none. `jobs` > 1 runs that many clients at once, each in its
+    own process (every run has its own emulator and clock, so they share nothing); `traces`
+    False drops the request bodies a run keeps (`write_traces` needs them)."""
+    import concurrent.futures
+    import multiprocessing
+
     from .peers import PEERS
-    from .run import run_peer, run_prefixlock
     from .scenario import mark_compactions
 
-    prices = PriceTable.builtin()
     known = {p.name: p for p in PEERS}
     rows = list(policies) or [(OURS, CachePolicy())]
     config = {name: f"prefixlock Agent, guard quotes + {pol}" for name, pol in rows}
-    runs: list[ClientRun] = []
     missing: dict[str, str] = {}
     pythons: dict[str, str] = {}
     for name in peers:
@@ -176,17 +197,30 @@ def run_versus(
             config[name] = known[name].config
         except Exception as exc:  # a peer without its venv is reported, not measured
             missing[name] = str(exc)
-    marked: list[Scenario] = []
+    work: list[tuple[Scenario, str, CachePolicy | None, list[str]]] = []
     for sc in scenarios:
-        these: list[ClientRun] = []
-        for row, pol in rows:
-            progress(f"{sc.name}: {row}")
-            run = run_prefixlock(sc, prices, pol)
-            run.client = row
-            these.append(run)
-        for name, python in pythons.items():
-            progress(f"{sc.name}: {name}")
-            these.append(run_peer(sc, prices, name, known[name].command(python)))
+        work.extend((sc, row, pol, []) for row, pol in rows)
+        work.extend((sc, name, None, known[name].command(py)) for name, py in pythons.items())
+    done: list[ClientRun]
+    if jobs <= 1:
+        done = []
+        for sc, client, pol, cmd in work:
+            progress(f"{sc.name}: {client}")
+            done.append(_run_one(sc, client, pol, cmd, traces))
+    else:
+        # spawn, not fork: the parent may hold threads (an emulator's, a ticker's).
+        ctx = multiprocessing.get_context("spawn")
+        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs, mp_context=ctx) as pool:
+            futures = [pool.submit(_run_one, sc, c, pol, cmd, traces) for sc, c, pol, cmd in work]
+            for n, fut in enumerate(concurrent.futures.as_completed(futures), 1):
+                fut.result()
+                progress(f"{n}/{len(work)} runs")
+            done = [f.result() for f in futures]
+    runs: list[ClientRun] = []
+    marked: list[Scenario] = []
+    per = len(rows) + len(pythons)
+    for i, sc in enumerate(scenarios):
+        these = done[i * per : (i + 1) * per]
         # Where the first prefixlock row and the peers compacted marks the compaction turns;
         # every client is measured on the same marked turns.
         sc = mark_compactions(sc, {t for r in these[:1] + these[len(rows) :] for t in r.compacted})

@@ -24,7 +24,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .scenario import Scenario, shuffled
+from .scenario import Scenario
 
 if TYPE_CHECKING:
     from ..billing.prices import PriceTable
@@ -309,9 +309,8 @@ def run_prefixlock(
                             s = await stack.enter_async_context(agent.resume(s.id))
                         else:
                             await idle(s, t.gap_before, t.index)
-                    if t.tool_order_seed is not None:  # an MCP server reconnected
-                        order = shuffled(sorted(tools), t.tool_order_seed)
-                        listed: list[Tool | ToolSpec] = [*(tools[n] for n in order), *extra]
+                    if t.tools is not None:  # a tool server started or stopped
+                        listed: list[Tool | ToolSpec] = [*(tools[n] for n in t.tools), *extra]
                         quote = s.quote_tools(listed)
                         s.change_tools(listed, quote=quote)
                         notes.append(f"turn {t.index + 1} tools: {quote.summary()}")
@@ -406,8 +405,8 @@ def run_peer(
             for t in scenario.turns:
                 if t.index > 0:
                     clock.advance(t.gap_before)
-                if t.tool_order_seed is not None:
-                    order = shuffled(sorted(by_name), t.tool_order_seed)
+                if t.tools is not None:  # a tool server started or stopped
+                    order = list(t.tools)
                 before = len(_served(emu, scenario.provider))
                 with (
                     first_token_latency(emu, clock)

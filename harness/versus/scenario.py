@@ -2,11 +2,11 @@
 
 A scenario is the built-in coding session's user turns (`prefixlock.emulator.BUILTIN_PROMPTS`,
 so the emulator's scripted model answers every client the same way), each with what happens
-just before it: how long the user was away, which model the user picked, whether an MCP
-server reconnected and listed its tools in another order, whether the session was closed and
-resumed. Rates and where they come from: README.md beside this module. Every client (prefixlock
-and the peers) is driven through exactly these turns; only the client's own cache behaviour
-differs.
+just before it: how long the user was away (a gap drawn from a public production trace's
+user-turn gaps), which model the user picked, whether a tool server started or stopped (its
+tools added to or removed from the list), whether the session was closed and resumed. Rates
+and where they come from: README.md beside this module. Every client (prefixlock and the peers)
+is driven through exactly these turns; only the client's own cache behaviour differs.
 """
 
 from __future__ import annotations
@@ -19,16 +19,18 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from ..emulator.model import Script
 
-THINK_SECONDS = 45.0  # a steady turn: the user reads the answer and types the next prompt
 BASE_MODEL = "claude-sonnet-4-6"
-SWITCH_MODEL = "claude-haiku-4-5"
+# The model of a switch: the sample logs' only switches go up (claude-sonnet-4 to claude-opus-4
+# and back in ccusage's fixture, gpt-5.2-codex to gpt-5.3-codex in its Codex one), so the user
+# picks the bigger model for one turn and comes back.
+SWITCH_MODEL = "claude-opus-4-6"
 
 # Event names, in the order the result tables list them.
-STEADY = "steady"
+STEADY = "steady"  # the user came back within the 5-minute TTL
 IDLE = "idle-gap"  # the user was away longer than the 5-minute TTL (but under an hour)
 LONG_IDLE = "idle-over-1h"  # away past any TTL (lunch, a meeting)
-SWITCH = "model-switch"  # one turn on a cheaper model, and the turn back
-MCP = "mcp-reconnect"  # the tool list comes back in another order
+SWITCH = "model-switch"  # one turn on another model, and the turn back
+MCP = "mcp-change"  # a tool server started or stopped: its tools are added or removed
 WIDE = "wide-turn"  # one reply calls 12 tools in parallel: the next request adds 25 blocks
 RESUME = "resume"  # the client process ended; the session is continued next day
 # The client's context passed its compaction threshold: the turn (and the summary request the
@@ -49,16 +51,40 @@ COMPACT_TOKENS = 40_000
 # with this many output tokens, the same text whoever asks.
 SUMMARY_TOKENS = 2_500
 
-# Per user turn (see README.md for the sources). Idle gaps are drawn from the buckets below.
-IDLE_RATE = 0.15
-LONG_IDLE_RATE = 0.03
-SWITCH_RATE = 0.04
-MCP_RATE = 0.02
-WIDE_RATE = 0.03  # an extra user turn, inserted before a built-in one
-SUBAGENTS_RATE = 0.03  # an extra user turn, inserted before a built-in one
-IDLE_BUCKETS = (6 * 60.0, 9 * 60.0, 15 * 60.0, 25 * 60.0, 40 * 60.0)
-LONG_IDLE_SECONDS = 90 * 60.0
+# The gap before each user turn (seconds): 40 quantiles of the user-turn gaps in the test half
+# of Mooncake's conversation trace (1,924 gaps; `python -m prefixlock.versus.rates`,
+# docs/turn-gaps.md). The product's default gaps come from the other half.
+TURN_GAPS: tuple[float, ...] = (
+    15.0, 24.0, 33.0, 39.0, 45.0, 48.0, 54.0, 57.0, 60.0, 66.0,
+    69.0, 75.0, 78.0, 81.0, 87.0, 93.0, 99.0, 108.0, 114.0, 123.0,
+    132.0, 141.0, 153.0, 165.0, 174.0, 186.0, 201.0, 222.0, 240.0, 255.0,
+    279.0, 306.0, 342.0, 378.0, 414.0, 468.0, 525.0, 594.0, 732.0, 1533.0,
+)  # fmt: skip
+TTL_SECONDS = 300.0  # a gap past this is an idle gap (Anthropic's default TTL)
+# An inserted (wide or subagents) turn's gap: one of the steady gaps, so that its row holds
+# what the event costs and an idle gap's cost stays in the idle rows.
+STEADY_GAPS = tuple(g for g in TURN_GAPS if g <= TTL_SECONDS)
+HOUR = 3600.0
+
+
+@dataclass(frozen=True)
+class Rates:
+    """How often each drawn event comes, per user turn (README.md gives each one's source;
+    none is forced: a session without a draw has no such turn)."""
+
+    switch: float = 0.04  # assumption: the logs show switches, too few for a rate
+    mcp: float = 0.02  # assumption: no log records a tool server starting or stopping
+    wide: float = 0.0  # the logs' widest reply calls 3 tools (7 blocks): none passes 20 blocks
+    subagents: float = 0.03  # assumption: one real session, whose one prompt used subagents
+
+
+LOG_RATES = Rates()
 RESUME_SECONDS = 14 * 3600.0
+
+# The tool server that starts and stops mid-session: its one tool (the workspace's
+# `write_file`, which the script never calls) leaves the list when it stops and comes back
+# after the other server's tools when it starts again.
+SECOND_SERVER_TOOLS = ("write_file",)
 
 # The wide turn: the user asks for an overview and the model reads twelve files in one reply
 # (parallel tool use). Its next request adds 1 assistant message of 13 blocks (text + 12
@@ -157,9 +183,9 @@ class Turn:
     index: int  # 0-based user turn
     prompt: str
     event: str = STEADY
-    gap_before: float = THINK_SECONDS  # seconds since the previous turn ended
+    gap_before: float = 45.0  # seconds since the previous turn ended
     model: str = BASE_MODEL
-    tool_order_seed: int | None = None  # MCP reconnect: tools listed in a shuffled order
+    tools: tuple[str, ...] | None = None  # a tool server started or stopped: the new list
     script_turn: int | None = None  # 0-based turn of the base script it plays (None: index)
 
     def to_dict(self) -> dict[str, Any]:
@@ -169,7 +195,7 @@ class Turn:
             "event": self.event,
             "gap_before": self.gap_before,
             "model": self.model,
-            "tool_order_seed": self.tool_order_seed,
+            "tools": None if self.tools is None else list(self.tools),
             "script_turn": self.script_turn,
         }
 
@@ -264,22 +290,27 @@ class Scenario:
         )
 
 
-def scripted(prompts: tuple[str, ...], seed: int, name: str) -> Scenario:
-    """A session over `prompts` with events drawn at the documented rates (seeded: the same
-    seed is the same session), plus one of each rare event so that every type is measured."""
+def scripted(
+    prompts: tuple[str, ...],
+    seed: int,
+    name: str,
+    rates: Rates = LOG_RATES,
+    tools: tuple[str, ...] = (),
+) -> Scenario:
+    """A session over `prompts` with events drawn at `rates` (seeded: the same seed is the same
+    session). Every gap is drawn from `TURN_GAPS`; a gap past the TTL makes an idle turn. One
+    resume a session, the next day, at a seeded turn. `tools`: the server's tool list (the
+    workspace's, by default), which a tool-server event changes."""
+    from ..emulator.workspace import TOOL_SPECS
+
     rng = random.Random(seed)
     n = len(prompts)
-    # One of each rare event at a seeded position (never the first turn, never adjacent).
-    slots = rng.sample(range(2, n - 1, 3), 3)
-    forced = {slots[0]: SWITCH, slots[1]: MCP, slots[2]: RESUME}
-    # Wide turns come from their own stream, so adding them left the other draws as they were.
+    listed = tools or tuple(t.name for t in TOOL_SPECS)
+    resume_at = rng.randrange(2, n - 1)
+    # Wide and subagents turns come from their own streams, so that one rate changed leaves the
+    # other draws as they were.
     wide_rng = random.Random(seed * 7919 + 1)
-    forced_wide = wide_rng.choice([i for i in range(2, n - 1) if i not in forced])
-    # Subagents turns too (their own stream: the draws above stay as they were).
     sub_rng = random.Random(seed * 7919 + 2)
-    forced_sub = sub_rng.choice(
-        [i for i in range(2, n - 1) if i not in forced and i != forced_wide]
-    )
     turns: list[Turn] = []
     seen: set[str] = set()
     for i, prompt in enumerate(prompts):
@@ -287,36 +318,42 @@ def scripted(prompts: tuple[str, ...], seed: int, name: str) -> Scenario:
         # emulator's script finds each turn's steps by the prompt's text (`Scenario.script`).
         prompt = f"{prompt.rstrip('.')} again." if prompt in seen else prompt
         seen.add(prompt)
-        if i > 1 and (i == forced_wide or wide_rng.random() < WIDE_RATE):
-            turns.append(Turn(index=len(turns), prompt=WIDE_PROMPT, event=WIDE))
-        if i > 1 and (i == forced_sub or sub_rng.random() < SUBAGENTS_RATE):
-            turns.append(Turn(index=len(turns), prompt=SUBAGENTS_PROMPT, event=SUBAGENTS))
-        event = forced.get(i, STEADY)
+        if i > 1 and wide_rng.random() < rates.wide:
+            gap = rng.choice(STEADY_GAPS)
+            turns.append(Turn(len(turns), WIDE_PROMPT, WIDE, gap))
+        if i > 1 and sub_rng.random() < rates.subagents:
+            gap = rng.choice(STEADY_GAPS)
+            turns.append(Turn(len(turns), SUBAGENTS_PROMPT, SUBAGENTS, gap))
+        gap = rng.choice(TURN_GAPS)
+        event = STEADY
+        if i == resume_at:
+            event, gap = RESUME, RESUME_SECONDS
+        elif i > 0 and gap > HOUR:
+            event = LONG_IDLE
+        elif i > 0 and gap > TTL_SECONDS:
+            event = IDLE
+        changed: tuple[str, ...] | None = None
+        model = BASE_MODEL
         if event == STEADY and i > 0:
             r = rng.random()
-            if r < LONG_IDLE_RATE:
-                event = LONG_IDLE
-            elif r < LONG_IDLE_RATE + IDLE_RATE:
-                event = IDLE
-            elif r < LONG_IDLE_RATE + IDLE_RATE + SWITCH_RATE:
-                event = SWITCH
-            elif r < LONG_IDLE_RATE + IDLE_RATE + SWITCH_RATE + MCP_RATE:
+            back = turns and turns[-1].model == SWITCH_MODEL
+            if r < rates.switch and not back:
+                event, model = SWITCH, SWITCH_MODEL
+            elif r < rates.switch + rates.mcp:
                 event = MCP
-        if turns and turns[-1].event == SWITCH and event == SWITCH:
-            event = STEADY  # a switch is one turn on the other model, then back
-        gap = {
-            IDLE: rng.choice(IDLE_BUCKETS),
-            LONG_IDLE: LONG_IDLE_SECONDS,
-            RESUME: RESUME_SECONDS,
-        }.get(event, THINK_SECONDS)
+                if set(SECOND_SERVER_TOOLS) <= set(listed):  # the second server stops
+                    listed = tuple(t for t in listed if t not in SECOND_SERVER_TOOLS)
+                else:  # it starts again: its tools come after the first server's
+                    listed = (*listed, *SECOND_SERVER_TOOLS)
+                changed = listed
         turns.append(
             Turn(
                 index=len(turns),
                 prompt=prompt,
                 event=event,
-                gap_before=gap,
-                model=SWITCH_MODEL if event == SWITCH else BASE_MODEL,
-                tool_order_seed=rng.randrange(1 << 30) if event == MCP else None,
+                gap_before=gap if i > 0 else 0.0,
+                model=model,
+                tools=changed,
                 script_turn=i,
             )
         )
@@ -329,9 +366,16 @@ def scripted(prompts: tuple[str, ...], seed: int, name: str) -> Scenario:
     return Scenario(name, tuple(turns))
 
 
-def suite(prompts: tuple[str, ...], seeds: tuple[int, ...] = (15, 27)) -> tuple[Scenario, ...]:
+def suite(
+    prompts: tuple[str, ...], seeds: tuple[int, ...] = (1, 2), rates: Rates = LOG_RATES
+) -> tuple[Scenario, ...]:
     """The benchmark's sessions: one per seed over the same prompts."""
-    return tuple(scripted(prompts, seed, f"session-{seed}") for seed in seeds)
+    return tuple(scripted(prompts, seed, f"session-{seed}", rates) for seed in seeds)
+
+
+def pair_seeds(pairs: int) -> tuple[int, ...]:
+    """The seeds of `pairs` seed pairs: (1, 2), (3, 4), ... (every draw, none picked)."""
+    return tuple(range(1, 2 * pairs + 1))
 
 
 def mark_compactions(scenario: Scenario, turns: set[int]) -> Scenario:
@@ -353,17 +397,10 @@ def mark_compactions(scenario: Scenario, turns: set[int]) -> Scenario:
     return replace(scenario, turns=tuple(out))
 
 
-def shuffled(names: list[str], seed: int) -> list[str]:
-    """The tool order an MCP server lists after a reconnect (seeded)."""
-    out = list(names)
-    random.Random(seed).shuffle(out)
-    return out
-
-
-# The models of each provider's scenarios: the main one, and the cheaper one a model switch
-# picks for one turn. OpenAI: gpt-5 and gpt-5-mini, whose context windows the price table
-# knows (the product's compaction threshold is a fraction of the window; README.md says what
-# each event means there).
+# The models of each provider's scenarios: the main one, and the one a model switch picks for
+# one turn. Anthropic: up to opus, as the logs' switches go. OpenAI: gpt-5-mini, because no
+# OpenAI model above gpt-5 has a context window in the price table (the product's compaction
+# threshold is a fraction of the window; README.md says what each event means there).
 PROVIDER_MODELS = {
     "anthropic": (BASE_MODEL, SWITCH_MODEL),
     "openai": ("gpt-5", "gpt-5-mini"),
@@ -372,7 +409,7 @@ PROVIDER_MODELS = {
 
 def on_provider(scenario: Scenario, provider: str) -> Scenario:
     """`scenario` on `provider`'s models: the same turns, events and gaps; a switch turn on
-    that provider's cheaper model."""
+    that provider's other model."""
     if provider not in PROVIDER_MODELS:
         raise ValueError(f"no scenario models for provider {provider!r}")
     base, cheaper = PROVIDER_MODELS[provider]

@@ -3,7 +3,7 @@ machine that holds their prefix); sessions running at once take shards of their 
 
 from __future__ import annotations
 
-from prefixlock.cache.keys import ACTIVE_SECONDS, KeyShards, family_key
+from prefixlock.cache.keys import ACTIVE_SECONDS, FORGET_SECONDS, KeyShards, family_key
 from prefixlock.events import UsageReport
 from tests.helpers.guardkit import advance, agent, of, prefix, start_emulator, turn
 
@@ -27,6 +27,18 @@ def test_sessions_at_once_take_their_own_shard_until_one_idles() -> None:
     # a and b have been quiet for a minute: a new session joins the lowest of theirs.
     assert shards.take("f", "e", 10.0 + ACTIVE_SECONDS) == 0
     assert family_key("f", 0) != family_key("f", 1) != family_key("g", 0)
+
+
+def test_a_session_silent_past_the_hour_is_forgotten() -> None:
+    """A proxy sees sessions that never close: the silent ones are dropped (memory stays
+    bounded), and one that comes back takes the lowest free shard, as a new one would."""
+    shards = KeyShards()
+    assert [shards.take("f", s, 0.0) for s in "ab"] == [0, 1]
+    shards.sent("f", "a", 0.0)
+    shards.sent("f", "b", 0.0)
+    late = FORGET_SECONDS + 1.0
+    assert shards.take("f", "c", late) == 0
+    assert set(shards._users["f"]) == {"c"}
 
 
 async def test_one_session_per_task_reads_the_shared_prefix_on_openai() -> None:

@@ -41,11 +41,14 @@ def test_fix_brings_a_client_without_breakpoints_to_prefixlocks_hit_rate() -> No
     )
 
 
-def test_fix_on_openai_adds_a_session_cache_key() -> None:
+def test_fix_on_openai_adds_the_prefix_familys_cache_key() -> None:
+    """One key for the session, and it is its prefix family's (prefixlock.cache.keys): a
+    program that runs one session per task sends all of them to the machine that holds the
+    shared system prompt and tools."""
     prices, flavor, config = PriceTable.builtin(), FLAVORS["openai"], EmulatorConfig()
     after = _run_naive(config, prices, PROMPTS[:2], flavor, 99, hints_only=True, fixes=FIXES)
     keys = {line["cache_key"] for line in after.trace}
-    assert len(keys) == 1 and next(iter(keys)).startswith("prefixlock-px-")
+    assert len(keys) == 1 and next(iter(keys)).startswith("pl-")
 
 
 def test_a_volatile_system_prompt_gets_no_breakpoint_and_the_break_is_named(

@@ -258,4 +258,4 @@ def test_the_key_reaches_the_upstream_but_never_the_store_or_trace(
     data = (tmp_path / "s.sqlite").read_bytes() + trace.read_bytes()
     assert KEY.encode() not in data
     line = json.loads(trace.read_text().splitlines()[0])
-    assert line["cache_key"].startswith("prefixlock-px-")
+    assert line["cache_key"].startswith("pl-")  # the prefix family's key

@@ -163,3 +163,25 @@ def test_unknown_repair_is_named() -> None:
     with pytest.raises(FixError, match="'bogus'"):
         parse_fixes("cache-key,bogus")
     assert parse_fixes("second-breakpoint") == {"second-breakpoint", "breakpoints"}
+
+
+def test_openai_requests_of_one_prefix_share_a_family_whatever_their_conversation() -> None:
+    from prefixlock.proxy.repair import prefix_family
+
+    system = {"role": "system", "content": "You are a careful reviewer."}
+    tools = [{"type": "function", "function": {"name": "read_file", "parameters": {}}}]
+
+    def body(system_text: str, question: str) -> dict[str, Any]:
+        msgs = [{**system, "content": system_text}, {"role": "user", "content": question}]
+        return {"model": "gpt-5", "messages": msgs, "tools": tools}
+
+    a = prefix_family("openai-chat", body(system["content"], "task one"), "c1")
+    b = prefix_family("openai-chat", body(system["content"], "task two"), "c1")
+    assert a == b  # two sessions (tasks) of one prefix: one family, one key
+    assert a != prefix_family("openai-chat", body("Another prompt.", "task one"), "c1")
+    assert a != prefix_family("openai-chat", body(system["content"], "task one"), "c2")
+    tracker = SessionTracker()
+    one = body(system["content"], "task one")
+    match = tracker.identify("openai-chat", one, client_hash("sk-a"))
+    fixed = repair("openai-chat", one, json.dumps(one).encode(), match, ALL, "pl-family")
+    assert json.loads(fixed.raw)["prompt_cache_key"] == "pl-family"

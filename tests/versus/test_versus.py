@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import re
 import sys
-from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
@@ -20,6 +19,7 @@ from prefixlock.versus.scenario import (
     COMPACT,
     EVENTS,
     IDLE,
+    LONG_IDLE,
     MCP,
     RESUME,
     STEADY,
@@ -28,20 +28,27 @@ from prefixlock.versus.scenario import (
     SUMMARY_TOKENS,
     SWITCH,
     SWITCH_MODEL,
+    TURN_GAPS,
     WIDE,
     WIDE_FILES,
+    Rates,
     Turn,
     mark_compactions,
-    scripted,
     suite,
 )
+from tests.versus.short import IDLE_TURN, short_turns
 
 PRICES = PriceTable.builtin()
 
 
+# Rates high enough that two sessions draw every event (the suite's rates are LOG_RATES).
+RICH = Rates(switch=0.1, mcp=0.1, wide=0.1, subagents=0.1)
+RICH_SEEDS = (5, 6)
+
+
 def test_scenarios_are_seeded_data_with_every_rare_event() -> None:
-    a, b = suite(tuple(BUILTIN_PROMPTS)), suite(tuple(BUILTIN_PROMPTS))
-    assert a == b
+    a = suite(tuple(BUILTIN_PROMPTS), RICH_SEEDS, RICH)
+    assert a == suite(tuple(BUILTIN_PROMPTS), RICH_SEEDS, RICH)
     for sc in a:
         events = sc.events()
         assert events[SWITCH] >= 1 and events[MCP] >= 1 and events[RESUME] == 1
@@ -63,8 +70,30 @@ def test_scenarios_are_seeded_data_with_every_rare_event() -> None:
         )
         for t in sc.turns:
             assert t.event == SWITCH or t.model != SWITCH_MODEL
-            assert (t.tool_order_seed is not None) == (t.event == MCP)
-            assert t.gap_before > 300 or t.event not in (IDLE, RESUME)
+            assert (t.tools is not None) == (t.event == MCP)
+            # Every gap is one of the trace's; past the TTL it is an idle gap.
+            if t.index and t.event != RESUME:
+                assert t.gap_before in TURN_GAPS
+                idle = t.event in (IDLE, LONG_IDLE)
+                assert (t.gap_before > 300) == idle or t.event in (WIDE, SUBAGENTS)
+                assert t.gap_before <= 300 or t.event not in (WIDE, SUBAGENTS)
+        # A tool server stops (its tools leave the list), then starts again (they come back
+        # after the other server's).
+        changes = [t.tools for t in sc.turns if t.tools is not None]
+        assert "write_file" not in changes[0]
+        if len(changes) > 1:
+            assert changes[1][-1] == "write_file"
+
+
+def test_the_suite_forces_nothing_and_draws_gaps_at_the_traces_rates() -> None:
+    """With the logs' rates no event is forced: over many seeds a share of turns near the
+    trace's 21.8% has an idle gap, no wide turn comes (no log shows one), one resume each."""
+    sessions = suite(tuple(BUILTIN_PROMPTS), seeds=tuple(range(1, 61)))
+    turns = [t for sc in sessions for t in sc.turns if t.index and t.event != RESUME]
+    idle = sum(1 for t in turns if t.gap_before > 300) / len(turns)
+    assert 0.17 < idle < 0.27
+    assert all(sc.events()[WIDE] == 0 and sc.events()[RESUME] == 1 for sc in sessions)
+    assert sum(1 for sc in sessions if sc.events()[MCP] == 0) > len(sessions) // 2
 
 
 def test_a_wide_turn_reads_twelve_files_in_one_reply_of_the_sessions_script() -> None:
@@ -72,7 +101,7 @@ def test_a_wide_turn_reads_twelve_files_in_one_reply_of_the_sessions_script() ->
     from prefixlock.emulator.workspace import Workspace
 
     assert set(WIDE_FILES) <= set(Workspace().files)
-    sc = suite(tuple(BUILTIN_PROMPTS))[0]
+    sc = suite(tuple(BUILTIN_PROMPTS), RICH_SEEDS, RICH)[0]
     script = sc.script(BUILTIN)
     # Each turn's steps are found by its prompt's text (a compacted history has fewer user
     # turns); the prompt the user types twice says "again" the second time.
@@ -100,17 +129,8 @@ def test_a_wide_turn_reads_twelve_files_in_one_reply_of_the_sessions_script() ->
             assert rule.steps == BUILTIN.rules[t.script_turn or 0].steps
 
 
-IDLE_TURN = 13
-
-
 def _short() -> tuple[Turn, ...]:
-    # 12 built-in turns, a wide one and a subagents one, with one switch, one reconnect, one
-    # resume and a 15-minute gap.
-    sc = scripted(tuple(BUILTIN_PROMPTS[:12]), 3, "short")
-    turns = list(sc.turns)
-    assert len(turns) == 14 and turns[IDLE_TURN].event == STEADY
-    turns[IDLE_TURN] = replace(turns[IDLE_TURN], event=IDLE, gap_before=900.0)
-    return tuple(turns)
+    return short_turns()
 
 
 def _tool_calls(body: dict[str, Any], prompt: str) -> list[tuple[str, str]]:
@@ -142,13 +162,15 @@ def test_prefixlock_and_the_sdk_peer_on_the_same_turns() -> None:
     assert all(r.trace for r in (ours, peer))
     assert all(line["body"]["cache_control"] == {"type": "ephemeral"} for line in peer.trace)
     mine, theirs = ours.by_event(), peer.by_event()
-    # An MCP reconnect re-bills nothing for prefixlock (tools stay sorted), everything for the
-    # peer (its tools come first in the prefix, in the new order).
+    # A tool server stops: its tool leaves the list. Tools come first in the prefix, so both
+    # clients write the context again (no client can avoid it); both send the new list.
     mcp_turn = next(t.index for t in sc.turns if t.event == MCP)
     first = next(r for r in ours.requests if r.turn == mcp_turn)
     peer_first = next(r for r in peer.requests if r.turn == mcp_turn)
-    assert first.written < 5_000 < peer_first.written
-    assert mine[MCP] < theirs[MCP]
+    assert first.written > 5_000 and peer_first.written > 5_000
+    for run in (ours, peer):
+        sent = next(row["body"]["tools"] for row in run.trace if row["turn"] == mcp_turn)
+        assert "write_file" not in {t["name"] for t in sent}
     # The 15-minute gap: the turn before it ended, the user stayed away, and just before its
     # 5-minute entries expired the session wrote the conversation at 1h (one output-free
     # request, no pings); the turn paid no re-write.
@@ -161,7 +183,7 @@ def test_prefixlock_and_the_sdk_peer_on_the_same_turns() -> None:
     assert mine[IDLE] < theirs[IDLE]
     # Resume after 14 h: both re-write (no client can keep a cache overnight).
     assert mine[RESUME] <= theirs[RESUME] * Decimal("1.01")
-    # The one-turn excursion to haiku: the user's move, made (quoted first), with the whole
+    # The one-turn excursion to opus: the user's move, made (quoted first), with the whole
     # conversation, as the peer makes it: the same tool calls, on haiku.
     away = next(t for t in sc.turns if t.model == SWITCH_MODEL)
     assert any(n.startswith(f"turn {away.index + 1} switched") for n in ours.notes)

@@ -17,6 +17,8 @@ from tests.helpers.cli import run_cli
         (("--provider", "openai", "--idle", "1h"), ("--idle", "1h", "24h")),
         (("--idle", "24h"), ("--idle", "24h", "1h")),
         (("--switch", "sometimes"), ("--switch", "sometimes")),
+        (("--pairs", "0"), ("--pairs", "0")),
+        (("--jobs", "-1"), ("--jobs", "-1")),
     ],
 )
 def test_bad_flags_are_one_line(args: tuple[str, ...], names: tuple[str, ...]) -> None:

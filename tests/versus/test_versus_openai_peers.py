@@ -25,6 +25,7 @@ from prefixlock.versus.scenario import (
     Turn,
     on_provider,
 )
+from tests.versus.short import SERVER_STOPPED
 
 pytestmark = [pytest.mark.thirdparty, pytest.mark.slow]
 
@@ -42,7 +43,7 @@ def _four_turns() -> Scenario:
     turns = tuple(Turn(i, p) for i, p in enumerate(BUILTIN_PROMPTS[:4]))
     turns = (
         *turns[:2],
-        replace(turns[2], event=MCP, tool_order_seed=5),
+        replace(turns[2], event=MCP, tools=SERVER_STOPPED),
         replace(turns[3], event=IDLE, gap_before=900.0),
     )
     return on_provider(Scenario("four", turns), "openai")

@@ -1,0 +1,176 @@
+"""prefixlock's margin over many seed pairs: median, 10th percentile and worst, per event row
+and in total.
+
+One seed pair (two sessions) is one draw of the events; a margin measured on one draw says
+little about the next. `spread(result, groups)` takes a result over many pairs and gives, for
+each pair, how many times cheaper prefixlock was than the cheapest peer row (in total, on each
+event row, and against the cheaper of the bare SDK loop at its default and its longer TTL), and
+over the pairs the median, the 10th percentile (nearest rank) and the worst of each.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from .report import OURS, VersusResult
+from .scenario import COMPACT, EVENTS
+
+# The bare SDK loop of each provider at its docs' default and at its longer TTL.
+SDK_LOOPS = {
+    "anthropic": ("anthropic-sdk", "anthropic-sdk-1h"),
+    "openai": ("openai-sdk", "openai-sdk-24h"),
+}
+# "Never more than 1% dearer": a pair whose margin is under this counts as a loss.
+LOSS_BELOW = Decimal("0.99")
+
+
+@dataclass(frozen=True)
+class Summary:
+    """Margins over the pairs (x cheaper: above 1, prefixlock paid less)."""
+
+    values: tuple[Decimal, ...]
+
+    @property
+    def median(self) -> Decimal:
+        v = sorted(self.values)
+        n = len(v)
+        return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+    @property
+    def p10(self) -> Decimal:
+        v = sorted(self.values)
+        return v[max(math.ceil(0.1 * len(v)) - 1, 0)]
+
+    @property
+    def worst(self) -> Decimal:
+        return min(self.values)
+
+    @property
+    def losses(self) -> int:
+        """Pairs on which prefixlock paid more than 1% over the baseline."""
+        return sum(1 for x in self.values if x < LOSS_BELOW)
+
+    def to_dict(self) -> dict[str, Any]:
+        q = Decimal("0.001")
+        return {
+            "pairs": len(self.values),
+            "median": str(self.median.quantize(q)),
+            "p10": str(self.p10.quantize(q)),
+            "worst": str(self.worst.quantize(q)),
+            "pairs_over_1pct_dearer": self.losses,
+        }
+
+
+@dataclass(frozen=True)
+class Spread:
+    pairs: int
+    total: Summary | None  # against the cheapest peer row, in total
+    sdk_loop: Summary | None  # against the cheaper of the SDK loop's two rows, in total
+    by_event: dict[str, Summary]  # against the cheapest peer row on that row
+    ours_total: Summary  # prefixlock's dollars per pair
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pairs": self.pairs,
+            "vs_cheapest_peer": None if self.total is None else self.total.to_dict(),
+            "vs_sdk_loop": None if self.sdk_loop is None else self.sdk_loop.to_dict(),
+            "by_event": {e: s.to_dict() for e, s in self.by_event.items()},
+            "prefixlock_dollars": {
+                "median": str(self.ours_total.median.quantize(Decimal("0.0001"))),
+                "worst": str(max(self.ours_total.values).quantize(Decimal("0.0001"))),
+            },
+        }
+
+
+def part(result: VersusResult, names: Sequence[str]) -> VersusResult:
+    """The result restricted to the scenarios named `names` (one seed pair)."""
+    keep = set(names)
+    return VersusResult(
+        tuple(s for s in result.scenarios if s.name in keep),
+        [r for r in result.runs if r.scenario in keep],
+        result.peer_config,
+        result.missing,
+    )
+
+
+def row_margin(result: VersusResult, event: str, client: str = OURS) -> Decimal | None:
+    """How many times cheaper `client` was on `event`'s row than the cheapest peer on it (the
+    compaction row against the peers that compact); None where nobody paid anything."""
+    peers = [
+        result.by_event(c)[event] for c in result.peers() if event != COMPACT or result.compacts(c)
+    ]
+    ours = result.by_event(client)[event]
+    if not peers:
+        return None
+    best = min(peers)
+    if not ours:
+        return None if not best else Decimal("Infinity")
+    return best / ours
+
+
+def spread(result: VersusResult, groups: Sequence[Sequence[str]], client: str = OURS) -> Spread:
+    """Margins of `client` over the seed pairs `groups` (each a list of scenario names)."""
+    totals: list[Decimal] = []
+    sdk: list[Decimal] = []
+    ours: list[Decimal] = []
+    rows: dict[str, list[Decimal]] = {e: [] for e in EVENTS}
+    provider = result.scenarios[0].provider if result.scenarios else "anthropic"
+    loops = [c for c in SDK_LOOPS.get(provider, ()) if c in result.clients]
+    for names in groups:
+        one = part(result, names)
+        ours.append(one.total(client))
+        m = one.margin(client)
+        if m is not None:
+            totals.append(m)
+        if loops and one.total(client):
+            sdk.append(min(one.total(c) for c in loops) / one.total(client))
+        for e in EVENTS:
+            r = row_margin(one, e, client)
+            if r is not None:
+                rows[e].append(r)
+    return Spread(
+        len(groups),
+        Summary(tuple(totals)) if totals else None,
+        Summary(tuple(sdk)) if sdk else None,
+        {e: Summary(tuple(v)) for e, v in rows.items() if v},
+        Summary(tuple(ours)),
+    )
+
+
+def render_spread(s: Spread, console: Any) -> None:
+    """The margins as a table under the per-event one."""
+    from rich import box
+    from rich.table import Table
+
+    table = Table(
+        title=f"How many times cheaper prefixlock was, over {s.pairs} seed pairs",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1),
+        show_edge=False,
+        pad_edge=False,
+    )
+    for name, justify in (
+        ("against", "left"),
+        ("pairs", "right"),
+        ("median", "right"),
+        ("p10", "right"),
+        ("worst", "right"),
+        (">1% dearer", "right"),
+    ):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+
+    def add(label: str, m: Summary | None, style: str = "") -> None:
+        if m is None:
+            return
+        cells = [f"{x:.2f}x" if x.is_finite() else "free" for x in (m.median, m.p10, m.worst)]
+        table.add_row(label, str(len(m.values)), *cells, str(m.losses), style=style)
+
+    for e in EVENTS:
+        add(f"{e} row", s.by_event.get(e))
+    add("total: cheapest peer", s.total, "bold")
+    add("total: SDK loop (best TTL)", s.sdk_loop, "bold")
+    console.print(table)

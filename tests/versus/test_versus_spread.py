@@ -1,0 +1,65 @@
+"""The margins over seed pairs that `prefixlock demo --versus peers --pairs N` prints: median,
+10th percentile and worst, per event row and in total, and the pairs where prefixlock paid more
+than 1% over the cheapest peer."""
+
+from __future__ import annotations
+
+import io
+from decimal import Decimal
+
+from rich.console import Console
+
+from prefixlock.versus.report import VersusResult
+from prefixlock.versus.run import Billed, ClientRun
+from prefixlock.versus.scenario import IDLE, STEADY, Scenario, Turn, pair_seeds
+from prefixlock.versus.spread import Summary, render_spread, spread
+
+
+def _run(client: str, scenario: str, costs: dict[str, str]) -> ClientRun:
+    rows = [Billed(i, e, Decimal(c), 0, 0, 0) for i, (e, c) in enumerate(costs.items())]
+    return ClientRun(client, scenario, rows)
+
+
+def test_percentiles_are_nearest_rank_and_the_worst_is_the_lowest_margin() -> None:
+    s = Summary(tuple(Decimal(x) for x in ("1.5", "1.2", "0.98", "1.3", "1.1")))
+    assert s.median == Decimal("1.2")
+    assert s.p10 == Decimal("0.98") and s.worst == Decimal("0.98")
+    assert s.losses == 1  # 0.98 is more than 1% dearer
+    even = Summary((Decimal(1), Decimal(2)))
+    assert even.median == Decimal("1.5")
+
+
+def test_margins_per_pair_per_row_and_against_the_sdk_loop() -> None:
+    sessions = [f"session-{n}" for n in pair_seeds(2)]
+    assert sessions == ["session-1", "session-2", "session-3", "session-4"]
+    scenarios = tuple(Scenario(n, (Turn(0, "a"), Turn(1, "b", IDLE, 600.0))) for n in sessions)
+    # Pair 1: prefixlock 2.0 against the SDK loop's 3.0 (1h) and 4.0 (5m); LangChain 2.5.
+    # Pair 2: prefixlock 2.0, dearer than LangChain's 1.8 on the idle row and in total.
+    costs = {
+        "prefixlock": [("1.0", "0.5")] * 2 + [("1.0", "0.5")] * 2,
+        "anthropic-sdk": [("1.0", "1.0")] * 4,
+        "anthropic-sdk-1h": [("1.2", "0.3")] * 4,
+        "langchain": [("0.8", "0.45")] * 2 + [("0.7", "0.2")] * 2,
+    }
+    runs = [
+        _run(c, s, {STEADY: a, IDLE: b})
+        for c, rows in costs.items()
+        for s, (a, b) in zip(sessions, rows, strict=True)
+    ]
+    result = VersusResult(scenarios, runs, {})
+    out = spread(result, [sessions[:2], sessions[2:]])
+    assert out.pairs == 2
+    assert out.total is not None and out.sdk_loop is not None
+    # Totals: ours 3.0 per pair; cheapest peer 2.5 (pair 1), 1.8 (pair 2).
+    assert sorted(out.total.values) == [Decimal("1.8") / 3, Decimal("2.5") / 3]
+    assert out.total.losses == 2
+    # The SDK loop: min(4.0, 3.0) = 3.0 on both pairs: even.
+    assert out.sdk_loop.values == (Decimal(1), Decimal(1))
+    # The idle row: ours 1.0 a pair; cheapest peer 0.6 (1h loop) and 0.4 (LangChain).
+    assert out.by_event[IDLE].worst == Decimal("0.4")
+    text = io.StringIO()
+    render_spread(out, Console(file=text, width=100, color_system=None))
+    printed = text.getvalue()
+    assert "over 2 seed pairs" in printed
+    assert "idle-gap row" in printed and "0.40x" in printed
+    assert "total: cheapest peer" in printed and "total: SDK loop" in printed
