@@ -133,6 +133,9 @@ class Exchange:
     session_id: str | None = None
     repairs: tuple[str, ...] = ()
     answered: bool = False  # the whole answer went to the client
+    # The stream's usage reader while the answer is relayed: on a hang-up, what it had read
+    # (Anthropic's input tokens come first) is what the row records; dropped once accounted.
+    reading: StreamUsage | None = None
 
 
 @dataclass
@@ -390,7 +393,7 @@ class Proxy:
         if api is not None and c.fixes:
             prepared = (
                 await asyncio.to_thread(self._prepare, api, raw, headers)
-                if len(raw) > _OFF_LOOP
+                if len(raw) > _OFF_LOOP or self._lock.locked()  # never block the loop on it
                 else self._prepare(api, raw, headers)
             )
             if isinstance(prepared, str):
@@ -415,6 +418,9 @@ class Proxy:
         reply: tuple[dict[str, Any] | None, str | None] = (None, None)
         if forward.done() and not forward.cancelled() and forward.exception() is None:
             reply = forward.result()
+        elif exchange.cancelled and exchange.reading is not None:
+            reply = exchange.reading.raw, exchange.reading.response_id
+        exchange.reading = None
         if api is not None and (exchange.status or exchange.cancelled):
             keep = None
             if "keepalive" in c.fixes:
@@ -606,15 +612,17 @@ class Proxy:
                         if api is not None and streaming
                         else None
                     )
+                    exchange.reading = reading
                     whole: list[bytes] | None = [] if api is not None and not streaming else None
                     size = 0
+                    # With --fix, a whole answer's last part waits until its response id is
+                    # linked, so a client that continues at once finds its session.
+                    link = self._link_early(exchange) if whole is not None else None
+                    held: bytes | None = None
                     try:
                         async for chunk in response.aiter_raw():
                             if not chunk:
                                 continue
-                            await send(
-                                {"type": "http.response.body", "body": chunk, "more_body": True}
-                            )
                             if reading is not None:
                                 reading.feed(chunk)
                             elif whole is not None:
@@ -623,9 +631,21 @@ class Proxy:
                                     whole.append(chunk)
                                 else:
                                     whole = None  # too large to read for usage
+                            if link is not None:
+                                chunk, held = held or b"", chunk
+                            if chunk:
+                                await send(
+                                    {"type": "http.response.body", "body": chunk, "more_body": True}
+                                )
                     except httpx2.TimeoutException as exc:
                         raise _Timeout(_which(exc, c)) from None
-                    await send({"type": "http.response.body", "body": b"", "more_body": False})
+                    if link is not None and whole is not None and response.status_code == 200:
+                        response_id = reply_usage(api, b"".join(whole))[1] if api else None
+                        if response_id is not None:
+                            link(response_id)
+                    await send(
+                        {"type": "http.response.body", "body": held or b"", "more_body": False}
+                    )
                     exchange.answered = True
                 finally:
                     await response.aclose()
@@ -920,6 +940,8 @@ async def _reply(
     """An error answer of the proxy's own, in the shape of the client's API."""
     data = error_body(api, kind, message, code)
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+    if status in (408, 413):  # the body was not read: close rather than read the rest of it
+        headers.append((b"connection", b"close"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": data, "more_body": False})
 

@@ -25,7 +25,10 @@ Prints ONE table, tried / held / failed, for:
 9. The proxy's bookkeeping soaked (`--soak` requests, 100,000 by default: session tracking,
    guards, figures, the store), in one-request and in long sessions: RSS after 1,000 and after
    all of them (printed), held when it grew less than 32 MB from the first to the last.
-`--only GROUPS` runs some (comma list of faults, stores, bad, fuzz, soak).
+10. The proxy probes (tests/benchmarks/proxy_probes.py): hostile clients and upstreams against
+   the real `prefixlock proxy` process in front of `prefixlock serve` and a bare upstream;
+   prints "held N of M" with every failure named.
+`--only GROUPS` runs some (comma list of faults, stores, bad, fuzz, soak, proxy).
 Then the tracebacks seen anywhere (every process's stderr, every command's, unraisable
 exceptions in this one). Exit 1 if anything failed or any traceback was seen.
 """
@@ -521,6 +524,23 @@ def soak(db: Path, requests: int, long_turns: int) -> Row:
     )
 
 
+def proxy_probes(folder: Path) -> Row:
+    from tests.benchmarks.proxy_probes import run_probes
+
+    folder.mkdir()
+    got = run_probes(folder)
+    held = sum(p.held for p in got)
+    print(f"  proxy probes: held {held} of {len(got)}", file=sys.stderr)
+    for p in got:
+        if not p.held:
+            print(f"  proxy probe failed: {p.name}: {p.why}", file=sys.stderr)
+    return row(
+        f"proxy probes against the prefixlock proxy process (held {held} of {len(got)})",
+        len(got),
+        held,
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--turns", type=int, default=20)
@@ -528,7 +548,7 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--fuzz", type=int, default=1_000)
     parser.add_argument("--soak", type=int, default=100_000)
-    parser.add_argument("--only", default="faults,stores,bad,fuzz,soak")
+    parser.add_argument("--only", default="faults,stores,bad,fuzz,soak,proxy")
     args = parser.parse_args()
     only = set(args.only.split(","))
     rng = random.Random(19)
@@ -537,6 +557,8 @@ def main() -> int:
         t = Path(tmp)
         if "soak" in only:  # first: what the other probes leave in memory is not counted
             rows.append(soak(t / "soak.sqlite", args.soak, 40))
+        if "proxy" in only:
+            rows.append(proxy_probes(t / "probes"))
         if "fuzz" in only:
             with watched("fuzz"):
                 rows.extend(fuzzed(t / "fuzz", args.fuzz))
