@@ -74,6 +74,7 @@ _DROP_REQUEST = {
 _DROP_RESPONSE = {b"connection", b"keep-alive", b"transfer-encoding", b"trailer", b"upgrade"}
 _OFF_LOOP = 1 << 20  # bodies over 1 MiB are parsed and repaired on a thread
 MAX_EXCHANGES = 4_096  # the newest exchanges kept in Proxy.exchanges
+MAX_ERRORS = 100  # the newest accounting failures kept in Proxy.errors (all are counted)
 _REPLY_CAP = 16 << 20  # a whole (not streamed) answer is read for usage up to this size
 
 
@@ -176,6 +177,7 @@ class Proxy:
         on_observed: Callable[[str], None] | None = None,
         budgets: Budgets | None = None,
         tracer: Tracer | None = None,
+        on_error: Callable[[str], None] | None = None,
     ) -> None:
         self.config = config or ProxyConfig()
         self.upstream = upstream_url(self.config.upstream)
@@ -199,7 +201,11 @@ class Proxy:
         from .metrics import Metrics
 
         self.metrics = Metrics()
-        self.errors: list[str] = []  # accounting failures (never the request's): shown by tests
+        # Accounting failures (never the request's: the client has its answer): the newest
+        # MAX_ERRORS, each also counted on /metrics and said in one line (`on_error`).
+        self.errors: list[str] = []
+        self.error_count = 0
+        self._on_error = on_error
         self._make_client = http_client
         self._on_observed = on_observed
         self._client: httpx2.AsyncClient | None = None
@@ -690,7 +696,16 @@ class Proxy:
         try:
             self._account_job(job)
         except Exception as exc:  # accounting must never take the proxy down
-            self.errors.append(f"{type(exc).__name__}: {exc}")
+            self._failed("could not account a request", exc)
+
+    def _failed(self, what: str, exc: Exception) -> None:
+        why = " ".join(f"{type(exc).__name__}: {exc}".split())  # one line
+        self.errors.append(why)
+        del self.errors[:-MAX_ERRORS]
+        self.error_count += 1
+        self.metrics.accounting_errors.inc()
+        if self._on_error is not None:
+            self._on_error(f"prefixlock proxy: {what} ({why}); the client had its answer")
 
     def _account_job(self, job: _Job) -> None:
         exchange = job.exchange
@@ -726,7 +741,10 @@ class Proxy:
             repairs=job.repairs,
             status=exchange.status,
         )
-        self._record(seen, job.client, "abandoned" if exchange.cancelled else "turn", job.whom)
+        try:
+            self._record(seen, job.client, "abandoned" if exchange.cancelled else "turn", job.whom)
+        except Exception as exc:  # a full disk, a read-only store: the figures go on
+            self._failed(f"could not record a request of session {seen.session_id}", exc)
         lost = lost_dollars(self.prices, seen.model, seen.rebilled) if seen.cause else Decimal(0)
         with self._lock:
             self.team.add(job.whom, seen)

@@ -159,3 +159,32 @@ def test_a_responses_id_in_a_whole_answer_is_linked_before_the_client_has_it() -
         blocked.set()
         px.settle()
         assert len({e.session_id for e in px.exchanges}) == 1
+
+
+def test_a_store_that_cannot_be_written_is_counted_and_said_in_one_line(tmp_path: Path) -> None:
+    said: list[str] = []
+    store = SessionStore(tmp_path / "s.sqlite")
+    try:
+        with (
+            RawUpstream(whole(200, OK)) as up,
+            Proxy.start(
+                ProxyConfig(upstream=up.url), clock=ManualClock(), store=store, on_error=said.append
+            ) as px,
+            httpx2.Client(trust_env=False) as c,
+        ):
+            (pages,) = store._db.execute("PRAGMA page_count").fetchone()
+            store._db.execute(f"PRAGMA max_page_count = {pages}")  # the disk is full
+            for i in range(5):
+                doc = json.loads(BODY) | {"system": f"conversation {i} " + "z" * 20_000}
+                r = c.post(px.base_url + "/v1/messages", json=doc, headers={"x-api-key": KEY})
+                assert r.status_code == 200 and r.content == OK  # the client has its answer
+            px.settle()
+            assert px.error_count == 5 and len(px.errors) == 5
+            assert len(said) == 5 and all("\n" not in line for line in said)
+            assert "could not record a request" in said[0] and "full" in said[0]
+            metrics = c.get(px.base_url + "/metrics").text
+            assert "prefixlock_proxy_accounting_errors_total 5.0" in metrics
+            # The figures go on without the store.
+            assert sum(f["requests"] for f in px.figures()) == 5
+    finally:
+        store.close()
