@@ -17,6 +17,7 @@ import contextlib
 import http.client
 import json
 import os
+import resource
 import shutil
 import socket
 import sqlite3
@@ -91,14 +92,24 @@ def _prefixlock() -> list[str]:
     return [str(script)] if script.exists() else [shutil.which("prefixlock") or "prefixlock"]
 
 
-def start(args: list[str], log: Path, store: Path | None = None) -> Proc:
+def start(
+    args: list[str], log: Path, store: Path | None = None, file_limit: int | None = None
+) -> Proc:
+    """`prefixlock ARGS --port P`, once it listens. `file_limit`: RLIMIT_FSIZE for it (no file
+    it writes grows past that many bytes: a full disk, as an unprivileged user can make one)."""
     port = free_port()
     out = log.open("wb")
+
+    def limit() -> None:
+        if file_limit is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
+
     popen = subprocess.Popen(
         [*_prefixlock(), *args, "--port", str(port)],
         stdout=out,
         stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL,
+        preexec_fn=limit,
     )
     out.close()
     deadline = time.monotonic() + 60
@@ -394,6 +405,7 @@ class Rig:
     dead: Proc  # prefixlock proxy -> a port nobody listens on
     fixraw: Proc  # prefixlock proxy --fix -> the bare upstream (answers at once)
     upstream_url: str
+    observe_upstream: int  # prefixlock serve's port
     probes: list[Probe] = field(default_factory=list)
 
     def check(self, name: str, held: bool, why: str = "") -> None:
@@ -752,6 +764,43 @@ def _identity(rig: Rig) -> None:
     )
 
 
+def _full_disk(rig: Rig) -> None:
+    """A store that cannot grow (RLIMIT_FSIZE on the proxy process): every client still has
+    its answer, and each row not written is said in one line and counted on /metrics."""
+    store = rig.folder / "full.sqlite"
+    url = f"http://127.0.0.1:{rig.observe_upstream}"
+    log = rig.folder / "full.log"
+    p = start(["proxy", "--upstream", url, "--store", str(store), "-q"], log, store, 1 << 20)
+    try:
+        answered = 0
+        for i in range(10):
+            doc = body_of("anthropic", f"Full disk {i}") | {"system": f"{i} " + "d" * 300_000}
+            status, _, _ = exchange(p.port, "anthropic", json.dumps(doc).encode())
+            answered += status == 200
+        time.sleep(2)  # the proxy accounts after the answer
+        with socket.create_connection(("127.0.0.1", p.port), 10) as s:
+            s.sendall(b"GET /metrics HTTP/1.1\r\nhost: x\r\nconnection: close\r\n\r\n")
+            metrics = read_all(s, 10).decode(errors="replace")
+        counted = 0
+        for line in metrics.splitlines():
+            if line.startswith("prefixlock_proxy_accounting_errors_total "):
+                counted = int(float(line.split()[1]))
+        said = [ln for ln in p.stderr().splitlines() if "could not record" in ln]
+        stored = len(rows(store))
+    finally:
+        stop(p)
+    rig.check(
+        "a store on a full disk: every client answered",
+        answered == 10,
+        f"{answered} of 10 answered",
+    )
+    rig.check(
+        "a store on a full disk: each lost row said in one line and counted on /metrics",
+        counted > 0 and len(said) == counted and stored + counted == 10,
+        f"{stored} stored, {counted} counted, {len(said)} lines said",
+    )
+
+
 def _aftermath(rig: Rig) -> None:
     for p, name in ((rig.observe, "observe"), (rig.fix, "--fix"), (rig.raw, "short timeouts")):
         rig.check(f"the {name} proxy is still running", p.alive(), "it exited")
@@ -786,7 +835,7 @@ def rig(folder: Path) -> Iterator[Rig]:
         raw = proxy("raw", bare.url, *short)
         dead = proxy("dead", f"http://127.0.0.1:{free_port()}", *short)
         fixraw = proxy("fixraw", bare.url, "--fix")
-        yield Rig(folder, observe, fix, raw, dead, fixraw, bare.url)
+        yield Rig(folder, observe, fix, raw, dead, fixraw, bare.url, emu.port)
     finally:
         upstream.stop.set()
         for p in procs:
@@ -804,6 +853,7 @@ GROUPS: list[Callable[[Rig], None]] = [
     _others_wait,
     _connections,
     _identity,
+    _full_disk,
     _aftermath,
 ]
 
@@ -835,3 +885,101 @@ if __name__ == "__main__":
         if not p.held:
             print(f"  FAILED {p.name}: {p.why}")
     sys.exit(0 if held == len(got) else 1)
+
+
+# -- the soak: the proxy process's memory over many requests ----------------------------------
+
+
+def soak(folder: Path, requests: int, long_turns: int = 40, clients: int = 4) -> dict[str, Any]:
+    """`requests` requests through the `prefixlock proxy` process (observing, recording to its
+    store) in front of `prefixlock serve`, over keep-alive connections from `clients` threads,
+    in one-request and in `long_turns`-request sessions. The proxy's RSS (from /proc) after
+    1,000 requests and after all of them; every request answered 200."""
+    emu = start(["serve"], folder / "soak-serve.log")
+    store = folder / "soak.sqlite"
+    px = start(
+        ["proxy", "--upstream", f"http://127.0.0.1:{emu.port}", "--store", str(store), "-q"],
+        folder / "soak-proxy.log",
+        store,
+    )
+    system = "You are a careful coding agent. " * 60
+    lock = threading.Lock()
+    counter = {"next": 0, "session": 0, "bad": 0, "done": 0}
+    marks: dict[int, float] = {}
+    started = time.monotonic()
+
+    def one_session() -> list[bytes]:
+        with lock:
+            s = counter["session"]
+            counter["session"] += 1
+        turns = 1 if s % 2 == 0 else long_turns
+        msgs: list[dict[str, str]] = []
+        out = []
+        for t in range(turns):
+            msgs = [*msgs, {"role": "user", "content": f"s{s} t{t} " + "w" * 300}]
+            doc = {"model": "claude-sonnet-4-6", "max_tokens": 16, "system": system}
+            out.append(json.dumps(doc | {"messages": msgs}).encode())
+            msgs = [*msgs, {"role": "assistant", "content": f"answer {t}"}]
+        return out
+
+    def client() -> None:
+        c = http.client.HTTPConnection("127.0.0.1", px.port, timeout=120)
+        hdrs = {"content-type": "application/json", "x-api-key": KEY}
+        while True:
+            for data in one_session():
+                with lock:
+                    if counter["next"] >= requests:
+                        c.close()
+                        return
+                    counter["next"] += 1
+                try:
+                    c.request("POST", "/v1/messages", body=data, headers=hdrs)
+                    r = c.getresponse()
+                    r.read()
+                    ok = r.status == 200
+                except (OSError, http.client.HTTPException):
+                    c.close()
+                    c = http.client.HTTPConnection("127.0.0.1", px.port, timeout=120)
+                    ok = False
+                with lock:
+                    counter["bad"] += not ok
+                    counter["done"] += 1
+                    n = counter["done"]
+                if n in (1_000, requests) or n % 10_000 == 0:
+                    rss = px.rss_mb()
+                    marks[n] = rss
+                    print(
+                        f"  soak: {n:,} requests, proxy RSS {rss:.0f} MB, "
+                        f"{time.monotonic() - started:.0f} s",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+
+    try:
+        threads = [threading.Thread(target=client) for _ in range(clients)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        wall = time.monotonic() - started
+        deadline = time.monotonic() + 120
+        while len(rows(store)) < requests - counter["bad"] and time.monotonic() < deadline:
+            time.sleep(0.5)
+        marks[requests] = px.rss_mb()
+        stored = len(rows(store))
+        text = px.stderr()
+        return {
+            "requests": requests,
+            "sessions": counter["session"],
+            "failed": counter["bad"],
+            "stored": stored,
+            "rss_1000": marks.get(1_000, 0.0),
+            "rss_last": marks[requests],
+            "marks": marks,
+            "wall_s": wall,
+            "tracebacks": text.count("Traceback"),
+            "load": os.getloadavg()[0],
+        }
+    finally:
+        stop(px)
+        stop(emu)
