@@ -945,7 +945,7 @@ def soak(folder: Path, requests: int, long_turns: int = 40, clients: int = 4) ->
                     counter["bad"] += not ok
                     counter["done"] += 1
                     n = counter["done"]
-                if n in (1_000, requests) or n % 10_000 == 0:
+                if n in (1_000, requests // 2, requests) or n % 10_000 == 0:
                     rss = px.rss_mb()
                     marks[n] = rss
                     print(
@@ -974,6 +974,7 @@ def soak(folder: Path, requests: int, long_turns: int = 40, clients: int = 4) ->
             "failed": counter["bad"],
             "stored": stored,
             "rss_1000": marks.get(1_000, 0.0),
+            "rss_half": marks.get(requests // 2, 0.0),
             "rss_last": marks[requests],
             "marks": marks,
             "wall_s": wall,
