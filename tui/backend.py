@@ -333,7 +333,6 @@ class ChatBackend:
         if self.options.store_path is not None:
             from prefixlock.store.database import SessionStore
             from prefixlock.store.leases import SessionBusyError
-            from prefixlock.store.waiting import wait_until_free
 
             # Not a store (another file, a newer schema, a folder): one line now, not a
             # session that cannot start on screen.
@@ -346,12 +345,34 @@ class ChatBackend:
                     store.usage_rows(self.options.resume)
                     held = store.lease(self.options.resume)
                     if held is not None and self.options.wait > 0:
-                        # Said on the terminal, before the screen: the wait is bounded.
-                        wait_until_free(store, self.options.resume, self.options.wait, sys.stderr)
+                        # Said on the terminal, before the screen: the wait is bounded. The
+                        # lease waited for is kept for the session (reserve=True), so another
+                        # waiter cannot take it before the screen opens.
+                        self.store = self._waited(self.options.resume, self.options.wait)
                     elif held is not None and not self.options.fork:
                         # Open in another chat: one line now (fork it or wait), never two
                         # processes writing one session.
                         raise SessionBusyError(self.options.resume, held, str(store.path))
+
+    def _waited(self, session_id: str, seconds: float) -> SessionStore:
+        """The store the session will open on, holding `session_id`'s lease once its holder
+        has gone (SessionBusyError after `seconds`)."""
+        from prefixlock.store.database import SessionStore
+        from prefixlock.store.waiting import announcer
+
+        assert self.options.store_path is not None
+        store = SessionStore(self.options.store_path, clock=self.clock)
+        try:
+            store.acquire(
+                session_id,
+                wait=seconds,
+                on_wait=announcer(session_id, seconds, sys.stderr),
+                reserve=True,
+            )
+        except BaseException:
+            store.close()
+            raise
+        return store
 
     def load_custom_commands(self) -> dict[str, CustomCommand]:
         """The workspace's (and the user's) custom slash commands, read once."""
@@ -556,7 +577,7 @@ class ChatBackend:
             config = EmulatorConfig(faults=[FaultSpec(**f) for f in self.options.emulator_faults])
             self.emulator = Emulator.start(config, self.clock, script=script)
             base_url = self.emulator.base_url
-        if self.options.store_path is not None:
+        if self.options.store_path is not None and self.store is None:  # not already waited on
             from prefixlock.store.database import SessionStore
 
             self.store = SessionStore(self.options.store_path, clock=self.clock)

@@ -153,7 +153,13 @@ def _serve(config: ProxyConfig, args: argparse.Namespace, budgets: Budgets) -> i
             print(text, file=sys.stderr, flush=True)
 
     try:
-        proxy = Proxy.start(config, store=store, on_observed=line, budgets=budgets)
+        proxy = Proxy.start(
+            config,
+            store=store,
+            on_observed=line,
+            budgets=budgets,
+            on_error=lambda text: print(text, file=sys.stderr, flush=True),
+        )
     except OSError as exc:
         if store is not None:
             store.close()

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 import socket
 from typing import Any
 
@@ -43,6 +44,9 @@ class _DropCut(logging.Filter):
 _log = logging.getLogger("uvicorn.error")
 if not any(isinstance(f, _DropCut) for f in _log.filters):
     _log.addFilter(_DropCut())
+
+
+_OTHER_VERSION = re.compile(rb" HTTP/(?!1\.)[0-9]\.[0-9]$")
 
 
 def _refusal(status: int, reason: bytes, message: str) -> bytes:
@@ -99,6 +103,19 @@ class LimitedProtocol(H11Protocol):
             head = self.conn.trailing_data[0] + data
             if len(head) > self.max_head and head.find(b"\r\n\r\n", 0, self.max_head + 4) < 0:
                 self._too_large()
+                return
+            line = head.lstrip(b"\r\n").partition(b"\r\n")
+            if line[1] and _OTHER_VERSION.search(line[0]):
+                # h11 takes any HTTP/x.y as 1.1; another major version is not spoken here.
+                self._disarm()
+                self.transport.write(
+                    _refusal(
+                        505,
+                        b"HTTP Version Not Supported",
+                        "prefixlock proxy: only HTTP/1.0 and HTTP/1.1 are spoken here",
+                    )
+                )
+                self.transport.close()
                 return
         super().data_received(data)
         if self.conn.their_state is not h11.IDLE:

@@ -3,8 +3,9 @@
 `prefixlock_proxy_requests_total{api,status}`, `..._input_tokens_total{api,model}`,
 `..._cache_read_tokens_total{api,model}`, `..._cost_dollars_total{user,agent}`,
 `..._lost_dollars_total{cause}` (re-billed prefix beyond its cache price),
-`..._refused_total{status}` (answered by the proxy itself: 400, 408, 413, 429, 502, 504) and the
-`..._in_flight` gauge.
+`..._refused_total{status}` (answered by the proxy itself: 400, 408, 413, 429, 502, 504),
+`..._accounting_errors_total` (answered requests not recorded: a full disk, a read-only store)
+and the `..._in_flight` gauge.
 """
 
 from __future__ import annotations
@@ -46,6 +47,12 @@ class Metrics:
         )
         self.refused: Counter = Counter(
             "prefixlock_proxy_refused", "Requests the proxy answered itself", ["status"], registry=r
+        )
+        self.accounting_errors: Counter = Counter(
+            "prefixlock_proxy_accounting_errors",
+            "Answered requests the proxy could not account or record (a full disk, a read-only "
+            "store)",
+            registry=r,
         )
         self.in_flight: Gauge = Gauge(
             "prefixlock_proxy_in_flight", "Requests in flight", registry=r

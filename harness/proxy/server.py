@@ -75,6 +75,7 @@ _DROP_REQUEST = {
 _DROP_RESPONSE = {b"connection", b"keep-alive", b"transfer-encoding", b"trailer", b"upgrade"}
 _OFF_LOOP = 1 << 20  # bodies over 1 MiB are parsed and repaired on a thread
 MAX_EXCHANGES = 4_096  # the newest exchanges kept in Proxy.exchanges
+MAX_ERRORS = 100  # the newest accounting failures kept in Proxy.errors (all are counted)
 _REPLY_CAP = 16 << 20  # a whole (not streamed) answer is read for usage up to this size
 
 
@@ -134,6 +135,9 @@ class Exchange:
     session_id: str | None = None
     repairs: tuple[str, ...] = ()
     answered: bool = False  # the whole answer went to the client
+    # The stream's usage reader while the answer is relayed: on a hang-up, what it had read
+    # (Anthropic's input tokens come first) is what the row records; dropped once accounted.
+    reading: StreamUsage | None = None
 
 
 @dataclass
@@ -174,6 +178,7 @@ class Proxy:
         on_observed: Callable[[str], None] | None = None,
         budgets: Budgets | None = None,
         tracer: Tracer | None = None,
+        on_error: Callable[[str], None] | None = None,
     ) -> None:
         self.config: ProxyConfig = config or ProxyConfig()
         self.upstream: str = upstream_url(self.config.upstream)
@@ -198,7 +203,11 @@ class Proxy:
         from .metrics import Metrics
 
         self.metrics: Metrics = Metrics()
-        self.errors: list[str] = []  # accounting failures (never the request's): shown by tests
+        # Accounting failures (never the request's: the client has its answer): the newest
+        # MAX_ERRORS, each also counted on /metrics and said in one line (`on_error`).
+        self.errors: list[str] = []
+        self.error_count: int = 0
+        self._on_error = on_error
         self._make_client = http_client
         self._on_observed = on_observed
         self._client: httpx2.AsyncClient | None = None
@@ -392,7 +401,7 @@ class Proxy:
         if api is not None and c.fixes:
             prepared = (
                 await asyncio.to_thread(self._prepare, api, raw, headers)
-                if len(raw) > _OFF_LOOP
+                if len(raw) > _OFF_LOOP or self._lock.locked()  # never block the loop on it
                 else self._prepare(api, raw, headers)
             )
             if isinstance(prepared, str):
@@ -417,6 +426,9 @@ class Proxy:
         reply: tuple[dict[str, Any] | None, str | None] = (None, None)
         if forward.done() and not forward.cancelled() and forward.exception() is None:
             reply = forward.result()
+        elif exchange.cancelled and exchange.reading is not None:
+            reply = exchange.reading.raw, exchange.reading.response_id
+        exchange.reading = None
         if api is not None and (exchange.status or exchange.cancelled):
             keep = None
             if "keepalive" in c.fixes:
@@ -613,15 +625,17 @@ class Proxy:
                         if api is not None and streaming
                         else None
                     )
+                    exchange.reading = reading
                     whole: list[bytes] | None = [] if api is not None and not streaming else None
                     size = 0
+                    # With --fix, a whole answer's last part waits until its response id is
+                    # linked, so a client that continues at once finds its session.
+                    link = self._link_early(exchange) if whole is not None else None
+                    held: bytes | None = None
                     try:
                         async for chunk in response.aiter_raw():
                             if not chunk:
                                 continue
-                            await send(
-                                {"type": "http.response.body", "body": chunk, "more_body": True}
-                            )
                             if reading is not None:
                                 reading.feed(chunk)
                             elif whole is not None:
@@ -630,9 +644,21 @@ class Proxy:
                                     whole.append(chunk)
                                 else:
                                     whole = None  # too large to read for usage
+                            if link is not None:
+                                chunk, held = held or b"", chunk
+                            if chunk:
+                                await send(
+                                    {"type": "http.response.body", "body": chunk, "more_body": True}
+                                )
                     except httpx2.TimeoutException as exc:
                         raise _Timeout(_which(exc, c)) from None
-                    await send({"type": "http.response.body", "body": b"", "more_body": False})
+                    if link is not None and whole is not None and response.status_code == 200:
+                        response_id = reply_usage(api, b"".join(whole))[1] if api else None
+                        if response_id is not None:
+                            link(response_id)
+                    await send(
+                        {"type": "http.response.body", "body": held or b"", "more_body": False}
+                    )
                     exchange.answered = True
                 finally:
                     await response.aclose()
@@ -677,7 +703,16 @@ class Proxy:
         try:
             self._account_job(job)
         except Exception as exc:  # accounting must never take the proxy down
-            self.errors.append(f"{type(exc).__name__}: {exc}")
+            self._failed("could not account a request", exc)
+
+    def _failed(self, what: str, exc: Exception) -> None:
+        why = " ".join(f"{type(exc).__name__}: {exc}".split())  # one line
+        self.errors.append(why)
+        del self.errors[:-MAX_ERRORS]
+        self.error_count += 1
+        self.metrics.accounting_errors.inc()
+        if self._on_error is not None:
+            self._on_error(f"prefixlock proxy: {what} ({why}); the client had its answer")
 
     def _account_job(self, job: _Job) -> None:
         exchange = job.exchange
@@ -713,7 +748,10 @@ class Proxy:
             repairs=job.repairs,
             status=exchange.status,
         )
-        self._record(seen, job.client, "abandoned" if exchange.cancelled else "turn", job.whom)
+        try:
+            self._record(seen, job.client, "abandoned" if exchange.cancelled else "turn", job.whom)
+        except Exception as exc:  # a full disk, a read-only store: the figures go on
+            self._failed(f"could not record a request of session {seen.session_id}", exc)
         lost = lost_dollars(self.prices, seen.model, seen.rebilled) if seen.cause else Decimal(0)
         with self._lock:
             self.team.add(job.whom, seen)
@@ -927,6 +965,8 @@ async def _reply(
     """An error answer of the proxy's own, in the shape of the client's API."""
     data = error_body(api, kind, message, code)
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode())]
+    if status in (408, 413):  # the body was not read: close rather than read the rest of it
+        headers.append((b"connection", b"close"))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": data, "more_body": False})
 

@@ -99,7 +99,8 @@ def transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
     try:
         yield db
     except BaseException:
-        db.execute("ROLLBACK")
+        if db.in_transaction:  # SQLite rolls back itself on some errors (a full disk)
+            db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
 

@@ -1,10 +1,11 @@
 """`--wait` on `prefixlock chat --resume` and `prefixlock run --resume`: the value checked, the
 busy session waited for (bounded), and the one line said while waiting.
 
-The wait itself is `SessionStore.acquire(wait=, reserve=True)` on the store's clock, and the
-store is then given to the Agent that resumes: the lease a waiter gets is the one it works
-under (taking it and giving it back before resuming let another waiter take it in between). A
-session still busy when the time is up is one line and exit 2 (SessionBusyError).
+The wait itself is `SessionStore.acquire(wait=, reserve=True)` on the store's clock (`run` and
+the chat's start-up both), and the store is then given to the Agent that resumes: the lease a
+waiter gets is the one it works under (taking it and giving it back before resuming let another
+waiter take it in between). A session still busy when the time is up is one line and exit 2
+(SessionBusyError).
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from collections.abc import Callable
 from typing import TextIO
 
 from ..errors import ConfigError
-from .database import SessionStore
 from .leases import Lease
 
 DEFAULT_WAIT_S = 300.0  # `--wait` without a value
@@ -59,12 +59,3 @@ def announcer(session_id: str, seconds: float, say: TextIO) -> Callable[[Lease |
         )
 
     return note
-
-
-def wait_until_free(store: SessionStore, session_id: str, seconds: float, say: TextIO) -> None:
-    """Wait up to `seconds` for whoever holds `session_id` to close it, saying so once on
-    `say`; SessionBusyError if it is still held when the time is up. Takes nothing: the
-    lease is given back at once, so another waiter may take it before the caller resumes
-    (`prefixlock run` keeps it instead: `acquire(wait=, reserve=True)`)."""
-    store.acquire(session_id, wait=seconds, on_wait=announcer(session_id, seconds, say))
-    store.release(session_id)

@@ -25,7 +25,16 @@ Prints ONE table, tried / held / failed, for:
 9. The proxy's bookkeeping soaked (`--soak` requests, 100,000 by default: session tracking,
    guards, figures, the store), in one-request and in long sessions: RSS after 1,000 and after
    all of them (printed), held when it grew less than 32 MB from the first to the last.
-`--only GROUPS` runs some (comma list of faults, stores, bad, fuzz, soak).
+10. The proxy probes (tests/benchmarks/proxy_probes.py): hostile clients and upstreams against
+   the real `prefixlock proxy` process in front of `prefixlock serve` and a bare upstream;
+   prints "held N of M" with every failure named.
+11. The proxy PROCESS soaked over HTTP (`--soak` requests through `prefixlock proxy` in front of
+   `prefixlock serve`, one-request and 40-request sessions, 4 keep-alive clients): its RSS
+   from /proc after 1,000, half and all of them, held when it grew less than 32 MB in all and
+   less than 8 MB over the second half (a leak is a slope: its bounded caches fill in the
+   first), and every request was answered and stored. `--only proxysoak --soak 100000` is
+   the 100K soak.
+`--only GROUPS` runs some (comma list of faults, stores, bad, fuzz, soak, proxy, proxysoak).
 Then the tracebacks seen anywhere (every process's stderr, every command's, unraisable
 exceptions in this one). Exit 1 if anything failed or any traceback was seen.
 """
@@ -521,6 +530,47 @@ def soak(db: Path, requests: int, long_turns: int) -> Row:
     )
 
 
+def proxy_probes(folder: Path) -> Row:
+    from tests.benchmarks.proxy_probes import run_probes
+
+    folder.mkdir()
+    got = run_probes(folder)
+    held = sum(p.held for p in got)
+    print(f"  proxy probes: held {held} of {len(got)}", file=sys.stderr)
+    for p in got:
+        if not p.held:
+            print(f"  proxy probe failed: {p.name}: {p.why}", file=sys.stderr)
+    return row(
+        f"proxy probes against the prefixlock proxy process (held {held} of {len(got)})",
+        len(got),
+        held,
+    )
+
+
+def proxy_soak(folder: Path, requests: int) -> Row:
+    from tests.benchmarks.proxy_probes import soak as soak_process
+
+    folder.mkdir()
+    got = soak_process(folder, requests)
+    TRACEBACKS.extend(["proxy soak"] * got["tracebacks"])
+    first, half, last = got["rss_1000"], got["rss_half"], got["rss_last"]
+    print(
+        f"  proxy process RSS: {first:.0f} MB at 1,000 requests, {half:.0f} MB at "
+        f"{requests // 2:,}, {last:.0f} MB at "
+        f"{requests:,} ({got['sessions']:,} sessions; {got['failed']} failed, {got['stored']:,} "
+        f"stored; {got['wall_s']:.0f} s wall, load average {got['load']:.1f})",
+        file=sys.stderr,
+    )
+    grew, slope = last - first, last - half
+    ok = grew < 32 and slope < 8 and got["failed"] == 0 and got["stored"] == requests
+    return row(
+        f"proxy process over HTTP, {requests:,} requests: RSS grew {grew:.0f} MB (< 32), "
+        f"{slope:.0f} MB over the second half (< 8), all answered and stored",
+        1,
+        int(ok),
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--turns", type=int, default=20)
@@ -528,7 +578,7 @@ def main() -> int:
     parser.add_argument("--workers", type=int, default=4)
     parser.add_argument("--fuzz", type=int, default=1_000)
     parser.add_argument("--soak", type=int, default=100_000)
-    parser.add_argument("--only", default="faults,stores,bad,fuzz,soak")
+    parser.add_argument("--only", default="faults,stores,bad,fuzz,soak,proxysoak,proxy")
     args = parser.parse_args()
     only = set(args.only.split(","))
     rng = random.Random(19)
@@ -537,6 +587,10 @@ def main() -> int:
         t = Path(tmp)
         if "soak" in only:  # first: what the other probes leave in memory is not counted
             rows.append(soak(t / "soak.sqlite", args.soak, 40))
+        if "proxysoak" in only:  # the proxy process: its own memory, measured from /proc
+            rows.append(proxy_soak(t / "proxysoak", args.soak))
+        if "proxy" in only:
+            rows.append(proxy_probes(t / "probes"))
         if "fuzz" in only:
             with watched("fuzz"):
                 rows.extend(fuzzed(t / "fuzz", args.fuzz))

@@ -131,3 +131,38 @@ def test_a_bad_wait_is_one_line_and_exit_2(
     assert ran.returncode == 2 and "Traceback" not in ran.stderr
     (line,) = ran.stderr.strip().splitlines()
     assert "--wait" in line and says in line
+
+
+def test_chat_wait_keeps_its_place_until_the_session_opens(
+    db: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from prefixlock.tui.backend import BackendOptions, make_backend
+
+    holder = SessionStore(db)
+    holder.acquire("s1")
+    holder.heartbeat_timer.stop()  # type: ignore[union-attr]  # its host went silent
+    holder._db.execute("UPDATE leases SET host='elsewhere', heartbeat=?", (ManualClock().now(),))
+    clock = ManualClock()
+    backend = make_backend(
+        BackendOptions(
+            store_path=db,
+            resume="s1",
+            wait=float(LEASE_STALE_S),
+            clock=clock,
+            api_key="",
+            workspace=db.parent,
+        )
+    )
+    backend.check()  # waited until the holder went stale, and took the lease
+    assert "waiting up to 900 s" in capsys.readouterr().err
+    # Between the wait and the screen, another waiter finds the session still held: the chat
+    # that waited keeps its place (the wait used to give the lease back at once).
+    with SessionStore(db) as other, pytest.raises(SessionBusyError):
+        other.acquire("s1")
+    # The session then opens on the lease it waited for.
+    asyncio.run(backend.start())
+    assert backend.session_id == "s1"
+    asyncio.run(backend.close())
+    with SessionStore(db) as after:  # closed: free again
+        after.acquire("s1")
+    holder.close()
