@@ -123,6 +123,7 @@ class ChatApp(ProjectCommands, App[None]):
         self.blink = blink
         self.busy = False
         self.ready = False  # True once the session is open; input before that waits
+        self.opening = True  # until the session is open, or failed to open
         # Set once the provider SDK is imported and its client made (in a thread): the first
         # turn waits for it, the screen does not.
         self.prepared = asyncio.Event()
@@ -170,6 +171,8 @@ class ChatApp(ProjectCommands, App[None]):
         # is also on the cache panel.
         text = f"{b.provider_label} · session {b.session_id} · {b.model}"
         waiting = f", {len(self.queued)} queued" if self.queued else ""
+        if self.opening:
+            return f"{text} · opening…{waiting}"
         if self.preparing:
             return f"{text} · connecting…{waiting}"
         if self.busy:
@@ -180,15 +183,17 @@ class ChatApp(ProjectCommands, App[None]):
         self.backend.approve = self.ask_approval
         self.backend.notify = self.note_setting
         self.conversation.anchor()  # stay at the bottom as entries stream in
-        if self.backend.mcp_to_ask():
-            # A dialog is answered through the app's own message loop: asked from a worker,
-            # and the session starts once every project server has its answer.
-            self.run_worker(self._ask_mcp_then_start(), group="mcp-consent")
-            return
-        await self._start_session()
+        # The prompt takes keys from the first frame; the session (the store, the emulator, the
+        # MCP servers, the agent) opens behind it. A message sent before then waits for it
+        # (`handle_line`): the first request carries every approved server's tools, so the
+        # tool list, and the cached prefix, never change under the session.
+        self.query_one("#prompt", PromptInput).focus()
+        self.run_worker(self._ask_mcp_then_start(), group="mcp-consent")
 
     async def _ask_mcp_then_start(self) -> None:
-        """Ask about each MCP server the project declares before anything starts it."""
+        """Ask about each MCP server the project declares before anything starts it (a dialog
+        is answered through the app's own message loop, so this runs as a worker), then open
+        the session."""
         from prefixlock.coding.mcp_consent import command_line
 
         for config in self.backend.mcp_to_ask():
@@ -202,12 +207,20 @@ class ChatApp(ProjectCommands, App[None]):
 
     async def _start_session(self) -> None:
         try:
+            await asyncio.to_thread(self.backend.preload)
             await self.backend.start()
         except PrefixlockError as exc:
+            self.opening = False
             await self.add_note(f"cannot start the session: {exc}", "error")
+            if self.queued:  # never sent: back into the prompt rather than lost
+                prompt = self.query_one("#prompt", PromptInput)
+                prompt.value = "\n".join([*self.queued, prompt.value]).strip()
+                self.queued.clear()
+                self.refresh_header()
             return
         prompt = self.query_one("#prompt", PromptInput)
         prompt.custom_commands = custom_candidates(self.backend.custom_commands or {})
+        self.opening = False
         self.preparing = True
         self.refresh_header()
         self.run_worker(self._prepare(), group="prepare")
@@ -233,7 +246,9 @@ class ChatApp(ProjectCommands, App[None]):
         self.ready = True
         self.refresh_panel()
         self.set_interval(self.tick, self.on_tick)
-        self.query_one("#prompt", PromptInput).focus()
+        if self.queued and not self.busy:  # typed while the session opened
+            self.set_busy(True)
+            self.run_turn(self.queued.pop(0))
         target = self.backend.pending_switch()
         if target is not None:
             # --model with --resume: offered as the priced switch /model makes, with its quote,
@@ -551,6 +566,16 @@ class ChatApp(ProjectCommands, App[None]):
             self.run_shell(line[1:].strip())
             return
         parsed = self.expand_custom(parse(line, self.backend.custom_commands or ()))
+        if not self.ready and parsed.command is None and not parsed.error:
+            # Typed while the session opens: sent as soon as it is open (`_start_session`).
+            self.queued.append(parsed.text)
+            mcp = self.backend.chat_settings.mcp_servers
+            starting = " and its MCP servers start" if mcp else ""
+            await self.add_note(
+                f"waiting while the session opens{starting}; sent then: {parsed.text}", "info"
+            )
+            self.refresh_header()
+            return
         if not self.ready and parsed.command not in ("help", "quit"):
             await self.add_note("the session is not open yet", "warn")
             return

@@ -528,6 +528,27 @@ class ChatBackend:
             tools = [hooks.wrap([t], root)[0] if isinstance(t, Tool) else t for t in tools]
         return FrozenPrefix(system=system, tools=tools)
 
+    def preload(self) -> None:
+        """Import what `start()` needs. Blocking (most of a second on a loaded machine): the
+        app runs it in a thread after the first frame, so the prompt takes keys meanwhile."""
+        import prefixlock.agent
+        import prefixlock.coding.hooks
+        import prefixlock.coding.recent_sessions
+        import prefixlock.store.database
+
+        if self.chat_settings.mcp_servers:
+            import prefixlock.coding.mcp_tools
+
+            with contextlib.suppress(ImportError):  # not installed: start() says so
+                import mcp
+                import mcp.client.stdio
+                import mcp.client.streamable_http
+                import mcp.types  # noqa: F401
+        if self.offline:
+            import prefixlock.emulator
+        with contextlib.suppress(ImportError):  # agents not installed: no subagents
+            import prefixlock.agents.runner  # noqa: F401
+
     async def start(self) -> None:
         """Start the emulator (offline), build the agent and open (or resume) the session."""
         from prefixlock.agent import Agent
