@@ -36,7 +36,6 @@ from prefixlock.coding.workspace import (
     Workspace,
     WorkspaceError,
 )
-from prefixlock.delegation import DelegationResult, ParentSession
 from prefixlock.errors import ConfigError, MissingKeyError, UnknownModelError, UserError
 from prefixlock.events import (
     Event,
@@ -47,26 +46,28 @@ from prefixlock.events import (
     TurnComplete,
     UsageReport,
 )
-from prefixlock.guard.quote import Quote
-from prefixlock.media import Image, UserPart
-from prefixlock.prefix import FrozenPrefix
-from prefixlock.providers import Sleep
 from prefixlock.providers.registry import KEY_VAR_NAMES
-from prefixlock.settings import Settings
-from prefixlock.tools import Tool, ToolLike
 
 from .state import CacheState, PanelView, format_dollars
 from .undo import UndoJournal
 
-if TYPE_CHECKING:  # each is imported where it is used: the chat starts without what it lacks
+if TYPE_CHECKING:  # each is imported where it is used: the chat starts without what it lacks,
+    # and the prompt shows before the session's machinery is loaded (`preload`)
     from prefixlock.agent import Agent
     from prefixlock.agents.registry import AgentRegistry
     from prefixlock.agents.runner import SubagentDelegator
     from prefixlock.coding.hooks import HookRunner
     from prefixlock.coding.mcp_tools import McpServer, ToolListChange
+    from prefixlock.delegation import DelegationResult, ParentSession
     from prefixlock.emulator import Emulator
+    from prefixlock.guard.quote import Quote
+    from prefixlock.media import Image, UserPart
+    from prefixlock.prefix import FrozenPrefix
+    from prefixlock.providers import Sleep
     from prefixlock.session import Session
+    from prefixlock.settings import Settings
     from prefixlock.store.database import SessionStore
+    from prefixlock.tools import Tool, ToolLike
 
     from .model_picker import ModelRow
 
@@ -516,6 +517,9 @@ class ChatBackend:
         return self.hooks
 
     def prefix(self) -> FrozenPrefix:
+        from prefixlock.prefix import FrozenPrefix
+        from prefixlock.tools import Tool
+
         tools: list[ToolLike] = list(self.workspace.tools())
         if self.delegator is not None:
             tools.append(self.delegator.tool())
@@ -531,6 +535,7 @@ class ChatBackend:
     def preload(self) -> None:
         """Import what `start()` needs. Blocking (most of a second on a loaded machine): the
         app runs it in a thread after the first frame, so the prompt takes keys meanwhile."""
+
         import prefixlock.agent
         import prefixlock.coding.hooks
         import prefixlock.coding.recent_sessions

@@ -6,9 +6,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
@@ -28,6 +27,9 @@ from prefixlock.events import (
     ToolResult,
     UsageReport,
 )
+
+if TYPE_CHECKING:  # imported with the first answer (markdown-it, pygments): not before the prompt
+    from rich.markdown import Markdown as RichMarkdown
 
 from .state import (
     PanelView,
@@ -111,6 +113,8 @@ class MarkdownView(Widget):
         with contextlib.suppress(Exception):
             dark = self.app.current_theme.dark
         if self._cache is None or self._cache[0] != self.text or self._cache[1] != dark:
+            from rich.markdown import Markdown as RichMarkdown
+
             md = RichMarkdown(self.text, code_theme="monokai" if dark else "default")
             self._cache = (self.text, dark, md)
         return self._cache[2]
