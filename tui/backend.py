@@ -529,7 +529,7 @@ class ChatBackend:
         if self.hooks is not None:
             # Hooks around each call; the specs, and so the prefix's bytes, are unchanged.
             root, hooks = self.workspace.root, self.hooks
-            tools = [hooks.wrap([t], root)[0] if isinstance(t, Tool) else t for t in tools]
+            tools = [hooks.wrap_tool(t, root) if isinstance(t, Tool) else t for t in tools]
         return FrozenPrefix(system=system, tools=tools)
 
     def preload(self) -> None:

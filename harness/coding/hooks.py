@@ -300,13 +300,15 @@ class HookRunner:
         return got.block
 
     def wrap(self, tools: Sequence[Tool], root: Path) -> list[Tool]:
-        """The tools with PreToolUse / PostToolUse around each (their specs unchanged, so the
-        prefix's bytes are the same with or without hooks)."""
-        if not any(h.event in ("PreToolUse", "PostToolUse") for h in self.hooks):
-            return list(tools)
-        return [self._wrapped(t, root) for t in tools]
+        """The tools with PreToolUse / PostToolUse around each (`wrap_tool`)."""
+        return [self.wrap_tool(t, root) for t in tools]
 
-    def _wrapped(self, tool: Tool, root: Path) -> Tool:
+    def wrap_tool(self, tool: Tool, root: Path) -> Tool:
+        """The tool with PreToolUse / PostToolUse around it (its spec unchanged, so the
+        prefix's bytes are the same with or without hooks); the tool itself when no hook
+        fires around tools."""
+        if not any(h.event in ("PreToolUse", "PostToolUse") for h in self.hooks):
+            return tool
         runner = self
 
         async def fn(**arguments: Any) -> str:
