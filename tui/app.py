@@ -74,11 +74,17 @@ from .widgets import (
     ToolEntry,
     UserMessage,
     delegate_line,
+    entry_row,
     history_entry,
     subagent_detail,
 )
 
 HISTORY_BATCH = 12  # a resumed session's entries mounted at a time: more than a screen holds
+# Entries kept mounted in a long session: past LIVE_LIMIT, the oldest go back to the list that
+# scrolling to the top mounts again (`trim_conversation`), so memory and each frame's layout
+# stay flat however long the session runs. Both are many screens of entries.
+LIVE_LIMIT = 160
+LIVE_KEEP = 100
 
 
 class ChatApp(ProjectCommands, App[None]):
@@ -438,6 +444,26 @@ class ChatApp(ProjectCommands, App[None]):
             await self.show_earlier()
             self.call_after_refresh(self._fill_screen)
 
+    async def trim_conversation(self) -> None:
+        """Take the oldest entries off screen once more than LIVE_LIMIT are mounted, keeping
+        their text to mount again on scrolling up. Called between turns (no entry is still
+        streaming); only while the view follows the end (nothing the user reads moves)."""
+        conv = self.conversation
+        entries = [w for w in conv.children if w is not self._earlier_line]
+        if len(entries) <= LIVE_LIMIT or self._subagents:
+            return
+        if conv.max_scroll_y - conv.scroll_y > conv.size.height:  # reading back: not now
+            return
+        gone = entries[: len(entries) - LIVE_KEEP]
+        self._earlier.extend(entry_row(w) for w in gone)
+        await conv.remove_children(gone)
+        line = self._earlier_line
+        if line is not None and line.parent is conv:
+            line.update(EarlierEntries.caption(len(self._earlier)))
+        else:
+            self._earlier_line = EarlierEntries(len(self._earlier))
+            await conv.mount(self._earlier_line, before=0)
+
     @on(Conversation.ReachedTop)
     async def _reached_top(self) -> None:
         await self.show_earlier()
@@ -630,6 +656,8 @@ class ChatApp(ProjectCommands, App[None]):
                     await self.settle_approvals()
                 next_text = self.queued.pop(0) if self.queued else None
                 self.refresh_header()
+            # Between turns, still busy: what is typed meanwhile queues, nothing streams.
+            await self.trim_conversation()
         except asyncio.CancelledError:
             if self.queued and self.is_running:
                 # Cancelling one turn does not throw away what was typed after it: back into

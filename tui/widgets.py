@@ -63,6 +63,7 @@ class UserMessage(Static):
 
     def __init__(self, text: str) -> None:
         super().__init__(Text("› ") + Text(text), markup=False)
+        self.text = text
 
 
 class Note(Static):
@@ -73,6 +74,7 @@ class Note(Static):
     def __init__(self, text: str, kind: str = "info") -> None:
         super().__init__(Text(text), markup=False)
         self.add_class(kind)
+        self.text, self.kind = text, kind
 
 
 def split_markdown(text: str) -> tuple[list[str], str]:
@@ -404,12 +406,29 @@ def subagent_detail(ev: SubagentFinish) -> str:
 
 
 def history_entry(role: str, text: str) -> Widget:
-    """The widget showing one stored entry of a resumed session."""
+    """The widget showing one stored entry of a resumed session, or one taken off screen
+    (`entry_row`); a note keeps its kind ("note:warn")."""
     if role == "user":
         return UserMessage(text)
     if role == "assistant":
         return AssistantMessage(text)
+    if role.startswith("note:"):
+        return Note(text, role.removeprefix("note:"))
     return Note(text, "tool")
+
+
+def entry_row(widget: Widget) -> tuple[str, str]:
+    """What `history_entry` needs to show `widget` again: its role and text (a tool call or a
+    subagent run comes back as its one-line title, as a resumed session shows it)."""
+    if isinstance(widget, UserMessage):
+        return "user", widget.text
+    if isinstance(widget, AssistantMessage):
+        return "assistant", widget.text
+    if isinstance(widget, Note):
+        return f"note:{widget.kind}", widget.text
+    if isinstance(widget, Collapsible):
+        return "tool", str(widget.title)
+    return "tool", str(widget.render())
 
 
 class Conversation(VerticalScroll):
