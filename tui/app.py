@@ -209,7 +209,26 @@ class ChatApp(ProjectCommands, App[None]):
             self.backend.answer_mcp(config, bool(approved))
             shown = "started" if approved else "not started (remembered for this project)"
             await self.add_note(f"MCP server {config.name!r}: {shown}", "approval")
+        await self._ask_hooks()
         await self._start_session()
+
+    async def _ask_hooks(self) -> None:
+        """Ask before the repository's own hooks run (a malformed hooks value is left to
+        `start()`, which names it)."""
+        from .hook_consent import HookConsentScreen
+
+        try:
+            hooks = self.backend.hooks_to_ask()
+        except PrefixlockError:
+            return
+        if hooks:
+            answer = await self.push_screen_wait(HookConsentScreen(hooks))
+            self.backend.answer_hooks(answer or "no")
+            shown = {
+                "once": "run in this session",
+                "always": "run (remembered for these hooks in this repository)",
+            }.get(answer or "no", "not run")
+            await self.add_note(f"the repository's hooks: {shown}", "approval")
 
     async def _start_session(self) -> None:
         try:

@@ -56,7 +56,7 @@ if TYPE_CHECKING:  # each is imported where it is used: the chat starts without 
     from prefixlock.agent import Agent
     from prefixlock.agents.registry import AgentRegistry
     from prefixlock.agents.runner import SubagentDelegator
-    from prefixlock.coding.hooks import HookRunner
+    from prefixlock.coding.hooks import Hook, HookConsent, HookRunner
     from prefixlock.coding.mcp_tools import McpServer, ToolListChange
     from prefixlock.delegation import DelegationResult, ParentSession
     from prefixlock.emulator import Emulator
@@ -218,6 +218,10 @@ class ChatBackend:
         # Claude Code's hooks (read at start); what is not run is said in `hook_notes`.
         self.hooks: HookRunner | None = None
         self.hook_notes: list[str] = []
+        self._hooks_found: list[Hook] = []
+        self._hooks_read_notes: list[str] = []
+        self._hooks_answered = False
+        self.hook_consent: HookConsent | None = None
         self._hooks_started = False
 
     @property
@@ -498,23 +502,55 @@ class ChatBackend:
 
     def load_hooks(self) -> HookRunner:
         """Claude Code's hooks for this workspace; a malformed `hooks` value is a ConfigError
-        naming the file and field. A repository's own hooks wait for `--trust-hooks`."""
-        from prefixlock.coding.hooks import HookRunner, load_hooks
+        naming the file and field. A repository's own hooks wait for the user's consent:
+        `--trust-hooks`, an "always" remembered for exactly these hooks, or the dialog's answer
+        (`hooks_to_ask`, `answer_hooks`)."""
+        from prefixlock.coding.hooks import HookConsent, load_hooks
 
         if self.hooks is None:
             found, notes = load_hooks(self.workspace.root, self.options.user_dir)
-            self.hooks = HookRunner(
-                found, self.workspace.root, trust_project=self.options.trust_hooks
+            self._hooks_found, self._hooks_read_notes = found, list(notes)
+            self.hook_consent = HookConsent(self.options.store_path, self.workspace.root)
+            project = [h for h in found if h.project]
+            trusted = self.options.trust_hooks or (
+                bool(project) and self.hook_consent.allows(project)
             )
-            self.hook_notes = list(notes)
-            if self.hooks.untrusted:
-                n = len(self.hooks.untrusted)
-                self.hook_notes.append(
-                    f"{n} hook(s) of the workspace's .claude settings not run: a repository's "
-                    "hooks run on this machine, outside the sandbox (prefixlock chat "
-                    "--trust-hooks runs them)"
-                )
+            self._make_hook_runner(trusted, asked=False)
+        assert self.hooks is not None
         return self.hooks
+
+    def _make_hook_runner(self, trusted: bool, *, asked: bool) -> None:
+        from prefixlock.coding.hooks import HookRunner
+
+        self.hooks = HookRunner(self._hooks_found, self.workspace.root, trust_project=trusted)
+        self.hook_notes = list(self._hooks_read_notes)
+        if self.hooks.untrusted:
+            n = len(self.hooks.untrusted)
+            why = "you declined them" if asked else "not approved"
+            self.hook_notes.append(
+                f"{n} hook(s) of the workspace's .claude settings not run ({why}): a "
+                "repository's hooks run on this machine, outside the sandbox (prefixlock chat "
+                "--trust-hooks runs them)"
+            )
+
+    def hooks_to_ask(self) -> list[Hook]:
+        """The repository's hooks waiting for the user's answer (the app asks before
+        `start()`); empty once answered or when there are none."""
+        if self._hooks_answered:
+            return []
+        return list(self.load_hooks().untrusted)
+
+    def answer_hooks(self, answer: str) -> None:
+        """The user's answer about the repository's hooks: "once" (this session), "always"
+        (remembered for exactly these hooks) or "no"."""
+        self._hooks_answered = True
+        project = list(self.load_hooks().untrusted)
+        consent = self.hook_consent
+        if answer == "always" and consent is not None:
+            consent.remember(project)
+            if consent.warning:
+                self._hooks_read_notes.append(consent.warning)
+        self._make_hook_runner(answer in ("once", "always"), asked=True)
 
     def prefix(self) -> FrozenPrefix:
         from prefixlock.prefix import FrozenPrefix

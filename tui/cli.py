@@ -61,8 +61,8 @@ def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--trust-hooks",
         action="store_true",
-        help="run the hooks of the workspace's own .claude settings (they run on this "
-        "machine, outside the sandbox: without this flag they are listed, not run); the "
+        help="run the hooks of the workspace's own .claude settings without asking (they run "
+        "on this machine, outside the sandbox: without this flag the chat asks first); the "
         "hooks of ~/.claude/settings.json always run",
     )
     p.add_argument(
