@@ -72,6 +72,7 @@ if TYPE_CHECKING:  # each is imported where it is used: the chat starts without 
     from .model_picker import ModelRow
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
+EMULATOR_KEEP_REQUESTS = 20  # requests the offline chat's emulator keeps a record of
 SCRIPT_PATH = Path(__file__).with_name("data") / "chat_script.yaml"
 
 SYSTEM_PROMPT = """\
@@ -604,7 +605,12 @@ class ChatBackend:
             from prefixlock.emulator import Emulator, EmulatorConfig, FaultSpec, Script
 
             script = Script.load(self.options.emulator_script or SCRIPT_PATH)
-            config = EmulatorConfig(faults=[FaultSpec(**f) for f in self.options.emulator_faults])
+            # The chat never reads the emulator's record of requests: a few are kept, not every
+            # body of a long session (each holds the whole conversation so far).
+            config = EmulatorConfig(
+                faults=[FaultSpec(**f) for f in self.options.emulator_faults],
+                keep_requests=EMULATOR_KEEP_REQUESTS,
+            )
             self.emulator = Emulator.start(config, self.clock, script=script)
             base_url = self.emulator.base_url
         if self.options.store_path is not None:

@@ -26,7 +26,7 @@ from typing import Any
 
 from prefixlock.clock import ManualClock
 from prefixlock.tui.app import ChatApp
-from prefixlock.tui.backend import SCRIPT_PATH, BackendOptions, ChatBackend
+from prefixlock.tui.backend import BackendOptions, ChatBackend
 from prefixlock.tui.prompt_input import PromptInput
 from tests.helpers.tui_drive import say
 
@@ -85,8 +85,6 @@ async def _echo_ms(app: ChatApp, paints: list[tuple[float, str]]) -> list[float]
 
 
 async def bench_long_chat(turns: int = TURNS) -> dict[str, Any]:
-    from prefixlock.emulator import Emulator, Script
-
     tmp = Path(tempfile.mkdtemp())
     ws = tmp / "ws"
     (ws / "src").mkdir(parents=True)
@@ -97,41 +95,40 @@ async def bench_long_chat(turns: int = TURNS) -> dict[str, Any]:
     async def no_sleep(seconds: float) -> None:
         clock.advance(seconds)
 
-    with Emulator.start(clock=clock, script=Script.load(SCRIPT_PATH)) as emu:
-        opts = BackendOptions(
-            workspace=ws,
-            store_path=tmp / "s.sqlite",
-            session_id="bench-long",
-            api_key="",
-            clock=clock,
-            emulator=emu,
-            sleep=no_sleep,
-        )
-        app = ChatApp(ChatBackend(opts), blink=False, typeahead_grace=0.0)
-        paints: list[tuple[float, str]] = []
-        display = app._display
+    # No emulator given: the chat starts its own, as `prefixlock chat` does offline.
+    opts = BackendOptions(
+        workspace=ws,
+        store_path=tmp / "s.sqlite",
+        session_id="bench-long",
+        api_key="",
+        clock=clock,
+        sleep=no_sleep,
+    )
+    app = ChatApp(ChatBackend(opts), blink=False, typeahead_grace=0.0)
+    paints: list[tuple[float, str]] = []
+    display = app._display
 
-        def painted(screen: Any, renderable: Any) -> None:
-            if renderable is not None and app.is_running:
-                prompts = screen.query("#prompt")
-                paints.append((time.perf_counter(), prompts.first().value if prompts else ""))
-            display(screen, renderable)
+    def painted(screen: Any, renderable: Any) -> None:
+        if renderable is not None and app.is_running:
+            prompts = screen.query("#prompt")
+            paints.append((time.perf_counter(), prompts.first().value if prompts else ""))
+        display(screen, renderable)
 
-        app._display = painted  # type: ignore[method-assign]
-        async with app.run_test(size=(120, 40)) as pilot:
-            await say(app, pilot, "hello")  # the first turn imports the provider's code
-            fresh = await _echo_ms(app, paints)
-            rss: list[tuple[int, float]] = []
-            t0 = time.perf_counter()
-            for n in range(1, turns + 1):
-                await say(app, pilot, "look around" if n % 3 == 0 else "hello")
-                if n % SAMPLE == 0:
-                    gc.collect()
-                    rss.append((n, _rss_mb()))
-            elapsed = time.perf_counter() - t0
-            late = await _echo_ms(app, paints)
-            widgets = len(app.conversation.children)
-            requests = len(app.backend.session.ledger.rows)
+    app._display = painted  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await say(app, pilot, "hello")  # the first turn imports the provider's code
+        fresh = await _echo_ms(app, paints)
+        rss: list[tuple[int, float]] = []
+        t0 = time.perf_counter()
+        for n in range(1, turns + 1):
+            await say(app, pilot, "look around" if n % 3 == 0 else "hello")
+            if n % SAMPLE == 0:
+                gc.collect()
+                rss.append((n, _rss_mb()))
+        elapsed = time.perf_counter() - t0
+        late = await _echo_ms(app, paints)
+        widgets = len(app.conversation.children)
+        requests = len(app.backend.session.ledger.rows)
     past = [p for p in rss if p[0] > min(100, turns // 5)] or rss
     return {
         "turns": turns,
