@@ -128,6 +128,9 @@ async def bench_long_chat(turns: int = TURNS) -> dict[str, Any]:
         elapsed = time.perf_counter() - t0
         late = await _echo_ms(app, paints)
         widgets = len(app.conversation.children)
+        # What the SDK's Session keeps of every request sent (each body holds the whole
+        # conversation so far): printed to tell the chat's own growth from the session's.
+        held = sum(len(r.body_bytes) for r in app.backend.session.requests)
         requests = len(app.backend.session.ledger.rows)
     past = [p for p in rss if p[0] > min(100, turns // 5)] or rss
     return {
@@ -144,6 +147,7 @@ async def bench_long_chat(turns: int = TURNS) -> dict[str, Any]:
         "rss_mb_last": rss[-1][1] if rss else 0.0,
         "rss_mb_per_turn": _slope(past),
         "conversation_widgets": widgets,
+        "session_requests_mb": held / 1e6,
     }
 
 
