@@ -10,6 +10,8 @@ import shlex
 import sys
 from pathlib import Path
 
+import pytest
+
 from prefixlock.coding.hooks import HookConsent, fingerprint, load_hooks
 from prefixlock.tui.app import ChatApp
 from prefixlock.tui.backend import ChatBackend
@@ -41,6 +43,7 @@ def _app(options: OptionsFactory) -> ChatApp:
     return ChatApp(ChatBackend(options(session_id=None)), blink=False, typeahead_grace=0.0)
 
 
+@pytest.mark.slow  # five chats opened in turn (~4 s)
 async def test_hooks_run_only_after_the_dialog_and_always_is_remembered(
     chat_options: OptionsFactory, workspace: Path, tmp_path: Path
 ) -> None:
