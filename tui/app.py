@@ -75,11 +75,17 @@ from .widgets import (
     ToolEntry,
     UserMessage,
     delegate_line,
+    entry_row,
     history_entry,
     subagent_detail,
 )
 
 HISTORY_BATCH = 12  # a resumed session's entries mounted at a time: more than a screen holds
+# Entries kept mounted in a long session: past LIVE_LIMIT, the oldest go back to the list that
+# scrolling to the top mounts again (`trim_conversation`), so memory and each frame's layout
+# stay flat however long the session runs. Both are many screens of entries.
+LIVE_LIMIT = 160
+LIVE_KEEP = 100
 
 
 class ChatApp(ProjectCommands, McpCommands, App[None]):
@@ -124,6 +130,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         self.blink = blink
         self.busy: bool = False
         self.ready: bool = False  # True once the session is open; input before that waits
+        self.opening: bool = True  # until the session is open, or failed to open
         # Set once the provider SDK is imported and its client made (in a thread): the first
         # turn waits for it, the screen does not.
         self.prepared: asyncio.Event = asyncio.Event()
@@ -171,6 +178,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         # is also on the cache panel.
         text = f"{b.provider_label} · session {b.session_id} · {b.model}"
         waiting = f", {len(self.queued)} queued" if self.queued else ""
+        if self.opening:
+            return f"{text} · opening…{waiting}"
         if self.preparing:
             return f"{text} · connecting…{waiting}"
         if self.busy:
@@ -181,15 +190,17 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         self.backend.approve = self.ask_approval
         self.backend.notify = self.note_setting
         self.conversation.anchor()  # stay at the bottom as entries stream in
-        if self.backend.mcp_to_ask():
-            # A dialog is answered through the app's own message loop: asked from a worker,
-            # and the session starts once every project server has its answer.
-            self.run_worker(self._ask_mcp_then_start(), group="mcp-consent")
-            return
-        await self._start_session()
+        # The prompt takes keys from the first frame; the session (the store, the emulator, the
+        # MCP servers, the agent) opens behind it. A message sent before then waits for it
+        # (`handle_line`): the first request carries every approved server's tools, so the
+        # tool list, and the cached prefix, never change under the session.
+        self.query_one("#prompt", PromptInput).focus()
+        self.run_worker(self._ask_mcp_then_start(), group="mcp-consent")
 
     async def _ask_mcp_then_start(self) -> None:
-        """Ask about each MCP server the project declares before anything starts it."""
+        """Ask about each MCP server the project declares before anything starts it (a dialog
+        is answered through the app's own message loop, so this runs as a worker), then open
+        the session."""
         from prefixlock.coding.mcp_consent import command_line
 
         for config in self.backend.mcp_to_ask():
@@ -199,16 +210,43 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             self.backend.answer_mcp(config, bool(approved))
             shown = "started" if approved else "not started (remembered for this project)"
             await self.add_note(f"MCP server {config.name!r}: {shown}", "approval")
+        await self._ask_hooks()
         await self._start_session()
+
+    async def _ask_hooks(self) -> None:
+        """Ask before the repository's own hooks run (a malformed hooks value is left to
+        `start()`, which names it)."""
+        from .hook_consent import HookConsentScreen
+
+        try:
+            hooks = self.backend.hooks_to_ask()
+        except PrefixlockError:
+            return
+        if hooks:
+            answer = await self.push_screen_wait(HookConsentScreen(hooks))
+            self.backend.answer_hooks(answer or "no")
+            shown = {
+                "once": "run in this session",
+                "always": "run (remembered for these hooks in this repository)",
+            }.get(answer or "no", "not run")
+            await self.add_note(f"the repository's hooks: {shown}", "approval")
 
     async def _start_session(self) -> None:
         try:
+            await asyncio.to_thread(self.backend.preload)
             await self.backend.start()
         except PrefixlockError as exc:
+            self.opening = False
             await self.add_note(f"cannot start the session: {exc}", "error")
+            if self.queued:  # never sent: back into the prompt rather than lost
+                prompt = self.query_one("#prompt", PromptInput)
+                prompt.value = "\n".join([*self.queued, prompt.value]).strip()
+                self.queued.clear()
+                self.refresh_header()
             return
         prompt = self.query_one("#prompt", PromptInput)
         prompt.custom_commands = custom_candidates(self.backend.custom_commands or {})
+        self.opening = False
         self.preparing = True
         self.refresh_header()
         self.run_worker(self._prepare(), group="prepare")
@@ -234,7 +272,9 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         self.ready = True
         self.refresh_panel()
         self.set_interval(self.tick, self.on_tick)
-        self.query_one("#prompt", PromptInput).focus()
+        if self.queued and not self.busy:  # typed while the session opened
+            self.set_busy(True)
+            self.run_turn(self.queued.pop(0))
         target = self.backend.pending_switch()
         if target is not None:
             # --model with --resume: offered as the priced switch /model makes, with its quote,
@@ -424,6 +464,26 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             await self.show_earlier()
             self.call_after_refresh(self._fill_screen)
 
+    async def trim_conversation(self) -> None:
+        """Take the oldest entries off screen once more than LIVE_LIMIT are mounted, keeping
+        their text to mount again on scrolling up. Called between turns (no entry is still
+        streaming); only while the view follows the end (nothing the user reads moves)."""
+        conv = self.conversation
+        entries = [w for w in conv.children if w is not self._earlier_line]
+        if len(entries) <= LIVE_LIMIT or self._subagents:
+            return
+        if conv.max_scroll_y - conv.scroll_y > conv.size.height:  # reading back: not now
+            return
+        gone = entries[: len(entries) - LIVE_KEEP]
+        self._earlier.extend(entry_row(w) for w in gone)
+        await conv.remove_children(gone)
+        line = self._earlier_line
+        if line is not None and line.parent is conv:
+            line.update(EarlierEntries.caption(len(self._earlier)))
+        else:
+            self._earlier_line = EarlierEntries(len(self._earlier))
+            await conv.mount(self._earlier_line, before=0)
+
     @on(Conversation.ReachedTop)
     async def _reached_top(self) -> None:
         await self.show_earlier()
@@ -552,6 +612,16 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             self.run_shell(line[1:].strip())
             return
         parsed = self.expand_custom(parse(line, self.backend.custom_commands or ()))
+        if not self.ready and parsed.command is None and not parsed.error:
+            # Typed while the session opens: sent as soon as it is open (`_start_session`).
+            self.queued.append(parsed.text)
+            mcp = self.backend.chat_settings.mcp_servers
+            starting = " and its MCP servers start" if mcp else ""
+            await self.add_note(
+                f"waiting while the session opens{starting}; sent then: {parsed.text}", "info"
+            )
+            self.refresh_header()
+            return
         if not self.ready and parsed.command not in ("help", "quit"):
             await self.add_note("the session is not open yet", "warn")
             return
@@ -606,6 +676,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
                     await self.settle_approvals()
                 next_text = self.queued.pop(0) if self.queued else None
                 self.refresh_header()
+            # Between turns, still busy: what is typed meanwhile queues, nothing streams.
+            await self.trim_conversation()
         except asyncio.CancelledError:
             if self.queued and self.is_running:
                 # Cancelling one turn does not throw away what was typed after it: back into

@@ -36,7 +36,6 @@ from prefixlock.coding.workspace import (
     Workspace,
     WorkspaceError,
 )
-from prefixlock.delegation import DelegationResult, ParentSession
 from prefixlock.errors import ConfigError, MissingKeyError, UnknownModelError, UserError
 from prefixlock.events import (
     Event,
@@ -47,31 +46,34 @@ from prefixlock.events import (
     TurnComplete,
     UsageReport,
 )
-from prefixlock.guard.quote import Quote
-from prefixlock.media import Image, UserPart
-from prefixlock.prefix import FrozenPrefix
-from prefixlock.providers import Sleep
 from prefixlock.providers.registry import KEY_VAR_NAMES
-from prefixlock.settings import Settings
-from prefixlock.tools import Tool, ToolLike
 
 from .network_approval import NetworkApprovals
 from .state import CacheState, PanelView, format_dollars
 from .undo import UndoJournal
 
-if TYPE_CHECKING:  # each is imported where it is used: the chat starts without what it lacks
+if TYPE_CHECKING:  # each is imported where it is used: the chat starts without what it lacks,
+    # and the prompt shows before the session's machinery is loaded (`preload`)
     from prefixlock.agent import Agent
     from prefixlock.agents.registry import AgentRegistry
     from prefixlock.agents.runner import SubagentDelegator
-    from prefixlock.coding.hooks import HookRunner
+    from prefixlock.coding.hooks import Hook, HookConsent, HookRunner
     from prefixlock.coding.mcp_tools import McpServer, ToolListChange
+    from prefixlock.delegation import DelegationResult, ParentSession
     from prefixlock.emulator import Emulator
+    from prefixlock.guard.quote import Quote
+    from prefixlock.media import Image, UserPart
+    from prefixlock.prefix import FrozenPrefix
+    from prefixlock.providers import Sleep
     from prefixlock.session import Session
+    from prefixlock.settings import Settings
     from prefixlock.store.database import SessionStore
+    from prefixlock.tools import Tool, ToolLike
 
     from .model_picker import ModelRow
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
+EMULATOR_KEEP_REQUESTS = 20  # requests the offline chat's emulator keeps a record of
 SCRIPT_PATH = Path(__file__).with_name("data") / "chat_script.yaml"
 
 SYSTEM_PROMPT = """\
@@ -221,6 +223,10 @@ class ChatBackend:
         # Claude Code's hooks (read at start); what is not run is said in `hook_notes`.
         self.hooks: HookRunner | None = None
         self.hook_notes: list[str] = []
+        self._hooks_found: list[Hook] = []
+        self._hooks_read_notes: list[str] = []
+        self._hooks_answered = False
+        self.hook_consent: HookConsent | None = None
         self._hooks_started = False
 
     @property
@@ -527,25 +533,60 @@ class ChatBackend:
 
     def load_hooks(self) -> HookRunner:
         """Claude Code's hooks for this workspace; a malformed `hooks` value is a ConfigError
-        naming the file and field. A repository's own hooks wait for `--trust-hooks`."""
-        from prefixlock.coding.hooks import HookRunner, load_hooks
+        naming the file and field. A repository's own hooks wait for the user's consent:
+        `--trust-hooks`, an "always" remembered for exactly these hooks, or the dialog's answer
+        (`hooks_to_ask`, `answer_hooks`)."""
+        from prefixlock.coding.hooks import HookConsent, load_hooks
 
         if self.hooks is None:
             found, notes = load_hooks(self.workspace.root, self.options.user_dir)
-            self.hooks = HookRunner(
-                found, self.workspace.root, trust_project=self.options.trust_hooks
+            self._hooks_found, self._hooks_read_notes = found, list(notes)
+            self.hook_consent = HookConsent(self.options.store_path, self.workspace.root)
+            project = [h for h in found if h.project]
+            trusted = self.options.trust_hooks or (
+                bool(project) and self.hook_consent.allows(project)
             )
-            self.hook_notes = list(notes)
-            if self.hooks.untrusted:
-                n = len(self.hooks.untrusted)
-                self.hook_notes.append(
-                    f"{n} hook(s) of the workspace's .claude settings not run: a repository's "
-                    "hooks run on this machine, outside the sandbox (prefixlock chat "
-                    "--trust-hooks runs them)"
-                )
+            self._make_hook_runner(trusted, asked=False)
+        assert self.hooks is not None
         return self.hooks
 
+    def _make_hook_runner(self, trusted: bool, *, asked: bool) -> None:
+        from prefixlock.coding.hooks import HookRunner
+
+        self.hooks = HookRunner(self._hooks_found, self.workspace.root, trust_project=trusted)
+        self.hook_notes = list(self._hooks_read_notes)
+        if self.hooks.untrusted:
+            n = len(self.hooks.untrusted)
+            why = "you declined them" if asked else "not approved"
+            self.hook_notes.append(
+                f"{n} hook(s) of the workspace's .claude settings not run ({why}): a "
+                "repository's hooks run on this machine, outside the sandbox (prefixlock chat "
+                "--trust-hooks runs them)"
+            )
+
+    def hooks_to_ask(self) -> list[Hook]:
+        """The repository's hooks waiting for the user's answer (the app asks before
+        `start()`); empty once answered or when there are none."""
+        if self._hooks_answered:
+            return []
+        return list(self.load_hooks().untrusted)
+
+    def answer_hooks(self, answer: str) -> None:
+        """The user's answer about the repository's hooks: "once" (this session), "always"
+        (remembered for exactly these hooks) or "no"."""
+        self._hooks_answered = True
+        project = list(self.load_hooks().untrusted)
+        consent = self.hook_consent
+        if answer == "always" and consent is not None:
+            consent.remember(project)
+            if consent.warning:
+                self._hooks_read_notes.append(consent.warning)
+        self._make_hook_runner(answer in ("once", "always"), asked=True)
+
     def prefix(self) -> FrozenPrefix:
+        from prefixlock.prefix import FrozenPrefix
+        from prefixlock.tools import Tool
+
         tools: list[ToolLike] = list(self.workspace.tools())
         if self.delegator is not None:
             tools.append(self.delegator.tool())
@@ -555,8 +596,30 @@ class ChatBackend:
         if self.hooks is not None:
             # Hooks around each call; the specs, and so the prefix's bytes, are unchanged.
             root, hooks = self.workspace.root, self.hooks
-            tools = [hooks.wrap([t], root)[0] if isinstance(t, Tool) else t for t in tools]
+            tools = [hooks.wrap_tool(t, root) if isinstance(t, Tool) else t for t in tools]
         return FrozenPrefix(system=system, tools=tools)
+
+    def preload(self) -> None:
+        """Import what `start()` needs. Blocking (most of a second on a loaded machine): the
+        app runs it in a thread after the first frame, so the prompt takes keys meanwhile."""
+
+        import prefixlock.agent
+        import prefixlock.coding.hooks
+        import prefixlock.coding.recent_sessions
+        import prefixlock.store.database
+
+        if self.chat_settings.mcp_servers:
+            import prefixlock.coding.mcp_tools
+
+            with contextlib.suppress(ImportError):  # not installed: start() says so
+                import mcp
+                import mcp.client.stdio
+                import mcp.client.streamable_http
+                import mcp.types  # noqa: F401
+        if self.offline:
+            import prefixlock.emulator
+        with contextlib.suppress(ImportError):  # agents not installed: no subagents
+            import prefixlock.agents.runner  # noqa: F401
 
     async def start(self) -> None:
         """Start the emulator (offline), build the agent and open (or resume) the session."""
@@ -574,7 +637,12 @@ class ChatBackend:
             from prefixlock.emulator import Emulator, EmulatorConfig, FaultSpec, Script
 
             script = Script.load(self.options.emulator_script or SCRIPT_PATH)
-            config = EmulatorConfig(faults=[FaultSpec(**f) for f in self.options.emulator_faults])
+            # The chat never reads the emulator's record of requests: a few are kept, not every
+            # body of a long session (each holds the whole conversation so far).
+            config = EmulatorConfig(
+                faults=[FaultSpec(**f) for f in self.options.emulator_faults],
+                keep_requests=EMULATOR_KEEP_REQUESTS,
+            )
             self.emulator = Emulator.start(config, self.clock, script=script)
             base_url = self.emulator.base_url
         if self.options.store_path is not None and self.store is None:  # not already waited on

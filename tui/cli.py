@@ -61,8 +61,8 @@ def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--trust-hooks",
         action="store_true",
-        help="run the hooks of the workspace's own .claude settings (they run on this "
-        "machine, outside the sandbox: without this flag they are listed, not run); the "
+        help="run the hooks of the workspace's own .claude settings without asking (they run "
+        "on this machine, outside the sandbox: without this flag the chat asks first); the "
         "hooks of ~/.claude/settings.json always run",
     )
     p.add_argument(
@@ -156,9 +156,8 @@ def backend_options(
 def _chosen_session(args: argparse.Namespace, workspace: Path) -> str | None:
     """`--continue`: the newest session of `workspace`; `--resume` alone: the one picked in
     the list (None: the user left it). No stored session: one line, exit 2."""
-    from prefixlock.coding.recent_sessions import recent
+    from prefixlock.coding.recent_sessions import stored
     from prefixlock.errors import UserError
-    from prefixlock.store.database import SessionStore
 
     from .backend import default_store_path
     from .session_picker import SessionPickerApp, picker_rows
@@ -167,11 +166,7 @@ def _chosen_session(args: argparse.Namespace, workspace: Path) -> str | None:
     if args.continue_ and args.resume is not None:
         raise UserError("give --resume [ID] or --continue, not both", where="--continue")
     store = args.store or default_store_path()
-    records = []
-    if store.exists():
-        with SessionStore(str(store)) as opened:
-            records = opened.sessions()
-    rows = picker_rows(records, recent(store, workspace))
+    rows = picker_rows(*stored(store, workspace))
     if args.continue_:
         rows = [r for r in rows if r.here]
     if not rows:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -23,9 +23,11 @@ from textual.widgets.option_list import Option
 
 from prefixlock.billing.prices import Price
 from prefixlock.errors import PrefixlockError
-from prefixlock.guard.quote import Quote
 
 from .state import format_dollars
+
+if TYPE_CHECKING:  # the guard loads with the session, after the first frame
+    from prefixlock.guard.quote import Quote
 
 
 @dataclass(frozen=True)

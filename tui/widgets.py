@@ -6,9 +6,8 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Iterable
 from decimal import Decimal
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from rich.markdown import Markdown as RichMarkdown
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
@@ -28,6 +27,9 @@ from prefixlock.events import (
     ToolResult,
     UsageReport,
 )
+
+if TYPE_CHECKING:  # imported with the first answer (markdown-it, pygments): not before the prompt
+    from rich.markdown import Markdown as RichMarkdown
 
 from .state import (
     PanelView,
@@ -61,6 +63,7 @@ class UserMessage(Static):
 
     def __init__(self, text: str) -> None:
         super().__init__(Text("› ") + Text(text), markup=False)
+        self.text = text
 
 
 class Note(Static):
@@ -71,6 +74,7 @@ class Note(Static):
     def __init__(self, text: str, kind: str = "info") -> None:
         super().__init__(Text(text), markup=False)
         self.add_class(kind)
+        self.text, self.kind = text, kind
 
 
 def split_markdown(text: str) -> tuple[list[str], str]:
@@ -111,6 +115,8 @@ class MarkdownView(Widget):
         with contextlib.suppress(Exception):
             dark = self.app.current_theme.dark
         if self._cache is None or self._cache[0] != self.text or self._cache[1] != dark:
+            from rich.markdown import Markdown as RichMarkdown
+
             md = RichMarkdown(self.text, code_theme="monokai" if dark else "default")
             self._cache = (self.text, dark, md)
         return self._cache[2]
@@ -400,12 +406,29 @@ def subagent_detail(ev: SubagentFinish) -> str:
 
 
 def history_entry(role: str, text: str) -> Widget:
-    """The widget showing one stored entry of a resumed session."""
+    """The widget showing one stored entry of a resumed session, or one taken off screen
+    (`entry_row`); a note keeps its kind ("note:warn")."""
     if role == "user":
         return UserMessage(text)
     if role == "assistant":
         return AssistantMessage(text)
+    if role.startswith("note:"):
+        return Note(text, role.removeprefix("note:"))
     return Note(text, "tool")
+
+
+def entry_row(widget: Widget) -> tuple[str, str]:
+    """What `history_entry` needs to show `widget` again: its role and text (a tool call or a
+    subagent run comes back as its one-line title, as a resumed session shows it)."""
+    if isinstance(widget, UserMessage):
+        return "user", widget.text
+    if isinstance(widget, AssistantMessage):
+        return "assistant", widget.text
+    if isinstance(widget, Note):
+        return f"note:{widget.kind}", widget.text
+    if isinstance(widget, Collapsible):
+        return "tool", str(widget.title)
+    return "tool", str(widget.render())
 
 
 class Conversation(VerticalScroll):

@@ -399,19 +399,15 @@ def _newest_session(args: argparse.Namespace) -> str:
     is none, or with --resume)."""
     from pathlib import Path
 
-    from ..coding.recent_sessions import recent
+    from ..coding.recent_sessions import stored
     from ..errors import ConfigError
-    from ..store.database import SessionStore, default_path
+    from ..store.database import default_path
 
     if args.resume is not None:
         raise ConfigError("give --resume ID or --continue, not both", where="--continue")
     store = Path(args.store).expanduser() if args.store else default_path()
     workspace = Path(args.workspace).expanduser().resolve()
-    ids = recent(store, workspace)
-    if ids and store.exists():
-        with SessionStore(str(store)) as opened:
-            known = {r.id for r in opened.sessions()}
-        ids = [i for i in ids if i in known]
+    _, ids = stored(store, workspace)
     if not ids:
         raise ConfigError(
             f"no stored session of {workspace} in {store} (start one with --store, or name one "

@@ -24,12 +24,18 @@ have (Notification, PreCompact, SubagentStop, SessionEnd) are listed as not run.
 
 A hook runs on the host, outside the command sandbox, as in Claude Code: a repository must not
 run a process on the user's machine by being opened, so the hooks of the workspace's own files
-run only with the user's consent (`--trust-hooks`), and are otherwise listed, not run.
+run only with the user's consent, and are otherwise listed, not run: `--trust-hooks` (headless
+`prefixlock run`, or the chat), or the chat's dialog, whose "always" is kept by
+`HookConsent` outside the repository (`<store folder>/hook-consent/<hash of the workspace
+path>.json`), keyed by a hash of the hooks' content (`fingerprint`): hooks edited after the
+answer are asked about again, and nothing a repository ships (a settings key, a file at that
+path inside the workspace) counts as an answer.
 """
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import os
 import re
@@ -147,6 +153,53 @@ def load_hooks(workspace: Path, user_dir: Path | None) -> tuple[list[Hook], list
             hooks += found
             notes += said
     return hooks, notes
+
+
+def fingerprint(hooks: Sequence[Hook]) -> str:
+    """What the user agreed to run: each hook's event, matcher, command and timeout, in order."""
+    what = [[h.event, h.matcher, h.command, h.timeout] for h in hooks]
+    return hashlib.sha256(json.dumps(what).encode()).hexdigest()[:32]
+
+
+class HookConsent:
+    """The user's "always" answers about one workspace's hooks: the fingerprints approved.
+    Kept beside the session store, never in the repository: a path inside the workspace (a
+    store there) is not read, so a repository cannot ship an answer."""
+
+    def __init__(self, store_path: Path | None, workspace: Path) -> None:
+        from ..store.database import project_file
+
+        path = project_file(store_path, workspace, "hook-consent", ".json")
+        if path is not None and path.resolve().is_relative_to(workspace.resolve()):
+            path = None  # the repository could have written it
+        self.path = path
+        self.approved: set[str] = self._load()
+        self.warning: str | None = None  # set when an answer could not be saved
+
+    def _load(self) -> set[str]:
+        if self.path is None:
+            return set()
+        try:
+            data = json.loads(self.path.read_text("utf-8"))
+        except (OSError, ValueError):
+            return set()
+        found = data.get("approved") if isinstance(data, dict) else None
+        return {str(f) for f in found} if isinstance(found, list) else set()
+
+    def allows(self, hooks: Sequence[Hook]) -> bool:
+        return fingerprint(hooks) in self.approved
+
+    def remember(self, hooks: Sequence[Hook]) -> None:
+        self.approved.add(fingerprint(hooks))
+        if self.path is None:
+            return
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = self.path.with_suffix(".tmp")
+            tmp.write_text(json.dumps({"approved": sorted(self.approved)}, indent=1), "utf-8")
+            tmp.replace(self.path)  # whole or not at all
+        except OSError as exc:  # a read-only data dir: the answer holds for this session
+            self.warning = f"hook consent not saved to {self.path}: {exc.strerror or exc}"
 
 
 @dataclass
@@ -300,13 +353,15 @@ class HookRunner:
         return got.block
 
     def wrap(self, tools: Sequence[Tool], root: Path) -> list[Tool]:
-        """The tools with PreToolUse / PostToolUse around each (their specs unchanged, so the
-        prefix's bytes are the same with or without hooks)."""
-        if not any(h.event in ("PreToolUse", "PostToolUse") for h in self.hooks):
-            return list(tools)
-        return [self._wrapped(t, root) for t in tools]
+        """The tools with PreToolUse / PostToolUse around each (`wrap_tool`)."""
+        return [self.wrap_tool(t, root) for t in tools]
 
-    def _wrapped(self, tool: Tool, root: Path) -> Tool:
+    def wrap_tool(self, tool: Tool, root: Path) -> Tool:
+        """The tool with PreToolUse / PostToolUse around it (its spec unchanged, so the
+        prefix's bytes are the same with or without hooks); the tool itself when no hook
+        fires around tools."""
+        if not any(h.event in ("PreToolUse", "PostToolUse") for h in self.hooks):
+            return tool
         runner = self
 
         async def fn(**arguments: Any) -> str:

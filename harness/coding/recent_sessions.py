@@ -3,8 +3,8 @@ this folder, as Claude Code's `claude --continue`) and the chat's session picker
 
 Kept beside the session store, never in the repository (`<store folder>/workspaces/<hash of the
 workspace path>.jsonl`, one `{"id", "time"}` line per session started), so the store's schema
-stays the SDK's. A line that does not parse is skipped; ids the store no longer has are left
-out by the caller, which checks them against the store.
+stays the SDK's. A line that does not parse is skipped; `stored` leaves out the ids the store
+no longer has (what `prefixlock run --continue` and `prefixlock chat --continue/--resume` read).
 """
 
 from __future__ import annotations
@@ -12,8 +12,12 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..store.database import project_file
+
+if TYPE_CHECKING:
+    from ..store.records import SessionRecord
 
 KIND = "workspaces"
 KEEP = 200  # ids kept per workspace (older ones are dropped when the file is rewritten)
@@ -52,6 +56,20 @@ def recent(store_path: Path | None, workspace: Path) -> list[str]:
     if path is None:
         return []
     return [i for i, _ in _read(path)]
+
+
+def stored(store_path: Path, workspace: Path) -> tuple[list[SessionRecord], list[str]]:
+    """Every session the store holds (most recently updated first), and the ids of those
+    started in `workspace`, newest first. No store file yet: nothing (the store is not
+    created by looking)."""
+    from ..store.database import SessionStore
+
+    if not store_path.exists():
+        return [], []
+    with SessionStore(str(store_path)) as opened:
+        records = opened.sessions()
+    known = {r.id for r in records}
+    return records, [i for i in recent(store_path, workspace) if i in known]
 
 
 def _read(path: Path) -> list[tuple[str, float]]:

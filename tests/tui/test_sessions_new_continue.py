@@ -85,3 +85,26 @@ def test_continue_takes_the_newest_of_this_workspace(tmp_path: Path) -> None:
     record(store, other, "elsewhere", 30.0)
     record(store, ws, "gone", 40.0)  # not in the store any more: skipped
     assert _chosen_session(args, ws) == "two"
+
+
+def test_stored_is_what_run_and_chat_continue_from(tmp_path: Path) -> None:
+    """One reading of the store and the workspace's list, for `run --continue` and the chat:
+    ids the store lost are left out; looking at a missing store does not create one."""
+    from prefixlock.coding.recent_sessions import stored
+    from prefixlock.store.database import SessionStore
+
+    store, ws = tmp_path / "s.sqlite", tmp_path / "ws"
+    ws.mkdir()
+    assert stored(store, ws) == ([], []) and not store.exists()
+    with SessionStore(str(store)) as opened:
+        for sid in ("old", "new", "other"):
+            opened.create_session(
+                sid, model="m", api="anthropic-messages", provider="anthropic",
+                prefix={"system": [], "tools": []}, prefix_fingerprint="fp", created=1.0,
+            )  # fmt: skip
+    record(store, ws, "old", 1.0)
+    record(store, ws, "gone", 2.0)
+    record(store, ws, "new", 3.0)
+    records, here = stored(store, ws)
+    assert here == ["new", "old"]
+    assert {r.id for r in records} == {"old", "new", "other"}

@@ -1,0 +1,165 @@
+"""A long chat in one process: key echo and memory, fresh and after 500 turns.
+
+The real app (Pilot, headless) on the emulator with the chat's own script: 500 turns typed
+through the prompt, every third one a tool-using "look around", the rest a plain "hello". Key
+echo is the time from a key event reaching the app to the next screen update that follows the
+prompt taking it (the compositor's update, which a terminal would be sent), keys 20 ms apart;
+its p90 is taken fresh (before the first turn) and after the last turn. RSS is read from
+/proc/self/status every 50 turns (after a collection); the figure is the least-squares slope
+past the first 100 turns, in MB per turn (the target: flat, no growth past the visible window).
+
+Run: `python -m pytest -o addopts="" -s tests/benchmarks/bench_tui_long.py` (BENCH_TURNS=50
+for a quick look). Prints the figures and the load average; asserts key echo p90 under 50 ms
+both times and under 0.05 MB per turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from prefixlock.clock import ManualClock
+from prefixlock.tui.app import ChatApp
+from prefixlock.tui.backend import BackendOptions, ChatBackend
+from prefixlock.tui.prompt_input import PromptInput
+from tests.helpers.tui_drive import say
+
+TURNS = int(os.environ.get("BENCH_TURNS", "500"))
+KEYS = 60
+SAMPLE = max(1, min(50, TURNS // 10))  # RSS read every SAMPLE turns
+P90_MS = 50.0
+MB_PER_TURN = 0.05
+
+
+def _rss_mb() -> float:
+    with open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    raise RuntimeError("no VmRSS")
+
+
+def _p90(values: list[float]) -> float:
+    return statistics.quantiles(values, n=10)[-1]
+
+
+def _slope(points: list[tuple[int, float]]) -> float:
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    den = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / den if den else 0.0
+
+
+async def _echo_ms(app: ChatApp, paints: list[tuple[float, str]]) -> list[float]:
+    """Milliseconds from each key event to the first screen update that shows the prompt
+    holding it (each update is recorded with the prompt's text at that moment)."""
+    from textual import events
+
+    prompt = app.query_one("#prompt", PromptInput)
+    prompt.focus()
+    out: list[float] = []
+    for i in range(KEYS):
+        if i % 20 == 0:
+            prompt.value = ""
+            await asyncio.sleep(0.05)
+        ch = "abcdefghij"[i % 10]
+        wanted = prompt.value + ch
+        seen = len(paints)
+        t0 = time.perf_counter()
+        app.post_message(events.Key(ch, ch))
+        while True:
+            shown = [t for t, value in paints[seen:] if value == wanted]
+            if shown:
+                break
+            await asyncio.sleep(0.0005)
+        out.append((shown[0] - t0) * 1000)
+        await asyncio.sleep(0.02)
+    prompt.value = ""
+    return out
+
+
+async def bench_long_chat(turns: int = TURNS) -> dict[str, Any]:
+    tmp = Path(tempfile.mkdtemp())
+    ws = tmp / "ws"
+    (ws / "src").mkdir(parents=True)
+    (ws / "README.md").write_text("# bench\n\nA small project.\n")
+    (ws / "src" / "app.py").write_text("def main():\n    return 1\n")
+    clock = ManualClock()
+
+    async def no_sleep(seconds: float) -> None:
+        clock.advance(seconds)
+
+    # No emulator given: the chat starts its own, as `prefixlock chat` does offline.
+    opts = BackendOptions(
+        workspace=ws,
+        store_path=tmp / "s.sqlite",
+        session_id="bench-long",
+        api_key="",
+        clock=clock,
+        sleep=no_sleep,
+    )
+    app = ChatApp(ChatBackend(opts), blink=False, typeahead_grace=0.0)
+    paints: list[tuple[float, str]] = []
+    display = app._display
+
+    def painted(screen: Any, renderable: Any) -> None:
+        if renderable is not None and app.is_running:
+            prompts = screen.query("#prompt")
+            paints.append((time.perf_counter(), prompts.first().value if prompts else ""))
+        display(screen, renderable)
+
+    app._display = painted  # type: ignore[method-assign]
+    async with app.run_test(size=(120, 40)) as pilot:
+        await say(app, pilot, "hello")  # the first turn imports the provider's code
+        fresh = await _echo_ms(app, paints)
+        rss: list[tuple[int, float]] = []
+        t0 = time.perf_counter()
+        for n in range(1, turns + 1):
+            await say(app, pilot, "look around" if n % 3 == 0 else "hello")
+            if n % SAMPLE == 0:
+                gc.collect()
+                rss.append((n, _rss_mb()))
+        elapsed = time.perf_counter() - t0
+        late = await _echo_ms(app, paints)
+        widgets = len(app.conversation.children)
+        # What the SDK's Session keeps of every request sent (each body holds the whole
+        # conversation so far): printed to tell the chat's own growth from the session's.
+        held = sum(len(r.body_bytes) for r in app.backend.session.requests)
+        requests = len(app.backend.session.ledger.rows)
+    past = [p for p in rss if p[0] > min(100, turns // 5)] or rss
+    return {
+        "turns": turns,
+        "requests": requests,
+        "seconds_per_turn": elapsed / turns,
+        "echo_ms_fresh_p50": statistics.median(fresh),
+        "echo_ms_fresh_p90": _p90(fresh),
+        "echo_ms_fresh_max": max(fresh),
+        "echo_ms_after_p50": statistics.median(late),
+        "echo_ms_after_p90": _p90(late),
+        "echo_ms_after_max": max(late),
+        "rss_mb_first": rss[0][1] if rss else 0.0,
+        "rss_mb_last": rss[-1][1] if rss else 0.0,
+        "rss_mb_per_turn": _slope(past),
+        "conversation_widgets": widgets,
+        "session_requests_mb": held / 1e6,
+    }
+
+
+def test_long_chat_keeps_echo_and_memory_flat() -> None:
+    figures = asyncio.run(bench_long_chat())
+    print(f"\nload average {os.getloadavg()[0]:.2f}; {TURNS} turns in one process")
+    for k, v in figures.items():
+        print(f"  {k:24} {v:10.3f}" if isinstance(v, float) else f"  {k:24} {v:10}")
+    assert figures["echo_ms_fresh_p90"] < P90_MS
+    assert figures["echo_ms_after_p90"] < P90_MS
+    assert figures["rss_mb_per_turn"] < MB_PER_TURN
+
+
+if __name__ == "__main__":
+    test_long_chat_keeps_echo_and_memory_flat()

@@ -1,0 +1,39 @@
+"""A long session keeps a bounded number of entries mounted: past the limit, the oldest go off
+screen between turns (a line counts them) and come back, in order and with their text, when
+the user scrolls to the top. (The figures, key echo and RSS over 500 turns:
+tests/benchmarks/bench_tui_long.py.)"""
+
+from __future__ import annotations
+
+import pytest
+
+from prefixlock.tui import app as app_module
+from prefixlock.tui.widgets import EarlierEntries, UserMessage
+from tests.helpers.tui_drive import AppFactory, say, until
+
+
+async def test_old_entries_leave_the_screen_and_come_back_on_scrolling_up(
+    make_app: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(app_module, "LIVE_LIMIT", 8)
+    monkeypatch.setattr(app_module, "LIVE_KEEP", 4)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        for n in range(8):
+            await say(app, pilot, f"hello {n}")
+        conv = app.conversation
+        entries = [w for w in conv.children if not isinstance(w, EarlierEntries)]
+        assert len(entries) <= 8  # bounded, however many turns ran
+        line = conv.children[0]
+        assert isinstance(line, EarlierEntries)
+        assert "earlier entries: scroll up to show them" in str(line.render())
+        # The newest turn is still on screen, whole.
+        assert str(app.query(UserMessage).last().render()) == "› hello 7"
+        # Scrolling to the top brings every earlier entry back, oldest first.
+        while app.query(EarlierEntries):
+            conv.post_message(conv.ReachedTop())
+            await pilot.pause()
+        users = [str(u.render()) for u in app.query(UserMessage)]
+        assert users == [f"› hello {n}" for n in range(8)]
+        # The session itself lost nothing: every turn reached the model.
+        await until(lambda: len(app.backend.session.ledger.rows) == 8, "the ledger")
