@@ -46,11 +46,9 @@ if TYPE_CHECKING:
     from opentelemetry.trace import Tracer
 
     from .approvals import Approvals
-    from .delegation import DelegationResult, Delegator
+    from .delegation import Delegator
     from .guard.actions import PricedActions
     from .guard.budget import CacheBudget
-    from .guard.compaction import SummaryPlacement
-    from .guard.quote import Quote
     from .state import SessionState
 
 __all__ = ["Agent", "RunResult", "Session", "SyncSession"]

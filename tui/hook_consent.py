@@ -40,7 +40,7 @@ class HookConsentScreen(FreshKeysScreen[str]):
 
     def __init__(self, hooks: Sequence[Hook]) -> None:
         super().__init__(classes="dialog-screen")
-        self.hooks = list(hooks)
+        self.hooks: list[Hook] = list(hooks)
 
     def compose(self) -> ComposeResult:
         n = len(self.hooks)

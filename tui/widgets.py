@@ -74,7 +74,8 @@ class Note(Static):
     def __init__(self, text: str, kind: str = "info") -> None:
         super().__init__(Text(text), markup=False)
         self.add_class(kind)
-        self.text, self.kind = text, kind
+        self.text: str = text
+        self.kind: str = kind
 
 
 def split_markdown(text: str) -> tuple[list[str], str]:

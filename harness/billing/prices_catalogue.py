@@ -168,7 +168,7 @@ class Catalogue:
     def __init__(
         self, snapshot: Mapping[str, Any], rules: Mapping[str, Mapping[str, Any]], today: date
     ):
-        self.version = str(snapshot.get("version", "?"))
+        self.version: str = str(snapshot.get("version", "?"))
         self._providers = [p for p in snapshot.get("providers", []) if p.get("id") in rules]
         self._rules = rules
         self._today = today.isoformat()
