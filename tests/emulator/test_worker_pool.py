@@ -65,6 +65,7 @@ def _body(i: int) -> dict[str, Any]:
     }
 
 
+@pytest.mark.slow  # seconds of work: CI runs it in its slow step
 def test_more_clients_than_workers_wait_for_a_worker_and_are_all_served() -> None:
     clients, workers = 12, 4
     clock = ManualClock()

@@ -13,6 +13,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from prefixlock.policies.config import LintConfig
 from prefixlock.policies.engine import lint_paths
 
@@ -62,6 +64,7 @@ def test_the_corpus_is_real_and_licensed() -> None:
         assert f"`{d.name}/`" in (REAL / "SOURCES.md").read_text(encoding="utf-8")
 
 
+@pytest.mark.slow  # seconds of work: CI runs it in its slow step
 def test_findings_are_exactly_the_labelled_ones() -> None:
     labelled = sorted((f["file"], f["line"], f["code"]) for f in FINDINGS)
     assert _lint() == labelled

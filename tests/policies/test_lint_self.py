@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from prefixlock.policies.config import load_file
 from prefixlock.policies.engine import lint_paths
 
 ROOT = Path(__file__).parents[2]
 
 
+@pytest.mark.slow  # seconds of work: CI runs it in its slow step
 def test_repository_lints_clean_but_for_the_naive_demo_client() -> None:
     paths = [str(ROOT / p) for p in ("harness", "agents", "policies", "tui", "examples")]
     config = load_file(ROOT / "pyproject.toml")  # [tool.prefixlock.lint], as the CLI reads it

@@ -132,6 +132,7 @@ def test_a_stream_with_any_line_ending_is_read_for_usage(ending: bytes) -> None:
         assert (fig["input_tokens"], fig["cache_read"]) == (3012, 3000)
 
 
+@pytest.mark.slow  # seconds of work: CI runs it in its slow step
 def test_a_body_over_the_limit_is_refused_before_it_is_read(upstream: RawUpstream) -> None:
     with _proxy(upstream.url) as px, socket.create_connection(("127.0.0.1", px.port)) as s:
         # 100 MB declared, none sent: the answer comes without waiting for it.

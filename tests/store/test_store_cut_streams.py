@@ -84,6 +84,7 @@ print("done")
 """
 
 
+@pytest.mark.slow  # seconds of work: CI runs it in its slow step
 @pytest.mark.parametrize("model", ["openai-responses:gpt-5.4", "gpt-5.4"])
 def test_no_aclose_traceback_at_exit_after_cut_streams(model: str) -> None:
     ran = subprocess.run(

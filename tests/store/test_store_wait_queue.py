@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from prefixlock.store.database import SessionStore
 from prefixlock.transcript import Message
 from tests.helpers.cli import KEY_VARS
@@ -24,6 +26,7 @@ async def _stored(db: Path) -> None:
             await turn(s, "Stored turn.")
 
 
+@pytest.mark.slow  # seconds of work: CI runs it in its slow step
 def test_eight_waiters_all_resume_in_turn(tmp_path: Path) -> None:
     db = tmp_path / "s.sqlite"
     asyncio.run(_stored(db))

@@ -196,6 +196,7 @@ def _panel_main(pane: str) -> str:
     raise AssertionError(f"no cost line on the panel:\n{pane}")
 
 
+@pytest.mark.slow  # seconds of work: CI runs it in its slow step
 def test_edit_run_tests_undo_and_resume_in_a_real_terminal(
     term: Tmux, tmp_path: Path, served: str
 ) -> None:

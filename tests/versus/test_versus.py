@@ -10,6 +10,8 @@ import sys
 from decimal import Decimal
 from typing import Any
 
+import pytest
+
 from prefixlock.billing.prices import PriceTable
 from prefixlock.emulator import BUILTIN_PROMPTS
 from prefixlock.guard.policy import CachePolicy
@@ -151,6 +153,7 @@ def _tool_calls(body: dict[str, Any], prompt: str) -> list[tuple[str, str]]:
     return calls
 
 
+@pytest.mark.slow  # seconds of work: CI runs it in its slow step
 def test_prefixlock_and_the_sdk_peer_on_the_same_turns() -> None:
     from prefixlock.versus.scenario import Scenario
 
@@ -244,6 +247,7 @@ def test_prefixlock_and_the_sdk_peer_on_the_same_turns() -> None:
     assert all(mine.get(e, Decimal(0)) <= theirs.get(e, Decimal(0)) for e in EVENTS), (mine, theirs)
 
 
+@pytest.mark.slow  # seconds of work: CI runs it in its slow step
 def test_prefixlock_compacts_by_its_own_setting_and_the_turns_play_on() -> None:
     from prefixlock.settings import Settings
     from prefixlock.versus.scenario import Scenario

@@ -74,6 +74,7 @@ def _first(run: ClientRun, event: str) -> tuple[int, int]:
     return r.read, r.uncached
 
 
+@pytest.mark.slow  # seconds of work: CI runs it in its slow step
 def test_prefixlock_and_the_openai_sdk_peer_on_the_same_turns() -> None:
     sc = _short()
     # The Agent's default on gpt-5: the day-long retention (no premium over in-memory caching).
