@@ -4,7 +4,10 @@
 `..._cache_read_tokens_total{api,model}`, `..._cost_dollars_total{user,agent}`,
 `..._lost_dollars_total{cause}` (re-billed prefix beyond its cache price),
 `..._refused_total{status}` (answered by the proxy itself: 400, 408, 413, 429, 502, 504) and the
-`..._in_flight` gauge.
+`..._in_flight` gauge, and `..._loop_cpu_seconds` (CPU time of the thread that serves every
+request: its parsing, forwarding and relaying, not the accounting done after the answer on the
+worker thread): per request, the proxy's own cost on the request path, unlike a wall-clock
+latency unchanged by how loaded the machine is.
 """
 
 from __future__ import annotations
@@ -46,6 +49,11 @@ class Metrics:
             "prefixlock_proxy_refused", "Requests the proxy answered itself", ["status"], registry=r
         )
         self.in_flight = Gauge("prefixlock_proxy_in_flight", "Requests in flight", registry=r)
+        self.loop_cpu = Gauge(
+            "prefixlock_proxy_loop_cpu_seconds",
+            "CPU seconds of the thread serving requests (the request path)",
+            registry=r,
+        )
 
     def observed(self, seen: Observed, whom: Who, lost: Decimal) -> None:
         self.requests.labels(seen.api, str(seen.status)).inc()

@@ -36,6 +36,7 @@ from ..errors import ConfigError
 from ..guard.keepalive import KeepAlive, plan_ping
 from ..wire import WireRequest
 from .intake import TOO_DEEP, error_body, parse_body
+from .layout import Layout
 from .observe import Observed, Observer, StreamUsage, api_of, reply_usage, trace_line, wire_request
 from .repair import repair
 from .sessions import Match, SessionTracker, client_hash
@@ -109,6 +110,8 @@ class ProxyConfig:
     header_timeout: float = 15.0
     body_timeout: float = 30.0
     idle_timeout: float = 30.0
+    # The request parser: httptools when installed, else h11 (httpserver.protocol).
+    http: str = "auto"
 
 
 @dataclass
@@ -233,7 +236,10 @@ class Proxy:
         return proxy
 
     def _serve(self, sock: Any) -> None:
-        asyncio.run(self._main(sock))
+        from .httpserver import loop_factory
+
+        with asyncio.Runner(loop_factory=loop_factory()) as runner:
+            runner.run(self._main(sock))
 
     async def _main(self, sock: Any) -> None:
         import httpx2
@@ -261,6 +267,7 @@ class Proxy:
                 header_timeout=c.header_timeout,
                 idle_timeout=c.idle_timeout,
                 max_head=c.max_head,
+                parser=c.http,
             )
             serving = asyncio.create_task(self._server.serve(sockets=[sock]))
             while not self._server.started and not serving.done():
@@ -447,6 +454,7 @@ class Proxy:
         """/metrics (Prometheus text) or /dashboard (HTML)."""
         if target == "/metrics":
             self.metrics.in_flight.set(self._in_flight)
+            self.metrics.loop_cpu.set(time.thread_time())  # this is the serving thread
             data = self.metrics.render()
             kind = b"text/plain; version=0.0.4; charset=utf-8"
         else:
@@ -547,10 +555,11 @@ class Proxy:
         if body is None:
             return why or "the request body cannot be read"
         client = client_hash(_key_of(headers))
+        layout = Layout(raw)
         try:
             with self._lock:
-                match = self.tracker.identify(api, body, client)
-                fixed = repair(api, body, raw, match, self.config.fixes)
+                match = self.tracker.identify(api, body, client, layout=layout)
+                fixed = repair(api, body, raw, match, self.config.fixes, layout)
                 self.tracker.remember(match, api, body, client)
         except RecursionError:
             return TOO_DEEP
@@ -683,7 +692,7 @@ class Proxy:
             # Observing only: the body was forwarded unread; detect its session now, in order.
             try:
                 with self._lock:
-                    match = self.tracker.identify(job.api, body, job.client)
+                    match = self.tracker.identify(job.api, body, job.client, layout=Layout(job.raw))
                     self.tracker.remember(match, job.api, body, job.client)
             except RecursionError:
                 return
