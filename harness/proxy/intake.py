@@ -52,7 +52,7 @@ TOO_DEEP = "the request body nests too deeply to read (a RecursionError)"
 def parse_body(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
     """(the body, None) or (None, why it is not a JSON object the proxy can read and store)."""
     try:
-        doc = msgspec.json.decode(raw)
+        doc = msgspec.json.decode(raw)  # it refuses a lone surrogate escape itself
     except RecursionError:
         return None, TOO_DEEP
     except msgspec.DecodeError:
@@ -62,10 +62,10 @@ def parse_body(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
             return None, TOO_DEEP
         except ValueError as exc:
             return None, f"the request body is not valid JSON: {exc}"
+        if lone_surrogate(raw):
+            return None, "the request body holds a lone UTF-16 surrogate (\\ud800-\\udfff) escape"
     if not isinstance(doc, dict):
         return None, "the request body is not a JSON object"
-    if lone_surrogate(raw):
-        return None, "the request body holds a lone UTF-16 surrogate (\\ud800-\\udfff) escape"
     return doc, None
 
 

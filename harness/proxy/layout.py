@@ -31,6 +31,7 @@ from .jsonspan import JsonSpanError, Path
 
 MARKERS = ("cache_control", "prompt_cache_breakpoint")
 _MARKER_BYTES = tuple(b'"' + m.encode() + b'"' for m in MARKERS)
+_ANY_MARKER = re.compile(b"|".join(re.escape(m) for m in _MARKER_BYTES))
 _INSTRUCTION_ROLES = ("system", "developer")
 
 _WS = re.compile(rb"[ \t\r\n]*")
@@ -58,6 +59,8 @@ class Layout:
             raise JsonSpanError("an empty document")
         self._spans: dict[Path, tuple[int, int]] = {(): (s, end)}
         self._children: dict[Path, list[Child] | None] = {}
+        # Whether any marker's name is in the document at all (most bodies: no, one search).
+        self._marked = _ANY_MARKER.search(raw) is not None
 
     def __contains__(self, path: object) -> bool:
         if not isinstance(path, tuple):
@@ -166,6 +169,9 @@ class Layout:
         return b"".join(out)
 
     def digest(self, path: Path) -> str:
+        if not self._marked:
+            start, end = self[path]
+            return hashlib.sha256(self._view[start:end]).hexdigest()[:24]
         return hashlib.sha256(self.unmarked(path)).hexdigest()[:24]
 
     def conversation(self, api: str, body: Mapping[str, Any]) -> list[Path]:

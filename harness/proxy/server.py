@@ -151,11 +151,54 @@ class _Job:
     now: float
     repairs: tuple[str, ...]
     exchange: Exchange
-    reply: tuple[dict[str, Any] | None, str | None]
+    reply: _Answer | None  # what the upstream answered, read for usage by the worker
     keep: dict[str, str] | None  # headers to ping with (the keepalive repair)
     whom: Who
     started_ns: int  # wall clock, for the span
     ended_ns: int
+
+
+class _Answer:
+    """An upstream's 200 answer as it passed, read for usage on the worker thread after it went
+    to the client, not on the request's path: its chunks up to `_REPLY_CAP` bytes (a stream
+    over that is read as it passes from then on), or `live`, a stream read as it passed."""
+
+    def __init__(self, api: str, streamed: bool, live: StreamUsage | None = None) -> None:
+        self.api = api
+        self.streamed = streamed
+        self.live = live
+        self.chunks: list[bytes] | None = []
+        self.size = 0
+
+    def add(self, chunk: bytes) -> None:
+        if self.live is not None:
+            self.live.feed(chunk)
+            return
+        if self.chunks is None:
+            return
+        self.size += len(chunk)
+        if self.size <= _REPLY_CAP:
+            self.chunks.append(chunk)
+        elif self.streamed:
+            self.live = StreamUsage(self.api)
+            for kept in (*self.chunks, chunk):
+                self.live.feed(kept)
+            self.chunks = []
+        else:
+            self.chunks = None  # a whole answer too large to read for usage
+
+    def usage(self) -> tuple[dict[str, Any] | None, str | None]:
+        """(usage as the provider reported it, Responses API response id)."""
+        if self.live is not None:
+            return self.live.raw, self.live.response_id
+        if self.chunks is None:
+            return None, None
+        if self.streamed:
+            reading = StreamUsage(self.api)
+            for chunk in self.chunks:
+                reading.feed(chunk)
+            return reading.raw, reading.response_id
+        return reply_usage(self.api, b"".join(self.chunks))
 
 
 class _Timeout(Exception):
@@ -419,7 +462,7 @@ class Proxy:
             await asyncio.gather(forward, return_exceptions=True)
         gone.cancel()
         await asyncio.gather(gone, return_exceptions=True)
-        reply: tuple[dict[str, Any] | None, str | None] = (None, None)
+        reply: _Answer | None = None
         if forward.done() and not forward.cancelled() and forward.exception() is None:
             reply = forward.result()
         if api is not None and (exchange.status or exchange.cancelled):
@@ -575,8 +618,9 @@ class Proxy:
         send: Send,
         exchange: Exchange,
         warning: str | None = None,
-    ) -> tuple[dict[str, Any] | None, str | None]:
-        """Send upstream, relay the answer to the client; return (usage, response id)."""
+    ) -> _Answer | None:
+        """Send upstream, relay the answer to the client; return it, for the worker to read
+        (None: not one the upstream billed)."""
         import httpx2
 
         assert self._client is not None
@@ -610,13 +654,18 @@ class Proxy:
                     started = True
                     kind = response.headers.get("content-type", "")
                     streaming = kind.startswith("text/event-stream")
-                    reading = (
-                        StreamUsage(api, on_response_id=self._link_early(exchange))
-                        if api is not None and streaming
-                        else None
-                    )
-                    whole: list[bytes] | None = [] if api is not None and not streaming else None
-                    size = 0
+                    answer = None
+                    if api is not None:
+                        # A Responses stream is read as it passes, to link its id at once;
+                        # any other answer is kept for the worker to read after it.
+                        live = api == "openai-responses" and streaming
+                        answer = _Answer(
+                            api,
+                            streaming,
+                            StreamUsage(api, on_response_id=self._link_early(exchange))
+                            if live
+                            else None,
+                        )
                     try:
                         async for chunk in response.aiter_raw():
                             if not chunk:
@@ -624,14 +673,8 @@ class Proxy:
                             await send(
                                 {"type": "http.response.body", "body": chunk, "more_body": True}
                             )
-                            if reading is not None:
-                                reading.feed(chunk)
-                            elif whole is not None:
-                                size += len(chunk)
-                                if size <= _REPLY_CAP:
-                                    whole.append(chunk)
-                                else:
-                                    whole = None  # too large to read for usage
+                            if answer is not None:
+                                answer.add(chunk)
                     except httpx2.TimeoutException as exc:
                         raise _Timeout(_which(exc, c)) from None
                     await send({"type": "http.response.body", "body": b"", "more_body": False})
@@ -653,7 +696,7 @@ class Proxy:
                     "timeout_error",
                     f"the upstream {self.upstream} did not answer within the {which}",
                 )
-            return None, None  # mid-answer: returning unfinished cuts the client's answer too
+            return None  # mid-answer: returning unfinished cuts the client's answer too
         except httpx2.HTTPError as exc:
             if not started:
                 exchange.status = 502
@@ -664,14 +707,10 @@ class Proxy:
                     "api_error",
                     f"upstream unreachable: {self.upstream} ({type(exc).__name__}: {exc})",
                 )
-            return None, None
+            return None
         if api is None or response.status_code != 200:
-            return None, None
-        if reading is not None:
-            return reading.raw, reading.response_id
-        if whole is not None:
-            return reply_usage(api, b"".join(whole))
-        return None, None
+            return None
+        return answer
 
     # ---- accounting (the worker thread) ----------------------------------------------------
 
@@ -697,7 +736,7 @@ class Proxy:
             except RecursionError:
                 return
             exchange.session_id = match.session_id
-        raw_usage, response_id = job.reply
+        raw_usage, response_id = job.reply.usage() if job.reply is not None else (None, None)
         if response_id is not None:
             with self._lock:
                 self.tracker.link_response(response_id, match.session_id)

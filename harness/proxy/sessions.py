@@ -137,6 +137,8 @@ class Match:
     items: tuple[str, ...]  # this request's item hashes
     system: str | None = None  # this request's system prompt hash (None: absent)
     tools: str | None = None  # this request's tools hash (None: absent)
+    scope: str = ""  # the client's hash and session_scope, and the chain of `items` in it
+    chain: tuple[str, ...] = ()
 
 
 def instructions(api: str, body: Mapping[str, Any]) -> Any:
@@ -211,12 +213,15 @@ class SessionTracker:
         bytes it came as (by default, in its msgspec serialization)."""
         items, system, tools = hashes(api, body, layout)
         scope = session_scope(api, body, headers or {})
-        chain = self._chain(client + scope, api, items)
+        root = client + scope
+        chain = tuple(self._chain(root, api, items))
         self._learn(api, body, chain)
         previous = body.get("previous_response_id") if api == "openai-responses" else None
         if isinstance(previous, str) and previous in self._responses:
             sid = self._responses[previous]
-            return Match(sid, False, self._last.get(sid), items, system, tools)
+            return Match(
+                sid, False, self._last.get(sid), items, system, tools, scope=root, chain=chain
+            )
         for depth in range(len(chain), 0, -1):
             key = self._key(chain[depth - 1])
             found = self._prefixes.get(key)
@@ -226,13 +231,15 @@ class SessionTracker:
             if len(items) == 1 and last is not None and len(last.items) > 1:
                 break  # a new conversation opening with the message that one opened with
             self._prefixes.move_to_end(key)
-            return Match(found, False, last, items, system, tools)
+            return Match(found, False, last, items, system, tools, scope=root, chain=chain)
         else:
             seed = chain[0] if chain else self._chain(client + scope, api, ["(empty)"])[0]
-            return Match("px-" + seed[:16], True, None, items, system, tools)
+            return Match(
+                "px-" + seed[:16], True, None, items, system, tools, scope=root, chain=chain
+            )
         self._opened += 1
         seed = hashlib.sha256(f"{chain[0]}\x00{self._opened}".encode()).hexdigest()
-        return Match("px-" + seed[:16], True, None, items, system, tools)
+        return Match("px-" + seed[:16], True, None, items, system, tools, scope=root, chain=chain)
 
     def _learn(self, api: str, body: Mapping[str, Any], chain: Sequence[str]) -> None:
         """Before a request is matched: a hook for a tracker whose prefixes, histories and
@@ -252,7 +259,11 @@ class SessionTracker:
     ) -> History:
         """`body` went out as `match.session_id`'s latest request: later ones continue it."""
         scope = session_scope(api, body, headers or {})
-        chain = self._chain(client + scope, api, match.items)
+        chain = (
+            match.chain
+            if match.chain and match.scope == client + scope
+            else self._chain(client + scope, api, match.items)
+        )
         fresh = []
         for h in chain:
             key = self._key(h)
