@@ -522,7 +522,17 @@ class Proxy:
         with self._lock:
             team = self.team.rows()
             lost = dict(self.team.total.lost)
-        return render(sessions, team, lost, self.upstream)
+        timelines = self._worker.submit(self._timelines).result()
+        return render(sessions, team, lost, self.upstream, timelines)
+
+    def _timelines(self, most: int = 10) -> dict[str, list[dict[str, Any]]]:
+        """The timelines of the `most` sessions that re-billed most tokens (the worker's)."""
+        ranked = sorted(
+            self.observer.sessions.values(),
+            key=lambda f: (sum(f.breaks.values()), f.cost, f.requests),
+            reverse=True,
+        )
+        return {f.session_id: list(f.timeline) for f in ranked[:most] if f.timeline}
 
     def _over_budget(self, whom: Who, now: float) -> str | None:
         from ..store.postgres import PostgresStore
