@@ -173,12 +173,14 @@ def test_the_dashboard_draws_each_sessions_timeline_in_headless_chromium(emu: Em
     # Three turns, an idle spell past the cache's 5 minutes, a fourth: four bars, the idle gap
     # shaded as past the TTL, and the break it caused marked.
     browser = _chromium()
-    with Proxy.start(ProxyConfig(upstream=emu.base_url, fixes=FIX), clock=emu.clock) as px:
+    clock = emu.clock
+    assert isinstance(clock, ManualClock)
+    with Proxy.start(ProxyConfig(upstream=emu.base_url, fixes=FIX), clock=clock) as px:
         for turn in range(4):
             if turn == 3:
-                emu.clock.advance(400)
+                clock.advance(400)
             _ask(px.base_url, "key-1", "fay", turn)
-            emu.clock.advance(5)
+            clock.advance(5)
         px.settle()
         (fig,) = px.figures()
         page = px.base_url + "/dashboard"
