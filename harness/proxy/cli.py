@@ -48,6 +48,12 @@ def _configure(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument("--json", action="store_true", help="with --stats: print JSON")
     p.add_argument("-q", "--quiet", action="store_true", help="no line per request on stderr")
+    p.add_argument(
+        "--otel",
+        action="store_true",
+        help="export a span per request over OTLP/HTTP, where the standard "
+        "OTEL_EXPORTER_OTLP_* variables say (default http://localhost:4318; needs [otel])",
+    )
     limits = p.add_argument_group("limits and timeouts (seconds, bytes)")
     for flag, default, what in _LIMITS:
         limits.add_argument(
@@ -144,6 +150,11 @@ def _serve(config: ProxyConfig, args: argparse.Namespace, budgets: Budgets) -> i
     from ..store.postgres import PostgresStore, is_url
     from .server import Proxy
 
+    tracer, flush = None, None
+    if args.otel:
+        from .otel import otlp_tracer
+
+        tracer, flush = otlp_tracer()
     store: SessionStore | PostgresStore | None = None
     if not args.no_store:
         store = PostgresStore(args.store) if is_url(args.store) else SessionStore(args.store)
@@ -158,11 +169,14 @@ def _serve(config: ProxyConfig, args: argparse.Namespace, budgets: Budgets) -> i
             store=store,
             on_observed=line,
             budgets=budgets,
+            tracer=tracer,
             on_error=lambda text: print(text, file=sys.stderr, flush=True),
         )
     except OSError as exc:
         if store is not None:
             store.close()
+        if flush is not None:
+            flush()
         raise ConfigError(
             f"cannot listen on {config.host}:{config.port}: {exc.strerror or exc}", where="--port"
         ) from None
@@ -183,6 +197,8 @@ def _serve(config: ProxyConfig, args: argparse.Namespace, budgets: Budgets) -> i
         proxy.close()
         if store is not None:
             store.close()
+        if flush is not None:
+            flush()  # the spans still batched go out before the command ends
     return 0
 
 

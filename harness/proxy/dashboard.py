@@ -1,5 +1,8 @@
 """`/dashboard`: the proxy's web page for a team: totals, the dollars lost by each cause of a
-cache break, spend per key, user and agent, and every session's hit rate, dollars and breaks.
+cache break, spend per key, user and agent, every session's hit rate, dollars and breaks, and
+the timelines `prefixlock analyze --html` draws (one stacked bar per request: cache read, write
+and uncached input, idle gaps past the TTL shaded, each break marked) for the sessions that
+re-billed most.
 
 Pure: rows in, one self-contained HTML page out (no script, no outside resource; it reloads
 itself every 10 s). Every value is escaped.
@@ -14,6 +17,8 @@ from decimal import Decimal
 from html import escape
 from typing import Any
 
+from ..analyze.html import _legend, _timeline
+
 _STYLE = """
 body{font:14px system-ui,sans-serif;margin:24px;color:#222}
 h1{font-size:20px}h2{font-size:16px;margin-top:28px}
@@ -23,6 +28,10 @@ th:first-child,td:first-child{text-align:left}
 .bar{display:inline-block;height:10px;background:#2a7;vertical-align:middle}
 .tiles{display:flex;gap:16px}.tile{border:1px solid #ccc;padding:10px 16px;border-radius:6px}
 .tile b{display:block;font-size:20px}
+.legend span{display:inline-block;margin-right:14px}.sw{display:inline-block;width:12px;
+height:12px;vertical-align:middle;margin-right:4px;border-radius:2px}
+.timeline{border:1px solid #eee;margin:6px 0 18px;max-width:1200px}
+.timeline svg{display:block;width:100%;height:auto}.note{color:#666;font-size:12px}
 """
 
 
@@ -49,9 +58,11 @@ def render(
     team: Sequence[Mapping[str, Any]],
     lost: Mapping[str, Decimal],
     upstream: str,
+    timelines: Mapping[str, Sequence[Mapping[str, Any]]] | None = None,
 ) -> str:
     """The page. `sessions`: `proxy --stats --json` rows; `team`: `TeamLedger.rows()`;
-    `lost`: dollars per break cause over all requests."""
+    `lost`: dollars per break cause over all requests; `timelines`: {session id: its requests
+    as `observe.timeline_row`s, oldest first}, drawn in that order."""
     requests = sum(int(s["requests"]) for s in sessions)
     cost = sum((Decimal(str(s["cost"])) for s in sessions), Decimal(0))
     saved = sum((Decimal(str(s["saved"])) for s in sessions), Decimal(0))
@@ -119,6 +130,14 @@ def render(
             ],
             "sessions",
         ),
-        "</body></html>",
     ]
+    if timelines:
+        parts += ["<h2>Timelines</h2>", _legend()]
+        for sid, rows in timelines.items():
+            parts.append(
+                f'<h3 class="session">{escape(sid)} <span class="note">({len(rows):,} '
+                "requests)</span></h3>"
+            )
+            parts.append(_timeline([dict(r) for r in rows]))
+    parts.append("</body></html>")
     return "\n".join(parts)

@@ -1,23 +1,27 @@
-"""The proxy's HTTP/1.1 server: uvicorn's h11 protocol, with the limits a proxy facing many
-clients needs and uvicorn leaves open.
+"""The proxy's HTTP/1.1 server: uvicorn, with the limits a proxy facing many clients needs and
+uvicorn leaves open.
 
-uvicorn parses requests (h11: malformed request lines, bad or negative content lengths, bad chunk
-sizes and TLS hellos are answered 400), answers `Expect: 100-continue` when the app first reads
-the body, closes idle keep-alive connections, and applies back-pressure to streamed answers. On
-top of it, `LimitedProtocol` closes a connection that has not sent a whole request head within
-`header_timeout` seconds of opening (or of its previous answer), however slowly it trickles bytes
-(a slowloris), and answers a head over `max_head` bytes with 431 naming the limit instead of a
-bare 400. The body limits and timeouts are the app's (`server.Proxy`), which sees the length
-before it reads the body.
+uvicorn parses requests with httptools (llhttp, in C) when it is installed (the `proxy` extra)
+and with h11 (pure Python, several milliseconds slower on a 400 KB body) otherwise: malformed
+request lines, bad or negative content lengths, bad chunk sizes and TLS hellos are answered 400.
+It answers `Expect: 100-continue` when the app first reads the body, closes idle keep-alive
+connections, and applies back-pressure to streamed answers. On top of either parser,
+`HeadLimits` closes a connection that has not sent a whole request head within `header_timeout`
+seconds of opening (or of its previous answer), however slowly it trickles bytes (a slowloris),
+and answers a head over `max_head` bytes with 431 naming the limit instead of a bare 400. The
+body limits and timeouts are the app's (`server.Proxy`), which sees the length before it reads
+the body. The event loop is uvloop's where installed (`loop_factory`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import json
 import logging
 import re
 import socket
+from collections.abc import Callable
 from typing import Any
 
 import h11
@@ -46,6 +50,7 @@ if not any(isinstance(f, _DropCut) for f in _log.filters):
     _log.addFilter(_DropCut())
 
 
+# A request line naming an HTTP major version other than 1 (h11 takes any HTTP/x.y as 1.1).
 _OTHER_VERSION = re.compile(rb" HTTP/(?!1\.)[0-9]\.[0-9]$")
 
 
@@ -59,17 +64,22 @@ def _refusal(status: int, reason: bytes, message: str) -> bytes:
     ) + data
 
 
-class LimitedProtocol(H11Protocol):
-    """uvicorn's h11 protocol with a deadline for each request head and a 431 for a long one.
-    `header_timeout` and `max_head` are set on a subclass per server (`serve`)."""
+class HeadLimits:
+    """The request head's deadline and size limit, for either of uvicorn's protocols: a
+    subclass says whether a head is being awaited (`_awaiting_head`) and how much of it came
+    (`_head_so_far`), and calls `_arm` when the next head is awaited."""
 
     header_timeout: float = 15.0
     max_head: int = 64 * 1024
+    loop: asyncio.AbstractEventLoop
+    transport: asyncio.Transport
+    _head_timer: asyncio.TimerHandle | None = None
 
-    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-        super().connection_made(transport)
-        self._head_timer: asyncio.TimerHandle | None = None
-        self._arm()
+    def _awaiting_head(self) -> bool:
+        raise NotImplementedError
+
+    def _head_so_far(self) -> bytes:
+        raise NotImplementedError
 
     def _arm(self) -> None:
         self._disarm()
@@ -82,9 +92,9 @@ class LimitedProtocol(H11Protocol):
 
     def _head_late(self) -> None:
         self._head_timer = None
-        if self.transport.is_closing() or self.conn.their_state is not h11.IDLE:
+        if self.transport.is_closing() or not self._awaiting_head():
             return
-        if self.conn.trailing_data[0]:
+        if self._head_so_far():
             # Part of a head came, too slowly: say why before closing.
             self.transport.write(
                 _refusal(
@@ -96,39 +106,32 @@ class LimitedProtocol(H11Protocol):
             )
         self.transport.close()
 
-    def data_received(self, data: bytes) -> None:
-        if self.conn.their_state is h11.IDLE and not self.transport.is_closing():
-            # h11 limits a head only while it is incomplete: one that arrives whole is
-            # measured here.
-            head = self.conn.trailing_data[0] + data
-            if len(head) > self.max_head and head.find(b"\r\n\r\n", 0, self.max_head + 4) < 0:
-                self._too_large()
-                return
-            line = head.lstrip(b"\r\n").partition(b"\r\n")
-            if line[1] and _OTHER_VERSION.search(line[0]):
-                # h11 takes any HTTP/x.y as 1.1; another major version is not spoken here.
-                self._disarm()
-                self.transport.write(
-                    _refusal(
-                        505,
-                        b"HTTP Version Not Supported",
-                        "prefixlock proxy: only HTTP/1.0 and HTTP/1.1 are spoken here",
-                    )
-                )
-                self.transport.close()
-                return
-        super().data_received(data)
-        if self.conn.their_state is not h11.IDLE:
-            self._disarm()  # a whole head came; the app times the body
+    def _over_limit(self, data: bytes) -> bool:
+        """Whether the head, with `data` added, passes `max_head` without ending: a head that
+        arrives whole in one read is measured here, as neither parser limits it."""
+        if not self._awaiting_head() or self.transport.is_closing():
+            return False
+        head = self._head_so_far() + data[: self.max_head + 4]
+        return len(head) > self.max_head and head.find(b"\r\n\r\n", 0, self.max_head + 4) < 0
 
-    def on_response_complete(self) -> None:
-        super().on_response_complete()
-        if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
-            self._arm()  # the next request's head has the same deadline
-
-    def connection_lost(self, exc: Exception | None) -> None:
+    def _other_version(self, data: bytes) -> bool:
+        """Whether the awaited head's request line, complete in `data`, names another HTTP
+        major version: answered 505 and closed (another version is not spoken here)."""
+        if not self._awaiting_head() or self.transport.is_closing():
+            return False
+        line = (self._head_so_far() + data[: self.max_head + 4]).lstrip(b"\r\n").partition(b"\r\n")
+        if not (line[1] and _OTHER_VERSION.search(line[0])):
+            return False
         self._disarm()
-        super().connection_lost(exc)
+        self.transport.write(
+            _refusal(
+                505,
+                b"HTTP Version Not Supported",
+                "prefixlock proxy: only HTTP/1.0 and HTTP/1.1 are spoken here",
+            )
+        )
+        self.transport.close()
+        return True
 
     def _too_large(self) -> None:
         self._disarm()
@@ -142,15 +145,127 @@ class LimitedProtocol(H11Protocol):
         )
         self.transport.close()
 
-    def send_400_response(self, msg: str) -> None:
-        if len(self.conn.trailing_data[0]) > self.max_head:
+    def _malformed(self, msg: str) -> None:
+        if len(self._head_so_far()) > self.max_head:
             self._too_large()
             return
-        else:
-            self.transport.write(
-                _refusal(400, b"Bad Request", f"prefixlock proxy: malformed HTTP request ({msg})")
-            )
+        self.transport.write(
+            _refusal(400, b"Bad Request", f"prefixlock proxy: malformed HTTP request ({msg})")
+        )
         self.transport.close()
+
+
+class LimitedProtocol(HeadLimits, H11Protocol):
+    """uvicorn's h11 protocol with the head limits. `header_timeout` and `max_head` are set on a
+    subclass per server (`server`)."""
+
+    def _awaiting_head(self) -> bool:
+        return self.conn.their_state is h11.IDLE
+
+    def _head_so_far(self) -> bytes:
+        return bytes(self.conn.trailing_data[0])
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._arm()
+
+    def data_received(self, data: bytes) -> None:
+        if self._over_limit(data):
+            self._too_large()
+            return
+        if self._other_version(data):
+            return
+        super().data_received(data)
+        if self.conn.their_state is not h11.IDLE:
+            self._disarm()  # a whole head came; the app times the body
+
+    def on_response_complete(self) -> None:
+        super().on_response_complete()
+        if not self.transport.is_closing() and self.conn.their_state is h11.IDLE:
+            self._arm()  # the next request's head has the same deadline
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+    def send_400_response(self, msg: str) -> None:
+        self._malformed(msg)
+
+
+def _httptools_protocol() -> type | None:
+    """uvicorn's httptools protocol with the head limits, or None without httptools."""
+    if importlib.util.find_spec("httptools") is None:
+        return None
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+    class LimitedHttpTools(HeadLimits, HttpToolsProtocol):
+        """llhttp calls back as a head completes: requests whose heads came, less answers
+        sent, is how many are open (pipelined ones included); none open, a head is awaited."""
+
+        def _awaiting_head(self) -> bool:
+            return self._heads == self._answers
+
+        def _head_so_far(self) -> bytes:
+            return self._partial
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._heads = self._answers = 0
+            self._partial = b""  # the awaited head's bytes so far (up to max_head + 4)
+            self._arm()
+
+        def data_received(self, data: bytes) -> None:
+            if self._over_limit(data):
+                self._too_large()
+                return
+            if self._other_version(data):
+                return
+            if self._awaiting_head() and len(self._partial) <= self.max_head:
+                self._partial += data[: self.max_head + 4 - len(self._partial)]
+            super().data_received(data)
+
+        def on_headers_complete(self) -> None:
+            self._heads += 1
+            self._partial = b""
+            self._disarm()  # a whole head came; the app times the body
+            super().on_headers_complete()
+
+        def on_response_complete(self) -> None:
+            self._answers += 1
+            super().on_response_complete()
+            if not self.transport.is_closing() and self._awaiting_head():
+                self._arm()  # the next request's head has the same deadline
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            self._disarm()
+            super().connection_lost(exc)
+
+        def send_400_response(self, msg: str) -> None:
+            self._malformed(msg)
+
+    return LimitedHttpTools
+
+
+PARSERS = ("auto", "httptools", "h11")
+
+
+def protocol(parser: str = "auto") -> type:
+    """The protocol class for `parser` (`auto`: httptools when installed, else h11)."""
+    if parser not in PARSERS:
+        raise ValueError(f"unknown HTTP parser {parser!r} (known: {', '.join(PARSERS)})")
+    fast = _httptools_protocol() if parser != "h11" else None
+    if fast is None and parser == "httptools":
+        raise ValueError("the httptools parser is not installed (pip install prefixlock[proxy])")
+    return fast or LimitedProtocol
+
+
+def loop_factory() -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """uvloop's event loop where installed (None: asyncio's own)."""
+    if importlib.util.find_spec("uvloop") is None:
+        return None
+    import uvloop
+
+    return uvloop.new_event_loop
 
 
 def listen(host: str, port: int) -> socket.socket:
@@ -175,16 +290,17 @@ def server(
     idle_timeout: float,
     max_head: int,
     shutdown_grace: float = 2.0,
+    parser: str = "auto",
 ) -> Server:
     """A uvicorn server for `app` (serve it with `await server.serve(sockets=[listen(...)])`)."""
-    protocol = type(
+    limited = type(
         "ProxyProtocol",
-        (LimitedProtocol,),
+        (protocol(parser),),
         {"header_timeout": header_timeout, "max_head": max_head},
     )
     config = Config(
         app,
-        http=protocol,
+        http=limited,
         lifespan="off",
         interface="asgi3",
         log_config=None,

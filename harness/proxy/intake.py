@@ -3,6 +3,8 @@
 Pure. A request body the proxy reads (to repair it, or to account it) must be a JSON object
 that Python's parser reads without a RecursionError and text a store can hold (no lone UTF-16
 surrogate escape; the check is a substring search unless the body escapes a surrogate at all).
+Bodies are parsed by msgspec (C, about twice as fast as `json`); what it refuses and Python's
+parser reads (NaN, a lone surrogate escape) gets Python's parser's verdict, as before.
 Errors take the shape of the API the client speaks, so its SDK raises its own
 `BadRequestError` with the proxy's message.
 """
@@ -14,6 +16,8 @@ from __future__ import annotations
 import json
 import re
 from typing import Any
+
+import msgspec
 
 # A surrogate escape with the backslashes before it: an odd run makes it an escape, an even one
 # literal text (an escaped backslash, then "u...").
@@ -48,15 +52,20 @@ TOO_DEEP = "the request body nests too deeply to read (a RecursionError)"
 def parse_body(raw: bytes) -> tuple[dict[str, Any] | None, str | None]:
     """(the body, None) or (None, why it is not a JSON object the proxy can read and store)."""
     try:
-        doc = json.loads(raw)
+        doc = msgspec.json.decode(raw)  # it refuses a lone surrogate escape itself
     except RecursionError:
         return None, TOO_DEEP
-    except ValueError as exc:
-        return None, f"the request body is not valid JSON: {exc}"
+    except msgspec.DecodeError:
+        try:
+            doc = json.loads(raw)
+        except RecursionError:
+            return None, TOO_DEEP
+        except ValueError as exc:
+            return None, f"the request body is not valid JSON: {exc}"
+        if lone_surrogate(raw):
+            return None, "the request body holds a lone UTF-16 surrogate (\\ud800-\\udfff) escape"
     if not isinstance(doc, dict):
         return None, "the request body is not a JSON object"
-    if lone_surrogate(raw):
-        return None, "the request body holds a lone UTF-16 surrogate (\\ud800-\\udfff) escape"
     return doc, None
 
 

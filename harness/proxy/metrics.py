@@ -4,8 +4,11 @@
 `..._cache_read_tokens_total{api,model}`, `..._cost_dollars_total{user,agent}`,
 `..._lost_dollars_total{cause}` (re-billed prefix beyond its cache price),
 `..._refused_total{status}` (answered by the proxy itself: 400, 408, 413, 429, 502, 504),
-`..._accounting_errors_total` (answered requests not recorded: a full disk, a read-only store)
-and the `..._in_flight` gauge.
+`..._accounting_errors_total` (answered requests not recorded: a full disk, a read-only store),
+the `..._in_flight` gauge, and `..._loop_cpu_seconds` (CPU time of the thread that serves every
+request: its parsing, forwarding and relaying, not the accounting done after the answer on the
+worker thread): per request, the proxy's own cost on the request path, unlike a wall-clock
+latency unchanged by how loaded the machine is.
 """
 
 from __future__ import annotations
@@ -56,6 +59,11 @@ class Metrics:
         )
         self.in_flight: Gauge = Gauge(
             "prefixlock_proxy_in_flight", "Requests in flight", registry=r
+        )
+        self.loop_cpu: Gauge = Gauge(
+            "prefixlock_proxy_loop_cpu_seconds",
+            "CPU seconds of the thread serving requests (the request path)",
+            registry=r,
         )
 
     def observed(self, seen: Observed, whom: Who, lost: Decimal) -> None:

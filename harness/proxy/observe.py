@@ -9,9 +9,10 @@ sessions name theirs (system changed, tools changed, model switch, expired, look
 from __future__ import annotations
 
 import json
-from collections import OrderedDict
+from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from decimal import Decimal
 from typing import Any
 
@@ -39,6 +40,9 @@ def api_of(path: str) -> str | None:
 # its session's last body (to explain the next miss; tens of KB in a long session), so unbounded
 # they grew with every session; 256 is far more sessions than one machine's agents run at once.
 MAX_SESSIONS = 256
+# A session's newest requests kept for its timeline on /dashboard (the rows `analyze --html`
+# draws its timelines from).
+TIMELINE = 200
 
 
 class StreamUsage:
@@ -155,6 +159,7 @@ class SessionFigures:
     breaks: dict[str, int] = field(default_factory=dict)  # cause -> tokens re-billed
     repairs: dict[str, int] = field(default_factory=dict)  # repair -> requests it was made on
     last_time: float = 0.0
+    timeline: deque[dict[str, Any]] = field(default_factory=lambda: deque(maxlen=TIMELINE))
 
     @property
     def hit_rate(self) -> float:
@@ -246,6 +251,9 @@ class Observer:
                 self.sessions.popitem(last=False)
         else:
             self.sessions.move_to_end(session_id)
+        figs.timeline.append(
+            timeline_row(now, now - figs.last_time if figs.requests else 0.0, req, usage, cost, brk)
+        )
         figs.model = req.model
         figs.requests += 1
         figs.input_total += usage.input_total
@@ -283,6 +291,32 @@ class Observer:
     def warm_until(self, session_id: str, req: WireRequest, now: float) -> float | None:
         guard = self._guards.get(session_id)
         return None if guard is None else guard.warm_until(req, now)
+
+
+def timeline_row(
+    now: float,
+    gap: float,
+    req: WireRequest,
+    usage: Usage,
+    cost: Decimal | None,
+    brk: Any,
+) -> dict[str, Any]:
+    """One request as a row of `analyze`'s report (what its HTML timelines draw)."""
+    return {
+        "first": datetime.fromtimestamp(now, UTC).isoformat(),
+        "thread": "main",
+        "model": req.model,
+        "cache_read": usage.cache_read,
+        "cache_write_5m": usage.cache_write_5m,
+        "cache_write_1h": usage.cache_write_1h,
+        "cache_write_unsplit": 0,
+        "uncached_input": usage.uncached_input,
+        "output": usage.output,
+        "usd": None if cost is None else str(cost),
+        "break": None if brk is None else brk.cause,
+        "gap_s": gap,
+        "ttl_s": 3600 if usage.cache_write_1h else None,  # None: the default TTL (5 minutes)
+    }
 
 
 def trace_line(o: Observed) -> dict[str, Any]:

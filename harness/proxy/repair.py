@@ -3,7 +3,8 @@
 Pure. A repair only inserts a field the provider reads as a caching hint and the model never
 sees (`cache_control` on an Anthropic block, `prompt_cache_key` on an OpenAI request); every
 byte the client sent stays as it was, in its order, spacing and escaping, because insertions are
-made at byte offsets found by `jsonspan` instead of re-serializing the body. The one change of
+made at byte offsets found by `layout` (or `jsonspan` where the layout cannot explain the bytes)
+instead of re-serializing the body. The one change of
 form: a system prompt or message given as a plain string gets wrapped as one text block (with
 its string's bytes unchanged) when a breakpoint must go there; the provider reads both forms as
 the same block.
@@ -32,11 +33,20 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from ..cache.anthropic import LOOKBACK
 from .jsonspan import JsonSpanError, Path, spans
+from .layout import Layout
 from .sessions import History, Match, instructions, part_hash
+
+
+class Spans(Protocol):
+    """Byte ranges by path: a `layout.Layout`, or the dict `jsonspan.spans` returns."""
+
+    def __contains__(self, path: object, /) -> bool: ...
+    def __getitem__(self, path: Path, /) -> tuple[int, int]: ...
+
 
 FIXES = ("cache-key", "breakpoints", "second-breakpoint", "keepalive")
 DEFAULT_FIXES = ("cache-key", "breakpoints", "second-breakpoint")
@@ -90,10 +100,14 @@ class _Edits:
             edits.append(
                 (start, end, b'[{"type":"text","text":' + raw[start:end] + b"," + mark + b"}]")
             )
-        out = raw
-        for start, end, text in sorted(edits, key=lambda e: e[0], reverse=True):
-            out = out[:start] + text + out[end:]
-        return out
+        # One join: each edit spliced in by slicing would copy the whole body again.
+        out: list[bytes] = []
+        pos = 0
+        for start, end, text in sorted(edits, key=lambda e: e[0]):
+            out += (raw[pos:start], text)
+            pos = end
+        out.append(raw[pos:])
+        return b"".join(out)
 
 
 def session_cache_key(session_id: str) -> str:
@@ -113,9 +127,11 @@ def repair(
     match: Match,
     fixes: Iterable[str],
     cache_key: str | None = None,
+    layout: Layout | None = None,
 ) -> Repaired:
     """Insert the cache markers `fixes` call for into `raw` (the bytes of `body`). `cache_key`:
-    the OpenAI key to insert (the server gives its prefix family's); default, the session's."""
+    the OpenAI key to insert (the server gives its prefix family's); default, the session's.
+    `layout`: where the body's parts sit, when the caller has it already."""
     fixes = frozenset(fixes)
     if api in ("openai-chat", "openai-responses"):
         if "cache-key" not in fixes:
@@ -129,8 +145,22 @@ def repair(
         edits.inserts.append((end, sep + b'"prompt_cache_key":' + json.dumps(key).encode()))
         return Repaired(edits.apply(raw), ("cache-key",), cache_key=key)
     if api == "anthropic" and "breakpoints" in fixes:
-        return _anthropic(body, raw, match, "second-breakpoint" in fixes)
+        second = "second-breakpoint" in fixes
+        try:
+            return _anthropic(body, raw, layout or Layout(raw), match, second)
+        except JsonSpanError:
+            pass  # bytes the layout cannot explain (a duplicate key): the full scan reads them
+        try:
+            return _anthropic(body, raw, spans(raw, depth=4), match, second)
+        except JsonSpanError:
+            return Repaired(raw, skipped=("breakpoints: body not readable",))
     return Repaired(raw)
+
+
+def _marked(raw: bytes, body: Mapping[str, Any]) -> bool:
+    """Whether the client placed a `cache_control` anywhere: only a body whose bytes hold the
+    quoted name (as a key, or a string that is just that name) is walked to tell which."""
+    return b'"cache_control"' in raw and _has_marker(body)
 
 
 def _has_marker(value: Any) -> bool:
@@ -152,9 +182,7 @@ def _mark_object(edits: _Edits, raw: bytes, where: tuple[int, int], empty: bool)
     edits.inserts.append((close, _MARK if empty else b"," + _MARK))
 
 
-def _mark_content(
-    edits: _Edits, raw: bytes, at: dict[Path, tuple[int, int]], path: Path, content: Any
-) -> bool:
+def _mark_content(edits: _Edits, raw: bytes, at: Spans, path: Path, content: Any) -> bool:
     """A breakpoint at the end of `content` (a string or a list of blocks) found at `path`."""
     if isinstance(content, str):
         if not content or path not in at:
@@ -179,13 +207,11 @@ def _message_blocks(message: Any) -> int:
     return 1
 
 
-def _anthropic(body: Mapping[str, Any], raw: bytes, match: Match, second: bool) -> Repaired:
-    if _has_marker(body):
+def _anthropic(
+    body: Mapping[str, Any], raw: bytes, at: Spans, match: Match, second: bool
+) -> Repaired:
+    if _marked(raw, body):
         return Repaired(raw, skipped=("breakpoints: the client places its own",))
-    try:
-        at = spans(raw, depth=4)
-    except JsonSpanError:
-        return Repaired(raw, skipped=("breakpoints: body not readable",))
     edits = _Edits()
     hist: History | None = match.history
     tools = body.get("tools")
@@ -193,13 +219,18 @@ def _anthropic(body: Mapping[str, Any], raw: bytes, match: Match, second: bool) 
     # The cache reads a prefix in the order tools -> system -> messages: a part that changed
     # since the session's previous request will change again, and a breakpoint at or after it
     # would only write (at 1.25x) what no later request reads.
-    tools_vary = hist is not None and hist.tools != part_hash(tools)
-    system_vary = hist is not None and hist.system != part_hash(instructions("anthropic", body))
+    tools_vary = hist is not None and hist.tools != match.tools
+    system_vary = hist is not None and hist.system != match.system
     if tools_vary:
         edits.skipped.append("breakpoints: the tools change between requests (nothing after reads)")
         return Repaired(raw, (), tuple(edits.skipped))
     last_tool = ("tools", len(tools) - 1) if isinstance(tools, list) and tools else None
-    if last_tool in at and isinstance(tools, list) and isinstance(tools[-1], Mapping):
+    if (
+        last_tool is not None
+        and last_tool in at
+        and isinstance(tools, list)
+        and isinstance(tools[-1], Mapping)
+    ):
         _mark_object(edits, raw, at[last_tool], not tools[-1])
         edits.applied.append("breakpoint:tools")
     if system_vary:
@@ -218,7 +249,7 @@ def _anthropic(body: Mapping[str, Any], raw: bytes, match: Match, second: bool) 
 def _tail(
     edits: _Edits,
     raw: bytes,
-    at: dict[Path, tuple[int, int]],
+    at: Spans,
     messages: Sequence[Any],
     match: Match,
     second: bool,
@@ -256,7 +287,7 @@ def _tail(
 def _mark_at(
     edits: _Edits,
     raw: bytes,
-    at: dict[Path, tuple[int, int]],
+    at: Spans,
     messages: Sequence[Any],
     index: int,
 ) -> bool:

@@ -37,6 +37,7 @@ from ..errors import ConfigError
 from ..guard.keepalive import KeepAlive, plan_ping
 from ..wire import WireRequest
 from .intake import TOO_DEEP, error_body, parse_body
+from .layout import Layout
 from .observe import Observed, Observer, StreamUsage, api_of, reply_usage, trace_line, wire_request
 from .repair import prefix_family, repair
 from .sessions import Match, SessionTracker, client_hash
@@ -111,6 +112,8 @@ class ProxyConfig:
     header_timeout: float = 15.0
     body_timeout: float = 30.0
     idle_timeout: float = 30.0
+    # The request parser: httptools when installed, else h11 (httpserver.protocol).
+    http: str = "auto"
 
 
 @dataclass
@@ -135,9 +138,9 @@ class Exchange:
     session_id: str | None = None
     repairs: tuple[str, ...] = ()
     answered: bool = False  # the whole answer went to the client
-    # The stream's usage reader while the answer is relayed: on a hang-up, what it had read
-    # (Anthropic's input tokens come first) is what the row records; dropped once accounted.
-    reading: StreamUsage | None = None
+    # The answer while it is relayed: on a hang-up, what it had passed (Anthropic's input
+    # tokens come first) is what the row records; dropped once handed to the worker.
+    answer: _Answer | None = None
 
 
 @dataclass
@@ -153,11 +156,54 @@ class _Job:
     now: float
     repairs: tuple[str, ...]
     exchange: Exchange
-    reply: tuple[dict[str, Any] | None, str | None]
+    reply: _Answer | None  # what the upstream answered, read for usage by the worker
     keep: dict[str, str] | None  # headers to ping with (the keepalive repair)
     whom: Who
     started_ns: int  # wall clock, for the span
     ended_ns: int
+
+
+class _Answer:
+    """An upstream's 200 answer as it passed, read for usage on the worker thread after it went
+    to the client, not on the request's path: its chunks up to `_REPLY_CAP` bytes (a stream
+    over that is read as it passes from then on), or `live`, a stream read as it passed."""
+
+    def __init__(self, api: str, streamed: bool, live: StreamUsage | None = None) -> None:
+        self.api = api
+        self.streamed = streamed
+        self.live = live
+        self.chunks: list[bytes] | None = []
+        self.size = 0
+
+    def add(self, chunk: bytes) -> None:
+        if self.live is not None:
+            self.live.feed(chunk)
+            return
+        if self.chunks is None:
+            return
+        self.size += len(chunk)
+        if self.size <= _REPLY_CAP:
+            self.chunks.append(chunk)
+        elif self.streamed:
+            self.live = StreamUsage(self.api)
+            for kept in (*self.chunks, chunk):
+                self.live.feed(kept)
+            self.chunks = []
+        else:
+            self.chunks = None  # a whole answer too large to read for usage
+
+    def usage(self) -> tuple[dict[str, Any] | None, str | None]:
+        """(usage as the provider reported it, Responses API response id)."""
+        if self.live is not None:
+            return self.live.raw, self.live.response_id
+        if self.chunks is None:
+            return None, None
+        if self.streamed:
+            reading = StreamUsage(self.api)
+            for chunk in self.chunks:
+                reading.feed(chunk)
+            return reading.raw, reading.response_id
+        return reply_usage(self.api, b"".join(self.chunks))
 
 
 class _Timeout(Exception):
@@ -244,7 +290,10 @@ class Proxy:
         return proxy
 
     def _serve(self, sock: Any) -> None:
-        asyncio.run(self._main(sock))
+        from .httpserver import loop_factory
+
+        with asyncio.Runner(loop_factory=loop_factory()) as runner:
+            runner.run(self._main(sock))
 
     async def _main(self, sock: Any) -> None:
         import httpx2
@@ -272,6 +321,7 @@ class Proxy:
                 header_timeout=c.header_timeout,
                 idle_timeout=c.idle_timeout,
                 max_head=c.max_head,
+                parser=c.http,
             )
             serving = asyncio.create_task(self._server.serve(sockets=[sock]))
             while not self._server.started and not serving.done():
@@ -423,12 +473,12 @@ class Proxy:
             await asyncio.gather(forward, return_exceptions=True)
         gone.cancel()
         await asyncio.gather(gone, return_exceptions=True)
-        reply: tuple[dict[str, Any] | None, str | None] = (None, None)
+        reply: _Answer | None = None
         if forward.done() and not forward.cancelled() and forward.exception() is None:
             reply = forward.result()
-        elif exchange.cancelled and exchange.reading is not None:
-            reply = exchange.reading.raw, exchange.reading.response_id
-        exchange.reading = None
+        elif exchange.cancelled:
+            reply = exchange.answer  # what passed before the hang-up (Anthropic's input first)
+        exchange.answer = None
         if api is not None and (exchange.status or exchange.cancelled):
             keep = None
             if "keepalive" in c.fixes:
@@ -461,6 +511,7 @@ class Proxy:
         """/metrics (Prometheus text) or /dashboard (HTML)."""
         if target == "/metrics":
             self.metrics.in_flight.set(self._in_flight)
+            self.metrics.loop_cpu.set(time.thread_time())  # this is the serving thread
             data = self.metrics.render()
             kind = b"text/plain; version=0.0.4; charset=utf-8"
         else:
@@ -485,7 +536,17 @@ class Proxy:
         with self._lock:
             team = self.team.rows()
             lost = dict(self.team.total.lost)
-        return render(sessions, team, lost, self.upstream)
+        timelines = self._worker.submit(self._timelines).result()
+        return render(sessions, team, lost, self.upstream, timelines)
+
+    def _timelines(self, most: int = 10) -> dict[str, list[dict[str, Any]]]:
+        """The timelines of the `most` sessions that re-billed most tokens (the worker's)."""
+        ranked = sorted(
+            self.observer.sessions.values(),
+            key=lambda f: (sum(f.breaks.values()), f.cost, f.requests),
+            reverse=True,
+        )
+        return {f.session_id: list(f.timeline) for f in ranked[:most] if f.timeline}
 
     def _over_budget(self, whom: Who, now: float) -> str | None:
         from ..store.postgres import PostgresStore
@@ -561,15 +622,16 @@ class Proxy:
         if body is None:
             return why or "the request body cannot be read"
         client = client_hash(_key_of(headers))
+        layout = Layout(raw)
         try:
             with self._lock:
-                match = self.tracker.identify(api, body, client)
+                match = self.tracker.identify(api, body, client, layout=layout)
                 key = None
                 if api != "anthropic":  # OpenAI: the key of the prefix family's shard
                     family, now = prefix_family(api, body, client), self.clock.now()
                     key = family_key(family, self.key_shards.take(family, match.session_id, now))
                     self.key_shards.sent(family, match.session_id, now)
-                fixed = repair(api, body, raw, match, self.config.fixes, key)
+                fixed = repair(api, body, raw, match, self.config.fixes, key, layout)
                 self.tracker.remember(match, api, body, client)
         except RecursionError:
             return TOO_DEEP
@@ -585,8 +647,9 @@ class Proxy:
         send: Send,
         exchange: Exchange,
         warning: str | None = None,
-    ) -> tuple[dict[str, Any] | None, str | None]:
-        """Send upstream, relay the answer to the client; return (usage, response id)."""
+    ) -> _Answer | None:
+        """Send upstream, relay the answer to the client; return it, for the worker to read
+        (None: not one the upstream billed)."""
         import httpx2
 
         assert self._client is not None
@@ -620,40 +683,44 @@ class Proxy:
                     started = True
                     kind = response.headers.get("content-type", "")
                     streaming = kind.startswith("text/event-stream")
-                    reading = (
-                        StreamUsage(api, on_response_id=self._link_early(exchange))
-                        if api is not None and streaming
+                    answer = None
+                    if api is not None:
+                        # A Responses stream is read as it passes, to link its id at once;
+                        # any other answer is kept for the worker to read after it.
+                        live = api == "openai-responses" and streaming
+                        answer = _Answer(
+                            api,
+                            streaming,
+                            StreamUsage(api, on_response_id=self._link_early(exchange))
+                            if live
+                            else None,
+                        )
+                    exchange.answer = answer  # a client that hangs up: read what passed
+                    # With --fix, a whole Responses answer's last part waits until its id is
+                    # linked, so a client that continues at once finds its session.
+                    link = (
+                        self._link_early(exchange)
+                        if api == "openai-responses" and not streaming
                         else None
                     )
-                    exchange.reading = reading
-                    whole: list[bytes] | None = [] if api is not None and not streaming else None
-                    size = 0
-                    # With --fix, a whole answer's last part waits until its response id is
-                    # linked, so a client that continues at once finds its session.
-                    link = self._link_early(exchange) if whole is not None else None
                     held: bytes | None = None
                     try:
                         async for chunk in response.aiter_raw():
                             if not chunk:
                                 continue
-                            if reading is not None:
-                                reading.feed(chunk)
-                            elif whole is not None:
-                                size += len(chunk)
-                                if size <= _REPLY_CAP:
-                                    whole.append(chunk)
-                                else:
-                                    whole = None  # too large to read for usage
+                            part = chunk
                             if link is not None:
-                                chunk, held = held or b"", chunk
-                            if chunk:
+                                part, held = held or b"", chunk
+                            if part:
                                 await send(
-                                    {"type": "http.response.body", "body": chunk, "more_body": True}
+                                    {"type": "http.response.body", "body": part, "more_body": True}
                                 )
+                            if answer is not None:
+                                answer.add(chunk)
                     except httpx2.TimeoutException as exc:
                         raise _Timeout(_which(exc, c)) from None
-                    if link is not None and whole is not None and response.status_code == 200:
-                        response_id = reply_usage(api, b"".join(whole))[1] if api else None
+                    if link is not None and answer is not None and response.status_code == 200:
+                        response_id = answer.usage()[1]
                         if response_id is not None:
                             link(response_id)
                     await send(
@@ -677,7 +744,7 @@ class Proxy:
                     "timeout_error",
                     f"the upstream {self.upstream} did not answer within the {which}",
                 )
-            return None, None  # mid-answer: returning unfinished cuts the client's answer too
+            return None  # mid-answer: returning unfinished cuts the client's answer too
         except httpx2.HTTPError as exc:
             if not started:
                 exchange.status = 502
@@ -688,14 +755,10 @@ class Proxy:
                     "api_error",
                     f"upstream unreachable: {self.upstream} ({type(exc).__name__}: {exc})",
                 )
-            return None, None
+            return None
         if api is None or response.status_code != 200:
-            return None, None
-        if reading is not None:
-            return reading.raw, reading.response_id
-        if whole is not None:
-            return reply_usage(api, b"".join(whole))
-        return None, None
+            return None
+        return answer
 
     # ---- accounting (the worker thread) ----------------------------------------------------
 
@@ -725,12 +788,12 @@ class Proxy:
             # Observing only: the body was forwarded unread; detect its session now, in order.
             try:
                 with self._lock:
-                    match = self.tracker.identify(job.api, body, job.client)
+                    match = self.tracker.identify(job.api, body, job.client, layout=Layout(job.raw))
                     self.tracker.remember(match, job.api, body, job.client)
             except RecursionError:
                 return
             exchange.session_id = match.session_id
-        raw_usage, response_id = job.reply
+        raw_usage, response_id = job.reply.usage() if job.reply is not None else (None, None)
         if response_id is not None:
             with self._lock:
                 self.tracker.link_response(response_id, match.session_id)

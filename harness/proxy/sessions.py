@@ -16,6 +16,9 @@ and otherwise by what a new conversation looks like: a request of one conversati
 matches a session already past its first request opens a new session, not a rewrite of that
 one's history.
 
+Items, system prompts and tools are compared by hashes of their bytes as the client sent them,
+cache markers cut out (`layout.Layout`), so detection reads no more of a body than its layout.
+
 Bounded: the oldest prefixes, responses and sessions are forgotten first (a forgotten session
 continues as a new one); a prefix is kept as a 16-byte digest.
 """
@@ -28,7 +31,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import msgspec
+
 from ..canonical import canonical_bytes
+from .jsonspan import JsonSpanError
+from .layout import Layout
 
 # Roles that are part of the instructions, not the conversation (OpenAI wire formats).
 _INSTRUCTION_ROLES = ("system", "developer")
@@ -128,6 +135,10 @@ class Match:
     new: bool
     history: History | None  # None for a session's first request
     items: tuple[str, ...]  # this request's item hashes
+    system: str | None = None  # this request's system prompt hash (None: absent)
+    tools: str | None = None  # this request's tools hash (None: absent)
+    scope: str = ""  # the client's hash and session_scope, and the chain of `items` in it
+    chain: tuple[str, ...] = ()
 
 
 def instructions(api: str, body: Mapping[str, Any]) -> Any:
@@ -141,6 +152,25 @@ def instructions(api: str, body: Mapping[str, Any]) -> Any:
         return None
     head = [m for m in msgs if isinstance(m, Mapping) and m.get("role") in _INSTRUCTION_ROLES]
     return head or None
+
+
+def hashes(
+    api: str, body: Mapping[str, Any], layout: Layout | None = None
+) -> tuple[tuple[str, ...], str | None, str | None]:
+    """(item hashes, system prompt hash, tools hash) of a request, from `layout` (the bytes
+    `body` came as) or `body`'s msgspec serialization. A body whose bytes the layout cannot
+    explain (a duplicate key) is hashed from its parsed form instead."""
+    try:
+        if layout is None:
+            layout = Layout(msgspec.json.encode(body))
+        return (
+            layout.item_hashes(api, body),
+            layout.system_hash(api, body),
+            layout.tools_hash(body),
+        )
+    except JsonSpanError:
+        items = tuple(item_hash(i) for i in conversation(api, body))
+        return items, part_hash(instructions(api, body)), part_hash(body.get("tools"))
 
 
 class SessionTracker:
@@ -176,16 +206,22 @@ class SessionTracker:
         body: Mapping[str, Any],
         client: str,
         headers: Mapping[str, str] | None = None,
+        layout: Layout | None = None,
     ) -> Match:
         """The session `body` (sent with the key hashing to `client`, and `headers` with
-        lower-cased names) continues, or a new one."""
-        items = tuple(item_hash(i) for i in conversation(api, body))
+        lower-cased names) continues, or a new one. `layout`: where `body`'s parts sit in the
+        bytes it came as (by default, in its msgspec serialization)."""
+        items, system, tools = hashes(api, body, layout)
+        scope = session_scope(api, body, headers or {})
+        root = client + scope
+        chain = tuple(self._chain(root, api, items))
+        self._learn(api, body, chain)
         previous = body.get("previous_response_id") if api == "openai-responses" else None
         if isinstance(previous, str) and previous in self._responses:
             sid = self._responses[previous]
-            return Match(sid, False, self._last.get(sid), items)
-        scope = session_scope(api, body, headers or {})
-        chain = self._chain(client + scope, api, items)
+            return Match(
+                sid, False, self._last.get(sid), items, system, tools, scope=root, chain=chain
+            )
         for depth in range(len(chain), 0, -1):
             key = self._key(chain[depth - 1])
             found = self._prefixes.get(key)
@@ -195,13 +231,23 @@ class SessionTracker:
             if len(items) == 1 and last is not None and len(last.items) > 1:
                 break  # a new conversation opening with the message that one opened with
             self._prefixes.move_to_end(key)
-            return Match(found, False, last, items)
+            return Match(found, False, last, items, system, tools, scope=root, chain=chain)
         else:
             seed = chain[0] if chain else self._chain(client + scope, api, ["(empty)"])[0]
-            return Match("px-" + seed[:16], True, None, items)
+            return Match(
+                "px-" + seed[:16], True, None, items, system, tools, scope=root, chain=chain
+            )
         self._opened += 1
         seed = hashlib.sha256(f"{chain[0]}\x00{self._opened}".encode()).hexdigest()
-        return Match("px-" + seed[:16], True, None, items)
+        return Match("px-" + seed[:16], True, None, items, system, tools, scope=root, chain=chain)
+
+    def _learn(self, api: str, body: Mapping[str, Any], chain: Sequence[str]) -> None:
+        """Before a request is matched: a hook for a tracker whose prefixes, histories and
+        responses also live elsewhere (`shared.SharedTracker` reads them from the store)."""
+
+    def _learned(self, match: Match, chain: Sequence[str], fresh: Sequence[str]) -> None:
+        """After a request is remembered (`fresh`: the chain hashes that named no session or
+        another one before): a hook for a tracker that shares what it learned."""
 
     def remember(
         self,
@@ -213,24 +259,29 @@ class SessionTracker:
     ) -> History:
         """`body` went out as `match.session_id`'s latest request: later ones continue it."""
         scope = session_scope(api, body, headers or {})
-        for h in self._chain(client + scope, api, match.items):
+        chain = (
+            match.chain
+            if match.chain and match.scope == client + scope
+            else self._chain(client + scope, api, match.items)
+        )
+        fresh = []
+        for h in chain:
             key = self._key(h)
+            if self._prefixes.get(key) != match.session_id:
+                fresh.append(h)
             self._prefixes[key] = match.session_id
             self._prefixes.move_to_end(key)
         while len(self._prefixes) > self.max_prefixes:
             self._prefixes.popitem(last=False)
         count = match.history.requests if match.history else 0
-        tools = body.get("tools")
         hist = History(
-            items=match.items,
-            system=part_hash(instructions(api, body)),
-            tools=part_hash(tools),
-            requests=count + 1,
+            items=match.items, system=match.system, tools=match.tools, requests=count + 1
         )
         self._last[match.session_id] = hist
         self._last.move_to_end(match.session_id)
         while len(self._last) > self.max_sessions:
             self._last.popitem(last=False)
+        self._learned(match, chain, fresh)
         return hist
 
     def link_response(self, response_id: str, session_id: str) -> None:

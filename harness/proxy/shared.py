@@ -10,31 +10,25 @@ derived from its first request alone, so two instances that see it at once agree
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..store.postgres import PostgresStore
-from .sessions import History, Match, SessionTracker, conversation, item_hash, session_scope
+from .sessions import History, Match, SessionTracker
 
 
 class SharedTracker(SessionTracker):
+    """A `SessionTracker` whose `_learn` and `_learned` hooks read and write the store."""
+
     def __init__(self, store: PostgresStore, max_prefixes: int = 200_000) -> None:
         super().__init__(max_prefixes)
         self.store = store
 
-    def identify(
-        self,
-        api: str,
-        body: Mapping[str, Any],
-        client: str,
-        headers: Mapping[str, str] | None = None,
-    ) -> Match:
-        items = [item_hash(i) for i in conversation(api, body)]
-        scope = session_scope(api, body, headers or {})
-        known = self.store.prefixes(self._chain(client + scope, api, items))
+    def _learn(self, api: str, body: Mapping[str, Any], chain: Sequence[str]) -> None:
+        known = self.store.prefixes(list(chain))
         sessions = list(dict.fromkeys(known.values()))
-        for chain, sid in known.items():
-            self._prefixes[self._key(chain)] = sid
+        for h, sid in known.items():
+            self._prefixes[self._key(h)] = sid
         previous = body.get("previous_response_id") if api == "openai-responses" else None
         if isinstance(previous, str):
             linked = self.store.response_session(previous)
@@ -51,21 +45,10 @@ class SharedTracker(SessionTracker):
                     tools=doc["tools"],
                     requests=int(doc["requests"]),
                 )
-        return super().identify(api, body, client, headers)
 
-    def remember(
-        self,
-        match: Match,
-        api: str,
-        body: Mapping[str, Any],
-        client: str,
-        headers: Mapping[str, str] | None = None,
-    ) -> History:
-        scope = session_scope(api, body, headers or {})
-        chain = self._chain(client + scope, api, match.items)
-        fresh = [h for h in chain if self._prefixes.get(self._key(h)) != match.session_id]
-        history = super().remember(match, api, body, client, headers)
-        self.store.remember_prefixes(fresh, match.session_id)
+    def _learned(self, match: Match, chain: Sequence[str], fresh: Sequence[str]) -> None:
+        history = self._last[match.session_id]
+        self.store.remember_prefixes(list(fresh), match.session_id)
         self.store.remember_history(
             match.session_id,
             {
@@ -75,7 +58,6 @@ class SharedTracker(SessionTracker):
                 "requests": history.requests,
             },
         )
-        return history
 
     def link_response(self, response_id: str, session_id: str) -> None:
         super().link_response(response_id, session_id)

@@ -9,7 +9,14 @@ less the time of the direct request made just before it; the figures are the med
 percentile of those differences over `PREFIXLOCK_BENCH_N` rounds (default 200). The proxy's
 accounting (the guard) runs after each answer on its worker thread, in its own process.
 
-Run: `.venv/bin/python -m pytest tests/benchmarks/bench_proxy.py -s` or as a script.
+A latency difference on a loaded machine times the scheduler as much as the proxy, so each
+prefixlock way also reports the CPU its serving thread spent on the request (read from the
+proxy's `/metrics` gauge `prefixlock_proxy_loop_cpu_seconds` before and after it, less what
+reading the gauge costs): the proxy's own work on the request path, which a quiet machine's
+latency overhead approaches. The load average is printed with the figures.
+
+Run: `.venv/bin/python -m pytest tests/benchmarks/bench_proxy.py -s` or as a script;
+`PREFIXLOCK_BENCH_LITELLM=0` leaves LiteLLM out (it installs from PyPI on first use).
 """
 
 from __future__ import annotations
@@ -169,6 +176,8 @@ def _spawn(
 def litellm() -> tuple[str | None, str]:
     """(LiteLLM's `litellm` command, "") from a venv of its own (built from PyPI once, kept
     under ~/.cache/prefixlock), or (None, why it is not there). $PREFIXLOCK_LITELLM names one."""
+    if os.environ.get("PREFIXLOCK_BENCH_LITELLM") == "0":
+        return None, "PREFIXLOCK_BENCH_LITELLM=0"
     if os.environ.get("PREFIXLOCK_LITELLM"):
         return os.environ["PREFIXLOCK_LITELLM"], ""
     cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
@@ -272,8 +281,17 @@ def _recorded(raw: bytes, stream_raw: bytes) -> tuple[bytes, bytes]:
     return whole, stream
 
 
+def _loop_cpu(client: httpx2.Client, base: str) -> float:
+    """The proxy's serving thread's CPU seconds so far (its /metrics gauge)."""
+    for line in client.get(base + "/metrics").text.splitlines():
+        if line.startswith("prefixlock_proxy_loop_cpu_seconds "):
+            return float(line.split()[1])
+    raise AssertionError("no prefixlock_proxy_loop_cpu_seconds in /metrics")
+
+
 def measure(n: int = N) -> dict[str, dict[str, float]]:
-    """{way: {"p50": ms, "p95": ms, "direct_p50": ms}} of the overhead over `n` rounds.
+    """{way: {"p50": ms, "p95": ms, "direct_p50": ms, "cpu_p50": ms, "cpu_p95": ms}} of the
+    overhead over `n` rounds (cpu: the prefixlock proxy's serving thread's, per request).
 
     The upstream and each proxy (`prefixlock proxy --no-store -q`) run in processes of their
     own, as users run them: in one process they would share one interpreter lock, and the
@@ -308,15 +326,27 @@ def measure(n: int = N) -> dict[str, dict[str, float]]:
             ways += [("LiteLLM", url, False), ("LiteLLM, stream", url, True)]
         added: dict[str, list[float]] = {w[0]: [] for w in ways}
         base: dict[str, list[float]] = {w[0]: [] for w in ways}
+        cpu: dict[str, list[float]] = {w[0]: [] for w in ways}
         for _, url, streaming in ways:  # warm connections
             _time(client, direct, stream_raw if streaming else raw, streaming)
             _time(client, url, stream_raw if streaming else raw, streaming)
+        # What reading the gauge costs the proxy, taken off each request's CPU.
+        reading = {
+            url: statistics.median(
+                -_loop_cpu(client, url) + _loop_cpu(client, url) for _ in range(20)
+            )
+            for url in {u.rsplit("/v1/", 1)[0] for u in proxies.values()}
+        }
         for _ in range(n):
             for name, url, streaming in ways:
                 time.sleep(THINK)
                 data = stream_raw if streaming else raw
+                ours = url.rsplit("/v1/", 1)[0] if url in proxies.values() else None
+                cpu_before = _loop_cpu(client, ours) if ours else 0.0
                 before = _time(client, direct, data, streaming)
                 through = _time(client, url, data, streaming)
+                if ours:
+                    cpu[name].append(_loop_cpu(client, ours) - cpu_before - reading[ours])
                 base[name].append(before)
                 added[name].append(through - before)
     return {
@@ -324,6 +354,11 @@ def measure(n: int = N) -> dict[str, dict[str, float]]:
             "p50": _pct(v, 0.5) * 1000,
             "p95": _pct(v, 0.95) * 1000,
             "direct_p50": statistics.median(base[name]) * 1000,
+            **(
+                {"cpu_p50": _pct(cpu[name], 0.5) * 1000, "cpu_p95": _pct(cpu[name], 0.95) * 1000}
+                if cpu[name]
+                else {}
+            ),
         }
         for name, v in added.items()
     }
@@ -335,15 +370,21 @@ def test_bench_proxy() -> None:
     print("\na client with no cache hints, 20 turns, 10K-token system prompt:")
     for name, (rate, dollars) in savings().items():
         print(f"  {name:<28} {rate:6.1%}  ${dollars:.4f}")
+    load = os.getloadavg()
     figures = measure()
     print(
-        f"\nproxy overhead, {tokens:,}-token requests, {N} rounds, {ANSWER_TOKENS}-token answers:"
+        f"\nproxy overhead, {tokens:,}-token requests, {N} rounds, {ANSWER_TOKENS}-token answers"
+        f" (load average {load[0]:.2f} before, {os.getloadavg()[0]:.2f} after, "
+        f"{os.cpu_count()} CPUs):"
     )
     for name, f in figures.items():
-        print(
+        line = (
             f"  {name:<16} +{f['p50']:6.1f} ms p50  +{f['p95']:6.1f} ms p95  "
             f"(direct p50 {f['direct_p50']:.1f} ms)"
         )
+        if "cpu_p50" in f:
+            line += f"  request-path CPU {f['cpu_p50']:.2f} ms p50, {f['cpu_p95']:.2f} ms p95"
+        print(line)
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ import pytest
 
 from prefixlock.clock import ManualClock
 from prefixlock.proxy import Proxy, ProxyConfig
+from prefixlock.proxy.httpserver import _httptools_protocol
 from prefixlock.proxy.repair import parse_fixes
 from tests.proxy.rawupstream import RawUpstream, whole
 
@@ -35,6 +36,10 @@ OK = json.dumps(
         "usage": {"input_tokens": 9, "output_tokens": 1},
     }
 ).encode()
+
+
+# Both request parsers the server runs on: httptools (C, when installed) and h11 (the fallback).
+PARSERS = ["h11"] + (["httptools"] if _httptools_protocol() is not None else [])
 
 
 @pytest.fixture
@@ -68,9 +73,15 @@ def _head(path: str, body_len: int, extra: str = "") -> bytes:
     ).encode()
 
 
-def test_expect_100_continue_is_answered_before_the_body_is_sent(upstream: RawUpstream) -> None:
+@pytest.mark.parametrize("parser", PARSERS)
+def test_expect_100_continue_is_answered_before_the_body_is_sent(
+    upstream: RawUpstream, parser: str
+) -> None:
     # curl sends `Expect: 100-continue` with a large body and waits up to 1 s for the go-ahead.
-    with _proxy(upstream.url) as px, socket.create_connection(("127.0.0.1", px.port)) as s:
+    with (
+        _proxy(upstream.url, http=parser) as px,
+        socket.create_connection(("127.0.0.1", px.port)) as s,
+    ):
         s.sendall(_head("/v1/messages", len(BODY), "expect: 100-continue\r\nconnection: close\r\n"))
         s.settimeout(0.9)
         assert s.recv(65536).startswith(b"HTTP/1.1 100 Continue\r\n")
@@ -154,8 +165,12 @@ def test_a_chunked_body_is_refused_as_it_passes_the_limit(upstream: RawUpstream)
         assert upstream.requests == []
 
 
-def test_a_head_over_the_limit_is_431_with_the_limit(upstream: RawUpstream) -> None:
-    with _proxy(upstream.url) as px, socket.create_connection(("127.0.0.1", px.port)) as s:
+@pytest.mark.parametrize("parser", PARSERS)
+def test_a_head_over_the_limit_is_431_with_the_limit(upstream: RawUpstream, parser: str) -> None:
+    with (
+        _proxy(upstream.url, http=parser) as px,
+        socket.create_connection(("127.0.0.1", px.port)) as s,
+    ):
         s.sendall(b"GET /v1/models HTTP/1.1\r\nhost: x\r\nx-big: " + b"a" * 100_000 + b"\r\n\r\n")
         reply = _read_reply(s)
         assert reply.startswith(b"HTTP/1.1 431 ")
@@ -173,8 +188,14 @@ def test_a_head_over_the_limit_is_431_with_the_limit(upstream: RawUpstream) -> N
     ],
     ids=["request-line", "negative-length", "nan-length", "chunk-size", "tls-hello"],
 )
-def test_malformed_http_is_answered_400(upstream: RawUpstream, request_bytes: bytes) -> None:
-    with _proxy(upstream.url) as px, socket.create_connection(("127.0.0.1", px.port)) as s:
+@pytest.mark.parametrize("parser", PARSERS)
+def test_malformed_http_is_answered_400(
+    upstream: RawUpstream, request_bytes: bytes, parser: str
+) -> None:
+    with (
+        _proxy(upstream.url, http=parser) as px,
+        socket.create_connection(("127.0.0.1", px.port)) as s,
+    ):
         s.sendall(request_bytes)
         assert _read_reply(s).startswith(b"HTTP/1.1 400 ")
         assert upstream.requests == []
@@ -254,9 +275,10 @@ def test_a_stream_past_the_total_timeout_is_cut() -> None:
         stop.set()
 
 
-def test_slow_and_idle_clients_are_timed_out(upstream: RawUpstream) -> None:
+@pytest.mark.parametrize("parser", PARSERS)
+def test_slow_and_idle_clients_are_timed_out(upstream: RawUpstream, parser: str) -> None:
     config = {"header_timeout": 0.5, "body_timeout": 0.5, "idle_timeout": 1.0}
-    with _proxy(upstream.url, **config) as px:
+    with _proxy(upstream.url, http=parser, **config) as px:
         idle = socket.create_connection(("127.0.0.1", px.port))
         slow_head = socket.create_connection(("127.0.0.1", px.port))
         slow_body = socket.create_connection(("127.0.0.1", px.port))

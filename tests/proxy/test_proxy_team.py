@@ -166,3 +166,37 @@ def test_one_span_per_request_with_the_cache_attributes(emu: Emulator) -> None:
     assert attrs["gen_ai.usage.cache_read.input_tokens"] > 0
     assert attrs["prefixlock.proxy.user"] == "erin"
     assert "sk-" not in repr(attrs) and "key-1" not in repr(attrs)
+
+
+@pytest.mark.slow
+def test_the_dashboard_draws_each_sessions_timeline_in_headless_chromium(emu: Emulator) -> None:
+    # Three turns, an idle spell past the cache's 5 minutes, a fourth: four bars, the idle gap
+    # shaded as past the TTL, and the break it caused marked.
+    browser = _chromium()
+    clock = emu.clock
+    assert isinstance(clock, ManualClock)
+    with Proxy.start(ProxyConfig(upstream=emu.base_url, fixes=FIX), clock=clock) as px:
+        for turn in range(4):
+            if turn == 3:
+                clock.advance(400)
+            _ask(px.base_url, "key-1", "fay", turn)
+            clock.advance(5)
+        px.settle()
+        (fig,) = px.figures()
+        page = px.base_url + "/dashboard"
+        done = subprocess.run(
+            [browser, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+    dom = done.stdout
+    assert done.returncode == 0 and "<svg" in dom, done.stderr[-500:]
+    timeline = dom.split(f'<h3 class="session">{fig["session_id"]}', 1)[1]
+    timeline = timeline.split("</svg>", 1)[0]
+    assert "(4 requests)" in timeline
+    bars = {part.split('"', 1)[0] for part in timeline.split('<rect class="read" x="')[1:]}
+    writes = {part.split('"', 1)[0] for part in timeline.split('<rect class="write" x="')[1:]}
+    assert len(bars | writes) == 4  # one bar per request (x positions)
+    assert timeline.count('class="gap over"') == 1 and "idle 405s, TTL 300s (expired)" in timeline
+    assert fig["breaks"] == {"ttl": fig["breaks"]["ttl"]} and '<path class="break ttl"' in timeline

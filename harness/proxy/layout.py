@@ -1,0 +1,234 @@
+"""Where the parts of a request body sit in its bytes, found level by level with msgspec, and
+the hashes session detection compares, taken of those bytes instead of a re-serialization.
+
+Pure. `Layout(raw)` answers `layout[path]` (a path of keys and indexes from the root, as
+`jsonspan.spans` names them) with the byte range `[start, end)` of that value, and reads only
+the containers on the way: one C-speed `msgspec` pass per container opened (its children as
+`msgspec.Raw`, whose lengths chain the positions), checked against the bytes between children
+(separators, keys, the closing bracket), so a body with a duplicate key or anything else the
+walk does not explain raises `JsonSpanError` and the caller falls back to `jsonspan`.
+
+Hashes (`item_hashes`, `system_hash`, `tools_hash`) are SHA-256 of a part's bytes as the client
+sent them, with its cache markers (`cache_control`, `prompt_cache_breakpoint`) cut out: a client
+moves its markers from one request to the next while the content stays, and serializes the same
+content the same way each time, so one conversation keeps its hashes.
+"""
+
+# pure: imports no I/O (tests/test_layout.py checks it)
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import msgspec
+
+from ..canonical import canonical_bytes
+from .jsonspan import JsonSpanError, Path
+
+MARKERS = ("cache_control", "prompt_cache_breakpoint")
+_MARKER_BYTES = tuple(b'"' + m.encode() + b'"' for m in MARKERS)
+_ANY_MARKER = re.compile(b"|".join(re.escape(m) for m in _MARKER_BYTES))
+_INSTRUCTION_ROLES = ("system", "developer")
+
+_WS = re.compile(rb"[ \t\r\n]*")
+_COMMA = re.compile(rb"[ \t\r\n]*,[ \t\r\n]*")
+_KEY = re.compile(rb'"([^"\\]*(?:\\.[^"\\]*)*)"[ \t\r\n]*:[ \t\r\n]*')
+_CLOSE = re.compile(rb"[ \t\r\n]*[}\]]")
+_OBJECT = msgspec.json.Decoder(dict[str, msgspec.Raw])
+_ARRAY = msgspec.json.Decoder(list[msgspec.Raw])
+
+# A child of a container: (key or index, where its key starts (its value's start in an array),
+# where its value starts, where its value ends).
+Child = tuple[str | int, int, int, int]
+
+
+class Layout:
+    """Lazily found byte ranges of the values of one JSON document (see the module's doc)."""
+
+    def __init__(self, raw: bytes) -> None:
+        self.raw = raw
+        self._view = memoryview(raw)
+        start = _WS.match(raw, 0)
+        end = len(raw.rstrip(b" \t\r\n"))
+        s = start.end() if start else 0
+        if s >= end:
+            raise JsonSpanError("an empty document")
+        self._spans: dict[Path, tuple[int, int]] = {(): (s, end)}
+        self._children: dict[Path, list[Child] | None] = {}
+        # Whether any marker's name is in the document at all (most bodies: no, one search).
+        self._marked = _ANY_MARKER.search(raw) is not None
+
+    def __contains__(self, path: object) -> bool:
+        if not isinstance(path, tuple):
+            return False
+        try:
+            self[path]
+        except KeyError:
+            return False
+        return True
+
+    def __getitem__(self, path: Path) -> tuple[int, int]:
+        found = self._spans.get(path)
+        if found is not None:
+            return found
+        if not path:
+            raise KeyError(path)
+        for key, *_ in self.children(path[:-1]) or ():
+            if key == path[-1]:
+                return self._spans[path]
+        raise KeyError(path)
+
+    def get(self, path: Path) -> tuple[int, int] | None:
+        try:
+            return self[path]
+        except KeyError:
+            return None
+
+    def children(self, path: Path) -> list[Child] | None:
+        """The members of the object or elements of the array at `path` (None: a scalar)."""
+        if path in self._children:
+            return self._children[path]
+        start, end = self[path]
+        opener = self.raw[start]
+        if opener == 0x7B:  # {
+            kids: list[Child] | None = self._members(start, end)
+        elif opener == 0x5B:  # [
+            kids = self._elements(start, end)
+        else:
+            kids = None
+        self._children[path] = kids
+        for key, _, s, e in kids or ():
+            self._spans[(*path, key)] = (s, e)
+        return kids
+
+    def _decode(self, decoder: msgspec.json.Decoder[Any], start: int, end: int) -> Any:
+        try:
+            return decoder.decode(self._view[start:end])
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise JsonSpanError(str(exc)) from None
+
+    def _members(self, start: int, end: int) -> list[Child]:
+        raw = self.raw
+        doc: dict[str, msgspec.Raw] = self._decode(_OBJECT, start, end)
+        out: list[Child] = []
+        pos = _after(_WS, raw, start + 1)
+        for i, (key, value) in enumerate(doc.items()):
+            if i:
+                pos = _after(_COMMA, raw, pos)
+            m = _KEY.match(raw, pos)
+            if m is None or _key(m.group(1)) != key:
+                raise JsonSpanError(f"the members of the object at byte {start} do not line up")
+            v_end = m.end() + len(value)
+            out.append((key, pos, m.end(), v_end))
+            pos = v_end
+        _closed(raw, pos, end)
+        return out
+
+    def _elements(self, start: int, end: int) -> list[Child]:
+        raw = self.raw
+        doc: list[msgspec.Raw] = self._decode(_ARRAY, start, end)
+        out: list[Child] = []
+        pos = _after(_WS, raw, start + 1)
+        for i, value in enumerate(doc):
+            if i:
+                pos = _after(_COMMA, raw, pos)
+            v_end = pos + len(value)
+            out.append((i, pos, pos, v_end))
+            pos = v_end
+        _closed(raw, pos, end)
+        return out
+
+    # ---- hashes ----------------------------------------------------------------------------
+
+    def unmarked(self, path: Path) -> bytes:
+        """The bytes of the value at `path` with every cache-marker member cut out (with the
+        separator before it, or after it when it comes first)."""
+        start, end = self[path]
+        if not any(self.raw.find(m, start, end) >= 0 for m in _MARKER_BYTES):
+            return self.raw[start:end]
+        kids = self.children(path)
+        if not kids:
+            return self.raw[start:end]
+        raw = self.raw
+        is_object = raw[start] == 0x7B
+        kept = [i for i, kid in enumerate(kids) if not (is_object and kid[0] in MARKERS)]
+        if not kept:
+            return b"{}"
+        out = [raw[start : kids[0][1]]]  # the bracket and the space after it
+        for n, i in enumerate(kept):
+            key, k_start, v_start, _ = kids[i]
+            if n:
+                out.append(raw[kids[i - 1][3] : k_start])  # the separator before it
+            out.append(raw[k_start:v_start])
+            out.append(self.unmarked((*path, key)))
+        out.append(raw[kids[-1][3] : end])  # the space and the closing bracket
+        return b"".join(out)
+
+    def digest(self, path: Path) -> str:
+        if not self._marked:
+            start, end = self[path]
+            return hashlib.sha256(self._view[start:end]).hexdigest()[:24]
+        return hashlib.sha256(self.unmarked(path)).hexdigest()[:24]
+
+    def conversation(self, api: str, body: Mapping[str, Any]) -> list[Path]:
+        """The paths of the conversation items of `body` (this document, parsed): instructions
+        left out (OpenAI), as `sessions.conversation` lists them."""
+        field = "input" if api == "openai-responses" else "messages"
+        items = body.get(field)
+        if not isinstance(items, list):
+            return []
+        if api == "anthropic":
+            return [(field, i) for i in range(len(items))]
+        return [
+            (field, i)
+            for i, m in enumerate(items)
+            if not (isinstance(m, Mapping) and m.get("role") in _INSTRUCTION_ROLES)
+        ]
+
+    def item_hashes(self, api: str, body: Mapping[str, Any]) -> tuple[str, ...]:
+        if api == "openai-responses" and isinstance(body.get("input"), str):
+            item = {"role": "user", "content": body["input"]}
+            return (hashlib.sha256(canonical_bytes(item)).hexdigest()[:24],)
+        return tuple(self.digest(p) for p in self.conversation(api, body))
+
+    def system_hash(self, api: str, body: Mapping[str, Any]) -> str | None:
+        """A hash of the system prompt or instructions (None: absent)."""
+        if api == "anthropic" or (api == "openai-responses" and "instructions" in body):
+            field = "system" if api == "anthropic" else "instructions"
+            return None if body.get(field) is None else self.digest((field,))
+        field = "input" if api == "openai-responses" else "messages"
+        items = body.get(field)
+        if not isinstance(items, list):
+            return None
+        parts = [
+            self.unmarked((field, i))
+            for i, m in enumerate(items)
+            if isinstance(m, Mapping) and m.get("role") in _INSTRUCTION_ROLES
+        ]
+        return hashlib.sha256(b"\x00".join(parts)).hexdigest()[:24] if parts else None
+
+    def tools_hash(self, body: Mapping[str, Any]) -> str | None:
+        return None if body.get("tools") is None else self.digest(("tools",))
+
+
+def _after(pattern: re.Pattern[bytes], raw: bytes, pos: int) -> int:
+    m = pattern.match(raw, pos)
+    if m is None:
+        raise JsonSpanError(f"expected a separator at byte {pos}")
+    return m.end()
+
+
+def _closed(raw: bytes, pos: int, end: int) -> None:
+    m = _CLOSE.match(raw, pos)
+    if m is None or m.end() != end:
+        raise JsonSpanError(f"the container ending at byte {end} does not close where it should")
+
+
+def _key(text: bytes) -> str:
+    if b"\\" not in text:
+        return text.decode("utf-8", "surrogatepass")
+    return str(json.loads(b'"' + text + b'"'))
