@@ -225,6 +225,14 @@ def _httptools_protocol() -> type | None:
             super().data_received(data)
 
         def on_headers_complete(self) -> None:
+            if self.parser.get_http_version() == "1.1" and all(
+                name != b"host" for name, _ in self.headers
+            ):
+                # HTTP/1.1 requires Host (RFC 9112 3.2), and h11 refuses a request without
+                # it: so do we, on this parser too. Raising here makes llhttp's feed fail,
+                # which uvicorn answers through `send_400_response`.
+                self._why = "no Host header"
+                raise ValueError(self._why)
             self._heads += 1
             self._partial = b""
             self._disarm()  # a whole head came; the app times the body
@@ -241,7 +249,7 @@ def _httptools_protocol() -> type | None:
             super().connection_lost(exc)
 
         def send_400_response(self, msg: str) -> None:
-            self._malformed(msg)
+            self._malformed(getattr(self, "_why", None) or msg)
 
     return LimitedHttpTools
 

@@ -185,8 +185,9 @@ def test_a_head_over_the_limit_is_431_with_the_limit(upstream: RawUpstream, pars
         b"POST /v1/messages HTTP/1.1\r\nhost: x\r\ncontent-length: NaN\r\n\r\n",
         b"POST /v1/messages HTTP/1.1\r\nhost: x\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n",
         bytes.fromhex("160301020001") + b"\x00" * 40 + b"\r\n\r\n",  # a TLS client hello
+        b"GET /v1/models HTTP/1.1\r\n\r\n",  # HTTP/1.1 without the Host it requires
     ],
-    ids=["request-line", "negative-length", "nan-length", "chunk-size", "tls-hello"],
+    ids=["request-line", "negative-length", "nan-length", "chunk-size", "tls-hello", "no-host"],
 )
 @pytest.mark.parametrize("parser", PARSERS)
 def test_malformed_http_is_answered_400(
