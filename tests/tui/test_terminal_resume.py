@@ -7,19 +7,15 @@ re-wrote it all and the guard blamed the provider. Skipped where tmux is not ins
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
-import socket
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.tui.test_terminal import KEY_VARS, POLL, Tmux
-from tests.tui.test_terminal_session import _chat, _exe, _free_port, _quit
+from tests.tui.test_terminal import Tmux
+from tests.tui.test_terminal_session import _chat, _quit, serving
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
@@ -42,28 +38,8 @@ def tmux() -> Iterator[Tmux]:
 def served() -> Iterator[str]:
     """`prefixlock serve` with the chat's own script: a provider that outlives the chat (the
     built-in emulator ends with it, and its cache with it)."""
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if k not in (*KEY_VARS, "COLUMNS", "LINES")}
-    proc = subprocess.Popen(
-        [*_exe(), "serve", "--script", str(CHAT_SCRIPT), "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env=env,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:  # bounded: until the server accepts connections
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise AssertionError("prefixlock serve did not start") from None
-                time.sleep(POLL)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+    with serving(CHAT_SCRIPT) as url:
+        yield url
 
 
 def _send(tmux: Tmux, line: str) -> None:

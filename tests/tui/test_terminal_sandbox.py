@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.coding.test_sandbox_redteam import _fetch, _listening
-from tests.tui.test_terminal import KEY_VARS, POLL, Tmux
-from tests.tui.test_terminal_session import _chat, _exe, _free_port, _quit
+from tests.tui.test_terminal import Tmux
+from tests.tui.test_terminal_session import _chat, _quit, serving
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
@@ -81,28 +79,8 @@ def served(tmp_path: Path, port: int) -> Iterator[str]:
         "        input: {command: sh fetch.sh}\n"
         '      - text: "Fetched."\n'
     )
-    port = _free_port()
-    env = {k: v for k, v in os.environ.items() if k not in (*KEY_VARS, "COLUMNS", "LINES")}
-    proc = subprocess.Popen(
-        [*_exe(), "serve", "--script", str(script), "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env=env,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:  # bounded: until the server accepts connections
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise AssertionError("prefixlock serve did not start") from None
-                time.sleep(POLL)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+    with serving(script) as url:
+        yield url
 
 
 def _git(ws: Path, *args: str) -> None:

@@ -6,6 +6,7 @@ panel's dollars equal the stored ledger's. Skipped where tmux is not installed."
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shlex
 import shutil
@@ -55,27 +56,10 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[str]:
-    """`prefixlock serve` with a script that fixes calc.py and runs the tests."""
-    test_cmd = f"{shlex.quote(sys.executable)} -m unittest -q"
-    script = tmp_path / "script.yaml"
-    script.write_text(
-        'default: "OK."\n'
-        "rules:\n"
-        '  - match: "fix"\n'
-        "    steps:\n"
-        '      - text: "Fixing add."\n'
-        "        tool: edit_file\n"
-        '        input: {path: calc.py, old_string: "return a - b", new_string: "return a + b"}\n'
-        '      - text: "Running the tests."\n'
-        "        tool: run_command\n"
-        f"        input: {{command: {test_cmd!r}}}\n"
-        '      - text: "Fixed: the tests pass."\n'
-        '  - match: "status"\n'
-        "    steps:\n"
-        '      - text: "Status: all good."\n'
-    )
+@contextlib.contextmanager
+def serving(script: Path) -> Iterator[str]:
+    """`prefixlock serve --script SCRIPT` on a free port, as a user starts it: its base URL,
+    once it accepts connections (bounded), the server stopped at the end."""
     port = _free_port()
     # No key, and no COLUMNS/LINES (pytest-xdist's workers set 80x24): the app sizes itself
     # to the tmux window, as in a user's terminal.
@@ -100,6 +84,31 @@ def served(tmp_path: Path) -> Iterator[str]:
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[str]:
+    """`prefixlock serve` with a script that fixes calc.py and runs the tests."""
+    test_cmd = f"{shlex.quote(sys.executable)} -m unittest -q"
+    script = tmp_path / "script.yaml"
+    script.write_text(
+        'default: "OK."\n'
+        "rules:\n"
+        '  - match: "fix"\n'
+        "    steps:\n"
+        '      - text: "Fixing add."\n'
+        "        tool: edit_file\n"
+        '        input: {path: calc.py, old_string: "return a - b", new_string: "return a + b"}\n'
+        '      - text: "Running the tests."\n'
+        "        tool: run_command\n"
+        f"        input: {{command: {test_cmd!r}}}\n"
+        '      - text: "Fixed: the tests pass."\n'
+        '  - match: "status"\n'
+        "    steps:\n"
+        '      - text: "Status: all good."\n'
+    )
+    with serving(script) as url:
+        yield url
 
 
 @pytest.fixture
