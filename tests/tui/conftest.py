@@ -19,6 +19,7 @@ from prefixlock.tui.app import ChatApp
 from prefixlock.tui.backend import SCRIPT_PATH, BackendOptions, ChatBackend
 from tests.helpers.backend_drive import BackendChat, ChatOpener, OptionsFactory, started
 from tests.helpers.sandbox import BWRAP_PROBLEM
+from tests.helpers.tmux import Tmux
 from tests.helpers.tui_drive import AppFactory
 from tests.tui.project_script import PROJECT_SCRIPT, make_project
 
@@ -150,3 +151,13 @@ def project_options(project: Path, tmp_path: Path) -> Iterator[OptionsFactory]:
             )
 
         yield build
+
+
+@pytest.fixture
+def tmux() -> Iterator[Tmux]:
+    """A private tmux server for a real-terminal test, killed at the end."""
+    t = Tmux()
+    try:
+        yield t
+    finally:
+        t("kill-server")

@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import shutil
 import subprocess
-import sys
 import time
-import uuid
-from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
+from tests.helpers.tmux import KEY_VARS, POLL, Tmux, chat_command
 
 # A real terminal's timing is part of what these check: they run alone (tests/helpers/serial.py).
 pytestmark = [
@@ -22,71 +20,13 @@ pytestmark = [
     pytest.mark.serial,
 ]
 
-# How often a wait looks at the pane again (a capture is a short tmux call).
-POLL = 0.05
-
-KEY_VARS = ("ANTHROPIC_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_API_KEY", "PREFIXLOCK_API_KEY")
-
-
-class Tmux:
-    """One tmux server on a private socket, so the test never touches the user's sessions."""
-
-    def __init__(self) -> None:
-        self.socket = f"prefixlock-test-{uuid.uuid4().hex[:8]}"
-
-    def __call__(self, *args: str) -> str:
-        out = subprocess.run(
-            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=20
-        )
-        return out.stdout
-
-    def pane(self) -> str:
-        return self("capture-pane", "-p", "-t", "chat")
-
-    def wait_for(self, check: Callable[[str], bool], what: str, limit: float = 45.0) -> str:
-        """Poll the pane until `check` passes (bounded: fails after `limit` seconds)."""
-        deadline = time.monotonic() + limit
-        text = ""
-        while time.monotonic() < deadline:
-            text = self.pane()
-            if check(text):
-                return text
-            time.sleep(POLL)
-        raise AssertionError(f"timed out waiting for {what}; the pane shows:\n{text}")
-
-
-@pytest.fixture
-def tmux() -> Iterator[Tmux]:
-    t = Tmux()
-    try:
-        yield t
-    finally:
-        t("kill-server")
-
-
-def _command(workspace: Path, store: Path) -> str:
-    script = Path(sys.executable).with_name("prefixlock")
-    exe = (
-        [str(script)]
-        if script.exists()
-        else [
-            sys.executable,
-            "-c",
-            "import sys; from prefixlock.cli.main import main; sys.exit(main())",
-        ]
-    )
-    args = [*exe, "chat", "--workspace", str(workspace), "--store", str(store)]
-    unset = " ".join(f"-u {k}" for k in KEY_VARS)
-    # Keep the pane open after the app exits, so a crash leaves its traceback to read.
-    return f"env {unset} TERM=xterm-256color {shlex.join(args)}; sleep 30"
-
 
 def test_chat_in_tmux_answers_and_shows_the_hit_rate(tmux: Tmux, tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     (ws / "src").mkdir(parents=True)
     (ws / "README.md").write_text("# demo\n")
     (ws / "src" / "app.py").write_text("def main():\n    return 1\n")
-    cmd = _command(ws, tmp_path / "sessions.sqlite")
+    cmd = chat_command(ws, tmp_path / "sessions.sqlite")
     # No key, and no COLUMNS/LINES (pytest-xdist's workers set 80x24): the app sizes itself
     # to the tmux window, as in a user's terminal.
     env = {k: v for k, v in os.environ.items() if k not in (*KEY_VARS, "COLUMNS", "LINES")}

@@ -13,13 +13,12 @@ import shlex
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from prefixlock.testing import sample_png
-from tests.tui.test_terminal import KEY_VARS, Tmux, _command
+from tests.helpers.tmux import KEY_VARS, Tmux, chat_command
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
@@ -28,15 +27,6 @@ pytestmark = [
 ]
 
 SESSION = re.compile(r"session ([0-9a-f]{32})")
-
-
-@pytest.fixture
-def tmux() -> Iterator[Tmux]:
-    t = Tmux()
-    try:
-        yield t
-    finally:
-        t("kill-server")
 
 
 def _workspace(tmp_path: Path) -> Path:
@@ -60,8 +50,8 @@ def _open(
     waits for `opened` on screen."""
     base = {k: v for k, v in os.environ.items() if k not in (*KEY_VARS, "COLUMNS", "LINES")}
     base.update(env or {})
-    cmd = _command(ws, store).replace(" chat ", f" chat {extra} ", 1) if extra else None
-    cmd = cmd or _command(ws, store)
+    cmd = chat_command(ws, store).replace(" chat ", f" chat {extra} ", 1) if extra else None
+    cmd = cmd or chat_command(ws, store)
     tmux("kill-session", "-t", "chat")
     subprocess.run(
         ["tmux", "-L", tmux.socket, "new-session", "-d", "-s", "chat", "-x", "120",

@@ -10,26 +10,17 @@ import shlex
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.tui.test_terminal import KEY_VARS, Tmux, _command
+from tests.helpers.tmux import KEY_VARS, Tmux, chat_command
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
     pytest.mark.serial,
 ]
-
-
-@pytest.fixture
-def tmux() -> Iterator[Tmux]:
-    t = Tmux()
-    try:
-        yield t
-    finally:
-        t("kill-server")
 
 
 def _workspace(tmp_path: Path) -> Path:
@@ -46,7 +37,7 @@ def _open_chat(
     """`prefixlock chat` on the built-in emulator (no key), in a tmux window (`home`: the
     user's home folder it sees)."""
     env = {k: v for k, v in os.environ.items() if k not in (*KEY_VARS, "COLUMNS", "LINES")}
-    cmd = _command(ws, store)
+    cmd = chat_command(ws, store)
     if home is not None:
         cmd = f"HOME={shlex.quote(str(home))} {cmd}"
     subprocess.run(

@@ -11,28 +11,18 @@ import shlex
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.helpers.tmux import KEY_VARS, Tmux, chat_command
 from tests.tui.project_script import MCP_SERVER
-from tests.tui.test_terminal import KEY_VARS, Tmux, _command
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
     pytest.mark.serial,
     pytest.mark.slow,
 ]
-
-
-@pytest.fixture
-def tmux() -> Iterator[Tmux]:
-    t = Tmux()
-    try:
-        yield t
-    finally:
-        t("kill-server")
 
 
 def _open(tmux: Tmux, tmp_path: Path, marker: Path) -> None:
@@ -47,7 +37,7 @@ def _open(tmux: Tmux, tmp_path: Path, marker: Path) -> None:
     ws.mkdir()
     (ws / "README.md").write_text("# demo\n")
     env = {k: v for k, v in os.environ.items() if k not in (*KEY_VARS, "COLUMNS", "LINES")}
-    cmd = f"HOME={shlex.quote(str(home))} {_command(ws, tmp_path / 's.sqlite')}"
+    cmd = f"HOME={shlex.quote(str(home))} {chat_command(ws, tmp_path / 's.sqlite')}"
     subprocess.run(
         ["tmux", "-L", tmux.socket, "new-session", "-d", "-s", "chat", "-x", "120",
          "-y", "40", cmd],

@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.tui.test_terminal import Tmux
-from tests.tui.test_terminal_session import _chat, _quit, serving
+from tests.helpers.tmux import Tmux, serving
+from tests.tui.test_terminal_session import _chat, _quit
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
@@ -23,15 +23,6 @@ pytestmark = [
     pytest.mark.slow,
 ]
 CHAT_SCRIPT = Path(__file__).resolve().parents[2] / "tui" / "data" / "chat_script.yaml"
-
-
-@pytest.fixture
-def tmux() -> Iterator[Tmux]:
-    t = Tmux()
-    try:
-        yield t
-    finally:
-        t("kill-server")
 
 
 @pytest.fixture

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from tests.coding.test_sandbox_redteam import _fetch, _listening
-from tests.tui.test_terminal import Tmux
-from tests.tui.test_terminal_session import _chat, _quit, serving
+from tests.helpers.tmux import Tmux, serving
+from tests.tui.test_terminal_session import _chat, _quit
 
 pytestmark = [
     pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
@@ -40,15 +40,6 @@ PLANT = (
     ".prefixlock/settings.toml; echo prefixlock=$?; "
     "cat ~/.claude/.credentials.json; echo creds=$?"
 )
-
-
-@pytest.fixture
-def tmux() -> Iterator[Tmux]:
-    t = Tmux()
-    try:
-        yield t
-    finally:
-        t("kill-server")
 
 
 @pytest.fixture

@@ -6,12 +6,8 @@ panel's dollars equal the stored ledger's. Skipped where tmux is not installed."
 
 from __future__ import annotations
 
-import contextlib
-import os
 import shlex
 import shutil
-import socket
-import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -20,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tui.test_terminal import KEY_VARS, POLL, Tmux
+from tests.helpers.tmux import KEY_VARS, POLL, Tmux, exe, serving
 
 # A real terminal's timing is part of what these check: they run alone (tests/helpers/serial.py).
 pytestmark = [
@@ -37,53 +33,6 @@ TESTS = (
     "import unittest\n\nfrom calc import add\n\n\nclass T(unittest.TestCase):\n"
     "    def test_add(self):\n        self.assertEqual(add(2, 3), 5)\n"
 )
-
-
-def _exe() -> list[str]:
-    script = Path(sys.executable).with_name("prefixlock")
-    if script.exists():
-        return [str(script)]
-    return [
-        sys.executable,
-        "-c",
-        "import sys; from prefixlock.cli.main import main; sys.exit(main())",
-    ]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextlib.contextmanager
-def serving(script: Path) -> Iterator[str]:
-    """`prefixlock serve --script SCRIPT` on a free port, as a user starts it: its base URL,
-    once it accepts connections (bounded), the server stopped at the end."""
-    port = _free_port()
-    # No key, and no COLUMNS/LINES (pytest-xdist's workers set 80x24): the app sizes itself
-    # to the tmux window, as in a user's terminal.
-    env = {k: v for k, v in os.environ.items() if k not in (*KEY_VARS, "COLUMNS", "LINES")}
-    proc = subprocess.Popen(
-        [*_exe(), "serve", "--script", str(script), "--port", str(port)],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env=env,
-    )
-    try:
-        deadline = time.monotonic() + 60
-        while True:  # bounded: until the server accepts connections
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                break
-            except OSError:
-                if time.monotonic() > deadline or proc.poll() is not None:
-                    raise AssertionError("prefixlock serve did not start") from None
-                time.sleep(POLL)
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=20)
 
 
 @pytest.fixture
@@ -111,18 +60,9 @@ def served(tmp_path: Path) -> Iterator[str]:
         yield url
 
 
-@pytest.fixture
-def term() -> Iterator[Tmux]:
-    t = Tmux()  # a private tmux server, killed at the end
-    try:
-        yield t
-    finally:
-        t("kill-server")
-
-
 def _chat(tmux: Tmux, name: str, ws: Path, store: Path, url: str, *extra: str) -> None:
     args = [
-        *_exe(),
+        *exe(),
         "chat",
         "--workspace",
         str(ws),
@@ -207,9 +147,8 @@ def _panel_main(pane: str) -> str:
 
 @pytest.mark.slow  # seconds of work: CI runs it in its slow step
 def test_edit_run_tests_undo_and_resume_in_a_real_terminal(
-    term: Tmux, tmp_path: Path, served: str
+    tmux: Tmux, tmp_path: Path, served: str
 ) -> None:
-    tmux = term
     from prefixlock.store.database import SessionStore
     from prefixlock.tui.state import format_dollars
 
