@@ -55,7 +55,8 @@ def _usd(v: str | None) -> str:
     return "unpriced" if v is None else f"${float(v):,.4f}"
 
 
-def _legend() -> str:
+def legend() -> str:
+    """The timelines' legend: what each bar colour and gap shade means."""
     items = [("read", "cache read"), ("write", "cache write"), ("uncached", "uncached input")]
     items += [(c, c.replace("_", " ")) for c in COLORS if c not in ("read", "write", "uncached")]
     spans = "".join(
@@ -84,7 +85,7 @@ def _clock(iso: str | None, day: bool) -> str:
     return f"{iso[5:10]} {iso[11:16]}" if day else iso[11:16]
 
 
-def _timeline(reqs: list[dict[str, Any]]) -> str:
+def timeline(reqs: list[dict[str, Any]]) -> str:
     """The session's requests left to right in time order, scaled to fit the page's width."""
     peak = max((r["cache_read"] + _write(r) + r["uncached_input"] for r in reqs), default=1) or 1
     # Widths first (bars, and gaps that grow with the idle time relative to the TTL), then
@@ -240,7 +241,7 @@ def page(report: dict[str, Any], title: str = "prefixlock analyze: cache report"
     out.extend(_session_row(s) for s in top)
     if rest:
         out.append(_rest_row(rest))
-    out.append("</table><h2>Timelines</h2>" + _legend())
+    out.append("</table><h2>Timelines</h2>" + legend())
     wanted = {(s["source"], s["session"]) for s in top}
     by_session: dict[tuple[str, str], list[dict[str, Any]]] = {}
     requests = report["requests"]
@@ -258,7 +259,7 @@ def page(report: dict[str, Any], title: str = "prefixlock analyze: cache report"
             f"({escape(s['source'])}, {len(reqs)} requests, {_usd(s['usd'])}, "
             f"{_usd(s['lost_usd'])} lost)</span></h3>"
         )
-        out.append(_timeline(reqs))
+        out.append(timeline(reqs))
     if rest:
         out.append(
             f"<h2>The other {len(rest):,} sessions</h2>"

@@ -17,7 +17,7 @@ from decimal import Decimal
 from html import escape
 from typing import Any
 
-from ..analyze.html import _legend, _timeline
+from ..analyze.html import legend, timeline
 
 _STYLE = """
 body{font:14px system-ui,sans-serif;margin:24px;color:#222}
@@ -132,12 +132,12 @@ def render(
         ),
     ]
     if timelines:
-        parts += ["<h2>Timelines</h2>", _legend()]
+        parts += ["<h2>Timelines</h2>", legend()]
         for sid, rows in timelines.items():
             parts.append(
                 f'<h3 class="session">{escape(sid)} <span class="note">({len(rows):,} '
                 "requests)</span></h3>"
             )
-            parts.append(_timeline([dict(r) for r in rows]))
+            parts.append(timeline([dict(r) for r in rows]))
     parts.append("</body></html>")
     return "\n".join(parts)

@@ -133,6 +133,14 @@ class HeadLimits:
         self.transport.close()
         return True
 
+    def _refused(self, data: bytes) -> bool:
+        """Whether `data` ends the connection before either parser reads it: a head past
+        `max_head` (431) or another HTTP major version (505)."""
+        if self._over_limit(data):
+            self._too_large()
+            return True
+        return self._other_version(data)
+
     def _too_large(self) -> None:
         self._disarm()
         self.transport.write(
@@ -170,10 +178,7 @@ class LimitedProtocol(HeadLimits, H11Protocol):
         self._arm()
 
     def data_received(self, data: bytes) -> None:
-        if self._over_limit(data):
-            self._too_large()
-            return
-        if self._other_version(data):
+        if self._refused(data):
             return
         super().data_received(data)
         if self.conn.their_state is not h11.IDLE:
@@ -215,10 +220,7 @@ def _httptools_protocol() -> type | None:
             self._arm()
 
         def data_received(self, data: bytes) -> None:
-            if self._over_limit(data):
-                self._too_large()
-                return
-            if self._other_version(data):
+            if self._refused(data):
                 return
             if self._awaiting_head() and len(self._partial) <= self.max_head:
                 self._partial += data[: self.max_head + 4 - len(self._partial)]
