@@ -93,6 +93,26 @@ class SinkCheck:
         self.out: list[Finding] = []
         self._seen: set[tuple[int, str]] = set()
 
+    def _report(self, node: Node, code: str, message: str) -> None:
+        """One finding at `node` for `code`, never two for the same node and code."""
+        key = (node.id, code)
+        if key in self._seen:
+            return
+        self._seen.add(key)
+        line, col = self.src.pos(node)
+        source = self.lines[line - 1] if line <= len(self.lines) else ""
+        self.out.append(Finding(self.src.path, line, col, code, message, source_line=source))
+
+    def _mode_word(self, nodes: list[Node]) -> Node | None:
+        """The first identifier under `nodes` whose name has the word "mode"."""
+        for node in nodes:
+            for n in walk(node):
+                if n.type in ("identifier", "property_identifier") and "mode" in words(
+                    self.src.text(n)
+                ):
+                    return n
+        return None
+
     # --- finding the sinks -----------------------------------------------------------------
 
     def run(self) -> list[Finding]:
@@ -303,30 +323,15 @@ class SinkCheck:
         if v.type == "identifier":
             _, vals, _ = self.ev.m.lookup(v, self.src.text(v))
             nodes += [unwrap(x) for x in vals or []]
-        for node in nodes:
-            for n in walk(node):
-                if n.type in ("identifier", "property_identifier") and "mode" in words(
-                    self.src.text(n)
-                ):
-                    key = (value.id, "PL302")
-                    if key in self._seen:
-                        return
-                    self._seen.add(key)
-                    line, col = self.src.pos(value)
-                    self.out.append(
-                        Finding(
-                            self.src.path,
-                            line,
-                            col,
-                            "PL302",
-                            f"`{name}` is chosen by `{self.src.text(n)}`: switching modes "
-                            "changes the tool definitions, the first part of the prefix, and "
-                            "every cache level misses; send one tool list and restrict tools "
-                            "by instruction",
-                            source_line=self.lines[line - 1] if line <= len(self.lines) else "",
-                        )
-                    )
-                    return
+        n = self._mode_word(nodes)
+        if n is not None:
+            self._report(
+                value,
+                "PL302",
+                f"`{name}` is chosen by `{self.src.text(n)}`: switching modes changes the tool "
+                "definitions, the first part of the prefix, and every cache level misses; send "
+                "one tool list and restrict tools by instruction",
+            )
 
     def _mode_prompt(self, value: Node, name: str) -> None:
         """PL302: a system prompt picked by a mode (`chatMode === "build" ? a : b`)."""
@@ -334,28 +339,15 @@ class SinkCheck:
         if v.type != "ternary_expression":
             return
         cond = v.child_by_field_name("condition")
-        for n in walk(cond) if cond is not None else []:
-            if n.type in ("identifier", "property_identifier") and "mode" in words(
-                self.src.text(n)
-            ):
-                key = (value.id, "PL302")
-                if key in self._seen:
-                    return
-                self._seen.add(key)
-                line, col = self.src.pos(value)
-                self.out.append(
-                    Finding(
-                        self.src.path,
-                        line,
-                        col,
-                        "PL302",
-                        f"`{name}` is chosen by `{self.src.text(n)}`: switching modes changes "
-                        "the start of the prompt, and every request after the switch misses "
-                        "the cache; keep one prompt and state the mode in the newest user turn",
-                        source_line=self.lines[line - 1] if line <= len(self.lines) else "",
-                    )
-                )
-                return
+        n = self._mode_word([cond]) if cond is not None else None
+        if n is not None:
+            self._report(
+                value,
+                "PL302",
+                f"`{name}` is chosen by `{self.src.text(n)}`: switching modes changes the start "
+                "of the prompt, and every request after the switch misses the cache; keep one "
+                "prompt and state the mode in the newest user turn",
+            )
 
     def _per_request(self, leaf: Node, sink: str, sink_line: int) -> None:
         """PL304: the current request (`${query}`, `userMessage`) written into the prefix."""
@@ -369,22 +361,12 @@ class SinkCheck:
         ws = set(words(name))
         if not (ws & _REQUEST or (ws & _CURRENT and ws & _REQUEST_PARTS)):
             return
-        key = (leaf.id, "PL304")
-        if key in self._seen:
-            return
-        self._seen.add(key)
-        line, col = self.src.pos(leaf)
-        self.out.append(
-            Finding(
-                self.src.path,
-                line,
-                col,
-                "PL304",
-                f"`{name}` (the current request) is written into {sink} (line {sink_line}), "
-                "ahead of the conversation history: the prefix changes there on every request "
-                "and the whole history is sent again uncached; put it in the newest user message",
-                source_line=self.lines[line - 1] if line <= len(self.lines) else "",
-            )
+        self._report(
+            leaf,
+            "PL304",
+            f"`{name}` (the current request) is written into {sink} (line {sink_line}), ahead "
+            "of the conversation history: the prefix changes there on every request and the "
+            "whole history is sent again uncached; put it in the newest user message",
         )
 
     def order_sink(self, value: Node, sink: str, at: Node) -> None:
@@ -397,11 +379,8 @@ class SinkCheck:
         self, leaf: Node, taint: Taint, sink: str, sink_line: int, tools: bool = False
     ) -> None:
         code = CODE_OF[taint.kind]
-        key = (leaf.id, code)
-        if key in self._seen:
+        if (leaf.id, code) in self._seen:
             return
-        self._seen.add(key)
-        line, col = self.src.pos(leaf)
         where = f"line {taint.line}" + (f" of {taint.path}" if taint.path else "")
         text = " ".join(self.src.text(leaf).split())
         text = text if len(text) <= 50 else text[:47] + "..."
@@ -417,16 +396,7 @@ class SinkCheck:
                 f"{text} is a {taint.kind} value ({taint.what}, {where}) that reaches {sink} "
                 f"(line {sink_line}), part of the prompt prefix"
             )
-        self.out.append(
-            Finding(
-                self.src.path,
-                line,
-                col,
-                code,
-                msg,
-                source_line=self.lines[line - 1] if line <= len(self.lines) else "",
-            )
-        )
+        self._report(leaf, code, msg)
 
 
 def _is_join(src: Source, node: Node) -> bool:
