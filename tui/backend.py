@@ -1105,21 +1105,10 @@ class ChatBackend:
         """`!command`: run what the user typed in the workspace's sandbox (no dialog: the user
         typed it), snapshot for /undo first, and keep its output as context for the next
         message (in that message, never the prefix). Returns the output as shown."""
-        from prefixlock.coding.workspace import CommandResult
-
         if not command.strip():
             raise ConfigError("type a command after '!'", where="!")
         await asyncio.to_thread(self.undo.before_command)
-        ws = self.workspace
-        outcome = await ws.sandbox.run(command, timeout=ws.run_timeout, limit=ws.output_limit)
-        shown = CommandResult(
-            command,
-            outcome.exit_code,
-            outcome.output,
-            outcome.timed_out,
-            outcome.cut_bytes > 0,
-            outcome.killed_for,
-        ).render()
+        shown = (await self.workspace.run_unasked(command)).render()
         self.pending_context.append(f"[The user ran `{command}` in the workspace]\n{shown}")
         return shown
 

@@ -824,6 +824,12 @@ class Workspace:
             except SandboxError as exc:
                 raise WorkspaceError(f"run: {command}: refused; {exc}") from exc
         await self._ask(ApprovalRequest("run", "run_command", f"run: {command}", command))
+        return await self.run_unasked(command, limit)
+
+    async def run_unasked(self, command: str, timeout: float | None = None) -> CommandResult:
+        """Run `command` in the sandbox with `run`'s timeout and output cap, without asking:
+        for a command the user typed (the chat's `!command`) or already approved."""
+        limit = min(timeout or self.run_timeout, self.run_timeout)
         outcome = await self.sandbox.run(command, timeout=limit, limit=self.output_limit)
         return CommandResult(
             command,
