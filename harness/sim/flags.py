@@ -212,6 +212,12 @@ def _compute_flags(p: argparse.ArgumentParser) -> None:
     g.add_argument(
         "--net-gbps", type=float, default=25.0, help="GB/s node -> node KV copies (ttft, 25)"
     )
+    g.add_argument(
+        "--handoff",
+        action="store_true",
+        help="the nodes prefill for separate decode nodes: TTFT adds the KV's handoff "
+        "(scheduling, transfer, load into HBM; Mooncake Fig. 14)",
+    )
 
 
 def _cost_flags(p: argparse.ArgumentParser) -> None:

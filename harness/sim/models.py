@@ -287,6 +287,14 @@ TP_SIZES = (1, 2, 4, 8, 16, 32, 64)
 DEFAULT_MFU = 0.59
 DEFAULT_OVERHEAD_S = 0.096
 MOE_EFFICIENCY = 0.41
+# A request's KV on its way from a prefill node to a decode node in a disaggregated cluster,
+# Mooncake FAST'25 Fig. 14 (8 x A800, LLaMA-70B-shaped, 320 KB a token; read from the PDF's
+# drawing by tests/sim/golden/mooncake_figs_from_pdf.py): scheduling 0.04-0.06 s, the transfer
+# 0.495 s and the decode node's load from DRAM into HBM 0.42 s for a 128K prompt (43 GB), that is
+# 87 GB/s (the transfer engine's rate on 4 x 200 Gbps RDMA, §5.4.1) and 102 GB/s.
+HANDOFF_SCHEDULE_S = 0.05
+HANDOFF_TRANSFER_BYTES_PER_S = 87e9
+HANDOFF_LOAD_BYTES_PER_S = 102e9
 # Each fitted constant and the published point it comes from (the module docstring says how).
 FIT = {
     "mfu": "Mooncake FAST'25 Fig. 14: 27.5 s at 128K and 0.14 s at 8K 95% cached, 8 x A800",
@@ -294,6 +302,16 @@ FIT = {
     "moe_efficiency": "LMSYS blog 2025-05-05: DeepSeek-V3 prefill 52.3k tokens/s per 8 x H100 "
     "node at 2,000-token inputs",
 }
+
+
+def handoff_seconds(tokens: npt.ArrayLike, kv_bytes_per_token: float) -> npt.NDArray[np.float64]:
+    """Seconds from a prefill's end to the decode node holding its KV: what a disaggregated
+    cluster adds to the TTFT of a request of `tokens` tokens (the prefill node is free again)."""
+    kv = np.asarray(tokens, np.float64) * kv_bytes_per_token
+    out: npt.NDArray[np.float64] = (
+        HANDOFF_SCHEDULE_S + kv / HANDOFF_TRANSFER_BYTES_PER_S + kv / HANDOFF_LOAD_BYTES_PER_S
+    )
+    return out
 
 
 def arch(name: str) -> Arch:

@@ -56,6 +56,9 @@ class SimConfig:
     dram_gbps: float = 25.0  # GB/s host-to-GPU for a DRAM hit (overlapped with compute)
     ssd_gbps: float = 5.0  # GB/s
     net_gbps: float = 25.0  # GB/s node-to-node KV transfer (ttft router)
+    # The nodes prefill for separate decode nodes (Mooncake): each TTFT adds the KV's handoff
+    # to a decode node (models.handoff_seconds), which does not hold the prefill node.
+    handoff: bool = False
     price: str | None = "claude-sonnet-4-6"
     prices: str | None = None  # price file overriding the built-in table (else PREFIXLOCK_PRICES)
     seed: int = 0
@@ -455,6 +458,9 @@ def _report(
         dollars0 = float(length_tok[m].sum() * float(price.input) + out * float(price.output)) / 1e6
     tm = ttft[m] if m.any() else np.zeros(1)
     ld = cluster.load(node, p.times, service, ttft, cfg.nodes, p.warmup)
+    if cfg.handoff:
+        ttft = ttft + models.handoff_seconds(length_tok, bpt)
+        tm = ttft[m] if m.any() else np.zeros(1)
     warnings = [w for w in (ld.warning(cfg.nodes), degenerate_times(p.times)) if w]
     return SimResult(
         config={k: v for k, v in asdict(cfg).items()},

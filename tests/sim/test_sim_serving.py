@@ -2,15 +2,20 @@
 SGLang's DeepSeek-V3 deployment), chunked prefill stalling co-located decode, and the capacity
 gain of disaggregation (Mooncake Fig. 1/7), each with its tolerance and why.
 
-Mooncake Fig. 5's four schedulers are checked by their TTFT relative to each other; where the
-simulator does not reproduce a published level (Fig. 5's absolute TTFT, SGLang v0.4's router hit
+Mooncake Fig. 5's four schedulers are checked by their TTFT relative to each other at 8 prefill
+nodes and, absolutely, at the prefill-node count the published level implies (the split is not
+published); the paper's Figs. 8, 14 and 15b, read from its PDF (golden/mooncake_figs.json), check
+the per-request prefill time, the handoff to a decode node and the queues. Where the simulator
+does not reproduce a published level (Fig. 5's cache-blind schedulers, SGLang v0.4's router hit
 rates), the measured value is pinned beside the published one so that a change shows; those tests
 say why and the README's table lists the gap.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -20,7 +25,9 @@ from prefixlock.sim.capacity import Decode, max_rate, stalled_tbt
 from prefixlock.sim.simulate import SimConfig, simulate
 from prefixlock.sim.trace import Trace
 from prefixlock.sim.tracefile import read_trace
-from tests.sim.test_sim_golden import FULL
+from tests.sim.test_sim_golden import FULL, SYNTHETIC
+
+FIGS = json.loads((Path(__file__).parent / "golden" / "mooncake_figs.json").read_text("utf-8"))
 
 # Mooncake (Qin et al., FAST'25) runs a dummy LLaMA2-70B on nodes of 8 x A800-SXM4-80GB.
 MOONCAKE = SimConfig(
@@ -51,6 +58,60 @@ def test_fig14_prefill_times_are_the_fit() -> None:
     ]
     assert achieved == sorted(achieved) and achieved[0] < 0.2 < 0.55 < achieved[-1]
     assert set(models.FIT) == {"mfu", "overhead_s", "moe_efficiency"}
+
+
+def test_fig14_held_out_lengths_and_the_handoff() -> None:
+    # The other eight prefill bars of Mooncake Fig. 14 (8K-128K, 0% and 95% cached; read from
+    # the PDF's drawing, golden/mooncake_figs.json) are not part of the fit: measured -5% to
+    # -16% (the model is a little fast at 16K-64K); tolerance 20%. The handoff to a decode
+    # node (transfer + load into HBM, fitted at 128K) within 0.01 s at every length.
+    node = _a800()
+    bpt = node.arch.kv_bytes_per_token("bf16")
+    for length, n in (("8k", 8192), ("16k", 16_384), ("32k", 32_768), ("64k", 65_536)):
+        for panel, cached in (("cached_0", 0), ("cached_95", round(n * 0.95))):
+            paper = FIGS["fig14_latency_s"][panel][length]
+            ours = float(node.prefill_seconds(n, cached))
+            assert ours == pytest.approx(paper["prefill"], rel=0.2), (length, panel, ours)
+            trip = paper["transfer"] + paper["load_cache"]
+            ours_trip = float(models.handoff_seconds(n, bpt)) - models.HANDOFF_SCHEDULE_S
+            assert ours_trip == pytest.approx(trip, abs=0.01)
+            # the scheduling bar varies from 0.03 to 0.09 s; the model takes 0.05 s
+            assert abs(paper["schedule"] - models.HANDOFF_SCHEDULE_S) < 0.04
+
+
+def test_fig8_prefill_gpu_time_per_request() -> None:
+    # Mooncake Fig. 8: the mean prefill GPU time of a request in its end-to-end runs, 0.733 s on
+    # the synthetic workload (1.062 s on the conversation trace, checked on the full trace
+    # below). Held out from the compute model's fit (Fig. 14 times single requests); here the
+    # Conductor's router on 8 prefill nodes with 1 TB of DRAM cache each. Measured 0.773 s
+    # (+5%); tolerance 10%: the paper's cluster split, and so its hit rate, is not given.
+    t = read_trace(SYNTHETIC)
+    r = simulate(t, replace(MOONCAKE, capacity=5960, nodes=8, router="ttft", warmup=0.0))
+    per_request = r.prefill_gpu_s / r.gpus_per_node / r.measured_requests
+    paper = FIGS["fig8_prefill_gpu_time_s"]["synthetic"]["mooncake"]
+    assert per_request == pytest.approx(paper, rel=0.1)
+    assert per_request == pytest.approx(0.773, rel=0.01)
+
+
+def test_fig15b_ttft_against_the_prefill_decode_split() -> None:
+    # Mooncake Fig. 15b: mean TTFT of the synthetic workload on 16 nodes split 5P11D ... 11P5D,
+    # the one published TTFT whose prefill-node count is known. Here the trace at its own
+    # (Poisson) timestamps, the Conductor's router, 1 TB of DRAM cache a node, and the handoff
+    # to the decode node. Paper 5.74 / 1.71 / 1.30 / 1.19 / 1.12 / 1.11 / 1.14 s; measured
+    # 2.75 / 1.27 / 1.04 / 0.96 / 0.94 / 0.93 / 0.93 s: 16-26% low from 6P on (tolerance 30%),
+    # and the knee in the same place (from 6P to 5P the TTFT more than doubles in both; the
+    # paper's more than triples: its queues grow faster near saturation than FIFO queues of
+    # single prefills do).
+    t = read_trace(SYNTHETIC)
+    p = engine.plan(t, warmup=0.0)
+    cfg = replace(MOONCAKE, capacity=5960, router="ttft", warmup=0.0, handoff=True)
+    ours = {n: simulate(t, replace(cfg, nodes=n), plan=p).ttft_mean_s for n in range(5, 12)}
+    paper = {int(k[: k.index("P")]): v for k, v in FIGS["fig15b_ttft_s"].items()}
+    for n in range(6, 12):
+        assert ours[n] == pytest.approx(paper[n], rel=0.3), (n, ours[n], paper[n])
+        assert ours[n] < paper[n]  # pinned: the model runs low everywhere
+    assert ours[5] > 2 * ours[6] and paper[5] > 2 * paper[6]
+    assert ours[8] == pytest.approx(0.962, rel=0.02)
 
 
 def test_held_out_anchor_llama_fp8_on_h100() -> None:
@@ -180,9 +241,8 @@ def test_fig5_schedulers_relative_ttft_on_the_slice(conversation: Trace) -> None
     # The first 3,000 requests (about 14 minutes of the trace): ratios 4.95, 1.42, 1.09.
     ttft = _fig5(conversation)
     _check_fig5(ttft)
-    # The level is not reproduced: every scheduler's TTFT is about 2.5x below the paper's
-    # (measured 7.07 / 2.02 / 1.56 / 1.43 s). The paper's replay loads its prefill nodes harder
-    # than this model of them does at the trace's own timing; pinned so a change shows.
+    # At 8 prefill nodes the level is about 2.5x below the paper's (measured 7.07 / 2.02 / 1.56
+    # / 1.43 s); the test below finds the prefill-node count the published level implies.
     assert ttft["ttft"] == pytest.approx(1.43, rel=0.05)
     assert ttft["random"] == pytest.approx(7.07, rel=0.05)
 
@@ -195,6 +255,51 @@ def test_fig5_schedulers_relative_ttft_on_the_full_trace() -> None:
     # measured 6.01 / 1.78 / 1.34 / 1.21 s: ratios 4.97, 1.47, 1.11 (paper 6.40, 1.72, 1.17)
     _check_fig5(ttft)
     assert ttft["ttft"] == pytest.approx(1.21, rel=0.05)
+
+
+# Why Fig. 5's level is not reached at 8 prefill nodes, measured against the paper's own
+# figures (golden/mooncake_figs.json, read from the PDF): each request's prefill time is right
+# (Fig. 8, 1.062 s a request on this trace: the model gives 1.064 s at 8 nodes, below), the
+# handoff to the decode node is in (Fig. 14) and the queueing model reproduces Fig. 15b, where
+# the split is published, within 16-26%. What is left is the load on the prefill nodes: at 8 of
+# them they are 45% busy and few requests wait, while the paper's median request (1.72 s with
+# the global scheduler) waits for longer than a mean prefill. The split of Fig. 5's 16 nodes is
+# not published; 5 prefill nodes (5P11D, in the range of Fig. 15) is the count whose global
+# cache-aware mean is nearest the paper's (5P 2.66 s, 6P 1.76 s against 3.07 s).
+FIG5_PAPER = FIGS["fig5_ttft_s"]
+
+
+@pytest.mark.slow  # the full trace, 12,031 requests, four schedulers
+def test_fig5_absolute_ttft_at_the_split_the_level_implies() -> None:
+    if not FULL.exists():
+        pytest.skip(f"full Mooncake trace {FULL} not present")
+    t = read_trace(FULL)
+    p = engine.plan(t, warmup=0.0)
+    cfg = replace(MOONCAKE, capacity=5960, warmup=0.0, handoff=True)
+    at8 = simulate(t, replace(cfg, nodes=8, router="ttft"), plan=p)
+    fig8 = FIGS["fig8_prefill_gpu_time_s"]["conversation"]["mooncake"]
+    assert at8.prefill_gpu_s / at8.gpus_per_node / at8.measured_requests == pytest.approx(
+        fig8, rel=0.02
+    )
+    assert max(at8.node_utilisation) < 0.5
+    res = {r: simulate(t, replace(cfg, nodes=5, router=r), plan=p) for r in FIG5}
+    # The two cache-aware schedulers, mean and median: measured global 2.66 / 1.67 s (paper
+    # 3.07 / 1.72), local 3.36 / 2.23 s (3.58 / 2.16). The count was chosen by the global mean,
+    # so the local mean and both medians are the held-out checks. Tolerance 20%: one prefill
+    # node more moves the global mean by 34%, so 20% is finer than the unknown's own step.
+    for ours, paper in (("ttft", "global cache-aware"), ("ttft-local", "local cache-aware")):
+        assert res[ours].ttft_mean_s == pytest.approx(FIG5_PAPER[paper]["mean"], rel=0.2)
+        assert res[ours].ttft_p50_s == pytest.approx(FIG5_PAPER[paper]["median"], rel=0.2)
+    assert res["ttft"].ttft_mean_s == pytest.approx(2.66, rel=0.03)
+    # Not reproduced, pinned: the cache-blind schedulers overshoot at 5 nodes (load-balancing
+    # 7.62 s against 5.27, random 40.1 against 19.65): with per-node caches they hit 13% of the
+    # tokens and keep the nodes 95% busy, where queues explode. The paper's lie between that and
+    # the same schedulers reading one pooled cache (Mooncake Store is a pool; how much of it the
+    # paper's random and load-balancing runs read is not said).
+    assert res["least-loaded"].ttft_mean_s == pytest.approx(7.62, rel=0.05)
+    assert res["random"].ttft_mean_s == pytest.approx(40.1, rel=0.05)
+    assert res["least-loaded"].ttft_mean_s > FIG5_PAPER["load-balancing"]["mean"]
+    assert res["random"].ttft_mean_s > FIG5_PAPER["random"]["mean"]
 
 
 def test_sglang_router_hit_rate_gap() -> None:
