@@ -14,7 +14,8 @@ work, every decode step is stalled by a chunk, so the time between tokens (TBT) 
 requests jumps from the step to step + chunk, and prefill itself runs at chunk / (step + chunk)
 of its own speed. The p90 TBT is the stalled step once more than a tenth of the steps carry a
 chunk. Disaggregated (Mooncake), a share of the nodes only decodes (TBT is the plain step while
-their load stays under 1) and the others only prefill, undisturbed. Pure.
+their load stays under 1) and the others only prefill, undisturbed; each TTFT then includes the
+KV's handoff to a decode node (`models.handoff_seconds`). Pure.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -29,7 +30,7 @@ import numpy.typing as npt
 from ..errors import UserError
 from . import cluster, engine
 from .backend import NUMPY, Backend
-from .models import PRECISION_BYTES
+from .models import PRECISION_BYTES, handoff_seconds
 from .simulate import SimConfig, SimResult, simulate
 from .trace import Trace
 
@@ -179,6 +180,12 @@ def _probe(
     everyone = cluster.queue_ttft(node, arrival, service, nodes)
     ld = cluster.load(node, arrival, service, everyone, nodes, plan.warmup)
     ok, ttft = admit(node, arrival, service, nodes, slo_s)
+    if decode is not None and decode.disaggregated:
+        # the KV's trip to its decode node, after the prefill node is free (admission judges
+        # the prefill node's part, which the scheduler can predict)
+        kv = cfg.compute().arch.kv_bytes_per_token(cfg.precision)
+        trip = handoff_seconds(lengths, kv)
+        everyone, ttft = everyone + trip, ttft + trip
     m = np.arange(ok.shape[0]) >= plan.warmup
     window = float(arrival[-1] - arrival[plan.warmup]) if m.sum() > 1 else 0.0
     served = ok & m
