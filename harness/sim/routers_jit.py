@@ -137,6 +137,26 @@ def _pick(cand: Any, k: int, state: Any) -> int:
 
 
 @_jit
+def _ties(values: Any, target: Any, n: int, cand: Any) -> int:
+    """Write the indices i < n with values[i] == target into cand; return how many."""
+    k = 0
+    for i in range(n):
+        if values[i] == target:
+            cand[k] = i
+            k += 1
+    return k
+
+
+@_jit
+def _matches(
+    nxt: Any, prv: Any, used: Any, count: Any, n: int, ttl: float, path: Any, now: float, out: Any
+) -> None:
+    """Each of the first n caches' prefix match of `path` into out."""
+    for i in range(n):
+        out[i] = _peek(nxt, prv, used, count, i, ttl, path, now)
+
+
+@_jit
 def _seconds(lin: float, pair: float, fixed: float, n: int, c: int) -> float:
     c = min(c, n - 1) if n > 0 else 0
     return fixed + lin * (n - c) + pair * ((n * (n + 1) - c * (c + 1)) / 2.0)
@@ -249,12 +269,7 @@ def _route(
                         _pop_front(nxt, prv, count, N + i)
                 next_evict += interval * (1 + int((now - first_time - next_evict) // interval))
             if hi_load - lo_load > abs_thr and hi_load > rel_thr * lo_load:
-                k = 0
-                for i in range(N):
-                    if inflight[i] == lo_load:
-                        cand[k] = i
-                        k += 1
-                n = _pick(cand, k, state)
+                n = _pick(cand, _ties(inflight, lo_load, N, cand), state)
             else:
                 best = -1.0
                 for i in range(N):
@@ -262,21 +277,11 @@ def _route(
                     rate[i] = (ctok[s + h] - base) / length if length else 0.0
                     if rate[i] > best:
                         best = rate[i]
-                k = 0
                 if best > cache_threshold:
-                    for i in range(N):
-                        if rate[i] == best:
-                            cand[k] = i
-                            k += 1
+                    k = _ties(rate, best, N, cand)
                 else:
-                    smallest = count[N]
-                    for i in range(N):
-                        if count[N + i] < smallest:
-                            smallest = count[N + i]
-                    for i in range(N):
-                        if count[N + i] == smallest:
-                            cand[k] = i
-                            k += 1
+                    trees_size = count[N:]
+                    k = _ties(trees_size, trees_size.min(), N, cand)
                 least = inflight[cand[0]]
                 for q in range(k):
                     if inflight[cand[q]] < least:
@@ -289,16 +294,9 @@ def _route(
                 n = _pick(cand, k2, state)
             _serve(nxt, prv, used, count, N + n, -1, 0.0, path, now)
         elif router == 1:
-            for i in range(N):
-                match[i] = _peek(nxt, prv, used, count, i, ttl, path, now)
+            _matches(nxt, prv, used, count, N, ttl, path, now, match)
             if wait.max() - wait.min() > load_threshold:
-                lw = wait.min()
-                k = 0
-                for i in range(N):
-                    if wait[i] == lw:
-                        cand[k] = i
-                        k += 1
-                n = _pick(cand, k, state)
+                n = _pick(cand, _ties(wait, wait.min(), N, cand), state)
             else:
                 best_m = match.max()
                 lw = np.inf
@@ -312,16 +310,9 @@ def _route(
                         k += 1
                 n = _pick(cand, k, state)
         elif router == 4:
-            lw = wait.min()
-            k = 0
-            for i in range(N):
-                if wait[i] == lw:
-                    cand[k] = i
-                    k += 1
-            n = _pick(cand, k, state)
+            n = _pick(cand, _ties(wait, wait.min(), N, cand), state)
         else:
-            for i in range(N):
-                match[i] = _peek(nxt, prv, used, count, i, ttl, path, now)
+            _matches(nxt, prv, used, count, N, ttl, path, now, match)
             best_m = match.max()
             remote_base = _seconds(lin, pair, fixed, length, ctok[s + best_m] - base)
             low = np.inf
@@ -336,12 +327,7 @@ def _route(
                     remote_better[i] = remote < local
                 if cost[i] < low:
                     low = cost[i]
-            k = 0
-            for i in range(N):
-                if cost[i] == low:
-                    cand[k] = i
-                    k += 1
-            n = _pick(cand, k, state)
+            n = _pick(cand, _ties(cost, low, N, cand), state)
             if remote_better[n]:
                 fetch = best_m - match[n]
         start = busy[n] if busy[n] > now else now

@@ -21,6 +21,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -51,17 +52,24 @@ print(json.dumps({
 """
 
 
-def test_requests_per_host_memory() -> None:
-    n = int(os.environ.get("SIM_SCALE_REQUESTS", "200000"))
+def _measure(script: str, n: int) -> dict[str, Any]:
+    """Run `script` for `n` requests in a fresh interpreter (its peak RSS is the run's own) and
+    return the JSON object it prints last."""
     out = subprocess.run(
-        [sys.executable, "-c", SCRIPT, str(n)],
+        [sys.executable, "-c", script, str(n)],
         capture_output=True,
         text=True,
         cwd=ROOT,
         check=True,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
-    s = json.loads(out.stdout.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
+    return result
+
+
+def test_requests_per_host_memory() -> None:
+    n = int(os.environ.get("SIM_SCALE_REQUESTS", "200000"))
+    s = _measure(SCRIPT, n)
     per_request = s["peak_rss_bytes"] / s["requests"]
     engine_s = s["plan_s"] + s["simulate_s"] + s["curve_s"]
     print(
@@ -112,15 +120,7 @@ def test_compiled_routers_at_scale() -> None:
 
         pytest.skip("numba not installed")
     n = int(os.environ.get("SIM_ROUTER_REQUESTS", "200000"))
-    out = subprocess.run(
-        [sys.executable, "-c", ROUTER_SCRIPT, str(n)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        check=True,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
-    s = json.loads(out.stdout.strip().splitlines()[-1])
+    s = _measure(ROUTER_SCRIPT, n)
     print(
         f"\n{s['requests']:,} requests ({s['references']:,} references) routed on 8 nodes: "
         f"sglang {s['sglang']:.1f} CPU-s, ttft {s['ttft']:.1f} CPU-s; "
