@@ -214,3 +214,19 @@ def test_price_table_override_and_unknown_model(
     assert r["dollars"] > want  # plus output tokens at $2/M
     assert main([*base, "--price", "house-model"]) == 2  # not in the built-in table
     assert "house-model" in capsys.readouterr().err
+
+
+def test_handoff_flag_adds_the_kv_trip_to_ttft(tmp_path: Path) -> None:
+    # --handoff: the nodes prefill for decode nodes elsewhere; each TTFT adds the KV's trip
+    # (Mooncake Fig. 14), never less than the 0.05 s of scheduling, and the prefill is unchanged
+    base = ["sim", str(SLICES["conversation"]), "--limit", "400", "--nodes", "4"]
+    base += ["--router", "round-robin", "--capacity", "2000", "--price", "none", "--no-progress"]
+    plain, handed = tmp_path / "plain.json", tmp_path / "handed.json"
+    assert main([*base, "--json", str(plain)]) == 0
+    assert main([*base, "--handoff", "--json", str(handed)]) == 0
+    a = json.loads(plain.read_text())["results"][0]
+    b = json.loads(handed.read_text())["results"][0]
+    assert b["config"]["handoff"] is True and a["config"]["handoff"] is False
+    assert b["prefill_gpu_s"] == a["prefill_gpu_s"]
+    assert b["ttft_mean_s"] - a["ttft_mean_s"] > 0.05
+    assert b["ttft_p50_s"] > a["ttft_p50_s"]
