@@ -111,8 +111,8 @@ print(json.dumps(out))
 
 
 def test_compiled_routers_at_scale() -> None:
-    # SIM_ROUTER_REQUESTS=10000000 for the figure: measured 39 CPU-s (sglang) and 37
-    # (ttft) on 8 nodes, peak RSS 6.5 GB, on the shared 2-core test machine
+    # SIM_ROUTER_REQUESTS=10000000 for the figure: measured 39 CPU-s (sglang) and 38
+    # (ttft) on 8 nodes, peak RSS 5.5 GB, on the shared 2-core test machine (load average 11)
     from prefixlock.sim import routers_jit
 
     if not routers_jit.AVAILABLE:
