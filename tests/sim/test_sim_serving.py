@@ -61,17 +61,25 @@ def test_fig14_prefill_times_are_the_fit() -> None:
 
 
 def test_fig14_held_out_lengths_and_the_handoff() -> None:
-    # The other eight prefill bars of Mooncake Fig. 14 (8K-128K, 0% and 95% cached; read from
-    # the PDF's drawing, golden/mooncake_figs.json) are not part of the fit: measured -5% to
-    # -16% (the model is a little fast at 16K-64K); tolerance 20%. The handoff to a decode
-    # node (transfer + load into HBM, fitted at 128K) within 0.01 s at every length.
+    # The other eight prefill bars of Mooncake Fig. 14 (8K-64K uncached, 16K-128K 95% cached;
+    # read from the PDF's drawing, golden/mooncake_figs.json) are not part of the fit: measured
+    # 5% to 16% below each; tolerance 20%. The handoff to a decode node (transfer + load into
+    # HBM, fitted at 128K) within 0.01 s at every length, both panels.
     node = _a800()
     bpt = node.arch.kv_bytes_per_token("bf16")
-    for length, n in (("8k", 8192), ("16k", 16_384), ("32k", 32_768), ("64k", 65_536)):
-        for panel, cached in (("cached_0", 0), ("cached_95", round(n * 0.95))):
+    sizes = {"8k": 8192, "16k": 16_384, "32k": 32_768, "64k": 65_536, "128k": 131_072}
+    held_out = [("cached_0", k) for k in sizes if k != "128k"]
+    held_out += [("cached_95", k) for k in sizes if k != "8k"]
+    for panel, length in held_out:
+        n = sizes[length]
+        paper = FIGS["fig14_latency_s"][panel][length]
+        cached = 0 if panel == "cached_0" else round(n * 0.95)
+        ours = float(node.prefill_seconds(n, cached))
+        assert ours == pytest.approx(paper["prefill"], rel=0.2), (length, panel, ours)
+        assert ours < paper["prefill"]  # pinned: the model runs a little fast off the fit
+    for length, n in sizes.items():
+        for panel in ("cached_0", "cached_95"):
             paper = FIGS["fig14_latency_s"][panel][length]
-            ours = float(node.prefill_seconds(n, cached))
-            assert ours == pytest.approx(paper["prefill"], rel=0.2), (length, panel, ours)
             trip = paper["transfer"] + paper["load_cache"]
             ours_trip = float(models.handoff_seconds(n, bpt)) - models.HANDOFF_SCHEDULE_S
             assert ours_trip == pytest.approx(trip, abs=0.01)
