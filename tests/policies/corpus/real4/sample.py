@@ -1,6 +1,6 @@
 """Select real4's files by the grep rule in PROCEDURE.md and write MANIFEST.tsv.
 
-    python tests/policies/corpus/real4/sample.py [--mirror DIR]
+    python tests/policies/corpus/real4/sample.py [--mirror DIR] [--stratum 2]
 
 Reads each project's snapshot (a bare clone under DIR/owner+name/repo) at HEAD; never reads a
 file's meaning, only counts the lines that match the rule's two patterns.
@@ -49,8 +49,14 @@ CALL = (
     r"|acompletion|litellm\.completion|\.a?invoke\(|\.a?run\(|messages\.(push|append)"
     r"|role[\"']?\s*[:=]\s*[\"'](user|assistant)"
 )
+VOLATILE = (
+    r"new Date\(|Date\.now\(|datetime\.(now|utcnow|today)|date\.today|strftime|toISOString"
+    r"|toLocale(Date|Time)?String|process\.cwd|os\.getcwd|Path\.cwd|getcwd"
+    r"|git (status|diff|log|branch)|platform\.(system|platform|release)|os\.platform|os\.type\("
+    r"|randomUUID|uuid4|Math\.random"
+)
 MAX_LINES = 700
-PER_PROJECT = 2
+PER_PROJECT = {1: 2, 2: 1}
 
 
 def git(repo: Path, *args: str) -> bytes:
@@ -110,7 +116,15 @@ def split(names: list[str]) -> dict[str, str]:
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--mirror", default="/work/.mirror")
+    p.add_argument("--stratum", type=int, choices=(1, 2), default=1)
     a = p.parse_args()
+    manifest = HERE / "MANIFEST.tsv"
+    before: list[list[str]] = []
+    if a.stratum == 2:
+        lines = manifest.read_text(encoding="utf-8").splitlines()[1:]
+        before = [ln.split("\t") for ln in lines if ln.split("\t")[-1] == "1"]
+    taken_paths = {(r[1], r[2]) for r in before}
+    halves_before = {r[1]: r[8] for r in before}
     rows: list[list[str]] = []
     skipped: list[str] = []
     for lang, names in (("ts", TS), ("py", PY)):
@@ -123,10 +137,10 @@ def main() -> int:
             commit = git(repo, "rev-parse", "HEAD").decode().strip()
             paths = git(repo, "ls-tree", "-r", "--name-only", commit).decode().splitlines()
             prompt = git_grep(repo, commit, PROMPT)
-            call = git_grep(repo, commit, CALL)
+            call = git_grep(repo, commit, VOLATILE if a.stratum == 2 else CALL)
             scored: list[tuple[int, str, int]] = []
             for path in prompt.keys() & call.keys():
-                if not eligible(path, lang):
+                if not eligible(path, lang) or (name, path) in taken_paths:
                     continue
                 text = git(repo, "show", f"{commit}:{path}").decode("utf-8", "replace")
                 n_lines = len(text.splitlines())
@@ -137,16 +151,19 @@ def main() -> int:
                 continue
             scored.sort()
             lic = licence(repo, commit, paths)
-            for rank, (neg, path, n_lines) in enumerate(scored[:PER_PROJECT], 1):
+            for rank, (neg, path, n_lines) in enumerate(scored[: PER_PROJECT[a.stratum]], 1):
                 taken.append((name, path, commit, [lic, str(n_lines), str(-neg), str(rank)]))
         halves = split(sorted({t[0] for t in taken}))
+        halves.update(halves_before)  # stratum 2 keeps each project's half
         for name, path, commit, (lic, n_lines, score, rank) in taken:
-            rows.append([lang, name, path, commit, lic, n_lines, score, rank, halves[name]])
-    with open(HERE / "MANIFEST.tsv", "w", encoding="utf-8") as fh:
-        fh.write("lang\trepo\tpath\tcommit\tlicense\tlines\tscore\trank\thalf\n")
-        for r in rows:
+            row = [lang, name, path, commit, lic, n_lines, score, rank, halves[name]]
+            rows.append([*row, str(a.stratum)])
+    with open(manifest, "w", encoding="utf-8") as fh:
+        fh.write("lang\trepo\tpath\tcommit\tlicense\tlines\tscore\trank\thalf\tstratum\n")
+        for r in before + rows:
             fh.write("\t".join(r) + "\n")
-    (HERE / "SKIPPED.txt").write_text("\n".join(skipped) + "\n", encoding="utf-8")
+    skips = HERE / ("SKIPPED.txt" if a.stratum == 1 else "SKIPPED-2.txt")
+    skips.write_text("\n".join(skipped) + "\n", encoding="utf-8")
     print(f"{len(rows)} files; skipped: {skipped}")
     return 0
 
