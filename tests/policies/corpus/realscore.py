@@ -99,8 +99,12 @@ def match(edges: dict[int, list[int]]) -> set[int]:
     return set(owner)
 
 
-def score(corpus: Corpus, half: str) -> int:
-    rows = [r for r in corpus.manifest() if r["half"] == half]
+def score(corpus: Corpus, half: str, stratum: str | None = None) -> int:
+    rows = [
+        r
+        for r in corpus.manifest()
+        if r["half"] == half and (stratum is None or r.get("stratum", "1") == stratum)
+    ]
     labels = tomllib.loads((corpus.here / "labels.toml").read_text(encoding="utf-8"))
     seen = tomllib.loads((corpus.here / "findings.toml").read_text(encoding="utf-8"))
     judged = {(f["repo"], f["file"], f["line"], f["code"]): f for f in seen.get("finding", [])}
@@ -151,7 +155,7 @@ def score(corpus: Corpus, half: str) -> int:
         s["vol_hit" if b["kind"] == "volatile" else "str_hit"] += hit
         where = f"{b['repo']}/{b['file']}:{b['line']}"
         print(f"{'found' if hit else 'MISSED':10} {b['kind']:10} {where}")
-    print(f"\n{half}: {len(rows)} files")
+    print(f"\n{half}{f' (stratum {stratum})' if stratum else ''}: {len(rows)} files")
     for lang, s in stats.items():
         n = s["true"] + s["false"]
         print(
@@ -166,7 +170,8 @@ def main(corpus: Corpus) -> int:
     p.add_argument("--extract", action="store_true")
     p.add_argument("--mirror", default="/work/.mirror")
     p.add_argument("--half", choices=("dev", "test"))
+    p.add_argument("--stratum", help="score one stratum of a corpus that has them (real4)")
     a = p.parse_args()
     if a.extract:
         extract(corpus, Path(a.mirror))
-    return score(corpus, a.half) if a.half else 0
+    return score(corpus, a.half, a.stratum) if a.half else 0
