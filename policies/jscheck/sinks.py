@@ -110,9 +110,11 @@ class SinkCheck:
         (`chatMode`, `focusMode`, `group`)."""
         for node in nodes:
             for n in walk(node):
+                text = self.src.text(n)
                 if (
                     n.type in ("identifier", "property_identifier")
-                    and set(words(self.src.text(n))) & _MODE_WORDS
+                    and not text[:1].isupper()  # a class (`AgentToolGroup`), not a choice
+                    and set(words(text)) & _MODE_WORDS
                 ):
                     return n
         return None

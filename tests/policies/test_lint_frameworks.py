@@ -190,6 +190,20 @@ def test_conversation_flattened_into_a_lone_system_message() -> None:
     assert _codes(src) == [(11, "PL305")]
 
 
+def test_a_message_part_timestamp_is_metadata() -> None:
+    # Upsonic's ChatPromptTemplate: the part's `timestamp=` travels beside its content.
+    src = (
+        "from datetime import datetime\n"
+        "def render(text):\n"
+        "    system_prompt = SystemPromptPart(content=text, timestamp=datetime.now())\n"
+        "    return system_prompt\n"
+        "def render_now():\n"
+        "    system_prompt = SystemPromptPart(content=f'Now {datetime.now()}')\n"
+        "    return system_prompt\n"
+    )
+    assert _codes(src) == [(6, "PL101")]
+
+
 def test_side_request_with_a_system_prompt_of_its_own() -> None:
     src = (
         "def compress(client, messages):\n"

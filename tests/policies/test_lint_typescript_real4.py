@@ -187,3 +187,9 @@ def test_the_latest_message_read_with_slice_minus_one_is_no_window() -> None:
         "const recent = history.slice(-MAX_MESSAGES)\n"
     )
     assert _codes(ts) == [(3, "PL303")]
+
+
+def test_a_class_named_with_group_is_no_mode() -> None:
+    # Cody: tools fetched per agent id from `AgentToolGroup`, the same list every request.
+    ts = "this.tools = await AgentToolGroup.getToolsByAgentId(this.contextRetriever, span)\n"
+    assert _codes(ts) == []
