@@ -18,6 +18,8 @@ from ..findings import Finding, source_lines
 from .structure import is_history
 from .syntax import Source, callee_name, unwrap, walk
 
+# The request a client sent: its messages cleaned on arrival are not the agent's history.
+_INCOMING = frozenset({"body", "req", "request"})
 # Parts of a message that are sent as its text.
 _TEXT_PARTS = frozenset({"content", "text", "parts", "output"})
 
@@ -56,6 +58,8 @@ def check_rewrites(src: Source) -> list[Finding]:
                 continue
             fn = r.child_by_field_name("function")
             obj = fn.child_by_field_name("object") if fn is not None else None
+            if set(src.text(left).replace("?.", ".").split(".")) & _INCOMING:
+                continue  # cleaning the request a client sent, the same way every time
             if obj is not None and src.text(unwrap(obj)) == src.text(left):
                 add(n, f"messages are filtered out of the history (`{_short(src, n)}`)")
     return out

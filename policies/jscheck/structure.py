@@ -57,6 +57,20 @@ _TOKENS = frozenset({"tokens", "budget"})
 _MEASURE = frozenset({"count", "estimate", "measure", "tokenize", "encode", "log", "debug"})
 
 
+_CUT = frozenset({"subset", "trim", "truncate", "fit", "window", "cut", "select", "prepare"})
+# A history summarised in one step when it passes a limit is the remedy, not a window.
+_COMPACT = frozenset({"compact", "compaction", "summarize", "summarise", "summary", "condense"})
+
+
+def _cuts_messages(name: str) -> bool:
+    """A call that works on the messages themselves (`getMessagesSubset`,
+    `prepareMessagesWithFiles`), not one that only measures them or summarises them."""
+    ws = set(words(name))
+    if ws & (_MEASURE | _COMPACT):
+        return False
+    return bool(ws & (_CUT | (_HISTORY - {"session"})))
+
+
 def _is_conversation(src: Source, node: Node) -> bool:
     """A history by a narrower reading than `is_history`: not a `session` (often a login)."""
     node = unwrap(node)
@@ -154,7 +168,7 @@ def check_windows(src: Source) -> list[Finding]:
         elif set(words(name)) & _EXPIRE and any(is_history(src, a) for a in args):
             add(n, f"messages expire from the history (`{_short(src, n)}`)", _DROPPED)
         elif (
-            not set(words(name)) & _MEASURE
+            _cuts_messages(name)
             and any(_is_conversation(src, a) for a in args)
             and any(_is_budget(src, a) for a in args)
         ):

@@ -193,3 +193,14 @@ def test_a_class_named_with_group_is_no_mode() -> None:
     # Cody: tools fetched per agent id from `AgentToolGroup`, the same list every request.
     ts = "this.tools = await AgentToolGroup.getToolsByAgentId(this.contextRetriever, span)\n"
     assert _codes(ts) == []
+
+
+def test_compaction_a_research_budget_and_a_cleaned_request_are_not_windows() -> None:
+    # continue's auto-compaction (the remedy), node-DeepResearch's research loop under a token
+    # budget and its cleanup of the messages a client sent.
+    ts = (
+        "const result = await compactChatHistory(chatHistory, model, llmApi, { maxTokens })\n"
+        "const answer = await getResponse(undefined, tokenBudget, context, body.messages)\n"
+        "body.messages = body.messages?.filter((m) => m && m.content)\n"
+    )
+    assert _codes(ts) == []
