@@ -186,7 +186,40 @@ class SinkCheck:
                 self._pair_message(n)
             elif t in ("new_expression", "call_expression"):
                 self._call(n)
+            elif t == "switch_statement":
+                self._mode_switch(n)
         return self.out
+
+    def _mode_switch(self, switch: Node) -> None:
+        """PL302: `switch (searchMode) { case "quick": systemPrompt = A; tools = [...] }`: the
+        prompt or the tool list assigned per case of a mode (morphic's researcher)."""
+        value = switch.child_by_field_name("value")
+        n = self._mode_word([value]) if value is not None else None
+        body = switch.child_by_field_name("body")
+        if n is None or body is None:
+            return
+        done: set[str] = set()
+        for a in walk(body):
+            if a.type != "assignment_expression":
+                continue
+            left = a.child_by_field_name("left")
+            name = self.src.text(left) if left is not None and left.type == "identifier" else ""
+            tools = bool(set(words(name)) & _TOOLS_WORDS)  # `activeToolsList` too
+            if not name or name in done or not (prefix_name(name) or tools):
+                continue
+            done.add(name)
+            what = (
+                "tool definitions, the first part of the prefix,"
+                if tools
+                else ("start of the prompt")
+            )
+            self._report(
+                a,
+                "PL302",
+                f"`{name}` is set per case of `{self.src.text(n)}`: switching modes changes the "
+                f"{what} and every request after the switch misses the cache; keep one prompt "
+                "and tool list and state the mode in the newest user turn",
+            )
 
     def _named(self, name: str, value: Node | None, at: Node) -> None:
         if value is None or not name:

@@ -204,3 +204,24 @@ def test_compaction_a_research_budget_and_a_cleaned_request_are_not_windows() ->
         "body.messages = body.messages?.filter((m) => m && m.content)\n"
     )
     assert _codes(ts) == []
+
+
+def test_prompt_and_tools_set_per_case_of_a_mode() -> None:
+    # morphic's researcher: the prompt and the active tools set in a switch on searchMode.
+    ts = (
+        "export function createResearcher(searchMode: SearchMode) {\n"
+        "  let systemPrompt: string\n"
+        "  let activeToolsList: string[] = []\n"
+        "  switch (searchMode) {\n"
+        "    case 'quick':\n"
+        "      systemPrompt = QUICK_MODE_PROMPT\n"
+        "      activeToolsList = ['search', 'fetch']\n"
+        "      break\n"
+        "    default:\n"
+        "      systemPrompt = getAdaptiveModePrompt()\n"
+        "      activeToolsList = ['search', 'fetch', 'todoWrite']\n"
+        "  }\n"
+        "  return new ToolLoopAgent({ instructions: systemPrompt, activeTools: activeToolsList })\n"
+        "}\n"
+    )
+    assert _codes(ts) == [(6, "PL302"), (7, "PL302")]
