@@ -406,7 +406,8 @@ _RULES: tuple[Rule, ...] = (
         "(`tools=PLAN_TOOLS if plan_mode else TOOLS`, `TOOLS_BY_MODE[mode]`): the tools come "
         "first in the prefix. `{% if data %}...{% endif %}` around optional content is not a "
         "mode. In TypeScript also a prompt indexed or built with a request's mode or group "
-        "(`PROMPTS[group]`, `getWriterPrompt(ctx, config.mode)`) and tools chosen from the "
+        "(`PROMPTS[group]`, `getWriterPrompt(ctx, config.mode)`, a `switch (mode)` whose cases "
+        "set it) and tools chosen from the "
         "current message (`getTools(lastMessage)`).",
         "Switching mode changes the first bytes, so no two modes share any cached prefix; for "
         "OpenAI the first ~256 tokens also pick the machine, so modes land on different "
