@@ -13,6 +13,7 @@ import os
 import re
 import signal
 import stat
+import sys
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor
@@ -198,13 +199,23 @@ def _time_limit(seconds: float) -> Any:
         signal.setitimer(signal.ITIMER_REAL, 0.05)
         raise _Timeout
 
+    hook = sys.unraisablehook
+
+    def _quiet(unraisable: Any) -> None:
+        # The timer's own exception, lost in a finalizer, is expected (the timer fires again);
+        # printing it would only alarm the user. Anything else goes to the previous hook.
+        if not isinstance(unraisable.exc_value, _Timeout):
+            hook(unraisable)
+
     old = signal.signal(signal.SIGALRM, _expire)
+    sys.unraisablehook = _quiet
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield fired
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, old)
+        sys.unraisablehook = hook
 
 
 def _overran(path: str, budget: float) -> tuple[list[Finding], int]:

@@ -317,7 +317,11 @@ _RULES: tuple[Rule, ...] = (
         "`messages[-n:]` (Python) or `messages.slice(-n)` sent as the conversation, a fill "
         "from the newest message back while a budget lasts, messages popped from the front "
         "while over a budget, older messages rebuilt by position, LangChain.js "
-        "`trimMessages`, a loader given a message cap.",
+        "`trimMessages`, a loader given a message cap, the history handed to a call with a "
+        "token budget (`getMessagesSubset(history, systemTokens)`). In TypeScript also "
+        "messages expired by a call (`expireMessages(history, ...)`), rewritten in a loop "
+        "over the history (`m.content.output = ...`) or filtered out of it (`history = "
+        "history.filter(...)`).",
         "The cache matches a prefix byte for byte. A message sent as written on one request "
         "and rewritten on a later one (old observations masked as the window slides, "
         "outdated file views elided) changes the prefix at that message: the request re-bills "
@@ -369,7 +373,10 @@ _RULES: tuple[Rule, ...] = (
         "`generate`...): a summariser, title or classifier request made mid-session. Also the "
         "history sent as messages after a system message of the request's own "
         "(`[plan_system] + memory_messages + [ask]`) in a function or prompt named for a side "
-        "task (plan, summary, title, classify, compact, judge, reflect...).",
+        "task (plan, summary, title, classify, compact, judge, reflect...), and a lone system "
+        'message whose text names the conversation (`f"Pick the next speaker.\\n{history}"`). '
+        "In TypeScript: a message list with a system message and a user message built from "
+        "the chat history (`${formatHistory(chatHistory)}`).",
         "The session's cache entry starts with its own tools and system prompt. A side "
         "request with another system prompt shares none of it, so every token of the "
         "conversation it carries is billed (and, above the minimum, written) again, on every "
@@ -398,7 +405,10 @@ _RULES: tuple[Rule, ...] = (
         "or tests a mode or flag name), and a tool list picked by a mode or flag "
         "(`tools=PLAN_TOOLS if plan_mode else TOOLS`, `TOOLS_BY_MODE[mode]`): the tools come "
         "first in the prefix. `{% if data %}...{% endif %}` around optional content is not a "
-        "mode.",
+        "mode. In TypeScript also a prompt indexed or built with a request's mode or group "
+        "(`PROMPTS[group]`, `getWriterPrompt(ctx, config.mode)`, a `switch (mode)` whose cases "
+        "set it) and tools chosen from the "
+        "current message (`getTools(lastMessage)`).",
         "Switching mode changes the first bytes, so no two modes share any cached prefix; for "
         "OpenAI the first ~256 tokens also pick the machine, so modes land on different "
         "machines.",

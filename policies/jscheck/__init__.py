@@ -11,8 +11,9 @@ through the loader the engine passes in.
 from __future__ import annotations
 
 from ..findings import Finding
+from .rewrites import check_rewrites
 from .sinks import SinkCheck
-from .structure import check_side_requests, check_windows
+from .structure import check_flattened_history, check_side_requests, check_windows
 from .syntax import JS_SUFFIXES, parse
 from .values import Evaluator, Loader, Module
 
@@ -25,5 +26,11 @@ def check_js(path: str, text: str, load: Loader | None = None) -> list[Finding]:
     src = parse(path, text)
     module = Module(src, load)
     ev = Evaluator(module)
-    found = SinkCheck(src, ev).run() + check_windows(src) + check_side_requests(src)
+    found = (
+        SinkCheck(src, ev).run()
+        + check_windows(src)
+        + check_rewrites(src)
+        + check_side_requests(src)
+        + check_flattened_history(src)
+    )
     return sorted(found, key=lambda f: (f.line, f.col, f.code))

@@ -22,7 +22,7 @@ from tree_sitter import Node
 from ..findings import Finding, source_lines
 from ..meaning import words
 from .syntax import FUNCTIONS, Source, arguments, callee_name, key_name, string_value, unwrap, walk
-from .values import CODE_OF, ORDER, VOLATILE, Evaluator, Taint, is_slot
+from .values import CODE_OF, ORDER, VOLATILE, Evaluator, Taint, bound_before, is_slot
 
 _PREFIX_WORDS = frozenset({"system", "instructions", "instruction", "preamble", "persona"})
 _PROMPT_WORDS = frozenset({"prompt", "prompts"})
@@ -60,6 +60,8 @@ _REQUEST = frozenset({"query", "question"})
 _CURRENT = frozenset({"user", "current", "latest", "incoming", "new"})
 _REQUEST_PARTS = frozenset({"message", "input", "request", "prompt", "text"})
 _SYSTEM_ROLES = frozenset({"system", "developer"})
+# Names of a mode the user picks per request: the prompt or the tools chosen by it change.
+_MODE_WORDS = frozenset({"mode", "group", "focus"})
 _LC_SYSTEM = frozenset({"SystemMessage", "SystemMessagePromptTemplate", "SystemChatMessage"})
 _COMPOSE = frozenset({"template_string", "binary_expression", "array"})
 
@@ -104,12 +106,53 @@ class SinkCheck:
         self.out.append(Finding(self.src.path, line, col, code, message, source_line=source))
 
     def _mode_word(self, nodes: list[Node]) -> Node | None:
-        """The first identifier under `nodes` whose name has the word "mode"."""
+        """The first identifier under `nodes` named for a mode the user picks per request
+        (`chatMode`, `focusMode`, `group`)."""
         for node in nodes:
             for n in walk(node):
-                if n.type in ("identifier", "property_identifier") and "mode" in words(
-                    self.src.text(n)
+                text = self.src.text(n)
+                if (
+                    n.type in ("identifier", "property_identifier")
+                    and not text[:1].isupper()  # a class (`AgentToolGroup`), not a choice
+                    and set(words(text)) & _MODE_WORDS
                 ):
+                    return n
+        return None
+
+    def _mode_arg(self, call: Node) -> Node | None:
+        """An argument of `call` that is a mode, or an option of it named or valued so."""
+        for a in arguments(call):
+            a = unwrap(a)
+            items = [a]
+            if a.type == "object":
+                items = []
+                for p in a.named_children:
+                    if p.type == "pair":
+                        items += [p.child_by_field_name("key"), p.child_by_field_name("value")]  # type: ignore[list-item]
+                    elif p.type == "shorthand_property_identifier":
+                        items.append(p)
+            for x in items:
+                if x is None:
+                    continue
+                x = unwrap(x)
+                if x.type in ("identifier", "property_identifier", "shorthand_property_identifier"):
+                    name = self.src.text(x)
+                elif x.type == "member_expression":
+                    name = self.src.text(x.child_by_field_name("property"))
+                else:
+                    continue
+                if set(words(name)) & _MODE_WORDS:
+                    return x
+        return None
+
+    def _current_message(self, call: Node) -> Node | None:
+        """An argument naming the current request (`lastMessage`, `query`, `userInput`)."""
+        for a in arguments(call):
+            for n in walk(a):
+                if n.type not in ("identifier", "property_identifier"):
+                    continue
+                ws = set(words(self.src.text(n)))
+                if ws & _REQUEST or (ws & (_CURRENT | {"last"}) and ws & _REQUEST_PARTS):
                     return n
         return None
 
@@ -143,7 +186,40 @@ class SinkCheck:
                 self._pair_message(n)
             elif t in ("new_expression", "call_expression"):
                 self._call(n)
+            elif t == "switch_statement":
+                self._mode_switch(n)
         return self.out
+
+    def _mode_switch(self, switch: Node) -> None:
+        """PL302: `switch (searchMode) { case "quick": systemPrompt = A; tools = [...] }`: the
+        prompt or the tool list assigned per case of a mode (morphic's researcher)."""
+        value = switch.child_by_field_name("value")
+        n = self._mode_word([value]) if value is not None else None
+        body = switch.child_by_field_name("body")
+        if n is None or body is None:
+            return
+        done: set[str] = set()
+        for a in walk(body):
+            if a.type != "assignment_expression":
+                continue
+            left = a.child_by_field_name("left")
+            name = self.src.text(left) if left is not None and left.type == "identifier" else ""
+            tools = bool(set(words(name)) & _TOOLS_WORDS)  # `activeToolsList` too
+            if not name or name in done or not (prefix_name(name) or tools):
+                continue
+            done.add(name)
+            what = (
+                "tool definitions, the first part of the prefix,"
+                if tools
+                else ("start of the prompt")
+            )
+            self._report(
+                a,
+                "PL302",
+                f"`{name}` is set per case of `{self.src.text(n)}`: switching modes changes the "
+                f"{what} and every request after the switch misses the cache; keep one prompt "
+                "and tool list and state the mode in the newest user turn",
+            )
 
     def _named(self, name: str, value: Node | None, at: Node) -> None:
         if value is None or not name:
@@ -276,7 +352,9 @@ class SinkCheck:
         if t == "array":
             return self._leaves_of(n.named_children, seen)
         if t == "identifier":
-            _, vals, _ = self.ev.m.lookup(n, src.text(n))
+            scope, vals, _ = self.ev.m.lookup(n, src.text(n))
+            if vals and scope is not None:
+                vals = bound_before(vals, n, scope)
             if vals and any(unwrap(v).type in _COMPOSE or _is_join(src, v) for v in vals):
                 return self._leaves_of(vals, seen)
             return [n]
@@ -305,15 +383,58 @@ class SinkCheck:
             inner = leaf
             if leaf.type == "template_substitution" and leaf.named_children:
                 inner = unwrap(leaf.named_children[0])
-            if inner.type == "call_expression" and prefix_name(callee_name(self.src, inner)):
+            if (
+                inner.type == "call_expression"
+                and prefix_name(callee_name(self.src, inner))
+                and self._builder_here(inner)
+            ):
                 # A prompt builder's own return values are a sink where it is defined:
                 # reported there once, not again at each call.
                 continue
             if not volatile_only:
                 self._per_request(leaf, sink, sink_line)
+            if self._is_named_sink(inner):
+                # `system: systemPrompt`: the value was reported where `systemPrompt` is bound,
+                # a sink of its own; one finding per value, not one per hop.
+                continue
             for taint in sorted(self.ev.taints(leaf), key=_order_key):
                 if taint.kind in VOLATILE or (taint.kind in ORDER and not volatile_only):
                     self._add(leaf, taint, sink, sink_line)
+
+    def _builder_here(self, call: Node) -> bool:
+        """Whether the prompt builder `call` calls is defined in this file (its returns are
+        checked there); one from another file is judged here, by its value or its name."""
+        fn = unwrap(call.child_by_field_name("function"))  # type: ignore[arg-type]
+        if fn.type == "identifier":
+            _, _, f = self.ev.m.lookup(fn, self.src.text(fn))
+            return f is not None
+        if fn.type == "member_expression":
+            obj = fn.child_by_field_name("object")
+            if obj is not None and obj.type == "this":
+                prop = self.src.text(fn.child_by_field_name("property"))
+                _, _, f = self.ev.m.lookup(self.src.root, "this." + prop)
+                return f is not None
+        return True
+
+    def _is_named_sink(self, node: Node) -> bool:
+        """`systemPrompt`, `PROMPTS[mode]`, `this.systemPrompt`: a value read from a name that is
+        itself a prompt sink bound in this file."""
+        n = unwrap(node)
+        while (
+            n.type in ("subscript_expression", "member_expression")
+            and n.child_by_field_name("object") is not None
+        ):
+            obj = unwrap(n.child_by_field_name("object"))  # type: ignore[arg-type]
+            if n.type == "member_expression" and obj.type == "this":
+                name = "this." + self.src.text(n.child_by_field_name("property"))
+                _, vals, _ = self.ev.m.lookup(self.src.root, name)
+                return bool(vals) and bool(prefix_name(name[5:]))
+            n = obj
+        if n.type != "identifier":
+            return False
+        name = self.src.text(n)
+        _, vals, _ = self.ev.m.lookup(n, name)
+        return bool(vals) and bool(prefix_name(name))
 
     def _mode_tools(self, value: Node, name: str) -> None:
         """PL302: a tool list picked by a mode (`mode === "plan" ? readOnly : all`,
@@ -323,6 +444,18 @@ class SinkCheck:
         if v.type == "identifier":
             _, vals, _ = self.ev.m.lookup(v, self.src.text(v))
             nodes += [unwrap(x) for x in vals or []]
+        for x in nodes:
+            if x.type == "call_expression":
+                cur = self._current_message(x)
+                if cur is not None:
+                    self._report(
+                        value,
+                        "PL302",
+                        f"`{name}` is chosen from `{self.src.text(cur)}`, the current request: "
+                        "the tool definitions, the first part of the prefix, change with every "
+                        "request and every cache level misses; send one tool list",
+                    )
+                    return
         n = self._mode_word(nodes)
         if n is not None:
             self._report(
@@ -336,13 +469,22 @@ class SinkCheck:
     def _mode_prompt(self, value: Node, name: str) -> None:
         """PL302: a system prompt picked by a mode (`chatMode === "build" ? a : b`)."""
         v = unwrap(value)
-        if v.type != "ternary_expression":
+        if v.type == "ternary_expression":
+            cond = v.child_by_field_name("condition")
+        elif v.type == "subscript_expression":
+            cond = v.child_by_field_name("index")  # `PROMPTS[group]`
+        elif v.type == "call_expression":
+            # `getWriterPrompt(ctx, config.mode)`, `resolveSystemPrompt({ cwd, mode })`: the
+            # mode handed to the builder itself, not one buried in another call's options.
+            cond = None
+            n = self._mode_arg(v)
+        else:
             return
-        cond = v.child_by_field_name("condition")
-        n = self._mode_word([cond]) if cond is not None else None
+        if cond is not None:
+            n = self._mode_word([cond])
         if n is not None:
             self._report(
-                value,
+                n if v.type == "call_expression" else value,
                 "PL302",
                 f"`{name}` is chosen by `{self.src.text(n)}`: switching modes changes the start "
                 "of the prompt, and every request after the switch misses the cache; keep one "

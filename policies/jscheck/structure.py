@@ -18,7 +18,16 @@ from tree_sitter import Node
 
 from ..findings import Finding, source_lines
 from ..meaning import words
-from .syntax import Source, arguments, callee_name, key_name, unwrap, walk
+from .syntax import (
+    FUNCTIONS,
+    Source,
+    arguments,
+    callee_name,
+    key_name,
+    string_value,
+    unwrap,
+    walk,
+)
 
 _HISTORY = frozenset(
     {"history", "messages", "conversation", "transcript", "turns", "msgs", "chat", "session"}
@@ -27,7 +36,8 @@ _CAP = frozenset({"max", "limit", "last", "keep", "recent", "window"})
 _COUNTED = frozenset({"messages", "message", "turns", "turn", "history", "msgs"})
 
 
-def _is_history(src: Source, node: Node | None) -> bool:
+def is_history(src: Source, node: Node | None) -> bool:
+    """A value named like a conversation: `messages`, `chatHistory`, `this.transcript`."""
     if node is None:
         return False
     node = unwrap(node)
@@ -41,16 +51,79 @@ def _is_history(src: Source, node: Node | None) -> bool:
     return bool(ws & _HISTORY) and "system" not in ws
 
 
+_EXPIRE = frozenset({"expire", "prune", "evict", "forget"})
+_TOKENS = frozenset({"tokens", "budget"})
+# Calls that only measure a history (`countTokens(messages, maxTokens)`) cut nothing.
+_MEASURE = frozenset({"count", "estimate", "measure", "tokenize", "encode", "log", "debug"})
+
+
+_CUT = frozenset({"subset", "trim", "truncate", "fit", "window", "cut", "select", "prepare"})
+# A history summarised in one step when it passes a limit is the remedy, not a window.
+_COMPACT = frozenset({"compact", "compaction", "summarize", "summarise", "summary", "condense"})
+
+
+def _cuts_messages(name: str) -> bool:
+    """A call that works on the messages themselves (`getMessagesSubset`,
+    `prepareMessagesWithFiles`), not one that only measures them or summarises them."""
+    ws = set(words(name))
+    if ws & (_MEASURE | _COMPACT):
+        return False
+    return bool(ws & (_CUT | (_HISTORY - {"session"})))
+
+
+def _is_conversation(src: Source, node: Node) -> bool:
+    """A history by a narrower reading than `is_history`: not a `session` (often a login)."""
+    node = unwrap(node)
+    if node.type == "member_expression":
+        name = src.text(node.child_by_field_name("property"))
+    elif node.type == "identifier":
+        name = src.text(node)
+    else:
+        return False
+    ws = set(words(name))
+    return bool(ws & (_HISTORY - {"session"})) and "system" not in ws
+
+
+def _is_budget(src: Source, node: Node) -> bool:
+    """A token budget handed to a call: `systemTokens`, `maxTokens`, `{ contextLengthTokens }`."""
+    node = unwrap(node)
+    names: list[str] = []
+    if node.type == "object":
+        for p in node.named_children:
+            if p.type == "pair":
+                names.append(key_name(src, p.child_by_field_name("key")) or "")
+            elif p.type == "shorthand_property_identifier":
+                names.append(src.text(p))
+    elif node.type == "member_expression":
+        names.append(src.text(node.child_by_field_name("property")))
+    elif node.type == "identifier":
+        names.append(src.text(node))
+    return any(set(words(x)) & _TOKENS for x in names)
+
+
 def _is_cap(name: str) -> bool:
     ws = set(words(name))
     return bool(ws & _CAP) and bool(ws & _COUNTED)
 
 
 def _negative(src: Source, node: Node) -> bool:
-    """`-N`, `-MAX` or `x.length - N`: a count from the end."""
+    """`-N`, `-MAX` or `x.length - N`: a count from the end. `-1` is the latest message, read
+    on its own, not a window kept of the history."""
     node = unwrap(node)
     text = "".join(src.text(node).split())
+    if text in ("-1", "(-1)"):
+        return False
     return text.startswith("-") or (".length-" in text)
+
+
+_WINDOW = (
+    "once the window is full its first message changes every turn, and every request misses "
+    "the cache from the system prompt on; summarise or cut the history in large steps instead"
+)
+_DROPPED = (
+    "a message an earlier request sent is gone from the next one, so the prefix breaks there "
+    "and the rest of the history is sent again uncached; keep sent messages and add new ones"
+)
 
 
 def check_windows(src: Source) -> list[Finding]:
@@ -58,7 +131,7 @@ def check_windows(src: Source) -> list[Finding]:
     out: list[Finding] = []
     seen: set[int] = set()
 
-    def add(node: Node, what: str) -> None:
+    def add(node: Node, what: str, tail: str = _WINDOW) -> None:
         line, col = src.pos(node)
         if line in seen:
             return
@@ -69,9 +142,7 @@ def check_windows(src: Source) -> list[Finding]:
                 line,
                 col,
                 "PL303",
-                f"{what}: once the window is full its first message changes every turn, and "
-                "every request misses the cache from the system prompt on; summarise or cut "
-                "the history in large steps instead",
+                f"{what}: {tail}",
                 source_line=lines[line - 1] if line <= len(lines) else "",
             )
         )
@@ -88,12 +159,20 @@ def check_windows(src: Source) -> list[Finding]:
         obj = fn.child_by_field_name("object") if fn is not None else None
         if name == "trimMessages":
             add(n, "the conversation is trimmed to a budget (`trimMessages`)")
-        elif name == "slice" and args and _negative(src, args[0]) and _is_history(src, obj):
+        elif name == "slice" and args and _negative(src, args[0]) and is_history(src, obj):
             add(n, f"the conversation is cut to its last messages (`{_short(src, n)}`)")
-        elif name == "slice" and len(args) == 1 and _is_history(src, obj) and _moving(src, args[0]):
+        elif name == "slice" and len(args) == 1 and is_history(src, obj) and _moving(src, args[0]):
             add(n, f"the conversation is cut from a moving position (`{_short(src, n)}`)")
-        elif name in ("shift", "splice") and _is_history(src, obj) and _in_budget_loop(src, n):
+        elif name in ("shift", "splice") and is_history(src, obj) and _in_budget_loop(src, n):
             add(n, f"messages are dropped while over a budget (`{_short(src, n)}`)")
+        elif set(words(name)) & _EXPIRE and any(is_history(src, a) for a in args):
+            add(n, f"messages expire from the history (`{_short(src, n)}`)", _DROPPED)
+        elif (
+            _cuts_messages(name)
+            and any(_is_conversation(src, a) for a in args)
+            and any(_is_budget(src, a) for a in args)
+        ):
+            add(n, f"the history is cut to a token budget (`{_short(src, n)}`)")
         else:
             for a in args:
                 a = unwrap(a)
@@ -164,7 +243,7 @@ def check_side_requests(src: Source) -> list[Finding]:
             or unwrap(system).type not in ("string", "template_string")
         ):
             continue
-        if not any(_is_history(src, x) for x in _parts(sent)):
+        if not any(is_history(src, x) for x in _parts(sent)):
             continue
         fn = _enclosing_name(src, n)
         texts = [fn, src.text(system)[:80]]
@@ -184,6 +263,88 @@ def check_side_requests(src: Source) -> list[Finding]:
             )
         )
     return out
+
+
+def check_flattened_history(src: Source) -> list[Finding]:
+    """PL305: a request of its own (`[{ role: "system", content: EXTRACTOR }, { role: "user",
+    content: `${formatHistory(chatHistory)}` }]`) that carries the conversation as text in one
+    user message: its prefix is another system prompt, so every turn sends the whole history
+    again uncached."""
+    lines = source_lines(src.data.decode("utf-8", "replace"))
+    out: list[Finding] = []
+    for n in walk(src.root):
+        if n.type != "array":
+            continue
+        roles: dict[str, Node] = {}
+        for item in n.named_children:
+            item = unwrap(item)
+            if item.type != "object":
+                continue
+            pairs = {
+                key_name(src, p.child_by_field_name("key")): p.child_by_field_name("value")
+                for p in item.named_children
+                if p.type == "pair"
+            }
+            role = string_value(src, pairs.get("role"))
+            content = pairs.get("content")
+            if role is not None and content is not None:
+                roles.setdefault(role, content)
+        user = roles.get("user")
+        if "system" not in roles or user is None or not _carries_history(src, user):
+            continue
+        line, col = src.pos(n)
+        out.append(
+            Finding(
+                src.path,
+                line,
+                col,
+                "PL305",
+                "a side request sends the conversation as text in one message under a system "
+                "prompt of its own: none of it is read from the session's cache and the whole "
+                "history is billed again every turn; send it after the session's own prefix "
+                "(its system prompt, tools and messages) instead",
+                source_line=lines[line - 1] if line <= len(lines) else "",
+            )
+        )
+    return out
+
+
+def _carries_history(src: Source, content: Node) -> bool:
+    """A message text built from the conversation: `${formatHistory(chatHistory)}`,
+    `${JSON.stringify(logs)}` where `logs = history.filter(...)`."""
+    content = unwrap(content)
+    if content.type not in ("template_string", "binary_expression", "call_expression"):
+        return False
+    for x in walk(content):
+        if x.type in ("identifier", "property_identifier") and _history_word(src.text(x)):
+            return True
+        if x.type == "identifier":
+            value = _local_value(src, x)
+            if value is not None and any(
+                y.type in ("identifier", "property_identifier") and _history_word(src.text(y))
+                for y in walk(value)
+            ):
+                return True
+    return False
+
+
+def _history_word(name: str) -> bool:
+    ws = set(words(name))
+    return bool(ws & _HISTORY) and "system" not in ws
+
+
+def _local_value(src: Source, ident: Node) -> Node | None:
+    """The value a name is declared with in the function around `ident` (one step back)."""
+    name = src.text(ident)
+    fn = ident.parent
+    while fn is not None and fn.type not in FUNCTIONS:
+        fn = fn.parent
+    if fn is None:
+        return None
+    for d in walk(fn):
+        if d.type == "variable_declarator" and src.text(d.child_by_field_name("name")) == name:
+            return d.child_by_field_name("value")
+    return None
 
 
 def _parts(node: Node) -> list[Node]:
@@ -240,7 +401,7 @@ def _reverse_budget_for(src: Source, loop: Node) -> bool:
                 for x in walk(n)
                 if x.type in ("identifier", "property_identifier")
             )
-        elif n.type == "subscript_expression" and _is_history(src, n.child_by_field_name("object")):
+        elif n.type == "subscript_expression" and is_history(src, n.child_by_field_name("object")):
             history = True
     return budget and history
 

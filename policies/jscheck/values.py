@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from ..meaning import kind_of_name
+from ..meaning import kind_of_name, words
 from .syntax import (
     FUNCTIONS,
     Source,
@@ -387,15 +387,17 @@ class Evaluator:
         if name in ("undefined", "NaN", "Infinity"):
             return EMPTY
         scope, vals, fn = self.m.lookup(node, name)
-        if vals is not None:
+        if vals is not None and scope is not None:
+            vals = bound_before(vals, node, scope)
+        if vals:
             got = self._union(vals)
             if scope is not None and (scope.id, name) in self.m.sorted_later:
                 got = frozenset(x for x in got if x.kind not in ORDER)
             if got:
                 return got
-        elif fn is not None:
+        elif vals is None and fn is not None:
             return EMPTY  # a function passed as a value, not text
-        elif name in self.m.imports:
+        elif vals is None and name in self.m.imports:
             got = self._imported(name, None)
             if got:
                 return got
@@ -406,6 +408,15 @@ class Evaluator:
 
     def _by_meaning(self, node: Node, name: str) -> Taints:
         kind = kind_of_name(name)
+        if kind is None and (
+            node.type == "call_expression"
+            or (node.parent is not None and node.parent.type == "call_expression")
+        ):
+            # `getGitChangesPrompt(ctx)`, `getProjectFileTreePrompt(ctx)`: a prompt section
+            # made of the repository's state (a date or time "prompt" may be a setting).
+            rest = [w for w in words(name) if w not in ("prompt", "prompts", "section")]
+            state = kind_of_name("_".join(rest)) if rest else None
+            kind = state if state in ("vcs", "filetree") else None
         if kind is None:
             return EMPTY
         return frozenset({Taint(kind, self.src.pos(node)[0], f"{name} (by its name)")})
@@ -546,7 +557,15 @@ class Evaluator:
         if name in ("String", "encodeURIComponent", "JSON", "structuredClone"):
             return self._union(args)
         named = self._by_meaning(node, name)
-        return named | self._union(a for a in args if unwrap(a).type not in FUNCTIONS)
+        if named and args and all(unwrap(a).type == "string" for a in args):
+            # `timestamp("created_at")`: a clock-named builder given only literals (a column
+            # type, a fixed format) reads no clock.
+            named = EMPTY
+        # An options bag handed to a function of a package (`pgTable("t", { createdAt:
+        # timestamp().defaultNow() })`) configures it; its fields are not the text returned.
+        return named | self._union(
+            a for a in args if unwrap(a).type not in FUNCTIONS and unwrap(a).type != "object"
+        )
 
     def returns(self, fn: Node) -> Taints:
         """The taints a function returns, with `param` taints for its parameters."""
@@ -615,6 +634,23 @@ class Evaluator:
             out |= ev._union(vals)
         path = ev.src.path
         return frozenset(Taint(x.kind, x.line, x.what, x.path or path) for x in out)
+
+
+_LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
+
+
+def bound_before(vals: list[Node], use: Node, scope: Node) -> list[Node]:
+    """The values of a function's local name that can reach `use`: those bound before it. A
+    value bound later in the same function is reached only by a loop around both; names of
+    the module, read by functions that run later, keep every value."""
+    if scope.parent is None:
+        return vals
+    p = use.parent
+    while p is not None and p.id != scope.id:
+        if p.type in _LOOPS:
+            return vals
+        p = p.parent
+    return [v for v in vals if v.start_byte < use.start_byte]
 
 
 def _short(text: str) -> str:

@@ -193,7 +193,9 @@ _WRITES_CONTENT = re.compile(
 _CURRENT_MESSAGE = re.compile(
     r"(?i)(cur|current|latest|incoming|pending)_?(message|msg|query|input|request|question|turn)"
 )
-_SYSTEM_ROLE = re.compile(r"""role["']?\s*[:=]\s*["']system|\bsystem\s*=|Role\.SYSTEM\b""")
+_SYSTEM_ROLE = re.compile(
+    r"""role["']?\s*[:=]\s*["']system|\bsystem\s*=|Role\.SYSTEM\b|SystemMessage\("""
+)
 _HINTS = (
     "system",
     "System",

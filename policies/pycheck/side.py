@@ -65,6 +65,10 @@ def _role_and_content(node: ast.expr) -> tuple[str | None, ast.expr | None]:
         ]
     elif isinstance(node, ast.Call):
         items = [(k.arg, k.value) for k in node.keywords if k.arg]
+        cls = _class_role(node)
+        if cls is not None:  # LangChain / AutoGen `SystemMessage(content=...)`
+            content = dict(items).get("content") or (node.args[0] if node.args else None)
+            return cls, content
     fields = dict(items)
     role = fields.get("role")
     if isinstance(role, ast.Attribute):  # an enum member: MessageRole.SYSTEM
@@ -72,6 +76,23 @@ def _role_and_content(node: ast.expr) -> tuple[str | None, ast.expr | None]:
     return (
         role.value if isinstance(role, ast.Constant) and isinstance(role.value, str) else None
     ), fields.get("content")
+
+
+_CLASS_ROLES = {"system": "system", "human": "user", "user": "user", "ai": "assistant"}
+
+
+def _class_role(call: ast.Call) -> str | None:
+    """The role a message class stands for: `SystemMessage` system, `HumanMessage` user."""
+    func = call.func
+    name = (
+        func.attr
+        if isinstance(func, ast.Attribute)
+        else (func.id if isinstance(func, ast.Name) else "")
+    )
+    ws = words(name)
+    if len(ws) == 2 and ws[1] == "message":
+        return _CLASS_ROLES.get(ws[0])
+    return None
 
 
 # Words of a side task: a function or prompt named so makes a request that is not the turn.
@@ -174,6 +195,27 @@ def _history_text(fn: ast.AST) -> set[str]:
     return out
 
 
+_PLAIN_HISTORY = frozenset({"history", "conversation", "transcript"})
+
+
+def _plainly_history(content: ast.expr, bound: dict[str, list[ast.expr]]) -> bool:
+    """A text that names the conversation outright (`f"...{history}..."`), here or in the
+    value its name was bound to: not a name that only mentions a chat (`crew_chat_inputs`)."""
+    names = set(names_in(content))
+    for n in list(names):
+        for v in bound.get(n, []):
+            names |= set(names_in(v))
+    return any(set(words(n)) & _PLAIN_HISTORY for n in names)
+
+
+def _bound_above(node: ast.expr, bound: dict[str, list[ast.expr]], line: int) -> ast.expr:
+    """The value a name was last bound to above `line` (the name itself when none)."""
+    if not isinstance(node, ast.Name):
+        return node
+    above = [v for v in bound.get(node.id, []) if v.lineno <= line]
+    return max(above, key=lambda v: v.lineno) if above else node
+
+
 def _sends(call: ast.Call) -> bool:
     func = call.func
     name = (
@@ -233,14 +275,21 @@ def check_side_requests(tree: ast.Module, ctx: Context) -> None:
                 )
                 if msgs is None or not msgs.elts:
                     continue
-                first_role, _ = _role_and_content(msgs.elts[0])
+                # `[system_message]`: each message read from the binding above the call.
+                elts = [_bound_above(e, bound, node.lineno) for e in msgs.elts]
+                first_role, _ = _role_and_content(elts[0])
                 own_system = any(k.arg == "system" for k in node.keywords)
-                if not own_system and (first_role != "system" or len(msgs.elts) < 2):
+                if not own_system and first_role != "system":
                     continue
                 if text is None:
                     text = _history_text(fn)
-                for m in msgs.elts[0 if own_system else 1 :]:
+                # A lone system message carrying the conversation is a side request too.
+                start = 0 if own_system or len(elts) == 1 else 1
+                for m in elts[start:]:
                     _, content = _role_and_content(m)
+                    lone = len(elts) == 1
+                    if lone and content is not None and not _plainly_history(content, bound):
+                        continue  # a lone system message: only when it plainly holds the history
                     if content is not None and names_in(content) & text:
                         ctx.flag(
                             node,

@@ -223,19 +223,23 @@ class SinkCheck:
             key = m.group(1)
             value = self.ctx.state_values.get(key)
             where = Sink(f"agent instruction (state slot {{{key}}})", node.lineno, True)
+            at: ast.AST = node
             if value is not None:
-                self.report(self.ev.ev(value, env), where)
-                continue
-            kind = kind_of_name(key)
+                got = self.ev.ev(value, env)
+                if got:
+                    self.report(got, where)
+                    continue
+                # Set in a callback (`state["_time"] = formatted_time`): its local names are
+                # not bound here, so the value is read by its name, where it is set.
+                at = value
+                kind = kind_of_name(value.id) if isinstance(value, ast.Name) else None
+                kind = kind or kind_of_name(key)
+            else:
+                kind = kind_of_name(key)
             if kind is not None:
-                t = Taint(
-                    kind,
-                    node.lineno,
-                    node.col_offset,
-                    node.lineno,
-                    node.col_offset,
-                    f"the state value {{{key}}} ({kind}, by its name)",
-                )
+                line, col = getattr(at, "lineno", node.lineno), getattr(at, "col_offset", 0)
+                desc = f"the state value {{{key}}} ({kind}, by its name)"
+                t = Taint(kind, line, col, line, col, desc)
                 self.report(frozenset({t}), where)
 
     def check_request(

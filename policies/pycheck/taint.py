@@ -59,6 +59,10 @@ Taints = frozenset[Taint]
 EMPTY: Taints = frozenset()
 
 
+# The keywords of a message constructor that are its text.
+_MESSAGE_TEXT = frozenset({"content", "text", "parts"})
+
+
 def at(node: ast.AST, kind: str, desc: str, once: bool = False) -> Taint:
     """A taint of `kind` whose source is `node`."""
     return Taint(
@@ -397,9 +401,12 @@ class Evaluator:
         # A `**mapping` splat passes every key, but a callee such as a template's render()
         # uses only the keys its text names, unknown here: its values are not assumed to
         # reach the result (they do when the mapping is what is passed: `f(vars)`).
-        args_t = self.union(
-            [*node.args, *(k.value for k in node.keywords if k.arg is not None)], env
-        )
+        kws = [k for k in node.keywords if k.arg is not None]
+        if any(k.arg in _MESSAGE_TEXT for k in kws):
+            # A message or part built with `content=` (`SystemPromptPart(content=...,
+            # timestamp=now())`): only its text is sent; the rest is metadata.
+            kws = [k for k in kws if k.arg in _MESSAGE_TEXT]
+        args_t = self.union([*node.args, *(k.value for k in kws)], env)
         once = not self.ctx.scope.in_function
         # Sources.
         if q in _TIME:

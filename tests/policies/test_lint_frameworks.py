@@ -149,6 +149,61 @@ def test_a_log_kept_to_its_last_entries_is_not_a_conversation() -> None:
     assert _codes(src) == []
 
 
+def test_adk_state_set_from_a_local_of_the_callback() -> None:
+    # ADK's oauth_calendar_agent sample: the time formatted in the callback, then stored.
+    src = (
+        "from datetime import datetime\n"
+        "from google.adk.agents import Agent\n"
+        "def update_time(callback_context):\n"
+        "    now = datetime.now()\n"
+        "    formatted_time = now.strftime('%Y-%m-%d %H:%M:%S')\n"
+        "    callback_context.state['_time'] = formatted_time\n"
+        "root_agent = Agent(\n"
+        "    model='gemini-2.0-flash',\n"
+        "    instruction='Current time: {_time}',\n"
+        "    before_agent_callback=update_time,\n"
+        ")\n"
+    )
+    assert _codes(src) == [(6, "PL101")]
+
+
+def test_conversation_flattened_into_a_lone_system_message() -> None:
+    # AutoGen's distributed group chat: the speaker selector sends the whole conversation in
+    # one system message of its own every round; a system message that only mentions a chat
+    # (CrewAI's crew_chat_inputs) is not the conversation.
+    src = (
+        "from autogen_core.models import SystemMessage\n"
+        "class Manager:\n"
+        "    async def handle_message(self, message):\n"
+        "        self._chat_history.append(message)\n"
+        "        lines = []\n"
+        "        for msg in self._chat_history:\n"
+        "            lines.append(f'{msg.source}: {msg.content}')\n"
+        "        history = '\\n'.join(lines)\n"
+        "        selector_prompt = f'Pick the next speaker.\\n{history}'\n"
+        "        system_message = SystemMessage(content=selector_prompt)\n"
+        "        return await self._model_client.create([system_message])\n"
+        "def intro(chat_llm, crew_chat_inputs):\n"
+        "    system_message = build_system_message(crew_chat_inputs)\n"
+        "    return chat_llm.call(messages=[{'role': 'system', 'content': system_message}])\n"
+    )
+    assert _codes(src) == [(11, "PL305")]
+
+
+def test_a_message_part_timestamp_is_metadata() -> None:
+    # Upsonic's ChatPromptTemplate: the part's `timestamp=` travels beside its content.
+    src = (
+        "from datetime import datetime\n"
+        "def render(text):\n"
+        "    system_prompt = SystemPromptPart(content=text, timestamp=datetime.now())\n"
+        "    return system_prompt\n"
+        "def render_now():\n"
+        "    system_prompt = SystemPromptPart(content=f'Now {datetime.now()}')\n"
+        "    return system_prompt\n"
+    )
+    assert _codes(src) == [(6, "PL101")]
+
+
 def test_side_request_with_a_system_prompt_of_its_own() -> None:
     src = (
         "def compress(client, messages):\n"

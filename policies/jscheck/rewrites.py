@@ -1,0 +1,96 @@
+"""PL303 in TypeScript/JavaScript: earlier messages of the history changed in place. A loop over
+the history that assigns into a message's content (`for (const m of messageHistory)
+m.content.output = simplify(m.content.output)`) or a history replaced by a filtered copy of
+itself (`messageHistory = messageHistory.filter(...)`) changes messages an earlier request
+already sent: the prefix breaks at the first changed message and everything after it is sent
+again uncached.
+
+Pure: a syntax tree in, findings out.
+"""
+
+# pure: imports no I/O (tests/test_layout.py checks it)
+
+from __future__ import annotations
+
+from tree_sitter import Node
+
+from ..findings import Finding, source_lines
+from .structure import is_history
+from .syntax import Source, callee_name, unwrap, walk
+
+# The request a client sent: its messages cleaned on arrival are not the agent's history.
+_INCOMING = frozenset({"body", "req", "request"})
+# Parts of a message that are sent as its text.
+_TEXT_PARTS = frozenset({"content", "text", "parts", "output"})
+
+
+def check_rewrites(src: Source) -> list[Finding]:
+    lines = source_lines(src.data.decode("utf-8", "replace"))
+    out: list[Finding] = []
+
+    def add(node: Node, what: str) -> None:
+        line, col = src.pos(node)
+        out.append(
+            Finding(
+                src.path,
+                line,
+                col,
+                "PL303",
+                f"{what}: messages an earlier request already sent change, so the prefix "
+                "breaks there and the rest of the history is sent again uncached; leave sent "
+                "messages as they are and add what changed as a new message",
+                source_line=lines[line - 1] if line <= len(lines) else "",
+            )
+        )
+
+    for n in walk(src.root):
+        if n.type == "for_in_statement":
+            hit = _content_write(src, n)
+            if hit is not None:
+                add(hit, f"messages of the history are rewritten in a loop (`{_short(src, hit)}`)")
+        elif n.type == "assignment_expression":
+            left = n.child_by_field_name("left")
+            right = n.child_by_field_name("right")
+            if left is None or right is None or not is_history(src, left):
+                continue
+            r = unwrap(right)
+            if r.type != "call_expression" or callee_name(src, r) != "filter":
+                continue
+            fn = r.child_by_field_name("function")
+            obj = fn.child_by_field_name("object") if fn is not None else None
+            if set(src.text(left).replace("?.", ".").split(".")) & _INCOMING:
+                continue  # cleaning the request a client sent, the same way every time
+            if obj is not None and src.text(unwrap(obj)) == src.text(left):
+                add(n, f"messages are filtered out of the history (`{_short(src, n)}`)")
+    return out
+
+
+def _content_write(src: Source, loop: Node) -> Node | None:
+    """The first assignment into a message's text inside `for (const m of history)`."""
+    right = loop.child_by_field_name("right")
+    var = loop.child_by_field_name("left")
+    if right is None or var is None or not is_history(src, right):
+        return None
+    names = {src.text(var)}
+    body = loop.child_by_field_name("body")
+    if body is None:
+        return None
+    for n in walk(body):
+        if n.type == "variable_declarator":
+            value = n.child_by_field_name("value")
+            name = n.child_by_field_name("name")
+            if value is not None and name is not None and src.text(unwrap(value)) in names:
+                names.add(src.text(name))  # `const m = message as ToolMessage`
+        elif n.type in ("assignment_expression", "augmented_assignment_expression"):
+            left = n.child_by_field_name("left")
+            if left is None or left.type != "member_expression":
+                continue
+            parts = src.text(left).replace("?.", ".").split(".")
+            if parts[0] in names and set(parts[1:]) & _TEXT_PARTS:
+                return n
+    return None
+
+
+def _short(src: Source, node: Node) -> str:
+    text = " ".join(src.text(node).split())
+    return text if len(text) <= 50 else text[:47] + "..."
