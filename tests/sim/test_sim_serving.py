@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from prefixlock.sim import cluster, engine, models
-from prefixlock.sim.capacity import Decode, max_rate, stalled_tbt
+from prefixlock.sim.capacity import Decode, admit, max_rate, stalled_tbt
 from prefixlock.sim.simulate import SimConfig, simulate
 from prefixlock.sim.trace import Trace
 from prefixlock.sim.tracefile import read_trace
@@ -301,9 +301,12 @@ def test_fig5_absolute_ttft_at_the_split_the_level_implies() -> None:
     assert res["ttft"].ttft_mean_s == pytest.approx(2.66, rel=0.03)
     # Not reproduced, pinned: the cache-blind schedulers overshoot at 5 nodes (load-balancing
     # 7.62 s against 5.27, random 40.1 against 19.65): with per-node caches they hit 13% of the
-    # tokens and keep the nodes 95% busy, where queues explode. The paper's lie between that and
-    # the same schedulers reading one pooled cache (Mooncake Store is a pool; how much of it the
-    # paper's random and load-balancing runs read is not said).
+    # tokens and keep the nodes 95-99% busy, where queues explode (and where a few per cent of
+    # prefill time moves them by half: test_fig5_cache_blind_levels_sit_on_the_queue_knee).
+    # Per-node caches are the paper's setting (§4.2: "each prefill instance has its own set of
+    # local prefix caches"; random and load-balancing pick an instance, and only the global
+    # cache-aware scheduler moves KV between instances, Algorithm 1). One pooled cache, below,
+    # is a bound, not the paper's run.
     assert res["least-loaded"].ttft_mean_s == pytest.approx(7.62, rel=0.05)
     assert res["random"].ttft_mean_s == pytest.approx(40.1, rel=0.05)
     assert res["least-loaded"].ttft_mean_s > FIG5_PAPER["load-balancing"]["mean"]
@@ -320,6 +323,54 @@ def test_fig5_absolute_ttft_at_the_split_the_level_implies() -> None:
     # measured 10.6 s: the paper's 19.65 s lies between the pooled and the per-node caches
     assert pooled == pytest.approx(10.6, rel=0.05)
     assert pooled < FIG5_PAPER["random"]["mean"] < res["random"].ttft_mean_s
+
+
+@pytest.mark.slow
+def test_fig5_cache_blind_levels_sit_on_the_queue_knee() -> None:
+    # Why Fig. 5's cache-blind means are not pinned by this model, without fitting anything:
+    # the paper states neither the prefill-node count (16 nodes, split not given) nor whether
+    # random and load-balancing used the early rejection of Algorithm 1 (lines 18-19; §5.1 sets
+    # the TTFT objective to 30 s). Its TTFT is queueing + prefill (+ the KV transfer), as
+    # Algorithm 1 estimates it and as §5.1 measures it per request, the same as here.
+    if not FULL.exists():
+        pytest.skip(f"full Mooncake trace {FULL} not present")
+    t = read_trace(FULL)
+    p = engine.plan(t, warmup=0.0)
+    cfg = replace(MOONCAKE, capacity=5960, warmup=0.0, handoff=True, nodes=5)
+    trip = models.handoff_seconds(t.input_len, MOONCAKE.compute().arch.kv_bytes_per_token("bf16"))
+    mean: dict[tuple[str, float], float] = {}
+    served: dict[str, tuple[float, float, float]] = {}
+    for r in ("random", "least-loaded", "ttft"):
+        kept: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+        simulate(t, replace(cfg, router=r), plan=p, keep=kept)
+        node, arrival, service = kept[0]
+        for scale in (0.96, 1.0, 1.04):
+            mean[r, scale] = float(
+                (cluster.queue_ttft(node, arrival, service * scale, 5) + trip).mean()
+            )
+        # Early rejection at 30 s on the same service times (rejected requests still warm the
+        # caches here, so this slightly flatters the served ones).
+        ok, ttft = admit(node, arrival, service, 5, 30.0)
+        got = ttft[ok] + trip[ok]
+        served[r] = (float(ok.mean()), float(got.mean()), float(np.percentile(got, 75)))
+    # Prefill 4% faster or slower (Fig. 14's held-out bars are 5-16% off, Fig. 8's mean 0.2%)
+    # moves random's mean from 27 to 62 s and load-balancing's from 5.1 to 14 s (the paper:
+    # 19.65 and 5.27 s), the global cache-aware one only from 2.4 to 3.0 s: at 95-99% busy
+    # nodes the cache-blind levels are the model's prefill-time error magnified, not a check.
+    assert mean["random", 0.96] < 0.75 * mean["random", 1.0] < mean["random", 1.04] / 1.2
+    assert mean["least-loaded", 0.96] == pytest.approx(5.1, rel=0.05)
+    assert mean["least-loaded", 1.04] > 1.5 * mean["least-loaded", 1.0]
+    assert mean["ttft", 1.04] / mean["ttft", 0.96] < 1.3
+    # Rejecting past 30 s turns away 1.1% of random's requests and cuts its mean from 40.1 to
+    # about 10.4 s (q3 17 s). The paper's random box (mean 19.65 s, q3 29.3 s just under the
+    # 30 s objective, the upper whisker off the axis) fits neither reading cleanly, and the
+    # paper does not say which applied: both are pinned, neither is fitted.
+    share, served_mean, q3 = served["random"]
+    assert share == pytest.approx(0.989, abs=0.005)
+    assert served_mean == pytest.approx(10.4, rel=0.05)
+    assert q3 == pytest.approx(17.0, rel=0.05)
+    assert served_mean < FIG5_PAPER["random"]["mean"] < mean["random", 1.0]
+    assert served["ttft"][0] > 0.999  # the global cache-aware run rejects one request in 12K
 
 
 # SGLang v0.4 blog (lmsys.org, 2024-12-04, "Cache-Aware Load Balancer"): the cache-aware router
