@@ -22,7 +22,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
-from itertools import groupby
 
 from ..billing.prices import MILLION, Price
 from ..billing.usage import Usage
@@ -131,13 +130,28 @@ def _fmt(seconds: float) -> str:
 def analyze(requests: Iterable[Request], pricer: Pricer, opts: Options | None = None) -> list[Row]:
     """Every request as a Row, in (session, thread, time) order."""
     opts = opts or Options()
-    ordered = sorted(
-        requests, key=lambda r: (r.source, r.session, r.thread, r.first_ts or 0.0, r.file, r.line)
-    )
+    # Threads first, then each thread's requests in time order: a thread comes mostly in
+    # order already, and sorting a few hundred thousand requests at once by a six-part key
+    # costs more than the analysis.
+    threads: dict[tuple[str, str, str], list[Request]] = {}
+    for r in requests:
+        k = (r.source, r.session, r.thread)
+        group = threads.get(k)
+        if group is None:
+            threads[k] = [r]
+        else:
+            group.append(r)
     rows: list[Row] = []
-    for _, group in groupby(ordered, key=lambda r: (r.source, r.session, r.thread)):
-        rows.extend(_thread(list(group), pricer, opts))
+    for k in sorted(threads):
+        group = threads[k]
+        if len(group) > 1:
+            group.sort(key=_in_thread)
+        rows.extend(_thread(group, pricer, opts))
     return rows
+
+
+def _in_thread(r: Request) -> tuple[float, str, int]:
+    return (r.first_ts or 0.0, r.file, r.line)
 
 
 def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
@@ -146,6 +160,14 @@ def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
     write_kind: str | None = None  # TTL of the newest write in this thread
     floor: int | None = None  # smallest read after the cold start: the system+tools part
     unsplit_1h = pricer.unsplit_ttl == "1h"
+    # A thread keeps its model and its write TTL for long runs: their price, provider and
+    # TTL are looked up when they change, not once a request.
+    model: str | None = None
+    listed: Price | None = None
+    provider = ""
+    ttl_kind: str | None = None
+    ttl_provider: str | None = None
+    ttl = 0
     for r in reqs:
         # Pricer.usage's split spelled out, the Usage made only for a counterfactual: this
         # runs once per request.
@@ -156,7 +178,10 @@ def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
             else:
                 w5 += r.write_unsplit
         total_in = r.uncached + r.read + w5 + w1
-        price = pricer.price(r.raw_model)
+        if r.raw_model != model:
+            model = r.raw_model
+            listed, provider = pricer.price(model), pricer.provider(model)
+        price = listed
         usd: Decimal | None = None
         if price is not None:
             if price.tiers:  # a long context's prices, by the request's whole input
@@ -169,8 +194,10 @@ def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
                 + r.output * price.output
             ) / MILLION
         row = Row(r, usd, usd, price=price, unsplit_1h=unsplit_1h)
-        provider = pricer.provider(r.raw_model)
-        row.ttl = _ttl(opts, write_kind, provider)
+        if ttl_provider != provider or ttl_kind != write_kind:
+            ttl_kind, ttl_provider = write_kind, provider
+            ttl = _ttl(opts, write_kind, provider)
+        row.ttl = ttl
         if prev is None:
             _cold_start(row)
         else:

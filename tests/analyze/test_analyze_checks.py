@@ -299,3 +299,22 @@ def test_filters_by_date_session_and_project() -> None:
     assert rep["totals"]["requests"] == 2
     assert report(CCV, project="/path/to/Demo")["totals"]["requests"] == 20
     assert report(CCV, project="elsewhere")["totals"]["requests"] == 0
+
+
+def test_several_readers_give_the_report_one_reader_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from prefixlock.analyze import sources
+    from prefixlock.analyze.render import to_json
+
+    logs = tmp_path / "logs"
+    for i, src in enumerate([CCV, CCL, ALPHA, CODEX]):
+        (logs / f"d{i}").mkdir(parents=True)
+        shutil.copy(src, logs / f"d{i}" / src.name)
+    shutil.copy(CCV, logs / "d0" / "resumed.jsonl")  # a resume's copy, in a share of its own
+    # Every file its own share, and the pool used however little there is to read.
+    monkeypatch.setattr(sources, "POOL_BYTES", 0)
+    monkeypatch.setattr(sources, "CHUNK_BYTES", 1)
+    one = analyze([logs], jobs=1).report
+    assert one["notes"]["cross_file_duplicates"]["count"] > 0
+    assert to_json(analyze([logs], jobs=3).report) == to_json(one)
