@@ -236,41 +236,51 @@ class Totals:
             self.top_break = o.top_break
 
     def to_dict(self) -> dict[str, Any]:
-        priced = not self.unpriced_models or self.unpriced_tokens < self.input_total + self.output
-        hit = self.hit_rate
+        # Each figure read once and the one-entry cases taken without a sort: this runs once
+        # per session, turn and thread written.
+        read, write = self.read, self.write_5m + self.write_1h + self.write_unsplit
+        total_in = self.uncached + read + write
+        models, unpriced = self.models, self.unpriced_models
+        priced = not unpriced or self.unpriced_tokens < total_in + self.output
+        known = self.cache_known
+        hit = read / total_in if known and total_in else None
+        parts, lost_by, breaks = self.parts, self.lost_by_cause, self.breaks
         return {
             "requests": self.requests,
             "tokens": {
                 "uncached_input": self.uncached,
-                "cache_read": self.read,
+                "cache_read": read,
                 "cache_write_5m": self.write_5m,
                 "cache_write_1h": self.write_1h,
                 "cache_write_unsplit": self.write_unsplit,
                 "output": self.output,
-                "input_total": self.input_total,
+                "input_total": total_in,
             },
             "hit_rate": None if hit is None else round(hit, 6),
             "hit_rate_latest": None
             if hit is None or self.last_hit is None
             else round(self.last_hit, 6),
-            "write_amplification": round(self.write / self.read, 6)
-            if self.read and self.cache_known
-            else None,
-            "cold_start_share": round(self.cold_writes / self.write, 6) if self.write else None,
+            "write_amplification": round(write / read, 6) if read and known else None,
+            "cold_start_share": round(self.cold_writes / write, 6) if write else None,
             "usd": _money(self.usd) if priced else None,
             "ceiling_usd": _money(self.ceiling_usd) if priced else None,
             "lost_usd": _money(self.lost_usd) if priced else None,
             "usd_by_part": {}
-            if self.parts is None
-            else {k: _money(v) for k, v in zip(PARTS, self.parts, strict=True)},
-            "lost_by_cause": {k: _money(v) for k, v in sorted(self.lost_by_cause.items())},
-            "unpriced": {"models": sorted(self.unpriced_models), "tokens": self.unpriced_tokens}
-            if self.unpriced_models
+            if parts is None
+            else {
+                PARTS[0]: _money(parts[0]),
+                PARTS[1]: _money(parts[1]),
+                PARTS[2]: _money(parts[2]),
+                PARTS[3]: _money(parts[3]),
+            },
+            "lost_by_cause": {k: _money(v) for k, v in sorted(lost_by.items())} if lost_by else {},
+            "unpriced": {"models": sorted(unpriced), "tokens": self.unpriced_tokens}
+            if unpriced
             else None,
-            "breaks": dict(sorted(self.breaks.items())),
+            "breaks": (dict(sorted(breaks.items())) if len(breaks) > 1 else dict(breaks)),
             "first": iso(self.first_ts),
             "last": iso(self.last_ts),
-            "models": sorted(self.models),
+            "models": sorted(models) if len(models) > 1 else list(models),
         }
 
 
