@@ -3,7 +3,8 @@ how sure, and what it cost (docs/session-logs.md#cache-breaks). Pure.
 
 Per (session, thread), in time order. The previous request leaves `expected` tokens readable:
 on Anthropic everything up to its last breakpoint (its read + write; Claude Code puts the
-breakpoint at the end), on OpenAI and Gemini its input in whole 128-token steps from 1,024. A
+breakpoint at the end), on OpenAI and Gemini its input in whole 128-token steps from the
+model's minimum (OpenAI's 1,024; Gemini's 2,048 or 4,096, from its price's cache rules). A
 request is a break when it reads less than half of that and at least 2,048 tokens fewer
 (`sensitive`: less than 95% and 2,000 fewer, pydantic-ai's miss flag). The first request of a
 thread is a cold start when it mostly writes: inherent, never "lost". The cause is the first of
@@ -111,12 +112,15 @@ class Row:
         )
 
 
-def reusable(prev: Request, provider: str) -> int:
-    """Tokens `prev` leaves readable for the next request of its thread."""
+def reusable(prev: Request, provider: str, minimum: int | None = None) -> int:
+    """Tokens `prev` leaves readable for the next request of its thread. `minimum`: the
+    model's shortest cached prompt where its price says one (Gemini's 2,048 or 4,096), else
+    OpenAI's 1,024."""
     if provider == "anthropic":
         return prev.read + prev.write
     t = prev.input_total
-    return openai.cached_tokens(t // openai.BLOCK_TOKENS, t, openai.MIN_TOKENS)
+    floor = openai.MIN_TOKENS if minimum is None or provider == "openai" else minimum
+    return openai.cached_tokens(t // openai.BLOCK_TOKENS, t, floor)
 
 
 def _fmt(seconds: float) -> str:
@@ -165,6 +169,7 @@ def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
     model: str | None = None
     listed: Price | None = None
     provider = ""
+    minimum: int | None = None
     ttl_kind: str | None = None
     ttl_provider: str | None = None
     ttl = 0
@@ -181,6 +186,7 @@ def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
         if r.raw_model != model:
             model = r.raw_model
             listed, provider = pricer.price(model), pricer.provider(model)
+            minimum = None if listed is None else listed.min_cacheable_tokens
         price = listed
         usd: Decimal | None = None
         if price is not None:
@@ -205,7 +211,7 @@ def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
                 row.gap = max(r.first_ts - prev.last_ts, 0.0)
             # No signal: the shared empty tuple, not an empty list a row.
             row.signals = _signals(r, prev, row, write_kind, opts) or ()
-            row.expected = min(reusable(prev, provider), total_in)
+            row.expected = min(reusable(prev, provider, minimum), total_in)
             ceiling_read = max(r.read, row.expected)
             row.rebilled = ceiling_read - r.read
             if row.rebilled and usd is not None:
