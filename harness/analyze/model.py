@@ -102,6 +102,27 @@ class FileResult:
     session: str | None = None
     parent: str | None = None
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # Sent from the reading processes with each request as its fields in order: a third
+        # cheaper both ways than pickling each request by itself.
+        return _file_result, (
+            self.path,
+            self.source,
+            list(map(_request_fields, self.requests)),
+            self.events,
+            self.notes,
+            self.prompts,
+            self.live_prompts,
+            self.projects,
+            self.texts,
+            self.session,
+            self.parent,
+        )
+
+
+def _file_result(path: str, source: str, requests: list[tuple[Any, ...]], *rest: Any) -> FileResult:
+    return FileResult(path, source, [Request(*r) for r in requests], *rest)
+
 
 NOTE_TEXT = {
     "lines": "lines read",

@@ -318,3 +318,23 @@ def test_several_readers_give_the_report_one_reader_gives(
     one = analyze([logs], jobs=1).report
     assert one["notes"]["cross_file_duplicates"]["count"] > 0
     assert to_json(analyze([logs], jobs=3).report) == to_json(one)
+
+
+def test_a_files_result_crosses_processes_whole() -> None:
+    import dataclasses
+    import pickle
+
+    from prefixlock.analyze.model import Event, FileResult, Request
+
+    req = Request("codex", "s", "main", "k", 1.0, 2.0, "gpt-5", 1, 2, 3, 4, 5, 6, False, "fast",
+                  "f.jsonl", 7, 8, "/p", 0.5, True, True, "c", "r", True, (1, 2), True)  # fmt: skip
+    assert all(
+        v != f.default
+        for f, v in zip(dataclasses.fields(Request), dataclasses.astuple(req), strict=True)
+    )
+    got = FileResult("f.jsonl", "codex", [req], [Event("s", "main", "compaction", 1.0, "e")])
+    got.notes["lines"] = 3
+    got.prompts, got.live_prompts, got.projects = {"s": 1}, {"s": 1}, {"s": "/p"}
+    got.texts, got.session, got.parent = {("s", 1): "hi"}, "s", "parent"
+    assert all(getattr(got, f.name) for f in dataclasses.fields(FileResult))  # every field set
+    assert pickle.loads(pickle.dumps(got)) == got
