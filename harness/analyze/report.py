@@ -510,24 +510,28 @@ def build(rows: list[Row], got: Collected) -> dict[str, Any]:
                     }
                 )
     notes = {k: v for k, v in sorted(got.notes.items()) if v}
+
+    def session_dict(item: tuple[tuple[str, str], Totals]) -> dict[str, Any]:
+        (s, sid), t = item
+        return {
+            "source": s,
+            "session": sid,
+            "project": projects.get((s, sid), ""),
+            "human_prompts": got.prompts.get((s, sid)),
+            "live_branch_prompts": got.live_prompts.get((s, sid)),
+            "threads": threads.get((s, sid), []),
+            **t.to_dict(),
+            "top_break": None if t.top_break is None else t.top_break[1],
+        }
+
     return {
         "schema_version": SCHEMA_VERSION,
         "price_basis": "list price estimate (USD); not an invoice",
         "files": dict(sorted(got.files.items())),
         "totals": total.to_dict(),
-        "sessions": [
-            {
-                "source": s,
-                "session": sid,
-                "project": projects.get((s, sid), ""),
-                "human_prompts": got.prompts.get((s, sid)),
-                "live_branch_prompts": got.live_prompts.get((s, sid)),
-                "threads": threads.get((s, sid), []),
-                **t.to_dict(),
-                "top_break": None if t.top_break is None else t.top_break[1],
-            }
-            for (s, sid), t in sorted(sessions.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0]))
-        ],
+        "sessions": Rows(
+            sorted(sessions.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0])), session_dict
+        ),
         "turns": Rows(
             sorted(turns.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0])), _turn_dict
         ),
