@@ -14,7 +14,7 @@ import sys
 import threading
 import traceback
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -224,6 +224,20 @@ def _bytes(path: Path) -> Iterator[bytes]:
 
 def read_file(source: str | None, path: Path, text: bool = False) -> FileResult:
     """One file's FileResult; an unreadable or unknown file is a note, not an error."""
+    if path.suffix == ".jsonl":
+        # Sniffed and read through one opening of the file (most files are these).
+        try:
+            fh = open(path, "rb", buffering=1 << 20)  # noqa: SIM115 (closed below)
+        except OSError:
+            fh = None
+        if fh is not None:
+            with fh:
+                src = source or _sniff_lines(path, fh)
+                fh.seek(0)
+                if src == "claude-code":
+                    return _read_lines(src, claude_code.parse, fh, path, text)
+                if src == "codex":
+                    return _read_lines(src, codex.parse, fh, path)
     src = source or sniff(path)
     where = str(path)
     try:
@@ -310,6 +324,17 @@ def _read_opencode(path: Path) -> FileResult:
     res = opencode.parse_messages(messages, str(path), parts, parents)
     res.notes.update(notes)
     return res
+
+
+def _read_lines(
+    src: str, parse: Callable[..., FileResult], fh: IO[bytes], path: Path, *more: Any
+) -> FileResult:
+    try:
+        return parse(fh, str(path), *more)
+    except (OSError, ValueError, UnicodeError, RecursionError):
+        res = FileResult(str(path), src)
+        res.notes["unreadable_files"] += 1
+        return res
 
 
 def _read_store(path: Path) -> FileResult:
