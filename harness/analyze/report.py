@@ -284,10 +284,23 @@ class Totals:
         }
 
 
-def _group(rows: Iterable[Row], key: Callable[[Row], Any]) -> dict[Any, Totals]:
-    out: dict[Any, Totals] = {}
+Cell = tuple[str, str, str, int, str, int | None]  # source, session, thread, turn, model, day
+
+
+def _cells(rows: Iterable[Row]) -> dict[Cell, Totals]:
+    """Each request summed into its cell (the day as days since 1970, None: no timestamp)."""
+    out: dict[Cell, Totals] = {}
     for row in rows:
-        k = key(row)
+        r = row.req
+        ts = r.first_ts
+        k = (
+            r.source,
+            r.session,
+            r.thread,
+            r.turn,
+            r.raw_model,
+            None if ts is None else int(ts // 86400),
+        )
         t = out.get(k)
         if t is None:
             t = out[k] = Totals()
@@ -319,9 +332,8 @@ def _merged(cells: dict[Any, Totals], key: Callable[[Any], Any]) -> dict[Any, To
     return out
 
 
-def _day(row: Row) -> str:
-    ts = row.req.first_ts
-    return "unknown" if ts is None else _date(int(ts // 86400))
+def _day(day: int | None) -> str:
+    return "unknown" if day is None else _date(day)
 
 
 def _place(r: Request) -> dict[str, Any]:
@@ -466,10 +478,7 @@ def _agent_dict(item: tuple[tuple[str, str, str], Totals]) -> dict[str, Any]:
 def build(rows: list[Row], got: Collected) -> dict[str, Any]:
     """The whole report as JSON-ready data (schema_version 1)."""
     # Each request is summed once, into its cell; every grouping merges cells.
-    cells = _group(
-        rows,
-        lambda w: (w.req.source, w.req.session, w.req.thread, w.req.turn, w.req.raw_model, _day(w)),
-    )
+    cells = _cells(rows)
     sessions = _merged(cells, lambda c: (c[0], c[1]))
     turns = _merged(cells, lambda c: (c[0], c[1], c[3]))
     agents = _merged(cells, lambda c: (c[0], c[1], c[2]))
@@ -478,7 +487,7 @@ def build(rows: list[Row], got: Collected) -> dict[str, Any]:
     middle = _merged(cells, lambda c: ("main" if c[2] == "main" else "subagent", c[4], c[5]))
     kinds = _merged(middle, lambda c: c[0])
     models = _merged(middle, lambda c: c[1])
-    days = _merged(middle, lambda c: c[2])
+    days = _merged(middle, lambda c: _day(c[2]))
     total = _merged(middle, lambda c: ()).get((), Totals())
     del cells  # every grouping is made: the finest cells go before the records are
     projects = {(w.req.source, w.req.session): w.req.project for w in rows}
