@@ -24,6 +24,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
 
+import msgspec
+
 from ..billing.prices import MILLION, Price
 from ..billing.usage import Usage
 from ..cache import anthropic, openai
@@ -67,9 +69,9 @@ class Signal:
 PARTS = ("cache_read", "cache_write", "uncached_input", "output")  # the order of Row.parts
 
 
-@dataclass(slots=True)
-class Row:
-    """A request with what the analysis found about it."""
+class Row(msgspec.Struct, gc=False):
+    """A request with what the analysis found about it (a struct, as `Request` is: one is made
+    per request)."""
 
     req: Request
     usd: Decimal | None

@@ -324,13 +324,15 @@ def test_a_files_result_crosses_processes_whole() -> None:
     import dataclasses
     import pickle
 
+    import msgspec
+
     from prefixlock.analyze.model import Event, FileResult, Request
 
     req = Request("codex", "s", "main", "k", 1.0, 2.0, "gpt-5", 1, 2, 3, 4, 5, 6, False, "fast",
                   "f.jsonl", 7, 8, "/p", 0.5, True, True, "c", "r", True, (1, 2), True)  # fmt: skip
     assert all(
         v != f.default
-        for f, v in zip(dataclasses.fields(Request), dataclasses.astuple(req), strict=True)
+        for f, v in zip(msgspec.structs.fields(Request), msgspec.structs.astuple(req), strict=True)
     )
     got = FileResult("f.jsonl", "codex", [req], [Event("s", "main", "compaction", 1.0, "e")])
     got.notes["lines"] = 3
