@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import lru_cache
@@ -63,8 +62,7 @@ def iso(ts: float | None) -> str | None:
     return f"{_date(day)}T{_HOUR_MINUTE[rest // 60]}{_SECOND[rest % 60]}{_MILLI[us // 1000]}"
 
 
-@dataclass(slots=True)
-class Totals:
+class Totals(msgspec.Struct, gc=False):
     """Sums over a group of requests."""
 
     requests: int = 0
@@ -83,8 +81,8 @@ class Totals:
     # thousand groups (a set is 216 bytes even when empty).
     unpriced_models: tuple[str, ...] = ()
     cold_writes: int = 0
-    breaks: dict[str, int] = field(default_factory=dict)  # a plain dict: one per group
-    lost_by_cause: dict[str, Decimal] = field(default_factory=dict)
+    breaks: dict[str, int] = msgspec.field(default_factory=dict)  # a plain dict: one per group
+    lost_by_cause: dict[str, Decimal] = msgspec.field(default_factory=dict)
     first_ts: float | None = None
     last_ts: float | None = None
     last_hit: float | None = None
