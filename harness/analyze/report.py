@@ -62,6 +62,13 @@ def iso(ts: float | None) -> str | None:
     return f"{_date(day)}T{_HOUR_MINUTE[rest // 60]}{_SECOND[rest % 60]}{_MILLI[us // 1000]}"
 
 
+TOTALS_FIELDS = (
+    "requests", "tokens", "hit_rate", "hit_rate_latest", "write_amplification",
+    "cold_start_share", "usd", "ceiling_usd", "lost_usd", "usd_by_part", "lost_by_cause",
+    "unpriced", "breaks", "first", "last", "models",
+)  # fmt: skip
+
+
 class Totals(msgspec.Struct, gc=False):
     """Sums over a group of requests."""
 
@@ -234,6 +241,10 @@ class Totals(msgspec.Struct, gc=False):
             self.top_break = o.top_break
 
     def to_dict(self) -> dict[str, Any]:
+        return dict(zip(TOTALS_FIELDS, self.figures(), strict=True))
+
+    def figures(self) -> tuple[Any, ...]:
+        """The figures of `to_dict`, in the order of TOTALS_FIELDS."""
         # Each figure read once and the one-entry cases taken without a sort: this runs once
         # per session, turn and thread written.
         read, write = self.read, self.write_5m + self.write_1h + self.write_unsplit
@@ -243,9 +254,9 @@ class Totals(msgspec.Struct, gc=False):
         known = self.cache_known
         hit = read / total_in if known and total_in else None
         parts, lost_by, breaks = self.parts, self.lost_by_cause, self.breaks
-        return {
-            "requests": self.requests,
-            "tokens": {
+        return (
+            self.requests,
+            {
                 "uncached_input": self.uncached,
                 "cache_read": read,
                 "cache_write_5m": self.write_5m,
@@ -254,16 +265,14 @@ class Totals(msgspec.Struct, gc=False):
                 "output": self.output,
                 "input_total": total_in,
             },
-            "hit_rate": None if hit is None else round(hit, 6),
-            "hit_rate_latest": None
-            if hit is None or self.last_hit is None
-            else round(self.last_hit, 6),
-            "write_amplification": round(write / read, 6) if read and known else None,
-            "cold_start_share": round(self.cold_writes / write, 6) if write else None,
-            "usd": _money(self.usd) if priced else None,
-            "ceiling_usd": _money(self.ceiling_usd) if priced else None,
-            "lost_usd": _money(self.lost_usd) if priced else None,
-            "usd_by_part": {}
+            None if hit is None else round(hit, 6),
+            None if hit is None or self.last_hit is None else round(self.last_hit, 6),
+            round(write / read, 6) if read and known else None,
+            round(self.cold_writes / write, 6) if write else None,
+            _money(self.usd) if priced else None,
+            _money(self.ceiling_usd) if priced else None,
+            _money(self.lost_usd) if priced else None,
+            {}
             if parts is None
             else {
                 PARTS[0]: _money(parts[0]),
@@ -271,15 +280,13 @@ class Totals(msgspec.Struct, gc=False):
                 PARTS[2]: _money(parts[2]),
                 PARTS[3]: _money(parts[3]),
             },
-            "lost_by_cause": {k: _money(v) for k, v in sorted(lost_by.items())} if lost_by else {},
-            "unpriced": {"models": sorted(unpriced), "tokens": self.unpriced_tokens}
-            if unpriced
-            else None,
-            "breaks": (dict(sorted(breaks.items())) if len(breaks) > 1 else dict(breaks)),
-            "first": iso(self.first_ts),
-            "last": iso(self.last_ts),
-            "models": sorted(models) if len(models) > 1 else list(models),
-        }
+            {k: _money(v) for k, v in sorted(lost_by.items())} if lost_by else {},
+            {"models": sorted(unpriced), "tokens": self.unpriced_tokens} if unpriced else None,
+            (dict(sorted(breaks.items())) if len(breaks) > 1 else dict(breaks)),
+            iso(self.first_ts),
+            iso(self.last_ts),
+            sorted(models) if len(models) > 1 else list(models),
+        )
 
 
 Cell = tuple[str, str, str, int, str, int | None]  # source, session, thread, turn, model, day
@@ -463,14 +470,36 @@ class Rows(Sequence[dict[str, Any]], Generic[Item]):
     __hash__: ClassVar[None] = None  # type: ignore[assignment]
 
 
-def _turn_dict(item: tuple[tuple[str, str, int], Totals]) -> dict[str, Any]:
+def _record(name: str, *head: str, tail: tuple[str, ...] = ()) -> Any:
+    return msgspec.defstruct(name, [(k, Any) for k in (*head, *TOTALS_FIELDS, *tail)])
+
+
+# The records of a group as structs for the JSON writer (as RequestRecord): the same JSON as
+# their dicts, made without building a dict and copying it into another.
+TurnRecord = _record("TurnRecord", "source", "session", "turn")
+AgentRecord = _record("AgentRecord", "source", "session", "thread")
+SessionRecord = _record(
+    "SessionRecord", "source", "session", "project", "human_prompts", "live_branch_prompts",
+    "threads", tail=("top_break",),
+)  # fmt: skip
+
+
+def _turn_record(item: tuple[tuple[str, str, int], Totals]) -> Any:
     (s, sid, n), t = item
-    return {"source": s, "session": sid, "turn": n, **t.to_dict()}
+    return TurnRecord(s, sid, n, *t.figures())
+
+
+def _agent_record(item: tuple[tuple[str, str, str], Totals]) -> Any:
+    (s, sid, th), t = item
+    return AgentRecord(s, sid, th, *t.figures())
+
+
+def _turn_dict(item: tuple[tuple[str, str, int], Totals]) -> dict[str, Any]:
+    return msgspec.structs.asdict(_turn_record(item))
 
 
 def _agent_dict(item: tuple[tuple[str, str, str], Totals]) -> dict[str, Any]:
-    (s, sid, th), t = item
-    return {"source": s, "session": sid, "thread": th, **t.to_dict()}
+    return msgspec.structs.asdict(_agent_record(item))
 
 
 def build(rows: list[Row], got: Collected) -> dict[str, Any]:
@@ -518,18 +547,22 @@ def build(rows: list[Row], got: Collected) -> dict[str, Any]:
                 )
     notes = {k: v for k, v in sorted(got.notes.items()) if v}
 
-    def session_dict(item: tuple[tuple[str, str], Totals]) -> dict[str, Any]:
+    def session_record(item: tuple[tuple[str, str], Totals]) -> Any:
         (s, sid), t = item
-        return {
-            "source": s,
-            "session": sid,
-            "project": projects.get((s, sid), ""),
-            "human_prompts": got.prompts.get((s, sid)),
-            "live_branch_prompts": got.live_prompts.get((s, sid)),
-            "threads": threads.get((s, sid), []),
-            **t.to_dict(),
-            "top_break": None if t.top_break is None else t.top_break[1],
-        }
+        k = (s, sid)
+        return SessionRecord(
+            s,
+            sid,
+            projects.get(k, ""),
+            got.prompts.get(k),
+            got.live_prompts.get(k),
+            threads.get(k, []),
+            *t.figures(),
+            None if t.top_break is None else t.top_break[1],
+        )
+
+    def session_dict(item: tuple[tuple[str, str], Totals]) -> dict[str, Any]:
+        return msgspec.structs.asdict(session_record(item))
 
     return {
         "schema_version": SCHEMA_VERSION,
@@ -537,13 +570,19 @@ def build(rows: list[Row], got: Collected) -> dict[str, Any]:
         "files": dict(sorted(got.files.items())),
         "totals": total.to_dict(),
         "sessions": Rows(
-            sorted(sessions.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0])), session_dict
+            sorted(sessions.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0])),
+            session_dict,
+            session_record,
         ),
         "turns": Rows(
-            sorted(turns.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0])), _turn_dict
+            sorted(turns.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0])),
+            _turn_dict,
+            _turn_record,
         ),
         "agents": Rows(
-            sorted(agents.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0])), _agent_dict
+            sorted(agents.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0])),
+            _agent_dict,
+            _agent_record,
         ),
         "by_agent": {k: t.to_dict() for k, t in sorted(kinds.items())},
         "models": {k: t.to_dict() for k, t in sorted(models.items())},
