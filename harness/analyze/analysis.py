@@ -67,6 +67,6 @@ def analyze(
         raise UserError(f"no session starts with {session!r}", where="--session")
     opts = Options.sensitive(ttl) if sensitive else Options(ttl)
     rows = find_breaks(reqs, Pricer(table, "1h" if ttl == "1h" else "5m"), opts)
-    keep = {(r.source, r.session) for r in reqs}
-    got.events = [e for e in got.events if any(s == e.session for _, s in keep)]
+    keep = {r.session for r in reqs}
+    got.events = [e for e in got.events if e.session in keep]
     return Analysis(rows, got, build(rows, got))

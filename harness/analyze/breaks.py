@@ -3,7 +3,8 @@ how sure, and what it cost (docs/session-logs.md#cache-breaks). Pure.
 
 Per (session, thread), in time order. The previous request leaves `expected` tokens readable:
 on Anthropic everything up to its last breakpoint (its read + write; Claude Code puts the
-breakpoint at the end), on OpenAI and Gemini its input in whole 128-token steps from 1,024. A
+breakpoint at the end), on OpenAI and Gemini its input in whole 128-token steps from the
+model's minimum (OpenAI's 1,024; Gemini's 2,048 or 4,096, from its price's cache rules). A
 request is a break when it reads less than half of that and at least 2,048 tokens fewer
 (`sensitive`: less than 95% and 2,000 fewer, pydantic-ai's miss flag). The first request of a
 thread is a cold start when it mostly writes: inherent, never "lost". The cause is the first of
@@ -22,7 +23,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal
-from itertools import groupby
+
+import msgspec
 
 from ..billing.prices import MILLION, Price
 from ..billing.usage import Usage
@@ -67,9 +69,9 @@ class Signal:
 PARTS = ("cache_read", "cache_write", "uncached_input", "output")  # the order of Row.parts
 
 
-@dataclass(slots=True)
-class Row:
-    """A request with what the analysis found about it."""
+class Row(msgspec.Struct, gc=False):
+    """A request with what the analysis found about it (a struct, as `Request` is: one is made
+    per request)."""
 
     req: Request
     usd: Decimal | None
@@ -112,12 +114,15 @@ class Row:
         )
 
 
-def reusable(prev: Request, provider: str) -> int:
-    """Tokens `prev` leaves readable for the next request of its thread."""
+def reusable(prev: Request, provider: str, minimum: int | None = None) -> int:
+    """Tokens `prev` leaves readable for the next request of its thread. `minimum`: the
+    model's shortest cached prompt where its price says one (Gemini's 2,048 or 4,096), else
+    OpenAI's 1,024."""
     if provider == "anthropic":
         return prev.read + prev.write
     t = prev.input_total
-    return openai.cached_tokens(t // openai.BLOCK_TOKENS, t, openai.MIN_TOKENS)
+    floor = openai.MIN_TOKENS if minimum is None or provider == "openai" else minimum
+    return openai.cached_tokens(t // openai.BLOCK_TOKENS, t, floor)
 
 
 def _fmt(seconds: float) -> str:
@@ -131,13 +136,28 @@ def _fmt(seconds: float) -> str:
 def analyze(requests: Iterable[Request], pricer: Pricer, opts: Options | None = None) -> list[Row]:
     """Every request as a Row, in (session, thread, time) order."""
     opts = opts or Options()
-    ordered = sorted(
-        requests, key=lambda r: (r.source, r.session, r.thread, r.first_ts or 0.0, r.file, r.line)
-    )
+    # Threads first, then each thread's requests in time order: a thread comes mostly in
+    # order already, and sorting a few hundred thousand requests at once by a six-part key
+    # costs more than the analysis.
+    threads: dict[tuple[str, str, str], list[Request]] = {}
+    for r in requests:
+        k = (r.source, r.session, r.thread)
+        group = threads.get(k)
+        if group is None:
+            threads[k] = [r]
+        else:
+            group.append(r)
     rows: list[Row] = []
-    for _, group in groupby(ordered, key=lambda r: (r.source, r.session, r.thread)):
-        rows.extend(_thread(list(group), pricer, opts))
+    for k in sorted(threads):
+        group = threads[k]
+        if len(group) > 1:
+            group.sort(key=_in_thread)
+        rows.extend(_thread(group, pricer, opts))
     return rows
+
+
+def _in_thread(r: Request) -> tuple[float, str, int]:
+    return (r.first_ts or 0.0, r.file, r.line)
 
 
 def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
@@ -146,6 +166,15 @@ def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
     write_kind: str | None = None  # TTL of the newest write in this thread
     floor: int | None = None  # smallest read after the cold start: the system+tools part
     unsplit_1h = pricer.unsplit_ttl == "1h"
+    # A thread keeps its model and its write TTL for long runs: their price, provider and
+    # TTL are looked up when they change, not once a request.
+    model: str | None = None
+    listed: Price | None = None
+    provider = ""
+    minimum: int | None = None
+    ttl_kind: str | None = None
+    ttl_provider: str | None = None
+    ttl = 0
     for r in reqs:
         # Pricer.usage's split spelled out, the Usage made only for a counterfactual: this
         # runs once per request.
@@ -156,7 +185,11 @@ def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
             else:
                 w5 += r.write_unsplit
         total_in = r.uncached + r.read + w5 + w1
-        price = pricer.price(r.raw_model)
+        if r.raw_model != model:
+            model = r.raw_model
+            listed, provider = pricer.price(model), pricer.provider(model)
+            minimum = None if listed is None else listed.min_cacheable_tokens
+        price = listed
         usd: Decimal | None = None
         if price is not None:
             if price.tiers:  # a long context's prices, by the request's whole input
@@ -169,8 +202,10 @@ def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
                 + r.output * price.output
             ) / MILLION
         row = Row(r, usd, usd, price=price, unsplit_1h=unsplit_1h)
-        provider = pricer.provider(r.raw_model)
-        row.ttl = _ttl(opts, write_kind, provider)
+        if ttl_provider != provider or ttl_kind != write_kind:
+            ttl_kind, ttl_provider = write_kind, provider
+            ttl = _ttl(opts, write_kind, provider)
+        row.ttl = ttl
         if prev is None:
             _cold_start(row)
         else:
@@ -178,7 +213,7 @@ def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
                 row.gap = max(r.first_ts - prev.last_ts, 0.0)
             # No signal: the shared empty tuple, not an empty list a row.
             row.signals = _signals(r, prev, row, write_kind, opts) or ()
-            row.expected = min(reusable(prev, provider), total_in)
+            row.expected = min(reusable(prev, provider, minimum), total_in)
             ceiling_read = max(r.read, row.expected)
             row.rebilled = ceiling_read - r.read
             if row.rebilled and usd is not None:

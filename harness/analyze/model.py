@@ -11,14 +11,19 @@ returns the `Notes` of what it skipped and why, so that nothing is dropped silen
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any
 
+import msgspec
 
-@dataclass(slots=True)
-class Request:
-    """One billed call. Timestamps are epoch seconds (None when the log has none)."""
+
+class Request(msgspec.Struct, gc=False):
+    """One billed call. Timestamps are epoch seconds (None when the log has none).
+
+    A struct rather than a dataclass: a gigabyte of logs makes a few hundred thousand, and a
+    struct is made at a fraction of the cost (and untracked by the cycle collector: it holds
+    no cycle)."""
 
     source: str  # claude-code | codex | opencode | gemini | prefixlock
     session: str
@@ -63,13 +68,8 @@ class Request:
     def total_tokens(self) -> int:
         return self.input_total + self.output
 
-    def __reduce__(self) -> tuple[type[Request], tuple[Any, ...]]:
-        # Sent from the reading processes as its fields in order: a slotted dataclass's
-        # default pickling sets each field by a Python call.
-        return Request, _request_fields(self)
 
-
-_request_fields = attrgetter(*(f.name for f in fields(Request)))
+_request_fields = attrgetter(*Request.__struct_fields__)
 
 
 @dataclass(slots=True)
@@ -101,6 +101,27 @@ class FileResult:
     # Codex: the file's own session, and the parent it was forked from (None: not a fork).
     session: str | None = None
     parent: str | None = None
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        # Sent from the reading processes with each request as its fields in order: a third
+        # cheaper both ways than pickling each request by itself.
+        return _file_result, (
+            self.path,
+            self.source,
+            list(map(_request_fields, self.requests)),
+            self.events,
+            self.notes,
+            self.prompts,
+            self.live_prompts,
+            self.projects,
+            self.texts,
+            self.session,
+            self.parent,
+        )
+
+
+def _file_result(path: str, source: str, requests: list[tuple[Any, ...]], *rest: Any) -> FileResult:
+    return FileResult(path, source, [Request(*r) for r in requests], *rest)
 
 
 NOTE_TEXT = {

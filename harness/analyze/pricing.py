@@ -3,10 +3,10 @@
 Logs carry dated and decorated ids: `claude-sonnet-4-5-20250929`, `claude-opus-4-6[1m]`,
 Vertex's `claude-sonnet-4@20250514`, Bedrock's `us.anthropic.claude-sonnet-4-20250514-v1:0`,
 OpenCode's `anthropic/claude-sonnet-4`, OpenAI's `gpt-4.1-2025-04-14`. `normalize` strips the
-decoration; `Pricer` looks up the raw id in the table first, then the normalised one, then the
-genai-prices catalogue (`billing.prices_catalogue`). An id found nowhere stays unpriced (None),
-never $0. A write whose TTL the log does not say is priced at
-the TTL given (`--ttl`, 5 minutes by default). Pure.
+decoration; `Pricer` looks up the raw id in the table first, then the normalised one, then
+both in the genai-prices catalogue (`billing.prices_catalogue`). An id found nowhere stays
+unpriced (None), never $0. A write whose TTL the log does not say is priced at the TTL given
+(`--ttl`, 5 minutes by default). Pure.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -63,7 +63,8 @@ class Pricer:
         # The table's own entries first, by the id as logged and undecorated; then the
         # catalogue, which knows dated and provider-decorated ids of its own.
         t = self.table
-        return t.listed(model) or t.listed(normalize(model)) or t.lookup(model)
+        plain = normalize(model)
+        return t.listed(model) or t.listed(plain) or t.lookup(model) or t.lookup(plain)
 
     def price(self, model: str) -> Price | None:
         return self._lookup(model)

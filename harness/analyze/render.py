@@ -12,7 +12,7 @@ from typing import IO, TYPE_CHECKING, Any
 
 import msgspec
 
-from .report import CAUSES, SCHEMA_VERSION, Rows, by_loss, headline
+from .report import CAUSES, REQUEST_FIELDS, SCHEMA_VERSION, Rows, by_loss, headline
 from .report import usd_text as _usd
 
 if TYPE_CHECKING:
@@ -20,19 +20,18 @@ if TYPE_CHECKING:
 
     from .analysis import Analysis
 
-CSV_FIELDS = (
-    "source", "session", "thread", "turn", "key", "first", "last", "model", "speed",
-    "uncached_input", "cache_read", "cache_write_5m", "cache_write_1h", "cache_write_unsplit",
-    "output", "hit_rate", "usd", "ceiling_usd", "logged_usd", "gap_s", "ttl_s",
-    "expected_reusable", "break", "fallback_model", "file", "line",
-)  # fmt: skip
+CSV_FIELDS = REQUEST_FIELDS  # one row per request, its record's fields
 
 
 def _encode(obj: Any) -> str:
     try:
         return msgspec.json.encode(obj).decode("utf-8")
     except (UnicodeError, TypeError, OverflowError):  # a lone surrogate from a file name
-        return json.dumps(obj, default=list)
+        return json.dumps(obj, default=_plain)
+
+
+def _plain(obj: Any) -> Any:
+    return msgspec.structs.asdict(obj) if isinstance(obj, msgspec.Struct) else list(obj)
 
 
 _BATCH = 1000
@@ -51,7 +50,7 @@ def write_json(report: dict[str, Any], out: IO[str]) -> None:
             out.write("[")
             # A thousand records an encoding: one call and one write each, not a thousand.
             for j in range(0, len(value), _BATCH):
-                text = _encode(value[j : j + _BATCH])
+                text = _encode(value.records(j, j + _BATCH))
                 out.write(("," if j else "") + text[1:-1])
             out.write("]")
         else:

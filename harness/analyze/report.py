@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any, ClassVar, Generic, TypeVar
 
+import msgspec
+
+from ..billing.prices import MILLION
 from .breaks import AVOIDABLE, PARTS, Row
 from .collect import Collected
 from .model import NOTE_TEXT, Request
@@ -60,8 +62,14 @@ def iso(ts: float | None) -> str | None:
     return f"{_date(day)}T{_HOUR_MINUTE[rest // 60]}{_SECOND[rest % 60]}{_MILLI[us // 1000]}"
 
 
-@dataclass(slots=True)
-class Totals:
+TOTALS_FIELDS = (
+    "requests", "tokens", "hit_rate", "hit_rate_latest", "write_amplification",
+    "cold_start_share", "usd", "ceiling_usd", "lost_usd", "usd_by_part", "lost_by_cause",
+    "unpriced", "breaks", "first", "last", "models",
+)  # fmt: skip
+
+
+class Totals(msgspec.Struct, gc=False):
     """Sums over a group of requests."""
 
     requests: int = 0
@@ -80,8 +88,8 @@ class Totals:
     # thousand groups (a set is 216 bytes even when empty).
     unpriced_models: tuple[str, ...] = ()
     cold_writes: int = 0
-    breaks: dict[str, int] = field(default_factory=dict)  # a plain dict: one per group
-    lost_by_cause: dict[str, Decimal] = field(default_factory=dict)
+    breaks: dict[str, int] = msgspec.field(default_factory=dict)  # a plain dict: one per group
+    lost_by_cause: dict[str, Decimal] = msgspec.field(default_factory=dict)
     first_ts: float | None = None
     last_ts: float | None = None
     last_hit: float | None = None
@@ -89,6 +97,10 @@ class Totals:
     models: tuple[str, ...] = ()
     top_break: tuple[Decimal, str] | None = None
     parts: list[Decimal] | None = None  # dollars in the order of PARTS; None: nothing priced
+    # Tokens by price while requests are added: [price, read, write 5m, write 1h, uncached,
+    # output] by the price's id; made dollars once, by `priced` (a group holds one price or
+    # two, and the sum of the tokens times a price is the sum of the dollars, to the digit).
+    tokens_by_price: dict[int, list[Any]] | None = None
 
     @property
     def write(self) -> int:
@@ -124,15 +136,26 @@ class Totals:
             if model not in self.unpriced_models:
                 self.unpriced_models += (model,)
         else:
-            add = row.parts
-            parts = self.parts
-            if parts is None:
-                self.parts = list(add)
+            w5, w1 = r.write_5m, r.write_1h
+            if row.unsplit_1h:
+                w1 += r.write_unsplit
             else:
-                parts[0] += add[0]
-                parts[1] += add[1]
-                parts[2] += add[2]
-                parts[3] += add[3]
+                w5 += r.write_unsplit
+            price = row.price
+            k = id(price) * 2 + row.unsplit_1h
+            by = self.tokens_by_price
+            if by is None:
+                self.tokens_by_price = {k: [price, read, w5, w1, r.uncached, r.output]}
+            else:
+                got = by.get(k)
+                if got is None:
+                    by[k] = [price, read, w5, w1, r.uncached, r.output]
+                else:
+                    got[1] += read
+                    got[2] += w5
+                    got[3] += w1
+                    got[4] += r.uncached
+                    got[5] += r.output
             self.usd += row.usd
             self.ceiling_usd += row.ceiling_usd if row.ceiling_usd is not None else row.usd
         ts = r.first_ts
@@ -157,6 +180,20 @@ class Totals:
                 )
                 if self.top_break is None or row.lost > self.top_break[0]:
                     self.top_break = (row.lost, row.cause)
+
+    def priced(self) -> None:
+        """The tokens added by price made dollars by part (once all requests are added)."""
+        by = self.tokens_by_price
+        if by is None:
+            return
+        self.tokens_by_price = None
+        parts = self.parts or [Decimal(0)] * 4
+        for p, read, w5, w1, unc, out in by.values():
+            parts[0] += read * p.cache_read / MILLION
+            parts[1] += w5 * p.write_5m / MILLION + w1 * p.write_1h / MILLION
+            parts[2] += unc * p.input / MILLION
+            parts[3] += out * p.output / MILLION
+        self.parts = parts
 
     def merge(self, o: Totals) -> None:
         """Add another group's sums (the report sums each request once, into the finest cell,
@@ -204,69 +241,104 @@ class Totals:
             self.top_break = o.top_break
 
     def to_dict(self) -> dict[str, Any]:
-        priced = not self.unpriced_models or self.unpriced_tokens < self.input_total + self.output
-        hit = self.hit_rate
-        return {
-            "requests": self.requests,
-            "tokens": {
+        return dict(zip(TOTALS_FIELDS, self.figures(), strict=True))
+
+    def figures(self) -> tuple[Any, ...]:
+        """The figures of `to_dict`, in the order of TOTALS_FIELDS."""
+        # Each figure read once and the one-entry cases taken without a sort: this runs once
+        # per session, turn and thread written.
+        read, write = self.read, self.write_5m + self.write_1h + self.write_unsplit
+        total_in = self.uncached + read + write
+        models, unpriced = self.models, self.unpriced_models
+        priced = not unpriced or self.unpriced_tokens < total_in + self.output
+        known = self.cache_known
+        hit = read / total_in if known and total_in else None
+        parts, lost_by, breaks = self.parts, self.lost_by_cause, self.breaks
+        return (
+            self.requests,
+            {
                 "uncached_input": self.uncached,
-                "cache_read": self.read,
+                "cache_read": read,
                 "cache_write_5m": self.write_5m,
                 "cache_write_1h": self.write_1h,
                 "cache_write_unsplit": self.write_unsplit,
                 "output": self.output,
-                "input_total": self.input_total,
+                "input_total": total_in,
             },
-            "hit_rate": None if hit is None else round(hit, 6),
-            "hit_rate_latest": None
-            if hit is None or self.last_hit is None
-            else round(self.last_hit, 6),
-            "write_amplification": round(self.write / self.read, 6)
-            if self.read and self.cache_known
-            else None,
-            "cold_start_share": round(self.cold_writes / self.write, 6) if self.write else None,
-            "usd": _money(self.usd) if priced else None,
-            "ceiling_usd": _money(self.ceiling_usd) if priced else None,
-            "lost_usd": _money(self.lost_usd) if priced else None,
-            "usd_by_part": {}
-            if self.parts is None
-            else {k: _money(v) for k, v in zip(PARTS, self.parts, strict=True)},
-            "lost_by_cause": {k: _money(v) for k, v in sorted(self.lost_by_cause.items())},
-            "unpriced": {"models": sorted(self.unpriced_models), "tokens": self.unpriced_tokens}
-            if self.unpriced_models
-            else None,
-            "breaks": dict(sorted(self.breaks.items())),
-            "first": iso(self.first_ts),
-            "last": iso(self.last_ts),
-            "models": sorted(self.models),
-        }
+            None if hit is None else round(hit, 6),
+            None if hit is None or self.last_hit is None else round(self.last_hit, 6),
+            round(write / read, 6) if read and known else None,
+            round(self.cold_writes / write, 6) if write else None,
+            _money(self.usd) if priced else None,
+            _money(self.ceiling_usd) if priced else None,
+            _money(self.lost_usd) if priced else None,
+            {}
+            if parts is None
+            else {
+                PARTS[0]: _money(parts[0]),
+                PARTS[1]: _money(parts[1]),
+                PARTS[2]: _money(parts[2]),
+                PARTS[3]: _money(parts[3]),
+            },
+            {k: _money(v) for k, v in sorted(lost_by.items())} if lost_by else {},
+            {"models": sorted(unpriced), "tokens": self.unpriced_tokens} if unpriced else None,
+            (dict(sorted(breaks.items())) if len(breaks) > 1 else dict(breaks)),
+            iso(self.first_ts),
+            iso(self.last_ts),
+            sorted(models) if len(models) > 1 else list(models),
+        )
 
 
-def _group(rows: Iterable[Row], key: Callable[[Row], Any]) -> dict[Any, Totals]:
-    out: dict[Any, Totals] = {}
+Cell = tuple[str, str, str, int, str, int | None]  # source, session, thread, turn, model, day
+
+
+def _cells(rows: Iterable[Row]) -> dict[Cell, Totals]:
+    """Each request summed into its cell (the day as days since 1970, None: no timestamp)."""
+    out: dict[Cell, Totals] = {}
     for row in rows:
-        k = key(row)
+        r = row.req
+        ts = r.first_ts
+        k = (
+            r.source,
+            r.session,
+            r.thread,
+            r.turn,
+            r.raw_model,
+            None if ts is None else int(ts // 86400),
+        )
         t = out.get(k)
         if t is None:
             t = out[k] = Totals()
         t.add(row)
+    for t in out.values():
+        t.priced()
     return out
 
 
 def _merged(cells: dict[Any, Totals], key: Callable[[Any], Any]) -> dict[Any, Totals]:
+    """Cells merged by `key`. A group of one cell is that cell itself, not a copy (most
+    threads hold one turn of one model on one day): groups are read, never added to, once
+    made."""
     out: dict[Any, Totals] = {}
+    borrowed: set[Any] = set()
     for c, t in cells.items():
         k = key(c)
         m = out.get(k)
         if m is None:
-            m = out[k] = Totals()
+            out[k] = t
+            borrowed.add(k)
+            continue
+        if k in borrowed:
+            borrowed.discard(k)
+            m, first = Totals(), m
+            m.merge(first)
+            out[k] = m
         m.merge(t)
     return out
 
 
-def _day(row: Row) -> str:
-    ts = row.req.first_ts
-    return "unknown" if ts is None else _date(int(ts // 86400))
+def _day(day: int | None) -> str:
+    return "unknown" if day is None else _date(day)
 
 
 def _place(r: Request) -> dict[str, Any]:
@@ -280,39 +352,55 @@ def _place(r: Request) -> dict[str, Any]:
     }
 
 
-def request_dict(row: Row) -> dict[str, Any]:
+REQUEST_FIELDS = (
+    "source", "session", "thread", "turn", "key", "first", "last", "model", "speed",
+    "uncached_input", "cache_read", "cache_write_5m", "cache_write_1h", "cache_write_unsplit",
+    "output", "hit_rate", "usd", "ceiling_usd", "logged_usd", "gap_s", "ttl_s",
+    "expected_reusable", "break", "fallback_model", "file", "line",
+)  # fmt: skip
+# A request's record as a struct: made and encoded at a third of a dict's cost, and a report
+# writes one per request.
+RequestRecord = msgspec.defstruct("RequestRecord", [(k, Any) for k in REQUEST_FIELDS])
+
+
+def request_record(row: Row) -> Any:
+    """A request's record, its fields in the order of REQUEST_FIELDS."""
     r = row.req
     first = iso(r.first_ts)
     total = r.uncached + r.read + r.write_5m + r.write_1h + r.write_unsplit
-    # The fields of _place spelled out: this runs once per request written.
-    return {
-        "source": r.source,
-        "session": r.session,
-        "thread": r.thread,
-        "turn": r.turn,
-        "key": r.key,
-        "first": first,
-        "last": first if r.last_ts == r.first_ts else iso(r.last_ts),
-        "model": r.raw_model,
-        "speed": r.speed,
-        "uncached_input": r.uncached,
-        "cache_read": r.read,
-        "cache_write_5m": r.write_5m,
-        "cache_write_1h": r.write_1h,
-        "cache_write_unsplit": r.write_unsplit,
-        "output": r.output,
-        "hit_rate": round(r.read / total, 6) if r.has_cache and total else None,
-        "usd": _money(row.usd),
-        "ceiling_usd": _money(row.ceiling_usd),
-        "logged_usd": r.logged_cost,
-        "gap_s": None if row.gap is None else round(row.gap, 3),
-        "ttl_s": row.ttl,
-        "expected_reusable": row.expected,
-        "break": row.cause,
-        "fallback_model": r.fallback_model,
-        "file": r.file,
-        "line": r.line,
-    }
+    usd = _money(row.usd)
+    return RequestRecord(
+        r.source,
+        r.session,
+        r.thread,
+        r.turn,
+        r.key,
+        first,
+        first if r.last_ts == r.first_ts else iso(r.last_ts),
+        r.raw_model,
+        r.speed,
+        r.uncached,
+        r.read,
+        r.write_5m,
+        r.write_1h,
+        r.write_unsplit,
+        r.output,
+        round(r.read / total, 6) if r.has_cache and total else None,
+        usd,
+        usd if row.ceiling_usd is row.usd else _money(row.ceiling_usd),
+        r.logged_cost,
+        None if row.gap is None else round(row.gap, 3),
+        row.ttl,
+        row.expected,
+        row.cause,
+        r.fallback_model,
+        r.file,
+        r.line,
+    )
+
+
+def request_dict(row: Row) -> dict[str, Any]:
+    return msgspec.structs.asdict(request_record(row))
 
 
 def break_dict(row: Row) -> dict[str, Any]:
@@ -342,8 +430,19 @@ class Rows(Sequence[dict[str, Any]], Generic[Item]):
     report of a gigabyte of logs holds its figures once, not again as dicts (the writers
     stream them)."""
 
-    def __init__(self, rows: list[Item], as_dict: Callable[[Item], dict[str, Any]]):
+    def __init__(
+        self,
+        rows: list[Item],
+        as_dict: Callable[[Item], dict[str, Any]],
+        as_record: Callable[[Item], Any] | None = None,
+    ):
         self._rows, self._as_dict = rows, as_dict
+        self._as_record = as_record or as_dict
+
+    def records(self, start: int, stop: int) -> list[Any]:
+        """The records from `start` to `stop` as the JSON writer takes them (structs where
+        there is a kind: the same JSON as the dicts, made faster)."""
+        return [self._as_record(w) for w in self._rows[start:stop]]
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -371,30 +470,52 @@ class Rows(Sequence[dict[str, Any]], Generic[Item]):
     __hash__: ClassVar[None] = None  # type: ignore[assignment]
 
 
-def _turn_dict(item: tuple[tuple[str, str, int], Totals]) -> dict[str, Any]:
+def _record(name: str, *head: str, tail: tuple[str, ...] = ()) -> Any:
+    return msgspec.defstruct(name, [(k, Any) for k in (*head, *TOTALS_FIELDS, *tail)])
+
+
+# The records of a group as structs for the JSON writer (as RequestRecord): the same JSON as
+# their dicts, made without building a dict and copying it into another.
+TurnRecord = _record("TurnRecord", "source", "session", "turn")
+AgentRecord = _record("AgentRecord", "source", "session", "thread")
+SessionRecord = _record(
+    "SessionRecord", "source", "session", "project", "human_prompts", "live_branch_prompts",
+    "threads", tail=("top_break",),
+)  # fmt: skip
+
+
+def _turn_record(item: tuple[tuple[str, str, int], Totals]) -> Any:
     (s, sid, n), t = item
-    return {"source": s, "session": sid, "turn": n, **t.to_dict()}
+    return TurnRecord(s, sid, n, *t.figures())
+
+
+def _agent_record(item: tuple[tuple[str, str, str], Totals]) -> Any:
+    (s, sid, th), t = item
+    return AgentRecord(s, sid, th, *t.figures())
+
+
+def _turn_dict(item: tuple[tuple[str, str, int], Totals]) -> dict[str, Any]:
+    return msgspec.structs.asdict(_turn_record(item))
 
 
 def _agent_dict(item: tuple[tuple[str, str, str], Totals]) -> dict[str, Any]:
-    (s, sid, th), t = item
-    return {"source": s, "session": sid, "thread": th, **t.to_dict()}
+    return msgspec.structs.asdict(_agent_record(item))
 
 
 def build(rows: list[Row], got: Collected) -> dict[str, Any]:
     """The whole report as JSON-ready data (schema_version 1)."""
     # Each request is summed once, into its cell; every grouping merges cells.
-    cells = _group(
-        rows,
-        lambda w: (w.req.source, w.req.session, w.req.thread, w.req.turn, w.req.raw_model, _day(w)),
-    )
+    cells = _cells(rows)
     sessions = _merged(cells, lambda c: (c[0], c[1]))
     turns = _merged(cells, lambda c: (c[0], c[1], c[3]))
     agents = _merged(cells, lambda c: (c[0], c[1], c[2]))
-    kinds = _merged(cells, lambda c: "main" if c[2] == "main" else "subagent")
-    models = _merged(cells, lambda c: c[4])
-    days = _merged(cells, lambda c: c[5])
-    total = _merged(cells, lambda c: ()).get((), Totals())
+    # The coarse groupings from one middle grouping (a few thousand cells, not one per
+    # thread and turn).
+    middle = _merged(cells, lambda c: ("main" if c[2] == "main" else "subagent", c[4], c[5]))
+    kinds = _merged(middle, lambda c: c[0])
+    models = _merged(middle, lambda c: c[1])
+    days = _merged(middle, lambda c: _day(c[2]))
+    total = _merged(middle, lambda c: ()).get((), Totals())
     del cells  # every grouping is made: the finest cells go before the records are
     projects = {(w.req.source, w.req.session): w.req.project for w in rows}
     threads: dict[tuple[str, str], list[str]] = {}
@@ -425,34 +546,48 @@ def build(rows: list[Row], got: Collected) -> dict[str, Any]:
                     }
                 )
     notes = {k: v for k, v in sorted(got.notes.items()) if v}
+
+    def session_record(item: tuple[tuple[str, str], Totals]) -> Any:
+        (s, sid), t = item
+        k = (s, sid)
+        return SessionRecord(
+            s,
+            sid,
+            projects.get(k, ""),
+            got.prompts.get(k),
+            got.live_prompts.get(k),
+            threads.get(k, []),
+            *t.figures(),
+            None if t.top_break is None else t.top_break[1],
+        )
+
+    def session_dict(item: tuple[tuple[str, str], Totals]) -> dict[str, Any]:
+        return msgspec.structs.asdict(session_record(item))
+
     return {
         "schema_version": SCHEMA_VERSION,
         "price_basis": "list price estimate (USD); not an invoice",
         "files": dict(sorted(got.files.items())),
         "totals": total.to_dict(),
-        "sessions": [
-            {
-                "source": s,
-                "session": sid,
-                "project": projects.get((s, sid), ""),
-                "human_prompts": got.prompts.get((s, sid)),
-                "live_branch_prompts": got.live_prompts.get((s, sid)),
-                "threads": threads.get((s, sid), []),
-                **t.to_dict(),
-                "top_break": None if t.top_break is None else t.top_break[1],
-            }
-            for (s, sid), t in sorted(sessions.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0]))
-        ],
+        "sessions": Rows(
+            sorted(sessions.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0])),
+            session_dict,
+            session_record,
+        ),
         "turns": Rows(
-            sorted(turns.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0])), _turn_dict
+            sorted(turns.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0])),
+            _turn_dict,
+            _turn_record,
         ),
         "agents": Rows(
-            sorted(agents.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0])), _agent_dict
+            sorted(agents.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0])),
+            _agent_dict,
+            _agent_record,
         ),
         "by_agent": {k: t.to_dict() for k, t in sorted(kinds.items())},
         "models": {k: t.to_dict() for k, t in sorted(models.items())},
         "days": {k: t.to_dict() for k, t in sorted(days.items())},
-        "requests": Rows(rows, request_dict),
+        "requests": Rows(rows, request_dict, request_record),
         "breaks": Rows([w for w in rows if w.cause is not None], break_dict),
         "events": sorted(events, key=lambda e: (e["session"], e["at"] or "")),
         "notes": {k: {"count": v, "what": NOTE_TEXT.get(k, k)} for k, v in notes.items()},

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import itertools
 import json
+import multiprocessing
 import os
 import sqlite3
+import sys
+import threading
+import traceback
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -221,6 +224,20 @@ def _bytes(path: Path) -> Iterator[bytes]:
 
 def read_file(source: str | None, path: Path, text: bool = False) -> FileResult:
     """One file's FileResult; an unreadable or unknown file is a note, not an error."""
+    if path.suffix == ".jsonl":
+        # Sniffed and read through one opening of the file (most files are these).
+        try:
+            fh = open(path, "rb", buffering=1 << 20)  # noqa: SIM115 (closed below)
+        except OSError:
+            fh = None
+        if fh is not None:
+            with fh:
+                src = source or _sniff_lines(path, fh)
+                fh.seek(0)
+                if src == "claude-code":
+                    return _read_lines(src, claude_code.parse, fh, path, text)
+                if src == "codex":
+                    return _read_lines(src, codex.parse, fh, path)
     src = source or sniff(path)
     where = str(path)
     try:
@@ -309,6 +326,17 @@ def _read_opencode(path: Path) -> FileResult:
     return res
 
 
+def _read_lines(
+    src: str, parse: Callable[..., FileResult], fh: IO[bytes], path: Path, *more: Any
+) -> FileResult:
+    try:
+        return parse(fh, str(path), *more)
+    except (OSError, ValueError, UnicodeError, RecursionError):
+        res = FileResult(str(path), src)
+        res.notes["unreadable_files"] += 1
+        return res
+
+
 def _read_store(path: Path) -> FileResult:
     from ..store.database import SessionStore
 
@@ -343,18 +371,87 @@ def _read_one(item: tuple[str | None, str, bool]) -> FileResult:
 
 
 POOL_BYTES = 32 << 20  # below this, starting processes costs more than it saves
+CHUNK_BYTES = 2 << 20  # a share of the work: small enough that the readers finish together
+
+Item = tuple[str | None, str, bool]
 
 
 def read_all(
     files: Sequence[tuple[str | None, Path]], jobs: int = 1, text: bool = False
 ) -> list[FileResult]:
-    """Every file's result; files spread over `jobs` processes when there is enough to read,
-    biggest first, so that no process is left with one long file at the end."""
+    """Every file's result (in no set order); files spread over `jobs` readers when there is
+    enough to read: this process and jobs - 1 others, each taking the next share of the files,
+    biggest first, until none is left, so that no reader is left with one long file at the
+    end."""
     sizes = {p: (p.stat().st_size if p.is_file() else 0) for _, p in files}
-    items = [(s, str(p), text) for s, p in sorted(files, key=lambda f: -sizes[f[1]])]
+    items: list[Item] = [(s, str(p), text) for s, p in sorted(files, key=lambda f: -sizes[f[1]])]
     if jobs <= 1 or len(items) < 2 or sum(sizes.values()) < POOL_BYTES:
         return [_read_one(i) for i in items]
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        return list(
-            pool.map(_read_one, items, chunksize=max(1, min(64, len(items) // (jobs * 16))))
-        )
+    shares: list[list[Item]] = [[]]
+    held = 0
+    for item, size in zip(items, sorted(sizes.values(), reverse=True), strict=True):
+        if held >= CHUNK_BYTES:
+            shares.append([])
+            held = 0
+        shares[-1].append(item)
+        held += size
+    return _read_shared(shares, min(jobs, len(shares)))
+
+
+def _context() -> Any:  # a ForkContext or the platform's default
+    # Forking copies this process as it is (the readers imported, nothing to send); safe
+    # only where fork is the platform's own and no other thread holds a lock.
+    if sys.platform == "linux" and threading.active_count() == 1:
+        return multiprocessing.get_context("fork")
+    return multiprocessing.get_context()
+
+
+def _read_shared(shares: list[list[Item]], jobs: int) -> list[FileResult]:
+    ctx = _context()
+    taken = ctx.Value("i", 0)
+    readers = []
+    for _ in range(jobs - 1):
+        mine, theirs = ctx.Pipe(duplex=False)
+        proc = ctx.Process(target=_reader, args=(shares, taken, theirs), daemon=True)
+        proc.start()
+        theirs.close()
+        readers.append((proc, mine))
+    # This process reads too rather than wait: what it reads is never sent between processes.
+    out = _drain(shares, taken)
+    try:
+        for proc, conn in readers:
+            try:
+                got = conn.recv()
+            except EOFError:
+                proc.join()
+                raise RuntimeError(
+                    f"a reading process ended early (exit code {proc.exitcode})"
+                ) from None
+            if isinstance(got, str):
+                raise RuntimeError(f"a reading process failed:\n{got}")
+            out.extend(got)
+    finally:
+        for proc, conn in readers:
+            conn.close()
+            proc.join()
+    return out
+
+
+def _drain(shares: list[list[Item]], taken: Any) -> list[FileResult]:
+    out: list[FileResult] = []
+    while True:
+        with taken.get_lock():
+            i = taken.value
+            taken.value = i + 1
+        if i >= len(shares):
+            return out
+        out.extend(_read_one(item) for item in shares[i])
+
+
+def _reader(shares: list[list[Item]], taken: Any, conn: Any) -> None:
+    try:
+        got: list[FileResult] | str = _drain(shares, taken)
+    except Exception:  # sent to the parent, which raises it
+        got = traceback.format_exc()
+    conn.send(got)
+    conn.close()

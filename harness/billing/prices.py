@@ -51,6 +51,9 @@ class Price:
     # with where that figure comes from and when it was read.
     context_window: int | None = None
     context_window_source: str = ""
+    # An explicit cache's storage, $ per million tokens per hour (Gemini); None: the provider
+    # charges none, or it is not known.
+    cache_storage_per_hour: Decimal | None = None
     # Long-context prices: (start, prices) by rising start; a request whose input (uncached,
     # read and written together) is more than `start` tokens pays those prices on every
     # token, the providers' "cliff" rule (gpt-5.4 above 272K input tokens).
@@ -191,6 +194,9 @@ def _base_price_from(entry: Mapping[str, Any], where: str) -> Price:
         if entry.get("context_window") is None
         else _int(entry["context_window"], f"{here}.context_window"),
         context_window_source=str(entry.get("context_window_source", "")),
+        cache_storage_per_hour=None
+        if entry.get("cache_storage_per_hour") is None
+        else _decimal(entry["cache_storage_per_hour"], f"{here}.cache_storage_per_hour"),
     )
 
 

@@ -160,10 +160,20 @@ def _at(v: Any, start: int) -> Decimal | None:
     return price
 
 
+def _own_rules(rules: Mapping[str, Any], model: str) -> Mapping[str, Any]:
+    """What a provider's rules say of this model alone: the first of its `models` entries
+    whose match takes the catalogue's id (empty: the provider's rules hold)."""
+    for entry in rules.get("models", ()):
+        if matches(entry["match"], model.lower()):
+            return dict(entry)
+    return {}
+
+
 class Catalogue:
     """Model ids to `Price`s from a snapshot, with prefixlock's cache rules per provider
     (`rules`: provider -> min_cacheable_tokens, cache_ttl_seconds, api, write_5m and write_1h
-    multipliers of the input price where the catalogue gives no write price)."""
+    multipliers of the input price where the catalogue gives no write price, and `models`:
+    what differs for some models, their minimum and explicit cache storage price)."""
 
     def __init__(
         self, snapshot: Mapping[str, Any], rules: Mapping[str, Mapping[str, Any]], today: date
@@ -212,12 +222,15 @@ class Catalogue:
         row = rows[-1]
         rules = self._rules[provider]
         base = self._rates(row, rules, None)
+        own = {**rules, **_own_rules(rules, str(m["id"]))}
+        storage = own.get("cache_storage_per_hour")
         price = Price(
             model=m["id"],
             provider=provider,
             api=str(rules.get("api", "openai-compat")),
-            min_cacheable_tokens=int(rules["min_cacheable_tokens"]),
-            cache_ttl_seconds=int(rules["cache_ttl_seconds"]),
+            min_cacheable_tokens=int(own["min_cacheable_tokens"]),
+            cache_ttl_seconds=int(own["cache_ttl_seconds"]),
+            cache_storage_per_hour=None if storage is None else Decimal(str(storage)),
             date=str(row["from"] or ""),
             source=f"genai-prices {self.version} ({provider}/{m['id']})",
             context_window=m.get("context_window"),

@@ -299,3 +299,44 @@ def test_filters_by_date_session_and_project() -> None:
     assert rep["totals"]["requests"] == 2
     assert report(CCV, project="/path/to/Demo")["totals"]["requests"] == 20
     assert report(CCV, project="elsewhere")["totals"]["requests"] == 0
+
+
+def test_several_readers_give_the_report_one_reader_gives(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from prefixlock.analyze import sources
+    from prefixlock.analyze.render import to_json
+
+    logs = tmp_path / "logs"
+    for i, src in enumerate([CCV, CCL, ALPHA, CODEX]):
+        (logs / f"d{i}").mkdir(parents=True)
+        shutil.copy(src, logs / f"d{i}" / src.name)
+    shutil.copy(CCV, logs / "d0" / "resumed.jsonl")  # a resume's copy, in a share of its own
+    # Every file its own share, and the pool used however little there is to read.
+    monkeypatch.setattr(sources, "POOL_BYTES", 0)
+    monkeypatch.setattr(sources, "CHUNK_BYTES", 1)
+    one = analyze([logs], jobs=1).report
+    assert one["notes"]["cross_file_duplicates"]["count"] > 0
+    assert to_json(analyze([logs], jobs=3).report) == to_json(one)
+
+
+def test_a_files_result_crosses_processes_whole() -> None:
+    import dataclasses
+    import pickle
+
+    import msgspec
+
+    from prefixlock.analyze.model import Event, FileResult, Request
+
+    req = Request("codex", "s", "main", "k", 1.0, 2.0, "gpt-5", 1, 2, 3, 4, 5, 6, False, "fast",
+                  "f.jsonl", 7, 8, "/p", 0.5, True, True, "c", "r", True, (1, 2), True)  # fmt: skip
+    assert all(
+        v != f.default
+        for f, v in zip(msgspec.structs.fields(Request), msgspec.structs.astuple(req), strict=True)
+    )
+    got = FileResult("f.jsonl", "codex", [req], [Event("s", "main", "compaction", 1.0, "e")])
+    got.notes["lines"] = 3
+    got.prompts, got.live_prompts, got.projects = {"s": 1}, {"s": 1}, {"s": "/p"}
+    got.texts, got.session, got.parent = {("s", 1): "hi"}, "s", "parent"
+    assert all(getattr(got, f.name) for f in dataclasses.fields(FileResult))  # every field set
+    assert pickle.loads(pickle.dumps(got)) == got

@@ -42,7 +42,7 @@ def test_gemini_document_cached_is_inside_input(tmp_path: Path) -> None:
         (1200, 4800, 100),
     ]
     assert rep["sessions"][0]["human_prompts"] == 1
-    assert rows[1]["usd"] is not None  # gemini-2.5-pro is in the back catalogue
+    assert rows[1]["usd"] is not None  # gemini-2.5-pro: the catalogue's Google models
 
 
 def test_gemini_jsonl_last_record_of_an_id_wins(tmp_path: Path) -> None:

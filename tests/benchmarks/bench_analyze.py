@@ -221,6 +221,9 @@ def run(tmp: Path, gb: float = GB_TARGET, rounds: int = ROUNDS) -> dict[str, Any
         each = "; ".join(f"{w:.2f} s wall, {c:.2f} s CPU, {m:.0f} MB" for w, c, m in rows)
         w, c, m = med[name]
         print(f"{name}: median {w:.2f} s wall, {c:.2f} s CPU, {m:.0f} MB peak  ({each})")
+    ratio = [o / t for o, t in zip(med["prefixlock"], med["ccusage"], strict=True)]
+    print(f"prefixlock / ccusage, medians of the same run: wall {ratio[0]:.2f}x, CPU "
+          f"{ratio[1]:.2f}x, peak memory {ratio[2]:.2f}x")  # fmt: skip
     print(f"sessions compared with ccusage: {len([s for s in ours if s in theirs]):,}, "
           f"token totals different: {len(diff)}, not found there: {len(missing)}")  # fmt: skip
     return {"median": med, "diff": diff, "missing": missing, "compared": len(theirs)}

@@ -115,3 +115,48 @@ def test_prices_update_remakes_the_shipped_snapshot_offline(
     assert made["version"] == shipped["version"] == "0.2.5"
     assert made["providers"] == shipped["providers"]
     assert "wrote" in capsys.readouterr().err
+
+
+def test_gemini_models_get_googles_cache_rules_from_the_price_file() -> None:
+    table = PriceTable.builtin()
+    rules = json.loads(
+        resources.files("prefixlock").joinpath("data/prices.json").read_text("utf-8")
+    )["cache_rules"]["google"]
+    assert "ai.google.dev/gemini-api/docs/caching" in rules["source"]
+    pro = table.require("gemini-2.5-pro")
+    assert pro.source.startswith("genai-prices 0.2.5 (google/")
+    # The caching page's minimums: 2,048 for Gemini 2.5, 4,096 for the newer models.
+    assert pro.min_cacheable_tokens == 2048
+    assert table.require("gemini-2.5-flash").min_cacheable_tokens == 2048
+    assert table.require("gemini-4-argon").min_cacheable_tokens == rules["min_cacheable_tokens"]
+    assert rules["min_cacheable_tokens"] == 4096
+    # Implicit caching: no write fee; an explicit cache's storage where the pricing page says.
+    assert (pro.write_5m, pro.write_1h) == (pro.input, pro.input)
+    assert pro.cache_storage_per_hour == Decimal("4.50")
+    assert table.require("gemini-2.5-flash").cache_storage_per_hour is None
+    # The long-context price above 200K input tokens, from the catalogue.
+    assert pro.cost(Usage(uncached_input=300_000)) == Decimal("0.75")  # $2.50/M
+
+
+def _gemini_chat(tmp_path: Path, model: str, inputs: list[tuple[int, int]]) -> Path:
+    msgs = [
+        {"id": f"g{i}", "type": "gemini", "timestamp": at(30 * i), "model": model,
+         "content": "x", "tokens": {"input": inp, "output": 10, "cached": cached,
+                                    "thoughts": 0, "tool": 0, "total": inp + 10}}
+        for i, (inp, cached) in enumerate(inputs)
+    ]  # fmt: skip
+    f = tmp_path / "chats" / f"session-{model}.json"
+    f.parent.mkdir(parents=True, exist_ok=True)
+    f.write_text(json.dumps({"sessionId": f"g-{model}", "messages": msgs}))
+    return f
+
+
+def test_a_gemini_prompt_under_its_minimum_leaves_nothing_to_read(tmp_path: Path) -> None:
+    # 3,500 tokens is under gemini-4-argon's 4,096: the next request reading none is no
+    # break. 6,000 is over: the next reading none re-bills what it left readable.
+    f = _gemini_chat(tmp_path, "gemini-4-argon", [(3_500, 0), (3_600, 0), (6_000, 0), (6_100, 0)])
+    rep = analyze([f], jobs=1).report
+    rows = rep["requests"]
+    assert [r["expected_reusable"] for r in rows] == [0, 0, 0, 5_888]  # 46 blocks of 128
+    assert [r["break"] for r in rows] == [None, None, None, "unknown"]
+    assert rows[0]["usd"] is not None
