@@ -1,6 +1,7 @@
 """The proxy: an ASGI app on uvicorn (`httpserver`) that forwards each request to the upstream (a
-provider or the emulator) with httpx2, relays the answer byte for byte (a stream chunk by chunk,
-as it arrives), and hands what it saw to the observer.
+provider or the emulator) with `upstream.client` (aiohttp, else httpx2), relays the answer byte
+for byte (a stream as it arrives, all that has arrived in one write), and hands what it saw to
+the observer.
 
 Limits come before work: a body whose declared length is over `max_body` is answered 413 before
 a byte of it is read (a chunked one when it passes the limit), a body that stops arriving for
@@ -42,9 +43,9 @@ from .observe import Observed, Observer, StreamUsage, api_of, reply_usage, trace
 from .repair import prefix_family, repair
 from .sessions import Match, SessionTracker, client_hash
 from .team import DAY, Budgets, TeamLedger, Who, budget_error, lost_dollars, who
+from .upstream import Upstream, UpstreamError, UpstreamTimeout, client
 
 if TYPE_CHECKING:
-    import httpx2
     from opentelemetry.trace import Tracer
     from uvicorn.server import Server
 
@@ -114,6 +115,8 @@ class ProxyConfig:
     idle_timeout: float = 30.0
     # The request parser: httptools when installed, else h11 (httpserver.protocol).
     http: str = "auto"
+    # The upstream client: aiohttp when installed, else httpx2 (upstream.client).
+    client: str = "auto"
 
 
 @dataclass
@@ -206,10 +209,6 @@ class _Answer:
         return reply_usage(self.api, b"".join(self.chunks))
 
 
-class _Timeout(Exception):
-    """The upstream did not answer in time (`str(exc)` says which timeout)."""
-
-
 class Proxy:
     """A local prompt-cache proxy. `Proxy.start(config)` serves from a background thread."""
 
@@ -220,7 +219,6 @@ class Proxy:
         clock: Clock | None = None,
         prices: PriceTable | None = None,
         store: SessionStore | PostgresStore | None = None,
-        http_client: Callable[[], httpx2.AsyncClient] | None = None,
         on_observed: Callable[[str], None] | None = None,
         budgets: Budgets | None = None,
         tracer: Tracer | None = None,
@@ -254,9 +252,8 @@ class Proxy:
         self.errors: list[str] = []
         self.error_count: int = 0
         self._on_error = on_error
-        self._make_client = http_client
         self._on_observed = on_observed
-        self._client: httpx2.AsyncClient | None = None
+        self._client: Upstream | None = None
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
         self._in_flight = 0
@@ -296,8 +293,6 @@ class Proxy:
             runner.run(self._main(sock))
 
     async def _main(self, sock: Any) -> None:
-        import httpx2
-
         from .httpserver import server
 
         self._loop = asyncio.get_running_loop()
@@ -306,16 +301,7 @@ class Proxy:
         try:
             if c.trace is not None:
                 self._trace = open(c.trace, "a", encoding="utf-8")  # noqa: SIM115
-            self._client = (
-                self._make_client()
-                if self._make_client is not None
-                else httpx2.AsyncClient(
-                    timeout=httpx2.Timeout(
-                        c.read_timeout, connect=c.connect_timeout, pool=c.connect_timeout
-                    ),
-                    trust_env=False,
-                )
-            )
+            self._client = client(c.client, c.connect_timeout, c.read_timeout)
             self._server = server(
                 self,
                 header_timeout=c.header_timeout,
@@ -650,39 +636,24 @@ class Proxy:
     ) -> _Answer | None:
         """Send upstream, relay the answer to the client; return it, for the worker to read
         (None: not one the upstream billed)."""
-        import httpx2
-
         assert self._client is not None
         c = self.config
         out = {k: v for k, v in headers.items() if k not in _DROP_REQUEST}
         out["accept-encoding"] = "identity"  # usage is read from the bytes passing by
-        request = self._client.build_request(
-            method, self.upstream + target, headers=out, content=data
-        )
         started = False
         try:
             async with asyncio.timeout(c.total_timeout):
+                response = await self._client.send(method, self.upstream + target, out, data)
                 try:
-                    response = await self._client.send(request, stream=True)
-                except httpx2.TimeoutException as exc:
-                    raise _Timeout(_which(exc, c)) from None
-                try:
-                    exchange.status = response.status_code
-                    head = [
-                        (k, v) for k, v in response.headers.raw if k.lower() not in _DROP_RESPONSE
-                    ]
+                    exchange.status = response.status
+                    head = [(k, v) for k, v in response.headers if k.lower() not in _DROP_RESPONSE]
                     if warning is not None:  # a budget in warn mode: forwarded, and said so
                         head.append((b"x-prefixlock-budget", warning.encode("ascii", "replace")))
                     await send(
-                        {
-                            "type": "http.response.start",
-                            "status": response.status_code,
-                            "headers": head,
-                        }
+                        {"type": "http.response.start", "status": response.status, "headers": head}
                     )
                     started = True
-                    kind = response.headers.get("content-type", "")
-                    streaming = kind.startswith("text/event-stream")
+                    streaming = response.header(b"content-type").startswith("text/event-stream")
                     answer = None
                     if api is not None:
                         # A Responses stream is read as it passes, to link its id at once;
@@ -704,22 +675,19 @@ class Proxy:
                         else None
                     )
                     held: bytes | None = None
-                    try:
-                        async for chunk in response.aiter_raw():
-                            if not chunk:
-                                continue
-                            part = chunk
-                            if link is not None:
-                                part, held = held or b"", chunk
-                            if part:
-                                await send(
-                                    {"type": "http.response.body", "body": part, "more_body": True}
-                                )
-                            if answer is not None:
-                                answer.add(chunk)
-                    except httpx2.TimeoutException as exc:
-                        raise _Timeout(_which(exc, c)) from None
-                    if link is not None and answer is not None and response.status_code == 200:
+                    async for chunk in response.chunks():
+                        if not chunk:
+                            continue
+                        part = chunk
+                        if link is not None:
+                            part, held = held or b"", chunk
+                        if part:
+                            await send(
+                                {"type": "http.response.body", "body": part, "more_body": True}
+                            )
+                        if answer is not None:
+                            answer.add(chunk)
+                    if link is not None and answer is not None and response.status == 200:
                         response_id = answer.usage()[1]
                         if response_id is not None:
                             link(response_id)
@@ -728,11 +696,11 @@ class Proxy:
                     )
                     exchange.answered = True
                 finally:
-                    await response.aclose()
-        except (_Timeout, TimeoutError) as exc:
+                    await response.close()
+        except (UpstreamTimeout, TimeoutError) as exc:
             which = (
-                str(exc)
-                if isinstance(exc, _Timeout)
+                _which(exc.which, c)
+                if isinstance(exc, UpstreamTimeout)
                 else f"total timeout ({c.total_timeout:g} s, --total-timeout)"
             )
             if not started:
@@ -745,18 +713,14 @@ class Proxy:
                     f"the upstream {self.upstream} did not answer within the {which}",
                 )
             return None  # mid-answer: returning unfinished cuts the client's answer too
-        except httpx2.HTTPError as exc:
+        except UpstreamError as exc:
             if not started:
                 exchange.status = 502
                 await self._refuse(
-                    send,
-                    502,
-                    api,
-                    "api_error",
-                    f"upstream unreachable: {self.upstream} ({type(exc).__name__}: {exc})",
+                    send, 502, api, "api_error", f"upstream unreachable: {self.upstream} ({exc})"
                 )
             return None
-        if api is None or response.status_code != 200:
+        if api is None or response.status != 200:
             return None
         return answer
 
@@ -949,16 +913,16 @@ class Proxy:
     async def _send_ping(
         self, ping: WireRequest, headers: Mapping[str, str]
     ) -> tuple[int, dict[str, Any] | None]:
-        import httpx2
-
         assert self._client is not None
         data = json.dumps(dict(ping.body)).encode()
         try:
-            r = await self._client.post(self.upstream + ping.path, content=data, headers=headers)
-        except httpx2.HTTPError:
+            out = {**headers, "accept-encoding": "identity"}  # nothing is decompressed
+            reply = await self._client.send("POST", self.upstream + ping.path, out, data)
+            content = await reply.read()
+        except (UpstreamError, UpstreamTimeout):
             return 0, None
-        usage, _ = reply_usage(ping.api, r.content) if r.status_code == 200 else (None, None)
-        return r.status_code, usage
+        usage, _ = reply_usage(ping.api, content) if reply.status == 200 else (None, None)
+        return reply.status, usage
 
     def _account_ping(
         self,
@@ -1034,11 +998,8 @@ async def _reply(
     await send({"type": "http.response.body", "body": data, "more_body": False})
 
 
-def _which(exc: Exception, c: ProxyConfig) -> str:
-    import httpx2
-
-    if isinstance(exc, httpx2.ConnectTimeout | httpx2.PoolTimeout):
+def _which(which: str, c: ProxyConfig) -> str:
+    """The timeout `which` (upstream.UpstreamTimeout) as the flag that sets it."""
+    if which == "connect":
         return f"connect timeout ({c.connect_timeout:g} s, --connect-timeout)"
-    if isinstance(exc, httpx2.WriteTimeout):
-        return f"write timeout ({c.read_timeout:g} s, --read-timeout)"
-    return f"read timeout ({c.read_timeout:g} s, --read-timeout)"
+    return f"{which} timeout ({c.read_timeout:g} s, --read-timeout)"
