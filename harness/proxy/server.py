@@ -23,7 +23,7 @@ import concurrent.futures
 import json
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import asdict, dataclass, replace
 from decimal import Decimal
@@ -79,6 +79,9 @@ _OFF_LOOP = 1 << 20  # bodies over 1 MiB are parsed and repaired on a thread
 MAX_EXCHANGES = 4_096  # the newest exchanges kept in Proxy.exchanges
 MAX_ERRORS = 100  # the newest accounting failures kept in Proxy.errors (all are counted)
 _REPLY_CAP = 16 << 20  # a whole (not streamed) answer is read for usage up to this size
+# Each client's last body's layout is kept for its next (Layout(previous=)), the newest first,
+# up to this many bytes of bodies in all.
+_LAYOUT_BYTES = 64 << 20
 
 
 def upstream_url(value: str) -> str:
@@ -267,6 +270,8 @@ class Proxy:
         self._startup_error: BaseException | None = None
         self._port = 0
         self._warm: dict[str, _Warm] = {}  # the worker thread's
+        self._layouts: OrderedDict[str, Layout] = OrderedDict()  # under self._lock
+        self._layout_bytes = 0
         self.pings: list[str] = []  # session ids, one per keep-alive ping sent
 
     # ---- lifecycle -------------------------------------------------------------------------
@@ -608,13 +613,13 @@ class Proxy:
         if body is None:
             return why or "the request body cannot be read"
         client = client_hash(_key_of(headers))
-        layout = Layout(raw)
         try:
             with self._lock:
+                layout = self._layout(client, raw)
                 match = self.tracker.identify(api, body, client, layout=layout)
                 key = None
                 if api != "anthropic":  # OpenAI: the key of the prefix family's shard
-                    family, now = prefix_family(api, body, client), self.clock.now()
+                    family, now = prefix_family(match, client), self.clock.now()
                     key = family_key(family, self.key_shards.take(family, match.session_id, now))
                     self.key_shards.sent(family, match.session_id, now)
                 fixed = repair(api, body, raw, match, self.config.fixes, key, layout)
@@ -622,6 +627,19 @@ class Proxy:
         except RecursionError:
             return TOO_DEEP
         return body, match, client, fixed.raw, fixed.applied
+
+    def _layout(self, client: str, raw: bytes) -> Layout:
+        """The layout of `raw`, reusing what the client's previous body's found in the bytes
+        the two share (its conversation so far); kept for the client's next. Under _lock."""
+        previous = self._layouts.pop(client, None)
+        if previous is not None:
+            self._layout_bytes -= len(previous.raw)
+        layout = Layout(raw, previous=previous)
+        self._layouts[client] = layout
+        self._layout_bytes += len(raw)
+        while self._layout_bytes > _LAYOUT_BYTES and self._layouts:
+            self._layout_bytes -= len(self._layouts.popitem(last=False)[1].raw)
+        return layout
 
     async def _forward(
         self,
@@ -752,7 +770,8 @@ class Proxy:
             # Observing only: the body was forwarded unread; detect its session now, in order.
             try:
                 with self._lock:
-                    match = self.tracker.identify(job.api, body, job.client, layout=Layout(job.raw))
+                    layout = self._layout(job.client, job.raw)
+                    match = self.tracker.identify(job.api, body, job.client, layout=layout)
                     self.tracker.remember(match, job.api, body, job.client)
             except RecursionError:
                 return

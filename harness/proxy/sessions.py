@@ -173,6 +173,21 @@ def hashes(
         return items, part_hash(instructions(api, body)), part_hash(body.get("tools"))
 
 
+def common_prefix(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+    """How many items `a` and `b` share from the start (compared a slice at a time, at C
+    speed, not item by item)."""
+    lo, hi = 0, min(len(a), len(b))
+    if a[:hi] == b[:hi]:
+        return hi
+    while lo < hi:  # a[:lo] == b[:lo], and they differ within a[:hi + 1]
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 class SessionTracker:
     """Assigns requests to sessions; remembers each session's last request. Bounded: the oldest
     prefixes (and responses, and sessions' last requests) are forgotten first (a forgotten
@@ -186,6 +201,11 @@ class SessionTracker:
         self._responses: OrderedDict[str, str] = OrderedDict()  # response id -> session id
         self._last: OrderedDict[str, History] = OrderedDict()
         self._opened = 0  # sessions opened with a first message another session had
+        # The last chain taken in each scope (its items and hashes): a conversation's next
+        # request repeats its items, whose chain hashes need not be taken again.
+        self._chains: OrderedDict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...]]] = (
+            OrderedDict()
+        )
 
     @staticmethod
     def _chain(client: str, api: str, items: Sequence[str]) -> list[str]:
@@ -195,6 +215,24 @@ class SessionTracker:
             h = hashlib.sha256(f"{h}\x00{item}".encode()).hexdigest()
             out.append(h)
         return out
+
+    def _chained(self, root: str, api: str, items: tuple[str, ...]) -> tuple[str, ...]:
+        """`_chain(root, api, items)`, continuing the scope's last chain where `items` begins
+        with that chain's items (compared at C speed, a slice at a time)."""
+        before, chain = self._chains.pop((root, api), ((), ()))
+        lo = common_prefix(before, items)
+        if lo:
+            h, more = chain[lo - 1], []
+            for item in items[lo:]:
+                h = hashlib.sha256(f"{h}\x00{item}".encode()).hexdigest()
+                more.append(h)
+            result = chain[:lo] + tuple(more)
+        else:
+            result = tuple(self._chain(root, api, items))
+        self._chains[(root, api)] = (items, result)
+        while len(self._chains) > self.max_sessions:
+            self._chains.popitem(last=False)
+        return result
 
     @staticmethod
     def _key(chain_hash: str) -> bytes:
@@ -214,7 +252,7 @@ class SessionTracker:
         items, system, tools = hashes(api, body, layout)
         scope = session_scope(api, body, headers or {})
         root = client + scope
-        chain = tuple(self._chain(root, api, items))
+        chain = self._chained(root, api, items)
         self._learn(api, body, chain)
         previous = body.get("previous_response_id") if api == "openai-responses" else None
         if isinstance(previous, str) and previous in self._responses:
@@ -265,12 +303,13 @@ class SessionTracker:
             else self._chain(client + scope, api, match.items)
         )
         fresh = []
+        prefixes, sid = self._prefixes, match.session_id
         for h in chain:
             key = self._key(h)
-            if self._prefixes.get(key) != match.session_id:
+            if prefixes.get(key) != sid:
                 fresh.append(h)
-            self._prefixes[key] = match.session_id
-            self._prefixes.move_to_end(key)
+                prefixes[key] = sid
+            prefixes.move_to_end(key)
         while len(self._prefixes) > self.max_prefixes:
             self._prefixes.popitem(last=False)
         count = match.history.requests if match.history else 0
