@@ -226,6 +226,7 @@ class Proxy:
         budgets: Budgets | None = None,
         tracer: Tracer | None = None,
         on_error: Callable[[str], None] | None = None,
+        loop_factory: Callable[[], asyncio.AbstractEventLoop] | None = None,
     ) -> None:
         self.config: ProxyConfig = config or ProxyConfig()
         self.upstream: str = upstream_url(self.config.upstream)
@@ -255,6 +256,9 @@ class Proxy:
         self.errors: list[str] = []
         self.error_count: int = 0
         self._on_error = on_error
+        # The event loop to serve on (default: uvloop's where installed): a test passes one
+        # whose time it moves, so that deadlines pass without waiting for them.
+        self._loop_factory = loop_factory
         self._on_observed = on_observed
         self._client: Upstream | None = None
         self._lock = threading.Lock()
@@ -294,7 +298,7 @@ class Proxy:
     def _serve(self, sock: Any) -> None:
         from .httpserver import loop_factory
 
-        with asyncio.Runner(loop_factory=loop_factory()) as runner:
+        with asyncio.Runner(loop_factory=self._loop_factory or loop_factory()) as runner:
             runner.run(self._main(sock))
 
     async def _main(self, sock: Any) -> None:
