@@ -39,7 +39,17 @@ from ..guard.keepalive import KeepAlive, plan_ping
 from ..wire import WireRequest
 from .intake import TOO_DEEP, error_body, parse_body
 from .layout import Layout
-from .observe import Observed, Observer, StreamUsage, api_of, reply_usage, trace_line, wire_request
+from .observe import (
+    TIMELINE,
+    Observed,
+    Observer,
+    StreamUsage,
+    api_of,
+    reply_usage,
+    stored_timeline,
+    trace_line,
+    wire_request,
+)
 from .repair import prefix_family, repair
 from .sessions import Match, SessionTracker, client_hash
 from .team import DAY, Budgets, TeamLedger, Who, budget_error, lost_dollars, who
@@ -79,6 +89,7 @@ _OFF_LOOP = 1 << 20  # bodies over 1 MiB are parsed and repaired on a thread
 MAX_EXCHANGES = 4_096  # the newest exchanges kept in Proxy.exchanges
 MAX_ERRORS = 100  # the newest accounting failures kept in Proxy.errors (all are counted)
 _REPLY_CAP = 16 << 20  # a whole (not streamed) answer is read for usage up to this size
+_DRAWN = 10  # /dashboard draws the timelines of the sessions that re-billed most, this many
 # Each client's last body's layout is kept for its next (Layout(previous=)), the newest first,
 # up to this many bytes of bodies in all.
 _LAYOUT_BYTES = 64 << 20
@@ -517,9 +528,9 @@ class Proxy:
         await send({"type": "http.response.body", "body": data, "more_body": False})
 
     def dashboard(self) -> str:
-        """The /dashboard page. Sessions come from the shared store when there is one (every
-        instance's), else from this proxy's figures; spend by key, user and agent and the
-        dollars lost by cause are this instance's."""
+        """The /dashboard page. Sessions and the timelines come from the shared store when
+        there is one (every instance's), else from this proxy's figures; spend by key, user and
+        agent and the dollars lost by cause are this instance's."""
         from ..store.postgres import PostgresStore
         from .dashboard import render
 
@@ -531,10 +542,14 @@ class Proxy:
         with self._lock:
             team = self.team.rows()
             lost = dict(self.team.total.lost)
-        timelines = self._worker.submit(self._timelines).result()
+        if isinstance(self.store, PostgresStore):  # every instance's requests
+            stored = self.store.timelines(_DRAWN, TIMELINE + 1)
+            timelines = {sid: stored_timeline(rows) for sid, rows in stored.items() if rows}
+        else:
+            timelines = self._worker.submit(self._timelines).result()
         return render(sessions, team, lost, self.upstream, timelines)
 
-    def _timelines(self, most: int = 10) -> dict[str, list[dict[str, Any]]]:
+    def _timelines(self, most: int = _DRAWN) -> dict[str, list[dict[str, Any]]]:
         """The timelines of the `most` sessions that re-billed most tokens (the worker's)."""
         ranked = sorted(
             self.observer.sessions.values(),
