@@ -47,6 +47,8 @@ _CLOSE = re.compile(rb"[ \t\r\n]*[}\]]")
 _LONGEST = max(len(m) for m in _MARKER_BYTES)
 _OBJECT = msgspec.json.Decoder(dict[str, msgspec.Raw])
 _ARRAY = msgspec.json.Decoder(list[msgspec.Raw])
+_VALUE = msgspec.json.Decoder()
+_MISSING = object()
 
 # A child of a container: (key or index, where its key starts (its value's start in an array),
 # where its value starts, where its value ends).
@@ -70,6 +72,7 @@ class Layout:
         self._reuses: dict[Path, int] = {}  # how many children came from `previous`
         # The last item_hashes: (api, the items' element indexes, their hashes).
         self._items: tuple[str, list[int], tuple[str, ...]] | None = None
+        self._doc: dict[str, Any] | None = None  # the document, once `document()` parsed it
         # What `previous` found stays true of values that end before `_shared`, the length of
         # the bytes the two documents share from the start. Only its finished work is read
         # (never computed on), so it may be in use elsewhere.
@@ -206,6 +209,40 @@ class Layout:
             pos = v_end
         _closed(raw, pos, end)
         return out
+
+    def document(self) -> dict[str, Any]:
+        """The document (a JSON object) parsed: a member, or an element of an array member,
+        whose bytes the previous layout's document already holds (the same bytes: the same
+        value) is that value, not decoded again; the rest is decoded by msgspec. Its values
+        are shared with the previous document's: read them, never change them. Raises
+        JsonSpanError (or msgspec's errors, RecursionError) where a full parse must judge."""
+        if self._doc is not None:
+            return self._doc
+        start, _ = self[()]
+        if self.raw[start] != 0x7B:
+            raise JsonSpanError("the document is not a JSON object")
+        prev = self._previous
+        old = prev._doc if prev is not None else None
+        doc: dict[str, Any] = {}
+        for member, _, s, e in self.children(()) or ():
+            key = str(member)
+            before = old.get(key, _MISSING) if old is not None else _MISSING
+            if before is not _MISSING and e < self._shared:
+                assert prev is not None
+                if prev._spans.get((key,)) == (s, e):
+                    doc[key] = before
+                    continue
+            if isinstance(before, list) and self.raw[s] == 0x5B:
+                kids = self.children((key,)) or []
+                n = self._reuses.get((key,), 0)
+                if 0 < n <= len(before):
+                    doc[key] = before[:n] + [
+                        _VALUE.decode(self._view[a:b]) for *_, a, b in kids[n:]
+                    ]
+                    continue
+            doc[key] = _VALUE.decode(self._view[s:e])
+        self._doc = doc
+        return doc
 
     # ---- hashes ----------------------------------------------------------------------------
 

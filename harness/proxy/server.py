@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import json
 import threading
 import time
@@ -31,6 +32,8 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+import msgspec
+
 from ..billing.prices import PriceTable
 from ..cache.keys import KeyShards, family_key
 from ..clock import Clock, SystemClock
@@ -38,6 +41,7 @@ from ..errors import ConfigError
 from ..guard.keepalive import KeepAlive, plan_ping
 from ..wire import WireRequest
 from .intake import TOO_DEEP, error_body, parse_body
+from .jsonspan import JsonSpanError
 from .layout import Layout
 from .observe import (
     TIMELINE,
@@ -92,7 +96,7 @@ _REPLY_CAP = 16 << 20  # a whole (not streamed) answer is read for usage up to t
 _DRAWN = 10  # /dashboard draws the timelines of the sessions that re-billed most, this many
 # Each client's last body's layout is kept for its next (Layout(previous=)), the newest first,
 # up to this many bytes of bodies in all.
-_LAYOUT_BYTES = 64 << 20
+_LAYOUT_BYTES = 32 << 20
 
 
 def upstream_url(value: str) -> str:
@@ -628,13 +632,12 @@ class Proxy:
         self, api: str, raw: bytes, headers: Mapping[str, str]
     ) -> tuple[dict[str, Any], Match, str, bytes, tuple[str, ...]] | str:
         """Parse, identify and repair a body (for --fix); a string says why it is refused."""
-        body, why = parse_body(raw)
+        client = client_hash(_key_of(headers))
+        body, layout, why = self._read(client, raw)
         if body is None:
             return why or "the request body cannot be read"
-        client = client_hash(_key_of(headers))
         try:
             with self._lock:
-                layout = self._layout(client, raw)
                 match = self.tracker.identify(api, body, client, layout=layout)
                 key = None
                 if api != "anthropic":  # OpenAI: the key of the prefix family's shard
@@ -646,6 +649,29 @@ class Proxy:
         except RecursionError:
             return TOO_DEEP
         return body, match, client, fixed.raw, fixed.applied
+
+    def _read(
+        self, client: str, raw: bytes
+    ) -> tuple[dict[str, Any] | None, Layout | None, str | None]:
+        """(the body, its layout, None) or (None, None, why it is refused). The body is read
+        with what the client's previous body's layout read (`Layout.document`), or by a full
+        parse (`intake.parse_body`) where the layout cannot explain the bytes or a value."""
+        layout = None
+        with self._lock, contextlib.suppress(JsonSpanError):  # not even a document: refused
+            layout = self._layout(client, raw)
+        if layout is not None:
+            try:
+                return layout.document(), layout, None
+            except (JsonSpanError, msgspec.MsgspecError, RecursionError):
+                pass  # a duplicate key, a lone surrogate, a deep nest: the full parse judges
+        body, why = parse_body(raw)
+        if body is None:
+            with self._lock:
+                if layout is not None and self._layouts.get(client) is layout:
+                    self._layout_bytes -= len(raw)
+                    del self._layouts[client]
+            return None, None, why
+        return body, layout, None
 
     def _layout(self, client: str, raw: bytes) -> Layout:
         """The layout of `raw`, reusing what the client's previous body's found in the bytes
@@ -781,15 +807,17 @@ class Proxy:
     def _account_job(self, job: _Job) -> None:
         exchange = job.exchange
         body, match = job.body, job.match
-        if body is None:
+        layout = None
+        if match is None:  # observing: the body was forwarded unread
+            body, layout, _ = self._read(job.client, job.raw)
+        elif body is None:  # repaired: what went upstream
             body, _ = parse_body(job.raw)
-            if body is None:
-                return  # not JSON the proxy can read: the upstream answered it (400)
+        if body is None:
+            return  # not JSON the proxy can read: the upstream answered it (400)
         if match is None:
-            # Observing only: the body was forwarded unread; detect its session now, in order.
+            # Observing only: detect the body's session now, in arrival order.
             try:
                 with self._lock:
-                    layout = self._layout(job.client, job.raw)
                     match = self.tracker.identify(job.api, body, job.client, layout=layout)
                     self.tracker.remember(match, job.api, body, job.client)
             except RecursionError:

@@ -162,6 +162,8 @@ def test_a_layout_that_reuses_the_previous_ones_finds_what_a_fresh_one_does(
     reusing, fresh = Layout(raw, previous=first), Layout(raw)
     assert _walk(reusing) == _walk(fresh)
     assert reusing.marked == fresh.marked or reusing.marked  # a maybe costs time, not truth
+    first.document()
+    assert reusing.document() == fresh.document() == json.loads(raw)  # values, shared or not
     assert reusing.item_hashes("anthropic", after) == fresh.item_hashes("anthropic", after)
 
 
@@ -176,8 +178,11 @@ def test_a_layout_that_reuses_the_previous_ones_finds_what_a_fresh_one_does(
 def test_a_reusing_layout_refuses_what_a_fresh_one_refuses(raw: bytes) -> None:
     first = Layout(b'{"a": 1, "b": [1, 2]}')
     first.children(("b",))
+    first.document()
     with pytest.raises(JsonSpanError):
         _walk(Layout(raw, previous=first))
+    with pytest.raises(JsonSpanError):
+        Layout(raw, previous=first).document()
     with pytest.raises(JsonSpanError):
         _walk(Layout(raw))
 
