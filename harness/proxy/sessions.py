@@ -203,9 +203,10 @@ class SessionTracker:
         self._opened = 0  # sessions opened with a first message another session had
         # The last chain taken in each scope (its items and hashes): a conversation's next
         # request repeats its items, whose chain hashes need not be taken again.
-        self._chains: OrderedDict[tuple[str, str], tuple[tuple[str, ...], tuple[str, ...]]] = (
-            OrderedDict()
-        )
+        # (root, api) -> (items, chain, the chain's keys)
+        self._chains: OrderedDict[
+            tuple[str, str], tuple[tuple[str, ...], tuple[str, ...], tuple[bytes, ...]]
+        ] = OrderedDict()
 
     @staticmethod
     def _chain(client: str, api: str, items: Sequence[str]) -> list[str]:
@@ -219,7 +220,7 @@ class SessionTracker:
     def _chained(self, root: str, api: str, items: tuple[str, ...]) -> tuple[str, ...]:
         """`_chain(root, api, items)`, continuing the scope's last chain where `items` begins
         with that chain's items (compared at C speed, a slice at a time)."""
-        before, chain = self._chains.pop((root, api), ((), ()))
+        before, chain, keys = self._chains.pop((root, api), ((), (), ()))
         lo = common_prefix(before, items)
         if lo:
             h, more = chain[lo - 1], []
@@ -229,10 +230,18 @@ class SessionTracker:
             result = chain[:lo] + tuple(more)
         else:
             result = tuple(self._chain(root, api, items))
-        self._chains[(root, api)] = (items, result)
+        keys = keys[:lo] + tuple(self._key(h) for h in result[lo:])
+        self._chains[(root, api)] = (items, result, keys)
         while len(self._chains) > self.max_sessions:
             self._chains.popitem(last=False)
         return result
+
+    def _keys(self, root: str, api: str, chain: tuple[str, ...]) -> tuple[bytes, ...]:
+        """The `_key` of each of `chain`'s hashes (the scope's last chain's, kept with it)."""
+        kept = self._chains.get((root, api))
+        if kept is not None and kept[1] is chain:
+            return kept[2]
+        return tuple(self._key(h) for h in chain)
 
     @staticmethod
     def _key(chain_hash: str) -> bytes:
@@ -300,12 +309,11 @@ class SessionTracker:
         chain = (
             match.chain
             if match.chain and match.scope == client + scope
-            else self._chain(client + scope, api, match.items)
+            else tuple(self._chain(client + scope, api, match.items))
         )
         fresh = []
         prefixes, sid = self._prefixes, match.session_id
-        for h in chain:
-            key = self._key(h)
+        for h, key in zip(chain, self._keys(client + scope, api, chain), strict=True):
             if prefixes.get(key) != sid:
                 fresh.append(h)
                 prefixes[key] = sid

@@ -195,6 +195,8 @@ def test_chains_continued_from_the_last_request_are_the_chains_taken_afresh() ->
     def check(items: tuple[str, ...]) -> None:
         got = tracker._chained("root", "anthropic", items)
         assert got == tuple(SessionTracker._chain("root", "anthropic", items))
+        keys = tracker._keys("root", "anthropic", got)
+        assert keys == tuple(SessionTracker._key(h) for h in got)
 
     for items in [
         ("a", "b"),
