@@ -210,6 +210,11 @@ class Layout:
         _closed(raw, pos, end)
         return out
 
+    def footprint(self) -> int:
+        """About how many bytes of memory this layout holds: its body, what it parsed of it
+        (a few times the bytes), and an entry for each value it placed or hashed."""
+        return 4 * len(self.raw) + 256 * (len(self._spans) + len(self._digests))
+
     def document(self) -> dict[str, Any]:
         """The document (a JSON object) parsed: a member, or an element of an array member,
         whose bytes the previous layout's document already holds (the same bytes: the same

@@ -95,8 +95,8 @@ MAX_ERRORS = 100  # the newest accounting failures kept in Proxy.errors (all are
 _REPLY_CAP = 16 << 20  # a whole (not streamed) answer is read for usage up to this size
 _DRAWN = 10  # /dashboard draws the timelines of the sessions that re-billed most, this many
 # Each client's last body's layout is kept for its next (Layout(previous=)), the newest first,
-# up to this many bytes of bodies in all.
-_LAYOUT_BYTES = 32 << 20
+# up to this much memory in all (as Layout.footprint estimates it), one at most a quarter of it.
+_LAYOUT_MEMORY = 128 << 20
 
 
 def upstream_url(value: str) -> str:
@@ -289,8 +289,8 @@ class Proxy:
         self._startup_error: BaseException | None = None
         self._port = 0
         self._warm: dict[str, _Warm] = {}  # the worker thread's
-        self._layouts: OrderedDict[str, Layout] = OrderedDict()  # under self._lock
-        self._layout_bytes = 0
+        self._layouts: OrderedDict[str, tuple[Layout, int]] = OrderedDict()  # under _lock
+        self._layout_memory = 0
         self.pings: list[str] = []  # session ids, one per keep-alive ping sent
 
     # ---- lifecycle -------------------------------------------------------------------------
@@ -646,6 +646,7 @@ class Proxy:
                     self.key_shards.sent(family, match.session_id, now)
                 fixed = repair(api, body, raw, match, self.config.fixes, key, layout)
                 self.tracker.remember(match, api, body, client)
+                self._keep(client, layout)
         except RecursionError:
             return TOO_DEEP
         return body, match, client, fixed.raw, fixed.applied
@@ -656,9 +657,11 @@ class Proxy:
         """(the body, its layout, None) or (None, None, why it is refused). The body is read
         with what the client's previous body's layout read (`Layout.document`), or by a full
         parse (`intake.parse_body`) where the layout cannot explain the bytes or a value."""
+        with self._lock:
+            kept = self._layouts.get(client)
         layout = None
-        with self._lock, contextlib.suppress(JsonSpanError):  # not even a document: refused
-            layout = self._layout(client, raw)
+        with contextlib.suppress(JsonSpanError):  # not even a document: the parse refuses it
+            layout = Layout(raw, previous=kept[0] if kept is not None else None)
         if layout is not None:
             try:
                 return layout.document(), layout, None
@@ -666,25 +669,23 @@ class Proxy:
                 pass  # a duplicate key, a lone surrogate, a deep nest: the full parse judges
         body, why = parse_body(raw)
         if body is None:
-            with self._lock:
-                if layout is not None and self._layouts.get(client) is layout:
-                    self._layout_bytes -= len(raw)
-                    del self._layouts[client]
             return None, None, why
         return body, layout, None
 
-    def _layout(self, client: str, raw: bytes) -> Layout:
-        """The layout of `raw`, reusing what the client's previous body's found in the bytes
-        the two share (its conversation so far); kept for the client's next. Under _lock."""
-        previous = self._layouts.pop(client, None)
-        if previous is not None:
-            self._layout_bytes -= len(previous.raw)
-        layout = Layout(raw, previous=previous)
-        self._layouts[client] = layout
-        self._layout_bytes += len(raw)
-        while self._layout_bytes > _LAYOUT_BYTES and self._layouts:
-            self._layout_bytes -= len(self._layouts.popitem(last=False)[1].raw)
-        return layout
+    def _keep(self, client: str, layout: Layout | None) -> None:
+        """Keep `layout`, its work done, for the client's next body. Under _lock."""
+        old = self._layouts.pop(client, None)
+        if old is not None:
+            self._layout_memory -= old[1]
+        if layout is None:
+            return
+        cost = layout.footprint()
+        if cost > _LAYOUT_MEMORY // 4:
+            return  # a body this large is read afresh next time
+        self._layouts[client] = (layout, cost)
+        self._layout_memory += cost
+        while self._layout_memory > _LAYOUT_MEMORY:
+            self._layout_memory -= self._layouts.popitem(last=False)[1][1]
 
     async def _forward(
         self,
@@ -820,6 +821,7 @@ class Proxy:
                 with self._lock:
                     match = self.tracker.identify(job.api, body, job.client, layout=layout)
                     self.tracker.remember(match, job.api, body, job.client)
+                    self._keep(job.client, layout)
             except RecursionError:
                 return
             exchange.session_id = match.session_id

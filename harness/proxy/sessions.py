@@ -173,6 +173,10 @@ def hashes(
         return items, part_hash(instructions(api, body)), part_hash(body.get("tools"))
 
 
+# The longest chain kept for a scope's next request (a 100K-token body has hundreds of items).
+_CHAINS_KEPT = 20_000
+
+
 def common_prefix(a: tuple[str, ...], b: tuple[str, ...]) -> int:
     """How many items `a` and `b` share from the start (compared a slice at a time, at C
     speed, not item by item)."""
@@ -231,6 +235,8 @@ class SessionTracker:
         else:
             result = tuple(self._chain(root, api, items))
         keys = keys[:lo] + tuple(self._key(h) for h in result[lo:])
+        if len(items) > _CHAINS_KEPT:
+            return result  # kept, it would hold hundreds of MB: hashed afresh next time
         self._chains[(root, api)] = (items, result, keys)
         while len(self._chains) > self.max_sessions:
             self._chains.popitem(last=False)
