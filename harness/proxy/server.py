@@ -94,9 +94,11 @@ MAX_EXCHANGES = 4_096  # the newest exchanges kept in Proxy.exchanges
 MAX_ERRORS = 100  # the newest accounting failures kept in Proxy.errors (all are counted)
 _REPLY_CAP = 16 << 20  # a whole (not streamed) answer is read for usage up to this size
 _DRAWN = 10  # /dashboard draws the timelines of the sessions that re-billed most, this many
-# Each client's last body's layout is kept for its next (Layout(previous=)), the newest first,
-# up to this much memory in all (as Layout.footprint estimates it), one at most a quarter of it.
-_LAYOUT_MEMORY = 128 << 20
+# The last body's layout of each of the clients that sent last is kept for its next body
+# (Layout(previous=)): this many clients, this much memory in all (as Layout.footprint estimates
+# it), one at most a quarter of it. A client past them is read afresh: slower, not wrong.
+_LAYOUTS_KEPT = 32
+_LAYOUT_MEMORY = 32 << 20
 
 
 def upstream_url(value: str) -> str:
@@ -684,7 +686,7 @@ class Proxy:
             return  # a body this large is read afresh next time
         self._layouts[client] = (layout, cost)
         self._layout_memory += cost
-        while self._layout_memory > _LAYOUT_MEMORY:
+        while self._layout_memory > _LAYOUT_MEMORY or len(self._layouts) > _LAYOUTS_KEPT:
             self._layout_memory -= self._layouts.popitem(last=False)[1][1]
 
     async def _forward(
