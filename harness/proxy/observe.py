@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 from collections import OrderedDict, deque
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -251,8 +251,9 @@ class Observer:
                 self.sessions.popitem(last=False)
         else:
             self.sessions.move_to_end(session_id)
+        gap = now - figs.last_time if figs.requests else 0.0
         figs.timeline.append(
-            timeline_row(now, now - figs.last_time if figs.requests else 0.0, req, usage, cost, brk)
+            timeline_row(now, gap, req.model, usage, cost, None if brk is None else brk.cause)
         )
         figs.model = req.model
         figs.requests += 1
@@ -296,16 +297,16 @@ class Observer:
 def timeline_row(
     now: float,
     gap: float,
-    req: WireRequest,
+    model: str,
     usage: Usage,
     cost: Decimal | None,
-    brk: Any,
+    cause: str | None,
 ) -> dict[str, Any]:
     """One request as a row of `analyze`'s report (what its HTML timelines draw)."""
     return {
         "first": datetime.fromtimestamp(now, UTC).isoformat(),
         "thread": "main",
-        "model": req.model,
+        "model": model,
         "cache_read": usage.cache_read,
         "cache_write_5m": usage.cache_write_5m,
         "cache_write_1h": usage.cache_write_1h,
@@ -313,10 +314,27 @@ def timeline_row(
         "uncached_input": usage.uncached_input,
         "output": usage.output,
         "usd": None if cost is None else str(cost),
-        "break": None if brk is None else brk.cause,
+        "break": cause,
         "gap_s": gap,
         "ttl_s": 3600 if usage.cache_write_1h else None,  # None: the default TTL (5 minutes)
     }
+
+
+def stored_timeline(
+    rows: Sequence[Mapping[str, Any]], keep: int = TIMELINE
+) -> list[dict[str, Any]]:
+    """A session's timeline from its stored requests (`PostgresStore.timelines`: time, model,
+    usage as `Usage.to_dict`, cost, cause; oldest first), as `Observer` keeps it in memory:
+    the newest `keep` (a row before them only gives the first one its gap)."""
+    out = []
+    last: float | None = None
+    for r in rows:
+        usage = Usage.from_dict(r["usage"])
+        cost = None if r["cost"] is None else Decimal(str(r["cost"]))
+        gap = 0.0 if last is None else r["time"] - last
+        out.append(timeline_row(r["time"], gap, r["model"], usage, cost, r["cause"]))
+        last = r["time"]
+    return out[-keep:] if keep else []
 
 
 def trace_line(o: Observed) -> dict[str, Any]:

@@ -38,7 +38,7 @@ from typing import Any, Protocol
 from ..cache.anthropic import LOOKBACK
 from .jsonspan import JsonSpanError, Path, spans
 from .layout import Layout
-from .sessions import History, Match, instructions, part_hash
+from .sessions import History, Match, common_prefix
 
 
 class Spans(Protocol):
@@ -114,10 +114,11 @@ def session_cache_key(session_id: str) -> str:
     return f"prefixlock-{session_id}"
 
 
-def prefix_family(api: str, body: Mapping[str, Any], client: str) -> str:
-    """The prefix family of an OpenAI request: its client and the hash of its system prompt
-    and tools (prefixlock.cache.keys): every session of one stable prefix shares its key."""
-    return f"{client}:{part_hash([instructions(api, body), body.get('tools')])}"
+def prefix_family(match: Match, client: str) -> str:
+    """The prefix family of an OpenAI request: its client and the hashes of its system prompt
+    and tools (prefixlock.cache.keys): every session of one stable prefix shares its key. The
+    hashes are the ones session detection took (`match`), not taken again."""
+    return f"{client}:{match.system}:{match.tools}"
 
 
 def repair(
@@ -157,9 +158,12 @@ def repair(
     return Repaired(raw)
 
 
-def _marked(raw: bytes, body: Mapping[str, Any]) -> bool:
+def _marked(raw: bytes, body: Mapping[str, Any], at: Spans) -> bool:
     """Whether the client placed a `cache_control` anywhere: only a body whose bytes hold the
-    quoted name (as a key, or a string that is just that name) is walked to tell which."""
+    quoted name (as a key, or a string that is just that name) is walked to tell which. A
+    layout has already searched the bytes for every marker's name (most bodies hold none)."""
+    if isinstance(at, Layout) and not at.marked:
+        return False
     return b'"cache_control"' in raw and _has_marker(body)
 
 
@@ -210,7 +214,7 @@ def _message_blocks(message: Any) -> int:
 def _anthropic(
     body: Mapping[str, Any], raw: bytes, at: Spans, match: Match, second: bool
 ) -> Repaired:
-    if _marked(raw, body):
+    if _marked(raw, body, at):
         return Repaired(raw, skipped=("breakpoints: the client places its own",))
     edits = _Edits()
     hist: History | None = match.history
@@ -258,10 +262,7 @@ def _tail(
     tail = len(messages) - 1
     kept = 0  # how many of the previous request's items this one repeats unchanged
     if hist is not None:
-        while (
-            kept < min(len(hist.items), len(match.items)) and hist.items[kept] == match.items[kept]
-        ):
-            kept += 1
+        kept = common_prefix(hist.items, match.items)
         if 0 < kept == len(hist.items) - 1 and tail >= 1:
             # The client rewrote the previous request's last message (a reminder it sends once):
             # its tail is volatile, so the breakpoint goes on the message before it.

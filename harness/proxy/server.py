@@ -1,6 +1,7 @@
 """The proxy: an ASGI app on uvicorn (`httpserver`) that forwards each request to the upstream (a
-provider or the emulator) with httpx2, relays the answer byte for byte (a stream chunk by chunk,
-as it arrives), and hands what it saw to the observer.
+provider or the emulator) with `upstream.client` (aiohttp, else httpx2), relays the answer byte
+for byte (a stream as it arrives, all that has arrived in one write), and hands what it saw to
+the observer.
 
 Limits come before work: a body whose declared length is over `max_body` is answered 413 before
 a byte of it is read (a chunked one when it passes the limit), a body that stops arriving for
@@ -19,16 +20,19 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import json
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Awaitable, Callable, Mapping, MutableMapping
 from dataclasses import asdict, dataclass, replace
 from decimal import Decimal
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import urlsplit
+
+import msgspec
 
 from ..billing.prices import PriceTable
 from ..cache.keys import KeyShards, family_key
@@ -37,14 +41,25 @@ from ..errors import ConfigError
 from ..guard.keepalive import KeepAlive, plan_ping
 from ..wire import WireRequest
 from .intake import TOO_DEEP, error_body, parse_body
+from .jsonspan import JsonSpanError
 from .layout import Layout
-from .observe import Observed, Observer, StreamUsage, api_of, reply_usage, trace_line, wire_request
+from .observe import (
+    TIMELINE,
+    Observed,
+    Observer,
+    StreamUsage,
+    api_of,
+    reply_usage,
+    stored_timeline,
+    trace_line,
+    wire_request,
+)
 from .repair import prefix_family, repair
 from .sessions import Match, SessionTracker, client_hash
 from .team import DAY, Budgets, TeamLedger, Who, budget_error, lost_dollars, who
+from .upstream import Upstream, UpstreamError, UpstreamTimeout, client
 
 if TYPE_CHECKING:
-    import httpx2
     from opentelemetry.trace import Tracer
     from uvicorn.server import Server
 
@@ -78,6 +93,12 @@ _OFF_LOOP = 1 << 20  # bodies over 1 MiB are parsed and repaired on a thread
 MAX_EXCHANGES = 4_096  # the newest exchanges kept in Proxy.exchanges
 MAX_ERRORS = 100  # the newest accounting failures kept in Proxy.errors (all are counted)
 _REPLY_CAP = 16 << 20  # a whole (not streamed) answer is read for usage up to this size
+_DRAWN = 10  # /dashboard draws the timelines of the sessions that re-billed most, this many
+# The last body's layout of each of the clients that sent last is kept for its next body
+# (Layout(previous=)): this many clients, this much memory in all (as Layout.footprint estimates
+# it), one at most a quarter of it. A client past them is read afresh: slower, not wrong.
+_LAYOUTS_KEPT = 32
+_LAYOUT_MEMORY = 32 << 20
 
 
 def upstream_url(value: str) -> str:
@@ -114,6 +135,8 @@ class ProxyConfig:
     idle_timeout: float = 30.0
     # The request parser: httptools when installed, else h11 (httpserver.protocol).
     http: str = "auto"
+    # The upstream client: aiohttp when installed, else httpx2 (upstream.client).
+    client: str = "auto"
 
 
 @dataclass
@@ -206,10 +229,6 @@ class _Answer:
         return reply_usage(self.api, b"".join(self.chunks))
 
 
-class _Timeout(Exception):
-    """The upstream did not answer in time (`str(exc)` says which timeout)."""
-
-
 class Proxy:
     """A local prompt-cache proxy. `Proxy.start(config)` serves from a background thread."""
 
@@ -220,11 +239,11 @@ class Proxy:
         clock: Clock | None = None,
         prices: PriceTable | None = None,
         store: SessionStore | PostgresStore | None = None,
-        http_client: Callable[[], httpx2.AsyncClient] | None = None,
         on_observed: Callable[[str], None] | None = None,
         budgets: Budgets | None = None,
         tracer: Tracer | None = None,
         on_error: Callable[[str], None] | None = None,
+        loop_factory: Callable[[], asyncio.AbstractEventLoop] | None = None,
     ) -> None:
         self.config: ProxyConfig = config or ProxyConfig()
         self.upstream: str = upstream_url(self.config.upstream)
@@ -254,9 +273,11 @@ class Proxy:
         self.errors: list[str] = []
         self.error_count: int = 0
         self._on_error = on_error
-        self._make_client = http_client
+        # The event loop to serve on (default: uvloop's where installed): a test passes one
+        # whose time it moves, so that deadlines pass without waiting for them.
+        self._loop_factory = loop_factory
         self._on_observed = on_observed
-        self._client: httpx2.AsyncClient | None = None
+        self._client: Upstream | None = None
         self._lock = threading.Lock()
         self._idle = threading.Condition(self._lock)
         self._in_flight = 0
@@ -270,6 +291,8 @@ class Proxy:
         self._startup_error: BaseException | None = None
         self._port = 0
         self._warm: dict[str, _Warm] = {}  # the worker thread's
+        self._layouts: OrderedDict[str, tuple[Layout, int]] = OrderedDict()  # under _lock
+        self._layout_memory = 0
         self.pings: list[str] = []  # session ids, one per keep-alive ping sent
 
     # ---- lifecycle -------------------------------------------------------------------------
@@ -292,12 +315,10 @@ class Proxy:
     def _serve(self, sock: Any) -> None:
         from .httpserver import loop_factory
 
-        with asyncio.Runner(loop_factory=loop_factory()) as runner:
+        with asyncio.Runner(loop_factory=self._loop_factory or loop_factory()) as runner:
             runner.run(self._main(sock))
 
     async def _main(self, sock: Any) -> None:
-        import httpx2
-
         from .httpserver import server
 
         self._loop = asyncio.get_running_loop()
@@ -306,16 +327,7 @@ class Proxy:
         try:
             if c.trace is not None:
                 self._trace = open(c.trace, "a", encoding="utf-8")  # noqa: SIM115
-            self._client = (
-                self._make_client()
-                if self._make_client is not None
-                else httpx2.AsyncClient(
-                    timeout=httpx2.Timeout(
-                        c.read_timeout, connect=c.connect_timeout, pool=c.connect_timeout
-                    ),
-                    trust_env=False,
-                )
-            )
+            self._client = client(c.client, c.connect_timeout, c.read_timeout)
             self._server = server(
                 self,
                 header_timeout=c.header_timeout,
@@ -522,9 +534,9 @@ class Proxy:
         await send({"type": "http.response.body", "body": data, "more_body": False})
 
     def dashboard(self) -> str:
-        """The /dashboard page. Sessions come from the shared store when there is one (every
-        instance's), else from this proxy's figures; spend by key, user and agent and the
-        dollars lost by cause are this instance's."""
+        """The /dashboard page. Sessions and the timelines come from the shared store when
+        there is one (every instance's), else from this proxy's figures; spend by key, user and
+        agent and the dollars lost by cause are this instance's."""
         from ..store.postgres import PostgresStore
         from .dashboard import render
 
@@ -536,10 +548,14 @@ class Proxy:
         with self._lock:
             team = self.team.rows()
             lost = dict(self.team.total.lost)
-        timelines = self._worker.submit(self._timelines).result()
+        if isinstance(self.store, PostgresStore):  # every instance's requests
+            stored = self.store.timelines(_DRAWN, TIMELINE + 1)
+            timelines = {sid: stored_timeline(rows) for sid, rows in stored.items() if rows}
+        else:
+            timelines = self._worker.submit(self._timelines).result()
         return render(sessions, team, lost, self.upstream, timelines)
 
-    def _timelines(self, most: int = 10) -> dict[str, list[dict[str, Any]]]:
+    def _timelines(self, most: int = _DRAWN) -> dict[str, list[dict[str, Any]]]:
         """The timelines of the `most` sessions that re-billed most tokens (the worker's)."""
         ranked = sorted(
             self.observer.sessions.values(),
@@ -618,24 +634,60 @@ class Proxy:
         self, api: str, raw: bytes, headers: Mapping[str, str]
     ) -> tuple[dict[str, Any], Match, str, bytes, tuple[str, ...]] | str:
         """Parse, identify and repair a body (for --fix); a string says why it is refused."""
-        body, why = parse_body(raw)
+        client = client_hash(_key_of(headers))
+        body, layout, why = self._read(client, raw)
         if body is None:
             return why or "the request body cannot be read"
-        client = client_hash(_key_of(headers))
-        layout = Layout(raw)
         try:
             with self._lock:
                 match = self.tracker.identify(api, body, client, layout=layout)
                 key = None
                 if api != "anthropic":  # OpenAI: the key of the prefix family's shard
-                    family, now = prefix_family(api, body, client), self.clock.now()
+                    family, now = prefix_family(match, client), self.clock.now()
                     key = family_key(family, self.key_shards.take(family, match.session_id, now))
                     self.key_shards.sent(family, match.session_id, now)
                 fixed = repair(api, body, raw, match, self.config.fixes, key, layout)
                 self.tracker.remember(match, api, body, client)
+                self._keep(client, layout)
         except RecursionError:
             return TOO_DEEP
         return body, match, client, fixed.raw, fixed.applied
+
+    def _read(
+        self, client: str, raw: bytes
+    ) -> tuple[dict[str, Any] | None, Layout | None, str | None]:
+        """(the body, its layout, None) or (None, None, why it is refused). The body is read
+        with what the client's previous body's layout read (`Layout.document`), or by a full
+        parse (`intake.parse_body`) where the layout cannot explain the bytes or a value."""
+        with self._lock:
+            kept = self._layouts.get(client)
+        layout = None
+        with contextlib.suppress(JsonSpanError):  # not even a document: the parse refuses it
+            layout = Layout(raw, previous=kept[0] if kept is not None else None)
+        if layout is not None:
+            try:
+                return layout.document(), layout, None
+            except (JsonSpanError, msgspec.MsgspecError, RecursionError):
+                pass  # a duplicate key, a lone surrogate, a deep nest: the full parse judges
+        body, why = parse_body(raw)
+        if body is None:
+            return None, None, why
+        return body, layout, None
+
+    def _keep(self, client: str, layout: Layout | None) -> None:
+        """Keep `layout`, its work done, for the client's next body. Under _lock."""
+        old = self._layouts.pop(client, None)
+        if old is not None:
+            self._layout_memory -= old[1]
+        if layout is None:
+            return
+        cost = layout.footprint()
+        if cost > _LAYOUT_MEMORY // 4:
+            return  # a body this large is read afresh next time
+        self._layouts[client] = (layout, cost)
+        self._layout_memory += cost
+        while self._layout_memory > _LAYOUT_MEMORY or len(self._layouts) > _LAYOUTS_KEPT:
+            self._layout_memory -= self._layouts.popitem(last=False)[1][1]
 
     async def _forward(
         self,
@@ -650,39 +702,24 @@ class Proxy:
     ) -> _Answer | None:
         """Send upstream, relay the answer to the client; return it, for the worker to read
         (None: not one the upstream billed)."""
-        import httpx2
-
         assert self._client is not None
         c = self.config
         out = {k: v for k, v in headers.items() if k not in _DROP_REQUEST}
         out["accept-encoding"] = "identity"  # usage is read from the bytes passing by
-        request = self._client.build_request(
-            method, self.upstream + target, headers=out, content=data
-        )
         started = False
         try:
             async with asyncio.timeout(c.total_timeout):
+                response = await self._client.send(method, self.upstream + target, out, data)
                 try:
-                    response = await self._client.send(request, stream=True)
-                except httpx2.TimeoutException as exc:
-                    raise _Timeout(_which(exc, c)) from None
-                try:
-                    exchange.status = response.status_code
-                    head = [
-                        (k, v) for k, v in response.headers.raw if k.lower() not in _DROP_RESPONSE
-                    ]
+                    exchange.status = response.status
+                    head = [(k, v) for k, v in response.headers if k.lower() not in _DROP_RESPONSE]
                     if warning is not None:  # a budget in warn mode: forwarded, and said so
                         head.append((b"x-prefixlock-budget", warning.encode("ascii", "replace")))
                     await send(
-                        {
-                            "type": "http.response.start",
-                            "status": response.status_code,
-                            "headers": head,
-                        }
+                        {"type": "http.response.start", "status": response.status, "headers": head}
                     )
                     started = True
-                    kind = response.headers.get("content-type", "")
-                    streaming = kind.startswith("text/event-stream")
+                    streaming = response.header(b"content-type").startswith("text/event-stream")
                     answer = None
                     if api is not None:
                         # A Responses stream is read as it passes, to link its id at once;
@@ -704,22 +741,19 @@ class Proxy:
                         else None
                     )
                     held: bytes | None = None
-                    try:
-                        async for chunk in response.aiter_raw():
-                            if not chunk:
-                                continue
-                            part = chunk
-                            if link is not None:
-                                part, held = held or b"", chunk
-                            if part:
-                                await send(
-                                    {"type": "http.response.body", "body": part, "more_body": True}
-                                )
-                            if answer is not None:
-                                answer.add(chunk)
-                    except httpx2.TimeoutException as exc:
-                        raise _Timeout(_which(exc, c)) from None
-                    if link is not None and answer is not None and response.status_code == 200:
+                    async for chunk in response.chunks():
+                        if not chunk:
+                            continue
+                        part = chunk
+                        if link is not None:
+                            part, held = held or b"", chunk
+                        if part:
+                            await send(
+                                {"type": "http.response.body", "body": part, "more_body": True}
+                            )
+                        if answer is not None:
+                            answer.add(chunk)
+                    if link is not None and answer is not None and response.status == 200:
                         response_id = answer.usage()[1]
                         if response_id is not None:
                             link(response_id)
@@ -728,11 +762,11 @@ class Proxy:
                     )
                     exchange.answered = True
                 finally:
-                    await response.aclose()
-        except (_Timeout, TimeoutError) as exc:
+                    await response.close()
+        except (UpstreamTimeout, TimeoutError) as exc:
             which = (
-                str(exc)
-                if isinstance(exc, _Timeout)
+                _which(exc.which, c)
+                if isinstance(exc, UpstreamTimeout)
                 else f"total timeout ({c.total_timeout:g} s, --total-timeout)"
             )
             if not started:
@@ -745,18 +779,14 @@ class Proxy:
                     f"the upstream {self.upstream} did not answer within the {which}",
                 )
             return None  # mid-answer: returning unfinished cuts the client's answer too
-        except httpx2.HTTPError as exc:
+        except UpstreamError as exc:
             if not started:
                 exchange.status = 502
                 await self._refuse(
-                    send,
-                    502,
-                    api,
-                    "api_error",
-                    f"upstream unreachable: {self.upstream} ({type(exc).__name__}: {exc})",
+                    send, 502, api, "api_error", f"upstream unreachable: {self.upstream} ({exc})"
                 )
             return None
-        if api is None or response.status_code != 200:
+        if api is None or response.status != 200:
             return None
         return answer
 
@@ -780,16 +810,20 @@ class Proxy:
     def _account_job(self, job: _Job) -> None:
         exchange = job.exchange
         body, match = job.body, job.match
-        if body is None:
+        layout = None
+        if match is None:  # observing: the body was forwarded unread
+            body, layout, _ = self._read(job.client, job.raw)
+        elif body is None:  # repaired: what went upstream
             body, _ = parse_body(job.raw)
-            if body is None:
-                return  # not JSON the proxy can read: the upstream answered it (400)
+        if body is None:
+            return  # not JSON the proxy can read: the upstream answered it (400)
         if match is None:
-            # Observing only: the body was forwarded unread; detect its session now, in order.
+            # Observing only: detect the body's session now, in arrival order.
             try:
                 with self._lock:
-                    match = self.tracker.identify(job.api, body, job.client, layout=Layout(job.raw))
+                    match = self.tracker.identify(job.api, body, job.client, layout=layout)
                     self.tracker.remember(match, job.api, body, job.client)
+                    self._keep(job.client, layout)
             except RecursionError:
                 return
             exchange.session_id = match.session_id
@@ -949,16 +983,16 @@ class Proxy:
     async def _send_ping(
         self, ping: WireRequest, headers: Mapping[str, str]
     ) -> tuple[int, dict[str, Any] | None]:
-        import httpx2
-
         assert self._client is not None
         data = json.dumps(dict(ping.body)).encode()
         try:
-            r = await self._client.post(self.upstream + ping.path, content=data, headers=headers)
-        except httpx2.HTTPError:
+            out = {**headers, "accept-encoding": "identity"}  # nothing is decompressed
+            reply = await self._client.send("POST", self.upstream + ping.path, out, data)
+            content = await reply.read()
+        except (UpstreamError, UpstreamTimeout):
             return 0, None
-        usage, _ = reply_usage(ping.api, r.content) if r.status_code == 200 else (None, None)
-        return r.status_code, usage
+        usage, _ = reply_usage(ping.api, content) if reply.status == 200 else (None, None)
+        return reply.status, usage
 
     def _account_ping(
         self,
@@ -1034,11 +1068,8 @@ async def _reply(
     await send({"type": "http.response.body", "body": data, "more_body": False})
 
 
-def _which(exc: Exception, c: ProxyConfig) -> str:
-    import httpx2
-
-    if isinstance(exc, httpx2.ConnectTimeout | httpx2.PoolTimeout):
+def _which(which: str, c: ProxyConfig) -> str:
+    """The timeout `which` (upstream.UpstreamTimeout) as the flag that sets it."""
+    if which == "connect":
         return f"connect timeout ({c.connect_timeout:g} s, --connect-timeout)"
-    if isinstance(exc, httpx2.WriteTimeout):
-        return f"write timeout ({c.read_timeout:g} s, --read-timeout)"
-    return f"read timeout ({c.read_timeout:g} s, --read-timeout)"
+    return f"{which} timeout ({c.read_timeout:g} s, --read-timeout)"

@@ -173,6 +173,25 @@ def hashes(
         return items, part_hash(instructions(api, body)), part_hash(body.get("tools"))
 
 
+# The longest chain kept for a scope's next request (a 100K-token body has hundreds of items).
+_CHAINS_KEPT = 20_000
+
+
+def common_prefix(a: tuple[str, ...], b: tuple[str, ...]) -> int:
+    """How many items `a` and `b` share from the start (compared a slice at a time, at C
+    speed, not item by item)."""
+    lo, hi = 0, min(len(a), len(b))
+    if a[:hi] == b[:hi]:
+        return hi
+    while lo < hi:  # a[:lo] == b[:lo], and they differ within a[:hi + 1]
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
 class SessionTracker:
     """Assigns requests to sessions; remembers each session's last request. Bounded: the oldest
     prefixes (and responses, and sessions' last requests) are forgotten first (a forgotten
@@ -186,6 +205,12 @@ class SessionTracker:
         self._responses: OrderedDict[str, str] = OrderedDict()  # response id -> session id
         self._last: OrderedDict[str, History] = OrderedDict()
         self._opened = 0  # sessions opened with a first message another session had
+        # The last chain taken in each scope (its items and hashes): a conversation's next
+        # request repeats its items, whose chain hashes need not be taken again.
+        # (root, api) -> (items, chain, the chain's keys)
+        self._chains: OrderedDict[
+            tuple[str, str], tuple[tuple[str, ...], tuple[str, ...], tuple[bytes, ...]]
+        ] = OrderedDict()
 
     @staticmethod
     def _chain(client: str, api: str, items: Sequence[str]) -> list[str]:
@@ -195,6 +220,34 @@ class SessionTracker:
             h = hashlib.sha256(f"{h}\x00{item}".encode()).hexdigest()
             out.append(h)
         return out
+
+    def _chained(self, root: str, api: str, items: tuple[str, ...]) -> tuple[str, ...]:
+        """`_chain(root, api, items)`, continuing the scope's last chain where `items` begins
+        with that chain's items (compared at C speed, a slice at a time)."""
+        before, chain, keys = self._chains.pop((root, api), ((), (), ()))
+        lo = common_prefix(before, items)
+        if lo:
+            h, more = chain[lo - 1], []
+            for item in items[lo:]:
+                h = hashlib.sha256(f"{h}\x00{item}".encode()).hexdigest()
+                more.append(h)
+            result = chain[:lo] + tuple(more)
+        else:
+            result = tuple(self._chain(root, api, items))
+        keys = keys[:lo] + tuple(self._key(h) for h in result[lo:])
+        if len(items) > _CHAINS_KEPT:
+            return result  # kept, it would hold hundreds of MB: hashed afresh next time
+        self._chains[(root, api)] = (items, result, keys)
+        while len(self._chains) > self.max_sessions:
+            self._chains.popitem(last=False)
+        return result
+
+    def _keys(self, root: str, api: str, chain: tuple[str, ...]) -> tuple[bytes, ...]:
+        """The `_key` of each of `chain`'s hashes (the scope's last chain's, kept with it)."""
+        kept = self._chains.get((root, api))
+        if kept is not None and kept[1] is chain:
+            return kept[2]
+        return tuple(self._key(h) for h in chain)
 
     @staticmethod
     def _key(chain_hash: str) -> bytes:
@@ -214,7 +267,7 @@ class SessionTracker:
         items, system, tools = hashes(api, body, layout)
         scope = session_scope(api, body, headers or {})
         root = client + scope
-        chain = tuple(self._chain(root, api, items))
+        chain = self._chained(root, api, items)
         self._learn(api, body, chain)
         previous = body.get("previous_response_id") if api == "openai-responses" else None
         if isinstance(previous, str) and previous in self._responses:
@@ -262,15 +315,15 @@ class SessionTracker:
         chain = (
             match.chain
             if match.chain and match.scope == client + scope
-            else self._chain(client + scope, api, match.items)
+            else tuple(self._chain(client + scope, api, match.items))
         )
         fresh = []
-        for h in chain:
-            key = self._key(h)
-            if self._prefixes.get(key) != match.session_id:
+        prefixes, sid = self._prefixes, match.session_id
+        for h, key in zip(chain, self._keys(client + scope, api, chain), strict=True):
+            if prefixes.get(key) != sid:
                 fresh.append(h)
-            self._prefixes[key] = match.session_id
-            self._prefixes.move_to_end(key)
+                prefixes[key] = sid
+            prefixes.move_to_end(key)
         while len(self._prefixes) > self.max_prefixes:
             self._prefixes.popitem(last=False)
         count = match.history.requests if match.history else 0

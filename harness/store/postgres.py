@@ -211,6 +211,32 @@ class PostgresStore:
             for sid, model, api, n, total, read, cost, saved, _ in rows
         ]
 
+    def timelines(self, most: int, newest: int) -> dict[str, list[dict[str, Any]]]:
+        """The newest `newest` requests (oldest first: time, model, usage, cost, cause) of the
+        `most` sessions that re-billed most tokens, by every instance: the proxy dashboard's
+        timelines."""
+        with self._lock:
+            top = self._db.execute(
+                "SELECT session_id FROM proxy_requests GROUP BY session_id ORDER BY "
+                "sum(rebilled) DESC, coalesce(sum(cost), 0) DESC, count(*) DESC, session_id "
+                "LIMIT %s",
+                (most,),
+            ).fetchall()
+            ids = [sid for (sid,) in top]
+            rows = self._db.execute(
+                "SELECT session_id, time, model, usage, cost, cause FROM (SELECT *, "
+                "row_number() OVER (PARTITION BY session_id ORDER BY id DESC) AS newer "
+                "FROM proxy_requests WHERE session_id = ANY(%s)) r WHERE newer <= %s "
+                "ORDER BY session_id, id",
+                (ids, newest),
+            ).fetchall()
+        out: dict[str, list[dict[str, Any]]] = {sid: [] for sid in ids}
+        for sid, time, model, usage, cost, cause in rows:
+            out[sid].append(
+                {"time": time, "model": model, "usage": usage, "cost": cost, "cause": cause}
+            )
+        return out
+
     # ---- session detection's shared memory (proxy.shared.SharedTracker) --------------------
 
     def prefixes(self, chains: Sequence[str]) -> dict[str, str]:

@@ -1,13 +1,15 @@
 """The proxy's overhead: latency added per request against a direct connection to the emulator,
 in the same run, with ~100K-token requests, streaming and not.
 
-Three ways to the same emulator, interleaved so that drift hits all alike: direct (the
-baseline), through `prefixlock proxy` observing only, and through `prefixlock proxy --fix` (its
-baseline is the repaired body sent directly, so the emulator does the same work both ways), each
-as a whole answer and as a stream. The overhead of one request is its time through the proxy
-less the time of the direct request made just before it; the figures are the median and 95th
-percentile of those differences over `PREFIXLOCK_BENCH_N` rounds (default 200). The proxy's
-accounting (the guard) runs after each answer on its worker thread, in its own process.
+Three ways to the same upstream (a replay of the emulator's answers, the same work for any body),
+interleaved so that drift hits all alike: direct (the baseline), through `prefixlock proxy`
+observing only, and through `prefixlock proxy --fix`, each as a whole answer and as a stream.
+Each round's request is the previous round's with one exchange more, as an agent's session
+grows, so the proxy reads new messages every time. The overhead of one request is its time
+through the proxy less the time of the direct request made just before it; the figures are the
+median and 95th percentile of those differences over `PREFIXLOCK_BENCH_N` rounds (default 200).
+The proxy's accounting (the guard) runs after each answer on its worker thread, in its own
+process.
 
 A latency difference on a loaded machine times the scheduler as much as the proxy, so each
 prefixlock way also reports the CPU its serving thread spent on the request (read from the
@@ -93,6 +95,17 @@ def _body() -> dict[str, Any]:
         "messages": messages,
     }
     return body
+
+
+def _grown(body: dict[str, Any], turns: int) -> dict[str, Any]:
+    """`body` and `turns` more exchanges (a tool call's result and the agent's next step)."""
+    more: list[dict[str, Any]] = []
+    for t in range(turns):
+        more.append(
+            {"role": "assistant", "content": [{"type": "text", "text": f"Step {t}: ran it."}]}
+        )
+        more.append({"role": "user", "content": [{"type": "text", "text": f"Result {t}: ok."}]})
+    return {**body, "messages": [*body["messages"], *more]}
 
 
 def _time(client: httpx2.Client, url: str, raw: bytes, stream: bool) -> float:
@@ -337,7 +350,14 @@ def measure(n: int = N) -> dict[str, dict[str, float]]:
             )
             for url in {u.rsplit("/v1/", 1)[0] for u in proxies.values()}
         }
-        for _ in range(n):
+        for i in range(n):
+            # The conversation goes on: each round's request is the last one's and a turn more,
+            # so the proxy reads new messages each time, as it does in a real session.
+            grown = _grown(body, i)
+            raw, stream_raw = (
+                json.dumps(grown).encode(),
+                json.dumps({**grown, "stream": True}).encode(),
+            )
             for name, url, streaming in ways:
                 time.sleep(THINK)
                 data = stream_raw if streaming else raw

@@ -119,3 +119,92 @@ def test_a_client_moving_its_marker_each_turn_stays_one_session() -> None:
         tracker.remember(match, "anthropic", body, "c")
         sessions.add(match.session_id)
     assert len(sessions) == 1
+
+
+def _walk(layout: Layout, path: tuple[Any, ...] = ()) -> dict[tuple[Any, ...], tuple[Any, ...]]:
+    """Every value's range and hash (and its children's), read in a fixed order."""
+    out: dict[tuple[Any, ...], tuple[Any, ...]] = {path: (layout[path], layout.digest(path))}
+    for key, *_ in layout.children(path) or ():
+        out.update(_walk(layout, (*path, key)))
+    return out
+
+
+def _next_turn(body: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    turn = {"role": "assistant", "content": [{"type": "text", "text": "done"}]}
+    return {**body, "messages": [*body["messages"], turn], **changes}
+
+
+NEXT = {
+    "a turn added": _next_turn(BODY),
+    "nothing added": BODY,
+    "a longer number": {**BODY, "max_tokens": 10240},
+    "a middle message changed": {
+        **BODY,
+        "messages": [BODY["messages"][0], {"role": "assistant", "content": "x"}],
+    },
+    "a marker moved in": _next_turn(
+        {**BODY, "system": [{**BODY["system"][0], "cache_control": {"type": "ephemeral"}}]}
+    ),
+    "keys in another order": dict(reversed(_next_turn(BODY).items())),
+    "the tail cut": {k: BODY[k] for k in ("model", "max_tokens", "system")},
+}
+
+
+@pytest.mark.parametrize("after", NEXT.values(), ids=NEXT.keys())
+@pytest.mark.parametrize("separators", [(", ", ": "), (",", ":")])
+def test_a_layout_that_reuses_the_previous_ones_finds_what_a_fresh_one_does(
+    after: dict[str, Any], separators: tuple[str, str]
+) -> None:
+    # The next request of a conversation repeats the last one's bytes up to what changed.
+    first = Layout(json.dumps(BODY, separators=separators).encode())
+    _walk(first)  # its ranges and hashes found, as session detection finds them
+    raw = json.dumps(after, separators=separators).encode()
+    reusing, fresh = Layout(raw, previous=first), Layout(raw)
+    assert _walk(reusing) == _walk(fresh)
+    assert reusing.marked == fresh.marked or reusing.marked  # a maybe costs time, not truth
+    first.document()
+    assert reusing.document() == fresh.document() == json.loads(raw)  # values, shared or not
+    assert reusing.item_hashes("anthropic", after) == fresh.item_hashes("anthropic", after)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b'{"a": 1, "b": [1, 2], "a": 2}',  # a duplicate key past the shared bytes
+        b'{"a": 1, "b": [1, 2, ], "c": 3}',  # a comma before a closing bracket
+    ],
+    ids=["duplicate-key", "trailing-comma"],
+)
+def test_a_reusing_layout_refuses_what_a_fresh_one_refuses(raw: bytes) -> None:
+    first = Layout(b'{"a": 1, "b": [1, 2]}')
+    first.children(("b",))
+    first.document()
+    with pytest.raises(JsonSpanError):
+        _walk(Layout(raw, previous=first))
+    with pytest.raises(JsonSpanError):
+        Layout(raw, previous=first).document()
+    with pytest.raises(JsonSpanError):
+        _walk(Layout(raw))
+
+
+def test_chains_continued_from_the_last_request_are_the_chains_taken_afresh() -> None:
+    # The tracker continues a scope's last chain where the items repeat; any divergence
+    # (a rewritten message, another conversation) must give the hashes a fresh chain gives.
+    tracker = SessionTracker()
+
+    def check(items: tuple[str, ...]) -> None:
+        got = tracker._chained("root", "anthropic", items)
+        assert got == tuple(SessionTracker._chain("root", "anthropic", items))
+        keys = tracker._keys("root", "anthropic", got)
+        assert keys == tuple(SessionTracker._key(h) for h in got)
+
+    for items in [
+        ("a", "b"),
+        ("a", "b", "c", "d"),  # continued
+        ("a", "x", "c"),  # rewritten from the second
+        ("a", "x", "c", "e", "f"),
+        ("z",),  # another conversation
+        (),
+        ("a", "b", "c", "d"),
+    ]:
+        check(items)

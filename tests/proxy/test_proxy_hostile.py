@@ -19,22 +19,8 @@ from prefixlock.clock import ManualClock
 from prefixlock.proxy import Proxy, ProxyConfig
 from prefixlock.proxy.repair import parse_fixes
 from prefixlock.store.database import SessionStore
+from tests.proxy.exchange import BODY, KEY, OK
 from tests.proxy.rawupstream import RawUpstream, whole
-
-KEY = "sk-test-key"
-BODY = json.dumps(
-    {"model": "claude-sonnet-4-6", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
-).encode()
-OK = json.dumps(
-    {
-        "id": "msg_1",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-sonnet-4-6",
-        "content": [{"type": "text", "text": "ok"}],
-        "usage": {"input_tokens": 9, "output_tokens": 1},
-    }
-).encode()
 
 
 def _read_until_closed(sock: socket.socket, timeout: float) -> tuple[bytes, bool]:
@@ -114,9 +100,8 @@ def test_a_hang_up_mid_stream_records_the_input_the_stream_showed(tmp_path: Path
                 got = b""
                 while b"ping" not in got:
                     got += client.recv(65536)
-            time.sleep(0.2)  # the proxy sees the hang-up
+            px.settle()  # the exchange ends as the proxy sees the hang-up, and is accounted
             gone.set()
-            px.settle()
             (session,) = store.sessions()
             (row,) = store.usage_rows(session.id)
         assert row.kind == "abandoned" and row.usage.input_total == 2440

@@ -4,6 +4,7 @@ client that hangs up cancels the upstream request; the key is forwarded but neve
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import socket
 import threading
@@ -20,29 +21,19 @@ from prefixlock.proxy import Proxy, ProxyConfig
 from prefixlock.proxy.repair import parse_fixes
 from prefixlock.store.database import SessionStore
 from tests.helpers.sdk import anthropic, openai
+from tests.proxy.wiretap import WireTap
 
 KEY = "sk-test-secret-key-0123456789"
 SYSTEM = "You are a careful assistant. " * 400  # above every model's cache minimum
 TOOLS = [{"name": "read", "description": "read a file", "input_schema": {"type": "object"}}]
+# Both upstream clients the proxy runs on: aiohttp (C parser, when installed) and httpx2.
+CLIENTS = ["httpx"] + (["aiohttp"] if importlib.util.find_spec("aiohttp") else [])
 
 
 @pytest.fixture
 def emu() -> Iterator[Emulator]:
     with Emulator.start(config=EmulatorConfig(), clock=ManualClock()) as e:
         yield e
-
-
-def _tap() -> tuple[list[bytes], Any]:
-    """An httpx2 client factory for the proxy's upstream side that records the bytes it sends."""
-    seen: list[bytes] = []
-
-    async def hook(request: httpx2.Request) -> None:
-        seen.append(request.content)
-
-    def make() -> httpx2.AsyncClient:
-        return httpx2.AsyncClient(event_hooks={"request": [hook]}, trust_env=False)
-
-    return seen, make
 
 
 def _client_tap() -> tuple[list[bytes], httpx2.Client]:
@@ -53,10 +44,12 @@ def _client_tap() -> tuple[list[bytes], httpx2.Client]:
     return seen, client
 
 
-def test_without_fix_every_upstream_body_is_the_clients_bytes(emu: Emulator) -> None:
-    upstream, make = _tap()
-    clock = emu.clock
-    with Proxy.start(ProxyConfig(upstream=emu.base_url), clock=clock, http_client=make) as px:
+@pytest.mark.parametrize("client", CLIENTS)
+def test_without_fix_every_upstream_body_is_the_clients_bytes(emu: Emulator, client: str) -> None:
+    tap = WireTap(emu.base_url)  # the bytes on the wire between the proxy and the emulator
+    upstream = tap.bodies
+    config = ProxyConfig(upstream=tap.url, client=client)
+    with tap, Proxy.start(config, clock=emu.clock) as px:
         sent, http = _client_tap()
         a = anthropic.Anthropic(api_key=KEY, base_url=px.base_url, http_client=http)
         messages: list[Any] = [{"role": "user", "content": "hello"}]
@@ -130,14 +123,15 @@ def _raw_stream(url: str, path: str, body: dict[str, Any]) -> bytes:
         ("/v1/responses", {"model": "gpt-5.4", "stream": True, "input": "hi"}),
     ],
 )
+@pytest.mark.parametrize("client", CLIENTS)
 def test_a_stream_arrives_byte_for_byte_as_the_upstream_sent_it(
-    path: str, body: dict[str, Any]
+    path: str, body: dict[str, Any], client: str
 ) -> None:
     # Two identical emulators: one asked directly, one through the proxy, the same requests.
     with (
         Emulator.start(clock=ManualClock(1000.0)) as direct,
         Emulator.start(clock=ManualClock(1000.0)) as behind,
-        Proxy.start(ProxyConfig(upstream=behind.base_url), clock=behind.clock) as px,
+        Proxy.start(ProxyConfig(upstream=behind.base_url, client=client), clock=behind.clock) as px,
     ):
         for _ in range(2):  # the second one reads the cache the first wrote
             want = _raw_stream(direct.base_url, path, body)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import socket
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -19,24 +18,9 @@ from prefixlock.clock import ManualClock
 from prefixlock.proxy import Proxy, ProxyConfig
 from prefixlock.proxy.httpserver import _httptools_protocol
 from prefixlock.proxy.repair import parse_fixes
+from tests.proxy.exchange import BODY, KEY, OK
+from tests.proxy.looptime import Loops
 from tests.proxy.rawupstream import RawUpstream, whole
-
-KEY = "sk-test-key"
-BODY = json.dumps(
-    {"model": "claude-sonnet-4-6", "max_tokens": 8, "messages": [{"role": "user", "content": "hi"}]}
-).encode()
-OK = json.dumps(
-    {
-        "id": "msg_1",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-sonnet-4-6",
-        "content": [{"type": "text", "text": "ok"}],
-        "stop_reason": "end_turn",
-        "usage": {"input_tokens": 9, "output_tokens": 1},
-    }
-).encode()
-
 
 # Both request parsers the server runs on: httptools (C, when installed) and h11 (the fallback).
 PARSERS = ["h11"] + (["httptools"] if _httptools_protocol() is not None else [])
@@ -239,60 +223,96 @@ def test_observing_forwards_an_unreadable_body_for_the_upstream_to_answer() -> N
 
 
 def test_an_upstream_that_stalls_is_a_504_naming_it() -> None:
-    stop = threading.Event()
+    stop, asked = threading.Event(), threading.Event()
 
     def stall(conn: socket.socket, head: bytes, body: bytes) -> None:
+        asked.set()
         stop.wait(30)
 
-    with RawUpstream(stall) as up, _proxy(up.url, read_timeout=0.5) as px:
-        with httpx2.Client(trust_env=False, timeout=20) as c:
-            start = time.monotonic()
-            r = c.post(px.base_url + "/v1/messages", content=BODY, headers={"x-api-key": KEY})
+    loops = Loops()
+    with (
+        RawUpstream(stall) as up,
+        Proxy.start(
+            ProxyConfig(upstream=up.url, read_timeout=60.0),
+            clock=ManualClock(1000.0),
+            loop_factory=loops,
+        ) as px,
+        socket.create_connection(("127.0.0.1", px.port)) as s,
+    ):
+        assert loops.loop is not None
+        s.sendall(_head("/v1/messages", len(BODY), "connection: close\r\n") + BODY)
+        assert asked.wait(10)
+        loops.loop.skip(61.0)  # the read timeout passes on the proxy's loop, not in real time
+        reply = _read_reply(s)
         stop.set()
-        assert r.status_code == 504 and time.monotonic() - start < 10
-        message = r.json()["error"]["message"]
-        assert up.url in message and "read timeout (0.5 s" in message
+        assert reply.startswith(b"HTTP/1.1 504 ")
+        message = json.loads(reply.partition(b"\r\n\r\n")[2])["error"]["message"]
+        assert up.url in message and "read timeout (60 s" in message
 
 
 def test_a_stream_past_the_total_timeout_is_cut() -> None:
-    stop = threading.Event()
+    stop, streaming = threading.Event(), threading.Event()
 
     def endless(conn: socket.socket, head: bytes, body: bytes) -> None:
         conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n\r\n")
-        while not stop.wait(0.05):
-            conn.sendall(b"event: ping\ndata: {}\n\n")
+        conn.sendall(b"event: ping\ndata: {}\n\n")
+        streaming.set()
+        stop.wait(30)  # and more to come, for all the proxy knows
 
-    with RawUpstream(endless) as up, _proxy(up.url, total_timeout=1.0) as px:
-        body = json.loads(BODY) | {"stream": True}
-        with (
-            httpx2.Client(trust_env=False, timeout=20) as c,
-            pytest.raises(httpx2.RemoteProtocolError),
-            c.stream(
-                "POST", px.base_url + "/v1/messages", json=body, headers={"x-api-key": KEY}
-            ) as r,
-        ):
-            for _ in r.iter_raw():
-                pass
+    loops = Loops()
+    with (
+        RawUpstream(endless) as up,
+        Proxy.start(
+            ProxyConfig(upstream=up.url, total_timeout=100.0),
+            clock=ManualClock(1000.0),
+            loop_factory=loops,
+        ) as px,
+        socket.create_connection(("127.0.0.1", px.port)) as s,
+    ):
+        assert loops.loop is not None
+        body = json.dumps(json.loads(BODY) | {"stream": True}).encode()
+        s.sendall(_head("/v1/messages", len(body)) + body)
+        assert streaming.wait(10)
+        s.settimeout(10)
+        first = s.recv(65536)
+        assert first.startswith(b"HTTP/1.1 200 ")
+        loops.loop.skip(101.0)  # past the total timeout, on the proxy's loop
+        reply = first + _read_reply(s)
         stop.set()
+        assert b"event: ping" in reply
+        assert not reply.endswith(b"0\r\n\r\n")  # cut, not ended: the client sees it broken
 
 
 @pytest.mark.parametrize("parser", PARSERS)
 def test_slow_and_idle_clients_are_timed_out(upstream: RawUpstream, parser: str) -> None:
-    config = {"header_timeout": 0.5, "body_timeout": 0.5, "idle_timeout": 1.0}
-    with _proxy(upstream.url, http=parser, **config) as px:
+    # The deadlines are timers on the proxy's event loop, whose time the test moves on: they
+    # pass at once, and the test waits for no real second.
+    loops = Loops()
+    config = ProxyConfig(
+        upstream=upstream.url, http=parser, header_timeout=5.0, body_timeout=5.0, idle_timeout=8.0
+    )
+    with Proxy.start(config, clock=ManualClock(1000.0), loop_factory=loops) as px:
+        loop = loops.loop
+        assert loop is not None
         idle = socket.create_connection(("127.0.0.1", px.port))
         slow_head = socket.create_connection(("127.0.0.1", px.port))
         slow_body = socket.create_connection(("127.0.0.1", px.port))
         slow_body.sendall(_head("/v1/messages", len(BODY)) + BODY[:10])
-        start = time.monotonic()
-        # A slowloris: a byte of its head every 0.1 s; the deadline is for the whole head.
+        loop.settle()
+        # A slowloris: a byte of its head a second; the deadline is for the whole head.
         for byte in b"POST":
             slow_head.sendall(bytes([byte]))
-            time.sleep(0.1)
+            loop.settle()
+            loop.skip(1.0)
+        slow_head.setblocking(False)
+        with pytest.raises(BlockingIOError):  # 4 s in: not cut before its deadline
+            slow_head.recv(1)
+        slow_head.setblocking(True)
+        loop.skip(1.5)  # 5.5 s in: past the head's deadline and the body's
         assert _read_reply(slow_head, 5).startswith(b"HTTP/1.1 408 ")
         assert _read_reply(slow_body, 5).startswith(b"HTTP/1.1 408 ")
+        loop.skip(3.0)
         assert _read_reply(idle, 5) == b""  # closed without a word
-        assert time.monotonic() - start < 5
         for s in (idle, slow_head, slow_body):
             s.close()
         assert upstream.requests == []

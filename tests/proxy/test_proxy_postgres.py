@@ -168,6 +168,11 @@ def test_two_instances_on_one_postgres_are_one_proxy(
     for page in pages:
         assert session["session_id"] in page and page.count("<td>px-") == 1
         assert f"{session['hit_rate']:.1%}" in page and f"${Decimal(session['cost']):.4f}" in page
+    # The timelines too are every instance's requests, read from the store: the same on both
+    # pages, a bar for each of the session's requests (each instance answered only half).
+    drawn = [page.partition("<h2>Timelines</h2>")[2] for page in pages]
+    assert drawn[0] and drawn[0] == drawn[1]
+    assert f'{session["session_id"]} <span class="note">({TURNS:,} requests)' in drawn[0]
 
 
 def test_an_unreachable_postgres_is_one_line_and_exit_2() -> None:

@@ -175,11 +175,18 @@ def test_openai_requests_of_one_prefix_share_a_family_whatever_their_conversatio
         msgs = [{**system, "content": system_text}, {"role": "user", "content": question}]
         return {"model": "gpt-5", "messages": msgs, "tools": tools}
 
-    a = prefix_family("openai-chat", body(system["content"], "task one"), "c1")
-    b = prefix_family("openai-chat", body(system["content"], "task two"), "c1")
+    def family(system_text: str, question: str, client: str) -> str:
+        fresh = SessionTracker().identify("openai-chat", body(system_text, question), client)
+        return prefix_family(fresh, client)
+
+    a = family(system["content"], "task one", "c1")
+    b = family(system["content"], "task two", "c1")
     assert a == b  # two sessions (tasks) of one prefix: one family, one key
-    assert a != prefix_family("openai-chat", body("Another prompt.", "task one"), "c1")
-    assert a != prefix_family("openai-chat", body(system["content"], "task one"), "c2")
+    assert a != family("Another prompt.", "task one", "c1")
+    assert a != family(system["content"], "task one", "c2")
+    other_tools = {**body(system["content"], "task one"), "tools": []}
+    fresh = SessionTracker().identify("openai-chat", other_tools, "c1")
+    assert a != prefix_family(fresh, "c1")  # another tool list: another family
     tracker = SessionTracker()
     one = body(system["content"], "task one")
     match = tracker.identify("openai-chat", one, client_hash("sk-a"))
