@@ -208,6 +208,7 @@ class Session(PricedActionMethods, ApprovalMethods):
             self.state, self.tracker, self.recorder, self.pings, agent
         )
         self.actions: PricedActions = PricedActions(self.state, agent, self.tracker, self.recorder)
+        self.actions.choose = self.turn_end.choose
         # Tool handlers that are not runners of the prefix (e.g. `delegate`), by tool name.
         self.tool_handlers: dict[str, ToolHandler] = {}
         self.closed: bool = False  # aclose() ran: the session sends nothing more
@@ -511,11 +512,9 @@ class Session(PricedActionMethods, ApprovalMethods):
     def _build_next_request(
         self, pending: Sequence[Message], volatile: Sequence[str] = ()
     ) -> WireRequest:
-        """The next request: the transcript plus the not-yet-sent messages. Pure."""
-        s = self.state
-        return s.provider.build_request(
-            s.prefix, s.transcript, s.settings, s.info, volatile, pending
-        )
+        """The next request: the transcript plus the not-yet-sent messages, with the TTLs the
+        policy chooses for it (`TurnEndRunner.build`). Pure."""
+        return self.turn_end.build(pending, volatile)
 
     def _compaction_due(self) -> bool:
         """Has the last request filled `Settings.compact_at` of the model's context window?"""

@@ -27,9 +27,12 @@ class Settings:
 
     `ttl` is the lifetime of Anthropic cache entries written at conversation breakpoints;
     `prefix_ttl` (default: the same) the lifetime of those on the tools and system prompt.
-    Anthropic requires longer TTLs before shorter ones, so a 1h conversation with a 5m prefix
-    is refused. `retention` is OpenAI's `prompt_cache_retention` (None: not sent; never sent to
-    gpt-5.6 and later, where `prompt_cache_options.ttl` supersedes it and OpenAI refuses both).
+    `history_ttl` (default: none) puts one more breakpoint, at this TTL, on the conversation's
+    last assistant message: what the previous request held, plus its reply, written at a longer
+    TTL than the new tail (prefixlock.guard.turn_end decides when). Anthropic requires longer
+    TTLs before shorter ones, so a 1h conversation with a 5m prefix is refused.
+    `retention` is OpenAI's `prompt_cache_retention` (None: not sent; never sent to gpt-5.6
+    and later, where `prompt_cache_options.ttl` supersedes it and OpenAI refuses both).
 
     gpt-5.6 and later cache only at breakpoints. `openai_cache_mode` is their
     `prompt_cache_options.mode`: "implicit" (default) keeps OpenAI's own breakpoint at the end of
@@ -43,6 +46,7 @@ class Settings:
 
     ttl: TTL = anthropic.DEFAULT_TTL
     prefix_ttl: TTL | None = None
+    history_ttl: TTL | None = None
     max_tokens: int = 4096
     max_turns: int = 25  # model requests per `send()`
     max_dollars: Decimal | None = None  # stop the loop once the session cost reaches this
@@ -97,10 +101,21 @@ class Settings:
             raise ConfigError(
                 f"prefix_ttl must be {ttls}, got {self.prefix_ttl!r}", where="settings.prefix_ttl"
             )
+        if self.history_ttl is not None and self.history_ttl not in anthropic.TTL_LABELS:
+            raise ConfigError(
+                f"history_ttl must be {ttls}, got {self.history_ttl!r}",
+                where="settings.history_ttl",
+            )
         if anthropic.late_longer_ttl((self.effective_prefix_ttl, self.ttl)) is not None:
             raise ConfigError(
                 "a 1h conversation TTL cannot follow a 5m prefix TTL (longer TTLs come first)",
                 where="settings.ttl",
+            )
+        order = (self.effective_prefix_ttl, self.history_ttl or self.ttl, self.ttl)
+        if anthropic.late_longer_ttl(order) is not None:
+            raise ConfigError(
+                "history_ttl must lie between prefix_ttl and ttl (longer TTLs come first)",
+                where="settings.history_ttl",
             )
         if self.retention is not None and self.retention not in openai.RETENTIONS:
             raise ConfigError(
@@ -144,6 +159,7 @@ class SettingsChanges(TypedDict, total=False):
 
     ttl: TTL
     prefix_ttl: TTL | None
+    history_ttl: TTL | None
     max_tokens: int
     max_turns: int
     max_dollars: Decimal | None

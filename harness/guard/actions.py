@@ -86,6 +86,11 @@ class PricedActions:
         self.tracker = tracker
         self.recorder = recorder
         self.quotes: list[Quote] = []  # every quote made, in order
+        # How the next request's settings are chosen from a builder (the session sets the
+        # policy's: TurnEndRunner.choose), so a quote prices the request that will go out.
+        self.choose: Callable[[Callable[[Settings], WireRequest]], WireRequest] = lambda build: (
+            build(state.settings)
+        )
         self._retired: list[SDKProvider] = []
         self._close_tasks: list[asyncio.Task[None]] = []
 
@@ -139,8 +144,8 @@ class PricedActions:
     ) -> Quote:
         s = self.state
         messages = self._next_messages(next_message)
-        without = hypothetical_request(
-            s.provider.api, s.model, s.prefix, s.settings, messages, s.info
+        without = self.choose(
+            lambda st: hypothetical_request(s.provider.api, s.model, s.prefix, st, messages, s.info)
         )
         with_messages = messages if with_messages is None else with_messages
         with_ = hypothetical_request(api, model, prefix, settings, with_messages, s.info)

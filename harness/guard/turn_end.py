@@ -90,6 +90,25 @@ def expected_gaps(own: Sequence[float]) -> list[float]:
     return [*own, *DEFAULT_TURN_GAPS]
 
 
+def can_hold(price: Price) -> bool:
+    """Does `price`'s model take a 1-hour entry beside its 5-minute ones (Anthropic)?"""
+    return price.cache_write_1h is not None and price.provider == "anthropic"
+
+
+def hold_pays(held_write: int, reply_tokens: int) -> bool:
+    """Send a request with its last reply held at 1h (`Settings.history_ttl`)?
+
+    Anthropic bills a request's 1h mark for the tokens between the entry it read and that
+    mark only, and the new entry covers the whole prefix before it
+    (docs/savings.md#held-history). So when the request read the previous request's entry,
+    the 1h write is the model's last reply alone: for that premium (0.75x the input price on
+    a reply of a few hundred tokens) everything before it survives a gap of up to an hour,
+    and the tool loop's tail stays at 5m. When the read fell short (a cold prefix, a resume, a
+    lost cache), the 1h mark would bill the whole re-write at 2x: then the request goes at 5m
+    and the next one holds it."""
+    return 0 < held_write <= reply_tokens
+
+
 def plan_turn_end(
     gaps: Sequence[float],
     *,
@@ -98,26 +117,40 @@ def plan_turn_end(
     price: Price,
     margin: float = 30.0,
     mode: Literal["auto", "seal", "pings", "off"] = "auto",
+    held_tokens: int = 0,
 ) -> TurnEndPlan:
     """The cheapest way from a turn's end to the next turn, over the expected `gaps`.
 
     `context_tokens`: what the turn left cached (the next turn reads it if it is still there);
     `answer_tokens`: the final answer, which the seal writes at 1h (the next turn would
-    otherwise write it at the default TTL). Only a model with a 1-hour write price can seal."""
+    otherwise write it at the default TTL); `held_tokens`: the part of the context already in
+    a 1-hour entry (`hold_pays`), which a gap under the hour does not lose. Only a model with a
+    1-hour write price can seal."""
     if not gaps:
         raise ValueError("plan_turn_end needs at least one expected gap")
-    if min(context_tokens, answer_tokens) < 0:
+    if min(context_tokens, answer_tokens, held_tokens) < 0:
         raise ValueError("token counts cannot be negative")
     ttl = float(model_ttl(price))
     n = len(gaps)
+    hour = anthropic.ttl_seconds("1h")
     read = price.input_cost(context_tokens, "read")
     loss = price.input_cost(context_tokens, "write_5m") - read
-    off = sum((loss for g in gaps if g > ttl), Decimal(0)) / n
+    held = min(held_tokens, context_tokens)
+    # A gap past the TTL but within the hour re-writes only what is not held.
+    unheld = price.input_cost(context_tokens - held, "write_5m") - price.input_cost(
+        context_tokens - held, "read"
+    )
+
+    def lost(gap: float) -> Decimal:
+        if gap <= ttl:
+            return Decimal(0)
+        return unheld if held and gap <= hour else loss
+
+    off = sum((lost(g) for g in gaps), Decimal(0)) / n
     costs: dict[str, Decimal] = {"off": off}
-    can_seal = price.cache_write_1h is not None and price.provider == "anthropic"
+    can_seal = can_hold(price)
     if can_seal:
         due = ttl - margin  # the seal goes out only when the user is still away by then
-        hour = anthropic.ttl_seconds("1h")
         # The seal reads the context, writes the answer at 1h (instead of the next turn's 5m
         # write of it), and a gap past its hour loses the context anyway.
         seal = (
@@ -135,7 +168,7 @@ def plan_turn_end(
             k = pings_in(g, cap, margin, ttl)
             total += k * read
             if g > k * (ttl - margin) + ttl:
-                total += loss
+                total += lost(g - k * (ttl - margin))
         if best is None or total < best[0]:
             best = (total, cap)
     assert best is not None

@@ -14,15 +14,18 @@ fails is reported as a final `ProviderFault`.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from ..cache.defaults import model_ttl
 from ..errors import ProviderError
 from ..events import Event, KeepAlivePing, ProviderFault
 from ..providers import SDKProvider
+from ..settings import Settings
 from ..state import SessionAgent, SessionState
 from ..store.errors import StoreError
 from ..store.recorder import Recorder
+from ..transcript import Message
 from ..wire import WireRequest
 from .keepalive import KeepAlive, ping_request
 from .keepalive_runner import KeepAliveRunner
@@ -31,7 +34,9 @@ from .tracker import GuardTracker
 from .turn_end import (
     HISTORY_SESSIONS,
     TurnEndPlan,
+    can_hold,
     expected_gaps,
+    hold_pays,
     plan_turn_end,
     turn_gaps,
 )
@@ -48,6 +53,10 @@ _MODES: dict[str, Literal["auto", "seal", "pings", "off"]] = {
     "24h": "off",
 }
 SEAL_NOTE = "(cache write before a pause: no reply needed)"
+# Tokens over the reply's own that a held request may write at 1h: the role markers and a
+# tokenizer's rounding between the transcript's count and the request's units.
+REPLY_SLACK = 16
+TRUST_ROWS = 8  # recent requests whose reads must have matched the guard's before holding
 MARGIN = 30.0  # seconds before the turn's entries expire at which the seal (or a ping) goes
 PING_CAP = "50"  # dollars: the pings' session-wide cap when the plan turns them on
 
@@ -142,6 +151,59 @@ class TurnEndRunner:
             return None
         return last
 
+    def build(self, pending: Sequence[Message], volatile: Sequence[str] = ()) -> WireRequest:
+        """The session's next request: the transcript plus `pending`, with the TTLs `choose`
+        picks for it."""
+        s = self.state
+        return self.choose(
+            lambda settings: s.provider.build_request(
+                s.prefix, s.transcript, settings, s.info, volatile, pending
+            )
+        )
+
+    def choose(self, build: Callable[[Settings], WireRequest]) -> WireRequest:
+        """The next request as `build` makes it from settings. Under `idle="auto"` on a model
+        with a 1-hour entry, the last reply is held at 1h (`Settings.history_ttl`, the prefix
+        at 1h before it) whenever that writes only the reply at 1h (`hold_pays`: the guard's
+        prediction says the read reached the previous request's entry); the tail stays at the
+        session's TTL. Quotes price the next request through this too."""
+        s = self.state
+        held = self._held_settings()
+        if held is None or self._reads_fell_short():
+            return build(s.settings)
+        request = build(held)
+        pred = self.tracker.guard.predict(request, s.clock.now())
+        reply = next((m for m in reversed(s.transcript.messages) if m.role == "assistant"), None)
+        reply_tokens = sum(reply.block_tokens) if reply is not None else 0
+        if hold_pays(pred.write_1h, reply_tokens + REPLY_SLACK):
+            return request
+        return build(s.settings)
+
+    def _reads_fell_short(self) -> bool:
+        """Did one of the last `TRUST_ROWS` requests read less than the guard predicted (an
+        evicted entry, another machine)? A held request that misses writes its whole context
+        at 2x, so on a cache that loses entries the session does not hold until it reads as
+        predicted again."""
+        rows = self.state.ledger.rows[-TRUST_ROWS:]
+        return any(
+            r.predicted_read is not None and r.usage.cache_read < r.predicted_read for r in rows
+        )
+
+    def _held_settings(self) -> Settings | None:
+        """The settings that hold the last reply at 1h, if the policy and model allow it."""
+        s = self.state
+        settings = s.settings
+        if self.policy.idle != "auto" or s.provider.api != "anthropic":
+            return None
+        if settings.ttl != "5m" or settings.history_ttl is not None:
+            return None  # the user chose the TTLs
+        if settings.prefix_ttl not in (None, "1h"):
+            return None  # a 1h mark may not follow the user's 5m prefix
+        price = self.agent.prices.lookup(s.model)
+        if price is None or not can_hold(price):
+            return None
+        return settings.with_(history_ttl="1h", prefix_ttl="1h")
+
     def meet_next_turn(self) -> None:
         """The model answered: plan the gap to the next turn. A seal is due when the turn's
         entries are `margin` seconds from expiring and the user has not come back (sent by
@@ -155,6 +217,8 @@ class TurnEndRunner:
         if last is None or price is None or not last.units:
             return
         answer = sum(s.transcript.messages[-1].block_tokens)
+        # What the last request holds at 1h: its furthest 1h mark (the held reply).
+        held = max((u.end for u in last.units if u.breakpoint == "1h"), default=0)
         plan = plan_turn_end(
             self.gaps(),
             context_tokens=last.units[-1].end,
@@ -162,6 +226,7 @@ class TurnEndRunner:
             price=price,
             margin=MARGIN,
             mode=_MODES[self.policy.idle],
+            held_tokens=held,
         )
         self.plan = plan
         if self.pings.keepalive is not None and self.pings.keepalive is not self._planned_pings:

@@ -5,6 +5,7 @@ Breakpoints (at most `MAX_BREAKPOINTS`, prefixlock.cache.anthropic): the last to
 system block, the conversation tail, and a second conversation breakpoint at the previous
 request's tail when this turn added `LOOKBACK` or more blocks (a read looks back only that many
 block positions from a breakpoint, so the tail alone would no longer find the previous write).
+`Settings.history_ttl` adds a breakpoint on the last assistant message at that (longer) TTL.
 Volatile text (a date reminder, a one-off note) is appended after the tail breakpoint on this
 request only: it never carries one, since it changes next turn. 1h entries come before 5m ones
 (the prefix TTL may be longer than the conversation's, not shorter). Anthropic's rules:
@@ -132,15 +133,24 @@ class AnthropicBuilder(IncrementalBuilder[_PrefixPart]):
         units.extend(memo_.units)
         wire: list[dict[str, Any]] = list(memo_.wire)
         ttl = draft.settings.ttl
-        marks = [u for u in part.units if u.breakpoint is not None]
+        used = sum(u.breakpoint is not None for u in part.units)  # the prefix's marks
         n = len(messages)
         tail_msg = n - 1
         while tail_msg >= 0 and not messages[tail_msg].blocks:
             tail_msg -= 1
         if tail_msg >= 0:
             self._mark(units, wire, part, tail_msg, ttl)
+            held = draft.settings.history_ttl
+            reply = self._last_reply(messages, tail_msg) if held is not None else None
+            used += 1
             prev = self._previous_tail(messages, tail_msg)
-            if prev is not None and len(marks) + 2 <= MAX_BREAKPOINTS:
+            if held is not None and reply is not None and used < MAX_BREAKPOINTS:
+                # The longer-lived entry ends on the last reply, right after the previous
+                # request's tail: a read looks back from it to that entry, so it takes the
+                # place of the lookback mark below (which, at the shorter TTL, may not come
+                # before it).
+                self._mark(units, wire, part, reply, held)
+            elif prev is not None and used < MAX_BREAKPOINTS:
                 tail_pos = memo_.message_unit_range(tail_msg)[1] - 1
                 prev_pos = memo_.message_unit_range(prev)[1] - 1
                 if tail_pos - prev_pos >= LOOKBACK:
@@ -177,6 +187,14 @@ class AnthropicBuilder(IncrementalBuilder[_PrefixPart]):
         content = list(msg["content"])
         content[-1] = {**content[-1], "cache_control": cache_control(ttl)}
         wire[w] = {**msg, "content": content}
+
+    @staticmethod
+    def _last_reply(messages: Sequence[Message], tail: int) -> int | None:
+        """Index of the last assistant message before the tail (None: there is none)."""
+        for i in range(tail - 1, -1, -1):
+            if messages[i].role == "assistant" and messages[i].blocks:
+                return i
+        return None
 
     @staticmethod
     def _previous_tail(messages: Sequence[Message], tail: int) -> int | None:

@@ -140,7 +140,8 @@ def _restore(session: Session, loaded: LoadedSession) -> None:
             again = built
         if same_request(built.body, last.body):
             again, verified = built, True
-            state.settings = settings
+            # A held reply is the policy's choice for that request, not the session's TTLs.
+            state.settings = settings if settings.history_ttl == sent.history_ttl else sent
             break
     else:
         state.settings = sent
@@ -208,12 +209,13 @@ def _candidates(sent: Settings) -> list[Settings]:
     out = [sent]
     for ttl in TTLS:
         for prefix_ttl in (None, *TTLS):
-            try:
-                other = replace(sent, ttl=ttl, prefix_ttl=prefix_ttl)
-            except ConfigError:  # a 1h conversation after a 5m prefix: never sent
-                continue
-            if other != sent:
-                out.append(other)
+            for history_ttl in (None, *TTLS):  # the policy's per-request longer mark
+                try:
+                    other = replace(sent, ttl=ttl, prefix_ttl=prefix_ttl, history_ttl=history_ttl)
+                except ConfigError:  # a 1h conversation after a 5m prefix: never sent
+                    continue
+                if other != sent and other not in out:
+                    out.append(other)
     return out
 
 

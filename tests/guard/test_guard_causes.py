@@ -85,7 +85,7 @@ async def test_miss_budget_stops_the_request_before_it_is_sent() -> None:
         a = agent(emu, budget=CacheBudget(session_tokens=1000))
         async with a.session() as s:
             await run_turns(emu, s, 3)
-            advance(emu, 301)  # the next request would re-bill the whole context
+            advance(emu, 3601)  # past the hour the policy holds it: the next request re-bills
             n_sent = sent(emu)
             with pytest.raises(CacheBudgetExceeded, match="nothing was sent"):
                 await turn(s, "still there?")

@@ -110,7 +110,7 @@ async def test_a_summary_over_an_expired_cache_writes_none_of_the_history() -> N
             warm = await s.compact(policy="allow")
             warm_body = emu.requests[-1].body
             await run_turns(emu, s, 6, start=7)
-            advance(emu, 600.0)  # past the 5-minute TTL, no keep-alive
+            advance(emu, 3601.0)  # past the hour the policy holds the history, no keep-alive
             history = s.transcript.tokens
             quote = s.quote_compaction()
             cold = await s.compact(quote=quote)

@@ -92,7 +92,7 @@ async def test_switch_after_ttl_costs_nothing_and_does_not_warn() -> None:
     with start_emulator() as emu:
         async with agent(emu).session() as s:
             await run_turns(emu, s, 20)
-            advance(emu, 301)  # past the 5-minute TTL
+            advance(emu, 3601)  # past the hour the policy holds the history (docs/savings.md)
             quote = s.quote_switch(SONNET)
             assert not quote.warns and quote.tokens_rebilled == 0 and quote.dollars == 0
             assert quote.warm_seconds == 0
@@ -151,7 +151,7 @@ async def test_default_subagent_alternative_matches_a_hand_computation() -> None
     m = Decimal(1_000_000)
     # The task: the last 10 requests' averages, 2 requests per turn, a tenth of the context.
     recent = [r.usage for r in reports[-10:]]
-    n = sum(u.cache_write_5m + u.uncached_input for u in recent) // 10
+    n = sum(u.cache_write_5m + u.cache_write_1h + u.uncached_input for u in recent) // 10
     o = sum(u.output for u in recent) // 10
     t, c = 2, q.context_tokens
     k, new, out = c // 10, n * t, o * t
@@ -219,7 +219,7 @@ async def test_a_quote_made_while_warm_and_used_after_expiry_does_not_warn() -> 
             await run_turns(emu, s, 3)
             quote = s.quote_switch(SONNET)
             assert quote.warns
-            advance(emu, 301)
+            advance(emu, 3601)  # past the hour the policy holds the history
             applied = s.switch_model(SONNET, quote=quote)
             assert not applied.warns and applied.tokens_rebilled == 0
             events = await turn(s, "Turn 4: look at src/app.py and tell me what f4 does.")
@@ -236,7 +236,7 @@ async def test_a_quote_that_loses_nothing_says_whether_the_cache_is_warm_or_cold
             assert not same.warns and same.warm_seconds > 0
             assert same.summary().startswith(f"switch_model to {s.model}: re-bills nothing")
             assert "cold" not in same.summary()
-            advance(emu, 301)
+            advance(emu, 3601)  # past the hour the policy holds the history
             cold = s.quote_switch(SONNET)
             assert not cold.warns
             assert cold.summary() == f"switch_model to {SONNET}: cache is cold, costs nothing extra"
