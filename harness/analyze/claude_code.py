@@ -187,8 +187,10 @@ def parse(lines: Iterable[bytes | str], path: str = "", text: bool = False) -> F
     prompt's first words (--show-text)."""
     result = FileResult(path, SOURCE)
     notes = result.notes
-    m = _AGENT_FILE.search(path.replace("\\", "/"))
-    file_agent = m.group(1) if m and "/subagents/" in path.replace("\\", "/") else None
+    slashed = path.replace("\\", "/")
+    m = _AGENT_FILE.search(slashed)
+    file_agent = m.group(1) if m and "/subagents/" in slashed else None
+    file_thread = f"agent:{file_agent}" if file_agent is not None else None
     by_key: dict[str, Request] = {}
     thread_of: dict[str, str] = {}  # uuid -> thread (inline sidechains follow their parents)
     parent_of: dict[str, str | None] = {}  # main-chain uuid -> parent (live-branch walk)
@@ -214,8 +216,8 @@ def parse(lines: Iterable[bytes | str], path: str = "", text: bool = False) -> F
         if isinstance(rec.cwd, str) and session not in result.projects:
             result.projects[session] = rec.cwd
         # Which thread this line is on.
-        if file_agent is not None:
-            thread = f"agent:{file_agent}"
+        if file_thread is not None:
+            thread = file_thread
         elif side:
             agent = rec.agentId
             if isinstance(agent, str) and agent:
