@@ -33,13 +33,25 @@ _TOOL_RESULT = b'"type":"tool_result"'
 _intern = sys.intern
 
 
+class Usage(msgspec.Struct, gc=False):
+    """The counters of `usage` a report reads (UNSET: absent from the line); the rest of it
+    (server tool use, service tier, ...) is skipped, not built."""
+
+    input_tokens: Any = None
+    output_tokens: Any = None
+    cache_read_input_tokens: Any = msgspec.UNSET
+    cache_creation_input_tokens: Any = msgspec.UNSET
+    cache_creation: Any = None
+    speed: Any = None
+
+
 class Message(msgspec.Struct):
     """The fields of `message` a report reads; the content stays raw (undecoded) until a user
     line needs it, so tool output and assistant text are scanned, never built."""
 
     id: Any = None
     model: Any = None
-    usage: Any = msgspec.UNSET
+    usage: Usage | msgspec.UnsetType | None = msgspec.UNSET
     content: msgspec.Raw = msgspec.Raw(b"null")
 
 
@@ -80,8 +92,12 @@ _decode_content = msgspec.json.Decoder(
 
 def _coerce(obj: dict[str, Any]) -> Line | None:
     # A `message` that is not an object is no message (the reader ignores it either way).
-    if "message" in obj and not isinstance(obj["message"], dict):
+    msg = obj.get("message")
+    if "message" in obj and not isinstance(msg, dict):
         obj = {**obj, "message": None}
+    elif isinstance(msg, dict) and "usage" in msg and not isinstance(msg["usage"], dict):
+        # Usage that is not an object is invalid usage (counted so), not a lost line.
+        obj = {**obj, "message": {**msg, "usage": None}}
     return recode(_LINE.decode, obj)
 
 
@@ -132,25 +148,29 @@ def _count(v: Any) -> int | None:
     return v if type(v) is int and 0 <= v < MAX_TOKENS else as_int(v)
 
 
-def _usage(u: Any) -> tuple[int, int, int, int, int, int, bool] | None:
+_UNSET = msgspec.UNSET
+
+
+def _usage(u: Usage | None) -> tuple[int, int, int, int, int, int, bool] | None:
     """(uncached, read, write_5m, write_1h, write_unsplit, output, has_cache), or None when a
     field is null or not a count (ccusage rejects such lines)."""
-    if not isinstance(u, dict):
+    if u is None:
         return None
-    inp, out = _count(u.get("input_tokens")), _count(u.get("output_tokens"))
+    inp, out = _count(u.input_tokens), _count(u.output_tokens)
     if inp is None or out is None:
         return None
-    has_cache = "cache_read_input_tokens" in u or "cache_creation_input_tokens" in u
-    read = _count(u.get("cache_read_input_tokens", 0))
-    split = u.get("cache_creation")
-    if "cache_creation_input_tokens" not in u and isinstance(split, dict):
+    v_read, v_creation = u.cache_read_input_tokens, u.cache_creation_input_tokens
+    has_cache = v_read is not _UNSET or v_creation is not _UNSET
+    read = 0 if v_read is _UNSET else _count(v_read)
+    split = u.cache_creation
+    if v_creation is _UNSET and isinstance(split, dict):
         # The split without its total: the write is the sum of its parts.
         w5 = as_int(split.get("ephemeral_5m_input_tokens", 0))
         w1 = as_int(split.get("ephemeral_1h_input_tokens", 0))
         if read is None or w5 is None or w1 is None:
             return None
         return inp, read, w5, w1, 0, out, True
-    creation = _count(u.get("cache_creation_input_tokens", 0))
+    creation = 0 if v_creation is _UNSET else _count(v_creation)
     if read is None or creation is None:
         return None
     if isinstance(split, dict):
@@ -167,8 +187,10 @@ def parse(lines: Iterable[bytes | str], path: str = "", text: bool = False) -> F
     prompt's first words (--show-text)."""
     result = FileResult(path, SOURCE)
     notes = result.notes
-    m = _AGENT_FILE.search(path.replace("\\", "/"))
-    file_agent = m.group(1) if m and "/subagents/" in path.replace("\\", "/") else None
+    slashed = path.replace("\\", "/")
+    m = _AGENT_FILE.search(slashed)
+    file_agent = m.group(1) if m and "/subagents/" in slashed else None
+    file_thread = f"agent:{file_agent}" if file_agent is not None else None
     by_key: dict[str, Request] = {}
     thread_of: dict[str, str] = {}  # uuid -> thread (inline sidechains follow their parents)
     parent_of: dict[str, str | None] = {}  # main-chain uuid -> parent (live-branch walk)
@@ -194,8 +216,8 @@ def parse(lines: Iterable[bytes | str], path: str = "", text: bool = False) -> F
         if isinstance(rec.cwd, str) and session not in result.projects:
             result.projects[session] = rec.cwd
         # Which thread this line is on.
-        if file_agent is not None:
-            thread = f"agent:{file_agent}"
+        if file_thread is not None:
+            thread = file_thread
         elif side:
             agent = rec.agentId
             if isinstance(agent, str) and agent:
@@ -321,7 +343,7 @@ def _assistant(
     uncached, read, w5, w1, wu, out, has_cache = counts
     model = _intern(model)
     ts = parse_ts(rec.timestamp)
-    speed = u.get("speed")  # `_usage` took only a dict
+    speed = u.speed if u is not None else None
     cost = rec.costUSD
     req = by_key.get(key)
     if req is None:

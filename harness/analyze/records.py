@@ -43,7 +43,6 @@ def iter_typed(
     for n, raw in enumerate(lines, 1):
         if isinstance(raw, str):
             raw = raw.encode("utf-8", "surrogatepass")
-        last_complete = raw.endswith(b"\n")
         if not pending:
             try:
                 rec = decode(raw)
@@ -52,6 +51,8 @@ def iter_typed(
             else:
                 yield n, rec
                 continue
+        # Only a line that took the long way can be left pending at the end.
+        last_complete = raw.endswith(b"\n")
         text = raw.decode("utf-8", "replace").strip()
         if not text:
             continue

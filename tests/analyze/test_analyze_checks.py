@@ -147,6 +147,20 @@ def test_c10_same_gap_under_a_1h_write_is_not_ttl(tmp_path: Path) -> None:
     assert b["cause"] in ("prefix_change", "unknown") and b["confidence"] == "low"
 
 
+def test_c12_usage_that_is_no_object_is_invalid_usage_not_a_lost_line(tmp_path: Path) -> None:
+    lines = []
+    for i, usage in enumerate((5, None, "12", [1])):
+        rec = json.loads(cc_assistant(i + 1, i * 10))
+        rec["message"]["usage"] = usage
+        lines.append(json.dumps(rec))
+    f = write(tmp_path / "s.jsonl", [*lines, cc_assistant(9, 90, w5=100)])
+    rep = report(f)
+    notes = {k: v["count"] for k, v in rep["notes"].items()}
+    assert notes["usage_lines"] == 5 and notes["invalid_usage"] == 4
+    assert "corrupt_lines" not in notes
+    assert [r["key"] for r in rep["requests"]] == ["msg_0009:req_0009"]
+
+
 def test_c11_missing_request_id_dedups_by_message_id(tmp_path: Path) -> None:
     f = write(tmp_path / "s.jsonl", [
         cc_assistant(1, 0, w5=5000, out=3, request_id=None),
