@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar, TypeVar
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from rich.text import Text
 from textual import _time
@@ -13,12 +13,17 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Static
 
-from prefixlock.coding.custom_commands import CustomCommand
-from prefixlock.coding.workspace import ApprovalRequest, Decision
-
-from .approval_flow import McpCallRequest
 from .commands import COMMANDS, KEYS
 from .quotes import QuoteRows
+
+if TYPE_CHECKING:  # the dialogs draw before the SDK loads (`ChatApp.open_backend`)
+    from prefixlock.coding.custom_commands import CustomCommand
+    from prefixlock.coding.workspace import (
+        ApprovalRequest,
+        Decision,  # noqa: F401  (ApprovalScreen's base)
+    )
+
+    from .approval_flow import McpCallRequest
 
 ResultT = TypeVar("ResultT")
 
@@ -99,7 +104,7 @@ def quote_table(rows: QuoteRows) -> Text:
     return table
 
 
-class ApprovalScreen(FreshKeysScreen[Decision]):
+class ApprovalScreen(FreshKeysScreen["Decision"]):
     """Ask before a write, an edit or a command: yes once, allow for the session, or no."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
