@@ -73,7 +73,9 @@ if TYPE_CHECKING:  # each is imported where it is used: the chat starts without 
     from .model_picker import ModelRow
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
-EMULATOR_KEEP_REQUESTS = 20  # requests the offline chat's emulator keeps a record of
+# Requests the offline chat's emulator keeps a record of (the chat never reads it; each parsed
+# body holds the whole conversation, most of a long offline session's growth when it kept 20).
+EMULATOR_KEEP_REQUESTS = 1
 SCRIPT_PATH = Path(__file__).with_name("data") / "chat_script.yaml"
 
 SYSTEM_PROMPT = """\
