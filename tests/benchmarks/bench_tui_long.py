@@ -55,9 +55,12 @@ def _own_bytes(requests: Any) -> int:
 
     seen: set[int] = set()
     total = 0
+    from prefixlock.released_bodies import released
+
     for r in requests:
-        parts = [v for v in r.body.values() if isinstance(v, list | tuple | dict)]
-        for obj in (r.body, r.units, *parts):
+        body = {} if released(r) else r.body  # a released body holds nothing
+        parts = [v for v in body.values() if isinstance(v, list | tuple | dict)]
+        for obj in (r.units, *parts):
             if id(obj) not in seen:
                 seen.add(id(obj))
                 total += sys.getsizeof(obj)
