@@ -92,6 +92,7 @@ from .media import UserPart, user_blocks
 from .output import DEFAULT_RETRIES, OutputRun
 from .prefix import FrozenPrefix
 from .providers import AttemptProgress, Reply, SDKProvider, SessionInfo, StreamProgress
+from .released_bodies import keep_newest
 from .state import SessionAgent, SessionState, StateField, WritableStateField
 from .store.recorder import Recorder, recorder_for
 from .telemetry import Telemetry
@@ -232,8 +233,30 @@ class Session(PricedActionMethods, ApprovalMethods):
         # fell back stays on the model it moved to).
         self.fallbacks: list[str] = list(agent.fallback)
         self.telemetry: Telemetry = Telemetry(agent.tracer, session_id)
+        # How many of the newest requests keep their body in `requests` (None: all). Each body
+        # holds the whole conversation so far, so a long session that keeps every one grows
+        # with the square of its length; an older request keeps its record (model, cache key,
+        # meta, input tokens) and its body is in the store (prefixlock.released_bodies).
+        self._keep_request_bodies: int | None = None
+        self._bodies_released = 0  # requests before this index are released already
         if agent.delegator is not None and "delegate" in self.prefix.tool_names():
             self.tool_handlers["delegate"] = delegate_tool_handler(self)
+
+    @property
+    def keep_request_bodies(self) -> int | None:
+        """How many of the newest requests in `requests` keep their body (None, the default:
+        all). The older ones keep their record; reading their body raises BodyReleased."""
+        return self._keep_request_bodies
+
+    @keep_request_bodies.setter
+    def keep_request_bodies(self, keep: int | None) -> None:
+        if keep is not None and (isinstance(keep, bool) or not isinstance(keep, int) or keep < 1):
+            # The newest body is what the guard, keep-alive and compaction read.
+            raise UserError(
+                f"must be None or a whole number >= 1, not {keep!r}", where="keep_request_bodies"
+            )
+        self._keep_request_bodies = keep
+        self._bodies_released = keep_newest(self.state.requests, keep, self._bodies_released)
 
     def __repr__(self) -> str:
         label = self.state.provider.route.label
@@ -560,6 +583,9 @@ class Session(PricedActionMethods, ApprovalMethods):
         if reply.blocks:
             self.transcript.append(Message.assistant(reply.blocks))
         self.requests.append(request)
+        self._bodies_released = keep_newest(
+            self.state.requests, self.keep_request_bodies, self._bodies_released
+        )
         self.recorder.keep(request, row, "turn", self.tracker.last_break)
 
     def _abandoned(

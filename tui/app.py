@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
 from textual import events, on, work
@@ -23,39 +24,14 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Collapsible, Footer, Static, TextArea
 
-from prefixlock.cache.defaults import model_min_tokens
-from prefixlock.coding.workspace import ApprovalRequest, Decision
 from prefixlock.errors import PrefixlockError
-from prefixlock.events import (
-    CacheBreak,
-    Event,
-    KeepAlivePing,
-    PrefixChanged,
-    ProviderFault,
-    StoreWriteFailed,
-    SubagentEvent,
-    SubagentFinish,
-    SubagentStart,
-    SwitchWarning,
-    TextDelta,
-    ToolCall,
-    ToolResult,
-    TurnComplete,
-    UsageReport,
-)
-from prefixlock.media import Image
 
-from .approval_flow import TOOL_ACTIONS, McpCallRequest, decision_note, mcp_request, preview
-from .backend import ChatBackend
 from .commands import COMMANDS, Parsed, parse
 from .completion import custom_candidates
 from .input_history import InputHistory, history_path
 from .mcp_restart import McpCommands
-from .mentions import expand_mentions
-from .model_picker import ModelPickerScreen
 from .project_commands import ProjectCommands
 from .prompt_input import PromptArea, PromptInput, use_alt_enter_parser
-from .quotes import quote_rows
 from .screens import (
     TYPEAHEAD_GRACE,
     ApprovalScreen,
@@ -80,12 +56,30 @@ from .widgets import (
     subagent_detail,
 )
 
+if TYPE_CHECKING:  # the SDK's modules load behind the first frame (`ChatApp.open_backend`)
+    from prefixlock.coding.workspace import ApprovalRequest, Decision
+    from prefixlock.events import Event, SubagentEvent, SubagentFinish, SubagentStart, ToolCall
+    from prefixlock.media import Image
+
+    from .approval_flow import McpCallRequest
+    from .backend import ChatBackend
+
 HISTORY_BATCH = 12  # a resumed session's entries mounted at a time: more than a screen holds
 # Entries kept mounted in a long session: past LIVE_LIMIT, the oldest go back to the list that
 # scrolling to the top mounts again (`trim_conversation`), so memory and each frame's layout
 # stay flat however long the session runs. Both are many screens of entries.
 LIVE_LIMIT = 160
 LIVE_KEEP = 100
+
+
+@dataclass(frozen=True)
+class Opener:
+    """How the chat makes its backend behind the first frame: `open` (blocking: imports the
+    SDK, reads and checks the settings; a user error is raised) and the workspace `root` the
+    prompt completes @paths in meanwhile."""
+
+    root: Path
+    open: Callable[[], ChatBackend]
 
 
 class ChatApp(ProjectCommands, McpCommands, App[None]):
@@ -113,16 +107,25 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
 
     def __init__(
         self,
-        backend: ChatBackend,
+        backend: ChatBackend | None = None,
         *,
+        opener: Opener | None = None,
         tick: float = 1.0,
         blink: bool = True,
         freeze_heap: bool = False,
         typeahead_grace: float = TYPEAHEAD_GRACE,
     ) -> None:
+        """`backend`: one made already; or `opener`, which makes it in a thread after the
+        first frame, so the prompt draws and takes keys before the SDK is even imported
+        (`prefixlock chat` in a terminal). A user error it raises closes the app and is kept
+        in `open_error` for the command line to say."""
+        if (backend is None) == (opener is None):
+            raise ValueError("give the chat a backend or an opener, not both")
         use_alt_enter_parser()  # before the driver starts: Alt+Enter adds a line in tmux/xterm
         super().__init__()
-        self.backend = backend
+        self._backend: ChatBackend | None = backend
+        self._opener = opener
+        self.open_error: PrefixlockError | None = None
         # How long a dialog waits for typing to stop before it takes answers (screens.py).
         self.typeahead_grace = typeahead_grace
         self.freeze_heap = freeze_heap  # `prefixlock chat` sets it: the app owns the process
@@ -153,6 +156,21 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         self._earlier: list[tuple[str, str]] = []
         self._earlier_line: EarlierEntries | None = None
 
+    @property
+    def backend(self) -> ChatBackend:
+        """The chat's backend (`opened` says whether there is one yet)."""
+        if self._backend is None:
+            raise RuntimeError("the chat's backend is not open yet")
+        return self._backend
+
+    @backend.setter
+    def backend(self, backend: ChatBackend) -> None:
+        self._backend = backend
+
+    @property
+    def opened(self) -> bool:
+        return self._backend is not None
+
     # -- layout ---------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
@@ -160,19 +178,24 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         with Horizontal(id="body"):
             yield Conversation(id="conversation")
             yield CachePanel(id="cache-panel")
-        b = self.backend
-        history = InputHistory(history_path(b.options.store_path, b.workspace.root))
+        b = self._backend
+        history = InputHistory(history_path(b.options.store_path, b.workspace.root) if b else None)
         yield PromptArea(
-            root=b.workspace.root,
+            root=b.workspace.root if b else self._opener.root if self._opener else None,
             history=history,
             blink=self.blink,
             id="input-area",
             placeholder="Message, /command or @file (enter sends, ctrl+j new line)",
         )
-        yield Footer()
+        # The footer (its keys recomposed with each focus change) comes after the first frame:
+        # it is not needed to type (`_begin_opening`).
 
     def header_text(self) -> str:
-        b = self.backend
+        if self._backend is None:
+            return "prefixlock chat · opening…" + (
+                f", {len(self.queued)} queued" if self.queued else ""
+            )
+        b = self._backend
         # What must survive an 80-column terminal first: "EMULATOR", then the whole session id
         # (what `--resume` needs; a generated one is 32 characters). The model, cut first,
         # is also on the cache panel.
@@ -187,20 +210,48 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         return text
 
     async def on_mount(self) -> None:
-        self.backend.approve = self.ask_approval
-        self.backend.notify = self.note_setting
         self.conversation.anchor()  # stay at the bottom as entries stream in
-        # The prompt takes keys from the first frame; the session (the store, the emulator, the
-        # MCP servers, the agent) opens behind it. A message sent before then waits for it
-        # (`handle_line`): the first request carries every approved server's tools, so the
-        # tool list, and the cached prefix, never change under the session.
+        # The prompt takes keys from the first frame; the backend (the SDK's imports, the
+        # settings' checks) and the session (the store, the emulator, the MCP servers, the
+        # agent) open behind it. A message sent before then waits for it (`handle_line`): the
+        # first request carries every approved server's tools, so the tool list, and the
+        # cached prefix, never change under the session.
         self.query_one("#prompt", PromptInput).focus()
+        # After the first frame: the opener's imports would hold the interpreter meanwhile.
+        self.call_after_refresh(self._begin_opening)
+
+    async def _begin_opening(self) -> None:
+        screen = self.screen_stack[0]
+        await screen.mount(Footer())
+        screen.refresh_bindings()  # the footer draws its keys on this signal
         self.run_worker(self._ask_mcp_then_start(), group="mcp-consent")
 
+    async def open_backend(self) -> bool:
+        """Make the backend with the opener, in a thread (False: a user error closed the
+        app, kept in `open_error`)."""
+        if self._opener is not None and self._backend is None:
+            try:
+                backend = await asyncio.to_thread(self._opener.open)
+            except PrefixlockError as exc:
+                self.open_error = exc
+                self.exit(return_code=2)
+                return False
+            self._backend = backend
+            prompt = self.query_one("#prompt", PromptInput)
+            prompt.input_history = InputHistory(
+                history_path(backend.options.store_path, backend.workspace.root)
+            )
+            self.refresh_header()
+        self.backend.approve = self.ask_approval
+        self.backend.notify = self.note_setting
+        return True
+
     async def _ask_mcp_then_start(self) -> None:
-        """Ask about each MCP server the project declares before anything starts it (a dialog
-        is answered through the app's own message loop, so this runs as a worker), then open
-        the session."""
+        """Open the backend, ask about each MCP server the project declares before anything
+        starts it (a dialog is answered through the app's own message loop, so this runs as a
+        worker), then open the session."""
+        if not await self.open_backend():
+            return
         from prefixlock.coding.mcp_consent import command_line
 
         for config in self.backend.mcp_to_ask():
@@ -305,7 +356,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             await self.add_note(note, "warn")
 
     async def on_unmount(self) -> None:
-        await self.backend.close()
+        if self._backend is not None:
+            await self._backend.close()
 
     # -- helpers --------------------------------------------------------------------------------
 
@@ -322,6 +374,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         header.update(Text(self.header_text()))
 
     def refresh_panel(self) -> None:
+        if self._backend is None:  # nothing to show before the backend opens
+            return
         try:
             panel = self.query_one("#cache-panel", CachePanel)
         except NoMatches:  # a tick after the screen went away
@@ -336,6 +390,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             self.run_worker(self._keepalive(), group="keepalive")
 
     async def _keepalive(self) -> None:
+        from prefixlock.events import KeepAlivePing
+
         try:
             events = await self.backend.keepalive_tick()
         except PrefixlockError as exc:
@@ -390,6 +446,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         return sub
 
     async def _finish_subagent(self, ev: SubagentFinish, parent_run: str = "") -> None:
+        from prefixlock.events import SubagentStart
+
         sub = self._open_subagent(ev.depth, ev.name, ev.run_id)
         if sub is None:  # a delegator that reports only at the end
             sub = await self._start_subagent(
@@ -401,6 +459,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
     async def _subagent_event(self, ev: SubagentEvent) -> None:
         """One event of a subagent's own stream, into its entry (found by its run id) as it
         happens."""
+        from prefixlock.events import SubagentFinish, SubagentStart
+
         inner = ev.event
         if isinstance(inner, SubagentStart):
             await self._start_subagent(inner, ev.run_id)
@@ -532,6 +592,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             if screen.is_attached and screen is self.screen:
                 self.pop_screen()
             raise
+        from .approval_flow import decision_note
+
         await self.add_note(decision_note(request.summary, decision), "approval")
         return decision
 
@@ -539,6 +601,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         """The turn stopped on tool calls that need the user (the SDK's deferred calls):
         ask about each (its diff or command), record the answers on the session, resume the
         turn; again while the resumed turn stops on more."""
+        from .approval_flow import TOOL_ACTIONS, preview
+
         while calls := self.backend.pending_approvals():
             for call in calls:
                 if call.name in self.backend.mcp_tool_names():
@@ -574,6 +638,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         """An MCP tool call the session deferred: the dialog shows the server, the tool and
         the arguments, unless a setting or an earlier "always" decides it by now (the gate
         applies that ruling when the call runs)."""
+        from .approval_flow import mcp_request
+
         if self.backend.permissions.decide_tool(call.name).verdict != "ask":
             self.backend.decide(call, "once", ask_again=True)
             return
@@ -588,6 +654,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         """The message with the content of each `@path` it mentions attached (the user
         message carries them, never the prefix); a note says what was attached. Images
         (mentioned or dropped) wait in `next_images` for the message's send."""
+        from .mentions import expand_mentions
+
         expanded = await asyncio.to_thread(expand_mentions, text, self.backend.workspace)
         if expanded.attached:
             await self.add_note("attached: " + ", ".join(expanded.attached), "info")
@@ -611,11 +679,15 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             # goes with the next message.
             self.run_shell(line[1:].strip())
             return
-        parsed = self.expand_custom(parse(line, self.backend.custom_commands or ()))
+        b = self._backend
+        custom = b.custom_commands if b is not None else None
+        parsed = parse(line, custom or ())
+        if b is not None:
+            parsed = self.expand_custom(parsed)
         if not self.ready and parsed.command is None and not parsed.error:
             # Typed while the session opens: sent as soon as it is open (`_start_session`).
             self.queued.append(parsed.text)
-            mcp = self.backend.chat_settings.mcp_servers
+            mcp = b is not None and b.chat_settings.mcp_servers
             starting = " and its MCP servers start" if mcp else ""
             await self.add_note(
                 f"waiting while the session opens{starting}; sent then: {parsed.text}", "info"
@@ -715,6 +787,23 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             self.refresh_panel()
 
     async def on_session_event(self, ev: Event) -> None:
+        from prefixlock.events import (
+            CacheBreak,
+            KeepAlivePing,
+            PrefixChanged,
+            ProviderFault,
+            StoreWriteFailed,
+            SubagentEvent,
+            SubagentFinish,
+            SubagentStart,
+            SwitchWarning,
+            TextDelta,
+            ToolCall,
+            ToolResult,
+            TurnComplete,
+            UsageReport,
+        )
+
         self.backend.observe(ev)
         if isinstance(ev, TextDelta):
             if self._assistant is None:
@@ -794,7 +883,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             await self.add_note(f"/{p.command}: {exc}", "error")
 
     async def cmd_help(self, args: tuple[str, ...]) -> None:
-        await self.push_screen(HelpScreen(self.backend.custom_commands))
+        await self.push_screen(HelpScreen(self._backend.custom_commands if self._backend else None))
 
     async def cmd_quit(self, args: tuple[str, ...]) -> None:
         self.exit()
@@ -886,6 +975,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
     async def pick_model(self) -> None:
         """The model picker (prices, warm caches, what a switch re-bills); the model chosen
         goes through the priced switch."""
+        from .model_picker import ModelPickerScreen
+
         try:
             rows = self.backend.model_rows()
         except PrefixlockError as exc:
@@ -904,6 +995,10 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         except PrefixlockError as exc:
             await self.add_note(f"/model: {exc}", "error")
             return
+        from prefixlock.cache.defaults import model_min_tokens
+
+        from .quotes import quote_rows
+
         rows = quote_rows(quote, model_min_tokens(self.backend.prices.lookup(target)))
         if not rows.warns:
             await self.backend.switch_model(target, quote)
@@ -940,6 +1035,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         except PrefixlockError as exc:
             await self.add_note(f"/compact: {exc}", "error")
             return
+        from .quotes import quote_rows
+
         ok = await self.push_screen_wait(ConfirmScreen("Compact the history?", quote_rows(quote)))
         if not ok:
             await self.add_note("compaction cancelled", "info")
@@ -959,7 +1056,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
 
     async def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            await self.push_screen(HelpScreen(self.backend.custom_commands))
+            custom = self._backend.custom_commands if self._backend else None
+            await self.push_screen(HelpScreen(custom))
 
     async def action_model(self) -> None:
         """Ctrl+O: the model picker (once the session is open)."""
@@ -1011,6 +1109,9 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         prompt.focus()
 
     async def action_keepalive(self) -> None:
+        if not self.opened:
+            await self.add_note("the session is not open yet", "warn")
+            return
         await self.cmd_keepalive(())
 
     def action_theme_toggle(self) -> None:

@@ -73,7 +73,12 @@ if TYPE_CHECKING:  # each is imported where it is used: the chat starts without 
     from .model_picker import ModelRow
 
 DEFAULT_MODEL = "claude-sonnet-4-6"
-EMULATOR_KEEP_REQUESTS = 20  # requests the offline chat's emulator keeps a record of
+# Requests the offline chat's emulator keeps a record of (the chat never reads it; each parsed
+# body holds the whole conversation, most of a long offline session's growth when it kept 20).
+EMULATOR_KEEP_REQUESTS = 1
+# Requests whose body the session keeps in memory (each holds the whole conversation so far);
+# the store keeps every body, /lint reads the kept ones.
+KEEP_REQUEST_BODIES = 50
 SCRIPT_PATH = Path(__file__).with_name("data") / "chat_script.yaml"
 
 SYSTEM_PROMPT = """\
@@ -721,6 +726,7 @@ class ChatBackend:
         from prefixlock.coding.recent_sessions import record
 
         s = self.session
+        s.keep_request_bodies = KEEP_REQUEST_BODIES
         self.session_id = s.id
         if self.store is not None:  # for --continue and the session picker
             record(self.options.store_path, self.workspace.root, s.id, self.clock.now())
@@ -1151,9 +1157,13 @@ class ChatBackend:
         with tempfile.TemporaryDirectory(prefix="prefixlock-lint-") as tmp:
             if s.requests:
                 path = Path(tmp) / "session.jsonl"
+                from prefixlock.released_bodies import released
+
                 rows = list(s.ledger.rows)
                 lines = []
                 for i, req in enumerate(s.requests):
+                    if released(req):  # an older request's body: in the store, not in memory
+                        continue
                     row = rows[i] if i < len(rows) else None
                     lines.append(
                         json.dumps(
@@ -1175,7 +1185,10 @@ class ChatBackend:
                         )
                     )
                 path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-                what = f"{len(lines)} requests of this session"
+                older = len(s.requests) - len(lines)
+                what = f"{len(lines)} requests of this session" + (
+                    f" (the newest; {older} older ones are in the store)" if older else ""
+                )
             else:
                 path = Path(tmp) / "next_request.json"
                 req = s.state.provider.build_request(

@@ -12,7 +12,7 @@ if TYPE_CHECKING:  # typing only: the backend's imports are heavy, `prefixlock -
 
     from prefixlock.coding.settings_files import ChatSettings
 
-    from .backend import BackendOptions
+    from .backend import BackendOptions, ChatBackend
 
 
 def _configure(p: argparse.ArgumentParser) -> None:
@@ -78,13 +78,12 @@ def _configure(p: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     # Heavy imports here so `prefixlock --help` stays fast.
+    import sys
     from pathlib import Path
 
     from prefixlock.errors import UserError
-    from prefixlock.store.waiting import wait_seconds
 
-    from .app import ChatApp
-    from .backend import make_backend
+    from .app import ChatApp, Opener
 
     workspace = (args.workspace or Path.cwd()).resolve()
     if not workspace.is_dir():
@@ -93,28 +92,54 @@ def _run(args: argparse.Namespace) -> int:
         args.resume = _chosen_session(args, workspace)
         if args.resume is None:
             return 0  # left the picker without choosing: nothing to open
-    wait = wait_seconds(args.wait, resume=args.resume, fork=args.fork)
     if args.base_url is not None and not _is_http_url(args.base_url):
         raise UserError(
             f"not an http(s) URL: {args.base_url!r} (e.g. http://localhost:8000/v1)",
             where="--base-url",
         )
+
+    def open_backend() -> ChatBackend:
+        return _open_backend(args, workspace)
+
+    fresh = args.resume is None and args.wait is None and not args.fork
+    if fresh and sys.stdin.isatty() and sys.stderr.isatty():  # Textual draws on stderr
+        # A new session in a terminal: the prompt draws first and the backend (the SDK's
+        # imports, the settings and their checks) opens behind it; a user error closes the
+        # screen and is said below, as it is before the screen otherwise.
+        app = ChatApp(opener=Opener(workspace, open_backend), freeze_heap=True)
+    else:
+        # A resumed session is checked (and waited for, said on the terminal) before the
+        # screen; off a terminal there is no first frame to hurry.
+        app = ChatApp(open_backend(), freeze_heap=True)
+    app.run()
+    if app.open_error is not None:
+        raise app.open_error
+    return 0
+
+
+def _open_backend(args: argparse.Namespace, workspace: Path) -> ChatBackend:
+    """The chat's backend, checked: unknown model, unknown session, a session open elsewhere
+    (waited for with --wait), a bad settings file are each a UserError naming the flag or
+    file (one line and exit 2)."""
+    from pathlib import Path
+
     from prefixlock.coding.settings_files import load_settings
     from prefixlock.errors import UnknownModelError
+    from prefixlock.store.waiting import wait_seconds
 
+    from .backend import make_backend
+
+    wait = wait_seconds(args.wait, resume=args.resume, fork=args.fork)
     # Settings files (user and project level): a bad one is one line naming it, exit 2.
     chat_settings = load_settings(workspace, Path.home())
     backend = make_backend(backend_options(args, workspace, chat_settings, wait))
     try:
-        # Unknown model, unknown session, a session open elsewhere (waited for with --wait):
-        # one line and exit 2, before the screen.
         backend.check()
     except UnknownModelError as exc:
         if args.model is None and chat_settings.model is not None:
             raise exc.at(f"{chat_settings.model_source}: model") from None
         raise
-    ChatApp(backend, freeze_heap=True).run()
-    return 0
+    return backend
 
 
 def backend_options(

@@ -9,8 +9,6 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 
-from prefixlock.coding.settings_files import EFFORTS, MODES
-
 
 @dataclass(frozen=True)
 class CommandSpec:
@@ -111,6 +109,9 @@ def parse(line: str, custom: Collection[str] = ()) -> Parsed:
         return Parsed(name, args, stripped, error="usage: /allow write|run")
     if name == "undo" and args not in ((), ("force",)):
         return Parsed(name, args, stripped, error="usage: /undo [force]")
+    # The settings' words, imported only here: the prompt parses lines before the SDK loads.
+    from prefixlock.coding.settings_files import EFFORTS, MODES
+
     if name == "permissions" and (len(args) > 1 or (args and args[0] not in MODES)):
         return Parsed(name, args, stripped, error=f"usage: /permissions [{'|'.join(MODES)}]")
     if name == "effort" and (len(args) > 1 or (args and args[0] not in (*EFFORTS, "default"))):

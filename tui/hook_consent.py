@@ -6,17 +6,15 @@ prefixlock.coding.hooks.HookConsent), or not at all."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
-from rich.text import Text
-from textual.app import ComposeResult
-from textual.binding import Binding, BindingType
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Button, Static
+from textual.binding import BindingType
+from textual.widget import Widget
 
-from prefixlock.coding.hooks import Hook
+from .screens import Choice, ChoiceScreen, choice_bindings, scrolled
 
-from .screens import FreshKeysScreen
+if TYPE_CHECKING:
+    from prefixlock.coding.hooks import Hook
 
 
 def hook_lines(hooks: Sequence[Hook]) -> str:
@@ -28,39 +26,30 @@ def hook_lines(hooks: Sequence[Hook]) -> str:
     return "\n".join(lines)
 
 
-class HookConsentScreen(FreshKeysScreen[str]):
+class HookConsentScreen(ChoiceScreen[str]):
     """Run the hooks the repository's files declare? Answers "once", "always" or "no"."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer('once')", "run this session"),
-        Binding("a", "answer('always')", "always for this repository"),
-        Binding("n", "answer('no')", "do not run"),
-        Binding("escape", "answer('no')", "no", show=False),
-    ]
+    DIALOG_ID = "hook-consent"
+    CHOICES = (
+        Choice("y", "This session (y)", "once", "run this session", "warning"),
+        Choice("a", "Always (a)", "always", "always for this repository"),
+        Choice("n", "Don't run (n)", "no", "do not run"),
+    )
+    BINDINGS: ClassVar[list[BindingType]] = choice_bindings(CHOICES)
 
     def __init__(self, hooks: Sequence[Hook]) -> None:
-        super().__init__(classes="dialog-screen")
+        super().__init__()
         self.hooks: list[Hook] = list(hooks)
 
-    def compose(self) -> ComposeResult:
+    def heading(self) -> str:
         n = len(self.hooks)
-        with Vertical(classes="dialog", id="hook-consent"):
-            yield Static(
-                Text(f"Run the repository's {n} hook{'s' if n != 1 else ''}?", style="bold"),
-                classes="dialog-title",
-            )
-            yield Static(
-                Text("they run on this machine, outside the sandbox"), classes="dialog-summary"
-            )
-            with VerticalScroll(classes="dialog-detail"):
-                yield Static(Text(hook_lines(self.hooks)), markup=False)
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("This session (y)", id="once", variant="warning")
-                yield Button("Always (a)", id="always")
-                yield Button("Don't run (n)", id="no")
+        return f"Run the repository's {n} hook{'s' if n != 1 else ''}?"
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id or "no")
+    def summary(self) -> str:
+        return "they run on this machine, outside the sandbox"
 
-    def action_answer(self, value: str) -> None:
-        self.dismiss(value)
+    def detail(self) -> Widget:
+        return scrolled(hook_lines(self.hooks))
+
+    def result(self, answer: str) -> str:
+        return answer

@@ -19,14 +19,14 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.app import App
 
-from prefixlock.coding.mcp_consent import consent
-from prefixlock.coding.mcp_tools import McpServer, ToolListChange, server_log
 from prefixlock.errors import UserError
 
 from .quotes import QuoteRows, quote_rows
 from .screens import ConfirmScreen
 
 if TYPE_CHECKING:
+    from prefixlock.coding.mcp_tools import McpServer, ToolListChange
+
     from .backend import ChatBackend
     from .widgets import Note
 
@@ -70,6 +70,9 @@ async def restart_server(backend: ChatBackend, name: str) -> Restarted:
     """Stop the server the settings call `name` (if it runs), start it, list its tools and
     compare them with the session's prefix. A failure is an McpRestartError whose text is the
     one line to show; a server that fails to start is left out (`/mcp` says so, with its log)."""
+    from prefixlock.coding.mcp_consent import consent
+    from prefixlock.coding.mcp_tools import McpServer, server_log
+
     config = next((c for c in backend.chat_settings.mcp_servers if c.name == name), None)
     if config is None:
         names = ", ".join(c.name for c in backend.chat_settings.mcp_servers) or "none declared"

@@ -17,8 +17,6 @@ from typing import TYPE_CHECKING
 from textual import work
 from textual.app import App
 
-from prefixlock.coding.custom_commands import expand_line
-from prefixlock.coding.settings_files import EFFORTS, MODES, PermissionMode
 from prefixlock.errors import PrefixlockError
 
 from .commands import Parsed
@@ -26,6 +24,8 @@ from .quotes import QuoteRows, quote_rows
 from .screens import ConfirmScreen
 
 if TYPE_CHECKING:
+    from prefixlock.coding.settings_files import PermissionMode
+
     from .backend import ChatBackend
     from .widgets import Note
 
@@ -49,6 +49,8 @@ class ProjectCommands(App[None]):
         custom = self.backend.custom_commands or {}
         if parsed.command is None or parsed.command not in custom or parsed.error:
             return parsed
+        from prefixlock.coding.custom_commands import expand_line
+
         text = expand_line(parsed.text, custom)
         return parsed if text is None else Parsed(None, text=text)
 
@@ -129,6 +131,8 @@ class ProjectCommands(App[None]):
         await self.add_note(text, "warn")
 
     async def cmd_permissions(self, args: tuple[str, ...]) -> None:
+        from prefixlock.coding.settings_files import MODES
+
         if args:
             mode: PermissionMode = next(m for m in MODES if m == args[0])
             self.backend.permissions.mode = mode
@@ -137,6 +141,8 @@ class ProjectCommands(App[None]):
         await self.add_note(self.backend.permissions_text(), "info")
 
     async def cmd_effort(self, args: tuple[str, ...]) -> None:
+        from prefixlock.coding.settings_files import EFFORTS
+
         if not args:
             current = self.backend.session.state.settings.effort or "the model's default"
             await self.add_note(

@@ -6,10 +6,12 @@ Pure formatting over `prefixlock.guard.quote.Quote`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-
-from prefixlock.guard.quote import Quote
+from typing import TYPE_CHECKING
 
 from .state import format_countdown, format_dollars
+
+if TYPE_CHECKING:
+    from prefixlock.guard.quote import Quote
 
 
 @dataclass(frozen=True)

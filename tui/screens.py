@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import ClassVar, TypeVar
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar, TypeVar
 
 from rich.text import Text
 from textual import _time
@@ -11,14 +12,18 @@ from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
+from textual.widget import Widget
 from textual.widgets import Button, Static
+from textual.widgets.button import ButtonVariant
 
-from prefixlock.coding.custom_commands import CustomCommand
-from prefixlock.coding.workspace import ApprovalRequest, Decision
-
-from .approval_flow import McpCallRequest
 from .commands import COMMANDS, KEYS
 from .quotes import QuoteRows
+
+if TYPE_CHECKING:  # the dialogs draw before the SDK loads (`ChatApp.open_backend`)
+    from prefixlock.coding.custom_commands import CustomCommand
+    from prefixlock.coding.workspace import ApprovalRequest, Decision
+
+    from .approval_flow import McpCallRequest
 
 ResultT = TypeVar("ResultT")
 
@@ -99,139 +104,189 @@ def quote_table(rows: QuoteRows) -> Text:
     return table
 
 
-class ApprovalScreen(FreshKeysScreen[Decision]):
-    """Ask before a write, an edit or a command: yes once, allow for the session, or no."""
+@dataclass(frozen=True)
+class Choice:
+    """One answer of a dialog: the key that gives it, its button (`label`, `variant`), the
+    name the dialog answers with (also the button's id), and the key's description."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer('once')", "yes"),
-        Binding("a", "answer('session')", "allow for session"),
-        Binding("n", "answer('deny')", "no"),
-        Binding("escape", "answer('deny')", "no", show=False),
+    key: str
+    label: str
+    answer: str
+    help: str
+    variant: ButtonVariant = "default"
+
+
+def choice_bindings(choices: Sequence[Choice]) -> list[BindingType]:
+    """A key per choice, and Escape for the last one (each dialog's "no")."""
+    last = choices[-1]
+    return [
+        *(Binding(c.key, f"answer({c.answer!r})", c.help) for c in choices),
+        Binding("escape", f"answer({last.answer!r})", last.help, show=False),
     ]
 
-    def __init__(self, request: ApprovalRequest | McpCallRequest) -> None:
+
+class ChoiceScreen(FreshKeysScreen[ResultT]):
+    """The chat's dialogs: a bold heading, a summary line, a detail (scrolled text or a quote's
+    table), and a button and a key per choice (`CHOICES`, the last one the "no" that Escape
+    gives). A subclass says what it shows and what each answer returns (`result`)."""
+
+    DIALOG_ID: ClassVar[str] = "dialog"
+    CHOICES: ClassVar[tuple[Choice, ...]] = ()
+
+    def __init__(self) -> None:
         super().__init__(classes="dialog-screen")
-        self.request = request
+
+    def heading(self) -> str:
+        raise NotImplementedError
+
+    def summary(self) -> str | None:
+        return None
+
+    def detail(self) -> Widget:
+        raise NotImplementedError
+
+    def result(self, answer: str) -> ResultT:
+        raise NotImplementedError
 
     def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog", id=self.DIALOG_ID):
+            yield Static(Text(self.heading(), style="bold"), classes="dialog-title")
+            summary = self.summary()
+            if summary is not None:
+                yield Static(Text(summary), classes="dialog-summary")
+            yield self.detail()
+            with Horizontal(classes="dialog-buttons"):
+                for c in self.CHOICES:
+                    yield Button(c.label, id=c.answer, variant=c.variant)
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.action_answer(event.button.id or self.CHOICES[-1].answer)
+
+    def action_answer(self, answer: str) -> None:
+        self.dismiss(self.result(answer))
+
+
+def scrolled(text: str) -> Widget:
+    """A dialog's detail as plain text (never markup) that scrolls when long."""
+    return VerticalScroll(Static(Text(text), markup=False), classes="dialog-detail")
+
+
+def quoted(rows: QuoteRows) -> Widget:
+    """A dialog's detail as a quote's table."""
+    return Static(quote_table(rows), classes="dialog-detail quote")
+
+
+class ApprovalScreen(ChoiceScreen["Decision"]):
+    """Ask before a write, an edit or a command: yes once, allow for the session, or no."""
+
+    DIALOG_ID = "approval"
+    CHOICES = (
+        Choice("y", "Yes (y)", "once", "yes", "primary"),
+        Choice("a", "Always (a)", "session", "allow for session"),
+        Choice("n", "No (n)", "deny", "no", "error"),
+    )
+    BINDINGS: ClassVar[list[BindingType]] = choice_bindings(CHOICES)
+
+    def __init__(self, request: ApprovalRequest | McpCallRequest) -> None:
+        super().__init__()
+        self.request = request
+
+    def heading(self) -> str:
         kind = {"write": "write a file", "mcp": "call an MCP tool"}.get(
             self.request.action, "run a command"
         )
-        with Vertical(classes="dialog", id="approval"):
-            yield Static(Text(f"The agent wants to {kind}", style="bold"), classes="dialog-title")
-            yield Static(Text(self.request.summary), classes="dialog-summary")
-            with VerticalScroll(classes="dialog-detail"):
-                yield Static(Text(self.request.detail[:20_000]), markup=False)
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Yes (y)", id="once", variant="primary")
-                yield Button("Always (a)", id="session")
-                yield Button("No (n)", id="deny", variant="error")
+        return f"The agent wants to {kind}"
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.action_answer(event.button.id or "deny")
+    def summary(self) -> str:
+        return self.request.summary
 
-    def action_answer(self, decision: str) -> None:
-        self.dismiss("session" if decision == "session" else decision == "once")
+    def detail(self) -> Widget:
+        return scrolled(self.request.detail[:20_000])
+
+    def result(self, answer: str) -> Decision:
+        return "session" if answer == "session" else answer == "once"
 
 
-class McpConsentScreen(FreshKeysScreen[bool]):
+class McpConsentScreen(ChoiceScreen[bool]):
     """Start an MCP server that the project's files declare? (a cloned repository's command
     would run on the user's machine). Answered once per server and project."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer(True)", "start it"),
-        Binding("n", "answer(False)", "do not start"),
-        Binding("escape", "answer(False)", "no", show=False),
-    ]
+    DIALOG_ID = "mcp-consent"
+    CHOICES = (
+        Choice("y", "Start (y)", "yes", "start it", "warning"),
+        Choice("n", "Don't start (n)", "no", "do not start"),
+    )
+    BINDINGS: ClassVar[list[BindingType]] = choice_bindings(CHOICES)
 
     def __init__(self, name: str, command: str, source: str) -> None:
-        super().__init__(classes="dialog-screen")
+        super().__init__()
         self.server: str = name
         self.command: str = command
         self.source: str = source
 
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog", id="mcp-consent"):
-            yield Static(
-                Text(f"Start the project's MCP server {self.server!r}?", style="bold"),
-                classes="dialog-title",
-            )
-            yield Static(Text(f"declared by {self.source}"), classes="dialog-summary")
-            with VerticalScroll(classes="dialog-detail"):
-                yield Static(Text(f"it runs: {self.command}"), markup=False)
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Start (y)", id="yes", variant="warning")
-                yield Button("Don't start (n)", id="no")
+    def heading(self) -> str:
+        return f"Start the project's MCP server {self.server!r}?"
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "yes")
+    def summary(self) -> str:
+        return f"declared by {self.source}"
 
-    def action_answer(self, value: bool) -> None:
-        self.dismiss(value)
+    def detail(self) -> Widget:
+        return scrolled(f"it runs: {self.command}")
+
+    def result(self, answer: str) -> bool:
+        return answer == "yes"
 
 
-class SwitchScreen(FreshKeysScreen[str]):
+class SwitchScreen(ChoiceScreen[str]):
     """The cache guard's price of a model switch, and three ways out: switch, delegate, cancel."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("s", "choose('switch')", "switch"),
-        Binding("d", "choose('delegate')", "subagent"),
-        Binding("c", "choose('cancel')", "cancel"),
-        Binding("escape", "choose('cancel')", "cancel", show=False),
-    ]
+    DIALOG_ID = "switch"
+    CHOICES = (
+        Choice("s", "Switch (s)", "switch", "switch", "warning"),
+        Choice("d", "Subagent (d)", "delegate", "subagent", "primary"),
+        Choice("c", "Cancel (c)", "cancel", "cancel"),
+    )
+    BINDINGS: ClassVar[list[BindingType]] = choice_bindings(CHOICES)
 
     def __init__(self, current: str, target: str, rows: QuoteRows) -> None:
-        super().__init__(classes="dialog-screen")
+        super().__init__()
         self.current = current
         self.target = target
         self.rows = rows
 
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog", id="switch"):
-            yield Static(
-                Text(f"Switch {self.current} → {self.target}?", style="bold"),
-                classes="dialog-title",
-            )
-            yield Static(quote_table(self.rows), classes="dialog-detail quote")
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Switch (s)", id="switch", variant="warning")
-                yield Button("Subagent (d)", id="delegate", variant="primary")
-                yield Button("Cancel (c)", id="cancel")
+    def heading(self) -> str:
+        return f"Switch {self.current} → {self.target}?"
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.action_choose(event.button.id or "cancel")
+    def detail(self) -> Widget:
+        return quoted(self.rows)
 
-    def action_choose(self, choice: str) -> None:
-        self.dismiss(choice)
+    def result(self, answer: str) -> str:
+        return answer
 
 
-class ConfirmScreen(FreshKeysScreen[bool]):
+class ConfirmScreen(ChoiceScreen[bool]):
     """A priced action (compaction) shown before it happens: go ahead or cancel."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("y", "answer(True)", "yes"),
-        Binding("n", "answer(False)", "no"),
-        Binding("escape", "answer(False)", "no", show=False),
-    ]
+    DIALOG_ID = "confirm"
+    CHOICES = (
+        Choice("y", "Yes (y)", "yes", "yes", "warning"),
+        Choice("n", "No (n)", "no", "no"),
+    )
+    BINDINGS: ClassVar[list[BindingType]] = choice_bindings(CHOICES)
 
     def __init__(self, title: str, rows: QuoteRows) -> None:
-        super().__init__(classes="dialog-screen")
+        super().__init__()
         self.title_text = title
         self.rows = rows
 
-    def compose(self) -> ComposeResult:
-        with Vertical(classes="dialog", id="confirm"):
-            yield Static(Text(self.title_text, style="bold"), classes="dialog-title")
-            yield Static(quote_table(self.rows), classes="dialog-detail quote")
-            with Horizontal(classes="dialog-buttons"):
-                yield Button("Yes (y)", id="yes", variant="warning")
-                yield Button("No (n)", id="no")
+    def heading(self) -> str:
+        return self.title_text
 
-    def on_button_pressed(self, event: Button.Pressed) -> None:
-        self.dismiss(event.button.id == "yes")
+    def detail(self) -> Widget:
+        return quoted(self.rows)
 
-    def action_answer(self, value: bool) -> None:
-        self.dismiss(value)
+    def result(self, answer: str) -> bool:
+        return answer == "yes"
 
 
 def help_text(custom: Mapping[str, CustomCommand] | None = None) -> Text:

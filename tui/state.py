@@ -13,18 +13,11 @@ from decimal import Decimal
 from typing import TYPE_CHECKING
 
 from prefixlock.billing.usage import Usage
-from prefixlock.cache.defaults import UNPRICED_TTL_SECONDS
-from prefixlock.events import (
-    CacheBreak,
-    Event,
-    KeepAlivePing,
-    PrefixChanged,
-    SubagentFinish,
-    UsageReport,
-)
 
-if TYPE_CHECKING:  # types only: this module stays free of the store's I/O
+if TYPE_CHECKING:  # types only: this module stays free of the store's I/O, and the panel draws
+    # its first frame before the SDK's events are imported
     from prefixlock.billing.ledger import Ledger
+    from prefixlock.events import Event, UsageReport
     from prefixlock.store.records import UsageRow
 
 ZERO = Decimal(0)
@@ -98,9 +91,13 @@ class CacheState:
     def __init__(
         self,
         model: str,
-        ttl: float = UNPRICED_TTL_SECONDS,
+        ttl: float | None = None,
         min_tokens: Callable[[str], int] | None = None,
     ) -> None:
+        if ttl is None:  # the default lifetime of a model with no price entry
+            from prefixlock.cache.defaults import UNPRICED_TTL_SECONDS
+
+            ttl = UNPRICED_TTL_SECONDS
         self.model: str = model
         self.ttl: float = float(ttl)
         # A model's minimum cacheable prompt, in tokens (None: not known here).
@@ -125,6 +122,14 @@ class CacheState:
 
     def apply(self, event: Event, now: float | None = None) -> None:
         """Fold one event; `now` is the clock time it arrived (for the warm countdown)."""
+        from prefixlock.events import (
+            CacheBreak,
+            KeepAlivePing,
+            PrefixChanged,
+            SubagentFinish,
+            UsageReport,
+        )
+
         if isinstance(event, UsageReport):
             self._usage(event, now)
         elif isinstance(event, CacheBreak):
@@ -171,6 +176,8 @@ class CacheState:
     def restore(self, rows: Iterable[UsageRow]) -> None:
         """Fold a resumed session's stored requests (oldest first), so its per-turn figures,
         countdown and last miss carry on; pings count as pings, as they did live."""
+        from prefixlock.events import KeepAlivePing, UsageReport
+
         for r in rows:
             if r.kind == "ping":
                 self.apply(KeepAlivePing(r.usage.cache_read, r.cost), r.time)

@@ -17,19 +17,12 @@ from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
 from prefixlock.canonical import canonical_json
-from prefixlock.events import (
-    CacheBreak,
-    Event,
-    ProviderFault,
-    SubagentFinish,
-    TextDelta,
-    ToolCall,
-    ToolResult,
-    UsageReport,
-)
 
-if TYPE_CHECKING:  # imported with the first answer (markdown-it, pygments): not before the prompt
+if TYPE_CHECKING:  # imported with the first answer (markdown-it, pygments) or the first event
+    # (the SDK's events): not before the prompt
     from rich.markdown import Markdown as RichMarkdown
+
+    from prefixlock.events import Event, SubagentFinish
 
 from .state import (
     PanelView,
@@ -309,6 +302,15 @@ class SubagentEntry(PlainCollapsible):
 
     async def apply(self, ev: Event) -> None:
         """Fold one event of the subagent's own stream into the entry."""
+        from prefixlock.events import (
+            CacheBreak,
+            ProviderFault,
+            TextDelta,
+            ToolCall,
+            ToolResult,
+            UsageReport,
+        )
+
         if isinstance(ev, TextDelta):
             if self._text is None:
                 self._text = SubagentText()

@@ -1,169 +1,50 @@
 """Providers: pure request building, transport through the official SDKs, usage parsing.
 
 `make_provider(model, ...)` picks the wire API from the model id (see `registry`) and returns an
-`SDKProvider`: a builder (`AnthropicBuilder`, `ChatBuilder`, `ResponsesBuilder`) plus a
-`Transport`. The builders do no I/O and can be used alone.
+`SDKProvider` (`sdk_provider`): a builder (`AnthropicBuilder`, `ChatBuilder`, `ResponsesBuilder`)
+plus a `Transport`. The builders do no I/O and can be used alone.
+
+Names are imported lazily (PEP 562): `prefixlock.providers.registry` (which model goes where, its
+key's variable) loads without the builders, the transport or the official SDKs, so `prefixlock
+chat` resolves its route before its first frame and loads the rest behind it.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..billing.prices import PriceTable
-from ..billing.usage import Usage, parse_usage
-from ..errors import ProviderError
-from ..events import Event
-from ..settings import Settings
-from ..wire import WireRequest
-from .anthropic import AnthropicBuilder, AnthropicStream
-from .base import (
-    AttemptProgress,
-    Provider,
-    Reply,
-    SessionInfo,
-    StreamItem,
-    StreamProgress,
-    cache_key_for,
-)
-from .openai import ChatBuilder, ChatStream, ResponsesBuilder, ResponsesStream
-from .registry import KEY_VARS, Route, find_key, resolve_route
-from .transport import Fault, Sleep, Transport, classify
+from ..lazy import lazy_exports
 
-if TYPE_CHECKING:
-    import httpx2
-
-    from ..prefix import FrozenPrefix
-    from ..transcript import Message, Transcript
-
-Builder = AnthropicBuilder | ChatBuilder | ResponsesBuilder
-
-
-def make_builder(api: str, model: str) -> Builder:
-    """The pure request builder for a wire API."""
-    if api == "anthropic":
-        return AnthropicBuilder(model)
-    if api == "openai-responses":
-        return ResponsesBuilder(model)
-    if api in ("openai-chat", "openai-compat"):
-        return ChatBuilder(model, api=api)
-    raise ValueError(f"unknown wire API {api!r}")
+if TYPE_CHECKING:  # what this package exports (prefixlock.lazy reads it)
+    from .anthropic import AnthropicBuilder as AnthropicBuilder
+    from .anthropic import AnthropicStream as AnthropicStream
+    from .base import AttemptProgress as AttemptProgress
+    from .base import Provider as Provider
+    from .base import Reply as Reply
+    from .base import SessionInfo as SessionInfo
+    from .base import StreamItem as StreamItem
+    from .base import StreamProgress as StreamProgress
+    from .base import cache_key_for as cache_key_for
+    from .openai import ChatBuilder as ChatBuilder
+    from .openai import ChatStream as ChatStream
+    from .openai import ResponsesBuilder as ResponsesBuilder
+    from .openai import ResponsesStream as ResponsesStream
+    from .registry import KEY_VARS as KEY_VARS
+    from .registry import Route as Route
+    from .registry import find_key as find_key
+    from .registry import resolve_route as resolve_route
+    from .sdk_provider import Builder as Builder
+    from .sdk_provider import SDKProvider as SDKProvider
+    from .sdk_provider import make_builder as make_builder
+    from .sdk_provider import make_provider as make_provider
+    from .transport import Fault as Fault
+    from .transport import Sleep as Sleep
+    from .transport import Transport as Transport
+    from .transport import classify as classify
 
 
-class SDKProvider:
-    """A provider: a pure builder, an SDK transport with retries, and a usage parser."""
-
-    def __init__(
-        self,
-        route: Route,
-        api_key: str,
-        settings: Settings | None = None,
-        *,
-        http_client: httpx2.AsyncClient | None = None,
-        sleep: Sleep | None = None,
-    ) -> None:
-        self.route = route
-        self.api: str = route.api
-        self.model: str = route.model
-        self.builder: Builder = make_builder(route.api, route.model)
-        self.transport: Transport = Transport(
-            route.api,
-            api_key,
-            route.base_url,
-            settings or Settings(),
-            http_client=http_client,
-            sleep=sleep,
-        )
-
-    def build_request(
-        self,
-        prefix: FrozenPrefix,
-        transcript: Transcript | Sequence[Message],
-        settings: Settings,
-        session: SessionInfo,
-        volatile: Sequence[str] = (),
-        pending: Sequence[Message] = (),
-    ) -> WireRequest:
-        """The request for the next turn: the builder's own (pure: same inputs, same bytes)."""
-        return self.builder.build_request(prefix, transcript, settings, session, volatile, pending)
-
-    def __repr__(self) -> str:
-        return f"SDKProvider({self.route.label}, base_url={self.route.base_url!r})"
-
-    def stream(
-        self, request: WireRequest, progress: StreamProgress | None = None
-    ) -> AsyncIterator[StreamItem]:
-        """Text deltas and faults, then one Reply. `progress`, when given, records each attempt
-        (what usage it reported, its text so far) for a caller whose stream stops early."""
-        return self.transport.stream(request, progress)
-
-    async def complete(self, request: WireRequest, events: list[Event]) -> Reply:
-        """Stream `request` to its end (a request outside a turn: a compaction's summary, a
-        keep-alive ping): its text deltas and faults go to `events`, its Reply is returned."""
-        reply: Reply | None = None
-        async for item in self.stream(request):
-            if isinstance(item, Reply):
-                reply = item
-            else:
-                events.append(item)
-        if reply is None:
-            raise ProviderError("stream ended without a reply", retryable=True)
-        return reply
-
-    def ask_diagnostics(self, previous_id: str | None) -> None:
-        """Ask the provider why the next request misses against response `previous_id`
-        (cache-diagnostics beta; see prefixlock.providers.diagnostics)."""
-        self.transport.ask_diagnostics(previous_id)
-
-    def parse_usage(self, raw: Any) -> Usage:
-        """One normalized Usage from this API's usage object."""
-        return parse_usage(self.api, raw)
-
-    async def aclose(self) -> None:
-        """Close the official SDK's client."""
-        await self.transport.aclose()
-
-
-def make_provider(
-    model: str,
-    *,
-    api_key: str | None = None,
-    base_url: str | None = None,
-    prices: PriceTable | None = None,
-    settings: Settings | None = None,
-    http_client: httpx2.AsyncClient | None = None,
-    sleep: Sleep | None = None,
-) -> SDKProvider:
-    """The provider for `model`; raises MissingKeyError naming the variable to set."""
-    route = resolve_route(model, base_url, prices)
-    key = find_key(route, api_key)
-    return SDKProvider(route, key, settings, http_client=http_client, sleep=sleep)
-
-
-__all__ = [
-    "KEY_VARS",
-    "AnthropicBuilder",
-    "AnthropicStream",
-    "AttemptProgress",
-    "Builder",
-    "ChatBuilder",
-    "ChatStream",
-    "Fault",
-    "Provider",
-    "Reply",
-    "ResponsesBuilder",
-    "ResponsesStream",
-    "Route",
-    "SDKProvider",
-    "SessionInfo",
-    "Sleep",
-    "StreamItem",
-    "StreamProgress",
-    "Transport",
-    "cache_key_for",
-    "classify",
-    "find_key",
-    "make_builder",
-    "make_provider",
-    "resolve_route",
-]
+# Annotated so type checkers read the lazy names as the package's own attributes.
+__getattr__: Callable[[str], Any]
+__dir__: Callable[[], list[str]]
+__getattr__, __dir__ = lazy_exports(__name__)

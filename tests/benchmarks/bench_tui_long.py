@@ -49,6 +49,24 @@ def _p90(values: list[float]) -> float:
     return statistics.quantiles(values, n=10)[-1]
 
 
+def _own_bytes(requests: Any) -> int:
+    """The bytes of the containers the requests themselves hold (each counted once)."""
+    import sys
+
+    seen: set[int] = set()
+    total = 0
+    from prefixlock.released_bodies import released
+
+    for r in requests:
+        body = {} if released(r) else r.body  # a released body holds nothing
+        parts = [v for v in body.values() if isinstance(v, list | tuple | dict)]
+        for obj in (r.units, *parts):
+            if id(obj) not in seen:
+                seen.add(id(obj))
+                total += sys.getsizeof(obj)
+    return total
+
+
 def _slope(points: list[tuple[int, float]]) -> float:
     xs, ys = [p[0] for p in points], [p[1] for p in points]
     mx, my = statistics.fmean(xs), statistics.fmean(ys)
@@ -128,9 +146,11 @@ async def bench_long_chat(turns: int = TURNS) -> dict[str, Any]:
         elapsed = time.perf_counter() - t0
         late = await _echo_ms(app, paints)
         widgets = len(app.conversation.children)
-        # What the SDK's Session keeps of every request sent (each body holds the whole
-        # conversation so far): printed to tell the chat's own growth from the session's.
-        held = sum(len(r.body_bytes) for r in app.backend.session.requests)
+        # What the SDK's Session holds of its own for the requests sent (each body's lists and
+        # its units: references to the messages, which the transcript holds anyway): printed to
+        # tell the chat's own growth from the session's. Not `body_bytes`, which would make and
+        # cache every body's bytes here.
+        held = _own_bytes(app.backend.session.requests)
         requests = len(app.backend.session.ledger.rows)
     past = [p for p in rss if p[0] > min(100, turns // 5)] or rss
     return {

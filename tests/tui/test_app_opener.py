@@ -1,0 +1,128 @@
+"""`prefixlock chat` in a terminal draws its prompt before the SDK is imported: the app module
+loads Textual and the chat's own widgets only, and the backend (the SDK's imports, the settings
+files, their checks) is made in a thread behind the first frame (`ChatApp(opener=...)`). Keys
+typed meanwhile are kept, a message waits for the session, and a user error the checks find
+closes the screen and is said as one line with exit code 2, as it is before the screen
+otherwise."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from prefixlock.errors import UnknownModelError
+from prefixlock.tui.app import ChatApp, Opener
+from prefixlock.tui.backend import ChatBackend
+from prefixlock.tui.prompt_input import PromptInput
+from prefixlock.tui.widgets import UserMessage
+from tests.helpers.backend_drive import OptionsFactory, last_user_text
+from tests.helpers.tmux import KEY_VARS, Tmux, exe
+from tests.helpers.tui_drive import conversation_text, settle, type_keys, until
+
+# What the first frame must not wait for: the SDK's modules and the libraries under them.
+HEAVY = (
+    "prefixlock.tui.backend",
+    "prefixlock.events",
+    "prefixlock.store",
+    "prefixlock.providers",
+    "prefixlock.coding",
+    "prefixlock.agent",
+    "prefixlock.session",
+    "anthropic",
+    "openai",
+    "httpx",
+    "pydantic",
+    "yaml",
+)
+
+
+def test_the_chat_module_and_command_import_nothing_of_the_sdk() -> None:
+    code = (
+        "import json, sys\n"
+        "import prefixlock.cli.main, prefixlock.tui.cli, prefixlock.tui.app\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    loaded = json.loads(out.stdout)
+    heavy = [m for m in loaded if any(m == h or m.startswith(h + ".") for h in HEAVY)]
+    assert heavy == []
+    assert "textual.app" in loaded
+
+
+async def test_keys_and_a_message_before_the_backend_exists(chat_options: OptionsFactory) -> None:
+    release = threading.Event()
+    options = chat_options()
+
+    def open_backend() -> ChatBackend:  # stands in for the SDK's imports on a slow machine
+        release.wait(30)
+        return ChatBackend(options)
+
+    app = ChatApp(opener=Opener(options.workspace, open_backend), blink=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        prompt = app.query_one("#prompt", PromptInput)
+        assert prompt.has_focus and not app.opened
+        assert "opening…" in str(app.query_one("#header").render())
+        await type_keys(pilot, *"hello")
+        assert prompt.value == "hello"
+        await pilot.press("enter")
+        await until(lambda: bool(app.queued), "the message to wait")
+        assert "waiting while the session opens; sent then: hello" in conversation_text(app)
+        await pilot.press("f2")  # needs the backend: said, not a crash
+        await until(lambda: "the session is not open yet" in conversation_text(app), "the refusal")
+        release.set()
+        await until(lambda: app.ready, "the session to open")
+        await settle(app, pilot)
+        assert [str(u.render()) for u in app.query(UserMessage)] == ["› hello"]
+        assert last_user_text(app.backend) == "hello"
+        assert "EMULATOR" in str(app.query_one("#header").render())
+        # The footer came after the first frame, its keys drawn.
+        await until(lambda: bool(app.query("FooterKey")), "the footer's keys")
+
+
+async def test_a_user_error_of_the_checks_closes_the_screen_with_exit_code_2(
+    tmp_path: Path,
+) -> None:
+    def open_backend() -> ChatBackend:
+        raise UnknownModelError("unknown model 'claude-opsu-9'", where="--model")
+
+    app = ChatApp(opener=Opener(tmp_path, open_backend), blink=False)
+    async with app.run_test(size=(120, 40)):
+        await until(lambda: not app.is_running, "the app to close")
+    assert isinstance(app.open_error, UnknownModelError)
+    assert app.return_code == 2
+
+
+def test_no_backend_and_no_opener_or_both_is_refused(chat_options: OptionsFactory) -> None:
+    with pytest.raises(ValueError, match="not both"):
+        ChatApp()
+    backend = ChatBackend(chat_options())
+    with pytest.raises(ValueError, match="not both"):
+        ChatApp(backend, opener=Opener(backend.workspace.root, lambda: backend))
+
+
+@pytest.mark.slow  # a real terminal: seconds
+@pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
+def test_an_unknown_model_in_a_terminal_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    args = [*exe(), "chat", "--workspace", str(ws), "--store", str(tmp_path / "s.sqlite")]
+    args += ["--model", "claude-opsu-9"]
+    unset = " ".join(f"-u {k}" for k in KEY_VARS)
+    line = f"env {unset} TERM=xterm-256color {shlex.join(args)}; echo exit=$?; sleep 30"
+    tmux = Tmux()
+    try:
+        tmux("new-session", "-d", "-s", "chat", "-x", "120", "-y", "40", line)
+        pane = tmux.wait_for(lambda p: "exit=" in p, "the chat to exit")
+    finally:
+        tmux("kill-server")
+    assert "exit=2" in pane
+    assert "--model: unknown model 'claude-opsu-9'" in pane
+    assert "Traceback" not in pane
