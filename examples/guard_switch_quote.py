@@ -64,9 +64,11 @@ async def main() -> None:
                     print(f"miss: {e.cause}, {e.tokens_rebilled} tokens, ${e.dollars:.4f}")
                 elif isinstance(e, UsageReport):
                     print(f"{e.model}: read {e.usage.cache_read}, wrote {e.usage.cache_write}")
-            clock.advance(301)  # idle past the TTL: now a switch costs nothing extra
+            # The default policy holds the history at 1h, so only past the hour is the cache
+            # cold and a switch costs nothing extra.
+            clock.advance(3601)
             cold = s.quote_switch("claude-opus-4-7")
-            print("after 5 idle minutes:", cold.summary())
+            print("after an idle hour:", cold.summary())
             s.switch_model("claude-opus-4-7")  # no quote needed on a cold cache
 
 

@@ -1,27 +1,41 @@
-"""The chat sends the default cache policy's requests between turns without keep-alive turned
-on: the turn end's planned 1-hour write goes out when due (the app ticks whenever
-`tick_due`), so the chat saves what an `Agent` with no settings saves."""
+"""The chat applies the default cache policy between turns as an `Agent` with no settings does,
+keep-alive off: each request holds the model's last reply at 1h, so the history outlives a
+40-minute gap with nothing sent between turns, and the next turn reads it."""
 
 from __future__ import annotations
 
-from prefixlock.events import KeepAlivePing
+from typing import Any
+
 from tests.helpers.backend_drive import ChatOpener
 
+HOUR_MARK = {"type": "ephemeral", "ttl": "1h"}
 
-async def test_the_turn_ends_planned_write_goes_out_with_keepalive_off(
+
+async def test_the_chat_holds_the_history_at_one_hour_with_keepalive_off(
     open_chat: ChatOpener,
 ) -> None:
     async with open_chat() as chat:
         backend = chat.backend
         assert not backend.keepalive
         await chat.say("look around")
-        due = backend.session.pings.next_ping_at()
-        assert due is not None  # the public-log gaps make the 1-hour write pay
-        assert not backend.tick_due()
-        sent = len(backend.session.requests)
-        backend.clock.advance(due - backend.clock.now())  # type: ignore[attr-defined]
-        assert backend.tick_due()
-        events = await backend.keepalive_tick()
-        assert [type(e) for e in events] == [KeepAlivePing]
-        assert len(backend.session.requests) == sent  # a write between turns, not a turn
-        assert not backend.tick_due()
+        await chat.say("and now the tests")
+        session = backend.session
+        held = [r.body for r in session.requests[1:] if HOUR_MARK in _marks(r.body)]
+        assert held, "no request held the reply at 1h"
+        sent = len(session.requests)
+        backend.clock.advance(40 * 60)  # type: ignore[attr-defined]
+        assert not backend.tick_due()  # the held history needs no write between turns
+        assert len(session.requests) == sent
+        await chat.say("I'm back: what did you find?")
+        back = session.ledger.rows[sent]
+        assert back.usage.cache_read > 0.5 * back.ceiling  # the held history was read
+
+
+def _marks(body: Any) -> list[object]:
+    """Every cache_control mark in an Anthropic request body."""
+    if isinstance(body, dict):
+        found = [body["cache_control"]] if "cache_control" in body else []
+        return found + [m for v in body.values() for m in _marks(v)]
+    if isinstance(body, list):
+        return [m for v in body for m in _marks(v)]
+    return []
