@@ -174,15 +174,14 @@ def test_prefixlock_and_the_sdk_peer_on_the_same_turns() -> None:
     for run in (ours, peer):
         sent = next(row["body"]["tools"] for row in run.trace if row["turn"] == mcp_turn)
         assert "write_file" not in {t["name"] for t in sent}
-    # The 15-minute gap: the turn before it ended, the user stayed away, and just before its
-    # 5-minute entries expired the session wrote the conversation at 1h (one output-free
-    # request, no pings); the turn paid no re-write.
+    # The 15-minute gap: each request held the model's last reply at 1h (docs/savings.md,
+    # held history), so the turn after the gap reads the conversation with nothing sent between
+    # turns (no ping, no write after the turn) and re-writes nothing.
     idle = [row for row in ours.trace if row["turn"] == IDLE_TURN]
-    seal = idle[0]["body"]
-    assert seal["max_tokens"] == 0 and next(r.ping for r in ours.requests if r.turn == IDLE_TURN)
-    assert seal["messages"][-2]["content"][-1]["cache_control"]["ttl"] == "1h"
-    assert len([r for r in ours.requests if r.ping and r.turn == IDLE_TURN]) == 1
-    assert idle[1]["usage"]["cache_read"] > 20_000 and idle[1]["usage"]["cache_write_5m"] < 2_000
+    assert not [r for r in ours.requests if r.ping and r.turn == IDLE_TURN]
+    before = [row for row in ours.trace if row["turn"] == IDLE_TURN - 1][-1]["body"]
+    assert before["messages"][-2]["content"][-1]["cache_control"]["ttl"] == "1h"
+    assert idle[0]["usage"]["cache_read"] > 20_000 and idle[0]["usage"]["cache_write_5m"] < 2_000
     assert mine[IDLE] < theirs[IDLE]
     # Resume after 14 h: both re-write (no client can keep a cache overnight).
     assert mine[RESUME] <= theirs[RESUME] * Decimal("1.01")
@@ -243,8 +242,12 @@ def test_prefixlock_and_the_sdk_peer_on_the_same_turns() -> None:
     assert ours_first[1][0] > shared * 0.9 and all(w < 100 for _, w in ours_first[1:])
     assert all(r == 0 and w > shared * 0.9 for r, w in peer_firsts)
     assert mine[SUBAGENTS] < theirs[SUBAGENTS]
-    # The policy's goal, on this short session too: never more than the peer on any event.
-    assert all(mine.get(e, Decimal(0)) <= theirs.get(e, Decimal(0)) for e in EVENTS), (mine, theirs)
+    # On this short session the held reply's 1h write (2x instead of 1.25x on each reply) costs
+    # the rows without a gap up to 2% (steady: 1.6%); the gap rows pay it back many times over.
+    assert all(
+        mine.get(e, Decimal(0)) <= theirs.get(e, Decimal(0)) * Decimal("1.02") for e in EVENTS
+    ), (mine, theirs)
+    assert sum(mine.values()) < sum(theirs.values()) * Decimal("0.9")
 
 
 @pytest.mark.slow  # seconds of work: CI runs it in its slow step
