@@ -27,8 +27,8 @@ from tests.helpers.agents_scenario import (
     assert_prefix_unchanged,
     make_workspace,
     run_session,
-    strip_cache_control,
 )
+from tests.helpers.marks import strip_cache_control
 
 
 @pytest.fixture(scope="module")

@@ -18,6 +18,7 @@ from prefixlock.canonical import canonical_bytes
 from prefixlock.events import ToolResult, TurnComplete
 from prefixlock.prefix import FrozenPrefix
 from tests.helpers import sse_responses as sse
+from tests.helpers.marks import strip_cache_control
 
 M = Decimal(1_000_000)
 TURNS = 20
@@ -65,11 +66,6 @@ def _script(kind: str) -> Any:
         return sse.chat(text=f"answer {n}", tools=call, usage=usage)
 
     return respond, state
-
-
-def _unmarked(blocks: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Anthropic tool or system blocks without their cache_control marks."""
-    return [{k: v for k, v in b.items() if k != "cache_control"} for b in blocks]
 
 
 def _hand_cost(kind: str, requests: int) -> Decimal:
@@ -146,7 +142,10 @@ async def test_twenty_turns(
             # 1h marks before it): a mark is not part of what the cache matches, as every
             # request that reads the previous one's entry without its tail mark shows.
             prefix_parts = {
-                (canonical_bytes(_unmarked(b["tools"])), canonical_bytes(_unmarked(b["system"])))
+                (
+                    canonical_bytes(strip_cache_control(b["tools"])),
+                    canonical_bytes(strip_cache_control(b["system"])),
+                )
                 for b in sent
             }
             for b in sent:

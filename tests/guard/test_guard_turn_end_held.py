@@ -15,6 +15,7 @@ from prefixlock.guard.policy import CachePolicy
 from prefixlock.guard.turn_end import DEFAULT_TURN_GAPS, hold_pays, plan_turn_end
 from prefixlock.settings import Settings
 from tests.helpers.guardkit import advance, agent, of, start_emulator, turn
+from tests.helpers.marks import cache_marks
 
 PRICES = PriceTable.default()
 SONNET = PRICES.require("claude-sonnet-4-6")
@@ -73,11 +74,11 @@ async def test_the_default_agent_holds_the_reply_and_a_long_gap_rewrites_only_th
         assert total is not None
         costs[name] = total
         if name == "off":
-            assert all(HOUR_MARK not in _marks(b) for b in bodies)
+            assert all(HOUR_MARK not in cache_marks(b) for b in bodies)
             assert first.cache_read == 0 or rebilled > first.cache_read
             continue
         assert s.agent.policy == CachePolicy()
-        held = [b for b in bodies[1:] if HOUR_MARK in _marks(b)]
+        held = [b for b in bodies[1:] if HOUR_MARK in cache_marks(b)]
         assert len(held) == len(bodies) - 1  # every request that read its predecessor
         for body, row in zip(bodies[1:], rows[1:], strict=True):
             reply = body["messages"][-2]
@@ -87,21 +88,3 @@ async def test_the_default_agent_holds_the_reply_and_a_long_gap_rewrites_only_th
             assert 0 < row.usage.cache_write_1h < 400  # the reply, not the history
         assert first.cache_read > 3 * rebilled
     assert costs["default"] < costs["off"]
-
-
-def _marks(body: dict[str, object]) -> list[object]:
-    """Every cache_control mark in an Anthropic request body."""
-    found: list[object] = []
-
-    def walk(value: object) -> None:
-        if isinstance(value, dict):
-            if "cache_control" in value:
-                found.append(value["cache_control"])
-            for v in value.values():
-                walk(v)
-        elif isinstance(value, list):
-            for v in value:
-                walk(v)
-
-    walk(body)
-    return found

@@ -10,7 +10,6 @@ which turns 8, 12 and 16 carry a marker that decides how the side task runs:
 
 from __future__ import annotations
 
-import copy
 import itertools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
 from prefixlock.events import Event
 from prefixlock.prefix import FrozenPrefix
 from prefixlock.wire import WireRequest
+from tests.helpers.marks import strip_cache_control
 
 PARENT_MODEL = "claude-opus-4-7"
 KEY = "test-key-parent-0123456789"
@@ -198,15 +198,6 @@ async def run_session(root: Path, mode: str) -> Run:
             return Run(
                 list(emu.requests), s.ledger.hit_rate, cost, section, events, list(s.requests)
             )
-
-
-def strip_cache_control(value: Any) -> Any:
-    """The wire value without `cache_control` markers (they move; the content must not)."""
-    if isinstance(value, Mapping):
-        return {k: strip_cache_control(v) for k, v in value.items() if k != "cache_control"}
-    if isinstance(value, list):
-        return [strip_cache_control(v) for v in value]
-    return copy.deepcopy(value)
 
 
 def assert_prefix_unchanged(bodies: Sequence[Mapping[str, Any]]) -> None:

@@ -4,9 +4,8 @@ keep-alive off: each request holds the model's last reply at 1h, so the history 
 
 from __future__ import annotations
 
-from typing import Any
-
 from tests.helpers.backend_drive import ChatOpener
+from tests.helpers.marks import cache_marks
 
 HOUR_MARK = {"type": "ephemeral", "ttl": "1h"}
 
@@ -20,7 +19,7 @@ async def test_the_chat_holds_the_history_at_one_hour_with_keepalive_off(
         await chat.say("look around")
         await chat.say("and now the tests")
         session = backend.session
-        held = [r.body for r in session.requests[1:] if HOUR_MARK in _marks(r.body)]
+        held = [r.body for r in session.requests[1:] if HOUR_MARK in cache_marks(r.body)]
         assert held, "no request held the reply at 1h"
         sent = len(session.requests)
         backend.clock.advance(40 * 60)  # type: ignore[attr-defined]
@@ -29,13 +28,3 @@ async def test_the_chat_holds_the_history_at_one_hour_with_keepalive_off(
         await chat.say("I'm back: what did you find?")
         back = session.ledger.rows[sent]
         assert back.usage.cache_read > 0.5 * back.ceiling  # the held history was read
-
-
-def _marks(body: Any) -> list[object]:
-    """Every cache_control mark in an Anthropic request body."""
-    if isinstance(body, dict):
-        found = [body["cache_control"]] if "cache_control" in body else []
-        return found + [m for v in body.values() for m in _marks(v)]
-    if isinstance(body, list):
-        return [m for v in body for m in _marks(v)]
-    return []
