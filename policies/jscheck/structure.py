@@ -26,6 +26,7 @@ from .syntax import (
     key_name,
     string_value,
     unwrap,
+    value_name,
     walk,
 )
 
@@ -40,14 +41,7 @@ def is_history(src: Source, node: Node | None) -> bool:
     """A value named like a conversation: `messages`, `chatHistory`, `this.transcript`."""
     if node is None:
         return False
-    node = unwrap(node)
-    if node.type == "member_expression":
-        name = src.text(node.child_by_field_name("property"))
-    elif node.type in ("identifier", "shorthand_property_identifier"):
-        name = src.text(node)
-    else:
-        return False
-    ws = set(words(name))
+    ws = set(words(value_name(src, node)))
     return bool(ws & _HISTORY) and "system" not in ws
 
 
@@ -73,14 +67,7 @@ def _cuts_messages(name: str) -> bool:
 
 def _is_conversation(src: Source, node: Node) -> bool:
     """A history by a narrower reading than `is_history`: not a `session` (often a login)."""
-    node = unwrap(node)
-    if node.type == "member_expression":
-        name = src.text(node.child_by_field_name("property"))
-    elif node.type == "identifier":
-        name = src.text(node)
-    else:
-        return False
-    ws = set(words(name))
+    ws = set(words(value_name(src, node)))
     return bool(ws & (_HISTORY - {"session"})) and "system" not in ws
 
 
@@ -376,14 +363,7 @@ _POSITION = frozenset({"index", "idx", "id", "start", "offset", "from", "cut", "
 
 def _moving(src: Source, node: Node) -> bool:
     """A start index held in a name (`props.messageSliceId`, `startIndex`), not a literal."""
-    node = unwrap(node)
-    if node.type == "member_expression":
-        name = src.text(node.child_by_field_name("property"))
-    elif node.type == "identifier":
-        name = src.text(node)
-    else:
-        return False
-    return bool(set(words(name)) & _POSITION)
+    return bool(set(words(value_name(src, node))) & _POSITION)
 
 
 def _reverse_budget_for(src: Source, loop: Node) -> bool:

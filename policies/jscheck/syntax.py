@@ -141,6 +141,17 @@ def key_name(src: Source, node: Node | None) -> str | None:
     return string_value(src, node)
 
 
+def value_name(src: Source, node: Node) -> str:
+    """The last name a value is read by: `props.messageSliceId` -> `messageSliceId`,
+    `startIndex`, `{ messages }`; "" for anything else (a call, a literal)."""
+    node = unwrap(node)
+    if node.type == "member_expression":
+        return src.text(node.child_by_field_name("property"))
+    if node.type in ("identifier", "shorthand_property_identifier"):
+        return src.text(node)
+    return ""
+
+
 def callee_name(src: Source, call: Node) -> str:
     """The last name of what a call or `new` calls: `execSync`, `toISOString`, `Date`."""
     fn = call.child_by_field_name("function") or call.child_by_field_name("constructor")
