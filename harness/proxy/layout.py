@@ -170,14 +170,23 @@ class Layout:
             raise JsonSpanError(f"a comma before the closing bracket at byte {end - 1}")
         return rest
 
+    def _resume(self, start: int, end: int, reused: list[Child]) -> int | None:
+        """Where the container at `[start, end)` has children past `reused` (the first new
+        child's byte), or None when it closes right after them."""
+        raw = self.raw
+        if not reused:
+            return _after(_WS, raw, start + 1)
+        pos = reused[-1][3]
+        if _CLOSE.match(raw, pos) is not None:
+            _closed(raw, pos, end)
+            return None
+        return _after(_COMMA, raw, pos)
+
     def _members(self, start: int, end: int, reused: list[Child]) -> list[Child]:
         raw = self.raw
         out: list[Child] = list(reused)
-        pos = reused[-1][3] if reused else start
-        if reused and _CLOSE.match(raw, pos) is not None:
-            _closed(raw, pos, end)
+        if (pos := self._resume(start, end, reused)) is None:
             return out
-        pos = _after(_COMMA, raw, pos) if reused else _after(_WS, raw, start + 1)
         doc: dict[str, msgspec.Raw] = self._rest(_OBJECT, start, end, pos, bool(reused))
         seen = {kid[0] for kid in reused}
         for i, (key, value) in enumerate(doc.items()):
@@ -195,11 +204,8 @@ class Layout:
     def _elements(self, start: int, end: int, reused: list[Child]) -> list[Child]:
         raw = self.raw
         out: list[Child] = list(reused)
-        pos = reused[-1][3] if reused else start
-        if reused and _CLOSE.match(raw, pos) is not None:
-            _closed(raw, pos, end)
+        if (pos := self._resume(start, end, reused)) is None:
             return out
-        pos = _after(_COMMA, raw, pos) if reused else _after(_WS, raw, start + 1)
         doc: list[msgspec.Raw] = self._rest(_ARRAY, start, end, pos, bool(reused))
         for i, value in enumerate(doc, len(reused)):
             if i > len(reused):
