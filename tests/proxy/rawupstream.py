@@ -11,6 +11,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from tests.proxy.wiretap import content_length
+
 Answer = Callable[[socket.socket, bytes, bytes], None]  # (connection, head, body)
 
 
@@ -30,11 +32,7 @@ class RawUpstream:
                         return
                     data += got
                 head, _, body = data.partition(b"\r\n\r\n")
-                length = 0
-                for line in head.split(b"\r\n")[1:]:
-                    name, _, value = line.partition(b":")
-                    if name.strip().lower() == b"content-length":
-                        length = int(value)
+                length = content_length(head)
                 while len(body) < length:
                     got = conn.recv(65536)
                     if not got:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import socket
 import threading
+from collections.abc import Callable
 from typing import Any
 
 
@@ -30,34 +31,27 @@ class WireTap:
             except OSError:
                 return  # closed
             upstream = socket.create_connection(self.target)
-            threading.Thread(target=self._requests, args=(client, upstream), daemon=True).start()
+            tap = self._reader()
+            threading.Thread(target=_pipe, args=(client, upstream, tap), daemon=True).start()
             threading.Thread(target=_pipe, args=(upstream, client), daemon=True).start()
 
-    def _requests(self, client: socket.socket, upstream: socket.socket) -> None:
+    def _reader(self) -> Callable[[bytes], None]:
+        """What reads one connection's requests from the bytes relayed, recording each body."""
         pending = b""
-        while True:
-            try:
-                got = client.recv(65536)
-                if got:
-                    upstream.sendall(got)
-            except OSError:
-                got = b""
-            if not got:
-                _close(client, upstream)
-                return
+
+        def seen(got: bytes) -> None:
+            nonlocal pending
             pending += got
             while b"\r\n\r\n" in pending:
                 head, _, rest = pending.partition(b"\r\n\r\n")
-                length = 0
-                for line in head.split(b"\r\n")[1:]:
-                    name, _, value = line.partition(b":")
-                    if name.strip().lower() == b"content-length":
-                        length = int(value)
+                length = content_length(head)
                 if len(rest) < length:
-                    break
+                    return
                 with self._lock:
                     self.bodies.append(rest[:length])
                 pending = rest[length:]
+
+        return seen
 
     def __enter__(self) -> WireTap:
         return self
@@ -66,7 +60,20 @@ class WireTap:
         self._server.close()
 
 
-def _pipe(source: socket.socket, sink: socket.socket) -> None:
+def content_length(head: bytes) -> int:
+    """The Content-Length an HTTP/1.1 request head states (0 without one)."""
+    length = 0
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value)
+    return length
+
+
+def _pipe(
+    source: socket.socket, sink: socket.socket, seen: Callable[[bytes], None] | None = None
+) -> None:
+    """Relay `source` to `sink` until either closes, showing each chunk relayed to `seen`."""
     while True:
         try:
             got = source.recv(65536)
@@ -77,6 +84,8 @@ def _pipe(source: socket.socket, sink: socket.socket) -> None:
         if not got:
             _close(source, sink)
             return
+        if seen is not None:
+            seen(got)
 
 
 def _close(*socks: socket.socket) -> None:
