@@ -102,21 +102,6 @@ class Totals(msgspec.Struct, gc=False):
     # two, and the sum of the tokens times a price is the sum of the dollars, to the digit).
     tokens_by_price: dict[int, list[Any]] | None = None
 
-    @property
-    def write(self) -> int:
-        return self.write_5m + self.write_1h + self.write_unsplit
-
-    @property
-    def input_total(self) -> int:
-        return self.uncached + self.read + self.write
-
-    @property
-    def hit_rate(self) -> float | None:
-        if not self.cache_known:
-            return None
-        total = self.input_total
-        return self.read / total if total else None
-
     def add(self, row: Row) -> None:
         r = row.req
         self.requests += 1
