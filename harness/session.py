@@ -208,8 +208,9 @@ class Session(PricedActionMethods, ApprovalMethods):
         self.turn_end: TurnEndRunner = TurnEndRunner(
             self.state, self.tracker, self.recorder, self.pings, agent
         )
-        self.actions: PricedActions = PricedActions(self.state, agent, self.tracker, self.recorder)
-        self.actions.choose = self.turn_end.choose
+        self.actions: PricedActions = PricedActions(
+            self.state, agent, self.tracker, self.recorder, self.turn_end.choose
+        )
         # Tool handlers that are not runners of the prefix (e.g. `delegate`), by tool name.
         self.tool_handlers: dict[str, ToolHandler] = {}
         self.closed: bool = False  # aclose() ran: the session sends nothing more

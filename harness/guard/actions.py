@@ -80,17 +80,16 @@ class PricedActions:
         agent: SessionAgent,
         tracker: GuardTracker,
         recorder: Recorder,
+        choose: Callable[[Callable[[Settings], WireRequest]], WireRequest],
     ) -> None:
         self.state = state
         self.agent = agent  # its base URL and prices route a switch; it makes the provider
         self.tracker = tracker
         self.recorder = recorder
         self.quotes: list[Quote] = []  # every quote made, in order
-        # How the next request's settings are chosen from a builder (the session sets the
-        # policy's: TurnEndRunner.choose), so a quote prices the request that will go out.
-        self.choose: Callable[[Callable[[Settings], WireRequest]], WireRequest] = lambda build: (
-            build(state.settings)
-        )
+        # How the next request's settings are chosen from a builder (the policy's:
+        # TurnEndRunner.choose), so a quote prices the request that will go out.
+        self.choose = choose
         self._retired: list[SDKProvider] = []
         self._close_tasks: list[asyncio.Task[None]] = []
 
