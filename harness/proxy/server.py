@@ -541,18 +541,16 @@ class Proxy:
         from .dashboard import render
 
         self._worker.submit(lambda: None).result()  # what was answered so far, accounted
-        if isinstance(self.store, PostgresStore):
-            sessions = self.store.stats()
-        else:
-            sessions = [f.to_dict() for f in self.observer.sessions.values()]
-        with self._lock:
-            team = self.team.rows()
-            lost = dict(self.team.total.lost)
         if isinstance(self.store, PostgresStore):  # every instance's requests
+            sessions = self.store.stats()
             stored = self.store.timelines(_DRAWN, TIMELINE + 1)
             timelines = {sid: stored_timeline(rows) for sid, rows in stored.items() if rows}
         else:
+            sessions = [f.to_dict() for f in self.observer.sessions.values()]
             timelines = self._worker.submit(self._timelines).result()
+        with self._lock:
+            team = self.team.rows()
+            lost = dict(self.team.total.lost)
         return render(sessions, team, lost, self.upstream, timelines)
 
     def _timelines(self, most: int = _DRAWN) -> dict[str, list[dict[str, Any]]]:
