@@ -456,11 +456,10 @@ def _report(
             / 1e6
         )
         dollars0 = float(length_tok[m].sum() * float(price.input) + out * float(price.output)) / 1e6
-    tm = ttft[m] if m.any() else np.zeros(1)
     ld = cluster.load(node, p.times, service, ttft, cfg.nodes, p.warmup)
-    if cfg.handoff:
+    if cfg.handoff:  # after the load: the prefill node is free before the KV's trip
         ttft = ttft + models.handoff_seconds(length_tok, bpt)
-        tm = ttft[m] if m.any() else np.zeros(1)
+    tm = ttft[m] if m.any() else np.zeros(1)
     warnings = [w for w in (ld.warning(cfg.nodes), degenerate_times(p.times)) if w]
     return SimResult(
         config={k: v for k, v in asdict(cfg).items()},
