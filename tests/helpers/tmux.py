@@ -33,6 +33,23 @@ class Tmux:
         )
         return out.stdout
 
+    def new_session(
+        self, cmd: str, *, name: str = "chat", env: dict[str, str] | None = None
+    ) -> None:
+        """Run `cmd` in a new 120x40 session `name`. When the last session has just been
+        killed, the server is on its way out and a new session can meet it exiting ("server
+        exited unexpectedly"): then it is asked again, of a fresh server."""
+        args = ["tmux", "-L", self.socket, "new-session", "-d", "-s", name, "-x", "120"]
+        for attempt in range(5):
+            done = subprocess.run(
+                [*args, "-y", "40", cmd], env=env, capture_output=True, text=True, timeout=20
+            )
+            if done.returncode == 0:
+                return
+            if "server exited" not in done.stderr or attempt == 4:
+                raise AssertionError(f"tmux new-session failed: {done.stderr.strip()}")
+            time.sleep(POLL)
+
     def pane(self) -> str:
         return self("capture-pane", "-p", "-t", "chat")
 

@@ -11,7 +11,6 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -53,11 +52,7 @@ def _open(
     cmd = chat_command(ws, store).replace(" chat ", f" chat {extra} ", 1) if extra else None
     cmd = cmd or chat_command(ws, store)
     tmux("kill-session", "-t", "chat")
-    subprocess.run(
-        ["tmux", "-L", tmux.socket, "new-session", "-d", "-s", "chat", "-x", "120",
-         "-y", "40", cmd],
-        check=True, env=base, timeout=20,
-    )  # fmt: skip
+    tmux.new_session(cmd, env=base)
     return tmux.wait_for(lambda t: opened in t, f"{opened!r} on screen")
 
 

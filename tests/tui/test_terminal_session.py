@@ -77,7 +77,7 @@ def _chat(tmux: Tmux, name: str, ws: Path, store: Path, url: str, *extra: str) -
         f"env {unset} ANTHROPIC_API_KEY=emulator-key HOME={shlex.quote(str(ws.parent))} "
         f"TERM=xterm-256color {shlex.join(args)}; sleep 30"
     )
-    tmux("new-session", "-d", "-s", name, "-x", "120", "-y", "40", cmd)
+    tmux.new_session(cmd, name=name)
 
 
 def _type(tmux: Tmux, name: str, text: str) -> None:
