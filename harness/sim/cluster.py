@@ -13,8 +13,9 @@ queue per node; their ties go by load, then to a seeded random draw. All of it i
 from __future__ import annotations
 
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -72,6 +73,67 @@ def assign(router: str, nodes: int, keys: I64, first_block: I64, seed: int = 0) 
         out[loose] = np.arange(loose.shape[0], dtype=np.int64) % nodes
         return out.astype(np.int64)
     raise UserError(f"router {router!r} needs the cache-aware simulation", where="--router")
+
+
+@dataclass(frozen=True)
+class Route:
+    """A stateless router's configuration, routed where the sweep's arrays live (`route`): on a
+    GPU the nodes of every request are drawn on the device, so only these three values travel.
+
+    `random` here draws each request's node from a counter-based hash (splitmix64 of the seed
+    and the request's index), which a device computes for every request at once; those draws
+    differ from `assign`'s (numpy's PCG64 stream), with the same distribution."""
+
+    router: str
+    nodes: int
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.router not in STATELESS:
+            raise UserError(
+                f"router {self.router!r} needs the cache-aware simulation", where="--router"
+            )
+        if self.nodes < 1:
+            raise UserError("a route needs at least one node", where="--nodes")
+
+
+def route(xp: Any, routes: Sequence[Route], requests: int, keys: Any | None = None) -> Any:
+    """The node of every request under each route, as one (len(routes), requests) int32 array
+    of module `xp` (numpy, cupy), with every shape fixed: round-robin, session and cache-key
+    give what `assign` gives; random gives `Route`'s counter-based draws. `keys`: the session or
+    cache key of each request (-1: none), an array of `xp`; without it every request is keyless.
+    Each router kind is computed for its rows at once."""
+    G = len(routes)
+    out = xp.zeros((G, requests), dtype=np.int32)
+    if G == 0 or requests == 0:
+        return out
+    i = xp.arange(requests, dtype=np.int64)[None, :]
+    for kind in ("round-robin", "random", "session"):
+        rows = [
+            g
+            for g, r in enumerate(routes)
+            if (r.router == "cache-key" and kind == "session") or r.router == kind
+        ]
+        if not rows:
+            continue
+        n = xp.asarray(np.array([routes[g].nodes for g in rows], np.int64))[:, None]
+        if kind == "round-robin":
+            block = i % n
+        elif kind == "random":
+            seeds = np.array([routes[g].seed for g in rows], np.int64)
+            salt = xp.asarray(_mix(seeds))[:, None]
+            block = _mix(i ^ salt) % n
+        else:
+            if keys is None:
+                block = i % n
+            else:
+                keyed = keys >= 0
+                loose = xp.cumsum(xp.where(keyed, 0, 1), dtype=np.int64) - 1  # among keyless
+                block = xp.where(
+                    keyed[None, :], _mix(xp.where(keyed, keys, 0))[None, :] % n, loose[None, :] % n
+                )
+        out[xp.asarray(np.array(rows, np.int64))] = block.astype(np.int32)
+    return out
 
 
 def keyed_router_note(router: str, keys: I64) -> tuple[str, str]:

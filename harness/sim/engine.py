@@ -554,14 +554,17 @@ def lru_curve(p: Plan, rank: I64, max_capacity: int | None = None) -> Curve:
 # against the numpy API through `xp` (numpy itself runs them in the tests, exactly).
 
 
-def _count_less_fixed(xp: Any, values: Any, bits: int, end: Any, bound: Any) -> Any:
-    """#{j < end[q] : values[j] < bound[q]} for every query q: `_count_less` without weights,
-    each level's stable partition a scatter to computed positions instead of `compress` (whose
-    output size the host would read back once per level). Values and bounds below 2**bits."""
+def _count_less_fixed(
+    xp: Any, values: Any, bits: int, end: Any, bound: Any, start: Any | None = None
+) -> Any:
+    """#{start[q] <= j < end[q] : values[j] < bound[q]} for every query q (start: 0 without
+    it): `_count_less` without weights, each level's stable partition a scatter to computed
+    positions instead of `compress` (whose output size the host would read back once per
+    level). Values and bounds below 2**bits."""
     n = values.shape[0]
     dt = values.dtype
     cur = values
-    lo = xp.zeros(end.shape[0], dtype=dt)
+    lo = xp.zeros(end.shape[0], dtype=dt) if start is None else start.astype(dt)
     hi = end.astype(dt)
     res = xp.zeros(end.shape[0], dtype=dt)
     zeros = xp.zeros(n + 1, dtype=dt)  # zeros[i]: values before i whose bit is 0
@@ -590,7 +593,14 @@ def _count_less_fixed(xp: Any, values: Any, bits: int, end: Any, bound: Any) -> 
     return res
 
 
-def device_ranks(xp: Any, nodes: Any, req: Any, starts: Any, requests: int) -> tuple[Any, Any]:
+def device_ranks(
+    xp: Any,
+    nodes: Any,
+    req: Any,
+    starts: Any,
+    requests: int,
+    segments: tuple[Any, int, int] | None = None,
+) -> tuple[Any, Any]:
     """`stack_ranks` on arrays of module `xp` (nodes, req, starts of a plan), with every shape
     fixed: the same ranks and previous requests, as int64 arrays of `xp`.
 
@@ -598,7 +608,13 @@ def device_ranks(xp: Any, nodes: Any, req: Any, starts: Any, requests: int) -> t
     request) pairs (fewer values for the CPU's wavelet matrix), this counts over every
     reference, a never-reused one carrying the next-use request `requests` (no bound is above
     it, so it never counts): again[j] = #{p < start of j's request : next-use request of p <
-    that of j}. The reuses before request r are a prefix sum at starts[r]."""
+    that of j}. The reuses before request r are a prefix sum at starts[r].
+
+    `segments` (segment of each reference, requests and references per segment): stretches of
+    the stream no node crosses (a batch's configurations, each the same size). A reuse in an
+    earlier segment always counts, so the wavelet matrix holds request numbers within each
+    segment and answers each query over its own segment only: log2(requests per segment)
+    levels instead of log2(all the batch's requests)."""
     n = nodes.shape[0]
     R = requests
     dt = np.int32 if n < 2**30 and R < 2**30 else np.int64
@@ -610,15 +626,35 @@ def device_ranks(xp: Any, nodes: Any, req: Any, starts: Any, requests: int) -> t
     reused = nxt < n
     target = xp.minimum(nxt, n - 1)
     a = req  # request of each reference ...
-    r = xp.where(reused, req[target], R)  # ... and of its next use (R: none)
-    again = _count_less_fixed(
-        xp, r.astype(dt), max(1, int(R).bit_length()), starts[a].astype(dt), r.astype(dt)
-    ).astype(np.int64)
     is_reuse = xp.zeros(n + 1, dtype=np.int64)  # reference i is some reference's next use
     is_reuse[nxt] = 1  # index n (none) lands in the spare slot
     before = xp.zeros(n + 1, dtype=np.int64)
     before[1:] = xp.cumsum(is_reuse[:n], dtype=np.int64)  # reuses before each position
     del is_reuse
+    if segments is None:
+        r = xp.where(reused, req[target], R)  # ... and of its next use (R: none)
+        again = _count_less_fixed(
+            xp, r.astype(dt), max(1, int(R).bit_length()), starts[a].astype(dt), r.astype(dt)
+        ).astype(np.int64)
+    else:
+        seg, seg_requests, seg_refs = segments
+        first_req = seg * seg_requests
+        first_ref = seg * seg_refs
+        local = xp.where(reused, req[target] - first_req, seg_requests).astype(dt)
+        # the reused references of earlier segments (as many as the next uses there: no
+        # node crosses a segment), each used again before this request ...
+        again = before[first_ref]
+        # ... and those of this segment before this request whose next use is earlier
+        again += _count_less_fixed(
+            xp,
+            local,
+            max(1, int(seg_requests).bit_length()),
+            starts[a].astype(dt),
+            local,
+            first_ref.astype(dt),
+        ).astype(np.int64)
+        r = xp.where(reused, req[target], R)
+        del local, first_req, first_ref
     j = xp.arange(n, dtype=np.int64)
     # stream position of j, plus one: its request's blocks run deepest first
     after_j = starts[a] + starts[a + 1] - j
@@ -660,10 +696,12 @@ def _shortfall_fixed(
     Where `_shortfall` steps back a few requests and forward-fills only what they leave open,
     this fills every (request, capacity <= width) cell: on a GPU the cells are cheap and the
     open queries are not rare (conversation_trace leaves 6,016 of 6,022 open after 64 steps).
-    The last non-identity transition before each request is a running maximum of row indices,
-    taken by doubling (log2(rows) elementwise maxima: no accumulate or scan of a data-sized
-    output); requests are taken in chunks of about `chunk_cells` cells between cuts, the state
-    carried between."""
+    The state before a request is the value of the last non-identity transition before it in
+    its column: a prefix count of the non-identity cells down each column numbers them, each
+    writes its value to its number's row (a scatter to computed positions) and a query reads
+    the row of its count. Four passes over the cells, where a running maximum by doubling took
+    log2(rows) of them. Requests are taken in chunks of about `chunk_cells` cells between cuts,
+    the state carried between."""
     n = rank.shape[0]
     flags = xp.zeros(n, dtype=bool)
     if width <= 0 or n == 0:
@@ -674,10 +712,18 @@ def _shortfall_fixed(
     lead[1:] = xp.cumsum((low & (rank == depth)).astype(np.int64), dtype=np.int64)
     head = lead[s_dev[1:]] - lead[s_dev[:-1]]  # leading blocks whose rank is their depth
     del depth, lead
-    # c >= 0 always, and c <= last + 1 below: a reset is "top C" for every C
-    lengths = xp.where(reset, 0, s_dev[1:] - s_dev[:-1])
-    last = xp.where(reset, width + 1, rank[xp.maximum(s_dev[1:] - 1, 0)])
-    caps = xp.arange(1, width + 1, dtype=np.int64)[None, :]
+    # Request r sets capacity c to 0 iff head < c < len, to 1 iff len <= c <= last + 1, and
+    # leaves it alone otherwise (head <= len): it acts exactly on lower < c <= upper, with
+    # lower = min(head, len - 1) and upper = max(len - 1, last + 1), and sets c >= len. A reset
+    # is "top C" for every C: len 0, lower -1, upper past every capacity.
+    idt = np.int32 if width < 2**30 else np.int64
+    length = xp.where(reset, 0, s_dev[1:] - s_dev[:-1])
+    last = xp.minimum(rank[xp.maximum(s_dev[1:] - 1, 0)], width + 1)
+    lower = xp.where(reset, -1, xp.minimum(head, length - 1)).astype(idt)
+    upper = xp.where(reset, width + 2, xp.maximum(length - 1, last + 1)).astype(idt)
+    length = length.astype(idt)
+    del head, last
+    caps = xp.arange(1, width + 1, dtype=idt)[None, :]
     cols = xp.arange(width, dtype=np.int64)
     carry = xp.full(width, 1, dtype=np.int8)  # no request before: the cache holds the top C
     step = max(1, chunk_cells // width)
@@ -691,40 +737,47 @@ def _shortfall_fixed(
         a = int(cut_ref[k])  # host ints: the references of these requests
         b = int(cut_ref[k1]) if k1 < cut_req.shape[0] else n
         rows = r1 - r0
-        # Row 0: the state carried in; row k + 1: the transition of request r0 + k (-1: none).
+        # Row 0: the state carried in; row i + 1: request r0 + i, whether it acts on each
+        # capacity and the state it would set.
+        acts = xp.empty((rows + 1, width), dtype=bool)
+        acts[0] = True
+        acts[1:] = (caps > lower[r0:r1, None]) & (caps <= upper[r0:r1, None])
         val = xp.empty((rows + 1, width), dtype=np.int8)
         val[0] = carry
-        L = lengths[r0:r1, None]
-        val[1:] = xp.where(
-            caps < L,
-            xp.where(caps <= head[r0:r1, None], -1, 0),
-            xp.where(caps <= last[r0:r1, None] + 1, 1, -1),
-        ).astype(np.int8)
-        row = xp.arange(rows + 1, dtype=np.int32)[:, None]
-        fill = xp.where(val >= 0, row, 0).astype(np.int32)
-        shift = 1
-        while shift <= rows:  # running maximum down the rows, by doubling
-            fill[shift:] = xp.maximum(fill[shift:], fill[:-shift])
-            shift *= 2
+        val[1:] = (caps >= length[r0:r1, None]).astype(np.int8)
+        # count[i, c]: the acting cells of column c in rows 0..i (row 0 always acts); the
+        # k-th of them writes its state to nth[k - 1, c], the others to a spare slot
+        cells = (rows + 1) * width
+        cdt = np.int32 if cells < 2**31 - 1 else np.int64
+        count = xp.cumsum(acts.astype(cdt), axis=0, dtype=cdt)
+        at = xp.where(acts, (count - 1) * width + cols.astype(cdt), cells)
+        del acts
+        nth = xp.empty(cells + 1, dtype=np.int8)
+        nth[at.reshape(-1)] = val.reshape(-1)
+        del at, val
         if b > a:
             q_row = req[a:b] - r0
             q_col = xp.minimum(xp.maximum(rank[a:b], 0), width - 1)  # cap - 1, where < width
-            state = val[fill[q_row, q_col], q_col]
+            state = nth[(count[q_row, q_col] - 1) * width + q_col]
             flags[a:b] = query[a:b] & low[a:b] & (state == 0)
-        carry = val[fill[rows], cols]
+        carry = nth[(count[rows] - 1) * width + cols]
+        del count, nth
         k, r0 = k1, r1
     return flags
 
 
-def _sorted_bincount(xp: Any, keys: Any, weights: Any, length: int) -> Any:
-    """Integer sums of `weights` per key in 0..length-1 (keys outside are dropped): a stable
-    sort and prefix sums, exact, with an output size the host knows (cupy's bincount reads the
-    largest key back first)."""
+def _sorted_bincounts(xp: Any, keys: Any, weights: Sequence[Any], length: int) -> list[Any]:
+    """Integer sums of each of `weights` per key in 0..length-1 (keys outside are dropped): one
+    stable sort of the keys and a prefix sum per weight, exact, with an output size the host
+    knows (cupy's bincount reads the largest key back first)."""
     order = xp.argsort(keys, kind="stable")
-    csum = xp.zeros(keys.shape[0] + 1, dtype=np.int64)
-    csum[1:] = xp.cumsum(weights[order], dtype=np.int64)
     bounds = xp.searchsorted(keys[order], xp.arange(length + 1, dtype=keys.dtype))
-    return csum[bounds[1:]] - csum[bounds[:-1]]
+    out = []
+    csum = xp.zeros(keys.shape[0] + 1, dtype=np.int64)
+    for w in weights:
+        csum[1:] = xp.cumsum(w[order], dtype=np.int64)
+        out.append(csum[bounds[1:]] - csum[bounds[:-1]])
+    return out
 
 
 def sweep_curves(
@@ -773,17 +826,50 @@ def device_curve(
     """`lru_curve(p, effective_ranks(p, *stack_ranks(p), ttl), max_capacity)` on a device
     backend: ranks, expiry, shortfall and both curves on the device, one copy back."""
     top = max(1, p.n_nodes if max_capacity is None else max_capacity)
-    tokens, blocks = _device_sweep([[p]], [ttl], top, backend, blocks=True)
     w0 = int(p.starts[p.warmup])
-    first_use = np.zeros(p.n_nodes + 1, bool)
-    first_use[p.nodes[:w0]] = True
+    if p.references == 0:
+        zero = np.zeros(top, np.int64)
+        return Curve(np.arange(1, top + 1, dtype=np.int64), zero, zero, 0, 0, 0)
+    # The plan's arrays go over as they are (no host copy or concatenation); the request of
+    # each reference, what is measured and where the stream ends are made on the device.
+    xp = backend.xp
+    R = p.requests
+    n = p.references
+    small = np.int32 if p.n_nodes < 2**31 and n < 2**31 else np.int64
+    nodes = xp.asarray(p.nodes.astype(small, copy=False))
+    starts = xp.asarray(p.starts)
+    req = xp.searchsorted(starts, xp.arange(n, dtype=np.int64), side="right") - 1
+    reset = xp.zeros(R, dtype=bool)
+    reset[R - 1 :] = True
+    seen = xp.zeros(p.n_nodes + 1, dtype=np.int64)  # the warm-up's distinct blocks
+    seen[nodes[:w0]] = 1
+    tokens, blocks, unique = _device_pass(
+        backend,
+        Streams(
+            nodes=nodes,
+            req=req,
+            starts=starts,
+            tokens=xp.asarray(p.tokens),
+            times=xp.asarray(p.times),
+            measured=req >= p.warmup,
+            group=None,
+            reset=reset,
+            cuts=(np.arange(R + 1, dtype=np.int64), p.starts),
+            width=int(p.lengths.max()) - 1,
+            references=n,
+        ),
+        [ttl],
+        top,
+        blocks=True,
+        extra=xp.cumsum(seen, dtype=np.int64)[-1:],
+    )
     return Curve(
         capacities=np.arange(1, top + 1, dtype=np.int64),
         hit_blocks=blocks[0],
         hit_tokens=tokens[0],
-        total_blocks=p.references - w0,
+        total_blocks=n - w0,
         total_tokens=int(p.tokens[w0:].sum()),
-        warmup_unique=int(first_use.sum()),
+        warmup_unique=int(unique[0]),
     )
 
 
@@ -848,45 +934,68 @@ class Streams:
     cuts: tuple[I64, I64]
     width: int
     references: int
+    segment: tuple[int, int] | None = None  # requests and references of each configuration
 
 
 def _device_pass(
-    backend: Backend, s: Streams, ttls: Sequence[float | None], top: int, blocks: bool
+    backend: Backend,
+    s: Streams,
+    ttls: Sequence[float | None],
+    top: int,
+    blocks: bool,
+    extra: Any | None = None,
 ) -> list[I64]:
-    """Ranks, expiry, shortfall and the curves of every configuration in `s`: one fixed-shape
-    queue of kernels, one copy back."""
+    """Ranks, expiry, shortfall and the curves of every configuration in `s` (`group` None:
+    one configuration): one fixed-shape queue of kernels, one copy back, which carries `extra`
+    (a 1-d int64 device array) too, returned last."""
     xp = backend.xp
     G = len(ttls)
     n = s.references
     ttl = xp.asarray(np.array([np.inf if t is None else t for t in ttls], np.float64))
-    # Measured references go to bin group * (top + 1) + min(rank, top); the others past the end.
-    base = xp.where(s.measured, s.group * (top + 1), G * (top + 1))
     requests = int(s.starts.shape[0] - 1)
-    rank, prev = device_ranks(xp, s.nodes, s.req, s.starts, requests)
-    eff = _expire(xp, rank, prev, s.req, s.times, ttl[s.group])
+    segments = None if s.segment is None or s.group is None else (s.group, *s.segment)
+    rank, prev = device_ranks(xp, s.nodes, s.req, s.starts, requests, segments)
+    eff = _expire(xp, rank, prev, s.req, s.times, ttl[0] if s.group is None else ttl[s.group])
     del rank, prev
     # the shortfall: a lost block of rank d changes the capacity d + 1 only (column d)
     lost = _shortfall_fixed(
         xp, eff, s.req, s.starts, s.reset, s.cuts, s.measured, s.width, requests
     )
     bins = G * (top + 1)
-    keys = xp.minimum(base + xp.minimum(eff, top), bins)
-    lost_keys = xp.where(lost & (eff < top), keys, bins)
-    del lost, eff
+    # Measured references go to bin group * (top + 1) + min(rank, top); the others past the
+    # end. A lost block counts in its own bin with the opposite sign, so one sort of the keys
+    # serves every histogram.
+    kdt = np.int32 if bins < 2**31 - 1 else np.int64
+    rank_bin = xp.minimum(eff, top).astype(kdt)
+    if s.group is None:
+        keys = xp.where(s.measured, rank_bin, bins)
+    else:
+        keys = xp.where(s.measured, s.group.astype(kdt) * (top + 1) + rank_bin, bins)
+    lost = (lost & (eff < top)).astype(np.int64)
+    del eff, rank_bin
     kinds = 2 if blocks else 1
+    ones = xp.full(n, 1, dtype=np.int64)
+    weights = [s.tokens, ones][:kinds]
+    hists = _sorted_bincounts(xp, keys, [*weights, *(w * lost for w in weights)], bins)
+    del keys, lost, ones
     out = xp.empty((kinds, G, top), dtype=np.int64)
-    weights = [s.tokens, xp.full(n, 1, dtype=np.int64)][:kinds]
-    for k, w in enumerate(weights):
-        hist = _sorted_bincount(xp, keys, w, bins).reshape(G, top + 1)
-        out[k] = xp.cumsum(hist[:, :top], axis=1, dtype=np.int64)
-        out[k] -= _sorted_bincount(xp, lost_keys, w, bins).reshape(G, top + 1)[:, :top]
-    host = np.asarray(backend.asnumpy(out), np.int64)
-    return [host[k] for k in range(kinds)]
+    for k in range(kinds):
+        out[k] = xp.cumsum(hists[k].reshape(G, top + 1)[:, :top], axis=1, dtype=np.int64)
+        out[k] -= hists[kinds + k].reshape(G, top + 1)[:, :top]
+    flat = out.reshape(-1)
+    if extra is not None:
+        flat = xp.concatenate([flat, extra])
+    host = np.asarray(backend.asnumpy(flat), np.int64)
+    result = [host[k * G * top : (k + 1) * G * top].reshape(G, top) for k in range(kinds)]
+    if extra is not None:
+        result.append(host[kinds * G * top :])
+    return result
 
 
 @dataclass(frozen=True)
 class Resident:
-    """A plan's arrays copied to a device once, for every configuration a sweep routes over it."""
+    """A plan's arrays copied to a device once, for every configuration a sweep routes over it;
+    `keys` (each request's session or cache key, -1: none) for the routes that read them."""
 
     plan: Plan
     nodes: Any
@@ -894,17 +1003,20 @@ class Resident:
     starts: Any
     lengths: Any
     times: Any
+    keys: Any | None = None
 
 
-def resident(p: Plan, backend: Backend) -> Resident:
+def resident(p: Plan, backend: Backend, keys: I64 | None = None) -> Resident:
     xp = backend.xp
+    small = np.int32 if p.n_nodes < 2**31 else np.int64  # what the device sorts by
     return Resident(
         p,
-        xp.asarray(p.nodes),
+        xp.asarray(p.nodes.astype(small, copy=False)),
         xp.asarray(p.tokens),
         xp.asarray(p.starts),
         xp.asarray(p.lengths),
         xp.asarray(p.times),
+        None if keys is None else xp.asarray(np.asarray(keys, np.int64)),
     )
 
 
@@ -919,37 +1031,65 @@ def node_streams(p: Plan, node: I64) -> list[Plan]:
 
 def sweep_assigned(
     base: Plan | Resident,
-    assignments: Sequence[I64],
+    assignments: Sequence[Any],
     ttls: Sequence[float | None],
     top: int,
     backend: Backend = NUMPY,
+    keys: I64 | None = None,
 ) -> I64:
     """`sweep_curves` of configurations that each route `base`'s requests to nodes: row g is
     the hit tokens at every per-node capacity 1..top of the streams `node_streams(base,
-    assignments[g])` under TTL `ttls[g]`.
+    assignments[g])` under TTL `ttls[g]`. An assignment is the node of every request (an int
+    array) or a `cluster.Route`, routed by `cluster.route` over `keys` (a Resident's own keys
+    where it has them).
 
-    On a device backend the streams are cut out on the device from `base`'s arrays, which a
-    `Resident` keeps there across calls: per configuration only a stable order of the requests
-    by node (a host sort of one int per request) travels, never a per-reference array, and the
-    batch runs as one fixed-shape pass with one copy back."""
+    On a device backend the routes are drawn and the streams cut out on the device from
+    `base`'s arrays, which a `Resident` keeps there across calls: per batch only each
+    configuration's router, node count and seed travel (an int array: one int a request), never
+    a per-reference array, and the batch runs as one fixed-shape pass with one copy back."""
+    from .cluster import Route, route  # cluster builds on this module
+
     if len(assignments) != len(ttls):
         raise ValueError("one TTL per assignment")
     p = base.plan if isinstance(base, Resident) else base
+    if keys is None and isinstance(base, Resident) and not backend.device:
+        keys = base.keys  # host arrays on a host backend
+    specs = [(g, a) for g, a in enumerate(assignments) if isinstance(a, Route)]
     if not backend.device:
-        return sweep_curves([node_streams(p, a) for a in assignments], ttls, top, NUMPY)
-    res = base if isinstance(base, Resident) else resident(p, backend)
+        host = list(assignments)
+        if specs:
+            drawn = route(np, [a for _, a in specs], p.requests, keys)
+            for k, (g, _) in enumerate(specs):
+                host[g] = drawn[k].astype(np.int64)
+        return sweep_curves([node_streams(p, np.asarray(a)) for a in host], ttls, top, NUMPY)
+    res = base if isinstance(base, Resident) else resident(p, backend, keys)
     xp = backend.xp
     R = p.requests
     G = len(assignments)
     if G == 0 or p.references == 0:
         return np.zeros((G, top), np.int64)
-    nodes = np.stack([np.asarray(a) for a in assignments])
-    span = int(nodes.max()) + 1  # stream ids: configuration * span + node
-    # Device: each configuration's requests ordered by node (one stable sort for the batch),
-    # then every reference of the batch gathered from the resident arrays.
-    flat = xp.asarray(nodes.astype(np.int32 if span < 2**15 else np.int64).reshape(-1))
-    key = xp.arange(G * R, dtype=np.int64) // R * span + flat
-    del flat
+    arrays = [(g, np.asarray(a)) for g, a in enumerate(assignments) if not isinstance(a, Route)]
+    span = max(  # stream ids: configuration * span + node
+        [int(a.nodes) for _, a in specs] + [int(a.max()) + 1 for _, a in arrays if a.shape[0]],
+        default=1,
+    )
+    if specs:
+        dkeys = res.keys if res.keys is not None else (None if keys is None else xp.asarray(keys))
+        node = route(xp, [a for _, a in specs], R, dkeys)
+        if arrays:  # both kinds in one batch: the explicit rows travel and join the drawn ones
+            full = xp.empty((G, R), dtype=np.int32)
+            full[xp.asarray(np.array([g for g, _ in specs], np.int64))] = node
+            full[xp.asarray(np.array([g for g, _ in arrays], np.int64))] = xp.asarray(
+                np.stack([a for _, a in arrays]).astype(np.int32)
+            )
+            node = full
+    else:
+        node = xp.asarray(np.stack([a for _, a in arrays]).astype(np.int32))
+    # Device: each configuration's requests ordered by node (one stable sort of small keys for
+    # the batch), then every reference of the batch gathered from the resident arrays.
+    kdt = np.int32 if G * span < 2**31 else np.int64
+    key = (xp.arange(G * R, dtype=kdt) // R) * span + node.reshape(-1).astype(kdt)
+    del node
     pick = xp.argsort(key, kind="stable")
     stream = key[pick]
     order = pick % R  # the request of the base plan
@@ -964,11 +1104,13 @@ def sweep_assigned(
     src_req = order[req]
     src = res.starts[src_req] + (j - starts[req])
     del j
+    # node ids distinct across streams; 32 bits where they fit (the device sorts them)
+    ndt = np.int32 if G * span * (p.n_nodes + 1) < 2**31 else np.int64
     configs = np.arange(G + 1, dtype=np.int64)
     return _device_pass(
         backend,
         Streams(
-            nodes=res.nodes[src] + stream[req] * (p.n_nodes + 1),
+            nodes=res.nodes[src].astype(ndt) + stream[req].astype(ndt) * (p.n_nodes + 1),
             req=req,
             starts=starts,
             tokens=res.tokens[src],
@@ -979,6 +1121,7 @@ def sweep_assigned(
             cuts=(configs * R, configs * p.references),  # a configuration's first request
             width=int(p.lengths.max()) - 1,
             references=n,
+            segment=(R, p.references),
         ),
         ttls,
         top,

@@ -6,10 +6,12 @@ A sweep of at least 256 configurations over a Mooncake trace: cluster size (1, 2
 router (round-robin, random with 8 seeds, session affinity) x TTL (none, 60 s, 300 s, 1800 s) x
 cross-tenant sharing... each configuration gives the LRU hit rate at every capacity per node.
 On a GPU the trace's arrays are copied to the device once and stay there (engine.resident); a
-batch of configurations sends only each request's node (the routing), and the per-node streams
-are cut, laid end to end and swept on the device (engine.sweep_assigned: ranks, TTL and every
-configuration's curve, one copy back per batch). numpy is timed on streams built beforehand
-(cluster.sub_plan, outside its timing), so the ratio does not favour the GPU.
+batch of configurations sends only each configuration's router, node count and seed
+(cluster.Route): the routing is drawn, the per-node streams are cut, laid end to end and swept on
+the device (engine.sweep_assigned: ranks, TTL and every configuration's curve, one copy back per
+batch), all of it timed. numpy is timed on streams built beforehand (the same routes drawn by
+cluster.route on the host, cut by cluster.sub_plan, both outside its timing), so the ratio does
+not favour the GPU.
 numpy runs the same configurations (or the first --numpy-configs of them when that would take
 long); references per second are compared, and every configuration both backends ran must give
 identical curves. Without cupy or a GPU it measures numpy only and says so (exit code 3).
@@ -78,13 +80,13 @@ def configs(n: int) -> list[Config]:
     return out[:n]
 
 
-def assignment(trace: Trace, cfg: Config) -> np.ndarray:
-    """The node of every request under `cfg`'s router (the routing, on the host)."""
-    if cfg.nodes == 1:
-        return np.zeros(trace.requests, np.int64)
-    first = trace.ids[trace.starts[:-1]]
-    keys = np.arange(trace.requests, dtype=np.int64) // 8  # pseudo-sessions of 8 requests
-    return cluster.assign(cfg.router, cfg.nodes, keys, first, cfg.seed)
+def session_keys(trace: Trace) -> np.ndarray:
+    """Pseudo-sessions of 8 requests (Mooncake's traces carry no session ids)."""
+    return np.arange(trace.requests, dtype=np.int64) // 8
+
+
+def as_route(cfg: Config) -> cluster.Route:
+    return cluster.Route("round-robin" if cfg.nodes == 1 else cfg.router, cfg.nodes, cfg.seed)
 
 
 def run(
@@ -92,18 +94,20 @@ def run(
 ) -> tuple[float, int, list[np.ndarray]]:
     """Seconds in the engine, references processed, and each configuration's cluster curve:
     measured hit tokens at every per-node capacity (the shortfall below the longest request
-    included). Each batch is one engine call. numpy: the node streams are built outside the
-    timed part and swept with engine.sweep_curves. A device backend: the trace goes to the
-    device once (timed), then per batch only the routing travels (engine.sweep_assigned)."""
+    included). Each batch is one engine call. numpy: the routes are drawn and the node streams
+    built outside the timed part and swept with engine.sweep_curves. A device backend: the
+    trace goes to the device once (timed), then per batch only the routes travel and the
+    routing runs there (engine.sweep_assigned, timed)."""
     base = engine.plan(trace)
     top = base.n_nodes
     per_batch = max(1, batch_refs // max(1, base.references))
-    routes = [assignment(trace, c) for c in cfgs]
+    routes = [as_route(c) for c in cfgs]
+    keys = session_keys(trace)
     spent = 0.0
     curves: list[np.ndarray] = []
     if backend.device:
         t0 = time.perf_counter()
-        res = engine.resident(base, backend)
+        res = engine.resident(base, backend, keys)
         spent += time.perf_counter() - t0
     for i in range(0, len(cfgs), per_batch):
         batch = routes[i : i + per_batch]
@@ -112,7 +116,8 @@ def run(
             t0 = time.perf_counter()
             out = engine.sweep_assigned(res, batch, ttls, top, backend)
         else:
-            streams = [engine.node_streams(base, a) for a in batch]
+            nodes = cluster.route(np, batch, base.requests, keys)
+            streams = [engine.node_streams(base, a.astype(np.int64)) for a in nodes]
             t0 = time.perf_counter()
             out = engine.sweep_curves(streams, ttls, top, backend)
         spent += time.perf_counter() - t0

@@ -23,6 +23,7 @@ from typing import Any, Literal
 import numpy as np
 import pytest
 
+from prefixlock.errors import UserError
 from prefixlock.sim import cluster, engine
 from prefixlock.sim.backend import NUMPY, Backend
 from prefixlock.sim.simulate import SimConfig, lru_curve, simulate
@@ -377,3 +378,61 @@ def test_sweep_assigned_cuts_the_streams_on_the_device(
         got = engine.sweep_assigned(res, assignments[half], ttls[half], top, STRICT_BACKEND)
         assert SYNCS == ["asnumpy"]
         assert np.array_equal(got, want[half])
+
+
+def test_routes_drawn_on_the_strict_module_equal_the_host_routers(conversation: Trace) -> None:
+    # cluster.route draws every configuration's nodes on the device at once: round-robin,
+    # session and cache-key as cluster.assign places them (keyless requests dealt round-robin
+    # among themselves), random from a counter-based hash of the seed and the request.
+    trace = conversation.head(400)
+    keys = np.where(np.arange(trace.requests) % 5 == 0, -1, np.arange(trace.requests) // 7)
+    routes = [
+        cluster.Route("round-robin", 3),
+        cluster.Route("session", 4),
+        cluster.Route("random", 8, seed=1),
+        cluster.Route("cache-key", 5),
+        cluster.Route("random", 8, seed=2),
+    ]
+    host = cluster.route(np, routes, trace.requests, keys)
+    SYNCS.clear()
+    dev = cluster.route(STRICT, routes, trace.requests, STRICT.asarray(keys))
+    assert SYNCS == []
+    assert np.array_equal(STRICT.asnumpy(dev), host)
+    first = trace.ids[trace.starts[:-1]]
+    for k, r in enumerate(routes):
+        if r.router != "random":
+            assert np.array_equal(host[k], cluster.assign(r.router, r.nodes, keys, first)), r
+    for k in (2, 4):  # every node drawn about equally, other draws under another seed
+        counts = np.bincount(host[k], minlength=8)
+        assert counts.min() > trace.requests / 8 * 0.6, counts
+    assert not np.array_equal(host[2], host[4])
+    with pytest.raises(UserError, match="cache-aware"):
+        cluster.Route("sglang", 4)
+
+
+def test_sweep_assigned_draws_the_routes_on_the_device(conversation: Trace) -> None:
+    # Routes instead of node arrays: only the routers' parameters travel; a batch mixing both
+    # kinds gives each row what its explicit assignment gives; one copy back a batch.
+    trace = conversation.head(300)
+    p = engine.plan(trace)
+    keys = np.arange(trace.requests, dtype=np.int64) // 8
+    routes: list[Any] = [
+        cluster.Route("random", 4, seed=3),
+        cluster.Route("session", 3),
+        cluster.Route("round-robin", 2),
+        cluster.Route("random", 8, seed=4),
+    ]
+    ttls: list[float | None] = [None, 30.0, 120.0, None]
+    arrays = list(cluster.route(np, routes, trace.requests, keys).astype(np.int64))
+    top = p.n_nodes
+    want = engine.sweep_assigned(p, arrays, ttls, top, NUMPY)
+    assert np.array_equal(engine.sweep_assigned(p, routes, ttls, top, NUMPY, keys=keys), want)
+    res = engine.resident(p, STRICT_BACKEND, keys)
+    SYNCS.clear()
+    got = engine.sweep_assigned(res, routes, ttls, top, STRICT_BACKEND)
+    assert SYNCS == ["asnumpy"]
+    assert np.array_equal(got, want)
+    mixed = [routes[0], arrays[1], routes[2], arrays[3]]
+    SYNCS.clear()
+    assert np.array_equal(engine.sweep_assigned(res, mixed, ttls, top, STRICT_BACKEND), want)
+    assert SYNCS == ["asnumpy"]
