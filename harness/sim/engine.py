@@ -550,33 +550,46 @@ def lru_curve(p: Plan, rank: I64, max_capacity: int | None = None) -> Curve:
 # On a GPU every output size that depends on the data (a boolean mask, nonzero, compress,
 # unique, bincount's max) and every int() or bool() of a device value makes the host wait for
 # the device and copy a value back. The functions below keep every shape fixed by the host-side
-# plans, so a whole batch is one queue of kernels and one copy back at the end. They are written
-# against the numpy API through `xp` (numpy itself runs them in the tests, exactly).
+# plans but one (the number of distinct pairs in `device_ranks`, which sizes its wavelet matrix
+# to about a tenth of the references), so a whole batch is one queue of kernels, one value read
+# and one copy back at the end. They are written against the numpy API through `xp` (numpy
+# itself runs them in the tests, exactly).
 
 
 def _count_less_fixed(
-    xp: Any, values: Any, bits: int, end: Any, bound: Any, start: Any | None = None
+    xp: Any,
+    values: Any,
+    bits: int,
+    end: Any,
+    bound: Any,
+    start: Any | None = None,
+    weights: Any | None = None,
 ) -> Any:
-    """#{start[q] <= j < end[q] : values[j] < bound[q]} for every query q (start: 0 without
-    it): `_count_less` without weights, each level's stable partition a scatter to computed
-    positions instead of `compress` (whose output size the host would read back once per
-    level). Values and bounds below 2**bits."""
+    """Sum of weights[j] (1 without weights) over start[q] <= j < end[q] with values[j] <
+    bound[q], for every query q (start: 0 without it): `_count_less` with each level's stable
+    partition a scatter to computed positions instead of `compress` (whose output size the host
+    would read back once per level). Values and bounds below 2**bits; every array has the dtype
+    of `values`."""
     n = values.shape[0]
     dt = values.dtype
     cur = values
+    w = weights
     lo = xp.zeros(end.shape[0], dtype=dt) if start is None else start.astype(dt)
     hi = end.astype(dt)
     res = xp.zeros(end.shape[0], dtype=dt)
     zeros = xp.zeros(n + 1, dtype=dt)  # zeros[i]: values before i whose bit is 0
+    summed = zeros if w is None else xp.zeros(n + 1, dtype=dt)  # ... and their weight
     idx = xp.arange(n, dtype=dt)
     for level in range(bits - 1, -1, -1):
         bit = (cur >> level) & 1
         zeros[1:] = xp.cumsum(1 - bit, dtype=dt)
+        if w is not None:
+            summed[1:] = xp.cumsum((1 - bit) * w, dtype=dt)
         nz = zeros[n]  # stays on the device: a 0-d array, never read by the host
         qb = (bound >> level) & 1
+        res += qb * (summed[hi] - summed[lo])
         a = zeros[lo]
         b = zeros[hi]
-        res += qb * (b - a)
         lo = a + qb * (lo + nz - 2 * a)
         hi = b + qb * (hi + nz - 2 * b)
         del a, b, qb
@@ -588,6 +601,10 @@ def _count_less_fixed(
             nxt = xp.empty(n, dtype=dt)
             nxt[pos] = cur
             cur = nxt
+            if w is not None:
+                nw = xp.empty(n, dtype=dt)
+                nw[pos] = w
+                w = nw
             del before, pos
         del bit
     return res
@@ -602,13 +619,13 @@ def device_ranks(
     segments: tuple[Any, int, int] | None = None,
 ) -> tuple[Any, Any]:
     """`stack_ranks` on arrays of module `xp` (nodes, req, starts of a plan), with every shape
-    fixed: the same ranks and previous requests, as int64 arrays of `xp`.
+    fixed but one: the same ranks and previous requests, as int64 arrays of `xp`.
 
-    Where `stack_ranks` keeps only the reused references and their distinct (request, next-use
-    request) pairs (fewer values for the CPU's wavelet matrix), this counts over every
-    reference, a never-reused one carrying the next-use request `requests` (no bound is above
-    it, so it never counts): again[j] = #{p < start of j's request : next-use request of p <
-    that of j}. The reuses before request r are a prefix sum at starts[r].
+    As `stack_ranks` does, the wavelet matrix holds the distinct (request, next-use request)
+    pairs weighted by their references, a never-reused reference carrying the next-use request
+    `requests` (no bound is above it, so it never counts): again[j] = #{p < start of j's
+    request : next-use request of p < that of j}. The reuses before request r are a prefix sum
+    at starts[r]. The number of pairs is the one value read back before the results.
 
     `segments` (segment of each reference, requests and references per segment): stretches of
     the stream no node crosses (a batch's configurations, each the same size). A reuse in an
@@ -626,35 +643,64 @@ def device_ranks(
     reused = nxt < n
     target = xp.minimum(nxt, n - 1)
     a = req  # request of each reference ...
+    r = xp.where(reused, req[target], R)  # ... and of its next use (R: none)
     is_reuse = xp.zeros(n + 1, dtype=np.int64)  # reference i is some reference's next use
     is_reuse[nxt] = 1  # index n (none) lands in the spare slot
     before = xp.zeros(n + 1, dtype=np.int64)
     before[1:] = xp.cumsum(is_reuse[:n], dtype=np.int64)  # reuses before each position
     del is_reuse
+    # The wavelet matrix holds the distinct (request, next-use request) pairs, each weighted by
+    # its references: in trace order a request's next uses never fall (a deeper block is
+    # reused no earlier than its prefix), so equal pairs are runs. Their number is the one
+    # value the host reads before the end (it sizes the matrix, about a tenth of the
+    # references on Mooncake's conversation trace).
+    new = xp.empty(n, dtype=bool)
+    new[:1] = True
+    new[1:] = (a[1:] != a[:-1]) | (r[1:] != r[:-1])
+    run = xp.zeros(n + 1, dtype=np.int64)  # the pair of each reference (n: their number)
+    run[:n] = xp.cumsum(new, dtype=np.int64) - 1
+    m = int(run[n - 1]) + 1
+    run[n:] = m
+    first = xp.empty(m + 1, dtype=np.int64)  # each pair's first reference; n past the last
+    first[xp.where(new, run[:n], m)] = xp.arange(n, dtype=np.int64)
+    first[m:] = n
+    del new
+    head = first[:m]
+    weight = (first[1:] - head).astype(dt)
+    pa = a[head]
+    pr = r[head]
+    end = run[starts[pa]]  # the pairs of the requests before each pair's own
     if segments is None:
-        r = xp.where(reused, req[target], R)  # ... and of its next use (R: none)
-        again = _count_less_fixed(
-            xp, r.astype(dt), max(1, int(R).bit_length()), starts[a].astype(dt), r.astype(dt)
-        ).astype(np.int64)
+        again_pair = _count_less_fixed(
+            xp,
+            pr.astype(dt),
+            max(1, int(R).bit_length()),
+            end.astype(dt),
+            pr.astype(dt),
+            weights=weight,
+        )
+        again = again_pair.astype(np.int64)[run[:n]]
     else:
         seg, seg_requests, seg_refs = segments
-        first_req = seg * seg_requests
         first_ref = seg * seg_refs
-        local = xp.where(reused, req[target] - first_req, seg_requests).astype(dt)
+        pseg = seg[head]
+        local = xp.where(pr < R, pr - pseg * seg_requests, seg_requests).astype(dt)
         # the reused references of earlier segments (as many as the next uses there: no
         # node crosses a segment), each used again before this request ...
         again = before[first_ref]
         # ... and those of this segment before this request whose next use is earlier
-        again += _count_less_fixed(
+        again_pair = _count_less_fixed(
             xp,
             local,
             max(1, int(seg_requests).bit_length()),
-            starts[a].astype(dt),
+            end.astype(dt),
             local,
-            first_ref.astype(dt),
-        ).astype(np.int64)
-        r = xp.where(reused, req[target], R)
-        del local, first_req, first_ref
+            run[pseg * seg_refs].astype(dt),
+            weight,
+        )
+        again += again_pair.astype(np.int64)[run[:n]]
+        del local, first_ref, pseg
+    del run, first, head, weight, pa, pr, end, again_pair
     j = xp.arange(n, dtype=np.int64)
     # stream position of j, plus one: its request's blocks run deepest first
     after_j = starts[a] + starts[a + 1] - j

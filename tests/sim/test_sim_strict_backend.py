@@ -9,8 +9,9 @@ searchsorted, where, minimum/maximum, full/zeros/empty/arange). It also records 
 cupy would make the host wait for the device: a copy back (asnumpy), a device value read as a
 Python scalar (int, float, bool, index, item), and the operations whose output size depends on
 the data (flatnonzero, nonzero, compress, bincount, unique, boolean-mask indexing). The engine run
-on it must give exactly the numpy backend's results with only the copies back at the end; the
-real cupy check runs in test_sim_backend.py where a GPU exists.
+on it must give exactly the numpy backend's results with one size read (the number of distinct
+(request, next-use request) pairs, which sizes the wavelet matrix) and the copies back at the
+end; the real cupy check runs in test_sim_backend.py where a GPU exists.
 """
 
 from __future__ import annotations
@@ -240,7 +241,9 @@ def test_stack_ranks_on_the_strict_module_equal_numpy(mooncake: Trace) -> None:
     r_np, prev_np = engine.stack_ranks(p, NUMPY)
     SYNCS.clear()
     r_dev, prev_dev = engine.stack_ranks(p, STRICT_BACKEND)
-    assert SYNCS == ["asnumpy", "asnumpy"]  # ranks and previous requests, copied back once
+    # the number of distinct (request, next-use request) pairs, then ranks and previous
+    # requests, copied back once
+    assert SYNCS == ["int", "asnumpy", "asnumpy"]
     assert type(r_dev) is np.ndarray and type(prev_dev) is np.ndarray  # back on the host
     assert r_dev.dtype == r_np.dtype and prev_dev.dtype == prev_np.dtype
     assert np.array_equal(r_np, r_dev) and np.array_equal(prev_np, prev_dev)
@@ -279,14 +282,15 @@ def test_sweep_curves_on_the_strict_module_wait_once(
     conversation: Trace, requests: int, configs: int
 ) -> None:
     # More configurations and more wavelet levels (3000 requests: 12 bits, 250: 8) must not add
-    # a single host wait: the whole sweep comes back in one copy.
+    # a single host wait: the number of distinct pairs sizes the wavelet matrix, then the whole
+    # sweep comes back in one copy.
     trace = conversation.head(requests)
     groups, ttls = _groups(trace, configs)
     top = engine.plan(trace).n_nodes
     want = engine.sweep_curves(groups, ttls, top, NUMPY)
     SYNCS.clear()
     got = engine.sweep_curves(groups, ttls, top, STRICT_BACKEND)
-    assert SYNCS == ["asnumpy"]
+    assert SYNCS == ["int", "asnumpy"]  # the pairs' number, then the results
     assert type(got) is np.ndarray and got.shape == (configs, top)
     assert np.array_equal(got, want)
 
@@ -312,7 +316,7 @@ def test_sweep_curves_on_the_strict_module_match_the_package(name: str) -> None:
     p = engine.plan(read_trace(DATA / name), warmup=GOLDEN["warmup_fraction"])
     SYNCS.clear()
     curve = engine.sweep_curves([[p]], [None], p.n_nodes, STRICT_BACKEND)[0]
-    assert SYNCS == ["asnumpy"]
+    assert SYNCS == ["int", "asnumpy"]  # the pairs' number, then the results
     longest = int(p.lengths.max())
     points = GOLDEN["traces"][name]["points"]
     assert any(pt["capacity"] < longest and not pt["lru"]["underfilled"] for pt in points)
@@ -330,7 +334,7 @@ def test_the_curve_on_the_strict_module_equals_numpy(mooncake: Trace, ttl: float
     want = lru_curve(mooncake, ttl=ttl, plan=p)
     SYNCS.clear()
     got = lru_curve(mooncake, ttl=ttl, plan=p, backend=STRICT_BACKEND)
-    assert SYNCS == ["asnumpy"]
+    assert SYNCS == ["int", "asnumpy"]  # the pairs' number, then the results
     for field in ("capacities", "hit_blocks", "hit_tokens"):
         assert np.array_equal(getattr(got, field), getattr(want, field)), field
     assert (got.total_blocks, got.total_tokens, got.warmup_unique) == (
@@ -376,7 +380,7 @@ def test_sweep_assigned_cuts_the_streams_on_the_device(
     for half in (slice(0, configs // 2), slice(configs // 2, None)):  # two batches, one copy in
         SYNCS.clear()
         got = engine.sweep_assigned(res, assignments[half], ttls[half], top, STRICT_BACKEND)
-        assert SYNCS == ["asnumpy"]
+        assert SYNCS == ["int", "asnumpy"]
         assert np.array_equal(got, want[half])
 
 
@@ -430,9 +434,9 @@ def test_sweep_assigned_draws_the_routes_on_the_device(conversation: Trace) -> N
     res = engine.resident(p, STRICT_BACKEND, keys)
     SYNCS.clear()
     got = engine.sweep_assigned(res, routes, ttls, top, STRICT_BACKEND)
-    assert SYNCS == ["asnumpy"]
+    assert SYNCS == ["int", "asnumpy"]  # the pairs' number, then the results
     assert np.array_equal(got, want)
     mixed = [routes[0], arrays[1], routes[2], arrays[3]]
     SYNCS.clear()
     assert np.array_equal(engine.sweep_assigned(res, mixed, ttls, top, STRICT_BACKEND), want)
-    assert SYNCS == ["asnumpy"]
+    assert SYNCS == ["int", "asnumpy"]  # the pairs' number, then the results
