@@ -9,7 +9,10 @@ conversation trace (shipped with the tests, Apache-2.0).
 
 `engine.sweep_assigned` takes the routing instead of the streams (the node of every request):
 on a GPU the trace stays on the device (`engine.resident`) and the streams are cut there, so a
-batch sends one integer a request. It gives the same rows.
+batch sends one integer a request. It gives the same rows. Given `cluster.Route`s (router, node
+count, seed) instead, it draws the routing itself where the arrays live (`cluster.route`), so
+only the routes travel: here 4 random and 4 session-affine configurations of 8 nodes, equal to
+the same routes drawn on the host and swept from their node arrays.
 """
 
 from __future__ import annotations
@@ -51,6 +54,21 @@ def main() -> None:
     same = engine.sweep_assigned(base_on, routes, ttls, base.n_nodes, backend)
     verdict = "same rows" if np.array_equal(same, curves) else "DIFFERENT"
     print(f"sweep_assigned on the routing alone: {verdict}")
+
+    keys = np.arange(base.requests, dtype=np.int64) // 8  # pseudo-sessions of 8 requests
+    drawn = [cluster.Route("random", 8, seed=s) for s in range(4)] + [
+        cluster.Route("session", 8)
+    ] * 4
+    ttls8: list[float | None] = [None, 300.0] * 4
+    on = engine.resident(base, backend, keys) if backend.device else base
+    rows = engine.sweep_assigned(on, drawn, ttls8, base.n_nodes, backend, keys=keys)
+    host = cluster.route(np, drawn, base.requests, keys).astype(np.int64)
+    want = engine.sweep_assigned(base, list(host), ttls8, base.n_nodes)
+    verdict = "same rows" if np.array_equal(rows, want) else "DIFFERENT"
+    print(f"8 routes drawn by the engine ({backend.name}) vs drawn on the host: {verdict}")
+    for r, ttl, row in zip(drawn[::3], ttls8[::3], rows[::3], strict=True):
+        label = f"8 x {r.router} (seed {r.seed}), TTL {'none' if ttl is None else f'{ttl:g} s'}"
+        print(f"{label:>38}: {row[4999] / measured:.2%} at 5,000 blocks per node")
 
 
 if __name__ == "__main__":

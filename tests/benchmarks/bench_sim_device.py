@@ -1,7 +1,7 @@
 """The device pipeline on a CPU: today's engine against the one before it, both run with numpy
 standing in for cupy, in the same run, with identical curves required.
 
-    .venv/bin/python tests/benchmarks/bench_sim_device.py [--configs 16] [--curve-requests N]
+    .venv/bin/python -m tests.benchmarks.bench_sim_device [--configs 16] [--curve-requests N]
 
 What a GPU would run, timed on one CPU core: the sweep of `gpu_sim` (routed configurations over
 Mooncake's conversation trace, `engine.sweep_assigned`) and the CLI's LRU curve on generated
@@ -35,10 +35,9 @@ import numpy as np
 from prefixlock.sim import cluster, engine
 from prefixlock.sim.backend import Backend
 from prefixlock.sim.tracefile import read_trace
+from tests.benchmarks import gpu_sim  # the sweep's configurations, the generated requests
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))  # run as a script: the repository's tests package
-from tests.benchmarks import gpu_sim  # noqa: E402  (the sweep's configurations, generated requests)
 
 BASE = "fb0bbbb"  # main before this change
 STAND_IN = Backend("numpy standing in for cupy", np, device=True)

@@ -19,8 +19,10 @@
 # Exit code: 0 every GPU check ran and passed; 1 a check failed; 3 no usable GPU or cupy (the
 # numpy half and the CPU stand-in of the cupy pipeline still ran, and passed).
 # Arguments for the benchmark go in GPU_SIM_ARGS (default "--configs 1024 --curve-requests
-# 10000000 --batch-refs 100000000"; e.g. "--configs 512"). A batch of 100M references takes about
-# 25 GB of device memory.
+# 10000000 --batch-refs 100000000 --profile"; e.g. "--configs 512"). A batch of 100M references
+# takes about 25 GB of device memory. summary.txt ends with the figures the targets are about:
+# the sweep's references per second and its ratio to one numpy core in the same run, the CLI LRU
+# curve's ratio on 10M requests, and the sweep's time by pipeline stage.
 set -u
 cd "$(dirname "$0")/../.."
 OUT="${OUT:-./gpu-results}"
@@ -97,7 +99,8 @@ fi
 # against the GPU. GPU_SIM_ARGS replaces these arguments.
 # shellcheck disable=SC2086
 "$PY" tests/benchmarks/gpu_sim.py --json "$OUT/bench.json" \
-  ${GPU_SIM_ARGS:---configs 1024 --curve-requests 10000000 --batch-refs 100000000} > "$OUT/bench.txt" 2>&1
+  ${GPU_SIM_ARGS:---configs 1024 --curve-requests 10000000 --batch-refs 100000000 --profile} \
+  > "$OUT/bench.txt" 2>&1
 bench_rc=$?
 cat "$OUT/bench.txt"
 
@@ -113,6 +116,37 @@ fi
   echo "parity tests exit code: $parity_rc"
   echo "gpu tests exit code: $gpu_rc$([ "$have_gpu" = "1" ] || echo ' (not run: no GPU)')"
   echo "benchmark exit code: $bench_rc"
+  "$PY" - "$OUT/bench.json" <<'PYEOF' 2>&1
+import json, sys
+try:
+    r = json.load(open(sys.argv[1]))
+except (OSError, ValueError) as exc:
+    print("benchmark figures: none (", exc, ")")
+    sys.exit(0)
+n = r.get("numpy", {})
+print(f"numpy, one core: {n.get('refs_per_s', 0):,.0f} references/s ({n.get('configs')} configurations)")
+g = r.get("cupy")
+if isinstance(g, dict):
+    kind = "stand-in" if r.get("stand_in") else "GPU"
+    print(f"{kind} sweep: {g['refs_per_s']:,.0f} references/s over {g['configs']} configurations, "
+          f"{g['speedup_vs_numpy']:.1f}x one numpy core in the same run; parity "
+          f"{'identical' if g['parity_with_numpy'] else 'DIFFERENT'}")
+else:
+    print("GPU sweep: not run (", g, ")")
+c = r.get("cli_curve")
+if c:
+    print(f"CLI LRU curve, {c['requests']:,} requests: numpy {c['numpy_s']:.2f} s, "
+          f"device {c['device_s']:.2f} s = {c['speedup_vs_numpy']:.1f}x numpy; "
+          f"{'identical' if c['identical'] else 'DIFFERENT'}")
+for name, met in (r.get("targets") or {}).items():
+    print(f"target {name}: {'met' if met else 'NOT met'}")
+p = r.get("profile")
+if p:
+    print(f"sweep by stage (total {p['total']:.3f} s):")
+    for k, v in p.items():
+        if k != "total":
+            print(f"  {k:<40} {v:8.3f} s")
+PYEOF
   echo "result: $rc (0 passed on GPU, 1 failed, 3 no GPU: numpy only)"
 } | tee "$OUT/summary.txt"
 exit "$rc"

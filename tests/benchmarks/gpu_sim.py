@@ -125,6 +125,60 @@ def run(
     return spent, len(cfgs) * base.references, curves
 
 
+# The device pipeline's stages, timed one by one in `profile` (the wavelet matrix is part of
+# the ranks): module, function, label.
+STAGES = (
+    (cluster, "route", "routing"),
+    (engine, "device_ranks", "ranks (next uses, pairs, wavelet)"),
+    (engine, "_count_less_fixed", "  of which the wavelet matrix"),
+    (engine, "_expire", "TTL expiry"),
+    (engine, "_shortfall_fixed", "shortfall below the longest request"),
+    (engine, "_sorted_bincounts", "histograms"),
+)
+
+
+def profile(
+    trace: Trace, cfgs: list[Config], backend: Backend, batch_refs: int
+) -> dict[str, float]:
+    """Seconds in each stage of the device pipeline over the whole sweep: each stage's
+    function is wrapped to wait for the device before and after it (so the stages cannot
+    overlap, and the sum is a little above the timed sweep's); the rest is the stream cuts,
+    gathers and copies between them."""
+    xp = backend.xp
+    sync: Callable[[], None] = (
+        xp.cuda.Device().synchronize if hasattr(xp, "cuda") else (lambda: None)
+    )
+    spent = {label: 0.0 for _, _, label in STAGES}
+    saved = [(mod, name, getattr(mod, name)) for mod, name, _ in STAGES]
+
+    def timed(f: Callable[..., object], label: str) -> Callable[..., object]:
+        def wrapper(*args: object, **kwargs: object) -> object:
+            sync()
+            t0 = time.perf_counter()
+            out = f(*args, **kwargs)
+            sync()
+            spent[label] += time.perf_counter() - t0
+            return out
+
+        return wrapper
+
+    for (mod, name, f), (_, _, label) in zip(saved, STAGES, strict=True):
+        setattr(mod, name, timed(f, label))
+    try:
+        sync()
+        t0 = time.perf_counter()
+        run(trace, cfgs, backend, batch_refs)
+        sync()
+        total = time.perf_counter() - t0
+    finally:
+        for mod, name, f in saved:
+            setattr(mod, name, f)
+    top_level = sum(v for k, v in spent.items() if not k.startswith(" "))
+    spent["the rest (stream cuts, gathers, copies)"] = max(0.0, total - top_level)
+    spent["total"] = total
+    return spent
+
+
 def _best(f: Callable[[], object], repeat: int = 3) -> float:
     times = []
     for _ in range(repeat):
@@ -241,6 +295,12 @@ def main(argv: list[str] | None = None) -> int:
         default=0,
         help="also time the CLI's LRU curve on this many generated requests, numpy vs the GPU",
     )
+    ap.add_argument(
+        "--profile",
+        action="store_true",
+        help="after the timed sweep, run it again with each stage of the device pipeline "
+        "timed on its own",
+    )
     ap.add_argument("--json", default=None)
     args = ap.parse_args(argv)
     path = Path(args.trace) if args.trace else next(p for p in TRACES if p.exists())
@@ -293,6 +353,13 @@ def main(argv: list[str] | None = None) -> int:
             f"{'identical' if same else 'DIFFERENT'}"
         )
         rc = 0 if same else 1
+        if args.profile:
+            stages = profile(trace, cfgs, cp, args.batch_refs)
+            report["profile"] = stages
+            print(f"{label} sweep by stage (each waited for; total {stages['total']:.3f} s):")
+            for name, sec in stages.items():
+                if name != "total":
+                    print(f"  {name:<40} {sec:8.3f} s {sec / stages['total']:6.1%}")
         print(f"crossover (one trace, auto uses numpy below {AUTO_GPU_MIN_REFERENCES:,}):")
         rows = crossover(trace, cp, [int(k) for k in args.crossover.split(",") if k])
         wins = [r["references"] for r in rows if r["speedup"] > 1]

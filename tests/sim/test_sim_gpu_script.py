@@ -39,10 +39,18 @@ def test_gpu_sim_gpu_half_on_a_stand_in(tmp_path: Path) -> None:
 
     out = tmp_path / "b.json"
     argv = ["--trace", str(SLICE), "--configs", "5", "--numpy-configs", "5", "--stand-in"]
-    rc = gpu_sim.main([*argv, "--crossover", "1,2", "--batch-refs", "200000", "--json", str(out)])
+    rc = gpu_sim.main(
+        [*argv, "--crossover", "1,2", "--batch-refs", "200000", "--profile", "--json", str(out)]
+    )
     assert rc == 3  # still no GPU
     report = json.loads(out.read_text())
     assert report["stand_in"] and report["cupy"]["parity_with_numpy"] is True
+    # the stage profile: every stage of the device pipeline ran and took its share
+    stages = report["profile"]
+    ranks = "ranks (next uses, pairs, wavelet)"
+    for name in ("routing", ranks, "shortfall below the longest request", "histograms"):
+        assert 0 < stages[name] <= stages["total"], name
+    assert 0 < stages["  of which the wavelet matrix"] <= stages[ranks]
     assert [r["references"] for r in report["crossover"]["rows"]] == [80_619, 161_238]
 
 
