@@ -3,8 +3,9 @@
 The engine's array code is written against the numpy API; all of it is integer arithmetic, so
 both modules give bit-identical results. A backend whose arrays live on a device (`device=True`)
 runs the engine's fixed-shape pipeline (engine.device_ranks, engine.sweep_curves): no boolean
-masks, nonzero, compress or bincount, whose output sizes the host would have to wait for, so a
-whole sweep is one queue of kernels and one copy back. `auto` picks cupy when it imports, sees a
+masks, nonzero, compress or bincount, whose output sizes the host would have to wait for (but
+one value, the size of the ranks' wavelet matrix), so a whole sweep is one queue of kernels, one
+value read and one copy back. `auto` picks cupy when it imports, sees a
 CUDA device and the trace has at least `AUTO_GPU_MIN_REFERENCES` block references; below that the
 transfers and kernel launches cost more than numpy's whole pass (numpy does a 300k-reference
 trace's ranks in tens of milliseconds). The threshold is an estimate: no GPU was lent when it

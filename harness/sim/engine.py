@@ -200,7 +200,7 @@ def _count_less(
     hi = end.astype(dt)
     res = xp.zeros(end.shape[0], dtype=dt)
     zeros = xp.zeros(n + 1, dtype=dt)  # zeros[i]: values before i whose bit is 0
-    summed = zeros if w is None else xp.zeros(n + 1, dtype=dt)  # ... and their weight
+    summed = zeros if w is None else xp.zeros(n + 1, dtype=dt)  # ... and their weights
     for level in range(bits - 1, -1, -1):
         bit = (cur >> level) & 1
         zero = bit == 0
@@ -211,9 +211,9 @@ def _count_less(
         # Queries whose bound has this bit set count the zeros in their range and move to the
         # ones' side of the next level; the others follow the zeros.
         qb = (bound >> level) & 1
-        res += qb * (summed[hi] - summed[lo])
         a = zeros[lo]
         b = zeros[hi]
+        res += qb * ((b - a) if w is None else (summed[hi] - summed[lo]))
         lo = a + qb * (lo + nz - 2 * a)
         hi = b + qb * (hi + nz - 2 * b)
         del a, b, qb
@@ -578,7 +578,7 @@ def _count_less_fixed(
     hi = end.astype(dt)
     res = xp.zeros(end.shape[0], dtype=dt)
     zeros = xp.zeros(n + 1, dtype=dt)  # zeros[i]: values before i whose bit is 0
-    summed = zeros if w is None else xp.zeros(n + 1, dtype=dt)  # ... and their weight
+    summed = zeros if w is None else xp.zeros(n + 1, dtype=dt)  # ... and their weights
     idx = xp.arange(n, dtype=dt)
     for level in range(bits - 1, -1, -1):
         bit = (cur >> level) & 1
@@ -587,9 +587,9 @@ def _count_less_fixed(
             summed[1:] = xp.cumsum((1 - bit) * w, dtype=dt)
         nz = zeros[n]  # stays on the device: a 0-d array, never read by the host
         qb = (bound >> level) & 1
-        res += qb * (summed[hi] - summed[lo])
         a = zeros[lo]
         b = zeros[hi]
+        res += qb * ((b - a) if w is None else (summed[hi] - summed[lo]))
         lo = a + qb * (lo + nz - 2 * a)
         hi = b + qb * (hi + nz - 2 * b)
         del a, b, qb
@@ -839,8 +839,8 @@ def sweep_curves(
     nodes: each plan's `lru_curve(...).hit_tokens` (the shortfall below the longest request
     included), added up. On numpy: one rank pass over all the plans, then a bincount and the
     shortfall per plan. On a device backend: the whole batch in one fixed-shape pass
-    (`device_ranks`, `_shortfall_fixed`, sorted histograms over every group) and one copy back,
-    whatever the number of groups or wavelet levels."""
+    (`device_ranks`, `_shortfall_fixed`, sorted histograms over every group), one value read
+    (the wavelet matrix's size) and one copy back, whatever the number of groups or levels."""
     if len(groups) != len(ttls):
         raise ValueError("one TTL per group")
     if backend.device:
@@ -870,7 +870,8 @@ def device_curve(
     p: Plan, ttl: float | None, backend: Backend, max_capacity: int | None = None
 ) -> Curve:
     """`lru_curve(p, effective_ranks(p, *stack_ranks(p), ttl), max_capacity)` on a device
-    backend: ranks, expiry, shortfall and both curves on the device, one copy back."""
+    backend: ranks, expiry, shortfall and both curves on the device, one value read and one
+    copy back."""
     top = max(1, p.n_nodes if max_capacity is None else max_capacity)
     w0 = int(p.starts[p.warmup])
     if p.references == 0:
@@ -992,8 +993,8 @@ def _device_pass(
     extra: Any | None = None,
 ) -> list[I64]:
     """Ranks, expiry, shortfall and the curves of every configuration in `s` (`group` None:
-    one configuration): one fixed-shape queue of kernels, one copy back, which carries `extra`
-    (a 1-d int64 device array) too, returned last."""
+    one configuration): one queue of kernels, one value read (`device_ranks`' pairs) and one
+    copy back, which carries `extra` (a 1-d int64 device array) too, returned last."""
     xp = backend.xp
     G = len(ttls)
     n = s.references
@@ -1092,7 +1093,8 @@ def sweep_assigned(
     On a device backend the routes are drawn and the streams cut out on the device from
     `base`'s arrays, which a `Resident` keeps there across calls: per batch only each
     configuration's router, node count and seed travel (an int array: one int a request), never
-    a per-reference array, and the batch runs as one fixed-shape pass with one copy back."""
+    a per-reference array, and the batch runs as one pass with one value read and one copy
+    back."""
     from .cluster import Route, route  # cluster builds on this module
 
     if len(assignments) != len(ttls):
