@@ -1,6 +1,6 @@
 """Select real5's files by the grep rule in PROCEDURE.md and write MANIFEST.tsv.
 
-    python tests/policies/corpus/real5/sample.py [--mirror DIR] [--stratum 2]
+    python tests/policies/corpus/real5/sample.py [--mirror DIR] [--stratum 2|3]
 
 Reads each project's snapshot (a bare clone under DIR/owner+name/repo) at HEAD; never reads a
 file's meaning, only counts the lines that match the rule's two patterns.
@@ -62,9 +62,13 @@ VOLATILE = (
     r"|randomUUID|uuid4|Math\.random|execSync|spawnSync|check_output|os\.hostname"
     r"|getpass\.getuser|os\.userInfo|time\.time\(|dayjs\(|moment\("
 )
+NEAR = (
+    r"(current|today'?s?|now)[ _-]?(date|time)|git status|working directory|messages\.slice\("
+    r"|messages\[-|history\[-|\.splice\(0|max_?history|trim_?messages"
+)
 MAX_LINES = 500
 MIN_PROJECTS = 40
-PER_PROJECT = {1: 1, 2: 2}
+PER_PROJECT = {1: 1, 2: 2, 3: 1}
 
 
 def git(repo: Path, *args: str) -> bytes:
@@ -124,13 +128,13 @@ def split(names: list[str]) -> dict[str, str]:
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--mirror", default="/work/.mirror")
-    p.add_argument("--stratum", type=int, choices=(1, 2), default=1)
+    p.add_argument("--stratum", type=int, choices=(1, 2, 3), default=1)
     a = p.parse_args()
     manifest = HERE / "MANIFEST.tsv"
     before: list[list[str]] = []
-    if a.stratum == 2:
+    if a.stratum > 1:
         lines = manifest.read_text(encoding="utf-8").splitlines()[1:]
-        before = [ln.split("\t") for ln in lines if ln.split("\t")[-1] == "1"]
+        before = [ln.split("\t") for ln in lines if int(ln.split("\t")[-1]) < a.stratum]
     taken_paths = {(r[1], r[2]) for r in before}
     halves_before = {r[1]: r[8] for r in before}
     rows: list[list[str]] = []
@@ -144,7 +148,7 @@ def main() -> int:
         commit = git(repo, "rev-parse", "HEAD").decode().strip()
         paths = git(repo, "ls-tree", "-r", "--name-only", commit).decode().splitlines()
         prompt = git_grep(repo, commit, PROMPT)
-        call = git_grep(repo, commit, VOLATILE if a.stratum == 2 else CALL)
+        call = git_grep(repo, commit, {1: CALL, 2: VOLATILE, 3: NEAR}[a.stratum])
         scored: list[tuple[int, str, int]] = []
         for path in prompt.keys() & call.keys():
             if not eligible(path, lang) or (name, path) in taken_paths:
@@ -183,7 +187,7 @@ def main() -> int:
         fh.write("lang\trepo\tpath\tcommit\tlicense\tlines\tscore\trank\thalf\tstratum\n")
         for r in before + rows:
             fh.write("\t".join(r) + "\n")
-    skips = HERE / ("SKIPPED.txt" if a.stratum == 1 else "SKIPPED-2.txt")
+    skips = HERE / ("SKIPPED.txt" if a.stratum == 1 else f"SKIPPED-{a.stratum}.txt")
     skips.write_text("\n".join(skipped) + "\n", encoding="utf-8")
     print(f"{len(rows)} files; skipped: {skipped}")
     return 0
