@@ -1,6 +1,6 @@
 """Select real5's files by the grep rule in PROCEDURE.md and write MANIFEST.tsv.
 
-    python tests/policies/corpus/real5/sample.py [--mirror DIR] [--stratum 2|3]
+    python tests/policies/corpus/real5/sample.py [--mirror DIR] [--stratum 2|3|4]
 
 Reads each project's snapshot (a bare clone under DIR/owner+name/repo) at HEAD; never reads a
 file's meaning, only counts the lines that match the rule's two patterns.
@@ -24,7 +24,7 @@ TS = [
     "developersdigest/llm-answer-engine", "Nutlope/turboseek", "run-llama/create-llama",
     "web-infra-dev/midscene",
 ]  # fmt: skip
-# Taken in this order, each only when fetched and matching, until TS >= PY and TS + PY >= 40 (amendments).
+# Taken in order, each when fetched and matching, until TS >= PY and TS + PY >= 40 (amendments).
 TS_RESERVES = [
     "langchain-ai/deepagentsjs", "FellouAI/eko", "microsoft/TypeChat", "dyad-sh/dyad",
     "openai/openai-realtime-console", "cogentapps/chat-with-gpt",
@@ -66,9 +66,13 @@ NEAR = (
     r"(current|today'?s?|now)[ _-]?(date|time)|git status|working directory|messages\.slice\("
     r"|messages\[-|history\[-|\.splice\(0|max_?history|trim_?messages"
 )
+DATETEXT = (
+    r"(current|today'?s?)[ _-]?(date|time)|date (is|:)"
+    r"|\{(current_?)?(date|time|datetime|today|now)\}|\$\{(today|date|now|currentdate|currenttime)"
+)
 MAX_LINES = 500
 MIN_PROJECTS = 40
-PER_PROJECT = {1: 1, 2: 2, 3: 1}
+PER_PROJECT = {1: 1, 2: 2, 3: 1, 4: 2}
 
 
 def git(repo: Path, *args: str) -> bytes:
@@ -128,7 +132,7 @@ def split(names: list[str]) -> dict[str, str]:
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--mirror", default="/work/.mirror")
-    p.add_argument("--stratum", type=int, choices=(1, 2, 3), default=1)
+    p.add_argument("--stratum", type=int, choices=(1, 2, 3, 4), default=1)
     a = p.parse_args()
     manifest = HERE / "MANIFEST.tsv"
     before: list[list[str]] = []
@@ -148,7 +152,7 @@ def main() -> int:
         commit = git(repo, "rev-parse", "HEAD").decode().strip()
         paths = git(repo, "ls-tree", "-r", "--name-only", commit).decode().splitlines()
         prompt = git_grep(repo, commit, PROMPT)
-        call = git_grep(repo, commit, {1: CALL, 2: VOLATILE, 3: NEAR}[a.stratum])
+        call = git_grep(repo, commit, {1: CALL, 2: VOLATILE, 3: NEAR, 4: DATETEXT}[a.stratum])
         scored: list[tuple[int, str, int]] = []
         for path in prompt.keys() & call.keys():
             if not eligible(path, lang) or (name, path) in taken_paths:

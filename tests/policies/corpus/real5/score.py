@@ -1,8 +1,9 @@
 """Score the linter on the real5 corpus (see PROCEDURE.md) with the shared scorer,
-../realscore.py. real5 labels and scores every selected file (both strata; `--stratum 1|2` scores one).
+../realscore.py. real5 labels and scores every selected file (four strata; `--stratum N` scores
+one).
 
     python tests/policies/corpus/real5/score.py --extract [--mirror DIR]   # fill files/
-    python tests/policies/corpus/real5/score.py --half dev                # score a half
+    python tests/policies/corpus/real5/score.py --half dev [--stratum N]   # score a half
 """
 
 from __future__ import annotations
