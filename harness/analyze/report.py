@@ -225,6 +225,16 @@ class Totals(msgspec.Struct, gc=False):
         ):
             self.top_break = o.top_break
 
+    def copy(self) -> Totals:
+        """A copy to merge more into (what merging into an empty Totals makes, at a quarter
+        of the cost): its dicts and list its own, the priced tokens not carried."""
+        c = msgspec.structs.replace(self, tokens_by_price=None)
+        c.breaks = dict(self.breaks)
+        c.lost_by_cause = dict(self.lost_by_cause)
+        if self.parts is not None:
+            c.parts = list(self.parts)
+        return c
+
     def to_dict(self) -> dict[str, Any]:
         return dict(zip(TOTALS_FIELDS, self.figures(), strict=True))
 
@@ -315,9 +325,7 @@ def _merged(cells: dict[Any, Totals], key: Callable[[Any], Any]) -> dict[Any, To
             continue
         if k in borrowed:
             borrowed.discard(k)
-            m, first = Totals(), m
-            m.merge(first)
-            out[k] = m
+            m = out[k] = m.copy()
         m.merge(t)
     return out
 
@@ -491,9 +499,11 @@ def build(rows: list[Row], got: Collected) -> dict[str, Any]:
     """The whole report as JSON-ready data (schema_version 1)."""
     # Each request is summed once, into its cell; every grouping merges cells.
     cells = _cells(rows)
-    sessions = _merged(cells, lambda c: (c[0], c[1]))
     turns = _merged(cells, lambda c: (c[0], c[1], c[3]))
     agents = _merged(cells, lambda c: (c[0], c[1], c[2]))
+    # A thread's cells come together (the rows are in thread order): sessions merged from
+    # the threads take the cells in the same order, with fewer merges.
+    sessions = _merged(agents, lambda a: (a[0], a[1]))
     # The coarse groupings from one middle grouping (a few thousand cells, not one per
     # thread and turn).
     middle = _merged(cells, lambda c: ("main" if c[2] == "main" else "subagent", c[4], c[5]))
