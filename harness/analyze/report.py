@@ -30,6 +30,7 @@ CAUSES = (
 
 
 _MICRO = Decimal("0.000001")
+_ZERO = "0.000000"
 
 
 def _money(x: Decimal | None) -> str | None:
@@ -249,6 +250,8 @@ class Totals(msgspec.Struct, gc=False):
         known = self.cache_known
         hit = read / total_in if known and total_in else None
         parts, lost_by, breaks = self.parts, self.lost_by_cause, self.breaks
+        # Equal sums print alike: most groups' ceiling is what they cost.
+        usd = _money(self.usd) if priced else None
         return (
             self.requests,
             {
@@ -264,9 +267,10 @@ class Totals(msgspec.Struct, gc=False):
             None if hit is None or self.last_hit is None else round(self.last_hit, 6),
             round(write / read, 6) if read and known else None,
             round(self.cold_writes / write, 6) if write else None,
-            _money(self.usd) if priced else None,
-            _money(self.ceiling_usd) if priced else None,
-            _money(self.lost_usd) if priced else None,
+            usd,
+            usd if usd is None or self.ceiling_usd == self.usd else _money(self.ceiling_usd),
+            # Nothing lost is Decimal(0) (a loss is added only when it is not zero).
+            (_ZERO if not self.lost_usd else _money(self.lost_usd)) if priced else None,
             {}
             if parts is None
             else {
