@@ -175,6 +175,7 @@ def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
     ttl_kind: str | None = None
     ttl_provider: str | None = None
     ttl = 0
+    ratio, min_drop = opts.ratio, opts.min_drop
     for r in reqs:
         # Pricer.usage's split spelled out, the Usage made only for a counterfactual: this
         # runs once per request.
@@ -184,7 +185,8 @@ def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
                 w1 += r.write_unsplit
             else:
                 w5 += r.write_unsplit
-        total_in = r.uncached + r.read + w5 + w1
+        read = r.read
+        total_in = r.uncached + read + w5 + w1
         if r.raw_model != model:
             model = r.raw_model
             listed, provider = pricer.price(model), pricer.provider(model)
@@ -196,39 +198,64 @@ def _thread(reqs: list[Request], pricer: Pricer, opts: Options) -> list[Row]:
                 price = price.at(total_in)
             usd = (
                 r.uncached * price.input
-                + r.read * price.cache_read
+                + read * price.cache_read
                 + w5 * price.write_5m
                 + w1 * price.write_1h
                 + r.output * price.output
             ) / MILLION
-        row = Row(r, usd, usd, price=price, unsplit_1h=unsplit_1h)
         if ttl_provider != provider or ttl_kind != write_kind:
             ttl_kind, ttl_provider = write_kind, provider
             ttl = _ttl(opts, write_kind, provider)
-        row.ttl = ttl
         if prev is None:
+            row = Row(r, usd, usd, 0, None, ttl, price=price, unsplit_1h=unsplit_1h)
             _cold_start(row)
         else:
+            gap = None
             if r.first_ts is not None and prev.last_ts is not None:
-                row.gap = max(r.first_ts - prev.last_ts, 0.0)
-            # No signal: the shared empty tuple, not an empty list a row.
-            row.signals = _signals(r, prev, row, write_kind, opts) or ()
-            row.expected = min(reusable(prev, provider, minimum), total_in)
-            ceiling_read = max(r.read, row.expected)
-            row.rebilled = ceiling_read - r.read
-            if row.rebilled and usd is not None:
-                ceiling = _counterfactual(Usage(r.uncached, r.read, w5, w1, r.output), row.rebilled)
-                row.ceiling_usd = pricer.cost(r, ceiling)
-            drop = row.expected - r.read
+                gap = max(r.first_ts - prev.last_ts, 0.0)
+            # Most requests show no signal: the checks of `_signals` made here first, and
+            # then the shared empty tuple, not an empty list a row.
+            signals: list[Signal] | tuple[()] = ()
+            if (
+                r.raw_model != prev.raw_model
+                or r.compaction
+                or r.rewrite
+                or (gap is not None and gap > ttl)
+                or (r.first_in_file and prev.file != r.file)
+            ):
+                signals = _signals(r, prev, gap, ttl, write_kind, opts) or ()
+            if provider == "anthropic":  # `reusable` spelled out for the commonest case
+                expected = prev.read + prev.write_5m + prev.write_1h + prev.write_unsplit
+            else:
+                expected = reusable(prev, provider, minimum)
+            if expected > total_in:
+                expected = total_in
+            rebilled = expected - read if expected > read else 0
+            ceiling_usd = usd
+            if rebilled and usd is not None:
+                ceiling = _counterfactual(Usage(r.uncached, read, w5, w1, r.output), rebilled)
+                ceiling_usd = pricer.cost(r, ceiling)
+            row = Row(
+                r,
+                usd,
+                ceiling_usd,
+                expected,
+                gap,
+                ttl,
+                signals,
+                rebilled=rebilled,
+                price=price,
+                unsplit_1h=unsplit_1h,
+            )
             if (
                 r.has_cache
                 and prev.has_cache
-                and r.read < opts.ratio * row.expected
-                and drop >= opts.min_drop
+                and read < ratio * expected
+                and expected - read >= min_drop
             ):
                 _attribute(row, floor, prev.input_total)
-            if r.read > 0:
-                floor = r.read if floor is None else min(floor, r.read)
+            if read > 0:
+                floor = read if floor is None or read < floor else floor
         if r.write_1h:
             write_kind = "1h"
         elif r.write_5m:
@@ -251,7 +278,7 @@ def _ttl(opts: Options, write_kind: str | None, provider: str) -> int:
 
 
 def _signals(
-    r: Request, prev: Request, row: Row, write_kind: str | None, opts: Options
+    r: Request, prev: Request, gap: float | None, ttl: int, write_kind: str | None, opts: Options
 ) -> list[Signal]:
     found: list[Signal] = []
     a, b = normalize(prev.raw_model), normalize(r.raw_model)
@@ -259,9 +286,9 @@ def _signals(
         found.append(Signal("model_switch", "high", f"model {a} -> {b} (the cache is per model)"))
     if r.compaction:
         found.append(Signal("compaction", "high", r.compaction))
-    if row.gap is not None and row.gap > row.ttl:
+    if gap is not None and gap > ttl:
         split = write_kind in anthropic.TTL_LABELS or opts.ttl != "auto"
-        sure = split and row.gap >= 1.2 * row.ttl
+        sure = split and gap >= 1.2 * ttl
         said = (
             f"prev write ephemeral_{write_kind}"
             if write_kind in anthropic.TTL_LABELS
@@ -271,7 +298,7 @@ def _signals(
             Signal(
                 "ttl_expiry",
                 "high" if sure else "medium",
-                f"gap={_fmt(row.gap)} > ttl={_fmt(row.ttl)} ({said})",
+                f"gap={_fmt(gap)} > ttl={_fmt(ttl)} ({said})",
             )
         )
     if r.rewrite:

@@ -30,6 +30,7 @@ CAUSES = (
 
 
 _MICRO = Decimal("0.000001")
+_ZERO = "0.000000"
 
 
 def _money(x: Decimal | None) -> str | None:
@@ -225,6 +226,16 @@ class Totals(msgspec.Struct, gc=False):
         ):
             self.top_break = o.top_break
 
+    def copy(self) -> Totals:
+        """A copy to merge more into (what merging into an empty Totals makes, at a quarter
+        of the cost): its dicts and list its own, the priced tokens not carried."""
+        c = msgspec.structs.replace(self, tokens_by_price=None)
+        c.breaks = dict(self.breaks)
+        c.lost_by_cause = dict(self.lost_by_cause)
+        if self.parts is not None:
+            c.parts = list(self.parts)
+        return c
+
     def to_dict(self) -> dict[str, Any]:
         return dict(zip(TOTALS_FIELDS, self.figures(), strict=True))
 
@@ -239,6 +250,8 @@ class Totals(msgspec.Struct, gc=False):
         known = self.cache_known
         hit = read / total_in if known and total_in else None
         parts, lost_by, breaks = self.parts, self.lost_by_cause, self.breaks
+        # Equal sums print alike: most groups' ceiling is what they cost.
+        usd = _money(self.usd) if priced else None
         return (
             self.requests,
             {
@@ -254,9 +267,10 @@ class Totals(msgspec.Struct, gc=False):
             None if hit is None or self.last_hit is None else round(self.last_hit, 6),
             round(write / read, 6) if read and known else None,
             round(self.cold_writes / write, 6) if write else None,
-            _money(self.usd) if priced else None,
-            _money(self.ceiling_usd) if priced else None,
-            _money(self.lost_usd) if priced else None,
+            usd,
+            usd if usd is None or self.ceiling_usd == self.usd else _money(self.ceiling_usd),
+            # Nothing lost is Decimal(0) (a loss is added only when it is not zero).
+            (_ZERO if not self.lost_usd else _money(self.lost_usd)) if priced else None,
             {}
             if parts is None
             else {
@@ -315,9 +329,7 @@ def _merged(cells: dict[Any, Totals], key: Callable[[Any], Any]) -> dict[Any, To
             continue
         if k in borrowed:
             borrowed.discard(k)
-            m, first = Totals(), m
-            m.merge(first)
-            out[k] = m
+            m = out[k] = m.copy()
         m.merge(t)
     return out
 
@@ -491,9 +503,11 @@ def build(rows: list[Row], got: Collected) -> dict[str, Any]:
     """The whole report as JSON-ready data (schema_version 1)."""
     # Each request is summed once, into its cell; every grouping merges cells.
     cells = _cells(rows)
-    sessions = _merged(cells, lambda c: (c[0], c[1]))
     turns = _merged(cells, lambda c: (c[0], c[1], c[3]))
     agents = _merged(cells, lambda c: (c[0], c[1], c[2]))
+    # A thread's cells come together (the rows are in thread order): sessions merged from
+    # the threads take the cells in the same order, with fewer merges.
+    sessions = _merged(agents, lambda a: (a[0], a[1]))
     # The coarse groupings from one middle grouping (a few thousand cells, not one per
     # thread and turn).
     middle = _merged(cells, lambda c: ("main" if c[2] == "main" else "subagent", c[4], c[5]))

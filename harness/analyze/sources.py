@@ -5,6 +5,7 @@ databases opened read-only. The parsing itself is in the pure reader modules."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import multiprocessing
@@ -22,6 +23,11 @@ import msgspec
 from msgspec import UNSET
 
 from ..errors import UserError
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None  # type: ignore[assignment]
 from . import claude_code, codex, gemini, opencode, prefixlock_trace
 from .model import FileResult
 
@@ -372,6 +378,7 @@ def _read_one(item: tuple[str | None, str, bool]) -> FileResult:
 
 POOL_BYTES = 32 << 20  # below this, starting processes costs more than it saves
 CHUNK_BYTES = 2 << 20  # a share of the work: small enough that the readers finish together
+PIPE_BYTES = 1 << 20  # Linux's largest pipe an unprivileged process may ask for, by default
 
 Item = tuple[str | None, str, bool]
 
@@ -412,24 +419,22 @@ def _read_shared(shares: list[list[Item]], jobs: int) -> list[FileResult]:
     readers = []
     for _ in range(jobs - 1):
         mine, theirs = ctx.Pipe(duplex=False)
+        _widen(mine)
         proc = ctx.Process(target=_reader, args=(shares, taken, theirs), daemon=True)
         proc.start()
         theirs.close()
         readers.append((proc, mine))
     # This process reads too rather than wait: what it reads is never sent between processes.
-    out = _drain(shares, taken)
+    # Between its shares it takes in what the others have sent so far, so that decoding their
+    # results overlaps their reading rather than following it.
+    out: list[FileResult] = []
+    running = list(readers)
     try:
-        for proc, conn in readers:
-            try:
-                got = conn.recv()
-            except EOFError:
-                proc.join()
-                raise RuntimeError(
-                    f"a reading process ended early (exit code {proc.exitcode})"
-                ) from None
-            if isinstance(got, str):
-                raise RuntimeError(f"a reading process failed:\n{got}")
-            out.extend(got)
+        while (i := _take(taken)) < len(shares):
+            out.extend(_read_one(item) for item in shares[i])
+            running = [r for r in running if not _received(*r, out, wait=False)]
+        for proc, conn in running:
+            _received(proc, conn, out, wait=True)
     finally:
         for proc, conn in readers:
             conn.close()
@@ -437,21 +442,48 @@ def _read_shared(shares: list[list[Item]], jobs: int) -> list[FileResult]:
     return out
 
 
-def _drain(shares: list[list[Item]], taken: Any) -> list[FileResult]:
-    out: list[FileResult] = []
-    while True:
-        with taken.get_lock():
-            i = taken.value
-            taken.value = i + 1
-        if i >= len(shares):
-            return out
-        out.extend(_read_one(item) for item in shares[i])
+def _widen(conn: Any) -> None:
+    # A reader blocks when the pipe is full until this process next looks (after its current
+    # share): a pipe of 1 MB rather than 64 KB holds several shares' results.
+    setsize = getattr(fcntl, "F_SETPIPE_SZ", None) if fcntl is not None else None
+    if setsize is not None:
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(conn.fileno(), setsize, PIPE_BYTES)
+
+
+def _take(taken: Any) -> int:
+    with taken.get_lock():
+        i = taken.value
+        taken.value = i + 1
+    return int(i)
+
+
+def _received(proc: Any, conn: Any, out: list[FileResult], wait: bool) -> bool:
+    """Take in what reader `proc` has sent (all it will send where `wait`); True once it has
+    sent its last."""
+    while wait or conn.poll():
+        try:
+            got = conn.recv()
+        except EOFError:
+            proc.join()
+            raise RuntimeError(
+                f"a reading process ended early (exit code {proc.exitcode})"
+            ) from None
+        if got is None:
+            return True
+        if isinstance(got, str):
+            raise RuntimeError(f"a reading process failed:\n{got}")
+        out.extend(got)
+    return False
 
 
 def _reader(shares: list[list[Item]], taken: Any, conn: Any) -> None:
+    # Each share's results sent as soon as they are made (a share's are far smaller than the
+    # pipe's buffer, and the parent takes them in between its own shares), then None.
     try:
-        got: list[FileResult] | str = _drain(shares, taken)
+        while (i := _take(taken)) < len(shares):
+            conn.send([_read_one(item) for item in shares[i]])
+        conn.send(None)
     except Exception:  # sent to the parent, which raises it
-        got = traceback.format_exc()
-    conn.send(got)
+        conn.send(traceback.format_exc())
     conn.close()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -332,6 +333,38 @@ def test_several_readers_give_the_report_one_reader_gives(
     one = analyze([logs], jobs=1).report
     assert one["notes"]["cross_file_duplicates"]["count"] > 0
     assert to_json(analyze([logs], jobs=3).report) == to_json(one)
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="the readers are forked on Linux only")
+def test_a_reader_that_fails_ends_the_read_with_its_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import multiprocessing
+    import os
+
+    from prefixlock.analyze import sources
+
+    logs = tmp_path / "logs"
+    logs.mkdir()
+    for i in range(4):
+        shutil.copy(CCV, logs / f"s{i}.jsonl")
+    monkeypatch.setattr(sources, "POOL_BYTES", 0)
+    monkeypatch.setattr(sources, "CHUNK_BYTES", 1)
+    # The reading process fails on the first share it takes; this one waits to read its own
+    # until that has happened, so that the other is sure to take one.
+    started = multiprocessing.get_context("fork").Event()
+    here, read_one = os.getpid(), sources._read_one
+
+    def failing(item: Any) -> Any:
+        if os.getpid() != here:
+            started.set()
+            raise ValueError("disk on fire")
+        assert started.wait(60)
+        return read_one(item)
+
+    monkeypatch.setattr(sources, "_read_one", failing)
+    with pytest.raises(RuntimeError, match=r"(?s)a reading process failed.*disk on fire"):
+        analyze([logs], jobs=2)
 
 
 def test_a_files_result_crosses_processes_whole() -> None:
