@@ -37,12 +37,18 @@ _CAP = frozenset({"max", "limit", "last", "keep", "recent", "window"})
 _COUNTED = frozenset({"messages", "message", "turns", "turn", "history", "msgs"})
 
 
+def _not_system(ws: set[str]) -> bool:
+    """Not named for the system prompt: `systemMessages` is not the history, while
+    `nonSystemMessages` (the history with the system messages taken out) is."""
+    return "system" not in ws or "non" in ws
+
+
 def is_history(src: Source, node: Node | None) -> bool:
     """A value named like a conversation: `messages`, `chatHistory`, `this.transcript`."""
     if node is None:
         return False
     ws = set(words(value_name(src, node)))
-    return bool(ws & _HISTORY) and "system" not in ws
+    return bool(ws & _HISTORY) and _not_system(ws)
 
 
 _EXPIRE = frozenset({"expire", "prune", "evict", "forget"})
@@ -68,7 +74,7 @@ def _cuts_messages(name: str) -> bool:
 def _is_conversation(src: Source, node: Node) -> bool:
     """A history by a narrower reading than `is_history`: not a `session` (often a login)."""
     ws = set(words(value_name(src, node)))
-    return bool(ws & (_HISTORY - {"session"})) and "system" not in ws
+    return bool(ws & (_HISTORY - {"session"})) and _not_system(ws)
 
 
 def _is_budget(src: Source, node: Node) -> bool:
@@ -152,6 +158,8 @@ def check_windows(src: Source) -> list[Finding]:
             add(n, f"the conversation is cut from a moving position (`{_short(src, n)}`)")
         elif name in ("shift", "splice") and is_history(src, obj) and _in_budget_loop(src, n):
             add(n, f"messages are dropped while over a budget (`{_short(src, n)}`)")
+        elif name == "splice" and _keeps_last(src, n, obj):
+            add(n, f"the conversation is cut to its last items (`{_short(src, n)}`)")
         elif set(words(name)) & _EXPIRE and any(is_history(src, a) for a in args):
             add(n, f"messages expire from the history (`{_short(src, n)}`)", _DROPPED)
         elif (
@@ -317,7 +325,27 @@ def _carries_history(src: Source, content: Node) -> bool:
 
 def _history_word(name: str) -> bool:
     ws = set(words(name))
-    return bool(ws & _HISTORY) and "system" not in ws
+    return bool(ws & _HISTORY) and _not_system(ws)
+
+
+def _keeps_last(src: Source, call: Node, obj: Node | None) -> bool:
+    """`items.splice(0, items.length - limit)`: everything but the last `limit` dropped from a
+    history, or from any list a conversation store returns (a method of a class named for the
+    conversation or the session: OpenAI Agents' `OpenAIConversationsSession.getItems`)."""
+    args = arguments(call)
+    if len(args) != 2 or src.text(unwrap(args[0])) != "0":
+        return False
+    if ".length-" not in "".join(src.text(unwrap(args[1])).split()):
+        return False
+    if is_history(src, obj):
+        return True
+    p = call.parent
+    while p is not None:
+        if p.type in ("class_declaration", "class") and p.child_by_field_name("name") is not None:
+            ws = set(words(src.text(p.child_by_field_name("name"))))
+            return bool(ws & (_HISTORY | {"conversations", "memory"}))
+        p = p.parent
+    return False
 
 
 def _local_value(src: Source, ident: Node) -> Node | None:

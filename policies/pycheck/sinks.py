@@ -123,6 +123,7 @@ class SinkCheck:
             and scope.summary is not None
             and scope.name
             and (_SYSTEM_FUNC.search(scope.name) or scope.name in self.ctx.prompt_funcs)
+            and scope.name not in self.ctx.first_request_funcs
         ):
             self.report(
                 self.ev.ev(stmt.value, env),
@@ -312,6 +313,12 @@ class SinkCheck:
         for t in sorted(ts, key=lambda t: (t.line, t.col, t.kind)):
             code = CODE_OF.get(t.kind)
             if code is None:
+                continue
+            if t.once and t.kind == "date":
+                # A date read at import is the same in every request the process sends, and
+                # in every process of a deployment started that day: nothing to report. (A
+                # clock or a random id read at import differs between worker processes that
+                # serve one conversation: a note below.)
                 continue
             msg = f"{t.desc} flows into the {sink.where} (line {sink.line})"
             severity = ""

@@ -46,19 +46,23 @@ def _is_history(node: ast.AST) -> bool:
     if name is None:
         return False
     ws = set(words(name))
-    return bool(ws & _HISTORY) and "system" not in ws
+    return bool(ws & _HISTORY) and ("system" not in ws or "non" in ws)  # non_system_messages
 
 
 def _from_end(lower: ast.expr | None) -> bool:
-    """`-n` or `len(x) - n`: a bound counted from the end."""
+    """`-n` or `len(x) - n`: a bound counted from the end, also inside the arithmetic around it
+    (`1 + max(0, len(messages) - n)`, which keeps the first message and the last n)."""
     if isinstance(lower, ast.UnaryOp) and isinstance(lower.op, ast.USub):
         return True
-    return (
-        isinstance(lower, ast.BinOp)
-        and isinstance(lower.op, ast.Sub)
-        and isinstance(lower.left, ast.Call)
-        and isinstance(lower.left.func, ast.Name)
-        and lower.left.func.id == "len"
+    if lower is None:
+        return False
+    return any(
+        isinstance(n, ast.BinOp)
+        and isinstance(n.op, ast.Sub)
+        and isinstance(n.left, ast.Call)
+        and isinstance(n.left.func, ast.Name)
+        and n.left.func.id == "len"
+        for n in ast.walk(lower)
     )
 
 

@@ -1,0 +1,80 @@
+"""Rules made general after real2, real3 and real4 were all scored (both halves became
+development data): each test is the shape of the real code a rule missed or misfired on, in
+Python and TypeScript alike where the shape exists in both."""
+
+from __future__ import annotations
+
+from prefixlock.policies.engine import lint_source
+
+
+def _codes(text: str, path: str) -> list[tuple[int, str]]:
+    return [(f.line, f.code) for f in lint_source(text, path)]
+
+
+def test_a_date_read_at_import_is_one_process_constant() -> None:
+    # gpt-researcher's deep_agents benchmark and open-interpreter's computer-use loop: a module
+    # constant with today's date, sent by a function. One process keeps it; a clock read at
+    # import still differs between worker processes (a note).
+    src = (
+        "from datetime import datetime\n"
+        "SYSTEM_PROMPT = f\"Today's date is {datetime.now().strftime('%B %d, %Y')}.\"\n"
+        "STARTED = f'Process started {datetime.now()}'\n"
+        "def ask(client, q):\n"
+        "    return client.messages.create(\n"
+        "        model='m', max_tokens=9, system=SYSTEM_PROMPT + STARTED,\n"
+        "        messages=[{'role': 'user', 'content': q}],\n"
+        "    )\n"
+        "def ask_today(client, q):\n"
+        "    system = f\"Today is {datetime.now().strftime('%B %d, %Y')}.\"\n"
+        "    return client.messages.create(model='m', max_tokens=9, system=system, messages=q)\n"
+    )
+    found = lint_source(src, "agent.py")
+    assert [(f.line, f.code, f.severity) for f in found] == [
+        (3, "PL101", "note"),
+        (10, "PL102", "warning"),
+    ]
+
+
+def test_python_window_that_keeps_the_first_message() -> None:
+    # shell_gpt's chat cache: the first message and the last `length` ones are stored and sent
+    # again; once past the length the second message changes every turn.
+    src = (
+        "import json\n"
+        "class ChatCache:\n"
+        "    def _write(self, messages, chat_id):\n"
+        "        # Retain the first message since it defines the role\n"
+        "        truncated_messages = (\n"
+        "            messages[:1] + messages[1 + max(0, len(messages) - self.length) :]\n"
+        "        )\n"
+        "        json.dump(truncated_messages, (self.path / chat_id).open('w'))\n"
+    )
+    assert _codes(src, "chat_handler.py") == [(6, "PL303")]
+
+
+def test_typescript_windows_of_a_history_without_its_system_messages_and_of_a_session() -> None:
+    # VoltAgent's summarisation keeps the last `keepMessages` of the non-system messages;
+    # OpenAI Agents JS's conversation session returns only the newest `limit` items.
+    ts = (
+        "export function applySummary(messages: Message[], keepMessages: number) {\n"
+        "  const nonSystemMessages = messages.filter((m) => m.role !== 'system')\n"
+        "  const systemMessages = messages.filter((m) => m.role === 'system')\n"
+        "  const tail = nonSystemMessages.slice(-keepMessages)\n"
+        "  const first = systemMessages.slice(-keepMessages)\n"
+        "  return [...first, ...tail]\n"
+        "}\n"
+        "export class OpenAIConversationsSession {\n"
+        "  async getItems(limit: number): Promise<AgentInputItem[]> {\n"
+        "    const orderedItems: AgentInputItem[] = await this.load()\n"
+        "    if (orderedItems.length > limit) {\n"
+        "      orderedItems.splice(0, orderedItems.length - limit)\n"
+        "    }\n"
+        "    return orderedItems\n"
+        "  }\n"
+        "}\n"
+        "export class Toasts {\n"
+        "  trim(items: Toast[], limit: number) {\n"
+        "    items.splice(0, items.length - limit)\n"
+        "  }\n"
+        "}\n"
+    )
+    assert _codes(ts, "summary.ts") == [(4, "PL303"), (12, "PL303")]
