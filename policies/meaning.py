@@ -81,6 +81,12 @@ _SETTING = frozenset(
         "range",
         "expiry",
         "expires",
+        # A fixed date of a model or a thing, not today's: `KnowledgeCutOffDate`,
+        # `knowledge_cutoff`, `releaseDate`, `birth_date`.
+        "cutoff",
+        "knowledge",
+        "release",
+        "birth",
         "threshold",
         "strategy",
         "enabled",

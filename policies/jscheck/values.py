@@ -175,6 +175,15 @@ class Module:
                     self._bind(src.root, "this." + src.text(name), value)
             elif t == "call_expression":
                 self._index_call(n)
+                self._index_callback(n)
+            elif t == "for_in_statement":
+                # `for (const [name, value] of Object.entries(vars))`: the loop's names carry
+                # what the collection carries.
+                left = n.child_by_field_name("left")
+                right = n.child_by_field_name("right")
+                if left is not None and right is not None:
+                    for local in _pattern_names(src, left):
+                        self._bind(scope_of(n), local, right)
             elif t == "import_statement":
                 self._index_import(n)
 
@@ -227,6 +236,32 @@ class Module:
                 self._bind(scope, name, a)
         elif prop in ("sort",):
             self.sorted_later.add((self._owner_scope(n, name).id, name))
+
+    def _index_callback(self, n: Node) -> None:
+        """`Object.entries(vars).forEach(([name, value]) => ...)`, `items.map((x) => ...)`: the
+        callback's element parameter carries what the collection carries."""
+        fn = n.child_by_field_name("function")
+        if fn is None or fn.type != "member_expression":
+            return
+        prop = self.src.text(fn.child_by_field_name("property"))
+        at = _ELEMENT_PARAM.get(prop)
+        obj = fn.child_by_field_name("object")
+        args = arguments(n)
+        if at is None or obj is None or not args:
+            return
+        cb = unwrap(args[0])
+        if cb.type not in ("arrow_function", "function_expression"):
+            return
+        params = cb.child_by_field_name("parameters")
+        if params is None:
+            one = cb.child_by_field_name("parameter")  # `x => ...`
+            plist = [one] if one is not None else []
+        else:
+            plist = [p for p in params.named_children if p.type != "comment"]
+        if len(plist) <= at:
+            return
+        for name in _pattern_names(self.src, plist[at]):
+            self._bind(cb, name, obj)
 
     def _index_import(self, n: Node) -> None:
         source = n.child_by_field_name("source")
@@ -637,6 +672,29 @@ class Evaluator:
 
 
 _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
+
+
+# The callback parameter that is the collection's element, by the array method called.
+_ELEMENT_PARAM = {"forEach": 0, "map": 0, "flatMap": 0, "filter": 0, "find": 0, "reduce": 1}
+
+
+def _pattern_names(src: Source, node: Node) -> list[str]:
+    """The names a binding pattern declares: `x`, `[name, value]`, `{ a, b: c }`, and those of
+    a parameter (`x: T`, `x = 1`) or a declaration (`const x`); not the names its defaults
+    read."""
+    if node.type in ("identifier", "shorthand_property_identifier_pattern"):
+        return [src.text(node)]
+    if node.type in ("assignment_pattern", "object_assignment_pattern"):
+        left = node.child_by_field_name("left")
+        return _pattern_names(src, left) if left is not None else []
+    if node.type in ("required_parameter", "optional_parameter", "pair_pattern"):
+        inner = node.child_by_field_name("pattern") or node.child_by_field_name("value")
+        return _pattern_names(src, inner) if inner is not None else []
+    out: list[str] = []
+    for c in node.named_children:
+        if c.type not in ("type_annotation", "comment"):
+            out += _pattern_names(src, c)
+    return out
 
 
 def bound_before(vals: list[Node], use: Node, scope: Node) -> list[Node]:

@@ -78,3 +78,57 @@ def test_typescript_windows_of_a_history_without_its_system_messages_and_of_a_se
         "}\n"
     )
     assert _codes(ts, "summary.ts") == [(4, "PL303"), (12, "PL303")]
+
+
+def test_a_request_id_handed_to_a_memory_search_is_not_its_result() -> None:
+    # vanna's system-prompt enhancer: a random request id names the memory search; the
+    # memories found are text, the id is not. An id written into a template still is.
+    src = (
+        "import uuid\n"
+        "async def enhance_system_prompt(self, system_prompt, user, user_message):\n"
+        "    context = ToolContext(user=user, request_id=str(uuid.uuid4()))\n"
+        "    memories = await self.agent_memory.search(query=user_message, context=context)\n"
+        "    for result in memories:\n"
+        "        system_prompt += f'- {result.memory.content}\\n'\n"
+        "    return system_prompt\n"
+        "def build_system_prompt(template):\n"
+        "    return template.format(session_id=uuid.uuid4())\n"
+    )
+    assert _codes(src, "enhancer.py") == [(9, "PL103")]
+
+
+def test_a_fixed_date_named_so_is_not_today() -> None:
+    # NextChat's template vars: the model's knowledge cutoff, looked up in a table of dates;
+    # the time filled beside it is today's (filled through `Object.entries(vars).forEach`).
+    ts = (
+        "function fillTemplateWith(input: string, modelConfig: ModelConfig) {\n"
+        "  const cutoff = KnowledgeCutOffDate[modelConfig.model] ?? KnowledgeCutOffDate.default\n"
+        "  const vars = { cutoff, model: modelConfig.model, time: new Date().toString() }\n"
+        "  let output = modelConfig.template ?? DEFAULT_INPUT_TEMPLATE\n"
+        "  Object.entries(vars).forEach(([name, value]) => {\n"
+        "    const regex = new RegExp(`{{${name}}}`, 'g')\n"
+        "    output = output.replace(regex, value.toString())\n"
+        "  })\n"
+        "  return output\n"
+        "}\n"
+        "export function systemPrompts(modelConfig: ModelConfig) {\n"
+        "  return [createMessage({ role: 'system', content: fillTemplateWith('', modelConfig) })]\n"
+        "}\n"
+    )
+    assert _codes(ts, "chat.ts") == [(12, "PL101")]
+
+
+def test_typescript_values_followed_through_loops_over_entries() -> None:
+    ts = (
+        "function fill(template: string) {\n"
+        "  const vars = { today: new Date().toISOString().slice(0, 10) }\n"
+        "  let output = template\n"
+        "  for (const [name, value] of Object.entries(vars)) {\n"
+        "    output = output.replaceAll(`{{${name}}}`, value)\n"
+        "  }\n"
+        "  return output\n"
+        "}\n"
+        "export const run = (client: Anthropic, t: string) =>\n"
+        "  client.messages.create({ model: 'm', max_tokens: 9, system: fill(t), messages: [] })\n"
+    )
+    assert _codes(ts, "fill.ts") == [(10, "PL102")]
