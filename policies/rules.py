@@ -347,7 +347,10 @@ _RULES: tuple[Rule, ...] = (
         "`conversation`...): in a `+` chain or a `[*a, *b]` list in one function, or as "
         "fields of one object (`chunks.repo = ...`, `chunks.done = ...`) that its class joins "
         "in that order (`self.repo + self.done`), the class read from this module or from the "
-        "module it is imported from when that file is in a folder above.",
+        "module it is imported from when that file is in a folder above. In TypeScript and "
+        "JavaScript, the current request (`${query}`) or what was retrieved for it (a "
+        "parameter or local named like `context`, `results`, `memories`) written into the "
+        "system prompt.",
         "The cache matches from the first byte. A part that changes with each question (a "
         "repository map ranked by the files the question mentions, retrieved documents) and "
         "comes before the history moves the first differing byte up to itself: the whole "

@@ -156,9 +156,16 @@ def _budget_words(node: ast.AST) -> bool:
 
 
 def _budget_loop(loop: ast.For | ast.AsyncFor) -> bool:
-    """`for m in reversed(history)` (or `history[::-1]`) with a `break` under a comparison with a
-    budget."""
+    """`for m in reversed(history)` (or `history[::-1]`, either inside `enumerate(...)`) left by
+    a `break` or a `return` under a comparison with a budget."""
     it = loop.iter
+    if (
+        isinstance(it, ast.Call)
+        and isinstance(it.func, ast.Name)
+        and it.func.id == "enumerate"
+        and it.args
+    ):
+        it = it.args[0]
     backwards = (
         isinstance(it, ast.Call)
         and isinstance(it.func, ast.Name)
@@ -178,7 +185,7 @@ def _budget_loop(loop: ast.For | ast.AsyncFor) -> bool:
             isinstance(n, ast.If)
             and isinstance(n.test, ast.Compare)
             and _budget_words(n.test)
-            and any(isinstance(b, ast.Break) for b in ast.walk(n))
+            and any(isinstance(b, (ast.Break, ast.Return)) for b in ast.walk(n))
         ):
             return True
     return False

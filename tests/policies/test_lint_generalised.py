@@ -132,3 +132,58 @@ def test_typescript_values_followed_through_loops_over_entries() -> None:
         "  client.messages.create({ model: 'm', max_tokens: 9, system: fill(t), messages: [] })\n"
     )
     assert _codes(ts, "fill.ts") == [(10, "PL102")]
+
+
+def test_python_budget_loops_left_by_return_or_over_enumerate() -> None:
+    # SuperAGI's _split_history returns where the token budget runs out; MetaGPT's
+    # compress_messages keeps the latest messages while `keep_token` lasts, counting them
+    # with enumerate.
+    src = (
+        "def _split_history(self, history, pending_token_limit):\n"
+        "    hist_token_count = 0\n"
+        "    i = len(history)\n"
+        "    for message in reversed(history):\n"
+        "        hist_token_count += count_tokens([message])\n"
+        "        if hist_token_count > pending_token_limit:\n"
+        "            return history[:i], history[i:]\n"
+        "        i -= 1\n"
+        "    return [], history\n"
+        "def compress(self, user_assistant_msgs, keep_token, compressed):\n"
+        "    current_token_count = 0\n"
+        "    for i, msg in enumerate(reversed(user_assistant_msgs)):\n"
+        "        token_count = self.count_tokens([msg])\n"
+        "        if current_token_count + token_count <= keep_token:\n"
+        "            compressed.insert(1, msg)\n"
+        "            current_token_count += token_count\n"
+        "        else:\n"
+        "            break\n"
+        "    return compressed\n"
+        "def newest_first(history):\n"
+        "    for i, m in enumerate(reversed(history)):\n"
+        "        if m['role'] == 'user':\n"
+        "            return m\n"
+    )
+    assert _codes(src, "budget.py") == [(4, "PL303"), (12, "PL303")]
+
+
+def test_typescript_retrieved_context_written_into_the_system_prompt() -> None:
+    # web-chat's chatPrompt(context) and bolt.diy's build-mode context buffer: what was
+    # retrieved for this question goes into the system prompt. Not: a user's profile, a fixed
+    # text chosen by a flag (scira's router), a module constant loaded once.
+    ts = (
+        "const PROJECT_CONTEXT = loadProjectNotes()\n"
+        "export const chatPrompt = (context: string) => {\n"
+        "  return `Use the following context to answer the question.\n"
+        "Context: ${context}\n"
+        "Project: ${PROJECT_CONTEXT}`\n"
+        "}\n"
+        "export function build(files: FileMap, profileContext: string, hasImages: boolean) {\n"
+        "  const codeContext = createFilesContext(files, true)\n"
+        "  const imageContext = hasImages ? '\\nPrefer a vision model.' : ''\n"
+        "  const systemPrompt = `${getSystemPrompt()}\n"
+        "CONTEXT BUFFER: ${codeContext}\n"
+        "User info: ${profileContext}${imageContext}`\n"
+        "  return streamText({ model, system: systemPrompt, messages })\n"
+        "}\n"
+    )
+    assert _codes(ts, "prompt.ts") == [(4, "PL304"), (11, "PL304")]
