@@ -152,7 +152,13 @@ def check_windows(src: Source) -> list[Finding]:
         obj = fn.child_by_field_name("object") if fn is not None else None
         if name == "trimMessages":
             add(n, "the conversation is trimmed to a budget (`trimMessages`)")
-        elif name == "slice" and args and _negative(src, args[0]) and is_history(src, obj):
+        elif (
+            name == "slice"
+            and args
+            and _negative(src, args[0])
+            and is_history(src, obj)
+            and not _for_side_request(src, n)
+        ):
             add(n, f"the conversation is cut to its last messages (`{_short(src, n)}`)")
         elif name == "slice" and len(args) == 1 and is_history(src, obj) and _moving(src, args[0]):
             add(n, f"the conversation is cut from a moving position (`{_short(src, n)}`)")
@@ -321,6 +327,19 @@ def _carries_history(src: Source, content: Node) -> bool:
             ):
                 return True
     return False
+
+
+def _for_side_request(src: Source, node: Node) -> bool:
+    """The window is bound to a name of a one-off side request (`topicMessages`,
+    `titleMessages`, `summaryInput`): the recent turns a title or a summary is asked from, not
+    the conversation sent each turn."""
+    p = node.parent
+    while p is not None and p.type in ("member_expression", "call_expression", "arguments"):
+        p = p.parent
+    if p is None or p.type != "variable_declarator":
+        return False
+    name = p.child_by_field_name("name")
+    return name is not None and bool(set(words(src.text(name))) & (_SIDE | {"topic"}))
 
 
 def _history_word(name: str) -> bool:

@@ -187,3 +187,40 @@ def test_typescript_retrieved_context_written_into_the_system_prompt() -> None:
         "}\n"
     )
     assert _codes(ts, "prompt.ts") == [(4, "PL304"), (11, "PL304")]
+
+
+def test_a_message_appended_by_a_state_update_is_not_the_prefix() -> None:
+    # deer-flow's subagent middleware returns a dated system reminder as a state update: the
+    # graph's add_messages reducer appends it once and keeps it. A request body that carries
+    # its own system message is still the prefix.
+    src = (
+        "from datetime import datetime\n"
+        "from langchain_core.messages import SystemMessage\n"
+        "class SubagentDateContextMiddleware(AgentMiddleware):\n"
+        "    def before_agent(self, state, runtime):\n"
+        "        current_date = datetime.now().strftime('%Y-%m-%d, %A')\n"
+        "        reminder = f'<system-reminder>{current_date}</system-reminder>'\n"
+        "        return {'messages': [SystemMessage(content=reminder)]}\n"
+        "def body(question):\n"
+        "    today = datetime.now().strftime('%Y-%m-%d')\n"
+        "    return {'model': 'gpt-4o', 'messages': [{'role': 'system', 'content': today}]}\n"
+    )
+    assert _codes(src, "middleware.py") == [(9, "PL102")]
+
+
+def test_the_recent_turns_a_title_is_asked_from_are_no_window() -> None:
+    # NextChat asks for a topic from the last messages once, in a request of its own; the
+    # conversation itself, cut the same way, is a window.
+    ts = (
+        "export function summarizeTopic(messages: ChatMessage[], count: number) {\n"
+        "  const topicMessages = messages\n"
+        "    .slice(messages.length - count, messages.length)\n"
+        "    .concat(createMessage({ role: 'user', content: Locale.Store.Prompt.Topic }))\n"
+        "  api.llm.chat({ messages: topicMessages, config: { model } })\n"
+        "}\n"
+        "export function send(messages: ChatMessage[], count: number) {\n"
+        "  const recentMessages = messages.slice(messages.length - count, messages.length)\n"
+        "  api.llm.chat({ messages: recentMessages, config: { model } })\n"
+        "}\n"
+    )
+    assert _codes(ts, "chat.ts") == [(8, "PL303")]
