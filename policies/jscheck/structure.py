@@ -24,6 +24,7 @@ from .syntax import (
     arguments,
     callee_name,
     key_name,
+    scope_of,
     string_value,
     unwrap,
     value_name,
@@ -268,16 +269,27 @@ def check_side_requests(src: Source) -> list[Finding]:
 
 def check_flattened_history(src: Source) -> list[Finding]:
     """PL305: a request of its own (`[{ role: "system", content: EXTRACTOR }, { role: "user",
-    content: `${formatHistory(chatHistory)}` }]`) that carries the conversation as text in one
-    user message: its prefix is another system prompt, so every turn sends the whole history
-    again uncached."""
+    content: `${formatHistory(chatHistory)}` }]`, or the same messages `push`ed one by one into
+    a list) that carries the conversation as text in one user message: its prefix is another
+    system prompt, so every turn sends the whole history again uncached. Reported at the list,
+    or, for one built by `push`, where the conversation is flattened into the user message."""
     lines = source_lines(src.data.decode("utf-8", "replace"))
     out: list[Finding] = []
+    lists: list[tuple[Node | None, list[Node]]] = []  # (the array literal, its messages)
+    pushed: dict[tuple[int, str], list[Node]] = {}
     for n in walk(src.root):
-        if n.type != "array":
-            continue
+        if n.type == "array":
+            lists.append((n, list(n.named_children)))
+        elif n.type == "call_expression" and callee_name(src, n) == "push":
+            fn = n.child_by_field_name("function")
+            obj = fn.child_by_field_name("object") if fn is not None else None
+            if obj is not None and obj.type == "identifier":
+                key = (scope_of(n).id, src.text(obj))
+                pushed.setdefault(key, []).extend(arguments(n))
+    lists += [(None, items) for items in pushed.values()]
+    for array, items in lists:
         roles: dict[str, Node] = {}
-        for item in n.named_children:
+        for item in items:
             item = unwrap(item)
             if item.type != "object":
                 continue
@@ -286,14 +298,14 @@ def check_flattened_history(src: Source) -> list[Finding]:
                 for p in item.named_children
                 if p.type == "pair"
             }
-            role = string_value(src, pairs.get("role"))
+            role = string_value(src, _role_text(pairs.get("role")))
             content = pairs.get("content")
             if role is not None and content is not None:
                 roles.setdefault(role, content)
         user = roles.get("user")
         if "system" not in roles or user is None or not _carries_history(src, user):
             continue
-        line, col = src.pos(n)
+        line, col = src.pos(array if array is not None else user)
         out.append(
             Finding(
                 src.path,
@@ -310,12 +322,23 @@ def check_flattened_history(src: Source) -> list[Finding]:
     return out
 
 
+def _role_text(node: Node | None) -> Node | None:
+    """`"user" as const` is the role "user"."""
+    while node is not None and node.type in ("as_expression", "satisfies_expression"):
+        node = node.named_children[0] if node.named_children else None
+    return node
+
+
 def _carries_history(src: Source, content: Node) -> bool:
     """A message text built from the conversation: `${formatHistory(chatHistory)}`,
     `${JSON.stringify(logs)}` where `logs = history.filter(...)`."""
     content = unwrap(content)
     if content.type not in ("template_string", "binary_expression", "call_expression"):
-        return False
+        if content.type != "identifier":
+            return False
+        # `content: summaryInput`, where `summaryInput = buildSummaryInput({ messages })`.
+        value = _local_value(src, content)
+        return value is not None and _carries_history(src, value)
     for x in walk(content):
         if x.type in ("identifier", "property_identifier") and _history_word(src.text(x)):
             return True

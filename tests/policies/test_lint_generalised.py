@@ -224,3 +224,26 @@ def test_the_recent_turns_a_title_is_asked_from_are_no_window() -> None:
         "}\n"
     )
     assert _codes(ts, "chat.ts") == [(8, "PL303")]
+
+
+def test_a_summary_request_built_by_push_is_a_side_request() -> None:
+    # VoltAgent's summariser pushes its own system prompt and the conversation, flattened by a
+    # helper into one user message, into a list it sends.
+    ts = (
+        "export async function summarize(systemPrompt: string, newMessages: Message[]) {\n"
+        "  const summaryInput = buildSummaryInput({ previousSummary: '', messages: newMessages })\n"
+        "  const summaryMessages: Array<{ role: 'system' | 'user'; content: string }> = []\n"
+        "  if (systemPrompt.trim()) {\n"
+        "    summaryMessages.push({ role: 'system' as const, content: systemPrompt })\n"
+        "  }\n"
+        "  summaryMessages.push({ role: 'user' as const, content: summaryInput })\n"
+        "  return generateText({ model, messages: summaryMessages })\n"
+        "}\n"
+        "export async function ask(systemPrompt: string, question: string) {\n"
+        "  const msgs: Message[] = []\n"
+        "  msgs.push({ role: 'system', content: systemPrompt })\n"
+        "  msgs.push({ role: 'user', content: question })\n"
+        "  return generateText({ model, messages: msgs })\n"
+        "}\n"
+    )
+    assert _codes(ts, "summary.ts") == [(7, "PL305")]
