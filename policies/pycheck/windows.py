@@ -23,6 +23,7 @@ import ast
 from ..findings import Finding
 from ..meaning import words
 from .context import Context
+from .syntax import const_str
 
 _HISTORY = frozenset({"history", "messages", "conversation", "chat", "turns", "transcript", "msgs"})
 _SENT_KWARGS = frozenset({"messages", "input", "history", "chat_history", "contents"})
@@ -84,6 +85,8 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             and _sent(node, parents, chat)
         ):
             _add(ctx, node, f"the conversation is cut to its last messages (`{_src(node)}`)")
+        elif isinstance(node, ast.Assign) and _last_role_write(node, tree):
+            _add(ctx, node, "the last message's role is changed by its position")
         elif isinstance(node, ast.Assign) and _cut_out(node):
             _add(ctx, node, "messages are cut out of the middle of the conversation")
         elif isinstance(node, (ast.For, ast.AsyncFor)) and _budget_loop(node):
@@ -96,6 +99,39 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             _add(ctx, node, "messages are dropped from the front while over a budget")
         elif isinstance(node, (ast.For, ast.AsyncFor)) and _rebuilt_by_position(node):
             _add(ctx, node, "older messages are rebuilt by their position in the conversation")
+
+
+def _is_last(node: ast.AST) -> bool:
+    """`messages[-1]`: the last message of a history."""
+    return (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.slice, ast.UnaryOp)
+        and isinstance(node.slice.op, ast.USub)
+        and isinstance(node.slice.operand, ast.Constant)
+        and node.slice.operand.value == 1
+        and _is_history(node.value)
+    )
+
+
+def _last_role_write(node: ast.Assign, tree: ast.Module) -> bool:
+    """`messages[-1]["role"] = "user"`, or `last = messages[-1]` then `last["role"] = ...`: the
+    message has another role only while it is the last one; the next request, where it is not,
+    sends it with its own role again."""
+    for t in node.targets:
+        if not (isinstance(t, ast.Subscript) and const_str(t.slice) == "role"):
+            continue
+        if _is_last(t.value):
+            return True
+        if isinstance(t.value, ast.Name):
+            name = t.value.id
+            for a in ast.walk(tree):
+                if (
+                    isinstance(a, ast.Assign)
+                    and any(isinstance(x, ast.Name) and x.id == name for x in a.targets)
+                    and _is_last(a.value)
+                ):
+                    return True
+    return False
 
 
 def _sent(node: ast.AST, parents: dict[int, ast.AST], chat: bool) -> bool:

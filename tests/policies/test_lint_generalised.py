@@ -247,3 +247,30 @@ def test_a_summary_request_built_by_push_is_a_side_request() -> None:
         "}\n"
     )
     assert _codes(ts, "summary.ts") == [(7, "PL305")]
+
+
+def test_the_last_message_sent_with_another_role() -> None:
+    # Inngest AgentKit's Anthropic adapter sends a trailing assistant message as a user one;
+    # on the next request it is no longer last and goes back to its own role.
+    ts = (
+        "export const requestParser = (messages: Message[], system: string) => {\n"
+        "  const anthropicMessages = messages.map(toAnthropic)\n"
+        "  const lastMessage = anthropicMessages[anthropicMessages.length - 1]\n"
+        "  if (lastMessage?.role === 'assistant') {\n"
+        "    lastMessage.role = 'user'\n"
+        "  }\n"
+        "  const draft = { role: 'assistant' }\n"
+        "  draft.role = 'user'\n"
+        "  return { system, messages: anthropicMessages }\n"
+        "}\n"
+    )
+    assert _codes(ts, "anthropic.ts") == [(5, "PL303")]
+    src = (
+        "def to_request(messages, system):\n"
+        "    if messages[-1]['role'] == 'assistant':\n"
+        "        messages[-1]['role'] = 'user'\n"
+        "    reply = {'role': 'assistant', 'content': ''}\n"
+        "    reply['role'] = 'user'\n"
+        "    return {'system': system, 'messages': messages}\n"
+    )
+    assert _codes(src, "adapter.py") == [(3, "PL303")]
