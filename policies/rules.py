@@ -412,7 +412,9 @@ _RULES: tuple[Rule, ...] = (
         "mode. In TypeScript also a prompt indexed or built with a request's mode or group "
         "(`PROMPTS[group]`, `getWriterPrompt(ctx, config.mode)`, a `switch (mode)` whose cases "
         "set it) and tools chosen from the "
-        "current message (`getTools(lastMessage)`).",
+        "current message (`getTools(lastMessage)`). In both languages, the model chosen by "
+        "the step of an agent loop (`model = THINKING if turn == 0 else BASE` inside the "
+        "loop): each model has a cache of its own.",
         "Switching mode changes the first bytes, so no two modes share any cached prefix; for "
         "OpenAI the first ~256 tokens also pick the machine, so modes land on different "
         "machines.",

@@ -470,3 +470,65 @@ def _in_budget_loop(src: Source, node: Node) -> bool:
 def _short(src: Source, node: Node) -> str:
     text = " ".join(src.text(node).split())
     return text if len(text) <= 50 else text[:47] + "..."
+
+
+_LOOPS = frozenset({"while_statement", "for_statement", "for_in_statement", "do_statement"})
+# A step counter of an agent loop: `turnCount`, `step`, `iteration`.
+_STEP = frozenset({"turn", "step", "steps", "iteration", "iter", "round", "attempt"})
+
+
+def check_model_per_step(src: Source) -> list[Finding]:
+    """PL302: the model chosen by the step of an agent loop (`const model = turnCount === 0 ?
+    THINKING : BASE` inside the loop): each model has a cache of its own, so the steps after
+    the switch read nothing the first one wrote."""
+    lines = source_lines(src.data.decode("utf-8", "replace"))
+    out: list[Finding] = []
+    for n in walk(src.root):
+        if n.type == "variable_declarator":
+            name, value = n.child_by_field_name("name"), n.child_by_field_name("value")
+        elif n.type == "pair":
+            name, value = n.child_by_field_name("key"), n.child_by_field_name("value")
+        else:
+            continue
+        if name is None or value is None or words(src.text(name))[-1:] != ["model"]:
+            continue
+        value = unwrap(value)
+        cond = (
+            value.child_by_field_name("condition") if value.type == "ternary_expression" else None
+        )
+        if cond is None or not _in_loop(n):
+            continue
+        step = next(
+            (
+                x
+                for x in walk(cond)
+                if x.type in ("identifier", "property_identifier")
+                and set(words(src.text(x))) & _STEP
+            ),
+            None,
+        )
+        if step is None:
+            continue
+        line, col = src.pos(value)
+        out.append(
+            Finding(
+                src.path,
+                line,
+                col,
+                "PL302",
+                f"the model is chosen by the loop's step (`{src.text(step)}`): each model has a "
+                "cache of its own, so the steps after the switch read nothing the earlier ones "
+                "wrote; keep one model for the whole loop",
+                source_line=lines[line - 1] if line <= len(lines) else "",
+            )
+        )
+    return out
+
+
+def _in_loop(node: Node) -> bool:
+    p = node.parent
+    while p is not None and p.type not in FUNCTIONS:
+        if p.type in _LOOPS:
+            return True
+        p = p.parent
+    return False

@@ -274,3 +274,28 @@ def test_the_last_message_sent_with_another_role() -> None:
         "    return {'system': system, 'messages': messages}\n"
     )
     assert _codes(src, "adapter.py") == [(3, "PL303")]
+
+
+def test_the_model_chosen_by_the_step_of_an_agent_loop() -> None:
+    # Cody's agentic handler asks the extended-thinking model on turn 0 and the base model on
+    # every later turn of one loop.
+    ts = (
+        "export async function run(chat: ChatBuilder) {\n"
+        "  let turnCount = 0\n"
+        "  while (turnCount < MAX_TURN) {\n"
+        "    const model = turnCount === 0 ? AGENT_MODELS.ExtendedThinking : AGENT_MODELS.Base\n"
+        "    await requestLLM(chat, model)\n"
+        "    turnCount++\n"
+        "  }\n"
+        "  const model = fast ? 'haiku' : 'sonnet'\n"
+        "}\n"
+    )
+    assert _codes(ts, "AgenticHandler.ts") == [(4, "PL302")]
+    src = (
+        "def run(client, messages):\n"
+        "    for step in range(10):\n"
+        "        model = 'o3' if step == 0 else 'gpt-4.1'\n"
+        "        client.responses.create(model=model, input=messages)\n"
+        "        client.responses.create(model='o3' if fast else 'gpt-4.1', input=messages)\n"
+    )
+    assert _codes(src, "loop.py") == [(3, "PL302")]
