@@ -517,8 +517,14 @@ class SinkCheck:
             return
         ws = set(words(name))
         last = words(name)[-1:]
+        # What was retrieved counts in a system prompt, not in a `prompt` that may be the
+        # user's turn of a one-off request.
         retrieved = (
-            bool(last) and last[0] in _RETRIEVED and not ws & _SETTLED and self._varies(inner)
+            bool(last)
+            and last[0] in _RETRIEVED
+            and not ws & _SETTLED
+            and bool(set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES))
+            and self._varies(inner)
         )
         if not (ws & _REQUEST or (ws & _CURRENT and ws & _REQUEST_PARTS) or retrieved):
             return

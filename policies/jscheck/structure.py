@@ -532,3 +532,52 @@ def _in_loop(node: Node) -> bool:
             return True
         p = p.parent
     return False
+
+
+# What was retrieved for the current request (the same words as the sinks' PL304).
+_RETRIEVED = frozenset({"context", "results", "memories", "documents", "chunks", "passages"})
+_SETTLED = frozenset({"profile", "persona", "system", "settings", "instructions"})
+
+
+def check_content_before_history(src: Source) -> list[Finding]:
+    """PL304: one text made of what was retrieved for this request followed by the
+    conversation (`${context}\n\n${previousMessagesFormatted}`): the history after the
+    retrieved part is sent again uncached each time it changes."""
+    lines = source_lines(src.data.decode("utf-8", "replace"))
+    out: list[Finding] = []
+    for n in walk(src.root):
+        if n.type != "template_string":
+            continue
+        subs = [
+            unwrap(c.named_children[0])
+            for c in n.named_children
+            if c.type == "template_substitution" and c.named_children
+        ]
+        names = [src.text(x) if x.type == "identifier" else "" for x in subs]
+        first = next((i for i, x in enumerate(names) if x and _retrieved(src, subs[i])), None)
+        if first is None or not any(_history_word(x) for x in names[first + 1 :] if x):
+            continue
+        line, col = src.pos(subs[first])
+        out.append(
+            Finding(
+                src.path,
+                line,
+                col,
+                "PL304",
+                f"`{names[first]}` (retrieved for this request) comes before the conversation in "
+                "one text: each time it changes, the history after it is sent again uncached; "
+                "put it after the history, next to the newest message",
+                source_line=lines[line - 1] if line <= len(lines) else "",
+            )
+        )
+    return out
+
+
+def _retrieved(src: Source, ident: Node) -> bool:
+    ws = words(src.text(ident))
+    if not ws or ws[-1] not in _RETRIEVED or set(ws) & _SETTLED:
+        return False
+    if scope_of(ident).type == "program":
+        return False
+    value = _local_value(src, ident)
+    return value is None or string_value(src, unwrap(value)) is None

@@ -167,12 +167,13 @@ def test_python_budget_loops_left_by_return_or_over_enumerate() -> None:
 
 
 def test_typescript_retrieved_context_written_into_the_system_prompt() -> None:
-    # web-chat's chatPrompt(context) and bolt.diy's build-mode context buffer: what was
+    # LlamaIndexTS's context system prompt and bolt.diy's build-mode context buffer: what was
     # retrieved for this question goes into the system prompt. Not: a user's profile, a fixed
-    # text chosen by a flag (scira's router), a module constant loaded once.
+    # text chosen by a flag (scira's router), a module constant loaded once, nor a `prompt`
+    # that may be the user's turn of a one-off question.
     ts = (
         "const PROJECT_CONTEXT = loadProjectNotes()\n"
-        "export const chatPrompt = (context: string) => {\n"
+        "export const contextSystemPrompt = (context: string) => {\n"
         "  return `Use the following context to answer the question.\n"
         "Context: ${context}\n"
         "Project: ${PROJECT_CONTEXT}`\n"
@@ -185,8 +186,11 @@ def test_typescript_retrieved_context_written_into_the_system_prompt() -> None:
         "User info: ${profileContext}${imageContext}`\n"
         "  return streamText({ model, system: systemPrompt, messages })\n"
         "}\n"
+        "export const answerPrompt = (context: string, question: string) =>\n"
+        "  `Answer from the context.\nContext: ${context}\nQuestion: ${question}`\n"
     )
-    assert _codes(ts, "prompt.ts") == [(4, "PL304"), (11, "PL304")]
+    # (`${question}` in a prompt builder, line 18, is the current request's rule, as before.)
+    assert _codes(ts, "prompt.ts") == [(4, "PL304"), (11, "PL304"), (18, "PL304")]
 
 
 def test_a_message_appended_by_a_state_update_is_not_the_prefix() -> None:
@@ -299,3 +303,19 @@ def test_the_model_chosen_by_the_step_of_an_agent_loop() -> None:
         "        client.responses.create(model='o3' if fast else 'gpt-4.1', input=messages)\n"
     )
     assert _codes(src, "loop.py") == [(3, "PL302")]
+
+
+def test_retrieved_context_before_the_conversation_in_one_text() -> None:
+    # chatGPTBox's Bing client puts the page context ahead of the formatted conversation.
+    # The conversation first and the context after it keeps the history's prefix.
+    ts = (
+        "export async function generateAnswers(port, question, session, context) {\n"
+        "  let previousMessagesFormatted = formatMessages(session.conversationRecords)\n"
+        "  if (context) {\n"
+        "    previousMessagesFormatted = `${context}\\n\\n${previousMessagesFormatted}`\n"
+        "  }\n"
+        "  const prompt = `${previousMessagesFormatted}\\n\\n${context}`\n"
+        "  return send(previousMessagesFormatted, prompt)\n"
+        "}\n"
+    )
+    assert _codes(ts, "index.mjs") == [(4, "PL304")]
