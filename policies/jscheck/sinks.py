@@ -406,6 +406,11 @@ class SinkCheck:
                 # A prompt builder's own return values are a sink where it is defined:
                 # reported there once, not again at each call.
                 continue
+            if inner.type == "identifier" and words(self.src.text(inner))[-1:] in (
+                ["id"],
+                ["ids"],
+            ):
+                continue  # an id (`return id`) names a record; it is no prompt text
             if not volatile_only:
                 self._per_request(leaf, sink, sink_line)
             if self._is_named_sink(inner):

@@ -397,11 +397,16 @@ class Evaluator:
                 for c in node.named_children
                 if c.type == "pair" and key_name(src, c.child_by_field_name("key")) in _MESSAGE_TEXT
             )
-        if t in ("array", "object"):
+        if t == "object":
+            # An id or a creation time of a record (`{ id, text, createdAt: Date.now() }`)
+            # names or dates it; the record's text is the rest.
             return self._union(
                 c.child_by_field_name("value") if c.type == "pair" else c
                 for c in node.named_children
+                if not _metadata_key(src, c)
             )
+        if t == "array":
+            return self._union(node.named_children)
         if t == "shorthand_property_identifier":
             return self._name(node, src.text(node))
         if t == "identifier":
@@ -442,6 +447,8 @@ class Evaluator:
         return self._by_meaning(node, name)
 
     def _by_meaning(self, node: Node, name: str) -> Taints:
+        if node.type == "identifier" and name.isupper():
+            return EMPTY  # `STRUCTURE_OF_COMMIT`: a constant, whatever it is named for
         kind = kind_of_name(name)
         if kind is None and (
             node.type == "call_expression"
@@ -733,6 +740,21 @@ def _date_cut(src: Source, args: list[Node]) -> bool:
 def is_slot(text: str) -> bool:
     """A template slot: `{{CURRENT_DATE}}`, `{date}`, `${today}`, `%DATE%`, `<DATE>`."""
     return bool(_SLOT.search(text))
+
+
+_METADATA_WORDS = frozenset({"created", "updated", "timestamp", "expires"})
+
+
+def _metadata_key(src: Source, item: Node) -> bool:
+    """An object's `id`, `messageId`, `createdAt`, `timestamp` entry (a pair or a shorthand)."""
+    if item.type == "pair":
+        key = key_name(src, item.child_by_field_name("key")) or ""
+    elif item.type == "shorthand_property_identifier":
+        key = src.text(item)
+    else:
+        return False
+    ws = words(key)
+    return ws[-1:] in (["id"], ["ids"]) or bool(set(ws) & _METADATA_WORDS)
 
 
 def _is_message(src: Source, node: Node) -> bool:
