@@ -533,10 +533,12 @@ class SinkCheck:
         )
         if not (ws & _REQUEST or (ws & _CURRENT and ws & _REQUEST_PARTS) or retrieved):
             return
+        request = ws & _REQUEST or (ws & _CURRENT and ws & _REQUEST_PARTS)
+        what = "the current request" if request else "retrieved for this request"
         self._report(
             leaf,
             "PL304",
-            f"`{name}` (the current request) is written into {sink} (line {sink_line}), ahead "
+            f"`{name}` ({what}) is written into {sink} (line {sink_line}), ahead "
             "of the conversation history: the prefix changes there on every request and the "
             "whole history is sent again uncached; put it in the newest user message",
         )

@@ -127,6 +127,9 @@ class Module:
 
     def _bind(self, scope: Node, name: str, value: Node | None) -> None:
         if value is None:
+            # `let memories: string`: declared here, assigned later; the name belongs to this
+            # scope, not to the module (a later `memories = ...` binds here).
+            self.values.setdefault((scope.id, name), [])
             return
         v = unwrap(value)
         if v.type in FUNCTIONS:

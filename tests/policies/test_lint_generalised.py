@@ -345,3 +345,23 @@ def test_constants_transforms_ids_and_creation_times_are_no_volatile_text() -> N
         "}\n"
     )
     assert _codes(ts, "prompts.ts") == [(6, "PL102")]
+
+
+def test_a_name_declared_without_a_value_stays_in_its_function() -> None:
+    # supermemory's middleware: `let memories: string` in one function, assigned later, is
+    # not the `memories` parameter of another function, which writes the memories searched
+    # for this turn into a system message.
+    ts = (
+        "export async function addMemories(messages: Message[], ctx: Ctx) {\n"
+        "  let memories: string\n"
+        "  memories = PROMPT_TEMPLATE\n"
+        "  return injectMemories(messages, memories)\n"
+        "}\n"
+        "const injectMemories = (messages: Message[], memories: string) => {\n"
+        "  return [{ id: crypto.randomUUID(), role: 'system' as const, content: memories },\n"
+        "    ...messages]\n"
+        "}\n"
+    )
+    found = lint_source(ts, "middleware.ts")
+    assert [(f.line, f.code) for f in found] == [(7, "PL304")]
+    assert "(retrieved for this request)" in found[0].message
