@@ -81,6 +81,12 @@ _SETTING = frozenset(
         "range",
         "expiry",
         "expires",
+        # A fixed date of a model or a thing, not today's: `KnowledgeCutOffDate`,
+        # `knowledge_cutoff`, `releaseDate`, `birth_date`.
+        "cutoff",
+        "knowledge",
+        "release",
+        "birth",
         "threshold",
         "strategy",
         "enabled",
@@ -149,6 +155,12 @@ _TIME_DECOR = frozenset(
         "day",
     }
 )
+# Verbs of a function that transforms or tests its argument: its name says what it works on,
+# not what it reads.
+_TRANSFORMS = frozenset(
+    {"remove", "strip", "clean", "parse", "validate", "normalize", "sanitize", "trim", "escape"}
+    | {"truncate", "is", "has", "should"}
+)
 _DATE = frozenset({"date", "today", "todays", "weekday", "dow"})
 _RANDOM = frozenset({"uuid", "uuid4", "guid", "nonce", "random", "rand", "salt", "buster"})
 _RANDOM_ID_OWNERS = frozenset(
@@ -214,6 +226,8 @@ def kind_of_name(name: str) -> str | None:
     if not ws:
         return None
     s = set(ws)
+    if ws[0] in _TRANSFORMS:
+        return None  # `removeConventionalCommitWord(msg)`: works on its argument, reads nothing
     setting = bool(s & _SETTING)
     if "id" in s and s & _RANDOM_ID_OWNERS:
         return "random"

@@ -127,7 +127,8 @@ _RULES: tuple[Rule, ...] = (
         WARNING,
         "Today's date flows into the prompt prefix",
         "Finds a date (`date.today()`, `strftime('%Y-%m-%d')`, `{{ date }}`) that reaches the "
-        "prefix. A year in prose, or a date in the newest user turn, is not flagged. Severity "
+        "prefix. A year in prose, or a date in the newest user turn, is not flagged; nor, in "
+        "Python, a date read at import (a module constant), which one process keeps. Severity "
         "follows where it sits: in tool definitions (hashed first) it is an error.",
         "The prefix changes once a day: the first request after midnight, and every session "
         "that spans it, re-bills the whole prompt; sessions of different days never share it.",
@@ -346,7 +347,10 @@ _RULES: tuple[Rule, ...] = (
         "`conversation`...): in a `+` chain or a `[*a, *b]` list in one function, or as "
         "fields of one object (`chunks.repo = ...`, `chunks.done = ...`) that its class joins "
         "in that order (`self.repo + self.done`), the class read from this module or from the "
-        "module it is imported from when that file is in a folder above.",
+        "module it is imported from when that file is in a folder above. In TypeScript and "
+        "JavaScript, the current request (`${query}`) or what was retrieved for it (a "
+        "parameter or local named like `context`, `results`, `memories`) written into the "
+        "system prompt.",
         "The cache matches from the first byte. A part that changes with each question (a "
         "repository map ranked by the files the question mentions, retrieved documents) and "
         "comes before the history moves the first differing byte up to itself: the whole "
@@ -408,7 +412,9 @@ _RULES: tuple[Rule, ...] = (
         "mode. In TypeScript also a prompt indexed or built with a request's mode or group "
         "(`PROMPTS[group]`, `getWriterPrompt(ctx, config.mode)`, a `switch (mode)` whose cases "
         "set it) and tools chosen from the "
-        "current message (`getTools(lastMessage)`).",
+        "current message (`getTools(lastMessage)`). In both languages, the model chosen by "
+        "the step of an agent loop (`model = THINKING if turn == 0 else BASE` inside the "
+        "loop): each model has a cache of its own.",
         "Switching mode changes the first bytes, so no two modes share any cached prefix; for "
         "OpenAI the first ~256 tokens also pick the machine, so modes land on different "
         "machines.",

@@ -13,7 +13,13 @@ from __future__ import annotations
 from ..findings import Finding
 from .rewrites import check_rewrites
 from .sinks import SinkCheck
-from .structure import check_flattened_history, check_side_requests, check_windows
+from .structure import (
+    check_content_before_history,
+    check_flattened_history,
+    check_model_per_step,
+    check_side_requests,
+    check_windows,
+)
 from .syntax import JS_SUFFIXES, parse
 from .values import Evaluator, Loader, Module
 
@@ -32,5 +38,7 @@ def check_js(path: str, text: str, load: Loader | None = None) -> list[Finding]:
         + check_rewrites(src)
         + check_side_requests(src)
         + check_flattened_history(src)
+        + check_model_per_step(src)
+        + check_content_before_history(src)
     )
     return sorted(found, key=lambda f: (f.line, f.col, f.code))

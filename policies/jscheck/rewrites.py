@@ -16,7 +16,7 @@ from tree_sitter import Node
 
 from ..findings import Finding, source_lines
 from .structure import is_history
-from .syntax import Source, callee_name, unwrap, walk
+from .syntax import FUNCTIONS, Source, callee_name, unwrap, walk
 
 # The request a client sent: its messages cleaned on arrival are not the agent's history.
 _INCOMING = frozenset({"body", "req", "request"})
@@ -48,6 +48,8 @@ def check_rewrites(src: Source) -> list[Finding]:
             hit = _content_write(src, n)
             if hit is not None:
                 add(hit, f"messages of the history are rewritten in a loop (`{_short(src, hit)}`)")
+        elif n.type == "assignment_expression" and _last_role_write(src, n):
+            add(n, f"the last message's role is changed by its position (`{_short(src, n)}`)")
         elif n.type == "assignment_expression":
             left = n.child_by_field_name("left")
             right = n.child_by_field_name("right")
@@ -63,6 +65,42 @@ def check_rewrites(src: Source) -> list[Finding]:
             if obj is not None and src.text(unwrap(obj)) == src.text(left):
                 add(n, f"messages are filtered out of the history (`{_short(src, n)}`)")
     return out
+
+
+def _last_role_write(src: Source, node: Node) -> bool:
+    """`lastMessage.role = "user"` where `lastMessage = messages[messages.length - 1]` (or
+    `messages.at(-1)`), or `messages[messages.length - 1].role = ...`: the message gets another
+    role only while it is the last one, and the next request, where it is not, sends it with
+    its own role again."""
+    left = node.child_by_field_name("left")
+    if left is None or left.type != "member_expression":
+        return False
+    if src.text(left.child_by_field_name("property")) != "role":
+        return False
+    obj = unwrap(left.child_by_field_name("object"))  # type: ignore[arg-type]
+    if obj.type == "identifier":
+        scope = obj.parent
+        while scope is not None and scope.type not in FUNCTIONS and scope.parent is not None:
+            scope = scope.parent
+        value = None
+        for d in walk(scope) if scope is not None else []:
+            if d.type == "variable_declarator" and src.text(
+                d.child_by_field_name("name")
+            ) == src.text(obj):
+                value = d.child_by_field_name("value")
+        if value is None:
+            return False
+        obj = unwrap(value)
+    if obj.type == "subscript_expression":
+        base = obj.child_by_field_name("object")
+        index = "".join(src.text(obj.child_by_field_name("index")).split())
+        return is_history(src, base) and index.endswith(".length-1")
+    if obj.type == "call_expression" and callee_name(src, obj) == "at":
+        fn = obj.child_by_field_name("function")
+        base = fn.child_by_field_name("object") if fn is not None else None
+        args = obj.child_by_field_name("arguments")
+        return is_history(src, base) and args is not None and src.text(args) == "(-1)"
+    return False
 
 
 def _content_write(src: Source, loop: Node) -> Node | None:

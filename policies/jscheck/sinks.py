@@ -21,7 +21,17 @@ from tree_sitter import Node
 
 from ..findings import Finding, source_lines
 from ..meaning import words
-from .syntax import FUNCTIONS, Source, arguments, callee_name, key_name, string_value, unwrap, walk
+from .syntax import (
+    FUNCTIONS,
+    Source,
+    arguments,
+    callee_name,
+    key_name,
+    scope_of,
+    string_value,
+    unwrap,
+    walk,
+)
 from .values import CODE_OF, ORDER, VOLATILE, Evaluator, Taint, bound_before, is_slot
 
 _PREFIX_WORDS = frozenset({"system", "instructions", "instruction", "preamble", "persona"})
@@ -59,6 +69,11 @@ _MEASURES = frozenset({"tokens", "token", "count", "fingerprint", "length", "siz
 _REQUEST = frozenset({"query", "question"})
 _CURRENT = frozenset({"user", "current", "latest", "incoming", "new"})
 _REQUEST_PARTS = frozenset({"message", "input", "request", "prompt", "text"})
+# What was retrieved for the current request (`${context}`, `${searchResults}`, `memories`):
+# found anew for each question, so the prefix changes with it.
+_RETRIEVED = frozenset({"context", "results", "memories", "documents", "chunks", "passages"})
+# ...unless named for what the user set once (`profileContext`, `systemContext`).
+_SETTLED = frozenset({"profile", "persona", "system", "settings", "instructions"})
 _SYSTEM_ROLES = frozenset({"system", "developer"})
 # Names of a mode the user picks per request: the prompt or the tools chosen by it change.
 _MODE_WORDS = frozenset({"mode", "group", "focus"})
@@ -391,6 +406,11 @@ class SinkCheck:
                 # A prompt builder's own return values are a sink where it is defined:
                 # reported there once, not again at each call.
                 continue
+            if inner.type == "identifier" and words(self.src.text(inner))[-1:] in (
+                ["id"],
+                ["ids"],
+            ):
+                continue  # an id (`return id`) names a record; it is no prompt text
             if not volatile_only:
                 self._per_request(leaf, sink, sink_line)
             if self._is_named_sink(inner):
@@ -501,15 +521,51 @@ class SinkCheck:
         else:
             return
         ws = set(words(name))
-        if not (ws & _REQUEST or (ws & _CURRENT and ws & _REQUEST_PARTS)):
+        last = words(name)[-1:]
+        # What was retrieved counts in a system prompt, not in a `prompt` that may be the
+        # user's turn of a one-off request.
+        retrieved = (
+            bool(last)
+            and last[0] in _RETRIEVED
+            and not ws & _SETTLED
+            and bool(set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES))
+            and self._varies(inner)
+        )
+        if not (ws & _REQUEST or (ws & _CURRENT and ws & _REQUEST_PARTS) or retrieved):
             return
+        request = ws & _REQUEST or (ws & _CURRENT and ws & _REQUEST_PARTS)
+        what = "the current request" if request else "retrieved for this request"
         self._report(
             leaf,
             "PL304",
-            f"`{name}` (the current request) is written into {sink} (line {sink_line}), ahead "
+            f"`{name}` ({what}) is written into {sink} (line {sink_line}), ahead "
             "of the conversation history: the prefix changes there on every request and the "
             "whole history is sent again uncached; put it in the newest user message",
         )
+
+    def _varies(self, node: Node) -> bool:
+        """A parameter of a function, or a name bound inside one to something other than
+        literal text (`hasImages ? '...' : ''` is one of two fixed texts): made per call, not a
+        module constant loaded once."""
+        if node.type not in ("identifier", "shorthand_property_identifier"):
+            return False
+        scope, vals, _ = self.ev.m.lookup(node, self.src.text(node))
+        if vals is not None and scope is not None:
+            return scope.type != "program" and not all(self._literal(v) for v in vals)
+        return scope_of(node).type != "program"
+
+    def _literal(self, node: Node) -> bool:
+        node = unwrap(node)
+        if node.type == "ternary_expression":
+            return all(
+                self._literal(x)
+                for x in (
+                    node.child_by_field_name("consequence"),
+                    node.child_by_field_name("alternative"),
+                )
+                if x is not None
+            )
+        return string_value(self.src, node) is not None
 
     def order_sink(self, value: Node, sink: str, at: Node) -> None:
         sink_line = self.src.pos(at)[0]

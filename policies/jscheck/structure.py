@@ -24,6 +24,7 @@ from .syntax import (
     arguments,
     callee_name,
     key_name,
+    scope_of,
     string_value,
     unwrap,
     value_name,
@@ -37,12 +38,18 @@ _CAP = frozenset({"max", "limit", "last", "keep", "recent", "window"})
 _COUNTED = frozenset({"messages", "message", "turns", "turn", "history", "msgs"})
 
 
+def _not_system(ws: set[str]) -> bool:
+    """Not named for the system prompt: `systemMessages` is not the history, while
+    `nonSystemMessages` (the history with the system messages taken out) is."""
+    return "system" not in ws or "non" in ws
+
+
 def is_history(src: Source, node: Node | None) -> bool:
     """A value named like a conversation: `messages`, `chatHistory`, `this.transcript`."""
     if node is None:
         return False
     ws = set(words(value_name(src, node)))
-    return bool(ws & _HISTORY) and "system" not in ws
+    return bool(ws & _HISTORY) and _not_system(ws)
 
 
 _EXPIRE = frozenset({"expire", "prune", "evict", "forget"})
@@ -68,7 +75,7 @@ def _cuts_messages(name: str) -> bool:
 def _is_conversation(src: Source, node: Node) -> bool:
     """A history by a narrower reading than `is_history`: not a `session` (often a login)."""
     ws = set(words(value_name(src, node)))
-    return bool(ws & (_HISTORY - {"session"})) and "system" not in ws
+    return bool(ws & (_HISTORY - {"session"})) and _not_system(ws)
 
 
 def _is_budget(src: Source, node: Node) -> bool:
@@ -146,12 +153,20 @@ def check_windows(src: Source) -> list[Finding]:
         obj = fn.child_by_field_name("object") if fn is not None else None
         if name == "trimMessages":
             add(n, "the conversation is trimmed to a budget (`trimMessages`)")
-        elif name == "slice" and args and _negative(src, args[0]) and is_history(src, obj):
+        elif (
+            name == "slice"
+            and args
+            and _negative(src, args[0])
+            and is_history(src, obj)
+            and not _for_side_request(src, n)
+        ):
             add(n, f"the conversation is cut to its last messages (`{_short(src, n)}`)")
         elif name == "slice" and len(args) == 1 and is_history(src, obj) and _moving(src, args[0]):
             add(n, f"the conversation is cut from a moving position (`{_short(src, n)}`)")
         elif name in ("shift", "splice") and is_history(src, obj) and _in_budget_loop(src, n):
             add(n, f"messages are dropped while over a budget (`{_short(src, n)}`)")
+        elif name == "splice" and _keeps_last(src, n, obj):
+            add(n, f"the conversation is cut to its last items (`{_short(src, n)}`)")
         elif set(words(name)) & _EXPIRE and any(is_history(src, a) for a in args):
             add(n, f"messages expire from the history (`{_short(src, n)}`)", _DROPPED)
         elif (
@@ -254,16 +269,27 @@ def check_side_requests(src: Source) -> list[Finding]:
 
 def check_flattened_history(src: Source) -> list[Finding]:
     """PL305: a request of its own (`[{ role: "system", content: EXTRACTOR }, { role: "user",
-    content: `${formatHistory(chatHistory)}` }]`) that carries the conversation as text in one
-    user message: its prefix is another system prompt, so every turn sends the whole history
-    again uncached."""
+    content: `${formatHistory(chatHistory)}` }]`, or the same messages `push`ed one by one into
+    a list) that carries the conversation as text in one user message: its prefix is another
+    system prompt, so every turn sends the whole history again uncached. Reported at the list,
+    or, for one built by `push`, where the conversation is flattened into the user message."""
     lines = source_lines(src.data.decode("utf-8", "replace"))
     out: list[Finding] = []
+    lists: list[tuple[Node | None, list[Node]]] = []  # (the array literal, its messages)
+    pushed: dict[tuple[int, str], list[Node]] = {}
     for n in walk(src.root):
-        if n.type != "array":
-            continue
+        if n.type == "array":
+            lists.append((n, list(n.named_children)))
+        elif n.type == "call_expression" and callee_name(src, n) == "push":
+            fn = n.child_by_field_name("function")
+            obj = fn.child_by_field_name("object") if fn is not None else None
+            if obj is not None and obj.type == "identifier":
+                key = (scope_of(n).id, src.text(obj))
+                pushed.setdefault(key, []).extend(arguments(n))
+    lists += [(None, items) for items in pushed.values()]
+    for array, items in lists:
         roles: dict[str, Node] = {}
-        for item in n.named_children:
+        for item in items:
             item = unwrap(item)
             if item.type != "object":
                 continue
@@ -272,14 +298,14 @@ def check_flattened_history(src: Source) -> list[Finding]:
                 for p in item.named_children
                 if p.type == "pair"
             }
-            role = string_value(src, pairs.get("role"))
+            role = string_value(src, _role_text(pairs.get("role")))
             content = pairs.get("content")
             if role is not None and content is not None:
                 roles.setdefault(role, content)
         user = roles.get("user")
         if "system" not in roles or user is None or not _carries_history(src, user):
             continue
-        line, col = src.pos(n)
+        line, col = src.pos(array if array is not None else user)
         out.append(
             Finding(
                 src.path,
@@ -296,12 +322,23 @@ def check_flattened_history(src: Source) -> list[Finding]:
     return out
 
 
+def _role_text(node: Node | None) -> Node | None:
+    """`"user" as const` is the role "user"."""
+    while node is not None and node.type in ("as_expression", "satisfies_expression"):
+        node = node.named_children[0] if node.named_children else None
+    return node
+
+
 def _carries_history(src: Source, content: Node) -> bool:
     """A message text built from the conversation: `${formatHistory(chatHistory)}`,
     `${JSON.stringify(logs)}` where `logs = history.filter(...)`."""
     content = unwrap(content)
     if content.type not in ("template_string", "binary_expression", "call_expression"):
-        return False
+        if content.type != "identifier":
+            return False
+        # `content: summaryInput`, where `summaryInput = buildSummaryInput({ messages })`.
+        value = _local_value(src, content)
+        return value is not None and _carries_history(src, value)
     for x in walk(content):
         if x.type in ("identifier", "property_identifier") and _history_word(src.text(x)):
             return True
@@ -315,9 +352,42 @@ def _carries_history(src: Source, content: Node) -> bool:
     return False
 
 
+def _for_side_request(src: Source, node: Node) -> bool:
+    """The window is bound to a name of a one-off side request (`topicMessages`,
+    `titleMessages`, `summaryInput`): the recent turns a title or a summary is asked from, not
+    the conversation sent each turn."""
+    p = node.parent
+    while p is not None and p.type in ("member_expression", "call_expression", "arguments"):
+        p = p.parent
+    if p is None or p.type != "variable_declarator":
+        return False
+    name = p.child_by_field_name("name")
+    return name is not None and bool(set(words(src.text(name))) & (_SIDE | {"topic"}))
+
+
 def _history_word(name: str) -> bool:
     ws = set(words(name))
-    return bool(ws & _HISTORY) and "system" not in ws
+    return bool(ws & _HISTORY) and _not_system(ws)
+
+
+def _keeps_last(src: Source, call: Node, obj: Node | None) -> bool:
+    """`items.splice(0, items.length - limit)`: everything but the last `limit` dropped from a
+    history, or from any list a conversation store returns (a method of a class named for the
+    conversation or the session: OpenAI Agents' `OpenAIConversationsSession.getItems`)."""
+    args = arguments(call)
+    if len(args) != 2 or src.text(unwrap(args[0])) != "0":
+        return False
+    if ".length-" not in "".join(src.text(unwrap(args[1])).split()):
+        return False
+    if is_history(src, obj):
+        return True
+    p = call.parent
+    while p is not None:
+        if p.type in ("class_declaration", "class") and p.child_by_field_name("name") is not None:
+            ws = set(words(src.text(p.child_by_field_name("name"))))
+            return bool(ws & (_HISTORY | {"conversations", "memory"}))
+        p = p.parent
+    return False
 
 
 def _local_value(src: Source, ident: Node) -> Node | None:
@@ -400,3 +470,114 @@ def _in_budget_loop(src: Source, node: Node) -> bool:
 def _short(src: Source, node: Node) -> str:
     text = " ".join(src.text(node).split())
     return text if len(text) <= 50 else text[:47] + "..."
+
+
+_LOOPS = frozenset({"while_statement", "for_statement", "for_in_statement", "do_statement"})
+# A step counter of an agent loop: `turnCount`, `step`, `iteration`.
+_STEP = frozenset({"turn", "step", "steps", "iteration", "iter", "round", "attempt"})
+
+
+def check_model_per_step(src: Source) -> list[Finding]:
+    """PL302: the model chosen by the step of an agent loop (`const model = turnCount === 0 ?
+    THINKING : BASE` inside the loop): each model has a cache of its own, so the steps after
+    the switch read nothing the first one wrote."""
+    lines = source_lines(src.data.decode("utf-8", "replace"))
+    out: list[Finding] = []
+    for n in walk(src.root):
+        if n.type == "variable_declarator":
+            name, value = n.child_by_field_name("name"), n.child_by_field_name("value")
+        elif n.type == "pair":
+            name, value = n.child_by_field_name("key"), n.child_by_field_name("value")
+        else:
+            continue
+        if name is None or value is None or words(src.text(name))[-1:] != ["model"]:
+            continue
+        value = unwrap(value)
+        cond = (
+            value.child_by_field_name("condition") if value.type == "ternary_expression" else None
+        )
+        if cond is None or not _in_loop(n):
+            continue
+        step = next(
+            (
+                x
+                for x in walk(cond)
+                if x.type in ("identifier", "property_identifier")
+                and set(words(src.text(x))) & _STEP
+            ),
+            None,
+        )
+        if step is None:
+            continue
+        line, col = src.pos(value)
+        out.append(
+            Finding(
+                src.path,
+                line,
+                col,
+                "PL302",
+                f"the model is chosen by the loop's step (`{src.text(step)}`): each model has a "
+                "cache of its own, so the steps after the switch read nothing the earlier ones "
+                "wrote; keep one model for the whole loop",
+                source_line=lines[line - 1] if line <= len(lines) else "",
+            )
+        )
+    return out
+
+
+def _in_loop(node: Node) -> bool:
+    p = node.parent
+    while p is not None and p.type not in FUNCTIONS:
+        if p.type in _LOOPS:
+            return True
+        p = p.parent
+    return False
+
+
+# What was retrieved for the current request (the same words as the sinks' PL304).
+_RETRIEVED = frozenset({"context", "results", "memories", "documents", "chunks", "passages"})
+_SETTLED = frozenset({"profile", "persona", "system", "settings", "instructions"})
+
+
+def check_content_before_history(src: Source) -> list[Finding]:
+    """PL304: one text made of what was retrieved for this request followed by the
+    conversation (`${context}\n\n${previousMessagesFormatted}`): the history after the
+    retrieved part is sent again uncached each time it changes."""
+    lines = source_lines(src.data.decode("utf-8", "replace"))
+    out: list[Finding] = []
+    for n in walk(src.root):
+        if n.type != "template_string":
+            continue
+        subs = [
+            unwrap(c.named_children[0])
+            for c in n.named_children
+            if c.type == "template_substitution" and c.named_children
+        ]
+        names = [src.text(x) if x.type == "identifier" else "" for x in subs]
+        first = next((i for i, x in enumerate(names) if x and _retrieved(src, subs[i])), None)
+        if first is None or not any(_history_word(x) for x in names[first + 1 :] if x):
+            continue
+        line, col = src.pos(subs[first])
+        out.append(
+            Finding(
+                src.path,
+                line,
+                col,
+                "PL304",
+                f"`{names[first]}` (retrieved for this request) comes before the conversation in "
+                "one text: each time it changes, the history after it is sent again uncached; "
+                "put it after the history, next to the newest message",
+                source_line=lines[line - 1] if line <= len(lines) else "",
+            )
+        )
+    return out
+
+
+def _retrieved(src: Source, ident: Node) -> bool:
+    ws = words(src.text(ident))
+    if not ws or ws[-1] not in _RETRIEVED or set(ws) & _SETTLED:
+        return False
+    if scope_of(ident).type == "program":
+        return False
+    value = _local_value(src, ident)
+    return value is None or string_value(src, unwrap(value)) is None

@@ -127,6 +127,9 @@ class Module:
 
     def _bind(self, scope: Node, name: str, value: Node | None) -> None:
         if value is None:
+            # `let memories: string`: declared here, assigned later; the name belongs to this
+            # scope, not to the module (a later `memories = ...` binds here).
+            self.values.setdefault((scope.id, name), [])
             return
         v = unwrap(value)
         if v.type in FUNCTIONS:
@@ -175,6 +178,15 @@ class Module:
                     self._bind(src.root, "this." + src.text(name), value)
             elif t == "call_expression":
                 self._index_call(n)
+                self._index_callback(n)
+            elif t == "for_in_statement":
+                # `for (const [name, value] of Object.entries(vars))`: the loop's names carry
+                # what the collection carries.
+                left = n.child_by_field_name("left")
+                right = n.child_by_field_name("right")
+                if left is not None and right is not None:
+                    for local in _pattern_names(src, left):
+                        self._bind(scope_of(n), local, right)
             elif t == "import_statement":
                 self._index_import(n)
 
@@ -227,6 +239,32 @@ class Module:
                 self._bind(scope, name, a)
         elif prop in ("sort",):
             self.sorted_later.add((self._owner_scope(n, name).id, name))
+
+    def _index_callback(self, n: Node) -> None:
+        """`Object.entries(vars).forEach(([name, value]) => ...)`, `items.map((x) => ...)`: the
+        callback's element parameter carries what the collection carries."""
+        fn = n.child_by_field_name("function")
+        if fn is None or fn.type != "member_expression":
+            return
+        prop = self.src.text(fn.child_by_field_name("property"))
+        at = _ELEMENT_PARAM.get(prop)
+        obj = fn.child_by_field_name("object")
+        args = arguments(n)
+        if at is None or obj is None or not args:
+            return
+        cb = unwrap(args[0])
+        if cb.type not in ("arrow_function", "function_expression"):
+            return
+        params = cb.child_by_field_name("parameters")
+        if params is None:
+            one = cb.child_by_field_name("parameter")  # `x => ...`
+            plist = [one] if one is not None else []
+        else:
+            plist = [p for p in params.named_children if p.type != "comment"]
+        if len(plist) <= at:
+            return
+        for name in _pattern_names(self.src, plist[at]):
+            self._bind(cb, name, obj)
 
     def _index_import(self, n: Node) -> None:
         source = n.child_by_field_name("source")
@@ -362,11 +400,16 @@ class Evaluator:
                 for c in node.named_children
                 if c.type == "pair" and key_name(src, c.child_by_field_name("key")) in _MESSAGE_TEXT
             )
-        if t in ("array", "object"):
+        if t == "object":
+            # An id or a creation time of a record (`{ id, text, createdAt: Date.now() }`)
+            # names or dates it; the record's text is the rest.
             return self._union(
                 c.child_by_field_name("value") if c.type == "pair" else c
                 for c in node.named_children
+                if not _metadata_key(src, c)
             )
+        if t == "array":
+            return self._union(node.named_children)
         if t == "shorthand_property_identifier":
             return self._name(node, src.text(node))
         if t == "identifier":
@@ -407,6 +450,8 @@ class Evaluator:
         return self._by_meaning(node, name)
 
     def _by_meaning(self, node: Node, name: str) -> Taints:
+        if node.type == "identifier" and name.isupper():
+            return EMPTY  # `STRUCTURE_OF_COMMIT`: a constant, whatever it is named for
         kind = kind_of_name(name)
         if kind is None and (
             node.type == "call_expression"
@@ -639,6 +684,29 @@ class Evaluator:
 _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
 
 
+# The callback parameter that is the collection's element, by the array method called.
+_ELEMENT_PARAM = {"forEach": 0, "map": 0, "flatMap": 0, "filter": 0, "find": 0, "reduce": 1}
+
+
+def _pattern_names(src: Source, node: Node) -> list[str]:
+    """The names a binding pattern declares: `x`, `[name, value]`, `{ a, b: c }`, and those of
+    a parameter (`x: T`, `x = 1`) or a declaration (`const x`); not the names its defaults
+    read."""
+    if node.type in ("identifier", "shorthand_property_identifier_pattern"):
+        return [src.text(node)]
+    if node.type in ("assignment_pattern", "object_assignment_pattern"):
+        left = node.child_by_field_name("left")
+        return _pattern_names(src, left) if left is not None else []
+    if node.type in ("required_parameter", "optional_parameter", "pair_pattern"):
+        inner = node.child_by_field_name("pattern") or node.child_by_field_name("value")
+        return _pattern_names(src, inner) if inner is not None else []
+    out: list[str] = []
+    for c in node.named_children:
+        if c.type not in ("type_annotation", "comment"):
+            out += _pattern_names(src, c)
+    return out
+
+
 def bound_before(vals: list[Node], use: Node, scope: Node) -> list[Node]:
     """The values of a function's local name that can reach `use`: those bound before it. A
     value bound later in the same function is reached only by a loop around both; names of
@@ -675,6 +743,21 @@ def _date_cut(src: Source, args: list[Node]) -> bool:
 def is_slot(text: str) -> bool:
     """A template slot: `{{CURRENT_DATE}}`, `{date}`, `${today}`, `%DATE%`, `<DATE>`."""
     return bool(_SLOT.search(text))
+
+
+_METADATA_WORDS = frozenset({"created", "updated", "timestamp", "expires"})
+
+
+def _metadata_key(src: Source, item: Node) -> bool:
+    """An object's `id`, `messageId`, `createdAt`, `timestamp` entry (a pair or a shorthand)."""
+    if item.type == "pair":
+        key = key_name(src, item.child_by_field_name("key")) or ""
+    elif item.type == "shorthand_property_identifier":
+        key = src.text(item)
+    else:
+        return False
+    ws = words(key)
+    return ws[-1:] in (["id"], ["ids"]) or bool(set(ws) & _METADATA_WORDS)
 
 
 def _is_message(src: Source, node: Node) -> bool:

@@ -24,6 +24,7 @@ from .history import check_history
 from .placement import Load, check_placement
 from .side import check_side_requests
 from .sinks import SinkCheck
+from .steps import check_model_per_step
 from .syntax import Function
 from .taint import EMPTY, Evaluator, Summary, Taints
 from .windows import check_windows
@@ -119,6 +120,7 @@ def check_python(
     if _WRITES_CONTENT.search(text):  # the walk for PL303 only where a message is edited
         check_history(tree, ctx)
     check_windows(tree, ctx)
+    check_model_per_step(tree, ctx)
     if _CURRENT_MESSAGE.search(text):  # PL304 needs a part computed from the current message
         check_placement(tree, ctx, load)
     if _SYSTEM_ROLE.search(text):  # PL305 needs a system prompt written out

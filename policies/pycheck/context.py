@@ -17,6 +17,20 @@ from .syntax import Function, const_str, dotted, static_text
 from .taint import Summary, Taints
 
 
+def _reruns(dec: ast.expr) -> bool:
+    """Whether a decorated prompt function runs again on each request. pydantic-ai runs an
+    `@agent.system_prompt` function only while the message history is empty, and keeps its text
+    in the first message, unless `dynamic=True` (its `Agent.system_prompt` docstring: "If True,
+    the system prompt will be reevaluated even when `messages_history` is provided")."""
+    d = dotted(dec.func if isinstance(dec, ast.Call) else dec) or ""
+    if d.rsplit(".", 1)[-1] != "system_prompt":
+        return True
+    return isinstance(dec, ast.Call) and any(
+        k.arg == "dynamic" and not (isinstance(k.value, ast.Constant) and not k.value.value)
+        for k in dec.keywords
+    )
+
+
 @dataclass
 class Scope:
     """Where the walk stands: the module's body, or a function's (or a function's nested in
@@ -79,6 +93,9 @@ class Context:
     # name: passed as `instructions=`/`system_prompt=`/`instruction=` (OpenAI Agents, LangChain,
     # ADK) or decorated `@agent.system_prompt`/`@agent.instructions` (pydantic-ai).
     prompt_funcs: set[str] = field(default_factory=set)
+    # Prompt functions the framework runs for the first request only (pydantic-ai's
+    # `@agent.system_prompt` without `dynamic=True`): their text is kept in the history.
+    first_request_funcs: set[str] = field(default_factory=set)
     # Session state an agent framework substitutes into `{key}` of an instruction (ADK):
     # `ctx.state["key"] = value`.
     state_values: dict[str, ast.expr] = field(default_factory=dict)
@@ -105,7 +122,10 @@ class Context:
                 for dec in node.decorator_list:
                     d = dotted(dec.func if isinstance(dec, ast.Call) else dec) or ""
                     if d.rsplit(".", 1)[-1] in _PROMPT_DECORATORS and "." in d:
-                        ctx.prompt_funcs.add(node.name)
+                        if _reruns(dec):
+                            ctx.prompt_funcs.add(node.name)
+                        else:
+                            ctx.first_request_funcs.add(node.name)
             elif isinstance(node, ast.Call):
                 for k in node.keywords:
                     if k.arg in _PROMPT_FUNC_KWARGS and isinstance(k.value, ast.Name):

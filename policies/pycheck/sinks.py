@@ -65,6 +65,20 @@ _STATE_SLOT = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\??\}(?!\})")
 _COMPOUND = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try)
 
 
+def _state_update(stmt: ast.AST) -> set[int]:
+    """The messages of a graph node's state update, `return {"messages": [SystemMessage(...)]}`
+    (LangGraph, LangChain middleware): the `add_messages` reducer appends them to the history,
+    where each is the newest message once and then stays as it was sent. Not a request body (no
+    `model`, `system` or `tools` beside it)."""
+    if not isinstance(stmt, ast.Return) or not isinstance(stmt.value, ast.Dict):
+        return set()
+    keys = dict_keys(stmt.value)
+    listed = dict_get(stmt.value, "messages")
+    if keys & {"model", "system", "instructions", "tools"} or not isinstance(listed, ast.List):
+        return set()
+    return {id(e) for e in listed.elts}
+
+
 @dataclass
 class Sink:
     where: str
@@ -123,6 +137,7 @@ class SinkCheck:
             and scope.summary is not None
             and scope.name
             and (_SYSTEM_FUNC.search(scope.name) or scope.name in self.ctx.prompt_funcs)
+            and scope.name not in self.ctx.first_request_funcs
         ):
             self.report(
                 self.ev.ev(stmt.value, env),
@@ -136,7 +151,10 @@ class SinkCheck:
             sites = self._sites[id(root)] = [
                 n for n in walk_no_defs(root) if isinstance(n, (ast.Call, ast.Dict))
             ]
+        appended = _state_update(root)
         for node in sites:
+            if id(node) in appended:
+                continue
             if isinstance(node, ast.Call):
                 self.check_call(node, env)
             else:
@@ -312,6 +330,12 @@ class SinkCheck:
         for t in sorted(ts, key=lambda t: (t.line, t.col, t.kind)):
             code = CODE_OF.get(t.kind)
             if code is None:
+                continue
+            if t.once and t.kind == "date":
+                # A date read at import is the same in every request the process sends, and
+                # in every process of a deployment started that day: nothing to report. (A
+                # clock or a random id read at import differs between worker processes that
+                # serve one conversation: a note below.)
                 continue
             msg = f"{t.desc} flows into the {sink.where} (line {sink.line})"
             severity = ""

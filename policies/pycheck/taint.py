@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from ..meaning import kind_of_name
+from ..meaning import kind_of_name, words
 from .syntax import const_str, dotted
 
 if TYPE_CHECKING:
@@ -61,6 +61,10 @@ EMPTY: Taints = frozenset()
 
 # The keywords of a message constructor that are its text.
 _MESSAGE_TEXT = frozenset({"content", "text", "parts"})
+
+
+# Methods that write their keywords into text: an id passed to one is text.
+_FILLS = frozenset({"format", "format_map", "substitute", "safe_substitute", "render"})
 
 
 def at(node: ast.AST, kind: str, desc: str, once: bool = False) -> Taint:
@@ -406,6 +410,10 @@ class Evaluator:
             # A message or part built with `content=` (`SystemPromptPart(content=...,
             # timestamp=now())`): only its text is sent; the rest is metadata.
             kws = [k for k in kws if k.arg in _MESSAGE_TEXT]
+        elif not (isinstance(node.func, ast.Attribute) and node.func.attr in _FILLS):
+            # An id handed to a call (`ToolContext(request_id=str(uuid4()))`) names the
+            # request; what the call makes or fetches is not the id's text.
+            kws = [k for k in kws if words(k.arg or "")[-1:] not in (["id"], ["ids"])]
         args_t = self.union([*node.args, *(k.value for k in kws)], env)
         once = not self.ctx.scope.in_function
         # Sources.

@@ -23,6 +23,7 @@ import ast
 from ..findings import Finding
 from ..meaning import words
 from .context import Context
+from .syntax import const_str
 
 _HISTORY = frozenset({"history", "messages", "conversation", "chat", "turns", "transcript", "msgs"})
 _SENT_KWARGS = frozenset({"messages", "input", "history", "chat_history", "contents"})
@@ -46,19 +47,23 @@ def _is_history(node: ast.AST) -> bool:
     if name is None:
         return False
     ws = set(words(name))
-    return bool(ws & _HISTORY) and "system" not in ws
+    return bool(ws & _HISTORY) and ("system" not in ws or "non" in ws)  # non_system_messages
 
 
 def _from_end(lower: ast.expr | None) -> bool:
-    """`-n` or `len(x) - n`: a bound counted from the end."""
+    """`-n` or `len(x) - n`: a bound counted from the end, also inside the arithmetic around it
+    (`1 + max(0, len(messages) - n)`, which keeps the first message and the last n)."""
     if isinstance(lower, ast.UnaryOp) and isinstance(lower.op, ast.USub):
         return True
-    return (
-        isinstance(lower, ast.BinOp)
-        and isinstance(lower.op, ast.Sub)
-        and isinstance(lower.left, ast.Call)
-        and isinstance(lower.left.func, ast.Name)
-        and lower.left.func.id == "len"
+    if lower is None:
+        return False
+    return any(
+        isinstance(n, ast.BinOp)
+        and isinstance(n.op, ast.Sub)
+        and isinstance(n.left, ast.Call)
+        and isinstance(n.left.func, ast.Name)
+        and n.left.func.id == "len"
+        for n in ast.walk(lower)
     )
 
 
@@ -80,6 +85,8 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             and _sent(node, parents, chat)
         ):
             _add(ctx, node, f"the conversation is cut to its last messages (`{_src(node)}`)")
+        elif isinstance(node, ast.Assign) and _last_role_write(node, tree):
+            _add(ctx, node, "the last message's role is changed by its position")
         elif isinstance(node, ast.Assign) and _cut_out(node):
             _add(ctx, node, "messages are cut out of the middle of the conversation")
         elif isinstance(node, (ast.For, ast.AsyncFor)) and _budget_loop(node):
@@ -92,6 +99,39 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             _add(ctx, node, "messages are dropped from the front while over a budget")
         elif isinstance(node, (ast.For, ast.AsyncFor)) and _rebuilt_by_position(node):
             _add(ctx, node, "older messages are rebuilt by their position in the conversation")
+
+
+def _is_last(node: ast.AST) -> bool:
+    """`messages[-1]`: the last message of a history."""
+    return (
+        isinstance(node, ast.Subscript)
+        and isinstance(node.slice, ast.UnaryOp)
+        and isinstance(node.slice.op, ast.USub)
+        and isinstance(node.slice.operand, ast.Constant)
+        and node.slice.operand.value == 1
+        and _is_history(node.value)
+    )
+
+
+def _last_role_write(node: ast.Assign, tree: ast.Module) -> bool:
+    """`messages[-1]["role"] = "user"`, or `last = messages[-1]` then `last["role"] = ...`: the
+    message has another role only while it is the last one; the next request, where it is not,
+    sends it with its own role again."""
+    for t in node.targets:
+        if not (isinstance(t, ast.Subscript) and const_str(t.slice) == "role"):
+            continue
+        if _is_last(t.value):
+            return True
+        if isinstance(t.value, ast.Name):
+            name = t.value.id
+            for a in ast.walk(tree):
+                if (
+                    isinstance(a, ast.Assign)
+                    and any(isinstance(x, ast.Name) and x.id == name for x in a.targets)
+                    and _is_last(a.value)
+                ):
+                    return True
+    return False
 
 
 def _sent(node: ast.AST, parents: dict[int, ast.AST], chat: bool) -> bool:
@@ -152,9 +192,16 @@ def _budget_words(node: ast.AST) -> bool:
 
 
 def _budget_loop(loop: ast.For | ast.AsyncFor) -> bool:
-    """`for m in reversed(history)` (or `history[::-1]`) with a `break` under a comparison with a
-    budget."""
+    """`for m in reversed(history)` (or `history[::-1]`, either inside `enumerate(...)`) left by
+    a `break` or a `return` under a comparison with a budget."""
     it = loop.iter
+    if (
+        isinstance(it, ast.Call)
+        and isinstance(it.func, ast.Name)
+        and it.func.id == "enumerate"
+        and it.args
+    ):
+        it = it.args[0]
     backwards = (
         isinstance(it, ast.Call)
         and isinstance(it.func, ast.Name)
@@ -174,7 +221,7 @@ def _budget_loop(loop: ast.For | ast.AsyncFor) -> bool:
             isinstance(n, ast.If)
             and isinstance(n.test, ast.Compare)
             and _budget_words(n.test)
-            and any(isinstance(b, ast.Break) for b in ast.walk(n))
+            and any(isinstance(b, (ast.Break, ast.Return)) for b in ast.walk(n))
         ):
             return True
     return False

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import ast
 import json
+import os
 import random
 import tempfile
 import time
@@ -283,6 +284,8 @@ def run(
             f"({lint_s / base_s:.2f}x the baseline), {len(result.findings)} findings: "
             + ", ".join(f"{k} {v}" for k, v in sorted(by_code.items()))
         )
+        load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+        print(f"load average (1, 5, 15 min) at the end: {load}")
         print(f"limit {LIMIT_S:.0f} s: {'PASS' if lint_s < LIMIT_S else 'FAIL'}")
         return {"lint_s": lint_s, "baseline_s": base_s, "findings": len(result.findings)}
 

@@ -38,10 +38,13 @@ def test_langchain_create_agent_and_langgraph_prompt() -> None:
         "import datetime\n"
         "from langchain.agents import create_agent\n"
         "from langgraph.prebuilt import create_react_agent\n"
-        "a = create_agent('gpt-4o', tools=[], system_prompt=f'{datetime.date.today()}')\n"
-        "b = create_react_agent('gpt-4o', tools=[], prompt='You are a helpful assistant')\n"
+        "def agents():\n"
+        "    a = create_agent('gpt-4o', tools=[], system_prompt=f'{datetime.date.today()}')\n"
+        "    b = create_react_agent('gpt-4o', tools=[], prompt='You are a helpful assistant')\n"
+        "    return a, b\n"
     )
-    assert _codes(src) == [(4, "PL102")]
+    # Built per call (a date read at import is one process's constant: not reported).
+    assert _codes(src) == [(5, "PL102")]
 
 
 def test_pydantic_ai_decorated_prompt_functions() -> None:
@@ -49,7 +52,7 @@ def test_pydantic_ai_decorated_prompt_functions() -> None:
         "from datetime import date\n"
         "from pydantic_ai import Agent, RunContext\n"
         "agent = Agent('openai:gpt-4o', deps_type=str)\n"
-        "@agent.system_prompt\n"
+        "@agent.system_prompt(dynamic=True)\n"
         "def add_the_date() -> str:\n"
         "    return f'The date is {date.today()}.'\n"
         "@agent.instructions\n"
@@ -58,9 +61,31 @@ def test_pydantic_ai_decorated_prompt_functions() -> None:
         "@agent.tool_plain\n"
         "def roll() -> str:\n"
         "    return f'{date.today()}'\n"
+        "@agent.instructions\n"
+        "def add_the_time() -> str:\n"
+        "    return f'It is {date.today()}.'\n"
     )
     # The tool's return value is a tool result, not the prompt.
-    assert _codes(src) == [(6, "PL102")]
+    assert _codes(src) == [(6, "PL102"), (15, "PL102")]
+
+
+def test_pydantic_ai_system_prompt_without_dynamic_runs_once() -> None:
+    # pydantic-ai runs an `@agent.system_prompt` function only while the message history is
+    # empty and keeps its text in the first message (Agent.system_prompt's docstring: with
+    # `dynamic=True` it is "reevaluated even when `messages_history` is provided"). Its docs'
+    # example and pydantic-ai's own CLI: the time is read once per chat, not per request.
+    src = (
+        "from datetime import date, datetime\n"
+        "from pydantic_ai import Agent\n"
+        "agent = Agent('openai:gpt-4o')\n"
+        "@agent.system_prompt\n"
+        "def cli_system_prompt() -> str:\n"
+        "    return f'The current date and time is {datetime.now()}.'\n"
+        "@agent.system_prompt(dynamic=False)\n"
+        "def add_the_day() -> str:\n"
+        "    return f'Today is {date.today():%A}.'\n"
+    )
+    assert _codes(src) == []
 
 
 def test_openai_agents_instructions_callable() -> None:
@@ -99,11 +124,12 @@ def test_autogen_crewai_llamaindex() -> None:
         "import autogen\n"
         "from crewai import Agent\n"
         "from llama_index.core.agent import ReActAgent\n"
-        "now = datetime.datetime.now\n"
-        "a = autogen.AssistantAgent('a', system_message=f'Today {datetime.date.today()}')\n"
-        "c = Agent(role='Analyst', goal='Report', backstory=f'It is {datetime.datetime.now()}')\n"
-        "r = ReActAgent.from_tools([], system_prompt=f'{datetime.datetime.now()}')\n"
-        "u = autogen.UserProxyAgent('u', system_message='Reply TERMINATE when done.')\n"
+        "def team():\n"
+        "    a = autogen.AssistantAgent('a', system_message=f'Today {datetime.date.today()}')\n"
+        "    c = Agent(role='Analyst', goal='Report', backstory=f'{datetime.datetime.now()}')\n"
+        "    r = ReActAgent.from_tools([], system_prompt=f'{datetime.datetime.now()}')\n"
+        "    u = autogen.UserProxyAgent('u', system_message='Reply TERMINATE when done.')\n"
+        "    return a, c, r, u\n"
     )
     assert _codes(src) == [(6, "PL102"), (7, "PL101"), (8, "PL101")]
 
