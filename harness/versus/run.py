@@ -14,6 +14,7 @@ list, and answers tool calls from the emulator's workspace), so every client doe
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import subprocess
@@ -342,6 +343,67 @@ class PeerError(Exception):
     """A peer process failed or broke the protocol."""
 
 
+class PeerProcess:
+    """A peer's process and its pipes. It serves one session after another
+    (`peer_protocol.serve`): importing a framework costs a peer 1.5-2.6 s of CPU, about a
+    third of a session's, so a process is kept for the next session of the same command
+    (`_LIVE`). Its stderr goes to a file: a pipe nobody reads would fill up over many sessions
+    and stall the peer."""
+
+    def __init__(self, name: str, command: Sequence[str]) -> None:
+        self.name = name
+        self.err = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 (closed in close())
+        self.proc = subprocess.Popen(
+            list(command),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.err,
+            text=True,
+        )
+
+    def send(self, obj: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.write(json.dumps(obj) + "\n")
+        self.proc.stdin.flush()
+
+    def read(self) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        if not line:
+            self.proc.wait()
+            self.err.seek(0)
+            tail = self.err.read().strip().splitlines()[-1:] or ["no output"]
+            raise PeerError(f"peer {self.name} stopped: {tail[0]}")
+        data: dict[str, Any] = json.loads(line)
+        return data
+
+    def close(self) -> None:
+        """End the process: closing its stdin ends it; one that does not is killed."""
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.err.close()
+
+
+# Live peer processes of this process, by command, between sessions.
+_LIVE: dict[tuple[str, ...], PeerProcess] = {}
+
+
+def close_peers() -> None:
+    """End every kept peer process (at exit, and when a run of the suite is over)."""
+    while _LIVE:
+        _LIVE.popitem()[1].close()
+
+
+atexit.register(close_peers)
+
+
 def run_peer(
     scenario: Scenario, prices: PriceTable, name: str, command: Sequence[str]
 ) -> ClientRun:
@@ -362,31 +424,9 @@ def run_peer(
     ) as emu:
         workspace = Workspace(clock)
         parent = demo_prefix(workspace).replace(tools=[*workspace.tools(), _delegate_spec()])
-        proc = subprocess.Popen(
-            list(command),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        assert proc.stdin is not None and proc.stdout is not None
-
-        def send(obj: dict[str, Any]) -> None:
-            assert proc.stdin is not None
-            proc.stdin.write(json.dumps(obj) + "\n")
-            proc.stdin.flush()
-
-        def read() -> dict[str, Any]:
-            assert proc.stdout is not None
-            line = proc.stdout.readline()
-            if not line:
-                err = proc.stderr.read() if proc.stderr else ""
-                tail = err.strip().splitlines()[-1:] or ["no output"]
-                raise PeerError(f"peer {name} stopped: {tail[0]}")
-            data: dict[str, Any] = json.loads(line)
-            return data
-
         sub_start = subagent_start(parent)
+        peer = _LIVE.pop(tuple(command), None) or PeerProcess(name, command)
+        send, read = peer.send, peer.read
         try:
             send(
                 {
@@ -429,14 +469,12 @@ def run_peer(
                         send({"op": "result", "content": content})
                 turn_of.extend([t.index] * (len(_served(emu, scenario.provider)) - before))
             send({"op": "end"})
-            proc.wait(timeout=60)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-            for stream in (proc.stdin, proc.stdout, proc.stderr):
-                if stream is not None:
-                    stream.close()
+            if read()["op"] != "closed":
+                raise PeerError(f"peer {name} did not close its session")
+            _LIVE[tuple(command)] = peer  # the next session of this command reuses it
+        except BaseException:
+            peer.close()
+            raise
         rows, trace = _bill(emu, prices, turn_of, scenario, name)
     compacted = shrunk(trace, subagent_system=str(sub_start["system"]))
     return ClientRun(name, scenario.name, rows, trace, compacted=compacted)
