@@ -363,19 +363,26 @@ class PeerProcess:
 
     def send(self, obj: dict[str, Any]) -> None:
         assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps(obj) + "\n")
-        self.proc.stdin.flush()
+        try:
+            self.proc.stdin.write(json.dumps(obj) + "\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            raise self._stopped() from None
 
     def read(self) -> dict[str, Any]:
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline()
         if not line:
-            self.proc.wait()
-            self.err.seek(0)
-            tail = self.err.read().strip().splitlines()[-1:] or ["no output"]
-            raise PeerError(f"peer {self.name} stopped: {tail[0]}")
+            raise self._stopped()
         data: dict[str, Any] = json.loads(line)
         return data
+
+    def _stopped(self) -> PeerError:
+        """The process ended: the error names the peer and the last line it wrote to stderr."""
+        self.proc.wait()
+        self.err.seek(0)
+        tail = self.err.read().strip().splitlines()[-1:] or ["no output"]
+        return PeerError(f"peer {self.name} stopped: {tail[0]}")
 
     def close(self) -> None:
         """End the process: closing its stdin ends it; one that does not is killed."""
