@@ -62,6 +62,9 @@ class ClientRun:
     trace: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     compacted: list[int] = field(default_factory=list)  # turns the client compacted before
+    # Turns after a switch of model (either way) whose work on the new model went without the
+    # conversation (`switch_context_misses`): a real model could not have answered them.
+    contextless: list[int] = field(default_factory=list)
 
     def relabel(self, scenario: Scenario) -> None:
         """Take the events of `scenario` (the same turns, with compactions marked)."""
@@ -336,7 +339,8 @@ def run_prefixlock(
 
         asyncio.run(drive())
         rows, trace = _bill(emu, prices, turn_of, scenario, "prefixlock")
-    return ClientRun("prefixlock", scenario.name, rows, trace, notes, compacted)
+    missed = switch_context_misses(scenario, trace)
+    return ClientRun("prefixlock", scenario.name, rows, trace, notes, compacted, missed)
 
 
 class PeerError(Exception):
@@ -483,8 +487,9 @@ def run_peer(
             peer.close()
             raise
         rows, trace = _bill(emu, prices, turn_of, scenario, name)
+    missed = switch_context_misses(scenario, trace)
     compacted = shrunk(trace, subagent_system=str(sub_start["system"]))
-    return ClientRun(name, scenario.name, rows, trace, compacted=compacted)
+    return ClientRun(name, scenario.name, rows, trace, compacted=compacted, contextless=missed)
 
 
 def shrunk(trace: Sequence[dict[str, Any]], *, subagent_system: str = "") -> list[int]:
@@ -528,3 +533,55 @@ def _system_text(body: dict[str, Any]) -> str:
         if first.get("role") in ("system", "developer"):
             return text(first.get("content")).strip()
     return ""
+
+
+def switch_context_misses(scenario: Scenario, trace: Sequence[dict[str, Any]]) -> list[int]:
+    """The turns after a switch of model (away or back) whose first request on the new model
+    did not carry the conversation (`carries_context`). Every turn's prompt refers to the work
+    before it ("Run the tests again", "the rounding helper"): a client that hands such a turn
+    to a context-free subagent on a cheaper model gets the same scripted calls from the
+    emulator, where a real model would not know what "again" means; the suite counts that
+    turn as not done, so it cannot look cheap."""
+    out: list[int] = []
+    for t in scenario.turns[1:]:
+        if t.model == scenario.turns[t.index - 1].model:
+            continue
+        first = next(
+            (row for row in trace if int(row["turn"]) == t.index and row["model"] == t.model),
+            None,
+        )
+        if first is None or not carries_context(first["body"]):
+            out.append(t.index)
+    return out
+
+
+def carries_context(body: dict[str, Any]) -> bool:
+    """Does a request carry the conversation before its last user message: an earlier message
+    (system and developer messages aside), the summary of a compaction (prefixlock puts it in
+    the system prompt), or an earlier response's state on the server (Responses API)?"""
+    from ..emulator.model import summary_text
+    from .scenario import SUMMARY_TOKENS
+
+    if body.get("previous_response_id") or body.get("conversation"):
+        return True
+    items = body.get("messages") or body.get("input") or ()
+    if isinstance(items, list):
+        said = [m for m in items if not (isinstance(m, dict) and m.get("role") in _SYSTEM_ROLES)]
+        if len(said) > 1:
+            return True
+    marker = summary_text(SUMMARY_TOKENS)[:40]
+    return any(marker in text for text in _texts(body.get("system")) + _texts(items))
+
+
+_SYSTEM_ROLES = ("system", "developer")
+
+
+def _texts(value: Any) -> list[str]:
+    """Every string inside a JSON value."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [s for v in value for s in _texts(v)]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _texts(v)]
+    return []
