@@ -87,6 +87,12 @@ def cache_key(start: dict[str, Any]) -> str:
 def serve(session: Callable[[], None]) -> None:
     """Run `session` (which reads its own `start`) for each session the driver sends, in this
     one process, until the driver closes the pipe; `closed` is written after each."""
+    import gc
+
     while True:
         session()
+        # What the session left in reference cycles (LangGraph's, the frameworks' clients) is
+        # collected now, between sessions, not in a pause while the next one sends requests
+        # together (a subagents turn's four first requests must leave within moments).
+        gc.collect()
         write({"op": "closed"})
