@@ -102,6 +102,17 @@ class VersusResult:
         """Did `client` compact in any session (send a summary, shorten its history)?"""
         return any(r.compacted for r in self.runs if r.client == client)
 
+    def contextless(self) -> dict[str, list[str]]:
+        """Per client, the switched turns it ran without the conversation ("scenario turn N",
+        1-based), where a real model could not have answered: only clients with any."""
+        out: dict[str, list[str]] = {}
+        for r in self.runs:
+            if r.contextless:
+                out.setdefault(r.client, []).extend(
+                    f"{r.scenario} turn {t + 1}" for t in r.contextless
+                )
+        return out
+
     def worse_events(self, client: str = OURS) -> list[str]:
         """Event types on which `client` paid more than the cheapest peer did on them. The
         compaction row is compared with the peers that compact: one that never does keeps the
@@ -143,6 +154,7 @@ class VersusResult:
             "events_where_paid_more_than_best_peer": {
                 c: self.worse_events(c) for c in self.clients if c.startswith(OURS)
             },
+            "switch_turns_without_context": self.contextless(),
             "prefixlock_notes": [n for r in self.runs if r.client == OURS for n in r.notes],
         }
 
@@ -292,6 +304,11 @@ def render(result: VersusResult, console: Any = None) -> None:
         console.print("  * never compacts (keeps the whole history); not compared on that row")
     for name, why in result.missing.items():
         console.print(f"[yellow]not measured[/yellow] {name}: {why}")
+    for name, where in result.contextless().items():
+        console.print(
+            f"[red]not the same work[/red] {name} ran {len(where)} switched turn(s) without the "
+            f"conversation (a real model could not answer them): {', '.join(where[:5])}"
+        )
     best = result.best_peer()
     for c in result.clients:
         margin = result.margin(c)

@@ -14,6 +14,7 @@ list, and answers tool calls from the emulator's workspace), so every client doe
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import json
 import subprocess
@@ -61,6 +62,9 @@ class ClientRun:
     trace: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     compacted: list[int] = field(default_factory=list)  # turns the client compacted before
+    # Turns after a switch of model (either way) whose work on the new model went without the
+    # conversation (`switch_context_misses`): a real model could not have answered them.
+    contextless: list[int] = field(default_factory=list)
 
     def relabel(self, scenario: Scenario) -> None:
         """Take the events of `scenario` (the same turns, with compactions marked)."""
@@ -335,11 +339,80 @@ def run_prefixlock(
 
         asyncio.run(drive())
         rows, trace = _bill(emu, prices, turn_of, scenario, "prefixlock")
-    return ClientRun("prefixlock", scenario.name, rows, trace, notes, compacted)
+    missed = switch_context_misses(scenario, trace)
+    return ClientRun("prefixlock", scenario.name, rows, trace, notes, compacted, missed)
 
 
 class PeerError(Exception):
     """A peer process failed or broke the protocol."""
+
+
+class PeerProcess:
+    """A peer's process and its pipes. It serves one session after another
+    (`peer_protocol.serve`): importing a framework costs a peer 1.5-2.6 s of CPU, about a
+    third of a session's, so a process is kept for the next session of the same command
+    (`_LIVE`). Its stderr goes to a file: a pipe nobody reads would fill up over many sessions
+    and stall the peer."""
+
+    def __init__(self, name: str, command: Sequence[str]) -> None:
+        self.name = name
+        self.err = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 (closed in close())
+        self.proc = subprocess.Popen(
+            list(command),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.err,
+            text=True,
+        )
+
+    def send(self, obj: dict[str, Any]) -> None:
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(json.dumps(obj) + "\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            raise self._stopped() from None
+
+    def read(self) -> dict[str, Any]:
+        assert self.proc.stdout is not None
+        line = self.proc.stdout.readline()
+        if not line:
+            raise self._stopped()
+        data: dict[str, Any] = json.loads(line)
+        return data
+
+    def _stopped(self) -> PeerError:
+        """The process ended: the error names the peer and the last line it wrote to stderr."""
+        self.proc.wait()
+        self.err.seek(0)
+        tail = self.err.read().strip().splitlines()[-1:] or ["no output"]
+        return PeerError(f"peer {self.name} stopped: {tail[0]}")
+
+    def close(self) -> None:
+        """End the process: closing its stdin ends it; one that does not is killed."""
+        for stream in (self.proc.stdin, self.proc.stdout):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        self.err.close()
+
+
+# Live peer processes of this process, by command, between sessions.
+_LIVE: dict[tuple[str, ...], PeerProcess] = {}
+
+
+def close_peers() -> None:
+    """End every kept peer process (at exit, and when a run of the suite is over)."""
+    while _LIVE:
+        _LIVE.popitem()[1].close()
+
+
+atexit.register(close_peers)
 
 
 def run_peer(
@@ -362,31 +435,9 @@ def run_peer(
     ) as emu:
         workspace = Workspace(clock)
         parent = demo_prefix(workspace).replace(tools=[*workspace.tools(), _delegate_spec()])
-        proc = subprocess.Popen(
-            list(command),
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        assert proc.stdin is not None and proc.stdout is not None
-
-        def send(obj: dict[str, Any]) -> None:
-            assert proc.stdin is not None
-            proc.stdin.write(json.dumps(obj) + "\n")
-            proc.stdin.flush()
-
-        def read() -> dict[str, Any]:
-            assert proc.stdout is not None
-            line = proc.stdout.readline()
-            if not line:
-                err = proc.stderr.read() if proc.stderr else ""
-                tail = err.strip().splitlines()[-1:] or ["no output"]
-                raise PeerError(f"peer {name} stopped: {tail[0]}")
-            data: dict[str, Any] = json.loads(line)
-            return data
-
         sub_start = subagent_start(parent)
+        peer = _LIVE.pop(tuple(command), None) or PeerProcess(name, command)
+        send, read = peer.send, peer.read
         try:
             send(
                 {
@@ -429,17 +480,16 @@ def run_peer(
                         send({"op": "result", "content": content})
                 turn_of.extend([t.index] * (len(_served(emu, scenario.provider)) - before))
             send({"op": "end"})
-            proc.wait(timeout=60)
-        finally:
-            if proc.poll() is None:
-                proc.kill()
-                proc.wait()
-            for stream in (proc.stdin, proc.stdout, proc.stderr):
-                if stream is not None:
-                    stream.close()
+            if read()["op"] != "closed":
+                raise PeerError(f"peer {name} did not close its session")
+            _LIVE[tuple(command)] = peer  # the next session of this command reuses it
+        except BaseException:
+            peer.close()
+            raise
         rows, trace = _bill(emu, prices, turn_of, scenario, name)
+    missed = switch_context_misses(scenario, trace)
     compacted = shrunk(trace, subagent_system=str(sub_start["system"]))
-    return ClientRun(name, scenario.name, rows, trace, compacted=compacted)
+    return ClientRun(name, scenario.name, rows, trace, compacted=compacted, contextless=missed)
 
 
 def shrunk(trace: Sequence[dict[str, Any]], *, subagent_system: str = "") -> list[int]:
@@ -483,3 +533,55 @@ def _system_text(body: dict[str, Any]) -> str:
         if first.get("role") in ("system", "developer"):
             return text(first.get("content")).strip()
     return ""
+
+
+def switch_context_misses(scenario: Scenario, trace: Sequence[dict[str, Any]]) -> list[int]:
+    """The turns after a switch of model (away or back) whose first request on the new model
+    did not carry the conversation (`carries_context`). Every turn's prompt refers to the work
+    before it ("Run the tests again", "the rounding helper"): a client that hands such a turn
+    to a context-free subagent on a cheaper model gets the same scripted calls from the
+    emulator, where a real model would not know what "again" means; the suite counts that
+    turn as not done, so it cannot look cheap."""
+    out: list[int] = []
+    for t in scenario.turns[1:]:
+        if t.model == scenario.turns[t.index - 1].model:
+            continue
+        first = next(
+            (row for row in trace if int(row["turn"]) == t.index and row["model"] == t.model),
+            None,
+        )
+        if first is None or not carries_context(first["body"]):
+            out.append(t.index)
+    return out
+
+
+def carries_context(body: dict[str, Any]) -> bool:
+    """Does a request carry the conversation before its last user message: an earlier message
+    (system and developer messages aside), the summary of a compaction (prefixlock puts it in
+    the system prompt), or an earlier response's state on the server (Responses API)?"""
+    from ..emulator.model import summary_text
+    from .scenario import SUMMARY_TOKENS
+
+    if body.get("previous_response_id") or body.get("conversation"):
+        return True
+    items = body.get("messages") or body.get("input") or ()
+    if isinstance(items, list):
+        said = [m for m in items if not (isinstance(m, dict) and m.get("role") in _SYSTEM_ROLES)]
+        if len(said) > 1:
+            return True
+    marker = summary_text(SUMMARY_TOKENS)[:40]
+    return any(marker in text for text in _texts(body.get("system")) + _texts(items))
+
+
+_SYSTEM_ROLES = ("system", "developer")
+
+
+def _texts(value: Any) -> list[str]:
+    """Every string inside a JSON value."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, list):
+        return [s for v in value for s in _texts(v)]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _texts(v)]
+    return []

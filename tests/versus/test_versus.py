@@ -189,6 +189,8 @@ def test_prefixlock_and_the_sdk_peer_on_the_same_turns() -> None:
     # conversation, as the peer makes it: the same tool calls, on haiku.
     away = next(t for t in sc.turns if t.model == SWITCH_MODEL)
     assert any(n.startswith(f"turn {away.index + 1} switched") for n in ours.notes)
+    # Both sent the switched turn and the turn back with the conversation (the suite's check).
+    assert ours.contextless == peer.contextless == []
     ours_away = [row for row in ours.trace if row["turn"] == away.index]
     peer_away = [row for row in peer.trace if row["turn"] == away.index]
     assert (

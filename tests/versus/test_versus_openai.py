@@ -137,6 +137,7 @@ def test_prefixlock_and_the_openai_sdk_peer_on_the_same_turns() -> None:
     switch = next(t.index for t in sc.turns if t.event == SWITCH)
     assert any(n.startswith(f"turn {switch + 1} switched") for n in ours.notes), ours.notes
     assert "gpt-5-mini" in {line["model"] for line in ours.trace if line["turn"] == switch}
+    assert ours.contextless == []  # both ways, with the conversation (the suite's check)
     assert {line["model"] for line in ours.trace if line["turn"] != switch} == {"gpt-5"}
     assert all(mine.get(e, Decimal(0)) <= theirs.get(e, Decimal(0)) for e in EVENTS), (mine, theirs)
 

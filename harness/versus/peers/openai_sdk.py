@@ -161,4 +161,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    peer_protocol.serve(main)

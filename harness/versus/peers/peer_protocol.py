@@ -9,7 +9,9 @@ threshold, for peers that compact; session: the session's name, the OpenAI peers
 delegate_tool and subagent: the tool that runs a subagent and what the subagent gets), then
 `turn` (prompt, model, tools in the order the tool server listed them) or `end`; for each tool
 call the peer writes `tool` (id, name, input) and reads `result` (content); a turn ends with
-`done`.
+`done`. After `end` the process writes `closed` and reads the next `start`: one process serves
+many sessions (`serve`), so its framework is imported once; it exits when the driver closes the
+pipe.
 """
 
 from __future__ import annotations
@@ -80,3 +82,17 @@ def long_ttl() -> bool:
 def cache_key(start: dict[str, Any]) -> str:
     """The stable per-session `prompt_cache_key` the OpenAI peers send."""
     return f"session-{start['session']}"
+
+
+def serve(session: Callable[[], None]) -> None:
+    """Run `session` (which reads its own `start`) for each session the driver sends, in this
+    one process, until the driver closes the pipe; `closed` is written after each."""
+    import gc
+
+    while True:
+        session()
+        # What the session left in reference cycles (LangGraph's, the frameworks' clients) is
+        # collected now, between sessions, not in a pause while the next one sends requests
+        # together (a subagents turn's four first requests must leave within moments).
+        gc.collect()
+        write({"op": "closed"})
