@@ -826,62 +826,47 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             self.refresh_panel()
 
     async def on_session_event(self, ev: Event) -> None:
-        from prefixlock.events import (
-            CacheBreak,
-            KeepAlivePing,
-            PrefixChanged,
-            ProviderFault,
-            StoreWriteFailed,
-            SubagentEvent,
-            SubagentFinish,
-            SubagentStart,
-            SwitchWarning,
-            TextDelta,
-            ToolCall,
-            ToolResult,
-            TurnComplete,
-            UsageReport,
-        )
+        from prefixlock import events as E  # one name per event, not fourteen
 
         self.backend.observe(ev)
-        if isinstance(ev, TextDelta):
+        if isinstance(ev, E.TextDelta):
             if self._assistant is None:
                 self._assistant = AssistantMessage()
                 self._attempt_text.append(self._assistant)
                 await self._mount(self._assistant)
             await self._assistant.add(ev.text)
             return
-        if self._assistant is not None and not isinstance(ev, UsageReport):
+        if self._assistant is not None and not isinstance(ev, E.UsageReport):
             await self._assistant.finish()
             self._assistant = None
-        if isinstance(ev, ToolCall):
+        if isinstance(ev, E.ToolCall):
             entry = ToolEntry(ev.id, ev.name, ev.input)
             self._tools[ev.id] = entry
             await self._mount(entry)
-        elif isinstance(ev, ToolResult):
+        elif isinstance(ev, E.ToolResult):
             found = self._tools.get(ev.id)
             if found is None:
                 found = ToolEntry(ev.id, ev.name, {})
                 await self._mount(found)
             found.set_result(ev.content, ev.is_error)
-        elif isinstance(ev, SubagentStart):
+        elif isinstance(ev, E.SubagentStart):
             await self._start_subagent(ev)
-        elif isinstance(ev, SubagentFinish):
+        elif isinstance(ev, E.SubagentFinish):
             await self._finish_subagent(ev)
-        elif isinstance(ev, SubagentEvent):
+        elif isinstance(ev, E.SubagentEvent):
             await self._subagent_event(ev)
             return  # its usage is the subagent's, not the panel's (SubagentFinish counts it)
-        elif isinstance(ev, UsageReport):
+        elif isinstance(ev, E.UsageReport):
             self._attempt_text = []  # that request's text is final
             self.refresh_panel()
-        elif isinstance(ev, CacheBreak):
+        elif isinstance(ev, E.CacheBreak):
             cost = f", ${ev.dollars:.4f}" if ev.dollars is not None else ""
             await self.add_note(
                 f"cache miss: {ev.cause}: {ev.tokens_rebilled:,} tokens re-billed{cost}"
                 + (f" ({ev.detail})" if ev.detail else ""),
                 "miss",
             )
-        elif isinstance(ev, ProviderFault):
+        elif isinstance(ev, E.ProviderFault):
             state = "retrying" if ev.retrying else "gave up"
             status = f" {ev.status}" if ev.status else ""
             dropped = ""
@@ -896,16 +881,16 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
                 f"provider fault{status}: {ev.message} (attempt {ev.attempt}, {state}{dropped})",
                 "error",
             )
-        elif isinstance(ev, KeepAlivePing):
+        elif isinstance(ev, E.KeepAlivePing):
             await self.add_note(f"keep-alive ping: read {ev.read_tokens:,} tokens", "info")
-        elif isinstance(ev, PrefixChanged):
+        elif isinstance(ev, E.PrefixChanged):
             self.refresh_header()
             await self.add_note(f"new prefix ({ev.reason}) on {ev.model}", "info")
-        elif isinstance(ev, SwitchWarning):
+        elif isinstance(ev, E.SwitchWarning):
             await self.add_note(f"priced action: {ev.action}", "warn")
-        elif isinstance(ev, StoreWriteFailed):  # one per failure: the recorder says it once
+        elif isinstance(ev, E.StoreWriteFailed):  # one per failure: the recorder says it once
             await self.add_note(ev.message, "error")
-        elif isinstance(ev, TurnComplete) and ev.limit_hit:
+        elif isinstance(ev, E.TurnComplete) and ev.limit_hit:
             await self.add_note(f"turn stopped: {ev.limit_hit} limit reached", "warn")
         self.refresh_panel()
 

@@ -10,9 +10,9 @@ past the first 100 turns, in MB per turn (the target: flat, no growth past the v
 
 Run: `python -m pytest -o addopts="" -s tests/benchmarks/bench_tui_long.py` (BENCH_TURNS=50
 for a quick look). Prints the figures and the load average; asserts key echo p90 under 50 ms
-both times and under 0.05 MB per turn. BENCH_TRACE=1 also prints what grew between the first
-sample past the start-up turns and the last one (tracemalloc, by line; slower, so its RSS and
-echo figures are not the ones to report).
+both times and under 0.05 MB per turn. BENCH_TRACE=1 also prints what grew between the end of
+turn BENCH_TRACE_FROM (default 150, past the turns that fill the mounted window) and the last:
+the live objects by type, in objects and bytes a turn.
 """
 
 from __future__ import annotations
@@ -23,7 +23,6 @@ import os
 import statistics
 import tempfile
 import time
-import tracemalloc
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +38,8 @@ SAMPLE = max(1, min(50, TURNS // 10))  # RSS read every SAMPLE turns
 P90_MS = 50.0
 MB_PER_TURN = 0.05
 TRACE = os.environ.get("BENCH_TRACE") == "1"
+# The census starts here (BENCH_TRACE_FROM): past the turns that fill the mounted window.
+TRACE_FROM = int(os.environ.get("BENCH_TRACE_FROM", str(min(150, TURNS // 2))))
 
 
 def _rss_mb() -> float:
@@ -71,26 +72,36 @@ def _own_bytes(requests: Any) -> int:
     return total
 
 
-def _print_growth(before: tracemalloc.Snapshot, after: tracemalloc.Snapshot, turns: int) -> None:
-    """What is held now that was not before, by the line that allocated it, and by the
-    first frame in prefixlock's own code (what kept it), in bytes per turn."""
-    diff = after.compare_to(before, "lineno")
-    grown = sum(d.size_diff for d in diff)
-    print(f"\ntraced growth over {turns} turns: {grown / turns:,.0f} bytes a turn")
-    for d in diff[:15]:
-        per, objs = d.size_diff / turns, d.count_diff / turns
-        print(f"  {per:9,.0f} B/turn  {objs:7.1f} obj/turn  {d.traceback}")
-    owners: dict[str, int] = {}
-    for stat in after.compare_to(before, "traceback"):
-        frame = next(
-            (f for f in stat.traceback if "prefixlock" in f.filename or "/tui/" in f.filename),
-            stat.traceback[0],
-        )
-        key = f"{frame.filename.rsplit('/', 2)[-2:]}:{frame.lineno}"
-        owners[key] = owners.get(key, 0) + stat.size_diff
-    print("by prefixlock's frame:")
-    for key, size in sorted(owners.items(), key=lambda kv: -kv[1])[:15]:
-        print(f"  {size / turns:9,.0f} B/turn  {key}")
+def _census() -> dict[str, tuple[int, int]]:
+    """Live objects tracked by the collector: type name -> (count, bytes of the objects
+    themselves, as sys.getsizeof counts them)."""
+    import sys
+
+    out: dict[str, list[int]] = {}
+    for obj in gc.get_objects():
+        t = type(obj)
+        key = f"{t.__module__}.{t.__qualname__}"
+        row = out.setdefault(key, [0, 0])
+        row[0] += 1
+        row[1] += sys.getsizeof(obj)
+    return {k: (v[0], v[1]) for k, v in out.items()}
+
+
+def _print_growth(
+    before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]], turns: int
+) -> None:
+    """What grew between two censuses, by type, in objects and bytes per turn (objgraph's
+    growth, by hand). Strings and numbers are not tracked by the collector: their growth
+    shows as the containers that hold them."""
+    rows = []
+    for key, (n, size) in after.items():
+        n0, size0 = before.get(key, (0, 0))
+        if n > n0 or size > size0:
+            rows.append(((size - size0) / turns, (n - n0) / turns, key))
+    rows.sort(reverse=True)
+    print(f"\ngrowth over {turns} turns, by type (objects tracked by the collector):")
+    for per, objs, key in rows[:20]:
+        print(f"  {per:9,.0f} B/turn  {objs:7.2f} obj/turn  {key}")
 
 
 def _slope(points: list[tuple[int, float]]) -> float:
@@ -163,24 +174,20 @@ async def bench_long_chat(turns: int = TURNS) -> dict[str, Any]:
         await say(app, pilot, "hello")  # the first turn imports the provider's code
         fresh = await _echo_ms(app, paints)
         rss: list[tuple[int, float]] = []
-        start = min(100, turns // 5)
-        traced: list[tracemalloc.Snapshot] = []
+        census: list[dict[str, tuple[int, int]]] = []
         t0 = time.perf_counter()
         for n in range(1, turns + 1):
             await say(app, pilot, "look around" if n % 3 == 0 else "hello")
             if n % SAMPLE == 0:
                 gc.collect()
                 rss.append((n, _rss_mb()))
-            if TRACE and n == start:
+            if TRACE and n == TRACE_FROM:
                 gc.collect()
-                tracemalloc.start(8)
-                traced.append(tracemalloc.take_snapshot())
+                census.append(_census())
         elapsed = time.perf_counter() - t0
         if TRACE:
             gc.collect()
-            traced.append(tracemalloc.take_snapshot())
-            tracemalloc.stop()
-            _print_growth(traced[0], traced[-1], turns - start)
+            _print_growth(census[0], _census(), turns - TRACE_FROM)
         late = await _echo_ms(app, paints)
         widgets = len(app.conversation.children)
         # What the SDK's Session holds of its own for the requests sent (each body's lists and
