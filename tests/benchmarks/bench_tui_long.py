@@ -196,6 +196,12 @@ async def bench_long_chat(turns: int = TURNS) -> dict[str, Any]:
         # cache every body's bytes here.
         held = _own_bytes(app.backend.session.requests)
         requests = len(app.backend.session.ledger.rows)
+        # The conversation the model needs until a compaction: its JSON bytes a turn (what
+        # stays in memory whatever the chat does; the session store has it on disk too).
+        import json
+
+        messages = [m.to_dict() for m in app.backend.session.transcript.messages]
+        conversation = len(json.dumps(messages, default=str).encode())
     past = [p for p in rss if p[0] > min(100, turns // 5)] or rss
     return {
         "turns": turns,
@@ -212,6 +218,7 @@ async def bench_long_chat(turns: int = TURNS) -> dict[str, Any]:
         "rss_mb_per_turn": _slope(past),
         "conversation_widgets": widgets,
         "session_requests_mb": held / 1e6,
+        "conversation_kb_per_turn": conversation / 1e3 / (turns + 1),
     }
 
 
