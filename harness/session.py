@@ -246,7 +246,10 @@ class Session(PricedActionMethods, ApprovalMethods):
     @property
     def keep_request_bodies(self) -> int | None:
         """How many of the newest requests in `requests` keep their body (None, the default:
-        all). The older ones keep their record; reading their body raises BodyReleased."""
+        all). The older ones keep their record; reading their body raises BodyReleased. The
+        session itself reads only the newest body (quotes, compaction, keep-alive, the
+        turn-end write) or the store (resume), so any bound >= 1 is safe for it; the default
+        keeps all because a session without a store has no other copy of them."""
         return self._keep_request_bodies
 
     @keep_request_bodies.setter

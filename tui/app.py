@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,7 @@ from textual.containers import Horizontal
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Collapsible, Footer, Static, TextArea
+from textual.widgets import Static, TextArea
 
 from prefixlock.errors import PrefixlockError
 
@@ -32,15 +33,6 @@ from .input_history import InputHistory, history_path
 from .mcp_restart import McpCommands
 from .project_commands import ProjectCommands
 from .prompt_input import PromptArea, PromptInput, use_alt_enter_parser
-from .screens import (
-    TYPEAHEAD_GRACE,
-    ApprovalScreen,
-    ConfirmScreen,
-    FreshKeysScreen,
-    HelpScreen,
-    McpConsentScreen,
-    SwitchScreen,
-)
 from .widgets import (
     AssistantMessage,
     CachePanel,
@@ -70,6 +62,29 @@ HISTORY_BATCH = 12  # a resumed session's entries mounted at a time: more than a
 # stay flat however long the session runs. Both are many screens of entries.
 LIVE_LIMIT = 160
 LIVE_KEEP = 100
+
+
+@dataclass(frozen=True)
+class IdleGate:
+    """When the session starts to open behind the first frame: once the prompt has had no key
+    for `quiet` seconds, and at the latest `latest` seconds after the frame. The opening's
+    imports (in a thread, holding the interpreter in turns with the screen) and its start-up
+    work on the loop would otherwise slow the echo of the first keys typed. The default opens
+    at once."""
+
+    quiet: float = 0.0
+    latest: float = 0.0
+
+    def wait(self, since_frame: float, since_key: float | None) -> float:
+        """Seconds still to wait (0: open now), `since_frame` after the first frame and
+        `since_key` after the last key (None: none yet)."""
+        quiet_for = since_frame if since_key is None else min(since_key, since_frame)
+        return max(0.0, min(self.quiet - quiet_for, self.latest - since_frame))
+
+
+#: `prefixlock chat`'s gate: a pause of a tenth of a second (a key every 0.1 s is 100 words a
+#: minute), and never later than half a second after the prompt shows.
+START_GATE = IdleGate(quiet=0.1, latest=0.5)
 
 
 @dataclass(frozen=True)
@@ -113,12 +128,14 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         tick: float = 1.0,
         blink: bool = True,
         freeze_heap: bool = False,
-        typeahead_grace: float = TYPEAHEAD_GRACE,
+        typeahead_grace: float | None = None,
+        idle_gate: IdleGate | None = None,
     ) -> None:
         """`backend`: one made already; or `opener`, which makes it in a thread after the
         first frame, so the prompt draws and takes keys before the SDK is even imported
         (`prefixlock chat` in a terminal). A user error it raises closes the app and is kept
-        in `open_error` for the command line to say."""
+        in `open_error` for the command line to say. `idle_gate`: when the session starts to
+        open after the first frame (default: at once)."""
         if (backend is None) == (opener is None):
             raise ValueError("give the chat a backend or an opener, not both")
         use_alt_enter_parser()  # before the driver starts: Alt+Enter adds a line in tmux/xterm
@@ -126,9 +143,12 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         self._backend: ChatBackend | None = backend
         self._opener = opener
         self.open_error: PrefixlockError | None = None
-        # How long a dialog waits for typing to stop before it takes answers (screens.py).
-        self.typeahead_grace = typeahead_grace
+        # How long a dialog waits for typing to stop before it takes answers (None: the
+        # dialogs' own `screens.TYPEAHEAD_GRACE`; the dialogs load with the first one).
+        self.typeahead_grace: float | None = typeahead_grace
         self.freeze_heap = freeze_heap  # `prefixlock chat` sets it: the app owns the process
+        self.idle_gate = idle_gate or IdleGate()
+        self._key_at: float | None = None  # monotonic time of the last key (the idle gate's)
         self.tick = tick
         self.blink = blink
         self.busy: bool = False
@@ -220,11 +240,25 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         # After the first frame: the opener's imports would hold the interpreter meanwhile.
         self.call_after_refresh(self._begin_opening)
 
-    async def _begin_opening(self) -> None:
+    def _begin_opening(self) -> None:
+        # A worker: the app's own messages (the keys among them) go on while it waits.
+        self.run_worker(self._open_when_idle(time.monotonic()), group="mcp-consent")
+
+    async def _open_when_idle(self, frame_at: float) -> None:
+        """Past the idle gate: the footer, then the backend and the session."""
+        while True:
+            now = time.monotonic()
+            key_at = self._key_at
+            wait = self.idle_gate.wait(now - frame_at, None if key_at is None else now - key_at)
+            if wait <= 0:
+                break
+            await asyncio.sleep(wait)
+        from textual.widgets import Footer
+
         screen = self.screen_stack[0]
         await screen.mount(Footer())
         screen.refresh_bindings()  # the footer draws its keys on this signal
-        self.run_worker(self._ask_mcp_then_start(), group="mcp-consent")
+        await self._ask_mcp_then_start()
 
     async def open_backend(self) -> bool:
         """Make the backend with the opener, in a thread (False: a user error closed the
@@ -253,6 +287,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         if not await self.open_backend():
             return
         from prefixlock.coding.mcp_consent import command_line
+
+        from .screens import McpConsentScreen
 
         for config in self.backend.mcp_to_ask():
             approved = await self.push_screen_wait(
@@ -551,14 +587,15 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
     async def on_event(self, event: events.Event) -> None:
         # A key typed before a dialog appeared, or still part of that typing, is no answer:
         # it goes to the prompt, as the user meant it (screens.FreshKeysScreen).
-        if (
-            isinstance(event, events.Key)
-            and not event.is_forwarded
-            and isinstance(self.screen, FreshKeysScreen)
-            and self.screen.typed_ahead(event.key, event.character, event.time)
-        ):
-            self._type_ahead(event)
-            return
+        if isinstance(event, (events.Key, events.Paste)):
+            self._key_at = time.monotonic()
+        if isinstance(event, events.Key) and not event.is_forwarded and self.screen_stack:
+            # Duck-typed (a FreshKeysScreen has it): the dialogs' module loads with the first
+            # dialog, not before the prompt.
+            typed_ahead = getattr(self.screen_stack[-1], "typed_ahead", None)
+            if typed_ahead is not None and typed_ahead(event.key, event.character, event.time):
+                self._type_ahead(event)
+                return
         await super().on_event(event)
 
     def _type_ahead(self, event: events.Key) -> None:
@@ -583,6 +620,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         def done(result: Decision | None) -> None:
             if not answer.done():
                 answer.set_result(result if result is not None else False)
+
+        from .screens import ApprovalScreen
 
         screen = ApprovalScreen(request)
         self.push_screen(screen, done)
@@ -787,62 +826,47 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             self.refresh_panel()
 
     async def on_session_event(self, ev: Event) -> None:
-        from prefixlock.events import (
-            CacheBreak,
-            KeepAlivePing,
-            PrefixChanged,
-            ProviderFault,
-            StoreWriteFailed,
-            SubagentEvent,
-            SubagentFinish,
-            SubagentStart,
-            SwitchWarning,
-            TextDelta,
-            ToolCall,
-            ToolResult,
-            TurnComplete,
-            UsageReport,
-        )
+        from prefixlock import events as E  # one name per event, not fourteen
 
         self.backend.observe(ev)
-        if isinstance(ev, TextDelta):
+        if isinstance(ev, E.TextDelta):
             if self._assistant is None:
                 self._assistant = AssistantMessage()
                 self._attempt_text.append(self._assistant)
                 await self._mount(self._assistant)
             await self._assistant.add(ev.text)
             return
-        if self._assistant is not None and not isinstance(ev, UsageReport):
+        if self._assistant is not None and not isinstance(ev, E.UsageReport):
             await self._assistant.finish()
             self._assistant = None
-        if isinstance(ev, ToolCall):
+        if isinstance(ev, E.ToolCall):
             entry = ToolEntry(ev.id, ev.name, ev.input)
             self._tools[ev.id] = entry
             await self._mount(entry)
-        elif isinstance(ev, ToolResult):
+        elif isinstance(ev, E.ToolResult):
             found = self._tools.get(ev.id)
             if found is None:
                 found = ToolEntry(ev.id, ev.name, {})
                 await self._mount(found)
             found.set_result(ev.content, ev.is_error)
-        elif isinstance(ev, SubagentStart):
+        elif isinstance(ev, E.SubagentStart):
             await self._start_subagent(ev)
-        elif isinstance(ev, SubagentFinish):
+        elif isinstance(ev, E.SubagentFinish):
             await self._finish_subagent(ev)
-        elif isinstance(ev, SubagentEvent):
+        elif isinstance(ev, E.SubagentEvent):
             await self._subagent_event(ev)
             return  # its usage is the subagent's, not the panel's (SubagentFinish counts it)
-        elif isinstance(ev, UsageReport):
+        elif isinstance(ev, E.UsageReport):
             self._attempt_text = []  # that request's text is final
             self.refresh_panel()
-        elif isinstance(ev, CacheBreak):
+        elif isinstance(ev, E.CacheBreak):
             cost = f", ${ev.dollars:.4f}" if ev.dollars is not None else ""
             await self.add_note(
                 f"cache miss: {ev.cause}: {ev.tokens_rebilled:,} tokens re-billed{cost}"
                 + (f" ({ev.detail})" if ev.detail else ""),
                 "miss",
             )
-        elif isinstance(ev, ProviderFault):
+        elif isinstance(ev, E.ProviderFault):
             state = "retrying" if ev.retrying else "gave up"
             status = f" {ev.status}" if ev.status else ""
             dropped = ""
@@ -857,16 +881,16 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
                 f"provider fault{status}: {ev.message} (attempt {ev.attempt}, {state}{dropped})",
                 "error",
             )
-        elif isinstance(ev, KeepAlivePing):
+        elif isinstance(ev, E.KeepAlivePing):
             await self.add_note(f"keep-alive ping: read {ev.read_tokens:,} tokens", "info")
-        elif isinstance(ev, PrefixChanged):
+        elif isinstance(ev, E.PrefixChanged):
             self.refresh_header()
             await self.add_note(f"new prefix ({ev.reason}) on {ev.model}", "info")
-        elif isinstance(ev, SwitchWarning):
+        elif isinstance(ev, E.SwitchWarning):
             await self.add_note(f"priced action: {ev.action}", "warn")
-        elif isinstance(ev, StoreWriteFailed):  # one per failure: the recorder says it once
+        elif isinstance(ev, E.StoreWriteFailed):  # one per failure: the recorder says it once
             await self.add_note(ev.message, "error")
-        elif isinstance(ev, TurnComplete) and ev.limit_hit:
+        elif isinstance(ev, E.TurnComplete) and ev.limit_hit:
             await self.add_note(f"turn stopped: {ev.limit_hit} limit reached", "warn")
         self.refresh_panel()
 
@@ -883,6 +907,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             await self.add_note(f"/{p.command}: {exc}", "error")
 
     async def cmd_help(self, args: tuple[str, ...]) -> None:
+        from .screens import HelpScreen
+
         await self.push_screen(HelpScreen(self._backend.custom_commands if self._backend else None))
 
     async def cmd_quit(self, args: tuple[str, ...]) -> None:
@@ -998,6 +1024,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         from prefixlock.cache.defaults import model_min_tokens
 
         from .quotes import quote_rows
+        from .screens import SwitchScreen
 
         rows = quote_rows(quote, model_min_tokens(self.backend.prices.lookup(target)))
         if not rows.warns:
@@ -1036,6 +1063,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             await self.add_note(f"/compact: {exc}", "error")
             return
         from .quotes import quote_rows
+        from .screens import ConfirmScreen
 
         ok = await self.push_screen_wait(ConfirmScreen("Compact the history?", quote_rows(quote)))
         if not ok:
@@ -1055,6 +1083,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
     # -- actions --------------------------------------------------------------------------------
 
     async def action_help(self) -> None:
+        from .screens import HelpScreen
+
         if not isinstance(self.screen, HelpScreen):
             custom = self._backend.custom_commands if self._backend else None
             await self.push_screen(HelpScreen(custom))
@@ -1064,6 +1094,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         await self.handle_line("/model")
 
     def action_toggle_tools(self) -> None:
+        from textual.widgets import Collapsible
+
         entries = list(self.query(ToolEntry))
         if not entries:
             return
@@ -1146,6 +1178,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         self.run_worker(self.handle_line(line), group="palette")
 
     def expand_all_tools(self) -> None:
+        from textual.widgets import Collapsible
+
         for e in self.query(Collapsible):
             e.collapsed = False
 

@@ -83,7 +83,7 @@ def _run(args: argparse.Namespace) -> int:
 
     from prefixlock.errors import UserError
 
-    from .app import ChatApp, Opener
+    from .app import START_GATE, ChatApp, Opener
 
     workspace = (args.workspace or Path.cwd()).resolve()
     if not workspace.is_dir():
@@ -106,11 +106,13 @@ def _run(args: argparse.Namespace) -> int:
         # A new session in a terminal: the prompt draws first and the backend (the SDK's
         # imports, the settings and their checks) opens behind it; a user error closes the
         # screen and is said below, as it is before the screen otherwise.
-        app = ChatApp(opener=Opener(workspace, open_backend), freeze_heap=True)
+        app = ChatApp(
+            opener=Opener(workspace, open_backend), freeze_heap=True, idle_gate=START_GATE
+        )
     else:
         # A resumed session is checked (and waited for, said on the terminal) before the
         # screen; off a terminal there is no first frame to hurry.
-        app = ChatApp(open_backend(), freeze_heap=True)
+        app = ChatApp(open_backend(), freeze_heap=True, idle_gate=START_GATE)
     app.run()
     if app.open_error is not None:
         raise app.open_error

@@ -8,7 +8,6 @@ the file is rewritten to its newest `limit` entries when it grows past twice tha
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 LIMIT = 500
@@ -35,6 +34,8 @@ class InputHistory:
     def _load(self) -> list[str]:
         if self.path is None:
             return []
+        import json  # not before the prompt's first frame, which has no history yet
+
         try:
             raw = self.path.read_text("utf-8", errors="replace")
         except OSError:
@@ -58,6 +59,8 @@ class InputHistory:
         self.entries.append(text)
         if self.path is None:
             return
+        import json
+
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             with self.path.open("a", encoding="utf-8") as fh:

@@ -21,9 +21,6 @@ from textual.app import App
 
 from prefixlock.errors import UserError
 
-from .quotes import QuoteRows, quote_rows
-from .screens import ConfirmScreen
-
 if TYPE_CHECKING:
     from prefixlock.coding.mcp_tools import McpServer, ToolListChange
 
@@ -145,12 +142,14 @@ class McpCommands(App[None]):
                 "info",
             )
             return
+        from .quotes import change_rows
+        from .screens import ConfirmScreen
+
         what = change.describe()
-        rows = quote_rows(change.quote)
-        rows = QuoteRows((("changed", what), *rows.rows), rows.advice, rows.warns)
         ok = await self.push_screen_wait(
             ConfirmScreen(
-                f"MCP server {name!r} restarted with other tools: put them in the prefix?", rows
+                f"MCP server {name!r} restarted with other tools: put them in the prefix?",
+                change_rows(change.quote, what),
             )
         )
         if ok:

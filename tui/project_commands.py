@@ -20,8 +20,6 @@ from textual.app import App
 from prefixlock.errors import PrefixlockError
 
 from .commands import Parsed
-from .quotes import QuoteRows, quote_rows
-from .screens import ConfirmScreen
 
 if TYPE_CHECKING:
     from prefixlock.coding.settings_files import PermissionMode
@@ -74,11 +72,14 @@ class ProjectCommands(App[None]):
         fresh, prefix, quote = change
         from prefixlock.coding.instructions import changed_instruction_files
 
+        from .quotes import change_rows
+        from .screens import ConfirmScreen
+
         names = ", ".join(changed_instruction_files(self.backend.instructions, fresh))
-        rows = quote_rows(quote)
-        rows = QuoteRows((("changed", names), *rows.rows), rows.advice, rows.warns)
         ok = await self.push_screen_wait(
-            ConfirmScreen(f"{names} changed: put the new version in the prefix?", rows)
+            ConfirmScreen(
+                f"{names} changed: put the new version in the prefix?", change_rows(quote, names)
+            )
         )
         if ok:
             self.backend.apply_instructions(fresh, prefix, quote)
@@ -100,13 +101,15 @@ class ProjectCommands(App[None]):
         except Exception as exc:  # a server that died or answers nonsense: said, not fatal
             await self.add_note(f"MCP tools: {type(exc).__name__}: {exc}", "error")
             return
+        from .quotes import change_rows
+        from .screens import ConfirmScreen
+
         for change in changes:
             what = change.describe()
-            rows = quote_rows(change.quote)
-            rows = QuoteRows((("changed", what), *rows.rows), rows.advice, rows.warns)
             ok = await self.push_screen_wait(
                 ConfirmScreen(
-                    "An MCP server changed its tools: put the new list in the prefix?", rows
+                    "An MCP server changed its tools: put the new list in the prefix?",
+                    change_rows(change.quote, what),
                 )
             )
             if ok:
@@ -160,6 +163,9 @@ class ProjectCommands(App[None]):
         except PrefixlockError as exc:
             await self.add_note(f"/effort: {exc}", "error")
             return
+        from .quotes import quote_rows
+        from .screens import ConfirmScreen
+
         rows = quote_rows(quote)
         shown = effort or "default"
         if rows.warns and not await self.push_screen_wait(

@@ -60,3 +60,10 @@ def quote_rows(quote: Quote, min_tokens: int = 0) -> QuoteRows:
     if alt is not None:
         advice = f"cheaper: {alt.text}"
     return QuoteRows(tuple(rows), advice, quote.warns)
+
+
+def change_rows(quote: Quote, what: str) -> QuoteRows:
+    """A prefix change's quote (an edited instruction file, a new MCP tool list) with a first
+    row naming what changed."""
+    rows = quote_rows(quote)
+    return QuoteRows((("changed", what), *rows.rows), rows.advice, rows.warns)

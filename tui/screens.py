@@ -54,7 +54,8 @@ class FreshKeysScreen(ModalScreen[ResultT]):
 
     @property
     def grace(self) -> float:
-        return float(getattr(self.app, "typeahead_grace", TYPEAHEAD_GRACE))
+        grace = getattr(self.app, "typeahead_grace", None)
+        return TYPEAHEAD_GRACE if grace is None else float(grace)
 
     def on_mount(self) -> None:
         if self.grace <= 0:

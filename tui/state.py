@@ -21,6 +21,9 @@ if TYPE_CHECKING:  # types only: this module stays free of the store's I/O, and 
     from prefixlock.store.records import UsageRow
 
 ZERO = Decimal(0)
+#: Per-turn figures kept: more than the panel's sparkline shows (`view(last=30)`); the session's
+#: totals are folded as they come, so a long session's figures do not grow with it.
+TURNS_KEPT = 64
 
 
 @dataclass
@@ -163,6 +166,7 @@ class CacheState:
             self.cost_without_cache_main += ev.cost_without_cache
         if not self.turns or self.turns[-1].turn != ev.turn:
             self.turns.append(TurnFigures(ev.turn))
+            del self.turns[:-TURNS_KEPT]
         t = self.turns[-1]
         t.usage = t.usage + ev.usage
         t.cost += ev.cost or ZERO

@@ -16,22 +16,13 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
-from prefixlock.canonical import canonical_json
-
-if TYPE_CHECKING:  # imported with the first answer (markdown-it, pygments) or the first event
-    # (the SDK's events): not before the prompt
+if TYPE_CHECKING:  # imported with the first answer (markdown-it, pygments), the first event
+    # (the SDK's events) or the first figures (the panel's state): not before the prompt
     from rich.markdown import Markdown as RichMarkdown
 
     from prefixlock.events import Event, SubagentFinish
 
-from .state import (
-    PanelView,
-    context_share,
-    format_countdown,
-    format_dollars,
-    format_tokens,
-    sparkline,
-)
+    from .state import PanelView
 
 
 def _one_line(text: str, width: int = 60) -> str:
@@ -41,6 +32,8 @@ def _one_line(text: str, width: int = 60) -> str:
 
 def tool_title(name: str, args: dict[str, Any]) -> str:
     """'read_file path=src/app.py': the tool and its most telling arguments on one line."""
+    from prefixlock.canonical import canonical_json
+
     parts = []
     for key, value in args.items():
         shown = value if isinstance(value, str) else canonical_json(value)
@@ -279,6 +272,8 @@ class SubagentEntry(PlainCollapsible):
         """' 2 req, $0.0012' once requests returned, else ''."""
         if not self.requests:
             return ""
+        from .state import format_dollars
+
         cost = format_dollars(self.cost) if self.cost is not None else "unpriced"
         return f" {self.requests} req, {cost}"
 
@@ -401,6 +396,8 @@ def delegate_line(entries: Iterable[ToolEntry], task: str) -> ToolEntry | None:
 
 def subagent_detail(ev: SubagentFinish) -> str:
     """'1,234 tok, hit 87%, $0.0021, 12x compression': a finished subagent on one line."""
+    from .state import format_dollars
+
     cost = format_dollars(ev.cost) if ev.cost is not None else "unpriced"
     return (
         f"{ev.usage.input_total + ev.usage.output:,} tok, hit {ev.hit_rate:.0%}, "
@@ -479,6 +476,8 @@ class CachePanel(Static):
         super().__init__("", markup=False, **kwargs)
 
     def show(self, v: PanelView) -> None:
+        from .state import context_share, format_countdown, format_dollars, format_tokens, sparkline
+
         t = Text()
         t.append("CACHE\n", style="bold")
         t.append(f"model  {_one_line(v.model, 20)}\n")

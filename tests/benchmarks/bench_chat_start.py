@@ -5,7 +5,10 @@ typed into the prompt is on screen (the prompt's placeholder shows, a probe word
 user-level stdio MCP server (~/.prefixlock/settings.toml), one project server (the workspace's
 .mcp.json, approved in the user's .claude/settings.local.json). The time until the session is
 open (the first note, which follows the MCP servers' start) is printed beside it, and so is
-the floor any Textual app pays: a bare app with one Input, measured the same way.
+the floor any Textual app pays: a bare app with one Input, measured the same way. The chat
+opens its session (the SDK's imports, the store, the MCP servers) once the prompt has been idle
+for 0.1 s (`tui.app.START_GATE`, at the latest 0.5 s after the first frame), so the session-open
+figure includes that pause and the probe's echo does not share the interpreter with them.
 
 Every process runs with its bytecode cached, as an installed package does (PYTHONDONTWRITEBYTECODE
 is unset for them, and one untimed round writes prefixlock's cache before the measured ones).

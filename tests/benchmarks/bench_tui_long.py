@@ -10,7 +10,9 @@ past the first 100 turns, in MB per turn (the target: flat, no growth past the v
 
 Run: `python -m pytest -o addopts="" -s tests/benchmarks/bench_tui_long.py` (BENCH_TURNS=50
 for a quick look). Prints the figures and the load average; asserts key echo p90 under 50 ms
-both times and under 0.05 MB per turn.
+both times and under 0.05 MB per turn. BENCH_TRACE=1 also prints what grew between the end of
+turn BENCH_TRACE_FROM (default 150, past the turns that fill the mounted window) and the last:
+the live objects by type, in objects and bytes a turn.
 """
 
 from __future__ import annotations
@@ -35,6 +37,9 @@ KEYS = 60
 SAMPLE = max(1, min(50, TURNS // 10))  # RSS read every SAMPLE turns
 P90_MS = 50.0
 MB_PER_TURN = 0.05
+TRACE = os.environ.get("BENCH_TRACE") == "1"
+# The census starts here (BENCH_TRACE_FROM): past the turns that fill the mounted window.
+TRACE_FROM = int(os.environ.get("BENCH_TRACE_FROM", str(min(150, TURNS // 2))))
 
 
 def _rss_mb() -> float:
@@ -65,6 +70,38 @@ def _own_bytes(requests: Any) -> int:
                 seen.add(id(obj))
                 total += sys.getsizeof(obj)
     return total
+
+
+def _census() -> dict[str, tuple[int, int]]:
+    """Live objects tracked by the collector: type name -> (count, bytes of the objects
+    themselves, as sys.getsizeof counts them)."""
+    import sys
+
+    out: dict[str, list[int]] = {}
+    for obj in gc.get_objects():
+        t = type(obj)
+        key = f"{t.__module__}.{t.__qualname__}"
+        row = out.setdefault(key, [0, 0])
+        row[0] += 1
+        row[1] += sys.getsizeof(obj)
+    return {k: (v[0], v[1]) for k, v in out.items()}
+
+
+def _print_growth(
+    before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]], turns: int
+) -> None:
+    """What grew between two censuses, by type, in objects and bytes per turn (objgraph's
+    growth, by hand). Strings and numbers are not tracked by the collector: their growth
+    shows as the containers that hold them."""
+    rows = []
+    for key, (n, size) in after.items():
+        n0, size0 = before.get(key, (0, 0))
+        if n > n0 or size > size0:
+            rows.append(((size - size0) / turns, (n - n0) / turns, key))
+    rows.sort(reverse=True)
+    print(f"\ngrowth over {turns} turns, by type (objects tracked by the collector):")
+    for per, objs, key in rows[:20]:
+        print(f"  {per:9,.0f} B/turn  {objs:7.2f} obj/turn  {key}")
 
 
 def _slope(points: list[tuple[int, float]]) -> float:
@@ -137,13 +174,20 @@ async def bench_long_chat(turns: int = TURNS) -> dict[str, Any]:
         await say(app, pilot, "hello")  # the first turn imports the provider's code
         fresh = await _echo_ms(app, paints)
         rss: list[tuple[int, float]] = []
+        census: list[dict[str, tuple[int, int]]] = []
         t0 = time.perf_counter()
         for n in range(1, turns + 1):
             await say(app, pilot, "look around" if n % 3 == 0 else "hello")
             if n % SAMPLE == 0:
                 gc.collect()
                 rss.append((n, _rss_mb()))
+            if TRACE and n == TRACE_FROM:
+                gc.collect()
+                census.append(_census())
         elapsed = time.perf_counter() - t0
+        if TRACE:
+            gc.collect()
+            _print_growth(census[0], _census(), turns - TRACE_FROM)
         late = await _echo_ms(app, paints)
         widgets = len(app.conversation.children)
         # What the SDK's Session holds of its own for the requests sent (each body's lists and
@@ -152,6 +196,12 @@ async def bench_long_chat(turns: int = TURNS) -> dict[str, Any]:
         # cache every body's bytes here.
         held = _own_bytes(app.backend.session.requests)
         requests = len(app.backend.session.ledger.rows)
+        # The conversation the model needs until a compaction: its JSON bytes a turn (what
+        # stays in memory whatever the chat does; the session store has it on disk too).
+        import json
+
+        messages = [m.to_dict() for m in app.backend.session.transcript.messages]
+        conversation = len(json.dumps(messages, default=str).encode())
     past = [p for p in rss if p[0] > min(100, turns // 5)] or rss
     return {
         "turns": turns,
@@ -168,6 +218,7 @@ async def bench_long_chat(turns: int = TURNS) -> dict[str, Any]:
         "rss_mb_per_turn": _slope(past),
         "conversation_widgets": widgets,
         "session_requests_mb": held / 1e6,
+        "conversation_kb_per_turn": conversation / 1e3 / (turns + 1),
     }
 
 

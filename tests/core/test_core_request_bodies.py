@@ -46,3 +46,35 @@ async def test_the_bound_is_a_whole_number_of_at_least_one() -> None:
                 with pytest.raises(UserError, match="keep_request_bodies"):
                     s.keep_request_bodies = bad  # type: ignore[assignment]
             assert s.keep_request_bodies is None  # the default: every body kept
+
+
+async def test_the_sessions_own_features_read_only_the_newest_body(tmp_path: Path) -> None:
+    """What reads a request's body inside the SDK (the guard's quotes, compaction, keep-alive,
+    the turn-end write, resume) reads the newest one, or the store: a session keeping a single
+    body quotes, compacts and resumes as one keeping all. So the bound is safe to set; the
+    default stays None because nothing else holds the bodies of a session without a store,
+    and a script reading `s.requests[i].body` gets them."""
+    db = str(tmp_path / "s.sqlite")
+    with start_emulator() as emu:
+        a = agent(emu, store=SessionStore(db))
+        async with a.session("s3") as s:
+            assert s.keep_request_bodies is None  # the SDK's default: every body kept
+            s.keep_request_bodies = 1
+            for i in range(4):
+                async for _ in s.send(f"Turn {i}: what does f{i} do?"):
+                    pass
+                advance(emu, 10)
+            assert [released(r) for r in s.requests[:-1]] == [True] * (len(s.requests) - 1)
+            switch = s.quote_switch("claude-sonnet-4-6")
+            assert switch.warns and switch.tokens_rebilled > 0  # priced from the newest body
+            await s.keepalive_tick()  # due or not, it reads no older body
+            quote = s.quote_compaction()
+            events = await s.compact(quote=quote)
+            assert events and len(s.transcript) == 0
+            async for _ in s.send("Continue: what is left?"):
+                pass
+        async with a.resume("s3") as r:
+            assert r.keep_request_bodies is None  # the bound is the caller's, per session
+            async for _ in r.send("And after the resume?"):
+                pass
+            assert r.ledger.rows[-1].usage.cache_read > 0  # resumed from the store: warm

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from prefixlock.errors import UnknownModelError
-from prefixlock.tui.app import ChatApp, Opener
+from prefixlock.tui.app import START_GATE, ChatApp, IdleGate, Opener
 from prefixlock.tui.backend import ChatBackend
 from prefixlock.tui.prompt_input import PromptInput
 from prefixlock.tui.widgets import UserMessage
@@ -40,6 +40,12 @@ HEAVY = (
     "httpx",
     "pydantic",
     "yaml",
+    # The chat's own dialogs and figures load with the first dialog or the first figures.
+    "prefixlock.tui.screens",
+    "prefixlock.tui.quotes",
+    "prefixlock.tui.state",
+    "prefixlock.billing",
+    "prefixlock.canonical",
 )
 
 
@@ -98,6 +104,35 @@ async def test_a_user_error_of_the_checks_closes_the_screen_with_exit_code_2(
         await until(lambda: not app.is_running, "the app to close")
     assert isinstance(app.open_error, UnknownModelError)
     assert app.return_code == 2
+
+
+def test_the_idle_gate_waits_for_a_pause_in_typing_and_no_longer_than_its_bound() -> None:
+    gate = IdleGate(quiet=0.1, latest=0.5)
+    assert gate.wait(0.0, None) == pytest.approx(0.1)  # the frame just drawn: a pause first
+    assert gate.wait(0.1, None) == 0.0  # no key for a tenth of a second: open
+    assert gate.wait(0.2, 0.02) == pytest.approx(0.08)  # a key 20 ms ago: 80 ms more
+    assert gate.wait(0.45, 0.0) == pytest.approx(0.05)  # still typing: until the bound
+    assert gate.wait(0.5, 0.0) == 0.0  # typing on: opens at the bound anyway
+    assert IdleGate().wait(0.0, None) == 0.0  # the default opens at once
+    assert START_GATE.latest <= 0.5  # the session is never held back long
+
+
+async def test_the_session_waits_for_the_gate_while_keys_echo(chat_options: OptionsFactory) -> None:
+    options = chat_options()
+    opened: list[bool] = []
+
+    def open_backend() -> ChatBackend:
+        opened.append(True)
+        return ChatBackend(options)
+
+    gate = IdleGate(quiet=30.0, latest=30.0)  # never reached in this test
+    app = ChatApp(opener=Opener(options.workspace, open_backend), blink=False, idle_gate=gate)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await type_keys(pilot, *"hi")
+        await pilot.pause()
+        assert app.query_one("#prompt", PromptInput).value == "hi"
+        # Nothing of the session has started, nor the footer: the prompt has the process.
+        assert opened == [] and not app.opened and not app.query("Footer")
 
 
 def test_no_backend_and_no_opener_or_both_is_refused(chat_options: OptionsFactory) -> None:

@@ -8,7 +8,7 @@ from prefixlock.billing.usage import Usage
 from prefixlock.events import CacheBreak, SubagentFinish, UsageReport
 from prefixlock.tui.commands import COMMANDS, KEYS, complete, parse
 from prefixlock.tui.screens import help_text
-from prefixlock.tui.state import CacheState, format_countdown, sparkline
+from prefixlock.tui.state import TURNS_KEPT, CacheState, format_countdown, sparkline
 
 
 def test_parse_messages_and_commands() -> None:
@@ -180,3 +180,16 @@ def test_a_prompt_below_the_models_minimum_is_not_cached_and_the_quote_says_so()
     assert rows["new model cache"] == "below minimum: not cached (2,100 < 4,096 tokens)"
     above = dict(quote_rows(quote, 1024).rows)
     assert above["break-even"] == "2 turns" and "new model cache" not in above
+
+
+def test_a_long_session_keeps_a_bounded_number_of_turn_figures() -> None:
+    # The per-turn figures feed the sparkline and the last turn's row; the session's totals
+    # are folded as they come. 500 turns keep TURNS_KEPT of them, the totals all 500.
+    s = CacheState("claude-sonnet-4-6", ttl=300)
+    for turn in range(1, 501):
+        usage = Usage(uncached_input=10, cache_read=90 if turn % 2 else 0, output=5)
+        s.apply(UsageReport(turn, turn, "claude-sonnet-4-6", usage, Decimal("0.01"), None), 1000.0)
+    assert len(s.turns) == TURNS_KEPT and s.turns[-1].turn == 500
+    assert s.requests == 500 and s.total.cache_read == 250 * 90
+    v = s.view(1000.0)
+    assert len(v.sparkline) == 30 and v.last_read == 0 and v.last_uncached == 10
