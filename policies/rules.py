@@ -127,8 +127,8 @@ _RULES: tuple[Rule, ...] = (
         WARNING,
         "Today's date flows into the prompt prefix",
         "Finds a date (`date.today()`, `strftime('%Y-%m-%d')`, `{{ date }}`) that reaches the "
-        "prefix. A year in prose, or a date in the newest user turn, is not flagged; nor, in "
-        "Python, a date read at import (a module constant), which one process keeps. Severity "
+        "prefix. A year in prose, or a date in the newest user turn, is not flagged; in Python "
+        "a date read at import (a module constant), which one process keeps, is a note. Severity "
         "follows where it sits: in tool definitions (hashed first) it is an error.",
         "The prefix changes once a day: the first request after midnight, and every session "
         "that spans it, re-bills the whole prompt; sessions of different days never share it.",

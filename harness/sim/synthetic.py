@@ -100,6 +100,7 @@ def generate(w: Workload) -> Trace:
             system = [own_system if w.private_prefix else tenant_system[tenant]]
             if w.style == "timestamp":
                 system = [(seg(), 12), *system]
+            # prefixlock: ignore[PL302] a simulated workload's switch of model, not a model call
             model = 1 if (w.style == "model-switch" and turn >= n_turns // 2) else 0
             history.append((seg(), w.user_tokens))
             segments = tools + system + history

@@ -331,15 +331,15 @@ class SinkCheck:
             code = CODE_OF.get(t.kind)
             if code is None:
                 continue
-            if t.once and t.kind == "date":
-                # A date read at import is the same in every request the process sends, and
-                # in every process of a deployment started that day: nothing to report. (A
-                # clock or a random id read at import differs between worker processes that
-                # serve one conversation: a note below.)
-                continue
             msg = f"{t.desc} flows into the {sink.where} (line {sink.line})"
             severity = ""
-            if t.once and sink.in_function and t.kind in VOLATILE:
+            if t.once and t.kind == "date":
+                # A date read at import is the same in every request one process sends; only a
+                # process started on another day (a restart, a new worker) writes another
+                # prefix. Worth a note wherever it lands, never a warning.
+                severity = NOTE
+                msg += "; read once at import, so only a process started on another day differs"
+            elif t.once and sink.in_function and t.kind in VOLATILE:
                 severity = NOTE
                 msg += "; computed once at import, so it changes with every new process"
             elif sink.where.startswith("tool") and RULES[code].severity == WARNING:

@@ -43,7 +43,7 @@ def test_langchain_create_agent_and_langgraph_prompt() -> None:
         "    b = create_react_agent('gpt-4o', tools=[], prompt='You are a helpful assistant')\n"
         "    return a, b\n"
     )
-    # Built per call (a date read at import is one process's constant: not reported).
+    # Built per call, so a warning (a date read at import would be a note).
     assert _codes(src) == [(5, "PL102")]
 
 
