@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from ..findings import Finding, source_lines
+from ..findings import Finding
 from .structure import is_history
 from .syntax import FUNCTIONS, Source, callee_name, unwrap, walk
 
@@ -25,21 +25,16 @@ _TEXT_PARTS = frozenset({"content", "text", "parts", "output"})
 
 
 def check_rewrites(src: Source) -> list[Finding]:
-    lines = source_lines(src.data.decode("utf-8", "replace"))
     out: list[Finding] = []
 
     def add(node: Node, what: str) -> None:
-        line, col = src.pos(node)
         out.append(
-            Finding(
-                src.path,
-                line,
-                col,
+            src.finding(
+                node,
                 "PL303",
                 f"{what}: messages an earlier request already sent change, so the prefix "
                 "breaks there and the rest of the history is sent again uncached; leave sent "
                 "messages as they are and add what changed as a new message",
-                source_line=lines[line - 1] if line <= len(lines) else "",
             )
         )
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from ..findings import Finding, source_lines
+from ..findings import Finding
 from ..meaning import words
 from .syntax import (
     FUNCTIONS,
@@ -106,7 +106,6 @@ class SinkCheck:
     def __init__(self, src: Source, ev: Evaluator) -> None:
         self.src = src
         self.ev = ev
-        self.lines: list[str] = source_lines(src.data.decode("utf-8", "replace"))
         self.out: list[Finding] = []
         self._seen: set[tuple[int, str]] = set()
 
@@ -116,9 +115,7 @@ class SinkCheck:
         if key in self._seen:
             return
         self._seen.add(key)
-        line, col = self.src.pos(node)
-        source = self.lines[line - 1] if line <= len(self.lines) else ""
-        self.out.append(Finding(self.src.path, line, col, code, message, source_line=source))
+        self.out.append(self.src.finding(node, code, message))
 
     def _mode_word(self, nodes: list[Node]) -> Node | None:
         """The first identifier under `nodes` named for a mode the user picks per request

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from tree_sitter import Node
 
-from ..findings import Finding, source_lines
+from ..findings import Finding
 from ..meaning import words
 from .syntax import (
     FUNCTIONS,
@@ -121,25 +121,14 @@ _DROPPED = (
 
 
 def check_windows(src: Source) -> list[Finding]:
-    lines = source_lines(src.data.decode("utf-8", "replace"))
     out: list[Finding] = []
     seen: set[int] = set()
 
     def add(node: Node, what: str, tail: str = _WINDOW) -> None:
-        line, col = src.pos(node)
-        if line in seen:
-            return
-        seen.add(line)
-        out.append(
-            Finding(
-                src.path,
-                line,
-                col,
-                "PL303",
-                f"{what}: {tail}",
-                source_line=lines[line - 1] if line <= len(lines) else "",
-            )
-        )
+        line, _ = src.pos(node)
+        if line not in seen:
+            seen.add(line)
+            out.append(src.finding(node, "PL303", f"{what}: {tail}"))
 
     for n in walk(src.root):
         if n.type == "for_statement" and _reverse_budget_for(src, n):
@@ -220,7 +209,6 @@ def check_side_requests(src: Source) -> list[Finding]:
     """PL305: a side request (summary, title, compaction) that sends the conversation as its
     messages under a system prompt written for it: nothing of the session's cached prefix is
     read, so the whole history is billed uncached."""
-    lines = source_lines(src.data.decode("utf-8", "replace"))
     out: list[Finding] = []
     for n in walk(src.root):
         if n.type != "call_expression" or callee_name(src, n) not in _SEND:
@@ -251,17 +239,13 @@ def check_side_requests(src: Source) -> list[Finding]:
         texts = [fn, src.text(system)[:80]]
         if not any(set(words(t)) & _SIDE for t in texts if t):
             continue
-        line, col = src.pos(n)
         out.append(
-            Finding(
-                src.path,
-                line,
-                col,
+            src.finding(
+                n,
                 "PL305",
                 "a side request sends the conversation under a system prompt written for it: "
                 "none of it is read from the session's cache; send it after the session's own "
                 "prefix (its system prompt and tools) instead",
-                source_line=lines[line - 1] if line <= len(lines) else "",
             )
         )
     return out
@@ -273,7 +257,6 @@ def check_flattened_history(src: Source) -> list[Finding]:
     a list) that carries the conversation as text in one user message: its prefix is another
     system prompt, so every turn sends the whole history again uncached. Reported at the list,
     or, for one built by `push`, where the conversation is flattened into the user message."""
-    lines = source_lines(src.data.decode("utf-8", "replace"))
     out: list[Finding] = []
     lists: list[tuple[Node | None, list[Node]]] = []  # (the array literal, its messages)
     pushed: dict[tuple[int, str], list[Node]] = {}
@@ -305,18 +288,14 @@ def check_flattened_history(src: Source) -> list[Finding]:
         user = roles.get("user")
         if "system" not in roles or user is None or not _carries_history(src, user):
             continue
-        line, col = src.pos(array if array is not None else user)
         out.append(
-            Finding(
-                src.path,
-                line,
-                col,
+            src.finding(
+                array if array is not None else user,
                 "PL305",
                 "a side request sends the conversation as text in one message under a system "
                 "prompt of its own: none of it is read from the session's cache and the whole "
                 "history is billed again every turn; send it after the session's own prefix "
                 "(its system prompt, tools and messages) instead",
-                source_line=lines[line - 1] if line <= len(lines) else "",
             )
         )
     return out
@@ -481,7 +460,6 @@ def check_model_per_step(src: Source) -> list[Finding]:
     """PL302: the model chosen by the step of an agent loop (`const model = turnCount === 0 ?
     THINKING : BASE` inside the loop): each model has a cache of its own, so the steps after
     the switch read nothing the first one wrote."""
-    lines = source_lines(src.data.decode("utf-8", "replace"))
     out: list[Finding] = []
     for n in walk(src.root):
         if n.type == "variable_declarator":
@@ -509,17 +487,13 @@ def check_model_per_step(src: Source) -> list[Finding]:
         )
         if step is None:
             continue
-        line, col = src.pos(value)
         out.append(
-            Finding(
-                src.path,
-                line,
-                col,
+            src.finding(
+                value,
                 "PL302",
                 f"the model is chosen by the loop's step (`{src.text(step)}`): each model has a "
                 "cache of its own, so the steps after the switch read nothing the earlier ones "
                 "wrote; keep one model for the whole loop",
-                source_line=lines[line - 1] if line <= len(lines) else "",
             )
         )
     return out
@@ -543,7 +517,6 @@ def check_content_before_history(src: Source) -> list[Finding]:
     """PL304: one text made of what was retrieved for this request followed by the
     conversation (`${context}\n\n${previousMessagesFormatted}`): the history after the
     retrieved part is sent again uncached each time it changes."""
-    lines = source_lines(src.data.decode("utf-8", "replace"))
     out: list[Finding] = []
     for n in walk(src.root):
         if n.type != "template_string":
@@ -557,17 +530,13 @@ def check_content_before_history(src: Source) -> list[Finding]:
         first = next((i for i, x in enumerate(names) if x and _retrieved(src, subs[i])), None)
         if first is None or not any(_history_word(x) for x in names[first + 1 :] if x):
             continue
-        line, col = src.pos(subs[first])
         out.append(
-            Finding(
-                src.path,
-                line,
-                col,
+            src.finding(
+                subs[first],
                 "PL304",
                 f"`{names[first]}` (retrieved for this request) comes before the conversation in "
                 "one text: each time it changes, the history after it is sent again uncached; "
                 "put it after the history, next to the newest message",
-                source_line=lines[line - 1] if line <= len(lines) else "",
             )
         )
     return out

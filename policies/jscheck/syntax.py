@@ -18,6 +18,8 @@ import tree_sitter_javascript
 import tree_sitter_typescript
 from tree_sitter import Language, Node, Parser
 
+from ..findings import Finding, source_lines
+
 JS_SUFFIXES = frozenset({".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx"})
 
 FUNCTIONS = frozenset(
@@ -82,6 +84,17 @@ class Source:
         row, col = node.start_point
         start = self.line_starts[row] if row < len(self.line_starts) else 0
         return row + 1, len(self.data[start : start + col].decode("utf-8", "replace")) + 1
+
+    @functools.cached_property
+    def lines(self) -> list[str]:
+        """The file's lines, as findings quote them (split once, for every check)."""
+        return source_lines(self.data.decode("utf-8", "replace"))
+
+    def finding(self, node: Node, code: str, message: str) -> Finding:
+        """A finding at `node`'s start, quoting its line."""
+        line, col = self.pos(node)
+        quoted = self.lines[line - 1] if line <= len(self.lines) else ""
+        return Finding(self.path, line, col, code, message, source_line=quoted)
 
 
 def parse(path: str, text: str) -> Source:
