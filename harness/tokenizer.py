@@ -11,7 +11,6 @@ two machines give the same ids. Counts reported by a real provider always win ov
 
 from __future__ import annotations
 
-import functools
 import re
 import zlib
 
@@ -27,11 +26,29 @@ def pieces(text: str) -> list[str]:
 
 
 # A conversation's requests repeat the same blocks (the emulator counts each cache unit of every
-# request): a cut text is remembered, which made counting most of the suite's driver CPU.
-@functools.lru_cache(maxsize=8192)
+# request), so counts of texts seen lately are remembered: counting was most of the versus
+# suite's driver CPU. The memo is bounded by characters, not entries: once it would pass
+# `_MEMO_CHARS` it starts again empty, so a long-running agent that sees many large tool
+# results holds at most that much text here. (Plain dict operations, each atomic, so threads
+# may share it: at worst a count is made twice.)
+_MEMO_CHARS = 4_000_000
+_memo: dict[str, int] = {}
+_memo_size = 0
+
+
 def count_tokens(text: str) -> int:
     """Number of tokens in `text`."""
-    return len(_PIECE.findall(text))
+    global _memo_size
+    n = _memo.get(text)
+    if n is None:
+        n = len(_PIECE.findall(text))
+        if len(text) <= _MEMO_CHARS // 4:
+            if _memo_size + len(text) > _MEMO_CHARS:
+                _memo.clear()
+                _memo_size = 0
+            _memo[text] = n
+            _memo_size += len(text)
+    return n
 
 
 def tokenize(text: str) -> list[int]:
