@@ -817,6 +817,10 @@ class Sandbox:
             else:
                 pipe.close()
             if cgroup is not None:
+                if not capped and cgroup.reached():
+                    # It hit the cap and ended before the watch looked (a refused fork can end
+                    # the shell at once): still the cap's doing, and said so.
+                    capped.append(_cap_reached(cap))
                 # What the command left running (detached, its output closed) goes with it,
                 # as it does with the sandbox's PID namespace.
                 cgroup.kill()
@@ -858,10 +862,7 @@ class Sandbox:
                 members = pid_namespace_members(proc.pid)
                 reached = members is not None and members >= cap - _RLIMIT_SLACK
             if reached:
-                capped.append(
-                    f"it reached the limit of {cap} processes (a fork bomb?); raise the "
-                    "sandbox's max_processes if it needs more"
-                )
+                capped.append(_cap_reached(cap))
                 kill()
                 return
 
@@ -1021,3 +1022,11 @@ async def _pump(
             capture.feed(await read)  # it may have finished just before the cancel
         return "exited" if waiter is not None and waiter in done else "timeout"
     return "eof"
+
+
+def _cap_reached(cap: int) -> str:
+    """Why a command was stopped at the process cap, with what to do."""
+    return (
+        f"it reached the limit of {cap} processes (a fork bomb?); raise the sandbox's "
+        "max_processes if it needs more"
+    )

@@ -474,6 +474,23 @@ async def test_a_build_under_the_cap_is_untouched(ws_root: Path) -> None:
     assert out.exit_code == 0 and out.killed_for == "" and "fine" in out.output
 
 
+async def test_a_command_that_ends_at_the_cap_before_the_watch_looks_is_still_reported(
+    ws_root: Path,
+) -> None:
+    """A refused fork can end the shell at once, before the first poll: the cgroup's count of
+    refused forks still says why (this was a flaky CI failure under load)."""
+    sandbox = Sandbox(ws_root, SandboxOptions(mode="off", max_processes=8))
+    if why := sandbox.cap_problem():
+        pytest.skip(f"no process cap here: {why}")
+    from prefixlock.coding import proclimit
+
+    if proclimit._hierarchy() is None:
+        pytest.skip("the after-the-end check reads the pids cgroup")
+    out = await sandbox.run("for i in $(seq 40); do sleep 30 & done 2>/dev/null; true",
+                            timeout=60, limit=4000)  # fmt: skip
+    assert out.killed_for.startswith("it reached the limit of 8 processes"), out
+
+
 def test_the_cap_option_is_checked() -> None:
     assert SandboxOptions.from_mapping({"max_processes": 200}).max_processes == 200
     with pytest.raises(SandboxError, match=r"sandbox.max_processes: expected a whole number"):
