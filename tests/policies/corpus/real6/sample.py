@@ -1,0 +1,115 @@
+"""Select real6's files by the grep rules in PROCEDURE.md (three strata, stated before anything
+was fetched) and write MANIFEST.tsv and SKIPPED.txt.
+
+    python tests/policies/corpus/real6/sample.py [--mirror DIR]
+
+Reads each project's snapshot (a bare clone under DIR/owner+name/repo) at HEAD through the
+shared sampler ../realsample.py; never reads a file's meaning, only counts matching lines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE.parent))
+
+from realsample import CALL, DATETEXT, PROMPT, VOLATILE, Snapshot, both, near, ranked, split  # noqa: E402
+
+# In the order PROCEDURE.md lists them; taken in order until WANT projects of the language are
+# usable.
+TS = [
+    "BuilderIO/ai-shell", "coderabbitai/ai-pr-reviewer", "mattzcarey/code-review-gpt",
+    "anc95/ChatGPT-CodeReview", "nicepkg/aide", "logancyang/obsidian-copilot",
+    "reorproject/reor", "a16z-infra/ai-town", "a16z-infra/companion-app",
+    "chathub-dev/chathub", "sunner/ChatALL", "Niek/chatgpt-web", "deiucanta/chatpad",
+    "jakobhoeg/nextjs-ollama-llm-ui", "SillyTavern/SillyTavern",
+    "openai/openai-assistants-quickstart", "openai/openai-responses-starter-app",
+    "langchain-ai/langchain-nextjs-template", "langchain-ai/react-agent-js",
+    "langchain-ai/memory-agent-js", "cloudflare/agents", "get-convex/agent", "dexaai/dexter",
+    "transitive-bullshit/chatgpt-api", "browserbase/open-operator", "hyperbrowserai/HyperAgent",
+    "steel-dev/surf.new", "mayooear/gpt4-pdf-chatbot-langchain",
+    "supabase-community/nextjs-openai-doc-search", "run-llama/chat-llamaindex",
+    "Azure-Samples/azure-search-openai-javascript", "e2b-dev/ai-analyst",
+    "mendableai/open-lovable", "moeru-ai/airi", "refly-ai/refly", "fuergaosi233/wechat-chatgpt",
+    # reserves (PROCEDURE.md, amendment), appended in their order
+    "microsoft/vscode-copilot-chat", "anthropics/claude-code-action", "upstash/rag-chat",
+    "fixie-ai/ai-jsx", "lgrammel/modelfusion", "brianpetro/obsidian-smart-connections",
+    "nhaouari/obsidian-textgenerator-plugin", "xataio/agent", "instructor-ai/instructor-js",
+    "motiadev/motia", "openai/openai-realtime-twilio-demo",
+]  # fmt: skip
+PY = [
+    "Codium-ai/AlphaCodium", "jina-ai/dev-gpt", "entropy-research/Devon", "microsoft/UFO",
+    "OS-Copilot/OS-Copilot", "xlang-ai/OpenAgents", "trycua/cua", "griptape-ai/griptape",
+    "VRSEN/agency-swarm", "superagent-ai/superagent", "julep-ai/julep",
+    "BrainBlend-AI/atomic-agents", "OpenBMB/XAgent", "OpenBMB/AgentVerse",
+    "langchain-ai/chat-langchain", "langchain-ai/langmem",
+    "google-gemini/gemini-fullstack-langgraph-quickstart", "openai/openai-cs-agents-demo",
+    "weaviate/Verba", "PromtEngineer/localGPT", "SciPhi-AI/R2R", "rashadphz/farfalle",
+    "stanford-oval/WikiChat", "HKUDS/LightRAG", "microsoft/graphrag", "Future-House/paper-qa",
+    "binary-husky/gpt_academic", "zhayujie/chatgpt-on-wechat", "cheshire-cat-ai/core",
+    "openai/gpt-discord-bot", "Zero6992/chatGPT-discord-bot", "vocodedev/vocode-core",
+    "lmnr-ai/index", "OpenAdaptAI/OpenAdapt",
+]  # fmt: skip
+WANT = {"ts": 22, "py": 20}
+CUT = (
+    r"messages\.slice\(|messages\[-|history\[-|\.splice\(0|max_?history|trim_?messages"
+    r"|\.slice\(-|\[-[0-9a-z_]+:\]|history_?limit|max_?messages|context_?window"
+    r"|summari[sz]e_?(history|messages|conversation)"
+)
+# stratum: (how files are scored, files a project)
+STRATA = {
+    1: (both(PROMPT, CALL), 1),
+    2: (near(VOLATILE, (PROMPT, DATETEXT), 15), 2),
+    3: (both(PROMPT, CUT), 1),
+}
+HEADER = "lang\trepo\tpath\tcommit\tlicense\tlines\tscore\trank\thalf\tstratum\n"
+
+
+def main() -> int:
+    p = argparse.ArgumentParser()
+    p.add_argument("--mirror", default="/work/.mirror")
+    a = p.parse_args()
+    rows: list[list[str]] = []
+    skipped: list[str] = []
+    for lang, names in (("ts", TS), ("py", PY)):
+        drawn: list[tuple[str, list[str]]] = []
+        used: list[str] = []
+        for name in names:
+            if len(used) == WANT[lang]:
+                break
+            snap = Snapshot.open(Path(a.mirror), name)
+            if snap is None:
+                skipped.append(f"{name}: no snapshot")
+                continue
+            taken: set[str] = set()
+            for stratum, (scorer, per_project) in STRATA.items():
+                picks = ranked(snap, lang, scorer(snap), taken, per_project)
+                if stratum == 1 and not picks:
+                    skipped.append(f"{name}: no file matching stratum 1")
+                    break
+                lic = snap.licence() if picks else ""
+                for rank, (path, score, n_lines) in enumerate(picks, 1):
+                    taken.add(path)
+                    drawn.append((name, [path, snap.commit, lic, str(n_lines), str(score),
+                                         str(rank), str(stratum)]))  # fmt: skip
+            if taken:
+                used.append(name)
+        halves = split(sorted(used))
+        for name, (path, commit, lic, n_lines, points, rank, stratum) in drawn:
+            row = [lang, name, path, commit, lic, n_lines, points, rank, halves[name], stratum]
+            rows.append(row)
+    rows.sort(key=lambda r: (r[9], r[0] != "ts"))
+    with open(HERE / "MANIFEST.tsv", "w", encoding="utf-8") as fh:
+        fh.write(HEADER)
+        for r in rows:
+            fh.write("\t".join(r) + "\n")
+    (HERE / "SKIPPED.txt").write_text("\n".join(skipped) + "\n", encoding="utf-8")
+    print(f"{len(rows)} files; skipped: {skipped}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
