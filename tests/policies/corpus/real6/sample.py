@@ -1,7 +1,8 @@
 """Select real6's files by the grep rules in PROCEDURE.md (three strata, stated before anything
 was fetched) and write MANIFEST.tsv and SKIPPED.txt.
 
-    python tests/policies/corpus/real6/sample.py [--mirror DIR]
+    python tests/policies/corpus/real6/sample.py [--mirror DIR]            # strata 1-3
+    python tests/policies/corpus/real6/sample.py [--mirror DIR] --amend    # then 4-5 (amendment 2)
 
 Reads each project's snapshot (a bare clone under DIR/owner+name/repo) at HEAD through the
 shared sampler ../realsample.py; never reads a file's meaning, only counts matching lines.
@@ -59,11 +60,24 @@ CUT = (
     r"|\.slice\(-|\[-[0-9a-z_]+:\]|history_?limit|max_?messages|context_?window"
     r"|summari[sz]e_?(history|messages|conversation)"
 )
+
+
+def clock_near_call(snap: Snapshot) -> dict[str, int]:
+    """Stratum 4: DATETEXT lines plus VOLATILE lines within 15 lines of prompt text or a call."""
+    dated = snap.grep(DATETEXT)
+    close = near(VOLATILE, (PROMPT, DATETEXT, CALL), 15)(snap)
+    return {p: dated.get(p, 0) + close.get(p, 0) for p in dated.keys() | close.keys()}
+
+
 # stratum: (how files are scored, files a project)
 STRATA = {
     1: (both(PROMPT, CALL), 1),
     2: (near(VOLATILE, (PROMPT, DATETEXT), 15), 2),
     3: (both(PROMPT, CUT), 1),
+}
+AMENDED = {
+    4: (clock_near_call, 2),
+    5: (both(CUT, CALL), 1),
 }
 HEADER = "lang\trepo\tpath\tcommit\tlicense\tlines\tscore\trank\thalf\tstratum\n"
 
@@ -71,7 +85,10 @@ HEADER = "lang\trepo\tpath\tcommit\tlicense\tlines\tscore\trank\thalf\tstratum\n
 def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--mirror", default="/work/.mirror")
+    p.add_argument("--amend", action="store_true", help="append strata 4-5 (amendment 2)")
     a = p.parse_args()
+    if a.amend:
+        return amend(Path(a.mirror))
     rows: list[list[str]] = []
     skipped: list[str] = []
     for lang, names in (("ts", TS), ("py", PY)):
@@ -98,9 +115,8 @@ def main() -> int:
             if taken:
                 used.append(name)
         halves = split(sorted(used))
-        for name, (path, commit, lic, n_lines, points, rank, stratum) in drawn:
-            row = [lang, name, path, commit, lic, n_lines, points, rank, halves[name], stratum]
-            rows.append(row)
+        for name, fields in drawn:
+            rows.append([lang, name, *fields[:6], halves[name], fields[6]])
     rows.sort(key=lambda r: (r[9], r[0] != "ts"))
     with open(HERE / "MANIFEST.tsv", "w", encoding="utf-8") as fh:
         fh.write(HEADER)
@@ -108,6 +124,33 @@ def main() -> int:
             fh.write("\t".join(r) + "\n")
     (HERE / "SKIPPED.txt").write_text("\n".join(skipped) + "\n", encoding="utf-8")
     print(f"{len(rows)} files; skipped: {skipped}")
+    return 0
+
+
+def amend(mirror: Path) -> int:
+    """Append strata 4 and 5 from the projects, halves and files already drawn."""
+    manifest = HERE / "MANIFEST.tsv"
+    before = [ln.split("\t") for ln in manifest.read_text(encoding="utf-8").splitlines()[1:]]
+    before = [r for r in before if int(r[9]) <= 3]
+    projects = {r[1]: (r[0], r[8]) for r in before}
+    rows: list[list[str]] = []
+    for name, (lang, half) in projects.items():
+        snap = Snapshot.open(mirror, name)
+        assert snap is not None, name
+        taken = {r[2] for r in before if r[1] == name}
+        for stratum, (scorer, per_project) in AMENDED.items():
+            picks = ranked(snap, lang, scorer(snap), taken, per_project)
+            lic = next(r[4] for r in before if r[1] == name)
+            for rank, (path, points, n_lines) in enumerate(picks, 1):
+                taken.add(path)
+                row = [lang, name, path, snap.commit, lic, str(n_lines), str(points), str(rank)]
+                rows.append([*row, half, str(stratum)])
+    rows.sort(key=lambda r: (r[9], r[0] != "ts"))
+    with open(manifest, "w", encoding="utf-8") as fh:
+        fh.write(HEADER)
+        for r in before + rows:
+            fh.write("\t".join(r) + "\n")
+    print(f"{len(rows)} files appended")
     return 0
 
 
