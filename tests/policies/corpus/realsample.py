@@ -70,8 +70,10 @@ class Snapshot:
 
     def grep(self, pattern: str) -> dict[str, int]:
         """Matching lines per file, counted by git grep (a line matches at most once)."""
+        # quotePath off: a path with non-ASCII bytes comes back as it is, not quoted
+        args = ["-c", "core.quotePath=false", "grep", "-c", "-i", "-E", pattern, self.commit]
         out = subprocess.run(
-            ["git", "--git-dir", str(self.git_dir), "grep", "-c", "-i", "-E", pattern, self.commit],
+            ["git", "--git-dir", str(self.git_dir), *args],
             capture_output=True,
         ).stdout.decode("utf-8", "replace")
         counts: dict[str, int] = {}

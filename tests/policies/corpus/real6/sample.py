@@ -3,6 +3,7 @@ was fetched) and write MANIFEST.tsv and SKIPPED.txt.
 
     python tests/policies/corpus/real6/sample.py [--mirror DIR]            # strata 1-3
     python tests/policies/corpus/real6/sample.py [--mirror DIR] --amend    # then 4-5 (amendment 2)
+    python tests/policies/corpus/real6/sample.py [--mirror DIR] --more     # then amendment 3
 
 Reads each project's snapshot (a bare clone under DIR/owner+name/repo) at HEAD through the
 shared sampler ../realsample.py; never reads a file's meaning, only counts matching lines.
@@ -86,9 +87,12 @@ def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--mirror", default="/work/.mirror")
     p.add_argument("--amend", action="store_true", help="append strata 4-5 (amendment 2)")
+    p.add_argument("--more", action="store_true", help="append the rest of the list (amendment 3)")
     a = p.parse_args()
     if a.amend:
         return amend(Path(a.mirror))
+    if a.more:
+        return more(Path(a.mirror))
     rows: list[list[str]] = []
     skipped: list[str] = []
     for lang, names in (("ts", TS), ("py", PY)):
@@ -151,6 +155,52 @@ def amend(mirror: Path) -> int:
         for r in before + rows:
             fh.write("\t".join(r) + "\n")
     print(f"{len(rows)} files appended")
+    return 0
+
+
+def more(mirror: Path) -> int:
+    """Append every stratum of the listed projects the first draw left undrawn; the projects
+    already drawn keep their halves, the new ones are split among themselves."""
+    manifest = HERE / "MANIFEST.tsv"
+    before = [ln.split("\t") for ln in manifest.read_text(encoding="utf-8").splitlines()[1:]]
+    drawn_before = {r[1] for r in before}
+    skips = (HERE / "SKIPPED.txt").read_text(encoding="utf-8").splitlines()
+    tried = {ln.split(":")[0] for ln in skips} | drawn_before
+    rows: list[list[str]] = []
+    skipped: list[str] = []
+    for lang, names in (("ts", TS), ("py", PY)):
+        picked: list[tuple[str, list[str]]] = []
+        used: list[str] = []
+        for name in names:
+            if name in tried:
+                continue
+            snap = Snapshot.open(mirror, name)
+            if snap is None:
+                skipped.append(f"{name}: no snapshot")
+                continue
+            taken: set[str] = set()
+            lic = snap.licence()
+            for stratum, (scorer, per_project) in (STRATA | AMENDED).items():
+                picks = ranked(snap, lang, scorer(snap), taken, per_project)
+                if stratum == 1 and not picks:
+                    skipped.append(f"{name}: no file matching stratum 1")
+                    break
+                for rank, (path, points, n_lines) in enumerate(picks, 1):
+                    taken.add(path)
+                    row = [path, snap.commit, lic, str(n_lines), str(points), str(rank)]
+                    picked.append((name, [*row, str(stratum)]))
+            if taken:
+                used.append(name)
+        halves = split(sorted(used))
+        for name, fields in picked:
+            rows.append([lang, name, *fields[:6], halves[name], fields[6]])
+    rows.sort(key=lambda r: (r[9], r[0] != "ts"))
+    with open(manifest, "w", encoding="utf-8") as fh:
+        fh.write(HEADER)
+        for r in before + rows:
+            fh.write("\t".join(r) + "\n")
+    (HERE / "SKIPPED-3.txt").write_text("\n".join(skipped) + "\n", encoding="utf-8")
+    print(f"{len(rows)} files appended; skipped: {skipped}")
     return 0
 
 
