@@ -4,6 +4,9 @@ was fetched) and write MANIFEST.tsv and SKIPPED.txt.
     python tests/policies/corpus/real6/sample.py [--mirror DIR]            # strata 1-3
     python tests/policies/corpus/real6/sample.py [--mirror DIR] --amend    # then 4-5 (amendment 2)
     python tests/policies/corpus/real6/sample.py [--mirror DIR] --more     # then amendment 3
+    python tests/policies/corpus/real6/sample.py [--mirror DIR] --more4    # then amendment 4
+
+Run them in this order, once each, from the committed state that precedes each.
 
 Reads each project's snapshot (a bare clone under DIR/owner+name/repo) at HEAD through the
 shared sampler ../realsample.py; never reads a file's meaning, only counts matching lines.
@@ -56,6 +59,13 @@ PY = [
     "lmnr-ai/index", "OpenAdaptAI/OpenAdapt",
 ]  # fmt: skip
 WANT = {"ts": 22, "py": 20}
+# Amendment 4: taken in order until the TypeScript projects are at least as many as Python ones.
+TS_MORE4 = [
+    "elie222/inbox-zero", "midday-ai/midday", "u14app/deep-research", "btahir/open-deep-research",
+    "e2b-dev/surf", "tambo-ai/tambo", "openai-translator/openai-translator",
+    "lobehub/lobe-cli-toolbox", "langchain-ai/retrieval-agent-template-js",
+    "langchain-ai/data-enrichment-js", "langchain-ai/agent-inbox", "humanlayer/humanlayer",
+]  # fmt: skip
 CUT = (
     r"messages\.slice\(|messages\[-|history\[-|\.splice\(0|max_?history|trim_?messages"
     r"|\.slice\(-|\[-[0-9a-z_]+:\]|history_?limit|max_?messages|context_?window"
@@ -88,11 +98,14 @@ def main() -> int:
     p.add_argument("--mirror", default="/work/.mirror")
     p.add_argument("--amend", action="store_true", help="append strata 4-5 (amendment 2)")
     p.add_argument("--more", action="store_true", help="append the rest of the list (amendment 3)")
+    p.add_argument("--more4", action="store_true", help="append TypeScript projects (amendment 4)")
     a = p.parse_args()
+    if a.more4:
+        return more(Path(a.mirror), (("ts", TS_MORE4),), "SKIPPED-4.txt", until_half=True)
     if a.amend:
         return amend(Path(a.mirror))
     if a.more:
-        return more(Path(a.mirror))
+        return more(Path(a.mirror), (("ts", TS), ("py", PY)), "SKIPPED-3.txt")
     rows: list[list[str]] = []
     skipped: list[str] = []
     for lang, names in (("ts", TS), ("py", PY)):
@@ -158,9 +171,16 @@ def amend(mirror: Path) -> int:
     return 0
 
 
-def more(mirror: Path) -> int:
-    """Append every stratum of the listed projects the first draw left undrawn; the projects
-    already drawn keep their halves, the new ones are split among themselves."""
+def more(
+    mirror: Path,
+    lists: tuple[tuple[str, list[str]], ...],
+    skip_file: str,
+    until_half: bool = False,
+) -> int:
+    """Append every stratum of listed projects not drawn or skipped before (amendment 3: all of
+    them; amendment 4, `until_half`: until the TypeScript projects are at least as many as the
+    Python ones). Projects already drawn keep their halves; the new ones are split among
+    themselves."""
     manifest = HERE / "MANIFEST.tsv"
     before = [ln.split("\t") for ln in manifest.read_text(encoding="utf-8").splitlines()[1:]]
     drawn_before = {r[1] for r in before}
@@ -168,10 +188,13 @@ def more(mirror: Path) -> int:
     tried = {ln.split(":")[0] for ln in skips} | drawn_before
     rows: list[list[str]] = []
     skipped: list[str] = []
-    for lang, names in (("ts", TS), ("py", PY)):
+    count = {lang: len({r[1] for r in before if r[0] == lang}) for lang in ("ts", "py")}
+    for lang, names in lists:
         picked: list[tuple[str, list[str]]] = []
         used: list[str] = []
         for name in names:
+            if until_half and count["ts"] + len(used) >= count["py"]:
+                break
             if name in tried:
                 continue
             snap = Snapshot.open(mirror, name)
@@ -199,7 +222,7 @@ def more(mirror: Path) -> int:
         fh.write(HEADER)
         for r in before + rows:
             fh.write("\t".join(r) + "\n")
-    (HERE / "SKIPPED-3.txt").write_text("\n".join(skipped) + "\n", encoding="utf-8")
+    (HERE / skip_file).write_text("\n".join(skipped) + "\n", encoding="utf-8")
     print(f"{len(rows)} files appended; skipped: {skipped}")
     return 0
 
