@@ -64,6 +64,19 @@ LIVE_LIMIT = 160
 LIVE_KEEP = 100
 
 
+def release_styles_caches() -> None:
+    """Let go of the rendered lines of widgets that were removed. Textual's
+    `StylesCache.get_inner_outer` is an `lru_cache` on a method (Textualize/textual#6665): its
+    keys hold the `StylesCache` of the last 1024 widgets drawn, every line each one cached
+    included, long after the widget is gone; a long chat's trimmed entries stayed in memory
+    that way. The cache only saves computing two colours again."""
+    from textual._styles_cache import StylesCache
+
+    clear = getattr(StylesCache.get_inner_outer, "cache_clear", None)
+    if clear is not None:  # a Textual without the lru_cache has nothing to release
+        clear()
+
+
 @dataclass(frozen=True)
 class IdleGate:
     """When the session starts to open behind the first frame: once the prompt has had no key
@@ -573,6 +586,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         gone = entries[: len(entries) - LIVE_KEEP]
         self._earlier.extend(entry_row(w) for w in gone)
         await conv.remove_children(gone)
+        release_styles_caches()
         line = self._earlier_line
         if line is not None and line.parent is conv:
             line.update(EarlierEntries.caption(len(self._earlier)))
@@ -1117,6 +1131,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
     async def action_clear(self) -> None:
         self._earlier = []  # cleared history does not come back by scrolling up
         await self.conversation.remove_children()
+        release_styles_caches()
 
     async def action_external_editor(self) -> None:
         """Edit the prompt in $VISUAL / $EDITOR (the app suspended while it runs)."""
