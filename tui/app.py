@@ -29,9 +29,7 @@ from prefixlock.errors import PrefixlockError
 
 from .alt_enter import use_alt_enter_parser
 from .commands import COMMANDS, Parsed, parse
-from .completion import custom_candidates
 from .first_prompt import FirstPrompt, typed_here
-from .input_history import InputHistory, history_path
 from .mcp_restart import McpCommands
 from .project_commands import ProjectCommands
 from .widgets import (
@@ -232,6 +230,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         # it is not needed to type (`_begin_opening`).
 
     def _prompt_area(self) -> PromptArea:
+        from .input_history import InputHistory, history_path
         from .prompt_input import PromptArea
 
         b = self._backend
@@ -357,6 +356,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
                 self.exit(return_code=2)
                 return False
             self._backend = backend
+            from .input_history import InputHistory, history_path
+
             prompt = self.prompt
             prompt.input_history = InputHistory(
                 history_path(backend.options.store_path, backend.workspace.root)
@@ -418,6 +419,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
                 self.refresh_header()
             return
         prompt = self.prompt
+        from .completion import custom_candidates
+
         prompt.custom_commands = custom_candidates(self.backend.custom_commands or {})
         self.opening = False
         self.preparing = True
