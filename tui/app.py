@@ -19,20 +19,19 @@ from rich.text import Text
 from textual import events, on, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.css.query import NoMatches
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Static, TextArea
+from textual.widgets import Static
 
 from prefixlock.errors import PrefixlockError
 
+from .alt_enter import use_alt_enter_parser
 from .commands import COMMANDS, Parsed, parse
-from .completion import custom_candidates
-from .input_history import InputHistory, history_path
+from .first_prompt import FirstPrompt, typed_here
 from .mcp_restart import McpCommands
 from .project_commands import ProjectCommands
-from .prompt_input import PromptArea, PromptInput, use_alt_enter_parser
 from .widgets import (
     AssistantMessage,
     CachePanel,
@@ -55,6 +54,7 @@ if TYPE_CHECKING:  # the SDK's modules load behind the first frame (`ChatApp.ope
 
     from .approval_flow import McpCallRequest
     from .backend import ChatBackend
+    from .prompt_input import PromptArea, PromptInput
 
 HISTORY_BATCH = 12  # a resumed session's entries mounted at a time: more than a screen holds
 # Entries kept mounted in a long session: past LIVE_LIMIT, the oldest go back to the list that
@@ -62,6 +62,22 @@ HISTORY_BATCH = 12  # a resumed session's entries mounted at a time: more than a
 # stay flat however long the session runs. Both are many screens of entries.
 LIVE_LIMIT = 160
 LIVE_KEEP = 100
+
+
+def release_styles_caches() -> None:
+    """Let go of the rendered lines of widgets that were removed. Textual's
+    `StylesCache.get_inner_outer` is an `lru_cache` on a method (Textualize/textual#6665): its
+    keys hold the `StylesCache` of the last 1024 widgets drawn, every line each one cached
+    included, long after the widget is gone; a long chat's trimmed entries stayed in memory
+    that way. The cache only saves computing two colours again."""
+    from textual._styles_cache import StylesCache
+
+    clear = getattr(StylesCache.get_inner_outer, "cache_clear", None)
+    if clear is not None:  # a Textual without the lru_cache has nothing to release
+        clear()
+
+
+PLACEHOLDER = "Message, /command or @file (enter sends, ctrl+j new line)"
 
 
 @dataclass(frozen=True)
@@ -175,6 +191,12 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         # shown ones that counts them.
         self._earlier: list[tuple[str, str]] = []
         self._earlier_line: EarlierEntries | None = None
+        # The first frame's stand-in prompt until `upgrade_prompt` (`prefixlock chat` in a
+        # terminal only), and the keys held while the real prompt takes its place.
+        self._first_prompt: FirstPrompt | None = None
+        self._upgrading = False
+        self._prompt_in = asyncio.Event()
+        self._held: list[events.Event] = []
 
     @property
     def backend(self) -> ChatBackend:
@@ -198,17 +220,74 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         with Horizontal(id="body"):
             yield Conversation(id="conversation")
             yield CachePanel(id="cache-panel")
+        if self._backend is None:
+            # `prefixlock chat` in a terminal: the stand-in first, the prompt behind the gate.
+            with Vertical(id="first-area"):
+                yield FirstPrompt(placeholder=PLACEHOLDER, id="first-prompt")
+        else:
+            yield self._prompt_area()
+        # The footer (its keys recomposed with each focus change) comes after the first frame:
+        # it is not needed to type (`_begin_opening`).
+
+    def _prompt_area(self) -> PromptArea:
+        from .input_history import InputHistory, history_path
+        from .prompt_input import PromptArea
+
         b = self._backend
         history = InputHistory(history_path(b.options.store_path, b.workspace.root) if b else None)
-        yield PromptArea(
+        return PromptArea(
             root=b.workspace.root if b else self._opener.root if self._opener else None,
             history=history,
             blink=self.blink,
             id="input-area",
-            placeholder="Message, /command or @file (enter sends, ctrl+j new line)",
+            placeholder=PLACEHOLDER,
         )
-        # The footer (its keys recomposed with each focus change) comes after the first frame:
-        # it is not needed to type (`_begin_opening`).
+
+    @property
+    def prompt(self) -> PromptInput:
+        """The chat's prompt (under any dialog); raises NoMatches while the first frame's
+        stand-in has its place (`upgrade_prompt`)."""
+        from .prompt_input import PromptInput
+
+        return self.screen_stack[0].query_one("#prompt", PromptInput)
+
+    async def upgrade_prompt(self) -> None:
+        """Put the real prompt in the stand-in's place, its text and cursor carried over.
+        Keys that come meanwhile are held (`on_event`) and go to the prompt, in order, once it
+        has the focus."""
+        first = self._first_prompt
+        if first is None:
+            return
+        if self._upgrading:  # under way (a key brought it in): what follows needs it
+            await self._prompt_in.wait()
+            return
+        self._upgrading = True
+        screen = self.screen_stack[0]
+        old = screen.query_one("#first-area")
+        try:
+            # The keys the stand-in was given already are typed before its text is read.
+            taken = asyncio.Event()
+            first.call_later(taken.set)
+            await taken.wait()
+            area = self._prompt_area()
+            area.display = False  # one prompt on screen at a time
+            await screen.mount(area, after=old)
+            prompt = self.prompt
+            prompt.value = first.value
+            prompt.move_cursor((0, first.cursor_position))
+            area.display = True
+            old.display = False
+            if screen.focused is first or screen.focused is None:
+                screen.set_focus(prompt)
+            # Held keys first; a key that comes meanwhile is held too, behind them. No await
+            # between the last one and letting keys through: none overtakes another.
+            while self._held:
+                await super().on_event(self._held.pop(0))
+            self._first_prompt = None
+        finally:
+            self._upgrading = False
+            self._prompt_in.set()
+        await old.remove()
 
     def header_text(self) -> str:
         if self._backend is None:
@@ -236,7 +315,12 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         # agent) open behind it. A message sent before then waits for it (`handle_line`): the
         # first request carries every approved server's tools, so the tool list, and the
         # cached prefix, never change under the session.
-        self.query_one("#prompt", PromptInput).focus()
+        firsts = self.query(FirstPrompt)
+        if firsts:
+            self._first_prompt = firsts.first()
+            self._first_prompt.focus()
+        else:
+            self.prompt.focus()
         # After the first frame: the opener's imports would hold the interpreter meanwhile.
         self.call_after_refresh(self._begin_opening)
 
@@ -253,6 +337,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             if wait <= 0:
                 break
             await asyncio.sleep(wait)
+        await self.upgrade_prompt()
         from textual.widgets import Footer
 
         screen = self.screen_stack[0]
@@ -271,7 +356,9 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
                 self.exit(return_code=2)
                 return False
             self._backend = backend
-            prompt = self.query_one("#prompt", PromptInput)
+            from .input_history import InputHistory, history_path
+
+            prompt = self.prompt
             prompt.input_history = InputHistory(
                 history_path(backend.options.store_path, backend.workspace.root)
             )
@@ -326,12 +413,14 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             self.opening = False
             await self.add_note(f"cannot start the session: {exc}", "error")
             if self.queued:  # never sent: back into the prompt rather than lost
-                prompt = self.query_one("#prompt", PromptInput)
+                prompt = self.prompt
                 prompt.value = "\n".join([*self.queued, prompt.value]).strip()
                 self.queued.clear()
                 self.refresh_header()
             return
-        prompt = self.query_one("#prompt", PromptInput)
+        prompt = self.prompt
+        from .completion import custom_candidates
+
         prompt.custom_commands = custom_candidates(self.backend.custom_commands or {})
         self.opening = False
         self.preparing = True
@@ -573,6 +662,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         gone = entries[: len(entries) - LIVE_KEEP]
         self._earlier.extend(entry_row(w) for w in gone)
         await conv.remove_children(gone)
+        release_styles_caches()
         line = self._earlier_line
         if line is not None and line.parent is conv:
             line.update(EarlierEntries.caption(len(self._earlier)))
@@ -589,6 +679,17 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         # it goes to the prompt, as the user meant it (screens.FreshKeysScreen).
         if isinstance(event, (events.Key, events.Paste)):
             self._key_at = time.monotonic()
+            if self._first_prompt is not None and (
+                self._held
+                or self._upgrading
+                or not isinstance(event, events.Key)
+                or not typed_here(event.key, event.character)
+            ):
+                # Not plain typing, or the prompt is being swapped in: the real prompt takes
+                # it (and everything after it, in order), as it would have without the stand-in.
+                self._held.append(event)
+                self.run_worker(self.upgrade_prompt(), group="prompt")
+                return
         if isinstance(event, events.Key) and not event.is_forwarded and self.screen_stack:
             # Duck-typed (a FreshKeysScreen has it): the dialogs' module loads with the first
             # dialog, not before the prompt.
@@ -601,7 +702,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
     def _type_ahead(self, event: events.Key) -> None:
         """A key typed during a turn, into the prompt under the dialog: text is inserted,
         Enter queues the message (sent when the turn ends), Backspace deletes."""
-        prompt = self.screen_stack[0].query_one("#prompt", PromptInput)
+        prompt = self.prompt
         if event.key == "enter":
             prompt.submit()
         elif event.key == "backspace":
@@ -705,8 +806,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
 
     # -- input ----------------------------------------------------------------------------------
 
-    @on(PromptInput.Submitted, "#prompt")
-    async def submitted(self, event: PromptInput.Submitted) -> None:
+    async def on_prompt_input_submitted(self, event: PromptInput.Submitted) -> None:
         # The prompt emptied itself before posting this (PromptInput): nothing typed after the
         # Enter is glued to this message.
         if event.value.strip():
@@ -793,7 +893,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             if self.queued and self.is_running:
                 # Cancelling one turn does not throw away what was typed after it: back into
                 # the prompt, to send, edit or clear.
-                prompt = self.screen_stack[0].query_one("#prompt", PromptInput)
+                prompt = self.prompt
                 prompt.value = "\n".join([*self.queued, prompt.value]).strip()
                 self.queued.clear()
                 await self.add_note("the queued messages are back in the prompt", "info")
@@ -1117,6 +1217,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
     async def action_clear(self) -> None:
         self._earlier = []  # cleared history does not come back by scrolling up
         await self.conversation.remove_children()
+        release_styles_caches()
 
     async def action_external_editor(self) -> None:
         """Edit the prompt in $VISUAL / $EDITOR (the app suspended while it runs)."""
@@ -1124,7 +1225,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
 
         from .external_editor import edit_text
 
-        prompt = self.screen_stack[0].query_one("#prompt", PromptInput)
+        prompt = self.prompt
         try:
             try:
                 with self.suspend():
@@ -1161,6 +1262,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         if self.busy:
             await self.action_cancel_turn()
             return
+        from textual.widgets import TextArea
+
         prompt = self.focused
         if isinstance(prompt, TextArea) and not prompt.selection.is_empty:
             prompt.action_copy()

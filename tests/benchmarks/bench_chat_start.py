@@ -9,6 +9,9 @@ the floor any Textual app pays: a bare app with one Input, measured the same way
 opens its session (the SDK's imports, the store, the MCP servers) once the prompt has been idle
 for 0.1 s (`tui.app.START_GATE`, at the latest 0.5 s after the first frame), so the session-open
 figure includes that pause and the probe's echo does not share the interpreter with them.
+The probe is typed into the first frame's prompt, a one-line stand-in for the TextArea prompt
+that takes its place behind the same gate (`prefixlock.tui.first_prompt`): text typed into it
+is kept, and any other key brings the real prompt in first.
 
 Every process runs with its bytecode cached, as an installed package does (PYTHONDONTWRITEBYTECODE
 is unset for them, and one untimed round writes prefixlock's cache before the measured ones).

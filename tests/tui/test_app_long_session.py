@@ -5,6 +5,10 @@ tests/benchmarks/bench_tui_long.py.)"""
 
 from __future__ import annotations
 
+import gc
+import weakref
+from typing import Any
+
 import pytest
 
 from prefixlock.tui import app as app_module
@@ -37,3 +41,32 @@ async def test_old_entries_leave_the_screen_and_come_back_on_scrolling_up(
         assert users == [f"› hello {n}" for n in range(8)]
         # The session itself lost nothing: every turn reached the model.
         await until(lambda: len(app.backend.session.ledger.rows) == 8, "the ledger")
+
+
+def _styles_cache(entry: weakref.ref[UserMessage]) -> Any:
+    widget = entry()
+    assert widget is not None
+    return widget._styles_cache
+
+
+async def test_entries_taken_off_screen_free_the_lines_they_drew(
+    make_app: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Memory stays flat in a long session: an entry taken off screen goes with every line it
+    drew. Textual's styles cache otherwise outlives its widget (an lru_cache on a method,
+    Textualize/textual#6665) and a long chat kept the lines of up to 1024 removed entries."""
+    monkeypatch.setattr(app_module, "LIVE_LIMIT", 8)
+    monkeypatch.setattr(app_module, "LIVE_KEEP", 4)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await say(app, pilot, "hello 0")
+        entry = weakref.ref(app.query(UserMessage).first())
+        drawn = weakref.ref(_styles_cache(entry))
+        await until(lambda: bool(_styles_cache(entry)._cache), "the first message to be drawn")
+        for n in range(1, 8):
+            await say(app, pilot, f"hello {n}")
+        shown = [str(u.render()) for u in app.query(UserMessage)]
+        assert "› hello 0" not in shown  # taken off screen
+        gc.collect()
+        assert entry() is None
+        assert drawn() is None, "the lines a removed entry drew are still held"

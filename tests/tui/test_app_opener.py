@@ -20,7 +20,8 @@ import pytest
 from prefixlock.errors import UnknownModelError
 from prefixlock.tui.app import START_GATE, ChatApp, IdleGate, Opener
 from prefixlock.tui.backend import ChatBackend
-from prefixlock.tui.prompt_input import PromptInput
+from prefixlock.tui.first_prompt import FirstPrompt
+from prefixlock.tui.prompt_input import CompletionList, PromptInput
 from prefixlock.tui.widgets import UserMessage
 from tests.helpers.backend_drive import OptionsFactory, last_user_text
 from tests.helpers.tmux import KEY_VARS, Tmux, exe
@@ -46,6 +47,9 @@ HEAVY = (
     "prefixlock.tui.state",
     "prefixlock.billing",
     "prefixlock.canonical",
+    # The prompt (a TextArea) takes the stand-in's place behind the first frame.
+    "prefixlock.tui.prompt_input",
+    "textual.widgets._text_area",
 )
 
 
@@ -72,9 +76,10 @@ async def test_keys_and_a_message_before_the_backend_exists(chat_options: Option
 
     app = ChatApp(opener=Opener(options.workspace, open_backend), blink=False)
     async with app.run_test(size=(120, 40)) as pilot:
-        await pilot.pause()
+        await until(lambda: bool(app.query("#prompt")), "the prompt behind the first frame")
         prompt = app.query_one("#prompt", PromptInput)
-        assert prompt.has_focus and not app.opened
+        await until(lambda: prompt.has_focus, "the prompt to take the focus")
+        assert not app.opened
         assert "opening…" in str(app.query_one("#header").render())
         await type_keys(pilot, *"hello")
         assert prompt.value == "hello"
@@ -130,9 +135,48 @@ async def test_the_session_waits_for_the_gate_while_keys_echo(chat_options: Opti
     async with app.run_test(size=(120, 40)) as pilot:
         await type_keys(pilot, *"hi")
         await pilot.pause()
-        assert app.query_one("#prompt", PromptInput).value == "hi"
+        # The first frame's stand-in took the keys; the TextArea prompt is not made yet.
+        assert app.query_one("#first-prompt", FirstPrompt).value == "hi"
+        assert not app.query("#prompt")
         # Nothing of the session has started, nor the footer: the prompt has the process.
         assert opened == [] and not app.opened and not app.query("Footer")
+
+
+async def test_the_first_frames_prompt_hands_over_on_the_first_key_it_does_not_take(
+    chat_options: OptionsFactory,
+) -> None:
+    """The stand-in takes plain typing only: Enter (and any key but typing and editing one
+    line, or a `/` or `@`) brings the real prompt in first, the text and cursor carried over,
+    and goes to it, with the keys typed behind it, in order."""
+    options = chat_options()
+    gate = IdleGate(quiet=30.0, latest=30.0)  # never reached: only keys bring the prompt in
+    app = ChatApp(opener=Opener(options.workspace, lambda: ChatBackend(options)), idle_gate=gate)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await type_keys(pilot, *"ab")
+        await pilot.press("left")  # a binding: it runs once the keys before it are typed
+        await type_keys(pilot, "X")
+        assert app.query_one("#first-prompt", FirstPrompt).value == "aXb"
+        await type_keys(pilot, "enter", *"cd")  # Enter and typing right behind it
+        await until(lambda: bool(app.queued), "the message to wait for the session")
+        assert app.queued == ["aXb"]
+        prompt = app.query_one("#prompt", PromptInput)
+        assert prompt.has_focus and prompt.value == "cd"
+        assert not app.query("#first-prompt")  # one prompt on screen
+
+
+async def test_a_slash_in_the_first_frames_prompt_opens_the_command_list(
+    chat_options: OptionsFactory,
+) -> None:
+    options = chat_options()
+    gate = IdleGate(quiet=30.0, latest=30.0)
+    app = ChatApp(opener=Opener(options.workspace, lambda: ChatBackend(options)), idle_gate=gate)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await type_keys(pilot, "/", *"mod")
+        await until(lambda: bool(app.query("#completion")), "the prompt")
+        listing = app.query_one("#completion", CompletionList)
+        await until(lambda: listing.display, "the command list")
+        assert app.query_one("#prompt", PromptInput).value == "/mod"
+        assert [c.value for c in listing.items] == ["/model"]
 
 
 def test_no_backend_and_no_opener_or_both_is_refused(chat_options: OptionsFactory) -> None:
