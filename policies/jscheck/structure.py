@@ -38,6 +38,83 @@ _CAP = frozenset({"max", "limit", "last", "keep", "recent", "window"})
 _COUNTED = frozenset({"messages", "message", "turns", "turn", "history", "msgs"})
 
 
+# What a window may keep the last of: the messages, or the screenshots sent in them.
+_WINDOWED = _COUNTED | {"images", "screenshots", "output", "conversations"}
+_COUNTS = frozenset({"length", "count", "total", "size", "num"})
+_START = frozenset({"start", "from", "keep", "excess", "first"})
+
+
+def _window_start(src: Source, decl: Node) -> bool:
+    """`const excess = this.messages.length - max` then `messages.splice(0, excess)`,
+    `images.slice(excessCount)`, `i >= keepFromIndex` or a name for the window's start
+    (`shortTermMemoryStartIndex = Math.max(0, totalMessageCount - historyMessageCount)`): the
+    history's length less a cap, the first message kept once the window is full."""
+    name_node = decl.child_by_field_name("name")
+    value = decl.child_by_field_name("value")
+    if name_node is None or value is None or name_node.type != "identifier":
+        return False
+    if not any(_length_less_cap(src, x) for x in walk(value) if x.type == "binary_expression"):
+        return False
+    name = src.text(name_node)
+    uses = [
+        u
+        for u in walk(scope_of(decl))
+        if u.type == "identifier" and src.text(u) == name and u.id != name_node.id
+    ]
+    if any(_for_side_request(src, _operand_top(u)) for u in uses):
+        return False  # the recent turns a title or topic request reads, once
+    if set(words(name)) & _START:
+        return True
+    for use in uses:
+        p = use.parent
+        if p is not None and p.type == "arguments" and p.parent is not None:
+            called = callee_name(src, p.parent)
+            args = arguments(p.parent)
+            if (called == "slice" and args and args[0].id == use.id) or (
+                called == "splice" and len(args) == 2 and src.text(args[0]) == "0"
+            ):
+                return True
+        if (
+            p is not None
+            and p.type == "binary_expression"
+            and src.text(p.child_by_field_name("operator")) in _COMPARE
+            and _in_loop(p)
+        ):
+            return True
+    return False
+
+
+def _operand_top(node: Node) -> Node:
+    """The outermost arithmetic or choice `node` is an operand of (`a < b ? a : c`)."""
+    while node.parent is not None and node.parent.type in (
+        "binary_expression",
+        "ternary_expression",
+        "parenthesized_expression",
+    ):
+        node = node.parent
+    return node
+
+
+def _length_less_cap(src: Source, node: Node) -> bool:
+    """`messages.length - maxMessages`, `totalMessageCount - historyMessageCount`: a count of
+    messages less a bound other than the latest one (`- 1`)."""
+    if src.text(node.child_by_field_name("operator")) != "-":
+        return False
+    left = node.child_by_field_name("left")
+    right = node.child_by_field_name("right")
+    if left is None or right is None or right.type == "number":
+        return False
+    left = unwrap(left)
+    if left.type == "member_expression" and src.text(left.child_by_field_name("property")) in (
+        "length",
+        "size",
+    ):
+        ws = set(words(value_name(src, left.child_by_field_name("object"))))  # type: ignore[arg-type]
+        return bool(ws & _WINDOWED) and _not_system(ws)
+    ws = set(words(value_name(src, left)))
+    return bool(ws & _COUNTS) and bool(ws & _COUNTED) and _not_system(ws)
+
+
 def _not_system(ws: set[str]) -> bool:
     """Not named for the system prompt: `systemMessages` is not the history, while
     `nonSystemMessages` (the history with the system messages taken out) is."""
@@ -134,6 +211,10 @@ def check_windows(src: Source) -> list[Finding]:
         if n.type == "for_statement" and _reverse_budget_for(src, n):
             add(n, "the conversation is filled from the newest message back while a budget lasts")
             continue
+        if n.type == "variable_declarator" and _window_start(src, n):
+            name = src.text(n.child_by_field_name("name"))
+            add(n, f"the history is kept from `{name}` (its length less a cap) on")
+            continue
         if n.type != "call_expression":
             continue
         name = callee_name(src, n)
@@ -150,7 +231,13 @@ def check_windows(src: Source) -> list[Finding]:
             and not _for_side_request(src, n)
         ):
             add(n, f"the conversation is cut to its last messages (`{_short(src, n)}`)")
-        elif name == "slice" and len(args) == 1 and is_history(src, obj) and _moving(src, args[0]):
+        elif (
+            name == "slice"
+            and len(args) == 1
+            and is_history(src, obj)
+            and _moving(src, args[0])
+            and not _for_side_request(src, n)
+        ):
             add(n, f"the conversation is cut from a moving position (`{_short(src, n)}`)")
         elif name in ("shift", "splice") and is_history(src, obj) and _in_budget_loop(src, n):
             add(n, f"messages are dropped while over a budget (`{_short(src, n)}`)")
