@@ -34,6 +34,9 @@ CODE_OF = {
     "unordered": "PL201",
     "json": "PL202",
     "listing": "PL203",
+    # What a search or a recall fetched for the current request: it differs on every
+    # request, so in the prefix it moves the history's start (PL304).
+    "retrieved": "PL304",
 }
 VOLATILE = frozenset({"time", "date", "random", "vcs", "filetree", "runtime"})
 ORDER = frozenset({"unordered", "listing"})
@@ -248,6 +251,38 @@ def _with_fix(ts: Taints, arg: ast.expr, join: bool) -> Taints:
     )
 
 
+# Calls that fetch content for a request (`search_text_memories(query=user_message)`,
+# `retriever.invoke(question)`, `vector_store.similarity_search(query)`), by their words.
+_FETCH = frozenset(
+    {"search", "retrieve", "retriever", "recall", "lookup", "relevant", "similarity", "rag"}
+)
+_REQUEST_NAMES = frozenset({"query", "question", "questions", "queries"})
+_REQUEST_OWNERS = frozenset({"user", "current", "latest", "incoming", "last", "new"})
+_REQUEST_PARTS = frozenset({"message", "input", "request", "prompt", "text", "msg"})
+
+
+def _fetches_for_request(node: ast.Call) -> bool:
+    """A call named for a search or a recall (its method or the object it is called on) that
+    is handed the current request: `memory.search(query=user_message)`."""
+    f = node.func
+    names = [f.attr] if isinstance(f, ast.Attribute) else []
+    if isinstance(f, ast.Attribute) and isinstance(f.value, (ast.Name, ast.Attribute)):
+        names.append(f.value.id if isinstance(f.value, ast.Name) else f.value.attr)
+    elif isinstance(f, ast.Name):
+        names.append(f.id)
+    if not any(set(words(n)) & _FETCH for n in names):
+        return False
+    for a in [*node.args, *(k.value for k in node.keywords)]:
+        for n in ast.walk(a):
+            name = (
+                n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else ""
+            )
+            ws = set(words(name))
+            if ws & _REQUEST_NAMES or (ws & _REQUEST_OWNERS and ws & _REQUEST_PARTS):
+                return True
+    return False
+
+
 def _mentions_git(node: ast.Call, consts: dict[str, str]) -> bool:
     for a in node.args[:1]:
         for sub in ast.walk(a):
@@ -401,6 +436,14 @@ class Evaluator:
         return inner, out
 
     def ev_Call(self, node: ast.Call, env: dict[str, Taints]) -> Taints:
+        out = self._call(node, env)
+        if _fetches_for_request(node):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else dotted(node.func)
+            desc = f"what `{name}(...)` fetched for the current request"
+            out = out | {at(node, "retrieved", desc, not self.ctx.scope.in_function)}
+        return out
+
+    def _call(self, node: ast.Call, env: dict[str, Taints]) -> Taints:
         q = self.ctx.qualname(node.func) or ""
         # A `**mapping` splat passes every key, but a callee such as a template's render()
         # uses only the keys its text names, unknown here: its values are not assumed to

@@ -70,7 +70,7 @@ def _from_end(lower: ast.expr | None) -> bool:
 def check_windows(tree: ast.Module, ctx: Context) -> None:
     # `history` alone may be any log (test runs, prices): a slice of one counts only in a
     # file that builds chat messages (it mentions a `role`) or when passed as `messages=`.
-    chat = any("role" in line for line in ctx.lines)
+    chat = any("role" in line for line in ctx.lines) or _builds_thread(tree)
     parents: dict[int, ast.AST] = {}
     for node in ast.walk(tree):
         for child in ast.iter_child_nodes(node):
@@ -99,6 +99,21 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             _add(ctx, node, "messages are dropped from the front while over a budget")
         elif isinstance(node, (ast.For, ast.AsyncFor)) and _rebuilt_by_position(node):
             _add(ctx, node, "older messages are rebuilt by their position in the conversation")
+
+
+_ADDS = frozenset({"add", "append", "push"})
+_TURN_ROLES = frozenset({"user", "assistant", "model", "system", "human", "ai"})
+
+
+def _builds_thread(tree: ast.Module) -> bool:
+    """A message-thread API builds the chat instead of role dicts: `thread.add_user(text)`,
+    `conversation.add_model(reply)`."""
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            ws = set(words(n.func.attr))
+            if ws & _ADDS and ws & _TURN_ROLES:
+                return True
+    return False
 
 
 def _is_last(node: ast.AST) -> bool:

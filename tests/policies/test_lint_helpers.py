@@ -154,3 +154,59 @@ export async function web(query: string) {
 }
 """
     assert _codes(quiet) == []
+
+
+def test_python_memories_searched_with_the_request_reach_the_system_prompt() -> None:
+    # A system-prompt enhancer that appends memories searched with the user's message; a
+    # one-off pipeline step (a system message and a fixed instruction, no history) that
+    # writes search results into its system message is not a breaker; a search keyed by a
+    # fixed topic fetches the same thing every time.
+    src = (
+        "async def enhance_system_prompt(system_prompt, user_message, memory):\n"
+        "    memories = await memory.search_text_memories(query=user_message, limit=5)\n"
+        "    section = '\\n## Relevant memories\\n'\n"
+        "    for m in memories:\n"
+        "        section += f'- {m.content}\\n'\n"
+        "    return system_prompt + section\n"
+        "async def plan(llm, topic, query):\n"
+        "    found = await web_search(query)\n"
+        "    planner_instructions = f'Plan a report on {topic}. Sources: {found}'\n"
+        "    return await llm.ainvoke(\n"
+        "        [SystemMessage(content=planner_instructions), HumanMessage(content='Plan.')]\n"
+        "    )\n"
+        "def build_system_prompt(store):\n"
+        "    facts = store.search('company facts')\n"
+        "    return f'You are the support agent. Facts: {facts}'\n"
+    )
+    assert _codes(src, "enhancer.py") == [(2, "PL304")]
+    # The same step with the conversation after its system message is a breaker.
+    chat = src.replace("HumanMessage(content='Plan.')", "*history").replace(
+        "topic, query)", "topic, query, history)"
+    )
+    assert (8, "PL304") in _codes(chat, "enhancer.py")
+
+
+def test_python_window_in_a_message_thread_api() -> None:
+    # The last n attempts kept and replayed through a thread API (no role dicts in the file):
+    # the kept attempts slide once past n. A test-run log cut the same way, in a file that
+    # builds no chat, is no conversation.
+    thread = (
+        "class Reproducer:\n"
+        "    def select(self, n):\n"
+        "        return self._history[-n:]\n"
+        "    def write(self, handles):\n"
+        "        thread = MessageThread()\n"
+        "        thread.add_system(self.system_prompt)\n"
+        "        for h in handles:\n"
+        "            thread.add_model(self.responses[h])\n"
+        "            thread.add_user(self.feedback[h])\n"
+        "        return thread\n"
+    )
+    assert _codes(thread, "reproducer.py") == [(3, "PL303")]
+    log = (
+        "class Runs:\n"
+        "    system_prompt = 'Summarise the failing runs.'\n"
+        "    def recent(self, n):\n"
+        "        return self._history[-n:]\n"
+    )
+    assert _codes(log, "runs.py") == []
