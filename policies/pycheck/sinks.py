@@ -155,8 +155,11 @@ class SinkCheck:
                 n for n in walk_no_defs(root) if isinstance(n, (ast.Call, ast.Dict))
             ]
         appended = _state_update(root)
+        joined = {
+            id(x) for n in walk_no_defs(root) if isinstance(n, ast.BinOp) for x in (n.left, n.right)
+        }
         for n in walk_no_defs(root):
-            if isinstance(n, ast.List) and _one_off_request(n):
+            if isinstance(n, ast.List) and id(n) not in joined and _one_off_request(n):
                 self._one_off.add(id(n.elts[0]))
         for node in sites:
             if id(node) in appended:
@@ -383,9 +386,10 @@ class SinkCheck:
 
 
 def _one_off_request(node: ast.List) -> bool:
-    """`[SystemMessage(content=s), HumanMessage(content=q)]` or the same as dicts: a system
-    message followed only by user messages, no history spliced in."""
-    if len(node.elts) < 2:
+    """`[SystemMessage(content=s), HumanMessage(content=q)]` or the same as dicts (or a lone
+    system message): a system message followed only by user messages, no history spliced in
+    (a list joined to another with `+` is not one)."""
+    if not node.elts:
         return False
     first, rest = node.elts[0], node.elts[1:]
     return _role_of(first) == "system" and all(_role_of(e) == "user" for e in rest)

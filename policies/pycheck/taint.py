@@ -261,6 +261,28 @@ _REQUEST_OWNERS = frozenset({"user", "current", "latest", "incoming", "last", "n
 _REQUEST_PARTS = frozenset({"message", "input", "request", "prompt", "text", "msg"})
 
 
+_CONVERSATION = frozenset({"messages", "history", "conversation", "msgs", "turns", "chat"})
+
+
+def _newest_message(node: ast.Subscript) -> bool:
+    """`messages[-1]`, `state["messages"][-1]`: the last message of a conversation."""
+    sl = node.slice
+    if not (
+        isinstance(sl, ast.UnaryOp)
+        and isinstance(sl.op, ast.USub)
+        and isinstance(sl.operand, ast.Constant)
+        and sl.operand.value == 1
+    ):
+        return False
+    v = node.value
+    if isinstance(v, ast.Subscript) and isinstance(v.slice, ast.Constant):
+        name = str(v.slice.value)
+    else:
+        name = v.id if isinstance(v, ast.Name) else v.attr if isinstance(v, ast.Attribute) else ""
+    ws = set(words(name))
+    return bool(ws & _CONVERSATION) and "system" not in ws
+
+
 def _fetches_for_request(node: ast.Call) -> bool:
     """A call named for a search or a recall (its method or the object it is called on) that
     is handed the current request: `memory.search(query=user_message)`."""
@@ -352,9 +374,24 @@ class Evaluator:
     def ev_Subscript(self, node: ast.Subscript, env: dict[str, Taints]) -> Taints:
         if self.ctx.qualname(node.value) in _UNORDERED_MAPPINGS:
             return self.ev(node.slice, env)  # one entry, looked up by its key
-        return self.union((node.value, node.slice), env)
+        out = self.union((node.value, node.slice), env)
+        if const_str(node.slice) in _MESSAGE_TEXT and isinstance(node.value, ast.Subscript):
+            out = out | self._newest_text(node.value)  # `messages[-1]["content"]`
+        return out
+
+    def _newest_text(self, node: ast.expr) -> Taints:
+        """The text of the newest message (`messages[-1].content`): the turn this request
+        answers (a question, a tool's results), different on every request."""
+        if not isinstance(node, ast.Subscript) or not _newest_message(node):
+            return EMPTY
+        desc = f"the newest message (`{dotted(node.value) or 'messages'}[-1]`)"
+        return frozenset({at(node, "retrieved", desc, not self.ctx.scope.in_function)})
 
     def ev_Attribute(self, node: ast.Attribute, env: dict[str, Taints]) -> Taints:
+        if node.attr in _MESSAGE_TEXT:
+            newest = self._newest_text(node.value)
+            if newest:
+                return newest | self.ev(node.value, env)
         q = self.ctx.qualname(node)
         if q in _UNORDERED_MAPPINGS:
             # Iterated, its order is the launcher's (environment) or the import path's
@@ -437,6 +474,14 @@ class Evaluator:
 
     def ev_Call(self, node: ast.Call, env: dict[str, Taints]) -> Taints:
         out = self._call(node, env)
+        f = node.func
+        if (
+            isinstance(f, ast.Attribute)
+            and f.attr == "get"
+            and node.args
+            and const_str(node.args[0]) in _MESSAGE_TEXT
+        ):
+            out = out | self._newest_text(f.value)  # `messages[-1].get("content")`
         if _fetches_for_request(node):
             name = node.func.attr if isinstance(node.func, ast.Attribute) else dotted(node.func)
             desc = f"what `{name}(...)` fetched for the current request"

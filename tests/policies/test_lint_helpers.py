@@ -210,3 +210,28 @@ def test_python_window_in_a_message_thread_api() -> None:
         "        return self._history[-n:]\n"
     )
     assert _codes(log, "runs.py") == []
+
+
+def test_python_the_newest_message_written_into_the_system_message() -> None:
+    # A retrieval graph: the retriever tool's result, the newest message, is formatted into
+    # the system message put before the chat history. Merging the newest user message with
+    # the next one rewrites the list, it writes no text into the system prompt.
+    src = (
+        "def get_messages(messages, system_message):\n"
+        "    chat_history = [m for m in messages if isinstance(m, HumanMessage)]\n"
+        "    response = messages[-1].content\n"
+        "    context = '\\n'.join(d['page_content'] for d in response)\n"
+        "    return [\n"
+        "        SystemMessage(content=TEMPLATE.format(instructions=system_message, ctx=context))\n"
+        "    ] + chat_history\n"
+        "def merge(messages, system_prompt, client):\n"
+        "    merged = []\n"
+        "    for m in messages:\n"
+        "        if merged and merged[-1].role == 'user' and m.role == 'user':\n"
+        "            merged[-1] = merged[-1].concat(m)\n"
+        "        else:\n"
+        "            merged.append(m)\n"
+        "    return client.messages.create(model='m', max_tokens=9, system=system_prompt,\n"
+        "                                  messages=merged)\n"
+    )
+    assert _codes(src, "retrieval.py") == [(3, "PL304")]
