@@ -414,7 +414,9 @@ _RULES: tuple[Rule, ...] = (
         "set it) and tools chosen from the "
         "current message (`getTools(lastMessage)`). In both languages, the model chosen by "
         "the step of an agent loop (`model = THINKING if turn == 0 else BASE` inside the "
-        "loop): each model has a cache of its own.",
+        "loop): each model has a cache of its own. In Python also a live agent's tool list "
+        "replaced mid-conversation (`await self.update_tools(tools)` from a tool; not in a "
+        "constructor or setup method, nor an adapter's own `update_tools` forwarding it).",
         "Switching mode changes the first bytes, so no two modes share any cached prefix; for "
         "OpenAI the first ~256 tokens also pick the machine, so modes land on different "
         "machines.",

@@ -235,3 +235,25 @@ def test_python_the_newest_message_written_into_the_system_message() -> None:
         "                                  messages=merged)\n"
     )
     assert _codes(src, "retrieval.py") == [(3, "PL304")]
+
+
+def test_python_tool_list_replaced_mid_conversation() -> None:
+    # A voice agent's tool rebuilds a confirmation tool with the value the user just gave and
+    # swaps the agent's tool list: the tool definitions, first in the prefix, change. Setting
+    # the tools when the agent starts, and an adapter forwarding its own update_tools, do not.
+    src = (
+        "class BirthDateTask(AgentTask):\n"
+        "    async def on_enter(self) -> None:\n"
+        "        await self.update_tools([self._build_update_tool()])\n"
+        "    async def update_dob(self, year, month, day):\n"
+        "        dob = date(year, month, day)\n"
+        "        tools = [t for t in self.tools if t.id != 'confirm_dob']\n"
+        "        tools.append(self._build_confirm_tool(dob=dob))\n"
+        "        await self.update_tools(tools)\n"
+        "        return f'Date updated to {dob}'\n"
+        "class FallbackAdapter:\n"
+        "    async def update_tools(self, tools):\n"
+        "        self._tools = tools\n"
+        "        await self._active.update_tools(tools)\n"
+    )
+    assert _codes(src, "task.py") == [(8, "PL302")]
