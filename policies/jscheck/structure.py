@@ -586,6 +586,67 @@ def check_model_per_step(src: Source) -> list[Finding]:
     return out
 
 
+def check_tools_per_step(src: Source) -> list[Finding]:
+    """PL302: one model call made with another tool list at each step of a workflow over the
+    same history (`chatWithTools(llm, tools, chatHistory)` in the main step, `chatWithTools(llm,
+    [this.codeInterpreterTool], newChatHistory)` in the analysis step): the tool definitions,
+    the first part of the prefix, change between the steps of one conversation. Calls in one
+    class (or one file outside classes), each handed a history; the first tool list is the
+    session's, each other one is reported."""
+    out: list[Finding] = []
+    groups: dict[tuple[int, str], list[tuple[Node, str]]] = {}
+    for n in walk(src.root):
+        if n.type != "call_expression":
+            continue
+        args = arguments(n)
+        if not any(is_history(src, unwrap(a)) for a in args):
+            continue
+        tools = next((t for t in (_tool_list(src, a) for a in args) if t is not None), None)
+        if tools is None:
+            continue
+        owner = n.parent
+        while owner is not None and owner.type not in ("class_declaration", "class"):
+            owner = owner.parent
+        key = (owner.id if owner is not None else 0, callee_name(src, n))
+        groups.setdefault(key, []).append((n, tools))
+    for calls in groups.values():
+        first = calls[0][1]
+        for call, tools in calls[1:]:
+            if tools != first:
+                out.append(
+                    src.finding(
+                        call,
+                        "PL302",
+                        f"`{callee_name(src, call)}` is called with another tool list here "
+                        f"({tools}) than at line {src.pos(calls[0][0])[0]} ({first}) over the "
+                        "same conversation: the tool definitions, the first part of the prefix, "
+                        "change between steps and every request after the change misses the "
+                        "cache; send one tool list in every step",
+                    )
+                )
+    return out
+
+
+def _tool_list(src: Source, arg: Node) -> str | None:
+    """The tools an argument names: an array of tool-named values (`[this.codeInterpreterTool]`)
+    or a local bound to one (`tools`); None for anything else."""
+    a = unwrap(arg)
+    if a.type == "identifier" and words(src.text(a))[-1:] == ["tools"]:
+        value = _local_value(src, a)
+        if value is None:
+            return None
+        a = unwrap(value)
+    if a.type != "array" or not a.named_children:
+        return None
+    names = []
+    for e in a.named_children:
+        name = value_name(src, e)
+        if not name or words(name)[-1:] != ["tool"]:
+            return None
+        names.append(name)
+    return ", ".join(sorted(names))
+
+
 def _in_loop(node: Node) -> bool:
     p = node.parent
     while p is not None and p.type not in FUNCTIONS:

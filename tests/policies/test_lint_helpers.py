@@ -83,6 +83,35 @@ def test_earlier_messages_cut_once_the_history_is_over_a_bound() -> None:
     assert _codes(src) == [(7, "PL303"), (13, "PL303")]
 
 
+def test_tools_chosen_per_step_of_a_workflow_over_one_history() -> None:
+    # A report workflow: the main step calls the model with every tool, the analysis step
+    # with only the code interpreter, over the same conversation. Running the tools a step
+    # called (`callTools`, no history handed to a model) and another agent class with its own
+    # history and its own tools are not a change.
+    src = """export class ReportWorkflow {
+  async handleLLMInput(chatHistory: ChatMessage[]) {
+    const tools = [this.codeInterpreterTool, this.documentGeneratorTool, this.queryEngineTool];
+    return chatWithTools(this.llm, tools, chatHistory);
+  }
+  async handleAnalysis(newChatHistory: ChatMessage[]) {
+    const response = await chatWithTools(this.llm, [this.codeInterpreterTool], newChatHistory);
+    await callTools({ tools: [this.codeInterpreterTool], toolCalls: response.toolCalls });
+    return response;
+  }
+  async handleReport(chatHistory: ChatMessage[]) {
+    const tools = [this.queryEngineTool, this.documentGeneratorTool, this.codeInterpreterTool];
+    return chatWithTools(this.llm, tools, chatHistory);
+  }
+}
+export class Researcher {
+  async step(messages: ChatMessage[]) {
+    return chatWithTools(this.llm, [this.searchTool], messages);
+  }
+}
+"""
+    assert _codes(src) == [(7, "PL302")]
+
+
 def test_a_template_engine_fill_and_a_helper_chain_carry_the_date(tmp_path: Path) -> None:
     # The system prompt rendered by a template engine from another package, with the date as
     # a slot value; the caller hands the date in, so it is reported where the caller makes
