@@ -84,6 +84,30 @@ def _window_start(src: Source, decl: Node) -> bool:
     return False
 
 
+def _over_cap(src: Source, call: Node, obj: Node | None, arg: Node) -> bool:
+    """`if (allImages.length > this.maxImagesCount) { allImages.slice(this.maxImagesCount) }`:
+    the messages or screenshots past a cap are cut once there are more, so what is kept (or
+    omitted) moves with every new one."""
+    if obj is None:
+        return False
+    ws = set(words(value_name(src, obj)))
+    cap = set(words(value_name(src, arg)))
+    if not (ws & _WINDOWED) or not _not_system(ws) or not cap & _CAP_WORDS:
+        return False
+    whole = "".join(src.text(unwrap(obj)).split())
+    p = call.parent
+    while p is not None and p.type not in FUNCTIONS:
+        if p.type == "if_statement":
+            cond = "".join(src.text(p.child_by_field_name("condition")).split())
+            if whole + ".length>" in cond:
+                return True
+        p = p.parent
+    return False
+
+
+_CAP_WORDS = frozenset({"max", "limit", "keep", "window", "cap"})
+
+
 def _operand_top(node: Node) -> Node:
     """The outermost arithmetic or choice `node` is an operand of (`a < b ? a : c`)."""
     while node.parent is not None and node.parent.type in (
@@ -239,6 +263,8 @@ def check_windows(src: Source) -> list[Finding]:
             and not _for_side_request(src, n)
         ):
             add(n, f"the conversation is cut from a moving position (`{_short(src, n)}`)")
+        elif name == "slice" and len(args) == 1 and _over_cap(src, n, obj, args[0]):
+            add(n, f"items past a cap are cut off once there are more (`{_short(src, n)}`)")
         elif name in ("shift", "splice") and is_history(src, obj) and _in_budget_loop(src, n):
             add(n, f"messages are dropped while over a budget (`{_short(src, n)}`)")
         elif name == "splice" and _keeps_last(src, n, obj):

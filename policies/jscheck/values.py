@@ -112,6 +112,8 @@ _MESSAGE_TEXT = frozenset({"content", "text", "parts", "contentParts"})
 _FETCH = frozenset(
     {"search", "retrieve", "retriever", "recall", "lookup", "relevant", "similarity", "rag"}
 )
+# Where a request comes from, read from the incoming HTTP request: it differs per request.
+_CLIENT_STATE = frozenset({"geolocation", "geo", "ip", "location", "address"})
 # Names of the current request, as an argument of such a call.
 _REQUEST_NAMES = frozenset({"query", "question", "questions", "queries"})
 _REQUEST_OWNERS = frozenset({"user", "current", "latest", "incoming", "last", "new"})
@@ -502,8 +504,12 @@ class Evaluator:
 
     def _fetched(self, node: Node, ftext: str, args: list[Node]) -> Taints:
         """A call that fetches content for the current request: named for a search or a recall
-        and handed the request (`memoryRecall(chatId, userPrompt)`, `search(query)`)."""
-        if not set(words(ftext)) & _FETCH:
+        and handed the request (`memoryRecall(chatId, userPrompt)`, `search(query)`), or one
+        that reads where the incoming HTTP request comes from (`geolocation(request)`)."""
+        ws = set(words(ftext))
+        if ws & _CLIENT_STATE and any(self.src.text(unwrap(a)) in ("request", "req") for a in args):
+            return self._make(RETRIEVED, node)
+        if not ws & _FETCH:
             return EMPTY
         for a in args:
             for n in walk(a):

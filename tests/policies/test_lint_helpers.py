@@ -53,6 +53,30 @@ export function title(messages: Message[], n: number) {
     assert _codes(src) == [(5, "PL303"), (11, "PL303"), (16, "PL303")]
 
 
+def test_screenshots_past_a_cap_omitted_once_there_are_more() -> None:
+    # A history builder that omits every screenshot past the newest N once there are more:
+    # the omitted set moves with each new screenshot. Showing the first N of a search's
+    # results is no window of the conversation.
+    src = """export class MessageHistory {
+  getImagesToOmit(events: Event[]): Set<string> {
+    const allImages = this.collectImages(events);
+    const omit = new Set<string>();
+    if (allImages.length > this.maxImagesCount) {
+      for (const img of allImages.slice(this.maxImagesCount)) omit.add(img.id);
+    }
+    return omit;
+  }
+  preview(results: Result[]) {
+    if (results.length > this.maxResults) {
+      return results.slice(this.maxResults);
+    }
+    return results;
+  }
+}
+"""
+    assert _codes(src) == [(6, "PL303")]
+
+
 def test_earlier_messages_cut_once_the_history_is_over_a_bound() -> None:
     # Compression of earlier messages in place once past a threshold, and a trimmer that
     # truncates every message while the total is over the budget. Formatting each message
@@ -110,6 +134,28 @@ export class Researcher {
 }
 """
     assert _codes(src) == [(7, "PL302")]
+
+
+def test_where_the_request_comes_from_in_the_system_prompt() -> None:
+    # A chat route puts the request's geolocation into the system prompt it builds for each
+    # request; the request's session (a login) handed to the same builder is not where the
+    # request comes from.
+    src = """export async function POST(request: Request) {
+  const { city, country } = geolocation(request);
+  const requestHints = { city, country };
+  const session = await auth(request);
+  return streamText({
+    model,
+    system: systemPrompt({ requestHints }),
+    messages,
+  });
+}
+export async function GET(request: Request) {
+  const session = await auth(request);
+  return streamText({ model, system: systemPrompt({ session }), messages });
+}
+"""
+    assert _codes(src) == [(7, "PL304")]
 
 
 def test_a_template_engine_fill_and_a_helper_chain_carry_the_date(tmp_path: Path) -> None:
