@@ -97,6 +97,8 @@ def prefix_name(name: str) -> bool | None:
         return None  # `systemMessageTokens`, `system_fingerprint`: a count or an id, not text
     if "reminder" in ws:
         return False  # a system reminder travels in the user's turn
+    if "user" in ws and ws & {"instruction", "instructions"} and "system" not in ws:
+        return False  # `userInstruction`: the task the user gave, their turn's text
     if ws & _PREFIX_WORDS:
         return True  # `systemMessage`, `contextSystemPrompt`: named for the system prompt
     if ws & _USER_WORDS:

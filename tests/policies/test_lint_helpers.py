@@ -332,3 +332,18 @@ def test_python_tool_list_replaced_mid_conversation() -> None:
         "        await self._active.update_tools(tools)\n"
     )
     assert _codes(src, "task.py") == [(8, "PL302")]
+
+
+def test_the_users_instruction_is_their_turn_not_the_system_prompt() -> None:
+    # A planner writes the user's task into `userInstruction`, sent as the user's turn; the
+    # same text in a `systemInstruction` is per-request content ahead of the history.
+    user = """export function plan(userInstructionText: string, history: Message[]) {
+  const userInstruction = `<user_instruction>${userInstructionText}</user_instruction>`;
+  return [...history, { role: "user", content: userInstruction }];
+}
+"""
+    assert _codes(user) == []
+    system = user.replace("const userInstruction", "const systemInstruction").replace(
+        "content: userInstruction", "content: systemInstruction"
+    )
+    assert _codes(system) == [(2, "PL304")]
