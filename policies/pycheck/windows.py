@@ -80,7 +80,9 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             isinstance(node, ast.Subscript)
             and isinstance(node.slice, ast.Slice)
             and node.slice.upper is None
-            and _from_end(node.slice.lower)
+            and (
+                _from_end(node.slice.lower) or _from_end(_bound_to(node.slice.lower, node, parents))
+            )
             and _is_history(node.value)
             and _sent(node, parents, chat)
         ):
@@ -114,6 +116,34 @@ def _builds_thread(tree: ast.Module) -> bool:
             if ws & _ADDS and ws & _TURN_ROLES:
                 return True
     return False
+
+
+def _bound_to(name: ast.expr | None, at: ast.AST, parents: dict[int, ast.AST]) -> ast.expr | None:
+    """What a name used as a slice bound was assigned in the function around it
+    (`start = len(messages) - keep` then `messages[start:]`); a count of the last message
+    alone (`len(messages) - 1`) is no window."""
+    if not isinstance(name, ast.Name):
+        return None
+    fn: ast.AST | None = at
+    while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        fn = parents.get(id(fn))
+    for n in ast.walk(fn) if fn is not None else ():
+        if (
+            isinstance(n, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == name.id for t in n.targets)
+            and not _minus_one(n.value)
+        ):
+            return n.value
+    return None
+
+
+def _minus_one(value: ast.expr) -> bool:
+    return (
+        isinstance(value, ast.BinOp)
+        and isinstance(value.op, ast.Sub)
+        and isinstance(value.right, ast.Constant)
+        and value.right.value == 1
+    )
 
 
 def _is_last(node: ast.AST) -> bool:

@@ -347,3 +347,18 @@ def test_the_users_instruction_is_their_turn_not_the_system_prompt() -> None:
         "content: userInstruction", "content: systemInstruction"
     )
     assert _codes(system) == [(2, "PL304")]
+
+
+def test_python_window_start_bound_to_a_name_first() -> None:
+    # The start of the kept window computed first, then used as the slice bound; the last
+    # message's index is no window.
+    src = (
+        "class Memory:\n"
+        "    def window(self, messages):\n"
+        "        start = max(0, len(messages) - self.max_turns)\n"
+        "        return [{'role': 'system', 'content': SYSTEM}, *messages[start:]]\n"
+        "    def latest(self, messages):\n"
+        "        last = len(messages) - 1\n"
+        "        return messages[last:]\n"
+    )
+    assert _codes(src, "memory.py") == [(4, "PL303")]
