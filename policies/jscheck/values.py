@@ -30,6 +30,7 @@ from .syntax import (
     scope_of,
     string_value,
     unwrap,
+    value_name,
     walk,
 )
 
@@ -617,7 +618,11 @@ class Evaluator:
             if re.sub(r"\s+", "", src.text(args[0])) == "process.env":
                 return self._make("unordered", node)
             return self.taints(args[0])
-        fetched = self._fetched(node, ftext, args)
+        # The callee's own name and the object it is called on (`retriever.invoke`), not the
+        # whole chain before it.
+        owner = fn.child_by_field_name("object") if fn.type == "member_expression" else None
+        callee = name + " " + (value_name(src, owner) if owner is not None else "")
+        fetched = self._fetched(node, callee, args) if args else EMPTY
         if fn.type == "member_expression":
             return self._method(node, fn, name, args) | fetched
         if fn.type == "identifier":

@@ -151,16 +151,16 @@ class SinkCheck:
     def _expressions(self, root: ast.AST, env: dict[str, Taints]) -> None:
         sites = self._sites.get(id(root))
         if sites is None:
+            nodes = list(walk_no_defs(root))
             sites = self._sites[id(root)] = [
-                n for n in walk_no_defs(root) if isinstance(n, (ast.Call, ast.Dict))
+                n for n in nodes if isinstance(n, (ast.Call, ast.Dict))
             ]
+            # Once per statement: the system messages of its one-off requests.
+            joined = {id(x) for n in nodes if isinstance(n, ast.BinOp) for x in (n.left, n.right)}
+            for n in nodes:
+                if isinstance(n, ast.List) and id(n) not in joined and _one_off_request(n):
+                    self._one_off.add(id(n.elts[0]))
         appended = _state_update(root)
-        joined = {
-            id(x) for n in walk_no_defs(root) if isinstance(n, ast.BinOp) for x in (n.left, n.right)
-        }
-        for n in walk_no_defs(root):
-            if isinstance(n, ast.List) and id(n) not in joined and _one_off_request(n):
-                self._one_off.add(id(n.elts[0]))
         for node in sites:
             if id(node) in appended:
                 continue

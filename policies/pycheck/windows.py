@@ -80,10 +80,10 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             isinstance(node, ast.Subscript)
             and isinstance(node.slice, ast.Slice)
             and node.slice.upper is None
+            and _is_history(node.value)
             and (
                 _from_end(node.slice.lower) or _from_end(_bound_to(node.slice.lower, node, parents))
             )
-            and _is_history(node.value)
             and _sent(node, parents, chat)
         ):
             _add(ctx, node, f"the conversation is cut to its last messages (`{_src(node)}`)")
