@@ -180,6 +180,8 @@ _RANDOM_ID_OWNERS = frozenset(
 _VCS = frozenset({"git", "branch", "commit", "commits", "sha", "diff", "vcs", "hg", "svn"})
 _VCS_STATUS_OWNERS = frozenset({"repo", "repository", "working", "worktree", "workspace"})
 _TREE = frozenset({"tree", "listing", "ls", "filetree", "dirtree", "directories"})
+# Open browser or editor tabs (`tabs`, `openTabs`): the user opens and closes them between turns.
+_TABS = frozenset({"tabs"})
 _FILES = frozenset({"files", "filelist", "entries", "contents"})
 _FILES_OWNERS = frozenset(
     {
@@ -241,7 +243,7 @@ def kind_of_name(name: str) -> str | None:
         return "random"
     if s & _VCS or ("status" in s and s & _VCS_STATUS_OWNERS):
         return "vcs"
-    if s & _TREE or (s & _FILES and s & _FILES_OWNERS):
+    if s & _TREE or s & _TABS or (s & _FILES and s & _FILES_OWNERS):
         return "filetree"
     if s & _RUNTIME_ALONE:
         return "runtime"

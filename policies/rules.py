@@ -411,10 +411,15 @@ _RULES: tuple[Rule, ...] = (
         "first in the prefix. `{% if data %}...{% endif %}` around optional content is not a "
         "mode. In TypeScript also a prompt indexed or built with a request's mode or group "
         "(`PROMPTS[group]`, `getWriterPrompt(ctx, config.mode)`, a `switch (mode)` whose cases "
-        "set it) and tools chosen from the "
-        "current message (`getTools(lastMessage)`). In both languages, the model chosen by "
+        "set it), tools chosen from the "
+        "current message (`getTools(lastMessage)`), and one model call made with another tool "
+        "list in another step of a workflow over the same history (`chatWithTools(llm, "
+        "[this.codeInterpreterTool], chatHistory)` beside the main step's full list). In both "
+        "languages, the model chosen by "
         "the step of an agent loop (`model = THINKING if turn == 0 else BASE` inside the "
-        "loop): each model has a cache of its own.",
+        "loop): each model has a cache of its own. In Python also a live agent's tool list "
+        "replaced mid-conversation (`await self.update_tools(tools)` from a tool; not in a "
+        "constructor or setup method, nor an adapter's own `update_tools` forwarding it).",
         "Switching mode changes the first bytes, so no two modes share any cached prefix; for "
         "OpenAI the first ~256 tokens also pick the machine, so modes land on different "
         "machines.",

@@ -18,6 +18,7 @@ from .structure import (
     check_flattened_history,
     check_model_per_step,
     check_side_requests,
+    check_tools_per_step,
     check_windows,
 )
 from .syntax import JS_SUFFIXES, parse
@@ -39,6 +40,7 @@ def check_js(path: str, text: str, load: Loader | None = None) -> list[Finding]:
         + check_side_requests(src)
         + check_flattened_history(src)
         + check_model_per_step(src)
+        + check_tools_per_step(src)
         + check_content_before_history(src)
     )
     return sorted(found, key=lambda f: (f.line, f.col, f.code))

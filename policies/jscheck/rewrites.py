@@ -15,6 +15,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from ..findings import Finding
+from ..meaning import words
 from .structure import is_history
 from .syntax import FUNCTIONS, Source, callee_name, unwrap, walk
 
@@ -43,6 +44,10 @@ def check_rewrites(src: Source) -> list[Finding]:
             hit = _content_write(src, n)
             if hit is not None:
                 add(hit, f"messages of the history are rewritten in a loop (`{_short(src, hit)}`)")
+        elif n.type == "for_statement":
+            hit = _indexed_write(src, n)
+            if hit is not None:
+                add(hit, f"earlier messages are cut once over a bound (`{_short(src, hit)}`)")
         elif n.type == "assignment_expression" and _last_role_write(src, n):
             add(n, f"the last message's role is changed by its position (`{_short(src, n)}`)")
         elif n.type == "assignment_expression":
@@ -122,6 +127,86 @@ def _content_write(src: Source, loop: Node) -> Node | None:
             if parts[0] in names and set(parts[1:]) & _TEXT_PARTS:
                 return n
     return None
+
+
+# Words of a bound the history is compared with before its messages are cut.
+_BOUND = frozenset({"tokens", "token", "budget", "limit", "threshold", "max", "maximum"})
+# Calls that shorten a message (`truncateMessage(m, n)`, `compressContent(m)`).
+_SHORTEN = frozenset({"truncate", "trim", "shorten", "compress", "cut", "sub", "clip"})
+
+
+def _indexed_write(src: Source, loop: Node) -> Node | None:
+    """`for (let i = 0; ...; i++) { const m = messages[i]; m.content = ... }` or
+    `output[i] = truncateMessage(output[i], n)`, run only while the history is over a bound
+    (the loop's condition or an `if` around it compares with a budget or a threshold): the
+    messages already sent are cut once the conversation grows past it."""
+    if not _under_bound(src, loop):
+        return None
+    body = loop.child_by_field_name("body")
+    if body is None:
+        return None
+    names: set[str] = set()
+    for n in walk(body):
+        if n.type == "variable_declarator":
+            value = n.child_by_field_name("value")
+            name = n.child_by_field_name("name")
+            if value is not None and name is not None and _history_item(src, unwrap(value)):
+                names.add(src.text(name))  # `const message = this.messages[i]`
+        elif n.type == "assignment_expression":
+            left = n.child_by_field_name("left")
+            right = n.child_by_field_name("right")
+            if left is None or right is None:
+                continue
+            if left.type == "subscript_expression":
+                r = unwrap(right)
+                shortened = r.type == "call_expression" and bool(
+                    set(words(callee_name(src, r))) & _SHORTEN
+                )
+                if shortened and (
+                    _history_item(src, left) or "message" in words(callee_name(src, r))
+                ):
+                    return n
+            elif left.type == "member_expression":
+                parts = src.text(left).replace("?.", ".").split(".")
+                obj = unwrap(left.child_by_field_name("object"))  # type: ignore[arg-type]
+                mine = parts[0] in names or _history_item(src, obj)
+                if mine and set(parts[1:]) & _TEXT_PARTS:
+                    return n
+    return None
+
+
+def _history_item(src: Source, node: Node) -> bool:
+    """`messages[i]`, `this.messages[i]`: an element of the history by its position."""
+    return node.type == "subscript_expression" and is_history(
+        src, node.child_by_field_name("object")
+    )
+
+
+def _under_bound(src: Source, loop: Node) -> bool:
+    """The loop's condition, or an `if` around the loop in its function, compares with a
+    budget, a limit or a threshold."""
+    conds = [loop.child_by_field_name("condition")]
+    p = loop.parent
+    while p is not None and p.type not in FUNCTIONS:
+        if p.type == "if_statement":
+            conds.append(p.child_by_field_name("condition"))
+        p = p.parent
+    for c in conds:
+        if c is None:
+            continue
+        for x in walk(c):
+            if x.type == "binary_expression" and src.text(x.child_by_field_name("operator")) in (
+                "<",
+                "<=",
+                ">",
+                ">=",
+            ):
+                ids = [
+                    src.text(i) for i in walk(x) if i.type in ("identifier", "property_identifier")
+                ]
+                if any(set(words(i)) & _BOUND for i in ids):
+                    return True
+    return False
 
 
 def _short(src: Source, node: Node) -> str:

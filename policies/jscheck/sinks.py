@@ -32,7 +32,16 @@ from .syntax import (
     unwrap,
     walk,
 )
-from .values import CODE_OF, ORDER, VOLATILE, Evaluator, Taint, bound_before, is_slot
+from .values import (
+    CODE_OF,
+    ORDER,
+    RETRIEVED,
+    VOLATILE,
+    Evaluator,
+    Taint,
+    bound_before,
+    is_slot,
+)
 
 _PREFIX_WORDS = frozenset({"system", "instructions", "instruction", "preamble", "persona"})
 _PROMPT_WORDS = frozenset({"prompt", "prompts"})
@@ -88,6 +97,8 @@ def prefix_name(name: str) -> bool | None:
         return None  # `systemMessageTokens`, `system_fingerprint`: a count or an id, not text
     if "reminder" in ws:
         return False  # a system reminder travels in the user's turn
+    if "user" in ws and ws & {"instruction", "instructions"} and "system" not in ws:
+        return False  # `userInstruction`: the task the user gave, their turn's text
     if ws & _PREFIX_WORDS:
         return True  # `systemMessage`, `contextSystemPrompt`: named for the system prompt
     if ws & _USER_WORDS:
@@ -108,6 +119,8 @@ class SinkCheck:
         self.ev = ev
         self.out: list[Finding] = []
         self._seen: set[tuple[int, str]] = set()
+        self._fetches: set[tuple[int, str, str]] = set()
+        self._request_sinks: set[int] = set()  # sinks with a PL304 for per-request content
 
     def _report(self, node: Node, code: str, message: str) -> None:
         """One finding at `node` for `code`, never two for the same node and code."""
@@ -329,7 +342,12 @@ class SinkCheck:
         elif name in ("replace", "replaceAll") and len(args) >= 2:
             slot = string_value(src, args[0])
             if slot is not None and is_slot(slot):
-                self.text_sink(args[1], f"the template slot {slot}", call, volatile_only=True)
+                if prefix_name(_chain_root(src, call)):
+                    # `system.replace("{search_results}", results)`: a slot of the system
+                    # prompt, where the current request and what was fetched for it count too.
+                    self.text_sink(args[1], f"the system prompt's slot {slot}", call)
+                else:
+                    self.text_sink(args[1], f"the template slot {slot}", call, volatile_only=True)
 
     # --- reporting -------------------------------------------------------------------------
 
@@ -391,6 +409,10 @@ class SinkCheck:
 
     def text_sink(self, value: Node, sink: str, at: Node, volatile_only: bool = False) -> None:
         sink_line = self.src.pos(at)[0]
+        if not volatile_only and unwrap(value).type == "identifier":
+            # `.replace("{search_results}", search_results)`: the name as written here, before
+            # it is followed into the texts it is built from.
+            self._per_request(unwrap(value), sink, sink_line)
         for leaf in self._leaves(value, set()):
             inner = leaf
             if leaf.type == "template_substitution" and leaf.named_children:
@@ -410,6 +432,8 @@ class SinkCheck:
                 continue  # an id (`return id`) names a record; it is no prompt text
             if not volatile_only:
                 self._per_request(leaf, sink, sink_line)
+                if set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES):
+                    self._fetched(leaf, sink, sink_line)
             if self._is_named_sink(inner):
                 # `system: systemPrompt`: the value was reported where `systemPrompt` is bound,
                 # a sink of its own; one finding per value, not one per hop.
@@ -532,6 +556,7 @@ class SinkCheck:
             return
         request = ws & _REQUEST or (ws & _CURRENT and ws & _REQUEST_PARTS)
         what = "the current request" if request else "retrieved for this request"
+        self._request_sinks.add(sink_line)
         self._report(
             leaf,
             "PL304",
@@ -539,6 +564,34 @@ class SinkCheck:
             "of the conversation history: the prefix changes there on every request and the "
             "whole history is sent again uncached; put it in the newest user message",
         )
+
+    def _fetched(self, leaf: Node, sink: str, sink_line: int) -> None:
+        """PL304: what a search or a recall fetched for this request, followed through the
+        values it is written into, reaching a system prompt; reported once per fetch."""
+        inner = unwrap(leaf)
+        if inner.type == "object" and not any(
+            key_name(self.src, p.child_by_field_name("key")) in ("content", "text")
+            for p in inner.named_children
+            if p.type == "pair"
+        ):
+            return  # a record returned beside the prompt (`{ prompt, sources }`), not its text
+        for taint in sorted(self.ev.taints(leaf), key=_order_key):
+            if taint.kind != RETRIEVED:
+                continue
+            key = (taint.line, taint.what, taint.path)
+            if key in self._fetches or sink_line in self._request_sinks:
+                return  # one finding a sink: what was fetched, or the request itself
+            self._fetches.add(key)
+            self._request_sinks.add(sink_line)
+            where = f"line {taint.line}" + (f" of {taint.path}" if taint.path else "")
+            self._report(
+                leaf,
+                "PL304",
+                f"`{taint.what}` (retrieved for this request, {where}) is written into {sink} "
+                f"(line {sink_line}), ahead of the conversation history: the prefix changes "
+                "there on every request and the whole history is sent again uncached; put it "
+                "in the newest user message",
+            )
 
     def _varies(self, node: Node) -> bool:
         """A parameter of a function, or a name bound inside one to something other than
@@ -592,6 +645,17 @@ class SinkCheck:
                 f"(line {sink_line}), part of the prompt prefix"
             )
         self._report(leaf, code, msg)
+
+
+def _chain_root(src: Source, call: Node) -> str:
+    """The name a chain of method calls starts from: `system` in `system.replace(...)
+    .replace(...)`; "" when it starts from anything else."""
+    n: Node | None = call
+    while n is not None and n.type == "call_expression":
+        fn = unwrap(n.child_by_field_name("function"))  # type: ignore[arg-type]
+        n = fn.child_by_field_name("object") if fn.type == "member_expression" else None
+        n = unwrap(n) if n is not None else None
+    return src.text(n) if n is not None and n.type == "identifier" else ""
 
 
 def _is_join(src: Source, node: Node) -> bool:

@@ -38,6 +38,107 @@ _CAP = frozenset({"max", "limit", "last", "keep", "recent", "window"})
 _COUNTED = frozenset({"messages", "message", "turns", "turn", "history", "msgs"})
 
 
+# What a window may keep the last of: the messages, or the screenshots sent in them.
+_WINDOWED = _COUNTED | {"images", "screenshots", "output", "conversations"}
+_COUNTS = frozenset({"length", "count", "total", "size", "num"})
+_START = frozenset({"start", "from", "keep", "excess", "first"})
+
+
+def _window_start(src: Source, decl: Node) -> bool:
+    """`const excess = this.messages.length - max` then `messages.splice(0, excess)`,
+    `images.slice(excessCount)`, `i >= keepFromIndex` or a name for the window's start
+    (`shortTermMemoryStartIndex = Math.max(0, totalMessageCount - historyMessageCount)`): the
+    history's length less a cap, the first message kept once the window is full."""
+    name_node = decl.child_by_field_name("name")
+    value = decl.child_by_field_name("value")
+    if name_node is None or value is None or name_node.type != "identifier":
+        return False
+    if not any(_length_less_cap(src, x) for x in walk(value) if x.type == "binary_expression"):
+        return False
+    name = src.text(name_node)
+    uses = [
+        u
+        for u in walk(scope_of(decl))
+        if u.type == "identifier" and src.text(u) == name and u.id != name_node.id
+    ]
+    if any(_for_side_request(src, _operand_top(u)) for u in uses):
+        return False  # the recent turns a title or topic request reads, once
+    if set(words(name)) & _START:
+        return True
+    for use in uses:
+        p = use.parent
+        if p is not None and p.type == "arguments" and p.parent is not None:
+            called = callee_name(src, p.parent)
+            args = arguments(p.parent)
+            if (called == "slice" and args and args[0].id == use.id) or (
+                called == "splice" and len(args) == 2 and src.text(args[0]) == "0"
+            ):
+                return True
+        if (
+            p is not None
+            and p.type == "binary_expression"
+            and src.text(p.child_by_field_name("operator")) in _COMPARE
+            and _in_loop(p)
+        ):
+            return True
+    return False
+
+
+def _over_cap(src: Source, call: Node, obj: Node | None, arg: Node) -> bool:
+    """`if (allImages.length > this.maxImagesCount) { allImages.slice(this.maxImagesCount) }`:
+    the messages or screenshots past a cap are cut once there are more, so what is kept (or
+    omitted) moves with every new one."""
+    if obj is None:
+        return False
+    ws = set(words(value_name(src, obj)))
+    cap = set(words(value_name(src, arg)))
+    if not (ws & _WINDOWED) or not _not_system(ws) or not cap & _CAP_WORDS:
+        return False
+    whole = "".join(src.text(unwrap(obj)).split())
+    p = call.parent
+    while p is not None and p.type not in FUNCTIONS:
+        if p.type == "if_statement":
+            cond = "".join(src.text(p.child_by_field_name("condition")).split())
+            if whole + ".length>" in cond:
+                return True
+        p = p.parent
+    return False
+
+
+_CAP_WORDS = frozenset({"max", "limit", "keep", "window", "cap"})
+
+
+def _operand_top(node: Node) -> Node:
+    """The outermost arithmetic or choice `node` is an operand of (`a < b ? a : c`)."""
+    while node.parent is not None and node.parent.type in (
+        "binary_expression",
+        "ternary_expression",
+        "parenthesized_expression",
+    ):
+        node = node.parent
+    return node
+
+
+def _length_less_cap(src: Source, node: Node) -> bool:
+    """`messages.length - maxMessages`, `totalMessageCount - historyMessageCount`: a count of
+    messages less a bound other than the latest one (`- 1`)."""
+    if src.text(node.child_by_field_name("operator")) != "-":
+        return False
+    left = node.child_by_field_name("left")
+    right = node.child_by_field_name("right")
+    if left is None or right is None or right.type == "number":
+        return False
+    left = unwrap(left)
+    if left.type == "member_expression" and src.text(left.child_by_field_name("property")) in (
+        "length",
+        "size",
+    ):
+        ws = set(words(value_name(src, left.child_by_field_name("object"))))  # type: ignore[arg-type]
+        return bool(ws & _WINDOWED) and _not_system(ws)
+    ws = set(words(value_name(src, left)))
+    return bool(ws & _COUNTS) and bool(ws & _COUNTED) and _not_system(ws)
+
+
 def _not_system(ws: set[str]) -> bool:
     """Not named for the system prompt: `systemMessages` is not the history, while
     `nonSystemMessages` (the history with the system messages taken out) is."""
@@ -134,6 +235,10 @@ def check_windows(src: Source) -> list[Finding]:
         if n.type == "for_statement" and _reverse_budget_for(src, n):
             add(n, "the conversation is filled from the newest message back while a budget lasts")
             continue
+        if n.type == "variable_declarator" and _window_start(src, n):
+            name = src.text(n.child_by_field_name("name"))
+            add(n, f"the history is kept from `{name}` (its length less a cap) on")
+            continue
         if n.type != "call_expression":
             continue
         name = callee_name(src, n)
@@ -150,8 +255,16 @@ def check_windows(src: Source) -> list[Finding]:
             and not _for_side_request(src, n)
         ):
             add(n, f"the conversation is cut to its last messages (`{_short(src, n)}`)")
-        elif name == "slice" and len(args) == 1 and is_history(src, obj) and _moving(src, args[0]):
+        elif (
+            name == "slice"
+            and len(args) == 1
+            and is_history(src, obj)
+            and _moving(src, args[0])
+            and not _for_side_request(src, n)
+        ):
             add(n, f"the conversation is cut from a moving position (`{_short(src, n)}`)")
+        elif name == "slice" and len(args) == 1 and _over_cap(src, n, obj, args[0]):
+            add(n, f"items past a cap are cut off once there are more (`{_short(src, n)}`)")
         elif name in ("shift", "splice") and is_history(src, obj) and _in_budget_loop(src, n):
             add(n, f"messages are dropped while over a budget (`{_short(src, n)}`)")
         elif name == "splice" and _keeps_last(src, n, obj):
@@ -497,6 +610,67 @@ def check_model_per_step(src: Source) -> list[Finding]:
             )
         )
     return out
+
+
+def check_tools_per_step(src: Source) -> list[Finding]:
+    """PL302: one model call made with another tool list at each step of a workflow over the
+    same history (`chatWithTools(llm, tools, chatHistory)` in the main step, `chatWithTools(llm,
+    [this.codeInterpreterTool], newChatHistory)` in the analysis step): the tool definitions,
+    the first part of the prefix, change between the steps of one conversation. Calls in one
+    class (or one file outside classes), each handed a history; the first tool list is the
+    session's, each other one is reported."""
+    out: list[Finding] = []
+    groups: dict[tuple[int, str], list[tuple[Node, str]]] = {}
+    for n in walk(src.root):
+        if n.type != "call_expression":
+            continue
+        args = arguments(n)
+        if not any(is_history(src, unwrap(a)) for a in args):
+            continue
+        tools = next((t for t in (_tool_list(src, a) for a in args) if t is not None), None)
+        if tools is None:
+            continue
+        owner = n.parent
+        while owner is not None and owner.type not in ("class_declaration", "class"):
+            owner = owner.parent
+        key = (owner.id if owner is not None else 0, callee_name(src, n))
+        groups.setdefault(key, []).append((n, tools))
+    for calls in groups.values():
+        first = calls[0][1]
+        for call, tools in calls[1:]:
+            if tools != first:
+                out.append(
+                    src.finding(
+                        call,
+                        "PL302",
+                        f"`{callee_name(src, call)}` is called with another tool list here "
+                        f"({tools}) than at line {src.pos(calls[0][0])[0]} ({first}) over the "
+                        "same conversation: the tool definitions, the first part of the prefix, "
+                        "change between steps and every request after the change misses the "
+                        "cache; send one tool list in every step",
+                    )
+                )
+    return out
+
+
+def _tool_list(src: Source, arg: Node) -> str | None:
+    """The tools an argument names: an array of tool-named values (`[this.codeInterpreterTool]`)
+    or a local bound to one (`tools`); None for anything else."""
+    a = unwrap(arg)
+    if a.type == "identifier" and words(src.text(a))[-1:] == ["tools"]:
+        value = _local_value(src, a)
+        if value is None:
+            return None
+        a = unwrap(value)
+    if a.type != "array" or not a.named_children:
+        return None
+    names = []
+    for e in a.named_children:
+        name = value_name(src, e)
+        if not name or words(name)[-1:] != ["tool"]:
+            return None
+        names.append(name)
+    return ", ".join(sorted(names))
 
 
 def _in_loop(node: Node) -> bool:

@@ -30,10 +30,14 @@ from .syntax import (
     scope_of,
     string_value,
     unwrap,
+    value_name,
     walk,
 )
 
 VOLATILE = frozenset({"time", "date", "random", "vcs", "filetree", "runtime"})
+# What was fetched for the current request (a search, a memory recall, retrieved documents):
+# it differs on every request, so in a system prompt it moves the history's start (PL304).
+RETRIEVED = "retrieved"
 ORDER = frozenset({"listing", "unordered"})
 CODE_OF = {
     "time": "PL101",
@@ -44,6 +48,7 @@ CODE_OF = {
     "runtime": "PL106",
     "unordered": "PL201",
     "listing": "PL203",
+    RETRIEVED: "PL304",
 }
 
 
@@ -53,6 +58,9 @@ class Taint:
     line: int
     what: str  # the source text that makes the value
     path: str = ""  # the other file it is made in, when imported
+    # A parameter read by its name (`datetime`): the position of that parameter, so that a
+    # call handing it an argument reads the argument instead; -1 for every other taint.
+    param: int = -1
 
 
 Taints = frozenset[Taint]
@@ -99,6 +107,28 @@ _LISTING_FUNCS = frozenset(
 # Methods that turn a clock reading into a date (`toISOString().split("T")[0]` also does).
 _DATE_METHODS = frozenset({"toLocaleDateString", "toDateString", "getDate", "getDay"})
 _MESSAGE_TEXT = frozenset({"content", "text", "parts", "contentParts"})
+# Template engines' fill calls: the first argument is the template, the rest its slot values.
+# Calls that fetch content for a request (`memoryRecall(chatId, userPrompt)`,
+# `vectorStore.similaritySearch(query)`, `retriever.invoke(question)`), by their words.
+_FETCH = frozenset(
+    {"search", "retrieve", "retriever", "recall", "lookup", "relevant", "similarity", "rag"}
+)
+# Where a request comes from, read from the incoming HTTP request: it differs per request.
+_CLIENT_STATE = frozenset({"geolocation", "geo", "ip", "location", "address"})
+# Names of the current request, as an argument of such a call.
+_REQUEST_NAMES = frozenset({"query", "question", "questions", "queries"})
+_REQUEST_OWNERS = frozenset({"user", "current", "latest", "incoming", "last", "new"})
+_REQUEST_PARTS = frozenset({"message", "input", "request", "prompt", "text", "msg"})
+# Names of retrieved content, read as a whole value (`${memories}`, `searchResults`); `context`
+# counts only as a whole name (`context.variables` is the state of a run, not its results).
+_RETRIEVED_WORDS = frozenset({"results", "memories", "documents", "chunks", "passages"})
+# What makes a `...Context` fetched: `searchContext`, `retrievedContext`, `docsContext`.
+_FETCHED_CONTEXT = frozenset(
+    {"search", "retrieved", "retrieval", "rag", "docs", "doc", "document", "memory", "web"}
+    | {"relevant", "knowledge", "query", "results"}
+)
+_SETTLED_WORDS = frozenset({"profile", "persona", "system", "settings", "instructions", "tool"})
+_RENDERS = frozenset({"render", "renderString", "fill", "interpolate", "compile"})
 _SORTS = frozenset({"sort", "toSorted", "sortBy", "orderBy", "localeCompare"})
 # Editor state an extension reads: which files are open, visible or active changes as the
 # user works.
@@ -444,10 +474,56 @@ class Evaluator:
             got = self._imported(name, None)
             if got:
                 return got
+        fetched = self._retrieved_name(node, name, vals)
+        if fetched:
+            return fetched
         param = self._param(node, name)
         if param is not None:
-            return frozenset({Taint("param", param, name)}) | self._by_meaning(node, name)
+            named = frozenset(
+                Taint(x.kind, x.line, x.what, x.path, param) for x in self._by_meaning(node, name)
+            )
+            return frozenset({Taint("param", param, name)}) | named
         return self._by_meaning(node, name)
+
+    def _retrieved_name(self, node: Node, name: str, vals: list[Node] | None) -> Taints:
+        """`memories`, `searchResults`, `retrievedContext`: a parameter or a function's local
+        named for content fetched for this request (not a module constant, not fixed text)."""
+        ws = words(name)
+        if not ws or ws[-1] not in _RETRIEVED_WORDS | {"context"} or set(ws) & _SETTLED_WORDS:
+            return EMPTY
+        if ws[-1] == "context" and not set(ws) & _FETCHED_CONTEXT:
+            return EMPTY  # `context`, `fileContext`, `actionContext`: a run's state, fixed
+        if scope_of(node).type == "program":
+            return EMPTY
+        if vals and all(string_value(self.src, unwrap(v)) is not None for v in vals):
+            return EMPTY
+        if vals == [] and self._param(node, name) is None:
+            return EMPTY  # bound only after this use
+        if name in self.m.imports:
+            return EMPTY
+        return frozenset({Taint(RETRIEVED, self.src.pos(node)[0], name)})
+
+    def _fetched(self, node: Node, ftext: str, args: list[Node]) -> Taints:
+        """A call that fetches content for the current request: named for a search or a recall
+        and handed the request (`memoryRecall(chatId, userPrompt)`, `search(query)`), or one
+        that reads where the incoming HTTP request comes from (`geolocation(request)`)."""
+        ws = set(words(ftext))
+        if ws & _CLIENT_STATE and any(self.src.text(unwrap(a)) in ("request", "req") for a in args):
+            return self._make(RETRIEVED, node)
+        if not ws & _FETCH:
+            return EMPTY
+        for a in args:
+            for n in walk(a):
+                if n.type not in (
+                    "identifier",
+                    "property_identifier",
+                    "shorthand_property_identifier",
+                ):
+                    continue
+                ws = set(words(self.src.text(n)))
+                if ws & _REQUEST_NAMES or (ws & _REQUEST_OWNERS and ws & _REQUEST_PARTS):
+                    return self._make(RETRIEVED, node)
+        return EMPTY
 
     def _by_meaning(self, node: Node, name: str) -> Taints:
         if node.type == "identifier" and name.isupper():
@@ -542,11 +618,16 @@ class Evaluator:
             if re.sub(r"\s+", "", src.text(args[0])) == "process.env":
                 return self._make("unordered", node)
             return self.taints(args[0])
+        # The callee's own name and the object it is called on (`retriever.invoke`), not the
+        # whole chain before it.
+        owner = fn.child_by_field_name("object") if fn.type == "member_expression" else None
+        callee = name + " " + (value_name(src, owner) if owner is not None else "")
+        fetched = self._fetched(node, callee, args) if args else EMPTY
         if fn.type == "member_expression":
-            return self._method(node, fn, name, args)
+            return self._method(node, fn, name, args) | fetched
         if fn.type == "identifier":
-            return self._function_call(node, name, args)
-        return self._union(args)
+            return self._function_call(node, name, args) | fetched
+        return self._union(args) | fetched
 
     def _method(self, node: Node, fn: Node, name: str, args: list[Node]) -> Taints:
         src = self.src
@@ -571,7 +652,8 @@ class Evaluator:
             and _date_cut(src, args)
         ):
             return frozenset(
-                Taint("date", x.line, x.what, x.path) if x.kind == "time" else x for x in recv
+                Taint("date", x.line, x.what, x.path, x.param) if x.kind == "time" else x
+                for x in recv
             )
         if name in ("map", "filter", "forEach", "reduce", "flatMap", "find", "some", "every"):
             if name == "filter" and args and _EDITOR.search(src.text(args[0])):
@@ -587,6 +669,10 @@ class Evaluator:
             return named
         if name in ("join", "concat", "toString", "trim", "format", "stringify", "String"):
             return self._union(args)
+        if name in _RENDERS and len(args) >= 2:
+            # `PromptTemplate.render(template, { datetime, tabs })`: a template engine's
+            # output is the template with the slot values written in.
+            return self._union(a for a in args[1:] if unwrap(a).type not in FUNCTIONS)
         if obj is not None and src.text(obj) in ("JSON", "path", "String", "util"):
             return self._union(a for a in args if unwrap(a).type not in FUNCTIONS)
         return EMPTY
@@ -637,7 +723,7 @@ class Evaluator:
             if x.kind == "param":
                 if x.line < len(args):
                     out |= self.taints(args[x.line])
-            else:
+            elif not 0 <= x.param < len(args):
                 out.add(x)
         return frozenset(out)
 
@@ -666,19 +752,20 @@ class Evaluator:
         name = member if remote == "*" and member is not None else remote
         vals, fn = ev.m.export(name)
         out: set[Taint] = set()
+        given: set[Taint] = set()  # what this file's arguments carry: made here, not there
         if fn is not None:
             for x in ev.returns(fn):
                 if x.kind == "param":
                     if args is not None and x.line < len(args):
-                        out |= self.taints(args[x.line])
-                else:
+                        given |= self.taints(args[x.line])
+                elif args is None or not 0 <= x.param < len(args):
                     out.add(x)
             if args is None:
                 out = set()  # a function value, not called
         elif vals is not None:
             out |= ev._union(vals)
         path = ev.src.path
-        return frozenset(Taint(x.kind, x.line, x.what, x.path or path) for x in out)
+        return frozenset(Taint(x.kind, x.line, x.what, x.path or path) for x in out) | given
 
 
 _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})

@@ -26,8 +26,8 @@ from .breakpoints import AnthropicBreakpoints, OpenAIBreakpoints
 from .context import Context
 from .fixes import MoveFix, taint_fix
 from .layout import LayoutCheck
-from .syntax import const_str, dict_get, dict_keys, walk_no_defs
-from .taint import CODE_OF, VOLATILE, Evaluator, Taint, Taints
+from .syntax import const_str, dict_get, dict_keys, dotted, walk_no_defs
+from .taint import CODE_OF, VOLATILE, Evaluator, Taint, Taints, drop
 
 _SYSTEM_NAME = re.compile(
     r"(?i)^(system|system_?prompt|system_?message|system_?text|sys_?prompt|instructions|"
@@ -100,6 +100,9 @@ class SinkCheck:
         # The calls and dicts of each statement, in walk order: a statement is checked in
         # two passes, and a loop's body twice in each.
         self._sites: dict[int, list[ast.Call | ast.Dict]] = {}
+        # System messages of a one-off request (`[SystemMessage(...), HumanMessage(...)]`, no
+        # history): what was fetched for it has no earlier turns after it to resend.
+        self._one_off: set[int] = set()
 
     def statement(self, stmt: ast.stmt, env: dict[str, Taints]) -> None:
         if isinstance(stmt, _COMPOUND):
@@ -148,9 +151,15 @@ class SinkCheck:
     def _expressions(self, root: ast.AST, env: dict[str, Taints]) -> None:
         sites = self._sites.get(id(root))
         if sites is None:
+            nodes = list(walk_no_defs(root))
             sites = self._sites[id(root)] = [
-                n for n in walk_no_defs(root) if isinstance(n, (ast.Call, ast.Dict))
+                n for n in nodes if isinstance(n, (ast.Call, ast.Dict))
             ]
+            # Once per statement: the system messages of its one-off requests.
+            joined = {id(x) for n in nodes if isinstance(n, ast.BinOp) for x in (n.left, n.right)}
+            for n in nodes:
+                if isinstance(n, ast.List) and id(n) not in joined and _one_off_request(n):
+                    self._one_off.add(id(n.elts[0]))
         appended = _state_update(root)
         for node in sites:
             if id(node) in appended:
@@ -166,7 +175,10 @@ class SinkCheck:
         in_function = self.ctx.scope.in_function
         if role in ("system", "developer"):
             content = dict_get(node, "content")
-            self.report(self.ev.ev(content, env), Sink(f"{role} message", node.lineno, in_function))
+            ts = self.ev.ev(content, env)
+            if id(node) in self._one_off:
+                ts = drop(ts, {"retrieved"})
+            self.report(ts, Sink(f"{role} message", node.lineno, in_function))
             if content is not None:
                 self.layout.check(content, env)
         elif "name" in keys and keys & {"input_schema", "parameters", "inputSchema"}:
@@ -201,10 +213,10 @@ class SinkCheck:
             text = node.args[0] if node.args else (kw.get("content") or kw.get("template"))
             if text is not None:
                 short = q.rsplit(".", 1)[-1] if "from_template" not in q else "system template"
-                self.report(
-                    self.ev.ev(text, env),
-                    Sink(f"system message ({short})", node.lineno, in_function),
-                )
+                ts = self.ev.ev(text, env)
+                if id(node) in self._one_off:
+                    ts = drop(ts, {"retrieved"})
+                self.report(ts, Sink(f"system message ({short})", node.lineno, in_function))
         if q.endswith("from_messages") and node.args and isinstance(node.args[0], ast.List):
             # LangChain `ChatPromptTemplate.from_messages([("system", text), ...])`.
             for e in node.args[0].elts:
@@ -331,6 +343,8 @@ class SinkCheck:
             code = CODE_OF.get(t.kind)
             if code is None:
                 continue
+            if t.kind == "retrieved" and sink.where.startswith("earlier"):
+                continue  # fetched for the request and sent in its own turn: where it belongs
             msg = f"{t.desc} flows into the {sink.where} (line {sink.line})"
             severity = ""
             if t.once and t.kind == "date":
@@ -342,6 +356,12 @@ class SinkCheck:
             elif t.once and sink.in_function and t.kind in VOLATILE:
                 severity = NOTE
                 msg += "; computed once at import, so it changes with every new process"
+            elif t.kind == "retrieved":
+                msg += (
+                    ", ahead of the conversation history: the prefix changes there on every "
+                    "request and the whole history is sent again uncached; put it in the newest "
+                    "user message"
+                )
             elif sink.where.startswith("tool") and RULES[code].severity == WARNING:
                 # Tool definitions come first in the prefix: a change there misses every level.
                 severity = ERROR
@@ -363,6 +383,29 @@ class SinkCheck:
                     fix=fix,
                 )
             )
+
+
+def _one_off_request(node: ast.List) -> bool:
+    """`[SystemMessage(content=s), HumanMessage(content=q)]` or the same as dicts (or a lone
+    system message): a system message followed only by user messages, no history spliced in
+    (a list joined to another with `+` is not one)."""
+    if not node.elts:
+        return False
+    first, rest = node.elts[0], node.elts[1:]
+    return _role_of(first) == "system" and all(_role_of(e) == "user" for e in rest)
+
+
+def _role_of(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Dict):
+        return const_str(dict_get(node, "role"))
+    if isinstance(node, ast.Call):
+        name = dotted(node.func) or ""
+        last = name.rsplit(".", 1)[-1]
+        if last in ("SystemMessage", "SystemChatMessage"):
+            return "system"
+        if last in ("HumanMessage", "UserMessage", "ChatUserMessage"):
+            return "user"
+    return None
 
 
 def _is_tool_result(content: ast.expr) -> bool:

@@ -34,6 +34,9 @@ CODE_OF = {
     "unordered": "PL201",
     "json": "PL202",
     "listing": "PL203",
+    # What a search or a recall fetched for the current request: it differs on every
+    # request, so in the prefix it moves the history's start (PL304).
+    "retrieved": "PL304",
 }
 VOLATILE = frozenset({"time", "date", "random", "vcs", "filetree", "runtime"})
 ORDER = frozenset({"unordered", "listing"})
@@ -248,6 +251,60 @@ def _with_fix(ts: Taints, arg: ast.expr, join: bool) -> Taints:
     )
 
 
+# Calls that fetch content for a request (`search_text_memories(query=user_message)`,
+# `retriever.invoke(question)`, `vector_store.similarity_search(query)`), by their words.
+_FETCH = frozenset(
+    {"search", "retrieve", "retriever", "recall", "lookup", "relevant", "similarity", "rag"}
+)
+_REQUEST_NAMES = frozenset({"query", "question", "questions", "queries"})
+_REQUEST_OWNERS = frozenset({"user", "current", "latest", "incoming", "last", "new"})
+_REQUEST_PARTS = frozenset({"message", "input", "request", "prompt", "text", "msg"})
+
+
+_CONVERSATION = frozenset({"messages", "history", "conversation", "msgs", "turns", "chat"})
+
+
+def _newest_message(node: ast.Subscript) -> bool:
+    """`messages[-1]`, `state["messages"][-1]`: the last message of a conversation."""
+    sl = node.slice
+    if not (
+        isinstance(sl, ast.UnaryOp)
+        and isinstance(sl.op, ast.USub)
+        and isinstance(sl.operand, ast.Constant)
+        and sl.operand.value == 1
+    ):
+        return False
+    v = node.value
+    if isinstance(v, ast.Subscript) and isinstance(v.slice, ast.Constant):
+        name = str(v.slice.value)
+    else:
+        name = v.id if isinstance(v, ast.Name) else v.attr if isinstance(v, ast.Attribute) else ""
+    ws = set(words(name))
+    return bool(ws & _CONVERSATION) and "system" not in ws
+
+
+def _fetches_for_request(node: ast.Call) -> bool:
+    """A call named for a search or a recall (its method or the object it is called on) that
+    is handed the current request: `memory.search(query=user_message)`."""
+    f = node.func
+    names = [f.attr] if isinstance(f, ast.Attribute) else []
+    if isinstance(f, ast.Attribute) and isinstance(f.value, (ast.Name, ast.Attribute)):
+        names.append(f.value.id if isinstance(f.value, ast.Name) else f.value.attr)
+    elif isinstance(f, ast.Name):
+        names.append(f.id)
+    if not any(set(words(n)) & _FETCH for n in names):
+        return False
+    for a in [*node.args, *(k.value for k in node.keywords)]:
+        for n in ast.walk(a):
+            name = (
+                n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else ""
+            )
+            ws = set(words(name))
+            if ws & _REQUEST_NAMES or (ws & _REQUEST_OWNERS and ws & _REQUEST_PARTS):
+                return True
+    return False
+
+
 def _mentions_git(node: ast.Call, consts: dict[str, str]) -> bool:
     for a in node.args[:1]:
         for sub in ast.walk(a):
@@ -317,9 +374,24 @@ class Evaluator:
     def ev_Subscript(self, node: ast.Subscript, env: dict[str, Taints]) -> Taints:
         if self.ctx.qualname(node.value) in _UNORDERED_MAPPINGS:
             return self.ev(node.slice, env)  # one entry, looked up by its key
-        return self.union((node.value, node.slice), env)
+        out = self.union((node.value, node.slice), env)
+        if const_str(node.slice) in _MESSAGE_TEXT and isinstance(node.value, ast.Subscript):
+            out = out | self._newest_text(node.value)  # `messages[-1]["content"]`
+        return out
+
+    def _newest_text(self, node: ast.expr) -> Taints:
+        """The text of the newest message (`messages[-1].content`): the turn this request
+        answers (a question, a tool's results), different on every request."""
+        if not isinstance(node, ast.Subscript) or not _newest_message(node):
+            return EMPTY
+        desc = f"the newest message (`{dotted(node.value) or 'messages'}[-1]`)"
+        return frozenset({at(node, "retrieved", desc, not self.ctx.scope.in_function)})
 
     def ev_Attribute(self, node: ast.Attribute, env: dict[str, Taints]) -> Taints:
+        if node.attr in _MESSAGE_TEXT:
+            newest = self._newest_text(node.value)
+            if newest:
+                return newest | self.ev(node.value, env)
         q = self.ctx.qualname(node)
         if q in _UNORDERED_MAPPINGS:
             # Iterated, its order is the launcher's (environment) or the import path's
@@ -401,6 +473,22 @@ class Evaluator:
         return inner, out
 
     def ev_Call(self, node: ast.Call, env: dict[str, Taints]) -> Taints:
+        out = self._call(node, env)
+        f = node.func
+        if (
+            isinstance(f, ast.Attribute)
+            and f.attr == "get"
+            and node.args
+            and const_str(node.args[0]) in _MESSAGE_TEXT
+        ):
+            out = out | self._newest_text(f.value)  # `messages[-1].get("content")`
+        if _fetches_for_request(node):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else dotted(node.func)
+            desc = f"what `{name}(...)` fetched for the current request"
+            out = out | {at(node, "retrieved", desc, not self.ctx.scope.in_function)}
+        return out
+
+    def _call(self, node: ast.Call, env: dict[str, Taints]) -> Taints:
         q = self.ctx.qualname(node.func) or ""
         # A `**mapping` splat passes every key, but a callee such as a template's render()
         # uses only the keys its text names, unknown here: its values are not assumed to

@@ -70,7 +70,7 @@ def _from_end(lower: ast.expr | None) -> bool:
 def check_windows(tree: ast.Module, ctx: Context) -> None:
     # `history` alone may be any log (test runs, prices): a slice of one counts only in a
     # file that builds chat messages (it mentions a `role`) or when passed as `messages=`.
-    chat = any("role" in line for line in ctx.lines)
+    chat = any("role" in line for line in ctx.lines) or _builds_thread(tree)
     parents: dict[int, ast.AST] = {}
     for node in ast.walk(tree):
         for child in ast.iter_child_nodes(node):
@@ -80,8 +80,10 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             isinstance(node, ast.Subscript)
             and isinstance(node.slice, ast.Slice)
             and node.slice.upper is None
-            and _from_end(node.slice.lower)
             and _is_history(node.value)
+            and (
+                _from_end(node.slice.lower) or _from_end(_bound_to(node.slice.lower, node, parents))
+            )
             and _sent(node, parents, chat)
         ):
             _add(ctx, node, f"the conversation is cut to its last messages (`{_src(node)}`)")
@@ -99,6 +101,49 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             _add(ctx, node, "messages are dropped from the front while over a budget")
         elif isinstance(node, (ast.For, ast.AsyncFor)) and _rebuilt_by_position(node):
             _add(ctx, node, "older messages are rebuilt by their position in the conversation")
+
+
+_ADDS = frozenset({"add", "append", "push"})
+_TURN_ROLES = frozenset({"user", "assistant", "model", "system", "human", "ai"})
+
+
+def _builds_thread(tree: ast.Module) -> bool:
+    """A message-thread API builds the chat instead of role dicts: `thread.add_user(text)`,
+    `conversation.add_model(reply)`."""
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            ws = set(words(n.func.attr))
+            if ws & _ADDS and ws & _TURN_ROLES:
+                return True
+    return False
+
+
+def _bound_to(name: ast.expr | None, at: ast.AST, parents: dict[int, ast.AST]) -> ast.expr | None:
+    """What a name used as a slice bound was assigned in the function around it
+    (`start = len(messages) - keep` then `messages[start:]`); a count of the last message
+    alone (`len(messages) - 1`) is no window."""
+    if not isinstance(name, ast.Name):
+        return None
+    fn: ast.AST | None = at
+    while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        fn = parents.get(id(fn))
+    for n in ast.walk(fn) if fn is not None else ():
+        if (
+            isinstance(n, ast.Assign)
+            and any(isinstance(t, ast.Name) and t.id == name.id for t in n.targets)
+            and not _minus_one(n.value)
+        ):
+            return n.value
+    return None
+
+
+def _minus_one(value: ast.expr) -> bool:
+    return (
+        isinstance(value, ast.BinOp)
+        and isinstance(value.op, ast.Sub)
+        and isinstance(value.right, ast.Constant)
+        and value.right.value == 1
+    )
 
 
 def _is_last(node: ast.AST) -> bool:

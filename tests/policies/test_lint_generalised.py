@@ -83,7 +83,9 @@ def test_typescript_windows_of_a_history_without_its_system_messages_and_of_a_se
 
 def test_a_request_id_handed_to_a_memory_search_is_not_its_result() -> None:
     # vanna's system-prompt enhancer: a random request id names the memory search; the
-    # memories found are text, the id is not. An id written into a template still is.
+    # memories found are text, the id is not. An id written into a template still is. The
+    # memories, searched with the user's message, are per-request content in the system
+    # prompt (PL304, line 4), found since a search handed the request is followed.
     src = (
         "import uuid\n"
         "async def enhance_system_prompt(self, system_prompt, user, user_message):\n"
@@ -95,7 +97,7 @@ def test_a_request_id_handed_to_a_memory_search_is_not_its_result() -> None:
         "def build_system_prompt(template):\n"
         "    return template.format(session_id=uuid.uuid4())\n"
     )
-    assert _codes(src, "enhancer.py") == [(9, "PL103")]
+    assert _codes(src, "enhancer.py") == [(4, "PL304"), (9, "PL103")]
 
 
 def test_a_fixed_date_named_so_is_not_today() -> None:
