@@ -1,0 +1,144 @@
+"""A thread's share of the report, made where its requests are: its analysed rows summed into
+cells, its request and break records already encoded as JSON, its signal events and project.
+A reading process makes them for each file it reads (`file_part`), so that the process that
+writes the report only merges small sums and copies bytes; a thread whose requests are not all
+in one file, or that lost a request to another file, is made again where they meet
+(`collect.assemble`). Pure."""
+
+# pure: imports no I/O (tests/test_layout.py checks it)
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+import msgspec
+
+from .breaks import Options, Row
+from .breaks import analyze as find_breaks
+from .model import Event, FileResult
+from .pricing import Pricer
+from .report import Cell, Totals, break_dict, cells_of, iso, request_record
+
+Thread = tuple[str, str, str]  # source, session, thread
+
+
+class ThreadPart(msgspec.Struct, gc=False):
+    """One thread's rows as the report takes them."""
+
+    key: Thread
+    cells: list[tuple[Cell, Totals]]  # in the order the rows first reach them
+    requests: bytes  # the request records, comma-separated (no brackets)
+    n_requests: int
+    breaks: bytes  # the break records, likewise
+    n_breaks: int
+    events: list[dict[str, Any]]  # model switches and resumes among its signals
+    project: str  # the project of its last request
+
+
+class FilePart(msgspec.Struct, gc=False):
+    """What one file adds to the report, with what de-duplication across files needs: each
+    request's (source, key) in file order, and the Codex fingerprints a fork is checked
+    against."""
+
+    path: str
+    source: str
+    start: float  # the earliest request's time (inf: none has one)
+    session: str | None
+    parent: str | None
+    notes: Counter[str]
+    events: list[Event]
+    prompts: dict[str, int]
+    live_prompts: dict[str, int]
+    texts: dict[tuple[str, int], str]
+    keys: list[tuple[str, str]]
+    fingerprints: list[tuple[int, ...] | None] | None  # None: no request has one
+    bursts: list[bool] | None  # a fork's requests' opening-burst flags (None: not a fork)
+    threads: list[ThreadPart]
+
+
+def _encoded(records: list[Any]) -> bytes:
+    try:
+        text = msgspec.json.encode(records)
+    except (UnicodeError, TypeError, OverflowError):  # a lone surrogate from a file name
+        text = json.dumps(records, default=_plain).encode()  # ASCII: escaped
+    return text[1:-1]
+
+
+def _plain(obj: Any) -> Any:
+    return msgspec.structs.asdict(obj) if isinstance(obj, msgspec.Struct) else list(obj)
+
+
+def _part(rows: list[Row]) -> ThreadPart:
+    r = rows[0].req
+    broken = [w for w in rows if w.cause is not None]
+    events = []
+    for w in rows:  # a model switch is an event whether or not the read dropped
+        for s in w.signals:
+            if s.cause == "model_switch" or (
+                s.cause == "history_rewrite" and s.evidence.startswith("resume")
+            ):
+                events.append(
+                    {
+                        "session": w.req.session,
+                        "thread": w.req.thread,
+                        "kind": s.cause,
+                        "at": iso(w.req.first_ts),
+                        "evidence": s.evidence,
+                    }
+                )
+    return ThreadPart(
+        (r.source, r.session, r.thread),
+        list(cells_of(rows).items()),
+        _encoded([request_record(w) for w in rows]),
+        len(rows),
+        _encoded([break_dict(w) for w in broken]) if broken else b"",
+        len(broken),
+        events,
+        rows[-1].req.project,
+    )
+
+
+def thread_parts(rows: Iterable[Row]) -> list[ThreadPart]:
+    """Rows in (source, session, thread) order as one part per thread, in that order."""
+    out: list[ThreadPart] = []
+    run: list[Row] = []
+    key: Thread | None = None
+    for w in rows:
+        r = w.req
+        k = (r.source, r.session, r.thread)
+        if k != key:
+            if run:
+                out.append(_part(run))
+            run, key = [], k
+        run.append(w)
+    if run:
+        out.append(_part(run))
+    return out
+
+
+def file_part(res: FileResult, pricer: Pricer, opts: Options) -> FilePart:
+    """One file's part, its threads analysed as if no other file held their requests (what
+    `collect.assemble` checks)."""
+    reqs = res.requests
+    for i, r in enumerate(reqs):  # as `collect.merge` marks a file's first request
+        r.first_in_file = i == 0
+    fingerprints = [r.fingerprint for r in reqs]
+    return FilePart(
+        res.path,
+        res.source,
+        min((r.first_ts for r in reqs if r.first_ts is not None), default=float("inf")),
+        res.session,
+        res.parent,
+        res.notes,
+        res.events,
+        res.prompts,
+        res.live_prompts,
+        res.texts,
+        [(r.source, r.key) for r in reqs],
+        fingerprints if any(f is not None for f in fingerprints) else None,
+        [r.burst for r in reqs] if res.parent is not None else None,
+        thread_parts(find_breaks(reqs, pricer, opts)),
+    )
