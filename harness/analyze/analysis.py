@@ -17,7 +17,8 @@ from .breaks import analyze as find_breaks
 from .collect import Collected, assemble, merge
 from .model import FileResult, Request
 from .pricing import Pricer
-from .report import build, build_parts
+from .report import build, build_parts, held
+from .spool import Spool
 from .threads import FilePart, ThreadPart, file_part, thread_parts
 
 
@@ -37,6 +38,7 @@ class _Parts:
     ttl: str
     opts: Options
     pricer: Pricer | None = None
+    spool: Spool | None = None  # where the records go (None: sent with the parts)
 
     def __getstate__(self) -> dict[str, Any]:
         return {**self.__dict__, "pricer": None}
@@ -47,7 +49,8 @@ class _Parts:
         return self.pricer
 
     def __call__(self, res: FileResult) -> FilePart:
-        return file_part(res, self.made(), self.opts)
+        part = file_part(res, self.made(), self.opts)
+        return part if self.spool is None else self.spool.take(part)
 
     def analyse(self, requests: list[Request]) -> list[ThreadPart]:
         return thread_parts(find_breaks(requests, self.made(), self.opts))
@@ -85,15 +88,22 @@ def analyze(
     opts = Options.sensitive(ttl) if sensitive else Options(ttl)
     files = sources.find_files([str(p) for p in paths], source)
     if not keep_rows and since is None and until is None and session is None and project is None:
-        parts = _Parts(prices, ttl, opts, Pricer(table, "1h" if ttl == "1h" else "5m"))
+        # The records wait on disk, not in this process's memory, where files can be read at
+        # an offset.
+        spool = Spool() if hasattr(os, "pread") else None
+        parts = _Parts(prices, ttl, opts, Pricer(table, "1h" if ttl == "1h" else "5m"), spool)
+        made = sources.read_all(files, jobs, show_text, parts)
+        if spool is not None:
+            spool.seal()
         got, threads = assemble(
-            sources.read_all(files, jobs, show_text, parts),
+            made,
             lambda f: sources.read_file(f.source, Path(f.path), show_text),
             parts.analyse,
         )
+        del made
         keep = {t.key[1] for t in threads}
         got.events = [e for e in got.events if e.session in keep]
-        return Analysis([], got, build_parts(threads, got))
+        return Analysis([], got, build_parts(threads, got, held if spool is None else spool.read))
     got = merge(sources.read_all(files, jobs, show_text))
     lo = _day(since, "--since") if since else None
     hi = _day(until, "--until") + timedelta(days=1).total_seconds() if until else None

@@ -4,6 +4,7 @@ request, for spreadsheets). No prompt or output text appears unless --show-text 
 
 from __future__ import annotations
 
+import codecs
 import csv
 import io
 import json
@@ -67,17 +68,30 @@ _COPY_BYTES = 1 << 20
 
 
 def _copy(chunks: Iterable[bytes], out: IO[str]) -> None:
-    # Records encoded where they were made: joined a megabyte at a time, not one write each.
+    # Records encoded where they were made (UTF-8): joined a megabyte at a time, not one write
+    # each, and written as bytes where the text would be UTF-8 again.
+    raw: IO[bytes] | None = getattr(out, "buffer", None)
+    if raw is not None and codecs.lookup(getattr(out, "encoding", "") or "ascii").name != "utf-8":
+        raw = None
+    if raw is not None:
+        out.flush()
     held: list[bytes] = []
-    size, sep = 0, ""
+    size, sep = 0, b""
     for b in chunks:
         held.append(b)
         size += len(b)
         if size >= _COPY_BYTES:
-            out.write(sep + b",".join(held).decode("utf-8"))
-            held, size, sep = [], 0, ","
+            _put(sep + b",".join(held), out, raw)
+            held, size, sep = [], 0, b","
     if held:
-        out.write(sep + b",".join(held).decode("utf-8"))
+        _put(sep + b",".join(held), out, raw)
+
+
+def _put(data: bytes, out: IO[str], raw: IO[bytes] | None) -> None:
+    if raw is None:
+        out.write(data.decode("utf-8"))
+    else:
+        raw.write(data)
 
 
 def to_json(report: dict[str, Any]) -> str:

@@ -23,7 +23,7 @@ from .collect import Collected
 from .model import NOTE_TEXT, Request
 
 if TYPE_CHECKING:
-    from .threads import ThreadPart
+    from .threads import Blob, ThreadPart
 
 SCHEMA_VERSION = 1
 CAUSES = (
@@ -470,23 +470,32 @@ class Rows(Sequence[dict[str, Any]], Generic[Item]):
     __hash__: ClassVar[None] = None  # type: ignore[assignment]
 
 
+Run = tuple[tuple[str, str, str], "Blob", int]
+
+
+def held(blob: Blob) -> bytes:
+    """Records held in memory (what `Encoded` reads by default)."""
+    assert isinstance(blob, bytes)
+    return blob
+
+
 class Encoded(Sequence[dict[str, Any]]):
     """Records already encoded as JSON, a run of them per thread ((source, session, thread),
-    the records comma-separated, their count): the JSON writer copies the bytes; anything
-    else reads the records decoded."""
+    the records comma-separated or where `read` finds them, their count): the JSON writer
+    copies the bytes; anything else reads the records decoded."""
 
-    def __init__(self, runs: list[tuple[tuple[str, str, str], bytes, int]]):
-        self._runs = runs
+    def __init__(self, runs: list[Run], read: Callable[[Blob], bytes] = held):
+        self._runs, self._read = runs, read
         self._len = sum(n for _, _, n in runs)
 
     def chunks(self) -> Iterator[bytes]:
         """Each thread's records, comma-separated, in order (none empty)."""
-        return (b for _, b, n in self._runs if n)
+        return (self._read(b) for _, b, n in self._runs if n)
 
-    def _decoded(self, runs: Iterable[tuple[tuple[str, str, str], bytes, int]]) -> Iterator[Any]:
+    def _decoded(self, runs: Iterable[Run]) -> Iterator[Any]:
         for _, b, n in runs:
             if n:
-                yield from msgspec.json.decode(b"[" + b + b"]")
+                yield from msgspec.json.decode(b"[" + self._read(b) + b"]")
 
     def __len__(self) -> int:
         return self._len
@@ -546,8 +555,11 @@ def build(rows: list[Row], got: Collected) -> dict[str, Any]:
     return build_parts(thread_parts(rows), got)
 
 
-def build_parts(parts: list[ThreadPart], got: Collected) -> dict[str, Any]:
-    """The report from its threads' parts, in (source, session, thread) order."""
+def build_parts(
+    parts: list[ThreadPart], got: Collected, read: Callable[[Blob], bytes] = held
+) -> dict[str, Any]:
+    """The report from its threads' parts, in (source, session, thread) order; `read` finds
+    their records where they are not held."""
     # Each request is summed once, into its cell (by the part's maker); every grouping merges
     # cells.
     cells: dict[Cell, Totals] = {}
@@ -625,8 +637,8 @@ def build_parts(parts: list[ThreadPart], got: Collected) -> dict[str, Any]:
         "by_agent": {k: t.to_dict() for k, t in sorted(kinds.items())},
         "models": {k: t.to_dict() for k, t in sorted(models.items())},
         "days": {k: t.to_dict() for k, t in sorted(days.items())},
-        "requests": Encoded([(p.key, p.requests, p.n_requests) for p in parts]),
-        "breaks": Encoded([(p.key, p.breaks, p.n_breaks) for p in parts if p.n_breaks]),
+        "requests": Encoded([(p.key, p.requests, p.n_requests) for p in parts], read),
+        "breaks": Encoded([(p.key, p.breaks, p.n_breaks) for p in parts if p.n_breaks], read),
         "events": sorted(events, key=lambda e: (e["session"], e["at"] or "")),
         "notes": {k: {"count": v, "what": NOTE_TEXT.get(k, k)} for k, v in notes.items()},
     }

@@ -372,9 +372,15 @@ def _read_store(path: Path) -> FileResult:
     return res
 
 
-def _read_one(item: Item) -> Any:
-    got = read_file(item[0], Path(item[1]), item[2])
-    return got if item[3] is None else item[3](got)
+def _read_one(item: Item) -> FileResult:
+    return read_file(item[0], Path(item[1]), item[2])
+
+
+def _read_share(share: list[Item]) -> list[Any]:
+    # All of a share's files read, then all made: reading and making file by file, in turn,
+    # costs a seventh more CPU (each evicts the other's working set from the CPU's caches).
+    got = [_read_one(item) for item in share]
+    return [item[3](g) if item[3] is not None else g for item, g in zip(share, got, strict=True)]
 
 
 POOL_BYTES = 32 << 20  # below this, starting processes costs more than it saves
@@ -400,8 +406,6 @@ def read_all(
     items: list[Item] = [
         (s, str(p), text, make) for s, p in sorted(files, key=lambda f: -sizes[f[1]])
     ]
-    if jobs <= 1 or len(items) < 2 or sum(sizes.values()) < POOL_BYTES:
-        return [_read_one(i) for i in items]
     shares: list[list[Item]] = [[]]
     held = 0
     for item, size in zip(items, sorted(sizes.values(), reverse=True), strict=True):
@@ -410,6 +414,8 @@ def read_all(
             held = 0
         shares[-1].append(item)
         held += size
+    if jobs <= 1 or len(items) < 2 or sum(sizes.values()) < POOL_BYTES:
+        return [got for share in shares for got in _read_share(share)]
     return _read_shared(shares, min(jobs, len(shares)))
 
 
@@ -439,7 +445,7 @@ def _read_shared(shares: list[list[Item]], jobs: int) -> list[Any]:
     running = list(readers)
     try:
         while (i := _take(taken)) < len(shares):
-            out.extend(_read_one(item) for item in shares[i])
+            out.extend(_read_share(shares[i]))
             running = [r for r in running if not _received(*r, out, wait=False)]
         for proc, conn in running:
             _received(proc, conn, out, wait=True)
@@ -490,7 +496,7 @@ def _reader(shares: list[list[Item]], taken: Any, conn: Any) -> None:
     # pipe's buffer, and the parent takes them in between its own shares), then None.
     try:
         while (i := _take(taken)) < len(shares):
-            conn.send([_read_one(item) for item in shares[i]])
+            conn.send(_read_share(shares[i]))
         conn.send(None)
     except Exception:  # sent to the parent, which raises it
         conn.send(traceback.format_exc())

@@ -23,6 +23,8 @@ from .pricing import Pricer
 from .report import Cell, Totals, break_dict, cells_of, iso, request_record
 
 Thread = tuple[str, str, str]  # source, session, thread
+# Encoded records, or where a spool holds them: (the writing process's id, offset, length).
+Blob = bytes | tuple[int, int, int]
 
 
 class ThreadPart(msgspec.Struct, gc=False):
@@ -30,9 +32,9 @@ class ThreadPart(msgspec.Struct, gc=False):
 
     key: Thread
     cells: list[tuple[Cell, Totals]]  # in the order the rows first reach them
-    requests: bytes  # the request records, comma-separated (no brackets)
+    requests: Blob  # the request records, comma-separated (no brackets)
     n_requests: int
-    breaks: bytes  # the break records, likewise
+    breaks: Blob  # the break records, likewise
     n_breaks: int
     events: list[dict[str, Any]]  # model switches and resumes among its signals
     project: str  # the project of its last request

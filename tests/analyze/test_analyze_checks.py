@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -363,9 +364,13 @@ def test_each_file_analysed_where_it_is_read_gives_the_report_of_the_rows(
     assert want["notes"]["replay_rows"]["count"] > 0
     monkeypatch.setattr(sources, "POOL_BYTES", 0)
     monkeypatch.setattr(sources, "CHUNK_BYTES", 1)
+    spools = tmp_path / "tmp"
+    spools.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spools))
     for jobs in (1, 3):
         got = analyze([logs], jobs=jobs, keep_rows=False)
         assert got.rows == []
+        assert not list(spools.iterdir())  # the records read back from where nothing is left
         for out in (to_json, to_jsonl, to_csv, page, to_table):
             assert out(got.report) == out(want), (jobs, out)
         assert to_table(got.report, by="request") == to_table(want, by="request")
