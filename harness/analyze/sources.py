@@ -384,7 +384,9 @@ def _read_share(share: list[Item]) -> list[Any]:
 
 
 POOL_BYTES = 32 << 20  # below this, starting processes costs more than it saves
-CHUNK_BYTES = 2 << 20  # a share of the work: small enough that the readers finish together
+# A share of the work: small enough that the readers finish together, its results well under
+# the pipe's size, and big enough that its files are read before any is analysed for long runs.
+CHUNK_BYTES = 8 << 20
 PIPE_BYTES = 1 << 20  # Linux's largest pipe an unprivileged process may ask for, by default
 
 # A file's source (None: sniff it), path, whether to keep prompt text, and what to make of its
