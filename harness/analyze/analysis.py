@@ -12,14 +12,14 @@ from typing import Any
 
 from ..errors import UserError
 from . import catalogue, sources
-from .breaks import TTL_CHOICES, Options, Row
+from .breaks import TTL_CHOICES, Options, Row, by_thread
 from .breaks import analyze as find_breaks
 from .collect import Collected, assemble, merge
 from .model import FileResult, Request
 from .pricing import Pricer
 from .report import build, build_parts, held
 from .spool import Spool
-from .threads import FilePart, ThreadPart, file_part, thread_parts
+from .threads import FilePart, ThreadPart, file_part, parts_of
 
 
 @dataclass
@@ -53,7 +53,7 @@ class _Parts:
         return part if self.spool is None else self.spool.take(part)
 
     def analyse(self, requests: list[Request]) -> list[ThreadPart]:
-        return thread_parts(find_breaks(requests, self.made(), self.opts))
+        return parts_of(by_thread(requests, self.made(), self.opts))
 
 
 def _day(text: str, flag: str) -> float:
