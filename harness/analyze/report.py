@@ -535,17 +535,13 @@ def _turn_record(item: tuple[tuple[str, str, int], Totals]) -> Any:
     return TurnRecord(s, sid, n, *t.figures())
 
 
-def _agent_record(item: tuple[tuple[str, str, str], Totals]) -> Any:
-    (s, sid, th), t = item
-    return AgentRecord(s, sid, th, *t.figures())
+def agent_record(key: tuple[str, str, str], t: Totals) -> Any:
+    """A thread's record (its sums `t`)."""
+    return AgentRecord(*key, *t.figures())
 
 
 def _turn_dict(item: tuple[tuple[str, str, int], Totals]) -> dict[str, Any]:
     return msgspec.structs.asdict(_turn_record(item))
-
-
-def _agent_dict(item: tuple[tuple[str, str, str], Totals]) -> dict[str, Any]:
-    return msgspec.structs.asdict(_agent_record(item))
 
 
 def build(rows: list[Row], got: Collected) -> dict[str, Any]:
@@ -564,9 +560,11 @@ def build_parts(
     # cells.
     cells: dict[Cell, Totals] = {}
     projects: dict[tuple[str, str], str] = {}
+    made: dict[tuple[str, str, str], Blob] = {}
     for p in parts:
         cells.update(p.cells)
         projects[p.key[:2]] = p.project
+        made[p.key] = p.agent
     turns = _merged(cells, lambda c: (c[0], c[1], c[3]))
     agents = _merged(cells, lambda c: (c[0], c[1], c[2]))
     # A thread's cells come together (the parts are in thread order): sessions merged from
@@ -629,10 +627,13 @@ def build_parts(
             _turn_dict,
             _turn_record,
         ),
-        "agents": Rows(
-            sorted(agents.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0])),
-            _agent_dict,
-            _agent_record,
+        # Each made where its thread was analysed.
+        "agents": Encoded(
+            [
+                (k, made[k], 1)
+                for k, _ in sorted(agents.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0]))
+            ],
+            read,
         ),
         "by_agent": {k: t.to_dict() for k, t in sorted(kinds.items())},
         "models": {k: t.to_dict() for k, t in sorted(models.items())},

@@ -51,12 +51,16 @@ class Spool:
         blobs: list[bytes] = []
         for t in part.threads:
             assert isinstance(t.requests, bytes) and isinstance(t.breaks, bytes)
-            blobs += (t.requests, t.breaks)
+            assert isinstance(t.agent, bytes)
+            blobs += (t.requests, t.breaks, t.agent)
         at = self._append(b"".join(blobs))
         pid = self._pid
-        for t, requests, breaks in zip(part.threads, blobs[::2], blobs[1::2], strict=True):
+        for t, requests, breaks, agent in zip(
+            part.threads, blobs[::3], blobs[1::3], blobs[2::3], strict=True
+        ):
             t.requests, at = (pid, at, len(requests)), at + len(requests)
             t.breaks, at = (pid, at, len(breaks)), at + len(breaks)
+            t.agent, at = (pid, at, len(agent)), at + len(agent)
         return part
 
     def seal(self) -> None:

@@ -19,7 +19,7 @@ import msgspec
 from .breaks import Options, Row, by_thread
 from .model import Event, FileResult
 from .pricing import Pricer
-from .report import Cell, Totals, break_dict, cells_of, iso, request_record
+from .report import Cell, Totals, agent_record, break_dict, cells_of, iso, request_record
 
 Thread = tuple[str, str, str]  # source, session, thread
 # Encoded records, or where a spool holds them: (the writing process's id, offset, length).
@@ -37,6 +37,7 @@ class ThreadPart(msgspec.Struct, gc=False):
     n_breaks: int
     events: list[dict[str, Any]]  # model switches and resumes among its signals
     project: str  # the project of its last request
+    agent: Blob  # its own record (the report's `agents`), encoded
 
 
 class FilePart(msgspec.Struct, gc=False):
@@ -140,6 +141,13 @@ def parts_of(groups: list[list[Row]]) -> list[ThreadPart]:
                         }
                     )
         n = len(g)
+        # The thread's sums as the report's grouping makes them: its first cell, or a copy
+        # with the others merged in, in order.
+        sums = cells[c][1]
+        if d > c + 1:
+            sums = sums.copy()
+            for _, t in cells[c + 1 : d]:
+                sums.merge(t)
         out.append(
             ThreadPart(
                 key,
@@ -150,6 +158,7 @@ def parts_of(groups: list[list[Row]]) -> list[ThreadPart]:
                 len(broken),
                 events,
                 g[-1].req.project,
+                _encoded([agent_record(key, sums)]),
             )
         )
         at, c = at + n, d
