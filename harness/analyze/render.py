@@ -67,7 +67,7 @@ def write_json(report: dict[str, Any], out: IO[str]) -> None:
 _COPY_BYTES = 1 << 20
 
 
-def _copy(chunks: Iterable[bytes], out: IO[str]) -> None:
+def _copy(chunks: Iterable[bytes | memoryview], out: IO[str]) -> None:
     # Records encoded where they were made (UTF-8): joined a megabyte at a time, not one write
     # each, and written as bytes where the text would be UTF-8 again.
     raw: IO[bytes] | None = getattr(out, "buffer", None)
@@ -75,7 +75,7 @@ def _copy(chunks: Iterable[bytes], out: IO[str]) -> None:
         raw = None
     if raw is not None:
         out.flush()
-    held: list[bytes] = []
+    held: list[bytes | memoryview] = []
     size, sep = 0, b""
     for b in chunks:
         held.append(b)

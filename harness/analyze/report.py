@@ -481,21 +481,22 @@ def held(blob: Blob) -> bytes:
 
 class Encoded(Sequence[dict[str, Any]]):
     """Records already encoded as JSON, a run of them per thread ((source, session, thread),
-    the records comma-separated or where `read` finds them, their count): the JSON writer
+    the records as a JSON array or where `read` finds it, their count): the JSON writer
     copies the bytes; anything else reads the records decoded."""
 
     def __init__(self, runs: list[Run], read: Callable[[Blob], bytes] = held):
         self._runs, self._read = runs, read
         self._len = sum(n for _, _, n in runs)
 
-    def chunks(self) -> Iterator[bytes]:
-        """Each thread's records, comma-separated, in order (none empty)."""
-        return (self._read(b) for _, b, n in self._runs if n)
+    def chunks(self) -> Iterator[memoryview]:
+        """Each thread's records, comma-separated (its array's inside), in order (none
+        empty)."""
+        return (memoryview(self._read(b))[1:-1] for _, b, n in self._runs if n)
 
     def _decoded(self, runs: Iterable[Run]) -> Iterator[Any]:
         for _, b, n in runs:
             if n:
-                yield from msgspec.json.decode(b"[" + self._read(b) + b"]")
+                yield from msgspec.json.decode(self._read(b))
 
     def __len__(self) -> int:
         return self._len

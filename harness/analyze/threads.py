@@ -31,7 +31,7 @@ class ThreadPart(msgspec.Struct, gc=False):
 
     key: Thread
     cells: list[tuple[Cell, Totals]]  # in the order the rows first reach them
-    requests: Blob  # the request records, comma-separated (no brackets)
+    requests: Blob  # the request records, a JSON array
     n_requests: int
     breaks: Blob  # the break records, likewise
     n_breaks: int
@@ -85,10 +85,9 @@ def _unpack(
 
 def _encoded(records: list[Any]) -> bytes:
     try:
-        text = msgspec.json.encode(records)
+        return msgspec.json.encode(records)
     except (UnicodeError, TypeError, OverflowError):  # a lone surrogate from a file name
-        text = json.dumps(records, default=_plain).encode()  # ASCII: escaped
-    return text[1:-1]
+        return json.dumps(records, default=_plain).encode()  # ASCII: escaped
 
 
 def _plain(obj: Any) -> Any:
