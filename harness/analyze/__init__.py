@@ -2,8 +2,9 @@
 
 Readers (`claude_code`, `codex`, `opencode`, `gemini`, `prefixlock_trace`) turn each format into
 de-duplicated `Request`s; `collect` merges files; `breaks` finds and prices cache breaks;
-`report` sums them; `render` and `html` print them; `export` writes the workload as a trace the
-simulator replays. `sources` and `catalogue` hold the file and price-table I/O.
+`threads` makes each thread's share of the report where its file is read; `report` sums them;
+`render` and `html` print them; `export` writes the workload as a trace the simulator replays.
+`sources` and `catalogue` hold the file and price-table I/O.
 """
 
 from __future__ import annotations

@@ -135,6 +135,16 @@ def _fmt(seconds: float) -> str:
 
 def analyze(requests: Iterable[Request], pricer: Pricer, opts: Options | None = None) -> list[Row]:
     """Every request as a Row, in (session, thread, time) order."""
+    rows: list[Row] = []
+    for group in by_thread(requests, pricer, opts):
+        rows.extend(group)
+    return rows
+
+
+def by_thread(
+    requests: Iterable[Request], pricer: Pricer, opts: Options | None = None
+) -> list[list[Row]]:
+    """The Rows of each (source, session, thread), in that order, each in time order."""
     opts = opts or Options()
     # Threads first, then each thread's requests in time order: a thread comes mostly in
     # order already, and sorting a few hundred thousand requests at once by a six-part key
@@ -147,13 +157,13 @@ def analyze(requests: Iterable[Request], pricer: Pricer, opts: Options | None = 
             threads[k] = [r]
         else:
             group.append(r)
-    rows: list[Row] = []
+    out: list[list[Row]] = []
     for k in sorted(threads):
         group = threads[k]
         if len(group) > 1:
             group.sort(key=_in_thread)
-        rows.extend(_thread(group, pricer, opts))
-    return rows
+        out.append(_thread(group, pricer, opts))
+    return out
 
 
 def _in_thread(r: Request) -> tuple[float, str, int]:

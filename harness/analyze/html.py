@@ -16,7 +16,7 @@ from html import escape
 from typing import Any
 
 from ..cache.defaults import UNPRICED_TTL_SECONDS
-from .report import Rows, by_loss, headline
+from .report import Encoded, Rows, by_loss, headline
 
 COLORS = {
     "read": "#2e9d5b", "write": "#e8912d", "uncached": "#5b7bd5",
@@ -247,7 +247,7 @@ def page(report: dict[str, Any], title: str = "prefixlock analyze: cache report"
     requests = report["requests"]
     chosen = (
         requests.where(wanted)
-        if isinstance(requests, Rows)
+        if isinstance(requests, (Rows, Encoded))
         else [r for r in requests if (r["source"], r["session"]) in wanted]
     )
     for r in chosen:

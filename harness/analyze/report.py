@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import lru_cache
-from typing import Any, ClassVar, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, TypeVar
 
 import msgspec
 
@@ -21,6 +21,9 @@ from ..billing.prices import MILLION
 from .breaks import AVOIDABLE, PARTS, Row
 from .collect import Collected
 from .model import NOTE_TEXT, Request
+
+if TYPE_CHECKING:
+    from .threads import Blob, ThreadPart
 
 SCHEMA_VERSION = 1
 CAUSES = (
@@ -291,7 +294,7 @@ class Totals(msgspec.Struct, gc=False):
 Cell = tuple[str, str, str, int, str, int | None]  # source, session, thread, turn, model, day
 
 
-def _cells(rows: Iterable[Row]) -> dict[Cell, Totals]:
+def cells_of(rows: Iterable[Row]) -> dict[Cell, Totals]:
     """Each request summed into its cell (the day as days since 1970, None: no timestamp)."""
     out: dict[Cell, Totals] = {}
     for row in rows:
@@ -467,6 +470,53 @@ class Rows(Sequence[dict[str, Any]], Generic[Item]):
     __hash__: ClassVar[None] = None  # type: ignore[assignment]
 
 
+Run = tuple[tuple[str, str, str], "Blob", int]
+
+
+def held(blob: Blob) -> bytes:
+    """Records held in memory (what `Encoded` reads by default)."""
+    assert isinstance(blob, bytes)
+    return blob
+
+
+class Encoded(Sequence[dict[str, Any]]):
+    """Records already encoded as JSON, a run of them per thread ((source, session, thread),
+    the records as a JSON array or where `read` finds it, their count): the JSON writer
+    copies the bytes; anything else reads the records decoded."""
+
+    def __init__(self, runs: list[Run], read: Callable[[Blob], bytes] = held):
+        self._runs, self._read = runs, read
+        self._len = sum(n for _, _, n in runs)
+
+    def chunks(self) -> Iterator[memoryview]:
+        """Each thread's records, comma-separated (its array's inside), in order (none
+        empty)."""
+        return (memoryview(self._read(b))[1:-1] for _, b, n in self._runs if n)
+
+    def _decoded(self, runs: Iterable[Run]) -> Iterator[Any]:
+        for _, b, n in runs:
+            if n:
+                yield from msgspec.json.decode(self._read(b))
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return self._decoded(self._runs)
+
+    def __getitem__(self, i: Any) -> Any:
+        return list(self)[i]
+
+    def where(self, sessions: set[tuple[str, str]]) -> list[dict[str, Any]]:
+        """The records of these (source, session)s only, the rest left encoded."""
+        return list(self._decoded(r for r in self._runs if r[0][:2] in sessions))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    __hash__: ClassVar[None] = None  # type: ignore[assignment]
+
+
 def _record(name: str, *head: str, tail: tuple[str, ...] = ()) -> Any:
     return msgspec.defstruct(name, [(k, Any) for k in (*head, *TOTALS_FIELDS, *tail)])
 
@@ -486,26 +536,39 @@ def _turn_record(item: tuple[tuple[str, str, int], Totals]) -> Any:
     return TurnRecord(s, sid, n, *t.figures())
 
 
-def _agent_record(item: tuple[tuple[str, str, str], Totals]) -> Any:
-    (s, sid, th), t = item
-    return AgentRecord(s, sid, th, *t.figures())
+def agent_record(key: tuple[str, str, str], t: Totals) -> Any:
+    """A thread's record (its sums `t`)."""
+    return AgentRecord(*key, *t.figures())
 
 
 def _turn_dict(item: tuple[tuple[str, str, int], Totals]) -> dict[str, Any]:
     return msgspec.structs.asdict(_turn_record(item))
 
 
-def _agent_dict(item: tuple[tuple[str, str, str], Totals]) -> dict[str, Any]:
-    return msgspec.structs.asdict(_agent_record(item))
-
-
 def build(rows: list[Row], got: Collected) -> dict[str, Any]:
     """The whole report as JSON-ready data (schema_version 1)."""
-    # Each request is summed once, into its cell; every grouping merges cells.
-    cells = _cells(rows)
+    from .threads import thread_parts
+
+    return build_parts(thread_parts(rows), got)
+
+
+def build_parts(
+    parts: list[ThreadPart], got: Collected, read: Callable[[Blob], bytes] = held
+) -> dict[str, Any]:
+    """The report from its threads' parts, in (source, session, thread) order; `read` finds
+    their records where they are not held."""
+    # Each request is summed once, into its cell (by the part's maker); every grouping merges
+    # cells.
+    cells: dict[Cell, Totals] = {}
+    projects: dict[tuple[str, str], str] = {}
+    made: dict[tuple[str, str, str], Blob] = {}
+    for p in parts:
+        cells.update(p.cells)
+        projects[p.key[:2]] = p.project
+        made[p.key] = p.agent
     turns = _merged(cells, lambda c: (c[0], c[1], c[3]))
     agents = _merged(cells, lambda c: (c[0], c[1], c[2]))
-    # A thread's cells come together (the rows are in thread order): sessions merged from
+    # A thread's cells come together (the parts are in thread order): sessions merged from
     # the threads take the cells in the same order, with fewer merges.
     sessions = _merged(agents, lambda a: (a[0], a[1]))
     # The coarse groupings from one middle grouping (a few thousand cells, not one per
@@ -516,7 +579,6 @@ def build(rows: list[Row], got: Collected) -> dict[str, Any]:
     days = _merged(middle, lambda c: _day(c[2]))
     total = _merged(middle, lambda c: ()).get((), Totals())
     del cells  # every grouping is made: the finest cells go before the records are
-    projects = {(w.req.source, w.req.session): w.req.project for w in rows}
     threads: dict[tuple[str, str], list[str]] = {}
     for s, sid, th in sorted(agents):
         threads.setdefault((s, sid), []).append(th)
@@ -530,20 +592,8 @@ def build(rows: list[Row], got: Collected) -> dict[str, Any]:
         }
         for e in got.events
     ]
-    for w in rows:  # a model switch is an event whether or not the read dropped
-        for s in w.signals:
-            if s.cause in ("model_switch",) or (
-                s.cause == "history_rewrite" and s.evidence.startswith("resume")
-            ):
-                events.append(
-                    {
-                        "session": w.req.session,
-                        "thread": w.req.thread,
-                        "kind": s.cause,
-                        "at": iso(w.req.first_ts),
-                        "evidence": s.evidence,
-                    }
-                )
+    for p in parts:
+        events.extend(p.events)
     notes = {k: v for k, v in sorted(got.notes.items()) if v}
 
     def session_record(item: tuple[tuple[str, str], Totals]) -> Any:
@@ -578,16 +628,19 @@ def build(rows: list[Row], got: Collected) -> dict[str, Any]:
             _turn_dict,
             _turn_record,
         ),
-        "agents": Rows(
-            sorted(agents.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0])),
-            _agent_dict,
-            _agent_record,
+        # Each made where its thread was analysed.
+        "agents": Encoded(
+            [
+                (k, made[k], 1)
+                for k, _ in sorted(agents.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0]))
+            ],
+            read,
         ),
         "by_agent": {k: t.to_dict() for k, t in sorted(kinds.items())},
         "models": {k: t.to_dict() for k, t in sorted(models.items())},
         "days": {k: t.to_dict() for k, t in sorted(days.items())},
-        "requests": Rows(rows, request_dict, request_record),
-        "breaks": Rows([w for w in rows if w.cause is not None], break_dict),
+        "requests": Encoded([(p.key, p.requests, p.n_requests) for p in parts], read),
+        "breaks": Encoded([(p.key, p.breaks, p.n_breaks) for p in parts if p.n_breaks], read),
         "events": sorted(events, key=lambda e: (e["session"], e["at"] or "")),
         "notes": {k: {"count": v, "what": NOTE_TEXT.get(k, k)} for k, v in notes.items()},
     }

@@ -54,6 +54,7 @@ def main(args: argparse.Namespace) -> int:
         project=args.project,
         jobs=jobs,
         show_text=args.show_text,
+        keep_rows=bool(args.export_trace),
     )
     report = result.report
     if args.show_text:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -333,6 +334,49 @@ def test_several_readers_give_the_report_one_reader_gives(
     one = analyze([logs], jobs=1).report
     assert one["notes"]["cross_file_duplicates"]["count"] > 0
     assert to_json(analyze([logs], jobs=3).report) == to_json(one)
+
+
+def test_each_file_analysed_where_it_is_read_gives_the_report_of_the_rows(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from prefixlock.analyze import render, sources
+    from prefixlock.analyze.html import page
+    from prefixlock.analyze.render import to_csv, to_json, to_jsonl, to_table
+
+    logs = tmp_path / "logs"
+    for i, src in enumerate([CCV, CCL, ALPHA, CODEX]):
+        (logs / f"d{i}").mkdir(parents=True)
+        shutil.copy(src, logs / f"d{i}" / src.name)
+    # A resume's copy (its threads in two files), and a Codex fork replaying its parent: the
+    # files whose threads are made again where they meet.
+    shutil.copy(CCV, logs / "d0" / "resumed.jsonl")
+    model = json.dumps({"timestamp": at(0), "type": "turn_context", "payload": {"model": "gpt-5"}})
+    parent = [codex_count(60.0 * i, 1000 * i, 500 * i, 10 * i) for i in (1, 2)]
+    write(logs / "x" / "rollout-parent.jsonl", [codex_meta("parent", 0), model, *parent])
+    write(logs / "x" / "rollout-fork.jsonl", [
+        codex_meta("fork", 3600), codex_meta("parent", 0), model, *parent,
+        codex_count(3700, 2500, 1200, 30, last=(500, 200, 10)),
+    ])  # fmt: skip
+    rows = analyze([logs], jobs=1)
+    assert rows.rows
+    want = rows.report
+    assert want["notes"]["cross_file_duplicates"]["count"] > 0
+    assert want["notes"]["replay_rows"]["count"] > 0
+    monkeypatch.setattr(sources, "POOL_BYTES", 0)
+    monkeypatch.setattr(sources, "CHUNK_BYTES", 1)
+    spools = tmp_path / "tmp"
+    spools.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spools))
+    for jobs in (1, 3):
+        got = analyze([logs], jobs=jobs, keep_rows=False)
+        assert got.rows == []
+        assert not list(spools.iterdir())  # the records read back from where nothing is left
+        for out in (to_json, to_jsonl, to_csv, page, to_table):
+            assert out(got.report) == out(want), (jobs, out)
+        assert to_table(got.report, by="request") == to_table(want, by="request")
+        with monkeypatch.context() as m:  # streamed, as a big report is
+            m.setattr(render, "INDENTED", 0)
+            assert to_json(got.report) == to_json(want)
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="the readers are forked on Linux only")
