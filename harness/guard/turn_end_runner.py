@@ -58,7 +58,6 @@ SEAL_NOTE = "(cache write before a pause: no reply needed)"
 REPLY_SLACK = 16
 TRUST_ROWS = 8  # recent requests whose reads must have matched the guard's before holding
 MARGIN = 30.0  # seconds before the turn's entries expire at which the seal (or a ping) goes
-NEAR_COMPACTION = 0.15  # of the room to the compaction threshold: past it, a cold prefix is at 1h
 PING_CAP = "50"  # dollars: the pings' session-wide cap when the plan turns them on
 
 
@@ -178,31 +177,7 @@ class TurnEndRunner:
         reply_tokens = sum(reply.block_tokens) if reply is not None else 0
         if hold_pays(pred.write_1h, reply_tokens + REPLY_SLACK):
             return request
-        if self._compaction_ahead(request.input_tokens):
-            # The read fell short: this request writes the prefix again. The session compacts
-            # later (`Settings.compact_at`), and its compacted context starts with the tools
-            # and system prompt: written at 1h now (2x instead of 1.25x), that entry is
-            # refreshed by every request's read and is still there when the compaction comes,
-            # while a 5-minute one dies in the first long gap and the compaction writes it
-            # again (docs/savings.md#compaction).
-            return build(s.settings.with_(prefix_ttl="1h"))
         return build(s.settings)
-
-    def _compaction_ahead(self, tokens: int) -> bool:
-        """Is a compaction coming for a request of `tokens` on this session's model: its
-        conversation has filled `NEAR_COMPACTION` of the room `Settings.compact_at` leaves
-        beside the prefix, it is still under the threshold, and the model is the one the
-        session stays on (not an excursion)?"""
-        s = self.state
-        at = s.settings.compact_at
-        price = self.agent.prices.lookup(s.model)
-        window = price.context_window if price is not None else None
-        if at is None or window is None or self._home is not None or s.model != self._model:
-            return False
-        threshold = at * window
-        messages = min(s.transcript.tokens, tokens)
-        room = threshold - (tokens - messages)
-        return room > 0 and NEAR_COMPACTION * room <= messages and tokens < threshold
 
     def _reads_fell_short(self) -> bool:
         """Did one of the last `TRUST_ROWS` requests read less than the guard predicted (an

@@ -5,10 +5,7 @@ long gap for the price of the reply's tokens at 2x, and the tool loop's tail sta
 from __future__ import annotations
 
 import json
-import tempfile
 from decimal import Decimal
-from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -92,57 +89,6 @@ async def test_the_default_agent_holds_the_reply_and_a_long_gap_rewrites_only_th
             assert 0 < row.usage.cache_write_1h < 400  # the reply, not the history
         assert first.cache_read > 3 * rebilled
     assert costs["default"] < costs["off"]
-
-
-async def _resumed(room: int | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """Two turns, a resume 14 hours later, then turns 40 minutes apart until the session
-    compacts (`compact_at` leaves `room` tokens beside the prefix; None: no compaction).
-    Returns the usage of the resume's first request (a cold write) and of the first request
-    on the compacted context (None if it never compacted)."""
-    with start_emulator() as emu, tempfile.TemporaryDirectory() as tmp:
-        prefix_tokens = 5200  # about guardkit's tools and system prompt on sonnet-4-6
-        settings = Settings() if room is None else Settings(compact_at=(prefix_tokens + room) / 1e6)
-        a = agent(emu, model="claude-sonnet-4-6", store=Path(tmp) / "s.db", settings=settings)
-        async with a.session() as s:
-            for i in range(2):
-                await turn(s, f"Turn {i}: look at src/app.py and tell me what f{i} does.")
-                advance(emu, 20)
-            sid = s.id
-        advance(emu, 14 * 3600)
-        n = len(emu.requests)
-        async with a.resume(sid) as s:
-            await turn(s, "Back again: what about f2?")
-            resumed = emu.requests[n].usage
-            assert resumed is not None
-            for i in range(3, 9):
-                advance(emu, 40 * 60)
-                await turn(s, f"Turn {i}: and f{i}?")
-                if s.compactions:
-                    summary = max(
-                        k
-                        for k, r in enumerate(emu.requests)
-                        if "Summarize this conversation" in json.dumps(r.body["messages"][-1])
-                    )
-                    return resumed, emu.requests[summary + 1].usage
-        return resumed, None
-
-
-async def test_a_cold_prefix_near_the_compaction_threshold_is_written_at_one_hour() -> None:
-    """A resumed session whose conversation has filled a good part of the room its
-    `compact_at` leaves writes its (cold) tools and system prompt at 1h: a compaction is
-    coming, and its compacted context starts with them. After 40-minute gaps the compacted
-    context reads them; a 5-minute entry would have died in the first gap. Far from the
-    threshold, or with no compaction set, the cold write stays at 5 minutes."""
-    resumed, compacted = await _resumed(room=3000)
-    prefix = resumed["cache_creation"]["ephemeral_1h_input_tokens"]
-    assert 5000 < prefix < resumed["cache_creation_input_tokens"]  # tools + system; the rest 5m
-    assert compacted is not None
-    assert compacted["cache_read_input_tokens"] >= prefix
-    assert compacted["cache_creation_input_tokens"] < 200  # only the summary is written
-    for room in (None, 100_000):
-        resumed, compacted = await _resumed(room=room)
-        assert resumed["cache_creation"]["ephemeral_1h_input_tokens"] == 0
-        assert compacted is None
 
 
 async def test_a_compaction_due_at_a_switch_summarizes_on_the_model_that_answered() -> None:

@@ -183,16 +183,8 @@ def test_prefixlock_and_the_sdk_peer_on_the_same_turns() -> None:
     assert before["messages"][-2]["content"][-1]["cache_control"]["ttl"] == "1h"
     assert idle[0]["usage"]["cache_read"] > 20_000 and idle[0]["usage"]["cache_write_5m"] < 2_000
     assert mine[IDLE] < theirs[IDLE]
-    # Resume after 14 h: both re-write (no client can keep a cache overnight). prefixlock's
-    # conversation has filled enough of the room its compaction threshold leaves that it
-    # writes the tools and system prompt at 1h there (a compaction is coming: its compacted
-    # context will read them, docs/savings.md#compaction); apart from that premium, the same.
-    back = next(t.index for t in sc.turns if t.event == RESUME)
-    hour = next(row for row in ours.trace if row["turn"] == back)["usage"]["cache_write_1h"]
-    assert hour > 20_000  # the tools and system prompt, not the conversation
-    price = PRICES.require(sc.turns[back].model)
-    premium = price.input_cost(hour, "write_1h") - price.input_cost(hour, "write_5m")
-    assert mine[RESUME] <= theirs[RESUME] * Decimal("1.01") + premium
+    # Resume after 14 h: both re-write (no client can keep a cache overnight).
+    assert mine[RESUME] <= theirs[RESUME] * Decimal("1.01")
     # The one-turn excursion to opus: the user's move, made (quoted first), with the whole
     # conversation, as the peer makes it: the same tool calls, on haiku.
     away = next(t for t in sc.turns if t.model == SWITCH_MODEL)
@@ -252,32 +244,12 @@ def test_prefixlock_and_the_sdk_peer_on_the_same_turns() -> None:
     assert ours_first[1][0] > shared * 0.9 and all(w < 100 for _, w in ours_first[1:])
     assert all(r == 0 and w > shared * 0.9 for r, w in peer_firsts)
     assert mine[SUBAGENTS] < theirs[SUBAGENTS]
-
     # On this short session the held reply's 1h write (2x instead of 1.25x on each reply) costs
     # the rows without a gap up to 2% (steady: 1.6%); the gap rows pay it back many times over.
-    # A row whose cold prefix write went at 1h (a new tool list, the resume: a compaction is
-    # coming, as above) pays that premium on top.
-    def cold_premium(event: str) -> Decimal:
-        cold = [
-            r["usage"]["cache_write_1h"]
-            for r in ours.trace
-            if r["event"] == event and r["usage"]["cache_write_1h"] > 20_000
-        ]
-        return sum(
-            (price.input_cost(h, "write_1h") - price.input_cost(h, "write_5m") for h in cold),
-            Decimal(0),
-        )
-
     assert all(
-        mine.get(e, Decimal(0)) <= theirs.get(e, Decimal(0)) * Decimal("1.02") + cold_premium(e)
-        for e in EVENTS
+        mine.get(e, Decimal(0)) <= theirs.get(e, Decimal(0)) * Decimal("1.02") for e in EVENTS
     ), (mine, theirs)
-    assert cold_premium(STEADY) == cold_premium(IDLE) == 0
-    # In all, 10% cheaper before those premiums: this short session ends before the compaction
-    # they were paid for, the worst case for them (the suite's sessions compact).
-    paid = sum((cold_premium(e) for e in EVENTS), Decimal(0))
-    assert sum(mine.values()) - paid < sum(theirs.values()) * Decimal("0.9")
-    assert sum(mine.values()) < sum(theirs.values()) * Decimal("0.95")
+    assert sum(mine.values()) < sum(theirs.values()) * Decimal("0.9")
 
 
 @pytest.mark.slow  # seconds of work: CI runs it in its slow step
