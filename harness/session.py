@@ -548,11 +548,12 @@ class Session(PricedActionMethods, ApprovalMethods):
         models the new one's cache is cold, while the one that answered holds the history, so
         the summary reads it there instead of writing the whole context on the new model."""
         s = self.state
-        last = s.requests[-1].model
-        if last == s.model or self.agent.prices.lookup(last) is None:
+        last = s.requests[-1]
+        route = f"{last.api}:{last.model}"  # the wire API too (Chat or Responses)
+        if route == s.provider.route.label or self.agent.prices.lookup(last.model) is None:
             return await self.compact(quote=self.quote_compaction())
         current = s.provider
-        s.provider = self.agent.provider(last)
+        s.provider = self.agent.provider(route)
         try:
             return await self.compact(quote=self.quote_compaction())
         finally:
