@@ -393,7 +393,7 @@ class Session(PricedActionMethods, ApprovalMethods):
         s = self.state
         if self._compaction_due():
             # Auto-compaction (Settings.compact_at): priced and budgeted as any compaction.
-            for event in await self.compact(quote=self.quote_compaction()):
+            for event in await self._auto_compact():
                 yield event
         # Keep-alive pings never overlap a turn: a ping in flight makes the turn wait, and no
         # ping starts while the turn runs (prefixlock.guard.keepalive_runner).
@@ -542,6 +542,23 @@ class Session(PricedActionMethods, ApprovalMethods):
         """The next request: the transcript plus the not-yet-sent messages, with the TTLs the
         policy chooses for it (`TurnEndRunner.build`). Pure."""
         return self.turn_end.build(pending, volatile)
+
+    async def _auto_compact(self) -> list[Event]:
+        """The due compaction, on the model of the last request: after the user switched
+        models the new one's cache is cold, while the one that answered holds the history, so
+        the summary reads it there instead of writing the whole context on the new model."""
+        s = self.state
+        last = s.requests[-1]
+        route = f"{last.api}:{last.model}"  # the wire API too (Chat or Responses)
+        if route == s.provider.route.label or self.agent.prices.lookup(last.model) is None:
+            return await self.compact(quote=self.quote_compaction())
+        current = s.provider
+        s.provider = self.agent.provider(route)
+        try:
+            return await self.compact(quote=self.quote_compaction())
+        finally:
+            await s.provider.aclose()
+            s.provider = current
 
     def _compaction_due(self) -> bool:
         """Has the last request filled `Settings.compact_at` of the model's context window?"""

@@ -554,6 +554,8 @@ def conversation_responses(body: Mapping[str, Any]) -> Conversation:
                 t.reply()
             in_step = True
         else:
+            if kind == "compaction":  # the input starts here (`responses_state.since_compaction`)
+                t.compacted(str(item.get("encrypted_content", "")))
             in_step = False
     tools, schemas = offered_tools(body.get("tools") or [], "parameters")
     return t.conversation(tools, schemas)

@@ -495,8 +495,13 @@ def run_peer(
 def shrunk(trace: Sequence[dict[str, Any]], *, subagent_system: str = "") -> list[int]:
     """The turns where a peer compacted: a request of the main conversation carried fewer
     messages than the one before (its summary request, or its first request on the shortened
-    history). A subagent's requests (their system prompt is `subagent_system`) are another
-    conversation and are skipped: their short histories are no compaction."""
+    history). On the Responses API the count starts at the input's latest `compaction` item,
+    which is what the model sees (`since_compaction`): openai-agents appends the server's
+    compaction item to its whole history, so its input never gets shorter. A subagent's
+    requests (their system prompt is `subagent_system`) are another conversation and are
+    skipped: their short histories are no compaction."""
+    from ..emulator.responses_state import since_compaction
+
     out: list[int] = []
     before: int | None = None
     for row in trace:
@@ -505,7 +510,7 @@ def shrunk(trace: Sequence[dict[str, Any]], *, subagent_system: str = "") -> lis
         if subagent_system and subagent_system.strip()[:200] in _system_text(body):
             continue
         items = body.get("messages") or body.get("input") or ()
-        n = len(items) if isinstance(items, list) else 1
+        n = len(since_compaction(items)) if isinstance(items, list) else 1
         if before is not None and n < before and int(row["turn"]) not in out:
             out.append(int(row["turn"]))
         before = n

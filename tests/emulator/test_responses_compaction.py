@@ -116,3 +116,63 @@ def test_a_compaction_item_needs_its_content(emulator: Emulator) -> None:
         client.responses.create(model="gpt-5.4", input=items)
     assert isinstance(exc.value.body, dict)
     assert exc.value.body["param"] == "input[0].encrypted_content"
+
+
+def test_a_prompt_typed_again_after_a_compaction_gets_a_call_id_of_its_own() -> None:
+    """A compacted input counts its turns from the compaction item, so the same prompt typed
+    again lands on the turn and step its first call had. Real call ids are unique in a
+    conversation, and clients rely on it: openai-agents drops an input item whose call_id it
+    has already seen, and its output then answers no call ("No tool call found for function
+    call output", the 400 the versus suite's openai-agents peer got on seed 6)."""
+    from prefixlock.clock import ManualClock
+    from prefixlock.emulator import EmulatorConfig, Rule, Script, Step
+
+    script = Script(
+        rules=[
+            Rule(
+                match="Run the tests",
+                steps=[
+                    Step(text="Running them.", tool="run_tests", input={"target": "t"}),
+                    Step(text="All green."),
+                ],
+            )
+        ]
+    )
+    tool: Any = {
+        "type": "function",
+        "name": "run_tests",
+        "description": "Run the tests.",
+        "parameters": {"type": "object", "properties": {"target": {"type": "string"}}},
+    }
+    ask: Any = {"role": "user", "content": "Run the tests."}
+    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(), script=script) as emu:
+        client = _client(emu)
+
+        def create(items: list[Any]) -> Any:
+            return client.responses.create(
+                model="gpt-5.4",
+                instructions=INSTRUCTIONS,
+                input=items,
+                tools=[tool],
+                context_management=COMPACT,  # type: ignore[arg-type]
+            )
+
+        items: list[Any] = [ask]
+        first = create(items)
+        (call,) = [i for i in _items(first) if i["type"] == "function_call"]
+        # A long tool result: the answer's request crosses the threshold and compacts.
+        items += [*_items(first), {"type": "function_call_output", "call_id": call["call_id"]}]
+        items[-1]["output"] = LONG
+        answer = create(items)
+        assert [i.type for i in answer.output] == ["compaction", "message"]
+        items += [*_items(answer), ask]
+        again = create(items)
+        (second,) = [i for i in _items(again) if i["type"] == "function_call"]
+        assert second["name"] == "run_tests"
+        assert second["call_id"] != call["call_id"]
+        assert second["id"] != call["id"]
+        # The client sends the whole conversation with both calls answered: accepted.
+        items += [*_items(again), {"type": "function_call_output", "call_id": second["call_id"]}]
+        items[-1]["output"] = "3 passed"
+        done = create(items)
+        assert done.output_text == "All green."

@@ -4,6 +4,7 @@ long gap for the price of the reply's tokens at 2x, and the tool loop's tail sta
 
 from __future__ import annotations
 
+import json
 from decimal import Decimal
 
 import pytest
@@ -88,3 +89,27 @@ async def test_the_default_agent_holds_the_reply_and_a_long_gap_rewrites_only_th
             assert 0 < row.usage.cache_write_1h < 400  # the reply, not the history
         assert first.cache_read > 3 * rebilled
     assert costs["default"] < costs["off"]
+
+
+async def test_a_compaction_due_at_a_switch_summarizes_on_the_model_that_answered() -> None:
+    """The user moves to another model on a turn before which the session compacts: the
+    summary request goes to the model that answered last, whose cache holds the history (a
+    read), not to the new one, whose cache is cold (the whole context written, at its price);
+    the turn itself runs on the new model, from the compacted context."""
+    with start_emulator() as emu:
+        a = agent(emu, model="claude-sonnet-4-6", settings=Settings(compact_at=6500 / 1e6))
+        async with a.session() as s:
+            for i in range(2):  # the second turn's last request passes 6,500 tokens
+                await turn(s, f"Turn {i}: look at src/app.py and tell me what f{i} does.")
+                advance(emu, 20)
+            assert s.compactions == 0
+            n = len(emu.requests)
+            s.switch_model("claude-opus-4-6", quote=s.quote_switch("claude-opus-4-6"))
+            await turn(s, "One more: what about f9?")
+            assert s.compactions == 1
+            assert s.model == "claude-opus-4-6"
+        summary, *rest = emu.requests[n:]
+        assert "Summarize this conversation" in json.dumps(summary.body["messages"][-1])
+        assert summary.body["model"] == "claude-sonnet-4-6"
+        assert summary.usage is not None and summary.usage["cache_read_input_tokens"] > 6000
+        assert rest and all(r.body["model"] == "claude-opus-4-6" for r in rest)

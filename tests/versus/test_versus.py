@@ -359,3 +359,13 @@ def test_a_peers_compaction_is_where_its_history_got_shorter() -> None:
         {"turn": 1, "body": {"messages": [{"role": "system", "content": main}, {}, {}, {}]}},
     ]
     assert shrunk(chat, subagent_system=sub) == []
+    # openai-agents on Responses: the server's compaction item is appended to the whole
+    # history; the model sees the input from it on, which is shorter.
+    compaction = {"type": "compaction", "encrypted_content": "x"}
+    responses = [
+        {"turn": 0, "body": {"input": [{}] * 30}},
+        {"turn": 1, "body": {"input": [{}] * 32}},
+        {"turn": 1, "body": {"input": [*[{}] * 32, compaction, {}]}},
+        {"turn": 2, "body": {"input": [*[{}] * 32, compaction, {}, {}, {}]}},
+    ]
+    assert shrunk(responses) == [1]
