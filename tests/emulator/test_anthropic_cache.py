@@ -338,12 +338,13 @@ def test_parallel_cold_requests_all_pay_the_write(emulator: Emulator) -> None:
         t.start()
     import time
 
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 120  # a bound against a hang, not a wait for the clock
     while emulator.in_flight < 2 and time.monotonic() < deadline:
         time.sleep(0.005)  # waiting for the server threads, not for the clock
+    assert emulator.in_flight == 2, "both requests must be held before the clock moves"
     advance(emulator, 1.0)
     for t in threads:
-        t.join(5)
+        t.join(120)
     assert results == [end_of(b, "system")] * 2
     assert usage_of(client, b)["read"] == end_of(b, "system")
 
@@ -358,11 +359,15 @@ def _slow(
     out: list[dict[str, int]] = []
     thread = threading.Thread(target=lambda: out.append(usage_of(client, b)))
     thread.start()
-    deadline = time.monotonic() + 5
+    # Waiting for the server thread to hold the request, not for the clock: the bound is only
+    # there so a broken emulator fails instead of hanging (a loaded CI box can take seconds).
+    deadline = time.monotonic() + 120
     while emu.in_flight < 1 and time.monotonic() < deadline:
-        time.sleep(0.005)  # waiting for the server thread, not for the clock
+        time.sleep(0.005)
+    assert emu.in_flight >= 1, "the request never reached the emulator"
     advance(emu, seconds)
-    thread.join(5)
+    thread.join(120)
+    assert not thread.is_alive(), "the slow request never finished"
     return out[0]
 
 
