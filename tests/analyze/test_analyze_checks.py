@@ -317,17 +317,23 @@ def test_filters_by_date_session_and_project() -> None:
     assert report(CCV, project="elsewhere")["totals"]["requests"] == 0
 
 
+def _fixture_logs(tmp_path: Path) -> Path:
+    """The four fixture logs, each in a folder of its own, plus a resume's copy of one."""
+    logs = tmp_path / "logs"
+    for i, src in enumerate([CCV, CCL, ALPHA, CODEX]):
+        (logs / f"d{i}").mkdir(parents=True)
+        shutil.copy(src, logs / f"d{i}" / src.name)
+    shutil.copy(CCV, logs / "d0" / "resumed.jsonl")  # a resume's copy, in a share of its own
+    return logs
+
+
 def test_several_readers_give_the_report_one_reader_gives(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from prefixlock.analyze import sources
     from prefixlock.analyze.render import to_json
 
-    logs = tmp_path / "logs"
-    for i, src in enumerate([CCV, CCL, ALPHA, CODEX]):
-        (logs / f"d{i}").mkdir(parents=True)
-        shutil.copy(src, logs / f"d{i}" / src.name)
-    shutil.copy(CCV, logs / "d0" / "resumed.jsonl")  # a resume's copy, in a share of its own
+    logs = _fixture_logs(tmp_path)
     # Every file its own share, and the pool used however little there is to read.
     monkeypatch.setattr(sources, "POOL_BYTES", 0)
     monkeypatch.setattr(sources, "CHUNK_BYTES", 1)
@@ -343,13 +349,9 @@ def test_each_file_analysed_where_it_is_read_gives_the_report_of_the_rows(
     from prefixlock.analyze.html import page
     from prefixlock.analyze.render import to_csv, to_json, to_jsonl, to_table
 
-    logs = tmp_path / "logs"
-    for i, src in enumerate([CCV, CCL, ALPHA, CODEX]):
-        (logs / f"d{i}").mkdir(parents=True)
-        shutil.copy(src, logs / f"d{i}" / src.name)
     # A resume's copy (its threads in two files), and a Codex fork replaying its parent: the
     # files whose threads are made again where they meet.
-    shutil.copy(CCV, logs / "d0" / "resumed.jsonl")
+    logs = _fixture_logs(tmp_path)
     model = json.dumps({"timestamp": at(0), "type": "turn_context", "payload": {"model": "gpt-5"}})
     parent = [codex_count(60.0 * i, 1000 * i, 500 * i, 10 * i) for i in (1, 2)]
     write(logs / "x" / "rollout-parent.jsonl", [codex_meta("parent", 0), model, *parent])
