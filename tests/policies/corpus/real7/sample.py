@@ -3,6 +3,7 @@ was fetched) and write MANIFEST.tsv and SKIPPED.txt.
 
     python tests/policies/corpus/real7/sample.py [--mirror DIR]           # the first draw
     python tests/policies/corpus/real7/sample.py [--mirror DIR] --more N  # N more a language
+    python tests/policies/corpus/real7/sample.py [--mirror DIR] --amend N # amendment 3's step
 
 Reads each project's snapshot (a bare clone under DIR/owner+name/repo) at HEAD through the
 shared sampler ../realsample.py; never reads a file's meaning, only counts matching lines.
@@ -63,29 +64,41 @@ STRATA: dict[int, tuple[Scorer, int]] = {
 }
 
 
-def candidates() -> dict[str, list[str]]:
+# Amendment 3 draws stratum 2 alone from its own list; a project needs a stratum-2 file.
+AMEND_STRATA: dict[int, tuple[Scorer, int]] = {2: STRATA[2]}
+AMEND_MARK = "# amendment 3"
+
+
+def candidates(amended: bool = False) -> dict[str, list[str]]:
+    """The first list (with amendment 1's reserves) or, with `amended`, amendment 3's list."""
     out: dict[str, list[str]] = {"ts": [], "py": []}
+    section = False
     for line in (HERE / "CANDIDATES.tsv").read_text(encoding="utf-8").splitlines():
-        if line and not line.startswith("#"):
+        if line.startswith(AMEND_MARK):
+            section = True
+        elif line and not line.startswith("#") and section == amended:
             lang, name = line.split("\t")
             out[lang].append(name)
     return out
 
 
-def draw(mirror: Path, name: str, lang: str) -> tuple[list[list[str]], str | None]:
+def draw(
+    mirror: Path, name: str, lang: str, strata: dict[int, tuple[Scorer, int]]
+) -> tuple[list[list[str]], str | None]:
     """Every stratum's rows of one project ([path, commit, licence, lines, score, rank,
-    stratum]), or the reason it is skipped."""
+    stratum]), or the reason it is skipped (no file in the first stratum)."""
     snap = rs.Snapshot.open(mirror, name)
     if snap is None:
         return [], "no snapshot"
     taken: set[str] = set()
     rows: list[list[str]] = []
     lic = ""
-    for stratum, (scorer, per_project) in STRATA.items():
+    first = min(strata)
+    for stratum, (scorer, per_project) in strata.items():
         picks = rs.ranked(snap, lang, scorer(snap), taken, per_project)
-        if stratum == 1:
+        if stratum == first:
             if not picks:
-                return [], "no file matching stratum 1"
+                return [], f"no file matching stratum {first}"
             lic = snap.licence()
         for rank, (path, points, n_lines) in enumerate(picks, 1):
             taken.add(path)
@@ -94,12 +107,15 @@ def draw(mirror: Path, name: str, lang: str) -> tuple[list[list[str]], str | Non
     return rows, None
 
 
-def take(mirror: Path, tried: set[str], want: dict[str, int]) -> tuple[list[list[str]], list[str]]:
+def take(
+    mirror: Path, tried: set[str], want: dict[str, int], amended: bool = False
+) -> tuple[list[list[str]], list[str]]:
     """Projects in listed order, not tried before, until `want` a language are usable; the new
     ones split among themselves by the hash rule."""
     rows: list[list[str]] = []
     skipped: list[str] = []
-    for lang, names in candidates().items():
+    strata = AMEND_STRATA if amended else STRATA
+    for lang, names in candidates(amended).items():
         drawn: list[tuple[str, list[str]]] = []
         used: list[str] = []
         for name in names:
@@ -107,7 +123,7 @@ def take(mirror: Path, tried: set[str], want: dict[str, int]) -> tuple[list[list
                 break
             if name in tried:
                 continue
-            picks, why = draw(mirror, name, lang)
+            picks, why = draw(mirror, name, lang, strata)
             if why:
                 skipped.append(f"{name}: {why}")
                 continue
@@ -131,14 +147,16 @@ def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--mirror", default="/work/.mirror")
     p.add_argument("--more", type=int, help="stopping rule: N more projects a language")
+    p.add_argument("--amend", type=int, help="amendment 3: N more projects a language")
     a = p.parse_args()
     mirror = Path(a.mirror)
-    if a.more:
+    if a.more or a.amend:
         manifest = HERE / "MANIFEST.tsv"
         before = [ln.split("\t") for ln in manifest.read_text(encoding="utf-8").splitlines()[1:]]
         old_skips = (HERE / "SKIPPED.txt").read_text(encoding="utf-8").splitlines()
         tried = {r[1] for r in before} | {ln.split(":")[0] for ln in old_skips}
-        rows, skipped = take(mirror, tried, {"ts": a.more, "py": a.more})
+        n = a.amend or a.more
+        rows, skipped = take(mirror, tried, {"ts": n, "py": n}, amended=bool(a.amend))
         write(before + rows)
         (HERE / "SKIPPED.txt").write_text("\n".join(old_skips + skipped) + "\n", encoding="utf-8")
     else:
