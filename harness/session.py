@@ -561,22 +561,31 @@ class Session(PricedActionMethods, ApprovalMethods):
             s.provider = current
 
     def _compaction_due(self) -> bool:
-        """Has the last request filled `Settings.compact_at` of the model's context window?"""
+        """Does the context the next request carries fill `Settings.compact_at` of the model's
+        context window: the last request and the reply it got, now in the transcript?"""
         s = self.state
         at = s.settings.compact_at
         if at is None or not s.requests or not s.transcript.messages:
             return False
-        if s.requests[-1].meta.get("kind") == "summary":
+        last = s.requests[-1]
+        if last.meta.get("kind") == "summary":
             return False  # just compacted: the summary request read the old, long history
         price = self.agent.prices.lookup(self.model)
         window = price.context_window if price is not None else None
-        if window is None or s.requests[-1].input_tokens < at * window:
+        if window is None:
+            return False
+        # The last request alone lags a reply behind what the next one sends: a context past
+        # the threshold would wait a whole turn, its requests all over it, before compacting
+        # (LangChain's SummarizationMiddleware counts the messages it is about to send).
+        reply = s.transcript.messages[-1]
+        context = last.input_tokens + (reply.tokens if reply.role == "assistant" else 0)
+        if context < at * window:
             return False
         # Only when compacting gets the context under the threshold (a prefix past it alone
         # would compact, and pay a summary, before every turn).
         summary = s.prefix.system[len(base_system(s.prefix)) :]
         history = s.transcript.tokens + sum(count_tokens(t) for t in summary)
-        return shrinks_below(s.requests[-1].input_tokens, history, at * window)
+        return shrinks_below(context, history, at * window)
 
     def _before_send(self, request: WireRequest) -> list[Event]:
         """`request` goes out now: the guard predicts it (CacheBudgetExceeded: nothing is

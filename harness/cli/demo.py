@@ -748,10 +748,15 @@ def _configure(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--pairs",
         type=int,
-        default=1,
         metavar="N",
         help="with --versus: run N seed pairs (seeds 1..2N) and print the median, 10th "
         "percentile and worst of prefixlock's margin per event row and in total (default 1)",
+    )
+    p.add_argument(
+        "--seeds",
+        metavar="A-B",
+        help="with --versus: run the seed pairs from seed A to seed B instead (A odd, B even: "
+        "9-28 is the pairs (9, 10) ... (27, 28)); not with --pairs",
     )
     p.add_argument(
         "--jobs",

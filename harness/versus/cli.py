@@ -20,7 +20,7 @@ def run_versus_command(args: argparse.Namespace) -> int:
     from .peers import PEERS, peers_of
     from .peers.envs import python_for
     from .report import render, run_versus, write_traces
-    from .scenario import PROVIDER_MODELS, on_provider, pair_seeds, suite
+    from .scenario import PROVIDER_MODELS, on_provider, pair_seeds, seed_range, suite
     from .spread import render_spread, spread
 
     if args.proxy:
@@ -53,8 +53,17 @@ def run_versus_command(args: argparse.Namespace) -> int:
             f"{long_option!r}",
             where="--idle",
         )
-    if args.pairs < 1:
+    if args.pairs is not None and args.pairs < 1:
         raise ConfigError(f"--pairs must be 1 or more, not {args.pairs}", where="--pairs")
+    if args.seeds is not None:
+        if args.pairs is not None:
+            raise ConfigError("give --pairs or --seeds, not both", where="--seeds")
+        try:
+            seeds = seed_range(args.seeds)
+        except ValueError as e:
+            raise ConfigError(str(e), where="--seeds") from None
+    else:
+        seeds = pair_seeds(args.pairs or 1)
     if args.jobs < 0:
         raise ConfigError(f"--jobs must be 0 (the CPUs) or more, not {args.jobs}", where="--jobs")
     out = trace_dir(args.trace_dir) if args.trace_dir else None
@@ -68,7 +77,6 @@ def run_versus_command(args: argparse.Namespace) -> int:
 
     # prefixlock as an Agent with this policy (no --idle, no --switch: the default one).
     rows = [("prefixlock", CachePolicy(idle=args.idle, switch=args.switch))]
-    seeds = pair_seeds(args.pairs)
     scenarios = tuple(
         on_provider(s, args.provider) for s in suite(tuple(BUILTIN_PROMPTS), seeds=seeds)
     )
@@ -100,7 +108,7 @@ def run_versus_command(args: argparse.Namespace) -> int:
 
         console = Console()
         render(result, console)
-        if args.pairs > 1:
+        if len(seeds) > 2:
             render_spread(margins, console)
         console.print(
             f"seeds {seeds[0]}-{seeds[-1]}; {len(result.runs)} runs in {wall:.0f} s with "

@@ -378,6 +378,24 @@ def pair_seeds(pairs: int) -> tuple[int, ...]:
     return tuple(range(1, 2 * pairs + 1))
 
 
+def seed_range(text: str) -> tuple[int, ...]:
+    """The seeds of `A-B` (`--seeds`): whole seed pairs, as `pair_seeds` lays them out, so
+    that `9-28` plays the same pairs (9, 10) ... (27, 28) as a `--pairs 14` run does. Raises
+    ValueError saying what is wrong."""
+    a, sep, b = text.partition("-")
+    if not sep or not a.strip().isdigit() or not b.strip().isdigit():
+        raise ValueError(f"--seeds takes a range A-B of seeds (e.g. 9-28), not {text!r}")
+    first, last = int(a), int(b)
+    if first < 1 or last < first:
+        raise ValueError(f"--seeds {text}: the range must go up from seed 1 or later")
+    if first % 2 == 0 or last % 2 == 1:
+        raise ValueError(
+            f"--seeds {text}: seeds come in pairs (1, 2), (3, 4) ...: start on an odd seed "
+            "and end on an even one"
+        )
+    return tuple(range(first, last + 1))
+
+
 def mark_compactions(scenario: Scenario, turns: set[int]) -> Scenario:
     """`scenario` with the turns in `turns` (0-based: where each client compacted), whatever
     their other event, and the steady turns between the first and the last of them marked as
