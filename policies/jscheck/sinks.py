@@ -718,12 +718,16 @@ _SLOT_IN_TEXT = re.compile(r"(?<!\$)\{\{?\s*([A-Za-z_][\w]*)\s*\}\}?")
 
 def _chain_root(src: Source, call: Node) -> str:
     """The name a chain of method calls starts from: `system` in `system.replace(...)
-    .replace(...)`; "" when it starts from anything else."""
+    .replace(...)`, `systemPrompt` in `config.systemPrompt.replace(...)`; "" when it starts
+    from anything else."""
     n: Node | None = call
     while n is not None and n.type == "call_expression":
         fn = unwrap(n.child_by_field_name("function"))  # type: ignore[arg-type]
         n = fn.child_by_field_name("object") if fn.type == "member_expression" else None
         n = unwrap(n) if n is not None else None
+    if n is not None and n.type == "member_expression":
+        # `config.systemPrompt.replace(...)`: the prompt read from a settings object
+        return src.text(n.child_by_field_name("property"))
     return src.text(n) if n is not None and n.type == "identifier" else ""
 
 

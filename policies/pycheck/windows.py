@@ -90,6 +90,7 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
         for child in ast.iter_child_nodes(node):
             parents[id(child)] = node
     copies = _copies(tree)
+    inner: set[int] = set()  # parts of a summary-first list already reported
     for node in ast.walk(tree):
         if (
             isinstance(node, ast.Subscript)
@@ -120,6 +121,13 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             _add(ctx, node, "messages are cut out by their position once the history is long")
         elif isinstance(node, ast.Call) and _cut_by_helper(node):
             _add(ctx, node, f"the history is cut to a budget by a helper (`{_src(node.func)}`)")
+        elif isinstance(node, (ast.List, ast.BinOp)) and _summary_first(_parts(node)):
+            if id(node) not in inner:
+                inner.update(id(x) for x in ast.walk(node) if x is not node)
+                _add(ctx, node, _SUMMARY + " kept ahead of the recent ones", _SUMMARY_TAIL)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for at in _summary_then_recent(node):
+                _add(ctx, at, _SUMMARY + " kept ahead of the recent ones", _SUMMARY_TAIL)
         elif isinstance(node, ast.ClassDef) and _summariser(node.bases):
             _add(ctx, node, _SUMMARY + " (a summariser subclass)", _SUMMARY_TAIL)
         elif isinstance(node, ast.Call) and _summariser([node.func]):
@@ -327,6 +335,63 @@ def _cut_by_helper(node: ast.Call) -> bool:
         k.arg is not None and set(words(k.arg)) & _BUDGET for k in node.keywords
     )
     return of_history and budget
+
+
+_RECENT = frozenset({"recent", "remaining", "kept", "unsummarized", "rest"})
+
+
+def _parts(node: ast.expr) -> list[ast.expr]:
+    """The items of a list display or of lists joined by `+`, in order (`*x` as `x`)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _parts(node.left) + _parts(node.right)
+    if isinstance(node, ast.List):
+        return [e.value if isinstance(e, ast.Starred) else e for e in node.elts]
+    return [node]
+
+
+def _named(node: ast.expr, wanted: frozenset[str]) -> bool:
+    if isinstance(node, ast.Call):
+        node = node.func
+    return bool(set(words(_name(node) or "")) & wanted)
+
+
+def _summary_first(parts: list[ast.expr]) -> bool:
+    """`[summary_message] + remaining_messages`, `[system, summary, *recent_messages]`: a
+    summary of the older messages placed before the rest of the history."""
+    for i, p in enumerate(parts):
+        if _named(p, frozenset({"summary"})):
+            return any(
+                _named(q, _HISTORY | _RECENT) and not _named(q, frozenset({"summary"}))
+                for q in parts[i + 1 :]
+            )
+    return False
+
+
+def _summary_then_recent(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.stmt]:
+    """`out.append(summary_message)` then `out.extend(recent_messages)` in one function: the
+    same list built a statement at a time."""
+    started: dict[str, ast.stmt] = {}
+    done: set[str] = set()
+    found: list[ast.stmt] = []
+    calls = [n for n in ast.walk(fn) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)]
+    for stmt in sorted(calls, key=lambda n: (n.lineno, n.col_offset)):
+        call = stmt.value
+        assert isinstance(call, ast.Call)
+        f = call.func
+        if not (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and call.args):
+            continue
+        owner, arg = f.value.id, call.args[-1]
+        if f.attr in ("append", "insert") and _named(arg, frozenset({"summary"})):
+            started.setdefault(owner, stmt)
+        elif (
+            f.attr in ("extend", "append")
+            and owner in started
+            and _named(arg, _HISTORY | _RECENT)
+            and owner not in done
+        ):
+            done.add(owner)
+            found.append(stmt)  # where the recent messages follow the summary
+    return found
 
 
 def _summariser(nodes: list[ast.expr]) -> bool:

@@ -243,3 +243,41 @@ def test_a_typescript_budget_loop_over_the_reversed_history() -> None:
         "}\n"
     )
     assert _codes(ts, "fit.ts") == [(3, "PL303")]
+
+
+def test_memories_searched_per_call_into_a_configured_system_prompt() -> None:
+    # A LangGraph.js node: the memories of the user (searched by a namespace built from a
+    # config parameter, no query) fill a slot of the system prompt read from the config.
+    ts = (
+        "async function respond(state: State, config: Config) {\n"
+        "  const notes = await store.search(['notes', config.userId], { limit: 5 });\n"
+        "  const memories = notes.map((n) => n.value).join('\\n');\n"
+        "  const persona = config.systemPrompt.replace('{memories}', memories);\n"
+        "  return model.invoke([{ role: 'system', content: persona }, ...state.messages]);\n"
+        "}\n"
+    )
+    found = lint_source(ts, "graph.ts")
+    assert [(f.line, f.code) for f in found] == [(4, "PL304")]
+
+
+def test_a_summary_placed_ahead_of_the_recent_messages() -> None:
+    # A conversation manager folds the older messages into a summary message and keeps the
+    # recent ones after it: as one list, or built a statement at a time. A list that only
+    # mentions a summary after the history (a report) is no rewrite.
+    src = (
+        "class Compactor:\n"
+        "    def reduce(self, agent, cut):\n"
+        "        older, recent_messages = agent.messages[:cut], agent.messages[cut:]\n"
+        "        self.summary_msg = self.summarise(older)\n"
+        "        agent.messages[:] = [self.summary_msg] + recent_messages\n"
+        "    def rebuild(self, system, summary_message, kept_turns):\n"
+        "        out = [system]\n"
+        "        out.append(summary_message)\n"
+        "        out.extend(kept_turns)\n"
+        "        return out\n"
+        "    def report(self, messages, summary):\n"
+        "        return [*messages, summary]\n"
+    )
+    found = lint_source(src, "compactor.py")
+    assert [(f.line, f.code) for f in found] == [(5, "PL303"), (9, "PL303")]
+    assert all("trigger it rarely" in f.message for f in found)
