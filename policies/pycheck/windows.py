@@ -89,8 +89,9 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
     for node in ast.walk(tree):
         for child in ast.iter_child_nodes(node):
             parents[id(child)] = node
-    copies = _copies(tree)
+    copies = _Copies(tree)
     inner: set[int] = set()  # parts of a summary-first list already reported
+    adds: list[ast.Expr] = []  # `x.append(...)`/`x.extend(...)` statements, for the sequence
     for node in ast.walk(tree):
         if (
             isinstance(node, ast.Subscript)
@@ -125,15 +126,16 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             if id(node) not in inner:
                 inner.update(id(x) for x in ast.walk(node) if x is not node)
                 _add(ctx, node, _SUMMARY + " kept ahead of the recent ones", _SUMMARY_TAIL)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            for at in _summary_then_recent(node):
-                _add(ctx, at, _SUMMARY + " kept ahead of the recent ones", _SUMMARY_TAIL)
+        elif isinstance(node, ast.Expr) and _list_add(node) is not None:
+            adds.append(node)
         elif isinstance(node, ast.ClassDef) and _summariser(node.bases):
             _add(ctx, node, _SUMMARY + " (a summariser subclass)", _SUMMARY_TAIL)
         elif isinstance(node, ast.Call) and _summariser([node.func]):
             _add(ctx, node, _SUMMARY, _SUMMARY_TAIL)
         elif isinstance(node, (ast.For, ast.AsyncFor)) and _rebuilt_by_position(node):
             _add(ctx, node, "older messages are rebuilt by their position in the conversation")
+    for at in _summary_then_recent(adds, parents):
+        _add(ctx, at, _SUMMARY + " kept ahead of the recent ones", _SUMMARY_TAIL)
 
 
 _ADDS = frozenset({"add", "append", "push"})
@@ -367,30 +369,45 @@ def _summary_first(parts: list[ast.expr]) -> bool:
     return False
 
 
-def _summary_then_recent(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.stmt]:
+def _list_add(stmt: ast.Expr) -> tuple[str, str, ast.expr] | None:
+    """(list, method, item) of `out.append(item)`, `out.insert(i, item)`, `out.extend(items)`."""
+    call = stmt.value
+    if not (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and isinstance(call.func.value, ast.Name)
+        and call.func.attr in ("append", "insert", "extend")
+        and call.args
+    ):
+        return None
+    return call.func.value.id, call.func.attr, call.args[-1]
+
+
+def _summary_then_recent(adds: list[ast.Expr], parents: dict[int, ast.AST]) -> list[ast.Expr]:
     """`out.append(summary_message)` then `out.extend(recent_messages)` in one function: the
-    same list built a statement at a time."""
-    started: dict[str, ast.stmt] = {}
-    done: set[str] = set()
-    found: list[ast.stmt] = []
-    calls = [n for n in ast.walk(fn) if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)]
-    for stmt in sorted(calls, key=lambda n: (n.lineno, n.col_offset)):
-        call = stmt.value
-        assert isinstance(call, ast.Call)
-        f = call.func
-        if not (isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and call.args):
+    same list built a statement at a time; reported where the recent messages follow."""
+    started: set[tuple[int, str]] = set()
+    done: set[tuple[int, str]] = set()
+    found: list[ast.Expr] = []
+    for stmt in sorted(adds, key=lambda n: (n.lineno, n.col_offset)):
+        got = _list_add(stmt)
+        if got is None:
             continue
-        owner, arg = f.value.id, call.args[-1]
-        if f.attr in ("append", "insert") and _named(arg, frozenset({"summary"})):
-            started.setdefault(owner, stmt)
+        owner, method, item = got
+        fn: ast.AST | None = stmt
+        while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            fn = parents.get(id(fn))
+        key = (id(fn), owner)
+        if method in ("append", "insert") and _named(item, frozenset({"summary"})):
+            started.add(key)
         elif (
-            f.attr in ("extend", "append")
-            and owner in started
-            and _named(arg, _HISTORY | _RECENT)
-            and owner not in done
+            method in ("extend", "append")
+            and key in started
+            and key not in done
+            and _named(item, _HISTORY | _RECENT)
         ):
-            done.add(owner)
-            found.append(stmt)  # where the recent messages follow the summary
+            done.add(key)
+            found.append(stmt)
     return found
 
 
@@ -426,34 +443,42 @@ def _budget_words(node: ast.AST) -> bool:
     ) or any(set(words(n.attr)) & _BUDGET for n in ast.walk(node) if isinstance(n, ast.Attribute))
 
 
-def _copies(tree: ast.Module) -> set[str]:
-    """Names bound to a copy of a history (`ordered = list(turns)`, `msgs = history[:]`)."""
-    out: set[str] = set()
-    for n in ast.walk(tree):
-        if not (isinstance(n, ast.Assign) and len(n.targets) == 1):
-            continue
-        t, v = n.targets[0], n.value
-        if not isinstance(t, ast.Name):
-            continue
-        if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.args:
-            if v.func.id in ("list", "tuple", "sorted") and _is_history(v.args[0]):
-                out.add(t.id)
-        elif (
-            isinstance(v, ast.Subscript)
-            and isinstance(v.slice, ast.Slice)
-            and v.slice.lower is None
-            and v.slice.upper is None
-            and _is_history(v.value)
-        ):
-            out.add(t.id)
-    return out
+class _Copies:
+    """Names bound to a copy of a history (`ordered = list(turns)`, `msgs = history[:]`),
+    looked up only when a loop walks a list not named as one."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self.names: set[str] | None = None
+
+    def __contains__(self, name: str) -> bool:
+        if self.names is None:
+            self.names = set()
+            for n in ast.walk(self.tree):
+                if isinstance(n, ast.Assign) and len(n.targets) == 1:
+                    t, v = n.targets[0], n.value
+                    if isinstance(t, ast.Name) and _copy_of_history(v):
+                        self.names.add(t.id)
+        return name in self.names
 
 
-def _history_or_copy(node: ast.AST, copies: set[str]) -> bool:
+def _copy_of_history(v: ast.expr) -> bool:
+    if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.args:
+        return v.func.id in ("list", "tuple", "sorted") and _is_history(v.args[0])
+    return (
+        isinstance(v, ast.Subscript)
+        and isinstance(v.slice, ast.Slice)
+        and v.slice.lower is None
+        and v.slice.upper is None
+        and _is_history(v.value)
+    )
+
+
+def _history_or_copy(node: ast.AST, copies: _Copies) -> bool:
     return _is_history(node) or (isinstance(node, ast.Name) and node.id in copies)
 
 
-def _budget_loop(loop: ast.For | ast.AsyncFor, copies: set[str]) -> bool:
+def _budget_loop(loop: ast.For | ast.AsyncFor, copies: _Copies) -> bool:
     """`for m in reversed(history)` (or `history[::-1]`, either inside `enumerate(...)`; or the
     same over a copy of the history) left by a `break` or a `return` under a comparison with a
     budget."""
