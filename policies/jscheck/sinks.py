@@ -220,6 +220,40 @@ class SinkCheck:
                 self._mode_switch(n)
         return self.out
 
+    def _only_user_prompt(self, name: str, at: Node) -> bool:
+        """`const prompt = ...` read only as the `prompt` of a call (`generateText({ system,
+        prompt })`): the AI SDK sends it as the one user message of a request with no history,
+        so what it holds is read once for that request and no later request starts with it."""
+        if set(words(name)) & (_PREFIX_WORDS | _SYSTEM_ROLES):
+            return False
+        declared = at.child_by_field_name("name") if at.type == "variable_declarator" else None
+        if declared is None:
+            return False
+        uses = [
+            n
+            for n in walk(scope_of(at))
+            if n.type in ("identifier", "shorthand_property_identifier")
+            and self.src.text(n) == name
+            and n.id != declared.id
+        ]
+        if not uses:
+            return False
+        for u in uses:
+            if u.type == "shorthand_property_identifier":
+                if name != "prompt" or u.parent is None or u.parent.type != "object":
+                    return False
+                continue
+            pair = u.parent
+            if not (
+                pair is not None
+                and pair.type == "pair"
+                and key_name(self.src, pair.child_by_field_name("key")) == "prompt"
+                and pair.child_by_field_name("value") is not None
+                and pair.child_by_field_name("value").id == u.id  # type: ignore[union-attr]
+            ):
+                return False
+        return True
+
     def _jsx_system(self, element: Node) -> None:
         """`<SystemMessage>...</SystemMessage>` (AI.JSX): the element's text is the system
         message."""
@@ -294,6 +328,8 @@ class SinkCheck:
         if prefix_name(name):
             if v.type in FUNCTIONS:
                 self._returns(v, name)
+            elif self._only_user_prompt(name, at):
+                return
             else:
                 self._clock_slots(v, name)
                 self.text_sink(value, f"`{name}`", at)
@@ -349,6 +385,8 @@ class SinkCheck:
         for p in obj.named_children:
             if p.type == "shorthand_property_identifier":
                 name = src.text(p)
+                if name in ("prompt", "prompts"):
+                    continue  # `{ system, prompt }`: the user's turn, as `prompt:` above
                 if prefix_name(name):
                     self.text_sink(p, f"`{name}`", obj)
                 elif tools_name(name):

@@ -281,3 +281,19 @@ def test_a_summary_placed_ahead_of_the_recent_messages() -> None:
     found = lint_source(src, "compactor.py")
     assert [(f.line, f.code) for f in found] == [(5, "PL303"), (9, "PL303")]
     assert all("trigger it rarely" in f.message for f in found)
+
+
+def test_a_date_in_the_one_user_prompt_of_an_ai_sdk_call() -> None:
+    # A one-off request with the AI SDK: the date reaches only `prompt`, the request's single
+    # user message, whether passed as `prompt` or `prompt: prompt`; in `system` it is a breaker.
+    ts = (
+        "export async function suggestTimes(thread: string, model: Model) {\n"
+        "  const today = new Date().toISOString().split('T')[0];\n"
+        "  const prompt = `Today is ${today}.\\n<thread>${thread}</thread>`;\n"
+        "  await generateText({ model, system: 'Find free slots.', prompt });\n"
+        "  const system = `Find free slots. Today is ${today}.`;\n"
+        "  return generateText({ model, system: system, prompt: thread });\n"
+        "}\n"
+    )
+    found = lint_source(ts, "availability.ts")
+    assert [(f.line, f.code) for f in found] == [(5, "PL102")]
