@@ -17,10 +17,12 @@ the line of the sink.
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
 from ..findings import Finding
-from ..meaning import words
+from ..meaning import kind_of_name, words
 from .syntax import (
     FUNCTIONS,
     Source,
@@ -87,7 +89,8 @@ _SYSTEM_ROLES = frozenset({"system", "developer"})
 # Names of a mode the user picks per request: the prompt or the tools chosen by it change.
 _MODE_WORDS = frozenset({"mode", "group", "focus"})
 _LC_SYSTEM = frozenset({"SystemMessage", "SystemMessagePromptTemplate", "SystemChatMessage"})
-_COMPOSE = frozenset({"template_string", "binary_expression", "array"})
+_JSX = frozenset({"jsx_element", "jsx_fragment"})
+_COMPOSE = frozenset({"template_string", "binary_expression", "array", *_JSX})
 
 
 def prefix_name(name: str) -> bool | None:
@@ -211,9 +214,81 @@ class SinkCheck:
                 self._pair_message(n)
             elif t in ("new_expression", "call_expression"):
                 self._call(n)
+            elif t == "jsx_element":
+                self._jsx_system(n)
             elif t == "switch_statement":
                 self._mode_switch(n)
         return self.out
+
+    def _only_user_prompt(self, name: str, at: Node) -> bool:
+        """`const prompt = ...` read only as the `prompt` of a call (`generateText({ system,
+        prompt })`): the AI SDK sends it as the one user message of a request with no history,
+        so what it holds is read once for that request and no later request starts with it."""
+        if set(words(name)) & (_PREFIX_WORDS | _SYSTEM_ROLES):
+            return False
+        declared = at.child_by_field_name("name") if at.type == "variable_declarator" else None
+        if declared is None:
+            return False
+        uses = [
+            n
+            for n in walk(scope_of(at))
+            if n.type in ("identifier", "shorthand_property_identifier")
+            and self.src.text(n) == name
+            and n.id != declared.id
+        ]
+        if not uses:
+            return False
+        for u in uses:
+            if u.type == "shorthand_property_identifier":
+                if name != "prompt" or u.parent is None or u.parent.type != "object":
+                    return False
+                continue
+            pair = u.parent
+            if not (
+                pair is not None
+                and pair.type == "pair"
+                and key_name(self.src, pair.child_by_field_name("key")) == "prompt"
+                and pair.child_by_field_name("value") is not None
+                and pair.child_by_field_name("value").id == u.id  # type: ignore[union-attr]
+            ):
+                return False
+        return True
+
+    def _jsx_system(self, element: Node) -> None:
+        """`<SystemMessage>...</SystemMessage>` (AI.JSX): the element's text is the system
+        message."""
+        opening = element.child_by_field_name("open_tag") or (
+            element.named_children[0] if element.named_children else None
+        )
+        tag = opening.child_by_field_name("name") if opening is not None else None
+        if tag is not None and self.src.text(tag).rsplit(".", 1)[-1] in _LC_SYSTEM:
+            self.text_sink(element, f"`<{self.src.text(tag)}>`", element)
+
+    def _clock_slots(self, value: Node, name: str) -> None:
+        """`SYSTEM_PROMPT = "... System Time: {time}"`: a slot named for the clock in a system
+        prompt's own text is there to be filled with it when a request is built."""
+        if value.type not in ("string", "template_string"):
+            return
+        parts = [
+            c
+            for c in value.children
+            if c.type in ("string_fragment", "template_chars", "escape_sequence")
+        ] or [value]
+        for part in parts:
+            for m in _SLOT_IN_TEXT.finditer(self.src.text(part)):
+                kind = kind_of_name(m.group(1))
+                if kind not in ("time", "date"):
+                    continue
+                line = self.src.pos(value)[0] + self.src.text(value)[
+                    : self.src.text(value).find(m.group(0))
+                ].count("\n")
+                self._add(
+                    value,
+                    Taint(kind, line, f"the slot {m.group(0)}, filled when a request is built"),
+                    f"`{name}`",
+                    self.src.pos(value)[0],
+                )
+                return
 
     def _mode_switch(self, switch: Node) -> None:
         """PL302: `switch (searchMode) { case "quick": systemPrompt = A; tools = [...] }`: the
@@ -253,7 +328,10 @@ class SinkCheck:
         if prefix_name(name):
             if v.type in FUNCTIONS:
                 self._returns(v, name)
+            elif self._only_user_prompt(name, at):
+                return
             else:
+                self._clock_slots(v, name)
                 self.text_sink(value, f"`{name}`", at)
                 self._mode_prompt(value, name)
         elif tools_name(name) and v.type not in FUNCTIONS:
@@ -307,6 +385,8 @@ class SinkCheck:
         for p in obj.named_children:
             if p.type == "shorthand_property_identifier":
                 name = src.text(p)
+                if name in ("prompt", "prompts"):
+                    continue  # `{ system, prompt }`: the user's turn, as `prompt:` above
                 if prefix_name(name):
                     self.text_sink(p, f"`{name}`", obj)
                 elif tools_name(name):
@@ -341,6 +421,17 @@ class SinkCheck:
                     self.text_sink(p, f"`{name}()`", call)
         elif name in ("replace", "replaceAll") and len(args) >= 2:
             slot = string_value(src, args[0])
+            fill = unwrap(args[1])
+            if slot is None and unwrap(args[0]).type == "regex":
+                # `content.replace(/{{time}}/gi, () => moment().format("LT"))`: a macro
+                # filler; what the callback returns fills the slot on every substitution.
+                pattern = unwrap(args[0]).child_by_field_name("pattern")
+                slot = src.text(pattern) if pattern is not None else None
+                if slot is not None and _SLOT_NAME.fullmatch(slot) and fill.type in FUNCTIONS:
+                    for taint in sorted(self.ev.returns(fill), key=_order_key):
+                        if taint.kind in VOLATILE:
+                            self._add(fill, taint, f"the template slot {slot}", src.pos(call)[0])
+                return
             if slot is not None and is_slot(slot):
                 if prefix_name(_chain_root(src, call)):
                     # `system.replace("{search_results}", results)`: a slot of the system
@@ -381,6 +472,17 @@ class SinkCheck:
             )
         if t == "array":
             return self._leaves_of(n.named_children, seen)
+        if t in _JSX:
+            # `<SystemMessage>Current time: {new Date().toLocaleString()}</SystemMessage>`:
+            # the text of a JSX element is its `{...}` holes and its nested elements.
+            return self._leaves_of(
+                [
+                    c.named_children[0] if c.type == "jsx_expression" else c
+                    for c in n.named_children
+                    if (c.type == "jsx_expression" and c.named_children) or c.type in _JSX
+                ],
+                seen,
+            )
         if t == "identifier":
             scope, vals, _ = self.ev.m.lookup(n, src.text(n))
             if vals and scope is not None:
@@ -647,14 +749,23 @@ class SinkCheck:
         self._report(leaf, code, msg)
 
 
+# A macro's pattern as a regex (`{{time}}`, `{{datetimeformat +([^}]*)}}`) and a slot in text.
+_SLOT_NAME = re.compile(r"\\?\{\\?\{\s*[A-Za-z_]\w*\b[^}]*\\?\}\\?\}")
+_SLOT_IN_TEXT = re.compile(r"(?<!\$)\{\{?\s*([A-Za-z_][\w]*)\s*\}\}?")
+
+
 def _chain_root(src: Source, call: Node) -> str:
     """The name a chain of method calls starts from: `system` in `system.replace(...)
-    .replace(...)`; "" when it starts from anything else."""
+    .replace(...)`, `systemPrompt` in `config.systemPrompt.replace(...)`; "" when it starts
+    from anything else."""
     n: Node | None = call
     while n is not None and n.type == "call_expression":
         fn = unwrap(n.child_by_field_name("function"))  # type: ignore[arg-type]
         n = fn.child_by_field_name("object") if fn.type == "member_expression" else None
         n = unwrap(n) if n is not None else None
+    if n is not None and n.type == "member_expression":
+        # `config.systemPrompt.replace(...)`: the prompt read from a settings object
+        return src.text(n.child_by_field_name("property"))
     return src.text(n) if n is not None and n.type == "identifier" else ""
 
 

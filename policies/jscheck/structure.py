@@ -232,7 +232,9 @@ def check_windows(src: Source) -> list[Finding]:
             out.append(src.finding(node, "PL303", f"{what}: {tail}"))
 
     for n in walk(src.root):
-        if n.type == "for_statement" and _reverse_budget_for(src, n):
+        if (n.type == "for_statement" and _reverse_budget_for(src, n)) or (
+            n.type == "for_in_statement" and _reversed_budget_for_of(src, n)
+        ):
             add(n, "the conversation is filled from the newest message back while a budget lasts")
             continue
         if n.type == "variable_declarator" and _window_start(src, n):
@@ -546,6 +548,41 @@ def _reverse_budget_for(src: Source, loop: Node) -> bool:
         elif n.type == "subscript_expression" and is_history(src, n.child_by_field_name("object")):
             history = True
     return budget and history
+
+
+def _reversed_budget_for_of(src: Source, loop: Node) -> bool:
+    """`for (const m of history.slice(0, -1).reverse()) { if (tokens > maxTokens) break; ... }`:
+    the history walked newest first and left once a budget is spent."""
+    right = loop.child_by_field_name("right")
+    if right is None or right.type != "call_expression":
+        return False
+    if callee_name(src, right) not in ("reverse", "toReversed"):
+        return False
+    root: Node | None = right
+    while root is not None and root.type == "call_expression":
+        fn = unwrap(root.child_by_field_name("function"))  # type: ignore[arg-type]
+        root = fn.child_by_field_name("object") if fn.type == "member_expression" else None
+    if root is None or not is_history(src, root):
+        return False
+    body = loop.child_by_field_name("body")
+    for n in walk(body) if body is not None else ():
+        if n.type != "if_statement":
+            continue
+        cond = n.child_by_field_name("condition")
+        if cond is None or not any(x.type == "break_statement" for x in walk(n)):
+            continue
+        if any(
+            x.type == "binary_expression"
+            and src.text(x.child_by_field_name("operator")) in _COMPARE
+            and any(
+                set(words(src.text(y))) & _BUDGET
+                for y in walk(x)
+                if y.type in ("identifier", "property_identifier")
+            )
+            for x in walk(cond)
+        ):
+            return True
+    return False
 
 
 def _in_budget_loop(src: Source, node: Node) -> bool:

@@ -466,8 +466,12 @@ class Evaluator:
             got = self._union(vals)
             if scope is not None and (scope.id, name) in self.m.sorted_later:
                 got = frozenset(x for x in got if x.kind not in ORDER)
-            if got:
+            if got and any(x.kind != "param" for x in got):
                 return got
+            if got:
+                # `memories = await store.search([ns, config.userId])`: a fetch whose only taint
+                # is a parameter handed to it is still named for what it fetched.
+                return got | self._retrieved_name(node, name, vals)
         elif vals is None and fn is not None:
             return EMPTY  # a function passed as a value, not text
         elif vals is None and name in self.m.imports:
@@ -501,7 +505,9 @@ class Evaluator:
             return EMPTY  # bound only after this use
         if name in self.m.imports:
             return EMPTY
-        return frozenset({Taint(RETRIEVED, self.src.pos(node)[0], name)})
+        # The line it was fetched on where it is bound here, else the line it is read on.
+        at = unwrap(vals[0]) if vals else node
+        return frozenset({Taint(RETRIEVED, self.src.pos(at)[0], name)})
 
     def _fetched(self, node: Node, ftext: str, args: list[Node]) -> Taints:
         """A call that fetches content for the current request: named for a search or a recall

@@ -203,6 +203,10 @@ _SYSTEM_ROLE = re.compile(
 _HINTS = (
     "system",
     "System",
+    "SYSTEM",  # module constants: `SYSTEM_PROMPT = ...`
+    "PROMPT",
+    "You are",  # persona text bound to any name (`PREFIX = "You are ..."`)
+    "You're",
     "instruction",
     "backstory",
     "tools",
@@ -215,6 +219,7 @@ _HINTS = (
     "input_schema",
     "parameters",
     "FrozenPrefix",
+    "ContextProvider",
     "description",
 )
 

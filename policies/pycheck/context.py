@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from prefixlock.billing.prices import Price, PriceTable
 
 from ..findings import Finding
+from ..meaning import words
 from .syntax import Function, const_str, dotted, static_text
 from .taint import Summary, Taints
 
@@ -96,6 +97,9 @@ class Context:
     # Prompt functions the framework runs for the first request only (pydantic-ai's
     # `@agent.system_prompt` without `dynamic=True`): their text is kept in the history.
     first_request_funcs: set[str] = field(default_factory=set)
+    # Lines run on a conversation's first turn only (`if self.turn_count == 0:`): what is
+    # fetched there is written once and kept for the later requests.
+    first_turn_lines: set[int] = field(default_factory=set)
     # Session state an agent framework substitutes into `{key}` of an instruction (ADK):
     # `ctx.state["key"] = value`.
     state_values: dict[str, ast.expr] = field(default_factory=dict)
@@ -118,6 +122,22 @@ class Context:
     ) -> Context:
         ctx = cls(path, lines, model, prices)
         for node in ast.walk(tree):
+            if isinstance(node, ast.If) and _first_turn(node.test):
+                for stmt in node.body:
+                    ctx.first_turn_lines.update(
+                        range(stmt.lineno, (stmt.end_lineno or stmt.lineno) + 1)
+                    )
+            if isinstance(node, ast.ClassDef) and any(
+                (dotted(b) or "").endswith("ContextProvider") for b in node.bases
+            ):
+                # atomic-agents renders each context provider's `get_info()` into the system
+                # prompt on every run.
+                ctx.prompt_funcs.update(
+                    f.name
+                    for f in node.body
+                    if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and f.name == "get_info"
+                )
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 for dec in node.decorator_list:
                     d = dotted(dec.func if isinstance(dec, ast.Call) else dec) or ""
@@ -194,3 +214,20 @@ class Context:
                 source_line=self.line(line),
             )
         )
+
+
+_FIRST_TURN_COUNTERS = frozenset({"turn", "turns", "step", "steps", "iteration", "round"})
+
+
+def _first_turn(test: ast.expr) -> bool:
+    """`turn_count == 0`, `self.step == 0`: a branch taken on the first turn only."""
+    if not (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], ast.Eq)
+        and isinstance(test.comparators[0], ast.Constant)
+        and test.comparators[0].value == 0
+    ):
+        return False
+    name = dotted(test.left) or ""
+    return bool(set(words(name.rsplit(".", 1)[-1])) & _FIRST_TURN_COUNTERS)

@@ -54,6 +54,11 @@ _PREFIX_KWARGS = {
 _SYSTEM_MESSAGE_CALL = re.compile(
     r"(^|\.)(SystemMessage|SystemChatMessage|SystemMessagePromptTemplate\.from_template)$"
 )
+# Builders and owners that take the system prompt by a method: `builder.add_system_message(t)`,
+# `session.set_system_prompt(t)`.
+_SYSTEM_SETTER = re.compile(
+    r"(?i)(^|\.)(add|set|append|update|with|use)_?system_?(message|prompt|instructions?)$"
+)
 _AGENT_KWARGS = {
     "system_message": "system message",
     "instruction": "agent instruction",
@@ -119,7 +124,8 @@ class SinkCheck:
             return
         self._expressions(stmt, env)
         scope = self.ctx.scope
-        if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            # `agent.system_prompt += f"... {now}"` appends to the prompt as `=` writes it.
             targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
             value = stmt.value
             for t in targets:
@@ -128,7 +134,11 @@ class SinkCheck:
                     if isinstance(t, ast.Name)
                     else (t.attr if isinstance(t, ast.Attribute) else None)
                 )
-                if name and value is not None and _SYSTEM_NAME.match(name):
+                if (
+                    name
+                    and value is not None
+                    and (_SYSTEM_NAME.match(name) or (name.isupper() and _persona(value)))
+                ):
                     self.report(
                         self.ev.ev(value, env),
                         Sink(f"system prompt ({name})", stmt.lineno, scope.in_function),
@@ -217,6 +227,12 @@ class SinkCheck:
                 if id(node) in self._one_off:
                     ts = drop(ts, {"retrieved"})
                 self.report(ts, Sink(f"system message ({short})", node.lineno, in_function))
+        setter = node.func.attr if isinstance(node.func, ast.Attribute) else q
+        if _SYSTEM_SETTER.search(setter) and node.args:
+            self.report(
+                self.ev.ev(node.args[0], env),
+                Sink(f"system prompt ({setter}())", node.lineno, in_function),
+            )
         if q.endswith("from_messages") and node.args and isinstance(node.args[0], ast.List):
             # LangChain `ChatPromptTemplate.from_messages([("system", text), ...])`.
             for e in node.args[0].elts:
@@ -345,6 +361,8 @@ class SinkCheck:
                 continue
             if t.kind == "retrieved" and sink.where.startswith("earlier"):
                 continue  # fetched for the request and sent in its own turn: where it belongs
+            if t.kind == "retrieved" and t.line in ctx.first_turn_lines:
+                continue  # fetched on the first turn only: written once, kept after that
             msg = f"{t.desc} flows into the {sink.where} (line {sink.line})"
             severity = ""
             if t.once and t.kind == "date":
@@ -383,6 +401,33 @@ class SinkCheck:
                     fix=fix,
                 )
             )
+
+
+def _leading_text(node: ast.expr) -> str | None:
+    """The literal text a string expression starts with (`"..." + x`, `f"...{x}"`,
+    `(...).strip()`)."""
+    while True:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+            node = node.left
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("strip", "lstrip", "rstrip", "format")
+        ):
+            node = node.func.value
+        else:
+            break
+    if isinstance(node, ast.JoinedStr) and node.values:
+        node = node.values[0]
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def _persona(value: ast.expr) -> bool:
+    """Text that opens the way a system prompt does, bound to a constant of any name:
+    `PREFIX = "You are XLang Agent, ..." + today` (a local `prompt = f"You are given ..."` is
+    as often the user's turn)."""
+    text = _leading_text(value)
+    return text is not None and text.lstrip().startswith(("You are ", "You're "))
 
 
 def _one_off_request(node: ast.List) -> bool:

@@ -254,7 +254,17 @@ def _with_fix(ts: Taints, arg: ast.expr, join: bool) -> Taints:
 # Calls that fetch content for a request (`search_text_memories(query=user_message)`,
 # `retriever.invoke(question)`, `vector_store.similarity_search(query)`), by their words.
 _FETCH = frozenset(
-    {"search", "retrieve", "retriever", "recall", "lookup", "relevant", "similarity", "rag"}
+    {
+        "search",
+        "retrieve",
+        "retriever",
+        "recall",
+        "lookup",
+        "relevant",
+        "similarity",
+        "rag",
+        "context",
+    }
 )
 _REQUEST_NAMES = frozenset({"query", "question", "questions", "queries"})
 _REQUEST_OWNERS = frozenset({"user", "current", "latest", "incoming", "last", "new"})

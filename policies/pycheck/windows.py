@@ -3,13 +3,19 @@
 back while a token budget lasts (`for m in reversed(messages): ... if used > budget: break`),
 one emptied from the front while over a budget (`while count(messages) > max: messages.pop(0)`),
 a history written back without its middle (`messages = messages[:i] + messages[i + n:]`),
-or one whose older messages are rebuilt by their position (`for i, m in enumerate(messages): if i
-< len(messages) - 3: out.append({"role": ..., "content": short})`) sends a different first
+one whose older messages are rebuilt by their position (`for i, m in enumerate(messages): if i
+< len(messages) - 3: out.append({"role": ..., "content": short})`), one cut by position once it
+is long (`if len(history) > 26: del history[4:6]`), one cut by a helper given a budget
+(`clip_history(history=h, max_token_limit=n)`, `session.discard_exceeding(max_tokens)`,
+`add_history_upto_token_limit(prompt, messages, budget)`) or one whose older messages a
+framework summariser replaces (LangChain's `SummarizationMiddleware`) sends a different first
 message after the system prompt once it is full: every request then misses the cache from there
 to the end.
 
 A slice counts where it becomes the conversation sent: passed as `messages=`/`input=`/
-`history=`/`chat_history=`, returned, or bound to a name of the history. A history is a name
+`history=`/`chat_history=`, returned, or bound to a name of the history; a slice of any list that
+is joined into text bound to a name of the history (`history = "\n".join(self.memory[-5:])`)
+is the history's text cut too. A history is a name
 whose words include `messages`, `history`, `conversation`, `chat`, `turns`, `transcript` or
 `msgs`. Pure: a syntax tree in, findings out.
 """
@@ -28,6 +34,14 @@ from .syntax import const_str
 _HISTORY = frozenset({"history", "messages", "conversation", "chat", "turns", "transcript", "msgs"})
 _SENT_KWARGS = frozenset({"messages", "input", "history", "chat_history", "contents"})
 _BUDGET = frozenset({"budget", "max", "limit", "tokens", "token", "window", "remaining", "left"})
+# Verbs of a helper that shortens what it is given (`clip_history`, `discard_exceeding`).
+_CUTS = frozenset(
+    {"clip", "trim", "truncate", "discard", "prune", "cut", "shrink", "evict", "drop", "upto"}
+)
+# Owners of a conversation a helper may cut in place (`session.discard_exceeding(n)`).
+_OWNERS = frozenset({"session", "conversation", "history", "memory", "chat", "thread"})
+# Framework summarisers that replace a conversation's older messages by a summary.
+_SUMMARISERS = frozenset({"SummarizationMiddleware", "SummarizationNode"})
 
 
 def _name(node: ast.AST) -> str | None:
@@ -75,23 +89,28 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
     for node in ast.walk(tree):
         for child in ast.iter_child_nodes(node):
             parents[id(child)] = node
+    copies = _Copies(tree)
+    inner: set[int] = set()  # parts of a summary-first list already reported
+    adds: list[ast.Expr] = []  # `x.append(...)`/`x.extend(...)` statements, for the sequence
     for node in ast.walk(tree):
         if (
             isinstance(node, ast.Subscript)
             and isinstance(node.slice, ast.Slice)
             and node.slice.upper is None
-            and _is_history(node.value)
             and (
                 _from_end(node.slice.lower) or _from_end(_bound_to(node.slice.lower, node, parents))
             )
-            and _sent(node, parents, chat)
+            and (
+                (_is_history(node.value) and _sent(node, parents, chat))
+                or _joined_into_history(node, parents)
+            )
         ):
             _add(ctx, node, f"the conversation is cut to its last messages (`{_src(node)}`)")
         elif isinstance(node, ast.Assign) and _last_role_write(node, tree):
             _add(ctx, node, "the last message's role is changed by its position")
         elif isinstance(node, ast.Assign) and _cut_out(node):
             _add(ctx, node, "messages are cut out of the middle of the conversation")
-        elif isinstance(node, (ast.For, ast.AsyncFor)) and _budget_loop(node):
+        elif isinstance(node, (ast.For, ast.AsyncFor)) and _budget_loop(node, copies):
             _add(
                 ctx,
                 node,
@@ -99,8 +118,24 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             )
         elif isinstance(node, ast.While) and _drops_front(node):
             _add(ctx, node, "messages are dropped from the front while over a budget")
+        elif isinstance(node, ast.If) and _cut_when_long(node):
+            _add(ctx, node, "messages are cut out by their position once the history is long")
+        elif isinstance(node, ast.Call) and _cut_by_helper(node):
+            _add(ctx, node, f"the history is cut to a budget by a helper (`{_src(node.func)}`)")
+        elif isinstance(node, (ast.List, ast.BinOp)) and _summary_first(_parts(node)):
+            if id(node) not in inner:
+                inner.update(id(x) for x in ast.walk(node) if x is not node)
+                _add(ctx, node, _SUMMARY + " kept ahead of the recent ones", _SUMMARY_TAIL)
+        elif isinstance(node, ast.Expr) and _list_add(node) is not None:
+            adds.append(node)
+        elif isinstance(node, ast.ClassDef) and _summariser(node.bases):
+            _add(ctx, node, _SUMMARY + " (a summariser subclass)", _SUMMARY_TAIL)
+        elif isinstance(node, ast.Call) and _summariser([node.func]):
+            _add(ctx, node, _SUMMARY, _SUMMARY_TAIL)
         elif isinstance(node, (ast.For, ast.AsyncFor)) and _rebuilt_by_position(node):
             _add(ctx, node, "older messages are rebuilt by their position in the conversation")
+    for at in _summary_then_recent(adds, parents):
+        _add(ctx, at, _SUMMARY + " kept ahead of the recent ones", _SUMMARY_TAIL)
 
 
 _ADDS = frozenset({"add", "append", "push"})
@@ -208,6 +243,178 @@ def _sent(node: ast.AST, parents: dict[int, ast.AST], chat: bool) -> bool:
         return False
 
 
+def _joined_into_history(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """`history = "\n".join(entries[-5:])`: the newest entries of a list, joined into the text
+    of the history a prompt is formatted with."""
+    join = parents.get(id(node))
+    if not (
+        isinstance(join, ast.Call)
+        and isinstance(join.func, ast.Attribute)
+        and join.func.attr == "join"
+        and node in join.args
+    ):
+        return False
+    bound = parents.get(id(join))
+    if isinstance(bound, ast.keyword):
+        return bound.arg in _SENT_KWARGS
+    if isinstance(bound, (ast.Assign, ast.AnnAssign)):
+        targets = bound.targets if isinstance(bound, ast.Assign) else [bound.target]
+        return any(_is_history(t) for t in targets)
+    return False
+
+
+def _is_len_of_history(node: ast.AST) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id == "len"
+        and len(node.args) == 1
+        and _is_history(node.args[0])
+    )
+
+
+def _front_cut(n: ast.AST) -> bool:
+    """`history.pop(0)`, `del history[4:6]`, `del history[0]`: messages removed from anywhere
+    but the end (`pop()` and `del history[-1]` take back the newest one)."""
+    if (
+        isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Attribute)
+        and n.func.attr == "pop"
+        and n.args
+        and isinstance(n.args[0], ast.Constant)
+        and isinstance(n.args[0].value, int)
+        and n.args[0].value >= 0
+        and _is_history(n.func.value)
+    ):
+        return True
+    if isinstance(n, ast.Delete):
+        for t in n.targets:
+            if not (isinstance(t, ast.Subscript) and _is_history(t.value)):
+                continue
+            key = t.slice
+            if isinstance(key, ast.Constant) and isinstance(key.value, int):
+                return True
+            if isinstance(key, ast.Slice) and not (
+                isinstance(key.lower, ast.UnaryOp) and key.upper is None
+            ):
+                return True
+    return False
+
+
+def _cut_when_long(node: ast.If) -> bool:
+    """`if len(history) > 26: del history[4:6]`: once the history is long, messages are cut
+    by their position, so every later message moves."""
+    test = node.test
+    if not (
+        isinstance(test, ast.Compare)
+        and isinstance(test.ops[0], (ast.Gt, ast.GtE))
+        and _is_len_of_history(test.left)
+    ):
+        return False
+    return any(_front_cut(n) for s in node.body for n in ast.walk(s))
+
+
+def _cut_by_helper(node: ast.Call) -> bool:
+    """A helper whose name says it cuts (`clip_history`, `discard_exceeding`,
+    `add_history_upto_token_limit`), applied to a history (its name, its owner's or an
+    argument's) with a budget (`max_token_limit=`, `max_tokens`)."""
+    name = _name(node.func)
+    if name is None:
+        return False
+    ws = set(words(name))
+    if not ws & _CUTS and not (ws & _HISTORY and ws & _BUDGET):
+        return False
+    args: list[ast.expr] = [*node.args, *(k.value for k in node.keywords)]
+    owner = node.func.value if isinstance(node.func, ast.Attribute) else None
+    of_history = (
+        bool(ws & _HISTORY)
+        # `MAX_HISTORY_TURNS` names a limit, not the history
+        or any(_is_history(a) and not _budget_words(a) for a in args)
+        or any(k.arg is not None and set(words(k.arg)) & _HISTORY for k in node.keywords)
+        or (owner is not None and bool(set(words(_name(owner) or "")) & _OWNERS))
+    )
+    budget = any(_budget_words(a) for a in args) or any(
+        k.arg is not None and set(words(k.arg)) & _BUDGET for k in node.keywords
+    )
+    return of_history and budget
+
+
+_RECENT = frozenset({"recent", "remaining", "kept", "unsummarized", "rest"})
+
+
+def _parts(node: ast.expr) -> list[ast.expr]:
+    """The items of a list display or of lists joined by `+`, in order (`*x` as `x`)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _parts(node.left) + _parts(node.right)
+    if isinstance(node, ast.List):
+        return [e.value if isinstance(e, ast.Starred) else e for e in node.elts]
+    return [node]
+
+
+def _named(node: ast.expr, wanted: frozenset[str]) -> bool:
+    if isinstance(node, ast.Call):
+        node = node.func
+    return bool(set(words(_name(node) or "")) & wanted)
+
+
+def _summary_first(parts: list[ast.expr]) -> bool:
+    """`[summary_message] + remaining_messages`, `[system, summary, *recent_messages]`: a
+    summary of the older messages placed before the rest of the history."""
+    for i, p in enumerate(parts):
+        if _named(p, frozenset({"summary"})):
+            return any(
+                _named(q, _HISTORY | _RECENT) and not _named(q, frozenset({"summary"}))
+                for q in parts[i + 1 :]
+            )
+    return False
+
+
+def _list_add(stmt: ast.Expr) -> tuple[str, str, ast.expr] | None:
+    """(list, method, item) of `out.append(item)`, `out.insert(i, item)`, `out.extend(items)`."""
+    call = stmt.value
+    if not (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Attribute)
+        and isinstance(call.func.value, ast.Name)
+        and call.func.attr in ("append", "insert", "extend")
+        and call.args
+    ):
+        return None
+    return call.func.value.id, call.func.attr, call.args[-1]
+
+
+def _summary_then_recent(adds: list[ast.Expr], parents: dict[int, ast.AST]) -> list[ast.Expr]:
+    """`out.append(summary_message)` then `out.extend(recent_messages)` in one function: the
+    same list built a statement at a time; reported where the recent messages follow."""
+    started: set[tuple[int, str]] = set()
+    done: set[tuple[int, str]] = set()
+    found: list[ast.Expr] = []
+    for stmt in sorted(adds, key=lambda n: (n.lineno, n.col_offset)):
+        got = _list_add(stmt)
+        if got is None:
+            continue
+        owner, method, item = got
+        fn: ast.AST | None = stmt
+        while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            fn = parents.get(id(fn))
+        key = (id(fn), owner)
+        if method in ("append", "insert") and _named(item, frozenset({"summary"})):
+            started.add(key)
+        elif (
+            method in ("extend", "append")
+            and key in started
+            and key not in done
+            and _named(item, _HISTORY | _RECENT)
+        ):
+            done.add(key)
+            found.append(stmt)
+    return found
+
+
+def _summariser(nodes: list[ast.expr]) -> bool:
+    return any((_name(n) or "") in _SUMMARISERS for n in nodes)
+
+
 def _cut_out(node: ast.Assign) -> bool:
     """`messages = messages[:i] + messages[j:]`: a history written back without its middle."""
     v = node.value
@@ -236,9 +443,45 @@ def _budget_words(node: ast.AST) -> bool:
     ) or any(set(words(n.attr)) & _BUDGET for n in ast.walk(node) if isinstance(n, ast.Attribute))
 
 
-def _budget_loop(loop: ast.For | ast.AsyncFor) -> bool:
-    """`for m in reversed(history)` (or `history[::-1]`, either inside `enumerate(...)`) left by
-    a `break` or a `return` under a comparison with a budget."""
+class _Copies:
+    """Names bound to a copy of a history (`ordered = list(turns)`, `msgs = history[:]`),
+    looked up only when a loop walks a list not named as one."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self.tree = tree
+        self.names: set[str] | None = None
+
+    def __contains__(self, name: str) -> bool:
+        if self.names is None:
+            self.names = set()
+            for n in ast.walk(self.tree):
+                if isinstance(n, ast.Assign) and len(n.targets) == 1:
+                    t, v = n.targets[0], n.value
+                    if isinstance(t, ast.Name) and _copy_of_history(v):
+                        self.names.add(t.id)
+        return name in self.names
+
+
+def _copy_of_history(v: ast.expr) -> bool:
+    if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.args:
+        return v.func.id in ("list", "tuple", "sorted") and _is_history(v.args[0])
+    return (
+        isinstance(v, ast.Subscript)
+        and isinstance(v.slice, ast.Slice)
+        and v.slice.lower is None
+        and v.slice.upper is None
+        and _is_history(v.value)
+    )
+
+
+def _history_or_copy(node: ast.AST, copies: _Copies) -> bool:
+    return _is_history(node) or (isinstance(node, ast.Name) and node.id in copies)
+
+
+def _budget_loop(loop: ast.For | ast.AsyncFor, copies: _Copies) -> bool:
+    """`for m in reversed(history)` (or `history[::-1]`, either inside `enumerate(...)`; or the
+    same over a copy of the history) left by a `break` or a `return` under a comparison with a
+    budget."""
     it = loop.iter
     if (
         isinstance(it, ast.Call)
@@ -252,12 +495,12 @@ def _budget_loop(loop: ast.For | ast.AsyncFor) -> bool:
         and isinstance(it.func, ast.Name)
         and it.func.id == "reversed"
         and it.args
-        and _is_history(it.args[0])
+        and _history_or_copy(it.args[0], copies)
     ) or (
         isinstance(it, ast.Subscript)
         and isinstance(it.slice, ast.Slice)
         and isinstance(it.slice.step, ast.UnaryOp)
-        and _is_history(it.value)
+        and _history_or_copy(it.value, copies)
     )
     if not backwards:
         return False
@@ -348,16 +591,28 @@ def _src(node: ast.AST) -> str:
     return text if len(text) <= 50 else text[:47] + "..."
 
 
-def _add(ctx: Context, node: ast.stmt | ast.expr, what: str) -> None:
+_SUMMARY = "older messages are replaced by a summary"
+# A summariser rewrites the history in a step, not every turn: one miss per summary.
+_SUMMARY_TAIL = (
+    "each summary rewrites the history after the system prompt, and the request after it misses "
+    "the cache from there on; trigger it rarely (a high token threshold) and keep many recent "
+    "messages so that the misses stay few"
+)
+_WINDOW_TAIL = (
+    "once the window is full the first message after the system prompt changes every turn, and "
+    "every request misses the cache from there on; summarise or cut the history in large steps "
+    "instead"
+)
+
+
+def _add(ctx: Context, node: ast.stmt | ast.expr, what: str, tail: str = _WINDOW_TAIL) -> None:
     ctx.findings.add(
         Finding(
             ctx.path,
             node.lineno,
             node.col_offset + 1,
             "PL303",
-            f"{what}: once the window is full the first message after the system prompt changes "
-            "every turn, and every request misses the cache from there on; summarise or cut "
-            "the history in large steps instead",
+            f"{what}: {tail}",
             source_line=ctx.line(node.lineno),
         )
     )

@@ -77,6 +77,7 @@ def run(
             system_prompt=start["system"],
             middleware=[
                 *caching(),
+                # prefixlock: ignore[PL303] LangChain's summariser at its documented settings
                 SummarizationMiddleware(
                     model=model,
                     trigger=("tokens", int(start["compact_tokens"])),
