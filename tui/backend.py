@@ -76,9 +76,10 @@ DEFAULT_MODEL = "claude-sonnet-4-6"
 # Requests the offline chat's emulator keeps a record of (the chat never reads it; each parsed
 # body holds the whole conversation, most of a long offline session's growth when it kept 20).
 EMULATOR_KEEP_REQUESTS = 1
-# Requests whose body the session keeps in memory (each holds the whole conversation so far);
-# the store keeps every body, /lint reads the kept ones.
-KEEP_REQUEST_BODIES = 50
+# Requests the session keeps in memory, with their bodies (each holds the whole conversation so
+# far) and their ledger rows (older ones are folded into the ledger's sums): memory stays flat
+# however long the chat runs. The store keeps every request; /lint reads the kept ones.
+KEEP_REQUESTS = 50
 SCRIPT_PATH = Path(__file__).with_name("data") / "chat_script.yaml"
 
 SYSTEM_PROMPT = """\
@@ -136,6 +137,9 @@ class BackendOptions:
     allow: tuple[str, ...] = ()
     sandbox: SandboxOptions | None = None  # how commands run; None: bubblewrap, the default
     emulator: Emulator | None = None  # one already running (tests share one across app runs)
+    # Offline, the URL of an emulator serving in another process (the long-session benchmark
+    # measures the chat's own process that way); None: `emulator`, else the chat starts one.
+    emulator_url: str | None = None
     sleep: Sleep | None = None  # the transport's sleep between retries (tests advance a clock)
     settings: Settings | None = None  # None: the defaults
     # The settings files' content (prefixlock.coding.settings_files.load_settings): permission
@@ -638,6 +642,8 @@ class ChatBackend:
         base_url = self.options.base_url
         if self.offline and self.options.emulator is not None:
             base_url = self.options.emulator.base_url
+        elif self.offline and self.options.emulator_url is not None:
+            base_url = self.options.emulator_url
         elif self.offline:
             from prefixlock.emulator import Emulator, EmulatorConfig, FaultSpec, Script
 
@@ -726,7 +732,9 @@ class ChatBackend:
         from prefixlock.coding.recent_sessions import record
 
         s = self.session
-        s.keep_request_bodies = KEEP_REQUEST_BODIES
+        s.keep_request_bodies = KEEP_REQUESTS
+        s.keep_requests = KEEP_REQUESTS
+        s.ledger.keep_rows = KEEP_REQUESTS
         self.session_id = s.id
         if self.store is not None:  # for --continue and the session picker
             record(self.options.store_path, self.workspace.root, s.id, self.clock.now())
@@ -1159,12 +1167,13 @@ class ChatBackend:
                 path = Path(tmp) / "session.jsonl"
                 from prefixlock.released_bodies import released
 
-                rows = list(s.ledger.rows)
+                rows = {row.seq: row for row in s.ledger.rows}
                 lines = []
-                for i, req in enumerate(s.requests):
+                first = s.state.requests_dropped  # the records before it are in the store
+                for i, req in enumerate(s.requests, start=first):
                     if released(req):  # an older request's body: in the store, not in memory
                         continue
-                    row = rows[i] if i < len(rows) else None
+                    row = rows.get(i)
                     lines.append(
                         json.dumps(
                             {
@@ -1185,7 +1194,7 @@ class ChatBackend:
                         )
                     )
                 path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-                older = len(s.requests) - len(lines)
+                older = s.state.sent - len(lines)
                 what = f"{len(lines)} requests of this session" + (
                     f" (the newest; {older} older ones are in the store)" if older else ""
                 )
