@@ -248,13 +248,19 @@ async def _long_chat(turns: int, emulator_url: str) -> dict[str, Any]:
         # tell the chat's own growth from the session's. Not `body_bytes`, which would make and
         # cache every body's bytes here.
         held = _own_bytes(app.backend.session.requests)
-        requests = len(app.backend.session.ledger.rows)
+        requests = len(app.backend.session.ledger)  # every request (the rows are bounded)
         # The conversation the model needs until a compaction: its JSON bytes a turn (what
         # stays in memory whatever the chat does; the session store has it on disk too).
         import json
 
         messages = [m.to_dict() for m in app.backend.session.transcript.messages]
         conversation = len(json.dumps(messages, default=str).encode())
+        # The entries taken off screen, kept to come back on scrolling up: their text (the
+        # conversation as shown) and the tuples that hold it.
+        offscreen = sum(
+            sys.getsizeof(row) + sys.getsizeof(row[0]) + sys.getsizeof(row[1])
+            for row in app._earlier
+        )
     past = [p for p in rss if p[0] > min(100, turns // 5)] or rss
     return {
         "turns": turns,
@@ -272,6 +278,7 @@ async def _long_chat(turns: int, emulator_url: str) -> dict[str, Any]:
         "conversation_widgets": widgets,
         "session_requests_mb": held / 1e6,
         "conversation_kb_per_turn": conversation / 1e3 / (turns + 1),
+        "offscreen_kb_per_turn": offscreen / 1e3 / (turns + 1),
         "rss_mb_per_turn_beyond": _slope(past) - conversation / 1e6 / (turns + 1),
     }
 
