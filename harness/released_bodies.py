@@ -65,3 +65,13 @@ def keep_newest(requests: list[WireRequest], keep: int | None, done: int) -> int
     for i in range(done, upto):
         requests[i] = release(requests[i])
     return upto
+
+
+def drop_oldest(requests: list[WireRequest], keep: int | None) -> int:
+    """Take all but the newest `keep` requests out of `requests` (None: keep every one);
+    returns how many went."""
+    if keep is None or len(requests) <= keep:
+        return 0
+    gone = len(requests) - keep
+    del requests[:gone]
+    return gone

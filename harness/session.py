@@ -92,7 +92,7 @@ from .media import UserPart, user_blocks
 from .output import DEFAULT_RETRIES, OutputRun
 from .prefix import FrozenPrefix
 from .providers import AttemptProgress, Reply, SDKProvider, SessionInfo, StreamProgress
-from .released_bodies import keep_newest
+from .released_bodies import drop_oldest, keep_newest
 from .state import SessionAgent, SessionState, StateField, WritableStateField
 from .store.recorder import Recorder, recorder_for
 from .telemetry import Telemetry
@@ -240,6 +240,9 @@ class Session(PricedActionMethods, ApprovalMethods):
         # meta, input tokens) and its body is in the store (prefixlock.released_bodies).
         self._keep_request_bodies: int | None = None
         self._bodies_released = 0  # requests before this index are released already
+        # How many of the newest request records `requests` holds (None: all); the older ones
+        # are in the store (`state.requests_dropped` counts them).
+        self._keep_requests: int | None = None
         if agent.delegator is not None and "delegate" in self.prefix.tool_names():
             self.tool_handlers["delegate"] = delegate_tool_handler(self)
 
@@ -261,6 +264,28 @@ class Session(PricedActionMethods, ApprovalMethods):
             )
         self._keep_request_bodies = keep
         self._bodies_released = keep_newest(self.state.requests, keep, self._bodies_released)
+
+    @property
+    def keep_requests(self) -> int | None:
+        """How many of the newest requests `requests` holds at all (None, the default: every
+        one). Past it, the oldest records leave the list (the store keeps them); the session
+        itself reads only the newest request, so any bound >= 1 is safe for it. A long-running
+        session sets it with `keep_request_bodies` to stay flat in memory."""
+        return self._keep_requests
+
+    @keep_requests.setter
+    def keep_requests(self, keep: int | None) -> None:
+        if keep is not None and (isinstance(keep, bool) or not isinstance(keep, int) or keep < 1):
+            raise UserError(
+                f"must be None or a whole number >= 1, not {keep!r}", where="keep_requests"
+            )
+        self._keep_requests = keep
+        self._drop_old_requests()
+
+    def _drop_old_requests(self) -> None:
+        gone = drop_oldest(self.state.requests, self._keep_requests)
+        self.state.requests_dropped += gone
+        self._bodies_released = max(self._bodies_released - gone, 0)
 
     def __repr__(self) -> str:
         label = self.state.provider.route.label
@@ -441,7 +466,7 @@ class Session(PricedActionMethods, ApprovalMethods):
                         state.span,
                         s.provider.api,
                         s.model,
-                        len(s.requests),
+                        s.sent,
                         s.provider.route.base_url,
                     )
                     try:
@@ -616,6 +641,7 @@ class Session(PricedActionMethods, ApprovalMethods):
         self._bodies_released = keep_newest(
             self.state.requests, self.keep_request_bodies, self._bodies_released
         )
+        self._drop_old_requests()
         self.recorder.keep(request, row, "turn", self.tracker.last_break)
 
     def _abandoned(

@@ -130,6 +130,9 @@ class SessionState:
     transcript: Transcript = field(default_factory=Transcript)
     ledger: Ledger = field(init=False)
     requests: list[WireRequest] = field(default_factory=list)  # the requests sent, in order
+    # Requests sent but no longer in `requests` (Session.keep_requests): their records are in
+    # the store. `sent` counts both.
+    requests_dropped: int = 0
     turn: int = 0
     # Tool results not delivered yet (their request failed or hit a limit): sent in front of
     # the next user message.
@@ -149,6 +152,11 @@ class SessionState:
         return self.provider.model
 
     @property
+    def sent(self) -> int:
+        """Requests sent so far, those `requests` no longer holds included."""
+        return self.requests_dropped + len(self.requests)
+
+    @property
     def previous_request(self) -> WireRequest | None:
         return self.requests[-1] if self.requests else None
 
@@ -165,7 +173,7 @@ class SessionState:
         compactions. Any of them changing makes a quote stale."""
         data = canonical_bytes(
             [
-                len(self.requests),
+                self.sent,
                 len(self.transcript),
                 self.provider.route.label,
                 self.prefix.fingerprint,

@@ -217,17 +217,21 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
 
     def compose(self) -> ComposeResult:
         yield Static(Text(self.header_text()), id="header", markup=False)
-        with Horizontal(id="body"):
-            yield Conversation(id="conversation")
-            yield CachePanel(id="cache-panel")
         if self._backend is None:
-            # `prefixlock chat` in a terminal: the stand-in first, the prompt behind the gate.
+            # `prefixlock chat` in a terminal: the stand-in prompt first, alone under the
+            # header; the conversation, the panel (empty until the session opens) and the real
+            # prompt take their places behind the gate (`upgrade_prompt`). Laying them out was
+            # most of what the first frame cost over a bare Textual app's.
             with Vertical(id="first-area"):
                 yield FirstPrompt(placeholder=PLACEHOLDER, id="first-prompt")
         else:
+            yield self._body()
             yield self._prompt_area()
         # The footer (its keys recomposed with each focus change) comes after the first frame:
         # it is not needed to type (`_begin_opening`).
+
+    def _body(self) -> Horizontal:
+        return Horizontal(Conversation(id="conversation"), CachePanel(id="cache-panel"), id="body")
 
     def _prompt_area(self) -> PromptArea:
         from .input_history import InputHistory, history_path
@@ -271,6 +275,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             await taken.wait()
             area = self._prompt_area()
             area.display = False  # one prompt on screen at a time
+            await screen.mount(self._body(), before=old)
+            self.conversation.anchor()  # stay at the bottom as entries stream in
             await screen.mount(area, after=old)
             prompt = self.prompt
             prompt.value = first.value
@@ -309,7 +315,6 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         return text
 
     async def on_mount(self) -> None:
-        self.conversation.anchor()  # stay at the bottom as entries stream in
         # The prompt takes keys from the first frame; the backend (the SDK's imports, the
         # settings' checks) and the session (the store, the emulator, the MCP servers, the
         # agent) open behind it. A message sent before then waits for it (`handle_line`): the
@@ -320,6 +325,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             self._first_prompt = firsts.first()
             self._first_prompt.focus()
         else:
+            self.conversation.anchor()  # stay at the bottom as entries stream in
             self.prompt.focus()
         # After the first frame: the opener's imports would hold the interpreter meanwhile.
         self.call_after_refresh(self._begin_opening)

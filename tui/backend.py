@@ -36,7 +36,13 @@ from prefixlock.coding.workspace import (
     Workspace,
     WorkspaceError,
 )
-from prefixlock.errors import ConfigError, MissingKeyError, UnknownModelError, UserError
+from prefixlock.errors import (
+    ConfigError,
+    MissingKeyError,
+    PrefixlockError,
+    UnknownModelError,
+    UserError,
+)
 from prefixlock.events import (
     Event,
     SubagentFinish,
@@ -76,9 +82,14 @@ DEFAULT_MODEL = "claude-sonnet-4-6"
 # Requests the offline chat's emulator keeps a record of (the chat never reads it; each parsed
 # body holds the whole conversation, most of a long offline session's growth when it kept 20).
 EMULATOR_KEEP_REQUESTS = 1
-# Requests whose body the session keeps in memory (each holds the whole conversation so far);
-# the store keeps every body, /lint reads the kept ones.
-KEEP_REQUEST_BODIES = 50
+# Requests the session keeps records and ledger rows of in memory (older rows are folded into
+# the ledger's sums), and how many keep their body: each body holds the whole conversation so
+# far, so even 50 of them grew with every turn. The session reads only the newest; the store
+# keeps every request, and /lint reads the newest LINT_REQUESTS from it. Memory stays flat
+# however long the chat runs.
+KEEP_REQUESTS = 50
+KEEP_BODIES = 1
+LINT_REQUESTS = 50
 SCRIPT_PATH = Path(__file__).with_name("data") / "chat_script.yaml"
 
 SYSTEM_PROMPT = """\
@@ -136,6 +147,9 @@ class BackendOptions:
     allow: tuple[str, ...] = ()
     sandbox: SandboxOptions | None = None  # how commands run; None: bubblewrap, the default
     emulator: Emulator | None = None  # one already running (tests share one across app runs)
+    # Offline, the URL of an emulator serving in another process (the long-session benchmark
+    # measures the chat's own process that way); None: `emulator`, else the chat starts one.
+    emulator_url: str | None = None
     sleep: Sleep | None = None  # the transport's sleep between retries (tests advance a clock)
     settings: Settings | None = None  # None: the defaults
     # The settings files' content (prefixlock.coding.settings_files.load_settings): permission
@@ -638,6 +652,8 @@ class ChatBackend:
         base_url = self.options.base_url
         if self.offline and self.options.emulator is not None:
             base_url = self.options.emulator.base_url
+        elif self.offline and self.options.emulator_url is not None:
+            base_url = self.options.emulator_url
         elif self.offline:
             from prefixlock.emulator import Emulator, EmulatorConfig, FaultSpec, Script
 
@@ -726,7 +742,9 @@ class ChatBackend:
         from prefixlock.coding.recent_sessions import record
 
         s = self.session
-        s.keep_request_bodies = KEEP_REQUEST_BODIES
+        s.keep_request_bodies = KEEP_BODIES
+        s.keep_requests = KEEP_REQUESTS
+        s.ledger.keep_rows = KEEP_REQUESTS
         self.session_id = s.id
         if self.store is not None:  # for --continue and the session picker
             record(self.options.store_path, self.workspace.root, s.id, self.clock.now())
@@ -1157,35 +1175,8 @@ class ChatBackend:
         with tempfile.TemporaryDirectory(prefix="prefixlock-lint-") as tmp:
             if s.requests:
                 path = Path(tmp) / "session.jsonl"
-                from prefixlock.released_bodies import released
-
-                rows = list(s.ledger.rows)
-                lines = []
-                for i, req in enumerate(s.requests):
-                    if released(req):  # an older request's body: in the store, not in memory
-                        continue
-                    row = rows[i] if i < len(rows) else None
-                    lines.append(
-                        json.dumps(
-                            {
-                                "session_id": s.id,
-                                "seq": i,
-                                "time": row.time if row else self.clock.now(),
-                                "provider": s.state.provider.route.provider,
-                                "api": req.api,
-                                "model": req.model,
-                                "path": req.path,
-                                "body": req.body,
-                                "usage": row.usage.to_dict() if row else {},
-                                "raw_usage": dict(row.usage.raw) if row else {},
-                                "cost": str(row.cost) if row and row.cost is not None else None,
-                                "cache_key": req.cache_key,
-                            },
-                            default=str,
-                        )
-                    )
+                lines, older = self._lint_trace()
                 path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-                older = len(s.requests) - len(lines)
                 what = f"{len(lines)} requests of this session" + (
                     f" (the newest; {older} older ones are in the store)" if older else ""
                 )
@@ -1202,6 +1193,56 @@ class ChatBackend:
                 return f"lint: no findings in {what} (prefix {s.prefix.fingerprint[:12]})"
             report = render(findings, show_source=False).replace(str(path) + ":", "")
             return f"lint: {len(findings)} finding(s) in {what}:\n{report}"
+
+    def _lint_trace(self) -> tuple[list[str], int]:
+        """The newest LINT_REQUESTS requests of the session as JSONL trace lines, and how many
+        older ones there are. From the store, which keeps every body (the session keeps only
+        the newest, and /lint runs between turns, when the store has them all); without one,
+        the bodies the session still holds."""
+        import json
+        from collections import deque
+
+        s = self.session
+        if self.store is not None:
+            newest: deque[str] = deque(maxlen=LINT_REQUESTS)
+            count = 0
+            try:
+                for stored in self.store.requests(s.id):
+                    newest.append(json.dumps(stored.trace(), default=str))
+                    count += 1
+            except PrefixlockError:  # not stored yet, or the store refused: what is in memory
+                count = 0
+            if count:
+                return list(newest), count - len(newest)
+        from prefixlock.released_bodies import released
+
+        rows = {row.seq: row for row in s.ledger.rows}
+        lines = []
+        first = s.state.requests_dropped
+        for i, req in enumerate(s.requests, start=first):
+            if released(req):  # an older request's body: in the store, not in memory
+                continue
+            row = rows.get(i)
+            lines.append(
+                json.dumps(
+                    {
+                        "session_id": s.id,
+                        "seq": i,
+                        "time": row.time if row else self.clock.now(),
+                        "provider": s.state.provider.route.provider,
+                        "api": req.api,
+                        "model": req.model,
+                        "path": req.path,
+                        "body": req.body,
+                        "usage": row.usage.to_dict() if row else {},
+                        "raw_usage": dict(row.usage.raw) if row else {},
+                        "cost": str(row.cost) if row and row.cost is not None else None,
+                        "cache_key": req.cache_key,
+                    },
+                    default=str,
+                )
+            )
+        return lines, s.state.sent - len(lines)
 
     def agents_text(self) -> str:
         if self.delegator is None:

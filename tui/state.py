@@ -256,6 +256,14 @@ def served_by_cache(ledger: Ledger) -> tuple[float, Decimal | None]:
     the savings (None while any request is unpriced)."""
     read = total = 0
     saved: Decimal | None = Decimal(0)
+    for kind, part in ledger.folded.items():  # a bounded ledger's older rows, summed by kind
+        if kind == "ping":
+            saved = None if saved is None or part.unpriced else saved - part.priced_cost
+            continue
+        read += part.usage.cache_read
+        total += part.usage.input_total
+        if saved is not None:
+            saved = None if part.unpriced else saved + part.cost_without_cache - part.priced_cost
     for row in ledger:
         if row.meta.get("kind") == "ping":
             if saved is not None and row.cost is not None:

@@ -72,12 +72,50 @@ def readable_tokens(prev: WireRequest, cur: WireRequest, price: Price | None) ->
     return readable(prev.units, breakpoints, minimum, shared_units(prev.units, cur.units))
 
 
+@dataclass
+class FoldedRows:
+    """Rows a bounded ledger let go (`Ledger.keep_rows`), summed: what every answer of the
+    ledger needs of them."""
+
+    count: int = 0
+    usage: Usage = field(default_factory=Usage)
+    ceiling: int = 0
+    priced_cost: Decimal = Decimal(0)  # of the priced rows
+    cost_without_cache: Decimal = Decimal(0)  # of the priced rows
+    unpriced: set[str] = field(default_factory=set)  # models of the unpriced rows
+    rebilled: dict[str, int] = field(default_factory=dict)
+    estimated: int = 0  # rows the server reported no usage for
+
+    def add(self, row: LedgerRow) -> None:
+        self.count += 1
+        self.usage = self.usage + row.usage
+        self.ceiling += row.ceiling
+        if row.cost is None:
+            self.unpriced.add(row.model)
+        else:
+            self.priced_cost += row.cost
+        if row.cost_without_cache is not None:
+            self.cost_without_cache += row.cost_without_cache
+        if row.rebilled and row.cause:
+            self.rebilled[row.cause] = self.rebilled.get(row.cause, 0) + row.rebilled
+        if "prefixlock_estimate" in row.usage.raw:
+            self.estimated += 1
+
+
 class Ledger:
-    """Rows of one session (or several: ledgers add up) and the answers over them."""
+    """Rows of one session (or several: ledgers add up) and the answers over them.
+
+    `keep_rows` (None, the default: all) bounds the rows kept: past it the oldest are folded
+    into sums by kind (`folded`), so a long-running session's ledger stays flat in memory while
+    its answers (usage, cost, saved, ceiling, re-billed, the count) still cover every request.
+    `rows` and iteration give the kept rows; `len()` counts all."""
 
     def __init__(self, prices: PriceTable | None = None) -> None:
         self.prices: PriceTable = prices or PriceTable.default()
         self._rows: list[LedgerRow] = []
+        self._keep_rows: int | None = None
+        # The rows let go, summed by their meta "kind" ("" for a turn's request).
+        self.folded: dict[str, FoldedRows] = {}
         self._last: WireRequest | None = None
         # Subagent runs charged to this session (prefixlock.delegation), kept apart from its own
         # rows so that they never blur the session's hit rate.
@@ -112,7 +150,7 @@ class Ledger:
                 rebilled = max(ceiling - usage.cache_read, 0)
                 why = (cause or "unexplained") if rebilled else None
         row = LedgerRow(
-            seq=len(self._rows),
+            seq=len(self),
             time=time,
             model=request.model,
             api=request.api,
@@ -127,14 +165,52 @@ class Ledger:
         )
         self._rows.append(row)
         self._last = request
+        self._fold()
         return row
+
+    @property
+    def keep_rows(self) -> int | None:
+        """How many of the newest rows are kept whole (None: all); the older are folded."""
+        return self._keep_rows
+
+    @keep_rows.setter
+    def keep_rows(self, keep: int | None) -> None:
+        if keep is not None and (isinstance(keep, bool) or not isinstance(keep, int) or keep < 1):
+            raise ValueError(f"keep_rows must be None or a whole number >= 1, not {keep!r}")
+        self._keep_rows = keep
+        self._fold()
+
+    def _fold(self) -> None:
+        keep = self._keep_rows
+        if keep is None or len(self._rows) <= keep:
+            return
+        gone = len(self._rows) - keep
+        for row in self._rows[:gone]:
+            self.folded.setdefault(str(row.meta.get("kind", "")), FoldedRows()).add(row)
+        del self._rows[:gone]
+
+    def _past(self) -> FoldedRows:
+        """Every folded row in one sum."""
+        total = FoldedRows()
+        for part in self.folded.values():
+            total.count += part.count
+            total.usage = total.usage + part.usage
+            total.ceiling += part.ceiling
+            total.priced_cost += part.priced_cost
+            total.cost_without_cache += part.cost_without_cache
+            total.unpriced |= part.unpriced
+            for cause, n in part.rebilled.items():
+                total.rebilled[cause] = total.rebilled.get(cause, 0) + n
+            total.estimated += part.estimated
+        return total
 
     def restore(self, rows: Iterable[LedgerRow], last: WireRequest | None = None) -> None:
         """Take back rows recorded by an earlier process (a resumed session's stored requests):
         they are renumbered after the rows already here, and `last` becomes the request the
         next `record` is compared with."""
         for row in rows:
-            self._rows.append(dataclasses.replace(row, seq=len(self._rows)))
+            self._rows.append(dataclasses.replace(row, seq=len(self)))
+            self._fold()
         if last is not None:
             self._last = last
 
@@ -151,11 +227,12 @@ class Ledger:
 
     @property
     def rows(self) -> tuple[LedgerRow, ...]:
-        """One row per request, in order."""
+        """One row per request, in order (the newest `keep_rows` when bounded)."""
         return tuple(self._rows)
 
     def __len__(self) -> int:
-        return len(self._rows)
+        """Requests recorded, folded ones included."""
+        return sum(part.count for part in self.folded.values()) + len(self._rows)
 
     def __iter__(self) -> Iterator[LedgerRow]:
         return iter(tuple(self._rows))
@@ -163,7 +240,8 @@ class Ledger:
     @property
     def usage(self) -> Usage:
         """The session's tokens, summed over its requests."""
-        return sum((r.usage for r in self._rows), Usage())
+        past = self._past().usage if self.folded else Usage()
+        return sum((r.usage for r in self._rows), past)
 
     @property
     def hit_rate(self) -> float:
@@ -173,7 +251,8 @@ class Ledger:
     @property
     def ceiling(self) -> int:
         """Tokens that could have been read, summed over requests."""
-        return sum(r.ceiling for r in self._rows)
+        past = self._past().ceiling if self.folded else 0
+        return past + sum(r.ceiling for r in self._rows)
 
     @property
     def ceiling_hit_rate(self) -> float:
@@ -184,12 +263,14 @@ class Ledger:
     @property
     def unpriced_models(self) -> tuple[str, ...]:
         """Models of requests the price table does not know (their cost is unknown, never $0)."""
-        return tuple(sorted({r.model for r in self._rows if r.cost is None}))
+        past = self._past().unpriced if self.folded else set()
+        return tuple(sorted(past | {r.model for r in self._rows if r.cost is None}))
 
     @property
     def priced_cost(self) -> Decimal:
         """Dollars of the priced rows only (see `unpriced_models` for the rest)."""
-        return sum((r.cost for r in self._rows if r.cost is not None), Decimal(0))
+        past = self._past().priced_cost if self.folded else Decimal(0)
+        return sum((r.cost for r in self._rows if r.cost is not None), past)
 
     @property
     def cost(self) -> Decimal | None:
@@ -210,9 +291,9 @@ class Ledger:
         is unpriced)."""
         if self.unpriced_models:
             return None
+        past = self._past().cost_without_cache if self.folded else Decimal(0)
         return sum(
-            (r.cost_without_cache for r in self._rows if r.cost_without_cache is not None),
-            Decimal(0),
+            (r.cost_without_cache for r in self._rows if r.cost_without_cache is not None), past
         )
 
     @property
@@ -227,7 +308,7 @@ class Ledger:
     @property
     def rebilled(self) -> dict[str, int]:
         """Re-billed tokens by cause."""
-        out: dict[str, int] = defaultdict(int)
+        out: dict[str, int] = defaultdict(int, self._past().rebilled if self.folded else {})
         for r in self._rows:
             if r.rebilled and r.cause:
                 out[r.cause] += r.rebilled
@@ -243,10 +324,11 @@ class Ledger:
             saved = (self.saved or Decimal(0)).quantize(Decimal("0.0001"))
             sign = "-" if saved < 0 else ""  # cache writes not read yet cost more: "-$0.0012"
             money = f"cost ${cost:.4f}, saved {sign}${abs(saved):.4f}"
-        n = len(self._rows)
+        n = len(self)
         requests = f"{n} request{'' if n == 1 else 's'}"
         # Rows the server reported no usage for were counted locally (prefixlock.providers).
-        guessed = sum(1 for r in self._rows if "prefixlock_estimate" in r.usage.raw)
+        guessed = self._past().estimated if self.folded else 0
+        guessed += sum(1 for r in self._rows if "prefixlock_estimate" in r.usage.raw)
         note = f" ({guessed} of them estimated: the server reported no usage)" if guessed else ""
         return (
             f"{requests}{note}: read {u.cache_read:,}, written {u.cache_write:,}, "

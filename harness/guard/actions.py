@@ -117,9 +117,12 @@ class PricedActions:
         summaries, or misses, whose writes re-bill old context rather than bring new tokens).
         """
         other = ("ping", "summary", "abandoned")  # an abandoned request's output was cut short
-        rows = [r for r in self.state.ledger.rows if r.meta.get("kind") not in other]
+        ledger = self.state.ledger
+        rows = [r for r in ledger.rows if r.meta.get("kind") not in other]
+        # A bounded ledger's older rows count too (folded by kind).
+        count = len(rows) + sum(p.count for k, p in ledger.folded.items() if k not in other)
         turns = max(self.state.turn, 1)
-        per_turn = max(round(len(rows) / turns), 1) if rows else 1
+        per_turn = max(round(count / turns), 1) if count else 1
         recent = [r for r in rows if r.seq > 0 and r.cause is None][-RECENT_REQUESTS:]
         if not recent:
             return 0, 0, per_turn

@@ -83,6 +83,11 @@ class KeepAliveRunner:
         for row in self.state.ledger.rows:
             if row.meta.get("kind") == "ping":
                 ka.record(row.time, row.usage.cache_read, row.cost or Decimal(0))
+        folded = self.state.ledger.folded.get("ping")  # a bounded ledger's older pings
+        if folded is not None:
+            ka.pings += folded.count
+            ka.read_tokens += folded.usage.cache_read
+            ka.spent += folded.priced_cost
         ka.idle_spent = Decimal(0)  # an idle stretch starts now (as it did before)
         ka.last_active = self.tracker.guard.last_time
         return ka

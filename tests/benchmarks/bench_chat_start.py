@@ -96,8 +96,36 @@ def _pane(sock: str) -> str:
     ).stdout
 
 
+def _ours(marker: str) -> list[int]:
+    """The processes started by one run (the chat, its MCP servers): those whose environment
+    carries `marker` (Linux's /proc; elsewhere none are found and nothing waits)."""
+    needle = marker.encode()
+    found = []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if not entry.isdigit():
+            continue
+        try:
+            env = Path("/proc", entry, "environ").read_bytes()
+        except OSError:  # gone, or another user's
+            continue
+        if needle in env.split(b"\0"):
+            found.append(int(entry))
+    return found
+
+
+def _wait_gone(marker: str) -> None:
+    """Until every process of a run has exited: a chat that closes its MCP servers would
+    otherwise still be exiting while the next run starts, and take the CPU it needs."""
+    deadline = time.monotonic() + 60  # only against a hang
+    while _ours(marker):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"processes of {marker} still running after 60 s")
+        time.sleep(0.02)
+
+
 def _chat_start(mcp: str) -> tuple[float, float]:
-    """(seconds to a usable prompt, seconds to the open session)."""
+    """(seconds to a usable prompt, seconds to the open session). Returns once the run's
+    processes are gone."""
     root = Path(tempfile.mkdtemp(prefix="prefixlock-start-"))
     ws, home = _setup(root, mcp)
     exe = Path(sys.executable).with_name("prefixlock")
@@ -106,11 +134,12 @@ def _chat_start(mcp: str) -> tuple[float, float]:
     if mcp == "floor":
         (root / "floor.py").write_text(FLOOR_APP)
         run = f"{sys.executable} {root / 'floor.py'}"
+    sock = f"prefixlock-bench-{uuid.uuid4().hex[:8]}"
+    marker = f"PREFIXLOCK_BENCH_RUN={sock}"
     cmd = (
         "env -u ANTHROPIC_API_KEY -u OPENAI_API_KEY -u PYTHONDONTWRITEBYTECODE "
-        f"HOME={home} TERM=xterm-256color {run}; sleep 5"
+        f"{marker} HOME={home} TERM=xterm-256color {run}; sleep 5"
     )
-    sock = f"prefixlock-bench-{uuid.uuid4().hex[:8]}"
     started = time.monotonic()
     subprocess.run(
         ["tmux", "-L", sock, "new-session", "-d", "-s", "c", "-x", "120", "-y", "40", cmd],
@@ -134,6 +163,7 @@ def _chat_start(mcp: str) -> tuple[float, float]:
             time.sleep(0.01)
     finally:
         subprocess.run(["tmux", "-L", sock, "kill-server"], capture_output=True, check=False)
+        _wait_gone(marker)
         shutil.rmtree(root, ignore_errors=True)
     return usable, opened
 

@@ -121,3 +121,40 @@ def test_unpriced_model_is_never_zero_dollars(tmp_path: Path) -> None:
     ledger2.record(_requests("anthropic", "claude-haiku-4-5", 1)[0], Usage(uncached_input=1000))
     ledger2.record(reqs[1], Usage(uncached_input=10))
     assert ledger2.cost is None and ledger2.priced_cost == Decimal("0.001")
+
+
+def test_a_bounded_ledger_keeps_the_newest_rows_and_answers_for_every_request() -> None:
+    """`keep_rows`: a long-running session's ledger keeps its newest rows whole and folds the
+    older ones into sums, so every answer (tokens, cost, saved, ceiling, re-billed, the count,
+    an unpriced model, the one-line summary) is the one a ledger keeping every row gives."""
+    reqs = _requests("anthropic", "claude-opus-4-7", 12)
+    unknown = _requests("anthropic", "no-such-model", 2)
+    full, bounded = Ledger(PriceTable.default()), Ledger(PriceTable.default())
+    bounded.keep_rows = 3
+    for ledger in (full, bounded):
+        for i, req in enumerate(reqs):
+            usage = (
+                Usage(uncached_input=req.input_tokens, output=10)  # a miss: re-billed
+                if i % 4 == 3
+                else Usage(cache_read=reqs[max(i - 1, 0)].input_tokens, output=10)
+            )
+            ledger.record(req, usage, meta={"kind": "ping"} if i == 5 else None)
+        ledger.record(unknown[0], Usage(uncached_input=100, output=5))
+        ledger.record(reqs[-1], Usage(cache_read=50, uncached_input=50, output=5))
+    assert len(bounded.rows) == 3 and len(full.rows) == len(bounded) == len(full) == 14
+    assert [r.seq for r in bounded.rows] == [11, 12, 13]
+    assert bounded.rows == full.rows[-3:]
+    assert bounded.folded["ping"].count == 1
+    for answer in (
+        "usage",
+        "ceiling",
+        "priced_cost",
+        "cost",
+        "cost_without_cache",
+        "saved",
+        "rebilled",
+        "unpriced_models",
+    ):
+        assert getattr(bounded, answer) == getattr(full, answer), answer
+    assert bounded.unpriced_models == ("no-such-model",)
+    assert bounded.summary() == full.summary()

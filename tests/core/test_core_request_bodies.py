@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from prefixlock import StaleQuote
 from prefixlock.canonical import canonical_bytes
 from prefixlock.errors import UserError
 from prefixlock.released_bodies import BodyReleased, released
@@ -78,3 +79,43 @@ async def test_the_sessions_own_features_read_only_the_newest_body(tmp_path: Pat
             async for _ in r.send("And after the resume?"):
                 pass
             assert r.ledger.rows[-1].usage.cache_read > 0  # resumed from the store: warm
+
+
+async def test_keep_requests_bounds_the_records_and_the_store_keeps_every_one(
+    tmp_path: Path,
+) -> None:
+    """`Session.keep_requests`: past the bound the oldest records leave `s.requests` (so a long
+    session's list stays flat); the newest is the request sent last, the count of requests
+    sent goes on, a quote made before a send is stale after it, and the store has them all."""
+    db = str(tmp_path / "s.sqlite")
+    with start_emulator() as emu:
+        a = agent(emu, store=SessionStore(db))
+        async with a.session("s4") as s:
+            assert s.keep_requests is None  # the SDK's default: every record kept
+            for bad in (0, -1, 2.5, True):
+                with pytest.raises(UserError, match="keep_requests"):
+                    s.keep_requests = bad  # type: ignore[assignment]
+            s.keep_request_bodies = 1
+            s.keep_requests = 2
+            for i in range(5):
+                quote = s.quote_compaction() if i else None
+                async for _ in s.send(f"Turn {i}: what does f{i} do?"):
+                    pass
+                advance(emu, 10)
+                assert len(s.requests) <= 2
+                if quote is not None:
+                    with pytest.raises(StaleQuote):
+                        await s.compact(quote=quote)
+            sent = [r.body for r in emu.requests if r.api == "anthropic"]
+            assert s.state.sent == len(sent) >= 5
+            assert [released(r) for r in s.requests] == [True, False]
+            last = s.previous_request
+            assert last is not None
+            assert canonical_bytes(last.body) == canonical_bytes(sent[-1])
+            async for _ in s.send("One more, on a bound list"):
+                pass
+            assert s.ledger.rows[-1].usage.cache_read > 0  # the newest record is all it needs
+            assert len(s.requests) == 2
+            total = s.state.sent
+    with SessionStore(db, read_only=True) as store:
+        assert len([r for r in store.requests("s4") if r.kind == "turn"]) == total

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from prefixlock.released_bodies import released
 from prefixlock.tui import app as app_module
 from prefixlock.tui.widgets import EarlierEntries, UserMessage
 from tests.helpers.tui_drive import AppFactory, say, until
@@ -70,3 +71,40 @@ async def test_entries_taken_off_screen_free_the_lines_they_drew(
         gc.collect()
         assert entry() is None
         assert drawn() is None, "the lines a removed entry drew are still held"
+
+
+@pytest.mark.slow  # ten turns
+async def test_a_long_session_holds_a_bounded_window_of_everything_per_turn(
+    make_app: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the chat keeps per turn stays bounded however long it runs: the mounted entries,
+    the session's request records (and their bodies), the panel's turn figures. The bounds are
+    made small here so a few turns pass each; the session still sent every request, and the
+    store has every one."""
+    from prefixlock.tui import backend as backend_module
+    from prefixlock.tui import state as state_module
+
+    monkeypatch.setattr(app_module, "LIVE_LIMIT", 8)
+    monkeypatch.setattr(app_module, "LIVE_KEEP", 4)
+    monkeypatch.setattr(backend_module, "KEEP_REQUESTS", 3)
+    monkeypatch.setattr(state_module, "TURNS_KEPT", 4)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        turns = 10
+        for n in range(turns):
+            await say(app, pilot, "look around" if n % 3 == 0 else f"hello {n}")
+        s = app.backend.session
+        entries = [w for w in app.conversation.children if not isinstance(w, EarlierEntries)]
+        assert len(entries) <= 8
+        assert len(s.requests) <= 3
+        assert sum(not released(r) for r in s.requests) == backend_module.KEEP_BODIES == 1
+        assert len(app.backend.state.turns) <= 4
+        sent = s.state.sent
+        assert sent > turns  # every third turn used a tool: two requests
+        assert len(s.ledger.rows) <= 3
+        assert len(s.ledger) == sent  # the session's figures count every request
+        # The newest request is whole: the next one is predicted from it.
+        assert s.previous_request is not None and not released(s.previous_request)
+        store = app.backend.store
+        assert store is not None
+        assert len([r for r in store.requests(s.id) if r.kind == "turn"]) == sent

@@ -140,6 +140,8 @@ async def test_the_session_waits_for_the_gate_while_keys_echo(chat_options: Opti
         assert not app.query("#prompt")
         # Nothing of the session has started, nor the footer: the prompt has the process.
         assert opened == [] and not app.opened and not app.query("Footer")
+        # Nor laid out the conversation and the panel, empty until then.
+        assert not app.query("#conversation") and not app.query("#cache-panel")
 
 
 async def test_the_first_frames_prompt_hands_over_on_the_first_key_it_does_not_take(
@@ -162,6 +164,11 @@ async def test_the_first_frames_prompt_hands_over_on_the_first_key_it_does_not_t
         prompt = app.query_one("#prompt", PromptInput)
         assert prompt.has_focus and prompt.value == "cd"
         assert not app.query("#first-prompt")  # one prompt on screen
+        # The conversation came with the prompt: the message's wait is said there.
+        await until(
+            lambda: "waiting while the session opens" in conversation_text(app), "the waiting line"
+        )
+        assert app.query("#cache-panel")
 
 
 async def test_a_slash_in_the_first_frames_prompt_opens_the_command_list(

@@ -25,7 +25,8 @@ async def test_cost_sessions_lint_agents_and_compact(open_chat: ChatOpener) -> N
         await chat.say("look around")
         assert "saved by the cache" in backend.cost_text()
         assert "tui-test-session" in backend.sessions_text()
-        # The linter reads this session's requests as a trace (not some other input).
+        # The linter reads this session's requests as a trace (not some other input), from the
+        # store: the session keeps the newest body only.
         sent = len(backend.session.requests)
         assert sent == 4 and re.search(
             rf"lint: (no findings|\d+ finding\(s\)) in {sent} requests of this session",

@@ -19,7 +19,10 @@ async def test_the_chat_holds_the_history_at_one_hour_with_keepalive_off(
         await chat.say("look around")
         await chat.say("and now the tests")
         session = backend.session
-        held = [r.body for r in session.requests[1:] if HOUR_MARK in cache_marks(r.body)]
+        # The bodies as sent, from the store (the chat keeps only the newest in memory).
+        assert backend.store is not None
+        bodies = [r.body for r in backend.store.requests(session.id)]
+        held = [body for body in bodies[1:] if HOUR_MARK in cache_marks(body)]
         assert held, "no request held the reply at 1h"
         sent = len(session.requests)
         backend.clock.advance(40 * 60)  # type: ignore[attr-defined]

@@ -193,3 +193,24 @@ def test_a_long_session_keeps_a_bounded_number_of_turn_figures() -> None:
     assert s.requests == 500 and s.total.cache_read == 250 * 90
     v = s.view(1000.0)
     assert len(v.sparkline) == 30 and v.last_read == 0 and v.last_uncached == 10
+
+
+def test_the_panels_totals_cover_the_rows_a_bounded_ledger_folded() -> None:
+    """The chat bounds its ledger (the oldest rows folded into sums): the panel's hit rate
+    and savings (a keep-alive ping neither a hit nor a saving) are those of every request."""
+    from prefixlock.billing.ledger import Ledger
+    from prefixlock.tui.state import served_by_cache
+    from prefixlock.wire import WireRequest
+
+    req = WireRequest("anthropic", "claude-sonnet-4-6", "/v1/messages", {})
+    full, bounded = Ledger(), Ledger()
+    bounded.keep_rows = 2
+    for ledger in (full, bounded):
+        for i in range(9):
+            kind = {"kind": "ping"} if i in (2, 3) else None
+            usage = Usage(cache_read=900 * i, uncached_input=100 + 50 * (i % 3), output=10)
+            ledger.record(req, usage, meta=kind)
+    assert len(bounded.rows) == 2 and len(bounded) == 9
+    hit, saved = served_by_cache(bounded)
+    assert (hit, saved) == served_by_cache(full)
+    assert saved is not None and saved > 0 and 0 < hit < 1
