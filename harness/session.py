@@ -577,6 +577,11 @@ class Session(PricedActionMethods, ApprovalMethods):
         route = f"{last.api}:{last.model}"  # the wire API too (Chat or Responses)
         if route == s.provider.route.label or self.agent.prices.lookup(last.model) is None:
             return await self.compact(quote=self.quote_compaction())
+        here = self.actions.summary_dollars(s.provider.api, s.model)
+        there = self.actions.summary_dollars(last.api, last.model)
+        if here is not None and there is not None and here <= there:
+            # Back from an excursion: this model's cache still holds the history before it.
+            return await self.compact(quote=self.quote_compaction())
         current = s.provider
         s.provider = self.agent.provider(route)
         try:

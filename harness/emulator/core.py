@@ -234,16 +234,44 @@ class EmulatorCore:
             output_tokens = 0
         rid = self.next_id("resp_emu_" if responses else "chatcmpl-emu")
         created = int(now)
+        # Server-side compaction (OpenAI's compaction guide): past the threshold the server
+        # "triggers a compaction pass, emits a compaction output item ... and prunes context
+        # before continuing inference": two passes, both billed (`with_compaction_pass`).
+        threshold = mod.compact_threshold(body) if resolved is not None else None
+        compaction: dict[str, Any] | None = None
+        if threshold is not None and openai_units(body)[-1].end >= threshold:
+            summary = self.model.script.summary
+            compaction = mod.compaction_item(
+                input_items(body.get("input")), "cmp_" + rid, summary.tokens if summary else None
+            )
         cached = self._openai_cache(
             body,
             scope,
             price,
             reply,
-            output_tokens,
+            0 if compaction is not None else output_tokens,
             now,
             responses=responses,
             explicit=explicit_model,
         )
+        if compaction is not None:
+            continued = self._openai_cache(
+                mod.pruned_body(body, compaction),
+                scope,
+                price,
+                reply,
+                output_tokens,
+                now,
+                responses=responses,
+                explicit=explicit_model,
+            )
+            usage = mod.with_compaction_pass(
+                cached.usage, continued.usage, mod.compaction_tokens(compaction)
+            )
+            pending = cached.pending
+            if continued.pending.machine == pending.machine:
+                pending = PendingWrite(pending.entries + continued.pending.entries, pending.machine)
+            cached = _Cached(usage, cached.store, pending, cached.machine)
         usage = cached.usage
         diagnostics: dict[str, Any] | None = None
         asked, ref = requested_ref(body, OPENAI_FIELD, OPENAI_REF)
@@ -261,14 +289,11 @@ class EmulatorCore:
             resp = mod.response_object(request, done)
             if diagnostics is not None:
                 resp[OPENAI_FIELD] = diagnostics
-            threshold = mod.compact_threshold(body)
-            if threshold is not None and openai_units(body)[-1].end >= threshold:
-                # Server-side compaction (OpenAI's compaction guide): the rendered prompt
-                # crossed the threshold, so the response carries a compaction item first, and
-                # what continues from it (by previous_response_id, or with the item appended
-                # to the next input) starts there (`responses_state.since_compaction`).
-                items = input_items(body.get("input"))
-                resp["output"].insert(0, mod.compaction_item(items, "cmp_" + rid))
+            if compaction is not None:
+                # The response carries the compaction item first, and what continues from it
+                # (by previous_response_id, or with the item appended to the next input)
+                # starts there (`responses_state.since_compaction`).
+                resp["output"].insert(0, compaction)
             self.responses.remember(resolved, request, resp, scope)
             events = mod.responses_events(resp, chunk) if body.get("stream") else None
             return Plan(

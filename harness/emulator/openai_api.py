@@ -335,16 +335,17 @@ def compact_threshold(body: Mapping[str, Any]) -> int | None:
 
 
 # A compaction item is opaque and "uses fewer tokens" than what it replaces (OpenAI's guide
-# gives no ratio): the emulator's is a tenth of their tokens, at least this many.
+# gives no ratio): the emulator's is a tenth of their tokens, at least this many, unless the
+# script says how long a summary is (`Script.summary`: the same length whoever compacts).
 COMPACTION_RATIO = 10
 COMPACTION_MIN_TOKENS = 64
 
 
-def compaction_item(items: list[Any], item_id: str) -> dict[str, Any]:
+def compaction_item(items: list[Any], item_id: str, tokens: int | None = None) -> dict[str, Any]:
     """The `compaction` output item standing for `items` (the input it compacts): opaque,
-    deterministic content of a tenth of their tokens."""
+    deterministic content of `tokens` tokens (default: a tenth of theirs)."""
     data = canonical_json(items)
-    target = max(COMPACTION_MIN_TOKENS, len(pieces(data)) // COMPACTION_RATIO)
+    target = tokens or max(COMPACTION_MIN_TOKENS, len(pieces(data)) // COMPACTION_RATIO)
     digest = hashlib.sha256(data.encode("utf-8")).hexdigest()
     stream: list[str] = []
     # Hex cuts into at most 5 characters a token: 5 per token wanted is always enough.
@@ -353,6 +354,52 @@ def compaction_item(items: list[Any], item_id: str) -> dict[str, Any]:
         stream.append(digest)
     content = "".join(pieces("".join(stream))[:target])
     return {"id": item_id, "type": "compaction", "encrypted_content": content}
+
+
+def compaction_tokens(item: Mapping[str, Any]) -> int:
+    """The output tokens of a compaction item (what the compaction pass generated)."""
+    return len(pieces(str(item.get("encrypted_content", ""))))
+
+
+def pruned_body(body: Mapping[str, Any], item: Mapping[str, Any]) -> dict[str, Any]:
+    """The prompt inference continues from after a compaction pass: the same instructions and
+    tools, the input pruned to the compaction item ("prunes context before continuing
+    inference", OpenAI's compaction guide)."""
+    out = {k: v for k, v in body.items() if k not in ("input", "context_management")}
+    out["input"] = [dict(item)]
+    return out
+
+
+def with_compaction_pass(
+    usage: Mapping[str, Any], continued: Mapping[str, Any], item_tokens: int
+) -> dict[str, Any]:
+    """The usage of a response that compacted: the compaction pass over the whole prompt
+    (`usage`'s input, cached as any prompt is), which generates the compaction item
+    (`item_tokens` output), plus the inference that continues from the pruned prompt
+    (`continued`: its input, and the reply's output). OpenAI's API reference gives a compaction
+    pass's usage ("Token accounting for the compaction pass, including cached, reasoning, and
+    total tokens": input and output, on `/responses/compact`); that a compacted response's
+    usage adds both passes is this emulator's reading (docs/providers.md#openai-compaction)."""
+    details = dict(usage.get("input_tokens_details") or {})
+    more = continued.get("input_tokens_details") or {}
+    for key in ("cached_tokens", "cache_write_tokens"):
+        if key in details or key in more:
+            details[key] = int(details.get(key, 0)) + int(more.get(key, 0))
+    split = details.get("cache_write_tokens_details")
+    if isinstance(split, Mapping):
+        extra = more.get("cache_write_tokens_details") or {}
+        details["cache_write_tokens_details"] = {
+            k: int(v) + int(extra.get(k, 0)) for k, v in split.items()
+        }
+    prompt = int(usage["input_tokens"]) + int(continued["input_tokens"])
+    output = item_tokens + int(continued["output_tokens"])
+    return {
+        "input_tokens": prompt,
+        "input_tokens_details": details,
+        "output_tokens": output,
+        "output_tokens_details": {"reasoning_tokens": 0},
+        "total_tokens": prompt + output,
+    }
 
 
 def _check_state_fields(body: Mapping[str, Any]) -> None:

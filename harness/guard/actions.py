@@ -400,6 +400,26 @@ class PricedActions:
             extra=extra,
         )
 
+    def summary_dollars(self, api: str, model: str) -> Decimal | None:
+        """What a summary request of this session costs on `model` (over wire API `api`), by
+        the guard's prediction of that model's cache (None: unpriced). After an excursion to
+        another model, the model the session comes back to may still hold nearly all of the
+        history, at a lower output price than the model that answered last."""
+        s = self.state
+        if self.tracker.guard.price(model) is None:
+            return None
+        summary_tokens = estimate_summary_tokens(s.transcript.tokens)
+        request = hypothetical_request(
+            api,
+            model,
+            s.prefix,
+            s.settings,
+            summary_messages(s.transcript.messages, s.pending_results),
+            s.info,
+            (DEFAULT_INSTRUCTION,),
+        )
+        return self._summary_request(request, summary_tokens)[1]
+
     def _summary_request(
         self, request: WireRequest, summary_tokens: int
     ) -> tuple[WireRequest, Decimal]:

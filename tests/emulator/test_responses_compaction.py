@@ -4,7 +4,9 @@ OpenAI's compaction guide: when the rendered token count crosses `compact_thresh
 response carries an opaque `compaction` item (streamed, with a `response.compaction.compacting`
 event); a continuation by `previous_response_id`, or an input the client appended the items
 to, goes on from that item, which carries everything before it. So after a compaction the next
-prompt is small again, and the same size whichever way the client chains.
+prompt is small again, and the same size whichever way the client chains. A compacted
+response bills both of its passes: the compaction pass over the whole prompt, whose output is
+the compaction item, and the inference that continues from the pruned prompt.
 """
 
 from __future__ import annotations
@@ -13,7 +15,10 @@ from typing import Any
 
 import pytest
 
-from prefixlock.emulator import Emulator
+from prefixlock.clock import ManualClock
+from prefixlock.emulator import Emulator, EmulatorConfig
+from prefixlock.emulator.model import Script, Summary
+from prefixlock.emulator.openai_api import compaction_tokens
 from tests.helpers.sdk import openai
 
 LONG = "Here is the whole build log, line after line of compiler output. " * 400
@@ -21,8 +26,8 @@ COMPACT = [{"type": "compaction", "compact_threshold": 2000}]
 INSTRUCTIONS = "You are a careful build engineer."
 
 
-def _client(emulator: Emulator) -> openai.OpenAI:
-    return openai.OpenAI(api_key="k", base_url=emulator.openai_base_url, max_retries=0)
+def _client(emulator: Emulator, key: str = "k") -> openai.OpenAI:
+    return openai.OpenAI(api_key=key, base_url=emulator.openai_base_url, max_retries=0)
 
 
 def _items(response: Any) -> Any:
@@ -176,3 +181,48 @@ def test_a_prompt_typed_again_after_a_compaction_gets_a_call_id_of_its_own() -> 
         items[-1]["output"] = "3 passed"
         done = create(items)
         assert done.output_text == "All green."
+
+
+def test_a_compacted_response_bills_the_compaction_pass_and_the_pruned_prompt(
+    emulator: Emulator,
+) -> None:
+    """The same request, compacted and not (each on its own key, so neither reads the other's
+    cache): the compacted one pays the compaction item as output on top of the reply, and the
+    pruned prompt (instructions and the item) as input on top of the whole prompt."""
+    plain = _client(emulator, "plain").responses.create(
+        model="gpt-5.4", instructions=INSTRUCTIONS, input=LONG
+    )
+    compacted = _client(emulator, "compacting").responses.create(
+        model="gpt-5.4",
+        instructions=INSTRUCTIONS,
+        input=LONG,
+        context_management=COMPACT,  # type: ignore[arg-type]
+    )
+    item = _items(compacted)[0]
+    pruned = _client(emulator, "pruned").responses.create(
+        model="gpt-5.4", instructions=INSTRUCTIONS, input=[item]
+    )
+    assert plain.usage is not None and compacted.usage is not None and pruned.usage is not None
+    assert compacted.output_text == plain.output_text
+    made = compaction_tokens(item)
+    assert made > 0
+    assert compacted.usage.output_tokens == plain.usage.output_tokens + made
+    assert compacted.usage.input_tokens == plain.usage.input_tokens + pruned.usage.input_tokens
+    assert compacted.usage.input_tokens_details.cached_tokens == 0  # nothing cached yet
+    # The emulator's record of the request (what the versus suite bills) says the same.
+    billed = emulator.requests[-2].usage
+    assert billed is not None and billed["output_tokens"] == compacted.usage.output_tokens
+
+
+def test_the_compaction_item_is_as_long_as_the_scripts_summary() -> None:
+    """A script that says how long a summary is (every client's summary request gets that many
+    output tokens) makes the compaction item that long too: a server-side compaction and a
+    client's own summary request cost the same output."""
+    script = Script(summary=Summary(tokens=300))
+    with Emulator.start(config=EmulatorConfig(), clock=ManualClock(), script=script) as emu:
+        first = _client(emu).responses.create(
+            model="gpt-5.4",
+            input=LONG,
+            context_management=COMPACT,  # type: ignore[arg-type]
+        )
+    assert compaction_tokens(_items(first)[0]) == 300
