@@ -130,14 +130,20 @@ def assemble(
     for f in parts:
         _take(out, f)
         n = len(f.keys)
-        kept = _kept(
-            f,
-            f.keys,
-            zip(f.fingerprints or [None] * n, f.bursts or [False] * n, strict=True),
-            replayed,
-            seen,
-            out.notes,
-        )
+        fresh = set(f.keys) if f.parent is None else None
+        if fresh is not None and len(fresh) == n and seen.isdisjoint(fresh):
+            # Most files: no fork, and every request new (what `_kept` finds, at a set's cost).
+            seen |= fresh
+            kept = [True] * n
+        else:
+            kept = _kept(
+                f,
+                f.keys,
+                zip(f.fingerprints or [None] * n, f.bursts or [False] * n, strict=True),
+                replayed,
+                seen,
+                out.notes,
+            )
         if all(kept) and all(owners[t.key] == 1 for t in f.threads):
             taken.extend(f.threads)
         else:
