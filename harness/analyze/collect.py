@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from .model import Event, FileResult, Request
@@ -74,7 +75,9 @@ def _kept(
 
 
 def _take(out: Collected, f: FileResult | FilePart) -> None:
-    out.notes.update(f.notes)
+    notes = out.notes
+    for k, n in f.notes.items():  # Counter.update's checks cost more than a few additions
+        notes[k] += n
     out.files[f.source] = out.files.get(f.source, 0) + 1
     out.events.extend(f.events)
     for s, n in f.prompts.items():
@@ -160,5 +163,5 @@ def assemble(
                 requests.append(r)
     if requests:
         taken.extend(analyse(requests))
-    taken.sort(key=lambda t: t.key)
+    taken.sort(key=attrgetter("key"))
     return out, taken

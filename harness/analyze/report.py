@@ -202,23 +202,31 @@ class Totals(msgspec.Struct, gc=False):
         self.unpriced_tokens += o.unpriced_tokens
         self.cold_writes += o.cold_writes
         self.cache_known = self.cache_known or o.cache_known
-        for m in o.unpriced_models:
-            if m not in self.unpriced_models:
-                self.unpriced_models += (m,)
-        for m in o.models:
-            if m not in self.models:
-                self.models += (m,)
-        if o.parts is not None:
-            if self.parts is None:
-                self.parts = list(o.parts)
-            else:
-                for i, v in enumerate(o.parts):
-                    self.parts[i] += v
-        for k, n in o.breaks.items():
-            self.breaks[k] = self.breaks.get(k, 0) + n
-        for k, v in o.lost_by_cause.items():
+        if o.unpriced_models:
+            for m in o.unpriced_models:
+                if m not in self.unpriced_models:
+                    self.unpriced_models += (m,)
+        if o.models != self.models:
+            for m in o.models:
+                if m not in self.models:
+                    self.models += (m,)
+        theirs = o.parts
+        if theirs is not None:
+            mine = self.parts
+            if mine is None:
+                self.parts = list(theirs)
+            else:  # the four parts of PARTS, spelled out
+                mine[0] += theirs[0]
+                mine[1] += theirs[1]
+                mine[2] += theirs[2]
+                mine[3] += theirs[3]
+        if o.breaks:
+            for k, n in o.breaks.items():
+                self.breaks[k] = self.breaks.get(k, 0) + n
+        if o.lost_by_cause:
             d = self.lost_by_cause
-            d[k] = d[k] + v if k in d else v
+            for k, v in o.lost_by_cause.items():
+                d[k] = d[k] + v if k in d else v
         if o.first_ts is not None and (self.first_ts is None or o.first_ts < self.first_ts):
             self.first_ts = o.first_ts
         if o.last_ts is not None and (self.last_ts is None or o.last_ts > self.last_ts):
@@ -532,14 +540,19 @@ SessionRecord = _record(
 )  # fmt: skip
 
 
-def _turn_record(item: tuple[tuple[str, str, int], Totals]) -> Any:
+def _turn_record(item: tuple[tuple[str, str, int], Totals], figures: Figures = None) -> Any:
     (s, sid, n), t = item
-    return TurnRecord(s, sid, n, *t.figures())
+    return TurnRecord(s, sid, n, *(figures or t.figures()))
 
 
-def agent_record(key: tuple[str, str, str], t: Totals) -> Any:
+# A group's figures where they are already made (None: made from its sums): a thread with
+# one cell, a session with one thread and its one turn are the same sums.
+Figures = tuple[Any, ...] | None
+
+
+def agent_record(key: tuple[str, str, str], t: Totals, figures: Figures = None) -> Any:
     """A thread's record (its sums `t`)."""
-    return AgentRecord(*key, *t.figures())
+    return AgentRecord(*key, *(figures or t.figures()))
 
 
 def _turn_dict(item: tuple[tuple[str, str, int], Totals]) -> dict[str, Any]:
@@ -585,10 +598,12 @@ def session_record(
     prompts: int | None,
     live_prompts: int | None,
     threads: list[str],
+    figures: Figures = None,
 ) -> Any:
     """A session's record (its sums `t`)."""
     top = None if t.top_break is None else t.top_break[1]
-    return SessionRecord(*key, project, prompts, live_prompts, threads, *t.figures(), top)
+    figs = figures or t.figures()
+    return SessionRecord(*key, project, prompts, live_prompts, threads, *figs, top)
 
 
 def session_part(
@@ -596,10 +611,13 @@ def session_part(
     sums: list[Totals],
     cells: list[tuple[Cell, Totals]],
     said: tuple[dict[str, int], dict[str, int]],
+    made: dict[int, tuple[Any, ...]] | None = None,
 ) -> SessionPart:
     """The records of the session whose threads' `parts` (with their sums and cells, in
     order) are all a file holds of it; `said`: the file's prompt counts by session. Summed as
-    `build_parts` sums them: the first thread's sums, or a copy with the others merged in."""
+    `build_parts` sums them: the first thread's sums, or a copy with the others merged in.
+    `made`: figures already made, by the id of sums that outlive the call."""
+    made = {} if made is None else made
     key = parts[0].key[:2]
     t = sums[0]
     if len(sums) > 1:
@@ -608,7 +626,7 @@ def session_part(
             t.merge(o)
     prompts, live = said[0].get(key[1]), said[1].get(key[1])
     threads = [p.key[2] for p in parts]
-    record = session_record(key, t, parts[-1].project, prompts, live, threads)
+    record = session_record(key, t, parts[-1].project, prompts, live, threads, made.get(id(t)))
     turns = _merged(dict(cells), lambda c: c[3])
     return SessionPart(
         len(parts),
@@ -616,7 +634,10 @@ def session_part(
         live,
         t.first_ts,
         encoded([record]),
-        [(u.first_ts, n, encoded([_turn_record(((*key, n), u))])) for n, u in turns.items()],
+        [
+            (u.first_ts, n, encoded([_turn_record(((*key, n), u), made.get(id(u)))]))
+            for n, u in turns.items()
+        ],
     )
 
 

@@ -122,6 +122,9 @@ def parts_of(
     records = [request_record(w) for w in rows]
     out: list[ThreadPart] = []
     sums_of: list[Totals] = []
+    # Each thread's figures by the id of its sums (alive while this runs): its session's and
+    # turns' records take them where they are the same sums.
+    made: dict[int, tuple[Any, ...]] = {}
     ends: list[int] = []  # where each thread's cells end
     at = c = 0
     for g in groups:
@@ -154,6 +157,7 @@ def parts_of(
             sums = sums.copy()
             for _, t in cells[c + 1 : d]:
                 sums.merge(t)
+        figures = made[id(sums)] = sums.figures()
         out.append(
             ThreadPart(
                 key,
@@ -164,7 +168,7 @@ def parts_of(
                 len(broken),
                 events,
                 g[-1].req.project,
-                encoded([agent_record(key, sums)]),
+                encoded([agent_record(key, sums, figures)]),
             )
         )
         sums_of.append(sums)
@@ -178,7 +182,7 @@ def parts_of(
             while j < len(out) and out[j].key[:2] == key[:2]:
                 j += 1
             out[i].session = session_part(
-                out[i:j], sums_of[i:j], cells[ends[i - 1] if i else 0 : ends[j - 1]], said
+                out[i:j], sums_of[i:j], cells[ends[i - 1] if i else 0 : ends[j - 1]], said, made
             )
             i = j
     return out
