@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
 from .model import Event, FileResult, Request
@@ -74,7 +75,9 @@ def _kept(
 
 
 def _take(out: Collected, f: FileResult | FilePart) -> None:
-    out.notes.update(f.notes)
+    notes = out.notes
+    for k, n in f.notes.items():  # Counter.update's checks cost more than a few additions
+        notes[k] += n
     out.files[f.source] = out.files.get(f.source, 0) + 1
     out.events.extend(f.events)
     for s, n in f.prompts.items():
@@ -130,14 +133,20 @@ def assemble(
     for f in parts:
         _take(out, f)
         n = len(f.keys)
-        kept = _kept(
-            f,
-            f.keys,
-            zip(f.fingerprints or [None] * n, f.bursts or [False] * n, strict=True),
-            replayed,
-            seen,
-            out.notes,
-        )
+        fresh = set(f.keys) if f.parent is None else None
+        if fresh is not None and len(fresh) == n and seen.isdisjoint(fresh):
+            # Most files: no fork, and every request new (what `_kept` finds, at a set's cost).
+            seen |= fresh
+            kept = [True] * n
+        else:
+            kept = _kept(
+                f,
+                f.keys,
+                zip(f.fingerprints or [None] * n, f.bursts or [False] * n, strict=True),
+                replayed,
+                seen,
+                out.notes,
+            )
         if all(kept) and all(owners[t.key] == 1 for t in f.threads):
             taken.extend(f.threads)
         else:
@@ -154,5 +163,5 @@ def assemble(
                 requests.append(r)
     if requests:
         taken.extend(analyse(requests))
-    taken.sort(key=lambda t: t.key)
+    taken.sort(key=attrgetter("key"))
     return out, taken

@@ -8,6 +8,7 @@ never 0%. Pure."""
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import UTC, datetime
@@ -201,23 +202,31 @@ class Totals(msgspec.Struct, gc=False):
         self.unpriced_tokens += o.unpriced_tokens
         self.cold_writes += o.cold_writes
         self.cache_known = self.cache_known or o.cache_known
-        for m in o.unpriced_models:
-            if m not in self.unpriced_models:
-                self.unpriced_models += (m,)
-        for m in o.models:
-            if m not in self.models:
-                self.models += (m,)
-        if o.parts is not None:
-            if self.parts is None:
-                self.parts = list(o.parts)
-            else:
-                for i, v in enumerate(o.parts):
-                    self.parts[i] += v
-        for k, n in o.breaks.items():
-            self.breaks[k] = self.breaks.get(k, 0) + n
-        for k, v in o.lost_by_cause.items():
+        if o.unpriced_models:
+            for m in o.unpriced_models:
+                if m not in self.unpriced_models:
+                    self.unpriced_models += (m,)
+        if o.models != self.models:
+            for m in o.models:
+                if m not in self.models:
+                    self.models += (m,)
+        theirs = o.parts
+        if theirs is not None:
+            mine = self.parts
+            if mine is None:
+                self.parts = list(theirs)
+            else:  # the four parts of PARTS, spelled out
+                mine[0] += theirs[0]
+                mine[1] += theirs[1]
+                mine[2] += theirs[2]
+                mine[3] += theirs[3]
+        if o.breaks:
+            for k, n in o.breaks.items():
+                self.breaks[k] = self.breaks.get(k, 0) + n
+        if o.lost_by_cause:
             d = self.lost_by_cause
-            d[k] = d[k] + v if k in d else v
+            for k, v in o.lost_by_cause.items():
+                d[k] = d[k] + v if k in d else v
         if o.first_ts is not None and (self.first_ts is None or o.first_ts < self.first_ts):
             self.first_ts = o.first_ts
         if o.last_ts is not None and (self.last_ts is None or o.last_ts > self.last_ts):
@@ -470,7 +479,7 @@ class Rows(Sequence[dict[str, Any]], Generic[Item]):
     __hash__: ClassVar[None] = None  # type: ignore[assignment]
 
 
-Run = tuple[tuple[str, str, str], "Blob", int]
+Run = tuple[tuple[Any, ...], "Blob", int]  # a thread, session or turn; its records; their count
 
 
 def held(blob: Blob) -> bytes:
@@ -531,14 +540,19 @@ SessionRecord = _record(
 )  # fmt: skip
 
 
-def _turn_record(item: tuple[tuple[str, str, int], Totals]) -> Any:
+def _turn_record(item: tuple[tuple[str, str, int], Totals], figures: Figures = None) -> Any:
     (s, sid, n), t = item
-    return TurnRecord(s, sid, n, *t.figures())
+    return TurnRecord(s, sid, n, *(figures or t.figures()))
 
 
-def agent_record(key: tuple[str, str, str], t: Totals) -> Any:
+# A group's figures where they are already made (None: made from its sums): a thread with
+# one cell, a session with one thread and its one turn are the same sums.
+Figures = tuple[Any, ...] | None
+
+
+def agent_record(key: tuple[str, str, str], t: Totals, figures: Figures = None) -> Any:
     """A thread's record (its sums `t`)."""
-    return AgentRecord(*key, *t.figures())
+    return AgentRecord(*key, *(figures or t.figures()))
 
 
 def _turn_dict(item: tuple[tuple[str, str, int], Totals]) -> dict[str, Any]:
@@ -550,6 +564,81 @@ def build(rows: list[Row], got: Collected) -> dict[str, Any]:
     from .threads import thread_parts
 
     return build_parts(thread_parts(rows), got)
+
+
+class SessionPart(msgspec.Struct, gc=False):
+    """A session's records made where its file was read: good for the report where no other
+    file adds to the session (the same threads, the same prompt counts: `build_parts`
+    checks)."""
+
+    threads: int  # how many threads of the session the file holds
+    prompts: int | None  # the file's human prompts of the session (None: none counted)
+    live_prompts: int | None
+    first_ts: float | None
+    record: bytes  # its record, encoded as a JSON array of one
+    turns: list[tuple[float | None, int, bytes]]  # each turn's first time, number, record
+
+
+def encoded(records: list[Any]) -> bytes:
+    """Records as a JSON array (UTF-8; a lone surrogate from a file name escaped)."""
+    try:
+        return msgspec.json.encode(records)
+    except (UnicodeError, TypeError, OverflowError):
+        return json.dumps(records, default=_plain).encode()  # ASCII: escaped
+
+
+def _plain(obj: Any) -> Any:
+    return msgspec.structs.asdict(obj) if isinstance(obj, msgspec.Struct) else list(obj)
+
+
+def session_record(
+    key: tuple[str, str],
+    t: Totals,
+    project: str,
+    prompts: int | None,
+    live_prompts: int | None,
+    threads: list[str],
+    figures: Figures = None,
+) -> Any:
+    """A session's record (its sums `t`)."""
+    top = None if t.top_break is None else t.top_break[1]
+    figs = figures or t.figures()
+    return SessionRecord(*key, project, prompts, live_prompts, threads, *figs, top)
+
+
+def session_part(
+    parts: list[ThreadPart],
+    sums: list[Totals],
+    cells: list[tuple[Cell, Totals]],
+    said: tuple[dict[str, int], dict[str, int]],
+    made: dict[int, tuple[Any, ...]] | None = None,
+) -> SessionPart:
+    """The records of the session whose threads' `parts` (with their sums and cells, in
+    order) are all a file holds of it; `said`: the file's prompt counts by session. Summed as
+    `build_parts` sums them: the first thread's sums, or a copy with the others merged in.
+    `made`: figures already made, by the id of sums that outlive the call."""
+    made = {} if made is None else made
+    key = parts[0].key[:2]
+    t = sums[0]
+    if len(sums) > 1:
+        t = t.copy()
+        for o in sums[1:]:
+            t.merge(o)
+    prompts, live = said[0].get(key[1]), said[1].get(key[1])
+    threads = [p.key[2] for p in parts]
+    record = session_record(key, t, parts[-1].project, prompts, live, threads, made.get(id(t)))
+    turns = _merged(dict(cells), lambda c: c[3])
+    return SessionPart(
+        len(parts),
+        prompts,
+        live,
+        t.first_ts,
+        encoded([record]),
+        [
+            (u.first_ts, n, encoded([_turn_record(((*key, n), u), made.get(id(u)))]))
+            for n, u in turns.items()
+        ],
+    )
 
 
 def build_parts(
@@ -566,11 +655,39 @@ def build_parts(
         cells.update(p.cells)
         projects[p.key[:2]] = p.project
         made[p.key] = p.agent
-    turns = _merged(cells, lambda c: (c[0], c[1], c[3]))
     agents = _merged(cells, lambda c: (c[0], c[1], c[2]))
+    # The sessions whose records their file made, and the others.
+    ready: list[tuple[tuple[float, tuple[Any, ...]], bytes]] = []
+    ready_turns: list[tuple[tuple[float, tuple[Any, ...]], bytes]] = []
+    others: set[tuple[str, str]] = set()
+    i = 0
+    while i < len(parts):
+        key = parts[i].key[:2]
+        j = i + 1
+        while j < len(parts) and parts[j].key[:2] == key:
+            j += 1
+        sp = parts[i].session
+        if (
+            sp is not None
+            and sp.threads == j - i
+            and sp.prompts == got.prompts.get(key)
+            and sp.live_prompts == got.live_prompts.get(key)
+        ):
+            ready.append(((sp.first_ts or 0, key), sp.record))
+            ready_turns.extend(((ts or 0, (*key, n)), b) for ts, n, b in sp.turns)
+        else:
+            others.add(key)
+        i = j
+    if ready:
+        # Only the others made here.
+        agents_of = {k: t for k, t in agents.items() if k[:2] in others}
+        cells_of_others = {c: t for c, t in cells.items() if c[:2] in others}
+    else:
+        agents_of, cells_of_others = agents, cells
+    turns = _merged(cells_of_others, lambda c: (c[0], c[1], c[3]))
     # A thread's cells come together (the parts are in thread order): sessions merged from
     # the threads take the cells in the same order, with fewer merges.
-    sessions = _merged(agents, lambda a: (a[0], a[1]))
+    sessions = _merged(agents_of, lambda a: (a[0], a[1]))
     # The coarse groupings from one middle grouping (a few thousand cells, not one per
     # thread and turn).
     middle = _merged(cells, lambda c: ("main" if c[2] == "main" else "subagent", c[4], c[5]))
@@ -578,9 +695,9 @@ def build_parts(
     models = _merged(middle, lambda c: c[1])
     days = _merged(middle, lambda c: _day(c[2]))
     total = _merged(middle, lambda c: ()).get((), Totals())
-    del cells  # every grouping is made: the finest cells go before the records are
+    del cells, cells_of_others  # every grouping is made: the finest cells go before the records
     threads: dict[tuple[str, str], list[str]] = {}
-    for s, sid, th in sorted(agents):
+    for s, sid, th in sorted(agents_of):
         threads.setdefault((s, sid), []).append(th)
     events: list[dict[str, Any]] = [
         {
@@ -596,44 +713,46 @@ def build_parts(
         events.extend(p.events)
     notes = {k: v for k, v in sorted(got.notes.items()) if v}
 
-    def session_record(item: tuple[tuple[str, str], Totals]) -> Any:
-        (s, sid), t = item
-        k = (s, sid)
-        return SessionRecord(
-            s,
-            sid,
-            projects.get(k, ""),
-            got.prompts.get(k),
-            got.live_prompts.get(k),
+    def session_of(item: tuple[tuple[str, str], Totals]) -> Any:
+        k, t = item
+        return session_record(
+            k, t, projects.get(k, ""), got.prompts.get(k), got.live_prompts.get(k),
             threads.get(k, []),
-            *t.figures(),
-            None if t.top_break is None else t.top_break[1],
-        )
+        )  # fmt: skip
 
     def session_dict(item: tuple[tuple[str, str], Totals]) -> dict[str, Any]:
-        return msgspec.structs.asdict(session_record(item))
+        return msgspec.structs.asdict(session_of(item))
 
+    def by_start(kv: tuple[Any, Totals]) -> tuple[float, Any]:
+        return (kv[1].first_ts or 0, kv[0])
+
+    sessions_out: Sequence[dict[str, Any]]
+    turns_out: Sequence[dict[str, Any]]
+    if ready:
+        # Those made here encoded as their file's are, all in the report's order.
+        ready += [
+            ((t.first_ts or 0, k), encoded([session_of((k, t))])) for k, t in sessions.items()
+        ]
+        ready_turns += [
+            ((t.first_ts or 0, k), encoded([_turn_record((k, t))])) for k, t in turns.items()
+        ]
+        ready.sort(key=lambda r: r[0])
+        ready_turns.sort(key=lambda r: r[0])
+        sessions_out = Encoded([(k, b, 1) for (_, k), b in ready])
+        turns_out = Encoded([(k, b, 1) for (_, k), b in ready_turns])
+    else:
+        sessions_out = Rows(sorted(sessions.items(), key=by_start), session_dict, session_of)
+        turns_out = Rows(sorted(turns.items(), key=by_start), _turn_dict, _turn_record)
     return {
         "schema_version": SCHEMA_VERSION,
         "price_basis": "list price estimate (USD); not an invoice",
         "files": dict(sorted(got.files.items())),
         "totals": total.to_dict(),
-        "sessions": Rows(
-            sorted(sessions.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0])),
-            session_dict,
-            session_record,
-        ),
-        "turns": Rows(
-            sorted(turns.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0])),
-            _turn_dict,
-            _turn_record,
-        ),
+        "sessions": sessions_out,
+        "turns": turns_out,
         # Each made where its thread was analysed.
         "agents": Encoded(
-            [
-                (k, made[k], 1)
-                for k, _ in sorted(agents.items(), key=lambda kv: (kv[1].first_ts or 0, kv[0]))
-            ],
+            [(k, made[k], 1) for k, _ in sorted(agents.items(), key=by_start)],
             read,
         ),
         "by_agent": {k: t.to_dict() for k, t in sorted(kinds.items())},

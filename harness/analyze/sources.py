@@ -11,6 +11,7 @@ import json
 import multiprocessing
 import os
 import sqlite3
+import stat
 import sys
 import threading
 import traceback
@@ -59,29 +60,32 @@ def default_roots(env: dict[str, str] | None = None) -> list[tuple[str, Path]]:
     return [(s, p) for s, p in out if p.exists()]
 
 
-def _walk(root: Path, source: str | None) -> Iterator[tuple[str | None, Path]]:
+def _walk(root: Path, source: str | None) -> Iterator[tuple[str | None, str]]:
+    # Paths as text (a gigabyte of logs is ten thousand files: a Path each costs more than
+    # walking the folders); `root` made a Path once, so that each is what str(Path) gives.
     if root.is_file():
-        yield source, root
+        yield source, str(root)
         return
     if source == "opencode":
         dbs = sorted(root.glob("opencode*.db"))
         if dbs:
-            yield from ((source, d) for d in dbs)
+            yield from ((source, str(d)) for d in dbs)
             return
         if (root / "storage" / "message").is_dir():
-            yield source, root / "storage"
+            yield source, str(root / "storage")
             return
     if root.name == "storage" and (root / "message").is_dir():
-        yield "opencode", root
+        yield "opencode", str(root)
         return
+    join = os.path.join
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
         for name in sorted(filenames):
             if name.endswith((".jsonl", ".json", ".db", ".sqlite")):
-                yield source, Path(dirpath) / name
+                yield source, join(dirpath, name)
 
 
-def find_files(paths: Sequence[str], source: str = "auto") -> list[tuple[str | None, Path]]:
+def find_files(paths: Sequence[str], source: str = "auto") -> list[tuple[str | None, str]]:
     """The files to read, with the source each is known to be (None: sniff it)."""
     forced = None if source == "auto" else source
     roots: list[tuple[str | None, Path]]
@@ -104,8 +108,8 @@ def find_files(paths: Sequence[str], source: str = "auto") -> list[tuple[str | N
             if not path.exists():
                 raise UserError("no such file or folder", where=str(path))
             roots.append((forced, path))
-    found: list[tuple[str | None, Path]] = []
-    seen: set[Path] = set()
+    found: list[tuple[str | None, str]] = []
+    seen: set[str] = set()
     for s, root in roots:
         for src, f in _walk(root, s):
             if f not in seen:
@@ -394,8 +398,16 @@ PIPE_BYTES = 1 << 20  # Linux's largest pipe an unprivileged process may ask for
 Item = tuple[str | None, str, bool, Callable[[FileResult], Any] | None]
 
 
+def _size(path: str) -> int:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return 0
+    return st.st_size if stat.S_ISREG(st.st_mode) else 0
+
+
 def read_all(
-    files: Sequence[tuple[str | None, Path]],
+    files: Sequence[tuple[str | None, str]],
     jobs: int = 1,
     text: bool = False,
     make: Callable[[FileResult], Any] | None = None,
@@ -404,10 +416,8 @@ def read_all(
     order); files spread over `jobs` readers when there is enough to read: this process and
     jobs - 1 others, each taking the next share of the files, biggest first, until none is
     left, so that no reader is left with one long file at the end."""
-    sizes = {p: (p.stat().st_size if p.is_file() else 0) for _, p in files}
-    items: list[Item] = [
-        (s, str(p), text, make) for s, p in sorted(files, key=lambda f: -sizes[f[1]])
-    ]
+    sizes = {p: _size(p) for _, p in files}
+    items: list[Item] = [(s, p, text, make) for s, p in sorted(files, key=lambda f: -sizes[f[1]])]
     shares: list[list[Item]] = [[]]
     held = 0
     for item, size in zip(items, sorted(sizes.values(), reverse=True), strict=True):

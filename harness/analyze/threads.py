@@ -9,7 +9,6 @@ in one file, or that lost a request to another file, is made again where they me
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Iterable
 from typing import Any
@@ -19,7 +18,18 @@ import msgspec
 from .breaks import Options, Row, by_thread
 from .model import Event, FileResult
 from .pricing import Pricer
-from .report import Cell, Totals, agent_record, break_dict, cells_of, iso, request_record
+from .report import (
+    Cell,
+    SessionPart,
+    Totals,
+    agent_record,
+    break_dict,
+    cells_of,
+    encoded,
+    iso,
+    request_record,
+    session_part,
+)
 
 Thread = tuple[str, str, str]  # source, session, thread
 # Encoded records, or where a spool holds them: (the writing process's id, offset, length).
@@ -38,6 +48,9 @@ class ThreadPart(msgspec.Struct, gc=False):
     events: list[dict[str, Any]]  # model switches and resumes among its signals
     project: str  # the project of its last request
     agent: Blob  # its own record (the report's `agents`), encoded
+    # Its session's records, on the session's first thread where a file was read (what the
+    # report takes where no other file adds to the session; see `report.build_parts`).
+    session: SessionPart | None = None
 
 
 class FilePart(msgspec.Struct, gc=False):
@@ -83,17 +96,6 @@ def _unpack(
     return FilePart(*fields, made)  # type: ignore[call-arg]  # every field, in order
 
 
-def _encoded(records: list[Any]) -> bytes:
-    try:
-        return msgspec.json.encode(records)
-    except (UnicodeError, TypeError, OverflowError):  # a lone surrogate from a file name
-        return json.dumps(records, default=_plain).encode()  # ASCII: escaped
-
-
-def _plain(obj: Any) -> Any:
-    return msgspec.structs.asdict(obj) if isinstance(obj, msgspec.Struct) else list(obj)
-
-
 def thread_parts(rows: Iterable[Row]) -> list[ThreadPart]:
     """Rows in (source, session, thread) order as one part per thread, in that order."""
     groups: list[list[Row]] = []
@@ -108,14 +110,22 @@ def thread_parts(rows: Iterable[Row]) -> list[ThreadPart]:
     return parts_of(groups)
 
 
-def parts_of(groups: list[list[Row]]) -> list[ThreadPart]:
+def parts_of(
+    groups: list[list[Row]], said: tuple[dict[str, int], dict[str, int]] | None = None
+) -> list[ThreadPart]:
     """Each thread's rows (`breaks.by_thread`) as its part. The cells and the records are made
     in one pass over all the rows, then cut at the threads' ends: a pass a thread costs a
-    fifth more."""
+    fifth more. `said`: the file's human and live-branch prompts by session, where its
+    sessions' records are made here too."""
     rows = [w for g in groups for w in g]
     cells = list(cells_of(rows).items())  # a thread's cells come together, in its order
     records = [request_record(w) for w in rows]
     out: list[ThreadPart] = []
+    sums_of: list[Totals] = []
+    # Each thread's figures by the id of its sums (alive while this runs): its session's and
+    # turns' records take them where they are the same sums.
+    made: dict[int, tuple[Any, ...]] = {}
+    ends: list[int] = []  # where each thread's cells end
     at = c = 0
     for g in groups:
         r = g[0].req
@@ -147,20 +157,34 @@ def parts_of(groups: list[list[Row]]) -> list[ThreadPart]:
             sums = sums.copy()
             for _, t in cells[c + 1 : d]:
                 sums.merge(t)
+        figures = made[id(sums)] = sums.figures()
         out.append(
             ThreadPart(
                 key,
                 cells[c:d],
-                _encoded(records[at : at + n]),
+                encoded(records[at : at + n]),
                 n,
-                _encoded([break_dict(w) for w in broken]) if broken else b"",
+                encoded([break_dict(w) for w in broken]) if broken else b"",
                 len(broken),
                 events,
                 g[-1].req.project,
-                _encoded([agent_record(key, sums)]),
+                encoded([agent_record(key, sums, figures)]),
             )
         )
+        sums_of.append(sums)
+        ends.append(d)
         at, c = at + n, d
+    if said is not None:
+        i = 0
+        while i < len(out):
+            key = out[i].key
+            j = i + 1
+            while j < len(out) and out[j].key[:2] == key[:2]:
+                j += 1
+            out[i].session = session_part(
+                out[i:j], sums_of[i:j], cells[ends[i - 1] if i else 0 : ends[j - 1]], said, made
+            )
+            i = j
     return out
 
 
@@ -185,5 +209,5 @@ def file_part(res: FileResult, pricer: Pricer, opts: Options) -> FilePart:
         [(r.source, r.key) for r in reqs],
         fingerprints if any(f is not None for f in fingerprints) else None,
         [r.burst for r in reqs] if res.parent is not None else None,
-        parts_of(by_thread(reqs, pricer, opts)),
+        parts_of(by_thread(reqs, pricer, opts), (res.prompts, res.live_prompts)),
     )

@@ -381,6 +381,31 @@ def test_each_file_analysed_where_it_is_read_gives_the_report_of_the_rows(
             assert to_json(got.report) == to_json(want)
 
 
+def test_a_session_whose_prompts_another_file_counts_is_made_from_every_file(
+    tmp_path: Path,
+) -> None:
+    from prefixlock.analyze.render import to_json, to_table
+
+    # sess-a's requests in one file and one more of its prompts in another (a file with no
+    # request of it): the session's record made where its file was read is not the report's;
+    # sess-b, wholly in its file, is.
+    logs = tmp_path / "logs"
+    write(logs / "a.jsonl", [
+        cc_user(1, 0, session="sess-a"), cc_assistant(1, 5, w5=3000, session="sess-a"),
+        cc_user(2, 60, session="sess-a"), cc_assistant(2, 65, read=3000, session="sess-a"),
+    ])  # fmt: skip
+    write(logs / "b.jsonl", [cc_user(9, 120, "again", session="sess-a", parent="a2")])
+    write(logs / "c.jsonl", [
+        cc_user(5, 0, session="sess-b"), cc_assistant(5, 5, w1=4000, session="sess-b"),
+    ])  # fmt: skip
+    want = analyze([logs], jobs=1).report
+    got = analyze([logs], jobs=1, keep_rows=False).report
+    prompts = {s["session"]: s["human_prompts"] for s in got["sessions"]}
+    assert prompts == {"sess-a": 3, "sess-b": 1}
+    assert to_json(got) == to_json(want)
+    assert to_table(got, by="turn") == to_table(want, by="turn")
+
+
 @pytest.mark.skipif(sys.platform != "linux", reason="the readers are forked on Linux only")
 def test_a_reader_that_fails_ends_the_read_with_its_traceback(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch

@@ -167,4 +167,4 @@ def test_discovery_follows_the_variables(tmp_path: Path) -> None:
     roots = default_roots(env)
     assert roots == [("claude-code", claude / "projects"), ("codex", codex / "sessions")]
     files = find_files([str(claude)])
-    assert [p.name for _, p in files] == ["s.jsonl", "agent-abc.jsonl"]  # recursive
+    assert [Path(p).name for _, p in files] == ["s.jsonl", "agent-abc.jsonl"]  # recursive
