@@ -35,6 +35,9 @@ class RecordedRequest:
     key_id: str | None = None  # one-way id of the API key (never the key)
     fault: str | None = None
     error: str | None = None
+    # A Responses reply that compacted server-side: its `compaction` output item (its usage
+    # adds the compaction pass and the inference on the pruned prompt).
+    compaction: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

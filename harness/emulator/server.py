@@ -510,6 +510,9 @@ class _Handler(BaseHTTPRequestHandler):
     def _serve(self, rec: RecordedRequest, plan: Plan, rid: str, delivery: Delivery) -> None:
         rec.usage = plan.usage
         rec.machine = plan.machine
+        first = (plan.body.get("output") or [None])[0] if plan.api == "openai-responses" else None
+        if isinstance(first, dict) and first.get("type") == "compaction":
+            rec.compaction = first
         rec.status = 200
         answer = response_answer(
             plan.body,

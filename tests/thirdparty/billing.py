@@ -3,10 +3,11 @@ rules, and where the emulator's bill differs.
 
 A trace is JSONL, one request a line: `api`, `path`, `status`, `time` (the emulator clock),
 `key_id` (one-way), `stream`, `body` exactly as the client sent it, `usage` exactly as reported,
-and for a Responses continuation `context`, the stored items the provider prepends (the earlier
-inputs and outputs). Each key's requests are replayed, in order, through a `CacheGuard` of
-their own: the guard applies prefixlock.cache's rules to the bytes of each body and predicts
-read / written / uncached tokens; `mismatches` lists every request whose reported usage differs.
+for a Responses continuation `context`, the stored items the provider prepends (the earlier
+inputs and outputs), and for a reply that compacted server-side its `compaction` item. Each
+key's requests are replayed, in order, through a `CacheGuard` of their own: the guard applies
+prefixlock.cache's rules to the bytes of each body and predicts read / written / uncached
+tokens; `mismatches` lists every request whose reported usage differs.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ def emulator_trace(emulator: Emulator) -> list[dict[str, Any]]:
             "error": rec.error,
             "stream": rec.stream,
         }
+        if rec.compaction is not None:
+            line["compaction"] = rec.compaction
         prev = rec.body.get("previous_response_id") if isinstance(rec.body, dict) else None
         if rec.api == "openai-responses" and isinstance(prev, str) and rec.key_id is not None:
             state = emulator.core.responses
@@ -120,8 +123,31 @@ def bills(trace: Iterable[Mapping[str, Any]], prices: PriceTable | None = None) 
         now = float(rec["time"])
         pred = guard.predict(req, now)
         reported = parse_usage(rec["api"], rec["usage"])
-        guard.observe(req, pred, reported, now)
-        yield Bill(index, rec["api"], pred.usage(reported.output), reported)
+        item = rec.get("compaction")
+        if item is None:
+            guard.observe(req, pred, reported, now)
+            yield Bill(index, rec["api"], pred.usage(reported.output), reported)
+            continue
+        # A reply that compacted: a compaction pass over the whole prompt, then inference on
+        # the prompt pruned to the compaction item ("prunes context before continuing
+        # inference", OpenAI's compaction guide), both looked up in the cache as it stood when
+        # the request arrived; the reply's usage is their sum (the emulator's reading, since
+        # OpenAI documents each pass's usage but not how a compacted reply reports both).
+        pruned = {k: v for k, v in body.items() if k not in ("input", "context_management")}
+        pruned["input"] = [item]
+        req2 = wire_request(rec["api"], rec["path"], pruned)
+        pred2 = guard.predict(req2, now)
+        first, second = pred.usage(), pred2.usage()
+        guard.observe(req, pred, first, now, aside=True)
+        guard.observe(req2, pred2, second, now)
+        total = Usage(
+            first.uncached_input + second.uncached_input,
+            first.cache_read + second.cache_read,
+            first.cache_write_5m + second.cache_write_5m,
+            first.cache_write_1h + second.cache_write_1h,
+            reported.output,
+        )
+        yield Bill(index, rec["api"], total, reported)
 
 
 def mismatches(trace: Iterable[Mapping[str, Any]]) -> list[str]:
