@@ -380,26 +380,22 @@ def with_compaction_pass(
     pass's usage ("Token accounting for the compaction pass, including cached, reasoning, and
     total tokens": input and output, on `/responses/compact`); that a compacted response's
     usage adds both passes is this emulator's reading (docs/providers.md#openai-compaction)."""
-    details = dict(usage.get("input_tokens_details") or {})
-    more = continued.get("input_tokens_details") or {}
-    for key in ("cached_tokens", "cache_write_tokens"):
-        if key in details or key in more:
-            details[key] = int(details.get(key, 0)) + int(more.get(key, 0))
-    split = details.get("cache_write_tokens_details")
-    if isinstance(split, Mapping):
-        extra = more.get("cache_write_tokens_details") or {}
-        details["cache_write_tokens_details"] = {
-            k: int(v) + int(extra.get(k, 0)) for k, v in split.items()
-        }
-    prompt = int(usage["input_tokens"]) + int(continued["input_tokens"])
-    output = item_tokens + int(continued["output_tokens"])
-    return {
-        "input_tokens": prompt,
-        "input_tokens_details": details,
-        "output_tokens": output,
-        "output_tokens_details": {"reasoning_tokens": 0},
-        "total_tokens": prompt + output,
-    }
+    first = usage.get("input_tokens_details") or {}
+    then = continued.get("input_tokens_details") or {}
+
+    def both(key: str, *parts: Mapping[str, Any]) -> int | None:
+        if all(key not in part for part in parts):
+            return None
+        return sum(int(part.get(key, 0)) for part in parts)
+
+    split, split_then = (d.get("cache_write_tokens_details") or {} for d in (first, then))
+    return responses_usage(
+        int(usage["input_tokens"]) + int(continued["input_tokens"]),
+        both("cached_tokens", first, then) or 0,
+        item_tokens + int(continued["output_tokens"]),
+        both("cache_write_tokens", first, then),
+        both("ttl_12h_tokens", split, split_then),
+    )
 
 
 def _check_state_fields(body: Mapping[str, Any]) -> None:
