@@ -273,9 +273,8 @@ def _is_len_of_history(node: ast.AST) -> bool:
     )
 
 
-def _front_cut(n: ast.AST) -> bool:
-    """`history.pop(0)`, `del history[4:6]`, `del history[0]`: messages removed from anywhere
-    but the end (`pop()` and `del history[-1]` take back the newest one)."""
+def _history_pop_at(n: ast.AST) -> int | None:
+    """The index of `history.pop(<whole number>)`, or None for anything else."""
     if (
         isinstance(n, ast.Call)
         and isinstance(n.func, ast.Attribute)
@@ -283,9 +282,17 @@ def _front_cut(n: ast.AST) -> bool:
         and n.args
         and isinstance(n.args[0], ast.Constant)
         and isinstance(n.args[0].value, int)
-        and n.args[0].value >= 0
         and _is_history(n.func.value)
     ):
+        return n.args[0].value
+    return None
+
+
+def _front_cut(n: ast.AST) -> bool:
+    """`history.pop(0)`, `del history[4:6]`, `del history[0]`: messages removed from anywhere
+    but the end (`pop()` and `del history[-1]` take back the newest one)."""
+    at = _history_pop_at(n)
+    if at is not None and at >= 0:
         return True
     if isinstance(n, ast.Delete):
         for t in n.targets:
@@ -520,15 +527,7 @@ def _drops_front(loop: ast.While) -> bool:
     if not (isinstance(loop.test, ast.Compare) and _budget_words(loop.test)):
         return False
     for n in ast.walk(loop):
-        if (
-            isinstance(n, ast.Call)
-            and isinstance(n.func, ast.Attribute)
-            and n.func.attr == "pop"
-            and n.args
-            and isinstance(n.args[0], ast.Constant)
-            and n.args[0].value in (0, 1)
-            and _is_history(n.func.value)
-        ):
+        if _history_pop_at(n) in (0, 1):
             return True
         if isinstance(n, ast.Delete) and any(
             isinstance(t, ast.Subscript) and _is_history(t.value) for t in n.targets
