@@ -17,7 +17,7 @@ from .breaks import analyze as find_breaks
 from .collect import Collected, assemble, merge
 from .model import FileResult, Request
 from .pricing import Pricer
-from .report import build, build_parts, held
+from .report import build, build_parts
 from .spool import Spool
 from .threads import FilePart, ThreadPart, file_part, parts_of
 
@@ -103,7 +103,9 @@ def analyze(
         del made
         keep = {t.key[1] for t in threads}
         got.events = [e for e in got.events if e.session in keep]
-        return Analysis([], got, build_parts(threads, got, held if spool is None else spool.read))
+        if spool is None:
+            return Analysis([], got, build_parts(threads, got))
+        return Analysis([], got, build_parts(threads, got, spool.read, spool.read_into))
     got = merge(sources.read_all(files, jobs, show_text))
     lo = _day(since, "--since") if since else None
     hi = _day(until, "--until") + timedelta(days=1).total_seconds() if until else None

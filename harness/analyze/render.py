@@ -45,10 +45,15 @@ def write_json(report: dict[str, Any], out: IO[str]) -> None:
     if len(report["requests"]) <= INDENTED:
         out.write(json.dumps(report, indent=1, ensure_ascii=False, default=list) + "\n")
         return
+    raw = _bytes_of(out)
     out.write("{")
     for i, (key, value) in enumerate(report.items()):
         out.write(("," if i else "") + json.dumps(key) + ":")
-        if isinstance(value, Encoded):
+        if isinstance(value, Encoded) and raw is not None:
+            out.flush()
+            for piece in value.array():
+                raw.write(piece)
+        elif isinstance(value, Encoded):
             out.write("[")
             _copy(value.chunks(), out)
             out.write("]")
@@ -67,12 +72,19 @@ def write_json(report: dict[str, Any], out: IO[str]) -> None:
 _COPY_BYTES = 1 << 20
 
 
+def _bytes_of(out: IO[str]) -> IO[bytes] | None:
+    """The binary file under `out` where its text is UTF-8 (records encoded where they were
+    made are written to it as they are)."""
+    raw: IO[bytes] | None = getattr(out, "buffer", None)
+    if raw is not None and codecs.lookup(getattr(out, "encoding", "") or "ascii").name != "utf-8":
+        return None
+    return raw
+
+
 def _copy(chunks: Iterable[bytes | memoryview], out: IO[str]) -> None:
     # Records encoded where they were made (UTF-8): joined a megabyte at a time, not one write
     # each, and written as bytes where the text would be UTF-8 again.
-    raw: IO[bytes] | None = getattr(out, "buffer", None)
-    if raw is not None and codecs.lookup(getattr(out, "encoding", "") or "ascii").name != "utf-8":
-        raw = None
+    raw = _bytes_of(out)
     if raw is not None:
         out.flush()
     held: list[bytes | memoryview] = []

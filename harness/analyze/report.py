@@ -488,19 +488,56 @@ def held(blob: Blob) -> bytes:
     return blob
 
 
+PIECE_BYTES = 1 << 20  # what `Encoded.array` hands over at a time
+
+
 class Encoded(Sequence[dict[str, Any]]):
     """Records already encoded as JSON, a run of them per thread ((source, session, thread),
     the records as a JSON array or where `read` finds it, their count): the JSON writer
     copies the bytes; anything else reads the records decoded."""
 
-    def __init__(self, runs: list[Run], read: Callable[[Blob], bytes] = held):
-        self._runs, self._read = runs, read
+    def __init__(
+        self,
+        runs: list[Run],
+        read: Callable[[Blob], bytes] = held,
+        read_into: Callable[[Blob, memoryview], None] | None = None,
+    ):
+        self._runs, self._read, self._read_into = runs, read, read_into
         self._len = sum(n for _, _, n in runs)
 
     def chunks(self) -> Iterator[memoryview]:
         """Each thread's records, comma-separated (its array's inside), in order (none
         empty)."""
         return (memoryview(self._read(b))[1:-1] for _, b, n in self._runs if n)
+
+    def array(self) -> Iterator[memoryview]:
+        """All the records as one JSON array, in pieces of one reused buffer (each good until
+        the next is asked for): each thread's array is read where the last one's closing
+        bracket lies, and its opening bracket made the comma between them, so that nothing
+        is copied in this process (the kernel copies each twice: read, then written)."""
+        buf = bytearray(PIECE_BYTES)
+        view = memoryview(buf)
+        end = 0  # bytes held; buf[end - 1] is the last array's "]"
+        for _, b, n in self._runs:
+            if not n:
+                continue
+            k = len(b) if isinstance(b, bytes) else b[2]
+            if end and end - 1 + k > len(buf):
+                yield view[: end - 1]
+                buf[0], end = 0x5D, 1  # its "]", where the next array's "[" goes
+            if k + 1 > len(buf):  # a thread bigger than the buffer: a buffer that holds it
+                view.release()
+                buf = bytearray(buf[:end]) + bytes(k + 1 - end)
+                view = memoryview(buf)
+            at = end - 1 if end else 0
+            if isinstance(b, bytes) or self._read_into is None:
+                view[at : at + k] = self._read(b)
+            else:
+                self._read_into(b, view[at : at + k])
+            if end:
+                buf[at] = 0x2C  # ","
+            end = at + k
+        yield view[:end] if end else memoryview(b"[]")
 
     def _decoded(self, runs: Iterable[Run]) -> Iterator[Any]:
         for _, b, n in runs:
@@ -642,10 +679,13 @@ def session_part(
 
 
 def build_parts(
-    parts: list[ThreadPart], got: Collected, read: Callable[[Blob], bytes] = held
+    parts: list[ThreadPart],
+    got: Collected,
+    read: Callable[[Blob], bytes] = held,
+    into: Callable[[Blob, memoryview], None] | None = None,
 ) -> dict[str, Any]:
     """The report from its threads' parts, in (source, session, thread) order; `read` finds
-    their records where they are not held."""
+    their records where they are not held (`into`, where given: reads them into a buffer)."""
     # Each request is summed once, into its cell (by the part's maker); every grouping merges
     # cells.
     cells: dict[Cell, Totals] = {}
@@ -754,12 +794,13 @@ def build_parts(
         "agents": Encoded(
             [(k, made[k], 1) for k, _ in sorted(agents.items(), key=by_start)],
             read,
+            into,
         ),
         "by_agent": {k: t.to_dict() for k, t in sorted(kinds.items())},
         "models": {k: t.to_dict() for k, t in sorted(models.items())},
         "days": {k: t.to_dict() for k, t in sorted(days.items())},
-        "requests": Encoded([(p.key, p.requests, p.n_requests) for p in parts], read),
-        "breaks": Encoded([(p.key, p.breaks, p.n_breaks) for p in parts if p.n_breaks], read),
+        "requests": Encoded([(p.key, p.requests, p.n_requests) for p in parts], read, into),
+        "breaks": Encoded([(p.key, p.breaks, p.n_breaks) for p in parts if p.n_breaks], read, into),
         "events": sorted(events, key=lambda e: (e["session"], e["at"] or "")),
         "notes": {k: {"count": v, "what": NOTE_TEXT.get(k, k)} for k, v in notes.items()},
     }

@@ -74,16 +74,32 @@ class Spool:
             self._readers[int(name)] = os.open(path, os.O_RDONLY)
         _remove(self.folder, {})
 
+    def _reader(self, pid: int) -> int:
+        fd = self._readers.get(pid)
+        if fd is None:
+            fd = self._readers[pid] = os.open(os.path.join(self.folder, str(pid)), os.O_RDONLY)
+        return fd
+
     def read(self, where: Blob) -> bytes:
         if isinstance(where, bytes):
             return where
         pid, at, n = where
         if not n:
             return b""
-        fd = self._readers.get(pid)
-        if fd is None:
-            fd = self._readers[pid] = os.open(os.path.join(self.folder, str(pid)), os.O_RDONLY)
-        return os.pread(fd, n, at)
+        return os.pread(self._reader(pid), n, at)
+
+    def read_into(self, where: Blob, view: memoryview) -> None:
+        """The records at `where` into `view` (as long as they are)."""
+        if isinstance(where, bytes):
+            view[:] = where
+            return
+        pid, at, _ = where
+        fd = self._reader(pid)
+        while view:
+            got = os.preadv(fd, [view], at)
+            if not got:
+                raise OSError(f"{self.folder}: the records ended early")
+            view, at = view[got:], at + got
 
 
 def _remove(folder: str, readers: dict[int, int]) -> None:

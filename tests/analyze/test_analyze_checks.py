@@ -345,7 +345,7 @@ def test_several_readers_give_the_report_one_reader_gives(
 def test_each_file_analysed_where_it_is_read_gives_the_report_of_the_rows(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from prefixlock.analyze import render, sources
+    from prefixlock.analyze import render, report, sources
     from prefixlock.analyze.html import page
     from prefixlock.analyze.render import to_csv, to_json, to_jsonl, to_table
 
@@ -379,6 +379,13 @@ def test_each_file_analysed_where_it_is_read_gives_the_report_of_the_rows(
         with monkeypatch.context() as m:  # streamed, as a big report is
             m.setattr(render, "INDENTED", 0)
             assert to_json(got.report) == to_json(want)
+            # To a file, its records copied as bytes through a buffer smaller than a thread's
+            # (and, second, than any) records.
+            for size in (600, 8):
+                m.setattr(report, "PIECE_BYTES", size)
+                with open(tmp_path / "r.json", "w", encoding="utf-8", newline="") as fh:
+                    render.write_json(got.report, fh)
+                assert (tmp_path / "r.json").read_text("utf-8") == to_json(want), size
 
 
 def test_a_session_whose_prompts_another_file_counts_is_made_from_every_file(
