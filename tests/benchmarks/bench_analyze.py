@@ -13,7 +13,10 @@ later, so that no two copies share a request and sessions spread over months. Fi
 the tools look: CLAUDE_CONFIG_DIR/projects/<project>/<sessionId>.jsonl and
 CODEX_HOME/sessions/YYYY/MM/DD/rollout-<id>.jsonl (HOME is an empty folder).
 
-Both tools write their JSON report to a file: ccusage 20.0.24 (the Rust build from the npm
+Both tools run as installed: ccusage's native binary, and prefixlock with its modules
+byte-compiled first (as pip compiles a wheel it installs; without it, an environment with
+PYTHONDONTWRITEBYTECODE, as CI's, compiles every module again on each run). Both write their
+JSON report to a file: ccusage 20.0.24 (the Rust build from the npm
 registry, `ccusage session --json --offline`, which reads Claude Code and Codex in one run) and
 `prefixlock analyze ROOT --format json -o FILE` (its default --jobs: the CPUs). Each runs
 ROUNDS times, alternating; printed per round: wall seconds, CPU seconds (user + system, the
@@ -188,6 +191,11 @@ def run(tmp: Path, gb: float = GB_TARGET, rounds: int = ROUNDS) -> dict[str, Any
     env = dict(os.environ, HOME=str(home), CLAUDE_CONFIG_DIR=str(logs / "claude"),
                CODEX_HOME=str(logs / "codex"))  # fmt: skip
     prefixlock = str(Path(sys.executable).parent / "prefixlock")
+    where = "import os, prefixlock; print(os.path.dirname(prefixlock.__file__))"
+    package = subprocess.run(
+        [sys.executable, "-c", where], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    subprocess.run([sys.executable, "-m", "compileall", "-q", package], check=True)
     ours_json = tmp / "ours.json"
     cmds = {
         "ccusage": [str(exe), "session", "--json", "--offline"],
