@@ -695,7 +695,6 @@ def build_parts(
         cells.update(p.cells)
         projects[p.key[:2]] = p.project
         made[p.key] = p.agent
-    agents = _merged(cells, lambda c: (c[0], c[1], c[2]))
     # The sessions whose records their file made, and the others.
     ready: list[tuple[tuple[float, tuple[Any, ...]], bytes]] = []
     ready_turns: list[tuple[tuple[float, tuple[Any, ...]], bytes]] = []
@@ -718,12 +717,11 @@ def build_parts(
         else:
             others.add(key)
         i = j
-    if ready:
-        # Only the others made here.
-        agents_of = {k: t for k, t in agents.items() if k[:2] in others}
-        cells_of_others = {c: t for c, t in cells.items() if c[:2] in others}
-    else:
-        agents_of, cells_of_others = agents, cells
+    # Only the others made here.
+    cells_of_others = {c: t for c, t in cells.items() if c[:2] in others} if ready else cells
+    # The threads' own sums only where their sessions are made here (the others' records
+    # and order come with their parts).
+    agents_of = _merged(cells_of_others, lambda c: (c[0], c[1], c[2]))
     turns = _merged(cells_of_others, lambda c: (c[0], c[1], c[3]))
     # A thread's cells come together (the parts are in thread order): sessions merged from
     # the threads take the cells in the same order, with fewer merges.
@@ -792,7 +790,7 @@ def build_parts(
         "turns": turns_out,
         # Each made where its thread was analysed.
         "agents": Encoded(
-            [(k, made[k], 1) for k, _ in sorted(agents.items(), key=by_start)],
+            [(k, made[k], 1) for _, k in sorted((p.first_ts or 0, p.key) for p in parts)],
             read,
             into,
         ),

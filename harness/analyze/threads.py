@@ -51,6 +51,7 @@ class ThreadPart(msgspec.Struct, gc=False):
     # Its session's records, on the session's first thread where a file was read (what the
     # report takes where no other file adds to the session; see `report.build_parts`).
     session: SessionPart | None = None
+    first_ts: float | None = None  # its first request's time (the order of `agents`)
 
 
 class FilePart(msgspec.Struct, gc=False):
@@ -169,6 +170,7 @@ def parts_of(
                 events,
                 g[-1].req.project,
                 encoded([agent_record(key, sums, figures)]),
+                first_ts=sums.first_ts,
             )
         )
         sums_of.append(sums)
