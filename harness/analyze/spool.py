@@ -93,8 +93,11 @@ class Spool:
         if isinstance(where, bytes):
             view[:] = where
             return
-        pid, at, _ = where
+        pid, at, n = where
         fd = self._reader(pid)
+        if not hasattr(os, "preadv"):  # macOS before 11
+            view[:] = os.pread(fd, n, at)
+            return
         while view:
             got = os.preadv(fd, [view], at)
             if not got:
