@@ -391,6 +391,7 @@ POOL_BYTES = 32 << 20  # below this, starting processes costs more than it saves
 # A share of the work: small enough that the readers finish together, its results well under
 # the pipe's size, and big enough that its files are read before any is analysed for long runs.
 CHUNK_BYTES = 8 << 20
+TAIL_BYTES = 1 << 20  # the shares of the last jobs x CHUNK_BYTES
 PIPE_BYTES = 1 << 20  # Linux's largest pipe an unprivileged process may ask for, by default
 
 # A file's source (None: sniff it), path, whether to keep prompt text, and what to make of its
@@ -420,12 +421,16 @@ def read_all(
     items: list[Item] = [(s, p, text, make) for s, p in sorted(files, key=lambda f: -sizes[f[1]])]
     shares: list[list[Item]] = [[]]
     held = 0
+    left = sum(sizes.values())
     for item, size in zip(items, sorted(sizes.values(), reverse=True), strict=True):
-        if held >= CHUNK_BYTES:
+        # The last few megabytes in smaller shares: the readers end closer together (the one
+        # that ends first waits, and then makes the report alone).
+        if held >= (CHUNK_BYTES if left > jobs * CHUNK_BYTES else min(CHUNK_BYTES, TAIL_BYTES)):
             shares.append([])
             held = 0
         shares[-1].append(item)
         held += size
+        left -= size
     if jobs <= 1 or len(items) < 2 or sum(sizes.values()) < POOL_BYTES:
         return [got for share in shares for got in _read_share(share)]
     return _read_shared(shares, min(jobs, len(shares)))
