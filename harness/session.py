@@ -606,7 +606,7 @@ class Session(PricedActionMethods, ApprovalMethods):
         # (LangChain's SummarizationMiddleware counts the messages it is about to send).
         reply = s.transcript.messages[-1]
         context = last.input_tokens + (reply.tokens if reply.role == "assistant" else 0)
-        if not compaction_due(context, at * window, self._history_cold(last)):
+        if not compaction_due(context, at * window, lambda: self._history_cold(last)):
             return False
         # Only when compacting gets the context under the threshold (a prefix past it alone
         # would compact, and pay a summary, before every turn).
