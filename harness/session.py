@@ -74,13 +74,14 @@ from .events import (
     ToolResult,
     TurnComplete,
 )
-from .guard.actions import PricedActionMethods, PricedActions
+from .guard.actions import PricedActionMethods, PricedActions, SendAside
 from .guard.budget import CacheBudget
 from .guard.cacheguard import CacheGuard, caches_whole_prompts
 from .guard.compaction import (
     DEFAULT_INSTRUCTION,
     SummaryPlacement,
     base_system,
+    compaction_due,
     shrinks_below,
 )
 from .guard.keepalive import KeepAlive
@@ -582,13 +583,9 @@ class Session(PricedActionMethods, ApprovalMethods):
         if here is not None and there is not None and here <= there:
             # Back from an excursion: this model's cache still holds the history before it.
             return await self.compact(quote=self.quote_compaction())
-        current = s.provider
-        s.provider = self.agent.provider(route)
-        try:
-            return await self.compact(quote=self.quote_compaction())
-        finally:
-            await s.provider.aclose()
-            s.provider = current
+        # Priced on that route inside `compact` (the budget applies); the session's own rule
+        # decided it, as the quotes above do for the other two cases.
+        return await self.compact(route=route, policy="allow")
 
     def _compaction_due(self) -> bool:
         """Does the context the next request carries fill `Settings.compact_at` of the model's
@@ -609,13 +606,19 @@ class Session(PricedActionMethods, ApprovalMethods):
         # (LangChain's SummarizationMiddleware counts the messages it is about to send).
         reply = s.transcript.messages[-1]
         context = last.input_tokens + (reply.tokens if reply.role == "assistant" else 0)
-        if context < at * window:
+        if not compaction_due(context, at * window, lambda: self._history_cold(last)):
             return False
         # Only when compacting gets the context under the threshold (a prefix past it alone
         # would compact, and pay a summary, before every turn).
         summary = s.prefix.system[len(base_system(s.prefix)) :]
         history = s.transcript.tokens + sum(count_tokens(t) for t in summary)
         return shrinks_below(context, history, at * window)
+
+    def _history_cold(self, last: WireRequest) -> bool:
+        """Would `last`, sent again now, read none of the conversation from the cache (by the
+        guard's model of it: a resume, a gap past every entry's life)?"""
+        prefix_end = max((u.end for u in last.units if u.section != "messages"), default=0)
+        return self.tracker.guard.predict(last, self.state.clock.now()).read <= prefix_end
 
     def _before_send(self, request: WireRequest) -> list[Event]:
         """`request` goes out now: the guard predicts it (CacheBudgetExceeded: nothing is
@@ -626,13 +629,18 @@ class Session(PricedActionMethods, ApprovalMethods):
         self.agent.key_shards.sent(self._family, self.id, now)
         return self.state.take_queued()
 
-    async def _send_aside(self, request: WireRequest, events: list[Event]) -> tuple[Reply, float]:
-        """Send a request outside a turn (a compaction's summary), as a turn's request goes:
-        apart from pings, predicted and budgeted first. Returns its reply and when it went."""
-        async with self.pings.turn():
-            events.extend(self._before_send(request))
-            started = self.state.clock.now()
-            return await self.state.provider.complete(request, events), started
+    def _send_aside(self, provider: SDKProvider) -> SendAside:
+        """What sends a request outside a turn (a compaction's summary) through `provider`, as
+        a turn's request goes: apart from pings, predicted and budgeted first. The sender
+        returns its reply and when it went."""
+
+        async def send(request: WireRequest, events: list[Event]) -> tuple[Reply, float]:
+            async with self.pings.turn():
+                events.extend(self._before_send(request))
+                started = self.state.clock.now()
+                return await provider.complete(request, events), started
+
+        return send
 
     def _record_turn(
         self, request: WireRequest, pending: Sequence[Message], reply: Reply, row: LedgerRow
@@ -939,20 +947,37 @@ class Session(PricedActionMethods, ApprovalMethods):
         quote: Quote | None = None,
         policy: str | None = None,
         placement: SummaryPlacement = "system",
+        route: str | None = None,
     ) -> list[Event]:
         """Summarize with a request that reads the cache, then move to the compacted prefix.
 
         A warm cache needs the quote (`quote_compaction()`) or policy='allow', as the other
-        priced actions do. Returns the events (usage of the summary request, warnings,
+        priced actions do (with `route`, the quote is made inside: pass policy='allow').
+        `route` (a model or route label) sends the summary request to another model than the
+        session's, one whose cache holds the history; the session stays on its own model.
+        Returns the events (usage of the summary request, warnings,
         PrefixChanged).
         """
-        return await self.actions.compact(
-            self._send_aside,
-            instruction=instruction,
-            quote=quote,
-            policy=policy,
-            placement=placement,
-        )
+        if route is None:
+            return await self.actions.compact(
+                self._send_aside(self.state.provider),
+                instruction=instruction,
+                quote=quote,
+                policy=policy,
+                placement=placement,
+            )
+        provider = self.agent.provider(route)
+        try:
+            return await self.actions.compact(
+                self._send_aside(provider),
+                instruction=instruction,
+                quote=quote,
+                policy=policy,
+                placement=placement,
+                route=provider,
+            )
+        finally:
+            await provider.aclose()
 
     # ---- keep-alive (prefixlock.guard.keepalive_runner) ----------------------------------
 

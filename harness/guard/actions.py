@@ -369,17 +369,24 @@ class PricedActions:
 
     # ---- compaction --------------------------------------------------------------------------
 
-    def price_compaction(self, placement: SummaryPlacement, next_message: str | None) -> Quote:
-        """The quote of compacting now: the summary request plus the next turn after it."""
+    def price_compaction(
+        self,
+        placement: SummaryPlacement,
+        next_message: str | None,
+        route: SDKProvider | None = None,
+    ) -> Quote:
+        """The quote of compacting now: the summary request (on `route`, default the session's
+        provider) plus the next turn after it."""
         s = self.state
+        on = s.provider if route is None else route
         summary_tokens = estimate_summary_tokens(s.transcript.tokens)
         plan = compacted(s.prefix, "x " * summary_tokens, placement)
         messages = [*plan.messages, Message.user(next_message or "(next message)")]
         # The summary request itself: reads the cached history; the instruction is not cached.
         _, extra = self._summary_request(
             hypothetical_request(
-                s.provider.api,
-                s.model,
+                on.api,
+                on.model,
                 s.prefix,
                 s.settings,
                 summary_messages(s.transcript.messages, s.pending_results),
@@ -448,13 +455,16 @@ class PricedActions:
         quote: Quote | None,
         policy: str | None,
         placement: SummaryPlacement,
+        route: SDKProvider | None = None,
     ) -> list[Event]:
-        """Summarize with a request that reads the cache (sent by `send`), then move to the
-        compacted prefix. Returns the events (the summary's usage, warnings, PrefixChanged)."""
+        """Summarize with a request that reads the cache (built for `route`, default the
+        session's provider, and sent by `send`), then move to the compacted prefix. Returns the
+        events (the summary's usage, warnings, PrefixChanged)."""
         s = self.state
+        on = s.provider if route is None else route
         check_placement(placement)  # before anything is sent
         check_quote(quote, action="compact", state=s.fingerprint())
-        q = self._current(quote, lambda: self.price_compaction(placement, None))
+        q = self._current(quote, lambda: self.price_compaction(placement, None, route))
         self._authorize(q, quote, policy, "compacting")
         if not s.transcript.messages:
             raise UserError("nothing to compact: the session has no messages", where="compact")
@@ -462,9 +472,7 @@ class PricedActions:
         # request, so writing it to the cache would cost 1.25x for nothing.
         history = s.transcript.messages
         pending = summary_messages(history, s.pending_results)[len(history) :]
-        as_built = s.provider.build_request(
-            s.prefix, history, s.settings, s.info, (instruction,), pending
-        )
+        as_built = on.build_request(s.prefix, history, s.settings, s.info, (instruction,), pending)
         built, _ = self._summary_request(as_built, estimate_summary_tokens(s.transcript.tokens))
         request = dataclasses.replace(built, meta={**built.meta, "kind": "summary"})
         events = s.take_queued()

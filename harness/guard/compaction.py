@@ -14,7 +14,7 @@ the summary. Pure: building requests and prefixes only; the session sends.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -28,6 +28,10 @@ DEFAULT_INSTRUCTION = (
     "Be complete but brief."
 )
 SUMMARY_HEADER = "Summary of the earlier conversation (compacted):\n\n"
+
+# How near the threshold a context compacts early when the cache no longer holds its history
+# (`compaction_due`).
+EARLY_FRACTION = 0.9
 
 SummaryPlacement = Literal["system", "messages"]
 PLACEMENTS = ("system", "messages")
@@ -77,6 +81,22 @@ def base_system(prefix: FrozenPrefix) -> tuple[str, ...]:
     """The system blocks without an earlier compaction's summary (placement "system")."""
     system = prefix.system
     return system[:-1] if system and system[-1].startswith(SUMMARY_HEADER) else system
+
+
+def compaction_due(context_tokens: int, limit: float, history_cold: Callable[[], bool]) -> bool:
+    """Compact before the next turn, whose context (the last request and its reply) is
+    `context_tokens`? When it reaches `limit`; or, when the cache has lost the history (a
+    resume, a gap past every entry's life: `history_cold()`, asked only near the threshold),
+    when it reaches `EARLY_FRACTION` of it. Then the next turn would write the whole history
+    to the cache again, only for a compaction a few turns later to read it once and drop it,
+    and the entry of the tools and system prompt, which the compacted context reads, would by
+    then likely have expired in a gap and be written again too. Compacting now sends the
+    history once, as plain input (the summary request has no breakpoint in its messages on a
+    cold cache), and the summary request's write of the tools and system prompt is what the
+    compacted context reads."""
+    if context_tokens >= limit:
+        return True
+    return context_tokens >= EARLY_FRACTION * limit and history_cold()
 
 
 def shrinks_below(request_tokens: int, history_tokens: int, limit: float) -> bool:
