@@ -201,6 +201,10 @@ _FILES_OWNERS = frozenset(
         "current",
     }
 )
+# What a screen shows now (`screen_info`, `parsed_screen`, `screenshot_elements`): a computer-use
+# agent parses the screen again at every step.
+_SCREEN = frozenset({"screen", "screenshot"})
+_SCREEN_PARTS = frozenset({"info", "parsed", "state", "elements", "labels", "text", "content"})
 _RUNTIME_ALONE = frozenset({"pid", "uptime", "elapsed", "loadavg"})
 _RUNTIME_PAIRS = (
     (
@@ -243,7 +247,12 @@ def kind_of_name(name: str) -> str | None:
         return "random"
     if s & _VCS or ("status" in s and s & _VCS_STATUS_OWNERS):
         return "vcs"
-    if s & _TREE or s & _TABS or (s & _FILES and s & _FILES_OWNERS):
+    if (
+        s & _TREE
+        or s & _TABS
+        or (s & _FILES and s & _FILES_OWNERS)
+        or (s & _SCREEN and s & _SCREEN_PARTS)
+    ):
         return "filetree"
     if s & _RUNTIME_ALONE:
         return "runtime"

@@ -20,14 +20,14 @@ import re
 from dataclasses import dataclass
 
 from ..findings import Finding, Fix
-from ..meaning import kind_of_name
+from ..meaning import kind_of_name, words
 from ..rules import ERROR, NOTE, RULES, WARNING
 from .breakpoints import AnthropicBreakpoints, OpenAIBreakpoints
 from .context import Context
 from .fixes import MoveFix, taint_fix
 from .layout import LayoutCheck
 from .syntax import const_str, dict_get, dict_keys, dotted, walk_no_defs
-from .taint import CODE_OF, VOLATILE, Evaluator, Taint, Taints, drop
+from .taint import CODE_OF, RENDERED, VOLATILE, Evaluator, Taint, Taints, drop
 
 _SYSTEM_NAME = re.compile(
     r"(?i)^(system|system_?prompt|system_?message|system_?text|sys_?prompt|instructions|"
@@ -67,6 +67,14 @@ _AGENT_KWARGS = {
 _CREW_AGENT_KWARGS = {"role": "agent role", "goal": "agent goal"}
 # ADK substitutes `{key}` (and `{key?}`) of an instruction from the session state.
 _STATE_SLOT = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\??\}(?!\})")
+_AGENT_PROMPT_WORDS = frozenset(
+    {"template", "prompt", "system", "instruction", "instructions", "persona"}
+)
+# Keywords of an agent that hold the user's turn, an output parser or per-request context.
+_NOT_AGENT_PROMPT = frozenset(
+    {"user", "input", "human", "output", "format", "parser", "context", "example", "examples"}
+)
+_PROMPT_WORDS = frozenset({"prompt", "system", "instructions", "persona"})
 _COMPOUND = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try)
 
 
@@ -90,6 +98,7 @@ class Sink:
     line: int
     in_function: bool
     move: Fix | None = None  # the unsafe fix that moves volatile lines to the newest turn
+    built: bool = False  # an object built with the prompt (an agent), not a request sent
 
 
 class SinkCheck:
@@ -144,6 +153,16 @@ class SinkCheck:
                         Sink(f"system prompt ({name})", stmt.lineno, scope.in_function),
                     )
                     self.layout.check(value, env)
+                elif name and value is not None and _PROMPT_WORDS & set(words(name)):
+                    # Template text bound to a prompt's name renders the clock or the devices'
+                    # states into that prompt wherever it is rendered (another module, a
+                    # framework): the text is where the prompt changes. One finding a kind.
+                    made = [t for t in self.ev.ev(value, env) if t.desc.startswith(RENDERED)]
+                    first = {t.kind: t for t in sorted(made, key=lambda t: t.line, reverse=True)}
+                    self.report(
+                        frozenset(first.values()),
+                        Sink(f"prompt template ({name})", stmt.lineno, scope.in_function),
+                    )
         if (
             isinstance(stmt, ast.Return)
             and stmt.value is not None
@@ -248,7 +267,23 @@ class SinkCheck:
         for name, where in _AGENT_KWARGS.items():
             if name in kw:
                 self.report(self.ev.ev(kw[name], env), Sink(where, node.lineno, in_function))
-        if q.rsplit(".", 1)[-1] == "Agent":
+        cls = _class_called(node.func, q)
+        if cls.endswith("Agent") and cls[:1].isupper():
+            # An agent class's own prompt keywords (lagent's `template=`, `system_template=`,
+            # `persona=`): the text every request of the agent starts with.
+            for name, value in kw.items():
+                ws = set(words(name))
+                if (
+                    ws & _AGENT_PROMPT_WORDS
+                    and not ws & _NOT_AGENT_PROMPT
+                    and name not in _PREFIX_KWARGS
+                    and name not in _AGENT_KWARGS
+                ):
+                    self.report(
+                        self.ev.ev(value, env),
+                        Sink(f"agent prompt ({name}=)", node.lineno, in_function, built=True),
+                    )
+        if cls == "Agent":
             for name, where in _CREW_AGENT_KWARGS.items():
                 if name in kw:
                     self.report(self.ev.ev(kw[name], env), Sink(where, node.lineno, in_function))
@@ -363,6 +398,9 @@ class SinkCheck:
                 continue  # fetched for the request and sent in its own turn: where it belongs
             if t.kind == "retrieved" and t.line in ctx.first_turn_lines:
                 continue  # fetched on the first turn only: written once, kept after that
+            if t.once and t.kind in VOLATILE and not sink.in_function and sink.built:
+                # Read at import into an agent built at import: one process, one prompt.
+                continue
             msg = f"{t.desc} flows into the {sink.where} (line {sink.line})"
             severity = ""
             if t.once and t.kind == "date":
@@ -401,6 +439,14 @@ class SinkCheck:
                     fix=fix,
                 )
             )
+
+
+def _class_called(func: ast.expr, q: str) -> str:
+    """The class a call constructs, also when it is chosen in the call
+    (`(AsyncAgent if use_async else Agent)(...)`: the first branch's)."""
+    if isinstance(func, ast.IfExp):
+        return (dotted(func.body) or "").rsplit(".", 1)[-1]
+    return q.rsplit(".", 1)[-1]
 
 
 def _leading_text(node: ast.expr) -> str | None:

@@ -202,6 +202,36 @@ _TIME_DIRECTIVES = re.compile(r"%[HIMSfpXcTrRsz]")
 _DATE_DIRECTIVES = re.compile(r"%[dFDxjaAbBheUWuwVG]")
 
 
+# Template text (Jinja, Home Assistant templates) whose expressions read the clock or the
+# devices' current states each time it is rendered: `{{ now().strftime(...) }}`,
+# `{{ states('sensor.x') }}`, `{% for d in devices %}{{ d.state }}`.
+RENDERED = "a template that renders"
+_TEMPLATE_EXPR = re.compile(r"\{\{(.*?)\}\}|\{%(.*?)%\}", re.S)
+_TEMPLATE_CLOCK = re.compile(r"\b(?:utc)?now\(\)")
+_TEMPLATE_STATE = re.compile(r"\bstates\b|\bstate_attr\(|\bis_state\(|\.state\b")
+
+
+def rendered(node: ast.AST, text: str) -> Taints:
+    """What template text puts into the prompt each time it is rendered: a clock reading or
+    the current states of the things it lists (one taint of each kind, at the first expression
+    that reads it)."""
+    found: dict[str, int] = {}
+    for m in _TEMPLATE_EXPR.finditer(text):
+        expr = m.group(1) or m.group(2) or ""
+        for kind, pattern in (("time", _TEMPLATE_CLOCK), ("runtime", _TEMPLATE_STATE)):
+            if kind not in found and pattern.search(expr):
+                found[kind] = text.count("\n", 0, m.start())
+    out: set[Taint] = set()
+    for kind, offset in found.items():
+        what = "now()" if kind == "time" else "the current device states"
+        t = at(node, kind, f"{RENDERED} {what} each time")
+        if offset:
+            line = t.line + offset
+            t = replace(t, line=line, col=0, end_line=line, end_col=0)
+        out.add(t)
+    return frozenset(out)
+
+
 def _downgrade(ts: Taints) -> Taints:
     """A clock reading reduced to its date."""
     return frozenset(
@@ -365,6 +395,8 @@ class Evaluator:
         return frozenset(out)
 
     def ev_Constant(self, node: ast.Constant, env: dict[str, Taints]) -> Taints:
+        if isinstance(node.value, str) and ("{{" in node.value or "{%" in node.value):
+            return rendered(node, node.value)
         return EMPTY
 
     def ev_Name(self, node: ast.Name, env: dict[str, Taints]) -> Taints:
@@ -738,7 +770,10 @@ class Evaluator:
         if self.ctx.reporting and summ.param_sinks and self.argument_sink is not None:
             for p, where in summ.param_sinks.items():
                 if p in amap:
-                    self.argument_sink(self.ev(amap[p], env), where, node.lineno)
+                    # The parameter's name says what the caller hands over where the argument
+                    # is a value of its own (`self._get_system_prompt(screen_info=parsed)`).
+                    ts = self.named(amap[p], self.ev(amap[p], env), p)
+                    self.argument_sink(ts, where, node.lineno)
         return frozenset(out)
 
     # --- binding -------------------------------------------------------------------------------

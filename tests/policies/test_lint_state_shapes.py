@@ -1,0 +1,76 @@
+"""Rules made general after real7 became development data (its test half was scored once),
+grouped by the shape of the data flow: template text that reads the clock or the home's state
+when it is rendered, a value named for what the screen shows, an agent class's own prompt
+keywords. Each test is written after the real code's shape, with a case that must stay silent."""
+
+from __future__ import annotations
+
+from prefixlock.policies.engine import lint_source
+
+
+def _codes(text: str, path: str) -> list[tuple[int, str]]:
+    return [(f.line, f.code) for f in lint_source(text, path)]
+
+
+def test_template_text_bound_to_a_prompt_that_renders_the_clock_or_device_states() -> None:
+    # A Home Assistant conversation agent: the prompt constants are Jinja templates that the
+    # integration renders for each request (elsewhere); `now()` and each device's `.state` are
+    # read at render time. One finding a kind, at the expression's line; the other languages'
+    # copies of the same template are the same breaker.
+    src = (
+        "CURRENT_DATE_PROMPT = {\n"
+        '    "en": """The time is {{ (as_timestamp(now()) | timestamp_custom("%H:%M")) }}""",\n'
+        '    "de": """Es ist {{ now().hour }} Uhr""",\n'
+        "}\n"
+        'DEFAULT_PROMPT = """You control the devices of a home.\n'
+        "Devices:\n"
+        "{% for device in devices %}\n"
+        "{{ device.entity_id }} '{{ device.name }}' = {{ device.state }}\n"
+        "{% endfor %}\n"
+        '"""\n'
+        # Fixed template text: slots the caller fills, no clock, no state.
+        'PERSONA_PROMPT = """You are {{ name }}, a {{ role }}."""\n'
+        # Not a prompt: a notification's text.
+        'NOTIFY_TEXT = "Updated at {{ now() }}"\n'
+    )
+    assert _codes(src, "const.py") == [(2, "PL101"), (8, "PL106")]
+
+
+def test_a_value_named_for_the_screen_reaches_the_system_prompt() -> None:
+    # A computer-use agent: each step's parsed screen (box ids and labels) is passed to the
+    # method that builds the system prompt; its parameter's name says what the value is.
+    src = (
+        "class VLMAgent:\n"
+        "    def __call__(self, messages, parsed_screen):\n"
+        "        boxes = parsed_screen['screen_info']\n"
+        "        system = self._get_system_prompt(boxes)\n"
+        "        return self.client.messages.create(\n"
+        "            model='m', max_tokens=9, system=system, messages=messages\n"
+        "        )\n"
+        "    def _get_system_prompt(self, screen_info: str = '', screen_width: int = 0):\n"
+        "        return f'''You operate a computer ({screen_width} px wide).\n"
+        "Boxes on the screen: {screen_info}'''\n"
+    )
+    found = [(f.line, f.code) for f in lint_source(src, "vlm_agent.py")]
+    # Where the caller hands the screen over, and the slot it lands in; not the width.
+    assert found == [(4, "PL105"), (10, "PL105")]
+
+
+def test_an_agent_class_takes_its_prompt_template_by_keyword() -> None:
+    # A search agent built per request, its planner's template opening with today's date; the
+    # class is chosen in the call. The user's input template is the newest turn, not the
+    # prompt; an agent built at import with a date read at import keeps both for the process.
+    src = (
+        "from datetime import datetime\n"
+        "TODAY = datetime.now().strftime('The current date is %Y-%m-%d.')\n"
+        "cli_agent = SearchAgent(llm=None, template=TODAY)\n"
+        "def init_agent(llm, use_async=False):\n"
+        "    date = datetime.now().strftime('The current date is %Y-%m-%d.')\n"
+        "    query = datetime.now().isoformat()\n"
+        "    return (AsyncSearchAgent if use_async else SearchAgent)(\n"
+        "        llm=llm,\n"
+        "        template=date,\n"
+        "        user_input_template=query,\n"
+        "    )\n"
+    )
+    assert _codes(src, "agent/__init__.py") == [(5, "PL102")]
