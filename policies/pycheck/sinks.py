@@ -74,6 +74,7 @@ _AGENT_PROMPT_WORDS = frozenset(
 _NOT_AGENT_PROMPT = frozenset(
     {"user", "input", "human", "output", "format", "parser", "context", "example", "examples"}
 )
+_PROMPT_PARAM = frozenset({"prompt", "system", "instructions"})
 _PROMPT_WORDS = frozenset({"prompt", "system", "instructions", "persona"})
 _COMPOUND = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try)
 
@@ -163,6 +164,8 @@ class SinkCheck:
                         frozenset(first.values()),
                         Sink(f"prompt template ({name})", stmt.lineno, scope.in_function),
                     )
+        if isinstance(stmt, ast.Return) and stmt.value is not None and scope.summary is not None:
+            self._prompt_filled(stmt.value, env, scope.summary.params, scope.name or "")
         if (
             isinstance(stmt, ast.Return)
             and stmt.value is not None
@@ -176,6 +179,22 @@ class SinkCheck:
                 Sink(f"system prompt (returned by {scope.name}())", stmt.lineno, True),
             )
             self.layout.check(stmt.value, env)
+
+    def _prompt_filled(
+        self, value: ast.expr, env: dict[str, Taints], params: list[str], name: str
+    ) -> None:
+        """A function handed a prompt that returns it with a clock reading or other volatile
+        value filled in or appended (`def apply_placeholders(prompt_str): ... return
+        prompt_str.replace("{{CURRENT_DATETIME}}", now)`): whichever prompt its callers pass,
+        the value is in it."""
+        prompts = {p for p in params if set(words(p)) & _PROMPT_PARAM}
+        if not prompts or _text_of(value) not in prompts:
+            return
+        ts = self.ev.ev(value, env)
+        if not any(t.kind == "param" and t.desc in prompts for t in ts):
+            return
+        volatile = frozenset(t for t in ts if t.kind in VOLATILE)
+        self.report(volatile, Sink(f"prompt returned by {name}()", value.lineno, True))
 
     def _expressions(self, root: ast.AST, env: dict[str, Taints]) -> None:
         sites = self._sites.get(id(root))
@@ -439,6 +458,26 @@ class SinkCheck:
                     fix=fix,
                 )
             )
+
+
+def _text_of(value: ast.expr) -> str | None:
+    """The name whose text a returned value is: `prompt`, `prompt.replace(a, b)`,
+    `prompt + extra`, `prompt.format(...)`, `f"{prompt}..."` (its first part)."""
+    while True:
+        if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+            value = value.left
+        elif (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr in ("replace", "format", "strip", "rstrip")
+        ):
+            value = value.func.value
+        elif isinstance(value, ast.JoinedStr) and value.values:
+            first = value.values[0]
+            value = first.value if isinstance(first, ast.FormattedValue) else first
+        else:
+            break
+    return value.id if isinstance(value, ast.Name) else None
 
 
 def _class_called(func: ast.expr, q: str) -> str:

@@ -74,3 +74,25 @@ def test_an_agent_class_takes_its_prompt_template_by_keyword() -> None:
         "    )\n"
     )
     assert _codes(src, "agent/__init__.py") == [(5, "PL102")]
+
+
+def test_a_helper_that_fills_the_prompt_it_is_given_with_the_clock() -> None:
+    # A chat server's placeholder filler: whichever prompt a caller passes (the assistant's
+    # system prompt among them) comes back with {{CURRENT_DATETIME}} replaced by the clock. A
+    # helper that returns something else beside its prompt argument (a timing) is no filler.
+    src = (
+        "from datetime import datetime\n"
+        "import time\n"
+        "PAT = '{{CURRENT_DATETIME}}'\n"
+        "def current_day_time():\n"
+        "    return datetime.now().strftime('%A %B %d, %Y %H:%M')\n"
+        "def replace_datetime_tag(prompt_str: str) -> str:\n"
+        "    if PAT in prompt_str:\n"
+        "        prompt_str = prompt_str.replace(PAT, current_day_time())\n"
+        "    return prompt_str\n"
+        "def check_completion(prompt, llm):\n"
+        "    start = time.time()\n"
+        "    answer = llm(prompt)\n"
+        "    return answer, prompt, time.time() - start\n"
+    )
+    assert _codes(src, "prompt_utils.py") == [(5, "PL101")]
