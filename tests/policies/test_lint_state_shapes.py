@@ -96,3 +96,28 @@ def test_a_helper_that_fills_the_prompt_it_is_given_with_the_clock() -> None:
         "    return answer, prompt, time.time() - start\n"
     )
     assert _codes(src, "prompt_utils.py") == [(5, "PL101")]
+
+
+def test_a_mode_read_where_an_agent_is_built_once_is_no_per_request_choice() -> None:
+    # A browser agent's static factory builds the agent for one conversation: the tools and
+    # the instructions chosen by its chat mode stay the same for every request it sends. The
+    # same choice in a request handler changes between two requests of one chat.
+    built = (
+        "export class BrowserAgent {\n"
+        "  private constructor(private agent: ToolLoopAgent) {}\n"
+        "  static async create(config: AgentConfig): Promise<BrowserAgent> {\n"
+        "    const tools = config.chatMode ? readOnlyTools : allTools\n"
+        "    const instructions = config.chatMode ? CHAT_PROMPT : AGENT_PROMPT\n"
+        "    return new BrowserAgent(new ToolLoopAgent({ model, tools, instructions }))\n"
+        "  }\n"
+        "}\n"
+    )
+    assert _codes(built, "agent.ts") == []
+    per_request = (
+        "export async function POST(req: Request) {\n"
+        "  const { messages, chatMode } = await req.json()\n"
+        "  const tools = chatMode ? readOnlyTools : allTools\n"
+        "  return streamText({ model, system: SYSTEM_PROMPT, tools, messages })\n"
+        "}\n"
+    )
+    assert _codes(per_request, "route.ts") == [(3, "PL302")]
