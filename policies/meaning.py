@@ -205,6 +205,10 @@ _FILES_OWNERS = frozenset(
 # agent parses the screen again at every step.
 _SCREEN = frozenset({"screen", "screenshot"})
 _SCREEN_PARTS = frozenset({"info", "parsed", "state", "elements", "labels", "text", "content"})
+# What the user is looking at in an app's UI (`currentFolder`, `activeTab`, `selected_thread`):
+# it changes as the user moves around during one chat.
+_VIEWING = frozenset({"current", "active", "selected", "focused", "open", "opened"})
+_VIEWED = frozenset({"folder", "filter", "thread", "tab", "view", "selection", "url"})
 _RUNTIME_ALONE = frozenset({"pid", "uptime", "elapsed", "loadavg"})
 _RUNTIME_PAIRS = (
     (
@@ -252,6 +256,7 @@ def kind_of_name(name: str) -> str | None:
         or s & _TABS
         or (s & _FILES and s & _FILES_OWNERS)
         or (s & _SCREEN and s & _SCREEN_PARTS)
+        or (s & _VIEWING and s & _VIEWED)
     ):
         return "filetree"
     if s & _RUNTIME_ALONE:

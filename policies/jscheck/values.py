@@ -599,6 +599,11 @@ class Evaluator:
         if fn is None:
             return EMPTY
         fn = unwrap(fn)
+        tagged = node.child_by_field_name("arguments")
+        if tagged is not None and tagged.type == "template_string":
+            # A tagged template (`dedent\`...\``, `stripIndent\`...\``): the tag reshapes the
+            # text (indentation, escapes); what the template interpolates is in the result.
+            return self.taints(tagged)
         ftext = src.text(fn)
         name = callee_name(src, node)
         args = arguments(node)

@@ -121,3 +121,20 @@ def test_a_mode_read_where_an_agent_is_built_once_is_no_per_request_choice() -> 
         "}\n"
     )
     assert _codes(per_request, "route.ts") == [(3, "PL302")]
+
+
+def test_what_the_user_is_viewing_reaches_a_tagged_template_prompt() -> None:
+    # A mail client's chat prompt is a `dedent`-tagged template that names the folder and
+    # filter the user is viewing; they change as the user moves around during one chat. A
+    # parameter of another meaning (the thread count) is fixed text.
+    src = (
+        "import dedent from 'dedent'\n"
+        "export const AiChatPrompt = (currentFolder: string, maxThreads: number) =>\n"
+        "  dedent`<system>\n"
+        "    You are an email assistant. Show at most ${maxThreads} threads.\n"
+        "    ${currentFolder ? `<note>Use the current folder: ${currentFolder}</note>` : ''}\n"
+        "  </system>`\n"
+    )
+    assert _codes(src, "prompts.ts") == [(3, "PL105")]
+    found = lint_source(src, "prompts.ts")[0]
+    assert "currentFolder" in found.message and "line 5" in found.message
