@@ -265,3 +265,25 @@ def kind_of_name(name: str) -> str | None:
         if s & heads and s & tails:
             return "runtime"
     return None
+
+
+# The retrieval both front ends follow (a search or recall handed the current request, whose
+# result is per-request content): the words of such a call (`memoryRecall(chatId, userPrompt)`,
+# `vectorStore.similaritySearch(query)`, `retriever.invoke(question)`) and of the request's names.
+FETCH_WORDS = frozenset(
+    {"search", "retrieve", "retriever", "recall", "lookup", "relevant", "similarity", "rag"}
+)
+_REQUEST_NAMES = frozenset({"query", "question", "questions", "queries"})
+_REQUEST_OWNERS = frozenset({"user", "current", "latest", "incoming", "last", "new"})
+_REQUEST_PARTS = frozenset({"message", "input", "request", "prompt", "text", "msg"})
+
+
+def names_request(name: str) -> bool:
+    """Whether `name` names the current request: `query`, `question`, `user_message`,
+    `latestInput`, and the input alone (`input`, `inputText`)."""
+    ws = set(words(name))
+    return bool(
+        ws & _REQUEST_NAMES
+        or (ws & _REQUEST_OWNERS and ws & _REQUEST_PARTS)
+        or ("input" in ws and ws <= {"input", "text"})
+    )

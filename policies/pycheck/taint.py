@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from ..meaning import kind_of_name, words
+from ..meaning import FETCH_WORDS, kind_of_name, names_request, words
 from .syntax import const_str, dotted
 
 if TYPE_CHECKING:
@@ -283,22 +283,8 @@ def _with_fix(ts: Taints, arg: ast.expr, join: bool) -> Taints:
 
 # Calls that fetch content for a request (`search_text_memories(query=user_message)`,
 # `retriever.invoke(question)`, `vector_store.similarity_search(query)`), by their words.
-_FETCH = frozenset(
-    {
-        "search",
-        "retrieve",
-        "retriever",
-        "recall",
-        "lookup",
-        "relevant",
-        "similarity",
-        "rag",
-        "context",
-    }
-)
-_REQUEST_NAMES = frozenset({"query", "question", "questions", "queries"})
-_REQUEST_OWNERS = frozenset({"user", "current", "latest", "incoming", "last", "new"})
-_REQUEST_PARTS = frozenset({"message", "input", "request", "prompt", "text", "msg"})
+# Python names a fetch of context by its word as well (`get_context(query)`).
+_FETCH = FETCH_WORDS | {"context"}
 
 
 _CONVERSATION = frozenset({"messages", "history", "conversation", "msgs", "turns", "chat"})
@@ -339,8 +325,7 @@ def _fetches_for_request(node: ast.Call) -> bool:
             name = (
                 n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else ""
             )
-            ws = set(words(name))
-            if ws & _REQUEST_NAMES or (ws & _REQUEST_OWNERS and ws & _REQUEST_PARTS):
+            if names_request(name):
                 return True
     return False
 

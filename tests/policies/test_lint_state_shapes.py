@@ -138,3 +138,33 @@ def test_what_the_user_is_viewing_reaches_a_tagged_template_prompt() -> None:
     assert _codes(src, "prompts.ts") == [(3, "PL105")]
     found = lint_source(src, "prompts.ts")[0]
     assert "currentFolder" in found.message and "line 5" in found.message
+
+
+def test_context_retrieved_for_the_input_text_in_the_system_prompt_in_both_languages() -> None:
+    # A framework's agent appends what its retriever found for the request's input text to the
+    # system prompt of every request. The names of the request and the fetch words are shared
+    # by the two front ends; a retriever handed a fixed key is no per-request fetch.
+    ts = (
+        "export class OpenAIAgent {\n"
+        "  async processRequest(inputText: string, chatHistory: Message[]) {\n"
+        "    let systemPrompt = this.systemPrompt\n"
+        "    const response = await this.retriever.retrieveAndCombineResults(inputText)\n"
+        "    systemPrompt = systemPrompt + '\\nContext:\\n' + response\n"
+        "    const glossary = await this.retriever.retrieveAndCombineResults('glossary')\n"
+        "    const system = systemPrompt + glossary\n"
+        "    const messages = [{ role: 'system', content: system }, ...chatHistory]\n"
+        "    return this.client.chat.completions.create({ model: this.model, messages })\n"
+        "  }\n"
+        "}\n"
+    )
+    assert [c for _, c in _codes(ts, "openAIAgent.ts")] == ["PL304"]
+    py = (
+        "class Agent:\n"
+        "    def answer(self, input_text, history):\n"
+        "        context = self.retriever.retrieve(input_text)\n"
+        "        system = self.system_prompt + '\\nContext:\\n' + context\n"
+        "        return self.client.messages.create(\n"
+        "            model='m', max_tokens=9, system=system, messages=history\n"
+        "        )\n"
+    )
+    assert _codes(py, "agent.py") == [(3, "PL304")]
