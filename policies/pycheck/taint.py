@@ -287,6 +287,10 @@ def _with_fix(ts: Taints, arg: ast.expr, join: bool) -> Taints:
 _FETCH = FETCH_WORDS | {"context"}
 
 
+# Names about the request but not its text (`question_count`, `user_system_prompt`).
+_NOT_THE_REQUEST = frozenset(
+    {"count", "number", "num", "max", "min", "system", "prompt", "template", "schema"}
+)
 _CONVERSATION = frozenset({"messages", "history", "conversation", "msgs", "turns", "chat"})
 
 
@@ -628,6 +632,19 @@ class Evaluator:
                 else (node.id if isinstance(node, ast.Name) else None)
             )
         kind = kind_of_name(name) if name else None
+        if (
+            kind is None
+            and name
+            and not isinstance(value, ast.Call)  # `read_user_text(path)` reads a file
+            and name != "input"  # the bare input of a chain or a tool
+            and names_request(name)
+            and not set(words(name)) & _NOT_THE_REQUEST
+            and any(t.kind == "param" for t in ts)
+        ):
+            # A parameter named for the current request (`query`, `user_msg.content`): what
+            # the user asked this turn, as the TypeScript front end reads it.
+            desc = f"`{name}` (the current request)"
+            return ts | {at(value, "retrieved", desc, not self.ctx.scope.in_function)}
         if kind is None:
             return ts
         return ts | {at(value, kind, f"a value named `{name}`", not self.ctx.scope.in_function)}

@@ -168,3 +168,26 @@ def test_context_retrieved_for_the_input_text_in_the_system_prompt_in_both_langu
         "        )\n"
     )
     assert _codes(py, "agent.py") == [(3, "PL304")]
+
+
+def test_the_current_request_written_ahead_of_the_history_in_python_as_in_typescript() -> None:
+    # A model bridge inserts what the user's input names as a system message after the system
+    # prompt and before the history. A count of questions, a file read by a function named for
+    # the user and a chain's bare `input` are not the request's text; a one-off request has no
+    # history after it.
+    src = (
+        "class Bridge:\n"
+        "    def payload(self, user_input, history, system_prompt, question_count):\n"
+        "        messages = [{'role': 'system', 'content': system_prompt}]\n"
+        "        messages.append({'role': 'system', 'content': f'Files: {user_input}'})\n"
+        "        messages.append({'role': 'system', 'content': f'Ask {question_count}'})\n"
+        "        messages.append({'role': 'system', 'content': read_user_text(self.path)})\n"
+        "        messages.extend(history)\n"
+        "        return messages\n"
+        "    def classify(self, client, user_input):\n"
+        "        return client.chat.completions.create(model='m', messages=[\n"
+        "            {'role': 'system', 'content': f'Classify: {user_input}'},\n"
+        "            {'role': 'user', 'content': user_input},\n"
+        "        ])\n"
+    )
+    assert _codes(src, "bridge.py") == [(4, "PL304")]
