@@ -201,6 +201,14 @@ _FILES_OWNERS = frozenset(
         "current",
     }
 )
+# What a screen shows now (`screen_info`, `parsed_screen`, `screenshot_elements`): a computer-use
+# agent parses the screen again at every step.
+_SCREEN = frozenset({"screen", "screenshot"})
+_SCREEN_PARTS = frozenset({"info", "parsed", "state", "elements", "labels", "text", "content"})
+# What the user is looking at in an app's UI (`currentFolder`, `activeTab`, `selected_thread`):
+# it changes as the user moves around during one chat.
+_VIEWING = frozenset({"current", "active", "selected", "focused", "open", "opened"})
+_VIEWED = frozenset({"folder", "filter", "thread", "tab", "view", "selection", "url"})
 _RUNTIME_ALONE = frozenset({"pid", "uptime", "elapsed", "loadavg"})
 _RUNTIME_PAIRS = (
     (
@@ -243,7 +251,13 @@ def kind_of_name(name: str) -> str | None:
         return "random"
     if s & _VCS or ("status" in s and s & _VCS_STATUS_OWNERS):
         return "vcs"
-    if s & _TREE or s & _TABS or (s & _FILES and s & _FILES_OWNERS):
+    if (
+        s & _TREE
+        or s & _TABS
+        or (s & _FILES and s & _FILES_OWNERS)
+        or (s & _SCREEN and s & _SCREEN_PARTS)
+        or (s & _VIEWING and s & _VIEWED)
+    ):
         return "filetree"
     if s & _RUNTIME_ALONE:
         return "runtime"
@@ -251,3 +265,25 @@ def kind_of_name(name: str) -> str | None:
         if s & heads and s & tails:
             return "runtime"
     return None
+
+
+# The retrieval both front ends follow (a search or recall handed the current request, whose
+# result is per-request content): the words of such a call (`memoryRecall(chatId, userPrompt)`,
+# `vectorStore.similaritySearch(query)`, `retriever.invoke(question)`) and of the request's names.
+FETCH_WORDS = frozenset(
+    {"search", "retrieve", "retriever", "recall", "lookup", "relevant", "similarity", "rag"}
+)
+_REQUEST_NAMES = frozenset({"query", "question", "questions", "queries"})
+_REQUEST_OWNERS = frozenset({"user", "current", "latest", "incoming", "last", "new"})
+_REQUEST_PARTS = frozenset({"message", "input", "request", "prompt", "text", "msg"})
+
+
+def names_request(name: str) -> bool:
+    """Whether `name` names the current request: `query`, `question`, `user_message`,
+    `latestInput`, and the input alone (`input`, `inputText`)."""
+    ws = set(words(name))
+    return bool(
+        ws & _REQUEST_NAMES
+        or (ws & _REQUEST_OWNERS and ws & _REQUEST_PARTS)
+        or ("input" in ws and ws <= {"input", "text"})
+    )

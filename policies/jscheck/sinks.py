@@ -116,6 +116,26 @@ def tools_name(name: str) -> bool:
     return bool(ws) and ws[-1] in _TOOLS_WORDS
 
 
+# Methods that build an object once (an agent for a conversation, a session): a mode or the
+# user's settings read there are fixed for the object's life, not chosen per request.
+_FACTORIES = frozenset({"create", "build", "init", "initialize", "make", "new", "open", "start"})
+
+
+def built_once(node: Node) -> bool:
+    """Whether `node` is inside a class's constructor or a static factory method
+    (`static async create(config)`): what is chosen there is chosen once per object."""
+    cur: Node | None = node
+    while cur is not None:
+        if cur.type == "method_definition":
+            name_node = cur.child_by_field_name("name")
+            name = name_node.text.decode() if name_node is not None and name_node.text else ""
+            static = any(c.type == "static" for c in cur.children)
+            first = words(name)[:1]
+            return name == "constructor" or (static and bool(first) and first[0] in _FACTORIES)
+        cur = cur.parent
+    return False
+
+
 class SinkCheck:
     def __init__(self, src: Source, ev: Evaluator) -> None:
         self.src = src
@@ -131,6 +151,8 @@ class SinkCheck:
         if key in self._seen:
             return
         self._seen.add(key)
+        if code in ("PL302", "PL304") and built_once(node):
+            return
         self.out.append(self.src.finding(node, code, message))
 
     def _mode_word(self, nodes: list[Node]) -> Node | None:

@@ -342,13 +342,11 @@ def check_side_requests(src: Source) -> list[Finding]:
                 pairs[src.text(p)] = p
         system = pairs.get("system") or pairs.get("instructions")
         sent = pairs.get("messages")
-        if (
-            system is None
-            or sent is None
-            or unwrap(system).type not in ("string", "template_string")
-        ):
+        if system is None or sent is None or not _own_system(src, unwrap(system)):
             continue
-        if not any(is_history(src, x) for x in _parts(sent)):
+        if not (
+            any(is_history(src, x) for x in _parts(sent)) or _transcript_sent(src, unwrap(sent))
+        ):
             continue
         fn = _enclosing_name(src, n)
         texts = [fn, src.text(system)[:80]]
@@ -364,6 +362,35 @@ def check_side_requests(src: Source) -> list[Finding]:
             )
         )
     return out
+
+
+def _own_system(src: Source, system: Node) -> bool:
+    """A system prompt written for the side request: literal text, or a builder or constant
+    named for its job (`buildSummarizationSystemPrompt()`, `COMPACTION_PROMPT`)."""
+    if system.type in ("string", "template_string"):
+        return True
+    if system.type in ("call_expression", "identifier", "member_expression"):
+        head = system.child_by_field_name("function") if system.type == "call_expression" else None
+        return bool(set(words(src.text(head if head is not None else system))) & _SIDE)
+    return False
+
+
+def _transcript_sent(src: Source, sent: Node) -> bool:
+    """`messages: [{ role: "user", content: `<transcript>${transcript}</transcript>` }]`: the
+    conversation flattened into the side request's one user message."""
+    if sent.type != "array":
+        return False
+    for item in sent.named_children:
+        item = unwrap(item)
+        if item.type != "object":
+            continue
+        for p in item.named_children:
+            if p.type != "pair" or key_name(src, p.child_by_field_name("key")) != "content":
+                continue
+            value = p.child_by_field_name("value")
+            if value is not None and _carries_history(src, value):
+                return True
+    return False
 
 
 def check_flattened_history(src: Source) -> list[Finding]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from ..meaning import kind_of_name, words
+from ..meaning import FETCH_WORDS, kind_of_name, names_request, words
 from .syntax import (
     FUNCTIONS,
     Source,
@@ -108,17 +108,8 @@ _LISTING_FUNCS = frozenset(
 _DATE_METHODS = frozenset({"toLocaleDateString", "toDateString", "getDate", "getDay"})
 _MESSAGE_TEXT = frozenset({"content", "text", "parts", "contentParts"})
 # Template engines' fill calls: the first argument is the template, the rest its slot values.
-# Calls that fetch content for a request (`memoryRecall(chatId, userPrompt)`,
-# `vectorStore.similaritySearch(query)`, `retriever.invoke(question)`), by their words.
-_FETCH = frozenset(
-    {"search", "retrieve", "retriever", "recall", "lookup", "relevant", "similarity", "rag"}
-)
 # Where a request comes from, read from the incoming HTTP request: it differs per request.
 _CLIENT_STATE = frozenset({"geolocation", "geo", "ip", "location", "address"})
-# Names of the current request, as an argument of such a call.
-_REQUEST_NAMES = frozenset({"query", "question", "questions", "queries"})
-_REQUEST_OWNERS = frozenset({"user", "current", "latest", "incoming", "last", "new"})
-_REQUEST_PARTS = frozenset({"message", "input", "request", "prompt", "text", "msg"})
 # Names of retrieved content, read as a whole value (`${memories}`, `searchResults`); `context`
 # counts only as a whole name (`context.variables` is the state of a run, not its results).
 _RETRIEVED_WORDS = frozenset({"results", "memories", "documents", "chunks", "passages"})
@@ -516,7 +507,7 @@ class Evaluator:
         ws = set(words(ftext))
         if ws & _CLIENT_STATE and any(self.src.text(unwrap(a)) in ("request", "req") for a in args):
             return self._make(RETRIEVED, node)
-        if not ws & _FETCH:
+        if not ws & FETCH_WORDS:
             return EMPTY
         for a in args:
             for n in walk(a):
@@ -526,8 +517,7 @@ class Evaluator:
                     "shorthand_property_identifier",
                 ):
                     continue
-                ws = set(words(self.src.text(n)))
-                if ws & _REQUEST_NAMES or (ws & _REQUEST_OWNERS and ws & _REQUEST_PARTS):
+                if names_request(self.src.text(n)):
                     return self._make(RETRIEVED, node)
         return EMPTY
 
@@ -599,6 +589,11 @@ class Evaluator:
         if fn is None:
             return EMPTY
         fn = unwrap(fn)
+        tagged = node.child_by_field_name("arguments")
+        if tagged is not None and tagged.type == "template_string":
+            # A tagged template (`dedent\`...\``, `stripIndent\`...\``): the tag reshapes the
+            # text (indentation, escapes); what the template interpolates is in the result.
+            return self.taints(tagged)
         ftext = src.text(fn)
         name = callee_name(src, node)
         args = arguments(node)

@@ -221,6 +221,7 @@ _HINTS = (
     "FrozenPrefix",
     "ContextProvider",
     "description",
+    "Agent",  # an agent class's prompt keywords (`SearchAgent(template=...)`)
 )
 
 

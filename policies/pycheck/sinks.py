@@ -20,14 +20,14 @@ import re
 from dataclasses import dataclass
 
 from ..findings import Finding, Fix
-from ..meaning import kind_of_name
+from ..meaning import kind_of_name, words
 from ..rules import ERROR, NOTE, RULES, WARNING
 from .breakpoints import AnthropicBreakpoints, OpenAIBreakpoints
 from .context import Context
 from .fixes import MoveFix, taint_fix
 from .layout import LayoutCheck
 from .syntax import const_str, dict_get, dict_keys, dotted, walk_no_defs
-from .taint import CODE_OF, VOLATILE, Evaluator, Taint, Taints, drop
+from .taint import CODE_OF, RENDERED, VOLATILE, Evaluator, Taint, Taints, drop
 
 _SYSTEM_NAME = re.compile(
     r"(?i)^(system|system_?prompt|system_?message|system_?text|sys_?prompt|instructions|"
@@ -67,6 +67,15 @@ _AGENT_KWARGS = {
 _CREW_AGENT_KWARGS = {"role": "agent role", "goal": "agent goal"}
 # ADK substitutes `{key}` (and `{key?}`) of an instruction from the session state.
 _STATE_SLOT = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\??\}(?!\})")
+_AGENT_PROMPT_WORDS = frozenset(
+    {"template", "prompt", "system", "instruction", "instructions", "persona"}
+)
+# Keywords of an agent that hold the user's turn, an output parser or per-request context.
+_NOT_AGENT_PROMPT = frozenset(
+    {"user", "input", "human", "output", "format", "parser", "context", "example", "examples"}
+)
+_PROMPT_PARAM = frozenset({"prompt", "system", "instructions"})
+_PROMPT_WORDS = frozenset({"prompt", "system", "instructions", "persona"})
 _COMPOUND = (ast.For, ast.AsyncFor, ast.While, ast.If, ast.With, ast.AsyncWith, ast.Try)
 
 
@@ -90,6 +99,7 @@ class Sink:
     line: int
     in_function: bool
     move: Fix | None = None  # the unsafe fix that moves volatile lines to the newest turn
+    built: bool = False  # an object built with the prompt (an agent), not a request sent
 
 
 class SinkCheck:
@@ -144,6 +154,18 @@ class SinkCheck:
                         Sink(f"system prompt ({name})", stmt.lineno, scope.in_function),
                     )
                     self.layout.check(value, env)
+                elif name and value is not None and _PROMPT_WORDS & set(words(name)):
+                    # Template text bound to a prompt's name renders the clock or the devices'
+                    # states into that prompt wherever it is rendered (another module, a
+                    # framework): the text is where the prompt changes. One finding a kind.
+                    made = [t for t in self.ev.ev(value, env) if t.desc.startswith(RENDERED)]
+                    first = {t.kind: t for t in sorted(made, key=lambda t: t.line, reverse=True)}
+                    self.report(
+                        frozenset(first.values()),
+                        Sink(f"prompt template ({name})", stmt.lineno, scope.in_function),
+                    )
+        if isinstance(stmt, ast.Return) and stmt.value is not None and scope.summary is not None:
+            self._prompt_filled(stmt.value, env, scope.summary.params, scope.name or "")
         if (
             isinstance(stmt, ast.Return)
             and stmt.value is not None
@@ -157,6 +179,22 @@ class SinkCheck:
                 Sink(f"system prompt (returned by {scope.name}())", stmt.lineno, True),
             )
             self.layout.check(stmt.value, env)
+
+    def _prompt_filled(
+        self, value: ast.expr, env: dict[str, Taints], params: list[str], name: str
+    ) -> None:
+        """A function handed a prompt that returns it with a clock reading or other volatile
+        value filled in or appended (`def apply_placeholders(prompt_str): ... return
+        prompt_str.replace("{{CURRENT_DATETIME}}", now)`): whichever prompt its callers pass,
+        the value is in it."""
+        prompts = {p for p in params if set(words(p)) & _PROMPT_PARAM}
+        if not prompts or _text_of(value) not in prompts:
+            return
+        ts = self.ev.ev(value, env)
+        if not any(t.kind == "param" and t.desc in prompts for t in ts):
+            return
+        volatile = frozenset(t for t in ts if t.kind in VOLATILE)
+        self.report(volatile, Sink(f"prompt returned by {name}()", value.lineno, True))
 
     def _expressions(self, root: ast.AST, env: dict[str, Taints]) -> None:
         sites = self._sites.get(id(root))
@@ -248,7 +286,23 @@ class SinkCheck:
         for name, where in _AGENT_KWARGS.items():
             if name in kw:
                 self.report(self.ev.ev(kw[name], env), Sink(where, node.lineno, in_function))
-        if q.rsplit(".", 1)[-1] == "Agent":
+        cls = _class_called(node.func, q)
+        if cls.endswith("Agent") and cls[:1].isupper():
+            # An agent class's own prompt keywords (lagent's `template=`, `system_template=`,
+            # `persona=`): the text every request of the agent starts with.
+            for name, value in kw.items():
+                ws = set(words(name))
+                if (
+                    ws & _AGENT_PROMPT_WORDS
+                    and not ws & _NOT_AGENT_PROMPT
+                    and name not in _PREFIX_KWARGS
+                    and name not in _AGENT_KWARGS
+                ):
+                    self.report(
+                        self.ev.ev(value, env),
+                        Sink(f"agent prompt ({name}=)", node.lineno, in_function, built=True),
+                    )
+        if cls == "Agent":
             for name, where in _CREW_AGENT_KWARGS.items():
                 if name in kw:
                     self.report(self.ev.ev(kw[name], env), Sink(where, node.lineno, in_function))
@@ -363,6 +417,9 @@ class SinkCheck:
                 continue  # fetched for the request and sent in its own turn: where it belongs
             if t.kind == "retrieved" and t.line in ctx.first_turn_lines:
                 continue  # fetched on the first turn only: written once, kept after that
+            if t.once and t.kind in VOLATILE and not sink.in_function and sink.built:
+                # Read at import into an agent built at import: one process, one prompt.
+                continue
             msg = f"{t.desc} flows into the {sink.where} (line {sink.line})"
             severity = ""
             if t.once and t.kind == "date":
@@ -401,6 +458,34 @@ class SinkCheck:
                     fix=fix,
                 )
             )
+
+
+def _text_of(value: ast.expr) -> str | None:
+    """The name whose text a returned value is: `prompt`, `prompt.replace(a, b)`,
+    `prompt + extra`, `prompt.format(...)`, `f"{prompt}..."` (its first part)."""
+    while True:
+        if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+            value = value.left
+        elif (
+            isinstance(value, ast.Call)
+            and isinstance(value.func, ast.Attribute)
+            and value.func.attr in ("replace", "format", "strip", "rstrip")
+        ):
+            value = value.func.value
+        elif isinstance(value, ast.JoinedStr) and value.values:
+            first = value.values[0]
+            value = first.value if isinstance(first, ast.FormattedValue) else first
+        else:
+            break
+    return value.id if isinstance(value, ast.Name) else None
+
+
+def _class_called(func: ast.expr, q: str) -> str:
+    """The class a call constructs, also when it is chosen in the call
+    (`(AsyncAgent if use_async else Agent)(...)`: the first branch's)."""
+    if isinstance(func, ast.IfExp):
+        return (dotted(func.body) or "").rsplit(".", 1)[-1]
+    return q.rsplit(".", 1)[-1]
 
 
 def _leading_text(node: ast.expr) -> str | None:

@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from ..meaning import kind_of_name, words
+from ..meaning import FETCH_WORDS, kind_of_name, names_request, words
 from .syntax import const_str, dotted
 
 if TYPE_CHECKING:
@@ -202,6 +202,36 @@ _TIME_DIRECTIVES = re.compile(r"%[HIMSfpXcTrRsz]")
 _DATE_DIRECTIVES = re.compile(r"%[dFDxjaAbBheUWuwVG]")
 
 
+# Template text (Jinja, Home Assistant templates) whose expressions read the clock or the
+# devices' current states each time it is rendered: `{{ now().strftime(...) }}`,
+# `{{ states('sensor.x') }}`, `{% for d in devices %}{{ d.state }}`.
+RENDERED = "a template that renders"
+_TEMPLATE_EXPR = re.compile(r"\{\{(.*?)\}\}|\{%(.*?)%\}", re.S)
+_TEMPLATE_CLOCK = re.compile(r"\b(?:utc)?now\(\)")
+_TEMPLATE_STATE = re.compile(r"\bstates\b|\bstate_attr\(|\bis_state\(|\.state\b")
+
+
+def rendered(node: ast.AST, text: str) -> Taints:
+    """What template text puts into the prompt each time it is rendered: a clock reading or
+    the current states of the things it lists (one taint of each kind, at the first expression
+    that reads it)."""
+    found: dict[str, int] = {}
+    for m in _TEMPLATE_EXPR.finditer(text):
+        expr = m.group(1) or m.group(2) or ""
+        for kind, pattern in (("time", _TEMPLATE_CLOCK), ("runtime", _TEMPLATE_STATE)):
+            if kind not in found and pattern.search(expr):
+                found[kind] = text.count("\n", 0, m.start())
+    out: set[Taint] = set()
+    for kind, offset in found.items():
+        what = "now()" if kind == "time" else "the current device states"
+        t = at(node, kind, f"{RENDERED} {what} each time")
+        if offset:
+            line = t.line + offset
+            t = replace(t, line=line, col=0, end_line=line, end_col=0)
+        out.add(t)
+    return frozenset(out)
+
+
 def _downgrade(ts: Taints) -> Taints:
     """A clock reading reduced to its date."""
     return frozenset(
@@ -253,24 +283,14 @@ def _with_fix(ts: Taints, arg: ast.expr, join: bool) -> Taints:
 
 # Calls that fetch content for a request (`search_text_memories(query=user_message)`,
 # `retriever.invoke(question)`, `vector_store.similarity_search(query)`), by their words.
-_FETCH = frozenset(
-    {
-        "search",
-        "retrieve",
-        "retriever",
-        "recall",
-        "lookup",
-        "relevant",
-        "similarity",
-        "rag",
-        "context",
-    }
+# Python names a fetch of context by its word as well (`get_context(query)`).
+_FETCH = FETCH_WORDS | {"context"}
+
+
+# Names about the request but not its text (`question_count`, `user_system_prompt`).
+_NOT_THE_REQUEST = frozenset(
+    {"count", "number", "num", "max", "min", "system", "prompt", "template", "schema"}
 )
-_REQUEST_NAMES = frozenset({"query", "question", "questions", "queries"})
-_REQUEST_OWNERS = frozenset({"user", "current", "latest", "incoming", "last", "new"})
-_REQUEST_PARTS = frozenset({"message", "input", "request", "prompt", "text", "msg"})
-
-
 _CONVERSATION = frozenset({"messages", "history", "conversation", "msgs", "turns", "chat"})
 
 
@@ -309,8 +329,7 @@ def _fetches_for_request(node: ast.Call) -> bool:
             name = (
                 n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else ""
             )
-            ws = set(words(name))
-            if ws & _REQUEST_NAMES or (ws & _REQUEST_OWNERS and ws & _REQUEST_PARTS):
+            if names_request(name):
                 return True
     return False
 
@@ -365,6 +384,8 @@ class Evaluator:
         return frozenset(out)
 
     def ev_Constant(self, node: ast.Constant, env: dict[str, Taints]) -> Taints:
+        if isinstance(node.value, str) and ("{{" in node.value or "{%" in node.value):
+            return rendered(node, node.value)
         return EMPTY
 
     def ev_Name(self, node: ast.Name, env: dict[str, Taints]) -> Taints:
@@ -611,6 +632,19 @@ class Evaluator:
                 else (node.id if isinstance(node, ast.Name) else None)
             )
         kind = kind_of_name(name) if name else None
+        if (
+            kind is None
+            and name
+            and not isinstance(value, ast.Call)  # `read_user_text(path)` reads a file
+            and name != "input"  # the bare input of a chain or a tool
+            and names_request(name)
+            and not set(words(name)) & _NOT_THE_REQUEST
+            and any(t.kind == "param" for t in ts)
+        ):
+            # A parameter named for the current request (`query`, `user_msg.content`): what
+            # the user asked this turn, as the TypeScript front end reads it.
+            desc = f"`{name}` (the current request)"
+            return ts | {at(value, "retrieved", desc, not self.ctx.scope.in_function)}
         if kind is None:
             return ts
         return ts | {at(value, kind, f"a value named `{name}`", not self.ctx.scope.in_function)}
@@ -738,7 +772,10 @@ class Evaluator:
         if self.ctx.reporting and summ.param_sinks and self.argument_sink is not None:
             for p, where in summ.param_sinks.items():
                 if p in amap:
-                    self.argument_sink(self.ev(amap[p], env), where, node.lineno)
+                    # The parameter's name says what the caller hands over where the argument
+                    # is a value of its own (`self._get_system_prompt(screen_info=parsed)`).
+                    ts = self.named(amap[p], self.ev(amap[p], env), p)
+                    self.argument_sink(ts, where, node.lineno)
         return frozenset(out)
 
     # --- binding -------------------------------------------------------------------------------

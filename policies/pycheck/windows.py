@@ -98,7 +98,9 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             and isinstance(node.slice, ast.Slice)
             and node.slice.upper is None
             and (
-                _from_end(node.slice.lower) or _from_end(_bound_to(node.slice.lower, node, parents))
+                _from_end(node.slice.lower)
+                or _from_end(_bound_to(node.slice.lower, node, parents))
+                or _budget_index(_bound_to(node.slice.lower, node, parents))
             )
             and (
                 (_is_history(node.value) and _sent(node, parents, chat))
@@ -116,8 +118,12 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
                 node,
                 "the conversation is filled from the newest message back while a budget lasts",
             )
-        elif isinstance(node, ast.While) and _drops_front(node):
-            _add(ctx, node, "messages are dropped from the front while over a budget")
+        elif isinstance(node, ast.While) and (cut := _drops_front(node)) is not None:
+            _add(ctx, cut, "messages are dropped from the front while over a budget")
+        elif isinstance(node, ast.While) and _filled_to_count(node):
+            _add(ctx, node, "the conversation is collected from the newest message back to a count")
+        elif isinstance(node, ast.Assign) and _read_with_limit(node):
+            _add(ctx, node, f"the history is read back to a count (`{_src(node.value)}`)")
         elif isinstance(node, ast.If) and _cut_when_long(node):
             _add(ctx, node, "messages are cut out by their position once the history is long")
         elif isinstance(node, ast.Call) and _cut_by_helper(node):
@@ -228,6 +234,17 @@ def _sent(node: ast.AST, parents: dict[int, ast.AST], chat: bool) -> bool:
             continue
         if isinstance(parent, ast.keyword):
             return parent.arg in _SENT_KWARGS
+        if isinstance(parent, (ast.For, ast.AsyncFor)) and parent.iter is cur:
+            # `for human, ai in history[-n:]: messages.append(HumanMessage(content=human))`
+            return _appends_messages(parent)
+        if (
+            isinstance(parent, ast.Call)
+            and isinstance(parent.func, ast.Attribute)
+            and parent.func.attr in ("extend", "append")
+            and _is_history(parent.func.value)
+        ):
+            # `final_messages.extend(history[start:])`, where that list is what is sent.
+            return _sent_list(parent.func.value, parent, parents)
         if not chat:
             return False
         if isinstance(parent, ast.Return):
@@ -241,6 +258,33 @@ def _sent(node: ast.AST, parents: dict[int, ast.AST], chat: bool) -> bool:
                     return True
             return False
         return False
+
+
+def _sent_list(lst: ast.expr, at: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """Whether the list named `lst` is returned by the function around `at` or passed there
+    as `messages=` (a global history kept for a UI is neither)."""
+    name = _name(lst)
+    fn: ast.AST | None = at
+    while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        fn = parents.get(id(fn))
+    for n in ast.walk(fn) if fn is not None else ():
+        if isinstance(n, ast.Return) and n.value is not None and _name(n.value) == name:
+            return True
+        if isinstance(n, ast.keyword) and n.arg in _SENT_KWARGS and _name(n.value) == name:
+            return True
+    return False
+
+
+def _appends_messages(loop: ast.For | ast.AsyncFor) -> bool:
+    return any(
+        isinstance(c, ast.Call)
+        and isinstance(c.func, ast.Attribute)
+        and c.func.attr in ("append", "insert")
+        and c.args
+        and _builds_message(c.args[-1])
+        for s in loop.body
+        for c in ast.walk(s)
+    )
 
 
 def _joined_into_history(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
@@ -522,10 +566,24 @@ def _budget_loop(loop: ast.For | ast.AsyncFor, copies: _Copies) -> bool:
     return False
 
 
-def _drops_front(loop: ast.While) -> bool:
-    """`while <over a budget>:` that pops, deletes or slices off the first message."""
-    if not (isinstance(loop.test, ast.Compare) and _budget_words(loop.test)):
-        return False
+def _drops_front(loop: ast.While) -> ast.While | ast.If | None:
+    """`while <over a budget>:` that pops, deletes or slices off the first message, or a
+    loop that does so in the branch of an `if` over a budget (`while True: ... if tokens <
+    0.9 * size: return prompt` else `messages.pop(0)`; reported at the `if`)."""
+    if isinstance(loop.test, ast.Compare) and _budget_words(loop.test):
+        return loop if _pops_front(loop) else None
+    for n in ast.walk(loop):
+        if (
+            isinstance(n, ast.If)
+            and isinstance(n.test, ast.Compare)
+            and _budget_words(n.test)
+            and any(_pops_front(b) for b in [*n.body, *n.orelse])
+        ):
+            return n
+    return None
+
+
+def _pops_front(loop: ast.AST) -> bool:
     for n in ast.walk(loop):
         if _history_pop_at(n) in (0, 1):
             return True
@@ -542,6 +600,60 @@ def _drops_front(loop: ast.While) -> bool:
         ):
             return True
     return False
+
+
+def _budget_index(value: ast.expr | None) -> bool:
+    """A slice's start computed by a helper given a token budget
+    (`start = find_last_index(counts, max_prompt_tokens=n)` then `history[start:]`)."""
+    if not isinstance(value, ast.Call):
+        return False
+    named = any(k.arg is not None and set(words(k.arg)) & _BUDGET for k in value.keywords)
+    return named or any(_budget_words(a) for a in [*value.args, *(k.value for k in value.keywords)])
+
+
+def _filled_to_count(loop: ast.While) -> bool:
+    """`while node and len(messages) < max_messages:` whose body adds to that list: the
+    conversation walked back from the newest message until a count is reached."""
+    for cmp in ast.walk(loop.test):
+        if not (
+            isinstance(cmp, ast.Compare)
+            and isinstance(cmp.ops[0], (ast.Lt, ast.LtE))
+            and _is_len_of_history(cmp.left)
+            and _budget_words(cmp.comparators[0])
+        ):
+            continue
+        assert isinstance(cmp.left, ast.Call)
+        target = _name(cmp.left.args[0])
+        for n in ast.walk(loop):
+            if (
+                isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and n.func.attr in ("append", "insert", "extend")
+                and _name(n.func.value) == target
+            ):
+                return True
+    return False
+
+
+# Keywords that make a store return only the newest entries.
+# (Not `top_k` or `n`: in a model call they sample tokens or count completions.)
+_LIMITS = frozenset({"limit", "last_n", "last_k", "max_messages", "num_messages"})
+
+
+def _read_with_limit(node: ast.Assign) -> bool:
+    """`messages = filter_message(conversation_id=c, limit=history_len)`: the stored
+    conversation read back to its newest N entries (the store's own window)."""
+    call = node.value
+    if not (isinstance(call, ast.Call) and any(_is_history(t) for t in node.targets)):
+        return False
+    limited = [k.value for k in call.keywords if k.arg in _LIMITS]
+    if not limited:
+        return False
+    func = _name(call.func)
+    about_history = func is not None and bool(set(words(func)) & (_HISTORY | {"message"}))
+    return about_history or any(
+        isinstance(v, ast.Name) and set(words(v.id)) & {"history", "messages"} for v in limited
+    )
 
 
 def _rebuilt_by_position(loop: ast.For | ast.AsyncFor) -> bool:
