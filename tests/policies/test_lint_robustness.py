@@ -89,9 +89,10 @@ def test_special_files_and_link_loops_are_skipped(proj: Path) -> None:
 def test_a_file_over_its_time_budget_is_stopped(proj: Path) -> None:
     big = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(20_000))
     (proj / "big.py").write_text(big)
-    t0 = time.perf_counter()
+    # CPU time, as the budget is: under a heavy load the wall clock says nothing.
+    t0 = time.process_time()
     found, _ = lint_file(str(proj / "big.py"), "python", None, time_s=0.05)
-    assert time.perf_counter() - t0 < 5
+    assert time.process_time() - t0 < 5
     (f,) = found
     assert f.code == "PL906" and "over 0.05 s" in f.message
 
