@@ -65,7 +65,8 @@ def _short() -> Scenario:
 
 
 def _tool_names(body: dict[str, Any]) -> set[str]:
-    return {str(t["function"]["name"]) for t in body.get("tools", [])}
+    # Chat Completions nests a tool's name under "function"; Responses has it at the top.
+    return {str(t.get("function", t)["name"]) for t in body.get("tools", [])}
 
 
 def _first(run: ClientRun, event: str) -> tuple[int, int]:
