@@ -268,7 +268,7 @@ def _run_prefixlock(
         workspace = Workspace(clock)
         agent = Agent(
             demo_prefix(workspace),
-            model=flavor.base_model,
+            model=_on_api(flavor, flavor.base_model),
             api_key=DEMO_KEY,
             base_url=emu.base_url,
             clock=clock,
@@ -293,10 +293,17 @@ def _run_prefixlock(
     return Run("prefixlock", "", rows, trace), note
 
 
+def _on_api(flavor: Flavor, model: str) -> str:
+    """`model` on the flavor's wire API, which both clients use (prefixlock's default for an
+    OpenAI model is the Responses API; the naive client speaks Chat Completions)."""
+    return model if flavor.api == "anthropic" else f"{flavor.api}:{model}"
+
+
 def _switch(session: Any, flavor: Flavor, next_prompt: str) -> SwitchNote:
     """Switch the session's model the prefixlock way: quote first, then switch with the quote."""
-    quote = session.quote_switch(flavor.switch_model, next_message=next_prompt)
-    session.switch_model(flavor.switch_model, quote=quote)
+    model = _on_api(flavor, flavor.switch_model)
+    quote = session.quote_switch(model, next_message=next_prompt)
+    session.switch_model(model, quote=quote)
     return SwitchNote(
         quote.old_model,
         quote.new_model,

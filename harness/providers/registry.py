@@ -1,8 +1,10 @@
 """Which provider serves a model id, and where its API key comes from.
 
-`claude-*` -> Anthropic; `gpt-*`, `o1`/`o3`/... -> OpenAI Chat Completions; `deepseek-*` ->
-OpenAI-compatible at the base URL of the price table. An explicit prefix wins: `anthropic:`,
-`openai:`, `openai-responses:`, `openai-compat:`. Aliases of the price table (`haiku`) resolve
+`claude-*` -> Anthropic; `gpt-*`, `o1`/`o3`/... -> the OpenAI Responses API (OpenAI recommends it
+for new work, and there the instructions come before the tools: docs/providers.md#openai-api);
+`deepseek-*` -> OpenAI-compatible at the base URL of the price table. An explicit prefix wins:
+`anthropic:`, `openai:` (Responses), `openai-chat:` (Chat Completions), `openai-responses:`,
+`openai-compat:`. Aliases of the price table (`haiku`) resolve
 first. A model nothing recognizes needs a prefix or a `base_url` (then it is OpenAI-compatible).
 """
 
@@ -19,7 +21,7 @@ from ..errors import ConfigError, MissingKeyError, UnknownModelError
 
 PREFIXES = {
     "anthropic": "anthropic",
-    "openai": "openai-chat",
+    "openai": "openai-responses",
     "openai-chat": "openai-chat",
     "openai-responses": "openai-responses",
     "openai-compat": "openai-compat",
@@ -74,7 +76,7 @@ def resolve_route(
         if wire_model.startswith("claude-"):
             api = "anthropic"
         elif _OPENAI_MODEL.match(wire_model):
-            api = "openai-chat"
+            api = "openai-responses"
         elif wire_model.startswith("deepseek-"):
             api = "openai-compat"
         elif price is not None:

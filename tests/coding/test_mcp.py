@@ -135,7 +135,8 @@ async def test_mcp_over_streamable_http_is_pinned_and_a_changed_list_is_priced()
             with Emulator.start(clock=ManualClock(), script=script) as emu:
                 agent = Agent(
                     prefix,
-                    model="gpt-5",
+                    # Chat Completions: the tools come first, so a new tool re-bills them all.
+                    model="openai-chat:gpt-5",
                     base_url=emu.base_url,
                     api_key="test-key",
                     clock=emu.clock,

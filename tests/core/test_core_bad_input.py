@@ -39,8 +39,10 @@ def _no_keys(monkeypatch: pytest.MonkeyPatch) -> None:
     [
         ("claude-opus-4-7", None, "anthropic", "ANTHROPIC_API_KEY"),
         ("haiku", None, "anthropic", "ANTHROPIC_API_KEY"),
-        ("gpt-5", None, "openai-chat", "OPENAI_API_KEY"),
-        ("o3", None, "openai-chat", "OPENAI_API_KEY"),
+        ("gpt-5", None, "openai-responses", "OPENAI_API_KEY"),
+        ("o3", None, "openai-responses", "OPENAI_API_KEY"),
+        ("openai:gpt-5", None, "openai-responses", "OPENAI_API_KEY"),
+        ("openai-chat:gpt-5", None, "openai-chat", "OPENAI_API_KEY"),
         ("openai-responses:gpt-5", None, "openai-responses", "OPENAI_API_KEY"),
         ("deepseek-v4-flash", None, "openai-compat", "DEEPSEEK_API_KEY"),
         ("openai-compat:llama3", "http://localhost:11434", "openai-compat", "PREFIXLOCK_API_KEY"),

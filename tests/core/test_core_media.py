@@ -77,7 +77,11 @@ TURNS: list[Any] = [
 
 @pytest.mark.parametrize(
     ("model", "rule"),
-    [("claude-sonnet-4-6", "anthropic"), ("gpt-5", "openai"), ("openai-responses:gpt-5", "openai")],
+    [
+        ("claude-sonnet-4-6", "anthropic"),
+        ("openai-chat:gpt-5", "openai"),
+        ("openai-responses:gpt-5", "openai"),
+    ],
 )
 async def test_media_is_counted_by_rule_and_cached(model: str, rule: str) -> None:
     with Emulator.start(clock=ManualClock()) as emu:
@@ -177,7 +181,7 @@ async def test_a_part_of_another_type_is_refused_before_anything_is_sent() -> No
 
 async def test_chat_refuses_a_document_by_url_with_the_way_out() -> None:
     with Emulator.start(clock=ManualClock()) as emu:
-        async with agent_for(emu, "gpt-5").session() as s:
+        async with agent_for(emu, "openai-chat:gpt-5").session() as s:
             with pytest.raises(UserError, match="openai-responses"):
                 await s.ask(["read", Document.from_url("https://example.com/a.pdf")])
         assert not emu.requests
@@ -192,7 +196,9 @@ async def test_image_by_url_is_sent_as_a_url(model: str) -> None:
     assert "https://example.com/cat.png" in wire
 
 
-@pytest.mark.parametrize("model", ["claude-sonnet-4-6", "gpt-5", "openai-responses:gpt-5"])
+@pytest.mark.parametrize(
+    "model", ["claude-sonnet-4-6", "openai-chat:gpt-5", "openai-responses:gpt-5"]
+)
 async def test_detail_low_is_openai_only_and_counted_by_it(model: str) -> None:
     with Emulator.start(clock=ManualClock()) as emu:
         async with agent_for(emu, model).session() as s:

@@ -163,8 +163,8 @@ async def test_connection_error_is_retried(
 @pytest.mark.parametrize(
     ("model", "url", "ok"),
     [
-        ("gpt-5", "https://api.openai.com/v1/chat/completions", sse.chat),
-        ("openai-responses:gpt-5", "https://api.openai.com/v1/responses", sse.responses),
+        ("openai-chat:gpt-5", "https://api.openai.com/v1/chat/completions", sse.chat),
+        ("gpt-5", "https://api.openai.com/v1/responses", sse.responses),
     ],
 )
 async def test_openai_faults_are_retried(

@@ -101,9 +101,9 @@ def _hand_cost(kind: str, requests: int) -> Decimal:
 
 CASES = [
     ("anthropic", "claude-opus-4-7", "https://api.anthropic.com/v1/messages", None),
-    ("openai", "gpt-5", "https://api.openai.com/v1/chat/completions", None),
+    ("openai", "openai-chat:gpt-5", "https://api.openai.com/v1/chat/completions", None),
     ("deepseek", "deepseek-v4-flash", "https://api.deepseek.com/v1/chat/completions", None),
-    ("responses", "openai-responses:gpt-5", "https://api.openai.com/v1/responses", None),
+    ("responses", "gpt-5", "https://api.openai.com/v1/responses", None),
 ]
 
 

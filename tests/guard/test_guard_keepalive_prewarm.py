@@ -78,7 +78,9 @@ async def test_without_the_ping_the_entry_expires() -> None:
 
 
 async def test_chat_completions_keeps_the_one_token_ping_and_prices_its_output() -> None:
-    pings, events, rows, bodies, planned = await _idle_then_turn(MODEL, 55, keepalive=True)
+    pings, events, rows, bodies, planned = await _idle_then_turn(
+        "openai-chat:" + MODEL, 55, keepalive=True
+    )
     assert len(pings) == 1
     body = bodies[0]
     assert body["max_completion_tokens"] == 1

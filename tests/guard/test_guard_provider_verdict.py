@@ -49,7 +49,9 @@ async def test_tools_change_has_both_verdicts(model: str, field: str, ref: str) 
     assert not any(ref in (b.get(field) or {}) for b in stored)
 
 
-@pytest.mark.parametrize("model", ["gpt-5.4", "openai-responses:gpt-5.4", "gpt-5.6-terra"])
+@pytest.mark.parametrize(
+    "model", ["openai-chat:gpt-5.4", "openai-responses:gpt-5.4", "openai-chat:gpt-5.6-terra"]
+)
 async def test_nothing_is_asked_where_the_api_has_no_diagnostics(model: str) -> None:
     # Chat Completions has none; the Responses API only from gpt-5.6, and older models refuse
     # prompt_cache_options outright.

@@ -65,7 +65,16 @@ def _short() -> Scenario:
 
 
 def _tool_names(body: dict[str, Any]) -> set[str]:
-    return {str(t["function"]["name"]) for t in body.get("tools", [])}
+    # Chat Completions nests a tool's name under "function"; Responses has it at the top.
+    return {str(t.get("function", t)["name"]) for t in body.get("tools", [])}
+
+
+def _opening(body: dict[str, Any]) -> bool:
+    """A conversation's first request: its system prompt (a Chat message, or the Responses
+    `instructions`) and one user message."""
+    if "messages" in body:
+        return len(body["messages"]) == 2
+    return len(body["input"]) == 1
 
 
 def _first(run: ClientRun, event: str) -> tuple[int, int]:
@@ -102,8 +111,9 @@ def test_prefixlock_and_the_openai_sdk_peer_on_the_same_turns() -> None:
         peer_read, peer_uncached = _first(peer, event)
         assert read > 20_000 and peer_read == 0 and peer_uncached > 20_000
         assert mine[event] < theirs[event]
-    # A tool server stops: on Chat Completions the tools come before the messages, so both
-    # miss the context after them; prefixlock pays no more.
+    # A tool server stops: the tools come before the messages (prefixlock's Responses keeps
+    # its instructions before them), so both miss the context after them; prefixlock pays no
+    # more.
     _, uncached = _first(ours, MCP)
     _, peer_uncached = _first(peer, MCP)
     assert uncached > 5_000 and peer_uncached > 5_000
@@ -124,7 +134,7 @@ def test_prefixlock_and_the_openai_sdk_peer_on_the_same_turns() -> None:
         return [
             int(line["usage"]["cache_read"])
             for line in run.trace
-            if line["turn"] == fan and len(line["body"]["messages"]) == 2
+            if line["turn"] == fan and _opening(line["body"])
         ]
 
     ours_first, peer_firsts = firsts(ours), firsts(peer)
