@@ -71,9 +71,7 @@ def draw(snap: rs.Snapshot, lang: str) -> tuple[list[list[str]], str | None]:
     return rows, None
 
 
-def take(
-    mirror: Path, tried: set[str], want: dict[str, int]
-) -> tuple[list[list[str]], list[str]]:
+def take(mirror: Path, tried: set[str], want: dict[str, int]) -> tuple[list[list[str]], list[str]]:
     """Projects in listed order, not tried before, until `want` a language are usable; the new
     ones split among themselves within each language by the hash rule."""
     drawn: list[tuple[str, str, str, list[str]]] = []
