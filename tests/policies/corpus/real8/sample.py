@@ -3,6 +3,7 @@ was fetched) and write MANIFEST.tsv and SKIPPED.txt.
 
     python tests/policies/corpus/real8/sample.py [--mirror DIR]           # the first draw
     python tests/policies/corpus/real8/sample.py [--mirror DIR] --more N  # N more a language
+    (--upto K: consider only the first K candidates, those whose fetch was tried)
 
 Reads each project's snapshot (a bare clone under DIR/owner+name/repo) at HEAD through the
 shared sampler ../realsample.py, with real7's patterns; never reads a file's meaning, only counts
@@ -71,13 +72,17 @@ def draw(snap: rs.Snapshot, lang: str) -> tuple[list[list[str]], str | None]:
     return rows, None
 
 
-def take(mirror: Path, tried: set[str], want: dict[str, int]) -> tuple[list[list[str]], list[str]]:
+def take(
+    mirror: Path, tried: set[str], want: dict[str, int], upto: int | None = None
+) -> tuple[list[list[str]], list[str]]:
     """Projects in listed order, not tried before, until `want` a language are usable; the new
     ones split among themselves within each language by the hash rule."""
     drawn: list[tuple[str, str, str, list[str]]] = []
     used: dict[str, list[str]] = {"ts": [], "py": []}
     skipped: list[str] = []
-    for category, name in candidates():
+    # only the first `upto` candidates have had their fetch tried: a later one is not yet
+    # "no snapshot", it is simply not reached
+    for category, name in candidates()[:upto]:
         if all(len(used[k]) == want[k] for k in want):
             break
         if name in tried:
@@ -113,18 +118,22 @@ def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--mirror", default="/work/.mirror")
     p.add_argument("--more", type=int, help="stopping rule: N more projects a language")
+    p.add_argument("--upto", type=int, help="consider the first N candidates (those fetched)")
     a = p.parse_args()
     mirror = Path(a.mirror)
     if a.more:
         manifest = HERE / "MANIFEST.tsv"
         before = [ln.split("\t") for ln in manifest.read_text(encoding="utf-8").splitlines()[1:]]
         old_skips = (HERE / "SKIPPED.txt").read_text(encoding="utf-8").splitlines()
+        # a project passed over because its language was full is next in order, not tried
+        passed = {ln.split(":")[0] for ln in old_skips if "language full" in ln}
+        old_skips = [ln for ln in old_skips if ln.split(":")[0] not in passed]
         tried = {r[1] for r in before} | {ln.split(":")[0] for ln in old_skips}
-        rows, skipped = take(mirror, tried, {"ts": a.more, "py": a.more})
+        rows, skipped = take(mirror, tried, {"ts": a.more, "py": a.more}, a.upto)
         write(before + rows)
         (HERE / "SKIPPED.txt").write_text("\n".join(old_skips + skipped) + "\n", encoding="utf-8")
     else:
-        rows, skipped = take(mirror, set(), WANT)
+        rows, skipped = take(mirror, set(), WANT, a.upto)
         write(rows)
         (HERE / "SKIPPED.txt").write_text("\n".join(skipped) + "\n", encoding="utf-8")
     print(f"{len(rows)} files drawn; skipped: {skipped}")
