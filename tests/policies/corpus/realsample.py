@@ -3,8 +3,10 @@ projects (`owner+name/repo` under a mirror folder) at HEAD, draws files by count
 that match fixed patterns (never by reading a file's meaning), and splits the projects into a
 development and a test half by a hash of their names.
 
-real3, real4 and real5 keep their own sample.py (their draws are committed and were made with
-them); this module states the same rules once for later corpora.
+real3's and real4's sample.py run on this module with their own, older rules (`eligible`'s and
+`ranked`'s parameters), their draws checked byte-identical against the committed MANIFESTs;
+real5 keeps its own sample.py (its draw is committed and was made with it). This module states
+the rules once for later corpora.
 """
 
 from __future__ import annotations
@@ -102,14 +104,20 @@ def git(git_dir: Path, *args: str) -> bytes:
     ).stdout
 
 
-def eligible(path: str, lang: str) -> bool:
+def eligible(
+    path: str, lang: str, skip_dirs: set[str] = SKIP_DIRS, skip_conftest: bool = True
+) -> bool:
+    """real6's rule; real3 to real5 stated theirs with fewer skipped folders (`skip_dirs`) and
+    without the conftest.py exclusion."""
     parts = path.split("/")
     name = parts[-1]
-    if not name.endswith(EXT[lang]) or SKIP_DIRS & set(parts[:-1]):
+    if not name.endswith(EXT[lang]) or skip_dirs & set(parts[:-1]):
         return False
     if ".test." in name or ".spec." in name or name.endswith((".d.ts", ".min.js")):
         return False
-    return not (name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py")
+    if skip_conftest and name == "conftest.py":
+        return False
+    return not (name.startswith("test_") or name.endswith("_test.py"))
 
 
 def both(first: str, second: str) -> Callable[[Snapshot], dict[str, int]]:
@@ -152,15 +160,17 @@ def ranked(
     scores: dict[str, int],
     taken: set[str],
     per_project: int,
+    max_lines: int = MAX_LINES,
+    is_eligible: Callable[[str, str], bool] = eligible,
 ) -> list[tuple[str, int, int]]:
     """(path, score, lines) of the best `per_project` eligible files not already taken, highest
     score first, ties broken by path, files over MAX_LINES left out."""
     rows: list[tuple[int, str, int]] = []
     for path, score in scores.items():
-        if path in taken or not eligible(path, lang):
+        if path in taken or not is_eligible(path, lang):
             continue
         n_lines = len(snap.text(path).splitlines())
-        if n_lines <= MAX_LINES:
+        if n_lines <= max_lines:
             rows.append((-score, path, n_lines))
     rows.sort()
     return [(path, -neg, n) for neg, path, n in rows[:per_project]]

@@ -2,20 +2,23 @@
 
     python tests/policies/corpus/real3/sample.py [--mirror DIR]
 
-Reads each project's snapshot (a bare clone under DIR/owner+name/repo) at HEAD; never reads a
-file's meaning, only counts the lines that match the rule's pattern.
+Reads each project's snapshot (a bare clone under DIR/owner+name/repo) at HEAD through the
+shared sampler ../realsample.py, with real3's own rule: its pattern, its skipped folders (no
+`cookbook`, `notebooks`), no conftest.py exclusion and files of at most 1,000 lines. Never reads
+a file's meaning, only counts the lines that match the rule's pattern.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
-import re
-import subprocess
 import sys
 from pathlib import Path
 
 HERE = Path(__file__).parent
+sys.path.insert(0, str(HERE.parent))
+
+import realsample as rs  # noqa: E402
+
 TS = [
     "cline/cline", "RooCodeInc/Roo-Code", "continuedev/continue", "Kilo-Org/kilocode",
     "google-gemini/gemini-cli", "QwenLM/qwen-code", "sst/opencode", "voideditor/void",
@@ -36,70 +39,18 @@ PY = [
     "open-webui/open-webui", "assafelovic/gpt-researcher", "browser-use/browser-use",
     "Skyvern-AI/skyvern", "OthersideAI/self-operating-computer",
 ]  # fmt: skip
-EXT = {"ts": (".ts", ".tsx", ".js", ".mjs", ".cjs"), "py": (".py",)}
-SKIP_DIRS = {
-    "node_modules", "dist", "build", "out", "vendor", "test", "tests", "__tests__", "e2e",
-    "fixtures", "examples", "example", "docs", "evals", "eval", "benchmarks", "locales", "i18n",
-}  # fmt: skip
-PATTERN = re.compile(
+# real3's rule (PROCEDURE.md): realsample's later rules skip two more folders and conftest.py
+SKIP_DIRS = rs.SKIP_DIRS - {"cookbook", "notebooks"}
+PATTERN = (
     r"system_?prompt|system prompt|systemmessage|role[\"']?\s*[:=]\s*[\"']system|messages\.create"
-    r"|completions\.create|streamtext|generatetext|acompletion|litellm\.completion",
-    re.IGNORECASE,
+    r"|completions\.create|streamtext|generatetext|acompletion|litellm\.completion"
 )
-
-
-def git(repo: Path, *args: str) -> bytes:
-    return subprocess.run(
-        ["git", "--git-dir", str(repo), *args], capture_output=True, check=True
-    ).stdout
-
-
-def git_grep(repo: Path, commit: str) -> dict[str, int]:
-    """Matching lines per file, counted by git grep (a line matches at most once)."""
-    out = subprocess.run(
-        ["git", "--git-dir", str(repo), "grep", "-c", "-i", "-E", PATTERN.pattern, commit],
-        capture_output=True,
-    ).stdout.decode("utf-8", "replace")
-    counts: dict[str, int] = {}
-    for line in out.splitlines():
-        where, _, n = line.rpartition(":")
-        counts[where.split(":", 1)[1]] = int(n)
-    return counts
+MAX_LINES = 1000
+PER_PROJECT = 2
 
 
 def eligible(path: str, lang: str) -> bool:
-    parts = path.split("/")
-    name = parts[-1]
-    if not name.endswith(EXT[lang]) or SKIP_DIRS & set(parts[:-1]):
-        return False
-    if ".test." in name or ".spec." in name or name.endswith((".d.ts", ".min.js")):
-        return False
-    return not (name.startswith("test_") or name.endswith("_test.py"))
-
-
-def licence(repo: Path, commit: str, paths: list[str]) -> str:
-    for p in paths:
-        if p.split(".")[0].upper() in ("LICENSE", "LICENCE", "COPYING") and "/" not in p:
-            text = git(repo, "show", f"{commit}:{p}").decode("utf-8", "replace")
-            first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
-            return first[:60]
-    return "none found"
-
-
-def half(name: str) -> str:
-    return "dev" if hashlib.sha256(name.encode()).digest()[0] % 2 == 0 else "test"
-
-
-def split(names: list[str]) -> dict[str, str]:
-    halves = {n: half(n) for n in names}
-    while True:
-        dev = [n for n in names if halves[n] == "dev"]
-        test = [n for n in names if halves[n] == "test"]
-        if abs(len(dev) - len(test)) <= 1:
-            return halves
-        big = dev if len(dev) > len(test) else test
-        top = max(big, key=lambda n: hashlib.sha256(n.encode()).hexdigest())
-        halves[top] = "test" if halves[top] == "dev" else "dev"
+    return rs.eligible(path, lang, SKIP_DIRS, skip_conftest=False)
 
 
 def main() -> int:
@@ -111,29 +62,19 @@ def main() -> int:
     for lang, names in (("ts", TS), ("py", PY)):
         taken: list[tuple[str, str, str, list[str]]] = []
         for name in names:
-            repo = Path(a.mirror) / name.replace("/", "+") / "repo"
-            if not repo.is_dir():
+            snap = rs.Snapshot.open(Path(a.mirror), name)
+            if snap is None:
                 skipped.append(f"{name}: no snapshot")
                 continue
-            commit = git(repo, "rev-parse", "HEAD").decode().strip()
-            paths = git(repo, "ls-tree", "-r", "--name-only", commit).decode().splitlines()
-            counts = git_grep(repo, commit)
-            scored: list[tuple[int, str, int]] = []
-            for path, n in counts.items():
-                if not eligible(path, lang):
-                    continue
-                text = git(repo, "show", f"{commit}:{path}").decode("utf-8", "replace")
-                n_lines = len(text.splitlines())
-                if n_lines <= 1000:
-                    scored.append((-n, path, n_lines))
-            if not scored:
+            scores = snap.grep(PATTERN)
+            picks = rs.ranked(snap, lang, scores, set(), PER_PROJECT, MAX_LINES, eligible)
+            if not picks:
                 skipped.append(f"{name}: no matching file")
                 continue
-            scored.sort()
-            lic = licence(repo, commit, paths)
-            for rank, (neg, path, n_lines) in enumerate(scored[:2], 1):
-                taken.append((name, path, commit, [lic, str(n_lines), str(-neg), str(rank)]))
-        halves = split(sorted({t[0] for t in taken}))
+            lic = snap.licence()
+            for rank, (path, score, n_lines) in enumerate(picks, 1):
+                taken.append((name, path, snap.commit, [lic, str(n_lines), str(score), str(rank)]))
+        halves = rs.split(sorted({t[0] for t in taken}))
         for name, path, commit, (lic, n_lines, score, rank) in taken:
             rows.append([lang, name, path, commit, lic, n_lines, score, rank, halves[name]])
     with open(HERE / "MANIFEST.tsv", "w", encoding="utf-8") as fh:
