@@ -61,17 +61,29 @@ LIVE_LIMIT = 160
 LIVE_KEEP = 100
 
 
-def release_styles_caches() -> None:
-    """Let go of the rendered lines of widgets that were removed. Textual's
-    `StylesCache.get_inner_outer` is an `lru_cache` on a method (Textualize/textual#6665): its
-    keys hold the `StylesCache` of the last 1024 widgets drawn, every line each one cached
-    included, long after the widget is gone; a long chat's trimmed entries stayed in memory
-    that way. The cache only saves computing two colours again."""
-    from textual._styles_cache import StylesCache
+def release_render_caches() -> None:
+    """Let go of what Textual and Rich cached for widgets that were removed (entries taken off
+    screen, `/clear`). Each cache only saves computing a value again; the next frame fills them
+    with what is on screen.
 
-    clear = getattr(StylesCache.get_inner_outer, "cache_clear", None)
-    if clear is not None:  # a Textual without the lru_cache has nothing to release
-        clear()
+    - `StylesCache.get_inner_outer` is an `lru_cache` on a method (Textualize/textual#6665):
+      its keys hold the `StylesCache` of the last 1024 widgets drawn, every line each one
+      cached included, long after the widget is gone.
+    - The `lru_cache`s on `textual.geometry.Region`'s methods (up to 4096 results each, keyed
+      by the regions laid out) and Rich's `cached_cell_len` (up to 4096 strings drawn): bounded,
+      but a long chat fills them over hundreds of turns with the geometry and the text of
+      entries long gone; that was most of what its memory grew by past the mounted window
+      (tests/benchmarks/bench_tui_long.py).
+    """
+    from rich import cells
+    from textual._styles_cache import StylesCache
+    from textual.geometry import Region
+
+    cached = [StylesCache.get_inner_outer, *vars(Region).values(), cells.cached_cell_len]
+    for fn in cached:
+        clear = getattr(fn, "cache_clear", None)
+        if clear is not None:  # a version without the cache has nothing to release
+            clear()
 
 
 FIRST_CSS = "first.tcss"
@@ -696,7 +708,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         gone = entries[: len(entries) - LIVE_KEEP]
         self._earlier.extend(entry_row(w) for w in gone)
         await conv.remove_children(gone)
-        release_styles_caches()
+        release_render_caches()
         line = self._earlier_line
         if line is not None and line.parent is conv:
             line.update(EarlierEntries.caption(len(self._earlier)))
@@ -1258,7 +1270,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
     async def action_clear(self) -> None:
         self._earlier = []  # cleared history does not come back by scrolling up
         await self.conversation.remove_children()
-        release_styles_caches()
+        release_render_caches()
 
     async def action_external_editor(self) -> None:
         """Edit the prompt in $VISUAL / $EDITOR (the app suspended while it runs)."""
