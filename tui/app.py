@@ -12,11 +12,11 @@ import gc
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from rich.text import Text
-from textual import events, on, work
+from textual import events, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical
@@ -32,20 +32,6 @@ from .commands import COMMANDS, Parsed, parse
 from .first_prompt import FirstPrompt, typed_here
 from .mcp_restart import McpCommands
 from .project_commands import ProjectCommands
-from .widgets import (
-    AssistantMessage,
-    CachePanel,
-    Conversation,
-    EarlierEntries,
-    Note,
-    SubagentEntry,
-    ToolEntry,
-    UserMessage,
-    delegate_line,
-    entry_row,
-    history_entry,
-    subagent_detail,
-)
 
 if TYPE_CHECKING:  # the SDK's modules load behind the first frame (`ChatApp.open_backend`)
     from prefixlock.coding.workspace import ApprovalRequest, Decision
@@ -56,6 +42,17 @@ if TYPE_CHECKING:  # the SDK's modules load behind the first frame (`ChatApp.ope
     from .backend import ChatBackend
     from .prompt_input import PromptArea, PromptInput
 
+    # The conversation's widgets load with the conversation, not before the first frame: each
+    # Textual widget class costs its `__init_subclass__` (a `dir()` and the bindings' merge).
+    from .widgets import (
+        AssistantMessage,
+        Conversation,
+        EarlierEntries,
+        Note,
+        SubagentEntry,
+        ToolEntry,
+    )
+
 HISTORY_BATCH = 12  # a resumed session's entries mounted at a time: more than a screen holds
 # Entries kept mounted in a long session: past LIVE_LIMIT, the oldest go back to the list that
 # scrolling to the top mounts again (`trim_conversation`), so memory and each frame's layout
@@ -64,18 +61,33 @@ LIVE_LIMIT = 160
 LIVE_KEEP = 100
 
 
-def release_styles_caches() -> None:
-    """Let go of the rendered lines of widgets that were removed. Textual's
-    `StylesCache.get_inner_outer` is an `lru_cache` on a method (Textualize/textual#6665): its
-    keys hold the `StylesCache` of the last 1024 widgets drawn, every line each one cached
-    included, long after the widget is gone; a long chat's trimmed entries stayed in memory
-    that way. The cache only saves computing two colours again."""
+def release_render_caches() -> None:
+    """Let go of what Textual and Rich cached for widgets that were removed (entries taken off
+    screen, `/clear`). Each cache only saves computing a value again; the next frame fills them
+    with what is on screen.
+
+    - `StylesCache.get_inner_outer` is an `lru_cache` on a method (Textualize/textual#6665):
+      its keys hold the `StylesCache` of the last 1024 widgets drawn, every line each one
+      cached included, long after the widget is gone.
+    - The `lru_cache`s on `textual.geometry.Region`'s methods (up to 4096 results each, keyed
+      by the regions laid out) and Rich's `cached_cell_len` (up to 4096 strings drawn): bounded,
+      but a long chat fills them over hundreds of turns with the geometry and the text of
+      entries long gone; that was most of what its memory grew by past the mounted window
+      (tests/benchmarks/bench_tui_long.py).
+    """
+    from rich import cells
     from textual._styles_cache import StylesCache
+    from textual.geometry import Region
 
-    clear = getattr(StylesCache.get_inner_outer, "cache_clear", None)
-    if clear is not None:  # a Textual without the lru_cache has nothing to release
-        clear()
+    cached = [StylesCache.get_inner_outer, *vars(Region).values(), cells.cached_cell_len]
+    for fn in cached:
+        clear = getattr(fn, "cache_clear", None)
+        if clear is not None:  # a version without the cache has nothing to release
+            clear()
 
+
+FIRST_CSS = "first.tcss"
+REST_CSS = "app.tcss"
 
 PLACEHOLDER = "Message, /command or @file (enter sends, ctrl+j new line)"
 
@@ -116,7 +128,9 @@ class Opener:
 class ChatApp(ProjectCommands, McpCommands, App[None]):
     """prefixlock's coding assistant."""
 
-    CSS_PATH: ClassVar[str | None] = "app.tcss"
+    # first.tcss: the first frame's (the header, the stand-in prompt); app.tcss: the rest. A
+    # chat that draws its first frame before the session opens parses app.tcss behind it.
+    CSS_PATH: ClassVar[list[str | PurePath] | None] = [FIRST_CSS, REST_CSS]
     TITLE: str | None = "prefixlock chat"
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("f1", "help", "help"),
@@ -155,7 +169,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         if (backend is None) == (opener is None):
             raise ValueError("give the chat a backend or an opener, not both")
         use_alt_enter_parser()  # before the driver starts: Alt+Enter adds a line in tmux/xterm
-        super().__init__()
+        super().__init__(css_path=FIRST_CSS if opener is not None else None)
         self._backend: ChatBackend | None = backend
         self._opener = opener
         self.open_error: PrefixlockError | None = None
@@ -231,6 +245,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         # it is not needed to type (`_begin_opening`).
 
     def _body(self) -> Horizontal:
+        from .widgets import CachePanel, Conversation
+
         return Horizontal(Conversation(id="conversation"), CachePanel(id="cache-panel"), id="body")
 
     def _prompt_area(self) -> PromptArea:
@@ -266,6 +282,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             await self._prompt_in.wait()
             return
         self._upgrading = True
+        self._add_rest_css()
         screen = self.screen_stack[0]
         old = screen.query_one("#first-area")
         try:
@@ -294,6 +311,15 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             self._upgrading = False
             self._prompt_in.set()
         await old.remove()
+
+    def _add_rest_css(self) -> None:
+        """The styles of what comes behind the first frame (app.tcss), before it is mounted."""
+        rest = Path(__file__).with_name(REST_CSS)
+        if rest in self.css_path:
+            return
+        self.css_path.append(rest)
+        self.stylesheet.read(rest)
+        self.refresh_css(animate=False)
 
     def header_text(self) -> str:
         if self._backend is None:
@@ -494,6 +520,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
 
     @property
     def conversation(self) -> Conversation:
+        from .widgets import Conversation
+
         return self.query_one("#conversation", Conversation)
 
     def refresh_header(self) -> None:
@@ -507,6 +535,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
     def refresh_panel(self) -> None:
         if self._backend is None:  # nothing to show before the backend opens
             return
+        from .widgets import CachePanel
+
         try:
             panel = self.query_one("#cache-panel", CachePanel)
         except NoMatches:  # a tick after the screen went away
@@ -554,6 +584,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         """A new entry, inside its parent subagent's entry when there is one (so it is
         indented one level deeper per depth), else in the conversation. `parent_run` is the
         run id of the subagent whose stream carried the start (a nested run)."""
+        from .widgets import SubagentEntry, delegate_line
+
         sub = SubagentEntry(ev.name, ev.model, ev.task, ev.depth, run_id=ev.run_id)
         parent = (
             next((s for s in reversed(self._subagents) if s.run_id == parent_run), None)
@@ -578,6 +610,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
 
     async def _finish_subagent(self, ev: SubagentFinish, parent_run: str = "") -> None:
         from prefixlock.events import SubagentStart
+
+        from .widgets import subagent_detail
 
         sub = self._open_subagent(ev.depth, ev.name, ev.run_id)
         if sub is None:  # a delegator that reports only at the end
@@ -606,6 +640,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             await sub.apply(inner)
 
     async def add_note(self, text: str, kind: str = "info") -> Note:
+        from .widgets import Note
+
         note = Note(text, kind)
         try:
             conv = self.conversation
@@ -628,6 +664,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         keeping the view on the entry it was on."""
         if not self._earlier:
             return
+        from .widgets import EarlierEntries, history_entry
+
         batch = self._earlier[-HISTORY_BATCH:]
         del self._earlier[-HISTORY_BATCH:]
         widgets = [history_entry(role, text) for role, text in batch]
@@ -659,6 +697,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         """Take the oldest entries off screen once more than LIVE_LIMIT are mounted, keeping
         their text to mount again on scrolling up. Called between turns (no entry is still
         streaming); only while the view follows the end (nothing the user reads moves)."""
+        from .widgets import EarlierEntries, entry_row
+
         conv = self.conversation
         entries = [w for w in conv.children if w is not self._earlier_line]
         if len(entries) <= LIVE_LIMIT or self._subagents:
@@ -668,7 +708,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         gone = entries[: len(entries) - LIVE_KEEP]
         self._earlier.extend(entry_row(w) for w in gone)
         await conv.remove_children(gone)
-        release_styles_caches()
+        release_render_caches()
         line = self._earlier_line
         if line is not None and line.parent is conv:
             line.update(EarlierEntries.caption(len(self._earlier)))
@@ -676,8 +716,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             self._earlier_line = EarlierEntries(len(self._earlier))
             await conv.mount(self._earlier_line, before=0)
 
-    @on(Conversation.ReachedTop)
-    async def _reached_top(self) -> None:
+    async def on_conversation_reached_top(self) -> None:  # Conversation.ReachedTop
         await self.show_earlier()
 
     async def on_event(self, event: events.Event) -> None:
@@ -875,6 +914,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
     @work(exclusive=True, group="turn")
     async def run_turn(self, text: str) -> None:
         """One turn, then each message queued while it ran, in order."""
+        from .widgets import UserMessage
+
         self.set_busy(True)
         try:
             await self.prepared.wait()
@@ -933,6 +974,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
 
     async def on_session_event(self, ev: Event) -> None:
         from prefixlock import events as E  # one name per event, not fourteen
+
+        from .widgets import AssistantMessage, ToolEntry
 
         self.backend.observe(ev)
         if isinstance(ev, E.TextDelta):
@@ -1089,6 +1132,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
 
     @work(exclusive=True, group="turn")
     async def run_delegate(self, agent: str, task: str) -> None:
+        from .widgets import UserMessage
+
         self.set_busy(True)
         try:
             await self.prepared.wait()
@@ -1202,6 +1247,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
     def action_toggle_tools(self) -> None:
         from textual.widgets import Collapsible
 
+        from .widgets import ToolEntry
+
         entries = list(self.query(ToolEntry))
         if not entries:
             return
@@ -1223,7 +1270,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
     async def action_clear(self) -> None:
         self._earlier = []  # cleared history does not come back by scrolling up
         await self.conversation.remove_children()
-        release_styles_caches()
+        release_render_caches()
 
     async def action_external_editor(self) -> None:
         """Edit the prompt in $VISUAL / $EDITOR (the app suspended while it runs)."""
@@ -1255,6 +1302,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
 
     def action_theme_toggle(self) -> None:
         self.theme = "textual-light" if self.theme != "textual-light" else "textual-dark"
+        from .widgets import AssistantMessage
+
         for msg in self.query(AssistantMessage):
             msg.set_text(msg.text)  # code blocks switch to the theme's highlighting
 

@@ -14,6 +14,10 @@ from pathlib import Path
 from .errors import StoreError, one_line
 
 SCHEMA_VERSION = 3
+# The writing connection's page cache, in KiB (SQLite's default is 2000). The store appends;
+# what it reads back comes from the OS's file cache as fast. A long-running writer (the chat,
+# a proxy) otherwise filled SQLite's 2 MB over its first hundreds of turns, a few KB a turn.
+PAGE_CACHE_KIB = 256
 # What each version adds over the one before (a store of an older version is migrated on open).
 _MIGRATIONS: dict[int, str] = {
     2: """CREATE TABLE IF NOT EXISTS subagents (
@@ -252,6 +256,7 @@ def _prepare(db: sqlite3.Connection, *, read_only: bool, where: str) -> None:
     db.execute("PRAGMA journal_mode=WAL")
     db.execute("PRAGMA synchronous=FULL")
     db.execute("PRAGMA busy_timeout=5000")
+    db.execute(f"PRAGMA cache_size=-{PAGE_CACHE_KIB}")
     if found is None:
         with transaction(db):
             for stmt in _SCHEMA.split(";"):

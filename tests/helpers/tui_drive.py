@@ -26,9 +26,13 @@ S = TypeVar("S", bound=Screen[Any])
 
 # How often a wait looks again: short, as looking costs nothing next to a turn on the emulator.
 POLL = 0.005
+# How long a wait may take before it fails: only against a hang. Every wait ends on the state it
+# waits for, so on a loaded machine (a load average near 15 on 2 cores) a dialog may take many
+# seconds to open and the test still passes; a tighter bound only made such tests flaky.
+HANG = 60.0
 
 
-async def until(check: Callable[[], bool], what: str, limit: float = 30.0) -> None:
+async def until(check: Callable[[], bool], what: str, limit: float = HANG) -> None:
     """Wait until `check()` holds (bounded: fails naming `what` after `limit` seconds)."""
     deadline = time.monotonic() + limit
     while not check():
@@ -44,7 +48,7 @@ def _turn_running(app: ChatApp) -> bool:
 
 
 async def settle(
-    app: ChatApp, pilot: Pilot[None], *, answer: str = "y", limit: float = 30.0
+    app: ChatApp, pilot: Pilot[None], *, answer: str = "y", limit: float = HANG
 ) -> None:
     """Wait until no turn or dialog worker runs; press `answer` on approval dialogs. What the
     turn put in the conversation is mounted then; its layout may trail (see `still`)."""
@@ -79,7 +83,7 @@ async def still(app: ChatApp, pilot: Pilot[None], limit: float = 5.0) -> None:
         previous = shot
 
 
-async def ready(app: ChatApp, pilot: Pilot[None], limit: float = 30.0) -> None:
+async def ready(app: ChatApp, pilot: Pilot[None], limit: float = HANG) -> None:
     """Wait until the app has opened its session."""
     if not app.ready:
         await until(lambda: app.ready, "the app to open its session", limit)
@@ -111,7 +115,7 @@ async def type_keys(pilot: Pilot[None], *keys: str) -> None:
 
 
 async def open_dialog(
-    app: ChatApp, pilot: Pilot[None], line: str, kind: type[S], limit: float = 10.0
+    app: ChatApp, pilot: Pilot[None], line: str, kind: type[S], limit: float = HANG
 ) -> S:
     """Type `line` into the prompt, press enter and wait for the `kind` dialog it opens."""
     prompt = app.query_one("#prompt", PromptInput)
@@ -121,7 +125,7 @@ async def open_dialog(
 
 
 async def wait_for_screen(
-    app: ChatApp, pilot: Pilot[None], kind: type[S], limit: float = 10.0
+    app: ChatApp, pilot: Pilot[None], kind: type[S], limit: float = HANG
 ) -> S:
     """Wait until the app shows a `kind` screen (a dialog opening), composed."""
     await until(lambda: isinstance(app.screen, kind), f"a {kind.__name__} to open", limit)

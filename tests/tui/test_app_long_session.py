@@ -73,6 +73,43 @@ async def test_entries_taken_off_screen_free_the_lines_they_drew(
         assert drawn() is None, "the lines a removed entry drew are still held"
 
 
+async def test_entries_taken_off_screen_free_their_geometry_and_text(
+    make_app: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual's and Rich's bounded caches (the results of `Region`'s methods, the width of each
+    string drawn) otherwise keep the geometry and text of entries long gone: a long chat filled
+    them over hundreds of turns, most of its growth past the mounted window. Entries going off
+    screen let them go; what is computed again afterwards is a miss."""
+    from rich.cells import cached_cell_len
+    from textual.geometry import Region, Spacing
+
+    monkeypatch.setattr(app_module, "LIVE_LIMIT", 8)
+    monkeypatch.setattr(app_module, "LIVE_KEEP", 4)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        await say(app, pilot, "hello 0")
+        far, gap, text = Region(10_000, 10_000, 5, 5), Spacing(1, 1, 1, 1), "hello 0 (long gone)"
+        far.shrink(gap)
+        cached_cell_len(text)
+        hits = Region.shrink.cache_info().hits, cached_cell_len.cache_info().hits
+        far.shrink(gap)
+        cached_cell_len(text)
+        assert (Region.shrink.cache_info().hits, cached_cell_len.cache_info().hits) == (
+            hits[0] + 1,
+            hits[1] + 1,
+        )  # cached while the entries are on screen
+        for n in range(1, 8):
+            await say(app, pilot, f"hello {n}")
+        assert "› hello 0" not in [str(u.render()) for u in app.query(UserMessage)]
+        misses = Region.shrink.cache_info().misses, cached_cell_len.cache_info().misses
+        far.shrink(gap)
+        cached_cell_len(text)
+        assert (Region.shrink.cache_info().misses, cached_cell_len.cache_info().misses) == (
+            misses[0] + 1,
+            misses[1] + 1,
+        ), "the caches still hold what was computed before the entries went off screen"
+
+
 @pytest.mark.slow  # ten turns
 async def test_a_long_session_holds_a_bounded_window_of_everything_per_turn(
     make_app: AppFactory, monkeypatch: pytest.MonkeyPatch

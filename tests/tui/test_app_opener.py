@@ -50,6 +50,9 @@ HEAVY = (
     # The prompt (a TextArea) takes the stand-in's place behind the first frame.
     "prefixlock.tui.prompt_input",
     "textual.widgets._text_area",
+    # The conversation's entries and the cache panel come with it, behind the first frame.
+    "prefixlock.tui.widgets",
+    "textual.widgets._collapsible",
 )
 
 
@@ -79,6 +82,11 @@ async def test_keys_and_a_message_before_the_backend_exists(chat_options: Option
         await until(lambda: bool(app.query("#prompt")), "the prompt behind the first frame")
         prompt = app.query_one("#prompt", PromptInput)
         await until(lambda: prompt.has_focus, "the prompt to take the focus")
+        # The first frame parsed first.tcss alone; app.tcss came with the real prompt and
+        # styles what came with it.
+        assert [p.name for p in app.css_path] == ["first.tcss", "app.tcss"]
+        assert str(app.query_one("#cache-panel").styles.width) == "28"
+        assert app.query_one("#input-area").styles.dock == "bottom"
         assert not app.opened
         assert "opening…" in str(app.query_one("#header").render())
         await type_keys(pilot, *"hello")
