@@ -145,3 +145,31 @@ async def test_a_long_session_holds_a_bounded_window_of_everything_per_turn(
         store = app.backend.store
         assert store is not None
         assert len([r for r in store.requests(s.id) if r.kind == "turn"]) == sent
+
+
+async def test_entries_taken_off_screen_empty_the_query_caches(
+    make_app: AppFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual caches each `query_one` by the version of the node's children, so each turn
+    (whose entries change the conversation) adds entries that are never asked for again, up to
+    1024 a node: a long chat grew them turn after turn. Entries going off screen empty them."""
+    monkeypatch.setattr(app_module, "LIVE_LIMIT", 8)
+    monkeypatch.setattr(app_module, "LIVE_KEEP", 4)
+    app = make_app()
+    async with app.run_test(size=(120, 40)) as pilot:
+        trimmed_at: list[int] = []
+        trim = app.trim_conversation
+
+        async def recorded() -> None:
+            before = len(app._earlier)
+            await trim()
+            if len(app._earlier) != before:
+                trimmed_at.append(app.default_screen._nodes._updates)
+
+        monkeypatch.setattr(app, "trim_conversation", recorded)
+        for n in range(8):
+            await say(app, pilot, f"hello {n}")
+        assert trimmed_at, "no entry went off screen"
+        keys = list(app.default_screen._query_one_cache.keys())
+        stale = [k for k in keys if k[0] < trimmed_at[-1]]
+        assert not stale, f"{len(stale)} query results from before the last trim are cached"
