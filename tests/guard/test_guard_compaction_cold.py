@@ -9,7 +9,7 @@ from __future__ import annotations
 from prefixlock.billing.ledger import LedgerRow
 from prefixlock.guard.compaction import EARLY_FRACTION
 from prefixlock.settings import Settings
-from tests.helpers.guardkit import advance, agent, start_emulator, turn
+from tests.helpers.guardkit import advance, agent, first_turn_sizes, start_emulator, turn
 
 MODEL = "claude-sonnet-4-6"
 PROMPTS = (
@@ -22,13 +22,8 @@ TWO_HOURS = 7200.0  # past the 1-hour entries as well as the 5-minute ones
 async def _first_context() -> tuple[int, int]:
     """The context the second turn carries (the first turn's last request and its reply) and
     the model's window."""
-    with start_emulator() as emu:
-        a = agent(emu, model=MODEL)
-        window = a.prices.require(MODEL).context_window
-        assert window is not None
-        async with a.session() as s:
-            await turn(s, PROMPTS[0])
-            return s.requests[-1].input_tokens + s.transcript.messages[-1].tokens, window
+    last, reply, window = await first_turn_sizes(MODEL, PROMPTS[0])
+    return last + reply, window
 
 
 async def _second_turn(threshold: float, gap: float) -> list[LedgerRow]:

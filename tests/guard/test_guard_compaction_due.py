@@ -5,24 +5,13 @@ last request and the reply it got, which the next request carries, not the last 
 from __future__ import annotations
 
 from prefixlock.settings import Settings
-from tests.helpers.guardkit import advance, agent, start_emulator, turn
+from tests.helpers.guardkit import advance, agent, first_turn_sizes, start_emulator, turn
 
 MODEL = "claude-sonnet-4-6"
 PROMPTS = (
     "Turn 1: look at src/app.py and tell me what f1 does.",
     "Turn 2: look at src/app.py and tell me what f2 does.",
 )
-
-
-async def _first_turn_sizes() -> tuple[int, int, int]:
-    """The first turn's last request, its reply (in tokens) and the model's window."""
-    with start_emulator() as emu:
-        a = agent(emu, model=MODEL)
-        window = a.prices.require(MODEL).context_window
-        assert window is not None
-        async with a.session() as s:
-            await turn(s, PROMPTS[0])
-            return s.requests[-1].input_tokens, s.transcript.messages[-1].tokens, window
 
 
 async def _kinds_after_two_turns(threshold: float) -> list[str]:
@@ -36,7 +25,7 @@ async def _kinds_after_two_turns(threshold: float) -> list[str]:
 
 
 async def test_the_reply_that_takes_the_context_past_the_threshold_compacts_the_next_turn() -> None:
-    last, reply, window = await _first_turn_sizes()
+    last, reply, window = await first_turn_sizes(MODEL, PROMPTS[0])
     assert reply >= 2
     # The threshold falls inside the reply: the last request is under it, the context the
     # second turn sends is past it, so the summary goes before the second turn's requests.

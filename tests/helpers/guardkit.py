@@ -77,6 +77,18 @@ async def run_turns(emu: Emulator, s: Session, n: int, start: int = 1, step: flo
         advance(emu, step)
 
 
+async def first_turn_sizes(model: str, text: str) -> tuple[int, int, int]:
+    """One turn on a fresh emulator: its last request's input tokens, its reply's tokens and
+    the model's context window (what a compaction threshold is measured against)."""
+    with start_emulator() as emu:
+        a = agent(emu, model=model)
+        window = a.prices.require(model).context_window
+        assert window is not None
+        async with a.session() as s:
+            await turn(s, text)
+            return s.requests[-1].input_tokens, s.transcript.messages[-1].tokens, window
+
+
 def advance(emu: Emulator, seconds: float) -> None:
     """Move the emulator's (and the sessions') ManualClock forward."""
     clock = emu.clock
