@@ -6,8 +6,8 @@ was fetched) and write MANIFEST.tsv and SKIPPED.txt.
     (--upto K: consider only the first K candidates, those whose fetch was tried)
 
 Reads each project's snapshot (a bare clone under DIR/owner+name/repo) at HEAD through the
-shared sampler ../realsample.py, with real7's patterns and real8's strata, unchanged; never reads a file's meaning, only counts
-matching lines and eligible files.
+shared sampler ../realsample.py, with real7's patterns and real8's strata, unchanged; never
+reads a file's meaning, only counts matching lines and eligible files.
 """
 
 from __future__ import annotations
@@ -43,6 +43,16 @@ def candidates() -> list[tuple[str, str]]:
             category, name = line.split("\t")
             out.append((category, name))
     return out
+
+
+def open_snapshot(mirror: Path, name: str) -> rs.Snapshot | None:
+    """The project's snapshot; a few came from the fetch tool as `repo/.git` (a clone without
+    its work tree) rather than a bare `repo`, and are read the same way."""
+    inner = mirror / name.replace("/", "+") / "repo" / ".git"
+    if inner.is_dir():
+        commit = rs.git(inner, "rev-parse", "HEAD").decode().strip()
+        return rs.Snapshot(name, inner, commit)
+    return rs.Snapshot.open(mirror, name)
 
 
 def language(snap: rs.Snapshot) -> str:
@@ -87,7 +97,7 @@ def take(
             break
         if name in tried:
             continue
-        snap = rs.Snapshot.open(mirror, name)
+        snap = open_snapshot(mirror, name)
         if snap is None:
             skipped.append(f"{name}: no snapshot")
             continue
