@@ -328,7 +328,14 @@ _RULES: tuple[Rule, ...] = (
         "once per summary, not every turn, so keep it rare. In TypeScript also "
         "messages expired by a call (`expireMessages(history, ...)`), rewritten in a loop "
         "over the history (`m.content.output = ...`) or filtered out of it (`history = "
-        "history.filter(...)`).",
+        "history.filter(...)`); a list dropped from the front while the messages it makes "
+        "measure over a budget (`while (messageChars(messages) > maxChars) recent.shift()`, "
+        "`kept = kept.slice(1)` while `estimateMessageTokens(kept) > budget`), a fill from the "
+        "newest message back through a local bound to the history (`const source = "
+        "Array.isArray(messages) ? messages : []`), and a helper named for cutting to a token "
+        "budget (`trimToTokenBudget(messages)`); a call's `maxTokens` is a history budget only "
+        "when the call is named for cutting (`runChatTrimmer(messages, { maxTokens })`, not "
+        "`chat(messages, { maxTokens: 200 })`, where it limits the reply).",
         "The cache matches a prefix byte for byte. A message sent as written on one request "
         "and rewritten on a later one (old observations masked as the window slides, "
         "outdated file views elided) changes the prefix at that message: the request re-bills "
@@ -356,7 +363,10 @@ _RULES: tuple[Rule, ...] = (
         "module it is imported from when that file is in a folder above. In TypeScript and "
         "JavaScript, the current request (`${query}`) or what was retrieved for it (a "
         "parameter or local named like `context`, `results`, `memories`) written into the "
-        "system prompt.",
+        "system prompt, and a system message written from the request's current state "
+        "(`{ role: 'system', content: \"Spec: \" + input.currentSpec }`, not `currentUser` or "
+        "`currentDate`, which other rules read) put into a message list before the history "
+        "is pushed or spread into it (`for (const m of history) messages.push(m)`).",
         "The cache matches from the first byte. A part that changes with each question (a "
         "repository map ranked by the files the question mentions, retrieved documents) and "
         "comes before the history moves the first differing byte up to itself: the whole "

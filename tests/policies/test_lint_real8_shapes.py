@@ -1,0 +1,156 @@
+"""TypeScript shapes real8's development half missed or misread (made general after real8
+became development data): a history filled back from its newest message through a local alias,
+a list the loop condition measures as the messages' size dropped from the front while over a
+budget, a helper named for cutting to a token budget, a system message written from the
+request's current state ahead of the history, and a model call's `maxTokens` (the reply's
+limit) that is no history budget. Each test is fresh code in the real shape with a case that
+must stay silent."""
+
+from __future__ import annotations
+
+from prefixlock.policies.engine import lint_source
+
+
+def _codes(text: str, path: str = "chat.ts") -> list[tuple[int, str]]:
+    return [(f.line, f.code) for f in lint_source(text, path)]
+
+
+def test_a_history_filled_back_through_a_local_alias_to_a_count() -> None:
+    # The newest messages kept while a count and a character budget last, read through
+    # `source` (the history or nothing). The same loop over a list of prices cuts no history.
+    src = (
+        "function trimHistory(messages = [], maxMessages = 6) {\n"
+        "  const source = Array.isArray(messages) ? messages : [];\n"
+        "  const kept = [];\n"
+        "  for (let i = source.length - 1; i >= 0; i -= 1) {\n"
+        "    if (kept.length >= maxMessages) break;\n"
+        "    kept.unshift(source[i]);\n"
+        "  }\n"
+        "  return kept;\n"
+        "}\n"
+        "function cheapest(prices = [], maxItems = 6) {\n"
+        "  const source = Array.isArray(prices) ? prices : [];\n"
+        "  const kept = [];\n"
+        "  for (let i = source.length - 1; i >= 0; i -= 1) {\n"
+        "    if (kept.length >= maxItems) break;\n"
+        "    kept.unshift(source[i]);\n"
+        "  }\n"
+        "  return kept;\n"
+        "}\n"
+    )
+    assert _codes(src, "privacy-bot.js") == [(4, "PL303")]
+
+
+def test_recent_messages_dropped_while_the_messages_measure_over_a_budget() -> None:
+    # `recent` is no history by its name; the loop condition measures the assembled messages
+    # against a character budget. A queue drained while jobs are waiting is no budget loop.
+    src = (
+        "function build(input, recent) {\n"
+        "  let messages = assemble(recent);\n"
+        "  while (messageChars(messages) > input.maxContextChars && recent.length > 0) {\n"
+        "    recent.shift();\n"
+        "    messages = assemble(recent);\n"
+        "  }\n"
+        "  while (queue.length > 0) {\n"
+        "    queue.shift();\n"
+        "  }\n"
+        "  return messages;\n"
+        "}\n"
+    )
+    assert _codes(src) == [(4, "PL303")]
+
+
+def test_a_copy_sliced_from_the_front_while_its_tokens_are_over_a_budget() -> None:
+    # `kept = kept.slice(1)` while the kept messages' estimate is over the remaining budget; the
+    # same slice in a loop bounded by retries drops no message.
+    src = (
+        "class Builder {\n"
+        "  trim(messages, remainingBudget) {\n"
+        "    let kept = [...messages];\n"
+        "    while (this.estimateMessageTokens(kept) > remainingBudget && kept.length > 0) {\n"
+        "      kept = kept.slice(1);\n"
+        "    }\n"
+        "    let args = process.argv;\n"
+        "    while (args.length > 2) {\n"
+        "      args = args.slice(1);\n"
+        "    }\n"
+        "    return kept;\n"
+        "  }\n"
+        "}\n"
+    )
+    assert _codes(src) == [(5, "PL303")]
+
+
+def test_a_helper_named_for_cutting_to_a_token_budget() -> None:
+    # `trimToTokenBudget(messages)` names its budget in its own name; a helper that counts the
+    # messages' tokens cuts nothing.
+    src = (
+        "class ContextBuilder {\n"
+        "  build(messages) {\n"
+        "    const size = this.countTokens(messages);\n"
+        "    const trimmed = this.trimToTokenBudget(messages);\n"
+        "    return trimmed;\n"
+        "  }\n"
+        "}\n"
+    )
+    assert _codes(src) == [(4, "PL303")]
+
+
+def test_a_reply_limit_is_no_history_budget() -> None:
+    # `maxTokens` handed to the call that sends the messages limits the reply; handed to a
+    # trimmer it is the history's budget.
+    src = (
+        "export async function reply(messages) {\n"
+        "  const out = await chat(messages, { maxTokens: 200 });\n"
+        "  const kept = runChatTrimmer(messages, { maxTokens: 1024 });\n"
+        "  return [out, kept];\n"
+        "}\n"
+    )
+    assert _codes(src) == [(3, "PL303")]
+
+
+def test_the_current_state_in_a_system_message_ahead_of_the_history() -> None:
+    # The spec being edited, written into a second system message before the history is pushed:
+    # every edit changes the prefix ahead of the whole conversation. The same state written
+    # after the history is in the newest turn, and a fixed system message is no state.
+    src = (
+        "export function buildChatMessages(input) {\n"
+        "  const messages = [{ role: 'system', content: SYSTEM_PROMPT }];\n"
+        "  if (input.currentSpec) {\n"
+        "    messages.push({\n"
+        "      role: 'system',\n"
+        "      content: `Current spec:\\n${JSON.stringify(input.currentSpec)}`,\n"
+        "    });\n"
+        "  }\n"
+        "  for (const m of input.history) {\n"
+        "    messages.push({ role: m.role, content: m.content });\n"
+        "  }\n"
+        "  return messages;\n"
+        "}\n"
+        "export function buildAfter(input) {\n"
+        "  const messages = [{ role: 'system', content: SYSTEM_PROMPT }];\n"
+        "  for (const m of input.history) messages.push(m);\n"
+        "  messages.push({ role: 'system', content: `Spec: ${input.currentSpec}` });\n"
+        "  return messages;\n"
+        "}\n"
+    )
+    assert _codes(src) == [(6, "PL304")]
+
+
+def test_the_current_state_spread_before_the_history_in_one_list() -> None:
+    # The browser state as a system message, then the recent messages spread after it; the
+    # user who asked (`currentUser`) stays the same within a conversation.
+    src = (
+        "export function build(currentBrowserContext, currentUser, recentMessages) {\n"
+        "  const withState = [\n"
+        "    { role: 'system', content: `Page:\\n${currentBrowserContext}` },\n"
+        "    ...recentMessages,\n"
+        "  ];\n"
+        "  const withUser = [\n"
+        "    { role: 'system', content: `User: ${currentUser}` },\n"
+        "    ...recentMessages,\n"
+        "  ];\n"
+        "  return [withState, withUser];\n"
+        "}\n"
+    )
+    assert _codes(src) == [(3, "PL304")]
