@@ -1,10 +1,11 @@
-"""TypeScript shapes real8's development half missed or misread (made general after real8
+"""Shapes real8 missed or misread (made general after real8
 became development data): a history filled back from its newest message through a local alias,
 a list the loop condition measures as the messages' size dropped from the front while over a
 budget, a helper named for cutting to a token budget, a system message written from the
 request's current state ahead of the history, and a model call's `maxTokens` (the reply's
-limit) that is no history budget. Each test is fresh code in the real shape with a case that
-must stay silent."""
+limit) that is no history budget; in Python, a window bound to a local the function returns
+and a window of the history filtered into a local. Each test is fresh code in the real shape
+with a case that must stay silent."""
 
 from __future__ import annotations
 
@@ -154,3 +155,40 @@ def test_the_current_state_spread_before_the_history_in_one_list() -> None:
         "}\n"
     )
     assert _codes(src) == [(3, "PL304")]
+
+
+def test_python_a_window_bound_to_a_local_that_is_returned() -> None:
+    # `trim_history` keeps the last messages in `trimmed` and returns it after a marker; the
+    # same slice of a history only printed is not what is sent.
+    src = (
+        "def trim_history(messages, max_messages=20):\n"
+        "    if len(messages) <= max_messages:\n"
+        "        return messages\n"
+        "    trimmed = messages[-max_messages:]\n"
+        "    marker = {'role': 'user', 'content': 'earlier messages trimmed'}\n"
+        "    return [marker] + trimmed\n"
+        "def show(history):\n"
+        "    recent = history[-5:]\n"
+        "    print(recent)\n"
+        "    return len(history)\n"
+    )
+    assert _codes(src, "agent_loop.py") == [(4, "PL303")]
+
+
+def test_python_a_window_of_the_history_filtered_into_a_local() -> None:
+    # The system messages and the rest split by comprehensions, the rest cut to its last 20:
+    # `other` is the history without its system messages. A comprehension over prices is not.
+    src = (
+        "_MAX_HISTORY = 20\n"
+        "def _trim_history(history):\n"
+        "    system = [m for m in history if m.get('role') == 'system']\n"
+        "    other = [m for m in history if m.get('role') != 'system']\n"
+        "    if len(other) > _MAX_HISTORY:\n"
+        "        other = other[-_MAX_HISTORY:]\n"
+        "    return system + other\n"
+        "def _cheapest(prices):\n"
+        "    rest = [p for p in prices if p > 0]\n"
+        "    rest = rest[-3:]\n"
+        "    return rest\n"
+    )
+    assert _codes(src, "openai_agent.py") == [(6, "PL303")]
