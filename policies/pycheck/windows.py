@@ -684,16 +684,21 @@ _LIMITS = frozenset({"limit", "last_n", "last_k", "max_messages", "num_messages"
 def _read_with_limit(node: ast.Assign) -> bool:
     """`messages = filter_message(conversation_id=c, limit=history_len)`: the stored
     conversation read back to its newest N entries (the store's own window)."""
-    call = node.value
+    call = node.value.value if isinstance(node.value, ast.Await) else node.value
     if not (isinstance(call, ast.Call) and any(_is_history(t) for t in node.targets)):
         return False
+    func = _name(call.func)
+    fws = set(words(func)) if func is not None else set()
+    if "recent" in fws and ("load" in fws or "list" in fws or "get" in fws or "fetch" in fws):
+        # `history = memory.load_recent(user_key)`: the store hands back its newest entries,
+        # a window by the call's own name, whatever cap it keeps.
+        return True
     limited = [k.value for k in call.keywords if k.arg in _LIMITS]
     if not limited:
         return False
-    func = _name(call.func)
-    about_history = func is not None and bool(set(words(func)) & (_HISTORY | {"message"}))
+    about_history = bool(fws & (_HISTORY | {"message"}))
     return about_history or any(
-        isinstance(v, ast.Name) and set(words(v.id)) & {"history", "messages"} for v in limited
+        set(words(_name(v) or "")) & {"history", "messages"} for v in limited
     )
 
 

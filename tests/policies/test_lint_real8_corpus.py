@@ -26,10 +26,10 @@ REAL8 = CORPUS / "real8"
 # breakers found and labelled, and the true findings of all findings. A later rule may find
 # more and must not find less; every new finding is read and labelled in findings.toml first.
 # Raised with the rules made general on real8's misses (j30r): TypeScript structural 3 -> 7,
-# Python 2 -> 3.
+# Python 2 -> 5.
 DEV_FLOOR = {
     "ts": {"volatile": (2, 6), "structural": (7, 18), "precision": (11, 19)},
-    "py": {"volatile": (0, 1), "structural": (3, 11), "precision": (3, 6)},
+    "py": {"volatile": (0, 1), "structural": (5, 11), "precision": (7, 10)},
 }
 # The test half, scored once with the rules at j30 0fec94e (RESULTS.md); its 22 unlabelled
 # findings were read and judged by someone who neither labelled the corpus nor wrote the rules.

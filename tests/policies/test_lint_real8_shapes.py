@@ -192,3 +192,25 @@ def test_python_a_window_of_the_history_filtered_into_a_local() -> None:
         "    return rest\n"
     )
     assert _codes(src, "openai_agent.py") == [(6, "PL303")]
+
+
+def test_python_a_history_read_back_by_a_call_named_for_the_recent_entries() -> None:
+    # A store's `load_recent(user_key)` hands back its newest turns (a window by its name); an
+    # awaited read with a cap held in an attribute (`limit=agent.max_context_messages`) is one
+    # too. Reading every stored turn (`load_all`) keeps the whole conversation.
+    src = (
+        "class Agent:\n"
+        "    async def respond(self, prompt, user_key, conversation, agent, repo):\n"
+        "        messages = [{'role': 'system', 'content': self.system_prompt}]\n"
+        "        history = self._memory.load_recent(user_key)\n"
+        "        stored = await repo.list_recent(\n"
+        "            conversation_id=conversation.id, limit=agent.max_context_messages\n"
+        "        )\n"
+        "        history_all = self._memory.load_all(user_key)\n"
+        "        for turn in [*history, *stored, *history_all]:\n"
+        "            messages.append({'role': turn['role'], 'content': turn['text']})\n"
+        "        return messages\n"
+    )
+    assert _codes(src, "agent.py") == [(4, "PL303")]  # `stored` is no history by its name
+    src = src.replace("stored = await", "history_rows = await").replace("*stored", "*history_rows")
+    assert _codes(src, "agent.py") == [(4, "PL303"), (5, "PL303")]
