@@ -440,7 +440,10 @@ _RULES: tuple[Rule, ...] = (
         "the step of an agent loop (`model = THINKING if turn == 0 else BASE` inside the "
         "loop): each model has a cache of its own. In Python also a live agent's tool list "
         "replaced mid-conversation (`await self.update_tools(tools)` from a tool; not in a "
-        "constructor or setup method, nor an adapter's own `update_tools` forwarding it).",
+        "constructor or setup method, nor an adapter's own `update_tools` forwarding it). In "
+        "both languages, the system message at the head of a kept history replaced by "
+        "computed text (`history[0] = { role: 'system', content: config.instructions }`) in "
+        "a method named for a change (`updateSession`) or one that sends the messages.",
         "Switching mode changes the first bytes, so no two modes share any cached prefix; for "
         "OpenAI the first ~256 tokens also pick the machine, so modes land on different "
         "machines.",

@@ -810,6 +810,73 @@ def check_tools_per_step(src: Source) -> list[Finding]:
     return out
 
 
+# Methods that run before the first request (a constructor, `init`, `setup`): the system
+# message they write is the session's own.
+_SETUP = frozenset({"constructor", "init", "setup", "start", "create", "build", "configure"})
+
+
+def check_system_replaced(src: Source) -> list[Finding]:
+    """PL302: the system message at the head of a live history replaced by a computed one
+    (`this.pipeline.history[0] = { role: "system", content: config.instructions }` in
+    `updateSession`): the prefix changes at its first message and every request after it misses
+    the cache. In a method named for a change or one that sends the messages; not in a
+    constructor or setup method, and not with fixed text (the same bytes)."""
+    out: list[Finding] = []
+    for n in walk(src.root):
+        if n.type != "assignment_expression":
+            continue
+        left = unwrap(n.child_by_field_name("left"))  # type: ignore[arg-type]
+        right = unwrap(n.child_by_field_name("right"))  # type: ignore[arg-type]
+        if left.type != "subscript_expression" or right.type != "object":
+            continue
+        index = left.child_by_field_name("index")
+        if index is None or src.text(index) != "0":
+            continue
+        if not is_history(src, left.child_by_field_name("object")):
+            continue
+        if _role_of(src, right) != "system" or _fixed_content(src, right):
+            continue
+        owner = set(words(_enclosing_name(src, n)))
+        if owner & _SETUP or not (owner & _CHANGE or _sends(src, n)):
+            continue
+        out.append(
+            src.finding(
+                n,
+                "PL302",
+                f"the system message at the head of the history is replaced (`{_short(src, n)}`): "
+                "the prefix changes at its first message and every request after it misses the "
+                "cache; keep the system message and send what changed in the newest message",
+            )
+        )
+    return out
+
+
+# A setter (`addSystemPrompt`) may run only before the first request; a method named for a
+# change (`updateSession`) or one that also sends the messages runs mid-session.
+_CHANGE = frozenset({"update", "change", "switch", "replace", "swap"})
+
+
+def _sends(src: Source, node: Node) -> bool:
+    """The function around `node` hands `messages` to a call (`create({ messages })`)."""
+    fn = node.parent
+    while fn is not None and fn.type not in FUNCTIONS:
+        fn = fn.parent
+    for x in walk(fn) if fn is not None else ():
+        if x.type == "pair" and key_name(src, x.child_by_field_name("key")) == "messages":
+            return True
+        if x.type == "shorthand_property_identifier" and src.text(x) == "messages":
+            return True
+    return False
+
+
+def _fixed_content(src: Source, obj: Node) -> bool:
+    for p in obj.named_children:
+        if p.type == "pair" and key_name(src, p.child_by_field_name("key")) == "content":
+            value = p.child_by_field_name("value")
+            return value is not None and string_value(src, unwrap(value)) is not None
+    return True
+
+
 def _tool_list(src: Source, arg: Node) -> str | None:
     """The tools an argument names: an array of tool-named values (`[this.codeInterpreterTool]`)
     or a local bound to one (`tools`); None for anything else."""

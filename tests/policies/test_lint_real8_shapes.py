@@ -214,3 +214,41 @@ def test_python_a_history_read_back_by_a_call_named_for_the_recent_entries() -> 
     assert _codes(src, "agent.py") == [(4, "PL303")]  # `stored` is no history by its name
     src = src.replace("stored = await", "history_rows = await").replace("*stored", "*history_rows")
     assert _codes(src, "agent.py") == [(4, "PL303"), (5, "PL303")]
+
+
+def test_the_system_message_at_the_head_of_a_live_history_replaced() -> None:
+    # `updateSession` writes the new instructions over history[0] mid-session. A constructor
+    # sets the session's own, a setter (`addSystemPrompt`) may run before the first request,
+    # and fixed text is the same bytes.
+    src = (
+        "class Transport {\n"
+        "  constructor(config) {\n"
+        "    this.history[0] = { role: 'system', content: config.instructions };\n"
+        "  }\n"
+        "  addSystemPrompt(text) {\n"
+        "    this.history[0] = { role: 'system', content: text };\n"
+        "  }\n"
+        "  async updateSession(config) {\n"
+        "    if (this.pipeline.history.length > 0) {\n"
+        "      this.pipeline.history[0] = { role: 'system', content: config.instructions };\n"
+        "    }\n"
+        "    this.history[0] = { role: 'system', content: 'You are a voice agent.' };\n"
+        "  }\n"
+        "}\n"
+    )
+    assert _codes(src, "transport.ts") == [(10, "PL302")]
+
+
+def test_python_the_system_message_replaced_in_a_turn_that_sends_the_history() -> None:
+    # Each turn writes the mode's prompt over messages[0] and sends the list; a setter that
+    # sends nothing may run before the first request.
+    src = (
+        "class Chat:\n"
+        "    def add_system_prompt(self, prompt):\n"
+        "        self.messages[0] = {'role': 'system', 'content': prompt}\n"
+        "    def turn(self, text, mode):\n"
+        "        self.messages[0] = {'role': 'system', 'content': PROMPTS[mode]}\n"
+        "        self.messages.append({'role': 'user', 'content': text})\n"
+        "        return client.chat.completions.create(model=M, messages=self.messages)\n"
+    )
+    assert _codes(src, "chat.py") == [(5, "PL302")]
