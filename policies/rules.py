@@ -128,8 +128,10 @@ _RULES: tuple[Rule, ...] = (
         "Today's date flows into the prompt prefix",
         "Finds a date (`date.today()`, `strftime('%Y-%m-%d')`, `{{ date }}`) that reaches the "
         "prefix. A year in prose, or a date in the newest user turn, is not flagged; in Python "
-        "a date read at import (a module constant), which one process keeps, is a note. Severity "
-        "follows where it sits: in tool definitions (hashed first) it is an error.",
+        "a date read at import (a module constant), which one process keeps, is a note; in "
+        "TypeScript a date in the system prompt of a one-off request (only literal user "
+        "messages beside it, no history) is not flagged, as no conversation follows it. "
+        "Severity follows where it sits: in tool definitions (hashed first) it is an error.",
         "The prefix changes once a day: the first request after midnight, and every session "
         "that spans it, re-bills the whole prompt; sessions of different days never share it.",
         _FACT_BYTES + " " + _FACT_ORDER,

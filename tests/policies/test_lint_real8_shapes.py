@@ -252,3 +252,48 @@ def test_python_the_system_message_replaced_in_a_turn_that_sends_the_history() -
         "        return client.chat.completions.create(model=M, messages=self.messages)\n"
     )
     assert _codes(src, "chat.py") == [(5, "PL302")]
+
+
+def test_a_date_in_the_system_prompt_of_a_one_off_request_is_no_finding() -> None:
+    # A planning function sends its system prompt with one user message and no history: the
+    # date in it is the same all day and no conversation's prefix follows it. The same prompt
+    # sent ahead of the history is reported.
+    src = (
+        "export async function plan(kind, data) {\n"
+        "  const today = new Date().toISOString().split('T')[0];\n"
+        "  let systemPrompt = '';\n"
+        "  if (kind === 'a') systemPrompt = `You plan. Today is ${today}.`;\n"
+        "  return fetch(URL, { body: JSON.stringify({ messages: [\n"
+        "    { role: 'system', content: systemPrompt },\n"
+        "    { role: 'user', content: `Data:\\n${data}` },\n"
+        "  ] }) });\n"
+        "}\n"
+        "export async function chat(history) {\n"
+        "  const today = new Date().toISOString().split('T')[0];\n"
+        "  const systemPrompt = `You help. Today is ${today}.`;\n"
+        "  return client.create({\n"
+        "    messages: [{ role: 'system', content: systemPrompt }, ...history],\n"
+        "  });\n"
+        "}\n"
+    )
+    assert _codes(src) == [(12, "PL102")]
+
+
+def test_a_prompt_sent_as_the_user_message_is_no_prefix() -> None:
+    # `prompt` is read only as the content of a user message: the request's own turn. The same
+    # name sent as the system message is the prefix.
+    src = (
+        "export async function insight(ctx) {\n"
+        "  const prompt = `Write about ${new Date().toDateString()}:\\n${ctx}`;\n"
+        "  return client.create({ messages: [\n"
+        "    { role: 'system', content: 'Be brief.' },\n"
+        "    { role: 'user', content: prompt },\n"
+        "  ] });\n"
+        "}\n"
+        "export async function persona(history) {\n"
+        "  const prompt = `You are Ann. Today: ${new Date().toDateString()}`;\n"
+        "  return client.create({ messages: [{ role: 'system', content: prompt }, ...history] });\n"
+        "}\n"
+    )
+    assert [c for _, c in _codes(src)] == ["PL102"]
+    assert _codes(src)[0][0] == 9
