@@ -180,7 +180,10 @@ _RULES: tuple[Rule, ...] = (
         "Finds `os.listdir`, `os.walk`, `os.scandir`, `glob.glob`, `Path.iterdir/glob/rglob` "
         "and `{{ file_tree }}`-style placeholders that reach the prefix. A glob with no "
         "wildcard written in its pattern (`root.glob(name)` of configured file names) looks "
-        "up files someone named and is not a tree: only its order counts (PL203).",
+        "up files someone named and is not a tree: only its order counts (PL203). In "
+        "TypeScript the text of a file read from a path built on `process.cwd()` "
+        "(`readFile(join(process.cwd(), 'prompts', 'system.md'))`) is no tree either: the "
+        "path only locates a fixed file.",
         "The listing changes whenever the agent creates or deletes a file, which it does "
         "mid-session; every change re-bills the prompt from that point.",
         _FACT_ORDER,

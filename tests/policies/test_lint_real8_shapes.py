@@ -297,3 +297,22 @@ def test_a_prompt_sent_as_the_user_message_is_no_prefix() -> None:
     )
     assert [c for _, c in _codes(src)] == ["PL102"]
     assert _codes(src)[0][0] == 9
+
+
+def test_a_prompt_file_located_from_the_working_directory_is_no_file_tree() -> None:
+    # The system prompt read from a fixed file found under process.cwd(): its text, not the
+    # path, reaches the prompt. The directory's listing written into it is a file tree.
+    src = (
+        "import { readFile, readdir } from 'node:fs/promises';\n"
+        "import { join } from 'node:path';\n"
+        "export async function loadSystemPrompt() {\n"
+        "  const text = await readFile(join(process.cwd(), 'context', 'system.md'), 'utf8');\n"
+        "  return text;\n"
+        "}\n"
+        "export async function treePrompt() {\n"
+        "  const files = await readdir(process.cwd());\n"
+        "  return `Files:\\n${files.sort().join('\\n')}`;\n"
+        "}\n"
+    )
+    assert [c for _, c in _codes(src)] == ["PL105"]
+    assert _codes(src)[0][0] == 9
