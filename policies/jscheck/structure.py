@@ -84,6 +84,33 @@ def _window_start(src: Source, decl: Node) -> bool:
     return False
 
 
+def _cut_at(src: Source, decl: Node) -> Node:
+    """Where a window start is used to cut the history (`messages.slice(excess + 1)`, the
+    line that drops the messages), else its declaration."""
+    name_node = decl.child_by_field_name("name")
+    name = src.text(name_node) if name_node is not None else ""
+    for u in walk(scope_of(decl)):
+        if u.type != "identifier" or src.text(u) != name or u.start_byte < decl.end_byte:
+            continue
+        p = u.parent
+        while p is not None and p.type in ("binary_expression", "parenthesized_expression"):
+            p = p.parent
+        if (
+            p is not None
+            and p.type == "arguments"
+            and p.parent is not None
+            and callee_name(src, p.parent) in ("slice", "splice")
+            and is_history(src, _callee_object(p.parent))
+        ):
+            return p.parent
+    return decl
+
+
+def _callee_object(call: Node) -> Node | None:
+    fn = call.child_by_field_name("function")
+    return fn.child_by_field_name("object") if fn is not None else None
+
+
 def _over_cap(src: Source, call: Node, obj: Node | None, arg: Node) -> bool:
     """`if (allImages.length > this.maxImagesCount) { allImages.slice(this.maxImagesCount) }`:
     the messages or screenshots past a cap are cut once there are more, so what is kept (or
@@ -251,7 +278,7 @@ def check_windows(src: Source) -> list[Finding]:
             continue
         if n.type == "variable_declarator" and _window_start(src, n):
             name = src.text(n.child_by_field_name("name"))
-            add(n, f"the history is kept from `{name}` (its length less a cap) on")
+            add(_cut_at(src, n), f"the history is kept from `{name}` (its length less a cap) on")
             continue
         if n.type != "call_expression":
             continue

@@ -33,11 +33,11 @@ DEV_FLOOR = {
 }
 # The test half, scored once with the rules at j30 0fec94e (RESULTS.md); its 22 unlabelled
 # findings were read and judged by someone who neither labelled the corpus nor wrote the rules.
-# Re-run as development data with the rules at j30r: structural TypeScript 2 -> 4, Python 2 -> 3;
+# Re-run as development data with the rules at j30r: structural TypeScript 2 -> 5, Python 2 -> 3;
 # TypeScript precision 7/20 -> 9/14 (one-off dates, user prompts and prompt files found under
 # process.cwd() no longer reported).
 TEST_FLOOR = {
-    "ts": {"volatile": (0, 1), "structural": (4, 11), "precision": (9, 14)},
+    "ts": {"volatile": (0, 1), "structural": (5, 11), "precision": (9, 14)},
     "py": {"volatile": (1, 1), "structural": (3, 4), "precision": (6, 9)},
 }
 FLOORS = {"dev": DEV_FLOOR, "test": TEST_FLOOR}

@@ -316,3 +316,22 @@ def test_a_prompt_file_located_from_the_working_directory_is_no_file_tree() -> N
     )
     assert [c for _, c in _codes(src)] == ["PL105"]
     assert _codes(src)[0][0] == 9
+
+
+def test_a_window_start_is_reported_where_it_cuts_the_history() -> None:
+    # The start computed from the history's length less a cap is reported at the slice that
+    # drops the messages; one never used to cut stays at its declaration.
+    src = (
+        "function limit(conversationMessages, systemMessage) {\n"
+        "  if (conversationMessages.length > 20) {\n"
+        "    const historySize = 15;\n"
+        "    const excessMessages = conversationMessages.length - historySize - 1;\n"
+        "    conversationMessages = [\n"
+        "      systemMessage,\n"
+        "      ...conversationMessages.slice(excessMessages + 1),\n"
+        "    ];\n"
+        "  }\n"
+        "  return conversationMessages;\n"
+        "}\n"
+    )
+    assert _codes(src, "messageCreate.js") == [(7, "PL303")]
