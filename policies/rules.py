@@ -128,8 +128,10 @@ _RULES: tuple[Rule, ...] = (
         "Today's date flows into the prompt prefix",
         "Finds a date (`date.today()`, `strftime('%Y-%m-%d')`, `{{ date }}`) that reaches the "
         "prefix. A year in prose, or a date in the newest user turn, is not flagged; in Python "
-        "a date read at import (a module constant), which one process keeps, is a note. Severity "
-        "follows where it sits: in tool definitions (hashed first) it is an error.",
+        "a date read at import (a module constant), which one process keeps, is a note; in "
+        "TypeScript a date in the system prompt of a one-off request (only literal user "
+        "messages beside it, no history) is not flagged, as no conversation follows it. "
+        "Severity follows where it sits: in tool definitions (hashed first) it is an error.",
         "The prefix changes once a day: the first request after midnight, and every session "
         "that spans it, re-bills the whole prompt; sessions of different days never share it.",
         _FACT_BYTES + " " + _FACT_ORDER,
@@ -178,7 +180,10 @@ _RULES: tuple[Rule, ...] = (
         "Finds `os.listdir`, `os.walk`, `os.scandir`, `glob.glob`, `Path.iterdir/glob/rglob` "
         "and `{{ file_tree }}`-style placeholders that reach the prefix. A glob with no "
         "wildcard written in its pattern (`root.glob(name)` of configured file names) looks "
-        "up files someone named and is not a tree: only its order counts (PL203).",
+        "up files someone named and is not a tree: only its order counts (PL203). In "
+        "TypeScript the text of a file read from a path built on `process.cwd()` "
+        "(`readFile(join(process.cwd(), 'prompts', 'system.md'))`) is no tree either: the "
+        "path only locates a fixed file.",
         "The listing changes whenever the agent creates or deletes a file, which it does "
         "mid-session; every change re-bills the prompt from that point.",
         _FACT_ORDER,
@@ -315,7 +320,12 @@ _RULES: tuple[Rule, ...] = (
         "set the same loop fills) or by a budget counted down across messages "
         "(`images_to_remove -= 1`). A rewrite that treats every message alike is not "
         "flagged: it gives the same bytes every time. Also a history cut to a window: "
-        "`messages[-n:]` (Python) or `messages.slice(-n)` sent as the conversation, a fill "
+        "`messages[-n:]` (Python; also bound to a local the function returns, `trimmed = "
+        "messages[-n:]` then `return [marker] + trimmed`, or cut from the history filtered into "
+        "a local, `other = [m for m in history if ...]`; a history read back by a call named "
+        "for the recent entries, `history = memory.load_recent(key)`) or `messages.slice(-n)` "
+        "sent as the "
+        "conversation, a fill "
         "from the newest message back while a budget lasts, messages popped from the front "
         "while over a budget, older messages rebuilt by position, LangChain.js "
         "`trimMessages`, a loader given a message cap, the history handed to a call with a "
@@ -328,7 +338,14 @@ _RULES: tuple[Rule, ...] = (
         "once per summary, not every turn, so keep it rare. In TypeScript also "
         "messages expired by a call (`expireMessages(history, ...)`), rewritten in a loop "
         "over the history (`m.content.output = ...`) or filtered out of it (`history = "
-        "history.filter(...)`).",
+        "history.filter(...)`); a list dropped from the front while the messages it makes "
+        "measure over a budget (`while (messageChars(messages) > maxChars) recent.shift()`, "
+        "`kept = kept.slice(1)` while `estimateMessageTokens(kept) > budget`), a fill from the "
+        "newest message back through a local bound to the history (`const source = "
+        "Array.isArray(messages) ? messages : []`), and a helper named for cutting to a token "
+        "budget (`trimToTokenBudget(messages)`); a call's `maxTokens` is a history budget only "
+        "when the call is named for cutting (`runChatTrimmer(messages, { maxTokens })`, not "
+        "`chat(messages, { maxTokens: 200 })`, where it limits the reply).",
         "The cache matches a prefix byte for byte. A message sent as written on one request "
         "and rewritten on a later one (old observations masked as the window slides, "
         "outdated file views elided) changes the prefix at that message: the request re-bills "
@@ -356,7 +373,10 @@ _RULES: tuple[Rule, ...] = (
         "module it is imported from when that file is in a folder above. In TypeScript and "
         "JavaScript, the current request (`${query}`) or what was retrieved for it (a "
         "parameter or local named like `context`, `results`, `memories`) written into the "
-        "system prompt.",
+        "system prompt, and a system message written from the request's current state "
+        "(`{ role: 'system', content: \"Spec: \" + input.currentSpec }`, not `currentUser` or "
+        "`currentDate`, which other rules read) put into a message list before the history "
+        "is pushed or spread into it (`for (const m of history) messages.push(m)`).",
         "The cache matches from the first byte. A part that changes with each question (a "
         "repository map ranked by the files the question mentions, retrieved documents) and "
         "comes before the history moves the first differing byte up to itself: the whole "
@@ -425,7 +445,10 @@ _RULES: tuple[Rule, ...] = (
         "the step of an agent loop (`model = THINKING if turn == 0 else BASE` inside the "
         "loop): each model has a cache of its own. In Python also a live agent's tool list "
         "replaced mid-conversation (`await self.update_tools(tools)` from a tool; not in a "
-        "constructor or setup method, nor an adapter's own `update_tools` forwarding it).",
+        "constructor or setup method, nor an adapter's own `update_tools` forwarding it). In "
+        "both languages, the system message at the head of a kept history replaced by "
+        "computed text (`history[0] = { role: 'system', content: config.instructions }`) in "
+        "a method named for a change (`updateSession`) or one that sends the messages.",
         "Switching mode changes the first bytes, so no two modes share any cached prefix; for "
         "OpenAI the first ~256 tokens also pick the machine, so modes land on different "
         "machines.",

@@ -18,6 +18,8 @@ from .structure import (
     check_flattened_history,
     check_model_per_step,
     check_side_requests,
+    check_state_before_history,
+    check_system_replaced,
     check_tools_per_step,
     check_windows,
 )
@@ -42,5 +44,10 @@ def check_js(path: str, text: str, load: Loader | None = None) -> list[Finding]:
         + check_model_per_step(src)
         + check_tools_per_step(src)
         + check_content_before_history(src)
+        + check_system_replaced(src)
     )
+    # The request's state may already be reported where it enters the system message as
+    # retrieved content (a parameter named `...Context`): one finding a line.
+    told = {f.line for f in found if f.code == "PL304"}
+    found += [f for f in check_state_before_history(src) if f.line not in told]
     return sorted(found, key=lambda f: (f.line, f.col, f.code))

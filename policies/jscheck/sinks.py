@@ -269,10 +269,55 @@ class SinkCheck:
             if not (
                 pair is not None
                 and pair.type == "pair"
-                and key_name(self.src, pair.child_by_field_name("key")) == "prompt"
+                and key_name(self.src, pair.child_by_field_name("key")) in ("prompt", "content")
                 and pair.child_by_field_name("value") is not None
                 and pair.child_by_field_name("value").id == u.id  # type: ignore[union-attr]
             ):
+                return False
+            key = key_name(self.src, pair.child_by_field_name("key"))
+            if key == "content" and _role(self.src, pair.parent) != "user":
+                return False  # `{ role: 'user', content: prompt }`: the user's own turn
+        return True
+
+    def _one_off_system(self, name: str, at: Node) -> bool:
+        """A system prompt read only as the system message of a request with no history:
+        `messages: [{ role: 'system', content: systemPrompt }, { role: 'user', content: q }]`
+        (or `system: systemPrompt` beside user messages only). No earlier request of a
+        conversation shares its prefix, so a date in it breaks no cache (a clock reading still
+        changes every repeat of the same request)."""
+        uses = [
+            n
+            for n in walk(scope_of(at))
+            if n.type in ("identifier", "shorthand_property_identifier")
+            and self.src.text(n) == name
+            and not _bound_here(n)
+        ]
+        if not uses:
+            return False
+        for u in uses:
+            pair = u.parent
+            if u.type == "shorthand_property_identifier" or pair is None or pair.type != "pair":
+                return False
+            key = key_name(self.src, pair.child_by_field_name("key"))
+            if key == "content" and _role(self.src, pair.parent) == "system":
+                arr = pair.parent.parent if pair.parent is not None else None
+                if arr is None or arr.type != "array" or not _only_users(self.src, arr, 1):
+                    return False
+            elif key == "system" and pair.parent is not None:
+                msgs = next(
+                    (
+                        p.child_by_field_name("value")
+                        for p in pair.parent.named_children
+                        if p.type == "pair"
+                        and key_name(self.src, p.child_by_field_name("key")) == "messages"
+                    ),
+                    None,
+                )
+                if msgs is None or unwrap(msgs).type != "array":
+                    return False
+                if not _only_users(self.src, unwrap(msgs), 0):
+                    return False
+            else:
                 return False
         return True
 
@@ -354,7 +399,10 @@ class SinkCheck:
                 return
             else:
                 self._clock_slots(v, name)
+                before = len(self.out)
                 self.text_sink(value, f"`{name}`", at)
+                if len(self.out) > before and self._one_off_system(name, at):
+                    self.out[before:] = [f for f in self.out[before:] if f.code not in _ONE_OFF]
                 self._mode_prompt(value, name)
         elif tools_name(name) and v.type not in FUNCTIONS:
             self.order_sink(value, f"`{name}`", at)
@@ -774,6 +822,43 @@ class SinkCheck:
 # A macro's pattern as a regex (`{{time}}`, `{{datetimeformat +([^}]*)}}`) and a slot in text.
 _SLOT_NAME = re.compile(r"\\?\{\\?\{\s*[A-Za-z_]\w*\b[^}]*\\?\}\\?\}")
 _SLOT_IN_TEXT = re.compile(r"(?<!\$)\{\{?\s*([A-Za-z_][\w]*)\s*\}\}?")
+
+
+# What a request with no history may carry in its system prompt without breaking a cache: a
+# date (the same all day, and no conversation's prefix follows it). Retrieved content stays
+# reported: the labels count it one-off or not, as a repeated request's prefix moves with it.
+_ONE_OFF = frozenset({"PL102"})
+
+
+def _role(src: Source, obj: Node | None) -> str | None:
+    """The literal `role` of a message object (`{ role: 'user', ... }`)."""
+    if obj is None or obj.type != "object":
+        return None
+    for p in obj.named_children:
+        if p.type == "pair" and key_name(src, p.child_by_field_name("key")) == "role":
+            value = p.child_by_field_name("value")
+            return string_value(src, unwrap(value)) if value is not None else None
+    return None
+
+
+def _only_users(src: Source, arr: Node, skip: int) -> bool:
+    """Past its first `skip` items, the array holds only literal user messages (no spread
+    history, no message held in a name)."""
+    items = [c for c in arr.named_children if c.type != "comment"]
+    return len(items) > skip and all(_role(src, unwrap(c)) == "user" for c in items[skip:])
+
+
+def _bound_here(ident: Node) -> bool:
+    """The name being declared or assigned (`let systemPrompt = ""`, `systemPrompt = ...`),
+    not read."""
+    p = ident.parent
+    if p is None:
+        return False
+    if p.type == "variable_declarator":
+        return p.child_by_field_name("name") == ident
+    if p.type in ("assignment_expression", "augmented_assignment_expression"):
+        return p.child_by_field_name("left") == ident
+    return False
 
 
 def _chain_root(src: Source, call: Node) -> str:

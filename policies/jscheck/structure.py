@@ -84,6 +84,33 @@ def _window_start(src: Source, decl: Node) -> bool:
     return False
 
 
+def _cut_at(src: Source, decl: Node) -> Node:
+    """Where a window start is used to cut the history (`messages.slice(excess + 1)`, the
+    line that drops the messages), else its declaration."""
+    name_node = decl.child_by_field_name("name")
+    name = src.text(name_node) if name_node is not None else ""
+    for u in walk(scope_of(decl)):
+        if u.type != "identifier" or src.text(u) != name or u.start_byte < decl.end_byte:
+            continue
+        p = u.parent
+        while p is not None and p.type in ("binary_expression", "parenthesized_expression"):
+            p = p.parent
+        if (
+            p is not None
+            and p.type == "arguments"
+            and p.parent is not None
+            and callee_name(src, p.parent) in ("slice", "splice")
+            and is_history(src, _callee_object(p.parent))
+        ):
+            return p.parent
+    return decl
+
+
+def _callee_object(call: Node) -> Node | None:
+    fn = call.child_by_field_name("function")
+    return fn.child_by_field_name("object") if fn is not None else None
+
+
 def _over_cap(src: Source, call: Node, obj: Node | None, arg: Node) -> bool:
     """`if (allImages.length > this.maxImagesCount) { allImages.slice(this.maxImagesCount) }`:
     the messages or screenshots past a cap are cut once there are more, so what is kept (or
@@ -179,8 +206,20 @@ def _is_conversation(src: Source, node: Node) -> bool:
     return bool(ws & (_HISTORY - {"session"})) and _not_system(ws)
 
 
-def _is_budget(src: Source, node: Node) -> bool:
-    """A token budget handed to a call: `systemTokens`, `maxTokens`, `{ contextLengthTokens }`."""
+# The reply's length limit of a model call (`maxTokens`, `max_tokens`, `maxOutputTokens`): a
+# cap on what the model writes, not on the history it is sent.
+_OUTPUT = frozenset({"output", "completion", "response", "reply", "new", "generation"})
+
+
+def _output_limit(name: str) -> bool:
+    ws = set(words(name))
+    return ws - {"max"} == {"tokens"} or bool(ws & _OUTPUT)
+
+
+def _is_budget(src: Source, node: Node, cutting: bool = False) -> bool:
+    """A token budget handed to a call: `systemTokens`, `{ contextLengthTokens }`; `maxTokens`
+    only when the call is named for cutting (`trim`, `fit`): handed to a call that sends the
+    messages (`chat(messages, { maxTokens: 200 })`) it limits the reply."""
     node = unwrap(node)
     names: list[str] = []
     if node.type == "object":
@@ -193,7 +232,7 @@ def _is_budget(src: Source, node: Node) -> bool:
         names.append(src.text(node.child_by_field_name("property")))
     elif node.type == "identifier":
         names.append(src.text(node))
-    return any(set(words(x)) & _TOKENS for x in names)
+    return any(set(words(x)) & _TOKENS and (cutting or not _output_limit(x)) for x in names)
 
 
 def _is_cap(name: str) -> bool:
@@ -239,7 +278,7 @@ def check_windows(src: Source) -> list[Finding]:
             continue
         if n.type == "variable_declarator" and _window_start(src, n):
             name = src.text(n.child_by_field_name("name"))
-            add(n, f"the history is kept from `{name}` (its length less a cap) on")
+            add(_cut_at(src, n), f"the history is kept from `{name}` (its length less a cap) on")
             continue
         if n.type != "call_expression":
             continue
@@ -267,8 +306,10 @@ def check_windows(src: Source) -> list[Finding]:
             add(n, f"the conversation is cut from a moving position (`{_short(src, n)}`)")
         elif name == "slice" and len(args) == 1 and _over_cap(src, n, obj, args[0]):
             add(n, f"items past a cap are cut off once there are more (`{_short(src, n)}`)")
-        elif name in ("shift", "splice") and is_history(src, obj) and _in_budget_loop(src, n):
+        elif name in ("shift", "splice") and _in_budget_loop(src, n, obj):
             add(n, f"messages are dropped while over a budget (`{_short(src, n)}`)")
+        elif name == "slice" and _drops_first(src, n, args) and _in_budget_loop(src, n, obj):
+            add(n, f"messages are dropped from the front while over a budget (`{_short(src, n)}`)")
         elif name == "splice" and _keeps_last(src, n, obj):
             add(n, f"the conversation is cut to its last items (`{_short(src, n)}`)")
         elif set(words(name)) & _EXPIRE and any(is_history(src, a) for a in args):
@@ -276,7 +317,7 @@ def check_windows(src: Source) -> list[Finding]:
         elif (
             _cuts_messages(name)
             and any(_is_conversation(src, a) for a in args)
-            and any(_is_budget(src, a) for a in args)
+            and (any(_is_budget(src, a, _named_to_cut(name)) for a in args) or _names_budget(name))
         ):
             add(n, f"the history is cut to a token budget (`{_short(src, n)}`)")
         else:
@@ -572,9 +613,25 @@ def _reverse_budget_for(src: Source, loop: Node) -> bool:
                 for x in walk(n)
                 if x.type in ("identifier", "property_identifier")
             )
-        elif n.type == "subscript_expression" and is_history(src, n.child_by_field_name("object")):
+        elif n.type == "subscript_expression" and _history_or_alias(
+            src, n.child_by_field_name("object")
+        ):
             history = True
     return budget and history
+
+
+def _history_or_alias(src: Source, node: Node | None) -> bool:
+    """A history, or a local bound to one (`const source = Array.isArray(messages) ? messages :
+    []`, `const list = [...history]`): a value named for the conversation in its declaration."""
+    if node is None:
+        return False
+    if is_history(src, node):
+        return True
+    node = unwrap(node)
+    value = _local_value(src, node) if node.type == "identifier" else None
+    return value is not None and any(
+        x.type == "identifier" and is_history(src, x) for x in walk(value)
+    )
 
 
 def _reversed_budget_for_of(src: Source, loop: Node) -> bool:
@@ -612,15 +669,78 @@ def _reversed_budget_for_of(src: Source, loop: Node) -> bool:
     return False
 
 
-def _in_budget_loop(src: Source, node: Node) -> bool:
-    """Inside a `while` whose condition compares a count or a size with a bound."""
+def _in_budget_loop(src: Source, node: Node, obj: Node | None) -> bool:
+    """Inside a `while` whose condition compares a count or a size with a bound, cutting a
+    history (`messages.shift()`) or a list the condition measures as the messages' size against
+    a budget (`while (messageChars(messages) > maxContextChars) recent.shift()`, `while
+    (estimateMessageTokens(kept) > remainingBudget) kept = kept.slice(1)`)."""
     p = node.parent
-    while p is not None:
+    while p is not None and p.type not in FUNCTIONS:
         if p.type == "while_statement":
-            cond = src.text(p.child_by_field_name("condition"))
-            return ">" in cond or "<" in cond
+            cond_node = p.child_by_field_name("condition")
+            cond = src.text(cond_node)
+            if not (">" in cond or "<" in cond):
+                return False
+            if is_history(src, obj):
+                return True
+            return cond_node is not None and _measures_history(src, cond_node)
         p = p.parent
     return False
+
+
+def _measures_history(src: Source, cond: Node) -> bool:
+    """A comparison of the messages' size with a budget: one side measures a history or is
+    named for the messages' tokens or characters, the other is named for a bound."""
+    for x in walk(cond):
+        if x.type != "binary_expression" or src.text(x.child_by_field_name("operator")) not in (
+            _COMPARE
+        ):
+            continue
+        left, right = x.child_by_field_name("left"), x.child_by_field_name("right")
+        if left is None or right is None:
+            continue
+        for a, b in ((left, right), (right, left)):
+            bound = set(words(value_name(src, unwrap(b)))) & _BUDGET
+            measured = unwrap(a)
+            if not bound or measured.type != "call_expression":
+                continue
+            named = set(words(callee_name(src, measured)))
+            if (named & _COUNTED and named & _SIZE) or any(
+                is_history(src, arg) for arg in arguments(measured)
+            ):
+                return True
+    return False
+
+
+_SIZE = frozenset({"tokens", "token", "chars", "characters", "length", "size", "count"})
+
+
+def _drops_first(src: Source, call: Node, args: list[Node]) -> bool:
+    """`kept = kept.slice(1)`: the list bound again to itself less its first item."""
+    if len(args) != 1 or src.text(unwrap(args[0])) != "1":
+        return False
+    p = call.parent
+    if p is None or p.type != "assignment_expression":
+        return False
+    fn = call.child_by_field_name("function")
+    obj = fn.child_by_field_name("object") if fn is not None else None
+    left = p.child_by_field_name("left")
+    return obj is not None and left is not None and src.text(left) == src.text(obj)
+
+
+# Stems of a call named for cutting its messages (`trimMessages`, `runChatTrimmer`,
+# `truncateHistory`): a `maxTokens` handed to one is the history's budget.
+_CUTTING = ("trim", "truncat", "cut", "fit", "window", "subset", "clip", "prune")
+
+
+def _named_to_cut(name: str) -> bool:
+    return any(w.startswith(_CUTTING) for w in words(name))
+
+
+def _names_budget(name: str) -> bool:
+    """A helper named for cutting to a budget (`trimToTokenBudget`, `truncateToTokenLimit`)."""
+    ws = set(words(name))
+    return bool(ws & _CUT) and bool(ws & {"token", "tokens", "budget"})
 
 
 def _short(src: Source, node: Node) -> str:
@@ -717,6 +837,73 @@ def check_tools_per_step(src: Source) -> list[Finding]:
     return out
 
 
+# Methods that run before the first request (a constructor, `init`, `setup`): the system
+# message they write is the session's own.
+_SETUP = frozenset({"constructor", "init", "setup", "start", "create", "build", "configure"})
+
+
+def check_system_replaced(src: Source) -> list[Finding]:
+    """PL302: the system message at the head of a live history replaced by a computed one
+    (`this.pipeline.history[0] = { role: "system", content: config.instructions }` in
+    `updateSession`): the prefix changes at its first message and every request after it misses
+    the cache. In a method named for a change or one that sends the messages; not in a
+    constructor or setup method, and not with fixed text (the same bytes)."""
+    out: list[Finding] = []
+    for n in walk(src.root):
+        if n.type != "assignment_expression":
+            continue
+        left = unwrap(n.child_by_field_name("left"))  # type: ignore[arg-type]
+        right = unwrap(n.child_by_field_name("right"))  # type: ignore[arg-type]
+        if left.type != "subscript_expression" or right.type != "object":
+            continue
+        index = left.child_by_field_name("index")
+        if index is None or src.text(index) != "0":
+            continue
+        if not is_history(src, left.child_by_field_name("object")):
+            continue
+        if _role_of(src, right) != "system" or _fixed_content(src, right):
+            continue
+        owner = set(words(_enclosing_name(src, n)))
+        if owner & _SETUP or not (owner & _CHANGE or _sends(src, n)):
+            continue
+        out.append(
+            src.finding(
+                n,
+                "PL302",
+                f"the system message at the head of the history is replaced (`{_short(src, n)}`): "
+                "the prefix changes at its first message and every request after it misses the "
+                "cache; keep the system message and send what changed in the newest message",
+            )
+        )
+    return out
+
+
+# A setter (`addSystemPrompt`) may run only before the first request; a method named for a
+# change (`updateSession`) or one that also sends the messages runs mid-session.
+_CHANGE = frozenset({"update", "change", "switch", "replace", "swap"})
+
+
+def _sends(src: Source, node: Node) -> bool:
+    """The function around `node` hands `messages` to a call (`create({ messages })`)."""
+    fn = node.parent
+    while fn is not None and fn.type not in FUNCTIONS:
+        fn = fn.parent
+    for x in walk(fn) if fn is not None else ():
+        if x.type == "pair" and key_name(src, x.child_by_field_name("key")) == "messages":
+            return True
+        if x.type == "shorthand_property_identifier" and src.text(x) == "messages":
+            return True
+    return False
+
+
+def _fixed_content(src: Source, obj: Node) -> bool:
+    for p in obj.named_children:
+        if p.type == "pair" and key_name(src, p.child_by_field_name("key")) == "content":
+            value = p.child_by_field_name("value")
+            return value is not None and string_value(src, unwrap(value)) is not None
+    return True
+
+
 def _tool_list(src: Source, arg: Node) -> str | None:
     """The tools an argument names: an array of tool-named values (`[this.codeInterpreterTool]`)
     or a local bound to one (`tools`); None for anything else."""
@@ -778,6 +965,139 @@ def check_content_before_history(src: Source) -> list[Finding]:
             )
         )
     return out
+
+
+# The state of this request or session as it is now (`input.currentSpec`,
+# `currentBrowserContext`); not a clock (the volatile rules read those) nor who or what is
+# configured (`currentUser`, `currentModel`), which stays within one conversation.
+_NOW_STATE = frozenset({"current"})
+_NOT_STATE = frozenset(
+    {"date", "time", "timestamp", "year", "day", "user", "model", "locale", "language", "lang"}
+)
+
+
+def check_state_before_history(src: Source) -> list[Finding]:
+    """PL304: a system message written from the request's current state (`{ role: 'system',
+    content: `Current spec:\n${JSON.stringify(input.currentSpec)}` }`) put into the message list
+    ahead of the conversation (`for (const m of history) messages.push(m)`, `...recent`): each
+    time the state changes, every message after it is sent again uncached."""
+    out: list[Finding] = []
+    for n in walk(src.root):
+        if n.type != "object" or _role_of(src, n) != "system":
+            continue
+        content = next(
+            (
+                p.child_by_field_name("value")
+                for p in n.named_children
+                if p.type == "pair" and key_name(src, p.child_by_field_name("key")) == "content"
+            ),
+            None,
+        )
+        state = _current_state(src, content) if content is not None else None
+        if state is None:
+            continue
+        target = _list_receiving(src, n)
+        if target is None or not _history_after(src, n, target):
+            continue
+        out.append(
+            src.finding(
+                state,
+                "PL304",
+                f"`{_short(src, state)}` (the current state of this request) is written into a "
+                "system message ahead of the conversation history: each time it changes, the "
+                "history after it is sent again uncached; put it in the newest user message",
+            )
+        )
+    return out
+
+
+def _role_of(src: Source, obj: Node) -> str | None:
+    for p in obj.named_children:
+        if p.type == "pair" and key_name(src, p.child_by_field_name("key")) == "role":
+            return string_value(src, unwrap(p.child_by_field_name("value")))  # type: ignore[arg-type]
+    return None
+
+
+def _current_state(src: Source, content: Node) -> Node | None:
+    """The first value in a message's content named for what holds now (`currentSpec`)."""
+    for x in walk(content):
+        if x.type not in ("identifier", "property_identifier", "shorthand_property_identifier"):
+            continue
+        ws = set(words(src.text(x)))
+        if ws & _NOW_STATE and not ws & (_NOT_STATE | _SETTLED) and len(ws) > 1:
+            p = x.parent
+            if (
+                p is not None
+                and p.type == "member_expression"
+                and p.child_by_field_name("property") == x
+            ):
+                return p
+            if p is not None and p.type == "call_expression":
+                continue  # a function named for the present, read by the volatile rules
+            return x
+    return None
+
+
+def _list_receiving(src: Source, obj: Node) -> str | None:
+    """The name of the list a message goes into: `messages.push({...})` or `const messages =
+    [{...}]`."""
+    p = obj.parent
+    if p is not None and p.type == "arguments" and p.parent is not None:
+        call = p.parent
+        fn = call.child_by_field_name("function")
+        if callee_name(src, call) == "push" and fn is not None:
+            target = fn.child_by_field_name("object")
+            return src.text(target) if target is not None else None
+    if p is not None and p.type == "array" and p.parent is not None:
+        decl = p.parent
+        if decl.type == "variable_declarator":
+            return src.text(decl.child_by_field_name("name"))
+    return None
+
+
+def _history_after(src: Source, obj: Node, target: str) -> bool:
+    """After `obj` in the same function the history goes into the same list: pushed in a loop
+    over it, spread into it, or spread later in the same array literal."""
+    fn = obj.parent
+    while fn is not None and fn.type not in FUNCTIONS:
+        fn = fn.parent
+    if fn is None:
+        return False
+    for x in walk(fn):
+        if x.start_byte < obj.end_byte:
+            continue
+        if x.type == "spread_element" and x.named_children:
+            spread = x.named_children[0]
+            host = x.parent
+            into = (
+                host is not None
+                and host.type == "array"
+                and any(c.id == obj.id for c in host.named_children)
+            ) or _pushed_into(src, x, target)
+            if into and _history_or_alias(src, spread):
+                return True
+        if x.type == "call_expression" and callee_name(src, x) == "push":
+            fnode = x.child_by_field_name("function")
+            onto = fnode.child_by_field_name("object") if fnode is not None else None
+            if onto is None or src.text(onto) != target:
+                continue
+            loop = x.parent
+            while loop is not None and loop.type not in FUNCTIONS:
+                if loop.type == "for_in_statement" and _history_or_alias(
+                    src, loop.child_by_field_name("right")
+                ):
+                    return True
+                loop = loop.parent
+    return False
+
+
+def _pushed_into(src: Source, spread: Node, target: str) -> bool:
+    p = spread.parent
+    if p is None or p.type != "arguments" or p.parent is None:
+        return False
+    fn = p.parent.child_by_field_name("function")
+    onto = fn.child_by_field_name("object") if fn is not None else None
+    return callee_name(src, p.parent) == "push" and onto is not None and src.text(onto) == target
 
 
 def _retrieved(src: Source, ident: Node) -> bool:

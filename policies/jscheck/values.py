@@ -52,6 +52,10 @@ CODE_OF = {
 }
 
 
+# Functions that return a file's contents given its path (Node's fs, Deno).
+_READ_FILE = frozenset({"readFile", "readFileSync", "readTextFile", "readTextFileSync"})
+
+
 @dataclass(frozen=True)
 class Taint:
     kind: str  # a key of CODE_OF, or "param" (the function's parameter number `line`)
@@ -600,6 +604,10 @@ class Evaluator:
         simple = re.sub(r"\s+", "", ftext)
         if simple == "process.cwd" and scope_of(node).type == "program":
             return EMPTY  # read once, as the module loads: fixed for the process
+        if name in _READ_FILE:
+            # `readFile(join(process.cwd(), "prompts", "system.md"))`: the file's text, not
+            # the path that located it; a path is no listing of the tree.
+            return frozenset(t for t in self._union(args) if t.kind != "filetree")
         if simple in _CLOCK_CALLS:
             return self._make(_CLOCK_CALLS[simple], node)
         if name in _RANDOM_FUNCS and (fn.type == "identifier" or simple.startswith("crypto.")):

@@ -27,7 +27,7 @@ from .sinks import SinkCheck
 from .steps import check_model_per_step
 from .syntax import Function
 from .taint import EMPTY, Evaluator, Summary, Taints
-from .toolswap import check_tool_swaps
+from .toolswap import check_system_replaced, check_tool_swaps
 from .windows import check_windows
 
 
@@ -123,6 +123,7 @@ def check_python(
     check_windows(tree, ctx)
     check_model_per_step(tree, ctx)
     check_tool_swaps(tree, ctx)
+    check_system_replaced(tree, ctx)
     if _CURRENT_MESSAGE.search(text):  # PL304 needs a part computed from the current message
         check_placement(tree, ctx, load)
     if _SYSTEM_ROLE.search(text):  # PL305 needs a system prompt written out

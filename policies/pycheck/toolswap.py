@@ -1,5 +1,7 @@
 """PL302 in Python: the tool list of a live agent replaced in the middle of a conversation
-(`await self.update_tools(current_tools)` from inside a tool, LiveKit's `Agent.update_tools`).
+(`await self.update_tools(current_tools)` from inside a tool, LiveKit's `Agent.update_tools`),
+or the system message at the head of a kept history replaced by a computed one
+(`self.messages[0] = {"role": "system", "content": prompt}`).
 Tool definitions are the first part of the prefix, so every request after the swap misses the
 cache from its first byte. A method that forwards the same call to another object (an adapter's
 own `update_tools`) is not a swap of its own, and a constructor or a setup method sets the tools
@@ -15,6 +17,7 @@ import ast
 from ..findings import Finding
 from ..meaning import words
 from .context import Context
+from .windows import _is_history as is_history
 
 # The frameworks' names for it (LiveKit `update_tools`, `set_tools`); prefixlock's own
 # `Session.change_tools(tools, quote=...)` is a priced, deliberate change and not matched.
@@ -56,3 +59,78 @@ def check_tool_swaps(tree: ast.Module, ctx: Context) -> None:
                     source_line=ctx.line(n.lineno),
                 )
             )
+
+
+def check_system_replaced(tree: ast.Module, ctx: Context) -> None:
+    """`history[0] = {"role": "system", "content": prompt}` (or a `SystemMessage(...)`) with
+    text computed at run time, in a method named for a change (`update_session`) or one that
+    sends the messages (a turn): the first message of a kept conversation changes, and every
+    request after it misses the cache from there. Not in a constructor or setup method."""
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if set(words(fn.name)) & _SETUP:
+            continue
+        # A setter (`add_system_prompt`) may run only before the first request; a method named
+        # for a change (`update_session`) or one that also sends the messages runs mid-session.
+        if not (set(words(fn.name)) & _CHANGE or _sends(fn)):
+            continue
+        for n in ast.walk(fn):
+            if not (
+                isinstance(n, ast.Assign)
+                and len(n.targets) == 1
+                and isinstance(t := n.targets[0], ast.Subscript)
+                and isinstance(t.slice, ast.Constant)
+                and t.slice.value == 0
+                and is_history(t.value)
+                and _computed_system(n.value)
+            ):
+                continue
+            ctx.findings.add(
+                Finding(
+                    ctx.path,
+                    n.lineno,
+                    n.col_offset + 1,
+                    "PL302",
+                    "the system message at the head of the history is replaced "
+                    f"(`{ast.unparse(n)[:50]}`): the prefix changes at its first message and "
+                    "every request after it misses the cache; keep the system message and send "
+                    "what changed in the newest message",
+                    source_line=ctx.line(n.lineno),
+                )
+            )
+
+
+_CHANGE = frozenset({"update", "change", "switch", "replace", "swap"})
+
+
+def _sends(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """The function makes a model call with the messages (`messages=` handed to a call)."""
+    return any(
+        isinstance(n, ast.Call) and any(k.arg == "messages" for k in n.keywords)
+        for n in ast.walk(fn)
+    )
+
+
+def _computed_system(value: ast.expr) -> bool:
+    """A system message whose content is not fixed text."""
+    content: ast.expr | None = None
+    if isinstance(value, ast.Dict):
+        pairs = {
+            k.value: v
+            for k, v in zip(value.keys, value.values, strict=True)
+            if isinstance(k, ast.Constant) and isinstance(k.value, str)
+        }
+        role = pairs.get("role")
+        if not (isinstance(role, ast.Constant) and role.value == "system"):
+            return False
+        content = pairs.get("content")
+    elif (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Name)
+        and value.func.id == "SystemMessage"
+    ):
+        content = next((k.value for k in value.keywords if k.arg == "content"), None)
+        if content is None and value.args:
+            content = value.args[0]
+    return content is not None and not isinstance(content, ast.Constant)

@@ -103,7 +103,13 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
                 or _budget_index(_bound_to(node.slice.lower, node, parents))
             )
             and (
-                (_is_history(node.value) and _sent(node, parents, chat))
+                (
+                    (
+                        _is_history(node.value)
+                        or (isinstance(node.value, ast.Name) and node.value.id in copies)
+                    )
+                    and _sent(node, parents, chat)
+                )
                 or _joined_into_history(node, parents)
             )
         ):
@@ -251,13 +257,45 @@ def _sent(node: ast.AST, parents: dict[int, ast.AST], chat: bool) -> bool:
             return True
         if isinstance(parent, (ast.Assign, ast.AnnAssign)):
             targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
-            return any(_is_history(t) for t in targets)
+            return any(_is_history(t) for t in targets) or any(
+                _returned_later(t, parent, parents) for t in targets
+            )
         if isinstance(parent, ast.Dict):
             for k, v in zip(parent.keys, parent.values, strict=True):
                 if v is cur and isinstance(k, ast.Constant) and k.value in _SENT_KWARGS:
                     return True
             return False
         return False
+
+
+def _returned_later(target: ast.expr, at: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """`trimmed = messages[-n:]` then `return [marker] + trimmed` (or `return system + other`):
+    the window bound to a local that the function returns as (part of) its list."""
+    if not isinstance(target, ast.Name):
+        return False
+    fn: ast.AST | None = at
+    while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        fn = parents.get(id(fn))
+    for n in ast.walk(fn) if fn is not None else ():
+        if (
+            isinstance(n, ast.Return)
+            and n.value is not None
+            and n.lineno > getattr(at, "lineno", 0)
+            and _listed(n.value, target.id)
+        ):
+            return True
+    return False
+
+
+def _listed(value: ast.expr, name: str) -> bool:
+    """`name`, `[x] + name`, `[*a, *name]`: the name as the list or a part joined into it."""
+    if isinstance(value, ast.Name):
+        return value.id == name
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        return _listed(value.left, name) or _listed(value.right, name)
+    if isinstance(value, (ast.List, ast.Tuple)):
+        return any(isinstance(e, ast.Starred) and _listed(e.value, name) for e in value.elts)
+    return False
 
 
 def _sent_list(lst: ast.expr, at: ast.AST, parents: dict[int, ast.AST]) -> bool:
@@ -516,6 +554,9 @@ class _Copies:
 def _copy_of_history(v: ast.expr) -> bool:
     if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.args:
         return v.func.id in ("list", "tuple", "sorted") and _is_history(v.args[0])
+    if isinstance(v, ast.ListComp) and len(v.generators) == 1:
+        # `other = [m for m in history if m.get("role") != "system"]`: the history filtered
+        return _is_history(v.generators[0].iter)
     return (
         isinstance(v, ast.Subscript)
         and isinstance(v.slice, ast.Slice)
@@ -643,16 +684,21 @@ _LIMITS = frozenset({"limit", "last_n", "last_k", "max_messages", "num_messages"
 def _read_with_limit(node: ast.Assign) -> bool:
     """`messages = filter_message(conversation_id=c, limit=history_len)`: the stored
     conversation read back to its newest N entries (the store's own window)."""
-    call = node.value
+    call = node.value.value if isinstance(node.value, ast.Await) else node.value
     if not (isinstance(call, ast.Call) and any(_is_history(t) for t in node.targets)):
         return False
+    func = _name(call.func)
+    fws = set(words(func)) if func is not None else set()
+    if "recent" in fws and ("load" in fws or "list" in fws or "get" in fws or "fetch" in fws):
+        # `history = memory.load_recent(user_key)`: the store hands back its newest entries,
+        # a window by the call's own name, whatever cap it keeps.
+        return True
     limited = [k.value for k in call.keywords if k.arg in _LIMITS]
     if not limited:
         return False
-    func = _name(call.func)
-    about_history = func is not None and bool(set(words(func)) & (_HISTORY | {"message"}))
+    about_history = bool(fws & (_HISTORY | {"message"}))
     return about_history or any(
-        isinstance(v, ast.Name) and set(words(v.id)) & {"history", "messages"} for v in limited
+        set(words(_name(v) or "")) & {"history", "messages"} for v in limited
     )
 
 

@@ -18,7 +18,8 @@ def _codes(text: str, path: str = "agent.ts") -> list[tuple[int, str]]:
 def test_a_window_start_computed_from_the_history_length() -> None:
     # A memory class that splices off what is over its cap, a screenshot window, and a
     # trimmer that keeps messages from an index: each a sliding window, found at the line that
-    # computes the start. The last message (`- 1`) and a title request's recent turns are not.
+    # cuts the history with the start (the splice), else where the start is computed. The last
+    # message (`- 1`) and a title request's recent turns are not.
     src = """export class Memory {
   messages: Message[] = [];
   manage(max: number) {
@@ -50,7 +51,7 @@ export function title(messages: Message[], n: number) {
   return topicMessages;
 }
 """
-    assert _codes(src) == [(5, "PL303"), (11, "PL303"), (16, "PL303")]
+    assert _codes(src) == [(6, "PL303"), (11, "PL303"), (16, "PL303")]
 
 
 def test_screenshots_past_a_cap_omitted_once_there_are_more() -> None:

@@ -25,15 +25,20 @@ REAL8 = CORPUS / "real8"
 # The development half scored with main's rules at 0821028 (RESULTS.md): per language, the
 # breakers found and labelled, and the true findings of all findings. A later rule may find
 # more and must not find less; every new finding is read and labelled in findings.toml first.
+# Raised with the rules made general on real8's misses (j30r): TypeScript structural 3 -> 7,
+# Python 2 -> 5.
 DEV_FLOOR = {
-    "ts": {"volatile": (2, 6), "structural": (3, 18), "precision": (6, 20)},
-    "py": {"volatile": (0, 1), "structural": (2, 11), "precision": (2, 5)},
+    "ts": {"volatile": (2, 6), "structural": (7, 18), "precision": (11, 16)},
+    "py": {"volatile": (0, 1), "structural": (5, 11), "precision": (7, 10)},
 }
 # The test half, scored once with the rules at j30 0fec94e (RESULTS.md); its 22 unlabelled
 # findings were read and judged by someone who neither labelled the corpus nor wrote the rules.
+# Re-run as development data with the rules at j30r: structural TypeScript 2 -> 5, Python 2 -> 3;
+# TypeScript precision 7/20 -> 9/14 (one-off dates, user prompts and prompt files found under
+# process.cwd() no longer reported).
 TEST_FLOOR = {
-    "ts": {"volatile": (0, 1), "structural": (2, 11), "precision": (7, 20)},
-    "py": {"volatile": (1, 1), "structural": (2, 4), "precision": (5, 8)},
+    "ts": {"volatile": (0, 1), "structural": (5, 11), "precision": (9, 14)},
+    "py": {"volatile": (1, 1), "structural": (3, 4), "precision": (6, 9)},
 }
 FLOORS = {"dev": DEV_FLOOR, "test": TEST_FLOOR}
 
