@@ -369,6 +369,10 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             if wait <= 0:
                 break
             await asyncio.sleep(wait)
+        # The first frame is drawn and its keys echoed: the collector, paused while Textual
+        # loaded (`prefixlock.tui.cli`), is on again before the rest of the screen and the SDK
+        # load, and Textual's modules are kept out of its full passes.
+        self.own_heap()
         await self.upgrade_prompt()
         from textual.widgets import Footer
 
@@ -458,11 +462,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         self.preparing = True
         self.refresh_header()
         self.run_worker(self._prepare(), group="prepare")
-        if self.freeze_heap:
-            # What is loaded now (the libraries, a resumed session) lives as long as the app.
-            # Kept out of the collector's full passes, which would otherwise walk all of it
-            # while the screen opens (a quarter to half a second on a long session).
-            gc.freeze()
+        self.own_heap()
         await self.load_history()
         await self.note_resumed_prefix()
         for note in [
@@ -493,6 +493,16 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
                 "warn",
             )
             self.choose_switch(target)
+
+    def own_heap(self) -> None:
+        """What is loaded now (the libraries, a resumed session) lives as long as the app that
+        owns its process (`freeze_heap`): kept out of the collector's full passes, which would
+        otherwise walk all of it while the screen opens (a quarter to half a second on a long
+        session). The collector, paused until the first frame (`prefixlock.tui.cli`), is on
+        again. An app embedded in another program leaves its collector alone."""
+        if self.freeze_heap:
+            gc.freeze()
+            gc.enable()
 
     async def _prepare(self) -> None:
         """The provider SDK's import and client, in a thread: the screen stays live (and shows
@@ -1098,11 +1108,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         await self.backend.resume(args[0])
         await self.action_clear()
         self.refresh_header()
-        if self.freeze_heap:
-            # What is loaded now (the libraries, a resumed session) lives as long as the app.
-            # Kept out of the collector's full passes, which would otherwise walk all of it
-            # while the screen opens (a quarter to half a second on a long session).
-            gc.freeze()
+        self.own_heap()
         await self.load_history()
         await self.add_note(f"resumed session {self.backend.session_id}", "info")
         await self.note_resumed_prefix()
