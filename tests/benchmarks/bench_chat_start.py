@@ -191,8 +191,8 @@ def test_chat_start_against_import_textual() -> None:
         ratios[kind] = u / b
         what = "a bare Textual app" if kind == "floor" else f"chat, MCP server: {kind}"
         print(
-            f"{what:25} usable {u:.2f} s ({u / b:.1f}x, worst "
-            f"{max(usable[kind]) / b:.1f}x); session open {o:.2f} s ({o / b:.1f}x)"
+            f"{what:25} usable {u:.2f} s ({u / b:.2f}x, worst "
+            f"{max(usable[kind]) / b:.2f}x); session open {o:.2f} s ({o / b:.1f}x)"
         )
     print(f"target {TARGET:.0f}x")
     assert all(r <= TARGET for k, r in ratios.items() if k != "floor"), ratios
