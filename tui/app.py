@@ -28,7 +28,6 @@ from textual.widgets import Static
 from prefixlock.errors import PrefixlockError
 
 from .alt_enter import use_alt_enter_parser
-from .commands import COMMANDS, Parsed, parse
 from .first_prompt import FirstPrompt, typed_here
 from .mcp_restart import McpCommands
 from .project_commands import ProjectCommands
@@ -40,6 +39,7 @@ if TYPE_CHECKING:  # the SDK's modules load behind the first frame (`ChatApp.ope
 
     from .approval_flow import McpCallRequest
     from .backend import ChatBackend
+    from .commands import Parsed
     from .prompt_input import PromptArea, PromptInput
 
     # The conversation's widgets load with the conversation, not before the first frame: each
@@ -882,6 +882,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             # goes with the next message.
             self.run_shell(line[1:].strip())
             return
+        from .commands import parse  # with the first line sent, not before the first frame
+
         b = self._backend
         custom = b.custom_commands if b is not None else None
         parsed = parse(line, custom or ())
@@ -1342,6 +1344,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         self.action_help_quit()
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        from .commands import COMMANDS
+
         yield from super().get_system_commands(screen)
         for c in COMMANDS:
             if c.args and c.name not in ("model", "agents", "keepalive"):

@@ -47,6 +47,8 @@ HEAVY = (
     "prefixlock.tui.state",
     "prefixlock.billing",
     "prefixlock.canonical",
+    # The slash commands' table and parser: with the first line sent, or the palette.
+    "prefixlock.tui.commands",
     # The prompt (a TextArea) takes the stand-in's place behind the first frame.
     "prefixlock.tui.prompt_input",
     "textual.widgets._text_area",
