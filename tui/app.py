@@ -28,7 +28,6 @@ from textual.widgets import Static
 from prefixlock.errors import PrefixlockError
 
 from .alt_enter import use_alt_enter_parser
-from .commands import COMMANDS, Parsed, parse
 from .first_prompt import FirstPrompt, typed_here
 from .mcp_restart import McpCommands
 from .project_commands import ProjectCommands
@@ -40,6 +39,7 @@ if TYPE_CHECKING:  # the SDK's modules load behind the first frame (`ChatApp.ope
 
     from .approval_flow import McpCallRequest
     from .backend import ChatBackend
+    from .commands import Parsed
     from .prompt_input import PromptArea, PromptInput
 
     # The conversation's widgets load with the conversation, not before the first frame: each
@@ -369,6 +369,10 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             if wait <= 0:
                 break
             await asyncio.sleep(wait)
+        # The first frame is drawn and its keys echoed: the collector, paused while Textual
+        # loaded (`prefixlock.tui.cli`), is on again before the rest of the screen and the SDK
+        # load, and Textual's modules are kept out of its full passes.
+        self.own_heap()
         await self.upgrade_prompt()
         from textual.widgets import Footer
 
@@ -458,11 +462,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         self.preparing = True
         self.refresh_header()
         self.run_worker(self._prepare(), group="prepare")
-        if self.freeze_heap:
-            # What is loaded now (the libraries, a resumed session) lives as long as the app.
-            # Kept out of the collector's full passes, which would otherwise walk all of it
-            # while the screen opens (a quarter to half a second on a long session).
-            gc.freeze()
+        self.own_heap()
         await self.load_history()
         await self.note_resumed_prefix()
         for note in [
@@ -493,6 +493,16 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
                 "warn",
             )
             self.choose_switch(target)
+
+    def own_heap(self) -> None:
+        """What is loaded now (the libraries, a resumed session) lives as long as the app that
+        owns its process (`freeze_heap`): kept out of the collector's full passes, which would
+        otherwise walk all of it while the screen opens (a quarter to half a second on a long
+        session). The collector, paused until the first frame (`prefixlock.tui.cli`), is on
+        again. An app embedded in another program leaves its collector alone."""
+        if self.freeze_heap:
+            gc.freeze()
+            gc.enable()
 
     async def _prepare(self) -> None:
         """The provider SDK's import and client, in a thread: the screen stays live (and shows
@@ -872,6 +882,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             # goes with the next message.
             self.run_shell(line[1:].strip())
             return
+        from .commands import parse  # with the first line sent, not before the first frame
+
         b = self._backend
         custom = b.custom_commands if b is not None else None
         parsed = parse(line, custom or ())
@@ -1098,11 +1110,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         await self.backend.resume(args[0])
         await self.action_clear()
         self.refresh_header()
-        if self.freeze_heap:
-            # What is loaded now (the libraries, a resumed session) lives as long as the app.
-            # Kept out of the collector's full passes, which would otherwise walk all of it
-            # while the screen opens (a quarter to half a second on a long session).
-            gc.freeze()
+        self.own_heap()
         await self.load_history()
         await self.add_note(f"resumed session {self.backend.session_id}", "info")
         await self.note_resumed_prefix()
@@ -1336,6 +1344,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         self.action_help_quit()
 
     def get_system_commands(self, screen: Screen[Any]) -> Iterable[SystemCommand]:
+        from .commands import COMMANDS
+
         yield from super().get_system_commands(screen)
         for c in COMMANDS:
             if c.args and c.name not in ("model", "agents", "keepalive"):

@@ -19,12 +19,11 @@ from textual.app import App
 
 from prefixlock.errors import PrefixlockError
 
-from .commands import Parsed
-
 if TYPE_CHECKING:
     from prefixlock.coding.settings_files import PermissionMode
 
     from .backend import ChatBackend
+    from .commands import Parsed
     from .widgets import Note
 
 
@@ -48,6 +47,8 @@ class ProjectCommands(App[None]):
         if parsed.command is None or parsed.command not in custom or parsed.error:
             return parsed
         from prefixlock.coding.custom_commands import expand_line
+
+        from .commands import Parsed
 
         text = expand_line(parsed.text, custom)
         return parsed if text is None else Parsed(None, text=text)

@@ -47,6 +47,8 @@ HEAVY = (
     "prefixlock.tui.state",
     "prefixlock.billing",
     "prefixlock.canonical",
+    # The slash commands' table and parser: with the first line sent, or the palette.
+    "prefixlock.tui.commands",
     # The prompt (a TextArea) takes the stand-in's place behind the first frame.
     "prefixlock.tui.prompt_input",
     "textual.widgets._text_area",
@@ -67,6 +69,89 @@ def test_the_chat_module_and_command_import_nothing_of_the_sdk() -> None:
     heavy = [m for m in loaded if any(m == h or m.startswith(h + ".") for h in HEAVY)]
     assert heavy == []
     assert "textual.app" in loaded
+
+
+# `prefixlock chat` in a terminal, up to the moment its app would draw the first frame: a pty
+# stands in for the terminal (so the chat takes its first-frame path) and `ChatApp.run` reports
+# what is loaded and whether the cyclic collector runs, instead of drawing.
+FIRST_FRAME = """
+import gc, json, os, sys
+master, slave = os.openpty()
+sys.stdin = os.fdopen(slave, "r")
+sys.stderr = os.fdopen(os.dup(slave), "w")
+import prefixlock.cli.main
+import prefixlock.tui.app as app
+seen = {}
+def run(self, *args, **kwargs):
+    seen["collector"] = gc.isenabled()
+    seen["modules"] = sorted(sys.modules)
+app.ChatApp.run = run
+code = prefixlock.cli.main.main(["chat", "--workspace", sys.argv[1], "--store", sys.argv[2]])
+seen["code"], seen["after"] = code, gc.isenabled()
+print(json.dumps(seen))
+"""
+
+
+def test_the_first_frame_comes_before_the_sdk_with_the_collector_paused(tmp_path: Path) -> None:
+    """What `prefixlock chat` has loaded when its first frame draws: Textual and the chat's
+    first-frame modules, nothing of HEAVY (the opener imports those behind the frame); and the
+    cyclic collector is off until then (its passes over Textual's objects were ~7% of the CPU
+    time to that frame), on again once the command returns."""
+    args = [str(tmp_path), str(tmp_path / "s.sqlite")]
+    out = subprocess.run(
+        [sys.executable, "-c", FIRST_FRAME, *args], capture_output=True, text=True, check=True
+    )
+    seen = json.loads(out.stdout)
+    heavy = [m for m in seen["modules"] if any(m == h or m.startswith(h + ".") for h in HEAVY)]
+    assert heavy == []
+    assert "prefixlock.tui.first_prompt" in seen["modules"]
+    assert seen["collector"] is False
+    assert seen["code"] == 0 and seen["after"] is True
+
+
+async def test_the_chat_that_owns_its_process_turns_the_collector_on_behind_the_first_frame(
+    chat_options: OptionsFactory,
+) -> None:
+    """`prefixlock chat` pauses the collector until its first frame (above): the app turns it
+    on again once the idle gate opens, Textual's objects frozen out of its passes, before the
+    SDK loads; an app embedded in another program leaves that program's collector alone."""
+    import gc
+
+    options = chat_options()
+    frozen_by_the_run = gc.get_freeze_count() > 0  # tests/conftest.py freezes after collection
+    gc.unfreeze()
+    gc.disable()
+    try:
+        embedded = ChatApp(opener=Opener(options.workspace, lambda: ChatBackend(options)))
+        async with embedded.run_test(size=(120, 40)) as pilot:
+            await until(lambda: embedded.ready, "the session to open")
+            await pilot.pause()
+            assert not gc.isenabled() and gc.get_freeze_count() == 0
+        opened_with: list[bool] = []
+
+        def open_backend() -> ChatBackend:  # the SDK's imports, behind the gate
+            opened_with.append(gc.isenabled())
+            return ChatBackend(options)
+
+        def owner(gate: IdleGate) -> ChatApp:
+            opener = Opener(options.workspace, open_backend)
+            return ChatApp(opener=opener, freeze_heap=True, idle_gate=gate, blink=False)
+
+        closed = owner(IdleGate(quiet=30.0, latest=30.0))  # the gate never opens here
+        async with closed.run_test(size=(120, 40)) as pilot:
+            await type_keys(pilot, *"hi")  # the first frame, its keys echoed: still paused
+            assert closed.query_one("#first-prompt", FirstPrompt).value == "hi"
+            assert not gc.isenabled() and gc.get_freeze_count() == 0
+        opening = owner(IdleGate())  # opens at once
+        async with opening.run_test(size=(120, 40)):
+            await until(lambda: opening.ready, "the session to open")
+            assert opened_with == [True]
+            assert gc.isenabled() and gc.get_freeze_count() > 0
+    finally:
+        gc.enable()
+        gc.unfreeze()
+        if frozen_by_the_run:
+            gc.freeze()
 
 
 async def test_keys_and_a_message_before_the_backend_exists(chat_options: OptionsFactory) -> None:
