@@ -45,6 +45,7 @@ from prefixlock.errors import (
 )
 from prefixlock.events import (
     Event,
+    PrefixChanged,
     SubagentFinish,
     SubagentStart,
     ToolCall,
@@ -157,12 +158,25 @@ class BackendOptions:
     chat_settings: ChatSettings | None = None
     # The home folder for user-level custom commands (~/.claude/commands...); None: project only.
     user_dir: Path | None = None
-    # Compact before a message once the context passes this share of the model's window
-    # (0: never; `/compact` still does it on demand).
+    # The chat's default for `Settings.compact_at` (when `settings` names none): the session
+    # compacts before a turn once the context it carries passes this share of the model's
+    # window, by the same rule as any Agent (prefixlock.guard.compaction). 0: never;
+    # `/compact` still does it on demand.
     auto_compact_at: float = 0.85
     # Run the hooks of the workspace's own Claude Code settings (prefixlock.coding.hooks);
     # the user's own hooks (user_dir) always run.
     trust_hooks: bool = False
+
+
+def session_settings(options: BackendOptions) -> Settings:
+    """The chat's settings: the given ones, with `auto_compact_at` as their `compact_at` when
+    they name none (the session's own auto-compaction, as any Agent's)."""
+    from prefixlock.settings import Settings
+
+    settings = options.settings or Settings()
+    if settings.compact_at is None and options.auto_compact_at:
+        settings = settings.with_(compact_at=options.auto_compact_at)
+    return settings
 
 
 def default_store_path() -> Path:
@@ -685,7 +699,7 @@ class ChatBackend:
             base_url=base_url,
             clock=self.clock,
             prices=self.prices,
-            settings=self.options.settings,
+            settings=session_settings(self.options),
             sleep=self.options.sleep,
             store=self.store,
             delegator=self.delegator,
@@ -790,9 +804,8 @@ class ChatBackend:
     async def send(self, text: str, images: Sequence[Image] = ()) -> AsyncIterator[Event]:
         """One turn. What the model must know first (files put back by /undo) goes ahead of
         the user's text in the same message; the files the turn writes are journaled."""
-        note = await self.auto_compact()
-        if note is not None:
-            await self._say(note)
+        used = self.state.context_tokens  # before the session's own compaction, if it is due
+        summary: UsageReport | None = None
         self._gate()
         self.undo.begin(text)
         if self.pending_context:
@@ -818,6 +831,10 @@ class ChatBackend:
                 async for ev in self.session.send(parts if images else message):
                     if isinstance(ev, TurnComplete):
                         answer, limit = ev.text, ev.limit_hit
+                    elif isinstance(ev, UsageReport):
+                        summary = ev
+                    elif isinstance(ev, PrefixChanged) and ev.reason == "compaction":
+                        await self._say(self._compacted_note(used, summary))
                     yield ev
                     if isinstance(ev, ToolResult):
                         await self._say_hook_notes()
@@ -964,23 +981,18 @@ class ChatBackend:
         price = self.prices.lookup(self.model)
         return price.context_window if price is not None else None
 
-    async def auto_compact(self) -> str | None:
-        """Compact before the next message when the context is past `auto_compact_at` of
-        the window (as Claude Code and Codex do near the limit): priced by the guard's quote
-        and said in a note. None when it is not due (or the window is unknown)."""
-        share = self.options.auto_compact_at
+    def _compacted_note(self, used: int, summary: UsageReport | None) -> str:
+        """What the chat says when the session compacted before a message."""
         window = self.context_window()
-        used = self.state.context_tokens
-        if not share or not window or used < share * window or self._session is None:
-            return None
-        quote = self.quote_compact()
-        await self.compact(quote)
-        self.state.context_tokens = 0  # the next request is the summary's size
-        cost = f"${quote.dollars:.4f}" if quote.dollars is not None else "unpriced"
-        return (
-            f"auto-compacted at {used / window:.0%} of the {window:,}-token window "
-            f"(threshold {share:.0%}): re-bills {quote.tokens_rebilled:,} cached tokens, {cost}"
-        )
+        share = self.session.state.settings.compact_at
+        where = f"{used:,} tokens"
+        if window and share:
+            at = f"{share * 100:.3g}%"
+            where = f"{used / window * 100:.3g}% of the {window:,}-token window (threshold {at})"
+        cost = "unpriced"
+        if summary is not None and summary.cost is not None:
+            cost = f"${summary.cost:.4f}"
+        return f"auto-compacted at {where}: the summary request cost {cost}"
 
     # -- commands -------------------------------------------------------------------------------
 

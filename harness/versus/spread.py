@@ -5,7 +5,10 @@ One seed pair (two sessions) is one draw of the events; a margin measured on one
 little about the next. `spread(result, groups)` takes a result over many pairs and gives, for
 each pair, how many times cheaper prefixlock was than the cheapest peer row (in total, on each
 event row, and against the cheaper of the bare SDK loop at its default and its longer TTL), and
-over the pairs the median, the 10th percentile (nearest rank) and the worst of each.
+over the pairs the median, the 10th percentile (nearest rank) and the worst of each. `--json`
+also gives each pair's rows in dollars (`by_pair`: prefixlock's, the cheapest peer row's and
+which peer that was), so a pair that paid more on a row can be read turn by turn with
+`--seeds A-B --trace-dir DIR`.
 """
 
 from __future__ import annotations
@@ -66,12 +69,44 @@ class Summary:
 
 
 @dataclass(frozen=True)
+class RowDollars:
+    """One row of one pair: prefixlock's dollars and the cheapest peer row's (None: no peer
+    row counts there, e.g. no peer compacts)."""
+
+    ours: Decimal
+    best: Decimal | None
+    peer: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        q = Decimal("0.000001")
+        margin = None if not self.ours or self.best is None else self.best / self.ours
+        return {
+            "prefixlock": str(self.ours.quantize(q)),
+            "cheapest_peer": None if self.best is None else str(self.best.quantize(q)),
+            "peer": self.peer,
+            "times_cheaper": None if margin is None else str(margin.quantize(Decimal("0.001"))),
+        }
+
+
+@dataclass(frozen=True)
+class PairRows:
+    """One seed pair's rows and total, in dollars."""
+
+    scenarios: tuple[str, ...]
+    rows: dict[str, RowDollars]  # event -> dollars; "total" too
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"scenarios": list(self.scenarios)} | {e: r.to_dict() for e, r in self.rows.items()}
+
+
+@dataclass(frozen=True)
 class Spread:
     pairs: int
     total: Summary | None  # against the cheapest peer row, in total
     sdk_loop: Summary | None  # against the cheaper of the SDK loop's two rows, in total
     by_event: dict[str, Summary]  # against the cheapest peer row on that row
     ours_total: Summary  # prefixlock's dollars per pair
+    by_pair: tuple[PairRows, ...] = ()
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -79,6 +114,7 @@ class Spread:
             "vs_cheapest_peer": None if self.total is None else self.total.to_dict(),
             "vs_sdk_loop": None if self.sdk_loop is None else self.sdk_loop.to_dict(),
             "by_event": {e: s.to_dict() for e, s in self.by_event.items()},
+            "by_pair": [p.to_dict() for p in self.by_pair],
             "prefixlock_dollars": {
                 "median": str(self.ours_total.median.quantize(Decimal("0.0001"))),
                 "worst": str(max(self.ours_total.values).quantize(Decimal("0.0001"))),
@@ -95,6 +131,17 @@ def part(result: VersusResult, names: Sequence[str]) -> VersusResult:
         result.peer_config,
         result.missing,
     )
+
+
+def row_dollars(result: VersusResult, event: str, client: str = OURS) -> RowDollars:
+    """`client`'s dollars on `event`'s row and the cheapest peer row's (the compaction row
+    against the peers that compact)."""
+    peers = [c for c in result.peers() if event != COMPACT or result.compacts(c)]
+    ours = result.by_event(client)[event]
+    if not peers:
+        return RowDollars(ours, None, None)
+    best = min(peers, key=lambda c: result.by_event(c)[event])
+    return RowDollars(ours, result.by_event(best)[event], best)
 
 
 def row_margin(result: VersusResult, event: str, client: str = OURS) -> Decimal | None:
@@ -120,9 +167,16 @@ def spread(result: VersusResult, groups: Sequence[Sequence[str]], client: str = 
     rows: dict[str, list[Decimal]] = {e: [] for e in EVENTS}
     provider = result.scenarios[0].provider if result.scenarios else "anthropic"
     loops = [c for c in SDK_LOOPS.get(provider, ()) if c in result.clients]
+    pairs: list[PairRows] = []
     for names in groups:
         one = part(result, names)
         ours.append(one.total(client))
+        best = one.best_peer()
+        dollars = {e: row_dollars(one, e, client) for e in EVENTS}
+        dollars["total"] = RowDollars(
+            one.total(client), None if best is None else one.total(best), best
+        )
+        pairs.append(PairRows(tuple(names), dollars))
         m = one.margin(client)
         if m is not None:
             totals.append(m)
@@ -138,6 +192,7 @@ def spread(result: VersusResult, groups: Sequence[Sequence[str]], client: str = 
         Summary(tuple(sdk)) if sdk else None,
         {e: Summary(tuple(v)) for e, v in rows.items() if v},
         Summary(tuple(ours)),
+        tuple(pairs),
     )
 
 

@@ -1,6 +1,7 @@
 """The context gauge and auto-compaction: the panel shows how full the model's window is (the
 newest request's input and output against the price table's window), and past
-`auto_compact_at` of it the backend compacts before the next message, priced and said."""
+`auto_compact_at` of it (the chat's default for `Settings.compact_at`) the session compacts
+before the next message, by the same rule as any Agent, and the chat says so."""
 
 from __future__ import annotations
 
@@ -33,13 +34,35 @@ async def test_the_gauge_follows_the_newest_request(chat_options: OptionsFactory
 async def test_past_the_threshold_the_next_message_compacts_first(
     chat_options: OptionsFactory,
 ) -> None:
-    options = dataclasses.replace(chat_options(), auto_compact_at=0.000_001)
+    # The chat's threshold is the session's own `Settings.compact_at` (one rule for every
+    # Agent: the context the next turn carries, when compacting gets it under). Here 2,300
+    # tokens of the 1M window: "hello" leaves about 2,000, "look around" about 2,430.
+    options = dataclasses.replace(chat_options(), auto_compact_at=0.0023)
     async with started(options) as chat:
         backend = chat.backend
+        assert backend.session.state.settings.compact_at == 0.0023
         await chat.say("hello")
+        await chat.say("look around")
         before = backend.session.prefix.fingerprint
         assert not any("auto-compacted" in n for n in chat.notes)
-        await chat.say("look around")
+        assert backend.session.compactions == 0
+        await chat.say("go on")
         (note,) = [n for n in chat.notes if n.startswith("auto-compacted at")]
-        assert "of the 1,000,000-token window" in note and "re-bills" in note
+        assert "of the 1,000,000-token window (threshold 0.23%)" in note
+        assert "the summary request cost $" in note
+        assert backend.session.compactions == 1
         assert backend.session.prefix.fingerprint != before  # a new, compacted prefix
+
+
+def test_the_chat_threshold_fills_in_settings_compact_at_only_when_unset(
+    chat_options: OptionsFactory,
+) -> None:
+    from prefixlock.settings import Settings
+    from prefixlock.tui.backend import session_settings
+
+    base = chat_options()
+    assert session_settings(base).compact_at == 0.85  # the chat's default
+    off = dataclasses.replace(base, auto_compact_at=0.0)
+    assert session_settings(off).compact_at is None  # 0: never
+    mine = dataclasses.replace(base, settings=Settings(compact_at=0.5))
+    assert session_settings(mine).compact_at == 0.5  # the user's own wins

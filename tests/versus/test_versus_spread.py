@@ -57,6 +57,17 @@ def test_margins_per_pair_per_row_and_against_the_sdk_loop() -> None:
     assert out.sdk_loop.values == (Decimal(1), Decimal(1))
     # The idle row: ours 1.0 a pair; cheapest peer 0.6 (1h loop) and 0.4 (LangChain).
     assert out.by_event[IDLE].worst == Decimal("0.4")
+    # Each pair's rows in dollars (--json), with the peer that was cheapest on each.
+    second = out.to_dict()["by_pair"][1]
+    assert second["scenarios"] == ["session-3", "session-4"]
+    assert second[IDLE] == {
+        "prefixlock": "1.000000",
+        "cheapest_peer": "0.400000",
+        "peer": "langchain",
+        "times_cheaper": "0.400",
+    }
+    assert second["total"]["peer"] == "langchain" and second["total"]["cheapest_peer"] == "1.800000"
+    assert out.to_dict()["by_pair"][0][IDLE]["peer"] == "anthropic-sdk-1h"  # 0.6 against 0.9
     text = io.StringIO()
     render_spread(out, Console(file=text, width=100, color_system=None))
     printed = text.getvalue()
