@@ -96,8 +96,9 @@ class Message:
     def block_tokens(self) -> tuple[int, ...]:
         """Tokens of each block: text as text, an image or a document by Anthropic's
         documented rule (the blocks are in Anthropic's shape; prefixlock.cache.media)."""
+        # Counted once, here: the tokenizer's memo need not keep a copy of the text.
         return tuple(
-            unit_tokens(data, block, "anthropic")
+            unit_tokens(data, block, "anthropic", remember=False)
             for data, block in zip(self.block_bytes, self.blocks, strict=True)
         )
 

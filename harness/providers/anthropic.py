@@ -62,7 +62,9 @@ def _message_parts(message: Message) -> MessageParts:
     if any(OPENAI_ONLY in b for b in content):
         # An image's OpenAI `detail` is not an Anthropic field: neither sent nor hashed.
         content = [{k: v for k, v in b.items() if k != OPENAI_ONLY} for b in content]
-        counts = tuple(unit_tokens(canonical_bytes(b), b, "anthropic") for b in content)
+        counts = tuple(
+            unit_tokens(canonical_bytes(b), b, "anthropic", remember=False) for b in content
+        )
     wire = {"role": role, "content": content}
     extra = _ROLE_TOKENS[role]
     units = tuple(("messages", extra + tokens) for tokens in counts)

@@ -257,7 +257,10 @@ def _memo_parts(
     if isinstance(cached, MessageParts):
         return cached
     wire = convert(message)
-    units = tuple(("messages", unit_tokens(canonical_bytes(m), m, "openai")) for m in wire)
+    # Counted once per message (memoized on it): not kept in the tokenizer's memo too.
+    units = tuple(
+        ("messages", unit_tokens(canonical_bytes(m), m, "openai", remember=False)) for m in wire
+    )
     parts = MessageParts(tuple(wire), units, _items_data)
     remember(message, key, parts)
     return parts
