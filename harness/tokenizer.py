@@ -36,13 +36,15 @@ _memo: dict[str, int] = {}
 _memo_size = 0
 
 
-def count_tokens(text: str) -> int:
-    """Number of tokens in `text`."""
+def count_tokens(text: str, *, remember: bool = True) -> int:
+    """Number of tokens in `text`. `remember=False`: a text counted once and its count kept
+    by the caller (a conversation's message) is not put in the memo, which would otherwise
+    hold a copy of it (a long chat's every message, up to the memo's budget)."""
     global _memo_size
     n = _memo.get(text)
     if n is None:
         n = len(_PIECE.findall(text))
-        if len(text) <= _MEMO_CHARS // 4:
+        if remember and len(text) <= _MEMO_CHARS // 4:
             if _memo_size + len(text) > _MEMO_CHARS:
                 _memo.clear()
                 _memo_size = 0

@@ -2,8 +2,10 @@
 
 Messages are provider-neutral (text, tool use, tool result blocks, in the shape of Anthropic's
 content blocks) and frozen. The transcript only grows: editing the past is an explicit `fork()`,
-which the cache guard reports as a rewritten history. Each message keeps its canonical bytes and
-token count, computed once, so that building the next request costs only the new content.
+which the cache guard reports as a rewritten history. Each message keeps its token count, and the
+transcript the chained hash of each message's canonical bytes, computed once, so that building the
+next request costs only the new content. The bytes themselves are made when asked, not kept: the
+conversation is held once, as its blocks.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -81,24 +83,30 @@ class Message:
         """An assistant message."""
         return cls.make("assistant", content)
 
-    @cached_property
+    # The bytes are made on each use, not kept: a message lives as long as the conversation,
+    # and keeping its blocks' bytes and its whole bytes beside the blocks held a long chat's
+    # content three times. They are asked for when a message is appended and when a request
+    # is first built with it, not on every build (prefixlock.providers._incremental).
+    @property
     def block_bytes(self) -> tuple[bytes, ...]:
-        """Canonical bytes of each block, computed once."""
+        """Canonical bytes of each block (made on each call: not kept)."""
         return tuple(canonical_bytes(thaw(b)) for b in self.blocks)
 
     @cached_property
     def block_tokens(self) -> tuple[int, ...]:
         """Tokens of each block: text as text, an image or a document by Anthropic's
         documented rule (the blocks are in Anthropic's shape; prefixlock.cache.media)."""
+        # Counted once, here: the tokenizer's memo need not keep a copy of the text.
         return tuple(
-            unit_tokens(data, block, "anthropic")
+            unit_tokens(data, block, "anthropic", remember=False)
             for data, block in zip(self.block_bytes, self.blocks, strict=True)
         )
 
-    @cached_property
+    @property
     def data(self) -> bytes:
         """Canonical bytes of the whole message: `{"content":[blocks],"role":role}`, put
-        together from the blocks' bytes (canonical keys sort "content" before "role")."""
+        together from the blocks' bytes (canonical keys sort "content" before "role"); made on
+        each call, not kept."""
         role = canonical_bytes(self.role)
         return b'{"content":[' + b",".join(self.block_bytes) + b'],"role":' + role + b"}"
 

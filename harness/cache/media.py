@@ -366,11 +366,11 @@ def content_token_ids(value: Any, rule: Rule) -> list[int]:
     return ids
 
 
-def unit_tokens(data: bytes, value: Any, rule: Rule) -> int:
+def unit_tokens(data: bytes, value: Any, rule: Rule, *, remember: bool = True) -> int:
     """Tokens of one cache unit: `data` are its bytes, `value` what they encode (walked only
-    when the bytes say a medium may be inside)."""
+    when the bytes say a medium may be inside). `remember`: see `count_tokens`."""
     if value is None or not has_media(data):
-        return count_tokens(data.decode("utf-8"))
+        return count_tokens(data.decode("utf-8"), remember=remember)
     return content_tokens(value, rule)
 
 

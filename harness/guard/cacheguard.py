@@ -154,6 +154,11 @@ class _Seen:
     body: Mapping[str, Any] | None = None
 
 
+# How long an expired entry stays in the guard's model of the cache: a miss on it is still named
+# "ttl" (not an unexplained eviction) for that long after it expired; then it goes, or a long
+# session would keep every entry it ever wrote.
+EXPIRED_KEPT_SECONDS = 3600.0
+
 # The guard's cache keys: (tag of the rules that wrote it, model, unit chain); an OpenAI block
 # (before gpt-5.6) by its block key alone, a hash chained from the model's, which names the
 # model too and is never equal to a tuple.
@@ -216,6 +221,9 @@ class CacheGuard:
         # The guard's picture of the provider's cache. Unbounded: a provider's evictions show up
         # as unexplained misses instead.
         self._cache = BlockCache()
+        # The message-level entries written at breakpoints (Anthropic, gpt-5.6), with their
+        # unit positions: where `_drop_superseded` looks for the ones a later entry replaced.
+        self._written: list[tuple[tuple[str, str, str], int]] = []
         self._last: _Seen | None = None
         self._ostate: _TokenState | None = None
         self.rebilled_tokens: int = 0
@@ -572,6 +580,8 @@ class CacheGuard:
     ) -> None:
         """Bring the cache model in line with what the provider did for `req`."""
         self._restarted = None  # the first request after a restart has said so
+        written = len(self._written)  # this request's writes are appended after these
+        hit = -1
         model = req.model
         rules = _rules_for(req.api, self.price(model), model)
         units = req.units
@@ -599,8 +609,7 @@ class CacheGuard:
                 self._touch(cached_key, now)
                 cached_end = units[hit].end
             for w in anthropic.writes(units, hit, min_tokens):
-                cached_key = ("a", model, w.unit.chain)
-                self._cache.put(cached_key, now, w.seconds)
+                cached_key = self._write(("a", model, w.unit.chain), w.unit, now, w.seconds)
                 cached_end = w.unit.end
         elif rules == "deepseek":
             ttl = self.ttl_seconds(model)
@@ -627,8 +636,7 @@ class CacheGuard:
                 cached_key = ("b", model, units[hit].chain)
             mode, request_ttl = openai_cache_options(req.body)
             for w in openai.breakpoint_writes(units, hit, mode, min_tokens, request_ttl):
-                cached_key = ("b", model, w.unit.chain)
-                self._cache.put(cached_key, now, w.seconds)
+                cached_key = self._write(("b", model, w.unit.chain), w.unit, now, w.seconds)
                 cached_end = w.unit.end
             if req.meta.get("volatile") and len(units) > 1:
                 # The implicit breakpoint sits on the volatile text the builder appended last;
@@ -643,6 +651,12 @@ class CacheGuard:
             if stored_blocks:
                 cached_end = stored_blocks * self.block_tokens
                 cached_key = keys[stored_blocks - 1]
+        if rules in ("anthropic", "openai-breakpoints"):
+            fresh = [pos for _, pos in self._written[written:]]
+            tag = _TAG[rules]
+            self._drop_superseded(tag, model, units, [*fresh, hit] if hit >= 0 else fresh)
+        # Long expired entries go too (kept a while: a miss on one is still named "ttl").
+        self._cache.drop_expired(now - EXPIRED_KEPT_SECONDS)
         self._last = _Seen(
             model,
             req.api,
@@ -654,11 +668,52 @@ class CacheGuard:
             req.body,
         )
 
+    def _write(
+        self, key: tuple[str, str, str], unit: Unit, now: float, seconds: float
+    ) -> tuple[str, str, str]:
+        """Store the entry a breakpoint writes; remember a message-level one's position."""
+        self._cache.put(key, now, seconds)
+        if unit.section == "messages":
+            self._written.append((key, unit.position))
+        return key
+
+    def _drop_superseded(
+        self, tag: str, model: str, units: Sequence[Unit], fresh: Sequence[int]
+    ) -> None:
+        """Drop the message-level entries that this request's entries (`fresh`: the positions
+        it read or wrote at) supersede: on the same model and lineage (this request's units
+        hold their chain), further back than a read looks from the entry that supersedes
+        them, and expiring no later than it. A growing conversation never reads them again
+        (each turn reads the newest), so without this a session whose clock does not pass the
+        TTL between turns (a manual clock, turns faster than the TTL) kept every turn's."""
+        if not fresh or not self._written:
+            return
+        newer = [
+            (pos, self._cache.expires_at((tag, model, units[pos].chain)) or 0.0) for pos in fresh
+        ]
+        kept: list[tuple[tuple[str, str, str], int]] = []
+        for key, pos in self._written:
+            expires = self._cache.expires_at(key)
+            if expires is None:
+                continue  # gone already (expired and dropped, or the cache restarted)
+            if (
+                key[0] == tag
+                and key[1] == model
+                and pos < len(units)
+                and units[pos].chain == key[2]
+                and any(pos < at - self.lookback and expires <= until for at, until in newer)
+            ):
+                self._cache.evict(key)
+                continue
+            kept.append((key, pos))
+        self._written = kept
+
     def provider_restarted(self, detail: str) -> None:
         """The provider's cache is known to be empty because we started it again (a chat on
         the built-in emulator, resumed in a new process): forget every entry, and name the
         next request's miss as a `restart` with `detail`, never as the provider's eviction."""
         self._cache = BlockCache()
+        self._written = []
         self._restarted = detail
 
     def forget_last(self) -> None:

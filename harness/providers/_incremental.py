@@ -34,10 +34,21 @@ from .base import SessionInfo
 
 @dataclass(frozen=True, slots=True)
 class MessageParts:
-    """One message on the wire: its wire dicts and what the cache hashes of it."""
+    """One message on the wire: its wire dicts and, per cache unit, its section and tokens.
+
+    The bytes each unit hashes are made from the wire dicts when the chain is computed
+    (`unit_data`), not kept: memoized on the message for the life of the conversation, they
+    held its content a second and a third time (a long chat's memory grew by them every turn).
+    """
 
     wire: tuple[dict[str, Any], ...]
-    units: tuple[tuple[Section, bytes, int], ...]  # (section, hashed bytes, tokens)
+    units: tuple[tuple[Section, int], ...]  # (section, tokens)
+    # The bytes each unit hashes, from `wire` (a module-level function: no reference back).
+    encode: Callable[[tuple[dict[str, Any], ...]], Sequence[bytes]]
+
+    def unit_data(self) -> Sequence[bytes]:
+        """The bytes of each unit, in order, made now."""
+        return self.encode(self.wire)
 
 
 class ChainMemo:
@@ -84,8 +95,11 @@ class ChainMemo:
         if keep < len(self._messages):
             self._truncate(keep)
         n = len(messages)
+        # A Transcript has each message's content chain already (the same hash): the memo
+        # shares its string rather than encoding the message again and keeping a copy.
+        chains = messages.chain if isinstance(messages, Transcript) else None
         for i in range(keep, n):
-            self._add(messages[i])
+            self._add(messages[i], None if chains is None else chains(i + 1))
         for m in pending:
             self._add(m)
 
@@ -118,16 +132,18 @@ class ChainMemo:
             keep += 1
         return keep
 
-    def _add(self, m: Message) -> None:
+    def _add(self, m: Message, content: str | None = None) -> None:
         parts = self._convert(m)
         units = self._units
         chain = self.chain_after(len(self._messages))
         total = self.total_after(len(self._messages))
-        for section, data, tokens in parts.units:
+        for (section, tokens), data in zip(parts.units, parts.unit_data(), strict=True):
             chain = chain_hash(chain, data)
             total += tokens
             units.append(Unit(section, self._base_pos + len(units), chain, tokens, total))
-        self._content.append(chain_hash(self._content[-1] if self._content else "", m.data))
+        if content is None:
+            content = chain_hash(self._content[-1] if self._content else "", m.data)
+        self._content.append(content)
         self._messages.append(m)
         self._ends.append(len(units))
         self._wire.extend(parts.wire)

@@ -44,25 +44,31 @@ def cache_control(ttl: str) -> dict[str, str]:
     return {"type": "ephemeral", "ttl": "1h"} if ttl == "1h" else {"type": "ephemeral"}
 
 
+def _unit_data(wire: tuple[dict[str, Any], ...]) -> list[bytes]:
+    """The bytes each block of a message's wire dict hashes (its role, then the block's
+    canonical bytes): made when the chain is computed, not kept (`MessageParts`)."""
+    (message,) = wire
+    role = message["role"]
+    return [message_unit_data(role, canonical_bytes(b)) for b in message["content"]]
+
+
 def _message_parts(message: Message) -> MessageParts:
     cached = memo(message, _MEMO_KEY)
     if isinstance(cached, MessageParts):
         return cached
     role = message.role
     content = [thaw(b) for b in message.blocks]
-    datas, counts = message.block_bytes, message.block_tokens
+    counts = message.block_tokens
     if any(OPENAI_ONLY in b for b in content):
         # An image's OpenAI `detail` is not an Anthropic field: neither sent nor hashed.
         content = [{k: v for k, v in b.items() if k != OPENAI_ONLY} for b in content]
-        datas = tuple(canonical_bytes(b) for b in content)
-        counts = tuple(unit_tokens(d, b, "anthropic") for d, b in zip(datas, content, strict=True))
+        counts = tuple(
+            unit_tokens(canonical_bytes(b), b, "anthropic", remember=False) for b in content
+        )
     wire = {"role": role, "content": content}
     extra = _ROLE_TOKENS[role]
-    units = tuple(
-        ("messages", message_unit_data(role, data), extra + tokens)
-        for data, tokens in zip(datas, counts, strict=True)
-    )
-    result = remember(message, _MEMO_KEY, MessageParts((wire,), units))
+    units = tuple(("messages", extra + tokens) for tokens in counts)
+    result = remember(message, _MEMO_KEY, MessageParts((wire,), units, _unit_data))
     assert isinstance(result, MessageParts)
     return result
 

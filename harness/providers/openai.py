@@ -55,6 +55,12 @@ def _unit(section: Section, item: Mapping[str, Any]) -> tuple[Section, bytes, in
     return section, data, unit_tokens(data, item, "openai")
 
 
+def _items_data(wire: tuple[dict[str, Any], ...]) -> list[bytes]:
+    """The bytes each input item hashes: made when the chain is computed, not kept
+    (`MessageParts`)."""
+    return [canonical_bytes(item) for item in wire]
+
+
 def _texts(message: Message) -> list[str]:
     return [str(b.get("text", "")) for b in message.blocks if b.get("type") == "text"]
 
@@ -251,7 +257,11 @@ def _memo_parts(
     if isinstance(cached, MessageParts):
         return cached
     wire = convert(message)
-    parts = MessageParts(tuple(wire), tuple(_unit("messages", m) for m in wire))
+    # Counted once per message (memoized on it): not kept in the tokenizer's memo too.
+    units = tuple(
+        ("messages", unit_tokens(canonical_bytes(m), m, "openai", remember=False)) for m in wire
+    )
+    parts = MessageParts(tuple(wire), units, _items_data)
     remember(message, key, parts)
     return parts
 

@@ -24,10 +24,41 @@ from . import blobs
 LIST_KEYS = ("messages", "input", "tools", "system")
 
 Refs = dict[str, list[str]]  # a request's lists as blob hashes, by body key
+# The same, as kept between requests: each list's SHA-256 digests end to end (32 bytes an item,
+# not a 64-character string: a long session's newest list names every message it holds).
+Packed = dict[str, bytes]
 # The refs of the requests written or read lately, by (session id, seq): requests are written
 # and read in order, so each is rebuilt from the one before. One per store connection; it must
 # be cleared when a transaction rolls back (it may hold rows that were rolled back).
-RefsCache = dict[tuple[str, int], Refs]
+RefsCache = dict[tuple[str, int], Packed]
+_DIGEST = 32  # bytes of a SHA-256 digest
+
+
+def _pack(refs: Refs) -> Packed | None:
+    """`refs` packed; None where a hash is not a SHA-256 hex digest (a damaged row: it is not
+    cached, and reading its blobs names the damage)."""
+    try:
+        packed = {k: b"".join(bytes.fromhex(h) for h in hashes) for k, hashes in refs.items()}
+    except (TypeError, ValueError):
+        return None
+    if any(len(data) != _DIGEST * len(refs[k]) for k, data in packed.items()):
+        return None
+    return packed
+
+
+def _keep(cache: RefsCache, key: tuple[str, int], refs: Refs) -> None:
+    packed = _pack(refs)
+    if packed is not None:
+        cache[key] = packed
+
+
+def _unpack(packed: Packed) -> Refs:
+    return {
+        k: [data[i : i + _DIGEST].hex() for i in range(0, len(data), _DIGEST)]
+        for k, data in packed.items()
+    }
+
+
 _CACHE_MAX = 64
 _CACHE_KEEP = 8  # the newest kept when it is full
 _WRITE_MAX = 256  # sessions whose last written request's lists are kept for the next write
@@ -62,7 +93,7 @@ def skeleton(
     # session, the cache stays as small as the sessions written lately (it grew with every
     # write, and was trimmed only by a read that missed).
     cache.pop((session_id, seq - 1), None)
-    cache[(session_id, seq)] = refs
+    _keep(cache, (session_id, seq), refs)
     while len(cache) > _WRITE_MAX:
         del cache[next(iter(cache))]  # the oldest written
     skel = {"rest": rest, "lists": encoded, "order": list(body)}
@@ -87,7 +118,7 @@ def _refs(db: sqlite3.Connection, cache: RefsCache, session_id: str, seq: int) -
     """The full blob-hash lists of request `seq`, rebuilt from the deltas."""
     cached = cache.get((session_id, seq))
     if cached is not None:
-        return cached
+        return _unpack(cached)
     # Walk back to a request whose lists need no base (or one already rebuilt).
     # One query, read lazily newest first: a long session walks back hundreds of rows.
     chain: list[tuple[int, dict[str, Any]]] = []
@@ -100,7 +131,7 @@ def _refs(db: sqlite3.Connection, cache: RefsCache, session_id: str, seq: int) -
     for s, skel in rows:
         hit = cache.get((session_id, expected))
         if hit is not None:
-            base = hit
+            base = _unpack(hit)
             break
         if s != expected:  # a gap: nothing older can be a base
             break
@@ -112,12 +143,12 @@ def _refs(db: sqlite3.Connection, cache: RefsCache, session_id: str, seq: int) -
     else:
         hit = cache.get((session_id, expected))
         if hit is not None:
-            base = hit
+            base = _unpack(hit)
     rows.close()
     for s, lists in reversed(chain):
         full = {k: base.get(k, [])[: v.get("keep", 0)] + list(v["add"]) for k, v in lists.items()}
         base = full
-        cache[(session_id, s)] = full
+        _keep(cache, (session_id, s), full)
     if len(cache) > _CACHE_MAX:  # keep the newest few: requests are read in order
         for key in sorted(cache)[:-_CACHE_KEEP]:
             del cache[key]

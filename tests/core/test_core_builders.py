@@ -72,6 +72,47 @@ def test_incremental_units_equal_recomputed(api: str) -> None:
     assert req.units == req.recomputed_units()
 
 
+def _bytes_reachable(root: object) -> int:
+    """Bytes (as sys.getsizeof counts them) of the `bytes` objects reachable from `root`
+    through containers and instances (the objects `gc.get_referents` names; not through
+    functions, whose globals reach every module)."""
+    import gc
+    import sys
+    import types
+
+    code = (type, str, int, float, types.FunctionType, types.BuiltinFunctionType)
+    seen: set[int] = set()
+    todo, total = [root], 0
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen or isinstance(obj, code):
+            continue
+        seen.add(id(obj))
+        if isinstance(obj, bytes):
+            total += sys.getsizeof(obj)
+            continue
+        todo.extend(gc.get_referents(obj))
+    return total
+
+
+@pytest.mark.parametrize("api", APIS)
+def test_a_conversation_is_held_once_not_as_bytes_beside_its_blocks(api: str) -> None:
+    """A message lives as long as the conversation; what building a request derives from it
+    (each block's canonical bytes, the whole message's, each cache unit's) is made when it is
+    used and not kept: a long chat held its content three more times, growing every turn.
+    The memo's chain of message content is the transcript's own strings, not a copy."""
+    builder = make_builder(api, "m")
+    t = _conversation(3)
+    t.append(Message.user("x" * 5000))
+    req = builder.build_request(_prefix(), t, Settings(), SESSION)
+    assert req.units == req.recomputed_units()  # built as before
+    big = t[len(t) - 1]
+    assert _bytes_reachable(big) < 1000, "the message keeps its content as bytes"
+    assert all(_bytes_reachable(m) < 1000 for m in t)
+    memo = builder._chain
+    assert all(memo._content[i] is t.chain(i + 1) for i in range(len(t)))
+
+
 @pytest.mark.parametrize("api", APIS)
 def test_memo_does_not_leak_between_builders_or_mutate(api: str) -> None:
     prefix = _prefix()

@@ -172,3 +172,33 @@ def test_provider_token_counts_are_scaled_not_blamed() -> None:
     brk = g.observe(r2, p2, half, 6.0)
     assert brk is not None and brk.cause == "unexplained"
     assert abs(brk.tokens_rebilled - p2.read * k / 2) < 0.02 * p2.read
+
+
+def test_the_cache_model_drops_entries_a_later_one_supersedes() -> None:
+    """A long session on a clock that never passes the TTL between turns (a manual clock, or
+    turns faster than the TTL) keeps a bounded model of the cache: each turn's tail entry is
+    superseded by the next ones (the conversation reads the newest), so it goes once it is
+    further back than a read looks; the predictions are as before (every turn reads the last)."""
+    g = CacheGuard()
+    sizes = []
+    for n in range(1, 120, 2):
+        brk = observe(g, req(msgs(n)), 0.0)
+        assert brk is None
+        sizes.append(len(g._cache))
+    assert max(sizes[-20:]) <= sizes[20], f"the guard's cache model grew: {sizes}"
+    p = g.predict(req(msgs(121)), 0.0)
+    assert p.cause is None and p.read == p.ceiling > 0
+    # An entry still within the lookback of the newest is kept: a request that goes back a
+    # turn (a fork) reads it, as on the provider.
+    back = g.predict(req(msgs(117)), 0.0)
+    assert back.read == req(msgs(117)).units[-1].end
+
+
+def test_expired_entries_go_an_hour_after_they_expire() -> None:
+    g = CacheGuard()
+    observe(g, req(msgs(3)), 0.0)
+    held = len(g._cache)
+    late = g.predict(req(msgs(5)), 600.0)  # idle past the 5-minute TTL: named, still stored
+    assert late.cause == "ttl" and len(g._cache) == held
+    observe(g, req(msgs(5, mark_last=True)), 600.0 + 3600.0 + 300.0)
+    assert all((g._cache.expires_at(k) or 0.0) > 600.0 for k in g._cache.stored_keys())

@@ -247,3 +247,30 @@ def test_a_missing_blob_is_a_clear_error(tmp_path: Path) -> None:
     with SessionStore(db, read_only=True) as store, pytest.raises(StoreError) as err:
         store.load("long")
     assert "missing content blob" in str(err.value) and err.value.where == str(db)
+
+
+async def test_what_a_writing_store_keeps_between_requests_is_32_bytes_a_message(
+    tmp_path: Path,
+) -> None:
+    """A long session's newest request names every message it sends; the store keeps those
+    names between writes (each body is a delta on the one before) as SHA-256 digests end to
+    end, 32 bytes a message, not a list of 64-character strings (121 bytes a message, the
+    store's share of a long chat's growth a turn)."""
+    db = str(tmp_path / "s.sqlite")
+    with start_emulator() as emu:
+        store = SessionStore(db)
+        a = agent(emu, store=store)
+        async with a.session("s1") as s:
+            for i in range(6):
+                async for _ in s.send(f"Turn {i}: what does f{i} do?"):
+                    pass
+            sent = s.requests[-1].body
+            kept = dict(store._refs_cache)
+            assert len(kept) == 1
+            (lists,) = kept.values()
+            assert set(lists) == {k for k in ("messages", "tools", "system") if k in sent}
+            for k, packed in lists.items():
+                assert isinstance(packed, bytes) and len(packed) == 32 * len(sent[k])
+    with SessionStore(db, read_only=True) as reader:
+        stored = [r.body for r in reader.requests("s1")]
+    assert canonical_bytes(stored[-1]) == canonical_bytes(sent)
