@@ -57,16 +57,26 @@ class FreshKeysScreen(ModalScreen[ResultT]):
         grace = getattr(self.app, "typeahead_grace", None)
         return TYPEAHEAD_GRACE if grace is None else float(grace)
 
-    def on_mount(self) -> None:
+    def typeahead_hint(self) -> Static | None:
+        """The line that says the dialog does not take answers yet (None: it takes them at
+        once). A subclass composes it into its dialog, so that no frame shows the dialog
+        without it before it arms (a frame without it reads as armed)."""
         if self.grace <= 0:
-            self.armed = True
-            return
-        hint = Static(
+            return None
+        return Static(
             Text("finish typing: keys go to the prompt", style="dim italic"),
             classes="dialog-hint",
             id="typeahead-hint",
         )
-        self.query_one(".dialog").mount(hint)
+
+    def on_mount(self) -> None:
+        if self.grace <= 0:
+            self.armed = True
+            return
+        if not self.query("#typeahead-hint"):
+            hint = self.typeahead_hint()
+            if hint is not None:
+                self.query_one(".dialog").mount(hint)
         self._wait(self.shown_at)
 
     def _wait(self, since: float) -> None:
@@ -159,6 +169,9 @@ class ChoiceScreen(FreshKeysScreen[ResultT]):
             with Horizontal(classes="dialog-buttons"):
                 for c in self.CHOICES:
                     yield Button(c.label, id=c.answer, variant=c.variant)
+            hint = self.typeahead_hint()
+            if hint is not None:
+                yield hint
 
     def on_button_pressed(self, event: Button.Pressed) -> None:
         self.action_answer(event.button.id or self.CHOICES[-1].answer)
