@@ -30,6 +30,7 @@ from prefixlock.errors import PrefixlockError
 from .alt_enter import use_alt_enter_parser
 from .first_prompt import FirstPrompt, typed_here
 from .mcp_restart import McpCommands
+from .offscreen import OffscreenRows
 from .project_commands import ProjectCommands
 
 if TYPE_CHECKING:  # the SDK's modules load behind the first frame (`ChatApp.open_backend`)
@@ -203,7 +204,8 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         self.last_error: str | None = None
         # A resumed session's entries not on screen yet (oldest first), and the line above the
         # shown ones that counts them.
-        self._earlier: list[tuple[str, str]] = []
+        # Entries taken off screen, compressed, to mount again on scrolling to the top.
+        self._earlier = OffscreenRows()
         self._earlier_line: EarlierEntries | None = None
         # The first frame's stand-in prompt until `upgrade_prompt` (`prefixlock chat` in a
         # terminal only), and the keys held while the real prompt takes its place.
@@ -672,7 +674,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
     async def load_history(self) -> None:
         """Show a resumed session's newest entries. Earlier ones are mounted a batch at a time
         as the user scrolls to the top, so a session opens as fast whatever its length."""
-        self._earlier = list(self.backend.history())
+        self._earlier = OffscreenRows(self.backend.history())
         self._earlier_line = None
         await self.show_earlier()
         self.call_after_refresh(self._fill_screen)
@@ -684,8 +686,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             return
         from .widgets import EarlierEntries, history_entry
 
-        batch = self._earlier[-HISTORY_BATCH:]
-        del self._earlier[-HISTORY_BATCH:]
+        batch = self._earlier.take_newest(HISTORY_BATCH)
         widgets = [history_entry(role, text) for role, text in batch]
         conv = self.conversation
         line = self._earlier_line
@@ -1285,7 +1286,7 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
             self.conversation.scroll_page_down(animate=False)
 
     async def action_clear(self) -> None:
-        self._earlier = []  # cleared history does not come back by scrolling up
+        self._earlier.clear()  # cleared history does not come back by scrolling up
         await self.conversation.remove_children()
         release_render_caches()
         self._release_query_caches()

@@ -20,6 +20,8 @@ from collections.abc import Hashable, Iterable, Sequence
 from dataclasses import dataclass
 
 POLICIES = ("lru", "fifo", "lfu")
+# Stale items the expiry queue may hold beyond twice its live entries before it is rebuilt.
+STALE_SLACK = 64
 
 
 @dataclass(slots=True)
@@ -193,8 +195,12 @@ class BlockCache:
 
     def _track(self, entry: _Entry, key: Hashable) -> None:
         self._queue(entry, key)
-        if len(self._expiry) > 4 * len(self._entries) + 1024:
+        if len(self._expiry) > 2 * len(self._entries) + STALE_SLACK:
             # Replaced and removed entries leave stale items behind: rebuild from the live ones.
+            # The bound is small: a cache whose entries are superseded one request after the
+            # next (the guard's model of a chat's cache) otherwise held a filling queue of dead
+            # items for its first ~1,000 requests, read as per-turn growth by a long chat. The
+            # rebuild is linear in the live entries and comes at most once per as many pushes.
             heap: list[tuple[float, int, Hashable]] = []
             for k, e in self._entries.items():
                 if e.expires is not None:

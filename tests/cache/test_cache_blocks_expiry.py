@@ -77,3 +77,19 @@ def test_drop_expired_removes_exactly_what_has_expired(
             assert cache.drop_expired(now) == ref.drop(now)
         assert sorted(map(str, cache.stored_keys())) == sorted(ref.e)
         assert all(cache.expires_at(k) == x for k, (x, _) in ref.e.items())
+
+
+def test_stale_expiry_items_stay_within_a_small_multiple_of_the_live_entries() -> None:
+    # The guard's model of a chat's cache: each request's entries replace the previous ones, so
+    # almost every queued expiry goes stale. The queue is rebuilt from the live entries well
+    # before it holds a thousand dead items (it once grew to 4x live + 1024, ~250 KB).
+    from prefixlock.cache.blocks import STALE_SLACK
+
+    cache = BlockCache()
+    for i in range(3000):
+        cache.put(("a", i), float(i), 3600.0)
+        if i:
+            cache.evict(("a", i - 1))
+        assert len(cache._expiry) <= STALE_SLACK + 8  # a few live entries, the rest stale
+    assert len(cache) == 1
+    assert cache.drop_expired(10_000.0) == 1  # the live entry is still queued and expires
