@@ -9,15 +9,14 @@ them. The test half was scored once (RESULTS.md); its figures are pinned as floo
 from __future__ import annotations
 
 import csv
-import re
-import subprocess
-import sys
 import tomllib
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import pytest
+
+from tests.helpers.corpus_floors import assert_floors, named_repositories, score_half
 
 CORPUS = Path(__file__).parent / "corpus"
 REAL8 = CORPUS / "real8"
@@ -81,51 +80,14 @@ def test_the_sample_is_large_half_typescript_and_split_evenly() -> None:
 
 
 def test_no_project_of_an_earlier_corpus_is_drawn_again() -> None:
-    earlier: set[str] = set()
-    name = re.compile(r"[A-Za-z0-9][\w.-]*/[A-Za-z0-9][\w.-]*")
-    for folder in ("real", "real2", "real3", "real4", "real5", "real6", "real7"):
-        for path in (CORPUS / folder).iterdir():
-            if path.suffix in (".tsv", ".md", ".txt", ".py", ".toml") and path.is_file():
-                earlier |= {m.lower() for m in name.findall(path.read_text(encoding="utf-8"))}
+    earlier = named_repositories(
+        CORPUS / f for f in ("real", "real2", "real3", "real4", "real5", "real6", "real7")
+    )
     drawn = {r["repo"].lower() for r in _manifest()}
     assert not drawn & earlier, drawn & earlier
-
-
-def _figures(out: str) -> dict[str, dict[str, tuple[int, int]]]:
-    figures: dict[str, dict[str, tuple[int, int]]] = {}
-    line = re.compile(
-        r"^\s+(ts|py): volatile recall (\d+)/(\d+), structural recall (\d+)/(\d+), "
-        r"precision (\d+)/(\d+)$"
-    )
-    for m in filter(None, map(line.match, out.splitlines())):
-        n = [int(x) for x in m.groups()[1:]]
-        figures[m.group(1)] = {
-            "volatile": (n[0], n[1]),
-            "structural": (n[2], n[3]),
-            "precision": (n[4], n[5]),
-        }
-    return figures
 
 
 @pytest.mark.slow  # lints 100 third-party files: CI runs it in its slow step (and skips it there)
 @pytest.mark.parametrize("half", ["dev", "test"])
 def test_half_figures_hold(half: str) -> None:
-    score = str(REAL8 / "score.py")
-    extract = subprocess.run(
-        [sys.executable, score, "--extract"], capture_output=True, text=True, timeout=600
-    )
-    if extract.returncode != 0:
-        pytest.skip("real8's project snapshots are not on this machine")
-    run = subprocess.run(
-        [sys.executable, score, "--half", half], capture_output=True, text=True, timeout=600
-    )
-    # exit 1: a finding no label accounts for; read it and judge it in findings.toml
-    assert run.returncode == 0, [ln for ln in run.stdout.splitlines() if "UNLABELLED" in ln]
-    figures = _figures(run.stdout)
-    for lang, floor in FLOORS[half].items():
-        got = figures[lang]
-        for kind in ("volatile", "structural"):
-            assert got[kind][1] == floor[kind][1], (lang, kind, got[kind])
-            assert got[kind][0] >= floor[kind][0], (lang, kind, got[kind])
-        true, every = got["precision"]
-        assert true * floor["precision"][1] >= floor["precision"][0] * every, (lang, true, every)
+    assert_floors(score_half(REAL8, half), FLOORS[half])
