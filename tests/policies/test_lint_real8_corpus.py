@@ -8,15 +8,18 @@ them. The test half was scored once (RESULTS.md); its figures are pinned as floo
 
 from __future__ import annotations
 
-import csv
-import tomllib
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.helpers.corpus_floors import assert_floors, named_repositories, score_half
+from tests.helpers.realcorpus import (
+    assert_floors,
+    assert_labels_hold,
+    manifest,
+    named_repositories,
+    score_half,
+)
 
 CORPUS = Path(__file__).parent / "corpus"
 REAL8 = CORPUS / "real8"
@@ -42,31 +45,12 @@ TEST_FLOOR = {
 FLOORS = {"dev": DEV_FLOOR, "test": TEST_FLOOR}
 
 
-def _manifest() -> list[dict[str, str]]:
-    with open(REAL8 / "MANIFEST.tsv", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh, delimiter="\t"))
-
-
-def _toml(name: str) -> dict[str, Any]:
-    return tomllib.loads((REAL8 / name).read_text(encoding="utf-8"))
-
-
 def test_every_label_names_a_drawn_file_and_says_why() -> None:
-    drawn = {(r["repo"], r["path"]) for r in _manifest()}
-    breakers = _toml("labels.toml")["breaker"]
-    assert len(breakers) >= 40
-    for b in breakers:
-        assert (b["repo"], b["file"]) in drawn, b
-        assert b["kind"] in ("volatile", "structural"), b
-        assert b["line"] in b["lines"] and len(b["why"]) > 20, b
-    for f in _toml("findings.toml").get("finding", []):
-        assert (f["repo"], f["file"]) in drawn, f
-        assert isinstance(f["label"], bool) and f["half"] in ("dev", "test"), f
-        assert len(f["why"]) > 20, f
+    assert_labels_hold(REAL8, at_least=40)
 
 
 def test_the_sample_is_large_half_typescript_and_split_evenly() -> None:
-    rows = _manifest()
+    rows = manifest(REAL8)
     projects = {r["repo"]: (r["lang"], r["half"]) for r in rows}
     assert len(projects) >= 40
     langs = Counter(lang for lang, _ in projects.values())
@@ -83,7 +67,7 @@ def test_no_project_of_an_earlier_corpus_is_drawn_again() -> None:
     earlier = named_repositories(
         CORPUS / f for f in ("real", "real2", "real3", "real4", "real5", "real6", "real7")
     )
-    drawn = {r["repo"].lower() for r in _manifest()}
+    drawn = {r["repo"].lower() for r in manifest(REAL8)}
     assert not drawn & earlier, drawn & earlier
 
 

@@ -9,16 +9,19 @@ both halves' figures are pinned as floors.
 
 from __future__ import annotations
 
-import csv
 import re
-import tomllib
 from collections import Counter
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from tests.helpers.corpus_floors import assert_floors, named_repositories, score_half
+from tests.helpers.realcorpus import (
+    assert_floors,
+    assert_labels_hold,
+    manifest,
+    named_repositories,
+    score_half,
+)
 
 CORPUS = Path(__file__).parent / "corpus"
 REAL9 = CORPUS / "real9"
@@ -40,36 +43,17 @@ TEST_FLOOR = {
 FLOORS: dict[str, dict[str, dict[str, tuple[int, int]]]] = {"dev": DEV_FLOOR, "test": TEST_FLOOR}
 
 
-def _manifest() -> list[dict[str, str]]:
-    with open(REAL9 / "MANIFEST.tsv", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh, delimiter="\t"))
-
-
-def _toml(name: str) -> dict[str, Any]:
-    return tomllib.loads((REAL9 / name).read_text(encoding="utf-8"))
-
-
 def _candidates() -> list[str]:
     lines = (REAL9 / "CANDIDATES.tsv").read_text(encoding="utf-8").splitlines()
     return [ln.split("\t")[1] for ln in lines if ln and not ln.startswith("#")]
 
 
 def test_every_label_names_a_drawn_file_and_says_why() -> None:
-    drawn = {(r["repo"], r["path"]) for r in _manifest()}
-    breakers = _toml("labels.toml")["breaker"]
-    assert len(breakers) >= 30
-    for b in breakers:
-        assert (b["repo"], b["file"]) in drawn, b
-        assert b["kind"] in ("volatile", "structural"), b
-        assert b["line"] in b["lines"] and len(b["why"]) > 20, b
-    for f in _toml("findings.toml").get("finding", []):
-        assert (f["repo"], f["file"]) in drawn, f
-        assert isinstance(f["label"], bool) and f["half"] in ("dev", "test"), f
-        assert len(f["why"]) > 20, f
+    assert_labels_hold(REAL9, at_least=30)
 
 
 def test_the_sample_is_large_and_split_evenly() -> None:
-    rows = _manifest()
+    rows = manifest(REAL9)
     projects = {r["repo"]: (r["lang"], r["half"]) for r in rows}
     assert len(projects) >= 40
     # the first draw took 20 projects a language; its rows come first, stratum 1 first
@@ -87,7 +71,7 @@ def test_the_sample_is_large_and_split_evenly() -> None:
 def test_projects_are_taken_in_the_listed_order() -> None:
     # every drawn or skipped project is a candidate, and none is both
     order = _candidates()
-    drawn = {r["repo"] for r in _manifest()}
+    drawn = {r["repo"] for r in manifest(REAL9)}
     skipped = {
         ln.split(":")[0]
         for ln in (REAL9 / "SKIPPED.txt").read_text(encoding="utf-8").splitlines()

@@ -1,14 +1,18 @@
-"""The held-out real-code corpora (tests/policies/corpus/realN): the repositories earlier corpora
-name, and a half scored by its folder's `score.py` (in a subprocess, as the corpus's RESULTS.md
-runs it) checked against the figures pinned as floors."""
+"""The held-out real-code corpora (tests/policies/corpus/realN): a folder's manifest and labels and
+the checks that they hold together, the repositories earlier corpora name, and a half scored by
+the folder's `score.py` (in a subprocess, as the corpus's RESULTS.md runs it) checked against the
+figures pinned as floors."""
 
 from __future__ import annotations
 
+import csv
 import re
 import subprocess
 import sys
+import tomllib
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,6 +25,33 @@ _LINE = re.compile(
     r"^\s+(ts|py): volatile recall (\d+)/(\d+), structural recall (\d+)/(\d+), "
     r"precision (\d+)/(\d+)$"
 )
+
+
+def manifest(folder: Path) -> list[dict[str, str]]:
+    """The folder's MANIFEST.tsv rows: one per drawn file."""
+    with open(folder / "MANIFEST.tsv", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh, delimiter="\t"))
+
+
+def records(folder: Path, name: str) -> dict[str, Any]:
+    """One of the folder's TOML records (labels.toml, findings.toml)."""
+    return tomllib.loads((folder / name).read_text(encoding="utf-8"))
+
+
+def assert_labels_hold(folder: Path, at_least: int) -> None:
+    """At least `at_least` breakers, each on a drawn file, of a known kind, at one of its own
+    lines, with a reason; every judged finding on a drawn file, of a half, with a reason."""
+    drawn = {(r["repo"], r["path"]) for r in manifest(folder)}
+    breakers = records(folder, "labels.toml")["breaker"]
+    assert len(breakers) >= at_least
+    for b in breakers:
+        assert (b["repo"], b["file"]) in drawn, b
+        assert b["kind"] in ("volatile", "structural"), b
+        assert b["line"] in b["lines"] and len(b["why"]) > 20, b
+    for f in records(folder, "findings.toml").get("finding", []):
+        assert (f["repo"], f["file"]) in drawn, f
+        assert isinstance(f["label"], bool) and f["half"] in ("dev", "test"), f
+        assert len(f["why"]) > 20, f
 
 
 def named_repositories(folders: Iterable[Path]) -> set[str]:
