@@ -13,6 +13,7 @@ before the conversation starts. Pure: a syntax tree in, findings out.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
 from ..findings import Finding
 from ..meaning import words
@@ -32,11 +33,27 @@ def _swaps_tools(name: str) -> bool:
     return len(ws) >= 2 and ws[0] in _SWAP and ws[-1] in _TOOLS
 
 
-def check_tool_swaps(tree: ast.Module, ctx: Context) -> None:
+def _after_setup(tree: ast.Module) -> Iterator[ast.FunctionDef | ast.AsyncFunctionDef]:
+    """The functions not named for setting up (a constructor or setup method runs before the
+    conversation starts, so what it sets is the session's own)."""
     for fn in ast.walk(tree):
-        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        if _swaps_tools(fn.name) or set(words(fn.name)) & _SETUP:
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and not (
+            set(words(fn.name)) & _SETUP
+        ):
+            yield fn
+
+
+def _report(ctx: Context, n: ast.stmt | ast.expr, message: str) -> None:
+    ctx.findings.add(
+        Finding(
+            ctx.path, n.lineno, n.col_offset + 1, "PL302", message, source_line=ctx.line(n.lineno)
+        )
+    )
+
+
+def check_tool_swaps(tree: ast.Module, ctx: Context) -> None:
+    for fn in _after_setup(tree):
+        if _swaps_tools(fn.name):
             continue
         for n in ast.walk(fn):
             if not (
@@ -46,18 +63,13 @@ def check_tool_swaps(tree: ast.Module, ctx: Context) -> None:
                 and n.args
             ):
                 continue
-            ctx.findings.add(
-                Finding(
-                    ctx.path,
-                    n.lineno,
-                    n.col_offset + 1,
-                    "PL302",
-                    f"the agent's tool list is replaced mid-conversation (`{ast.unparse(n)}`): "
-                    "tool definitions are the first part of the prefix, so every request after "
-                    "the change misses the cache; keep one tool list and let the tools' "
-                    "arguments or the newest message carry what changed",
-                    source_line=ctx.line(n.lineno),
-                )
+            _report(
+                ctx,
+                n,
+                f"the agent's tool list is replaced mid-conversation (`{ast.unparse(n)}`): "
+                "tool definitions are the first part of the prefix, so every request after "
+                "the change misses the cache; keep one tool list and let the tools' "
+                "arguments or the newest message carry what changed",
             )
 
 
@@ -66,11 +78,7 @@ def check_system_replaced(tree: ast.Module, ctx: Context) -> None:
     text computed at run time, in a method named for a change (`update_session`) or one that
     sends the messages (a turn): the first message of a kept conversation changes, and every
     request after it misses the cache from there. Not in a constructor or setup method."""
-    for fn in ast.walk(tree):
-        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        if set(words(fn.name)) & _SETUP:
-            continue
+    for fn in _after_setup(tree):
         # A setter (`add_system_prompt`) may run only before the first request; a method named
         # for a change (`update_session`) or one that also sends the messages runs mid-session.
         if not (set(words(fn.name)) & _CHANGE or _sends(fn)):
@@ -86,18 +94,13 @@ def check_system_replaced(tree: ast.Module, ctx: Context) -> None:
                 and _computed_system(n.value)
             ):
                 continue
-            ctx.findings.add(
-                Finding(
-                    ctx.path,
-                    n.lineno,
-                    n.col_offset + 1,
-                    "PL302",
-                    "the system message at the head of the history is replaced "
-                    f"(`{ast.unparse(n)[:50]}`): the prefix changes at its first message and "
-                    "every request after it misses the cache; keep the system message and send "
-                    "what changed in the newest message",
-                    source_line=ctx.line(n.lineno),
-                )
+            _report(
+                ctx,
+                n,
+                "the system message at the head of the history is replaced "
+                f"(`{ast.unparse(n)[:50]}`): the prefix changes at its first message and "
+                "every request after it misses the cache; keep the system message and send "
+                "what changed in the newest message",
             )
 
 
