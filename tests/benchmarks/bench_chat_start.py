@@ -16,6 +16,14 @@ is kept, and any other key brings the real prompt in first.
 Every process runs with its bytecode cached, as an installed package does (PYTHONDONTWRITEBYTECODE
 is unset for them, and one untimed round writes prefixlock's cache before the measured ones).
 
+The target is judged against `import textual` measured the same way: a process that imports
+textual, prints the placeholder and echoes what is typed (`IMPORT_THEN_ECHO`), launched in its own
+tmux server and watched by the same polling as the chat. Timed directly (`subprocess.run` of
+`python -c "import textual"`, as this benchmark did first) the baseline leaves out what every
+case here pays and no app can save: the tmux server's start, the shell, the polls of the pane
+(~10 ms each, plus a capture) and the probe's round trip, ~0.1 s on this 2-core machine, ~50% of
+the direct import. The direct ratio is printed beside it.
+
 Run: `python -m pytest -o addopts="" -s tests/benchmarks/bench_chat_start.py` (the medians of 5
 runs each, interleaved, and the load average; the target is at most 2x `import textual`).
 Skips without tmux.
@@ -65,6 +73,19 @@ class Floor(App[None]):
 
 
 Floor().run()
+"""
+
+
+# `import textual` and the simplest prompt after it: what the chat is measured against.
+IMPORT_THEN_ECHO = f"""
+import os, sys, tty
+import textual
+
+print("{OPENED}")
+print("{PLACEHOLDER}", flush=True)
+tty.setcbreak(sys.stdin.fileno())
+while True:
+    os.write(sys.stdout.fileno(), os.read(sys.stdin.fileno(), 64))
 """
 
 
@@ -131,9 +152,9 @@ def _chat_start(mcp: str) -> tuple[float, float]:
     exe = Path(sys.executable).with_name("prefixlock")
     store = root / "s.sqlite"
     run = f"{exe} chat --workspace {ws} --store {store}"
-    if mcp == "floor":
-        (root / "floor.py").write_text(FLOOR_APP)
-        run = f"{sys.executable} {root / 'floor.py'}"
+    if mcp in ("floor", "import"):
+        (root / "case.py").write_text(FLOOR_APP if mcp == "floor" else IMPORT_THEN_ECHO)
+        run = f"{sys.executable} {root / 'case.py'}"
     sock = f"prefixlock-bench-{uuid.uuid4().hex[:8]}"
     marker = f"PREFIXLOCK_BENCH_RUN={sock}"
     cmd = (
@@ -174,7 +195,7 @@ def _chat_start(mcp: str) -> tuple[float, float]:
 @pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed")
 def test_chat_start_against_import_textual() -> None:
     pytest.importorskip("mcp")
-    kinds = ("floor", "none", "user", "project")
+    kinds = ("import", "floor", "none", "user", "project")
     base: list[float] = []
     usable: dict[str, list[float]] = {k: [] for k in kinds}
     opened: dict[str, list[float]] = {k: [] for k in kinds}
@@ -186,16 +207,20 @@ def test_chat_start_against_import_textual() -> None:
             u, o = _chat_start(kind)
             usable[kind].append(u)
             opened[kind].append(o)
-    b = statistics.median(base)
-    print(f"\nload average {os.getloadavg()[0]:.2f}; import textual {b:.2f} s (median of {RUNS})")
+    direct = statistics.median(base)
+    b = statistics.median(usable["import"])
+    print(
+        f"\nload average {os.getloadavg()[0]:.2f}; import textual {b:.2f} s in tmux with a "
+        f"prompt after it, {direct:.2f} s timed directly (medians of {RUNS})"
+    )
     ratios = {}
-    for kind in kinds:
+    for kind in kinds[1:]:
         u, o = statistics.median(usable[kind]), statistics.median(opened[kind])
         ratios[kind] = u / b
         what = "a bare Textual app" if kind == "floor" else f"chat, MCP server: {kind}"
         print(
-            f"{what:25} usable {u:.2f} s ({u / b:.2f}x, worst "
-            f"{max(usable[kind]) / b:.2f}x); session open {o:.2f} s ({o / b:.1f}x)"
+            f"{what:25} usable {u:.2f} s ({u / b:.2f}x, worst {max(usable[kind]) / b:.2f}x; "
+            f"{u / direct:.2f}x the direct import); session open {o:.2f} s ({o / b:.1f}x)"
         )
     print(f"target {TARGET:.0f}x")
     assert all(r <= TARGET for k, r in ratios.items() if k != "floor"), ratios
