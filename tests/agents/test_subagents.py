@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -141,20 +142,31 @@ def _emu_script() -> Script:
     )
 
 
+def _parent(
+    emu: Emulator,
+    delegator: SubagentDelegator,
+    prefix: FrozenPrefix | None = None,
+    **kw: Any,
+) -> Agent:
+    """The parent agent on the emulator, delegating through `delegator`."""
+    return Agent(
+        prefix or FrozenPrefix(system="parent"),
+        model=PARENT_MODEL,
+        api_key=KEY,
+        base_url=emu.base_url,
+        clock=emu.clock,
+        delegator=delegator,
+        **kw,
+    )
+
+
 async def test_code_path_appends_a_pair_and_keeps_the_prefix(workspace: Path) -> None:
     with Emulator.start(config=EmulatorConfig(), clock=ManualClock(), script=_emu_script()) as emu:
         d = SubagentDelegator(root=workspace)
         prefix = FrozenPrefix(
             system="Parent rules. " * 800, tools=Workspace(workspace).read_only_tools()
         )
-        agent = Agent(
-            prefix,
-            model=PARENT_MODEL,
-            api_key=KEY,
-            base_url=emu.base_url,
-            clock=emu.clock,
-            delegator=d,
-        )
+        agent = _parent(emu, d, prefix)
         async with agent.session() as s:
             await s.ask("first turn")
             before = len(s.transcript)
@@ -189,14 +201,7 @@ async def test_claude_code_agent_file_loads_and_runs(workspace: Path, tmp_path: 
     assert registry.warnings and "color" in registry.warnings[0]
     with Emulator.start(config=EmulatorConfig(), clock=ManualClock(), script=_emu_script()) as emu:
         d = SubagentDelegator(registry, root=workspace)
-        agent = Agent(
-            FrozenPrefix(system="parent"),
-            model=PARENT_MODEL,
-            api_key=KEY,
-            base_url=emu.base_url,
-            clock=emu.clock,
-            delegator=d,
-        )
+        agent = _parent(emu, d)
         async with agent.session() as s:
             result = await s.delegate("REVIEW the billing module", agent="reviewer")
     assert result.ok and result.summary.startswith("Reviewed:")
@@ -217,15 +222,7 @@ async def test_failures_and_limits_come_back_as_error_summaries(workspace: Path)
     registry = AgentRegistry([loop_agent, nester])
     with Emulator.start(config=EmulatorConfig(), clock=ManualClock(), script=_emu_script()) as emu:
         d = SubagentDelegator(registry, root=workspace, max_depth=2)
-        agent = Agent(
-            FrozenPrefix(system="parent"),
-            model=PARENT_MODEL,
-            api_key=KEY,
-            base_url=emu.base_url,
-            clock=emu.clock,
-            delegator=d,
-            settings=Settings(retries=0),
-        )
+        agent = _parent(emu, d, settings=Settings(retries=0))
         async with agent.session() as s:
             # Turn limit: the looper keeps calling tools; it stops after 3 requests.
             result = await s.delegate("LOOP forever", agent="looper")
@@ -256,14 +253,7 @@ async def test_dollar_limit_stops_the_subagent(workspace: Path) -> None:
     )
     with Emulator.start(config=EmulatorConfig(), clock=ManualClock(), script=_emu_script()) as emu:
         d = SubagentDelegator(AgentRegistry([cheap]), root=workspace)
-        agent = Agent(
-            FrozenPrefix(system="parent"),
-            model=PARENT_MODEL,
-            api_key=KEY,
-            base_url=emu.base_url,
-            clock=emu.clock,
-            delegator=d,
-        )
+        agent = _parent(emu, d)
         async with agent.session() as s:
             text = (await s.delegate("LOOP", agent="cheap")).summary
     assert "dollar limit $0.000001" in text
@@ -273,14 +263,7 @@ async def test_dollar_limit_stops_the_subagent(workspace: Path) -> None:
 async def test_key_in_a_task_is_redacted(workspace: Path) -> None:
     with Emulator.start(config=EmulatorConfig(), clock=ManualClock(), script=_emu_script()) as emu:
         d = SubagentDelegator(root=workspace)
-        agent = Agent(
-            FrozenPrefix(system="parent"),
-            model=PARENT_MODEL,
-            api_key=KEY,
-            base_url=emu.base_url,
-            clock=emu.clock,
-            delegator=d,
-        )
+        agent = _parent(emu, d)
         async with agent.session() as s:
             await s.delegate(f"REVIEW with key {KEY}", agent="explorer")
             assert KEY not in json.dumps([m.to_dict() for m in s.transcript])
@@ -294,14 +277,7 @@ async def test_summary_is_capped(workspace: Path) -> None:
     )
     with Emulator.start(config=EmulatorConfig(), clock=ManualClock(), script=_emu_script()) as emu:
         d = SubagentDelegator(AgentRegistry([short]), root=workspace)
-        agent = Agent(
-            FrozenPrefix(system="parent"),
-            model=PARENT_MODEL,
-            api_key=KEY,
-            base_url=emu.base_url,
-            clock=emu.clock,
-            delegator=d,
-        )
+        agent = _parent(emu, d)
         async with agent.session() as s:
             events = [e async for e in s.send("plain turn")]
             text = (await s.delegate("REVIEW", agent="short")).summary
@@ -319,14 +295,7 @@ async def test_advise_session_reads_the_live_parent(workspace: Path) -> None:
     with Emulator.start(config=EmulatorConfig(), clock=clock, script=_emu_script()) as emu:
         d = SubagentDelegator(root=workspace)
         prefix = FrozenPrefix(system="Parent rules. " * 2000)
-        agent = Agent(
-            prefix,
-            model=PARENT_MODEL,
-            api_key=KEY,
-            base_url=emu.base_url,
-            clock=emu.clock,
-            delegator=d,
-        )
+        agent = _parent(emu, d, prefix)
         async with agent.session() as s:
             assert parent_state(s).ttl_left_seconds == 0  # nothing sent yet: cold
             await s.ask("first turn")
