@@ -84,13 +84,7 @@ def iter_typed(
             notes["corrupt_lines"] += 1
             continue
         yield at, got
-    notes["lines"] += n
-    if pending:
-        # One unfinished last line is a write in progress; anything else was corrupt.
-        if len(pending) == 1 and not last_complete and pending_at == n:
-            notes["partial_trailing"] += 1
-        else:
-            notes["corrupt_lines"] += 1
+    _count_end(notes, n, pending, pending_at, last_complete)
 
 
 def recode(decode: Callable[[bytes], T], obj: dict[str, Any]) -> T | None:
@@ -154,9 +148,16 @@ def iter_records(
             pending, pending_at = [text], n
             continue
         yield n, obj
+    _count_end(notes, n, pending, pending_at, last_complete)
+
+
+def _count_end(
+    notes: Counter[str], n: int, pending: list[str], pending_at: int, last_complete: bool
+) -> None:
+    """Count the lines read, and what was left unparsed at the end: one unfinished last line
+    is a write in progress; anything else was corrupt."""
     notes["lines"] += n
     if pending:
-        # One unfinished last line is a write in progress; anything else was corrupt.
         if len(pending) == 1 and not last_complete and pending_at == n:
             notes["partial_trailing"] += 1
         else:
