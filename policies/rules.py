@@ -345,7 +345,17 @@ _RULES: tuple[Rule, ...] = (
         "Array.isArray(messages) ? messages : []`), and a helper named for cutting to a token "
         "budget (`trimToTokenBudget(messages)`); a call's `maxTokens` is a history budget only "
         "when the call is named for cutting (`runChatTrimmer(messages, { maxTokens })`, not "
-        "`chat(messages, { maxTokens: 200 })`, where it limits the reply).",
+        "`chat(messages, { maxTokens: 200 })`, where it limits the reply). A framework's "
+        "history store or builder configured with a message cap is a window wherever the "
+        "call is (`RedisHistoryProvider(max_messages=10)`, `build_messages_with_history(..., "
+        "max_history_messages=10)`, `ConversationBufferWindowMemory(k=5)`; not an agent "
+        "loop's `max_turns`, a queue's `pull(max_messages=)`, a cap of `None` or one forwarded "
+        "from the caller), and so is `.slice(-n)` at the end of an order-keeping chain over "
+        "the history (`messages.filter(isChat).map(toModel).slice(-20)`; not after a filter "
+        "that keeps one role, which picks messages). A running summary of the conversation "
+        "(`summary`, `conversation_summary`, `props.summary`) written into a system prompt is "
+        "reported as a summariser: each new summary changes the prompt's start; as a message "
+        "after the system prompt it is where a summary belongs.",
         "The cache matches a prefix byte for byte. A message sent as written on one request "
         "and rewritten on a later one (old observations masked as the window slides, "
         "outdated file views elided) changes the prefix at that message: the request re-bills "
@@ -918,7 +928,9 @@ _RULES: tuple[Rule, ...] = (
         "Reports a file whose analysis hit a bound: nesting deeper than Python's recursion "
         "limit (deeply nested JSON, thousands of chained `+` terms), more time than the "
         "per-file budget, or more findings than the per-file cap. The run goes on with the "
-        "other files.",
+        "other files. A JavaScript file with a line of 10,000 characters or more is a "
+        "minified bundle: generated code, skipped by name when it ends in `.min.js`; past a "
+        "bound it gives no notice either, since no prompt there is anyone's to fix.",
         "Nothing (or, at the findings cap, not everything) in the file was checked; one "
         "pathological file must not hide the findings of the rest.",
         "Linter behaviour: a file past one of the bounds (recursion, time, findings, size) is "

@@ -86,6 +86,12 @@ _RETRIEVED = frozenset({"context", "results", "memories", "documents", "chunks",
 # ...unless named for what the user set once (`profileContext`, `systemContext`).
 _SETTLED = frozenset({"profile", "persona", "system", "settings", "instructions"})
 _SYSTEM_ROLES = frozenset({"system", "developer"})
+# Names of a running summary of the conversation (`summary`, `conversationSummary`); not a
+# summary of a document, a repository or a tool (`repoSummary`, `toolSummary`).
+_SUMMARY_OF = frozenset(
+    {"summary", "conversation", "chat", "history", "session", "thread", "running", "rolling"}
+    | {"current", "previous", "prior", "memory", "dialog", "dialogue"}
+)
 # Names of a mode the user picks per request: the prompt or the tools chosen by it change.
 _MODE_WORDS = frozenset({"mode", "group", "focus"})
 _LC_SYSTEM = frozenset({"SystemMessage", "SystemMessagePromptTemplate", "SystemChatMessage"})
@@ -604,6 +610,7 @@ class SinkCheck:
                 continue  # an id (`return id`) names a record; it is no prompt text
             if not volatile_only:
                 self._per_request(leaf, sink, sink_line)
+                self._summary(leaf, sink, sink_line)
                 if set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES):
                     self._fetched(leaf, sink, sink_line)
             if self._is_named_sink(inner):
@@ -735,6 +742,36 @@ class SinkCheck:
             f"`{name}` ({what}) is written into {sink} (line {sink_line}), ahead "
             "of the conversation history: the prefix changes there on every request and the "
             "whole history is sent again uncached; put it in the newest user message",
+        )
+
+    def _summary(self, leaf: Node, sink: str, sink_line: int) -> None:
+        """PL303: a summary of the conversation (`${props.summary}`, `conversationSummary`)
+        written into a system prompt: every new summary rewrites the prefix from there on, so
+        the request after it misses the cache for the whole history."""
+        inner = unwrap(leaf.named_children[0]) if leaf.type == "template_substitution" else leaf
+        if inner.type == "member_expression":
+            name = self.src.text(inner.child_by_field_name("property"))
+            root = inner
+            while root.type == "member_expression":
+                root = unwrap(root.child_by_field_name("object"))  # type: ignore[arg-type]
+            varies = scope_of(inner).type != "program" and root.type in ("identifier", "this")
+        elif inner.type in ("identifier", "shorthand_property_identifier"):
+            name = self.src.text(inner)
+            varies = self._varies(inner)
+        else:
+            return
+        ws = words(name)
+        if not (ws and ws[-1] == "summary" and set(ws) <= _SUMMARY_OF and varies):
+            return
+        if not set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES | _PROMPT_WORDS):
+            return
+        self._report(
+            leaf,
+            "PL303",
+            f"`{name}` (a summary of the conversation) is written into {sink} (line "
+            f"{sink_line}): each new summary changes the prompt's start, and the request after "
+            "it misses the cache for the whole history; put the summary after the system "
+            "prompt, as the first message it replaces, and refresh it rarely",
         )
 
     def _fetched(self, leaf: Node, sink: str, sink_line: int) -> None:

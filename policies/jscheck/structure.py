@@ -292,10 +292,14 @@ def check_windows(src: Source) -> list[Finding]:
             name == "slice"
             and args
             and _negative(src, args[0])
-            and is_history(src, obj)
+            and is_history(src, _through_order_kept(src, obj))
             and not _for_side_request(src, n)
         ):
-            add(n, f"the conversation is cut to its last messages (`{_short(src, n)}`)")
+            # At `.slice` itself where it ends a chain spread over lines.
+            at = fn.child_by_field_name("property") if fn is not None else None
+            chained = obj is not None and unwrap(obj).type == "call_expression"
+            what = f"the conversation is cut to its last messages (`{_short(src, n)}`)"
+            add(at if chained and at is not None else n, what)
         elif (
             name == "slice"
             and len(args) == 1
@@ -514,10 +518,18 @@ def _carries_history(src: Source, content: Node) -> bool:
     return False
 
 
+# Side requests that ask about the conversation and leave it as it is.
+_ASKS_ABOUT = frozenset({"title", "topic", "classify", "judge", "critique", "reflect"})
+
+
 def _for_side_request(src: Source, node: Node) -> bool:
     """The window is bound to a name of a one-off side request (`topicMessages`,
     `titleMessages`, `summaryInput`): the recent turns a title or a summary is asked from, not
     the conversation sent each turn."""
+    if set(words(_enclosing_name(src, node))) & _ASKS_ABOUT:
+        # `generateTitle(messages)`: the function asks a title of the recent turns; it
+        # replaces nothing (a summariser's or a compactor's cut does).
+        return True
     p = node.parent
     while p is not None and p.type in ("member_expression", "call_expression", "arguments"):
         p = p.parent
@@ -525,6 +537,36 @@ def _for_side_request(src: Source, node: Node) -> bool:
         return False
     name = p.child_by_field_name("name")
     return name is not None and bool(set(words(src.text(name))) & (_SIDE | {"topic"}))
+
+
+# Array methods whose result keeps the items in their order: a window cut after them is a
+# window of the list they were called on.
+# (Not `flatMap`: it makes other items, such as the attachments of the messages.)
+_KEEP_ORDER = frozenset({"filter", "map", "concat"})
+_ROLES = frozenset({"user", "assistant", "system", "tool", "model", "human", "ai"})
+
+
+def _through_order_kept(src: Source, obj: Node | None) -> Node | None:
+    """`messages.filter(isChat).map(toModel)` -> `messages`: the list an order-keeping chain
+    starts from, so that `.slice(-20)` at its end cuts that history. A filter that keeps one
+    role (`filter((m) => m.role === "user").slice(-2)`) picks messages, not the conversation:
+    None."""
+    while obj is not None:
+        obj = unwrap(obj)
+        if obj.type != "call_expression" or callee_name(src, obj) not in _KEEP_ORDER:
+            return obj
+        if callee_name(src, obj) == "filter":
+            roles = {
+                string_value(src, x)
+                for a in arguments(obj)
+                for x in walk(a)
+                if x.type == "string" and string_value(src, x) in _ROLES
+            }
+            if len(roles) == 1:
+                return None
+        fn = obj.child_by_field_name("function")
+        obj = fn.child_by_field_name("object") if fn is not None else None
+    return obj
 
 
 def _history_word(name: str) -> bool:
@@ -593,9 +635,15 @@ _COMPARE = frozenset({"<", "<=", ">", ">="})
 _POSITION = frozenset({"index", "idx", "id", "start", "offset", "from", "cut", "slice"})
 
 
+_THIS_TURN = frozenset({"turn", "new", "current", "reply", "response"})
+
+
 def _moving(src: Source, node: Node) -> bool:
-    """A start index held in a name (`props.messageSliceId`, `startIndex`), not a literal."""
-    return bool(set(words(value_name(src, node))) & _POSITION)
+    """A start index held in a name (`props.messageSliceId`, `startIndex`), not a literal;
+    not where this turn began (`turnStart`, `newStart`): from there on are the messages this
+    turn added, the newest ones, and no older message is left out of a request by it."""
+    ws = set(words(value_name(src, node)))
+    return bool(ws & _POSITION) and not ws & _THIS_TURN
 
 
 def _reverse_budget_for(src: Source, loop: Node) -> bool:

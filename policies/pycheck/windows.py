@@ -134,6 +134,13 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             _add(ctx, node, "messages are cut out by their position once the history is long")
         elif isinstance(node, ast.Call) and _cut_by_helper(node):
             _add(ctx, node, f"the history is cut to a budget by a helper (`{_src(node.func)}`)")
+        elif isinstance(node, ast.Call) and (cap := _history_cap(node)) is not None:
+            _add(
+                ctx,
+                cap.value,
+                f"the history is kept to its newest messages by `{_src(node.func)}` "
+                f"(`{cap.arg}={_src(cap.value)}`)",
+            )
         elif isinstance(node, (ast.List, ast.BinOp)) and _summary_first(_parts(node)):
             if id(node) not in inner:
                 inner.update(id(x) for x in ast.walk(node) if x is not node)
@@ -426,6 +433,47 @@ def _cut_by_helper(node: ast.Call) -> bool:
         k.arg is not None and set(words(k.arg)) & _BUDGET for k in node.keywords
     )
     return of_history and budget
+
+
+# A keyword that caps how many messages a history keeps (`max_messages`,
+# `max_history_messages`, `history_limit`); not `max_turns` (an agent loop's steps) nor a size
+# of one message (`max_message_length`).
+_CAP_OF = frozenset({"messages", "history", "msgs"})
+_CAP_WORDS = frozenset({"max", "limit", "last", "keep", "recent", "window"})
+_ONE_MESSAGE = frozenset({"length", "size", "chars", "characters", "bytes"})
+# Names of what keeps or builds a conversation: a history provider, a memory, a builder.
+_KEEPERS = frozenset({"history", "memory", "conversation"})
+
+
+def _history_cap(node: ast.Call) -> ast.keyword | None:
+    """A framework's history store or builder configured to keep only the newest messages:
+    `RedisHistoryProvider(max_messages=10)`, `build_messages_with_history(...,
+    max_history_messages=10)`, LangChain's `ConversationBufferWindowMemory(k=5)`. The store
+    hands the model a sliding window once it is full, wherever the call is."""
+    names = [_name(node.func) or ""]
+    if isinstance(node.func, ast.Attribute):
+        names.append(_name(node.func.value) or "")  # `ChatMemoryBuffer.from_defaults(...)`
+    ws = {w for n in names for w in words(n)}
+    if not ws & _KEEPERS:
+        return None
+    for k in node.keywords:
+        if k.arg is None or _no_cap(k.value):
+            continue
+        if isinstance(k.value, ast.Name) and k.value.id == k.arg:
+            continue  # `num_last_messages=num_last_messages`: the caller's setting, forwarded
+        kws = set(words(k.arg))
+        if k.arg == "k" and "window" in ws:
+            return k
+        if kws & _CAP_OF and kws & _CAP_WORDS and not kws & _ONE_MESSAGE:
+            return k
+    return None
+
+
+def _no_cap(value: ast.expr) -> bool:
+    """`None`, `0`, `False` or `float("inf")`: the history is kept whole."""
+    if isinstance(value, ast.Constant):
+        return value.value in (None, 0, False)
+    return isinstance(value, ast.Call) and _name(value.func) == "float"
 
 
 _RECENT = frozenset({"recent", "remaining", "kept", "unsummarized", "rest"})

@@ -1,0 +1,146 @@
+"""Shapes real9 missed or misread (made general after real9 became development data): a
+framework's history store or builder configured with a message cap, a window cut at the end of
+an order-keeping chain over the history, a running summary written into the system prompt (both
+languages); and, against false findings, a filter that picks one role's messages, a slice from
+where this turn began, an entry of a record named for hours, and a minified bundle too deep to
+read. Each test is fresh code in the real shape with a case that must stay silent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prefixlock.policies.engine import MINIFIED_LINE, lint_file, lint_source
+
+
+def _codes(text: str, path: str = "chat.ts") -> list[tuple[int, str]]:
+    return [(f.line, f.code) for f in lint_source(text, path)]
+
+
+def test_python_a_history_provider_configured_with_a_message_cap() -> None:
+    # The store hands the agent only its newest messages; reported at the cap. A queue read
+    # with `max_messages`, an agent loop's `max_turns`, a cap forwarded from the caller and a
+    # cap of None are no window of a history.
+    src = (
+        "store = SqlHistoryStore(url=DB, max_messages=12)\n"
+        "memory = WindowedChatMemory(k=4)\n"
+        "win = ConversationWindowMemory(k=4)\n"
+        "msgs = compose_messages_with_history(\n"
+        "    system=PROMPT,\n"
+        "    history=past,\n"
+        "    max_history_messages=8,\n"
+        ")\n"
+        "batch = subscriber.pull(max_messages=50)\n"
+        "team = RoundRobinGroupChat(agents, max_turns=5)\n"
+        "def make(max_messages=None):\n"
+        "    return SqlHistoryStore(url=DB, max_messages=max_messages)\n"
+        "whole = SqlHistoryStore(url=DB, max_messages=None)\n"
+        "sized = SqlHistoryStore(url=DB, max_message_length=2000)\n"
+    )
+    assert _codes(src, "agent.py") == [(1, "PL303"), (3, "PL303"), (7, "PL303")]
+
+
+def test_a_window_cut_at_the_end_of_a_chain_over_the_history() -> None:
+    # Reported at `.slice`, where the chain cuts. The same chain over a list of orders, and a
+    # filter that keeps one role's messages to mark them, cut no history.
+    src = (
+        "async function load(store, id) {\n"
+        "  const storedMessages = await store.list(id);\n"
+        "  const recentMessages = storedMessages\n"
+        "    .filter((m) => m.role === 'user' || m.role === 'assistant')\n"
+        "    .map((m) => ({ role: m.role, content: m.content }))\n"
+        "    .slice(-16);\n"
+        "  const lastOrders = orders.filter((o) => o.open).slice(-16);\n"
+        "  const lastTwo = recentMessages.filter((m) => m.role === 'user').slice(-2);\n"
+        "  return [recentMessages, lastOrders, lastTwo];\n"
+        "}\n"
+    )
+    assert _codes(src, "history.ts") == [(6, "PL303")]
+
+
+def test_a_slice_from_where_this_turn_began_is_no_window() -> None:
+    # The messages this turn added are the newest ones; a start kept in `cutIndex` moves.
+    src = (
+        "function collect(result, turnStart, cutIndex) {\n"
+        "  const added = result.messages.slice(turnStart);\n"
+        "  const kept = result.messages.slice(cutIndex);\n"
+        "  return { added, kept };\n"
+        "}\n"
+    )
+    assert _codes(src, "turn.ts") == [(3, "PL303")]
+
+
+def test_a_running_summary_written_into_the_system_prompt() -> None:
+    # The conversation's summary opens the system prompt; a summary of the tools does not
+    # change as the chat goes on.
+    src = (
+        "export async function answer(input: { summary?: string }, messages: Msg[]) {\n"
+        "  const base = await loadPersona();\n"
+        "  const systemPrompt = input.summary\n"
+        "    ? `Earlier in this chat: ${input.summary}\\n\\n${base}`\n"
+        "    : base;\n"
+        "  return streamText({ model, system: systemPrompt, messages });\n"
+        "}\n"
+        "export async function tools(toolSummary: string, messages: Msg[]) {\n"
+        "  const systemPrompt = `You can use: ${toolSummary}`;\n"
+        "  return streamText({ model, system: systemPrompt, messages });\n"
+        "}\n"
+    )
+    assert _codes(src, "runner.ts") == [(4, "PL303")]
+
+
+def test_python_a_running_summary_written_into_the_system_prompt() -> None:
+    # In the system message it moves the prefix at each new summary; as the first user
+    # message after the system prompt it is where a summary belongs, and a skills summary is
+    # fixed text.
+    src = (
+        "def build(history, conversation_summary, skills_summary):\n"
+        "    system = f'You help.\\nSo far: {conversation_summary}\\n{skills_summary}'\n"
+        "    return [{'role': 'system', 'content': system}, *history]\n"
+        "def build_after(history, conversation_summary):\n"
+        "    note = {'role': 'user', 'content': f'Summary: {conversation_summary}'}\n"
+        "    return [{'role': 'system', 'content': 'You help.'}, note, *history]\n"
+    )
+    assert _codes(src, "context.py") == [(2, "PL303")]
+
+
+def test_an_entry_of_a_record_named_for_hours_is_no_clock() -> None:
+    # `shop.hours.monday` is a schedule's text; `hours` itself still reads as a time.
+    src = (
+        "function build(shop, hours) {\n"
+        "  const systemPrompt = `Open: ${shop.hours.monday}.`;\n"
+        "  const systemNote = `Hours now: ${hours}.`;\n"
+        "  return [systemPrompt, systemNote];\n"
+        "}\n"
+    )
+    assert [c for _, c in _codes(src, "shop.js")] == ["PL101"]
+    assert _codes(src, "shop.js")[0][0] == 3
+
+
+def test_a_minified_bundle_past_a_bound_is_no_finding(tmp_path: Path) -> None:
+    # Past its time budget a hand-written file is a PL906 notice; the same code as a bundle
+    # whose lines a minifier wrote is generated, and a notice about it is no finding.
+    funcs = [f"function f{i}(x) {{ return x + {i}; }}" for i in range(20_000)]
+    hand = tmp_path / "hand.js"
+    hand.write_text("\n".join(funcs) + "\n")
+    bundle = tmp_path / "bundle.js"
+    bundle.write_text("/* bundle */\n" + "".join(funcs) + "\n")
+    assert len(bundle.read_text().splitlines()[1]) >= MINIFIED_LINE
+    found, _ = lint_file(str(hand), "js", None, time_s=0.05)
+    assert [f.code for f in found] == ["PL906"]
+    assert lint_file(str(bundle), "js", None, time_s=0.05) == ([], 0)
+
+
+def test_python_a_parameter_named_for_retrieved_content_in_the_system_prompt() -> None:
+    # The memories found for this request, one line each, in the text a system-prompt builder
+    # returns; the user's profile context and a list of rules are set once.
+    src = (
+        "class Context:\n"
+        "    def build_system_prompt(self, memories, profile_context, rules):\n"
+        "        parts = ['You help.', profile_context]\n"
+        "        for rule in rules:\n"
+        "            parts.append(f'* {rule}')\n"
+        "        for memory in memories:\n"
+        "            parts.append(f'- {memory}')\n"
+        "        return '\\n'.join(parts)\n"
+    )
+    assert _codes(src, "context.py") == [(7, "PL304")]
