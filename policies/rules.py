@@ -386,7 +386,11 @@ _RULES: tuple[Rule, ...] = (
         "system prompt, and a system message written from the request's current state "
         "(`{ role: 'system', content: \"Spec: \" + input.currentSpec }`, not `currentUser` or "
         "`currentDate`, which other rules read) put into a message list before the history "
-        "is pushed or spread into it (`for (const m of history) messages.push(m)`).",
+        "is pushed or spread into it (`for (const m of history) messages.push(m)`), and "
+        "retrieved content added to one text before the history is (`prompt += "
+        "`${memoryContext}`` then a loop over the history that adds to `prompt`). In Python "
+        "also a parameter named for what was retrieved (`memories`, `search_results`, "
+        "`rag_context`; not `profile_context`) written into a system prompt.",
         "The cache matches from the first byte. A part that changes with each question (a "
         "repository map ranked by the files the question mentions, retrieved documents) and "
         "comes before the history moves the first differing byte up to itself: the whole "
@@ -458,7 +462,10 @@ _RULES: tuple[Rule, ...] = (
         "constructor or setup method, nor an adapter's own `update_tools` forwarding it). In "
         "both languages, the system message at the head of a kept history replaced by "
         "computed text (`history[0] = { role: 'system', content: config.instructions }`) in "
-        "a method named for a change (`updateSession`) or one that sends the messages.",
+        "a method named for a change (`updateSession`) or one that sends the messages. In "
+        "TypeScript a choice ahead of its default counts as the choice (`PROMPTS[mode] || "
+        "PROMPTS.normal`), and so does one section of a system prompt looked up by a mode "
+        "(`${NOTES[replyMode] || NOTES.inform}`): the prompt changes from there on.",
         "Switching mode changes the first bytes, so no two modes share any cached prefix; for "
         "OpenAI the first ~256 tokens also pick the machine, so modes land on different "
         "machines.",

@@ -99,6 +99,17 @@ _JSX = frozenset({"jsx_element", "jsx_fragment"})
 _COMPOSE = frozenset({"template_string", "binary_expression", "array", *_JSX})
 
 
+def _before_fallback(src: Source, v: Node) -> Node:
+    """`PROMPTS[mode] || PROMPTS.normal` -> `PROMPTS[mode]`: the choice, ahead of its default."""
+    while v.type == "binary_expression":
+        op = v.child_by_field_name("operator")
+        left = v.child_by_field_name("left")
+        if op is None or src.text(op) not in ("||", "??") or left is None:
+            break
+        v = unwrap(left)
+    return v
+
+
 def prefix_name(name: str) -> bool | None:
     """True: names a prompt prefix; False: a user turn; None: says nothing."""
     ws = set(words(name))
@@ -612,6 +623,8 @@ class SinkCheck:
                 self._per_request(leaf, sink, sink_line)
                 self._summary(leaf, sink, sink_line)
                 if set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES):
+                    self._mode_piece(leaf, sink, sink_line)
+                if set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES):
                     self._fetched(leaf, sink, sink_line)
             if self._is_named_sink(inner):
                 # `system: systemPrompt`: the value was reported where `systemPrompt` is bound,
@@ -659,7 +672,7 @@ class SinkCheck:
     def _mode_tools(self, value: Node, name: str) -> None:
         """PL302: a tool list picked by a mode (`mode === "plan" ? readOnly : all`,
         `TOOLS[mode]`, `.filter((t) => t.modes.includes(mode))`)."""
-        v = unwrap(value)
+        v = _before_fallback(self.src, unwrap(value))
         nodes = [v]
         if v.type == "identifier":
             _, vals, _ = self.ev.m.lookup(v, self.src.text(v))
@@ -688,7 +701,7 @@ class SinkCheck:
 
     def _mode_prompt(self, value: Node, name: str) -> None:
         """PL302: a system prompt picked by a mode (`chatMode === "build" ? a : b`)."""
-        v = unwrap(value)
+        v = _before_fallback(self.src, unwrap(value))
         if v.type == "ternary_expression":
             cond = v.child_by_field_name("condition")
         elif v.type == "subscript_expression":
@@ -742,6 +755,26 @@ class SinkCheck:
             f"`{name}` ({what}) is written into {sink} (line {sink_line}), ahead "
             "of the conversation history: the prefix changes there on every request and the "
             "whole history is sent again uncached; put it in the newest user message",
+        )
+
+    def _mode_piece(self, leaf: Node, sink: str, sink_line: int) -> None:
+        """PL302: a section of a system prompt looked up by a mode (`${MODE_NOTES[replyMode]
+        || MODE_NOTES.inform}`): the prompt's text changes from there whenever the mode does."""
+        if leaf.type != "template_substitution" or not leaf.named_children:
+            return
+        v = _before_fallback(self.src, unwrap(leaf.named_children[0]))
+        if v.type != "subscript_expression":
+            return
+        n = self._mode_word([v.child_by_field_name("index")])  # type: ignore[list-item]
+        if n is None:
+            return
+        self._report(
+            leaf,
+            "PL302",
+            f"the section `{self.src.text(v)}` of {sink} (line {sink_line}) is chosen by "
+            f"`{self.src.text(n)}`: switching modes changes the prompt from there, and every "
+            "request after the switch misses the cache; keep one prompt and state the mode in "
+            "the newest user turn",
         )
 
     def _summary(self, leaf: Node, sink: str, sink_line: int) -> None:

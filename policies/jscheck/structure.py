@@ -1003,16 +1003,90 @@ def check_content_before_history(src: Source) -> list[Finding]:
         first = next((i for i, x in enumerate(names) if x and _retrieved(src, subs[i])), None)
         if first is None or not any(_history_word(x) for x in names[first + 1 :] if x):
             continue
-        out.append(
-            src.finding(
-                subs[first],
-                "PL304",
-                f"`{names[first]}` (retrieved for this request) comes before the conversation in "
-                "one text: each time it changes, the history after it is sent again uncached; "
-                "put it after the history, next to the newest message",
-            )
-        )
+        out.append(src.finding(subs[first], "PL304", _before_history(names[first])))
+    return out + _appended_before_history(src)
+
+
+def _before_history(name: str) -> str:
+    return (
+        f"`{name}` (retrieved for this request) comes before the conversation in one text: "
+        "each time it changes, the history after it is sent again uncached; put it after the "
+        "history, next to the newest message"
+    )
+
+
+def _appended_before_history(src: Source) -> list[Finding]:
+    """The same text built a statement at a time: `prompt += `${memoryContext}\n\n`` and
+    later `history.slice(-5).forEach((m) => { prompt += ... })` (or `prompt += history`)."""
+    out: list[Finding] = []
+    adds = [
+        n
+        for n in walk(src.root)
+        if n.type == "augmented_assignment_expression"
+        and src.text(n.child_by_field_name("operator")) == "+="
+    ]
+    reported: set[tuple[int, str]] = set()
+    for a in adds:
+        target = src.text(a.child_by_field_name("left"))
+        first = _retrieved_in(src, a.child_by_field_name("right"))
+        fn = scope_of(a)
+        if first is None or (fn.id, target) in reported:
+            continue
+        for later in adds:
+            if (
+                later.start_byte > a.end_byte
+                and src.text(later.child_by_field_name("left")) == target
+                and _inside(later, fn)
+                and _adds_history(src, later, fn)
+            ):
+                reported.add((fn.id, target))
+                out.append(src.finding(first, "PL304", _before_history(src.text(first))))
+                break
     return out
+
+
+def _retrieved_in(src: Source, value: Node | None) -> Node | None:
+    """The retrieved name a `+=` adds: itself, or a substitution of its template."""
+    if value is None:
+        return None
+    value = unwrap(value)
+    if value.type == "identifier":
+        return value if _retrieved(src, value) else None
+    if value.type == "template_string":
+        for c in value.named_children:
+            if c.type == "template_substitution" and c.named_children:
+                x = unwrap(c.named_children[0])
+                if x.type == "identifier" and _retrieved(src, x):
+                    return x
+    return None
+
+
+def _inside(node: Node, fn: Node) -> bool:
+    p = node.parent
+    while p is not None:
+        if p.id == fn.id:
+            return True
+        p = p.parent
+    return False
+
+
+def _adds_history(src: Source, add: Node, fn: Node) -> bool:
+    """The `+=` writes the conversation: its value names the history, or it runs in a loop or a
+    callback over the history (`this.history.slice(-5).forEach(...)`, `for (const m of
+    messages)`)."""
+    names = [add.child_by_field_name("right")]
+    p = add.parent
+    while p is not None and p.id != fn.id:
+        if p.type == "call_expression":
+            names.append(p.child_by_field_name("function"))
+        elif p.type == "for_in_statement":
+            names.append(p.child_by_field_name("right"))
+        p = p.parent
+    for n in names:
+        for x in walk(n) if n is not None else ():
+            if x.type in ("identifier", "property_identifier") and _history_word(src.text(x)):
+                return True
+    return False
 
 
 # The state of this request or session as it is now (`input.currentSpec`,

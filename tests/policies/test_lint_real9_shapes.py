@@ -144,3 +144,56 @@ def test_python_a_parameter_named_for_retrieved_content_in_the_system_prompt() -
         "        return '\\n'.join(parts)\n"
     )
     assert _codes(src, "context.py") == [(7, "PL304")]
+
+
+def test_a_prompt_picked_by_mode_ahead_of_its_default() -> None:
+    # `PROMPTS[mode] || PROMPTS.plain`: the choice is the mode's; a prompt picked by a fixed
+    # key with the same default is one prompt.
+    src = (
+        "const PROMPTS = { plain: 'Be plain.', pirate: 'Talk like a pirate.' };\n"
+        "function systemFor(channel) {\n"
+        "  const mode = modes.get(channel);\n"
+        "  const modePrompt = PROMPTS[mode] || PROMPTS.plain;\n"
+        "  const basePrompt = PROMPTS['plain'] || 'Be plain.';\n"
+        "  return [modePrompt, basePrompt];\n"
+        "}\n"
+    )
+    assert _codes(src, "bot.js") == [(4, "PL302")]
+
+
+def test_retrieved_content_appended_before_the_history_a_statement_at_a_time() -> None:
+    # The memories found for this message are added to the text before the recent turns are;
+    # added after them, they sit next to the newest message, where they belong.
+    src = (
+        "class Agent {\n"
+        "  build(message: string, memoryContext: string): string {\n"
+        "    let prompt = 'You help.\\n';\n"
+        "    prompt += `${memoryContext}\\n`;\n"
+        "    this.chatHistory.forEach((m) => {\n"
+        "      prompt += `${m.role}: ${m.content}\\n`;\n"
+        "    });\n"
+        "    return prompt + message;\n"
+        "  }\n"
+        "  after(message: string, memoryContext: string): string {\n"
+        "    let text = 'You help.\\n';\n"
+        "    for (const m of this.chatHistory) text += `${m.role}: ${m.content}\\n`;\n"
+        "    text += `${memoryContext}\\n`;\n"
+        "    return text + message;\n"
+        "  }\n"
+        "}\n"
+    )
+    assert _codes(src, "agent.ts") == [(4, "PL304")]
+
+
+def test_a_section_of_the_system_prompt_looked_up_by_mode() -> None:
+    # One section of the system prompt is the mode's note; a section looked up by the shop's
+    # region (set once per deployment) is no mode.
+    src = (
+        "const NOTES = { ask: 'Ask one question.', inform: 'Give prices.' };\n"
+        "function build(replyMode, region) {\n"
+        "  const systemPrompt = `You sell bikes.\\n${NOTES[replyMode] || NOTES.inform}`;\n"
+        "  const systemNote = `Region rules: ${NOTES[region] || NOTES.inform}`;\n"
+        "  return [systemPrompt, systemNote];\n"
+        "}\n"
+    )
+    assert _codes(src, "formatter.js") == [(3, "PL302")]
