@@ -166,6 +166,58 @@ def _length_less_cap(src: Source, node: Node) -> bool:
     return bool(ws & _COUNTS) and bool(ws & _COUNTED) and _not_system(ws)
 
 
+# A store's calls named for the messages it keeps (`getMessages`, `listHistory`).
+_STORED = frozenset({"messages", "history", "conversation", "turns"})
+
+
+def _window_memory(src: Source, new: Node) -> bool:
+    """`new BufferWindowMemory({ k: 5 })`, `new ChatHistoryWindow({ maxMessages: 10 })`: a
+    framework's memory built to keep only the newest messages."""
+    ws = set(words(callee_name(src, new)))
+    if not ws & {"memory", "history", "window", "conversation"}:
+        return False
+    for a in arguments(new):
+        a = unwrap(a)
+        if a.type != "object":
+            continue
+        for p in a.named_children:
+            if p.type != "pair":
+                continue
+            key = key_name(src, p.child_by_field_name("key")) or ""
+            value = src.text(unwrap(p.child_by_field_name("value")))  # type: ignore[arg-type]
+            if value in ("undefined", "null", "0", "Infinity"):
+                continue
+            if (key == "k" and "window" in ws) or _is_cap(key):
+                return True
+    return False
+
+
+def _newest_of_store(src: Source, call: Node) -> bool:
+    """`messages.find({ chatId }).sort({ createdAt: -1 }).limit(20)`: a collection of messages
+    read newest first and cut to a count (Mongo-style), the store's own window."""
+    fn = call.child_by_field_name("function")
+    obj = fn.child_by_field_name("object") if fn is not None else None
+    sorted_ = False
+    while obj is not None:
+        obj = unwrap(obj)
+        if obj.type == "call_expression":
+            if callee_name(src, obj) == "sort":
+                sorted_ = True
+            for a in arguments(obj):
+                text = string_value(src, unwrap(a))
+                if text is not None and set(words(text)) & _STORED:
+                    return sorted_  # `db.collection("messages")`
+            f = obj.child_by_field_name("function")
+            obj = f.child_by_field_name("object") if f is not None else None
+        elif obj.type == "member_expression":
+            if set(words(src.text(obj.child_by_field_name("property")))) & _STORED:
+                return sorted_
+            obj = obj.child_by_field_name("object")
+        else:
+            return sorted_ and bool(set(words(src.text(obj))) & _STORED)
+    return False
+
+
 def _not_system(ws: set[str]) -> bool:
     """Not named for the system prompt: `systemMessages` is not the history, while
     `nonSystemMessages` (the history with the system messages taken out) is."""
@@ -280,10 +332,16 @@ def check_windows(src: Source) -> list[Finding]:
             name = src.text(n.child_by_field_name("name"))
             add(_cut_at(src, n), f"the history is kept from `{name}` (its length less a cap) on")
             continue
+        if n.type == "new_expression" and _window_memory(src, n):
+            add(n, f"the history is kept to its newest messages (`{_short(src, n)}`)")
+            continue
         if n.type != "call_expression":
             continue
         name = callee_name(src, n)
         args = arguments(n)
+        if name == "limit" and args and _newest_of_store(src, n):
+            add(n, f"the stored messages are read back to a count (`{_short(src, n)}`)")
+            continue
         fn = n.child_by_field_name("function")
         obj = fn.child_by_field_name("object") if fn is not None else None
         if name == "trimMessages":
@@ -335,6 +393,8 @@ def check_windows(src: Source) -> list[Finding]:
                         if p.type == "pair"
                     ]
                     capped = any(_is_cap(k) for k in keys)
+                    # `getMessages(id, { limit: 20 })`: a store call named for the messages
+                    capped = capped or ("limit" in keys and bool(set(words(name)) & _STORED))
                 if capped and name and set(words(name)) & (_HISTORY | {"load", "trim"}):
                     add(n, f"the history is loaded capped to a message count (`{_short(src, n)}`)")
                     break

@@ -64,6 +64,19 @@ def _is_history(node: ast.AST) -> bool:
     return bool(ws & _HISTORY) and ("system" not in ws or "non" in ws)  # non_system_messages
 
 
+def _keyed_history(node: ast.AST) -> bool:
+    """`self.history[chat_id]`: one conversation of a store keyed by its id (a message,
+    `messages[i]`, is looked up by a position, not an id or a key)."""
+    if not (isinstance(node, ast.Subscript) and _is_history(node.value)):
+        return False
+    key = node.slice
+    name = (
+        key.id if isinstance(key, ast.Name) else key.attr if isinstance(key, ast.Attribute) else ""
+    )
+    ws = set(words(name))
+    return bool(ws & {"id", "key", "cid", "sid", "uid"})
+
+
 def _from_end(lower: ast.expr | None) -> bool:
     """`-n` or `len(x) - n`: a bound counted from the end, also inside the arithmetic around it
     (`1 + max(0, len(messages) - n)`, which keeps the first message and the last n)."""
@@ -106,6 +119,7 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
                 (
                     (
                         _is_history(node.value)
+                        or _keyed_history(node.value)
                         or (isinstance(node.value, ast.Name) and node.value.id in copies)
                     )
                     and _sent(node, parents, chat)
@@ -134,6 +148,8 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             _add(ctx, node, "messages are cut out by their position once the history is long")
         elif isinstance(node, ast.Call) and _cut_by_helper(node):
             _add(ctx, node, f"the history is cut to a budget by a helper (`{_src(node.func)}`)")
+        elif isinstance(node, ast.Call) and _newest_of_store(node):
+            _add(ctx, node, f"the stored messages are read back to a count (`{_src(node)}`)")
         elif isinstance(node, ast.Call) and (cap := _history_cap(node)) is not None:
             _add(
                 ctx,
@@ -258,7 +274,7 @@ def _sent(node: ast.AST, parents: dict[int, ast.AST], chat: bool) -> bool:
         ):
             # `final_messages.extend(history[start:])`, where that list is what is sent.
             return _sent_list(parent.func.value, parent, parents)
-        if not chat:
+        if not chat and not _in_store_class(parent, parents):
             return False
         if isinstance(parent, ast.Return):
             return True
@@ -273,6 +289,22 @@ def _sent(node: ast.AST, parents: dict[int, ast.AST], chat: bool) -> bool:
                     return True
             return False
         return False
+
+
+# A class that keeps conversations for an agent: what its methods return is the history sent.
+_STORE_CLASS = frozenset({"repository", "repo", "store", "memory", "dao"})
+
+
+def _in_store_class(at: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """`class ChatRepository: def recent(self, cid, n): return self.history[cid][-n:]`: a
+    history window returned by a conversation store, in a file with no role dict of its own."""
+    cur: ast.AST | None = at
+    while cur is not None and not isinstance(cur, ast.ClassDef):
+        cur = parents.get(id(cur))
+    if cur is None:
+        return False
+    ws = set(words(cur.name))
+    return bool(ws & _STORE_CLASS) and bool(ws & (_HISTORY | {"message", "session"}))
 
 
 def _returned_later(target: ast.expr, at: ast.AST, parents: dict[int, ast.AST]) -> bool:
@@ -467,6 +499,33 @@ def _history_cap(node: ast.Call) -> ast.keyword | None:
         if kws & _CAP_OF and kws & _CAP_WORDS and not kws & _ONE_MESSAGE:
             return k
     return None
+
+
+_STORED = frozenset({"messages", "history", "conversation", "turns", "chat"})
+
+
+def _newest_of_store(node: ast.Call) -> bool:
+    """`db.messages.find({"chat": c}).sort("ts", -1).limit(20)`: a collection of messages read
+    newest first and cut to a count (pymongo-style), the store's own window."""
+    if not (isinstance(node.func, ast.Attribute) and node.func.attr == "limit" and node.args):
+        return False
+    sorted_ = False
+    cur: ast.expr = node.func.value
+    while True:
+        if isinstance(cur, ast.Call) and isinstance(cur.func, ast.Attribute):
+            sorted_ = sorted_ or cur.func.attr == "sort"
+            cur = cur.func.value
+        elif isinstance(cur, ast.Subscript):  # `db["messages"]`
+            key = const_str(cur.slice)
+            if key is not None and set(words(key)) & _STORED:
+                return sorted_
+            cur = cur.value
+        elif isinstance(cur, ast.Attribute):
+            if set(words(cur.attr)) & _STORED:
+                return sorted_
+            cur = cur.value
+        else:
+            return sorted_ and isinstance(cur, ast.Name) and bool(set(words(cur.id)) & _STORED)
 
 
 def _no_cap(value: ast.expr) -> bool:

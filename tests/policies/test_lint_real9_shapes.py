@@ -197,3 +197,45 @@ def test_a_section_of_the_system_prompt_looked_up_by_mode() -> None:
         "}\n"
     )
     assert _codes(src, "formatter.js") == [(3, "PL302")]
+
+
+def test_a_window_memory_and_stores_read_back_to_a_count() -> None:
+    # A window memory, a messages collection read newest first and cut, and a store call for
+    # the messages with a `limit`; a memory kept whole, a collection of users, an unsorted page
+    # and another store call with a limit are no windows.
+    src = (
+        "const memory = new BufferWindowMemory({ k: 5, memoryKey: 'chat_history' });\n"
+        "const whole = new BufferMemory({ memoryKey: 'chat_history' });\n"
+        "async function recent(db, store, chatId) {\n"
+        "  const rows = await db.collection('messages').find({ chatId })"
+        ".sort({ at: -1 }).limit(20).toArray();\n"
+        "  const users = await db.collection('users').find({}).sort({ name: 1 }).limit(20);\n"
+        "  const page = await db.messages.find({ chatId }).limit(20);\n"
+        "  const stored = await store.getMessages(chatId, { limit: 20 });\n"
+        "  const orders = await store.getOrders(chatId, { limit: 20 });\n"
+        "  return [rows, users, page, stored, orders];\n"
+        "}\n"
+    )
+    assert _codes(src, "store.ts") == [(1, "PL303"), (4, "PL303"), (7, "PL303")]
+
+
+def test_python_a_store_read_newest_first_to_a_count_and_a_repository_window() -> None:
+    # pymongo's newest-first read of the messages, and a repository class returning the last
+    # messages of one conversation; users, an unsorted page, one message's text cut by
+    # position and a price repository are not conversations cut.
+    src = (
+        "def recent(db, chat_id):\n"
+        "    rows = list(db.messages.find({'chat': chat_id}).sort('ts', -1).limit(20))\n"
+        "    users = list(db.users.find({}).sort('name', 1).limit(20))\n"
+        "    page = list(db['chat_messages'].find({'chat': chat_id}).limit(20))\n"
+        "    return rows, users, page\n"
+        "class ConversationRepository:\n"
+        "    def recent(self, cid, n):\n"
+        "        return self.messages[cid][-n:]\n"
+        "    def tail_of_one(self, i, n):\n"
+        "        return self.messages[i][-n:]\n"
+        "class PriceRepository:\n"
+        "    def recent(self, cid, n):\n"
+        "        return self.prices[cid][-n:]\n"
+    )
+    assert _codes(src, "store.py") == [(2, "PL303"), (8, "PL303")]
