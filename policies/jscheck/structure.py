@@ -17,7 +17,8 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from ..findings import Finding
-from ..meaning import words
+from ..meaning import OVERFLOW_TEXT, words
+from ..meaning import overflow_name as _overflow_name
 from .syntax import (
     FUNCTIONS,
     Source,
@@ -164,6 +165,67 @@ def _length_less_cap(src: Source, node: Node) -> bool:
         return bool(ws & _WINDOWED) and _not_system(ws)
     ws = set(words(value_name(src, left)))
     return bool(ws & _COUNTS) and bool(ws & _COUNTED) and _not_system(ws)
+
+
+_OVERFLOW = (
+    "the request is sent again without its oldest messages, so the first message after the "
+    "system prompt differs from then on and every later request misses the cache there; "
+    "summarise or cut the history in large steps before it reaches the limit"
+)
+_CUT_WORDS = frozenset({"truncate", "trim", "drop", "prune", "shrink", "cut", "evict"})
+
+
+def _auto_truncate(name: str) -> bool:
+    """`createAutoTruncateStrategy`, `autoTruncateMessages`: truncation run when a request
+    overflows."""
+    ws = set(words(name))
+    return "truncate" in ws and bool(ws & {"auto", "strategy", "retry"})
+
+
+def _ancestors(node: Node) -> list[Node]:
+    out = []
+    p = node.parent
+    while p is not None:
+        out.append(p)
+        p = p.parent
+    return out
+
+
+def _cut_on_overflow(src: Source, catch: Node) -> Node | None:
+    """`catch (e) { if (/context length/i.test(e.message)) { messages.splice(1, 4); return
+    retry(messages) } }`: a request that overflowed retried without its oldest messages.
+    Catching the error and giving up cuts nothing."""
+    body = catch.child_by_field_name("body")
+    if body is None:
+        return None
+    overflow = False
+    for x in walk(body):
+        if x.type in ("string", "template_string", "regex"):
+            overflow = overflow or bool(OVERFLOW_TEXT.search(src.text(x)))
+        elif x.type in ("identifier", "property_identifier"):
+            overflow = overflow or _overflow_name(src.text(x))
+    if not overflow:
+        return None
+    for x in walk(body):
+        if x.type == "call_expression":
+            name = callee_name(src, x)
+            fn = x.child_by_field_name("function")
+            obj = fn.child_by_field_name("object") if fn is not None else None
+            if name in ("splice", "shift") and is_history(src, obj):
+                return x
+            if set(words(name)) & _CUT_WORDS and any(is_history(src, a) for a in arguments(x)):
+                return x
+        elif x.type == "assignment_expression":
+            left = x.child_by_field_name("left")
+            right = x.child_by_field_name("right")
+            if (
+                is_history(src, left)
+                and right is not None
+                and unwrap(right).type == "call_expression"
+                and callee_name(src, unwrap(right)) == "slice"
+            ):
+                return x
+    return None
 
 
 # A store's calls named for the messages it keeps (`getMessages`, `listHistory`).
@@ -332,6 +394,9 @@ def check_windows(src: Source) -> list[Finding]:
             name = src.text(n.child_by_field_name("name"))
             add(_cut_at(src, n), f"the history is kept from `{name}` (its length less a cap) on")
             continue
+        if n.type == "catch_clause" and (cut := _cut_on_overflow(src, n)) is not None:
+            add(cut, "messages are dropped when a request overflows the context", _OVERFLOW)
+            continue
         if n.type == "new_expression" and _window_memory(src, n):
             add(n, f"the history is kept to its newest messages (`{_short(src, n)}`)")
             continue
@@ -339,6 +404,15 @@ def check_windows(src: Source) -> list[Finding]:
             continue
         name = callee_name(src, n)
         args = arguments(n)
+        if _auto_truncate(name) and not any(
+            _auto_truncate(callee_name(src, p))
+            for p in _ancestors(n)
+            if p.type == "call_expression"
+        ):
+            # `createAutoTruncateStrategy({ truncate: ... })`: a retry that cuts the request
+            # once the provider rejects it as too long (reported once, at the outermost call).
+            add(n, f"the request is truncated when it overflows (`{name}`)", _OVERFLOW)
+            continue
         if name == "limit" and args and _newest_of_store(src, n):
             add(n, f"the stored messages are read back to a count (`{_short(src, n)}`)")
             continue

@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 
 from ..findings import Finding
-from ..meaning import words
+from ..meaning import OVERFLOW_TEXT, overflow_name, words
 from .context import Context
 from .syntax import const_str
 
@@ -148,6 +148,12 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             _add(ctx, node, "messages are cut out by their position once the history is long")
         elif isinstance(node, ast.Call) and _cut_by_helper(node):
             _add(ctx, node, f"the history is cut to a budget by a helper (`{_src(node.func)}`)")
+        elif (
+            isinstance(node, ast.ExceptHandler) and (dropped := _cut_on_overflow(node)) is not None
+        ):
+            _add(
+                ctx, dropped, "messages are dropped when a request overflows the context", _OVERFLOW
+            )
         elif isinstance(node, ast.Call) and _newest_of_store(node):
             _add(ctx, node, f"the stored messages are read back to a count (`{_src(node)}`)")
         elif isinstance(node, ast.Call) and (cap := _history_cap(node)) is not None:
@@ -502,6 +508,48 @@ def _history_cap(node: ast.Call) -> ast.keyword | None:
 
 
 _STORED = frozenset({"messages", "history", "conversation", "turns", "chat"})
+
+
+def _cut_on_overflow(handler: ast.ExceptHandler) -> ast.stmt | ast.expr | None:
+    """`except BadRequestError as e: if "context_length_exceeded" in str(e): messages =
+    messages[:1] + messages[-10:]` (then resent): the request that overflowed is retried
+    without its oldest messages. Catching the error and giving up (`return TOO_LONG`) cuts
+    nothing."""
+    caught = ast.walk(handler.type) if handler.type is not None else ()  # `except:` catches all
+    names = [n for n in caught if isinstance(n, (ast.Name, ast.Attribute))]
+    overflow = any(overflow_name(_name(n) or "") for n in names)
+    for n in (x for stmt in handler.body for x in ast.walk(stmt)):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str):
+            overflow = overflow or bool(OVERFLOW_TEXT.search(n.value))
+        elif isinstance(n, ast.Call) and overflow_name(_name(n.func) or ""):
+            overflow = True
+    if not overflow:
+        return None
+    for n in (x for stmt in handler.body for x in ast.walk(stmt)):
+        if isinstance(n, ast.Call) and _history_pop_at(n) is not None:
+            return n
+        if isinstance(n, ast.Delete) and any(
+            isinstance(t, ast.Subscript) and _is_history(t.value) for t in n.targets
+        ):
+            return n
+        if (
+            isinstance(n, ast.Assign)
+            and any(_is_history(t) for t in n.targets)
+            and any(
+                isinstance(x, ast.Subscript)
+                and isinstance(x.slice, ast.Slice)
+                and _is_history(x.value)
+                for x in ast.walk(n.value)
+            )
+        ):
+            return n
+        if (
+            isinstance(n, ast.Call)
+            and set(words(_name(n.func) or "")) & _CUTS
+            and any(_is_history(a) for a in [*n.args, *(k.value for k in n.keywords)])
+        ):
+            return n
+    return None
 
 
 def _newest_of_store(node: ast.Call) -> bool:
@@ -861,6 +909,11 @@ _SUMMARY_TAIL = (
     "each summary rewrites the history after the system prompt, and the request after it misses "
     "the cache from there on; trigger it rarely (a high token threshold) and keep many recent "
     "messages so that the misses stay few"
+)
+_OVERFLOW = (
+    "the request is sent again without its oldest messages, so the first message after the "
+    "system prompt differs from then on and every later request misses the cache there; "
+    "summarise or cut the history in large steps before it reaches the limit"
 )
 _WINDOW_TAIL = (
     "once the window is full the first message after the system prompt changes every turn, and "

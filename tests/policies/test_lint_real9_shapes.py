@@ -239,3 +239,61 @@ def test_python_a_store_read_newest_first_to_a_count_and_a_repository_window() -
         "        return self.prices[cid][-n:]\n"
     )
     assert _codes(src, "store.py") == [(2, "PL303"), (8, "PL303")]
+
+
+def test_python_messages_dropped_when_a_request_overflows() -> None:
+    # The overflowing request is resent without its oldest messages; catching the error and
+    # giving up keeps the history whole.
+    src = (
+        "import openai\n"
+        "def ask(client, messages):\n"
+        "    try:\n"
+        "        return client.chat.completions.create(model='m', messages=messages)\n"
+        "    except openai.BadRequestError as e:\n"
+        "        if 'context_length_exceeded' in str(e):\n"
+        "            messages.pop(1)\n"
+        "            return client.chat.completions.create(model='m', messages=messages)\n"
+        "        raise\n"
+        "def ask_once(client, messages):\n"
+        "    try:\n"
+        "        return client.chat.completions.create(model='m', messages=messages)\n"
+        "    except openai.BadRequestError as e:\n"
+        '        if "maximum context length" in str(e):\n'
+        "            return 'too long'\n"
+        "        raise\n"
+        "    except:\n"
+        "        messages.pop(1)\n"
+        "        raise\n"
+    )
+    assert _codes(src, "ask.py") == [(7, "PL303")]
+
+
+def test_messages_dropped_when_a_request_overflows() -> None:
+    # A catch that cuts the history on a context-length error, and a retry strategy that
+    # truncates the request; a catch that gives up, and another retry strategy, cut nothing.
+    src = (
+        "async function ask(client, messages) {\n"
+        "  try {\n"
+        "    return await client.chat(messages);\n"
+        "  } catch (err) {\n"
+        "    if (/context length/i.test(err.message)) {\n"
+        "      messages.splice(1, 4);\n"
+        "      return client.chat(messages);\n"
+        "    }\n"
+        "    throw err;\n"
+        "  }\n"
+        "}\n"
+        "async function askOnce(client, messages) {\n"
+        "  try {\n"
+        "    return await client.chat(messages);\n"
+        "  } catch (err) {\n"
+        "    if (err.code === 'context_length_exceeded') return 'too long';\n"
+        "    throw err;\n"
+        "  }\n"
+        "}\n"
+        "const strategies = [\n"
+        "  createAutoTruncateStrategy({ truncate: (p) => autoTruncateBody(p) }),\n"
+        "  createNetworkRetryStrategy(),\n"
+        "];\n"
+    )
+    assert _codes(src, "handler.ts") == [(6, "PL303"), (21, "PL303")]
