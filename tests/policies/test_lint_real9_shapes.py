@@ -297,3 +297,17 @@ def test_messages_dropped_when_a_request_overflows() -> None:
         "];\n"
     )
     assert _codes(src, "handler.ts") == [(6, "PL303"), (21, "PL303")]
+
+
+def test_one_message_removed_by_its_id_is_no_rewrite() -> None:
+    # Taking one message out by its id (a deleted message, a typing placeholder) is an edit;
+    # dropping every tool message from the kept history rewrites its past.
+    src = (
+        "function remove(state, id) {\n"
+        "  state.messages = state.messages.filter((m) => m.id !== id);\n"
+        "}\n"
+        "function prune(state) {\n"
+        "  state.messages = state.messages.filter((m) => m.role !== 'tool');\n"
+        "}\n"
+    )
+    assert _codes(src, "chatSlice.ts") == [(5, "PL303")]
