@@ -403,7 +403,10 @@ _RULES: tuple[Rule, ...] = (
         "retrieved content added to one text before the history is (`prompt += "
         "`${memoryContext}`` then a loop over the history that adds to `prompt`). In Python "
         "also a parameter named for what was retrieved (`memories`, `search_results`, "
-        "`rag_context`; not `profile_context`) written into a system prompt.",
+        "`rag_context`; not `profile_context`) written into a system prompt. A TypeScript "
+        "prompt builder whose every call is a user message's content (`const finalPrompt = "
+        "(x) => ...` read only as `{ role: 'user', content }`) builds the request's own turn "
+        "and is no prefix.",
         "The cache matches from the first byte. A part that changes with each question (a "
         "repository map ranked by the files the question mentions, retrieved documents) and "
         "comes before the history moves the first differing byte up to itself: the whole "

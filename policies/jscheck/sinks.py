@@ -278,6 +278,12 @@ class SinkCheck:
         if not uses:
             return False
         for u in uses:
+            if (
+                u.parent is not None
+                and u.parent.type == "member_expression"
+                and self.src.text(u.parent.child_by_field_name("property")) == "length"
+            ):
+                continue  # `prompt.length` logged: a count, not a place the text is sent
             if u.type == "shorthand_property_identifier":
                 if name != "prompt" or u.parent is None or u.parent.type != "object":
                     return False
@@ -294,6 +300,36 @@ class SinkCheck:
             key = key_name(self.src, pair.child_by_field_name("key"))
             if key == "content" and _role(self.src, pair.parent) != "user":
                 return False  # `{ role: 'user', content: prompt }`: the user's own turn
+        return True
+
+    def _only_user_builder(self, name: str) -> bool:
+        """`const finalPrompt = (input) => ...` whose every call is a user message's content,
+        directly or through a local read only so (`const userPrompt = finalPrompt(x)` then `{
+        role: 'user', content: userPrompt }`): it builds the request's own turn, no prefix."""
+        if set(words(name)) & (_PREFIX_WORDS | _SYSTEM_ROLES):
+            return False
+        calls = [
+            n
+            for n in walk(self.src.root)
+            if n.type == "call_expression" and callee_name(self.src, n) == name
+        ]
+        if not calls:
+            return False
+        for c in calls:
+            p = c.parent
+            while p is not None and p.type in ("await_expression", "parenthesized_expression"):
+                p = p.parent
+            if p is not None and p.type == "variable_declarator":
+                local = self.src.text(p.child_by_field_name("name"))
+                if not self._only_user_prompt(local, p) or prefix_name(local):
+                    return False
+            elif not (
+                p is not None
+                and p.type == "pair"
+                and key_name(self.src, p.child_by_field_name("key")) == "content"
+                and _role(self.src, p.parent) == "user"
+            ):
+                return False
         return True
 
     def _one_off_system(self, name: str, at: Node) -> bool:
@@ -410,6 +446,8 @@ class SinkCheck:
             return
         v = unwrap(value)
         if prefix_name(name):
+            if v.type in FUNCTIONS and self._only_user_builder(name):
+                return
             if v.type in FUNCTIONS:
                 self._returns(v, name)
             elif self._only_user_prompt(name, at):
@@ -498,9 +536,14 @@ class SinkCheck:
         ):
             if args and unwrap(args[0]).type != "object":
                 self.text_sink(args[0], f"`{name}`", call)
-        elif prefix_name(name) and args and unwrap(args[0]).type == "object":
+        elif (
+            prefix_name(name)
+            and args
+            and unwrap(args[0]).type == "object"
+            and not self._only_user_builder(name)
+        ):
             # `chat_systemMessage({ openedURIs, directoryStr })`: what a prompt builder is
-            # handed becomes its text.
+            # handed becomes its text (unless all it builds is the request's user turn).
             for p in unwrap(args[0]).named_children:
                 if p.type == "pair" and p.child_by_field_name("value") is not None:
                     self.text_sink(p.child_by_field_name("value"), f"`{name}()`", call)  # type: ignore[arg-type]

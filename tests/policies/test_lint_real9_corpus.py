@@ -39,9 +39,9 @@ DEV_FLOOR = {
 # The test half, scored once with the rules at j30r b4f0d7c (RESULTS.md), its five unlabelled
 # findings judged (2 true, 3 false) in findings.toml.
 # Re-run as development data with the rules made general on real9's misses (k30r): TypeScript
-# structural 3 -> 7, precision 4/6 -> 9/11; Python structural 3 -> 6, precision 4/5 -> 9/10.
+# structural 3 -> 7, precision 4/6 -> 9/9; Python structural 3 -> 6, precision 4/5 -> 9/10.
 TEST_FLOOR = {
-    "ts": {"volatile": (0, 0), "structural": (7, 12), "precision": (9, 11)},
+    "ts": {"volatile": (0, 0), "structural": (7, 12), "precision": (9, 9)},
     "py": {"volatile": (0, 0), "structural": (6, 8), "precision": (9, 10)},
 }
 FLOORS: dict[str, dict[str, dict[str, tuple[int, int]]]] = {"dev": DEV_FLOOR, "test": TEST_FLOOR}

@@ -311,3 +311,28 @@ def test_one_message_removed_by_its_id_is_no_rewrite() -> None:
         "}\n"
     )
     assert _codes(src, "chatSlice.ts") == [(5, "PL303")]
+
+
+def test_a_builder_of_the_user_turn_is_no_prefix() -> None:
+    # `finalPrompt` builds only the user message of a final pass (its length logged); the
+    # request written into a builder whose text is also a system message is in the prefix.
+    src = (
+        "const finalPrompt = (input: { userMessage: string }) =>\n"
+        "  `USER MESSAGE:\\n${input.userMessage}`;\n"
+        "const notePrompt = (input: { userMessage: string }) =>\n"
+        "  `Asked: ${input.userMessage}`;\n"
+        "export async function run(client, system, userMessage, history) {\n"
+        "  const finalUserPrompt = finalPrompt({ userMessage });\n"
+        "  log(finalUserPrompt.length);\n"
+        "  await client.create({ messages: [\n"
+        "    { role: 'system', content: system },\n"
+        "    { role: 'user', content: finalUserPrompt },\n"
+        "  ] });\n"
+        "  return client.create({ messages: [\n"
+        "    { role: 'system', content: notePrompt({ userMessage }) },\n"
+        "    ...history,\n"
+        "  ] });\n"
+        "}\n"
+    )
+    found = lint_source(src, "engine.ts")
+    assert found and all(f.code == "PL304" and "`notePrompt()`" in f.message for f in found)
