@@ -249,6 +249,36 @@ def lint_file(
     """Findings of one file after its inline/front-matter/sidecar suppressions, and how many
     those suppressions hid. A file whose analysis overruns a bound (recursion, `time_s`, the
     findings cap) is one PL906 finding; the run goes on."""
+    found, hidden = _bounded(path, kind, model, prices_path, provider, time_s)
+    if kind == "js" and [f.code for f in found] == ["PL906"] and _minified(path):
+        # A minified bundle is generated code, skipped by name (`.min.js`) and here by its
+        # shape: no one writes a prompt in it, so a notice that it went unread is no finding.
+        return [], 0
+    if len(found) > MAX_FINDINGS_PER_FILE:
+        found = [
+            *found[:MAX_FINDINGS_PER_FILE],
+            Finding(
+                path,
+                found[MAX_FINDINGS_PER_FILE].line,
+                1,
+                "PL906",
+                f"more findings not shown: a file stops being reported at "
+                f"{MAX_FINDINGS_PER_FILE} findings",
+            ),
+        ]
+    return found, hidden
+
+
+def _bounded(
+    path: str,
+    kind: str,
+    model: str | None,
+    prices_path: str | None,
+    provider: str | None,
+    time_s: float | None,
+) -> tuple[list[Finding], int]:
+    """`_lint_file` within the bounds: past one (recursion, CPU time, memory) the file is one
+    PL906 finding."""
     budget = FILE_TIME_S if time_s is None else time_s
     fired: list[bool] = []
     try:
@@ -282,19 +312,20 @@ def lint_file(
                 "out of memory while analysing; nothing in this file was checked",
             )
         ], 0
-    if len(found) > MAX_FINDINGS_PER_FILE:
-        found = [
-            *found[:MAX_FINDINGS_PER_FILE],
-            Finding(
-                path,
-                found[MAX_FINDINGS_PER_FILE].line,
-                1,
-                "PL906",
-                f"more findings not shown: a file stops being reported at "
-                f"{MAX_FINDINGS_PER_FILE} findings",
-            ),
-        ]
     return found, hidden
+
+
+# A line this long is written by a minifier, not a person.
+MINIFIED_LINE = 10_000
+
+
+def _minified(path: str) -> bool:
+    """A JavaScript file with a line of MINIFIED_LINE characters or more: a minified bundle."""
+    try:
+        with open(path, "rb") as fh:
+            return any(len(line) >= MINIFIED_LINE for line in fh)
+    except OSError:
+        return False
 
 
 def _lint_file(

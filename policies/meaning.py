@@ -287,3 +287,21 @@ def names_request(name: str) -> bool:
         or (ws & _REQUEST_OWNERS and ws & _REQUEST_PARTS)
         or ("input" in ws and ws <= {"input", "text"})
     )
+
+
+# What a provider says when a request is longer than the model's context.
+OVERFLOW_TEXT = re.compile(
+    r"context[ _-]?(length|window)|maximum context|too long|token limit|too many tokens"
+    r"|context[ _-]?overflow",
+    re.IGNORECASE,
+)
+
+
+def overflow_name(name: str) -> bool:
+    """`ContextWindowExceededError`, `is_context_length_error`, `TokenLimitExceeded`."""
+    ws = set(words(name))
+    return (
+        ("context" in ws and bool(ws & {"length", "window", "overflow", "exceeded"}))
+        or {"token", "limit"} <= ws
+        or {"too", "long"} <= ws
+    )

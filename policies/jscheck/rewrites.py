@@ -17,7 +17,7 @@ from tree_sitter import Node
 from ..findings import Finding
 from ..meaning import words
 from .structure import is_history
-from .syntax import FUNCTIONS, Source, callee_name, unwrap, walk
+from .syntax import FUNCTIONS, Source, arguments, callee_name, unwrap, walk
 
 # The request a client sent: its messages cleaned on arrival are not the agent's history.
 _INCOMING = frozenset({"body", "req", "request"})
@@ -62,9 +62,29 @@ def check_rewrites(src: Source) -> list[Finding]:
             obj = fn.child_by_field_name("object") if fn is not None else None
             if set(src.text(left).replace("?.", ".").split(".")) & _INCOMING:
                 continue  # cleaning the request a client sent, the same way every time
-            if obj is not None and src.text(unwrap(obj)) == src.text(left):
+            if obj is not None and src.text(unwrap(obj)) == src.text(left) and not _by_id(src, r):
                 add(n, f"messages are filtered out of the history (`{_short(src, n)}`)")
     return out
+
+
+def _by_id(src: Source, call: Node) -> bool:
+    """`messages.filter((m) => m.id !== id)`: one message removed by its identity (a deleted
+    message, a typing placeholder taken away), an edit the user makes, not a rule that rewrites
+    the conversation's past turn by turn."""
+    args = arguments(call)
+    if len(args) != 1 or unwrap(args[0]).type != "arrow_function":
+        return False
+    body = unwrap(args[0]).child_by_field_name("body")
+    if body is None or unwrap(body).type != "binary_expression":
+        return False
+    b = unwrap(body)
+    op = b.child_by_field_name("operator")
+    left = b.child_by_field_name("left")
+    if op is None or src.text(op) not in ("!==", "!=") or left is None:
+        return False
+    return unwrap(left).type == "member_expression" and words(
+        src.text(unwrap(left).child_by_field_name("property"))
+    )[-1:] == ["id"]
 
 
 def _last_role_write(src: Source, node: Node) -> bool:

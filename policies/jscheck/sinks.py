@@ -86,11 +86,28 @@ _RETRIEVED = frozenset({"context", "results", "memories", "documents", "chunks",
 # ...unless named for what the user set once (`profileContext`, `systemContext`).
 _SETTLED = frozenset({"profile", "persona", "system", "settings", "instructions"})
 _SYSTEM_ROLES = frozenset({"system", "developer"})
+# Names of a running summary of the conversation (`summary`, `conversationSummary`); not a
+# summary of a document, a repository or a tool (`repoSummary`, `toolSummary`).
+_SUMMARY_OF = frozenset(
+    {"summary", "conversation", "chat", "history", "session", "thread", "running", "rolling"}
+    | {"current", "previous", "prior", "memory", "dialog", "dialogue"}
+)
 # Names of a mode the user picks per request: the prompt or the tools chosen by it change.
 _MODE_WORDS = frozenset({"mode", "group", "focus"})
 _LC_SYSTEM = frozenset({"SystemMessage", "SystemMessagePromptTemplate", "SystemChatMessage"})
 _JSX = frozenset({"jsx_element", "jsx_fragment"})
 _COMPOSE = frozenset({"template_string", "binary_expression", "array", *_JSX})
+
+
+def _before_fallback(src: Source, v: Node) -> Node:
+    """`PROMPTS[mode] || PROMPTS.normal` -> `PROMPTS[mode]`: the choice, ahead of its default."""
+    while v.type == "binary_expression":
+        op = v.child_by_field_name("operator")
+        left = v.child_by_field_name("left")
+        if op is None or src.text(op) not in ("||", "??") or left is None:
+            break
+        v = unwrap(left)
+    return v
 
 
 def prefix_name(name: str) -> bool | None:
@@ -261,6 +278,12 @@ class SinkCheck:
         if not uses:
             return False
         for u in uses:
+            if (
+                u.parent is not None
+                and u.parent.type == "member_expression"
+                and self.src.text(u.parent.child_by_field_name("property")) == "length"
+            ):
+                continue  # `prompt.length` logged: a count, not a place the text is sent
             if u.type == "shorthand_property_identifier":
                 if name != "prompt" or u.parent is None or u.parent.type != "object":
                     return False
@@ -277,6 +300,36 @@ class SinkCheck:
             key = key_name(self.src, pair.child_by_field_name("key"))
             if key == "content" and _role(self.src, pair.parent) != "user":
                 return False  # `{ role: 'user', content: prompt }`: the user's own turn
+        return True
+
+    def _only_user_builder(self, name: str) -> bool:
+        """`const finalPrompt = (input) => ...` whose every call is a user message's content,
+        directly or through a local read only so (`const userPrompt = finalPrompt(x)` then `{
+        role: 'user', content: userPrompt }`): it builds the request's own turn, no prefix."""
+        if set(words(name)) & (_PREFIX_WORDS | _SYSTEM_ROLES):
+            return False
+        calls = [
+            n
+            for n in walk(self.src.root)
+            if n.type == "call_expression" and callee_name(self.src, n) == name
+        ]
+        if not calls:
+            return False
+        for c in calls:
+            p = c.parent
+            while p is not None and p.type in ("await_expression", "parenthesized_expression"):
+                p = p.parent
+            if p is not None and p.type == "variable_declarator":
+                local = self.src.text(p.child_by_field_name("name"))
+                if not self._only_user_prompt(local, p) or prefix_name(local):
+                    return False
+            elif not (
+                p is not None
+                and p.type == "pair"
+                and key_name(self.src, p.child_by_field_name("key")) == "content"
+                and _role(self.src, p.parent) == "user"
+            ):
+                return False
         return True
 
     def _one_off_system(self, name: str, at: Node) -> bool:
@@ -393,6 +446,8 @@ class SinkCheck:
             return
         v = unwrap(value)
         if prefix_name(name):
+            if v.type in FUNCTIONS and self._only_user_builder(name):
+                return
             if v.type in FUNCTIONS:
                 self._returns(v, name)
             elif self._only_user_prompt(name, at):
@@ -481,9 +536,14 @@ class SinkCheck:
         ):
             if args and unwrap(args[0]).type != "object":
                 self.text_sink(args[0], f"`{name}`", call)
-        elif prefix_name(name) and args and unwrap(args[0]).type == "object":
+        elif (
+            prefix_name(name)
+            and args
+            and unwrap(args[0]).type == "object"
+            and not self._only_user_builder(name)
+        ):
             # `chat_systemMessage({ openedURIs, directoryStr })`: what a prompt builder is
-            # handed becomes its text.
+            # handed becomes its text (unless all it builds is the request's user turn).
             for p in unwrap(args[0]).named_children:
                 if p.type == "pair" and p.child_by_field_name("value") is not None:
                     self.text_sink(p.child_by_field_name("value"), f"`{name}()`", call)  # type: ignore[arg-type]
@@ -604,6 +664,9 @@ class SinkCheck:
                 continue  # an id (`return id`) names a record; it is no prompt text
             if not volatile_only:
                 self._per_request(leaf, sink, sink_line)
+                self._summary(leaf, sink, sink_line)
+                if set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES):
+                    self._mode_piece(leaf, sink, sink_line)
                 if set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES):
                     self._fetched(leaf, sink, sink_line)
             if self._is_named_sink(inner):
@@ -652,7 +715,7 @@ class SinkCheck:
     def _mode_tools(self, value: Node, name: str) -> None:
         """PL302: a tool list picked by a mode (`mode === "plan" ? readOnly : all`,
         `TOOLS[mode]`, `.filter((t) => t.modes.includes(mode))`)."""
-        v = unwrap(value)
+        v = _before_fallback(self.src, unwrap(value))
         nodes = [v]
         if v.type == "identifier":
             _, vals, _ = self.ev.m.lookup(v, self.src.text(v))
@@ -681,7 +744,7 @@ class SinkCheck:
 
     def _mode_prompt(self, value: Node, name: str) -> None:
         """PL302: a system prompt picked by a mode (`chatMode === "build" ? a : b`)."""
-        v = unwrap(value)
+        v = _before_fallback(self.src, unwrap(value))
         if v.type == "ternary_expression":
             cond = v.child_by_field_name("condition")
         elif v.type == "subscript_expression":
@@ -735,6 +798,56 @@ class SinkCheck:
             f"`{name}` ({what}) is written into {sink} (line {sink_line}), ahead "
             "of the conversation history: the prefix changes there on every request and the "
             "whole history is sent again uncached; put it in the newest user message",
+        )
+
+    def _mode_piece(self, leaf: Node, sink: str, sink_line: int) -> None:
+        """PL302: a section of a system prompt looked up by a mode (`${MODE_NOTES[replyMode]
+        || MODE_NOTES.inform}`): the prompt's text changes from there whenever the mode does."""
+        if leaf.type != "template_substitution" or not leaf.named_children:
+            return
+        v = _before_fallback(self.src, unwrap(leaf.named_children[0]))
+        if v.type != "subscript_expression":
+            return
+        n = self._mode_word([v.child_by_field_name("index")])  # type: ignore[list-item]
+        if n is None:
+            return
+        self._report(
+            leaf,
+            "PL302",
+            f"the section `{self.src.text(v)}` of {sink} (line {sink_line}) is chosen by "
+            f"`{self.src.text(n)}`: switching modes changes the prompt from there, and every "
+            "request after the switch misses the cache; keep one prompt and state the mode in "
+            "the newest user turn",
+        )
+
+    def _summary(self, leaf: Node, sink: str, sink_line: int) -> None:
+        """PL303: a summary of the conversation (`${props.summary}`, `conversationSummary`)
+        written into a system prompt: every new summary rewrites the prefix from there on, so
+        the request after it misses the cache for the whole history."""
+        inner = unwrap(leaf.named_children[0]) if leaf.type == "template_substitution" else leaf
+        if inner.type == "member_expression":
+            name = self.src.text(inner.child_by_field_name("property"))
+            root = inner
+            while root.type == "member_expression":
+                root = unwrap(root.child_by_field_name("object"))  # type: ignore[arg-type]
+            varies = scope_of(inner).type != "program" and root.type in ("identifier", "this")
+        elif inner.type in ("identifier", "shorthand_property_identifier"):
+            name = self.src.text(inner)
+            varies = self._varies(inner)
+        else:
+            return
+        ws = words(name)
+        if not (ws and ws[-1] == "summary" and set(ws) <= _SUMMARY_OF and varies):
+            return
+        if not set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES | _PROMPT_WORDS):
+            return
+        self._report(
+            leaf,
+            "PL303",
+            f"`{name}` (a summary of the conversation) is written into {sink} (line "
+            f"{sink_line}): each new summary changes the prompt's start, and the request after "
+            "it misses the cache for the whole history; put the summary after the system "
+            "prompt, as the first message it replaces, and refresh it rarely",
         )
 
     def _fetched(self, leaf: Node, sink: str, sink_line: int) -> None:

@@ -17,7 +17,8 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from ..findings import Finding
-from ..meaning import words
+from ..meaning import OVERFLOW_TEXT, words
+from ..meaning import overflow_name as _overflow_name
 from .syntax import (
     FUNCTIONS,
     Source,
@@ -166,6 +167,119 @@ def _length_less_cap(src: Source, node: Node) -> bool:
     return bool(ws & _COUNTS) and bool(ws & _COUNTED) and _not_system(ws)
 
 
+_OVERFLOW = (
+    "the request is sent again without its oldest messages, so the first message after the "
+    "system prompt differs from then on and every later request misses the cache there; "
+    "summarise or cut the history in large steps before it reaches the limit"
+)
+_CUT_WORDS = frozenset({"truncate", "trim", "drop", "prune", "shrink", "cut", "evict"})
+
+
+def _auto_truncate(name: str) -> bool:
+    """`createAutoTruncateStrategy`, `autoTruncateMessages`: truncation run when a request
+    overflows."""
+    ws = set(words(name))
+    return "truncate" in ws and bool(ws & {"auto", "strategy", "retry"})
+
+
+def _ancestors(node: Node) -> list[Node]:
+    out = []
+    p = node.parent
+    while p is not None:
+        out.append(p)
+        p = p.parent
+    return out
+
+
+def _cut_on_overflow(src: Source, catch: Node) -> Node | None:
+    """`catch (e) { if (/context length/i.test(e.message)) { messages.splice(1, 4); return
+    retry(messages) } }`: a request that overflowed retried without its oldest messages.
+    Catching the error and giving up cuts nothing."""
+    body = catch.child_by_field_name("body")
+    if body is None:
+        return None
+    overflow = False
+    for x in walk(body):
+        if x.type in ("string", "template_string", "regex"):
+            overflow = overflow or bool(OVERFLOW_TEXT.search(src.text(x)))
+        elif x.type in ("identifier", "property_identifier"):
+            overflow = overflow or _overflow_name(src.text(x))
+    if not overflow:
+        return None
+    for x in walk(body):
+        if x.type == "call_expression":
+            name = callee_name(src, x)
+            fn = x.child_by_field_name("function")
+            obj = fn.child_by_field_name("object") if fn is not None else None
+            if name in ("splice", "shift") and is_history(src, obj):
+                return x
+            if set(words(name)) & _CUT_WORDS and any(is_history(src, a) for a in arguments(x)):
+                return x
+        elif x.type == "assignment_expression":
+            left = x.child_by_field_name("left")
+            right = x.child_by_field_name("right")
+            if (
+                is_history(src, left)
+                and right is not None
+                and unwrap(right).type == "call_expression"
+                and callee_name(src, unwrap(right)) == "slice"
+            ):
+                return x
+    return None
+
+
+# A store's calls named for the messages it keeps (`getMessages`, `listHistory`).
+_STORED = frozenset({"messages", "history", "conversation", "turns"})
+
+
+def _window_memory(src: Source, new: Node) -> bool:
+    """`new BufferWindowMemory({ k: 5 })`, `new ChatHistoryWindow({ maxMessages: 10 })`: a
+    framework's memory built to keep only the newest messages."""
+    ws = set(words(callee_name(src, new)))
+    if not ws & {"memory", "history", "window", "conversation"}:
+        return False
+    for a in arguments(new):
+        a = unwrap(a)
+        if a.type != "object":
+            continue
+        for p in a.named_children:
+            if p.type != "pair":
+                continue
+            key = key_name(src, p.child_by_field_name("key")) or ""
+            value = src.text(unwrap(p.child_by_field_name("value")))  # type: ignore[arg-type]
+            if value in ("undefined", "null", "0", "Infinity"):
+                continue
+            if (key == "k" and "window" in ws) or _is_cap(key):
+                return True
+    return False
+
+
+def _newest_of_store(src: Source, call: Node) -> bool:
+    """`messages.find({ chatId }).sort({ createdAt: -1 }).limit(20)`: a collection of messages
+    read newest first and cut to a count (Mongo-style), the store's own window."""
+    fn = call.child_by_field_name("function")
+    obj = fn.child_by_field_name("object") if fn is not None else None
+    sorted_ = False
+    while obj is not None:
+        obj = unwrap(obj)
+        if obj.type == "call_expression":
+            if callee_name(src, obj) == "sort":
+                sorted_ = True
+            for a in arguments(obj):
+                text = string_value(src, unwrap(a))
+                if text is not None and set(words(text)) & _STORED:
+                    return sorted_  # `db.collection("messages")`
+            f = obj.child_by_field_name("function")
+            obj = f.child_by_field_name("object") if f is not None else None
+        elif obj.type == "member_expression":
+            if set(words(src.text(obj.child_by_field_name("property")))) & _STORED:
+                return sorted_
+            obj = obj.child_by_field_name("object")
+        else:
+            return sorted_ and bool(set(words(src.text(obj))) & _STORED)
+    return False
+
+
 def _not_system(ws: set[str]) -> bool:
     """Not named for the system prompt: `systemMessages` is not the history, while
     `nonSystemMessages` (the history with the system messages taken out) is."""
@@ -280,10 +394,28 @@ def check_windows(src: Source) -> list[Finding]:
             name = src.text(n.child_by_field_name("name"))
             add(_cut_at(src, n), f"the history is kept from `{name}` (its length less a cap) on")
             continue
+        if n.type == "catch_clause" and (cut := _cut_on_overflow(src, n)) is not None:
+            add(cut, "messages are dropped when a request overflows the context", _OVERFLOW)
+            continue
+        if n.type == "new_expression" and _window_memory(src, n):
+            add(n, f"the history is kept to its newest messages (`{_short(src, n)}`)")
+            continue
         if n.type != "call_expression":
             continue
         name = callee_name(src, n)
         args = arguments(n)
+        if _auto_truncate(name) and not any(
+            _auto_truncate(callee_name(src, p))
+            for p in _ancestors(n)
+            if p.type == "call_expression"
+        ):
+            # `createAutoTruncateStrategy({ truncate: ... })`: a retry that cuts the request
+            # once the provider rejects it as too long (reported once, at the outermost call).
+            add(n, f"the request is truncated when it overflows (`{name}`)", _OVERFLOW)
+            continue
+        if name == "limit" and args and _newest_of_store(src, n):
+            add(n, f"the stored messages are read back to a count (`{_short(src, n)}`)")
+            continue
         fn = n.child_by_field_name("function")
         obj = fn.child_by_field_name("object") if fn is not None else None
         if name == "trimMessages":
@@ -292,10 +424,14 @@ def check_windows(src: Source) -> list[Finding]:
             name == "slice"
             and args
             and _negative(src, args[0])
-            and is_history(src, obj)
+            and is_history(src, _through_order_kept(src, obj))
             and not _for_side_request(src, n)
         ):
-            add(n, f"the conversation is cut to its last messages (`{_short(src, n)}`)")
+            # At `.slice` itself where it ends a chain spread over lines.
+            at = fn.child_by_field_name("property") if fn is not None else None
+            chained = obj is not None and unwrap(obj).type == "call_expression"
+            what = f"the conversation is cut to its last messages (`{_short(src, n)}`)"
+            add(at if chained and at is not None else n, what)
         elif (
             name == "slice"
             and len(args) == 1
@@ -331,6 +467,8 @@ def check_windows(src: Source) -> list[Finding]:
                         if p.type == "pair"
                     ]
                     capped = any(_is_cap(k) for k in keys)
+                    # `getMessages(id, { limit: 20 })`: a store call named for the messages
+                    capped = capped or ("limit" in keys and bool(set(words(name)) & _STORED))
                 if capped and name and set(words(name)) & (_HISTORY | {"load", "trim"}):
                     add(n, f"the history is loaded capped to a message count (`{_short(src, n)}`)")
                     break
@@ -514,10 +652,18 @@ def _carries_history(src: Source, content: Node) -> bool:
     return False
 
 
+# Side requests that ask about the conversation and leave it as it is.
+_ASKS_ABOUT = frozenset({"title", "topic", "classify", "judge", "critique", "reflect"})
+
+
 def _for_side_request(src: Source, node: Node) -> bool:
     """The window is bound to a name of a one-off side request (`topicMessages`,
     `titleMessages`, `summaryInput`): the recent turns a title or a summary is asked from, not
     the conversation sent each turn."""
+    if set(words(_enclosing_name(src, node))) & _ASKS_ABOUT:
+        # `generateTitle(messages)`: the function asks a title of the recent turns; it
+        # replaces nothing (a summariser's or a compactor's cut does).
+        return True
     p = node.parent
     while p is not None and p.type in ("member_expression", "call_expression", "arguments"):
         p = p.parent
@@ -525,6 +671,36 @@ def _for_side_request(src: Source, node: Node) -> bool:
         return False
     name = p.child_by_field_name("name")
     return name is not None and bool(set(words(src.text(name))) & (_SIDE | {"topic"}))
+
+
+# Array methods whose result keeps the items in their order: a window cut after them is a
+# window of the list they were called on.
+# (Not `flatMap`: it makes other items, such as the attachments of the messages.)
+_KEEP_ORDER = frozenset({"filter", "map", "concat"})
+_ROLES = frozenset({"user", "assistant", "system", "tool", "model", "human", "ai"})
+
+
+def _through_order_kept(src: Source, obj: Node | None) -> Node | None:
+    """`messages.filter(isChat).map(toModel)` -> `messages`: the list an order-keeping chain
+    starts from, so that `.slice(-20)` at its end cuts that history. A filter that keeps one
+    role (`filter((m) => m.role === "user").slice(-2)`) picks messages, not the conversation:
+    None."""
+    while obj is not None:
+        obj = unwrap(obj)
+        if obj.type != "call_expression" or callee_name(src, obj) not in _KEEP_ORDER:
+            return obj
+        if callee_name(src, obj) == "filter":
+            roles = {
+                string_value(src, x)
+                for a in arguments(obj)
+                for x in walk(a)
+                if x.type == "string" and string_value(src, x) in _ROLES
+            }
+            if len(roles) == 1:
+                return None
+        fn = obj.child_by_field_name("function")
+        obj = fn.child_by_field_name("object") if fn is not None else None
+    return obj
 
 
 def _history_word(name: str) -> bool:
@@ -593,9 +769,15 @@ _COMPARE = frozenset({"<", "<=", ">", ">="})
 _POSITION = frozenset({"index", "idx", "id", "start", "offset", "from", "cut", "slice"})
 
 
+_THIS_TURN = frozenset({"turn", "new", "current", "reply", "response"})
+
+
 def _moving(src: Source, node: Node) -> bool:
-    """A start index held in a name (`props.messageSliceId`, `startIndex`), not a literal."""
-    return bool(set(words(value_name(src, node))) & _POSITION)
+    """A start index held in a name (`props.messageSliceId`, `startIndex`), not a literal;
+    not where this turn began (`turnStart`, `newStart`): from there on are the messages this
+    turn added, the newest ones, and no older message is left out of a request by it."""
+    ws = set(words(value_name(src, node)))
+    return bool(ws & _POSITION) and not ws & _THIS_TURN
 
 
 def _reverse_budget_for(src: Source, loop: Node) -> bool:
@@ -955,16 +1137,90 @@ def check_content_before_history(src: Source) -> list[Finding]:
         first = next((i for i, x in enumerate(names) if x and _retrieved(src, subs[i])), None)
         if first is None or not any(_history_word(x) for x in names[first + 1 :] if x):
             continue
-        out.append(
-            src.finding(
-                subs[first],
-                "PL304",
-                f"`{names[first]}` (retrieved for this request) comes before the conversation in "
-                "one text: each time it changes, the history after it is sent again uncached; "
-                "put it after the history, next to the newest message",
-            )
-        )
+        out.append(src.finding(subs[first], "PL304", _before_history(names[first])))
+    return out + _appended_before_history(src)
+
+
+def _before_history(name: str) -> str:
+    return (
+        f"`{name}` (retrieved for this request) comes before the conversation in one text: "
+        "each time it changes, the history after it is sent again uncached; put it after the "
+        "history, next to the newest message"
+    )
+
+
+def _appended_before_history(src: Source) -> list[Finding]:
+    """The same text built a statement at a time: `prompt += `${memoryContext}\n\n`` and
+    later `history.slice(-5).forEach((m) => { prompt += ... })` (or `prompt += history`)."""
+    out: list[Finding] = []
+    adds = [
+        n
+        for n in walk(src.root)
+        if n.type == "augmented_assignment_expression"
+        and src.text(n.child_by_field_name("operator")) == "+="
+    ]
+    reported: set[tuple[int, str]] = set()
+    for a in adds:
+        target = src.text(a.child_by_field_name("left"))
+        first = _retrieved_in(src, a.child_by_field_name("right"))
+        fn = scope_of(a)
+        if first is None or (fn.id, target) in reported:
+            continue
+        for later in adds:
+            if (
+                later.start_byte > a.end_byte
+                and src.text(later.child_by_field_name("left")) == target
+                and _inside(later, fn)
+                and _adds_history(src, later, fn)
+            ):
+                reported.add((fn.id, target))
+                out.append(src.finding(first, "PL304", _before_history(src.text(first))))
+                break
     return out
+
+
+def _retrieved_in(src: Source, value: Node | None) -> Node | None:
+    """The retrieved name a `+=` adds: itself, or a substitution of its template."""
+    if value is None:
+        return None
+    value = unwrap(value)
+    if value.type == "identifier":
+        return value if _retrieved(src, value) else None
+    if value.type == "template_string":
+        for c in value.named_children:
+            if c.type == "template_substitution" and c.named_children:
+                x = unwrap(c.named_children[0])
+                if x.type == "identifier" and _retrieved(src, x):
+                    return x
+    return None
+
+
+def _inside(node: Node, fn: Node) -> bool:
+    p = node.parent
+    while p is not None:
+        if p.id == fn.id:
+            return True
+        p = p.parent
+    return False
+
+
+def _adds_history(src: Source, add: Node, fn: Node) -> bool:
+    """The `+=` writes the conversation: its value names the history, or it runs in a loop or a
+    callback over the history (`this.history.slice(-5).forEach(...)`, `for (const m of
+    messages)`)."""
+    names = [add.child_by_field_name("right")]
+    p = add.parent
+    while p is not None and p.id != fn.id:
+        if p.type == "call_expression":
+            names.append(p.child_by_field_name("function"))
+        elif p.type == "for_in_statement":
+            names.append(p.child_by_field_name("right"))
+        p = p.parent
+    for n in names:
+        for x in walk(n) if n is not None else ():
+            if x.type in ("identifier", "property_identifier") and _history_word(src.text(x)):
+                return True
+    return False
 
 
 # The state of this request or session as it is now (`input.currentSpec`,

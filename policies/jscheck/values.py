@@ -576,6 +576,10 @@ class Evaluator:
             if name in self.m.imports and self.m.imports[name][1] == "*":
                 return self._imported(name, prop) or self._by_meaning(node, prop)
         got = self.taints(obj)
+        if obj is not None and obj.type == "member_expression":
+            # `studio.hours.monday`: an entry of a record named for hours is a schedule's
+            # text; the name tells what the record holds, not that it reads the clock.
+            got = frozenset(t for t in got if not t.what.endswith("(by its name)"))
         return got or self._by_meaning(node, prop)
 
     def _new(self, node: Node) -> Taints:

@@ -413,8 +413,12 @@ class SinkCheck:
             code = CODE_OF.get(t.kind)
             if code is None:
                 continue
-            if t.kind == "retrieved" and sink.where.startswith("earlier"):
-                continue  # fetched for the request and sent in its own turn: where it belongs
+            if t.kind in ("retrieved", "summary") and sink.where.startswith(
+                ("earlier", "user", "prompt returned", "tool")
+            ):
+                # Fetched for the request and sent in its own turn: where it belongs; a
+                # summary as a message after the system prompt is where it belongs too.
+                continue
             if t.kind == "retrieved" and t.line in ctx.first_turn_lines:
                 continue  # fetched on the first turn only: written once, kept after that
             if t.once and t.kind in VOLATILE and not sink.in_function and sink.built:
@@ -431,6 +435,12 @@ class SinkCheck:
             elif t.once and sink.in_function and t.kind in VOLATILE:
                 severity = NOTE
                 msg += "; computed once at import, so it changes with every new process"
+            elif t.kind == "summary":
+                msg += (
+                    ": each new summary changes the prompt's start, and the request after it "
+                    "misses the cache for the whole history; put the summary after the system "
+                    "prompt, as the first message it replaces, and refresh it rarely"
+                )
             elif t.kind == "retrieved":
                 msg += (
                     ", ahead of the conversation history: the prefix changes there on every "

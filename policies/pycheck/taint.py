@@ -37,6 +37,8 @@ CODE_OF = {
     # What a search or a recall fetched for the current request: it differs on every
     # request, so in the prefix it moves the history's start (PL304).
     "retrieved": "PL304",
+    # A running summary of the conversation: each new summary rewrites the prefix (PL303).
+    "summary": "PL303",
 }
 VOLATILE = frozenset({"time", "date", "random", "vcs", "filetree", "runtime"})
 ORDER = frozenset({"unordered", "listing"})
@@ -288,6 +290,36 @@ _FETCH = FETCH_WORDS | {"context"}
 
 
 # Names about the request but not its text (`question_count`, `user_system_prompt`).
+# Names of a running summary of the conversation (`summary`, `session_summary`,
+# `compressed_summary`); not a summary of skills, a document or a repository.
+_SUMMARY_OF = frozenset(
+    {"summary", "conversation", "chat", "history", "session", "thread", "running", "rolling"}
+    | {"current", "previous", "prior", "memory", "dialog", "dialogue", "compressed", "archived"}
+)
+
+
+def _names_summary(name: str) -> bool:
+    ws = words(name)
+    return bool(ws) and ws[-1] == "summary" and set(ws) <= _SUMMARY_OF
+
+
+# Names of content retrieved for the current request (`memories`, `search_results`,
+# `rag_context`); not what the user set once (`profile_context`, `system_context`).
+_RETRIEVED_LAST = frozenset({"memories", "results", "documents", "chunks", "passages"})
+_FETCHED_CONTEXT = frozenset(
+    {"search", "retrieved", "retrieval", "rag", "docs", "doc", "document", "memory", "web"}
+    | {"relevant", "knowledge", "query", "results"}
+)
+_SETTLED = frozenset({"profile", "persona", "system", "settings", "instructions", "tool", "test"})
+
+
+def _names_retrieved(name: str) -> bool:
+    ws = words(name)
+    if not ws or set(ws) & _SETTLED:
+        return False
+    return ws[-1] in _RETRIEVED_LAST or (ws[-1] == "context" and bool(set(ws) & _FETCHED_CONTEXT))
+
+
 _NOT_THE_REQUEST = frozenset(
     {"count", "number", "num", "max", "min", "system", "prompt", "template", "schema"}
 )
@@ -505,6 +537,10 @@ class Evaluator:
 
     def ev_Call(self, node: ast.Call, env: dict[str, Taints]) -> Taints:
         out = self._call(node, env)
+        if any(k.arg == "messages" for k in node.keywords):
+            # A model's reply to a summariser's request is the new summary, not the old one
+            # its prompt held: the summary is reported where it reaches a prompt itself.
+            out = drop(out, {"summary"})
         f = node.func
         if (
             isinstance(f, ast.Attribute)
@@ -645,6 +681,17 @@ class Evaluator:
             # the user asked this turn, as the TypeScript front end reads it.
             desc = f"`{name}` (the current request)"
             return ts | {at(value, "retrieved", desc, not self.ctx.scope.in_function)}
+        fetched = [t for t in ts if t.kind == "param" and _names_retrieved(t.desc)]
+        if kind is None and fetched and isinstance(value, ast.Name):
+            # `def build_system_prompt(self, memories)`, then `f"- {memory}"` over them: a
+            # parameter named for what was retrieved for this request, as in TypeScript.
+            desc = f"`{fetched[0].desc}` (retrieved for this request)"
+            return ts | {at(value, "retrieved", desc, False)}
+        if kind is None and name and self.ctx.scope.in_function and _names_summary(name):
+            # `session_summary`, `result.summary`: the conversation's running summary, made
+            # anew as the chat goes on (a module constant named so is fixed text).
+            desc = f"`{name}` (a summary of the conversation)"
+            return ts | {at(value, "summary", desc, False)}
         if kind is None:
             return ts
         return ts | {at(value, kind, f"a value named `{name}`", not self.ctx.scope.in_function)}

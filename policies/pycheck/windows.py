@@ -27,7 +27,7 @@ from __future__ import annotations
 import ast
 
 from ..findings import Finding
-from ..meaning import words
+from ..meaning import OVERFLOW_TEXT, overflow_name, words
 from .context import Context
 from .syntax import const_str
 
@@ -62,6 +62,19 @@ def _is_history(node: ast.AST) -> bool:
         return False
     ws = set(words(name))
     return bool(ws & _HISTORY) and ("system" not in ws or "non" in ws)  # non_system_messages
+
+
+def _keyed_history(node: ast.AST) -> bool:
+    """`self.history[chat_id]`: one conversation of a store keyed by its id (a message,
+    `messages[i]`, is looked up by a position, not an id or a key)."""
+    if not (isinstance(node, ast.Subscript) and _is_history(node.value)):
+        return False
+    key = node.slice
+    name = (
+        key.id if isinstance(key, ast.Name) else key.attr if isinstance(key, ast.Attribute) else ""
+    )
+    ws = set(words(name))
+    return bool(ws & {"id", "key", "cid", "sid", "uid"})
 
 
 def _from_end(lower: ast.expr | None) -> bool:
@@ -106,6 +119,7 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
                 (
                     (
                         _is_history(node.value)
+                        or _keyed_history(node.value)
                         or (isinstance(node.value, ast.Name) and node.value.id in copies)
                     )
                     and _sent(node, parents, chat)
@@ -134,6 +148,21 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             _add(ctx, node, "messages are cut out by their position once the history is long")
         elif isinstance(node, ast.Call) and _cut_by_helper(node):
             _add(ctx, node, f"the history is cut to a budget by a helper (`{_src(node.func)}`)")
+        elif (
+            isinstance(node, ast.ExceptHandler) and (dropped := _cut_on_overflow(node)) is not None
+        ):
+            _add(
+                ctx, dropped, "messages are dropped when a request overflows the context", _OVERFLOW
+            )
+        elif isinstance(node, ast.Call) and _newest_of_store(node):
+            _add(ctx, node, f"the stored messages are read back to a count (`{_src(node)}`)")
+        elif isinstance(node, ast.Call) and (cap := _history_cap(node)) is not None:
+            _add(
+                ctx,
+                cap.value,
+                f"the history is kept to its newest messages by `{_src(node.func)}` "
+                f"(`{cap.arg}={_src(cap.value)}`)",
+            )
         elif isinstance(node, (ast.List, ast.BinOp)) and _summary_first(_parts(node)):
             if id(node) not in inner:
                 inner.update(id(x) for x in ast.walk(node) if x is not node)
@@ -251,7 +280,7 @@ def _sent(node: ast.AST, parents: dict[int, ast.AST], chat: bool) -> bool:
         ):
             # `final_messages.extend(history[start:])`, where that list is what is sent.
             return _sent_list(parent.func.value, parent, parents)
-        if not chat:
+        if not chat and not _in_store_class(parent, parents):
             return False
         if isinstance(parent, ast.Return):
             return True
@@ -266,6 +295,22 @@ def _sent(node: ast.AST, parents: dict[int, ast.AST], chat: bool) -> bool:
                     return True
             return False
         return False
+
+
+# A class that keeps conversations for an agent: what its methods return is the history sent.
+_STORE_CLASS = frozenset({"repository", "repo", "store", "memory", "dao"})
+
+
+def _in_store_class(at: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """`class ChatRepository: def recent(self, cid, n): return self.history[cid][-n:]`: a
+    history window returned by a conversation store, in a file with no role dict of its own."""
+    cur: ast.AST | None = at
+    while cur is not None and not isinstance(cur, ast.ClassDef):
+        cur = parents.get(id(cur))
+    if cur is None:
+        return False
+    ws = set(words(cur.name))
+    return bool(ws & _STORE_CLASS) and bool(ws & (_HISTORY | {"message", "session"}))
 
 
 def _returned_later(target: ast.expr, at: ast.AST, parents: dict[int, ast.AST]) -> bool:
@@ -426,6 +471,116 @@ def _cut_by_helper(node: ast.Call) -> bool:
         k.arg is not None and set(words(k.arg)) & _BUDGET for k in node.keywords
     )
     return of_history and budget
+
+
+# A keyword that caps how many messages a history keeps (`max_messages`,
+# `max_history_messages`, `history_limit`); not `max_turns` (an agent loop's steps) nor a size
+# of one message (`max_message_length`).
+_CAP_OF = frozenset({"messages", "history", "msgs"})
+_CAP_WORDS = frozenset({"max", "limit", "last", "keep", "recent", "window"})
+_ONE_MESSAGE = frozenset({"length", "size", "chars", "characters", "bytes"})
+# Names of what keeps or builds a conversation: a history provider, a memory, a builder.
+_KEEPERS = frozenset({"history", "memory", "conversation"})
+
+
+def _history_cap(node: ast.Call) -> ast.keyword | None:
+    """A framework's history store or builder configured to keep only the newest messages:
+    `RedisHistoryProvider(max_messages=10)`, `build_messages_with_history(...,
+    max_history_messages=10)`, LangChain's `ConversationBufferWindowMemory(k=5)`. The store
+    hands the model a sliding window once it is full, wherever the call is."""
+    names = [_name(node.func) or ""]
+    if isinstance(node.func, ast.Attribute):
+        names.append(_name(node.func.value) or "")  # `ChatMemoryBuffer.from_defaults(...)`
+    ws = {w for n in names for w in words(n)}
+    if not ws & _KEEPERS:
+        return None
+    for k in node.keywords:
+        if k.arg is None or _no_cap(k.value):
+            continue
+        if isinstance(k.value, ast.Name) and k.value.id == k.arg:
+            continue  # `num_last_messages=num_last_messages`: the caller's setting, forwarded
+        kws = set(words(k.arg))
+        if k.arg == "k" and "window" in ws:
+            return k
+        if kws & _CAP_OF and kws & _CAP_WORDS and not kws & _ONE_MESSAGE:
+            return k
+    return None
+
+
+_STORED = frozenset({"messages", "history", "conversation", "turns", "chat"})
+
+
+def _cut_on_overflow(handler: ast.ExceptHandler) -> ast.stmt | ast.expr | None:
+    """`except BadRequestError as e: if "context_length_exceeded" in str(e): messages =
+    messages[:1] + messages[-10:]` (then resent): the request that overflowed is retried
+    without its oldest messages. Catching the error and giving up (`return TOO_LONG`) cuts
+    nothing."""
+    caught = ast.walk(handler.type) if handler.type is not None else ()  # `except:` catches all
+    names = [n for n in caught if isinstance(n, (ast.Name, ast.Attribute))]
+    overflow = any(overflow_name(_name(n) or "") for n in names)
+    for n in (x for stmt in handler.body for x in ast.walk(stmt)):
+        if isinstance(n, ast.Constant) and isinstance(n.value, str):
+            overflow = overflow or bool(OVERFLOW_TEXT.search(n.value))
+        elif isinstance(n, ast.Call) and overflow_name(_name(n.func) or ""):
+            overflow = True
+    if not overflow:
+        return None
+    for n in (x for stmt in handler.body for x in ast.walk(stmt)):
+        if isinstance(n, ast.Call) and _history_pop_at(n) is not None:
+            return n
+        if isinstance(n, ast.Delete) and any(
+            isinstance(t, ast.Subscript) and _is_history(t.value) for t in n.targets
+        ):
+            return n
+        if (
+            isinstance(n, ast.Assign)
+            and any(_is_history(t) for t in n.targets)
+            and any(
+                isinstance(x, ast.Subscript)
+                and isinstance(x.slice, ast.Slice)
+                and _is_history(x.value)
+                for x in ast.walk(n.value)
+            )
+        ):
+            return n
+        if (
+            isinstance(n, ast.Call)
+            and set(words(_name(n.func) or "")) & _CUTS
+            and any(_is_history(a) for a in [*n.args, *(k.value for k in n.keywords)])
+        ):
+            return n
+    return None
+
+
+def _newest_of_store(node: ast.Call) -> bool:
+    """`db.messages.find({"chat": c}).sort("ts", -1).limit(20)`: a collection of messages read
+    newest first and cut to a count (pymongo-style), the store's own window."""
+    if not (isinstance(node.func, ast.Attribute) and node.func.attr == "limit" and node.args):
+        return False
+    sorted_ = False
+    cur: ast.expr = node.func.value
+    while True:
+        if isinstance(cur, ast.Call) and isinstance(cur.func, ast.Attribute):
+            sorted_ = sorted_ or cur.func.attr == "sort"
+            cur = cur.func.value
+        elif isinstance(cur, ast.Subscript):  # `db["messages"]`
+            key = const_str(cur.slice)
+            if key is not None and set(words(key)) & _STORED:
+                return sorted_
+            cur = cur.value
+        elif isinstance(cur, ast.Attribute):
+            if set(words(cur.attr)) & _STORED:
+                return sorted_
+            cur = cur.value
+        else:
+            return sorted_ and isinstance(cur, ast.Name) and bool(set(words(cur.id)) & _STORED)
+
+
+def _no_cap(value: ast.expr) -> bool:
+    """`None`, `0`, `False` or `float("inf")`: the history is kept whole."""
+    if isinstance(value, ast.Constant):
+        return value.value in (None, 0, False)
+    return isinstance(value, ast.Call) and _name(value.func) == "float"
 
 
 _RECENT = frozenset({"recent", "remaining", "kept", "unsummarized", "rest"})
@@ -754,6 +909,11 @@ _SUMMARY_TAIL = (
     "each summary rewrites the history after the system prompt, and the request after it misses "
     "the cache from there on; trigger it rarely (a high token threshold) and keep many recent "
     "messages so that the misses stay few"
+)
+_OVERFLOW = (
+    "the request is sent again without its oldest messages, so the first message after the "
+    "system prompt differs from then on and every later request misses the cache there; "
+    "summarise or cut the history in large steps before it reaches the limit"
 )
 _WINDOW_TAIL = (
     "once the window is full the first message after the system prompt changes every turn, and "

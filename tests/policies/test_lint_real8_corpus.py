@@ -30,16 +30,18 @@ REAL8 = CORPUS / "real8"
 # Raised with the rules made general on real8's misses (j30r): TypeScript structural 3 -> 7,
 # Python 2 -> 5.
 DEV_FLOOR = {
-    "ts": {"volatile": (2, 6), "structural": (7, 18), "precision": (11, 16)},
-    "py": {"volatile": (0, 1), "structural": (5, 11), "precision": (7, 10)},
+    "ts": {"volatile": (2, 6), "structural": (8, 18), "precision": (12, 17)},
+    "py": {"volatile": (0, 1), "structural": (6, 11), "precision": (9, 12)},
 }
 # The test half, scored once with the rules at j30 0fec94e (RESULTS.md); its 22 unlabelled
 # findings were read and judged by someone who neither labelled the corpus nor wrote the rules.
 # Re-run as development data with the rules at j30r: structural TypeScript 2 -> 5, Python 2 -> 3;
 # TypeScript precision 7/20 -> 9/14 (one-off dates, user prompts and prompt files found under
 # process.cwd() no longer reported).
+# After real9's round (k30r): TypeScript precision 9/14 -> 9/12 (one message taken out by its
+# id is no rewrite); the development half structural TypeScript 7 -> 8, Python 5 -> 6.
 TEST_FLOOR = {
-    "ts": {"volatile": (0, 1), "structural": (5, 11), "precision": (9, 14)},
+    "ts": {"volatile": (0, 1), "structural": (5, 11), "precision": (9, 12)},
     "py": {"volatile": (1, 1), "structural": (3, 4), "precision": (6, 9)},
 }
 FLOORS = {"dev": DEV_FLOOR, "test": TEST_FLOOR}

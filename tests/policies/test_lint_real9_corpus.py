@@ -30,15 +30,19 @@ EARLIER = ("real", "real2", "real3", "real4", "real5", "real6", "real7", "real8"
 # The development half scored with main's rules (policies/ at 5808574, RESULTS.md): per
 # language, the breakers found and labelled, and the true findings of all findings. A later
 # rule may find more and must not find less; every new finding is read and labelled first.
+# Raised after real9 became development data (k30r, RESULTS.md): TypeScript structural 2 -> 4,
+# precision 4/9 -> 6/7; Python structural 0 -> 8, precision 8/8.
 DEV_FLOOR = {
-    "ts": {"volatile": (1, 1), "structural": (2, 5), "precision": (4, 9)},
-    "py": {"volatile": (0, 0), "structural": (0, 8), "precision": (0, 0)},
+    "ts": {"volatile": (1, 1), "structural": (4, 5), "precision": (6, 7)},
+    "py": {"volatile": (0, 0), "structural": (8, 8), "precision": (8, 8)},
 }
 # The test half, scored once with the rules at j30r b4f0d7c (RESULTS.md), its five unlabelled
 # findings judged (2 true, 3 false) in findings.toml.
+# Re-run as development data with the rules made general on real9's misses (k30r): TypeScript
+# structural 3 -> 7, precision 4/6 -> 9/9; Python structural 3 -> 6, precision 4/5 -> 9/10.
 TEST_FLOOR = {
-    "ts": {"volatile": (0, 0), "structural": (3, 12), "precision": (4, 6)},
-    "py": {"volatile": (0, 0), "structural": (3, 8), "precision": (4, 5)},
+    "ts": {"volatile": (0, 0), "structural": (7, 12), "precision": (9, 9)},
+    "py": {"volatile": (0, 0), "structural": (6, 8), "precision": (9, 10)},
 }
 FLOORS: dict[str, dict[str, dict[str, tuple[int, int]]]] = {"dev": DEV_FLOOR, "test": TEST_FLOOR}
 
