@@ -312,6 +312,17 @@ def _bounded(
                 "out of memory while analysing; nothing in this file was checked",
             )
         ], 0
+    except Exception as exc:  # a bug of ours on code we did not foresee: the run goes on
+        return [
+            Finding(
+                path,
+                1,
+                1,
+                "PL906",
+                f"the linter failed on this file ({type(exc).__name__}, a bug in prefixlock: "
+                "please report it); nothing in this file was checked",
+            )
+        ], 0
     return found, hidden
 
 

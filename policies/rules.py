@@ -950,8 +950,9 @@ _RULES: tuple[Rule, ...] = (
         "A file could not be analysed within the linter's bounds",
         "Reports a file whose analysis hit a bound: nesting deeper than Python's recursion "
         "limit (deeply nested JSON, thousands of chained `+` terms), more time than the "
-        "per-file budget, or more findings than the per-file cap. The run goes on with the "
-        "other files. A JavaScript file with a line of 10,000 characters or more is a "
+        "per-file budget, or more findings than the per-file cap, or an error of the "
+        "linter's own on code it did not foresee (named, as a bug to report). The run goes on "
+        "with the other files. A JavaScript file with a line of 10,000 characters or more is a "
         "minified bundle: generated code, skipped by name when it ends in `.min.js`; past a "
         "bound it gives no notice either, since no prompt there is anyone's to fix.",
         "Nothing (or, at the findings cap, not everything) in the file was checked; one "

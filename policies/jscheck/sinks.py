@@ -990,8 +990,13 @@ def _chain_root(src: Source, call: Node) -> str:
 
 
 def _is_join(src: Source, node: Node) -> bool:
+    """A string method that composes text (`parts.join("")`, `text.replace(a, b)`); a bare
+    function of the same name (`join(dir, file)` from "path") is not one."""
     n = unwrap(node)
-    return n.type == "call_expression" and callee_name(src, n) in (
+    if n.type != "call_expression":
+        return False
+    fn = n.child_by_field_name("function")
+    return (fn is not None and unwrap(fn).type == "member_expression") and callee_name(src, n) in (
         "join",
         "replace",
         "replaceAll",

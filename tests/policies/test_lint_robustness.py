@@ -217,3 +217,19 @@ def test_the_time_budget_firing_in_a_finalizer_prints_nothing() -> None:
     finally:
         sys.unraisablehook = before
     assert seen == []
+
+
+def test_a_crash_on_one_file_is_a_finding_and_the_run_goes_on(
+    proj: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (proj / "odd.ts").write_text("export const SYSTEM = `hi`;\n")
+
+    def crash(*_: object) -> None:
+        raise AttributeError("'NoneType' object has no attribute 'type'")
+
+    monkeypatch.setattr(engine, "check_js", crash)
+    result = lint_paths([str(proj)], LintConfig(), jobs=1)
+    got = {Path(f.path).name: f for f in result.findings}
+    assert got["odd.ts"].code == "PL906"
+    assert "failed on this file (AttributeError" in got["odd.ts"].message
+    assert got["agent.py"].code == "PL101"

@@ -325,3 +325,17 @@ def test_message_metadata_and_response_fields_are_not_prompt_text() -> None:
     )
     # The last line's clock is reported (once per sink: the name and the system role).
     assert sorted(set(_codes(ts))) == [(10, "PL101")]
+
+
+def test_a_bare_function_named_like_a_string_method_is_not_a_join(tmp_path: Path) -> None:
+    # `join` from "path" (and a bare `replace` or `concat`) is a function, not a string's
+    # method: its value is a leaf. The front end took every call of these names for a method
+    # and crashed on real code where a system prompt was read from a joined path.
+    (tmp_path / "prompt.ts").write_text(
+        'import { join } from "node:path";\n'
+        'import { readFileSync } from "node:fs";\n\n'
+        'const systemPrompt = join(__dirname, "prompts", "system.md");\n'
+        'export const SYSTEM = readFileSync(systemPrompt, "utf8") + `\\nDate: ${Date.now()}`;\n'
+    )
+    result = lint_paths([str(tmp_path)], LintConfig(), jobs=1)
+    assert [f.code for f in result.findings] == ["PL101"]
