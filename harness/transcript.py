@@ -1,11 +1,13 @@
 """The append-only conversation after the prefix.
 
 Messages are provider-neutral (text, tool use, tool result blocks, in the shape of Anthropic's
-content blocks) and frozen. The transcript only grows: editing the past is an explicit `fork()`,
-which the cache guard reports as a rewritten history. Each message keeps its token count, and the
-transcript the chained hash of each message's canonical bytes, computed once, so that building the
-next request costs only the new content. The bytes themselves are made when asked, not kept: the
-conversation is held once, as its blocks.
+content blocks) and frozen. A frozen block is a `FrozenDict`, a dict that refuses changes, so the
+same object is the transcript's block and the block an Anthropic request body sends (a long chat
+held each block twice: frozen, and thawed for the wire). The transcript only grows: editing the
+past is an explicit `fork()`, which the cache guard reports as a rewritten history. Each message
+keeps its token count, and the transcript the chained hash of each message's canonical bytes,
+computed once, so that building the next request costs only the new content. The bytes
+themselves are made when asked, not kept: the conversation is held once, as its blocks.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -15,8 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 from .cache.media import unit_tokens
 from .canonical import canonical_bytes, canonical_json, chain_hash
@@ -24,9 +25,37 @@ from .canonical import canonical_bytes, canonical_json, chain_hash
 Role = Literal["user", "assistant"]
 
 
+class FrozenDict(dict[str, Any]):
+    """A dict that cannot be changed: a message's block and each mapping inside one.
+
+    A dict rather than a read-only view of one, so that a request body can hold the block
+    itself (JSON encoders and SDKs take it as the dict it is) and the conversation is held once.
+    `copy()` and `dict(block)` give a plain, mutable dict."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise TypeError("a message's blocks are frozen: change a copy (dict(block))")
+
+    __setitem__ = __delitem__ = _refuse
+    clear = pop = popitem = setdefault = update = __ior__ = _refuse
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # copy, deepcopy and pickle build a new one from its items (not item by item).
+        return (FrozenDict, (dict(self),))
+
+    def __copy__(self) -> FrozenDict:
+        return self  # immutable: a copy is the same value
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenDict:
+        return self
+
+
 def _freeze(value: Any) -> Any:
+    if isinstance(value, FrozenDict):
+        return value  # frozen all the way down already
     if isinstance(value, Mapping):
-        return MappingProxyType({k: _freeze(v) for k, v in value.items()})
+        return FrozenDict({k: _freeze(v) for k, v in value.items()})
     if isinstance(value, (list, tuple)):
         return tuple(_freeze(v) for v in value)
     return value

@@ -23,7 +23,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
-from ..cache.units import Section, Unit
+from ..cache.units import Unit
 from ..canonical import chain_hash
 from ..prefix import FrozenPrefix
 from ..settings import Settings
@@ -34,17 +34,21 @@ from .base import SessionInfo
 
 @dataclass(frozen=True, slots=True)
 class MessageParts:
-    """One message on the wire: its wire dicts and, per cache unit, its section and tokens.
+    """One message on the wire: its wire dicts and the tokens of each of its cache units (all
+    in the "messages" section), `extra` tokens added to each (a role's marker).
 
     The bytes each unit hashes are made from the wire dicts when the chain is computed
     (`unit_data`), not kept: memoized on the message for the life of the conversation, they
     held its content a second and a third time (a long chat's memory grew by them every turn).
+    The counts may be the message's own `block_tokens` (with the role's tokens as `extra`):
+    a (section, tokens) pair per unit cost ~90 bytes a block, kept for the conversation's life.
     """
 
     wire: tuple[dict[str, Any], ...]
-    units: tuple[tuple[Section, int], ...]  # (section, tokens)
+    tokens: tuple[int, ...]  # per unit, less `extra`
     # The bytes each unit hashes, from `wire` (a module-level function: no reference back).
     encode: Callable[[tuple[dict[str, Any], ...]], Sequence[bytes]]
+    extra: int = 0
 
     def unit_data(self) -> Sequence[bytes]:
         """The bytes of each unit, in order, made now."""
@@ -137,10 +141,13 @@ class ChainMemo:
         units = self._units
         chain = self.chain_after(len(self._messages))
         total = self.total_after(len(self._messages))
-        for (section, tokens), data in zip(parts.units, parts.unit_data(), strict=True):
+        extra = parts.extra
+        for tokens, data in zip(parts.tokens, parts.unit_data(), strict=True):
             chain = chain_hash(chain, data)
-            total += tokens
-            units.append(Unit(section, self._base_pos + len(units), chain, tokens, total))
+            total += tokens + extra
+            units.append(
+                Unit("messages", self._base_pos + len(units), chain, tokens + extra, total)
+            )
         if content is None:
             content = chain_hash(self._content[-1] if self._content else "", m.data)
         self._content.append(content)

@@ -29,7 +29,7 @@ from ..events import TextDelta
 from ..prefix import FrozenPrefix
 from ..settings import Settings
 from ..tokenizer import count_tokens
-from ..transcript import Message, thaw
+from ..transcript import Message
 from ..wire import WireRequest
 from ._incremental import Built, Draft, IncrementalBuilder, MessageParts, with_breakpoint
 from .base import Reply, memo, parse_tool_input, remember
@@ -57,7 +57,9 @@ def _message_parts(message: Message) -> MessageParts:
     if isinstance(cached, MessageParts):
         return cached
     role = message.role
-    content = [thaw(b) for b in message.blocks]
+    # The message's own blocks (frozen dicts, in their tuple) go on the wire as they are: a
+    # thawed copy held the conversation a second time. A breakpoint is put on a copy (`_mark`).
+    content: Sequence[Mapping[str, Any]] = message.blocks
     counts = message.block_tokens
     if any(OPENAI_ONLY in b for b in content):
         # An image's OpenAI `detail` is not an Anthropic field: neither sent nor hashed.
@@ -66,9 +68,8 @@ def _message_parts(message: Message) -> MessageParts:
             unit_tokens(canonical_bytes(b), b, "anthropic", remember=False) for b in content
         )
     wire = {"role": role, "content": content}
-    extra = _ROLE_TOKENS[role]
-    units = tuple(("messages", extra + tokens) for tokens in counts)
-    result = remember(message, _MEMO_KEY, MessageParts((wire,), units, _unit_data))
+    parts = MessageParts((wire,), counts, _unit_data, _ROLE_TOKENS[role])
+    result = remember(message, _MEMO_KEY, parts)
     assert isinstance(result, MessageParts)
     return result
 
@@ -241,7 +242,7 @@ def without_message_breakpoints(request: WireRequest) -> WireRequest:
     messages = []
     for msg in request.body["messages"]:
         content = msg["content"]
-        if isinstance(content, list) and any("cache_control" in b for b in content):
+        if isinstance(content, (list, tuple)) and any("cache_control" in b for b in content):
             content = [{k: v for k, v in b.items() if k != "cache_control"} for b in content]
             msg = {**msg, "content": content}
         messages.append(msg)
