@@ -14,13 +14,14 @@ themselves are made when asked, not kept: the conversation is held once, as its 
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal, NoReturn
 
 from .cache.media import unit_tokens
-from .canonical import canonical_bytes, canonical_json, chain_hash
+from .canonical import DIGEST, canonical_bytes, canonical_json, chain_digest
 
 Role = Literal["user", "assistant"]
 
@@ -176,16 +177,18 @@ class Transcript:
 
     def __init__(self, messages: Sequence[Message] = ()) -> None:
         self._messages: list[Message] = []
-        self._chains: list[str] = []
-        self._tokens: list[int] = []
+        # Per message, packed: its chain's 16-byte digest (`chain()` gives the hex) and the
+        # running token total. A hex string and an int object a message, each in a list of
+        # its own, cost ~125 bytes a message for the conversation's life; these cost 24.
+        self._chains = bytearray()
+        self._tokens = array("q")
         for m in messages:
             self.append(m)
 
     def append(self, message: Message) -> None:
         """Add a message at the end (the past never changes)."""
-        parent = self._chains[-1] if self._chains else ""
         self._messages.append(message)
-        self._chains.append(chain_hash(parent, message.data))
+        self._chains += chain_digest(self._chains[-DIGEST:], message.data)
         self._tokens.append((self._tokens[-1] if self._tokens else 0) + message.tokens)
 
     def extend(self, messages: Sequence[Message]) -> None:
@@ -215,7 +218,7 @@ class Transcript:
     def chain(self, upto: int | None = None) -> str:
         """Chained hash of the first `upto` messages (all by default); '' when empty."""
         n = len(self._messages) if upto is None else upto
-        return self._chains[n - 1] if n > 0 else ""
+        return self._chains[(n - 1) * DIGEST : n * DIGEST].hex() if n > 0 else ""
 
     def fork(self, upto: int) -> Transcript:
         """A new transcript holding the first `upto` messages: the only way to edit the past."""
@@ -223,6 +226,6 @@ class Transcript:
             raise IndexError(f"fork point {upto} outside 0..{len(self._messages)}")
         t = Transcript()
         t._messages = self._messages[:upto]
-        t._chains = self._chains[:upto]
+        t._chains = self._chains[: upto * DIGEST]
         t._tokens = self._tokens[:upto]
         return t
