@@ -17,7 +17,6 @@ from __future__ import annotations
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
 from typing import Any, Literal, NoReturn
 
 from .cache.media import unit_tokens
@@ -86,13 +85,17 @@ def tool_result_block(tool_use_id: str, content: str, is_error: bool = False) ->
     return block
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class Message:
     """One message: a role and its content blocks (frozen mappings)."""
 
     role: Role
     blocks: tuple[Mapping[str, Any], ...]
-    _meta: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    # What builders keep on the message, flat: (key, value, key, value, ...). Slots and a
+    # tuple rather than an instance dict, a dict of memos and a cached property: a message
+    # lives as long as the conversation, and those cost ~300 bytes each.
+    _meta: tuple[Any, ...] = field(default=(), repr=False, compare=False)
+    _counts: tuple[int, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def make(cls, role: Role, content: str | Sequence[Mapping[str, Any]]) -> Message:
@@ -113,6 +116,21 @@ class Message:
         """An assistant message."""
         return cls.make("assistant", content)
 
+    def memo(self, key: str) -> Any:
+        """What a builder kept on this message under `key` (None: nothing)."""
+        meta = self._meta
+        for i in range(0, len(meta), 2):
+            if meta[i] == key:
+                return meta[i + 1]
+        return None
+
+    def remember(self, key: str, value: Any) -> Any:
+        """Keep `value` on this message under `key` (replacing what was there); returns it."""
+        meta = self._meta
+        kept = tuple(x for i in range(0, len(meta), 2) if meta[i] != key for x in meta[i : i + 2])
+        object.__setattr__(self, "_meta", (*kept, key, value))
+        return value
+
     # The bytes are made on each use, not kept: a message lives as long as the conversation,
     # and keeping its blocks' bytes and its whole bytes beside the blocks held a long chat's
     # content three times. They are asked for when a message is appended and when a request
@@ -120,17 +138,22 @@ class Message:
     @property
     def block_bytes(self) -> tuple[bytes, ...]:
         """Canonical bytes of each block (made on each call: not kept)."""
-        return tuple(canonical_bytes(thaw(b)) for b in self.blocks)
+        return tuple(canonical_bytes(b) for b in self.blocks)
 
-    @cached_property
+    @property
     def block_tokens(self) -> tuple[int, ...]:
         """Tokens of each block: text as text, an image or a document by Anthropic's
-        documented rule (the blocks are in Anthropic's shape; prefixlock.cache.media)."""
-        # Counted once, here: the tokenizer's memo need not keep a copy of the text.
-        return tuple(
-            unit_tokens(data, block, "anthropic", remember=False)
-            for data, block in zip(self.block_bytes, self.blocks, strict=True)
-        )
+        documented rule (the blocks are in Anthropic's shape; prefixlock.cache.media).
+        Counted on first use and kept."""
+        counts = self._counts
+        if counts is None:
+            # Counted once, here: the tokenizer's memo need not keep a copy of the text.
+            counts = tuple(
+                unit_tokens(data, block, "anthropic", remember=False)
+                for data, block in zip(self.block_bytes, self.blocks, strict=True)
+            )
+            object.__setattr__(self, "_counts", counts)
+        return counts
 
     @property
     def data(self) -> bytes:

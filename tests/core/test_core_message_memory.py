@@ -71,8 +71,9 @@ def test_a_long_conversation_costs_little_beyond_its_text_per_message() -> None:
     # Before the blocks went on the wire as they are (thawed copies, a list and a (section,
     # tokens) pair per block beside the frozen ones) this chat held 1,825 bytes a message
     # beyond its text; 1,389 since. The transcript's and the builder's chains of message
-    # content as packed digests, the running totals and offsets as machine ints: 1,233.
-    assert _per_message_bytes() < 1300
+    # content as packed digests, the running totals and offsets as machine ints: 1,233. A
+    # message in slots, its builders' memos in a tuple, its token counts in a slot: 1,001.
+    assert _per_message_bytes() < 1100
 
 
 def test_the_body_sends_the_transcript_s_own_blocks() -> None:
@@ -126,3 +127,12 @@ def test_packed_chains_are_the_chain_hashes() -> None:
     assert f.chain() == t.chain(3) and f.tokens == sum(m.tokens for m in msgs[:3])
     f.append(Message.user("other"))
     assert f.chain(3) == t.chain(3) and len(t) == 5 and t.chain() == parent
+
+
+def test_a_message_keeps_its_memos_and_counts_without_an_instance_dict() -> None:
+    m = Message.user("hello")
+    assert not hasattr(m, "__dict__")
+    assert m.memo("a") is None
+    assert m.remember("a", 1) == 1 and m.remember("b", 2) == 2 and m.remember("a", 3) == 3
+    assert (m.memo("a"), m.memo("b")) == (3, 2)
+    assert m.block_tokens is m.block_tokens and m.tokens == sum(m.block_tokens)
