@@ -53,6 +53,11 @@ def _unit_data(wire: tuple[dict[str, Any], ...]) -> list[bytes]:
 
 
 def _message_parts(message: Message) -> MessageParts:
+    """The message on the wire. Made when the chain memo takes the message (once, unless the
+    prefix changes), not kept on it: the memo holds the wire dict, and the parts come from the
+    blocks and their counts, which the message keeps (a MessageParts and its memo entry a
+    message cost ~120 bytes for the conversation's life). Only a message whose blocks must
+    change for this API (an image's `detail`) keeps its parts: its counts are its own."""
     cached = memo(message, _MEMO_KEY)
     if isinstance(cached, MessageParts):
         return cached
@@ -60,15 +65,15 @@ def _message_parts(message: Message) -> MessageParts:
     # The message's own blocks (frozen dicts, in their tuple) go on the wire as they are: a
     # thawed copy held the conversation a second time. A breakpoint is put on a copy (`_mark`).
     content: Sequence[Mapping[str, Any]] = message.blocks
-    counts = message.block_tokens
-    if any(OPENAI_ONLY in b for b in content):
-        # An image's OpenAI `detail` is not an Anthropic field: neither sent nor hashed.
-        content = [{k: v for k, v in b.items() if k != OPENAI_ONLY} for b in content]
-        counts = tuple(
-            unit_tokens(canonical_bytes(b), b, "anthropic", remember=False) for b in content
-        )
-    wire = {"role": role, "content": content}
-    parts = MessageParts((wire,), counts, _unit_data, _ROLE_TOKENS[role])
+    if not any(OPENAI_ONLY in b for b in content):
+        wire = {"role": role, "content": content}
+        return MessageParts((wire,), message.block_tokens, _unit_data, _ROLE_TOKENS[role])
+    # An image's OpenAI `detail` is not an Anthropic field: neither sent nor hashed.
+    content = [{k: v for k, v in b.items() if k != OPENAI_ONLY} for b in content]
+    counts = tuple(unit_tokens(canonical_bytes(b), b, "anthropic", remember=False) for b in content)
+    parts = MessageParts(
+        ({"role": role, "content": content},), counts, _unit_data, _ROLE_TOKENS[role]
+    )
     result = remember(message, _MEMO_KEY, parts)
     assert isinstance(result, MessageParts)
     return result
