@@ -1,32 +1,61 @@
 """The append-only conversation after the prefix.
 
 Messages are provider-neutral (text, tool use, tool result blocks, in the shape of Anthropic's
-content blocks) and frozen. The transcript only grows: editing the past is an explicit `fork()`,
-which the cache guard reports as a rewritten history. Each message keeps its token count, and the
-transcript the chained hash of each message's canonical bytes, computed once, so that building the
-next request costs only the new content. The bytes themselves are made when asked, not kept: the
-conversation is held once, as its blocks.
+content blocks) and frozen. A frozen block is a `FrozenDict`, a dict that refuses changes, so the
+same object is the transcript's block and the block an Anthropic request body sends (a long chat
+held each block twice: frozen, and thawed for the wire). The transcript only grows: editing the
+past is an explicit `fork()`, which the cache guard reports as a rewritten history. Each message
+keeps its token count, and the transcript the chained hash of each message's canonical bytes,
+computed once, so that building the next request costs only the new content. The bytes
+themselves are made when asked, not kept: the conversation is held once, as its blocks.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
-from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 from .cache.media import unit_tokens
-from .canonical import canonical_bytes, canonical_json, chain_hash
+from .canonical import DIGEST, canonical_bytes, canonical_json, chain_digest
 
 Role = Literal["user", "assistant"]
 
 
+class FrozenDict(dict[str, Any]):
+    """A dict that cannot be changed: a message's block and each mapping inside one.
+
+    A dict rather than a read-only view of one, so that a request body can hold the block
+    itself (JSON encoders and SDKs take it as the dict it is) and the conversation is held once.
+    `copy()` and `dict(block)` give a plain, mutable dict."""
+
+    __slots__ = ()
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
+        raise TypeError("a message's blocks are frozen: change a copy (dict(block))")
+
+    __setitem__ = __delitem__ = _refuse
+    clear = pop = popitem = setdefault = update = __ior__ = _refuse
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # copy, deepcopy and pickle build a new one from its items (not item by item).
+        return (FrozenDict, (dict(self),))
+
+    def __copy__(self) -> FrozenDict:
+        return self  # immutable: a copy is the same value
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> FrozenDict:
+        return self
+
+
 def _freeze(value: Any) -> Any:
+    if isinstance(value, FrozenDict):
+        return value  # frozen all the way down already
     if isinstance(value, Mapping):
-        return MappingProxyType({k: _freeze(v) for k, v in value.items()})
+        return FrozenDict({k: _freeze(v) for k, v in value.items()})
     if isinstance(value, (list, tuple)):
         return tuple(_freeze(v) for v in value)
     return value
@@ -56,13 +85,17 @@ def tool_result_block(tool_use_id: str, content: str, is_error: bool = False) ->
     return block
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, slots=True)
 class Message:
     """One message: a role and its content blocks (frozen mappings)."""
 
     role: Role
     blocks: tuple[Mapping[str, Any], ...]
-    _meta: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    # What builders keep on the message, flat: (key, value, key, value, ...). Slots and a
+    # tuple rather than an instance dict, a dict of memos and a cached property: a message
+    # lives as long as the conversation, and those cost ~300 bytes each.
+    _meta: tuple[Any, ...] = field(default=(), repr=False, compare=False)
+    _counts: tuple[int, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def make(cls, role: Role, content: str | Sequence[Mapping[str, Any]]) -> Message:
@@ -83,6 +116,21 @@ class Message:
         """An assistant message."""
         return cls.make("assistant", content)
 
+    def memo(self, key: str) -> Any:
+        """What a builder kept on this message under `key` (None: nothing)."""
+        meta = self._meta
+        for i in range(0, len(meta), 2):
+            if meta[i] == key:
+                return meta[i + 1]
+        return None
+
+    def remember(self, key: str, value: Any) -> Any:
+        """Keep `value` on this message under `key` (replacing what was there); returns it."""
+        meta = self._meta
+        kept = tuple(x for i in range(0, len(meta), 2) if meta[i] != key for x in meta[i : i + 2])
+        object.__setattr__(self, "_meta", (*kept, key, value))
+        return value
+
     # The bytes are made on each use, not kept: a message lives as long as the conversation,
     # and keeping its blocks' bytes and its whole bytes beside the blocks held a long chat's
     # content three times. They are asked for when a message is appended and when a request
@@ -90,17 +138,22 @@ class Message:
     @property
     def block_bytes(self) -> tuple[bytes, ...]:
         """Canonical bytes of each block (made on each call: not kept)."""
-        return tuple(canonical_bytes(thaw(b)) for b in self.blocks)
+        return tuple(canonical_bytes(b) for b in self.blocks)
 
-    @cached_property
+    @property
     def block_tokens(self) -> tuple[int, ...]:
         """Tokens of each block: text as text, an image or a document by Anthropic's
-        documented rule (the blocks are in Anthropic's shape; prefixlock.cache.media)."""
-        # Counted once, here: the tokenizer's memo need not keep a copy of the text.
-        return tuple(
-            unit_tokens(data, block, "anthropic", remember=False)
-            for data, block in zip(self.block_bytes, self.blocks, strict=True)
-        )
+        documented rule (the blocks are in Anthropic's shape; prefixlock.cache.media).
+        Counted on first use and kept."""
+        counts = self._counts
+        if counts is None:
+            # Counted once, here: the tokenizer's memo need not keep a copy of the text.
+            counts = tuple(
+                unit_tokens(data, block, "anthropic", remember=False)
+                for data, block in zip(self.block_bytes, self.blocks, strict=True)
+            )
+            object.__setattr__(self, "_counts", counts)
+        return counts
 
     @property
     def data(self) -> bytes:
@@ -147,16 +200,18 @@ class Transcript:
 
     def __init__(self, messages: Sequence[Message] = ()) -> None:
         self._messages: list[Message] = []
-        self._chains: list[str] = []
-        self._tokens: list[int] = []
+        # Per message, packed: its chain's 16-byte digest (`chain()` gives the hex) and the
+        # running token total. A hex string and an int object a message, each in a list of
+        # its own, cost ~125 bytes a message for the conversation's life; these cost 24.
+        self._chains = bytearray()
+        self._tokens = array("q")
         for m in messages:
             self.append(m)
 
     def append(self, message: Message) -> None:
         """Add a message at the end (the past never changes)."""
-        parent = self._chains[-1] if self._chains else ""
         self._messages.append(message)
-        self._chains.append(chain_hash(parent, message.data))
+        self._chains += chain_digest(self._chains[-DIGEST:], message.data)
         self._tokens.append((self._tokens[-1] if self._tokens else 0) + message.tokens)
 
     def extend(self, messages: Sequence[Message]) -> None:
@@ -186,7 +241,7 @@ class Transcript:
     def chain(self, upto: int | None = None) -> str:
         """Chained hash of the first `upto` messages (all by default); '' when empty."""
         n = len(self._messages) if upto is None else upto
-        return self._chains[n - 1] if n > 0 else ""
+        return self._chains[(n - 1) * DIGEST : n * DIGEST].hex() if n > 0 else ""
 
     def fork(self, upto: int) -> Transcript:
         """A new transcript holding the first `upto` messages: the only way to edit the past."""
@@ -194,6 +249,6 @@ class Transcript:
             raise IndexError(f"fork point {upto} outside 0..{len(self._messages)}")
         t = Transcript()
         t._messages = self._messages[:upto]
-        t._chains = self._chains[:upto]
+        t._chains = self._chains[: upto * DIGEST]
         t._tokens = self._tokens[:upto]
         return t

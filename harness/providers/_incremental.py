@@ -19,12 +19,13 @@ part, the transcript's, then the body) and a few prefix parts kept by key.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
-from ..cache.units import Section, Unit
-from ..canonical import chain_hash
+from ..cache.units import Unit
+from ..canonical import DIGEST, chain_digest, chain_hash
 from ..prefix import FrozenPrefix
 from ..settings import Settings
 from ..transcript import Message, Transcript
@@ -34,17 +35,21 @@ from .base import SessionInfo
 
 @dataclass(frozen=True, slots=True)
 class MessageParts:
-    """One message on the wire: its wire dicts and, per cache unit, its section and tokens.
+    """One message on the wire: its wire dicts and the tokens of each of its cache units (all
+    in the "messages" section), `extra` tokens added to each (a role's marker).
 
     The bytes each unit hashes are made from the wire dicts when the chain is computed
     (`unit_data`), not kept: memoized on the message for the life of the conversation, they
     held its content a second and a third time (a long chat's memory grew by them every turn).
+    The counts may be the message's own `block_tokens` (with the role's tokens as `extra`):
+    a (section, tokens) pair per unit cost ~90 bytes a block, kept for the conversation's life.
     """
 
     wire: tuple[dict[str, Any], ...]
-    units: tuple[tuple[Section, int], ...]  # (section, tokens)
+    tokens: tuple[int, ...]  # per unit, less `extra`
     # The bytes each unit hashes, from `wire` (a module-level function: no reference back).
     encode: Callable[[tuple[dict[str, Any], ...]], Sequence[bytes]]
+    extra: int = 0
 
     def unit_data(self) -> Sequence[bytes]:
         """The bytes of each unit, in order, made now."""
@@ -74,10 +79,14 @@ class ChainMemo:
         self._base_total = 0
         self._messages: list[Message] = []
         self._units: list[Unit] = []
-        self._ends: list[int] = []  # len(self._units) after message i
+        # Offsets packed as machine ints: an int object a message (past 256) and its list slot
+        # cost 36 bytes for the conversation's life, these 8.
+        self._ends = array("q")  # len(self._units) after message i
         self._wire: list[dict[str, Any]] = []
-        self._wire_ends: list[int] = []
-        self._content: list[str] = []  # Transcript-style chain of message content
+        self._wire_ends = array("q")
+        # Transcript-style chain of each message's content, as packed 16-byte digests (a hex
+        # string a message cost 81 bytes and a list slot).
+        self._content = bytearray()
 
     def sync(
         self,
@@ -96,7 +105,7 @@ class ChainMemo:
             self._truncate(keep)
         n = len(messages)
         # A Transcript has each message's content chain already (the same hash): the memo
-        # shares its string rather than encoding the message again and keeping a copy.
+        # takes it rather than encoding the message again.
         chains = messages.chain if isinstance(messages, Transcript) else None
         for i in range(keep, n):
             self._add(messages[i], None if chains is None else chains(i + 1))
@@ -112,12 +121,12 @@ class ChainMemo:
         if isinstance(messages, Transcript):
             # The transcript keeps a chained hash of its messages' content, as the memo does:
             # equal chains mean equal content, so one comparison (or a bisection) suffices.
-            if messages.chain(limit) == self._content[limit - 1]:
+            if messages.chain(limit) == self._content_chain(limit):
                 return limit
             lo, hi = 0, limit - 1
             while lo < hi:
                 mid = (lo + hi + 1) // 2
-                if messages.chain(mid) == self._content[mid - 1]:
+                if messages.chain(mid) == self._content_chain(mid):
                     lo = mid
                 else:
                     hi = mid - 1
@@ -137,13 +146,17 @@ class ChainMemo:
         units = self._units
         chain = self.chain_after(len(self._messages))
         total = self.total_after(len(self._messages))
-        for (section, tokens), data in zip(parts.units, parts.unit_data(), strict=True):
+        extra = parts.extra
+        for tokens, data in zip(parts.tokens, parts.unit_data(), strict=True):
             chain = chain_hash(chain, data)
-            total += tokens
-            units.append(Unit(section, self._base_pos + len(units), chain, tokens, total))
+            total += tokens + extra
+            units.append(
+                Unit("messages", self._base_pos + len(units), chain, tokens + extra, total)
+            )
         if content is None:
-            content = chain_hash(self._content[-1] if self._content else "", m.data)
-        self._content.append(content)
+            self._content += chain_digest(self._content[-DIGEST:], m.data)
+        else:
+            self._content += bytes.fromhex(content)
         self._messages.append(m)
         self._ends.append(len(units))
         self._wire.extend(parts.wire)
@@ -152,7 +165,11 @@ class ChainMemo:
     def _truncate(self, n: int) -> None:
         self._units = self._units[: self._ends[n - 1]] if n else []
         self._wire = self._wire[: self._wire_ends[n - 1]] if n else []
-        del self._messages[n:], self._ends[n:], self._wire_ends[n:], self._content[n:]
+        del self._messages[n:], self._ends[n:], self._wire_ends[n:], self._content[n * DIGEST :]
+
+    def _content_chain(self, n: int) -> str:
+        """The content chain through message n-1, as `Transcript.chain(n)` gives it."""
+        return self._content[(n - 1) * DIGEST : n * DIGEST].hex()
 
     def chain_after(self, n: int) -> str:
         """Chain through message n-1 (the seed for n == 0)."""

@@ -29,7 +29,7 @@ from ..events import TextDelta
 from ..prefix import FrozenPrefix
 from ..settings import Settings
 from ..tokenizer import count_tokens
-from ..transcript import Message, thaw
+from ..transcript import Message
 from ..wire import WireRequest
 from ._incremental import Built, Draft, IncrementalBuilder, MessageParts, with_breakpoint
 from .base import Reply, memo, parse_tool_input, remember
@@ -53,22 +53,28 @@ def _unit_data(wire: tuple[dict[str, Any], ...]) -> list[bytes]:
 
 
 def _message_parts(message: Message) -> MessageParts:
+    """The message on the wire. Made when the chain memo takes the message (once, unless the
+    prefix changes), not kept on it: the memo holds the wire dict, and the parts come from the
+    blocks and their counts, which the message keeps (a MessageParts and its memo entry a
+    message cost ~120 bytes for the conversation's life). Only a message whose blocks must
+    change for this API (an image's `detail`) keeps its parts: its counts are its own."""
     cached = memo(message, _MEMO_KEY)
     if isinstance(cached, MessageParts):
         return cached
     role = message.role
-    content = [thaw(b) for b in message.blocks]
-    counts = message.block_tokens
-    if any(OPENAI_ONLY in b for b in content):
-        # An image's OpenAI `detail` is not an Anthropic field: neither sent nor hashed.
-        content = [{k: v for k, v in b.items() if k != OPENAI_ONLY} for b in content]
-        counts = tuple(
-            unit_tokens(canonical_bytes(b), b, "anthropic", remember=False) for b in content
-        )
-    wire = {"role": role, "content": content}
-    extra = _ROLE_TOKENS[role]
-    units = tuple(("messages", extra + tokens) for tokens in counts)
-    result = remember(message, _MEMO_KEY, MessageParts((wire,), units, _unit_data))
+    # The message's own blocks (frozen dicts, in their tuple) go on the wire as they are: a
+    # thawed copy held the conversation a second time. A breakpoint is put on a copy (`_mark`).
+    content: Sequence[Mapping[str, Any]] = message.blocks
+    if not any(OPENAI_ONLY in b for b in content):
+        wire = {"role": role, "content": content}
+        return MessageParts((wire,), message.block_tokens, _unit_data, _ROLE_TOKENS[role])
+    # An image's OpenAI `detail` is not an Anthropic field: neither sent nor hashed.
+    content = [{k: v for k, v in b.items() if k != OPENAI_ONLY} for b in content]
+    counts = tuple(unit_tokens(canonical_bytes(b), b, "anthropic", remember=False) for b in content)
+    parts = MessageParts(
+        ({"role": role, "content": content},), counts, _unit_data, _ROLE_TOKENS[role]
+    )
+    result = remember(message, _MEMO_KEY, parts)
     assert isinstance(result, MessageParts)
     return result
 
@@ -241,7 +247,7 @@ def without_message_breakpoints(request: WireRequest) -> WireRequest:
     messages = []
     for msg in request.body["messages"]:
         content = msg["content"]
-        if isinstance(content, list) and any("cache_control" in b for b in content):
+        if isinstance(content, (list, tuple)) and any("cache_control" in b for b in content):
             content = [{k: v for k, v in b.items() if k != "cache_control"} for b in content]
             msg = {**msg, "content": content}
         messages.append(msg)

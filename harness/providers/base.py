@@ -133,12 +133,11 @@ def messages_of(transcript: Transcript | Sequence[Message]) -> Sequence[Message]
 
 def memo(message: Message, key: str) -> Any:
     """A value cached on the (frozen) message for builder `key`, or None."""
-    return message._meta.get(key)
+    return message.memo(key)
 
 
 def remember(message: Message, key: str, value: Any) -> Any:
-    message._meta[key] = value
-    return value
+    return message.remember(key, value)
 
 
 def parse_tool_input(raw: str) -> dict[str, Any]:

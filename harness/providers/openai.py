@@ -258,10 +258,8 @@ def _memo_parts(
         return cached
     wire = convert(message)
     # Counted once per message (memoized on it): not kept in the tokenizer's memo too.
-    units = tuple(
-        ("messages", unit_tokens(canonical_bytes(m), m, "openai", remember=False)) for m in wire
-    )
-    parts = MessageParts(tuple(wire), units, _items_data)
+    tokens = tuple(unit_tokens(canonical_bytes(m), m, "openai", remember=False) for m in wire)
+    parts = MessageParts(tuple(wire), tokens, _items_data)
     remember(message, key, parts)
     return parts
 

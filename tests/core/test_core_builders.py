@@ -100,7 +100,8 @@ def test_a_conversation_is_held_once_not_as_bytes_beside_its_blocks(api: str) ->
     """A message lives as long as the conversation; what building a request derives from it
     (each block's canonical bytes, the whole message's, each cache unit's) is made when it is
     used and not kept: a long chat held its content three more times, growing every turn.
-    The memo's chain of message content is the transcript's own strings, not a copy."""
+    The memo's chain of message content is the transcript's, packed as 16-byte digests (as the
+    transcript keeps it), not a hex string a message."""
     builder = make_builder(api, "m")
     t = _conversation(3)
     t.append(Message.user("x" * 5000))
@@ -110,7 +111,8 @@ def test_a_conversation_is_held_once_not_as_bytes_beside_its_blocks(api: str) ->
     assert _bytes_reachable(big) < 1000, "the message keeps its content as bytes"
     assert all(_bytes_reachable(m) < 1000 for m in t)
     memo = builder._chain
-    assert all(memo._content[i] is t.chain(i + 1) for i in range(len(t)))
+    assert all(memo._content_chain(i + 1) == t.chain(i + 1) for i in range(len(t)))
+    assert len(memo._content) == len(t._chains) == 16 * len(t)
 
 
 @pytest.mark.parametrize("api", APIS)
