@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from ..cache.defaults import model_ttl
+from ..cache.openai import retention_seconds
 from ..errors import ProviderError
 from ..events import Event, KeepAlivePing, ProviderFault
 from ..providers import SDKProvider
@@ -224,6 +225,9 @@ class TurnEndRunner:
         self.prefix_keep.turn_ended(now, last.input_tokens + answer)
         # What the last request holds at 1h: its furthest 1h mark (the held reply).
         held = max((u.end for u in last.units if u.breakpoint == "1h"), default=0)
+        # With OpenAI's day-long retention the cache outlives every gap under a day: the plan
+        # must not price (and ping against) the in-memory 10 minutes.
+        retained = s.settings.retention == "24h" and s.provider.api != "anthropic"
         plan = plan_turn_end(
             self.gaps(),
             context_tokens=last.units[-1].end,
@@ -232,6 +236,7 @@ class TurnEndRunner:
             margin=MARGIN,
             mode=_MODES[self.policy.idle],
             held_tokens=held,
+            ttl=retention_seconds("24h", model_ttl(price)) if retained else None,
         )
         self.plan = plan
         if self.pings.keepalive is not None and self.pings.keepalive is not self._planned_pings:
