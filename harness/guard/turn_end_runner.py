@@ -9,7 +9,8 @@ the user has not come back, turns keep-alive pings on with the planned cap, or d
 Seal and pings go out on the session's keep-alive ticks (`keepalive_tick`, `run_keepalive`:
 the keep-alive runner asks this runner first), never both for one gap. Sent at expiry rather
 than with the answer, a seal costs nothing when the user is back within the TTL. A seal that
-fails is reported as a final `ProviderFault`.
+fails is reported as a final `ProviderFault`. The same ticks send the reads of the tools-and-system
+entry that `prefixlock.guard.prefix_keep_runner` plans for a compaction ahead.
 """
 
 from __future__ import annotations
