@@ -2,8 +2,8 @@
 (`prompt_cache_retention="24h"`, `TurnEndRunner.keep_for_a_day`), which keeps the cache through
 every gap under a day. The turn-end plan prices gaps with that lifetime, not the model's
 10-minute in-memory one: a user whose gaps run past 10 minutes gets no keep-alive pings (each
-would bill a read and output for nothing), and the turn after such a gap still reads the
-conversation."""
+would bill a read and output for nothing), and the guard predicts the turn after such a gap to
+read the conversation, as it does."""
 
 from __future__ import annotations
 
@@ -36,6 +36,8 @@ async def test_a_default_openai_session_sends_no_pings_through_long_gaps() -> No
             rows = list(s.ledger.rows)
     assert [r for r in rows if r.meta.get("kind") == "ping"] == []
     # The first request of the last turn, 40 minutes after the one before it, reads the
-    # conversation the retention kept.
-    last_turn = [r for r in rows if r.meta.get("kind") is None][-2]
-    assert last_turn.usage.cache_read > 1_024
+    # conversation the retention kept, and the guard, which models that retention, predicted it
+    # (with the in-memory 10 minutes it predicted nothing: a cold history, an early compaction).
+    first = [r for r in rows if r.meta.get("kind") is None][-2]
+    assert first.usage.cache_read > 1_024
+    assert first.predicted_read == first.usage.cache_read
