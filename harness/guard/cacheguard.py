@@ -646,7 +646,11 @@ class CacheGuard:
         else:
             n_tokens, keys = self._blocks(req)
             stored_blocks, _ = openai.block_writes(n_tokens, 0, min_tokens, self.block_tokens)
-            ttl = self.ttl_seconds(model)
+            # A request that asks for the day-long retention keeps its blocks a day, as the
+            # provider does; the in-memory TTL alone made a retained cache look cold after 10
+            # minutes (an early compaction, pings for nothing).
+            retention = req.body.get("prompt_cache_retention")
+            ttl = openai.retention_seconds(retention, self.ttl_seconds(model))
             self._cache.insert(keys[:stored_blocks], now, ttl)
             if stored_blocks:
                 cached_end = stored_blocks * self.block_tokens

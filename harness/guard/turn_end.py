@@ -118,6 +118,7 @@ def plan_turn_end(
     margin: float = 30.0,
     mode: Literal["auto", "seal", "pings", "off"] = "auto",
     held_tokens: int = 0,
+    ttl: float | None = None,
 ) -> TurnEndPlan:
     """The cheapest way from a turn's end to the next turn, over the expected `gaps`.
 
@@ -130,7 +131,7 @@ def plan_turn_end(
         raise ValueError("plan_turn_end needs at least one expected gap")
     if min(context_tokens, answer_tokens, held_tokens) < 0:
         raise ValueError("token counts cannot be negative")
-    ttl = float(model_ttl(price))
+    ttl = float(model_ttl(price)) if ttl is None else ttl
     n = len(gaps)
     hour = anthropic.ttl_seconds("1h")
     read = price.input_cost(context_tokens, "read")

@@ -9,7 +9,8 @@ the user has not come back, turns keep-alive pings on with the planned cap, or d
 Seal and pings go out on the session's keep-alive ticks (`keepalive_tick`, `run_keepalive`:
 the keep-alive runner asks this runner first), never both for one gap. Sent at expiry rather
 than with the answer, a seal costs nothing when the user is back within the TTL. A seal that
-fails is reported as a final `ProviderFault`.
+fails is reported as a final `ProviderFault`. The same ticks send the reads of the tools-and-system
+entry that `prefixlock.guard.prefix_keep_runner` plans for a compaction ahead.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Literal
 
 from ..cache.defaults import model_ttl
+from ..cache.openai import retention_seconds
 from ..errors import ProviderError
 from ..events import Event, KeepAlivePing, ProviderFault
 from ..providers import SDKProvider
@@ -30,6 +32,7 @@ from ..wire import WireRequest
 from .keepalive import KeepAlive, ping_request
 from .keepalive_runner import KeepAliveRunner
 from .policy import extended_retention
+from .prefix_keep_runner import PrefixKeepRunner
 from .tracker import GuardTracker
 from .turn_end import (
     HISTORY_SESSIONS,
@@ -88,6 +91,8 @@ class TurnEndRunner:
         self._home_left: float | None = None  # when the home model's cache was last used
         self._home_due: float | None = None  # when its 1-hour write goes out
         self._planned_pings: KeepAlive | None = None  # pings this runner turned on
+        # Reads of the tools-and-system entry in long gaps, for a compaction ahead.
+        self.prefix_keep = PrefixKeepRunner(state, tracker, recorder, agent, self.gaps)
         pings.turn_end = self
         self.keep_for_a_day()
 
@@ -111,6 +116,7 @@ class TurnEndRunner:
             self._own.append(max(now - self._ended, 0.0))
         self._ended = None
         self._home_due = None
+        self.prefix_keep.turn_started()
         model = self.state.model
         if self._model is not None and model != self._model:
             # An excursion: the model the user left is where they may well come back to.
@@ -217,8 +223,12 @@ class TurnEndRunner:
         if last is None or price is None or not last.units:
             return
         answer = sum(s.transcript.messages[-1].block_tokens)
+        self.prefix_keep.turn_ended(now, last.input_tokens + answer)
         # What the last request holds at 1h: its furthest 1h mark (the held reply).
         held = max((u.end for u in last.units if u.breakpoint == "1h"), default=0)
+        # With OpenAI's day-long retention the cache outlives every gap under a day: the plan
+        # must not price (and ping against) the in-memory 10 minutes.
+        retained = s.settings.retention == "24h" and s.provider.api != "anthropic"
         plan = plan_turn_end(
             self.gaps(),
             context_tokens=last.units[-1].end,
@@ -227,6 +237,7 @@ class TurnEndRunner:
             margin=MARGIN,
             mode=_MODES[self.policy.idle],
             held_tokens=held,
+            ttl=retention_seconds("24h", model_ttl(price)) if retained else None,
         )
         self.plan = plan
         if self.pings.keepalive is not None and self.pings.keepalive is not self._planned_pings:
@@ -249,8 +260,13 @@ class TurnEndRunner:
                 self._home_due = max(self._home_left + model_ttl(home_price) - MARGIN, now)
 
     def due_at(self) -> float | None:
-        """When the next planned seal goes out (None: none is planned)."""
-        return min((t for t in (self._due, self._home_due) if t is not None), default=None)
+        """When the next planned seal or prefix read goes out (None: none is planned)."""
+        ka = self.pings.keepalive
+        # The user's own pings re-send the whole last request: they keep the prefix too.
+        theirs = ka is not None and ka is not self._planned_pings
+        keep = None if theirs else self.prefix_keep.due_at()
+        due = (self._due, self._home_due, keep)
+        return min((t for t in due if t is not None), default=None)
 
     async def tick(self) -> list[Event]:
         """Send the planned seals that are due, if the user has not come back."""
@@ -281,6 +297,7 @@ class TurnEndRunner:
             if self._due is not None and now >= self._due:
                 self._due = None
                 events += await self._seal(last, self.state.provider)
+            events += await self.prefix_keep.tick()  # after a seal, which may refresh it
         return events
 
     async def _seal(self, last: WireRequest, provider: SDKProvider) -> list[Event]:

@@ -19,7 +19,7 @@ async def test_predictions_match_the_provider_on_an_append_only_session(model: s
             for i in range(6):
                 events += await turn(s, f"Turn {i}: what does f{i} do?")
                 advance(emu, 20)
-            advance(emu, 3 * 3600)  # past every TTL
+            advance(emu, 25 * 3600)  # past every TTL, OpenAI's day-long retention included
             late = await turn(s, "Still there?")
     reports = of(events, UsageReport)
     assert sum(r.usage.cache_read for r in reports) > 0

@@ -89,6 +89,22 @@ async def first_turn_sizes(model: str, text: str) -> tuple[int, int, int]:
             return s.requests[-1].input_tokens, s.transcript.messages[-1].tokens, window
 
 
+async def idle(s: Session, seconds: float) -> None:
+    """The user is away `seconds`: the clock runs and the session's keep-alive ticks (pings,
+    a turn end's 1-hour write, prefix reads) go when they are due, as a chat's background
+    keep-alive would send them."""
+    clock = s.state.clock
+    assert isinstance(clock, ManualClock)
+    end = clock.now() + seconds
+    while clock.now() < end:
+        due = s.pings.next_ping_at()
+        if due is None or due >= end:
+            clock.advance(end - clock.now())
+            break
+        clock.advance(max(due - clock.now(), 0.0) + 0.001)
+        await s.keepalive_tick()
+
+
 def advance(emu: Emulator, seconds: float) -> None:
     """Move the emulator's (and the sessions') ManualClock forward."""
     clock = emu.clock

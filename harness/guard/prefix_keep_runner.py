@@ -1,0 +1,178 @@
+"""Keep-alive reads of one session's tools-and-system entry while the user is away, when
+`prefixlock.guard.prefix_keep.plan_prefix_keep` (pure) says the compaction ahead pays for them.
+
+The turn-end runner asks this runner when its next read is due (`due_at`) and lets it send on
+the session's keep-alive ticks (`tick`), after any turn-end seal. A read is the session's tools
+and system prompt with a one-line note as the only message and no output (`max_tokens: 0`, the
+warm-up Anthropic documents): it reads the prefix entry (0.1x) and refreshes it for its TTL. It
+is ledgered and stored as a keep-alive ping; the guard learns its entries without taking it as
+the conversation's last request. Only under `CachePolicy(idle="auto")`, on Anthropic, with
+`Settings.compact_at` set: without a compaction ahead nothing reads the entry again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from decimal import Decimal
+
+from ..errors import ProviderError
+from ..events import Event, KeepAlivePing, ProviderFault
+from ..state import SessionAgent, SessionState
+from ..store.recorder import Recorder
+from ..transcript import Message, Transcript
+from ..wire import WireRequest
+from .keepalive import ping_request
+from .prefix_keep import PrefixKeep, plan_prefix_keep, turns_to_compaction
+from .tracker import GuardTracker
+
+NOTE = "(cache keep-alive of the system prompt: no reply needed)"
+MARGIN = 30.0  # seconds before the entry expires at which the read goes
+
+
+def _prefix_end(request: WireRequest) -> int:
+    """Tokens of `request`'s tools and system prompt."""
+    return max((u.end for u in request.units if u.section != "messages"), default=0)
+
+
+class PrefixKeepRunner:
+    """Reads the session's prefix entry in long gaps while a compaction ahead pays for it."""
+
+    def __init__(
+        self,
+        state: SessionState,
+        tracker: GuardTracker,
+        recorder: Recorder,
+        agent: SessionAgent,
+        gaps: Callable[[], list[float]],
+    ) -> None:
+        self.state = state
+        self.tracker = tracker
+        self.recorder = recorder
+        self.agent = agent
+        self.gaps = gaps  # the user's expected turn gaps (the turn-end runner's)
+        self.reads = 0
+        self.plan: PrefixKeep | None = None  # the last decision
+        self._context: int | None = None  # the context the next turn carries
+        self._ended: float | None = None  # when the last turn ended (None: a turn runs)
+        self._memo: tuple[tuple[int, float], WireRequest | None, float | None] | None = None
+
+    def turn_started(self) -> None:
+        self._ended = None
+        self._memo = None
+
+    def turn_ended(self, now: float, context: int) -> None:
+        """The model answered; the context the next turn carries is `context` tokens."""
+        self._ended = now
+        self._context = context
+        self._memo = None
+
+    def growth(self) -> float:
+        """Tokens the context grows per user turn: the conversation past the prefix over the
+        user prompts it holds (a compacted conversation counts from its summary on, which sits
+        in the prefix; a resumed one holds every turn since)."""
+        s = self.state
+        prompts = sum(
+            1
+            for m in s.transcript.messages
+            if m.role == "user" and not any(b.get("type") == "tool_result" for b in m.blocks)
+        )
+        if self._context is None or not prompts or not s.requests:
+            return 0.0
+        return max(self._context - _prefix_end(s.requests[-1]), 0) / prompts
+
+    def _limit(self) -> float | None:
+        """The compaction threshold in tokens (None: the session does not compact)."""
+        s = self.state
+        price = self.agent.prices.lookup(s.model)
+        at = s.settings.compact_at
+        if at is None or price is None or price.context_window is None:
+            return None
+        return at * price.context_window
+
+    def _request(self) -> WireRequest | None:
+        """The prefix read for this session now, if one may be worth sending."""
+        s = self.state
+        if self.agent.policy.idle != "auto" or s.provider.api != "anthropic":
+            return None
+        if self._ended is None or not s.requests or self._limit() is None:
+            return None
+        last = s.requests[-1]
+        if last.model != s.model or last.meta.get("prefix") not in (None, s.prefix.fingerprint):
+            return None
+        built = s.provider.build_request(
+            s.prefix, Transcript([Message.user(NOTE)]), s.settings, s.info
+        )
+        return ping_request(built)
+
+    def due_at(self) -> float | None:
+        """When the next prefix read goes out (None: none is planned): `MARGIN` seconds before
+        the entry expires, if the plan says that read pays."""
+        if self._ended is None:
+            return None
+        key = (self.tracker.guard.requests, self._ended)
+        if self._memo is not None and self._memo[0] == key:
+            return self._memo[2]
+        request = self._request()
+        due: float | None = None
+        if request is not None:
+            now = self.state.clock.now()
+            expires = self.tracker.guard.warm_until(request, now)
+            if expires is not None:
+                due = max(expires - MARGIN, now)
+                if not self._pays(due):
+                    due = None
+        self._memo = (key, request, due)
+        return due
+
+    def _pays(self, at: float) -> bool:
+        s = self.state
+        price = self.agent.prices.lookup(s.model)
+        limit = self._limit()
+        if price is None or limit is None or self._ended is None or self._context is None:
+            return False
+        prefix_end = _prefix_end(s.requests[-1])
+        self.plan = plan_prefix_keep(
+            self.gaps(),
+            away=at - self._ended,
+            turns_left=turns_to_compaction(self._context, limit, self.growth()),
+            prefix_tokens=prefix_end,
+            price=price,
+            margin=MARGIN,
+        )
+        return self.plan.send
+
+    async def tick(self) -> list[Event]:
+        """Send the prefix read if it is due (the caller holds the keep-alive turn)."""
+        due = self.due_at()
+        now = self.state.clock.now()
+        if due is None or now < due or self._memo is None or self._memo[1] is None:
+            return []
+        request = self._memo[1]
+        guard = self.tracker.guard
+        pred = guard.predict(request, now)
+        if pred.read <= 0:
+            return []
+        events: list[Event] = []
+        try:
+            reply = await self.state.provider.complete(request, events)
+        except ProviderError as exc:
+            self._ended = None  # no retry every tick: the next turn plans again
+            events.append(ProviderFault(exc.status, f"prefix keep-alive read: {exc}", 1, False))
+            return events
+        # Aside: the next turn continues the conversation, not this read.
+        guard.observe(
+            request, pred, reply.usage, now, request_index=len(self.state.ledger), aside=True
+        )
+        row = self.state.ledger.record(
+            request,
+            reply.usage,
+            time=now,
+            previous=self.state.requests[-1],
+            predicted_read=pred.read,
+            meta={"kind": "ping", "keep": "prefix"},
+        )
+        self.recorder.ping(request, row)
+        self.reads += 1
+        self._memo = None
+        events.append(KeepAlivePing(reply.usage.cache_read, row.cost or Decimal(0)))
+        return events
