@@ -33,6 +33,12 @@ def manifest(folder: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(fh, delimiter="\t"))
 
 
+def candidates(folder: Path) -> list[str]:
+    """The repositories of a corpus's CANDIDATES.tsv, in the order they were listed."""
+    lines = (folder / "CANDIDATES.tsv").read_text(encoding="utf-8").splitlines()
+    return [ln.split("\t")[1] for ln in lines if ln and not ln.startswith("#")]
+
+
 def records(folder: Path, name: str) -> dict[str, Any]:
     """One of the folder's TOML records (labels.toml, findings.toml)."""
     return tomllib.loads((folder / name).read_text(encoding="utf-8"))

@@ -18,6 +18,7 @@ import pytest
 from tests.helpers.realcorpus import (
     assert_floors,
     assert_labels_hold,
+    candidates,
     manifest,
     named_repositories,
     score_half,
@@ -41,11 +42,6 @@ TEST_FLOOR = {
     "py": {"volatile": (3, 3), "structural": (2, 9), "precision": (12, 12)},
 }
 FLOORS: dict[str, dict[str, dict[str, tuple[int, int]]]] = {"dev": DEV_FLOOR, "test": TEST_FLOOR}
-
-
-def _candidates() -> list[str]:
-    lines = (REAL10 / "CANDIDATES.tsv").read_text(encoding="utf-8").splitlines()
-    return [ln.split("\t")[1] for ln in lines if ln and not ln.startswith("#")]
 
 
 def _skipped() -> set[str]:
@@ -75,7 +71,7 @@ def test_the_first_draw_is_twenty_projects_a_language_split_evenly() -> None:
 
 def test_projects_are_taken_in_the_listed_order() -> None:
     # every drawn or skipped project is a candidate, and none is both
-    order = _candidates()
+    order = candidates(REAL10)
     drawn = {r["repo"] for r in manifest(REAL10)}
     skipped = _skipped()
     assert drawn <= set(order) and skipped <= set(order)
@@ -87,7 +83,7 @@ def test_projects_are_taken_in_the_listed_order() -> None:
 
 def test_no_project_of_an_earlier_corpus_is_listed() -> None:
     earlier = named_repositories(CORPUS / f for f in EARLIER)
-    listed = {n.lower() for n in _candidates()}
+    listed = {n.lower() for n in candidates(REAL10)}
     assert not listed & earlier, listed & earlier
 
 

@@ -18,6 +18,7 @@ import pytest
 from tests.helpers.realcorpus import (
     assert_floors,
     assert_labels_hold,
+    candidates,
     manifest,
     named_repositories,
     score_half,
@@ -47,11 +48,6 @@ TEST_FLOOR = {
 FLOORS: dict[str, dict[str, dict[str, tuple[int, int]]]] = {"dev": DEV_FLOOR, "test": TEST_FLOOR}
 
 
-def _candidates() -> list[str]:
-    lines = (REAL9 / "CANDIDATES.tsv").read_text(encoding="utf-8").splitlines()
-    return [ln.split("\t")[1] for ln in lines if ln and not ln.startswith("#")]
-
-
 def test_every_label_names_a_drawn_file_and_says_why() -> None:
     assert_labels_hold(REAL9, at_least=30)
 
@@ -74,7 +70,7 @@ def test_the_sample_is_large_and_split_evenly() -> None:
 
 def test_projects_are_taken_in_the_listed_order() -> None:
     # every drawn or skipped project is a candidate, and none is both
-    order = _candidates()
+    order = candidates(REAL9)
     drawn = {r["repo"] for r in manifest(REAL9)}
     skipped = {
         ln.split(":")[0]
@@ -89,7 +85,7 @@ def test_projects_are_taken_in_the_listed_order() -> None:
 
 def test_no_project_of_an_earlier_corpus_is_drawn_again() -> None:
     earlier = named_repositories(CORPUS / f for f in EARLIER)
-    listed = {n.lower() for n in _candidates()}
+    listed = {n.lower() for n in candidates(REAL9)}
     assert not listed & earlier, listed & earlier
 
 
