@@ -47,6 +47,9 @@ from .values import (
 
 _PREFIX_WORDS = frozenset({"system", "instructions", "instruction", "preamble", "persona"})
 _PROMPT_WORDS = frozenset({"prompt", "prompts"})
+# What a builder named for the system prompt returns is that text (`buildRagSystemPrompt`,
+# `getSystemInstructions`), not a list of messages (`messagesWithSystem`).
+_BUILT_TEXT = frozenset({"prompt", "instructions", "instruction", "preamble", "persona"})
 _USER_WORDS = frozenset(
     {
         "user",
@@ -160,6 +163,7 @@ class SinkCheck:
         self.out: list[Finding] = []
         self._seen: set[tuple[int, str]] = set()
         self._fetches: set[tuple[int, str, str]] = set()
+        self._values_seen: set[tuple[str, int, str, str, int]] = set()
         self._request_sinks: set[int] = set()  # sinks with a PL304 for per-request content
 
     def _report(self, node: Node, code: str, message: str) -> None:
@@ -549,6 +553,19 @@ class SinkCheck:
                     self.text_sink(p.child_by_field_name("value"), f"`{name}()`", call)  # type: ignore[arg-type]
                 elif p.type == "shorthand_property_identifier":
                     self.text_sink(p, f"`{name}()`", call)
+        elif (
+            args
+            and set(words(name)) & _PREFIX_WORDS
+            and words(name)[-1] in _BUILT_TEXT
+            and prefix_name(name)
+            and not self._defined_here(call)
+            and not self._only_user_builder(name)
+        ):
+            # `this.ragService.buildRAGSystemPrompt(context, base)`: a system prompt built in
+            # another module from what it is handed here; its positional arguments are its text.
+            for a in args:
+                if unwrap(a).type not in FUNCTIONS and unwrap(a).type != "object":
+                    self.text_sink(a, f"`{name}()`", call)
         elif name in ("replace", "replaceAll") and len(args) >= 2:
             slot = string_value(src, args[0])
             fill = unwrap(args[1])
@@ -691,6 +708,16 @@ class SinkCheck:
                 _, _, f = self.ev.m.lookup(self.src.root, "this." + prop)
                 return f is not None
         return True
+
+    def _defined_here(self, call: Node) -> bool:
+        """Whether the function `call` calls is defined in this file (a function, or a method
+        of `this`), where its own returns are checked."""
+        fn = unwrap(call.child_by_field_name("function"))  # type: ignore[arg-type]
+        if fn.type == "member_expression":
+            obj = fn.child_by_field_name("object")
+            if obj is None or obj.type != "this":
+                return False
+        return self._builder_here(call)
 
     def _is_named_sink(self, node: Node) -> bool:
         """`systemPrompt`, `PROMPTS[mode]`, `this.systemPrompt`: a value read from a name that is
@@ -914,6 +941,12 @@ class SinkCheck:
         code = CODE_OF[taint.kind]
         if (leaf.id, code) in self._seen:
             return
+        # One finding a value on a line: `system = buildSystemPrompt(name, today)` reaches
+        # `system` and the builder's argument both; reported once.
+        once = (code, taint.line, taint.what, taint.path, self.src.pos(leaf)[0])
+        if once in self._values_seen:
+            return
+        self._values_seen.add(once)
         where = f"line {taint.line}" + (f" of {taint.path}" if taint.path else "")
         text = " ".join(self.src.text(leaf).split())
         text = text if len(text) <= 50 else text[:47] + "..."

@@ -122,6 +122,9 @@ _FETCHED_CONTEXT = frozenset(
     {"search", "retrieved", "retrieval", "rag", "docs", "doc", "document", "memory", "web"}
     | {"relevant", "knowledge", "query", "results"}
 )
+# Reads of an incoming HTTP request's body (`await req.json()`, `await request.formData()`).
+_BODY_READS = frozenset({"json", "formData"})
+_BODY = "the request body"
 _SETTLED_WORDS = frozenset({"profile", "persona", "system", "settings", "instructions", "tool"})
 _RENDERS = frozenset({"render", "renderString", "fill", "interpolate", "compile"})
 _SORTS = frozenset({"sort", "toSorted", "sortBy", "orderBy", "localeCompare"})
@@ -404,6 +407,8 @@ class Evaluator:
             "sequence_expression",
         ):
             kids = [c for c in node.named_children if not c.type.startswith("type")]
+            if t in ("as_expression", "satisfies_expression") and kids:
+                return self.taints(kids[0])  # `x as A & { b?: B }`: the value, not its type
             return self.taints(kids[-1]) if kids else EMPTY
         if t == "template_string":
             return self._union(c for c in node.named_children if c.type == "template_substitution")
@@ -459,6 +464,19 @@ class Evaluator:
             vals = bound_before(vals, node, scope)
         if vals:
             got = self._union(vals)
+            if set(words(name)) & _SETTLED_WORDS or words(name)[-1:] in (["id"], ["ids"]):
+                # `const { systemPrompt, userId } = await req.json()`: a field the client sets
+                # once for a conversation, not content of this request.
+                got = frozenset(x for x in got if x.kind != RETRIEVED or x.what != _BODY)
+            elif any(_destructured(v) for v in vals):
+                # `const { format } = await req.json()`: each field of the body is a value of
+                # its own, named for itself.
+                got = frozenset(
+                    Taint(x.kind, x.line, name, x.path, x.param)
+                    if x.kind == RETRIEVED and x.what == _BODY
+                    else x
+                    for x in got
+                )
             if scope is not None and (scope.id, name) in self.m.sorted_later:
                 got = frozenset(x for x in got if x.kind not in ORDER)
             if got and any(x.kind != "param" for x in got):
@@ -575,6 +593,8 @@ class Evaluator:
             name = src.text(obj)
             if name in self.m.imports and self.m.imports[name][1] == "*":
                 return self._imported(name, prop) or self._by_meaning(node, prop)
+        if prop == "body" and obj is not None and _is_request(src, obj):
+            return frozenset({Taint(RETRIEVED, src.pos(node)[0], _BODY)})  # `req.body`
         got = self.taints(obj)
         if obj is not None and obj.type == "member_expression":
             # `studio.hours.monday`: an entry of a record named for hours is a schedule's
@@ -656,6 +676,9 @@ class Evaluator:
                 return self._imported(oname, name, args, node) or self._by_meaning(fn, name)
             if oname in ("git", "simpleGit") and name in ("status", "diff", "log", "branch"):
                 return self._make("vcs", node)
+        if name in _BODY_READS and not args and obj is not None and _is_request(src, obj):
+            # `await req.json()`: the body of the incoming HTTP request, new on every request.
+            return frozenset({Taint(RETRIEVED, src.pos(node)[0], _BODY)})
         recv = self.taints(obj)
         if name in _SORTS:
             return frozenset(x for x in recv if x.kind not in ORDER)
@@ -865,4 +888,20 @@ def _is_message(src: Source, node: Node) -> bool:
     return any(
         c.type == "pair" and key_name(src, c.child_by_field_name("key")) == "role"
         for c in node.named_children
+    )
+
+
+def _is_request(src: Source, obj: Node) -> bool:
+    """`req`, `request`, `c.req` (Hono): the incoming HTTP request of a handler."""
+    name = src.text(obj).split(".")[-1]
+    return name in ("req", "request")
+
+
+def _destructured(value: Node) -> bool:
+    """Whether `value` is bound to a name by a destructuring pattern (`const { a } = v`)."""
+    p = value.parent
+    return (
+        p is not None
+        and p.type == "variable_declarator"
+        and ((n := p.child_by_field_name("name")) is not None and n.type == "object_pattern")
     )

@@ -78,10 +78,15 @@ def _keyed_history(node: ast.AST) -> bool:
 
 
 def _from_end(lower: ast.expr | None) -> bool:
-    """`-n` or `len(x) - n`: a bound counted from the end, also inside the arithmetic around it
-    (`1 + max(0, len(messages) - n)`, which keeps the first message and the last n)."""
+    """`-n` or `len(x) - n`: a bound counted from the end, also scaled (`-turns * 2`) or inside
+    the arithmetic around it (`1 + max(0, len(messages) - n)`, which keeps the first message
+    and the last n)."""
     if isinstance(lower, ast.UnaryOp) and isinstance(lower.op, ast.USub):
         return True
+    if isinstance(lower, ast.BinOp) and isinstance(lower.op, (ast.Mult, ast.FloorDiv)):
+        # `history[-max_turns * 2:]`: a negated count scaled (turns to messages) is still a
+        # bound from the end.
+        return _from_end(lower.left) or _from_end(lower.right)
     if lower is None:
         return False
     return any(

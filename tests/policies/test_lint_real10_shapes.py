@@ -1,0 +1,100 @@
+"""Shapes real10 missed (made general after real10's test half was scored once and became
+development data): a history window whose negated count is scaled from turns to messages, a
+system prompt built in another module from what it is handed here, and fields of the incoming
+request's body written into a system prompt. Each test is fresh code in the real shape with a
+case that must stay silent."""
+
+from __future__ import annotations
+
+from prefixlock.policies.engine import lint_source
+
+
+def _codes(text: str, path: str = "chat.ts") -> list[tuple[int, str]]:
+    return [(f.line, f.code) for f in lint_source(text, path)]
+
+
+def test_python_a_window_counted_in_turns_and_scaled_to_messages() -> None:
+    # `-keep * 2` keeps the last `keep` exchanges (user and assistant each): the same sliding
+    # window as `[-n:]`. A list of prices cut the same way is no conversation, and a slice
+    # from a positive start scaled the same way is a page, not the newest messages.
+    src = (
+        "def recent(history, keep):\n"
+        "    recent_turns = history[-keep * 2:]\n"
+        "    return [{'role': 'system', 'content': 'You help.'}, *recent_turns]\n"
+        "def tail(prices, n):\n"
+        "    last = prices[-n * 2:]\n"
+        "    return last\n"
+        "def page(history, n):\n"
+        "    shown = history[n * 2:]\n"
+        "    return shown\n"
+    )
+    assert _codes(src, "memory.py") == [(2, "PL303")]
+
+
+def test_a_system_prompt_built_in_another_module_from_retrieved_context() -> None:
+    # The builder is a service's method (another file): what it is handed is its text. The
+    # retrieved `context` moves the prompt's start on every question; a base prompt the user
+    # set once and a builder defined in this file (checked where it is defined) do not count
+    # here.
+    src = (
+        "export class Builder {\n"
+        "  constructor(private rag: RagService) {}\n"
+        "  systemFor(context: string, basePrompt?: string): string {\n"
+        "    return this.rag.composeRagSystemPrompt(context, basePrompt)\n"
+        "  }\n"
+        "  plain(basePrompt: string): string {\n"
+        "    return this.rag.composeRagSystemPrompt(basePrompt)\n"
+        "  }\n"
+        "}\n"
+    )
+    assert _codes(src, "builder.ts") == [(4, "PL304")]
+
+
+def test_a_date_handed_to_a_system_prompt_builder_of_another_module() -> None:
+    # An imported builder given today's date and time as positional arguments: the prompt
+    # carries them. The same builder given only the user's name is a fixed prompt.
+    src = (
+        "import { buildSystemPrompt } from './prompt';\n"
+        "export function parse(text: string, name: string) {\n"
+        "  const today = new Date().toISOString();\n"
+        "  const system = buildSystemPrompt(name, today);\n"
+        "  const fixed = buildSystemPrompt(name);\n"
+        "  return [system, fixed, text];\n"
+        "}\n"
+    )
+    assert [c for _, c in _codes(src, "parse.ts")] == ["PL101"]
+
+
+def test_fields_of_the_request_body_written_into_the_system_prompt() -> None:
+    # The format this request asks for ends the system prompt in front of the history: a
+    # conversation that switches format changes its prefix. The conversation's id and the
+    # system prompt the client sends (set once for a conversation) do not count, nor does a
+    # body field written into the user's own turn.
+    src = (
+        "export async function POST(req: Request) {\n"
+        "  const body = (await req.json()) as Body & { stream?: boolean };\n"
+        "  const { format, chatId, systemPrompt, history, text } = body;\n"
+        "  const head = `${systemPrompt}\\nchat ${chatId}`;\n"
+        "  const full = head + `\\n## Format: ${format || 'post'}`;\n"
+        "  const messages = [{ role: 'system', content: full }, ...history];\n"
+        "  messages.push({ role: 'user', content: `${text} (${format})` });\n"
+        "  return client.chat(messages);\n"
+        "}\n"
+    )
+    assert _codes(src, "route.ts") == [(5, "PL304")]
+
+
+def test_an_express_request_body_in_the_system_message() -> None:
+    # `req.body` read in a handler: its `persona` is set once (no finding), its `topic` is
+    # this request's.
+    src = (
+        "app.post('/chat', async (req, res) => {\n"
+        "  const { topic, persona } = req.body;\n"
+        "  const messages = [\n"
+        "    { role: 'system', content: `You are ${persona}. Topic: ${topic}` },\n"
+        "    ...store.get(req.params.id),\n"
+        "  ];\n"
+        "  res.json(await openai.chat.completions.create({ model, messages }));\n"
+        "});\n"
+    )
+    assert _codes(src, "server.js") == [(4, "PL304")]
