@@ -409,7 +409,10 @@ _RULES: tuple[Rule, ...] = (
         "(`this.rag.buildRagSystemPrompt(context, base)`: its arguments are its text) and "
         "the fields of the incoming request's body (`const { format } = await req.json()`, "
         "`req.body`; not an id or a field named for the system prompt or a persona, which a "
-        "client sets once) written into a system prompt. A TypeScript "
+        "client sets once) written into a system prompt, and a slot of a prompt template "
+        "named for what is recalled or retrieved (`{{memoryJson}}`, `{searchResults}`, "
+        "`{documents}`; not in a template that also holds the question, `{question}`, which "
+        "is the user's turn, unless it is named for the system prompt). A TypeScript "
         "prompt builder whose every call is a user message's content (`const finalPrompt = "
         "(x) => ...` read only as `{ role: 'user', content }`) builds the request's own turn "
         "and is no prefix.",

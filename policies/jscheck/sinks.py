@@ -414,6 +414,39 @@ class SinkCheck:
                 )
                 return
 
+    def _retrieved_slots(self, value: Node, name: str) -> None:
+        """PL304: `MEMORY_PROMPT = "{{base}}\n<memory>{{memoryJson}}</memory>"`: a slot of a
+        prompt template named for what is recalled or retrieved (memories, search results, a
+        retrieved context) is filled anew for each request. A template with a slot for the
+        question itself (`{question}`, `{input}`) is the user's turn, unless it is named for
+        the system prompt."""
+        if value.type not in ("string", "template_string"):
+            return
+        text = self.src.text(value)
+        slots = [(m, _slot_words(m.group(1))) for m in _SLOT_IN_TEXT.finditer(text)]
+        system = bool(set(words(name)) & _PREFIX_WORDS)
+        if not system and any(ws[-1:] and ws[-1] in _QUESTION_SLOTS for _, ws in slots):
+            return
+        for m, ws in slots:
+            if not ws or set(ws) & _SETTLED:
+                continue
+            last = ws[-1]
+            if not (
+                last in _RECALLED
+                or (last == "context" and set(ws) & _FETCHED_CONTEXT)
+                or (last in _RETRIEVED and last != "context")
+            ):
+                continue
+            self._report(
+                value,
+                "PL304",
+                f"the slot {m.group(0)} of `{name}` is filled with what was recalled or "
+                "retrieved for the request, ahead of the conversation history: the prefix "
+                "changes there whenever it does and the whole history is sent again uncached; "
+                "put it in the newest user message",
+            )
+            return
+
     def _mode_switch(self, switch: Node) -> None:
         """PL302: `switch (searchMode) { case "quick": systemPrompt = A; tools = [...] }`: the
         prompt or the tool list assigned per case of a mode (morphic's researcher)."""
@@ -458,6 +491,7 @@ class SinkCheck:
                 return
             else:
                 self._clock_slots(v, name)
+                self._retrieved_slots(v, name)
                 before = len(self.out)
                 self.text_sink(value, f"`{name}`", at)
                 if len(self.out) > before and self._one_off_system(name, at):
@@ -967,6 +1001,24 @@ class SinkCheck:
 
 # A macro's pattern as a regex (`{{time}}`, `{{datetimeformat +([^}]*)}}`) and a slot in text.
 _SLOT_NAME = re.compile(r"\\?\{\\?\{\s*[A-Za-z_]\w*\b[^}]*\\?\}\\?\}")
+# Slot names of a template: a recall (`{{memoryJson}}`, `{memories}`), what a search
+# found; the words after them name the format only (`Json`, `Text`, `Block`).
+_RECALLED = frozenset({"memory", "memories", "recalled"})
+_FETCHED_CONTEXT = frozenset(
+    {"search", "retrieved", "retrieval", "rag", "docs", "doc", "document", "memory", "web"}
+    | {"relevant", "knowledge", "results"}
+)
+_QUESTION_SLOTS = frozenset({"question", "query", "input", "message", "request"})
+_FORMAT_WORDS = frozenset({"json", "text", "str", "string", "block", "xml", "md", "section"})
+
+
+def _slot_words(name: str) -> list[str]:
+    ws = words(name)
+    while len(ws) > 1 and ws[-1] in _FORMAT_WORDS:
+        ws = ws[:-1]
+    return ws
+
+
 _SLOT_IN_TEXT = re.compile(r"(?<!\$)\{\{?\s*([A-Za-z_][\w]*)\s*\}\}?")
 
 

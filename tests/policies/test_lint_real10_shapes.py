@@ -98,3 +98,29 @@ def test_an_express_request_body_in_the_system_message() -> None:
         "});\n"
     )
     assert _codes(src, "server.js") == [(4, "PL304")]
+
+
+def test_a_prompt_template_with_a_slot_for_recalled_memory() -> None:
+    # A template wrapping the base prompt, with a slot the store's memory fills at each
+    # invoke: the prefix changes whenever the memory does. A template that also holds the
+    # question is the user's turn; a slot for the user's profile is set once; a template
+    # with only a `{{base}}` slot is fixed.
+    src = (
+        "export const MEMORY_PROMPT_TEMPLATE = `{{base}}\n"
+        "<memory>\n"
+        "{{memoryJson}}\n"
+        "</memory>`;\n"
+        "export const ANSWER_PROMPT = `Use {searchResults} to answer {question}.`;\n"
+        "export const PROFILE_SYSTEM_PROMPT = `{{base}}\\nAbout the user: {{profileContext}}`;\n"
+        "export const WRAP_PROMPT = `{{base}}\\nBe brief.`;\n"
+    )
+    assert _codes(src, "prompts.ts") == [(1, "PL304")]
+
+
+def test_a_system_prompt_template_with_a_slot_for_retrieved_documents() -> None:
+    # Named for the system prompt, the template is the prefix even beside a question slot.
+    src = (
+        "const SYSTEM_PROMPT = 'Answer from these:\\n{documents}\\nUser asked: {question}';\n"
+        "const KNOWN_SYSTEM_PROMPT = 'Known context:\\n{appContext}';\n"
+    )
+    assert _codes(src, "rag.js") == [(1, "PL304")]
