@@ -108,6 +108,7 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
         for child in ast.iter_child_nodes(node):
             parents[id(child)] = node
     copies = _Copies(tree)
+    windowing = _windowing_functions(tree)
     inner: set[int] = set()  # parts of a summary-first list already reported
     adds: list[ast.Expr] = []  # `x.append(...)`/`x.extend(...)` statements, for the sequence
     for node in ast.walk(tree):
@@ -143,6 +144,11 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
                 node,
                 "the conversation is filled from the newest message back while a budget lasts",
             )
+        elif (
+            isinstance(node, (ast.For, ast.AsyncFor))
+            and (stop := _budget_over_window(node, parents, windowing)) is not None
+        ):
+            _add(ctx, stop, "the newest messages a helper kept are cut again while a budget lasts")
         elif isinstance(node, ast.While) and (cut := _drops_front(node)) is not None:
             _add(ctx, cut, "messages are dropped from the front while over a budget")
         elif isinstance(node, ast.While) and _filled_to_count(node):
@@ -765,6 +771,52 @@ def _budget_loop(loop: ast.For | ast.AsyncFor, copies: _Copies) -> bool:
         ):
             return True
     return False
+
+
+def _windowing_functions(tree: ast.Module) -> set[str]:
+    """Functions of this module that cut a history to its newest messages
+    (`recent = history[-n * 2:]` somewhere in their body): what they return is a window."""
+    out: set[str] = set()
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for n in ast.walk(fn):
+            if (
+                isinstance(n, ast.Subscript)
+                and isinstance(n.slice, ast.Slice)
+                and n.slice.upper is None
+                and _from_end(n.slice.lower)
+                and _is_history(n.value)
+            ):
+                out.add(fn.name)
+                break
+    return out
+
+
+def _budget_over_window(
+    loop: ast.For | ast.AsyncFor, parents: dict[int, ast.AST], windowing: set[str]
+) -> ast.If | None:
+    """`turns = self.select_recent(history)` then `for t in turns: ... if used + n > budget:
+    break; messages.append(...)`: a window a helper of this module cut, filled oldest first
+    while a budget lasts. As the window slides its oldest messages change, and the budget
+    cuts a different place each turn (reported at the budget's test). Over the whole history
+    the same loop keeps the oldest messages and the prefix holds."""
+    if not isinstance(loop.iter, ast.Name) or not _appends_messages(loop):
+        return None
+    value = _bound_to(loop.iter, loop, parents)
+    if not (isinstance(value, ast.Call) and _name(value.func) in windowing):
+        return None
+    if not any(_is_history(a) for a in [*value.args, *(k.value for k in value.keywords)]):
+        return None
+    for n in ast.walk(loop):
+        if (
+            isinstance(n, ast.If)
+            and isinstance(n.test, ast.Compare)
+            and _budget_words(n.test)
+            and any(isinstance(b, (ast.Break, ast.Return)) for b in ast.walk(n))
+        ):
+            return n
+    return None
 
 
 def _drops_front(loop: ast.While) -> ast.While | ast.If | None:

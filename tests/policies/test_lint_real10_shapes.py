@@ -124,3 +124,40 @@ def test_a_system_prompt_template_with_a_slot_for_retrieved_documents() -> None:
         "const KNOWN_SYSTEM_PROMPT = 'Known context:\\n{appContext}';\n"
     )
     assert _codes(src, "rag.js") == [(1, "PL304")]
+
+
+def test_python_a_budget_loop_over_the_window_a_helper_kept() -> None:
+    # `recent` keeps the newest exchanges; the loop then fills the request oldest first while
+    # a token budget lasts, so where the budget cuts moves as the window slides: reported at
+    # the budget's test. The same loop over the whole history keeps the oldest messages (the
+    # prefix holds), and over a helper that cuts nothing it is no window either.
+    src = (
+        "class Memory:\n"
+        "    def recent(self, history, keep):\n"
+        "        last = history[-keep * 2:]\n"
+        "        return last\n"
+        "    def everything(self, history):\n"
+        "        return list(history)\n"
+        "    def build(self, history, budget):\n"
+        "        turns = self.recent(history=history, keep=5)\n"
+        "        messages, used = [], 0\n"
+        "        for t in turns:\n"
+        "            if used + len(t.text) > budget:\n"
+        "                break\n"
+        "            messages.append({'role': t.role, 'content': t.text})\n"
+        "            used += len(t.text)\n"
+        "        return messages\n"
+        "    def build_all(self, history, budget):\n"
+        "        kept, used = [], 0\n"
+        "        for t in history:\n"
+        "            if used + len(t.text) > budget:\n"
+        "                break\n"
+        "            kept.append({'role': t.role, 'content': t.text})\n"
+        "        whole = self.everything(history)\n"
+        "        for t in whole:\n"
+        "            if used + len(t.text) > budget:\n"
+        "                break\n"
+        "            kept.append({'role': t.role, 'content': t.text})\n"
+        "        return kept\n"
+    )
+    assert _codes(src, "memory.py") == [(3, "PL303"), (11, "PL303")]
