@@ -116,7 +116,7 @@ _MESSAGE_TEXT = frozenset({"content", "text", "parts", "contentParts"})
 _CLIENT_STATE = frozenset({"geolocation", "geo", "ip", "location", "address"})
 # Names of retrieved content, read as a whole value (`${memories}`, `searchResults`); `context`
 # counts only as a whole name (`context.variables` is the state of a run, not its results).
-_RETRIEVED_WORDS = frozenset({"results", "memories", "documents", "chunks", "passages"})
+_RETRIEVED_WORDS = frozenset({"results", "memories", "memory", "documents", "chunks", "passages"})
 # What makes a `...Context` fetched: `searchContext`, `retrievedContext`, `docsContext`.
 _FETCHED_CONTEXT = frozenset(
     {"search", "retrieved", "retrieval", "rag", "docs", "doc", "document", "memory", "web"}
@@ -514,6 +514,8 @@ class Evaluator:
             return EMPTY
         if vals and all(string_value(self.src, unwrap(v)) is not None for v in vals):
             return EMPTY
+        if ws[-1] == "memory" and vals and all(self._fixed_key(v) for v in vals):
+            return EMPTY  # `memoryRecall(chatId, "profile")`: one settled entry, by its key
         if vals == [] and self._param(node, name) is None:
             return EMPTY  # bound only after this use
         if name in self.m.imports:
@@ -521,6 +523,13 @@ class Evaluator:
         # The line it was fetched on where it is bound here, else the line it is read on.
         at = unwrap(vals[0]) if vals else node
         return frozenset({Taint(RETRIEVED, self.src.pos(at)[0], name)})
+
+    def _fixed_key(self, value: Node) -> bool:
+        """A call given a literal key among its arguments (`recall(chatId, "profile")`)."""
+        v = unwrap(value)
+        return v.type == "call_expression" and any(
+            string_value(self.src, unwrap(a)) is not None for a in arguments(v)
+        )
 
     def _fetched(self, node: Node, ftext: str, args: list[Node]) -> Taints:
         """A call that fetches content for the current request: named for a search or a recall

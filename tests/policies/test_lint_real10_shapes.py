@@ -161,3 +161,24 @@ def test_python_a_budget_loop_over_the_window_a_helper_kept() -> None:
         "        return kept\n"
     )
     assert _codes(src, "memory.py") == [(3, "PL303"), (11, "PL303")]
+
+
+def test_a_session_memory_read_per_turn_in_the_system_message() -> None:
+    # The session's short-term memory (read back on each turn, growing with it) stringified
+    # into the system message ahead of the history. A fixed note named for memory is literal
+    # text.
+    src = (
+        "export class Coordinator {\n"
+        "  async casual(message: string, sessionId: string) {\n"
+        "    const shortTermMemory = await this.memoryService.getContext(sessionId);\n"
+        "    const memoryNote = 'Keep answers short.';\n"
+        "    return this.llm.chat([\n"
+        "      { role: 'system', content: `${CASUAL}\\n${JSON.stringify(shortTermMemory)}` },\n"
+        "      { role: 'system', content: `${CASUAL}\\n${memoryNote}` },\n"
+        "      ...shortTermMemory.chatHistory,\n"
+        "      { role: 'user', content: message },\n"
+        "    ]);\n"
+        "  }\n"
+        "}\n"
+    )
+    assert _codes(src, "coordinator.ts") == [(6, "PL304")]
