@@ -305,7 +305,7 @@ def _names_summary(name: str) -> bool:
 
 # Names of content retrieved for the current request (`memories`, `search_results`,
 # `rag_context`); not what the user set once (`profile_context`, `system_context`).
-_RETRIEVED_LAST = frozenset({"memories", "results", "documents", "chunks", "passages"})
+_RETRIEVED_LAST = frozenset({"memories", "memory", "results", "documents", "chunks", "passages"})
 _FETCHED_CONTEXT = frozenset(
     {"search", "retrieved", "retrieval", "rag", "docs", "doc", "document", "memory", "web"}
     | {"relevant", "knowledge", "query", "results"}

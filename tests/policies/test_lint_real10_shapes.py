@@ -182,3 +182,18 @@ def test_a_session_memory_read_per_turn_in_the_system_message() -> None:
         "}\n"
     )
     assert _codes(src, "coordinator.ts") == [(6, "PL304")]
+
+
+def test_python_a_parameter_named_for_the_session_memory_in_the_system_prompt() -> None:
+    # As in TypeScript: the session's memory handed to a system-prompt builder moves its
+    # start whenever the memory grows. A cap on the memory and the user's profile memory
+    # (set once) do not.
+    src = (
+        "class Agent:\n"
+        "    def system_prompt(self, short_term_memory, memory_limit, profile_memory):\n"
+        "        return (\n"
+        "            f'You help.\\nMemory: {short_term_memory}\\n'\n"
+        "            f'Keep {memory_limit} items. About the user: {profile_memory}'\n"
+        "        )\n"
+    )
+    assert _codes(src, "agent.py") == [(4, "PL304")]
