@@ -199,7 +199,9 @@ _RULES: tuple[Rule, ...] = (
         "Runtime statistics (pid, memory, load, elapsed time, counters) flow into the prefix",
         "Finds `os.getpid()`, `psutil.*`, `os.getloadavg()`, `time.perf_counter()`, "
         "`shutil.disk_usage()`, `resource.getrusage()` and `{{ memory_usage }}`-style "
-        "placeholders that reach the prefix.",
+        'placeholders that reach the prefix. In TypeScript a name that says "system" of the '
+        "machine (`system_time`, `systemInfo`, `systemHealth`) and a `system` key holding a "
+        "record of figures (`telemetry: { system: { uptime, load } }`) are no prompt.",
         "These change every call or every process, so the prefix never repeats.",
         _FACT_BYTES,
         '```python\nsystem = f"pid {os.getpid()} load {os.getloadavg()[0]}\\n{RULES}"\n```',
@@ -481,7 +483,8 @@ _RULES: tuple[Rule, ...] = (
         "first in the prefix. `{% if data %}...{% endif %}` around optional content is not a "
         "mode. In TypeScript also a prompt indexed or built with a request's mode or group "
         "(`PROMPTS[group]`, `getWriterPrompt(ctx, config.mode)`, a `switch (mode)` whose cases "
-        "set it), tools chosen from the "
+        "set it; a mode-named key of a tool's fixed settings, `{ approvalMode: 'interrupt' "
+        "}`, is no choice), tools chosen from the "
         "current message (`getTools(lastMessage)`), and one model call made with another tool "
         "list in another step of a workflow over the same history (`chatWithTools(llm, "
         "[this.codeInterpreterTool], chatHistory)` beside the main step's full list). In both "

@@ -78,6 +78,11 @@ _USER_WORDS = frozenset(
     }
 )
 _TOOLS_WORDS = frozenset({"tools", "functions"})
+# What a name ending in one of these says of "system": the machine and its state.
+_MACHINE = frozenset(
+    {"time", "date", "clock", "info", "status", "health", "metrics", "stats", "load"}
+    | {"uptime", "usage", "resources", "monitor", "check", "report", "logs", "log"}
+)
 _MEASURES = frozenset({"tokens", "token", "count", "fingerprint", "length", "size", "id", "ids"})
 # Names of the current request: written into the prefix, they change it every request (PL304).
 _REQUEST = frozenset({"query", "question"})
@@ -118,6 +123,8 @@ def prefix_name(name: str) -> bool | None:
     ws = set(words(name))
     if words(name)[-1:] and words(name)[-1] in _MEASURES:
         return None  # `systemMessageTokens`, `system_fingerprint`: a count or an id, not text
+    if words(name)[-1:] and words(name)[-1] in _MACHINE and not ws & (_PROMPT_WORDS | {"message"}):
+        return None  # `system_time`, `systemInfo`, `systemHealth`: the machine, not a prompt
     if "reminder" in ws:
         return False  # a system reminder travels in the user's turn
     if "user" in ws and ws & {"instruction", "instructions"} and "system" not in ws:
@@ -186,6 +193,7 @@ class SinkCheck:
                     n.type in ("identifier", "property_identifier")
                     and not text[:1].isupper()  # a class (`AgentToolGroup`), not a choice
                     and set(words(text)) & _MODE_WORDS
+                    and not _pair_key(n)  # `{ approvalMode: "interrupt" }`: a fixed setting
                 ):
                     return n
         return None
@@ -536,6 +544,10 @@ class SinkCheck:
         )
         for key, value in pairs.items():
             if key is None or value is None:
+                continue
+            if prefix_name(key) and _record(src, value):
+                # `telemetry: { system: { uptime, cpu: process.cpuUsage() } }`: a record of
+                # the machine's figures under a key named `system`, not a prompt's text.
                 continue
             if key in ("prompt", "prompts"):
                 # `prompt:` is the user's turn in the Vercel AI SDK (`generateText`,
@@ -1026,6 +1038,28 @@ _SLOT_IN_TEXT = re.compile(r"(?<!\$)\{\{?\s*([A-Za-z_][\w]*)\s*\}\}?")
 # date (the same all day, and no conversation's prefix follows it). Retrieved content stays
 # reported: the labels count it one-off or not, as a repeated request's prefix moves with it.
 _ONE_OFF = frozenset({"PL102"})
+
+
+def _pair_key(n: Node) -> bool:
+    """Whether `n` is the key of an object's `key: value` pair."""
+    p = n.parent
+    if p is None or p.type != "pair":
+        return False
+    key = p.child_by_field_name("key")
+    return key is not None and key.id == n.id
+
+
+def _record(src: Source, value: Node) -> bool:
+    """An object literal with no text of a message (`{ uptime, memory: {...} }`): a record,
+    not the text of a prompt (`{ type: 'text', text }` or `{ content }` may be one)."""
+    v = unwrap(value)
+    if v.type != "object":
+        return False
+    keys = {
+        key_name(src, p.child_by_field_name("key")) if p.type == "pair" else src.text(p)
+        for p in v.named_children
+    }
+    return bool(keys) and not keys & {"text", "content", "parts", "type", "role"}
 
 
 def _role(src: Source, obj: Node | None) -> str | None:

@@ -197,3 +197,38 @@ def test_python_a_parameter_named_for_the_session_memory_in_the_system_prompt() 
         "        )\n"
     )
     assert _codes(src, "agent.py") == [(4, "PL304")]
+
+
+def test_machine_state_named_system_is_no_system_prompt() -> None:
+    # A health report's `system` record (uptime, load, CPU) and a tool named `system_time`
+    # say "system" of the machine; neither is a prompt. A system prompt with the uptime in
+    # its text still is.
+    src = (
+        "const os = require('os');\n"
+        "function report(metrics) {\n"
+        "  return {\n"
+        "    telemetry: { system: { ...metrics, uptime: process.uptime(), load: os.loadavg() } },\n"
+        "  };\n"
+        "}\n"
+        "const tools = { system_time: () => new Date().toISOString() };\n"
+        "function prompt() {\n"
+        "  const systemPrompt = `Up for ${process.uptime()} s.`;\n"
+        "  return systemPrompt;\n"
+        "}\n"
+    )
+    assert _codes(src, "doctor.js") == [(9, "PL106")]
+
+
+def test_a_mode_named_setting_inside_a_tool_is_no_choice() -> None:
+    # `approvalMode: "interrupt"` is a key of the one tool's fixed settings; tools picked by
+    # a `mode` variable still are chosen per mode.
+    src = (
+        "export function make(mode: string) {\n"
+        "  const fixed = createAgent({\n"
+        "    tools: { add: tool({ approvalMode: 'interrupt', execute: add }) },\n"
+        "  });\n"
+        "  const picked = createAgent({ tools: mode === 'plan' ? readOnly : all });\n"
+        "  return [fixed, picked];\n"
+        "}\n"
+    )
+    assert _codes(src, "agents.ts") == [(5, "PL302")]
