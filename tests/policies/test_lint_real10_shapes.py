@@ -232,3 +232,58 @@ def test_a_mode_named_setting_inside_a_tool_is_no_choice() -> None:
         "}\n"
     )
     assert _codes(src, "agents.ts") == [(5, "PL302")]
+
+
+def test_python_a_system_prompt_written_per_item_of_a_loop_of_calls() -> None:
+    # Each conflict gets a system prompt naming its file: no call reads another's cache past
+    # that line. The same loop with the file in the user prompt, a loop over agents (each with
+    # a conversation of its own), and a system prompt built per item but never sent in the
+    # loop are not this.
+    src = (
+        "async def plan(self, conflicts, agents):\n"
+        "    out = []\n"
+        "    for conflict in conflicts:\n"
+        "        system_prompt = f'''You resolve merge conflicts.\n"
+        "        File: {conflict.get('file')}'''\n"
+        "        out.append(await self.ask(f'Resolve it.', system_prompt))\n"
+        "    for conflict in conflicts:\n"
+        "        system_prompt = 'You resolve merge conflicts.'\n"
+        "        out.append(await self.ask(f\"File: {conflict['file']}\", system_prompt))\n"
+        "    for agent in agents:\n"
+        "        system = f'You are {agent.name}.'\n"
+        "        out.append(await self.ask('Go.', system))\n"
+        "    for conflict in conflicts:\n"
+        "        system_note = f'File: {conflict}'\n"
+        "        out.append(system_note)\n"
+        "    return out\n"
+    )
+    assert _codes(src, "resolver.py") == [(5, "PL304")]
+
+
+def test_a_system_prompt_written_per_item_of_a_loop_of_calls() -> None:
+    # As in Python: the file of each conflict in the system prompt of that conflict's call.
+    # The item in the user prompt, a loop over personas, and a per-item note only pushed to a
+    # list are not this.
+    src = (
+        "export async function plan(conflicts: Conflict[], personas: Persona[]) {\n"
+        "  const out: string[] = [];\n"
+        "  for (const conflict of conflicts) {\n"
+        "    const systemPrompt = `You resolve conflicts.\\nFile: ${conflict.file}`;\n"
+        "    out.push(await generateText({ model, system: systemPrompt, prompt: 'Go.' }));\n"
+        "  }\n"
+        "  for (const conflict of conflicts) {\n"
+        "    const system = 'You resolve conflicts.';\n"
+        "    out.push(await generateText({ model, system, prompt: `File: ${conflict.file}` }));\n"
+        "  }\n"
+        "  for (const persona of personas) {\n"
+        "    const systemPrompt = `You are ${persona.name}.`;\n"
+        "    out.push(await ask('Go.', systemPrompt));\n"
+        "  }\n"
+        "  for (const conflict of conflicts) {\n"
+        "    const systemNote = `File: ${conflict.file}`;\n"
+        "    out.push(systemNote);\n"
+        "  }\n"
+        "  return out;\n"
+        "}\n"
+    )
+    assert _codes(src, "resolver.ts") == [(4, "PL304")]
