@@ -165,6 +165,13 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             _add(
                 ctx, dropped, "messages are dropped when a request overflows the context", _OVERFLOW
             )
+        elif isinstance(node, ast.Call) and _through_memory(node, parents, chat):
+            _add(
+                ctx,
+                node,
+                f"the history passes through a memory strategy (`{_src(node.func)}`) before "
+                "the request: a window or summary memory drops or rewrites its oldest messages",
+            )
         elif isinstance(node, ast.Call) and _newest_of_store(node):
             _add(ctx, node, f"the stored messages are read back to a count (`{_src(node)}`)")
         elif isinstance(node, ast.Call) and (cap := _history_cap(node)) is not None:
@@ -771,6 +778,29 @@ def _budget_loop(loop: ast.For | ast.AsyncFor, copies: _Copies) -> bool:
         ):
             return True
     return False
+
+
+# What a memory does when it only keeps or looks things up (the history it is handed is not
+# what it returns).
+_MEMORY_KEEPS = frozenset(
+    {"add", "save", "append", "put", "store", "clear", "update", "search", "set", "write"}
+    | {"insert", "delete", "remove", "persist", "record", "log", "extend", "query", "get"}
+)
+
+
+def _through_memory(node: ast.Call, parents: dict[int, ast.AST], chat: bool) -> bool:
+    """`assistant_system + memory.integrate_context(chat_messages) + tool_calls`: the history
+    handed to a method of a configurable memory (a window of `window_size` messages, a token
+    budget, a summary) whose result is the conversation sent. What the memory returns is the
+    history it chose to keep, so the request's first messages are the memory's choice."""
+    f = node.func
+    if not (isinstance(f, ast.Attribute) and "memory" in words(_name(f.value) or "")):
+        return False
+    if set(words(f.attr)) & _MEMORY_KEEPS:
+        return False
+    if not any(_is_history(a) for a in [*node.args, *(k.value for k in node.keywords)]):
+        return False
+    return _sent(node, parents, chat)
 
 
 def _windowing_functions(tree: ast.Module) -> set[str]:

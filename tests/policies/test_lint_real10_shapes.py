@@ -287,3 +287,19 @@ def test_a_system_prompt_written_per_item_of_a_loop_of_calls() -> None:
         "}\n"
     )
     assert _codes(src, "resolver.ts") == [(4, "PL304")]
+
+
+def test_python_the_history_sent_through_a_memory_strategy() -> None:
+    # A configurable memory (window, token budget, summary) hands back the history it keeps,
+    # and that is what the request sends. Saving to the memory, searching it, and a note the
+    # memory writes about the history that is not sent are not this.
+    src = (
+        "def step(run, memory, chat_messages, tool_calls):\n"
+        "    system = [{'role': 'system', 'content': run.instructions}]\n"
+        "    messages = system + memory.integrate_context(chat_messages) + tool_calls\n"
+        "    memory.save(chat_messages)\n"
+        "    hits = memory.search(chat_messages)\n"
+        "    note = memory.describe(chat_messages)\n"
+        "    return llm.run(messages=messages, extra=[hits, note])\n"
+    )
+    assert _codes(src, "runner.py") == [(3, "PL303")]
