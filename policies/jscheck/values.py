@@ -514,8 +514,15 @@ class Evaluator:
             return EMPTY
         if vals and all(string_value(self.src, unwrap(v)) is not None for v in vals):
             return EMPTY
-        if ws[-1] == "memory" and vals and all(self._fixed_key(v) for v in vals):
-            return EMPTY  # `memoryRecall(chatId, "profile")`: one settled entry, by its key
+        if ws[-1] == "memory" and not (
+            vals
+            and all(unwrap(v).type == "call_expression" and _awaited(v) for v in vals)
+            and not all(self._fixed_key(v) for v in vals)
+        ):
+            # A memory read back for this turn (`await memoryService.getContext(sessionId)`);
+            # not one entry by its key (`memoryRecall(chatId, "profile")`), nor a project's
+            # notes handed in (`fixture.setup.memory`, a parameter).
+            return EMPTY
         if vals == [] and self._param(node, name) is None:
             return EMPTY  # bound only after this use
         if name in self.m.imports:
@@ -914,3 +921,13 @@ def _destructured(value: Node) -> bool:
         and p.type == "variable_declarator"
         and ((n := p.child_by_field_name("name")) is not None and n.type == "object_pattern")
     )
+
+
+def _awaited(value: Node) -> bool:
+    """`await f(...)`, as bound: the value is read when the code runs, per call."""
+    v = value
+    while v.type in ("parenthesized_expression", "as_expression", "non_null_expression"):
+        if not v.named_children:
+            return False
+        v = v.named_children[0]
+    return v.type == "await_expression"

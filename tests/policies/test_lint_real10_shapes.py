@@ -166,7 +166,7 @@ def test_python_a_budget_loop_over_the_window_a_helper_kept() -> None:
 def test_a_session_memory_read_per_turn_in_the_system_message() -> None:
     # The session's short-term memory (read back on each turn, growing with it) stringified
     # into the system message ahead of the history. A fixed note named for memory is literal
-    # text.
+    # text, and a project's memory handed in with a fixture is notes kept across sessions.
     src = (
         "export class Coordinator {\n"
         "  async casual(message: string, sessionId: string) {\n"
@@ -175,6 +175,7 @@ def test_a_session_memory_read_per_turn_in_the_system_message() -> None:
         "    return this.llm.chat([\n"
         "      { role: 'system', content: `${CASUAL}\\n${JSON.stringify(shortTermMemory)}` },\n"
         "      { role: 'system', content: `${CASUAL}\\n${memoryNote}` },\n"
+        "      { role: 'system', content: `${CASUAL}\\n${this.fixture.setup.memory}` },\n"
         "      ...shortTermMemory.chatHistory,\n"
         "      { role: 'user', content: message },\n"
         "    ]);\n"
@@ -186,14 +187,14 @@ def test_a_session_memory_read_per_turn_in_the_system_message() -> None:
 
 def test_python_a_parameter_named_for_the_session_memory_in_the_system_prompt() -> None:
     # As in TypeScript: the session's memory handed to a system-prompt builder moves its
-    # start whenever the memory grows. A cap on the memory and the user's profile memory
-    # (set once) do not.
+    # start whenever the memory grows. A cap on the memory, the user's profile memory (set
+    # once) and a project's memory (notes kept across sessions) do not.
     src = (
         "class Agent:\n"
-        "    def system_prompt(self, short_term_memory, memory_limit, profile_memory):\n"
+        "    def system_prompt(self, short_term_memory, memory_limit, profile_memory, memory):\n"
         "        return (\n"
         "            f'You help.\\nMemory: {short_term_memory}\\n'\n"
-        "            f'Keep {memory_limit} items. About the user: {profile_memory}'\n"
+        "            f'Keep {memory_limit} items. About the user: {profile_memory}\\n{memory}'\n"
         "        )\n"
     )
     assert _codes(src, "agent.py") == [(4, "PL304")]
@@ -303,3 +304,20 @@ def test_python_the_history_sent_through_a_memory_strategy() -> None:
         "    return llm.run(messages=messages, extra=[hits, note])\n"
     )
     assert _codes(src, "runner.py") == [(3, "PL303")]
+
+
+def test_a_project_memory_handed_to_an_imported_builder_is_settled() -> None:
+    # An eval fixture's project memory (notes kept across sessions) given to a system-prompt
+    # builder of another module: fixed for the run, no finding. The session memory read back
+    # this turn and handed to the same builder is.
+    src = (
+        "import { buildSystemPrompt } from './prompt';\n"
+        "export async function run(fixture: Fixture, sessionId: string) {\n"
+        "  const memory = fixture.setup?.memory ?? '';\n"
+        "  const fixed = buildSystemPrompt(memory);\n"
+        "  const sessionMemory = await memoryStore.load(sessionId);\n"
+        "  const moving = buildSystemPrompt(sessionMemory);\n"
+        "  return [fixed, moving];\n"
+        "}\n"
+    )
+    assert _codes(src, "runner.ts") == [(6, "PL304")]
