@@ -125,6 +125,8 @@ _FETCHED_CONTEXT = frozenset(
 # Reads of an incoming HTTP request's body (`await req.json()`, `await request.formData()`).
 _BODY_READS = frozenset({"json", "formData"})
 _BODY = "the request body"
+# Fields of a request's body that configure the call, not its content (`model`, `stream`).
+_BODY_CONFIG = frozenset({"model", "stream", "temperature", "provider", "options", "config"})
 _SETTLED_WORDS = frozenset({"profile", "persona", "system", "settings", "instructions", "tool"})
 _RENDERS = frozenset({"render", "renderString", "fill", "interpolate", "compile"})
 _SORTS = frozenset({"sort", "toSorted", "sortBy", "orderBy", "localeCompare"})
@@ -464,7 +466,10 @@ class Evaluator:
             vals = bound_before(vals, node, scope)
         if vals:
             got = self._union(vals)
-            if set(words(name)) & _SETTLED_WORDS or words(name)[-1:] in (["id"], ["ids"]):
+            if set(words(name)) & (_SETTLED_WORDS | _BODY_CONFIG) or words(name)[-1:] in (
+                ["id"],
+                ["ids"],
+            ):
                 # `const { systemPrompt, userId } = await req.json()`: a field the client sets
                 # once for a conversation, not content of this request.
                 got = frozenset(x for x in got if x.kind != RETRIEVED or x.what != _BODY)
@@ -530,6 +535,24 @@ class Evaluator:
         # The line it was fetched on where it is bound here, else the line it is read on.
         at = unwrap(vals[0]) if vals else node
         return frozenset({Taint(RETRIEVED, self.src.pos(at)[0], name)})
+
+    def _body_field(self, got: Taints, field: str) -> Taints:
+        """A field read off the request's body (`payload.system`, `body.format`): named for
+        itself; one the client sets once for a conversation (its system prompt, an id) is
+        not content of this request."""
+        if not any(x.kind == RETRIEVED and x.what == _BODY for x in got):
+            return got
+        if set(words(field)) & (_SETTLED_WORDS | _BODY_CONFIG) or words(field)[-1:] in (
+            ["id"],
+            ["ids"],
+        ):
+            return frozenset(x for x in got if x.kind != RETRIEVED or x.what != _BODY)
+        return frozenset(
+            Taint(x.kind, x.line, field, x.path, x.param)
+            if x.kind == RETRIEVED and x.what == _BODY
+            else x
+            for x in got
+        )
 
     def _fixed_key(self, value: Node) -> bool:
         """A call given a literal key among its arguments (`recall(chatId, "profile")`)."""
@@ -611,7 +634,7 @@ class Evaluator:
                 return self._imported(name, prop) or self._by_meaning(node, prop)
         if prop == "body" and obj is not None and _is_request(src, obj):
             return frozenset({Taint(RETRIEVED, src.pos(node)[0], _BODY)})  # `req.body`
-        got = self.taints(obj)
+        got = self._body_field(self.taints(obj), prop)
         if obj is not None and obj.type == "member_expression":
             # `studio.hours.monday`: an entry of a record named for hours is a schedule's
             # text; the name tells what the record holds, not that it reads the clock.

@@ -321,3 +321,20 @@ def test_a_project_memory_handed_to_an_imported_builder_is_settled() -> None:
         "}\n"
     )
     assert _codes(src, "runner.ts") == [(6, "PL304")]
+
+
+def test_a_proxy_passing_the_clients_system_prompt_through() -> None:
+    # A gateway reads the client's system prompt off the body and forwards it (processed):
+    # the client sets it once for its conversation. A field of the body for this request
+    # written into the system prompt still is per-request content.
+    src = (
+        "export async function handle(c: Context) {\n"
+        "  const payload = await c.req.json<Payload>();\n"
+        "  if (payload.system) {\n"
+        "    payload.system = await processSystem(payload.system, payload.model);\n"
+        "  }\n"
+        "  const system = `${payload.system}\\nTone: ${payload.tone}`;\n"
+        "  return forward({ system, messages: payload.messages });\n"
+        "}\n"
+    )
+    assert _codes(src, "handler.ts") == [(6, "PL304")]
