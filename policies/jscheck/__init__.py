@@ -11,6 +11,7 @@ through the loader the engine passes in.
 from __future__ import annotations
 
 from ..findings import Finding
+from .peritem import check_per_item
 from .rewrites import check_rewrites
 from .sinks import SinkCheck
 from .structure import (
@@ -45,6 +46,7 @@ def check_js(path: str, text: str, load: Loader | None = None) -> list[Finding]:
         + check_tools_per_step(src)
         + check_content_before_history(src)
         + check_system_replaced(src)
+        + check_per_item(src)
     )
     # The request's state may already be reported where it enters the system message as
     # retrieved content (a parameter named `...Context`): one finding a line.

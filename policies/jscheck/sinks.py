@@ -47,6 +47,9 @@ from .values import (
 
 _PREFIX_WORDS = frozenset({"system", "instructions", "instruction", "preamble", "persona"})
 _PROMPT_WORDS = frozenset({"prompt", "prompts"})
+# What a builder named for the system prompt returns is that text (`buildRagSystemPrompt`,
+# `getSystemInstructions`), not a list of messages (`messagesWithSystem`).
+_BUILT_TEXT = frozenset({"prompt", "instructions", "instruction", "preamble", "persona"})
 _USER_WORDS = frozenset(
     {
         "user",
@@ -75,6 +78,11 @@ _USER_WORDS = frozenset(
     }
 )
 _TOOLS_WORDS = frozenset({"tools", "functions"})
+# What a name ending in one of these says of "system": the machine and its state.
+_MACHINE = frozenset(
+    {"time", "date", "clock", "info", "status", "health", "metrics", "stats", "load"}
+    | {"uptime", "usage", "resources", "monitor", "check", "report", "logs", "log"}
+)
 _MEASURES = frozenset({"tokens", "token", "count", "fingerprint", "length", "size", "id", "ids"})
 # Names of the current request: written into the prefix, they change it every request (PL304).
 _REQUEST = frozenset({"query", "question"})
@@ -115,6 +123,8 @@ def prefix_name(name: str) -> bool | None:
     ws = set(words(name))
     if words(name)[-1:] and words(name)[-1] in _MEASURES:
         return None  # `systemMessageTokens`, `system_fingerprint`: a count or an id, not text
+    if words(name)[-1:] and words(name)[-1] in _MACHINE and not ws & (_PROMPT_WORDS | {"message"}):
+        return None  # `system_time`, `systemInfo`, `systemHealth`: the machine, not a prompt
     if "reminder" in ws:
         return False  # a system reminder travels in the user's turn
     if "user" in ws and ws & {"instruction", "instructions"} and "system" not in ws:
@@ -160,6 +170,7 @@ class SinkCheck:
         self.out: list[Finding] = []
         self._seen: set[tuple[int, str]] = set()
         self._fetches: set[tuple[int, str, str]] = set()
+        self._values_seen: set[tuple[str, int, str, str, int]] = set()
         self._request_sinks: set[int] = set()  # sinks with a PL304 for per-request content
 
     def _report(self, node: Node, code: str, message: str) -> None:
@@ -182,6 +193,7 @@ class SinkCheck:
                     n.type in ("identifier", "property_identifier")
                     and not text[:1].isupper()  # a class (`AgentToolGroup`), not a choice
                     and set(words(text)) & _MODE_WORDS
+                    and not _pair_key(n)  # `{ approvalMode: "interrupt" }`: a fixed setting
                 ):
                     return n
         return None
@@ -410,6 +422,39 @@ class SinkCheck:
                 )
                 return
 
+    def _retrieved_slots(self, value: Node, name: str) -> None:
+        """PL304: `MEMORY_PROMPT = "{{base}}\n<memory>{{memoryJson}}</memory>"`: a slot of a
+        prompt template named for what is recalled or retrieved (memories, search results, a
+        retrieved context) is filled anew for each request. A template with a slot for the
+        question itself (`{question}`, `{input}`) is the user's turn, unless it is named for
+        the system prompt."""
+        if value.type not in ("string", "template_string"):
+            return
+        text = self.src.text(value)
+        slots = [(m, _slot_words(m.group(1))) for m in _SLOT_IN_TEXT.finditer(text)]
+        system = bool(set(words(name)) & _PREFIX_WORDS)
+        if not system and any(ws[-1:] and ws[-1] in _QUESTION_SLOTS for _, ws in slots):
+            return
+        for m, ws in slots:
+            if not ws or set(ws) & _SETTLED:
+                continue
+            last = ws[-1]
+            if not (
+                last in _RECALLED
+                or (last == "context" and set(ws) & _FETCHED_CONTEXT)
+                or (last in _RETRIEVED and last != "context")
+            ):
+                continue
+            self._report(
+                value,
+                "PL304",
+                f"the slot {m.group(0)} of `{name}` is filled with what was recalled or "
+                "retrieved for the request, ahead of the conversation history: the prefix "
+                "changes there whenever it does and the whole history is sent again uncached; "
+                "put it in the newest user message",
+            )
+            return
+
     def _mode_switch(self, switch: Node) -> None:
         """PL302: `switch (searchMode) { case "quick": systemPrompt = A; tools = [...] }`: the
         prompt or the tool list assigned per case of a mode (morphic's researcher)."""
@@ -454,6 +499,7 @@ class SinkCheck:
                 return
             else:
                 self._clock_slots(v, name)
+                self._retrieved_slots(v, name)
                 before = len(self.out)
                 self.text_sink(value, f"`{name}`", at)
                 if len(self.out) > before and self._one_off_system(name, at):
@@ -498,6 +544,10 @@ class SinkCheck:
         )
         for key, value in pairs.items():
             if key is None or value is None:
+                continue
+            if prefix_name(key) and _record(src, value):
+                # `telemetry: { system: { uptime, cpu: process.cpuUsage() } }`: a record of
+                # the machine's figures under a key named `system`, not a prompt's text.
                 continue
             if key in ("prompt", "prompts"):
                 # `prompt:` is the user's turn in the Vercel AI SDK (`generateText`,
@@ -549,6 +599,19 @@ class SinkCheck:
                     self.text_sink(p.child_by_field_name("value"), f"`{name}()`", call)  # type: ignore[arg-type]
                 elif p.type == "shorthand_property_identifier":
                     self.text_sink(p, f"`{name}()`", call)
+        elif (
+            args
+            and set(words(name)) & _PREFIX_WORDS
+            and words(name)[-1] in _BUILT_TEXT
+            and prefix_name(name)
+            and not self._defined_here(call)
+            and not self._only_user_builder(name)
+        ):
+            # `this.ragService.buildRAGSystemPrompt(context, base)`: a system prompt built in
+            # another module from what it is handed here; its positional arguments are its text.
+            for a in args:
+                if unwrap(a).type not in FUNCTIONS and unwrap(a).type != "object":
+                    self.text_sink(a, f"`{name}()`", call)
         elif name in ("replace", "replaceAll") and len(args) >= 2:
             slot = string_value(src, args[0])
             fill = unwrap(args[1])
@@ -691,6 +754,16 @@ class SinkCheck:
                 _, _, f = self.ev.m.lookup(self.src.root, "this." + prop)
                 return f is not None
         return True
+
+    def _defined_here(self, call: Node) -> bool:
+        """Whether the function `call` calls is defined in this file (a function, or a method
+        of `this`), where its own returns are checked."""
+        fn = unwrap(call.child_by_field_name("function"))  # type: ignore[arg-type]
+        if fn.type == "member_expression":
+            obj = fn.child_by_field_name("object")
+            if obj is None or obj.type != "this":
+                return False
+        return self._builder_here(call)
 
     def _is_named_sink(self, node: Node) -> bool:
         """`systemPrompt`, `PROMPTS[mode]`, `this.systemPrompt`: a value read from a name that is
@@ -914,6 +987,12 @@ class SinkCheck:
         code = CODE_OF[taint.kind]
         if (leaf.id, code) in self._seen:
             return
+        # One finding a value on a line: `system = buildSystemPrompt(name, today)` reaches
+        # `system` and the builder's argument both; reported once.
+        once = (code, taint.line, taint.what, taint.path, self.src.pos(leaf)[0])
+        if once in self._values_seen:
+            return
+        self._values_seen.add(once)
         where = f"line {taint.line}" + (f" of {taint.path}" if taint.path else "")
         text = " ".join(self.src.text(leaf).split())
         text = text if len(text) <= 50 else text[:47] + "..."
@@ -934,6 +1013,24 @@ class SinkCheck:
 
 # A macro's pattern as a regex (`{{time}}`, `{{datetimeformat +([^}]*)}}`) and a slot in text.
 _SLOT_NAME = re.compile(r"\\?\{\\?\{\s*[A-Za-z_]\w*\b[^}]*\\?\}\\?\}")
+# Slot names of a template: a recall (`{{memoryJson}}`, `{memories}`), what a search
+# found; the words after them name the format only (`Json`, `Text`, `Block`).
+_RECALLED = frozenset({"memory", "memories", "recalled"})
+_FETCHED_CONTEXT = frozenset(
+    {"search", "retrieved", "retrieval", "rag", "docs", "doc", "document", "memory", "web"}
+    | {"relevant", "knowledge", "results"}
+)
+_QUESTION_SLOTS = frozenset({"question", "query", "input", "message", "request"})
+_FORMAT_WORDS = frozenset({"json", "text", "str", "string", "block", "xml", "md", "section"})
+
+
+def _slot_words(name: str) -> list[str]:
+    ws = words(name)
+    while len(ws) > 1 and ws[-1] in _FORMAT_WORDS:
+        ws = ws[:-1]
+    return ws
+
+
 _SLOT_IN_TEXT = re.compile(r"(?<!\$)\{\{?\s*([A-Za-z_][\w]*)\s*\}\}?")
 
 
@@ -941,6 +1038,28 @@ _SLOT_IN_TEXT = re.compile(r"(?<!\$)\{\{?\s*([A-Za-z_][\w]*)\s*\}\}?")
 # date (the same all day, and no conversation's prefix follows it). Retrieved content stays
 # reported: the labels count it one-off or not, as a repeated request's prefix moves with it.
 _ONE_OFF = frozenset({"PL102"})
+
+
+def _pair_key(n: Node) -> bool:
+    """Whether `n` is the key of an object's `key: value` pair."""
+    p = n.parent
+    if p is None or p.type != "pair":
+        return False
+    key = p.child_by_field_name("key")
+    return key is not None and key.id == n.id
+
+
+def _record(src: Source, value: Node) -> bool:
+    """An object literal with no text of a message (`{ uptime, memory: {...} }`): a record,
+    not the text of a prompt (`{ type: 'text', text }` or `{ content }` may be one)."""
+    v = unwrap(value)
+    if v.type != "object":
+        return False
+    keys = {
+        key_name(src, p.child_by_field_name("key")) if p.type == "pair" else src.text(p)
+        for p in v.named_children
+    }
+    return bool(keys) and not keys & {"text", "content", "parts", "type", "role"}
 
 
 def _role(src: Source, obj: Node | None) -> str | None:

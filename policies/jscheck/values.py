@@ -116,12 +116,17 @@ _MESSAGE_TEXT = frozenset({"content", "text", "parts", "contentParts"})
 _CLIENT_STATE = frozenset({"geolocation", "geo", "ip", "location", "address"})
 # Names of retrieved content, read as a whole value (`${memories}`, `searchResults`); `context`
 # counts only as a whole name (`context.variables` is the state of a run, not its results).
-_RETRIEVED_WORDS = frozenset({"results", "memories", "documents", "chunks", "passages"})
+_RETRIEVED_WORDS = frozenset({"results", "memories", "memory", "documents", "chunks", "passages"})
 # What makes a `...Context` fetched: `searchContext`, `retrievedContext`, `docsContext`.
 _FETCHED_CONTEXT = frozenset(
     {"search", "retrieved", "retrieval", "rag", "docs", "doc", "document", "memory", "web"}
     | {"relevant", "knowledge", "query", "results"}
 )
+# Reads of an incoming HTTP request's body (`await req.json()`, `await request.formData()`).
+_BODY_READS = frozenset({"json", "formData"})
+_BODY = "the request body"
+# Fields of a request's body that configure the call, not its content (`model`, `stream`).
+_BODY_CONFIG = frozenset({"model", "stream", "temperature", "provider", "options", "config"})
 _SETTLED_WORDS = frozenset({"profile", "persona", "system", "settings", "instructions", "tool"})
 _RENDERS = frozenset({"render", "renderString", "fill", "interpolate", "compile"})
 _SORTS = frozenset({"sort", "toSorted", "sortBy", "orderBy", "localeCompare"})
@@ -404,6 +409,8 @@ class Evaluator:
             "sequence_expression",
         ):
             kids = [c for c in node.named_children if not c.type.startswith("type")]
+            if t in ("as_expression", "satisfies_expression") and kids:
+                return self.taints(kids[0])  # `x as A & { b?: B }`: the value, not its type
             return self.taints(kids[-1]) if kids else EMPTY
         if t == "template_string":
             return self._union(c for c in node.named_children if c.type == "template_substitution")
@@ -459,6 +466,22 @@ class Evaluator:
             vals = bound_before(vals, node, scope)
         if vals:
             got = self._union(vals)
+            if set(words(name)) & (_SETTLED_WORDS | _BODY_CONFIG) or words(name)[-1:] in (
+                ["id"],
+                ["ids"],
+            ):
+                # `const { systemPrompt, userId } = await req.json()`: a field the client sets
+                # once for a conversation, not content of this request.
+                got = frozenset(x for x in got if x.kind != RETRIEVED or x.what != _BODY)
+            elif any(_destructured(v) for v in vals):
+                # `const { format } = await req.json()`: each field of the body is a value of
+                # its own, named for itself.
+                got = frozenset(
+                    Taint(x.kind, x.line, name, x.path, x.param)
+                    if x.kind == RETRIEVED and x.what == _BODY
+                    else x
+                    for x in got
+                )
             if scope is not None and (scope.id, name) in self.m.sorted_later:
                 got = frozenset(x for x in got if x.kind not in ORDER)
             if got and any(x.kind != "param" for x in got):
@@ -496,6 +519,15 @@ class Evaluator:
             return EMPTY
         if vals and all(string_value(self.src, unwrap(v)) is not None for v in vals):
             return EMPTY
+        if ws[-1] == "memory" and not (
+            vals
+            and all(unwrap(v).type == "call_expression" and _awaited(v) for v in vals)
+            and not all(self._fixed_key(v) for v in vals)
+        ):
+            # A memory read back for this turn (`await memoryService.getContext(sessionId)`);
+            # not one entry by its key (`memoryRecall(chatId, "profile")`), nor a project's
+            # notes handed in (`fixture.setup.memory`, a parameter).
+            return EMPTY
         if vals == [] and self._param(node, name) is None:
             return EMPTY  # bound only after this use
         if name in self.m.imports:
@@ -503,6 +535,31 @@ class Evaluator:
         # The line it was fetched on where it is bound here, else the line it is read on.
         at = unwrap(vals[0]) if vals else node
         return frozenset({Taint(RETRIEVED, self.src.pos(at)[0], name)})
+
+    def _body_field(self, got: Taints, field: str) -> Taints:
+        """A field read off the request's body (`payload.system`, `body.format`): named for
+        itself; one the client sets once for a conversation (its system prompt, an id) is
+        not content of this request."""
+        if not any(x.kind == RETRIEVED and x.what == _BODY for x in got):
+            return got
+        if set(words(field)) & (_SETTLED_WORDS | _BODY_CONFIG) or words(field)[-1:] in (
+            ["id"],
+            ["ids"],
+        ):
+            return frozenset(x for x in got if x.kind != RETRIEVED or x.what != _BODY)
+        return frozenset(
+            Taint(x.kind, x.line, field, x.path, x.param)
+            if x.kind == RETRIEVED and x.what == _BODY
+            else x
+            for x in got
+        )
+
+    def _fixed_key(self, value: Node) -> bool:
+        """A call given a literal key among its arguments (`recall(chatId, "profile")`)."""
+        v = unwrap(value)
+        return v.type == "call_expression" and any(
+            string_value(self.src, unwrap(a)) is not None for a in arguments(v)
+        )
 
     def _fetched(self, node: Node, ftext: str, args: list[Node]) -> Taints:
         """A call that fetches content for the current request: named for a search or a recall
@@ -575,7 +632,9 @@ class Evaluator:
             name = src.text(obj)
             if name in self.m.imports and self.m.imports[name][1] == "*":
                 return self._imported(name, prop) or self._by_meaning(node, prop)
-        got = self.taints(obj)
+        if prop == "body" and obj is not None and _is_request(src, obj):
+            return frozenset({Taint(RETRIEVED, src.pos(node)[0], _BODY)})  # `req.body`
+        got = self._body_field(self.taints(obj), prop)
         if obj is not None and obj.type == "member_expression":
             # `studio.hours.monday`: an entry of a record named for hours is a schedule's
             # text; the name tells what the record holds, not that it reads the clock.
@@ -656,6 +715,9 @@ class Evaluator:
                 return self._imported(oname, name, args, node) or self._by_meaning(fn, name)
             if oname in ("git", "simpleGit") and name in ("status", "diff", "log", "branch"):
                 return self._make("vcs", node)
+        if name in _BODY_READS and not args and obj is not None and _is_request(src, obj):
+            # `await req.json()`: the body of the incoming HTTP request, new on every request.
+            return frozenset({Taint(RETRIEVED, src.pos(node)[0], _BODY)})
         recv = self.taints(obj)
         if name in _SORTS:
             return frozenset(x for x in recv if x.kind not in ORDER)
@@ -866,3 +928,29 @@ def _is_message(src: Source, node: Node) -> bool:
         c.type == "pair" and key_name(src, c.child_by_field_name("key")) == "role"
         for c in node.named_children
     )
+
+
+def _is_request(src: Source, obj: Node) -> bool:
+    """`req`, `request`, `c.req` (Hono): the incoming HTTP request of a handler."""
+    name = src.text(obj).split(".")[-1]
+    return name in ("req", "request")
+
+
+def _destructured(value: Node) -> bool:
+    """Whether `value` is bound to a name by a destructuring pattern (`const { a } = v`)."""
+    p = value.parent
+    return (
+        p is not None
+        and p.type == "variable_declarator"
+        and ((n := p.child_by_field_name("name")) is not None and n.type == "object_pattern")
+    )
+
+
+def _awaited(value: Node) -> bool:
+    """`await f(...)`, as bound: the value is read when the code runs, per call."""
+    v = value
+    while v.type in ("parenthesized_expression", "as_expression", "non_null_expression"):
+        if not v.named_children:
+            return False
+        v = v.named_children[0]
+    return v.type == "await_expression"

@@ -21,6 +21,7 @@ from ..findings import Finding, Fix, source_lines
 from .context import Context, Scope
 from .flow import Flow
 from .history import check_history
+from .peritem import check_per_item
 from .placement import Load, check_placement
 from .side import check_side_requests
 from .sinks import SinkCheck
@@ -121,6 +122,7 @@ def check_python(
     if _WRITES_CONTENT.search(text):  # the walk for PL303 only where a message is edited
         check_history(tree, ctx)
     check_windows(tree, ctx)
+    check_per_item(tree, ctx)
     check_model_per_step(tree, ctx)
     check_tool_swaps(tree, ctx)
     check_system_replaced(tree, ctx)

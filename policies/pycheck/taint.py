@@ -306,6 +306,9 @@ def _names_summary(name: str) -> bool:
 # Names of content retrieved for the current request (`memories`, `search_results`,
 # `rag_context`); not what the user set once (`profile_context`, `system_context`).
 _RETRIEVED_LAST = frozenset({"memories", "results", "documents", "chunks", "passages"})
+# A memory that changes turn by turn (`short_term_memory`, `session_memory`); a project's or
+# a user's memory (`project_memory`) is notes kept across sessions.
+_TURN_MEMORY = frozenset({"short", "session", "working", "conversation", "chat", "thread"})
 _FETCHED_CONTEXT = frozenset(
     {"search", "retrieved", "retrieval", "rag", "docs", "doc", "document", "memory", "web"}
     | {"relevant", "knowledge", "query", "results"}
@@ -317,7 +320,11 @@ def _names_retrieved(name: str) -> bool:
     ws = words(name)
     if not ws or set(ws) & _SETTLED:
         return False
-    return ws[-1] in _RETRIEVED_LAST or (ws[-1] == "context" and bool(set(ws) & _FETCHED_CONTEXT))
+    return (
+        ws[-1] in _RETRIEVED_LAST
+        or (ws[-1] == "context" and bool(set(ws) & _FETCHED_CONTEXT))
+        or (ws[-1] == "memory" and bool(set(ws) & _TURN_MEMORY))
+    )
 
 
 _NOT_THE_REQUEST = frozenset(

@@ -78,10 +78,15 @@ def _keyed_history(node: ast.AST) -> bool:
 
 
 def _from_end(lower: ast.expr | None) -> bool:
-    """`-n` or `len(x) - n`: a bound counted from the end, also inside the arithmetic around it
-    (`1 + max(0, len(messages) - n)`, which keeps the first message and the last n)."""
+    """`-n` or `len(x) - n`: a bound counted from the end, also scaled (`-turns * 2`) or inside
+    the arithmetic around it (`1 + max(0, len(messages) - n)`, which keeps the first message
+    and the last n)."""
     if isinstance(lower, ast.UnaryOp) and isinstance(lower.op, ast.USub):
         return True
+    if isinstance(lower, ast.BinOp) and isinstance(lower.op, (ast.Mult, ast.FloorDiv)):
+        # `history[-max_turns * 2:]`: a negated count scaled (turns to messages) is still a
+        # bound from the end.
+        return _from_end(lower.left) or _from_end(lower.right)
     if lower is None:
         return False
     return any(
@@ -103,6 +108,7 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
         for child in ast.iter_child_nodes(node):
             parents[id(child)] = node
     copies = _Copies(tree)
+    windowing = _windowing_functions(tree)
     inner: set[int] = set()  # parts of a summary-first list already reported
     adds: list[ast.Expr] = []  # `x.append(...)`/`x.extend(...)` statements, for the sequence
     for node in ast.walk(tree):
@@ -138,6 +144,11 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
                 node,
                 "the conversation is filled from the newest message back while a budget lasts",
             )
+        elif (
+            isinstance(node, (ast.For, ast.AsyncFor))
+            and (stop := _budget_over_window(node, parents, windowing)) is not None
+        ):
+            _add(ctx, stop, "the newest messages a helper kept are cut again while a budget lasts")
         elif isinstance(node, ast.While) and (cut := _drops_front(node)) is not None:
             _add(ctx, cut, "messages are dropped from the front while over a budget")
         elif isinstance(node, ast.While) and _filled_to_count(node):
@@ -153,6 +164,13 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
         ):
             _add(
                 ctx, dropped, "messages are dropped when a request overflows the context", _OVERFLOW
+            )
+        elif isinstance(node, ast.Call) and _through_memory(node, parents, chat):
+            _add(
+                ctx,
+                node,
+                f"the history passes through a memory strategy (`{_src(node.func)}`) before "
+                "the request: a window or summary memory drops or rewrites its oldest messages",
             )
         elif isinstance(node, ast.Call) and _newest_of_store(node):
             _add(ctx, node, f"the stored messages are read back to a count (`{_src(node)}`)")
@@ -760,6 +778,75 @@ def _budget_loop(loop: ast.For | ast.AsyncFor, copies: _Copies) -> bool:
         ):
             return True
     return False
+
+
+# What a memory does when it only keeps or looks things up (the history it is handed is not
+# what it returns).
+_MEMORY_KEEPS = frozenset(
+    {"add", "save", "append", "put", "store", "clear", "update", "search", "set", "write"}
+    | {"insert", "delete", "remove", "persist", "record", "log", "extend", "query", "get"}
+)
+
+
+def _through_memory(node: ast.Call, parents: dict[int, ast.AST], chat: bool) -> bool:
+    """`assistant_system + memory.integrate_context(chat_messages) + tool_calls`: the history
+    handed to a method of a configurable memory (a window of `window_size` messages, a token
+    budget, a summary) whose result is the conversation sent. What the memory returns is the
+    history it chose to keep, so the request's first messages are the memory's choice."""
+    f = node.func
+    if not (isinstance(f, ast.Attribute) and "memory" in words(_name(f.value) or "")):
+        return False
+    if set(words(f.attr)) & _MEMORY_KEEPS:
+        return False
+    if not any(_is_history(a) for a in [*node.args, *(k.value for k in node.keywords)]):
+        return False
+    return _sent(node, parents, chat)
+
+
+def _windowing_functions(tree: ast.Module) -> set[str]:
+    """Functions of this module that cut a history to its newest messages
+    (`recent = history[-n * 2:]` somewhere in their body): what they return is a window."""
+    out: set[str] = set()
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for n in ast.walk(fn):
+            if (
+                isinstance(n, ast.Subscript)
+                and isinstance(n.slice, ast.Slice)
+                and n.slice.upper is None
+                and _from_end(n.slice.lower)
+                and _is_history(n.value)
+            ):
+                out.add(fn.name)
+                break
+    return out
+
+
+def _budget_over_window(
+    loop: ast.For | ast.AsyncFor, parents: dict[int, ast.AST], windowing: set[str]
+) -> ast.If | None:
+    """`turns = self.select_recent(history)` then `for t in turns: ... if used + n > budget:
+    break; messages.append(...)`: a window a helper of this module cut, filled oldest first
+    while a budget lasts. As the window slides its oldest messages change, and the budget
+    cuts a different place each turn (reported at the budget's test). Over the whole history
+    the same loop keeps the oldest messages and the prefix holds."""
+    if not isinstance(loop.iter, ast.Name) or not _appends_messages(loop):
+        return None
+    value = _bound_to(loop.iter, loop, parents)
+    if not (isinstance(value, ast.Call) and _name(value.func) in windowing):
+        return None
+    if not any(_is_history(a) for a in [*value.args, *(k.value for k in value.keywords)]):
+        return None
+    for n in ast.walk(loop):
+        if (
+            isinstance(n, ast.If)
+            and isinstance(n.test, ast.Compare)
+            and _budget_words(n.test)
+            and any(isinstance(b, (ast.Break, ast.Return)) for b in ast.walk(n))
+        ):
+            return n
+    return None
 
 
 def _drops_front(loop: ast.While) -> ast.While | ast.If | None:

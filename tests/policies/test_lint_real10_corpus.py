@@ -32,14 +32,15 @@ EARLIER = ("real", "real2", "real3", "real4", "real5", "real6", "real7", "real8"
 # findings of all findings. The development half with this round's rules (9 of 13 true in
 # TypeScript; 9 of 15 with main's before them); the test half scored once, by the lead, with the
 # same rules. A later rule may find more and must not find less; every new finding is read and
-# labelled first.
+# labelled first. Since the test half was scored it is development data too (RESULTS.md): both
+# floors are the figures of the rules tuned on it (branch h30r), not held-out figures.
 DEV_FLOOR = {
-    "ts": {"volatile": (0, 1), "structural": (2, 4), "precision": (9, 13)},
-    "py": {"volatile": (0, 0), "structural": (0, 3), "precision": (1, 1)},
+    "ts": {"volatile": (0, 1), "structural": (3, 4), "precision": (11, 11)},
+    "py": {"volatile": (0, 0), "structural": (2, 3), "precision": (3, 3)},
 }
 TEST_FLOOR = {
-    "ts": {"volatile": (1, 2), "structural": (2, 10), "precision": (7, 9)},
-    "py": {"volatile": (3, 3), "structural": (2, 9), "precision": (12, 12)},
+    "ts": {"volatile": (1, 2), "structural": (5, 10), "precision": (10, 11)},
+    "py": {"volatile": (3, 3), "structural": (4, 9), "precision": (14, 14)},
 }
 FLOORS: dict[str, dict[str, dict[str, tuple[int, int]]]] = {"dev": DEV_FLOOR, "test": TEST_FLOOR}
 
