@@ -912,6 +912,8 @@ class SinkCheck:
         ws = words(name)
         if not (ws and ws[-1] == "summary" and set(ws) <= _SUMMARY_OF and varies):
             return
+        if name.isupper():
+            return  # `prompts.SUMMARY`: a constant, the summariser's own instructions
         if not set(words(sink)) & (_PREFIX_WORDS | _SYSTEM_ROLES | _PROMPT_WORDS):
             return
         self._report(

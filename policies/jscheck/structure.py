@@ -609,14 +609,22 @@ def check_flattened_history(src: Source) -> list[Finding]:
         user = roles.get("user")
         if "system" not in roles or user is None or not _carries_history(src, user):
             continue
+        # `[system, ...chatContext, user]`: the history goes as messages, not as text.
+        spread = any(
+            x.type == "spread_element"
+            and bool(x.named_children)
+            and _history_or_alias(src, x.named_children[0])
+            for x in items
+        )
+        how = "as messages after" if spread else "as text in one message under"
         out.append(
             src.finding(
                 array if array is not None else user,
                 "PL305",
-                "a side request sends the conversation as text in one message under a system "
-                "prompt of its own: none of it is read from the session's cache and the whole "
-                "history is billed again every turn; send it after the session's own prefix "
-                "(its system prompt, tools and messages) instead",
+                f"a side request sends the conversation {how} a system prompt of its own: none "
+                "of it is read from the session's cache and the whole history is billed again "
+                "every turn; send it after the session's own prefix (its system prompt, tools "
+                "and messages) instead",
             )
         )
     return out

@@ -694,9 +694,11 @@ class Evaluator:
             # parameter named for what was retrieved for this request, as in TypeScript.
             desc = f"`{fetched[0].desc}` (retrieved for this request)"
             return ts | {at(value, "retrieved", desc, False)}
-        if kind is None and name and self.ctx.scope.in_function and _names_summary(name):
+        summary = name is not None and _names_summary(name) and not name.split(".")[-1].isupper()
+        if kind is None and self.ctx.scope.in_function and summary:
             # `session_summary`, `result.summary`: the conversation's running summary, made
-            # anew as the chat goes on (a module constant named so is fixed text).
+            # anew as the chat goes on (a module constant named so, or an upper-case
+            # `prompts.SUMMARY`, is fixed text: the summariser's own instructions).
             desc = f"`{name}` (a summary of the conversation)"
             return ts | {at(value, "summary", desc, False)}
         if kind is None:

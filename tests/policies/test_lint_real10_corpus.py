@@ -39,7 +39,10 @@ DEV_FLOOR = {
     "py": {"volatile": (0, 0), "structural": (2, 3), "precision": (3, 3)},
 }
 TEST_FLOOR = {
-    "ts": {"volatile": (1, 2), "structural": (5, 10), "precision": (10, 11)},
+    # 4/10, not 5: the coordinator's per-type prompts were "found" by `prompts.SUMMARY` read as
+    # a running summary, which it is not (the summariser's own instructions); PL305 still
+    # reports the side request, at its array, outside the label's lines.
+    "ts": {"volatile": (1, 2), "structural": (4, 10), "precision": (8, 9)},
     "py": {"volatile": (3, 3), "structural": (4, 9), "precision": (14, 14)},
 }
 FLOORS: dict[str, dict[str, dict[str, tuple[int, int]]]] = {"dev": DEV_FLOOR, "test": TEST_FLOOR}

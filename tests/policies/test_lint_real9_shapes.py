@@ -103,6 +103,26 @@ def test_python_a_running_summary_written_into_the_system_prompt() -> None:
     assert _codes(src, "context.py") == [(2, "PL303")]
 
 
+def test_an_upper_case_summary_is_the_summarisers_own_prompt() -> None:
+    # `prompts.SUMMARY` is the summariser's instructions, fixed text, not a running summary
+    # (real10's coordinator service); the side request itself is PL305's to report.
+    ts = (
+        "export async function turn(state: State, messages: Msg[]) {\n"
+        "  return llm.chat([{ role: 'system', content: prompts.SUMMARY }, ...messages])\n"
+        "}\n"
+    )
+    py = (
+        "def turn(history, cfg):\n"
+        "    system = f'You help.\\n{cfg.SUMMARY}'\n"
+        "    return [{'role': 'system', 'content': system}, *history]\n"
+        "def running(history, cfg):\n"
+        "    system = f'You help.\\n{cfg.summary}'\n"
+        "    return [{'role': 'system', 'content': system}, *history]\n"
+    )
+    assert _codes(ts, "coordinator.ts") == []
+    assert _codes(py, "coordinator.py") == [(5, "PL303")]
+
+
 def test_an_entry_of_a_record_named_for_hours_is_no_clock() -> None:
     # `shop.hours.monday` is a schedule's text; `hours` itself still reads as a time.
     src = (

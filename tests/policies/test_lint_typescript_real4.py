@@ -59,6 +59,25 @@ def test_conversation_flattened_into_a_side_request() -> None:
         "}\n"
     )
     assert _codes(ts) == [(4, "PL305")]
+    (finding,) = lint_source(ts, "agent.ts")
+    assert "as text in one message under a system prompt of its own" in finding.message
+
+
+def test_a_side_request_with_the_history_spread_as_messages_says_so() -> None:
+    # real10's coordinator shape: a summary request under its own system prompt, the history
+    # spread as messages and the results written into the last user message.
+    ts = (
+        "export async function summarise(chatHistory: Msg[], results: Result[]) {\n"
+        "  return llm.chat([\n"
+        "    { role: 'system', content: prompts.SUMMARY },\n"
+        "    ...chatHistory,\n"
+        "    { role: 'user', content: `Done: ${formatHistory(chatHistory)}` },\n"
+        "  ])\n"
+        "}\n"
+    )
+    (finding,) = lint_source(ts, "agent.ts")
+    assert (finding.line, finding.code) == (2, "PL305")
+    assert "as messages after a system prompt of its own" in finding.message
 
 
 def test_the_main_request_with_its_history_as_messages_is_not_a_side_request() -> None:
