@@ -108,9 +108,23 @@ def plan_prefix_keep(
     price: Price,
     end_rate: float = DEFAULT_END_RATE,
     margin: float = 30.0,
+    anchor: int = 0,
+    on_model: float = 1.0,
 ) -> PrefixKeep:
     """Read the prefix entry now, `away` seconds into the user's gap, to keep it for a
-    compaction `turns_left` gaps away (see the module's docstring)?"""
+    compaction `turns_left` gaps away (see the module's docstring)?
+
+    `anchor` > 0: the prefix ends with a line of that many tokens that the read writes at 1
+    hour (`prefixlock.providers.anthropic.anchored_system`): the read costs the rest of the
+    prefix at the read price and the line at the 1-hour write price, once; the entry it writes
+    then lives an hour past every later request of the session, so no later gap needs a read
+    unless it passes the hour (each later gap ends within the hour with the share of expected
+    gaps that did).
+
+    `on_model`: the chance that the compaction is made on the model whose entry this reads (the
+    cache is per model), e.g. the share of the session's requests sent on it: a read on a model
+    the user moved to for one turn keeps an entry the compaction, back on the first model, never
+    reads."""
     if not gaps:
         raise ValueError("plan_prefix_keep needs at least one expected gap")
     if not 0 <= end_rate < 1:
@@ -126,11 +140,23 @@ def plan_prefix_keep(
     period = ttl - margin
     read = price.input_cost(prefix_tokens, "read")
     saving = price.input_cost(prefix_tokens, "write_5m") - read
-    chance = (1.0 - end_rate) ** turns_left * back_within_hour(gaps, away)
-    per_gap = sum(pings_in(g, last_return(gaps), margin, ttl) for g in gaps) / len(gaps)
-    reads = reads_left(gaps, away, period) + max(turns_left - 1.0, 0.0) * per_gap
+    if not 0 <= on_model <= 1:
+        raise ValueError(f"on_model must be in [0, 1], got {on_model}")
+    chance = (1.0 - end_rate) ** turns_left * back_within_hour(gaps, away) * on_model
+    if anchor > 0:
+        if price.cache_write_1h is None or anchor >= prefix_tokens:
+            return PrefixKeep(False, Decimal(0), Decimal(0), "no 1-hour write for the anchor")
+        within = sum(1 for g in gaps if g <= HOUR) / len(gaps)
+        chance *= within ** max(turns_left - 1.0, 0.0)
+        reads = 1.0
+        costs = price.input_cost(prefix_tokens - anchor, "read") + price.input_cost(
+            anchor, "write_1h"
+        )
+    else:
+        per_gap = sum(pings_in(g, last_return(gaps), margin, ttl) for g in gaps) / len(gaps)
+        reads = reads_left(gaps, away, period) + max(turns_left - 1.0, 0.0) * per_gap
+        costs = read * Decimal(str(round(reads, 6)))
     saves = saving * Decimal(str(round(chance, 6)))
-    costs = read * Decimal(str(round(reads, 6)))
     send = saves > costs
     verdict = "read" if send else "let it expire"
     return PrefixKeep(

@@ -8,6 +8,11 @@ warm-up Anthropic documents): it reads the prefix entry (0.1x) and refreshes it 
 is ledgered and stored as a keep-alive ping; the guard learns its entries without taking it as
 the conversation's last request. Only under `CachePolicy(idle="auto")`, on Anthropic, with
 `Settings.compact_at` set: without a compaction ahead nothing reads the entry again.
+
+A session with `compact_at` has an anchored prefix (`prefixlock.providers.anthropic.
+anchored_system`): there the read carries the prefix's marks at 1 hour and writes the anchor
+line's 1-hour entry from the 5-minute entry before it, once after each cold write of the
+prefix that the first request's opening did not already anchor (docs/savings.md#the-prefix-anchor).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from decimal import Decimal
 
 from ..errors import ProviderError
 from ..events import Event, KeepAlivePing, ProviderFault
+from ..providers.anthropic import anchored_system, without_message_breakpoints
 from ..state import SessionAgent, SessionState
 from ..store.recorder import Recorder
 from ..transcript import Message, Transcript
@@ -80,6 +86,14 @@ class PrefixKeepRunner:
             return 0.0
         return max(self._context - _prefix_end(s.requests[-1]), 0) / prompts
 
+    def on_model(self) -> float:
+        """The chance that the compaction is made on the session's model now: the share of the
+        session's requests sent on it, by the rule of succession (a model the user moved to
+        for a turn holds few of them; the first model, most)."""
+        s = self.state
+        here = sum(1 for r in s.requests if r.model == s.model)
+        return (here + 1) / (len(s.requests) + 2)
+
     def _limit(self) -> float | None:
         """The compaction threshold in tokens (None: the session does not compact)."""
         s = self.state
@@ -99,10 +113,23 @@ class PrefixKeepRunner:
         last = s.requests[-1]
         if last.model != s.model or last.meta.get("prefix") not in (None, s.prefix.fingerprint):
             return None
+        # An anchored prefix (a session that compacts): the read carries the prefix's marks at
+        # 1 hour, so it writes the anchor line's entry at 1 hour from the 5-minute entry before it.
+        settings = s.settings.with_(prefix_ttl="1h") if self._anchor() else s.settings
         built = s.provider.build_request(
-            s.prefix, Transcript([Message.user(NOTE)]), s.settings, s.info
+            s.prefix, Transcript([Message.user(NOTE)]), settings, s.info
         )
-        return ping_request(built)
+        # The note is not marked: an entry on it would be the furthest one the next read finds,
+        # and its 5 minutes, not the prefix entry's life, would time the reads.
+        return ping_request(without_message_breakpoints(built))
+
+    def _anchor(self) -> bool:
+        """Does the session's prefix end with an anchor line (`anchored_system`), on a cache
+        with a 1-hour TTL?"""
+        s = self.state
+        if s.settings.compact_at is None or s.settings.effective_prefix_ttl != "5m":
+            return False
+        return anchored_system(s.prefix, "1h")[1] is not None
 
     def due_at(self) -> float | None:
         """When the next prefix read goes out (None: none is planned): `MARGIN` seconds before
@@ -119,18 +146,22 @@ class PrefixKeepRunner:
             expires = self.tracker.guard.warm_until(request, now)
             if expires is not None:
                 due = max(expires - MARGIN, now)
-                if not self._pays(due):
+                if not self._pays(due, request):
                     due = None
         self._memo = (key, request, due)
         return due
 
-    def _pays(self, at: float) -> bool:
+    def _pays(self, at: float, request: WireRequest) -> bool:
         s = self.state
         price = self.agent.prices.lookup(s.model)
         limit = self._limit()
         if price is None or limit is None or self._ended is None or self._context is None:
             return False
         prefix_end = _prefix_end(s.requests[-1])
+        anchor = 0
+        if self._anchor():
+            last = [u for u in request.units if u.section != "messages"][-1]
+            anchor = last.tokens if last.breakpoint == "1h" else 0
         self.plan = plan_prefix_keep(
             self.gaps(),
             away=at - self._ended,
@@ -138,6 +169,8 @@ class PrefixKeepRunner:
             prefix_tokens=prefix_end,
             price=price,
             margin=MARGIN,
+            anchor=anchor,
+            on_model=self.on_model(),
         )
         return self.plan.send
 

@@ -23,6 +23,7 @@ from ..cache.openai import retention_seconds
 from ..errors import ProviderError
 from ..events import Event, KeepAlivePing, ProviderFault
 from ..providers import SDKProvider
+from ..providers.anthropic import ANCHOR_MAX_TOKENS
 from ..settings import Settings
 from ..state import SessionAgent, SessionState
 from ..store.errors import StoreError
@@ -62,6 +63,18 @@ REPLY_SLACK = 16
 TRUST_ROWS = 8  # recent requests whose reads must have matched the guard's before holding
 MARGIN = 30.0  # seconds before the turn's entries expire at which the seal (or a ping) goes
 PING_CAP = "50"  # dollars: the pings' session-wide cap when the plan turns them on
+
+
+def anchor_room(request: WireRequest, read: int) -> int:
+    """Tokens more than the reply that a held request may write at 1h when it reads the entry
+    before its prefix's anchor line (the first request left its short opening unmarked,
+    `prefixlock.providers.anthropic.first_unmarked`): the line and the opening."""
+    prefix = [u for u in request.units if u.section != "messages"]
+    if len(prefix) < 2 or prefix[-1].breakpoint != "1h" or read != prefix[-2].end:
+        return 0
+    if prefix[-2].section != "system":
+        return 0
+    return prefix[-1].tokens + ANCHOR_MAX_TOKENS
 
 
 class TurnEndRunner:
@@ -181,7 +194,7 @@ class TurnEndRunner:
         pred = self.tracker.guard.predict(request, s.clock.now())
         reply = next((m for m in reversed(s.transcript.messages) if m.role == "assistant"), None)
         reply_tokens = sum(reply.block_tokens) if reply is not None else 0
-        if hold_pays(pred.write_1h, reply_tokens + REPLY_SLACK):
+        if hold_pays(pred.write_1h, reply_tokens + REPLY_SLACK + anchor_room(request, pred.read)):
             return request
         return build(s.settings)
 

@@ -8,7 +8,9 @@ block positions from a breakpoint, so the tail alone would no longer find the pr
 `Settings.history_ttl` adds a breakpoint on the last assistant message at that (longer) TTL.
 Volatile text (a date reminder, a one-off note) is appended after the tail breakpoint on this
 request only: it never carries one, since it changes next turn. 1h entries come before 5m ones
-(the prefix TTL may be longer than the conversation's, not shorter). Anthropic's rules:
+(the prefix TTL may be longer than the conversation's, not shorter). A session that compacts
+sends its system prompt's last line as a block of its own, its prefix mark before that line at
+5m and on it at 1h (`anchored_system`, docs/savings.md#the-prefix-anchor). Anthropic's rules:
 docs/providers.md#anthropic-breakpoints.
 """
 
@@ -26,6 +28,7 @@ from ..cache.media import unit_tokens
 from ..cache.units import Unit, anthropic_message_settings, message_unit_data
 from ..canonical import canonical_bytes, canonical_copy, canonical_json, chain_hash
 from ..events import TextDelta
+from ..guard.compaction import base_system
 from ..prefix import FrozenPrefix
 from ..settings import Settings
 from ..tokenizer import count_tokens
@@ -79,6 +82,60 @@ def _message_parts(message: Message) -> MessageParts:
     return result
 
 
+# The anchor of a session that compacts: the last line of its system prompt (at most this many
+# tokens) as a block of its own, so that the entry ending there can be written at 1 hour for a
+# few tokens (docs/savings.md#the-prefix-anchor).
+ANCHOR_MAX_TOKENS = 200
+
+
+def anchor_split(text: str) -> tuple[str, str] | None:
+    """`text` cut before its last line: (the rest, ending with its newline; the last line), or
+    None when it has no last line of at most `ANCHOR_MAX_TOKENS` tokens after other text. The
+    two blocks hold the text unchanged, in order."""
+    cut = text.rfind("\n")
+    if cut < 0:
+        return None
+    head, tail = text[: cut + 1], text[cut + 1 :]
+    if not head.strip() or not tail.strip() or count_tokens(tail) > ANCHOR_MAX_TOKENS:
+        return None
+    return head, tail
+
+
+def first_unmarked(part: _PrefixPart, messages: Sequence[Message], units: Sequence[Unit]) -> bool:
+    """Leave the messages of this request unmarked? Only the first request of a conversation on
+    an anchored prefix (at 5m, no reply yet) whose messages are short (at most
+    `ANCHOR_MAX_TOKENS`): it writes the prefix up to the anchor line at 5 minutes and sends the
+    line and the opening as plain input, so the next request, held at 1 hour, reads that entry
+    and writes the line, the opening and the reply at 1 hour: the entry of the whole prefix
+    then lives an hour past every request that reads it, for the opening's and the line's few
+    tokens at 2x, where a separate read of the prefix would cost 0.1x of all of it."""
+    if not part.anchored or any(m.role == "assistant" for m in messages):
+        return False
+    return sum(u.tokens for u in units) <= ANCHOR_MAX_TOKENS
+
+
+def anchored_system(prefix: FrozenPrefix, ttl: str) -> tuple[list[str], int | None]:
+    """The system blocks of a session that compacts, and the one its prefix mark goes on
+    (None: the last, as for any session).
+
+    The last block of the system prompt proper (a compaction's summary block, which follows
+    it, left out) is split before its last line (`anchor_split`). Before a compaction, a 5m
+    mark goes on the block before that line and a 1h mark on the line: so the entry that ends
+    at the whole prompt is never written at 5 minutes, and one output-free request that reads
+    the 5-minute entry before it writes it at 1 hour for the line's few tokens at 2x
+    (`prefixlock.guard.prefix_keep`). A compacted prefix (the summary after the line) marks
+    its last block, as any session does; its lookback reads the line's 1-hour entry."""
+    texts = list(prefix.system)
+    base = len(base_system(prefix))
+    split = anchor_split(texts[base - 1]) if base else None
+    if split is None:
+        return texts, None
+    texts[base - 1 : base] = split
+    if base < len(prefix.system):  # compacted: the summary's block is the last
+        return texts, None
+    return texts, base if ttl == "1h" else base - 1
+
+
 @dataclass(frozen=True)
 class _PrefixPart:
     tools: list[dict[str, Any]]  # last one carries cache_control
@@ -86,6 +143,7 @@ class _PrefixPart:
     units: tuple[Unit, ...]  # with their breakpoints
     seed: str  # chain after the prefix and the message-level settings
     total: int
+    anchored: bool = False  # the 5m mark sits before the anchor line (`anchored_system`)
 
 
 class AnthropicBuilder(IncrementalBuilder[_PrefixPart]):
@@ -110,32 +168,42 @@ class AnthropicBuilder(IncrementalBuilder[_PrefixPart]):
     ) -> _PrefixPart:
         ttl = settings.effective_prefix_ttl
         settings_bytes = anthropic_message_settings(head)
-        key = (prefix.fingerprint, ttl, settings_bytes)
-        return self._remembered(key, lambda: self._make_prefix_part(prefix, ttl, settings_bytes))
+        anchor = settings.compact_at is not None
+        key = (prefix.fingerprint, ttl, settings_bytes, anchor)
+        return self._remembered(
+            key, lambda: self._make_prefix_part(prefix, ttl, settings_bytes, anchor)
+        )
 
     @staticmethod
-    def _make_prefix_part(prefix: FrozenPrefix, ttl: str, settings_bytes: bytes) -> _PrefixPart:
+    def _make_prefix_part(
+        prefix: FrozenPrefix, ttl: str, settings_bytes: bytes, anchor: bool = False
+    ) -> _PrefixPart:
         # Canonical key order: the SDK sends the dicts' insertion order, and a tool's schema is
         # rendered into the prompt as sent; pydantic's field order is not the order the store
         # keeps and the guard compares (canonical bytes).
         tools: list[dict[str, Any]] = [canonical_copy(t.to_dict()) for t in prefix.tools]
-        system: list[dict[str, Any]] = [{"type": "text", "text": s} for s in prefix.system]
+        texts, marked = anchored_system(prefix, ttl) if anchor else (list(prefix.system), None)
+        system: list[dict[str, Any]] = [{"type": "text", "text": s} for s in texts]
+        if marked is None:
+            marked = len(system) - 1
         units: list[Unit] = []
         chain, total = "", 0
-        for section, items in (("tools", tools), ("system", system)):
+        for section, items, mark in (("tools", tools, len(tools) - 1), ("system", system, marked)):
             for i, item in enumerate(items):
                 data = canonical_bytes(item)
                 chain = chain_hash(chain, data)
                 n = count_tokens(data.decode("utf-8"))
                 total += n
-                ttl_here = ttl if i == len(items) - 1 else None
+                ttl_here = ttl if i == mark else None
                 units.append(Unit(section, len(units), chain, n, total, ttl_here))
         cc = cache_control(ttl)
         if tools:
             tools[-1] = canonical_copy({**tools[-1], "cache_control": cc})
         if system:
-            system[-1] = {**system[-1], "cache_control": cc}
-        return _PrefixPart(tools, system, tuple(units), chain_hash(chain, settings_bytes), total)
+            system[marked] = {**system[marked], "cache_control": cc}
+        anchored = anchor and ttl != "1h" and marked < len(system) - 1
+        seed = chain_hash(chain, settings_bytes)
+        return _PrefixPart(tools, system, tuple(units), seed, total, anchored)
 
     def _body(self, draft: Draft[_PrefixPart]) -> Built:
         part, volatile = draft.part, draft.volatile
@@ -150,7 +218,11 @@ class AnthropicBuilder(IncrementalBuilder[_PrefixPart]):
         tail_msg = n - 1
         while tail_msg >= 0 and not messages[tail_msg].blocks:
             tail_msg -= 1
-        if tail_msg >= 0:
+        # An anchored prefix's first request (no reply yet, a short opening): its messages are
+        # not marked, so that the next request reads the entry before the anchor line and
+        # writes the line, the opening and the reply at 1h (`first_unmarked`).
+        opening = first_unmarked(part, messages, memo_.units)
+        if tail_msg >= 0 and not opening:
             self._mark(units, wire, part, tail_msg, ttl)
             held = draft.settings.history_ttl
             reply = self._last_reply(messages, tail_msg) if held is not None else None

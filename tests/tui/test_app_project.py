@@ -109,6 +109,10 @@ async def test_an_edited_instruction_file_is_offered_in_a_priced_dialog(
     (project / "AGENTS.md").write_text("Answer briefly.\n")
     app = make()
     async with app.run_test(size=(120, 40)) as pilot:
+        # Two turns: a session that compacts leaves its first request's opening and the
+        # instructions' last line unmarked (docs/savings.md#the-prefix-anchor); the second
+        # request writes them, so the edit below re-bills cached tokens.
+        await say(app, pilot, "hello")
         await say(app, pilot, "hello")
         start = app.backend.session.prefix
         (project / "AGENTS.md").write_text("Answer in detail.\n")
@@ -117,10 +121,10 @@ async def test_an_edited_instruction_file_is_offered_in_a_priced_dialog(
         labels = dict(dialog.rows.rows)
         assert labels["changed"] == "AGENTS.md"
         assert int(labels["tokens re-billed"].replace(",", "")) > 0
-        assert app.backend.session.ledger.rows and len(app.backend.session.requests) == 1
+        assert app.backend.session.ledger.rows and len(app.backend.session.requests) == 2
         await pilot.press("n")
         await settle(app, pilot)  # the message goes out once the dialog is answered
-        assert len(app.backend.session.requests) == 2
+        assert len(app.backend.session.requests) == 3
         assert app.backend.session.prefix.fingerprint == start.fingerprint
         assert "kept the instructions the session started with" in conversation_text(app)
         (project / "AGENTS.md").write_text("Answer in limericks.\n")

@@ -84,6 +84,10 @@ async def test_edited_instructions_are_quoted_and_moved_to_only_when_accepted(
     (project / "AGENTS.md").write_text("Answer briefly.\n")
     async with started(project_options()) as chat:
         backend = chat.backend
+        # Two turns: the chat's session compacts, so its first request leaves the opening and
+        # the instructions' last line unmarked (docs/savings.md#the-prefix-anchor); the second
+        # request writes them, which the edit below then re-bills.
+        await chat.say("hello")
         await chat.say("hello")
         start = backend.session.prefix
         (project / "AGENTS.md").write_text("Answer in detail.\n")
