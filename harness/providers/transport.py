@@ -30,6 +30,7 @@ from ..settings import Settings
 from ..tokenizer import count_tokens
 from .anthropic import AnthropicStream
 from .base import AttemptProgress, Reply, StreamItem, StreamProgress
+from .body import encode_body
 from .diagnostics import diagnostics_request
 from .openai import ChatStream, ResponsesStream
 
@@ -216,6 +217,10 @@ class Transport:
         headers: dict[str, str] = {}
         if asked:
             body, headers = diagnostics_request(self.api, body, previous_id)
+        # Encoded once for every attempt, an item at a time, as the SDK would encode it: the
+        # SDK given the dict copies it whole and encodes it in one piece, a passing peak several
+        # times the conversation's size (prefixlock.providers.body).
+        content = encode_body(body)
 
         async def record(seconds: float) -> None:
             waits.append(seconds)  # slept below, after the fault has been reported
@@ -238,7 +243,7 @@ class Transport:
                 failure: Fault | None = None
                 try:
                     # Yield outside tenacity's attempt context: it would swallow GeneratorExit.
-                    async for item in self._attempt(request, body, headers, progress):
+                    async for item in self._attempt(request, body, content, headers, progress):
                         yield item
                 except Exception as exc:  # classified below; non-faults re-raise
                     failure = classify(exc, self.api, self._key)
@@ -256,6 +261,7 @@ class Transport:
         self,
         request: Any,
         body: dict[str, Any],
+        content: bytes | None,
         headers: dict[str, str],
         progress: StreamProgress | None = None,
     ) -> AsyncIterator[TextDelta | Reply]:
@@ -272,9 +278,12 @@ class Transport:
             stream_cls = OpenAISSE[object]
             parser = ResponsesStream() if self.api == "openai-responses" else ChatStream()
             path = request.path.removeprefix("/v1")  # the OpenAI client's base_url ends in /v1
+        # The body's bytes as the SDK would make them (`content`), or the dict for the SDK to
+        # encode where it holds what only the SDK can encode.
+        sent: dict[str, Any] = {"content": content} if content is not None else {"body": body}
         sse = await client.post(
             path,
-            body=body,
+            **sent,
             cast_to=object,
             stream=True,
             stream_cls=stream_cls,

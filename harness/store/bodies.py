@@ -72,32 +72,73 @@ def skeleton(
     body: Mapping[str, Any],
 ) -> str:
     """Store request `seq`'s list items as blobs; the skeleton its row keeps."""
+    # Each list's hashes are packed as they come (32 bytes an item, in one buffer): a long
+    # session's lists name hundreds of messages, and a hex string for each, this request's and
+    # the previous one's, made a passing peak that grew with the conversation at every request.
+    # Only the hashes added since the previous request are written out as text.
     rest: dict[str, Any] = {}
-    refs: Refs = {}
+    packed: Packed = {}
     for k, v in body.items():
         if k in LIST_KEYS and isinstance(v, (list, tuple)):
-            refs[k] = [blobs.put(db, item) for item in v]
+            data = bytearray()
+            for item in v:
+                data += bytes.fromhex(blobs.put(db, item))
+            packed[k] = bytes(data)
         else:
             rest[k] = v
-    prev = _refs(db, cache, session_id, seq - 1) if seq > 0 else {}
+    prev = _packed_refs(db, cache, session_id, seq - 1) if seq > 0 else {}
     encoded: dict[str, dict[str, Any]] = {}
-    for k, hashes in refs.items():
-        base = prev.get(k, [])
-        keep = 0
-        for a, b in zip(base, hashes, strict=False):
-            if a != b:
-                break
-            keep += 1
-        encoded[k] = {"keep": keep, "add": hashes[keep:]} if keep else {"add": hashes}
+    for k, digests in packed.items():
+        keep = _common_items(prev.get(k, b""), digests)
+        ends = range(keep * _DIGEST, len(digests), _DIGEST)
+        added = [digests[i : i + _DIGEST].hex() for i in ends]
+        encoded[k] = {"keep": keep, "add": added} if keep else {"add": added}
     # The next write of this session needs this request's lists, not the one before: kept per
     # session, the cache stays as small as the sessions written lately (it grew with every
     # write, and was trimmed only by a read that missed).
     cache.pop((session_id, seq - 1), None)
-    _keep(cache, (session_id, seq), refs)
+    cache[(session_id, seq)] = packed
     while len(cache) > _WRITE_MAX:
         del cache[next(iter(cache))]  # the oldest written
     skel = {"rest": rest, "lists": encoded, "order": list(body)}
     return blobs.ordered_bytes(skel).decode("utf-8")
+
+
+def _common_items(base: bytes, new: bytes) -> int:
+    """How many hashes `new` starts with that `base` starts with too (packed digests)."""
+    a, b = memoryview(base), memoryview(new)
+    n = min(len(a), len(b)) // _DIGEST
+    if a[: n * _DIGEST] == b[: n * _DIGEST]:
+        return n  # the usual case: the previous request's lists, and more
+    lo, hi = 0, n  # the first `lo` items agree, the first `hi` do not
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[: mid * _DIGEST] == b[: mid * _DIGEST]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
+def _packed_refs(db: sqlite3.Connection, cache: RefsCache, session_id: str, seq: int) -> Packed:
+    """Request `seq`'s lists as packed digests; a list whose row names a hash that is not a
+    SHA-256 digest is packed up to it (nothing past it can match a hash written now)."""
+    cached = cache.get((session_id, seq))
+    if cached is not None:
+        return cached
+    out: Packed = {}
+    for k, hashes in _refs(db, cache, session_id, seq).items():
+        data = bytearray()
+        for h in hashes:
+            try:
+                digest = bytes.fromhex(h)
+            except (TypeError, ValueError):
+                break
+            if len(digest) != _DIGEST or digest.hex() != h:
+                break
+            data += digest
+        out[k] = bytes(data)
+    return out
 
 
 def body(

@@ -16,7 +16,11 @@ for a quick look). Prints the figures and the load average; asserts key echo p90
 both times and RSS growth under 0.005 MB a turn beyond the conversation's own bytes.
 BENCH_TRACE=1 also prints what grew between the end of turn BENCH_TRACE_FROM (default 150,
 past the turns that fill the mounted window) and the last: the live objects by type, in
-objects and bytes a turn.
+objects and bytes a turn. BENCH_PEAK=1 runs the turns under `tracemalloc` and also prints each
+turn's passing peak above what was live when it began (`tracemalloc.reset_peak`): its slope
+past the first 100 turns, in KB a turn (what scales with the conversation at every request;
+the allocator's arenas keep the high-water mark), and the last turn's peak. It slows the turns
+and so the key echo: the memory figures only.
 """
 
 from __future__ import annotations
@@ -48,6 +52,7 @@ P90_MS = 50.0
 # model needs until a compaction, which no bound may drop): within the noise of reading RSS.
 MB_PER_TURN = 0.005
 TRACE = os.environ.get("BENCH_TRACE") == "1"
+PEAK = os.environ.get("BENCH_PEAK") == "1"
 # The census starts here (BENCH_TRACE_FROM): past the turns that fill the mounted window.
 TRACE_FROM = int(os.environ.get("BENCH_TRACE_FROM", str(min(150, TURNS // 2))))
 
@@ -228,9 +233,19 @@ async def _long_chat(turns: int, emulator_url: str) -> dict[str, Any]:
         fresh = await _echo_ms(app, paints)
         rss: list[tuple[int, float]] = []
         census: list[dict[str, tuple[int, int]]] = []
+        peaks: list[tuple[int, float]] = []  # BENCH_PEAK: each turn's passing peak, KB
+        if PEAK:
+            import tracemalloc
+
+            tracemalloc.start()
         t0 = time.perf_counter()
         for n in range(1, turns + 1):
+            if PEAK:
+                live = tracemalloc.get_traced_memory()[0]
+                tracemalloc.reset_peak()
             await say(app, pilot, "look around" if n % 3 == 0 else "hello")
+            if PEAK:
+                peaks.append((n, (tracemalloc.get_traced_memory()[1] - live) / 1e3))
             if n % SAMPLE == 0:
                 gc.collect()
                 rss.append((n, _rss_mb()))
@@ -238,6 +253,8 @@ async def _long_chat(turns: int, emulator_url: str) -> dict[str, Any]:
                 gc.collect()
                 census.append(_census())
         elapsed = time.perf_counter() - t0
+        if PEAK:
+            tracemalloc.stop()
         if TRACE:
             gc.collect()
             _print_growth(census[0], _census(), turns - TRACE_FROM)
@@ -262,6 +279,13 @@ async def _long_chat(turns: int, emulator_url: str) -> dict[str, Any]:
             for row in app._earlier
         )
     past = [p for p in rss if p[0] > min(100, turns // 5)] or rss
+    peak_figures = {}
+    if peaks:
+        late_peaks = [p for p in peaks if p[0] > min(100, turns // 5)] or peaks
+        peak_figures = {
+            "peak_kb_per_turn": _slope(late_peaks),
+            "peak_kb_last_turn": peaks[-1][1],
+        }
     return {
         "turns": turns,
         "requests": requests,
@@ -280,6 +304,7 @@ async def _long_chat(turns: int, emulator_url: str) -> dict[str, Any]:
         "conversation_kb_per_turn": conversation / 1e3 / (turns + 1),
         "offscreen_kb_per_turn": offscreen / 1e3 / (turns + 1),
         "rss_mb_per_turn_beyond": _slope(past) - conversation / 1e6 / (turns + 1),
+        **peak_figures,
     }
 
 

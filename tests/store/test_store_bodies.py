@@ -274,3 +274,47 @@ async def test_what_a_writing_store_keeps_between_requests_is_32_bytes_a_message
     with SessionStore(db, read_only=True) as reader:
         stored = [r.body for r in reader.requests("s1")]
     assert canonical_bytes(stored[-1]) == canonical_bytes(sent)
+
+
+def test_writing_a_long_request_passes_through_no_text_for_each_message(tmp_path: Path) -> None:
+    """A long session's request names every message it sends: the write compares its lists
+    with the previous request's as packed digests and writes out only the new hashes as text.
+    Its passing peak was 438 bytes a message (a hex string for each hash, this request's and
+    the previous one's, and a bytes object each to pack them): it grew with the conversation
+    at every request, in objects small enough for the allocator's arenas."""
+    import tracemalloc
+
+    from prefixlock.billing.usage import Usage
+    from prefixlock.store.records import NewRequest
+
+    n = 3000
+    messages = [
+        {"role": "user", "content": [{"type": "text", "text": f"turn {i}"}]} for i in range(n)
+    ]
+
+    def request(count: int) -> NewRequest:
+        body = {"model": "m", "messages": messages[:count]}
+        return NewRequest("turn", 0.0, "anthropic", "anthropic", "m", "/v1/messages", body, Usage())
+
+    with SessionStore(tmp_path / "s.sqlite") as store:
+        store.create_session(
+            "p",
+            model="m",
+            api="anthropic",
+            provider="anthropic",
+            prefix={},
+            prefix_fingerprint="f",
+            created=0.0,
+        )
+        store.record_request("p", request(n - 1))
+        tracemalloc.start()
+        try:
+            before = tracemalloc.get_traced_memory()[0]
+            store.record_request("p", request(n))
+            peak = tracemalloc.get_traced_memory()[1] - before
+        finally:
+            tracemalloc.stop()
+        (row,) = store._db.execute("SELECT skeleton FROM requests WHERE seq=1").fetchall()
+    written = json.loads(row[0])["lists"]["messages"]
+    assert written["keep"] == n - 1 and len(written["add"]) == 1
+    assert peak < 100 * n, peak / n

@@ -1,7 +1,9 @@
-"""Property: whatever sequence of bodies a session sends, the store gives back each one exactly."""
+"""Property: whatever sequence of bodies a session sends, the store gives back each one exactly,
+and each row keeps of the previous request's lists exactly the items they start with in common."""
 
 from __future__ import annotations
 
+import json
 import tempfile
 from pathlib import Path
 from typing import Any
@@ -11,6 +13,7 @@ from hypothesis import strategies as st
 
 from prefixlock.billing.usage import Usage
 from prefixlock.canonical import canonical_bytes
+from prefixlock.store.blobs import ordered_bytes
 from prefixlock.store.database import SessionStore
 from prefixlock.store.records import NewRequest
 
@@ -47,6 +50,8 @@ def test_stored_bodies_round_trip(steps: list[tuple[int, list[Any], bool, bool]]
                 created=0.0,
             )
             for i, b in enumerate(bodies):
+                if i % 4 == 3:
+                    store._refs_cache.clear()  # as a new connection: the base is read from disk
                 req = NewRequest(
                     "turn",
                     float(i),
@@ -64,6 +69,10 @@ def test_stored_bodies_round_trip(steps: list[tuple[int, list[Any], bool, bool]]
                         "p", requests=[req], messages=[], first_index=0, model="m", time=float(i)
                     )
             in_order = [canonical_bytes(r.body) for r in store.requests("p")]
+            kept = [
+                {k: v.get("keep", 0) for k, v in json.loads(_skel(store, seq))["lists"].items()}
+                for seq in range(len(bodies))
+            ]
         # A fresh connection has no cache: every body is rebuilt from the deltas on disk.
         with SessionStore(path, read_only=True) as store:
             backwards = [
@@ -72,6 +81,7 @@ def test_stored_bodies_round_trip(steps: list[tuple[int, list[Any], bool, bool]]
             ]
     expected = [canonical_bytes(b) for b in bodies]
     assert in_order == expected
+    assert kept == [_in_common(bodies[i - 1] if i else {}, b) for i, b in enumerate(bodies)]
     assert [canonical_bytes(b) for b in reversed(backwards)] == expected
 
 
@@ -81,3 +91,17 @@ def _skel(store: SessionStore, seq: int) -> str:
         "SELECT skeleton FROM requests WHERE session_id='p' AND seq=?", (seq,)
     ).fetchone()
     return str(row[0])
+
+
+def _in_common(before: dict[str, Any], body: dict[str, Any]) -> dict[str, int]:
+    """For each list of `body`: how many items it starts with that `before`'s list starts with."""
+    out: dict[str, int] = {}
+    for k in ("messages", "input", "tools"):
+        if k in body:
+            n = 0
+            for a, b in zip(before.get(k, []), body[k], strict=False):
+                if ordered_bytes(a) != ordered_bytes(b):
+                    break
+                n += 1
+            out[k] = n
+    return out
