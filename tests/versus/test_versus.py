@@ -178,11 +178,13 @@ def test_prefixlock_and_the_sdk_peer_on_the_same_turns() -> None:
     # held history), so the turn after the gap reads the conversation with nothing written
     # between turns and re-writes nothing. What may be sent in the gap is the prefix keep's read
     # of the tools and system prompt alone, for the compaction ahead (docs/savings.md, keeping
-    # the prefix for the compaction): a read of the prefix, not of the conversation.
+    # the prefix for the compaction): a read of the prefix, not of the conversation, which
+    # writes at most the system prompt's last line at 1 hour (the prefix anchor, at most 200
+    # tokens: docs/savings.md, the prefix anchor) and the one-line note at 5 minutes.
     rows = [row for row in ours.trace if row["turn"] == IDLE_TURN]
     idle = [row for row in rows if row["body"]["max_tokens"] > 0]  # the turn's own requests
     kept = [row["usage"] for row in rows if row["body"]["max_tokens"] == 0]
-    assert all(u["cache_write_5m"] < 100 and u["cache_write_1h"] == 0 for u in kept), kept
+    assert all(u["cache_write_5m"] < 100 and u["cache_write_1h"] <= 200 for u in kept), kept
     assert all(u["cache_read"] < 25_000 < idle[0]["usage"]["cache_read"] for u in kept), kept
     before = [row for row in ours.trace if row["turn"] == IDLE_TURN - 1][-1]["body"]
     assert before["messages"][-2]["content"][-1]["cache_control"]["ttl"] == "1h"
