@@ -767,8 +767,11 @@ def _budget_loop(loop: ast.For | ast.AsyncFor, copies: _Copies) -> bool:
         and isinstance(it.slice.step, ast.UnaryOp)
         and _history_or_copy(it.value, copies)
     )
-    if not backwards:
-        return False
+    return bool(backwards) and _budget_stop(loop) is not None
+
+
+def _budget_stop(loop: ast.For | ast.AsyncFor | ast.While) -> ast.If | None:
+    """The loop's budget test that ends it (`if used + n > budget: break`), if it has one."""
     for n in ast.walk(loop):
         if (
             isinstance(n, ast.If)
@@ -776,8 +779,8 @@ def _budget_loop(loop: ast.For | ast.AsyncFor, copies: _Copies) -> bool:
             and _budget_words(n.test)
             and any(isinstance(b, (ast.Break, ast.Return)) for b in ast.walk(n))
         ):
-            return True
-    return False
+            return n
+    return None
 
 
 # What a memory does when it only keeps or looks things up (the history it is handed is not
@@ -838,15 +841,7 @@ def _budget_over_window(
         return None
     if not any(_is_history(a) for a in [*value.args, *(k.value for k in value.keywords)]):
         return None
-    for n in ast.walk(loop):
-        if (
-            isinstance(n, ast.If)
-            and isinstance(n.test, ast.Compare)
-            and _budget_words(n.test)
-            and any(isinstance(b, (ast.Break, ast.Return)) for b in ast.walk(n))
-        ):
-            return n
-    return None
+    return _budget_stop(loop)
 
 
 def _drops_front(loop: ast.While) -> ast.While | ast.If | None:
