@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import tomllib
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
@@ -58,6 +59,24 @@ def assert_labels_hold(folder: Path, at_least: int) -> None:
         assert (f["repo"], f["file"]) in drawn, f
         assert isinstance(f["label"], bool) and f["half"] in ("dev", "test"), f
         assert len(f["why"]) > 20, f
+
+
+def assert_first_draw(folder: Path) -> dict[str, tuple[str, str]]:
+    """real10's and later corpora's draw: the first draw's rows come first (stratum 1 first), 20
+    projects a language split evenly, and every file keeps its project's language and half at
+    a recorded commit. Returns each project's (language, half)."""
+    rows = manifest(folder)
+    projects = {r["repo"]: (r["lang"], r["half"]) for r in rows}
+    first = list(dict.fromkeys(r["repo"] for r in rows if r["stratum"] == "1"))[:40]
+    assert Counter(projects[p][0] for p in first) == {"ts": 20, "py": 20}
+    for lang in ("ts", "py"):
+        halves = Counter(projects[p][1] for p in first if projects[p][0] == lang)
+        assert abs(halves["dev"] - halves["test"]) <= 1, (lang, halves)
+    for r in rows:
+        assert projects[r["repo"]] == (r["lang"], r["half"]), r
+        assert re.fullmatch(r"[0-9a-f]{40}", r["commit"]) and r["license"], r
+        assert r["stratum"] in ("1", "2", "3"), r
+    return projects
 
 
 def named_repositories(folders: Iterable[Path]) -> set[str]:

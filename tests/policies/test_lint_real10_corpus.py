@@ -9,13 +9,12 @@ with the final rules (RESULTS.md says how), and its floors are pinned then.
 
 from __future__ import annotations
 
-import re
-from collections import Counter
 from pathlib import Path
 
 import pytest
 
 from tests.helpers.realcorpus import (
+    assert_first_draw,
     assert_floors,
     assert_labels_hold,
     candidates,
@@ -58,19 +57,7 @@ def test_every_label_names_a_drawn_file_and_says_why() -> None:
 
 
 def test_the_first_draw_is_twenty_projects_a_language_split_evenly() -> None:
-    rows = manifest(REAL10)
-    projects = {r["repo"]: (r["lang"], r["half"]) for r in rows}
-    # the first draw's rows come first, stratum 1 first: 20 projects a language
-    first = list(dict.fromkeys(r["repo"] for r in rows if r["stratum"] == "1"))[:40]
-    assert Counter(projects[p][0] for p in first) == {"ts": 20, "py": 20}
-    for lang in ("ts", "py"):
-        halves = Counter(projects[p][1] for p in first if projects[p][0] == lang)
-        assert abs(halves["dev"] - halves["test"]) <= 1, (lang, halves)
-    # every file of a project keeps the project's half and language, at a recorded commit
-    for r in rows:
-        assert projects[r["repo"]] == (r["lang"], r["half"]), r
-        assert re.fullmatch(r"[0-9a-f]{40}", r["commit"]) and r["license"], r
-        assert r["stratum"] in ("1", "2", "3"), r
+    assert_first_draw(REAL10)
 
 
 def test_projects_are_taken_in_the_listed_order() -> None:

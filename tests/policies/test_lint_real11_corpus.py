@@ -10,7 +10,6 @@ this round's merged rules, and its figures are pinned as TEST_FLOOR beside DEV_F
 from __future__ import annotations
 
 import importlib.util
-import re
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
@@ -18,6 +17,7 @@ from types import ModuleType
 import pytest
 
 from tests.helpers.realcorpus import (
+    assert_first_draw,
     assert_floors,
     assert_labels_hold,
     candidates,
@@ -90,24 +90,12 @@ def test_the_test_half_holds_the_breakers_the_amendment_counts() -> None:
 
 
 def test_the_first_draw_is_twenty_projects_a_language_split_evenly() -> None:
-    rows = manifest(REAL11)
-    projects = {r["repo"]: (r["lang"], r["half"]) for r in rows}
-    # the first draw's rows come first, stratum 1 first: 20 projects a language
-    first = list(dict.fromkeys(r["repo"] for r in rows if r["stratum"] == "1"))[:40]
-    assert Counter(projects[p][0] for p in first) == {"ts": 20, "py": 20}
-    for lang in ("ts", "py"):
-        halves = Counter(projects[p][1] for p in first if projects[p][0] == lang)
-        assert abs(halves["dev"] - halves["test"]) <= 1, (lang, halves)
+    projects = assert_first_draw(REAL11)
     # at least 40 projects, at least half TypeScript, the halves even (issue 30)
     assert len(projects) >= 40
     assert 2 * sum(lang == "ts" for lang, _ in projects.values()) >= len(projects)
     both = Counter(half for _, half in projects.values())
     assert abs(both["dev"] - both["test"]) <= 1, both
-    # every file of a project keeps the project's half and language, at a recorded commit
-    for r in rows:
-        assert projects[r["repo"]] == (r["lang"], r["half"]), r
-        assert re.fullmatch(r"[0-9a-f]{40}", r["commit"]) and r["license"], r
-        assert r["stratum"] in ("1", "2", "3"), r
 
 
 def test_projects_are_taken_in_the_listed_order() -> None:
