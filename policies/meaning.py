@@ -267,6 +267,31 @@ def kind_of_name(name: str) -> str | None:
     return None
 
 
+# A system prompt rewritten for each item of a loop that calls the model (both front ends'
+# `peritem`): the names of a prompt's start, and what a loop over several parties walks (each
+# party has a conversation of its own, so its own prompt is no breaker).
+_PROMPT_START = frozenset({"system", "instructions", "instruction", "preamble"})
+_NOT_TEXT = frozenset({"tokens", "token", "count", "length", "size", "id", "ids", "name"})
+_PARTIES = frozenset(
+    {"agent", "agents", "persona", "personas", "role", "roles", "model", "models", "expert"}
+    | {"experts", "provider", "providers", "client", "clients", "member", "members", "bot"}
+    | {"bots", "character", "characters", "speaker", "speakers", "participant", "worker"}
+    | {"workers", "assistant", "assistants", "config", "configs", "variant", "variants"}
+)
+
+
+def names_prompt_start(name: str) -> bool:
+    """`system_prompt`, `instructions`: the text of a prompt's start (not its token count, id or
+    name, nor a user prompt)."""
+    ws = set(words(name))
+    return bool(ws & _PROMPT_START) and not ws & _NOT_TEXT and "user" not in ws
+
+
+def names_party(name: str) -> bool:
+    """`agent`, `personas`, `model`: one of several parties, each with its own conversation."""
+    return bool(set(words(name)) & _PARTIES)
+
+
 # The retrieval both front ends follow (a search or recall handed the current request, whose
 # result is per-request content): the words of such a call (`memoryRecall(chatId, userPrompt)`,
 # `vectorStore.similaritySearch(query)`, `retriever.invoke(question)`) and of the request's names.

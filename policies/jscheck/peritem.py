@@ -13,17 +13,9 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from ..findings import Finding
-from ..meaning import words
+from ..meaning import names_party, names_prompt_start
 from .syntax import FUNCTIONS, Source, arguments, callee_name, unwrap, walk
 
-_PREFIX = frozenset({"system", "instructions", "instruction", "preamble"})
-_NOT_TEXT = frozenset({"tokens", "token", "count", "length", "size", "id", "ids", "name"})
-_PARTIES = frozenset(
-    {"agent", "agents", "persona", "personas", "role", "roles", "model", "models", "expert"}
-    | {"experts", "provider", "providers", "client", "clients", "member", "members", "bot"}
-    | {"bots", "character", "characters", "speaker", "speakers", "participant", "worker"}
-    | {"workers", "assistant", "assistants", "config", "configs", "variant", "variants"}
-)
 _NOT_SENT = frozenset(
     {"push", "unshift", "set", "add", "log", "debug", "info", "warn", "error", "write"}
     | {"join", "String", "countTokens", "concat"}
@@ -50,11 +42,6 @@ def _own(node: Node, loop: Node) -> bool:
     return p is not None
 
 
-def _prefix_name(name: str) -> bool:
-    ws = set(words(name))
-    return bool(ws & _PREFIX) and not ws & _NOT_TEXT and "user" not in ws
-
-
 def check_per_item(src: Source) -> list[Finding]:
     out: list[Finding] = []
     for loop in walk(src.root):
@@ -62,7 +49,7 @@ def check_per_item(src: Source) -> list[Finding]:
             continue
         items = _idents(src, loop.child_by_field_name("left"))
         over = _idents(src, loop.child_by_field_name("right"))
-        if not items or any(set(words(x)) & _PARTIES for x in items | over):
+        if not items or any(names_party(x) for x in items | over):
             continue
         body = loop.child_by_field_name("body")
         if body is None:
@@ -76,7 +63,7 @@ def check_per_item(src: Source) -> list[Finding]:
                 continue
             name = src.text(name_node)
             value = unwrap(value)
-            if not _prefix_name(name) or value.type != "template_string":
+            if not names_prompt_start(name) or value.type != "template_string":
                 continue
             hole = next(
                 (

@@ -14,18 +14,8 @@ from __future__ import annotations
 import ast
 
 from ..findings import Finding
-from ..meaning import words
+from ..meaning import names_party, names_prompt_start
 from .context import Context
-
-_PREFIX = frozenset({"system", "instructions", "instruction", "preamble"})
-_NOT_TEXT = frozenset({"tokens", "token", "count", "length", "size", "id", "ids", "name"})
-# What a loop over several parties walks: each has a conversation of its own.
-_PARTIES = frozenset(
-    {"agent", "agents", "persona", "personas", "role", "roles", "model", "models", "expert"}
-    | {"experts", "provider", "providers", "client", "clients", "member", "members", "bot"}
-    | {"bots", "character", "characters", "speaker", "speakers", "participant", "worker"}
-    | {"workers", "assistant", "assistants", "config", "configs", "variant", "variants"}
-)
 
 
 def _names(target: ast.expr) -> set[str]:
@@ -45,17 +35,12 @@ def _body_nodes(loop: ast.For | ast.AsyncFor) -> list[ast.AST]:
     return out
 
 
-def _prefix_name(name: str) -> bool:
-    ws = set(words(name))
-    return bool(ws & _PREFIX) and not ws & _NOT_TEXT and "user" not in ws
-
-
 def check_per_item(tree: ast.Module, ctx: Context) -> None:
     for loop in ast.walk(tree):
         if not isinstance(loop, (ast.For, ast.AsyncFor)):
             continue
         items = _names(loop.target)
-        if not items or any(set(words(x)) & _PARTIES for x in items | _names(loop.iter)):
+        if not items or any(names_party(x) for x in items | _names(loop.iter)):
             continue
         body = _body_nodes(loop)
         for node in body:
@@ -63,7 +48,7 @@ def check_per_item(tree: ast.Module, ctx: Context) -> None:
                 isinstance(node, ast.Assign)
                 and len(node.targets) == 1
                 and isinstance(node.targets[0], ast.Name)
-                and _prefix_name(node.targets[0].id)
+                and names_prompt_start(node.targets[0].id)
                 and isinstance(node.value, ast.JoinedStr)
             ):
                 continue
