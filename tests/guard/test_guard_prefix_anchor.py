@@ -14,7 +14,16 @@ from prefixlock.providers import SessionInfo
 from prefixlock.providers.anthropic import AnthropicBuilder, anchor_split
 from prefixlock.settings import Settings
 from prefixlock.transcript import Message, Transcript
-from tests.helpers.guardkit import SYSTEM, advance, agent, idle, prefix, start_emulator, turn
+from tests.helpers.guardkit import (
+    SYSTEM,
+    advance,
+    agent,
+    compact_at_turns,
+    idle,
+    prefix,
+    start_emulator,
+    turn,
+)
 
 SONNET = PriceTable.default().require("claude-sonnet-4-6")
 MODEL = "claude-sonnet-4-6"
@@ -59,16 +68,7 @@ def test_the_anchor_read_costs_one_read_and_pays_far_ahead() -> None:
 
 async def test_a_default_session_compacts_onto_the_anchored_prefix_after_a_long_gap() -> None:
     pfx = prefix(system=SYSTEM + "\n" + RULES)
-    with start_emulator() as probe:
-        a = agent(probe, model=MODEL, pfx=pfx)
-        async with a.session() as s:
-            for i in range(3):
-                await turn(s, f"Turn {i}: look at src/app.py and tell me what f{i} does.")
-                advance(probe, 20.0)
-            context = s.requests[-1].input_tokens + s.transcript.messages[-1].tokens
-    window = SONNET.context_window
-    assert window is not None
-    settings = Settings(compact_at=context * 0.99 / window)
+    settings = await compact_at_turns(MODEL, 0.99, pfx)
     with start_emulator() as emu:
         a = agent(emu, model=MODEL, pfx=pfx, settings=settings, policy=CachePolicy())
         async with a.session() as s:

@@ -21,8 +21,7 @@ from prefixlock.guard.prefix_keep import (
     turns_to_compaction,
 )
 from prefixlock.guard.turn_end import DEFAULT_TURN_GAPS
-from prefixlock.settings import Settings
-from tests.helpers.guardkit import advance, agent, idle, start_emulator, turn
+from tests.helpers.guardkit import advance, agent, compact_at_turns, idle, start_emulator, turn
 
 PRICES = PriceTable.default()
 SONNET = PRICES.require("claude-sonnet-4-6")
@@ -97,16 +96,7 @@ def test_bad_arguments_are_named() -> None:
 async def _session(threshold_turns: float, policy: CachePolicy) -> list[LedgerRow]:
     """Three 20-s turns, then a 10-minute gap and a fourth turn, with the compaction threshold
     at `threshold_turns` times the context the fourth turn would carry."""
-    with start_emulator() as probe:
-        a = agent(probe, model=MODEL)
-        async with a.session() as s:
-            for i in range(3):
-                await turn(s, f"Turn {i}: look at src/app.py and tell me what f{i} does.")
-                advance(probe, 20.0)
-            context = s.requests[-1].input_tokens + s.transcript.messages[-1].tokens
-    window = SONNET.context_window
-    assert window is not None
-    settings = Settings(compact_at=context * threshold_turns / window)
+    settings = await compact_at_turns(MODEL, threshold_turns)
     with start_emulator() as emu:
         a = agent(emu, model=MODEL, settings=settings, policy=policy)
         async with a.session() as s:

@@ -7,11 +7,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from prefixlock.agent import Agent
+from prefixlock.billing.prices import PriceTable
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
 from prefixlock.events import Event
 from prefixlock.prefix import FrozenPrefix
 from prefixlock.session import Session
+from prefixlock.settings import Settings
 from prefixlock.tools import tool
 
 # Every user turn: the model reads a file (one tool call), then answers.
@@ -87,6 +89,23 @@ async def first_turn_sizes(model: str, text: str) -> tuple[int, int, int]:
         async with a.session() as s:
             await turn(s, text)
             return s.requests[-1].input_tokens, s.transcript.messages[-1].tokens, window
+
+
+async def compact_at_turns(
+    model: str, turns: float, pfx: FrozenPrefix | None = None, n: int = 3
+) -> Settings:
+    """Settings that compact at `turns` times the context `n` 20-s look-around turns leave (the
+    context the next turn carries), measured on an emulator of its own."""
+    with start_emulator() as probe:
+        a = agent(probe, model=model, pfx=pfx)
+        async with a.session() as s:
+            for i in range(n):
+                await turn(s, f"Turn {i}: look at src/app.py and tell me what f{i} does.")
+                advance(probe, 20.0)
+            context = s.requests[-1].input_tokens + s.transcript.messages[-1].tokens
+    window = PriceTable.default().require(model).context_window
+    assert window is not None
+    return Settings(compact_at=context * turns / window)
 
 
 async def idle(s: Session, seconds: float) -> None:
