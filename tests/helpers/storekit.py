@@ -13,11 +13,14 @@ import json
 import sqlite3
 import sys
 from pathlib import Path
+from typing import Any
 
 from prefixlock.agent import Agent
+from prefixlock.billing.usage import Usage
 from prefixlock.clock import ManualClock
 from prefixlock.events import UsageReport
 from prefixlock.store.database import SessionStore
+from prefixlock.store.records import NewRequest
 from prefixlock.store.schema import SCHEMA_VERSION
 from tests.helpers.guardkit import prefix
 
@@ -32,6 +35,26 @@ def make_agent(db: str, url: str, now: float) -> Agent:
         base_url=url,
         clock=ManualClock(now),
         store=SessionStore(db),
+    )
+
+
+def bare_session(store: SessionStore, sid: str) -> None:
+    """A session row with nothing behind it, for tests that write requests by hand."""
+    store.create_session(
+        sid,
+        model="m",
+        api="anthropic",
+        provider="anthropic",
+        prefix={},
+        prefix_fingerprint="f",
+        created=0.0,
+    )
+
+
+def bare_request(body: dict[str, Any], at: float = 0.0, usage: Usage | None = None) -> NewRequest:
+    """A turn's request to model "m" as a store test writes it by hand."""
+    return NewRequest(
+        "turn", at, "anthropic", "anthropic", "m", "/v1/messages", body, usage or Usage()
     )
 
 

@@ -13,7 +13,7 @@ from prefixlock.canonical import canonical_bytes
 from prefixlock.store.database import SessionStore
 from prefixlock.store.errors import StoreError, UnknownSessionError
 from tests.helpers.guardkit import advance, agent, start_emulator
-from tests.helpers.storekit import newer_store
+from tests.helpers.storekit import bare_request, bare_session, newer_store
 
 
 async def _session(
@@ -136,31 +136,17 @@ def test_the_store_can_be_used_from_another_thread(tmp_path: Path) -> None:
     import threading
 
     from prefixlock.billing.usage import Usage
-    from prefixlock.store.records import NewRequest
 
     store = SessionStore(tmp_path / "t.sqlite")
-    store.create_session(
-        "t",
-        model="m",
-        api="anthropic",
-        provider="anthropic",
-        prefix={},
-        prefix_fingerprint="f",
-        created=0.0,
-    )
+    bare_session(store, "t")
     errors: list[BaseException] = []
 
     def write(n: int) -> None:
         try:
             for i in range(5):
-                req = NewRequest(
-                    "turn",
-                    float(i),
-                    "anthropic",
-                    "anthropic",
-                    "m",
-                    "/v1/messages",
+                req = bare_request(
                     {"messages": [{"role": "user", "content": f"{n}-{i}"}]},
+                    float(i),
                     Usage(1, 0, 0, 0, 1),
                 )
                 store.record_turn(
@@ -197,7 +183,6 @@ async def test_resume_after_a_switch_continues_on_the_new_model(tmp_path: Path) 
 
 def _long_body_store(path: Path) -> list[dict[str, Any]]:
     from prefixlock.billing.usage import Usage
-    from prefixlock.store.records import NewRequest
 
     # More messages than one blob query asks for, with repeats (the same short answer).
     messages = [
@@ -205,19 +190,9 @@ def _long_body_store(path: Path) -> list[dict[str, Any]]:
         for i in range(1_203)
     ]
     with SessionStore(path) as store:
-        store.create_session(
-            "long",
-            model="m",
-            api="anthropic",
-            provider="anthropic",
-            prefix={},
-            prefix_fingerprint="f",
-            created=0.0,
-        )
+        bare_session(store, "long")
         body = {"model": "m", "max_tokens": 5, "messages": messages}
-        req = NewRequest(
-            "turn", 0.0, "anthropic", "anthropic", "m", "/v1/messages", body, Usage(1, 2, 3, 0, 4)
-        )
+        req = bare_request(body, 0.0, Usage(1, 2, 3, 0, 4))
         store.record_turn(
             "long", requests=[req], messages=messages, first_index=0, model="m", time=0.0
         )
@@ -284,7 +259,6 @@ def test_writing_a_long_request_passes_through_no_text_for_each_message(tmp_path
     at every request, in objects small enough for the allocator's arenas."""
     import tracemalloc
 
-    from prefixlock.billing.usage import Usage
     from prefixlock.store.records import NewRequest
 
     n = 3000
@@ -294,18 +268,10 @@ def test_writing_a_long_request_passes_through_no_text_for_each_message(tmp_path
 
     def request(count: int) -> NewRequest:
         body = {"model": "m", "messages": messages[:count]}
-        return NewRequest("turn", 0.0, "anthropic", "anthropic", "m", "/v1/messages", body, Usage())
+        return bare_request(body)
 
     with SessionStore(tmp_path / "s.sqlite") as store:
-        store.create_session(
-            "p",
-            model="m",
-            api="anthropic",
-            provider="anthropic",
-            prefix={},
-            prefix_fingerprint="f",
-            created=0.0,
-        )
+        bare_session(store, "p")
         store.record_request("p", request(n - 1))
         tracemalloc.start()
         try:

@@ -15,7 +15,7 @@ from prefixlock.billing.usage import Usage
 from prefixlock.canonical import canonical_bytes
 from prefixlock.store.blobs import ordered_bytes
 from prefixlock.store.database import SessionStore
-from prefixlock.store.records import NewRequest
+from tests.helpers.storekit import bare_request, bare_session
 
 item = st.fixed_dictionaries(
     {"role": st.sampled_from(["user", "assistant"]), "content": st.text(max_size=12)}
@@ -40,28 +40,11 @@ def test_stored_bodies_round_trip(steps: list[tuple[int, list[Any], bool, bool]]
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "s.sqlite"
         with SessionStore(path) as store:
-            store.create_session(
-                "p",
-                model="m",
-                api="anthropic",
-                provider="anthropic",
-                prefix={},
-                prefix_fingerprint="f",
-                created=0.0,
-            )
+            bare_session(store, "p")
             for i, b in enumerate(bodies):
                 if i % 4 == 3:
                     store._refs_cache.clear()  # as a new connection: the base is read from disk
-                req = NewRequest(
-                    "turn",
-                    float(i),
-                    "anthropic",
-                    "anthropic",
-                    "m",
-                    "/v1/messages",
-                    b,
-                    Usage(1, 2, 3, 0, 4),
-                )
+                req = bare_request(b, float(i), Usage(1, 2, 3, 0, 4))
                 if i % 3 == 2:
                     store.record_request("p", req)
                 else:
