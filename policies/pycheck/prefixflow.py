@@ -1,0 +1,364 @@
+"""PL303 and PL304 by data flow, in Python: start at each request (a call given `messages=`),
+follow the message list back to every write of it in the function, whatever its names, and
+classify each write by where it lands (`..prefixflow`); follow the system prompt at the head of
+that list back to every write of it and report what this request brought into it.
+
+The list: a copy of a history (`list(h)`, `h.copy()`, `h[:]`, `[*h]`, `copy.deepcopy(h)`), the
+kept history itself (an attribute, `self.messages`, or a parameter), or a list built here
+(a literal; `+= h`, `.extend(h)`, `*h` add the history). Writes: `m[i] = v`, `m[i][k] = v`,
+`m[i].k = v` (rewrite, not at `-1`), `m.insert(k, v)` (not at `len(m)`), `m.pop(0)`,
+`del m[k]`, `m.sort()`, `m.reverse()`, `m = [x for x in m if c]` (filter).
+What this request brings: the names written into its user message, and the history; a local is
+made from them when an assignment to it reads one (to a fixed point). Pure: a syntax tree in,
+findings out.
+"""
+
+# pure: imports no I/O (tests/test_layout.py checks it)
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Iterator
+
+from ..findings import Finding
+from ..prefixflow import Write, breaks, history_message, system_message
+from .context import Context
+
+Fn = ast.FunctionDef | ast.AsyncFunctionDef
+_COPY_CALLS = frozenset({"list", "copy", "deepcopy", "tuple"})
+_BUILTINS = frozenset(dir(builtins))
+_SYSTEM_CLASSES = frozenset({"SystemMessage", "SystemChatMessage"})
+_USER_CLASSES = frozenset({"HumanMessage", "UserMessage"})
+
+
+def _names(node: ast.AST | None) -> set[str]:
+    """The names a value reads (not the functions it calls by name)."""
+    if node is None:
+        return set()
+    called = {id(n.func) for n in ast.walk(node) if isinstance(n, ast.Call)}
+    return {
+        n.id
+        for n in ast.walk(node)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and id(n) not in called
+    }
+
+
+def _body(fn: Fn) -> Iterator[ast.AST]:
+    """The nodes of a function, not those of functions nested in it."""
+    stack: list[ast.AST] = [
+        s for s in fn.body if not isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
+    while stack:
+        n = stack.pop()
+        yield n
+        for c in ast.iter_child_nodes(n):
+            if not isinstance(c, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                stack.append(c)
+
+
+def _role_of(node: ast.AST) -> tuple[str, ast.expr | None] | None:
+    """(role, content) of a message written out: `{"role": r, "content": c}` or a framework's
+    `SystemMessage(c)` / `HumanMessage(content=c)`."""
+    if isinstance(node, ast.Dict):
+        got = {
+            k.value: v
+            for k, v in zip(node.keys, node.values, strict=True)
+            if isinstance(k, ast.Constant) and isinstance(k.value, str)
+        }
+        role = got.get("role")
+        if isinstance(role, ast.Constant) and isinstance(role.value, str):
+            return role.value, got.get("content")
+        return None
+    if isinstance(node, ast.Call):
+        f = node.func
+        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+        content = node.args[0] if node.args else None
+        for k in node.keywords:
+            if k.arg == "content":
+                content = k.value
+        if name in _SYSTEM_CLASSES:
+            return "system", content
+        if name in _USER_CLASSES:
+            return "user", content
+    return None
+
+
+def _copied(value: ast.expr) -> ast.expr | None:
+    """The history a value copies: `list(h)`, `h.copy()`, `h[:]`, `[*h]`, `deepcopy(h)`."""
+    if isinstance(value, ast.Call):
+        f = value.func
+        callee = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+        if callee in _COPY_CALLS and len(value.args) == 1:
+            return value.args[0]
+        if callee == "copy" and isinstance(f, ast.Attribute) and not value.args:
+            return f.value
+    if (
+        isinstance(value, ast.Subscript)
+        and isinstance(value.slice, ast.Slice)
+        and value.slice.lower is None
+        and value.slice.upper is None
+    ):
+        return value.value
+    if (
+        isinstance(value, ast.List)
+        and len(value.elts) == 1
+        and isinstance(value.elts[0], ast.Starred)
+    ):
+        return value.elts[0].value
+    return None
+
+
+def _is_last(index: ast.expr, name: str) -> bool:
+    """`-1` or `len(m) - 1` / `len(m)`: the end of the list, where a write adds nothing earlier."""
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+        return isinstance(index.operand, ast.Constant) and index.operand.value == 1
+    return any(
+        isinstance(n, ast.Call)
+        and isinstance(n.func, ast.Name)
+        and n.func.id == "len"
+        and _names(n) == {name}
+        for n in ast.walk(index)
+    )
+
+
+def _base(node: ast.expr) -> tuple[str, ast.expr] | None:
+    """(list name, index) of `m[i]`, `m[i][k]`, `m[i].k`."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        inner = node.value
+        if (
+            isinstance(node, ast.Subscript)
+            and isinstance(inner, ast.Name)
+            and not isinstance(node.slice, ast.Slice)
+        ):
+            return inner.id, node.slice
+        node = inner
+    return None
+
+
+class _Function:
+    """One function's requests, the list each sends and the writes of that list."""
+
+    def __init__(self, fn: Fn, ctx: Context) -> None:
+        self.fn = fn
+        self.ctx = ctx
+        self.nodes = list(_body(fn))
+        self.params = {
+            a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
+        } - {"self", "cls"}
+        self.assigned: dict[str, list[ast.stmt]] = {}
+        self.loop_vars: set[str] = set()
+        for n in self.nodes:
+            for t in self._targets(n):
+                self.assigned.setdefault(t, []).append(n)  # type: ignore[arg-type]
+            if isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)):
+                self.loop_vars |= {x.id for x in ast.walk(n.target) if isinstance(x, ast.Name)}
+
+    @staticmethod
+    def _targets(n: ast.AST) -> list[str]:
+        if isinstance(n, ast.Assign):
+            ts: list[ast.expr] = list(n.targets)
+        elif isinstance(n, (ast.AugAssign, ast.AnnAssign, ast.For, ast.AsyncFor)):
+            ts = [n.target]
+        else:
+            return []
+        return [x.id for t in ts for x in ast.walk(t) if isinstance(x, ast.Name)]
+
+    def requests(self) -> Iterator[tuple[ast.Call, str]]:
+        """Each call given `messages=NAME`, with the name."""
+        for n in self.nodes:
+            if isinstance(n, ast.Call):
+                for k in n.keywords:
+                    if k.arg == "messages" and isinstance(k.value, ast.Name):
+                        yield n, k.value.id
+
+    def varies(self, value: ast.AST, own: set[str]) -> bool:
+        """Whether a written value reads a local or parameter other than the list's own
+        messages (`own`: the list, its loop element and index)."""
+        return bool((_names(value) - own) & (self.params | set(self.assigned)))
+
+    # -- the message list ----------------------------------------------------------------
+
+    def origin(self, name: str) -> tuple[bool, set[str]]:
+        """(kept, history names): whether the list is the kept history itself (an attribute or
+        a parameter bound to it, no copy), and the histories it holds."""
+        kept = name in self.params and name not in self.assigned
+        history: set[str] = set()
+        for st in self.assigned.get(name, []):
+            value = getattr(st, "value", None)
+            if isinstance(st, ast.Assign) and value is not None:
+                src = _copied(value)
+                if src is not None:
+                    history |= _names(src) or {"self"}
+                elif isinstance(value, ast.Attribute):
+                    kept = True
+                    history.add(name)
+                elif isinstance(value, ast.Name) and value.id in self.params:
+                    kept = True
+                    history.add(value.id)
+                for e in getattr(value, "elts", []):
+                    if isinstance(e, ast.Starred):
+                        history |= _names(e.value)
+                if isinstance(value, ast.BinOp):
+                    history |= {x.id for x in ast.walk(value) if isinstance(x, ast.Name)} - {name}
+            elif isinstance(st, ast.AugAssign) and value is not None:
+                history |= _names(value)
+        for n in self.nodes:
+            if (
+                isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and isinstance(n.func.value, ast.Name)
+                and n.func.value.id == name
+                and n.func.attr == "extend"
+            ):
+                history |= _names(n.args[0]) if n.args else set()
+        return kept, history
+
+    def writes(self, name: str) -> Iterator[tuple[ast.AST, Write, ast.AST | None]]:
+        """(node, kind, what it writes or keeps by) of each write to the list before its end."""
+        for n in self.nodes:
+            if isinstance(n, ast.Assign):
+                for t in n.targets:
+                    b = _base(t)
+                    if b is not None and b[0] == name and not _is_last(b[1], name):
+                        yield n, Write.REWRITE, n.value
+                if (
+                    any(isinstance(t, ast.Name) and t.id == name for t in n.targets)
+                    and isinstance(n.value, ast.ListComp)
+                    and any(g.ifs and name in _names(g.iter) for g in n.value.generators)
+                ):
+                    conds = [c for g in n.value.generators for c in g.ifs]
+                    yield n, Write.FILTER, ast.Tuple(elts=conds, ctx=ast.Load())
+            elif isinstance(n, ast.Delete):
+                for t in n.targets:
+                    if (
+                        isinstance(t, ast.Subscript)
+                        and isinstance(t.value, ast.Name)
+                        and t.value.id == name
+                        and not (not isinstance(t.slice, ast.Slice) and _is_last(t.slice, name))
+                    ):
+                        yield n, Write.DROP, None
+            elif (
+                isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and isinstance(n.func.value, ast.Name)
+                and n.func.value.id == name
+            ):
+                verb, args = n.func.attr, n.args
+                if verb == "insert" and len(args) == 2 and not _is_last(args[0], name):
+                    yield n, Write.INSERT, args[1]
+                elif verb == "pop" and args and not _is_last(args[0], name):
+                    yield n, Write.DROP, None
+                elif verb in ("sort", "reverse"):
+                    yield n, Write.REORDER, None
+
+    # -- what the request brings -----------------------------------------------------------
+
+    def brought(self, name: str, history: set[str]) -> set[str]:
+        """The names this request brings (its user message's, the history's) and the locals made
+        from them, to a fixed point."""
+        seeds = set(history)
+        for n in self.nodes:
+            r = _role_of(n)
+            if r is not None and r[0] == "user":
+                seeds |= _names(r[1])
+        seeds -= {"self", name}
+        made = set(seeds)
+        changed = True
+        while changed:
+            changed = False
+            for target, sts in self.assigned.items():
+                if target in made or target == name:
+                    continue
+                for st in sts:
+                    src = getattr(st, "iter", None) or getattr(st, "value", None)
+                    if _names(src) & made:
+                        made.add(target)
+                        changed = True
+                        break
+        return made
+
+    def system_writes(self, name: str) -> Iterator[ast.expr]:
+        """The values written into the system prompt the request's list starts with: the
+        content of a system message in the list's literal or inserted at its head, and every
+        assignment of a local that content names."""
+        contents: list[ast.expr] = []
+        for st in self.assigned.get(name, []):
+            value = getattr(st, "value", None)
+            elts = getattr(value, "elts", None) if isinstance(st, ast.Assign) else None
+            if elts:
+                r = _role_of(elts[0])
+                if r is not None and r[0] == "system" and r[1] is not None:
+                    contents.append(r[1])
+        for n in self.nodes:
+            if (
+                isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and isinstance(n.func.value, ast.Name)
+                and n.func.value.id == name
+                and n.func.attr == "insert"
+                and len(n.args) == 2
+                and isinstance(n.args[0], ast.Constant)
+                and n.args[0].value == 0
+            ):
+                r = _role_of(n.args[1])
+                if r is not None and r[0] == "system" and r[1] is not None:
+                    contents.append(r[1])
+        for c in contents:
+            if not isinstance(c, ast.Name):
+                yield c
+                continue
+            for st in self.assigned.get(c.id, []):
+                value = getattr(st, "value", None)
+                if value is not None:
+                    yield value
+
+
+def _reaches(line: int, requests: list[int], loops: list[tuple[int, int]]) -> bool:
+    """Whether a write on `line` reaches a request: one comes after it, or a loop around it
+    also holds one (the next iteration sends it)."""
+    return any(r > line for r in requests) or any(
+        a <= line <= b and any(a <= r <= b for r in requests) for a, b in loops
+    )
+
+
+def _finding(ctx: Context, node: ast.AST, code: str, message: str) -> Finding:
+    line = getattr(node, "lineno", 1)
+    col = getattr(node, "col_offset", 0) + 1
+    return Finding(ctx.path, line, col, code, message, source_line=ctx.line(line))
+
+
+def check_prefix_flow(tree: ast.Module, ctx: Context) -> list[Finding]:
+    """The writes that break the prefix of the lists and system prompts sent."""
+    out: list[Finding] = []
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        f = _Function(fn, ctx)
+        sent: dict[str, list[int]] = {}
+        for call, name in f.requests():
+            sent.setdefault(name, []).append(call.lineno)
+        loops = [
+            (n.lineno, n.end_lineno or n.lineno)
+            for n in f.nodes
+            if isinstance(n, (ast.For, ast.AsyncFor, ast.While))
+        ]
+        for name, at in sent.items():
+            kept, history = f.origin(name)
+            own = {name} | f.loop_vars
+            for node, write, value in f.writes(name):
+                if not _reaches(getattr(node, "lineno", 0), at, loops):
+                    continue  # written after the last request: this function sends it no more
+                if breaks(write, kept=kept, varies=value is not None and f.varies(value, own)):
+                    code = ast.unparse(node).split("\n")[0][:60]
+                    message = history_message(write, code, kept=kept)
+                    out.append(_finding(ctx, node, "PL303", message))
+            if not history:
+                continue  # a one-off request: nothing cached after its system prompt
+            made = f.brought(name, history)
+            for value in f.system_writes(name):
+                for n in ast.walk(value):
+                    if isinstance(n, ast.Name) and n.id in made and n.id not in _BUILTINS:
+                        out.append(_finding(ctx, n, "PL304", system_message(n.id)))
+                        break
+    return out

@@ -1,0 +1,175 @@
+"""The data-flow pass for structural breakers (policies/prefixflow.py and each front end's
+prefixflow): from a request's `messages` back to every write of the list and of the system
+prompt at its head, whatever the names, judged by where the write lands; and the shape rule
+that keeps minified bundles from being read as source. Each shape has a case that stays
+silent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from prefixlock.policies.bundles import looks_minified
+from prefixlock.policies.engine import lint_file, lint_source
+from prefixlock.policies.prefixflow import Write, breaks
+
+
+def _codes(text: str, path: str = "agent.py") -> list[tuple[int, str]]:
+    return [(f.line, f.code) for f in lint_source(text, path) if f.code.startswith("PL3")]
+
+
+def test_the_classification_is_by_position_and_flow() -> None:
+    assert not breaks(Write.APPEND, kept=True, varies=True)
+    for w in (Write.REWRITE, Write.INSERT, Write.DROP, Write.REORDER, Write.FILTER):
+        assert breaks(w, kept=True, varies=False)  # the kept history: sent bytes change
+        assert breaks(w, kept=False, varies=True)  # a copy, rewritten with per-call values
+        assert not breaks(w, kept=False, varies=False)  # a copy, the same bytes every call
+
+
+def test_python_a_system_prompt_made_from_what_the_request_brings() -> None:
+    # Names mean nothing here: `blob` comes from the newest message, `n` from the history.
+    src = (
+        "async def turn(client, text, sender):\n"
+        "    past = await load(sender)\n"
+        "    blob = await lookup(text)\n"
+        "    n = len(past) == 0\n"
+        "    head = BASE\n"
+        "    head += f'{blob}'\n"
+        "    head += f'first: {n}'\n"
+        "    head += f'{sender}'\n"
+        "    msgs = [{'role': 'system', 'content': head}]\n"
+        "    msgs += past\n"
+        "    msgs.append({'role': 'user', 'content': text})\n"
+        "    return await client.chat.completions.create(model=M, messages=msgs)\n"
+    )
+    assert _codes(src) == [(6, "PL304"), (7, "PL304")]
+
+
+def test_python_silent_a_one_off_request_and_a_fixed_system_prompt() -> None:
+    # No history after the system prompt: nothing cached to lose. A system prompt of fixed text
+    # before a history is stable.
+    src = (
+        "def ask(client, text):\n"
+        "    found = lookup(text)\n"
+        "    msgs = [{'role': 'system', 'content': f'{found}'}]\n"
+        "    msgs.append({'role': 'user', 'content': text})\n"
+        "    return client.chat.completions.create(model=M, messages=msgs)\n"
+        "def chat(client, text, past):\n"
+        "    msgs = [{'role': 'system', 'content': BASE}, *past]\n"
+        "    msgs.append({'role': 'user', 'content': text})\n"
+        "    return client.chat.completions.create(model=M, messages=msgs)\n"
+    )
+    assert _codes(src) == []
+
+
+def test_python_earlier_messages_of_a_copy_rewritten_with_per_call_state() -> None:
+    src = (
+        "def hook(state, request):\n"
+        "    extra = render(state)\n"
+        "    out = list(request.messages)\n"
+        "    for i, m in enumerate(out):\n"
+        "        if m.role == 'system':\n"
+        "            out[i] = SystemMessage(content=m.content + extra)\n"
+        "    out.insert(0, SystemMessage(content=extra))\n"
+        "    return request.override(messages=out)\n"
+    )
+    assert _codes(src) == [(6, "PL303"), (7, "PL303")]
+
+
+def test_python_silent_a_copy_rewritten_from_its_own_messages_or_appended_to() -> None:
+    # The same history always yields the same bytes; a write at the end adds after the cache.
+    src = (
+        "def hook(request):\n"
+        "    out = list(request.messages)\n"
+        "    for i, m in enumerate(out):\n"
+        "        out[i] = clean(m)\n"
+        "    out.insert(0, SystemMessage(content=BASE))\n"
+        "    out[-1] = tag(out[-1])\n"
+        "    out.append(note)\n"
+        "    return request.override(messages=out)\n"
+    )
+    assert _codes(src) == []
+
+
+def test_python_the_kept_history_cut_or_reordered_in_place() -> None:
+    src = (
+        "class Bot:\n"
+        "    def reply(self, text):\n"
+        "        log = self.history\n"
+        "        log.append({'role': 'user', 'content': text})\n"
+        "        if too_long(log):\n"
+        "            log.pop(1)\n"
+        "        log.sort(key=rank)\n"
+        "        return self.client.create(model=M, messages=log)\n"
+    )
+    assert _codes(src) == [(6, "PL303"), (7, "PL303")]
+
+
+def test_a_minified_bundle_is_not_read_as_source(tmp_path: Path) -> None:
+    # A bundle's two-letter names read by their words mean anything (`Wa`, `Ts`): it is
+    # skipped by its shape (long lines, mostly one- or two-letter names).
+    body = "".join(
+        f"const Ts{i}=Date.now();function Wa{i}(e,t){{return e+t+Ts{i}}}" for i in range(30)
+    )
+    prompt = "const systemPrompt=`Now: ${new Date().toISOString()}`;"
+    bundle = tmp_path / "index-AbC123.js"
+    bundle.write_text(prompt + body + "\n")
+    assert looks_minified(bundle.read_text())
+    assert lint_file(str(bundle), "js", None) == ([], 0)
+
+
+def test_silent_long_hand_written_lines_are_read() -> None:
+    # A prompt written on one long line is text with long words, not a bundle.
+    long_prompt = "const systemPrompt = `" + "You are a careful assistant. " * 60 + "`;\n"
+    assert not looks_minified(long_prompt + "export function f(query) { return query; }\n")
+    code = "\n".join(f"function helper{i}(a, b) {{ return a + b; }}" for i in range(200))
+    assert not looks_minified(code)
+
+
+def test_typescript_a_system_prompt_made_from_what_the_request_brings() -> None:
+    src = (
+        "export async function turn(client, text: string, past: Msg[]) {\n"
+        "  const hits = await lookup(text);\n"
+        "  const head = `${BASE}\\n${hits}`;\n"
+        "  const msgs = [{ role: 'system', content: head }, ...past];\n"
+        "  msgs.push({ role: 'user', content: text });\n"
+        "  return client.chat.completions.create({ model: M, messages: msgs });\n"
+        "}\n"
+    )
+    assert _codes(src, "chat.ts") == [(3, "PL304")]
+
+
+def test_typescript_silent_a_fixed_system_prompt_and_a_one_off_request() -> None:
+    src = (
+        "export async function turn(client, text: string, past: Msg[]) {\n"
+        "  const msgs = [{ role: 'system', content: BASE }, ...past];\n"
+        "  msgs.push({ role: 'user', content: text });\n"
+        "  return client.chat.completions.create({ model: M, messages: msgs });\n"
+        "}\n"
+        "export async function once(client, text: string) {\n"
+        "  const hits = await lookup(text);\n"
+        "  const msgs = [\n"
+        "    { role: 'system', content: `${hits}` },\n"
+        "    { role: 'user', content: text },\n"
+        "  ];\n"
+        "  return client.chat.completions.create({ model: M, messages: msgs });\n"
+        "}\n"
+    )
+    assert _codes(src, "chat.ts") == []
+
+
+def test_typescript_the_kept_history_edited_before_its_end() -> None:
+    # An earlier message rewritten and one inserted at the head of the kept history; a push
+    # and a write to the last message are silent.
+    src = (
+        "class Chat {\n"
+        "  async send(text: string) {\n"
+        "    const msgs = this.history;\n"
+        "    msgs.push({ role: 'user', content: text });\n"
+        "    msgs[msgs.length - 1] = tag(msgs[msgs.length - 1]);\n"
+        "    msgs[1] = { role: 'user', content: shorten(msgs[1].content) };\n"
+        "    msgs.unshift({ role: 'system', content: BASE });\n"
+        "    return this.client.chat.completions.create({ model: M, messages: msgs });\n"
+        "  }\n"
+        "}\n"
+    )
+    assert _codes(src, "chat.ts") == [(6, "PL303"), (7, "PL303")]
