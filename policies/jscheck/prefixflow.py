@@ -92,14 +92,30 @@ class _Function:
                     self.assigned.setdefault(src.text(left), []).append(right)
 
     def requests(self) -> Iterator[tuple[Node, Node]]:
-        """(request object, its `messages` value) of each call handed one."""
+        """(request object, its `messages` value) of each call handed one; (the return, its
+        value) of each message list built here and returned (its caller sends it)."""
         for n in self.nodes:
+            if n.type == "return_statement" and n.named_child_count:
+                value = unwrap(n.named_children[0])
+                if self.builds(value):
+                    yield n, value
             if n.type != "call_expression":
                 continue
             args = n.child_by_field_name("arguments")
             for a in args.named_children if args is not None else []:
                 if a.type == "object" and "messages" in (got := _pairs(self.src, a)):
                     yield a, unwrap(got["messages"])
+
+    def builds(self, value: Node) -> bool:
+        """Whether a value is a message list written here: an array literal with a message in
+        it, or a local bound to one."""
+        values = [value]
+        if value.type == "identifier":
+            values = [unwrap(v) for v in self.assigned.get(self.src.text(value), [])]
+        return any(
+            v.type == "array" and any(_role(self.src, e) is not None for e in v.named_children)
+            for v in values
+        )
 
     def method_calls(self, name: str) -> Iterator[tuple[str, list[Node], Node]]:
         for n in self.nodes:
@@ -251,7 +267,7 @@ def check_prefix_flow(src: Source) -> list[Finding]:
                     seeds |= _names(src, r[1])
             made = f.made(seeds - {name, "this"}, name)
             heads: list[Node] = []
-            system = _pairs(src, request).get("system")
+            system = _pairs(src, request).get("system") if request.type == "object" else None
             if system is not None:
                 heads.append(system)
             for arr in arrays:

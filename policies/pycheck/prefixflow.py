@@ -30,6 +30,8 @@ _COPY_CALLS = frozenset({"list", "copy", "deepcopy", "tuple"})
 _BUILTINS = frozenset(dir(builtins))
 _SYSTEM_CLASSES = frozenset({"SystemMessage", "SystemChatMessage"})
 _USER_CLASSES = frozenset({"HumanMessage", "UserMessage"})
+# The keywords of a request that carry its system prompt.
+_SYSTEM_KWARGS = frozenset({"system", "instructions", "system_prompt"})
 
 
 def _names(node: ast.AST | None) -> set[str]:
@@ -164,13 +166,26 @@ class _Function:
             return []
         return [x.id for t in ts for x in ast.walk(t) if isinstance(x, ast.Name)]
 
-    def requests(self) -> Iterator[tuple[ast.Call, str]]:
-        """Each call given `messages=NAME`, with the name."""
+    def requests(self) -> Iterator[tuple[ast.Call | ast.Return, ast.expr]]:
+        """Each call given `messages=`, with what it is given; and each return of a message
+        list built here (a builder's result is sent by its caller)."""
         for n in self.nodes:
             if isinstance(n, ast.Call):
                 for k in n.keywords:
-                    if k.arg == "messages" and isinstance(k.value, ast.Name):
-                        yield n, k.value.id
+                    if k.arg == "messages":
+                        yield n, k.value
+            elif isinstance(n, ast.Return) and n.value is not None and self.builds(n.value):
+                yield n, n.value
+
+    def builds(self, value: ast.expr) -> bool:
+        """Whether a value is a message list written here: a list literal with a message in
+        it, or a local bound to one."""
+        lists: list[ast.expr | None] = [value]
+        if isinstance(value, ast.Name):
+            lists = [getattr(st, "value", None) for st in self.assigned.get(value.id, [])]
+        return any(
+            isinstance(v, ast.List) and any(_role_of(e) is not None for e in v.elts) for v in lists
+        )
 
     def varies(self, value: ast.AST, own: set[str]) -> bool:
         """Whether a written value reads a local or parameter other than the list's own
@@ -183,7 +198,7 @@ class _Function:
         """(kept, history names): whether the list is the kept history itself (an attribute or
         a parameter bound to it, no copy), and the histories it holds."""
         kept = name in self.params and name not in self.assigned
-        history: set[str] = set()
+        history: set[str] = {name} if kept else set()
         for st in self.assigned.get(name, []):
             value = getattr(st, "value", None)
             if isinstance(st, ast.Assign) and value is not None:
@@ -305,13 +320,15 @@ class _Function:
                 if r is not None and r[0] == "system" and r[1] is not None:
                     contents.append(r[1])
         for c in contents:
-            if not isinstance(c, ast.Name):
-                yield c
-                continue
-            for st in self.assigned.get(c.id, []):
-                value = getattr(st, "value", None)
-                if value is not None:
-                    yield value
+            yield from self.values_of(c)
+
+    def values_of(self, c: ast.expr) -> list[ast.expr]:
+        """The values a system prompt is written with: a local's every assignment, else the
+        expression itself."""
+        if not isinstance(c, ast.Name):
+            return [c]
+        values = [getattr(st, "value", None) for st in self.assigned.get(c.id, [])]
+        return [v for v in values if v is not None]
 
 
 def _reaches(line: int, requests: list[int], loops: list[tuple[int, int]]) -> bool:
@@ -335,16 +352,18 @@ def check_prefix_flow(tree: ast.Module, ctx: Context) -> list[Finding]:
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         f = _Function(fn, ctx)
+        requests = list(f.requests())
         sent: dict[str, list[int]] = {}
-        for call, name in f.requests():
-            sent.setdefault(name, []).append(call.lineno)
+        for call, given in requests:
+            if isinstance(given, ast.Name):
+                sent.setdefault(given.id, []).append(call.lineno)
         loops = [
             (n.lineno, n.end_lineno or n.lineno)
             for n in f.nodes
             if isinstance(n, (ast.For, ast.AsyncFor, ast.While))
         ]
         for name, at in sent.items():
-            kept, history = f.origin(name)
+            kept = f.origin(name)[0]
             own = {name} | f.loop_vars
             for node, write, value in f.writes(name):
                 if not _reaches(getattr(node, "lineno", 0), at, loops):
@@ -353,12 +372,51 @@ def check_prefix_flow(tree: ast.Module, ctx: Context) -> list[Finding]:
                     code = ast.unparse(node).split("\n")[0][:60]
                     message = history_message(write, code, kept=kept)
                     out.append(_finding(ctx, node, "PL303", message))
-            if not history:
-                continue  # a one-off request: nothing cached after its system prompt
-            made = f.brought(name, history)
-            for value in f.system_writes(name):
-                for n in ast.walk(value):
-                    if isinstance(n, ast.Name) and n.id in made and n.id not in _BUILTINS:
-                        out.append(_finding(ctx, n, "PL304", system_message(n.id)))
-                        break
+        for call, given in requests:
+            out += _system_from_request(ctx, f, call, given)
+    return out
+
+
+def _system_from_request(
+    ctx: Context, f: _Function, call: ast.Call | ast.Return, given: ast.expr
+) -> list[Finding]:
+    """PL304 for one request: what it brings, written into the system prompt before its
+    history (the list's head system message, or `system=` beside it)."""
+    name = given.id if isinstance(given, ast.Name) else ""
+    if name:
+        history = f.origin(name)[1]
+        heads = list(f.system_writes(name))
+    else:
+        # A list written out in the call: `[*history, ...]`, `[m for m in history if ...]`.
+        inner = {
+            x.id
+            for g in ast.walk(given)
+            if isinstance(g, ast.comprehension)
+            for x in ast.walk(g.target)
+            if isinstance(x, ast.Name)
+        }
+        history = {
+            x.id
+            for e in ast.walk(given)
+            if isinstance(e, (ast.Starred, ast.comprehension))
+            for x in ast.walk(e.value if isinstance(e, ast.Starred) else e.iter)
+            if isinstance(x, ast.Name)
+        } - inner
+        heads = []
+        if isinstance(given, ast.List) and given.elts:
+            r = _role_of(given.elts[0])
+            if r is not None and r[0] == "system" and r[1] is not None:
+                heads += f.values_of(r[1])
+    for k in call.keywords if isinstance(call, ast.Call) else []:
+        if k.arg in _SYSTEM_KWARGS:
+            heads += f.values_of(k.value)
+    if not history:
+        return []  # a one-off request: nothing cached after its system prompt
+    made = f.brought(name, history)
+    out = []
+    for value in heads:
+        for n in ast.walk(value):
+            if isinstance(n, ast.Name) and n.id in made and n.id not in _BUILTINS:
+                out.append(_finding(ctx, n, "PL304", system_message(n.id)))
+                break
     return out

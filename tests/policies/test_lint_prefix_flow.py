@@ -173,3 +173,40 @@ def test_typescript_the_kept_history_edited_before_its_end() -> None:
         "}\n"
     )
     assert _codes(src, "chat.ts") == [(6, "PL303"), (7, "PL303")]
+
+
+def test_python_a_builder_returns_the_list_its_caller_sends() -> None:
+    # The list a builder returns is followed as a request's; its history makes it more than a
+    # one-off. A builder whose system prompt is fixed text stays silent.
+    src = (
+        "def build(question, past):\n"
+        "    notes = crunch(question)\n"
+        "    return [\n"
+        "        {'role': 'system', 'content': PROMPT + notes},\n"
+        "        *past,\n"
+        "        {'role': 'user', 'content': question},\n"
+        "    ]\n"
+        "def build_fixed(question, past):\n"
+        "    out = [{'role': 'system', 'content': PROMPT}, *past]\n"
+        "    out.append({'role': 'user', 'content': question})\n"
+        "    return out\n"
+    )
+    assert _codes(src) == [(4, "PL304")]
+
+
+def test_typescript_a_builder_returns_the_list_its_caller_sends() -> None:
+    src = (
+        "export function build(question: string, past: Msg[]) {\n"
+        "  const notes = crunch(question);\n"
+        "  return [\n"
+        "    { role: 'system', content: PROMPT + notes },\n"
+        "    ...past,\n"
+        "    { role: 'user', content: question },\n"
+        "  ];\n"
+        "}\n"
+        "export function buildFixed(question: string, past: Msg[]) {\n"
+        "  const head = { role: 'system', content: PROMPT };\n"
+        "  return [head, ...past, { role: 'user', content: question }];\n"
+        "}\n"
+    )
+    assert _codes(src, "chat.ts") == [(4, "PL304")]
