@@ -22,6 +22,7 @@ from .syntax import FUNCTIONS, Source, key_name, string_value, unwrap, walk
 
 _COPIES = frozenset({"slice", "concat", "map", "from"})
 _ASSIGN = frozenset({"assignment_expression", "augmented_assignment_expression"})
+_PATTERNS = frozenset({"object_pattern", "array_pattern"})
 
 
 def _body(fn: Node) -> Iterator[Node]:
@@ -86,6 +87,11 @@ class _Function:
                 name, value = n.child_by_field_name("name"), n.child_by_field_name("value")
                 if name is not None and name.type == "identifier" and value is not None:
                     self.assigned.setdefault(src.text(name), []).append(value)
+                elif name is not None and name.type in _PATTERNS and value is not None:
+                    # `const { messages, model } = body`: each name bound is made from `body`.
+                    for x in walk(name):
+                        if x.type in ("shorthand_property_identifier_pattern", "identifier"):
+                            self.assigned.setdefault(src.text(x), []).append(value)
             elif n.type in _ASSIGN:
                 left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
                 if left is not None and left.type == "identifier" and right is not None:
@@ -156,7 +162,11 @@ class _Function:
                 for a in args:
                     if a.type == "spread_element":
                         history |= _names(self.src, a)
-        return kept, history - {name}, arrays
+        history -= {name}
+        if not arrays:
+            # Not built here: a parameter, a request body's field, a call's result, a field.
+            history.add(name)
+        return kept, history, arrays
 
     def writes(self, name: str) -> Iterator[tuple[Node, Write, Node | None]]:
         src = self.src
@@ -265,7 +275,7 @@ def check_prefix_flow(src: Source) -> list[Finding]:
                 r = _role(src, n) if n.type == "object" else None
                 if r is not None and r[0] == "user":
                     seeds |= _names(src, r[1])
-            made = f.made(seeds - {name, "this"}, name)
+            made = f.made(seeds - {"this"} - ({name} if arrays else set()), name)
             heads: list[Node] = []
             system = _pairs(src, request).get("system") if request.type == "object" else None
             if system is not None:

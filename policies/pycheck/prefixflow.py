@@ -211,6 +211,8 @@ class _Function:
                 elif isinstance(value, ast.Name) and value.id in self.params:
                     kept = True
                     history.add(value.id)
+                elif isinstance(value, (ast.Call, ast.Await)):
+                    history.add(name)  # fetched from elsewhere (a store, a loader): a history
                 for e in getattr(value, "elts", []):
                     if isinstance(e, ast.Starred):
                         history |= _names(e.value)
@@ -277,7 +279,8 @@ class _Function:
             r = _role_of(n)
             if r is not None and r[0] == "user":
                 seeds |= _names(r[1])
-        seeds -= {"self", name}
+        # The list itself is a seed only where it comes from outside (not built here).
+        seeds -= {"self"} if name in history else {"self", name}
         made = set(seeds)
         changed = True
         while changed:

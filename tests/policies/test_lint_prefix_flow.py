@@ -210,3 +210,33 @@ def test_typescript_a_builder_returns_the_list_its_caller_sends() -> None:
         "}\n"
     )
     assert _codes(src, "chat.ts") == [(4, "PL304")]
+
+
+def test_typescript_a_route_puts_what_it_found_for_the_last_message_in_system() -> None:
+    # `messages` comes from the request body: it is the history. What is computed from its
+    # last message and written into `system` changes per request; a fixed `system` is silent.
+    src = (
+        "export async function POST(req: Request) {\n"
+        "  const { messages } = await req.json();\n"
+        "  const last = messages[messages.length - 1];\n"
+        "  const found = await crunch(last.content);\n"
+        "  return streamText({ model, system: `${BASE}\\n${found}`, messages });\n"
+        "}\n"
+        "export async function PUT(req: Request) {\n"
+        "  const { messages } = await req.json();\n"
+        "  return streamText({ model, system: BASE, messages });\n"
+        "}\n"
+    )
+    assert _codes(src, "route.ts") == [(5, "PL304")]
+
+
+def test_python_a_fetched_history_with_per_request_content_in_the_system_prompt() -> None:
+    src = (
+        "async def reply(store, chat_id, text):\n"
+        "    past = await store.load(chat_id)\n"
+        "    first = not past\n"
+        "    head = {'role': 'system', 'content': f'{BASE} first={first}'}\n"
+        "    past.append({'role': 'user', 'content': text})\n"
+        "    return await llm.create(model=M, system=head['content'], messages=past)\n"
+    )
+    assert _codes(src) == [(6, "PL304")]
