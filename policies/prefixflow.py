@@ -58,11 +58,17 @@ def history_message(write: Write, code: str, *, kept: bool) -> str:
     )
 
 
-def system_message(name: str) -> str:
-    """The PL304 message for a system prompt made from what this request brings."""
+def system_message(name: str, *, per_step: bool = False) -> str:
+    """The PL304 message for a system prompt made from what this request brings, or (`per_step`)
+    from what changes on each pass of the loop that sends it."""
+    source = (
+        "what changes on each pass of the loop that sends it (the loop's item, an earlier "
+        "step's answer)"
+        if per_step
+        else "what this request brings (its newest message or the history)"
+    )
     return (
-        f"`{name}` is made from what this request brings (its newest message or the "
-        "history) and written into the system prompt, which comes before "
-        "the conversation history: the prefix changes on every request and the whole history "
-        "is sent again uncached; put it in the newest user message"
+        f"`{name}` is made from {source} and written into the system prompt, which comes "
+        "before the conversation history: the prefix changes on every request and the whole "
+        "history is sent again uncached; put it in the newest user message"
     )

@@ -23,6 +23,7 @@ from .syntax import FUNCTIONS, Source, key_name, string_value, unwrap, walk
 _COPIES = frozenset({"slice", "concat", "map", "from"})
 _ASSIGN = frozenset({"assignment_expression", "augmented_assignment_expression"})
 _PATTERNS = frozenset({"object_pattern", "array_pattern"})
+_LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
 
 
 def _body(fn: Node) -> Iterator[Node]:
@@ -82,6 +83,19 @@ class _Function:
         params = fn.child_by_field_name("parameters") or fn.child_by_field_name("parameter")
         self.params = _names(src, params) if params is not None else set()
         self.assigned: dict[str, list[Node]] = {}  # name -> values written to it
+        # The names a loop or an array callback walks the list by (`for (let i...)`,
+        # `for (const m of msgs)`, `msgs.forEach((m, i) => ...)`): the list's own.
+        self.loop_vars: set[str] = set()
+        for n in self.nodes:
+            head = None
+            if n.type == "for_statement":
+                head = n.child_by_field_name("initializer")
+            elif n.type == "for_in_statement":
+                head = n.child_by_field_name("left")
+            elif n.type in ("arrow_function", "function_expression"):
+                head = n.child_by_field_name("parameters") or n.child_by_field_name("parameter")
+            if head is not None:
+                self.loop_vars |= {src.text(x) for x in walk(head) if x.type == "identifier"}
         for n in self.nodes:
             if n.type == "variable_declarator":
                 name, value = n.child_by_field_name("name"), n.child_by_field_name("value")
@@ -254,7 +268,7 @@ def check_prefix_flow(src: Source) -> list[Finding]:
                     for x in _names(src, e)
                 }
             if name:
-                own = {name, "i", "index", "idx"}
+                own = {name} | f.loop_vars
                 for node, write, value in f.writes(name):
                     line = src.pos(node)[0]
                     reaches = any(r > line for r in at) or any(
@@ -268,8 +282,17 @@ def check_prefix_flow(src: Source) -> list[Finding]:
                         out.append(
                             src.finding(node, "PL303", history_message(write, code, kept=kept))
                         )
+            line = src.pos(request)[0]
+            around = [
+                n
+                for n in f.nodes
+                if n.type in _LOOPS and n.start_point[0] + 1 <= line <= n.end_point[0] + 1
+            ]
+            if not history and name and any(_pushes(src, lp, name) for lp in around):
+                history = {name}  # built here, but each pass of the loop adds to it
             if not history:
                 continue
+            stepped = f.made(_per_step(src, around), name)
             seeds = set(history)
             for n in f.nodes:
                 r = _role(src, n) if n.type == "object" else None
@@ -293,7 +316,41 @@ def check_prefix_flow(src: Source) -> list[Finding]:
                     else [head]
                 )
                 for v in values:
-                    hit = next((i for i in _idents(src, v) if src.text(i) in made), None)
+                    hit = next((i for i in _idents(src, v) if src.text(i) in made | stepped), None)
                     if hit is not None:
-                        out.append(src.finding(hit, "PL304", system_message(src.text(hit))))
+                        per_step = src.text(hit) not in made
+                        message = system_message(src.text(hit), per_step=per_step)
+                        out.append(src.finding(hit, "PL304", message))
+    return out
+
+
+def _pushes(src: Source, loop: Node, name: str) -> bool:
+    """Whether a loop pushes onto the list `name`."""
+    return any(
+        n.type == "call_expression"
+        and src.text(n.child_by_field_name("function")) == f"{name}.push"
+        for n in walk(loop)
+    )
+
+
+def _per_step(src: Source, loops: list[Node]) -> set[str]:
+    """What changes on each pass of the loops around a request: a `for...of` item and what a
+    request's answer (a call given an object with `messages`) is bound to inside them."""
+    out: set[str] = set()
+    for lp in loops:
+        left = lp.child_by_field_name("left")
+        if lp.type == "for_in_statement" and left is not None:
+            out |= {src.text(x) for x in walk(left) if x.type == "identifier"}
+        for n in walk(lp):
+            if n.type != "variable_declarator":
+                continue
+            value, bound = n.child_by_field_name("value"), n.child_by_field_name("name")
+            call = unwrap(value) if value is not None else None
+            if call is None or call.type != "call_expression" or bound is None:
+                continue
+            args = call.child_by_field_name("arguments")
+            if args is not None and any(
+                a.type == "object" and "messages" in _pairs(src, a) for a in args.named_children
+            ):
+                out |= {src.text(x) for x in walk(bound) if x.type == "identifier"}
     return out

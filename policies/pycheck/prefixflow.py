@@ -281,6 +281,54 @@ class _Function:
                 seeds |= _names(r[1])
         # The list itself is a seed only where it comes from outside (not built here).
         seeds -= {"self"} if name in history else {"self", name}
+        return self.closure(seeds, name)
+
+    def per_step(self, call: ast.AST) -> set[str]:
+        """What changes on each pass of a loop around a request: the loop's item and what a
+        request's answer is bound to inside the loop."""
+        line = getattr(call, "lineno", 0)
+        out: set[str] = set()
+        for n in self.nodes:
+            if not isinstance(n, (ast.For, ast.AsyncFor, ast.While)):
+                continue
+            if not n.lineno <= line <= (n.end_lineno or n.lineno):
+                continue
+            if isinstance(n, (ast.For, ast.AsyncFor)):
+                out |= {x.id for x in ast.walk(n.target) if isinstance(x, ast.Name)}
+            for st in ast.walk(n):
+                value = getattr(st, "value", None)
+                if isinstance(st, ast.Assign) and value is not None and self.answers(value):
+                    out |= {
+                        x.id for t in st.targets for x in ast.walk(t) if isinstance(x, ast.Name)
+                    }
+        return out
+
+    def grows_around(self, call: ast.AST, name: str) -> bool:
+        """Whether a loop around a request appends to the list it sends."""
+        line = getattr(call, "lineno", 0)
+        for n in self.nodes:
+            if isinstance(n, (ast.For, ast.AsyncFor, ast.While)) and (
+                n.lineno <= line <= (n.end_lineno or n.lineno)
+            ):
+                for c in ast.walk(n):
+                    if (
+                        isinstance(c, ast.Call)
+                        and isinstance(c.func, ast.Attribute)
+                        and isinstance(c.func.value, ast.Name)
+                        and c.func.value.id == name
+                        and c.func.attr in ("append", "extend")
+                    ):
+                        return True
+        return False
+
+    def answers(self, value: ast.expr) -> bool:
+        """Whether a value is a request's answer (a call given `messages=`, awaited or not)."""
+        if isinstance(value, ast.Await):
+            value = value.value
+        return isinstance(value, ast.Call) and any(k.arg == "messages" for k in value.keywords)
+
+    def closure(self, seeds: set[str], name: str) -> set[str]:
+        """The seeds and the locals made from them, to a fixed point."""
         made = set(seeds)
         changed = True
         while changed:
@@ -413,13 +461,19 @@ def _system_from_request(
     for k in call.keywords if isinstance(call, ast.Call) else []:
         if k.arg in _SYSTEM_KWARGS:
             heads += f.values_of(k.value)
+    if not history and name and f.grows_around(call, name):
+        history = {name}  # built here, but each pass of the loop adds to it: a history
     if not history:
         return []  # a one-off request: nothing cached after its system prompt
     made = f.brought(name, history)
+    stepped = f.closure(f.per_step(call), name)
     out = []
     for value in heads:
         for n in ast.walk(value):
-            if isinstance(n, ast.Name) and n.id in made and n.id not in _BUILTINS:
-                out.append(_finding(ctx, n, "PL304", system_message(n.id)))
-                break
+            if isinstance(n, ast.Name) and n.id not in _BUILTINS:
+                ident = n.id
+                if ident in made or ident in stepped:
+                    message = system_message(ident, per_step=ident not in made)
+                    out.append(_finding(ctx, n, "PL304", message))
+                    break
     return out

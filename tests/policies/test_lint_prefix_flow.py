@@ -240,3 +240,41 @@ def test_python_a_fetched_history_with_per_request_content_in_the_system_prompt(
         "    return await llm.create(model=M, system=head['content'], messages=past)\n"
     )
     assert _codes(src) == [(6, "PL304")]
+
+
+def test_python_a_system_prompt_rebuilt_on_each_pass_of_the_loop_that_sends_it() -> None:
+    # Each step's system prompt names the step and the last answer, in front of the same
+    # growing list; a retry loop with a fixed system prompt is silent.
+    src = (
+        "def run(client, task, steps):\n"
+        "    log = [{'role': 'user', 'content': task}]\n"
+        "    note = ''\n"
+        "    for step in steps:\n"
+        "        head = f'{BASE} now: {step}'\n"
+        "        out = client.messages.create(model=M, system=head, messages=log)\n"
+        "        log.append({'role': 'assistant', 'content': out.text})\n"
+        "def retry(client, task):\n"
+        "    log = [{'role': 'user', 'content': task}]\n"
+        "    for _ in range(3):\n"
+        "        out = client.messages.create(model=M, system=BASE, messages=log)\n"
+        "        log.append({'role': 'assistant', 'content': out.text})\n"
+    )
+    assert _codes(src) == [(5, "PL304")]
+
+
+def test_typescript_a_system_prompt_rebuilt_on_each_pass_of_the_loop_that_sends_it() -> None:
+    src = (
+        "export async function run(client, task: string, steps: string[]) {\n"
+        "  const log = [{ role: 'user', content: task }];\n"
+        "  for (const step of steps) {\n"
+        "    const head = `${BASE} now: ${step}`;\n"
+        "    const out = await client.messages.create({ model: M, system: head, messages: log });\n"
+        "    log.push({ role: 'assistant', content: out.text });\n"
+        "  }\n"
+        "  for (let i = 0; i < 3; i++) {\n"
+        "    const out = await client.messages.create({ model: M, system: BASE, messages: log });\n"
+        "    log.push({ role: 'assistant', content: out.text });\n"
+        "  }\n"
+        "}\n"
+    )
+    assert _codes(src, "run.ts") == [(4, "PL304")]
