@@ -6,9 +6,10 @@ Judged by position and flow, not by names. A write at the end (append, push, ext
 after what is cached: fine. A write before the end (an earlier message rewritten, inserted,
 dropped, reordered or filtered out) changes bytes an earlier request already sent: a breaker
 where the list is the kept history; where it is a copy rebuilt per call, only where what is
-written depends on something other than the copied messages and constants (the same history
-then always yields the same bytes). A system prompt that comes before the history and is made
-from what this request brings (the newest message, or the history itself) differs per request.
+written is made from what this request brings or from what changes per step (otherwise the
+same history always yields the same bytes). A system prompt that comes before the history
+and is made from what this request brings (the newest message, or the history itself)
+differs per request.
 Pure: facts in, a verdict and a message out.
 """
 
@@ -33,7 +34,7 @@ class Write(Enum):
 def breaks(write: Write, *, kept: bool, varies: bool) -> bool:
     """Whether a write breaks the prefix: `kept` when it lands on the history kept between
     requests (not a per-call copy), `varies` when what it writes (or the condition it keeps
-    by) depends on more than the copied messages and constants."""
+    by) is made from what this request brings or from what changes per step."""
     if write is Write.APPEND:
         return False
     return kept or varies

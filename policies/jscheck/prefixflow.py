@@ -53,6 +53,69 @@ def _names(src: Source, node: Node | None) -> set[str]:
     return {src.text(n) for n in _idents(src, node)}
 
 
+def _path(src: Source, node: Node) -> str:
+    """A read's text as a path (`req.messages`, also written `req?.messages`)."""
+    return src.text(node).replace("?.", ".")
+
+
+def _source(src: Source, node: Node | None) -> set[str]:
+    """The histories a value adds to a list: a local's name, or a field's or a call's text
+    (`body.messages`): it makes the list a history, but nothing else read from its owner."""
+    if node is None:
+        return set()
+    node = unwrap(node)
+    if node.type == "identifier":
+        return {src.text(node)}
+    return {_path(src, node)}
+
+
+def _read(src: Source, value: Node | None, made: set[str]) -> Node | None:
+    """The first read in a value of a made local or of a history read by its field
+    (`body.messages`, also inside `body.messages.at(-1).content`); None if none."""
+    if value is None:
+        return None
+    for n in walk(value):
+        if n.type == "identifier" and src.text(n) in made:
+            p = n.parent
+            if p is None or p.type != "call_expression" or p.child_by_field_name("function") != n:
+                return n
+        if n.type == "member_expression" and _path(src, n) in made:
+            return n
+    return None
+
+
+def _head_pick(src: Source, value: Node, made: set[str]) -> bool:
+    """Whether a value picks the head of a history (`h[0]`, `h[0].content`, `h.find(...)`):
+    what was cached first, the same on every request, so nothing made from it."""
+    node = unwrap(value)
+    while node.type in ("member_expression", "subscript_expression", "call_expression"):
+        inner = node.child_by_field_name("object") or node.child_by_field_name("function")
+        if inner is None:
+            return False
+        if node.type == "subscript_expression" and src.text(inner) in made:
+            return src.text(node.child_by_field_name("index")) == "0"
+        if (
+            node.type == "call_expression"
+            and inner.type == "member_expression"
+            and _path(src, inner.child_by_field_name("object") or inner) in made
+        ):
+            return src.text(inner.child_by_field_name("property")) == "find"
+        node = unwrap(inner)
+    return False
+
+
+def _at_head(src: Source, obj: Node) -> bool:
+    """Whether a message object is put at a list's head (`unshift(obj)`, `splice(0, 0, obj)`):
+    no newest message."""
+    args = obj.parent
+    call = args.parent if args is not None else None
+    if call is None or call.type != "call_expression":
+        return False
+    fn = call.child_by_field_name("function")
+    prop = fn.child_by_field_name("property") if fn is not None else None
+    return prop is not None and src.text(prop) in ("unshift", "splice")
+
+
 def _pairs(src: Source, obj: Node) -> dict[str, Node]:
     """The properties of an object literal by key (`{ messages }` maps to its identifier)."""
     out: dict[str, Node] = {}
@@ -158,7 +221,7 @@ class _Function:
                 arrays.append(v)
                 for e in v.named_children:
                     if e.type == "spread_element":
-                        history |= _names(self.src, e)
+                        history |= _source(self.src, e)
             elif v.type == "member_expression" and self.src.text(v).startswith("this."):
                 kept = True
                 history.add(name)
@@ -170,12 +233,12 @@ class _Function:
                 if f is not None and f.type == "member_expression":
                     prop = self.src.text(f.child_by_field_name("property"))
                     if prop in _COPIES:
-                        history |= _names(self.src, f.child_by_field_name("object"))
+                        history |= _source(self.src, f.child_by_field_name("object"))
         for verb, args, _ in self.method_calls(name):
             if verb == "push":
                 for a in args:
                     if a.type == "spread_element":
-                        history |= _names(self.src, a)
+                        history |= _source(self.src, a)
         history -= {name}
         if not arrays:
             # Not built here: a parameter, a request body's field, a call's result, a field.
@@ -217,16 +280,16 @@ class _Function:
             elif verb in ("sort", "reverse"):
                 yield call, Write.REORDER, None
 
-    def varies(self, value: Node, own: set[str]) -> bool:
-        return bool((_names(self.src, value) - own) & (self.params | set(self.assigned)))
-
     def made(self, seeds: set[str], name: str) -> set[str]:
         made = set(seeds)
         changed = True
         while changed:
             changed = False
             for target, values in self.assigned.items():
-                fed = any(_names(self.src, v) & made for v in values)
+                fed = any(
+                    not _head_pick(self.src, v, made) and _read(self.src, v, made) is not None
+                    for v in values
+                )
                 if target not in made and target != name and fed:
                     made.add(target)
                     changed = True
@@ -252,6 +315,7 @@ def check_prefix_flow(src: Source) -> list[Finding]:
             for n in f.nodes
             if n.type in ("for_statement", "for_in_statement", "while_statement", "do_statement")
         ]
+        reported: set[int] = set()
         for request, sent in requests:
             name = (
                 src.text(sent)
@@ -265,23 +329,8 @@ def check_prefix_flow(src: Source) -> list[Finding]:
                     x
                     for e in sent.named_children
                     if e.type == "spread_element"
-                    for x in _names(src, e)
+                    for x in _source(src, e)
                 }
-            if name:
-                own = {name} | f.loop_vars
-                for node, write, value in f.writes(name):
-                    line = src.pos(node)[0]
-                    reaches = any(r > line for r in at) or any(
-                        a <= line <= b and any(a <= r <= b for r in at) for a, b in loops
-                    )
-                    if not reaches:
-                        continue  # written after the last request: nothing sends it here
-                    varies = value is not None and f.varies(value, own)
-                    if breaks(write, kept=kept, varies=varies):
-                        code = src.text(node).split("\n")[0][:60]
-                        out.append(
-                            src.finding(node, "PL303", history_message(write, code, kept=kept))
-                        )
             line = src.pos(request)[0]
             around = [
                 n
@@ -289,16 +338,36 @@ def check_prefix_flow(src: Source) -> list[Finding]:
                 if n.type in _LOOPS and n.start_point[0] + 1 <= line <= n.end_point[0] + 1
             ]
             if not history and name and any(_pushes(src, lp, name) for lp in around):
-                history = {name}  # built here, but each pass of the loop adds to it
+                # Built here, but each pass of the loop sends it and adds to it: the history
+                # kept between those requests.
+                history, kept = {name}, True
             if not history:
                 continue
             stepped = f.made(_per_step(src, around), name)
             seeds = set(history)
             for n in f.nodes:
                 r = _role(src, n) if n.type == "object" else None
-                if r is not None and r[0] == "user":
+                if r is not None and r[0] == "user" and not _at_head(src, n):
                     seeds |= _names(src, r[1])
             made = f.made(seeds - {"this"} - ({name} if arrays else set()), name)
+            if name:
+                # Writes before the end of a list that holds a history: a breaker on the kept
+                # history; on a copy, where what is written is made from this request or step.
+                own = {name} | f.loop_vars
+                for node, write, value in f.writes(name):
+                    line = src.pos(node)[0]
+                    reaches = any(r > line for r in at) or any(
+                        a <= line <= b and any(a <= r <= b for r in at) for a, b in loops
+                    )
+                    if not reaches or node.start_byte in reported:
+                        continue  # written after the last request: nothing sends it here
+                    read = _read(src, value, (made | stepped) - own)
+                    if breaks(write, kept=kept, varies=read is not None):
+                        reported.add(node.start_byte)
+                        code = src.text(node).split("\n")[0][:60]
+                        out.append(
+                            src.finding(node, "PL303", history_message(write, code, kept=kept))
+                        )
             heads: list[Node] = []
             system = _pairs(src, request).get("system") if request.type == "object" else None
             if system is not None:
@@ -316,10 +385,12 @@ def check_prefix_flow(src: Source) -> list[Finding]:
                     else [head]
                 )
                 for v in values:
-                    hit = next((i for i in _idents(src, v) if src.text(i) in made | stepped), None)
+                    if _head_pick(src, v, made):
+                        continue  # the history's own first message, passed on
+                    hit = _read(src, v, made | stepped)
                     if hit is not None:
-                        per_step = src.text(hit) not in made
-                        message = system_message(src.text(hit), per_step=per_step)
+                        said = _path(src, hit)
+                        message = system_message(said, per_step=said not in made)
                         out.append(src.finding(hit, "PL304", message))
     return out
 

@@ -8,9 +8,12 @@ kept history itself (an attribute, `self.messages`, or a parameter), or a list b
 (a literal; `+= h`, `.extend(h)`, `*h` add the history). Writes: `m[i] = v`, `m[i][k] = v`,
 `m[i].k = v` (rewrite, not at `-1`), `m.insert(k, v)` (not at `len(m)`), `m.pop(0)`,
 `del m[k]`, `m.sort()`, `m.reverse()`, `m = [x for x in m if c]` (filter).
-What this request brings: the names written into its user message, and the history; a local is
-made from them when an assignment to it reads one (to a fixed point). Pure: a syntax tree in,
-findings out.
+What this request brings: the names written into its newest user message, and the history (a
+local's name, or a field's path such as `request.messages`, not its owner; a pick of the
+history's head seeds nothing); what changes per step: a loop's item around the request, an
+answer bound in it, the parameters of a hook run before every model call. A local is made from
+them when an assignment to it reads one (to a fixed point). Pure: a syntax tree in, findings
+out.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -20,6 +23,7 @@ from __future__ import annotations
 import ast
 import builtins
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from ..findings import Finding
 from ..prefixflow import Write, breaks, history_message, system_message
@@ -30,6 +34,9 @@ _COPY_CALLS = frozenset({"list", "copy", "deepcopy", "tuple"})
 _BUILTINS = frozenset(dir(builtins))
 _SYSTEM_CLASSES = frozenset({"SystemMessage", "SystemChatMessage"})
 _USER_CLASSES = frozenset({"HumanMessage", "UserMessage"})
+# Decorators of hooks an agent framework calls before each model call (LangChain 1.x agent
+# middleware: `before_model`, `wrap_model_call`, `dynamic_prompt`).
+_PER_CALL_HOOKS = frozenset({"before_model", "wrap_model_call", "dynamic_prompt"})
 # The keywords of a request that carry its system prompt.
 _SYSTEM_KWARGS = frozenset({"system", "instructions", "system_prompt"})
 
@@ -84,6 +91,74 @@ def _role_of(node: ast.AST) -> tuple[str, ast.expr | None] | None:
         if name in _USER_CLASSES:
             return "user", content
     return None
+
+
+def _sources(value: ast.expr) -> set[str]:
+    """The histories a value adds to a list: a local's name (what is computed from it is
+    made from the history), or, for a field or a call's result (`request.messages`), its text:
+    it makes the list a history but no other name read from its owner (`request.model`)."""
+    if isinstance(value, ast.Name):
+        return {value.id}
+    if isinstance(value, ast.BinOp):
+        return _sources(value.left) | _sources(value.right)
+    if isinstance(value, (ast.List, ast.Tuple, ast.Constant)):
+        return set()
+    return {ast.unparse(value)}
+
+
+@dataclass(frozen=True)
+class _Read:
+    node: ast.expr
+    text: str
+
+
+def _read_from(value: ast.AST | None, made: set[str]) -> _Read | None:
+    """The first read in a value of a made local, or of a history read by its field
+    (`request.messages`, also inside `request.messages[-1].content`); None if none. The names
+    of functions called by name are no read."""
+    if value is None:
+        return None
+    called = {id(n.func) for n in ast.walk(value) if isinstance(n, ast.Call)}
+    for n in ast.walk(value):
+        if id(n) in called:
+            continue
+        if isinstance(n, ast.Name) and n.id in made and n.id not in _BUILTINS:
+            return _Read(n, n.id)
+        if isinstance(n, ast.Attribute) and (text := ast.unparse(n)) in made:
+            return _Read(n, text)
+    return None
+
+
+def _per_call_hook(fn: Fn) -> bool:
+    """Whether a function is a hook an agent framework runs before every model call
+    (LangChain's `@before_model`, `@wrap_model_call`, `@dynamic_prompt`)."""
+    for dec in fn.decorator_list:
+        d = dec.func if isinstance(dec, ast.Call) else dec
+        name = d.id if isinstance(d, ast.Name) else d.attr if isinstance(d, ast.Attribute) else ""
+        if name in _PER_CALL_HOOKS:
+            return True
+    return False
+
+
+def _head_pick(value: ast.expr, made: set[str]) -> bool:
+    """Whether a value picks the head of a history (`h[0]`, `h[0]["content"]`, `next(m for m in
+    h if ...)`): what was cached first, the same on every request, so nothing made from it."""
+    while isinstance(value, (ast.Subscript, ast.Attribute)):
+        if (
+            isinstance(value, ast.Subscript)
+            and isinstance(value.value, ast.Name)
+            and value.value.id in made
+        ):
+            return isinstance(value.slice, ast.Constant) and value.slice.value == 0
+        value = value.value
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.args:
+        arg = value.args[0]
+        return (
+            value.func.id == "next"
+            and isinstance(arg, ast.GeneratorExp)
+            and bool(_names(arg.generators[0].iter) & made)
+        )
+    return False
 
 
 def _copied(value: ast.expr) -> ast.expr | None:
@@ -187,11 +262,6 @@ class _Function:
             isinstance(v, ast.List) and any(_role_of(e) is not None for e in v.elts) for v in lists
         )
 
-    def varies(self, value: ast.AST, own: set[str]) -> bool:
-        """Whether a written value reads a local or parameter other than the list's own
-        messages (`own`: the list, its loop element and index)."""
-        return bool((_names(value) - own) & (self.params | set(self.assigned)))
-
     # -- the message list ----------------------------------------------------------------
 
     def origin(self, name: str) -> tuple[bool, set[str]]:
@@ -204,7 +274,7 @@ class _Function:
             if isinstance(st, ast.Assign) and value is not None:
                 src = _copied(value)
                 if src is not None:
-                    history |= _names(src) or {"self"}
+                    history |= _sources(src)
                 elif isinstance(value, ast.Attribute):
                     kept = True
                     history.add(name)
@@ -215,11 +285,11 @@ class _Function:
                     history.add(name)  # fetched from elsewhere (a store, a loader): a history
                 for e in getattr(value, "elts", []):
                     if isinstance(e, ast.Starred):
-                        history |= _names(e.value)
+                        history |= _sources(e.value)
                 if isinstance(value, ast.BinOp):
-                    history |= {x.id for x in ast.walk(value) if isinstance(x, ast.Name)} - {name}
+                    history |= _sources(value) - {name}
             elif isinstance(st, ast.AugAssign) and value is not None:
-                history |= _names(value)
+                history |= _sources(value)
         for n in self.nodes:
             if (
                 isinstance(n, ast.Call)
@@ -228,7 +298,7 @@ class _Function:
                 and n.func.value.id == name
                 and n.func.attr == "extend"
             ):
-                history |= _names(n.args[0]) if n.args else set()
+                history |= _sources(n.args[0]) if n.args else set()
         return kept, history
 
     def writes(self, name: str) -> Iterator[tuple[ast.AST, Write, ast.AST | None]]:
@@ -275,9 +345,18 @@ class _Function:
         """The names this request brings (its user message's, the history's) and the locals made
         from them, to a fixed point."""
         seeds = set(history)
+        # A user message put at the head (`insert(0, ...)`) is no newest message.
+        at_head = {
+            id(n.args[-1])
+            for n in self.nodes
+            if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and n.func.attr == "insert"
+            and n.args
+        }
         for n in self.nodes:
             r = _role_of(n)
-            if r is not None and r[0] == "user":
+            if r is not None and r[0] == "user" and id(n) not in at_head:
                 seeds |= _names(r[1])
         # The list itself is a seed only where it comes from outside (not built here).
         seeds -= {"self"} if name in history else {"self", name}
@@ -287,7 +366,9 @@ class _Function:
         """What changes on each pass of a loop around a request: the loop's item and what a
         request's answer is bound to inside the loop."""
         line = getattr(call, "lineno", 0)
-        out: set[str] = set()
+        # A hook the agent framework calls before each model call is the body of its loop:
+        # its parameters (the agent's state, this call's request) are that pass's.
+        out: set[str] = set(self.params) if _per_call_hook(self.fn) else set()
         for n in self.nodes:
             if not isinstance(n, (ast.For, ast.AsyncFor, ast.While)):
                 continue
@@ -338,7 +419,11 @@ class _Function:
                     continue
                 for st in sts:
                     src = getattr(st, "iter", None) or getattr(st, "value", None)
-                    if _names(src) & made:
+                    if isinstance(src, ast.Await):
+                        src = src.value
+                    if src is not None and _head_pick(src, made):
+                        continue
+                    if _read_from(src, made):
                         made.add(target)
                         changed = True
                         break
@@ -414,12 +499,28 @@ def check_prefix_flow(tree: ast.Module, ctx: Context) -> list[Finding]:
             if isinstance(n, (ast.For, ast.AsyncFor, ast.While))
         ]
         for name, at in sent.items():
-            kept = f.origin(name)[0]
+            kept, history = f.origin(name)
+            if not history and any(
+                isinstance(g, ast.Name) and g.id == name and f.grows_around(c, name)
+                for c, g in requests
+            ):
+                # Built here, but each pass of a loop sends it and adds to it: the history
+                # kept between those requests.
+                history, kept = {name}, True
+            if not history:
+                continue  # built here: nothing in it was sent before
+            # On a copy, a write breaks where what it writes is made from this request (or
+            # from what changes per pass of a loop around the request).
+            made = f.brought(name, history)
+            for call, given in requests:
+                if isinstance(given, ast.Name) and given.id == name:
+                    made |= f.closure(f.per_step(call), name)
             own = {name} | f.loop_vars
             for node, write, value in f.writes(name):
                 if not _reaches(getattr(node, "lineno", 0), at, loops):
                     continue  # written after the last request: this function sends it no more
-                if breaks(write, kept=kept, varies=value is not None and f.varies(value, own)):
+                varies = _read_from(value, made - own) is not None
+                if breaks(write, kept=kept, varies=varies):
                     code = ast.unparse(node).split("\n")[0][:60]
                     message = history_message(write, code, kept=kept)
                     out.append(_finding(ctx, node, "PL303", message))
@@ -447,11 +548,10 @@ def _system_from_request(
             if isinstance(x, ast.Name)
         }
         history = {
-            x.id
+            x
             for e in ast.walk(given)
             if isinstance(e, (ast.Starred, ast.comprehension))
-            for x in ast.walk(e.value if isinstance(e, ast.Starred) else e.iter)
-            if isinstance(x, ast.Name)
+            for x in _sources(e.value if isinstance(e, ast.Starred) else e.iter)
         } - inner
         heads = []
         if isinstance(given, ast.List) and given.elts:
@@ -469,11 +569,10 @@ def _system_from_request(
     stepped = f.closure(f.per_step(call), name)
     out = []
     for value in heads:
-        for n in ast.walk(value):
-            if isinstance(n, ast.Name) and n.id not in _BUILTINS:
-                ident = n.id
-                if ident in made or ident in stepped:
-                    message = system_message(ident, per_step=ident not in made)
-                    out.append(_finding(ctx, n, "PL304", message))
-                    break
+        if _head_pick(value, made):
+            continue  # the history's own first message, passed on
+        hit = _read_from(value, made | stepped)
+        if hit:
+            message = system_message(hit.text, per_step=hit.text not in made)
+            out.append(_finding(ctx, hit.node, "PL304", message))
     return out

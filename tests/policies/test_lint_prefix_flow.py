@@ -61,10 +61,10 @@ def test_python_silent_a_one_off_request_and_a_fixed_system_prompt() -> None:
     assert _codes(src) == []
 
 
-def test_python_earlier_messages_of_a_copy_rewritten_with_per_call_state() -> None:
+def test_python_earlier_messages_of_a_copy_rewritten_with_what_the_request_brings() -> None:
     src = (
         "def hook(state, request):\n"
-        "    extra = render(state)\n"
+        "    extra = render(request.messages)\n"
         "    out = list(request.messages)\n"
         "    for i, m in enumerate(out):\n"
         "        if m.role == 'system':\n"
@@ -72,11 +72,24 @@ def test_python_earlier_messages_of_a_copy_rewritten_with_per_call_state() -> No
         "    out.insert(0, SystemMessage(content=extra))\n"
         "    return request.override(messages=out)\n"
     )
-    assert _codes(src) == [(6, "PL303"), (7, "PL303")]
+    # The inserted system message is also a system prompt made from the history (PL304).
+    assert _codes(src) == [(2, "PL304"), (6, "PL303"), (7, "PL303")]
 
 
 def test_python_silent_a_copy_rewritten_from_its_own_messages_or_appended_to() -> None:
-    # The same history always yields the same bytes; a write at the end adds after the cache.
+    # The same history always yields the same bytes; a write at the end adds after the cache;
+    # a system prompt handed in (an adapter's) or set up in a list built here is the caller's.
+    src = (
+        "def chat(model, messages, system_prompt=''):\n"
+        "    out = list(messages)\n"
+        "    out.insert(0, {'role': 'system', 'content': system_prompt})\n"
+        "    return service.chat(model=model, messages=out)\n"
+        "def once(config, prompt):\n"
+        "    msgs = [{'role': 'user', 'content': prompt}]\n"
+        "    msgs.insert(0, {'role': 'system', 'content': config.get('system')})\n"
+        "    return llm.generate(messages=msgs)\n"
+    )
+    assert _codes(src) == []
     src = (
         "def hook(request):\n"
         "    out = list(request.messages)\n"
@@ -278,3 +291,50 @@ def test_typescript_a_system_prompt_rebuilt_on_each_pass_of_the_loop_that_sends_
         "}\n"
     )
     assert _codes(src, "run.ts") == [(4, "PL304")]
+
+
+def test_a_list_a_loop_sends_and_grows_is_the_kept_history() -> None:
+    # Rewriting its first message mid-loop changes what the earlier passes sent; before the
+    # loop, or on a list sent once, the same write is building the request.
+    py = (
+        "def run(client, task):\n"
+        "    log = [{'role': 'system', 'content': BASE}, {'role': 'user', 'content': task}]\n"
+        "    while True:\n"
+        "        out = client.create(model=M, messages=log)\n"
+        "        log.append({'role': 'assistant', 'content': out.text})\n"
+        "        if out.failed:\n"
+        "            log[0] = {'role': 'system', 'content': FALLBACK}\n"
+        "def once(client, task):\n"
+        "    log = [{'role': 'user', 'content': task}]\n"
+        "    log.insert(0, {'role': 'system', 'content': BASE})\n"
+        "    return client.create(model=M, messages=log)\n"
+    )
+    assert _codes(py) == [(7, "PL303")]
+    ts = (
+        "export async function run(client, task: string) {\n"
+        "  const log = [{ role: 'system', content: BASE }, { role: 'user', content: task }];\n"
+        "  while (true) {\n"
+        "    const out = await client.create({ model: M, messages: log });\n"
+        "    log.push({ role: 'assistant', content: out.text });\n"
+        "    if (out.failed) log[0] = { role: 'system', content: FALLBACK };\n"
+        "  }\n"
+        "}\n"
+    )
+    assert _codes(ts, "run.ts") == [(6, "PL303")]
+
+
+def test_python_a_hook_run_before_every_model_call_rewrites_the_system_message() -> None:
+    # A `@before_model` hook is the body of the agent's loop: the state it is handed is that
+    # step's, so a system message rewritten from it changes per step. Undecorated, the same
+    # function is an adapter whose caller decides (silent).
+    body = (
+        "def inject(state, request):\n"
+        "    notes = '\\n'.join(state.get('todo', []))\n"
+        "    msgs = list(request.messages)\n"
+        "    for i, m in enumerate(msgs):\n"
+        "        if isinstance(m, SystemMessage):\n"
+        "            msgs[i] = SystemMessage(content=m.content + notes)\n"
+        "    return request.override(messages=msgs)\n"
+    )
+    assert _codes("@before_model\n" + body) == [(7, "PL303")]
+    assert _codes(body) == []
