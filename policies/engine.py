@@ -24,6 +24,7 @@ from typing import Any
 from prefixlock.billing.prices import PriceTable
 from prefixlock.errors import ConfigError, UserError
 
+from .bundles import looks_minified
 from .config import LintConfig
 from .findings import Finding, fingerprints, sort_key, source_lines
 from .jscheck import JS_SUFFIXES, Module, check_js
@@ -394,7 +395,8 @@ def _lint_file(
             elif kind == "python":
                 findings = check_python(path, text, model, prices, _module_loader(path))
             elif kind == "js":
-                findings = check_js(path, text, _js_module)
+                # A minified bundle's names are a minifier's; read as source they mislead.
+                findings = [] if looks_minified(text) else check_js(path, text, _js_module)
             else:
                 findings, parsed = check_text(path, text, model, prices, sup)
                 if looks_like_request(parsed):

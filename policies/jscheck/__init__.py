@@ -10,8 +10,11 @@ through the loader the engine passes in.
 
 from __future__ import annotations
 
+import re
+
 from ..findings import Finding
 from .peritem import check_per_item
+from .prefixflow import check_prefix_flow
 from .rewrites import check_rewrites
 from .sinks import SinkCheck
 from .structure import (
@@ -52,4 +55,8 @@ def check_js(path: str, text: str, load: Loader | None = None) -> list[Finding]:
     # retrieved content (a parameter named `...Context`): one finding a line.
     told = {f.line for f in found if f.code == "PL304"}
     found += [f for f in check_state_before_history(src) if f.line not in told]
+    # The data-flow pass finds some breakers the shape rules already report: one a line.
+    seen = {(f.code, f.line) for f in found}
+    seen |= {(f.code, int(n)) for f in found for n in re.findall(r"\(line (\d+)\)", f.message)}
+    found += [f for f in check_prefix_flow(src) if (f.code, f.line) not in seen]
     return sorted(found, key=lambda f: (f.line, f.col, f.code))

@@ -23,6 +23,7 @@ from .flow import Flow
 from .history import check_history
 from .peritem import check_per_item
 from .placement import Load, check_placement
+from .prefixflow import check_prefix_flow
 from .side import check_side_requests
 from .sinks import SinkCheck
 from .steps import check_model_per_step
@@ -131,6 +132,12 @@ def check_python(
     if _SYSTEM_ROLE.search(text):  # PL305 needs a system prompt written out
         check_side_requests(tree, ctx)
     found = Analysis(tree, ctx).run()
+    # The data-flow pass finds some breakers the shape rules already report: one a line.
+    told = {(f.code, f.line) for f in found}
+    # ... and a PL304 that names the sink's line (`flows into the system message (line 4)`).
+    told |= {(f.code, int(n)) for f in found for n in re.findall(r"\(line (\d+)\)", f.message)}
+    found += [f for f in check_prefix_flow(tree, ctx) if (f.code, f.line) not in told]
+    found.sort(key=lambda f: (f.line, f.col, f.code))
     return found if text.isascii() else _char_columns(found, lines)
 
 

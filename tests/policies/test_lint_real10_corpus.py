@@ -42,7 +42,9 @@ TEST_FLOOR = {
     # a running summary, which it is not (the summariser's own instructions); PL305 still
     # reports the side request, at its array, outside the label's lines.
     "ts": {"volatile": (1, 2), "structural": (4, 10), "precision": (8, 9)},
-    "py": {"volatile": (3, 3), "structural": (4, 9), "precision": (14, 14)},
+    # Python precision 15/15 since issue 30's data-flow pass (finance-bot base.py:274, judged
+    # true in findings.toml).
+    "py": {"volatile": (3, 3), "structural": (4, 9), "precision": (15, 15)},
 }
 FLOORS: dict[str, dict[str, dict[str, tuple[int, int]]]] = {"dev": DEV_FLOOR, "test": TEST_FLOOR}
 

@@ -40,10 +40,12 @@ DEV_FLOOR = {
     "py": {"volatile": (0, 0), "structural": (1, 2), "precision": (3, 3)},
 }
 # The test half's figures, scored once by the lead with this round's merged rules (RESULTS.md):
-# a floor for later rules, as DEV_FLOOR is; no rule may be tuned on these files' contents.
+# a floor for later rules, as DEV_FLOOR is. Raised by issue 30's data-flow pass and bundle
+# rule (after real11 became development data): TS precision 5/12 -> 5/7, Python structural
+# 2/12 -> 7/12 and precision 2/3 -> 11/12.
 TEST_FLOOR = {
-    "ts": {"volatile": (1, 1), "structural": (2, 5), "precision": (5, 12)},
-    "py": {"volatile": (0, 3), "structural": (2, 12), "precision": (2, 3)},
+    "ts": {"volatile": (1, 1), "structural": (2, 5), "precision": (5, 7)},
+    "py": {"volatile": (0, 3), "structural": (7, 12), "precision": (11, 12)},
 }
 
 

@@ -32,9 +32,10 @@ EARLIER = ("real", "real2", "real3", "real4", "real5", "real6", "real7", "real8"
 # language, the breakers found and labelled, and the true findings of all findings. A later
 # rule may find more and must not find less; every new finding is read and labelled first.
 # Raised after real9 became development data (k30r, RESULTS.md): TypeScript structural 2 -> 4,
-# precision 4/9 -> 6/7; Python structural 0 -> 8, precision 8/8.
+# precision 4/9 -> 6/7; Python structural 0 -> 8, precision 8/8. TypeScript precision 7/8 since
+# issue 30's data-flow pass (a second, true finding on ChatbotX's labelled breaker).
 DEV_FLOOR = {
-    "ts": {"volatile": (1, 1), "structural": (4, 5), "precision": (6, 7)},
+    "ts": {"volatile": (1, 1), "structural": (4, 5), "precision": (7, 8)},
     "py": {"volatile": (0, 0), "structural": (8, 8), "precision": (8, 8)},
 }
 # The test half, scored once with the rules at j30r b4f0d7c (RESULTS.md), its five unlabelled

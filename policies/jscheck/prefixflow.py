@@ -1,0 +1,427 @@
+"""PL303 and PL304 by data flow, in TypeScript/JavaScript: the Python pass's twin
+(`..pycheck.prefixflow`), sharing its classification (`..prefixflow`). From each request (an
+object argument with `messages`) back to the writes of the list (`m[i] = v`, `m.splice(k, ...)`,
+`m.unshift(v)`, `m.shift()`, `m.sort()`, `m.reverse()`, `m = m.filter(...)`; a push is fine) and
+of the system prompt at its head (`system:` beside it, or the list's first `{ role: "system" }`
+message), whatever the names. What the request brings: the names in its user messages and the
+history spread into the list (`...history`, `push(...history)`), and the locals made from them.
+Pure: a syntax tree in, findings out.
+"""
+
+# pure: imports no I/O (tests/test_layout.py checks it)
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from tree_sitter import Node
+
+from ..findings import Finding
+from ..prefixflow import Write, breaks, history_message, system_message
+from .syntax import FUNCTIONS, Source, key_name, string_value, unwrap, walk
+
+_COPIES = frozenset({"slice", "concat", "map", "from"})
+_ASSIGN = frozenset({"assignment_expression", "augmented_assignment_expression"})
+_PATTERNS = frozenset({"object_pattern", "array_pattern"})
+_LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})
+
+
+def _body(fn: Node) -> Iterator[Node]:
+    """The nodes of a function, not those of functions nested in it."""
+    stack = list(reversed(fn.children))
+    while stack:
+        n = stack.pop()
+        yield n
+        if n.type not in FUNCTIONS:
+            stack.extend(reversed(n.children))
+
+
+def _idents(src: Source, node: Node | None) -> Iterator[Node]:
+    """The identifiers a value reads (not a property's name, not what a call calls by name)."""
+    if node is None:
+        return
+    for n in walk(node):
+        if n.type != "identifier":
+            continue
+        p = n.parent
+        if p is not None and p.type == "call_expression" and p.child_by_field_name("function") == n:
+            continue
+        yield n
+
+
+def _names(src: Source, node: Node | None) -> set[str]:
+    return {src.text(n) for n in _idents(src, node)}
+
+
+def _path(src: Source, node: Node) -> str:
+    """A read's text as a path (`req.messages`, also written `req?.messages`)."""
+    return src.text(node).replace("?.", ".")
+
+
+def _source(src: Source, node: Node | None) -> set[str]:
+    """The histories a value adds to a list: a local's name, or a field's or a call's text
+    (`body.messages`): it makes the list a history, but nothing else read from its owner."""
+    if node is None:
+        return set()
+    node = unwrap(node)
+    if node.type == "identifier":
+        return {src.text(node)}
+    return {_path(src, node)}
+
+
+def _read(src: Source, value: Node | None, made: set[str]) -> Node | None:
+    """The first read in a value of a made local or of a history read by its field
+    (`body.messages`, also inside `body.messages.at(-1).content`); None if none."""
+    if value is None:
+        return None
+    for n in walk(value):
+        if n.type == "identifier" and src.text(n) in made:
+            p = n.parent
+            if p is None or p.type != "call_expression" or p.child_by_field_name("function") != n:
+                return n
+        if n.type == "member_expression" and _path(src, n) in made:
+            return n
+    return None
+
+
+def _head_pick(src: Source, value: Node, made: set[str]) -> bool:
+    """Whether a value picks the head of a history (`h[0]`, `h[0].content`, `h.find(...)`):
+    what was cached first, the same on every request, so nothing made from it."""
+    node = unwrap(value)
+    while node.type in ("member_expression", "subscript_expression", "call_expression"):
+        inner = node.child_by_field_name("object") or node.child_by_field_name("function")
+        if inner is None:
+            return False
+        if node.type == "subscript_expression" and src.text(inner) in made:
+            return src.text(node.child_by_field_name("index")) == "0"
+        if (
+            node.type == "call_expression"
+            and inner.type == "member_expression"
+            and _path(src, inner.child_by_field_name("object") or inner) in made
+        ):
+            return src.text(inner.child_by_field_name("property")) == "find"
+        node = unwrap(inner)
+    return False
+
+
+def _at_head(src: Source, obj: Node) -> bool:
+    """Whether a message object is put at a list's head (`unshift(obj)`, `splice(0, 0, obj)`):
+    no newest message."""
+    args = obj.parent
+    call = args.parent if args is not None else None
+    if call is None or call.type != "call_expression":
+        return False
+    fn = call.child_by_field_name("function")
+    prop = fn.child_by_field_name("property") if fn is not None else None
+    return prop is not None and src.text(prop) in ("unshift", "splice")
+
+
+def _pairs(src: Source, obj: Node) -> dict[str, Node]:
+    """The properties of an object literal by key (`{ messages }` maps to its identifier)."""
+    out: dict[str, Node] = {}
+    for c in obj.named_children:
+        if c.type == "pair":
+            k = key_name(src, c.child_by_field_name("key"))
+            v = c.child_by_field_name("value")
+            if k is not None and v is not None:
+                out[k] = v
+        elif c.type == "shorthand_property_identifier":
+            out[src.text(c)] = c
+    return out
+
+
+def _role(src: Source, node: Node) -> tuple[str, Node | None] | None:
+    node = unwrap(node)
+    if node.type != "object":
+        return None
+    got = _pairs(src, node)
+    role = string_value(src, got.get("role"))
+    return (role, got.get("content")) if role is not None else None
+
+
+class _Function:
+    def __init__(self, src: Source, fn: Node) -> None:
+        self.src = src
+        self.nodes = list(_body(fn))
+        params = fn.child_by_field_name("parameters") or fn.child_by_field_name("parameter")
+        self.params = _names(src, params) if params is not None else set()
+        self.assigned: dict[str, list[Node]] = {}  # name -> values written to it
+        # The names a loop or an array callback walks the list by (`for (let i...)`,
+        # `for (const m of msgs)`, `msgs.forEach((m, i) => ...)`): the list's own.
+        self.loop_vars: set[str] = set()
+        for n in self.nodes:
+            head = None
+            if n.type == "for_statement":
+                head = n.child_by_field_name("initializer")
+            elif n.type == "for_in_statement":
+                head = n.child_by_field_name("left")
+            elif n.type in ("arrow_function", "function_expression"):
+                head = n.child_by_field_name("parameters") or n.child_by_field_name("parameter")
+            if head is not None:
+                self.loop_vars |= {src.text(x) for x in walk(head) if x.type == "identifier"}
+        for n in self.nodes:
+            if n.type == "variable_declarator":
+                name, value = n.child_by_field_name("name"), n.child_by_field_name("value")
+                if name is not None and name.type == "identifier" and value is not None:
+                    self.assigned.setdefault(src.text(name), []).append(value)
+                elif name is not None and name.type in _PATTERNS and value is not None:
+                    # `const { messages, model } = body`: each name bound is made from `body`.
+                    for x in walk(name):
+                        if x.type in ("shorthand_property_identifier_pattern", "identifier"):
+                            self.assigned.setdefault(src.text(x), []).append(value)
+            elif n.type in _ASSIGN:
+                left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+                if left is not None and left.type == "identifier" and right is not None:
+                    self.assigned.setdefault(src.text(left), []).append(right)
+
+    def requests(self) -> Iterator[tuple[Node, Node]]:
+        """(request object, its `messages` value) of each call handed one; (the return, its
+        value) of each message list built here and returned (its caller sends it)."""
+        for n in self.nodes:
+            if n.type == "return_statement" and n.named_child_count:
+                value = unwrap(n.named_children[0])
+                if self.builds(value):
+                    yield n, value
+            if n.type != "call_expression":
+                continue
+            args = n.child_by_field_name("arguments")
+            for a in args.named_children if args is not None else []:
+                if a.type == "object" and "messages" in (got := _pairs(self.src, a)):
+                    yield a, unwrap(got["messages"])
+
+    def builds(self, value: Node) -> bool:
+        """Whether a value is a message list written here: an array literal with a message in
+        it, or a local bound to one."""
+        values = [value]
+        if value.type == "identifier":
+            values = [unwrap(v) for v in self.assigned.get(self.src.text(value), [])]
+        return any(
+            v.type == "array" and any(_role(self.src, e) is not None for e in v.named_children)
+            for v in values
+        )
+
+    def method_calls(self, name: str) -> Iterator[tuple[str, list[Node], Node]]:
+        for n in self.nodes:
+            f = n.child_by_field_name("function") if n.type == "call_expression" else None
+            if f is not None and f.type == "member_expression":
+                obj = f.child_by_field_name("object")
+                if obj is not None and self.src.text(obj) == name:
+                    args = n.child_by_field_name("arguments")
+                    kids = list(args.named_children) if args is not None else []
+                    yield self.src.text(f.child_by_field_name("property")), kids, n
+
+    def origin(self, name: str) -> tuple[bool, set[str], list[Node]]:
+        """(kept, history names, array literals) of the list a request sends."""
+        kept = name in self.params and name not in self.assigned
+        history: set[str] = set()
+        arrays: list[Node] = []
+        for v in self.assigned.get(name, []):
+            v = unwrap(v)
+            if v.type == "array":
+                arrays.append(v)
+                for e in v.named_children:
+                    if e.type == "spread_element":
+                        history |= _source(self.src, e)
+            elif v.type == "member_expression" and self.src.text(v).startswith("this."):
+                kept = True
+                history.add(name)
+            elif v.type == "identifier" and self.src.text(v) in self.params:
+                kept = True
+                history.add(self.src.text(v))
+            elif v.type == "call_expression":
+                f = v.child_by_field_name("function")
+                if f is not None and f.type == "member_expression":
+                    prop = self.src.text(f.child_by_field_name("property"))
+                    if prop in _COPIES:
+                        history |= _source(self.src, f.child_by_field_name("object"))
+        for verb, args, _ in self.method_calls(name):
+            if verb == "push":
+                for a in args:
+                    if a.type == "spread_element":
+                        history |= _source(self.src, a)
+        history -= {name}
+        if not arrays:
+            # Not built here: a parameter, a request body's field, a call's result, a field.
+            history.add(name)
+        return kept, history, arrays
+
+    def writes(self, name: str) -> Iterator[tuple[Node, Write, Node | None]]:
+        src = self.src
+        for n in self.nodes:
+            if n.type in _ASSIGN:
+                left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+                base = left
+                while base is not None and base.type in (
+                    "member_expression",
+                    "subscript_expression",
+                ):
+                    if base.type == "subscript_expression":
+                        obj = base.child_by_field_name("object")
+                        idx = src.text(base.child_by_field_name("index"))
+                        if obj is not None and src.text(obj) == name and not _at_end(idx, name):
+                            yield n, Write.REWRITE, right
+                        break
+                    base = base.child_by_field_name("object")
+                if (
+                    left is not None
+                    and src.text(left) == name
+                    and right is not None
+                    and src.text(right).startswith(f"{name}.filter(")
+                ):
+                    yield n, Write.FILTER, right
+        for verb, args, call in self.method_calls(name):
+            if verb == "unshift":
+                yield call, Write.INSERT, args[0] if args else None
+            elif verb == "splice" and args and not _at_end(src.text(args[0]), name):
+                write = Write.INSERT if len(args) > 2 and src.text(args[1]) == "0" else Write.DROP
+                yield call, write, args[2] if len(args) > 2 else None
+            elif verb == "shift":
+                yield call, Write.DROP, None
+            elif verb in ("sort", "reverse"):
+                yield call, Write.REORDER, None
+
+    def made(self, seeds: set[str], name: str) -> set[str]:
+        made = set(seeds)
+        changed = True
+        while changed:
+            changed = False
+            for target, values in self.assigned.items():
+                fed = any(
+                    not _head_pick(self.src, v, made) and _read(self.src, v, made) is not None
+                    for v in values
+                )
+                if target not in made and target != name and fed:
+                    made.add(target)
+                    changed = True
+        return made
+
+
+def _at_end(index: str, name: str) -> bool:
+    compact = index.replace(" ", "")
+    return compact in (f"{name}.length-1", f"{name}.length", "-1")
+
+
+def check_prefix_flow(src: Source) -> list[Finding]:
+    """The writes that break the prefix of the lists and system prompts sent."""
+    out: list[Finding] = []
+    for fn in walk(src.root):
+        if fn.type not in FUNCTIONS:
+            continue
+        f = _Function(src, fn)
+        requests = list(f.requests())
+        at = [src.pos(r)[0] for r, _ in requests]
+        loops = [
+            (n.start_point[0] + 1, n.end_point[0] + 1)
+            for n in f.nodes
+            if n.type in ("for_statement", "for_in_statement", "while_statement", "do_statement")
+        ]
+        reported: set[int] = set()
+        for request, sent in requests:
+            name = (
+                src.text(sent)
+                if sent.type in ("identifier", "shorthand_property_identifier")
+                else ""
+            )
+            kept, history, arrays = f.origin(name) if name else (False, set(), [])
+            if sent.type == "array":
+                arrays = [sent]
+                history = {
+                    x
+                    for e in sent.named_children
+                    if e.type == "spread_element"
+                    for x in _source(src, e)
+                }
+            line = src.pos(request)[0]
+            around = [
+                n
+                for n in f.nodes
+                if n.type in _LOOPS and n.start_point[0] + 1 <= line <= n.end_point[0] + 1
+            ]
+            if not history and name and any(_pushes(src, lp, name) for lp in around):
+                # Built here, but each pass of the loop sends it and adds to it: the history
+                # kept between those requests.
+                history, kept = {name}, True
+            if not history:
+                continue
+            stepped = f.made(_per_step(src, around), name)
+            seeds = set(history)
+            for n in f.nodes:
+                r = _role(src, n) if n.type == "object" else None
+                if r is not None and r[0] == "user" and not _at_head(src, n):
+                    seeds |= _names(src, r[1])
+            made = f.made(seeds - {"this"} - ({name} if arrays else set()), name)
+            if name:
+                # Writes before the end of a list that holds a history: a breaker on the kept
+                # history; on a copy, where what is written is made from this request or step.
+                own = {name} | f.loop_vars
+                for node, write, value in f.writes(name):
+                    line = src.pos(node)[0]
+                    reaches = any(r > line for r in at) or any(
+                        a <= line <= b and any(a <= r <= b for r in at) for a, b in loops
+                    )
+                    if not reaches or node.start_byte in reported:
+                        continue  # written after the last request: nothing sends it here
+                    read = _read(src, value, (made | stepped) - own)
+                    if breaks(write, kept=kept, varies=read is not None):
+                        reported.add(node.start_byte)
+                        code = src.text(node).split("\n")[0][:60]
+                        out.append(
+                            src.finding(node, "PL303", history_message(write, code, kept=kept))
+                        )
+            heads: list[Node] = []
+            system = _pairs(src, request).get("system") if request.type == "object" else None
+            if system is not None:
+                heads.append(system)
+            for arr in arrays:
+                first = next(iter(arr.named_children), None)
+                r = _role(src, first) if first is not None else None
+                if r is not None and r[0] == "system" and r[1] is not None:
+                    heads.append(r[1])
+            for head in heads:
+                head = unwrap(head)
+                values = (
+                    f.assigned.get(src.text(head), [])
+                    if head.type in ("identifier", "shorthand_property_identifier")
+                    else [head]
+                )
+                for v in values:
+                    if _head_pick(src, v, made):
+                        continue  # the history's own first message, passed on
+                    hit = _read(src, v, made | stepped)
+                    if hit is not None:
+                        said = _path(src, hit)
+                        message = system_message(said, per_step=said not in made)
+                        out.append(src.finding(hit, "PL304", message))
+    return out
+
+
+def _pushes(src: Source, loop: Node, name: str) -> bool:
+    """Whether a loop pushes onto the list `name`."""
+    return any(
+        n.type == "call_expression"
+        and src.text(n.child_by_field_name("function")) == f"{name}.push"
+        for n in walk(loop)
+    )
+
+
+def _per_step(src: Source, loops: list[Node]) -> set[str]:
+    """What changes on each pass of the loops around a request: a `for...of` item and what a
+    request's answer (a call given an object with `messages`) is bound to inside them."""
+    out: set[str] = set()
+    for lp in loops:
+        left = lp.child_by_field_name("left")
+        if lp.type == "for_in_statement" and left is not None:
+            out |= {src.text(x) for x in walk(left) if x.type == "identifier"}
+        for n in walk(lp):
+            if n.type != "variable_declarator":
+                continue
+            value, bound = n.child_by_field_name("value"), n.child_by_field_name("name")
+            call = unwrap(value) if value is not None else None
+            if call is None or call.type != "call_expression" or bound is None:
+                continue
+            args = call.child_by_field_name("arguments")
+            if args is not None and any(
+                a.type == "object" and "messages" in _pairs(src, a) for a in args.named_children
+            ):
+                out |= {src.text(x) for x in walk(bound) if x.type == "identifier"}
+    return out
