@@ -826,7 +826,8 @@ class Evaluator:
         amap = self._arguments(summ, node, skip_self)
         out: set[Taint] = set(self._resolve(summ.returns, amap, env))
         if self.ctx.reporting and summ.param_sinks and self.argument_sink is not None:
-            for p, where in summ.param_sinks.items():
+            # A sink evaluated here may summarise a function that adds to this map (recursion).
+            for p, where in list(summ.param_sinks.items()):
                 if p in amap:
                     # The parameter's name says what the caller hands over where the argument
                     # is a value of its own (`self._get_system_prompt(screen_info=parsed)`).

@@ -50,8 +50,11 @@ VOLATILE_STEPS = (8, 8, 8, 8, 7)
 # (policies/ at b6bf45f). A later rule may find more and must not find less; every new finding
 # is read and labelled first.
 DEV_FLOOR = {
-    "ts": {"volatile": (2, 2), "structural": (0, 4), "precision": (5, 14)},
-    "py": {"volatile": (1, 3), "structural": (0, 1), "precision": (1, 3)},
+    "ts": {"volatile": (2, 2), "structural": (0, 4), "precision": (5, 13)},
+    # 1/4, not the 1/3 of the labelling commit: the crash in pycheck/taint.py that stopped
+    # code-agents' chat_tui.py being read with the rest of the half is fixed, and its two
+    # findings are false (findings.toml).
+    "py": {"volatile": (1, 3), "structural": (0, 1), "precision": (1, 4)},
 }
 # The test half is scored once, by the lead, with this round's merged rules; its figures go
 # here as TEST_FLOOR (and the skip below goes) after that one run. No rule may be tuned on the

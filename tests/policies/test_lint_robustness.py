@@ -233,3 +233,28 @@ def test_a_crash_on_one_file_is_a_finding_and_the_run_goes_on(
     assert got["odd.ts"].code == "PL906"
     assert "failed on this file (AttributeError" in got["odd.ts"].message
     assert got["agent.py"].code == "PL101"
+
+
+def test_a_method_that_calls_itself_with_state_another_method_sets_is_read(proj: Path) -> None:
+    # Evaluating a sink's argument summarised a method that added to the parameter sinks being
+    # walked (the queued message re-sent by recursion): the file was a PL906, unread.
+    (proj / "tui.py").write_text(
+        "class Chat(App):\n"
+        "    async def submitted(self, event):\n"
+        "        text = event.value.strip()\n"
+        "        if self.busy:\n"
+        "            self.queued.append(text)\n"
+        "    @work(thread=True)\n"
+        "    def process(self, text):\n"
+        "        try:\n"
+        "            context = prompts.build(self.state.get('repo', self.cwd), agent)\n"
+        "            messages = [{'role': 'system', 'content': context}]\n"
+        "        finally:\n"
+        "            if self.queued:\n"
+        "                self.process(self.queued.pop(0))\n"
+        "    async def slash(self, text, out):\n"
+        "        if text.startswith('/agent '):\n"
+        "            self.state['agent'] = text.split(None, 1)[1].strip()\n"
+    )
+    result = lint_paths([str(proj / "tui.py")], LintConfig())
+    assert "PL906" not in codes(result).get("tui.py", [])
