@@ -25,7 +25,8 @@ class Write(Enum):
 
     APPEND = "append"  # after every message: the cached prefix stays
     REWRITE = "rewrite"  # an earlier message replaced or edited
-    INSERT = "insert"  # a message inserted before the end
+    INSERT = "insert"  # a message inserted before the end, after the head
+    HEAD = "head"  # a message put at the head only where the head is not one already
     DROP = "drop"  # an earlier message removed (pop(0), del, shift, splice)
     REORDER = "reorder"  # the messages sorted or reversed
     FILTER = "filter"  # messages kept by a condition (a comprehension, filter)
@@ -37,12 +38,18 @@ def breaks(write: Write, *, kept: bool, varies: bool) -> bool:
     by) is made from what this request brings or from what changes per step."""
     if write is Write.APPEND:
         return False
+    if write is Write.HEAD:
+        # Put first only where the list's head is not one already (`if m[0].role !=
+        # "system"`): it goes in once, so a history kept between requests keeps its prefix;
+        # only a message made per request changes it.
+        return varies
     return kept or varies
 
 
 _WHAT = {
     Write.REWRITE: "an earlier message of the history is rewritten",
     Write.INSERT: "a message is inserted before the end of the history",
+    Write.HEAD: "a message made per request is put at the head of the history",
     Write.DROP: "an earlier message is dropped from the history",
     Write.REORDER: "the history is reordered",
     Write.FILTER: "messages are filtered out of the history",

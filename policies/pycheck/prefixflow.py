@@ -186,6 +186,10 @@ def _copied(value: ast.expr) -> ast.expr | None:
     return None
 
 
+def _is_first(index: ast.expr) -> bool:
+    return isinstance(index, ast.Constant) and index.value == 0
+
+
 def _is_last(index: ast.expr, name: str) -> bool:
     """`-1` or `len(m) - 1` / `len(m)`: the end of the list, where a write adds nothing earlier."""
     if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
@@ -333,11 +337,28 @@ class _Function:
             ):
                 verb, args = n.func.attr, n.args
                 if verb == "insert" and len(args) == 2 and not _is_last(args[0], name):
-                    yield n, Write.INSERT, args[1]
+                    once = _is_first(args[0]) and self._guarded_by_head(n, name)
+                    yield n, Write.HEAD if once else Write.INSERT, args[1]
                 elif verb == "pop" and args and not _is_last(args[0], name):
                     yield n, Write.DROP, None
                 elif verb in ("sort", "reverse"):
                     yield n, Write.REORDER, None
+
+    def _guarded_by_head(self, write: ast.AST, name: str) -> bool:
+        """Whether `write` runs only under an `if` that reads the list's first item (`if
+        m[0].role != "system":`): a head put in once, not before every request."""
+        return any(
+            isinstance(n, ast.If)
+            and any(w is write for stmt in n.body for w in ast.walk(stmt))
+            and any(
+                isinstance(t, ast.Subscript)
+                and isinstance(t.value, ast.Name)
+                and t.value.id == name
+                and _is_first(t.slice)
+                for t in ast.walk(n.test)
+            )
+            for n in self.nodes
+        )
 
     # -- what the request brings -----------------------------------------------------------
 

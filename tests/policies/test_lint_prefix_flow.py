@@ -338,3 +338,32 @@ def test_python_a_hook_run_before_every_model_call_rewrites_the_system_message()
     )
     assert _codes("@before_model\n" + body) == [(7, "PL303")]
     assert _codes(body) == []
+
+
+def test_python_a_system_message_put_first_once_where_the_history_has_none() -> None:
+    # Guarded by the list's head, the same message goes in once: the history handed in keeps
+    # its prefix (silent). Unguarded on a kept list, each request puts another one first.
+    src = (
+        "def chat(messages):\n"
+        "    if messages[0].role != 'system':\n"
+        "        messages.insert(0, Message(role='system', content=PROMPT))\n"
+        "    return client.completion(messages=messages)\n"
+    )
+    assert _codes(src) == []
+    src = (
+        "class Bot:\n"
+        "    def reply(self, text):\n"
+        "        log = self.history\n"
+        "        log.append({'role': 'user', 'content': text})\n"
+        "        log.insert(0, {'role': 'system', 'content': BASE})\n"
+        "        return client.create(model=M, messages=log)\n"
+    )
+    assert _codes(src) == [(5, "PL303")]
+    src = (
+        "def chat(messages):\n"
+        "    if messages[0]['role'] != 'system':\n"
+        "        messages.insert(0, {'role': 'system', 'content': digest(messages)})\n"
+        "    return client.completion(messages=messages)\n"
+    )
+    # Made from the history, it is a system prompt that changes per request (one finding).
+    assert [c for _, c in _codes(src)] == ["PL304"]
