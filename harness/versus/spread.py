@@ -6,9 +6,10 @@ little about the next. `spread(result, groups)` takes a result over many pairs a
 each pair, how many times cheaper prefixlock was than the cheapest peer row (in total, on each
 event row, and against the cheaper of the bare SDK loop at its default and its longer TTL), and
 over the pairs the median, the 10th percentile (nearest rank) and the worst of each. `--json`
-also gives each pair's rows in dollars (`by_pair`: prefixlock's, the cheapest peer row's and
-which peer that was, and every peer row's), so a pair that paid more on a row can be read turn
-by turn with `--seeds A-B --trace-dir DIR`.
+also gives each pair's rows in dollars (`by_pair`: prefixlock's and how much of it went on
+output-free requests such as keep-alive reads, the cheapest peer row's and which peer that
+was, and every peer row's), so a pair that paid more on a row can be read turn by turn with
+`--seeds A-B --trace-dir DIR`.
 
 The cheapest peer row of a pair may be a different peer on each pair, so the spread also holds
 the same summaries against each peer row alone (`by_peer`: every peer at its default TTL and
@@ -82,6 +83,7 @@ class RowDollars:
     best: Decimal | None
     peer: str | None
     each: dict[str, Decimal] = field(default_factory=dict)  # every peer row counted here
+    keepalive: Decimal = Decimal(0)  # of `ours`: its output-free requests (pings, seals)
 
     def to_dict(self) -> dict[str, Any]:
         q = Decimal("0.000001")
@@ -92,6 +94,7 @@ class RowDollars:
             "peer": self.peer,
             "times_cheaper": None if margin is None else str(margin.quantize(Decimal("0.001"))),
             "peers": {c: str(v.quantize(q)) for c, v in self.each.items()},
+            "prefixlock_keepalive": str(self.keepalive.quantize(q)),
         }
 
 
@@ -150,11 +153,12 @@ def row_dollars(result: VersusResult, event: str, client: str = OURS) -> RowDoll
     against the peers that compact)."""
     peers = [c for c in result.peers() if event != COMPACT or result.compacts(c)]
     ours = result.by_event(client)[event]
+    kept = result.keepalive(client)[event]
     if not peers:
-        return RowDollars(ours, None, None)
+        return RowDollars(ours, None, None, keepalive=kept)
     each = {c: result.by_event(c)[event] for c in peers}
     best = min(peers, key=each.__getitem__)
-    return RowDollars(ours, each[best], best, each)
+    return RowDollars(ours, each[best], best, each, kept)
 
 
 def times_cheaper(peer: Decimal, ours: Decimal) -> Decimal | None:
@@ -199,6 +203,7 @@ def spread(result: VersusResult, groups: Sequence[Sequence[str]], client: str = 
             None if best is None else one.total(best),
             best,
             {c: one.total(c) for c in one.peers()},
+            sum(one.keepalive(client).values(), Decimal(0)),
         )
         for row, d in dollars.items():
             for c, paid in d.each.items():

@@ -70,6 +70,7 @@ def test_margins_per_pair_per_row_and_against_the_sdk_loop() -> None:
             "anthropic-sdk-1h": "0.600000",
             "langchain": "0.400000",
         },
+        "prefixlock_keepalive": "0.000000",
     }
     assert second["total"]["peer"] == "langchain" and second["total"]["cheapest_peer"] == "1.800000"
     assert out.to_dict()["by_pair"][0][IDLE]["peer"] == "anthropic-sdk-1h"  # 0.6 against 0.9
@@ -98,6 +99,8 @@ def test_margins_against_each_peer_row_alone() -> None:
         for c, rows in costs.items()
         for s, (a, b) in zip(sessions, rows, strict=True)
     ]
+    # A keep-alive read in the first session's gap is booked to its idle row (part of the 1.0).
+    runs[0].requests[1].ping = True
     out = spread(VersusResult(scenarios, runs, {}), [sessions[:2], sessions[2:4], sessions[4:]])
     idle = out.by_peer[IDLE]
     assert set(idle) == {"anthropic-sdk", "anthropic-sdk-1h"}
@@ -118,6 +121,9 @@ def test_margins_against_each_peer_row_alone() -> None:
         "worst": "0.500",
         "pairs_over_1pct_dearer": 1,
     }
+    assert data["by_pair"][0][IDLE]["prefixlock_keepalive"] == "1.000000"
+    assert data["by_pair"][0]["total"]["prefixlock_keepalive"] == "1.000000"
+    assert data["by_pair"][1][IDLE]["prefixlock_keepalive"] == "0.000000"
     assert data["by_pair"][0][IDLE]["peers"] == {
         "anthropic-sdk": "4.000000",
         "anthropic-sdk-1h": "1.000000",
