@@ -757,7 +757,8 @@ def _configure(p: argparse.ArgumentParser) -> None:
         type=int,
         metavar="N",
         help="with --versus: run N seed pairs (seeds 1..2N) and print the median, 10th "
-        "percentile and worst of prefixlock's margin per event row and in total (default 1)",
+        "percentile and worst of prefixlock's margin per event row and in total, against the "
+        "cheapest peer row and against each peer row (default 1)",
     )
     p.add_argument(
         "--seeds",

@@ -23,7 +23,7 @@ from ..cache.openai import retention_seconds
 from ..errors import ProviderError
 from ..events import Event, KeepAlivePing, ProviderFault
 from ..providers import SDKProvider
-from ..providers.anthropic import ANCHOR_MAX_TOKENS
+from ..providers.anthropic import ANCHOR_MAX_TOKENS, mark_block
 from ..settings import Settings
 from ..state import SessionAgent, SessionState
 from ..store.errors import StoreError
@@ -189,14 +189,40 @@ class TurnEndRunner:
         s = self.state
         held = self._held_settings()
         if held is None or self._reads_fell_short():
-            return build(s.settings)
+            return self._reach_back(build(s.settings))
         request = build(held)
         pred = self.tracker.guard.predict(request, s.clock.now())
         reply = next((m for m in reversed(s.transcript.messages) if m.role == "assistant"), None)
         reply_tokens = sum(reply.block_tokens) if reply is not None else 0
         if hold_pays(pred.write_1h, reply_tokens + REPLY_SLACK + anchor_room(request, pred.read)):
             return request
-        return build(s.settings)
+        return self._reach_back(build(s.settings))
+
+    def _reach_back(self, request: WireRequest) -> WireRequest:
+        """The first request back on a model after requests on another (the turn back from a
+        one-turn excursion): the model's own last entries (its held reply, at 1 hour) may lie
+        more than `LOOKBACK` blocks behind this request's tail, alive but out of the read's
+        reach, when the other model's turn added that many blocks; the request would then write
+        the whole conversation again. One more mark, where the model's last request put one,
+        lets it read them: kept where the guard predicts the longer read."""
+        s = self.state
+        if request.api != "anthropic" or not s.requests or s.requests[-1].model == request.model:
+            return request
+        own = next((r for r in reversed(s.requests) if r.model == request.model), None)
+        if own is None:
+            return request
+        now = s.clock.now()
+        guard = self.tracker.guard
+        best, read = request, guard.predict(request, now).read
+        for unit in own.units:
+            if unit.breakpoint is None or unit.position >= len(request.units):
+                continue
+            if request.units[unit.position].chain != unit.chain:
+                continue  # the conversation differs there: nothing of it to read
+            marked = mark_block(request, unit.position)
+            if marked is not None and (more := guard.predict(marked, now).read) > read:
+                best, read = marked, more
+        return best
 
     def _reads_fell_short(self) -> bool:
         """Did one of the last `TRUST_ROWS` requests read less than the guard predicted (an

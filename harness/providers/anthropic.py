@@ -6,6 +6,8 @@ system block, the conversation tail, and a second conversation breakpoint at the
 request's tail when this turn added `LOOKBACK` or more blocks (a read looks back only that many
 block positions from a breakpoint, so the tail alone would no longer find the previous write).
 `Settings.history_ttl` adds a breakpoint on the last assistant message at that (longer) TTL.
+`mark_block` adds one on a given block (the turn back to a model after a turn on another one
+marks where that model's own last entry ends, when it lies past the lookback).
 Volatile text (a date reminder, a one-off note) is appended after the tail breakpoint on this
 request only: it never carries one, since it changes next turn. 1h entries come before 5m ones
 (the prefix TTL may be longer than the conversation's, not shorter). A session that compacts
@@ -23,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..billing.usage import from_anthropic
-from ..cache.anthropic import LOOKBACK, MAX_BREAKPOINTS
+from ..cache.anthropic import LOOKBACK, MAX_BREAKPOINTS, late_longer_ttl
 from ..cache.media import unit_tokens
 from ..cache.units import Unit, anthropic_message_settings, message_unit_data
 from ..canonical import canonical_bytes, canonical_copy, canonical_json, chain_hash
@@ -335,6 +337,49 @@ def without_message_breakpoints(request: WireRequest) -> WireRequest:
         path=request.path,
         body={**request.body, "messages": messages},
         units=units,
+        cache_key=request.cache_key,
+        meta=request.meta,
+    )
+
+
+def mark_block(request: WireRequest, position: int, ttl: str = "5m") -> WireRequest | None:
+    """`request` with one more breakpoint, at `ttl`, on the message block of unit `position`.
+
+    For a read that must reach an entry more than `LOOKBACK` blocks behind the request's other
+    marks: the turn back to a model after a turn on another one finds its own last entry that
+    far back when the other model's turn added 20 blocks or more. None where the unit is not a
+    message block or is marked already, where the request has no breakpoint to spare, or where
+    the mark would put a shorter TTL before a longer one. Pure."""
+    units = list(request.units)
+    if not 0 <= position < len(units):
+        return None
+    unit = units[position]
+    if unit.section != "messages" or unit.breakpoint is not None:
+        return None
+    if sum(u.breakpoint is not None for u in units) >= MAX_BREAKPOINTS:
+        return None
+    units[position] = with_breakpoint(unit, ttl)
+    if late_longer_ttl(u.breakpoint for u in units if u.breakpoint is not None) is not None:
+        return None
+    skip = position - sum(1 for u in units if u.section != "messages")
+    messages = []
+    for msg in request.body["messages"]:
+        content = msg["content"]
+        blocks = 1 if isinstance(content, str) else len(content)
+        if 0 <= skip < blocks:
+            if isinstance(content, str):
+                return None  # a plain-text message has no block to mark
+            content = list(content)
+            content[skip] = {**content[skip], "cache_control": cache_control(ttl)}
+            msg = {**msg, "content": content}
+        skip -= blocks
+        messages.append(msg)
+    return WireRequest(
+        api=request.api,
+        model=request.model,
+        path=request.path,
+        body={**request.body, "messages": messages},
+        units=tuple(units),
         cache_key=request.cache_key,
         meta=request.meta,
     )

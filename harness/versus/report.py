@@ -73,6 +73,18 @@ class VersusResult:
                     out[event] += cost
         return out
 
+    def keepalive(self, client: str) -> dict[str, Decimal]:
+        """`client`'s dollars per event type on output-free requests (keep-alive pings, turn-end
+        1-hour writes, prefix reads for a compaction ahead): sent in a gap, they are booked to
+        the turn after it, like every request there."""
+        out = {e: Decimal(0) for e in EVENTS}
+        for r in self.runs:
+            if r.client == client:
+                for b in r.requests:
+                    if b.ping:
+                        out[b.event] += b.cost
+        return out
+
     def total(self, client: str) -> Decimal:
         return sum((r.cost for r in self.runs if r.client == client), Decimal(0))
 

@@ -6,16 +6,22 @@ little about the next. `spread(result, groups)` takes a result over many pairs a
 each pair, how many times cheaper prefixlock was than the cheapest peer row (in total, on each
 event row, and against the cheaper of the bare SDK loop at its default and its longer TTL), and
 over the pairs the median, the 10th percentile (nearest rank) and the worst of each. `--json`
-also gives each pair's rows in dollars (`by_pair`: prefixlock's, the cheapest peer row's and
-which peer that was), so a pair that paid more on a row can be read turn by turn with
+also gives each pair's rows in dollars (`by_pair`: prefixlock's and how much of it went on
+output-free requests such as keep-alive reads, the cheapest peer row's and which peer that
+was, and every peer row's), so a pair that paid more on a row can be read turn by turn with
 `--seeds A-B --trace-dir DIR`.
+
+The cheapest peer row of a pair may be a different peer on each pair, so the spread also holds
+the same summaries against each peer row alone (`by_peer`: every peer at its default TTL and
+at its longer one), per event row and in total: "no dearer than a fixed-1h client on every
+seed" is read there.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -76,6 +82,8 @@ class RowDollars:
     ours: Decimal
     best: Decimal | None
     peer: str | None
+    each: dict[str, Decimal] = field(default_factory=dict)  # every peer row counted here
+    keepalive: Decimal = Decimal(0)  # of `ours`: its output-free requests (pings, seals)
 
     def to_dict(self) -> dict[str, Any]:
         q = Decimal("0.000001")
@@ -85,6 +93,8 @@ class RowDollars:
             "cheapest_peer": None if self.best is None else str(self.best.quantize(q)),
             "peer": self.peer,
             "times_cheaper": None if margin is None else str(margin.quantize(Decimal("0.001"))),
+            "peers": {c: str(v.quantize(q)) for c, v in self.each.items()},
+            "prefixlock_keepalive": str(self.keepalive.quantize(q)),
         }
 
 
@@ -107,6 +117,8 @@ class Spread:
     by_event: dict[str, Summary]  # against the cheapest peer row on that row
     ours_total: Summary  # prefixlock's dollars per pair
     by_pair: tuple[PairRows, ...] = ()
+    # event row (and "total") -> peer row -> margins against that peer alone
+    by_peer: dict[str, dict[str, Summary]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -114,6 +126,9 @@ class Spread:
             "vs_cheapest_peer": None if self.total is None else self.total.to_dict(),
             "vs_sdk_loop": None if self.sdk_loop is None else self.sdk_loop.to_dict(),
             "by_event": {e: s.to_dict() for e, s in self.by_event.items()},
+            "by_peer": {
+                e: {c: s.to_dict() for c, s in peers.items()} for e, peers in self.by_peer.items()
+            },
             "by_pair": [p.to_dict() for p in self.by_pair],
             "prefixlock_dollars": {
                 "median": str(self.ours_total.median.quantize(Decimal("0.0001"))),
@@ -138,10 +153,19 @@ def row_dollars(result: VersusResult, event: str, client: str = OURS) -> RowDoll
     against the peers that compact)."""
     peers = [c for c in result.peers() if event != COMPACT or result.compacts(c)]
     ours = result.by_event(client)[event]
+    kept = result.keepalive(client)[event]
     if not peers:
-        return RowDollars(ours, None, None)
-    best = min(peers, key=lambda c: result.by_event(c)[event])
-    return RowDollars(ours, result.by_event(best)[event], best)
+        return RowDollars(ours, None, None, keepalive=kept)
+    each = {c: result.by_event(c)[event] for c in peers}
+    best = min(peers, key=each.__getitem__)
+    return RowDollars(ours, each[best], best, each, kept)
+
+
+def times_cheaper(peer: Decimal, ours: Decimal) -> Decimal | None:
+    """How many times cheaper `ours` was than `peer` (None: neither paid anything)."""
+    if not ours:
+        return None if not peer else Decimal("Infinity")
+    return peer / ours
 
 
 def row_margin(result: VersusResult, event: str, client: str = OURS) -> Decimal | None:
@@ -168,14 +192,24 @@ def spread(result: VersusResult, groups: Sequence[Sequence[str]], client: str = 
     provider = result.scenarios[0].provider if result.scenarios else "anthropic"
     loops = [c for c in SDK_LOOPS.get(provider, ()) if c in result.clients]
     pairs: list[PairRows] = []
+    each: dict[str, dict[str, list[Decimal]]] = {}
     for names in groups:
         one = part(result, names)
         ours.append(one.total(client))
         best = one.best_peer()
         dollars = {e: row_dollars(one, e, client) for e in EVENTS}
         dollars["total"] = RowDollars(
-            one.total(client), None if best is None else one.total(best), best
+            one.total(client),
+            None if best is None else one.total(best),
+            best,
+            {c: one.total(c) for c in one.peers()},
+            sum(one.keepalive(client).values(), Decimal(0)),
         )
+        for row, d in dollars.items():
+            for c, paid in d.each.items():
+                m = times_cheaper(paid, d.ours)
+                if m is not None:
+                    each.setdefault(row, {}).setdefault(c, []).append(m)
         pairs.append(PairRows(tuple(names), dollars))
         m = one.margin(client)
         if m is not None:
@@ -193,6 +227,11 @@ def spread(result: VersusResult, groups: Sequence[Sequence[str]], client: str = 
         {e: Summary(tuple(v)) for e, v in rows.items() if v},
         Summary(tuple(ours)),
         tuple(pairs),
+        {
+            row: {c: Summary(tuple(v)) for c, v in peers.items()}
+            for row in [*EVENTS, "total"]
+            if (peers := each.get(row))
+        },
     )
 
 
@@ -228,4 +267,39 @@ def render_spread(s: Spread, console: Any) -> None:
         add(f"{e} row", s.by_event.get(e))
     add("total: cheapest peer", s.total, "bold")
     add("total: SDK loop (best TTL)", s.sdk_loop, "bold")
+    console.print(table)
+    if s.by_peer:
+        render_by_peer(s, console)
+
+
+def render_by_peer(s: Spread, console: Any) -> None:
+    """The margins against each peer row alone, per event row and in total."""
+    from rich import box
+    from rich.table import Table
+
+    table = Table(
+        title=f"How many times cheaper than each peer row, over {s.pairs} seed pairs",
+        box=box.SIMPLE_HEAD,
+        padding=(0, 1),
+        show_edge=False,
+        pad_edge=False,
+    )
+    for name, justify in (
+        ("row", "left"),
+        ("against", "left"),
+        ("pairs", "right"),
+        ("median", "right"),
+        ("p10", "right"),
+        ("worst", "right"),
+        (">1% dearer", "right"),
+    ):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    for row, peers in s.by_peer.items():
+        style = "bold" if row == "total" else ""
+        for n, (peer, m) in enumerate(peers.items()):
+            # Three places: a 1% loss shows.
+            cells = [f"{x:.3f}x" if x.is_finite() else "free" for x in (m.median, m.p10, m.worst)]
+            label = row if n == 0 else ""
+            table.add_row(label, peer, str(len(m.values)), *cells, str(m.losses), style=style)
+        table.add_section()
     console.print(table)

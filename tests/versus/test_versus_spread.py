@@ -65,6 +65,12 @@ def test_margins_per_pair_per_row_and_against_the_sdk_loop() -> None:
         "cheapest_peer": "0.400000",
         "peer": "langchain",
         "times_cheaper": "0.400",
+        "peers": {
+            "anthropic-sdk": "2.000000",
+            "anthropic-sdk-1h": "0.600000",
+            "langchain": "0.400000",
+        },
+        "prefixlock_keepalive": "0.000000",
     }
     assert second["total"]["peer"] == "langchain" and second["total"]["cheapest_peer"] == "1.800000"
     assert out.to_dict()["by_pair"][0][IDLE]["peer"] == "anthropic-sdk-1h"  # 0.6 against 0.9
@@ -74,3 +80,57 @@ def test_margins_per_pair_per_row_and_against_the_sdk_loop() -> None:
     assert "over 2 seed pairs" in printed
     assert "idle-gap row" in printed and "0.40x" in printed
     assert "total: cheapest peer" in printed and "total: SDK loop" in printed
+
+
+def test_margins_against_each_peer_row_alone() -> None:
+    """The cheapest peer row may be another peer on each pair: the spread also holds every peer
+    row's margins alone, per event row and in total, in the table and in the JSON."""
+    sessions = [f"session-{n}" for n in pair_seeds(3)]
+    scenarios = tuple(Scenario(n, (Turn(0, "a"), Turn(1, "b", IDLE, 600.0))) for n in sessions)
+    # (steady, idle) per session; each pair's two sessions cost the same.
+    costs = {
+        "prefixlock": [("1.0", "1.0")] * 6,
+        "anthropic-sdk": [("1.0", "2.0")] * 6,
+        # The 1h client: cheaper on the idle row of the first pair only.
+        "anthropic-sdk-1h": [("1.5", "0.5")] * 2 + [("1.5", "1.0")] * 2 + [("1.5", "1.2")] * 2,
+    }
+    runs = [
+        _run(c, s, {STEADY: a, IDLE: b})
+        for c, rows in costs.items()
+        for s, (a, b) in zip(sessions, rows, strict=True)
+    ]
+    # A keep-alive read in the first session's gap is booked to its idle row (part of the 1.0).
+    runs[0].requests[1].ping = True
+    out = spread(VersusResult(scenarios, runs, {}), [sessions[:2], sessions[2:4], sessions[4:]])
+    idle = out.by_peer[IDLE]
+    assert set(idle) == {"anthropic-sdk", "anthropic-sdk-1h"}
+    assert idle["anthropic-sdk"].values == (Decimal(2),) * 3
+    assert idle["anthropic-sdk-1h"].values == (Decimal("0.5"), Decimal(1), Decimal("1.2"))
+    assert idle["anthropic-sdk-1h"].losses == 1 and idle["anthropic-sdk-1h"].worst == Decimal("0.5")
+    # In total: ours 4.0 a pair, the 1h client's 4.0, 5.0 and 5.4.
+    assert out.by_peer["total"]["anthropic-sdk-1h"].values == (
+        Decimal(1),
+        Decimal("1.25"),
+        Decimal("1.35"),
+    )
+    data = out.to_dict()
+    assert data["by_peer"][IDLE]["anthropic-sdk-1h"] == {
+        "pairs": 3,
+        "median": "1.000",
+        "p10": "0.500",
+        "worst": "0.500",
+        "pairs_over_1pct_dearer": 1,
+    }
+    assert data["by_pair"][0][IDLE]["prefixlock_keepalive"] == "1.000000"
+    assert data["by_pair"][0]["total"]["prefixlock_keepalive"] == "1.000000"
+    assert data["by_pair"][1][IDLE]["prefixlock_keepalive"] == "0.000000"
+    assert data["by_pair"][0][IDLE]["peers"] == {
+        "anthropic-sdk": "4.000000",
+        "anthropic-sdk-1h": "1.000000",
+    }
+    text = io.StringIO()
+    render_spread(out, Console(file=text, width=120, color_system=None))
+    printed = text.getvalue()
+    assert "each peer row, over 3 seed pairs" in printed
+    line = next(x for x in printed.splitlines() if "anthropic-sdk-1h" in x and "0.500x" in x)
+    assert line.split()[-1] == "1"  # one pair over 1% dearer
