@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import FrozenInstanceError
+from dataclasses import dataclass, field
 from typing import Any, Literal, NoReturn
 
 from .cache.media import unit_tokens
@@ -90,56 +90,17 @@ def tool_result_block(tool_use_id: str, content: str, is_error: bool = False) ->
 _ONE_BLOCK = tuple((n,) for n in range(512))
 
 
+@dataclass(frozen=True, eq=False, slots=True)
 class Message:
-    """One message: a role and its content blocks (frozen mappings). Immutable; equal only to
-    itself (a builder's memo and the chain memo go by identity)."""
+    """One message: a role and its content blocks (frozen mappings)."""
 
-    # Slots, not an instance dict: a message lives as long as the conversation.
-    __slots__ = ("_counts", "_meta", "_wire")
-
-    # The message as an Anthropic body sends it, `{"role": ..., "content": blocks}`: the one
-    # mapping that holds the role and blocks, so a body's messages are the transcript's own (a
-    # wire dict beside each message cost ~190 bytes a message for the conversation's life).
-    _wire: FrozenDict
-    # What builders keep on the message, flat: (key, value, key, value, ...). A tuple rather
-    # than an instance dict, a dict of memos and a cached property (~300 bytes each).
-    _meta: tuple[Any, ...]
-    _counts: tuple[int, ...] | None
-
-    def __init__(
-        self, role: Role, blocks: tuple[Mapping[str, Any], ...], _meta: tuple[Any, ...] = ()
-    ) -> None:
-        object.__setattr__(self, "_wire", FrozenDict(role=role, content=blocks))
-        object.__setattr__(self, "_meta", _meta)
-        object.__setattr__(self, "_counts", None)
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
-
-    def __reduce__(self) -> tuple[Any, ...]:
-        # copy and pickle make it again from its parts (its counts are counted again).
-        return (Message, (self.role, self.blocks, self._meta))
-
-    @property
-    def role(self) -> Role:
-        """ "user" or "assistant"."""
-        role: Role = self._wire["role"]
-        return role
-
-    @property
-    def blocks(self) -> tuple[Mapping[str, Any], ...]:
-        """The content blocks, in order."""
-        blocks: tuple[Mapping[str, Any], ...] = self._wire["content"]
-        return blocks
-
-    @property
-    def wire(self) -> FrozenDict:
-        """The message in Anthropic's wire shape, `{"role": role, "content": blocks}`: the same
-        frozen mapping on every call, which an Anthropic request body holds as it is."""
-        return self._wire
+    role: Role
+    blocks: tuple[Mapping[str, Any], ...]
+    # What builders keep on the message, flat: (key, value, key, value, ...). Slots and a
+    # tuple rather than an instance dict, a dict of memos and a cached property: a message
+    # lives as long as the conversation, and those cost ~300 bytes each.
+    _meta: tuple[Any, ...] = field(default=(), repr=False, compare=False)
+    _counts: tuple[int, ...] | None = field(default=None, init=False, repr=False, compare=False)
 
     @classmethod
     def make(cls, role: Role, content: str | Sequence[Mapping[str, Any]]) -> Message:

@@ -65,12 +65,11 @@ def _message_parts(message: Message) -> MessageParts:
     if isinstance(cached, MessageParts):
         return cached
     role = message.role
-    # The message's own wire mapping (its role and its frozen blocks) goes on the wire as it
-    # is: a thawed copy held the conversation a second time, and a dict of our own beside it
-    # cost ~190 bytes a message. A breakpoint is put on a copy (`_mark`).
+    # The message's own blocks (frozen dicts, in their tuple) go on the wire as they are: a
+    # thawed copy held the conversation a second time. A breakpoint is put on a copy (`_mark`).
     content: Sequence[Mapping[str, Any]] = message.blocks
     if not any(OPENAI_ONLY in b for b in content):
-        wire = message.wire
+        wire = {"role": role, "content": content}
         return MessageParts((wire,), message.block_tokens, _unit_data, _ROLE_TOKENS[role])
     # An image's OpenAI `detail` is not an Anthropic field: neither sent nor hashed.
     content = [{k: v for k, v in b.items() if k != OPENAI_ONLY} for b in content]
