@@ -32,26 +32,14 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal, get_args
 
 from ..canonical import canonical_bytes, canonical_json, chain_hash
 from ..tokenizer import count_tokens
 from .media import unit_token_ids, unit_tokens
+from .unit import Unit as Unit  # packed: a long chat holds one per block (prefixlock.cache.unit)
 
 Section = str  # "tools" | "system" | "messages" | "settings"
-
-
-@dataclass(frozen=True, slots=True)
-class Unit:
-    """One cacheable unit of a request."""
-
-    section: Section
-    position: int  # index among all units of the request
-    chain: str  # hash of this unit and everything before it
-    tokens: int  # tokens in this unit
-    end: int  # tokens from the start of the request through this unit
-    breakpoint: str | None = None  # "5m" | "1h" where this unit carries cache_control
 
 
 # Keys whose values a provider renders into the prompt as the client wrote them: the arguments of
