@@ -61,6 +61,22 @@ def summary_messages(
     return [*history, Message.user(list(pending_blocks))] if pending_blocks else list(history)
 
 
+# The wire APIs that cache by prefix with the system prompt before the tools, or in an order
+# the provider does not document (OpenAI: docs/providers.md#openai-api).
+_SUMMARY_IN_MESSAGES = ("openai-chat", "openai-responses")
+
+
+def auto_placement(api: str) -> SummaryPlacement:
+    """Where an automatic compaction puts its summary on `api`. Anthropic renders the tools
+    before the system prompt, so a summary in the system keeps the tools' entry and gets a
+    breakpoint of its own ("system"). OpenAI's Responses API sends the system prompt as
+    `instructions`, which come before the tools, and OpenAI does not document the order on
+    Chat Completions: a summary in the system prompt would change every token after the old
+    system text, the tools included, and re-bill them uncached. In the messages, after both,
+    it leaves the whole old prefix cached ("messages")."""
+    return "messages" if api in _SUMMARY_IN_MESSAGES else "system"
+
+
 def compacted(
     prefix: FrozenPrefix, summary: str, placement: SummaryPlacement = "system"
 ) -> CompactionPlan:
