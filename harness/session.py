@@ -84,6 +84,7 @@ from .guard.compaction import (
     base_system,
     compaction_due,
     shrinks_below,
+    turn_growth,
 )
 from .guard.keepalive import KeepAlive
 from .guard.keepalive_runner import KeepAliveRunner
@@ -609,7 +610,8 @@ class Session(PricedActionMethods, ApprovalMethods):
         # (LangChain's SummarizationMiddleware counts the messages it is about to send).
         reply = s.transcript.messages[-1]
         context = last.input_tokens + (reply.tokens if reply.role == "assistant" else 0)
-        if not compaction_due(context, at * window, lambda: self._history_cold(last)):
+        growth = turn_growth(s.transcript.messages)
+        if not compaction_due(context, at * window, lambda: self._history_cold(last), growth):
             return False
         # Only when compacting gets the context under the threshold (a prefix past it alone
         # would compact, and pay a summary, before every turn).
