@@ -3,7 +3,8 @@
 `Settings(compact_at=0.8)` compacts (cache-aligned, quoted and budgeted like `s.compact()`)
 before the turn whose requests would fill 80% of the model's context window (the last request,
 its reply and what a turn adds), as coding agents auto-compact, when compacting gets the
-context under the threshold (a prompt past it alone is never compacted). A tiny threshold here makes it happen on the second turn.
+context under the threshold (a prompt past it alone is never compacted). A tiny threshold here
+makes it happen on the second turn.
 Without it, a request that would not fit gets a `ContextWindowWarning` before it is sent.
 """
 
