@@ -1,9 +1,10 @@
 """Context windows: compact automatically at a threshold, and a warning before a prompt too long.
 
 `Settings(compact_at=0.8)` compacts (cache-aligned, quoted and budgeted like `s.compact()`)
-before the turn that follows a request which filled 80% of the model's context window, as
-coding agents auto-compact, when compacting gets the context under the threshold (a prompt
-past it alone is never compacted). A tiny threshold here makes it happen on the second turn.
+before the turn whose requests would fill 80% of the model's context window (the last request,
+its reply and what a turn adds), as coding agents auto-compact, when compacting gets the
+context under the threshold (a prompt past it alone is never compacted). A tiny threshold here
+makes it happen on the second turn.
 Without it, a request that would not fit gets a `ContextWindowWarning` before it is sent.
 """
 

@@ -80,9 +80,11 @@ from .guard.cacheguard import CacheGuard, caches_whole_prompts
 from .guard.compaction import (
     DEFAULT_INSTRUCTION,
     SummaryPlacement,
+    auto_placement,
     base_system,
     compaction_due,
     shrinks_below,
+    turn_growth,
 )
 from .guard.keepalive import KeepAlive
 from .guard.keepalive_runner import KeepAliveRunner
@@ -576,16 +578,18 @@ class Session(PricedActionMethods, ApprovalMethods):
         s = self.state
         last = s.requests[-1]
         route = f"{last.api}:{last.model}"  # the wire API too (Chat or Responses)
+        # Where the summary goes is the session's wire API's choice (`auto_placement`).
+        where = auto_placement(s.provider.api)
         if route == s.provider.route.label or self.agent.prices.lookup(last.model) is None:
-            return await self.compact(quote=self.quote_compaction())
+            return await self.compact(quote=self.quote_compaction(placement=where), placement=where)
         here = self.actions.summary_dollars(s.provider.api, s.model)
         there = self.actions.summary_dollars(last.api, last.model)
         if here is not None and there is not None and here <= there:
             # Back from an excursion: this model's cache still holds the history before it.
-            return await self.compact(quote=self.quote_compaction())
+            return await self.compact(quote=self.quote_compaction(placement=where), placement=where)
         # Priced on that route inside `compact` (the budget applies); the session's own rule
         # decided it, as the quotes above do for the other two cases.
-        return await self.compact(route=route, policy="allow")
+        return await self.compact(route=route, policy="allow", placement=where)
 
     def _compaction_due(self) -> bool:
         """Does the context the next request carries fill `Settings.compact_at` of the model's
@@ -606,7 +610,8 @@ class Session(PricedActionMethods, ApprovalMethods):
         # (LangChain's SummarizationMiddleware counts the messages it is about to send).
         reply = s.transcript.messages[-1]
         context = last.input_tokens + (reply.tokens if reply.role == "assistant" else 0)
-        if not compaction_due(context, at * window, lambda: self._history_cold(last)):
+        growth = turn_growth(s.transcript.messages)
+        if not compaction_due(context, at * window, lambda: self._history_cold(last), growth):
             return False
         # Only when compacting gets the context under the threshold (a prefix past it alone
         # would compact, and pay a summary, before every turn).

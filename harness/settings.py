@@ -70,9 +70,10 @@ class Settings:
     openai_cache_mode: OpenAICacheMode = OPENAI_DEFAULT_MODE
     openai_breakpoints: bool = True
     # Compact automatically (cache-aligned, prefixlock.guard.compaction) before a turn once the
-    # context it carries (the last request and its reply) fills this fraction of the model's
-    # context window, as coding agents auto-compact, when compacting gets the context under it
-    # (never for a prefix past it alone).
+    # context its requests are expected to reach (the last request and its reply, and what a
+    # turn adds: compaction.turn_growth) fills this fraction of the model's context window, as
+    # coding agents auto-compact, when compacting gets the context under it (never for a
+    # prefix past it alone).
     # Quoted and budgeted like a compaction asked for by hand. None: never.
     compact_at: float | None = None
 

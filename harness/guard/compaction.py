@@ -61,6 +61,22 @@ def summary_messages(
     return [*history, Message.user(list(pending_blocks))] if pending_blocks else list(history)
 
 
+# The wire APIs that cache by prefix with the system prompt before the tools, or in an order
+# the provider does not document (OpenAI: docs/providers.md#openai-api).
+_SUMMARY_IN_MESSAGES = ("openai-chat", "openai-responses")
+
+
+def auto_placement(api: str) -> SummaryPlacement:
+    """Where an automatic compaction puts its summary on `api`. Anthropic renders the tools
+    before the system prompt, so a summary in the system keeps the tools' entry and gets a
+    breakpoint of its own ("system"). OpenAI's Responses API sends the system prompt as
+    `instructions`, which come before the tools, and OpenAI does not document the order on
+    Chat Completions: a summary in the system prompt would change every token after the old
+    system text, the tools included, and re-bill them uncached. In the messages, after both,
+    it leaves the whole old prefix cached ("messages")."""
+    return "messages" if api in _SUMMARY_IN_MESSAGES else "system"
+
+
 def compacted(
     prefix: FrozenPrefix, summary: str, placement: SummaryPlacement = "system"
 ) -> CompactionPlan:
@@ -83,20 +99,50 @@ def base_system(prefix: FrozenPrefix) -> tuple[str, ...]:
     return system[:-1] if system and system[-1].startswith(SUMMARY_HEADER) else system
 
 
-def compaction_due(context_tokens: int, limit: float, history_cold: Callable[[], bool]) -> bool:
+# How many of the latest whole turns give a turn's expected growth (`turn_growth`).
+GROWTH_TURNS = 5
+
+
+def turn_growth(messages: Sequence[Message], turns: int = GROWTH_TURNS) -> int:
+    """The tokens a turn adds to the context, expected from the latest `turns` whole turns of
+    `messages` (a turn starts at a user message that carries no tool result; a summary the
+    compaction put in the messages is not one): their mean, 0 when there is none. Pure."""
+    sizes: list[int] = []
+    size = 0
+    for m in reversed(messages):
+        size += m.tokens
+        if m.role == "user" and not any(b.get("type") == "tool_result" for b in m.blocks):
+            texts = [str(b.get("text", "")) for b in m.blocks if b.get("type") == "text"]
+            if texts and texts[0].startswith(SUMMARY_HEADER):
+                break
+            sizes.append(size)
+            size = 0
+            if len(sizes) == turns:
+                break
+    return sum(sizes) // len(sizes) if sizes else 0
+
+
+def compaction_due(
+    context_tokens: int, limit: float, history_cold: Callable[[], bool], growth: int = 0
+) -> bool:
     """Compact before the next turn, whose context (the last request and its reply) is
-    `context_tokens`? When it reaches `limit`; or, when the cache has lost the history (a
+    `context_tokens` and which is expected to add `growth` tokens (`turn_growth`)? When its
+    requests would reach `limit` (the context and the growth): the session compacts only
+    between turns, so a threshold checked on the turn's start alone lets the whole turn run
+    past it, where a client that checks every request (OpenAI's server-side compaction,
+    LangChain's middleware) has compacted. Or, when the cache has lost the history (a
     resume, a gap past every entry's life: `history_cold()`, asked only near the threshold),
-    when it reaches `EARLY_FRACTION` of it. Then the next turn would write the whole history
+    when they would reach `EARLY_FRACTION` of it. Then the next turn would write the whole history
     to the cache again, only for a compaction a few turns later to read it once and drop it,
     and the entry of the tools and system prompt, which the compacted context reads, would by
     then likely have expired in a gap and be written again too. Compacting now sends the
     history once, as plain input (the summary request has no breakpoint in its messages on a
     cold cache), and the summary request's write of the tools and system prompt is what the
     compacted context reads."""
-    if context_tokens >= limit:
+    expected = context_tokens + growth
+    if expected >= limit:
         return True
-    return context_tokens >= EARLY_FRACTION * limit and history_cold()
+    return expected >= EARLY_FRACTION * limit and history_cold()
 
 
 def shrinks_below(request_tokens: int, history_tokens: int, limit: float) -> bool:

@@ -64,13 +64,14 @@ class PrefixKeep:
 
 def turns_to_compaction(context: int, limit: float, growth: float) -> float:
     """User-turn gaps until the compaction, this one included: the compaction comes before the
-    turn whose context (the last request and its reply) reaches `limit`; the context grows
-    `growth` tokens a turn. Infinite when it does not grow."""
+    turn whose requests would reach `limit`, its context (the last request and its reply) and
+    what the turn adds (`compaction.compaction_due`); the context grows `growth` tokens a turn.
+    Infinite when it does not grow."""
     if context >= limit:
         return 1.0
     if growth <= 0:
         return math.inf
-    return 1.0 + math.ceil((limit - context) / growth)
+    return max(1.0, math.ceil((limit - context) / growth))
 
 
 def reads_left(gaps: Sequence[float], away: float, period: float) -> float:

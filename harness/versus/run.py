@@ -504,17 +504,31 @@ def shrunk(trace: Sequence[dict[str, Any]], *, subagent_system: str = "") -> lis
 
     out: list[int] = []
     before: int | None = None
+    latest: Any = None  # the latest compaction item the main conversation carried
+    previous: int | None = None  # the turn of the main conversation's request before this one
     for row in trace:
         body = row["body"]
         # In, not at the start: a framework may put its own preamble first (pydantic-ai does).
         if subagent_system and subagent_system.strip()[:200] in _system_text(body):
             continue
         items = body.get("messages") or body.get("input") or ()
-        n = len(since_compaction(items)) if isinstance(items, list) else 1
-        if before is not None and n < before and int(row["turn"]) not in out:
-            out.append(int(row["turn"]))
-        before = n
+        rest = since_compaction(items) if isinstance(items, list) else [None]
+        n = len(rest)
+        item = rest[0] if rest and _is_compaction(rest[0]) else None
+        turn = int(row["turn"])
+        if before is not None and n < before:
+            # A new server-side compaction item came in the reply to the request before this
+            # one, which the compaction pass was billed on: when that request ended its turn,
+            # the compaction is that turn's, not this one's.
+            at = previous if item is not None and item != latest and previous is not None else turn
+            if at not in out:
+                out.append(at)
+        before, latest, previous = n, item, turn
     return out
+
+
+def _is_compaction(item: Any) -> bool:
+    return isinstance(item, dict) and item.get("type") == "compaction"
 
 
 def _system_text(body: dict[str, Any]) -> str:

@@ -7,7 +7,7 @@ threshold."""
 from __future__ import annotations
 
 from prefixlock.billing.ledger import LedgerRow
-from prefixlock.guard.compaction import EARLY_FRACTION
+from prefixlock.guard.compaction import EARLY_FRACTION, turn_growth
 from prefixlock.settings import Settings
 from tests.helpers.guardkit import advance, agent, first_turn_sizes, start_emulator, turn
 
@@ -20,10 +20,15 @@ TWO_HOURS = 7200.0  # past the 1-hour entries as well as the 5-minute ones
 
 
 async def _first_context() -> tuple[int, int]:
-    """The context the second turn carries (the first turn's last request and its reply) and
-    the model's window."""
+    """The context the second turn's requests are expected to reach (the first turn's last
+    request and its reply, and what a turn adds: `compaction.turn_growth`) and the model's
+    window."""
     last, reply, window = await first_turn_sizes(MODEL, PROMPTS[0])
-    return last + reply, window
+    with start_emulator() as emu:
+        async with agent(emu, model=MODEL).session() as s:
+            await turn(s, PROMPTS[0])
+            growth = turn_growth(s.transcript.messages)
+    return last + reply + growth, window
 
 
 async def _second_turn(threshold: float, gap: float) -> list[LedgerRow]:

@@ -42,8 +42,10 @@ def _plan(turns_left: float, **kw: object) -> bool:
 
 
 def test_turns_to_compaction_counts_the_gap_before_the_compacting_turn() -> None:
-    assert turns_to_compaction(30_000, 40_000, 1_000) == 11
+    # Due before the turn whose requests reach the threshold: 39K and the turn's 1K.
+    assert turns_to_compaction(30_000, 40_000, 1_000) == 10
     assert turns_to_compaction(40_500, 40_000, 1_000) == 1  # due before the next turn
+    assert turns_to_compaction(39_500, 40_000, 1_000) == 1  # the next turn would pass it
     assert math.isinf(turns_to_compaction(30_000, 40_000, 0))  # not growing: never
 
 

@@ -11,6 +11,7 @@ from prefixlock.billing.prices import PriceTable
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
 from prefixlock.events import Event
+from prefixlock.guard.compaction import turn_growth
 from prefixlock.prefix import FrozenPrefix
 from prefixlock.session import Session
 from prefixlock.settings import Settings
@@ -95,7 +96,8 @@ async def compact_at_turns(
     model: str, turns: float, pfx: FrozenPrefix | None = None, n: int = 3
 ) -> Settings:
     """Settings that compact at `turns` times the context `n` 20-s look-around turns leave (the
-    context the next turn carries), measured on an emulator of its own."""
+    context the next turn carries, and what a turn adds: the context its requests are expected
+    to reach, `compaction.compaction_due`), measured on an emulator of its own."""
     with start_emulator() as probe:
         a = agent(probe, model=model, pfx=pfx)
         async with a.session() as s:
@@ -103,6 +105,7 @@ async def compact_at_turns(
                 await turn(s, f"Turn {i}: look at src/app.py and tell me what f{i} does.")
                 advance(probe, 20.0)
             context = s.requests[-1].input_tokens + s.transcript.messages[-1].tokens
+            context += turn_growth(s.transcript.messages)
     window = PriceTable.default().require(model).context_window
     assert window is not None
     return Settings(compact_at=context * turns / window)

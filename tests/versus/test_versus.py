@@ -376,3 +376,12 @@ def test_a_peers_compaction_is_where_its_history_got_shorter() -> None:
         {"turn": 2, "body": {"input": [*[{}] * 32, compaction, {}, {}, {}]}},
     ]
     assert shrunk(responses) == [1]
+    # The compaction pass billed on a turn's last request: its reply carried the item, and
+    # the next turn's input is the first that holds it. The compaction is the first turn's.
+    at_end = [
+        {"turn": 0, "body": {"input": [{}] * 30}},
+        {"turn": 1, "body": {"input": [{}] * 32}},
+        {"turn": 2, "body": {"input": [*[{}] * 32, compaction, {}]}},
+        {"turn": 2, "body": {"input": [*[{}] * 32, compaction, {}, {}, {}]}},
+    ]
+    assert shrunk(at_end) == [1]
