@@ -29,8 +29,8 @@ async def main() -> None:
             api_key="emulator",
             base_url=emu.base_url,
             clock=emu.clock,
-            settings=Settings(compact_at=0.003),
-        )  # 600 of haiku's 200,000 tokens
+            settings=Settings(compact_at=0.004),
+        )  # 800 of haiku's 200,000 tokens: compacting must get the context under it
         price = agent.prices.require("claude-haiku-4-5")
         print(f"context window {price.context_window:,} ({price.context_window_source})")
         async with agent.session() as s:
@@ -44,6 +44,8 @@ async def main() -> None:
                 elif isinstance(e, UsageReport):
                     print(f"request of {e.usage.input_total} input tokens")
             print(f"compactions: {s.compactions}")
+            # The example's claim, checked where the test suite runs it.
+            assert s.compactions == 1, "the second turn should have compacted"
 
 
 if __name__ == "__main__":
