@@ -182,3 +182,15 @@ class FrozenPrefix:
             [self._runners.get(t.name, t) for t in self._tools] if tools is None else tools
         )
         return FrozenPrefix(system=self._system if system is None else system, tools=new_tools)
+
+
+# The first line of a summary a compaction put at the end of the system prompt: a prefix's
+# own system blocks are those before it (providers split the prompt on them, compaction
+# replaces the summary).
+SUMMARY_HEADER = "Summary of the earlier conversation (compacted):\n\n"
+
+
+def base_system(prefix: FrozenPrefix) -> tuple[str, ...]:
+    """The system blocks without an earlier compaction's summary (placement "system")."""
+    system = prefix.system
+    return system[:-1] if system and system[-1].startswith(SUMMARY_HEADER) else system

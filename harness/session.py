@@ -81,7 +81,6 @@ from .guard.compaction import (
     DEFAULT_INSTRUCTION,
     SummaryPlacement,
     auto_placement,
-    base_system,
     compaction_due,
     shrinks_below,
     turn_growth,
@@ -93,7 +92,7 @@ from .guard.tracker import GuardTracker
 from .guard.turn_end_runner import TurnEndRunner
 from .media import UserPart, user_blocks
 from .output import DEFAULT_RETRIES, OutputRun
-from .prefix import FrozenPrefix
+from .prefix import FrozenPrefix, base_system
 from .providers import AttemptProgress, Reply, SDKProvider, SessionInfo, StreamProgress
 from .released_bodies import drop_oldest, keep_newest
 from .state import SessionAgent, SessionState, StateField, WritableStateField

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from ..errors import UserError
-from ..prefix import FrozenPrefix
+from ..prefix import SUMMARY_HEADER, FrozenPrefix, base_system
 from ..transcript import Message
 
 DEFAULT_INSTRUCTION = (
@@ -27,7 +27,6 @@ DEFAULT_INSTRUCTION = (
     "the task, decisions made, files and functions involved, what was tried and what is left. "
     "Be complete but brief."
 )
-SUMMARY_HEADER = "Summary of the earlier conversation (compacted):\n\n"
 
 # How near the threshold a context compacts early when the cache no longer holds its history
 # (`compaction_due`).
@@ -91,12 +90,6 @@ def compacted(
         prefix,
         (Message.user(text), Message.assistant("Understood. Continuing from the summary.")),
     )
-
-
-def base_system(prefix: FrozenPrefix) -> tuple[str, ...]:
-    """The system blocks without an earlier compaction's summary (placement "system")."""
-    system = prefix.system
-    return system[:-1] if system and system[-1].startswith(SUMMARY_HEADER) else system
 
 
 # How many of the latest whole turns give a turn's expected growth (`turn_growth`).

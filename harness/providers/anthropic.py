@@ -30,8 +30,7 @@ from ..cache.media import unit_tokens
 from ..cache.units import Unit, anthropic_message_settings, message_unit_data
 from ..canonical import canonical_bytes, canonical_copy, canonical_json, chain_hash
 from ..events import TextDelta
-from ..guard.compaction import base_system
-from ..prefix import FrozenPrefix
+from ..prefix import FrozenPrefix, base_system
 from ..settings import Settings
 from ..tokenizer import count_tokens
 from ..transcript import Message

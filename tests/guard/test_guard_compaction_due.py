@@ -6,7 +6,8 @@ between turns, where a client that checks every request compacts inside the turn
 
 from __future__ import annotations
 
-from prefixlock.guard.compaction import SUMMARY_HEADER, turn_growth
+from prefixlock.guard.compaction import turn_growth
+from prefixlock.prefix import SUMMARY_HEADER
 from prefixlock.settings import Settings
 from prefixlock.transcript import Message, tool_result_block
 from tests.helpers.guardkit import advance, agent, first_turn_sizes, start_emulator, turn

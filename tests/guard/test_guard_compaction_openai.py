@@ -6,7 +6,8 @@ the compacted turn reads the whole old prefix and pays only for the summary onwa
 
 from __future__ import annotations
 
-from prefixlock.guard.compaction import SUMMARY_HEADER, auto_placement
+from prefixlock.guard.compaction import auto_placement
+from prefixlock.prefix import SUMMARY_HEADER
 from tests.helpers.guardkit import advance, agent, compact_at_turns, start_emulator, turn
 
 MODEL = "gpt-5"
