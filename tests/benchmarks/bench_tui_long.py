@@ -71,6 +71,18 @@ def _rss_mb() -> float:
     raise RuntimeError("no VmRSS")
 
 
+def _rss_parts_mb() -> dict[str, float]:
+    """RSS by kind (RssAnon: the heap, Python's and native; RssFile: mapped files, e.g. the
+    code, SQLite's shared memory; RssShmem), MB: to tell which kind a growth is."""
+    out: dict[str, float] = {}
+    with open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith(("RssAnon:", "RssFile:", "RssShmem:")):
+                key, value = line.split()[:2]
+                out[key.rstrip(":")] = int(value) / 1024
+    return out
+
+
 def _p90(values: list[float]) -> float:
     return statistics.quantiles(values, n=10)[-1]
 
@@ -126,6 +138,8 @@ def _print_growth(
 
 
 def _slope(points: list[tuple[int, float]]) -> float:
+    if len(points) < 2:
+        return 0.0  # no slope to fit (a short run)
     xs, ys = [p[0] for p in points], [p[1] for p in points]
     mx, my = statistics.fmean(xs), statistics.fmean(ys)
     den = sum((x - mx) ** 2 for x in xs)
@@ -245,6 +259,7 @@ async def _long_chat(turns: int, emulator_url: str) -> dict[str, Any]:
 
             tracemalloc.start()
         trims: list[tuple[int, float]] = []  # RSS right after each trim of the mounted window
+        kinds: list[tuple[int, dict[str, float]]] = []  # the same by kind (_rss_parts_mb)
         mounted = len(app.conversation.children)
         t0 = time.perf_counter()
         for n in range(1, turns + 1):
@@ -265,6 +280,7 @@ async def _long_chat(turns: int, emulator_url: str) -> dict[str, Any]:
                     rss.append((n, mb))
                 if now_mounted < mounted:
                     trims.append((n, mb))
+                    kinds.append((n, _rss_parts_mb()))
             mounted = now_mounted
             if TRACE and n == TRACE_FROM:
                 gc.collect()
@@ -327,6 +343,12 @@ async def _long_chat(turns: int, emulator_url: str) -> dict[str, Any]:
         "trims_sampled": len(past_trims),
         "rss_mb_per_turn_trims": _slope(past_trims),
         "rss_mb_per_turn_beyond_trims": _slope(past_trims) - conversation / 1e6 / (turns + 1),
+        **{
+            f"{kind}_mb_per_turn_trims": _slope(
+                [(n, parts.get(kind, 0.0)) for n, parts in kinds if n > min(100, turns // 5)]
+            )
+            for kind in ("RssAnon", "RssFile", "RssShmem")
+        },
         **peak_figures,
     }
 
@@ -335,7 +357,7 @@ def test_long_chat_keeps_echo_and_memory_flat() -> None:
     figures = asyncio.run(bench_long_chat())
     print(f"\nload average {os.getloadavg()[0]:.2f}; {TURNS} turns in one process")
     for k, v in figures.items():
-        print(f"  {k:24} {v:10.3f}" if isinstance(v, float) else f"  {k:24} {v:10}")
+        print(f"  {k:28} {v:10.4f}" if isinstance(v, float) else f"  {k:28} {v:10}")
     assert figures["echo_ms_fresh_p90"] < P90_MS
     assert figures["echo_ms_after_p90"] < P90_MS
     assert figures["rss_mb_per_turn_beyond_trims"] < MB_PER_TURN
