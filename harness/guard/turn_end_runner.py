@@ -15,6 +15,7 @@ entry that `prefixlock.guard.prefix_keep_runner` plans for a compaction ahead.
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Literal
 
@@ -77,6 +78,11 @@ def anchor_room(request: WireRequest, read: int) -> int:
     return prefix[-1].tokens + ANCHOR_MAX_TOKENS
 
 
+# How many of this session's own turn gaps the plan keeps (the newest): far more than the
+# defaults' weight (ten gaps) and than any session's recent habits need.
+OWN_GAPS = 1000
+
+
 class TurnEndRunner:
     """Meets the gap after each turn as the agent's policy plans it."""
 
@@ -96,7 +102,10 @@ class TurnEndRunner:
         self.plan: TurnEndPlan | None = None  # the last turn's plan
         self.seals: int = 0
         self._stored: list[float] | None = None  # gaps of the user's stored sessions
-        self._own: list[float] = []  # this process's gaps of this session
+        # This process's gaps of this session, the newest OWN_GAPS: the plan weighs every gap
+        # it is given alike, so a window of recent ones plans as the whole history would for any
+        # realistic session, and a chat of thousands of turns does not keep a float a turn.
+        self._own: deque[float] = deque(maxlen=OWN_GAPS)
         self._ended: float | None = None  # when the last turn ended
         self._due: float | None = None  # when the planned seal goes out
         self._model: str | None = None  # the model of the last turn

@@ -6,14 +6,20 @@ through the prompt, every third one a tool-using "look around", the rest a plain
 echo is the time from a key event reaching the app to the next screen update that follows the
 prompt taking it (the compositor's update, which a terminal would be sent), keys 20 ms apart;
 its p90 is taken fresh (before the first turn) and after the last turn. RSS is read from
-/proc/self/status every 50 turns (after a collection); the figure is the least-squares slope
-past the first 100 turns, in MB per turn (the target: flat, no growth past the visible window),
-and the same less the conversation's own bytes a turn (its JSON: the transcript the model needs
-until a compaction, which stays in memory whatever the chat does).
+/proc/self/status (after a collection) every 50 turns and right after each trim of the mounted
+window (the turn whose end left fewer entries mounted than the turn before: the window back at
+`LIVE_KEEP`); each figure is the least-squares slope past the first 100 turns, in MB per turn
+(the target: flat, no growth past the visible window), and the same less the conversation's own
+bytes a turn (its JSON: the transcript the model needs until a compaction, which stays in memory
+whatever the chat does). The window cycles between `LIVE_KEEP` and `LIVE_LIMIT` entries about
+every 20 turns, so the every-50 samples catch that saw-tooth at different phases (noise in
+their slope, not growth); the after-trim samples are all at one phase, and the bound is on
+theirs (`rss_mb_per_turn_beyond_trims`). The every-50 figures are still printed.
 
 Run: `python -m pytest -o addopts="" -s tests/benchmarks/bench_tui_long.py` (BENCH_TURNS=50
 for a quick look). Prints the figures and the load average; asserts key echo p90 under 50 ms
-both times and RSS growth under 0.005 MB a turn beyond the conversation's own bytes.
+both times and RSS growth (after trims) under 0.005 MB a turn beyond the conversation's own
+bytes.
 BENCH_TRACE=1 also prints what grew between the end of turn BENCH_TRACE_FROM (default 150,
 past the turns that fill the mounted window) and the last: the live objects by type, in
 objects and bytes a turn. BENCH_PEAK=1 runs the turns under `tracemalloc` and also prints each
@@ -63,6 +69,18 @@ def _rss_mb() -> float:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) / 1024
     raise RuntimeError("no VmRSS")
+
+
+def _rss_parts_mb() -> dict[str, float]:
+    """RSS by kind (RssAnon: the heap, Python's and native; RssFile: mapped files, e.g. the
+    code, SQLite's shared memory; RssShmem), MB: to tell which kind a growth is."""
+    out: dict[str, float] = {}
+    with open("/proc/self/status", encoding="ascii") as fh:
+        for line in fh:
+            if line.startswith(("RssAnon:", "RssFile:", "RssShmem:")):
+                key, value = line.split()[:2]
+                out[key.rstrip(":")] = int(value) / 1024
+    return out
 
 
 def _p90(values: list[float]) -> float:
@@ -120,13 +138,25 @@ def _print_growth(
 
 
 def _slope(points: list[tuple[int, float]]) -> float:
+    if len(points) < 2:
+        return 0.0  # no slope to fit (a short run)
     xs, ys = [p[0] for p in points], [p[1] for p in points]
     mx, my = statistics.fmean(xs), statistics.fmean(ys)
     den = sum((x - mx) ** 2 for x in xs)
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / den if den else 0.0
 
 
-async def _echo_ms(app: ChatApp, paints: list[tuple[float, str]]) -> list[float]:
+class _Paints:
+    """The screen updates, each with the prompt's text at that moment: recorded only while key
+    echo is measured. Recorded through the turns too, they grew the measured process by ~0.5
+    KB a turn (a dozen updates a turn, each a tuple and a float: the benchmark's own growth)."""
+
+    def __init__(self) -> None:
+        self.on = False
+        self.rows: list[tuple[float, str]] = []
+
+
+async def _echo_ms(app: ChatApp, recorded: _Paints) -> list[float]:
     """Milliseconds from each key event to the first screen update that shows the prompt
     holding it (each update is recorded with the prompt's text at that moment)."""
     from textual import events
@@ -134,6 +164,8 @@ async def _echo_ms(app: ChatApp, paints: list[tuple[float, str]]) -> list[float]
     prompt = app.query_one("#prompt", PromptInput)
     prompt.focus()
     out: list[float] = []
+    recorded.on = True
+    paints = recorded.rows
     for i in range(KEYS):
         if i % 20 == 0:
             prompt.value = ""
@@ -151,6 +183,8 @@ async def _echo_ms(app: ChatApp, paints: list[tuple[float, str]]) -> list[float]
         out.append((shown[0] - t0) * 1000)
         await asyncio.sleep(0.02)
     prompt.value = ""
+    recorded.on = False
+    paints.clear()
     return out
 
 
@@ -218,13 +252,13 @@ async def _long_chat(turns: int, emulator_url: str) -> dict[str, Any]:
         sleep=no_sleep,
     )
     app = ChatApp(ChatBackend(opts), blink=False, typeahead_grace=0.0)
-    paints: list[tuple[float, str]] = []
+    paints = _Paints()
     display = app._display
 
     def painted(screen: Any, renderable: Any) -> None:
-        if renderable is not None and app.is_running:
+        if paints.on and renderable is not None and app.is_running:
             prompts = screen.query("#prompt")
-            paints.append((time.perf_counter(), prompts.first().value if prompts else ""))
+            paints.rows.append((time.perf_counter(), prompts.first().value if prompts else ""))
         display(screen, renderable)
 
     app._display = painted  # type: ignore[method-assign]
@@ -238,6 +272,9 @@ async def _long_chat(turns: int, emulator_url: str) -> dict[str, Any]:
             import tracemalloc
 
             tracemalloc.start()
+        trims: list[tuple[int, float]] = []  # RSS right after each trim of the mounted window
+        kinds: list[tuple[int, dict[str, float]]] = []  # the same by kind (_rss_parts_mb)
+        mounted = len(app.conversation.children)
         t0 = time.perf_counter()
         for n in range(1, turns + 1):
             if PEAK:
@@ -246,9 +283,19 @@ async def _long_chat(turns: int, emulator_url: str) -> dict[str, Any]:
             await say(app, pilot, "look around" if n % 3 == 0 else "hello")
             if PEAK:
                 peaks.append((n, (tracemalloc.get_traced_memory()[1] - live) / 1e3))
-            if n % SAMPLE == 0:
+            # The mounted window cycles between LIVE_KEEP and LIVE_LIMIT entries: RSS read at a
+            # fixed turn catches that saw-tooth at whatever phase it is in, so it is also read
+            # right after each trim (the window at LIVE_KEEP), always at the same phase.
+            now_mounted = len(app.conversation.children)
+            if n % SAMPLE == 0 or now_mounted < mounted:
                 gc.collect()
-                rss.append((n, _rss_mb()))
+                mb = _rss_mb()
+                if n % SAMPLE == 0:
+                    rss.append((n, mb))
+                if now_mounted < mounted:
+                    trims.append((n, mb))
+                    kinds.append((n, _rss_parts_mb()))
+            mounted = now_mounted
             if TRACE and n == TRACE_FROM:
                 gc.collect()
                 census.append(_census())
@@ -279,6 +326,9 @@ async def _long_chat(turns: int, emulator_url: str) -> dict[str, Any]:
             for row in app._earlier
         )
     past = [p for p in rss if p[0] > min(100, turns // 5)] or rss
+    # Too few trims (a short run): the fixed samples stand in.
+    past_trims = [p for p in trims if p[0] > min(100, turns // 5)]
+    past_trims = past_trims if len(past_trims) >= 3 else past
     peak_figures = {}
     if peaks:
         late_peaks = [p for p in peaks if p[0] > min(100, turns // 5)] or peaks
@@ -304,6 +354,15 @@ async def _long_chat(turns: int, emulator_url: str) -> dict[str, Any]:
         "conversation_kb_per_turn": conversation / 1e3 / (turns + 1),
         "offscreen_kb_per_turn": offscreen / 1e3 / (turns + 1),
         "rss_mb_per_turn_beyond": _slope(past) - conversation / 1e6 / (turns + 1),
+        "trims_sampled": len(past_trims),
+        "rss_mb_per_turn_trims": _slope(past_trims),
+        "rss_mb_per_turn_beyond_trims": _slope(past_trims) - conversation / 1e6 / (turns + 1),
+        **{
+            f"{kind}_mb_per_turn_trims": _slope(
+                [(n, parts.get(kind, 0.0)) for n, parts in kinds if n > min(100, turns // 5)]
+            )
+            for kind in ("RssAnon", "RssFile", "RssShmem")
+        },
         **peak_figures,
     }
 
@@ -312,10 +371,10 @@ def test_long_chat_keeps_echo_and_memory_flat() -> None:
     figures = asyncio.run(bench_long_chat())
     print(f"\nload average {os.getloadavg()[0]:.2f}; {TURNS} turns in one process")
     for k, v in figures.items():
-        print(f"  {k:24} {v:10.3f}" if isinstance(v, float) else f"  {k:24} {v:10}")
+        print(f"  {k:28} {v:10.4f}" if isinstance(v, float) else f"  {k:28} {v:10}")
     assert figures["echo_ms_fresh_p90"] < P90_MS
     assert figures["echo_ms_after_p90"] < P90_MS
-    assert figures["rss_mb_per_turn_beyond"] < MB_PER_TURN
+    assert figures["rss_mb_per_turn_beyond_trims"] < MB_PER_TURN
 
 
 if __name__ == "__main__":

@@ -158,3 +158,17 @@ async def test_after_a_one_turn_excursion_the_model_left_is_kept_for_the_hour_to
     # is written again, which the plan priced below a 1-hour write of the whole context.
     rebilled = sum(b.tokens_rebilled for b in of(events, CacheBreak))
     assert first.usage.cache_read > 2 * rebilled
+
+
+async def test_the_plan_keeps_the_newest_of_the_sessions_own_gaps() -> None:
+    # A chat of thousands of turns must not keep a float a turn (issue 37): the plan takes the
+    # newest OWN_GAPS of this session's gaps, beside the defaults.
+    from prefixlock.guard.turn_end_runner import OWN_GAPS
+
+    with start_emulator() as emu:
+        async with agent(emu).session() as s:
+            runner = s.turn_end
+            for i in range(OWN_GAPS + 5):
+                runner._ended = 0.0  # the previous turn's end; this turn starts `i` later
+                runner.turn_started(float(i))
+            assert runner.gaps() == [*range(5, OWN_GAPS + 5), *DEFAULT_TURN_GAPS]
