@@ -235,27 +235,22 @@ def spread(result: VersusResult, groups: Sequence[Sequence[str]], client: str = 
     )
 
 
-def render_spread(s: Spread, console: Any) -> None:
-    """The margins as a table under the per-event one."""
+def _margin_table(title: str, *leading: str) -> Any:
+    """A rich table of margins: the `leading` label columns, then against whom and the spread."""
     from rich import box
     from rich.table import Table
 
-    table = Table(
-        title=f"How many times cheaper prefixlock was, over {s.pairs} seed pairs",
-        box=box.SIMPLE_HEAD,
-        padding=(0, 1),
-        show_edge=False,
-        pad_edge=False,
-    )
-    for name, justify in (
-        ("against", "left"),
-        ("pairs", "right"),
-        ("median", "right"),
-        ("p10", "right"),
-        ("worst", "right"),
-        (">1% dearer", "right"),
-    ):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    table = Table(title=title, box=box.SIMPLE_HEAD, padding=(0, 1), show_edge=False, pad_edge=False)
+    for name in (*leading, "against"):
+        table.add_column(name, justify="left")
+    for name in ("pairs", "median", "p10", "worst", ">1% dearer"):
+        table.add_column(name, justify="right")
+    return table
+
+
+def render_spread(s: Spread, console: Any) -> None:
+    """The margins as a table under the per-event one."""
+    table = _margin_table(f"How many times cheaper prefixlock was, over {s.pairs} seed pairs")
 
     def add(label: str, m: Summary | None, style: str = "") -> None:
         if m is None:
@@ -274,26 +269,9 @@ def render_spread(s: Spread, console: Any) -> None:
 
 def render_by_peer(s: Spread, console: Any) -> None:
     """The margins against each peer row alone, per event row and in total."""
-    from rich import box
-    from rich.table import Table
-
-    table = Table(
-        title=f"How many times cheaper than each peer row, over {s.pairs} seed pairs",
-        box=box.SIMPLE_HEAD,
-        padding=(0, 1),
-        show_edge=False,
-        pad_edge=False,
+    table = _margin_table(
+        f"How many times cheaper than each peer row, over {s.pairs} seed pairs", "row"
     )
-    for name, justify in (
-        ("row", "left"),
-        ("against", "left"),
-        ("pairs", "right"),
-        ("median", "right"),
-        ("p10", "right"),
-        ("worst", "right"),
-        (">1% dearer", "right"),
-    ):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
     for row, peers in s.by_peer.items():
         style = "bold" if row == "total" else ""
         for n, (peer, m) in enumerate(peers.items()):

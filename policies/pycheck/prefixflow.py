@@ -186,6 +186,18 @@ def _copied(value: ast.expr) -> ast.expr | None:
     return None
 
 
+def _method(node: ast.AST, name: str) -> tuple[str, list[ast.expr]] | None:
+    """The method a call on the list `name` makes and its arguments (`name.verb(*args)`)."""
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and isinstance(node.func.value, ast.Name)
+        and node.func.value.id == name
+    ):
+        return node.func.attr, node.args
+    return None
+
+
 def _is_first(index: ast.expr) -> bool:
     return isinstance(index, ast.Constant) and index.value == 0
 
@@ -295,14 +307,8 @@ class _Function:
             elif isinstance(st, ast.AugAssign) and value is not None:
                 history |= _sources(value)
         for n in self.nodes:
-            if (
-                isinstance(n, ast.Call)
-                and isinstance(n.func, ast.Attribute)
-                and isinstance(n.func.value, ast.Name)
-                and n.func.value.id == name
-                and n.func.attr == "extend"
-            ):
-                history |= _sources(n.args[0]) if n.args else set()
+            if (m := _method(n, name)) is not None and m[0] == "extend":
+                history |= _sources(m[1][0]) if m[1] else set()
         return kept, history
 
     def writes(self, name: str) -> Iterator[tuple[ast.AST, Write, ast.AST | None]]:
@@ -329,13 +335,8 @@ class _Function:
                         and not (not isinstance(t.slice, ast.Slice) and _is_last(t.slice, name))
                     ):
                         yield n, Write.DROP, None
-            elif (
-                isinstance(n, ast.Call)
-                and isinstance(n.func, ast.Attribute)
-                and isinstance(n.func.value, ast.Name)
-                and n.func.value.id == name
-            ):
-                verb, args = n.func.attr, n.args
+            elif (m := _method(n, name)) is not None:
+                verb, args = m
                 if verb == "insert" and len(args) == 2 and not _is_last(args[0], name):
                     once = _is_first(args[0]) and self._guarded_by_head(n, name)
                     yield n, Write.HEAD if once else Write.INSERT, args[1]
@@ -463,17 +464,9 @@ class _Function:
                 if r is not None and r[0] == "system" and r[1] is not None:
                     contents.append(r[1])
         for n in self.nodes:
-            if (
-                isinstance(n, ast.Call)
-                and isinstance(n.func, ast.Attribute)
-                and isinstance(n.func.value, ast.Name)
-                and n.func.value.id == name
-                and n.func.attr == "insert"
-                and len(n.args) == 2
-                and isinstance(n.args[0], ast.Constant)
-                and n.args[0].value == 0
-            ):
-                r = _role_of(n.args[1])
+            m = _method(n, name)
+            if m is not None and m[0] == "insert" and len(m[1]) == 2 and _is_first(m[1][0]):
+                r = _role_of(m[1][1])
                 if r is not None and r[0] == "system" and r[1] is not None:
                     contents.append(r[1])
         for c in contents:
