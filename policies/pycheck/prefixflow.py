@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from ..findings import Finding
 from ..prefixflow import Write, breaks, history_message, system_message
 from .context import Context
+from .syntax import const_str, dict_get
 
 Fn = ast.FunctionDef | ast.AsyncFunctionDef
 _COPY_CALLS = frozenset({"list", "copy", "deepcopy", "tuple"})
@@ -70,15 +71,8 @@ def _role_of(node: ast.AST) -> tuple[str, ast.expr | None] | None:
     """(role, content) of a message written out: `{"role": r, "content": c}` or a framework's
     `SystemMessage(c)` / `HumanMessage(content=c)`."""
     if isinstance(node, ast.Dict):
-        got = {
-            k.value: v
-            for k, v in zip(node.keys, node.values, strict=True)
-            if isinstance(k, ast.Constant) and isinstance(k.value, str)
-        }
-        role = got.get("role")
-        if isinstance(role, ast.Constant) and isinstance(role.value, str):
-            return role.value, got.get("content")
-        return None
+        role = const_str(dict_get(node, "role"))
+        return (role, dict_get(node, "content")) if role is not None else None
     if isinstance(node, ast.Call):
         f = node.func
         name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from ..findings import Finding
 from ..meaning import words
 from .context import Context
+from .syntax import const_str, dict_get
 from .windows import _is_history as is_history
 
 # The frameworks' names for it (LiveKit `update_tools`, `set_tools`); prefixlock's own
@@ -119,15 +120,9 @@ def _computed_system(value: ast.expr) -> bool:
     """A system message whose content is not fixed text."""
     content: ast.expr | None = None
     if isinstance(value, ast.Dict):
-        pairs = {
-            k.value: v
-            for k, v in zip(value.keys, value.values, strict=True)
-            if isinstance(k, ast.Constant) and isinstance(k.value, str)
-        }
-        role = pairs.get("role")
-        if not (isinstance(role, ast.Constant) and role.value == "system"):
+        if const_str(dict_get(value, "role")) != "system":
             return False
-        content = pairs.get("content")
+        content = dict_get(value, "content")
     elif (
         isinstance(value, ast.Call)
         and isinstance(value.func, ast.Name)
