@@ -40,6 +40,20 @@ def candidates(folder: Path) -> list[str]:
     return [ln.split("\t")[1] for ln in lines if ln and not ln.startswith("#")]
 
 
+def skipped(folder: Path) -> set[str]:
+    """The candidates SKIPPED.txt names (each line `owner/name: why`)."""
+    text = (folder / "SKIPPED.txt").read_text(encoding="utf-8")
+    return {ln.split(":")[0] for ln in text.splitlines() if ln}
+
+
+def breakers_by_half(folder: Path) -> Counter[tuple[str, str]]:
+    """The labelled breakers counted by (half, kind), the half being their project's."""
+    halves = {r["repo"]: r["half"] for r in manifest(folder)}
+    return Counter(
+        (halves[b["repo"]], b["kind"]) for b in records(folder, "labels.toml")["breaker"]
+    )
+
+
 def records(folder: Path, name: str) -> dict[str, Any]:
     """One of the folder's TOML records (labels.toml, findings.toml)."""
     return tomllib.loads((folder / name).read_text(encoding="utf-8"))

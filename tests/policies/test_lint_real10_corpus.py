@@ -21,6 +21,7 @@ from tests.helpers.realcorpus import (
     manifest,
     named_repositories,
     score_half,
+    skipped,
 )
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -49,11 +50,6 @@ TEST_FLOOR = {
 FLOORS: dict[str, dict[str, dict[str, tuple[int, int]]]] = {"dev": DEV_FLOOR, "test": TEST_FLOOR}
 
 
-def _skipped() -> set[str]:
-    text = (REAL10 / "SKIPPED.txt").read_text(encoding="utf-8")
-    return {ln.split(":")[0] for ln in text.splitlines() if ln}
-
-
 def test_every_label_names_a_drawn_file_and_says_why() -> None:
     assert_labels_hold(REAL10, at_least=20)
 
@@ -66,12 +62,12 @@ def test_projects_are_taken_in_the_listed_order() -> None:
     # every drawn or skipped project is a candidate, and none is both
     order = candidates(REAL10)
     drawn = {r["repo"] for r in manifest(REAL10)}
-    skipped = _skipped()
-    assert drawn <= set(order) and skipped <= set(order)
-    assert not drawn & skipped
+    left_out = skipped(REAL10)
+    assert drawn <= set(order) and left_out <= set(order)
+    assert not drawn & left_out
     # the first draw tried every candidate up to its last drawn project
     last = max(order.index(r["repo"]) for r in manifest(REAL10) if r["stratum"] == "1")
-    assert set(order[: last + 1]) <= drawn | skipped
+    assert set(order[: last + 1]) <= drawn | left_out
 
 
 def test_no_project_of_an_earlier_corpus_is_listed() -> None:

@@ -20,11 +20,12 @@ from tests.helpers.realcorpus import (
     assert_first_draw,
     assert_floors,
     assert_labels_hold,
+    breakers_by_half,
     candidates,
     manifest,
     named_repositories,
-    records,
     score_half,
+    skipped,
 )
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -47,11 +48,6 @@ TEST_FLOOR = {
     "ts": {"volatile": (1, 1), "structural": (2, 5), "precision": (5, 7)},
     "py": {"volatile": (0, 3), "structural": (7, 12), "precision": (11, 12)},
 }
-
-
-def _skipped() -> set[str]:
-    text = (REAL11 / "SKIPPED.txt").read_text(encoding="utf-8")
-    return {ln.split(":")[0] for ln in text.splitlines() if ln}
 
 
 def _load(folder: Path) -> ModuleType:
@@ -79,11 +75,7 @@ def test_every_label_names_a_drawn_file_and_says_why() -> None:
 
 def test_the_test_half_holds_the_breakers_the_amendment_counts() -> None:
     # PROCEDURE.md's amendment: test half 4 volatile and 17 structural, dev half 2 and 4
-    halves = {r["repo"]: r["half"] for r in manifest(REAL11)}
-    kinds = Counter(
-        (halves[b["repo"]], b["kind"]) for b in records(REAL11, "labels.toml")["breaker"]
-    )
-    assert kinds == {
+    assert breakers_by_half(REAL11) == {
         ("test", "volatile"): 4,
         ("test", "structural"): 17,
         ("dev", "volatile"): 2,
@@ -104,11 +96,11 @@ def test_projects_are_taken_in_the_listed_order() -> None:
     # every drawn or skipped project is a candidate, and none is both
     order = candidates(REAL11)
     drawn = {r["repo"] for r in manifest(REAL11)}
-    skipped = _skipped()
-    assert drawn <= set(order) and skipped <= set(order)
-    assert not drawn & skipped
+    left_out = skipped(REAL11)
+    assert drawn <= set(order) and left_out <= set(order)
+    assert not drawn & left_out
     # the list ended: every candidate was drawn or skipped (PROCEDURE.md's amendment)
-    assert set(order) == drawn | skipped
+    assert set(order) == drawn | left_out
 
 
 def test_no_project_of_an_earlier_corpus_is_listed() -> None:

@@ -20,11 +20,12 @@ from tests.helpers.realcorpus import (
     assert_first_draw,
     assert_floors,
     assert_labels_hold,
+    breakers_by_half,
     candidates,
     manifest,
     named_repositories,
-    records,
     score_half,
+    skipped,
 )
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -64,11 +65,6 @@ TEST_FLOOR = {
 }
 
 
-def _skipped() -> set[str]:
-    text = (REAL12 / "SKIPPED.txt").read_text(encoding="utf-8")
-    return {ln.split(":")[0] for ln in text.splitlines() if ln}
-
-
 def _load(folder: Path) -> ModuleType:
     spec = importlib.util.spec_from_file_location(f"{folder.name}_sample", folder / "sample.py")
     assert spec is not None and spec.loader is not None
@@ -94,11 +90,7 @@ def test_every_label_names_a_drawn_file_and_says_why() -> None:
 
 def test_the_halves_hold_the_breakers_the_amendment_counts() -> None:
     # PROCEDURE.md's amendment: test half 2 volatile and 9 structural, dev half 5 and 5
-    halves = {r["repo"]: r["half"] for r in manifest(REAL12)}
-    kinds = Counter(
-        (halves[b["repo"]], b["kind"]) for b in records(REAL12, "labels.toml")["breaker"]
-    )
-    assert kinds == {
+    assert breakers_by_half(REAL12) == {
         ("test", "volatile"): 2,
         ("test", "structural"): 9,
         ("dev", "volatile"): 5,
@@ -134,11 +126,11 @@ def test_projects_are_taken_in_the_listed_order() -> None:
     # every drawn or skipped project is a candidate, and none is both
     order = candidates(REAL12)
     drawn = {r["repo"] for r in manifest(REAL12)}
-    skipped = _skipped()
-    assert drawn <= set(order) and skipped <= set(order)
-    assert not drawn & skipped
+    left_out = skipped(REAL12)
+    assert drawn <= set(order) and left_out <= set(order)
+    assert not drawn & left_out
     # the list ended: every candidate was drawn or skipped (PROCEDURE.md's amendment)
-    assert set(order) == drawn | skipped
+    assert set(order) == drawn | left_out
 
 
 def test_no_project_of_an_earlier_corpus_is_listed() -> None:
