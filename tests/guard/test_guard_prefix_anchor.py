@@ -14,16 +14,7 @@ from prefixlock.providers import SessionInfo
 from prefixlock.providers.anthropic import AnthropicBuilder, anchor_split
 from prefixlock.settings import Settings
 from prefixlock.transcript import Message, Transcript
-from tests.helpers.guardkit import (
-    SYSTEM,
-    advance,
-    agent,
-    compact_at_turns,
-    idle,
-    prefix,
-    start_emulator,
-    turn,
-)
+from tests.helpers.guardkit import SYSTEM, gap_session, prefix
 
 SONNET = PriceTable.default().require("claude-sonnet-4-6")
 MODEL = "claude-sonnet-4-6"
@@ -68,16 +59,7 @@ def test_the_anchor_read_costs_one_read_and_pays_far_ahead() -> None:
 
 async def test_a_default_session_compacts_onto_the_anchored_prefix_after_a_long_gap() -> None:
     pfx = prefix(system=SYSTEM + "\n" + RULES)
-    settings = await compact_at_turns(MODEL, 0.99, pfx)
-    with start_emulator() as emu:
-        a = agent(emu, model=MODEL, pfx=pfx, settings=settings, policy=CachePolicy())
-        async with a.session() as s:
-            for i in range(3):
-                await turn(s, f"Turn {i}: look at src/app.py and tell me what f{i} does.")
-                advance(emu, 20.0)
-            await idle(s, 600.0)
-            await turn(s, "Turn 3: look at src/app.py and tell me what f3 does.")
-            rows = list(s.ledger.rows)
+    rows = await gap_session(MODEL, 0.99, CachePolicy(), pfx)
     # The first turn's second request wrote the line and the opening at 1h: no read of the
     # prefix was needed in the gap, and the compacted context reads the whole prefix.
     assert rows[1].usage.cache_write_1h > 0

@@ -21,7 +21,7 @@ from prefixlock.guard.prefix_keep import (
     turns_to_compaction,
 )
 from prefixlock.guard.turn_end import DEFAULT_TURN_GAPS
-from tests.helpers.guardkit import advance, agent, compact_at_turns, idle, start_emulator, turn
+from tests.helpers.guardkit import gap_session
 
 PRICES = PriceTable.default()
 SONNET = PRICES.require("claude-sonnet-4-6")
@@ -96,18 +96,7 @@ def test_bad_arguments_are_named() -> None:
 
 
 async def _session(threshold_turns: float, policy: CachePolicy) -> list[LedgerRow]:
-    """Three 20-s turns, then a 10-minute gap and a fourth turn, with the compaction threshold
-    at `threshold_turns` times the context the fourth turn would carry."""
-    settings = await compact_at_turns(MODEL, threshold_turns)
-    with start_emulator() as emu:
-        a = agent(emu, model=MODEL, settings=settings, policy=policy)
-        async with a.session() as s:
-            for i in range(3):
-                await turn(s, f"Turn {i}: look at src/app.py and tell me what f{i} does.")
-                advance(emu, 20.0)
-            await idle(s, 600.0)
-            await turn(s, "Turn 3: look at src/app.py and tell me what f3 does.")
-            return list(s.ledger.rows)
+    return await gap_session(MODEL, threshold_turns, policy)
 
 
 def _prefix_reads(rows: list[LedgerRow]) -> list[LedgerRow]:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from prefixlock.agent import Agent
+from prefixlock.billing.ledger import LedgerRow
 from prefixlock.billing.prices import PriceTable
 from prefixlock.clock import ManualClock
 from prefixlock.emulator import Emulator, EmulatorConfig, Rule, Script, Step
@@ -147,3 +148,20 @@ def sent(emu: Emulator) -> int:
     while emu.in_flight and time.monotonic() < deadline:
         time.sleep(0.005)  # a reply still being written on the emulator's thread
     return len(emu.requests)
+
+
+async def gap_session(
+    model: str, threshold_turns: float, policy: Any, pfx: FrozenPrefix | None = None
+) -> list[LedgerRow]:
+    """The ledger rows of three 20-s turns, a 10-minute gap and a fourth turn, with the
+    compaction threshold at `threshold_turns` times the context the fourth turn would carry."""
+    settings = await compact_at_turns(model, threshold_turns, pfx)
+    with start_emulator() as emu:
+        a = agent(emu, model=model, pfx=pfx, settings=settings, policy=policy)
+        async with a.session() as s:
+            for i in range(3):
+                await turn(s, f"Turn {i}: look at src/app.py and tell me what f{i} does.")
+                advance(emu, 20.0)
+            await idle(s, 600.0)
+            await turn(s, "Turn 3: look at src/app.py and tell me what f3 does.")
+            return list(s.ledger.rows)
