@@ -28,7 +28,7 @@ from .side import check_side_requests
 from .sinks import SinkCheck
 from .steps import check_model_per_step
 from .syntax import Function
-from .taint import EMPTY, Evaluator, Summary, Taints
+from .taint import EMPTY, VOLATILE, Evaluator, Summary, Taints
 from .toolswap import check_system_replaced, check_tool_swaps
 from .windows import check_windows
 
@@ -95,9 +95,11 @@ def check_python(
     model: str | None = None,
     prices: PriceTable | None = None,
     load: Load | None = None,
+    imported: ModuleSummaries | None = None,
 ) -> list[Finding]:
     """Lint one Python source file. A syntax error is a PL901 finding. `load` gives the syntax
-    tree of a module this one imports (by dotted name), where the engine can find it."""
+    tree of a module this one imports (by dotted name), where the engine can find it;
+    `imported` what the names imported from the project's other modules carry."""
     lines = source_lines(text)
     try:
         tree = ast.parse(text, filename=path)
@@ -118,8 +120,8 @@ def check_python(
     if not _interesting(text):
         return []
     ctx = Context.of(path, tree, lines, model, prices)
-    if load is not None:
-        ctx.foreign = _foreign_returns(load, model, prices)
+    if imported is not None:
+        ctx.foreign = imported.foreign(path)
     if _WRITES_CONTENT.search(text):  # the walk for PL303 only where a message is edited
         check_history(tree, ctx)
     check_windows(tree, ctx)
@@ -141,28 +143,82 @@ def check_python(
     return found if text.isascii() else _char_columns(found, lines)
 
 
-def _foreign_returns(
-    load: Load, model: str | None, prices: PriceTable | None
-) -> Callable[[str], Taints]:
-    """`pkg.mod.func` -> the taints `func` returns, from an analysis of `pkg.mod` (found by
-    `load`, analysed once, one level deep: its own imports are read by name only)."""
-    analysed: dict[str, Analysis | None] = {}
+# (importing file, dotted module) -> that module's file and syntax tree, where the engine
+# finds it among the project's files; None for a module of the standard library or a package.
+Find = Callable[[str, str], tuple[str, ast.Module] | None]
 
-    def returns(origin: str) -> Taints:
+
+class ModuleSummaries:
+    """What the names of the project's other modules carry: a function's return value or a
+    module-level binding. Each module is analysed once per lint run (the engine keeps one of
+    these per worker), its own imports followed up to `DEPTH` modules deep; a cycle of
+    imports reads as nothing. Volatile taints only: an order made in another module (an
+    environment copied for a subprocess) seldom survives into what it hands over."""
+
+    DEPTH = 3
+
+    def __init__(self, find: Find, model: str | None, prices: PriceTable | None) -> None:
+        self.find = find
+        self.model = model
+        self.prices = prices
+        self._analyses: dict[str, Analysis | None] = {}
+        self._busy: set[str] = set()
+
+    def foreign(self, importer: str, depth: int = 0) -> Callable[[str, bool], Taints]:
+        """The `Context.foreign` of a file: `pkg.mod.name` (and whether it is called) -> the
+        taints of the value, each naming the module and line that make it."""
+
+        def taints(origin: str, called: bool) -> Taints:
+            if depth >= self.DEPTH:
+                return EMPTY
+            return self.taints(importer, origin, called, depth)
+
+        return taints
+
+    def taints(self, importer: str, origin: str, called: bool, depth: int = 0) -> Taints:
         module, _, name = origin.rpartition(".")
-        if module not in analysed:
-            tree = load(module)
-            analysis = None
-            if tree is not None:
-                lines = source_lines(ast.unparse(tree))
-                analysis = Analysis(tree, Context.of(module, tree, lines, model, prices))
-                analysis.run()
-            analysed[module] = analysis
-        found = analysed[module]
-        summ = found.ev.summaries.get(name) if found is not None else None
-        return summ.returns if summ is not None else EMPTY
+        found = self.find(importer, module) if module else None
+        if found is None:
+            return EMPTY
+        path, tree = found
+        analysis = self._analysis(path, tree, depth)
+        if analysis is None:
+            return EMPTY
+        summ = analysis.ev.summaries.get(name)
+        if called:
+            made = summ.returns if summ is not None else EMPTY
+        elif summ is None:
+            made = analysis.ev.module_env.get(name, EMPTY)
+        else:
+            made = EMPTY  # a function handed over, not called: no value yet
+        where = module.lstrip(".")  # as this file names it: the same whoever imports first
+        return frozenset(
+            t
+            if " (made in " in t.desc
+            else replace(t, desc=f"{t.desc} (made in {where}, line {t.line})")
+            for t in made
+            if t.kind in VOLATILE
+        )
 
-    return returns
+    def _analysis(self, path: str, tree: ast.Module, depth: int) -> Analysis | None:
+        if path in self._analyses:
+            return self._analyses[path]
+        if path in self._busy:  # an import cycle: what is being analysed is not known yet
+            return None
+        self._busy.add(path)
+        try:
+            lines = source_lines(ast.unparse(tree))
+            ctx = Context.of(path, tree, lines, self.model, self.prices)
+            ctx.foreign = self.foreign(path, depth + 1)
+            analysis: Analysis | None = Analysis(tree, ctx)
+            assert analysis is not None
+            analysis.run()
+        except RecursionError:
+            analysis = None
+        finally:
+            self._busy.discard(path)
+        self._analyses[path] = analysis
+        return analysis
 
 
 def _char_columns(findings: list[Finding], lines: list[str]) -> list[Finding]:
