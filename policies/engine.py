@@ -507,7 +507,7 @@ def _module_loader(path: str) -> Callable[[str], ast.Module | None]:
 def _summaries(model: str | None, prices_path: str | None) -> ModuleSummaries:
     key = (model, prices_path)
     if key not in _PY_SUMMARIES:
-        _PY_SUMMARIES[key] = ModuleSummaries(_py_find, model, _prices(prices_path))
+        _PY_SUMMARIES[key] = ModuleSummaries(_py_find, model, _prices(prices_path), os.path.abspath)
     return _PY_SUMMARIES[key]
 
 

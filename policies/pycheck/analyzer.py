@@ -133,7 +133,10 @@ def check_python(
         check_placement(tree, ctx, load)
     if _SYSTEM_ROLE.search(text):  # PL305 needs a system prompt written out
         check_side_requests(tree, ctx)
-    found = Analysis(tree, ctx).run()
+    analysis = Analysis(tree, ctx)
+    found = analysis.run()
+    if imported is not None:
+        imported.remember(path, analysis)  # another file may import this one
     # The data-flow pass finds some breakers the shape rules already report: one a line.
     told = {(f.code, f.line) for f in found}
     # ... and a PL304 that names the sink's line (`flows into the system message (line 4)`).
@@ -148,6 +151,9 @@ def check_python(
 Find = Callable[[str, str], tuple[str, ast.Module] | None]
 
 
+_Known = tuple[dict[str, Summary], dict[str, Taints]]
+
+
 class ModuleSummaries:
     """What the names of the project's other modules carry: a function's return value or a
     module-level binding. Each module is analysed once per lint run (the engine keeps one of
@@ -157,12 +163,24 @@ class ModuleSummaries:
 
     DEPTH = 3
 
-    def __init__(self, find: Find, model: str | None, prices: PriceTable | None) -> None:
+    def __init__(
+        self,
+        find: Find,
+        model: str | None,
+        prices: PriceTable | None,
+        key: Callable[[str], str] = str,
+    ) -> None:
         self.find = find
+        self.key = key  # a file's path as `find` names it (the engine's: absolute)
         self.model = model
         self.prices = prices
-        self._analyses: dict[str, Analysis | None] = {}
+        # file -> its functions' summaries and its module-level bindings (not the syntax
+        # tree: a run keeps these for every file it lints)
+        self._known: dict[str, _Known | None] = {}
         self._busy: set[str] = set()
+        # (importing file, dotted name, called) -> taints: a name is read many times a file.
+        self._memo: dict[tuple[str, str, bool], Taints] = {}
+        self._cut = False  # an import cycle was met: what was found is not final
 
     def foreign(self, importer: str, depth: int = 0) -> Callable[[str, bool], Taints]:
         """The `Context.foreign` of a file: `pkg.mod.name` (and whether it is called) -> the
@@ -176,19 +194,30 @@ class ModuleSummaries:
         return taints
 
     def taints(self, importer: str, origin: str, called: bool, depth: int = 0) -> Taints:
+        key = (importer, origin, called)
+        if key in self._memo:
+            return self._memo[key]
+        cut, self._cut = self._cut, False
+        found = self._taints(importer, origin, called, depth)
+        if not self._cut:  # not known while a module of an import cycle is analysed
+            self._memo[key] = found
+        self._cut = self._cut or cut
+        return found
+
+    def _taints(self, importer: str, origin: str, called: bool, depth: int) -> Taints:
         module, _, name = origin.rpartition(".")
         found = self.find(importer, module) if module else None
         if found is None:
             return EMPTY
         path, tree = found
-        analysis = self._analysis(path, tree, depth)
-        if analysis is None:
+        known = self._analysis(path, tree, depth)
+        if known is None:
             return EMPTY
-        summ = analysis.ev.summaries.get(name)
+        summ = known[0].get(name)
         if called:
             made = summ.returns if summ is not None else EMPTY
         elif summ is None:
-            made = analysis.ev.module_env.get(name, EMPTY)
+            made = known[1].get(name, EMPTY)
         else:
             made = EMPTY  # a function handed over, not called: no value yet
         where = module.lstrip(".")  # as this file names it: the same whoever imports first
@@ -200,25 +229,32 @@ class ModuleSummaries:
             if t.kind in VOLATILE
         )
 
-    def _analysis(self, path: str, tree: ast.Module, depth: int) -> Analysis | None:
-        if path in self._analyses:
-            return self._analyses[path]
+    def remember(self, path: str, analysis: Analysis) -> None:
+        """The analysis of a file linted in this run: a module imported later is not
+        analysed again."""
+        self._known.setdefault(self.key(path), (analysis.ev.summaries, analysis.ev.module_env))
+
+    def _analysis(self, path: str, tree: ast.Module, depth: int) -> _Known | None:
+        if path in self._known:
+            return self._known[path]
         if path in self._busy:  # an import cycle: what is being analysed is not known yet
+            self._cut = True
             return None
         self._busy.add(path)
+        known: _Known | None = None
         try:
             lines = source_lines(ast.unparse(tree))
             ctx = Context.of(path, tree, lines, self.model, self.prices)
             ctx.foreign = self.foreign(path, depth + 1)
-            analysis: Analysis | None = Analysis(tree, ctx)
-            assert analysis is not None
+            analysis = Analysis(tree, ctx)
             analysis.run()
+            known = (analysis.ev.summaries, analysis.ev.module_env)
         except RecursionError:
-            analysis = None
+            pass
         finally:
             self._busy.discard(path)
-        self._analyses[path] = analysis
-        return analysis
+        self._known[path] = known
+        return known
 
 
 def _char_columns(findings: list[Finding], lines: list[str]) -> list[Finding]:
