@@ -416,9 +416,18 @@ def _lint_file(
 
 
 # Imports are followed only to files inside what this run lints (its folders, a named file's
-# folder): a module found elsewhere is not the project's. None: anywhere above the file (a
-# file linted on its own, outside `lint_paths`).
+# folder) or the project it is part of (the nearest folder above with a project file): a
+# module found elsewhere is not the project's. None: anywhere above the file (a file linted
+# on its own, outside `lint_paths`).
 _ROOTS: frozenset[str] | None = None
+_PROJECT_FILES = (
+    ".git",
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "package.json",
+    "tsconfig.json",
+)
 # Per process and lint run: where a module was found, each file's syntax tree and what the
 # project's modules carry, each read and analysed once (reset by `_start_run`).
 _PY_FOUND: dict[tuple[str, str], str | None] = {}
@@ -438,10 +447,21 @@ def _start_run(roots: frozenset[str] | None) -> None:
 
 
 def _roots(paths: Sequence[str]) -> frozenset[str]:
-    return frozenset(
-        os.path.abspath(p) if os.path.isdir(p) else os.path.dirname(os.path.abspath(p))
-        for p in paths
-    )
+    """The folders a run follows imports in: each linted folder (a named file's own) and the
+    project above it."""
+    out: set[str] = set()
+    for p in paths:
+        d = os.path.abspath(p) if os.path.isdir(p) else os.path.dirname(os.path.abspath(p))
+        out.add(d)
+        for _ in range(12):
+            if any(os.path.exists(os.path.join(d, name)) for name in _PROJECT_FILES):
+                out.add(d)
+                break
+            parent = os.path.dirname(d)
+            if parent == d:
+                break
+            d = parent
+    return frozenset(out)
 
 
 def _within(path: str) -> bool:

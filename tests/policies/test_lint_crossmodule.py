@@ -137,6 +137,9 @@ def test_python_import_outside_the_linted_folder_is_not_followed(tmp_path: Path)
     )
     assert _lint(tmp_path / "app") == []
     assert _where(_lint(tmp_path)) == [("agent.py", 3, "PL101")]
+    # Inside the project the linted folder is part of (a folder with a project file), it is.
+    (tmp_path / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    assert _where(_lint(tmp_path / "app")) == [("agent.py", 3, "PL101")]
 
 
 _TS_SEND = "  return client.messages.create({ model: 'm', system, messages, max_tokens: 10 });\n}\n"
