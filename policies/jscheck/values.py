@@ -159,7 +159,16 @@ class Module:
         self.reexports: dict[str, tuple[str, str]] = {}
         self.star_exports: list[str] = []
         self.sorted_later: set[tuple[int, str]] = set()
+        self._evaluators: dict[int, Evaluator] = {}
         self._index()
+
+    def evaluator(self, depth: int) -> Evaluator:
+        """The evaluator of this module as an imported one (`depth` imports away from the
+        linted file), shared by every file of the run that imports it: what its names carry
+        and its functions return is worked out once."""
+        if depth not in self._evaluators:
+            self._evaluators[depth] = Evaluator(self, depth)
+        return self._evaluators[depth]
 
     def _bind(self, scope: Node, name: str, value: Node | None) -> None:
         if value is None:
@@ -844,7 +853,7 @@ class Evaluator:
         if self.m.load is not None and self.depth < 4:
             mod = self.m.load(self.src.path, spec)
             if mod is not None:
-                ev = Evaluator(mod, self.depth + 1)
+                ev = mod.evaluator(self.depth + 1)
         self._others[spec] = ev
         return ev
 
