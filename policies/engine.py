@@ -30,6 +30,7 @@ from .findings import Finding, fingerprints, sort_key, source_lines
 from .jscheck import JS_SUFFIXES, Module, check_js
 from .jscheck.syntax import parse as parse_js
 from .pycheck import check_python
+from .pycheck.analyzer import ModuleSummaries
 from .suppress import SIDECAR_SUFFIX, Suppressions, parse_inline, parse_sidecar
 from .textcheck import FINDINGS_CAP, TEXT_SUFFIXES, check_text
 from .tracecheck import check_request_file, check_trace, looks_like_request
@@ -393,7 +394,14 @@ def _lint_file(
                     )
                 ]
             elif kind == "python":
-                findings = check_python(path, text, model, prices, _module_loader(path))
+                findings = check_python(
+                    path,
+                    text,
+                    model,
+                    prices,
+                    _module_loader(path),
+                    _summaries(model, prices_path),
+                )
             elif kind == "js":
                 # A minified bundle's names are a minifier's; read as source they mislead.
                 findings = [] if looks_minified(text) else check_js(path, text, _js_module)
@@ -407,23 +415,120 @@ def _lint_file(
     return kept + sup.problems, len(findings) - len(kept)
 
 
+# Imports are followed only to files inside what this run lints (its folders, a named file's
+# folder) or the project it is part of (the nearest folder above with a project file): a
+# module found elsewhere is not the project's. None: anywhere above the file (a file linted
+# on its own, outside `lint_paths`).
+_ROOTS: frozenset[str] | None = None
+_PROJECT_FILES = (
+    ".git",
+    "pyproject.toml",
+    "setup.py",
+    "setup.cfg",
+    "package.json",
+    "tsconfig.json",
+)
+# Per process and lint run: where a module was found, each file's syntax tree and what the
+# project's modules carry, each read and analysed once (reset by `_start_run`).
+_PY_FOUND: dict[tuple[str, str], str | None] = {}
+_PY_TREES: dict[str, ast.Module | None] = {}
+_PY_SUMMARIES: dict[tuple[str | None, str | None], ModuleSummaries] = {}
+
+
+def _start_run(roots: frozenset[str] | None) -> None:
+    """Forget what an earlier run read (files may have changed) and bound imports to `roots`;
+    also the initializer of each worker process."""
+    global _ROOTS
+    _ROOTS = roots
+    _PY_FOUND.clear()
+    _PY_TREES.clear()
+    _PY_SUMMARIES.clear()
+    _JS_MODULES.clear()
+
+
+def _roots(paths: Sequence[str]) -> frozenset[str]:
+    """The folders a run follows imports in: each linted folder (a named file's own) and the
+    project above it."""
+    out: set[str] = set()
+    for p in paths:
+        d = os.path.abspath(p) if os.path.isdir(p) else os.path.dirname(os.path.abspath(p))
+        out.add(d)
+        for _ in range(12):
+            if any(os.path.exists(os.path.join(d, name)) for name in _PROJECT_FILES):
+                out.add(d)
+                break
+            parent = os.path.dirname(d)
+            if parent == d:
+                break
+            d = parent
+    return frozenset(out)
+
+
+def _within(path: str) -> bool:
+    """Whether `path` (absolute) lies inside what the run lints."""
+    if _ROOTS is None:
+        return True
+    d = os.path.dirname(path)
+    while True:
+        if d in _ROOTS:
+            return True
+        parent = os.path.dirname(d)
+        if parent == d:
+            return False
+        d = parent
+
+
+def _py_find(importer: str, module: str) -> tuple[str, ast.Module] | None:
+    """The file and syntax tree of the module `importer` imports as `module` (`pkg.sub.mod`),
+    found in the importer's folder or a folder above it, inside the run's roots."""
+    base = os.path.dirname(os.path.abspath(importer))
+    key = (base, module)
+    if key not in _PY_FOUND:
+        _PY_FOUND[key] = _py_locate(base, module)
+    path = _PY_FOUND[key]
+    if path is None:
+        return None
+    if path not in _PY_TREES:
+        tree = None
+        with contextlib.suppress(OSError, SyntaxError, ValueError, UnicodeDecodeError):
+            tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+        _PY_TREES[path] = tree
+    found = _PY_TREES[path]
+    return None if found is None else (path, found)
+
+
+def _py_locate(base: str, module: str) -> str | None:
+    rel = module.replace(".", "/")
+    d = base
+    for _ in range(12):
+        for cand in (f"{d}/{rel}.py", f"{d}/{rel}/__init__.py"):
+            if _within(cand) and os.path.isfile(cand):
+                p = Path(cand)
+                if _regular(p) and p.stat().st_size <= MAX_PYTHON_BYTES:
+                    return cand
+        parent = os.path.dirname(d)
+        if parent == d:
+            break
+        d = parent
+    return None
+
+
 def _module_loader(path: str) -> Callable[[str], ast.Module | None]:
     """Finds a module the linted file imports (`pkg.sub.mod`) as a file in a folder above it,
     parsed, for rules that read a class defined elsewhere (PL304); None when not found."""
-    parents = list(Path(path).resolve().parents)[:12]
 
     def load(module: str) -> ast.Module | None:
-        rel = module.replace(".", "/")
-        for parent in parents:
-            for cand in (parent / f"{rel}.py", parent / rel / "__init__.py"):
-                if cand.is_file() and _regular(cand) and cand.stat().st_size <= MAX_PYTHON_BYTES:
-                    try:
-                        return ast.parse(cand.read_text(encoding="utf-8"))
-                    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
-                        return None
-        return None
+        found = _py_find(path, module)
+        return None if found is None else found[1]
 
     return load
+
+
+def _summaries(model: str | None, prices_path: str | None) -> ModuleSummaries:
+    key = (model, prices_path)
+    if key not in _PY_SUMMARIES:
+        _PY_SUMMARIES[key] = ModuleSummaries(_py_find, model, _prices(prices_path), os.path.abspath)
+    return _PY_SUMMARIES[key]
 
 
 _JS_TRIES = ("", ".ts", ".tsx", ".js", ".jsx", ".mjs", ".mts", ".cjs", ".cts")
@@ -457,7 +562,12 @@ def _js_module(importer: str, spec: str) -> Module | None:
                 if key in _JS_MODULES:
                     return _JS_MODULES[key]
                 cp = Path(cand)
-                if cp.suffix.lower() in JS_SUFFIXES and cp.is_file() and _regular(cp):
+                if (
+                    cp.suffix.lower() in JS_SUFFIXES
+                    and _within(os.path.abspath(cand))
+                    and cp.is_file()
+                    and _regular(cp)
+                ):
                     mod = None
                     with contextlib.suppress(OSError, UnicodeDecodeError):
                         if cp.stat().st_size <= MAX_PYTHON_BYTES:
@@ -486,6 +596,21 @@ def lint_paths(
     paths: Sequence[str], config: LintConfig, jobs: int = 1, prices_path: str | None = None
 ) -> Result:
     files = discover(paths, config)
+    roots = _roots(paths)
+    try:
+        return _lint_files(files, roots, config, jobs, prices_path)
+    finally:
+        _start_run(None)
+
+
+def _lint_files(
+    files: list[tuple[str, str]],
+    roots: frozenset[str],
+    config: LintConfig,
+    jobs: int,
+    prices_path: str | None,
+) -> Result:
+    _start_run(roots)
     traces = [(p, k) for p, k in files if k == "trace"]
     others = [(p, k) for p, k in files if k != "trace"]
     raw: list[Finding] = []
@@ -494,7 +619,9 @@ def lint_paths(
         tasks: list[list[tuple[str, str]]] = [[t] for t in traces]
         size = max(1, len(others) // (jobs * 4) or 1)
         tasks += [others[i : i + size] for i in range(0, len(others), size)]
-        with ProcessPoolExecutor(max_workers=jobs) as pool:
+        with ProcessPoolExecutor(
+            max_workers=jobs, initializer=_start_run, initargs=(roots,)
+        ) as pool:
             for part, n in pool.map(
                 _chunk,
                 tasks,

@@ -152,8 +152,23 @@ class Module:
         self.values: dict[tuple[int, str], list[Node]] = {}
         self.functions: dict[tuple[int, str], Node] = {}
         self.imports: dict[str, tuple[str, str]] = {}  # local name -> (specifier, name)
+        # Names exported under another name (`export { stamp as NOW }`: NOW -> stamp) or from
+        # another file (`export { a as b } from "./x"`: b -> ("./x", a)), and the files whose
+        # every export this one passes on (`export * from "./x"`, an index file's).
+        self.renamed: dict[str, str] = {}
+        self.reexports: dict[str, tuple[str, str]] = {}
+        self.star_exports: list[str] = []
         self.sorted_later: set[tuple[int, str]] = set()
+        self._evaluators: dict[int, Evaluator] = {}
         self._index()
+
+    def evaluator(self, depth: int) -> Evaluator:
+        """The evaluator of this module as an imported one (`depth` imports away from the
+        linted file), shared by every file of the run that imports it: what its names carry
+        and its functions return is worked out once."""
+        if depth not in self._evaluators:
+            self._evaluators[depth] = Evaluator(self, depth)
+        return self._evaluators[depth]
 
     def _bind(self, scope: Node, name: str, value: Node | None) -> None:
         if value is None:
@@ -219,6 +234,33 @@ class Module:
                         self._bind(scope_of(n), local, right)
             elif t == "import_statement":
                 self._index_import(n)
+            elif t == "export_statement" and n.parent is not None and n.parent.parent is None:
+                self._index_export(n)
+
+    def _index_export(self, n: Node) -> None:
+        spec = string_value(self.src, n.child_by_field_name("source"))
+        clause = next((c for c in n.named_children if c.type == "export_clause"), None)
+        if clause is None:
+            if spec is not None and any(c.type == "*" for c in n.children):
+                self.star_exports.append(spec)  # `export * from "./x"`
+            elif spec is not None:
+                for c in n.named_children:
+                    if c.type == "namespace_export":  # `export * as ns from "./x"`
+                        ids = [x for x in c.named_children if x.type == "identifier"]
+                        if ids:
+                            self.reexports[self.src.text(ids[0])] = (spec, "*")
+            return
+        for c in clause.named_children:
+            if c.type != "export_specifier":
+                continue
+            name = c.child_by_field_name("name")
+            alias = c.child_by_field_name("alias") or name
+            if name is None or alias is None:
+                continue
+            if spec is not None:
+                self.reexports[self.src.text(alias)] = (spec, self.src.text(name))
+            elif self.src.text(alias) != self.src.text(name):
+                self.renamed[self.src.text(alias)] = self.src.text(name)
 
     def _owner_scope(self, node: Node, name: str) -> Node:
         """The scope that declares `name`, seen from `node` (the program when none does)."""
@@ -811,21 +853,45 @@ class Evaluator:
         if self.m.load is not None and self.depth < 4:
             mod = self.m.load(self.src.path, spec)
             if mod is not None:
-                ev = Evaluator(mod, self.depth + 1)
+                ev = mod.evaluator(self.depth + 1)
         self._others[spec] = ev
         return ev
+
+    def exported(
+        self, name: str, hops: int = 0
+    ) -> tuple[Evaluator | None, list[Node] | None, Node | None]:
+        """The module and binding this module exports as `name`, through renamed exports,
+        re-exports (`export { a } from "./x"`, an imported name exported again) and the
+        files an `export *` passes on (an index file), a few files deep."""
+        name = self.m.renamed.get(name, name)
+        vals, fn = self.m.export(name)
+        if vals is not None or fn is not None or hops >= 4:
+            return self, vals, fn
+        hop = self.m.reexports.get(name) or self.m.imports.get(name)
+        if hop is not None and hop[1] != "*":
+            other = self._other(hop[0]) if _relative(hop[0]) else None
+            return other.exported(hop[1], hops + 1) if other is not None else (None, None, None)
+        for spec in self.m.star_exports:
+            other = self._other(spec) if _relative(spec) else None
+            if other is not None:
+                found = other.exported(name, hops + 1)
+                if found[1] is not None or found[2] is not None:
+                    return found
+        return self, None, None
 
     def _imported(
         self, local: str, member: str | None, args: list[Node] | None = None, at: Node | None = None
     ) -> Taints:
         spec, remote = self.m.imports[local]
-        if not spec.startswith((".", "/", "@/", "~/", "src/")):
+        if not _relative(spec):
             return EMPTY
         ev = self._other(spec)
         if ev is None:
             return EMPTY
         name = member if remote == "*" and member is not None else remote
-        vals, fn = ev.m.export(name)
+        ev, vals, fn = ev.exported(name)
+        if ev is None:
+            return EMPTY
         out: set[Taint] = set()
         given: set[Taint] = set()  # what this file's arguments carry: made here, not there
         if fn is not None:
@@ -841,6 +907,11 @@ class Evaluator:
             out |= ev._union(vals)
         path = ev.src.path
         return frozenset(Taint(x.kind, x.line, x.what, x.path or path) for x in out) | given
+
+
+def _relative(spec: str) -> bool:
+    """An import of a file of the project (relative, or by a `src` alias), not a package."""
+    return spec.startswith((".", "/", "@/", "~/", "src/"))
 
 
 _LOOPS = frozenset({"for_statement", "for_in_statement", "while_statement", "do_statement"})

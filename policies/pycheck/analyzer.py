@@ -28,7 +28,7 @@ from .side import check_side_requests
 from .sinks import SinkCheck
 from .steps import check_model_per_step
 from .syntax import Function
-from .taint import EMPTY, Evaluator, Summary, Taints
+from .taint import EMPTY, VOLATILE, Evaluator, Summary, Taints
 from .toolswap import check_system_replaced, check_tool_swaps
 from .windows import check_windows
 
@@ -95,9 +95,11 @@ def check_python(
     model: str | None = None,
     prices: PriceTable | None = None,
     load: Load | None = None,
+    imported: ModuleSummaries | None = None,
 ) -> list[Finding]:
     """Lint one Python source file. A syntax error is a PL901 finding. `load` gives the syntax
-    tree of a module this one imports (by dotted name), where the engine can find it."""
+    tree of a module this one imports (by dotted name), where the engine can find it;
+    `imported` what the names imported from the project's other modules carry."""
     lines = source_lines(text)
     try:
         tree = ast.parse(text, filename=path)
@@ -118,8 +120,8 @@ def check_python(
     if not _interesting(text):
         return []
     ctx = Context.of(path, tree, lines, model, prices)
-    if load is not None:
-        ctx.foreign = _foreign_returns(load, model, prices)
+    if imported is not None:
+        ctx.foreign = imported.foreign(path)
     if _WRITES_CONTENT.search(text):  # the walk for PL303 only where a message is edited
         check_history(tree, ctx)
     check_windows(tree, ctx)
@@ -131,7 +133,10 @@ def check_python(
         check_placement(tree, ctx, load)
     if _SYSTEM_ROLE.search(text):  # PL305 needs a system prompt written out
         check_side_requests(tree, ctx)
-    found = Analysis(tree, ctx).run()
+    analysis = Analysis(tree, ctx)
+    found = analysis.run()
+    if imported is not None:
+        imported.remember(path, analysis)  # another file may import this one
     # The data-flow pass finds some breakers the shape rules already report: one a line.
     told = {(f.code, f.line) for f in found}
     # ... and a PL304 that names the sink's line (`flows into the system message (line 4)`).
@@ -141,28 +146,115 @@ def check_python(
     return found if text.isascii() else _char_columns(found, lines)
 
 
-def _foreign_returns(
-    load: Load, model: str | None, prices: PriceTable | None
-) -> Callable[[str], Taints]:
-    """`pkg.mod.func` -> the taints `func` returns, from an analysis of `pkg.mod` (found by
-    `load`, analysed once, one level deep: its own imports are read by name only)."""
-    analysed: dict[str, Analysis | None] = {}
+# (importing file, dotted module) -> that module's file and syntax tree, where the engine
+# finds it among the project's files; None for a module of the standard library or a package.
+Find = Callable[[str, str], tuple[str, ast.Module] | None]
 
-    def returns(origin: str) -> Taints:
+
+_Known = tuple[dict[str, Summary], dict[str, Taints]]
+
+
+class ModuleSummaries:
+    """What the names of the project's other modules carry: a function's return value or a
+    module-level binding. Each module is analysed once per lint run (the engine keeps one of
+    these per worker), its own imports followed up to `DEPTH` modules deep; a cycle of
+    imports reads as nothing. Volatile taints only: an order made in another module (an
+    environment copied for a subprocess) seldom survives into what it hands over."""
+
+    DEPTH = 3
+
+    def __init__(
+        self,
+        find: Find,
+        model: str | None,
+        prices: PriceTable | None,
+        key: Callable[[str], str] = str,
+    ) -> None:
+        self.find = find
+        self.key = key  # a file's path as `find` names it (the engine's: absolute)
+        self.model = model
+        self.prices = prices
+        # file -> its functions' summaries and its module-level bindings (not the syntax
+        # tree: a run keeps these for every file it lints)
+        self._known: dict[str, _Known | None] = {}
+        self._busy: set[str] = set()
+        # (importing file, dotted name, called) -> taints: a name is read many times a file.
+        self._memo: dict[tuple[str, str, bool], Taints] = {}
+        self._cut = False  # an import cycle was met: what was found is not final
+
+    def foreign(self, importer: str, depth: int = 0) -> Callable[[str, bool], Taints]:
+        """The `Context.foreign` of a file: `pkg.mod.name` (and whether it is called) -> the
+        taints of the value, each naming the module and line that make it."""
+
+        def taints(origin: str, called: bool) -> Taints:
+            if depth >= self.DEPTH:
+                return EMPTY
+            return self.taints(importer, origin, called, depth)
+
+        return taints
+
+    def taints(self, importer: str, origin: str, called: bool, depth: int = 0) -> Taints:
+        key = (importer, origin, called)
+        if key in self._memo:
+            return self._memo[key]
+        cut, self._cut = self._cut, False
+        found = self._taints(importer, origin, called, depth)
+        if not self._cut:  # not known while a module of an import cycle is analysed
+            self._memo[key] = found
+        self._cut = self._cut or cut
+        return found
+
+    def _taints(self, importer: str, origin: str, called: bool, depth: int) -> Taints:
         module, _, name = origin.rpartition(".")
-        if module not in analysed:
-            tree = load(module)
-            analysis = None
-            if tree is not None:
-                lines = source_lines(ast.unparse(tree))
-                analysis = Analysis(tree, Context.of(module, tree, lines, model, prices))
-                analysis.run()
-            analysed[module] = analysis
-        found = analysed[module]
-        summ = found.ev.summaries.get(name) if found is not None else None
-        return summ.returns if summ is not None else EMPTY
+        found = self.find(importer, module) if module else None
+        if found is None:
+            return EMPTY
+        path, tree = found
+        known = self._analysis(path, tree, depth)
+        if known is None:
+            return EMPTY
+        summ = known[0].get(name)
+        if called:
+            made = summ.returns if summ is not None else EMPTY
+        elif summ is None:
+            made = known[1].get(name, EMPTY)
+        else:
+            made = EMPTY  # a function handed over, not called: no value yet
+        where = module.lstrip(".")  # as this file names it: the same whoever imports first
+        return frozenset(
+            t
+            if " (made in " in t.desc
+            else replace(t, desc=f"{t.desc} (made in {where}, line {t.line})")
+            for t in made
+            if t.kind in VOLATILE
+        )
 
-    return returns
+    def remember(self, path: str, analysis: Analysis) -> None:
+        """The analysis of a file linted in this run: a module imported later is not
+        analysed again."""
+        self._known.setdefault(self.key(path), (analysis.ev.summaries, analysis.ev.module_env))
+
+    def _analysis(self, path: str, tree: ast.Module, depth: int) -> _Known | None:
+        if path in self._known:
+            return self._known[path]
+        if path in self._busy:  # an import cycle: what is being analysed is not known yet
+            self._cut = True
+            return None
+        self._busy.add(path)
+        known: _Known | None = None
+        try:
+            lines = source_lines(ast.unparse(tree))
+            ctx = Context.of(path, tree, lines, self.model, self.prices)
+            ctx.foreign = self.foreign(path, depth + 1)
+            analysis = Analysis(tree, ctx)
+            analysis.run()
+            known = (analysis.ev.summaries, analysis.ev.module_env)
+        except RecursionError:
+            pass
+        finally:
+            self._busy.discard(path)
+        self._known[path] = known
+        return known
 
 
 def _char_columns(findings: list[Finding], lines: list[str]) -> list[Finding]:

@@ -103,9 +103,10 @@ class Context:
     # Session state an agent framework substitutes into `{key}` of an instruction (ADK):
     # `ctx.state["key"] = value`.
     state_values: dict[str, ast.expr] = field(default_factory=dict)
-    # What a function of another module returns (`pkg.helpers.now_str` -> its taints, with
-    # lines of that module), where the engine can find the module; None when it cannot.
-    foreign: Callable[[str], Taints] | None = None
+    # What a name of another module of the project carries (`pkg.helpers.now_str`, called or
+    # not -> the taints of its return value or its binding, with lines of that module), where
+    # the engine can find the module; None when it cannot.
+    foreign: Callable[[str, bool], Taints] | None = None
     scope: Scope = field(default_factory=Scope)
     checking: bool = False
     reporting: bool = False
@@ -167,6 +168,11 @@ class Context:
             elif isinstance(node, ast.ImportFrom) and node.module:
                 for a in node.names:
                     ctx.imports[a.asname or a.name] = f"{node.module}.{a.name}"
+            elif isinstance(node, ast.ImportFrom) and node.level:
+                # `from . import helpers`: a module of the importing file's package.
+                for a in node.names:
+                    ctx.imports[a.asname or a.name] = a.name
+                    ctx.modules.add(a.asname or a.name)
         for stmt in tree.body:
             if (
                 isinstance(stmt, ast.Assign)

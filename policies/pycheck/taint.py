@@ -428,7 +428,12 @@ class Evaluator:
         return EMPTY
 
     def ev_Name(self, node: ast.Name, env: dict[str, Taints]) -> Taints:
-        return self.lookup(node.id, env)
+        ts = self.lookup(node.id, env)
+        if not ts and node.id not in env and node.id not in self.module_env:
+            origin = self.ctx.imports.get(node.id)
+            if origin and "." in origin:
+                return self.foreign(node, origin, False)  # `from .prompts import HEADER`
+        return ts
 
     def ev_NamedExpr(self, node: ast.NamedExpr, env: dict[str, Taints]) -> Taints:
         ts = self.ev(node.value, env)
@@ -484,6 +489,9 @@ class Evaluator:
             if cls is not None:
                 return self.class_env.get(cls, {}).get(node.attr, EMPTY)
             return EMPTY
+        member = self._module_member(node, self.ctx.qualname(node) or "", env, False)
+        if member:
+            return member
         base = self.ev(node.value, env)
         if node.attr in ("year", "month"):
             # A year or month in prose changes rarely; not a cache problem worth flagging.
@@ -633,6 +641,9 @@ class Evaluator:
             return args_t | {at(node, "json", "json.dumps() without sort_keys", once)}
         # Methods.
         if isinstance(node.func, ast.Attribute):
+            found = self._module_member(node.func, q, env, True)
+            if found:
+                return args_t | found  # `helpers.now_str()` of `from . import helpers`
             return self._method(node, node.func, args_t, env, once)
         local = self.ctx.scope.local_funcs
         if isinstance(node.func, ast.Name) and node.func.id in local:
@@ -643,23 +654,38 @@ class Evaluator:
         if isinstance(node.func, ast.Name) and node.func.id in self.summaries:
             return self.apply_summary(self.summaries[node.func.id], node, env, skip_self=False)
         origin = self.ctx.imports.get(node.func.id) if isinstance(node.func, ast.Name) else None
-        if origin and "." in origin and self.ctx.foreign is not None:
-            # A function of another module of the project: what it returns, placed at the call
-            # (the finding belongs to this file) and saying where the value is made.
-            made = self.ctx.foreign(origin)
-            if made:
-                module = origin.rsplit(".", 1)[0]
-                # Volatile values only: an order in another module (an environment copied
-                # for a subprocess) seldom survives into what the function returns.
-                found = {
-                    at(node, t.kind, f"{t.desc} (made in {module}, line {t.line})", once)
-                    for t in made
-                    if t.kind in VOLATILE
-                }
-                if found:
-                    return args_t | found
+        if origin and "." in origin:
+            # A function of another module of the project: what it returns.
+            found = self.foreign(node, origin, True)
+            if found:
+                return args_t | found
         # A function of another module is known by its name (`get_tree_output(ws)`).
         return self.named(node, args_t, None)
+
+    def foreign(self, node: ast.expr, origin: str, called: bool) -> Taints:
+        """What a name of another module of the project carries (`origin`: its dotted name,
+        called or not), placed at `node` (the finding belongs to this file) and saying where
+        the value is made. A value bound at the other module's import stays computed once."""
+        if self.ctx.foreign is None:
+            return EMPTY
+        once = not self.ctx.scope.in_function
+        return frozenset(
+            at(node, t.kind, t.desc, once or t.once) for t in self.ctx.foreign(origin, called)
+        )
+
+    def _module_member(
+        self, node: ast.Attribute, q: str, env: dict[str, Taints], called: bool
+    ) -> Taints:
+        """`helpers.now_str` / `prompts.HEADER` where `helpers` names an imported module of
+        the project (not a local value): what that module binds to the name."""
+        head = node
+        while isinstance(head, ast.Attribute):
+            head = head.value  # type: ignore[assignment]
+        if not isinstance(head, ast.Name) or head.id in env or head.id not in self.ctx.imports:
+            return EMPTY
+        if head.id in self.module_env or "." not in q:
+            return EMPTY
+        return self.foreign(node, q, called)
 
     def named(self, value: ast.expr, ts: Taints, name: str | None) -> Taints:
         """`ts`, plus a volatile taint when the value's name means one (`{today_str}`,

@@ -3,8 +3,9 @@ processes, under a minute.
 
 Run with `.venv/bin/python -m pytest tests/benchmarks/bench_lint.py -s` or as a script
 (`.venv/bin/python tests/benchmarks/bench_lint.py [--files N] [--ts-files T] [--trace-mb M]
-[--jobs J]`). The inputs are generated into a temporary directory; the TypeScript modules import
-a helper module of their folder, so values are followed across files. The baseline, measured in
+[--jobs J]`). The inputs are generated into a temporary directory; the Python and TypeScript
+modules import a helper module of their folder (the Python ones also the module before them),
+so values are followed across files. The baseline, measured in
 the same run, is what reading the same inputs costs at all: `ast.parse` of every Python file,
 a tree-sitter parse of every TypeScript file and `json.loads` of every trace line, on one
 process.
@@ -34,6 +35,8 @@ import os
 import subprocess
 from pathlib import Path
 
+from .helper import BANNER, started, workspace_note
+{chain}
 RULES_{i} = "Follow the project conventions and explain each change. " * 20
 SKILLS_{i} = {{"search", "edit", "run", "review"}}
 REGION = os.environ.get("REGION", "eu")
@@ -69,7 +72,7 @@ def build_system_{i}(notes: str) -> str:
 
 
 def ask_{i}(client, question: str, history: list[dict]) -> object:
-    system = build_system_{i}("notes")
+    system = build_system_{i}({notes})
     payload = json.dumps({{"q": question}}{sort})
     return client.messages.create(
         model="claude-sonnet-4-6",
@@ -83,6 +86,22 @@ def ask_{i}(client, question: str, history: list[dict]) -> object:
 def unrelated_{i}(path: str) -> str:
     out = subprocess.run(["ls", path], capture_output=True, text=True).stdout
     return out.strip()
+'''
+
+
+_PY_HELPER = '''"""Generated helper of a package: what its modules import."""
+import subprocess
+from datetime import datetime
+
+BANNER = "Generated helper: stable text."
+
+
+def workspace_note() -> str:
+    return subprocess.run(["git", "status", "--short"], capture_output=True, text=True).stdout
+
+
+def started() -> str:
+    return datetime.now().isoformat()
 '''
 
 
@@ -157,14 +176,31 @@ def make_python(root: Path, n: int) -> int:
     rng = random.Random(1)
     size = 0
     for i in range(n):
+        # Each package's modules import its helper and, in a chain, the module before them:
+        # values are followed across files, a few modules deep.
+        chained = i % 100 != 0
         text = _MODULE.format(
             i=i,
-            stamp=rng.choice(['"fixed"', "datetime.datetime.now()", "datetime.date.today()"]),
+            stamp=rng.choice(
+                [
+                    '"fixed"',
+                    "datetime.datetime.now()",
+                    "datetime.date.today()",
+                    "started()",
+                    "workspace_note()",
+                    "BANNER",
+                ]
+            ),
             skills=rng.choice([f"SKILLS_{i}", f"sorted(SKILLS_{i})"]),
             sort=rng.choice(["", ", sort_keys=True"]),
+            chain=f"from .mod_{i - 1} import build_system_{i - 1}\n" if chained else "",
+            notes=f'build_system_{i - 1}("notes")' if chained else '"notes"',
         )
         d = root / f"pkg{i // 100}"
-        d.mkdir(exist_ok=True)
+        if not d.exists():
+            d.mkdir()
+            (d / "__init__.py").write_text("", encoding="utf-8")
+            (d / "helper.py").write_text(_PY_HELPER, encoding="utf-8")
         (d / f"mod_{i}.py").write_text(text, encoding="utf-8")
         size += len(text)
     return size
