@@ -369,10 +369,10 @@ class SyncSession(PricedActionMethods, ApprovalMethods):
         instruction: str = DEFAULT_INSTRUCTION,
         quote: Quote | None = None,
         policy: str | None = None,
-        placement: SummaryPlacement = "system",
+        placement: SummaryPlacement | None = None,
     ) -> list[Event]:
         """`Session.compact`, run to completion: summarize, then move to the compacted
-        prefix."""
+        prefix (`placement` None: the wire API's own, as `Session.compact`)."""
         return self._run(
             self.session.compact(
                 instruction=instruction, quote=quote, policy=policy, placement=placement

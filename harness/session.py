@@ -80,7 +80,6 @@ from .guard.cacheguard import CacheGuard, caches_whole_prompts
 from .guard.compaction import (
     DEFAULT_INSTRUCTION,
     SummaryPlacement,
-    auto_placement,
     compaction_due,
     shrinks_below,
     turn_growth,
@@ -577,18 +576,18 @@ class Session(PricedActionMethods, ApprovalMethods):
         s = self.state
         last = s.requests[-1]
         route = f"{last.api}:{last.model}"  # the wire API too (Chat or Responses)
-        # Where the summary goes is the session's wire API's choice (`auto_placement`).
-        where = auto_placement(s.provider.api)
+        # Where the summary goes is the session's wire API's choice, made in one place for
+        # this and the manual compaction (no placement: `compaction.resolve_placement`).
         if route == s.provider.route.label or self.agent.prices.lookup(last.model) is None:
-            return await self.compact(quote=self.quote_compaction(placement=where), placement=where)
+            return await self.compact(quote=self.quote_compaction())
         here = self.actions.summary_dollars(s.provider.api, s.model)
         there = self.actions.summary_dollars(last.api, last.model)
         if here is not None and there is not None and here <= there:
             # Back from an excursion: this model's cache still holds the history before it.
-            return await self.compact(quote=self.quote_compaction(placement=where), placement=where)
+            return await self.compact(quote=self.quote_compaction())
         # Priced on that route inside `compact` (the budget applies); the session's own rule
         # decided it, as the quotes above do for the other two cases.
-        return await self.compact(route=route, policy="allow", placement=where)
+        return await self.compact(route=route, policy="allow")
 
     def _compaction_due(self) -> bool:
         """Does the context the next request carries fill `Settings.compact_at` of the model's
@@ -950,10 +949,14 @@ class Session(PricedActionMethods, ApprovalMethods):
         instruction: str = DEFAULT_INSTRUCTION,
         quote: Quote | None = None,
         policy: str | None = None,
-        placement: SummaryPlacement = "system",
+        placement: SummaryPlacement | None = None,
         route: str | None = None,
     ) -> list[Event]:
         """Summarize with a request that reads the cache, then move to the compacted prefix.
+        `placement` None (the default, the chat's /compact and the automatic compaction
+        alike): where the session's wire API keeps the cached prefix whole, the messages on
+        OpenAI (its instructions come before the tools), the system prompt on Anthropic
+        (`compaction.resolve_placement`).
 
         A warm cache needs the quote (`quote_compaction()`) or policy='allow', as the other
         priced actions do (with `route`, the quote is made inside: pass policy='allow').

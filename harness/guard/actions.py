@@ -40,9 +40,9 @@ from ..wire import WireRequest
 from .compaction import (
     DEFAULT_INSTRUCTION,
     SummaryPlacement,
-    check_placement,
     compacted,
     estimate_summary_tokens,
+    resolve_placement,
     summary_messages,
 )
 from .economics import TaskProfile
@@ -371,13 +371,15 @@ class PricedActions:
 
     def price_compaction(
         self,
-        placement: SummaryPlacement,
+        placement: SummaryPlacement | None,
         next_message: str | None,
         route: SDKProvider | None = None,
     ) -> Quote:
         """The quote of compacting now: the summary request (on `route`, default the session's
-        provider) plus the next turn after it."""
+        provider) plus the next turn after it. `placement` None: the session's wire API's
+        (`resolve_placement`)."""
         s = self.state
+        placement = resolve_placement(placement, s.provider.api)
         on = s.provider if route is None else route
         summary_tokens = estimate_summary_tokens(s.transcript.tokens)
         plan = compacted(s.prefix, "x " * summary_tokens, placement)
@@ -454,15 +456,17 @@ class PricedActions:
         instruction: str,
         quote: Quote | None,
         policy: str | None,
-        placement: SummaryPlacement,
+        placement: SummaryPlacement | None,
         route: SDKProvider | None = None,
     ) -> list[Event]:
         """Summarize with a request that reads the cache (built for `route`, default the
         session's provider, and sent by `send`), then move to the compacted prefix. Returns the
-        events (the summary's usage, warnings, PrefixChanged)."""
+        events (the summary's usage, warnings, PrefixChanged). `placement` None: the session's
+        wire API's, as for the automatic compaction (`resolve_placement`); the session's, not
+        the route's, since the compacted context runs on the session's provider."""
         s = self.state
         on = s.provider if route is None else route
-        check_placement(placement)  # before anything is sent
+        placement = resolve_placement(placement, s.provider.api)  # checked before sending
         check_quote(quote, action="compact", state=s.fingerprint())
         q = self._current(quote, lambda: self.price_compaction(placement, None, route))
         self._authorize(q, quote, policy, "compacting")
@@ -575,8 +579,9 @@ class PricedActionMethods:
         return self.actions.apply_settings(changes, quote, policy)
 
     def quote_compaction(
-        self, *, placement: SummaryPlacement = "system", next_message: str | None = None
+        self, *, placement: SummaryPlacement | None = None, next_message: str | None = None
     ) -> Quote:
         """Price compacting now: the summary request plus the next turn on the new prefix
-        (`compact(quote=)` does it)."""
+        (`compact(quote=)` does it). `placement` None (the default): where the session's wire
+        API keeps the cached prefix whole (`compaction.resolve_placement`)."""
         return self.actions.price_compaction(placement, next_message)

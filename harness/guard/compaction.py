@@ -76,6 +76,17 @@ def auto_placement(api: str) -> SummaryPlacement:
     return "messages" if api in _SUMMARY_IN_MESSAGES else "system"
 
 
+def resolve_placement(placement: str | None, api: str) -> SummaryPlacement:
+    """The placement a compaction on `api` uses: the caller's, checked, or when it names none
+    (None, every entry point's default: `Session.compact`, the chat's /compact, the automatic
+    compaction) the wire API's own (`auto_placement`), so that a manual compaction on OpenAI
+    keeps the instructions and tools byte-identical as the automatic one does."""
+    if placement is None:
+        return auto_placement(api)
+    check_placement(placement)
+    return "messages" if placement == "messages" else "system"
+
+
 def compacted(
     prefix: FrozenPrefix, summary: str, placement: SummaryPlacement = "system"
 ) -> CompactionPlan:

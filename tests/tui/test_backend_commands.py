@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from prefixlock.errors import PrefixlockError, UnknownModelError
+from prefixlock.prefix import SUMMARY_HEADER
 from prefixlock.tui.model_picker import row_text
 from tests.helpers.backend_drive import ChatOpener
 
@@ -39,6 +40,22 @@ async def test_cost_sessions_lint_agents_and_compact(open_chat: ChatOpener) -> N
         compacted = len(backend.session.requests)
         await chat.say("hello")  # the session goes on after compaction
         assert len(backend.session.requests) == compacted + 1
+
+
+async def test_compact_on_gpt_5_keeps_the_instructions_and_tools(open_chat: ChatOpener) -> None:
+    """/compact on OpenAI puts the summary in the messages, as the automatic compaction does
+    (`compaction.resolve_placement`): the system prompt and tools the next request sends are
+    the ones sent before, so its cache entry still serves."""
+    async with open_chat(model="gpt-5") as chat:
+        backend = chat.backend
+        await chat.say("hello")
+        before = dict(backend.session.requests[-1].body)  # copied: old bodies are released
+        await backend.compact(backend.quote_compact())
+        await chat.say("hello again")
+        after = backend.session.requests[-1].body
+        assert after["instructions"] == before["instructions"]
+        assert after["tools"] == before["tools"]
+        assert str(after["input"][0]["content"][0]["text"]).startswith(SUMMARY_HEADER)
 
 
 async def test_agents_lists_a_claude_code_file_and_its_unused_keys(
