@@ -943,6 +943,10 @@ class SinkCheck:
         if not (ws & _REQUEST or (ws & _CURRENT and ws & _REQUEST_PARTS) or retrieved):
             return
         request = ws & _REQUEST or (ws & _CURRENT and ws & _REQUEST_PARTS)
+        if request and (name.isupper() or ws & _SYSTEM_ROLES) and not retrieved:
+            # `CURRENT_REQUEST_REMINDER`: a constant's fixed text; `newSystemPrompt`: a system
+            # prompt, reported by what it holds, not the request by its name.
+            return
         if request and self._in_one_off():
             return  # the question of a request with no history: its own input, sent once
         what = "the current request" if request else "retrieved for this request"

@@ -178,3 +178,24 @@ def test_a_clock_in_a_one_off_system_prompt_is_still_reported() -> None:
         "datetime.date.today()", "datetime.datetime.now()"
     )
     assert "PL101" in _codes(py, "title.py")
+
+
+NAMED_TS = """export function build(history: any[], userQuery: string, agents: string) {
+  const NAME = TEXT;
+  return [{ role: "system", content: `Rules. ${NAME}` }, ...history];
+}
+"""
+
+
+def test_ts_a_constant_or_a_system_prompt_is_not_the_current_request_by_its_name() -> None:
+    constant = NAMED_TS.replace("NAME", "CURRENT_REQUEST_REMINDER").replace(
+        "TEXT", '"Answer the current request only."'
+    )
+    assert "PL304" not in _codes(constant, "prompt.ts")
+    system = NAMED_TS.replace("NAME", "newSystemPrompt").replace("TEXT", "`Route: ${agents}`")
+    assert "PL304" not in _codes(system, "prompt.ts")
+
+
+def test_ts_the_users_query_in_a_conversations_system_prompt_is_reported() -> None:
+    src = NAMED_TS.replace("NAME", "currentQuery").replace("TEXT", "userQuery")
+    assert "PL304" in _codes(src, "prompt.ts")
