@@ -85,7 +85,9 @@ _MACHINE = frozenset(
     {"time", "date", "clock", "info", "status", "health", "metrics", "stats", "load"}
     | {"uptime", "usage", "resources", "monitor", "check", "report", "logs", "log"}
 )
-_MEASURES = frozenset({"tokens", "token", "count", "fingerprint", "length", "size", "id", "ids"})
+_MEASURES = frozenset(
+    {"tokens", "token", "count", "fingerprint", "length", "size", "id", "ids", "budget"}
+)
 # Names of the current request: written into the prefix, they change it every request (PL304).
 _REQUEST = frozenset({"query", "question"})
 _CURRENT = frozenset({"user", "current", "latest", "incoming", "new"})

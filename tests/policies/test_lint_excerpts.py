@@ -79,3 +79,22 @@ def test_ts_lists_of_ids_or_timestamps_are_no_history() -> None:
 
 def test_ts_the_messages_themselves_are_a_history() -> None:
     assert _codes(FIELDS_TS.replace("NAME", "messages"), "f.ts") == ["PL303", "PL303"]
+
+
+BUDGET_TS = """const estimate = (t: string) => t.length / 4;
+export function fit(text: string, onTrace: (m: object) => void) {
+  const tokens = estimateTokenCount(text);
+  const NAME = { tokens, max: 1000 };
+  onTrace({ NAME });
+  return NAME;
+}
+"""
+
+
+def test_ts_a_prompt_budget_is_a_number_not_a_prompt() -> None:
+    assert _codes(BUDGET_TS.replace("NAME", "promptBudget"), "b.ts") == []
+
+
+def test_ts_the_same_figures_in_a_system_prompt_are_reported() -> None:
+    src = BUDGET_TS.replace("const NAME = { tokens, max: 1000 };", "const NAME = `Used ${tokens}`;")
+    assert "PL106" in _codes(src.replace("NAME", "systemPrompt"), "b.ts")
