@@ -358,7 +358,11 @@ class SinkCheck:
                 p = p.parent
             if p is not None and p.type == "variable_declarator":
                 local = self.src.text(p.child_by_field_name("name"))
-                if not self._only_user_prompt(local, p) or prefix_name(local):
+                # `const prompt = buildTaskPrompt(...)` sent only as `prompt` (beside a
+                # `systemPrompt`): the user's turn; a local named for the system prompt is not.
+                if not self._only_user_prompt(local, p) or set(words(local)) & (
+                    _PREFIX_WORDS | _SYSTEM_ROLES
+                ):
                     return False
             elif not (
                 p is not None

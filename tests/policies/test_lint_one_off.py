@@ -199,3 +199,25 @@ def test_ts_a_constant_or_a_system_prompt_is_not_the_current_request_by_its_name
 def test_ts_the_users_query_in_a_conversations_system_prompt_is_reported() -> None:
     src = NAMED_TS.replace("NAME", "currentQuery").replace("TEXT", "userQuery")
     assert "PL304" in _codes(src, "prompt.ts")
+
+
+BUILDER_TS = """import { buildTaskPrompt, buildTaskSystemPrompt } from "./prompts";
+import { getBranch } from "./git";
+
+export function start(agent: any, instruction: string) {
+  const systemPrompt = buildTaskSystemPrompt();
+  const NAME = buildTaskPrompt({ instruction, currentBranch: getBranch() });
+  console.log(NAME.length);
+  return agent.stream({ prompt: PROMPT, systemPrompt: SYSTEM });
+}
+"""
+
+
+def test_ts_a_built_prompt_sent_as_the_users_prompt_is_their_turn() -> None:
+    src = BUILDER_TS.replace("NAME", "prompt").replace("PROMPT", "prompt")
+    assert "PL104" not in _codes(src.replace("SYSTEM", "systemPrompt"), "run.ts")
+
+
+def test_ts_the_same_builder_for_the_system_prompt_is_reported() -> None:
+    src = BUILDER_TS.replace("NAME", "taskSystemPrompt").replace("PROMPT", "instruction")
+    assert "PL104" in _codes(src.replace("SYSTEM", "taskSystemPrompt"), "run.ts")
