@@ -80,6 +80,12 @@ _USER_WORDS = frozenset(
     }
 )
 _TOOLS_WORDS = frozenset({"tools", "functions"})
+# Calls named for sending a request (`aiGenerate(prompt)`, `llm(prompt)`, `loop.run(prompt)`),
+# not for transforming a text (`appendGuard(prompt)`).
+_SENDS = frozenset(
+    {"generate", "complete", "completion", "chat", "ask", "llm", "invoke", "run", "stream"}
+    | {"send", "query", "call", "execute"}
+)
 # What a name ending in one of these says of "system": the machine and its state.
 _MACHINE = frozenset(
     {"time", "date", "clock", "info", "status", "health", "metrics", "stats", "load"}
@@ -325,6 +331,8 @@ class SinkCheck:
                 if name != "prompt" or u.parent is None or u.parent.type != "object":
                     return False
                 continue
+            if self._one_text_request(u):
+                continue
             pair = u.parent
             if not (
                 pair is not None
@@ -338,6 +346,21 @@ class SinkCheck:
             if key == "content" and _role(self.src, pair.parent) != "user":
                 return False  # `{ role: 'user', content: prompt }`: the user's own turn
         return True
+
+    def _one_text_request(self, use: Node) -> bool:
+        """`aiGenerate(prompt)`, `llm(prompt, input)`: the text handed as the first argument
+        of a call that is not named for a system prompt nor builds an object: a request made
+        of one text, with no system prompt or history of its own to cache ahead of it."""
+        args = use.parent
+        call = args.parent if args is not None else None
+        if args is None or call is None or args.type != "arguments":
+            return False
+        if call.type != "call_expression" or not args.named_children:
+            return False
+        if unwrap(args.named_children[0]).id != use.id:
+            return False
+        ws = set(words(callee_name(self.src, call)))
+        return bool(ws & _SENDS) and not ws & (_PREFIX_WORDS | _SYSTEM_ROLES | _PROMPT_WORDS)
 
     def _only_user_builder(self, name: str) -> bool:
         """`const finalPrompt = (input) => ...` whose every call is a user message's content,

@@ -221,3 +221,22 @@ def test_ts_a_built_prompt_sent_as_the_users_prompt_is_their_turn() -> None:
 def test_ts_the_same_builder_for_the_system_prompt_is_reported() -> None:
     src = BUILDER_TS.replace("NAME", "taskSystemPrompt").replace("PROMPT", "instruction")
     assert "PL104" in _codes(src.replace("SYSTEM", "taskSystemPrompt"), "run.ts")
+
+
+ONE_TEXT_TS = """import { aiGenerate, appendGuard } from "./ai";
+
+export async function digest(items: string[]) {
+  const dateStr = new Date().toLocaleDateString();
+  const prompt = `Write the digest of ${dateStr}: ${items.join(", ")}`;
+  return SEND;
+}
+"""
+
+
+def test_ts_a_prompt_sent_as_one_text_is_a_one_off_request() -> None:
+    assert "PL102" not in _codes(ONE_TEXT_TS.replace("SEND", "aiGenerate(prompt)"), "d.ts")
+
+
+def test_ts_a_prompt_handed_to_a_transform_is_still_a_prefix() -> None:
+    src = ONE_TEXT_TS.replace("SEND", "{ system: appendGuard(prompt), messages: items }")
+    assert "PL102" in _codes(src, "d.ts")
