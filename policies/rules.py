@@ -111,7 +111,10 @@ _RULES: tuple[Rule, ...] = (
         "Finds a clock reading (`datetime.now()`, `time.time()`, `{{ now }}`, a strftime with "
         "hours/minutes/seconds) that reaches the system prompt, instructions, tool definitions "
         "or an earlier message. A time in the newest user turn or in a tool result is fine and "
-        "not flagged. A value computed once at import time is reported as a note.",
+        "not flagged. A value computed once at import time is reported as a note. Unlike a "
+        "date, a clock reading is flagged in a one-off request's system prompt too: each "
+        "repeat of the request (a classifier called per ticket) would read that prompt from "
+        "the cache, and the clock changes it every time.",
         "Every request then differs early in the prefix, so nothing after the timestamp is "
         "ever read from the cache: each turn re-bills the whole prompt at the write price.",
         _FACT_OPENCODE + " " + _FACT_BYTES,
@@ -128,9 +131,13 @@ _RULES: tuple[Rule, ...] = (
         "Today's date flows into the prompt prefix",
         "Finds a date (`date.today()`, `strftime('%Y-%m-%d')`, `{{ date }}`) that reaches the "
         "prefix. A year in prose, or a date in the newest user turn, is not flagged; in Python "
-        "a date read at import (a module constant), which one process keeps, is a note; in "
-        "TypeScript a date in the system prompt of a one-off request (only literal user "
-        "messages beside it, no history) is not flagged, as no conversation follows it. "
+        "a date read at import (a module constant), which one process keeps, is a note. A date "
+        "in the system prompt of a one-off request is not flagged, as no conversation's "
+        "prefix follows it (TypeScript: a system message first in a literal list of user "
+        "messages only, sent as it is or from a local never pushed or spread, and `system` "
+        "beside one `prompt` or user-only `messages`; Python: `system=` beside user-only "
+        "`messages=` or one `input=` text). Beside a history, a `messages` handed in or a "
+        "list that grows (`push`, `append`, `+=`) it is flagged. "
         "Severity follows where it sits: in tool definitions (hashed first) it is an error.",
         "The prefix changes once a day: the first request after midnight, and every session "
         "that spans it, re-bills the whole prompt; sessions of different days never share it.",
@@ -374,7 +381,11 @@ _RULES: tuple[Rule, ...] = (
         "summary of the conversation (`summary`, `conversation_summary`, `props.summary`) "
         "written into a system prompt is reported as a summariser: each new summary changes "
         "the prompt's start; as a message after the system prompt it is where a summary "
-        "belongs.",
+        "belongs. Not flagged (TypeScript): a window whose messages are each cut to a length "
+        "as they are made into text (`messages.slice(-20).map((m) => m.content.slice(0, "
+        "500))`), excerpts for a side request rather than the history sent; and a list named "
+        "for a field of the messages or sessions rather than for them (`sessionIds`, "
+        "`stateHistoryTimestamps`).",
         "The cache matches a prefix byte for byte. A message sent as written on one request "
         "and rewritten on a later one (old observations masked as the window slides, "
         "outdated file views elided) changes the prefix at that message: the request re-bills "
@@ -402,7 +413,9 @@ _RULES: tuple[Rule, ...] = (
         "module it is imported from when that file is in a folder above. In TypeScript and "
         "JavaScript, the current request (`${query}`) or what was retrieved for it (a "
         "parameter or local named like `context`, `results`, `memories`) written into the "
-        "system prompt, and a system message written from the request's current state "
+        "system prompt (the current request not where that prompt is a one-off request's, "
+        "with no history after it: the request's own input, sent once; a `humanPrompt` is "
+        "the user's turn), and a system message written from the request's current state "
         "(`{ role: 'system', content: \"Spec: \" + input.currentSpec }`, not `currentUser` or "
         "`currentDate`, which other rules read) put into a message list before the history "
         "is pushed or spread into it (`for (const m of history) messages.push(m)`), and "
@@ -460,7 +473,10 @@ _RULES: tuple[Rule, ...] = (
         "task (plan, summary, title, classify, compact, judge, reflect...), and a lone system "
         'message whose text names the conversation (`f"Pick the next speaker.\\n{history}"`). '
         "In TypeScript: a message list with a system message and a user message built from "
-        "the chat history (`${formatHistory(chatHistory)}`).",
+        "the chat history (`${formatHistory(chatHistory)}`). Not flagged in either language: "
+        "excerpts of the recent turns, each message cut to a length as it is made into text "
+        "(`messages.slice(-20).map((m) => m.content.slice(0, 500))`, `f\"{m['content'][:200]}"
+        '" for m in history[-5:]`): a side request of excerpts resends no conversation.',
         "The session's cache entry starts with its own tools and system prompt. A side "
         "request with another system prompt shares none of it, so every token of the "
         "conversation it carries is billed (and, above the minimum, written) again, on every "

@@ -18,6 +18,7 @@ the line of the sink.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from tree_sitter import Node
 
@@ -53,6 +54,7 @@ _BUILT_TEXT = frozenset({"prompt", "instructions", "instruction", "preamble", "p
 _USER_WORDS = frozenset(
     {
         "user",
+        "human",  # `humanPrompt`: the text of LangChain's `HumanMessage`, the user's turn
         "query",
         "question",
         "turn",
@@ -78,12 +80,20 @@ _USER_WORDS = frozenset(
     }
 )
 _TOOLS_WORDS = frozenset({"tools", "functions"})
+# Calls named for sending a request (`aiGenerate(prompt)`, `llm(prompt)`, `loop.run(prompt)`),
+# not for transforming a text (`appendGuard(prompt)`).
+_SENDS = frozenset(
+    {"generate", "complete", "completion", "chat", "ask", "llm", "invoke", "run", "stream"}
+    | {"send", "query", "call", "execute"}
+)
 # What a name ending in one of these says of "system": the machine and its state.
 _MACHINE = frozenset(
     {"time", "date", "clock", "info", "status", "health", "metrics", "stats", "load"}
     | {"uptime", "usage", "resources", "monitor", "check", "report", "logs", "log"}
 )
-_MEASURES = frozenset({"tokens", "token", "count", "fingerprint", "length", "size", "id", "ids"})
+_MEASURES = frozenset(
+    {"tokens", "token", "count", "fingerprint", "length", "size", "id", "ids", "budget"}
+)
 # Names of the current request: written into the prefix, they change it every request (PL304).
 _REQUEST = frozenset({"query", "question"})
 _CURRENT = frozenset({"user", "current", "latest", "incoming", "new"})
@@ -172,6 +182,27 @@ class SinkCheck:
         self._fetches: set[tuple[int, str, str]] = set()
         self._values_seen: set[tuple[str, int, str, str, int]] = set()
         self._request_sinks: set[int] = set()  # sinks with a PL304 for per-request content
+        # The sink being checked is the system prompt of a one-off request (a test run only
+        # when a finding it would quiet comes up, then kept).
+        self._one_off_test: Callable[[], bool] | None = None
+        self._one_off_known: bool | None = None
+
+    def _in_one_off(self) -> bool:
+        if self._one_off_test is None:
+            return False
+        if self._one_off_known is None:
+            self._one_off_known = self._one_off_test()
+        return self._one_off_known
+
+    def _sink_of_one_off(self, test: Callable[[], bool], check: Callable[[], None]) -> None:
+        """Run `check` (a sink's reports) knowing that `test` says whether the sink is the
+        system prompt of a one-off request, whose dates and question are quieted."""
+        saved = self._one_off_test, self._one_off_known
+        self._one_off_test, self._one_off_known = test, None
+        try:
+            check()
+        finally:
+            self._one_off_test, self._one_off_known = saved
 
     def _report(self, node: Node, code: str, message: str) -> None:
         """One finding at `node` for `code`, never two for the same node and code."""
@@ -300,6 +331,8 @@ class SinkCheck:
                 if name != "prompt" or u.parent is None or u.parent.type != "object":
                     return False
                 continue
+            if self._one_text_request(u):
+                continue
             pair = u.parent
             if not (
                 pair is not None
@@ -313,6 +346,21 @@ class SinkCheck:
             if key == "content" and _role(self.src, pair.parent) != "user":
                 return False  # `{ role: 'user', content: prompt }`: the user's own turn
         return True
+
+    def _one_text_request(self, use: Node) -> bool:
+        """`aiGenerate(prompt)`, `llm(prompt, input)`: the text handed as the first argument
+        of a call that is not named for a system prompt nor builds an object: a request made
+        of one text, with no system prompt or history of its own to cache ahead of it."""
+        args = use.parent
+        call = args.parent if args is not None else None
+        if args is None or call is None or args.type != "arguments":
+            return False
+        if call.type != "call_expression" or not args.named_children:
+            return False
+        if unwrap(args.named_children[0]).id != use.id:
+            return False
+        ws = set(words(callee_name(self.src, call)))
+        return bool(ws & _SENDS) and not ws & (_PREFIX_WORDS | _SYSTEM_ROLES | _PROMPT_WORDS)
 
     def _only_user_builder(self, name: str) -> bool:
         """`const finalPrompt = (input) => ...` whose every call is a user message's content,
@@ -333,7 +381,11 @@ class SinkCheck:
                 p = p.parent
             if p is not None and p.type == "variable_declarator":
                 local = self.src.text(p.child_by_field_name("name"))
-                if not self._only_user_prompt(local, p) or prefix_name(local):
+                # `const prompt = buildTaskPrompt(...)` sent only as `prompt` (beside a
+                # `systemPrompt`): the user's turn; a local named for the system prompt is not.
+                if not self._only_user_prompt(local, p) or set(words(local)) & (
+                    _PREFIX_WORDS | _SYSTEM_ROLES
+                ):
                     return False
             elif not (
                 p is not None
@@ -361,29 +413,80 @@ class SinkCheck:
             return False
         for u in uses:
             pair = u.parent
-            if u.type == "shorthand_property_identifier" or pair is None or pair.type != "pair":
+            if u.type == "shorthand_property_identifier":
+                if name not in _ONE_OFF_KEYS or not self._one_off_body(pair):
+                    return False
+                continue
+            if pair is None or pair.type != "pair":
                 return False
             key = key_name(self.src, pair.child_by_field_name("key"))
             if key == "content" and _role(self.src, pair.parent) == "system":
-                arr = pair.parent.parent if pair.parent is not None else None
-                if arr is None or arr.type != "array" or not _only_users(self.src, arr, 1):
+                if not self._one_off_message(pair.parent):
                     return False
-            elif key == "system" and pair.parent is not None:
-                msgs = next(
-                    (
-                        p.child_by_field_name("value")
-                        for p in pair.parent.named_children
-                        if p.type == "pair"
-                        and key_name(self.src, p.child_by_field_name("key")) == "messages"
-                    ),
-                    None,
-                )
-                if msgs is None or unwrap(msgs).type != "array":
-                    return False
-                if not _only_users(self.src, unwrap(msgs), 0):
-                    return False
-            else:
+            elif key not in _ONE_OFF_KEYS or not self._one_off_body(pair.parent):
                 return False
+        return True
+
+    def _one_off_body(self, obj: Node | None) -> bool:
+        """A request's options whose messages are literal user messages only (`{ system,
+        messages: [{ role: 'user', content: q }] }`), or that send one `prompt` and no
+        messages (the AI SDK's `generateText({ system, prompt })`): no history follows the
+        system prompt."""
+        if obj is None or obj.type != "object":
+            return False
+        keys: dict[str | None, Node | None] = {}
+        for p in obj.named_children:
+            if p.type == "pair":
+                keys[key_name(self.src, p.child_by_field_name("key"))] = p.child_by_field_name(
+                    "value"
+                )
+            elif p.type == "shorthand_property_identifier":
+                keys[self.src.text(p)] = None
+            elif p.type == "spread_element":
+                return False  # `{ ...options, system }`: the messages may come with it
+        if "messages" in keys:
+            msgs = keys["messages"]
+            return (
+                msgs is not None
+                and unwrap(msgs).type == "array"
+                and _only_users(self.src, unwrap(msgs), 0)
+            )
+        return "prompt" in keys
+
+    def _one_off_message(self, obj: Node | None) -> bool:
+        """A system message first in a literal list of it and user messages only, sent as it
+        is (`messages: [...]`, a call's argument, or a local the function never grows nor
+        spreads into another list): a request with no history."""
+        arr = obj.parent if obj is not None else None
+        if arr is None or arr.type != "array" or not _only_users(self.src, arr, 1):
+            return False
+        items = [c for c in arr.named_children if c.type != "comment"]
+        if unwrap(items[0]).id != obj.id:  # type: ignore[union-attr]
+            return False
+        holder = arr.parent
+        if holder is None:
+            return False
+        if holder.type == "pair":
+            return key_name(self.src, holder.child_by_field_name("key")) in ("messages", "input")
+        if holder.type == "arguments":
+            return True
+        if holder.type != "variable_declarator":
+            return False
+        name_node = holder.child_by_field_name("name")
+        if name_node is None or name_node.type != "identifier":
+            return False
+        name = self.src.text(name_node)
+        for n in walk(scope_of(holder)):
+            if n.type not in ("identifier", "shorthand_property_identifier"):
+                continue
+            if n.id == name_node.id or self.src.text(n) != name:
+                continue
+            p = n.parent
+            if p is None or p.type in ("spread_element", "assignment_expression"):
+                return False  # spread into a longer list, or replaced
+            prop = p.child_by_field_name("property") if p.type == "member_expression" else None
+            if prop is not None and self.src.text(prop) != "length":
+                return False  # `messages.push(...)`: it grows into a history
         return True
 
     def _jsx_system(self, element: Node) -> None:
@@ -486,7 +589,7 @@ class SinkCheck:
                 "and tool list and state the mode in the newest user turn",
             )
 
-    def _named(self, name: str, value: Node | None, at: Node) -> None:
+    def _named(self, name: str, value: Node | None, at: Node, one_off: bool | None = None) -> None:
         if value is None or not name:
             return
         v = unwrap(value)
@@ -500,10 +603,11 @@ class SinkCheck:
             else:
                 self._clock_slots(v, name)
                 self._retrieved_slots(v, name)
-                before = len(self.out)
-                self.text_sink(value, f"`{name}`", at)
-                if len(self.out) > before and self._one_off_system(name, at):
-                    self.out[before:] = [f for f in self.out[before:] if f.code not in _ONE_OFF]
+                if one_off is None:
+                    test = lambda: self._one_off_system(name, at)  # noqa: E731
+                else:
+                    test = lambda: one_off  # noqa: E731
+                self._sink_of_one_off(test, lambda: self.text_sink(value, f"`{name}`", at))
                 self._mode_prompt(value, name)
         elif tools_name(name) and v.type not in FUNCTIONS:
             self.order_sink(value, f"`{name}`", at)
@@ -536,7 +640,10 @@ class SinkCheck:
         if role is not None:
             content = pairs.get("content")
             if role in _SYSTEM_ROLES and content is not None:
-                self.text_sink(content, f"a {role} message", obj)
+                self._sink_of_one_off(
+                    lambda: self._one_off_message(obj),
+                    lambda: self.text_sink(content, f"a {role} message", obj),
+                )
             return
         call = obj.parent.parent if obj.parent is not None else None
         called = (
@@ -555,6 +662,8 @@ class SinkCheck:
                 continue
             if key in ("content", "text") and called in _LC_SYSTEM:
                 self.text_sink(value, f"`{called}`", obj)
+            elif key in _ONE_OFF_KEYS:
+                self._named(key, value, obj, self._one_off_body(obj))
             else:
                 self._named(key, value, obj)
         for p in obj.named_children:
@@ -863,6 +972,12 @@ class SinkCheck:
         if not (ws & _REQUEST or (ws & _CURRENT and ws & _REQUEST_PARTS) or retrieved):
             return
         request = ws & _REQUEST or (ws & _CURRENT and ws & _REQUEST_PARTS)
+        if request and (name.isupper() or ws & _SYSTEM_ROLES) and not retrieved:
+            # `CURRENT_REQUEST_REMINDER`: a constant's fixed text; `newSystemPrompt`: a system
+            # prompt, reported by what it holds, not the request by its name.
+            return
+        if request and self._in_one_off():
+            return  # the question of a request with no history: its own input, sent once
         what = "the current request" if request else "retrieved for this request"
         self._request_sinks.add(sink_line)
         self._report(
@@ -989,6 +1104,8 @@ class SinkCheck:
         code = CODE_OF[taint.kind]
         if (leaf.id, code) in self._seen:
             return
+        if code in _ONE_OFF and self._in_one_off():
+            return
         # One finding a value on a line: `system = buildSystemPrompt(name, today)` reaches
         # `system` and the builder's argument both; reported once.
         once = (code, taint.line, taint.what, taint.path, self.src.pos(leaf)[0])
@@ -1037,9 +1154,14 @@ _SLOT_IN_TEXT = re.compile(r"(?<!\$)\{\{?\s*([A-Za-z_][\w]*)\s*\}\}?")
 
 
 # What a request with no history may carry in its system prompt without breaking a cache: a
-# date (the same all day, and no conversation's prefix follows it). Retrieved content stays
-# reported: the labels count it one-off or not, as a repeated request's prefix moves with it.
+# date (the same all day, and no conversation's prefix follows it to be invalidated) and the
+# question itself (the request's own input, sent once). A clock reading stays reported: it
+# changes on every repeat of the same request (a classifier called per ticket), whose system
+# prompt would otherwise be read from the cache. Retrieved content stays reported too: the
+# labels count it one-off or not, as a repeated request's prefix moves with it.
 _ONE_OFF = frozenset({"PL102"})
+# The keys of a request's options that hold its system prompt.
+_ONE_OFF_KEYS = frozenset({"system", "instructions"})
 
 
 def _pair_key(n: Node) -> bool:

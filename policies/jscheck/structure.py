@@ -286,12 +286,18 @@ def _not_system(ws: set[str]) -> bool:
     return "system" not in ws or "non" in ws
 
 
+# A list named for a field of the messages or sessions, not for them: `sessionIds`,
+# `stateHistoryTimestamps`, `historyKeys` (cutting it sends nothing different).
+_FIELD_LIST = frozenset({"ids", "id", "timestamps", "times", "keys", "names", "paths", "urls"})
+
+
 def is_history(src: Source, node: Node | None) -> bool:
     """A value named like a conversation: `messages`, `chatHistory`, `this.transcript`."""
     if node is None:
         return False
-    ws = set(words(value_name(src, node)))
-    return bool(ws & _HISTORY) and _not_system(ws)
+    named = words(value_name(src, node))
+    ws = set(named)
+    return bool(ws & _HISTORY) and _not_system(ws) and named[-1] not in _FIELD_LIST
 
 
 _EXPIRE = frozenset({"expire", "prune", "evict", "forget"})
@@ -426,6 +432,7 @@ def check_windows(src: Source) -> list[Finding]:
             and _negative(src, args[0])
             and is_history(src, _through_order_kept(src, obj))
             and not _for_side_request(src, n)
+            and not _excerpted(src, n)
         ):
             # At `.slice` itself where it ends a chain spread over lines.
             at = fn.child_by_field_name("property") if fn is not None else None
@@ -609,6 +616,8 @@ def check_flattened_history(src: Source) -> list[Finding]:
         user = roles.get("user")
         if "system" not in roles or user is None or not _carries_history(src, user):
             continue
+        if _excerpt_text(src, user):
+            continue  # excerpts of the recent turns, asked about; not the conversation resent
         # `[system, ...chatContext, user]`: the history goes as messages, not as text.
         spread = any(
             x.type == "spread_element"
@@ -655,6 +664,75 @@ def _carries_history(src: Source, content: Node) -> bool:
             if value is not None and any(
                 y.type in ("identifier", "property_identifier") and _history_word(src.text(y))
                 for y in walk(value)
+            ):
+                return True
+    return False
+
+
+# Calls that cut a text to a length: `text.slice(0, 500)`, `substring(0, n)`, `truncate(t, n)`.
+_CUTS = frozenset({"slice", "substring", "substr"})
+
+
+def _cuts_text(src: Source, fn: Node) -> bool:
+    """A callback that cuts each item's text to a length (`(m) => `${m.role}:
+    ${m.content.slice(0, 500)}``)."""
+    for c in walk(fn):
+        if c.type != "call_expression":
+            continue
+        name = callee_name(src, c)
+        args = arguments(c)
+        if name in _CUTS and len(args) == 2 and src.text(unwrap(args[0])) == "0":
+            return True
+        if "truncate" in name.lower() and len(args) >= 2:
+            return True
+    return False
+
+
+def _excerpted(src: Source, window: Node) -> bool:
+    """The window's messages are each cut to a length as they are made into text
+    (`messages.slice(-20).map((m) => m.content.slice(0, 500)).join("\\n")`): excerpts of the
+    recent turns handed to a side request (a memory extractor, a title), not the history
+    sent again; the labels count a side request of excerpts as no breaker."""
+    n = window
+    for _ in range(4):
+        member = n.parent
+        if member is None or member.type != "member_expression":
+            return False
+        call = member.parent
+        if call is None or call.type != "call_expression":
+            return False
+        if callee_name(src, call) in ("map", "flatMap") and any(
+            unwrap(a).type in FUNCTIONS and _cuts_text(src, unwrap(a)) for a in arguments(call)
+        ):
+            return True
+        n = call
+    return False
+
+
+def _excerpt_text(src: Source, content: Node) -> bool:
+    """A user message's text made of excerpts of the conversation: its value (or the local
+    it names) maps the messages to texts each cut to a length."""
+    value: Node | None = unwrap(content)
+    seen = 0
+    while value is not None and value.type == "identifier" and seen < 3:
+        value = _local_value(src, value)
+        seen += 1
+    if value is None:
+        return False
+    nodes = [value]
+    for x in walk(value):
+        if x.type == "identifier":
+            local = _local_value(src, x)
+            if local is not None and local.id != value.id:
+                nodes.append(local)
+    for v in nodes:
+        for c in walk(v):
+            if (
+                c.type == "call_expression"
+                and callee_name(src, c) in ("map", "flatMap")
+                and any(
+                    unwrap(a).type in FUNCTIONS and _cuts_text(src, unwrap(a)) for a in arguments(c)
+                )
             ):
                 return True
     return False

@@ -178,7 +178,11 @@ def _history_text(fn: ast.AST) -> set[str]:
         if isinstance(node, (ast.For, ast.AsyncFor)) and _is_history(node.iter):
             items = names_in(node.target)
             for sub in ast.walk(node):
-                if isinstance(sub, (ast.AugAssign, ast.Assign)) and names_in(sub.value) & items:
+                if (
+                    isinstance(sub, (ast.AugAssign, ast.Assign))
+                    and names_in(sub.value) & items
+                    and not _cuts_each(sub.value)
+                ):
                     targets = [sub.target] if isinstance(sub, ast.AugAssign) else sub.targets
                     out |= {t.id for t in targets if isinstance(t, ast.Name)}
         elif (
@@ -190,9 +194,33 @@ def _history_text(fn: ast.AST) -> set[str]:
                 isinstance(n, (ast.Name, ast.Attribute)) and _is_history(n)
                 for n in ast.walk(node.value)
             )
+            and not _cuts_each(node.value)
         ):
             out.add(node.targets[0].id)
     return out
+
+
+def _cuts_each(value: ast.expr) -> bool:
+    """Text made of each message cut to a length (`f"{m['content'][:200]}" for m in
+    history[-5:]`, `truncate(m.content, 500)`): excerpts of the recent turns handed to a side
+    request (a classifier, an extractor), which the labels count as no breaker, not the
+    conversation resent."""
+    for n in ast.walk(value):
+        if (
+            isinstance(n, ast.Subscript)
+            and isinstance(n.slice, ast.Slice)
+            and n.slice.lower is None
+            and n.slice.step is None
+            and isinstance(n.slice.upper, ast.Constant)
+            and isinstance(n.slice.upper.value, int)
+            and n.slice.upper.value > 0
+        ):
+            return True
+        if isinstance(n, ast.Call) and len(n.args) + len(n.keywords) >= 2:
+            name = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "")
+            if {"truncate", "shorten"} & set(words(name)):
+                return True
+    return False
 
 
 _PLAIN_HISTORY = frozenset({"history", "conversation", "transcript"})

@@ -206,7 +206,12 @@ class SinkCheck:
             # Once per statement: the system messages of its one-off requests.
             joined = {id(x) for n in nodes if isinstance(n, ast.BinOp) for x in (n.left, n.right)}
             for n in nodes:
-                if isinstance(n, ast.List) and id(n) not in joined and _one_off_request(n):
+                if (
+                    isinstance(n, ast.List)
+                    and id(n) not in joined
+                    and _one_off_request(n)
+                    and not self._grown(root, n)
+                ):
                     self._one_off.add(id(n.elts[0]))
         appended = _state_update(root)
         for node in sites:
@@ -225,7 +230,7 @@ class SinkCheck:
             content = dict_get(node, "content")
             ts = self.ev.ev(content, env)
             if id(node) in self._one_off:
-                ts = drop(ts, {"retrieved"})
+                ts = drop(ts, _ONE_OFF)
             self.report(ts, Sink(f"{role} message", node.lineno, in_function))
             if content is not None:
                 self.layout.check(content, env)
@@ -263,7 +268,7 @@ class SinkCheck:
                 short = q.rsplit(".", 1)[-1] if "from_template" not in q else "system template"
                 ts = self.ev.ev(text, env)
                 if id(node) in self._one_off:
-                    ts = drop(ts, {"retrieved"})
+                    ts = drop(ts, _ONE_OFF)
                 self.report(ts, Sink(f"system message ({short})", node.lineno, in_function))
         setter = node.func.attr if isinstance(node.func, ast.Attribute) else q
         if _SYSTEM_SETTER.search(setter) and node.args:
@@ -347,10 +352,14 @@ class SinkCheck:
     ) -> None:
         """The prefix parts of one request, given as call keywords or body-dict entries."""
         move = self.move.build(kw, env)
+        one_off = self._one_off_body(kw)
         for name, where in _PREFIX_KWARGS.items():
             if name in kw:
+                ts = self.ev.ev(kw[name], env)
+                if one_off and name in ("system", "instructions", "system_prompt"):
+                    ts = drop(ts, _ONE_OFF_VOLATILE)
                 self.report(
-                    self.ev.ev(kw[name], env),
+                    ts,
                     Sink(
                         where,
                         node.lineno,
@@ -369,6 +378,38 @@ class SinkCheck:
             self.anthropic.check(node, anthropic, kw, env)
         if not anthropic:
             self.openai.check(node, kw, env)
+
+    def _grown(self, stmt: ast.AST, lst: ast.List) -> bool:
+        """Whether the list is bound to a name (`messages = [...]`) that the function (or
+        the module) then grows (`messages.append(...)`, `messages += ...`, `messages =
+        messages + ...`): the list is then a conversation's history, not a one-off request."""
+        if not (isinstance(stmt, ast.Assign) and stmt.value is lst):
+            return False
+        names = {t.id for t in stmt.targets if isinstance(t, ast.Name)}
+        fn = self.ctx.scope.fn
+        if fn is None:
+            return bool(names)  # a module's list: where it grows is not walked here
+        return bool(names) and any(_grows(n, names) for n in ast.walk(fn))
+
+    def _one_off_body(self, kw: dict[str, ast.expr]) -> bool:
+        """A request whose messages are a literal list of user messages only
+        (`messages=[{"role": "user", "content": q}]`, or a local bound to one and never
+        grown), or whose `input=` is one text: no history follows its system prompt."""
+        msgs = kw.get("messages")
+        if msgs is None and "input" in kw:
+            inp = kw["input"]
+            if isinstance(inp, (ast.Constant, ast.JoinedStr)) and not isinstance(
+                getattr(inp, "value", ""), bytes
+            ):
+                return True
+            msgs = inp
+        lst: ast.List | None = msgs if isinstance(msgs, ast.List) else None
+        if lst is None and isinstance(msgs, ast.Name):
+            lst = self.ctx.scope.list_literals.get(msgs.id)
+            fn = self.ctx.scope.fn
+            if lst is not None and (fn is None or any(_grows(n, {msgs.id}) for n in ast.walk(fn))):
+                return False
+        return lst is not None and bool(lst.elts) and all(_role_of(e) == "user" for e in lst.elts)
 
     def check_messages(self, value: ast.expr, env: dict[str, Taints]) -> None:
         lst: ast.List | None = value if isinstance(value, ast.List) else None
@@ -523,6 +564,32 @@ def _persona(value: ast.expr) -> bool:
     as often the user's turn)."""
     text = _leading_text(value)
     return text is not None and text.lstrip().startswith(("You are ", "You're "))
+
+
+# What a request with no history may carry in its system prompt without breaking a cache: a
+# date in the `system=` of a request whose messages are the user's turn only (the same all
+# day, and no conversation's prefix follows it to be invalidated; a clock reading changes on
+# every repeat of the same request, so it stays reported); what was fetched for it, in a
+# system message followed only by user messages. A date in such a system message stays
+# reported: the older corpora's labels count the date of a research step's one-off system
+# message (a query writer sent once per report section), so the rule is kept to `system=`.
+_ONE_OFF_VOLATILE = frozenset({"date"})
+_ONE_OFF = frozenset({"retrieved"})
+_GROW = frozenset({"append", "extend", "insert", "add_message", "add_messages"})
+
+
+def _grows(node: ast.AST, names: set[str]) -> bool:
+    """`name.append(...)`, `name += ...` or `name = name + ...` for one of `names`."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        v = node.func.value
+        return node.func.attr in _GROW and isinstance(v, ast.Name) and v.id in names
+    if isinstance(node, ast.AugAssign):
+        return isinstance(node.target, ast.Name) and node.target.id in names
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.BinOp):
+        used = {n.id for n in ast.walk(node.value) if isinstance(n, ast.Name)}
+        bound = {t.id for t in node.targets if isinstance(t, ast.Name)}
+        return bool(bound & names & used)
+    return False
 
 
 def _one_off_request(node: ast.List) -> bool:

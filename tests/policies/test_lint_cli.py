@@ -327,17 +327,18 @@ import subprocess
 STARTED = datetime.datetime.now()
 
 
-def build(client, q):
+def build(client, q, history):
     day = datetime.date.today()
     branch = subprocess.check_output(["git", "branch", "--show-current"], text=True)
     client.messages.create(
         model="claude-sonnet-4-6", max_tokens=10, cache_control={"type": "ephemeral"},
         system=f"Day {day}. Started {STARTED}. Rules.",
         tools=[{"name": "x", "description": f"Branch {branch}", "input_schema": {}}],
-        messages=[{"role": "user", "content": f"{datetime.datetime.now()} {q}"}],
+        messages=[*history, {"role": "user", "content": f"{datetime.datetime.now()} {q}"}],
     )
 """
     sev = {(f.code, f.line): f.severity for f in lint_source(src, "s.py")}
+    # (`*history`: a conversation; beside one user message the date would be a one-off's.)
     assert sev[("PL102", 8)] == "warning"  # a date in the system prompt
     assert sev[("PL104", 9)] == "error"  # git state in a tool description: first in the prefix
     assert sev[("PL101", 4)] == "note"  # computed once per process

@@ -285,14 +285,15 @@ def test_a_summary_placed_ahead_of_the_recent_messages() -> None:
 
 def test_a_date_in_the_one_user_prompt_of_an_ai_sdk_call() -> None:
     # A one-off request with the AI SDK: the date reaches only `prompt`, the request's single
-    # user message, whether passed as `prompt` or `prompt: prompt`; in `system` it is a breaker.
+    # user message, whether passed as `prompt` or `prompt: prompt`; in the `system` of a
+    # conversation (`messages: history`) it is a breaker.
     ts = (
-        "export async function suggestTimes(thread: string, model: Model) {\n"
+        "export async function suggestTimes(thread: string, model: Model, history: M[]) {\n"
         "  const today = new Date().toISOString().split('T')[0];\n"
         "  const prompt = `Today is ${today}.\\n<thread>${thread}</thread>`;\n"
         "  await generateText({ model, system: 'Find free slots.', prompt });\n"
         "  const system = `Find free slots. Today is ${today}.`;\n"
-        "  return generateText({ model, system: system, prompt: thread });\n"
+        "  return generateText({ model, system: system, messages: history });\n"
         "}\n"
     )
     found = lint_source(ts, "availability.ts")

@@ -119,13 +119,15 @@ await new OpenAI().chat.completions.create({
   messages: [{ role: "developer", content: "Run " + randomUUID() },
     { role: "user", content: now() }],
 });
-streamText({ model, system: `It is ${new Date().toLocaleDateString()}`, prompt: `at ${now()}` });
+streamText({ model, system: `It is ${new Date().toLocaleDateString()}`, messages });
 generateText({ model, system: "Plain.", prompt: `Time ${now()}` });
 const msgs = [new SystemMessage(`Clock ${Date.now()}`), new HumanMessage(`Clock ${Date.now()}`)];
 const tpl = ChatPromptTemplate.fromMessages([["system", `Session ${Math.random()}`],
   ["human", "{q}"]]);
 const agent = new Agent({ name: "a", instructions: `Date ${new Date().toDateString()}` });
 """
+    # `streamText` is handed a conversation (`messages`): with one `prompt` instead it is a
+    # one-off request, whose date breaks no cache (tests/policies/test_lint_one_off.py).
     assert _codes(ts) == [
         (9, "PL101"),
         (12, "PL103"),
