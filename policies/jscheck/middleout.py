@@ -29,9 +29,20 @@ _TAIL_TEXT = (
 )
 
 
+# Verbs that make a middle-out name a cut (`middleOutFiltering`, `apply_middle_out`), not a
+# checker or a helper about the strategy (`check_middle_out`, `middle_out_transform`).
+_CUTS = frozenset(
+    {"filter", "filtering", "trim", "trimming", "truncate", "truncation", "cut", "compress"}
+    | {"compression", "prune", "pruning", "strategy", "apply", "shrink"}
+)
+
+
 def _middle_out(name: str) -> bool:
     ws = words(name)
-    return any(a == "middle" and b == "out" for a, b in itertools.pairwise(ws))
+    return any(
+        a == "middle" and b == "out" and set(ws[max(0, i - 1) : i] + ws[i + 2 :]) & _CUTS
+        for i, (a, b) in enumerate(itertools.pairwise(ws))
+    )
 
 
 def _spread_name(src: Source, node: Node) -> set[str]:

@@ -75,16 +75,17 @@ def test_python_tools_chosen_by_the_model_the_request_picks() -> None:
 
 def test_typescript_a_middle_out_helper_and_transform() -> None:
     # A helper named for middle-out given the conversation, and OpenRouter's transform; a
-    # middleware call and another transform stay silent.
+    # middleware call, a checker named for the strategy and another transform stay silent.
     src = (
         "export async function step(items: Item[]) {\n"
         "  const r = await middleOutFiltering(items);\n"
+        "  checkMiddleOut(items);\n"
         "  const m = middleware(items);\n"
         "  await openrouter.chat({ messages: r.messages, transforms: ['middle-out'] });\n"
         "  await openrouter.chat({ messages: m, transforms: ['compress'] });\n"
         "}\n"
     )
-    assert _codes(src, "agent.ts") == [(2, "PL303"), (4, "PL303")]
+    assert _codes(src, "agent.ts") == [(2, "PL303"), (5, "PL303")]
 
 
 def test_typescript_a_head_and_tail_put_back_together_under_a_budget() -> None:
