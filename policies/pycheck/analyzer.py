@@ -21,6 +21,7 @@ from ..findings import Finding, Fix, source_lines
 from .context import Context, Scope
 from .flow import Flow
 from .history import check_history
+from .livelist import check_live_list_in_system
 from .middleout import check_middle_out
 from .peritem import check_per_item
 from .placement import Load, check_placement
@@ -125,6 +126,7 @@ def check_python(
         check_history(tree, ctx)
     check_windows(tree, ctx)
     check_middle_out(tree, ctx)
+    check_live_list_in_system(tree, ctx)
     check_per_item(tree, ctx)
     check_model_per_step(tree, ctx)
     check_tool_swaps(tree, ctx)

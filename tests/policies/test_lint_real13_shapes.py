@@ -145,3 +145,47 @@ def test_python_a_middle_out_helper_and_transform() -> None:
         "        model='m', messages=mid, extra_body={'transforms': ['compress']})\n"
     )
     assert _codes(src, "agent.py") == [(2, "PL303"), (5, "PL303")]
+
+
+def test_typescript_the_users_todo_list_regenerated_into_the_system_prompt() -> None:
+    # Read afresh for each request and put ahead of the chat: each edit to a todo between turns
+    # changes the prefix. The same builder given the user's name, and a todo prompt for a
+    # list that is sent alone (no history after it), stay silent.
+    src = (
+        "const systemMessages = async (): Promise<Message[]> => {\n"
+        "  const out: Message[] = [];\n"
+        "  const todos = JSON.parse(localStorage.getItem('todos') || '[]');\n"
+        "  const fresh = generateTodoSystemPrompt(todos);\n"
+        "  out.push({ role: 'system', content: fresh });\n"
+        "  out.push({ role: 'system', content: buildSystemPrompt(userName) });\n"
+        "  return out;\n"
+        "};\n"
+        "const oneShot = (tasks: Task[]) => {\n"
+        "  const alone: Message[] = [];\n"
+        "  alone.push({ role: 'system', content: buildSystemPrompt(tasks) });\n"
+        "  return alone;\n"
+        "};\n"
+        "export async function send(messages: Message[]) {\n"
+        "  const out = await systemMessages();\n"
+        "  return client.chat({ messages: [...out, ...messages] });\n"
+        "}\n"
+    )
+    assert _codes(src, "chat.ts") == [(4, "PL304")]
+
+
+def test_python_the_users_todo_list_regenerated_into_the_system_prompt() -> None:
+    # The same shape in Python; the builder given the user's name, and a todo prompt sent with
+    # no history after it, stay silent.
+    src = (
+        "def reply(client, store, history, user_name):\n"
+        "    todos = store.load_todos()\n"
+        "    system = build_todo_system_prompt(todos)\n"
+        "    fixed = build_system_prompt(user_name)\n"
+        "    msgs = [{'role': 'system', 'content': system + fixed}, *history]\n"
+        "    return client.chat.completions.create(model='m', messages=msgs)\n"
+        "def summary(client, tasks):\n"
+        "    system = build_system_prompt(tasks)\n"
+        "    msgs = [{'role': 'system', 'content': system}]\n"
+        "    return client.chat.completions.create(model='m', messages=msgs)\n"
+    )
+    assert _codes(src, "todo.py") == [(3, "PL304")]
