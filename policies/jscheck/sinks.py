@@ -24,6 +24,7 @@ from tree_sitter import Node
 from ..choice import picked_model
 from ..findings import Finding
 from ..meaning import kind_of_name, words
+from .records import is_record
 from .slots import never_filled
 from .syntax import (
     FUNCTIONS,
@@ -535,7 +536,11 @@ class SinkCheck:
                 p = r.parent
                 while p is not None and p.id != fn.id and p.type not in FUNCTIONS:
                     p = p.parent
-                if p is not None and p.id == fn.id:
+                if (
+                    p is not None
+                    and p.id == fn.id
+                    and not is_record(self.src, r.named_children[0], fn)
+                ):
                     self.text_sink(r.named_children[0], f"`{name}()`", fn)
 
     def _object(self, obj: Node) -> None:

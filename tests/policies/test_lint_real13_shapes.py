@@ -189,3 +189,25 @@ def test_python_the_users_todo_list_regenerated_into_the_system_prompt() -> None
         "    return client.chat.completions.create(model='m', messages=msgs)\n"
     )
     assert _codes(src, "todo.py") == [(3, "PL304")]
+
+
+def test_typescript_a_stored_prompt_record_is_no_request() -> None:
+    # A settings store's `createSystemPrompt` returns the saved record (an id and stamps); the
+    # same name returning text built from the current request is a builder and stays reported.
+    record = (
+        "export const createSystemPrompt = (input: Input, newName: string) => {\n"
+        "  const now = new Date().toISOString();\n"
+        "  const newPrompt = { id: uuid(), name: newName, content: input.content,\n"
+        "    createdAt: now, updatedAt: now };\n"
+        "  prompts.push(newPrompt);\n"
+        "  return newPrompt;\n"
+        "};\n"
+    )
+    assert _codes(record, "prompts.ts") == []
+    text = (
+        "export const createSystemPrompt = (newMessage: string) => {\n"
+        "  const newPrompt = `You help. The user asks: ${newMessage}`;\n"
+        "  return newPrompt;\n"
+        "};\n"
+    )
+    assert {c for _, c in _codes(text, "prompts.ts")} == {"PL304"}
