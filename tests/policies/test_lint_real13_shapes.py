@@ -211,3 +211,25 @@ def test_typescript_a_stored_prompt_record_is_no_request() -> None:
         "};\n"
     )
     assert {c for _, c in _codes(text, "prompts.ts")} == {"PL304"}
+
+
+def test_python_a_stored_prompt_record_is_no_request() -> None:
+    # The Python form of the settings store: the record's stamps and id are no prompt. A
+    # function of the same name that returns text with the clock in it stays reported.
+    record = (
+        "import datetime, uuid\n"
+        "def create_system_prompt(new_name, new_content):\n"
+        "    now = datetime.datetime.now().isoformat()\n"
+        "    new_prompt = {'id': str(uuid.uuid4()), 'name': new_name,\n"
+        "                  'content': new_content, 'created_at': now, 'updated_at': now}\n"
+        "    PROMPTS.append(new_prompt)\n"
+        "    return new_prompt\n"
+    )
+    assert _codes(record, "prompts.py") == []
+    text = (
+        "import datetime\n"
+        "def create_system_prompt(new_name):\n"
+        "    now = datetime.datetime.now().isoformat()\n"
+        "    return f'You help {new_name}. It is {now}.'\n"
+    )
+    assert [c for _, c in _codes(text, "prompts.py")] == ["PL101"]
