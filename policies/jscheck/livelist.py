@@ -89,6 +89,9 @@ def _ahead_of_history(src: Source, names: set[str]) -> bool:
 
 def check_live_list_in_system(src: Source) -> list[Finding]:
     out: list[Finding] = []
+    low = src.data.lower()
+    if b"system" not in low or not any(w[:-1].encode() in low for w in _LIVE):
+        return out  # no system prompt or no live list named in the file: skip the walk
     for n in walk(src.root):
         if n.type != "call_expression" or not _system_builder(callee_name(src, n)):
             continue

@@ -67,6 +67,9 @@ def _system_ahead_of_history(fn: ast.AST) -> bool:
 
 
 def check_live_list_in_system(tree: ast.Module, ctx: Context) -> None:
+    text = "\n".join(ctx.lines).lower()
+    if "system" not in text or not any(w[:-1] in text for w in _LIVE):
+        return  # no system prompt or no live list named in the file: skip the walk
     for fn in ast.walk(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
