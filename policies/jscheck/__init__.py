@@ -13,6 +13,8 @@ from __future__ import annotations
 import re
 
 from ..findings import Finding
+from .livelist import check_live_list_in_system
+from .middleout import check_middle_out
 from .peritem import check_per_item
 from .prefixflow import check_prefix_flow
 from .rewrites import check_rewrites
@@ -50,6 +52,8 @@ def check_js(path: str, text: str, load: Loader | None = None) -> list[Finding]:
         + check_content_before_history(src)
         + check_system_replaced(src)
         + check_per_item(src)
+        + check_middle_out(src)
+        + check_live_list_in_system(src)
     )
     # The request's state may already be reported where it enters the system message as
     # retrieved content (a parameter named `...Context`): one finding a line.

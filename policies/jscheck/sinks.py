@@ -22,8 +22,11 @@ from collections.abc import Callable
 
 from tree_sitter import Node
 
+from ..choice import picked_model
 from ..findings import Finding
 from ..meaning import kind_of_name, words
+from .records import is_record
+from .slots import never_filled
 from .syntax import (
     FUNCTIONS,
     Source,
@@ -225,6 +228,17 @@ class SinkCheck:
                     and not text[:1].isupper()  # a class (`AgentToolGroup`), not a choice
                     and set(words(text)) & _MODE_WORDS
                     and not _pair_key(n)  # `{ approvalMode: "interrupt" }`: a fixed setting
+                ):
+                    return n
+        return None
+
+    def _picked_model(self, nodes: list[Node]) -> Node | None:
+        """The first identifier under `nodes` named for the model the request picks
+        (`selectedChatModel === "chat-model-reasoning" ? [] : tools`)."""
+        for node in nodes:
+            for n in walk(node):
+                if n.type in ("identifier", "property_identifier") and picked_model(
+                    self.src.text(n)
                 ):
                     return n
         return None
@@ -502,7 +516,7 @@ class SinkCheck:
     def _clock_slots(self, value: Node, name: str) -> None:
         """`SYSTEM_PROMPT = "... System Time: {time}"`: a slot named for the clock in a system
         prompt's own text is there to be filled with it when a request is built."""
-        if value.type not in ("string", "template_string"):
+        if value.type not in ("string", "template_string") or never_filled(self.src, value):
             return
         parts = [
             c
@@ -626,7 +640,11 @@ class SinkCheck:
                 p = r.parent
                 while p is not None and p.id != fn.id and p.type not in FUNCTIONS:
                     p = p.parent
-                if p is not None and p.id == fn.id:
+                if (
+                    p is not None
+                    and p.id == fn.id
+                    and not is_record(self.src, r.named_children[0], fn)
+                ):
                     self.text_sink(r.named_children[0], f"`{name}()`", fn)
 
     def _object(self, obj: Node) -> None:
@@ -914,7 +932,7 @@ class SinkCheck:
                         "request and every cache level misses; send one tool list",
                     )
                     return
-        n = self._mode_word(nodes)
+        n = self._mode_word(nodes) or self._picked_model(nodes)
         if n is not None:
             self._report(
                 value,

@@ -21,6 +21,8 @@ from ..findings import Finding, Fix, source_lines
 from .context import Context, Scope
 from .flow import Flow
 from .history import check_history
+from .livelist import check_live_list_in_system
+from .middleout import check_middle_out
 from .peritem import check_per_item
 from .placement import Load, check_placement
 from .prefixflow import check_prefix_flow
@@ -125,6 +127,8 @@ def check_python(
     if _WRITES_CONTENT.search(text):  # the walk for PL303 only where a message is edited
         check_history(tree, ctx)
     check_windows(tree, ctx)
+    check_middle_out(tree, ctx)
+    check_live_list_in_system(tree, ctx)
     check_per_item(tree, ctx)
     check_model_per_step(tree, ctx)
     check_tool_swaps(tree, ctx)

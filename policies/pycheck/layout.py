@@ -15,6 +15,7 @@ import ast
 
 from prefixlock.tokenizer import count_tokens
 
+from ..choice import picked_model
 from ..meaning import words
 from ..rules import LOWEST_MINIMUM
 from .context import Context
@@ -127,7 +128,7 @@ class LayoutCheck:
         """PL302 for the tool list: the first bytes of the prefix are the tools, so a list
         picked by a mode (`PLAN_TOOLS if plan_mode else TOOLS`, `TOOLS_BY_MODE[mode]`) gives
         each mode a prefix that shares nothing."""
-        if isinstance(node, ast.IfExp) and _names_a_mode(node.test):
+        if isinstance(node, ast.IfExp) and (_names_a_mode(node.test) or _names_a_pick(node.test)):
             self.ctx.flag(
                 node,
                 "PL302",
@@ -175,6 +176,16 @@ _MODE_WORDS = frozenset(
         "safe",
     }
 )
+
+
+def _names_a_pick(test: ast.AST) -> bool:
+    """A test that reads the model the request picks (`selected_model == "reasoning"`): the
+    tools then change with the user's pick inside one conversation."""
+    return any(
+        picked_model(n.id if isinstance(n, ast.Name) else n.attr)
+        for n in ast.walk(test)
+        if isinstance(n, (ast.Name, ast.Attribute))
+    )
 
 
 def _names_a_mode(test: ast.AST) -> bool:

@@ -26,6 +26,7 @@ from .breakpoints import AnthropicBreakpoints, OpenAIBreakpoints
 from .context import Context
 from .fixes import MoveFix, taint_fix
 from .layout import LayoutCheck
+from .records import is_record
 from .syntax import const_str, dict_get, dict_keys, dotted, walk_no_defs
 from .taint import CODE_OF, RENDERED, VOLATILE, Evaluator, Taint, Taints, drop
 
@@ -173,6 +174,7 @@ class SinkCheck:
             and scope.name
             and (_SYSTEM_FUNC.search(scope.name) or scope.name in self.ctx.prompt_funcs)
             and scope.name not in self.ctx.first_request_funcs
+            and not is_record(stmt.value, scope.fn)
         ):
             self.report(
                 self.ev.ev(stmt.value, env),

@@ -298,6 +298,13 @@ def _sent(node: ast.AST, parents: dict[int, ast.AST], chat: bool) -> bool:
         ):
             # `final_messages.extend(history[start:])`, where that list is what is sent.
             return _sent_list(parent.func.value, parent, parents)
+        if (
+            isinstance(parent, (ast.Assign, ast.AnnAssign))
+            and not chat
+            and any(_passed_later(t, parent, parents) for t in _targets(parent))
+        ):
+            # `trimmed = messages[-8:]` then `self.chat(messages=trimmed)`: sent by name.
+            return True
         if not chat and not _in_store_class(parent, parents):
             return False
         if isinstance(parent, ast.Return):
@@ -305,7 +312,8 @@ def _sent(node: ast.AST, parents: dict[int, ast.AST], chat: bool) -> bool:
         if isinstance(parent, (ast.Assign, ast.AnnAssign)):
             targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
             return any(_is_history(t) for t in targets) or any(
-                _returned_later(t, parent, parents) for t in targets
+                _returned_later(t, parent, parents) or _passed_later(t, parent, parents)
+                for t in targets
             )
         if isinstance(parent, ast.Dict):
             for k, v in zip(parent.keys, parent.values, strict=True):
@@ -344,6 +352,30 @@ def _returned_later(target: ast.expr, at: ast.AST, parents: dict[int, ast.AST]) 
             isinstance(n, ast.Return)
             and n.value is not None
             and n.lineno > getattr(at, "lineno", 0)
+            and _listed(n.value, target.id)
+        ):
+            return True
+    return False
+
+
+def _targets(node: ast.Assign | ast.AnnAssign) -> list[ast.expr]:
+    return node.targets if isinstance(node, ast.Assign) else [node.target]
+
+
+def _passed_later(target: ast.expr, at: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """`trimmed = messages[-8:]` then `self.chat(messages=trimmed, system=system)`: the window
+    bound to a local that a later call of the same function is given as its messages."""
+    if not isinstance(target, ast.Name):
+        return False
+    fn: ast.AST | None = at
+    while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        fn = parents.get(id(fn))
+    line = getattr(at, "lineno", 0)
+    for n in ast.walk(fn) if fn is not None else ():
+        if (
+            isinstance(n, ast.keyword)
+            and n.arg in _SENT_KWARGS
+            and n.value.lineno > line
             and _listed(n.value, target.id)
         ):
             return True

@@ -51,11 +51,13 @@ VOLATILE_STEPS = (8, 5)
 
 # The development half's figures (RESULTS.md), per language: the breakers found and labelled,
 # and the true findings of all findings, with the branch's rules when the labels were done
-# (policies/ at 96fbc9a). A later rule may find more and must not find less; every new finding
-# is read and labelled first.
+# (policies/ at 96fbc9a), raised to the rules of branch h30w (windows handed on by name,
+# middle-out and head-and-tail cuts, tools chosen by the picked model, a live list in the
+# system prompt; RESULTS.md). A later rule may find more and must not find less; every new
+# finding is read and labelled first.
 DEV_FLOOR = {
-    "ts": {"volatile": (0, 2), "structural": (0, 4), "precision": (0, 9)},
-    "py": {"volatile": (1, 1), "structural": (0, 2), "precision": (1, 1)},
+    "ts": {"volatile": (0, 2), "structural": (3, 4), "precision": (5, 12)},
+    "py": {"volatile": (1, 1), "structural": (2, 2), "precision": (3, 3)},
 }
 # The test half, scored once by the lead with the round's final rules (RESULTS.md says how);
 # None until then. No rule may be tuned on the test half's files.
