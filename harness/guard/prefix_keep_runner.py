@@ -13,6 +13,10 @@ A session with `compact_at` has an anchored prefix (`prefixlock.providers.anthro
 anchored_system`): there the read carries the prefix's marks at 1 hour and writes the anchor
 line's 1-hour entry from the 5-minute entry before it, once after each cold write of the
 prefix that the first request's opening did not already anchor (docs/savings.md#the-prefix-anchor).
+
+While the user is on another model for a turn (the turn-end runner's home model, the one they
+left), the read goes to the home model: its prefix entry ages on its own clock during the
+excursion, and the compaction is made on the model the session spends its requests on.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from decimal import Decimal
 from ..errors import ProviderError
 from ..events import Event, KeepAlivePing, ProviderFault
 from ..providers.anthropic import anchored_system, without_message_breakpoints
+from ..providers.sdk_provider import make_builder
 from ..state import SessionAgent, SessionState
 from ..store.recorder import Recorder
 from ..transcript import Message, Transcript
@@ -50,12 +55,14 @@ class PrefixKeepRunner:
         recorder: Recorder,
         agent: SessionAgent,
         gaps: Callable[[], list[float]],
+        home: Callable[[], str | None] = lambda: None,
     ) -> None:
         self.state = state
         self.tracker = tracker
         self.recorder = recorder
         self.agent = agent
         self.gaps = gaps  # the user's expected turn gaps (the turn-end runner's)
+        self.home = home  # the model the user left for this one, while away (None: none)
         self.reads = 0
         self.plan: PrefixKeep | None = None  # the last decision
         self._context: int | None = None  # the context the next turn carries
@@ -86,18 +93,26 @@ class PrefixKeepRunner:
             return 0.0
         return max(self._context - _prefix_end(s.requests[-1]), 0) / prompts
 
-    def on_model(self) -> float:
-        """The chance that the compaction is made on the session's model now: the share of the
-        session's requests sent on it, by the rule of succession (a model the user moved to
-        for a turn holds few of them; the first model, most)."""
+    def on_model(self, model: str | None = None) -> float:
+        """The chance that the compaction is made on `model` (default: the session's model
+        now): the share of the session's requests sent on it, by the rule of succession (a
+        model the user moved to for a turn holds few of them; the first model, most)."""
         s = self.state
-        here = sum(1 for r in s.requests if r.model == s.model)
+        model = model or s.model
+        here = sum(1 for r in s.requests if r.model == model)
         return (here + 1) / (len(s.requests) + 2)
+
+    def target(self) -> str:
+        """The model whose prefix entry the read keeps: the one the user left for this turn,
+        while they are on another (its entry expires during the excursion, unread), else the
+        session's model."""
+        home = self.home()
+        return home if home is not None and home != self.state.model else self.state.model
 
     def _limit(self) -> float | None:
         """The compaction threshold in tokens (None: the session does not compact)."""
         s = self.state
-        price = self.agent.prices.lookup(s.model)
+        price = self.agent.prices.lookup(self.target())
         at = s.settings.compact_at
         if at is None or price is None or price.context_window is None:
             return None
@@ -113,12 +128,21 @@ class PrefixKeepRunner:
         last = s.requests[-1]
         if last.model != s.model or last.meta.get("prefix") not in (None, s.prefix.fingerprint):
             return None
+        model = self.target()
+        if model != s.model:
+            home = self.agent.prices.lookup(model)
+            if home is None or home.provider != "anthropic":
+                return None  # the user left a model of another provider
+            if not any(
+                r.model == model and r.meta.get("prefix") in (None, s.prefix.fingerprint)
+                for r in s.requests
+            ):
+                return None  # the home model never held this prefix: nothing of it to keep
         # An anchored prefix (a session that compacts): the read carries the prefix's marks at
         # 1 hour, so it writes the anchor line's entry at 1 hour from the 5-minute entry before it.
         settings = s.settings.with_(prefix_ttl="1h") if self._anchor() else s.settings
-        built = s.provider.build_request(
-            s.prefix, Transcript([Message.user(NOTE)]), settings, s.info
-        )
+        builder = s.provider if model == s.model else make_builder(s.provider.api, model)
+        built = builder.build_request(s.prefix, Transcript([Message.user(NOTE)]), settings, s.info)
         # The note is not marked: an entry on it would be the furthest one the next read finds,
         # and its 5 minutes, not the prefix entry's life, would time the reads.
         return ping_request(without_message_breakpoints(built))
@@ -153,7 +177,7 @@ class PrefixKeepRunner:
 
     def _pays(self, at: float, request: WireRequest) -> bool:
         s = self.state
-        price = self.agent.prices.lookup(s.model)
+        price = self.agent.prices.lookup(request.model)
         limit = self._limit()
         if price is None or limit is None or self._ended is None or self._context is None:
             return False
@@ -170,7 +194,7 @@ class PrefixKeepRunner:
             price=price,
             margin=MARGIN,
             anchor=anchor,
-            on_model=self.on_model(),
+            on_model=self.on_model(request.model),
         )
         return self.plan.send
 
@@ -186,12 +210,17 @@ class PrefixKeepRunner:
         if pred.read <= 0:
             return []
         events: list[Event] = []
+        s = self.state
+        provider = s.provider if request.model == s.model else self.agent.provider(request.model)
         try:
-            reply = await self.state.provider.complete(request, events)
+            reply = await provider.complete(request, events)
         except ProviderError as exc:
             self._ended = None  # no retry every tick: the next turn plans again
             events.append(ProviderFault(exc.status, f"prefix keep-alive read: {exc}", 1, False))
             return events
+        finally:
+            if provider is not s.provider:
+                await provider.aclose()
         # Aside: the next turn continues the conversation, not this read.
         guard.observe(
             request, pred, reply.usage, now, request_index=len(self.state.ledger), aside=True

@@ -114,7 +114,9 @@ class TurnEndRunner:
         self._home_due: float | None = None  # when its 1-hour write goes out
         self._planned_pings: KeepAlive | None = None  # pings this runner turned on
         # Reads of the tools-and-system entry in long gaps, for a compaction ahead.
-        self.prefix_keep = PrefixKeepRunner(state, tracker, recorder, agent, self.gaps)
+        self.prefix_keep = PrefixKeepRunner(
+            state, tracker, recorder, agent, self.gaps, lambda: self._home
+        )
         pings.turn_end = self
         self.keep_for_a_day()
 
