@@ -37,5 +37,5 @@ def return_large_buffers() -> bool:
         return False
     mallopt.argtypes = (ctypes.c_int, ctypes.c_int)
     mallopt.restype = ctypes.c_int
-    _done = mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD) == 1  # 0: refused (musl's does nothing)
+    _done = bool(mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD) == 1)  # 0: refused (musl: a no-op)
     return _done
