@@ -27,6 +27,7 @@ from textual.widgets import Static
 
 from prefixlock.errors import PrefixlockError
 
+from .allocator import return_large_buffers
 from .alt_enter import use_alt_enter_parser
 from .first_prompt import FirstPrompt, typed_here
 from .mcp_restart import McpCommands
@@ -170,6 +171,9 @@ class ChatApp(ProjectCommands, McpCommands, App[None]):
         if (backend is None) == (opener is None):
             raise ValueError("give the chat a backend or an opener, not both")
         use_alt_enter_parser()  # before the driver starts: Alt+Enter adds a line in tmux/xterm
+        # A long chat's request buffers (each the size of the conversation) go back to the
+        # system when freed, not into a heap that grows with them (tui/allocator.py).
+        return_large_buffers()
         super().__init__(css_path=FIRST_CSS if opener is not None else None)
         self._backend: ChatBackend | None = backend
         self._opener = opener
