@@ -11,6 +11,7 @@ Names are read by their words, not matched whole against a list: `current_date_t
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 
 _SPLIT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
@@ -329,4 +330,28 @@ def overflow_name(name: str) -> bool:
         ("context" in ws and bool(ws & {"length", "window", "overflow", "exceeded"}))
         or {"token", "limit"} <= ws
         or {"too", "long"} <= ws
+    )
+
+
+# Verbs that make a middle-out name a cut (`middleOutFiltering`, `apply_middle_out`), not a
+# checker or a helper about the strategy (`check_middle_out`, `middle_out_transform`).
+_CUTS = frozenset(
+    {"filter", "filtering", "trim", "trimming", "truncate", "truncation", "cut", "compress"}
+    | {"compression", "prune", "pruning", "strategy", "apply", "shrink"}
+)
+
+#: What a middle-out cut does to the cache (the PL303 message's reason, in both languages).
+MIDDLE_OUT_TEXT = (
+    "once the budget is passed the message after the kept head changes every turn, and every "
+    "request misses the cache from there on; summarise the middle in one step instead"
+)
+
+
+def middle_out_cut(name: str) -> bool:
+    """Whether a function's name says it cuts the middle out of something (`middleOutFiltering`,
+    `apply_middle_out`), as against naming the strategy (`check_middle_out`)."""
+    ws = words(name)
+    return any(
+        a == "middle" and b == "out" and set(ws[max(0, i - 1) : i] + ws[i + 2 :]) & _CUTS
+        for i, (a, b) in enumerate(itertools.pairwise(ws))
     )

@@ -11,38 +11,16 @@ findings out.
 
 from __future__ import annotations
 
-import itertools
-
 from tree_sitter import Node
 
 from ..findings import Finding
-from ..meaning import words
+from ..meaning import MIDDLE_OUT_TEXT, middle_out_cut, words
 from .syntax import FUNCTIONS, Source, arguments, callee_name, key_name, string_value, walk
 
 _HEAD = frozenset({"front", "head", "first", "start", "early", "earliest", "oldest"})
 _TAIL = frozenset({"end", "tail", "last", "recent", "latest", "newest"})
 _BUDGET = frozenset({"token", "tokens", "budget"})
 _COMPARE = frozenset({"<", "<=", ">", ">="})
-_TAIL_TEXT = (
-    "once the budget is passed the message after the kept head changes every turn, and every "
-    "request misses the cache from there on; summarise the middle in one step instead"
-)
-
-
-# Verbs that make a middle-out name a cut (`middleOutFiltering`, `apply_middle_out`), not a
-# checker or a helper about the strategy (`check_middle_out`, `middle_out_transform`).
-_CUTS = frozenset(
-    {"filter", "filtering", "trim", "trimming", "truncate", "truncation", "cut", "compress"}
-    | {"compression", "prune", "pruning", "strategy", "apply", "shrink"}
-)
-
-
-def _middle_out(name: str) -> bool:
-    ws = words(name)
-    return any(
-        a == "middle" and b == "out" and set(ws[max(0, i - 1) : i] + ws[i + 2 :]) & _CUTS
-        for i, (a, b) in enumerate(itertools.pairwise(ws))
-    )
 
 
 def _spread_name(src: Source, node: Node) -> set[str]:
@@ -94,7 +72,7 @@ def check_middle_out(src: Source) -> list[Finding]:
         return out  # none of the three shapes can be in the file: skip the walk
     for n in walk(src.root):
         what = ""
-        if n.type == "call_expression" and arguments(n) and _middle_out(callee_name(src, n)):
+        if n.type == "call_expression" and arguments(n) and middle_out_cut(callee_name(src, n)):
             what = f"the conversation is cut out of its middle (`{callee_name(src, n)}`)"
         elif n.type == "array" and _head_and_tail(src, n):
             what = f"the conversation is put back together from its head and tail (`{src.text(n)}`)"
@@ -109,5 +87,5 @@ def check_middle_out(src: Source) -> list[Finding]:
         ):
             what = "the provider drops the middle of an overflowing prompt (`middle-out`)"
         if what:
-            out.append(src.finding(n, "PL303", f"{what}: {_TAIL_TEXT}"))
+            out.append(src.finding(n, "PL303", f"{what}: {MIDDLE_OUT_TEXT}"))
     return out

@@ -10,32 +10,10 @@ a syntax tree in, findings out.
 from __future__ import annotations
 
 import ast
-import itertools
 
 from ..findings import Finding
-from ..meaning import words
+from ..meaning import MIDDLE_OUT_TEXT, middle_out_cut
 from .context import Context
-
-_TAIL = (
-    "once the budget is passed the message after the kept head changes every turn, and every "
-    "request misses the cache from there on; summarise the middle in one step instead"
-)
-
-
-# Verbs that make a middle-out name a cut (`middleOutFiltering`, `apply_middle_out`), not a
-# checker or a helper about the strategy (`check_middle_out`, `middle_out_transform`).
-_CUTS = frozenset(
-    {"filter", "filtering", "trim", "trimming", "truncate", "truncation", "cut", "compress"}
-    | {"compression", "prune", "pruning", "strategy", "apply", "shrink"}
-)
-
-
-def _middle_out(name: str) -> bool:
-    ws = words(name)
-    return any(
-        a == "middle" and b == "out" and set(ws[max(0, i - 1) : i] + ws[i + 2 :]) & _CUTS
-        for i, (a, b) in enumerate(itertools.pairwise(ws))
-    )
 
 
 def _callee(node: ast.Call) -> str:
@@ -68,7 +46,7 @@ def check_middle_out(tree: ast.Module, ctx: Context) -> None:
         if not isinstance(n, (ast.Call, ast.Dict)):
             continue
         what = ""
-        if isinstance(n, ast.Call) and n.args and _middle_out(_callee(n)):
+        if isinstance(n, ast.Call) and n.args and middle_out_cut(_callee(n)):
             what = f"the conversation is cut out of its middle (`{_callee(n)}`)"
         elif _asks_middle_out(n):
             what = "the provider drops the middle of an overflowing prompt (`middle-out`)"
@@ -79,7 +57,7 @@ def check_middle_out(tree: ast.Module, ctx: Context) -> None:
                     n.lineno,
                     n.col_offset + 1,
                     "PL303",
-                    f"{what}: {_TAIL}",
+                    f"{what}: {MIDDLE_OUT_TEXT}",
                     source_line=ctx.line(n.lineno),
                 )
             )
