@@ -6,6 +6,7 @@ figures pinned as floors."""
 from __future__ import annotations
 
 import csv
+import importlib.util
 import re
 import subprocess
 import sys
@@ -13,6 +14,7 @@ import tomllib
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -143,3 +145,71 @@ def assert_floors(got: Figures, floors: Mapping[str, Mapping[str, tuple[int, int
             assert mine[kind][0] >= floor[kind][0], (lang, kind, mine[kind])
         true, every = mine["precision"]
         assert true * floor["precision"][1] >= floor["precision"][0] * every, (lang, true, every)
+
+
+def assert_list_ended(folder: Path) -> None:
+    """Every drawn or skipped project is a candidate, none is both, and the list ended: every
+    candidate was drawn or skipped (the amendments of real11 and later say so)."""
+    order = candidates(folder)
+    drawn = {r["repo"] for r in manifest(folder)}
+    left_out = skipped(folder)
+    assert drawn <= set(order) and left_out <= set(order)
+    assert not drawn & left_out
+    assert set(order) == drawn | left_out
+
+
+def assert_none_listed_before(folder: Path, earlier: Iterable[Path]) -> None:
+    """No candidate is a repository an earlier corpus names (compared case-insensitively)."""
+    named = named_repositories(earlier)
+    listed = {n.lower() for n in candidates(folder)}
+    assert not listed & named, listed & named
+
+
+def assert_steps_split(folder: Path, steps: Iterable[int], first: int = 40) -> None:
+    """The volatile steps after the first draw's `first` projects, of the sizes the amendment
+    gives in order: stratum-3 files only, each step split evenly within a language (the halves
+    may differ by one project overall, since each step is split on its own)."""
+    sizes = list(steps)
+    rows = manifest(folder)
+    order = list(dict.fromkeys(r["repo"] for r in rows))
+    projects = {r["repo"]: (r["lang"], r["half"]) for r in rows}
+    later = order[first:]
+    assert len(later) == sum(sizes)
+    at = 0
+    for size in sizes:
+        step = later[at : at + size]
+        at += size
+        assert all(r["stratum"] == "3" for r in rows if r["repo"] in step)
+        for lang in ("ts", "py"):
+            halves = Counter(projects[p][1] for p in step if projects[p][0] == lang)
+            assert abs(halves["dev"] - halves["test"]) <= 1, (lang, halves)
+
+
+def load_sample(folder: Path) -> ModuleType:
+    """The folder's sample.py as a module (each call loads it afresh)."""
+    spec = importlib.util.spec_from_file_location(f"{folder.name}_sample", folder / "sample.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def strata(sample: ModuleType) -> dict[int, tuple[str, int, tuple[object, ...]]]:
+    """Each stratum's scorer by its code and the patterns it closes over (a module loaded twice
+    gives new function objects with the same code), and the files it takes a project."""
+    out: dict[int, tuple[str, int, tuple[object, ...]]] = {}
+    for stratum, (scorer, per_project) in sample.DRAW.strata.items():
+        cells = tuple(c.cell_contents for c in scorer.__closure__ or ())
+        kept = tuple(c for c in cells if isinstance(c, str | int))
+        out[stratum] = (scorer.__code__.co_qualname, per_project, kept)
+    return out
+
+
+def assert_real10s_draw(folder: Path) -> None:
+    """The folder's sample.py takes real10's three strata as they are and draws 20 projects a
+    language."""
+    real10, here = load_sample(folder.parent / "real10"), load_sample(folder)
+    assert strata(here) == strata(real10)
+    assert set(strata(here)) == {1, 2, 3}
+    assert here.DRAW.want == {"ts": 20, "py": 20}
+    assert here.DRAW.here == folder

@@ -9,10 +9,8 @@ this round's merged rules, and its figures are pinned as TEST_FLOOR beside DEV_F
 
 from __future__ import annotations
 
-import importlib.util
 from collections import Counter
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -20,12 +18,11 @@ from tests.helpers.realcorpus import (
     assert_first_draw,
     assert_floors,
     assert_labels_hold,
+    assert_list_ended,
+    assert_none_listed_before,
+    assert_real10s_draw,
     breakers_by_half,
-    candidates,
-    manifest,
-    named_repositories,
     score_half,
-    skipped,
 )
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -48,25 +45,6 @@ TEST_FLOOR = {
     "ts": {"volatile": (1, 1), "structural": (2, 5), "precision": (5, 7)},
     "py": {"volatile": (0, 3), "structural": (7, 12), "precision": (11, 12)},
 }
-
-
-def _load(folder: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"{folder.name}_sample", folder / "sample.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _strata(sample: ModuleType) -> dict[int, tuple[str, int, tuple[object, ...]]]:
-    """Each stratum's scorer by its code and the patterns it closes over (a module loaded twice
-    gives new function objects with the same code), and the files it takes a project."""
-    out: dict[int, tuple[str, int, tuple[object, ...]]] = {}
-    for stratum, (scorer, per_project) in sample.DRAW.strata.items():
-        cells = tuple(c.cell_contents for c in scorer.__closure__ or ())
-        kept = tuple(c for c in cells if isinstance(c, str | int))
-        out[stratum] = (scorer.__code__.co_qualname, per_project, kept)
-    return out
 
 
 def test_every_label_names_a_drawn_file_and_says_why() -> None:
@@ -93,29 +71,15 @@ def test_the_first_draw_is_twenty_projects_a_language_split_evenly() -> None:
 
 
 def test_projects_are_taken_in_the_listed_order() -> None:
-    # every drawn or skipped project is a candidate, and none is both
-    order = candidates(REAL11)
-    drawn = {r["repo"] for r in manifest(REAL11)}
-    left_out = skipped(REAL11)
-    assert drawn <= set(order) and left_out <= set(order)
-    assert not drawn & left_out
-    # the list ended: every candidate was drawn or skipped (PROCEDURE.md's amendment)
-    assert set(order) == drawn | left_out
+    assert_list_ended(REAL11)
 
 
 def test_no_project_of_an_earlier_corpus_is_listed() -> None:
-    earlier = named_repositories(CORPUS / f for f in EARLIER)
-    listed = {n.lower() for n in candidates(REAL11)}
-    assert not listed & earlier, listed & earlier
+    assert_none_listed_before(REAL11, (CORPUS / f for f in EARLIER))
 
 
 def test_the_sampler_is_real10s_draw() -> None:
-    # real11's sample.py takes real10's three strata as they are and draws 20 projects a language
-    real10, real11 = _load(CORPUS / "real10"), _load(REAL11)
-    assert _strata(real11) == _strata(real10)
-    assert set(_strata(real11)) == {1, 2, 3}
-    assert real11.DRAW.want == {"ts": 20, "py": 20}
-    assert real11.DRAW.here == REAL11
+    assert_real10s_draw(REAL11)
 
 
 @pytest.mark.slow  # lints ~70 third-party files: CI runs it in its slow step (and skips it there)

@@ -9,10 +9,7 @@ are pinned as TEST_FLOOR its test is skipped (the corpus's author never linted a
 
 from __future__ import annotations
 
-import importlib.util
-from collections import Counter
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
@@ -21,12 +18,12 @@ from tests.helpers.realcorpus import (
     assert_first_draw,
     assert_floors,
     assert_labels_hold,
+    assert_list_ended,
+    assert_none_listed_before,
+    assert_real10s_draw,
+    assert_steps_split,
     breakers_by_half,
-    candidates,
-    manifest,
-    named_repositories,
     score_half,
-    skipped,
 )
 
 CORPUS = Path(__file__).parent / "corpus"
@@ -67,25 +64,6 @@ TEST_FLOOR: Figures | None = {
 }
 
 
-def _load(folder: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(f"{folder.name}_sample", folder / "sample.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def _strata(sample: ModuleType) -> dict[int, tuple[str, int, tuple[object, ...]]]:
-    """Each stratum's scorer by its code and the patterns it closes over (a module loaded twice
-    gives new function objects with the same code), and the files it takes a project."""
-    out: dict[int, tuple[str, int, tuple[object, ...]]] = {}
-    for stratum, (scorer, per_project) in sample.DRAW.strata.items():
-        cells = tuple(c.cell_contents for c in scorer.__closure__ or ())
-        kept = tuple(c for c in cells if isinstance(c, str | int))
-        out[stratum] = (scorer.__code__.co_qualname, per_project, kept)
-    return out
-
-
 def test_every_label_names_a_drawn_file_and_says_why() -> None:
     assert_labels_hold(REAL13, at_least=24)
 
@@ -108,46 +86,19 @@ def test_the_first_draw_is_twenty_projects_a_language_split_evenly() -> None:
 
 
 def test_each_volatile_step_is_split_evenly_within_a_language() -> None:
-    # the halves differ by one project overall: each step is split on its own (PROCEDURE.md)
-    rows = manifest(REAL13)
-    order = list(dict.fromkeys(r["repo"] for r in rows))
-    projects = {r["repo"]: (r["lang"], r["half"]) for r in rows}
-    steps = order[40:]
-    assert len(steps) == sum(VOLATILE_STEPS)
-    at = 0
-    for size in VOLATILE_STEPS:
-        step = steps[at : at + size]
-        at += size
-        assert all(r["stratum"] == "3" for r in rows if r["repo"] in step)
-        for lang in ("ts", "py"):
-            halves = Counter(projects[p][1] for p in step if projects[p][0] == lang)
-            assert abs(halves["dev"] - halves["test"]) <= 1, (lang, halves)
+    assert_steps_split(REAL13, VOLATILE_STEPS)
 
 
 def test_projects_are_taken_in_the_listed_order() -> None:
-    # every drawn or skipped project is a candidate, and none is both
-    order = candidates(REAL13)
-    drawn = {r["repo"] for r in manifest(REAL13)}
-    left_out = skipped(REAL13)
-    assert drawn <= set(order) and left_out <= set(order)
-    assert not drawn & left_out
-    # the list ended: every candidate was drawn or skipped (PROCEDURE.md's amendment)
-    assert set(order) == drawn | left_out
+    assert_list_ended(REAL13)
 
 
 def test_no_project_of_an_earlier_corpus_is_listed() -> None:
-    earlier = named_repositories(CORPUS / f for f in EARLIER)
-    listed = {n.lower() for n in candidates(REAL13)}
-    assert not listed & earlier, listed & earlier
+    assert_none_listed_before(REAL13, (CORPUS / f for f in EARLIER))
 
 
 def test_the_sampler_is_real10s_draw() -> None:
-    # real13's sample.py takes real10's three strata as they are and draws 20 projects a language
-    real10, real13 = _load(CORPUS / "real10"), _load(REAL13)
-    assert _strata(real13) == _strata(real10)
-    assert set(_strata(real13)) == {1, 2, 3}
-    assert real13.DRAW.want == {"ts": 20, "py": 20}
-    assert real13.DRAW.here == REAL13
+    assert_real10s_draw(REAL13)
 
 
 @pytest.mark.slow  # lints ~75 third-party files: CI runs it in its slow step (and skips it there)
