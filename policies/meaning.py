@@ -347,7 +347,7 @@ MIDDLE_OUT_TEXT = (
 )
 
 
-def middle_out_cut(name: str) -> bool:
+def is_middle_out_name(name: str) -> bool:
     """Whether a function's name says it cuts the middle out of something (`middleOutFiltering`,
     `apply_middle_out`), as against naming the strategy (`check_middle_out`)."""
     ws = words(name)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from ..findings import Finding
-from ..meaning import MIDDLE_OUT_TEXT, middle_out_cut, words
+from ..meaning import MIDDLE_OUT_TEXT, is_middle_out_name, words
 from .syntax import FUNCTIONS, Source, arguments, callee_name, key_name, string_value, walk
 
 _HEAD = frozenset({"front", "head", "first", "start", "early", "earliest", "oldest"})
@@ -72,7 +72,7 @@ def check_middle_out(src: Source) -> list[Finding]:
         return out  # none of the three shapes can be in the file: skip the walk
     for n in walk(src.root):
         what = ""
-        if n.type == "call_expression" and arguments(n) and middle_out_cut(callee_name(src, n)):
+        if n.type == "call_expression" and arguments(n) and is_middle_out_name(callee_name(src, n)):
             what = f"the conversation is cut out of its middle (`{callee_name(src, n)}`)"
         elif n.type == "array" and _head_and_tail(src, n):
             what = f"the conversation is put back together from its head and tail (`{src.text(n)}`)"

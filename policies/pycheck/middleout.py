@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 
 from ..findings import Finding
-from ..meaning import MIDDLE_OUT_TEXT, middle_out_cut
+from ..meaning import MIDDLE_OUT_TEXT, is_middle_out_name
 from .context import Context
 
 
@@ -46,7 +46,7 @@ def check_middle_out(tree: ast.Module, ctx: Context) -> None:
         if not isinstance(n, (ast.Call, ast.Dict)):
             continue
         what = ""
-        if isinstance(n, ast.Call) and n.args and middle_out_cut(_callee(n)):
+        if isinstance(n, ast.Call) and n.args and is_middle_out_name(_callee(n)):
             what = f"the conversation is cut out of its middle (`{_callee(n)}`)"
         elif _asks_middle_out(n):
             what = "the provider drops the middle of an overflowing prompt (`middle-out`)"
