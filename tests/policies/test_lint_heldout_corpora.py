@@ -1,0 +1,160 @@
+"""real11, real12 and real13, the held-out corpora drawn by one procedure (real11's PROCEDURE.md,
+which the later two take by reference): each one's draw and labels hold together, and (slow,
+where the project snapshots are on this machine) the linter's figures on both halves.
+
+The third-party files are not committed; each `score.py --extract` takes them from the project
+snapshots (its default mirror folder), so the scoring tests are skipped on a machine without
+them. Each test half is scored once, by the lead, with that round's final rules, every
+unlabelled finding judged in its findings.toml; its figures are then pinned as a floor for later
+rules beside the development half's. No rule may be tuned on a test half before that run.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.helpers.realcorpus import (
+    Figures,
+    assert_first_draw,
+    assert_floors,
+    assert_labels_hold,
+    assert_list_ended,
+    assert_none_listed_before,
+    assert_real10s_draw,
+    assert_steps_split,
+    breakers_by_half,
+    score_half,
+)
+
+CORPUS = Path(__file__).parent / "corpus"
+
+
+@dataclass(frozen=True)
+class HeldOut:
+    """What one corpus's PROCEDURE.md amendment and RESULTS.md state."""
+
+    name: str
+    labels: int  # at least this many breakers labelled
+    breakers: dict[tuple[str, str], int]  # per (half, kind)
+    steps: tuple[int, ...]  # the volatile steps' sizes, in the order drawn
+    dev: Figures
+    test: Figures
+
+    @property
+    def folder(self) -> Path:
+        return CORPUS / self.name
+
+    @property
+    def earlier(self) -> list[Path]:
+        """Every corpus before this one: `real`, then real2 up to the one before."""
+        n = int(self.name.removeprefix("real"))
+        return [CORPUS / "real"] + [CORPUS / f"real{i}" for i in range(2, n)]
+
+
+CORPORA = (
+    HeldOut(
+        "real11",
+        labels=20,
+        breakers={("test", "volatile"): 4, ("test", "structural"): 17}
+        | {("dev", "volatile"): 2, ("dev", "structural"): 4},
+        steps=(8, 8, 6),  # all TypeScript; the third gave 6: the list ended
+        # The branch's rules when the labels were done (policies/ at bbfc779).
+        dev={
+            "ts": {"volatile": (2, 2), "structural": (0, 2), "precision": (3, 9)},
+            "py": {"volatile": (0, 0), "structural": (1, 2), "precision": (3, 3)},
+        },
+        # Scored once by the lead; raised by the data-flow pass and bundle rule after real11
+        # became development data: TS precision 5/12 -> 5/7, Python structural 2/12 -> 7/12
+        # and precision 2/3 -> 11/12.
+        test={
+            "ts": {"volatile": (1, 1), "structural": (2, 5), "precision": (5, 7)},
+            "py": {"volatile": (0, 3), "structural": (7, 12), "precision": (11, 12)},
+        },
+    ),
+    HeldOut(
+        "real12",
+        labels=20,
+        breakers={("test", "volatile"): 2, ("test", "structural"): 9}
+        | {("dev", "volatile"): 5, ("dev", "structural"): 5},
+        steps=(8, 8, 8, 8, 7),
+        # policies/ at b6bf45f; Python 1/4, not the labelling commit's 1/3: the taint.py crash
+        # that stopped code-agents' chat_tui.py being read is fixed, its two findings false.
+        dev={
+            "ts": {"volatile": (2, 2), "structural": (0, 4), "precision": (5, 13)},
+            "py": {"volatile": (1, 3), "structural": (0, 1), "precision": (1, 4)},
+        },
+        # Scored once by the lead (74b3e14).
+        test={
+            "ts": {"volatile": (1, 2), "structural": (1, 4), "precision": (2, 7)},
+            "py": {"volatile": (0, 0), "structural": (2, 5), "precision": (2, 3)},
+        },
+    ),
+    HeldOut(
+        "real13",
+        labels=24,
+        breakers={("test", "volatile"): 3, ("test", "structural"): 12}
+        | {("dev", "volatile"): 3, ("dev", "structural"): 6},
+        steps=(8, 5),  # the second gave 5: the list ended
+        # Raised to the rules tuned on it (windows handed on by name, middle-out and
+        # head-and-tail cuts, tools chosen by the picked model, a live list in the system
+        # prompt; RESULTS.md).
+        dev={
+            "ts": {"volatile": (0, 2), "structural": (3, 4), "precision": (5, 11)},
+            "py": {"volatile": (1, 1), "structural": (2, 2), "precision": (3, 3)},
+        },
+        # Scored once by the lead (main 706de15).
+        test={
+            "ts": {"volatile": (1, 2), "structural": (6, 9), "precision": (11, 16)},
+            "py": {"volatile": (0, 1), "structural": (1, 3), "precision": (2, 4)},
+        },
+    ),
+)
+each = pytest.mark.parametrize("c", CORPORA, ids=[c.name for c in CORPORA])
+
+
+@each
+def test_every_label_names_a_drawn_file_and_says_why(c: HeldOut) -> None:
+    assert_labels_hold(c.folder, at_least=c.labels)
+
+
+@each
+def test_the_halves_hold_the_breakers_the_amendment_counts(c: HeldOut) -> None:
+    assert breakers_by_half(c.folder) == c.breakers
+
+
+@each
+def test_the_first_draw_is_twenty_projects_a_language_split_evenly(c: HeldOut) -> None:
+    projects = assert_first_draw(c.folder)
+    # at least 40 projects, at least half TypeScript (each language's halves even: above)
+    assert len(projects) >= 40
+    assert 2 * sum(lang == "ts" for lang, _ in projects.values()) >= len(projects)
+
+
+@each
+def test_each_volatile_step_is_split_evenly_within_a_language(c: HeldOut) -> None:
+    assert_steps_split(c.folder, c.steps)
+
+
+@each
+def test_projects_are_taken_in_the_listed_order(c: HeldOut) -> None:
+    assert_list_ended(c.folder)
+
+
+@each
+def test_no_project_of_an_earlier_corpus_is_listed(c: HeldOut) -> None:
+    assert_none_listed_before(c.folder, c.earlier)
+
+
+@each
+def test_the_sampler_is_real10s_draw(c: HeldOut) -> None:
+    assert_real10s_draw(c.folder)
+
+
+@pytest.mark.slow  # lints ~60-80 third-party files a half: CI runs it in its slow step
+@pytest.mark.parametrize("half", ["dev", "test"])
+@each
+def test_half_figures_hold(c: HeldOut, half: str) -> None:
+    assert_floors(score_half(c.folder, half), c.dev if half == "dev" else c.test)
