@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import functools
 import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -412,3 +413,14 @@ def language(snap: Snapshot) -> str:
     ts = sum(eligible(p, "ts") for p in paths)
     py = sum(eligible(p, "py") for p in paths)
     return "ts" if ts >= py else "py"
+
+
+def real10_draw(here: Path) -> Draw:
+    """A draw of 20 projects a language with real10's three strata, imported from
+    ../real10/sample.py so that they cannot drift (real11 and the corpora after it)."""
+    path = here.parent / "real10" / "sample.py"
+    spec = importlib.util.spec_from_file_location("real10_sample", path)
+    assert spec is not None and spec.loader is not None
+    real10 = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(real10)
+    return Draw(here, strata=real10.DRAW.strata, want={"ts": 20, "py": 20})

@@ -14,7 +14,6 @@ matching lines and eligible files.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -23,14 +22,7 @@ sys.path.insert(0, str(HERE.parent))
 
 import realsample as rs  # noqa: E402
 
-_spec = importlib.util.spec_from_file_location(
-    "real10_sample", HERE.parent / "real10" / "sample.py"
-)
-assert _spec is not None and _spec.loader is not None
-real10 = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(real10)
-
-DRAW = rs.Draw(HERE, strata=real10.DRAW.strata, want={"ts": 20, "py": 20})
+DRAW = rs.real10_draw(HERE)
 
 if __name__ == "__main__":
     sys.exit(DRAW.main(volatile=3))
