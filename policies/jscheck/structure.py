@@ -24,6 +24,7 @@ from .syntax import (
     Source,
     arguments,
     callee_name,
+    function_of,
     key_name,
     scope_of,
     string_value,
@@ -817,9 +818,7 @@ def _keeps_last(src: Source, call: Node, obj: Node | None) -> bool:
 def _local_value(src: Source, ident: Node) -> Node | None:
     """The value a name is declared with in the function around `ident` (one step back)."""
     name = src.text(ident)
-    fn = ident.parent
-    while fn is not None and fn.type not in FUNCTIONS:
-        fn = fn.parent
+    fn = function_of(ident)
     if fn is None:
         return None
     for d in walk(fn):
@@ -1153,9 +1152,7 @@ _CHANGE = frozenset({"update", "change", "switch", "replace", "swap"})
 
 def _sends(src: Source, node: Node) -> bool:
     """The function around `node` hands `messages` to a call (`create({ messages })`)."""
-    fn = node.parent
-    while fn is not None and fn.type not in FUNCTIONS:
-        fn = fn.parent
+    fn = function_of(node)
     for x in walk(fn) if fn is not None else ():
         if x.type == "pair" and key_name(src, x.child_by_field_name("key")) == "messages":
             return True
@@ -1400,9 +1397,7 @@ def _list_receiving(src: Source, obj: Node) -> str | None:
 def _history_after(src: Source, obj: Node, target: str) -> bool:
     """After `obj` in the same function the history goes into the same list: pushed in a loop
     over it, spread into it, or spread later in the same array literal."""
-    fn = obj.parent
-    while fn is not None and fn.type not in FUNCTIONS:
-        fn = fn.parent
+    fn = function_of(obj)
     if fn is None:
         return False
     for x in walk(fn):
