@@ -689,6 +689,13 @@ def _cuts_text(src: Source, fn: Node) -> bool:
     return False
 
 
+def _maps_to_cuts(src: Source, call: Node) -> bool:
+    """A `map`/`flatMap` call whose callback cuts each item's text to a length."""
+    return callee_name(src, call) in ("map", "flatMap") and any(
+        unwrap(a).type in FUNCTIONS and _cuts_text(src, unwrap(a)) for a in arguments(call)
+    )
+
+
 def _excerpted(src: Source, window: Node) -> bool:
     """The window's messages are each cut to a length as they are made into text
     (`messages.slice(-20).map((m) => m.content.slice(0, 500)).join("\\n")`): excerpts of the
@@ -702,9 +709,7 @@ def _excerpted(src: Source, window: Node) -> bool:
         call = member.parent
         if call is None or call.type != "call_expression":
             return False
-        if callee_name(src, call) in ("map", "flatMap") and any(
-            unwrap(a).type in FUNCTIONS and _cuts_text(src, unwrap(a)) for a in arguments(call)
-        ):
+        if _maps_to_cuts(src, call):
             return True
         n = call
     return False
@@ -726,17 +731,9 @@ def _excerpt_text(src: Source, content: Node) -> bool:
             local = _local_value(src, x)
             if local is not None and local.id != value.id:
                 nodes.append(local)
-    for v in nodes:
-        for c in walk(v):
-            if (
-                c.type == "call_expression"
-                and callee_name(src, c) in ("map", "flatMap")
-                and any(
-                    unwrap(a).type in FUNCTIONS and _cuts_text(src, unwrap(a)) for a in arguments(c)
-                )
-            ):
-                return True
-    return False
+    return any(
+        c.type == "call_expression" and _maps_to_cuts(src, c) for v in nodes for c in walk(v)
+    )
 
 
 # Side requests that ask about the conversation and leave it as it is.
