@@ -17,7 +17,11 @@ Pure: facts in, a verdict and a message out.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from enum import Enum
+from typing import TypeVar
+
+_V = TypeVar("_V")
 
 
 class Write(Enum):
@@ -80,3 +84,24 @@ def system_message(name: str, *, per_step: bool = False) -> str:
         "before the conversation history: the prefix changes on every request and the whole "
         "history is sent again uncached; put it in the newest user message"
     )
+
+
+def made_from(
+    seeds: set[str],
+    assigned: Mapping[str, Sequence[_V]],
+    name: str,
+    fed: Callable[[_V, set[str]], bool],
+) -> set[str]:
+    """The seeds and the locals made from them, to a fixed point: a local (not the list
+    `name` itself) joins once one of the values written to it is `fed` by what is made."""
+    made = set(seeds)
+    changed = True
+    while changed:
+        changed = False
+        for target, values in assigned.items():
+            if target in made or target == name:
+                continue
+            if any(fed(v, made) for v in values):
+                made.add(target)
+                changed = True
+    return made

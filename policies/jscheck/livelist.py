@@ -15,7 +15,16 @@ from tree_sitter import Node
 from ..findings import Finding
 from ..meaning import words
 from .structure import is_history
-from .syntax import FUNCTIONS, Source, arguments, callee_name, key_name, string_value, unwrap, walk
+from .syntax import (
+    Source,
+    arguments,
+    callee_name,
+    function_of,
+    key_name,
+    string_value,
+    unwrap,
+    walk,
+)
 
 # The last word of a name for what the user keeps changing between turns.
 _LIVE = frozenset(
@@ -37,13 +46,6 @@ def _live_arg(src: Source, call: Node) -> Node | None:
             if ws and ws[-1] in _LIVE:
                 return a
     return None
-
-
-def _function_of(node: Node) -> Node | None:
-    p = node.parent
-    while p is not None and p.type not in FUNCTIONS:
-        p = p.parent
-    return p
 
 
 def _system_lists(src: Source, fn: Node) -> set[str]:
@@ -96,7 +98,7 @@ def check_live_list_in_system(src: Source) -> list[Finding]:
         if n.type != "call_expression" or not _system_builder(callee_name(src, n)):
             continue
         live = _live_arg(src, n)
-        fn = _function_of(n)
+        fn = function_of(n)
         if live is None or fn is None:
             continue
         if not _ahead_of_history(src, _system_lists(src, fn)):

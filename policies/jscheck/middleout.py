@@ -15,7 +15,7 @@ from tree_sitter import Node
 
 from ..findings import Finding
 from ..meaning import MIDDLE_OUT_TEXT, is_middle_out_name, words
-from .syntax import FUNCTIONS, Source, arguments, callee_name, key_name, string_value, walk
+from .syntax import Source, arguments, callee_name, function_of, key_name, string_value, walk
 
 _HEAD = frozenset({"front", "head", "first", "start", "early", "earliest", "oldest"})
 _TAIL = frozenset({"end", "tail", "last", "recent", "latest", "newest"})
@@ -47,13 +47,6 @@ def _measures_budget(src: Source, fn: Node) -> bool:
     return False
 
 
-def _enclosing_function(node: Node) -> Node | None:
-    p = node.parent
-    while p is not None and p.type not in FUNCTIONS:
-        p = p.parent
-    return p
-
-
 def _head_and_tail(src: Source, arr: Node) -> bool:
     items = [c for c in arr.named_children if c.type != "comment"]
     if len(items) != 2:
@@ -61,7 +54,7 @@ def _head_and_tail(src: Source, arr: Node) -> bool:
     head, tail = _spread_name(src, items[0]), _spread_name(src, items[1])
     if not (head & _HEAD and tail & _TAIL):
         return False
-    fn = _enclosing_function(arr)
+    fn = function_of(arr)
     return fn is not None and _measures_budget(src, fn)
 
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from tree_sitter import Node
 
 from ..findings import Finding
-from ..prefixflow import Write, breaks, history_message, system_message
+from ..prefixflow import Write, breaks, history_message, made_from, system_message
 from .syntax import FUNCTIONS, Source, key_name, string_value, unwrap, walk
 
 _COPIES = frozenset({"slice", "concat", "map", "from"})
@@ -281,19 +281,14 @@ class _Function:
                 yield call, Write.REORDER, None
 
     def made(self, seeds: set[str], name: str) -> set[str]:
-        made = set(seeds)
-        changed = True
-        while changed:
-            changed = False
-            for target, values in self.assigned.items():
-                fed = any(
-                    not _head_pick(self.src, v, made) and _read(self.src, v, made) is not None
-                    for v in values
-                )
-                if target not in made and target != name and fed:
-                    made.add(target)
-                    changed = True
-        return made
+        return made_from(
+            seeds,
+            self.assigned,
+            name,
+            lambda v, made: (
+                not _head_pick(self.src, v, made) and _read(self.src, v, made) is not None
+            ),
+        )
 
 
 def _at_end(index: str, name: str) -> bool:

@@ -516,7 +516,7 @@ class SinkCheck:
     def _clock_slots(self, value: Node, name: str) -> None:
         """`SYSTEM_PROMPT = "... System Time: {time}"`: a slot named for the clock in a system
         prompt's own text is there to be filled with it when a request is built."""
-        if value.type not in ("string", "template_string") or never_filled(self.src, value):
+        if value.type not in ("string", "template_string"):
             return
         parts = [
             c
@@ -528,6 +528,8 @@ class SinkCheck:
                 kind = kind_of_name(m.group(1))
                 if kind not in ("time", "date"):
                     continue
+                if never_filled(self.src, value):
+                    return  # walks the whole module: only once a clock slot is found
                 line = self.src.pos(value)[0] + self.src.text(value)[
                     : self.src.text(value).find(m.group(0))
                 ].count("\n")

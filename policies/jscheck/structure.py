@@ -24,6 +24,7 @@ from .syntax import (
     Source,
     arguments,
     callee_name,
+    function_of,
     key_name,
     scope_of,
     string_value,
@@ -688,6 +689,13 @@ def _cuts_text(src: Source, fn: Node) -> bool:
     return False
 
 
+def _maps_to_cuts(src: Source, call: Node) -> bool:
+    """A `map`/`flatMap` call whose callback cuts each item's text to a length."""
+    return callee_name(src, call) in ("map", "flatMap") and any(
+        unwrap(a).type in FUNCTIONS and _cuts_text(src, unwrap(a)) for a in arguments(call)
+    )
+
+
 def _excerpted(src: Source, window: Node) -> bool:
     """The window's messages are each cut to a length as they are made into text
     (`messages.slice(-20).map((m) => m.content.slice(0, 500)).join("\\n")`): excerpts of the
@@ -701,9 +709,7 @@ def _excerpted(src: Source, window: Node) -> bool:
         call = member.parent
         if call is None or call.type != "call_expression":
             return False
-        if callee_name(src, call) in ("map", "flatMap") and any(
-            unwrap(a).type in FUNCTIONS and _cuts_text(src, unwrap(a)) for a in arguments(call)
-        ):
+        if _maps_to_cuts(src, call):
             return True
         n = call
     return False
@@ -725,17 +731,9 @@ def _excerpt_text(src: Source, content: Node) -> bool:
             local = _local_value(src, x)
             if local is not None and local.id != value.id:
                 nodes.append(local)
-    for v in nodes:
-        for c in walk(v):
-            if (
-                c.type == "call_expression"
-                and callee_name(src, c) in ("map", "flatMap")
-                and any(
-                    unwrap(a).type in FUNCTIONS and _cuts_text(src, unwrap(a)) for a in arguments(c)
-                )
-            ):
-                return True
-    return False
+    return any(
+        c.type == "call_expression" and _maps_to_cuts(src, c) for v in nodes for c in walk(v)
+    )
 
 
 # Side requests that ask about the conversation and leave it as it is.
@@ -817,9 +815,7 @@ def _keeps_last(src: Source, call: Node, obj: Node | None) -> bool:
 def _local_value(src: Source, ident: Node) -> Node | None:
     """The value a name is declared with in the function around `ident` (one step back)."""
     name = src.text(ident)
-    fn = ident.parent
-    while fn is not None and fn.type not in FUNCTIONS:
-        fn = fn.parent
+    fn = function_of(ident)
     if fn is None:
         return None
     for d in walk(fn):
@@ -1153,9 +1149,7 @@ _CHANGE = frozenset({"update", "change", "switch", "replace", "swap"})
 
 def _sends(src: Source, node: Node) -> bool:
     """The function around `node` hands `messages` to a call (`create({ messages })`)."""
-    fn = node.parent
-    while fn is not None and fn.type not in FUNCTIONS:
-        fn = fn.parent
+    fn = function_of(node)
     for x in walk(fn) if fn is not None else ():
         if x.type == "pair" and key_name(src, x.child_by_field_name("key")) == "messages":
             return True
@@ -1400,9 +1394,7 @@ def _list_receiving(src: Source, obj: Node) -> str | None:
 def _history_after(src: Source, obj: Node, target: str) -> bool:
     """After `obj` in the same function the history goes into the same list: pushed in a loop
     over it, spread into it, or spread later in the same array literal."""
-    fn = obj.parent
-    while fn is not None and fn.type not in FUNCTIONS:
-        fn = fn.parent
+    fn = function_of(obj)
     if fn is None:
         return False
     for x in walk(fn):

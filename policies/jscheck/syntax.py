@@ -126,6 +126,14 @@ def scope_of(node: Node) -> Node:
     return node
 
 
+def function_of(node: Node) -> Node | None:
+    """The function whose body holds `node`; None at the top level (unlike `scope_of`)."""
+    p = node.parent
+    while p is not None and p.type not in FUNCTIONS:
+        p = p.parent
+    return p
+
+
 def unwrap(node: Node) -> Node:
     while node.type in TRANSPARENT and node.named_child_count:
         node = node.named_children[0]

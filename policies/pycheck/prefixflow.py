@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..findings import Finding
-from ..prefixflow import Write, breaks, history_message, system_message
+from ..prefixflow import Write, breaks, history_message, made_from, system_message
 from .context import Context
 from .syntax import const_str, dict_get
 
@@ -426,24 +426,16 @@ class _Function:
 
     def closure(self, seeds: set[str], name: str) -> set[str]:
         """The seeds and the locals made from them, to a fixed point."""
-        made = set(seeds)
-        changed = True
-        while changed:
-            changed = False
-            for target, sts in self.assigned.items():
-                if target in made or target == name:
-                    continue
-                for st in sts:
-                    src = getattr(st, "iter", None) or getattr(st, "value", None)
-                    if isinstance(src, ast.Await):
-                        src = src.value
-                    if src is not None and _head_pick(src, made):
-                        continue
-                    if _read_from(src, made):
-                        made.add(target)
-                        changed = True
-                        break
-        return made
+
+        def fed(st: ast.stmt, made: set[str]) -> bool:
+            src = getattr(st, "iter", None) or getattr(st, "value", None)
+            if isinstance(src, ast.Await):
+                src = src.value
+            if src is not None and _head_pick(src, made):
+                return False
+            return _read_from(src, made) is not None
+
+        return made_from(seeds, self.assigned, name, fed)
 
     def system_writes(self, name: str) -> Iterator[ast.expr]:
         """The values written into the system prompt the request's list starts with: the
