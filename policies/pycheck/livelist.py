@@ -15,7 +15,7 @@ import ast
 from ..findings import Finding
 from ..meaning import words
 from .context import Context
-from .syntax import callee, const_str
+from .syntax import callee, const_str, dict_get
 from .windows import _is_history as is_history
 
 # The last word of a name for what the user keeps changing between turns.
@@ -39,11 +39,7 @@ def _live_arg(call: ast.Call) -> ast.expr | None:
 
 
 def _system_dict(node: ast.AST) -> bool:
-    return isinstance(node, ast.Dict) and any(
-        const_str(k) == "role" and const_str(v) == "system"
-        for k, v in zip(node.keys, node.values, strict=True)
-        if k is not None
-    )
+    return isinstance(node, ast.Dict) and const_str(dict_get(node, "role")) == "system"
 
 
 def _system_ahead_of_history(fn: ast.AST) -> bool:
