@@ -15,18 +15,13 @@ import ast
 from ..findings import Finding
 from ..meaning import words
 from .context import Context
-from .syntax import const_str
+from .syntax import callee, const_str, dict_get
 from .windows import _is_history as is_history
 
 # The last word of a name for what the user keeps changing between turns.
 _LIVE = frozenset(
     {"todos", "tasks", "events", "schedule", "calendar", "agenda", "reminders", "appointments"}
 )
-
-
-def _callee(node: ast.Call) -> str:
-    f = node.func
-    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
 
 
 def _system_builder(name: str) -> bool:
@@ -44,11 +39,7 @@ def _live_arg(call: ast.Call) -> ast.expr | None:
 
 
 def _system_dict(node: ast.AST) -> bool:
-    return isinstance(node, ast.Dict) and any(
-        const_str(k) == "role" and const_str(v) == "system"
-        for k, v in zip(node.keys, node.values, strict=True)
-        if k is not None
-    )
+    return isinstance(node, ast.Dict) and const_str(dict_get(node, "role")) == "system"
 
 
 def _system_ahead_of_history(fn: ast.AST) -> bool:
@@ -76,7 +67,7 @@ def check_live_list_in_system(tree: ast.Module, ctx: Context) -> None:
         if not _system_ahead_of_history(fn):
             continue
         for n in ast.walk(fn):
-            if not (isinstance(n, ast.Call) and _system_builder(_callee(n))):
+            if not (isinstance(n, ast.Call) and _system_builder(callee(n))):
                 continue
             live = _live_arg(n)
             if live is None:
@@ -87,7 +78,7 @@ def check_live_list_in_system(tree: ast.Module, ctx: Context) -> None:
                     n.lineno,
                     n.col_offset + 1,
                     "PL304",
-                    f"`{_callee(n)}` writes `{ast.unparse(live)}`, the user's live list read "
+                    f"`{callee(n)}` writes `{ast.unparse(live)}`, the user's live list read "
                     "for this request, into a system message ahead of the conversation "
                     "history: each edit to it between turns changes the prefix and the whole "
                     "history is sent again uncached; put the list in the newest user message",

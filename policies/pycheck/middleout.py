@@ -14,11 +14,7 @@ import ast
 from ..findings import Finding
 from ..meaning import MIDDLE_OUT_TEXT, is_middle_out_name
 from .context import Context
-
-
-def _callee(node: ast.Call) -> str:
-    f = node.func
-    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+from .syntax import callee
 
 
 def _middle_out_transform(value: ast.expr) -> bool:
@@ -46,8 +42,8 @@ def check_middle_out(tree: ast.Module, ctx: Context) -> None:
         if not isinstance(n, (ast.Call, ast.Dict)):
             continue
         what = ""
-        if isinstance(n, ast.Call) and n.args and is_middle_out_name(_callee(n)):
-            what = f"the conversation is cut out of its middle (`{_callee(n)}`)"
+        if isinstance(n, ast.Call) and n.args and is_middle_out_name(callee(n)):
+            what = f"the conversation is cut out of its middle (`{callee(n)}`)"
         elif _asks_middle_out(n):
             what = "the provider drops the middle of an overflowing prompt (`middle-out`)"
         if what:

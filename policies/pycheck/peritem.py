@@ -16,6 +16,7 @@ import ast
 from ..findings import Finding
 from ..meaning import names_party, names_prompt_start
 from .context import Context
+from .syntax import callee
 
 
 def _names(target: ast.expr) -> set[str]:
@@ -84,7 +85,7 @@ def _sent_in_loop(body: list[ast.AST], name: str) -> bool:
     """Whether a call in the loop is handed `name` (`ask(prompt, system_prompt)`,
     `create(system=system_prompt)`)."""
     for n in body:
-        if isinstance(n, ast.Call) and _callee(n) in _NOT_SENT:
+        if isinstance(n, ast.Call) and callee(n) in _NOT_SENT:
             continue  # `out.append(system_note)`, `logger.info(system)`: kept or logged
         if isinstance(n, ast.Call) and any(
             isinstance(a, ast.Name) and a.id == name
@@ -99,8 +100,3 @@ _NOT_SENT = frozenset(
     {"append", "extend", "insert", "add", "update", "write", "print", "len", "str", "join"}
     | {"debug", "info", "warning", "error", "log", "exception", "put", "set", "count_tokens"}
 )
-
-
-def _callee(call: ast.Call) -> str:
-    f = call.func
-    return f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""

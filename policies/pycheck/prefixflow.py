@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from ..findings import Finding
 from ..prefixflow import Write, breaks, history_message, made_from, system_message
 from .context import Context
-from .syntax import const_str, dict_get
+from .syntax import callee, const_str, dict_get
 
 Fn = ast.FunctionDef | ast.AsyncFunctionDef
 _COPY_CALLS = frozenset({"list", "copy", "deepcopy", "tuple"})
@@ -74,8 +74,7 @@ def _role_of(node: ast.AST) -> tuple[str, ast.expr | None] | None:
         role = const_str(dict_get(node, "role"))
         return (role, dict_get(node, "content")) if role is not None else None
     if isinstance(node, ast.Call):
-        f = node.func
-        name = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+        name = callee(node)
         content = node.args[0] if node.args else None
         for k in node.keywords:
             if k.arg == "content":
@@ -159,10 +158,10 @@ def _copied(value: ast.expr) -> ast.expr | None:
     """The history a value copies: `list(h)`, `h.copy()`, `h[:]`, `[*h]`, `deepcopy(h)`."""
     if isinstance(value, ast.Call):
         f = value.func
-        callee = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
-        if callee in _COPY_CALLS and len(value.args) == 1:
+        name = callee(value)
+        if name in _COPY_CALLS and len(value.args) == 1:
             return value.args[0]
-        if callee == "copy" and isinstance(f, ast.Attribute) and not value.args:
+        if name == "copy" and isinstance(f, ast.Attribute) and not value.args:
             return f.value
     if (
         isinstance(value, ast.Subscript)

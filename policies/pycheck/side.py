@@ -18,7 +18,7 @@ import ast
 
 from ..meaning import words
 from .context import Context
-from .syntax import names_in, operands, walk_no_defs
+from .syntax import callee, names_in, operands, walk_no_defs
 
 _HISTORY_WORDS = frozenset(
     {"history", "messages", "conversation", "transcript", "turns", "msgs", "chat", "done"}
@@ -216,10 +216,12 @@ def _cuts_each(value: ast.expr) -> bool:
             and n.slice.upper.value > 0
         ):
             return True
-        if isinstance(n, ast.Call) and len(n.args) + len(n.keywords) >= 2:
-            name = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "")
-            if {"truncate", "shorten"} & set(words(name)):
-                return True
+        if (
+            isinstance(n, ast.Call)
+            and len(n.args) + len(n.keywords) >= 2
+            and {"truncate", "shorten"} & set(words(callee(n)))
+        ):
+            return True
     return False
 
 

@@ -29,6 +29,12 @@ def dotted(node: ast.AST) -> str | None:
     return None
 
 
+def callee(call: ast.Call) -> str:
+    """The last name of what a call calls (`f` of `f(x)`, `g` of `a.b.g(x)`); "" for others."""
+    f = call.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+
+
 def const_str(node: ast.AST | None) -> str | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         return node.value

@@ -298,10 +298,8 @@ def _sent(node: ast.AST, parents: dict[int, ast.AST], chat: bool) -> bool:
         ):
             # `final_messages.extend(history[start:])`, where that list is what is sent.
             return _sent_list(parent.func.value, parent, parents)
-        if (
-            isinstance(parent, (ast.Assign, ast.AnnAssign))
-            and not chat
-            and any(_passed_later(t, parent, parents) for t in _targets(parent))
+        if isinstance(parent, (ast.Assign, ast.AnnAssign)) and any(
+            _passed_later(t, parent, parents) for t in _targets(parent)
         ):
             # `trimmed = messages[-8:]` then `self.chat(messages=trimmed)`: sent by name.
             return True
@@ -310,10 +308,8 @@ def _sent(node: ast.AST, parents: dict[int, ast.AST], chat: bool) -> bool:
         if isinstance(parent, ast.Return):
             return True
         if isinstance(parent, (ast.Assign, ast.AnnAssign)):
-            targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
-            return any(_is_history(t) for t in targets) or any(
-                _returned_later(t, parent, parents) or _passed_later(t, parent, parents)
-                for t in targets
+            return any(
+                _is_history(t) or _returned_later(t, parent, parents) for t in _targets(parent)
             )
         if isinstance(parent, ast.Dict):
             for k, v in zip(parent.keys, parent.values, strict=True):

@@ -23,6 +23,10 @@ def test_the_classification_is_by_position_and_flow() -> None:
         assert breaks(w, kept=True, varies=False)  # the kept history: sent bytes change
         assert breaks(w, kept=False, varies=True)  # a copy, rewritten with per-call values
         assert not breaks(w, kept=False, varies=False)  # a copy, the same bytes every call
+    # A head put in once (only where the list has none): only a head made per request breaks.
+    assert not breaks(Write.HEAD, kept=True, varies=False)
+    assert breaks(Write.HEAD, kept=True, varies=True)
+    assert breaks(Write.HEAD, kept=False, varies=True)
 
 
 def test_python_a_system_prompt_made_from_what_the_request_brings() -> None:
