@@ -21,7 +21,9 @@ _MARKS = (None, "5m", "1h", "implicit")
 _GENERAL = 255  # a code meaning: the value is in the text tail
 # position, tokens, end; section code, breakpoint code; whether the chain is a 16-byte digest.
 _HEAD = struct.Struct("<IIIBB?")  # tokens fit 32 bits: no context window nears 4e9
+_POSITION_AT, _TOKENS_AT, _END_AT = 0, 4, 8  # the counts' offsets in the head
 _SECTION_AT, _MARK_AT, _DIGEST_AT = 12, 13, 14  # the codes' offsets in the head
+_COUNT = struct.Struct("<I")  # one count of the head
 _TEXT_LENGTHS = struct.Struct("<III")  # the general form: lengths of section, chain, breakpoint
 _HEX = frozenset("0123456789abcdef")
 
@@ -78,11 +80,15 @@ class Unit(bytes):
         code = self[_SECTION_AT]
         return _SECTIONS[code] if code != _GENERAL else self._texts()[0]
 
+    def _count(self, at: int) -> int:
+        """The head's unsigned 32-bit field at byte `at` (position, tokens or end)."""
+        value: int = _COUNT.unpack_from(self, at)[0]
+        return value
+
     @property
     def position(self) -> int:
         """Index among all units of the request."""
-        value: int = _HEAD.unpack_from(self)[0]
-        return value
+        return self._count(_POSITION_AT)
 
     @property
     def chain(self) -> str:
@@ -94,14 +100,12 @@ class Unit(bytes):
     @property
     def tokens(self) -> int:
         """Tokens in this unit."""
-        value: int = _HEAD.unpack_from(self)[1]
-        return value
+        return self._count(_TOKENS_AT)
 
     @property
     def end(self) -> int:
         """Tokens from the start of the request through this unit."""
-        value: int = _HEAD.unpack_from(self)[2]
-        return value
+        return self._count(_END_AT)
 
     @property
     def breakpoint(self) -> str | None:
