@@ -50,9 +50,9 @@ class Unit(bytes):
     ) -> Unit:
         s = _SECTIONS.index(section) if section in _SECTIONS else _GENERAL
         b = _MARKS.index(breakpoint) if breakpoint in _MARKS else _GENERAL
-        digest = _is_digest_hex(chain)
+        digest = _is_digest_hex(chain) and s != _GENERAL and b != _GENERAL
         head = _HEAD.pack(position, tokens, end, s, b, digest)
-        if digest and s != _GENERAL and b != _GENERAL:
+        if digest:
             return super().__new__(cls, head + bytes.fromhex(chain))
         # Rare (a test's made-up chain, a label prefixlock does not know): the text, in full.
         texts = [
@@ -61,7 +61,6 @@ class Unit(bytes):
             (breakpoint or "").encode() if b == _GENERAL else b"",
         ]
         lengths = _TEXT_LENGTHS.pack(*map(len, texts))
-        head = _HEAD.pack(position, tokens, end, s, b, False)
         return super().__new__(cls, head + lengths + b"".join(texts))
 
     def _texts(self) -> tuple[str, str, str]:
