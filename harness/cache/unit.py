@@ -112,6 +112,10 @@ class Unit(bytes):
         code = self[_MARK_AT]
         return _MARKS[code] if code != _GENERAL else self._texts()[2]
 
+    def with_breakpoint(self, breakpoint: str | None) -> Unit:
+        """This unit carrying `breakpoint` instead (None: none); the other fields as they are."""
+        return Unit(self.section, self.position, self.chain, self.tokens, self.end, breakpoint)
+
     def __reduce__(self) -> tuple[Any, ...]:
         # copy and pickle rebuild it from its fields (bytes' own reduce would drop the class).
         return (
