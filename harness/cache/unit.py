@@ -21,7 +21,9 @@ _MARKS = (None, "5m", "1h", "implicit")
 _GENERAL = 255  # a code meaning: the value is in the text tail
 # position, tokens, end; section code, breakpoint code; whether the chain is a 16-byte digest.
 _HEAD = struct.Struct("<IIIBB?")  # tokens fit 32 bits: no context window nears 4e9
+_POSITION_AT, _TOKENS_AT, _END_AT = 0, 4, 8  # the counts' offsets in the head
 _SECTION_AT, _MARK_AT, _DIGEST_AT = 12, 13, 14  # the codes' offsets in the head
+_COUNT = struct.Struct("<I")  # one count of the head
 _TEXT_LENGTHS = struct.Struct("<III")  # the general form: lengths of section, chain, breakpoint
 _HEX = frozenset("0123456789abcdef")
 
@@ -48,9 +50,9 @@ class Unit(bytes):
     ) -> Unit:
         s = _SECTIONS.index(section) if section in _SECTIONS else _GENERAL
         b = _MARKS.index(breakpoint) if breakpoint in _MARKS else _GENERAL
-        digest = _is_digest_hex(chain)
+        digest = _is_digest_hex(chain) and s != _GENERAL and b != _GENERAL
         head = _HEAD.pack(position, tokens, end, s, b, digest)
-        if digest and s != _GENERAL and b != _GENERAL:
+        if digest:
             return super().__new__(cls, head + bytes.fromhex(chain))
         # Rare (a test's made-up chain, a label prefixlock does not know): the text, in full.
         texts = [
@@ -59,7 +61,6 @@ class Unit(bytes):
             (breakpoint or "").encode() if b == _GENERAL else b"",
         ]
         lengths = _TEXT_LENGTHS.pack(*map(len, texts))
-        head = _HEAD.pack(position, tokens, end, s, b, False)
         return super().__new__(cls, head + lengths + b"".join(texts))
 
     def _texts(self) -> tuple[str, str, str]:
@@ -78,11 +79,15 @@ class Unit(bytes):
         code = self[_SECTION_AT]
         return _SECTIONS[code] if code != _GENERAL else self._texts()[0]
 
+    def _count(self, at: int) -> int:
+        """The head's unsigned 32-bit field at byte `at` (position, tokens or end)."""
+        value: int = _COUNT.unpack_from(self, at)[0]
+        return value
+
     @property
     def position(self) -> int:
         """Index among all units of the request."""
-        value: int = _HEAD.unpack_from(self)[0]
-        return value
+        return self._count(_POSITION_AT)
 
     @property
     def chain(self) -> str:
@@ -94,20 +99,22 @@ class Unit(bytes):
     @property
     def tokens(self) -> int:
         """Tokens in this unit."""
-        value: int = _HEAD.unpack_from(self)[1]
-        return value
+        return self._count(_TOKENS_AT)
 
     @property
     def end(self) -> int:
         """Tokens from the start of the request through this unit."""
-        value: int = _HEAD.unpack_from(self)[2]
-        return value
+        return self._count(_END_AT)
 
     @property
     def breakpoint(self) -> str | None:
         """ "5m" | "1h" | ... where this unit carries a breakpoint (None: none)."""
         code = self[_MARK_AT]
         return _MARKS[code] if code != _GENERAL else self._texts()[2]
+
+    def with_breakpoint(self, breakpoint: str | None) -> Unit:
+        """This unit carrying `breakpoint` instead (None: none); the other fields as they are."""
+        return Unit(self.section, self.position, self.chain, self.tokens, self.end, breakpoint)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # copy and pickle rebuild it from its fields (bytes' own reduce would drop the class).

@@ -154,7 +154,7 @@ def anthropic_units(body: Mapping[str, Any]) -> list[Unit]:
         # Automatic caching: the breakpoint sits on the last cacheable block.
         last = b.units[-1]
         ttl = str(top.get("ttl", "5m"))
-        b.units[-1] = Unit(last.section, last.position, last.chain, last.tokens, last.end, ttl)
+        b.units[-1] = last.with_breakpoint(ttl)
     return b.units
 
 
@@ -299,8 +299,7 @@ def openai_units(body: Mapping[str, Any]) -> list[Unit]:
     if labels:
         first = len(texts) - len(openai_items(body))  # units before the first input item
         for i, label in labels.items():
-            u = b.units[first + i]
-            b.units[first + i] = Unit(u.section, u.position, u.chain, u.tokens, u.end, label)
+            b.units[first + i] = b.units[first + i].with_breakpoint(label)
     return b.units
 
 

@@ -207,7 +207,7 @@ class ChainMemo:
 
 
 def with_breakpoint(unit: Unit, ttl: str) -> Unit:
-    return Unit(unit.section, unit.position, unit.chain, unit.tokens, unit.end, ttl)
+    return unit.with_breakpoint(ttl)
 
 
 class PrefixPart(Protocol):

@@ -325,9 +325,7 @@ def without_message_breakpoints(request: WireRequest) -> WireRequest:
             msg = {**msg, "content": content}
         messages.append(msg)
     units = tuple(
-        Unit(u.section, u.position, u.chain, u.tokens, u.end)
-        if u.section == "messages" and u.breakpoint is not None
-        else u
+        u.with_breakpoint(None) if u.section == "messages" and u.breakpoint is not None else u
         for u in request.units
     )
     return WireRequest(

@@ -174,13 +174,7 @@ def row_margin(result: VersusResult, event: str, client: str = OURS) -> Decimal 
     peers = [
         result.by_event(c)[event] for c in result.peers() if event != COMPACT or result.compacts(c)
     ]
-    ours = result.by_event(client)[event]
-    if not peers:
-        return None
-    best = min(peers)
-    if not ours:
-        return None if not best else Decimal("Infinity")
-    return best / ours
+    return times_cheaper(min(peers), result.by_event(client)[event]) if peers else None
 
 
 def spread(result: VersusResult, groups: Sequence[Sequence[str]], client: str = OURS) -> Spread:
@@ -217,7 +211,8 @@ def spread(result: VersusResult, groups: Sequence[Sequence[str]], client: str = 
         if loops and one.total(client):
             sdk.append(min(one.total(c) for c in loops) / one.total(client))
         for e in EVENTS:
-            r = row_margin(one, e, client)
+            d = dollars[e]  # the row's dollars above: `row_margin` without reading them again
+            r = None if d.best is None else times_cheaper(d.best, d.ours)
             if r is not None:
                 rows[e].append(r)
     return Spread(

@@ -325,13 +325,15 @@ async def _long_chat(turns: int, emulator_url: str) -> dict[str, Any]:
             sys.getsizeof(row) + sys.getsizeof(row[0]) + sys.getsizeof(row[1])
             for row in app._earlier
         )
-    past = [p for p in rss if p[0] > min(100, turns // 5)] or rss
+    warm = min(100, turns // 5)  # the turns that fill the mounted window: left out of slopes
+    past = [p for p in rss if p[0] > warm] or rss
     # Too few trims (a short run): the fixed samples stand in.
-    past_trims = [p for p in trims if p[0] > min(100, turns // 5)]
+    past_trims = [p for p in trims if p[0] > warm]
     past_trims = past_trims if len(past_trims) >= 3 else past
+    trim_slope = _slope(past_trims)
     peak_figures = {}
     if peaks:
-        late_peaks = [p for p in peaks if p[0] > min(100, turns // 5)] or peaks
+        late_peaks = [p for p in peaks if p[0] > warm] or peaks
         peak_figures = {
             "peak_kb_per_turn": _slope(late_peaks),
             "peak_kb_last_turn": peaks[-1][1],
@@ -355,11 +357,11 @@ async def _long_chat(turns: int, emulator_url: str) -> dict[str, Any]:
         "offscreen_kb_per_turn": offscreen / 1e3 / (turns + 1),
         "rss_mb_per_turn_beyond": _slope(past) - conversation / 1e6 / (turns + 1),
         "trims_sampled": len(past_trims),
-        "rss_mb_per_turn_trims": _slope(past_trims),
-        "rss_mb_per_turn_beyond_trims": _slope(past_trims) - conversation / 1e6 / (turns + 1),
+        "rss_mb_per_turn_trims": trim_slope,
+        "rss_mb_per_turn_beyond_trims": trim_slope - conversation / 1e6 / (turns + 1),
         **{
             f"{kind}_mb_per_turn_trims": _slope(
-                [(n, parts.get(kind, 0.0)) for n, parts in kinds if n > min(100, turns // 5)]
+                [(n, parts.get(kind, 0.0)) for n, parts in kinds if n > warm]
             )
             for kind in ("RssAnon", "RssFile", "RssShmem")
         },
