@@ -168,15 +168,6 @@ def times_cheaper(peer: Decimal, ours: Decimal) -> Decimal | None:
     return peer / ours
 
 
-def row_margin(result: VersusResult, event: str, client: str = OURS) -> Decimal | None:
-    """How many times cheaper `client` was on `event`'s row than the cheapest peer on it (the
-    compaction row against the peers that compact); None where nobody paid anything."""
-    peers = [
-        result.by_event(c)[event] for c in result.peers() if event != COMPACT or result.compacts(c)
-    ]
-    return times_cheaper(min(peers), result.by_event(client)[event]) if peers else None
-
-
 def spread(result: VersusResult, groups: Sequence[Sequence[str]], client: str = OURS) -> Spread:
     """Margins of `client` over the seed pairs `groups` (each a list of scenario names)."""
     totals: list[Decimal] = []
@@ -211,7 +202,7 @@ def spread(result: VersusResult, groups: Sequence[Sequence[str]], client: str = 
         if loops and one.total(client):
             sdk.append(min(one.total(c) for c in loops) / one.total(client))
         for e in EVENTS:
-            d = dollars[e]  # the row's dollars above: `row_margin` without reading them again
+            d = dollars[e]  # the row's dollars above, not read again
             r = None if d.best is None else times_cheaper(d.best, d.ours)
             if r is not None:
                 rows[e].append(r)

@@ -15,9 +15,11 @@ import pytest
 # much of it the heap's resident size took, in KiB (none when it was mapped on its own).
 _SCRIPT = r"""
 import sys
-if sys.argv[1] == "set":
+if sys.argv[1] in ("set", "twice"):
     from prefixlock.tui.allocator import return_large_buffers
     assert return_large_buffers()
+    if sys.argv[1] == "twice":  # a second ChatApp in one process sets it again
+        assert return_large_buffers()
 
 def heap_kib():
     rss, inside = 0, False
@@ -61,8 +63,7 @@ def test_growing_buffers_leave_the_heap_flat() -> None:
     assert _heap_growth_kib("default") > 250
 
 
+@pytest.mark.skipif(not GLIBC, reason="glibc's mallopt and /proc/self/smaps")
 def test_setting_it_twice_is_harmless() -> None:
-    from prefixlock.tui.allocator import return_large_buffers
-
-    first = return_large_buffers()
-    assert return_large_buffers() == first
+    # Both calls succeed and the setting still holds.
+    assert _heap_growth_kib("twice") < 64
