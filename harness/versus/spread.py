@@ -87,12 +87,16 @@ class RowDollars:
 
     def to_dict(self) -> dict[str, Any]:
         q = Decimal("0.000001")
-        margin = None if not self.ours or self.best is None else self.best / self.ours
+        # The same margin the summaries use: a row prefixlock paid nothing on while a peer did
+        # is "Infinity", not a missing figure.
+        margin = None if self.best is None else times_cheaper(self.best, self.ours)
         return {
             "prefixlock": str(self.ours.quantize(q)),
             "cheapest_peer": None if self.best is None else str(self.best.quantize(q)),
             "peer": self.peer,
-            "times_cheaper": None if margin is None else str(margin.quantize(Decimal("0.001"))),
+            "times_cheaper": None
+            if margin is None
+            else str(margin if margin.is_infinite() else margin.quantize(Decimal("0.001"))),
             "peers": {c: str(v.quantize(q)) for c, v in self.each.items()},
             "prefixlock_keepalive": str(self.keepalive.quantize(q)),
         }

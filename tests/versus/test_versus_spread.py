@@ -12,7 +12,7 @@ from rich.console import Console
 from prefixlock.versus.report import VersusResult
 from prefixlock.versus.run import Billed, ClientRun
 from prefixlock.versus.scenario import IDLE, STEADY, Scenario, Turn, pair_seeds
-from prefixlock.versus.spread import Summary, render_spread, spread
+from prefixlock.versus.spread import RowDollars, Summary, render_spread, spread
 
 
 def _run(client: str, scenario: str, costs: dict[str, str]) -> ClientRun:
@@ -134,3 +134,14 @@ def test_margins_against_each_peer_row_alone() -> None:
     assert "each peer row, over 3 seed pairs" in printed
     line = next(x for x in printed.splitlines() if "anthropic-sdk-1h" in x and "0.500x" in x)
     assert line.split()[-1] == "1"  # one pair over 1% dearer
+
+
+def test_a_row_prefixlock_paid_nothing_on_reads_as_infinitely_cheaper_in_json() -> None:
+    # The per-pair JSON row and the summaries share one margin: a peer paid, prefixlock did not.
+    free = RowDollars(ours=Decimal(0), best=Decimal("0.25"), peer="langchain")
+    assert free.to_dict()["times_cheaper"] == "Infinity"
+    nobody = RowDollars(ours=Decimal(0), best=Decimal(0), peer="langchain")
+    assert nobody.to_dict()["times_cheaper"] is None
+    paid = RowDollars(ours=Decimal("0.2"), best=Decimal("0.25"), peer="langchain")
+    assert paid.to_dict()["times_cheaper"] == "1.250"
+    assert RowDollars(ours=Decimal(1), best=None, peer=None).to_dict()["times_cheaper"] is None
