@@ -3,8 +3,8 @@ stopping rules, stated before anything was listed or fetched) and write MANIFEST
 SKIPPED.txt.
 
     python tests/policies/corpus/real14/sample.py --upto K                # the first draw
-    python tests/policies/corpus/real14/sample.py --reserve --volatile N  # a volatile step, reserve
-    python tests/policies/corpus/real14/sample.py --upto K --volatile N   # a volatile step, main list
+    python tests/policies/corpus/real14/sample.py --reserve --volatile N  # volatile, reserve
+    python tests/policies/corpus/real14/sample.py --upto K --volatile N   # volatile, main list
     python tests/policies/corpus/real14/sample.py --upto K --more N       # a structural step
     (--upto K: consider only the first K candidates, those whose fetch was tried)
 
@@ -16,7 +16,6 @@ order. It never reads a file's meaning, only counts matching lines and eligible 
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from pathlib import Path
 
@@ -28,21 +27,15 @@ import realsample as rs  # noqa: E402
 RESERVE = "search-"  # the category prefix of the reserve block's rows
 
 
-@dataclasses.dataclass(frozen=True)
-class Real14Draw(rs.Draw):
-    """real10's draw over one block of CANDIDATES.tsv: `main` (the fragments' listings, first
-    in the file) or `reserve`."""
-
-    block: str = "main"
+class ReserveDraw(rs.Draw):
+    """real10's draw over CANDIDATES.tsv's second block only (the `search-N` rows), in its
+    order."""
 
     def candidates(self) -> list[tuple[str, str]]:
-        rows = super().candidates()
-        in_reserve = [r for r in rows if r[0].startswith(RESERVE)]
-        return in_reserve if self.block == "reserve" else rows
+        return [r for r in super().candidates() if r[0].startswith(RESERVE)]
 
 
-_BASE = rs.real10_draw(HERE)
-DRAW = Real14Draw(_BASE.here, _BASE.strata, _BASE.want)
+DRAW = rs.real10_draw(HERE)
 
 
 def main(argv: list[str]) -> int:
@@ -51,8 +44,9 @@ def main(argv: list[str]) -> int:
     # A reserve step leaves the main list's `language full` projects untried; the shared
     # draw drops their SKIPPED lines (it expects to try them next), so they are put back.
     skipped = HERE / "SKIPPED.txt"
-    passed = [ln for ln in skipped.read_text(encoding="utf-8").splitlines() if "language full" in ln]
-    code = dataclasses.replace(DRAW, block="reserve").main(
+    lines = skipped.read_text(encoding="utf-8").splitlines()
+    passed = [ln for ln in lines if "language full" in ln]
+    code = ReserveDraw(DRAW.here, DRAW.strata, DRAW.want).main(
         [a for a in argv if a != "--reserve"], volatile=3
     )
     now = skipped.read_text(encoding="utf-8").splitlines()
