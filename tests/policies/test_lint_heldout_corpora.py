@@ -120,8 +120,11 @@ CORPORA = (
         # three from the search reserve (the third: it ended), four from the main list's
         # untried candidates 1-160 (the fourth: they ended), one over 161-173
         steps=(8, 8, 3, 8, 8, 8, 3, 5),
-        # DEV_FLOOR
-        dev={},
+        # policies/ as on main aa5c297, first run after every label was committed.
+        dev={
+            "ts": {"volatile": (2, 2), "structural": (0, 2), "precision": (2, 8)},
+            "py": {"volatile": (1, 2), "structural": (1, 2), "precision": (4, 8)},
+        },
         test={},
         untried=27,  # main-list candidates 174-200: the fetch allowance ended first
     ),
