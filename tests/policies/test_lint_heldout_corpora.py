@@ -1,5 +1,5 @@
-"""real11, real12 and real13, the held-out corpora drawn by one procedure (real11's PROCEDURE.md,
-which the later two take by reference): each one's draw and labels hold together, and (slow,
+"""real11 to real14, the held-out corpora drawn by one procedure (real11's PROCEDURE.md, which
+the later ones take by reference): each one's draw and labels hold together, and (slow,
 where the project snapshots are on this machine) the linter's figures on both halves.
 
 The third-party files are not committed; each `score.py --extract` takes them from the project
@@ -41,7 +41,8 @@ class HeldOut:
     breakers: dict[tuple[str, str], int]  # per (half, kind)
     steps: tuple[int, ...]  # the volatile steps' sizes, in the order drawn
     dev: Figures
-    test: Figures
+    test: Figures  # empty until the lead has scored the test half once
+    untried: int = 0  # candidates never tried: drawing stopped on the fetch allowance
 
     @property
     def folder(self) -> Path:
@@ -111,6 +112,22 @@ CORPORA = (
             "py": {"volatile": (0, 1), "structural": (1, 3), "precision": (2, 4)},
         },
     ),
+    HeldOut(
+        "real14",
+        labels=23,
+        breakers={("test", "volatile"): 5, ("test", "structural"): 10}
+        | {("dev", "volatile"): 4, ("dev", "structural"): 4},
+        # three from the search reserve (the third: it ended), four from the main list's
+        # untried candidates 1-160 (the fourth: they ended), one over 161-173
+        steps=(8, 8, 3, 8, 8, 8, 3, 5),
+        # policies/ as on main aa5c297, first run after every label was committed.
+        dev={
+            "ts": {"volatile": (2, 2), "structural": (0, 2), "precision": (2, 8)},
+            "py": {"volatile": (1, 2), "structural": (1, 2), "precision": (4, 8)},
+        },
+        test={},
+        untried=27,  # main-list candidates 174-200: the fetch allowance ended first
+    ),
 )
 each = pytest.mark.parametrize("c", CORPORA, ids=[c.name for c in CORPORA])
 
@@ -140,7 +157,7 @@ def test_each_volatile_step_is_split_evenly_within_a_language(c: HeldOut) -> Non
 
 @each
 def test_projects_are_taken_in_the_listed_order(c: HeldOut) -> None:
-    assert_list_ended(c.folder)
+    assert_list_ended(c.folder, c.untried)
 
 
 @each
@@ -157,4 +174,6 @@ def test_the_sampler_is_real10s_draw(c: HeldOut) -> None:
 @pytest.mark.parametrize("half", ["dev", "test"])
 @each
 def test_half_figures_hold(c: HeldOut, half: str) -> None:
+    if half == "test" and not c.test:
+        pytest.skip(f"{c.name}'s test half is scored once, by the lead; not yet")
     assert_floors(score_half(c.folder, half), c.dev if half == "dev" else c.test)
