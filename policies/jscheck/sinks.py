@@ -624,7 +624,7 @@ class SinkCheck:
                 else:
                     test = lambda: one_off  # noqa: E731
                 self._sink_of_one_off(test, lambda: self.text_sink(value, f"`{name}`", at))
-                self._mode_prompt(value, name)
+                self._sink_of_one_off(test, lambda: self._mode_prompt(value, name))
         elif tools_name(name) and v.type not in FUNCTIONS:
             self.order_sink(value, f"`{name}`", at)
             self._mode_tools(value, name)
@@ -960,7 +960,7 @@ class SinkCheck:
             return
         if cond is not None:
             n = self._mode_word([cond])
-        if n is not None:
+        if n is not None and not self._in_one_off():
             self._report(
                 n if v.type == "call_expression" else value,
                 "PL302",
@@ -1017,7 +1017,7 @@ class SinkCheck:
         if v.type != "subscript_expression":
             return
         n = self._mode_word([v.child_by_field_name("index")])  # type: ignore[list-item]
-        if n is None:
+        if n is None or self._in_one_off():
             return
         self._report(
             leaf,
