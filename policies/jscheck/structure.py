@@ -381,6 +381,19 @@ _DROPPED = (
 )
 
 
+def _method_at(call: Node) -> Node:
+    """Where a window made by a method call is reported: at the method's name (`.slice`,
+    `.splice`), the line that cuts, where a chain spreads the receiver over lines above it
+    (`safeBody.history` then `.slice(-10)` on the next line)."""
+    fn = call.child_by_field_name("function")
+    at = (
+        fn.child_by_field_name("property")
+        if fn is not None and fn.type == "member_expression"
+        else None
+    )
+    return at if at is not None else call
+
+
 def check_windows(src: Source) -> list[Finding]:
     out: list[Finding] = []
     seen: set[int] = set()
@@ -435,11 +448,8 @@ def check_windows(src: Source) -> list[Finding]:
             and not _for_side_request(src, n)
             and not _excerpted(src, n)
         ):
-            # At `.slice` itself where it ends a chain spread over lines.
-            at = fn.child_by_field_name("property") if fn is not None else None
-            chained = obj is not None and unwrap(obj).type == "call_expression"
             what = f"the conversation is cut to its last messages (`{_short(src, n)}`)"
-            add(at if chained and at is not None else n, what)
+            add(_method_at(n), what)
         elif (
             name == "slice"
             and len(args) == 1
@@ -447,15 +457,24 @@ def check_windows(src: Source) -> list[Finding]:
             and _moving(src, args[0])
             and not _for_side_request(src, n)
         ):
-            add(n, f"the conversation is cut from a moving position (`{_short(src, n)}`)")
+            add(
+                _method_at(n),
+                f"the conversation is cut from a moving position (`{_short(src, n)}`)",
+            )
         elif name == "slice" and len(args) == 1 and _over_cap(src, n, obj, args[0]):
-            add(n, f"items past a cap are cut off once there are more (`{_short(src, n)}`)")
+            add(
+                _method_at(n),
+                f"items past a cap are cut off once there are more (`{_short(src, n)}`)",
+            )
         elif name in ("shift", "splice") and _in_budget_loop(src, n, obj):
-            add(n, f"messages are dropped while over a budget (`{_short(src, n)}`)")
+            add(_method_at(n), f"messages are dropped while over a budget (`{_short(src, n)}`)")
         elif name == "slice" and _drops_first(src, n, args) and _in_budget_loop(src, n, obj):
-            add(n, f"messages are dropped from the front while over a budget (`{_short(src, n)}`)")
+            add(
+                _method_at(n),
+                f"messages are dropped from the front while over a budget (`{_short(src, n)}`)",
+            )
         elif name == "splice" and _keeps_last(src, n, obj):
-            add(n, f"the conversation is cut to its last items (`{_short(src, n)}`)")
+            add(_method_at(n), f"the conversation is cut to its last items (`{_short(src, n)}`)")
         elif set(words(name)) & _EXPIRE and any(is_history(src, a) for a in args):
             add(n, f"messages expire from the history (`{_short(src, n)}`)", _DROPPED)
         elif (

@@ -122,6 +122,33 @@ def _read_from(value: ast.AST | None, made: set[str]) -> _Read | None:
     return None
 
 
+def _mapped_history(value: ast.expr) -> ast.expr | None:
+    """The history a comprehension maps message by message, keeping each one's role
+    (`[{"role": m.role, "content": m.content} for m in history]`): a copy in the API's shape.
+    A fixed role (`{"role": "user", ...} for q in questions`) makes new messages, no copy."""
+    if not (isinstance(value, ast.ListComp) and isinstance(value.elt, ast.Dict)):
+        return None
+    role = dict_get(value.elt, "role")
+    if role is None or const_str(role) is not None:
+        return None
+    return value.generators[0].iter
+
+
+def _grown_part(n: ast.AST) -> tuple[str, ast.stmt] | None:
+    """`parts.append(v)` / `parts.extend(v)` as a statement: the local grown, and the
+    statement (its value, the call, reads what it adds)."""
+    if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)):
+        return None
+    func = n.value.func
+    if (
+        isinstance(func, ast.Attribute)
+        and func.attr in ("append", "extend")
+        and isinstance(func.value, ast.Name)
+    ):
+        return func.value.id, n
+    return None
+
+
 def _per_call_hook(fn: Fn) -> bool:
     """Whether a function is a hook an agent framework runs before every model call
     (LangChain's `@before_model`, `@wrap_model_call`, `@dynamic_prompt`)."""
@@ -233,10 +260,17 @@ class _Function:
             a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
         } - {"self", "cls"}
         self.assigned: dict[str, list[ast.stmt]] = {}
+        # What feeds each local: its assignments and the parts it is grown with
+        # (`sys_parts.append(ctx_str)`: a list of parts joined into a prompt later).
+        self.fed: dict[str, list[ast.stmt]] = {}
         self.loop_vars: set[str] = set()
         for n in self.nodes:
             for t in self._targets(n):
                 self.assigned.setdefault(t, []).append(n)  # type: ignore[arg-type]
+                self.fed.setdefault(t, []).append(n)  # type: ignore[arg-type]
+            grown = _grown_part(n)
+            if grown is not None:
+                self.fed.setdefault(grown[0], []).append(grown[1])
             if isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)):
                 self.loop_vars |= {x.id for x in ast.walk(n.target) if isinstance(x, ast.Name)}
 
@@ -292,6 +326,8 @@ class _Function:
                     history.add(value.id)
                 elif isinstance(value, (ast.Call, ast.Await)):
                     history.add(name)  # fetched from elsewhere (a store, a loader): a history
+                elif (mapped := _mapped_history(value)) is not None:
+                    history |= _sources(mapped)
                 for e in getattr(value, "elts", []):
                     if isinstance(e, ast.Starred):
                         history |= _sources(e.value)
@@ -434,7 +470,7 @@ class _Function:
                 return False
             return _read_from(src, made) is not None
 
-        return made_from(seeds, self.assigned, name, fed)
+        return made_from(seeds, self.fed, name, fed)
 
     def system_writes(self, name: str) -> Iterator[ast.expr]:
         """The values written into the system prompt the request's list starts with: the

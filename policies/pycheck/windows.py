@@ -282,7 +282,10 @@ def _sent(node: ast.AST, parents: dict[int, ast.AST], chat: bool) -> bool:
         parent = parents.get(id(cur))
         if parent is None:
             return False
-        if isinstance(parent, (ast.List, ast.Tuple, ast.Starred, ast.BinOp)):
+        if isinstance(parent, (ast.List, ast.Tuple, ast.Starred, ast.BinOp)) or (
+            # `h[-n:] if h else []`: the window, or nothing when there is no history yet.
+            isinstance(parent, ast.IfExp) and parent.test is not cur
+        ):
             cur = parent
             continue
         if isinstance(parent, ast.keyword):

@@ -117,7 +117,9 @@ def test_py_a_conversation_without_cache_control_is_reported() -> None:
         '[{"role": "user", "content": first}, {"role": "assistant", "content": reply}, '
         '{"role": "user", "content": text}]'
     )
-    text = CLASSIFIER_PY.replace("MESSAGES", turns).replace("(text, history)", "(first, reply, text)")
+    text = CLASSIFIER_PY.replace("MESSAGES", turns).replace(
+        "(text, history)", "(first, reply, text)"
+    )
     assert "PL406" in _codes(text, "validator.py")
 
 
@@ -156,3 +158,107 @@ def test_ts_a_field_read_in_a_callback_over_a_list_is_the_items() -> None:
 }
 """
     assert "PL101" not in _codes(text, "prompt.ts")
+
+
+# --- a window reported on the line that cuts (PL303) ---------------------------------------
+
+WINDOW_TS = """export async function POST(req: Request) {
+  const safeBody = await req.json();
+  const recentHistory = safeBody.history
+    .slice(CUT)
+    .map((msg) => ({ role: msg.role, parts: [{ text: msg.content }] }));
+  const chat = model.startChat({ history: [...recentHistory] });
+  return chat.sendMessage(safeBody.message);
+}
+"""
+
+
+def test_ts_a_window_spread_over_lines_is_reported_where_it_cuts() -> None:
+    found = [f for f in _lint(WINDOW_TS.replace("CUT", "-10"), "route.ts") if f.code == "PL303"]
+    assert [f.line for f in found] == [4]
+
+
+def test_ts_the_same_chain_without_a_window_is_not_reported() -> None:
+    assert "PL303" not in _codes(WINDOW_TS.replace("CUT", "0"), "route.ts")
+
+
+# --- a Python request: the window or nothing, parts of a prompt, a mapped history ----------
+
+ROUTE_PY = """import anthropic
+
+client = anthropic.Anthropic()
+SYSTEM_PROMPT = "You are a trading assistant."
+MAX_HISTORY = 20
+
+
+def ai_chat(body):
+    sys_parts = [SYSTEM_PROMPT]
+    if body.context:
+        ctx_str = "\\n".join(f"{k}: {v}" for k, v in body.context.items())
+        sys_parts.append(PART)
+    system = "\\n\\n".join(sys_parts)
+    history = body.history[WINDOW] if body.history else []
+    messages = [{"role": m.role, "content": m.content} for m in history]
+    messages.append({"role": "user", "content": body.message})
+    return client.messages.create(model="m", max_tokens=1, system=system, messages=messages)
+"""
+
+
+def _route(part: str, window: str) -> list[Finding]:
+    return _lint(ROUTE_PY.replace("PART", part).replace("WINDOW", window), "ai_router.py")
+
+
+def test_py_a_window_or_nothing_is_a_window() -> None:
+    assert [f.line for f in _route('"Be brief."', "-MAX_HISTORY:") if f.code == "PL303"] == [14]
+
+
+def test_py_the_whole_history_or_nothing_is_no_window() -> None:
+    assert not [f for f in _route('"Be brief."', ":") if f.code == "PL303"]
+
+
+def test_py_a_request_field_appended_to_the_system_parts_is_per_request() -> None:
+    # The view filters sent with this request (the same owner as its newest message) are
+    # appended to the parts joined into the system prompt ahead of the mapped history.
+    found = [f for f in _route('"Filters:\\n" + ctx_str', ":") if f.code == "PL304"]
+    assert [f.line for f in found] == [13]
+
+
+def test_py_a_fixed_part_appended_to_the_system_parts_is_not() -> None:
+    assert not [f for f in _route('"Be brief."', ":") if f.code == "PL304"]
+
+
+def test_py_a_fixed_role_comprehension_is_no_history() -> None:
+    # `[{"role": "user", ...} for q in questions]`: new messages, no copy of a history, so
+    # what the system prompt holds is sent once.
+    text = ROUTE_PY.replace("PART", '"Filters:\\n" + ctx_str').replace("WINDOW", ":")
+    text = text.replace('{"role": m.role, "content": m.content}', '{"role": "user", "content": m}')
+    assert "PL304" not in _codes(text, "ai_router.py")
+
+
+# --- a local function named for live state (PL106) -----------------------------------------
+
+LIVE_PY = """import anthropic
+
+client = anthropic.Anthropic()
+
+
+def NAME():
+    rows = db.execute("SELECT ticker, score FROM signals").fetchall()
+    return "\\n".join(str(r) for r in rows)
+
+
+def chat(history, text):
+    system = "You are a trading assistant.\\n" + NAME()
+    return client.messages.create(
+        model="m", max_tokens=1, system=system,
+        messages=history + [{"role": "user", "content": text}],
+    )
+"""
+
+
+def test_py_a_local_function_named_for_live_state_is_runtime_state() -> None:
+    assert "PL106" in _codes(LIVE_PY.replace("NAME", "_live_data_summary"), "router.py")
+
+
+def test_py_a_local_function_named_for_fixed_text_is_not() -> None:
+    assert "PL106" not in _codes(LIVE_PY.replace("NAME", "_signal_guide"), "router.py")
