@@ -14,6 +14,8 @@ with `messages`/`turns`/`history`. Pure: a syntax tree in, findings out.
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
 from ..findings import Finding
@@ -394,8 +396,41 @@ def _method_at(call: Node) -> Node:
     return at if at is not None else call
 
 
+# Where a file keeps conversations (a browser's storage, a JSON file) and what says it asks a
+# model: a store that never asks caps what it keeps for display and persistence.
+_STORAGE = re.compile(
+    r"\b(?:localStorage|sessionStorage|AsyncStorage|indexedDB|writeFileSync|readFileSync)\b"
+)
+_ASKS = frozenset(
+    {"generate", "complete", "completion", "completions", "chat", "ask", "llm", "invoke"}
+    | {"stream", "create", "send", "fetch", "request", "post", "query", "run", "prompt"}
+)
+
+
+_STORE_FILES = frozenset({"storage", "store", "persistence", "persist"})
+
+
+def _store_only(src: Source) -> bool:
+    """A file that stores conversations and sends none: it uses a storage API or is named for
+    one (`copilotStorage.ts`, `ConversationStore.ts`), and calls no function named for asking
+    a model (`create`, `chat`, `fetch`, `streamText`...)."""
+    stem = src.path.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0]
+    if not (_STORAGE.search(src.text(src.root)) or set(words(stem)) & _STORE_FILES):
+        return False
+    for n in walk(src.root):
+        if n.type in ("call_expression", "new_expression"):
+            name = callee_name(src, n) if n.type == "call_expression" else ""
+            if set(words(name)) & _ASKS:
+                return False
+    return True
+
+
 def check_windows(src: Source) -> list[Finding]:
     out: list[Finding] = []
+    if _store_only(src):
+        # Retention caps of a store: what it keeps is read back for display; where the
+        # project sends a conversation, its own request code is linted for windows.
+        return out
     seen: set[int] = set()
 
     def add(node: Node, what: str, tail: str = _WINDOW) -> None:

@@ -262,3 +262,39 @@ def test_py_a_local_function_named_for_live_state_is_runtime_state() -> None:
 
 def test_py_a_local_function_named_for_fixed_text_is_not() -> None:
     assert "PL106" not in _codes(LIVE_PY.replace("NAME", "_signal_guide"), "router.py")
+
+
+# --- a store's retention cap (PL303) --------------------------------------------------------
+
+STORE_TS = """const MAX_MESSAGES = 200;
+
+export function loadConversation(raw: string) {
+  const value = JSON.parse(raw);
+  const messages = value.messages.slice(-MAX_MESSAGES);
+  window.localStorage.setItem("conversation", JSON.stringify({ ...value, messages }));
+  return { id: value.id, messages };
+}
+SENDS
+"""
+
+SENDS_TS = """
+export async function ask(conversation: any) {
+  return openai.chat.completions.create({ model: "gpt-4o", messages: conversation.messages });
+}
+"""
+
+
+def test_ts_a_stores_retention_cap_is_no_window() -> None:
+    assert "PL303" not in _codes(STORE_TS.replace("SENDS", ""), "conversationStore.ts")
+
+
+def test_ts_a_cap_in_a_file_that_also_asks_a_model_is_a_window() -> None:
+    assert "PL303" in _codes(STORE_TS.replace("SENDS", SENDS_TS), "conversationStore.ts")
+
+
+def test_ts_a_cap_in_a_file_neither_storing_nor_named_for_a_store_is_a_window() -> None:
+    text = STORE_TS.replace("SENDS", "").replace(
+        '  window.localStorage.setItem("conversation", JSON.stringify({ ...value, messages }));\n',
+        "",
+    )
+    assert "PL303" in _codes(text, "conversation.ts")
