@@ -206,8 +206,9 @@ def test_no_breakpoint_only_on_a_prompt_long_enough_to_cache() -> None:
     # A conversation (an earlier turn before the question): a one-off request, with no
     # history after its system prompt, is left alone (test_lint_recurring_shapes).
     call = (
-        'def call(client, first, reply, q):\n    return client.messages.create(model="claude-sonnet-4-6",'
-        ' max_tokens=9, system={s!r}, messages=[{{"role": "user", "content": first}},'
+        "def call(client, first, reply, q):\n"
+        '    return client.messages.create(model="claude-sonnet-4-6", max_tokens=9,'
+        ' system={s!r}, messages=[{{"role": "user", "content": first}},'
         ' {{"role": "assistant", "content": reply}}, {{"role": "user", "content": q}}])\n'
     )
     assert lint_source(call.format(s="Be brief."), "c.py") == []
