@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from tree_sitter import Node
 
 from ..findings import Finding
+from ..meaning import words
 from ..prefixflow import Write, breaks, history_message, made_from, system_message
 from .syntax import FUNCTIONS, Source, key_name, string_value, unwrap, walk
 
@@ -77,11 +78,27 @@ def _read(src: Source, value: Node | None, made: set[str]) -> Node | None:
     for n in walk(value):
         if n.type == "identifier" and src.text(n) in made:
             p = n.parent
+            if _settled_field(src, n):
+                continue
             if p is None or p.type != "call_expression" or p.child_by_field_name("function") != n:
                 return n
         if n.type == "member_expression" and _path(src, n) in made:
             return n
     return None
+
+
+# Fields of a request's options that the caller sets for the whole conversation (its own
+# system prompt, persona, model), not content of this request (`opts.systemPrompt ??
+# SYSTEM_PROMPT` beside `opts.userMessage`).
+_SETTLED = frozenset({"system", "instructions", "persona", "profile", "settings", "model"})
+
+
+def _settled_field(src: Source, ident: Node) -> bool:
+    """Whether `ident` is read only for such a field: `opts` in `opts.systemPrompt`."""
+    p = ident.parent
+    if p is None or p.type != "member_expression" or p.child_by_field_name("object") != ident:
+        return False
+    return bool(set(words(src.text(p.child_by_field_name("property")))) & _SETTLED)
 
 
 def _head_pick(src: Source, value: Node, made: set[str]) -> bool:

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..findings import Finding
+from ..meaning import words
 from ..prefixflow import Write, breaks, history_message, made_from, system_message
 from .context import Context
 from .syntax import callee, const_str, dict_get
@@ -99,6 +100,9 @@ def _sources(value: ast.expr) -> set[str]:
     return {ast.unparse(value)}
 
 
+_SETTLED = frozenset({"system", "instructions", "persona", "profile", "settings", "model"})
+
+
 @dataclass(frozen=True)
 class _Read:
     node: ast.expr
@@ -112,8 +116,15 @@ def _read_from(value: ast.AST | None, made: set[str]) -> _Read | None:
     if value is None:
         return None
     called = {id(n.func) for n in ast.walk(value) if isinstance(n, ast.Call)}
+    # `opts.system_prompt` beside `opts.user_message`: the caller's own setting for the whole
+    # conversation, not content of this request.
+    settled = {
+        id(n.value)
+        for n in ast.walk(value)
+        if isinstance(n, ast.Attribute) and set(words(n.attr)) & _SETTLED
+    }
     for n in ast.walk(value):
-        if id(n) in called:
+        if id(n) in called or id(n) in settled:
             continue
         if isinstance(n, ast.Name) and n.id in made and n.id not in _BUILTINS:
             return _Read(n, n.id)

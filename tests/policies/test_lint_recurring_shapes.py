@@ -298,3 +298,50 @@ def test_ts_a_cap_in_a_file_neither_storing_nor_named_for_a_store_is_a_window() 
         "",
     )
     assert "PL303" in _codes(text, "conversation.ts")
+
+
+# --- the caller's own system prompt, passed in beside the message (PL304) ------------------
+
+OPTS_TS = """const SYSTEM_PROMPT = "You are a trading terminal's agent.";
+
+async function runLoop(opts: AgentRunOpts): Promise<void> {
+  const systemPrompt = VALUE;
+  const messages: Message[] = [...(opts.history ?? []), { role: "user", content: opts.userMessage }];
+  for (let i = 0; i < 8; i++) {
+    const response = await callLLM(opts.llmEnv, { system: systemPrompt, messages, tools });
+    messages.push({ role: "assistant", content: response.content });
+  }
+}
+"""
+
+
+def test_ts_the_callers_system_prompt_is_not_the_request() -> None:
+    text = OPTS_TS.replace("VALUE", "opts.systemPrompt ?? SYSTEM_PROMPT")
+    assert "PL304" not in _codes(text, "agent.ts")
+
+
+def test_ts_the_callers_message_in_the_system_prompt_is_the_request() -> None:
+    text = OPTS_TS.replace("VALUE", "`${SYSTEM_PROMPT}\\nTask: ${opts.userMessage}`")
+    assert "PL304" in _codes(text, "agent.ts")
+
+
+OPTS_PY = """SYSTEM_PROMPT = "You are a trading terminal's agent."
+
+
+def run_loop(client, opts):
+    system = VALUE
+    messages = [*opts.history, {"role": "user", "content": opts.user_message}]
+    while True:
+        reply = client.messages.create(model="m", max_tokens=9, system=system, messages=messages)
+        messages.append({"role": "assistant", "content": reply.content})
+"""
+
+
+def test_py_the_callers_system_prompt_is_not_the_request() -> None:
+    text = OPTS_PY.replace("VALUE", "opts.system_prompt or SYSTEM_PROMPT")
+    assert "PL304" not in _codes(text, "agent.py")
+
+
+def test_py_the_callers_message_in_the_system_prompt_is_the_request() -> None:
+    text = OPTS_PY.replace("VALUE", 'SYSTEM_PROMPT + f"Task: {opts.user_message}"')
+    assert "PL304" in _codes(text, "agent.py")
