@@ -101,6 +101,10 @@ def _settled_field(src: Source, ident: Node) -> bool:
     return bool(set(words(src.text(p.child_by_field_name("property")))) & _SETTLED)
 
 
+# A helper named for the history's first message (`extractFirstUserMessageText(messages)`).
+_FIRST = frozenset({"first", "initial", "opening"})
+
+
 def _head_pick(src: Source, value: Node, made: set[str]) -> bool:
     """Whether a value picks the head of a history (`h[0]`, `h[0].content`, `h.find(...)`):
     what was cached first, the same on every request, so nothing made from it."""
@@ -117,6 +121,16 @@ def _head_pick(src: Source, value: Node, made: set[str]) -> bool:
             and _path(src, inner.child_by_field_name("object") or inner) in made
         ):
             return src.text(inner.child_by_field_name("property")) == "find"
+        if (
+            node.type == "call_expression"
+            and inner.type == "identifier"
+            and set(words(src.text(inner))) & _FIRST
+        ):
+            # `extractFirstUserMessageText(messages)`: a helper named for the head's text.
+            args = node.child_by_field_name("arguments")
+            return args is not None and any(
+                _path(src, unwrap(a)) in made for a in args.named_children
+            )
         node = unwrap(inner)
     return False
 
@@ -163,6 +177,8 @@ class _Function:
         params = fn.child_by_field_name("parameters") or fn.child_by_field_name("parameter")
         self.params = _names(src, params) if params is not None else set()
         self.assigned: dict[str, list[Node]] = {}  # name -> values written to it
+        # Names bound to one field of a value (`const { messages, model } = opts`).
+        self.fields: set[str] = set()
         # The names a loop or an array callback walks the list by (`for (let i...)`,
         # `for (const m of msgs)`, `msgs.forEach((m, i) => ...)`): the list's own.
         self.loop_vars: set[str] = set()
@@ -186,6 +202,7 @@ class _Function:
                     for x in walk(name):
                         if x.type in ("shorthand_property_identifier_pattern", "identifier"):
                             self.assigned.setdefault(src.text(x), []).append(value)
+                            self.fields.add(src.text(x))
             elif n.type in _ASSIGN:
                 left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
                 if left is not None and left.type == "identifier" and right is not None:
@@ -244,7 +261,9 @@ class _Function:
                 history.add(name)
             elif v.type == "identifier" and self.src.text(v) in self.params:
                 kept = True
-                history.add(self.src.text(v))
+                # `const { messages } = opts`: the history is that field, as `opts.messages`
+                # would be, not the options' other fields (`system`, `skipPrefix`).
+                history.add(name if name in self.fields else self.src.text(v))
             elif v.type == "call_expression":
                 f = v.child_by_field_name("function")
                 if f is not None and f.type == "member_expression":

@@ -100,6 +100,8 @@ def _sources(value: ast.expr) -> set[str]:
     return {ast.unparse(value)}
 
 
+# A helper named for the history's first message (`first_user_message_text(messages)`).
+_FIRST = frozenset({"first", "initial", "opening"})
 _SETTLED = frozenset({"system", "instructions", "persona", "profile", "settings", "model"})
 
 
@@ -184,6 +186,9 @@ def _head_pick(value: ast.expr, made: set[str]) -> bool:
         value = value.value
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.args:
         arg = value.args[0]
+        if set(words(value.func.id)) & _FIRST:
+            # `first_user_message_text(messages)`: a helper named for the head's text.
+            return any(isinstance(a, ast.Name) and a.id in made for a in value.args)
         return (
             value.func.id == "next"
             and isinstance(arg, ast.GeneratorExp)

@@ -306,7 +306,10 @@ OPTS_TS = """const SYSTEM_PROMPT = "You are a trading terminal's agent.";
 
 async function runLoop(opts: AgentRunOpts): Promise<void> {
   const systemPrompt = VALUE;
-  const messages: Message[] = [...(opts.history ?? []), { role: "user", content: opts.userMessage }];
+  const messages: Message[] = [
+    ...(opts.history ?? []),
+    { role: "user", content: opts.userMessage },
+  ];
   for (let i = 0; i < 8; i++) {
     const response = await callLLM(opts.llmEnv, { system: systemPrompt, messages, tools });
     messages.push({ role: "assistant", content: response.content });
@@ -345,3 +348,52 @@ def test_py_the_callers_system_prompt_is_not_the_request() -> None:
 def test_py_the_callers_message_in_the_system_prompt_is_the_request() -> None:
     text = OPTS_PY.replace("VALUE", 'SYSTEM_PROMPT + f"Task: {opts.user_message}"')
     assert "PL304" in _codes(text, "agent.py")
+
+
+# --- what the history's first message makes, and the options beside the history (PL304) ---
+
+SIDE_TS = """export async function sideQuery(opts: SideQueryOptions) {
+  const { model, system, messages, skipPrefix = true } = opts;
+  const client = await getClient();
+  const header = fingerprint(HEADER);
+  const systemBlocks = [
+    { type: "text", text: header },
+    ...(skipPrefix ? [] : [{ type: "text", text: CLI_PREFIX }]),
+    { type: "text", text: system },
+  ];
+  return client.beta.messages.create({ model, system: systemBlocks, messages });
+}
+"""
+
+
+def test_ts_a_fingerprint_of_the_first_message_is_the_same_every_turn() -> None:
+    text = SIDE_TS.replace("fingerprint(HEADER)", "extractFirstUserMessageText(messages)")
+    assert "PL304" not in _codes(text, "sideQuery.ts")
+
+
+def test_ts_a_fingerprint_of_the_last_message_changes_every_turn() -> None:
+    text = SIDE_TS.replace("fingerprint(HEADER)", "extractLastUserMessageText(messages)")
+    assert "PL304" in _codes(text, "sideQuery.ts")
+
+
+def test_ts_an_option_destructured_beside_the_history_is_not_made_from_it() -> None:
+    assert "PL304" not in _codes(SIDE_TS.replace("HEADER", '"x-app: cli"'), "sideQuery.ts")
+
+
+FIRST_PY = """def side_query(client, messages, system):
+    text = HEADER
+    header = fingerprint(text)
+    return client.messages.create(
+        model="m", max_tokens=9, system=[header, system], messages=messages
+    )
+"""
+
+
+def test_py_a_fingerprint_of_the_first_message_is_the_same_every_turn() -> None:
+    text = FIRST_PY.replace("HEADER", "first_user_message_text(messages)")
+    assert "PL304" not in _codes(text, "side.py")
+
+
+def test_py_a_fingerprint_of_the_last_message_changes_every_turn() -> None:
+    text = FIRST_PY.replace("HEADER", "last_user_message_text(messages)")
+    assert "PL304" in _codes(text, "side.py")
