@@ -583,6 +583,25 @@ def check_side_requests(src: Source) -> list[Finding]:
                 pairs[src.text(p)] = p
         system = pairs.get("system") or pairs.get("instructions")
         sent = pairs.get("messages")
+        dropped = [
+            v
+            for k in ("system", "instructions", "tools")
+            if (v := pairs.get(k)) is not None and _dropped_for_side_task(src, unwrap(v))
+        ]
+        if dropped and sent is not None:
+            # `system: isCompactPrompt ? undefined : options.systemPrompt`: the compaction
+            # request sends the same conversation without the session's system prompt or tools.
+            out.append(
+                src.finding(
+                    dropped[0],
+                    "PL305",
+                    f"`{src.text(dropped[0])[:60]}`: the side request (a summary or a "
+                    "compaction) sends the conversation without the session's system prompt or "
+                    "tools, so none of it is read from the session's cache; send it after the "
+                    "session's own prefix and ask for the summary in the newest user message",
+                )
+            )
+            continue
         if system is None or sent is None or not _own_system(src, unwrap(system)):
             continue
         if not (
@@ -603,6 +622,25 @@ def check_side_requests(src: Source) -> list[Finding]:
             )
         )
     return out
+
+
+def _dropped_for_side_task(src: Source, value: Node) -> bool:
+    """`isCompactPrompt ? undefined : tools`: a prefix part left out (`undefined`, `null`,
+    `[]`) when the condition names a side task."""
+    if value.type != "ternary_expression":
+        return False
+    cond = value.child_by_field_name("condition")
+    branches = [value.child_by_field_name("consequence"), value.child_by_field_name("alternative")]
+    empty = any(
+        b is not None and (src.text(unwrap(b)) in ("undefined", "null", "[]", '""', "''"))
+        for b in branches
+    )
+    names = (
+        [src.text(n) for n in walk(cond) if n.type in ("identifier", "property_identifier")]
+        if cond is not None
+        else []
+    )
+    return empty and any(set(words(x)) & _SIDE for x in names)
 
 
 def _own_system(src: Source, system: Node) -> bool:

@@ -397,3 +397,47 @@ def test_py_a_fingerprint_of_the_first_message_is_the_same_every_turn() -> None:
 def test_py_a_fingerprint_of_the_last_message_changes_every_turn() -> None:
     text = FIRST_PY.replace("HEADER", "last_user_message_text(messages)")
     assert "PL304" in _codes(text, "side.py")
+
+
+# --- a compaction request that leaves out the system prompt and tools (PL305) --------------
+
+COMPACT_TS = """export class BaseProvider {
+  async stream(options: StreamOptions) {
+    const FLAG =
+      options.messages[options.messages.length - 1]?.metadata?.FLAG;
+    return streamText({
+      model: this.getModel(options.modelId),
+      messages: await this.convertToModelMessages(options.messages),
+      system: FLAG ? undefined : options.systemPrompt,
+      tools: FLAG ? undefined : options.tools,
+    });
+  }
+}
+"""
+
+
+def test_ts_a_compaction_request_without_the_sessions_prefix_is_a_side_request() -> None:
+    found = [f for f in _lint(COMPACT_TS.replace("FLAG", "isCompactPrompt"), "p.ts")]
+    assert [f.line for f in found if f.code == "PL305"] == [8]
+
+
+def test_ts_a_prefix_left_out_for_another_flag_is_not() -> None:
+    assert "PL305" not in _codes(COMPACT_TS.replace("FLAG", "isGuest"), "p.ts")
+
+
+COMPACT_PY = """def stream(client, messages, system, tools):
+    FLAG = messages[-1].get("flag")
+    return client.messages.create(
+        model="m", max_tokens=9, messages=messages,
+        system=None if FLAG else system,
+        tools=[] if FLAG else tools,
+    )
+"""
+
+
+def test_py_a_compaction_request_without_the_sessions_prefix_is_a_side_request() -> None:
+    assert "PL305" in _codes(COMPACT_PY.replace("FLAG", "is_compact"), "p.py")
+
+
+def test_py_a_prefix_left_out_for_another_flag_is_not() -> None:
+    assert "PL305" not in _codes(COMPACT_PY.replace("FLAG", "is_guest"), "p.py")
