@@ -358,6 +358,21 @@ def _is_budget(src: Source, node: Node, cutting: bool = False) -> bool:
     return any(set(words(x)) & _TOKENS and (cutting or not _output_limit(x)) for x in names)
 
 
+def _cap_param(src: Source, name: str, index: int) -> bool:
+    """Whether a function `name` defined in this file names its parameter at `index` for a
+    cap (`limit`, `max`, `keep`)."""
+    for n in walk(src.root):
+        if n.type != "function_declaration" or src.text(n.child_by_field_name("name")) != name:
+            continue
+        params = n.child_by_field_name("parameters")
+        kids = [p for p in params.named_children if p.type != "comment"] if params else []
+        if index < len(kids):
+            p = kids[index]
+            p = p.child_by_field_name("pattern") or p.child_by_field_name("left") or p
+            return bool(set(words(src.text(p))) & _CAP_WORDS)
+    return False
+
+
 def _is_cap(name: str) -> bool:
     ws = set(words(name))
     return bool(ws & _CAP) and bool(ws & _COUNTED)
@@ -519,9 +534,13 @@ def check_windows(src: Source) -> list[Finding]:
         ):
             add(n, f"the history is cut to a token budget (`{_short(src, n)}`)")
         else:
-            for a in args:
+            for i, a in enumerate(args):
                 a = unwrap(a)
                 capped = a.type == "identifier" and _is_cap(src.text(a))
+                if a.type == "number" and name:
+                    # `getConversationMessages(id, 20)` where this file defines it with
+                    # `(conversationId, limit = 20)`: a count handed to the cap parameter.
+                    capped = _cap_param(src, name, i)
                 if a.type == "object":
                     keys = [
                         key_name(src, p.child_by_field_name("key")) or ""

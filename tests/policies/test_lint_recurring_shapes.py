@@ -441,3 +441,31 @@ def test_py_a_compaction_request_without_the_sessions_prefix_is_a_side_request()
 
 def test_py_a_prefix_left_out_for_another_flag_is_not() -> None:
     assert "PL305" not in _codes(COMPACT_PY.replace("FLAG", "is_guest"), "p.py")
+
+
+# --- a loader of this file handed a count for its cap parameter (PL303) --------------------
+
+LOADER_JS = """function getConversationMessages(conversationId, PARAM = 20) {
+  const rows = db.prepare(
+    "SELECT role, content FROM ai_messages WHERE conversation_id = ? " +
+      "ORDER BY created_at DESC LIMIT ?"
+  ).all(conversationId, PARAM);
+  return rows.reverse();
+}
+
+async function reply(conversationId, userMessage) {
+  const history = getConversationMessages(conversationId, 20);
+  const chatMessages = history.map((m) => ({ role: m.role, content: m.content }));
+  chatMessages.push({ role: "user", content: userMessage });
+  return openaiProvider.sendToOpenAI(chatMessages);
+}
+"""
+
+
+def test_js_a_count_handed_to_a_loaders_cap_parameter_is_a_window() -> None:
+    found = [f for f in _lint(LOADER_JS.replace("PARAM", "limit"), "agent.js")]
+    assert [f.line for f in found if f.code == "PL303"] == [9]
+
+
+def test_js_a_count_handed_to_another_parameter_is_not() -> None:
+    assert "PL303" not in _codes(LOADER_JS.replace("PARAM", "page"), "agent.js")
