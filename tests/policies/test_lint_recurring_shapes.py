@@ -464,7 +464,7 @@ async function reply(conversationId, userMessage) {
 
 def test_js_a_count_handed_to_a_loaders_cap_parameter_is_a_window() -> None:
     found = [f for f in _lint(LOADER_JS.replace("PARAM", "limit"), "agent.js")]
-    assert [f.line for f in found if f.code == "PL303"] == [9]
+    assert [f.line for f in found if f.code == "PL303"] == [10]
 
 
 def test_js_a_count_handed_to_another_parameter_is_not() -> None:
