@@ -996,8 +996,8 @@ class SinkCheck:
             # `CURRENT_REQUEST_REMINDER`: a constant's fixed text; `newSystemPrompt`: a system
             # prompt, reported by what it holds, not the request by its name.
             return
-        if request and self._in_one_off():
-            return  # the question of a request with no history: its own input, sent once
+        if self._in_one_off():
+            return  # the question, or what was fetched for it, in a request with no history
         what = "the current request" if request else "retrieved for this request"
         self._request_sinks.add(sink_line)
         self._report(
@@ -1177,8 +1177,8 @@ _SLOT_IN_TEXT = re.compile(r"(?<!\$)\{\{?\s*([A-Za-z_][\w]*)\s*\}\}?")
 # date (the same all day, and no conversation's prefix follows it to be invalidated) and the
 # question itself (the request's own input, sent once). A clock reading stays reported: it
 # changes on every repeat of the same request (a classifier called per ticket), whose system
-# prompt would otherwise be read from the cache. Retrieved content stays reported too: the
-# labels count it one-off or not, as a repeated request's prefix moves with it.
+# prompt would otherwise be read from the cache. What was retrieved for the request is the
+# request's own input there, as the question is (`_per_request`).
 _ONE_OFF = frozenset({"PL102"})
 # The keys of a request's options that hold its system prompt.
 _ONE_OFF_KEYS = frozenset({"system", "instructions"})

@@ -422,12 +422,12 @@ _ASKS = frozenset(
 )
 
 
-_STORE_FILES = frozenset({"storage", "store", "persistence", "persist"})
+_STORE_FILES = frozenset({"storage", "persistence", "persist"})
 
 
 def _store_only(src: Source) -> bool:
     """A file that stores conversations and sends none: it uses a storage API or is named for
-    one (`copilotStorage.ts`, `ConversationStore.ts`), and calls no function named for asking
+    one (`copilotStorage.ts`, `chatPersistence.ts`), and calls no function named for asking
     a model (`create`, `chat`, `fetch`, `streamText`...)."""
     stem = src.path.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0]
     if not (_STORAGE.search(src.text(src.root)) or set(words(stem)) & _STORE_FILES):

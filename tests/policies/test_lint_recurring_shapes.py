@@ -285,11 +285,11 @@ export async function ask(conversation: any) {
 
 
 def test_ts_a_stores_retention_cap_is_no_window() -> None:
-    assert "PL303" not in _codes(STORE_TS.replace("SENDS", ""), "conversationStore.ts")
+    assert "PL303" not in _codes(STORE_TS.replace("SENDS", ""), "conversationStorage.ts")
 
 
 def test_ts_a_cap_in_a_file_that_also_asks_a_model_is_a_window() -> None:
-    assert "PL303" in _codes(STORE_TS.replace("SENDS", SENDS_TS), "conversationStore.ts")
+    assert "PL303" in _codes(STORE_TS.replace("SENDS", SENDS_TS), "conversationStorage.ts")
 
 
 def test_ts_a_cap_in_a_file_neither_storing_nor_named_for_a_store_is_a_window() -> None:
@@ -469,3 +469,35 @@ def test_js_a_count_handed_to_a_loaders_cap_parameter_is_a_window() -> None:
 
 def test_js_a_count_handed_to_another_parameter_is_not() -> None:
     assert "PL303" not in _codes(LOADER_JS.replace("PARAM", "page"), "agent.js")
+
+
+def test_ts_a_file_named_for_storage_that_asks_no_model_reports_no_window() -> None:
+    text = STORE_TS.replace("SENDS", "").replace(
+        '  window.localStorage.setItem("conversation", JSON.stringify({ ...value, messages }));\n',
+        "",
+    )
+    assert "PL303" not in _codes(text, "copilotStorage.ts")
+
+
+# --- what was retrieved for a one-off request (PL304) ---------------------------------------
+
+RETRIEVED_TS = """export async function classify(text: string, history: any[]) {
+  const combinedContext = await searchDocs(text);
+  return openai.chat.completions.create({
+    model: "gpt-4o",
+    messages: [
+      { role: "system", content: `Sort the request.\\n${combinedContext}` },
+      HISTORY
+      { role: "user", content: text },
+    ],
+  });
+}
+"""
+
+
+def test_ts_what_was_retrieved_for_a_one_off_request_is_its_own_input() -> None:
+    assert "PL304" not in _codes(RETRIEVED_TS.replace("HISTORY", ""), "classify.ts")
+
+
+def test_ts_what_was_retrieved_ahead_of_a_history_is_reported() -> None:
+    assert "PL304" in _codes(RETRIEVED_TS.replace("HISTORY", "...history,"), "chat.ts")
