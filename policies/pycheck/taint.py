@@ -894,5 +894,8 @@ class Evaluator:
         """Add `ts` to the attribute `attr` of the walked method's class (`self.attr`)."""
         cls = self.ctx.scope.cls
         if cls is not None:
+            # A parameter's taint stands for one method's argument: read back in another
+            # method, `user_input` would name that method's parameter of the same name.
+            ts = frozenset(t for t in ts if t.kind != "param")
             cenv = self.class_env.setdefault(cls, {})
             cenv[attr] = cenv.get(attr, EMPTY) | ts

@@ -501,3 +501,31 @@ def test_ts_what_was_retrieved_for_a_one_off_request_is_its_own_input() -> None:
 
 def test_ts_what_was_retrieved_ahead_of_a_history_is_reported() -> None:
     assert "PL304" in _codes(RETRIEVED_TS.replace("HISTORY", "...history,"), "chat.ts")
+
+
+# --- a parameter's taint kept on an attribute is that method's, not another's (PL304) -------
+
+METHODS_PY = """class ChatApp:
+    def remember(self, user_input):
+        self.state["last"] = user_input
+
+    def on_submit(self, user_input):
+        self.process(user_input)
+
+    def process(self, user_input):
+        system_context = build_context(self.state.get("repo"))
+        messages = [{"role": "system", "content": SYSTEM}]
+        messages += self.history
+        messages.append({"role": "user", "content": user_input})
+        return self.client.chat.completions.create(model="m", messages=messages)
+"""
+
+
+def test_py_another_methods_parameter_on_an_attribute_is_not_this_request() -> None:
+    text = METHODS_PY.replace("SYSTEM", "system_context")
+    assert "PL304" not in _codes(text, "chat_tui.py")
+
+
+def test_py_this_methods_parameter_in_the_system_message_is_the_request() -> None:
+    text = METHODS_PY.replace("SYSTEM", 'system_context + f"Task: {user_input}"')
+    assert "PL304" in _codes(text, "chat_tui.py")
