@@ -105,6 +105,17 @@ def _settled_field(src: Source, ident: Node) -> bool:
 _FIRST = frozenset({"first", "initial", "opening"})
 
 
+def _system_spread(src: Source, e: Node) -> bool:
+    """`...systemMessages`: the system messages spread at a list's head, built for this
+    request, not a history (a local named for the system prompt)."""
+    inner = unwrap(e.named_children[0]) if e.type == "spread_element" and e.named_children else None
+    return (
+        inner is not None
+        and inner.type == "identifier"
+        and bool(set(words(src.text(inner))) & {"system", "instructions"})
+    )
+
+
 def _head_pick(src: Source, value: Node, made: set[str]) -> bool:
     """Whether a value picks the head of a history (`h[0]`, `h[0].content`, `h.find(...)`):
     what was cached first, the same on every request, so nothing made from it."""
@@ -254,7 +265,7 @@ class _Function:
             if v.type == "array":
                 arrays.append(v)
                 for e in v.named_children:
-                    if e.type == "spread_element":
+                    if e.type == "spread_element" and not _system_spread(self.src, e):
                         history |= _source(self.src, e)
             elif v.type == "member_expression" and self.src.text(v).startswith("this."):
                 kept = True
@@ -316,6 +327,22 @@ class _Function:
             elif verb in ("sort", "reverse"):
                 yield call, Write.REORDER, None
 
+    def converted_from(self, history: set[str]) -> set[str]:
+        """The histories a history local is converted from, one call of one argument deep
+        (`processed = assembleModelMessages(history)`, `convertToModelMessages(messages)`):
+        what is read off `history` (its newest message) is this request's too."""
+        out: set[str] = set()
+        for h in history:
+            for v in self.assigned.get(h, []):
+                v = unwrap(v)
+                if v.type == "await_expression" and v.named_children:
+                    v = unwrap(v.named_children[0])
+                args = v.child_by_field_name("arguments") if v.type == "call_expression" else None
+                kids = [a for a in args.named_children if a.type != "comment"] if args else []
+                if len(kids) == 1 and unwrap(kids[0]).type == "identifier":
+                    out.add(self.src.text(unwrap(kids[0])))
+        return out - history
+
     def made(self, seeds: set[str], name: str) -> set[str]:
         return made_from(
             seeds,
@@ -359,7 +386,7 @@ def check_prefix_flow(src: Source) -> list[Finding]:
                 history = {
                     x
                     for e in sent.named_children
-                    if e.type == "spread_element"
+                    if e.type == "spread_element" and not _system_spread(src, e)
                     for x in _source(src, e)
                 }
             line = src.pos(request)[0]
@@ -375,7 +402,7 @@ def check_prefix_flow(src: Source) -> list[Finding]:
             if not history:
                 continue
             stepped = f.made(_per_step(src, around), name)
-            seeds = set(history)
+            seeds = set(history) | f.converted_from(history)
             for n in f.nodes:
                 r = _role(src, n) if n.type == "object" else None
                 if r is not None and r[0] == "user" and not _at_head(src, n):
@@ -408,6 +435,8 @@ def check_prefix_flow(src: Source) -> list[Finding]:
                 r = _role(src, first) if first is not None else None
                 if r is not None and r[0] == "system" and r[1] is not None:
                     heads.append(r[1])
+                elif first is not None and _system_spread(src, first):
+                    heads.append(first.named_children[0])  # `[...systemMessages, ...history]`
             for head in heads:
                 head = unwrap(head)
                 values = (

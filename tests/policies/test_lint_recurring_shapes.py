@@ -529,3 +529,26 @@ def test_py_another_methods_parameter_on_an_attribute_is_not_this_request() -> N
 def test_py_this_methods_parameter_in_the_system_message_is_the_request() -> None:
     text = METHODS_PY.replace("SYSTEM", 'system_context + f"Task: {user_input}"')
     assert "PL304" in _codes(text, "chat_tui.py")
+
+
+# --- system messages spread at the head of a converted history (PL304) ----------------------
+
+SPREAD_TS = """export async function handleChat(parsed: ParsedChat) {
+  const { messages: history, projectId } = parsed.data;
+  const project = await loadProject(projectId);
+  const processedMessages = assembleModelMessages(history);
+  const lastUserMessage = history.filter((m) => m.role === "user").pop();
+  const attachmentUrls = (lastUserMessage?.attachments ?? []).map((a) => a.url);
+  const systemMessages = buildSystemPrompt(project.prompt, EXTRA);
+  const finalMessages = [...systemMessages, ...processedMessages];
+  return streamText({ model, messages: finalMessages });
+}
+"""
+
+
+def test_ts_the_newest_messages_attachments_in_spread_system_messages_are_per_request() -> None:
+    assert "PL304" in _codes(SPREAD_TS.replace("EXTRA", "attachmentUrls"), "route.ts")
+
+
+def test_ts_the_projects_prompt_in_spread_system_messages_is_not() -> None:
+    assert "PL304" not in _codes(SPREAD_TS.replace("EXTRA", "project.rules"), "route.ts")
