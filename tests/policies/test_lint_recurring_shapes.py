@@ -552,3 +552,32 @@ def test_ts_the_newest_messages_attachments_in_spread_system_messages_are_per_re
 
 def test_ts_the_projects_prompt_in_spread_system_messages_is_not() -> None:
     assert "PL304" not in _codes(SPREAD_TS.replace("EXTRA", "project.rules"), "route.ts")
+
+
+# --- a system prompt template whose slots are filled in another module (PL101, PL102) -------
+
+TEMPLATE_PY = '''NAME = """You are a research supervisor.
+Today's date is {date}. Plan with the brief in the conversation.
+Respond as JSON: {{"date": "YYYY-MM-DD", "tasks": []}}
+"""
+'''
+
+
+def test_py_a_date_slot_in_a_system_prompt_template_is_reported_at_the_slot() -> None:
+    found = _lint(TEMPLATE_PY.replace("NAME", "LEAD_RESEARCHER_SYSTEM_PROMPT"), "prompts.py")
+    assert [(f.line, f.code) for f in found] == [(2, "PL102")]
+
+
+def test_py_the_same_slot_in_a_user_prompt_template_is_not() -> None:
+    assert not _lint(TEMPLATE_PY.replace("NAME", "RESEARCH_USER_PROMPT"), "prompts.py")
+
+
+def test_py_a_template_filled_in_its_own_module_is_followed_where_it_is_filled() -> None:
+    text = TEMPLATE_PY.replace("NAME", "LEAD_SYSTEM_PROMPT") + (
+        "\n\ndef run(client, history):\n"
+        "    system = LEAD_SYSTEM_PROMPT.format(date='2026-01-01')\n"
+        "    return client.messages.create(model='m', max_tokens=9, system=system, "
+        "messages=history)\n"
+    )
+    # Reported where it is filled (by the argument's name), not again at the slot.
+    assert 2 not in {f.line for f in _lint(text, "prompts.py")}
