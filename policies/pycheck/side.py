@@ -96,7 +96,7 @@ def _class_role(call: ast.Call) -> str | None:
 
 
 # Words of a side task: a function or prompt named so makes a request that is not the turn.
-_SIDE_WORDS = frozenset(
+SIDE_WORDS = frozenset(
     {
         "plan",
         "planning",
@@ -130,7 +130,7 @@ def _side_named(fn: ast.FunctionDef | ast.AsyncFunctionDef, system: ast.AST) -> 
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 60
         ),
     ]
-    return any(set(words(x)) & _SIDE_WORDS for x in names)
+    return any(set(words(x)) & SIDE_WORDS for x in names)
 
 
 def _history_under_other_system(
@@ -266,7 +266,7 @@ def _dropped_for_side_task(call: ast.Call) -> ast.expr | None:
             for n in ast.walk(v.test)
             if isinstance(n, (ast.Name, ast.Attribute))
         ]
-        if empty and any(set(words(x)) & _SIDE_WORDS for x in named):
+        if empty and any(set(words(x)) & SIDE_WORDS for x in named):
             return v
     return None
 

@@ -14,6 +14,7 @@ import re
 
 from ..meaning import kind_of_name, words
 from .context import Context
+from .side import SIDE_WORDS
 
 _FIELD = re.compile(r"(?<!\{)\{([A-Za-z_]\w*)(?:![rsa])?(?::[^{}]*)?\}(?!\})")
 _JINJA = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*(?:\|[^}]*)?\}\}")
@@ -29,8 +30,11 @@ _CODE = {
 
 def _system_template(name: str) -> bool:
     """`RESEARCH_SYSTEM_PROMPT`, `_lead_system_prompt`: a system prompt's text, by its name
-    (not `system_prompt_budget` or a user prompt)."""
+    (not `system_prompt_budget` or a user prompt, nor a side task's, `COMPRESS_SYSTEM_PROMPT`:
+    sent once per piece of work, with no loop of requests sharing it)."""
     ws = set(words(name))
+    if ws & SIDE_WORDS:
+        return False
     return (
         "system" in ws
         and bool(ws & {"prompt", "message", "instructions"})

@@ -581,3 +581,8 @@ def test_py_a_template_filled_in_its_own_module_is_followed_where_it_is_filled()
     )
     # Reported where it is filled (by the argument's name), not again at the slot.
     assert 2 not in {f.line for f in _lint(text, "prompts.py")}
+
+
+def test_py_a_side_tasks_system_prompt_template_is_not() -> None:
+    # Sent once per piece of work (a researcher's notes compressed once), no loop sharing it.
+    assert not _lint(TEMPLATE_PY.replace("NAME", "COMPRESS_RESEARCH_SYSTEM_PROMPT"), "prompts.py")
