@@ -537,6 +537,9 @@ def check_windows(src: Source) -> list[Finding]:
             for i, a in enumerate(args):
                 a = unwrap(a)
                 capped = a.type == "identifier" and _is_cap(src.text(a))
+                if a.type == "member_expression":
+                    # `settings.prompts?.maxTranscriptMessages`: a cap kept in the settings.
+                    capped = _is_cap(src.text(a.child_by_field_name("property")))
                 if a.type == "number" and name:
                     # `getConversationMessages(id, 20)` where this file defines it with
                     # `(conversationId, limit = 20)`: a count handed to the cap parameter.
@@ -550,7 +553,12 @@ def check_windows(src: Source) -> list[Finding]:
                     capped = any(_is_cap(k) for k in keys)
                     # `getMessages(id, { limit: 20 })`: a store call named for the messages
                     capped = capped or ("limit" in keys and bool(set(words(name)) & _STORED))
-                if capped and name and set(words(name)) & (_HISTORY | {"load", "trim"}):
+                # Named for the history, or for keeping the last of what it is handed:
+                # `limitLast(transcript, maxTranscriptMessages)`.
+                named = set(words(name)) & (_HISTORY | {"load", "trim"}) or (
+                    set(words(name)) & _CAP and any(is_history(src, x) for x in args)
+                )
+                if capped and name and named:
                     add(n, f"the history is loaded capped to a message count (`{_short(src, n)}`)")
                     break
     return out

@@ -586,3 +586,66 @@ def test_py_a_template_filled_in_its_own_module_is_followed_where_it_is_filled()
 def test_py_a_side_tasks_system_prompt_template_is_not() -> None:
     # Sent once per piece of work (a researcher's notes compressed once), no loop sharing it.
     assert not _lint(TEMPLATE_PY.replace("NAME", "COMPRESS_RESEARCH_SYSTEM_PROMPT"), "prompts.py")
+
+
+# --- windows kept by a helper, and windows written back to the store (PL303) ----------------
+
+LIMIT_TS = """function limitLast<T>(items: T[], limit: number | undefined): T[] {
+  if (!Number.isFinite(limit) || (limit as number) < 1) return items;
+  return items.slice(Math.max(0, items.length - (limit as number)));
+}
+
+export function buildPromptContext(options: Options) {
+  const settings = options.settings || {};
+  const kept = limitLast(ARG);
+  return { systemPrompt: assembleSystemPrompt(options.instructions), kept };
+}
+"""
+
+
+def test_ts_a_helper_keeping_the_last_of_the_transcript_to_a_cap_is_a_window() -> None:
+    text = LIMIT_TS.replace(
+        "ARG", "options.transcript || [], settings.prompts?.maxTranscriptMessages"
+    )
+    assert 8 in {f.line for f in _lint(text, "context.ts") if f.code == "PL303"}
+
+
+def test_ts_the_same_helper_over_memories_is_not() -> None:
+    text = LIMIT_TS.replace("ARG", "options.memories || [], settings.memory?.maxItems")
+    assert 8 not in {f.line for f in _lint(text, "context.ts") if f.code == "PL303"}
+
+
+SAVE_PY = """import json
+
+MAX_HISTORY = 10
+
+
+async def _save_history(redis, sender_id, history):
+    trimmed = WINDOW
+    await redis.set(f"chat:{sender_id}", json.dumps(trimmed), ex=86400)
+
+
+async def handle(client, redis, sender_id, text, history):
+    messages = [{"role": "system", "content": "You help."}, *history]
+    messages.append({"role": "user", "content": text})
+    reply = await client.chat.completions.create(model="m", messages=messages)
+    await _save_history(redis, sender_id, [*history, {"role": "user", "content": text}])
+    return reply
+"""
+
+
+def test_py_a_window_written_back_to_the_store_is_a_window() -> None:
+    text = SAVE_PY.replace("WINDOW", "history[-(MAX_HISTORY * 2):]")
+    assert [f.line for f in _lint(text, "orchestrator.py") if f.code == "PL303"] == [7]
+
+
+def test_py_the_whole_history_written_back_is_not() -> None:
+    assert "PL303" not in _codes(SAVE_PY.replace("WINDOW", "list(history)"), "orchestrator.py")
+
+
+def test_py_a_window_only_logged_is_not() -> None:
+    text = SAVE_PY.replace("WINDOW", "history[-(MAX_HISTORY * 2):]").replace(
+        'await redis.set(f"chat:{sender_id}", json.dumps(trimmed), ex=86400)',
+        "print(json.dumps(trimmed))",
+    )
+    assert "PL303" not in _codes(text, "orchestrator.py")
