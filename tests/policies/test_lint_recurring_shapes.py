@@ -649,3 +649,45 @@ def test_py_a_window_only_logged_is_not() -> None:
         "print(json.dumps(trimmed))",
     )
     assert "PL303" not in _codes(text, "orchestrator.py")
+
+
+# --- the prompt or tools picked by an option sent with each request (PL302) -----------------
+
+PICKED_TS = """export async function POST(req: Request) {
+  const { messages, webSearch, selectedTools, sessionId } = await validate(req);
+  const availableTools: Record<string, Tool> = {};
+  if (CONDITION) {
+    availableTools.search = searchTool;
+  }
+  availableTools.image = imageTool;
+  const mcpTools = await registerMcpTools(servers, MCP_ARG);
+  const buildSystemPrompt = () => {
+    if (CONDITION) return `${BASE} You can search the web.`;
+    return BASE;
+  };
+  const systemPrompt = buildSystemPrompt();
+  return streamText({
+    model,
+    messages: convertToModelMessages(messages),
+    system: systemPrompt,
+    tools: { ...availableTools, ...mcpTools },
+  });
+}
+"""
+
+
+def _picked(condition: str, mcp_arg: str) -> set[int]:
+    text = PICKED_TS.replace("CONDITION", condition).replace("MCP_ARG", mcp_arg)
+    return {f.line for f in _lint(text, "route.ts") if f.code == "PL302"}
+
+
+def test_ts_a_prompt_and_tools_picked_by_request_options_are_reported() -> None:
+    assert _picked("webSearch", "selectedTools") == {17, 18}
+
+
+def test_ts_the_tools_made_from_a_selection_sent_with_the_request_are_reported() -> None:
+    assert _picked("ENABLED", "selectedTools") == {18}
+
+
+def test_ts_a_prompt_and_tools_picked_by_settings_of_the_deployment_are_not() -> None:
+    assert _picked("ENABLED", "ALL_TOOLS") == set()
