@@ -70,10 +70,11 @@ CORPORA = (
         # became development data: TS precision 5/12 -> 5/7, Python structural 2/12 -> 7/12
         # and precision 2/3 -> 11/12.
         # Raised by branch h30g (a system prompt template's date slots, filled in another
-        # module): Python volatile 0/3 -> 2/3, precision 11/12 -> 13/14.
+        # module; a window written back to the kept history): Python volatile 0/3 -> 2/3,
+        # structural 7/12 -> 8/12, precision 11/12 -> 14/15.
         test={
             "ts": {"volatile": (1, 1), "structural": (2, 5), "precision": (5, 7)},
-            "py": {"volatile": (2, 3), "structural": (7, 12), "precision": (13, 14)},
+            "py": {"volatile": (2, 3), "structural": (8, 12), "precision": (14, 15)},
         },
     ),
     HeldOut(
@@ -85,16 +86,18 @@ CORPORA = (
         # policies/ at b6bf45f; Python 1/4, not the labelling commit's 1/3: the taint.py crash
         # that stopped code-agents' chat_tui.py being read is fixed, its two findings false.
         dev={
-            "ts": {"volatile": (2, 2), "structural": (0, 4), "precision": (5, 13)},
+            # 3/4 and 8/9 since branch h30g: a prompt and tools picked by request options, a
+            # helper keeping the last of the transcript.
+            "ts": {"volatile": (2, 2), "structural": (3, 4), "precision": (8, 9)},
             # 1/2 since branch h30g: another method's parameter of the same name, kept on an
             # attribute, is no longer read as this request (chat_tui.py's two false findings).
             "py": {"volatile": (1, 3), "structural": (0, 1), "precision": (1, 2)},
         },
         # Scored once by the lead (74b3e14); raised by branch h30g (a clock field of a handed-in
         # context read by its name, system messages spread at a converted history's head): TS
-        # volatile 1/2 -> 2/2, structural 1/4 -> 2/4, precision 2/7 -> 4/8.
+        # volatile 1/2 -> 2/2, structural 1/4 -> 3/4, precision 2/7 -> 5/9.
         test={
-            "ts": {"volatile": (2, 2), "structural": (2, 4), "precision": (4, 8)},
+            "ts": {"volatile": (2, 2), "structural": (3, 4), "precision": (5, 9)},
             "py": {"volatile": (0, 0), "structural": (2, 5), "precision": (2, 3)},
         },
     ),
