@@ -672,6 +672,10 @@ class SinkCheck:
         for key, value in pairs.items():
             if key is None or value is None:
                 continue
+            if key in _ONE_OFF_KEYS and _not_a_request(src, pairs):
+                # `return { id, challengeCode, method, instructions: [...] }`: a record handed
+                # to a client (its `instructions` are for a person), no model's options.
+                continue
             if prefix_name(key) and _record(src, value):
                 # `telemetry: { system: { uptime, cpu: process.cpuUsage() } }`: a record of
                 # the machine's figures under a key named `system`, not a prompt's text.
@@ -1182,6 +1186,17 @@ _SLOT_IN_TEXT = re.compile(r"(?<!\$)\{\{?\s*([A-Za-z_][\w]*)\s*\}\}?")
 _ONE_OFF = frozenset({"PL102"})
 # The keys of a request's options that hold its system prompt.
 _ONE_OFF_KEYS = frozenset({"system", "instructions"})
+
+
+# Keys of a model request's or an agent's options.
+_REQUEST_KEYS = frozenset(
+    {"model", "messages", "input", "tools", "name", "prompt", "agent", "temperature", "stream"}
+)
+
+
+def _not_a_request(src: Source, pairs: dict[str | None, Node | None]) -> bool:
+    """An object with an `id` entry and none of a request's or an agent's keys: a record."""
+    return "id" in pairs and not set(pairs) & _REQUEST_KEYS
 
 
 def _pair_key(n: Node) -> bool:

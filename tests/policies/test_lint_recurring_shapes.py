@@ -691,3 +691,27 @@ def test_ts_the_tools_made_from_a_selection_sent_with_the_request_are_reported()
 
 def test_ts_a_prompt_and_tools_picked_by_settings_of_the_deployment_are_not() -> None:
     assert _picked("ENABLED", "ALL_TOOLS") == set()
+
+
+# --- `instructions` of a record handed to a person, not a model (PL103) ---------------------
+
+RECORD_TS = """import { randomBytes } from "crypto";
+
+export function createChallenge(projectId: string) {
+  const challengeCode = randomBytes(16).toString("hex");
+  return {
+    KEYS
+    instructions: `Sign the message sigil-verify:${challengeCode} with your key.`,
+  };
+}
+"""
+
+
+def test_ts_a_records_instructions_for_a_person_are_no_prompt() -> None:
+    text = RECORD_TS.replace("KEYS", "id: `c-${challengeCode}`, method: 'keypair', projectId,")
+    assert "PL103" not in _codes(text, "challenge.ts")
+
+
+def test_ts_an_agents_instructions_are_a_prompt() -> None:
+    text = RECORD_TS.replace("KEYS", "id: 'verifier', name: 'Verifier', model: 'gpt-4o',")
+    assert "PL103" in _codes(text, "challenge.ts")
