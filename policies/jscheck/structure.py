@@ -857,6 +857,9 @@ def _excerpt_text(src: Source, content: Node) -> bool:
 
 # Side requests that ask about the conversation and leave it as it is.
 _ASKS_ABOUT = frozenset({"title", "topic", "classify", "judge", "critique", "reflect"})
+# What a tracker or a report does with recent turns: no request of the conversation.
+_TRACKS = frozenset({"tracking", "track", "progress", "analytics", "metrics", "log", "audit"})
+_SENDS_CONVERSATION = frozenset({"chat", "reply", "respond", "send", "stream", "complete"})
 
 
 def _for_side_request(src: Source, node: Node) -> bool:
@@ -867,6 +870,13 @@ def _for_side_request(src: Source, node: Node) -> bool:
         # `generateTitle(messages)`: the function asks a title of the recent turns; it
         # replaces nothing (a summariser's or a compactor's cut does).
         return True
+    args = node.parent
+    if args is not None and args.type == "arguments" and args.parent is not None:
+        # `runProgressTracking(ws, phone, turns.slice(-6))`: the recent turns handed to a
+        # tracker or a side task, not the conversation a request sends.
+        called = set(words(callee_name(src, args.parent)))
+        if called & (_ASKS_ABOUT | _TRACKS) and not called & _SENDS_CONVERSATION:
+            return True
     p = node.parent
     while p is not None and p.type in ("member_expression", "call_expression", "arguments"):
         p = p.parent

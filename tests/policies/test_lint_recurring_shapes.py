@@ -715,3 +715,23 @@ def test_ts_a_records_instructions_for_a_person_are_no_prompt() -> None:
 def test_ts_an_agents_instructions_are_a_prompt() -> None:
     text = RECORD_TS.replace("KEYS", "id: 'verifier', name: 'Verifier', model: 'gpt-4o',")
     assert "PL103" in _codes(text, "challenge.ts")
+
+
+# --- recent turns handed to a tracker, not sent as the conversation (PL303) -----------------
+
+TRACKER_TS = """export class TextSession {
+  async onText(ws: WebSocket, text: string) {
+    const result = await generateText({ model, system: SYSTEM, messages: this.history });
+    this.state.addAssistantTurn(result.text);
+    CALL(ws, this.skillName, this.state.turns.slice(-6));
+  }
+}
+"""
+
+
+def test_ts_recent_turns_handed_to_a_tracker_are_no_window() -> None:
+    assert "PL303" not in _codes(TRACKER_TS.replace("CALL", "runProgressTracking"), "s.ts")
+
+
+def test_ts_recent_turns_handed_to_a_reply_are_a_window() -> None:
+    assert "PL303" in _codes(TRACKER_TS.replace("CALL", "streamReply"), "s.ts")
