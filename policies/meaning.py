@@ -221,6 +221,12 @@ _RUNTIME_PAIRS = (
         {"count", "number", "num", "n", "index", "idx", "left", "remaining", "current"},
     ),
     ({"load"}, {"avg", "average"}),
+    # What a running system shows now (`_live_data_summary()`, `liveStats`): read again per
+    # request, it changes as the system runs.
+    (
+        {"live"},
+        {"data", "state", "stats", "status", "summary", "snapshot", "metrics", "figures"},
+    ),
 )
 
 

@@ -2,7 +2,8 @@
 tree-sitter's grammars: volatile values and outside orders that reach a prompt prefix or a tool
 list (`sinks`, following values with `values`), and the structure of requests (`structure`:
 history windows, per-request content before the history, tools chosen per mode, side requests
-with another prefix). Pure: text in, findings out; another file of the project is read only
+with another prefix; `pickedtools`: a prompt or tools picked by an option sent with the
+request). Pure: text in, findings out; another file of the project is read only
 through the loader the engine passes in.
 """
 
@@ -16,6 +17,7 @@ from ..findings import Finding
 from .livelist import check_live_list_in_system
 from .middleout import check_middle_out
 from .peritem import check_per_item
+from .pickedtools import check_tools_picked_by_request
 from .prefixflow import check_prefix_flow
 from .rewrites import check_rewrites
 from .sinks import SinkCheck
@@ -54,6 +56,7 @@ def check_js(path: str, text: str, load: Loader | None = None) -> list[Finding]:
         + check_per_item(src)
         + check_middle_out(src)
         + check_live_list_in_system(src)
+        + check_tools_picked_by_request(src)
     )
     # The request's state may already be reported where it enters the system message as
     # retrieved content (a parameter named `...Context`): one finding a line.

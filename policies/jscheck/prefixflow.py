@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from tree_sitter import Node
 
 from ..findings import Finding
+from ..meaning import words
 from ..prefixflow import Write, breaks, history_message, made_from, system_message
 from .syntax import FUNCTIONS, Source, key_name, string_value, unwrap, walk
 
@@ -77,11 +78,42 @@ def _read(src: Source, value: Node | None, made: set[str]) -> Node | None:
     for n in walk(value):
         if n.type == "identifier" and src.text(n) in made:
             p = n.parent
+            if _settled_field(src, n):
+                continue
             if p is None or p.type != "call_expression" or p.child_by_field_name("function") != n:
                 return n
         if n.type == "member_expression" and _path(src, n) in made:
             return n
     return None
+
+
+# Fields of a request's options that the caller sets for the whole conversation (its own
+# system prompt, persona, model), not content of this request (`opts.systemPrompt ??
+# SYSTEM_PROMPT` beside `opts.userMessage`).
+_SETTLED = frozenset({"system", "instructions", "persona", "profile", "settings", "model"})
+
+
+def _settled_field(src: Source, ident: Node) -> bool:
+    """Whether `ident` is read only for such a field: `opts` in `opts.systemPrompt`."""
+    p = ident.parent
+    if p is None or p.type != "member_expression" or p.child_by_field_name("object") != ident:
+        return False
+    return bool(set(words(src.text(p.child_by_field_name("property")))) & _SETTLED)
+
+
+# A helper named for the history's first message (`extractFirstUserMessageText(messages)`).
+_FIRST = frozenset({"first", "initial", "opening"})
+
+
+def _system_spread(src: Source, e: Node) -> bool:
+    """`...systemMessages`: the system messages spread at a list's head, built for this
+    request, not a history (a local named for the system prompt)."""
+    inner = unwrap(e.named_children[0]) if e.type == "spread_element" and e.named_children else None
+    return (
+        inner is not None
+        and inner.type == "identifier"
+        and bool(set(words(src.text(inner))) & {"system", "instructions"})
+    )
 
 
 def _head_pick(src: Source, value: Node, made: set[str]) -> bool:
@@ -100,6 +132,16 @@ def _head_pick(src: Source, value: Node, made: set[str]) -> bool:
             and _path(src, inner.child_by_field_name("object") or inner) in made
         ):
             return src.text(inner.child_by_field_name("property")) == "find"
+        if (
+            node.type == "call_expression"
+            and inner.type == "identifier"
+            and set(words(src.text(inner))) & _FIRST
+        ):
+            # `extractFirstUserMessageText(messages)`: a helper named for the head's text.
+            args = node.child_by_field_name("arguments")
+            return args is not None and any(
+                _path(src, unwrap(a)) in made for a in args.named_children
+            )
         node = unwrap(inner)
     return False
 
@@ -146,6 +188,8 @@ class _Function:
         params = fn.child_by_field_name("parameters") or fn.child_by_field_name("parameter")
         self.params = _names(src, params) if params is not None else set()
         self.assigned: dict[str, list[Node]] = {}  # name -> values written to it
+        # Names bound to one field of a value (`const { messages, model } = opts`).
+        self.fields: set[str] = set()
         # The names a loop or an array callback walks the list by (`for (let i...)`,
         # `for (const m of msgs)`, `msgs.forEach((m, i) => ...)`): the list's own.
         self.loop_vars: set[str] = set()
@@ -169,6 +213,7 @@ class _Function:
                     for x in walk(name):
                         if x.type in ("shorthand_property_identifier_pattern", "identifier"):
                             self.assigned.setdefault(src.text(x), []).append(value)
+                            self.fields.add(src.text(x))
             elif n.type in _ASSIGN:
                 left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
                 if left is not None and left.type == "identifier" and right is not None:
@@ -220,14 +265,16 @@ class _Function:
             if v.type == "array":
                 arrays.append(v)
                 for e in v.named_children:
-                    if e.type == "spread_element":
+                    if e.type == "spread_element" and not _system_spread(self.src, e):
                         history |= _source(self.src, e)
             elif v.type == "member_expression" and self.src.text(v).startswith("this."):
                 kept = True
                 history.add(name)
             elif v.type == "identifier" and self.src.text(v) in self.params:
                 kept = True
-                history.add(self.src.text(v))
+                # `const { messages } = opts`: the history is that field, as `opts.messages`
+                # would be, not the options' other fields (`system`, `skipPrefix`).
+                history.add(name if name in self.fields else self.src.text(v))
             elif v.type == "call_expression":
                 f = v.child_by_field_name("function")
                 if f is not None and f.type == "member_expression":
@@ -280,6 +327,22 @@ class _Function:
             elif verb in ("sort", "reverse"):
                 yield call, Write.REORDER, None
 
+    def converted_from(self, history: set[str]) -> set[str]:
+        """The histories a history local is converted from, one call of one argument deep
+        (`processed = assembleModelMessages(history)`, `convertToModelMessages(messages)`):
+        what is read off `history` (its newest message) is this request's too."""
+        out: set[str] = set()
+        for h in history:
+            for v in self.assigned.get(h, []):
+                v = unwrap(v)
+                if v.type == "await_expression" and v.named_children:
+                    v = unwrap(v.named_children[0])
+                args = v.child_by_field_name("arguments") if v.type == "call_expression" else None
+                kids = [a for a in args.named_children if a.type != "comment"] if args else []
+                if len(kids) == 1 and unwrap(kids[0]).type == "identifier":
+                    out.add(self.src.text(unwrap(kids[0])))
+        return out - history
+
     def made(self, seeds: set[str], name: str) -> set[str]:
         return made_from(
             seeds,
@@ -323,7 +386,7 @@ def check_prefix_flow(src: Source) -> list[Finding]:
                 history = {
                     x
                     for e in sent.named_children
-                    if e.type == "spread_element"
+                    if e.type == "spread_element" and not _system_spread(src, e)
                     for x in _source(src, e)
                 }
             line = src.pos(request)[0]
@@ -339,7 +402,7 @@ def check_prefix_flow(src: Source) -> list[Finding]:
             if not history:
                 continue
             stepped = f.made(_per_step(src, around), name)
-            seeds = set(history)
+            seeds = set(history) | f.converted_from(history)
             for n in f.nodes:
                 r = _role(src, n) if n.type == "object" else None
                 if r is not None and r[0] == "user" and not _at_head(src, n):
@@ -372,6 +435,8 @@ def check_prefix_flow(src: Source) -> list[Finding]:
                 r = _role(src, first) if first is not None else None
                 if r is not None and r[0] == "system" and r[1] is not None:
                     heads.append(r[1])
+                elif first is not None and _system_spread(src, first):
+                    heads.append(first.named_children[0])  # `[...systemMessages, ...history]`
             for head in heads:
                 head = unwrap(head)
                 values = (

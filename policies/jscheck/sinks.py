@@ -624,7 +624,7 @@ class SinkCheck:
                 else:
                     test = lambda: one_off  # noqa: E731
                 self._sink_of_one_off(test, lambda: self.text_sink(value, f"`{name}`", at))
-                self._mode_prompt(value, name)
+                self._sink_of_one_off(test, lambda: self._mode_prompt(value, name))
         elif tools_name(name) and v.type not in FUNCTIONS:
             self.order_sink(value, f"`{name}`", at)
             self._mode_tools(value, name)
@@ -671,6 +671,10 @@ class SinkCheck:
         )
         for key, value in pairs.items():
             if key is None or value is None:
+                continue
+            if key in _ONE_OFF_KEYS and _not_a_request(src, pairs):
+                # `return { id, challengeCode, method, instructions: [...] }`: a record handed
+                # to a client (its `instructions` are for a person), no model's options.
                 continue
             if prefix_name(key) and _record(src, value):
                 # `telemetry: { system: { uptime, cpu: process.cpuUsage() } }`: a record of
@@ -960,7 +964,7 @@ class SinkCheck:
             return
         if cond is not None:
             n = self._mode_word([cond])
-        if n is not None:
+        if n is not None and not self._in_one_off():
             self._report(
                 n if v.type == "call_expression" else value,
                 "PL302",
@@ -996,8 +1000,8 @@ class SinkCheck:
             # `CURRENT_REQUEST_REMINDER`: a constant's fixed text; `newSystemPrompt`: a system
             # prompt, reported by what it holds, not the request by its name.
             return
-        if request and self._in_one_off():
-            return  # the question of a request with no history: its own input, sent once
+        if self._in_one_off():
+            return  # the question, or what was fetched for it, in a request with no history
         what = "the current request" if request else "retrieved for this request"
         self._request_sinks.add(sink_line)
         self._report(
@@ -1017,7 +1021,7 @@ class SinkCheck:
         if v.type != "subscript_expression":
             return
         n = self._mode_word([v.child_by_field_name("index")])  # type: ignore[list-item]
-        if n is None:
+        if n is None or self._in_one_off():
             return
         self._report(
             leaf,
@@ -1177,11 +1181,22 @@ _SLOT_IN_TEXT = re.compile(r"(?<!\$)\{\{?\s*([A-Za-z_][\w]*)\s*\}\}?")
 # date (the same all day, and no conversation's prefix follows it to be invalidated) and the
 # question itself (the request's own input, sent once). A clock reading stays reported: it
 # changes on every repeat of the same request (a classifier called per ticket), whose system
-# prompt would otherwise be read from the cache. Retrieved content stays reported too: the
-# labels count it one-off or not, as a repeated request's prefix moves with it.
+# prompt would otherwise be read from the cache. What was retrieved for the request is the
+# request's own input there, as the question is (`_per_request`).
 _ONE_OFF = frozenset({"PL102"})
 # The keys of a request's options that hold its system prompt.
 _ONE_OFF_KEYS = frozenset({"system", "instructions"})
+
+
+# Keys of a model request's or an agent's options.
+_REQUEST_KEYS = frozenset(
+    {"model", "messages", "input", "tools", "name", "prompt", "agent", "temperature", "stream"}
+)
+
+
+def _not_a_request(src: Source, pairs: dict[str | None, Node | None]) -> bool:
+    """An object with an `id` entry and none of a request's or an agent's keys: a record."""
+    return "id" in pairs and not set(pairs) & _REQUEST_KEYS
 
 
 def _pair_key(n: Node) -> bool:

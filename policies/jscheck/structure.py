@@ -14,6 +14,8 @@ with `messages`/`turns`/`history`. Pure: a syntax tree in, findings out.
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
 from ..findings import Finding
@@ -356,6 +358,21 @@ def _is_budget(src: Source, node: Node, cutting: bool = False) -> bool:
     return any(set(words(x)) & _TOKENS and (cutting or not _output_limit(x)) for x in names)
 
 
+def _cap_param(src: Source, name: str, index: int) -> bool:
+    """Whether a function `name` defined in this file names its parameter at `index` for a
+    cap (`limit`, `max`, `keep`)."""
+    for n in walk(src.root):
+        if n.type != "function_declaration" or src.text(n.child_by_field_name("name")) != name:
+            continue
+        params = n.child_by_field_name("parameters")
+        kids = [p for p in params.named_children if p.type != "comment"] if params else []
+        if index < len(kids):
+            p = kids[index]
+            p = p.child_by_field_name("pattern") or p.child_by_field_name("left") or p
+            return bool(set(words(src.text(p))) & _CAP_WORDS)
+    return False
+
+
 def _is_cap(name: str) -> bool:
     ws = set(words(name))
     return bool(ws & _CAP) and bool(ws & _COUNTED)
@@ -381,8 +398,54 @@ _DROPPED = (
 )
 
 
+def _method_at(call: Node) -> Node:
+    """Where a window made by a method call is reported: at the method's name (`.slice`,
+    `.splice`), the line that cuts, where a chain spreads the receiver over lines above it
+    (`safeBody.history` then `.slice(-10)` on the next line)."""
+    fn = call.child_by_field_name("function")
+    at = (
+        fn.child_by_field_name("property")
+        if fn is not None and fn.type == "member_expression"
+        else None
+    )
+    return at if at is not None else call
+
+
+# Where a file keeps conversations (a browser's storage, a JSON file) and what says it asks a
+# model: a store that never asks caps what it keeps for display and persistence.
+_STORAGE = re.compile(
+    r"\b(?:localStorage|sessionStorage|AsyncStorage|indexedDB|writeFileSync|readFileSync)\b"
+)
+_ASKS = frozenset(
+    {"generate", "complete", "completion", "completions", "chat", "ask", "llm", "invoke"}
+    | {"stream", "create", "send", "fetch", "request", "post", "query", "run", "prompt"}
+)
+
+
+_STORE_FILES = frozenset({"storage", "persistence", "persist"})
+
+
+def _store_only(src: Source) -> bool:
+    """A file that stores conversations and sends none: it uses a storage API or is named for
+    one (`copilotStorage.ts`, `chatPersistence.ts`), and calls no function named for asking
+    a model (`create`, `chat`, `fetch`, `streamText`...)."""
+    stem = src.path.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0]
+    if not (_STORAGE.search(src.text(src.root)) or set(words(stem)) & _STORE_FILES):
+        return False
+    for n in walk(src.root):
+        if n.type in ("call_expression", "new_expression"):
+            name = callee_name(src, n) if n.type == "call_expression" else ""
+            if set(words(name)) & _ASKS:
+                return False
+    return True
+
+
 def check_windows(src: Source) -> list[Finding]:
     out: list[Finding] = []
+    if _store_only(src):
+        # Retention caps of a store: what it keeps is read back for display; where the
+        # project sends a conversation, its own request code is linted for windows.
+        return out
     seen: set[int] = set()
 
     def add(node: Node, what: str, tail: str = _WINDOW) -> None:
@@ -435,11 +498,8 @@ def check_windows(src: Source) -> list[Finding]:
             and not _for_side_request(src, n)
             and not _excerpted(src, n)
         ):
-            # At `.slice` itself where it ends a chain spread over lines.
-            at = fn.child_by_field_name("property") if fn is not None else None
-            chained = obj is not None and unwrap(obj).type == "call_expression"
             what = f"the conversation is cut to its last messages (`{_short(src, n)}`)"
-            add(at if chained and at is not None else n, what)
+            add(_method_at(n), what)
         elif (
             name == "slice"
             and len(args) == 1
@@ -447,15 +507,24 @@ def check_windows(src: Source) -> list[Finding]:
             and _moving(src, args[0])
             and not _for_side_request(src, n)
         ):
-            add(n, f"the conversation is cut from a moving position (`{_short(src, n)}`)")
+            add(
+                _method_at(n),
+                f"the conversation is cut from a moving position (`{_short(src, n)}`)",
+            )
         elif name == "slice" and len(args) == 1 and _over_cap(src, n, obj, args[0]):
-            add(n, f"items past a cap are cut off once there are more (`{_short(src, n)}`)")
+            add(
+                _method_at(n),
+                f"items past a cap are cut off once there are more (`{_short(src, n)}`)",
+            )
         elif name in ("shift", "splice") and _in_budget_loop(src, n, obj):
-            add(n, f"messages are dropped while over a budget (`{_short(src, n)}`)")
+            add(_method_at(n), f"messages are dropped while over a budget (`{_short(src, n)}`)")
         elif name == "slice" and _drops_first(src, n, args) and _in_budget_loop(src, n, obj):
-            add(n, f"messages are dropped from the front while over a budget (`{_short(src, n)}`)")
+            add(
+                _method_at(n),
+                f"messages are dropped from the front while over a budget (`{_short(src, n)}`)",
+            )
         elif name == "splice" and _keeps_last(src, n, obj):
-            add(n, f"the conversation is cut to its last items (`{_short(src, n)}`)")
+            add(_method_at(n), f"the conversation is cut to its last items (`{_short(src, n)}`)")
         elif set(words(name)) & _EXPIRE and any(is_history(src, a) for a in args):
             add(n, f"messages expire from the history (`{_short(src, n)}`)", _DROPPED)
         elif (
@@ -465,9 +534,16 @@ def check_windows(src: Source) -> list[Finding]:
         ):
             add(n, f"the history is cut to a token budget (`{_short(src, n)}`)")
         else:
-            for a in args:
+            for i, a in enumerate(args):
                 a = unwrap(a)
                 capped = a.type == "identifier" and _is_cap(src.text(a))
+                if a.type == "member_expression":
+                    # `settings.prompts?.maxTranscriptMessages`: a cap kept in the settings.
+                    capped = _is_cap(src.text(a.child_by_field_name("property")))
+                if a.type == "number" and name:
+                    # `getConversationMessages(id, 20)` where this file defines it with
+                    # `(conversationId, limit = 20)`: a count handed to the cap parameter.
+                    capped = _cap_param(src, name, i)
                 if a.type == "object":
                     keys = [
                         key_name(src, p.child_by_field_name("key")) or ""
@@ -477,7 +553,12 @@ def check_windows(src: Source) -> list[Finding]:
                     capped = any(_is_cap(k) for k in keys)
                     # `getMessages(id, { limit: 20 })`: a store call named for the messages
                     capped = capped or ("limit" in keys and bool(set(words(name)) & _STORED))
-                if capped and name and set(words(name)) & (_HISTORY | {"load", "trim"}):
+                # Named for the history, or for keeping the last of what it is handed:
+                # `limitLast(transcript, maxTranscriptMessages)`.
+                named = set(words(name)) & (_HISTORY | {"load", "trim"}) or (
+                    set(words(name)) & _CAP and any(is_history(src, x) for x in args)
+                )
+                if capped and name and named:
                     add(n, f"the history is loaded capped to a message count (`{_short(src, n)}`)")
                     break
     return out
@@ -529,6 +610,25 @@ def check_side_requests(src: Source) -> list[Finding]:
                 pairs[src.text(p)] = p
         system = pairs.get("system") or pairs.get("instructions")
         sent = pairs.get("messages")
+        dropped = [
+            v
+            for k in ("system", "instructions", "tools")
+            if (v := pairs.get(k)) is not None and _dropped_for_side_task(src, unwrap(v))
+        ]
+        if dropped and sent is not None:
+            # `system: isCompactPrompt ? undefined : options.systemPrompt`: the compaction
+            # request sends the same conversation without the session's system prompt or tools.
+            out.append(
+                src.finding(
+                    dropped[0],
+                    "PL305",
+                    f"`{src.text(dropped[0])[:60]}`: the side request (a summary or a "
+                    "compaction) sends the conversation without the session's system prompt or "
+                    "tools, so none of it is read from the session's cache; send it after the "
+                    "session's own prefix and ask for the summary in the newest user message",
+                )
+            )
+            continue
         if system is None or sent is None or not _own_system(src, unwrap(system)):
             continue
         if not (
@@ -549,6 +649,25 @@ def check_side_requests(src: Source) -> list[Finding]:
             )
         )
     return out
+
+
+def _dropped_for_side_task(src: Source, value: Node) -> bool:
+    """`isCompactPrompt ? undefined : tools`: a prefix part left out (`undefined`, `null`,
+    `[]`) when the condition names a side task."""
+    if value.type != "ternary_expression":
+        return False
+    cond = value.child_by_field_name("condition")
+    branches = [value.child_by_field_name("consequence"), value.child_by_field_name("alternative")]
+    empty = any(
+        b is not None and (src.text(unwrap(b)) in ("undefined", "null", "[]", '""', "''"))
+        for b in branches
+    )
+    names = (
+        [src.text(n) for n in walk(cond) if n.type in ("identifier", "property_identifier")]
+        if cond is not None
+        else []
+    )
+    return empty and any(set(words(x)) & _SIDE for x in names)
 
 
 def _own_system(src: Source, system: Node) -> bool:
@@ -738,6 +857,9 @@ def _excerpt_text(src: Source, content: Node) -> bool:
 
 # Side requests that ask about the conversation and leave it as it is.
 _ASKS_ABOUT = frozenset({"title", "topic", "classify", "judge", "critique", "reflect"})
+# What a tracker or a report does with recent turns: no request of the conversation.
+_TRACKS = frozenset({"tracking", "track", "progress", "analytics", "metrics", "log", "audit"})
+_SENDS_CONVERSATION = frozenset({"chat", "reply", "respond", "send", "stream", "complete"})
 
 
 def _for_side_request(src: Source, node: Node) -> bool:
@@ -748,6 +870,13 @@ def _for_side_request(src: Source, node: Node) -> bool:
         # `generateTitle(messages)`: the function asks a title of the recent turns; it
         # replaces nothing (a summariser's or a compactor's cut does).
         return True
+    args = node.parent
+    if args is not None and args.type == "arguments" and args.parent is not None:
+        # `runProgressTracking(ws, phone, turns.slice(-6))`: the recent turns handed to a
+        # tracker or a side task, not the conversation a request sends.
+        called = set(words(callee_name(src, args.parent)))
+        if called & (_ASKS_ABOUT | _TRACKS) and not called & _SENDS_CONVERSATION:
+            return True
     p = node.parent
     while p is not None and p.type in ("member_expression", "call_expression", "arguments"):
         p = p.parent

@@ -531,7 +531,12 @@ class Evaluator:
             if got:
                 # `memories = await store.search([ns, config.userId])`: a fetch whose only taint
                 # is a parameter handed to it is still named for what it fetched.
-                return got | self._retrieved_name(node, name, vals)
+                got = got | self._retrieved_name(node, name, vals)
+                if any(_destructured(v) for v in vals) and _says_current(name):
+                    # `const { currentTime } = userContext`: a field of what the caller
+                    # handed in, read by its name as the parameter itself would be.
+                    got = got | self._by_meaning(node, name)
+                return got
         elif vals is None and fn is not None:
             return EMPTY  # a function passed as a value, not text
         elif vals is None and name in self.m.imports:
@@ -641,6 +646,14 @@ class Evaluator:
             return EMPTY
         return frozenset({Taint(kind, self.src.pos(node)[0], f"{name} (by its name)")})
 
+    def _handed_in(self, obj: Node | None) -> bool:
+        """`obj` is a parameter of a function that is not a callback (`(m) => m.time` over a
+        list reads the list's items, which the list's own taints describe)."""
+        if obj is None or obj.type != "identifier" or self._param(obj, self.src.text(obj)) is None:
+            return False
+        fn = scope_of(obj)
+        return fn.parent is None or fn.parent.type != "arguments"
+
     def _param(self, node: Node, name: str) -> int | None:
         """The position of `name` among the parameters of the function enclosing `node`."""
         fn = scope_of(node)
@@ -677,6 +690,15 @@ class Evaluator:
         if prop == "body" and obj is not None and _is_request(src, obj):
             return frozenset({Taint(RETRIEVED, src.pos(node)[0], _BODY)})  # `req.body`
         got = self._body_field(self.taints(obj), prop)
+        if (
+            got
+            and all(x.kind == "param" for x in got)
+            and _says_current(prop)
+            and self._handed_in(obj)
+        ):
+            # `userContext.currentTime`: a field of what the caller handed in, read by its
+            # name as the parameter itself would be.
+            return got | self._by_meaning(node, prop)
         if obj is not None and obj.type == "member_expression":
             # `studio.hours.monday`: an entry of a record named for hours is a schedule's
             # text; the name tells what the record holds, not that it reads the clock.
@@ -1005,6 +1027,16 @@ def _is_request(src: Source, obj: Node) -> bool:
     """`req`, `request`, `c.req` (Hono): the incoming HTTP request of a handler."""
     name = src.text(obj).split(".")[-1]
     return name in ("req", "request")
+
+
+# A field of a handed-in object is read by its name only where the name says it is the
+# present moment (`currentTime`, `now`, `today`): a record's `businessHours`, `dueDate` or
+# `timestamp` names what the record holds, not a clock read for this request.
+_PRESENT = frozenset({"current", "now", "today"})
+
+
+def _says_current(name: str) -> bool:
+    return bool(set(words(name)) & _PRESENT)
 
 
 def _destructured(value: Node) -> bool:

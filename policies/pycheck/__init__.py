@@ -6,6 +6,8 @@ A small taint analysis over the AST, one module per analysis:
 - `flow`: the taints through statements and function bodies;
 - `sinks`: where values become the cached prefix; reports PL101-PL106 and PL201-PL203;
 - `layout`: the order of a prompt's stable and changing pieces (PL301, PL302);
+- `templates`: a module-level system prompt template whose slots, named for a volatile value,
+  are filled in another module (PL101-PL106 at the slot);
 - `breakpoints`: Anthropic cache_control and OpenAI gpt-5.6 breakpoints in literal requests
   (PL401-PL403, PL405-PL408);
 - `fixes`: the source fixes (sorted(), sort_keys=True, moving a volatile line out of a prompt);

@@ -31,6 +31,7 @@ from .sinks import SinkCheck
 from .steps import check_model_per_step
 from .syntax import Function
 from .taint import EMPTY, VOLATILE, Evaluator, Summary, Taints
+from .templates import check_prompt_templates
 from .toolswap import check_system_replaced, check_tool_swaps
 from .windows import check_windows
 
@@ -133,6 +134,7 @@ def check_python(
     check_model_per_step(tree, ctx)
     check_tool_swaps(tree, ctx)
     check_system_replaced(tree, ctx)
+    check_prompt_templates(tree, ctx)
     if _CURRENT_MESSAGE.search(text):  # PL304 needs a part computed from the current message
         check_placement(tree, ctx, load)
     if _SYSTEM_ROLE.search(text):  # PL305 needs a system prompt written out

@@ -56,8 +56,16 @@ class AnthropicBreakpoints:
             self._marks(self.ctx.scope.list_literals[node.id], section, out)
 
     def check(
-        self, node: ast.expr, anthropic: bool, kw: dict[str, ast.expr], env: dict[str, Taints]
+        self,
+        node: ast.expr,
+        anthropic: bool,
+        kw: dict[str, ast.expr],
+        env: dict[str, Taints],
+        one_off: bool = False,
     ) -> None:
+        """The breakpoints of one Anthropic request. `one_off`: a request with no history
+        after its system prompt (a classifier): one with no breakpoint loses a discount, but
+        nothing it sends is rewritten, so PL406 stays silent there."""
         ctx = self.ctx
         lists = ctx.scope.list_literals
         marks: list[Mark] = []
@@ -116,7 +124,13 @@ class AnthropicBreakpoints:
                 "every cache breakpoint sits before the end of the system prompt: "
                 "the rest of it and the conversation are never cached",
             )
-        if anthropic and count == 0 and "system" in kw and self._no_hidden_marks(kw):
+        if (
+            anthropic
+            and count == 0
+            and "system" in kw
+            and not one_off
+            and self._no_hidden_marks(kw)
+        ):
             # Only a prefix known to be long enough to cache: its system prompt alone reaches
             # the model's minimum (the smallest of any Claude model when none is named).
             minimum = price.min_cacheable_tokens if price is not None else LOWEST_MINIMUM

@@ -86,7 +86,9 @@ class LayoutCheck:
             return [("dynamic", 0, node)]
         return [("static", 0, node)]
 
-    def check(self, node: ast.AST, env: dict[str, Taints]) -> None:
+    def check(self, node: ast.AST, env: dict[str, Taints], one_off: bool = False) -> None:
+        """PL302 and PL301 for one prompt. `one_off`: the system prompt of a request with no
+        history after it, whose start picked by a mode changes no conversation's prefix."""
         ps = [
             p
             for p in self.pieces(node, env)
@@ -96,7 +98,7 @@ class LayoutCheck:
             return
         first = ps[0]
         after = sum(n for k, n, _ in ps[1:] if k == "static")
-        if first[0] == "mode" and after > 0:
+        if first[0] == "mode" and after > 0 and not one_off:
             self.ctx.flag(
                 first[2],
                 "PL302",

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..findings import Finding
+from ..meaning import words
 from ..prefixflow import Write, breaks, history_message, made_from, system_message
 from .context import Context
 from .syntax import callee, const_str, dict_get
@@ -99,6 +100,11 @@ def _sources(value: ast.expr) -> set[str]:
     return {ast.unparse(value)}
 
 
+# A helper named for the history's first message (`first_user_message_text(messages)`).
+_FIRST = frozenset({"first", "initial", "opening"})
+_SETTLED = frozenset({"system", "instructions", "persona", "profile", "settings", "model"})
+
+
 @dataclass(frozen=True)
 class _Read:
     node: ast.expr
@@ -112,13 +118,47 @@ def _read_from(value: ast.AST | None, made: set[str]) -> _Read | None:
     if value is None:
         return None
     called = {id(n.func) for n in ast.walk(value) if isinstance(n, ast.Call)}
+    # `opts.system_prompt` beside `opts.user_message`: the caller's own setting for the whole
+    # conversation, not content of this request.
+    settled = {
+        id(n.value)
+        for n in ast.walk(value)
+        if isinstance(n, ast.Attribute) and set(words(n.attr)) & _SETTLED
+    }
     for n in ast.walk(value):
-        if id(n) in called:
+        if id(n) in called or id(n) in settled:
             continue
         if isinstance(n, ast.Name) and n.id in made and n.id not in _BUILTINS:
             return _Read(n, n.id)
         if isinstance(n, ast.Attribute) and (text := ast.unparse(n)) in made:
             return _Read(n, text)
+    return None
+
+
+def _mapped_history(value: ast.expr) -> ast.expr | None:
+    """The history a comprehension maps message by message, keeping each one's role
+    (`[{"role": m.role, "content": m.content} for m in history]`): a copy in the API's shape.
+    A fixed role (`{"role": "user", ...} for q in questions`) makes new messages, no copy."""
+    if not (isinstance(value, ast.ListComp) and isinstance(value.elt, ast.Dict)):
+        return None
+    role = dict_get(value.elt, "role")
+    if role is None or const_str(role) is not None:
+        return None
+    return value.generators[0].iter
+
+
+def _grown_part(n: ast.AST) -> tuple[str, ast.stmt] | None:
+    """`parts.append(v)` / `parts.extend(v)` as a statement: the local grown, and the
+    statement (its value, the call, reads what it adds)."""
+    if not (isinstance(n, ast.Expr) and isinstance(n.value, ast.Call)):
+        return None
+    func = n.value.func
+    if (
+        isinstance(func, ast.Attribute)
+        and func.attr in ("append", "extend")
+        and isinstance(func.value, ast.Name)
+    ):
+        return func.value.id, n
     return None
 
 
@@ -146,6 +186,9 @@ def _head_pick(value: ast.expr, made: set[str]) -> bool:
         value = value.value
     if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.args:
         arg = value.args[0]
+        if set(words(value.func.id)) & _FIRST:
+            # `first_user_message_text(messages)`: a helper named for the head's text.
+            return any(isinstance(a, ast.Name) and a.id in made for a in value.args)
         return (
             value.func.id == "next"
             and isinstance(arg, ast.GeneratorExp)
@@ -233,10 +276,17 @@ class _Function:
             a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]
         } - {"self", "cls"}
         self.assigned: dict[str, list[ast.stmt]] = {}
+        # What feeds each local: its assignments and the parts it is grown with
+        # (`sys_parts.append(ctx_str)`: a list of parts joined into a prompt later).
+        self.fed: dict[str, list[ast.stmt]] = {}
         self.loop_vars: set[str] = set()
         for n in self.nodes:
             for t in self._targets(n):
                 self.assigned.setdefault(t, []).append(n)  # type: ignore[arg-type]
+                self.fed.setdefault(t, []).append(n)  # type: ignore[arg-type]
+            grown = _grown_part(n)
+            if grown is not None:
+                self.fed.setdefault(grown[0], []).append(grown[1])
             if isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)):
                 self.loop_vars |= {x.id for x in ast.walk(n.target) if isinstance(x, ast.Name)}
 
@@ -292,6 +342,8 @@ class _Function:
                     history.add(value.id)
                 elif isinstance(value, (ast.Call, ast.Await)):
                     history.add(name)  # fetched from elsewhere (a store, a loader): a history
+                elif (mapped := _mapped_history(value)) is not None:
+                    history |= _sources(mapped)
                 for e in getattr(value, "elts", []):
                     if isinstance(e, ast.Starred):
                         history |= _sources(e.value)
@@ -434,7 +486,7 @@ class _Function:
                 return False
             return _read_from(src, made) is not None
 
-        return made_from(seeds, self.assigned, name, fed)
+        return made_from(seeds, self.fed, name, fed)
 
     def system_writes(self, name: str) -> Iterator[ast.expr]:
         """The values written into the system prompt the request's list starts with: the

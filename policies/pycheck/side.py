@@ -96,7 +96,7 @@ def _class_role(call: ast.Call) -> str | None:
 
 
 # Words of a side task: a function or prompt named so makes a request that is not the turn.
-_SIDE_WORDS = frozenset(
+SIDE_WORDS = frozenset(
     {
         "plan",
         "planning",
@@ -130,7 +130,7 @@ def _side_named(fn: ast.FunctionDef | ast.AsyncFunctionDef, system: ast.AST) -> 
             if isinstance(n, ast.Constant) and isinstance(n.value, str) and len(n.value) < 60
         ),
     ]
-    return any(set(words(x)) & _SIDE_WORDS for x in names)
+    return any(set(words(x)) & SIDE_WORDS for x in names)
 
 
 def _history_under_other_system(
@@ -246,6 +246,31 @@ def _bound_above(node: ast.expr, bound: dict[str, list[ast.expr]], line: int) ->
     return max(above, key=lambda v: v.lineno) if above else node
 
 
+def _dropped_for_side_task(call: ast.Call) -> ast.expr | None:
+    """`system=None if is_compact else SYSTEM` (or `tools=`) beside `messages=`: a prefix part
+    left out (`None`, `[]`, `""`) when the condition names a side task."""
+    kw = {k.arg: k.value for k in call.keywords if k.arg}
+    if "messages" not in kw:
+        return None
+    for key in ("system", "instructions", "tools"):
+        v = kw.get(key)
+        if not isinstance(v, ast.IfExp):
+            continue
+        empty = any(
+            (isinstance(b, ast.Constant) and b.value in (None, ""))
+            or (isinstance(b, ast.List) and not b.elts)
+            for b in (v.body, v.orelse)
+        )
+        named = [
+            n.id if isinstance(n, ast.Name) else n.attr
+            for n in ast.walk(v.test)
+            if isinstance(n, (ast.Name, ast.Attribute))
+        ]
+        if empty and any(set(words(x)) & SIDE_WORDS for x in named):
+            return v
+    return None
+
+
 def _sends(call: ast.Call) -> bool:
     func = call.func
     name = (
@@ -274,6 +299,17 @@ def check_side_requests(tree: ast.Module, ctx: Context) -> None:
                     lists[node.targets[0].id] = node.value
         for node in walk_no_defs(fn):
             if not (isinstance(node, ast.Call) and _sends(node)):
+                continue
+            dropped = _dropped_for_side_task(node)
+            if dropped is not None:
+                ctx.flag(
+                    dropped,
+                    "PL305",
+                    "a side request (a summary or a compaction) sends the conversation without "
+                    "the session's system prompt or tools: none of it is read from the "
+                    "session's cache; send it after the session's own prefix and ask for the "
+                    "summary in the newest user message",
+                )
                 continue
             for arg in [*node.args, *(k.value for k in node.keywords if k.arg == "messages")]:
                 value: ast.expr = arg

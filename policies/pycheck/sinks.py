@@ -235,7 +235,7 @@ class SinkCheck:
                 ts = drop(ts, _ONE_OFF)
             self.report(ts, Sink(f"{role} message", node.lineno, in_function))
             if content is not None:
-                self.layout.check(content, env)
+                self.layout.check(content, env, id(node) in self._one_off)
         elif "name" in keys and keys & {"input_schema", "parameters", "inputSchema"}:
             self.report(self.ev.ev(node, env), Sink("tool definition", node.lineno, in_function))
         elif "model" in keys and keys & {"system", "messages", "instructions", "input"}:
@@ -370,14 +370,14 @@ class SinkCheck:
                     ),
                 )
                 if name in ("system", "instructions", "system_prompt"):
-                    self.layout.check(kw[name], env)
-                elif name == "tools":
+                    self.layout.check(kw[name], env, one_off)
+                elif name == "tools" and not one_off:
                     self.layout.check_tools(kw[name])
         for name in ("messages", "input"):
             if name in kw:
                 self.check_messages(kw[name], env)
         if "system" in kw or "tools" in kw or "messages" in kw:
-            self.anthropic.check(node, anthropic, kw, env)
+            self.anthropic.check(node, anthropic, kw, env, one_off)
         if not anthropic:
             self.openai.check(node, kw, env)
 

@@ -652,7 +652,10 @@ class Evaluator:
                 out |= self.apply_summary(summ, node, env, skip_self=False)
             return frozenset(out)
         if isinstance(node.func, ast.Name) and node.func.id in self.summaries:
-            return self.apply_summary(self.summaries[node.func.id], node, env, skip_self=False)
+            # What it returns, else its name (`_live_data_summary()` reads a database, which
+            # no taint marks: its name says what it holds).
+            got = self.apply_summary(self.summaries[node.func.id], node, env, skip_self=False)
+            return self.named(node, got, None)
         origin = self.ctx.imports.get(node.func.id) if isinstance(node.func, ast.Name) else None
         if origin and "." in origin:
             # A function of another module of the project: what it returns.
@@ -891,5 +894,8 @@ class Evaluator:
         """Add `ts` to the attribute `attr` of the walked method's class (`self.attr`)."""
         cls = self.ctx.scope.cls
         if cls is not None:
+            # A parameter's taint stands for one method's argument: read back in another
+            # method, `user_input` would name that method's parameter of the same name.
+            ts = frozenset(t for t in ts if t.kind != "param")
             cenv = self.class_env.setdefault(cls, {})
             cenv[attr] = cenv.get(attr, EMPTY) | ts

@@ -282,7 +282,10 @@ def _sent(node: ast.AST, parents: dict[int, ast.AST], chat: bool) -> bool:
         parent = parents.get(id(cur))
         if parent is None:
             return False
-        if isinstance(parent, (ast.List, ast.Tuple, ast.Starred, ast.BinOp)):
+        if isinstance(parent, (ast.List, ast.Tuple, ast.Starred, ast.BinOp)) or (
+            # `h[-n:] if h else []`: the window, or nothing when there is no history yet.
+            isinstance(parent, ast.IfExp) and parent.test is not cur
+        ):
             cur = parent
             continue
         if isinstance(parent, ast.keyword):
@@ -309,7 +312,10 @@ def _sent(node: ast.AST, parents: dict[int, ast.AST], chat: bool) -> bool:
             return True
         if isinstance(parent, (ast.Assign, ast.AnnAssign)):
             return any(
-                _is_history(t) or _returned_later(t, parent, parents) for t in _targets(parent)
+                _is_history(t)
+                or _returned_later(t, parent, parents)
+                or _stored_later(t, parent, parents)
+                for t in _targets(parent)
             )
         if isinstance(parent, ast.Dict):
             for k, v in zip(parent.keys, parent.values, strict=True):
@@ -375,6 +381,33 @@ def _passed_later(target: ast.expr, at: ast.AST, parents: dict[int, ast.AST]) ->
             and _listed(n.value, target.id)
         ):
             return True
+    return False
+
+
+# Calls that write a value to where the conversation is kept between requests.
+_STORE_WRITES = frozenset({"set", "setex", "save", "store", "put", "write", "dump", "persist"})
+
+
+def _stored_later(target: ast.expr, at: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """`trimmed = history[-20:]` then `await redis.set(key, json.dumps(trimmed))`: the window
+    written back as the kept history, which the next request loads and sends."""
+    if not isinstance(target, ast.Name):
+        return False
+    fn: ast.AST | None = at
+    while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        fn = parents.get(id(fn))
+    line = getattr(at, "lineno", 0)
+    for n in ast.walk(fn) if fn is not None else ():
+        if not (isinstance(n, ast.Call) and getattr(n, "lineno", 0) > line):
+            continue
+        name = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "")
+        if not set(words(name)) & _STORE_WRITES:
+            continue
+        for a in [*n.args, *(k.value for k in n.keywords)]:
+            if isinstance(a, ast.Call) and a.args:  # `json.dumps(trimmed)`
+                a = a.args[0]
+            if isinstance(a, ast.Name) and a.id == target.id:
+                return True
     return False
 
 

@@ -203,9 +203,13 @@ def test_json_dumps_of_a_dict_in_a_stable_order_is_not_flagged() -> None:
 
 
 def test_no_breakpoint_only_on_a_prompt_long_enough_to_cache() -> None:
+    # A conversation (an earlier turn before the question): a one-off request, with no
+    # history after its system prompt, is left alone (test_lint_recurring_shapes).
     call = (
-        'def call(client, q):\n    return client.messages.create(model="claude-sonnet-4-6",'
-        ' max_tokens=9, system={s!r}, messages=[{{"role": "user", "content": q}}])\n'
+        "def call(client, first, reply, q):\n"
+        '    return client.messages.create(model="claude-sonnet-4-6", max_tokens=9,'
+        ' system={s!r}, messages=[{{"role": "user", "content": first}},'
+        ' {{"role": "assistant", "content": reply}}, {{"role": "user", "content": q}}])\n'
     )
     assert lint_source(call.format(s="Be brief."), "c.py") == []
     long_prompt = "Always explain the root cause before proposing a fix. " * 200

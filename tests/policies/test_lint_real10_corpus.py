@@ -42,7 +42,8 @@ TEST_FLOOR = {
     # 4/10, not 5: the coordinator's per-type prompts were "found" by `prompts.SUMMARY` read as
     # a running summary, which it is not (the summariser's own instructions); PL305 still
     # reports the side request, at its array, outside the label's lines.
-    "ts": {"volatile": (1, 2), "structural": (4, 10), "precision": (8, 9)},
+    # Precision 8/8 since a one-off request's retrieved context is its own input (branch h30g).
+    "ts": {"volatile": (1, 2), "structural": (4, 10), "precision": (8, 8)},
     # Python precision 15/15 since issue 30's data-flow pass (finance-bot base.py:274, judged
     # true in findings.toml).
     "py": {"volatile": (3, 3), "structural": (4, 9), "precision": (15, 15)},
