@@ -18,6 +18,7 @@ from .middleout import check_middle_out
 from .peritem import check_per_item
 from .prefixflow import check_prefix_flow
 from .rewrites import check_rewrites
+from .servercut import check_server_cut
 from .sinks import SinkCheck
 from .structure import (
     check_content_before_history,
@@ -54,6 +55,7 @@ def check_js(path: str, text: str, load: Loader | None = None) -> list[Finding]:
         + check_per_item(src)
         + check_middle_out(src)
         + check_live_list_in_system(src)
+        + check_server_cut(src)
     )
     # The request's state may already be reported where it enters the system message as
     # retrieved content (a parameter named `...Context`): one finding a line.

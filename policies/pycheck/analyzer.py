@@ -26,6 +26,7 @@ from .middleout import check_middle_out
 from .peritem import check_per_item
 from .placement import Load, check_placement
 from .prefixflow import check_prefix_flow
+from .servercut import check_server_cut
 from .side import check_side_requests
 from .sinks import SinkCheck
 from .steps import check_model_per_step
@@ -128,6 +129,7 @@ def check_python(
         check_history(tree, ctx)
     check_windows(tree, ctx)
     check_middle_out(tree, ctx)
+    check_server_cut(tree, ctx)
     check_live_list_in_system(tree, ctx)
     check_per_item(tree, ctx)
     check_model_per_step(tree, ctx)

@@ -1,0 +1,57 @@
+"""Shapes real14's development half missed or reported falsely, made general: a history window
+asked of the server (`context_management` compaction or clearing), the working directory read
+per call into a system prompt, a procedure's current step written into the system prompt,
+instructions sent only when a response chain starts, and a broken file in a backup folder.
+Each test is fresh code in the real shape with a twin that must stay silent."""
+
+from __future__ import annotations
+
+from prefixlock.policies.engine import lint_source
+
+
+def _codes(text: str, path: str) -> list[tuple[int, str]]:
+    return [(f.line, f.code) for f in lint_source(text, path)]
+
+
+def test_typescript_server_side_compaction_asked_by_the_request() -> None:
+    # A Responses chain whose every call asks the server to compact older turns; the twin
+    # asks for nothing, or for an edit that cuts nothing.
+    src = (
+        "export async function turn(client: OpenAI, prev: string, input: string) {\n"
+        "  return client.responses.create({\n"
+        "    model: 'gpt-5',\n"
+        "    input,\n"
+        "    previous_response_id: prev,\n"
+        "    context_management: [{ type: 'compaction', compact_threshold: 30_000 }],\n"
+        "  });\n"
+        "}\n"
+    )
+    assert _codes(src, "agent.ts") == [(6, "PL303")]
+    quiet = src.replace(
+        "    context_management: [{ type: 'compaction', compact_threshold: 30_000 }],\n", ""
+    )
+    assert _codes(quiet, "agent.ts") == []
+    other = src.replace("'compaction'", "'none'")
+    assert _codes(other, "agent.ts") == []
+
+
+def test_python_server_side_clearing_asked_by_the_request() -> None:
+    # Anthropic context editing through the SDK's keyword, and the same through extra_body.
+    src = (
+        "def turn(client, history):\n"
+        "    return client.beta.messages.create(\n"
+        "        model=MODEL,\n"
+        "        system=SYSTEM,\n"
+        "        messages=history,\n"
+        '        context_management={"edits": [{"type": "clear_tool_uses_20250919"}]},\n'
+        "    )\n"
+        "def turn2(client, history):\n"
+        "    return client.responses.create(\n"
+        "        model=MODEL,\n"
+        "        input=history,\n"
+        '        extra_body={"context_management": [{"type": "compaction"}]},\n'
+        "    )\n"
+    )
+    assert _codes(src, "agent.py") == [(2, "PL303"), (12, "PL303")]
+    quiet = src.replace('"clear_tool_uses_20250919"', '"none"').replace('"compaction"', '"none"')
+    assert _codes(quiet, "agent.py") == []
