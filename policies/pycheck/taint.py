@@ -165,6 +165,9 @@ _UNORDERED_MAPPINGS = {
     "os.environ": "os.environ (in the launching process's order)",
     "sys.modules": "sys.modules (in import order)",
 }
+# The working directory, read per call: a coding agent's tools move it between requests (as
+# TypeScript's `process.cwd()` in a function); read at import it is fixed for the process.
+_CWD = {"os.getcwd", "os.getcwdb", "pathlib.Path.cwd"}
 _LISTING = {"os.listdir", "os.scandir", "glob.glob", "glob.iglob", "os.walk"}
 _LISTING_METHODS = {"iterdir", "glob", "rglob", "walk"}
 # Plugin registries: their order is the order packages were found on disk (PL203 when it
@@ -599,6 +602,8 @@ class Evaluator:
             return args_t | {at(node, "random", q + "()", once)}
         if q in _RUNTIME or q.startswith("psutil."):
             return args_t | {at(node, "runtime", q + "()", once)}
+        if q in _CWD and not once:
+            return args_t | {at(node, "filetree", "the working directory " + q + "()", once)}
         if q in _LISTING:
             return args_t | _listed(node, q + "()", once, glob=q.startswith("glob."))
         if q in _REGISTRIES:

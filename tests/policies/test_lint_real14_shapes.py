@@ -55,3 +55,22 @@ def test_python_server_side_clearing_asked_by_the_request() -> None:
     assert _codes(src, "agent.py") == [(2, "PL303"), (12, "PL303")]
     quiet = src.replace('"clear_tool_uses_20250919"', '"none"').replace('"compaction"', '"none"')
     assert _codes(quiet, "agent.py") == []
+
+
+def test_python_working_directory_read_per_call_into_the_system_prompt() -> None:
+    # A coding agent's prompt builder reads the directory its tools may change at every call;
+    # the twin reads it once at import, fixed for the process.
+    src = (
+        "import os\n"
+        "def get_system_prompt():\n"
+        "    cwd = os.getcwd()\n"
+        '    return f"You are a coding agent.\\nWorking directory: {cwd}"\n'
+        "def turn(client, history):\n"
+        '    msgs = [{"role": "system", "content": get_system_prompt()}, *history]\n'
+        "    return client.chat.completions.create(model=M, messages=msgs)\n"
+    )
+    assert _codes(src, "prompts.py") == [(3, "PL105")]
+    once = src.replace("    cwd = os.getcwd()\n", "").replace(
+        "def get_system_prompt():\n", "CWD = os.getcwd()\ndef get_system_prompt():\n    cwd = CWD\n"
+    )
+    assert [c for _, c in _codes(once, "prompts.py") if c == "PL105"] == []
