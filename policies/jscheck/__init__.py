@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from ..findings import Finding
+from .chainstart import drop_chain_start
 from .livelist import check_live_list_in_system
 from .middleout import check_middle_out
 from .peritem import check_per_item
@@ -65,4 +66,5 @@ def check_js(path: str, text: str, load: Loader | None = None) -> list[Finding]:
     seen = {(f.code, f.line) for f in found}
     seen |= {(f.code, int(n)) for f in found for n in re.findall(r"\(line (\d+)\)", f.message)}
     found += [f for f in check_prefix_flow(src) if (f.code, f.line) not in seen]
+    found = drop_chain_start(src, found)
     return sorted(found, key=lambda f: (f.line, f.col, f.code))

@@ -74,3 +74,31 @@ def test_python_working_directory_read_per_call_into_the_system_prompt() -> None
         "def get_system_prompt():\n", "CWD = os.getcwd()\ndef get_system_prompt():\n    cwd = CWD\n"
     )
     assert [c for _, c in _codes(once, "prompts.py") if c == "PL105"] == []
+
+
+def test_typescript_instructions_sent_only_when_a_response_chain_starts() -> None:
+    # Later turns chain on previous_response_id and carry no instructions: the time in them is
+    # filled once per conversation. The twin sends them on every turn.
+    src = (
+        "export class Agent {\n"
+        "  async respond(client: OpenAI, session: Session, text: string) {\n"
+        "    const prev = session.previousResponseId;\n"
+        "    const instructions = prev === undefined ? this.buildInstructions() : undefined;\n"
+        "    return client.responses.create({\n"
+        "      model: 'gpt-5',\n"
+        "      ...(instructions !== undefined ? { instructions } : {}),\n"
+        "      input: [{ role: 'user', content: text }],\n"
+        "      previous_response_id: prev,\n"
+        "    });\n"
+        "  }\n"
+        "  private buildInstructions(): string {\n"
+        "    const now = new Date().toISOString();\n"
+        "    return `You are a voice assistant. Current time: ${now}.`;\n"
+        "  }\n"
+        "}\n"
+    )
+    assert [c for _, c in _codes(src, "agent.ts") if c.startswith("PL1")] == []
+    every = src.replace(
+        "prev === undefined ? this.buildInstructions() : undefined", "this.buildInstructions()"
+    )
+    assert [c for _, c in _codes(every, "agent.ts") if c.startswith("PL1")] != []
