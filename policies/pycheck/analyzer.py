@@ -18,6 +18,7 @@ from dataclasses import replace
 from prefixlock.billing.prices import PriceTable
 
 from ..findings import Finding, Fix, source_lines
+from ..setaside import set_aside
 from .context import Context, Scope
 from .flow import Flow
 from .history import check_history
@@ -107,6 +108,8 @@ def check_python(
     try:
         tree = ast.parse(text, filename=path)
     except SyntaxError as exc:
+        if set_aside(path):
+            return []  # a broken copy in a trash or backup folder: nothing runs it
         line = exc.lineno or 1
         return [
             Finding(

@@ -102,3 +102,12 @@ def test_typescript_instructions_sent_only_when_a_response_chain_starts() -> Non
         "prev === undefined ? this.buildInstructions() : undefined", "this.buildInstructions()"
     )
     assert [c for _, c in _codes(every, "agent.ts") if c.startswith("PL1")] != []
+
+
+def test_a_broken_copy_in_a_trash_or_backup_folder_is_no_finding() -> None:
+    # An import-cleanup script left a try without its except in a trashed copy; the same text
+    # in the project's own folder is still a parse failure.
+    src = "def plan():\n    try:\n        import json\n\nx = 1\n"
+    assert _codes(src, "backups/cleanup/agents/_trash_2025-06-13/planner.py") == []
+    assert _codes(src, "old.bak/planner.py") == []
+    assert [c for _, c in _codes(src, "agents/planner.py")] == ["PL901"]
