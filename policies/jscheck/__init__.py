@@ -21,6 +21,7 @@ from .prefixflow import check_prefix_flow
 from .rewrites import check_rewrites
 from .servercut import check_server_cut
 from .sinks import SinkCheck
+from .stepstate import check_step_state
 from .structure import (
     check_content_before_history,
     check_flattened_history,
@@ -57,6 +58,7 @@ def check_js(path: str, text: str, load: Loader | None = None) -> list[Finding]:
         + check_middle_out(src)
         + check_live_list_in_system(src)
         + check_server_cut(src)
+        + check_step_state(src)
     )
     # The request's state may already be reported where it enters the system message as
     # retrieved content (a parameter named `...Context`): one finding a line.

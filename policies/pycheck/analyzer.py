@@ -31,6 +31,7 @@ from .servercut import check_server_cut
 from .side import check_side_requests
 from .sinks import SinkCheck
 from .steps import check_model_per_step
+from .stepstate import check_step_state
 from .syntax import Function
 from .taint import EMPTY, VOLATILE, Evaluator, Summary, Taints
 from .toolswap import check_system_replaced, check_tool_swaps
@@ -133,6 +134,7 @@ def check_python(
     check_windows(tree, ctx)
     check_middle_out(tree, ctx)
     check_server_cut(tree, ctx)
+    check_step_state(tree, ctx)
     check_live_list_in_system(tree, ctx)
     check_per_item(tree, ctx)
     check_model_per_step(tree, ctx)

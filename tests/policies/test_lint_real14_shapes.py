@@ -111,3 +111,39 @@ def test_a_broken_copy_in_a_trash_or_backup_folder_is_no_finding() -> None:
     assert _codes(src, "backups/cleanup/agents/_trash_2025-06-13/planner.py") == []
     assert _codes(src, "old.bak/planner.py") == []
     assert [c for _, c in _codes(src, "agents/planner.py")] == ["PL901"]
+
+
+def test_typescript_a_procedures_current_step_in_the_system_prompt() -> None:
+    # The step advances within the conversation; the twin writes the whole procedure only.
+    src = (
+        "export function createSystemPrompt(model: string, sop: Sop, currentStepId?: string) {\n"
+        "  let prompt = `You are ${model}.`;\n"
+        "  prompt += `\\n\\n## Procedure\\n${JSON.stringify(sop)}`;\n"
+        "  const step = currentStepId ? sop.steps.find((s) => s.id === currentStepId) : null;\n"
+        "  if (step) {\n"
+        "    prompt += `\\n\\n## Current step\\n${JSON.stringify(step)}`;\n"
+        "  }\n"
+        "  return prompt;\n"
+        "}\n"
+    )
+    assert _codes(src, "prompt.ts") == [(6, "PL304")]
+    whole = src.replace(", currentStepId?: string", "").replace(
+        "currentStepId ? sop.steps.find((s) => s.id === currentStepId) : null", "sop.steps[0]"
+    )
+    assert _codes(whole, "prompt.ts") == []
+
+
+def test_python_a_procedures_current_step_in_the_system_prompt() -> None:
+    src = (
+        "def build_system_prompt(sop, sop_text, current_step_id=None):\n"
+        '    prompt = f"Follow this procedure:\\n{sop_text}"\n'
+        "    step = find_step(sop, current_step_id) if current_step_id else None\n"
+        "    if step:\n"
+        '        prompt += f"\\n\\nCurrent step:\\n{step}"\n'
+        "    return prompt\n"
+    )
+    assert _codes(src, "prompt.py") == [(5, "PL304")]
+    whole = src.replace(", current_step_id=None", "").replace(
+        "find_step(sop, current_step_id) if current_step_id else None", 'sop["steps"][0]'
+    )
+    assert _codes(whole, "prompt.py") == []
