@@ -64,12 +64,10 @@ def _instructions_built(src: Source, obj: Node) -> tuple[Node, Node] | None:
             "previous_response_id"
         ):
             v = p.child_by_field_name("value")
-            chain |= {
-                src.text(x)
-                for x in walk(v)
-                if v is not None
-                if x.type in ("identifier", "property_identifier")
-            }
+            if v is not None:
+                chain |= {
+                    src.text(x) for x in walk(v) if x.type in ("identifier", "property_identifier")
+                }
     for p in obj.named_children:
         value: Node | None = None
         if p.type == "pair" and key_name(src, p.child_by_field_name("key")) == "instructions":

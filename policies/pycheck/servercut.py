@@ -54,7 +54,7 @@ def check_server_cut(tree: ast.Module, ctx: Context) -> None:
             kind = server_cut(_edit_types(value))
             if kind is None:
                 continue
-            at = value if isinstance(n, ast.Dict) else n
+            at = n if isinstance(n, ast.Call) else value
             ctx.findings.add(
                 Finding(
                     ctx.path,

@@ -49,19 +49,26 @@ def _derived(fn: ast.FunctionDef | ast.AsyncFunctionDef, seed: set[str]) -> set[
     return names
 
 
+def _written(x: ast.AST) -> ast.expr | None:
+    """The text a statement adds to the prompt: `prompt += v`, `prompt = v`, `return v`."""
+    if isinstance(x, ast.AugAssign):
+        return x.value if isinstance(x.op, ast.Add) else None
+    if isinstance(x, ast.Assign):
+        named = any(
+            isinstance(t, ast.Name) and set(words(t.id)) & _BUILDER_NOUNS for t in x.targets
+        )
+        return x.value if named else None
+    return x.value if isinstance(x, ast.Return) else None
+
+
 def _prompt_writes(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.expr]:
     """What the builder writes into its text: `prompt += ...`, a prompt-named local's value,
     an item appended to a list of parts, and what it returns."""
     out: list[ast.expr] = []
     for x in ast.walk(fn):
-        if isinstance(x, ast.AugAssign) and isinstance(x.op, ast.Add):
-            out.append(x.value)
-        elif isinstance(x, ast.Assign) and any(
-            isinstance(t, ast.Name) and set(words(t.id)) & _BUILDER_NOUNS for t in x.targets
-        ):
-            out.append(x.value)
-        elif isinstance(x, ast.Return) and x.value is not None:
-            out.append(x.value)
+        value = _written(x)
+        if value is not None:
+            out.append(value)
         elif (
             isinstance(x, ast.Call)
             and isinstance(x.func, ast.Attribute)
