@@ -147,3 +147,18 @@ def test_python_a_procedures_current_step_in_the_system_prompt() -> None:
         "find_step(sop, current_step_id) if current_step_id else None", 'sop["steps"][0]'
     )
     assert _codes(whole, "prompt.py") == []
+
+
+def test_python_a_page_of_messages_listed_for_the_client_is_no_window() -> None:
+    # The GET endpoint pages through a conversation for the UI; the chat endpoint beside it
+    # reads the newest ten back for the model (skip=0): that one is a window.
+    src = (
+        "def list_messages(db, cid, skip: int = 0, limit: int = 100):\n"
+        "    messages = crud.message.get_by_conversation(db, cid, skip=skip, limit=limit)\n"
+        "    return messages\n"
+        "def reply(db, client, conversation_id):\n"
+        "    messages = crud.message.get_by_conversation(db, conversation_id, skip=0, limit=10)\n"
+        '    chat = [{"role": m.role, "content": m.content} for m in messages]\n'
+        "    return client.chat.completions.create(model=M, messages=chat)\n"
+    )
+    assert [(n, c) for n, c in _codes(src, "conversations.py") if c == "PL303"] == [(5, "PL303")]
