@@ -162,3 +162,28 @@ def test_python_a_page_of_messages_listed_for_the_client_is_no_window() -> None:
         "    return client.chat.completions.create(model=M, messages=chat)\n"
     )
     assert [(n, c) for n, c in _codes(src, "conversations.py") if c == "PL303"] == [(5, "PL303")]
+
+
+def test_typescript_tools_chosen_by_a_mode_fixed_per_agent_instance() -> None:
+    # The mode is set once, when the agent is made: one tool list for the conversation it
+    # holds. The twin lets the mode change mid-conversation.
+    src = (
+        "export class Agent {\n"
+        "  private mode: string;\n"
+        "  constructor(opts: Opts) {\n"
+        "    this.mode = opts.mode ?? 'chat';\n"
+        "  }\n"
+        "  async respond(client: OpenAI, history: Msg[], text: string) {\n"
+        "    const tools = [\n"
+        "      ...memoryTools(),\n"
+        "      ...(this.mode === 'goal' ? [] : [askTool()]),\n"
+        "    ];\n"
+        "    history.push({ role: 'user', content: text });\n"
+        "    return client.chat.completions.create({ model: 'm', messages: history, tools });\n"
+        "  }\n"
+        "}\n"
+    )
+    assert [c for _, c in _codes(src, "agent.ts") if c == "PL302"] == []
+    setter = "  setMode(mode: string) {\n    this.mode = mode;\n  }\n"
+    switched = src.replace("  async respond(", setter + "  async respond(")
+    assert [c for _, c in _codes(switched, "agent.ts") if c == "PL302"] == ["PL302"]
