@@ -187,3 +187,24 @@ def test_typescript_tools_chosen_by_a_mode_fixed_per_agent_instance() -> None:
     setter = "  setMode(mode: string) {\n    this.mode = mode;\n  }\n"
     switched = src.replace("  async respond(", setter + "  async respond(")
     assert [c for _, c in _codes(switched, "agent.ts") if c == "PL302"] == ["PL302"]
+
+
+def test_python_tools_chosen_by_a_mode_fixed_per_agent_instance() -> None:
+    src = (
+        "class Agent:\n"
+        "    def __init__(self, client, mode='chat'):\n"
+        "        self.client = client\n"
+        "        self.mode = mode\n"
+        "        self.history = []\n"
+        "    def respond(self, text):\n"
+        "        self.history.append({'role': 'user', 'content': text})\n"
+        "        return self.client.chat.completions.create(\n"
+        "            model=M,\n"
+        "            messages=self.history,\n"
+        "            tools=GOAL_TOOLS if self.mode == 'goal' else CHAT_TOOLS,\n"
+        "        )\n"
+    )
+    assert [c for _, c in _codes(src, "agent.py") if c == "PL302"] == []
+    setter = "    def set_mode(self, mode):\n        self.mode = mode\n"
+    switched = src.replace("    def respond(", setter + "    def respond(")
+    assert [c for _, c in _codes(switched, "agent.py") if c == "PL302"] == ["PL302"]
