@@ -28,6 +28,7 @@ from .middleout import check_middle_out
 from .peritem import check_per_item
 from .placement import Load, check_placement
 from .prefixflow import check_prefix_flow
+from .retrieved import check_retrieved_in_system
 from .servercut import check_server_cut
 from .side import check_side_requests
 from .sinks import SinkCheck
@@ -136,6 +137,7 @@ def check_python(
     check_middle_out(tree, ctx)
     check_server_cut(tree, ctx)
     check_step_state(tree, ctx)
+    check_retrieved_in_system(tree, ctx)
     check_live_list_in_system(tree, ctx)
     check_per_item(tree, ctx)
     check_model_per_step(tree, ctx)

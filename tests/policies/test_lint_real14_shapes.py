@@ -208,3 +208,21 @@ def test_python_tools_chosen_by_a_mode_fixed_per_agent_instance() -> None:
     setter = "    def set_mode(self, mode):\n        self.mode = mode\n"
     switched = src.replace("    def respond(", setter + "    def respond(")
     assert [c for _, c in _codes(switched, "agent.py") if c == "PL302"] == ["PL302"]
+
+
+def test_python_retrieved_memories_appended_to_the_system_prompt() -> None:
+    # The memories recalled for this reply go into the system prompt ahead of the history;
+    # the user's profile (settled for the conversation) and a one-off request stay silent.
+    src = (
+        "def reply(db, client, user, history):\n"
+        '    system_prompt = "You are a companion."\n'
+        "    context = memory.get_conversation_context(db, user_id=user.id, limit=5)\n"
+        "    if context:\n"
+        '        system_prompt += f"\\n\\nContext:\\n{context}"\n'
+        "    return generate(model=M, system_prompt=system_prompt, messages=history)\n"
+    )
+    assert [(n, c) for n, c in _codes(src, "chat.py") if c == "PL304"] == [(5, "PL304")]
+    profile = src.replace("context", "profile_context")
+    assert [c for _, c in _codes(profile, "chat.py") if c == "PL304"] == []
+    one_off = src.replace("messages=history", 'messages=[{"role": "user", "content": "hi"}]')
+    assert [c for _, c in _codes(one_off, "chat.py") if c == "PL304"] == []
