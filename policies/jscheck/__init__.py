@@ -16,6 +16,7 @@ from ..findings import Finding
 from .chainstart import drop_chain_start
 from .instancemode import drop_instance_modes
 from .livelist import check_live_list_in_system
+from .measured import drop_measured
 from .middleout import check_middle_out
 from .peritem import check_per_item
 from .prefixflow import check_prefix_flow
@@ -69,5 +70,5 @@ def check_js(path: str, text: str, load: Loader | None = None) -> list[Finding]:
     seen = {(f.code, f.line) for f in found}
     seen |= {(f.code, int(n)) for f in found for n in re.findall(r"\(line (\d+)\)", f.message)}
     found += [f for f in check_prefix_flow(src) if (f.code, f.line) not in seen]
-    found = drop_instance_modes(src, drop_chain_start(src, found))
+    found = drop_measured(src, drop_instance_modes(src, drop_chain_start(src, found)))
     return sorted(found, key=lambda f: (f.line, f.col, f.code))

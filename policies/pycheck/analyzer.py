@@ -24,6 +24,7 @@ from .flow import Flow
 from .history import check_history
 from .instancemode import drop_instance_modes
 from .livelist import check_live_list_in_system
+from .measured import drop_measured
 from .middleout import check_middle_out
 from .peritem import check_per_item
 from .placement import Load, check_placement
@@ -156,7 +157,7 @@ def check_python(
     # ... and a PL304 that names the sink's line (`flows into the system message (line 4)`).
     told |= {(f.code, int(n)) for f in found for n in re.findall(r"\(line (\d+)\)", f.message)}
     found += [f for f in check_prefix_flow(tree, ctx) if (f.code, f.line) not in told]
-    found = drop_instance_modes(tree, found)
+    found = drop_measured(tree, drop_instance_modes(tree, found))
     found.sort(key=lambda f: (f.line, f.col, f.code))
     return found if text.isascii() else _char_columns(found, lines)
 

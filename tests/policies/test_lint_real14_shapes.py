@@ -226,3 +226,35 @@ def test_python_retrieved_memories_appended_to_the_system_prompt() -> None:
     assert [c for _, c in _codes(profile, "chat.py") if c == "PL304"] == []
     one_off = src.replace("messages=history", 'messages=[{"role": "user", "content": "hi"}]')
     assert [c for _, c in _codes(one_off, "chat.py") if c == "PL304"] == []
+
+
+def test_typescript_a_history_window_built_only_to_measure_the_payload() -> None:
+    # The composer's size meter builds the messages as a send would, to count their bytes;
+    # the twin, named for sending, is a window.
+    src = (
+        "export function estimateChatPayload(input: Input): number {\n"
+        "  const history = input.messages.slice(-20);\n"
+        "  const messages = [{ role: 'system', content: input.systemPrompt }, ...history];\n"
+        "  return new Blob([JSON.stringify(messages)]).size;\n"
+        "}\n"
+    )
+    assert _codes(src, "payload.ts") == []
+    sent = src.replace("estimateChatPayload", "sendChat").replace(
+        "return new Blob([JSON.stringify(messages)]).size;",
+        "return client.chat.completions.create({ model: 'm', messages });",
+    )
+    assert [c for _, c in _codes(sent, "payload.ts")] == ["PL303"]
+
+
+def test_python_a_history_window_built_only_to_measure_the_payload() -> None:
+    src = (
+        "def estimate_payload_bytes(system_prompt, history):\n"
+        '    messages = [{"role": "system", "content": system_prompt}, *history[-20:]]\n'
+        "    return len(json.dumps(messages))\n"
+    )
+    assert [c for _, c in _codes(src, "payload.py") if c == "PL303"] == []
+    sent = src.replace("estimate_payload_bytes", "send_chat").replace(
+        "return len(json.dumps(messages))",
+        "return client.chat.completions.create(model=M, messages=messages)",
+    )
+    assert [c for _, c in _codes(sent, "payload.py") if c == "PL303"] == ["PL303"]
