@@ -8,7 +8,7 @@ Pure: a path in, a yes or no out.
 
 from __future__ import annotations
 
-from pathlib import PurePath
+import re
 
 from .meaning import words
 
@@ -17,4 +17,4 @@ _SET_ASIDE = frozenset({"trash", "backup", "backups", "bak"})
 
 def set_aside(path: str) -> bool:
     """Whether a folder above the file is named for trashed or backed-up copies."""
-    return any(set(words(part)) & _SET_ASIDE for part in PurePath(path).parts[:-1])
+    return any(set(words(part)) & _SET_ASIDE for part in re.split(r"[\\/]", path)[:-1])

@@ -138,7 +138,6 @@ def check_python(
     check_middle_out(tree, ctx)
     check_server_cut(tree, ctx)
     check_step_state(tree, ctx)
-    check_retrieved_in_system(tree, ctx)
     check_live_list_in_system(tree, ctx)
     check_per_item(tree, ctx)
     check_model_per_step(tree, ctx)
@@ -157,6 +156,7 @@ def check_python(
     # ... and a PL304 that names the sink's line (`flows into the system message (line 4)`).
     told |= {(f.code, int(n)) for f in found for n in re.findall(r"\(line (\d+)\)", f.message)}
     found += [f for f in check_prefix_flow(tree, ctx) if (f.code, f.line) not in told]
+    found += check_retrieved_in_system(tree, ctx, found)
     found = drop_measured(tree, drop_instance_modes(tree, found))
     found.sort(key=lambda f: (f.line, f.col, f.code))
     return found if text.isascii() else _char_columns(found, lines)

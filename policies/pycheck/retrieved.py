@@ -56,12 +56,20 @@ def _fetched(fn: ast.AST, name: str) -> bool:
     return False
 
 
-def check_retrieved_in_system(tree: ast.Module, ctx: Context) -> None:
+def check_retrieved_in_system(
+    tree: ast.Module, ctx: Context, found: list[Finding]
+) -> list[Finding]:
+    """The findings to add to `found`: one a function, none where `found` already holds a
+    PL304 in it (the retrieval reported where it is made)."""
+    out: list[Finding] = []
     for fn in ast.walk(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         systems = _sent_systems(fn)
-        if not systems:
+        end = fn.end_lineno or fn.lineno
+        if not systems or any(
+            f.code == "PL304" and fn.lineno <= f.line <= end for f in found + out
+        ):
             continue
         for a in ast.walk(fn):
             target: ast.expr
@@ -83,7 +91,7 @@ def check_retrieved_in_system(tree: ast.Module, ctx: Context) -> None:
             )
             if hit is None:
                 continue
-            ctx.findings.add(
+            out.append(
                 Finding(
                     ctx.path,
                     a.lineno,
@@ -95,3 +103,5 @@ def check_retrieved_in_system(tree: ast.Module, ctx: Context) -> None:
                     source_line=ctx.line(a.lineno),
                 )
             )
+            break
+    return out
