@@ -14,6 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+# What makes the object that asks for it a request (its input), rather than settings kept for
+# later requests (an agent SDK's `ModelSettings(context_management=...)`, left unreported).
+REQUEST_KEYS = frozenset({"messages", "input", "previous_response_id", "conversation"})
+
 # Prefixes of the edit types that change earlier turns (dated suffixes vary by release).
 _CUTTING = ("compaction", "compact", "clear_")
 

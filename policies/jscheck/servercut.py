@@ -12,7 +12,7 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from ..findings import Finding
-from ..servercut import server_cut, server_cut_message
+from ..servercut import REQUEST_KEYS, server_cut, server_cut_message
 from .syntax import Source, key_name, string_value, unwrap, walk
 
 
@@ -32,6 +32,13 @@ def check_server_cut(src: Source) -> list[Finding]:
     for n in walk(src.root):
         if n.type != "pair" or key_name(src, n.child_by_field_name("key")) != "context_management":
             continue
+        obj = n.parent
+        keys = {
+            key_name(src, p.child_by_field_name("key")) if p.type == "pair" else src.text(p)
+            for p in (obj.named_children if obj is not None else [])
+        }
+        if not keys & REQUEST_KEYS:
+            continue  # settings kept for later requests, not a request
         value = n.child_by_field_name("value")
         kind = server_cut(_edit_types(src, value)) if value is not None else None
         if kind is not None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 
 from ..findings import Finding
-from ..servercut import server_cut, server_cut_message
+from ..servercut import REQUEST_KEYS, server_cut, server_cut_message
 from .context import Context
 
 _KEY = "context_management"
@@ -34,8 +34,11 @@ def _edit_types(value: ast.expr) -> list[str]:
 
 
 def _asked(n: ast.AST) -> list[ast.expr]:
-    """The values given for the parameter: a keyword of a call or a key of a request dict."""
+    """The values given for the parameter: a keyword of a request (a call given its input) or
+    a key of a request body (`extra_body` included)."""
     if isinstance(n, ast.Call):
+        if not any(k.arg in REQUEST_KEYS for k in n.keywords):
+            return []  # settings for later requests, not a request (`ModelSettings(...)`)
         return [k.value for k in n.keywords if k.arg == _KEY]
     if isinstance(n, ast.Dict):
         return [

@@ -55,6 +55,10 @@ def test_python_server_side_clearing_asked_by_the_request() -> None:
     assert _codes(src, "agent.py") == [(2, "PL303"), (12, "PL303")]
     quiet = src.replace('"clear_tool_uses_20250919"', '"none"').replace('"compaction"', '"none"')
     assert _codes(quiet, "agent.py") == []
+    # Settings kept for later requests (an agent SDK's ModelSettings) are no request: the rule
+    # reports where a request asks, beside its input.
+    kept = 'settings = ModelSettings(context_management=[{"type": "compaction"}])\n'
+    assert _codes(kept, "agent.py") == []
 
 
 def test_python_working_directory_read_per_call_into_the_system_prompt() -> None:
