@@ -78,6 +78,17 @@ def test_python_working_directory_read_per_call_into_the_system_prompt() -> None
         "def get_system_prompt():\n", "CWD = os.getcwd()\ndef get_system_prompt():\n    cwd = CWD\n"
     )
     assert [c for _, c in _codes(once, "prompts.py") if c == "PL105"] == []
+    # The directory as the fallback of the session's workspace, chosen once per session; and a
+    # file it locates, opened and read: the file's text, not the tree.
+    fallback = src.replace("os.getcwd()", "workspace or os.getcwd()").replace(
+        "def get_system_prompt():", "def get_system_prompt(workspace=None):"
+    )
+    assert [c for _, c in _codes(fallback, "prompts.py") if c == "PL105"] == []
+    opened = src.replace(
+        "    cwd = os.getcwd()\n",
+        '    with (pathlib.Path.cwd() / "NOTES.md").open() as f:\n        cwd = f.read()\n',
+    ).replace("import os\n", "import os\nimport pathlib\n")
+    assert [c for _, c in _codes(opened, "prompts.py") if c == "PL105"] == []
 
 
 def test_typescript_instructions_sent_only_when_a_response_chain_starts() -> None:
