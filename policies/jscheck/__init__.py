@@ -59,13 +59,15 @@ def check_js(path: str, text: str, load: Loader | None = None) -> list[Finding]:
         + check_per_item(src)
         + check_middle_out(src)
         + check_live_list_in_system(src)
-        + check_server_cut(src)
-        + check_step_state(src)
     )
     # The request's state may already be reported where it enters the system message as
     # retrieved content (a parameter named `...Context`): one finding a line.
     told = {f.line for f in found if f.code == "PL304"}
     found += [f for f in check_state_before_history(src) if f.line not in told]
+    had = {(f.code, f.line) for f in found}
+    found += [
+        f for f in check_server_cut(src) + check_step_state(src) if (f.code, f.line) not in had
+    ]
     # The data-flow pass finds some breakers the shape rules already report: one a line.
     seen = {(f.code, f.line) for f in found}
     seen |= {(f.code, int(n)) for f in found for n in re.findall(r"\(line (\d+)\)", f.message)}
