@@ -14,13 +14,18 @@ from __future__ import annotations
 import re
 
 from ..findings import Finding
+from .chainstart import drop_chain_start
+from .instancemode import drop_instance_modes
 from .livelist import check_live_list_in_system
+from .measured import drop_measured
 from .middleout import check_middle_out
 from .peritem import check_per_item
 from .pickedtools import check_tools_picked_by_request
 from .prefixflow import check_prefix_flow
 from .rewrites import check_rewrites
+from .servercut import check_server_cut
 from .sinks import SinkCheck
+from .stepstate import check_step_state
 from .structure import (
     check_content_before_history,
     check_flattened_history,
@@ -62,8 +67,13 @@ def check_js(path: str, text: str, load: Loader | None = None) -> list[Finding]:
     # retrieved content (a parameter named `...Context`): one finding a line.
     told = {f.line for f in found if f.code == "PL304"}
     found += [f for f in check_state_before_history(src) if f.line not in told]
+    had = {(f.code, f.line) for f in found}
+    found += [
+        f for f in check_server_cut(src) + check_step_state(src) if (f.code, f.line) not in had
+    ]
     # The data-flow pass finds some breakers the shape rules already report: one a line.
     seen = {(f.code, f.line) for f in found}
     seen |= {(f.code, int(n)) for f in found for n in re.findall(r"\(line (\d+)\)", f.message)}
     found += [f for f in check_prefix_flow(src) if (f.code, f.line) not in seen]
+    found = drop_measured(src, drop_instance_modes(src, drop_chain_start(src, found)))
     return sorted(found, key=lambda f: (f.line, f.col, f.code))

@@ -18,17 +18,23 @@ from dataclasses import replace
 from prefixlock.billing.prices import PriceTable
 
 from ..findings import Finding, Fix, source_lines
+from ..setaside import set_aside
 from .context import Context, Scope
 from .flow import Flow
 from .history import check_history
+from .instancemode import drop_instance_modes
 from .livelist import check_live_list_in_system
+from .measured import drop_measured
 from .middleout import check_middle_out
 from .peritem import check_per_item
 from .placement import Load, check_placement
 from .prefixflow import check_prefix_flow
+from .retrieved import check_retrieved_in_system
+from .servercut import check_server_cut
 from .side import check_side_requests
 from .sinks import SinkCheck
 from .steps import check_model_per_step
+from .stepstate import check_step_state
 from .syntax import Function
 from .taint import EMPTY, VOLATILE, Evaluator, Summary, Taints
 from .templates import check_prompt_templates
@@ -107,6 +113,8 @@ def check_python(
     try:
         tree = ast.parse(text, filename=path)
     except SyntaxError as exc:
+        if set_aside(path):
+            return []  # a broken copy in a trash or backup folder: nothing runs it
         line = exc.lineno or 1
         return [
             Finding(
@@ -129,6 +137,8 @@ def check_python(
         check_history(tree, ctx)
     check_windows(tree, ctx)
     check_middle_out(tree, ctx)
+    check_server_cut(tree, ctx)
+    check_step_state(tree, ctx)
     check_live_list_in_system(tree, ctx)
     check_per_item(tree, ctx)
     check_model_per_step(tree, ctx)
@@ -148,6 +158,8 @@ def check_python(
     # ... and a PL304 that names the sink's line (`flows into the system message (line 4)`).
     told |= {(f.code, int(n)) for f in found for n in re.findall(r"\(line (\d+)\)", f.message)}
     found += [f for f in check_prefix_flow(tree, ctx) if (f.code, f.line) not in told]
+    found += check_retrieved_in_system(tree, ctx, found)
+    found = drop_measured(tree, drop_instance_modes(tree, found))
     found.sort(key=lambda f: (f.line, f.col, f.code))
     return found if text.isascii() else _char_columns(found, lines)
 

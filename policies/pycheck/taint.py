@@ -165,6 +165,10 @@ _UNORDERED_MAPPINGS = {
     "os.environ": "os.environ (in the launching process's order)",
     "sys.modules": "sys.modules (in import order)",
 }
+# The working directory, read per call: a coding agent's tools move it between requests (as
+# TypeScript's `process.cwd()` in a function); read at import it is fixed for the process.
+_CWD = {"os.getcwd", "os.getcwdb", "pathlib.Path.cwd"}
+_CWD_DESC = "the working directory"
 _LISTING = {"os.listdir", "os.scandir", "glob.glob", "glob.iglob", "os.walk"}
 _LISTING_METHODS = {"iterdir", "glob", "rglob", "walk"}
 # Plugin registries: their order is the order packages were found on disk (PL203 when it
@@ -422,6 +426,22 @@ class Evaluator:
             out |= self.ev(n, env)
         return frozenset(out)
 
+    def ev_BoolOp(self, node: ast.BoolOp, env: dict[str, Taints]) -> Taints:
+        out: set[Taint] = set()
+        for i, v in enumerate(node.values):
+            ts = self.ev(v, env)
+            if (
+                i
+                and isinstance(node.op, ast.Or)
+                and isinstance(v, ast.Call)
+                and self.ctx.qualname(v.func) in _CWD
+            ):
+                # `workspace or Path.cwd()`: the directory stands in for the session's
+                # workspace, chosen once when the session starts.
+                ts = frozenset(t for t in ts if not t.desc.startswith(_CWD_DESC))
+            out |= ts
+        return frozenset(out)
+
     def ev_Constant(self, node: ast.Constant, env: dict[str, Taints]) -> Taints:
         if isinstance(node.value, str) and ("{{" in node.value or "{%" in node.value):
             return rendered(node, node.value)
@@ -599,6 +619,8 @@ class Evaluator:
             return args_t | {at(node, "random", q + "()", once)}
         if q in _RUNTIME or q.startswith("psutil."):
             return args_t | {at(node, "runtime", q + "()", once)}
+        if q in _CWD and not once:
+            return args_t | {at(node, "filetree", f"{_CWD_DESC} {q}()", once)}
         if q in _LISTING:
             return args_t | _listed(node, q + "()", once, glob=q.startswith("glob."))
         if q in _REGISTRIES:
@@ -621,6 +643,10 @@ class Evaluator:
             return drop(args_t | recv_t, {"filetree", "listing"}) | {
                 at(node, "file", "file contents", once)
             }
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "open" and q != "os.open":
+            # `(Path.cwd() / "pyproject.toml").open()`: a handle on a file the path names; what
+            # is read from it is the file's, not the tree's (as `read_text()` above).
+            return drop(args_t | self.ev(node.func.value, env), {"filetree", "listing"})
         # Order-changing builtins.
         if q == "sorted":
             return drop(args_t, ORDER)

@@ -979,6 +979,9 @@ def _filled_to_count(loop: ast.While) -> bool:
 _LIMITS = frozenset({"limit", "last_n", "last_k", "max_messages", "num_messages"})
 
 
+_PAGING = frozenset({"skip", "offset", "page"})
+
+
 def _read_with_limit(node: ast.Assign) -> bool:
     """`messages = filter_message(conversation_id=c, limit=history_len)`: the stored
     conversation read back to its newest N entries (the store's own window)."""
@@ -992,7 +995,12 @@ def _read_with_limit(node: ast.Assign) -> bool:
         # a window by the call's own name, whatever cap it keeps.
         return True
     limited = [k.value for k in call.keywords if k.arg in _LIMITS]
-    if not limited:
+    if not limited or any(
+        k.arg in _PAGING and not (isinstance(k.value, ast.Constant) and not k.value.value)
+        for k in call.keywords
+    ):
+        # `get_by_conversation(db, skip=skip, limit=limit)`: a page the caller asks for (an
+        # endpoint listing messages), not the newest messages read back for a request.
         return False
     about_history = bool(fws & (_HISTORY | {"message"}))
     return about_history or any(

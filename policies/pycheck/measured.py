@@ -1,0 +1,23 @@
+"""PL303 findings inside a function named for estimating or measuring what it builds are
+dropped (`policies/measured.py` says why). Pure: a syntax tree and findings in, findings out.
+"""
+
+# pure: imports no I/O (tests/test_layout.py checks it)
+
+from __future__ import annotations
+
+import ast
+
+from ..findings import Finding
+from ..measured import measures_only
+
+
+def drop_measured(tree: ast.Module, found: list[Finding]) -> list[Finding]:
+    if not any(f.code == "PL303" for f in found):
+        return found
+    spans = [
+        (fn.lineno, fn.end_lineno or fn.lineno)
+        for fn in ast.walk(tree)
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and measures_only(fn.name)
+    ]
+    return [f for f in found if not (f.code == "PL303" and any(a <= f.line <= b for a, b in spans))]
