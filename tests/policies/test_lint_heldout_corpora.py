@@ -135,12 +135,20 @@ CORPORA = (
         # three from the search reserve (the third: it ended), four from the main list's
         # untried candidates 1-160 (the fourth: they ended), one over 161-173
         steps=(8, 8, 3, 8, 8, 8, 3, 5),
-        # policies/ as on main aa5c297, first run after every label was committed.
+        # First run (policies/ as on main aa5c297, after every label was committed): TS 2/2,
+        # 0/2, 2/8; Python 1/2, 1/2, 4/8. Raised by the rules tuned on it (branch h30d2:
+        # Responses chains' first instructions, a procedure's current step, server-side cuts,
+        # the working directory in Python, modes fixed per instance).
         dev={
-            "ts": {"volatile": (2, 2), "structural": (0, 2), "precision": (2, 8)},
-            "py": {"volatile": (1, 2), "structural": (1, 2), "precision": (4, 8)},
+            "ts": {"volatile": (2, 2), "structural": (2, 2), "precision": (4, 4)},
+            "py": {"volatile": (2, 2), "structural": (2, 2), "precision": (6, 8)},
         },
-        test={},
+        # Scored once by the lead (main fe89576, the round's final rules; the rules before the
+        # round, main aa5c297, give the same findings).
+        test={
+            "ts": {"volatile": (3, 3), "structural": (1, 3), "precision": (4, 10)},
+            "py": {"volatile": (0, 2), "structural": (2, 7), "precision": (4, 8)},
+        },
         untried=27,  # main-list candidates 174-200: the fetch allowance ended first
     ),
 )
