@@ -16,6 +16,17 @@ import re
 
 _SPLIT = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 
+# The rule each kind of volatile value is reported under, in every checker (Python, TypeScript,
+# prompt text); a checker adds its own kinds (ordering, retrieved content) to a copy.
+VOLATILE_CODES = {
+    "time": "PL101",
+    "date": "PL102",
+    "random": "PL103",
+    "vcs": "PL104",
+    "filetree": "PL105",
+    "runtime": "PL106",
+}
+
 # Words that turn a volatile-sounding name into a setting about it (`time_limit`, `date_format`)
 # or into something else entirely (`commit_message_style`).
 _SETTING = frozenset(

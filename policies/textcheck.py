@@ -26,7 +26,7 @@ from prefixlock.billing.prices import PriceTable
 from prefixlock.tokenizer import count_tokens
 
 from .findings import Finding, Fix, source_lines
-from .meaning import kind_of_name, words
+from .meaning import VOLATILE_CODES, kind_of_name, words
 from .rules import LOWEST_MINIMUM
 from .suppress import Suppressions, parse_front_matter
 
@@ -45,14 +45,7 @@ _CONTEXT_NAMES = re.compile(
     r"workspace\w*|user\w*|task|question|query|input|docs?)"
 )
 FINDINGS_CAP = 500  # per file; the engine adds one PL906 for the rest
-_CODE = {
-    "time": "PL101",
-    "date": "PL102",
-    "random": "PL103",
-    "vcs": "PL104",
-    "filetree": "PL105",
-    "runtime": "PL106",
-}
+_CODE = VOLATILE_CODES
 _USER_FILE = re.compile(r"(?i)(^|[_\-.])(user|turn|reminder|query|question|followup)([_\-.]|$)")
 _USER_KEY = re.compile(r"(?i)(user|reminder|turn|query|question|followup)")
 _PREFIX_KEYS = re.compile(

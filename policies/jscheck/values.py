@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from ..meaning import FETCH_WORDS, kind_of_name, names_request, words
+from ..meaning import FETCH_WORDS, VOLATILE_CODES, kind_of_name, names_request, words
 from .syntax import (
     FUNCTIONS,
     Source,
@@ -39,13 +39,7 @@ VOLATILE = frozenset({"time", "date", "random", "vcs", "filetree", "runtime"})
 # it differs on every request, so in a system prompt it moves the history's start (PL304).
 RETRIEVED = "retrieved"
 ORDER = frozenset({"listing", "unordered"})
-CODE_OF = {
-    "time": "PL101",
-    "date": "PL102",
-    "random": "PL103",
-    "vcs": "PL104",
-    "filetree": "PL105",
-    "runtime": "PL106",
+CODE_OF = VOLATILE_CODES | {
     "unordered": "PL201",
     "listing": "PL203",
     RETRIEVED: "PL304",

@@ -18,19 +18,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from ..meaning import FETCH_WORDS, kind_of_name, names_request, words
+from ..meaning import FETCH_WORDS, VOLATILE_CODES, kind_of_name, names_request, words
 from .syntax import const_str, dotted
 
 if TYPE_CHECKING:
     from .context import Context
 
-CODE_OF = {
-    "time": "PL101",
-    "date": "PL102",
-    "random": "PL103",
-    "vcs": "PL104",
-    "filetree": "PL105",
-    "runtime": "PL106",
+CODE_OF = VOLATILE_CODES | {
     "unordered": "PL201",
     "json": "PL202",
     "listing": "PL203",

@@ -12,20 +12,13 @@ from __future__ import annotations
 import ast
 import re
 
-from ..meaning import kind_of_name, words
+from ..meaning import VOLATILE_CODES, kind_of_name, words
 from .context import Context
 from .side import SIDE_WORDS
 
 _FIELD = re.compile(r"(?<!\{)\{([A-Za-z_]\w*)(?:![rsa])?(?::[^{}]*)?\}(?!\})")
 _JINJA = re.compile(r"\{\{\s*([A-Za-z_]\w*)\s*(?:\|[^}]*)?\}\}")
-_CODE = {
-    "time": "PL101",
-    "date": "PL102",
-    "random": "PL103",
-    "vcs": "PL104",
-    "filetree": "PL105",
-    "runtime": "PL106",
-}
+_CODE = VOLATILE_CODES
 
 
 def _system_template(name: str) -> bool:
