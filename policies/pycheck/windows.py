@@ -25,6 +25,7 @@ whose words include `messages`, `history`, `conversation`, `chat`, `turns`, `tra
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
 from ..findings import Finding
 from ..meaning import OVERFLOW_TEXT, overflow_name, words
@@ -369,19 +370,21 @@ def _passed_later(target: ast.expr, at: ast.AST, parents: dict[int, ast.AST]) ->
     bound to a local that a later call of the same function is given as its messages."""
     if not isinstance(target, ast.Name):
         return False
+    return any(
+        isinstance(n, ast.keyword)
+        and n.arg in _SENT_KWARGS
+        and n.value.lineno > getattr(at, "lineno", 0)
+        and _listed(n.value, target.id)
+        for n in _in_function(at, parents)
+    )
+
+
+def _in_function(at: ast.AST, parents: dict[int, ast.AST]) -> Iterator[ast.AST]:
+    """Every node of the function `at` stands in (nothing at module level)."""
     fn: ast.AST | None = at
     while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         fn = parents.get(id(fn))
-    line = getattr(at, "lineno", 0)
-    for n in ast.walk(fn) if fn is not None else ():
-        if (
-            isinstance(n, ast.keyword)
-            and n.arg in _SENT_KWARGS
-            and n.value.lineno > line
-            and _listed(n.value, target.id)
-        ):
-            return True
-    return False
+    return ast.walk(fn) if fn is not None else iter(())
 
 
 # Calls that write a value to where the conversation is kept between requests.
@@ -393,11 +396,8 @@ def _stored_later(target: ast.expr, at: ast.AST, parents: dict[int, ast.AST]) ->
     written back as the kept history, which the next request loads and sends."""
     if not isinstance(target, ast.Name):
         return False
-    fn: ast.AST | None = at
-    while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        fn = parents.get(id(fn))
     line = getattr(at, "lineno", 0)
-    for n in ast.walk(fn) if fn is not None else ():
+    for n in _in_function(at, parents):
         if not (isinstance(n, ast.Call) and getattr(n, "lineno", 0) > line):
             continue
         name = n.func.attr if isinstance(n.func, ast.Attribute) else getattr(n.func, "id", "")
