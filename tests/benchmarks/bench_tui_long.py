@@ -19,7 +19,8 @@ theirs (`rss_mb_per_turn_beyond_trims`). The every-50 figures are still printed.
 Run: `python -m pytest -o addopts="" -s tests/benchmarks/bench_tui_long.py` (BENCH_TURNS=50
 for a quick look). Prints the figures and the load average; asserts key echo p90 under 50 ms
 both times and RSS growth (after trims) under 0.005 MB a turn beyond the conversation's own
-bytes.
+bytes; a run too short for `MIN_TRIMS` trims past the first 100 turns says so and leaves the
+memory unbounded (its samples are the mounted window filling).
 BENCH_TRACE=1 also prints what grew between the first trim at or after turn BENCH_TRACE_FROM
 (default 150, past the turns that fill the mounted window) and the last trim: the live objects
 by type, in objects and bytes a turn. BENCH_PEAK=1 runs the turns under `tracemalloc` and also
@@ -393,9 +394,11 @@ def test_long_chat_keeps_echo_and_memory_flat() -> None:
     assert figures["echo_ms_fresh_p90"] < P90_MS
     assert figures["echo_ms_after_p90"] < P90_MS
     growth = figures["rss_mb_per_turn_beyond_trims"]
-    if isinstance(growth, str):  # a short run: the every-SAMPLE samples stand in
-        print(f"  {growth}: the bound is on rss_mb_per_turn_beyond instead")
-        growth = figures["rss_mb_per_turn_beyond"]
+    if isinstance(growth, str):
+        # A short run: its samples are the window filling, not growth past it; the every-
+        # SAMPLE slope would fail or pass on that alone.
+        print(f"  {growth}: memory not bounded by this run (the default 500 turns are)")
+        return
     assert growth < MB_PER_TURN
 
 
