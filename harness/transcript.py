@@ -14,9 +14,10 @@ themselves are made when asked, not kept: the conversation is held once, as its 
 
 from __future__ import annotations
 
+import json
 from array import array
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import FrozenInstanceError
 from typing import Any, Literal, NoReturn
 
 from .cache.media import unit_tokens
@@ -85,22 +86,71 @@ def tool_result_block(tool_use_id: str, content: str, is_error: bool = False) ->
     return block
 
 
+# A message's content as an SDK encodes it (compact, the keys in their order, no ASCII escaping:
+# the SDKs' `openapi_dumps`), and back.
+_WIRE = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def _as_json(blocks: tuple[Mapping[str, Any], ...]) -> bytes | None:
+    """The blocks' JSON, or None where decoding it would not give equal blocks back."""
+    try:
+        data = _WIRE.encode(blocks).encode("utf-8")
+    except (TypeError, ValueError, RecursionError):
+        return None
+    return data if _freeze(json.loads(data)) == blocks else None
+
+
+def _rebuild(role: Role, content: Any, meta: tuple[Any, ...]) -> Message:
+    message = Message(role, (), meta)
+    object.__setattr__(message, "_content", content)
+    return message
+
+
 # The counts of a one-block message, shared: a tuple of one a message cost ~60 bytes for the
 # conversation's life; these cost ~30 KB once.
 _ONE_BLOCK = tuple((n,) for n in range(512))
 
 
-@dataclass(frozen=True, eq=False, slots=True)
 class Message:
-    """One message: a role and its content blocks (frozen mappings)."""
+    """One message: a role and its content blocks (frozen mappings).
+
+    A message made by `make` (`user`, `assistant`, `from_dict`) holds its blocks as the JSON
+    bytes of its content list, in the blocks' own key order (what an SDK sends for them), and
+    `blocks` decodes them on each read: a long chat holds every message for its life, and as
+    a tuple of frozen dicts a short block cost ~600 bytes beyond its text, the bytes ~40. The
+    request body sends those bytes as they are (prefixlock.providers.wire_message). Blocks
+    whose JSON would not give them back equal (a key that is not a string, a value JSON has no
+    form for) are held as given, as is anything passed to the constructor itself."""
+
+    __slots__ = ("_content", "_counts", "_meta", "role")
 
     role: Role
-    blocks: tuple[Mapping[str, Any], ...]
+    # The blocks: a tuple (as given), or the JSON bytes of the content list (`make`).
+    _content: tuple[Mapping[str, Any], ...] | bytes
     # What builders keep on the message, flat: (key, value, key, value, ...). Slots and a
     # tuple rather than an instance dict, a dict of memos and a cached property: a message
     # lives as long as the conversation, and those cost ~300 bytes each.
-    _meta: tuple[Any, ...] = field(default=(), repr=False, compare=False)
-    _counts: tuple[int, ...] | None = field(default=None, init=False, repr=False, compare=False)
+    _meta: tuple[Any, ...]
+    _counts: tuple[int, ...] | None
+
+    def __init__(
+        self, role: Role, blocks: tuple[Mapping[str, Any], ...], _meta: tuple[Any, ...] = ()
+    ) -> None:
+        _set = object.__setattr__
+        _set(self, "role", role)
+        _set(self, "_content", blocks)
+        _set(self, "_meta", _meta)
+        _set(self, "_counts", None)
+
+    def __setattr__(self, name: str, value: Any) -> NoReturn:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> NoReturn:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # copy and pickle: the same role, content (bytes or blocks) and memos.
+        return (_rebuild, (self.role, self._content, self._meta))
 
     @classmethod
     def make(cls, role: Role, content: str | Sequence[Mapping[str, Any]]) -> Message:
@@ -109,7 +159,12 @@ class Message:
         for block in raw:
             if "type" not in block:
                 raise ValueError(f"content block without a type: {block!r}")
-        return cls(role, tuple(_freeze(dict(b)) for b in raw))
+        blocks = tuple(_freeze(dict(b)) for b in raw)
+        message = cls(role, blocks)
+        data = _as_json(blocks)
+        if data is not None:
+            object.__setattr__(message, "_content", data)
+        return message
 
     @classmethod
     def user(cls, content: str | Sequence[Mapping[str, Any]]) -> Message:
@@ -120,6 +175,30 @@ class Message:
     def assistant(cls, content: str | Sequence[Mapping[str, Any]]) -> Message:
         """An assistant message."""
         return cls.make("assistant", content)
+
+    @property
+    def blocks(self) -> tuple[Mapping[str, Any], ...]:
+        """The content blocks, frozen (decoded from the message's bytes on each read: a new
+        tuple of equal blocks each time; keep it rather than read it in a loop)."""
+        content = self._content
+        if isinstance(content, bytes):
+            decoded: tuple[Mapping[str, Any], ...] = _freeze(json.loads(content))
+            return decoded
+        return content
+
+    @property
+    def has_blocks(self) -> bool:
+        """Whether the message has any block (without decoding them)."""
+        content = self._content
+        return content != b"[]" if isinstance(content, bytes) else bool(content)
+
+    def content_json(self) -> bytes:
+        """The JSON of the content list as an SDK sends it: the blocks' own key order, compact
+        separators, no ASCII escaping (the bytes the message holds, when it holds them)."""
+        content = self._content
+        if isinstance(content, bytes):
+            return content
+        return _WIRE.encode(content).encode("utf-8")
 
     def memo(self, key: str) -> Any:
         """What a builder kept on this message under `key` (None: nothing)."""
@@ -154,8 +233,8 @@ class Message:
         if counts is None:
             # Counted once, here: the tokenizer's memo need not keep a copy of the text.
             counts = tuple(
-                unit_tokens(data, block, "anthropic", remember=False)
-                for data, block in zip(self.block_bytes, self.blocks, strict=True)
+                unit_tokens(canonical_bytes(block), block, "anthropic", remember=False)
+                for block in self.blocks
             )
             if len(counts) == 1 and counts[0] < len(_ONE_BLOCK):
                 counts = _ONE_BLOCK[counts[0]]  # shared: most messages are one short block

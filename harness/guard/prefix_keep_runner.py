@@ -27,7 +27,7 @@ from decimal import Decimal
 from ..errors import ProviderError
 from ..events import Event, KeepAlivePing, ProviderFault
 from ..providers.anthropic import anchored_system, without_message_breakpoints
-from ..providers.sdk_provider import make_builder
+from ..providers.sdk_provider import Builder, make_builder
 from ..state import SessionAgent, SessionState
 from ..store.recorder import Recorder
 from ..transcript import Message, Transcript
@@ -68,6 +68,25 @@ class PrefixKeepRunner:
         self._context: int | None = None  # the context the next turn carries
         self._ended: float | None = None  # when the last turn ended (None: a turn runs)
         self._memo: tuple[tuple[int, float], WireRequest | None, float | None] | None = None
+        self._note_builders: dict[str, Builder] = {}  # the note's own builder, by model
+        # The user prompts counted so far: (the transcript, messages counted, prompts). The
+        # transcript only grows; a new one (a fork, a compaction) is counted afresh.
+        self._counted: tuple[Transcript, int, int] | None = None
+
+    def _prompts(self, transcript: Transcript) -> int:
+        """User prompts in `transcript` (user messages with no tool result), counting only
+        the messages added since the last call: read at every turn's end, a count of them all
+        decoded the whole conversation each time."""
+        held = self._counted
+        start, count = (held[1], held[2]) if held is not None and held[0] is transcript else (0, 0)
+        if start > len(transcript):
+            start, count = 0, 0
+        for i in range(start, len(transcript)):
+            m = transcript[i]
+            if m.role == "user" and not any(b.get("type") == "tool_result" for b in m.blocks):
+                count += 1
+        self._counted = (transcript, len(transcript), count)
+        return count
 
     def turn_started(self) -> None:
         self._ended = None
@@ -84,11 +103,7 @@ class PrefixKeepRunner:
         user prompts it holds (a compacted conversation counts from its summary on, which sits
         in the prefix; a resumed one holds every turn since)."""
         s = self.state
-        prompts = sum(
-            1
-            for m in s.transcript.messages
-            if m.role == "user" and not any(b.get("type") == "tool_result" for b in m.blocks)
-        )
+        prompts = self._prompts(s.transcript)
         if self._context is None or not prompts or not s.requests:
             return 0.0
         return max(self._context - _prefix_end(s.requests[-1]), 0) / prompts
@@ -141,7 +156,13 @@ class PrefixKeepRunner:
         # An anchored prefix (a session that compacts): the read carries the prefix's marks at
         # 1 hour, so it writes the anchor line's entry at 1 hour from the 5-minute entry before it.
         settings = s.settings.with_(prefix_ttl="1h") if self._anchor() else s.settings
-        builder = s.provider if model == s.model else make_builder(s.provider.api, model)
+        # A builder of its own, never the session's: the note is a one-message transcript, and
+        # built on the session's builder it replaced that builder's memo of the conversation,
+        # so the next turn's request rebuilt every message's units again.
+        builder = self._note_builders.get(model)
+        if builder is None:
+            builder = make_builder(s.provider.api, model)
+            self._note_builders = {model: builder}  # the newest model's only
         built = builder.build_request(s.prefix, Transcript([Message.user(NOTE)]), settings, s.info)
         # The note is not marked: an entry on it would be the furthest one the next read finds,
         # and its 5 minutes, not the prefix entry's life, would time the reads.

@@ -20,7 +20,7 @@ part, the transcript's, then the body) and a few prefix parts kept by key.
 from __future__ import annotations
 
 from array import array
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
@@ -45,10 +45,10 @@ class MessageParts:
     a (section, tokens) pair per unit cost ~90 bytes a block, kept for the conversation's life.
     """
 
-    wire: tuple[dict[str, Any], ...]
+    wire: tuple[Mapping[str, Any], ...]
     tokens: tuple[int, ...]  # per unit, less `extra`
     # The bytes each unit hashes, from `wire` (a module-level function: no reference back).
-    encode: Callable[[tuple[dict[str, Any], ...]], Sequence[bytes]]
+    encode: Callable[[tuple[Mapping[str, Any], ...]], Sequence[bytes]]
     extra: int = 0
 
     def unit_data(self) -> Sequence[bytes]:
@@ -82,7 +82,7 @@ class ChainMemo:
         # Offsets packed as machine ints: an int object a message (past 256) and its list slot
         # cost 36 bytes for the conversation's life, these 8.
         self._ends = array("q")  # len(self._units) after message i
-        self._wire: list[dict[str, Any]] = []
+        self._wire: list[Mapping[str, Any]] = []
         self._wire_ends = array("q")
         # Transcript-style chain of each message's content, as packed 16-byte digests (a hex
         # string a message cost 81 bytes and a list slot).
@@ -195,7 +195,7 @@ class ChainMemo:
         return self._units
 
     @property
-    def wire(self) -> list[dict[str, Any]]:
+    def wire(self) -> list[Mapping[str, Any]]:
         return self._wire
 
     def message_unit_range(self, i: int) -> tuple[int, int]:

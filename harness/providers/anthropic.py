@@ -37,6 +37,7 @@ from ..transcript import Message
 from ..wire import WireRequest
 from ._incremental import Built, Draft, IncrementalBuilder, MessageParts, with_breakpoint
 from .base import Reply, memo, parse_tool_input, remember
+from .wire_message import WireMessage
 
 _MEMO_KEY = "anthropic.parts"
 OPENAI_ONLY = "detail"  # a key of an image block only OpenAI reads (prefixlock.media.Image)
@@ -48,7 +49,7 @@ def cache_control(ttl: str) -> dict[str, str]:
     return {"type": "ephemeral", "ttl": "1h"} if ttl == "1h" else {"type": "ephemeral"}
 
 
-def _unit_data(wire: tuple[dict[str, Any], ...]) -> list[bytes]:
+def _unit_data(wire: tuple[Mapping[str, Any], ...]) -> list[bytes]:
     """The bytes each block of a message's wire dict hashes (its role, then the block's
     canonical bytes): made when the chain is computed, not kept (`MessageParts`)."""
     (message,) = wire
@@ -66,11 +67,12 @@ def _message_parts(message: Message) -> MessageParts:
     if isinstance(cached, MessageParts):
         return cached
     role = message.role
-    # The message's own blocks (frozen dicts, in their tuple) go on the wire as they are: a
-    # thawed copy held the conversation a second time. A breakpoint is put on a copy (`_mark`).
+    # The message itself goes on the wire (a `WireMessage` over it, whose bytes are the
+    # message's): a dict over its blocks held the conversation a second time in the kept body.
+    # A breakpoint is put on a copy (`_mark`).
     content: Sequence[Mapping[str, Any]] = message.blocks
     if not any(OPENAI_ONLY in b for b in content):
-        wire = {"role": role, "content": content}
+        wire = WireMessage(message)
         return MessageParts((wire,), message.block_tokens, _unit_data, _ROLE_TOKENS[role])
     # An image's OpenAI `detail` is not an Anthropic field: neither sent nor hashed.
     content = [{k: v for k, v in b.items() if k != OPENAI_ONLY} for b in content]
@@ -212,12 +214,12 @@ class AnthropicBuilder(IncrementalBuilder[_PrefixPart]):
         messages = memo_.messages
         units: list[Unit] = list(part.units)
         units.extend(memo_.units)
-        wire: list[dict[str, Any]] = list(memo_.wire)
+        wire: list[Mapping[str, Any]] = list(memo_.wire)
         ttl = draft.settings.ttl
         used = sum(u.breakpoint is not None for u in part.units)  # the prefix's marks
         n = len(messages)
         tail_msg = n - 1
-        while tail_msg >= 0 and not messages[tail_msg].blocks:
+        while tail_msg >= 0 and not messages[tail_msg].has_blocks:
             tail_msg -= 1
         # An anchored prefix's first request (no reply yet, a short opening): its messages are
         # not marked, so that the next request reads the entry before the anchor line and
@@ -256,7 +258,7 @@ class AnthropicBuilder(IncrementalBuilder[_PrefixPart]):
     def _mark(
         self,
         units: list[Unit],
-        wire: list[dict[str, Any]],
+        wire: list[Mapping[str, Any]],
         part: _PrefixPart,
         index: int,
         ttl: str,
@@ -277,7 +279,7 @@ class AnthropicBuilder(IncrementalBuilder[_PrefixPart]):
     def _last_reply(messages: Sequence[Message], tail: int) -> int | None:
         """Index of the last assistant message before the tail (None: there is none)."""
         for i in range(tail - 1, -1, -1):
-            if messages[i].role == "assistant" and messages[i].blocks:
+            if messages[i].role == "assistant" and messages[i].has_blocks:
                 return i
         return None
 
@@ -288,13 +290,13 @@ class AnthropicBuilder(IncrementalBuilder[_PrefixPart]):
         i = tail
         while i >= 0 and messages[i].role != "assistant":
             i -= 1
-        if i >= 1 and messages[i - 1].role == "user" and messages[i - 1].blocks:
+        if i >= 1 and messages[i - 1].role == "user" and messages[i - 1].has_blocks:
             return i - 1
         return None
 
     @staticmethod
     def _append_volatile(
-        units: list[Unit], wire: list[dict[str, Any]], texts: Sequence[str]
+        units: list[Unit], wire: list[Mapping[str, Any]], texts: Sequence[str]
     ) -> None:
         blocks = [{"type": "text", "text": t} for t in texts]
         if wire and wire[-1]["role"] == "user":

@@ -26,6 +26,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from .wire_message import WireMessage
+
 # The SDKs' settings (anthropic/_utils/_json.py and openai/_utils/_json.py: `openapi_dumps`).
 _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
@@ -50,7 +52,11 @@ def encode_body(body: Mapping[str, Any]) -> bytes | None:
                 for i, item in enumerate(value):
                     if i:
                         write(b",")
-                    write(encode(item).encode())
+                    # A message held as its bytes goes as those bytes (the dict's own).
+                    if type(item) is WireMessage:
+                        write(item.json_bytes())
+                    else:
+                        write(encode(item).encode())
                 write(b"]")
             else:
                 write(encode(value).encode())

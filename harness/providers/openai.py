@@ -55,7 +55,7 @@ def _unit(section: Section, item: Mapping[str, Any]) -> tuple[Section, bytes, in
     return section, data, unit_tokens(data, item, "openai")
 
 
-def _items_data(wire: tuple[dict[str, Any], ...]) -> list[bytes]:
+def _items_data(wire: tuple[Mapping[str, Any], ...]) -> list[bytes]:
     """The bytes each input item hashes: made when the chain is computed, not kept
     (`MessageParts`)."""
     return [canonical_bytes(item) for item in wire]
@@ -325,7 +325,7 @@ class _OpenAIBuilder(IncrementalBuilder[_PrefixPart]):
         memo_ = self._chain
         units = list(part.units)
         units.extend(memo_.units)
-        items: list[dict[str, Any]] = [*part.system, *memo_.wire]
+        items: list[Mapping[str, Any]] = [*part.system, *memo_.wire]
         stable = len(items)  # items before the volatile ones
         if volatile:
             extra = self._volatile(volatile)
@@ -362,7 +362,7 @@ class _OpenAIBuilder(IncrementalBuilder[_PrefixPart]):
     @staticmethod
     def _place_breakpoints(
         units: list[Unit],
-        items: list[dict[str, Any]],
+        items: list[Mapping[str, Any]],
         first: int,
         stable: int,
         n_system: int,

@@ -36,6 +36,13 @@ _ENCODER = json.JSONEncoder(
 
 def ordered_bytes(value: Any) -> bytes:
     """`value` as compact JSON, keys in the value's own order."""
+    # A body's message held as its JSON (prefixlock.providers.wire_message) gives those bytes,
+    # the same as encoding it: encoding decodes its blocks first, and a request's body names
+    # every message of the conversation, so each write decoded the whole of it.
+    own = getattr(type(value), "json_bytes", None)
+    if own is not None:
+        data: bytes = own(value)
+        return data
     return _ENCODER.encode(value).encode("utf-8")
 
 

@@ -1,14 +1,16 @@
-"""A conversation is held once along the request path: the transcript's frozen blocks are the
-blocks an Anthropic body sends, and what the transcript and the builder keep beside them per
-message is small. Measured with tracemalloc in a process of its own (the test process's heap
-is shared with every other test), on a chat like the long-chat benchmark's: short user lines,
-short replies, every third turn a tool call and its result."""
+"""A conversation is held once along the request path: a message holds its blocks as their JSON
+bytes, an Anthropic body sends those bytes through a read-through dict over the message, and
+what the transcript and the builder keep beside them per message is small. Measured with
+tracemalloc in a process of its own (the test process's heap is shared with every other test),
+on a chat like the long-chat benchmark's: short user lines, short replies, every third turn a
+tool call and its result."""
 
 from __future__ import annotations
 
 import json
 import subprocess
 import sys
+from typing import Any
 
 import pytest
 
@@ -74,23 +76,61 @@ def test_a_long_conversation_costs_little_beyond_its_text_per_message() -> None:
     # content as packed digests, the running totals and offsets as machine ints: 1,233. A
     # message in slots, its builders' memos in a tuple, its token counts in a slot: 1,001.
     # Anthropic's parts made when the chain memo takes a message, not kept on it: 833. A
-    # packed Unit and shared counts for a one-block message: 640.
-    assert _per_message_bytes() < 700
+    # packed Unit and shared counts for a one-block message: 640. A made message's blocks
+    # held as their JSON bytes, the body's dict a read-through view of the message: 407.
+    assert _per_message_bytes() < 450
 
 
-def test_the_body_sends_the_transcript_s_own_blocks() -> None:
+def test_the_body_sends_the_transcript_s_own_messages() -> None:
+    from prefixlock.providers.body import encode_body
+    from prefixlock.providers.wire_message import WireMessage
+
     t = Transcript([Message.user("hi"), Message.assistant("hello"), Message.user("more")])
     body = (
         make_builder("anthropic", "m")
         .build_request(FrozenPrefix(), t, Settings(), SessionInfo("s"))
         .body
     )
-    # The tail carries the breakpoint (a copy); the others are the messages' blocks themselves.
-    assert body["messages"][0]["content"] is t[0].blocks
-    assert body["messages"][1]["content"] is t[1].blocks
-    assert body["messages"][2]["content"][0] is not t[2].blocks[0]
+    # The tail carries the breakpoint (a plain dict, a copy); the others are the messages
+    # themselves, read as the dicts they stand for.
+    sent = body["messages"]
+    assert isinstance(sent[0], WireMessage) and sent[0].message is t[0]
+    assert isinstance(sent[1], WireMessage) and sent[1].message is t[1]
+    assert sent[0] == {"role": "user", "content": t[0].blocks}
+    assert list(sent[0]) == ["role", "content"]
+    assert type(sent[2]) is dict and "cache_control" in sent[2]["content"][0]
     assert "cache_control" not in t[2].blocks[0]
-    assert json.loads(json.dumps(body["messages"][0])) == t[0].to_dict()
+    assert json.loads(json.dumps(dict(sent[0]))) == t[0].to_dict()
+    # The bytes sent for a message held as its bytes are the dict's own.
+    plain = {**body, "messages": [dict(m) for m in sent]}
+    assert (
+        encode_body(body)
+        == encode_body(plain)
+        == json.dumps(plain, ensure_ascii=False, separators=(",", ":")).encode()
+    )
+
+
+def test_a_message_made_holds_its_blocks_as_json_and_reads_them_back() -> None:
+    blocks: list[dict[str, Any]] = [
+        {"type": "text", "text": 'h\u00e9llo "q" \U0001f600'},
+        {"type": "tool_use", "id": "t1", "name": "f", "input": {"z": 1, "a": [1.5, None, True]}},
+    ]
+    m = Message.assistant(blocks)
+    assert isinstance(m._content, bytes) and m.has_blocks
+    assert m.to_dict()["content"] == blocks and list(m.blocks[1]["input"]) == ["z", "a"]
+    assert m.blocks[1]["input"]["a"] == (1.5, None, True)
+    sdk = json.dumps(blocks, ensure_ascii=False, separators=(",", ":")).encode()
+    assert m.content_json() == sdk
+    # What JSON would not give back equal is held as given: a key that is not a string.
+    odd = Message.user([{"type": "text", "text": "x", "meta": {1: "one"}}])
+    assert isinstance(odd._content, tuple) and odd.blocks[0]["meta"] == {1: "one"}
+    assert not Message.user([]).has_blocks and Message.user([]).blocks == ()
+    import copy
+    import pickle
+
+    again = pickle.loads(pickle.dumps(m))
+    assert again.blocks == m.blocks and again.role == "assistant"
+    assert copy.copy(m).blocks == m.blocks
 
 
 def test_a_frozen_block_refuses_changes_and_copies_to_a_plain_dict() -> None:

@@ -124,3 +124,25 @@ async def test_a_session_at_its_threshold_keeps_the_prefix_through_a_long_gap() 
 async def test_a_session_far_from_its_threshold_lets_the_prefix_expire() -> None:
     rows = await _session(20.0, CachePolicy())
     assert not _prefix_reads(rows)
+
+
+def test_user_prompts_are_counted_as_the_transcript_grows_and_afresh_for_a_new_one() -> None:
+    from prefixlock.guard.prefix_keep_runner import PrefixKeepRunner
+    from prefixlock.transcript import Message, Transcript, tool_result_block
+
+    def full(t: Transcript) -> int:
+        tool = "tool_result"
+        return sum(m.role == "user" and not any(b.get("type") == tool for b in m.blocks) for m in t)
+
+    runner = PrefixKeepRunner.__new__(PrefixKeepRunner)  # the count needs none of its parts
+    runner._counted = None
+    t = Transcript([Message.user("a"), Message.assistant("b")])
+    assert runner._prompts(t) == full(t) == 1
+    t.append(Message.user([tool_result_block("t1", "out")]))
+    t.append(Message.assistant("c"))
+    t.append(Message.user("d"))
+    assert runner._prompts(t) == full(t) == 2
+    assert runner._counted is not None and runner._counted[1] == len(t)  # counted up to here
+    other = t.fork(2)  # a new transcript: counted from its start
+    other.append(Message.user("e"))
+    assert runner._prompts(other) == full(other) == 2

@@ -284,3 +284,16 @@ def test_writing_a_long_request_passes_through_no_text_for_each_message(tmp_path
     written = json.loads(row[0])["lists"]["messages"]
     assert written["keep"] == n - 1 and len(written["add"]) == 1
     assert peak < 100 * n, peak / n
+
+
+def test_a_body_message_held_as_its_bytes_is_stored_as_the_dict_it_stands_for() -> None:
+    from prefixlock.providers.wire_message import WireMessage
+    from prefixlock.store import blobs
+    from prefixlock.transcript import Message, tool_use_block
+
+    m = Message.assistant(
+        [{"type": "text", "text": 'h\u00e9 "q"'}, tool_use_block("t1", "f", {"z": 1, "a": [2]})]
+    )
+    wire = WireMessage(m)
+    assert blobs.ordered_bytes(wire) == blobs.ordered_bytes(dict(wire))
+    assert blobs.ordered_bytes([wire]) == blobs.ordered_bytes([dict(wire)])
