@@ -6,18 +6,9 @@ dropped (`policies/measured.py` says why). Pure: a tree and findings in, finding
 
 from __future__ import annotations
 
-from tree_sitter import Node
-
 from ..findings import Finding
 from ..measured import measures_only
-from .syntax import FUNCTIONS, Source, walk
-
-
-def _function_name(src: Source, fn: Node) -> str:
-    name = fn.child_by_field_name("name")
-    if name is None and fn.parent is not None and fn.parent.type == "variable_declarator":
-        name = fn.parent.child_by_field_name("name")
-    return src.text(name) if name is not None else ""
+from .syntax import FUNCTIONS, Source, function_name, walk
 
 
 def drop_measured(src: Source, found: list[Finding]) -> list[Finding]:
@@ -26,6 +17,6 @@ def drop_measured(src: Source, found: list[Finding]) -> list[Finding]:
     spans = [
         (fn.start_point[0] + 1, fn.end_point[0] + 1)
         for fn in walk(src.root)
-        if fn.type in FUNCTIONS and measures_only(_function_name(src, fn))
+        if fn.type in FUNCTIONS and measures_only(function_name(src, fn))
     ]
     return [f for f in found if not (f.code == "PL303" and any(a <= f.line <= b for a, b in spans))]

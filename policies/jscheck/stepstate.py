@@ -13,19 +13,12 @@ from tree_sitter import Node
 
 from ..findings import Finding
 from ..meaning import words
-from .syntax import FUNCTIONS, Source, unwrap, walk
+from .syntax import FUNCTIONS, Source, function_name, unwrap, walk
 
 # Where a procedure stands: `currentStep`, `current_stage_id`, `activePhase`.
 _NOW = frozenset({"current", "active"})
 _PROGRESS = frozenset({"step", "stage", "phase", "node", "state", "task"})
 _BUILDER_NOUNS = frozenset({"prompt", "message", "instructions", "instruction"})
-
-
-def _builder_name(src: Source, fn: Node) -> str:
-    name = fn.child_by_field_name("name")
-    if name is None and fn.parent is not None and fn.parent.type == "variable_declarator":
-        name = fn.parent.child_by_field_name("name")
-    return src.text(name) if name is not None else ""
 
 
 def _is_system_builder(name: str) -> bool:
@@ -100,7 +93,7 @@ def _prompt_writes(src: Source, fn: Node) -> list[Node]:
 def check_step_state(src: Source) -> list[Finding]:
     out: list[Finding] = []
     for fn in walk(src.root):
-        if fn.type not in FUNCTIONS or not _is_system_builder(_builder_name(src, fn)):
+        if fn.type not in FUNCTIONS or not _is_system_builder(function_name(src, fn)):
             continue
         seed = _progress_params(src, fn)
         if not seed:

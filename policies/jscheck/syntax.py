@@ -162,6 +162,15 @@ def key_name(src: Source, node: Node | None) -> str | None:
     return string_value(src, node)
 
 
+def function_name(src: Source, fn: Node) -> str:
+    """A function's name, or that of the variable it is assigned to (`const f = () => ...`);
+    "" for an anonymous one."""
+    name = fn.child_by_field_name("name")
+    if name is None and fn.parent is not None and fn.parent.type == "variable_declarator":
+        name = fn.parent.child_by_field_name("name")
+    return src.text(name)
+
+
 def value_name(src: Source, node: Node) -> str:
     """The last name a value is read by: `props.messageSliceId` -> `messageSliceId`,
     `startIndex`, `{ messages }`; "" for anything else (a call, a literal)."""
