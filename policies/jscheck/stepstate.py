@@ -2,7 +2,8 @@
 prompt builder handed the current step (`createSystemPrompt(model, sop, currentStepId)`) writes
 that step, and what it derives from it (the step's details, its valid next steps), into the
 prompt; the step advances within the conversation, so the prefix changes with it and every
-message after it is sent again uncached. Pure: a tree in, findings out.
+message after it is sent again uncached. The words read and the message given are in
+`policies/stepstate.py`. Pure: a tree in, findings out.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -12,28 +13,21 @@ from __future__ import annotations
 from tree_sitter import Node
 
 from ..findings import Finding
-from ..meaning import words
+from ..stepstate import is_progress, is_prompt_text, is_system_builder, step_state_message
 from .syntax import FUNCTIONS, Source, function_name, unwrap, walk
-
-# Where a procedure stands: `currentStep`, `current_stage_id`, `activePhase`.
-_NOW = frozenset({"current", "active"})
-_PROGRESS = frozenset({"step", "stage", "phase", "node", "state", "task"})
-_BUILDER_NOUNS = frozenset({"prompt", "message", "instructions", "instruction"})
-
-
-def _is_system_builder(name: str) -> bool:
-    ws = set(words(name))
-    return "system" in ws and bool(ws & _BUILDER_NOUNS)
 
 
 def _progress_params(src: Source, fn: Node) -> set[str]:
     params = fn.child_by_field_name("parameters")
     out = set()
     for x in walk(params) if params is not None else ():
-        if x.type == "identifier" and x.parent is not None and x.parent.type != "type_annotation":
-            ws = set(words(src.text(x)))
-            if ws & _NOW and ws & _PROGRESS:
-                out.add(src.text(x))
+        if (
+            x.type == "identifier"
+            and x.parent is not None
+            and x.parent.type != "type_annotation"
+            and is_progress(src.text(x))
+        ):
+            out.add(src.text(x))
     return out
 
 
@@ -71,9 +65,8 @@ def _prompt_writes(src: Source, fn: Node) -> list[Node]:
     what it returns."""
     out = []
     for x in walk(fn):
-        if (
-            x.type == "variable_declarator"
-            and set(words(src.text(x.child_by_field_name("name")))) & _BUILDER_NOUNS
+        if x.type == "variable_declarator" and is_prompt_text(
+            src.text(x.child_by_field_name("name"))
         ):
             value = x.child_by_field_name("value")
             if value is not None:
@@ -93,7 +86,7 @@ def _prompt_writes(src: Source, fn: Node) -> list[Node]:
 def check_step_state(src: Source) -> list[Finding]:
     out: list[Finding] = []
     for fn in walk(src.root):
-        if fn.type not in FUNCTIONS or not _is_system_builder(function_name(src, fn)):
+        if fn.type not in FUNCTIONS or not is_system_builder(function_name(src, fn)):
             continue
         seed = _progress_params(src, fn)
         if not seed:
@@ -115,10 +108,7 @@ def check_step_state(src: Source) -> list[Finding]:
                     src.finding(
                         hit,
                         "PL304",
-                        f"`{src.text(hit)}` (where the procedure stands now) is written into "
-                        "the system prompt: as the step advances within the conversation the "
-                        "prefix changes and every message after it is sent again uncached; "
-                        "put the current step in the newest user message",
+                        step_state_message(src.text(hit)),
                     )
                 )
                 break

@@ -1,7 +1,8 @@
 """PL304 in Python: where a procedure or workflow stands now written into the system prompt. A
 system prompt builder handed the current step (`build_system_prompt(sop, current_step_id)`)
 writes it, or what it derives from it, into the prompt; the step advances within the
-conversation, so the prefix changes with it. Pure: a syntax tree in, findings out.
+conversation, so the prefix changes with it. The words read and the message given are in
+`policies/stepstate.py`. Pure: a syntax tree in, findings out.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -11,18 +12,8 @@ from __future__ import annotations
 import ast
 
 from ..findings import Finding
-from ..meaning import words
+from ..stepstate import is_progress, is_prompt_text, is_system_builder, step_state_message
 from .context import Context
-
-# Where a procedure stands: `current_step`, `current_stage_id`, `active_phase`.
-_NOW = frozenset({"current", "active"})
-_PROGRESS = frozenset({"step", "stage", "phase", "node", "state", "task"})
-_BUILDER_NOUNS = frozenset({"prompt", "message", "instructions", "instruction"})
-
-
-def _is_system_builder(name: str) -> bool:
-    ws = set(words(name))
-    return "system" in ws and bool(ws & _BUILDER_NOUNS)
 
 
 def _names(node: ast.AST | None) -> set[str]:
@@ -54,9 +45,7 @@ def _written(x: ast.AST) -> ast.expr | None:
     if isinstance(x, ast.AugAssign):
         return x.value if isinstance(x.op, ast.Add) else None
     if isinstance(x, ast.Assign):
-        named = any(
-            isinstance(t, ast.Name) and set(words(t.id)) & _BUILDER_NOUNS for t in x.targets
-        )
+        named = any(isinstance(t, ast.Name) and is_prompt_text(t.id) for t in x.targets)
         return x.value if named else None
     return x.value if isinstance(x, ast.Return) else None
 
@@ -82,10 +71,10 @@ def check_step_state(tree: ast.Module, ctx: Context) -> None:
     for fn in ast.walk(tree):
         if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
-        if not _is_system_builder(fn.name):
+        if not is_system_builder(fn.name):
             continue
         args = fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs
-        seed = {a.arg for a in args if set(words(a.arg)) & _NOW and set(words(a.arg)) & _PROGRESS}
+        seed = {a.arg for a in args if is_progress(a.arg)}
         if not seed:
             continue
         names = _derived(fn, seed)
@@ -101,10 +90,7 @@ def check_step_state(tree: ast.Module, ctx: Context) -> None:
                     hit.lineno,
                     hit.col_offset + 1,
                     "PL304",
-                    f"`{hit.id}` (where the procedure stands now) is written into the system "
-                    "prompt: as the step advances within the conversation the prefix changes "
-                    "and every message after it is sent again uncached; put the current step "
-                    "in the newest user message",
+                    step_state_message(hit.id),
                     source_line=ctx.line(hit.lineno),
                 )
             )
