@@ -38,9 +38,9 @@ def _siblings(src: Source, fn: Node) -> set[str]:
                 bound[src.text(p)] = src.text(p)
             elif p.type == "pair_pattern":
                 key = key_name(src, p.child_by_field_name("key")) or ""
-                value = unwrap(p.child_by_field_name("value"))  # type: ignore[arg-type]
-                if value.type == "identifier":
-                    bound[src.text(value)] = key
+                value = p.child_by_field_name("value")
+                if value is not None and unwrap(value).type == "identifier":
+                    bound[src.text(unwrap(value))] = key
             elif p.type == "object_assignment_pattern":
                 left = p.child_by_field_name("left")
                 if left is not None:

@@ -13,7 +13,7 @@ from tree_sitter import Node
 
 from ..findings import Finding
 from ..servercut import REQUEST_KEYS, server_cut, server_cut_message
-from .syntax import Source, key_name, string_value, unwrap, walk
+from .syntax import Source, key_name, string_value, walk
 
 
 def _edit_types(src: Source, value: Node) -> list[str]:
@@ -21,7 +21,7 @@ def _edit_types(src: Source, value: Node) -> list[str]:
     out = []
     for n in walk(value):
         if n.type == "pair" and key_name(src, n.child_by_field_name("key")) == "type":
-            text = string_value(src, unwrap(n.child_by_field_name("value")))  # type: ignore[arg-type]
+            text = string_value(src, n.child_by_field_name("value"))
             if text is not None:
                 out.append(text)
     return out
@@ -29,6 +29,8 @@ def _edit_types(src: Source, value: Node) -> list[str]:
 
 def check_server_cut(src: Source) -> list[Finding]:
     out: list[Finding] = []
+    if b"context_management" not in src.data:
+        return out  # the parameter is not written in the file: skip the walk
     for n in walk(src.root):
         if n.type != "pair" or key_name(src, n.child_by_field_name("key")) != "context_management":
             continue
