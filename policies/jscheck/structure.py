@@ -358,14 +358,22 @@ def _is_budget(src: Source, node: Node, cutting: bool = False) -> bool:
     return any(set(words(x)) & _TOKENS and (cutting or not _output_limit(x)) for x in names)
 
 
-def _cap_param(src: Source, name: str, index: int) -> bool:
-    """Whether a function `name` defined in this file names its parameter at `index` for a
-    cap (`limit`, `max`, `keep`)."""
+def _declared_params(src: Source) -> dict[str, list[list[Node]]]:
+    """The parameters of each function declared in this file, by its name, in source order:
+    one walk of the file for every call that asks (a walk per call is quadratic)."""
+    out: dict[str, list[list[Node]]] = {}
     for n in walk(src.root):
-        if n.type != "function_declaration" or src.text(n.child_by_field_name("name")) != name:
-            continue
-        params = n.child_by_field_name("parameters")
-        kids = [p for p in params.named_children if p.type != "comment"] if params else []
+        if n.type == "function_declaration":
+            params = n.child_by_field_name("parameters")
+            kids = [p for p in params.named_children if p.type != "comment"] if params else []
+            out.setdefault(src.text(n.child_by_field_name("name")), []).append(kids)
+    return out
+
+
+def _cap_param(src: Source, declared: dict[str, list[list[Node]]], name: str, index: int) -> bool:
+    """Whether a function `name` defined in this file (`declared`) names its parameter at
+    `index` for a cap (`limit`, `max`, `keep`)."""
+    for kids in declared.get(name, ()):
         if index < len(kids):
             p = kids[index]
             p = p.child_by_field_name("pattern") or p.child_by_field_name("left") or p
@@ -447,6 +455,7 @@ def check_windows(src: Source) -> list[Finding]:
         # project sends a conversation, its own request code is linted for windows.
         return out
     seen: set[int] = set()
+    declared: dict[str, list[list[Node]]] | None = None  # made once, when a call first asks
 
     def add(node: Node, what: str, tail: str = _WINDOW) -> None:
         line, _ = src.pos(node)
@@ -543,7 +552,9 @@ def check_windows(src: Source) -> list[Finding]:
                 if a.type == "number" and name:
                     # `getConversationMessages(id, 20)` where this file defines it with
                     # `(conversationId, limit = 20)`: a count handed to the cap parameter.
-                    capped = _cap_param(src, name, i)
+                    if declared is None:
+                        declared = _declared_params(src)
+                    capped = _cap_param(src, declared, name, i)
                 if a.type == "object":
                     keys = [
                         key_name(src, p.child_by_field_name("key")) or ""

@@ -467,6 +467,14 @@ def test_js_a_count_handed_to_a_loaders_cap_parameter_is_a_window() -> None:
     assert [f.line for f in found if f.code == "PL303"] == [10]
 
 
+def test_js_a_loader_declared_below_its_caller_is_read_too() -> None:
+    # The file's declarations are gathered once, whichever comes first (a function
+    # declaration is hoisted); the caller's count still meets the cap parameter.
+    loader, caller = LOADER_JS.replace("PARAM", "limit").split("\n\n")
+    found = _lint(caller + "\n\n" + loader, "agent.js")
+    assert [f.line for f in found if f.code == "PL303"] == [2]
+
+
 def test_js_a_count_handed_to_another_parameter_is_not() -> None:
     assert "PL303" not in _codes(LOADER_JS.replace("PARAM", "page"), "agent.js")
 
