@@ -33,19 +33,29 @@ def _edit_types(value: ast.expr) -> list[str]:
     return out
 
 
-def _asked(n: ast.AST) -> list[ast.expr]:
-    """The values given for the parameter: a keyword of a request (a call given its input) or
-    a key of a request body (`extra_body` included)."""
+def _given(body: ast.Dict) -> list[ast.expr]:
+    return [
+        v
+        for k, v in zip(body.keys, body.values, strict=True)
+        if isinstance(k, ast.Constant) and k.value == _KEY
+    ]
+
+
+def _asked(n: ast.AST) -> list[tuple[ast.expr, ast.expr]]:
+    """(where it is reported, the value) for each value a request gives the parameter, as in
+    TypeScript only beside the request's input: a keyword of a call given its input (or a key
+    of that call's `extra_body`), or a key of a request body written with its input."""
     if isinstance(n, ast.Call):
         if not any(k.arg in REQUEST_KEYS for k in n.keywords):
             return []  # settings for later requests, not a request (`ModelSettings(...)`)
-        return [k.value for k in n.keywords if k.arg == _KEY]
+        out: list[tuple[ast.expr, ast.expr]] = [(n, k.value) for k in n.keywords if k.arg == _KEY]
+        for k in n.keywords:
+            if k.arg == "extra_body" and isinstance(k.value, ast.Dict):
+                out += [(v, v) for v in _given(k.value)]
+        return out
     if isinstance(n, ast.Dict):
-        return [
-            v
-            for k, v in zip(n.keys, n.values, strict=True)
-            if isinstance(k, ast.Constant) and k.value == _KEY
-        ]
+        keys = {k.value for k in n.keys if isinstance(k, ast.Constant)}
+        return [(v, v) for v in _given(n)] if keys & REQUEST_KEYS else []
     return []
 
 
@@ -53,11 +63,10 @@ def check_server_cut(tree: ast.Module, ctx: Context) -> None:
     if not any(_KEY in line for line in ctx.lines):
         return  # the parameter is not written in the file: skip the walk
     for n in ast.walk(tree):
-        for value in _asked(n):
+        for at, value in _asked(n):
             kind = server_cut(_edit_types(value))
             if kind is None:
                 continue
-            at = n if isinstance(n, ast.Call) else value
             ctx.findings.add(
                 Finding(
                     ctx.path,

@@ -61,6 +61,20 @@ def test_python_server_side_clearing_asked_by_the_request() -> None:
     assert _codes(kept, "agent.py") == []
 
 
+def test_python_server_cut_in_a_body_dict_only_beside_its_input() -> None:
+    # As in TypeScript: a request body written as a dict asks for the cut where it carries
+    # the request's input; a dict of settings alone is kept for later requests.
+    body = (
+        "def turn(client, history):\n"
+        '    body = {"model": MODEL, "messages": history,\n'
+        '            "context_management": [{"type": "compaction"}]}\n'
+        "    return client.beta.messages.create(**body)\n"
+    )
+    assert _codes(body, "agent.py") == [(3, "PL303")]
+    settings = body.replace('"messages": history,', "")
+    assert _codes(settings, "agent.py") == []
+
+
 def test_python_working_directory_read_per_call_into_the_system_prompt() -> None:
     # A coding agent's prompt builder reads the directory its tools may change at every call;
     # the twin reads it once at import, fixed for the process.
