@@ -1,7 +1,7 @@
-"""Code that builds a request only to measure it: a function named for estimating or measuring
-(`estimateChatPayload`, `measure_prompt_size`) feeds a meter, not a model, so the history it
-cuts to a window is sent nowhere. Both front ends drop the PL303 findings inside one. Pure: a
-name in, a yes or no out.
+"""Code that builds a request only to measure it: a function whose name has the word
+`estimate` or `measure` (`estimatePayload`, `measure_prompt_size`) feeds a meter, not a model,
+so the history it cuts to a window is sent nowhere. Both front ends drop the PL303 findings
+inside one. Pure: a name in, a yes or no out.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)

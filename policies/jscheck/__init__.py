@@ -3,8 +3,11 @@ tree-sitter's grammars: volatile values and outside orders that reach a prompt p
 list (`sinks`, following values with `values`), and the structure of requests (`structure`:
 history windows, per-request content before the history, tools chosen per mode, side requests
 with another prefix; `pickedtools`: a prompt or tools picked by an option sent with the
-request). Pure: text in, findings out; another file of the project is read only
-through the loader the engine passes in.
+request; `servercut`, `stepstate`: a cut asked of the server, the current step written into the
+system prompt). Findings are then dropped where `chainstart`, `instancemode` and `measured`
+show that no later request of the conversation reads the part reported. Pure: text in,
+findings out; another file of the project is read only through the loader the engine passes
+in.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
