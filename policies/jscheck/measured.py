@@ -7,7 +7,7 @@ dropped (`policies/measured.py` says why). Pure: a tree and findings in, finding
 from __future__ import annotations
 
 from ..findings import Finding
-from ..measured import measures_only
+from ..measured import drop_within, measures_only
 from .syntax import FUNCTIONS, Source, function_name, walk
 
 
@@ -19,4 +19,4 @@ def drop_measured(src: Source, found: list[Finding]) -> list[Finding]:
         for fn in walk(src.root)
         if fn.type in FUNCTIONS and measures_only(function_name(src, fn))
     ]
-    return [f for f in found if not (f.code == "PL303" and any(a <= f.line <= b for a, b in spans))]
+    return drop_within(found, spans)

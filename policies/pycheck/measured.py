@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 
 from ..findings import Finding
-from ..measured import measures_only
+from ..measured import drop_within, measures_only
 
 
 def drop_measured(tree: ast.Module, found: list[Finding]) -> list[Finding]:
@@ -20,4 +20,4 @@ def drop_measured(tree: ast.Module, found: list[Finding]) -> list[Finding]:
         for fn in ast.walk(tree)
         if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and measures_only(fn.name)
     ]
-    return [f for f in found if not (f.code == "PL303" and any(a <= f.line <= b for a, b in spans))]
+    return drop_within(found, spans)
