@@ -18,10 +18,18 @@ from .syntax import FUNCTIONS, Source, walk
 _CHOSEN_BY = re.compile(r"is chosen by `(?:this\.)?(\w+)`")
 
 
-def _innermost(src: Source, line: int, kinds: frozenset[str] | set[str]) -> Node | None:
+def _spans(src: Source, kinds: frozenset[str] | set[str]) -> list[tuple[int, int, Node]]:
+    """(first line, last line, node) of every node of `kinds`, in the walk's order: gathered
+    once a file, not a walk of the file per finding."""
+    return [
+        (n.start_point[0] + 1, n.end_point[0] + 1, n) for n in walk(src.root) if n.type in kinds
+    ]
+
+
+def _innermost(spans: list[tuple[int, int, Node]], line: int) -> Node | None:
     best = None
-    for n in walk(src.root):
-        if n.type in kinds and n.start_point[0] + 1 <= line <= n.end_point[0] + 1:
+    for a, b, n in spans:
+        if a <= line <= b:
             best = n  # walk goes outside in: the last one spanning the line is the innermost
     return best
 
@@ -52,20 +60,33 @@ def _set_at_construction_only(src: Source, cls: Node, name: str) -> bool:
     return writes > 0
 
 
+def _fixed(src: Source, cls: Node, name: str, known: dict[tuple[int, str], bool]) -> bool:
+    """`_set_at_construction_only`, asked once a class and field."""
+    key = (cls.id, name)
+    if key not in known:
+        known[key] = _set_at_construction_only(src, cls, name)
+    return known[key]
+
+
 def drop_instance_modes(src: Source, found: list[Finding]) -> list[Finding]:
+    chosen = [_CHOSEN_BY.search(f.message) if f.code == "PL302" else None for f in found]
+    if not any(chosen):
+        return found
+    functions = _spans(src, FUNCTIONS)
+    classes = _spans(src, {"class_declaration", "class"})
+    fixed: dict[tuple[int, str], bool] = {}  # (class, field) -> set at construction only
     out = []
-    for f in found:
-        m = _CHOSEN_BY.search(f.message) if f.code == "PL302" else None
+    for f, m in zip(found, chosen, strict=True):
         if m is not None:
             name = m.group(1)
-            fn = _innermost(src, f.line, FUNCTIONS)
-            cls = _innermost(src, f.line, {"class_declaration", "class"})
+            fn = _innermost(functions, f.line)
+            cls = _innermost(classes, f.line)
             stmt = _statement_at(src, fn, f.line) if fn is not None else None
             if (
                 cls is not None
                 and stmt is not None
                 and any(_this_field(src, x, name) for x in walk(stmt))
-                and _set_at_construction_only(src, cls, name)
+                and _fixed(src, cls, name, fixed)
             ):
                 continue
         out.append(f)
