@@ -91,10 +91,11 @@ def _instructions_built(src: Source, obj: Node) -> tuple[Node, Node] | None:
     return None
 
 
-def _builders(src: Source, start: Node) -> list[Node]:
-    """The functions of this file the built value calls, followed through local arrows and
-    `this.method()` calls (a few steps)."""
+def _functions(src: Source) -> tuple[dict[str, Node], dict[str, list[Node]]]:
+    """The functions of this file by name (declarations, methods, local arrows) and the calls
+    by the name they call: gathered once a file, not a walk of the file per sink."""
     named: dict[str, Node] = {}
+    calls: dict[str, list[Node]] = {}
     for n in walk(src.root):
         if n.type in ("method_definition", "function_declaration"):
             named[src.text(n.child_by_field_name("name"))] = n
@@ -102,33 +103,40 @@ def _builders(src: Source, start: Node) -> list[Node]:
             v = n.child_by_field_name("value")
             if v is not None and unwrap(v).type in FUNCTIONS:
                 named[src.text(n.child_by_field_name("name"))] = unwrap(v)
-    found: list[Node] = []
+        elif n.type == "call_expression":
+            calls.setdefault(callee_name(src, n), []).append(n)
+    return named, calls
+
+
+def _builders(
+    src: Source, start: Node, named: dict[str, Node], calls: dict[str, list[Node]]
+) -> list[Node]:
+    """The functions of this file the built value calls, followed through local arrows and
+    `this.method()` calls (a few steps)."""
+    found: list[tuple[str, Node]] = []  # (the name it is called by, the function)
     todo = [start]
     while todo and len(found) < 12:
         for x in walk(todo.pop()):
             if x.type == "call_expression":
-                fn = named.get(callee_name(src, x))
-                if fn is not None and all(fn.id != f.id for f in found):
-                    found.append(fn)
+                name = callee_name(src, x)
+                fn = named.get(name)
+                if fn is not None and all(fn.id != f.id for _, f in found):
+                    found.append((name, fn))
                     todo.append(fn)
     # A builder another request also calls (a chat completion sent every turn) stays read:
     # keep only those called from the chain's start alone.
-    calls = [x for x in walk(src.root) if x.type == "call_expression"]
     kept = found
     while True:
-        inside = [start, *kept]
-        names = {n for n, f in named.items() if any(f.id == k.id for k in kept)}
+        inside = [start, *(f for _, f in kept)]
         ok = [
-            f
-            for f in kept
+            (name, f)
+            for name, f in kept
             if all(
-                _within(c, inside) or _reassigns_instructions(src, c)
-                for c in calls
-                if callee_name(src, c) in names and named.get(callee_name(src, c)) is f
+                _within(c, inside) or _reassigns_instructions(src, c) for c in calls.get(name, ())
             )
         ]
         if len(ok) == len(kept):
-            return kept
+            return [f for _, f in kept]
         kept = ok
 
 
@@ -151,6 +159,7 @@ def drop_chain_start(src: Source, found: list[Finding]) -> list[Finding]:
         return found
     sinks: list[Node] = []
     regions: list[Node] = []
+    functions: tuple[dict[str, Node], dict[str, list[Node]]] | None = None
     for obj in walk(src.root):
         if obj.type != "object" or not any(
             key_name(src, p.child_by_field_name("key")) == "previous_response_id"
@@ -161,7 +170,9 @@ def drop_chain_start(src: Source, found: list[Finding]) -> list[Finding]:
         got = _instructions_built(src, obj)
         if got is not None:
             sinks.append(got[0])
-            regions += [got[1], *_builders(src, got[1])]
+            if functions is None:
+                functions = _functions(src)
+            regions += [got[1], *_builders(src, got[1], *functions)]
     if not sinks:
         return found
     lines = {src.pos(s)[0] for s in sinks}
