@@ -1,13 +1,14 @@
 """The append-only conversation after the prefix.
 
 Messages are provider-neutral (text, tool use, tool result blocks, in the shape of Anthropic's
-content blocks) and frozen. A frozen block is a `FrozenDict`, a dict that refuses changes, so the
-same object is the transcript's block and the block an Anthropic request body sends (a long chat
-held each block twice: frozen, and thawed for the wire). The transcript only grows: editing the
-past is an explicit `fork()`, which the cache guard reports as a rewritten history. Each message
-keeps its token count, and the transcript the chained hash of each message's canonical bytes,
-computed once, so that building the next request costs only the new content. The bytes
-themselves are made when asked, not kept: the conversation is held once, as its blocks.
+content blocks) and frozen. A message holds its blocks once, as the JSON of its content list (the
+bytes an SDK sends for them), and decodes them on each read into `FrozenDict`s, dicts that refuse
+changes; an Anthropic request body sends those bytes as they are (a long chat held each block
+twice: frozen, and thawed for the wire). The transcript only grows: editing the past is an
+explicit `fork()`, which the cache guard reports as a rewritten history. Each message keeps its
+token count, and the transcript the chained hash of each message's canonical bytes, computed
+once, so that building the next request costs only the new content. The canonical bytes are
+made when asked, not kept.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -29,8 +30,8 @@ Role = Literal["user", "assistant"]
 class FrozenDict(dict[str, Any]):
     """A dict that cannot be changed: a message's block and each mapping inside one.
 
-    A dict rather than a read-only view of one, so that a request body can hold the block
-    itself (JSON encoders and SDKs take it as the dict it is) and the conversation is held once.
+    A dict rather than a read-only view of one, so that what takes a block as plain JSON data
+    (JSON encoders, SDKs, a body's marked copy of a message) takes it as the dict it is.
     `copy()` and `dict(block)` give a plain, mutable dict."""
 
     __slots__ = ()
