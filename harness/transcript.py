@@ -1,13 +1,14 @@
 """The append-only conversation after the prefix.
 
 Messages are provider-neutral (text, tool use, tool result blocks, in the shape of Anthropic's
-content blocks) and frozen. A frozen block is a `FrozenDict`, a dict that refuses changes, so the
-same object is the transcript's block and the block an Anthropic request body sends (a long chat
-held each block twice: frozen, and thawed for the wire). The transcript only grows: editing the
-past is an explicit `fork()`, which the cache guard reports as a rewritten history. Each message
-keeps its token count, and the transcript the chained hash of each message's canonical bytes,
-computed once, so that building the next request costs only the new content. The bytes
-themselves are made when asked, not kept: the conversation is held once, as its blocks.
+content blocks) and frozen. A message holds its blocks once, as the JSON of its content list (the
+bytes an SDK sends for them), and decodes them on each read into `FrozenDict`s, dicts that refuse
+changes; an Anthropic request body sends those bytes as they are (a long chat held each block
+twice: frozen, and thawed for the wire). The transcript only grows: editing the past is an
+explicit `fork()`, which the cache guard reports as a rewritten history. Each message keeps its
+token count, and the transcript the chained hash of each message's canonical bytes, computed
+once, so that building the next request costs only the new content. The canonical bytes are
+made when asked, not kept.
 """
 
 # pure: imports no I/O (tests/test_layout.py checks it)
@@ -29,8 +30,8 @@ Role = Literal["user", "assistant"]
 class FrozenDict(dict[str, Any]):
     """A dict that cannot be changed: a message's block and each mapping inside one.
 
-    A dict rather than a read-only view of one, so that a request body can hold the block
-    itself (JSON encoders and SDKs take it as the dict it is) and the conversation is held once.
+    A dict rather than a read-only view of one, so that what takes a block as plain JSON data
+    (JSON encoders, SDKs, a body's marked copy of a message) takes it as the dict it is.
     `copy()` and `dict(block)` give a plain, mutable dict."""
 
     __slots__ = ()
@@ -104,6 +105,12 @@ def _rebuild(role: Role, content: Any, meta: tuple[Any, ...]) -> Message:
     message = Message(role, (), meta)
     object.__setattr__(message, "_content", content)
     return message
+
+
+# How the JSON of a content list starts when its first block is a tool result (its "type" key
+# first, as `tool_result_block` and the SDKs make it): a quote closes the value, so it is the
+# whole of it.
+_RESULT_FIRST = b'[{"type":"tool_result"'
 
 
 # The counts of a one-block message, shared: a tuple of one a message cost ~60 bytes for the
@@ -191,6 +198,15 @@ class Message:
         """Whether the message has any block (without decoding them)."""
         content = self._content
         return content != b"[]" if isinstance(content, bytes) else bool(content)
+
+    def has_tool_result(self) -> bool:
+        """Whether a block is a tool result. Known from the bytes, without decoding the blocks,
+        where the first block is one (a tool result's message, read at every turn's end by the
+        guard, can hold a whole file: decoding each one read cost ~70 us per 100 KB)."""
+        content = self._content
+        if isinstance(content, bytes) and content.startswith(_RESULT_FIRST):
+            return True
+        return any(b.get("type") == "tool_result" for b in self.blocks)
 
     def content_json(self) -> bytes:
         """The JSON of the content list as an SDK sends it: the blocks' own key order, compact

@@ -115,7 +115,7 @@ def turn_growth(messages: Sequence[Message], turns: int = GROWTH_TURNS) -> int:
     size = 0
     for m in reversed(messages):
         size += m.tokens
-        if m.role == "user" and not any(b.get("type") == "tool_result" for b in m.blocks):
+        if m.role == "user" and not m.has_tool_result():
             texts = [str(b.get("text", "")) for b in m.blocks if b.get("type") == "text"]
             if texts and texts[0].startswith(SUMMARY_HEADER):
                 break

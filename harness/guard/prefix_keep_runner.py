@@ -83,7 +83,7 @@ class PrefixKeepRunner:
             start, count = 0, 0
         for i in range(start, len(transcript)):
             m = transcript[i]
-            if m.role == "user" and not any(b.get("type") == "tool_result" for b in m.blocks):
+            if m.role == "user" and not m.has_tool_result():
                 count += 1
         self._counted = (transcript, len(transcript), count)
         return count

@@ -91,6 +91,14 @@ class WireMessage(dict[str, Any]):
     def __repr__(self) -> str:
         return repr(dict(self.items()))
 
+    def may_hold(self, text: bytes) -> bool:
+        """Whether `text` may be in the message's JSON (False: it is not there), found by a
+        search of its bytes rather than a read of its blocks; True where they are not JSON."""
+        try:
+            return text in self.message.content_json()
+        except (TypeError, ValueError):
+            return True
+
     def json_bytes(self) -> bytes:
         """The JSON an SDK sends for the dict this stands for (compact, keys in order)."""
         m = self.message

@@ -41,8 +41,13 @@ def ordered_bytes(value: Any) -> bytes:
     # every message of the conversation, so each write decoded the whole of it.
     own = getattr(type(value), "json_bytes", None)
     if own is not None:
-        data: bytes = own(value)
-        return data
+        try:
+            data: bytes = own(value)
+            return data
+        except (TypeError, ValueError):
+            # A message held as its blocks because they are not plain JSON (a set in a tool's
+            # input): this encoder's `default` takes what the wire encoder refuses.
+            pass
     return _ENCODER.encode(value).encode("utf-8")
 
 

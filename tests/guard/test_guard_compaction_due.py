@@ -6,6 +6,8 @@ between turns, where a client that checks every request compacts inside the turn
 
 from __future__ import annotations
 
+from typing import Any
+
 from prefixlock.guard.compaction import turn_growth
 from prefixlock.prefix import SUMMARY_HEADER
 from prefixlock.settings import Settings
@@ -80,3 +82,41 @@ def test_turn_growth_is_the_mean_of_the_latest_whole_turns() -> None:
     # A summary the compaction put in the messages is no turn: turns before it are not counted.
     summary = [Message.user(SUMMARY_HEADER + "done"), Message.assistant("Understood.")]
     assert turn_growth([*large, *summary, *small]) == size[0]
+
+
+def test_a_turn_s_growth_reads_no_tool_result_s_blocks(monkeypatch: Any) -> None:
+    # Read at every turn's end: a tool result (a whole file, often) is known as one from its
+    # message's bytes; only the prompts are decoded. And the answer is the one the blocks give.
+    from prefixlock.transcript import text_block, tool_use_block
+
+    messages: list[Message] = []
+    for i in range(7):
+        messages.append(Message.user(f"prompt {i}"))
+        for k in range(3):
+            messages.append(Message.assistant([tool_use_block(f"t{i}{k}", "read", {})]))
+            messages.append(Message.user([tool_result_block(f"t{i}{k}", "y" * 5000)]))
+        messages.append(Message.assistant("done"))
+    # Not first, or named in a text: these are read from their blocks.
+    late = Message.user([text_block("see:"), tool_result_block("t", "out")])
+    named = Message.user('{"type":"tool_result"} is a type')
+    loose = Message("user", ({"type": "tool_result", "tool_use_id": "t", "content": "x"},))
+    assert [m.has_tool_result() for m in (late, named, loose, messages[2])] == [1, 0, 1, 1]
+
+    assert all(m.tokens for m in messages)  # counted when appended, as a transcript does
+    prop: property = vars(Message)["blocks"]
+    decode = prop.fget
+    assert decode is not None
+    reads: list[Message] = []
+
+    def counted(m: Message) -> Any:
+        reads.append(m)
+        return decode(m)
+
+    monkeypatch.setattr(Message, "blocks", property(counted))
+    growth = turn_growth(messages)
+    monkeypatch.undo()
+    assert growth > 0 and reads and all(not m.has_tool_result() for m in reads)
+    by_blocks = 0
+    for m in messages[-5 * 8 :]:
+        by_blocks += m.tokens
+    assert growth == by_blocks // 5

@@ -68,3 +68,54 @@ def test_mark_block_refuses_a_marked_block_a_fifth_mark_and_a_late_longer_ttl() 
     full = mark_block(marked, 3)
     assert full is not None and sum(u.breakpoint is not None for u in full.units) == 4
     assert mark_block(full, 1) is None  # no fifth mark
+
+
+def test_mark_and_unmark_read_no_message_they_do_not_change(monkeypatch: Any) -> None:
+    # A body's messages are sent as their own bytes (a WireMessage): counting their blocks or
+    # looking for a mark must not decode the whole conversation, and the result is the one a
+    # body of plain dicts gives.
+    from prefixlock.prefix import FrozenPrefix
+    from prefixlock.providers import SessionInfo, make_builder
+    from prefixlock.providers.anthropic import mark_block, without_message_breakpoints
+    from prefixlock.providers.body import encode_body
+    from prefixlock.providers.wire_message import WireMessage
+    from prefixlock.settings import Settings
+    from prefixlock.transcript import Message, Transcript, text_block
+    from prefixlock.wire import WireRequest
+
+    t = Transcript()
+    for i in range(12):
+        second = "cache_control" if i == 4 else "x"  # a text that names the key
+        t.append(Message.user([text_block(f"q{i}"), text_block(second)]))
+        t.append(Message.assistant(f"a{i}"))
+    req = make_builder("anthropic", SONNET).build_request(
+        FrozenPrefix(system="s " * 600), t, Settings(), SessionInfo("s")
+    )
+    assert sum(type(m) is WireMessage for m in req.body["messages"]) >= 20
+    plain_body = {**req.body, "messages": [dict(m) for m in req.body["messages"]]}
+    plain = WireRequest(req.api, req.model, req.path, plain_body, req.units)
+
+    reads: list[str] = []
+    prop: property = vars(Message)["blocks"]
+    decode = prop.fget
+    assert decode is not None
+
+    def counted(m: Message) -> Any:
+        reads.append(m.role)
+        return decode(m)
+
+    position = next(u.position for u in req.units if u.section == "messages") + 4  # q2's 2nd
+    monkeypatch.setattr(Message, "blocks", property(counted))
+    marked = mark_block(req, position)
+    assert len(reads) <= 2  # the message it marks (its content, and its copy)
+    reads.clear()
+    unmarked = without_message_breakpoints(req)
+    assert len(reads) <= 3  # the marked tail, and the message whose text names the key
+    monkeypatch.undo()
+    want_marked = mark_block(plain, position)
+    assert marked is not None and want_marked is not None
+    assert encode_body(marked.body) == encode_body(want_marked.body)
+    assert marked.units == want_marked.units == tuple(anthropic_units(marked.body))
+    want_unmarked = without_message_breakpoints(plain)
+    assert encode_body(unmarked.body) == encode_body(want_unmarked.body)
+    assert b'cache_control":{' not in (encode_body(unmarked.body) or b"").split(b'"messages"')[1]

@@ -297,3 +297,20 @@ def test_a_body_message_held_as_its_bytes_is_stored_as_the_dict_it_stands_for() 
     wire = WireMessage(m)
     assert blobs.ordered_bytes(wire) == blobs.ordered_bytes(dict(wire))
     assert blobs.ordered_bytes([wire]) == blobs.ordered_bytes([dict(wire)])
+
+
+def test_a_body_message_that_is_not_plain_json_is_stored_as_before() -> None:
+    # A set in a tool's input: the message holds its blocks as given (its JSON would not give
+    # them back), the wire encoder refuses it, and the store's encoder writes it as a list.
+    from prefixlock.providers.wire_message import WireMessage
+    from prefixlock.store import blobs
+    from prefixlock.transcript import Message, tool_use_block
+
+    m = Message.assistant([tool_use_block("t1", "f", {"tags": {"b", "a"}})])
+    wire = WireMessage(m)
+    assert blobs.ordered_bytes(wire) == blobs.ordered_bytes(dict(wire))
+    assert b'"tags":["a","b"]' in blobs.ordered_bytes(wire)
+    # What neither encoder takes fails as it did (a NaN).
+    nan = WireMessage(Message.user([{"type": "text", "text": "x", "score": float("nan")}]))
+    with pytest.raises(ValueError):
+        blobs.ordered_bytes(nan)
