@@ -103,7 +103,9 @@ class Client:
 
 @pytest.fixture
 def client(emulator: Emulator) -> Iterator[Client]:
-    yield Client(emulator)
+    c = Client(emulator)
+    yield c
+    c.sdk.close()  # its connection pool's sockets, or each test leaves one to the collector
 
 
 def advance(emu: Emulator, seconds: float) -> None:
