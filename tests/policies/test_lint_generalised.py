@@ -5,10 +5,7 @@ Python and TypeScript alike where the shape exists in both."""
 from __future__ import annotations
 
 from prefixlock.policies.engine import lint_source
-
-
-def _codes(text: str, path: str) -> list[tuple[int, str]]:
-    return [(f.line, f.code) for f in lint_source(text, path)]
+from tests.helpers.lintfind import line_codes as _codes
 
 
 def test_a_date_read_at_import_is_a_note() -> None:

@@ -6,11 +6,7 @@ nothing fills. Each test is fresh code in the real shape with a case that must s
 
 from __future__ import annotations
 
-from prefixlock.policies.engine import lint_source
-
-
-def _codes(text: str, path: str) -> list[tuple[int, str]]:
-    return [(f.line, f.code) for f in lint_source(text, path)]
+from tests.helpers.lintfind import line_codes as _codes
 
 
 def test_python_a_window_bound_to_a_local_and_passed_as_the_messages() -> None:

@@ -6,11 +6,7 @@ Each test is fresh code in the real shape with a twin that must stay silent."""
 
 from __future__ import annotations
 
-from prefixlock.policies.engine import lint_source
-
-
-def _codes(text: str, path: str) -> list[tuple[int, str]]:
-    return [(f.line, f.code) for f in lint_source(text, path)]
+from tests.helpers.lintfind import line_codes as _codes
 
 
 def test_typescript_server_side_compaction_asked_by_the_request() -> None:

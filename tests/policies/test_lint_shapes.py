@@ -7,11 +7,7 @@ fresh, with names of its own, so that a rule keyed to one project's names fails 
 from __future__ import annotations
 
 from prefixlock.policies.engine import lint_source
-
-
-def _codes(text: str, path: str) -> list[tuple[int, str]]:
-    return [(f.line, f.code) for f in lint_source(text, path)]
-
+from tests.helpers.lintfind import line_codes as _codes
 
 # --- Python history windows ---------------------------------------------------------------
 

@@ -6,10 +6,7 @@ keywords. Each test is written after the real code's shape, with a case that mus
 from __future__ import annotations
 
 from prefixlock.policies.engine import lint_source
-
-
-def _codes(text: str, path: str) -> list[tuple[int, str]]:
-    return [(f.line, f.code) for f in lint_source(text, path)]
+from tests.helpers.lintfind import line_codes as _codes
 
 
 def test_template_text_bound_to_a_prompt_that_renders_the_clock_or_device_states() -> None:

@@ -6,11 +6,7 @@ shape with a case that must stay silent."""
 
 from __future__ import annotations
 
-from prefixlock.policies.engine import lint_source
-
-
-def _codes(text: str, path: str) -> list[tuple[int, str]]:
-    return [(f.line, f.code) for f in lint_source(text, path)]
+from tests.helpers.lintfind import line_codes as _codes
 
 
 def test_a_window_iterated_into_rebuilt_message_objects() -> None:
