@@ -781,6 +781,14 @@ def _configure(p: argparse.ArgumentParser) -> None:
         "Anthropic's 1-hour TTL, 24h OpenAI's extended retention)",
     )
     p.add_argument(
+        "--pacing",
+        choices=["chat", "coding"],
+        default="chat",
+        help="with --versus: the gaps before user turns (default chat: a chat service's trace, "
+        "most under 5 minutes; coding: the public coding-agent sample logs' gaps, most past 5 "
+        "minutes; docs/turn-gaps.md)",
+    )
+    p.add_argument(
         "--switch",
         choices=["auto", "quote", "always"],
         default="auto",

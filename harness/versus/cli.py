@@ -20,7 +20,7 @@ def run_versus_command(args: argparse.Namespace) -> int:
     from .peers import PEERS, peers_of
     from .peers.envs import python_for
     from .report import render, run_versus, write_traces
-    from .scenario import PROVIDER_MODELS, on_provider, pair_seeds, seed_range, suite
+    from .scenario import PACINGS, PROVIDER_MODELS, on_provider, pair_seeds, seed_range, suite
     from .spread import render_spread, spread
 
     if args.proxy:
@@ -78,7 +78,8 @@ def run_versus_command(args: argparse.Namespace) -> int:
     # prefixlock as an Agent with this policy (no --idle, no --switch: the default one).
     rows = [("prefixlock", CachePolicy(idle=args.idle, switch=args.switch))]
     scenarios = tuple(
-        on_provider(s, args.provider) for s in suite(tuple(BUILTIN_PROMPTS), seeds=seeds)
+        on_provider(s, args.provider)
+        for s in suite(tuple(BUILTIN_PROMPTS), seeds=seeds, gaps=PACINGS[args.pacing])
     )
     jobs = args.jobs or os.cpu_count() or 1
     started = time.monotonic()
@@ -100,6 +101,7 @@ def run_versus_command(args: argparse.Namespace) -> int:
     if args.json:
         data = result.to_dict()
         data["seeds"] = list(seeds)
+        data["pacing"] = args.pacing
         data["spread"] = margins.to_dict()
         data["wall_seconds"] = round(wall, 1)
         print(json.dumps(data, indent=2))
@@ -111,8 +113,8 @@ def run_versus_command(args: argparse.Namespace) -> int:
         if len(seeds) > 2:
             render_spread(margins, console)
         console.print(
-            f"seeds {seeds[0]}-{seeds[-1]}; {len(result.runs)} runs in {wall:.0f} s with "
-            f"{jobs} processes (load average {load:.2f})"
+            f"seeds {seeds[0]}-{seeds[-1]}, {args.pacing} pacing; {len(result.runs)} runs in "
+            f"{wall:.0f} s with {jobs} processes (load average {load:.2f})"
         )
         if out is not None:
             print(f"wire traces written to {out} (one JSONL file a client)")

@@ -60,6 +60,13 @@ TURN_GAPS: tuple[float, ...] = (
     132.0, 141.0, 153.0, 165.0, 174.0, 186.0, 201.0, 222.0, 240.0, 255.0,
     279.0, 306.0, 342.0, 378.0, 414.0, 468.0, 525.0, 594.0, 732.0, 1533.0,
 )  # fmt: skip
+# Coding-agent pacing (`--pacing coding`): the six user-turn gaps of the public Claude Code and
+# Codex sample logs that `prefixlock analyze` reads (docs/turn-gaps.md), five of them past the
+# 5-minute TTL and two past the hour. Six typed gaps are no distribution: the suite draws from
+# them to check the defaults where most turns follow a long gap, as a coding agent's user
+# reviewing changes leaves them, not to replace the chat pacing above.
+CODING_TURN_GAPS: tuple[float, ...] = (120.0, 480.0, 600.0, 1200.0, 9000.0, 74700.0)
+PACINGS: dict[str, tuple[float, ...]] = {"chat": TURN_GAPS, "coding": CODING_TURN_GAPS}
 TTL_SECONDS = 300.0  # a gap past this is an idle gap (Anthropic's default TTL)
 # An inserted (wide or subagents) turn's gap: one of the steady gaps, so that its row holds
 # what the event costs and an idle gap's cost stays in the idle rows.
@@ -296,9 +303,11 @@ def scripted(
     name: str,
     rates: Rates = LOG_RATES,
     tools: tuple[str, ...] = (),
+    gaps: tuple[float, ...] = TURN_GAPS,
 ) -> Scenario:
     """A session over `prompts` with events drawn at `rates` (seeded: the same seed is the same
-    session). Every gap is drawn from `TURN_GAPS`; a gap past the TTL makes an idle turn. One
+    session). Every gap is drawn from `gaps` (the chat pacing, `TURN_GAPS`, unless given); a gap
+    past the TTL makes an idle turn, one past the hour a long idle turn. One
     resume a session, the next day, at a seeded turn. `tools`: the server's tool list (the
     workspace's, by default), which a tool-server event changes."""
     from ..emulator.workspace import TOOL_SPECS
@@ -324,7 +333,7 @@ def scripted(
         if i > 1 and sub_rng.random() < rates.subagents:
             gap = rng.choice(STEADY_GAPS)
             turns.append(Turn(len(turns), SUBAGENTS_PROMPT, SUBAGENTS, gap))
-        gap = rng.choice(TURN_GAPS)
+        gap = rng.choice(gaps)
         event = STEADY
         if i == resume_at:
             event, gap = RESUME, RESUME_SECONDS
@@ -367,10 +376,13 @@ def scripted(
 
 
 def suite(
-    prompts: tuple[str, ...], seeds: tuple[int, ...] = (1, 2), rates: Rates = LOG_RATES
+    prompts: tuple[str, ...],
+    seeds: tuple[int, ...] = (1, 2),
+    rates: Rates = LOG_RATES,
+    gaps: tuple[float, ...] = TURN_GAPS,
 ) -> tuple[Scenario, ...]:
-    """The benchmark's sessions: one per seed over the same prompts."""
-    return tuple(scripted(prompts, seed, f"session-{seed}", rates) for seed in seeds)
+    """The benchmark's sessions: one per seed over the same prompts, paced by `gaps`."""
+    return tuple(scripted(prompts, seed, f"session-{seed}", rates, gaps=gaps) for seed in seeds)
 
 
 def pair_seeds(pairs: int) -> tuple[int, ...]:

@@ -389,3 +389,20 @@ def test_a_peers_compaction_is_where_its_history_got_shorter() -> None:
         {"turn": 2, "body": {"input": [*[{}] * 32, compaction, {}, {}, {}]}},
     ]
     assert shrunk(at_end) == [1]
+
+
+def test_coding_pacing_draws_the_sample_logs_gaps_and_leaves_the_chat_suite_as_it_was() -> None:
+    """`--pacing coding`: every gap one of the coding-agent logs' six, so most turns follow an
+    idle gap and some a gap past the hour; the default suite is the chat pacing, unchanged."""
+    from prefixlock.versus.scenario import CODING_TURN_GAPS, PACINGS
+
+    prompts = tuple(BUILTIN_PROMPTS)
+    assert suite(prompts, seeds=(1, 2)) == suite(prompts, seeds=(1, 2), gaps=PACINGS["chat"])
+    coding = suite(prompts, seeds=tuple(range(1, 9)), gaps=PACINGS["coding"])
+    drawn = [t for sc in coding for t in sc.turns if t.index]
+    user = [t for t in drawn if t.event not in (RESUME, WIDE, SUBAGENTS)]
+    assert {t.gap_before for t in user} <= set(CODING_TURN_GAPS)
+    assert all((t.event == LONG_IDLE) == (t.gap_before > 3600) for t in user)
+    idle = sum(t.event in (IDLE, LONG_IDLE) for t in user)
+    assert idle / len(user) > 0.6  # five of the six gaps pass the 5-minute TTL
+    assert any(t.event == LONG_IDLE for t in user)

@@ -22,6 +22,7 @@ from tests.helpers.cli import run_cli
         (("--provider", "openai", "--idle", "1h"), ("--idle", "1h", "24h")),
         (("--idle", "24h"), ("--idle", "24h", "1h")),
         (("--switch", "sometimes"), ("--switch", "sometimes")),
+        (("--pacing", "weekly"), ("--pacing", "weekly")),
         (("--pairs", "0"), ("--pairs", "0")),
         (("--jobs", "-1"), ("--jobs", "-1")),
         (("--seeds", "9"), ("--seeds", "9", "A-B")),
