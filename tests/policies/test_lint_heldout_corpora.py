@@ -1,4 +1,4 @@
-"""real11 to real14, the held-out corpora drawn by one procedure (real11's PROCEDURE.md, which
+"""real11 to real15, the held-out corpora drawn by one procedure (real11's PROCEDURE.md, which
 the later ones take by reference): each one's draw and labels hold together, and (slow,
 where the project snapshots are on this machine) the linter's figures on both halves.
 
@@ -150,6 +150,21 @@ CORPORA = (
             "py": {"volatile": (0, 2), "structural": (2, 7), "precision": (4, 8)},
         },
         untried=27,  # main-list candidates 174-200: the fetch allowance ended first
+    ),
+    HeldOut(
+        "real15",
+        labels=41,
+        breakers={("test", "volatile"): 6, ("test", "structural"): 27}
+        | {("dev", "volatile"): 1, ("dev", "structural"): 7},
+        # four from the search reserve (the fourth: it ended), eight from the main list's
+        # untried candidates (the eighth: every candidate tried)
+        steps=(8, 8, 8, 1, 8, 8, 8, 8, 8, 8, 8, 1),
+        # First run (policies/ as on main dab6693, after every label was committed).
+        dev={
+            "ts": {"volatile": (0, 0), "structural": (4, 5), "precision": (6, 11)},
+            "py": {"volatile": (0, 1), "structural": (0, 2), "precision": (0, 3)},
+        },
+        test={},  # scored once, by the lead
     ),
 )
 each = pytest.mark.parametrize("c", CORPORA, ids=[c.name for c in CORPORA])
