@@ -4,6 +4,7 @@ SKIPPED.txt.
 
     python tests/policies/corpus/real15/sample.py --upto K                # the first draw
     python tests/policies/corpus/real15/sample.py --reserve --volatile N  # volatile, reserve
+    python tests/policies/corpus/real15/sample.py --reserve2 --volatile N # volatile, 2nd reserve
     python tests/policies/corpus/real15/sample.py --upto K --volatile N   # volatile, main list
     python tests/policies/corpus/real15/sample.py --upto K --more N       # a structural step
     (--upto K: consider only the first K candidates, those whose fetch was tried)
@@ -11,7 +12,8 @@ SKIPPED.txt.
 A thin wrapper round the shared ../realsample.py's `Draw` with real10's strata, imported from
 ../real10/sample.py so that they cannot drift. Its one addition: `--reserve` restricts a step to
 CANDIDATES.tsv's second block (the `search-N` rows, PROCEDURE.md's volatile reserve), in its
-order. It never reads a file's meaning, only counts matching lines and eligible files.
+order, and `--reserve2` likewise to the third block (the `search2-N` rows, the amendment's second
+reserve). It never reads a file's meaning, only counts matching lines and eligible files.
 """
 
 from __future__ import annotations
@@ -24,30 +26,41 @@ sys.path.insert(0, str(HERE.parent))
 
 import realsample as rs  # noqa: E402
 
-RESERVE = "search-"  # the category prefix of the reserve block's rows
+# the category prefix of each reserve block's rows, by its flag
+RESERVES = {"--reserve": "search-", "--reserve2": "search2-"}
 
 
 class ReserveDraw(rs.Draw):
-    """real10's draw over CANDIDATES.tsv's second block only (the `search-N` rows), in its
-    order."""
+    """real10's draw over one reserve block of CANDIDATES.tsv only (its rows' category starts
+    with `prefix`), in its order."""
+
+    prefix: str = "search-"
 
     def candidates(self) -> list[tuple[str, str]]:
-        return [r for r in super().candidates() if r[0].startswith(RESERVE)]
+        return [r for r in super().candidates() if r[0].startswith(self.prefix)]
+
+
+class Reserve2Draw(ReserveDraw):
+    """The same over the third block (the second reserve)."""
+
+    prefix: str = "search2-"
 
 
 DRAW = rs.real10_draw(HERE)
 
 
 def main(argv: list[str]) -> int:
-    if "--reserve" not in argv:
+    flag = next((a for a in argv if a in RESERVES), None)
+    if flag is None:
         return DRAW.main(argv, volatile=3)
     # A reserve step leaves the main list's `language full` projects untried; the shared
     # draw drops their SKIPPED lines (it expects to try them next), so they are put back.
     skipped = HERE / "SKIPPED.txt"
     lines = skipped.read_text(encoding="utf-8").splitlines()
     passed = [ln for ln in lines if "language full" in ln]
-    code = ReserveDraw(DRAW.here, DRAW.strata, DRAW.want).main(
-        [a for a in argv if a != "--reserve"], volatile=3
+    kind = ReserveDraw if flag == "--reserve" else Reserve2Draw
+    code = kind(DRAW.here, DRAW.strata, DRAW.want).main(
+        [a for a in argv if a != flag], volatile=3
     )
     now = skipped.read_text(encoding="utf-8").splitlines()
     kept = [ln for ln in passed if ln not in now]
