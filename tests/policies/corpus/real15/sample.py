@@ -59,9 +59,7 @@ def main(argv: list[str]) -> int:
     lines = skipped.read_text(encoding="utf-8").splitlines()
     passed = [ln for ln in lines if "language full" in ln]
     kind = ReserveDraw if flag == "--reserve" else Reserve2Draw
-    code = kind(DRAW.here, DRAW.strata, DRAW.want).main(
-        [a for a in argv if a != flag], volatile=3
-    )
+    code = kind(DRAW.here, DRAW.strata, DRAW.want).main([a for a in argv if a != flag], volatile=3)
     now = skipped.read_text(encoding="utf-8").splitlines()
     kept = [ln for ln in passed if ln not in now]
     skipped.write_text("\n".join(kept + now) + "\n", encoding="utf-8")
