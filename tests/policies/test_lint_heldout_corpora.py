@@ -1,4 +1,4 @@
-"""real11 to real14, the held-out corpora drawn by one procedure (real11's PROCEDURE.md, which
+"""real11 to real15, the held-out corpora drawn by one procedure (real11's PROCEDURE.md, which
 the later ones take by reference): each one's draw and labels hold together, and (slow,
 where the project snapshots are on this machine) the linter's figures on both halves.
 
@@ -150,6 +150,24 @@ CORPORA = (
             "py": {"volatile": (0, 2), "structural": (2, 7), "precision": (4, 8)},
         },
         untried=27,  # main-list candidates 174-200: the fetch allowance ended first
+    ),
+    HeldOut(
+        "real15",
+        labels=45,
+        breakers={("test", "volatile"): 7, ("test", "structural"): 27}
+        | {("dev", "volatile"): 1, ("dev", "structural"): 10},
+        # four from the search reserve (the fourth: it ended), eight from the main list's
+        # untried candidates (the eighth: every candidate tried), then five from the second
+        # reserve of amendment 2 (the fifth: it ended)
+        steps=(8, 8, 8, 1, 8, 8, 8, 8, 8, 8, 8, 1, 8, 8, 8, 8, 6),
+        # First run (policies/ as on main dab6693, after every label was committed): TS 0/0,
+        # 4/5, 6/11; Python 0/1, 0/2, 0/3. With amendment 2's second reserve (19 more
+        # development files, same rules, first run after their labels were committed):
+        dev={
+            "ts": {"volatile": (0, 0), "structural": (7, 8), "precision": (13, 19)},
+            "py": {"volatile": (0, 1), "structural": (0, 2), "precision": (0, 6)},
+        },
+        test={},  # scored once, by the lead
     ),
 )
 each = pytest.mark.parametrize("c", CORPORA, ids=[c.name for c in CORPORA])
