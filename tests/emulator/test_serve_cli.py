@@ -87,16 +87,18 @@ def test_serve_answers_the_sdk(tmp_path: Path) -> None:
         first = proc.stdout.readline()
         base_url = first.strip().rsplit(" ", 1)[-1]
         assert base_url.startswith("http://127.0.0.1:")
-        client = anthropic.Anthropic(api_key="k", base_url=base_url, max_retries=0)
-        msg = client.messages.create(
-            model="claude-sonnet-4-6",
-            max_tokens=50,
-            messages=[{"role": "user", "content": "hello"}],
-        )
+        with anthropic.Anthropic(api_key="k", base_url=base_url, max_retries=0) as client:
+            msg = client.messages.create(
+                model="claude-sonnet-4-6",
+                max_tokens=50,
+                messages=[{"role": "user", "content": "hello"}],
+            )
         assert msg.content
     finally:
         proc.terminate()
         proc.wait(10)
+        if proc.stdout is not None:  # the pipe is ours to close, or the collector reports it
+            proc.stdout.close()
 
 
 def _serve_args(*argv: str) -> argparse.Namespace:
