@@ -29,6 +29,7 @@ from .middleout import check_middle_out
 from .peritem import check_per_item
 from .placement import Load, check_placement
 from .prefixflow import check_prefix_flow
+from .reach import drop_unreached
 from .retrieved import check_retrieved_in_system
 from .servercut import check_server_cut
 from .side import check_side_requests
@@ -159,7 +160,7 @@ def check_python(
     told |= {(f.code, int(n)) for f in found for n in re.findall(r"\(line (\d+)\)", f.message)}
     found += [f for f in check_prefix_flow(tree, ctx) if (f.code, f.line) not in told]
     found += check_retrieved_in_system(tree, ctx, found)
-    found = drop_measured(tree, drop_instance_modes(tree, found))
+    found = drop_unreached(tree, drop_measured(tree, drop_instance_modes(tree, found)))
     found.sort(key=lambda f: (f.line, f.col, f.code))
     return found if text.isascii() else _char_columns(found, lines)
 

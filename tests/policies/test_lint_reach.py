@@ -1,0 +1,105 @@
+"""Findings decided by the request a value reaches (`policies/reach.py`): a value that reaches
+only one-shot requests, a test function's assertion or a serialiser's record is no breaker; a
+value handed to a conversation's prompt builder as a parameter is. Each test is fresh code in
+the shape real code has, with a twin that goes the other way."""
+
+from __future__ import annotations
+
+from tests.helpers.lintfind import line_codes as _codes
+
+# A builder of a one-shot request (system and one user message, built fresh per call), called
+# by the method that sends it; the twin keeps the history and appends to it.
+_ONE_SHOT_PY = (
+    "class MemoryChat:\n"
+    "    def _build_messages(self, transcript, memory):\n"
+    "        time_text = current_time_text()\n"
+    "        system_prompt = TEMPLATE.replace('${NOW}', time_text)\n"
+    "        return [\n"
+    "            {'role': 'system', 'content': system_prompt},\n"
+    "            {'role': 'user', 'content': f'{memory}\\n{transcript}'},\n"
+    "        ]\n"
+    "\n"
+    "    async def run(self, transcript):\n"
+    "        memory = self.lookup(transcript)\n"
+    "        messages = self._build_messages(transcript, memory)\n"
+    "        response = await self.client.chat.completions.create(\n"
+    "            model=self.model, messages=messages\n"
+    "        )\n"
+    "        return response.choices[0].message.content\n"
+)
+
+
+def test_python_clock_reaching_only_a_one_shot_request_is_no_finding() -> None:
+    assert _codes(_ONE_SHOT_PY, "memory_chat.py") == []
+    # The twin: the list the builder returns is the start of a kept history, grown each turn.
+    kept = _ONE_SHOT_PY.replace(
+        "        messages = self._build_messages(transcript, memory)\n",
+        "        messages = self._build_messages(transcript, memory)\n"
+        "        messages.extend(self.history)\n",
+    )
+    assert (3, "PL101") in _codes(kept, "memory_chat.py")
+
+
+def test_python_clock_reaching_an_unknown_sender_is_kept() -> None:
+    # The builder's result goes to a call the analysis does not read: today's finding stays.
+    unknown = _ONE_SHOT_PY.replace(
+        "        response = await self.client.chat.completions.create(\n"
+        "            model=self.model, messages=messages\n"
+        "        )\n"
+        "        return response.choices[0].message.content\n",
+        "        return await self.agent.run(messages)\n",
+    )
+    assert (3, "PL101") in _codes(unknown, "memory_chat.py")
+
+
+_BUILDER_PY = (
+    "def prompt(time, bot_name, messages):\n"
+    "    system_prompt = f'Current UTC time is {time.isoformat()}. You are {bot_name}.'\n"
+    "    out = [{'role': 'system', 'content': system_prompt}]\n"
+    "    for date, name, text in messages:\n"
+    "        out.append({'role': 'assistant' if name == bot_name else 'user', 'content': text})\n"
+    "    return out\n"
+)
+
+
+def test_python_time_handed_to_a_conversation_builder_as_a_parameter() -> None:
+    assert _codes(_BUILDER_PY, "prompt.py") == [(2, "PL101")]
+    # Twin: a record's creation time read the same way is no clock.
+    record = _BUILDER_PY.replace("(time,", "(created_at,").replace(
+        "{time.isoformat()}", "{created_at.isoformat()}"
+    )
+    assert _codes(record, "prompt.py") == []
+
+
+def test_python_a_test_functions_fixed_date_is_no_finding() -> None:
+    # The builder's own clock parameter is reported once, where it enters the prompt; the
+    # fixed date a test hands it reaches an assertion.
+    src = (
+        "from datetime import datetime\n" + _BUILDER_PY + "\n"
+        "def test_prompt():\n"
+        "    p = prompt(datetime(2020, 1, 1), 'bot', [])\n"
+        "    assert p[0]['role'] == 'system'\n"
+    )
+    assert _codes(src, "prompt.py") == [(3, "PL101")]
+    # Twin: the same call in a function that is no test hands the builder the live clock.
+    live = src.replace("def test_prompt():", "def make():").replace(
+        "datetime(2020, 1, 1)", "datetime.now()"
+    )
+    assert (10, "PL101") in _codes(live, "prompt.py")
+
+
+def test_python_a_serialised_copy_of_the_system_prompt_is_no_finding() -> None:
+    # An audit form of the system prompt, written to a journal once per session.
+    src = (
+        "import json\n"
+        "\n"
+        "def serialize_system_prompt(system_message):\n"
+        "    return _dump({'blocks': [b.text for b in system_message.content]})\n"
+        "\n"
+        "def _dump(value):\n"
+        "    return json.dumps(value, ensure_ascii=False)\n"
+    )
+    assert _codes(src, "model.py") == []
+    # Twin: a builder of the system prompt that dumps its blocks the same way.
+    built = src.replace("def serialize_system_prompt", "def build_system_prompt")
+    assert _codes(built, "model.py") == [(7, "PL202")]
