@@ -103,3 +103,75 @@ def test_python_a_serialised_copy_of_the_system_prompt_is_no_finding() -> None:
     # Twin: a builder of the system prompt that dumps its blocks the same way.
     built = src.replace("def serialize_system_prompt", "def build_system_prompt")
     assert _codes(built, "model.py") == [(7, "PL202")]
+
+
+# TypeScript: a voice command parser that sends the request's date in a one-shot request; the
+# twin sends the same system prompt ahead of the kept history.
+_PARSE_TS = (
+    "export default async function handler(req: Request) {\n"
+    "  const { transcript, clientDate, history } = await req.json();\n"
+    "  const today = clientDate || 'unknown';\n"
+    "  const systemPrompt = `You parse voice commands. Today is ${today}.`;\n"
+    "  const response = await anthropic.messages.create({\n"
+    "    model: 'claude-sonnet-4-6',\n"
+    "    system: systemPrompt,\n"
+    "    messages: [{ role: 'user', content: transcript }],\n"
+    "  });\n"
+    "  return response;\n"
+    "}\n"
+)
+
+
+def test_typescript_request_content_reaching_only_a_one_shot_request_is_no_finding() -> None:
+    assert _codes(_PARSE_TS, "parse.ts") == []
+    chat = _PARSE_TS.replace(
+        "messages: [{ role: 'user', content: transcript }]",
+        "messages: [...history, { role: 'user', content: transcript }]",
+    )
+    assert (3, "PL304") in _codes(chat, "parse.ts")
+
+
+def test_typescript_a_route_handler_that_only_queues_a_job_is_no_finding() -> None:
+    # The task's instructions go into a job-queue payload; nothing here asks a model.
+    src = (
+        "export async function POST(request: NextRequest) {\n"
+        "  const body = await request.json();\n"
+        "  await prisma.$transaction(async (tx) => {\n"
+        "    for (const taskItem of body.tasks) {\n"
+        "      const jobData = {\n"
+        "        taskId: taskItem.id,\n"
+        "        additionalInstructions: taskItem.additionalInstructions,\n"
+        "      };\n"
+        "      await getQueue().add('task-process', jobData);\n"
+        "    }\n"
+        "  });\n"
+        "  return NextResponse.json({ ok: true });\n"
+        "}\n"
+    )
+    assert _codes(src, "route.ts") == []
+    # Twin: a helper of the file is handed the instructions and asks a model with a history.
+    asks = src.replace(
+        "      await getQueue().add('task-process', jobData);\n",
+        "      await streamChat(jobData.additionalInstructions, body.messages);\n",
+    )
+    assert _codes(asks, "route.ts") == [(7, "PL304")]
+
+
+def test_typescript_a_helper_given_a_fresh_system_and_user_text_is_one_shot() -> None:
+    # A commit message generator hands a helper its own system and user texts.
+    src = (
+        "async function generateCommitMessage(input) {\n"
+        "  const branchHint = input.includeBranch ? ' Also name a branch.' : '';\n"
+        "  return runGenerationSeams({\n"
+        "    kind: 'commit',\n"
+        "    input,\n"
+        "    system: `You write git commit messages.${branchHint}`,\n"
+        "    user: `Staged patch:\\n${input.stagedPatch}`,\n"
+        "  });\n"
+        "}\n"
+    )
+    assert _codes(src, "git-generate.js") == []
+    chat = src.replace(
+        "    user: `Staged patch:\\n${input.stagedPatch}`,\n", "    messages: input.history,\n"
+    )
+    assert _codes(chat, "git-generate.js") == [(6, "PL104")]
