@@ -11,6 +11,8 @@ that asks no model is dropped. Pure: a parsed file and findings in, findings out
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from tree_sitter import Node
 
 from ..findings import Finding
@@ -319,3 +321,67 @@ def _callback(fn: Node) -> bool:
 
 def _line(n: Node) -> int:
     return n.start_point[0] + 1
+
+
+def text_handed_in(src: Source, content: Node, conversation_named: Callable[[str], bool]) -> bool:
+    """Whether each value named for a conversation in a side request's message text is one
+    string handed in: a parameter declared `string` (`transcript: string`, a lesson's or a
+    finished call's transcript) or a local made from one (`transcript.substring(0, 2000)`).
+    Such a request reads no message list of this file's conversation: it is one-shot work on
+    a text. A message list, or a name whose origin is not seen, is a conversation."""
+    named: list[Node] = []
+    for x in walk(content):
+        if x.type != "identifier":
+            continue
+        if conversation_named(src.text(x)):
+            named.append(x)
+            continue
+        value = _declared(src, x)  # `sample`, made from the transcript
+        if value is not None:
+            named += [
+                y for y in walk(value) if y.type == "identifier" and conversation_named(src.text(y))
+            ]
+    return bool(named) and all(_string_parameter(src, x, conversation_named, 0) for x in named)
+
+
+def _declared(src: Source, ident: Node) -> Node | None:
+    """The value a name is declared with in the function around it."""
+    name = src.text(ident)
+    fn = ident.parent
+    while fn is not None and fn.type not in FUNCTIONS:
+        fn = fn.parent
+    for d in walk(fn) if fn is not None else []:
+        if d.type == "variable_declarator" and src.text(d.child_by_field_name("name")) == name:
+            return d.child_by_field_name("value")
+    return None
+
+
+def _string_parameter(
+    src: Source, ident: Node, conversation_named: Callable[[str], bool], depth: int
+) -> bool:
+    name = src.text(ident)
+    fn = ident.parent
+    while fn is not None and fn.type not in FUNCTIONS:
+        fn = fn.parent
+    if fn is None:
+        return False
+    params = fn.child_by_field_name("parameters")
+    for p in params.named_children if params is not None else []:
+        pattern = p.child_by_field_name("pattern")
+        if pattern is not None and src.text(pattern) == name:
+            kind = p.child_by_field_name("type")
+            return kind is not None and src.text(kind).lstrip(": ").strip() == "string"
+    if depth >= 2:
+        return False
+    for d in walk(fn):
+        if d.type == "variable_declarator" and src.text(d.child_by_field_name("name")) == name:
+            value = d.child_by_field_name("value")
+            if value is None:
+                return False
+            inner = [
+                x for x in walk(value) if x.type == "identifier" and conversation_named(src.text(x))
+            ]
+            return bool(inner) and all(
+                _string_parameter(src, x, conversation_named, depth + 1) for x in inner
+            )
+    return False

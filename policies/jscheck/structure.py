@@ -21,6 +21,7 @@ from tree_sitter import Node
 from ..findings import Finding
 from ..meaning import OVERFLOW_TEXT, words
 from ..meaning import overflow_name as _overflow_name
+from .reach import text_handed_in
 from .syntax import (
     FUNCTIONS,
     Source,
@@ -756,6 +757,8 @@ def check_flattened_history(src: Source) -> list[Finding]:
             and _history_or_alias(src, x.named_children[0])
             for x in items
         )
+        if not spread and text_handed_in(src, user, _history_word):
+            continue  # a transcript handed in as one string: one-shot work on a text
         how = "as messages after" if spread else "as text in one message under"
         out.append(
             src.finding(

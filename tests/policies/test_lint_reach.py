@@ -175,3 +175,26 @@ def test_typescript_a_helper_given_a_fresh_system_and_user_text_is_one_shot() ->
         "    user: `Staged patch:\\n${input.stagedPatch}`,\n", "    messages: input.history,\n"
     )
     assert _codes(chat, "git-generate.js") == [(6, "PL104")]
+
+
+def test_typescript_a_side_request_over_a_transcript_handed_in_as_text_is_no_finding() -> None:
+    # A finished call's transcript, handed in as one string and reviewed once: no message list
+    # of a conversation is resent. The twin flattens the kept messages into the same request.
+    src = (
+        "export async function reviewCall(transcript: string, agent: string) {\n"
+        "  const sample = transcript.length > 2000 ? transcript.substring(0, 2000) : transcript;\n"
+        "  return openai.chat.completions.create({\n"
+        "    model: 'gpt-4o',\n"
+        "    messages: [\n"
+        "      { role: 'system', content: 'You review call transcripts.' },\n"
+        "      { role: 'user', content: `Review this call:\\n${sample}` },\n"
+        "    ],\n"
+        "  });\n"
+        "}\n"
+    )
+    assert _codes(src, "callReview.ts") == []
+    kept = src.replace("(transcript: string,", "(transcript: Message[],").replace(
+        "transcript.length > 2000 ? transcript.substring(0, 2000) : transcript",
+        "formatHistory(transcript)",
+    )
+    assert _codes(kept, "callReview.ts") == [(5, "PL305")]
