@@ -385,3 +385,65 @@ def _string_parameter(
                 _string_parameter(src, x, conversation_named, depth + 1) for x in inner
             )
     return False
+
+
+_KEEP_ORDER = frozenset({"map", "filter"})
+
+
+def window_sent(src: Source, cut: Node) -> bool:
+    """Whether what `cut` (a `.slice(-n)` of any list) keeps reaches a request as its history:
+    through an order-keeping chain (`.map`, `.filter`) it is bound to a name that is spread
+    after a system message (`[{ role: 'system', ... }, ...history]`, or pushed with a spread
+    into a list that starts with one: `apiMessages.push(...history)`). The list's own name does
+    not matter: where the cut goes decides it."""
+    n = cut
+    while (
+        n.parent is not None
+        and n.parent.type == "member_expression"
+        and n.parent.parent is not None
+        and n.parent.parent.type == "call_expression"
+        and callee_name(src, n.parent.parent) in _KEEP_ORDER
+    ):
+        n = n.parent.parent
+    holder = n.parent
+    while holder is not None and holder.type in ("as_expression", "satisfies_expression"):
+        holder = holder.parent
+    if holder is not None and holder.type == "spread_element":
+        return _after_system(src, holder)
+    if holder is None or holder.type != "variable_declarator":
+        return False
+    name = src.text(holder.child_by_field_name("name"))
+    fn = holder.parent
+    while fn is not None and fn.type not in FUNCTIONS:
+        fn = fn.parent
+    return fn is not None and any(
+        x.type == "spread_element"
+        and src.text(unwrap(x.named_children[0])) == name
+        and _after_system(src, x)
+        for x in walk(fn)
+        if x.named_children
+    )
+
+
+def _after_system(src: Source, spread: Node) -> bool:
+    """A spread into a message list whose first item is a system message: in an array literal,
+    or in the arguments of a `push` onto a local declared so."""
+    p = spread.parent
+    if p is None:
+        return False
+    if p.type == "array":
+        first = next((c for c in p.named_children if c.type != "comment"), None)
+        return first is not None and _role(src, unwrap(first)) == "system"
+    if p.type != "arguments" or p.parent is None or callee_name(src, p.parent) != "push":
+        return False
+    fn = p.parent.child_by_field_name("function")
+    target = fn.child_by_field_name("object") if fn is not None else None
+    if target is None or target.type != "identifier":
+        return False
+    value = _declared(src, target)
+    return value is not None and unwrap(value).type == "array" and _after_system_head(src, value)
+
+
+def _after_system_head(src: Source, array: Node) -> bool:
+    items = [c for c in unwrap(array).named_children if c.type != "comment"]
+    return bool(items) and _role(src, unwrap(items[0])) == "system"

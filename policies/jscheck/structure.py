@@ -21,7 +21,7 @@ from tree_sitter import Node
 from ..findings import Finding
 from ..meaning import OVERFLOW_TEXT, words
 from ..meaning import overflow_name as _overflow_name
-from .reach import text_handed_in
+from .reach import text_handed_in, window_sent
 from .syntax import (
     FUNCTIONS,
     Source,
@@ -509,6 +509,18 @@ def check_windows(src: Source) -> list[Finding]:
             and not _excerpted(src, n)
         ):
             what = f"the conversation is cut to its last messages (`{_short(src, n)}`)"
+            add(_method_at(n), what)
+        elif (
+            name == "slice"
+            and len(args) == 1
+            and _negative(src, args[0])
+            and window_sent(src, n)
+            and not _for_side_request(src, n)
+            and not _excerpted(src, n)
+        ):
+            # `base.slice(-20).map(...)` spread after the system message: whatever the list
+            # is named, the request it reaches sends it as the history.
+            what = f"the messages sent are cut to the last ones (`{_short(src, n)}`)"
             add(_method_at(n), what)
         elif (
             name == "slice"

@@ -198,3 +198,23 @@ def test_typescript_a_side_request_over_a_transcript_handed_in_as_text_is_no_fin
         "formatHistory(transcript)",
     )
     assert _codes(kept, "callReview.ts") == [(5, "PL305")]
+
+
+def test_typescript_a_window_of_any_list_sent_after_the_system_message() -> None:
+    # A React chat component: the recent entries of a list named for nothing in particular are
+    # spread after the system message of the request it sends.
+    src = (
+        "export function Chat() {\n"
+        "  const send = async (text: string) => {\n"
+        "    const base = [...visible, { role: 'user', content: text }]\n"
+        "    const apiMessages = [{ role: 'system', content: buildSystemPrompt() }]\n"
+        "    const recent = base.slice(-20).map((m) => ({ role: m.role, content: m.content }))\n"
+        "    apiMessages.push(...recent)\n"
+        "    streamChat(settings, apiMessages)\n"
+        "  }\n"
+        "}\n"
+    )
+    assert _codes(src, "Chat.tsx") == [(5, "PL303")]
+    # Twin: the same cut shown as a preview, sent nowhere.
+    preview = src.replace("    apiMessages.push(...recent)\n", "    setPreview([...recent])\n")
+    assert _codes(preview, "Chat.tsx") == []
