@@ -218,3 +218,17 @@ def test_typescript_a_window_of_any_list_sent_after_the_system_message() -> None
     # Twin: the same cut shown as a preview, sent nowhere.
     preview = src.replace("    apiMessages.push(...recent)\n", "    setPreview([...recent])\n")
     assert _codes(preview, "Chat.tsx") == []
+
+
+def test_python_a_tool_description_carrying_the_month() -> None:
+    # A tool's own prompt module: its description is sent in the tool list of every request.
+    src = (
+        "from datetime import datetime\n"
+        "\n"
+        "def get_web_search_prompt() -> str:\n"
+        "    month = datetime.now().strftime('%B %Y')\n"
+        "    return f'Searches the web. The current month is {month}.'\n"
+    )
+    assert _codes(src, "tools/WebSearchTool/prompt.py") == [(4, "PL102")]
+    # Twin: the same function outside a tools folder is a helper's text, not a tool's.
+    assert _codes(src, "search/prompt.py") == []
