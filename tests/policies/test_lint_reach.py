@@ -232,3 +232,26 @@ def test_python_a_tool_description_carrying_the_month() -> None:
     assert _codes(src, "tools/WebSearchTool/prompt.py") == [(4, "PL102")]
     # Twin: the same function outside a tools folder is a helper's text, not a tool's.
     assert _codes(src, "search/prompt.py") == []
+
+
+_OVERFLOW_PY = (
+    "async def run(self, messages):\n"
+    "    prepared = await self._context.prepare(messages)\n"
+    "    request = prepared.request\n"
+    "    while True:\n"
+    "        try:\n"
+    "            return await self._provider.generate(request)\n"
+    "        except ModelContextOverflowSignal:\n"
+    "            recovered = await self._context.force_prepare()\n"
+    "            request = recovered.request\n"
+)
+
+
+def test_python_a_request_rebuilt_on_a_context_overflow_and_resent() -> None:
+    # The handler does not show the cut: a call makes the request anew, and the loop sends it.
+    assert _codes(_OVERFLOW_PY, "_agent_loop.py") == [(9, "PL303")]
+    # Twin: the handler rebuilds a report of the failure, which the request does not send.
+    report = _OVERFLOW_PY.replace(
+        "            request = recovered.request\n", "            note = recovered.summary\n"
+    )
+    assert _codes(report, "_agent_loop.py") == []
