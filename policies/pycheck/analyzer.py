@@ -23,6 +23,7 @@ from .context import Context, Scope
 from .flow import Flow
 from .history import check_history
 from .instancemode import drop_instance_modes
+from .lastonly import check_last_only
 from .livelist import check_live_list_in_system
 from .measured import drop_measured
 from .middleout import check_middle_out
@@ -138,6 +139,7 @@ def check_python(
         check_history(tree, ctx)
     check_windows(tree, ctx)
     check_middle_out(tree, ctx)
+    check_last_only(tree, ctx)
     check_server_cut(tree, ctx)
     check_step_state(tree, ctx)
     check_live_list_in_system(tree, ctx)

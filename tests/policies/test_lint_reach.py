@@ -255,3 +255,27 @@ def test_python_a_request_rebuilt_on_a_context_overflow_and_resent() -> None:
         "            request = recovered.request\n", "            note = recovered.summary\n"
     )
     assert _codes(report, "_agent_loop.py") == []
+
+
+_LAST_ONLY_PY = (
+    "def to_anthropic(chat, image_urls):\n"
+    "    out = []\n"
+    "    for message in chat.messages:\n"
+    "        role, content = message\n"
+    "        if image_urls and chat.messages[-1] == message:\n"
+    "            blocks = [{'type': 'text', 'text': content}]\n"
+    "            blocks += [{'type': 'image', 'source': {'url': u}} for u in image_urls]\n"
+    "            out.append({'role': 'user', 'content': blocks})\n"
+    "        else:\n"
+    "            out.append({'role': role, 'content': str(content)})\n"
+    "    return client.messages.create(model=MODEL, messages=out)\n"
+)
+
+
+def test_python_the_newest_message_sent_in_another_form_than_when_older() -> None:
+    assert _codes(_LAST_ONLY_PY, "provider.py") == [(5, "PL303")]
+    # Twin: the branch is on the message's role, the same on every turn.
+    by_role = _LAST_ONLY_PY.replace(
+        "if image_urls and chat.messages[-1] == message:", "if role == 'user' and image_urls:"
+    )
+    assert _codes(by_role, "provider.py") == []
