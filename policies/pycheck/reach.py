@@ -63,7 +63,7 @@ _DEPTH = 2  # callers followed up the file
 
 
 def drop_unreached(tree: ast.Module, found: list[Finding]) -> list[Finding]:
-    if not any(decided_by_reach(f.code) for f in found):
+    if not any(decided_by_reach(f.code) or f.code == "PL303" for f in found):
         return found
     index = _Index(tree)
     unsent = {
@@ -71,6 +71,7 @@ def drop_unreached(tree: ast.Module, found: list[Finding]) -> list[Finding]:
         for i, f in enumerate(found)
         if decided_by_reach(f.code) and index.unsent(f.line, sink_line(f))
     }
+    unsent |= {i for i, f in enumerate(found) if f.code == "PL303" and index.made_text(f.line)}
     return keep(found, unsent)
 
 
@@ -115,6 +116,38 @@ class _Index:
         if into is not None and records_only(into[0].name) and not self.sites(into[0]):
             return True  # a serialiser's copy of a prompt built and sent elsewhere
         return one_shot_only(self.reached(fn, 0, set()))
+
+    def made_text(self, line: int) -> bool:
+        """A window filled by a loop on `line` into a list its function returns joined into
+        one text (`return "\\n\\n".join(parts)`): an excerpt of the recent turns for a side
+        request, not the history a request sends as messages."""
+        held = self.around(line)
+        if held is None:
+            return False
+        loop = next(
+            (
+                n
+                for n in _own_nodes(held[0])
+                if isinstance(n, (ast.For, ast.While)) and n.lineno == line
+            ),
+            None,
+        )
+        if loop is None:
+            return False
+        filled = {
+            n.func.value.id
+            for n in ast.walk(loop)
+            if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute)
+            and n.func.attr in ("append", "insert", "extend", "appendleft")
+            and isinstance(n.func.value, ast.Name)
+        }
+        returns = [r.value for r in _own_nodes(held[0]) if isinstance(r, ast.Return) and r.value]
+        return (
+            bool(filled)
+            and all(_joined(r, filled) for r in returns if r is not None)
+            and any(_joined(r, filled) for r in returns if r is not None)
+        )
 
     def reached(self, fn: _Fn, depth: int, seen: set[int]) -> list[Site]:
         """The requests `fn`'s values reach: its own, else those of its callers in the file.
@@ -238,6 +271,19 @@ def _marked_for_caching(call: ast.Call) -> bool:
     if any(k.arg in _CACHE_MARKS for k in call.keywords):
         return True
     return any(isinstance(n, ast.Constant) and n.value in _CACHE_MARKS for n in ast.walk(call))
+
+
+def _joined(value: ast.expr, names: set[str]) -> bool:
+    """`"\\n".join(parts)` of one of `names`."""
+    return (
+        isinstance(value, ast.Call)
+        and isinstance(value.func, ast.Attribute)
+        and value.func.attr == "join"
+        and isinstance(value.func.value, ast.Constant)
+        and len(value.args) == 1
+        and isinstance(value.args[0], ast.Name)
+        and value.args[0].id in names
+    )
 
 
 def _callee(call: ast.Call) -> str | None:

@@ -279,3 +279,28 @@ def test_python_the_newest_message_sent_in_another_form_than_when_older() -> Non
         "if image_urls and chat.messages[-1] == message:", "if role == 'user' and image_urls:"
     )
     assert _codes(by_role, "provider.py") == []
+
+
+_EXCERPT_PY = (
+    "def recent_context(messages, max_chars=1000):\n"
+    "    parts = []\n"
+    "    total = 0\n"
+    "    for msg in reversed(messages):\n"
+    "        text = str(msg.get('content', ''))\n"
+    "        if total + len(text) > max_chars:\n"
+    "            break\n"
+    "        parts.insert(0, text)\n"
+    "        total += len(text)\n"
+    "    return '\\n\\n'.join(parts)\n"
+)
+
+
+def test_python_a_budget_fill_made_into_one_text_is_an_excerpt() -> None:
+    # The recent turns, joined into a text a side request explains a command from.
+    assert _codes(_EXCERPT_PY, "explainer.py") == []
+    # Twin: the same fill returned as the message list a request sends.
+    kept = _EXCERPT_PY.replace("parts.insert(0, text)", "parts.insert(0, msg)").replace(
+        "    return '\\n\\n'.join(parts)\n",
+        "    return [{'role': 'system', 'content': S}, *parts]\n",
+    )
+    assert _codes(kept, "explainer.py") == [(4, "PL303")]
