@@ -166,6 +166,10 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             _add(
                 ctx, dropped, "messages are dropped when a request overflows the context", _OVERFLOW
             )
+        elif isinstance(node, ast.While) and (drop := _drops_oldest_over_budget(node)) is not None:
+            _add(
+                ctx, drop, f"the oldest turns are dropped while over a budget (`{_src(drop.func)}`)"
+            )
         elif isinstance(node, ast.Try) and (rebuilt := _rebuilt_on_overflow(node)) is not None:
             _add(
                 ctx,
@@ -594,6 +598,30 @@ def _history_cap(node: ast.Call) -> ast.keyword | None:
 
 
 _STORED = frozenset({"messages", "history", "conversation", "turns", "chat"})
+
+
+_OLDEST = frozenset({"oldest", "earliest"})
+_DROPS = frozenset({"drop", "remove", "evict", "trim", "pop", "prune", "discard", "delete", "cut"})
+
+
+def _drops_oldest_over_budget(node: ast.While) -> ast.Call | None:
+    """`while count(messages) > maximum: ... self._drop_oldest_turn(recent)`: a loop over a
+    measured size (a call compared with `>`) that calls a helper named for dropping the oldest
+    turn or message. What it drops goes back into the messages the loop measures: the start of
+    the sent history moves."""
+    test = node.test
+    if not (
+        isinstance(test, ast.Compare)
+        and isinstance(test.ops[0], (ast.Gt, ast.GtE))
+        and isinstance(test.left, ast.Call)
+    ):
+        return None
+    for n in (x for stmt in node.body for x in ast.walk(stmt)):
+        if isinstance(n, ast.Call):
+            ws = set(words(_name(n.func) or ""))
+            if ws & _OLDEST and ws & _DROPS:
+                return n
+    return None
 
 
 def _rebuilt_on_overflow(node: ast.Try) -> ast.stmt | None:

@@ -304,3 +304,20 @@ def test_python_a_budget_fill_made_into_one_text_is_an_excerpt() -> None:
         "    return [{'role': 'system', 'content': S}, *parts]\n",
     )
     assert _codes(kept, "explainer.py") == [(4, "PL303")]
+
+
+_BUDGET_PY = (
+    "def compose(self, request, recent):\n"
+    "    messages = self._build_messages(request, recent)\n"
+    "    while character_count(messages) > self.maximum:\n"
+    "        self._drop_oldest_turn(recent)\n"
+    "        messages = self._build_messages(request, recent)\n"
+    "    return messages\n"
+)
+
+
+def test_python_oldest_turns_dropped_by_a_helper_while_over_a_budget() -> None:
+    assert _codes(_BUDGET_PY, "composer.py") == [(4, "PL303")]
+    # Twin: the loop drops duplicates, whatever their age.
+    dupes = _BUDGET_PY.replace("_drop_oldest_turn", "_drop_duplicate_turn")
+    assert _codes(dupes, "composer.py") == []
