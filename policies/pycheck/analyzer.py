@@ -19,6 +19,7 @@ from prefixlock.billing.prices import PriceTable
 
 from ..findings import Finding, Fix, source_lines
 from ..setaside import set_aside
+from .aheadsystem import check_system_ahead_of_history
 from .context import Context, Scope
 from .flow import Flow
 from .history import check_history
@@ -140,6 +141,7 @@ def check_python(
     check_windows(tree, ctx)
     check_middle_out(tree, ctx)
     check_last_only(tree, ctx)
+    check_system_ahead_of_history(tree, ctx)
     check_server_cut(tree, ctx)
     check_step_state(tree, ctx)
     check_live_list_in_system(tree, ctx)

@@ -321,3 +321,26 @@ def test_python_oldest_turns_dropped_by_a_helper_while_over_a_budget() -> None:
     # Twin: the loop drops duplicates, whatever their age.
     dupes = _BUDGET_PY.replace("_drop_oldest_turn", "_drop_duplicate_turn")
     assert _codes(dupes, "composer.py") == []
+
+
+_AHEAD_PY = (
+    "def build(self, request, recent, memories):\n"
+    "    messages = [LLMMessage(ChatRole.SYSTEM, self.persona)]\n"
+    "    dynamic = self._encoder.encode(memories=memories, emotion=request.emotion)\n"
+    "    messages.append(LLMMessage(ChatRole.SYSTEM, dynamic))\n"
+    "    messages.extend(LLMMessage(m.role, m.content) for m in recent)\n"
+    "    messages.append(LLMMessage(ChatRole.USER, request.text))\n"
+    "    return messages\n"
+)
+
+
+def test_python_recalled_memories_in_a_system_message_ahead_of_the_history() -> None:
+    assert _codes(_AHEAD_PY, "composer.py") == [(4, "PL304")]
+    # Twin: the same message after the history, beside the newest turn.
+    after = _AHEAD_PY.replace(
+        "    messages.append(LLMMessage(ChatRole.SYSTEM, dynamic))\n"
+        "    messages.extend(LLMMessage(m.role, m.content) for m in recent)\n",
+        "    messages.extend(LLMMessage(m.role, m.content) for m in recent)\n"
+        "    messages.append(LLMMessage(ChatRole.SYSTEM, dynamic))\n",
+    )
+    assert _codes(after, "composer.py") == []
