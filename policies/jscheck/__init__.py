@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from ..findings import Finding
+from .aheadsystem import check_system_ahead_of_history
 from .chainstart import drop_chain_start
 from .instancemode import drop_instance_modes
 from .livelist import check_live_list_in_system
@@ -66,6 +67,7 @@ def check_js(path: str, text: str, load: Loader | None = None) -> list[Finding]:
         + check_middle_out(src)
         + check_live_list_in_system(src)
         + check_tools_picked_by_request(src)
+        + check_system_ahead_of_history(src)
     )
     # The request's state may already be reported where it enters the system message as
     # retrieved content (a parameter named `...Context`): one finding a line.

@@ -344,3 +344,24 @@ def test_python_recalled_memories_in_a_system_message_ahead_of_the_history() -> 
         "    messages.append(LLMMessage(ChatRole.SYSTEM, dynamic))\n",
     )
     assert _codes(after, "composer.py") == []
+
+
+_AHEAD_TS = (
+    "export function Chat() {\n"
+    "  const send = async (text: string) => {\n"
+    "    const apiMessages = [{ role: 'system', content: buildSystemPrompt() }]\n"
+    "    const memory = recallRelevantMemories(loadMemory(), text)\n"
+    "    apiMessages.push({ role: 'system', content: memory.map((m) => m.text).join('\\n') })\n"
+    "    apiMessages.push(...history)\n"
+    "    streamChat(settings, apiMessages)\n"
+    "  }\n"
+    "}\n"
+)
+
+
+def test_typescript_recalled_memories_in_a_system_message_ahead_of_the_history() -> None:
+    assert _codes(_AHEAD_TS, "Chat.tsx") == [(5, "PL304")]
+    # Twin: the memories pushed after the history, beside the newest turn.
+    lines = _AHEAD_TS.splitlines(keepends=True)
+    lines[4], lines[5] = lines[5], lines[4]
+    assert _codes("".join(lines), "Chat.tsx") == []
