@@ -64,14 +64,14 @@ def _check(src: Source, fn: Node) -> list[Finding]:
         return out
     for lst, call in pushes:
         for arg in arguments(call):
-            name = _recalled_system(src, unwrap(arg), recalled)
-            if name is None:
+            said = _recalled_system(src, unwrap(arg), recalled)
+            if said is None:
                 continue
             if any(
                 other == lst and later.start_byte > call.start_byte and _spreads_history(src, later)
                 for other, later in pushes
             ):
-                out.append(src.finding(call, "PL304", _WHY.format(name=name)))
+                out.append(src.finding(call, "PL304", _WHY.format(name=said)))
     return out
 
 
