@@ -75,8 +75,10 @@ CORPORA = (
         # Raised by branch h30g (a system prompt template's date slots, filled in another
         # module; a window written back to the kept history): Python volatile 0/3 -> 2/3,
         # structural 7/12 -> 8/12, precision 11/12 -> 14/15.
+        # Raised by the request-reach decision (branch h30r2: a helper's one-shot system and
+        # user texts): TS precision 5/7 -> 5/6.
         test={
-            "ts": {"volatile": (1, 1), "structural": (2, 5), "precision": (5, 7)},
+            "ts": {"volatile": (1, 1), "structural": (2, 5), "precision": (5, 6)},
             "py": {"volatile": (2, 3), "structural": (8, 12), "precision": (14, 15)},
         },
     ),
@@ -99,8 +101,10 @@ CORPORA = (
         # Scored once by the lead (74b3e14); raised by branch h30g (a clock field of a handed-in
         # context read by its name, system messages spread at a converted history's head): TS
         # volatile 1/2 -> 2/2, structural 1/4 -> 3/4, precision 2/7 -> 5/9.
+        # Raised by the request-reach decision (branch h30r2: a one-shot request's date):
+        # TS precision 5/9 -> 5/8.
         test={
-            "ts": {"volatile": (2, 2), "structural": (3, 4), "precision": (5, 9)},
+            "ts": {"volatile": (2, 2), "structural": (3, 4), "precision": (5, 8)},
             "py": {"volatile": (0, 0), "structural": (2, 5), "precision": (2, 3)},
         },
     ),
@@ -144,10 +148,11 @@ CORPORA = (
             "py": {"volatile": (2, 2), "structural": (2, 2), "precision": (6, 8)},
         },
         # Scored once by the lead (main fe89576, the round's final rules; the rules before the
-        # round, main aa5c297, give the same findings).
+        # round, main aa5c297, give the same findings): TS 3/3, 1/3, 4/10; Python 0/2, 2/7,
+        # 4/8. Development data since; raised by the request-reach decision (branch h30r2).
         test={
-            "ts": {"volatile": (3, 3), "structural": (1, 3), "precision": (4, 10)},
-            "py": {"volatile": (0, 2), "structural": (2, 7), "precision": (4, 8)},
+            "ts": {"volatile": (3, 3), "structural": (3, 3), "precision": (6, 8)},
+            "py": {"volatile": (2, 2), "structural": (6, 7), "precision": (10, 10)},
         },
         untried=27,  # main-list candidates 174-200: the fetch allowance ended first
     ),
