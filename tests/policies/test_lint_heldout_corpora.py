@@ -96,7 +96,8 @@ CORPORA = (
             "ts": {"volatile": (2, 2), "structural": (3, 4), "precision": (8, 9)},
             # 1/2 since branch h30g: another method's parameter of the same name, kept on an
             # attribute, is no longer read as this request (chat_tui.py's two false findings).
-            "py": {"volatile": (1, 3), "structural": (0, 1), "precision": (1, 2)},
+            # 2/3 and 2/3 since branch h30r2: a function in an agent's `instructions=[...]`.
+            "py": {"volatile": (2, 3), "structural": (0, 1), "precision": (2, 3)},
         },
         # Scored once by the lead (74b3e14); raised by branch h30g (a clock field of a handed-in
         # context read by its name, system messages spread at a converted history's head): TS

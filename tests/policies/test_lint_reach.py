@@ -365,3 +365,20 @@ def test_typescript_recalled_memories_in_a_system_message_ahead_of_the_history()
     lines = _AHEAD_TS.splitlines(keepends=True)
     lines[4], lines[5] = lines[5], lines[4]
     assert _codes("".join(lines), "Chat.tsx") == []
+
+
+_INSTRUCTIONS_PY = (
+    "def add_branch_info(ctx):\n"
+    "    info = BranchInfo.from_dir(directory=ctx.deps)\n"
+    "    return f'The branch is {info.name} at commit {info.commit_sha}.'\n"
+    "\n"
+    "agent = Agent(model=MODEL, instructions=[WHO_YOU_ARE, add_branch_info])\n"
+)
+
+
+def test_python_a_function_in_an_agents_instructions_list() -> None:
+    # pydantic-ai runs each function of `instructions=[...]` for every model request of a run.
+    assert _codes(_INSTRUCTIONS_PY, "agents.py") == [(3, "PL104")]
+    # Twin: the function is only defined beside the agent, not handed to it.
+    alone = _INSTRUCTIONS_PY.replace(", add_branch_info]", "]")
+    assert _codes(alone, "agents.py") == []
