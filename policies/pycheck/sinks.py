@@ -36,7 +36,8 @@ _SYSTEM_NAME = re.compile(
 )
 _SYSTEM_FUNC = re.compile(
     r"(?i)(system_?(prompt|message|text|instructions|block)|(^|_)(build|make|render|get|create|"
-    r"compose|load)_system$|^system$|^system_(for|of)(_|$)|instructions|preamble)"
+    r"compose|load)_system$|^system$|^system_(for|of)(_|$)|instructions|preamble|"
+    r"prompt_(blocks|sections|parts)$)"
 )
 # A function returning a tool's text (`get_web_search_prompt`, `tool_description`), read as a
 # tool definition where its module sits in a folder named for tools.

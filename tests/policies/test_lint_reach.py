@@ -382,3 +382,24 @@ def test_python_a_function_in_an_agents_instructions_list() -> None:
     # Twin: the function is only defined beside the agent, not handed to it.
     alone = _INSTRUCTIONS_PY.replace(", add_branch_info]", "]")
     assert _codes(alone, "agents.py") == []
+
+
+_BLOCKS_PY = (
+    "def render_datetime_block():\n"
+    "    return f'The current date and time is {datetime.now().isoformat()}.'\n"
+    "\n"
+    "def runtime_prompt_blocks(workspace):\n"
+    "    return [\n"
+    "        PromptBlock('workspace', f'You work in {workspace.name}.'),\n"
+    "        PromptBlock('current_datetime', render_datetime_block()),\n"
+    "    ]\n"
+)
+
+
+def test_python_the_blocks_a_prompt_is_joined_from() -> None:
+    # The blocks a system prompt builder of another module joins: each one is prompt text.
+    src = "from datetime import datetime\n\n" + _BLOCKS_PY
+    assert _codes(src, "prompt.py") == [(4, "PL101")]
+    # Twin: blocks of a page layout, no prompt's.
+    page = src.replace("runtime_prompt_blocks", "runtime_page_blocks")
+    assert _codes(page, "prompt.py") == []
