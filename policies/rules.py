@@ -111,10 +111,11 @@ _RULES: tuple[Rule, ...] = (
         "Finds a clock reading (`datetime.now()`, `time.time()`, `{{ now }}`, a strftime with "
         "hours/minutes/seconds) that reaches the system prompt, instructions, tool definitions "
         "or an earlier message. A time in the newest user turn or in a tool result is fine and "
-        "not flagged. A value computed once at import time is reported as a note. Unlike a "
-        "date, a clock reading is flagged in a one-off request's system prompt too: each "
-        "repeat of the request (a classifier called per ticket) would read that prompt from "
-        "the cache, and the clock changes it every time.",
+        "not flagged. A value computed once at import time is reported as a note. In a "
+        "one-off request's system prompt (no history after it) a clock reading is flagged only "
+        "where the request marks its prefix for caching (`cache_control`, `prompt_cache_key`): "
+        "each repeat of it (a classifier called per ticket) would read that prompt from the "
+        "cache, and the clock changes it every time; without a mark no later request reads it.",
         "Every request then differs early in the prefix, so nothing after the timestamp is "
         "ever read from the cache: each turn re-bills the whole prompt at the write price.",
         _FACT_OPENCODE + " " + _FACT_BYTES,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 
 from ..findings import Finding
+from .aheadsystem import check_system_ahead_of_history
 from .chainstart import drop_chain_start
 from .instancemode import drop_instance_modes
 from .livelist import check_live_list_in_system
@@ -25,6 +26,7 @@ from .middleout import check_middle_out
 from .peritem import check_per_item
 from .pickedtools import check_tools_picked_by_request
 from .prefixflow import check_prefix_flow
+from .reach import drop_unreached
 from .rewrites import check_rewrites
 from .servercut import check_server_cut
 from .sinks import SinkCheck
@@ -65,6 +67,7 @@ def check_js(path: str, text: str, load: Loader | None = None) -> list[Finding]:
         + check_middle_out(src)
         + check_live_list_in_system(src)
         + check_tools_picked_by_request(src)
+        + check_system_ahead_of_history(src)
     )
     # The request's state may already be reported where it enters the system message as
     # retrieved content (a parameter named `...Context`): one finding a line.
@@ -79,4 +82,5 @@ def check_js(path: str, text: str, load: Loader | None = None) -> list[Finding]:
     seen |= {(f.code, int(n)) for f in found for n in re.findall(r"\(line (\d+)\)", f.message)}
     found += [f for f in check_prefix_flow(src) if (f.code, f.line) not in seen]
     found = drop_measured(src, drop_instance_modes(src, drop_chain_start(src, found)))
+    found = drop_unreached(src, found)
     return sorted(found, key=lambda f: (f.line, f.col, f.code))

@@ -21,6 +21,7 @@ from tree_sitter import Node
 from ..findings import Finding
 from ..meaning import OVERFLOW_TEXT, words
 from ..meaning import overflow_name as _overflow_name
+from .reach import text_handed_in, window_sent
 from .syntax import (
     FUNCTIONS,
     Source,
@@ -512,6 +513,18 @@ def check_windows(src: Source) -> list[Finding]:
         elif (
             name == "slice"
             and len(args) == 1
+            and _negative(src, args[0])
+            and window_sent(src, n)
+            and not _for_side_request(src, n)
+            and not _excerpted(src, n)
+        ):
+            # `base.slice(-20).map(...)` spread after the system message: whatever the list
+            # is named, the request it reaches sends it as the history.
+            what = f"the messages sent are cut to the last ones (`{_short(src, n)}`)"
+            add(_method_at(n), what)
+        elif (
+            name == "slice"
+            and len(args) == 1
             and is_history(src, obj)
             and _moving(src, args[0])
             and not _for_side_request(src, n)
@@ -756,6 +769,8 @@ def check_flattened_history(src: Source) -> list[Finding]:
             and _history_or_alias(src, x.named_children[0])
             for x in items
         )
+        if not spread and text_handed_in(src, user, _history_word):
+            continue  # a transcript handed in as one string: one-shot work on a text
         how = "as messages after" if spread else "as text in one message under"
         out.append(
             src.finding(

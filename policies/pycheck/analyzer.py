@@ -19,16 +19,19 @@ from prefixlock.billing.prices import PriceTable
 
 from ..findings import Finding, Fix, source_lines
 from ..setaside import set_aside
+from .aheadsystem import check_system_ahead_of_history
 from .context import Context, Scope
 from .flow import Flow
 from .history import check_history
 from .instancemode import drop_instance_modes
+from .lastonly import check_last_only
 from .livelist import check_live_list_in_system
 from .measured import drop_measured
 from .middleout import check_middle_out
 from .peritem import check_per_item
 from .placement import Load, check_placement
 from .prefixflow import check_prefix_flow
+from .reach import drop_unreached
 from .retrieved import check_retrieved_in_system
 from .servercut import check_server_cut
 from .side import check_side_requests
@@ -137,6 +140,8 @@ def check_python(
         check_history(tree, ctx)
     check_windows(tree, ctx)
     check_middle_out(tree, ctx)
+    check_last_only(tree, ctx)
+    check_system_ahead_of_history(tree, ctx)
     check_server_cut(tree, ctx)
     check_step_state(tree, ctx)
     check_live_list_in_system(tree, ctx)
@@ -159,7 +164,7 @@ def check_python(
     told |= {(f.code, int(n)) for f in found for n in re.findall(r"\(line (\d+)\)", f.message)}
     found += [f for f in check_prefix_flow(tree, ctx) if (f.code, f.line) not in told]
     found += check_retrieved_in_system(tree, ctx, found)
-    found = drop_measured(tree, drop_instance_modes(tree, found))
+    found = drop_unreached(tree, drop_measured(tree, drop_instance_modes(tree, found)))
     found.sort(key=lambda f: (f.line, f.col, f.code))
     return found if text.isascii() else _char_columns(found, lines)
 

@@ -151,6 +151,16 @@ class Context:
                 for k in node.keywords:
                     if k.arg in _PROMPT_FUNC_KWARGS and isinstance(k.value, ast.Name):
                         ctx.prompt_funcs.add(k.value.id)
+                    elif k.arg in _PROMPT_FUNC_KWARGS and isinstance(
+                        k.value, (ast.List, ast.Tuple)
+                    ):
+                        # `instructions=[RULES, add_branch_info]` (pydantic-ai): a function
+                        # in the list is run for each model request and its text sent.
+                        ctx.prompt_funcs.update(
+                            e.id
+                            for e in k.value.elts
+                            if isinstance(e, ast.Name) and not e.id.isupper()
+                        )
             elif isinstance(node, ast.Assign):
                 for t in node.targets:
                     if (

@@ -36,8 +36,19 @@ _SYSTEM_NAME = re.compile(
 )
 _SYSTEM_FUNC = re.compile(
     r"(?i)(system_?(prompt|message|text|instructions|block)|(^|_)(build|make|render|get|create|"
-    r"compose|load)_system$|^system$|^system_(for|of)(_|$)|instructions|preamble)"
+    r"compose|load)_system$|^system$|^system_(for|of)(_|$)|instructions|preamble|"
+    r"prompt_(blocks|sections|parts)$)"
 )
+# A function returning a tool's text (`get_web_search_prompt`, `tool_description`), read as a
+# tool definition where its module sits in a folder named for tools.
+_TOOL_TEXT_FUNC = re.compile(r"(?i)(^|_)(prompt|description)$")
+
+
+def _in_tool_folder(path: str) -> bool:
+    folders = path.replace("\\", "/").split("/")[:-1]
+    return any(set(words(f)) & {"tool", "tools"} for f in folders)
+
+
 # Calls that take prompt-like keywords but never send them (headers, logs, telemetry).
 _NOT_A_REQUEST = re.compile(r"(?i)(header|log|debug|print|metric|telemetry|trace|warn|span)")
 _TOOL_CALL = re.compile(r"(?i)(^|\.)(tool|toolspec|tool_spec|make_tool|function_tool)$")
@@ -181,6 +192,20 @@ class SinkCheck:
                 Sink(f"system prompt (returned by {scope.name}())", stmt.lineno, True),
             )
             self.layout.check(stmt.value, env)
+        elif (
+            isinstance(stmt, ast.Return)
+            and stmt.value is not None
+            and scope.summary is not None
+            and scope.name
+            and _TOOL_TEXT_FUNC.search(scope.name)
+            and _in_tool_folder(self.ctx.path)
+        ):
+            # `tools/WebSearchTool/prompt.py: def get_web_search_prompt()`: a tool's own
+            # description, sent in the tool list of every request of the session.
+            self.report(
+                self.ev.ev(stmt.value, env),
+                Sink(f"tool description (returned by {scope.name}())", stmt.lineno, True),
+            )
 
     def _prompt_filled(
         self, value: ast.expr, env: dict[str, Taints], params: list[str], name: str

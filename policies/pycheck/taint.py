@@ -239,6 +239,10 @@ def _downgrade(ts: Taints) -> Taints:
     )
 
 
+# The words of a parameter named for the present moment.
+_MOMENT_WORDS = frozenset({"time", "now", "current", "clock", "datetime", "dt", "utc", "local"})
+
+
 def _by_format(ts: Taints, fmt: str | None) -> Taints:
     """A clock reading formatted with `fmt` (strftime directives)."""
     if fmt is None or _TIME_DIRECTIVES.search(fmt):
@@ -791,8 +795,15 @@ class Evaluator:
             # A clock object's reading (datetime, arrow, pendulum, a Clock protocol).
             desc = (dotted(func) or meth) + "()"
             return recv | args_t | {at(node, "time", desc, once)}
+        clock = self._clock_parameter(func, recv)
+        if clock is not None and meth in ("isoformat", "strftime"):
+            # `def prompt(time, ...)` then `f"UTC time is {time.isoformat()}"`: the caller
+            # hands the builder the live time, read here as a datetime.
+            recv = recv | {at(node, "time", f"`{clock}.{meth}()` (the time handed in)", False)}
         if meth == "strftime":
             return _by_format(recv, const_str(node.args[0]) if node.args else None)
+        if meth == "isoformat" and clock is not None:
+            return recv
         if meth == "date":
             return _downgrade(recv)
         if meth == "format" and node.keywords:
@@ -815,6 +826,19 @@ class Evaluator:
             if summ is not None:
                 return self.apply_summary(summ, node, env, skip_self=True)
         return recv | args_t
+
+    def _clock_parameter(self, func: ast.Attribute, recv: Taints) -> str | None:
+        """The name of a parameter named for the moment (`time`, `now`, `current_time`; not
+        a record's `created_at` or a `due_date`) that the function reads as a datetime."""
+        value = func.value
+        if not isinstance(value, ast.Name) or not self.ctx.scope.in_function:
+            return None
+        if kinds(recv) & VOLATILE or not any(
+            t.kind == "param" and t.desc == value.id for t in recv
+        ):
+            return None
+        ws = set(words(value.id))
+        return value.id if ws and ws <= _MOMENT_WORDS else None
 
     @staticmethod
     def _arguments(summ: Summary, node: ast.Call, skip_self: bool) -> dict[str, ast.expr]:

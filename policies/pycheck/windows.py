@@ -166,6 +166,17 @@ def check_windows(tree: ast.Module, ctx: Context) -> None:
             _add(
                 ctx, dropped, "messages are dropped when a request overflows the context", _OVERFLOW
             )
+        elif isinstance(node, ast.While) and (drop := _drops_oldest_over_budget(node)) is not None:
+            _add(
+                ctx, drop, f"the oldest turns are dropped while over a budget (`{_src(drop.func)}`)"
+            )
+        elif isinstance(node, ast.Try) and (rebuilt := _rebuilt_on_overflow(node)) is not None:
+            _add(
+                ctx,
+                rebuilt,
+                "the request is rebuilt by a call when it overflows the context, and resent",
+                _OVERFLOW,
+            )
         elif isinstance(node, ast.Call) and _through_memory(node, parents, chat):
             _add(
                 ctx,
@@ -587,6 +598,91 @@ def _history_cap(node: ast.Call) -> ast.keyword | None:
 
 
 _STORED = frozenset({"messages", "history", "conversation", "turns", "chat"})
+
+
+_OLDEST = frozenset({"oldest", "earliest"})
+_DROPS = frozenset({"drop", "remove", "evict", "trim", "pop", "prune", "discard", "delete", "cut"})
+
+
+def _drops_oldest_over_budget(node: ast.While) -> ast.Call | None:
+    """`while count(messages) > maximum: ... self._drop_oldest_turn(recent)`: a loop over a
+    measured size (a call compared with `>`) that calls a helper named for dropping the oldest
+    turn or message. What it drops goes back into the messages the loop measures: the start of
+    the sent history moves."""
+    test = node.test
+    if not (
+        isinstance(test, ast.Compare)
+        and isinstance(test.ops[0], (ast.Gt, ast.GtE))
+        and isinstance(test.left, ast.Call)
+    ):
+        return None
+    for n in (x for stmt in node.body for x in ast.walk(stmt)):
+        if isinstance(n, ast.Call):
+            ws = set(words(_name(n.func) or ""))
+            if ws & _OLDEST and ws & _DROPS:
+                return n
+    return None
+
+
+def _rebuilt_on_overflow(node: ast.Try) -> ast.stmt | None:
+    """`try: provider.generate(request) except ContextOverflow: recovered = await
+    context.force_prepare(); request = recovered.request`: the value the interrupted request
+    sent is made anew by a call (a compaction or a trim the handler cannot show) and sent
+    again. Decided by where the value goes: the name the handler rebinds is what a call of the
+    `try` body sends."""
+    sent = {
+        a.id
+        for stmt in node.body
+        for c in ast.walk(stmt)
+        if isinstance(c, ast.Call)
+        for a in [*c.args, *(k.value for k in c.keywords)]
+        if isinstance(a, ast.Name)
+    }
+    for handler in node.handlers:
+        if not _names_overflow(handler) or _cut_on_overflow(handler) is not None:
+            continue
+        made = {
+            t.id
+            for stmt in handler.body
+            for n in ast.walk(stmt)
+            if isinstance(n, ast.Assign) and _awaits_call(n.value)
+            for t in n.targets
+            if isinstance(t, ast.Name)
+        }
+        for stmt in handler.body:
+            for n in ast.walk(stmt):
+                if not isinstance(n, ast.Assign):
+                    continue
+                names = {t.id for t in n.targets if isinstance(t, ast.Name)}
+                from_call = _awaits_call(n.value) or any(
+                    isinstance(x, ast.Name) and x.id in made for x in ast.walk(n.value)
+                )
+                if names & sent and from_call:
+                    return n
+    return None
+
+
+def _awaits_call(value: ast.expr) -> bool:
+    inner = value.value if isinstance(value, ast.Await) else value
+    return isinstance(inner, ast.Call)
+
+
+def _names_overflow(handler: ast.ExceptHandler) -> bool:
+    caught = ast.walk(handler.type) if handler.type is not None else ()
+    if any(
+        overflow_name(_name(n) or "") for n in caught if isinstance(n, (ast.Name, ast.Attribute))
+    ):
+        return True
+    for n in (x for stmt in handler.body for x in ast.walk(stmt)):
+        if (
+            isinstance(n, ast.Constant)
+            and isinstance(n.value, str)
+            and OVERFLOW_TEXT.search(n.value)
+        ):
+            return True
+        if isinstance(n, ast.Call) and overflow_name(_name(n.func) or ""):
+            return True
+    return False
 
 
 def _cut_on_overflow(handler: ast.ExceptHandler) -> ast.stmt | ast.expr | None:

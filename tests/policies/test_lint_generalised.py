@@ -324,14 +324,15 @@ def test_retrieved_context_before_the_conversation_in_one_text() -> None:
 def test_constants_transforms_ids_and_creation_times_are_no_volatile_text() -> None:
     # opencommit: an upper-case constant and a function that cleans its argument are named
     # for commits but read no repository; magnitude's UI store: a record's id and creation
-    # time name and date it. Today's date in the same system message still counts.
+    # time name and date it. Today's date in the same system message of a conversation
+    # still counts.
     ts = (
         "import { STRUCTURE_OF_COMMIT } from './commitlint/constants'\n"
-        "export const ask = (example: string) => client.chat.completions.create({\n"
+        "export const ask = (example: string, chat: Msg[]) => client.chat.completions.create({\n"
         "  model: 'gpt-4o',\n"
         "  messages: [{ role: 'system', content: `You write commits. ${STRUCTURE_OF_COMMIT}\n"
         "${removeConventionalCommitWord(example)}\n"
-        "Today is ${new Date().toDateString()}` }],\n"
+        "Today is ${new Date().toDateString()}` }, ...chat],\n"
         "})\n"
         "let idCounter = 0\n"
         "function nextId(): string {\n"

@@ -75,9 +75,12 @@ CORPORA = (
         # Raised by branch h30g (a system prompt template's date slots, filled in another
         # module; a window written back to the kept history): Python volatile 0/3 -> 2/3,
         # structural 7/12 -> 8/12, precision 11/12 -> 14/15.
+        # Raised by the request-reach decision (branch h30r2: a helper's one-shot system and
+        # user texts; a function named for a prompt's blocks): TS precision 5/7 -> 5/6,
+        # Python volatile 2/3 -> 3/3, precision 14/15 -> 15/16.
         test={
-            "ts": {"volatile": (1, 1), "structural": (2, 5), "precision": (5, 7)},
-            "py": {"volatile": (2, 3), "structural": (8, 12), "precision": (14, 15)},
+            "ts": {"volatile": (1, 1), "structural": (2, 5), "precision": (5, 6)},
+            "py": {"volatile": (3, 3), "structural": (8, 12), "precision": (15, 16)},
         },
     ),
     HeldOut(
@@ -94,13 +97,16 @@ CORPORA = (
             "ts": {"volatile": (2, 2), "structural": (3, 4), "precision": (8, 9)},
             # 1/2 since branch h30g: another method's parameter of the same name, kept on an
             # attribute, is no longer read as this request (chat_tui.py's two false findings).
-            "py": {"volatile": (1, 3), "structural": (0, 1), "precision": (1, 2)},
+            # 2/3 and 2/3 since branch h30r2: a function in an agent's `instructions=[...]`.
+            "py": {"volatile": (2, 3), "structural": (0, 1), "precision": (2, 3)},
         },
         # Scored once by the lead (74b3e14); raised by branch h30g (a clock field of a handed-in
         # context read by its name, system messages spread at a converted history's head): TS
         # volatile 1/2 -> 2/2, structural 1/4 -> 3/4, precision 2/7 -> 5/9.
+        # Raised by the request-reach decision (branch h30r2: a one-shot request's date):
+        # TS precision 5/9 -> 5/8.
         test={
-            "ts": {"volatile": (2, 2), "structural": (3, 4), "precision": (5, 9)},
+            "ts": {"volatile": (2, 2), "structural": (3, 4), "precision": (5, 8)},
             "py": {"volatile": (0, 0), "structural": (2, 5), "precision": (2, 3)},
         },
     ),
@@ -144,10 +150,11 @@ CORPORA = (
             "py": {"volatile": (2, 2), "structural": (2, 2), "precision": (6, 8)},
         },
         # Scored once by the lead (main fe89576, the round's final rules; the rules before the
-        # round, main aa5c297, give the same findings).
+        # round, main aa5c297, give the same findings): TS 3/3, 1/3, 4/10; Python 0/2, 2/7,
+        # 4/8. Development data since; raised by the request-reach decision (branch h30r2).
         test={
-            "ts": {"volatile": (3, 3), "structural": (1, 3), "precision": (4, 10)},
-            "py": {"volatile": (0, 2), "structural": (2, 7), "precision": (4, 8)},
+            "ts": {"volatile": (3, 3), "structural": (3, 3), "precision": (6, 8)},
+            "py": {"volatile": (2, 2), "structural": (6, 7), "precision": (10, 10)},
         },
         untried=27,  # main-list candidates 174-200: the fetch allowance ended first
     ),

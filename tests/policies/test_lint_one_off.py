@@ -169,15 +169,24 @@ def test_py_a_message_list_that_grows_is_a_conversation() -> None:
     assert "PL304" in _codes(RECALL_PY.replace("GROW", grow), "chat.py")
 
 
-def test_a_clock_in_a_one_off_system_prompt_is_still_reported() -> None:
-    # Repeats of one request (a classifier per ticket) share its system prompt; a clock there
-    # changes it every time.
+def test_a_clock_in_a_one_off_system_prompt_is_reported_only_where_caching_is_asked() -> None:
+    # Decided by the request the value reaches (`policies/reach.py`): no later request reads a
+    # one-off's prefix again, so its clock breaks no cache (the labels of the later corpora
+    # judge it so), unless the request marks its prefix for caching: then it means to send
+    # that prefix again (a classifier per ticket), and the clock defeats it.
     ts = CLASSIFY_TS.replace("HISTORY", "").replace("toLocaleDateString", "toISOString")
-    assert "PL101" in _codes(ts, "classify.ts")
+    assert "PL101" not in _codes(ts, "classify.ts")
+    marked = ts.replace('model: "gpt-4o",', 'model: "gpt-4o", prompt_cache_key: "tickets",')
+    assert "PL101" in _codes(marked, "classify.ts")
     py = REQUEST_PY.replace("SENT", '[{"role": "user", "content": question}]').replace(
         "datetime.date.today()", "datetime.datetime.now()"
     )
-    assert "PL101" in _codes(py, "title.py")
+    assert "PL101" not in _codes(py, "title.py")
+    assert "PL101" in _codes(py.replace("messages=[", "messages=[*history, "), "chat.py")
+    marked_py = py.replace(
+        "max_tokens=100,", 'max_tokens=100, cache_control={"type": "ephemeral"},'
+    )
+    assert "PL101" in _codes(marked_py, "title.py")
 
 
 NAMED_TS = """export function build(history: any[], userQuery: string, agents: string) {

@@ -1,0 +1,449 @@
+"""The requests a TypeScript/JavaScript value reaches (`policies/reach.py` says why it
+matters): each request of a function (an options object with `messages`, `prompt` or `input`
+beside a `model` or a `system`) is classified as a conversation's or a one-shot request, and a
+finding inside a function is followed to the requests of that function or, where it sends
+nothing itself and is not exported, of its callers in the file. A finding whose value reaches
+one-shot requests only, a test's assertion, a serialiser's record or an HTTP route handler
+that asks no model is dropped. Pure: a parsed file and findings in, findings out.
+"""
+
+# pure: imports no I/O (tests/test_layout.py checks it)
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from tree_sitter import Node
+
+from ..findings import Finding
+from ..meaning import words
+from ..reach import (
+    CONVERSATION,
+    ONE_SHOT,
+    Site,
+    decided_by_reach,
+    is_test_name,
+    keep,
+    one_shot_only,
+    records_only,
+    sink_line,
+)
+from .syntax import (
+    FUNCTIONS,
+    Source,
+    arguments,
+    callee_name,
+    function_name,
+    key_name,
+    string_value,
+    unwrap,
+    walk,
+)
+
+_DEPTH = 2
+_REQUEST_KEYS = frozenset({"messages", "prompt", "input", "contents"})
+_CHAINED = frozenset(
+    {"previous_response_id", "previousResponseId", "conversation", "conversationId", "thread"}
+)
+_CACHE_MARKS = frozenset(
+    {"cache_control", "cacheControl", "prompt_cache_key", "promptCacheKey", "providerOptions"}
+)
+_USER_TEXT = frozenset({"user", "userPrompt", "userMessage", "user_prompt", "user_message"})
+_ONE_SHOT_ROLES = frozenset({"system", "developer", "user"})
+# Calls that may ask a model in a way the site test does not read (`agent.run(q)`,
+# `chat.sendMessage(text)`, `streamChat(...)`): by the words of the callee's name.
+_ASKING = frozenset(
+    {
+        "chat",
+        "completion",
+        "completions",
+        "complete",
+        "generate",
+        "stream",
+        "ask",
+        "llm",
+        "agent",
+        "gpt",
+        "claude",
+        "openai",
+        "anthropic",
+        "gemini",
+        "invoke",
+        "run",
+        "send",
+        "respond",
+        "reply",
+        "query",
+        "prompt",
+        "model",
+        "call",
+    }
+)
+# The handlers a web framework calls for one HTTP request (Next.js, Remix, SvelteKit).
+_HANDLERS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE", "action", "loader"})
+# Test callbacks (`it("...", () => ...)`, `test(...)`, `describe(...)`).
+_TEST_CALLS = frozenset({"it", "test", "describe", "beforeEach", "beforeAll"})
+
+
+def drop_unreached(src: Source, found: list[Finding]) -> list[Finding]:
+    if not any(decided_by_reach(f.code) for f in found):
+        return found
+    index = _Index(src)
+    unsent = {
+        i
+        for i, f in enumerate(found)
+        if decided_by_reach(f.code) and index.unsent(f.line, sink_line(f))
+    }
+    return keep(found, unsent)
+
+
+class _Index:
+    def __init__(self, src: Source) -> None:
+        self.src = src
+        self.functions = [n for n in walk(src.root) if n.type in FUNCTIONS]
+        self._sites: dict[int, list[Site]] = {}
+
+    def around(self, line: int) -> Node | None:
+        held = [fn for fn in self.functions if fn.start_point[0] + 1 <= line <= fn.end_point[0] + 1]
+        return max(held, key=lambda fn: fn.start_byte) if held else None
+
+    def around_node(self, node: Node) -> Node | None:
+        p = node.parent
+        while p is not None and p.type not in FUNCTIONS:
+            p = p.parent
+        return p
+
+    def unsent(self, line: int, sink: int | None) -> bool:
+        fn = self.around(line)
+        while fn is not None and _callback(fn):
+            fn = self.around_node(fn)  # a callback runs as part of the function it is handed in
+        if fn is None:
+            return False  # module level: read wherever the module is imported
+        if self._in_test(fn):
+            return True
+        into = self.around(sink) if sink is not None else fn
+        if (
+            into is not None
+            and records_only(function_name(self.src, into))
+            and not self.sites(into)
+        ):
+            return True  # a serialiser's copy of a prompt built and sent elsewhere
+        return one_shot_only(self.reached(fn, 0, set()))
+
+    def _in_test(self, fn: Node) -> bool:
+        n: Node | None = fn
+        while n is not None:
+            if n.type in FUNCTIONS and is_test_name(function_name(self.src, n)):
+                return True
+            if (
+                n.type == "arguments"
+                and n.parent is not None
+                and callee_name(self.src, n.parent) in _TEST_CALLS
+            ):
+                return True
+            n = n.parent
+        return False
+
+    def reached(self, fn: Node, depth: int, seen: set[int]) -> list[Site]:
+        seen.add(fn.id)
+        own = self.sites(fn)
+        if own:
+            return own
+        name = function_name(self.src, fn)
+        if _exported(fn):
+            if name in _HANDLERS:
+                # A route handler that asks no model: the framework calls it for one HTTP
+                # request, and what it builds goes to its response or a queue.
+                return [Site(fn.start_point[0] + 1, ONE_SHOT, "a route handler that sends nothing")]
+            return [Site(fn.start_point[0] + 1, CONVERSATION, "exported")]
+        callers = [c for c in self.functions if c.id not in seen and name and self._calls(c, name)]
+        if not callers or depth >= _DEPTH:
+            return [Site(fn.start_point[0] + 1, CONVERSATION, "not followed")]
+        out: list[Site] = []
+        for c in callers:
+            out += self.reached(c, depth + 1, seen)
+        return out
+
+    def _calls(self, fn: Node, name: str) -> bool:
+        return any(
+            n.type == "call_expression" and callee_name(self.src, n) == name for n in self._own(fn)
+        )
+
+    def _own(self, fn: Node) -> list[Node]:
+        """The nodes of `fn`'s body and of the callbacks it hands to calls (they run as part
+        of it: `prisma.$transaction(async (tx) => ...)`), not those of functions it names."""
+        out: list[Node] = []
+        todo = list(fn.children)
+        while todo:
+            n = todo.pop()
+            out.append(n)
+            todo.extend(c for c in n.children if c.type not in FUNCTIONS or _callback(c))
+        return out
+
+    def sites(self, fn: Node) -> list[Site]:
+        if fn.id not in self._sites:
+            self._sites[fn.id] = self._find_sites(fn)
+        return self._sites[fn.id]
+
+    def _find_sites(self, fn: Node) -> list[Site]:
+        out: list[Site] = []
+        for n in self._own(fn):
+            if n.type == "object":
+                keys = _keys(self.src, n)
+                if keys is None:
+                    if self._request_like(n):
+                        out.append(Site(_line(n), CONVERSATION, "options spread in"))
+                    continue
+                asks = keys.keys() & (_REQUEST_KEYS | _USER_TEXT)
+                if not (asks and keys.keys() & {"model", "system"}):
+                    continue
+                out.append(Site(_line(n), self._kind(keys, fn), "request options"))
+            elif n.type == "call_expression":
+                callee = callee_name(self.src, n)
+                if set(words(callee)) & _ASKING and not any(
+                    unwrap(a).type == "object"
+                    and (_keys(self.src, unwrap(a)) or {}).keys() & _REQUEST_KEYS
+                    for a in arguments(n)
+                ):
+                    out.append(Site(_line(n), CONVERSATION, f"`{callee}` not read"))
+        return out
+
+    def _request_like(self, obj: Node) -> bool:
+        return any(
+            key_name(self.src, p.child_by_field_name("key")) in _REQUEST_KEYS
+            for p in obj.named_children
+            if p.type == "pair"
+        )
+
+    def _kind(self, keys: dict[str, Node | None], fn: Node) -> str:
+        if keys.keys() & (_CHAINED | _CACHE_MARKS):
+            return CONVERSATION
+        if "messages" not in keys and keys.keys() & _USER_TEXT and "system" in keys:
+            return ONE_SHOT  # `{ system, user }`: a helper's fresh pair of texts
+        sent = None
+        for k in ("messages", "input", "contents"):
+            if k in keys:
+                sent = keys[k]
+                if sent is None:  # `{ messages }` shorthand: the local of that name
+                    return self._local_kind(k, fn)
+                break
+        if sent is None:
+            return ONE_SHOT if "prompt" in keys else CONVERSATION
+        return self._value_kind(unwrap(sent), fn)
+
+    def _value_kind(self, sent: Node, fn: Node) -> str:
+        if string_value(self.src, sent) is not None or sent.type == "template_string":
+            return ONE_SHOT
+        if sent.type == "array":
+            items = [unwrap(c) for c in sent.named_children if c.type != "comment"]
+            ok = items and all(_role(self.src, i) in _ONE_SHOT_ROLES for i in items)
+            return ONE_SHOT if ok else CONVERSATION
+        if sent.type == "identifier":
+            return self._local_kind(self.src.text(sent), fn)
+        return CONVERSATION
+
+    def _local_kind(self, name: str, fn: Node) -> str:
+        values: list[Node] = []
+        for n in self._own(fn):
+            if n.type not in ("identifier", "shorthand_property_identifier"):
+                continue
+            if self.src.text(n) != name:
+                continue
+            p = n.parent
+            if p is None:
+                continue
+            if p.type == "variable_declarator" and p.child_by_field_name("name") == n:
+                value = p.child_by_field_name("value")
+                if value is None:
+                    continue
+                values.append(unwrap(value))
+            elif p.type in ("assignment_expression", "augmented_assignment_expression"):
+                if p.child_by_field_name("left") == n:
+                    return CONVERSATION  # reassigned
+            elif p.type == "spread_element":
+                return CONVERSATION
+            elif p.type == "member_expression" and p.child_by_field_name("object") == n:
+                prop = self.src.text(p.child_by_field_name("property"))
+                if prop in ("push", "unshift", "splice", "concat"):
+                    return CONVERSATION
+        if not values:
+            return CONVERSATION
+        kinds = {self._value_kind(v, fn) for v in values}
+        return ONE_SHOT if kinds == {ONE_SHOT} else CONVERSATION
+
+
+def _keys(src: Source, obj: Node) -> dict[str, Node | None] | None:
+    """An object literal's keys and values; None where it spreads another object in."""
+    out: dict[str, Node | None] = {}
+    for p in obj.named_children:
+        if p.type == "pair":
+            k = key_name(src, p.child_by_field_name("key"))
+            if k is not None:
+                out[k] = p.child_by_field_name("value")
+        elif p.type == "shorthand_property_identifier":
+            out[src.text(p)] = None
+        elif p.type == "spread_element":
+            return None
+    return out
+
+
+def _role(src: Source, item: Node) -> str | None:
+    if item.type != "object":
+        return None
+    keys = _keys(src, item)
+    if keys is None:
+        return None
+    role = keys.get("role")
+    while role is not None and role.type in ("as_expression", "satisfies_expression"):
+        role = role.named_children[0] if role.named_children else None
+    return string_value(src, role) if role is not None else None
+
+
+def _exported(fn: Node) -> bool:
+    n: Node | None = fn.parent
+    for _ in range(3):
+        if n is None:
+            return False
+        if n.type == "export_statement":
+            return True
+        if n.type in ("class_body", "method_definition"):
+            return True  # a method: its class may be used anywhere
+        n = n.parent
+    return False
+
+
+def _callback(fn: Node) -> bool:
+    """An anonymous function handed to a call (`items.map((m) => ...)`, `tx => ...`)."""
+    return fn.type in ("arrow_function", "function_expression", "function") and (
+        fn.parent is not None and fn.parent.type == "arguments"
+    )
+
+
+def _line(n: Node) -> int:
+    return n.start_point[0] + 1
+
+
+def text_handed_in(src: Source, content: Node, conversation_named: Callable[[str], bool]) -> bool:
+    """Whether each value named for a conversation in a side request's message text is one
+    string handed in: a parameter declared `string` (`transcript: string`, a lesson's or a
+    finished call's transcript) or a local made from one (`transcript.substring(0, 2000)`).
+    Such a request reads no message list of this file's conversation: it is one-shot work on
+    a text. A message list, or a name whose origin is not seen, is a conversation."""
+    named: list[Node] = []
+    for x in walk(content):
+        if x.type != "identifier":
+            continue
+        if conversation_named(src.text(x)):
+            named.append(x)
+            continue
+        value = _declared(src, x)  # `sample`, made from the transcript
+        if value is not None:
+            named += [
+                y for y in walk(value) if y.type == "identifier" and conversation_named(src.text(y))
+            ]
+    return bool(named) and all(_string_parameter(src, x, conversation_named, 0) for x in named)
+
+
+def _declared(src: Source, ident: Node) -> Node | None:
+    """The value a name is declared with in the function around it."""
+    name = src.text(ident)
+    fn = ident.parent
+    while fn is not None and fn.type not in FUNCTIONS:
+        fn = fn.parent
+    for d in walk(fn) if fn is not None else []:
+        if d.type == "variable_declarator" and src.text(d.child_by_field_name("name")) == name:
+            return d.child_by_field_name("value")
+    return None
+
+
+def _string_parameter(
+    src: Source, ident: Node, conversation_named: Callable[[str], bool], depth: int
+) -> bool:
+    name = src.text(ident)
+    fn = ident.parent
+    while fn is not None and fn.type not in FUNCTIONS:
+        fn = fn.parent
+    if fn is None:
+        return False
+    params = fn.child_by_field_name("parameters")
+    for p in params.named_children if params is not None else []:
+        pattern = p.child_by_field_name("pattern")
+        if pattern is not None and src.text(pattern) == name:
+            kind = p.child_by_field_name("type")
+            return kind is not None and src.text(kind).lstrip(": ").strip() == "string"
+    if depth >= 2:
+        return False
+    for d in walk(fn):
+        if d.type == "variable_declarator" and src.text(d.child_by_field_name("name")) == name:
+            value = d.child_by_field_name("value")
+            if value is None:
+                return False
+            inner = [
+                x for x in walk(value) if x.type == "identifier" and conversation_named(src.text(x))
+            ]
+            return bool(inner) and all(
+                _string_parameter(src, x, conversation_named, depth + 1) for x in inner
+            )
+    return False
+
+
+_KEEP_ORDER = frozenset({"map", "filter"})
+
+
+def window_sent(src: Source, cut: Node) -> bool:
+    """Whether what `cut` (a `.slice(-n)` of any list) keeps reaches a request as its history:
+    through an order-keeping chain (`.map`, `.filter`) it is bound to a name that is spread
+    after a system message (`[{ role: 'system', ... }, ...history]`, or pushed with a spread
+    into a list that starts with one: `apiMessages.push(...history)`). The list's own name does
+    not matter: where the cut goes decides it."""
+    n = cut
+    while (
+        n.parent is not None
+        and n.parent.type == "member_expression"
+        and n.parent.parent is not None
+        and n.parent.parent.type == "call_expression"
+        and callee_name(src, n.parent.parent) in _KEEP_ORDER
+    ):
+        n = n.parent.parent
+    holder = n.parent
+    while holder is not None and holder.type in ("as_expression", "satisfies_expression"):
+        holder = holder.parent
+    if holder is not None and holder.type == "spread_element":
+        return _after_system(src, holder)
+    if holder is None or holder.type != "variable_declarator":
+        return False
+    name = src.text(holder.child_by_field_name("name"))
+    fn = holder.parent
+    while fn is not None and fn.type not in FUNCTIONS:
+        fn = fn.parent
+    return fn is not None and any(
+        x.type == "spread_element"
+        and src.text(unwrap(x.named_children[0])) == name
+        and _after_system(src, x)
+        for x in walk(fn)
+        if x.named_children
+    )
+
+
+def _after_system(src: Source, spread: Node) -> bool:
+    """A spread into a message list whose first item is a system message: in an array literal,
+    or in the arguments of a `push` onto a local declared so."""
+    p = spread.parent
+    if p is None:
+        return False
+    if p.type == "array":
+        first = next((c for c in p.named_children if c.type != "comment"), None)
+        return first is not None and _role(src, unwrap(first)) == "system"
+    if p.type != "arguments" or p.parent is None or callee_name(src, p.parent) != "push":
+        return False
+    fn = p.parent.child_by_field_name("function")
+    target = fn.child_by_field_name("object") if fn is not None else None
+    if target is None or target.type != "identifier":
+        return False
+    value = _declared(src, target)
+    return value is not None and unwrap(value).type == "array" and _after_system_head(src, value)
+
+
+def _after_system_head(src: Source, array: Node) -> bool:
+    items = [c for c in unwrap(array).named_children if c.type != "comment"]
+    return bool(items) and _role(src, unwrap(items[0])) == "system"
