@@ -174,7 +174,13 @@ CORPORA = (
             "ts": {"volatile": (0, 0), "structural": (7, 8), "precision": (13, 19)},
             "py": {"volatile": (0, 1), "structural": (0, 2), "precision": (0, 6)},
         },
-        test={},  # scored once, by the lead
+        # Scored once by the lead (main e30c133 before this round's rules, 977916f after
+        # the request-reach decision of branch h30r2: the same findings line for line), every
+        # unlabelled finding judged by reading (27: 5 true, 22 false).
+        test={
+            "ts": {"volatile": (3, 4), "structural": (3, 12), "precision": (8, 27)},
+            "py": {"volatile": (1, 3), "structural": (8, 15), "precision": (13, 16)},
+        },
     ),
 )
 each = pytest.mark.parametrize("c", CORPORA, ids=[c.name for c in CORPORA])
