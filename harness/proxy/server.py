@@ -371,7 +371,10 @@ class Proxy:
         if self._loop is not None and self._stop is not None:
             self._loop.call_soon_threadsafe(self._stop.set)
         if self._thread is not None:
-            self._thread.join(timeout=10)
+            # No timeout: the serving thread's shutdown is bounded (uvicorn's graceful timeout,
+            # then the accounting already queued), and the caller closes the store and the trace
+            # right after this returns; a thread still writing to them would race that close.
+            self._thread.join()
             self._thread = None
 
     def __enter__(self) -> Proxy:
