@@ -24,6 +24,7 @@ from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, Protocol, TypeVar
 
+from ..cache.packed_units import UnitBuffer, as_tuple
 from ..cache.units import Unit
 from ..canonical import DIGEST, chain_digest, chain_hash
 from ..prefix import FrozenPrefix
@@ -70,15 +71,21 @@ class ChainMemo:
         "_units",
         "_wire",
         "_wire_ends",
+        "keep_wire",
     )
 
-    def __init__(self, convert: Callable[[Message], MessageParts]) -> None:
+    def __init__(self, convert: Callable[[Message], MessageParts], keep_wire: bool = True) -> None:
         self._convert = convert
+        # Whether the memo keeps each message's wire dicts (`wire`): a builder that makes them
+        # again when read (Anthropic's, one a message: prefixlock.providers.lazy_body) does not.
+        self.keep_wire = keep_wire
         self._seed = ""
         self._base_pos = 0
         self._base_total = 0
         self._messages: list[Message] = []
-        self._units: list[Unit] = []
+        # Packed (prefixlock.cache.packed_units): a Unit object a block, in this list and in the
+        # newest request's tuple, cost ~100 bytes a block for the conversation's life.
+        self._units = UnitBuffer()
         # Offsets packed as machine ints: an int object a message (past 256) and its list slot
         # cost 36 bytes for the conversation's life, these 8.
         self._ends = array("q")  # len(self._units) after message i
@@ -159,13 +166,16 @@ class ChainMemo:
             self._content += bytes.fromhex(content)
         self._messages.append(m)
         self._ends.append(len(units))
-        self._wire.extend(parts.wire)
-        self._wire_ends.append(len(self._wire))
+        if self.keep_wire:
+            self._wire.extend(parts.wire)
+            self._wire_ends.append(len(self._wire))
 
     def _truncate(self, n: int) -> None:
-        self._units = self._units[: self._ends[n - 1]] if n else []
-        self._wire = self._wire[: self._wire_ends[n - 1]] if n else []
-        del self._messages[n:], self._ends[n:], self._wire_ends[n:], self._content[n * DIGEST :]
+        self._units.truncate(self._ends[n - 1] if n else 0)
+        if self.keep_wire:
+            self._wire = self._wire[: self._wire_ends[n - 1]] if n else []
+            del self._wire_ends[n:]
+        del self._messages[n:], self._ends[n:], self._content[n * DIGEST :]
 
     def _content_chain(self, n: int) -> str:
         """The content chain through message n-1, as `Transcript.chain(n)` gives it."""
@@ -191,7 +201,8 @@ class ChainMemo:
         return self._messages
 
     @property
-    def units(self) -> list[Unit]:
+    def units(self) -> UnitBuffer:
+        """The units of `messages`, in order (made as read)."""
         return self._units
 
     @property
@@ -238,7 +249,8 @@ class Draft(Generic[P]):
     volatile: Sequence[str]
 
 
-Built = tuple[dict[str, Any], list[Unit], str | None]  # body, units, prompt cache key
+# body, units (a list, or a tuple kept as it is: prefixlock.cache.packed_units), cache key
+Built = tuple[dict[str, Any], Sequence[Unit], str | None]
 
 
 class IncrementalBuilder(Generic[P]):
@@ -249,9 +261,11 @@ class IncrementalBuilder(Generic[P]):
     api: str
     path: str
 
-    def __init__(self, model: str, convert: Callable[[Message], MessageParts]) -> None:
+    def __init__(
+        self, model: str, convert: Callable[[Message], MessageParts], keep_wire: bool = True
+    ) -> None:
         self.model = model
-        self._chain = ChainMemo(convert)
+        self._chain = ChainMemo(convert, keep_wire)
         self._prefix_memo: dict[Hashable, P] = {}
 
     def build_request(
@@ -274,7 +288,7 @@ class IncrementalBuilder(Generic[P]):
             model=self.model,
             path=self.path,
             body=body,
-            units=tuple(units),
+            units=as_tuple(units),
             cache_key=cache_key,
             meta={"prefix": prefix.fingerprint, "session": session.id, "volatile": len(volatile)},
         )

@@ -19,6 +19,7 @@ import sqlite3
 from collections.abc import Mapping
 from typing import Any
 
+from ..providers.lazy_body import MessagesRecipe, raw_items
 from . import blobs
 
 LIST_KEYS = ("messages", "input", "tools", "system")
@@ -78,8 +79,10 @@ def skeleton(
     # Only the hashes added since the previous request are written out as text.
     rest: dict[str, Any] = {}
     packed: Packed = {}
-    for k, v in body.items():
-        if k in LIST_KEYS and isinstance(v, (list, tuple)):
+    # A body's message list held as its recipe (prefixlock.providers.lazy_body) is read an
+    # item at a time, not made into its list first.
+    for k, v in raw_items(body):
+        if k in LIST_KEYS and isinstance(v, (list, tuple, MessagesRecipe)):
             data = bytearray()
             for item in v:
                 data += bytes.fromhex(blobs.put(db, item))
