@@ -111,6 +111,25 @@ class MessagesRecipe:
                 marks.append((i, -1, None))
         return self._with(tuple(marks))
 
+    def same_item(self, prev: MessagesRecipe, i: int) -> bool:
+        """Whether item `i` is made the same in `prev` as here: the same message, made by the
+        same functions, unmarked and with nothing merged into it in both (its bytes are equal;
+        a store need not encode and hash it again)."""
+        return (
+            i < len(prev._messages)
+            and i < len(self._messages)
+            and prev._messages[i] is self._messages[i]
+            and prev._wire is self._wire
+            and not self._changes(i)
+            and not prev._changes(i)
+        )
+
+    def _changes(self, i: int) -> bool:
+        """Whether item `i` is not the message's wire dict as it is (marked, or merged into)."""
+        if self._merge and self._volatile and i == len(self._messages) - 1:
+            return True
+        return any(j == i for j, _, _ in self._marks)
+
     def __reduce__(self) -> tuple[Any, ...]:
         return (
             MessagesRecipe,
